@@ -1,0 +1,42 @@
+/**
+ * What a command may touch of the process: its output streams, environment and working folder.
+ * Commands receive this instead of using `process` directly, so tests run them in-process and read
+ * what they wrote. stdout carries the result (plan, report, JSON); stderr carries progress, warnings
+ * and errors.
+ */
+export interface CommandIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  /** stdout is a terminal: colour and interactive prompts are allowed (NO_COLOR still wins). */
+  readonly isTty: boolean;
+}
+
+export function processIo(): CommandIo {
+  return {
+    stdout: (t) => void process.stdout.write(t),
+    stderr: (t) => void process.stderr.write(t),
+    env: process.env,
+    cwd: process.cwd(),
+    isTty: Boolean(process.stdout.isTTY),
+  };
+}
+
+/** A CommandIo that records output, for tests. */
+export function captureIo(overrides: Partial<Omit<CommandIo, 'stdout' | 'stderr'>> = {}): CommandIo & {
+  out(): string;
+  err(): string;
+} {
+  let out = '';
+  let err = '';
+  return {
+    stdout: (t) => void (out += t),
+    stderr: (t) => void (err += t),
+    env: overrides.env ?? {},
+    cwd: overrides.cwd ?? process.cwd(),
+    isTty: overrides.isTty ?? false,
+    out: () => out,
+    err: () => err,
+  };
+}
