@@ -1,0 +1,56 @@
+import type { Secret, SecretRef } from '../secret.js';
+
+/** The two servers mftops talks to. */
+export type ServiceName = 'automation' | 'transfer';
+
+/** Kinds that `prune` may name (DESIGN.md §3). */
+export type PrunableKind = 'Task' | 'ResourceGroupAcl' | 'FolderPermissions';
+
+/**
+ * A service as written in `mftops.yaml`, references unresolved. Loading a configuration never reads
+ * an environment variable or a secret file: that happens in `resolveService`, only for the
+ * environment and service a command actually uses.
+ */
+export interface ServiceSettings {
+  /** Base URL, checked: https, or http on a loopback host. No trailing slash. */
+  readonly url: string;
+  /** A literal account name, or a reference. */
+  readonly username: string | SecretRef;
+  /** Always a reference: the schema refuses literal passwords. */
+  readonly password: SecretRef;
+  /** Absolute path of an extra CA bundle (PEM). */
+  readonly caFile?: string;
+}
+
+/** What counts as managed in an environment; objects in scope that no manifest names are unmanaged. */
+export interface Scope {
+  readonly taskGroups: readonly string[];
+  readonly folders: readonly string[];
+}
+
+export interface EnvironmentSettings {
+  readonly name: string;
+  readonly automation?: ServiceSettings;
+  readonly transfer?: ServiceSettings;
+  /** Absolute paths of manifest files or folders. */
+  readonly manifests: readonly string[];
+  readonly scope: Scope;
+  readonly prune: readonly PrunableKind[];
+}
+
+/** A loaded `mftops.yaml`. All paths in it are absolute (resolved from the file's folder). */
+export interface MftopsConfig {
+  /** Absolute path of the file it came from. */
+  readonly file: string;
+  readonly environments: ReadonlyMap<string, EnvironmentSettings>;
+  readonly snapshots: { readonly dir: string; readonly keep: number };
+}
+
+/** A service with its credentials resolved, ready for a client. */
+export interface ResolvedService {
+  readonly name: ServiceName;
+  readonly url: string;
+  readonly username: string;
+  readonly password: Secret;
+  readonly caFile?: string;
+}
