@@ -1,0 +1,311 @@
+import { isRecord } from '../error-body.js';
+import { ApiError } from '../errors.js';
+import type { HttpMethod } from '../errors.js';
+import { Connection } from '../connection.js';
+import type { ClientOptions } from '../connection.js';
+import type { PagingPlan } from '../paging.js';
+import type { QueryParams } from '../transport.js';
+import { normalizeTaskTree, readSchedulerStatus, unwrapHost } from './normalize.js';
+import type {
+  AboutInfo,
+  AclFilter,
+  AuditQuery,
+  AuditRecord,
+  CustomScript,
+  DateList,
+  ExportResult,
+  Host,
+  NamedObject,
+  NewResourceGroupAcl,
+  ResourceGroup,
+  ResourceGroupAcl,
+  ResourceGroupAclChanges,
+  StartTaskResult,
+  Task,
+  TaskQuery,
+  UserGroup,
+} from './types.js';
+
+/** The methods that only read the automation server (a plan or drift run gets only these). */
+export const AUTOMATION_READ_METHODS = [
+  'info',
+  'listTasks',
+  'getTask',
+  'listHosts',
+  'getHost',
+  'listCustomScripts',
+  'getCustomScript',
+  'listStandardScripts',
+  'getStandardScript',
+  'listDateLists',
+  'getDateList',
+  'listGlobalParameters',
+  'listResourceGroups',
+  'getResourceGroup',
+  'getUserGroup',
+  'listResourceGroupAcls',
+  'getResourceGroupAcl',
+  'getSchedulerStatus',
+  'exportConfig',
+  'auditReport',
+] as const;
+
+export type AutomationReadMethod = (typeof AUTOMATION_READ_METHODS)[number];
+
+/** A client of the automation service. Paths are relative to the probed API base. */
+export interface AutomationClient {
+  readonly service: 'automation';
+  /** HTTP requests sent so far, token calls and retries included. */
+  readonly requestCount: number;
+  /** Of those, token grant/refresh/revoke calls. */
+  readonly tokenRequestCount: number;
+
+  info(): Promise<AboutInfo>;
+  listTasks(query?: TaskQuery): Promise<Task[]>;
+  getTask(id: string): Promise<Task>;
+  /** The created task as the server answers it; undefined when it answers without a body. */
+  createTask(task: Task): Promise<Task | undefined>;
+  updateTask(id: string, task: Task): Promise<Task | undefined>;
+  deleteTask(id: string): Promise<void>;
+  startTask(id: string, params?: Readonly<Record<string, string>>): Promise<StartTaskResult>;
+
+  listHosts(type?: string): Promise<Host[]>;
+  getHost(id: string): Promise<Host>;
+  listCustomScripts(): Promise<CustomScript[]>;
+  getCustomScript(id: string): Promise<CustomScript>;
+  listStandardScripts(): Promise<NamedObject[]>;
+  getStandardScript(id: string): Promise<NamedObject>;
+  listDateLists(): Promise<DateList[]>;
+  getDateList(id: string): Promise<DateList>;
+  listGlobalParameters(): Promise<NamedObject[]>;
+
+  listResourceGroups(): Promise<ResourceGroup[]>;
+  getResourceGroup(name: string): Promise<ResourceGroup>;
+  getUserGroup(name: string): Promise<UserGroup>;
+  listResourceGroupAcls(filter?: AclFilter): Promise<ResourceGroupAcl[]>;
+  getResourceGroupAcl(id: string): Promise<ResourceGroupAcl>;
+  createResourceGroupAcl(acl: NewResourceGroupAcl): Promise<ResourceGroupAcl | undefined>;
+  updateResourceGroupAcl(id: string, changes: ResourceGroupAclChanges): Promise<ResourceGroupAcl | undefined>;
+  deleteResourceGroupAcl(id: string): Promise<void>;
+
+  getSchedulerStatus(): Promise<boolean>;
+  startScheduler(): Promise<void>;
+  stopScheduler(): Promise<void>;
+
+  /** Streams GET /config into `destPath` (created with mode 0600), bytes untouched. */
+  exportConfig(destPath: string): Promise<ExportResult>;
+  importConfig(xml: Buffer | string): Promise<void>;
+  /** POST /reports/audit: a read (it changes nothing, and is retried like one). */
+  auditReport(query: AuditQuery): Promise<AuditRecord[]>;
+
+  /** Revoke the tokens and close the connection pool. */
+  close(): Promise<void>;
+}
+
+/** Read methods plus the counters; the write methods do not exist on the object at all. */
+export type ReadonlyAutomationClient = Pick<AutomationClient, AutomationReadMethod | 'service' | 'requestCount' | 'tokenRequestCount'>;
+
+/** The configured URL names the API when it ends in one of these (then no probing). */
+const API_PATH = /\/(webadmin\/)?api\/v1$/;
+
+/** The reference: page and perPage both absent returns everything in one response. */
+const LIST: PagingPlan = { mode: 'all-first', perPage: 1000 };
+
+export function createAutomationClient(opts: ClientOptions): AutomationClient {
+  return new HttpAutomationClient(opts);
+}
+
+class HttpAutomationClient implements AutomationClient {
+  readonly service = 'automation' as const;
+  readonly #c: Connection;
+
+  constructor(opts: ClientOptions) {
+    this.#c = new Connection({
+      ...opts,
+      service: 'automation',
+      apiBaseCandidates: (base) => (API_PATH.test(base) ? [base] : [`${base}/api/v1`, `${base}/webadmin/api/v1`]),
+      revokeWithBearer: false,
+      defaultLifetimeSec: 300,
+    });
+  }
+
+  get requestCount(): number {
+    return this.#c.transport.requestCount;
+  }
+
+  get tokenRequestCount(): number {
+    return this.#c.transport.tokenRequestCount;
+  }
+
+  async info(): Promise<AboutInfo> {
+    return this.#object('GET', '/info');
+  }
+
+  async listTasks(query: TaskQuery = {}): Promise<Task[]> {
+    const items = await this.#c.list('/tasks', LIST, { name: query.name, fields: query.fields?.join(',') });
+    return items.map((t) => normalizeTaskTree(t) as Task);
+  }
+
+  async getTask(id: string): Promise<Task> {
+    return normalizeTaskTree(await this.#object('GET', `/tasks/${seg(id)}`)) as Task;
+  }
+
+  async createTask(task: Task): Promise<Task | undefined> {
+    return this.#optionalTask(await this.#c.json('POST', '/tasks', { body: { kind: 'json', value: normalizeTaskTree(task) } }));
+  }
+
+  async updateTask(id: string, task: Task): Promise<Task | undefined> {
+    return this.#optionalTask(await this.#c.json('PUT', `/tasks/${seg(id)}`, { body: { kind: 'json', value: normalizeTaskTree(task) } }));
+  }
+
+  async deleteTask(id: string): Promise<void> {
+    await this.#c.json('DELETE', `/tasks/${seg(id)}`);
+  }
+
+  async startTask(id: string, params?: Readonly<Record<string, string>>): Promise<StartTaskResult> {
+    const body = await this.#c.json('POST', `/tasks/${seg(id)}/start`, params ? { body: { kind: 'json', value: params } } : {});
+    return isRecord(body) ? body : {};
+  }
+
+  async listHosts(type?: string): Promise<Host[]> {
+    const items = await this.#c.list('/hosts', LIST, { type });
+    return items.map((h) => unwrapHost(h, type) ?? this.#unexpected('GET', '/hosts', 'a host item is not an object'));
+  }
+
+  async getHost(id: string): Promise<Host> {
+    const path = `/hosts/${seg(id)}`;
+    return unwrapHost(await this.#c.json('GET', path)) ?? this.#unexpected('GET', path, 'expected a host object');
+  }
+
+  async listCustomScripts(): Promise<CustomScript[]> {
+    return this.#list('/customscripts');
+  }
+
+  async getCustomScript(id: string): Promise<CustomScript> {
+    return this.#object('GET', `/customscripts/${seg(id)}`);
+  }
+
+  async listStandardScripts(): Promise<NamedObject[]> {
+    return this.#list('/standardscripts');
+  }
+
+  async getStandardScript(id: string): Promise<NamedObject> {
+    return this.#object('GET', `/standardscripts/${seg(id)}`);
+  }
+
+  async listDateLists(): Promise<DateList[]> {
+    return this.#list('/datelists');
+  }
+
+  async getDateList(id: string): Promise<DateList> {
+    return this.#object('GET', `/datelists/${seg(id)}`);
+  }
+
+  async listGlobalParameters(): Promise<NamedObject[]> {
+    return this.#list('/globalparameters');
+  }
+
+  async listResourceGroups(): Promise<ResourceGroup[]> {
+    return this.#list('/resourcegroups');
+  }
+
+  async getResourceGroup(name: string): Promise<ResourceGroup> {
+    return this.#object('GET', `/resourcegroups/${seg(name)}`);
+  }
+
+  async getUserGroup(name: string): Promise<UserGroup> {
+    return this.#object('GET', `/usergroups/${seg(name)}`);
+  }
+
+  async listResourceGroupAcls(filter: AclFilter = {}): Promise<ResourceGroupAcl[]> {
+    return this.#list('/resourcegroups/acls', { resourceGroupName: filter.resourceGroupName, userGroupName: filter.userGroupName });
+  }
+
+  async getResourceGroupAcl(id: string): Promise<ResourceGroupAcl> {
+    return this.#object('GET', `/resourcegroups/acls/${seg(id)}`);
+  }
+
+  async createResourceGroupAcl(acl: NewResourceGroupAcl): Promise<ResourceGroupAcl | undefined> {
+    return optionalObject(await this.#c.json('POST', '/resourcegroups/acls', { body: { kind: 'json', value: acl } }));
+  }
+
+  async updateResourceGroupAcl(id: string, changes: ResourceGroupAclChanges): Promise<ResourceGroupAcl | undefined> {
+    return optionalObject(await this.#c.json('PUT', `/resourcegroups/acls/${seg(id)}`, { body: { kind: 'json', value: changes } }));
+  }
+
+  async deleteResourceGroupAcl(id: string): Promise<void> {
+    await this.#c.json('DELETE', `/resourcegroups/acls/${seg(id)}`);
+  }
+
+  async getSchedulerStatus(): Promise<boolean> {
+    const status = readSchedulerStatus(await this.#c.json('GET', '/tasks/scheduler'));
+    return status ?? this.#unexpected('GET', '/tasks/scheduler', 'unrecognised scheduler status');
+  }
+
+  async startScheduler(): Promise<void> {
+    await this.#c.json('PUT', '/tasks/scheduler/start');
+  }
+
+  async stopScheduler(): Promise<void> {
+    await this.#c.json('PUT', '/tasks/scheduler/stop');
+  }
+
+  async exportConfig(destPath: string): Promise<ExportResult> {
+    return this.#c.call('GET', '/config', { accept: 'application/xml, application/json' }, (t, req) => t.sendToFile(req, destPath));
+  }
+
+  async importConfig(xml: Buffer | string): Promise<void> {
+    await this.#c.call('PUT', '/config', { body: { kind: 'xml', value: xml } }, (t, req) => t.sendDiscard(req));
+  }
+
+  async auditReport(query: AuditQuery): Promise<AuditRecord[]> {
+    const value = { predicate: query.predicate, orderBy: query.orderBy, maxCount: query.maxCount };
+    const body = await this.#c.json('POST', '/reports/audit', { body: { kind: 'json', value }, retry: 'read' });
+    if (Array.isArray(body)) return body as AuditRecord[];
+    if (isRecord(body) && Array.isArray(body.items)) return body.items as AuditRecord[];
+    if (body === undefined) return [];
+    return this.#unexpected('POST', '/reports/audit', 'expected a list of audit records');
+  }
+
+  close(): Promise<void> {
+    return this.#c.close();
+  }
+
+  async #list<T>(path: string, query: QueryParams = {}): Promise<T[]> {
+    return (await this.#c.list(path, LIST, query)) as T[];
+  }
+
+  async #object<T>(method: HttpMethod, path: string): Promise<T> {
+    const body = await this.#c.json(method, path);
+    return isRecord(body) ? (body as T) : this.#unexpected(method, path, 'expected a JSON object');
+  }
+
+  #optionalTask(body: unknown): Task | undefined {
+    return isRecord(body) ? (normalizeTaskTree(body) as Task) : undefined;
+  }
+
+  #unexpected(method: HttpMethod, path: string, note: string): never {
+    throw new ApiError({ service: 'automation', method, path: `${this.#c.session.knownApiBase ?? ''}${path}`, status: 200, body: { fieldErrors: [], note } });
+  }
+}
+
+function optionalObject<T>(body: unknown): T | undefined {
+  return isRecord(body) ? (body as T) : undefined;
+}
+
+/** One path segment: ids and names may hold spaces, slashes or `#`. */
+function seg(value: string): string {
+  return encodeURIComponent(value);
+}
+
+/** A new object with only the read methods (bound) and the counters: a cast cannot reach a write. */
+export function toReadonlyAutomationClient(client: AutomationClient): ReadonlyAutomationClient {
+  const view: Record<string, unknown> = { service: client.service };
+  for (const name of AUTOMATION_READ_METHODS) {
+    const fn = client[name] as (...args: unknown[]) => unknown;
+    view[name] = (...args: unknown[]) => fn.apply(client, args);
+  }
+  Object.defineProperty(view, 'requestCount', { get: () => client.requestCount, enumerable: true });
+  Object.defineProperty(view, 'tokenRequestCount', { get: () => client.tokenRequestCount, enumerable: true });
+  return Object.freeze(view) as unknown as ReadonlyAutomationClient;
+}

@@ -1,0 +1,163 @@
+import type { Dispatcher } from 'undici';
+import { ConfigError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Secret } from '../secret.js';
+import { ApiError, AuthError } from './errors.js';
+import type { HttpMethod, ServiceName } from './errors.js';
+import { readAllPages } from './paging.js';
+import type { PagingPlan } from './paging.js';
+import type { RetryOptions } from './retry.js';
+import { Session } from './session.js';
+import { Transport, createDispatcher } from './transport.js';
+import type { HttpRequest, QueryParams, RequestBody, Timeouts } from './transport.js';
+
+/** What both client factories take. */
+export interface ClientOptions {
+  /** Base URL as configured; for the automation service `/api/v1` is probed when absent. */
+  readonly url: string;
+  readonly username: string;
+  readonly password: Secret;
+  /** Extra CA (PEM file) trusted besides the public roots. */
+  readonly caFile?: string;
+  /** Injected dispatcher (tests: a `MockAgent`); the client then neither creates nor closes an Agent. */
+  readonly dispatcher?: Dispatcher;
+  readonly logger?: Logger;
+  /** Keep-alive connections to the server. Default 8. */
+  readonly connections?: number;
+  readonly timeouts?: Timeouts;
+  readonly retry?: RetryOptions;
+  /** Clock (epoch ms) for token expiry and retry budgets. Default `Date.now`. */
+  readonly now?: () => number;
+  /** Where proxy variables are read. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** A configured URL split into the origin requests go to and the path prefix in front of the API. */
+export interface BaseUrl {
+  readonly origin: string;
+  /** Without trailing slash; `''` for the root. */
+  readonly basePath: string;
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** Plain `http://` is refused except for loopback: a password must not cross a network in clear. */
+export function parseBaseUrl(service: ServiceName, url: string): BaseUrl {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new ConfigError(`${service}: url ${JSON.stringify(url)} is not a URL`);
+  }
+  if (u.username !== '' || u.password !== '') throw new ConfigError(`${service}: url must not contain credentials`);
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new ConfigError(`${service}: url must be https:// (got ${u.protocol})`);
+  if (u.protocol === 'http:' && !LOOPBACK.test(u.hostname)) {
+    throw new ConfigError(`${service}: plain http:// is refused for ${u.hostname}; use https:// (http is allowed for loopback only)`);
+  }
+  return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, '') };
+}
+
+export interface ConnectionOptions extends ClientOptions {
+  readonly service: ServiceName;
+  readonly apiBaseCandidates: (basePath: string) => readonly string[];
+  readonly revokeWithBearer: boolean;
+  readonly defaultLifetimeSec: number;
+}
+
+export interface CallOptions {
+  readonly query?: QueryParams;
+  readonly body?: RequestBody;
+  readonly accept?: string;
+  /** Default: `read` for GET, `write` for anything else. */
+  readonly retry?: 'read' | 'write';
+}
+
+/**
+ * Transport + session: authorised calls relative to the API base path, with one
+ * refresh-and-retry on 401 (safe for writes: a 401 means the request was not processed).
+ */
+export class Connection {
+  readonly service: ServiceName;
+  readonly transport: Transport;
+  readonly session: Session;
+  #closed: Promise<void> | undefined;
+
+  constructor(opts: ConnectionOptions) {
+    this.service = opts.service;
+    const base = parseBaseUrl(opts.service, opts.url);
+    const dispatcher =
+      opts.dispatcher ?? createDispatcher({ caFile: opts.caFile, connections: opts.connections, timeouts: opts.timeouts, env: opts.env });
+    this.transport = new Transport({
+      service: opts.service,
+      origin: base.origin,
+      dispatcher,
+      ownsDispatcher: opts.dispatcher === undefined,
+      logger: opts.logger,
+      retry: opts.retry,
+      timeouts: opts.timeouts,
+      now: opts.now,
+    });
+    this.session = new Session({
+      transport: this.transport,
+      apiBaseCandidates: opts.apiBaseCandidates(base.basePath),
+      username: opts.username,
+      password: opts.password,
+      revokeWithBearer: opts.revokeWithBearer,
+      defaultLifetimeSec: opts.defaultLifetimeSec,
+      now: opts.now,
+      logger: opts.logger,
+    });
+  }
+
+  async call<T>(method: HttpMethod, path: string, opts: CallOptions, consume: (t: Transport, req: HttpRequest) => Promise<T>): Promise<T> {
+    const first = await this.session.accessToken();
+    const req: HttpRequest = {
+      method,
+      path: `${this.session.apiBase}${path}`,
+      query: opts.query,
+      body: opts.body,
+      accept: opts.accept,
+      retry: opts.retry ?? (method === 'GET' ? 'read' : 'write'),
+    };
+    try {
+      return await consume(this.transport, { ...req, bearer: first });
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 401 || err instanceof AuthError) throw err;
+      this.session.invalidate(first);
+    }
+    const second = await this.session.accessToken();
+    try {
+      return await consume(this.transport, { ...req, bearer: second });
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 401 || err instanceof AuthError) throw err;
+      throw new AuthError({
+        service: err.service,
+        method: err.method,
+        path: err.path,
+        status: 401,
+        body: { title: err.title, detail: err.detail, errorCode: err.errorCode, fieldErrors: err.fieldErrors, note: 'access token refused even after a refresh' },
+      });
+    }
+  }
+
+  json(method: HttpMethod, path: string, opts: CallOptions = {}): Promise<unknown> {
+    return this.call(method, path, opts, (t, req) => t.sendJson(req));
+  }
+
+  /** Every item of a list at `path` (see `readAllPages`). */
+  list(path: string, plan: PagingPlan, query: QueryParams = {}): Promise<unknown[]> {
+    const label = () => ({ service: this.service, method: 'GET' as const, path: `${this.session.knownApiBase ?? ''}${path}` });
+    return readAllPages((q) => this.json('GET', path, { query: { ...query, ...q } }), plan, label);
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      try {
+        await this.session.close();
+      } finally {
+        await this.transport.close();
+      }
+    })();
+    return this.#closed;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Retry policy for reads (GET, token calls, report POSTs). Writes are never retried here: the
+ * apply executor re-reads first. Every field has a default; `sleep` and `random` are injectable
+ * so tests are fast and deterministic.
+ */
+export interface RetryOptions {
+  /** Attempts in total, the first included. Default 5. */
+  readonly maxAttempts?: number;
+  /** No retry starts after this much time since the first attempt. Default 60 000 ms. */
+  readonly budgetMs?: number;
+  /** Backoff base: the cap of the delay before retry n is `baseDelayMs * 2^(n-1)`. Default 250 ms. */
+  readonly baseDelayMs?: number;
+  /** Backoff ceiling. Default 10 000 ms. */
+  readonly maxDelayMs?: number;
+  /** A `Retry-After` above this is cut to it. Default 30 000 ms. */
+  readonly retryAfterCapMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Uniform in [0, 1); full jitter multiplies the backoff cap by it. */
+  readonly random?: () => number;
+}
+
+export type RetryPolicy = Required<RetryOptions>;
+
+export function resolveRetryPolicy(opts: RetryOptions | undefined): RetryPolicy {
+  return {
+    maxAttempts: Math.max(1, opts?.maxAttempts ?? 5),
+    budgetMs: opts?.budgetMs ?? 60_000,
+    baseDelayMs: opts?.baseDelayMs ?? 250,
+    maxDelayMs: opts?.maxDelayMs ?? 10_000,
+    retryAfterCapMs: opts?.retryAfterCapMs ?? 30_000,
+    sleep: opts?.sleep ?? defaultSleep,
+    random: opts?.random ?? Math.random,
+  };
+}
+
+function defaultSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Statuses that say "try again later" for a read. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
+}
+
+/**
+ * Delay before the retry that follows failed attempt `attempt` (1-based): the server's
+ * `Retry-After` when it gave one (capped), else exponential backoff with full jitter.
+ */
+export function computeRetryDelay(attempt: number, retryAfterMs: number | undefined, policy: RetryPolicy): number {
+  if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), policy.retryAfterCapMs);
+  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return Math.floor(policy.random() * cap);
+}
+
+/** `Retry-After` as milliseconds from `nowMs`: delta-seconds or an HTTP date; undefined if unreadable. */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const when = Date.parse(text);
+  if (Number.isNaN(when)) return undefined;
+  return Math.max(0, when - nowMs);
+}

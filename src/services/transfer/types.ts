@@ -1,0 +1,99 @@
+/**
+ * Wire types of the file transfer service (spec/transfer-api.md, gaps.md). Ids arrive as JSON
+ * numbers on current servers and strings in the reference: the client exposes them as strings.
+ * Unknown fields are kept.
+ */
+
+/** Folder permission flags (FolderAclPermissionsModel); booleans on the wire. */
+export interface FolderPermissions {
+  readonly readFiles?: boolean;
+  readonly writeFiles?: boolean;
+  readonly deleteFiles?: boolean;
+  readonly listFiles?: boolean;
+  readonly notify?: boolean;
+  readonly addDeleteSubfolders?: boolean;
+  readonly share?: boolean;
+  readonly admin?: boolean;
+  readonly listUsers?: boolean;
+  readonly sharePermissions?: SharePermissions;
+  readonly [field: string]: unknown;
+}
+
+/** What people a folder is shared with may do (FolderShareAclPermissionsModel). */
+export interface SharePermissions {
+  readonly readFiles?: boolean;
+  readonly writeFiles?: boolean;
+  readonly deleteFiles?: boolean;
+  readonly listFiles?: boolean;
+  readonly notify?: boolean;
+  readonly listUsers?: boolean;
+  readonly [field: string]: unknown;
+}
+
+/** `User` and `Group` are managed; newer servers also list `None` and `Email`, which are kept and never touched. */
+export type AclEntryType = 'User' | 'Group';
+
+/**
+ * One entry of a folder's ACL as read. An entry with `isEditable: false` (the home-folder owner)
+ * is never changed or removed.
+ */
+export interface FolderAclEntry {
+  readonly type: string;
+  /** The user's or group's id. */
+  readonly id: string;
+  readonly name?: string;
+  readonly permissions: FolderPermissions;
+  readonly entryId?: string;
+  readonly isEditable?: boolean;
+  readonly isDeletable?: boolean;
+  readonly isHomeFolderUser?: boolean;
+  readonly [field: string]: unknown;
+}
+
+/** Body of PUT/POST /folders/{id}/acls. */
+export interface FolderAclInput {
+  readonly type: AclEntryType;
+  readonly id: string;
+  readonly permissions: FolderPermissions;
+}
+
+/** Body of DELETE /folders/{id}/acls. */
+export interface FolderAclRef {
+  readonly type: AclEntryType;
+  readonly id: string;
+}
+
+/** FolderDetailsModel (and the folder list items): `id`, `parentId` as strings (`parentId` `0` when none). */
+export interface Folder {
+  readonly id: string;
+  readonly parentId?: string;
+  readonly name: string;
+  readonly path: string;
+  readonly folderType?: string;
+  readonly [field: string]: unknown;
+}
+
+export type InheritPermissions = 'None' | 'CopyOnly' | 'Always';
+
+export interface NewSubfolder {
+  readonly name: string;
+  readonly inheritPermissions: InheritPermissions;
+}
+
+export interface TransferUser {
+  readonly id: string;
+  readonly username: string;
+  readonly fullName?: string;
+  readonly realname?: string;
+  readonly email?: string;
+  readonly permission?: string;
+  readonly [field: string]: unknown;
+}
+
+export interface TransferGroup {
+  readonly id: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly membersCount?: number;
+  readonly [field: string]: unknown;
+}

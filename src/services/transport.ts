@@ -1,0 +1,476 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { rootCertificates } from 'node:tls';
+import { Agent, EnvHttpProxyAgent } from 'undici';
+import type { Dispatcher } from 'undici';
+import { ConfigError, MftopsError, isMftopsError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { silentLogger } from '../log.js';
+import { Secret } from '../secret.js';
+import { describeUnexpectedBody, looksLikeJson, parseErrorBody, tryParseJson } from './error-body.js';
+import { ApiError, AuthError, NetworkError, TimeoutError } from './errors.js';
+import type { ErrorBody, HttpMethod, RequestOutcome, ServiceName } from './errors.js';
+import { computeRetryDelay, isRetryableStatus, parseRetryAfter, resolveRetryPolicy } from './retry.js';
+import type { RetryOptions, RetryPolicy } from './retry.js';
+import { readUserAgent } from './version.js';
+
+/** Per-request time limits. */
+export interface Timeouts {
+  /** From sending the request to the end of the response headers. Default 30 000 ms. */
+  readonly headersMs?: number;
+  /** Longest pause between two chunks of a response body. Default 60 000 ms. */
+  readonly bodyMs?: number;
+  /** TCP + TLS connect. Default 10 000 ms. */
+  readonly connectMs?: number;
+}
+
+export interface DispatcherOptions {
+  /** Extra CA (PEM) trusted besides the public roots; TLS is always verified. */
+  readonly caFile?: string;
+  /** Keep-alive connections per origin. Default 8. */
+  readonly connections?: number;
+  readonly timeouts?: Timeouts;
+  /** Where proxy variables are read (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`, lower case first). Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The connection pool of one service: a keep-alive `Agent`, or an `EnvHttpProxyAgent` when a proxy
+ * variable is set (lower-case names win over upper-case ones, as in undici and curl). The extra CA
+ * applies to the server and to an HTTPS proxy; redirects are never followed (undici's default).
+ */
+export function createDispatcher(opts: DispatcherOptions = {}): Dispatcher {
+  const timeouts = resolveTimeouts(opts.timeouts);
+  const ca = opts.caFile === undefined ? undefined : [...rootCertificates, readCaFile(opts.caFile)];
+  const base = {
+    connections: opts.connections ?? 8,
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
+    connectTimeout: timeouts.connectMs,
+    ...(ca ? { connect: { ca } } : {}),
+  };
+  const env = opts.env ?? process.env;
+  const pick = (name: string): string => env[name.toLowerCase()] ?? env[name.toUpperCase()] ?? '';
+  const httpProxy = pick('http_proxy');
+  const httpsProxy = pick('https_proxy');
+  if (httpProxy === '' && httpsProxy === '') return new Agent(base);
+  // Empty strings (not undefined) so undici does not read process.env behind an injected env.
+  return new EnvHttpProxyAgent({
+    ...base,
+    httpProxy,
+    httpsProxy,
+    noProxy: pick('no_proxy'),
+    ...(ca ? { requestTls: { ca }, proxyTls: { ca } } : {}),
+  });
+}
+
+function readCaFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read caFile ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+}
+
+function resolveTimeouts(t: Timeouts | undefined): Required<Timeouts> {
+  return { headersMs: t?.headersMs ?? 30_000, bodyMs: t?.bodyMs ?? 60_000, connectMs: t?.connectMs ?? 10_000 };
+}
+
+export type QueryParams = Readonly<Record<string, string | number | boolean | undefined>>;
+
+export type RequestBody =
+  | { readonly kind: 'json'; readonly value: unknown }
+  | { readonly kind: 'form'; readonly value: Readonly<Record<string, string | Secret>> }
+  | { readonly kind: 'xml'; readonly value: Buffer | string };
+
+/** One logical call; the transport may send it several times (reads only). */
+export interface HttpRequest {
+  readonly method: HttpMethod;
+  /** Path from the origin (base path included), without query string. */
+  readonly path: string;
+  readonly query?: QueryParams;
+  readonly bearer?: Secret;
+  readonly body?: RequestBody;
+  readonly accept?: string;
+  /** Reads are retried on 429/5xx and connection failures; writes never. */
+  readonly retry: 'read' | 'write';
+  /** A token endpoint call: counted apart, and 400/401/403 become `AuthError`. */
+  readonly tokenCall?: boolean;
+}
+
+/** A 2xx response whose body the caller consumes. */
+export interface RawResponse {
+  readonly status: number;
+  readonly contentType: string | undefined;
+  readonly body: Dispatcher.ResponseData['body'];
+}
+
+export interface TransportOptions {
+  readonly service: ServiceName;
+  /** `https://host:port`; paths carry the rest. */
+  readonly origin: string;
+  readonly dispatcher: Dispatcher;
+  /** Close the dispatcher in `close()` (true when the transport created it). */
+  readonly ownsDispatcher: boolean;
+  readonly logger?: Logger;
+  readonly retry?: RetryOptions;
+  readonly timeouts?: Timeouts;
+  readonly now?: () => number;
+}
+
+/**
+ * Why one attempt failed, as data: the loop decides on a retry from it and builds the error once,
+ * knowing the number of attempts.
+ */
+type Failure =
+  | { readonly kind: 'status'; readonly status: number; readonly body: ErrorBody; readonly retryAfterMs: number | undefined }
+  | { readonly kind: 'network' | 'timeout'; readonly code: string; readonly reason: string; readonly outcome: RequestOutcome; readonly retryable: boolean };
+
+type Attempt<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: Failure };
+
+/** A 2xx body that is not what the caller expects (thrown by a consumer, turned into a Failure). */
+class UnexpectedBody extends Error {
+  readonly note: string;
+  constructor(note: string) {
+    super(note);
+    this.note = note;
+  }
+}
+
+const ERROR_BODY_LIMIT = 64 * 1024;
+const MAX_REMEMBERED_SECRETS = 16;
+
+/**
+ * Sends requests to one service: headers, bodies, retries of reads, error mapping. It never
+ * follows a redirect (a token must not reach another host) and never puts a header, a body or a
+ * query string into an error or a log line; secret values it has seen are cut out of server text.
+ */
+export class Transport {
+  readonly service: ServiceName;
+  readonly origin: string;
+  /** HTTP requests sent, retries and token calls included. */
+  requestCount = 0;
+  /** Of those, calls to the token endpoints (grant, refresh, revoke). */
+  tokenRequestCount = 0;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #logger: Logger;
+  readonly #policy: RetryPolicy;
+  readonly #timeouts: Required<Timeouts>;
+  readonly #now: () => number;
+  readonly #userAgent: string;
+  readonly #secrets: Secret[] = [];
+
+  constructor(opts: TransportOptions) {
+    this.service = opts.service;
+    this.origin = opts.origin;
+    this.#dispatcher = opts.dispatcher;
+    this.#ownsDispatcher = opts.ownsDispatcher;
+    this.#logger = opts.logger ?? silentLogger;
+    this.#policy = resolveRetryPolicy(opts.retry);
+    this.#timeouts = resolveTimeouts(opts.timeouts);
+    this.#now = opts.now ?? Date.now;
+    this.#userAgent = readUserAgent();
+  }
+
+  /** A value to cut out of any server text that ends up in an error (passwords, tokens). */
+  rememberSecret(secret: Secret): void {
+    if (secret.reveal().length < 4 || this.#secrets.includes(secret)) return;
+    this.#secrets.push(secret);
+    if (this.#secrets.length > MAX_REMEMBERED_SECRETS) this.#secrets.splice(1, 1); // keep the password (first)
+  }
+
+  redact(text: string): string {
+    let out = text;
+    for (const s of this.#secrets) out = out.split(s.reveal()).join('(sensitive)');
+    // Belt and braces for text that quotes request headers (undici's mock errors do).
+    return out.replace(/\b(Bearer\s+)(?!\(sensitive\))[^\s"',}]+/gi, '$1(sensitive)');
+  }
+
+  /** JSON in and out; `undefined` for an empty 2xx body. */
+  async sendJson(req: HttpRequest): Promise<unknown> {
+    return this.send(req, async (res) => {
+      const bytes = await readAll(res.body);
+      if (bytes.length === 0) return undefined;
+      const parsed = tryParseJson(bytes);
+      if (!parsed.ok) throw new UnexpectedBody(describeUnexpectedBody(bytes, res.contentType, undefined, (t) => this.redact(t)));
+      if (res.contentType !== undefined && !looksLikeJson(res.contentType) && !/^text\/plain\b/i.test(res.contentType)) {
+        throw new UnexpectedBody(describeUnexpectedBody(bytes, res.contentType, 'non-JSON response', (t) => this.redact(t)));
+      }
+      return parsed.value;
+    });
+  }
+
+  /** A 2xx with any body, which is discarded (writes with no useful answer, revokes). */
+  async sendDiscard(req: HttpRequest): Promise<void> {
+    await this.send(req, async (res) => {
+      await res.body.dump({ limit: ERROR_BODY_LIMIT }).catch(() => undefined);
+    });
+  }
+
+  /**
+   * Streams a 2xx body to a new file (mode 0600) with the bytes untouched, hashing on the way.
+   * A retried read truncates and rewrites the file.
+   */
+  async sendToFile(req: HttpRequest, destPath: string): Promise<{ bytes: number; sha256: string }> {
+    return this.send(req, async (res) => {
+      let handle;
+      try {
+        handle = await open(destPath, 'w', 0o600);
+        await handle.chmod(0o600);
+      } catch (err) {
+        await res.body.dump().catch(() => undefined);
+        await handle?.close();
+        throw new MftopsError(`cannot write ${destPath} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+      const hash = createHash('sha256');
+      let bytes = 0;
+      try {
+        for await (const chunk of res.body) {
+          const buf = chunk as Buffer;
+          hash.update(buf);
+          bytes += buf.length;
+          try {
+            await handle.write(buf);
+          } catch (err) {
+            res.body.destroy();
+            throw new MftopsError(`cannot write ${destPath} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+          }
+        }
+      } finally {
+        await handle.close();
+      }
+      return { bytes, sha256: hash.digest('hex') };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  async send<T>(req: HttpRequest, consume: (res: RawResponse) => Promise<T>): Promise<T> {
+    const started = this.#now();
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.#attempt(req, consume);
+      if (result.ok) return result.value;
+      const f = result.failure;
+      if (req.retry === 'read' && attempt < this.#policy.maxAttempts && isRetryableFailure(f)) {
+        const delay = computeRetryDelay(attempt, f.kind === 'status' ? f.retryAfterMs : undefined, this.#policy);
+        if (this.#now() - started + delay <= this.#policy.budgetMs) {
+          const what = f.kind === 'status' ? String(f.status) : f.code;
+          this.#logger.debug(`${this.service}: ${req.method} ${req.path}: ${what}, retry ${attempt + 1}/${this.#policy.maxAttempts} in ${delay} ms`);
+          await this.#policy.sleep(delay);
+          continue;
+        }
+      }
+      throw this.#toError(req, f, attempt);
+    }
+  }
+
+  async #attempt<T>(req: HttpRequest, consume: (res: RawResponse) => Promise<T>): Promise<Attempt<T>> {
+    this.requestCount++;
+    if (req.tokenCall) this.tokenRequestCount++;
+    const started = this.#now();
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.#dispatcher.request({
+        origin: this.origin,
+        path: withQuery(req.path, req.query),
+        method: req.method,
+        headers: this.#headers(req),
+        body: encodeBody(req.body),
+        headersTimeout: this.#timeouts.headersMs,
+        bodyTimeout: this.#timeouts.bodyMs,
+      });
+    } catch (err) {
+      return { ok: false, failure: this.#classify(err) };
+    }
+    const status = res.statusCode;
+    const contentType = firstHeader(res.headers['content-type']);
+    this.#logger.debug(`${this.service}: ${req.method} ${req.path} → ${status} (${this.#now() - started} ms)`);
+    if (status >= 200 && status < 300) {
+      try {
+        return { ok: true, value: await consume({ status, contentType, body: res.body }) };
+      } catch (err) {
+        res.body.destroy();
+        if (err instanceof UnexpectedBody) {
+          return { ok: false, failure: { kind: 'status', status, body: { fieldErrors: [], note: err.note }, retryAfterMs: undefined } };
+        }
+        if (isMftopsError(err)) throw err;
+        return { ok: false, failure: this.#classify(err) };
+      }
+    }
+    const bytes = await readAll(res.body, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0));
+    const redact = (t: string): string => this.redact(t);
+    let body = parseErrorBody(bytes, contentType, redact);
+    if (status >= 300 && status < 400) body = { ...body, detail: describeRedirect(firstHeader(res.headers.location), this.origin) };
+    return { ok: false, failure: { kind: 'status', status, body, retryAfterMs: parseRetryAfter(firstHeader(res.headers['retry-after']), this.#now()) } };
+  }
+
+  #headers(req: HttpRequest): Record<string, string> {
+    const h: Record<string, string> = { 'user-agent': this.#userAgent, accept: req.accept ?? 'application/json' };
+    if (req.bearer) h.authorization = `Bearer ${req.bearer.reveal()}`;
+    switch (req.body?.kind) {
+      case undefined:
+        break;
+      case 'json':
+        h['content-type'] = 'application/json';
+        break;
+      case 'form':
+        h['content-type'] = 'application/x-www-form-urlencoded';
+        break;
+      case 'xml':
+        h['content-type'] = 'application/xml';
+        break;
+      default: {
+        const never: never = req.body;
+        throw new Error(`unknown body ${String(never)}`);
+      }
+    }
+    return h;
+  }
+
+  /** Undici and system errors by code; anything without a known shape is a bug and is rethrown. */
+  #classify(err: unknown): Failure {
+    const code = findErrorCode(err);
+    if (code === undefined) throw err;
+    const t = this.#timeouts;
+    const net = (reason: string, outcome: RequestOutcome, retryable: boolean): Failure => ({ kind: 'network', code, reason, outcome, retryable });
+    const timeout = (reason: string, outcome: RequestOutcome): Failure => ({ kind: 'timeout', code, reason, outcome, retryable: true });
+    switch (code) {
+      case 'ECONNREFUSED':
+        return net('connection refused', 'not-sent', true);
+      case 'ENOTFOUND':
+        return net('host not found', 'not-sent', false);
+      case 'EAI_AGAIN':
+        return net('DNS lookup failed', 'not-sent', true);
+      case 'EHOSTUNREACH':
+      case 'ENETUNREACH':
+        return net('host unreachable', 'not-sent', true);
+      case 'ECONNRESET':
+      case 'EPIPE':
+        return net('connection reset', 'unknown', true);
+      case 'UND_ERR_SOCKET':
+      case 'UND_ERR_CLOSED':
+        return net('connection closed by the server', 'unknown', true);
+      case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
+        return net('response truncated', 'unknown', true);
+      case 'UND_ERR_CONNECT_TIMEOUT':
+        return timeout(`no connection within ${seconds(t.connectMs)}`, 'not-sent');
+      case 'UND_ERR_HEADERS_TIMEOUT':
+        return timeout(`no response within ${seconds(t.headersMs)}`, 'unknown');
+      case 'UND_ERR_BODY_TIMEOUT':
+        return timeout(`response stalled for ${seconds(t.bodyMs)}`, 'unknown');
+      case 'ETIMEDOUT':
+        return timeout('connection timed out', 'unknown');
+      default:
+        if (/^(ERR_TLS_|ERR_SSL_|ERR_OSSL|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH)/.test(code)) {
+          return net('TLS certificate not trusted or invalid (set caFile for a private CA)', 'not-sent', false);
+        }
+        if (code.startsWith('HPE_')) return net('malformed HTTP response', 'unknown', false);
+        if (code.startsWith('UND_MOCK_')) return net(this.redact(errorMessage(err)), 'not-sent', false);
+        return net(`request failed: ${this.redact(errorMessage(err))}`, 'unknown', false);
+    }
+  }
+
+  #toError(req: HttpRequest, f: Failure, attempts: number): Error {
+    const label = { service: this.service, method: req.method, path: req.path, attempts };
+    switch (f.kind) {
+      case 'status':
+        if (req.tokenCall && (f.status === 400 || f.status === 401 || f.status === 403)) {
+          return new AuthError({ ...label, status: f.status, body: f.body });
+        }
+        return new ApiError({ ...label, status: f.status, body: f.body });
+      case 'network':
+        return new NetworkError({ ...label, code: f.code, reason: f.reason, outcome: f.outcome });
+      case 'timeout':
+        return new TimeoutError({ ...label, code: f.code, reason: f.reason, outcome: f.outcome });
+      default: {
+        const never: never = f;
+        return new Error(`unknown failure ${String(never)}`);
+      }
+    }
+  }
+}
+
+function isRetryableFailure(f: Failure): boolean {
+  return f.kind === 'status' ? isRetryableStatus(f.status) : f.retryable;
+}
+
+function describeRedirect(location: string | undefined, origin: string): string {
+  let target = 'another location';
+  if (location !== undefined) {
+    try {
+      target = new URL(location, origin).host;
+    } catch {
+      target = 'an unreadable location';
+    }
+  }
+  return `redirect to ${target} refused: mftops never follows redirects (check the configured URL)`;
+}
+
+function withQuery(path: string, query: QueryParams | undefined): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.append(k, String(v));
+  const qs = params.toString();
+  return qs === '' ? path : `${path}?${qs}`;
+}
+
+function encodeBody(body: RequestBody | undefined): string | Buffer | undefined {
+  switch (body?.kind) {
+    case undefined:
+      return undefined;
+    case 'json':
+      return JSON.stringify(body.value);
+    case 'form': {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(body.value)) params.append(k, v instanceof Secret ? v.reveal() : v);
+      return params.toString();
+    }
+    case 'xml':
+      return body.value;
+    default: {
+      const never: never = body;
+      throw new Error(`unknown body ${String(never)}`);
+    }
+  }
+}
+
+function firstHeader(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+async function readAll(body: AsyncIterable<unknown> & { destroy(): unknown }, limit = Infinity): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    chunks.push(buf);
+    size += buf.length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks);
+}
+
+function findErrorCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && typeof e === 'object' && e !== null; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message.replace(/\s+/g, ' ').slice(0, 200) : 'unknown error';
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

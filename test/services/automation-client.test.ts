@@ -1,0 +1,329 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTOMATION_READ_METHODS } from '../../src/services/automation/client.js';
+import type { AutomationClient } from '../../src/services/automation/client.js';
+import { ApiError } from '../../src/services/errors.js';
+import { toReadonly } from '../../src/services/index.js';
+import { AUTOMATION, JSON_HEADERS, automationClient, createMock, instantRetry, replyToken } from './helpers.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mftops-services-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('base path', () => {
+  it('probes /api/v1 then /webadmin/api/v1 and uses the one that answers', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    a.intercept({ path: '/api/v1/token', method: 'POST' }).reply(404, 'Not Found', { headers: { 'content-type': 'text/html' } });
+    replyToken(a, { base: '/webadmin/api/v1', access: 'tok' });
+    a.intercept({ path: '/webadmin/api/v1/info' }).reply(200, { appVersion: '2019.2' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/webadmin/api/v1/tasks/3' }).reply(200, { ID: '3', Name: 't' }, { headers: JSON_HEADERS });
+    const client = automationClient(agent);
+    await expect(client.info()).resolves.toMatchObject({ appVersion: '2019.2' });
+    await expect(client.getTask('3')).resolves.toMatchObject({ ID: '3' });
+    expect(calls().map((c) => `${c.method} ${c.path}`)).toEqual([
+      'POST /api/v1/token',
+      'POST /webadmin/api/v1/token',
+      'GET /webadmin/api/v1/info',
+      'GET /webadmin/api/v1/tasks/3',
+    ]);
+  });
+
+  it('makes no extra request when /api/v1 works', async () => {
+    const { agent, pool } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/info' }).reply(200, {}, { headers: JSON_HEADERS });
+    const client = automationClient(agent);
+    await client.info();
+    expect(client.requestCount).toBe(2);
+  });
+
+  it('does not probe when the configured URL already names the API, and keeps a path prefix', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    a.intercept({ path: '/mft/webadmin/api/v1/token', method: 'POST' }).reply(404, {}, { headers: JSON_HEADERS });
+    const err = await automationClient(agent, { url: `${AUTOMATION}/mft/webadmin/api/v1/` }).info().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(calls().map((c) => c.path)).toEqual(['/mft/webadmin/api/v1/token']);
+  });
+
+  it('refuses plain http for anything but loopback', () => {
+    const { agent } = createMock();
+    expect(() => automationClient(agent, { url: 'http://automation.example.com' })).toThrow(/plain http:\/\/ is refused/);
+    expect(() => automationClient(agent, { url: 'http://127.0.0.1:8080' })).not.toThrow();
+  });
+});
+
+describe('requests carry the expected headers', () => {
+  it('sends User-Agent mftops/<version>, JSON bodies and form-encoded token calls', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/tasks', method: 'POST' }).reply(201, { ID: '10', Name: 'n' }, { headers: JSON_HEADERS });
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    await automationClient(agent).createTask({ Name: 'n' });
+    const [token, post] = calls();
+    expect(token?.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(new URLSearchParams(token?.body).get('grant_type')).toBe('password');
+    expect(new URLSearchParams(token?.body).get('username')).toBe('admin');
+    expect(token?.headers.authorization).toBeUndefined();
+    expect(post?.headers['user-agent']).toBe(`mftops/${pkg.version}`);
+    expect(post?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(post?.body ?? '')).toEqual({ Name: 'n' });
+  });
+});
+
+describe('hosts', () => {
+  it('unwraps the type key of list items, keeping siLock and xferLock as sent', async () => {
+    const { agent, pool } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/hosts' }).reply(
+      200,
+      {
+        items: [
+          { SSHFTP: { ID: '69230956', Name: 'partner-sftp', Host: 'sftp.partner.example' } },
+          { siLock: { ID: '2', Name: 'transfer-prod' } },
+          { xferLock: { ID: '3', Name: 'transfer-old' } },
+        ],
+        paging: { page: 1, perPage: 3, totalItems: 3, totalPages: 1 },
+      },
+      { headers: JSON_HEADERS },
+    );
+    const hosts = await automationClient(agent).listHosts();
+    expect(hosts).toEqual([
+      { type: 'SSHFTP', ID: '69230956', Name: 'partner-sftp', Host: 'sftp.partner.example' },
+      { type: 'siLock', ID: '2', Name: 'transfer-prod' },
+      { type: 'xferLock', ID: '3', Name: 'transfer-old' },
+    ]);
+  });
+
+  it('accepts a single host wrapped or flat, and passes type= to the list', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/hosts/5' }).reply(200, { FileSystem: { ID: '5', Name: 'share' } }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/hosts/6' }).reply(200, { ID: 6, Name: 'flat', Type: 'FTP', Host: 'ftp.example' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/hosts', query: { type: 'SSHFTP' } }).reply(200, [{ ID: '7', Name: 'flat-in-list' }], { headers: JSON_HEADERS });
+    const client = automationClient(agent);
+    await expect(client.getHost('5')).resolves.toEqual({ type: 'FileSystem', ID: '5', Name: 'share' });
+    await expect(client.getHost('6')).resolves.toEqual({ type: 'FTP', ID: '6', Name: 'flat', Type: 'FTP', Host: 'ftp.example' });
+    await expect(client.listHosts('SSHFTP')).resolves.toEqual([{ type: 'SSHFTP', ID: '7', Name: 'flat-in-list' }]);
+    expect(calls().at(-1)?.query).toEqual({ type: 'SSHFTP' });
+  });
+});
+
+describe('task parameters', () => {
+  const listForm = {
+    ID: '42',
+    Name: 'Payroll',
+    Parameters: { Parameter: [{ Name: 'Region', value: 'EU' }, { Name: 'Key', value: '', DisplayValue: '(suppressed)' }] },
+    steps: [{ Process: { ScriptID: 's1', Parameters: { Parameter: { Name: 'Mode', value: 'fast' } } } }, { For: { steps: [{ Process: { Parameters: { Parameter: [{ Name: 'Inner', value: 1 }] } } }] } }],
+  };
+
+  it('normalises {Parameter: [{Name, value}]} to the map form at every depth', async () => {
+    const { agent, pool } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/tasks/42' }).reply(200, listForm, { headers: JSON_HEADERS });
+    const task = await automationClient(agent).getTask('42');
+    expect(task.Parameters).toEqual({ Region: { value: 'EU' }, Key: { value: '', DisplayValue: '(suppressed)' } });
+    expect(task.steps?.[0]?.Process?.Parameters).toEqual({ Mode: { value: 'fast' } });
+    expect(task.steps?.[1]?.For?.steps).toEqual([{ Process: { Parameters: { Inner: { value: 1 } } } }]);
+  });
+
+  it('keeps the map form as it is, including a parameter named "Parameter"', async () => {
+    const { agent, pool } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    const mapForm = { ID: '1', Parameters: { Region: { value: 'EU', DisplayValue: 'EU' }, Parameter: { value: 'odd' } } };
+    a.intercept({ path: '/api/v1/tasks' }).reply(200, { items: [mapForm], paging: { page: 1, perPage: 1, totalItems: 1, totalPages: 1 } }, { headers: JSON_HEADERS });
+    await expect(automationClient(agent).listTasks()).resolves.toEqual([mapForm]);
+  });
+
+  it('sends the map form', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/tasks/42', method: 'PUT' }).reply(200, listForm, { headers: JSON_HEADERS });
+    await automationClient(agent).updateTask('42', listForm as never);
+    const sent = JSON.parse(calls().at(-1)?.body ?? '') as { Parameters: unknown };
+    expect(sent.Parameters).toEqual({ Region: { value: 'EU' }, Key: { value: '', DisplayValue: '(suppressed)' } });
+  });
+});
+
+describe('configuration export and import', () => {
+  it('writes the exact bytes (CRLF, non-UTF-8) to a 0600 file and returns size and sha256', async () => {
+    const { agent, pool } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    const xml = Buffer.concat([
+      Buffer.from('<?xml version="1.0" encoding="ISO-8859-1"?>\r\n<Config>\r\n  <Host Name="M'),
+      Buffer.from([0xfc, 0x6c, 0x6c, 0x65, 0x72, 0xff, 0xfe]),
+      Buffer.from('" Pwd="plain"/>\r\n</Config>\r\n'),
+    ]);
+    a.intercept({ path: '/api/v1/config', headers: { accept: /application\/xml/ } }).reply(200, xml, { headers: { 'content-type': 'application/xml' } });
+    const dest = join(dir, 'automation-config.xml');
+    const result = await automationClient(agent).exportConfig(dest);
+    const written = await readFile(dest);
+    expect(written.equals(xml)).toBe(true);
+    expect(result).toEqual({ bytes: xml.length, sha256: createHash('sha256').update(xml).digest('hex') });
+    expect((await stat(dest)).mode & 0o777).toBe(0o600);
+  });
+
+  it('rewrites the file from the start when a read of it is retried', async () => {
+    const { agent, pool } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/config' }).reply(503, { status: 503, title: 'Service Unavailable', detail: 'busy' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/config' }).reply(200, '<Config/>', { headers: { 'content-type': 'application/xml' } });
+    const dest = join(dir, 'retried.xml');
+    await automationClient(agent).exportConfig(dest);
+    expect(await readFile(dest, 'utf8')).toBe('<Config/>');
+  });
+
+  it('turns a JSON error of the export into an ApiError', async () => {
+    const { agent, pool } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/config' }).reply(403, { status: 403, title: 'Forbidden', detail: 'administrators only' }, { headers: JSON_HEADERS });
+    await expect(automationClient(agent).exportConfig(join(dir, 'forbidden.xml'))).rejects.toThrow(
+      'automation: GET /api/v1/config: 403 Forbidden: administrators only',
+    );
+  });
+
+  it('imports with PUT and Content-Type application/xml, bytes as given', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/config', method: 'PUT' }).reply(204, '');
+    await automationClient(agent).importConfig('<Config>\r\n</Config>');
+    const put = calls().at(-1);
+    expect(put?.headers['content-type']).toBe('application/xml');
+    expect(put?.body).toBe('<Config>\r\n</Config>');
+  });
+});
+
+describe('scheduler, ACLs and reports', () => {
+  it('reads the scheduler status from enabled, Enabled or status', async () => {
+    const { agent, pool } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/tasks/scheduler' }).reply(200, { enabled: true }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/tasks/scheduler' }).reply(200, { Enabled: 0 }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/tasks/scheduler' }).reply(200, { status: 'Running' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/tasks/scheduler' }).reply(200, { status: 'maybe' }, { headers: JSON_HEADERS });
+    const client = automationClient(agent);
+    expect(await client.getSchedulerStatus()).toBe(true);
+    expect(await client.getSchedulerStatus()).toBe(false);
+    expect(await client.getSchedulerStatus()).toBe(true);
+    await expect(client.getSchedulerStatus()).rejects.toThrow('unrecognised scheduler status');
+  });
+
+  it('starts and stops the scheduler with PUT', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/tasks/scheduler/start', method: 'PUT' }).reply(204, '');
+    a.intercept({ path: '/api/v1/tasks/scheduler/stop', method: 'PUT' }).reply(204, '');
+    const client = automationClient(agent);
+    await client.startScheduler();
+    await client.stopScheduler();
+    expect(calls().slice(1).map((c) => `${c.method} ${c.path}`)).toEqual(['PUT /api/v1/tasks/scheduler/start', 'PUT /api/v1/tasks/scheduler/stop']);
+  });
+
+  it('filters ACLs by group names and encodes names in paths', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    const acl = { ACLID: '8', ResourceGroupName: 'Finance', UserGroupName: 'Finance Operators', Permissions: { TaskRun: 1 } };
+    a.intercept({ path: '/api/v1/resourcegroups/acls', query: { resourceGroupName: 'Finance', userGroupName: 'Finance Operators' } }).reply(
+      200,
+      { items: [acl], paging: { page: 1, perPage: 1, totalItems: 1, totalPages: 1 } },
+      { headers: JSON_HEADERS },
+    );
+    a.intercept({ path: '/api/v1/usergroups/Finance%20Operators' }).reply(200, { Name: 'Finance Operators' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/resourcegroups/acls/8', method: 'PUT' }).reply(200, acl, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/resourcegroups/acls/8', method: 'DELETE' }).reply(204, '');
+    const client = automationClient(agent);
+    await expect(client.listResourceGroupAcls({ resourceGroupName: 'Finance', userGroupName: 'Finance Operators' })).resolves.toEqual([acl]);
+    await expect(client.getUserGroup('Finance Operators')).resolves.toMatchObject({ Name: 'Finance Operators' });
+    await expect(client.updateResourceGroupAcl('8', { Permissions: { TaskRun: 1 } })).resolves.toEqual(acl);
+    await client.deleteResourceGroupAcl('8');
+    expect(JSON.parse(calls().find((c) => c.method === 'PUT')?.body ?? '')).toEqual({ Permissions: { TaskRun: 1 } });
+  });
+
+  it('posts the audit query, accepts {items} or a bare array, and retries it like a read', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    const record = { LogID: 1, Action: 'TaskEdit', TargetType: 'Task', TaskName: 'Payroll' };
+    a.intercept({ path: '/api/v1/reports/audit', method: 'POST' }).reply(503, {}, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/reports/audit', method: 'POST' }).reply(200, { items: [record] }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/reports/audit', method: 'POST' }).reply(200, [record], { headers: JSON_HEADERS });
+    const client = automationClient(agent, { retry: instantRetry().retry });
+    const query = { predicate: 'TargetType=="Task"', orderBy: '!LogTime', maxCount: 100 };
+    await expect(client.auditReport(query)).resolves.toEqual([record]);
+    await expect(client.auditReport(query)).resolves.toEqual([record]);
+    expect(JSON.parse(calls().at(-1)?.body ?? '')).toEqual(query);
+  });
+
+  it('starts a task with its parameters', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/tasks/42/start', method: 'POST' }).reply(200, { nominalStart: '2026-01-01 02:00:00.00' }, { headers: JSON_HEADERS });
+    await expect(automationClient(agent).startTask('42', { Region: 'EU' })).resolves.toEqual({ nominalStart: '2026-01-01 02:00:00.00' });
+    expect(JSON.parse(calls().at(-1)?.body ?? '')).toEqual({ Region: 'EU' });
+  });
+});
+
+describe('read-only client', () => {
+  const writes = [
+    'createTask',
+    'updateTask',
+    'deleteTask',
+    'startTask',
+    'createResourceGroupAcl',
+    'updateResourceGroupAcl',
+    'deleteResourceGroupAcl',
+    'startScheduler',
+    'stopScheduler',
+    'importConfig',
+    'close',
+  ] as const satisfies readonly (keyof AutomationClient)[];
+
+  it('has no write methods at runtime, even through a cast', () => {
+    const { agent } = createMock();
+    const full = automationClient(agent);
+    const view = toReadonly(full) as unknown as Record<string, unknown>;
+    for (const name of writes) {
+      expect(typeof (full as unknown as Record<string, unknown>)[name]).toBe('function');
+      expect(view[name]).toBeUndefined();
+      expect(name in view).toBe(false);
+    }
+    expect(Object.isFrozen(view)).toBe(true);
+    expect(Object.keys(view).sort()).toEqual([...AUTOMATION_READ_METHODS, 'service', 'requestCount', 'tokenRequestCount'].sort());
+  });
+
+  it('reads through to the client and shares its counters', async () => {
+    const { agent, pool } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/info' }).reply(200, { appVersion: 'v' }, { headers: JSON_HEADERS });
+    const full = automationClient(agent);
+    const view = toReadonly(full);
+    await expect(view.info()).resolves.toMatchObject({ appVersion: 'v' });
+    expect(view.requestCount).toBe(2);
+    expect(view.tokenRequestCount).toBe(1);
+    expect(full.requestCount).toBe(2);
+  });
+});

@@ -1,0 +1,118 @@
+import { MockAgent } from 'undici';
+import type { MockPool } from 'undici';
+import { Secret } from '../../src/secret.js';
+import type { Logger } from '../../src/log.js';
+import { createAutomationClient } from '../../src/services/automation/client.js';
+import { createTransferClient } from '../../src/services/transfer/client.js';
+import type { ClientOptions } from '../../src/services/connection.js';
+
+export const AUTOMATION = 'https://automation.test';
+export const TRANSFER = 'https://transfer.test';
+export const PASSWORD = 'Pa55-w0rd-SEED';
+
+export const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** A MockAgent that refuses real connections and records every call (headers included). */
+export function createMock(): { agent: MockAgent; pool: (origin: string) => MockPool; calls: () => CallRecord[] } {
+  const agent = new MockAgent({ enableCallHistory: true });
+  agent.disableNetConnect();
+  return {
+    agent,
+    pool: (origin) => agent.get(origin) as MockPool,
+    calls: () =>
+      (agent.getCallHistory()?.calls() ?? []).map((c) => ({
+        method: c.method,
+        path: c.path,
+        query: c.searchParams as Record<string, string>,
+        headers: normaliseHeaders(c.headers),
+        body: typeof c.body === 'string' ? c.body : c.body === null || c.body === undefined ? '' : String(c.body),
+      })),
+  };
+}
+
+export interface CallRecord {
+  readonly method: string;
+  readonly path: string;
+  readonly query: Record<string, string>;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+function normaliseHeaders(h: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (h && typeof h === 'object') for (const [k, v] of Object.entries(h as Record<string, unknown>)) out[k.toLowerCase()] = String(v);
+  return out;
+}
+
+/** Replies with a token response on the next password or refresh grant. */
+export function replyToken(
+  pool: MockPool,
+  opts: { base?: string; access: string; refresh?: string; expiresIn?: number; grant?: 'password' | 'refresh_token' } = { access: 'access-1' },
+): void {
+  pool
+    .intercept({
+      path: `${opts.base ?? '/api/v1'}/token`,
+      method: 'POST',
+      body: (b: string) => (opts.grant === undefined ? true : new URLSearchParams(b).get('grant_type') === opts.grant),
+    })
+    .reply(
+      200,
+      {
+        access_token: opts.access,
+        token_type: 'bearer',
+        ...(opts.expiresIn === undefined ? {} : { expires_in: opts.expiresIn }),
+        ...(opts.refresh === undefined ? {} : { refresh_token: opts.refresh }),
+      },
+      { headers: JSON_HEADERS },
+    );
+}
+
+/** Records the delays asked of `sleep` and never waits. */
+export function instantRetry(extra: Partial<NonNullable<ClientOptions['retry']>> = {}): { delays: number[]; retry: NonNullable<ClientOptions['retry']> } {
+  const delays: number[] = [];
+  return {
+    delays,
+    retry: {
+      sleep: async (ms: number) => {
+        delays.push(ms);
+      },
+      random: () => 0.5,
+      ...extra,
+    },
+  };
+}
+
+export function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, debug: (m) => lines.push(`debug: ${m}`), info: (m) => lines.push(m), warn: (m) => lines.push(`warning: ${m}`) };
+}
+
+type Overrides = Partial<Omit<ClientOptions, 'dispatcher'>>;
+
+export function automationClient(agent: MockAgent, overrides: Overrides = {}) {
+  return createAutomationClient({
+    url: AUTOMATION,
+    username: 'admin',
+    password: new Secret(PASSWORD),
+    dispatcher: agent,
+    retry: instantRetry().retry,
+    ...overrides,
+  });
+}
+
+export function transferClient(agent: MockAgent, overrides: Overrides = {}) {
+  return createTransferClient({
+    url: TRANSFER,
+    username: 'apiuser',
+    password: new Secret(PASSWORD),
+    dispatcher: agent,
+    retry: instantRetry().retry,
+    ...overrides,
+  });
+}
+
+/** A settable clock. */
+export function fakeClock(start = Date.UTC(2026, 0, 1)): { now: () => number; advance: (ms: number) => void } {
+  let t = start;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+}
