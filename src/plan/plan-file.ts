@@ -1,0 +1,82 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, basename } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { MftopsError } from '../errors.js';
+import { PLAN_FORMAT_VERSION, type Plan } from './model.js';
+
+/**
+ * The plan file is the plan as JSON plus a `checksum` of everything else in it, so a plan edited
+ * by hand (or cut short) is refused instead of applied. Keys keep the model's order; the text is
+ * stable for the same plan.
+ */
+export function serializePlan(plan: Plan): string {
+  const body = JSON.stringify(plan, null, 2);
+  return `${JSON.stringify({ ...plan, checksum: checksumOf(body) }, null, 2)}\n`;
+}
+
+/** Write atomically (temporary file, then rename), so a reader never sees half a plan. */
+export function writePlanFile(path: string, plan: Plan): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    writeFileSync(tmp, serializePlan(plan), { mode: 0o644 });
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new MftopsError(`cannot write plan file ${path} (${code})`);
+  }
+}
+
+export class PlanFileError extends MftopsError {}
+
+const schemaUrl = new URL('../../schemas/plan.schema.json', import.meta.url);
+let validatePlanShape: ReturnType<Ajv2020['compile']> | undefined;
+
+/**
+ * Read a plan file and check, in order: it is JSON, it is a plan of a format this version reads,
+ * it is intact (checksum), and it matches the schema. Each failure says which in one line.
+ */
+export function readPlanFile(path: string): Plan {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new PlanFileError(code === 'ENOENT' ? `plan file ${path} not found` : `cannot read plan file ${path} (${code ?? 'error'})`);
+  }
+  return parsePlan(text, path);
+}
+
+export function parsePlan(text: string, path: string): Plan {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new PlanFileError(`${path} is not a plan file: it is not JSON (was it written by mftops plan --out?)`);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || !('formatVersion' in data)) {
+    throw new PlanFileError(`${path} is not a plan file: no formatVersion`);
+  }
+  const { checksum, ...rest } = data as Record<string, unknown>;
+  if (rest['formatVersion'] !== PLAN_FORMAT_VERSION) {
+    throw new PlanFileError(
+      `${path} has plan format version ${JSON.stringify(rest['formatVersion'])}; this mftops reads version ${PLAN_FORMAT_VERSION}: make the plan again with this version`,
+    );
+  }
+  if (typeof checksum !== 'string' || checksum !== checksumOf(JSON.stringify(rest, null, 2))) {
+    throw new PlanFileError(`${path} was changed after mftops wrote it (checksum mismatch): make the plan again instead of editing it`);
+  }
+  validatePlanShape ??= new Ajv2020({ allErrors: false, strict: false, validateFormats: false }).compile(
+    JSON.parse(readFileSync(schemaUrl, 'utf8')) as object,
+  );
+  if (!validatePlanShape(data)) {
+    const e = validatePlanShape.errors?.[0];
+    throw new PlanFileError(`${path} is not a valid plan file: ${e ? `${e.instancePath || '/'} ${e.message ?? 'is invalid'}` : 'schema mismatch'}`);
+  }
+  return rest as unknown as Plan;
+}
+
+function checksumOf(text: string): string {
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
