@@ -174,7 +174,11 @@ class HttpAutomationClient implements AutomationClient {
 
   async getHost(id: string): Promise<Host> {
     const path = `/hosts/${seg(id)}`;
-    return unwrapHost(await this.#c.json('GET', path)) ?? this.#unexpected('GET', path, 'expected a host object');
+    const host = unwrapHost(await this.#c.json('GET', path)) ?? this.#unexpected('GET', path, 'expected a host object');
+    if (host.type !== 'unknown') return host;
+    // A flat answer need not say its type (gaps.md); the list always does, wrapped by type key.
+    const listed = (await this.listHosts()).find((h) => String(h.ID) === String(host.ID ?? id));
+    return listed ? { ...host, type: listed.type } : host;
   }
 
   async listCustomScripts(): Promise<CustomScript[]> {

@@ -1,0 +1,38 @@
+import { loadSeedFile, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { Secret } from '../../src/secret.js';
+import { createAutomationClient, createTransferClient, type AutomationClient, type TransferClient } from '../../src/services/index.js';
+
+export const SEED_PATH = new URL('../../examples/seed/emulator-seed.json', import.meta.url).pathname;
+
+/** Passwords of the example seed's accounts (examples/seed/emulator-seed.json). */
+export const SEED_LOGINS = {
+  automationAdmin: { username: 'admin', password: 'admin-Pa55!seed' },
+  automationOperator: { username: 'operator', password: 'operator-Pa55!seed' },
+  transferAdmin: { username: 'admin', password: 'xfer-admin-Pa55!seed' },
+} as const;
+
+/** The example estate in an emulator on a free loopback port. */
+export function startSeededEmulator(options: Omit<EmulatorOptions, 'seed'> = {}): Promise<RunningEmulator> {
+  return startEmulator({ ...options, seed: loadSeedFile(SEED_PATH) });
+}
+
+export function automationClientFor(
+  emulator: RunningEmulator,
+  login: { username: string; password: string } = SEED_LOGINS.automationAdmin,
+): AutomationClient {
+  return createAutomationClient({
+    url: emulator.automationUrl,
+    username: login.username,
+    password: new Secret(login.password),
+    retry: { maxAttempts: 1 },
+  });
+}
+
+export function transferClientFor(emulator: RunningEmulator): TransferClient {
+  return createTransferClient({
+    url: emulator.transferUrl,
+    username: SEED_LOGINS.transferAdmin.username,
+    password: new Secret(SEED_LOGINS.transferAdmin.password),
+    retry: { maxAttempts: 1 },
+  });
+}
