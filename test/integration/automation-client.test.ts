@@ -117,14 +117,14 @@ describe('automation client ↔ emulator', () => {
   it('reads scripts, date lists and global parameters', async () => {
     const custom = await client.listCustomScripts();
     expect(custom.map((s) => s.Name)).toContain('PGP Encrypt');
-    const pgp = await client.getCustomScript(custom.find((s) => s.Name === 'PGP Encrypt')!.ID);
+    const pgp = await client.getCustomScript(custom.find((s) => s.Name === 'PGP Encrypt')!.ID!);
     expect(typeof pgp['Source']).toBe('string');
     const standard = await client.listStandardScripts();
     expect(standard.map((s) => s.Name).sort()).toEqual(['Checksum', 'Unzip']);
-    expect((await client.getStandardScript(standard[0]!.ID)).Name).toBe(standard[0]!.Name);
+    expect((await client.getStandardScript(standard[0]!.ID!)).Name).toBe(standard[0]!.Name);
     const lists = await client.listDateLists();
     expect(lists.map((d) => d.Name)).toEqual(['Bank Holidays 2026']);
-    expect((await client.getDateList(lists[0]!.ID)).Name).toBe('Bank Holidays 2026');
+    expect((await client.getDateList(lists[0]!.ID!)).Name).toBe('Bank Holidays 2026');
     const params = await client.listGlobalParameters();
     expect(params.map((p) => p.Name).sort()).toEqual(['ArchiveRoot', 'EnvName']);
   });
