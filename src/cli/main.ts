@@ -1,3 +1,113 @@
-export async function main(argv: readonly string[]): Promise<void> {
-  process.stdout.write(`mftops ${argv.slice(2).join(' ')}\n`);
+import { Command, CommanderError, Option } from 'commander';
+import { isMftopsError } from '../errors.js';
+import { processIo, type CommandIo } from './io.js';
+import { VERSION } from '../version.js';
+import type { EmulatorCommandOptions } from './commands/emulator.js';
+
+/** Options every command accepts (DESIGN.md §1). */
+export interface GlobalOptions {
+  readonly config?: string;
+  readonly env?: string;
+  readonly format: OutputFormat;
+  readonly color: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+}
+
+export type OutputFormat = 'text' | 'markdown' | 'json' | 'github';
+
+/**
+ * Parse arguments, run one command, set the exit code. Commands are imported lazily so that
+ * `--help` and `validate` do not pay for undici and the emulator.
+ */
+export async function main(argv: readonly string[], io: CommandIo = processIo()): Promise<void> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv]);
+  } catch (err) {
+    process.exitCode = exitCodeFor(err, io, argv.includes('-v') || argv.includes('--verbose'));
+  }
+}
+
+function exitCodeFor(err: unknown, io: CommandIo, verbose: boolean): number {
+  if (err instanceof CommanderError) {
+    // Help and version are successes; commander already printed usage errors.
+    return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 1;
+  }
+  if (isMftopsError(err)) {
+    io.stderr(`mftops: error: ${err.message}\n`);
+    return 1;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  io.stderr(`mftops: internal error: ${message}\n`);
+  if (verbose && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
+  else io.stderr('(this is a bug in mftops; run again with -v for details and report it)\n');
+  return 1;
+}
+
+function buildProgram(io: CommandIo): Command {
+  const program = new Command('mftops')
+    .description('GitOps for managed-file-transfer servers: validate, plan and apply tasks, resource-group ACLs and folder permissions from YAML.')
+    .version(VERSION, '--version')
+    .option('--config <file>', 'configuration file (default: mftops.yaml in the working folder)')
+    .option('--env <name>', 'environment in the configuration file (default: the only one)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json', 'github']).default('text'))
+    .option('--no-color', 'no colour in output (also NO_COLOR)')
+    .option('-q, --quiet', 'only errors and results', false)
+    .option('-v, --verbose', 'log requests, retries and token refreshes to stderr', false)
+    .showHelpAfterError('(run mftops --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
+
+  const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as GlobalOptions;
+  const run = (code: Promise<number>): Promise<void> => code.then((c) => void (process.exitCode = c));
+
+  program
+    .command('validate')
+    .description('check manifests against the schemas and rules; no network (exit 0 valid, 1 invalid)')
+    .argument('[paths...]', 'manifest files or folders (default: the environment\'s manifests)')
+    .action(async (paths: string[], _opts: unknown, cmd: Command) => {
+      const g = globals(cmd);
+      const { resolveValidatePaths } = await import('./commands/manifest-paths.js');
+      const resolved = resolveValidatePaths(paths, g, io);
+      const { runValidate } = await import('./commands/validate.js');
+      await run(runValidate({ paths: resolved, format: validateFormat(g.format) }, io));
+    });
+
+  program
+    .command('status')
+    .description('check connection and credentials for each service; server versions and object counts')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { runStatus } = await import('./commands/status.js');
+      await run(runStatus(globals(cmd), io));
+    });
+
+  program
+    .command('emulator')
+    .description('serve both server APIs locally on 127.0.0.1, from an in-memory state (for demos and tests)')
+    .option('--port <n>', 'port to listen on (0: any free port)', '0')
+    .option('--seed <file>', 'JSON seed with the initial state (default: an empty state with admin users)')
+    .option('--latency-ms <n>', 'delay added to every response', '0')
+    .option('--fault-rate <p>', 'probability (0-1) that a request fails with 500, 503 or a reset', '0')
+    .option('--fault-seed <n>', 'seed of the fault sequence', '1')
+    .addOption(new Option('--profile <profile>', 'wire variant').choices(['current', 'legacy']).default('current'))
+    .option('--access-ttl <seconds>', 'lifetime of access tokens', '300')
+    .action(async (opts: Omit<EmulatorCommandOptions, 'quiet'>, cmd: Command) => {
+      const { runEmulator } = await import('./commands/emulator.js');
+      await run(runEmulator({ ...opts, quiet: globals(cmd).quiet }, io));
+    });
+
+  return program;
+}
+
+function validateFormat(format: OutputFormat): 'text' | 'json' | 'github' {
+  switch (format) {
+    case 'text':
+    case 'markdown':
+      return 'text';
+    case 'json':
+      return 'json';
+    case 'github':
+      return 'github';
+  }
 }

@@ -1,0 +1,99 @@
+import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../../config/load-config.js';
+import type { ResolvedService, ServiceName } from '../../config/model.js';
+import { isMftopsError } from '../../errors.js';
+import { createLogger } from '../../log.js';
+import { renderStatusJson, renderStatusText, type ServiceStatus, type StatusReport } from '../../render/status.js';
+import type { CommandIo } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+
+/**
+ * `mftops status`: for each service of the environment, sign in, read the server's identity and
+ * count the objects mftops manages. Read-only. Exit 0 when every service answered, else 1.
+ */
+export async function runStatus(g: GlobalOptions, io: CommandIo): Promise<number> {
+  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
+  const env = selectEnvironment(config, g.env);
+  // Credentials first, for every service: a missing variable stops the command before any request.
+  const services = (['automation', 'transfer'] as const)
+    .map((name) => resolveService(config, env, name, io.env))
+    .filter((s): s is ResolvedService => s !== undefined);
+  const { createAutomationClient, createTransferClient, installShutdownHandlers, toReadonlyAutomationClient, toReadonlyTransferClient } =
+    await import('../../services/index.js');
+  const uninstall = installShutdownHandlers();
+  const logger = createLogger(g.quiet ? 'quiet' : g.verbose ? 'verbose' : 'normal', io.stderr);
+  try {
+    const results = await Promise.all(
+      services.map(async (s): Promise<ServiceStatus> => {
+        const options = { url: s.url, username: s.username, password: s.password, logger, env: io.env, ...(s.caFile ? { caFile: s.caFile } : {}) };
+        switch (s.name) {
+          case 'automation': {
+            const full = createAutomationClient(options);
+            const client = toReadonlyAutomationClient(full);
+            return await check(s, () => client.requestCount, full.close.bind(full), async () => {
+              const info = await client.info();
+              const [tasks, hosts, groups, acls] = await Promise.all([
+                client.listTasks({ fields: ['ID'] }),
+                client.listHosts(),
+                client.listResourceGroups(),
+                client.listResourceGroupAcls(),
+              ]);
+              return {
+                ...(info.appVersion ? { version: info.appVersion } : {}),
+                ...(info.username ? { username: info.username } : {}),
+                ...(info.isAdmin !== undefined ? { role: info.isAdmin ? 'administrator' : 'not an administrator' } : {}),
+                counts: [
+                  ['tasks', tasks.length],
+                  ['hosts', hosts.length],
+                  ['resource groups', groups.length],
+                  ['resource-group ACLs', acls.length],
+                ],
+              };
+            });
+          }
+          case 'transfer': {
+            const full = createTransferClient(options);
+            const client = toReadonlyTransferClient(full);
+            return await check(s, () => client.requestCount, full.close.bind(full), async () => {
+              const me = await client.currentUser();
+              const [users, groups] = await Promise.all([client.listUsers(), client.listGroups()]);
+              return {
+                username: me.username,
+                ...(typeof me['permission'] === 'string' ? { role: me['permission'] } : {}),
+                counts: [
+                  ['users', users.length],
+                  ['groups', groups.length],
+                ],
+              };
+            });
+          }
+        }
+      }),
+    );
+    const report: StatusReport = { environment: env.name, configFile: config.file, services: results };
+    io.stdout(g.format === 'json' ? renderStatusJson(report) : renderStatusText(report));
+    return results.every((r) => r.ok) ? 0 : 1;
+  } finally {
+    uninstall();
+  }
+}
+
+type Found = Omit<ServiceStatus, 'service' | 'url' | 'ok' | 'requests'>;
+
+/** Run one service's checks; an I/O failure becomes that service's error line, not a crash. */
+async function check(
+  s: ResolvedService,
+  requests: () => number,
+  close: () => Promise<void>,
+  read: () => Promise<Found>,
+): Promise<ServiceStatus> {
+  const base = { service: s.name satisfies ServiceName, url: s.url };
+  try {
+    const found = await read();
+    await close();
+    return { ...base, ok: true, ...found, requests: requests() };
+  } catch (err) {
+    await close().catch(() => undefined);
+    if (!isMftopsError(err)) throw err;
+    return { ...base, ok: false, error: err.message, counts: [], requests: requests() };
+  }
+}

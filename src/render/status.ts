@@ -1,0 +1,55 @@
+import type { ServiceName } from '../config/model.js';
+
+/** What `mftops status` found for one service of an environment. */
+export interface ServiceStatus {
+  readonly service: ServiceName;
+  readonly url: string;
+  /** Connection and credentials worked and every count was read. */
+  readonly ok: boolean;
+  /** One line, already in the user's terms (never holds a secret). */
+  readonly error?: string;
+  /** Server application version, when the API tells it. */
+  readonly version?: string;
+  readonly username?: string;
+  /** The account's role as the server reports it (automation: admin or not; transfer: permission). */
+  readonly role?: string;
+  /** Object counts by plural noun, in display order. */
+  readonly counts: ReadonlyArray<readonly [string, number]>;
+  /** HTTP requests this check took, token calls included. */
+  readonly requests?: number;
+}
+
+export interface StatusReport {
+  readonly environment: string;
+  readonly configFile: string;
+  readonly services: readonly ServiceStatus[];
+}
+
+export function renderStatusText(report: StatusReport): string {
+  const lines = [`Environment ${report.environment} (${report.configFile})`];
+  for (const s of report.services) {
+    lines.push(`  ${s.service.padEnd(10)} ${s.url}`);
+    if (!s.ok) {
+      lines.push(`    error: ${s.error ?? 'unknown error'}`);
+      continue;
+    }
+    const who = s.username ? `${s.username}${s.role ? ` (${s.role})` : ''}` : undefined;
+    lines.push(`    ok${s.version ? `, version ${s.version}` : ''}${who ? `, signed in as ${who}` : ''}`);
+    if (s.counts.length > 0) lines.push(`    ${s.counts.map(([noun, n]) => `${n} ${noun}`).join(', ')}`);
+  }
+  const failed = report.services.filter((s) => !s.ok).length;
+  lines.push(failed === 0 ? `All ${report.services.length} services reachable.` : `${failed} of ${report.services.length} services failed.`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderStatusJson(report: StatusReport): string {
+  return `${JSON.stringify(
+    {
+      environment: report.environment,
+      configFile: report.configFile,
+      services: report.services.map((s) => ({ ...s, counts: Object.fromEntries(s.counts) })),
+    },
+    null,
+    2,
+  )}\n`;
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { hasStackTrace, runCli } from '../helpers/run-cli.js';
+import { testdir } from '../helpers/testdir.js';
+
+describe('mftops command line', () => {
+  it('lists the commands that exist in --help and exits 0', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const cmd of ['validate', 'status', 'emulator']) expect(r.stdout).toMatch(new RegExp(`^  ${cmd}\\b`, 'm'));
+    expect(r.stdout).toContain('--config <file>');
+  });
+
+  it('prints its version', async () => {
+    const r = await runCli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('exits 1 with usage help on an unknown command or option', async () => {
+    const r = await runCli(['aply']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/unknown command 'aply'/);
+    const o = await runCli(['status', '--bogus']);
+    expect(o.code).toBe(1);
+    expect(o.stderr).toMatch(/unknown option '--bogus'/);
+  });
+
+  it('reports a missing configuration file in one line, exit 1, no stack trace', async () => {
+    const dir = testdir({});
+    const r = await runCli(['status'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'mftops: error: configuration file mftops.yaml not found (pass --config FILE, or run from the folder that holds mftops.yaml)\n',
+    );
+    expect(r.stdout).toBe('');
+  });
+
+  it('reports every configuration mistake with its position and never echoes a literal password', async () => {
+    const dir = testdir({
+      'mftops.yaml': 'apiVersion: mftops/v1\nkind: Config\nenvironments:\n  prod:\n    transfer:\n      url: http://mft.corp.example:8080\n      username: admin\n      password: Pl41n-SEEDED\n',
+    });
+    const r = await runCli(['status'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('mftops.yaml:8:17: environments.prod.transfer.password: must be a ${env:NAME} or ${file:PATH} reference');
+    expect(r.stderr).not.toContain('Pl41n-SEEDED');
+    expect(hasStackTrace(r.stderr)).toBe(false);
+  });
+
+  it('rejects bad emulator options before starting anything', async () => {
+    const r = await runCli(['emulator', '--fault-rate', '2']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('mftops: error: --fault-rate must be a number from 0 to 1, not "2"\n');
+  });
+
+  it('names the environment variable a password needs', async () => {
+    const dir = testdir({
+      'mftops.yaml': 'apiVersion: mftops/v1\nkind: Config\nenvironments:\n  prod:\n    transfer:\n      url: https://mft.example.com\n      username: admin\n      password: ${env:MFT_TRANSFER_PASSWORD}\n',
+    });
+    const r = await runCli(['status'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/environments\.prod\.transfer\.password: environment variable MFT_TRANSFER_PASSWORD is not set/);
+  });
+});

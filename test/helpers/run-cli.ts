@@ -1,0 +1,40 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/mftops.js', import.meta.url));
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Run the built CLI (`bin/mftops.js` → `dist/`) as a user would, in its own process. `npm test`
+ * builds first (pretest). The environment is only what the test passes, plus PATH, so nothing of
+ * the developer's shell leaks into a test.
+ */
+export function runCli(args: readonly string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd ?? process.cwd(),
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A stack trace in user-facing output is a bug: this finds one. */
+export function hasStackTrace(text: string): boolean {
+  return /\n\s+at .+\(.+:\d+:\d+\)/.test(text) || /^\s+at file:\/\//m.test(text);
+}
