@@ -1,0 +1,353 @@
+import { parseSecretRef } from '../secret.js';
+import { createDiagnostic } from './diagnostics.js';
+import type { Diagnostic, SourcePosition } from './diagnostics.js';
+import type { JsonPath, ManifestKind, SourceMap } from './types.js';
+
+/**
+ * A document as the rules see it: its kind and identity are known; `spec` is raw data, schema-valid
+ * only when `schemaValid` says so (rules guard every access, they never trust shapes).
+ */
+export interface CheckedDocument {
+  readonly kind: ManifestKind;
+  /** `metadata.name` when it is valid, else undefined (identity rules skip the document). */
+  readonly name: string | undefined;
+  readonly previousNames: readonly string[];
+  readonly spec: unknown;
+  /** The whole document passed its schema: field rules only run on these. */
+  readonly schemaValid: boolean;
+  readonly start: SourcePosition;
+  readonly sourceMap: SourceMap;
+}
+
+/** A check the schema cannot express. Pure; sees every document of the run at once. */
+export type Rule = (documents: readonly CheckedDocument[]) => Diagnostic[];
+
+// ---------------------------------------------------------------------------- identities (MF301)
+
+/** What makes two documents the same server object, or undefined when the document has no usable identity. */
+function identityOf(doc: CheckedDocument): { key: string; what: string } | undefined {
+  if (doc.name === undefined) return undefined;
+  switch (doc.kind) {
+    case 'Task':
+      return { key: doc.name.toLowerCase(), what: `Task \`${doc.name}\`` };
+    case 'FolderPermissions':
+      return { key: doc.name.toLowerCase(), what: `FolderPermissions for \`${doc.name}\`` };
+    case 'ResourceGroupAcl': {
+      const spec = asRecord(doc.spec);
+      const rg = spec?.resourceGroup;
+      const ug = spec?.userGroup;
+      if (typeof rg !== 'string' || typeof ug !== 'string') return undefined;
+      return { key: `${rg.toLowerCase()}\u0000${ug.toLowerCase()}`, what: `a ResourceGroupAcl for resource group \`${rg}\` and user group \`${ug}\`` };
+    }
+    default: {
+      const never: never = doc.kind;
+      throw new Error(`unknown kind ${String(never)}`);
+    }
+  }
+}
+
+/** Two documents for one server object: the task name (case-insensitive), ACL pair, folder path. */
+export const checkDuplicateIdentities: Rule = (docs) => {
+  const out: Diagnostic[] = [];
+  const seen = new Map<string, CheckedDocument>();
+  const seenNames = new Map<string, CheckedDocument>();
+  for (const doc of docs) {
+    const id = identityOf(doc);
+    if (id) {
+      const key = `${doc.kind}\u0000${id.key}`;
+      const first = seen.get(key);
+      if (first) {
+        const at = doc.kind === 'ResourceGroupAcl' ? doc.sourceMap.locate(['spec', 'resourceGroup']) : doc.sourceMap.locate(['metadata', 'name']);
+        out.push(
+          createDiagnostic('error', 'MF301', at, `${id.what} is defined twice`, {
+            hint: 'one object, one document: merge the two or rename one',
+            related: related('first defined', first.sourceMap.locate(doc.kind === 'ResourceGroupAcl' ? ['spec', 'resourceGroup'] : ['metadata', 'name'])),
+          }),
+        );
+        continue;
+      }
+      seen.set(key, doc);
+    }
+    // An ACL's name is only a label, but addresses (`ResourceGroupAcl/<name>`) must stay unique.
+    if (doc.kind === 'ResourceGroupAcl' && doc.name !== undefined) {
+      const key = doc.name.toLowerCase();
+      const first = seenNames.get(key);
+      if (first) {
+        out.push(
+          createDiagnostic('error', 'MF301', doc.sourceMap.locate(['metadata', 'name']), `two ResourceGroupAcl documents are named \`${doc.name}\``, {
+            hint: 'names address ACLs in plans (ResourceGroupAcl/<name>): give each its own',
+            related: related('first defined', first.sourceMap.locate(['metadata', 'name'])),
+          }),
+        );
+      } else {
+        seenNames.set(key, doc);
+      }
+    }
+  }
+  return out;
+};
+
+// ---------------------------------------------------------------------------- previousNames (MF302)
+
+/** A previous name must not be a live name of the same kind, the document's own, or claimed twice. */
+export const checkPreviousNames: Rule = (docs) => {
+  const out: Diagnostic[] = [];
+  const live = new Map<string, CheckedDocument>();
+  for (const doc of docs) {
+    if (doc.name !== undefined && !live.has(`${doc.kind}\u0000${doc.name.toLowerCase()}`)) live.set(`${doc.kind}\u0000${doc.name.toLowerCase()}`, doc);
+  }
+  const claimed = new Map<string, { doc: CheckedDocument; index: number }>();
+  for (const doc of docs) {
+    if (doc.name === undefined) continue;
+    doc.previousNames.forEach((previous, index) => {
+      const at = doc.sourceMap.locate(['metadata', 'previousNames', index]);
+      const key = `${doc.kind}\u0000${previous.toLowerCase()}`;
+      const owner = live.get(key);
+      if (previous.toLowerCase() === doc.name!.toLowerCase()) {
+        out.push(createDiagnostic('error', 'MF302', at, `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, { hint: 'a previous name is what the object was called before a rename' }));
+      } else if (owner) {
+        out.push(
+          createDiagnostic('error', 'MF302', at, `previous name \`${previous}\` is also the name of a ${doc.kind} in these manifests`, {
+            hint: 'an object cannot be renamed away from a name that is still managed: drop the previous name or the other document',
+            related: related('defined', owner.sourceMap.locate(['metadata', 'name'])),
+          }),
+        );
+      } else {
+        const first = claimed.get(key);
+        if (first) {
+          out.push(
+            createDiagnostic('error', 'MF302', at, `previous name \`${previous}\` is claimed by two ${doc.kind} documents`, {
+              hint: 'only one object can be renamed from a name',
+              related: related('also claimed', first.doc.sourceMap.locate(['metadata', 'previousNames', first.index])),
+            }),
+          );
+        } else {
+          claimed.set(key, { doc, index });
+        }
+      }
+    });
+  }
+  return out;
+};
+
+// ---------------------------------------------------------------------------- ACL permissions (MF303)
+
+/** The server refuses `TaskEditExisting` off while `TaskAddEditDelete` is on (automation API §4.3 rule 7). */
+export const checkAclPermissions: Rule = (docs) => {
+  const out: Diagnostic[] = [];
+  for (const doc of valid(docs, 'ResourceGroupAcl')) {
+    const perms = asRecord(doc.spec)?.permissions;
+    if (!Array.isArray(perms)) continue;
+    const index = perms.indexOf('TaskAddEditDelete');
+    if (index >= 0 && !perms.includes('TaskEditExisting')) {
+      out.push(
+        createDiagnostic('error', 'MF303', doc.sourceMap.locate(['spec', 'permissions', index]), '`TaskAddEditDelete` needs `TaskEditExisting`: the server refuses one without the other', {
+          hint: 'add TaskEditExisting to permissions',
+        }),
+      );
+    }
+  }
+  return out;
+};
+
+// ---------------------------------------------------------------------------- steps (MF304, MF308)
+
+/** Each step of each valid task, with its kind and path. */
+function* stepsOf(docs: readonly CheckedDocument[]): Generator<{ doc: CheckedDocument; kind: string; body: Record<string, unknown>; path: JsonPath }> {
+  for (const doc of valid(docs, 'Task')) {
+    const steps = asRecord(doc.spec)?.steps;
+    if (!Array.isArray(steps)) continue;
+    for (let i = 0; i < steps.length; i++) {
+      const step = asRecord(steps[i]);
+      if (!step) continue;
+      for (const [kind, body] of Object.entries(step)) {
+        const record = asRecord(body);
+        if (record) yield { doc, kind, body: record, path: ['spec', 'steps', i, kind] };
+      }
+    }
+  }
+}
+
+/** `DelRename` and `RenameTo` act only when the original is renamed (`DeleteOrig: 2`). */
+export const checkRenameOriginal: Rule = (docs) => {
+  const out: Diagnostic[] = [];
+  for (const { doc, kind, body, path } of stepsOf(docs)) {
+    if (kind !== 'Source' || body.DeleteOrig === 2) continue;
+    const now = body.DeleteOrig === undefined ? 'not set' : String(body.DeleteOrig);
+    for (const field of ['RenameTo', 'DelRename'] as const) {
+      const v = body[field];
+      const set = field === 'RenameTo' ? typeof v === 'string' && v !== '' : v === 1 || v === true;
+      if (!set) continue;
+      out.push(
+        createDiagnostic('error', 'MF304', doc.sourceMap.locate([...path, field], 'key'), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
+          hint: `set DeleteOrig: 2, or remove ${field}`,
+        }),
+      );
+    }
+  }
+  return out;
+};
+
+/** A step names its host (script) by name or by id: exactly one of the two. */
+export const checkStepReferences: Rule = (docs) => {
+  const out: Diagnostic[] = [];
+  const pairs: Record<string, readonly [string, string, string]> = {
+    Source: ['Host', 'HostID', 'host'],
+    Destination: ['Host', 'HostID', 'host'],
+    Process: ['Script', 'ScriptID', 'script'],
+  };
+  for (const { doc, kind, body, path } of stepsOf(docs)) {
+    const pair = pairs[kind];
+    if (!pair) continue;
+    const [byName, byId, noun] = pair;
+    const hasName = body[byName] !== undefined;
+    const hasId = body[byId] !== undefined;
+    if (hasName && hasId) {
+      out.push(
+        createDiagnostic('error', 'MF308', doc.sourceMap.locate([...path, byId], 'key'), `${kind} step names its ${noun} twice, by \`${byName}\` and by \`${byId}\``, {
+          hint: `keep \`${byName}\` (names work on every server) and remove \`${byId}\``,
+        }),
+      );
+    } else if (!hasName && !hasId) {
+      out.push(
+        createDiagnostic('error', 'MF308', doc.sourceMap.locate(path, 'key'), `${kind} step does not say which ${noun}: add \`${byName}\` (its name) or \`${byId}\``),
+      );
+    }
+  }
+  return out;
+};
+
+// ---------------------------------------------------------------------------- schedules (MF305)
+
+const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/** `StartTime`/`EndTime` are `HH:mm` on a 24-hour clock. */
+export const checkTimesOfDay: Rule = (docs) => {
+  const out: Diagnostic[] = [];
+  for (const doc of valid(docs, 'Task')) {
+    const schedules = asRecord(asRecord(doc.spec)?.Schedules)?.Schedule;
+    if (!Array.isArray(schedules)) continue;
+    schedules.forEach((schedule, s) => {
+      const intervals = asRecord(asRecord(asRecord(schedule)?.Frequency))?.Interval;
+      if (!Array.isArray(intervals)) return;
+      intervals.forEach((interval, i) => {
+        for (const field of ['StartTime', 'EndTime'] as const) {
+          const v = asRecord(interval)?.[field];
+          if (typeof v !== 'string' || HH_MM.test(v)) continue;
+          const short = /^\d:[0-5]\d$/.test(v) ? `write two-digit hours: 0${v}` : 'a time of day from 00:00 to 23:59, quoted: "02:00"';
+          out.push(
+            createDiagnostic('error', 'MF305', doc.sourceMap.locate(['spec', 'Schedules', 'Schedule', s, 'Frequency', 'Interval', i, field]), `\`${field}\` must be a time \`HH:mm\` between 00:00 and 23:59, not \`${v}\``, {
+              hint: short,
+            }),
+          );
+        }
+      });
+    });
+  }
+  return out;
+};
+
+// ---------------------------------------------------------------------------- secrets (MF307, MF310)
+
+const SECRET_NAME = /pass(word|wd|phrase)?$|secret|token|api.?key|private.?key|credential/i;
+
+/** Every Parameters map of a valid task (task level and Process steps), with its path. */
+function* parameterMaps(docs: readonly CheckedDocument[]): Generator<{ doc: CheckedDocument; params: Record<string, unknown>; path: JsonPath }> {
+  for (const doc of valid(docs, 'Task')) {
+    const top = asRecord(asRecord(doc.spec)?.Parameters);
+    if (top) yield { doc, params: top, path: ['spec', 'Parameters'] };
+  }
+  for (const { doc, kind, body, path } of stepsOf(docs)) {
+    const params = kind === 'Process' ? asRecord(body.Parameters) : undefined;
+    if (params) yield { doc, params, path: [...path, 'Parameters'] };
+  }
+}
+
+/**
+ * A secret parameter holds a `${env:}`/`${file:}` reference only; a parameter named like a secret
+ * with a literal value is a warning (it will sit in git). Passwords are checked by the schema.
+ */
+export const checkSecretParameters: Rule = (docs) => {
+  const out: Diagnostic[] = [];
+  for (const { doc, params, path } of parameterMaps(docs)) {
+    for (const [name, raw] of Object.entries(params)) {
+      const record = asRecord(raw);
+      const value = record ? record.value : raw;
+      const isRef = typeof value === 'string' && parseSecretRef(value) !== undefined;
+      if (isRef) continue;
+      if (record?.secret === true) {
+        out.push(
+          createDiagnostic('error', 'MF307', doc.sourceMap.locate([...path, name, 'value']), `secret parameter \`${name}\` must be a \`\${env:NAME}\` or \`\${file:PATH}\` reference, not a literal`, {
+            hint: 'keep secrets out of git: reference an environment variable or a file',
+          }),
+        );
+      } else if (SECRET_NAME.test(name) && typeof value === 'string' && value !== '' && record?.secret !== false) {
+        out.push(
+          createDiagnostic('warning', 'MF310', doc.sourceMap.locate(record ? [...path, name, 'value'] : [...path, name]), `parameter \`${name}\` looks like a secret but holds a literal value`, {
+            hint: 'use a ${env:NAME} or ${file:PATH} reference, or mark it `secret: false` if it is not a secret',
+          }),
+        );
+      }
+    }
+  }
+  return out;
+};
+
+// ---------------------------------------------------------------------------- folder entries (MF309)
+
+/** Folder ACL entries are a set keyed by user or group (case-insensitive): one entry each. */
+export const checkFolderEntries: Rule = (docs) => {
+  const out: Diagnostic[] = [];
+  for (const doc of valid(docs, 'FolderPermissions')) {
+    const entries = asRecord(doc.spec)?.entries;
+    if (!Array.isArray(entries)) continue;
+    const seen = new Map<string, number>();
+    entries.forEach((entry, i) => {
+      const e = asRecord(entry);
+      const who: readonly [string, string] | undefined =
+        typeof e?.user === 'string' ? ['user', e.user] : typeof e?.group === 'string' ? ['group', e.group] : undefined;
+      if (!who) return;
+      const key = `${who[0]}\u0000${who[1].toLowerCase()}`;
+      const first = seen.get(key);
+      if (first !== undefined) {
+        out.push(
+          createDiagnostic('error', 'MF309', doc.sourceMap.locate(['spec', 'entries', i, who[0]]), `${who[0]} \`${who[1]}\` has two entries in this folder`, {
+            hint: 'merge their permissions into one entry',
+            related: related('first entry', doc.sourceMap.locate(['spec', 'entries', first, who[0]])),
+          }),
+        );
+      } else {
+        seen.set(key, i);
+      }
+    });
+  }
+  return out;
+};
+
+/** Every rule, in the order they run. */
+export const RULES: readonly Rule[] = [
+  checkDuplicateIdentities,
+  checkPreviousNames,
+  checkAclPermissions,
+  checkRenameOriginal,
+  checkStepReferences,
+  checkTimesOfDay,
+  checkSecretParameters,
+  checkFolderEntries,
+];
+
+export function runRules(documents: readonly CheckedDocument[], rules: readonly Rule[] = RULES): Diagnostic[] {
+  return rules.flatMap((rule) => rule(documents));
+}
+
+function valid(docs: readonly CheckedDocument[], kind: ManifestKind): CheckedDocument[] {
+  return docs.filter((d) => d.kind === kind && d.schemaValid);
+}
+
+function related(message: string, at: SourcePosition) {
+  return { message, file: at.file, line: at.line, col: at.col };
+}
+
+function asRecord(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}

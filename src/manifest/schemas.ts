@@ -1,0 +1,103 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { AnySchemaObject, ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { ManifestKind } from './types.js';
+
+/** The schema file of each kind, in `schemas/` at the package root. */
+export const SCHEMA_FILES: Readonly<Record<ManifestKind, string>> = {
+  Task: 'task.schema.json',
+  ResourceGroupAcl: 'resource-group-acl.schema.json',
+  FolderPermissions: 'folder-permissions.schema.json',
+};
+
+/** The union of all kinds, for editors (`# yaml-language-server: $schema=…`). */
+export const MANIFEST_SCHEMA_FILE = 'manifest.schema.json';
+
+/**
+ * Keywords the schemas carry for editors (VS Code / yaml-language-server show them); ajv treats
+ * them as annotations and the error mapper uses them for messages.
+ */
+const ANNOTATION_KEYWORDS = ['patternErrorMessage', 'errorMessage', 'markdownDescription'];
+
+let schemasDir: string | undefined;
+
+/**
+ * `schemas/` of this package, found by walking up from this module: the same code runs from
+ * `src/` (tests), `dist/` (tsc output) and a bundle, and the package ships `schemas/` at its root.
+ */
+export function findSchemasDir(): string {
+  if (schemasDir !== undefined) return schemasDir;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'schemas');
+    if (existsSync(join(candidate, SCHEMA_FILES.Task))) return (schemasDir = candidate);
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`schemas/${SCHEMA_FILES.Task} not found above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+}
+
+/** A schema file of this package, parsed. */
+export function readSchema(file: string): AnySchemaObject {
+  return JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as AnySchemaObject;
+}
+
+let ajv: Ajv2020 | undefined;
+const validators = new Map<string, ValidateFunction>();
+
+/** The one ajv instance; every schema is added (and compiled lazily) once per process. */
+export function getAjv(): Ajv2020 {
+  if (ajv) return ajv;
+  const instance = new Ajv2020({
+    allErrors: true,
+    verbose: true,
+    strict: true,
+    // `oneOf: [{required: [user]}, {required: [group]}]` names properties defined beside it.
+    strictRequired: false,
+    allowUnionTypes: true,
+    // Schema mistakes are bugs: fail loudly instead of logging.
+    logger: {
+      log: () => {},
+      warn: (...args: unknown[]) => {
+        throw new Error(`schema warning: ${args.map(String).join(' ')}`);
+      },
+      error: (...args: unknown[]) => {
+        throw new Error(`schema error: ${args.map(String).join(' ')}`);
+      },
+    },
+  });
+  addFormats.default(instance);
+  instance.addVocabulary(ANNOTATION_KEYWORDS);
+  for (const file of Object.values(SCHEMA_FILES)) instance.addSchema(readSchema(file), file);
+  ajv = instance;
+  return instance;
+}
+
+/** The compiled validator of a kind (compiled on first use, then cached). */
+export function getValidator(kind: ManifestKind): ValidateFunction {
+  return getValidatorByFile(SCHEMA_FILES[kind]);
+}
+
+/** The compiled validator of any schema file of this package, including `manifest.schema.json`. */
+export function getValidatorByFile(file: string): ValidateFunction {
+  const cached = validators.get(file);
+  if (cached) return cached;
+  const instance = getAjv();
+  let validate = instance.getSchema(file);
+  if (!validate) {
+    instance.addSchema(readSchema(file), file);
+    validate = instance.getSchema(file);
+  }
+  if (!validate) throw new Error(`schema ${file} did not compile`);
+  validators.set(file, validate);
+  return validate;
+}
+
+/** The root schema object of a kind (for walking alongside data, e.g. normalisation). */
+export function getKindSchema(kind: ManifestKind): AnySchemaObject {
+  const validate = getValidator(kind);
+  return validate.schema as AnySchemaObject;
+}

@@ -1,0 +1,133 @@
+import type { AnySchemaObject } from 'ajv/dist/2020.js';
+import { createDiagnostic, sortDiagnostics } from './diagnostics.js';
+import type { Diagnostic } from './diagnostics.js';
+import { normalizeSpec } from './normalize.js';
+import type { ParsedDocument, ParsedFile } from './parse.js';
+import { runRules } from './rules.js';
+import type { CheckedDocument, Rule } from './rules.js';
+import { mapSchemaErrors } from './schema-errors.js';
+import { getKindSchema, getValidator } from './schemas.js';
+import { suggestName } from './suggest.js';
+import { API_VERSION, MANIFEST_KINDS } from './types.js';
+import type { Manifest, ManifestKind } from './types.js';
+
+/**
+ * The result of loading manifests: the desired state and everything wrong with it.
+ * `manifests` holds only documents that passed their schema; when `diagnostics` has an error the
+ * set as a whole must not be planned.
+ */
+export interface ManifestSet {
+  readonly manifests: readonly Manifest[];
+  /** Sorted by file, line, column. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** Every file read, sorted. */
+  readonly files: readonly string[];
+}
+
+/**
+ * Checks parsed files: envelope, schema, normalisation, then the rules across all documents.
+ * Pure. Every problem of every file is reported; nothing stops at the first.
+ */
+export function validateParsedFiles(files: readonly ParsedFile[], rules?: readonly Rule[]): ManifestSet {
+  const diagnostics: Diagnostic[] = [];
+  const manifests: Manifest[] = [];
+  const checked: CheckedDocument[] = [];
+  for (const file of files) {
+    diagnostics.push(...file.diagnostics);
+    for (const doc of file.documents) {
+      const result = checkDocument(doc);
+      diagnostics.push(...result.diagnostics);
+      if (result.checked) checked.push(result.checked);
+      if (result.manifest) manifests.push(result.manifest);
+    }
+  }
+  diagnostics.push(...runRules(checked, rules));
+  return { manifests, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort() };
+}
+
+interface DocumentResult {
+  diagnostics: Diagnostic[];
+  checked?: CheckedDocument;
+  manifest?: Manifest;
+}
+
+function checkDocument(doc: ParsedDocument): DocumentResult {
+  const { data, sourceMap } = doc;
+  const diagnostics: Diagnostic[] = [];
+  if (!isRecord(data)) {
+    const found = Array.isArray(data) ? 'a list' : data === null ? 'empty' : `a ${typeof data === 'string' ? 'text' : typeof data} value`;
+    diagnostics.push(
+      createDiagnostic('error', 'MF100', doc.start, `a manifest must be a mapping with apiVersion, kind, metadata and spec; this document is ${found}`, {
+        hint: Array.isArray(data) ? 'separate documents with `---` lines instead of making a list of them' : undefined,
+      }),
+    );
+    return { diagnostics };
+  }
+
+  if (!Object.hasOwn(data, 'apiVersion')) {
+    diagnostics.push(createDiagnostic('error', 'MF101', doc.start, `missing \`apiVersion: ${API_VERSION}\``));
+  } else if (data.apiVersion !== API_VERSION) {
+    diagnostics.push(
+      createDiagnostic('error', 'MF101', sourceMap.locate(['apiVersion']), `\`apiVersion\` must be \`${API_VERSION}\`, not ${show(data.apiVersion)}`, {
+        hint: 'this version of mftops reads mftops/v1 manifests',
+      }),
+    );
+  }
+
+  const kind = data.kind;
+  if (!Object.hasOwn(data, 'kind')) {
+    diagnostics.push(createDiagnostic('error', 'MF102', doc.start, `missing \`kind\`: one of ${MANIFEST_KINDS.join(', ')}`));
+    return { diagnostics };
+  }
+  if (!isKind(kind)) {
+    const at = sourceMap.locate(['kind']);
+    const guess = typeof kind === 'string' ? suggestName(kind, MANIFEST_KINDS) : undefined;
+    if (kind === 'Config') {
+      diagnostics.push(
+        createDiagnostic('error', 'MF102', at, '`kind: Config` is the configuration file (mftops.yaml), not a manifest', {
+          hint: 'pass the manifest folders to validate, not the configuration file',
+        }),
+      );
+    } else {
+      diagnostics.push(
+        createDiagnostic('error', 'MF102', at, `unknown kind ${show(kind)}${guess ? ` — did you mean \`${guess}\`?` : ''}`, {
+          hint: guess ? undefined : `kinds: ${MANIFEST_KINDS.join(', ')}`,
+        }),
+      );
+    }
+    return { diagnostics };
+  }
+
+  const validate = getValidator(kind);
+  const schemaValid = validate(data) === true;
+  if (!schemaValid) diagnostics.push(...mapSchemaErrors(validate.errors ?? [], { kind, sourceMap }));
+
+  const metadata = isRecord(data.metadata) ? data.metadata : undefined;
+  const metadataErrors = diagnostics.some((d) => d.code === 'MF103');
+  const name = !metadataErrors && typeof metadata?.name === 'string' ? metadata.name : undefined;
+  const previousNames =
+    !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n): n is string => typeof n === 'string') : [];
+  const checked: CheckedDocument = { kind, name, previousNames, spec: data.spec, schemaValid: schemaValid && diagnostics.length === 0, start: doc.start, sourceMap };
+  if (!checked.schemaValid || name === undefined) return { diagnostics, checked };
+
+  const root = getKindSchema(kind);
+  const specSchema = ((root.$defs as Record<string, AnySchemaObject> | undefined) ?? {}).spec ?? {};
+  const spec = normalizeSpec(data.spec, specSchema, root);
+  const manifest = { kind, name, previousNames, spec, source: doc.start, sourceMap } as Manifest;
+  return { diagnostics, checked, manifest };
+}
+
+function isKind(v: unknown): v is ManifestKind {
+  return typeof v === 'string' && (MANIFEST_KINDS as readonly string[]).includes(v);
+}
+
+function show(v: unknown): string {
+  if (typeof v === 'string') return `\`${v.length > 60 ? `${v.slice(0, 57)}...` : v}\``;
+  if (v === null || v === undefined) return 'empty';
+  if (typeof v === 'object') return Array.isArray(v) ? 'a list' : 'a mapping';
+  return `\`${String(v)}\``;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

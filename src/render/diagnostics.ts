@@ -1,0 +1,131 @@
+import { isAbsolute, relative, sep } from 'node:path';
+import { countDiagnostics } from '../manifest/diagnostics.js';
+import type { Diagnostic } from '../manifest/diagnostics.js';
+
+/** What a validation run produced, as the renderers need it. */
+export interface DiagnosticsReport {
+  /** Sorted by file, line, column. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** Manifests that loaded (for the "N manifests valid" line). */
+  readonly manifestCount: number;
+}
+
+export interface DiagnosticsRenderOptions {
+  /** File paths are shown relative to this folder when they are inside it. */
+  readonly cwd: string;
+  /** ANSI colour (text only); the caller decides (TTY, NO_COLOR, --no-color). */
+  readonly color?: boolean;
+}
+
+export type DiagnosticsFormat = 'text' | 'json' | 'github';
+
+export function renderDiagnostics(format: DiagnosticsFormat, report: DiagnosticsReport, options: DiagnosticsRenderOptions): string {
+  switch (format) {
+    case 'text':
+      return renderDiagnosticsText(report, options);
+    case 'json':
+      return renderDiagnosticsJson(report, options);
+    case 'github':
+      return renderDiagnosticsGithub(report, options);
+    default: {
+      const never: never = format;
+      throw new Error(`unknown format ${String(never)}`);
+    }
+  }
+}
+
+/** A path for display: relative to `cwd` when inside it, with `/` separators. */
+export function displayPath(file: string, cwd: string): string {
+  const rel = relative(cwd, file);
+  const shown = rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? file : rel;
+  return sep === '/' ? shown : shown.split(sep).join('/');
+}
+
+/**
+ * Compiler style: `FILE:LINE:COL: error CODE: message`, an indented hint and related place when
+ * present, then one summary line (`2 errors in 1 file`, `12 manifests valid`).
+ */
+export function renderDiagnosticsText(report: DiagnosticsReport, options: DiagnosticsRenderOptions): string {
+  const paint = painter(options.color === true);
+  const lines: string[] = [];
+  for (const d of report.diagnostics) {
+    const where = `${displayPath(d.file, options.cwd)}:${d.line}:${d.col}`;
+    const severity = d.severity === 'error' ? paint.red(`error ${d.code}`) : paint.yellow(`warning ${d.code}`);
+    lines.push(`${paint.bold(where)}: ${severity}: ${d.message}`);
+    if (d.hint !== undefined) lines.push(paint.dim(`  hint: ${d.hint}`));
+    if (d.related !== undefined) lines.push(paint.dim(`  ${d.related.message} at ${displayPath(d.related.file, options.cwd)}:${d.related.line}:${d.related.col}`));
+  }
+  lines.push(summaryLine(report));
+  return `${lines.join('\n')}\n`;
+}
+
+/** The last line of the text output. */
+export function summaryLine(report: DiagnosticsReport): string {
+  const { errors, warnings } = countDiagnostics(report.diagnostics);
+  const w = warnings > 0 ? `${warnings} ${plural(warnings, 'warning')}` : '';
+  if (errors > 0) {
+    const files = new Set(report.diagnostics.filter((d) => d.severity === 'error').map((d) => d.file)).size;
+    return `${errors} ${plural(errors, 'error')}${w ? ` and ${w}` : ''} in ${files} ${plural(files, 'file')}`;
+  }
+  return `${report.manifestCount} ${plural(report.manifestCount, 'manifest')} valid${w ? `, ${w}` : ''}`;
+}
+
+/** A JSON list of diagnostics, paths relative like the text output. */
+export function renderDiagnosticsJson(report: DiagnosticsReport, options: DiagnosticsRenderOptions): string {
+  const list = report.diagnostics.map((d) => ({
+    severity: d.severity,
+    code: d.code,
+    message: d.message,
+    file: displayPath(d.file, options.cwd),
+    line: d.line,
+    col: d.col,
+    ...(d.endLine !== undefined ? { endLine: d.endLine } : {}),
+    ...(d.endCol !== undefined ? { endCol: d.endCol } : {}),
+    ...(d.hint !== undefined ? { hint: d.hint } : {}),
+    ...(d.related !== undefined ? { related: { ...d.related, file: displayPath(d.related.file, options.cwd) } } : {}),
+  }));
+  return `${JSON.stringify(list, null, 2)}\n`;
+}
+
+/**
+ * GitHub workflow commands (`::error file=F,line=L,col=C,title=CODE::message`) that the runner
+ * turns into annotations on the pull request, then the summary line as plain log text.
+ */
+export function renderDiagnosticsGithub(report: DiagnosticsReport, options: DiagnosticsRenderOptions): string {
+  const lines = report.diagnostics.map((d) => {
+    const props = [
+      `file=${escapeProperty(displayPath(d.file, options.cwd))}`,
+      `line=${d.line}`,
+      `col=${d.col}`,
+      ...(d.endLine !== undefined ? [`endLine=${d.endLine}`] : []),
+      ...(d.endCol !== undefined && d.endLine === d.line ? [`endColumn=${d.endCol}`] : []),
+      `title=${escapeProperty(d.code)}`,
+    ];
+    const extra = [
+      ...(d.hint !== undefined ? [`hint: ${d.hint}`] : []),
+      ...(d.related !== undefined ? [`${d.related.message} at ${displayPath(d.related.file, options.cwd)}:${d.related.line}:${d.related.col}`] : []),
+    ];
+    return `::${d.severity} ${props.join(',')}::${escapeData([d.message, ...extra].join('\n'))}`;
+  });
+  lines.push(summaryLine(report));
+  return `${lines.join('\n')}\n`;
+}
+
+/** Workflow-command message escaping (as @actions/core does). */
+export function escapeData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/** Workflow-command property escaping: also `:` and `,`, which delimit properties. */
+export function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+function plural(n: number, word: string): string {
+  return n === 1 ? word : `${word}s`;
+}
+
+function painter(on: boolean) {
+  const wrap = (code: string) => (text: string) => (on ? `\u001b[${code}m${text}\u001b[0m` : text);
+  return { red: wrap('31;1'), yellow: wrap('33;1'), bold: wrap('1'), dim: wrap('2') };
+}

@@ -1,0 +1,198 @@
+import { existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadManifests } from '../../src/manifest/load.js';
+import { parseManifestFile } from '../../src/manifest/parse.js';
+import type { TaskManifest } from '../../src/manifest/types.js';
+import { testdir } from '../helpers/testdir.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const EXAMPLES = join(ROOT, 'examples', 'manifests');
+
+const TASK = (name: string, extra = '') => `apiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: ${name}\nspec:\n  Active: 1\n${extra}`;
+
+/** 1-based line and column of the first occurrence of `needle` in `text`. */
+function positionOf(text: string, needle: string, from = 0): { line: number; col: number } {
+  const offset = text.indexOf(needle, from);
+  if (offset < 0) throw new Error(`${needle} not in text`);
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, col: before[before.length - 1]!.length + 1 };
+}
+
+describe('examples', () => {
+  it('are all valid, with the kinds and counts the seed expects', async () => {
+    const set = await loadManifests([EXAMPLES]);
+    expect(set.diagnostics).toEqual([]);
+    const count = (kind: string) => set.manifests.filter((m) => m.kind === kind).length;
+    expect(count('Task')).toBeGreaterThanOrEqual(12);
+    expect(count('ResourceGroupAcl')).toBeGreaterThanOrEqual(4);
+    expect(count('FolderPermissions')).toBeGreaterThanOrEqual(4);
+    const folders = set.manifests.filter((m) => m.kind === 'FolderPermissions');
+    expect(folders.some((m) => m.kind === 'FolderPermissions' && m.spec.createIfMissing !== undefined)).toBe(true);
+  });
+
+  it('each start with a schema comment that points at manifest.schema.json', () => {
+    const files = readdirSync(EXAMPLES, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const first = readFileSync(join(EXAMPLES, f), 'utf8').split('\n')[0]!;
+      const m = /^# yaml-language-server: \$schema=(\S+)$/.exec(first);
+      expect(m, f).not.toBeNull();
+      const target = resolve(dirname(join(EXAMPLES, f)), m![1]!);
+      expect(target).toBe(join(ROOT, 'schemas', 'manifest.schema.json'));
+      expect(existsSync(target)).toBe(true);
+    }
+  });
+});
+
+describe('loading files and folders', () => {
+  it('reads *.yaml and *.yml recursively in sorted order, skipping hidden folders and node_modules', async () => {
+    const dir = testdir({
+      'm/b.yaml': TASK('B'),
+      'm/a/z.yml': TASK('Z'),
+      'm/a/y.YAML': TASK('Y'),
+      'm/notes.txt': 'not yaml',
+      'm/.github/workflows/ci.yml': 'on: push\n',
+      'm/node_modules/pkg/x.yaml': 'junk: [\n',
+      'extra.manifest': TASK('Explicit'),
+    });
+    const set = await loadManifests(['m', 'extra.manifest'], { cwd: dir });
+    expect(set.diagnostics).toEqual([]);
+    expect(set.files.map((f) => f.slice(dir.length + 1))).toEqual(['extra.manifest', 'm/a/y.YAML', 'm/a/z.yml', 'm/b.yaml']);
+    expect(set.manifests.map((m) => m.name).sort()).toEqual(['B', 'Explicit', 'Y', 'Z']);
+  });
+
+  it('reads a file once when two paths reach it', async () => {
+    const dir = testdir({ 'm/a.yaml': TASK('A') });
+    symlinkSync(join(dir, 'm'), join(dir, 'link'));
+    const set = await loadManifests(['m', 'm/a.yaml', 'link'], { cwd: dir });
+    expect(set.diagnostics).toEqual([]);
+    expect(set.manifests).toHaveLength(1);
+  });
+
+  it('reads multi-document files and ignores empty documents between separators', async () => {
+    const text = `---\n${TASK('One')}---\n---\n${TASK('Two')}...\n`;
+    const dir = testdir({ 'multi.yaml': text });
+    const set = await loadManifests(['multi.yaml'], { cwd: dir });
+    expect(set.diagnostics).toEqual([]);
+    expect(set.manifests.map((m) => [m.name, m.source.line])).toEqual([
+      ['One', positionOf(text, 'apiVersion').line],
+      ['Two', positionOf(text, 'apiVersion', text.indexOf('Two') - 60).line],
+    ]);
+  });
+
+  it('accepts CRLF line endings and a byte order mark', async () => {
+    const text = `\ufeff${TASK('Windows', '  Info: { Description: made on Windows }\n').replace(/\n/g, '\r\n')}`;
+    const dir = testdir({ 'crlf.yaml': text });
+    const set = await loadManifests(['crlf.yaml'], { cwd: dir });
+    expect(set.diagnostics).toEqual([]);
+    expect(set.manifests[0]?.name).toBe('Windows');
+  });
+
+  it('accepts anchors and merge keys, and points errors inside them at the anchor', async () => {
+    const text = [
+      'apiVersion: mftops/v1',
+      'kind: Task',
+      'metadata: { name: Anchored }',
+      'spec:',
+      '  steps:',
+      '    - Source: &src',
+      '        Host: payroll-sftp',
+      '        RetryCount: 40000',
+      '    - Destination:',
+      '        <<: *src',
+      '        Path: /in',
+      '',
+    ].join('\n');
+    const dir = testdir({ 'anchors.yaml': text });
+    const set = await loadManifests(['anchors.yaml'], { cwd: dir });
+    const errors = set.diagnostics.filter((d) => d.code === 'MF205');
+    expect(errors.length).toBeGreaterThan(0);
+    for (const e of errors) expect([e.line, e.col]).toEqual(Object.values(positionOf(text, '40000')));
+  });
+
+  it('keeps secret references as written and never resolves them', async () => {
+    const dir = testdir({
+      'secret.yaml': TASK('S', '  steps:\n    - Source: { Host: h, Password: "${env:DEFINITELY_UNSET_VAR}" }\n'),
+    });
+    const set = await loadManifests(['secret.yaml'], { cwd: dir });
+    expect(set.diagnostics).toEqual([]);
+    const task = set.manifests[0] as TaskManifest;
+    expect(task.spec.steps?.[0]).toEqual({ Source: { Host: 'h', Password: '${env:DEFINITELY_UNSET_VAR}' } });
+  });
+});
+
+describe('the desired-state model', () => {
+  it('holds 0/1 fields as numbers and parameters as {value, secret}', async () => {
+    const dir = testdir({
+      't.yaml': TASK(
+        'Model',
+        [
+          '  AR: false',
+          '  Parameters:',
+          '    Region: eu',
+          '    Batch: 25',
+          '    ApiKey: { value: "${env:API_KEY}", secret: true }',
+          '    Token: ${file:token.txt}',
+          '  steps:',
+          '    - Source: { Host: h, SearchSubdirs: true, UseDefUser: false, DeleteOrig: 0 }',
+          '    - Process: { Script: Unzip, Parameters: { Mode: fast } }',
+          '',
+        ].join('\n'),
+      ).replace('Active: 1', 'Active: true'),
+    });
+    const set = await loadManifests(['t.yaml'], { cwd: dir });
+    expect(set.diagnostics).toEqual([]);
+    const task = set.manifests[0] as TaskManifest;
+    expect(task.spec.Active).toBe(1);
+    expect(task.spec.AR).toBe(0);
+    expect(task.spec.Parameters).toEqual({
+      Region: { value: 'eu', secret: false },
+      Batch: { value: '25', secret: false },
+      ApiKey: { value: '${env:API_KEY}', secret: true },
+      Token: { value: '${file:token.txt}', secret: true },
+    });
+    expect(task.spec.steps).toEqual([
+      { Source: { Host: 'h', SearchSubdirs: 1, UseDefUser: 0, DeleteOrig: 0 } },
+      { Process: { Script: 'Unzip', Parameters: { Mode: { value: 'fast', secret: false } } } },
+    ]);
+  });
+
+  it('maps any JSON path of a document to its file, line and column', async () => {
+    const text = TASK('Mapped', '  steps:\n    - Source: { Host: payroll-sftp, Path: /out }\n    - Process: { Script: PGP Encrypt }\n');
+    const dir = testdir({ 'map.yaml': text });
+    const set = await loadManifests(['map.yaml'], { cwd: dir });
+    const task = set.manifests[0]!;
+    const script = positionOf(text, 'PGP Encrypt');
+    expect(task.sourceMap.locate('/spec/steps/1/Process/Script')).toMatchObject({ file: join(dir, 'map.yaml'), ...script });
+    expect(task.sourceMap.locate(['spec', 'steps', 1, 'Process', 'Script'], 'key')).toMatchObject(positionOf(text, 'Script'));
+    // A path that is not in the document falls back to the deepest part that is.
+    expect(task.sourceMap.locate(['spec', 'steps', 0, 'Source', 'RetryCount'], 'key')).toMatchObject(positionOf(text, 'Source'));
+    expect(task.source).toMatchObject({ line: 1, col: 1 });
+  });
+
+  it('leaves out documents with errors but keeps the valid ones of the same run', async () => {
+    const dir = testdir({ 'a.yaml': TASK('Good'), 'b.yaml': TASK('Bad', '  Active: 1\n') });
+    const set = await loadManifests(['.'], { cwd: dir });
+    expect(set.manifests.map((m) => m.name)).toEqual(['Good']);
+    expect(set.diagnostics.map((d) => [d.code, d.file])).toEqual([['MF002', join(dir, 'b.yaml')]]);
+  });
+});
+
+describe('parseManifestFile', () => {
+  it('treats text with a NUL character as binary', () => {
+    const parsed = parseManifestFile('x.yaml', 'a: 1\u0000\n');
+    expect(parsed.diagnostics.map((d) => d.code)).toEqual(['MF005']);
+  });
+
+  it('applies the size limit it is given', () => {
+    const parsed = parseManifestFile('x.yaml', TASK('A'), { maxFileBytes: 10, maxAliasCount: 100 });
+    expect(parsed.diagnostics.map((d) => d.code)).toEqual(['MF004']);
+  });
+
+  it('reports YAML 1.1 style custom tags as warnings, not errors', () => {
+    const parsed = parseManifestFile('x.yaml', TASK('A', '  Info: { Description: !Sub text }\n'));
+    expect(parsed.diagnostics.map((d) => [d.severity, d.code])).toEqual([['warning', 'MF001']]);
+    expect(parsed.documents).toHaveLength(1);
+  });
+});

@@ -1,0 +1,95 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadManifests } from '../../src/manifest/load.js';
+import { testdir } from '../helpers/testdir.js';
+
+const task = (name: string, spec: string, meta = '') => `apiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: ${name}\n${meta}spec:\n${spec}`;
+const acl = (name: string, rg: string, ug: string, perms: string) =>
+  `apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: ${name} }\nspec:\n  resourceGroup: ${rg}\n  userGroup: ${ug}\n  permissions: ${perms}\n`;
+const folder = (path: string, entries: string) => `apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: ${path} }\nspec:\n  mode: exact\n  entries:\n${entries}`;
+
+async function check(files: Record<string, string>) {
+  const dir = testdir(files);
+  const set = await loadManifests(['.'], { cwd: dir });
+  return { dir, set, codes: set.diagnostics.map((d) => `${d.severity} ${d.code}`) };
+}
+
+describe('rules across documents', () => {
+  it('finds a task defined in two files and points at the first definition', async () => {
+    const { dir, set } = await check({ 'a/one.yaml': task('Payroll to bank', '  Active: 1\n'), 'b/two.yaml': task('payroll TO bank', '  Active: 0\n') });
+    expect(set.diagnostics).toHaveLength(1);
+    const d = set.diagnostics[0]!;
+    expect([d.code, d.file, d.line]).toEqual(['MF301', join(dir, 'b/two.yaml'), 4]);
+    expect(d.related).toMatchObject({ file: join(dir, 'a/one.yaml'), line: 4 });
+  });
+
+  it('lets different kinds share a name', async () => {
+    const { codes } = await check({
+      'a.yaml': `${task('Finance', '  Active: 1\n')}---\n${acl('Finance', 'Finance', 'Auditors', '[TaskRun]')}`,
+    });
+    expect(codes).toEqual([]);
+  });
+
+  it('accepts a rename whose previous name is no longer managed', async () => {
+    const { codes, set } = await check({ 'a.yaml': task('New name', '  Active: 1\n', '  previousNames: [Old name]\n') });
+    expect(codes).toEqual([]);
+    expect(set.manifests[0]?.previousNames).toEqual(['Old name']);
+  });
+});
+
+describe('rules within a document', () => {
+  it('accepts TaskAddEditDelete together with TaskEditExisting', async () => {
+    expect((await check({ 'a.yaml': acl('pm', 'Partners', 'Partner Managers', '[TaskAddEditDelete, TaskEditExisting]') })).codes).toEqual([]);
+  });
+
+  it('accepts RenameTo and DelRename with DeleteOrig 2, and DelRename 0 with any DeleteOrig', async () => {
+    const spec = [
+      '  steps:',
+      '    - Source: { Host: h, DeleteOrig: 2, RenameTo: /done, DelRename: true }',
+      '    - Source: { Host: h, DeleteOrig: 1, DelRename: 0 }',
+      '',
+    ].join('\n');
+    expect((await check({ 'a.yaml': task('T', spec) })).codes).toEqual([]);
+  });
+
+  it('accepts the first and last minute of the day', async () => {
+    const spec = '  Schedules:\n    Schedule:\n      - Frequency: { Interval: [{ StartTime: "00:00", EndTime: "23:59" }] }\n';
+    expect((await check({ 'a.yaml': task('T', spec) })).codes).toEqual([]);
+  });
+
+  it('checks every Process step and Destination step reference, not only the first', async () => {
+    const spec = [
+      '  steps:',
+      '    - Source: { Host: h }',
+      '    - Process: { Script: A }',
+      '    - Process: { ScriptID: "12", Script: B }',
+      '    - Destination: { HostID: "9" }',
+      '    - Destination: { Path: /in }',
+      '',
+    ].join('\n');
+    const { set } = await check({ 'a.yaml': task('T', spec) });
+    expect(set.diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['MF308', 9],
+      ['MF308', 11],
+    ]);
+  });
+
+  it('warns, without failing, about a literal value in a parameter named like a secret', async () => {
+    const spec = ['  Parameters:', '    ApiToken: abc123', '    Password: { value: not-secret-here, secret: false }', '    Region: eu', ''].join('\n');
+    const { set, codes } = await check({ 'a.yaml': task('T', spec) });
+    expect(codes).toEqual(['warning MF310']);
+    expect(set.diagnostics[0]?.line).toBe(7);
+    expect(set.manifests).toHaveLength(1);
+  });
+
+  it('keys folder entries by kind: a user and a group may have the same name', async () => {
+    const entries = '    - user: finance\n      permissions: [listFiles]\n    - group: finance\n      permissions: [readFiles]\n';
+    expect((await check({ 'a.yaml': folder('/Finance', entries) })).codes).toEqual([]);
+  });
+
+  it('runs field rules only on schema-valid documents, so one mistake gives one error', async () => {
+    const spec = '  steps:\n    - Source: { Host: h, DeleteOrig: 3, RenameTo: /done }\n';
+    const { codes } = await check({ 'a.yaml': task('T', spec) });
+    expect(codes).toEqual(['error MF204']);
+  });
+});
