@@ -1,0 +1,421 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { FieldError } from './http.js';
+import type { Json, JsonObject } from './json.js';
+import { isJsonObject } from './json.js';
+import type { AclRecord, AutomationState, AutomationUser, HostRecord, HostType, Profile } from './state.js';
+import { ACL_PERMISSION_KEYS } from './state.js';
+import { hostTypesFor, isStepKind, orderTaskKeys } from './validate-task.js';
+
+/*
+ * The configuration file in the legacy XML dialect (gaps.md): items are elements, settings are
+ * attributes, booleans and 0/1 fields are "1"/"0". The mapping from the JSON state is generic
+ * and exact:
+ *   - a scalar member is an attribute; its JSON type comes from the key tables below, and a
+ *     member whose type differs from the table is listed in the element's `_types` attribute
+ *     (`Key:number`, `Key:string`, `Key:boolean`);
+ *   - an object member is a child element named by its key;
+ *   - an array member is one child element per item (strings as text content); `_types` says
+ *     `Key:strings`/`Key:objects` when the tables would guess otherwise, and always for [];
+ *   - `steps` are written as their step elements (`<Source/>`, `<Process/>`…) in order;
+ *   - whatever XML cannot carry exactly (keys that are not XML names, nested arrays, control
+ *     characters) goes into `_extra`, a JSON object.
+ */
+
+/** Keys whose scalar values are integers (0/1 fields, counts, ports, timeouts…). */
+const INT_KEYS = new Set([
+  'AR', 'Active', 'UseDefStateCaching', 'NextEID', 'Multi', 'FailIfNoSuccessInSched', 'OnlyUntilFirstSuccess', 'RunEvenIfNotif', 'Secret',
+  'ConnTimeoutSecs', 'DataTimeoutSecs', 'MxBy', 'MxFi', 'RescanSecs', 'RetryCount', 'RetryTimeoutSecs', 'Rsm', 'DeleteOrig', 'FolderType', 'SyDel',
+  'BlindDL', 'DelRename', 'NewFilesOnly', 'Passive', 'RetryIfNoFiles', 'ReuseSSL', 'SearchSubdirs', 'SetFileAttr', 'SyF', 'SyT', 'UDMxBy', 'UDMxFi',
+  'Unzip', 'UseLCaseComp', 'UseWinCopyFileAPI', 'OverwriteOrig', 'IsDest',
+  'DefRetryCount', 'DefRetryTimeoutSecs', 'FirewallPort', 'MDNPollCount', 'MDNPollTimeoutSecs', 'FIPSOnly', 'IgnoreCertProbs', 'UseSigningCertForDecrypt',
+  'DeleteIfNewerThanDays', 'DeleteIfOlderThanDays', 'PauseRerunSecs', 'POPPort', 'SMTPPort', 'UseSMTPInfo', 'ProxyPort', 'UseHTTPAuth', 'Port', 'AdjDST',
+  'DefMxBy', 'DefMxFi', 'DefRescanSecs', 'DefWinCopyFileAPI', 'DelOldStateDays', 'StateCacheTime', 'UseNotif', 'CustomDirColDate', 'CustomDirColFilename',
+  'CustomDirSkipBottom', 'CustomDirSkipTop', 'DefConnTimeoutSecs', 'DefDataTimeoutSecs', 'UTCOffset', 'CustomDir', 'DefBlindDL', 'DefBlindUL', 'DefPassive',
+  'DefSetFileAttr', 'DotNET', 'NATUseServerIPForData', 'OptimizeSSHBuf', 'RenameAfterUpload', 'CmpL',
+  ...ACL_PERMISSION_KEYS,
+]);
+const BOOL_KEYS = new Set(['Renamed', 'IsAdmin']);
+const STRING_ARRAY_KEYS = new Set(['Group', 'DayOfWeek', 'MemberOf']);
+const OBJECT_ARRAY_KEYS = new Set(['Schedule', 'Interval', 'DateListRef', 'When', 'NextAction', 'comp', 'Parameter', 'Entries']);
+
+type ScalarType = 'string' | 'number' | 'boolean';
+type ChildType = 'object' | 'strings' | 'objects';
+
+function scalarType(key: string): ScalarType {
+  if (INT_KEYS.has(key) || key.startsWith('UseDef')) return 'number';
+  if (BOOL_KEYS.has(key)) return 'boolean';
+  return 'string';
+}
+function childType(key: string): ChildType {
+  if (STRING_ARRAY_KEYS.has(key)) return 'strings';
+  if (OBJECT_ARRAY_KEYS.has(key)) return 'objects';
+  return 'object';
+}
+
+const XML_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+const BAD_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+
+function isPlainName(key: string): boolean {
+  return XML_NAME.test(key) && !key.toLowerCase().startsWith('xml');
+}
+function escapeText(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
+}
+function escapeAttr(s: string): string {
+  return escapeText(s).replace(/"/g, '&quot;');
+}
+function decodeEntities(s: string): string {
+  return s.replace(/&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g, (_m, e: string) => {
+    switch (e) {
+      case 'lt':
+        return '<';
+      case 'gt':
+        return '>';
+      case 'amp':
+        return '&';
+      case 'quot':
+        return '"';
+      case 'apos':
+        return "'";
+      default:
+        return String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
+    }
+  });
+}
+
+function isStepItem(v: Json): v is JsonObject {
+  if (!isJsonObject(v)) return false;
+  const keys = Object.keys(v);
+  return keys.length === 1 && isStepKind(keys[0]!) && isJsonObject(v[keys[0]!]);
+}
+
+/** One JSON object as an element, pretty-printed at `indent`. */
+function encodeElement(tag: string, obj: JsonObject, indent: string): string {
+  const attrs: string[] = [];
+  const children: string[] = [];
+  const steps: string[] = [];
+  const types: string[] = [];
+  const extra: JsonObject = {};
+  const inner = `${indent}  `;
+  for (const [k, v] of Object.entries(obj)) {
+    if (!isPlainName(k) || v === null) {
+      extra[k] = v;
+      continue;
+    }
+    if (k === 'steps' && Array.isArray(v) && v.every(isStepItem)) {
+      if (v.length === 0) types.push('steps:objects');
+      for (const step of v as JsonObject[]) {
+        const [kind, body] = Object.entries(step)[0]!;
+        steps.push(encodeElement(kind, body as JsonObject, inner));
+      }
+      continue;
+    }
+    if (k === 'steps' || isStepKind(k)) {
+      extra[k] = v;
+      continue;
+    }
+    if (typeof v === 'string') {
+      if (BAD_CHARS.test(v)) extra[k] = v;
+      else {
+        attrs.push(`${k}="${escapeAttr(v)}"`);
+        if (scalarType(k) !== 'string') types.push(`${k}:string`);
+      }
+    } else if (typeof v === 'number') {
+      if (!Number.isFinite(v)) extra[k] = v;
+      else {
+        attrs.push(`${k}="${String(v)}"`);
+        if (scalarType(k) !== 'number') types.push(`${k}:number`);
+      }
+    } else if (typeof v === 'boolean') {
+      attrs.push(`${k}="${v ? '1' : '0'}"`);
+      if (scalarType(k) !== 'boolean') types.push(`${k}:boolean`);
+    } else if (Array.isArray(v)) {
+      if (v.length === 0) types.push(`${k}:${childType(k) === 'strings' ? 'strings' : 'objects'}`);
+      else if (v.every((x) => typeof x === 'string' && !BAD_CHARS.test(x))) {
+        for (const x of v as string[]) children.push(`${inner}<${k}>${escapeText(x)}</${k}>`);
+        if (childType(k) !== 'strings') types.push(`${k}:strings`);
+      } else if (v.every(isJsonObject)) {
+        for (const x of v as JsonObject[]) children.push(encodeElement(k, x, inner));
+        if (childType(k) !== 'objects') types.push(`${k}:objects`);
+      } else extra[k] = v;
+    } else {
+      children.push(encodeElement(k, v, inner));
+      if (childType(k) !== 'object') types.push(`${k}:object`);
+    }
+  }
+  if (types.length > 0) attrs.push(`_types="${types.join(' ')}"`);
+  if (Object.keys(extra).length > 0) attrs.push(`_extra="${escapeAttr(JSON.stringify(extra))}"`);
+  const open = `${indent}<${tag}${attrs.length > 0 ? ` ${attrs.join(' ')}` : ''}`;
+  const body = [...children, ...steps];
+  return body.length === 0 ? `${open}/>` : `${open}>\n${body.join('\n')}\n${indent}</${tag}>`;
+}
+
+function section(tag: string, itemTag: (item: JsonObject) => string, items: readonly JsonObject[]): string {
+  if (items.length === 0) return `  <${tag}/>`;
+  return `  <${tag}>\n${items.map((i) => encodeElement(itemTag(i), i, '    ')).join('\n')}\n  </${tag}>`;
+}
+
+/** The root element of the export. */
+export const CONFIG_ROOT = 'Config';
+
+/** GET /config: the whole automation configuration, passwords in clear. */
+export function exportConfig(state: AutomationState, appVersion: string): string {
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<${CONFIG_ROOT} Version="${escapeAttr(appVersion)}" SchedulerEnabled="${state.schedulerEnabled ? '1' : '0'}" NextID="${state.nextId}">`,
+    section('Users', () => 'User', state.users),
+    section('UserGroups', () => 'UserGroup', state.userGroups),
+    section('ResourceGroups', () => 'ResourceGroup', state.resourceGroups),
+    section('ACLs', () => 'ACL', state.acls),
+    state.hosts.length === 0
+      ? '  <Hosts/>'
+      : `  <Hosts>\n${state.hosts.map((h) => encodeElement(h.type, h.fields, '    ')).join('\n')}\n  </Hosts>`,
+    section('CustomScripts', () => 'CustomScript', state.customScripts),
+    section('StandardScripts', () => 'StandardScript', state.standardScripts),
+    section('DateLists', () => 'DateList', state.dateLists),
+    section('GlobalParameters', () => 'GlobalParameter', state.globalParameters),
+    section('Tasks', () => 'Task', state.tasks),
+    `</${CONFIG_ROOT}>`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import
+
+/** The configuration part of the automation state, as PUT /config replaces it. */
+export type AutomationConfig = Pick<
+  AutomationState,
+  'users' | 'userGroups' | 'resourceGroups' | 'acls' | 'hosts' | 'customScripts' | 'standardScripts' | 'dateLists' | 'globalParameters' | 'tasks' | 'schedulerEnabled' | 'nextId'
+>;
+
+class ImportError extends Error {}
+
+type XmlNode = Record<string, unknown>;
+
+function tagOf(node: XmlNode): string | undefined {
+  for (const k of Object.keys(node)) if (k !== ':@') return k;
+  return undefined;
+}
+function childrenOf(node: XmlNode): XmlNode[] {
+  const tag = tagOf(node);
+  const kids = tag === undefined ? [] : node[tag];
+  return Array.isArray(kids) ? (kids as XmlNode[]) : [];
+}
+function elementChildren(node: XmlNode): XmlNode[] {
+  return childrenOf(node).filter((c) => {
+    const t = tagOf(c);
+    return t !== undefined && t !== '#text' && t !== '#comment' && !t.startsWith('?');
+  });
+}
+function attrsOf(node: XmlNode): Map<string, string> {
+  const raw = (node[':@'] ?? {}) as Record<string, string>;
+  const out = new Map<string, string>();
+  for (const [k, v] of Object.entries(raw)) out.set(k.slice(2), decodeEntities(String(v)));
+  return out;
+}
+function textOf(node: XmlNode): string {
+  return childrenOf(node)
+    .filter((c) => tagOf(c) === '#text')
+    .map((c) => decodeEntities(String(c['#text'])))
+    .join('');
+}
+
+function convertScalar(raw: string, type: string, where: string): Json {
+  switch (type) {
+    case 'string':
+      return raw;
+    case 'number':
+      if (!/^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(raw)) throw new ImportError(`${where}: "${raw}" is not a number`);
+      return Number(raw);
+    case 'boolean':
+      if (raw === '1' || raw === 'true') return true;
+      if (raw === '0' || raw === 'false') return false;
+      throw new ImportError(`${where}: "${raw}" is not 1 or 0`);
+    default:
+      throw new ImportError(`${where}: unknown type ${type}`);
+  }
+}
+
+function decodeElement(node: XmlNode, where: string): JsonObject {
+  const attrs = attrsOf(node);
+  const types = new Map<string, string>();
+  for (const t of (attrs.get('_types') ?? '').split(' ').filter((x) => x !== '')) {
+    const [k, v] = t.split(':');
+    if (!k || !v) throw new ImportError(`${where}: bad _types entry "${t}"`);
+    types.set(k, v);
+  }
+  const out: JsonObject = {};
+  for (const [k, raw] of attrs) {
+    if (k === '_types' || k === '_extra') continue;
+    out[k] = convertScalar(raw, types.get(k) ?? scalarType(k), `${where}@${k}`);
+  }
+  let steps: JsonObject[] | undefined = types.has('steps') ? [] : undefined;
+  for (const child of elementChildren(node)) {
+    const tag = tagOf(child)!;
+    const w = `${where}/${tag}`;
+    if (isStepKind(tag)) {
+      (steps ??= []).push({ [tag]: decodeElement(child, w) });
+      continue;
+    }
+    const t = types.get(tag) ?? childType(tag);
+    switch (t) {
+      case 'strings':
+        ((out[tag] ??= []) as Json[]).push(textOf(child));
+        break;
+      case 'objects':
+        ((out[tag] ??= []) as Json[]).push(decodeElement(child, w));
+        break;
+      case 'object':
+        if (out[tag] !== undefined) throw new ImportError(`${w}: repeated element`);
+        out[tag] = decodeElement(child, w);
+        break;
+      default:
+        throw new ImportError(`${w}: an element cannot hold a ${t}`);
+    }
+  }
+  for (const [k, t] of types) if ((t === 'strings' || t === 'objects') && k !== 'steps' && out[k] === undefined) out[k] = [];
+  if (steps) out.steps = steps;
+  const extra = attrs.get('_extra');
+  if (extra !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(extra);
+    } catch {
+      throw new ImportError(`${where}@_extra: not JSON`);
+    }
+    if (!isJsonObject(parsed)) throw new ImportError(`${where}@_extra: not a JSON object`);
+    Object.assign(out, parsed);
+  }
+  return out;
+}
+
+function requireString(obj: JsonObject, key: string, where: string): string {
+  const v = obj[key];
+  if (typeof v !== 'string' || v === '') throw new ImportError(`${where}: ${key} is required`);
+  return v;
+}
+
+function uniqueIds(items: readonly JsonObject[], key: string, where: string): void {
+  const seen = new Set<string>();
+  for (const i of items) {
+    const id = requireString(i, key, where);
+    if (seen.has(id)) throw new ImportError(`${where}: duplicate ${key} ${id}`);
+    seen.add(id);
+  }
+}
+
+const SECTIONS: Readonly<Record<string, string | null>> = {
+  Users: 'User',
+  UserGroups: 'UserGroup',
+  ResourceGroups: 'ResourceGroup',
+  ACLs: 'ACL',
+  Hosts: null,
+  CustomScripts: 'CustomScript',
+  StandardScripts: 'StandardScript',
+  DateLists: 'DateList',
+  GlobalParameters: 'GlobalParameter',
+  Tasks: 'Task',
+};
+
+function readConfig(xml: string, profile: Profile): AutomationConfig {
+  const parser = new XMLParser({
+    preserveOrder: true,
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: false,
+    processEntities: false,
+    commentPropName: '#comment',
+  });
+  const doc = parser.parse(xml) as XmlNode[];
+  const roots = doc.filter((n) => {
+    const t = tagOf(n);
+    return t !== undefined && t !== '#text' && t !== '#comment' && !t.startsWith('?');
+  });
+  if (roots.length !== 1 || tagOf(roots[0]!) !== CONFIG_ROOT) throw new ImportError(`the root element must be <${CONFIG_ROOT}>`);
+  const root = roots[0]!;
+  const rootAttrs = attrsOf(root);
+  const sections = new Map<string, JsonObject[]>();
+  const hosts: HostRecord[] = [];
+  const allowedHostTypes = hostTypesFor(profile) as string[];
+  for (const sec of elementChildren(root)) {
+    const tag = tagOf(sec)!;
+    if (!(tag in SECTIONS)) throw new ImportError(`<${tag}> is not a section of <${CONFIG_ROOT}> (${Object.keys(SECTIONS).join(', ')})`);
+    if (sections.has(tag)) throw new ImportError(`<${tag}> appears twice`);
+    const itemTag = SECTIONS[tag];
+    const items: JsonObject[] = [];
+    for (const item of elementChildren(sec)) {
+      const t = tagOf(item)!;
+      const where = `${tag}/${t}[${items.length}]`;
+      if (itemTag === null) {
+        if (!allowedHostTypes.includes(t)) throw new ImportError(`${where}: unknown host type ${t}`);
+        const fields = decodeElement(item, where);
+        hosts.push({ type: t as HostType, fields });
+        items.push(fields);
+      } else {
+        if (t !== itemTag) throw new ImportError(`${where}: <${tag}> holds <${itemTag}> elements`);
+        items.push(decodeElement(item, where));
+      }
+    }
+    sections.set(tag, items);
+  }
+  const get = (name: string): JsonObject[] => sections.get(name) ?? [];
+  const users = get('Users');
+  for (const [i, u] of users.entries()) {
+    requireString(u, 'Username', `Users/User[${i}]`);
+    if (typeof u.Password !== 'string') throw new ImportError(`Users/User[${i}]: Password is required`);
+    u.IsAdmin = u.IsAdmin === true;
+    u.MemberOf ??= [];
+  }
+  uniqueIds(get('UserGroups'), 'Name', 'UserGroups');
+  uniqueIds(get('ResourceGroups'), 'Name', 'ResourceGroups');
+  const acls = get('ACLs');
+  uniqueIds(acls, 'ACLID', 'ACLs');
+  for (const [i, a] of acls.entries()) {
+    requireString(a, 'ResourceGroupName', `ACLs/ACL[${i}]`);
+    requireString(a, 'UserGroupName', `ACLs/ACL[${i}]`);
+    const p = a.Permissions;
+    if (!isJsonObject(p) || !ACL_PERMISSION_KEYS.every((k) => p[k] === 0 || p[k] === 1)) throw new ImportError(`ACLs/ACL[${i}]: Permissions needs ${ACL_PERMISSION_KEYS.join(', ')} as 0/1`);
+  }
+  for (const name of ['CustomScripts', 'StandardScripts', 'DateLists', 'GlobalParameters', 'Tasks']) uniqueIds(get(name), 'ID', name);
+  uniqueIds(hosts.map((h) => h.fields), 'ID', 'Hosts');
+  const tasks = get('Tasks').map(orderTaskKeys);
+  let maxId = 0;
+  for (const o of [...hosts.map((h) => h.fields), ...acls.map((a) => ({ ID: a.ACLID ?? '' })), ...['CustomScripts', 'StandardScripts', 'DateLists', 'GlobalParameters', 'Tasks'].flatMap(get)]) {
+    const id = typeof o.ID === 'string' ? o.ID : '';
+    if (/^[0-9]+$/.test(id)) maxId = Math.max(maxId, Number(id));
+  }
+  const nextIdRaw = rootAttrs.get('NextID');
+  const nextId = nextIdRaw !== undefined && /^[0-9]+$/.test(nextIdRaw) ? Number(nextIdRaw) : 0;
+  return {
+    users: users as AutomationUser[],
+    userGroups: get('UserGroups'),
+    resourceGroups: get('ResourceGroups'),
+    acls: acls as AclRecord[],
+    hosts,
+    customScripts: get('CustomScripts'),
+    standardScripts: get('StandardScripts'),
+    dateLists: get('DateLists'),
+    globalParameters: get('GlobalParameters'),
+    tasks,
+    schedulerEnabled: rootAttrs.get('SchedulerEnabled') === '1',
+    nextId: Math.max(nextId, maxId + 1),
+  };
+}
+
+/** PUT /config: the configuration in the XML, or 422 errors (malformed XML, unknown elements, missing ids). */
+export function importConfig(xml: string, profile: Profile): { ok: true; config: AutomationConfig } | { ok: false; errors: FieldError[] } {
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) {
+    return { ok: false, errors: [{ field: 'xmlConfig', rejected: `line ${valid.err.line}, column ${valid.err.col}`, message: `malformed XML: ${valid.err.msg}` }] };
+  }
+  try {
+    return { ok: true, config: readConfig(xml, profile) };
+  } catch (err) {
+    if (err instanceof ImportError) return { ok: false, errors: [{ field: 'xmlConfig', rejected: '', message: err.message }] };
+    throw err;
+  }
+}

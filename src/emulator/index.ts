@@ -1,0 +1,99 @@
+import type { AddressInfo } from 'node:net';
+import { ConfigError } from '../errors.js';
+import type { EmulatorSeed } from './seed.js';
+import { createState } from './seed.js';
+import type { RequestRecord } from './server.js';
+import { createEmulatorServer } from './server.js';
+import type { EmulatorState, Profile } from './state.js';
+
+export type { EmulatorSeed, AutomationSeed, TransferSeed, FolderSeed, FolderAclSeed, AutomationUserSeed, TransferUserSeed, TransferGroupSeed } from './seed.js';
+export { loadSeedFile, DEFAULT_AUTOMATION_ADMIN, DEFAULT_TRANSFER_ADMIN } from './seed.js';
+export type { EmulatorState, Profile } from './state.js';
+export type { RequestRecord, RequestCounts, FaultKind, ServiceName } from './server.js';
+export { countRequests } from './server.js';
+
+export interface EmulatorOptions {
+  /** Default 0: a free port. The host is always 127.0.0.1. */
+  port?: number;
+  /** Default: an empty state with the admin user of each service only. */
+  seed?: EmulatorSeed;
+  /** Added before each API response (not for /_emulator). */
+  latencyMs?: number;
+  /** 0..1: probability that an API request (token calls included) gets a fault. */
+  faultRate?: number;
+  /** PRNG seed so fault sequences replay; default 1. */
+  faultSeed?: number;
+  profile?: Profile;
+  /** Access-token lifetime of both services, default 300. */
+  accessTtlSeconds?: number;
+  /** Refresh-token lifetime of both services, default 900. */
+  refreshTtlSeconds?: number;
+}
+
+export interface RunningEmulator {
+  /** http://127.0.0.1:PORT */
+  readonly url: string;
+  /** url + '/automation'; the API is below it at /api/v1 (legacy: /webadmin/api/v1). */
+  readonly automationUrl: string;
+  /** url + '/transfer'; the API is below it at /api/v1. */
+  readonly transferUrl: string;
+  readonly port: number;
+  requestLog(): readonly RequestRecord[];
+  resetRequestLog(): void;
+  /** Direct access for tests (read and mutate). */
+  readonly state: EmulatorState;
+  /** Stops listening and closes keep-alive sockets too. */
+  close(): Promise<void>;
+}
+
+function check(ok: boolean, message: string): void {
+  if (!ok) throw new ConfigError(`emulator: ${message}`);
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const port = options.port ?? 0;
+  const latencyMs = options.latencyMs ?? 0;
+  const faultRate = options.faultRate ?? 0;
+  const profile = options.profile ?? 'current';
+  const access = options.accessTtlSeconds ?? 300;
+  const refresh = options.refreshTtlSeconds ?? 900;
+  check(Number.isInteger(port) && port >= 0 && port <= 65535, `port must be an integer from 0 to 65535, not ${port}`);
+  check(Number.isFinite(latencyMs) && latencyMs >= 0, `latency must be 0 or more milliseconds, not ${latencyMs}`);
+  check(Number.isFinite(faultRate) && faultRate >= 0 && faultRate <= 1, `fault rate must be from 0 to 1, not ${faultRate}`);
+  check(profile === 'current' || profile === 'legacy', `profile must be current or legacy, not ${String(profile)}`);
+  check(access > 0 && refresh > 0, 'token lifetimes must be positive');
+  const state = createState(options.seed, profile);
+  let urls = { url: '', automationUrl: '', transferUrl: '' };
+  const { server, log } = createEmulatorServer({
+    state,
+    lifetimes: { accessSeconds: access, refreshSeconds: refresh },
+    latencyMs,
+    faultRate,
+    faultSeed: options.faultSeed ?? 1,
+    urls: () => urls,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const actual = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${actual}`;
+  urls = { url, automationUrl: `${url}/automation`, transferUrl: `${url}/transfer` };
+  return {
+    ...urls,
+    port: actual,
+    state,
+    requestLog: () => [...log],
+    resetRequestLog: () => {
+      log.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((e) => (e ? reject(e) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

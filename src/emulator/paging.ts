@@ -1,0 +1,166 @@
+import type { FieldError } from './http.js';
+import type { Json, JsonObject } from './json.js';
+import type { Profile } from './state.js';
+
+/** Page size when only `page` is given (automation §8 says "not shown"; 25 like the transfer service). */
+export const DEFAULT_PAGE_SIZE = 25;
+/** "All objects, up to 2147483647" (automation §4.1). */
+export const MAX_ITEMS = 2147483647;
+
+const POSITIVE_INT = /^[1-9][0-9]*$/;
+
+function readPositive(query: URLSearchParams, key: string, errors: FieldError[]): number | undefined {
+  const raw = query.get(key);
+  if (raw === null) return undefined;
+  if (!POSITIVE_INT.test(raw) || Number(raw) > MAX_ITEMS) {
+    errors.push({ field: key, rejected: raw, message: `${key} must be a positive integer` });
+    return undefined;
+  }
+  return Number(raw);
+}
+
+/** The common list query of the automation service (§4.1). */
+export interface AutomationListQuery {
+  readonly page: number;
+  readonly perPage: number;
+  /** The name (or issuer) mask, when given. */
+  readonly mask: string | undefined;
+  /** `fields=`: the top-level fields to keep, when given. */
+  readonly fields: readonly string[] | undefined;
+}
+
+/** Read §4.1's query; any page/perPage combination outside the paging table is a 422. */
+export function parseAutomationListQuery(query: URLSearchParams, maskParam = 'name'): { ok: true; value: AutomationListQuery } | { ok: false; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const page = readPositive(query, 'page', errors);
+  const perPage = readPositive(query, 'perPage', errors);
+  if (errors.length > 0) return { ok: false, errors };
+  const fieldsRaw = query.get('fields');
+  const fields = fieldsRaw === null ? undefined : fieldsRaw.split(',').map((f) => f.trim()).filter((f) => f !== '');
+  let p: number;
+  let pp: number;
+  if (page === undefined && perPage === undefined) {
+    p = 1;
+    pp = MAX_ITEMS;
+  } else if (page !== undefined && perPage !== undefined) {
+    p = page;
+    pp = perPage;
+  } else if (page === undefined) {
+    p = 1;
+    pp = perPage!;
+  } else {
+    p = page;
+    pp = DEFAULT_PAGE_SIZE;
+  }
+  return { ok: true, value: { page: p, perPage: pp, mask: query.get(maskParam) ?? undefined, fields } };
+}
+
+/**
+ * The name-mask table of automation §4.1, case-insensitive: `*`/`**` all, `*x*` contains,
+ * `x*` starts with, `*x` ends with, anything else exact (an inner `*` is a literal).
+ */
+export function matchesNameMask(name: string, mask: string): boolean {
+  const n = name.toLowerCase();
+  const m = mask.toLowerCase();
+  if (m === '*' || m === '**') return true;
+  const starts = m.startsWith('*');
+  const ends = m.endsWith('*');
+  if (starts && ends) return n.includes(m.slice(1, -1));
+  if (ends) return n.startsWith(m.slice(0, -1));
+  if (starts) return n.endsWith(m.slice(1));
+  return n === m;
+}
+
+/** Keep only the named top-level fields (case-sensitive; unknown names ignored). */
+export function pickFields(item: JsonObject, fields: readonly string[] | undefined): JsonObject {
+  if (!fields) return item;
+  const out: JsonObject = {};
+  for (const f of fields) if (Object.prototype.hasOwnProperty.call(item, f)) out[f] = item[f]!;
+  return out;
+}
+
+export function compareText(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The automation list envelope for one page; a page past the end holds no items. */
+export function automationPage(items: readonly Json[], q: AutomationListQuery, sortField: string): JsonObject {
+  const start = (q.page - 1) * q.perPage;
+  const pageItems = start >= items.length ? [] : items.slice(start, start + q.perPage);
+  return {
+    items: pageItems,
+    paging: { page: q.page, perPage: q.perPage, totalItems: items.length, totalPages: Math.ceil(items.length / q.perPage) },
+    sorting: [{ sortField, sortDirection: 'asc' }],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transfer service
+
+export type SortDirection = 'asc' | 'desc';
+
+export interface TransferListQuery {
+  readonly page: number;
+  readonly perPage: number;
+  /** One of the list's sort fields, spelled as the list declares it. */
+  readonly sortField: string;
+  readonly sortDirection: SortDirection;
+}
+
+/** Read page/perPage (default 25)/sortField/sortDirection; bad values are a 400 with `errors[]`. */
+export function parseTransferListQuery(
+  query: URLSearchParams,
+  sortFields: readonly string[],
+  defaultSort: string,
+): { ok: true; value: TransferListQuery } | { ok: false; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const page = readPositive(query, 'page', errors) ?? 1;
+  const perPage = readPositive(query, 'perPage', errors) ?? DEFAULT_PAGE_SIZE;
+  const rawField = query.get('sortField');
+  let sortField = defaultSort;
+  if (rawField !== null) {
+    const found = sortFields.find((f) => f.toLowerCase() === rawField.toLowerCase());
+    if (found) sortField = found;
+    else errors.push({ field: 'sortField', rejected: rawField, message: `sortField must be one of ${sortFields.join(', ')}` });
+  }
+  const rawDir = query.get('sortDirection');
+  let sortDirection: SortDirection = 'asc';
+  if (rawDir !== null) {
+    const d = rawDir.toLowerCase();
+    if (d === 'asc' || d === 'ascending') sortDirection = 'asc';
+    else if (d === 'desc' || d === 'descending') sortDirection = 'desc';
+    else errors.push({ field: 'sortDirection', rejected: rawDir, message: 'sortDirection must be asc or desc' });
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, value: { page, perPage, sortField, sortDirection } };
+}
+
+/**
+ * The transfer list envelope: `paging` on `current`, the flat `{currentPage, itemsPerPage}` on
+ * `legacy`. `undefined` means the legacy "page past the end answers 404" case.
+ */
+export function transferPage(items: readonly Json[], q: TransferListQuery, profile: Profile): JsonObject | undefined {
+  const totalPages = Math.ceil(items.length / q.perPage);
+  const start = (q.page - 1) * q.perPage;
+  const pageItems = start >= items.length ? [] : items.slice(start, start + q.perPage);
+  const sorting = [{ sortField: q.sortField, sortDirection: q.sortDirection }];
+  switch (profile) {
+    case 'current':
+      return { items: pageItems, paging: { page: q.page, perPage: q.perPage, totalItems: items.length, totalPages }, sorting };
+    case 'legacy':
+      if (q.page > 1 && q.page > totalPages) return undefined;
+      return { items: pageItems, currentPage: q.page, totalItems: items.length, itemsPerPage: q.perPage, sorting };
+    default: {
+      const never: never = profile;
+      throw new Error(`unknown profile ${String(never)}`);
+    }
+  }
+}
+
+/** Glob mask of the transfer lists (`*` any run of characters), case-insensitive. */
+export function matchesGlob(text: string, mask: string): boolean {
+  const re = new RegExp(`^${mask.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'is');
+  return re.test(text);
+}

@@ -1,0 +1,231 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { Socket } from 'node:net';
+import type { TokenLifetimes } from './auth.js';
+import { handleAutomation } from './automation.js';
+import type { ApiRequest, ApiResponse } from './http.js';
+import { automationError, jsonResponse, transferError } from './http.js';
+import type { EmulatorState, Profile } from './state.js';
+import { handleTransfer } from './transfer.js';
+
+/** Which server a request was for; `other` is anything outside both services and the control API. */
+export type ServiceName = 'automation' | 'transfer' | 'other';
+
+/**
+ * An injected fault. `error-500`, `error-503` and `reset` happen before the request is handled;
+ * `write-then-500` and `write-then-reset` (writes only) happen after the write took effect.
+ */
+export type FaultKind = 'error-500' | 'error-503' | 'reset' | 'write-then-500' | 'write-then-reset';
+
+/** One API request as the request log keeps it (control calls are not logged). */
+export interface RequestRecord {
+  readonly service: ServiceName;
+  readonly method: string;
+  /** The URL path without the query. */
+  readonly path: string;
+  /** The status sent; 0 when the connection was reset instead. */
+  readonly status: number;
+  /** POST/GET `/token` and `/token/revoke` of either service. */
+  readonly isTokenCall: boolean;
+  readonly fault?: FaultKind;
+}
+
+/** Counts over a request log, as GET /_emulator/requests reports them. */
+export interface RequestCounts {
+  readonly total: number;
+  readonly byMethod: Readonly<Record<string, number>>;
+  /** GET/HEAD requests, token calls excluded. */
+  readonly reads: number;
+  /** POST/PUT/PATCH/DELETE requests, token calls excluded. */
+  readonly writes: number;
+  readonly tokenCalls: number;
+  readonly faults: number;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const MAX_BODY = 64 * 1024 * 1024;
+
+export function countRequests(log: readonly RequestRecord[]): RequestCounts {
+  const byMethod: Record<string, number> = {};
+  let reads = 0;
+  let writes = 0;
+  let tokenCalls = 0;
+  let faults = 0;
+  for (const r of log) {
+    byMethod[r.method] = (byMethod[r.method] ?? 0) + 1;
+    if (r.fault) faults++;
+    if (r.isTokenCall) tokenCalls++;
+    else if (WRITE_METHODS.has(r.method)) writes++;
+    else reads++;
+  }
+  return { total: log.length, byMethod, reads, writes, tokenCalls, faults };
+}
+
+/** Deterministic PRNG (mulberry32) so a fault seed replays the same fault sequence. */
+export function createRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface ServerConfig {
+  readonly state: EmulatorState;
+  readonly lifetimes: TokenLifetimes;
+  readonly latencyMs: number;
+  readonly faultRate: number;
+  readonly faultSeed: number;
+  /** Filled by the caller once the port is known (for /_emulator/health). */
+  readonly urls: () => { url: string; automationUrl: string; transferUrl: string };
+}
+
+/** The base path of each service's `/api/v1` on this profile. */
+export function apiBase(service: 'automation' | 'transfer', profile: Profile): string {
+  if (service === 'transfer') return '/transfer/api/v1';
+  switch (profile) {
+    case 'current':
+      return '/automation/api/v1';
+    case 'legacy':
+      return '/automation/webadmin/api/v1';
+    default: {
+      const never: never = profile;
+      throw new Error(`unknown profile ${String(never)}`);
+    }
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on('end', () => resolve(size > MAX_BODY ? undefined : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, r: ApiResponse): void {
+  const headers: Record<string, string | number> = { ...(r.headers ?? {}) };
+  if (r.body !== undefined) {
+    headers['content-type'] = r.contentType ?? 'application/json; charset=utf-8';
+    headers['content-length'] = Buffer.byteLength(r.body);
+  } else headers['content-length'] = 0;
+  res.writeHead(r.status, headers);
+  res.end(r.body);
+}
+
+function resetConnection(socket: Socket): void {
+  if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+  else socket.destroy();
+}
+
+/** The emulator's HTTP server and its request log. */
+export interface EmulatorServer {
+  readonly server: Server;
+  readonly log: RequestRecord[];
+}
+
+export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
+  const log: RequestRecord[] = [];
+  const random = createRandom(cfg.faultSeed);
+
+  function pickFault(write: boolean): FaultKind | undefined {
+    if (cfg.faultRate <= 0 || random() >= cfg.faultRate) return undefined;
+    const kinds: FaultKind[] = write ? ['error-500', 'error-503', 'reset', 'write-then-500', 'write-then-reset'] : ['error-500', 'error-503', 'reset'];
+    return kinds[Math.min(kinds.length - 1, Math.floor(random() * kinds.length))];
+  }
+
+  function control(method: string, path: string, res: ServerResponse): void {
+    if (method === 'GET' && path === '/_emulator/health') {
+      return send(res, jsonResponse(200, { status: 'ok', profile: cfg.state.profile, ...cfg.urls() }));
+    }
+    if (method === 'GET' && path === '/_emulator/requests') {
+      return send(res, jsonResponse(200, { requests: log, counts: countRequests(log) }));
+    }
+    if (method === 'POST' && path === '/_emulator/requests/reset') {
+      log.length = 0;
+      return send(res, { status: 204 });
+    }
+    send(res, jsonResponse(404, { title: 'Not Found', detail: `no control endpoint ${method} ${path}` }));
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const path = url.pathname;
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (path.startsWith('/_emulator/')) {
+      await readBody(req);
+      return control(method, path, res);
+    }
+    const profile = cfg.state.profile;
+    let service: ServiceName = 'other';
+    let sub = '';
+    for (const s of ['automation', 'transfer'] as const) {
+      if (path === `/${s}` || path.startsWith(`/${s}/`)) {
+        service = s;
+        const base = apiBase(s, profile);
+        sub = path.startsWith(`${base}/`) ? path.slice(base.length) : '';
+      }
+    }
+    const isTokenCall = sub === '/token' || sub === '/token/revoke';
+    const body = await readBody(req);
+    if (cfg.latencyMs > 0) await new Promise((r) => setTimeout(r, cfg.latencyMs));
+    const errorOf = service === 'transfer' ? transferError : automationError;
+    const fault = service === 'other' ? undefined : pickFault(WRITE_METHODS.has(method));
+    const record = (status: number): void => {
+      log.push({ service, method, path, status, isTokenCall, ...(fault ? { fault } : {}) });
+    };
+    switch (fault) {
+      case 'error-500':
+        record(500);
+        return send(res, errorOf(500, 'injected fault: the server failed before handling the request'));
+      case 'error-503':
+        record(503);
+        return send(res, errorOf(503, 'injected fault: the server is busy; retry later', undefined, { 'retry-after': '1' }));
+      case 'reset':
+        record(0);
+        return resetConnection(req.socket);
+      default:
+        break;
+    }
+    let response: ApiResponse;
+    if (body === undefined) response = errorOf(413, `the request body is larger than ${MAX_BODY} bytes`);
+    else if (service === 'other' || sub === '') response = jsonResponse(404, { title: 'Not Found', detail: `nothing is served at ${path}; the services are under ${apiBase('automation', profile)} and ${apiBase('transfer', profile)}` });
+    else {
+      const apiReq: ApiRequest = { method, path: sub, query: url.searchParams, headers: req.headers, body, remoteAddress: req.socket.remoteAddress ?? '127.0.0.1' };
+      try {
+        response = service === 'automation' ? handleAutomation(apiReq, { state: cfg.state, lifetimes: cfg.lifetimes }) : handleTransfer(apiReq, { state: cfg.state, lifetimes: cfg.lifetimes });
+      } catch (e) {
+        response = errorOf(500, `emulator bug: ${(e as Error).message}`);
+      }
+    }
+    switch (fault) {
+      case 'write-then-500':
+        record(500);
+        return send(res, errorOf(500, 'injected fault: the write took effect but the server failed before answering'));
+      case 'write-then-reset':
+        record(0);
+        return resetConnection(req.socket);
+      case undefined:
+        record(response.status);
+        return send(res, response);
+      default:
+        throw new Error(`fault ${fault} was handled above`);
+    }
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) send(res, jsonResponse(500, { title: 'Internal Server Error', detail: `emulator bug: ${(e as Error).message}` }));
+      else res.destroy();
+    });
+  });
+  return { server, log };
+}

@@ -1,0 +1,458 @@
+import type { TokenDialect, TokenErrorCode, TokenLifetimes } from './auth.js';
+import { checkBearer, handleTokenGrant, revokeToken } from './auth.js';
+import type { ApiRequest, ApiResponse, FieldError, Params, Route } from './http.js';
+import { emptyResponse, isFormRequest, isJsonRequest, jsonResponse, matchRoute, parseJsonBody, transferError } from './http.js';
+import type { Json, JsonObject } from './json.js';
+import { isJsonObject, showRejected } from './json.js';
+import type { TransferListQuery } from './paging.js';
+import { compareText, matchesGlob, parseTransferListQuery, transferPage } from './paging.js';
+import type { EmulatorState, FolderAclEntry, FolderPermissions, Profile, TransferFolder, TransferState, TransferUser } from './state.js';
+import { FOLDER_PERMISSION_KEYS, SHARE_PERMISSION_KEYS, nowMs } from './state.js';
+
+export interface TransferRuntime {
+  readonly state: EmulatorState;
+  readonly lifetimes: TokenLifetimes;
+}
+
+interface Ctx {
+  readonly req: ApiRequest;
+  readonly rt: TransferRuntime;
+  readonly t: TransferState;
+  readonly profile: Profile;
+  readonly caller: TransferUser;
+}
+
+const err = transferError;
+
+/** `error_code` of token errors (newer transfer releases add it; values are the emulator's). */
+const TOKEN_ERROR_CODES: Readonly<Record<TokenErrorCode, number>> = { invalid_request: 2000, invalid_grant: 2001, unsupported_grant_type: 2002 };
+
+function tokenError(code: TokenErrorCode, description: string): ApiResponse {
+  return jsonResponse(400, { error: code, error_description: description, error_code: TOKEN_ERROR_CODES[code] });
+}
+
+function tokenDialect(rt: TransferRuntime): TokenDialect {
+  const t = rt.state.transfer;
+  return {
+    tokens: t.tokens,
+    lifetimes: rt.lifetimes,
+    now: () => nowMs(rt.state),
+    verifyPassword: (username, password) => t.users.find((u) => u.username.toLowerCase() === username.toLowerCase() && u.password === password)?.username,
+    userExists: (username) => t.users.some((u) => u.username === username),
+    tokenError,
+  };
+}
+
+/** Entry point for everything below `/api/v1` of the transfer service. */
+export function handleTransfer(req: ApiRequest, rt: TransferRuntime): ApiResponse {
+  const t = rt.state.transfer;
+  if (req.path === '/token') {
+    if (req.method === 'GET') return jsonResponse(200, { message: 'The REST API is running. POST form-urlencoded credentials to this URL for a token.', apiVersion: 'v1' });
+    if (req.method !== 'POST') return err(405, `${req.method} is not supported on /token`);
+    return handleTokenGrant(req, tokenDialect(rt));
+  }
+  const bearer = checkBearer(req, t.tokens, nowMs(rt.state));
+  if (req.path === '/token/revoke') {
+    if (req.method !== 'POST') return err(405, `${req.method} is not supported on /token/revoke`);
+    if (!bearer.ok) return err(401, bearer.detail);
+    const form = isFormRequest(req) ? new URLSearchParams(req.body.toString('utf8')) : new URLSearchParams();
+    revokeToken(t.tokens, form.get('token') || bearer.token);
+    return jsonResponse(200, { message: 'The token has been revoked.' });
+  }
+  if (!bearer.ok) return err(401, bearer.detail);
+  const caller = t.users.find((u) => u.username === bearer.username);
+  if (!caller) return err(401, 'the user of this token no longer exists');
+  const match = matchRoute(ROUTES, req.method, req.path);
+  switch (match.kind) {
+    case 'not-found':
+      return err(404, `no resource at ${req.path}`);
+    case 'method-not-allowed':
+      return err(405, `${req.method} is not supported on ${req.path}`);
+    case 'found':
+      return match.route.handle({ req, rt, t, profile: rt.state.profile, caller }, match.params);
+    default: {
+      const never: never = match;
+      throw new Error(`unknown match ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/** Users and groups listing: Admin and SysAdmin. */
+function isUserAdmin(u: TransferUser): boolean {
+  return u.permission === 'Admin' || u.permission === 'SysAdmin';
+}
+/** Sees and manages every folder: FileAdmin, Admin, SysAdmin. */
+function isFolderAdmin(u: TransferUser): boolean {
+  return u.permission === 'FileAdmin' || isUserAdmin(u);
+}
+
+function emptyPermissions(value = false): FolderPermissions {
+  const perms = Object.fromEntries(FOLDER_PERMISSION_KEYS.map((k) => [k, value])) as Record<(typeof FOLDER_PERMISSION_KEYS)[number], boolean>;
+  const share = Object.fromEntries(SHARE_PERMISSION_KEYS.map((k) => [k, value])) as FolderPermissions['sharePermissions'];
+  return { ...perms, sharePermissions: share };
+}
+
+/** The caller's permissions on a folder: the union of their user entry and their groups' entries. */
+function effectivePermissions(t: TransferState, user: TransferUser, folder: TransferFolder): FolderPermissions {
+  if (isFolderAdmin(user)) return emptyPermissions(true);
+  const out = emptyPermissions();
+  const groupIds = new Set(t.groups.filter((g) => g.members.includes(user.id)).map((g) => String(g.id)));
+  for (const e of folder.acl) {
+    if (!((e.type === 'User' && e.id === user.id) || (e.type === 'Group' && groupIds.has(e.id)))) continue;
+    for (const k of FOLDER_PERMISSION_KEYS) if (e.permissions[k]) out[k] = true;
+    for (const k of SHARE_PERMISSION_KEYS) if (e.permissions.sharePermissions[k]) out.sharePermissions[k] = true;
+  }
+  return out;
+}
+
+function canSee(c: Ctx, f: TransferFolder): boolean {
+  return effectivePermissions(c.t, c.caller, f).listFiles;
+}
+
+function folderId(c: Ctx, id: number): Json {
+  switch (c.profile) {
+    case 'current':
+      return id;
+    case 'legacy':
+      return String(id);
+    default: {
+      const never: never = c.profile;
+      throw new Error(`unknown profile ${String(never)}`);
+    }
+  }
+}
+
+/** FolderDetailsModel of a folder for this caller. */
+function renderFolder(c: Ctx, f: TransferFolder): JsonObject {
+  return {
+    id: folderId(c, f.id),
+    name: f.name,
+    path: f.path,
+    parentId: folderId(c, f.parentId),
+    folderType: f.folderType,
+    ...f.details,
+    owner: f.owner,
+    parentInheritRights: f.parentInheritRights,
+    permission: effectivePermissions(c.t, c.caller, f),
+  };
+}
+
+/** The folder named by a path id, if the caller may see it; anything else is the 403 of gaps.md. */
+function visibleFolder(c: Ctx, raw: string): TransferFolder | undefined {
+  if (!/^[0-9]+$/.test(raw)) return undefined;
+  const f = c.t.folders.find((x) => x.id === Number(raw));
+  return f && canSee(c, f) ? f : undefined;
+}
+
+function folderForbidden(id: string): ApiResponse {
+  return err(403, `folder ${id} does not exist or you may not access it`);
+}
+
+function badQuery(errors: FieldError[]): ApiResponse {
+  return err(400, errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
+}
+
+function invalid(errors: FieldError[]): ApiResponse {
+  return err(422, errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
+}
+
+/** Sort, page and answer a list; a legacy page past the end is a 404. */
+function listResponse<T>(c: Ctx, items: readonly T[], sortFields: readonly string[], defaultSort: string, sortValue: (t: T, field: string) => string, render: (t: T) => Json): ApiResponse {
+  const q = parseTransferListQuery(c.req.query, sortFields, defaultSort);
+  if (!q.ok) return badQuery(q.errors);
+  const sorted = sortItems(items, q.value, sortValue);
+  const page = transferPage(sorted.map(render), q.value, c.profile);
+  return page ? jsonResponse(200, page) : err(404, `page ${q.value.page} is past the last page`);
+}
+
+function sortItems<T>(items: readonly T[], q: TransferListQuery, sortValue: (t: T, field: string) => string): T[] {
+  const dir = q.sortDirection === 'asc' ? 1 : -1;
+  return [...items].sort((x, y) => dir * compareText(sortValue(x, q.sortField), sortValue(y, q.sortField)));
+}
+
+function jsonBody(c: Ctx): { ok: true; value: unknown } | { ok: false; response: ApiResponse } {
+  if (c.req.body.length > 0 && !isJsonRequest(c.req)) return { ok: false, response: err(415, 'the body must be application/json or text/json') };
+  const parsed = parseJsonBody(c.req);
+  if (!parsed.ok) return { ok: false, response: err(400, parsed.detail) };
+  return { ok: true, value: parsed.value };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Users and groups
+
+function userSelf(c: Ctx): ApiResponse {
+  const u = c.caller;
+  return jsonResponse(200, {
+    id: u.id,
+    username: u.username,
+    realname: u.fullName,
+    permission: u.permission,
+    email: u.email,
+    status: u.status,
+    orgID: u.orgID,
+    homeFolderID: u.homeFolderID,
+    defaultFolderID: u.homeFolderID,
+    emailFormat: 'HTML',
+    notes: '',
+    statusNote: '',
+    passwordChangeStamp: '2026-01-05T08:00:00',
+    receivesNotification: 'ReceivesNotifications',
+    forceChangePassword: false,
+    folderQuota: 0,
+    authMethod: 'MOVEitOnly',
+    language: 'en',
+    expirationPolicyID: 0,
+    displaySettings: { fileListPageSize: 25, liveViewPageSize: 25, userListPageSize: 25 },
+    lastLoginStamp: new Date(nowMs(c.rt.state)).toISOString(),
+  });
+}
+
+function renderUser(u: TransferUser): JsonObject {
+  return { id: u.id, username: u.username, fullName: u.fullName, realname: u.fullName, email: u.email, permission: u.permission, status: u.status, orgID: u.orgID, homeFolderID: u.homeFolderID };
+}
+
+function listUsers(c: Ctx): ApiResponse {
+  if (!isUserAdmin(c.caller)) return err(403, 'listing users requires the Admin or SysAdmin permission');
+  const name = c.req.query.get('username');
+  const exact = (c.req.query.get('isExactMatch') ?? '').toLowerCase() === 'true';
+  const users = c.t.users.filter((u) => name === null || name === '' || (exact ? u.username.toLowerCase() === name.toLowerCase() : u.username.toLowerCase().includes(name.toLowerCase())));
+  return listResponse(c, users, ['username', 'fullName', 'email'], 'username', (u, f) => String(renderUser(u)[f] ?? ''), renderUser);
+}
+
+function listGroups(c: Ctx): ApiResponse {
+  if (!isUserAdmin(c.caller)) return err(403, 'listing groups requires the Admin or SysAdmin permission');
+  const mask = c.req.query.get('name');
+  const groups = c.t.groups.filter((g) => mask === null || matchesGlob(g.name, mask));
+  return listResponse(c, groups, ['name', 'id'], 'name', (g, f) => (f === 'id' ? String(g.id).padStart(12, '0') : g.name), (g) => ({ id: g.id, name: g.name, description: g.description, membersCount: g.members.length }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Folders
+
+const FOLDER_SORTS = ['Name', 'Type', 'Path'] as const;
+
+function folderSortValue(f: TransferFolder, field: string): string {
+  return field === 'Type' ? f.folderType : field === 'Path' ? f.path : f.name;
+}
+
+function listFolders(c: Ctx): ApiResponse {
+  const path = c.req.query.get('path');
+  const name = c.req.query.get('name');
+  const folders = c.t.folders.filter((f) => canSee(c, f) && (path === null || matchesGlob(f.path, path)) && (name === null || matchesGlob(f.name, name)));
+  return listResponse(c, folders, FOLDER_SORTS, c.profile === 'legacy' ? 'Name' : 'Path', folderSortValue, (f) => renderFolder(c, f));
+}
+
+function getFolder(c: Ctx, p: Params): ApiResponse {
+  const f = visibleFolder(c, p.id!);
+  return f ? jsonResponse(200, renderFolder(c, f)) : folderForbidden(p.id!);
+}
+
+function listSubfolders(c: Ctx, p: Params): ApiResponse {
+  const parent = visibleFolder(c, p.id!);
+  if (!parent) return folderForbidden(p.id!);
+  const name = c.req.query.get('name');
+  const kids = c.t.folders.filter((f) => f.parentId === parent.id && f.id !== parent.id && canSee(c, f) && (name === null || matchesGlob(f.name, name)));
+  return listResponse(c, kids, FOLDER_SORTS, 'Name', folderSortValue, (f) => renderFolder(c, f));
+}
+
+const INHERIT = ['None', 'CopyOnly', 'Always'] as const;
+
+function createSubfolder(c: Ctx, p: Params): ApiResponse {
+  const parent = visibleFolder(c, p.id!);
+  if (!parent) return folderForbidden(p.id!);
+  if (!effectivePermissions(c.t, c.caller, parent).addDeleteSubfolders) return err(403, `you may not add subfolders to ${parent.path}`);
+  const body = jsonBody(c);
+  if (!body.ok) return body.response;
+  const b = body.value;
+  if (!isJsonObject(b)) return invalid([{ field: '', rejected: showRejected(b), message: 'the body must be {name, inheritPermissions}' }]);
+  const errors: FieldError[] = [];
+  for (const k of Object.keys(b)) if (k !== 'name' && k !== 'inheritPermissions') errors.push({ field: k, rejected: showRejected(b[k]), message: 'is not a field of AddFolderModel (name, inheritPermissions)' });
+  const name = b.name;
+  if (typeof name !== 'string' || name.trim() === '' || /[/\\]/.test(name)) errors.push({ field: 'name', rejected: showRejected(name), message: 'name is required and cannot contain / or \\' });
+  const inherit = b.inheritPermissions ?? 'None';
+  if (!(INHERIT as readonly Json[]).includes(inherit)) errors.push({ field: 'inheritPermissions', rejected: showRejected(inherit), message: `must be one of ${INHERIT.join(', ')}` });
+  if (errors.length > 0 || typeof name !== 'string') return invalid(errors);
+  if (c.t.folders.some((f) => f.parentId === parent.id && f.id !== parent.id && f.name.toLowerCase() === name.toLowerCase())) {
+    return err(409, `${parent.path} already has a subfolder named ${name}`);
+  }
+  const copy = inherit !== 'None';
+  const folder: TransferFolder = {
+    id: c.t.nextFolderId++,
+    parentId: parent.id,
+    name,
+    path: parent.path === '/' ? `/${name}` : `${parent.path}/${name}`,
+    folderType: 'Normal',
+    owner: '',
+    parentInheritRights: inherit === 'Always' ? 1 : 0,
+    details: { ...folderDetailDefaults(), lastContentChangeTime: new Date(nowMs(c.rt.state)).toISOString() },
+    acl: copy ? parent.acl.map((e) => ({ ...structuredClone(e), isEditable: true, isDeletable: true })) : [],
+  };
+  c.t.folders.push(folder);
+  return jsonResponse(201, renderFolder(c, folder));
+}
+
+/** FolderDetailsModel settings of a new folder. */
+export function folderDetailDefaults(): JsonObject {
+  return {
+    description: '',
+    allowFileOverwrite: true,
+    cleanTimeDays: 0,
+    cleanType: 'Never',
+    deliveryRecepientNotificationType: 'None',
+    enforceUniqueFilenames: false,
+    fileMaskRule: 'AllowExceptMatching',
+    fileMasks: '',
+    isShared: false,
+    lastContentChangeTime: '2026-01-05T08:00:00Z',
+    newFileNotificationTime: 0,
+    newFileNotificationType: 'None',
+    newTime: 1,
+    orgId: 0,
+    quota: 0,
+    responseText: '',
+    responseTime: 0,
+    responseType: 'RedirectImmediately',
+    subfolderCleanTime: 0,
+    systemType: 'User',
+    uploadNotificationConfirmationTime: 0,
+    uploadNotificationConfirmationType: 'None',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Folder ACLs
+
+function entryName(c: Ctx, e: FolderAclEntry): string {
+  if (e.type === 'User') return c.t.users.find((u) => u.id === e.id)?.username ?? '';
+  return c.t.groups.find((g) => String(g.id) === e.id)?.name ?? '';
+}
+
+function renderEntry(c: Ctx, e: FolderAclEntry): JsonObject {
+  return { type: e.type, id: e.id, name: entryName(c, e), permissions: structuredClone(e.permissions), isEditable: e.isEditable, isDeletable: e.isDeletable };
+}
+
+function listAcl(c: Ctx, p: Params): ApiResponse {
+  const f = visibleFolder(c, p.id!);
+  if (!f) return folderForbidden(p.id!);
+  return listResponse(c, f.acl, ['name', 'type'], 'name', (e, field) => (field === 'type' ? e.type : entryName(c, e)), (e) => renderEntry(c, e));
+}
+
+/** The whole entry list, answered by POST and PUT. */
+function wholeAcl(c: Ctx, f: TransferFolder): ApiResponse {
+  const sorted = [...f.acl].sort((x, y) => compareText(entryName(c, x), entryName(c, y)));
+  const q: TransferListQuery = { page: 1, perPage: Math.max(25, sorted.length), sortField: 'name', sortDirection: 'asc' };
+  return jsonResponse(200, transferPage(sorted.map((e) => renderEntry(c, e)), q, c.profile) ?? {});
+}
+
+/** Check `{type, id}` of an entry body: the principal must exist (else 422). */
+function readPrincipal(c: Ctx, b: JsonObject, errors: FieldError[]): { type: 'User' | 'Group'; id: string } | undefined {
+  const type = b.type;
+  if (type !== 'User' && type !== 'Group') {
+    errors.push({ field: 'type', rejected: showRejected(type), message: 'type must be User or Group' });
+    return undefined;
+  }
+  const rawId = b.id;
+  const id = typeof rawId === 'number' ? String(rawId) : rawId;
+  if (typeof id !== 'string' || id === '') {
+    errors.push({ field: 'id', rejected: showRejected(rawId), message: 'id is required' });
+    return undefined;
+  }
+  const exists = type === 'User' ? c.t.users.some((u) => u.id === id) : c.t.groups.some((g) => String(g.id) === id);
+  if (!exists) {
+    errors.push({ field: 'id', rejected: id, message: `no ${type === 'User' ? 'user' : 'group'} has id ${id}` });
+    return undefined;
+  }
+  return { type, id };
+}
+
+/** Permissions of a body; missing ones count as false. */
+function readPermissions(value: Json | undefined, errors: FieldError[]): FolderPermissions {
+  const out = emptyPermissions();
+  if (value === undefined) return out;
+  if (!isJsonObject(value)) {
+    errors.push({ field: 'permissions', rejected: showRejected(value), message: 'must be an object of booleans' });
+    return out;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (k === 'sharePermissions') {
+      if (!isJsonObject(v)) {
+        errors.push({ field: 'permissions.sharePermissions', rejected: showRejected(v), message: 'must be an object of booleans' });
+        continue;
+      }
+      for (const [sk, sv] of Object.entries(v)) {
+        if (!(SHARE_PERMISSION_KEYS as readonly string[]).includes(sk)) errors.push({ field: `permissions.sharePermissions.${sk}`, rejected: showRejected(sv), message: `unknown share permission; one of ${SHARE_PERMISSION_KEYS.join(', ')}` });
+        else if (typeof sv !== 'boolean') errors.push({ field: `permissions.sharePermissions.${sk}`, rejected: showRejected(sv), message: 'must be true or false' });
+        else out.sharePermissions[sk as (typeof SHARE_PERMISSION_KEYS)[number]] = sv;
+      }
+    } else if (!(FOLDER_PERMISSION_KEYS as readonly string[]).includes(k)) {
+      errors.push({ field: `permissions.${k}`, rejected: showRejected(v), message: `unknown permission; one of ${FOLDER_PERMISSION_KEYS.join(', ')}, sharePermissions` });
+    } else if (typeof v !== 'boolean') errors.push({ field: `permissions.${k}`, rejected: showRejected(v), message: 'must be true or false' });
+    else out[k as (typeof FOLDER_PERMISSION_KEYS)[number]] = v;
+  }
+  return out;
+}
+
+function aclWriteTarget(c: Ctx, p: Params): { ok: true; folder: TransferFolder } | { ok: false; response: ApiResponse } {
+  const f = visibleFolder(c, p.id!);
+  if (!f) return { ok: false, response: folderForbidden(p.id!) };
+  if (!effectivePermissions(c.t, c.caller, f).admin) return { ok: false, response: err(403, `you may not change the permissions of ${f.path}`) };
+  return { ok: true, folder: f };
+}
+
+/** POST and PUT: set one entry (create or replace); `extraKey` is the one optional extra field each takes. */
+function setEntry(c: Ctx, p: Params, extraKey: string): ApiResponse {
+  const target = aclWriteTarget(c, p);
+  if (!target.ok) return target.response;
+  const f = target.folder;
+  const body = jsonBody(c);
+  if (!body.ok) return body.response;
+  const b = body.value;
+  if (!isJsonObject(b)) return invalid([{ field: '', rejected: showRejected(b), message: 'the body must be {type, id, permissions}' }]);
+  const errors: FieldError[] = [];
+  for (const k of Object.keys(b)) if (!['type', 'id', 'permissions', extraKey].includes(k)) errors.push({ field: k, rejected: showRejected(b[k]), message: `is not a field of this body (type, id, permissions, ${extraKey})` });
+  const who = readPrincipal(c, b, errors);
+  const permissions = readPermissions(b.permissions, errors);
+  if (errors.length > 0 || !who) return invalid(errors);
+  const existing = f.acl.find((e) => e.type === who.type && e.id === who.id);
+  if (existing) {
+    if (!existing.isEditable) return err(403, `the entry of ${entryName(c, existing)} on ${f.path} cannot be changed`);
+    existing.permissions = permissions;
+  } else f.acl.push({ type: who.type, id: who.id, permissions, isEditable: true, isDeletable: true });
+  return wholeAcl(c, f);
+}
+
+function deleteEntry(c: Ctx, p: Params): ApiResponse {
+  const target = aclWriteTarget(c, p);
+  if (!target.ok) return target.response;
+  const f = target.folder;
+  const body = jsonBody(c);
+  if (!body.ok) return body.response;
+  const b = body.value;
+  if (!isJsonObject(b)) return invalid([{ field: '', rejected: showRejected(b), message: 'the body must be {type, id}' }]);
+  const errors: FieldError[] = [];
+  const who = readPrincipal(c, b, errors);
+  if (errors.length > 0 || !who) return invalid(errors);
+  const i = f.acl.findIndex((e) => e.type === who.type && e.id === who.id);
+  if (i < 0) return err(404, `${f.path} has no entry for ${who.type} ${who.id}`);
+  const entry = f.acl[i]!;
+  if (!entry.isEditable || !entry.isDeletable) return err(403, `the entry of ${entryName(c, entry)} on ${f.path} cannot be removed`);
+  f.acl.splice(i, 1);
+  return emptyResponse(204);
+}
+
+const ROUTES: readonly Route<Ctx>[] = [
+  { method: 'GET', pattern: '/users/self', handle: userSelf },
+  { method: 'GET', pattern: '/users', handle: listUsers },
+  { method: 'GET', pattern: '/groups', handle: listGroups },
+  { method: 'GET', pattern: '/folders', handle: listFolders },
+  { method: 'GET', pattern: '/folders/:id', handle: getFolder },
+  { method: 'GET', pattern: '/folders/:id/subfolders', handle: listSubfolders },
+  { method: 'POST', pattern: '/folders/:id/subfolders', handle: createSubfolder },
+  { method: 'GET', pattern: '/folders/:id/acls', handle: listAcl },
+  { method: 'POST', pattern: '/folders/:id/acls', handle: (c, p) => setEntry(c, p, 'notificationMessage') },
+  { method: 'PUT', pattern: '/folders/:id/acls', handle: (c, p) => setEntry(c, p, 'overrideBehaviourType') },
+  { method: 'DELETE', pattern: '/folders/:id/acls', handle: deleteEntry },
+];

@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import type { EmulatorOptions, EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
+import { startEmulator } from '../../src/emulator/index.js';
+
+export const SEED_PATH = new URL('../../examples/seed/emulator-seed.json', import.meta.url).pathname;
+
+/** A fresh copy of the example seed (tests may edit it). */
+export function exampleSeed(): EmulatorSeed {
+  return JSON.parse(readFileSync(SEED_PATH, 'utf8')) as EmulatorSeed;
+}
+
+export const ADMIN = { username: 'admin', password: 'admin-Pa55!seed' };
+export const OPERATOR = { username: 'operator', password: 'operator-Pa55!seed' };
+export const XFER_ADMIN = { username: 'admin', password: 'xfer-admin-Pa55!seed' };
+
+export interface Reply {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  /** The parsed JSON body (undefined when empty). */
+  readonly body: any;
+}
+
+async function reply(res: Response): Promise<Reply> {
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body };
+}
+
+export async function form(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Reply> {
+  return reply(await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() }));
+}
+
+/** A small API client for one service and one user: `call('GET', '/tasks')`. */
+export interface Api {
+  readonly base: string;
+  readonly token: string;
+  readonly refreshToken: string;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  get(path: string): Promise<Reply>;
+}
+
+export async function login(base: string, user: { username: string; password: string }): Promise<Api> {
+  const r = await form(`${base}/token`, { grant_type: 'password', username: user.username, password: user.password });
+  if (r.status !== 200) throw new Error(`login ${user.username} at ${base}: ${r.status} ${r.text}`);
+  const token = r.body.access_token as string;
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+    const h: Record<string, string> = { authorization: `Bearer ${token}`, ...headers };
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+      h['content-type'] ??= 'application/json';
+    }
+    return reply(await fetch(`${base}${path}`, { method, headers: h, ...(payload !== undefined ? { body: payload } : {}) }));
+  };
+  return { base, token, refreshToken: r.body.refresh_token as string, call, get: (p) => call('GET', p) };
+}
+
+export function automationBase(emu: RunningEmulator): string {
+  return emu.state.profile === 'legacy' ? `${emu.automationUrl}/webadmin/api/v1` : `${emu.automationUrl}/api/v1`;
+}
+export function transferBase(emu: RunningEmulator): string {
+  return `${emu.transferUrl}/api/v1`;
+}
+
+/** Start an emulator with the example seed (unless `seed` is given) and register its closing. */
+export async function withEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  return startEmulator({ seed: exampleSeed(), ...options });
+}
+
+export async function raw(url: string, init?: RequestInit): Promise<Reply> {
+  return reply(await fetch(url, init));
+}
+
+/** A minimal valid task body referencing seed objects by their seed ids. */
+export function taskBody(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    Name: name,
+    Group: ['Partners'],
+    steps: [{ Source: { HostID: '201004', Path: '/outgoing', FileMask: '*.txt' } }, { Destination: { HostID: '201007', Path: 'D:\\in' } }],
+    ...extra,
+  };
+}

@@ -1,0 +1,170 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { Api } from './helpers.js';
+import { XFER_ADMIN, login, transferBase, withEmulator } from './helpers.js';
+
+let emu: RunningEmulator;
+let api: Api;
+const ALICE = { username: 'alice', password: 'alice-SEEDSECRET-11' };
+const CAROL = { username: 'carol', password: 'carol-SEEDSECRET-13' };
+beforeEach(async () => {
+  emu = await withEmulator();
+  api = await login(transferBase(emu), XFER_ADMIN);
+});
+afterEach(() => emu.close());
+
+async function folderId(path: string, who: Api = api): Promise<number> {
+  const r = await who.get(`/folders?path=${encodeURIComponent(path)}`);
+  expect(r.body.items, path).toHaveLength(1);
+  return r.body.items[0].id as number;
+}
+async function groupId(name: string): Promise<number> {
+  return (await api.get('/groups')).body.items.find((g: { name: string }) => g.name === name).id;
+}
+async function userId(name: string): Promise<string> {
+  return (await api.get(`/users?username=${name}&isExactMatch=true`)).body.items[0].id;
+}
+const entries = (r: { body: { items: { type: string; name: string }[] } }): string[] => r.body.items.map((e) => `${e.type}:${e.name}`);
+
+describe('transfer folders and folder ACLs', () => {
+  it('rule 82: GET /folders?path= matches one path exactly (case-insensitive); name takes * masks', async () => {
+    const r = await api.get('/folders?path=/distribution/acme');
+    expect(r.body.items.map((f: { path: string }) => f.path)).toEqual(['/Distribution/Acme']);
+    expect((await api.get('/folders?path=/Nowhere')).body.items).toEqual([]);
+    const masked = await api.get('/folders?name=*bound&sortField=path');
+    expect(masked.body.items.map((f: { path: string }) => f.path)).toEqual([
+      '/Distribution/Acme/Inbound',
+      '/Distribution/Acme/Outbound',
+      '/Distribution/Globex/Inbound',
+      '/Distribution/Globex/Outbound',
+      '/Distribution/Initech/Inbound',
+      '/Distribution/Initech/Outbound',
+    ]);
+  });
+
+  it('rule 83: GET /folders/{id} answers the FolderDetailsModel; /subfolders lists the children', async () => {
+    const id = await folderId('/Distribution/Acme');
+    const r = await api.get(`/folders/${id}`);
+    expect(r.body).toMatchObject({ id, name: 'Acme', path: '/Distribution/Acme', parentId: await folderId('/Distribution'), folderType: 'Normal', description: 'Acme Corp', isShared: false, permission: expect.objectContaining({ listFiles: true }) });
+    const kids = await api.get(`/folders/${id}/subfolders`);
+    expect(kids.body.items.map((f: { name: string }) => f.name)).toEqual(['Inbound', 'Outbound']);
+  });
+
+  it('rule 84: POST /folders/{parentId}/subfolders answers 201 with folder details; CopyOnly and Always copy the parent entries, None does not', async () => {
+    const parent = await folderId('/Distribution/Acme/Outbound');
+    const none = await api.call('POST', `/folders/${parent}/subfolders`, { name: 'Plain', inheritPermissions: 'None' });
+    expect(none.status).toBe(201);
+    expect(none.body).toMatchObject({ name: 'Plain', path: '/Distribution/Acme/Outbound/Plain', parentId: parent });
+    expect((await api.get(`/folders/${none.body.id}/acls`)).body.items).toEqual([]);
+    const parentEntries = entries(await api.get(`/folders/${parent}/acls`));
+    for (const mode of ['CopyOnly', 'Always']) {
+      const r = await api.call('POST', `/folders/${parent}/subfolders`, { name: mode, inheritPermissions: mode });
+      expect(r.status).toBe(201);
+      expect(r.body.parentInheritRights).toBe(mode === 'Always' ? 1 : 0);
+      expect(entries(await api.get(`/folders/${r.body.id}/acls`))).toEqual(parentEntries);
+    }
+  });
+
+  it('rule 85: creating a subfolder whose name exists answers 409; a bad inheritPermissions or name answers 422', async () => {
+    const parent = await folderId('/Distribution/Acme');
+    expect((await api.call('POST', `/folders/${parent}/subfolders`, { name: 'inbound', inheritPermissions: 'None' })).status).toBe(409);
+    const bad = await api.call('POST', `/folders/${parent}/subfolders`, { name: 'New', inheritPermissions: 'Sometimes' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors[0]).toMatchObject({ field: 'inheritPermissions', rejected: 'Sometimes' });
+    expect((await api.call('POST', `/folders/${parent}/subfolders`, { name: 'a/b' })).status).toBe(422);
+  });
+
+  it('rule 86: GET /folders/{id}/acls pages entries {type, id, name, permissions{…, sharePermissions}, isEditable, isDeletable}', async () => {
+    const id = await folderId('/Distribution/Acme/Outbound');
+    const r = await api.get(`/folders/${id}/acls`);
+    expect(entries(r)).toEqual(['Group:Acme Partners', 'User:alice']);
+    expect(r.body.items[1]).toEqual({
+      type: 'User',
+      id: await userId('alice'),
+      name: 'alice',
+      permissions: {
+        readFiles: true, writeFiles: true, deleteFiles: true, listFiles: true, notify: false, addDeleteSubfolders: false, share: false, admin: false, listUsers: false,
+        sharePermissions: { readFiles: true, writeFiles: false, deleteFiles: false, listFiles: false, notify: false, listUsers: false },
+      },
+      isEditable: true,
+      isDeletable: true,
+    });
+    expect(r.body.paging.totalItems).toBe(2);
+  });
+
+  it('rule 87: POST /folders/{id}/acls sets one entry (missing permissions are false) and answers the whole list', async () => {
+    const id = await folderId('/Distribution/Globex/Outbound');
+    const bob = await userId('bob');
+    const r = await api.call('POST', `/folders/${id}/acls`, { type: 'User', id: bob, permissions: { listFiles: true, readFiles: true } });
+    expect(r.status).toBe(200);
+    expect(entries(r)).toEqual(['User:bob', 'Group:Globex Partners']);
+    const entry = r.body.items.find((e: { name: string }) => e.name === 'bob');
+    expect(entry.permissions).toMatchObject({ listFiles: true, readFiles: true, writeFiles: false, admin: false, sharePermissions: { readFiles: false } });
+    expect((await api.call('POST', `/folders/${id}/acls`, { type: 'User', id: bob, permissions: { listFiles: true, colour: true } })).status).toBe(422);
+  });
+
+  it('rule 88: PUT /folders/{id}/acls creates or updates one entry and answers the whole list', async () => {
+    const id = await folderId('/Finance');
+    const team = await groupId('Finance Team');
+    const upd = await api.call('PUT', `/folders/${id}/acls`, { type: 'Group', id: team, permissions: { listFiles: true } });
+    expect(upd.status).toBe(200);
+    expect(upd.body.items).toEqual([expect.objectContaining({ type: 'Group', id: String(team), permissions: expect.objectContaining({ listFiles: true, readFiles: false, writeFiles: false }) })]);
+    const created = await api.call('PUT', `/folders/${id}/acls`, { type: 'Group', id: String(await groupId('Acme Partners')), permissions: { listFiles: true } });
+    expect(entries(created)).toEqual(['Group:Acme Partners', 'Group:Finance Team']);
+  });
+
+  it('rule 89: DELETE /folders/{id}/acls with a JSON body {type, id} removes the entry (204)', async () => {
+    const id = await folderId('/Distribution/Acme/Inbound');
+    const alice = await userId('alice');
+    const r = await api.call('DELETE', `/folders/${id}/acls`, { type: 'User', id: alice });
+    expect(r.status).toBe(204);
+    expect(entries(await api.get(`/folders/${id}/acls`))).toEqual(['Group:Acme Partners']);
+    expect((await api.call('DELETE', `/folders/${id}/acls`, { type: 'User', id: alice })).status).toBe(404);
+  });
+
+  it('rule 90: an unknown user or group id in an ACL body answers 422', async () => {
+    const id = await folderId('/Finance');
+    for (const body of [{ type: 'User', id: 'nobody', permissions: {} }, { type: 'Group', id: 99999, permissions: {} }, { type: 'Robot', id: 'x' }]) {
+      const r = await api.call('PUT', `/folders/${id}/acls`, body);
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      expect(r.body.errors[0].field).toMatch(/^(id|type)$/);
+    }
+    expect((await api.call('DELETE', `/folders/${id}/acls`, { type: 'User', id: 'nobody' })).status).toBe(422);
+  });
+
+  it('rule 91: the home-folder owner entry (isEditable false) cannot be changed or removed (403)', async () => {
+    const id = await folderId('/Home/alice');
+    const acl = await api.get(`/folders/${id}/acls`);
+    const owner = acl.body.items[0];
+    expect(owner).toMatchObject({ type: 'User', name: 'alice', isEditable: false, isDeletable: false });
+    expect((await api.call('PUT', `/folders/${id}/acls`, { type: 'User', id: owner.id, permissions: { listFiles: true } })).status).toBe(403);
+    expect((await api.call('POST', `/folders/${id}/acls`, { type: 'User', id: owner.id, permissions: {} })).status).toBe(403);
+    expect((await api.call('DELETE', `/folders/${id}/acls`, { type: 'User', id: owner.id })).status).toBe(403);
+    expect((await api.get(`/folders/${id}/acls`)).body.items).toEqual(acl.body.items);
+  });
+
+  it('rule 92: a missing folder, or one the caller may not see, answers 403; non-admins see only folders where they have listFiles', async () => {
+    expect((await api.get('/folders/424242')).status).toBe(403);
+    expect((await api.get('/folders/424242/acls')).status).toBe(403);
+    expect((await api.call('POST', '/folders/424242/subfolders', { name: 'x' })).status).toBe(403);
+    const carol = await login(transferBase(emu), CAROL);
+    const visible = await carol.get('/folders?perPage=100');
+    expect(visible.body.items.map((f: { path: string }) => f.path)).toEqual(['/Finance', '/Finance/Payroll']);
+    const acme = await folderId('/Distribution/Acme/Outbound');
+    const denied = await carol.get(`/folders/${acme}`);
+    expect(denied.status).toBe(403);
+    expect(denied.body).toMatchObject({ title: 'Forbidden', errorCode: 403 });
+  });
+
+  it('rule 93: only folder admins (FileAdmin, Admin, SysAdmin) or users with admin on the folder change its ACL; subfolders need addDeleteSubfolders', async () => {
+    const carol = await login(transferBase(emu), CAROL);
+    const alice = await login(transferBase(emu), ALICE);
+    const payroll = await folderId('/Finance/Payroll', carol);
+    const finance = await folderId('/Finance', carol);
+    const bob = await userId('bob');
+    expect((await carol.call('PUT', `/folders/${payroll}/acls`, { type: 'User', id: bob, permissions: { listFiles: true } })).status).toBe(200);
+    expect((await carol.call('PUT', `/folders/${finance}/acls`, { type: 'User', id: bob, permissions: { listFiles: true } })).status).toBe(403);
+    expect((await alice.call('POST', `/folders/${finance}/subfolders`, { name: 'Reports', inheritPermissions: 'CopyOnly' })).status).toBe(201);
+    expect((await alice.call('POST', `/folders/${await folderId('/Distribution/Acme/Outbound', alice)}/subfolders`, { name: 'X' })).status).toBe(403);
+  });
+});
