@@ -55,18 +55,13 @@ export interface HostRecord {
   fields: JsonObject;
 }
 
-/** The eight ACL permission keys (gaps.md), values 0/1. */
-export const ACL_PERMISSION_KEYS = [
-  'TaskRun',
-  'TaskEditExisting',
-  'TaskAddEditDelete',
-  'HostAddEditDelete',
-  'ScriptAddEditDelete',
-  'SSLAddEditDelete',
-  'SSHAddEditDelete',
-  'PGPAddEditDelete',
-] as const;
-export type AclPermission = (typeof ACL_PERMISSION_KEYS)[number];
+export {
+  ACL_PERMISSIONS as ACL_PERMISSION_KEYS,
+  FOLDER_PERMISSIONS as FOLDER_PERMISSION_KEYS,
+  SHARE_PERMISSIONS as SHARE_PERMISSION_KEYS,
+} from '../vocabulary.js';
+export type { AclPermission, FolderPermission, SharePermission } from '../vocabulary.js';
+import type { AclPermission, FolderPermission, SharePermission } from '../vocabulary.js';
 
 /** A resource-group ACL in API shape `{ACLID, ResourceGroupName, UserGroupName, Permissions}`. */
 export interface AclRecord extends JsonObject {
@@ -161,21 +156,6 @@ export interface TransferGroup {
   members: string[];
 }
 
-export const FOLDER_PERMISSION_KEYS = [
-  'readFiles',
-  'writeFiles',
-  'deleteFiles',
-  'listFiles',
-  'notify',
-  'addDeleteSubfolders',
-  'share',
-  'admin',
-  'listUsers',
-] as const;
-export type FolderPermission = (typeof FOLDER_PERMISSION_KEYS)[number];
-
-export const SHARE_PERMISSION_KEYS = ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles', 'notify', 'listUsers'] as const;
-export type SharePermission = (typeof SHARE_PERMISSION_KEYS)[number];
 
 export type FolderPermissions = Record<FolderPermission, boolean> & { sharePermissions: Record<SharePermission, boolean> };
 

@@ -267,17 +267,9 @@ export interface DestinationStep extends HostStepFields {
 
 // ------------------------------------------------------------------------------ ResourceGroupAcl
 
-export const ACL_PERMISSIONS = [
-  'TaskRun',
-  'TaskEditExisting',
-  'TaskAddEditDelete',
-  'HostAddEditDelete',
-  'ScriptAddEditDelete',
-  'SSLAddEditDelete',
-  'SSHAddEditDelete',
-  'PGPAddEditDelete',
-] as const;
-export type AclPermission = (typeof ACL_PERMISSIONS)[number];
+export { ACL_PERMISSIONS, FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../vocabulary.js';
+export type { AclPermission, FolderPermission, SharePermission } from '../vocabulary.js';
+import type { AclPermission, FolderPermission, SharePermission } from '../vocabulary.js';
 
 export interface ResourceGroupAclSpec {
   readonly resourceGroup: string;
@@ -288,21 +280,6 @@ export interface ResourceGroupAclSpec {
 
 // ----------------------------------------------------------------------------- FolderPermissions
 
-export const FOLDER_PERMISSIONS = [
-  'readFiles',
-  'writeFiles',
-  'deleteFiles',
-  'listFiles',
-  'notify',
-  'addDeleteSubfolders',
-  'share',
-  'admin',
-  'listUsers',
-] as const;
-export type FolderPermission = (typeof FOLDER_PERMISSIONS)[number];
-
-export const SHARE_PERMISSIONS = ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles', 'notify', 'listUsers'] as const;
-export type SharePermission = (typeof SHARE_PERMISSIONS)[number];
 
 export interface FolderPermissionsSpec {
   /** Create the folder under its (existing) parent when it is missing. */

@@ -1,3 +1,4 @@
+import type { AclPermission } from '../../vocabulary.js';
 /**
  * Wire types of the automation service (spec/automation-api.md, gaps.md). Only fields mftops
  * reads are named; every object keeps the rest (`[field: string]: unknown`) because a task or
@@ -108,15 +109,7 @@ export interface UserGroup {
 }
 
 /** Resource-group ACL permission names (gaps.md); values 0/1. */
-export type AclPermissionName =
-  | 'TaskRun'
-  | 'TaskEditExisting'
-  | 'TaskAddEditDelete'
-  | 'HostAddEditDelete'
-  | 'ScriptAddEditDelete'
-  | 'SSLAddEditDelete'
-  | 'SSHAddEditDelete'
-  | 'PGPAddEditDelete';
+export type AclPermissionName = AclPermission;
 
 export type AclPermissions = Readonly<Partial<Record<AclPermissionName, ZeroOne | boolean>>> & { readonly [field: string]: unknown };
 
