@@ -3,6 +3,9 @@
  * rules, the client types, the emulator and the plan all draw on these lists.
  */
 
+/** The two servers mftops manages. */
+export type ServiceName = 'automation' | 'transfer';
+
 /** Resource-group ACL permissions of the automation service; on the wire each is 0 or 1. */
 export const ACL_PERMISSIONS = [
   'TaskRun',

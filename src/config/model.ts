@@ -1,7 +1,7 @@
 import type { Secret, SecretRef } from '../secret.js';
 
-/** The two servers mftops talks to. */
-export type ServiceName = 'automation' | 'transfer';
+export type { ServiceName } from '../vocabulary.js';
+import type { ServiceName } from '../vocabulary.js';
 
 /** Kinds that `prune` may name (DESIGN.md §3). */
 export type PrunableKind = 'Task' | 'ResourceGroupAcl' | 'FolderPermissions';

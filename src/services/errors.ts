@@ -1,8 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import { MftopsError } from '../errors.js';
 
-/** The two servers mftops talks to; every error and log line starts with one of these. */
-export type ServiceName = 'automation' | 'transfer';
+// Every error and log line starts with the service name.
+export type { ServiceName } from '../vocabulary.js';
+import type { ServiceName } from '../vocabulary.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
