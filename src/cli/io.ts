@@ -11,6 +11,8 @@ export interface CommandIo {
   readonly cwd: string;
   /** stdout is a terminal: colour and interactive prompts are allowed (NO_COLOR still wins). */
   readonly isTty: boolean;
+  /** stderr is a terminal: progress lines may be drawn there. */
+  readonly stderrIsTty?: boolean;
 }
 
 export function processIo(): CommandIo {
@@ -20,6 +22,7 @@ export function processIo(): CommandIo {
     env: process.env,
     cwd: process.cwd(),
     isTty: Boolean(process.stdout.isTTY),
+    stderrIsTty: Boolean(process.stderr.isTTY),
   };
 }
 
