@@ -63,7 +63,7 @@ export const ACTIONS: readonly Action[] = ['create', 'update', 'replace', 'delet
 export type ResourceKind = ManifestKind;
 
 export interface Change {
-  /** `Kind/name`, e.g. `Task/Payroll to bank`; the `--target` syntax. */
+  /** `Kind/name`, e.g. `Task/Payroll to bank`, `FolderPermissions/Distribution/Acme`; the `--target` syntax. */
   readonly address: string;
   readonly kind: ResourceKind;
   /** The identity: task name, ACL's `resourceGroup/userGroup`, folder path. */
@@ -195,8 +195,9 @@ export function hasChanges(plan: Plan): boolean {
   return plan.changes.some((c) => c.action !== 'no-op');
 }
 
+/** `Kind/name`; a folder path's own leading slash doubles as the separator: `FolderPermissions/Distribution/Acme`. */
 export function formatAddress(kind: ResourceKind, name: string): string {
-  return `${kind}/${name}`;
+  return kind === 'FolderPermissions' && name.startsWith('/') ? `${kind}${name}` : `${kind}/${name}`;
 }
 
 /** Parse `Kind/name` (the name may contain `/`, as folder paths do). */
@@ -209,8 +210,10 @@ export function parseAddress(address: string): { kind: ResourceKind; name: strin
   switch (kind) {
     case 'Task':
     case 'ResourceGroupAcl':
-    case 'FolderPermissions':
       return { kind, name };
+    case 'FolderPermissions':
+      // Folder names are absolute paths; accept `FolderPermissions/A/B` and `FolderPermissions//A/B`.
+      return { kind, name: `/${name.replace(/^\/+/, '')}` };
     default:
       return undefined;
   }

@@ -3,6 +3,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { MftopsError } from '../errors.js';
+import { orderPlanKeys } from '../render/plan-json.js';
 import { PLAN_FORMAT_VERSION, type Plan } from './model.js';
 
 /**
@@ -11,8 +12,9 @@ import { PLAN_FORMAT_VERSION, type Plan } from './model.js';
  * stable for the same plan.
  */
 export function serializePlan(plan: Plan): string {
-  const body = JSON.stringify(plan, null, 2);
-  return `${JSON.stringify({ ...plan, checksum: checksumOf(body) }, null, 2)}\n`;
+  const ordered = orderPlanKeys(plan);
+  const body = JSON.stringify(ordered, null, 2);
+  return `${JSON.stringify({ ...ordered, checksum: checksumOf(body) }, null, 2)}\n`;
 }
 
 /** Write atomically (temporary file, then rename), so a reader never sees half a plan. */

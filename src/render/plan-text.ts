@@ -1,0 +1,150 @@
+import { summarize } from '../plan/model.js';
+import type { Action, Change, Plan } from '../plan/model.js';
+import {
+  actionPhrase,
+  describeEntryPermissions,
+  describeScheduleChange,
+  entrySymbol,
+  escapeControl,
+  formatCount,
+  LISTED_ACTIONS,
+  NO_CHANGES,
+  planSentence,
+  principalLabel,
+  scheduleText,
+  symbolOf,
+  viewField,
+} from './plan-common.js';
+import type { FieldView } from './plan-common.js';
+
+export interface PlanTextOptions {
+  /** ANSI colour; the caller decides (TTY, NO_COLOR, --no-color). */
+  readonly color: boolean;
+}
+
+/**
+ * The terminal plan, Terraform-like: one header line per changed object (`+ ~ -/+ - !`), its field
+ * differences indented under it, then `Plan: …` counts. No-ops are counted, never listed.
+ */
+export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
+  const paint = painter(options.color);
+  const summary = summarize(plan.changes);
+  const listed = plan.changes.filter((c) => c.action !== 'no-op');
+  const lines = [`mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural(plan.changes.length, 'object')} compared, ${formatCount(summary['no-op'])} unchanged.`];
+  if (plan.targets !== undefined && plan.targets.length > 0) lines.push(`Limited to --target ${plan.targets.map(quote).join(', ')}.`);
+  if (listed.length === 0) {
+    lines.push('', NO_CHANGES);
+    return `${lines.join('\n')}\n`;
+  }
+  const used = LISTED_ACTIONS.filter((a) => summary[a] > 0);
+  lines.push(`Symbols: ${used.map((a) => `${paint.action(a, symbolOf(a))} ${a}`).join(', ')}`);
+  for (const change of listed) lines.push('', ...renderChange(change, paint));
+  lines.push('', paint.bold(planSentence(summary)));
+  return `${lines.join('\n')}\n`;
+}
+
+function renderChange(change: Change, paint: Painter): string[] {
+  const renamed = change.previousName === undefined ? '' : ` (renamed from ${quote(change.previousName)})`;
+  const lines = [`${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`];
+  const indent = '    ';
+  if (change.reason !== undefined) lines.push(`${indent}# ${escapeControl(change.reason)}`);
+  for (const field of change.fields) lines.push(...renderField(viewField(field, change.action), paint).map((l) => indent + l));
+  for (const words of describeScheduleChange(change)) lines.push(`${indent}# ${words.label}: ${scheduleText(words)}`);
+  const entries = change.entries ?? [];
+  for (const entry of entries) {
+    switch (entry.action) {
+      case 'no-op':
+        break;
+      case 'blocked':
+        lines.push(`${indent}${paint.action('blocked', '!')} ${principalLabel(entry)} is blocked${entry.reason === undefined ? '' : `: ${escapeControl(entry.reason)}`}`);
+        break;
+      case 'create':
+      case 'update':
+      case 'delete':
+        lines.push(`${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}`);
+        break;
+      default: {
+        const never: never = entry.action;
+        throw new Error(`unknown entry action ${String(never)}`);
+      }
+    }
+  }
+  const unchanged = entries.filter((e) => e.action === 'no-op').length;
+  if (unchanged > 0) lines.push(`${indent}# (${formatCount(unchanged)} unchanged ${plural(unchanged, 'entry', 'entries')} hidden)`);
+  return lines;
+}
+
+function renderField(view: FieldView, paint: Painter): string[] {
+  const sym = paint.sign(view.symbol, view.symbol);
+  const forces = view.forcesReplace ? ' # forces replacement' : '';
+  switch (view.form) {
+    case 'sensitive':
+      return [`${sym} ${view.path}: (sensitive)${forces}`];
+    case 'inline': {
+      const value = view.before !== undefined && view.after !== undefined ? `${view.before} → ${view.after}` : (view.after ?? view.before ?? '');
+      return [`${sym} ${view.path}: ${value}${forces}`];
+    }
+    case 'block':
+      return [`${sym} ${view.path}:${forces}`, ...view.lines.map((l) => `    ${paint.diffLine(l)}`)];
+    default: {
+      const never: never = view;
+      throw new Error(`unknown field form ${String(never)}`);
+    }
+  }
+}
+
+function quote(text: string): string {
+  return escapeControl(JSON.stringify(text));
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many;
+}
+
+interface Painter {
+  action(action: Action, text: string): string;
+  sign(sign: '+' | '-' | '~', text: string): string;
+  diffLine(line: string): string;
+  bold(text: string): string;
+}
+
+function painter(on: boolean): Painter {
+  const wrap = (code: string, text: string) => (on ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const GREEN = '32';
+  const YELLOW = '33';
+  const RED = '31';
+  const MAGENTA = '35';
+  return {
+    action(action, text) {
+      switch (action) {
+        case 'create':
+          return wrap(GREEN, text);
+        case 'update':
+          return wrap(YELLOW, text);
+        case 'delete':
+          return wrap(RED, text);
+        case 'replace':
+        case 'blocked':
+          return wrap(MAGENTA, text);
+        case 'no-op':
+          return text;
+        default: {
+          const never: never = action;
+          throw new Error(`unknown action ${String(never)}`);
+        }
+      }
+    },
+    sign(sign, text) {
+      return wrap(sign === '+' ? GREEN : sign === '-' ? RED : YELLOW, text);
+    },
+    diffLine(line) {
+      if (line.startsWith('+')) return wrap(GREEN, line);
+      if (line.startsWith('-')) return wrap(RED, line);
+      if (line.startsWith('@@')) return wrap('36', line);
+      return line;
+    },
+    bold(text) {
+      return wrap('1', text);
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { describe, it } from 'vitest';
+import { renderPlanJson } from '../../src/render/plan-json.js';
+import { renderPlanMarkdown } from '../../src/render/plan-markdown.js';
+import { renderPlanText } from '../../src/render/plan-text.js';
+import { expectGolden, loadFixturePlan } from '../fixtures/plans/load.js';
+
+describe('golden renderings of test/fixtures/plans/every-action.json', () => {
+  const plan = loadFixturePlan('every-action.json');
+
+  it('text without colour', () => {
+    expectGolden(renderPlanText(plan, { color: false }), 'every-action.txt');
+  });
+
+  it('text with colour', () => {
+    expectGolden(renderPlanText(plan, { color: true }), 'every-action.color.txt');
+  });
+
+  it('markdown', () => {
+    expectGolden(renderPlanMarkdown(plan, { artifactHint: 'the plan artifact' }), 'every-action.md');
+  });
+
+  it('json: the fixture is its own golden file, byte for byte', () => {
+    // Never rewritten by UPDATE_GOLDEN: it is also the input, and a renderer bug must not rewrite the fixture.
+    expectGolden(renderPlanJson(plan), 'every-action.json', { updatable: false });
+  });
+});

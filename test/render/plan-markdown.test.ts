@@ -1,0 +1,284 @@
+import { describe, expect, it } from 'vitest';
+import type { Change, Plan } from '../../src/plan/model.js';
+import { renderPlanMarkdown } from '../../src/render/plan-markdown.js';
+import { generatePlan } from '../fixtures/plans/generate.js';
+import type { GeneratedPlan } from '../fixtures/plans/generate.js';
+import { loadFixturePlan } from '../fixtures/plans/load.js';
+
+const plan = loadFixturePlan('every-action.json');
+const md = renderPlanMarkdown(plan, { artifactHint: 'the plan artifact' });
+
+function planWith(changes: readonly Change[], extra: Partial<Plan> = {}): Plan {
+  const summary = { create: 0, update: 0, replace: 0, delete: 0, 'no-op': 0, blocked: 0 };
+  for (const c of changes) summary[c.action]++;
+  return { ...plan, changes, summary, ...extra };
+}
+
+/** The summary table rows the generator's own counts call for, written out independently. */
+function expectedTable(g: GeneratedPlan): string[] {
+  const cols = ['create', 'update', 'replace', 'delete', 'blocked', 'no-op'] as const;
+  const fmt = (n: number) => n.toLocaleString('en-US');
+  const rows = (['Task', 'ResourceGroupAcl', 'FolderPermissions'] as const)
+    .filter((k) => cols.some((c) => g.counts[k][c] > 0))
+    .map((k) => `| ${k} | ${cols.map((c) => fmt(g.counts[k][c])).join(' | ')} |`);
+  const total = cols.map((c) => `**${fmt(g.plan.changes.filter((ch) => ch.action === c).length)}**`);
+  return ['| Kind | Create | Update | Replace | Delete | Blocked | Unchanged |', '|:--|--:|--:|--:|--:|--:|--:|', ...rows, `| **Total** | ${total.join(' | ')} |`];
+}
+
+/** Cells per row (pipes not escaped with a backslash), for each table: runs of lines starting with `|`. */
+function tableShapes(markdown: string): number[][] {
+  const tables: number[][] = [];
+  let current: number[] | undefined;
+  for (const l of markdown.split('\n')) {
+    if (!l.startsWith('|')) {
+      current = undefined;
+      continue;
+    }
+    if (current === undefined) tables.push((current = []));
+    current.push(l.replace(/\\\|/g, '').split('|').length);
+  }
+  return tables;
+}
+
+/** The markdown with fenced code blocks removed: what GitHub interprets as markup. */
+function outsideCode(markdown: string): string {
+  const out: string[] = [];
+  let open: string | undefined;
+  for (const l of markdown.split('\n')) {
+    if (open === undefined) {
+      const m = /^(`{3,})/.exec(l);
+      if (m) open = m[1];
+      else out.push(l);
+    } else if (l === open) open = undefined;
+  }
+  return out.join('\n');
+}
+
+describe('renderPlanMarkdown on the every-action fixture', () => {
+  it('starts with the title and the summary table, counts per kind and per action', () => {
+    const lines = md.split('\n');
+    expect(lines[0]).toBe('## mftops plan: prod');
+    expect(lines.slice(2, 8)).toEqual([
+      '| Kind | Create | Update | Replace | Delete | Blocked | Unchanged |',
+      '|:--|--:|--:|--:|--:|--:|--:|',
+      '| Task | 1 | 2 | 1 | 0 | 1 | 2 |',
+      '| ResourceGroupAcl | 0 | 1 | 0 | 0 | 0 | 1 |',
+      '| FolderPermissions | 1 | 1 | 0 | 1 | 0 | 1 |',
+      '| **Total** | **2** | **4** | **1** | **1** | **1** | **4** |',
+    ]);
+    expect(lines[9]).toBe('**Plan:** 2 to create, 4 to update, 1 to replace, 1 to delete, 1 blocked.');
+  });
+
+  it('calls out destructive changes, then blocked ones, before any details', () => {
+    const warning = md.indexOf('> [!WARNING]');
+    const caution = md.indexOf('> [!CAUTION]');
+    const details = md.indexOf('<details>');
+    expect(md.indexOf('| **Total** |')).toBeLessThan(warning);
+    expect(warning).toBeLessThan(caution);
+    expect(caution).toBeLessThan(details);
+    const warningBlock = md.slice(warning, caution);
+    expect(warningBlock).toContain('<b>Task/Globex outbound</b> replace: Group cannot change in place');
+    expect(warningBlock).toContain('<b>FolderPermissions/Distribution/Initech/Inbound</b> delete: No manifest declares this folder');
+    expect(warningBlock).toContain('`--allow-delete`');
+    const cautionBlock = md.slice(caution, details);
+    expect(cautionBlock).toContain('<b>Task/Legacy EDI router</b> blocked: Advanced task (TT=COS)');
+    expect(cautionBlock).toContain('<code>FolderPermissions/Distribution/Acme/Outbound</code>, user <code>carol</code>: The server marks this entry as not editable');
+  });
+
+  it('has one <details> per changed object, none for no-ops', () => {
+    const summaries = [...md.matchAll(/<details><summary>(.*)<\/summary>/g)].map((m) => m[1]);
+    expect(summaries).toEqual([
+      '<code>~</code> <b>ResourceGroupAcl/Finance/Finance Operators</b> update',
+      '<code>~</code> <b>Task/Payroll to bank</b> update',
+      '<code>~</code> <b>Task/Bank statements in</b> update (renamed from <code>Bank statements import</code>)',
+      '<code>+</code> <b>Task/Globex inbound</b> create',
+      '<code>-/+</code> <b>Task/Globex outbound</b> replace',
+      '<code>!</code> <b>Task/Legacy EDI router</b> blocked',
+      '<code>~</code> <b>FolderPermissions/Distribution/Acme/Outbound</b> update',
+      '<code>+</code> <b>FolderPermissions/Distribution/Globex/Reports</b> create',
+      '<code>-</code> <b>FolderPermissions/Distribution/Initech/Inbound</b> delete',
+    ]);
+    expect(md.match(/<\/details>/g)).toHaveLength(9);
+  });
+
+  it('puts field differences in diff blocks, sensitive values hidden', () => {
+    expect(md).toContain('```diff\n- Group: ["Partners"]\n+ Group: ["Operations"] # forces replacement\n');
+    expect(md).toContain('~ Parameters.ApiKey: (sensitive)');
+    expect(md).toContain('~ Info.Notes:\n   Owner: finance-it@example.com\n-  Runs after the payroll close.\n+  Escalation: treasury on-call, +44 20 7946 0000\n');
+    expect(md).not.toContain('BANK_API_KEY');
+    expect(md).not.toContain('GLOBEX_FTP_PASSWORD');
+  });
+
+  it('describes schedules in words', () => {
+    expect(md).toContain('**Schedules in words:** Mon, Wed and Fri at 20:00 → Weekdays (Mon–Fri) at 20:00');
+    expect(md).toContain('**Schedules in words:** Weekdays (Mon–Fri), repeatedly from 06:00 to 18:00 → Weekdays (Mon–Fri), repeatedly from 06:00 to 18:00; Every Saturday at 09:00');
+  });
+
+  it('draws folder ACLs as a permission matrix with ✓ ✗ + −', () => {
+    expect(md).toContain(
+      [
+        '| Principal | Change | readFiles | writeFiles | deleteFiles | listFiles | notify | addDeleteSubfolders | share | admin | listUsers | share: readFiles |',
+        '|:--|:--|:-:|:-:|:-:|:-:|:-:|:-:|:-:|:-:|:-:|:-:|',
+        '| Group Acme Partners | unchanged | ✓ | ✗ | ✗ | ✓ | ✗ | ✗ | ✗ | ✗ | ✗ | ✗ |',
+        '| User alice | update | ✓ | ✓ | − | ✓ | + | ✗ | ✗ | ✗ | ✗ | − |',
+        '| User acme-svc | create | + | ✗ | + | + | ✗ | ✗ | ✗ | ✗ | ✗ | ✗ |',
+        '| User bob | delete | − | ✗ | ✗ | − | ✗ | ✗ | ✗ | ✗ | ✗ | ✗ |',
+        '| User carol | blocked | ✓ | ✓ | ✓ | ✓ | ✗ | ✗ | ✗ | ✓ | ✗ | ✗ |',
+      ].join('\n'),
+    );
+  });
+
+  it('is not cut when it fits, and says nothing about left-out details', () => {
+    expect(md).not.toContain('[!NOTE]');
+    expect(md).toContain('<sub>mftops 0.1.0 · 2026-03-02T09:14:07Z · automation https://automation.example.com/api/v1 2024.1.0.58 as mftops-svc');
+  });
+
+  it('says "No changes" with a table of unchanged objects and nothing else', () => {
+    const out = renderPlanMarkdown(planWith(plan.changes.filter((c) => c.action === 'no-op')));
+    expect(out).toContain('**No changes.** The servers match the manifests.');
+    expect(out).toContain('| **Total** | **0** | **0** | **0** | **0** | **0** | **4** |');
+    expect(out).not.toContain('<details>');
+    expect(out).not.toContain('[!WARNING]');
+    expect(renderPlanMarkdown(planWith([]))).toContain('**No changes.** The servers match the manifests.');
+  });
+});
+
+describe('escaping user values', () => {
+  const hostileNames = ['a|b', '<details><summary>x</summary>', '```\n# Heading', '<script>alert(1)</script>', '@octo-org/admins **bold** [link](https://evil.example)', 'back`tick\n\nnew paragraph'];
+  const changes: Change[] = hostileNames.flatMap((name, i): Change[] => [
+    {
+      address: `Task/${name}`,
+      kind: 'Task',
+      name,
+      service: 'automation',
+      action: i % 2 === 0 ? 'update' : 'delete',
+      reason: `because ${name}`,
+      previousName: name,
+      fields: [{ path: `Parameters.${name}`, before: `${name}\n\`\`\`\`\nmore`, after: name }],
+      source: { file: `manifests/${name}.yaml`, line: 1, col: 1 },
+    },
+    {
+      address: `FolderPermissions/${name}`,
+      kind: 'FolderPermissions',
+      name: `/${name}`,
+      service: 'transfer',
+      action: 'update',
+      fields: [],
+      entries: [{ principal: { type: 'Group', name }, action: 'blocked', reason: name, before: { permissions: ['readFiles', name], sharePermissions: [] } }],
+    },
+  ]);
+  const out = renderPlanMarkdown(planWith(changes, { environment: 'prod | <b>x</b>' }));
+  const lines = out.split('\n');
+  const markup = outsideCode(out);
+
+  it('lets no raw HTML from a name through', () => {
+    expect(markup).not.toContain('<script>');
+    expect(markup).not.toContain('<b>x</b>');
+    expect(markup.match(/<details>/g)).toHaveLength(changes.length);
+    expect(markup.match(/<\/details>/g)).toHaveLength(changes.length);
+    expect(markup.match(/<summary>/g)).toHaveLength(changes.length);
+  });
+
+  it('keeps every <details><summary> on one line, so a newline in a name cannot end it', () => {
+    for (const l of lines.filter((x) => x.startsWith('<details>'))) expect(l).toMatch(/^<details><summary>.*<\/summary>$/);
+    expect(markup.split('\n').filter((l) => l === '# Heading' || l === 'new paragraph')).toEqual([]);
+  });
+
+  it('keeps table rows whole when a name has a pipe', () => {
+    const [summaryTable, ...matrices] = tableShapes(markup);
+    // Summary: kind + 6 actions = 7 cells (9 pieces around 8 pipes); matrices: principal, change, 9 permissions, the odd name = 12 cells.
+    expect(new Set(summaryTable)).toEqual(new Set([9]));
+    expect(matrices).toHaveLength(hostileNames.length);
+    for (const m of matrices) expect(new Set(m)).toEqual(new Set([14]));
+    expect(lines[0]).toBe('## mftops plan: prod &#124; &#60;b&#62;x&#60;/b&#62;');
+  });
+
+  it('fences diff blocks with more backticks than any value holds', () => {
+    let open: string | undefined;
+    for (const l of lines) {
+      if (open === undefined) {
+        const m = /^(`{3,})diff$/.exec(l);
+        if (m) open = m[1];
+      } else if (l === open) open = undefined;
+      else expect(l.startsWith(open), `line ${JSON.stringify(l)} would close the fence`).toBe(false);
+    }
+    expect(open).toBeUndefined();
+    expect(out).toContain('`````diff\n');
+  });
+
+  it('mentions nobody and links nothing', () => {
+    expect(markup).not.toContain('@octo-org');
+    expect(markup).not.toContain('[link](');
+    expect(markup).not.toContain('**bold**');
+  });
+});
+
+describe('keeping under maxLength', () => {
+  it('renders 5,000 changes under 65,536 characters, summary table whole, truncation line present', () => {
+    const g = generatePlan(5000);
+    const started = performance.now();
+    const out = renderPlanMarkdown(g.plan, { artifactHint: 'the plan artifact' });
+    const ms = performance.now() - started;
+    console.log(`markdown for 5,000 changes: ${out.length} characters in ${Math.round(ms)} ms`);
+    expect(out.length).toBeLessThanOrEqual(65_000);
+    expect(out).toContain(expectedTable(g).join('\n'));
+    // 1,500 call-out items (replaces, deletes, blocked) take the room before any object is listed.
+    expect(out).toContain('> [!NOTE]\n> To keep this comment under 65,000 characters, none of the 5,000 changed objects are listed here. The full plan is in the plan artifact.');
+    // 1,000 destructive changes cannot all be listed: the call-out ends with a count and a pointer.
+    expect(out).toMatch(/> - …and [\d,]+ more, listed in the plan artifact\./);
+    expect(ms).toBeLessThan(5_000);
+  });
+
+  it('names as many objects as fit, from the start, once no details fit with all of them', () => {
+    const g = generatePlan(5000, { destructive: false });
+    const out = renderPlanMarkdown(g.plan, { artifactHint: 'the plan artifact' });
+    expect(out.length).toBeLessThanOrEqual(65_000);
+    expect(out).toContain(expectedTable(g).join('\n'));
+    expect(out).not.toContain('[!WARNING]');
+    expect(out).toContain('Also changed (details left out):\n- <code>~</code> <b>Task/Partner pull 0001</b> update\n');
+    expect(out).not.toContain('<b>Task/Partner pull 5000</b>');
+    const listed = out.match(/^- <code>/gm)?.length ?? 0;
+    expect(listed).toBeGreaterThan(500);
+    expect(out).toContain(`> To keep this comment under 65,000 characters, only the first ${listed.toLocaleString('en-US')} of the 5,000 changed objects are listed, without details. The full plan is in the plan artifact.`);
+  });
+
+  it('drops <details> bodies from the end first, keeping those objects as list lines', () => {
+    const full = renderPlanMarkdown(plan);
+    const out = renderPlanMarkdown(plan, { maxLength: full.length - 200 });
+    expect(out.length).toBeLessThanOrEqual(full.length - 200);
+    expect(out).toContain('<details><summary><code>~</code> <b>ResourceGroupAcl/Finance/Finance Operators</b> update</summary>');
+    expect(out).toContain('Also changed (details left out):\n');
+    expect(out).toContain('\n- <code>-</code> <b>FolderPermissions/Distribution/Initech/Inbound</b> delete');
+    expect(out).not.toContain('<details><summary><code>-</code> <b>FolderPermissions/Distribution/Initech/Inbound</b>');
+    expect(out).toMatch(/> To keep this comment under [\d,]+ characters, the details of the last [1-9] of the 9 changed objects are left out\. The full plan is in the output of `mftops plan`\./);
+  });
+
+  it('is exactly the full rendering at its own length, and cut one character below', () => {
+    const full = renderPlanMarkdown(plan);
+    expect(renderPlanMarkdown(plan, { maxLength: full.length })).toBe(full);
+    const cut = renderPlanMarkdown(plan, { maxLength: full.length - 1 });
+    expect(cut.length).toBeLessThan(full.length);
+    expect(cut).toContain('[!NOTE]');
+  });
+
+  it.each([4_000, 1_000])('keeps the summary table whole at maxLength %i with 5,000 changes', (maxLength) => {
+    const g = generatePlan(5000);
+    const out = renderPlanMarkdown(g.plan, { maxLength, artifactHint: 'the plan artifact' });
+    expect(out.length).toBeLessThanOrEqual(maxLength);
+    expect(out).toContain(expectedTable(g).join('\n'));
+    expect(out).toContain('> [!WARNING]\n> **1,000 destructive changes:**');
+    expect(out).toContain('> [!CAUTION]\n> **500 changes blocked:**');
+    expect(out).toMatch(/> (- …and [\d,]+ more, listed in|The list is in) the plan artifact\./);
+  });
+
+  it('refuses a maxLength too small for even the summary', () => {
+    expect(() => renderPlanMarkdown(plan, { maxLength: 200 })).toThrow(RangeError);
+    expect(() => renderPlanMarkdown(plan, { maxLength: 0 })).toThrow(RangeError);
+  });
+
+  it('shortens a very long environment name in the title so the summary still fits', () => {
+    const out = renderPlanMarkdown(planWith(plan.changes, { environment: 'e'.repeat(5000) }), { maxLength: 1_000 });
+    expect(out.length).toBeLessThanOrEqual(1_000);
+    expect(out.split('\n')[0]).toBe(`## mftops plan: ${'e'.repeat(80)}…`);
+  });
+});
