@@ -174,7 +174,8 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
         sub = path.startsWith(`${base}/`) ? path.slice(base.length) : '';
       }
     }
-    const isTokenCall = sub === '/token' || sub === '/token/revoke';
+    // A token call is one whatever the base path: a client probing the wrong base path still only asks for a token.
+    const isTokenCall = sub === '/token' || sub === '/token/revoke' || /\/api\/v1\/token(\/revoke)?$/.test(path);
     const body = await readBody(req);
     if (cfg.latencyMs > 0) await new Promise((r) => setTimeout(r, cfg.latencyMs));
     const errorOf = service === 'transfer' ? transferError : automationError;

@@ -34,6 +34,8 @@ export function renderTask(task: JsonObject, profile: Profile, rights: TaskRight
   out.Parameters = renderParameters(task.Parameters, profile);
   forEachStep(out, (body, kind) => {
     if (kind === 'Process' && isJsonObject(body.Parameters)) body.Parameters = renderParameters(body.Parameters, profile);
+    // The REST API never returns a secret: step passwords come out suppressed, like parameters.
+    if ((kind === 'Source' || kind === 'Destination') && typeof body.Password === 'string' && body.Password !== '') body.Password = SUPPRESSED;
   });
   const schedules = isJsonObject(task.Schedules) && Array.isArray(task.Schedules.Schedule) ? task.Schedules.Schedule : [];
   out.Renamed = task.Renamed === true;

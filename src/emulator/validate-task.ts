@@ -189,11 +189,21 @@ function checkHostRef(out: JsonObject, path: string, c: Ctx): void {
   else if (typeof out.Type === 'string' && out.Type !== host.type) c.issues.fail(`${path}.Type`, out.Type, `must be ${host.type}, the type of host ${id}`);
 }
 
+/** A step password sent back as `(suppressed)` keeps the stored one of the same step (by ID). */
+function keepSuppressedPassword(out: JsonObject, path: string, c: Ctx): void {
+  if (out.Password !== SUPPRESSED) return;
+  const stored = typeof out.ID === 'string' ? c.oldStepPasswords.get(out.ID) : undefined;
+  if (stored === undefined) return c.issues.fail(`${path}.Password`, SUPPRESSED, 'a suppressed password can only be sent back for an existing step (by its ID)');
+  out.Password = stored;
+}
+
 interface Ctx {
   readonly task: TaskContext;
   readonly issues: Issues;
   /** Stored Process steps by step ID, for secret parameters echoed back suppressed. */
   readonly oldStepParams: ReadonlyMap<string, JsonObject>;
+  /** Stored Source/Destination step passwords by step ID, for passwords echoed back suppressed. */
+  readonly oldStepPasswords: ReadonlyMap<string, string>;
 }
 
 /** One parameter as stored: the value is kept even when secret. */
@@ -299,11 +309,13 @@ function normalizeStep(kind: StepKind, body: JsonObject, path: string, c: Ctx): 
     case 'Source': {
       const out = checkFields(body, SOURCE_FIELD_RULES, path, c.issues, profile, true);
       checkHostRef(out, path, c);
+      keepSuppressedPassword(out, path, c);
       return out;
     }
     case 'Destination': {
       const out = checkFields(body, DESTINATION_FIELD_RULES, path, c.issues, profile, false);
       checkHostRef(out, path, c);
+      keepSuppressedPassword(out, path, c);
       return out;
     }
     case 'Process': {
@@ -507,12 +519,14 @@ export function normalizeTask(input: unknown, ctx: TaskContext): TaskCheck {
   }
   const body = dropNulls(input) as JsonObject;
   const oldStepParams = new Map<string, JsonObject>();
+  const oldStepPasswords = new Map<string, string>();
   if (ctx.existing) {
     forEachStep(ctx.existing, (b, kind) => {
       if (kind === 'Process' && typeof b.ID === 'string' && isJsonObject(b.Parameters)) oldStepParams.set(b.ID, b.Parameters);
+      if ((kind === 'Source' || kind === 'Destination') && typeof b.ID === 'string' && typeof b.Password === 'string') oldStepPasswords.set(b.ID, b.Password);
     });
   }
-  const c: Ctx = { task: ctx, issues, oldStepParams };
+  const c: Ctx = { task: ctx, issues, oldStepParams, oldStepPasswords };
   for (const [k, v] of Object.entries(body)) {
     if (!TASK_FIELDS.includes(k) && !TASK_READ_ONLY_FIELDS.includes(k)) issues.fail(k, v, 'is not a Task field');
   }

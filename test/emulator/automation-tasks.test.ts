@@ -167,6 +167,28 @@ describe('automation info and tasks', () => {
     expect(created.text).not.toContain('s3cret');
   });
 
+  it('rule 99: step passwords come back suppressed, survive a PUT that echoes them, and cannot be echoed onto a new step', async () => {
+    const created = await api.call('POST', '/tasks', taskBody('Step secret'));
+    expect(created.status).toBe(201);
+    const withPassword = structuredClone(created.body);
+    withPassword.steps[0].Source.Password = 'step-SEEDSECRET-99';
+    expect((await api.call('PUT', `/tasks/${created.body.ID}`, withPassword)).status).toBe(200);
+    const read = await api.get(`/tasks/${created.body.ID}`);
+    expect(read.body.steps[0].Source.Password).toBe('(suppressed)');
+    expect(read.text).not.toContain('SEEDSECRET');
+    const listed = await api.get('/tasks');
+    expect(listed.text).not.toContain('SEEDSECRET');
+    const echoed = await api.call('PUT', `/tasks/${created.body.ID}`, read.body);
+    expect(echoed.status).toBe(200);
+    const stored = emu.state.automation.tasks.find((t) => t.ID === created.body.ID)!;
+    expect(JSON.stringify(stored)).toContain('step-SEEDSECRET-99');
+    const fresh = structuredClone(read.body);
+    delete fresh.steps[0].Source.ID;
+    const refused = await api.call('PUT', `/tasks/${created.body.ID}`, fresh);
+    expect(refused.status).toBe(422);
+    expect(fieldsOf(refused)).toContain('steps[0].Source.Password');
+  });
+
   it('rule 45: on legacy, Parameters come out as {Parameter: [{Name, value}]}; both forms are accepted on input', async () => {
     await emu.close();
     emu = await withEmulator({ profile: 'legacy' });

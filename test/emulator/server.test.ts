@@ -30,6 +30,17 @@ describe('emulator server', () => {
     expect(ok.status).toBe(200);
   });
 
+  it('rule 100: a token call at the wrong base path (a client probing) is logged as a token call, not a write', async () => {
+    emu = await startEmulator({ profile: 'legacy' });
+    await form(`${emu.automationUrl}/api/v1/token`, { grant_type: 'password', ...ADMIN });
+    await form(`${emu.automationUrl}/webadmin/api/v1/token`, { grant_type: 'password', ...ADMIN });
+    const log = emu.requestLog();
+    expect(log.map((r) => [r.status, r.isTokenCall])).toEqual([
+      [404, true],
+      [200, true],
+    ]);
+  });
+
   it('rule 3: GET /_emulator/health answers without auth', async () => {
     emu = await startEmulator();
     const r = await raw(`${emu.url}/_emulator/health`);
