@@ -7,8 +7,9 @@ import { loadSeedFile, startEmulator } from '../emulator/index.js';
 
 /**
  * `npm run demo`: start the emulator on a free port with the example estate, point a temporary
- * configuration at it and run the real CLI against it, as a user would type it. No setup, no
- * prompt; exits 0 when every step did what it should.
+ * configuration at it and run the real CLI against it, as a user would type it: status, validate,
+ * then a plan of examples/manifests (exit 2: there are changes). No setup, no prompt; exits 0
+ * when every step did what it should.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 // The passwords of the example seed's admin accounts (examples/seed/emulator-seed.json). They are
@@ -37,6 +38,7 @@ async function runDemo(): Promise<number> {
     const steps: Array<{ args: string[]; expect: number }> = [
       { args: ['status', '--config', config], expect: 0 },
       { args: ['validate', 'examples/manifests'], expect: 0 },
+      { args: ['plan', '--config', config, '--detailed-exitcode'], expect: 2 },
     ];
     for (const step of steps) {
       process.stdout.write(`\n$ mftops ${step.args.map((a) => (a === config ? 'mftops.yaml' : a)).join(' ')}\n`);

@@ -3,6 +3,7 @@ import { isMftopsError } from '../errors.js';
 import { processIo, type CommandIo } from './io.js';
 import { VERSION } from '../version.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
+import type { PlanCommandOptions } from './commands/plan.js';
 
 /** Options every command accepts (DESIGN.md §1). */
 export interface GlobalOptions {
@@ -80,6 +81,19 @@ function buildProgram(io: CommandIo): Command {
     .action(async (_opts: unknown, cmd: Command) => {
       const { runStatus } = await import('./commands/status.js');
       await run(runStatus(globals(cmd), io));
+    });
+
+  program
+    .command('plan')
+    .description('read the live servers and show what would change to match the manifests; read-only')
+    .argument('[paths...]', "manifest files or folders (default: the environment's manifests)")
+    .option('--out <file>', 'save the plan, to apply it exactly later with mftops apply FILE')
+    .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 error)', false)
+    .option('--target <address...>', 'limit the plan to these objects (Kind/name, e.g. "Task/Payroll to bank")', [])
+    .option('--parallelism <n>', 'concurrent reads per server', '10')
+    .action(async (paths: string[], opts: Omit<PlanCommandOptions, 'paths'>, cmd: Command) => {
+      const { runPlan } = await import('./commands/plan.js');
+      await run(runPlan(globals(cmd), { ...opts, paths }, io));
     });
 
   program

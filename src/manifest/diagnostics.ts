@@ -146,11 +146,11 @@ export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[
   });
 }
 
-export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+export function hasErrors(diagnostics: readonly Pick<Diagnostic, 'severity'>[]): boolean {
   return diagnostics.some((d) => d.severity === 'error');
 }
 
-export function countDiagnostics(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
+export function countDiagnostics(diagnostics: readonly Pick<Diagnostic, 'severity'>[]): { errors: number; warnings: number } {
   let errors = 0;
   let warnings = 0;
   for (const d of diagnostics) {

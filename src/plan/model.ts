@@ -66,7 +66,10 @@ export interface Change {
   /** `Kind/name`, e.g. `Task/Payroll to bank`, `FolderPermissions/Distribution/Acme`; the `--target` syntax. */
   readonly address: string;
   readonly kind: ResourceKind;
-  /** The identity: task name, ACL's `resourceGroup/userGroup`, folder path. */
+  /**
+   * The identity: task name; an ACL's `metadata.name` (or `resourceGroup/userGroup` for an
+   * unmanaged one); folder path.
+   */
   readonly name: string;
   readonly service: ServiceName;
   readonly action: Action;
@@ -81,7 +84,10 @@ export interface Change {
    * Apply re-reads the object and refuses the whole plan if any fingerprint moved.
    */
   readonly fingerprint?: string;
-  /** Field-level differences, in manifest order. Empty for `no-op`. */
+  /**
+   * Field-level differences, in manifest order. Empty for `no-op`. For FolderPermissions the
+   * differences of ACL entries are in `entries`, not here.
+   */
   readonly fields: readonly FieldChange[];
   /** Folder permissions only: per-entry view for the permission matrix and for apply. */
   readonly entries?: readonly EntryChange[];

@@ -3,9 +3,12 @@ import { countDiagnostics } from '../manifest/diagnostics.js';
 import type { Diagnostic } from '../manifest/diagnostics.js';
 
 /** What a validation run produced, as the renderers need it. */
+/** A diagnostic of any stage: the loader's, or the plan's with its wider code set. */
+export type RenderableDiagnostic = Omit<Diagnostic, 'code'> & { readonly code: string };
+
 export interface DiagnosticsReport {
-  /** Sorted by file, line, column. */
-  readonly diagnostics: readonly Diagnostic[];
+  /** Sorted by file, line, column. Plan-time diagnostics (MF4xx) render the same way. */
+  readonly diagnostics: readonly RenderableDiagnostic[];
   /** Manifests that loaded (for the "N manifests valid" line). */
   readonly manifestCount: number;
 }

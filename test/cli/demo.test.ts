@@ -5,12 +5,15 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('npm run demo', () => {
-  it('runs the CLI against the built-in emulator with the example estate and exits 0, writing nothing', () => {
+  it('runs status, validate and plan against the built-in emulator with the example estate and exits 0, writing nothing', () => {
     const r = spawnSync(process.execPath, ['dist/cli/demo.js'], { cwd: root, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' }, timeout: 60_000 });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('All 2 services reachable.');
     expect(r.stdout).toContain('24 manifests valid');
+    // The plan of the examples shows creates, updates and the advanced task it cannot change.
+    expect(r.stdout).toMatch(/^Plan: [1-9]\d* to create, [1-9]\d* to update, 0 to replace, 0 to delete, 1 blocked\.$/m);
+    expect(r.stdout).toContain('! Task/Legacy EDI router is blocked');
     expect(r.stdout).toMatch(/Demo finished: \d+ requests to the emulator, 0 writes\./);
     expect(r.stdout).not.toContain('SEEDSECRET');
     expect(r.stdout).not.toContain('Pa55!seed');

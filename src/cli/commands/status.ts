@@ -1,10 +1,10 @@
 import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../../config/load-config.js';
 import type { ResolvedService, ServiceName } from '../../config/model.js';
 import { isMftopsError } from '../../errors.js';
-import { createLogger } from '../../log.js';
 import { renderStatusJson, renderStatusText, type ServiceStatus, type StatusReport } from '../../render/status.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
+import { openReadonlyClients } from './clients.js';
 
 /**
  * `mftops status`: for each service of the environment, sign in, read the server's identity and
@@ -17,19 +17,14 @@ export async function runStatus(g: GlobalOptions, io: CommandIo): Promise<number
   const services = (['automation', 'transfer'] as const)
     .map((name) => resolveService(config, env, name, io.env))
     .filter((s): s is ResolvedService => s !== undefined);
-  const { createAutomationClient, createTransferClient, installShutdownHandlers, toReadonlyAutomationClient, toReadonlyTransferClient } =
-    await import('../../services/index.js');
-  const uninstall = installShutdownHandlers();
-  const logger = createLogger(g.quiet ? 'quiet' : g.verbose ? 'verbose' : 'normal', io.stderr);
+  const clients = await openReadonlyClients(services, g, io);
   try {
     const results = await Promise.all(
       services.map(async (s): Promise<ServiceStatus> => {
-        const options = { url: s.url, username: s.username, password: s.password, logger, env: io.env, ...(s.caFile ? { caFile: s.caFile } : {}) };
         switch (s.name) {
           case 'automation': {
-            const full = createAutomationClient(options);
-            const client = toReadonlyAutomationClient(full);
-            return await check(s, () => client.requestCount, full.close.bind(full), async () => {
+            const client = clients.readers.automation!;
+            return await check(s, () => client.requestCount, async () => {
               const info = await client.info();
               const [tasks, hosts, groups, acls] = await Promise.all([
                 client.listTasks({ fields: ['ID'] }),
@@ -51,9 +46,8 @@ export async function runStatus(g: GlobalOptions, io: CommandIo): Promise<number
             });
           }
           case 'transfer': {
-            const full = createTransferClient(options);
-            const client = toReadonlyTransferClient(full);
-            return await check(s, () => client.requestCount, full.close.bind(full), async () => {
+            const client = clients.readers.transfer!;
+            return await check(s, () => client.requestCount, async () => {
               const me = await client.currentUser();
               const [users, groups] = await Promise.all([client.listUsers(), client.listGroups()]);
               return {
@@ -73,26 +67,19 @@ export async function runStatus(g: GlobalOptions, io: CommandIo): Promise<number
     io.stdout(g.format === 'json' ? renderStatusJson(report) : renderStatusText(report));
     return results.every((r) => r.ok) ? 0 : 1;
   } finally {
-    uninstall();
+    await clients.close();
   }
 }
 
 type Found = Omit<ServiceStatus, 'service' | 'url' | 'ok' | 'requests'>;
 
 /** Run one service's checks; an I/O failure becomes that service's error line, not a crash. */
-async function check(
-  s: ResolvedService,
-  requests: () => number,
-  close: () => Promise<void>,
-  read: () => Promise<Found>,
-): Promise<ServiceStatus> {
+async function check(s: ResolvedService, requests: () => number, read: () => Promise<Found>): Promise<ServiceStatus> {
   const base = { service: s.name satisfies ServiceName, url: s.url };
   try {
     const found = await read();
-    await close();
     return { ...base, ok: true, ...found, requests: requests() };
   } catch (err) {
-    await close().catch(() => undefined);
     if (!isMftopsError(err)) throw err;
     return { ...base, ok: false, error: err.message, counts: [], requests: requests() };
   }

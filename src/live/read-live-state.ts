@@ -1,0 +1,296 @@
+import type { PrunableKind, Scope } from '../config/model.js';
+import type { Manifest } from '../manifest/types.js';
+import type { AutomationClient, ReadonlyAutomationClient } from '../services/automation/client.js';
+import type { ResourceGroupAcl } from '../services/automation/types.js';
+import { ApiError } from '../services/errors.js';
+import type { ReadonlyTransferClient, TransferClient } from '../services/transfer/client.js';
+import type { Folder } from '../services/transfer/types.js';
+import { mapWithConcurrency } from './map-with-concurrency.js';
+import { aclKey, folderKey, indexByName } from './model.js';
+import type { AutomationLiveState, LiveFolder, LiveScript, LiveState, TransferLiveState } from './model.js';
+
+/** Called after each request of a long read: requests done, requests known so far, what was read. */
+export type ProgressCallback = (done: number, total: number, what: string) => void;
+
+/**
+ * A read-only view that is refused by the compiler when a full client is passed in its place: the
+ * members only the full client has (the writes, `close`) must be absent. Structural typing would
+ * otherwise accept a full client wherever its read-only view is expected.
+ */
+export type ReadOnlyView<Full, View> = View & { readonly [K in Exclude<keyof Full, keyof View>]?: never };
+export type AutomationReader = ReadOnlyView<AutomationClient, ReadonlyAutomationClient>;
+export type TransferReader = ReadOnlyView<TransferClient, ReadonlyTransferClient>;
+
+export interface ReadLiveStateInput {
+  readonly manifests: readonly Manifest[];
+  /** Read-only views only (`toReadonlyAutomationClient`): reading live state can never write. */
+  readonly automation?: AutomationReader;
+  readonly transfer?: TransferReader;
+  readonly scope: Scope;
+  readonly prune: readonly PrunableKind[];
+  /** Requests in flight per service for per-folder reads. Default 10. */
+  readonly parallelism?: number;
+  readonly progress?: ProgressCallback;
+}
+
+/**
+ * What must be read, derived from the manifests and the prune settings alone (pure), so that a
+ * service nothing needs is never contacted and a list nothing needs is never fetched.
+ */
+export interface LiveNeeds {
+  readonly automation?: {
+    /** Task manifests, or a prune of Tasks with task groups in scope. */
+    readonly tasks: boolean;
+    /** Hosts, scripts and date lists: the names Task manifests reference. */
+    readonly catalogs: boolean;
+    /** Task groups and ACL resource groups are checked against them. */
+    readonly resourceGroups: boolean;
+    /** ACL manifests, or a prune of ResourceGroupAcls with task groups in scope. */
+    readonly acls: boolean;
+    /** User groups named by ACL manifests (looked up unless a live ACL already names them). */
+    readonly userGroups: readonly string[];
+  };
+  readonly transfer?: {
+    /** Folder entries name users / groups: the lists are read to resolve names to ids. */
+    readonly users: boolean;
+    readonly groups: boolean;
+    /** Managed folder paths. */
+    readonly folders: readonly string[];
+    /** Managed folders that may be created: their parent is looked up when they are missing. */
+    readonly creatable: readonly string[];
+    /** Scope roots to walk (prune of FolderPermissions). */
+    readonly walk: readonly string[];
+  };
+}
+
+export function planLiveReads(manifests: readonly Manifest[], scope: Scope, prune: readonly PrunableKind[]): LiveNeeds {
+  const tasks = manifests.filter((m) => m.kind === 'Task');
+  const acls = manifests.filter((m) => m.kind === 'ResourceGroupAcl');
+  const folders = manifests.filter((m) => m.kind === 'FolderPermissions');
+  const pruneTasks = prune.includes('Task') && scope.taskGroups.length > 0;
+  const pruneAcls = prune.includes('ResourceGroupAcl') && scope.taskGroups.length > 0;
+  const walk = prune.includes('FolderPermissions') ? [...scope.folders] : [];
+  const needs: { automation?: LiveNeeds['automation']; transfer?: LiveNeeds['transfer'] } = {};
+  if (tasks.length > 0 || acls.length > 0 || pruneTasks || pruneAcls) {
+    const userGroups = new Map<string, string>();
+    for (const m of acls) if (!userGroups.has(m.spec.userGroup)) userGroups.set(m.spec.userGroup, m.spec.userGroup);
+    needs.automation = {
+      tasks: tasks.length > 0 || pruneTasks,
+      catalogs: tasks.length > 0,
+      resourceGroups: tasks.length > 0 || acls.length > 0,
+      acls: acls.length > 0 || pruneAcls,
+      userGroups: [...userGroups.values()],
+    };
+  }
+  if (folders.length > 0 || walk.length > 0) {
+    needs.transfer = {
+      users: folders.some((m) => m.spec.entries.some((e) => e.user !== undefined)),
+      groups: folders.some((m) => m.spec.entries.some((e) => e.group !== undefined)),
+      folders: folders.map((m) => m.name),
+      creatable: folders.filter((m) => m.spec.createIfMissing !== undefined).map((m) => m.name),
+      walk,
+    };
+  }
+  return needs;
+}
+
+/**
+ * Reads everything a plan needs with as few requests as the APIs allow: each automation list
+ * once (no paging parameters: the whole list in one answer), in parallel; the transfer users and
+ * groups once; each managed folder by path and its ACL, bounded by `parallelism`. Throws the
+ * clients' errors (I/O failures); a missing folder is data (`null`), not an error.
+ */
+export async function readLiveState(input: ReadLiveStateInput): Promise<LiveState> {
+  const needs = planLiveReads(input.manifests, input.scope, input.prune);
+  const tracker = createTracker(input.progress);
+  const parallelism = input.parallelism ?? 10;
+  const [automation, transfer] = await Promise.all([
+    needs.automation && input.automation ? readAutomation(input.automation, needs.automation, tracker) : undefined,
+    needs.transfer && input.transfer ? readTransfer(input.transfer, needs.transfer, tracker, parallelism) : undefined,
+  ]);
+  return { ...(automation ? { automation } : {}), ...(transfer ? { transfer } : {}) };
+}
+
+interface Tracker {
+  /** `n` more requests are coming. */
+  expect(n: number): void;
+  run<T>(what: string, call: () => Promise<T>): Promise<T>;
+}
+
+function createTracker(progress: ProgressCallback | undefined): Tracker {
+  let done = 0;
+  let total = 0;
+  return {
+    expect(n) {
+      total += n;
+    },
+    async run(what, call) {
+      const result = await call();
+      done++;
+      progress?.(done, Math.max(done, total), what);
+      return result;
+    },
+  };
+}
+
+async function readAutomation(client: AutomationReader, needs: NonNullable<LiveNeeds['automation']>, t: Tracker): Promise<AutomationLiveState> {
+  const skip = Promise.resolve(undefined);
+  const lists = [needs.tasks, needs.catalogs, needs.catalogs, needs.catalogs, needs.catalogs, needs.resourceGroups, needs.acls];
+  t.expect(1 + lists.filter(Boolean).length);
+  const [info, tasks, hosts, custom, standard, dateLists, resourceGroups, acls] = await Promise.all([
+    t.run('server info', () => client.info()),
+    needs.tasks ? t.run('tasks', () => client.listTasks()) : skip,
+    needs.catalogs ? t.run('hosts', () => client.listHosts()) : skip,
+    needs.catalogs ? t.run('custom scripts', () => client.listCustomScripts()) : skip,
+    needs.catalogs ? t.run('standard scripts', () => client.listStandardScripts()) : skip,
+    needs.catalogs ? t.run('date lists', () => client.listDateLists()) : skip,
+    needs.resourceGroups ? t.run('resource groups', () => client.listResourceGroups()) : skip,
+    needs.acls ? t.run('resource-group ACLs', () => client.listResourceGroupAcls()) : skip,
+  ]);
+  const state: { -readonly [K in keyof AutomationLiveState]: AutomationLiveState[K] } = { info };
+  if (tasks) state.tasks = indexByName(tasks, (x) => x.Name, (x) => idText(x.ID));
+  if (hosts) state.hosts = indexByName(hosts, (x) => x.Name, (x) => x.ID);
+  if (custom && standard) {
+    const scripts: LiveScript[] = [...custom.map((s) => ({ ...s, origin: 'custom' as const })), ...standard.map((s) => ({ ...s, origin: 'standard' as const }))];
+    state.scripts = indexByName(scripts, (x) => x.Name, (x) => idText(x.ID));
+  }
+  if (dateLists) state.dateLists = indexByName(dateLists, (x) => x.Name, (x) => idText(x.ID));
+  if (resourceGroups) state.resourceGroups = indexByName(resourceGroups, (x) => x.Name);
+  if (acls) state.acls = indexAcls(acls);
+  if (needs.userGroups.length > 0) state.userGroups = await readUserGroups(client, needs.userGroups, acls ?? [], t);
+  return state;
+}
+
+function indexAcls(acls: readonly ResourceGroupAcl[]): ReadonlyMap<string, ResourceGroupAcl> {
+  const map = new Map<string, ResourceGroupAcl>();
+  for (const acl of acls) {
+    const key = aclKey(acl.ResourceGroupName, acl.UserGroupName);
+    if (!map.has(key)) map.set(key, acl);
+  }
+  return map;
+}
+
+/**
+ * The client has no user-group list: a name a live ACL already uses exists; any other is asked
+ * for one by one (the lookup is case-sensitive on the server). A 403 means the account may not
+ * read user groups, so unknown names cannot be told from typos.
+ */
+async function readUserGroups(
+  client: AutomationReader,
+  wanted: readonly string[],
+  acls: readonly ResourceGroupAcl[],
+  t: Tracker,
+): Promise<NonNullable<AutomationLiveState['userGroups']>> {
+  const names = new Map<string, string>();
+  for (const acl of acls) if (!names.has(acl.UserGroupName.toLowerCase())) names.set(acl.UserGroupName.toLowerCase(), acl.UserGroupName);
+  const unknown = wanted.filter((n) => !names.has(n.toLowerCase()));
+  let readable = true;
+  t.expect(unknown.length);
+  await Promise.all(
+    unknown.map((name) =>
+      t.run(`user group ${name}`, async () => {
+        try {
+          const group = await client.getUserGroup(name);
+          const found = typeof group.Name === 'string' && group.Name !== '' ? group.Name : name;
+          names.set(found.toLowerCase(), found);
+        } catch (err) {
+          if (!(err instanceof ApiError)) throw err;
+          if (err.status === 403) readable = false;
+          else if (err.status !== 404) throw err;
+        }
+      }),
+    ),
+  );
+  return { names, readable };
+}
+
+async function readTransfer(client: TransferReader, needs: NonNullable<LiveNeeds['transfer']>, t: Tracker, parallelism: number): Promise<TransferLiveState> {
+  t.expect((needs.users ? 1 : 0) + (needs.groups ? 1 : 0));
+  const [users, groups, walked] = await Promise.all([
+    needs.users ? t.run('users', () => client.listUsers()) : undefined,
+    needs.groups ? t.run('groups', () => client.listGroups()) : undefined,
+    needs.walk.length > 0 ? walkFolders(client, needs.walk, t, parallelism) : undefined,
+  ]);
+
+  // Folders by key: the walk found everything below its roots, so only the rest is looked up.
+  const found = new Map<string, Folder | null>(walked ?? []);
+  const underWalk = (path: string) => needs.walk.some((root) => isSameOrBelow(path, root));
+  const toFind = unique(needs.folders.filter((p) => !found.has(folderKey(p)) && !underWalk(p)));
+  await findFolders(client, toFind, found, t, parallelism);
+  for (const p of needs.folders) if (!found.has(folderKey(p))) found.set(folderKey(p), null);
+
+  // A folder to create needs its parent: look up the parents nothing has read yet.
+  const parents = unique(
+    needs.creatable
+      .filter((p) => found.get(folderKey(p)) === null)
+      .map(parentPath)
+      .filter((p): p is string => p !== undefined && !found.has(folderKey(p)) && !underWalk(p)),
+  );
+  await findFolders(client, parents, found, t, parallelism);
+
+  const present = [...found.entries()].filter((e): e is [string, Folder] => e[1] !== null);
+  t.expect(present.length);
+  const acls = await mapWithConcurrency(present, parallelism, ([, folder]) => t.run(`permissions of ${folder.path}`, () => client.listFolderAcls(folder.id)));
+  const folders = new Map<string, LiveFolder | null>();
+  for (const [key, folder] of found) if (folder === null) folders.set(key, null);
+  present.forEach(([key, folder], i) => folders.set(key, { folder, acl: acls[i]! }));
+
+  return {
+    ...(users ? { users: indexByName(users, (u) => u.username, (u) => u.id) } : {}),
+    ...(groups ? { groups: indexByName(groups, (g) => g.name, (g) => g.id) } : {}),
+    folders,
+    ...(walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}),
+  };
+}
+
+async function findFolders(client: TransferReader, paths: readonly string[], into: Map<string, Folder | null>, t: Tracker, parallelism: number): Promise<void> {
+  t.expect(paths.length);
+  const results = await mapWithConcurrency(paths, parallelism, (p) => t.run(`folder ${p}`, () => client.findFolderByPath(p)));
+  paths.forEach((p, i) => into.set(folderKey(p), results[i] ?? null));
+}
+
+/** Every folder at or below the roots, breadth first, one subfolder listing per folder. */
+async function walkFolders(client: TransferReader, roots: readonly string[], t: Tracker, parallelism: number): Promise<Map<string, Folder | null>> {
+  const out = new Map<string, Folder | null>();
+  const rootPaths = unique(roots);
+  await findFolders(client, rootPaths, out, t, parallelism);
+  const seen = new Set<string>();
+  let level = [...out.values()].filter((f): f is Folder => f !== null);
+  while (level.length > 0) {
+    level = level.filter((f) => !seen.has(f.id));
+    for (const f of level) seen.add(f.id);
+    t.expect(level.length);
+    const children = await mapWithConcurrency(level, parallelism, (f) => t.run(`subfolders of ${f.path}`, () => client.listSubfolders(f.id)));
+    level = children.flat().filter((f) => !seen.has(f.id) && !out.has(folderKey(f.path)));
+    for (const f of level) out.set(folderKey(f.path), f);
+  }
+  return out;
+}
+
+function isSameOrBelow(path: string, root: string): boolean {
+  const p = folderKey(path);
+  const r = folderKey(root);
+  return p === r || (r === '/' ? p.startsWith('/') : p.startsWith(`${r}/`));
+}
+
+/** `/A/B` → `/A`; `/A` → `/`; `/` → undefined. */
+export function parentPath(path: string): string | undefined {
+  const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  if (trimmed === '/' || trimmed === '') return undefined;
+  const i = trimmed.lastIndexOf('/');
+  return i <= 0 ? '/' : trimmed.slice(0, i);
+}
+
+function unique(paths: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return paths.filter((p) => {
+    const k = folderKey(p);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function idText(id: unknown): string | undefined {
+  return typeof id === 'string' ? id : typeof id === 'number' ? String(id) : undefined;
+}

@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { relative, sep } from 'node:path';
+import type { EnvironmentSettings, ServiceName } from '../config/model.js';
+import type { LiveState } from '../live/model.js';
+import { readLiveState } from '../live/read-live-state.js';
+import type { AutomationReader, ProgressCallback, TransferReader } from '../live/read-live-state.js';
+import { hasErrors } from '../manifest/diagnostics.js';
+import type { ManifestSet } from '../manifest/validate.js';
+import { VERSION } from '../version.js';
+import { sortPlanDiagnostics } from './diagnostics.js';
+import type { PlanDiagnostic } from './diagnostics.js';
+import type { Plan, ServerIdentity } from './model.js';
+import { planChanges } from './plan-changes.js';
+import { resolveDesired } from './resolve-desired.js';
+
+export interface BuildPlanInput {
+  /** Loaded manifests (`loadManifests`); with an error among their diagnostics nothing is read. */
+  readonly manifests: ManifestSet;
+  /** Read-only clients: building a plan cannot write. A service without a client is not read. */
+  readonly clients: { readonly automation?: AutomationReader; readonly transfer?: TransferReader };
+  readonly environment: EnvironmentSettings;
+  /** URL and account of each configured server, as configured (never credentials). */
+  readonly servers: Partial<Record<ServiceName, { readonly url: string; readonly username: string }>>;
+  /** Per-folder requests in flight. Default 10. */
+  readonly parallelism?: number;
+  /** `--target` addresses. */
+  readonly targets?: readonly string[];
+  readonly progress?: ProgressCallback;
+  /** Working folder: manifest paths in the plan and the digest are relative to it. Default `process.cwd()`. */
+  readonly cwd?: string;
+  readonly toolVersion?: string;
+  readonly now?: () => Date;
+}
+
+export interface BuildPlanResult {
+  /**
+   * The plan; undefined when the manifests have errors (then the servers were not contacted).
+   * When `diagnostics` holds an error the plan leaves the objects concerned out: show it, but
+   * never apply or save it.
+   */
+  readonly plan?: Plan;
+  /** Loader diagnostics (warnings included) and plan-time ones, sorted by place. */
+  readonly diagnostics: readonly PlanDiagnostic[];
+  /** What was read (for drift reports and tests). */
+  readonly live?: LiveState;
+}
+
+/**
+ * The composition root of `mftops plan`: read live state (read-only clients), resolve names to
+ * ids, diff. I/O happens in `readLiveState` and in reading the manifest bytes for the digest;
+ * everything else is pure.
+ */
+export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult> {
+  const cwd = input.cwd ?? process.cwd();
+  const loaded = input.manifests;
+  if (hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
+  const env = input.environment;
+  const [live, manifestDigest] = await Promise.all([
+    readLiveState({
+      manifests: loaded.manifests,
+      ...(input.clients.automation ? { automation: input.clients.automation } : {}),
+      ...(input.clients.transfer ? { transfer: input.clients.transfer } : {}),
+      scope: env.scope,
+      prune: env.prune,
+      ...(input.parallelism !== undefined ? { parallelism: input.parallelism } : {}),
+      ...(input.progress ? { progress: input.progress } : {}),
+    }),
+    digestManifestFiles(loaded.files, cwd),
+  ]);
+  const resolved = resolveDesired(loaded.manifests, live);
+  const { plan, diagnostics } = planChanges({
+    desired: resolved.desired,
+    live,
+    environment: env.name,
+    servers: serverIdentities(input.servers, live),
+    manifestDigest,
+    scope: env.scope,
+    prune: env.prune,
+    ...(input.targets ? { targets: input.targets } : {}),
+    toolVersion: input.toolVersion ?? VERSION,
+    now: (input.now ?? (() => new Date()))(),
+    cwd,
+  });
+  return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...diagnostics]), live };
+}
+
+function serverIdentities(servers: BuildPlanInput['servers'], live: LiveState): Plan['servers'] {
+  const out: Partial<Record<ServiceName, ServerIdentity>> = {};
+  if (servers.automation) {
+    const version = live.automation?.info?.appVersion;
+    out.automation = { url: servers.automation.url, username: servers.automation.username, ...(typeof version === 'string' ? { version } : {}) };
+  }
+  if (servers.transfer) out.transfer = { url: servers.transfer.url, username: servers.transfer.username };
+  return out;
+}
+
+/**
+ * `sha256:<hex>` over the manifest files: each file's path (relative to `cwd`, `/`-separated)
+ * and bytes, in path order, so a renamed or edited file changes the digest.
+ */
+export async function digestManifestFiles(files: readonly string[], cwd: string): Promise<string> {
+  const hash = createHash('sha256');
+  const named = files.map((file) => ({ file, name: relative(cwd, file).split(sep).join('/') })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const bytes = await Promise.all(named.map((f) => readFile(f.file)));
+  named.forEach((f, i) => {
+    const content = bytes[i]!;
+    hash.update(`${f.name}\u0000${content.length}\u0000`);
+    hash.update(content);
+  });
+  return `sha256:${hash.digest('hex')}`;
+}

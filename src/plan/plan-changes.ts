@@ -1,0 +1,373 @@
+import { isAbsolute, relative, sep } from 'node:path';
+import type { PrunableKind, Scope } from '../config/model.js';
+import { aclKey, folderKey } from '../live/model.js';
+import type { LiveFolder, LiveState } from '../live/model.js';
+import { parentPath } from '../live/read-live-state.js';
+import type { SourcePosition } from '../manifest/diagnostics.js';
+import type { Manifest } from '../manifest/types.js';
+import { fingerprintFolder, planFolder, planFolderPrune, viewEntries } from '../resources/folder-permissions.js';
+import type { EntryView, FolderOutcome } from '../resources/folder-permissions.js';
+import { fingerprintAcl, planAcl } from '../resources/resource-group-acl.js';
+import { createTaskCatalog, fingerprintTask, planTask, taskId } from '../resources/task.js';
+import type { DesiredFolder, DesiredState } from './desired.js';
+import { COMMAND_LINE, createPlanDiagnostic, didYouMean } from './diagnostics.js';
+import type { PlanDiagnostic } from './diagnostics.js';
+import { PLAN_FORMAT_VERSION, formatAddress, parseAddress, summarize } from './model.js';
+import type { Change, Plan, ResourceKind, SourceRef } from './model.js';
+
+export interface PlanChangesInput {
+  readonly desired: DesiredState;
+  readonly live: LiveState;
+  /** Environment name from mftops.yaml. */
+  readonly environment: string;
+  readonly servers: Plan['servers'];
+  readonly manifestDigest: string;
+  readonly scope: Scope;
+  readonly prune: readonly PrunableKind[];
+  /** `Kind/name` addresses: plan only these (and the parent folders they need). */
+  readonly targets?: readonly string[];
+  readonly toolVersion: string;
+  readonly now: Date;
+  /** Manifest paths in `source` are shown relative to this folder. Default: as loaded (absolute). */
+  readonly cwd?: string;
+}
+
+/**
+ * Desired state + live state → the plan (pure). Every managed object gets a change, no-ops
+ * included; unmanaged objects in scope get a `delete` for the kinds listed in `prune`. Order:
+ * folders (parents before children), resource-group ACLs, tasks; then deletes in the reverse
+ * order (tasks, ACLs, folders children first). Problems that only the live state reveals (a
+ * missing folder, an unknown `--target`) are diagnostics; the objects concerned are left out.
+ */
+export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics: PlanDiagnostic[] } {
+  const diagnostics: PlanDiagnostic[] = [];
+  const source = (m: Manifest): SourceRef => sourceRef(m.source, input.cwd);
+  const items: Ordered[] = [];
+  let seq = 0;
+  const add = (change: Change, rank: number, depth = 0) => items.push({ change, rank, depth, seq: seq++ });
+
+  // ---------------------------------------------------------------------------------- tasks
+  const cat = createTaskCatalog(input.live.automation);
+  const liveTasks = input.live.automation?.tasks;
+  for (const d of input.desired.tasks) {
+    const m = d.manifest;
+    let live = liveTasks?.byName.get(m.name.toLowerCase());
+    let previousName: string | undefined;
+    if (!live) {
+      for (const old of m.previousNames) {
+        live = liveTasks?.byName.get(old.toLowerCase());
+        if (live) {
+          previousName = live.Name ?? old;
+          break;
+        }
+      }
+    }
+    const o = planTask(d, live, cat, previousName);
+    add(
+      {
+        address: formatAddress('Task', m.name),
+        kind: 'Task',
+        name: m.name,
+        service: 'automation',
+        action: o.action,
+        ...(o.reason !== undefined ? { reason: o.reason } : {}),
+        ...(previousName !== undefined ? { previousName } : {}),
+        ...(live ? { liveId: taskId(live), fingerprint: fingerprintTask(live) } : {}),
+        fields: o.fields,
+        source: source(m),
+        ...(o.payload ? { payload: o.payload } : {}),
+      },
+      RANK.Task,
+    );
+  }
+
+  // ----------------------------------------------------------------------------------- ACLs
+  const liveAcls = input.live.automation?.acls;
+  for (const d of input.desired.acls) {
+    const live = liveAcls?.get(aclKey(d.resourceGroup, d.userGroup));
+    const o = planAcl(d, live);
+    add(
+      {
+        address: formatAddress('ResourceGroupAcl', d.manifest.name),
+        kind: 'ResourceGroupAcl',
+        name: d.manifest.name,
+        service: 'automation',
+        action: o.action,
+        ...(live ? { liveId: live.ACLID, fingerprint: fingerprintAcl(live) } : {}),
+        fields: o.fields,
+        source: source(d.manifest),
+        ...(o.payload ? { payload: o.payload } : {}),
+      },
+      RANK.ResourceGroupAcl,
+    );
+  }
+
+  // -------------------------------------------------------------------------------- folders
+  const folders = input.live.transfer?.folders ?? new Map<string, LiveFolder | null>();
+  /** Entries each folder will have once the plan is applied: what a new subfolder copies. */
+  const after = new Map<string, readonly EntryView[]>();
+  const entriesAfter = (path: string): readonly EntryView[] | undefined => {
+    const key = folderKey(path);
+    const known = after.get(key);
+    if (known) return known;
+    const live = folders.get(key);
+    return live ? viewEntries(live.acl) : undefined;
+  };
+  const byDepth = [...input.desired.folders].map((d, i) => ({ d, i })).sort((a, b) => depthOf(a.d.path) - depthOf(b.d.path) || a.i - b.i);
+  for (const { d } of byDepth) {
+    const m = d.manifest;
+    const key = folderKey(d.path);
+    const live = folders.get(key);
+    const base = { address: formatAddress('FolderPermissions', d.path), kind: 'FolderPermissions' as const, name: d.path, service: 'transfer' as const, source: source(m) };
+    if (live) {
+      const o = planFolder(d, viewEntries(live.acl));
+      after.set(key, o.after);
+      add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), fingerprint: fingerprintFolder(live) }, RANK.FolderPermissions, depthOf(d.path));
+      continue;
+    }
+    const renamed = m.previousNames.map((p) => folders.get(folderKey(p))).find((f): f is LiveFolder => f !== null && f !== undefined);
+    if (renamed) {
+      add(
+        {
+          ...base,
+          action: 'blocked',
+          reason: `renaming folders is not supported yet: rename ${renamed.folder.path} to ${d.path} on the transfer server, then plan again`,
+          previousName: renamed.folder.path,
+          liveId: String(renamed.folder.id),
+          fingerprint: fingerprintFolder(renamed),
+          fields: [{ path: 'path', before: renamed.folder.path, after: d.path }],
+        },
+        RANK.FolderPermissions,
+        depthOf(d.path),
+      );
+      continue;
+    }
+    const create = planFolderCreation(d, entriesAfter, diagnostics);
+    if (!create) continue;
+    after.set(key, create.after);
+    add({ ...base, ...outcomeFields(create) }, RANK.FolderPermissions, depthOf(d.path));
+  }
+
+  // --------------------------------------------------------------------------------- prune
+  for (const change of planPrune(input)) add(change.change, change.rank, change.depth);
+
+  // ------------------------------------------------------------------------- targets, order
+  let selected = items;
+  if (input.targets && input.targets.length > 0) selected = selectTargets(items, input.targets, input.desired, diagnostics);
+  const changes = orderChanges(selected);
+  const plan: Plan = {
+    formatVersion: PLAN_FORMAT_VERSION,
+    toolVersion: input.toolVersion,
+    createdAt: input.now.toISOString(),
+    environment: input.environment,
+    servers: input.servers,
+    manifestDigest: input.manifestDigest,
+    ...(input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {}),
+    changes,
+    summary: summarize(changes),
+  };
+  return { plan, diagnostics };
+}
+
+interface Ordered {
+  readonly change: Change;
+  /** Kind order of creates and updates: folders, then ACLs, then tasks. */
+  readonly rank: number;
+  /** Folder path depth: parents first (deletes: children first). */
+  readonly depth: number;
+  readonly seq: number;
+}
+
+const RANK: Readonly<Record<ResourceKind, number>> = { FolderPermissions: 0, ResourceGroupAcl: 1, Task: 2 };
+
+function orderChanges(items: readonly Ordered[]): Change[] {
+  const isDelete = (o: Ordered) => o.change.action === 'delete';
+  const writes = items.filter((o) => !isDelete(o)).sort((a, b) => a.rank - b.rank || a.depth - b.depth || a.seq - b.seq);
+  const deletes = items.filter(isDelete).sort((a, b) => b.rank - a.rank || b.depth - a.depth || compareText(a.change.name, b.change.name));
+  return [...writes, ...deletes].map((o) => o.change);
+}
+
+function outcomeFields(o: FolderOutcome): Pick<Change, 'action' | 'reason' | 'fields' | 'entries' | 'payload'> {
+  return {
+    action: o.action,
+    ...(o.reason !== undefined ? { reason: o.reason } : {}),
+    fields: o.fields,
+    entries: o.entries,
+    ...(o.payload ? { payload: o.payload } : {}),
+  };
+}
+
+/**
+ * A managed folder the server does not have: created under its parent with `createIfMissing`
+ * (the parent must exist or be created earlier in this plan), else a diagnostic.
+ */
+function planFolderCreation(d: DesiredFolder, entriesAfter: (path: string) => readonly EntryView[] | undefined, diagnostics: PlanDiagnostic[]): FolderOutcome | undefined {
+  const m = d.manifest;
+  const at = m.sourceMap.locate(['metadata', 'name']);
+  const how = m.spec.createIfMissing;
+  if (!how) {
+    diagnostics.push(createPlanDiagnostic('MF408', at, `folder ${d.path} does not exist on the transfer server; add createIfMissing to create it`, { hint: 'or check the path: folder paths must match the server (case aside)' }));
+    return undefined;
+  }
+  const parent = parentPath(d.path);
+  const parentEntries = parent === undefined ? undefined : entriesAfter(parent);
+  if (parent === undefined || parentEntries === undefined) {
+    diagnostics.push(
+      createPlanDiagnostic('MF408', at, `cannot create folder ${d.path}: its parent ${parent ?? '(none)'} does not exist on the transfer server`, {
+        hint: `add a FolderPermissions for ${parent ?? 'the parent'} with createIfMissing, or create it first`,
+      }),
+    );
+    return undefined;
+  }
+  const copied = how.inheritPermissions === 'None' ? [] : parentEntries.map((e) => ({ ...e, editable: true, deletable: true }));
+  const name = d.path.slice(d.path.lastIndexOf('/') + 1);
+  return planFolder(d, copied, { parentPath: parent, name, inheritPermissions: how.inheritPermissions, copied });
+}
+
+// ------------------------------------------------------------------------------------- prune
+
+function planPrune(input: PlanChangesInput): { change: Change; rank: number; depth: number }[] {
+  const out: { change: Change; rank: number; depth: number }[] = [];
+  const all: Manifest[] = [...input.desired.tasks.map((d) => d.manifest), ...input.desired.acls.map((d) => d.manifest), ...input.desired.folders.map((d) => d.manifest), ...input.desired.skipped];
+  const inScope = new Set(input.scope.taskGroups.map((g) => g.toLowerCase()));
+  const scopeNote = `in scope (${input.scope.taskGroups.join(', ')})`;
+
+  if (input.prune.includes('Task') && inScope.size > 0) {
+    const managed = new Set<string>();
+    for (const m of all) if (m.kind === 'Task') for (const n of [m.name, ...m.previousNames]) managed.add(n.toLowerCase());
+    for (const t of input.live.automation?.tasks?.items ?? []) {
+      const name = t.Name ?? '';
+      const groups = Array.isArray(t.Group) ? t.Group : [];
+      if (managed.has(name.toLowerCase()) || !groups.some((g) => inScope.has(String(g).toLowerCase()))) continue;
+      out.push({
+        change: {
+          address: formatAddress('Task', name),
+          kind: 'Task',
+          name,
+          service: 'automation',
+          action: 'delete',
+          reason: `no manifest manages this task ${scopeNote}, and Tasks are pruned`,
+          liveId: taskId(t),
+          fingerprint: fingerprintTask(t),
+          fields: [],
+        },
+        rank: RANK.Task,
+        depth: 0,
+      });
+    }
+  }
+
+  if (input.prune.includes('ResourceGroupAcl') && inScope.size > 0) {
+    const managed = new Set<string>();
+    for (const d of input.desired.acls) managed.add(aclKey(d.resourceGroup, d.userGroup));
+    for (const m of input.desired.skipped) if (m.kind === 'ResourceGroupAcl') managed.add(aclKey(m.spec.resourceGroup, m.spec.userGroup));
+    for (const [key, acl] of input.live.automation?.acls ?? []) {
+      if (managed.has(key) || !inScope.has(acl.ResourceGroupName.toLowerCase())) continue;
+      const name = `${acl.ResourceGroupName}/${acl.UserGroupName}`;
+      out.push({
+        change: {
+          address: formatAddress('ResourceGroupAcl', name),
+          kind: 'ResourceGroupAcl',
+          name,
+          service: 'automation',
+          action: 'delete',
+          reason: `no manifest manages this ACL ${scopeNote}, and ResourceGroupAcls are pruned`,
+          liveId: acl.ACLID,
+          fingerprint: fingerprintAcl(acl),
+          fields: [],
+        },
+        rank: RANK.ResourceGroupAcl,
+        depth: 0,
+      });
+    }
+  }
+
+  const transfer = input.live.transfer;
+  if (input.prune.includes('FolderPermissions') && transfer?.scopeFolders) {
+    const managed = new Set<string>();
+    for (const m of all) if (m.kind === 'FolderPermissions') for (const n of [m.name, ...m.previousNames]) managed.add(folderKey(n));
+    for (const key of transfer.scopeFolders) {
+      const live = transfer.folders.get(key);
+      if (managed.has(key) || !live) continue;
+      const o = planFolderPrune(live.folder.path, viewEntries(live.acl));
+      if (!o) continue;
+      out.push({
+        change: {
+          address: formatAddress('FolderPermissions', live.folder.path),
+          kind: 'FolderPermissions',
+          name: live.folder.path,
+          service: 'transfer',
+          liveId: String(live.folder.id),
+          fingerprint: fingerprintFolder(live),
+          ...outcomeFields(o),
+        },
+        rank: RANK.FolderPermissions,
+        depth: depthOf(live.folder.path),
+      });
+    }
+  }
+  return out;
+}
+
+// ----------------------------------------------------------------------------------- targets
+
+/**
+ * The changes `--target` names, plus the creates of parent folders a targeted folder create
+ * needs. Addresses compare without regard to case (both servers fold case); an ACL answers to
+ * its label and to `resourceGroup/userGroup`. A target that names nothing is a diagnostic.
+ */
+function selectTargets(items: readonly Ordered[], targets: readonly string[], desired: DesiredState, diagnostics: PlanDiagnostic[]): Ordered[] {
+  const aliases = (c: Change): string[] => {
+    const list = [c.address];
+    if (c.payload?.kind === 'ResourceGroupAcl') list.push(formatAddress('ResourceGroupAcl', `${c.payload.resourceGroup}/${c.payload.userGroup}`));
+    return list.map((a) => a.toLowerCase());
+  };
+  const known = new Set<string>();
+  for (const o of items) for (const a of aliases(o.change)) known.add(a);
+  for (const m of desired.skipped) known.add(formatAddress(m.kind, m.name).toLowerCase());
+
+  const wanted = new Set<string>();
+  for (const t of targets) {
+    const parsed = parseAddress(t.trim());
+    const norm = parsed ? formatAddress(parsed.kind, parsed.name).toLowerCase() : undefined;
+    if (norm === undefined || !known.has(norm)) {
+      const candidates = items.map((o) => o.change.address);
+      const hint = parsed ? undefined : 'an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll';
+      diagnostics.push(createPlanDiagnostic('MF409', COMMAND_LINE, `--target ${t} names nothing in this plan${didYouMean(t, candidates)}`, { hint }));
+      continue;
+    }
+    wanted.add(norm);
+  }
+  const chosen = new Set(items.filter((o) => aliases(o.change).some((a) => wanted.has(a))));
+  // A new folder needs its parent: include parent creates, transitively.
+  const creates = new Map(items.filter((o) => o.change.kind === 'FolderPermissions' && o.change.action === 'create').map((o) => [folderKey(o.change.name), o]));
+  for (const o of [...chosen]) {
+    let p = o.change.payload?.kind === 'FolderPermissions' ? o.change.payload.create?.parentPath : undefined;
+    while (p !== undefined) {
+      const parent = creates.get(folderKey(p));
+      if (!parent) break;
+      chosen.add(parent);
+      p = parent.change.payload?.kind === 'FolderPermissions' ? parent.change.payload.create?.parentPath : undefined;
+    }
+  }
+  return items.filter((o) => chosen.has(o));
+}
+
+// ------------------------------------------------------------------------------------ helpers
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function depthOf(path: string): number {
+  return path.split('/').filter((s) => s !== '').length;
+}
+
+function sourceRef(at: SourcePosition, cwd: string | undefined): SourceRef {
+  let file = at.file;
+  if (cwd !== undefined) {
+    const rel = relative(cwd, at.file);
+    if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) file = rel;
+  }
+  return { file: sep === '/' ? file : file.split(sep).join('/'), line: at.line, col: at.col };
+}

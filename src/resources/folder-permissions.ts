@@ -1,0 +1,201 @@
+import type { LiveFolder } from '../live/model.js';
+import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../manifest/types.js';
+import type { DesiredEntry, DesiredFolder } from '../plan/desired.js';
+import type { Action, EntryChange, EntryPermissions, FieldChange, FolderPermissionsPayload, Principal } from '../plan/model.js';
+import type { FolderAclEntry, FolderPermissions } from '../services/transfer/types.js';
+import { isRecord, sha256Of, toJson } from './common.js';
+
+/**
+ * The FolderPermissions kind (transfer API folder ACLs, gaps.md "Folder ACLs").
+ *
+ * Identity: the folder path, case-insensitive. The entries compare as a set keyed by principal
+ * (type + server id); inside an entry, `permissions` and `sharePermissions` compare as sets
+ * (permissions not listed are false). Policies: entries of other types (`None`, `Email`) are never
+ * touched; an entry with `isEditable: false` (a home-folder owner) is never changed — a wanted
+ * change to it is `blocked` while the rest of the folder still applies — nor removed; `mode:
+ * exact` removes the editable User/Group entries the manifest does not list, `additive` never
+ * removes anything.
+ */
+
+type WritePermissions = FolderPermissionsPayload['set'][number]['permissions'];
+
+/** An ACL entry reduced to what the plan compares. */
+export interface EntryView {
+  readonly type: 'User' | 'Group';
+  readonly id: string;
+  readonly name: string;
+  readonly permissions: EntryPermissions;
+  /** false: never changed (home-folder owner). */
+  readonly editable: boolean;
+  /** false: never removed. */
+  readonly deletable: boolean;
+}
+
+/** User and Group entries of a live ACL; other types are left alone. */
+export function viewEntries(acl: readonly FolderAclEntry[]): EntryView[] {
+  const out: EntryView[] = [];
+  for (const e of acl) {
+    if (e.type !== 'User' && e.type !== 'Group') continue;
+    out.push({
+      type: e.type,
+      id: String(e.id),
+      name: typeof e.name === 'string' && e.name !== '' ? e.name : String(e.id),
+      permissions: entryPermissions(e.permissions),
+      editable: e.isEditable !== false,
+      deletable: e.isEditable !== false && e.isDeletable !== false,
+    });
+  }
+  return out;
+}
+
+/** Granted permissions as sorted lists (the canonical orders of the manifest types). */
+export function entryPermissions(p: FolderPermissions | undefined): EntryPermissions {
+  const granted = (x: unknown, key: string) => isRecord(x) && (x[key] === true || x[key] === 1 || x[key] === 'true');
+  const share = p?.sharePermissions;
+  return {
+    permissions: FOLDER_PERMISSIONS.filter((k) => granted(p, k)),
+    sharePermissions: SHARE_PERMISSIONS.filter((k) => granted(share, k)),
+  };
+}
+
+function desiredPermissions(e: DesiredEntry): EntryPermissions {
+  return {
+    permissions: FOLDER_PERMISSIONS.filter((k) => e.permissions.includes(k)),
+    sharePermissions: SHARE_PERMISSIONS.filter((k) => e.sharePermissions.includes(k)),
+  };
+}
+
+/** The complete permission object a PUT sends: every flag, false when not granted. */
+export function writePermissions(p: EntryPermissions): WritePermissions {
+  const out: Record<string, boolean | Record<string, boolean>> = {};
+  for (const k of FOLDER_PERMISSIONS) out[k] = p.permissions.includes(k);
+  out.sharePermissions = Object.fromEntries(SHARE_PERMISSIONS.map((k) => [k, p.sharePermissions.includes(k)]));
+  return out;
+}
+
+function samePermissions(a: EntryPermissions, b: EntryPermissions): boolean {
+  const same = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v) => y.includes(v));
+  return same(a.permissions, b.permissions) && same(a.sharePermissions, b.sharePermissions);
+}
+
+export function entryKey(type: string, id: string): string {
+  return `${type}\u0000${id}`;
+}
+
+/** sha256 of the folder id and its ACL entries as read, sorted by principal. */
+export function fingerprintFolder(live: LiveFolder): string {
+  const entries = [...live.acl].sort((a, b) => {
+    const x = entryKey(a.type, String(a.id));
+    const y = entryKey(b.type, String(b.id));
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  return sha256Of({ id: String(live.folder.id), entries: entries.map(toJson) });
+}
+
+export interface FolderOutcome {
+  readonly action: Exclude<Action, 'replace'>;
+  readonly reason?: string;
+  readonly fields: readonly FieldChange[];
+  readonly entries: readonly EntryChange[];
+  readonly payload?: FolderPermissionsPayload;
+  /** The folder's entries once the change is applied (for predicting what a subfolder copies). */
+  readonly after: readonly EntryView[];
+}
+
+/** How the folder is to be created, when it is missing. */
+export interface FolderCreation {
+  readonly parentPath: string;
+  readonly name: string;
+  readonly inheritPermissions: 'None' | 'CopyOnly' | 'Always';
+  /** The entries the new folder starts with (a copy of the parent's when it inherits). */
+  readonly copied: readonly EntryView[];
+}
+
+/**
+ * The action for a managed folder: against its live ACL, or (with `creation`) for a folder that
+ * does not exist yet and starts with `creation.copied`.
+ */
+export function planFolder(desired: DesiredFolder, live: readonly EntryView[], creation?: FolderCreation): FolderOutcome {
+  const exact = desired.manifest.spec.mode === 'exact';
+  const byKey = new Map(live.map((e) => [entryKey(e.type, e.id), e]));
+  const matched = new Set<string>();
+  const entries: EntryChange[] = [];
+  // Entry differences live in `entries` (the model's per-entry view), not in `fields`.
+  const fields: FieldChange[] = [];
+  const set: FolderPermissionsPayload['set'][number][] = [];
+  const remove: FolderPermissionsPayload['remove'][number][] = [];
+  const after = new Map(live.map((e) => [entryKey(e.type, e.id), e]));
+
+  for (const d of desired.entries) {
+    const key = entryKey(d.type, d.id);
+    matched.add(key);
+    const principal: Principal = { type: d.type, name: d.name };
+    const want = desiredPermissions(d);
+    const have = byKey.get(key);
+    const write = () => {
+      set.push({ type: d.type, id: d.id, name: d.name, permissions: writePermissions(want) });
+      after.set(key, { type: d.type, id: d.id, name: d.name, permissions: want, editable: true, deletable: true });
+    };
+    // In a new folder every listed entry is set, even one the parent's copy should bring: the
+    // copy is a prediction, the PUT makes it sure.
+    if (!have || creation) {
+      entries.push({ principal, action: 'create', after: want });
+      write();
+    } else if (samePermissions(have.permissions, want)) {
+      entries.push({ principal, action: 'no-op', before: have.permissions, after: want });
+    } else if (!have.editable) {
+      entries.push({ principal, action: 'blocked', reason: `the entry of ${describe(principal)} cannot be changed on the server (not editable)`, before: have.permissions, after: want });
+    } else {
+      entries.push({ principal, action: 'update', before: have.permissions, after: want });
+      write();
+    }
+  }
+  if (exact) {
+    for (const e of live) {
+      const key = entryKey(e.type, e.id);
+      if (matched.has(key) || !e.deletable) continue;
+      const principal: Principal = { type: e.type, name: e.name };
+      entries.push({ principal, action: 'delete', before: e.permissions, ...(creation ? { reason: 'copied from the parent folder' } : {}) });
+      remove.push({ type: e.type, id: e.id, name: e.name });
+      after.delete(key);
+    }
+  }
+
+  const blocked = entries.filter((e) => e.action === 'blocked');
+  const blockedNote = blocked.length > 0 ? `${blocked.map((e) => describe(e.principal)).join(', ')}: not editable on the server` : undefined;
+  const payload: FolderPermissionsPayload = {
+    kind: 'FolderPermissions',
+    path: desired.path,
+    ...(creation ? { create: { parentPath: creation.parentPath, name: creation.name, inheritPermissions: creation.inheritPermissions } } : {}),
+    set,
+    remove,
+  };
+  const afterList = [...after.values()];
+  if (creation) {
+    const reason = creation.inheritPermissions === 'None' ? undefined : `created under ${creation.parentPath} with a copy of its permissions (${creation.inheritPermissions})`;
+    return { action: 'create', ...(reason ? { reason } : {}), fields, entries, payload, after: afterList };
+  }
+  if (set.length > 0 || remove.length > 0) {
+    return { action: 'update', ...(blockedNote ? { reason: `${blockedNote}; the other entries are applied` } : {}), fields, entries, payload, after: afterList };
+  }
+  if (blockedNote) return { action: 'blocked', reason: `${blockedNote}; the wanted change cannot be made through the API`, fields, entries, after: afterList };
+  return { action: 'no-op', fields: [], entries, after: afterList };
+}
+
+/** An unmanaged folder in scope when FolderPermissions are pruned: its removable entries go. */
+export function planFolderPrune(path: string, live: readonly EntryView[]): FolderOutcome | undefined {
+  const gone = live.filter((e) => e.deletable);
+  if (gone.length === 0) return undefined;
+  return {
+    action: 'delete',
+    reason: 'no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted',
+    fields: [],
+    entries: gone.map((e) => ({ principal: { type: e.type, name: e.name }, action: 'delete' as const, before: e.permissions })),
+    payload: { kind: 'FolderPermissions', path, set: [], remove: gone.map((e) => ({ type: e.type, id: e.id, name: e.name })) },
+    after: live.filter((e) => !e.deletable),
+  };
+}
+
+function describe(p: Principal): string {
+  return `${p.type === 'User' ? 'user' : 'group'} ${p.name}`;
+}

@@ -1,0 +1,471 @@
+import type { AutomationLiveState } from '../live/model.js';
+import type { Parameters, Schedule, Step, TaskSpec } from '../manifest/types.js';
+import { stepKindOf } from '../manifest/types.js';
+import type { DesiredTask } from '../plan/desired.js';
+import type { Action, FieldChange, JsonObject, JsonValue, TaskPayload } from '../plan/model.js';
+import { normalizeParameters } from '../services/automation/normalize.js';
+import type { Task } from '../services/automation/types.js';
+import {
+  PASSWORD_FIELD,
+  SENSITIVE,
+  diffListByPosition,
+  diffSetFields,
+  displayLike,
+  fieldChange,
+  isRecord,
+  joinPath,
+  mergeOver,
+  sameScalar,
+  sensitiveChange,
+  sha256Of,
+  toJson,
+  withoutPasswords,
+} from './common.js';
+
+/**
+ * The Task kind (automation API §2.4a, gaps.md "Tasks").
+ *
+ * Identity: the task `Name`, case-insensitive (the server folds case), or a `previousNames` entry
+ * (a rename). Field policies:
+ * - server-numbered `ID`, step and schedule `ID`s, `NextEID` and read-only `Renamed`, `x*`,
+ *   `Scheduled`, `Watched` are never compared (manifests cannot set them) and are left out of
+ *   the fingerprint (all but `ID`/`NextEID`, which identify what apply re-reads);
+ * - `Group` is immutable: a difference forces a replace;
+ * - passwords and secret parameters are write-only: never compared, a `sensitive` change when the
+ *   task is written anyway;
+ * - `TT: COS` (advanced task) cannot be created or updated through the API: a difference is
+ *   `blocked`.
+ * Normalisation: 0/1 vs booleans, ids as strings, `DayOfWeek` as a set shown in week order,
+ * `HH:mm` times, `siLock` ≡ `xferLock`, parameters in either wire shape.
+ */
+
+/** Names of live objects by id, for showing ids as the names a manifest writes. */
+export interface TaskCatalog {
+  hostName(id: string): string | undefined;
+  scriptName(id: string): string | undefined;
+  dateListName(id: string): string | undefined;
+}
+
+export function createTaskCatalog(a: AutomationLiveState | undefined): TaskCatalog {
+  return {
+    hostName: (id) => a?.hosts?.byId.get(id)?.Name,
+    scriptName: (id) => nameText(a?.scripts?.byId.get(id)?.Name),
+    dateListName: (id) => nameText(a?.dateLists?.byId.get(id)?.Name),
+  };
+}
+
+function nameText(x: unknown): string | undefined {
+  return typeof x === 'string' && x !== '' ? x : undefined;
+}
+
+/** The transfer-server host type is `xferLock` in the reference and `siLock` on deployed servers. */
+const XFER_TYPES = new Set(['silock', 'xferlock']);
+
+export function sameHostType(a: string, b: string): boolean {
+  return a === b || (XFER_TYPES.has(a.toLowerCase()) && XFER_TYPES.has(b.toLowerCase()));
+}
+
+/** Read-only fields the server adds to a task it answers: never sent back, never fingerprinted. */
+export function isVolatileTaskField(key: string): boolean {
+  return key === 'Renamed' || key === 'Scheduled' || key === 'Watched' || /^x[A-Z]/.test(key);
+}
+
+/** sha256 of the task as read, volatile fields and passwords left out. */
+export function fingerprintTask(live: Task): string {
+  const kept: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(live)) if (!isVolatileTaskField(k)) kept[k] = k === 'Parameters' ? normalizeParameters(v) : v;
+  return sha256Of(withoutPasswords(kept));
+}
+
+export function taskId(live: Task): string {
+  return typeof live.ID === 'number' ? String(live.ID) : (live.ID ?? '');
+}
+
+const SUPPRESSED = '(suppressed)';
+const WEEK = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+
+// ------------------------------------------------------------------------------------- display
+
+/**
+ * A live task part (a step, a schedule) as a manifest would write it: host, script and date-list
+ * ids as names, server `ID`s dropped, secrets masked.
+ */
+export function displayLiveTaskPart(live: unknown, cat: TaskCatalog): JsonValue {
+  if (Array.isArray(live)) return live.map((x) => displayLiveTaskPart(x, cat));
+  if (!isRecord(live)) return toJson(live);
+  const out: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(live)) {
+    if (k === 'ID' || v === undefined) continue;
+    if (PASSWORD_FIELD.test(k)) out[k] = SENSITIVE;
+    else if (k === 'HostID') out.Host = cat.hostName(String(v)) ?? `(host ID ${String(v)})`;
+    else if (k === 'ScriptID') out.Script = cat.scriptName(String(v)) ?? `(script ID ${String(v)})`;
+    else if (k === 'DateListRef' && Array.isArray(v)) out.DateListRef = v.map((r) => cat.dateListName(dateListId(r)) ?? `(date list ID ${dateListId(r)})`);
+    else if (k === 'Parameters') out.Parameters = displayLiveParameters(v);
+    else out[k] = displayLiveTaskPart(v, cat);
+  }
+  return out;
+}
+
+function displayLiveParameters(raw: unknown): JsonValue {
+  const params = normalizeParameters(raw);
+  if (!isRecord(params)) return toJson(params);
+  const out: Record<string, JsonValue> = {};
+  for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? (p.DisplayValue === SUPPRESSED ? SENSITIVE : toJson(p.value ?? '')) : toJson(p);
+  return out;
+}
+
+/** A manifest task part as the plan shows it: parameters as their values, secrets masked. */
+export function displayDesiredTaskPart(desired: unknown): JsonValue {
+  if (Array.isArray(desired)) return desired.map(displayDesiredTaskPart);
+  if (!isRecord(desired)) return toJson(desired);
+  const out: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(desired)) {
+    if (v === undefined) continue;
+    if (PASSWORD_FIELD.test(k)) out[k] = SENSITIVE;
+    else if (k === 'Parameters' && isRecord(v)) {
+      const params: Record<string, JsonValue> = {};
+      for (const [name, p] of Object.entries(v as Parameters)) params[name] = p.secret ? SENSITIVE : p.value;
+      out.Parameters = params;
+    } else out[k] = displayDesiredTaskPart(v);
+  }
+  return out;
+}
+
+function dateListId(ref: unknown): string {
+  if (isRecord(ref)) return String(ref.DateListID ?? ref.ID ?? '');
+  return String(ref);
+}
+
+// ------------------------------------------------------------------------------------------ diff
+
+/**
+ * Field changes between a desired task and the live one, in manifest order: only the fields the
+ * manifest sets. With no live task (a create) every set field shows as added. Secrets appear as
+ * `sensitive` changes; callers drop them when nothing else changes.
+ */
+export function diffTask(desired: DesiredTask, live: Task | undefined, cat: TaskCatalog): FieldChange[] {
+  const out: FieldChange[] = [];
+  const spec: TaskSpec = desired.manifest.spec;
+  const l: Record<string, unknown> = live ?? {};
+  const body = desired.body;
+  const show = (x: unknown) => displayLiveTaskPart(x, cat);
+  for (const [key, value] of Object.entries(spec) as [string, unknown][]) {
+    if (value === undefined) continue;
+    switch (key) {
+      case 'Group': {
+        const want = (body.Group as string[] | undefined) ?? (value as string[]);
+        const have = Array.isArray(l.Group) ? l.Group.map(String) : [];
+        if (!sameNameSet(want, have)) out.push(fieldChange('Group', live && l.Group !== undefined ? have : undefined, toJson(value), { forcesReplace: live !== undefined }));
+        break;
+      }
+      case 'Parameters':
+        diffParameters('Parameters', value as Parameters, l.Parameters, out);
+        break;
+      case 'Schedules':
+        diffSchedules((value as { Schedule: readonly Schedule[] }).Schedule, body, l.Schedules, out, cat);
+        break;
+      case 'steps':
+        diffSteps(value as readonly Step[], body, l.steps, out, cat);
+        break;
+      default:
+        diffSetFields(key, value, l[key], out, show);
+    }
+  }
+  return out;
+}
+
+function sameNameSet(a: readonly string[], b: readonly string[]): boolean {
+  const x = new Set(a.map((s) => s.toLowerCase()));
+  const y = new Set(b.map((s) => s.toLowerCase()));
+  return x.size === y.size && [...x].every((s) => y.has(s));
+}
+
+/** Parameters by name: only those the manifest lists; secrets and suppressed live values never compared. */
+function diffParameters(path: string, desired: Parameters, liveRaw: unknown, out: FieldChange[]): void {
+  const live = normalizeParameters(liveRaw);
+  const l = isRecord(live) ? live : {};
+  for (const [name, p] of Object.entries(desired)) {
+    const at = joinPath(path, name);
+    if (p.secret) {
+      out.push(sensitiveChange(at));
+      continue;
+    }
+    const lp = l[name];
+    if (!isRecord(lp)) out.push(fieldChange(at, undefined, p.value));
+    else if (lp.DisplayValue === SUPPRESSED) continue;
+    else if (!sameScalar(p.value, lp.value)) out.push(fieldChange(at, displayLike(p.value, lp.value), p.value));
+  }
+}
+
+function diffSchedules(desired: readonly Schedule[], body: JsonObject, liveSchedules: unknown, out: FieldChange[], cat: TaskCatalog): void {
+  const resolved = listOf(isRecord(body.Schedules) ? body.Schedules.Schedule : undefined);
+  const live = isRecord(liveSchedules) ? liveSchedules.Schedule : undefined;
+  diffListByPosition(
+    'Schedules.Schedule',
+    desired,
+    live,
+    out,
+    (path, d, l, i) => diffSchedule(path, d as Schedule, resolved[i], l, out, cat),
+    (x) => displayLiveTaskPart(x, cat),
+    displayDesiredTaskPart,
+  );
+}
+
+function diffSchedule(path: string, d: Schedule, resolved: unknown, liveValue: unknown, out: FieldChange[], cat: TaskCatalog): void {
+  const l = isRecord(liveValue) ? liveValue : {};
+  const r = isRecord(resolved) ? resolved : {};
+  for (const [key, value] of Object.entries(d) as [string, unknown][]) {
+    if (value === undefined) continue;
+    switch (key) {
+      case 'Days': {
+        const days = (value as Schedule['Days'])?.DayOfWeek;
+        if (days === undefined) break;
+        const liveDays = isRecord(l.Days) && Array.isArray(l.Days.DayOfWeek) ? l.Days.DayOfWeek.map(String) : undefined;
+        if (!sameDays(days, liveDays ?? [])) out.push(fieldChange(`${path}.Days.DayOfWeek`, liveDays && toJson(inWeekOrder(liveDays)), toJson(inWeekOrder(days))));
+        break;
+      }
+      case 'DateListRef': {
+        const want = listOf(r.DateListRef).map(dateListId);
+        const liveRefs = Array.isArray(l.DateListRef) ? l.DateListRef : [];
+        const have = liveRefs.map(dateListId);
+        if (!sameNameSet(want, have)) {
+          const before = liveRefs.length > 0 ? have.map((id) => cat.dateListName(id) ?? `(date list ID ${id})`) : undefined;
+          out.push(fieldChange(`${path}.DateListRef`, before, toJson(value)));
+        }
+        break;
+      }
+      case 'Frequency': {
+        const intervals = (value as Schedule['Frequency']).Interval;
+        const liveIntervals = isRecord(l.Frequency) ? l.Frequency.Interval : undefined;
+        diffListByPosition(`${path}.Frequency.Interval`, intervals, liveIntervals, out, (p, di, li) => diffInterval(p, di, li, out));
+        break;
+      }
+      default:
+        diffSetFields(joinPath(path, key), value, l[key], out, (x) => displayLiveTaskPart(x, cat));
+    }
+  }
+}
+
+function diffInterval(path: string, desired: unknown, live: unknown, out: FieldChange[]): void {
+  const d = isRecord(desired) ? desired : {};
+  const l = isRecord(live) ? live : {};
+  for (const key of Object.keys(d)) {
+    const want = d[key];
+    if (typeof want !== 'string') continue;
+    const have = l[key];
+    if (normalizeTime(want) !== (typeof have === 'string' ? normalizeTime(have) : undefined)) out.push(fieldChange(joinPath(path, key), have === undefined ? undefined : toJson(have), want));
+  }
+}
+
+/** `7:05`, `07:05:00` → `07:05`; anything else unchanged. */
+export function normalizeTime(t: string): string {
+  const m = /^\s*(\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s*$/.exec(t);
+  return m ? `${m[1]!.padStart(2, '0')}:${m[2]}` : t;
+}
+
+function sameDays(a: readonly string[], b: readonly string[]): boolean {
+  return sameNameSet(a, b);
+}
+
+/** Days Monday to Sunday (each once), then anything unrecognised as it came. */
+export function inWeekOrder(days: readonly string[]): string[] {
+  const known = WEEK.filter((d) => days.some((x) => x.toLowerCase() === d)).map((d) => days.find((x) => x.toLowerCase() === d)!);
+  const rest = days.filter((x) => !WEEK.includes(x.toLowerCase()));
+  return [...known, ...rest];
+}
+
+function diffSteps(desired: readonly Step[], body: JsonObject, liveSteps: unknown, out: FieldChange[], cat: TaskCatalog): void {
+  const resolved = listOf(body.steps);
+  const showLive = (x: unknown) => displayLiveTaskPart(x, cat);
+  diffListByPosition(
+    'steps',
+    desired,
+    liveSteps,
+    out,
+    (path, d, l, i) => {
+      const step = d as Step;
+      const kind = stepKindOf(step);
+      const liveKind = stepKindOfLive(l);
+      if (liveKind !== kind || !isRecord(l)) {
+        out.push(fieldChange(path, showLive(l), displayDesiredTaskPart(step)));
+        return;
+      }
+      const r = resolved[i];
+      const resolvedBody = isRecord(r) && isRecord(r[kind]) ? r[kind] : {};
+      diffStepBody(`${path}.${kind}`, (step as unknown as Record<string, Record<string, unknown>>)[kind]!, resolvedBody, l[liveKind], out, cat);
+    },
+    showLive,
+    displayDesiredTaskPart,
+  );
+}
+
+/** The kind of a live step: its (first) key. */
+export function stepKindOfLive(step: unknown): string | undefined {
+  return isRecord(step) ? Object.keys(step)[0] : undefined;
+}
+
+function diffStepBody(path: string, d: Record<string, unknown>, r: Record<string, unknown>, liveBody: unknown, out: FieldChange[], cat: TaskCatalog): void {
+  const l = isRecord(liveBody) ? liveBody : {};
+  const liveHost = l.HostID === undefined || l.HostID === null ? undefined : String(l.HostID);
+  const liveScript = l.ScriptID === undefined || l.ScriptID === null ? undefined : String(l.ScriptID);
+  for (const [key, value] of Object.entries(d)) {
+    if (value === undefined) continue;
+    const at = joinPath(path, key);
+    if (PASSWORD_FIELD.test(key)) {
+      out.push(sensitiveChange(at));
+      continue;
+    }
+    switch (key) {
+      case 'Host':
+        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === undefined ? undefined : (cat.hostName(liveHost) ?? `(host ID ${liveHost})`), toJson(value)));
+        break;
+      case 'HostID':
+        if (String(value) !== liveHost) out.push(fieldChange(at, liveHost, toJson(value)));
+        break;
+      case 'Type':
+        if (typeof l.Type !== 'string' || !sameHostType(String(value), l.Type)) out.push(fieldChange(at, typeof l.Type === 'string' ? l.Type : undefined, toJson(value)));
+        break;
+      case 'Script':
+        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === undefined ? undefined : (cat.scriptName(liveScript) ?? `(script ID ${liveScript})`), toJson(value)));
+        break;
+      case 'ScriptID':
+        if (String(value) !== liveScript) out.push(fieldChange(at, liveScript, toJson(value)));
+        break;
+      case 'Parameters':
+        diffParameters(at, value as Parameters, l.Parameters, out);
+        break;
+      default:
+        diffSetFields(at, value, l[key], out, (x) => displayLiveTaskPart(x, cat));
+    }
+  }
+}
+
+function listOf(x: unknown): unknown[] {
+  return Array.isArray(x) ? x : [];
+}
+
+// --------------------------------------------------------------------------------------- payload
+
+/**
+ * The PUT body: the live task with the manifest's fields merged in. Read-only fields are dropped,
+ * kept steps and schedules keep their server `ID`s, fields the manifest does not set keep their
+ * live values. `Group` stays as it is (the server ignores it on update), and so does a `Name` that
+ * differs only in case. Live passwords are left out: a plan never holds a secret value.
+ */
+export function updateTaskBody(live: Task, desired: DesiredTask): JsonObject {
+  const out: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(withoutPasswords(live) as Record<string, unknown>)) {
+    if (isVolatileTaskField(k) || v === undefined) continue;
+    out[k] = k === 'Parameters' ? toJson(normalizeParameters(v)) : toJson(v);
+  }
+  for (const [key, value] of Object.entries(desired.body)) {
+    switch (key) {
+      case 'Group':
+        break;
+      case 'Name':
+        // Names compare without regard to case: only a rename (another name) is sent.
+        if (typeof live.Name !== 'string' || live.Name.toLowerCase() !== String(value).toLowerCase()) out.Name = value;
+        break;
+      case 'Parameters':
+        out.Parameters = mergeParameters(out.Parameters, value);
+        break;
+      case 'steps':
+        out.steps = mergeSteps(out.steps, value);
+        break;
+      default:
+        out[key] = mergeOver(out[key], value);
+    }
+  }
+  return out;
+}
+
+function mergeParameters(live: unknown, desired: unknown): JsonValue {
+  const base = normalizeParameters(live);
+  const out: Record<string, JsonValue> = isRecord(base) ? { ...(toJson(base) as JsonObject) } : {};
+  if (isRecord(desired)) for (const [name, p] of Object.entries(desired)) out[name] = toJson(p);
+  return out;
+}
+
+function mergeSteps(live: unknown, desired: unknown): JsonValue {
+  const l = listOf(live);
+  return listOf(desired).map((step, i) => {
+    const kind = stepKindOfLive(step);
+    const liveStep = l[i];
+    if (kind === undefined || !isRecord(step) || !isRecord(liveStep) || stepKindOfLive(liveStep) !== kind || !isRecord(liveStep[kind])) return toJson(step);
+    const liveBody = liveStep[kind] as Record<string, unknown>;
+    const out: Record<string, JsonValue> = { ...(toJson(liveBody) as JsonObject) };
+    for (const [k, v] of Object.entries(step[kind] as Record<string, unknown>)) {
+      if (k === 'Parameters') out.Parameters = mergeParameters(liveBody.Parameters, v);
+      // Criteria's keys (And, Or, comp) are alternatives: the manifest's replaces the live one.
+      else if (k === 'Criteria') out.Criteria = toJson(v);
+      else out[k] = mergeOver(liveBody[k], v);
+    }
+    return { [kind]: out };
+  });
+}
+
+/**
+ * The POST body of a replace (delete and re-create): the update body without server-numbered
+ * ids, with the manifest's `Group`. Secret parameters the server shows suppressed cannot be
+ * copied: they are left out and named in `lostSecrets`.
+ */
+export function replaceTaskBody(live: Task, desired: DesiredTask): { body: JsonObject; lostSecrets: string[] } {
+  const merged = updateTaskBody(live, desired) as Record<string, JsonValue>;
+  const lostSecrets: string[] = [];
+  const body = stripServerIds(merged, lostSecrets, '') as Record<string, JsonValue>;
+  delete body.NextEID;
+  if (desired.body.Group !== undefined) body.Group = desired.body.Group;
+  return { body, lostSecrets };
+}
+
+function stripServerIds(x: JsonValue, lost: string[], path: string): JsonValue {
+  if (Array.isArray(x)) return x.map((v, i) => stripServerIds(v, lost, joinPath(path, i)));
+  if (!isRecord(x)) return x;
+  const out: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(x as JsonObject)) {
+    if (k === 'ID') continue;
+    if (k === 'Parameters' && isRecord(v)) {
+      const params: Record<string, JsonValue> = {};
+      for (const [name, p] of Object.entries(v as JsonObject)) {
+        if (isRecord(p) && p.DisplayValue === SUPPRESSED && (p.value === '' || p.value === undefined)) lost.push(joinPath(joinPath(path, 'Parameters'), name));
+        else params[name] = p;
+      }
+      out.Parameters = params;
+    } else out[k] = stripServerIds(v, lost, joinPath(path, k));
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------ plan
+
+/** What the plan says about one task (the Change without the parts every kind shares). */
+export interface TaskOutcome {
+  readonly action: Exclude<Action, 'delete'>;
+  readonly reason?: string;
+  readonly fields: readonly FieldChange[];
+  readonly payload?: TaskPayload;
+}
+
+export const COS_REASON = 'advanced (TT=COS) tasks cannot be changed through the API';
+
+/**
+ * The action for a desired task against its live match (undefined: none). `previousName` is the
+ * live name when the match was found through `previousNames`.
+ */
+export function planTask(desired: DesiredTask, live: Task | undefined, cat: TaskCatalog, previousName?: string): TaskOutcome {
+  const fields = diffTask(desired, live, cat);
+  const cos = desired.manifest.spec.TT === 'COS' || (live !== undefined && live.TT === 'COS');
+  if (live === undefined) {
+    if (cos) return { action: 'blocked', reason: 'advanced (TT=COS) tasks cannot be created through the API', fields };
+    return { action: 'create', fields, payload: { kind: 'Task', body: desired.body } };
+  }
+  const all = previousName !== undefined ? [fieldChange('Name', previousName, desired.manifest.name), ...fields] : fields;
+  if (!all.some((f) => !f.sensitive)) return { action: 'no-op', fields: [] };
+  if (cos) return { action: 'blocked', reason: COS_REASON, fields: all };
+  if (all.some((f) => f.forcesReplace)) {
+    const { body, lostSecrets } = replaceTaskBody(live, desired);
+    const lost = lostSecrets.length > 0 ? `; its secret parameters not in the manifest (${lostSecrets.join(', ')}) cannot be copied` : '';
+    return { action: 'replace', reason: `\`Group\` cannot change after creation: the task is deleted and created again${lost}`, fields: all, payload: { kind: 'Task', body } };
+  }
+  return { action: 'update', fields: all, payload: { kind: 'Task', body: updateTaskBody(live, desired) } };
+}

@@ -1,0 +1,136 @@
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { readPlanFile } from '../../src/plan/plan-file.js';
+import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
+import { hasStackTrace, runCli } from '../helpers/run-cli.js';
+import { testdir } from '../helpers/testdir.js';
+
+const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
+const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
+/** Every secret of the seed and of this test's environment: none may appear in any output. */
+const SECRETS = ['SEEDSECRET', SEED_LOGINS.automationAdmin.password, SEED_LOGINS.transferAdmin.password, 'Pa55!seed'];
+
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  emulator = await startSeededEmulator();
+});
+afterAll(() => emulator.close());
+beforeEach(() => emulator.resetRequestLog());
+
+/** A working folder with mftops.yaml pointing at the emulator and a copy of the example manifests. */
+function workdir(): string {
+  const dir = testdir({
+    'mftops.yaml': [
+      'apiVersion: mftops/v1',
+      'kind: Config',
+      'environments:',
+      '  lab:',
+      `    automation: { url: "${emulator.automationUrl}", username: admin, password: "\${env:MFT_AUTOMATION_PASSWORD}" }`,
+      `    transfer: { url: "${emulator.transferUrl}", username: admin, password: "\${env:MFT_TRANSFER_PASSWORD}" }`,
+      '    manifests: [manifests]',
+      '',
+    ].join('\n'),
+  });
+  cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
+  return dir;
+}
+
+function writes(): string[] {
+  return emulator
+    .requestLog()
+    .filter((r) => !r.isTokenCall && r.method !== 'GET')
+    .map((r) => `${r.method} ${r.path}`);
+}
+
+describe('mftops plan against the emulator', () => {
+  it('prints the plan of the examples and exits 0, or 2 with --detailed-exitcode', async () => {
+    const dir = workdir();
+    const plain = await runCli(['plan'], { cwd: dir, env: ENV });
+    expect(plain.stderr).toBe('');
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(/^Plan: \d+ to create, \d+ to update, \d+ to replace, \d+ to delete, \d+ blocked\.$/m);
+    expect(plain.stdout).toContain('+ Task/Month-end report will be created');
+    const detailed = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: ENV });
+    expect(detailed.code).toBe(2);
+  });
+
+  it('sends no write at all: only GETs and token calls reach the servers', async () => {
+    const dir = workdir();
+    expect((await runCli(['plan'], { cwd: dir, env: ENV })).code).toBe(0);
+    const log = emulator.requestLog();
+    expect(log.length).toBeGreaterThan(10);
+    expect(writes()).toEqual([]);
+  });
+
+  it('saves a plan file that reads back, and leaks no secret into any output', async () => {
+    const dir = workdir();
+    const r = await runCli(['plan', '--out', 'plan.json', '-v'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Saved the plan to plan.json');
+    const plan = readPlanFile(join(dir, 'plan.json'));
+    expect(plan.environment).toBe('lab');
+    expect(plan.servers.automation?.url).toBe(emulator.automationUrl);
+    expect(plan.changes.length).toBeGreaterThan(10);
+    const md = await runCli(['plan', '--format', 'markdown'], { cwd: dir, env: ENV });
+    const json = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
+    const everything = [r.stdout, r.stderr, readFileSync(join(dir, 'plan.json'), 'utf8'), md.stdout, md.stderr, json.stdout, json.stderr].join('\n');
+    for (const secret of SECRETS) expect(everything).not.toContain(secret);
+    expect(JSON.parse(json.stdout).formatVersion).toBe(1);
+  });
+
+  it('stops on invalid manifests before sending a single request', async () => {
+    const dir = workdir();
+    writeFileSync(join(dir, 'manifests', 'broken.yaml'), 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Broken }\nspec:\n  Active: maybe\n');
+    const r = await runCli(['plan'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/manifests\/broken\.yaml:5:11: error MF20\d/);
+    expect(r.stdout).toBe('');
+    expect(emulator.requestLog()).toEqual([]);
+    expect(hasStackTrace(r.stderr)).toBe(false);
+  });
+
+  it('reports names the servers do not know with file and line, and saves no plan', async () => {
+    const dir = workdir();
+    writeFileSync(
+      join(dir, 'manifests', 'unknown.yaml'),
+      [
+        'apiVersion: mftops/v1',
+        'kind: Task',
+        'metadata: { name: Unknown host task }',
+        'spec:',
+        '  Group: [Partners]',
+        '  steps:',
+        '    - Source: { Host: acme-sftpp, Path: /x, FileMask: "*" }',
+        '    - Destination: { Host: local-fs, Path: /y }',
+        '',
+      ].join('\n'),
+    );
+    const r = await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/manifests\/unknown\.yaml:7:\d+: error MF401: .*acme-sftpp.*/);
+    expect(r.stderr).toContain('acme-sftp');
+    expect(() => readFileSync(join(dir, 'plan.json'))).toThrow();
+    expect(writes()).toEqual([]);
+  });
+
+  it('limits the plan to --target addresses and says when one names nothing', async () => {
+    const dir = workdir();
+    const r = await runCli(['plan', '--target', 'Task/Month-end report', '--target', 'FolderPermissions/Finance/Reports', '--format', 'json'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(0);
+    const plan = JSON.parse(r.stdout) as { changes: Array<{ address: string }> };
+    expect(plan.changes.map((c) => c.address).sort()).toEqual(['FolderPermissions/Finance/Reports', 'Task/Month-end report']);
+    const bad = await runCli(['plan', '--target', 'Task/No such task'], { cwd: dir, env: ENV });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/MF409/);
+  });
+
+  it('refuses a bad --parallelism before anything else', async () => {
+    const r = await runCli(['plan', '--parallelism', '0'], { cwd: workdir(), env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('mftops: error: --parallelism must be a whole number from 1 to 64, not "0"\n');
+    expect(emulator.requestLog()).toEqual([]);
+  });
+});

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { resolveDesired } from '../../src/plan/resolve-desired.js';
+import { MANIFEST_FILE, automationState, manifestsFrom, taskYaml, transferState } from '../resources/fixtures.js';
+
+const BROKEN = [
+  taskYaml(
+    'Broken task',
+    `  Group: [Finanse]
+  Schedules:
+    Schedule:
+      - DateListRef: [Bank Holiday]
+        Frequency: { Interval: [{ StartTime: "02:00", EndTime: "02:00" }] }
+  steps:
+    - Source: { Host: payrol-sftp, Path: /out }
+    - Process: { Script: PGP Encrypt, Run: per-file }
+    - Process: { Script: Checksun }
+    - Destination: { Host: bank-as2, Type: FTP, Path: /in }
+`,
+  ),
+  `apiVersion: mftops/v1
+kind: ResourceGroupAcl
+metadata: { name: typo }
+spec:
+  resourceGroup: Partners
+  userGroup: Finance Operator
+  permissions: [TaskRun]
+`,
+  `apiVersion: mftops/v1
+kind: FolderPermissions
+metadata: { name: /Distribution/Acme }
+spec:
+  mode: exact
+  entries:
+    - user: alise
+      permissions: [listFiles]
+    - group: Acme Partner
+      permissions: [listFiles]
+    - user: bob
+      permissions: [listFiles]
+`,
+].join('---\n');
+
+describe('resolveDesired', () => {
+  it('reports every unknown name at once, where it is written, with a suggestion', () => {
+    const manifests = manifestsFrom(BROKEN);
+    const { desired, diagnostics } = resolveDesired(manifests, { automation: automationState(), transfer: transferState([]) });
+    const shown = diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code} ${d.message}`);
+    expect(shown).toEqual([
+      `${MANIFEST_FILE}:6:11 MF404 no resource group named \`Finanse\` on the automation server — did you mean \`Finance\`?`,
+      `${MANIFEST_FILE}:9:23 MF403 no date list named \`Bank Holiday\` on the automation server — did you mean \`Bank Holidays\`?`,
+      `${MANIFEST_FILE}:12:23 MF401 no host named \`payrol-sftp\` on the automation server — did you mean \`payroll-sftp\`?`,
+      `${MANIFEST_FILE}:14:26 MF402 no custom or standard script named \`Checksun\` on the automation server — did you mean \`Checksum\`?`,
+      `${MANIFEST_FILE}:15:44 MF410 \`Type\` is \`FTP\` but host \`bank-as2\` is of type \`AS2\``,
+      `${MANIFEST_FILE}:22:14 MF405 no user group named \`Finance Operator\` on the automation server — did you mean \`Finance Operators\`?`,
+      `${MANIFEST_FILE}:31:13 MF406 no user named \`alise\` on the transfer server — did you mean \`alice\`?`,
+      `${MANIFEST_FILE}:33:14 MF407 no group named \`Acme Partner\` on the transfer server — did you mean \`Acme Partners\`?`,
+    ]);
+    expect(diagnostics.every((d) => d.severity === 'error')).toBe(true);
+    // Objects with an unknown name are left out of the desired state, but stay known as managed.
+    expect(desired.tasks).toEqual([]);
+    expect(desired.acls).toEqual([]);
+    expect(desired.folders).toEqual([]);
+    expect(desired.skipped.map((m) => m.name)).toEqual(['Broken task', 'typo', '/Distribution/Acme']);
+  });
+
+  it('accepts ids pasted from API output, and reports an id the server does not have', () => {
+    const manifests = manifestsFrom(taskYaml('By id', '  steps:\n    - Source: { HostID: "11", Path: /a }\n    - Process: { ScriptID: "99" }\n'));
+    const { desired, diagnostics } = resolveDesired(manifests, { automation: automationState() });
+    expect(diagnostics.map((d) => d.code)).toEqual(['MF402']);
+    expect(diagnostics[0]!.message).toContain('no custom or standard script has ID `99`');
+    expect(desired.tasks).toEqual([]);
+    const ok = resolveDesired(manifestsFrom(taskYaml('By id', '  steps:\n    - Source: { HostID: "11", Path: /a }\n')), { automation: automationState() });
+    expect(ok.desired.tasks[0]!.body.steps).toEqual([{ Source: { HostID: '11', Type: 'SSHFTP', Path: '/a' } }]);
+  });
+
+  it('does not call an unreadable user group unknown', () => {
+    const manifests = manifestsFrom(`apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: x }\nspec:\n  resourceGroup: Finance\n  userGroup: Nobody Knows\n  permissions: []\n`);
+    const { desired, diagnostics } = resolveDesired(manifests, { automation: automationState({ userGroupsReadable: false }) });
+    expect(diagnostics).toEqual([]);
+    expect(desired.acls[0]!.userGroup).toBe('Nobody Knows');
+  });
+
+  it('says once per service when manifests need a service the environment does not configure', () => {
+    const manifests = manifestsFrom([taskYaml('A', '  Active: 1\n'), taskYaml('B', '  Active: 1\n')].join('---\n'));
+    const { diagnostics, desired } = resolveDesired(manifests, {});
+    expect(diagnostics.map((d) => [d.code, d.line, d.message])).toEqual([['MF411', 1, '2 manifests need the automation service, which this environment does not configure']]);
+    expect(desired.skipped).toHaveLength(2);
+  });
+});
