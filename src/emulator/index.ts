@@ -38,6 +38,8 @@ export interface RunningEmulator {
   /** url + '/transfer'; the API is below it at /api/v1. */
   readonly transferUrl: string;
   readonly port: number;
+  /** Change latency or fault rate while running (e.g. populate a large state fast, then measure). */
+  configure(change: { readonly latencyMs?: number; readonly faultRate?: number }): void;
   requestLog(): readonly RequestRecord[];
   resetRequestLog(): void;
   /** Direct access for tests (read and mutate). */
@@ -64,14 +66,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   check(access > 0 && refresh > 0, 'token lifetimes must be positive');
   const state = createState(options.seed, profile);
   let urls = { url: '', automationUrl: '', transferUrl: '' };
-  const { server, log } = createEmulatorServer({
+  const config = {
     state,
     lifetimes: { accessSeconds: access, refreshSeconds: refresh },
     latencyMs,
     faultRate,
     faultSeed: options.faultSeed ?? 1,
     urls: () => urls,
-  });
+  };
+  const { server, log } = createEmulatorServer(config);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
@@ -86,6 +89,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     ...urls,
     port: actual,
     state,
+    configure: (change) => {
+      if (change.latencyMs !== undefined) {
+        check(Number.isFinite(change.latencyMs) && change.latencyMs >= 0, `latency must be 0 or more milliseconds, not ${change.latencyMs}`);
+        config.latencyMs = change.latencyMs;
+      }
+      if (change.faultRate !== undefined) {
+        check(Number.isFinite(change.faultRate) && change.faultRate >= 0 && change.faultRate <= 1, `fault rate must be from 0 to 1, not ${change.faultRate}`);
+        config.faultRate = change.faultRate;
+      }
+    },
     requestLog: () => [...log],
     resetRequestLog: () => {
       log.length = 0;

@@ -76,8 +76,9 @@ export function createRandom(seed: number): () => number {
 export interface ServerConfig {
   readonly state: EmulatorState;
   readonly lifetimes: TokenLifetimes;
-  readonly latencyMs: number;
-  readonly faultRate: number;
+  /** Mutable: `RunningEmulator.configure` changes them while the server runs. */
+  latencyMs: number;
+  faultRate: number;
   readonly faultSeed: number;
   /** Filled by the caller once the port is known (for /_emulator/health). */
   readonly urls: () => { url: string; automationUrl: string; transferUrl: string };

@@ -87,6 +87,22 @@ describe('emulator server', () => {
     expect(performance.now() - t0).toBeLessThan(140);
   });
 
+  it('rule 101: configure() changes latency and fault rate for the requests that follow, and refuses bad values', async () => {
+    const e = await startEmulator();
+    emu = e;
+    let t0 = performance.now();
+    await raw(`${e.transferUrl}/api/v1/token`);
+    expect(performance.now() - t0).toBeLessThan(140);
+    e.configure({ latencyMs: 150 });
+    t0 = performance.now();
+    await raw(`${e.transferUrl}/api/v1/token`);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
+    e.configure({ latencyMs: 0, faultRate: 1 });
+    await raw(`${e.transferUrl}/api/v1/token`).catch(() => undefined);
+    expect(e.requestLog().at(-1)?.fault).toBeDefined();
+    expect(() => e.configure({ faultRate: 2 })).toThrow(/fault rate must be from 0 to 1/);
+  });
+
   it('rule 7: faults follow a PRNG seeded by faultSeed, hit token calls, never control calls, and are logged', async () => {
     const run = async (): Promise<string[]> => {
       const e = await startEmulator({ faultRate: 0.5, faultSeed: 42 });
