@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { emulatorConfigYaml } from '../emulator/config-for.js';
 import { loadSeedFile, startEmulator } from '../emulator/index.js';
 import { mapWithConcurrency } from '../live/map-with-concurrency.js';
 import { loadManifests } from '../manifest/load.js';
@@ -34,7 +35,7 @@ async function measure(): Promise<void> {
     for (let i = 0; i < count; i++) write(i, generateTaskManifest(i));
     writeFileSync(
       join(work, 'mftops.yaml'),
-      `apiVersion: mftops/v1\nkind: Config\nenvironments:\n  bench:\n    automation: { url: "${emulator.automationUrl}", username: admin, password: "\${env:BENCH_PW}" }\n    manifests: [manifests]\n`,
+      emulatorConfigYaml({ environment: 'bench', automationUrl: emulator.automationUrl, automationPassword: '${env:BENCH_PW}', manifests: ['manifests'] }),
     );
 
     // Populate: plan against the seed (all creates), then create every task through the API.

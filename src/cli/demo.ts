@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { emulatorConfigYaml } from '../emulator/config-for.js';
 import { loadSeedFile, startEmulator } from '../emulator/index.js';
 
 /**
@@ -20,19 +21,7 @@ async function runDemo(): Promise<number> {
   const emulator = await startEmulator({ seed: loadSeedFile(join(root, 'examples/seed/emulator-seed.json')) });
   const work = mkdtempSync(join(tmpdir(), 'mftops-demo-'));
   const config = join(work, 'mftops.yaml');
-  writeFileSync(
-    config,
-    [
-      'apiVersion: mftops/v1',
-      'kind: Config',
-      'environments:',
-      '  demo:',
-      `    automation: { url: "${emulator.automationUrl}", username: admin, password: "\${env:MFT_AUTOMATION_PASSWORD}" }`,
-      `    transfer: { url: "${emulator.transferUrl}", username: admin, password: "\${env:MFT_TRANSFER_PASSWORD}" }`,
-      `    manifests: ["${join(root, 'examples/manifests')}"]`,
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(config, emulatorConfigYaml({ ...emulator, environment: 'demo', manifests: [join(root, 'examples/manifests')] }));
   process.stdout.write(`Emulator with the example estate listening on ${emulator.url}\n`);
   try {
     const steps: Array<{ args: string[]; expect: number }> = [

@@ -38,6 +38,22 @@
  * | MF310 | secret-like-literal  | (warning) a parameter named like a secret holding a literal        |
  *
  * MF306 is reserved (date checks for a date-list kind, which manifests do not have yet).
+ *
+ * Plan time (the manifests are valid, but do not fit the live servers; src/plan/diagnostics.ts):
+ *
+ * | code  | name                   | what                                                              |
+ * |-------|------------------------|-------------------------------------------------------------------|
+ * | MF401 | unknown-host           | a step's `Host` (or `HostID`) the automation server does not have |
+ * | MF402 | unknown-script         | a Process step's `Script` (or `ScriptID`), custom or standard     |
+ * | MF403 | unknown-date-list      | a schedule's `DateListRef` name                                   |
+ * | MF404 | unknown-resource-group | a task's `Group` or an ACL's `resourceGroup`                      |
+ * | MF405 | unknown-user-group     | an ACL's `userGroup` (only when user groups are readable)         |
+ * | MF406 | unknown-user           | a folder entry's `user` on the transfer server                    |
+ * | MF407 | unknown-group          | a folder entry's `group` on the transfer server                   |
+ * | MF408 | missing-folder         | a folder that does not exist, without `createIfMissing`, or whose parent does not exist |
+ * | MF409 | unknown-target         | a `--target` address that names nothing in the plan               |
+ * | MF410 | host-type              | a step's `Type` that is not the type of its host                  |
+ * | MF411 | no-service             | manifests for a service the environment does not configure        |
  */
 export const DIAGNOSTIC_CODES = {
   MF001: 'yaml-syntax',
@@ -69,6 +85,17 @@ export const DIAGNOSTIC_CODES = {
   MF308: 'step-reference',
   MF309: 'duplicate-entry',
   MF310: 'secret-like-literal',
+  MF401: 'unknown-host',
+  MF402: 'unknown-script',
+  MF403: 'unknown-date-list',
+  MF404: 'unknown-resource-group',
+  MF405: 'unknown-user-group',
+  MF406: 'unknown-user',
+  MF407: 'unknown-group',
+  MF408: 'missing-folder',
+  MF409: 'unknown-target',
+  MF410: 'host-type',
+  MF411: 'no-service',
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -2,6 +2,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { readPlanFile } from '../../src/plan/plan-file.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
@@ -22,18 +23,7 @@ beforeEach(() => emulator.resetRequestLog());
 
 /** A working folder with mftops.yaml pointing at the emulator and a copy of the example manifests. */
 function workdir(): string {
-  const dir = testdir({
-    'mftops.yaml': [
-      'apiVersion: mftops/v1',
-      'kind: Config',
-      'environments:',
-      '  lab:',
-      `    automation: { url: "${emulator.automationUrl}", username: admin, password: "\${env:MFT_AUTOMATION_PASSWORD}" }`,
-      `    transfer: { url: "${emulator.transferUrl}", username: admin, password: "\${env:MFT_TRANSFER_PASSWORD}" }`,
-      '    manifests: [manifests]',
-      '',
-    ].join('\n'),
-  });
+  const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
   cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
   return dir;
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
@@ -11,15 +12,7 @@ beforeAll(async () => {
 afterAll(() => emulator.close());
 
 function configFor(automationUrl: string, transferUrl: string): string {
-  return [
-    'apiVersion: mftops/v1',
-    'kind: Config',
-    'environments:',
-    '  lab:',
-    `    automation: { url: "${automationUrl}", username: admin, password: "\${env:AUTO_PW}" }`,
-    `    transfer: { url: "${transferUrl}", username: admin, password: "\${file:transfer-password.txt}" }`,
-    '',
-  ].join('\n');
+  return emulatorConfigYaml({ automationUrl, transferUrl, automationPassword: '${env:AUTO_PW}', transferPassword: '${file:transfer-password.txt}' });
 }
 
 const ENV = { AUTO_PW: SEED_LOGINS.automationAdmin.password };

@@ -1,0 +1,30 @@
+/**
+ * An `mftops.yaml` with one environment pointing at a running emulator, for the demo, end-to-end
+ * tests and benchmarks. Passwords are written as `${env:}`/`${file:}` references, as in any real
+ * configuration; the caller puts the values in the environment or a file.
+ */
+export interface EmulatorConfigOptions {
+  readonly environment?: string;
+  /** Omit a URL to leave that service out of the environment. */
+  readonly automationUrl?: string;
+  readonly transferUrl?: string;
+  /** Reference text; default `${env:MFT_AUTOMATION_PASSWORD}`. */
+  readonly automationPassword?: string;
+  /** Reference text; default `${env:MFT_TRANSFER_PASSWORD}`. */
+  readonly transferPassword?: string;
+  readonly manifests?: readonly string[];
+}
+
+export function emulatorConfigYaml(opts: EmulatorConfigOptions): string {
+  const service = (url: string, password: string): string => `{ url: ${JSON.stringify(url)}, username: admin, password: ${JSON.stringify(password)} }`;
+  return [
+    'apiVersion: mftops/v1',
+    'kind: Config',
+    'environments:',
+    `  ${opts.environment ?? 'lab'}:`,
+    ...(opts.automationUrl ? [`    automation: ${service(opts.automationUrl, opts.automationPassword ?? '${env:MFT_AUTOMATION_PASSWORD}')}`] : []),
+    ...(opts.transferUrl ? [`    transfer: ${service(opts.transferUrl, opts.transferPassword ?? '${env:MFT_TRANSFER_PASSWORD}')}`] : []),
+    ...(opts.manifests ? [`    manifests: ${JSON.stringify(opts.manifests)}`] : []),
+    '',
+  ].join('\n');
+}
