@@ -96,6 +96,49 @@ function buildProgram(io: CommandIo): Command {
       await run(runPlan(globals(cmd), { ...opts, paths }, io));
     });
 
+  const snapshot = program.command('snapshot').description('backups of the live configuration: save, list, verify, diff, restore');
+  snapshot
+    .command('save')
+    .description("save the automation server's XML export and the transfer folders' ACL entries (files 0600)")
+    .option('--folder <path...>', "transfer folders to save (default: every folder under the environment's scope.folders)")
+    .action(async (opts: { folder?: string[] }, cmd: Command) => {
+      const { runSnapshotSave } = await import('./commands/snapshot.js');
+      await run(runSnapshotSave(globals(cmd), opts, io));
+    });
+  snapshot
+    .command('list')
+    .description('list saved snapshots: time, environment, size, sha256, task count')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { runSnapshotList } = await import('./commands/snapshot.js');
+      await run(runSnapshotList(globals(cmd), io));
+    });
+  snapshot
+    .command('verify')
+    .description('check a snapshot: sha256 of every file and well-formed XML (exit 1 when altered)')
+    .argument('<id>', 'snapshot id, a unique prefix, or latest')
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const { runSnapshotVerify } = await import('./commands/snapshot.js');
+      await run(runSnapshotVerify(globals(cmd), { id }, io));
+    });
+  snapshot
+    .command('diff')
+    .description('tasks, hosts and resource-group ACLs added, removed or changed between two snapshots')
+    .argument('<a>', 'older snapshot')
+    .argument('<b>', 'newer snapshot')
+    .action(async (a: string, b: string, _opts: unknown, cmd: Command) => {
+      const { runSnapshotDiff } = await import('./commands/snapshot.js');
+      await run(runSnapshotDiff(globals(cmd), { a, b }, io));
+    });
+  snapshot
+    .command('restore')
+    .description('put a snapshot back (PUT /config and the saved folder ACL entries), after saving what it replaces')
+    .argument('<id>', 'snapshot id, a unique prefix, or latest')
+    .option('--auto-approve', 'do not ask for confirmation', false)
+    .action(async (id: string, opts: { autoApprove: boolean }, cmd: Command) => {
+      const { runSnapshotRestore } = await import('./commands/snapshot.js');
+      await run(runSnapshotRestore(globals(cmd), { id, autoApprove: opts.autoApprove }, io));
+    });
+
   program
     .command('emulator')
     .description('serve both server APIs locally on 127.0.0.1, from an in-memory state (for demos and tests)')

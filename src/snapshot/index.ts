@@ -1,0 +1,29 @@
+/**
+ * The backup store (DESIGN.md §5 steps 2 and 5): save, list, verify, diff and restore snapshots of
+ * the automation export and of transfer folder ACLs. `apply` calls saveSnapshot before its first
+ * write and stops when it throws.
+ */
+export { checkConfigXml, countConfigTasks, parseConfigXml } from './config-xml.js';
+export type { XmlElement } from './config-xml.js';
+export { readSnapshotKey, SNAPSHOT_KEY_VARIABLE } from './crypto.js';
+export type { SnapshotKey } from './crypto.js';
+export { diffConfigs, extractObjects } from './diff-configs.js';
+export { diffSnapshots } from './diff-snapshots.js';
+export { SnapshotError, SnapshotIntegrityError } from './errors.js';
+export * from './model.js';
+export {
+  describeSnapshot,
+  formatBytes,
+  hasDifferences,
+  renderSnapshotDiffJson,
+  renderSnapshotDiffText,
+  renderSnapshotListJson,
+  renderSnapshotListText,
+  renderVerifiedText,
+} from './render.js';
+export { restoreSnapshot } from './restore-snapshot.js';
+export type { FolderRestore, RestoreAutomationTarget, RestoreResult, RestoreSnapshotOptions, RestoreTransferTarget } from './restore-snapshot.js';
+export { saveSnapshot, toSnapshotId } from './save-snapshot.js';
+export type { SaveSnapshotOptions, SnapshotAutomationSource, SnapshotTransferSource } from './save-snapshot.js';
+export { describeRef, listSnapshotRefs, listSnapshots, loadSnapshot, pruneSnapshots, readManifest, resolveSnapshotId, snapshotPath, verifySnapshot } from './store.js';
+export type { LoadedSnapshot, ReadOptions, SnapshotRef } from './store.js';

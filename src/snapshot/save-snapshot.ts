@@ -1,0 +1,261 @@
+import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isMftopsError } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import type { AutomationClient, TransferClient } from '../services/index.js';
+import { VERSION } from '../version.js';
+import { checkConfigXml, countConfigTasks } from './config-xml.js';
+import { decryptBuffer, encryptBuffer, readSnapshotKey, type SnapshotKey } from './crypto.js';
+import { SnapshotError } from './errors.js';
+import {
+  AUTOMATION_FILE,
+  ENCRYPTED_SUFFIX,
+  ENVIRONMENT_NAME,
+  FOLDERS_FILE,
+  MANIFEST_FILE,
+  SNAPSHOT_FORMAT_VERSION,
+  type SavedAclEntry,
+  type SavedFolder,
+  type SavedFolders,
+  type SnapshotFile,
+  type SnapshotInfo,
+  type SnapshotManifest,
+} from './model.js';
+import { pruneSnapshots, sha256Hex, toInfo } from './store.js';
+
+/** What saving needs of the automation client (the read-only view has it). */
+export type SnapshotAutomationSource = Pick<AutomationClient, 'exportConfig'>;
+/** What saving needs of the transfer client (the read-only view has it). */
+export type SnapshotTransferSource = Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls'>;
+
+export interface SaveSnapshotOptions {
+  readonly automation: SnapshotAutomationSource;
+  /** The automation service's base URL, recorded in snapshot.json. */
+  readonly automationUrl: string;
+  /** `appVersion` of the automation service, recorded in snapshot.json. */
+  readonly serverVersion?: string;
+  /** Needed when `folders` is not empty. */
+  readonly transfer?: SnapshotTransferSource;
+  readonly transferUrl?: string;
+  /** Transfer folder paths whose ACL entries are saved (apply: the folders its plan touches). */
+  readonly folders?: readonly string[];
+  /** Environment name: the subfolder of `dir`. */
+  readonly env: string;
+  /** The configuration's `snapshots.dir` (absolute). */
+  readonly dir: string;
+  /** The configuration's `snapshots.keep`: older snapshots of `env` are deleted after the save. */
+  readonly keep: number;
+  /** Snapshot ids retention must not delete (restore protects the one it restores). */
+  readonly protect?: readonly string[];
+  /** The time the id is made of; default now. */
+  readonly now?: Date;
+  /** Recorded in snapshot.json, e.g. why the snapshot was taken. */
+  readonly note?: string;
+  /** `MFTOPS_SNAPSHOT_KEY` is read from here; default `process.env`. */
+  readonly processEnv?: NodeJS.ProcessEnv;
+  /** Retention problems are warnings (the snapshot itself is saved by then). */
+  readonly logger?: Logger;
+}
+
+/**
+ * Take a verified snapshot: the automation export streamed byte for byte, the named folders' ACL
+ * entries, `snapshot.json`; all in a private temporary folder that is renamed into place only
+ * when every file is written, synced and read back. On any failure nothing is left behind and a
+ * {@link SnapshotError} says why: the caller must not go on to write.
+ */
+export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotInfo> {
+  if (!ENVIRONMENT_NAME.test(opts.env)) throw new SnapshotError(`snapshot not saved: "${opts.env}" is not an environment name`);
+  const key = readSnapshotKey(opts.processEnv ?? process.env);
+  if (!Number.isInteger(opts.keep) || opts.keep < 1) throw new SnapshotError(`snapshots.keep must be a whole number of at least 1, not ${opts.keep}`);
+  const folders = [...new Set(opts.folders ?? [])];
+  if (folders.length > 0 && !opts.transfer) throw new SnapshotError(`snapshot not saved: ${folders.length} transfer folder(s) to save but no transfer service`);
+
+  const envDir = join(opts.dir, opts.env);
+  try {
+    await mkdir(envDir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new SnapshotError(`snapshot not saved: cannot create ${envDir} (${code(err)})`);
+  }
+  const when = opts.now ?? new Date();
+  let tmp: string;
+  try {
+    tmp = await mkdtemp(join(envDir, `.tmp-${toSnapshotId(when)}-`));
+    await chmod(tmp, 0o700);
+  } catch (err) {
+    throw new SnapshotError(`snapshot not saved: cannot create a folder in ${envDir} (${code(err)})`);
+  }
+
+  try {
+    const automation = await saveAutomation(tmp, opts, key);
+    const transfer = folders.length > 0 ? await saveFolders(tmp, opts.transfer!, folders, key) : undefined;
+    const id = await freeId(envDir, when);
+    const manifest: SnapshotManifest = {
+      formatVersion: SNAPSHOT_FORMAT_VERSION,
+      id,
+      environment: opts.env,
+      createdAt: fromSnapshotId(id),
+      toolVersion: VERSION,
+      ...(opts.note !== undefined ? { note: opts.note } : {}),
+      automation,
+      ...(transfer ? { transfer: { ...transfer, ...(opts.transferUrl !== undefined ? { url: opts.transferUrl } : {}) } } : {}),
+      ...(key ? { encryption: { algorithm: 'aes-256-gcm' as const, keyCheck: key.check } } : {}),
+    };
+    await writeAtomic(join(tmp, MANIFEST_FILE), Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8'));
+    await syncFolder(tmp);
+    const final = join(envDir, id);
+    await rename(tmp, final);
+    await syncFolder(envDir);
+    pruneAfterSave(opts, id);
+    return toInfo(manifest, final);
+  } catch (err) {
+    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+    if (isMftopsError(err)) throw new SnapshotError(err.message.startsWith('snapshot not saved') ? err.message : `snapshot not saved: ${err.message}`, { cause: err });
+    if (isFsError(err)) throw new SnapshotError(`snapshot not saved: ${code(err)} writing in ${envDir}`, { cause: err });
+    throw err;
+  }
+}
+
+/** `2026-11-22T02:30:00.123Z` → `2026-11-22T02-30-00.123Z`. */
+export function toSnapshotId(when: Date): string {
+  return when.toISOString().replace(/:/g, '-');
+}
+
+function fromSnapshotId(id: string): string {
+  return id.replace(/^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-/, '$1:$2:');
+}
+
+async function saveAutomation(tmp: string, opts: SaveSnapshotOptions, key: SnapshotKey | undefined): Promise<SnapshotManifest['automation']> {
+  const part = join(tmp, `${AUTOMATION_FILE}.part`);
+  const received = await opts.automation.exportConfig(part);
+  await fsyncFile(part);
+  // Read back what is on disk: the hash must be of the stored bytes, not only of the received ones.
+  const stored = await readFile(part);
+  const sha256 = sha256Hex(stored);
+  if (stored.length !== received.bytes || sha256 !== received.sha256) {
+    throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE} on disk differs from what the server sent (${stored.length} of ${received.bytes} bytes)`);
+  }
+  const text = stored.toString('utf8');
+  const problem = checkConfigXml(text);
+  if (problem) throw new SnapshotError(`snapshot not saved: the export from ${opts.automationUrl} is not well-formed XML: ${problem}`);
+  const taskCount = countConfigTasks(text);
+
+  let file = AUTOMATION_FILE;
+  if (key) {
+    file = `${AUTOMATION_FILE}${ENCRYPTED_SUFFIX}`;
+    await writeEncrypted(join(tmp, file), stored, AUTOMATION_FILE, key);
+    await unlink(part);
+  } else {
+    await rename(part, join(tmp, file));
+  }
+  return {
+    file,
+    bytes: stored.length,
+    sha256,
+    url: opts.automationUrl,
+    ...(opts.serverVersion !== undefined ? { serverVersion: opts.serverVersion } : {}),
+    taskCount,
+  };
+}
+
+async function saveFolders(
+  tmp: string,
+  transfer: SnapshotTransferSource,
+  paths: readonly string[],
+  key: SnapshotKey | undefined,
+): Promise<SnapshotFile & { folderCount: number }> {
+  const folders: SavedFolder[] = [];
+  for (const path of paths) {
+    const folder = await transfer.findFolderByPath(path);
+    if (!folder) {
+      folders.push({ path, id: null, entries: [] });
+      continue;
+    }
+    const entries = await transfer.listFolderAcls(folder.id);
+    folders.push({ path, id: folder.id, entries: entries.map((e) => ({ ...e }) as SavedAclEntry) });
+  }
+  const body: SavedFolders = { formatVersion: SNAPSHOT_FORMAT_VERSION, folders };
+  const plain = Buffer.from(`${JSON.stringify(body, null, 2)}\n`, 'utf8');
+  let file = FOLDERS_FILE;
+  if (key) {
+    file = `${FOLDERS_FILE}${ENCRYPTED_SUFFIX}`;
+    await writeEncrypted(join(tmp, file), plain, FOLDERS_FILE, key);
+  } else {
+    await writeAtomic(join(tmp, file), plain);
+  }
+  return { file, bytes: plain.length, sha256: sha256Hex(plain), folderCount: folders.length };
+}
+
+/** Encrypt, write, and decrypt what landed on disk: a key problem shows now, not at restore time. */
+async function writeEncrypted(path: string, plain: Buffer, plainName: string, key: SnapshotKey): Promise<void> {
+  await writeAtomic(path, encryptBuffer(key, plain, plainName));
+  const back = decryptBuffer(key, await readFile(path), plainName, 'new snapshot');
+  if (!back.equals(plain)) throw new SnapshotError(`snapshot not saved: ${plainName}${ENCRYPTED_SUFFIX} does not decrypt to what was written`);
+}
+
+/** Write to a temporary name in the same folder, fsync, rename: readers see all or nothing. */
+async function writeAtomic(path: string, data: Buffer): Promise<void> {
+  const part = `${path}.part`;
+  const handle = await open(part, 'w', 0o600);
+  try {
+    await handle.chmod(0o600);
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(part, path);
+}
+
+async function fsyncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.chmod(0o600);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** fsync a folder so that a rename in it survives a crash (not possible on every platform). */
+async function syncFolder(path: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+    await handle.sync();
+  } catch {
+    // Windows cannot open folders; the rename is still atomic there.
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** The id for `when`, one millisecond later per clash (two saves in the same millisecond). */
+async function freeId(envDir: string, when: Date): Promise<string> {
+  for (let t = when.getTime(); ; t++) {
+    const id = toSnapshotId(new Date(t));
+    try {
+      await stat(join(envDir, id));
+    } catch (err) {
+      if (code(err) === 'ENOENT') return id;
+      throw err;
+    }
+  }
+}
+
+function pruneAfterSave(opts: SaveSnapshotOptions, id: string): void {
+  const logger = opts.logger ?? silentLogger;
+  try {
+    const deleted = pruneSnapshots(opts.dir, opts.env, opts.keep, [id, ...(opts.protect ?? [])]);
+    if (deleted.length > 0) logger.debug(`snapshots: deleted ${deleted.length} older than the newest ${opts.keep} of ${opts.env}`);
+  } catch (err) {
+    logger.warn(`snapshot ${opts.env}/${id} saved, but older snapshots could not be deleted (${isMftopsError(err) ? err.message : code(err)})`);
+  }
+}
+
+function code(err: unknown): string {
+  return (err as NodeJS.ErrnoException | undefined)?.code ?? (err instanceof Error ? err.message : 'error');
+}
+
+function isFsError(err: unknown): boolean {
+  return typeof (err as NodeJS.ErrnoException | undefined)?.code === 'string' && typeof (err as NodeJS.ErrnoException).syscall === 'string';
+}

@@ -1,0 +1,285 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkConfigXml } from './config-xml.js';
+import { decryptBuffer, readSnapshotKey, SNAPSHOT_KEY_VARIABLE, type SnapshotKey } from './crypto.js';
+import { SnapshotError, SnapshotIntegrityError } from './errors.js';
+import {
+  AUTOMATION_FILE,
+  ENCRYPTED_SUFFIX,
+  ENVIRONMENT_NAME,
+  FOLDERS_FILE,
+  MANIFEST_FILE,
+  SNAPSHOT_FORMAT_VERSION,
+  SNAPSHOT_ID,
+  type SavedFolder,
+  type SavedFolders,
+  type SnapshotFile,
+  type SnapshotInfo,
+  type SnapshotList,
+  type SnapshotManifest,
+  type UnreadableSnapshot,
+  type VerifiedSnapshot,
+} from './model.js';
+
+/** Where a snapshot lives: `<dir>/<env>/<id>`. */
+export interface SnapshotRef {
+  readonly env: string;
+  readonly id: string;
+}
+
+/** Options shared by the reading functions. */
+export interface ReadOptions {
+  /** Only this environment's snapshots (the CLI passes the selected environment). */
+  readonly env?: string;
+  /** Where `MFTOPS_SNAPSHOT_KEY` is read for encrypted snapshots; default `process.env`. */
+  readonly processEnv?: NodeJS.ProcessEnv;
+}
+
+/** A snapshot's contents, checked against its manifest and decrypted. */
+export interface LoadedSnapshot {
+  readonly info: SnapshotInfo;
+  readonly manifest: SnapshotManifest;
+  /** The automation export, byte for byte. */
+  readonly automationXml: Buffer;
+  /** Empty when the snapshot saved no transfer folder. */
+  readonly folders: readonly SavedFolder[];
+}
+
+export function snapshotPath(dir: string, ref: SnapshotRef): string {
+  return join(dir, ref.env, ref.id);
+}
+
+export function describeRef(ref: SnapshotRef): string {
+  return `${ref.env}/${ref.id}`;
+}
+
+/** Every snapshot under `dir` (of one environment when `env` is given), oldest first. */
+export function listSnapshots(dir: string, env?: string): SnapshotList {
+  const snapshots: SnapshotInfo[] = [];
+  const unreadable: UnreadableSnapshot[] = [];
+  for (const ref of listSnapshotRefs(dir, env)) {
+    try {
+      snapshots.push(toInfo(readManifest(dir, ref), snapshotPath(dir, ref)));
+    } catch (err) {
+      if (!(err instanceof SnapshotError)) throw err;
+      unreadable.push({ ...ref, path: snapshotPath(dir, ref), reason: err.message });
+    }
+  }
+  return { snapshots, unreadable };
+}
+
+/** Snapshot folders (by name only), oldest first within each environment, environments by name. */
+export function listSnapshotRefs(dir: string, env?: string): SnapshotRef[] {
+  const envs = env !== undefined ? [env] : subfolders(dir).filter((n) => !n.startsWith('.'));
+  return envs.flatMap((e) =>
+    subfolders(join(dir, e))
+      .filter((n) => SNAPSHOT_ID.test(n))
+      .sort()
+      .map((id) => ({ env: e, id })),
+  );
+}
+
+/**
+ * The snapshot an argument names: a full id, a unique prefix of one, `latest`, or any of these
+ * after `ENV/`. Unknown and ambiguous arguments are errors that say what exists.
+ */
+export function resolveSnapshotId(dir: string, arg: string, env?: string): SnapshotRef {
+  const slash = arg.indexOf('/');
+  const scopeEnv = slash >= 0 ? arg.slice(0, slash) : env;
+  const wanted = slash >= 0 ? arg.slice(slash + 1) : arg;
+  if (scopeEnv !== undefined && !ENVIRONMENT_NAME.test(scopeEnv)) throw new SnapshotError(`"${scopeEnv}" is not an environment name`);
+  if (env !== undefined && scopeEnv !== env) {
+    throw new SnapshotError(`snapshot "${arg}" belongs to environment "${scopeEnv}", not "${env}"`);
+  }
+  const refs = listSnapshotRefs(dir, scopeEnv);
+  const where = scopeEnv !== undefined ? `${join(dir, scopeEnv)}` : dir;
+  if (refs.length === 0) throw new SnapshotError(`no snapshots in ${where}`);
+  if (wanted === 'latest') {
+    return refs.reduce((a, b) => (b.id > a.id || (b.id === a.id && b.env > a.env) ? b : a));
+  }
+  if (wanted === '') throw new SnapshotError('empty snapshot id');
+  const exact = refs.filter((r) => r.id === wanted);
+  const matches = exact.length > 0 ? exact : refs.filter((r) => r.id.startsWith(wanted));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) throw new SnapshotError(`no snapshot "${wanted}" in ${where} (newest: ${refs[refs.length - 1]!.id}; see mftops snapshot list)`);
+  const shown = matches.slice(0, 5).map(describeRef).join(', ');
+  throw new SnapshotError(`snapshot "${wanted}" is ambiguous: ${matches.length} match (${shown}${matches.length > 5 ? ', …' : ''}); give more of the id`);
+}
+
+/** `snapshot.json` of one snapshot, checked for shape. */
+export function readManifest(dir: string, ref: SnapshotRef): SnapshotManifest {
+  const path = join(snapshotPath(dir, ref), MANIFEST_FILE);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new SnapshotIntegrityError(`snapshot ${describeRef(ref)}: ${MANIFEST_FILE} ${code ? `cannot be read (${code})` : 'is not valid JSON'}`, MANIFEST_FILE);
+  }
+  const problem = checkManifestShape(raw);
+  if (problem) throw new SnapshotIntegrityError(`snapshot ${describeRef(ref)}: ${MANIFEST_FILE}: ${problem}`, MANIFEST_FILE);
+  return raw as SnapshotManifest;
+}
+
+/**
+ * Read every file of a snapshot, decrypt it, and check it against `snapshot.json` (size, sha256,
+ * XML well-formedness, folder JSON). Any mismatch is a {@link SnapshotIntegrityError} naming the file.
+ */
+export function loadSnapshot(dir: string, ref: SnapshotRef, processEnv: NodeJS.ProcessEnv = process.env): LoadedSnapshot {
+  const manifest = readManifest(dir, ref);
+  const folder = snapshotPath(dir, ref);
+  const where = `snapshot ${describeRef(ref)}`;
+  const key = manifest.encryption ? keyFor(manifest, where, processEnv) : undefined;
+
+  const automationXml = readChecked(folder, manifest.automation, AUTOMATION_FILE, key, where);
+  const problem = checkConfigXml(automationXml.toString('utf8'));
+  if (problem) throw new SnapshotIntegrityError(`${where}: ${manifest.automation.file} is not well-formed XML: ${problem}`, manifest.automation.file);
+
+  let folders: SavedFolder[] = [];
+  if (manifest.transfer) {
+    const bytes = readChecked(folder, manifest.transfer, FOLDERS_FILE, key, where);
+    const parsed = parseSavedFolders(bytes);
+    if (typeof parsed === 'string') throw new SnapshotIntegrityError(`${where}: ${manifest.transfer.file}: ${parsed}`, manifest.transfer.file);
+    folders = [...parsed.folders];
+  }
+  return { info: toInfo(manifest, folder), manifest, automationXml, folders };
+}
+
+/** Check a stored snapshot (see loadSnapshot); `arg` as for resolveSnapshotId. */
+export function verifySnapshot(dir: string, arg: string, options: ReadOptions = {}): VerifiedSnapshot {
+  const ref = resolveSnapshotId(dir, arg, options.env);
+  const loaded = loadSnapshot(dir, ref, options.processEnv);
+  const files: SnapshotFile[] = [pickFile(loaded.manifest.automation)];
+  if (loaded.manifest.transfer) files.push(pickFile(loaded.manifest.transfer));
+  return { snapshot: loaded.info, files };
+}
+
+/**
+ * Delete the oldest snapshots of `env` beyond the newest `keep` (never one in `protect`).
+ * Answers the ids it deleted.
+ */
+export function pruneSnapshots(dir: string, env: string, keep: number, protect: readonly string[] = []): string[] {
+  if (!Number.isInteger(keep) || keep < 1) throw new SnapshotError(`snapshots.keep must be a whole number of at least 1, not ${keep}`);
+  const refs = listSnapshotRefs(dir, env);
+  const doomed = refs.slice(0, Math.max(0, refs.length - keep)).filter((r) => !protect.includes(r.id));
+  for (const ref of doomed) rmSync(snapshotPath(dir, ref), { recursive: true, force: true });
+  return doomed.map((r) => r.id);
+}
+
+export function toInfo(m: SnapshotManifest, path: string): SnapshotInfo {
+  return {
+    env: m.environment,
+    id: m.id,
+    path,
+    createdAt: m.createdAt,
+    bytes: m.automation.bytes,
+    sha256: m.automation.sha256,
+    taskCount: m.automation.taskCount,
+    folderCount: m.transfer?.folderCount ?? 0,
+    encrypted: m.encryption !== undefined,
+    serverUrl: m.automation.url,
+    ...(m.automation.serverVersion !== undefined ? { serverVersion: m.automation.serverVersion } : {}),
+    toolVersion: m.toolVersion,
+    ...(m.note !== undefined ? { note: m.note } : {}),
+  };
+}
+
+/** `transfer-folders.json` parsed and checked, or what is wrong with it. */
+export function parseSavedFolders(bytes: Buffer): SavedFolders | string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return 'not valid JSON';
+  }
+  if (!isObject(raw) || !Array.isArray(raw.folders)) return 'expected an object with a "folders" list';
+  for (const [i, f] of raw.folders.entries()) {
+    if (!isObject(f) || typeof f.path !== 'string' || !(f.id === null || typeof f.id === 'string') || !Array.isArray(f.entries)) {
+      return `folders[${i}] must have path, id and entries`;
+    }
+    for (const e of f.entries) {
+      if (!isObject(e) || typeof e.type !== 'string' || typeof e.id !== 'string' || !isObject(e.permissions)) {
+        return `folders[${i}] (${f.path}) has an entry without type, id and permissions`;
+      }
+    }
+  }
+  return raw as unknown as SavedFolders;
+}
+
+export function sha256Hex(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+function readChecked(folder: string, file: SnapshotFile, plainName: string, key: SnapshotKey | undefined, where: string): Buffer {
+  const expected = key ? `${plainName}${ENCRYPTED_SUFFIX}` : plainName;
+  if (file.file !== expected) throw new SnapshotIntegrityError(`${where}: ${MANIFEST_FILE} names ${file.file}, expected ${expected}`, MANIFEST_FILE);
+  let data: Buffer;
+  try {
+    data = readFileSync(join(folder, file.file));
+  } catch (err) {
+    throw new SnapshotIntegrityError(`${where}: ${file.file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, file.file);
+  }
+  const plain = key ? decryptBuffer(key, data, plainName, where) : data;
+  if (plain.length !== file.bytes) {
+    throw new SnapshotIntegrityError(`${where}: ${file.file} has ${plain.length} bytes, ${MANIFEST_FILE} says ${file.bytes}: the file changed after it was saved`, file.file);
+  }
+  const actual = sha256Hex(plain);
+  if (actual !== file.sha256) {
+    throw new SnapshotIntegrityError(
+      `${where}: ${file.file} does not match its sha256 in ${MANIFEST_FILE} (expected ${file.sha256.slice(0, 12)}…, got ${actual.slice(0, 12)}…): the file changed after it was saved`,
+      file.file,
+    );
+  }
+  return plain;
+}
+
+function keyFor(manifest: SnapshotManifest, where: string, processEnv: NodeJS.ProcessEnv): SnapshotKey {
+  const key = readSnapshotKey(processEnv);
+  if (!key) throw new SnapshotError(`${where} is encrypted: set ${SNAPSHOT_KEY_VARIABLE} to the key it was saved with`);
+  if (key.check !== manifest.encryption?.keyCheck) throw new SnapshotError(`${where} was encrypted with another key than ${SNAPSHOT_KEY_VARIABLE}`);
+  return key;
+}
+
+function pickFile(f: SnapshotFile): SnapshotFile {
+  return { file: f.file, bytes: f.bytes, sha256: f.sha256 };
+}
+
+function subfolders(path: string): string[] {
+  if (!existsSync(path)) return [];
+  try {
+    return readdirSync(path, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+  } catch (err) {
+    throw new SnapshotError(`cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+function checkManifestShape(raw: unknown): string | undefined {
+  if (!isObject(raw)) return 'expected a JSON object';
+  if (raw.formatVersion !== SNAPSHOT_FORMAT_VERSION) return `unsupported formatVersion ${JSON.stringify(raw.formatVersion)} (this mftops reads ${SNAPSHOT_FORMAT_VERSION})`;
+  for (const k of ['id', 'environment', 'createdAt', 'toolVersion'] as const) if (typeof raw[k] !== 'string') return `missing ${k}`;
+  const fileProblem = (f: unknown, name: string): string | undefined =>
+    isObject(f) && typeof f.file === 'string' && typeof f.bytes === 'number' && typeof f.sha256 === 'string' && /^[0-9a-f]{64}$/.test(f.sha256)
+      ? undefined
+      : `${name} must have file, bytes and sha256`;
+  const a = raw.automation;
+  const p = fileProblem(a, 'automation') ?? (isObject(a) && typeof a.url === 'string' && typeof a.taskCount === 'number' ? undefined : 'automation must have url and taskCount');
+  if (p) return p;
+  if (raw.transfer !== undefined) {
+    const t = raw.transfer;
+    const q = fileProblem(t, 'transfer') ?? (isObject(t) && typeof t.folderCount === 'number' ? undefined : 'transfer must have folderCount');
+    if (q) return q;
+  }
+  if (raw.encryption !== undefined) {
+    const e = raw.encryption;
+    if (!isObject(e) || e.algorithm !== 'aes-256-gcm' || typeof e.keyCheck !== 'string') return 'encryption must have algorithm aes-256-gcm and keyCheck';
+  }
+  return undefined;
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+

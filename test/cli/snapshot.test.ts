@@ -1,0 +1,181 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureIo } from '../../src/cli/io.js';
+import type { GlobalOptions } from '../../src/cli/main.js';
+import { runSnapshotDiff, runSnapshotList, runSnapshotRestore, runSnapshotSave, runSnapshotVerify } from '../../src/cli/commands/snapshot.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { ConfigError } from '../../src/errors.js';
+import { Secret } from '../../src/secret.js';
+import { createTransferClient } from '../../src/services/index.js';
+import type { SnapshotInfo, SnapshotList } from '../../src/snapshot/index.js';
+import { testdir } from '../helpers/testdir.js';
+import { automationClientFor, SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
+
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  emulator = await startSeededEmulator();
+});
+afterAll(() => emulator.close());
+
+const ENV = { AUTO_PW: SEED_LOGINS.automationAdmin.password, XFER_PW: SEED_LOGINS.transferAdmin.password };
+/** Everything that must never reach the output of a snapshot command. */
+const SECRETS = [/SEEDSECRET/, /Pa55!seed/, /Bearer /, /access_token/];
+
+function project(): string {
+  return testdir({
+    'mftops.yaml': [
+      'apiVersion: mftops/v1',
+      'kind: Config',
+      'environments:',
+      '  lab:',
+      `    automation: { url: "${emulator.automationUrl}", username: admin, password: "\${env:AUTO_PW}" }`,
+      `    transfer: { url: "${emulator.transferUrl}", username: admin, password: "\${env:XFER_PW}" }`,
+      '    scope: { folders: [/Distribution/Acme] }',
+      '  files-only:',
+      `    transfer: { url: "${emulator.transferUrl}", username: admin, password: "\${env:XFER_PW}" }`,
+      'snapshots: { dir: backups, keep: 5 }',
+      '',
+    ].join('\n'),
+  });
+}
+
+function g(format: GlobalOptions['format'] = 'text', env = 'lab'): GlobalOptions {
+  return { env, format, color: false, quiet: false, verbose: false };
+}
+
+function ioIn(dir: string, isTty = false) {
+  return captureIo({ cwd: dir, env: ENV, isTty });
+}
+
+function expectNoSecrets(text: string): void {
+  for (const s of SECRETS) expect(text).not.toMatch(s);
+}
+
+async function save(dir: string): Promise<SnapshotInfo> {
+  const io = ioIn(dir);
+  expect(await runSnapshotSave(g('json'), {}, io)).toBe(0);
+  expectNoSecrets(io.out() + io.err());
+  return JSON.parse(io.out()) as SnapshotInfo;
+}
+
+describe('mftops snapshot save / list / verify', () => {
+  it('saves the export and every folder under the scope, lists it, and verifies it', async () => {
+    const dir = project();
+    const io = ioIn(dir);
+    expect(await runSnapshotSave(g(), {}, io)).toBe(0);
+    expect(io.out()).toMatch(/^Saved snapshot lab\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z \(8 tasks, [\d.]+ KiB, 3 transfer folder\(s\)\)\n/);
+    expectNoSecrets(io.out() + io.err());
+
+    const id = /lab\/(\S+)/.exec(io.out())![1]!;
+    const saved = JSON.parse(readFileSync(join(dir, 'backups', 'lab', id, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string }> };
+    expect(saved.folders.map((f) => f.path).sort()).toEqual(['/Distribution/Acme', '/Distribution/Acme/Inbound', '/Distribution/Acme/Outbound']);
+
+    const list = ioIn(dir);
+    expect(await runSnapshotList(g(), list)).toBe(0);
+    const [header, row] = list.out().split('\n');
+    expect(header).toMatch(/^ENV\s+ID\s+TASKS\s+SIZE\s+FOLDERS\s+ENCRYPTED\s+SHA256\s+NOTE$/);
+    expect(row).toMatch(new RegExp(`^lab\\s+${id.replace(/\./g, '\\.')}\\s+8\\s+[\\d.]+ KiB\\s+3\\s+no\\s+[0-9a-f]{12}$`));
+    const json = ioIn(dir);
+    expect(await runSnapshotList(g('json'), json)).toBe(0);
+    expect((JSON.parse(json.out()) as SnapshotList).snapshots.map((s) => [s.env, s.id, s.taskCount])).toEqual([['lab', id, 8]]);
+
+    const verify = ioIn(dir);
+    expect(await runSnapshotVerify(g(), { id: id.slice(0, 16) }, verify)).toBe(0);
+    expect(verify.out()).toContain(`Snapshot lab/${id} verified: 8 tasks, 2 file(s) match snapshot.json.`);
+    for (const out of [list.out(), json.out(), verify.out()]) expectNoSecrets(out);
+  });
+
+  it('verify exits 1 and names the file that changed', async () => {
+    const dir = project();
+    const info = await save(dir);
+    const folders = join(info.path, 'transfer-folders.json');
+    writeFileSync(folders, readFileSync(folders, 'utf8').replace('"readFiles": true', '"readFiles": false'));
+    const io = ioIn(dir);
+    expect(await runSnapshotVerify(g(), { id: 'latest' }, io)).toBe(1);
+    expect(io.out()).toMatch(new RegExp(`^Snapshot lab/${info.id.replace(/\./g, '\\.')} FAILED verification: .*transfer-folders\\.json has \\d+ bytes`));
+    const json = ioIn(dir);
+    expect(await runSnapshotVerify(g('json'), { id: info.id }, json)).toBe(1);
+    expect(JSON.parse(json.out())).toMatchObject({ ok: false, file: 'transfer-folders.json' });
+  });
+
+  it('lists nothing yet, and refuses to save an environment without an automation service', async () => {
+    const dir = project();
+    const io = ioIn(dir);
+    expect(await runSnapshotList(g(), io)).toBe(0);
+    expect(io.out()).toBe('No snapshots.\n');
+    await expect(runSnapshotSave(g('text', 'files-only'), {}, ioIn(dir))).rejects.toThrow(/environment "files-only" of .*mftops\.yaml has no automation service/);
+  });
+});
+
+describe('mftops snapshot diff', () => {
+  it('shows what changed between two snapshots, without secrets', async () => {
+    const dir = project();
+    const a = await save(dir);
+    const client = automationClientFor(emulator);
+    const payroll = (await client.listTasks({ name: 'Payroll to bank' }))[0]!;
+    await client.updateTask(payroll.ID!, { ...payroll, Info: { ...payroll.Info, Description: 'Diffed by the CLI test' } });
+    await client.close();
+    const b = await save(dir);
+
+    const io = ioIn(dir);
+    expect(await runSnapshotDiff(g(), { a: a.id, b: b.id }, io)).toBe(0);
+    expect(io.out()).toContain('Tasks: 1 changed\n  ~ Payroll to bank\n      Info.Description: "Nightly payroll file to the bank" → "Diffed by the CLI test"\n');
+    expect(io.out()).toContain('Hosts: no changes\n');
+    expectNoSecrets(io.out() + io.err());
+    const json = ioIn(dir);
+    expect(await runSnapshotDiff(g('json'), { a: a.id, b: 'latest' }, json)).toBe(0);
+    expect((JSON.parse(json.out()) as { kinds: Array<{ changed: Array<{ name: string }> }> }).kinds[0]!.changed.map((c) => c.name)).toEqual(['Payroll to bank']);
+    expectNoSecrets(json.out());
+  });
+});
+
+describe('mftops snapshot restore', () => {
+  it('refuses without a terminal unless --auto-approve, and writes nothing', async () => {
+    const dir = project();
+    const info = await save(dir);
+    emulator.resetRequestLog();
+    const err = await runSnapshotRestore(g(), { id: info.id }, ioIn(dir)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toBe('snapshot restore replaces the whole automation configuration: run it on a terminal to confirm, or pass --auto-approve');
+    expect(emulator.requestLog()).toEqual([]);
+  });
+
+  it('asks on a terminal: anything but "yes" cancels, "yes" restores after a fresh snapshot', async () => {
+    const dir = project();
+    const info = await save(dir);
+    const transfer = createTransferClient({ url: emulator.transferUrl, username: 'admin', password: new Secret(ENV.XFER_PW), retry: { maxAttempts: 1 } });
+    const outbound = (await transfer.findFolderByPath('/Distribution/Acme/Outbound'))!;
+    const before = await transfer.listFolderAcls(outbound.id);
+    const bob = (await transfer.findUser('bob'))!;
+    await transfer.setFolderAcl(outbound.id, { type: 'User', id: bob.id, permissions: { listFiles: true } });
+
+    const questions: string[] = [];
+    const no = ioIn(dir, true);
+    emulator.resetRequestLog();
+    expect(await runSnapshotRestore(g(), { id: info.id, ask: async (q) => (questions.push(q), 'no') }, no)).toBe(1);
+    expect(no.out()).toContain(`Restoring lab/${info.id} (8 tasks,`);
+    expect(no.out()).toContain(`replaces the whole automation configuration of ${emulator.automationUrl}`);
+    expect(no.err()).toBe('Restore cancelled.\n');
+    expect(questions).toEqual(['Type "yes" to restore: ']);
+    expect(emulator.requestLog()).toEqual([]);
+
+    const yes = ioIn(dir, true);
+    expect(await runSnapshotRestore(g(), { id: info.id, ask: async () => 'yes' }, yes)).toBe(0);
+    const pre = /Saved the state before the restore as lab\/(\S+) /.exec(yes.out())?.[1];
+    expect(pre).toBeDefined();
+    expect(yes.out()).toContain(`Restored the automation configuration from lab/${info.id}.`);
+    expect(yes.out()).toContain('  /Distribution/Acme/Outbound: 0 entries put back, 1 removed\n');
+    expectNoSecrets(yes.out() + yes.err());
+    expect(await transfer.listFolderAcls(outbound.id)).toEqual(before);
+
+    const list = ioIn(dir);
+    await runSnapshotList(g('json'), list);
+    expect((JSON.parse(list.out()) as SnapshotList).snapshots.map((s) => s.id)).toEqual([info.id, pre]);
+
+    const auto = ioIn(dir);
+    expect(await runSnapshotRestore(g('json'), { id: info.id, autoApprove: true }, auto)).toBe(0);
+    expect(JSON.parse(auto.out())).toMatchObject({ complete: true, restored: { id: info.id } });
+    await transfer.close();
+  });
+});

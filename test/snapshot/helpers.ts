@@ -1,0 +1,66 @@
+import { copyFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { AutomationClient } from '../../src/services/index.js';
+import { saveSnapshot, type SaveSnapshotOptions, type SnapshotAutomationSource } from '../../src/snapshot/index.js';
+import { automationClientFor, transferClientFor } from '../integration/helpers.js';
+
+/** A 32-byte key as 64 hex digits, and another one. */
+export const KEY_HEX = 'a1'.repeat(32);
+export const OTHER_KEY_B64 = Buffer.alloc(32, 7).toString('base64');
+
+/** The folders the restore and save tests keep: managed partner folders and a home folder. */
+export const FOLDERS = ['/Distribution/Acme/Outbound', '/Distribution/Acme/Inbound', '/Home/alice', '/Distribution/Not/There'];
+
+/** Everything under `dir`, recursively, relative paths sorted (dot-folders included). */
+export function treeOf(dir: string): string[] {
+  try {
+    return (readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[]).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** An automation source that copies what GET /config wrote, before the store touches it. */
+export function capturingExport(client: AutomationClient, copyTo: string): SnapshotAutomationSource {
+  return {
+    exportConfig: async (dest) => {
+      const result = await client.exportConfig(dest);
+      copyFileSync(dest, copyTo);
+      return result;
+    },
+  };
+}
+
+export interface Clients {
+  readonly automation: AutomationClient;
+  readonly transfer: ReturnType<typeof transferClientFor>;
+  close(): Promise<void>;
+}
+
+export function clientsFor(emulator: RunningEmulator): Clients {
+  const automation = automationClientFor(emulator);
+  const transfer = transferClientFor(emulator);
+  return { automation, transfer, close: async () => void (await Promise.all([automation.close(), transfer.close()])) };
+}
+
+/** saveSnapshot against the emulator with the test defaults (env `lab`, keep 30, no key). */
+export function saveFrom(emulator: RunningEmulator, clients: Clients, dir: string, extra: Partial<SaveSnapshotOptions> = {}) {
+  return saveSnapshot({
+    automation: clients.automation,
+    automationUrl: emulator.automationUrl,
+    serverVersion: '2025.1.0',
+    transfer: clients.transfer,
+    transferUrl: emulator.transferUrl,
+    folders: FOLDERS,
+    env: 'lab',
+    dir,
+    keep: 30,
+    processEnv: {},
+    ...extra,
+  });
+}
+
+export function snapshotFolder(dir: string, id: string, env = 'lab'): string {
+  return join(dir, env, id);
+}

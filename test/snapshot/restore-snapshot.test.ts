@@ -1,0 +1,152 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { listSnapshots, loadSnapshot, restoreSnapshot, SnapshotError, verifySnapshot, type RestoreSnapshotOptions } from '../../src/snapshot/index.js';
+import { testdir } from '../helpers/testdir.js';
+import { startSeededEmulator } from '../integration/helpers.js';
+import { clientsFor, FOLDERS, KEY_HEX, saveFrom, snapshotFolder, type Clients } from './helpers.js';
+
+let emulator: RunningEmulator;
+let clients: Clients;
+beforeEach(async () => {
+  emulator = await startSeededEmulator();
+  clients = clientsFor(emulator);
+});
+afterEach(async () => {
+  await clients.close();
+  await emulator.close();
+});
+
+/** Everything the API says about what a snapshot holds: tasks, hosts, ACLs, folder entries. */
+async function readState(c: Clients) {
+  const folders: Record<string, unknown> = {};
+  for (const path of FOLDERS) {
+    const f = await c.transfer.findFolderByPath(path);
+    folders[path] = f ? await c.transfer.listFolderAcls(f.id) : null;
+  }
+  return {
+    tasks: await c.automation.listTasks(),
+    hosts: await c.automation.listHosts(),
+    acls: await c.automation.listResourceGroupAcls(),
+    folders,
+  };
+}
+
+/** Change something of every kind a snapshot holds, through the clients. */
+async function changeEverything(c: Clients): Promise<void> {
+  // Hosts have no REST write: change one through a config import.
+  const scratch = join(testdir({}), 'now.xml');
+  await c.automation.exportConfig(scratch);
+  const xml = readFileSync(scratch, 'utf8');
+  const changedXml = xml.replace('Desc="Acme Corp partner SFTP"', 'Desc="Acme SFTP (moved)"').replace('Port="2222"', 'Port="22"').replace('acme-SEEDSECRET-4', 'acme-NEWSECRET-4');
+  expect(changedXml).not.toBe(xml);
+  await c.automation.importConfig(changedXml);
+
+  const tasks = await c.automation.listTasks();
+  const payroll = tasks.find((t) => t.Name === 'Payroll to bank')!;
+  await c.automation.updateTask(payroll.ID!, { ...payroll, Active: 0, Info: { Description: 'paused by a test' } });
+  await c.automation.deleteTask(tasks.find((t) => t.Name === 'Nightly cleanup')!.ID!);
+  const fs = (await c.automation.listHosts()).find((h) => h.Name === 'local-fs')!;
+  await c.automation.createTask({ Name: 'Added after the snapshot', Group: ['Operations'], Active: 1, steps: [{ Source: { HostID: fs.ID, Type: fs.type, Path: 'D:\\x', FileMask: '*' } }] });
+
+  const acls = await c.automation.listResourceGroupAcls();
+  await c.automation.updateResourceGroupAcl(acls.find((a) => a.ResourceGroupName === 'Finance')!.ACLID, { Permissions: { TaskRun: 1, TaskEditExisting: 1, TaskAddEditDelete: 1 } });
+  await c.automation.deleteResourceGroupAcl(acls.find((a) => a.ResourceGroupName === 'Operations')!.ACLID);
+  await c.automation.createResourceGroupAcl({ ResourceGroupName: 'Operations', UserGroupName: 'Partner Managers', Permissions: { TaskRun: 1 } });
+
+  const bob = (await c.transfer.findUser('bob'))!;
+  const alice = (await c.transfer.findUser('alice'))!;
+  const acme = (await c.transfer.findGroup('Acme Partners'))!;
+  const outbound = (await c.transfer.findFolderByPath('/Distribution/Acme/Outbound'))!;
+  await c.transfer.setFolderAcl(outbound.id, { type: 'User', id: alice.id, permissions: { listFiles: true } });
+  await c.transfer.deleteFolderAcl(outbound.id, { type: 'Group', id: acme.id });
+  const inbound = (await c.transfer.findFolderByPath('/Distribution/Acme/Inbound'))!;
+  await c.transfer.setFolderAcl(inbound.id, { type: 'User', id: bob.id, permissions: { listFiles: true, readFiles: true } });
+  const home = (await c.transfer.findFolderByPath('/Home/alice'))!;
+  await c.transfer.setFolderAcl(home.id, { type: 'User', id: bob.id, permissions: { readFiles: true } });
+}
+
+function restoreOptions(dir: string, id: string, extra: Partial<RestoreSnapshotOptions> = {}): RestoreSnapshotOptions {
+  return {
+    dir,
+    env: 'lab',
+    id,
+    automation: clients.automation,
+    automationUrl: emulator.automationUrl,
+    transfer: clients.transfer,
+    transferUrl: emulator.transferUrl,
+    keep: 30,
+    processEnv: {},
+    ...extra,
+  };
+}
+
+describe('restoreSnapshot', () => {
+  it('puts tasks, hosts, ACLs and folder entries back exactly, after saving the state it replaces', async () => {
+    const dir = testdir({});
+    const before = await readState(clients);
+    const saved = await saveFrom(emulator, clients, dir, { now: new Date('2026-05-01T08:00:00.000Z') });
+    await changeEverything(clients);
+    const changed = await readState(clients);
+    expect(changed).not.toEqual(before);
+
+    const result = await restoreSnapshot(restoreOptions(dir, saved.id));
+    expect(await readState(clients)).toEqual(before);
+    expect(result.complete).toBe(true);
+    expect(result.restored.id).toBe(saved.id);
+
+    // Host passwords are write-only in REST: the re-export shows them back too (only NextID may move).
+    const after = join(testdir({}), 'after.xml');
+    await clients.automation.exportConfig(after);
+    const noNextId = (s: string) => s.replace(/ NextID="\d+"/, '');
+    expect(noNextId(readFileSync(after, 'utf8'))).toBe(noNextId(readFileSync(join(snapshotFolder(dir, saved.id), 'automation-config.xml'), 'utf8')));
+
+    // The home folder's owner entry (not editable) was left as it was; bob's entry there is gone.
+    const home = result.folders.find((f) => f.path === '/Home/alice')!;
+    expect(home).toMatchObject({ outcome: 'restored', deleted: 1, put: 0 });
+    expect(result.folders.find((f) => f.path === '/Distribution/Not/There')).toMatchObject({ outcome: 'absent' });
+
+    // The fresh snapshot holds the changed state and verifies.
+    expect(result.preRestore.id).not.toBe(saved.id);
+    expect(result.preRestore.note).toBe(`before restoring ${saved.id}`);
+    expect(listSnapshots(dir, 'lab').snapshots.map((s) => s.id)).toEqual([saved.id, result.preRestore.id]);
+    expect(verifySnapshot(dir, result.preRestore.id).files).toHaveLength(2);
+    const pre = loadSnapshot(dir, { env: 'lab', id: result.preRestore.id });
+    expect(pre.automationXml.toString('utf8')).toContain('Added after the snapshot');
+    expect(pre.folders.find((f) => f.path === '/Home/alice')?.entries).toEqual((changed.folders as Record<string, unknown>)['/Home/alice']);
+
+    // Restoring the fresh one goes forward again.
+    await restoreSnapshot(restoreOptions(dir, result.preRestore.id));
+    expect(await readState(clients)).toEqual(changed);
+  });
+
+  it('restores an encrypted snapshot, and keeps the one it restores even with keep: 1', async () => {
+    const dir = testdir({});
+    const processEnv = { MFTOPS_SNAPSHOT_KEY: KEY_HEX };
+    const before = await readState(clients);
+    const saved = await saveFrom(emulator, clients, dir, { processEnv, now: new Date('2026-05-01T08:00:00.000Z') });
+    await changeEverything(clients);
+    const result = await restoreSnapshot(restoreOptions(dir, 'latest', { processEnv, keep: 1 }));
+    expect(result.restored.id).toBe(saved.id);
+    expect(result.preRestore.encrypted).toBe(true);
+    expect(await readState(clients)).toEqual(before);
+    expect(listSnapshots(dir, 'lab').snapshots.map((s) => s.id)).toEqual([saved.id, result.preRestore.id]);
+  });
+
+  it('writes nothing when the snapshot fails its check or the transfer client is missing', async () => {
+    const dir = testdir({});
+    const saved = await saveFrom(emulator, clients, dir);
+    const xml = join(snapshotFolder(dir, saved.id), 'automation-config.xml');
+    const good = readFileSync(xml);
+    writeFileSync(xml, Buffer.concat([good, Buffer.from('\n')]));
+    emulator.resetRequestLog();
+    await expect(restoreSnapshot(restoreOptions(dir, saved.id))).rejects.toThrow(/automation-config\.xml has \d+ bytes, snapshot\.json says \d+/);
+    writeFileSync(xml, good);
+    const err = await restoreSnapshot({ ...restoreOptions(dir, saved.id), transfer: undefined }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SnapshotError);
+    expect((err as Error).message).toMatch(/holds 4 transfer folder\(s\), but the environment has no transfer service/);
+    expect(emulator.requestLog()).toEqual([]);
+    expect(listSnapshots(dir, 'lab').snapshots).toHaveLength(1);
+  });
+});
