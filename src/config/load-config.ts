@@ -4,7 +4,7 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { parseSecretRef, resolveSecretRef, type SecretRef } from '../secret.js';
-import type { EnvironmentSettings, MftopsConfig, PrunableKind, ResolvedService, ServiceName, ServiceSettings } from './model.js';
+import type { DriftIgnoreRule, EnvironmentSettings, MftopsConfig, PrunableKind, ResolvedService, ServiceName, ServiceSettings } from './model.js';
 
 export const DEFAULT_CONFIG_FILE = 'mftops.yaml';
 
@@ -70,6 +70,13 @@ interface RawEnvironment {
   manifests?: string[];
   scope?: { taskGroups?: string[]; folders?: string[] };
   prune?: PrunableKind[];
+  drift?: { ignore?: RawIgnoreRule[] };
+}
+interface RawIgnoreRule {
+  address: string;
+  path?: string;
+  until?: string;
+  reason?: string;
 }
 interface RawConfig {
   environments: Record<string, RawEnvironment>;
@@ -98,6 +105,21 @@ function buildConfig(raw: RawConfig, file: string, shown: string, doc: Document,
     };
     const automation = service('automation');
     const transfer = service('transfer');
+    const ignore = (env.drift?.ignore ?? []).map((rule, i): DriftIgnoreRule => {
+      const at = (key?: string) => nodePosition(doc, lc, ['environments', name, 'drift', 'ignore', String(i), ...(key ? [key] : [])]);
+      if (rule.until !== undefined && !isCalendarDate(rule.until)) {
+        const pos = at('until');
+        problems.push(`${shown}:${pos.line}:${pos.col}: environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`);
+      }
+      const pos = at();
+      return {
+        address: rule.address,
+        ...(rule.path !== undefined ? { path: rule.path } : {}),
+        ...(rule.until !== undefined ? { until: rule.until } : {}),
+        ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
+        where: `${shown}:${pos.line}:${pos.col}`,
+      };
+    });
     environments.set(name, {
       name,
       ...(automation ? { automation } : {}),
@@ -105,6 +127,7 @@ function buildConfig(raw: RawConfig, file: string, shown: string, doc: Document,
       manifests: (env.manifests ?? []).map((p) => resolve(dir, p)),
       scope: { taskGroups: env.scope?.taskGroups ?? [], folders: env.scope?.folders ?? [] },
       prune: env.prune ?? [],
+      ...(env.drift !== undefined ? { drift: { ignore } } : {}),
     });
   }
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
@@ -114,6 +137,12 @@ function buildConfig(raw: RawConfig, file: string, shown: string, doc: Document,
     environments,
     snapshots: { dir: isAbsolute(snapDir) ? snapDir : resolve(dir, snapDir), keep: raw.snapshots?.keep ?? 30 },
   };
+}
+
+/** `2026-02-30` passes the schema's pattern but names no day. */
+function isCalendarDate(text: string): boolean {
+  const time = Date.parse(`${text}T00:00:00Z`);
+  return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === text;
 }
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
@@ -223,6 +252,7 @@ function describeError(e: ErrorObject): string {
       if (/password/.test(where)) {
         return `${prefix}must be a \${env:NAME} or \${file:PATH} reference; passwords are never written in the configuration file`;
       }
+      if (/\.until$/.test(where)) return `${prefix}must be a date written YYYY-MM-DD`;
       if (e.instancePath.startsWith('/environments') && where.split('.').length === 2 && e.propertyName !== undefined) {
         return `${prefix}environment names use letters, digits, ., _ and -`;
       }

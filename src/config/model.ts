@@ -36,6 +36,36 @@ export interface EnvironmentSettings {
   readonly manifests: readonly string[];
   readonly scope: Scope;
   readonly prune: readonly PrunableKind[];
+  /** `drift:` settings; absent when the environment has none. */
+  readonly drift?: DriftSettings;
+}
+
+/** How `mftops drift` judges this environment. */
+export interface DriftSettings {
+  /** Acknowledged drift: differences that are known and accepted (for a while). */
+  readonly ignore: readonly DriftIgnoreRule[];
+}
+
+/**
+ * One acknowledged difference (`drift.ignore[]`). A field difference (or a whole object, when
+ * `path` is absent) that the rule matches is reported as acknowledged instead of as drift, until
+ * the rule expires.
+ */
+export interface DriftIgnoreRule {
+  /** `Kind/name` glob, `*` = any run of characters: `Task/Nightly cleanup`, `FolderPermissions/Distribution/*`. */
+  readonly address: string;
+  /**
+   * Field-path glob in the plan's display form (`Schedules.*`, `Info.Description`,
+   * `entries.group:Acme Partners`); it also matches everything below a matching field. Absent:
+   * the whole object (any difference, missing or unmanaged).
+   */
+  readonly path?: string;
+  /** `YYYY-MM-DD`, the last day the acknowledgement holds (UTC); absent: no end. */
+  readonly until?: string;
+  /** Why the difference is accepted; shown in reports. */
+  readonly reason?: string;
+  /** `FILE:LINE:COL` of the rule in mftops.yaml, for reports. */
+  readonly where: string;
 }
 
 /** A loaded `mftops.yaml`. All paths in it are absolute (resolved from the file's folder). */

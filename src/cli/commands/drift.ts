@@ -1,0 +1,132 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../../config/load-config.js';
+import type { ResolvedService } from '../../config/model.js';
+import type { DriftReport } from '../../drift/model.js';
+import { ConfigError, MftopsError } from '../../errors.js';
+import { hasErrors } from '../../manifest/diagnostics.js';
+import { loadManifests } from '../../manifest/load.js';
+import { renderDiagnostics, type RenderableDiagnostic } from '../../render/diagnostics.js';
+import type { CommandIo } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+import { createProgress } from '../progress.js';
+import { openReadonlyClients } from './clients.js';
+
+export interface DriftCommandOptions {
+  readonly paths: readonly string[];
+  /** Also write the JSON report to this file. */
+  readonly report?: string;
+  /** Concurrent reads per server, as typed; default 10. */
+  readonly parallelism?: string;
+}
+
+/** What tests replace: the clock acknowledgements expire by. */
+export interface DriftDependencies {
+  readonly now?: () => Date;
+}
+
+/**
+ * `mftops drift`: a plan of every manifest plus the unmanaged objects in scope, through read-only
+ * clients; the report on stdout (text, markdown or json) and, with --report, as JSON in a file.
+ * Exit 0 in sync, 2 drift, 1 error.
+ */
+export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: CommandIo, deps: DriftDependencies = {}): Promise<number> {
+  const parallelism = Number(opts.parallelism ?? '10');
+  if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > 64) {
+    throw new ConfigError(`--parallelism must be a whole number from 1 to 64, not "${opts.parallelism ?? ''}"`);
+  }
+  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
+  const env = selectEnvironment(config, g.env);
+  const paths = opts.paths.length > 0 ? opts.paths.map((p) => resolve(io.cwd, p)) : [...env.manifests];
+  if (paths.length === 0) throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
+  const color = g.color !== false && io.isTty && io.env['NO_COLOR'] === undefined;
+
+  const manifests = await loadManifests(paths, { cwd: io.cwd });
+  if (hasErrors(manifests.diagnostics)) {
+    writeDiagnostics(g, io, manifests.diagnostics, manifests.manifests.length, color);
+    return 1;
+  }
+  const services = (['automation', 'transfer'] as const)
+    .map((name) => resolveService(config, env, name, io.env))
+    .filter((s): s is ResolvedService => s !== undefined);
+
+  const { detectDrift } = await import('../../drift/detect-drift.js');
+  const progress = createProgress(io, g.quiet);
+  const clients = await openReadonlyClients(services, g, io);
+  let result: Awaited<ReturnType<typeof detectDrift>>;
+  try {
+    result = await detectDrift({
+      manifests,
+      clients: clients.readers,
+      environment: env,
+      servers: Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }])),
+      parallelism,
+      progress: progress.report,
+      cwd: io.cwd,
+      ...(deps.now ? { now: deps.now } : {}),
+    });
+  } finally {
+    progress.finish();
+    await clients.close();
+  }
+  const report = result.report;
+  if (report === undefined || hasErrors(result.diagnostics)) {
+    writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length, color);
+    return 1;
+  }
+  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length, color);
+  io.stdout(await renderReport(report, g, color));
+  if (opts.report !== undefined) {
+    const { renderDriftJson } = await import('../../render/drift-json.js');
+    writeReportFile(resolve(io.cwd, opts.report), renderDriftJson(report));
+    if (!g.quiet) io.stderr(`Wrote the drift report to ${opts.report}\n`);
+  }
+  const { driftExitCode } = await import('../../drift/model.js');
+  return driftExitCode(report);
+}
+
+async function renderReport(report: DriftReport, g: GlobalOptions, color: boolean): Promise<string> {
+  switch (g.format) {
+    case 'text': {
+      const { renderDriftText } = await import('../../render/drift-text.js');
+      return renderDriftText(report, { color });
+    }
+    case 'markdown':
+    case 'github': {
+      const { renderDriftMarkdown } = await import('../../render/drift-markdown.js');
+      return renderDriftMarkdown(report);
+    }
+    case 'json': {
+      const { renderDriftJson } = await import('../../render/drift-json.js');
+      return renderDriftJson(report);
+    }
+  }
+}
+
+/** Written beside the target and renamed into place: a reader never sees half a report. */
+function writeReportFile(path: string, text: string): void {
+  const tmp = resolve(dirname(path), `.${Date.now()}-${process.pid}.mftops-drift.tmp`);
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, path);
+  } catch (err) {
+    throw new MftopsError(`cannot write the drift report to ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+/** Problems go to stderr; as GitHub annotations (--format github) to stdout, where the runner reads them. */
+function writeDiagnostics(g: GlobalOptions, io: CommandIo, diagnostics: readonly RenderableDiagnostic[], manifestCount: number, color: boolean): void {
+  const report = { diagnostics, manifestCount };
+  switch (g.format) {
+    case 'github':
+      io.stdout(renderDiagnostics('github', report, { cwd: io.cwd }));
+      return;
+    case 'json':
+      io.stderr(renderDiagnostics('json', report, { cwd: io.cwd }));
+      return;
+    case 'text':
+    case 'markdown':
+      io.stderr(renderDiagnostics('text', report, { cwd: io.cwd, color }));
+      return;
+  }
+}

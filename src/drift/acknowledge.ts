@@ -1,0 +1,89 @@
+import type { DriftIgnoreRule } from '../config/model.js';
+import type { AcknowledgementRule, ExpiredAcknowledgement } from './model.js';
+
+/**
+ * Which `drift.ignore` rule covers a difference. Addresses and paths are globs where `*` stands
+ * for any run of characters; both compare without regard to case (the servers fold case in
+ * names). A rule with a `path` covers field and entry differences at or below a matching path; a
+ * rule without one (or with `*`) covers the whole object, including "missing" and "unmanaged".
+ */
+
+/** What covers one difference: an active rule wins; an expired one only annotates the drift. */
+export interface RuleVerdict {
+  readonly active?: DriftIgnoreRule;
+  readonly expired?: DriftIgnoreRule;
+}
+
+/** A difference to judge: `path` undefined for a whole-object state (missing, unmanaged). */
+export interface DifferenceRef {
+  /** The object's addresses (an ACL answers to its label and to `resourceGroup/userGroup`). */
+  readonly addresses: readonly string[];
+  readonly path?: string;
+}
+
+export function judgeDifference(rules: readonly DriftIgnoreRule[], diff: DifferenceRef, now: Date): RuleVerdict {
+  let expired: DriftIgnoreRule | undefined;
+  for (const rule of rules) {
+    if (!diff.addresses.some((a) => globMatches(normalizeAddress(rule.address), normalizeAddress(a)))) continue;
+    if (!pathCovered(rule.path, diff.path)) continue;
+    if (!isExpired(rule, now)) return { active: rule };
+    // Of several expired rules, the one that held longest explains the drift best.
+    if (expired === undefined || (rule.until ?? '') > (expired.until ?? '')) expired = rule;
+  }
+  return expired ? { expired } : {};
+}
+
+/** Expired once the whole `until` day (UTC) has passed. */
+export function isExpired(rule: DriftIgnoreRule, now: Date): boolean {
+  if (rule.until === undefined) return false;
+  const end = Date.parse(`${rule.until}T00:00:00Z`) + 86_400_000;
+  return Number.isFinite(end) && now.getTime() >= end;
+}
+
+export function ruleOf(rule: DriftIgnoreRule): AcknowledgementRule {
+  return {
+    address: rule.address,
+    ...(rule.path !== undefined ? { path: rule.path } : {}),
+    ...(rule.until !== undefined ? { until: rule.until } : {}),
+    ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
+    where: rule.where,
+  };
+}
+
+export function expiredOf(rule: DriftIgnoreRule): ExpiredAcknowledgement {
+  return { until: rule.until ?? '', ...(rule.reason !== undefined ? { reason: rule.reason } : {}), where: rule.where };
+}
+
+function pathCovered(rulePath: string | undefined, path: string | undefined): boolean {
+  if (rulePath === undefined || rulePath.trim() === '*') return true;
+  if (path === undefined) return false;
+  const pattern = rulePath.trim();
+  if (globMatches(pattern, path)) return true;
+  // `Schedules` covers `Schedules.Schedule[0].Days`: try every ancestor of the path.
+  for (let i = 1; i < path.length; i++) {
+    const c = path[i];
+    if ((c === '.' || c === '[') && globMatches(pattern, path.slice(0, i))) return true;
+  }
+  return false;
+}
+
+/** `FolderPermissions//A` and `FolderPermissions/A` are the same address. */
+function normalizeAddress(address: string): string {
+  return address.trim().replace(/^FolderPermissions\/+/i, 'FolderPermissions/');
+}
+
+const globCache = new Map<string, RegExp>();
+
+/** `*` matches any run of characters (slashes and dots included); everything else is literal. */
+export function globMatches(pattern: string, text: string): boolean {
+  let re = globCache.get(pattern);
+  if (re === undefined) {
+    re = new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, 'is');
+    globCache.set(pattern, re);
+  }
+  return re.test(text);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,359 @@
+import type { DriftIgnoreRule, PrunableKind } from '../config/model.js';
+import { folderKey } from '../live/model.js';
+import type { LiveState } from '../live/model.js';
+import { MANIFEST_KINDS } from '../manifest/types.js';
+import { formatAddress, summarize } from '../plan/model.js';
+import type { Change, EntryChange, FieldChange, Plan, SourceRef } from '../plan/model.js';
+import { viewEntries } from '../resources/folder-permissions.js';
+import { grantedPermissions } from '../resources/resource-group-acl.js';
+import type { AuditRecord } from '../services/automation/types.js';
+import { expiredOf, judgeDifference, ruleOf } from './acknowledge.js';
+import type { DifferenceRef } from './acknowledge.js';
+import { DRIFT_FORMAT_VERSION } from './model.js';
+import type {
+  AcknowledgedItem,
+  AuditAttribution,
+  AuditQueryUsed,
+  AuditStatus,
+  DriftedEntry,
+  DriftedField,
+  DriftedObject,
+  DriftKind,
+  DriftReport,
+  UnmanagedDetail,
+  UnmanagedObject,
+} from './model.js';
+
+export interface AssembleDriftInput {
+  /**
+   * A plan computed with **every** kind pruned, so that it holds a `delete` for each unmanaged
+   * object in scope; this function keeps those deletes in the report's plan only for the kinds
+   * the environment really prunes.
+   */
+  readonly plan: Plan;
+  /** The live state the plan was computed from (for what unmanaged objects are). */
+  readonly live: LiveState;
+  /** The environment's own `prune`. */
+  readonly prune: readonly PrunableKind[];
+  readonly ignore: readonly DriftIgnoreRule[];
+  /** The clock acknowledgements expire by. */
+  readonly now: Date;
+  /**
+   * Managed folders the server does not have and the plan cannot create (no `createIfMissing`):
+   * plan reports them as errors, drift as objects missing on the server.
+   */
+  readonly missingFolders?: readonly MissingFolder[];
+}
+
+export interface MissingFolder {
+  readonly path: string;
+  /** Why apply cannot bring it back (the plan's message). */
+  readonly reason: string;
+  readonly source?: SourceRef;
+}
+
+/**
+ * The drift report of a plan (pure): differences split into drift and acknowledged, unmanaged
+ * objects listed for every kind. The audit is `not-needed` here; `attributeAuditRecords` or
+ * `withAuditFailure` fill it in.
+ */
+export function assembleDrift(input: AssembleDriftInput): DriftReport {
+  const { now, ignore } = input;
+  const acknowledged: AcknowledgedItem[] = [];
+  const drifted: DriftedObject[] = [];
+  const unmanaged: UnmanagedObject[] = [];
+  const kept: Change[] = [];
+
+  for (const change of input.plan.changes) {
+    if (change.action === 'delete') {
+      const pruned = input.prune.includes(change.kind);
+      if (pruned) kept.push(change);
+      const addresses = [change.address];
+      const verdict = judgeDifference(ignore, { addresses }, now);
+      if (verdict.active) {
+        acknowledged.push({ address: change.address, what: 'unmanaged', rule: ruleOf(verdict.active) });
+        continue;
+      }
+      unmanaged.push({
+        address: change.address,
+        kind: change.kind,
+        name: change.name,
+        ...(change.liveId !== undefined ? { liveId: change.liveId } : {}),
+        pruned,
+        detail: unmanagedDetail(change, input.live),
+        ...(verdict.expired ? { expired: expiredOf(verdict.expired) } : {}),
+      });
+      continue;
+    }
+    kept.push(change);
+    if (change.action === 'no-op') continue;
+    const object = driftOf(change, ignore, now, acknowledged);
+    if (object) drifted.push(object);
+  }
+
+  for (const f of input.missingFolders ?? []) {
+    const address = formatAddress('FolderPermissions', f.path);
+    const verdict = judgeDifference(ignore, { addresses: [address] }, now);
+    if (verdict.active) {
+      acknowledged.push({ address, what: 'missing', rule: ruleOf(verdict.active) });
+      continue;
+    }
+    drifted.push({
+      address,
+      kind: 'FolderPermissions',
+      name: f.path,
+      drift: 'missing',
+      action: 'blocked',
+      reason: f.reason,
+      ...(f.source ? { source: f.source } : {}),
+      fields: [],
+      entries: [],
+      ...(verdict.expired ? { expired: expiredOf(verdict.expired) } : {}),
+    });
+  }
+
+  const plan: Plan = { ...input.plan, changes: kept, summary: summarize(kept) };
+  const managed = kept.filter((c) => c.action !== 'delete').length + (input.missingFolders?.length ?? 0);
+  unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText(a.address.toLowerCase(), b.address.toLowerCase()));
+  const expired = drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) + unmanaged.filter((u) => u.expired).length;
+  return {
+    formatVersion: DRIFT_FORMAT_VERSION,
+    environment: plan.environment,
+    createdAt: plan.createdAt,
+    status: drifted.length > 0 || unmanaged.length > 0 ? 'drift' : 'in-sync',
+    summary: { managed, inSync: managed - drifted.length, drifted: drifted.length, unmanaged: unmanaged.length, acknowledged: acknowledged.length, expired },
+    drifted,
+    unmanaged,
+    acknowledged,
+    audit: { state: 'not-needed' },
+    plan,
+  };
+}
+
+function kindRank(o: { kind: string }): number {
+  return (MANIFEST_KINDS as readonly string[]).indexOf(o.kind);
+}
+
+/** How a plan action reads as drift; `no-op` and `delete` never get here. */
+function driftKindOf(change: Change): DriftKind {
+  switch (change.action) {
+    case 'create':
+      return 'missing';
+    case 'update':
+      return 'changed';
+    case 'replace':
+      return 'replace';
+    case 'blocked':
+      return 'blocked';
+    case 'delete':
+    case 'no-op':
+      throw new Error(`bug: ${change.action} is not drift of a managed object`);
+    default: {
+      const never: never = change.action;
+      throw new Error(`unknown action ${String(never)}`);
+    }
+  }
+}
+
+/** The unacknowledged part of one change, or undefined when every difference is acknowledged. */
+function driftOf(change: Change, ignore: readonly DriftIgnoreRule[], now: Date, acknowledged: AcknowledgedItem[]): DriftedObject | undefined {
+  const addresses = addressesOf(change);
+  const base = {
+    address: change.address,
+    kind: change.kind,
+    name: change.name,
+    drift: driftKindOf(change),
+    action: change.action,
+    ...(change.reason !== undefined ? { reason: change.reason } : {}),
+    ...(change.liveId !== undefined ? { liveId: change.liveId } : {}),
+    ...(change.source !== undefined ? { source: change.source } : {}),
+  };
+  if (change.action === 'create') {
+    const verdict = judgeDifference(ignore, { addresses }, now);
+    if (verdict.active) {
+      acknowledged.push({ address: change.address, what: 'missing', rule: ruleOf(verdict.active) });
+      return undefined;
+    }
+    return { ...base, fields: [], entries: [], ...(verdict.expired ? { expired: expiredOf(verdict.expired) } : {}) };
+  }
+
+  const fields: DriftedField[] = [];
+  for (const f of change.fields) {
+    if (f.sensitive === true) continue; // write-only: never compared, so never drift
+    const item = fieldItem(f);
+    const verdict = judgeDifference(ignore, { addresses, path: f.path }, now);
+    if (verdict.active) {
+      acknowledged.push({ address: change.address, what: f.path, ...values(item), rule: ruleOf(verdict.active) });
+      continue;
+    }
+    fields.push(verdict.expired ? { ...item, expired: expiredOf(verdict.expired) } : item);
+  }
+  const entries: DriftedEntry[] = [];
+  for (const e of change.entries ?? []) {
+    const item = entryItem(e);
+    if (item === undefined) continue;
+    const diff: DifferenceRef = { addresses, path: item.path };
+    const verdict = judgeDifference(ignore, diff, now);
+    if (verdict.active) {
+      acknowledged.push({
+        address: change.address,
+        what: item.path,
+        ...(item.expected ? { expected: grantJson(item.expected) } : {}),
+        ...(item.actual ? { actual: grantJson(item.actual) } : {}),
+        rule: ruleOf(verdict.active),
+      });
+      continue;
+    }
+    entries.push(verdict.expired ? { ...item, expired: expiredOf(verdict.expired) } : item);
+  }
+  if (fields.length === 0 && entries.length === 0) return undefined;
+  return { ...base, fields, entries };
+}
+
+function addressesOf(change: Change): string[] {
+  const out = [change.address];
+  if (change.payload?.kind === 'ResourceGroupAcl') out.push(formatAddress('ResourceGroupAcl', `${change.payload.resourceGroup}/${change.payload.userGroup}`));
+  return out;
+}
+
+/** A plan field (server `before`, git `after`) as drift (git `expected`, server `actual`). */
+function fieldItem(f: FieldChange): DriftedField {
+  return {
+    path: f.path,
+    ...(f.after !== undefined ? { expected: f.after } : {}),
+    ...(f.before !== undefined ? { actual: f.before } : {}),
+    ...(f.forcesReplace === true ? { forcesReplace: true } : {}),
+  };
+}
+
+function values(item: DriftedField): Pick<AcknowledgedItem, 'expected' | 'actual'> {
+  return { ...(item.expected !== undefined ? { expected: item.expected } : {}), ...(item.actual !== undefined ? { actual: item.actual } : {}) };
+}
+
+/** The path an ignore rule matches for a folder entry: `entries.group:Acme Partners`. */
+export function entryPath(e: EntryChange): string {
+  return `entries.${e.principal.type.toLowerCase()}:${e.principal.name}`;
+}
+
+function entryItem(e: EntryChange): DriftedEntry | undefined {
+  const base = { path: entryPath(e), principal: e.principal };
+  const grant = (p: EntryChange['before']) => (p ? { permissions: [...p.permissions], sharePermissions: [...p.sharePermissions] } : undefined);
+  const expected = grant(e.after);
+  const actual = grant(e.before);
+  switch (e.action) {
+    case 'no-op':
+      return undefined;
+    case 'create':
+      return { ...base, drift: 'missing', ...(expected ? { expected } : {}) };
+    case 'update':
+      return { ...base, drift: 'changed', ...(expected ? { expected } : {}), ...(actual ? { actual } : {}) };
+    case 'delete':
+      return { ...base, drift: 'extra', ...(actual ? { actual } : {}) };
+    case 'blocked':
+      return { ...base, drift: 'blocked', ...(expected ? { expected } : {}), ...(actual ? { actual } : {}) };
+    default: {
+      const never: never = e.action;
+      throw new Error(`unknown entry action ${String(never)}`);
+    }
+  }
+}
+
+function grantJson(g: { permissions: readonly string[]; sharePermissions: readonly string[] }): { permissions: string[]; sharePermissions: string[] } {
+  return { permissions: [...g.permissions], sharePermissions: [...g.sharePermissions] };
+}
+
+function unmanagedDetail(change: Change, live: LiveState): UnmanagedDetail {
+  switch (change.kind) {
+    case 'Task': {
+      const task = change.liveId !== undefined ? live.automation?.tasks?.byId.get(change.liveId) : undefined;
+      return { kind: 'Task', groups: Array.isArray(task?.Group) ? task.Group.map(String) : [] };
+    }
+    case 'ResourceGroupAcl': {
+      const acl = [...(live.automation?.acls?.values() ?? [])].find((a) => a.ACLID === change.liveId);
+      const slash = change.name.indexOf('/');
+      return {
+        kind: 'ResourceGroupAcl',
+        resourceGroup: acl?.ResourceGroupName ?? change.name.slice(0, Math.max(0, slash)),
+        userGroup: acl?.UserGroupName ?? change.name.slice(slash + 1),
+        permissions: acl ? grantedPermissions(acl) : [],
+      };
+    }
+    case 'FolderPermissions': {
+      const folder = live.transfer?.folders.get(folderKey(change.name));
+      const entries = folder ? viewEntries(folder.acl) : [];
+      return {
+        kind: 'FolderPermissions',
+        entries: entries.map((e) => ({ principal: { type: e.type, name: e.name }, grant: grantJson(e.permissions) })),
+      };
+    }
+    default: {
+      const never: never = change.kind;
+      throw new Error(`unknown kind ${String(never)}`);
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------- audit
+
+/** How many audit records one drift run asks for, newest first. */
+export const AUDIT_MAX_COUNT = 500;
+
+/** Audit actions that run a task rather than change it. */
+const NOT_A_CHANGE = new Set(['run', 'start', 'stop']);
+
+/**
+ * The one audit query for the report's drifted and unmanaged tasks, or undefined when there is
+ * none. The report's RSQL has no OR: one task is asked for by id, several by type (then matched
+ * here by id or name), newest first and bounded.
+ */
+export function auditQueryFor(report: DriftReport): AuditQueryUsed | undefined {
+  const tasks = auditSubjects(report);
+  if (tasks.length === 0) return undefined;
+  const only = tasks.length === 1 ? tasks[0]!.liveId : undefined;
+  const predicate = only !== undefined ? `TargetType=="Task";TargetID=="${only.replace(/["\\]/g, '')}"` : 'TargetType=="Task"';
+  return { predicate, orderBy: '!LogTime', maxCount: AUDIT_MAX_COUNT };
+}
+
+function auditSubjects(report: DriftReport): { name: string; liveId?: string }[] {
+  return [...report.drifted, ...report.unmanaged].filter((o) => o.kind === 'Task');
+}
+
+/** The report with each drifted or unmanaged task's latest change from `records` (pure). */
+export function attributeAuditRecords(report: DriftReport, records: readonly AuditRecord[], query: AuditQueryUsed): DriftReport {
+  const changes = records
+    .filter((r) => typeof r.Username === 'string' && typeof r.LogTime === 'string' && !NOT_A_CHANGE.has(String(r.Action ?? '').toLowerCase()))
+    .filter((r) => r.TargetType === undefined || String(r.TargetType).toLowerCase() === 'task')
+    // Newest first whatever order the server kept; equal times keep the server's order.
+    .map((r, i) => ({ r, i, t: Date.parse(String(r.LogTime)) }))
+    .sort((a, b) => (Number.isFinite(b.t) && Number.isFinite(a.t) ? b.t - a.t : 0) || a.i - b.i)
+    .map((x) => x.r);
+  const latest = (o: { name: string; liveId?: string }): AuditAttribution | undefined => {
+    const hit = changes.find((r) =>
+      o.liveId !== undefined && r.TargetID !== undefined && String(r.TargetID) !== '' ? String(r.TargetID) === o.liveId : String(r.TaskName ?? '').toLowerCase() === o.name.toLowerCase(),
+    );
+    return hit ? { user: String(hit.Username), time: String(hit.LogTime), action: String(hit.Action ?? '') } : undefined;
+  };
+  const withChange = <T extends { kind: string; name: string; liveId?: string }>(o: T): T => {
+    if (o.kind !== 'Task') return o;
+    const last = latest(o);
+    return last ? { ...o, lastChange: last } : o;
+  };
+  const audit: AuditStatus = { state: 'read', records: records.length, query };
+  return { ...report, drifted: report.drifted.map(withChange), unmanaged: report.unmanaged.map(withChange), audit };
+}
+
+/** The report saying, once, that the audit report could not be read; the run goes on. */
+export function withAuditFailure(report: DriftReport, failure: { readonly httpStatus?: number; readonly detail?: string }): DriftReport {
+  const status = failure.httpStatus;
+  const message =
+    status === 401 || status === 403
+      ? `audit report not readable with this account: ${status}`
+      : status === 404
+        ? 'audit report not available on this server: 404'
+        : `audit report could not be read${status !== undefined ? `: ${status}` : ''}${failure.detail ? ` (${failure.detail})` : ''}`;
+  return { ...report, audit: { state: 'unreadable', ...(status !== undefined ? { httpStatus: status } : {}), message } };
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

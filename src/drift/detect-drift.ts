@@ -1,0 +1,80 @@
+import { isAbsolute, relative, sep } from 'node:path';
+import type { PrunableKind } from '../config/model.js';
+import { isMftopsError } from '../errors.js';
+import type { LiveState } from '../live/model.js';
+import { hasErrors } from '../manifest/diagnostics.js';
+import type { SourcePosition } from '../manifest/diagnostics.js';
+import type { Manifest } from '../manifest/types.js';
+import { buildPlan } from '../plan/build-plan.js';
+import type { BuildPlanInput } from '../plan/build-plan.js';
+import type { PlanDiagnostic } from '../plan/diagnostics.js';
+import { ApiError } from '../services/errors.js';
+import { assembleDrift, attributeAuditRecords, auditQueryFor, withAuditFailure } from './assemble-drift.js';
+import type { MissingFolder } from './assemble-drift.js';
+import type { DriftReport } from './model.js';
+
+/** What buildPlan takes, but never `--target`: drift looks at everything. */
+export type DetectDriftInput = Omit<BuildPlanInput, 'targets'>;
+
+export interface DetectDriftResult {
+  /** Undefined when the manifests or the plan have errors (then show `diagnostics`). */
+  readonly report?: DriftReport;
+  /** Loader and plan diagnostics (warnings included), sorted by place. */
+  readonly diagnostics: readonly PlanDiagnostic[];
+  readonly live?: LiveState;
+}
+
+/** Every kind: the plan must list the unmanaged objects of all of them, pruned or not. */
+const EVERY_KIND: readonly PrunableKind[] = ['Task', 'ResourceGroupAcl', 'FolderPermissions'];
+
+/**
+ * `mftops drift` as a library call: a plan of every manifest with every kind's unmanaged objects
+ * in scope, through the read-only clients, then the acknowledgements, then one audit query for
+ * the tasks that drifted (a POST that only reads). An unreadable audit report is noted in the
+ * report, never an error.
+ */
+export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftResult> {
+  const env = input.environment;
+  const now = input.now ?? (() => new Date());
+  const result = await buildPlan({ ...input, environment: { ...env, prune: EVERY_KIND }, now });
+  const { plan, live } = result;
+  const { missingFolders, diagnostics } = separateMissingFolders(input.manifests.manifests, result.diagnostics, input.cwd ?? process.cwd());
+  if (plan === undefined || live === undefined || hasErrors(diagnostics)) return { diagnostics: result.diagnostics, ...(live ? { live } : {}) };
+  let report = assembleDrift({ plan, live, prune: env.prune, ignore: env.drift?.ignore ?? [], now: now(), missingFolders });
+  const query = auditQueryFor(report);
+  const automation = input.clients.automation;
+  if (query !== undefined && automation !== undefined) {
+    try {
+      report = attributeAuditRecords(report, await automation.auditReport(query), query);
+    } catch (err) {
+      if (!isMftopsError(err)) throw err;
+      report = withAuditFailure(report, err instanceof ApiError ? { httpStatus: err.status, ...(err.detail ? { detail: err.detail } : {}) } : { detail: err.message });
+    }
+  }
+  return { report, diagnostics, live };
+}
+
+/**
+ * A managed folder missing on the server is an error to plan (MF408: it cannot create it) but
+ * drift to `drift`: someone deleted or renamed it. The diagnostic is matched to its manifest by
+ * place (it points at `metadata.name`).
+ */
+function separateMissingFolders(manifests: readonly Manifest[], all: readonly PlanDiagnostic[], cwd: string): { missingFolders: MissingFolder[]; diagnostics: PlanDiagnostic[] } {
+  const missingFolders: MissingFolder[] = [];
+  const diagnostics: PlanDiagnostic[] = [];
+  for (const d of all) {
+    const m = d.code === 'MF408' ? manifests.find((x) => x.kind === 'FolderPermissions' && samePlace(x.sourceMap.locate(['metadata', 'name']), d)) : undefined;
+    if (m === undefined) {
+      diagnostics.push(d);
+      continue;
+    }
+    const file = relative(cwd, m.source.file);
+    const shown = file !== '' && !file.startsWith('..') && !isAbsolute(file) ? file.split(sep).join('/') : m.source.file;
+    missingFolders.push({ path: m.name, reason: d.message, source: { file: shown, line: m.source.line, col: m.source.col } });
+  }
+  return { missingFolders, diagnostics };
+}
+
+function samePlace(a: SourcePosition, b: SourcePosition): boolean {
+  return a.file === b.file && a.line === b.line && a.col === b.col;
+}

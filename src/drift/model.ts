@@ -1,0 +1,218 @@
+import type { Action, JsonValue, Plan, Principal, ResourceKind, SourceRef } from '../plan/model.js';
+
+/**
+ * The drift report: what `mftops drift` found, as plain JSON data (the `--report FILE` content and
+ * what every renderer draws from). It is computed by pure functions from a plan of every manifest
+ * against the live servers, the live objects in the environment's `scope` that no manifest names,
+ * the environment's acknowledgements (`drift.ignore`) and, for tasks, the audit report.
+ *
+ * Direction: a plan says what apply would do to the server (`before` = server, `after` = git); a
+ * drift report says how the server moved away from git, so every difference here reads
+ * `expected` (git, the old value) → `actual` (the server, the new value).
+ *
+ * **No secret value is ever in a report:** write-only fields cannot be compared and are left out.
+ */
+export interface DriftReport {
+  /** Bumped on any incompatible change of this shape. */
+  readonly formatVersion: typeof DRIFT_FORMAT_VERSION;
+  /** Environment name from mftops.yaml. */
+  readonly environment: string;
+  /** ISO 8601 UTC: when the live state was compared. */
+  readonly createdAt: string;
+  /** `in-sync`: nothing but acknowledged differences (exit 0); `drift`: anything else (exit 2). */
+  readonly status: DriftStatus;
+  readonly summary: DriftSummary;
+  /** Objects whose server state differs from their manifest, acknowledged parts left out. */
+  readonly drifted: readonly DriftedObject[];
+  /** Live objects in scope that no manifest names (every kind, pruned or not), unless acknowledged. */
+  readonly unmanaged: readonly UnmanagedObject[];
+  /** Differences an `ignore` rule accepts (not drift). */
+  readonly acknowledged: readonly AcknowledgedItem[];
+  /** Whether the audit report could be read for the attribution of task changes. */
+  readonly audit: AuditStatus;
+  /**
+   * The plan the report was computed from: every manifest, plus `delete`s for the unmanaged
+   * objects of the kinds the environment prunes (exactly what `mftops plan` would show).
+   */
+  readonly plan: Plan;
+}
+
+export const DRIFT_FORMAT_VERSION = 1;
+
+export type DriftStatus = 'in-sync' | 'drift';
+
+export interface DriftSummary {
+  /** Objects the manifests name (the plan's changes that are not deletes). */
+  readonly managed: number;
+  /** Of those, objects with no unacknowledged difference. */
+  readonly inSync: number;
+  readonly drifted: number;
+  readonly unmanaged: number;
+  /** Acknowledged differences (items, not objects). */
+  readonly acknowledged: number;
+  /** Acknowledged differences whose rule has expired: they are drift again. */
+  readonly expired: number;
+}
+
+/**
+ * How an object drifted, from the plan's action:
+ * - `changed`: fields differ (plan `update`);
+ * - `missing`: the manifest names an object the server does not have (plan `create`);
+ * - `replace`: a field that cannot change in place differs (plan `replace`, e.g. a task's `Group`);
+ * - `blocked`: it differs but the API cannot put it back (plan `blocked`, e.g. an advanced task).
+ */
+export type DriftKind = 'changed' | 'missing' | 'replace' | 'blocked';
+
+/** A managed object that is not as its manifest says. */
+export interface DriftedObject {
+  /** `Kind/name`, as in plans. */
+  readonly address: string;
+  readonly kind: ResourceKind;
+  readonly name: string;
+  readonly drift: DriftKind;
+  /** The plan's action for it (what `mftops apply` would do). */
+  readonly action: Action;
+  /** The plan's reason, when it gives one (why blocked, why a replace). */
+  readonly reason?: string;
+  /** Server id, when the object exists. */
+  readonly liveId?: string;
+  /** Where the manifest declares it. */
+  readonly source?: SourceRef;
+  /** Field differences not acknowledged, in manifest order. Empty for `missing`. */
+  readonly fields: readonly DriftedField[];
+  /** Folder ACL entries that differ and are not acknowledged (FolderPermissions only). */
+  readonly entries: readonly DriftedEntry[];
+  /** Set when an expired acknowledgement covered the whole object (missing objects). */
+  readonly expired?: ExpiredAcknowledgement;
+  /** Tasks: the latest change the audit report shows for it. */
+  readonly lastChange?: AuditAttribution;
+}
+
+/** One field that differs: git says `expected`, the server has `actual`. */
+export interface DriftedField {
+  /** Display path relative to the spec: `Info.Description`, `Schedules.Schedule[0].Frequency.Interval[0].StartTime`. */
+  readonly path: string;
+  /** The manifest's value (the old one); absent when the server has an item the manifest lacks. */
+  readonly expected?: JsonValue;
+  /** The server's value (the new one); absent when the server lacks the field or item. */
+  readonly actual?: JsonValue;
+  /** The difference needs a replace to be undone (a task's `Group`). */
+  readonly forcesReplace?: boolean;
+  /** An acknowledgement covered this field but has expired. */
+  readonly expired?: ExpiredAcknowledgement;
+}
+
+/**
+ * One folder ACL entry that differs. `missing`: git lists it, the server does not have it;
+ * `changed`: permissions differ; `extra`: the server has it and an `exact` manifest does not list
+ * it; `blocked`: it differs but the server does not let it be changed (not editable).
+ */
+export interface DriftedEntry {
+  /** `entries.group:Acme Partners`, `entries.user:alice`: the path ignore rules match. */
+  readonly path: string;
+  readonly principal: Principal;
+  readonly drift: 'missing' | 'changed' | 'extra' | 'blocked';
+  /** Permission names granted, per the manifest; absent for `extra`. */
+  readonly expected?: EntryGrant;
+  /** Permission names granted on the server; absent for `missing`. */
+  readonly actual?: EntryGrant;
+  readonly expired?: ExpiredAcknowledgement;
+}
+
+export interface EntryGrant {
+  readonly permissions: readonly string[];
+  readonly sharePermissions: readonly string[];
+}
+
+/** A live object in scope that no manifest names. */
+export interface UnmanagedObject {
+  /** `Task/<name>`, `ResourceGroupAcl/<resourceGroup>/<userGroup>`, `FolderPermissions/<path>`. */
+  readonly address: string;
+  readonly kind: ResourceKind;
+  readonly name: string;
+  readonly liveId?: string;
+  /** The environment prunes this kind: `mftops apply --allow-delete` would delete it. */
+  readonly pruned: boolean;
+  readonly detail: UnmanagedDetail;
+  readonly expired?: ExpiredAcknowledgement;
+  /** Tasks: the latest change the audit report shows for it (who created it, typically). */
+  readonly lastChange?: AuditAttribution;
+}
+
+/** What an unmanaged object is, in a line: enough to decide whether to import or delete it. */
+export type UnmanagedDetail =
+  | { readonly kind: 'Task'; readonly groups: readonly string[] }
+  | { readonly kind: 'ResourceGroupAcl'; readonly resourceGroup: string; readonly userGroup: string; readonly permissions: readonly string[] }
+  | { readonly kind: 'FolderPermissions'; readonly entries: readonly { readonly principal: Principal; readonly grant: EntryGrant }[] };
+
+/** A difference an `ignore` rule accepts. */
+export interface AcknowledgedItem {
+  readonly address: string;
+  /**
+   * What is acknowledged: a field path, an entry path, or `missing` / `unmanaged` for a whole
+   * object.
+   */
+  readonly what: string;
+  readonly expected?: JsonValue;
+  readonly actual?: JsonValue;
+  readonly rule: AcknowledgementRule;
+}
+
+/** The `drift.ignore` rule behind an acknowledgement, as written. */
+export interface AcknowledgementRule {
+  readonly address: string;
+  readonly path?: string;
+  readonly until?: string;
+  readonly reason?: string;
+  /** `mftops.yaml:LINE:COL`. */
+  readonly where: string;
+}
+
+/** A rule that would have acknowledged a difference, had it not expired. */
+export interface ExpiredAcknowledgement {
+  /** The rule's `until`: the last day it held. */
+  readonly until: string;
+  readonly reason?: string;
+  readonly where: string;
+}
+
+/** The latest change of a task according to the automation server's audit report. */
+export interface AuditAttribution {
+  readonly user: string;
+  /** ISO date-time as the server logged it. */
+  readonly time: string;
+  /** The audit action (`Edit`, `Add`, `Delete`, …). */
+  readonly action: string;
+}
+
+/**
+ * - `not-needed`: no drifted or unmanaged task, so the audit report was not asked for;
+ * - `read`: asked once; `records` is how many records came back;
+ * - `unreadable`: the account may not read it (403), the server has no such report (404), or the
+ *   request failed; the run still completes, without attribution.
+ */
+export type AuditStatus =
+  | { readonly state: 'not-needed' }
+  | { readonly state: 'read'; readonly records: number; readonly query: AuditQueryUsed }
+  | { readonly state: 'unreadable'; readonly httpStatus?: number; readonly message: string };
+
+/** The one audit query a drift run sends (POST /reports/audit is a read). */
+export interface AuditQueryUsed {
+  readonly predicate: string;
+  readonly orderBy: string;
+  readonly maxCount: number;
+}
+
+/** Exit code of `mftops drift` for a report: 0 in sync, 2 drift. */
+export function driftExitCode(report: DriftReport): 0 | 2 {
+  switch (report.status) {
+    case 'in-sync':
+      return 0;
+    case 'drift':
+      return 2;
+    default: {
+      const never: never = report.status;
+      throw new Error(`unknown drift status ${String(never)}`);
+    }
+  }
+}

@@ -1,0 +1,145 @@
+import { ConfigError } from '../errors.js';
+import { folderKey } from '../live/model.js';
+import { aclLabel, aclToManifest, createImportCatalog, createSecretNamer, folderToManifest, taskToManifest } from './to-manifest.js';
+import type { ImportedManifest, ImportKind, ImportResult, ImportSelection, ImportSource } from './model.js';
+
+/**
+ * Which live objects an import takes (pure), and the manifests made from them.
+ * - `--name`: tasks by the automation API's name masks (case-insensitive: `x` exact, `x*`, `*x`,
+ *   `*x*`, `*`/`**` all; an inner `*` is literal), ACLs by the same mask on their resource group
+ *   or user group, folders by a path glob (`*` within a folder name, `**` across folders).
+ * - otherwise the environment's scope: tasks in `scope.taskGroups`, ACLs on those resource
+ *   groups, folders under `scope.folders`; with `--all`, everything the account sees.
+ * A folder found by a walk is imported only when it has user or group entries (the folders in
+ * between are not worth a file); a folder asked for by its exact path always is.
+ */
+export function importObjects(source: ImportSource, selection: ImportSelection): ImportResult {
+  const catalog = createImportCatalog(source);
+  const secrets = createSecretNamer();
+  const manifests: ImportedManifest[] = [];
+  const byName = <T>(list: readonly T[], nameOf: (x: T) => string) => [...list].sort((a, b) => compareText(nameOf(a).toLowerCase(), nameOf(b).toLowerCase()));
+  for (const kind of orderKinds(selection.kinds)) {
+    switch (kind) {
+      case 'Task':
+        for (const task of byName(selectTasks(source, selection), (t) => String(t.Name ?? ''))) manifests.push(taskToManifest(task, catalog, secrets));
+        break;
+      case 'ResourceGroupAcl': {
+        const labels = new Set<string>();
+        for (const acl of byName(selectAcls(source, selection), (a) => `${a.ResourceGroupName}/${a.UserGroupName}`)) {
+          const base = aclLabel(acl);
+          let label = base;
+          for (let n = 2; labels.has(label); n++) label = `${base}-${n}`;
+          labels.add(label);
+          manifests.push(aclToManifest(acl, label));
+        }
+        break;
+      }
+      case 'FolderPermissions':
+        for (const folder of byName(selectFolders(source, selection), (f) => f.folder.path)) manifests.push(folderToManifest(folder));
+        break;
+      default: {
+        const never: never = kind;
+        throw new Error(`unknown kind ${String(never)}`);
+      }
+    }
+  }
+  return { manifests, secrets: secrets.list() };
+}
+
+function orderKinds(kinds: readonly ImportKind[]): ImportKind[] {
+  const all: readonly ImportKind[] = ['Task', 'ResourceGroupAcl', 'FolderPermissions'];
+  return all.filter((k) => kinds.includes(k));
+}
+
+/** Refuses a selection that names nothing to look in (no scope, no --name, no --all). */
+export function checkSelection(selection: ImportSelection, environment: string): void {
+  if (selection.name !== undefined || selection.all) return;
+  for (const kind of selection.kinds) {
+    const empty = kind === 'FolderPermissions' ? selection.scope.folders.length === 0 : selection.scope.taskGroups.length === 0;
+    if (!empty) continue;
+    const key = kind === 'FolderPermissions' ? 'scope.folders' : 'scope.taskGroups';
+    throw new ConfigError(`environment "${environment}" has no ${key}: pass --name PATTERN, or --all to import every ${kind} the account can see`);
+  }
+}
+
+function selectTasks(source: ImportSource, s: ImportSelection): ImportSource['tasks'] {
+  const groups = new Set(s.scope.taskGroups.map((g) => g.toLowerCase()));
+  return source.tasks.filter((t) => {
+    const name = String(t.Name ?? '');
+    if (name === '') return false;
+    if (s.name !== undefined) return matchesNameMask(s.name, name);
+    return s.all || (Array.isArray(t.Group) && t.Group.some((g) => groups.has(String(g).toLowerCase())));
+  });
+}
+
+function selectAcls(source: ImportSource, s: ImportSelection): ImportSource['acls'] {
+  const groups = new Set(s.scope.taskGroups.map((g) => g.toLowerCase()));
+  return source.acls.filter((a) => {
+    if (s.name !== undefined) return matchesNameMask(s.name, a.ResourceGroupName) || matchesNameMask(s.name, a.UserGroupName);
+    return s.all || groups.has(a.ResourceGroupName.toLowerCase());
+  });
+}
+
+function selectFolders(source: ImportSource, s: ImportSelection): ImportSource['folders'] {
+  const exact = new Set((source.exactFolders ?? []).map(folderKey));
+  const roots = s.scope.folders;
+  const seen = new Set<string>();
+  return source.folders.filter((f) => {
+    const key = folderKey(f.folder.path);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    if (exact.has(key)) return true;
+    const hasEntries = f.acl.some((e) => e.type === 'User' || e.type === 'Group');
+    if (!hasEntries) return false;
+    if (s.name !== undefined) return matchesPathGlob(s.name, f.folder.path);
+    return s.all || roots.some((r) => isSameOrBelow(f.folder.path, r));
+  });
+}
+
+/** The automation API's name masks (spec §4.1), case-insensitive. */
+export function matchesNameMask(mask: string, name: string): boolean {
+  const m = mask.toLowerCase();
+  const n = name.toLowerCase();
+  if (m === '*' || m === '**') return true;
+  if (m.length > 2 && m.startsWith('*') && m.endsWith('*')) return n.includes(m.slice(1, -1));
+  if (m.endsWith('*')) return n.startsWith(m.slice(0, -1));
+  if (m.startsWith('*')) return n.endsWith(m.slice(1));
+  return n === m;
+}
+
+/** Whether a folder path glob has wildcards (else it names one folder). */
+export function isPathGlob(pattern: string): boolean {
+  return pattern.includes('*');
+}
+
+/** `/Distribution/*\/Outbound`: `*` within one folder name, `**` across folders; case-insensitive. */
+export function matchesPathGlob(pattern: string, path: string): boolean {
+  const source = folderKey(pattern)
+    .split(/(\*\*|\*)/)
+    .map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`, 's').test(folderKey(path));
+}
+
+/** The folder a glob's walk starts from: its path up to the first name with a wildcard. */
+export function globRoot(pattern: string): string {
+  const parts = folderKey(pattern).split('/').filter((p) => p !== '');
+  const literal: string[] = [];
+  for (const p of parts) {
+    if (p.includes('*')) break;
+    literal.push(p);
+  }
+  // Keep the caller's spelling: the server compares paths without regard to case anyway.
+  const original = pattern.split('/').filter((p) => p !== '').slice(0, literal.length);
+  return `/${original.join('/')}`;
+}
+
+function isSameOrBelow(path: string, root: string): boolean {
+  const p = folderKey(path);
+  const r = folderKey(root);
+  return p === r || (r === '/' ? p.startsWith('/') : p.startsWith(`${r}/`));
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,76 @@
+import type { AnySchemaObject } from 'ajv/dist/2020.js';
+import { isRecord } from '../resources/common.js';
+
+/**
+ * A value put into the shape a manifest schema describes: keys in the schema's order (so every
+ * import writes fields in the same, documented order), scalars in the schema's types (a 0/1 flag
+ * read as `true` or `"1"` becomes `1`, a number read as `"3"` becomes `3`), and keys the schema
+ * has no place for left out and named in `notes` (a manifest must load without errors).
+ */
+export function shapeToSchema(value: unknown, node: AnySchemaObject, root: AnySchemaObject, path: string, notes: string[]): unknown {
+  const schema = resolve(node, root);
+  if (Array.isArray(value)) {
+    const items = isRecord(schema.items) ? (schema.items as AnySchemaObject) : undefined;
+    return items ? value.map((v, i) => shapeToSchema(v, items, root, `${path}[${i}]`, notes)) : value;
+  }
+  if (isRecord(value)) {
+    const props = isRecord(schema.properties) ? (schema.properties as Record<string, AnySchemaObject>) : undefined;
+    const extra = schema.additionalProperties;
+    if (props === undefined && !isRecord(extra)) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, sub] of Object.entries(props ?? {})) {
+      if (value[key] === undefined) continue;
+      out[key] = shapeToSchema(value[key], sub, root, join(path, key), notes);
+    }
+    for (const [key, v] of Object.entries(value)) {
+      if (props !== undefined && key in props) continue;
+      if (v === undefined) continue;
+      if (isRecord(extra)) out[key] = shapeToSchema(v, extra as AnySchemaObject, root, join(path, key), notes);
+      else if (extra === false) notes.push(`${join(path, key)} has no place in a manifest and is left out`);
+      else out[key] = v;
+    }
+    return out;
+  }
+  return coerceScalar(value, schema);
+}
+
+function coerceScalar(value: unknown, schema: AnySchemaObject): unknown {
+  const enumValues = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : undefined;
+  const types = typesOf(schema);
+  const numeric = (enumValues?.some((e) => typeof e === 'number') ?? false) || types.includes('integer') || types.includes('number');
+  const stringy = (enumValues?.some((e) => typeof e === 'string') ?? false) || types.includes('string');
+  if (numeric && !types.includes('string')) {
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    if (typeof value === 'string') {
+      const t = value.trim().toLowerCase();
+      if (t === 'true') return 1;
+      if (t === 'false') return 0;
+      if (t !== '' && Number.isFinite(Number(t))) return Number(t);
+    }
+    return value;
+  }
+  if (stringy && !numeric && (typeof value === 'number' || typeof value === 'boolean')) return String(value);
+  return value;
+}
+
+function typesOf(schema: AnySchemaObject): string[] {
+  const t: unknown = schema.type;
+  return typeof t === 'string' ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** `#/$defs/name` references of one schema document. */
+function resolve(node: AnySchemaObject, root: AnySchemaObject): AnySchemaObject {
+  let n = node;
+  for (let depth = 0; depth < 16 && typeof n.$ref === 'string'; depth++) {
+    const m = /^#\/\$defs\/(.+)$/.exec(n.$ref);
+    const defs = root.$defs as Record<string, AnySchemaObject> | undefined;
+    const target = m ? defs?.[m[1]!] : undefined;
+    if (target === undefined) return n;
+    n = target;
+  }
+  return n;
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}

@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { Document, isScalar, visit } from 'yaml';
+import { MftopsError } from '../errors.js';
+import { SCHEMA_FILES } from '../manifest/schemas.js';
+import type { ImportedManifest, ImportKind, PlannedFile } from './model.js';
+
+/** The folder of each kind under the output folder, as in `examples/manifests`. */
+export const KIND_FOLDERS: Readonly<Record<ImportKind, string>> = { Task: 'tasks', ResourceGroupAcl: 'access', FolderPermissions: 'folders' };
+
+const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
+const MAX_SLUG = 80;
+
+/**
+ * A file name from an object name that is safe on every file system: ASCII letters, digits and
+ * `-` only (so no `/`, `\`, `..`, drive letters or control characters can get through), at most
+ * 80 characters, never a reserved Windows device name. A name with nothing usable in it gets a
+ * stable name from its hash.
+ */
+export function safeFileStem(name: string, kind: ImportKind): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_SLUG)
+    .replace(/-+$/, '');
+  if (slug === '') return `${KIND_FOLDERS[kind].replace(/s$/, '')}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
+  return RESERVED.test(slug) ? `${slug}-1` : slug;
+}
+
+/**
+ * Where each manifest goes: `<kind folder>/<safe name>.yaml`, a second object with the same safe
+ * name getting `-2` (then `-3`…), in the order given (the import sorts objects by name, so the
+ * numbering is stable between runs). `schemasDir` is the package's `schemas/` for the
+ * `$schema` line.
+ */
+export function planImportFiles(manifests: readonly ImportedManifest[], outDir: string, schemasDir: string): PlannedFile[] {
+  const root = resolve(outDir);
+  const taken = new Set<string>();
+  return manifests.map((m) => {
+    const folder = KIND_FOLDERS[m.kind];
+    const stem = safeFileStem(m.kind === 'FolderPermissions' ? m.name.replace(/^\/+/, '') || 'root' : m.name, m.kind);
+    let relPath = `${folder}/${stem}.yaml`;
+    for (let n = 2; taken.has(relPath); n++) relPath = `${folder}/${stem}-${n}.yaml`;
+    taken.add(relPath);
+    const path = join(root, ...relPath.split('/'));
+    const inside = relative(root, path);
+    if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) throw new Error(`bug: ${relPath} is outside ${root}`);
+    let schemaRef = relative(dirname(path), join(schemasDir, SCHEMA_FILES[m.kind]));
+    if (!isAbsolute(schemaRef)) schemaRef = schemaRef.split(sep).join('/');
+    return { relPath, path, text: renderManifestFile(m, schemaRef), address: m.address };
+  });
+}
+
+/**
+ * The file text: the `$schema` line for editors, the import's notes as comments, the document.
+ * Strings another YAML reader could take for something else (`02:00` as a number of minutes in
+ * YAML 1.1, `yes`, `0755`) are quoted.
+ */
+export function renderManifestFile(m: ImportedManifest, schemaRef: string): string {
+  const doc = new Document(m.document);
+  visit(doc, {
+    Scalar(_key, node) {
+      if (isScalar(node) && typeof node.value === 'string' && AMBIGUOUS.test(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
+  const notes = m.notes.map((n) => `# Note: ${oneLine(n)}`);
+  return [`# yaml-language-server: $schema=${schemaRef}`, ...notes, doc.toString({ lineWidth: 0 })].join('\n');
+}
+
+const AMBIGUOUS = /^(?:y|n|yes|no|on|off|true|false|null|~|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9]*)?|0[0-7]+|0x[0-9a-f]+|[-+]?\.?[0-9][0-9_.e+-]*)$/i;
+
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ');
+}
+
+/** Files among `files` that already exist. */
+export function existingFiles(files: readonly PlannedFile[]): PlannedFile[] {
+  return files.filter((f) => existsSync(f.path));
+}
+
+/**
+ * Write the files. Without `force`, a file that exists is never replaced: the call refuses
+ * before writing anything (`existingFiles` is the check; `wx` closes the race with anything that
+ * creates one meanwhile).
+ */
+export function writeImportFiles(files: readonly PlannedFile[], options: { readonly force: boolean }): void {
+  if (!options.force) {
+    const existing = existingFiles(files);
+    if (existing.length > 0) throw new MftopsError(`refusing to overwrite ${existing.map((f) => f.relPath).join(', ')} (use --force)`);
+  }
+  for (const f of files) {
+    try {
+      mkdirSync(dirname(f.path), { recursive: true });
+      writeFileSync(f.path, f.text, { flag: options.force ? 'w' : 'wx' });
+    } catch (err) {
+      throw new MftopsError(`cannot write ${f.path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+}

@@ -1,0 +1,151 @@
+import type { AuditAttribution, AuditStatus, DriftedEntry, DriftedObject, DriftKind, DriftReport, EntryGrant, ExpiredAcknowledgement, UnmanagedObject } from '../drift/model.js';
+import type { JsonValue } from '../plan/model.js';
+import { escapeControl, formatCount, formatInline } from './plan-common.js';
+
+// Shared by the text and markdown drift renderers: the words, independent of the medium.
+
+/** How a drifted object's line ends: `Task/x differs from its manifest`, `… is missing on the server`. */
+export function driftPhrase(kind: DriftKind): string {
+  switch (kind) {
+    case 'changed':
+      return 'differs from its manifest';
+    case 'missing':
+      return 'is missing on the server';
+    case 'replace':
+      return 'differs in a field that needs a replace to put back';
+    case 'blocked':
+      return 'differs, and the API cannot put it back';
+    default: {
+      const never: never = kind;
+      throw new Error(`unknown drift kind ${String(never)}`);
+    }
+  }
+}
+
+/** `~` changed, `-` missing on the server, `-/+` replace, `!` blocked. */
+export function driftSymbol(kind: DriftKind): string {
+  switch (kind) {
+    case 'changed':
+      return '~';
+    case 'missing':
+      return '-';
+    case 'replace':
+      return '-/+';
+    case 'blocked':
+      return '!';
+    default: {
+      const never: never = kind;
+      throw new Error(`unknown drift kind ${String(never)}`);
+    }
+  }
+}
+
+/** One-line value, or `(not set)` for an absent one; a folder entry's grant in words. */
+export function valueText(value: JsonValue | undefined): string {
+  if (value === undefined) return '(not set)';
+  const grant = asGrant(value);
+  return grant ? grantText(grant) : formatInline(value);
+}
+
+/** An acknowledged folder entry carries its grant as `{permissions, sharePermissions}`. */
+function asGrant(value: JsonValue): EntryGrant | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  const list = (x: JsonValue | undefined) => Array.isArray(x) && x.every((v) => typeof v === 'string');
+  if (keys.length !== 2 || !list(value.permissions) || !list(value.sharePermissions)) return undefined;
+  return { permissions: value.permissions as string[], sharePermissions: value.sharePermissions as string[] };
+}
+
+/** `listFiles, readFiles; share: readFiles`, `no permissions`. */
+export function grantText(grant: EntryGrant | undefined): string {
+  if (grant === undefined) return '(no entry)';
+  const perms = grant.permissions.map(escapeControl).join(', ');
+  const share = grant.sharePermissions.map(escapeControl).join(', ');
+  return `${perms === '' ? 'no permissions' : perms}${share === '' ? '' : `; share: ${share}`}`;
+}
+
+export function entryPhrase(e: DriftedEntry): string {
+  switch (e.drift) {
+    case 'missing':
+      return 'missing on the server';
+    case 'changed':
+      return 'permissions differ';
+    case 'extra':
+      return 'on the server, not in the manifest';
+    case 'blocked':
+      return 'differs, not editable on the server';
+    default: {
+      const never: never = e.drift;
+      throw new Error(`unknown entry drift ${String(never)}`);
+    }
+  }
+}
+
+/** `operator, 2026-11-22T10:04:00.000Z (Edit)`. */
+export function attributionText(a: AuditAttribution): string {
+  return `${escapeControl(a.user)}, ${escapeControl(a.time)}${a.action === '' ? '' : ` (${escapeControl(a.action)})`}`;
+}
+
+/** `acknowledgement expired 2026-01-31 (mftops.yaml:12:9): reason`. */
+export function expiredText(e: ExpiredAcknowledgement): string {
+  return `acknowledgement expired ${escapeControl(e.until)} (${escapeControl(e.where)})${e.reason === undefined ? '' : `: ${escapeControl(e.reason)}`}`;
+}
+
+/** What an unmanaged object is, in a line. */
+export function unmanagedText(u: UnmanagedObject): string {
+  const d = u.detail;
+  switch (d.kind) {
+    case 'Task':
+      return d.groups.length === 0 ? 'task in no group' : `task in ${d.groups.map(escapeControl).join(', ')}`;
+    case 'ResourceGroupAcl':
+      return `${escapeControl(d.userGroup)} on ${escapeControl(d.resourceGroup)}: ${d.permissions.length === 0 ? 'no permissions' : d.permissions.join(', ')}`;
+    case 'FolderPermissions':
+      return d.entries.length === 0 ? 'no entries' : d.entries.map((e) => `${e.principal.type.toLowerCase()} ${escapeControl(e.principal.name)} (${grantText(e.grant)})`).join('; ');
+    default: {
+      const never: never = d;
+      throw new Error(`unknown unmanaged kind ${String(never)}`);
+    }
+  }
+}
+
+/** The audit line of a report, or undefined when there is nothing to say. */
+export function auditNote(audit: AuditStatus): string | undefined {
+  switch (audit.state) {
+    case 'not-needed':
+    case 'read':
+      return undefined;
+    case 'unreadable':
+      return `${audit.message}; who changed what is not shown.`;
+    default: {
+      const never: never = audit;
+      throw new Error(`unknown audit state ${String(never)}`);
+    }
+  }
+}
+
+/** `Drift: 2 objects differ, 1 unmanaged, 1 acknowledged.` or the in-sync sentence. */
+export function driftSentence(report: DriftReport): string {
+  const s = report.summary;
+  if (report.status === 'in-sync') {
+    return `In sync: the servers match the manifests${s.acknowledged > 0 ? ` (${formatCount(s.acknowledged)} acknowledged ${plural(s.acknowledged, 'difference')})` : ''}.`;
+  }
+  const parts = [`${formatCount(s.drifted)} ${plural(s.drifted, 'object')} ${s.drifted === 1 ? 'differs' : 'differ'}`, `${formatCount(s.unmanaged)} unmanaged`];
+  if (s.acknowledged > 0) parts.push(`${formatCount(s.acknowledged)} acknowledged`);
+  if (s.expired > 0) parts.push(`${formatCount(s.expired)} with an expired acknowledgement`);
+  return `Drift: ${parts.join(', ')}.`;
+}
+
+/** `12 managed objects compared, 10 in sync.` */
+export function comparedSentence(report: DriftReport): string {
+  const s = report.summary;
+  return `${formatCount(s.managed)} managed ${plural(s.managed, 'object')} compared, ${formatCount(s.inSync)} in sync.`;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many;
+}
+
+/** `Task/x differs from its manifest`: the first line of a drifted object. */
+export function driftedHeadline(d: DriftedObject): string {
+  return `${escapeControl(d.address)} ${driftPhrase(d.drift)}`;
+}

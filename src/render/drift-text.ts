@@ -1,0 +1,78 @@
+import type { DriftedObject, DriftReport } from '../drift/model.js';
+import {
+  attributionText,
+  auditNote,
+  comparedSentence,
+  driftedHeadline,
+  driftSentence,
+  driftSymbol,
+  entryPhrase,
+  expiredText,
+  grantText,
+  unmanagedText,
+  valueText,
+} from './drift-common.js';
+import { escapeControl } from './plan-common.js';
+
+export interface DriftTextOptions {
+  /** ANSI colour; the caller decides (TTY, NO_COLOR, --no-color). */
+  readonly color: boolean;
+}
+
+/**
+ * The terminal drift report: one block per drifted object with each field as `git → server`,
+ * then unmanaged objects, acknowledged differences, the audit note, and a closing sentence.
+ */
+export function renderDriftText(report: DriftReport, options: DriftTextOptions): string {
+  const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const lines = [`mftops drift for environment ${quote(report.environment)}: ${comparedSentence(report)}`];
+  if (report.drifted.length > 0) {
+    lines.push('', paint('1', 'Drifted (values read git → server):'));
+    for (const d of report.drifted) lines.push('', ...renderDrifted(d, paint));
+  }
+  if (report.unmanaged.length > 0) {
+    lines.push('', paint('1', 'Unmanaged (in scope, named by no manifest):'));
+    for (const u of report.unmanaged) {
+      const pruned = u.pruned ? ' [pruned: apply --allow-delete deletes it]' : '';
+      lines.push(`  ${paint('35', '?')} ${escapeControl(u.address)}: ${unmanagedText(u)}${pruned}`);
+      if (u.lastChange) lines.push(`      last change: ${attributionText(u.lastChange)}`);
+      if (u.expired) lines.push(`      # ${expiredText(u.expired)}`);
+    }
+  }
+  if (report.acknowledged.length > 0) {
+    lines.push('', paint('1', 'Acknowledged (not drift):'));
+    for (const a of report.acknowledged) {
+      const values = a.expected !== undefined || a.actual !== undefined ? `: ${valueText(a.expected)} → ${valueText(a.actual)}` : '';
+      const until = a.rule.until === undefined ? '' : ` until ${escapeControl(a.rule.until)}`;
+      const reason = a.rule.reason === undefined ? '' : ` — ${escapeControl(a.rule.reason)}`;
+      lines.push(`  ${escapeControl(a.address)} ${escapeControl(a.what)}${values} (${escapeControl(a.rule.where)}${until})${reason}`);
+    }
+  }
+  const audit = auditNote(report.audit);
+  if (audit !== undefined) lines.push('', `Note: ${audit}`);
+  lines.push('', paint('1', driftSentence(report)));
+  return `${lines.join('\n')}\n`;
+}
+
+function renderDrifted(d: DriftedObject, paint: (code: string, text: string) => string): string[] {
+  const lines = [`${paint(d.drift === 'changed' ? '33' : '31', driftSymbol(d.drift))} ${paint('1', driftedHeadline(d))}`];
+  const indent = '    ';
+  if (d.lastChange) lines.push(`${indent}last change: ${attributionText(d.lastChange)}`);
+  if (d.reason !== undefined && d.drift !== 'changed') lines.push(`${indent}# ${escapeControl(d.reason)}`);
+  if (d.source) lines.push(`${indent}# declared at ${escapeControl(d.source.file)}:${d.source.line}`);
+  if (d.expired) lines.push(`${indent}# ${expiredText(d.expired)}`);
+  for (const f of d.fields) {
+    const replace = f.forcesReplace ? ' # needs a replace' : '';
+    lines.push(`${indent}${escapeControl(f.path)}: ${valueText(f.expected)} → ${valueText(f.actual)}${replace}`);
+    if (f.expired) lines.push(`${indent}  # ${expiredText(f.expired)}`);
+  }
+  for (const e of d.entries) {
+    lines.push(`${indent}${e.principal.type} ${quote(e.principal.name)}: ${entryPhrase(e)}: ${grantText(e.expected)} → ${grantText(e.actual)}`);
+    if (e.expired) lines.push(`${indent}  # ${expiredText(e.expired)}`);
+  }
+  return lines;
+}
+
+function quote(text: string): string {
+  return escapeControl(JSON.stringify(text));
+}

@@ -1,0 +1,127 @@
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/cli/commands/import.js';
+import type { ImportCommandOptions } from '../../src/cli/commands/import.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { ConfigError } from '../../src/errors.js';
+import { loadManifests } from '../../src/manifest/load.js';
+import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
+import { login, taskBody } from '../emulator/helpers.js';
+import { testdir } from '../helpers/testdir.js';
+import { configYaml, globals, io } from '../drift/helpers.js';
+import type { ConfigOptions } from '../drift/helpers.js';
+
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  emulator = await startSeededEmulator();
+});
+afterAll(() => emulator.close());
+beforeEach(() => emulator.resetRequestLog());
+
+function workdir(config: Omit<ConfigOptions, 'url'> = {}): string {
+  return testdir({ 'mftops.yaml': configYaml({ url: emulator.url, ...config }) });
+}
+
+async function runIn(dir: string, opts: Partial<ImportCommandOptions> & Pick<ImportCommandOptions, 'kind'>, format: 'text' | 'json' = 'text') {
+  const out = io(dir);
+  const code = await runImport(globals({ format }), { all: false, force: false, out: 'manifests', ...opts }, out);
+  return { code, stdout: out.out(), stderr: out.err() };
+}
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'))
+    .sort();
+}
+
+describe('mftops import', () => {
+  it('writes one file per object, lists them on stdout and the secret placeholders at the end of stderr, reading only', async () => {
+    const dir = workdir();
+    const r = await runIn(dir, { kind: ['Task'] });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Imported 8 objects from http:\/\/127\.0\.0\.1:\d+\/automation into manifests:\n/);
+    expect(r.stdout).toMatch(/^ {2}tasks\/payroll-to-bank\.yaml +Task\/Payroll to bank$/m);
+    expect(files(join(dir, 'manifests'))).toHaveLength(8);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines.at(-2)).toBe('Secrets are never read from the servers: set this environment variable before plan or apply needs it:');
+    expect(lines.at(-1)).toBe('  PAYROLL_TO_BANK_APIKEY  Task/Payroll to bank: Parameters.ApiKey');
+    expect(r.stderr).toContain('mftops: note: tasks/legacy-edi-router.yaml: steps: For steps cannot be written');
+    expect(readFileSync(join(dir, 'manifests', 'tasks', 'payroll-to-bank.yaml'), 'utf8')).toContain('value: ${env:PAYROLL_TO_BANK_APIKEY}');
+    expect(emulator.requestLog().filter((x) => !x.isTokenCall && x.method !== 'GET')).toEqual([]);
+  });
+
+  it('never overwrites without --force: it names the files and writes nothing', async () => {
+    const dir = workdir();
+    expect((await runIn(dir, { kind: ['Task'] })).code).toBe(0);
+    const kept = join(dir, 'manifests', 'tasks', 'payroll-to-bank.yaml');
+    const removed = join(dir, 'manifests', 'tasks', 'nightly-cleanup.yaml');
+    writeFileSync(kept, '# my edits\n');
+    rmSync(removed);
+    const again = await runIn(dir, { kind: ['Task'] });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('mftops: error: 7 of the files to write already exist; nothing was written (use --force to overwrite them):');
+    expect(again.stderr).toContain(`  ${join('manifests', 'tasks', 'payroll-to-bank.yaml')}\n`);
+    expect(again.stdout).toBe('');
+    expect(readFileSync(kept, 'utf8')).toBe('# my edits\n');
+    expect(existsSync(removed)).toBe(false);
+
+    const forced = await runIn(dir, { kind: ['Task'], force: true });
+    expect(forced.code).toBe(0);
+    expect(readFileSync(kept, 'utf8')).toMatch(/^# yaml-language-server: \$schema=/);
+    expect(existsSync(removed)).toBe(true);
+  });
+
+  it('gives hostile task names safe file names inside --out', async () => {
+    const admin = await login(`${emulator.automationUrl}/api/v1`, SEED_LOGINS.automationAdmin);
+    for (const name of ['../../escape', '..\\windows\\evil', 'CON']) expect((await admin.call('POST', '/tasks', taskBody(name))).status).toBe(201);
+    try {
+      const dir = workdir();
+      const r = await runIn(dir, { kind: ['Task'], name: '*e*' }, 'json');
+      expect(r.code).toBe(0);
+      const written = files(dir).filter((f) => f !== 'mftops.yaml');
+      expect(written.every((f) => /^manifests\/tasks\/[a-z0-9-]+\.yaml$/.test(f))).toBe(true);
+      expect(written).toEqual(expect.arrayContaining(['manifests/tasks/escape.yaml', 'manifests/tasks/windows-evil.yaml']));
+      const con = (await runIn(workdir(), { kind: ['Task'], name: 'con' }, 'json'));
+      expect(JSON.parse(con.stdout).files).toEqual([{ file: 'tasks/con-1.yaml', address: 'Task/CON', notes: [] }]);
+      const loaded = await loadManifests([join(dir, 'manifests')], { cwd: dir });
+      expect(loaded.diagnostics).toEqual([]);
+    } finally {
+      for (const t of emulator.state.automation.tasks.filter((x) => ['../../escape', '..\\windows\\evil', 'CON'].includes(String(x.Name)))) {
+        expect((await admin.call('DELETE', `/tasks/${String(t.ID)}`)).status).toBe(204);
+      }
+    }
+  });
+
+  it('takes --name masks for tasks and ACLs and paths or globs for folders', async () => {
+    const dir = workdir();
+    const tasks = await runIn(dir, { kind: ['Task'], name: '*bank*', out: 'a' }, 'json');
+    expect(JSON.parse(tasks.stdout).files.map((f: { address: string }) => f.address)).toEqual(['Task/Bank statements in', 'Task/Payroll to bank']);
+    const acls = await runIn(dir, { kind: ['ResourceGroupAcl'], name: 'Auditors', out: 'b' }, 'json');
+    expect(JSON.parse(acls.stdout).files.map((f: { address: string }) => f.address)).toEqual(['ResourceGroupAcl/operations-auditors']);
+    const glob = await runIn(dir, { kind: ['FolderPermissions'], name: '/Distribution/*/Outbound', out: 'c' }, 'json');
+    expect(JSON.parse(glob.stdout).files.map((f: { address: string }) => f.address)).toEqual([
+      'FolderPermissions/Distribution/Acme/Outbound',
+      'FolderPermissions/Distribution/Globex/Outbound',
+      'FolderPermissions/Distribution/Initech/Outbound',
+    ]);
+    // A folder named exactly is imported even without entries: the manifest then says "nobody".
+    const exact = await runIn(dir, { kind: ['FolderPermissions'], name: '/Distribution', out: 'd' });
+    expect(exact.code).toBe(0);
+    expect(readFileSync(join(dir, 'd', 'folders', 'distribution.yaml'), 'utf8')).toContain('entries: []');
+  });
+
+  it('says so and exits 1 when nothing matches', async () => {
+    const r = await runIn(workdir(), { kind: ['Task'], name: 'no such task' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^mftops: nothing to import: no Task in http:\/\/127\.0\.0\.1:\d+\/automation matches --name "no such task"\n$/);
+  });
+
+  it('refuses unknown kinds, a missing scope and a folder --name that is not a path, before any request', async () => {
+    await expect(runIn(workdir(), { kind: ['Host'] })).rejects.toThrow('--kind Host is not a kind mftops imports (one of Task, ResourceGroupAcl, FolderPermissions)');
+    await expect(runIn(workdir({ scope: { taskGroups: [], folders: [] } }), { kind: ['Task'] })).rejects.toThrow(ConfigError);
+    await expect(runIn(workdir(), { kind: ['FolderPermissions'], name: 'Distribution' })).rejects.toThrow(/folder path starting with \//);
+    expect(emulator.requestLog()).toEqual([]);
+  });
+});

@@ -1,0 +1,195 @@
+import { describe, expect, it } from 'vitest';
+import type { DriftIgnoreRule, PrunableKind } from '../../src/config/model.js';
+import { assembleDrift, attributeAuditRecords, auditQueryFor, withAuditFailure } from '../../src/drift/assemble-drift.js';
+import { driftExitCode } from '../../src/drift/model.js';
+import { folderKey, indexByName } from '../../src/live/model.js';
+import type { LiveState } from '../../src/live/model.js';
+import { summarize } from '../../src/plan/model.js';
+import type { Change, Plan } from '../../src/plan/model.js';
+import type { Task } from '../../src/services/automation/types.js';
+
+const NOW = new Date('2026-11-22T12:00:00Z');
+
+const payroll: Change = {
+  address: 'Task/Payroll to bank',
+  kind: 'Task',
+  name: 'Payroll to bank',
+  service: 'automation',
+  action: 'update',
+  liveId: '401001',
+  fields: [
+    { path: 'Info.Description', before: 'Changed by hand', after: 'Nightly payroll file' },
+    { path: 'Parameters.ApiKey', sensitive: true },
+    { path: 'Schedules.Schedule[0].Frequency.Interval[0].StartTime', before: '03:00', after: '02:00' },
+  ],
+  source: { file: 'manifests/finance.yaml', line: 3, col: 1 },
+};
+const missingTask: Change = { address: 'Task/Month-end report', kind: 'Task', name: 'Month-end report', service: 'automation', action: 'create', fields: [{ path: 'Active', after: 1 }] };
+const quiet: Change = { address: 'Task/Acme inbound', kind: 'Task', name: 'Acme inbound', service: 'automation', action: 'no-op', liveId: '401004', fields: [] };
+const folder: Change = {
+  address: 'FolderPermissions/Distribution/Acme/Outbound',
+  kind: 'FolderPermissions',
+  name: '/Distribution/Acme/Outbound',
+  service: 'transfer',
+  action: 'update',
+  liveId: '7',
+  fields: [],
+  entries: [
+    { principal: { type: 'Group', name: 'Acme Partners' }, action: 'no-op', before: { permissions: ['listFiles'], sharePermissions: [] }, after: { permissions: ['listFiles'], sharePermissions: [] } },
+    { principal: { type: 'User', name: 'alice' }, action: 'create', after: { permissions: ['readFiles'], sharePermissions: [] } },
+    { principal: { type: 'User', name: 'bob' }, action: 'update', before: { permissions: ['readFiles', 'writeFiles'], sharePermissions: [] }, after: { permissions: ['readFiles'], sharePermissions: [] } },
+    { principal: { type: 'User', name: 'mallory' }, action: 'delete', before: { permissions: ['admin'], sharePermissions: [] } },
+  ],
+};
+const handMade: Change = { address: 'Task/Hand made', kind: 'Task', name: 'Hand made', service: 'automation', action: 'delete', liveId: '501009', fields: [] };
+const strayAcl: Change = { address: 'ResourceGroupAcl/Finance/Auditors', kind: 'ResourceGroupAcl', name: 'Finance/Auditors', service: 'automation', action: 'delete', liveId: '501077', fields: [] };
+const strayFolder: Change = {
+  address: 'FolderPermissions/Distribution/Umbrella',
+  kind: 'FolderPermissions',
+  name: '/Distribution/Umbrella',
+  service: 'transfer',
+  action: 'delete',
+  liveId: '99',
+  fields: [],
+  entries: [{ principal: { type: 'User', name: 'carol' }, action: 'delete', before: { permissions: ['listFiles'], sharePermissions: [] } }],
+};
+
+function plan(changes: readonly Change[]): Plan {
+  return {
+    formatVersion: 1,
+    toolVersion: 'test',
+    createdAt: NOW.toISOString(),
+    environment: 'prod',
+    servers: {},
+    manifestDigest: 'sha256:0',
+    changes,
+    summary: summarize(changes),
+  };
+}
+
+const live: LiveState = {
+  automation: {
+    tasks: indexByName<Task>([{ ID: '501009', Name: 'Hand made', Group: ['Finance'] }], (t) => t.Name, (t) => t.ID),
+    acls: new Map([['finance\u0000auditors', { ACLID: '501077', ResourceGroupName: 'Finance', UserGroupName: 'Auditors', Permissions: { TaskRun: 1 } }]]),
+  },
+  transfer: {
+    folders: new Map([[folderKey('/Distribution/Umbrella'), { folder: { id: '99', name: 'Umbrella', path: '/Distribution/Umbrella' }, acl: [{ type: 'User', id: 'u3', name: 'carol', permissions: { listFiles: true } }] }]]),
+  },
+};
+
+function assemble(changes: readonly Change[], options: { prune?: PrunableKind[]; ignore?: DriftIgnoreRule[] } = {}) {
+  return assembleDrift({ plan: plan(changes), live, prune: options.prune ?? [], ignore: options.ignore ?? [], now: NOW });
+}
+
+describe('assembleDrift', () => {
+  it('reads each difference as git (expected) → server (actual), and never reports a write-only secret', () => {
+    const report = assemble([payroll]);
+    expect(report.drifted).toHaveLength(1);
+    expect(report.drifted[0]!.fields).toEqual([
+      { path: 'Info.Description', expected: 'Nightly payroll file', actual: 'Changed by hand' },
+      { path: 'Schedules.Schedule[0].Frequency.Interval[0].StartTime', expected: '02:00', actual: '03:00' },
+    ]);
+    expect(report.drifted[0]!.drift).toBe('changed');
+    expect(report.drifted[0]!.source).toEqual(payroll.source);
+  });
+
+  it('says a managed object is missing without listing its fields', () => {
+    const d = assemble([missingTask]).drifted[0]!;
+    expect(d.drift).toBe('missing');
+    expect(d.fields).toEqual([]);
+  });
+
+  it('lists folder entries that are missing, changed or extra, and leaves unchanged ones out', () => {
+    const d = assemble([folder]).drifted[0]!;
+    expect(d.entries.map((e) => [e.path, e.drift])).toEqual([
+      ['entries.user:alice', 'missing'],
+      ['entries.user:bob', 'changed'],
+      ['entries.user:mallory', 'extra'],
+    ]);
+    expect(d.entries[1]).toMatchObject({ expected: { permissions: ['readFiles'] }, actual: { permissions: ['readFiles', 'writeFiles'] } });
+  });
+
+  it('lists unmanaged objects of every kind, pruned or not, and keeps deletes in the plan only for pruned kinds', () => {
+    const report = assemble([quiet, handMade, strayAcl, strayFolder], { prune: ['FolderPermissions'] });
+    expect(report.unmanaged.map((u) => [u.address, u.pruned])).toEqual([
+      ['Task/Hand made', false],
+      ['ResourceGroupAcl/Finance/Auditors', false],
+      ['FolderPermissions/Distribution/Umbrella', true],
+    ]);
+    expect(report.unmanaged[0]!.detail).toEqual({ kind: 'Task', groups: ['Finance'] });
+    expect(report.unmanaged[1]!.detail).toEqual({ kind: 'ResourceGroupAcl', resourceGroup: 'Finance', userGroup: 'Auditors', permissions: ['TaskRun'] });
+    expect(report.unmanaged[2]!.detail).toEqual({ kind: 'FolderPermissions', entries: [{ principal: { type: 'User', name: 'carol' }, grant: { permissions: ['listFiles'], sharePermissions: [] } }] });
+    expect(report.plan.changes.map((c) => `${c.action} ${c.address}`)).toEqual(['no-op Task/Acme inbound', 'delete FolderPermissions/Distribution/Umbrella']);
+    expect(report.plan.summary.delete).toBe(1);
+    expect(report.status).toBe('drift');
+    expect(driftExitCode(report)).toBe(2);
+  });
+
+  it('counts managed, in-sync and drifted objects', () => {
+    const report = assemble([payroll, quiet, missingTask, handMade]);
+    expect(report.summary).toEqual({ managed: 3, inSync: 1, drifted: 2, unmanaged: 1, acknowledged: 0, expired: 0 });
+  });
+
+  it('is in sync, exit 0, when every difference is acknowledged; the acknowledged ones are listed', () => {
+    const ignore: DriftIgnoreRule[] = [
+      { address: 'Task/Payroll*', path: 'Info.*', reason: 'wording', where: 'mftops.yaml:9:9' },
+      { address: 'Task/Payroll*', path: 'Schedules', until: '2026-12-31', where: 'mftops.yaml:12:9' },
+      { address: 'Task/Hand made', where: 'mftops.yaml:15:9' },
+    ];
+    const report = assemble([payroll, quiet, handMade], { ignore });
+    expect(report.drifted).toEqual([]);
+    expect(report.unmanaged).toEqual([]);
+    expect(report.acknowledged.map((a) => [a.address, a.what, a.rule.where])).toEqual([
+      ['Task/Payroll to bank', 'Info.Description', 'mftops.yaml:9:9'],
+      ['Task/Payroll to bank', 'Schedules.Schedule[0].Frequency.Interval[0].StartTime', 'mftops.yaml:12:9'],
+      ['Task/Hand made', 'unmanaged', 'mftops.yaml:15:9'],
+    ]);
+    expect(report.acknowledged[0]).toMatchObject({ expected: 'Nightly payroll file', actual: 'Changed by hand' });
+    expect(report.status).toBe('in-sync');
+    expect(driftExitCode(report)).toBe(0);
+  });
+
+  it('reports what an expired acknowledgement covered as drift again, with the expiry', () => {
+    const ignore: DriftIgnoreRule[] = [{ address: 'Task/Payroll to bank', path: 'Schedules.*', until: '2026-10-31', reason: 'migration', where: 'mftops.yaml:12:9' }];
+    const report = assemble([payroll], { ignore });
+    const schedule = report.drifted[0]!.fields.find((f) => f.path.startsWith('Schedules'))!;
+    expect(schedule.expired).toEqual({ until: '2026-10-31', reason: 'migration', where: 'mftops.yaml:12:9' });
+    expect(report.summary.expired).toBe(1);
+    expect(report.status).toBe('drift');
+  });
+});
+
+describe('audit attribution', () => {
+  it('asks for one task by id, several by type, newest first and bounded', () => {
+    expect(auditQueryFor(assemble([payroll]))).toEqual({ predicate: 'TargetType=="Task";TargetID=="401001"', orderBy: '!LogTime', maxCount: 500 });
+    expect(auditQueryFor(assemble([payroll, handMade]))?.predicate).toBe('TargetType=="Task"');
+    expect(auditQueryFor(assemble([folder, quiet]))).toBeUndefined();
+  });
+
+  it('names the newest change of each task by id (runs are not changes), and by name when the task is gone', () => {
+    const report = assemble([payroll, missingTask, handMade]);
+    const records = [
+      { LogTime: '2026-11-22T10:00:00Z', Username: 'operator', Action: 'Run', TargetType: 'Task', TargetID: '401001', TaskName: 'Payroll to bank' },
+      { LogTime: '2026-11-22T09:00:00Z', Username: 'operator', Action: 'Edit', TargetType: 'Task', TargetID: '401001', TaskName: 'Payroll to bank' },
+      { LogTime: '2026-11-21T09:00:00Z', Username: 'admin', Action: 'Edit', TargetType: 'Task', TargetID: '401001', TaskName: 'Payroll to bank' },
+      { LogTime: '2026-11-20T08:00:00Z', Username: 'admin', Action: 'Delete', TargetType: 'Task', TargetID: '401099', TaskName: 'month-end REPORT' },
+      { LogTime: '2026-11-19T08:00:00Z', Username: 'bob', Action: 'Add', TargetType: 'Task', TargetID: '501009', TaskName: 'Hand made' },
+    ];
+    const query = auditQueryFor(report)!;
+    const out = attributeAuditRecords(report, records, query);
+    expect(out.drifted.map((d) => [d.address, d.lastChange])).toEqual([
+      ['Task/Payroll to bank', { user: 'operator', time: '2026-11-22T09:00:00Z', action: 'Edit' }],
+      ['Task/Month-end report', { user: 'admin', time: '2026-11-20T08:00:00Z', action: 'Delete' }],
+    ]);
+    expect(out.unmanaged[0]!.lastChange).toEqual({ user: 'bob', time: '2026-11-19T08:00:00Z', action: 'Add' });
+    expect(out.audit).toEqual({ state: 'read', records: 5, query });
+  });
+
+  it('says once that the audit report is unreadable, and why', () => {
+    const report = assemble([payroll]);
+    expect(withAuditFailure(report, { httpStatus: 403 }).audit).toEqual({ state: 'unreadable', httpStatus: 403, message: 'audit report not readable with this account: 403' });
+    expect(withAuditFailure(report, { httpStatus: 404 }).audit).toMatchObject({ message: 'audit report not available on this server: 404' });
+    expect(withAuditFailure(report, { detail: 'connection reset' }).audit).toMatchObject({ message: 'audit report could not be read (connection reset)' });
+    expect(withAuditFailure(report, { httpStatus: 403 }).status).toBe('drift');
+  });
+});

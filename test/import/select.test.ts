@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import type { ImportSelection, ImportSource } from '../../src/import/model.js';
+import { checkSelection, globRoot, importObjects, matchesNameMask, matchesPathGlob } from '../../src/import/select.js';
+import type { LiveFolder } from '../../src/live/model.js';
+
+const folder = (path: string, entries: LiveFolder['acl'] = []): LiveFolder => ({ folder: { id: path, name: path.split('/').pop() ?? '', path }, acl: entries });
+const alice = { type: 'User', id: 'u1', name: 'alice', permissions: { listFiles: true } };
+
+const source: ImportSource = {
+  origin: 'test',
+  tasks: [
+    { Name: 'Payroll to bank', Group: ['Finance'] },
+    { Name: 'Bank statements in', Group: ['finance'] },
+    { Name: 'Acme outbound', Group: ['Partners'] },
+    { Name: 'Nightly cleanup', Group: ['Operations'] },
+  ],
+  hosts: [],
+  scripts: [],
+  dateLists: [],
+  acls: [
+    { ACLID: '1', ResourceGroupName: 'Finance', UserGroupName: 'Finance Operators', Permissions: {} },
+    { ACLID: '2', ResourceGroupName: 'Partners', UserGroupName: 'Partner Managers', Permissions: {} },
+  ],
+  folders: [folder('/Distribution'), folder('/Distribution/Acme/Outbound', [alice]), folder('/Distribution/Acme/Inbound', [alice]), folder('/Finance', [alice])],
+};
+
+function select(s: Partial<ImportSelection> & Pick<ImportSelection, 'kinds'>, from: ImportSource = source): string[] {
+  return importObjects(from, { all: false, scope: { taskGroups: ['Finance'], folders: ['/Distribution'] }, ...s }).manifests.map((m) => m.address);
+}
+
+describe('what an import takes', () => {
+  it('by default, the scope: tasks and ACLs of its task groups, folders with entries below its folders', () => {
+    expect(select({ kinds: ['Task', 'ResourceGroupAcl', 'FolderPermissions'] })).toEqual([
+      'Task/Bank statements in',
+      'Task/Payroll to bank',
+      'ResourceGroupAcl/finance-finance-operators',
+      'FolderPermissions/Distribution/Acme/Inbound',
+      'FolderPermissions/Distribution/Acme/Outbound',
+    ]);
+  });
+
+  it('with --all, everything the account sees', () => {
+    expect(select({ kinds: ['Task'], all: true })).toHaveLength(4);
+    expect(select({ kinds: ['FolderPermissions'], all: true })).toEqual(['FolderPermissions/Distribution/Acme/Inbound', 'FolderPermissions/Distribution/Acme/Outbound', 'FolderPermissions/Finance']);
+  });
+
+  it('with --name, the automation name masks for tasks and ACLs, a path glob for folders, whatever the scope', () => {
+    expect(select({ kinds: ['Task'], name: '*bank*' })).toEqual(['Task/Bank statements in', 'Task/Payroll to bank']);
+    expect(select({ kinds: ['Task'], name: 'acme*' })).toEqual(['Task/Acme outbound']);
+    expect(select({ kinds: ['ResourceGroupAcl'], name: 'partner managers' })).toEqual(['ResourceGroupAcl/partners-partner-managers']);
+    expect(select({ kinds: ['FolderPermissions'], name: '/Distribution/*/Outbound' })).toEqual(['FolderPermissions/Distribution/Acme/Outbound']);
+    expect(select({ kinds: ['FolderPermissions'], name: '/**' })).toHaveLength(3);
+  });
+
+  it('a folder asked for by its exact path even without entries; a walked folder without entries never', () => {
+    expect(select({ kinds: ['FolderPermissions'], name: '/Distribution' }, { ...source, exactFolders: ['/distribution'] })).toEqual(['FolderPermissions/Distribution']);
+  });
+
+  it('refuses to guess when there is no scope, no --name and no --all', () => {
+    const none = { taskGroups: [], folders: [] };
+    expect(() => checkSelection({ kinds: ['Task'], all: false, scope: none }, 'prod')).toThrow('environment "prod" has no scope.taskGroups: pass --name PATTERN, or --all to import every Task the account can see');
+    expect(() => checkSelection({ kinds: ['FolderPermissions'], all: false, scope: none }, 'prod')).toThrow(/no scope\.folders/);
+    expect(() => checkSelection({ kinds: ['Task'], all: true, scope: none }, 'prod')).not.toThrow();
+  });
+});
+
+describe('masks and globs', () => {
+  it('name masks as the automation API defines them, case-insensitive', () => {
+    expect(matchesNameMask('*', 'anything')).toBe(true);
+    expect(matchesNameMask('**', 'anything')).toBe(true);
+    expect(matchesNameMask('pay*', 'Payroll')).toBe(true);
+    expect(matchesNameMask('*ROLL', 'Payroll')).toBe(true);
+    expect(matchesNameMask('*yro*', 'Payroll')).toBe(true);
+    expect(matchesNameMask('Payroll', 'payroll')).toBe(true);
+    expect(matchesNameMask('Pay', 'Payroll')).toBe(false);
+    expect(matchesNameMask('p*l', 'Payroll')).toBe(false);
+  });
+
+  it('path globs: * within a folder name, ** across folders; the walk starts at the fixed part', () => {
+    expect(matchesPathGlob('/Distribution/*', '/Distribution/Acme')).toBe(true);
+    expect(matchesPathGlob('/Distribution/*', '/Distribution/Acme/Outbound')).toBe(false);
+    expect(matchesPathGlob('/Distribution/**', '/distribution/Acme/Outbound')).toBe(true);
+    expect(matchesPathGlob('/Dist.ribution', '/DistXribution')).toBe(false);
+    expect(globRoot('/Distribution/*/Outbound')).toBe('/Distribution');
+    expect(globRoot('/**')).toBe('/');
+  });
+});

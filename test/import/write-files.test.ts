@@ -1,0 +1,111 @@
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import type { ImportedManifest, ImportKind } from '../../src/import/model.js';
+import { planImportFiles, renderManifestFile, safeFileStem, writeImportFiles } from '../../src/import/write-files.js';
+import { findSchemasDir } from '../../src/manifest/schemas.js';
+import { testdir } from '../helpers/testdir.js';
+
+function manifest(kind: ImportKind, name: string, spec: Record<string, unknown> = {}, notes: string[] = []): ImportedManifest {
+  return { kind, name, address: `${kind}/${name}`, document: { apiVersion: 'mftops/v1', kind, metadata: { name }, spec }, notes };
+}
+
+describe('file names', () => {
+  it('keep hostile names inside the output folder: no traversal, no separators, no device names', () => {
+    const names = ['../x', '..\\..\\evil', '/etc/passwd', 'C:\\Windows\\system32', 'a/../../b', 'CON', 'nul', '.', '..', 'x\u0000y', 'line\nbreak'];
+    const out = testdir({});
+    const files = planImportFiles(names.map((n) => manifest('Task', n)), out, findSchemasDir());
+    for (const f of files) {
+      const rel = relative(out, f.path);
+      expect(rel.startsWith('..'), f.relPath).toBe(false);
+      expect(f.relPath).toMatch(/^tasks\/[a-z0-9-]+\.yaml$/);
+      expect(rel.split(sep)).toHaveLength(2);
+    }
+    expect(files.map((f) => f.relPath)).toEqual([
+      'tasks/x.yaml',
+      'tasks/evil.yaml',
+      'tasks/etc-passwd.yaml',
+      'tasks/c-windows-system32.yaml',
+      'tasks/a-b.yaml',
+      'tasks/con-1.yaml',
+      'tasks/nul-1.yaml',
+      files[7]!.relPath,
+      files[8]!.relPath,
+      'tasks/x-y.yaml',
+      'tasks/line-break.yaml',
+    ]);
+    // Names with nothing usable get a stable name from their hash, different per name.
+    expect(files[7]!.relPath).toMatch(/^tasks\/task-[0-9a-f]{8}\.yaml$/);
+    expect(files[8]!.relPath).not.toBe(files[7]!.relPath);
+  });
+
+  it('are readable, per kind folder, and numbered when two objects would share one', () => {
+    const files = planImportFiles(
+      [
+        manifest('Task', 'Payroll to bank'),
+        manifest('Task', 'payroll-to-bank'),
+        manifest('Task', 'PAYROLL TO BANK!'),
+        manifest('Task', 'Überweisung Zürich'),
+        manifest('ResourceGroupAcl', 'Finance/Finance Operators'),
+        manifest('FolderPermissions', '/Distribution/Acme/Outbound'),
+        manifest('FolderPermissions', '/'),
+      ],
+      testdir({}),
+      findSchemasDir(),
+    );
+    expect(files.map((f) => f.relPath)).toEqual([
+      'tasks/payroll-to-bank.yaml',
+      'tasks/payroll-to-bank-2.yaml',
+      'tasks/payroll-to-bank-3.yaml',
+      'tasks/uberweisung-zurich.yaml',
+      'access/finance-finance-operators.yaml',
+      'folders/distribution-acme-outbound.yaml',
+      'folders/root.yaml',
+    ]);
+  });
+
+  it('are at most 80 characters before the extension', () => {
+    expect(safeFileStem('x'.repeat(300), 'Task')).toHaveLength(80);
+  });
+});
+
+describe('file text', () => {
+  it('starts with the $schema line, carries notes as comments, and quotes values other YAML readers would misread', () => {
+    const m = manifest('Task', 'x', { Schedules: { Schedule: [{ Frequency: { Interval: [{ StartTime: '02:00', EndTime: '23:30' }] } }] }, Info: { Description: 'yes', Notes: '0755' } }, [
+      'first note',
+      'a note\nwith a line break',
+    ]);
+    const text = renderManifestFile(m, '../../schemas/task.schema.json');
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('# yaml-language-server: $schema=../../schemas/task.schema.json');
+    expect(lines[1]).toBe('# Note: first note');
+    expect(lines[2]).toBe('# Note: a note with a line break');
+    expect(text).toContain('StartTime: "02:00"');
+    expect(text).toContain('Description: "yes"');
+    expect(text).toContain('Notes: "0755"');
+    expect(parse(text)).toEqual(m.document);
+  });
+});
+
+describe('writing', () => {
+  it('refuses to overwrite any file without force, and then writes nothing at all', () => {
+    const out = testdir({ 'tasks/b.yaml': 'mine\n' });
+    const files = planImportFiles([manifest('Task', 'a'), manifest('Task', 'b'), manifest('Task', 'c')], out, findSchemasDir());
+    expect(() => writeImportFiles(files, { force: false })).toThrow('refusing to overwrite tasks/b.yaml (use --force)');
+    expect(readFileSync(join(out, 'tasks', 'b.yaml'), 'utf8')).toBe('mine\n');
+    expect(existsSync(join(out, 'tasks', 'a.yaml'))).toBe(false);
+    expect(existsSync(join(out, 'tasks', 'c.yaml'))).toBe(false);
+  });
+
+  it('overwrites with force, and creates the folders it needs', () => {
+    const out = testdir({});
+    mkdirSync(join(out, 'tasks'));
+    writeFileSync(join(out, 'tasks', 'b.yaml'), 'mine\n');
+    const files = planImportFiles([manifest('Task', 'b'), manifest('FolderPermissions', '/A/B')], join(out, 'new', 'place'), findSchemasDir());
+    writeImportFiles(files, { force: true });
+    for (const f of files) expect(readFileSync(f.path, 'utf8')).toBe(f.text);
+    writeImportFiles(planImportFiles([manifest('Task', 'b')], out, findSchemasDir()), { force: true });
+    expect(readFileSync(join(out, 'tasks', 'b.yaml'), 'utf8')).toMatch(/^# yaml-language-server/);
+  });
+});
