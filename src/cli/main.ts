@@ -2,8 +2,10 @@ import { Command, CommanderError, Option } from 'commander';
 import { isMftopsError } from '../errors.js';
 import { processIo, type CommandIo } from './io.js';
 import { VERSION } from '../version.js';
+import type { ApplyCommandOptions } from './commands/apply.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
 import type { PlanCommandOptions } from './commands/plan.js';
+import type { ImportCommandOptions } from './commands/import.js';
 
 /** Options every command accepts (DESIGN.md §1). */
 export interface GlobalOptions {
@@ -94,6 +96,46 @@ function buildProgram(io: CommandIo): Command {
     .action(async (paths: string[], opts: Omit<PlanCommandOptions, 'paths'>, cmd: Command) => {
       const { runPlan } = await import('./commands/plan.js');
       await run(runPlan(globals(cmd), { ...opts, paths }, io));
+    });
+
+  program
+    .command('apply')
+    .description('apply a saved plan exactly, or plan the manifests and apply after approval; writes (exit 0 applied and verified, 1 error)')
+    .argument('[planfile-or-paths...]', 'a plan file saved by mftops plan --out (*.json), or manifest files or folders (default: the environment\'s manifests)')
+    .option('--auto-approve', 'do not ask for approval before applying a fresh plan', false)
+    .option('--allow-delete', 'allow the plan to delete objects', false)
+    .option('--allow-replace', 'allow the plan to replace objects (delete, then create again)', false)
+    .option('--max-deletes <n>', 'refuse a plan that deletes more objects than this', '10')
+    .option('--parallelism <n>', 'changes written at the same time', '4')
+    .action(async (args: string[], opts: Omit<ApplyCommandOptions, 'args'>, cmd: Command) => {
+      const { runApply } = await import('./commands/apply.js');
+      await run(runApply(globals(cmd), { ...opts, args }, io));
+    });
+
+  program
+    .command('drift')
+    .description('compare the servers with the manifests and list unmanaged objects in scope; read-only (exit 0 in sync, 2 drift, 1 error)')
+    .argument('[paths...]', "manifest files or folders (default: the environment's manifests)")
+    .option('--report <file>', 'also write the JSON drift report to FILE')
+    .option('--parallelism <n>', 'concurrent reads per server', '10')
+    .action(async (paths: string[], opts: { report?: string; parallelism: string }, cmd: Command) => {
+      const { runDrift } = await import('./commands/drift.js');
+      await run(runDrift(globals(cmd), { ...opts, paths }, io));
+    });
+
+  program
+    .command('import')
+    .description('write minimal manifests from live objects or a saved snapshot; read-only (exit 0, 1)')
+    .requiredOption('--kind <kind...>', 'Task, ResourceGroupAcl, FolderPermissions (repeat or comma-separate)')
+    .option('--name <pattern>', 'tasks/ACLs: name mask (x, x*, *x, *x*); folders: path or glob (* in a name, ** across)')
+    .option('--out <dir>', 'folder to write into', '.')
+    .option('--all', 'every object the account sees, not only the scope', false)
+    .option('--force', 'overwrite existing files', false)
+    .option('--from-snapshot <id>', 'read a saved snapshot (id, prefix, latest) instead of the servers')
+    .option('--parallelism <n>', 'concurrent reads per server', '10')
+    .action(async (opts: ImportCommandOptions, cmd: Command) => {
+      const { runImport } = await import('./commands/import.js');
+      await run(runImport(globals(cmd), opts, io));
     });
 
   const snapshot = program.command('snapshot').description('backups of the live configuration: save, list, verify, diff, restore');

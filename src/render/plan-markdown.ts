@@ -140,10 +140,11 @@ function chooseLayout(full: Layout, fits: (l: Layout) => boolean): Layout | unde
   if (listed !== undefined) return { ...full, kept: 0, listed };
   const bare = { ...full, kept: 0, listed: 0, footer: false };
   if (fits(bare)) return bare;
-  const warningShown = largest(0, full.warningShown - 1, (w) => fits({ ...bare, warningShown: w }));
-  if (warningShown !== undefined) return { ...bare, warningShown };
-  const cautionShown = largest(0, full.cautionShown, (c) => fits({ ...bare, warningShown: 0, cautionShown: c }));
-  return cautionShown === undefined ? undefined : { ...bare, warningShown: 0, cautionShown };
+  // Destructive changes are what a reviewer must see: the blocked list is shortened first.
+  const cautionShown = largest(0, full.cautionShown - 1, (c) => fits({ ...bare, cautionShown: c }));
+  if (cautionShown !== undefined) return { ...bare, cautionShown };
+  const warningShown = largest(0, full.warningShown, (w) => fits({ ...bare, cautionShown: 0, warningShown: w }));
+  return warningShown === undefined ? undefined : { ...bare, cautionShown: 0, warningShown };
 }
 
 /**

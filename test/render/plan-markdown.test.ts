@@ -229,6 +229,20 @@ describe('keeping under maxLength', () => {
     expect(ms).toBeLessThan(5_000);
   });
 
+  it('shortens the blocked list before the destructive one: deletes and replaces stay listed longest', () => {
+    // 1,000 changes: 200 destructive and 100 blocked call-out items; 40,000 characters hold the
+    // first list whole but not both.
+    const g = generatePlan(1000);
+    const out = renderPlanMarkdown(g.plan, { maxLength: 40_000, artifactHint: 'the plan artifact' });
+    const warning = out.slice(out.indexOf('> [!WARNING]'), out.indexOf('> [!CAUTION]'));
+    const caution = out.slice(out.indexOf('> [!CAUTION]'));
+    const destructive = g.counts.Task.replace + g.counts.Task.delete + g.counts.FolderPermissions.delete + g.counts.ResourceGroupAcl.delete;
+    // Every destructive change is named; the blocked list is the one cut to a count and a pointer.
+    expect(warning.match(/^> - <code>/gm)?.length).toBe(destructive);
+    expect(warning).not.toContain('more, listed in');
+    expect(caution).toMatch(/> (- …and [\d,]+ more, listed in|The list is in) the plan artifact\./);
+  });
+
   it('names as many objects as fit, from the start, once no details fit with all of them', () => {
     const g = generatePlan(5000, { destructive: false });
     const out = renderPlanMarkdown(g.plan, { artifactHint: 'the plan artifact' });

@@ -1,0 +1,100 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Change, EntryChange, FieldChange, Plan } from '../plan/model.js';
+
+/**
+ * How a plan made at merge time differs from the plan reviewed on the pull request, per object.
+ * - `added`: the new plan changes an object the reviewed plan left alone (or did not have);
+ * - `dropped`: the reviewed plan changed it, the new plan no longer does;
+ * - `action`: both change it, differently (`update` became `replace`);
+ * - `fields`: same action, but field or ACL-entry values differ (the reviewer saw other values).
+ */
+export type PlanDifferenceKind = 'added' | 'dropped' | 'action' | 'fields';
+
+export interface PlanDifference {
+  readonly address: string;
+  readonly kind: PlanDifferenceKind;
+  /** One line for the log and the `::error::` message. */
+  readonly detail: string;
+}
+
+/**
+ * Compare what two plans would do: address, action, field paths and values (before and after),
+ * ACL entries. Not compared: creation time, tool version, fingerprints, manifest digest and
+ * payloads — they differ between two runs that would do the same thing, and the stale-plan
+ * guard of apply checks the fingerprints itself. No-op changes count as "not changed".
+ */
+export function comparePlans(reviewed: Plan, current: Plan): PlanDifference[] {
+  const differences: PlanDifference[] = [];
+  if (reviewed.environment !== current.environment) {
+    differences.push({ address: '(plan)', kind: 'action', detail: `the reviewed plan is for environment "${reviewed.environment}", the new one for "${current.environment}"` });
+    return differences;
+  }
+  const before = changedByAddress(reviewed);
+  const after = changedByAddress(current);
+  for (const [address, r] of before) {
+    const c = after.get(address);
+    if (c === undefined) {
+      differences.push({ address, kind: 'dropped', detail: `${address}: reviewed as ${r.action}, now nothing to do` });
+    } else if (r.action !== c.action) {
+      differences.push({ address, kind: 'action', detail: `${address}: reviewed as ${r.action}, now ${c.action}` });
+    } else {
+      const fields = differingFields(r, c);
+      if (fields.length > 0) differences.push({ address, kind: 'fields', detail: `${address}: ${c.action} of ${fields.join(', ')} differs from the reviewed one` });
+    }
+  }
+  for (const [address, c] of after) {
+    if (!before.has(address)) differences.push({ address, kind: 'added', detail: `${address}: not in the reviewed plan, now ${c.action}` });
+  }
+  return differences;
+}
+
+function changedByAddress(plan: Plan): Map<string, Change> {
+  return new Map(plan.changes.filter((c) => c.action !== 'no-op').map((c) => [c.address, c]));
+}
+
+/** Names of what differs: field paths, `entry User alice`, `reason`. */
+function differingFields(a: Change, b: Change): string[] {
+  const names: string[] = [];
+  const fa = byKey(a.fields, (f) => f.path);
+  const fb = byKey(b.fields, (f) => f.path);
+  for (const path of union(fa, fb)) if (!sameField(fa.get(path), fb.get(path))) names.push(path);
+  const ea = byKey(a.entries ?? [], entryKey);
+  const eb = byKey(b.entries ?? [], entryKey);
+  for (const key of union(ea, eb)) if (!sameEntry(ea.get(key), eb.get(key))) names.push(`entry ${key}`);
+  if (a.previousName !== b.previousName) names.push('previous name');
+  return names;
+}
+
+function sameField(a: FieldChange | undefined, b: FieldChange | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return (
+    a.sensitive === b.sensitive &&
+    a.forcesReplace === b.forcesReplace &&
+    // Secrets carry no values; a sensitive field only says "will be sent", which both do.
+    (a.sensitive === true || (isDeepStrictEqual(a.before, b.before) && isDeepStrictEqual(a.after, b.after)))
+  );
+}
+
+function sameEntry(a: EntryChange | undefined, b: EntryChange | undefined): boolean {
+  // An entry left as it is does the same as an entry not listed.
+  if (a === undefined || b === undefined) return (a ?? b)?.action === 'no-op' || a === b;
+  return a.action === b.action && samePermissions(a.before, b.before) && samePermissions(a.after, b.after);
+}
+
+function samePermissions(a: EntryChange['before'], b: EntryChange['before']): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  const sorted = (xs: readonly string[]) => [...xs].sort();
+  return isDeepStrictEqual(sorted(a.permissions), sorted(b.permissions)) && isDeepStrictEqual(sorted(a.sharePermissions), sorted(b.sharePermissions));
+}
+
+function entryKey(e: EntryChange): string {
+  return `${e.principal.type} ${e.principal.name}`;
+}
+
+function byKey<T>(items: readonly T[], key: (t: T) => string): Map<string, T> {
+  return new Map(items.map((i) => [key(i), i]));
+}
+
+function union<K>(a: Map<K, unknown>, b: Map<K, unknown>): K[] {
+  return [...new Set([...a.keys(), ...b.keys()])];
+}

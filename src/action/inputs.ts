@@ -1,0 +1,96 @@
+import { isAbsolute, resolve } from 'node:path';
+import { MftopsError } from '../errors.js';
+
+/** The Action's `command` input: which mftops command the step runs. */
+export type ActionCommand = 'validate' | 'plan' | 'apply' | 'drift';
+
+export const ACTION_COMMANDS: readonly ActionCommand[] = ['validate', 'plan', 'apply', 'drift'];
+
+/**
+ * The inputs of `action.yml`, read and checked. Paths are absolute: relative ones in the
+ * workflow are taken from `working-directory`, which is itself taken from the workspace.
+ */
+export interface ActionInputs {
+  readonly command: ActionCommand;
+  /** `environment` input; undefined means the only environment of the configuration. */
+  readonly environment?: string;
+  /** The configuration file (`config`, default `mftops.yaml` in the working directory). */
+  readonly config: string;
+  /** Manifest files or folders (`paths`, one per line); empty means the environment's `manifests`. */
+  readonly paths: readonly string[];
+  /**
+   * `plan-file`. For `plan`: where to save the plan (default `mftops-plan-ENV.json` in the
+   * working directory). For `apply`: the reviewed plan to apply; absent means plan, then apply.
+   */
+  readonly planFile?: string;
+  /** Post the sticky PR comment (plan) / maintain the drift issue (drift). */
+  readonly comment: boolean;
+  /** Token for the GitHub REST calls; empty when the workflow passes none. */
+  readonly githubToken: string;
+  readonly workingDirectory: string;
+  /** Apply only: the reviewed plan may delete / replace objects (the CLI's `--allow-delete` / `--allow-replace`). */
+  readonly allowDelete: boolean;
+  readonly allowReplace: boolean;
+}
+
+/** A workflow passed an input the Action cannot use; the message names the input and the fix. */
+export class ActionInputError extends MftopsError {}
+
+/**
+ * The value of one input as the runner passes it: `INPUT_` + the name upper-cased with spaces
+ * as `_` — hyphens are kept (`INPUT_PLAN-FILE`) — trimmed.
+ */
+export function getInput(env: NodeJS.ProcessEnv, name: string): string {
+  return (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim();
+}
+
+/** Pull-request events, on which `comment` defaults to true. */
+const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target']);
+
+/** Read every input; `eventName` decides the default of `comment`; `workspace` anchors relative paths. */
+export function readInputs(env: NodeJS.ProcessEnv, eventName: string | undefined, workspace: string): ActionInputs {
+  const command = getInput(env, 'command');
+  if (!isActionCommand(command)) {
+    throw new ActionInputError(
+      command === '' ? `input "command" is required: one of ${ACTION_COMMANDS.join(', ')}` : `input "command" must be one of ${ACTION_COMMANDS.join(', ')}, not "${command}"`,
+    );
+  }
+  const workingDirectory = resolve(workspace, getInput(env, 'working-directory') || '.');
+  const fromWorkdir = (p: string) => (isAbsolute(p) ? p : resolve(workingDirectory, p));
+  const environment = getInput(env, 'environment');
+  const planFile = getInput(env, 'plan-file');
+  const commentDefault = command === 'drift' || (eventName !== undefined && PULL_REQUEST_EVENTS.has(eventName));
+  return {
+    command,
+    ...(environment !== '' ? { environment } : {}),
+    config: fromWorkdir(getInput(env, 'config') || 'mftops.yaml'),
+    paths: splitLines(getInput(env, 'paths')).map(fromWorkdir),
+    ...(planFile !== '' ? { planFile: fromWorkdir(planFile) } : {}),
+    comment: readBoolean(env, 'comment', commentDefault),
+    githubToken: getInput(env, 'github-token'),
+    workingDirectory,
+    allowDelete: readBoolean(env, 'allow-delete', false),
+    allowReplace: readBoolean(env, 'allow-replace', false),
+  };
+}
+
+export function isActionCommand(value: string): value is ActionCommand {
+  return (ACTION_COMMANDS as readonly string[]).includes(value);
+}
+
+/** A list input: one item per line (paths may hold spaces), blank lines and `#` comments ignored. */
+export function splitLines(value: string): string[] {
+  return value
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+/** YAML 1.2 core booleans, as `core.getBooleanInput` reads them; empty means the default. */
+function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = getInput(env, name);
+  if (raw === '') return fallback;
+  if (['true', 'True', 'TRUE'].includes(raw)) return true;
+  if (['false', 'False', 'FALSE'].includes(raw)) return false;
+  throw new ActionInputError(`input "${name}" must be true or false, not "${raw}"`);
+}

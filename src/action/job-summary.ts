@@ -1,0 +1,68 @@
+import type { Plan } from '../plan/model.js';
+import { escapeMd, renderPlanMarkdown } from '../render/plan-markdown.js';
+import type { PlanDifference } from './compare-plans.js';
+
+/**
+ * The markdown each command adds to the job summary (pure). Everything is fitted to the bytes
+ * the step has left of GitHub's 1 MiB: the plan renderer counts UTF-16 units, so the plan is
+ * rendered, measured in UTF-8, and rendered smaller when needed.
+ */
+
+/**
+ * The plan in at most `maxBytes` UTF-8 bytes, summary whole. Throws a RangeError only when even
+ * the summary cannot fit (a few hundred bytes), which the caller reports.
+ */
+export function renderPlanForSummary(plan: Plan, maxBytes: number, artifactHint: string): string {
+  let maxLength = maxBytes;
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const md = renderPlanMarkdown(plan, { maxLength, artifactHint });
+    const bytes = Buffer.byteLength(md, 'utf8');
+    if (bytes <= maxBytes) return md;
+    // Shrink in proportion to the overshoot, plus a little: the byte/character ratio varies.
+    maxLength = Math.floor((maxLength * maxBytes) / bytes) - 1024;
+    if (maxLength <= 0) break;
+  }
+  // Three UTF-8 bytes per UTF-16 unit at most: this always fits.
+  return renderPlanMarkdown(plan, { maxLength: Math.floor(maxBytes / 3), artifactHint });
+}
+
+export function renderValidateSummary(ok: boolean, line: string): string {
+  return `### mftops validate\n\n${ok ? '✅' : '❌'} ${escapeMd(line)}${ok ? '' : ' (see the annotations on the files)'}\n`;
+}
+
+/** A command failed before it had a result: say what, with the first problems. */
+export function renderFailureSummary(title: string, problems: readonly string[]): string {
+  const shown = problems.slice(0, 50).map((p) => `- ${escapeMd(p)}`);
+  const more = problems.length > shown.length ? [`- …and ${problems.length - shown.length} more in the log`] : [];
+  return [`### ${escapeMd(title)}`, '', '> [!CAUTION]', `> ${escapeMd(title)} failed.`, '', ...shown, ...more, ''].join('\n');
+}
+
+/** The re-plan at merge does not match the reviewed plan: nothing was applied. */
+export function renderMismatchSummary(environment: string, differences: readonly PlanDifference[]): string {
+  const shown = differences.slice(0, 200).map((d) => `- ${escapeMd(d.detail)}`);
+  const more = differences.length > shown.length ? [`- …and ${differences.length - shown.length} more in the log`] : [];
+  return [
+    `### mftops apply: ${escapeMd(environment)}`,
+    '',
+    '> [!CAUTION]',
+    `> **Nothing was applied**: the plan made now differs from the reviewed plan in ${differences.length} ${differences.length === 1 ? 'object' : 'objects'}.`,
+    '> Plan the change again on a pull request, review it, and merge that.',
+    '',
+    ...shown,
+    ...more,
+    '',
+  ].join('\n');
+}
+
+/** The apply report (text) under a headline. */
+export function renderApplySummary(environment: string, ok: boolean, reportText: string): string {
+  return [`### mftops apply: ${escapeMd(environment)}`, '', `${ok ? '✅' : '❌'} ${escapeMd(reportText.split('\n')[0] ?? '')}`, '', fence(reportText.trimEnd()), ''].join('\n');
+}
+
+/** A code block no line of `text` can close. */
+export function fence(text: string): string {
+  let longest = 0;
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const marks = '`'.repeat(Math.max(3, longest + 1));
+  return `${marks}text\n${text}\n${marks}`;
+}

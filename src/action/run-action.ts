@@ -1,0 +1,425 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import type { GlobalOptions } from '../cli/main.js';
+import { loadConfig, selectEnvironment } from '../config/load-config.js';
+import type { DriftReport } from '../drift/model.js';
+import { isMftopsError } from '../errors.js';
+import { hasChanges, summarize, type Plan } from '../plan/model.js';
+import { readPlanFile } from '../plan/plan-file.js';
+import { NO_CHANGES, planSentence } from '../render/plan-common.js';
+import { captureCommandIo, describeAnnotation, splitAnnotations, type CapturedIo } from './command-io.js';
+import { comparePlans } from './compare-plans.js';
+import { readGithubContext, type GithubContext } from './context.js';
+import { createGithubApi, type GithubApi } from './github-api.js';
+import { readInputs, type ActionInputs } from './inputs.js';
+import { renderApplySummary, renderFailureSummary, renderMismatchSummary, renderPlanForSummary, renderValidateSummary } from './job-summary.js';
+import { planMarker, renderPlanComment, renderPlanFailureComment, upsertStickyComment } from './pr-comment.js';
+import type { Runner } from './workflow-commands.js';
+import { syncDriftIssue, type DriftFinding } from './drift-issue.js';
+
+/**
+ * The Action's job: read inputs and the run's context, run one mftops command through the
+ * CLI's own run functions (so the Action and the CLI cannot disagree), then tell GitHub about
+ * it — outputs, job summary, annotations, the sticky PR comment, the drift issue.
+ */
+export interface ActionEnvironment {
+  /** The step's environment: `INPUT_*`, `GITHUB_*`, and the credentials the workflow put in `env:`. */
+  readonly env: NodeJS.ProcessEnv;
+  /** The process's folder (the workspace on a runner). */
+  readonly cwd: string;
+  readonly runner: Runner;
+  /** Raw log text (a command's stderr: progress and warnings). */
+  readonly log: (text: string) => void;
+}
+
+/**
+ * mftops's exit code: 0 success (no changes / in sync / applied), 2 changes or drift, 1 error.
+ * The entry point fails the step on 1 only; 2 is in the `exitcode` output.
+ */
+export async function runAction(a: ActionEnvironment): Promise<number> {
+  const { runner } = a;
+  let context: GithubContext;
+  let inputs: ActionInputs;
+  try {
+    context = readGithubContext(a.env, a.cwd);
+    inputs = readInputs(a.env, context.eventName, context.workspace);
+  } catch (err) {
+    return fail(runner, [messageOf(err)], 'mftops');
+  }
+  // Paths in annotations and plans are relative to the repository root, where GitHub expects them.
+  const cwd = isInside(inputs.workingDirectory, context.workspace) ? context.workspace : inputs.workingDirectory;
+  const g: GlobalOptions = {
+    config: inputs.config,
+    ...(inputs.environment !== undefined ? { env: inputs.environment } : {}),
+    format: 'github',
+    color: false,
+    quiet: false,
+    verbose: a.env['RUNNER_DEBUG'] === '1',
+  };
+  const step: Step = { a, inputs, context, g, cwd };
+  try {
+    switch (inputs.command) {
+      case 'validate':
+        return await validateStep(step);
+      case 'plan':
+        return await planStep(step);
+      case 'apply':
+        return await applyStep(step);
+      case 'drift':
+        return await driftStep(step);
+      default: {
+        const never: never = inputs.command;
+        throw new Error(`unknown command ${String(never)}`);
+      }
+    }
+  } catch (err) {
+    if (!isMftopsError(err) && err instanceof Error && err.stack !== undefined) a.log(`${err.stack}\n`);
+    return fail(runner, [messageOf(err)], `mftops ${inputs.command}`);
+  }
+}
+
+interface Step {
+  readonly a: ActionEnvironment;
+  readonly inputs: ActionInputs;
+  readonly context: GithubContext;
+  readonly g: GlobalOptions;
+  /** The folder commands run in (`CommandIo.cwd`). */
+  readonly cwd: string;
+}
+
+// ------------------------------------------------------------------------------------ validate
+
+async function validateStep(s: Step): Promise<number> {
+  const io = commandIo(s);
+  const paths = s.inputs.paths.length > 0 ? [...s.inputs.paths] : await environmentManifests(s, io);
+  const { runValidate } = await import('../cli/commands/validate.js');
+  const code = await runValidate({ paths, format: 'github', color: false }, io);
+  // runValidate's github format: the annotations, then the summary line.
+  s.a.runner.log(io.out());
+  const line = io.out().trimEnd().split('\n').pop() ?? '';
+  setOutputs(s.a.runner, { exitcode: code, summary: line });
+  appendSummary(s, renderValidateSummary(code === 0, line));
+  if (code !== 0) s.a.runner.annotate('error', `mftops validate: ${line}`);
+  return code;
+}
+
+async function environmentManifests(s: Step, io: CapturedIo): Promise<string[]> {
+  const { resolveValidatePaths } = await import('../cli/commands/manifest-paths.js');
+  return resolveValidatePaths([], s.g, io);
+}
+
+// ---------------------------------------------------------------------------------------- plan
+
+async function planStep(s: Step): Promise<number> {
+  const environment = environmentName(s);
+  const planFile = s.inputs.planFile ?? resolve(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const made = await makePlan(s, planFile);
+  if (made.plan === undefined) {
+    setOutputs(s.a.runner, { exitcode: 1, summary: `mftops plan failed for ${environment}` });
+    appendSummary(s, renderFailureSummary(`mftops plan: ${environment}`, made.problems));
+    for (const p of made.problems.filter((p) => !made.annotated.has(p))) s.a.runner.annotate('error', p);
+    if (s.inputs.comment) await postComment(s, environment, renderPlanFailureComment(environment, made.problems, origin(s)));
+    return 1;
+  }
+  const plan = made.plan;
+  const changes = hasChanges(plan);
+  await logPlanText(s, plan);
+  setOutputs(s.a.runner, { exitcode: changes ? 2 : 0, 'has-changes': changes, 'plan-file': planFile, summary: summaryLine(plan) });
+  appendPlanSummary(s, plan);
+  if (s.inputs.comment) await postComment(s, plan.environment, renderPlanComment(plan, origin(s)));
+  return changes ? 2 : 0;
+}
+
+interface MadePlan {
+  readonly plan?: Plan;
+  /** Why there is no plan, one line each. */
+  readonly problems: string[];
+  /** Problems already shown as annotations (from the command's own output). */
+  readonly annotated: Set<string>;
+}
+
+/** `mftops plan --out FILE --format github`: annotations go to the log, the plan is read back from the file. */
+async function makePlan(s: Step, out: string): Promise<MadePlan> {
+  const io = commandIo(s);
+  const { runPlan } = await import('../cli/commands/plan.js');
+  let code: number;
+  let thrown: string | undefined;
+  try {
+    code = await runPlan(s.g, { paths: s.inputs.paths, out, detailedExitcode: true, target: [], parallelism: '10' }, io);
+  } catch (err) {
+    if (!isMftopsError(err)) throw err;
+    code = 1;
+    thrown = err.message;
+  }
+  const annotations = splitAnnotations(io.out());
+  for (const line of annotations.lines) s.a.log(`${line}\n`);
+  const errors = annotations.parsed.filter((p) => p.level === 'error').map(describeAnnotation);
+  if (code === 1) {
+    const problems = [...errors, ...(thrown !== undefined ? [thrown] : [])];
+    return { problems: problems.length > 0 ? problems : ['mftops plan failed (see the log)'], annotated: new Set(errors) };
+  }
+  return { plan: readPlanFile(out), problems: [], annotated: new Set() };
+}
+
+async function logPlanText(s: Step, plan: Plan): Promise<void> {
+  const { renderPlanText } = await import('../render/plan-text.js');
+  await s.a.runner.group(`Plan for ${plan.environment}: ${summaryLine(plan)}`, async () => s.a.runner.log(renderPlanText(plan, { color: false })));
+}
+
+function appendPlanSummary(s: Step, plan: Plan): void {
+  const room = s.a.runner.summaryRoom();
+  if (room < 4096) {
+    s.a.runner.annotate('warning', 'the job summary is full: the plan is only in the log and the plan file');
+    return;
+  }
+  const hint = s.context.runUrl === undefined ? 'the plan file' : `the plan file of [this workflow run](${s.context.runUrl})`;
+  appendSummary(s, renderPlanForSummary(plan, room - 64, hint));
+}
+
+function summaryLine(plan: Plan): string {
+  return hasChanges(plan) ? planSentence(summarize(plan.changes)) : NO_CHANGES;
+}
+
+// --------------------------------------------------------------------------------------- apply
+
+async function applyStep(s: Step): Promise<number> {
+  const environment = environmentName(s);
+  const reviewedFile = s.inputs.planFile;
+  // Plan first: with a reviewed plan, to compare (then the new plan is thrown away); without
+  // one, it is the plan to apply, kept beside the configuration like the plan command's.
+  const fresh =
+    reviewedFile !== undefined
+      ? join(s.a.env['RUNNER_TEMP'] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes(4).toString('hex')}.json`)
+      : resolve(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  try {
+    const made = await makePlan(s, fresh);
+    if (made.plan === undefined) {
+      for (const p of made.problems.filter((p) => !made.annotated.has(p))) s.a.runner.annotate('error', p);
+      s.a.runner.annotate('error', `mftops apply: the plan at apply time failed for ${environment}; nothing was applied`);
+      setOutputs(s.a.runner, { exitcode: 1, summary: `mftops apply failed for ${environment}: the plan failed` });
+      appendSummary(s, renderFailureSummary(`mftops apply: ${environment}`, made.problems));
+      return 1;
+    }
+    if (reviewedFile === undefined) {
+      s.a.runner.log('No reviewed plan-file given: applying the plan made now.');
+      return await applyPlanFile(s, environment, fresh, made.plan);
+    }
+    const reviewed = readPlanFile(reviewedFile);
+    const differences = comparePlans(reviewed, made.plan);
+    if (differences.length > 0) {
+      const objects = `${differences.length} ${differences.length === 1 ? 'object' : 'objects'}`;
+      s.a.runner.annotate(
+        'error',
+        [
+          `mftops apply: the plan made now differs from the reviewed plan in ${objects}; nothing was applied. Plan again on a pull request and review it:`,
+          ...differences.slice(0, 50).map((d) => `  ${d.detail}`),
+          ...(differences.length > 50 ? [`  …and ${differences.length - 50} more (see the job summary)`] : []),
+        ].join('\n'),
+      );
+      setOutputs(s.a.runner, { exitcode: 1, 'has-changes': hasChanges(made.plan), 'plan-file': reviewedFile, summary: `refused: the plan differs from the reviewed plan in ${objects}` });
+      appendSummary(s, renderMismatchSummary(environment, differences));
+      return 1;
+    }
+    s.a.runner.log(`The plan made now matches the reviewed plan ${relativeTo(s.cwd, reviewedFile)}: applying the reviewed plan.`);
+    return await applyPlanFile(s, environment, reviewedFile, reviewed);
+  } finally {
+    if (reviewedFile !== undefined) rmSync(fresh, { force: true });
+  }
+}
+
+/** `mftops apply FILE --auto-approve` (stale-plan guard, snapshot, verify), its JSON report kept as the report file. */
+async function applyPlanFile(s: Step, environment: string, planFile: string, plan: Plan): Promise<number> {
+  await logPlanText(s, plan);
+  const io = commandIo(s);
+  const { runApply } = await import('../cli/commands/apply.js');
+  const code = await runApply(
+    { ...s.g, format: 'json' },
+    { args: [planFile], autoApprove: true, allowDelete: s.inputs.allowDelete, allowReplace: s.inputs.allowReplace, maxDeletes: '10', parallelism: '10' },
+    io,
+    { canAsk: false, ask: () => Promise.reject(new Error('bug: the Action never asks')), signals: process, exitNow: (c) => process.exit(c) },
+  );
+  const reportFile = resolve(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
+  writeFileSync(reportFile, io.out());
+  const reportText = await applyReportText(io.out());
+  s.a.runner.log(reportText);
+  if (code !== 0) s.a.runner.annotate('error', `mftops apply: ${reportText.trimEnd()}`);
+  setOutputs(s.a.runner, { exitcode: code, 'has-changes': hasChanges(plan), 'plan-file': planFile, 'report-file': reportFile, summary: reportText.split('\n')[0] ?? '' });
+  appendSummary(s, renderApplySummary(environment, code === 0, reportText));
+  return code;
+}
+
+/** The text report of `mftops apply`, from its JSON report (the JSON is also the report file). */
+async function applyReportText(json: string): Promise<string> {
+  const { renderApplySummaryText } = await import('../render/apply-summary.js');
+  try {
+    const data = JSON.parse(json) as Parameters<typeof renderApplySummaryText>[0];
+    return renderApplySummaryText({ ...data, problems: data.problems ?? [], stale: data.stale ?? [], results: data.results ?? [] });
+  } catch {
+    return json;
+  }
+}
+
+// --------------------------------------------------------------------------------------- drift
+
+async function driftStep(s: Step): Promise<number> {
+  const environment = environmentName(s);
+  const reportFile = resolve(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
+  const io = commandIo(s);
+  const { runDrift } = await import('../cli/commands/drift.js');
+  const code = await runDrift(s.g, { paths: s.inputs.paths, report: reportFile }, io);
+  const annotations = splitAnnotations(io.out());
+  for (const line of annotations.lines) s.a.log(`${line}\n`);
+  if (code === 1) {
+    const problems = annotations.parsed.filter((p) => p.level === 'error').map(describeAnnotation);
+    return fail(s.a.runner, problems.length > 0 ? [] : ['mftops drift failed (see the log)'], `mftops drift: ${environment}`, problems);
+  }
+  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as DriftReport;
+  const [{ renderDriftMarkdown }, { renderDriftText }, { driftSentence }] = await Promise.all([
+    import('../render/drift-markdown.js'),
+    import('../render/drift-text.js'),
+    import('../render/drift-common.js'),
+  ]);
+  const sentence = driftSentence(report);
+  await s.a.runner.group(`Drift report for ${report.environment}: ${sentence}`, async () => s.a.runner.log(renderDriftText(report, { color: false })));
+  const reportHint = s.context.runUrl === undefined ? 'the JSON report of this run' : `the JSON report of [this workflow run](${s.context.runUrl})`;
+  const room = s.a.runner.summaryRoom();
+  // The markdown report is mostly ASCII; a third of the room in characters always fits in bytes.
+  if (room > 4096) appendSummary(s, renderDriftMarkdown(report, { maxLength: Math.floor((room - 64) / 3), reportHint }));
+  const finding: DriftFinding = {
+    environment: report.environment,
+    inSync: report.status === 'in-sync',
+    headline: sentence.replace(/^Drift: /, '').replace(/\.$/, ''),
+    renderReport: (maxLength) => renderDriftMarkdown(report, { maxLength, reportHint }),
+  };
+  const issueWritten = s.inputs.comment ? await updateDriftIssue(s, finding) : true;
+  // Nobody hears of the drift unless the issue is written: a failure there fails the step.
+  const exitcode = issueWritten ? code : 1;
+  setOutputs(s.a.runner, { exitcode, 'has-changes': hasChanges(report.plan), 'report-file': reportFile, summary: sentence });
+  return exitcode;
+}
+
+/** Open, update or close the environment's drift issue; false when GitHub refused. */
+async function updateDriftIssue(s: Step, finding: DriftFinding): Promise<boolean> {
+  const api = githubApi(s);
+  if (typeof api === 'string') {
+    s.a.runner.annotate('warning', `the drift issue was not updated: ${api}`);
+    return true;
+  }
+  try {
+    const result = await syncDriftIssue(api, finding, origin(s));
+    const where = result.issue?.htmlUrl ?? (result.issue !== undefined ? `#${result.issue.number}` : '');
+    switch (result.action) {
+      case 'opened':
+        s.a.runner.log(`Opened the drift issue ${where}`);
+        return true;
+      case 'updated':
+        s.a.runner.log(`Updated the drift issue ${where}`);
+        return true;
+      case 'closed':
+        s.a.runner.log(`Closed the drift issue ${where}: back in sync`);
+        return true;
+      case 'none':
+        return true;
+      default: {
+        const never: never = result.action;
+        throw new Error(`unknown drift issue action ${String(never)}`);
+      }
+    }
+  } catch (err) {
+    if (!isMftopsError(err)) throw err;
+    s.a.runner.annotate('error', `the drift issue was not updated: ${err.message}`);
+    return false;
+  }
+}
+
+// ------------------------------------------------------------------------------------- GitHub
+
+function origin(s: Step): { runUrl?: string; sha?: string } {
+  const sha = s.context.pullRequest?.headSha ?? s.context.sha;
+  return { ...(s.context.runUrl !== undefined ? { runUrl: s.context.runUrl } : {}), ...(sha !== undefined ? { sha } : {}) };
+}
+
+/** The REST client, or why there is none (a warning, never a failure of the plan). */
+function githubApi(s: Step): GithubApi | string {
+  if (s.context.repo === undefined) return 'GITHUB_REPOSITORY is not set';
+  if (s.inputs.githubToken === '') return 'the github-token input is empty';
+  return createGithubApi({ apiUrl: s.context.apiUrl, token: s.inputs.githubToken, owner: s.context.repo.owner, repo: s.context.repo.name });
+}
+
+/**
+ * The sticky comment. A comment that cannot be posted (no pull request, a fork's read-only
+ * token) is a warning: the plan itself is in the summary and the plan file.
+ */
+async function postComment(s: Step, environment: string, body: string): Promise<void> {
+  const pr = s.context.pullRequest;
+  if (pr === undefined) {
+    s.a.runner.annotate('warning', `no pull request in this ${s.context.eventName ?? 'run'} event: the plan comment was not posted (set comment: false to silence this)`);
+    return;
+  }
+  const api = githubApi(s);
+  if (typeof api === 'string') {
+    s.a.runner.annotate('warning', `the plan comment was not posted: ${api}`);
+    return;
+  }
+  try {
+    const result = await upsertStickyComment(api, pr.number, planMarker(environment), body);
+    s.a.runner.log(`${result.action === 'created' ? 'Posted' : 'Updated'} the plan comment on pull request #${pr.number}${result.comment.htmlUrl !== undefined ? `: ${result.comment.htmlUrl}` : ''}`);
+  } catch (err) {
+    s.a.runner.annotate('warning', `the plan comment was not posted: ${messageOf(err)}`);
+  }
+}
+
+// ------------------------------------------------------------------------------------- helpers
+
+function commandIo(s: Step): CapturedIo {
+  return captureCommandIo(s.a.env, s.cwd, s.a.log);
+}
+
+/** The environment the step works on: the input, else the configuration's only one (errors name the fix). */
+function environmentName(s: Step): string {
+  return selectEnvironment(loadConfig(s.inputs.config, s.cwd), s.inputs.environment).name;
+}
+
+type OutputValue = string | number | boolean;
+
+function setOutputs(runner: Runner, outputs: Readonly<Record<string, OutputValue>>): void {
+  for (const [name, value] of Object.entries(outputs)) runner.setOutput(name, String(value));
+}
+
+function appendSummary(s: Step, markdown: string): void {
+  if (!s.a.runner.appendSummary(`${markdown}\n`)) s.a.runner.log('(the job summary was not written: GITHUB_STEP_SUMMARY is not set, or the step summary is full)');
+}
+
+/**
+ * A failed step: `problems` become error annotations; `shown` are problems the command already
+ * annotated itself (listed in the summary, not annotated twice).
+ */
+function fail(runner: Runner, problems: readonly string[], title: string, shown: readonly string[] = []): number {
+  for (const p of problems) runner.annotate('error', p);
+  const all = [...shown, ...problems];
+  runner.setOutput('exitcode', '1');
+  runner.setOutput('summary', `${title} failed: ${all[0] ?? ''}`);
+  runner.appendSummary(`${renderFailureSummary(title, all)}\n`);
+  return 1;
+}
+
+function messageOf(err: unknown): string {
+  if (isMftopsError(err)) return err.message;
+  return `internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in mftops; please report it)`;
+}
+
+function isInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+function relativeTo(cwd: string, path: string): string {
+  return isInside(path, cwd) ? relative(cwd, path) || '.' : path;
+}
+
+/** An environment name as part of a file name. */
+function fileSafe(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}

@@ -1,0 +1,163 @@
+import { join } from 'node:path';
+import { isMftopsError } from '../errors.js';
+import type { Change, Plan } from '../plan/model.js';
+import { executeChanges } from './execute.js';
+import type { StepRetryOptions } from './execute.js';
+import { blockedChanges, checkPermissions, writeChanges } from './guard.js';
+import type { ApplyPermissions } from './guard.js';
+import { openLedger } from './ledger.js';
+import type { LedgerWriter } from './ledger.js';
+import { countResults, skippedResult } from './model.js';
+import type { ApplyReport, ApplyStats, ChangeResult, VerifyResult } from './model.js';
+import type { WriteClients } from './operations.js';
+import type { SecretContext } from './secrets.js';
+import { findStaleObjects, readTouchedObjects } from './stale-check.js';
+import type { StaleCheckReaders } from './stale-check.js';
+
+/** The ledger's file name inside the snapshot folder. */
+export const LEDGER_FILE = 'ledger.jsonl';
+
+/** An applied change with how it ended: what verification checks. */
+export interface AppliedChange {
+  readonly change: Change;
+  readonly result: ChangeResult;
+}
+
+export type ApplyPhase = 'stale-check' | 'snapshot' | 'write' | 'verify';
+
+export interface ApplyPlanInput {
+  /** The plan to apply exactly (its environment and servers already checked by the caller). */
+  readonly plan: Plan;
+  readonly permissions: ApplyPermissions;
+  /** Full clients: only the executor's operations write with them. */
+  readonly clients: WriteClients;
+  /** Read-only views, for the stale-plan guard. */
+  readonly readers: StaleCheckReaders;
+  readonly parallelism: number;
+  readonly secrets: SecretContext;
+  /**
+   * Save the snapshot of everything the plan may change (the automation export, these transfer
+   * folders). Throws a `SnapshotError` when it cannot: then nothing is written.
+   */
+  readonly takeSnapshot: (folders: readonly string[]) => Promise<{ readonly id: string; readonly path: string }>;
+  /** Check the applied changes afterwards (re-plan, or payloads; see `VerifyMode`). */
+  readonly verify: (applied: readonly AppliedChange[]) => Promise<VerifyResult>;
+  /** Ctrl-C. Before the first write: nothing is written; after: see `executeChanges`. */
+  readonly signal?: AbortSignal;
+  readonly retry?: StepRetryOptions;
+  readonly drainTimeoutMs?: number;
+  readonly onPhase?: (phase: ApplyPhase) => void;
+  readonly onResult?: (result: ChangeResult) => void;
+  /** Default: a 0600 file in the snapshot folder. */
+  readonly openLedger?: (path: string) => LedgerWriter;
+  readonly now?: () => number;
+}
+
+/**
+ * `mftops apply` after the plan is known (DESIGN.md §5): refuse what is not allowed, refuse a
+ * stale plan, take a verified snapshot, write in order with a ledger, verify. Every refusal
+ * happens before the first write; each is a report, not an exception (exceptions are I/O
+ * failures of the reads before the first write, and bugs).
+ */
+export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
+  const now = input.now ?? Date.now;
+  const started = now();
+  const plan = input.plan;
+  const writes = writeChanges(plan);
+  const blocked = blockedChanges(plan).map((c) => skippedResult(c, `blocked: ${c.reason ?? 'the API cannot make this change'}`));
+  const base = { environment: plan.environment, problems: [] as string[], stale: [], results: blocked };
+  const stats = (results: readonly ChangeResult[], retriedAfterReread = 0): ApplyStats => ({
+    writes: sum(results, (r) => r.writes),
+    unknownOutcomes: sum(results, (r) => r.unknownOutcomes),
+    confirmedByReread: sum(results, (r) => r.confirmedByReread),
+    retriedAfterReread,
+    wallMs: now() - started,
+  });
+
+  if (writes.length === 0) return { ...base, outcome: 'nothing', stats: stats([]) };
+  const problems = checkPermissions(plan, input.permissions);
+  if (problems.length > 0) return { ...base, outcome: 'refused', problems, stats: stats([]) };
+  const interrupted = (): ApplyReport => ({ ...base, outcome: 'interrupted', problems: ['interrupted before the first write: nothing was changed'], stats: stats([]) });
+  if (input.signal?.aborted) return interrupted();
+
+  input.onPhase?.('stale-check');
+  const stale = findStaleObjects(writes, await readTouchedObjects(writes, input.readers, input.parallelism));
+  if (stale.length > 0) return { ...base, outcome: 'stale', stale, stats: stats([]) };
+  if (input.signal?.aborted) return interrupted();
+
+  input.onPhase?.('snapshot');
+  let snapshot: { readonly id: string; readonly path: string };
+  try {
+    snapshot = await input.takeSnapshot(touchedFolders(writes));
+  } catch (err) {
+    if (!isMftopsError(err)) throw err;
+    return { ...base, outcome: 'no-snapshot', problems: [`${err.message}; nothing was applied`], stats: stats([]) };
+  }
+  const snapshotRef = { id: snapshot.id, path: snapshot.path };
+  if (input.signal?.aborted) return { ...interrupted(), snapshot: snapshotRef };
+
+  const ledger = (input.openLedger ?? openLedger)(join(snapshot.path, LEDGER_FILE));
+  let executed;
+  try {
+    ledger.write({ event: 'start', environment: plan.environment, planCreatedAt: plan.createdAt, manifestDigest: plan.manifestDigest, snapshot: snapshot.id, changes: writes.length });
+    for (const b of blocked) ledger.write({ event: 'change', address: b.address, action: b.action, status: 'skipped', ...(b.error !== undefined ? { error: b.error } : {}) });
+    input.onPhase?.('write');
+    executed = await executeChanges({
+      changes: writes,
+      clients: input.clients,
+      ledger,
+      parallelism: input.parallelism,
+      secrets: input.secrets,
+      ...(input.signal ? { signal: input.signal } : {}),
+      ...(input.retry ? { retry: input.retry } : {}),
+      ...(input.drainTimeoutMs !== undefined ? { drainTimeoutMs: input.drainTimeoutMs } : {}),
+      ...(input.onResult ? { onResult: input.onResult } : {}),
+    });
+    const counts = countResults(executed.results);
+    ledger.write({ event: 'end', ok: counts.ok, failed: counts.failed, skipped: counts.skipped + blocked.length, interrupted: executed.interrupted });
+  } finally {
+    ledger.close();
+  }
+
+  const results = mergeInPlanOrder(plan, executed.results, blocked);
+  const applied = writes.map((change, i) => ({ change, result: executed.results[i]! })).filter((a) => a.result.status === 'ok');
+  let verification: VerifyResult;
+  if (executed.interrupted) verification = { mode: 'skipped', unconverged: [], note: 'interrupted: run mftops plan to see where the servers are' };
+  else if (applied.length === 0) verification = { mode: 'skipped', unconverged: [], note: 'no change was applied' };
+  else {
+    input.onPhase?.('verify');
+    try {
+      verification = await input.verify(applied);
+    } catch (err) {
+      if (!isMftopsError(err)) throw err;
+      verification = { mode: 'skipped', unconverged: [], error: `verification failed: ${err.message}` };
+    }
+  }
+  return {
+    ...base,
+    outcome: executed.interrupted ? 'interrupted' : 'applied',
+    results,
+    snapshot: snapshotRef,
+    ledger: ledger.path,
+    verification,
+    stats: stats(executed.results, executed.retriedAfterReread),
+  };
+}
+
+/** Transfer folders the writes touch: saved in the snapshot with their ACLs (a folder to create is recorded as absent). */
+export function touchedFolders(changes: readonly Change[]): string[] {
+  return changes.filter((c) => c.kind === 'FolderPermissions').map((c) => c.name);
+}
+
+function mergeInPlanOrder(plan: Plan, executed: readonly ChangeResult[], blocked: readonly ChangeResult[]): ChangeResult[] {
+  const byAddress = new Map<string, ChangeResult>();
+  for (const r of [...executed, ...blocked]) byAddress.set(r.address, r);
+  return plan.changes.flatMap((c) => {
+    const r = byAddress.get(c.address);
+    return r ? [r] : [];
+  });
+}
+
+function sum(results: readonly ChangeResult[], of: (r: ChangeResult) => number): number {
+  return results.reduce((n, r) => n + of(r), 0);
+}

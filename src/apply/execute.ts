@@ -1,0 +1,411 @@
+import { isMftopsError } from '../errors.js';
+import { folderKey } from '../live/model.js';
+import type { Change } from '../plan/model.js';
+import { ApiError, NetworkError } from '../services/errors.js';
+import type { LedgerWriter } from './ledger.js';
+import { skippedResult } from './model.js';
+import type { ChangeIds, ChangeResult } from './model.js';
+import { confirmStep, sendStep } from './operations.js';
+import type { StepContext, WriteClients } from './operations.js';
+import { planSteps } from './steps.js';
+import type { Step } from './steps.js';
+import { redactSecrets, resolvePayloadSecrets } from './secrets.js';
+import type { SecretContext } from './secrets.js';
+
+/** How a write that did not go through is tried again. Every field has a default. */
+export interface StepRetryOptions {
+  /** Sends of one step in total, the first included. Default 5. */
+  readonly maxAttempts?: number;
+  /** Backoff before a re-read and before a resend: full jitter under `baseDelayMs * 2^(n-1)`. Default 200 ms. */
+  readonly baseDelayMs?: number;
+  /** Default 3000 ms. */
+  readonly maxDelayMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Uniform in [0, 1). */
+  readonly random?: () => number;
+}
+
+export interface ExecuteInput {
+  /** Changes to send (create, update, replace, delete), in plan order. */
+  readonly changes: readonly Change[];
+  readonly clients: WriteClients;
+  readonly ledger: LedgerWriter;
+  /** Changes in flight at once. */
+  readonly parallelism: number;
+  readonly secrets: SecretContext;
+  /** Aborted on Ctrl-C: no new change or resend starts; changes in flight finish. */
+  readonly signal?: AbortSignal;
+  /** After an abort, how long changes in flight may take before they are given up on. Default 30 s. */
+  readonly drainTimeoutMs?: number;
+  readonly retry?: StepRetryOptions;
+  /** Each change as it ends (for progress lines). */
+  readonly onResult?: (result: ChangeResult) => void;
+}
+
+export interface ExecuteResult {
+  /** One per input change, in input order. */
+  readonly results: readonly ChangeResult[];
+  readonly interrupted: boolean;
+  /** Unknown outcomes a re-read showed had not taken effect (so the write was sent again). */
+  readonly retriedAfterReread: number;
+}
+
+/**
+ * Sends the changes: in dependency order, at most `parallelism` at a time.
+ *
+ * Order: changes start in plan order (folders parents first, then ACLs, then tasks); a change to
+ * a folder under a folder this plan creates waits for that create and fails unstarted when it
+ * failed. Deletes run after everything else, in waves: tasks, then ACLs, then folders deepest
+ * first. A failed change never stops the others.
+ *
+ * Each change is a list of steps (one request each); each step is a small state machine:
+ * `send` → done, or on an unknown outcome (5xx, reset, timeout after sending) → `confirm`: read
+ * the object by identity; if the write took effect → done, else back to `send` after a backoff,
+ * at most `maxAttempts` sends. A refused request (4xx) fails the change at once; one that was
+ * never sent is sent again. So a write is only ever repeated after a read showed it missing.
+ */
+export async function executeChanges(input: ExecuteInput): Promise<ExecuteResult> {
+  const policy = retryPolicy(input.retry);
+  const ctx: StepContext = { clients: input.clients, folderIds: new Map() };
+  const results: (ChangeResult | undefined)[] = input.changes.map(() => undefined);
+  const secrets: string[] = [];
+  const counters = { retriedAfterReread: 0 };
+  const signal = input.signal;
+  const aborted = () => signal?.aborted === true;
+
+  const finish = (i: number, result: ChangeResult): void => {
+    if (results[i] !== undefined) return;
+    results[i] = result;
+    const { address, action, status, error, ids, writes, unknownOutcomes, confirmedByReread } = result;
+    input.ledger.write({
+      event: 'change',
+      address,
+      action,
+      status,
+      ...(ids && Object.keys(ids).length > 0 ? { ids } : {}),
+      ...(error !== undefined ? { error } : {}),
+      ...(status !== 'skipped' ? { writes, unknownOutcomes, confirmedByReread } : {}),
+    });
+    input.onResult?.(result);
+  };
+
+  const runOne = async (i: number): Promise<void> => {
+    const change = input.changes[i]!;
+    try {
+      finish(i, await runChange(change, { ctx, ledger: input.ledger, secretsCtx: input.secrets, secrets, policy, aborted, counters }));
+    } catch (err) {
+      // A bug (not an I/O failure): the change fails, the others go on.
+      const message = err instanceof Error ? err.message : String(err);
+      finish(i, failedResult(change, `internal error: ${redactSecrets(message, secrets)}`, emptyCounters()));
+    }
+  };
+
+  const finishSkipped = (i: number, reason: string, asFailure: boolean): void => {
+    const change = input.changes[i]!;
+    finish(i, asFailure ? failedResult(change, reason, emptyCounters()) : skippedResult(change, reason));
+  };
+
+  const order = scheduleChanges(input.changes);
+  const waves = [...new Set(order.map((o) => o.wave))].sort((a, b) => a - b);
+  let interrupted = false;
+  for (const wave of waves) {
+    const members = order.flatMap((o, i) => (o.wave === wave ? [i] : []));
+    const complete = await runWave(members, { order, results, changes: input.changes, limit: input.parallelism, runOne, finishSkipped, signal, drainMs: input.drainTimeoutMs ?? 30_000 });
+    if (!complete) interrupted = true;
+  }
+  return { results: results.map((r, i) => r ?? skippedResult(input.changes[i]!, 'interrupted before it started')), interrupted, retriedAfterReread: counters.retriedAfterReread };
+}
+
+// ------------------------------------------------------------------------------------- order
+
+/** Where a change runs: its wave (0: creates and updates; then deletes), and the folder create it needs. */
+export interface ChangeOrder {
+  readonly wave: number;
+  /** Index of the create of the nearest ancestor folder this plan creates (must succeed first). */
+  readonly needs?: number;
+}
+
+/** Pure: waves and needs of each change (see `executeChanges`). */
+export function scheduleChanges(changes: readonly Change[]): ChangeOrder[] {
+  const creates = new Map<string, number>();
+  changes.forEach((c, i) => {
+    if (c.kind === 'FolderPermissions' && c.action === 'create') creates.set(folderKey(c.name), i);
+  });
+  const depths = changes.filter((c) => c.kind === 'FolderPermissions').map((c) => depthOf(c.name));
+  const maxDepth = Math.max(0, ...depths);
+  return changes.map((c) => {
+    if (c.action === 'delete') {
+      switch (c.kind) {
+        case 'Task':
+          return { wave: 1 };
+        case 'ResourceGroupAcl':
+          return { wave: 2 };
+        case 'FolderPermissions':
+          return { wave: 3 + maxDepth - depthOf(c.name) };
+        default: {
+          const never: never = c.kind;
+          throw new Error(`unknown kind ${String(never)}`);
+        }
+      }
+    }
+    if (c.kind !== 'FolderPermissions') return { wave: 0 };
+    for (let p = parentOf(c.name); p !== undefined; p = parentOf(p)) {
+      const j = creates.get(folderKey(p));
+      if (j !== undefined) return { wave: 0, needs: j };
+    }
+    return { wave: 0 };
+  });
+}
+
+function depthOf(path: string): number {
+  return path.split('/').filter((s) => s !== '').length;
+}
+
+function parentOf(path: string): string | undefined {
+  const trimmed = path.replace(/\/+$/, '');
+  const i = trimmed.lastIndexOf('/');
+  if (i < 0 || trimmed === '') return undefined;
+  return i === 0 ? (trimmed === '/' ? undefined : '/') : trimmed.slice(0, i);
+}
+
+/**
+ * Run one wave with at most `limit` changes in flight. Returns false when interrupted (the
+ * waiting ones are then skipped, and in-flight ones that outlast `drainMs` are failed).
+ */
+interface Wave {
+  readonly order: readonly ChangeOrder[];
+  readonly results: readonly (ChangeResult | undefined)[];
+  readonly changes: readonly Change[];
+  readonly limit: number;
+  readonly runOne: (i: number) => Promise<void>;
+  /** End a change that is not (or no longer) run: skipped, or failed when its request may have been sent. */
+  readonly finishSkipped: (i: number, reason: string, asFailure: boolean) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly drainMs: number;
+}
+
+async function runWave(members: readonly number[], w: Wave): Promise<boolean> {
+  const { order, results, changes, limit, runOne, finishSkipped, signal, drainMs } = w;
+  const waiting = [...members];
+  const running = new Map<number, Promise<void>>();
+  const abortedPromise = new Promise<void>((resolve) => {
+    if (!signal) return;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  while (waiting.length > 0 || running.size > 0) {
+    if (signal?.aborted) {
+      for (const i of waiting) finishSkipped(i, 'interrupted before it started', false);
+      waiting.length = 0;
+      if (running.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        const drained = await Promise.race([
+          Promise.all(running.values()).then(() => true),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(false), drainMs);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (!drained) {
+          for (const i of running.keys()) finishSkipped(i, 'interrupted while its request was in flight: its outcome is unknown (run mftops plan to see)', true);
+        }
+      }
+      return false;
+    }
+    for (let k = 0; k < waiting.length && running.size < limit; ) {
+      const i = waiting[k]!;
+      const needs = order[i]!.needs;
+      if (needs !== undefined && results[needs] === undefined) {
+        k++;
+        continue;
+      }
+      waiting.splice(k, 1);
+      if (needs !== undefined && results[needs]!.status !== 'ok') {
+        finishSkipped(i, `not started: creating its parent folder (${changes[needs]!.address}) failed`, true);
+        continue;
+      }
+      running.set(
+        i,
+        runOne(i).finally(() => running.delete(i)),
+      );
+    }
+    if (running.size === 0) {
+      // Only changes whose parent is in no wave could be left: the plan's order is broken.
+      for (const i of waiting) finishSkipped(i, 'not started: its parent folder create never ran', true);
+      waiting.length = 0;
+      break;
+    }
+    await Promise.race([...running.values(), abortedPromise]);
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------------------------ change
+
+interface ChangeCounters {
+  writes: number;
+  unknownOutcomes: number;
+  confirmedByReread: number;
+}
+
+interface RunContext {
+  readonly ctx: StepContext;
+  readonly ledger: LedgerWriter;
+  readonly secretsCtx: SecretContext;
+  /** Every secret resolved so far (all changes): redacted from every message. */
+  readonly secrets: string[];
+  readonly policy: Required<StepRetryOptions>;
+  readonly aborted: () => boolean;
+  readonly counters: { retriedAfterReread: number };
+}
+
+async function runChange(change: Change, run: RunContext): Promise<ChangeResult> {
+  const counters = emptyCounters();
+  run.ledger.write({ event: 'change', address: change.address, action: change.action, status: 'pending' });
+  let resolved;
+  try {
+    // At send time, before the first request: a replace never deletes and then lacks a secret.
+    resolved = resolvePayloadSecrets(change, run.secretsCtx);
+  } catch (err) {
+    if (!isMftopsError(err)) throw err;
+    return failedResult(change, err.message, counters);
+  }
+  if (resolved) run.secrets.push(...resolved.secrets);
+  const steps = planSteps(change, resolved?.payload);
+  if (change.kind === 'FolderPermissions' && change.liveId !== undefined) run.ctx.folderIds.set(folderKey(change.name), change.liveId);
+
+  let ids: ChangeIds = change.liveId !== undefined ? idsOf(change, change.liveId) : {};
+  for (let s = 0; s < steps.length; s++) {
+    if (s > 0 && run.aborted()) return failedResult(change, `interrupted after ${s} of ${steps.length} requests`, counters, ids);
+    const outcome = await runStep(steps[s]!, run, counters);
+    if (outcome.kind === 'failed') {
+      const tail = s > 0 ? ` (after ${s} of ${steps.length} requests of this change had succeeded${change.action === 'replace' ? ': the task was deleted but not created again' : ''})` : '';
+      return failedResult(change, `${redactSecrets(outcome.message, run.secrets)}${tail}`, counters, ids);
+    }
+    ids = { ...ids, ...outcome.ids };
+  }
+  return { address: change.address, kind: change.kind, action: change.action, status: 'ok', ids, ...counters };
+}
+
+type StepOutcome = { readonly kind: 'ok'; readonly ids: ChangeIds } | { readonly kind: 'failed'; readonly message: string };
+
+/** The per-step state machine: send → (unknown outcome) → confirm → done | send again. */
+async function runStep(first: Step, run: RunContext, counters: ChangeCounters): Promise<StepOutcome> {
+  let step = first;
+  let state: 'send' | 'confirm' = 'send';
+  let sends = 0;
+  let lastError = '';
+  for (;;) {
+    switch (state) {
+      case 'send': {
+        if (sends >= run.policy.maxAttempts) return { kind: 'failed', message: `${lastError} (gave up after ${sends} attempts)` };
+        if (sends > 0) {
+          if (run.aborted()) return { kind: 'failed', message: `${lastError} (interrupted before trying again)` };
+          await run.policy.sleep(backoff(sends, run.policy));
+        }
+        sends++;
+        counters.writes++;
+        try {
+          return { kind: 'ok', ids: await sendStep(step, run.ctx) };
+        } catch (err) {
+          const outcome = outcomeOf(err);
+          lastError = messageOf(err);
+          switch (outcome) {
+            case 'rejected':
+              return { kind: 'failed', message: lastError };
+            case 'not-sent':
+              continue;
+            case 'unknown':
+              counters.unknownOutcomes++;
+              state = 'confirm';
+              continue;
+            default: {
+              const never: never = outcome;
+              throw new Error(`unknown outcome ${String(never)}`);
+            }
+          }
+        }
+      }
+      case 'confirm': {
+        // Give a server that is still processing the write a moment before looking.
+        await run.policy.sleep(backoff(sends, run.policy));
+        let found;
+        try {
+          found = await confirmStep(step, run.ctx);
+        } catch (err) {
+          return { kind: 'failed', message: `${lastError}; the write may have taken effect, and re-reading it failed: ${messageOf(err)}` };
+        }
+        switch (found.kind) {
+          case 'done':
+            counters.confirmedByReread++;
+            return { kind: 'ok', ids: found.ids };
+          case 'resend':
+            run.counters.retriedAfterReread++;
+            step = found.step;
+            state = 'send';
+            continue;
+          case 'fail':
+            return { kind: 'failed', message: `${lastError}; then ${found.message}` };
+          default: {
+            const never: never = found;
+            throw new Error(`unknown confirmation ${String(never)}`);
+          }
+        }
+      }
+    }
+  }
+}
+
+/**
+ * What a failed request means for a retry. A 429 was not processed: like not sent. Errors
+ * that are not HTTP answers (a missing parent folder) are refusals.
+ */
+function outcomeOf(err: unknown): 'rejected' | 'not-sent' | 'unknown' {
+  if (err instanceof ApiError) return err.status === 429 ? 'not-sent' : err.outcome;
+  if (err instanceof NetworkError) return err.outcome;
+  if (isMftopsError(err)) return 'rejected';
+  throw err;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function backoff(attempt: number, policy: Required<StepRetryOptions>): number {
+  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.floor(policy.random() * cap);
+}
+
+function retryPolicy(opts: StepRetryOptions | undefined): Required<StepRetryOptions> {
+  return {
+    maxAttempts: Math.max(1, opts?.maxAttempts ?? 5),
+    baseDelayMs: opts?.baseDelayMs ?? 200,
+    maxDelayMs: opts?.maxDelayMs ?? 3000,
+    sleep: opts?.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    random: opts?.random ?? Math.random,
+  };
+}
+
+function idsOf(change: Change, id: string): ChangeIds {
+  switch (change.kind) {
+    case 'Task':
+      return { task: id };
+    case 'ResourceGroupAcl':
+      return { acl: id };
+    case 'FolderPermissions':
+      return { folder: id };
+    default: {
+      const never: never = change.kind;
+      throw new Error(`unknown kind ${String(never)}`);
+    }
+  }
+}
+
+function emptyCounters(): ChangeCounters {
+  return { writes: 0, unknownOutcomes: 0, confirmedByReread: 0 };
+}
+
+function failedResult(change: Change, error: string, counters: ChangeCounters, ids?: ChangeIds): ChangeResult {
+  return { address: change.address, kind: change.kind, action: change.action, status: 'failed', error, ...(ids && Object.keys(ids).length > 0 ? { ids } : {}), ...counters };
+}
+

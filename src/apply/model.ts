@@ -1,0 +1,189 @@
+import type { Action, Change, ResourceKind } from '../plan/model.js';
+
+/**
+ * What `mftops apply` did, as data: the executor and the orchestration produce it, the renderers
+ * (`src/render/apply-summary.ts`) and the exit code read it. Like the plan, it never holds a
+ * secret value: errors are the servers' one-line messages with every resolved secret redacted.
+ */
+
+/** The actions apply sends requests for; `no-op` and `blocked` never reach the executor. */
+export type WriteAction = Extract<Action, 'create' | 'update' | 'replace' | 'delete'>;
+
+export const WRITE_ACTIONS: readonly WriteAction[] = ['create', 'update', 'replace', 'delete'];
+
+export function isWriteAction(action: Action): action is WriteAction {
+  return action === 'create' || action === 'update' || action === 'replace' || action === 'delete';
+}
+
+/**
+ * How one change ended.
+ * - `ok`: every request of the change succeeded, or a re-read showed it had taken effect.
+ * - `failed`: a request was refused, gave up after its retries, or a secret could not be
+ *   resolved; `error` says which in one line. Other changes still ran.
+ * - `skipped`: never sent: blocked in the plan, or interrupted (Ctrl-C) before it started.
+ */
+export type ChangeStatus = 'ok' | 'failed' | 'skipped';
+
+/** Server ids a change produced or worked on, for the ledger and the summary. */
+export interface ChangeIds {
+  /** Task id: the created one for `create`/`replace`, the live one otherwise. */
+  readonly task?: string;
+  readonly acl?: string;
+  readonly folder?: string;
+}
+
+export interface ChangeResult {
+  readonly address: string;
+  readonly kind: ResourceKind;
+  readonly action: Action;
+  readonly status: ChangeStatus;
+  /** `failed`: the one-line error; `skipped`: why. */
+  readonly error?: string;
+  readonly ids?: ChangeIds;
+  /** Requests that wrote (retries included); 0 for `skipped`. */
+  readonly writes: number;
+  /**
+   * Writes whose outcome was unknown (5xx, reset, timeout after sending). Each was followed by a
+   * re-read by identity before anything else was sent.
+   */
+  readonly unknownOutcomes: number;
+  /** Of those, the ones the re-read showed had taken effect (no retry needed). */
+  readonly confirmedByReread: number;
+}
+
+/**
+ * An object that moved between plan and apply.
+ * - `changed`: its fingerprint differs from the one the plan was computed from;
+ * - `appeared`: the plan creates it, and it now exists;
+ * - `gone`: the plan changes or deletes it (or creates a folder under it), and it no longer exists.
+ */
+export type StaleHow = 'changed' | 'appeared' | 'gone';
+
+/** Words for `how`, for messages and renderers. */
+export function describeStale(how: StaleHow): string {
+  switch (how) {
+    case 'changed':
+      return 'changed since the plan';
+    case 'appeared':
+      return 'now exists';
+    case 'gone':
+      return 'no longer exists';
+    default: {
+      const never: never = how;
+      throw new Error(`unknown stale kind ${String(never)}`);
+    }
+  }
+}
+
+export interface StaleObject {
+  readonly address: string;
+  readonly how: StaleHow;
+  /** Extra words, e.g. which parent folder is gone. */
+  readonly detail?: string;
+}
+
+/** A change the verification re-plan still wants to make. */
+export interface Unconverged {
+  readonly address: string;
+  /** The action of the re-plan, or `missing` when the re-plan does not have the object at all. */
+  readonly action: Action | 'missing';
+  readonly reason?: string;
+}
+
+/**
+ * How the writes were checked afterwards.
+ * - `replan`: the manifests were planned again; every applied address must be `no-op` or `blocked`
+ *   (a deleted object must be gone).
+ * - `payloads`: the manifests no longer match the plan's digest (a saved plan applied after the
+ *   files changed), so each applied change's requests were checked against re-read objects.
+ * - `skipped`: nothing was applied, or verification could not run (`note` says why).
+ */
+export type VerifyMode = 'replan' | 'payloads' | 'skipped';
+
+export interface VerifyResult {
+  readonly mode: VerifyMode;
+  readonly unconverged: readonly Unconverged[];
+  /** Why verification took the other way or was skipped. */
+  readonly note?: string;
+  /** Verification could not run (its reads failed): the run cannot prove where it ended. */
+  readonly error?: string;
+}
+
+/**
+ * How the run ended.
+ * - `nothing`: the plan has no change apply can make (blocked ones are listed).
+ * - `refused`: a check before any request refused the plan (deletes not allowed, …).
+ * - `stale`: objects moved since the plan; nothing was written.
+ * - `no-snapshot`: the snapshot could not be saved; nothing was written.
+ * - `applied`: the executor ran (some changes may have failed; see `results`).
+ * - `interrupted`: Ctrl-C; writes in flight finished, nothing new started.
+ */
+export type ApplyOutcome = 'nothing' | 'refused' | 'stale' | 'no-snapshot' | 'applied' | 'interrupted';
+
+export interface ApplyCounts {
+  readonly ok: number;
+  readonly failed: number;
+  readonly skipped: number;
+}
+
+export interface ApplyStats {
+  /** Write requests sent, retries included. */
+  readonly writes: number;
+  readonly unknownOutcomes: number;
+  readonly confirmedByReread: number;
+  /** Unknown outcomes the re-read showed had not taken effect, so the write was sent again. */
+  readonly retriedAfterReread: number;
+  readonly wallMs: number;
+}
+
+export interface ApplyReport {
+  readonly environment: string;
+  readonly outcome: ApplyOutcome;
+  /** `refused` and `no-snapshot`: why, one line each. */
+  readonly problems: readonly string[];
+  /** `stale`: what moved. */
+  readonly stale: readonly StaleObject[];
+  /** One per change apply was asked to make or skip, in plan order (no-ops left out). */
+  readonly results: readonly ChangeResult[];
+  readonly snapshot?: { readonly id: string; readonly path: string };
+  readonly ledger?: string;
+  readonly verification?: VerifyResult;
+  readonly stats: ApplyStats;
+}
+
+/** Counts of a report's results per status. */
+export function countResults(results: readonly ChangeResult[]): ApplyCounts {
+  const counts = { ok: 0, failed: 0, skipped: 0 };
+  for (const r of results) counts[r.status]++;
+  return counts;
+}
+
+/**
+ * 0 only when everything apply was asked to do was done and verified (or there was nothing to
+ * do); blocked changes alone do not fail a run — the plan already said a person must act.
+ */
+export function applyExitCode(report: ApplyReport): 0 | 1 {
+  switch (report.outcome) {
+    case 'nothing':
+      return 0;
+    case 'refused':
+    case 'stale':
+    case 'no-snapshot':
+    case 'interrupted':
+      return 1;
+    case 'applied': {
+      const failed = report.results.some((r) => r.status === 'failed' || (r.status === 'skipped' && r.action !== 'blocked'));
+      const unverified = (report.verification?.unconverged.length ?? 0) > 0 || report.verification?.error !== undefined;
+      return failed || unverified ? 1 : 0;
+    }
+    default: {
+      const never: never = report.outcome;
+      throw new Error(`unknown apply outcome ${String(never)}`);
+    }
+  }
+}
+
+/** A skipped result for a change that is never sent. */
+export function skippedResult(change: Change, reason: string): ChangeResult {
+  return { address: change.address, kind: change.kind, action: change.action, status: 'skipped', error: reason, writes: 0, unknownOutcomes: 0, confirmedByReread: 0 };
+}

@@ -1,0 +1,147 @@
+import { MftopsError } from '../errors.js';
+import { mapWithConcurrency } from '../live/map-with-concurrency.js';
+import { aclKey, folderKey } from '../live/model.js';
+import type { LiveFolder } from '../live/model.js';
+import { parentPath } from '../live/read-live-state.js';
+import type { Change } from '../plan/model.js';
+import { fingerprintFolder } from '../resources/folder-permissions.js';
+import { fingerprintAcl } from '../resources/resource-group-acl.js';
+import { fingerprintTask, taskId } from '../resources/task.js';
+import type { ReadonlyAutomationClient } from '../services/automation/client.js';
+import type { ResourceGroupAcl, Task } from '../services/automation/types.js';
+import type { ReadonlyTransferClient } from '../services/transfer/client.js';
+import type { StaleObject } from './model.js';
+
+/**
+ * The stale-plan guard: before anything is written, every object the plan touches is read
+ * again and its fingerprint computed the way the plan computed it. Reading is I/O
+ * (`readTouchedObjects`, the fewest requests: one task list, one ACL list, each touched folder by
+ * path and its ACL); comparing is pure (`findStaleObjects`).
+ */
+
+export interface StaleCheckReaders {
+  readonly automation?: Pick<ReadonlyAutomationClient, 'listTasks' | 'listResourceGroupAcls'>;
+  readonly transfer?: Pick<ReadonlyTransferClient, 'findFolderByPath' | 'listFolderAcls'>;
+}
+
+/** The touched objects as they are now. */
+export interface TouchedObjects {
+  /** Every task (the list answers whole tasks, as the plan read them); absent when no task is touched. */
+  readonly tasks?: readonly Task[];
+  readonly acls?: readonly ResourceGroupAcl[];
+  /** Touched folders by `folderKey`: the folder and its ACL, or null when no folder has the path. */
+  readonly folders: ReadonlyMap<string, LiveFolder | null>;
+  /** Parents of folders to create (those the plan does not create itself) by `folderKey`: do they exist. */
+  readonly parents: ReadonlyMap<string, boolean>;
+}
+
+export async function readTouchedObjects(changes: readonly Change[], readers: StaleCheckReaders, parallelism: number): Promise<TouchedObjects> {
+  const needTasks = changes.some((c) => c.kind === 'Task');
+  const needAcls = changes.some((c) => c.kind === 'ResourceGroupAcl');
+  const folderChanges = changes.filter((c) => c.kind === 'FolderPermissions');
+  const automation = needTasks || needAcls ? need(readers.automation, 'automation') : undefined;
+  const transfer = folderChanges.length > 0 ? need(readers.transfer, 'transfer') : undefined;
+
+  const created = new Set(folderChanges.filter((c) => c.action === 'create').map((c) => folderKey(c.name)));
+  const paths = unique(folderChanges.map((c) => c.name));
+  const parents = unique(
+    folderChanges
+      .filter((c) => c.action === 'create')
+      .map((c) => (c.payload?.kind === 'FolderPermissions' ? c.payload.create?.parentPath : undefined) ?? parentPath(c.name))
+      .filter((p): p is string => p !== undefined && !created.has(folderKey(p))),
+  );
+
+  const [tasks, acls, folders, parentFound] = await Promise.all([
+    needTasks ? automation!.listTasks() : undefined,
+    needAcls ? automation!.listResourceGroupAcls() : undefined,
+    transfer
+      ? mapWithConcurrency(paths, parallelism, async (path): Promise<LiveFolder | null> => {
+          const folder = await transfer.findFolderByPath(path);
+          return folder ? { folder, acl: await transfer.listFolderAcls(folder.id) } : null;
+        })
+      : [],
+    transfer ? mapWithConcurrency(parents, parallelism, async (path) => (await transfer.findFolderByPath(path)) !== null) : [],
+  ]);
+  return {
+    ...(tasks ? { tasks } : {}),
+    ...(acls ? { acls } : {}),
+    folders: new Map(paths.map((p, i) => [folderKey(p), folders[i] ?? null])),
+    parents: new Map(parents.map((p, i) => [folderKey(p), parentFound[i] ?? false])),
+  };
+}
+
+/** Every touched object that moved since the plan, in plan order. */
+export function findStaleObjects(changes: readonly Change[], now: TouchedObjects): StaleObject[] {
+  const out: StaleObject[] = [];
+  const tasksById = new Map((now.tasks ?? []).map((t) => [taskId(t), t]));
+  const tasksByName = new Map<string, Task>();
+  for (const t of now.tasks ?? []) if (typeof t.Name === 'string' && !tasksByName.has(t.Name.toLowerCase())) tasksByName.set(t.Name.toLowerCase(), t);
+  const aclsById = new Map((now.acls ?? []).map((a) => [String(a.ACLID), a]));
+  const aclsByPair = new Map((now.acls ?? []).map((a) => [aclKey(a.ResourceGroupName, a.UserGroupName), a]));
+  const stale = (c: Change, how: StaleObject['how'], detail?: string) => out.push({ address: c.address, how, ...(detail !== undefined ? { detail } : {}) });
+
+  for (const c of changes) {
+    switch (c.kind) {
+      case 'Task': {
+        if (c.action === 'create') {
+          const other = tasksByName.get(c.name.toLowerCase());
+          if (other) stale(c, 'appeared', `a task named ${other.Name ?? c.name} now exists (ID ${taskId(other)})`);
+          break;
+        }
+        const live = c.liveId !== undefined ? tasksById.get(c.liveId) : undefined;
+        if (!live) stale(c, 'gone', `task ID ${c.liveId ?? '?'}`);
+        else if (fingerprintTask(live) !== c.fingerprint) stale(c, 'changed');
+        else if (c.previousName !== undefined) {
+          const other = tasksByName.get(c.name.toLowerCase());
+          if (other && taskId(other) !== c.liveId) stale(c, 'appeared', `another task named ${c.name} now exists (ID ${taskId(other)})`);
+        }
+        break;
+      }
+      case 'ResourceGroupAcl': {
+        if (c.action === 'create') {
+          const p = c.payload?.kind === 'ResourceGroupAcl' ? c.payload : undefined;
+          const other = p ? aclsByPair.get(aclKey(p.resourceGroup, p.userGroup)) : undefined;
+          if (other) stale(c, 'appeared', `an ACL for ${other.ResourceGroupName} / ${other.UserGroupName} now exists (ACLID ${other.ACLID})`);
+          break;
+        }
+        const live = c.liveId !== undefined ? aclsById.get(c.liveId) : undefined;
+        if (!live) stale(c, 'gone', `ACLID ${c.liveId ?? '?'}`);
+        else if (fingerprintAcl(live) !== c.fingerprint) stale(c, 'changed');
+        break;
+      }
+      case 'FolderPermissions': {
+        const live = now.folders.get(folderKey(c.name));
+        if (c.action === 'create') {
+          if (live) stale(c, 'appeared', `folder ${live.folder.path} now exists (id ${live.folder.id})`);
+          const parent = c.payload?.kind === 'FolderPermissions' ? c.payload.create?.parentPath : parentPath(c.name);
+          if (parent !== undefined && now.parents.get(folderKey(parent)) === false) stale(c, 'gone', `its parent folder ${parent} no longer exists`);
+          break;
+        }
+        if (!live) stale(c, 'gone', `folder id ${c.liveId ?? '?'}`);
+        else if (live.folder.id !== c.liveId) stale(c, 'changed', `the path now names another folder (id ${live.folder.id}, was ${c.liveId ?? '?'})`);
+        else if (fingerprintFolder(live) !== c.fingerprint) stale(c, 'changed');
+        break;
+      }
+      default: {
+        const never: never = c.kind;
+        throw new Error(`unknown kind ${String(never)}`);
+      }
+    }
+  }
+  return out;
+}
+
+function need<T>(reader: T | undefined, service: string): T {
+  if (reader === undefined) throw new MftopsError(`the plan changes ${service} objects, but no ${service} service is configured`);
+  return reader;
+}
+
+function unique(paths: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return paths.filter((p) => {
+    const k = folderKey(p);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

@@ -1,0 +1,56 @@
+import { mapWithConcurrency } from '../live/map-with-concurrency.js';
+import { folderKey } from '../live/model.js';
+import type { Change, Plan } from '../plan/model.js';
+import type { ChangeResult, Unconverged } from './model.js';
+import { confirmStep } from './operations.js';
+import type { StepContext, WriteClients } from './operations.js';
+import { planSteps } from './steps.js';
+
+/**
+ * After the writes: did the servers end where the plan said? Two ways, see `VerifyMode`.
+ */
+
+/**
+ * Pure: the applied changes the re-plan does not show in sync. An address must be `no-op` or
+ * `blocked` in the re-plan; an applied delete must be gone from it (or `no-op`); any other
+ * applied address missing from the re-plan could not be checked and is listed as `missing`.
+ * Addresses compare without regard to case (both servers fold case).
+ */
+export function findUnconverged(applied: readonly Change[], replan: Plan): Unconverged[] {
+  const byAddress = new Map(replan.changes.map((c) => [c.address.toLowerCase(), c]));
+  const out: Unconverged[] = [];
+  for (const a of applied) {
+    const now = byAddress.get(a.address.toLowerCase());
+    if (!now) {
+      if (a.action !== 'delete') out.push({ address: a.address, action: 'missing', reason: 'not in the re-plan: the manifests or the server no longer have it' });
+      continue;
+    }
+    if (now.action === 'no-op' || now.action === 'blocked') continue;
+    out.push({ address: a.address, action: now.action, ...(now.reason !== undefined ? { reason: now.reason } : {}) });
+  }
+  return out;
+}
+
+/**
+ * The other way, for a saved plan whose manifests changed since: each applied change's requests
+ * are checked against the objects read back by identity (the same reads as after an unknown
+ * outcome). Secret values are not compared (they read back suppressed).
+ */
+export async function verifyPayloads(applied: readonly { change: Change; result: ChangeResult }[], clients: WriteClients, parallelism: number): Promise<Unconverged[]> {
+  const ctx: StepContext = { clients, folderIds: new Map() };
+  for (const { change, result } of applied) {
+    const id = result.ids?.folder;
+    if (change.kind === 'FolderPermissions' && id !== undefined) ctx.folderIds.set(folderKey(change.name), id);
+  }
+  const found = await mapWithConcurrency(applied, parallelism, async ({ change, result }): Promise<Unconverged | undefined> => {
+    // A replace's delete is not checked: the task it created has the same name.
+    const steps = planSteps(change, change.payload).filter((s, i, all) => !(change.action === 'replace' && s.op === 'task-delete' && i < all.length - 1));
+    for (const step of steps) {
+      const checked = step.op === 'task-update' && result.ids?.task !== undefined ? { ...step, id: result.ids.task } : step;
+      const c = await confirmStep(checked, ctx);
+      if (c.kind !== 'done') return { address: change.address, action: change.action, reason: c.kind === 'fail' ? c.message : `the server does not hold what was sent (${step.op})` };
+    }
+    return undefined;
+  });
+  return found.filter((u): u is Unconverged => u !== undefined);
+}

@@ -1,0 +1,421 @@
+import { resolve } from 'node:path';
+import type { AppliedChange, ApplyPhase } from '../../apply/apply-plan.js';
+import type { ApplyReport, ChangeResult, VerifyResult } from '../../apply/model.js';
+import type { WriteClients } from '../../apply/operations.js';
+import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../../config/load-config.js';
+import type { EnvironmentSettings, MftopsConfig, ResolvedService } from '../../config/model.js';
+import { ConfigError, MftopsError } from '../../errors.js';
+import { createLogger } from '../../log.js';
+import type { Logger } from '../../log.js';
+import { hasErrors } from '../../manifest/diagnostics.js';
+import type { ManifestSet } from '../../manifest/validate.js';
+import type { Plan } from '../../plan/model.js';
+import { renderDiagnostics, type RenderableDiagnostic } from '../../render/diagnostics.js';
+import type { AutomationClient, ReadonlyAutomationClient, ReadonlyTransferClient, TransferClient } from '../../services/index.js';
+import type { CommandIo } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+import { createProgress } from '../progress.js';
+
+export interface ApplyCommandOptions {
+  /** One saved plan file (`*.json`), or manifest files and folders (none: the environment's). */
+  readonly args: readonly string[];
+  readonly autoApprove: boolean;
+  readonly allowDelete: boolean;
+  readonly allowReplace: boolean;
+  readonly maxDeletes: string;
+  readonly parallelism: string;
+}
+
+/** What apply needs of the process beyond `CommandIo`: the terminal prompt and the signals. */
+export interface ApplyCommandDeps {
+  /** stdin is a terminal a person can answer on. */
+  readonly canAsk: boolean;
+  readonly ask: (question: string) => Promise<string>;
+  readonly signals: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
+  /** The second Ctrl-C: revoke the tokens and leave at once. */
+  readonly exitNow: (code: number) => void;
+}
+
+export const APPROVAL_QUESTION = "Apply these changes? Only 'yes' is accepted: ";
+
+/**
+ * `mftops apply [PLANFILE | PATH…]`: a saved plan is applied exactly (it was reviewed: no
+ * question); without one the manifests are planned, the plan printed, and a person asked on a
+ * terminal unless --auto-approve. Every refusal comes before the first write. Exit 0 only when
+ * everything was applied and verified (or there was nothing to do), else 1.
+ */
+export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: CommandIo, deps: ApplyCommandDeps = processDeps()): Promise<number> {
+  const parallelism = wholeNumber('--parallelism', opts.parallelism, 1, 64);
+  const maxDeletes = wholeNumber('--max-deletes', opts.maxDeletes, 0, 1_000_000);
+  const planFile = planFileArgument(opts.args);
+  if (planFile === undefined && !opts.autoApprove && !deps.canAsk) {
+    throw new ConfigError('apply without a plan file asks for approval on a terminal, and there is none: pass --auto-approve (or apply a reviewed plan file)');
+  }
+  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
+  const env = selectEnvironment(config, g.env);
+  const color = g.color !== false && io.isTty && io.env['NO_COLOR'] === undefined;
+  const permissions = { allowDelete: opts.allowDelete, allowReplace: opts.allowReplace, maxDeletes };
+  const { checkPermissions, checkPlanTarget } = await import('../../apply/guard.js');
+
+  let saved: Plan | undefined;
+  if (planFile !== undefined) {
+    const { readPlanFile } = await import('../../plan/plan-file.js');
+    saved = readPlanFile(resolve(io.cwd, planFile));
+    const problems = [...checkPlanTarget(saved, env), ...checkPermissions(saved, permissions)];
+    if (problems.length > 0) return refuse(g, io, env.name, problems);
+  }
+  const manifestPaths = planFile === undefined && opts.args.length > 0 ? opts.args.map((p) => resolve(io.cwd, p)) : [...env.manifests];
+  if (manifestPaths.length === 0 && planFile === undefined) {
+    throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
+  }
+  const services = (['automation', 'transfer'] as const).map((name) => resolveService(config, env, name, io.env)).filter((s): s is ResolvedService => s !== undefined);
+  const logger = createLogger(g.quiet ? 'quiet' : g.verbose ? 'verbose' : 'normal', io.stderr);
+
+  // Manifests before any request: an invalid one stops here.
+  let manifests: ManifestSet | undefined;
+  if (saved === undefined) {
+    const { loadManifests } = await import('../../manifest/load.js');
+    manifests = await loadManifests(manifestPaths, { cwd: io.cwd });
+    if (hasErrors(manifests.diagnostics)) {
+      writeDiagnostics(g, io, manifests.diagnostics, manifests.manifests.length, color);
+      return 1;
+    }
+  }
+
+  const controller = new AbortController();
+  const clients = await openWriteClients(services, logger, io);
+  const onSignal = (): void => {
+    if (!controller.signal.aborted) {
+      io.stderr('Interrupted: no new write starts; waiting for the writes in flight (Ctrl-C again to leave now)\n');
+      controller.abort();
+      return;
+    }
+    void clients.close().finally(() => deps.exitNow(1));
+  };
+  deps.signals.on('SIGINT', onSignal);
+  deps.signals.on('SIGTERM', onSignal);
+  try {
+    let plan = saved;
+    if (plan === undefined) {
+      const built = await buildFromManifests(manifests!, clients.readers, env, services, parallelism, g, io, color);
+      if (built === undefined) return 1;
+      plan = built;
+      const problems = checkPermissions(plan, permissions);
+      const { writeChanges } = await import('../../apply/guard.js');
+      if (writeChanges(plan).length > 0 && problems.length === 0 && !opts.autoApprove) {
+        const answer = await deps.ask(APPROVAL_QUESTION);
+        if (answer.trim() !== 'yes') {
+          io.stderr('Apply cancelled; nothing was written.\n');
+          return 1;
+        }
+      }
+    }
+    const report = await runApplyPlan(plan, {
+      config,
+      env,
+      services,
+      clients,
+      permissions,
+      parallelism,
+      manifestPaths,
+      manifests,
+      signal: controller.signal,
+      logger,
+      g,
+      io,
+    });
+    io.stdout(await renderReport(report, g));
+    const { applyExitCode } = await import('../../apply/model.js');
+    return applyExitCode(report);
+  } finally {
+    deps.signals.off('SIGINT', onSignal);
+    deps.signals.off('SIGTERM', onSignal);
+    await clients.close();
+  }
+}
+
+interface RunContext {
+  readonly config: MftopsConfig;
+  readonly env: EnvironmentSettings;
+  readonly services: readonly ResolvedService[];
+  readonly clients: OpenClients;
+  readonly permissions: { readonly allowDelete: boolean; readonly allowReplace: boolean; readonly maxDeletes: number };
+  readonly parallelism: number;
+  readonly manifestPaths: readonly string[];
+  /** The manifests the plan was just made from (none for a saved plan): reused when their bytes did not change. */
+  readonly manifests: ManifestSet | undefined;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  readonly g: GlobalOptions;
+  readonly io: CommandIo;
+}
+
+async function runApplyPlan(plan: Plan, r: RunContext): Promise<ApplyReport> {
+  const { applyPlan } = await import('../../apply/apply-plan.js');
+  const say = (line: string): void => {
+    if (!r.g.quiet) r.io.stderr(`${line}\n`);
+  };
+  const automationService = r.services.find((s) => s.name === 'automation');
+  const transferService = r.services.find((s) => s.name === 'transfer');
+  return applyPlan({
+    plan,
+    permissions: r.permissions,
+    clients: r.clients.writers,
+    readers: r.clients.readers,
+    parallelism: r.parallelism,
+    secrets: { env: r.io.env, cwd: r.io.cwd },
+    signal: r.signal,
+    takeSnapshot: async (folders) => {
+      if (!r.clients.full.automation || !automationService) {
+        throw new MftopsError(`snapshot not saved: a snapshot needs the automation service's configuration export, and environment "${r.env.name}" has no automation service`);
+      }
+      const { saveSnapshot } = await import('../../snapshot/index.js');
+      const version = plan.servers.automation?.version;
+      const info = await saveSnapshot({
+        automation: r.clients.full.automation,
+        automationUrl: automationService.url,
+        ...(version !== undefined ? { serverVersion: version } : {}),
+        ...(r.clients.full.transfer ? { transfer: r.clients.full.transfer } : {}),
+        ...(transferService ? { transferUrl: transferService.url } : {}),
+        folders,
+        env: r.env.name,
+        dir: r.config.snapshots.dir,
+        keep: r.config.snapshots.keep,
+        note: 'before apply',
+        processEnv: r.io.env,
+        logger: r.logger,
+      });
+      return { id: info.id, path: info.path };
+    },
+    verify: (applied) => verifyApplied(plan, applied, r),
+    onPhase: (phase: ApplyPhase) => say(phaseLine(phase, plan, r.parallelism)),
+    onResult: (result: ChangeResult) => say(resultLine(result)),
+  });
+}
+
+/**
+ * Re-plan from the manifests when they are the ones the plan was made from (same digest); else
+ * (a saved plan applied after the files changed, or manifests that no longer load) check the
+ * written payloads against the servers, and say why.
+ */
+async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: RunContext): Promise<VerifyResult> {
+  const [{ loadManifests }, { buildPlan, digestManifestFiles }, { findUnconverged, verifyPayloads }] = await Promise.all([
+    import('../../manifest/load.js'),
+    import('../../plan/build-plan.js'),
+    import('../../apply/verify.js'),
+  ]);
+  const payloads = async (note: string): Promise<VerifyResult> => ({ mode: 'payloads', note, unconverged: await verifyPayloads(applied, r.clients.writers, r.parallelism) });
+  const unchanged = r.manifests !== undefined && (await digestManifestFiles(r.manifests.files, r.io.cwd)) === plan.manifestDigest;
+  const manifests = unchanged ? r.manifests! : await loadManifests(r.manifestPaths, { cwd: r.io.cwd });
+  if (hasErrors(manifests.diagnostics)) return payloads('the manifests no longer load without errors, so the written payloads were checked instead of a re-plan');
+  if (!unchanged && (await digestManifestFiles(manifests.files, r.io.cwd)) !== plan.manifestDigest) {
+    return payloads('the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan');
+  }
+  const result = await buildPlan({
+    manifests,
+    clients: r.clients.readers,
+    environment: r.env,
+    servers: Object.fromEntries(r.services.map((s) => [s.name, { url: s.url, username: s.username }])),
+    parallelism: r.parallelism,
+    cwd: r.io.cwd,
+  });
+  if (!result.plan) throw new MftopsError('the re-plan found errors in the manifests');
+  return { mode: 'replan', unconverged: findUnconverged(applied.map((a) => a.change), result.plan) };
+}
+
+async function buildFromManifests(
+  manifests: ManifestSet,
+  readers: OpenClients['readers'],
+  env: EnvironmentSettings,
+  services: readonly ResolvedService[],
+  parallelism: number,
+  g: GlobalOptions,
+  io: CommandIo,
+  color: boolean,
+): Promise<Plan | undefined> {
+  const { buildPlan } = await import('../../plan/build-plan.js');
+  const progress = createProgress(io, g.quiet);
+  let result: Awaited<ReturnType<typeof buildPlan>>;
+  try {
+    result = await buildPlan({
+      manifests,
+      clients: readers,
+      environment: env,
+      servers: Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }])),
+      parallelism,
+      progress: progress.report,
+      cwd: io.cwd,
+    });
+  } finally {
+    progress.finish();
+  }
+  if (hasErrors(result.diagnostics) || result.plan === undefined) {
+    writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length, color);
+    return undefined;
+  }
+  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length, color);
+  const shown = await renderPlan(result.plan, g, color);
+  if (shown !== undefined) io.stdout(shown);
+  return result.plan;
+}
+
+// ------------------------------------------------------------------------------------ clients
+
+interface OpenClients {
+  readonly full: { readonly automation?: AutomationClient; readonly transfer?: TransferClient };
+  readonly writers: WriteClients;
+  /** Read-only views: planning and the stale check cannot write. */
+  readonly readers: { readonly automation?: ReadonlyAutomationClient; readonly transfer?: ReadonlyTransferClient };
+  /** Revoke the tokens and close the connections (once). */
+  close(): Promise<void>;
+}
+
+async function openWriteClients(services: readonly ResolvedService[], logger: Logger, io: CommandIo): Promise<OpenClients> {
+  const { createAutomationClient, createTransferClient, toReadonlyAutomationClient, toReadonlyTransferClient } = await import('../../services/index.js');
+  const full: { automation?: AutomationClient; transfer?: TransferClient } = {};
+  for (const s of services) {
+    const options = { url: s.url, username: s.username, password: s.password, logger, env: io.env, ...(s.caFile ? { caFile: s.caFile } : {}) };
+    switch (s.name) {
+      case 'automation':
+        full.automation = createAutomationClient(options);
+        break;
+      case 'transfer':
+        full.transfer = createTransferClient(options);
+        break;
+    }
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    full,
+    writers: full,
+    readers: {
+      ...(full.automation ? { automation: toReadonlyAutomationClient(full.automation) } : {}),
+      ...(full.transfer ? { transfer: toReadonlyTransferClient(full.transfer) } : {}),
+    },
+    close: () => {
+      closed ??= Promise.all([full.automation?.close(), full.transfer?.close()].map((p) => p?.catch(() => undefined))).then(() => undefined);
+      return closed;
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------------- output
+
+function refuse(g: GlobalOptions, io: CommandIo, environment: string, problems: readonly string[]): Promise<number> {
+  const report: ApplyReport = { environment, outcome: 'refused', problems, stale: [], results: [], stats: { writes: 0, unknownOutcomes: 0, confirmedByReread: 0, retriedAfterReread: 0, wallMs: 0 } };
+  return renderReport(report, g).then((text) => {
+    io.stdout(text);
+    return 1;
+  });
+}
+
+async function renderReport(report: ApplyReport, g: GlobalOptions): Promise<string> {
+  const { renderApplySummaryJson, renderApplySummaryText } = await import('../../render/apply-summary.js');
+  switch (g.format) {
+    case 'json':
+      return renderApplySummaryJson(report);
+    case 'text':
+    case 'markdown':
+    case 'github':
+      return renderApplySummaryText(report);
+  }
+}
+
+/** The plan as `mftops plan` shows it; JSON output carries only the final report. */
+async function renderPlan(plan: Plan, g: GlobalOptions, color: boolean): Promise<string | undefined> {
+  switch (g.format) {
+    case 'text': {
+      const { renderPlanText } = await import('../../render/plan-text.js');
+      return renderPlanText(plan, { color });
+    }
+    case 'markdown':
+    case 'github': {
+      const { renderPlanMarkdown } = await import('../../render/plan-markdown.js');
+      return renderPlanMarkdown(plan);
+    }
+    case 'json':
+      return undefined;
+  }
+}
+
+function phaseLine(phase: ApplyPhase, plan: Plan, parallelism: number): string {
+  switch (phase) {
+    case 'stale-check':
+      return 'Checking that nothing the plan touches changed since it was made...';
+    case 'snapshot':
+      return 'Saving a snapshot before the first write...';
+    case 'write': {
+      const n = plan.changes.filter((c) => c.action === 'create' || c.action === 'update' || c.action === 'replace' || c.action === 'delete').length;
+      return `Applying ${n} change${n === 1 ? '' : 's'} (${parallelism} at a time)...`;
+    }
+    case 'verify':
+      return 'Verifying...';
+  }
+}
+
+function resultLine(r: ChangeResult): string {
+  switch (r.status) {
+    case 'ok':
+      return `  ok      ${r.address} (${r.action})${r.unknownOutcomes > 0 ? ` after ${r.unknownOutcomes} unknown outcome(s), re-read` : ''}`;
+    case 'failed':
+      return `  failed  ${r.address} (${r.action}): ${r.error ?? ''}`;
+    case 'skipped':
+      return `  skipped ${r.address} (${r.action}): ${r.error ?? ''}`;
+  }
+}
+
+function writeDiagnostics(g: GlobalOptions, io: CommandIo, diagnostics: readonly RenderableDiagnostic[], manifestCount: number, color: boolean): void {
+  const report = { diagnostics, manifestCount };
+  switch (g.format) {
+    case 'github':
+      io.stdout(renderDiagnostics('github', report, { cwd: io.cwd }));
+      return;
+    case 'json':
+      io.stderr(renderDiagnostics('json', report, { cwd: io.cwd }));
+      return;
+    case 'text':
+    case 'markdown':
+      io.stderr(renderDiagnostics('text', report, { cwd: io.cwd, color }));
+      return;
+  }
+}
+
+// ------------------------------------------------------------------------------------ options
+
+/** A single `*.json` argument is a saved plan; anything else names manifests. */
+export function planFileArgument(args: readonly string[]): string | undefined {
+  const json = args.filter((a) => a.toLowerCase().endsWith('.json'));
+  if (json.length === 0) return undefined;
+  if (args.length > 1) throw new ConfigError('give one plan file (*.json), or manifest paths, not both');
+  return json[0];
+}
+
+function wholeNumber(option: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text}"`);
+  }
+  return n;
+}
+
+function processDeps(): ApplyCommandDeps {
+  return {
+    canAsk: Boolean(process.stdin.isTTY),
+    ask: async (question) => {
+      const { createInterface } = await import('node:readline/promises');
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      // Ctrl-C at the question is a "no" (readline would otherwise only pause the input).
+      const asking = new AbortController();
+      rl.on('SIGINT', () => asking.abort());
+      try {
+        return await rl.question(question, { signal: asking.signal });
+      } catch {
+        return '';
+      } finally {
+        rl.close();
+      }
+    },
+    signals: process,
+    exitNow: (code) => process.exit(code),
+  };
+}

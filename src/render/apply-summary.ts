@@ -1,0 +1,172 @@
+import { applyExitCode, countResults, describeStale } from '../apply/model.js';
+import type { ApplyReport, ChangeResult, StaleObject, VerifyResult } from '../apply/model.js';
+import type { ResourceKind } from '../plan/model.js';
+import { escapeControl } from './plan-common.js';
+
+/**
+ * The end of `mftops apply` (pure): what was applied, failed and skipped per kind, where the
+ * snapshot and the ledger are, and what verification found; or why nothing was written. Text
+ * for people, JSON for the Action and scripts. Messages are already one line and redacted.
+ */
+
+const KINDS: readonly ResourceKind[] = ['Task', 'ResourceGroupAcl', 'FolderPermissions'];
+
+export function renderApplySummaryText(report: ApplyReport): string {
+  const lines: string[] = [];
+  switch (report.outcome) {
+    case 'nothing':
+      lines.push('Nothing to apply.');
+      pushSkipped(lines, report.results);
+      break;
+    case 'refused':
+      lines.push('Apply refused; nothing was written:');
+      for (const p of report.problems) lines.push(`  - ${text(p)}`);
+      break;
+    case 'stale':
+      lines.push(`The plan is stale; nothing was written: ${count(report.stale.length, 'object')} moved on the servers since the plan was made.`);
+      for (const s of report.stale) lines.push(`  ${staleSymbol(s)} ${text(s.address)}: ${staleWords(s)}`);
+      lines.push('Make a new plan (mftops plan --out FILE), review it, and apply that one.');
+      break;
+    case 'no-snapshot':
+      lines.push('Apply stopped before the first write: no verified snapshot.');
+      for (const p of report.problems) lines.push(`  - ${text(p)}`);
+      break;
+    case 'applied':
+    case 'interrupted':
+      pushRun(lines, report);
+      break;
+    default: {
+      const never: never = report.outcome;
+      throw new Error(`unknown outcome ${String(never)}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function pushRun(lines: string[], report: ApplyReport): void {
+  const c = countResults(report.results);
+  const head = report.outcome === 'interrupted' ? 'Apply interrupted' : applyExitCode(report) === 0 ? 'Apply complete' : 'Apply finished with errors';
+  lines.push(`${head} for environment "${text(report.environment)}": ${c.ok} applied, ${c.failed} failed, ${c.skipped} skipped.`);
+  if (report.outcome === 'interrupted' && report.results.length === 0) for (const p of report.problems) lines.push(`  ${text(p)}`);
+  for (const kind of KINDS) {
+    const of = report.results.filter((r) => r.kind === kind);
+    if (of.length === 0) continue;
+    const k = countResults(of);
+    const parts = [`${k.ok} applied`, ...(k.failed > 0 ? [`${k.failed} failed`] : []), ...(k.skipped > 0 ? [`${k.skipped} skipped`] : [])];
+    lines.push(`  ${kind}: ${parts.join(', ')}`);
+  }
+  const failed = report.results.filter((r) => r.status === 'failed');
+  if (failed.length > 0) {
+    lines.push('Failed:');
+    for (const r of failed) lines.push(`  x ${text(r.address)} (${r.action}): ${text(r.error ?? 'failed')}`);
+  }
+  pushSkipped(lines, report.results);
+  const s = report.stats;
+  if (s.unknownOutcomes > 0) {
+    lines.push(
+      `Unknown outcomes: ${s.unknownOutcomes} write(s) got no clear answer; re-reading showed ${s.confirmedByReread} had taken effect, ${s.retriedAfterReread} were sent again.`,
+    );
+  }
+  if (report.snapshot) lines.push(`Snapshot: ${text(report.snapshot.path)}`);
+  if (report.ledger) lines.push(`Ledger:   ${text(report.ledger)}`);
+  if (report.verification) pushVerification(lines, report.verification, c.ok);
+}
+
+function pushSkipped(lines: string[], results: readonly ChangeResult[]): void {
+  const skipped = results.filter((r) => r.status === 'skipped');
+  if (skipped.length === 0) return;
+  const blocked = skipped.filter((r) => r.action === 'blocked');
+  if (blocked.length > 0) {
+    lines.push(`Blocked (${blocked.length}), a person must make these changes:`);
+    for (const r of blocked) lines.push(`  ! ${text(r.address)}: ${text((r.error ?? '').replace(/^blocked: /, ''))}`);
+  }
+  const other = skipped.filter((r) => r.action !== 'blocked');
+  if (other.length > 0) {
+    lines.push(`Not started (${other.length}):`);
+    for (const r of other) lines.push(`  - ${text(r.address)} (${r.action}): ${text(r.error ?? 'skipped')}`);
+  }
+}
+
+function pushVerification(lines: string[], v: VerifyResult, applied: number): void {
+  if (v.error !== undefined) {
+    lines.push(`Not verified: ${text(v.error)}`);
+    return;
+  }
+  switch (v.mode) {
+    case 'skipped':
+      lines.push(`Not verified: ${text(v.note ?? 'skipped')}`);
+      return;
+    case 'replan':
+    case 'payloads': {
+      if (v.note !== undefined) lines.push(`Note: ${text(v.note)}`);
+      const how = v.mode === 'replan' ? 're-planned from the manifests' : 'read back and compared with what was sent';
+      if (v.unconverged.length === 0) {
+        lines.push(`Verified: ${count(applied, 'applied change')} ${how}, all in sync.`);
+        return;
+      }
+      lines.push(`Not in sync after apply (${v.unconverged.length} of ${applied}, ${how}):`);
+      for (const u of v.unconverged) lines.push(`  ${text(u.address)}: ${u.action === 'missing' ? 'missing' : `still to ${u.action}`}${u.reason !== undefined ? ` (${text(u.reason)})` : ''}`);
+      return;
+    }
+    default: {
+      const never: never = v.mode;
+      throw new Error(`unknown verification mode ${String(never)}`);
+    }
+  }
+}
+
+/** The report as one JSON document, with its counts and exit code. */
+export function renderApplySummaryJson(report: ApplyReport): string {
+  const counts = countResults(report.results);
+  const perKind = Object.fromEntries(KINDS.flatMap((k) => {
+    const of = report.results.filter((r) => r.kind === k);
+    return of.length > 0 ? [[k, countResults(of)]] : [];
+  }));
+  return `${JSON.stringify(
+    {
+      environment: report.environment,
+      outcome: report.outcome,
+      exitCode: applyExitCode(report),
+      counts,
+      perKind,
+      ...(report.problems.length > 0 ? { problems: report.problems } : {}),
+      ...(report.stale.length > 0 ? { stale: report.stale } : {}),
+      results: report.results,
+      ...(report.snapshot ? { snapshot: report.snapshot } : {}),
+      ...(report.ledger !== undefined ? { ledger: report.ledger } : {}),
+      ...(report.verification ? { verification: report.verification } : {}),
+      stats: report.stats,
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+function staleSymbol(s: StaleObject): string {
+  switch (s.how) {
+    case 'changed':
+      return '~';
+    case 'appeared':
+      return '+';
+    case 'gone':
+      return '-';
+    default: {
+      const never: never = s.how;
+      throw new Error(`unknown stale kind ${String(never)}`);
+    }
+  }
+}
+
+function staleWords(s: StaleObject): string {
+  const words = describeStale(s.how);
+  return s.detail !== undefined ? `${words} (${text(s.detail)})` : words;
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** Server text in a terminal: no control characters. */
+function text(s: string): string {
+  return escapeControl(s);
+}

@@ -1,0 +1,324 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { executeChanges, scheduleChanges } from '../../src/apply/execute.js';
+import type { ExecuteInput } from '../../src/apply/execute.js';
+import { memoryLedger } from '../../src/apply/ledger.js';
+import type { AutomationWriter, TransferWriter, WriteClients } from '../../src/apply/operations.js';
+import type { Change } from '../../src/plan/model.js';
+import { ApiError, NetworkError } from '../../src/services/errors.js';
+import type { Folder } from '../../src/services/transfer/types.js';
+import { startHarness } from '../plan/helpers.js';
+import type { Harness } from '../plan/helpers.js';
+import { change, entryFlags, taskCreate, tasksNamed } from './helpers.js';
+
+/**
+ * The executor against the emulator, with faults injected around the real clients so that each
+ * case is deterministic: `before` fails a write without sending it (a 503), `after` sends it and
+ * then loses the answer (a reset after the write took effect).
+ */
+type Fault = 'before' | 'after';
+
+function withFaults<T extends object>(client: T, faults: Partial<Record<keyof T, Fault[]>>): T {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      const queue = faults[prop as keyof T];
+      return async (...args: unknown[]) => {
+        const fault = queue?.shift();
+        const label = { service: 'automation' as const, method: 'POST' as const, path: `/${String(prop)}` };
+        if (fault === 'before') throw new ApiError({ ...label, status: 503, body: { title: 'Service Unavailable', fieldErrors: [] } });
+        const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        if (fault === 'after') throw new NetworkError({ ...label, code: 'ECONNRESET', reason: 'connection reset', outcome: 'unknown' });
+        return result;
+      };
+    },
+  });
+}
+
+const noSleep = { sleep: async () => {}, random: () => 0 };
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(() => h.close());
+
+function run(changes: readonly Change[], clients: WriteClients = { automation: h.automation, transfer: h.transfer }, extra: Partial<ExecuteInput> = {}) {
+  const ledger = memoryLedger();
+  const done = executeChanges({ changes, clients, ledger, parallelism: 4, secrets: { env: {}, cwd: process.cwd() }, retry: noSleep, ...extra });
+  return { ledger, done };
+}
+
+function writes(): string[] {
+  return h.emulator
+    .requestLog()
+    .filter((r) => !r.isTokenCall && r.method !== 'GET')
+    .map((r) => `${r.method} ${r.path}`);
+}
+
+describe('a write whose outcome is unknown is re-read by identity before anything is sent again', () => {
+  it('a task create that took effect is found by its name: one POST, one task', async () => {
+    const automation = withFaults<AutomationWriter>(h.automation, { createTask: ['after'] });
+    h.emulator.resetRequestLog();
+    const { done } = run([taskCreate('Unknown outcome task')], { automation });
+    const [result] = (await done).results;
+    expect(result).toMatchObject({ status: 'ok', writes: 1, unknownOutcomes: 1, confirmedByReread: 1 });
+    expect(tasksNamed(h.emulator, 'Unknown outcome task')).toHaveLength(1);
+    expect(writes().filter((w) => w.startsWith('POST'))).toHaveLength(1);
+    expect(result!.ids?.task).toBe(String(tasksNamed(h.emulator, 'Unknown outcome task')[0]!['ID']));
+  });
+
+  it('a task create that did not take effect is found missing and sent again: one task', async () => {
+    const automation = withFaults<AutomationWriter>(h.automation, { createTask: ['before', 'before'] });
+    const { done } = run([taskCreate('Retried task')], { automation });
+    const out = await done;
+    expect(out.results[0]).toMatchObject({ status: 'ok', writes: 3, unknownOutcomes: 2, confirmedByReread: 0 });
+    expect(out.retriedAfterReread).toBe(2);
+    expect(tasksNamed(h.emulator, 'Retried task')).toHaveLength(1);
+  });
+
+  it('ACL, folder and entry writes that took effect are confirmed, never repeated', async () => {
+    const groups = await h.transfer.listGroups();
+    const financeTeam = groups.find((g) => g.name === 'Finance Team')!;
+    const payroll = (await h.transfer.findFolderByPath('/Finance/Payroll'))!;
+    const carol = (await h.transfer.listFolderAcls(payroll.id)).find((e) => e.type === 'User')!;
+    const acl = (await h.automation.listResourceGroupAcls({ resourceGroupName: 'Operations' }))[0]!;
+    const automation = withFaults<AutomationWriter>(h.automation, { createResourceGroupAcl: ['after'], deleteResourceGroupAcl: ['after'] });
+    const transfer = withFaults<TransferWriter>(h.transfer, { createSubfolder: ['after'], setFolderAcl: ['after', 'after'], deleteFolderAcl: ['after'] });
+    const changes = [
+      change({
+        kind: 'FolderPermissions',
+        name: '/Finance/Archive',
+        action: 'create',
+        payload: {
+          kind: 'FolderPermissions',
+          path: '/Finance/Archive',
+          create: { parentPath: '/Finance', name: 'Archive', inheritPermissions: 'None' },
+          set: [{ type: 'Group', id: financeTeam.id, name: 'Finance Team', permissions: entryFlags(['listFiles', 'readFiles']) }],
+          remove: [],
+        },
+      }),
+      change({
+        kind: 'FolderPermissions',
+        name: '/Finance/Payroll',
+        action: 'update',
+        liveId: payroll.id,
+        payload: {
+          kind: 'FolderPermissions',
+          path: '/Finance/Payroll',
+          set: [{ type: 'Group', id: financeTeam.id, name: 'Finance Team', permissions: entryFlags(['listFiles']) }],
+          remove: [{ type: 'User', id: carol.id, name: 'carol' }],
+        },
+      }),
+      change({ kind: 'ResourceGroupAcl', name: 'finance-auditors', action: 'create', payload: { kind: 'ResourceGroupAcl', resourceGroup: 'Finance', userGroup: 'Auditors', permissions: { TaskRun: 1 } } }),
+      change({ kind: 'ResourceGroupAcl', name: 'Operations/Auditors', action: 'delete', liveId: String(acl.ACLID) }),
+    ];
+    h.emulator.resetRequestLog();
+    const out = await run(changes, { automation, transfer }).done;
+    expect(out.results.map((r) => [r.address, r.status, r.unknownOutcomes, r.confirmedByReread])).toEqual([
+      ['FolderPermissions/Finance/Archive', 'ok', 2, 2],
+      ['FolderPermissions/Finance/Payroll', 'ok', 2, 2],
+      ['ResourceGroupAcl/finance-auditors', 'ok', 1, 1],
+      ['ResourceGroupAcl/Operations/Auditors', 'ok', 1, 1],
+    ]);
+    // One request per write, none repeated.
+    expect(writes().sort()).toEqual(
+      [
+        'POST /transfer/api/v1/folders/' + (await h.transfer.findFolderByPath('/Finance'))!.id + '/subfolders',
+        `PUT /transfer/api/v1/folders/${out.results[0]!.ids!.folder!}/acls`,
+        `PUT /transfer/api/v1/folders/${payroll.id}/acls`,
+        `DELETE /transfer/api/v1/folders/${payroll.id}/acls`,
+        'POST /automation/api/v1/resourcegroups/acls',
+        `DELETE /automation/api/v1/resourcegroups/acls/${acl.ACLID}`,
+      ].sort(),
+    );
+    expect(h.emulator.state.transfer.folders.filter((f) => f.path === '/Finance/Archive')).toHaveLength(1);
+    const archiveAcl = await h.transfer.listFolderAcls(out.results[0]!.ids!.folder!);
+    expect(archiveAcl.map((e) => e.name)).toEqual(['Finance Team']);
+  });
+
+  it('gives up after the configured number of sends, with the last error', async () => {
+    const automation = withFaults<AutomationWriter>(h.automation, { createTask: ['before', 'before', 'before'] });
+    const out = await run([taskCreate('Never created')], { automation }, { retry: { ...noSleep, maxAttempts: 3 } }).done;
+    expect(out.results[0]).toMatchObject({ status: 'failed', writes: 3, unknownOutcomes: 3 });
+    expect(out.results[0]!.error).toBe('automation: POST /createTask: 503 Service Unavailable (gave up after 3 attempts)');
+    expect(tasksNamed(h.emulator, 'Never created')).toEqual([]);
+  });
+});
+
+it('a token that expires mid-apply is refreshed by the session (401, refresh, same request again): nothing fails, nothing is duplicated', async () => {
+  let calls = 0;
+  const automation = new Proxy(h.automation, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (prop !== 'createTask' || typeof value !== 'function') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      return async (...args: unknown[]) => {
+        // Before the third create, ten minutes pass: the access token is now expired on the server.
+        if (++calls === 3) h.emulator.state.clockOffsetMs += 10 * 60 * 1000;
+        return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+      };
+    },
+  });
+  h.emulator.resetRequestLog();
+  const changes = Array.from({ length: 5 }, (_, i) => taskCreate(`Token ${i}`));
+  const out = await run(changes, { automation }, { parallelism: 1 }).done;
+  expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+  const log = h.emulator.requestLog();
+  expect(log.filter((r) => r.status === 401)).toHaveLength(1);
+  expect(log.filter((r) => r.isTokenCall && r.method === 'POST').length).toBeGreaterThanOrEqual(1);
+  for (let i = 0; i < 5; i++) expect(tasksNamed(h.emulator, `Token ${i}`)).toHaveLength(1);
+});
+
+describe('failures', () => {
+  it('a change the server refuses fails with its message once; the others are still applied', async () => {
+    const bad = taskCreate('Bad host task', { steps: [{ Source: { HostID: '999999', Path: '/x', FileMask: '*' } }] });
+    const { ledger, done } = run([taskCreate('Good task 1'), bad, taskCreate('Good task 2')]);
+    const out = await done;
+    expect(out.results.map((r) => r.status)).toEqual(['ok', 'failed', 'ok']);
+    expect(out.results[1]).toMatchObject({ writes: 1, unknownOutcomes: 0 });
+    expect(out.results[1]!.error).toMatch(/^automation: POST \/automation\/api\/v1\/tasks: 422 .*no host has this ID/);
+    const lines = ledger.entries.filter((e) => e.event === 'change' && e.address === 'Task/Bad host task');
+    expect(lines.map((e) => (e.event === 'change' ? e.status : ''))).toEqual(['pending', 'failed']);
+  });
+
+  it('a missing secret fails the change by name before any request; the value never becomes empty', async () => {
+    const withSecret = taskCreate('Secret task', { Parameters: { ApiKey: { value: '${env:APPLY_MISSING_KEY}', DisplayValue: '(suppressed)' } } }, { file: 'manifests/t.yaml', line: 3, col: 1 });
+    h.emulator.resetRequestLog();
+    const out = await run([withSecret]).done;
+    expect(out.results[0]).toMatchObject({ status: 'failed', writes: 0 });
+    expect(out.results[0]!.error).toBe('Task/Secret task (manifests/t.yaml:3): environment variable APPLY_MISSING_KEY is not set');
+    expect(writes()).toEqual([]);
+  });
+
+  it('a replace whose create fails says that the task was deleted and not created again', async () => {
+    const live = (await h.automation.listTasks({ name: 'Acme inbound' }))[0]!;
+    const replace = change({
+      kind: 'Task',
+      name: 'Acme inbound',
+      action: 'replace',
+      liveId: String(live.ID),
+      payload: { kind: 'Task', body: { Name: 'Acme inbound', Group: ['Finance'], steps: [{ Source: { HostID: '999999', Path: '/x' } }] } },
+    });
+    const out = await run([replace]).done;
+    expect(out.results[0]!.status).toBe('failed');
+    expect(out.results[0]!.error).toMatch(/422 .*\(after 1 of 2 requests of this change had succeeded: the task was deleted but not created again\)$/);
+  });
+
+  it('messages never hold a resolved secret, even when the server echoes it', async () => {
+    const echo = withFaults<AutomationWriter>(
+      {
+        ...h.automation,
+        createTask: async (task) => {
+          const params = task.Parameters as Record<string, { value: string }>;
+          throw new ApiError({ service: 'automation', method: 'POST', path: '/tasks', status: 422, body: { title: 'Invalid', detail: `bad key ${params['Key']!.value}`, fieldErrors: [] } });
+        },
+      },
+      {},
+    );
+    const c = taskCreate('Echo', { Parameters: { Key: { value: '${env:ECHO_SECRET}', DisplayValue: '(suppressed)' } } });
+    const out = await run([c], { automation: echo }, { secrets: { env: { ECHO_SECRET: 'echo-secret-42' }, cwd: process.cwd() } }).done;
+    expect(out.results[0]!.error).toBe('automation: POST /tasks: 422 Invalid: bad key (sensitive)');
+  });
+});
+
+describe('order and concurrency', () => {
+  /** An in-memory transfer server that records the order of calls and can hold a call open. */
+  function fakeTransfer(opts: { failCreateOf?: string } = {}) {
+    const calls: string[] = [];
+    const folders = new Map<string, Folder>([['/a', { id: '1', name: 'a', path: '/a' }]]);
+    let next = 10;
+    const client: TransferWriter = {
+      findFolderByPath: async (p) => folders.get(p) ?? null,
+      createSubfolder: async (parentId, f) => {
+        const parent = [...folders.values()].find((x) => x.id === String(parentId))!;
+        const path = `${parent.path}/${f.name}`;
+        calls.push(`create ${path} start`);
+        await new Promise((r) => setTimeout(r, 20));
+        if (path === opts.failCreateOf) throw new ApiError({ service: 'transfer', method: 'POST', path: '/subfolders', status: 409, body: { title: 'Conflict', fieldErrors: [] } });
+        const folder = { id: String(next++), name: f.name, path };
+        folders.set(path, folder);
+        calls.push(`create ${path} done`);
+        return folder;
+      },
+      listFolderAcls: async () => [],
+      setFolderAcl: async (id) => {
+        calls.push(`set ${id}`);
+        return [];
+      },
+      deleteFolderAcl: async (id) => {
+        calls.push(`delete-entry ${id}`);
+      },
+    };
+    return { client, calls };
+  }
+  const createFolder = (path: string): Change => {
+    const i = path.lastIndexOf('/');
+    return change({ kind: 'FolderPermissions', name: path, action: 'create', payload: { kind: 'FolderPermissions', path, create: { parentPath: path.slice(0, i) || '/', name: path.slice(i + 1), inheritPermissions: 'None' }, set: [], remove: [] } });
+  };
+  const pruneFolder = (path: string, id: string): Change =>
+    change({ kind: 'FolderPermissions', name: path, action: 'delete', liveId: id, payload: { kind: 'FolderPermissions', path, set: [], remove: [{ type: 'User', id: '7', name: 'x' }] } });
+
+  it('a folder under a folder being created waits for that create; deletes run after everything else, deepest first', async () => {
+    const { client, calls } = fakeTransfer();
+    const changes = [createFolder('/a/b'), createFolder('/a/b/c'), createFolder('/a/d'), pruneFolder('/a', '1'), pruneFolder('/a/x/y', '5')];
+    const out = await run(changes, { transfer: client }, { parallelism: 8 }).done;
+    expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(calls.indexOf('create /a/b/c start')).toBeGreaterThan(calls.indexOf('create /a/b done'));
+    // /a/d does not wait for /a/b: it starts before /a/b is done.
+    expect(calls.indexOf('create /a/d start')).toBeLessThan(calls.indexOf('create /a/b done'));
+    expect(calls.slice(-2)).toEqual(['delete-entry 5', 'delete-entry 1']);
+    const waves = scheduleChanges(changes).map((o) => o.wave);
+    expect(waves.slice(0, 3)).toEqual([0, 0, 0]);
+    expect(waves[4]).toBeGreaterThan(0);
+    expect(waves[3]).toBeGreaterThan(waves[4]!);
+  });
+
+  it('a folder whose parent could not be created is not started, and says why', async () => {
+    const { client, calls } = fakeTransfer({ failCreateOf: '/a/b' });
+    const out = await run([createFolder('/a/b'), createFolder('/a/b/c')], { transfer: client }).done;
+    expect(out.results[1]).toMatchObject({ status: 'failed', writes: 0, error: 'not started: creating its parent folder (FolderPermissions/a/b) failed' });
+    expect(calls.some((c) => c.includes('/a/b/c'))).toBe(false);
+  });
+
+  it('keeps at most `parallelism` changes in flight', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const automation = {
+      ...h.automation,
+      createTask: async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((r) => setTimeout(r, 5));
+        inFlight--;
+        return { ID: '1', Name: 'x' };
+      },
+    } as AutomationWriter;
+    const changes = Array.from({ length: 12 }, (_, i) => taskCreate(`Parallel ${i}`));
+    await run(changes, { automation }, { parallelism: 3 }).done;
+    expect(most).toBe(3);
+  });
+
+  it('Ctrl-C: changes in flight finish, nothing new starts, and the ledger says so', async () => {
+    const controller = new AbortController();
+    const started: string[] = [];
+    const automation = {
+      ...h.automation,
+      createTask: async (t: { Name?: string }) => {
+        started.push(String(t.Name));
+        if (started.length === 2) controller.abort();
+        await new Promise((r) => setTimeout(r, 10));
+        return { ID: String(started.length), Name: t.Name };
+      },
+    } as AutomationWriter;
+    const changes = Array.from({ length: 6 }, (_, i) => taskCreate(`Interrupted ${i}`));
+    const { ledger, done } = run(changes, { automation }, { parallelism: 2, signal: controller.signal });
+    const out = await done;
+    expect(out.interrupted).toBe(true);
+    expect(started).toEqual(['Interrupted 0', 'Interrupted 1']);
+    expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok', 'skipped', 'skipped', 'skipped', 'skipped']);
+    expect(out.results[2]!.error).toBe('interrupted before it started');
+    const statuses = ledger.entries.flatMap((e) => (e.event === 'change' ? [`${e.address} ${e.status}`] : []));
+    expect(statuses.filter((s) => s.endsWith('skipped'))).toHaveLength(4);
+    expect(statuses.filter((s) => s.endsWith('pending'))).toHaveLength(2);
+  });
+});

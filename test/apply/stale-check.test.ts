@@ -1,0 +1,76 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { writeChanges } from '../../src/apply/guard.js';
+import { findStaleObjects, readTouchedObjects } from '../../src/apply/stale-check.js';
+import type { Plan } from '../../src/plan/model.js';
+import { toReadonlyAutomationClient, toReadonlyTransferClient } from '../../src/services/index.js';
+import { testdir } from '../helpers/testdir.js';
+import { planPaths, startHarness } from '../plan/helpers.js';
+import type { Harness } from '../plan/helpers.js';
+import { APPLY_MANIFESTS } from './helpers.js';
+
+let h: Harness;
+let plan: Plan;
+beforeEach(async () => {
+  h = await startHarness();
+  const dir = testdir(APPLY_MANIFESTS);
+  const result = await planPaths(h, [join(dir, 'manifests')], {
+    cwd: dir,
+    env: { scope: { taskGroups: ['Operations'], folders: ['/Distribution/Initech'] }, prune: ['Task', 'ResourceGroupAcl', 'FolderPermissions'] },
+  });
+  plan = result.plan!;
+});
+afterEach(() => h.close());
+
+const readers = () => ({ automation: toReadonlyAutomationClient(h.automation), transfer: toReadonlyTransferClient(h.transfer) });
+
+async function staleNow() {
+  return findStaleObjects(writeChanges(plan), await readTouchedObjects(writeChanges(plan), readers(), 4));
+}
+
+it('finds nothing when nothing moved, with one task list, one ACL list and each touched folder by path and ACL', async () => {
+  h.emulator.resetRequestLog();
+  expect(await staleNow()).toEqual([]);
+  const reads = h.emulator.requestLog().filter((r) => !r.isTokenCall);
+  expect(reads.every((r) => r.method === 'GET')).toBe(true);
+  const paths = reads.map((r) => r.path.replace(/\/\d+\//, '/{id}/'));
+  expect(paths.filter((p) => p.endsWith('/tasks'))).toHaveLength(1);
+  expect(paths.filter((p) => p.endsWith('/resourcegroups/acls'))).toHaveLength(1);
+  // Five touched folders (one to create) and the new folder's parent: six lookups, four ACL lists.
+  expect(paths.filter((p) => p.endsWith('/folders'))).toHaveLength(6);
+  expect(paths.filter((p) => p.endsWith('/acls') && p.includes('/folders/'))).toHaveLength(4);
+  expect(reads).toHaveLength(12);
+});
+
+it('names each object that changed, appeared or went away since the plan', async () => {
+  const payroll = (await h.automation.listTasks({ name: 'Payroll to bank' }))[0]!;
+  await h.automation.updateTask(String(payroll.ID), { ...payroll, Active: 0 });
+  await h.automation.createResourceGroupAcl({ ResourceGroupName: 'Finance', UserGroupName: 'Auditors', Permissions: { TaskRun: 1 } });
+  const operators = (await h.automation.listResourceGroupAcls({ resourceGroupName: 'Finance', userGroupName: 'Finance Operators' }))[0]!;
+  await h.automation.deleteResourceGroupAcl(String(operators.ACLID));
+  const initech = (await h.transfer.findFolderByPath('/Distribution/Initech/Inbound'))!;
+  const bob = (await h.transfer.listUsers()).find((u) => u.username === 'bob')!;
+  await h.transfer.setFolderAcl(initech.id, { type: 'User', id: bob.id, permissions: { listFiles: true } });
+  const finance = (await h.transfer.findFolderByPath('/Finance'))!;
+  await h.transfer.createSubfolder(finance.id, { name: 'Reports', inheritPermissions: 'None' });
+
+  const stale = await staleNow();
+  expect(stale.map((s) => `${s.address} ${s.how}`).sort()).toEqual(
+    [
+      'Task/Payroll to bank changed',
+      'ResourceGroupAcl/finance-auditors appeared',
+      'ResourceGroupAcl/finance-operators gone',
+      'FolderPermissions/Distribution/Initech/Inbound changed',
+      'FolderPermissions/Finance/Reports appeared',
+    ].sort(),
+  );
+  expect(stale.find((s) => s.address === 'ResourceGroupAcl/finance-auditors')?.detail).toMatch(/^an ACL for Finance \/ Auditors now exists \(ACLID \d+\)$/);
+});
+
+it('a folder to create whose parent went away is stale too', async () => {
+  const parent = h.emulator.state.transfer.folders.find((f) => f.path === '/Finance')!;
+  h.emulator.state.transfer.folders = h.emulator.state.transfer.folders.filter((f) => f !== parent && !f.path.startsWith('/Finance/'));
+  const stale = await staleNow();
+  expect(stale).toContainEqual({ address: 'FolderPermissions/Finance/Reports', how: 'gone', detail: 'its parent folder /Finance no longer exists' });
+  expect(stale).toContainEqual({ address: 'FolderPermissions/Finance/Payroll', how: 'gone', detail: expect.stringMatching(/^folder id \d+$/) as unknown });
+});

@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { generateTaskManifest } from '../../src/bench/generate-manifests.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { startSeededEmulator } from '../integration/helpers.js';
+import { APPLY_ENV, applyWorkdir, readLedger } from '../apply/helpers.js';
+
+const BIN = fileURLToPath(new URL('../../bin/mftops.js', import.meta.url));
+const GEN_ENV = Object.fromEntries([...[0, 1, 2, 3, 4].map((i) => [`GEN_TOKEN_${i}`, `t${i}`]), ...[0, 1, 2].map((i) => [`GEN_PASSWORD_${i}`, `p${i}`])]);
+
+let emulator: RunningEmulator;
+beforeEach(async () => {
+  emulator = await startSeededEmulator();
+});
+afterEach(() => emulator.close());
+
+/** Run apply, press Ctrl-C once the first change is done, and collect what it printed. */
+function applyAndInterrupt(cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve', '--parallelism', '1'], {
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...APPLY_ENV, ...GEN_ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+      if (!sent && /^ {2}ok /m.test(stderr)) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, stdout, stderr });
+    });
+  });
+}
+
+it('Ctrl-C: the write in flight finishes, nothing new starts, the ledger is finished and the tokens revoked; exit 1', async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 20; i++) files[`manifests/task-${i}.yaml`] = generateTaskManifest(i);
+  const dir = applyWorkdir(emulator, { manifests: files, prune: [] });
+  emulator.configure({ latencyMs: 60 });
+  const r = await applyAndInterrupt(dir);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain('Interrupted: no new write starts; waiting for the writes in flight');
+  expect(r.stdout).toMatch(/^Apply interrupted for environment "lab": [1-3] applied, 0 failed, 1[7-9] skipped\.$/m);
+  expect(r.stdout).toContain('Not verified: interrupted: run mftops plan to see where the servers are');
+
+  const base = join(dir, '.mftops/snapshots/lab');
+  const ledger = readLedger(join(base, readdirSync(base)[0]!, 'ledger.jsonl'));
+  const end = ledger.at(-1);
+  expect(end).toMatchObject({ event: 'end', failed: 0, interrupted: true });
+  const statuses = ledger.flatMap((l) => (l.event === 'change' ? [l.status] : []));
+  expect(statuses.filter((s) => s === 'pending')).toHaveLength(statuses.filter((s) => s === 'ok').length);
+  expect(statuses.filter((s) => s === 'ok').length + statuses.filter((s) => s === 'skipped').length).toBe(20);
+  // What the ledger says was written is what the server has.
+  const created = emulator.state.automation.tasks.filter((t) => String(t['Name']).startsWith('Generated task'));
+  expect(created).toHaveLength(statuses.filter((s) => s === 'ok').length);
+  // Both sessions were revoked on the way out.
+  const revokes = emulator.requestLog().filter((x) => x.path.endsWith('/token/revoke'));
+  expect(revokes.length).toBeGreaterThanOrEqual(2);
+});

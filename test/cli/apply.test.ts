@@ -1,0 +1,196 @@
+import { appendFileSync, copyFileSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { automationClientFor, startSeededEmulator } from '../integration/helpers.js';
+import { hasStackTrace, runCli } from '../helpers/run-cli.js';
+import { ALL_SECRETS, APPLY_ENV, EXPECTED_ACTIONS, SECRETS, applyWorkdir, readLedger, tasksNamed, writesOf } from '../apply/helpers.js';
+import type { LedgerLine } from '../apply/helpers.js';
+
+const ALLOW = ['--allow-delete', '--allow-replace'];
+
+let emulator: RunningEmulator;
+beforeEach(async () => {
+  emulator = await startSeededEmulator();
+});
+afterEach(() => emulator.close());
+
+/** The one snapshot folder of a work dir's environment. */
+function snapshotDir(dir: string, env = 'lab'): string {
+  const base = join(dir, '.mftops/snapshots', env);
+  const ids = readdirSync(base).filter((n) => !n.startsWith('.'));
+  expect(ids).toHaveLength(1);
+  return join(base, ids[0]!);
+}
+
+function changeLines(ledger: readonly LedgerLine[], address: string): LedgerLine[] {
+  return ledger.filter((l) => l.event === 'change' && l.address === address);
+}
+
+describe('mftops apply against the emulator', () => {
+  it('applies every action of every kind from the manifests, with a ledger and a snapshot, then plan finds nothing to do', async () => {
+    const dir = applyWorkdir(emulator);
+    const r = await runCli(['apply', '--auto-approve', ...ALLOW], { cwd: dir, env: APPLY_ENV });
+    expect(r.stderr).not.toMatch(/failed|error/i);
+    expect(r.code).toBe(0);
+    const total = Object.keys(EXPECTED_ACTIONS).length;
+    expect(r.stdout).toContain(`Apply complete for environment "lab": ${total} applied, 0 failed, 0 skipped.`);
+    expect(r.stdout).toMatch(/Verified: \d+ applied changes re-planned from the manifests, all in sync\./);
+
+    const after = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: APPLY_ENV });
+    expect(after.stdout).toContain('No changes.');
+    expect(after.code).toBe(0);
+
+    // The ledger: pending, then ok, for each change; and the snapshot beside it; all 0600.
+    const snap = snapshotDir(dir);
+    const ledger = readLedger(join(snap, 'ledger.jsonl'));
+    for (const [address, action] of Object.entries(EXPECTED_ACTIONS)) {
+      expect(changeLines(ledger, address).map((l) => [l.event === 'change' ? l.status : '', l.event === 'change' ? l.action : ''])).toEqual([
+        ['pending', action],
+        ['ok', action],
+      ]);
+    }
+    expect(ledger[0]).toMatchObject({ event: 'start', environment: 'lab', changes: total });
+    expect(ledger.at(-1)).toMatchObject({ event: 'end', ok: total, failed: 0, interrupted: false });
+    for (const file of readdirSync(snap)) expect(statSync(join(snap, file)).mode & 0o777).toBe(0o600);
+    expect(readdirSync(snap).sort()).toEqual(['automation-config.xml', 'ledger.jsonl', 'snapshot.json', 'transfer-folders.json']);
+
+    // What the servers hold now.
+    expect(tasksNamed(emulator, 'Acme inbound').map((t) => t['Group'])).toEqual([['Finance']]);
+    expect(tasksNamed(emulator, 'Nightly cleanup')).toEqual([]);
+    expect(emulator.state.transfer.folders.some((f) => f.path === '/Finance/Reports')).toBe(true);
+
+    // Secrets reached the server, and nothing else.
+    expect(JSON.stringify(tasksNamed(emulator, 'Payroll to bank'))).toContain(SECRETS.payrollKey);
+    const created = JSON.stringify(tasksNamed(emulator, 'Apply test upload'));
+    expect(created).toContain(SECRETS.token);
+    expect(created).toContain(SECRETS.filePassword);
+    const everything = [r.stdout, r.stderr, after.stdout, after.stderr, readFileSync(join(snap, 'ledger.jsonl'), 'utf8'), readFileSync(join(snap, 'snapshot.json'), 'utf8')].join('\n');
+    for (const secret of ALL_SECRETS) expect(everything).not.toContain(secret);
+  });
+
+  it('applies a saved plan exactly and reports it as JSON; a second apply of the same file is refused as stale', async () => {
+    const dir = applyWorkdir(emulator);
+    expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
+    const r = await runCli(['apply', 'plan.json', ...ALLOW, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { outcome: string; exitCode: number; counts: { ok: number }; verification: { mode: string; unconverged: unknown[] }; results: { address: string; status: string }[] };
+    expect(report).toMatchObject({ outcome: 'applied', exitCode: 0, counts: { ok: Object.keys(EXPECTED_ACTIONS).length }, verification: { mode: 'replan', unconverged: [] } });
+    expect(report.results.map((x) => x.address).sort()).toEqual(Object.keys(EXPECTED_ACTIONS).sort());
+    expect((await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
+
+    emulator.resetRequestLog();
+    const again = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain('The plan is stale; nothing was written');
+    expect(writesOf(emulator)).toEqual([]);
+  });
+
+  it('verifies a saved plan by reading back what it wrote when the manifests changed since the plan', async () => {
+    const dir = applyWorkdir(emulator);
+    expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
+    appendFileSync(join(dir, 'manifests/acls.yaml'), '# edited after the review\n');
+    const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Note: the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan');
+    expect(r.stdout).toContain(`Verified: ${Object.keys(EXPECTED_ACTIONS).length} applied changes read back and compared with what was sent, all in sync.`);
+  });
+
+  it('refuses a stale plan before any write and names each object that moved and how', async () => {
+    const dir = applyWorkdir(emulator);
+    expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
+    // Someone changes the servers after the review.
+    const client = automationClientFor(emulator);
+    const payroll = (await client.listTasks({ name: 'Payroll to bank' }))[0]!;
+    await client.updateTask(String(payroll.ID), { ...payroll, Info: { Description: 'changed by hand' } });
+    await client.createTask({ Name: 'Apply test upload', Group: ['Operations'], steps: [] });
+    const nightly = (await client.listTasks({ name: 'Nightly cleanup' }))[0]!;
+    await client.deleteTask(String(nightly.ID));
+    await client.close();
+
+    emulator.resetRequestLog();
+    const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('The plan is stale; nothing was written: 3 objects moved');
+    expect(r.stdout).toContain('~ Task/Payroll to bank: changed since the plan');
+    expect(r.stdout).toMatch(/\+ Task\/Apply test upload: now exists \(a task named Apply test upload now exists/);
+    expect(r.stdout).toMatch(/- Task\/Nightly cleanup: no longer exists/);
+    expect(writesOf(emulator)).toEqual([]);
+    expect(emulator.requestLog().length).toBeGreaterThan(0);
+    expect(() => readdirSync(join(dir, '.mftops'))).toThrow();
+    expect(hasStackTrace(r.stderr)).toBe(false);
+  });
+
+  describe('refuses before any write', () => {
+    it('a plan for another environment', async () => {
+      const dir = applyWorkdir(emulator);
+      expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
+      const prod = applyWorkdir(emulator, { environment: 'prod' });
+      copyFileSync(join(dir, 'plan.json'), join(prod, 'plan.json'));
+      emulator.resetRequestLog();
+      const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: prod, env: APPLY_ENV });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('the plan was made for environment "lab", not "prod"');
+      expect(emulator.requestLog()).toEqual([]);
+    });
+
+    it('a plan for another server', async () => {
+      const dir = applyWorkdir(emulator);
+      expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
+      const other = applyWorkdir(emulator, { automationUrl: 'http://127.0.0.1:9/automation' });
+      copyFileSync(join(dir, 'plan.json'), join(other, 'plan.json'));
+      emulator.resetRequestLog();
+      const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: other, env: APPLY_ENV });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain(`the plan was made against the automation server ${emulator.automationUrl}, but environment "lab" uses http://127.0.0.1:9/automation`);
+      expect(emulator.requestLog()).toEqual([]);
+    });
+
+    it('deletes and replaces without --allow-delete and --allow-replace', async () => {
+      const dir = applyWorkdir(emulator);
+      const r = await runCli(['apply', '--auto-approve'], { cwd: dir, env: APPLY_ENV });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('Apply refused; nothing was written:');
+      expect(r.stdout).toMatch(/the plan deletes 4 objects \(Task\/Nightly cleanup, .*\): pass --allow-delete to apply it/);
+      expect(r.stdout).toMatch(/the plan replaces 1 object .*Task\/Acme inbound.*: pass --allow-replace to apply it/);
+      expect(writesOf(emulator)).toEqual([]);
+    });
+
+    it('more deletes than --max-deletes', async () => {
+      const dir = applyWorkdir(emulator);
+      const r = await runCli(['apply', '--auto-approve', ...ALLOW, '--max-deletes', '3'], { cwd: dir, env: APPLY_ENV });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('the plan deletes 4 objects, more than --max-deletes 3');
+      expect(writesOf(emulator)).toEqual([]);
+    });
+
+    it('no terminal and no --auto-approve: not even a read', async () => {
+      const dir = applyWorkdir(emulator);
+      const r = await runCli(['apply', ...ALLOW], { cwd: dir, env: APPLY_ENV });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        'mftops: error: apply without a plan file asks for approval on a terminal, and there is none: pass --auto-approve (or apply a reviewed plan file)\n',
+      );
+      expect(emulator.requestLog()).toEqual([]);
+    });
+  });
+
+  it('records a change the server refuses (422) as failed with its message, applies the rest, and exits 1', async () => {
+    const dir = applyWorkdir(emulator);
+    expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
+    // The host the new task sends to disappears (hosts are not objects the plan touches).
+    emulator.state.automation.hosts = emulator.state.automation.hosts.filter((h) => h.fields['Name'] !== 'initech-s3');
+    const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
+    expect(r.code).toBe(1);
+    const total = Object.keys(EXPECTED_ACTIONS).length;
+    expect(r.stdout).toContain(`${total - 1} applied, 1 failed, 0 skipped.`);
+    expect(r.stdout).toMatch(/x Task\/Apply test upload \(create\): automation: POST \/automation\/api\/v1\/tasks: 422 .*no host has this ID/);
+    const ledger = readLedger(join(snapshotDir(dir), 'ledger.jsonl'));
+    const lines = changeLines(ledger, 'Task/Apply test upload');
+    expect(lines.map((l) => (l.event === 'change' ? l.status : ''))).toEqual(['pending', 'failed']);
+    expect(lines[1]).toMatchObject({ error: expect.stringMatching(/422 .*no host has this ID/) as unknown });
+    expect(ledger.filter((l) => l.event === 'change' && l.status === 'ok')).toHaveLength(total - 1);
+    expect(tasksNamed(emulator, 'Apply test upload')).toEqual([]);
+    for (const secret of ALL_SECRETS) expect(`${r.stdout}${r.stderr}${JSON.stringify(ledger)}`).not.toContain(secret);
+  });
+});
