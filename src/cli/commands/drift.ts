@@ -1,16 +1,13 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../../config/load-config.js';
-import type { ResolvedService } from '../../config/model.js';
 import type { DriftReport } from '../../drift/model.js';
-import { ConfigError, MftopsError } from '../../errors.js';
+import { MftopsError } from '../../errors.js';
 import { hasErrors } from '../../manifest/diagnostics.js';
-import { loadManifests } from '../../manifest/load.js';
-import { renderDiagnostics, type RenderableDiagnostic } from '../../render/diagnostics.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { createProgress } from '../progress.js';
 import { openReadonlyClients } from './clients.js';
+import { loadManifestsOrReport, manifestPathsOf, openEnvironment, resolveServices, serverIdentities, useColor, wholeNumberOption, writeDiagnostics } from './common.js';
 
 export interface DriftCommandOptions {
   readonly paths: readonly string[];
@@ -31,24 +28,12 @@ export interface DriftDependencies {
  * Exit 0 in sync, 2 drift, 1 error.
  */
 export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: CommandIo, deps: DriftDependencies = {}): Promise<number> {
-  const parallelism = Number(opts.parallelism ?? '10');
-  if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > 64) {
-    throw new ConfigError(`--parallelism must be a whole number from 1 to 64, not "${opts.parallelism ?? ''}"`);
-  }
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
-  const env = selectEnvironment(config, g.env);
-  const paths = opts.paths.length > 0 ? opts.paths.map((p) => resolve(io.cwd, p)) : [...env.manifests];
-  if (paths.length === 0) throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
-  const color = g.color !== false && io.isTty && io.env['NO_COLOR'] === undefined;
-
-  const manifests = await loadManifests(paths, { cwd: io.cwd });
-  if (hasErrors(manifests.diagnostics)) {
-    writeDiagnostics(g, io, manifests.diagnostics, manifests.manifests.length, color);
-    return 1;
-  }
-  const services = (['automation', 'transfer'] as const)
-    .map((name) => resolveService(config, env, name, io.env))
-    .filter((s): s is ResolvedService => s !== undefined);
+  const parallelism = wholeNumberOption('--parallelism', opts.parallelism ?? '10', 1, 64);
+  const { config, env } = openEnvironment(g, io);
+  const color = useColor(g, io);
+  const manifests = await loadManifestsOrReport(manifestPathsOf(opts.paths, config, env, io), g, io);
+  if (manifests === undefined) return 1;
+  const services = resolveServices(config, env, io);
 
   const { detectDrift } = await import('../../drift/detect-drift.js');
   const progress = createProgress(io, g.quiet);
@@ -59,7 +44,7 @@ export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: 
       manifests,
       clients: clients.readers,
       environment: env,
-      servers: Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }])),
+      servers: serverIdentities(services),
       parallelism,
       progress: progress.report,
       cwd: io.cwd,
@@ -71,10 +56,10 @@ export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: 
   }
   const report = result.report;
   if (report === undefined || hasErrors(result.diagnostics)) {
-    writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length, color);
+    writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
     return 1;
   }
-  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length, color);
+  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
   io.stdout(await renderReport(report, g, color));
   if (opts.report !== undefined) {
     const { renderDriftJson } = await import('../../render/drift-json.js');
@@ -114,19 +99,3 @@ function writeReportFile(path: string, text: string): void {
   }
 }
 
-/** Problems go to stderr; as GitHub annotations (--format github) to stdout, where the runner reads them. */
-function writeDiagnostics(g: GlobalOptions, io: CommandIo, diagnostics: readonly RenderableDiagnostic[], manifestCount: number, color: boolean): void {
-  const report = { diagnostics, manifestCount };
-  switch (g.format) {
-    case 'github':
-      io.stdout(renderDiagnostics('github', report, { cwd: io.cwd }));
-      return;
-    case 'json':
-      io.stderr(renderDiagnostics('json', report, { cwd: io.cwd }));
-      return;
-    case 'text':
-    case 'markdown':
-      io.stderr(renderDiagnostics('text', report, { cwd: io.cwd, color }));
-      return;
-  }
-}
