@@ -21,6 +21,8 @@ export interface EmulatorOptions {
   latencyMs?: number;
   /** 0..1: probability that an API request (token calls included) gets a fault. */
   faultRate?: number;
+  /** How long a `slow-answer` fault holds its answer (ms); default 0: no such fault is drawn. */
+  slowResponseMs?: number;
   /** PRNG seed so fault sequences replay; default 1. */
   faultSeed?: number;
   profile?: Profile;
@@ -39,7 +41,7 @@ export interface RunningEmulator {
   readonly transferUrl: string;
   readonly port: number;
   /** Change latency or fault rate while running (e.g. populate a large state fast, then measure). */
-  configure(change: { readonly latencyMs?: number; readonly faultRate?: number }): void;
+  configure(change: { readonly latencyMs?: number; readonly faultRate?: number; readonly slowResponseMs?: number }): void;
   requestLog(): readonly RequestRecord[];
   resetRequestLog(): void;
   /** Direct access for tests (read and mutate). */
@@ -56,12 +58,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const port = options.port ?? 0;
   const latencyMs = options.latencyMs ?? 0;
   const faultRate = options.faultRate ?? 0;
+  const slowResponseMs = options.slowResponseMs ?? 0;
   const profile = options.profile ?? 'current';
   const access = options.accessTtlSeconds ?? 300;
   const refresh = options.refreshTtlSeconds ?? 900;
   check(Number.isInteger(port) && port >= 0 && port <= 65535, `port must be an integer from 0 to 65535, not ${port}`);
   check(Number.isFinite(latencyMs) && latencyMs >= 0, `latency must be 0 or more milliseconds, not ${latencyMs}`);
   check(Number.isFinite(faultRate) && faultRate >= 0 && faultRate <= 1, `fault rate must be from 0 to 1, not ${faultRate}`);
+  check(Number.isFinite(slowResponseMs) && slowResponseMs >= 0, `slow response must be 0 or more milliseconds, not ${slowResponseMs}`);
   check(profile === 'current' || profile === 'legacy', `profile must be current or legacy, not ${String(profile)}`);
   check(access > 0 && refresh > 0, 'token lifetimes must be positive');
   const state = createState(options.seed, profile);
@@ -71,6 +75,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     lifetimes: { accessSeconds: access, refreshSeconds: refresh },
     latencyMs,
     faultRate,
+    slowResponseMs,
     faultSeed: options.faultSeed ?? 1,
     urls: () => urls,
   };
@@ -97,6 +102,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (change.faultRate !== undefined) {
         check(Number.isFinite(change.faultRate) && change.faultRate >= 0 && change.faultRate <= 1, `fault rate must be from 0 to 1, not ${change.faultRate}`);
         config.faultRate = change.faultRate;
+      }
+      if (change.slowResponseMs !== undefined) {
+        check(Number.isFinite(change.slowResponseMs) && change.slowResponseMs >= 0, `slow response must be 0 or more milliseconds, not ${change.slowResponseMs}`);
+        config.slowResponseMs = change.slowResponseMs;
       }
     },
     requestLog: () => [...log],

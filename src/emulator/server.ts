@@ -13,9 +13,11 @@ export type ServiceName = 'automation' | 'transfer' | 'other';
 
 /**
  * An injected fault. `error-500`, `error-503` and `reset` happen before the request is handled;
- * `write-then-500` and `write-then-reset` (writes only) happen after the write took effect.
+ * `write-then-500` and `write-then-reset` (writes only) happen after the write took effect;
+ * `slow-answer` (only while `slowResponseMs` > 0) handles the request at once and holds the
+ * answer for `slowResponseMs`, past a client's timeout: the work is done, the answer is late.
  */
-export type FaultKind = 'error-500' | 'error-503' | 'reset' | 'write-then-500' | 'write-then-reset';
+export type FaultKind = 'error-500' | 'error-503' | 'reset' | 'write-then-500' | 'write-then-reset' | 'slow-answer';
 
 /** One API request as the request log keeps it (control calls are not logged). */
 export interface RequestRecord {
@@ -79,6 +81,8 @@ export interface ServerConfig {
   /** Mutable: `RunningEmulator.configure` changes them while the server runs. */
   latencyMs: number;
   faultRate: number;
+  /** How long a `slow-answer` fault holds the answer; 0 (default) leaves that kind out of the draw. */
+  slowResponseMs: number;
   readonly faultSeed: number;
   /** Filled by the caller once the port is known (for /_emulator/health). */
   readonly urls: () => { url: string; automationUrl: string; transferUrl: string };
@@ -140,6 +144,7 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
   function pickFault(write: boolean): FaultKind | undefined {
     if (cfg.faultRate <= 0 || random() >= cfg.faultRate) return undefined;
     const kinds: FaultKind[] = write ? ['error-500', 'error-503', 'reset', 'write-then-500', 'write-then-reset'] : ['error-500', 'error-503', 'reset'];
+    if (cfg.slowResponseMs > 0) kinds.push('slow-answer');
     return kinds[Math.min(kinds.length - 1, Math.floor(random() * kinds.length))];
   }
 
@@ -215,6 +220,11 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
       case 'write-then-reset':
         record(0);
         return resetConnection(req.socket);
+      case 'slow-answer':
+        record(response.status);
+        await new Promise((r) => setTimeout(r, cfg.slowResponseMs));
+        if (!res.destroyed && !req.socket.destroyed) send(res, response);
+        return;
       case undefined:
         record(response.status);
         return send(res, response);

@@ -57,6 +57,24 @@ export function parseBaseUrl(service: ServiceName, url: string): BaseUrl {
   return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, '') };
 }
 
+/** Overrides the per-request time limits (headers, body, connect) of every request, in milliseconds. */
+export const TIMEOUT_VARIABLE = 'MFTOPS_HTTP_TIMEOUT_MS';
+
+/**
+ * `MFTOPS_HTTP_TIMEOUT_MS` as the three time limits (a server that never answers then fails in
+ * that time, not the 30 s default); undefined when unset. A value that is not a whole number of
+ * milliseconds from 100 to 600 000 is a `ConfigError`.
+ */
+export function readTimeoutsFromEnv(env: NodeJS.ProcessEnv): Timeouts | undefined {
+  const text = env[TIMEOUT_VARIABLE];
+  if (text === undefined || text.trim() === '') return undefined;
+  const ms = Number(text);
+  if (!/^\d+$/.test(text.trim()) || ms < 100 || ms > 600_000) {
+    throw new ConfigError(`${TIMEOUT_VARIABLE} must be a whole number of milliseconds from 100 to 600000, not "${text}"`);
+  }
+  return { headersMs: ms, bodyMs: ms, connectMs: ms };
+}
+
 export interface ConnectionOptions extends ClientOptions {
   readonly service: ServiceName;
   readonly apiBaseCandidates: (basePath: string) => readonly string[];
@@ -85,8 +103,8 @@ export class Connection {
   constructor(opts: ConnectionOptions) {
     this.service = opts.service;
     const base = parseBaseUrl(opts.service, opts.url);
-    const dispatcher =
-      opts.dispatcher ?? createDispatcher({ caFile: opts.caFile, connections: opts.connections, timeouts: opts.timeouts, env: opts.env });
+    const timeouts = opts.timeouts ?? readTimeoutsFromEnv(opts.env ?? process.env);
+    const dispatcher = opts.dispatcher ?? createDispatcher({ caFile: opts.caFile, connections: opts.connections, timeouts, env: opts.env });
     this.transport = new Transport({
       service: opts.service,
       origin: base.origin,
@@ -94,7 +112,7 @@ export class Connection {
       ownsDispatcher: opts.dispatcher === undefined,
       logger: opts.logger,
       retry: opts.retry,
-      timeouts: opts.timeouts,
+      timeouts,
       now: opts.now,
     });
     this.session = new Session({

@@ -139,6 +139,8 @@ class UnexpectedBody extends Error {
 }
 
 const ERROR_BODY_LIMIT = 64 * 1024;
+/** A JSON answer bigger than this is refused (a hostile or broken server must not fill memory). */
+export const JSON_BODY_LIMIT = 32 * 1024 * 1024;
 const MAX_REMEMBERED_SECRETS = 16;
 
 /**
@@ -191,7 +193,10 @@ export class Transport {
   /** JSON in and out; `undefined` for an empty 2xx body. */
   async sendJson(req: HttpRequest): Promise<unknown> {
     return this.send(req, async (res) => {
-      const bytes = await readAll(res.body);
+      const bytes = await readAll(res.body, JSON_BODY_LIMIT);
+      if (bytes.length >= JSON_BODY_LIMIT) {
+        throw new UnexpectedBody(`response body larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MiB where a JSON answer was expected (a list of this size is paged)`);
+      }
       if (bytes.length === 0) return undefined;
       const parsed = tryParseJson(bytes);
       if (!parsed.ok) throw new UnexpectedBody(describeUnexpectedBody(bytes, res.contentType, undefined, (t) => this.redact(t)));

@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import type { AppliedChange, ApplyPhase } from '../../apply/apply-plan.js';
 import type { ApplyReport, ChangeResult, VerifyResult } from '../../apply/model.js';
 import type { WriteClients } from '../../apply/operations.js';
-import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../../config/load-config.js';
 import type { EnvironmentSettings, MftopsConfig, ResolvedService } from '../../config/model.js';
 import { ConfigError, MftopsError } from '../../errors.js';
 import { createLogger } from '../../log.js';
@@ -10,11 +9,12 @@ import type { Logger } from '../../log.js';
 import { hasErrors } from '../../manifest/diagnostics.js';
 import type { ManifestSet } from '../../manifest/validate.js';
 import type { Plan } from '../../plan/model.js';
-import { renderDiagnostics, type RenderableDiagnostic } from '../../render/diagnostics.js';
 import type { AutomationClient, ReadonlyAutomationClient, ReadonlyTransferClient, TransferClient } from '../../services/index.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { createProgress } from '../progress.js';
+import { openEnvironment, resolveServices, serverIdentities, useColor, wholeNumberOption, writeDiagnostics } from './common.js';
+import { renderPlan } from './plan.js';
 
 export interface ApplyCommandOptions {
   /** One saved plan file (`*.json`), or manifest files and folders (none: the environment's). */
@@ -45,15 +45,14 @@ export const APPROVAL_QUESTION = "Apply these changes? Only 'yes' is accepted: "
  * everything was applied and verified (or there was nothing to do), else 1.
  */
 export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: CommandIo, deps: ApplyCommandDeps = processDeps()): Promise<number> {
-  const parallelism = wholeNumber('--parallelism', opts.parallelism, 1, 64);
-  const maxDeletes = wholeNumber('--max-deletes', opts.maxDeletes, 0, 1_000_000);
+  const parallelism = wholeNumberOption('--parallelism', opts.parallelism, 1, 64);
+  const maxDeletes = wholeNumberOption('--max-deletes', opts.maxDeletes, 0, 1_000_000);
   const planFile = planFileArgument(opts.args);
   if (planFile === undefined && !opts.autoApprove && !deps.canAsk) {
     throw new ConfigError('apply without a plan file asks for approval on a terminal, and there is none: pass --auto-approve (or apply a reviewed plan file)');
   }
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
-  const env = selectEnvironment(config, g.env);
-  const color = g.color !== false && io.isTty && io.env['NO_COLOR'] === undefined;
+  const { config, env } = openEnvironment(g, io);
+  const color = useColor(g, io);
   const permissions = { allowDelete: opts.allowDelete, allowReplace: opts.allowReplace, maxDeletes };
   const { checkPermissions, checkPlanTarget } = await import('../../apply/guard.js');
 
@@ -68,7 +67,7 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
   if (manifestPaths.length === 0 && planFile === undefined) {
     throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   }
-  const services = (['automation', 'transfer'] as const).map((name) => resolveService(config, env, name, io.env)).filter((s): s is ResolvedService => s !== undefined);
+  const services = resolveServices(config, env, io);
   const logger = createLogger(g.quiet ? 'quiet' : g.verbose ? 'verbose' : 'normal', io.stderr);
 
   // Manifests before any request: an invalid one stops here.
@@ -77,19 +76,33 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
     const { loadManifests } = await import('../../manifest/load.js');
     manifests = await loadManifests(manifestPaths, { cwd: io.cwd });
     if (hasErrors(manifests.diagnostics)) {
-      writeDiagnostics(g, io, manifests.diagnostics, manifests.manifests.length, color);
+      writeDiagnostics(g, io, manifests.diagnostics, manifests.manifests.length);
       return 1;
     }
   }
 
+  // One apply per environment at a time (issue 9): taken before the first request, released in
+  // the finally below, on the second Ctrl-C, and (as a last resort) on process exit.
+  const { acquireApplyLock, describeTakeover } = await import('../../apply/apply-lock.js');
+  const lock = acquireApplyLock({ dir: resolve(config.snapshots.dir, env.name), environment: env.name });
+  const takeover = describeTakeover(lock);
+  if (takeover !== undefined) io.stderr(`mftops: warning: ${takeover}\n`);
+
   const controller = new AbortController();
-  const clients = await openWriteClients(services, logger, io);
+  let clients: OpenClients;
+  try {
+    clients = await openWriteClients(services, logger, io);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const onSignal = (): void => {
     if (!controller.signal.aborted) {
       io.stderr('Interrupted: no new write starts; waiting for the writes in flight (Ctrl-C again to leave now)\n');
       controller.abort();
       return;
     }
+    lock.release();
     void clients.close().finally(() => deps.exitNow(1));
   };
   deps.signals.on('SIGINT', onSignal);
@@ -130,7 +143,11 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
   } finally {
     deps.signals.off('SIGINT', onSignal);
     deps.signals.off('SIGTERM', onSignal);
-    await clients.close();
+    try {
+      await clients.close();
+    } finally {
+      lock.release();
+    }
   }
 }
 
@@ -241,7 +258,7 @@ async function buildFromManifests(
       manifests,
       clients: readers,
       environment: env,
-      servers: Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }])),
+      servers: serverIdentities(services),
       parallelism,
       progress: progress.report,
       cwd: io.cwd,
@@ -250,12 +267,12 @@ async function buildFromManifests(
     progress.finish();
   }
   if (hasErrors(result.diagnostics) || result.plan === undefined) {
-    writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length, color);
+    writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
     return undefined;
   }
-  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length, color);
-  const shown = await renderPlan(result.plan, g, color);
-  if (shown !== undefined) io.stdout(shown);
+  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
+  // The plan as `mftops plan` shows it; JSON output carries only the final report.
+  if (g.format !== 'json') io.stdout(await renderPlan(result.plan, g, color));
   return result.plan;
 }
 
@@ -321,22 +338,6 @@ async function renderReport(report: ApplyReport, g: GlobalOptions): Promise<stri
   }
 }
 
-/** The plan as `mftops plan` shows it; JSON output carries only the final report. */
-async function renderPlan(plan: Plan, g: GlobalOptions, color: boolean): Promise<string | undefined> {
-  switch (g.format) {
-    case 'text': {
-      const { renderPlanText } = await import('../../render/plan-text.js');
-      return renderPlanText(plan, { color });
-    }
-    case 'markdown':
-    case 'github': {
-      const { renderPlanMarkdown } = await import('../../render/plan-markdown.js');
-      return renderPlanMarkdown(plan);
-    }
-    case 'json':
-      return undefined;
-  }
-}
 
 function phaseLine(phase: ApplyPhase, plan: Plan, parallelism: number): string {
   switch (phase) {
@@ -364,21 +365,6 @@ function resultLine(r: ChangeResult): string {
   }
 }
 
-function writeDiagnostics(g: GlobalOptions, io: CommandIo, diagnostics: readonly RenderableDiagnostic[], manifestCount: number, color: boolean): void {
-  const report = { diagnostics, manifestCount };
-  switch (g.format) {
-    case 'github':
-      io.stdout(renderDiagnostics('github', report, { cwd: io.cwd }));
-      return;
-    case 'json':
-      io.stderr(renderDiagnostics('json', report, { cwd: io.cwd }));
-      return;
-    case 'text':
-    case 'markdown':
-      io.stderr(renderDiagnostics('text', report, { cwd: io.cwd, color }));
-      return;
-  }
-}
 
 // ------------------------------------------------------------------------------------ options
 
@@ -390,13 +376,6 @@ export function planFileArgument(args: readonly string[]): string | undefined {
   return json[0];
 }
 
-function wholeNumber(option: string, text: string, min: number, max: number): number {
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text}"`);
-  }
-  return n;
-}
 
 function processDeps(): ApplyCommandDeps {
   return {
