@@ -2999,7 +2999,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve11.call(this, root, ref);
+      let _sch = resolve12.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -3026,7 +3026,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve11(root, ref) {
+    function resolve12(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -3890,7 +3890,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve11(baseURI, relativeURI, options) {
+    function resolve12(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -3926,50 +3926,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base, relative7, options, skipNormalization) {
+    function resolveComponent(base, relative8, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base = parse(serialize(base, options), options);
-        relative7 = parse(serialize(relative7, options), options);
+        relative8 = parse(serialize(relative8, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative7.scheme) {
-        target.scheme = relative7.scheme;
-        target.userinfo = relative7.userinfo;
-        target.host = relative7.host;
-        target.port = relative7.port;
-        target.path = removeDotSegments(relative7.path || "");
-        target.query = relative7.query;
+      if (!options.tolerant && relative8.scheme) {
+        target.scheme = relative8.scheme;
+        target.userinfo = relative8.userinfo;
+        target.host = relative8.host;
+        target.port = relative8.port;
+        target.path = removeDotSegments(relative8.path || "");
+        target.query = relative8.query;
       } else {
-        if (relative7.userinfo !== void 0 || relative7.host !== void 0 || relative7.port !== void 0) {
-          target.userinfo = relative7.userinfo;
-          target.host = relative7.host;
-          target.port = relative7.port;
-          target.path = removeDotSegments(relative7.path || "");
-          target.query = relative7.query;
+        if (relative8.userinfo !== void 0 || relative8.host !== void 0 || relative8.port !== void 0) {
+          target.userinfo = relative8.userinfo;
+          target.host = relative8.host;
+          target.port = relative8.port;
+          target.path = removeDotSegments(relative8.path || "");
+          target.query = relative8.query;
         } else {
-          if (!relative7.path) {
+          if (!relative8.path) {
             target.path = base.path;
-            if (relative7.query !== void 0) {
-              target.query = relative7.query;
+            if (relative8.query !== void 0) {
+              target.query = relative8.query;
             } else {
               target.query = base.query;
             }
           } else {
-            if (relative7.path[0] === "/") {
-              target.path = removeDotSegments(relative7.path);
+            if (relative8.path[0] === "/") {
+              target.path = removeDotSegments(relative8.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target.path = "/" + relative7.path;
+                target.path = "/" + relative8.path;
               } else if (!base.path) {
-                target.path = relative7.path;
+                target.path = relative8.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative7.path;
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative8.path;
               }
               target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative7.query;
+            target.query = relative8.query;
           }
           target.userinfo = base.userinfo;
           target.host = base.host;
@@ -3977,7 +3977,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base.scheme;
       }
-      target.fragment = relative7.fragment;
+      target.fragment = relative8.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -4281,7 +4281,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve11,
+      resolve: resolve12,
       resolveComponent,
       equal,
       serialize,
@@ -16059,8 +16059,8 @@ function formatJsonLines(value, indent, prefix = "") {
   if (value === null || typeof value !== "object" || indent + prefix.length + one.length <= BLOCK_WIDTH) return [`${pad}${prefix}${one}`];
   const entries = Array.isArray(value) ? value.map((v) => ["", v]) : Object.entries(value).map(([k, v]) => [`${escapeControl(JSON.stringify(k))}: `, v]);
   if (entries.length === 0) return [`${pad}${prefix}${one}`];
-  const [open4, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
-  const lines = [`${pad}${prefix}${open4}`];
+  const [open3, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+  const lines = [`${pad}${prefix}${open3}`];
   entries.forEach(([key, v], i) => {
     const inner = formatJsonLines(v, indent + 2, key);
     if (i < entries.length - 1) inner[inner.length - 1] += ",";
@@ -16584,6 +16584,276 @@ var init_diagnostics = __esm({
   }
 });
 
+// src/manifest/fast-yaml.ts
+function parseSimpleYaml(text2) {
+  if (text2.includes("	") || text2.includes("\r")) return void 0;
+  try {
+    return readDocuments(text2);
+  } catch (err) {
+    if (err instanceof OutOfSubset || err instanceof RangeError) return void 0;
+    throw err;
+  }
+}
+function readDocuments(text2) {
+  const raw = text2.split("\n");
+  const segments = [[]];
+  let separators = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const line = raw[i];
+    if (line === "---") {
+      separators++;
+      segments.push([]);
+      continue;
+    }
+    if (line.startsWith("---") || line.startsWith("...") || line.startsWith("%")) bail();
+    let indent = 0;
+    while (line.charCodeAt(indent) === 32) indent++;
+    const rest = line.slice(indent).trimEnd();
+    if (rest === "" || rest.startsWith("#")) continue;
+    segments[segments.length - 1].push({ no: i + 1, indent, text: rest });
+  }
+  if (separators > 0 && segments[0].length === 0) segments.shift();
+  const docs = [];
+  segments.forEach((lines, index) => {
+    if (lines.length === 0) bail();
+    const first = lines[0];
+    if (first.indent !== 0) bail();
+    const reader = new BlockReader(lines);
+    if (isSeqItem(first.text)) bail();
+    const data = reader.mapping(0);
+    if (!reader.done()) bail();
+    docs.push({ index, data, line: first.no, col: first.indent + 1 });
+  });
+  if (docs.length === 0) bail();
+  return docs;
+}
+function readLineValue(s) {
+  const c = s[0];
+  if (c === '"' || c === "'" || c === "[" || c === "{") {
+    const r = new FlowReader(s);
+    const value = r.value();
+    r.end();
+    return value;
+  }
+  const hash = s.indexOf(" #");
+  const plain = (hash === -1 ? s : s.slice(0, hash)).trimEnd();
+  if (plain.includes(": ") || plain.endsWith(":")) bail();
+  return resolvePlain(plain);
+}
+function resolvePlain(s) {
+  if (s === "" || PLAIN_START.test(s)) bail();
+  switch (s) {
+    case "~":
+    case "null":
+    case "Null":
+    case "NULL":
+      return null;
+    case "true":
+    case "True":
+    case "TRUE":
+      return true;
+    case "false":
+    case "False":
+    case "FALSE":
+      return false;
+    default:
+      break;
+  }
+  if (/^[-+]?[0-9]+$/.test(s)) return Number(s);
+  if (/^[-+]?[.0-9]/.test(s) || /^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$/.test(s)) bail();
+  return s;
+}
+var OutOfSubset, bail, isSeqItem, KEY, BlockReader, PLAIN_START, MAX_FLOW_DEPTH, FlowReader;
+var init_fast_yaml = __esm({
+  "src/manifest/fast-yaml.ts"() {
+    "use strict";
+    OutOfSubset = class extends Error {
+    };
+    bail = () => {
+      throw new OutOfSubset();
+    };
+    isSeqItem = (t) => t === "-" || t.startsWith("- ");
+    KEY = /^([A-Za-z_$][A-Za-z0-9_$.\/-]*(?: [A-Za-z0-9_$.\/-]+)*):(?: +|$)/;
+    BlockReader = class {
+      #i = 0;
+      #lines;
+      constructor(lines) {
+        this.#lines = lines;
+      }
+      done() {
+        return this.#i >= this.#lines.length;
+      }
+      #peek() {
+        return this.#lines[this.#i];
+      }
+      mapping(indent) {
+        const out = {};
+        for (let line = this.#peek(); line && line.indent >= indent; line = this.#peek()) {
+          if (line.indent > indent || isSeqItem(line.text)) bail();
+          const m = KEY.exec(line.text) ?? bail();
+          const key = m[1];
+          if (resolvePlain(key) !== key || Object.hasOwn(out, key) || key === "__proto__") bail();
+          const rest = line.text.slice(m[0].length);
+          this.#i++;
+          out[key] = rest === "" || rest.startsWith("#") ? this.#nested(indent, true) : this.#inline(rest, indent);
+        }
+        return out;
+      }
+      sequence(indent) {
+        const out = [];
+        for (let line = this.#peek(); line && line.indent >= indent; line = this.#peek()) {
+          if (line.indent > indent) bail();
+          if (!isSeqItem(line.text)) break;
+          let offset = 1;
+          while (line.text.charCodeAt(offset) === 32) offset++;
+          const rest = line.text.slice(offset);
+          if (rest === "" || rest.startsWith("#")) {
+            this.#i++;
+            out.push(this.#nested(indent, false));
+          } else if (isSeqItem(rest) || KEY.test(rest)) {
+            line.indent += offset;
+            line.text = rest;
+            out.push(isSeqItem(rest) ? this.sequence(line.indent) : this.mapping(line.indent));
+          } else {
+            this.#i++;
+            out.push(this.#inline(rest, indent));
+          }
+        }
+        return out;
+      }
+      /** The value below a key or dash with nothing after it: a deeper block, or null. */
+      #nested(indent, underKey) {
+        const next = this.#peek();
+        if (!next) return null;
+        if (next.indent > indent) return isSeqItem(next.text) ? this.sequence(next.indent) : this.mapping(next.indent);
+        if (underKey && next.indent === indent && isSeqItem(next.text)) return this.sequence(indent);
+        return null;
+      }
+      /** A value on the rest of a line; a deeper line after it would continue it (not in the subset). */
+      #inline(rest, indent) {
+        const value = readLineValue(rest);
+        const next = this.#peek();
+        if (next && next.indent > indent) bail();
+        return value;
+      }
+    };
+    PLAIN_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
+    MAX_FLOW_DEPTH = 32;
+    FlowReader = class {
+      #p = 0;
+      #depth = 0;
+      #s;
+      constructor(s) {
+        this.#s = s;
+      }
+      #ws() {
+        while (this.#s.charCodeAt(this.#p) === 32) this.#p++;
+      }
+      /** Only a comment (after a space) may follow the value. */
+      end() {
+        const before = this.#p;
+        this.#ws();
+        if (this.#p < this.#s.length && !(this.#s[this.#p] === "#" && this.#p > before)) bail();
+      }
+      value() {
+        const c = this.#s[this.#p];
+        if (c === '"') return this.#double();
+        if (c === "'") return this.#single();
+        if (c === "[" || c === "{") {
+          if (++this.#depth > MAX_FLOW_DEPTH) bail();
+          const v = c === "[" ? this.#seq() : this.#map();
+          this.#depth--;
+          return v;
+        }
+        return this.#plain();
+      }
+      #double() {
+        const close = this.#s.indexOf('"', this.#p + 1);
+        if (close === -1) bail();
+        const body = this.#s.slice(this.#p + 1, close);
+        if (body.includes("\\")) bail();
+        this.#p = close + 1;
+        return body;
+      }
+      #single() {
+        let out = "";
+        for (let i = this.#p + 1; i < this.#s.length; i++) {
+          if (this.#s[i] === "'") {
+            if (this.#s[i + 1] === "'") {
+              out += "'";
+              i++;
+              continue;
+            }
+            this.#p = i + 1;
+            return out;
+          }
+          out += this.#s[i];
+        }
+        return bail();
+      }
+      #plain() {
+        const start = this.#p;
+        const s = this.#s;
+        let i = start;
+        for (; i < s.length; i++) {
+          const c = s[i];
+          if (c === "," || c === "]" || c === "}") break;
+          if (c === "[" || c === "{") bail();
+          if (c === ":" && (i + 1 >= s.length || s[i + 1] === " " || s[i + 1] === "," || s[i + 1] === "]" || s[i + 1] === "}")) break;
+          if (c === "#" && s[i - 1] === " ") bail();
+        }
+        this.#p = i;
+        return resolvePlain(s.slice(start, i).trimEnd());
+      }
+      #seq() {
+        this.#p++;
+        const out = [];
+        this.#ws();
+        if (this.#s[this.#p] === "]") {
+          this.#p++;
+          return out;
+        }
+        for (; ; ) {
+          this.#ws();
+          out.push(this.value());
+          this.#ws();
+          const c = this.#s[this.#p];
+          this.#p++;
+          if (c === "]") return out;
+          if (c !== ",") bail();
+        }
+      }
+      #map() {
+        this.#p++;
+        const out = {};
+        this.#ws();
+        if (this.#s[this.#p] === "}") {
+          this.#p++;
+          return out;
+        }
+        for (; ; ) {
+          this.#ws();
+          const c = this.#s[this.#p];
+          if (c === '"' || c === "'" || c === "[" || c === "{") bail();
+          const key = this.#plain();
+          if (typeof key !== "string" || key === "__proto__" || Object.hasOwn(out, key)) bail();
+          if (this.#s[this.#p] !== ":" || this.#s[this.#p + 1] !== " ") bail();
+          this.#p += 2;
+          this.#ws();
+          const next = this.#s[this.#p];
+          if (next === "," || next === "}" || next === void 0) bail();
+          out[key] = this.value();
+          this.#ws();
+          const sep6 = this.#s[this.#p];
+          this.#p++;
+          if (sep6 === "}") return out;
+          if (sep6 !== ",") bail();
+        }
+      }
+    };
+  }
+});
+
 // src/manifest/positions.ts
 function parseJsonPointer(pointer) {
   if (pointer === "" || pointer === "/") return pointer === "/" ? [""] : [];
@@ -16706,6 +16976,12 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
     return fail(file, [createDiagnostic("error", "MF005", fileStart, "file holds binary data (NUL characters), not YAML text")]);
   }
   if (text2.charCodeAt(0) === 65279) text2 = text2.slice(1);
+  const fast = parseSimpleYaml(text2);
+  if (fast) {
+    const sourceMapOf = lazySourceMaps(file, text2);
+    const documents2 = fast.map((d) => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: sourceMapOf(d.index) }));
+    return { file, documents: documents2, diagnostics: [] };
+  }
   const lineCounter = new import_yaml3.LineCounter();
   const diagnostics = [];
   const documents = [];
@@ -16759,6 +17035,25 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
   }
   return { file, documents, diagnostics };
 }
+function lazySourceMaps(file, text2) {
+  let parsed;
+  const maps = /* @__PURE__ */ new Map();
+  const mapOf = (index) => {
+    let map = maps.get(index);
+    if (map) return map;
+    if (!parsed) {
+      const lineCounter = new import_yaml3.LineCounter();
+      const docs = (0, import_yaml3.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
+      parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
+    }
+    const doc = parsed.docs[index];
+    if (!doc) throw new Error(`${file}: document ${index} not found when locating a position (fast and full YAML readers disagree)`);
+    map = createSourceMap(doc, parsed.lineCounter, file);
+    maps.set(index, map);
+    return map;
+  };
+  return (index) => ({ locate: (path, target) => mapOf(index).locate(path, target) });
+}
 function checkFileSize(file, size, limits = DEFAULT_PARSE_LIMITS) {
   if (size <= limits.maxFileBytes) return void 0;
   return createDiagnostic("error", "MF004", { file, line: 1, col: 1 }, `file is ${formatBytes(size)}, over the ${formatBytes(limits.maxFileBytes)} limit for a manifest file`, {
@@ -16801,8 +17096,8 @@ function yamlDiagnostic(severity, err, text2, at) {
       return createDiagnostic(severity, "MF003", where, "document nests too deeply to be read");
     case "MISSING_CHAR": {
       const quote3 = /closing (["'])/.exec(err.message)?.[1];
-      const open4 = quote3 === void 0 ? -1 : text2.lastIndexOf(quote3, start - 1);
-      if (quote3 !== void 0 && open4 >= 0) return createDiagnostic(severity, "MF001", at(open4), `string opened with ${quote3} is never closed`);
+      const open3 = quote3 === void 0 ? -1 : text2.lastIndexOf(quote3, start - 1);
+      if (quote3 !== void 0 && open3 >= 0) return createDiagnostic(severity, "MF001", at(open3), `string opened with ${quote3} is never closed`);
       return createDiagnostic(severity, "MF001", where, `YAML: ${oneLine(err.message)}`);
     }
     default:
@@ -16845,6 +17140,7 @@ var init_parse = __esm({
     "use strict";
     import_yaml3 = __toESM(require_dist(), 1);
     init_diagnostics();
+    init_fast_yaml();
     init_positions();
     DEFAULT_PARSE_LIMITS = { maxFileBytes: 10 * 1024 * 1024, maxAliasCount: 100 };
     UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
@@ -17024,14 +17320,14 @@ var init_rules = __esm({
       for (const doc of docs) {
         if (doc.name === void 0) continue;
         doc.previousNames.forEach((previous, index) => {
-          const at = doc.sourceMap.locate(["metadata", "previousNames", index]);
+          const at = () => doc.sourceMap.locate(["metadata", "previousNames", index]);
           const key = `${doc.kind}\0${previous.toLowerCase()}`;
           const owner = live.get(key);
           if (previous.toLowerCase() === doc.name.toLowerCase()) {
-            out.push(createDiagnostic("error", "MF302", at, `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, { hint: "a previous name is what the object was called before a rename" }));
+            out.push(createDiagnostic("error", "MF302", at(), `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, { hint: "a previous name is what the object was called before a rename" }));
           } else if (owner) {
             out.push(
-              createDiagnostic("error", "MF302", at, `previous name \`${previous}\` is also the name of a ${doc.kind} in these manifests`, {
+              createDiagnostic("error", "MF302", at(), `previous name \`${previous}\` is also the name of a ${doc.kind} in these manifests`, {
                 hint: "an object cannot be renamed away from a name that is still managed: drop the previous name or the other document",
                 related: related("defined", owner.sourceMap.locate(["metadata", "name"]))
               })
@@ -17040,7 +17336,7 @@ var init_rules = __esm({
             const first = claimed.get(key);
             if (first) {
               out.push(
-                createDiagnostic("error", "MF302", at, `previous name \`${previous}\` is claimed by two ${doc.kind} documents`, {
+                createDiagnostic("error", "MF302", at(), `previous name \`${previous}\` is claimed by two ${doc.kind} documents`, {
                   hint: "only one object can be renamed from a name",
                   related: related("also claimed", first.doc.sourceMap.locate(["metadata", "previousNames", first.index]))
                 })
@@ -18282,7 +18578,8 @@ __export(load_exports, {
   loadManifests: () => loadManifests,
   readManifestFile: () => readManifestFile
 });
-import { open, readdir, realpath, stat } from "node:fs/promises";
+import { closeSync, fstatSync, openSync, readFileSync as readFileSync7 } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
 import { extname, join as join3, resolve as resolve4 } from "node:path";
 async function loadManifests(paths, options = {}) {
   const cwd = options.cwd ?? process.cwd();
@@ -18301,8 +18598,8 @@ async function collectManifestFiles(paths, cwd) {
   const realFiles = /* @__PURE__ */ new Set();
   const diagnostics = [];
   const visitedDirs = /* @__PURE__ */ new Map();
-  const addFile = async (file) => {
-    const real = await realpath(file).catch(() => file);
+  const addFile = async (file, knownReal) => {
+    const real = knownReal ?? await realpath(file).catch(() => file);
     if (realFiles.has(real)) return;
     realFiles.add(real);
     files.add(file);
@@ -18334,7 +18631,7 @@ async function collectManifestFiles(paths, cwd) {
         if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
         count3 += await walk2(full);
       } else if (isFile && isManifestFileName(entry.name)) {
-        await addFile(full);
+        await addFile(full, entry.isSymbolicLink() ? void 0 : join3(real, entry.name));
         count3++;
       }
     }
@@ -18366,25 +18663,28 @@ function isManifestFileName(name) {
   return ext === ".yaml" || ext === ".yml";
 }
 async function readManifestFile(file, limits = DEFAULT_PARSE_LIMITS) {
-  let handle;
+  return Promise.resolve(readManifestFileSync(file, limits));
+}
+function readManifestFileSync(file, limits) {
+  let fd;
   try {
-    handle = await open(file, "r");
+    fd = openSync(file, "r");
   } catch (err) {
     return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
   }
   try {
-    const info = await handle.stat();
+    const info = fstatSync(fd);
     if (!info.isFile()) {
       return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file, line: 1, col: 1 }, "not a regular file")] };
     }
     const tooLarge = checkFileSize(file, info.size, limits);
     if (tooLarge) return { file, documents: [], diagnostics: [tooLarge] };
-    const bytes = await handle.readFile();
+    const bytes = readFileSync7(fd);
     return parseManifestFile(file, bytes, limits);
   } catch (err) {
     return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 function errnoText(err) {
@@ -18864,8 +19164,8 @@ function countOpenSessions() {
 async function closeAllSessions(timeoutMs = 3e3) {
   const all = Promise.allSettled([...openSessions].map((s) => s.close()));
   let timer;
-  const limit = new Promise((resolve11) => {
-    timer = setTimeout(resolve11, timeoutMs);
+  const limit = new Promise((resolve12) => {
+    timer = setTimeout(resolve12, timeoutMs);
     timer.unref();
   });
   await Promise.race([all, limit]);
@@ -21780,9 +22080,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve12, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve11(data);
+              return err ? reject(err) : resolve12(data);
             });
           });
         }
@@ -21820,9 +22120,9 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve12, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve11(data);
+              return err2 ? reject(err2) : resolve12(data);
             });
           });
         }
@@ -21942,14 +22242,14 @@ var require_connect = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback) {
+      return function connect({ hostname: hostname2, host, protocol, port, servername, localAddress, httpSocket }, callback) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
             tls = __require("node:tls");
           }
           servername = servername || options.servername || util.getServerName(host) || null;
-          const sessionKey = servername || hostname;
+          const sessionKey = servername || hostname2;
           assert(sessionKey);
           const session = customSession || sessionCache.get(sessionKey) || null;
           port = port || 443;
@@ -21964,7 +22264,7 @@ var require_connect = __commonJS({
             socket: httpSocket,
             // upgrade socket connection
             port,
-            host: hostname
+            host: hostname2
           });
           socket.on("session", function(session2) {
             sessionCache.set(sessionKey, session2);
@@ -21978,7 +22278,7 @@ var require_connect = __commonJS({
             ...options,
             localAddress,
             port,
-            host: hostname
+            host: hostname2
           });
           if (useH2c === true) {
             socket.alpnProtocol = "h2";
@@ -21988,7 +22288,7 @@ var require_connect = __commonJS({
           const keepAliveInitialDelay = options.keepAliveInitialDelay === void 0 ? 6e4 : options.keepAliveInitialDelay;
           socket.setKeepAlive(true, keepAliveInitialDelay);
         }
-        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname, port });
+        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname: hostname2, port });
         socket.setNoDelay(true).once(protocol === "https:" ? "secureConnect" : "connect", function() {
           queueMicrotask(clearConnectTimeout);
           if (callback) {
@@ -23465,7 +23765,7 @@ var require_webidl = __commonJS({
   "node_modules/undici/lib/web/webidl/index.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
-    var { types, inspect: inspect2 } = __require("node:util");
+    var { types, inspect: inspect3 } = __require("node:util");
     var { runtimeFeatures } = require_runtime_features();
     var UNDEFINED = 1;
     var BOOLEAN = 2;
@@ -23657,7 +23957,7 @@ var require_webidl = __commonJS({
         case SYMBOL:
           return `Symbol(${V.description})`;
         case OBJECT:
-          return inspect2(V);
+          return inspect3(V);
         case STRING:
           return `"${V}"`;
         case BIGINT:
@@ -25328,8 +25628,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve11, reject) => {
-        res = resolve11;
+      const promise = new Promise((resolve12, reject) => {
+        res = resolve12;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -26755,12 +27055,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve11, reject) => {
+      const waitForDrain = () => new Promise((resolve12, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve11;
+          callback = resolve12;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -27278,8 +27578,8 @@ var require_client_h2 = __commonJS({
         }
       }
       let stream = null;
-      const { hostname, port } = client[kUrl];
-      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port ? `:${port}` : ""}`;
+      const { hostname: hostname2, port } = client[kUrl];
+      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname2}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (err) => {
         if (request.aborted || request.completed) {
@@ -27644,12 +27944,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve11, reject) => {
+      const waitForDrain = () => new Promise((resolve12, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve11;
+          callback = resolve12;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -27966,16 +28266,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve11) => {
+        return new Promise((resolve12) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve11;
+            this[kClosedResolve] = resolve12;
           } else {
-            resolve11(null);
+            resolve12(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve11) => {
+        return new Promise((resolve12) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -27988,7 +28288,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve11(null);
+            resolve12(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -28016,20 +28316,20 @@ var require_client = __commonJS({
     function connect(client) {
       assert(!client[kConnecting]);
       assert(!client[kHTTPContext]);
-      let { host, hostname, protocol, port } = client[kUrl];
-      if (hostname[0] === "[") {
-        const idx = hostname.indexOf("]");
+      let { host, hostname: hostname2, protocol, port } = client[kUrl];
+      if (hostname2[0] === "[") {
+        const idx = hostname2.indexOf("]");
         assert(idx !== -1);
-        const ip = hostname.substring(1, idx);
+        const ip = hostname2.substring(1, idx);
         assert(net.isIPv6(ip));
-        hostname = ip;
+        hostname2 = ip;
       }
       client[kConnecting] = true;
       if (channels.beforeConnect.hasSubscribers) {
         channels.beforeConnect.publish({
           connectParams: {
             host,
-            hostname,
+            hostname: hostname2,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -28042,14 +28342,14 @@ var require_client = __commonJS({
       try {
         client[kConnector]({
           host,
-          hostname,
+          hostname: hostname2,
           protocol,
           port,
           servername: client[kServerName],
           localAddress: client[kLocalAddress]
         }, (err, socket) => {
           if (err) {
-            handleConnectError(client, err, { host, hostname, protocol, port });
+            handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
             client[kResume]();
             return;
           }
@@ -28063,7 +28363,7 @@ var require_client = __commonJS({
             client[kHTTPContext] = socket.alpnProtocol === "h2" ? connectH2(client, socket) : connectH1(client, socket);
           } catch (err2) {
             socket.destroy().on("error", noop);
-            handleConnectError(client, err2, { host, hostname, protocol, port });
+            handleConnectError(client, err2, { host, hostname: hostname2, protocol, port });
             client[kResume]();
             return;
           }
@@ -28076,7 +28376,7 @@ var require_client = __commonJS({
             channels.connected.publish({
               connectParams: {
                 host,
-                hostname,
+                hostname: hostname2,
                 protocol,
                 port,
                 version: client[kHTTPContext]?.version,
@@ -28091,11 +28391,11 @@ var require_client = __commonJS({
           client[kResume]();
         });
       } catch (err) {
-        handleConnectError(client, err, { host, hostname, protocol, port });
+        handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
         client[kResume]();
       }
     }
-    function handleConnectError(client, err, { host, hostname, protocol, port }) {
+    function handleConnectError(client, err, { host, hostname: hostname2, protocol, port }) {
       if (client.destroyed) {
         return;
       }
@@ -28104,7 +28404,7 @@ var require_client = __commonJS({
         channels.connectError.publish({
           connectParams: {
             host,
-            hostname,
+            hostname: hostname2,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -28395,8 +28695,8 @@ var require_pool_base = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve11) => {
-            this[kClosedResolve] = resolve11;
+          return new Promise((resolve12) => {
+            this[kClosedResolve] = resolve12;
           });
         }
       }
@@ -29518,7 +29818,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve11, reject) => {
+        const socket = await new Promise((resolve12, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -29528,7 +29828,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve11(socket2);
+              resolve12(socket2);
             }
           });
         });
@@ -29538,14 +29838,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve11, reject) => {
+        await new Promise((resolve12, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve11();
+            resolve12();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -29554,14 +29854,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve11();
+            resolve12();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve11, reject) => {
+        await new Promise((resolve12, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -29569,7 +29869,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug("SOCKS5 tunnel established to", targetHost, targetPort, "via", info);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve11();
+            resolve12();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -29612,8 +29912,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve11, reject) => {
-                      finalSocket.once("secureConnect", resolve11);
+                    await new Promise((resolve12, reject) => {
+                      finalSocket.once("secureConnect", resolve12);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -29973,10 +30273,10 @@ var require_env_http_proxy_agent = __commonJS({
         ]);
       }
       #getProxyAgentForUrl(url) {
-        let { protocol, host: hostname, port } = url;
-        hostname = hostname.replace(/:\d*$/, "").toLowerCase();
+        let { protocol, host: hostname2, port } = url;
+        hostname2 = hostname2.replace(/:\d*$/, "").toLowerCase();
         port = Number.parseInt(port, 10) || DEFAULT_PORTS[protocol] || 0;
-        if (!this.#shouldProxy(hostname, port)) {
+        if (!this.#shouldProxy(hostname2, port)) {
           return this[kNoProxyAgent];
         }
         if (protocol === "https:") {
@@ -29984,7 +30284,7 @@ var require_env_http_proxy_agent = __commonJS({
         }
         return this[kHttpProxyAgent];
       }
-      #shouldProxy(hostname, port) {
+      #shouldProxy(hostname2, port) {
         if (this.#noProxyChanged) {
           this.#parseNoProxy();
         }
@@ -29999,10 +30299,10 @@ var require_env_http_proxy_agent = __commonJS({
           if (entry.port && entry.port !== port) {
             continue;
           }
-          if (hostname === entry.hostname) {
+          if (hostname2 === entry.hostname) {
             return false;
           }
-          if (hostname.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
+          if (hostname2.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
             return false;
           }
         }
@@ -30746,7 +31046,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -30760,11 +31060,11 @@ var require_readable = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve11(null);
+                resolve12(null);
               }
             });
           } else {
-            this.on("close", resolve11);
+            this.on("close", resolve12);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -30792,7 +31092,7 @@ var require_readable = __commonJS({
     }
     function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -30807,7 +31107,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve11,
+              resolve: resolve12,
               reject,
               length: 0,
               body: []
@@ -30881,18 +31181,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body, resolve: resolve11, stream, length } = consume2;
+      const { type, body, resolve: resolve12, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve11(chunksDecode(body, length, encoding));
+          resolve12(chunksDecode(body, length, encoding));
         } else if (type === "json") {
-          resolve11(JSON.parse(chunksDecode(body, length, encoding)));
+          resolve12(JSON.parse(chunksDecode(body, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve11(chunksConcat(body, length).buffer);
+          resolve12(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve11(new Blob(body, { type: stream[kContentType] }));
+          resolve12(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve11(chunksConcat(body, length));
+          resolve12(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -31082,9 +31382,9 @@ var require_api_request = __commonJS({
     };
     function request(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -31296,9 +31596,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -31586,9 +31886,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -31681,9 +31981,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -32957,7 +33257,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module) {
     "use strict";
     var { writeFile, readFile: readFile3, mkdir: mkdir2 } = __require("node:fs/promises");
-    var { dirname: dirname6, resolve: resolve11 } = __require("node:path");
+    var { dirname: dirname7, resolve: resolve12 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -33158,7 +33458,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile3(resolve11(path), "utf8");
+          const data = await readFile3(resolve12(path), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -33187,8 +33487,8 @@ var require_snapshot_recorder = __commonJS({
         if (!path) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve11(path);
-        await mkdir2(dirname6(resolvedPath), { recursive: true });
+        const resolvedPath = resolve12(path);
+        await mkdir2(dirname7(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
@@ -34204,14 +34504,14 @@ var require_dns = __commonJS({
       get size() {
         return this.#records.size;
       }
-      get(hostname) {
-        return this.#records.get(hostname) ?? null;
+      get(hostname2) {
+        return this.#records.get(hostname2) ?? null;
       }
-      set(hostname, records) {
-        this.#records.set(hostname, records);
+      set(hostname2, records) {
+        this.#records.set(hostname2, records);
       }
-      delete(hostname) {
-        this.#records.delete(hostname);
+      delete(hostname2) {
+        this.#records.delete(hostname2);
       }
       // Delegate to storage decide can we do more lookups or not
       full() {
@@ -41167,7 +41467,7 @@ var require_fetch = __commonJS({
         const agent = fetchParams.controller.dispatcher;
         const path = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve11, reject) => agent.dispatch(
+        return new Promise((resolve12, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path}?` : path,
             origin: url.origin,
@@ -41255,7 +41555,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve11({
+              resolve12({
                 status,
                 statusText,
                 headersList,
@@ -41308,7 +41608,7 @@ var require_fetch = __commonJS({
                   headersList.append(headerName, String(value), true);
                 }
               }
-              resolve11({
+              resolve12({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -41332,7 +41632,7 @@ var require_fetch = __commonJS({
                   headersList.append(nameStr, value.toString("latin1"), true);
                 }
               }
-              resolve11({
+              resolve12({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -45680,7 +45980,7 @@ function resolveRetryPolicy(opts) {
   };
 }
 function defaultSleep(ms) {
-  return new Promise((resolve11) => setTimeout(resolve11, ms));
+  return new Promise((resolve12) => setTimeout(resolve12, ms));
 }
 function isRetryableStatus(status) {
   return status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
@@ -45717,8 +46017,8 @@ var init_version2 = __esm({
 
 // src/services/transport.ts
 import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync7 } from "node:fs";
-import { open as open2 } from "node:fs/promises";
+import { readFileSync as readFileSync8 } from "node:fs";
+import { open } from "node:fs/promises";
 import { rootCertificates } from "node:tls";
 function createDispatcher(opts = {}) {
   const timeouts = resolveTimeouts(opts.timeouts);
@@ -45745,7 +46045,7 @@ function createDispatcher(opts = {}) {
 }
 function readCaFile(path) {
   try {
-    return readFileSync7(path, "utf8");
+    return readFileSync8(path, "utf8");
   } catch (err) {
     throw new ConfigError(`cannot read caFile ${path} (${err.code ?? "unreadable"})`);
   }
@@ -45825,7 +46125,7 @@ function errorMessage(err) {
 function seconds(ms) {
   return ms % 1e3 === 0 ? `${ms / 1e3} s` : `${ms} ms`;
 }
-var import_undici, UnexpectedBody, ERROR_BODY_LIMIT, MAX_REMEMBERED_SECRETS, Transport;
+var import_undici, UnexpectedBody, ERROR_BODY_LIMIT, JSON_BODY_LIMIT, MAX_REMEMBERED_SECRETS, Transport;
 var init_transport = __esm({
   "src/services/transport.ts"() {
     "use strict";
@@ -45845,6 +46145,7 @@ var init_transport = __esm({
       }
     };
     ERROR_BODY_LIMIT = 64 * 1024;
+    JSON_BODY_LIMIT = 32 * 1024 * 1024;
     MAX_REMEMBERED_SECRETS = 16;
     Transport = class {
       service;
@@ -45886,7 +46187,10 @@ var init_transport = __esm({
       /** JSON in and out; `undefined` for an empty 2xx body. */
       async sendJson(req) {
         return this.send(req, async (res) => {
-          const bytes = await readAll(res.body);
+          const bytes = await readAll(res.body, JSON_BODY_LIMIT);
+          if (bytes.length >= JSON_BODY_LIMIT) {
+            throw new UnexpectedBody(`response body larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MiB where a JSON answer was expected (a list of this size is paged)`);
+          }
           if (bytes.length === 0) return void 0;
           const parsed = tryParseJson(bytes);
           if (!parsed.ok) throw new UnexpectedBody(describeUnexpectedBody(bytes, res.contentType, void 0, (t) => this.redact(t)));
@@ -45910,7 +46214,7 @@ var init_transport = __esm({
         return this.send(req, async (res) => {
           let handle;
           try {
-            handle = await open2(destPath, "w", 384);
+            handle = await open(destPath, "w", 384);
             await handle.chmod(384);
           } catch (err) {
             await res.body.dump().catch(() => void 0);
@@ -46098,7 +46402,16 @@ function parseBaseUrl(service, url) {
   }
   return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, "") };
 }
-var LOOPBACK2, Connection;
+function readTimeoutsFromEnv(env) {
+  const text2 = env[TIMEOUT_VARIABLE];
+  if (text2 === void 0 || text2.trim() === "") return void 0;
+  const ms = Number(text2);
+  if (!/^\d+$/.test(text2.trim()) || ms < 100 || ms > 6e5) {
+    throw new ConfigError(`${TIMEOUT_VARIABLE} must be a whole number of milliseconds from 100 to 600000, not "${text2}"`);
+  }
+  return { headersMs: ms, bodyMs: ms, connectMs: ms };
+}
+var LOOPBACK2, TIMEOUT_VARIABLE, Connection;
 var init_connection = __esm({
   "src/services/connection.ts"() {
     "use strict";
@@ -46108,6 +46421,7 @@ var init_connection = __esm({
     init_session();
     init_transport();
     LOOPBACK2 = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+    TIMEOUT_VARIABLE = "MFTOPS_HTTP_TIMEOUT_MS";
     Connection = class {
       service;
       transport;
@@ -46116,7 +46430,8 @@ var init_connection = __esm({
       constructor(opts) {
         this.service = opts.service;
         const base = parseBaseUrl(opts.service, opts.url);
-        const dispatcher = opts.dispatcher ?? createDispatcher({ caFile: opts.caFile, connections: opts.connections, timeouts: opts.timeouts, env: opts.env });
+        const timeouts = opts.timeouts ?? readTimeoutsFromEnv(opts.env ?? process.env);
+        const dispatcher = opts.dispatcher ?? createDispatcher({ caFile: opts.caFile, connections: opts.connections, timeouts, env: opts.env });
         this.transport = new Transport({
           service: opts.service,
           origin: base.origin,
@@ -46124,7 +46439,7 @@ var init_connection = __esm({
           ownsDispatcher: opts.dispatcher === void 0,
           logger: opts.logger,
           retry: opts.retry,
-          timeouts: opts.timeouts,
+          timeouts,
           now: opts.now
         });
         this.session = new Session({
@@ -46513,6 +46828,7 @@ var init_client2 = __esm({
       "listGroups",
       "findGroup",
       "findFolderByPath",
+      "listFolders",
       "getFolder",
       "listSubfolders",
       "listFolderAcls"
@@ -46572,6 +46888,9 @@ var init_client2 = __esm({
         }
         const want = trimSlash2(path);
         return items.map(toFolder).find((f) => trimSlash2(f.path) === want) ?? null;
+      }
+      async listFolders() {
+        return (await this.#list("/folders")).map(toFolder);
       }
       async getFolder(id) {
         return toFolder(await this.#object("GET", `/folders/${seg2(id)}`));
@@ -46711,6 +47030,65 @@ var init_clients = __esm({
   "src/cli/commands/clients.ts"() {
     "use strict";
     init_log();
+  }
+});
+
+// src/cli/commands/common.ts
+import { resolve as resolve6 } from "node:path";
+function wholeNumberOption(option, text2, min, max) {
+  const n = Number(text2);
+  if (!/^\d+$/.test(text2.trim()) || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text2}"`);
+  }
+  return n;
+}
+function useColor(g, io) {
+  return g.color !== false && io.isTty && io.env["NO_COLOR"] === void 0;
+}
+function openEnvironment(g, io) {
+  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
+  return { config, env: selectEnvironment(config, g.env) };
+}
+function resolveServices(config, env, io) {
+  return ["automation", "transfer"].map((name) => resolveService(config, env, name, io.env)).filter((s) => s !== void 0);
+}
+function serverIdentities(services) {
+  return Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }]));
+}
+function manifestPathsOf(paths, config, env, io) {
+  const chosen = paths.length > 0 ? paths.map((p) => resolve6(io.cwd, p)) : [...env.manifests];
+  if (chosen.length === 0) throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
+  return chosen;
+}
+async function loadManifestsOrReport(paths, g, io) {
+  const manifests = await loadManifests(paths, { cwd: io.cwd });
+  if (!hasErrors(manifests.diagnostics)) return manifests;
+  writeDiagnostics(g, io, manifests.diagnostics, manifests.manifests.length);
+  return void 0;
+}
+function writeDiagnostics(g, io, diagnostics, manifestCount) {
+  const report = { diagnostics, manifestCount };
+  switch (g.format) {
+    case "github":
+      io.stdout(renderDiagnostics("github", report, { cwd: io.cwd }));
+      return;
+    case "json":
+      io.stderr(renderDiagnostics("json", report, { cwd: io.cwd }));
+      return;
+    case "text":
+    case "markdown":
+      io.stderr(renderDiagnostics("text", report, { cwd: io.cwd, color: useColor(g, io) }));
+      return;
+  }
+}
+var init_common = __esm({
+  "src/cli/commands/common.ts"() {
+    "use strict";
+    init_load_config();
+    init_errors();
+    init_diagnostics();
+    init_load();
+    init_diagnostics2();
   }
 });
 
@@ -46889,12 +47267,13 @@ async function readTransfer(client, needs, t, parallelism) {
   const found = new Map(walked ?? []);
   const underWalk = (path) => needs.walk.some((root) => isSameOrBelow(path, root));
   const toFind = unique(needs.folders.filter((p) => !found.has(folderKey(p)) && !underWalk(p)));
-  await findFolders(client, toFind, found, t, parallelism);
+  const list = folderListReader(client, t);
+  await findFolders(client, toFind, found, t, parallelism, list);
   for (const p of needs.folders) if (!found.has(folderKey(p))) found.set(folderKey(p), null);
   const parents = unique(
     needs.creatable.filter((p) => found.get(folderKey(p)) === null).map(parentPath).filter((p) => p !== void 0 && !found.has(folderKey(p)) && !underWalk(p))
   );
-  await findFolders(client, parents, found, t, parallelism);
+  await findFolders(client, parents, found, t, parallelism, list);
   const present = [...found.entries()].filter((e) => e[1] !== null);
   t.expect(present.length);
   const acls = await mapWithConcurrency(present, parallelism, ([, folder]) => t.run(`permissions of ${folder.path}`, () => client.listFolderAcls(folder.id)));
@@ -46908,10 +47287,37 @@ async function readTransfer(client, needs, t, parallelism) {
     ...walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}
   };
 }
-async function findFolders(client, paths, into, t, parallelism) {
+async function findFolders(client, paths, into, t, parallelism, list) {
+  if (paths.length === 0) return;
+  if (list && (paths.length > FOLDER_LIST_THRESHOLD || list.started())) {
+    const byPath = await list.read();
+    if (byPath) {
+      for (const p of paths) into.set(folderKey(p), byPath.get(trimSlash3(p)) ?? null);
+      return;
+    }
+  }
   t.expect(paths.length);
   const results = await mapWithConcurrency(paths, parallelism, (p) => t.run(`folder ${p}`, () => client.findFolderByPath(p)));
   paths.forEach((p, i) => into.set(folderKey(p), results[i] ?? null));
+}
+function folderListReader(client, t) {
+  let read;
+  const readList = async () => {
+    t.expect(1);
+    try {
+      const folders = await t.run("folder list", () => client.listFolders());
+      const byPath = /* @__PURE__ */ new Map();
+      for (const f of folders) if (!byPath.has(trimSlash3(f.path))) byPath.set(trimSlash3(f.path), f);
+      return byPath;
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return void 0;
+      throw err;
+    }
+  };
+  return { started: () => read !== void 0, read: () => read ??= readList() };
+}
+function trimSlash3(path) {
+  return path.length > 1 ? path.replace(/\/+$/, "") : path;
 }
 async function walkFolders(client, roots, t, parallelism) {
   const out = /* @__PURE__ */ new Map();
@@ -46952,12 +47358,14 @@ function unique(paths) {
 function idText(id) {
   return typeof id === "string" ? id : typeof id === "number" ? String(id) : void 0;
 }
+var FOLDER_LIST_THRESHOLD;
 var init_read_live_state = __esm({
   "src/live/read-live-state.ts"() {
     "use strict";
     init_errors2();
     init_map_with_concurrency();
     init_model2();
+    FOLDER_LIST_THRESHOLD = 25;
   }
 });
 
@@ -47130,7 +47538,7 @@ function mergeOver(live, desired) {
   return toJson(desired);
 }
 var SENSITIVE, PASSWORD_FIELD;
-var init_common = __esm({
+var init_common2 = __esm({
   "src/resources/common.ts"() {
     "use strict";
     SENSITIVE = "(sensitive)";
@@ -47269,7 +47677,7 @@ var init_folder_permissions = __esm({
   "src/resources/folder-permissions.ts"() {
     "use strict";
     init_types();
-    init_common();
+    init_common2();
   }
 });
 
@@ -47308,7 +47716,7 @@ var init_resource_group_acl = __esm({
   "src/resources/resource-group-acl.ts"() {
     "use strict";
     init_types();
-    init_common();
+    init_common2();
   }
 });
 
@@ -47657,7 +48065,7 @@ var init_task = __esm({
     "use strict";
     init_types();
     init_normalize2();
-    init_common();
+    init_common2();
     XFER_TYPES = /* @__PURE__ */ new Set(["silock", "xferlock"]);
     SUPPRESSED = "(suppressed)";
     WEEK2 = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
@@ -48180,7 +48588,7 @@ var init_resolve_desired = __esm({
   "src/plan/resolve-desired.ts"() {
     "use strict";
     init_types();
-    init_common();
+    init_common2();
     init_task();
     init_diagnostics3();
     SUPPRESSED2 = "(suppressed)";
@@ -48218,7 +48626,7 @@ async function buildPlan(input) {
     desired: resolved.desired,
     live,
     environment: env.name,
-    servers: serverIdentities(input.servers, live),
+    servers: serverIdentities2(input.servers, live),
     manifestDigest,
     scope: env.scope,
     prune: env.prune,
@@ -48229,7 +48637,7 @@ async function buildPlan(input) {
   });
   return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...diagnostics]), live };
 }
-function serverIdentities(servers, live) {
+function serverIdentities2(servers, live) {
   const out = {};
   if (servers.automation) {
     const version = live.automation?.info?.appVersion;
@@ -48389,25 +48797,16 @@ var init_plan_text = __esm({
 // src/cli/commands/plan.ts
 var plan_exports = {};
 __export(plan_exports, {
+  renderPlan: () => renderPlan,
   runPlan: () => runPlan
 });
-import { resolve as resolve6 } from "node:path";
+import { resolve as resolve7 } from "node:path";
 async function runPlan(g, opts, io) {
-  const parallelism = Number(opts.parallelism);
-  if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > 64) {
-    throw new ConfigError(`--parallelism must be a whole number from 1 to 64, not "${opts.parallelism}"`);
-  }
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
-  const env = selectEnvironment(config, g.env);
-  const paths = opts.paths.length > 0 ? opts.paths.map((p) => resolve6(io.cwd, p)) : [...env.manifests];
-  if (paths.length === 0) throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
-  const color = g.color !== false && io.isTty && io.env["NO_COLOR"] === void 0;
-  const manifests = await loadManifests(paths, { cwd: io.cwd });
-  if (hasErrors(manifests.diagnostics)) {
-    writeDiagnostics(g, io, manifests.diagnostics, manifests.manifests.length, color);
-    return 1;
-  }
-  const services = ["automation", "transfer"].map((name) => resolveService(config, env, name, io.env)).filter((s) => s !== void 0);
+  const parallelism = wholeNumberOption("--parallelism", opts.parallelism, 1, 64);
+  const { config, env } = openEnvironment(g, io);
+  const manifests = await loadManifestsOrReport(manifestPathsOf(opts.paths, config, env, io), g, io);
+  if (manifests === void 0) return 1;
+  const services = resolveServices(config, env, io);
   const { buildPlan: buildPlan2 } = await Promise.resolve().then(() => (init_build_plan(), build_plan_exports));
   const progress = createProgress(io, g.quiet);
   const clients = await openReadonlyClients(services, g, io);
@@ -48417,7 +48816,7 @@ async function runPlan(g, opts, io) {
       manifests,
       clients: clients.readers,
       environment: env,
-      servers: Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }])),
+      servers: serverIdentities(services),
       parallelism,
       ...opts.target.length > 0 ? { targets: opts.target } : {},
       progress: progress.report,
@@ -48428,16 +48827,12 @@ async function runPlan(g, opts, io) {
     await clients.close();
   }
   const plan = result.plan;
-  if (hasErrors(result.diagnostics) || plan === void 0) {
-    writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length, color);
-    return 1;
-  }
-  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length, color);
-  io.stdout(await renderPlan(plan, g, color));
+  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
+  if (hasErrors(result.diagnostics) || plan === void 0) return 1;
+  io.stdout(await renderPlan(plan, g, useColor(g, io)));
   if (opts.out !== void 0) {
     const { writePlanFile: writePlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
-    const out = resolve6(io.cwd, opts.out);
-    writePlanFile2(out, plan);
+    writePlanFile2(resolve7(io.cwd, opts.out), plan);
     if (!g.quiet) io.stderr(`Saved the plan to ${opts.out}; apply it exactly with: mftops apply ${opts.out}
 `);
   }
@@ -48460,32 +48855,14 @@ async function renderPlan(plan, g, color) {
     }
   }
 }
-function writeDiagnostics(g, io, diagnostics, manifestCount, color) {
-  const report = { diagnostics, manifestCount };
-  switch (g.format) {
-    case "github":
-      io.stdout(renderDiagnostics("github", report, { cwd: io.cwd }));
-      return;
-    case "json":
-      io.stderr(renderDiagnostics("json", report, { cwd: io.cwd }));
-      return;
-    case "text":
-    case "markdown":
-      io.stderr(renderDiagnostics("text", report, { cwd: io.cwd, color }));
-      return;
-  }
-}
 var init_plan = __esm({
   "src/cli/commands/plan.ts"() {
     "use strict";
-    init_load_config();
-    init_errors();
     init_diagnostics();
-    init_load();
     init_model();
-    init_diagnostics2();
     init_progress();
     init_clients();
+    init_common();
   }
 });
 
@@ -48631,6 +49008,161 @@ var init_guard = __esm({
   }
 });
 
+// src/apply/apply-lock.ts
+var apply_lock_exports = {};
+__export(apply_lock_exports, {
+  DEFAULT_LOCK_TTL_MS: () => DEFAULT_LOCK_TTL_MS,
+  LOCK_FILE: () => LOCK_FILE,
+  acquireApplyLock: () => acquireApplyLock,
+  describeTakeover: () => describeTakeover,
+  staleReason: () => staleReason
+});
+import { closeSync as closeSync2, mkdirSync, openSync as openSync2, readFileSync as readFileSync9, renameSync as renameSync2, rmdirSync, rmSync as rmSync2, writeFileSync as writeFileSync2, writeSync } from "node:fs";
+import { hostname } from "node:os";
+import { dirname as dirname4, join as join4, relative as relative5 } from "node:path";
+function acquireApplyLock(opts) {
+  const now = opts.now ?? Date.now;
+  const ttl = opts.ttlMs ?? DEFAULT_LOCK_TTL_MS;
+  const pid = opts.pid ?? process.pid;
+  const host = opts.host ?? hostname();
+  const isAlive = opts.isAlive ?? processIsAlive;
+  const path = join4(opts.dir, LOCK_FILE);
+  let created;
+  try {
+    created = mkdirSync(opts.dir, { recursive: true, mode: 448 });
+  } catch (err) {
+    throw new MftopsError(`cannot create ${opts.dir} for the apply lock (${err.code ?? "error"})`);
+  }
+  const owner = () => ({
+    pid,
+    host,
+    startedAt: new Date(now()).toISOString(),
+    expiresAt: new Date(now() + ttl).toISOString(),
+    environment: opts.environment
+  });
+  let tookOverFrom;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const mine = owner();
+    if (createExclusive(path, mine)) return holdLock(path, mine, ttl, now, tookOverFrom, created);
+    const theirs = readOwner(path);
+    if (theirs === "gone") continue;
+    const reason = theirs === "unreadable" ? void 0 : staleReason(theirs, host, now(), isAlive);
+    if (theirs !== "unreadable" && reason === void 0) {
+      throw new MftopsError(
+        `another apply to environment "${opts.environment}" is running (pid ${theirs.pid} on ${theirs.host}, since ${theirs.startedAt}; the lock expires at ${theirs.expiresAt} unless renewed): wait for it, or delete ${path} if you are sure it is gone`
+      );
+    }
+    if (theirs === "unreadable") {
+      throw new MftopsError(`the apply lock ${path} exists but cannot be read: another apply may be starting; delete it if you are sure none runs`);
+    }
+    try {
+      renameSync2(path, `${path}.stale-${pid}`);
+      rmSync2(`${path}.stale-${pid}`, { force: true });
+    } catch {
+      continue;
+    }
+    tookOverFrom = theirs;
+  }
+  throw new MftopsError(`could not take the apply lock ${path}: other applies keep taking it; try again`);
+}
+function staleReason(owner, host, nowMs, isAlive) {
+  if (Date.parse(owner.expiresAt) <= nowMs) return `expired at ${owner.expiresAt}`;
+  if (owner.host === host && !isAlive(owner.pid)) return `process ${owner.pid} is no longer running`;
+  return void 0;
+}
+function describeTakeover(lock) {
+  const t = lock.tookOverFrom;
+  return t === void 0 ? void 0 : `took over a stale apply lock (pid ${t.pid} on ${t.host}, since ${t.startedAt}, expired or no longer running): the ledger of that run is in its snapshot folder`;
+}
+function holdLock(path, mine, ttl, now, tookOverFrom, created) {
+  let released = false;
+  const renew = setInterval(() => {
+    if (released) return;
+    const next = { ...mine, expiresAt: new Date(now() + ttl).toISOString() };
+    try {
+      writeFileSync2(`${path}.${mine.pid}.tmp`, `${JSON.stringify(next)}
+`, { mode: 384 });
+      renameSync2(`${path}.${mine.pid}.tmp`, path);
+    } catch {
+    }
+  }, Math.max(1e3, Math.floor(ttl / 3)));
+  renew.unref();
+  const onExit = () => release();
+  process.once("exit", onExit);
+  function release() {
+    if (released) return;
+    released = true;
+    clearInterval(renew);
+    process.off("exit", onExit);
+    const current = readOwner(path);
+    if (current !== "gone" && current !== "unreadable" && current.pid === mine.pid && current.host === mine.host && current.startedAt === mine.startedAt) {
+      rmSync2(path, { force: true });
+    }
+    if (created !== void 0) removeEmptyFolders(dirname4(path), created);
+  }
+  return { path, release, ...tookOverFrom ? { tookOverFrom } : {} };
+}
+function removeEmptyFolders(dir, top) {
+  for (let d = dir; ; d = dirname4(d)) {
+    if (relative5(top, d).startsWith("..")) return;
+    try {
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+    if (d === top) return;
+  }
+}
+function createExclusive(path, owner) {
+  let fd;
+  try {
+    fd = openSync2(path, "wx", 384);
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+    throw new MftopsError(`cannot create the apply lock ${path} (${err.code ?? "error"})`);
+  }
+  try {
+    writeSync(fd, `${JSON.stringify(owner)}
+`);
+  } finally {
+    closeSync2(fd);
+  }
+  return true;
+}
+function readOwner(path) {
+  let text2;
+  try {
+    text2 = readFileSync9(path, "utf8");
+  } catch (err) {
+    return err.code === "ENOENT" ? "gone" : "unreadable";
+  }
+  try {
+    const v = JSON.parse(text2);
+    if (typeof v.pid === "number" && typeof v.host === "string" && typeof v.startedAt === "string" && typeof v.expiresAt === "string") {
+      return { pid: v.pid, host: v.host, startedAt: v.startedAt, expiresAt: v.expiresAt, environment: String(v.environment ?? "") };
+    }
+  } catch {
+  }
+  return "unreadable";
+}
+function processIsAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+var LOCK_FILE, DEFAULT_LOCK_TTL_MS;
+var init_apply_lock = __esm({
+  "src/apply/apply-lock.ts"() {
+    "use strict";
+    init_errors();
+    LOCK_FILE = "apply.lock";
+    DEFAULT_LOCK_TTL_MS = 10 * 6e4;
+  }
+});
+
 // src/apply/match.ts
 function holdsSent(sent, read) {
   if (sent === void 0) return true;
@@ -48671,7 +49203,7 @@ var SUPPRESSED3;
 var init_match = __esm({
   "src/apply/match.ts"() {
     "use strict";
-    init_common();
+    init_common2();
     init_task();
     init_secret();
     init_normalize2();
@@ -48835,7 +49367,7 @@ var init_operations = __esm({
     "use strict";
     init_model2();
     init_folder_permissions();
-    init_common();
+    init_common2();
     init_task();
     init_errors();
     init_errors2();
@@ -48904,13 +49436,13 @@ var init_steps = __esm({
 });
 
 // src/apply/secrets.ts
-import { dirname as dirname4, isAbsolute as isAbsolute6, resolve as resolve7 } from "node:path";
+import { dirname as dirname5, isAbsolute as isAbsolute6, resolve as resolve8 } from "node:path";
 function resolvePayloadSecrets(change, ctx) {
   const payload = change.payload;
   if (payload === void 0) return void 0;
   const secrets = [];
   const source = change.source;
-  const baseDir = source ? dirname4(isAbsolute6(source.file) ? source.file : resolve7(ctx.cwd, source.file)) : ctx.cwd;
+  const baseDir = source ? dirname5(isAbsolute6(source.file) ? source.file : resolve8(ctx.cwd, source.file)) : ctx.cwd;
   const where = source ? `${change.address} (${source.file}:${source.line})` : change.address;
   const walk2 = (value) => {
     if (typeof value === "string") {
@@ -49044,10 +49576,10 @@ async function runWave(members, w) {
   const { order, results, changes, limit, runOne, finishSkipped, signal, drainMs } = w;
   const waiting = [...members];
   const running = /* @__PURE__ */ new Map();
-  const abortedPromise = new Promise((resolve11) => {
+  const abortedPromise = new Promise((resolve12) => {
     if (!signal) return;
-    if (signal.aborted) resolve11();
-    else signal.addEventListener("abort", () => resolve11(), { once: true });
+    if (signal.aborted) resolve12();
+    else signal.addEventListener("abort", () => resolve12(), { once: true });
   });
   while (waiting.length > 0 || running.size > 0) {
     if (signal?.aborted) {
@@ -49057,8 +49589,8 @@ async function runWave(members, w) {
         let timer;
         const drained = await Promise.race([
           Promise.all(running.values()).then(() => true),
-          new Promise((resolve11) => {
-            timer = setTimeout(() => resolve11(false), drainMs);
+          new Promise((resolve12) => {
+            timer = setTimeout(() => resolve12(false), drainMs);
           })
         ]);
         clearTimeout(timer);
@@ -49201,7 +49733,7 @@ function retryPolicy(opts) {
     maxAttempts: Math.max(1, opts?.maxAttempts ?? 5),
     baseDelayMs: opts?.baseDelayMs ?? 200,
     maxDelayMs: opts?.maxDelayMs ?? 3e3,
-    sleep: opts?.sleep ?? ((ms) => new Promise((resolve11) => setTimeout(resolve11, ms))),
+    sleep: opts?.sleep ?? ((ms) => new Promise((resolve12) => setTimeout(resolve12, ms))),
     random: opts?.random ?? Math.random
   };
 }
@@ -49239,11 +49771,11 @@ var init_execute = __esm({
 });
 
 // src/apply/ledger.ts
-import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
+import { closeSync as closeSync3, fsyncSync, openSync as openSync3, writeSync as writeSync2 } from "node:fs";
 function openLedger(path, now = () => /* @__PURE__ */ new Date()) {
   let fd;
   try {
-    fd = openSync(path, "wx", 384);
+    fd = openSync3(path, "wx", 384);
   } catch (err) {
     throw new MftopsError(`cannot create the ledger ${path} (${err.code ?? "error"})`);
   }
@@ -49251,7 +49783,7 @@ function openLedger(path, now = () => /* @__PURE__ */ new Date()) {
     path,
     write(entry) {
       if (fd === void 0) return;
-      writeSync(fd, `${JSON.stringify({ time: now().toISOString(), ...entry })}
+      writeSync2(fd, `${JSON.stringify({ time: now().toISOString(), ...entry })}
 `);
     },
     close() {
@@ -49259,7 +49791,7 @@ function openLedger(path, now = () => /* @__PURE__ */ new Date()) {
       try {
         fsyncSync(fd);
       } finally {
-        closeSync(fd);
+        closeSync3(fd);
         fd = void 0;
       }
     }
@@ -49391,7 +49923,7 @@ __export(apply_plan_exports, {
   applyPlan: () => applyPlan,
   touchedFolders: () => touchedFolders
 });
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 async function applyPlan(input) {
   const now = input.now ?? Date.now;
   const started = now();
@@ -49425,7 +49957,7 @@ async function applyPlan(input) {
   }
   const snapshotRef = { id: snapshot.id, path: snapshot.path };
   if (input.signal?.aborted) return { ...interrupted(), snapshot: snapshotRef };
-  const ledger = (input.openLedger ?? openLedger)(join4(snapshot.path, LEDGER_FILE));
+  const ledger = (input.openLedger ?? openLedger)(join5(snapshot.path, LEDGER_FILE));
   let executed;
   try {
     ledger.write({ event: "start", environment: plan.environment, planCreatedAt: plan.createdAt, manifestDigest: plan.manifestDigest, snapshot: snapshot.id, changes: writes.length });
@@ -53896,19 +54428,28 @@ var init_fxp = __esm({
 
 // src/snapshot/config-xml.ts
 function checkConfigXml(text2) {
+  const checked = inspect2(text2, false);
+  return "problem" in checked ? checked.problem : void 0;
+}
+function countConfigTasks(text2) {
+  return countTasksIn(topLevelElements(new XMLParser({ ...FAITHFUL, stopNodes: SKIPPED_FOR_COUNT }).parse(stripBom(text2))));
+}
+function inspectConfigXml(text2) {
+  return inspect2(text2, true);
+}
+function inspect2(text2, count3) {
   const body = stripBom(text2);
-  if (body.trim() === "") return "the document is empty";
+  if (!/\S/.test(body)) return { problem: "the document is empty" };
   const result = XMLValidator.validate(body);
   if (result !== true) {
     const at = [result.err.line !== void 0 ? `line ${result.err.line}` : "", result.err.col !== void 0 ? `column ${result.err.col}` : ""].filter(Boolean).join(", ");
-    return `${result.err.msg.replace(/\.$/, "")}${at ? ` (${at})` : ""}`;
+    return { problem: `${result.err.msg.replace(/\.$/, "")}${at ? ` (${at})` : ""}` };
   }
-  const roots = topLevelElements(new XMLParser({ ...FAITHFUL, stopNodes: ["*.*"] }).parse(body));
-  if (roots.length !== 1) return roots.length === 0 ? "no root element" : `${roots.length} root elements (${roots.map((r) => r.name).join(", ")}); expected one`;
-  return void 0;
+  const roots = topLevelElements(new XMLParser({ ...FAITHFUL, stopNodes: count3 ? SKIPPED_FOR_COUNT : ["*.*"] }).parse(body));
+  if (roots.length !== 1) return { problem: roots.length === 0 ? "no root element" : `${roots.length} root elements (${roots.map((r) => r.name).join(", ")}); expected one` };
+  return { taskCount: count3 ? countTasksIn(roots) : 0 };
 }
-function countConfigTasks(text2) {
-  const roots = topLevelElements(new XMLParser({ ...FAITHFUL, stopNodes: SKIPPED_FOR_COUNT }).parse(stripBom(text2)));
+function countTasksIn(roots) {
   const tasks = roots[0]?.children.find((n) => n.name === "Tasks");
   return tasks ? tasks.children.filter((n) => n.name === "Task").length : 0;
 }
@@ -54118,18 +54659,18 @@ function flattenInto(el, prefix, inSecret, out) {
   for (const [name, value] of Object.entries(el.attrs)) {
     const extra = name === EXTRA_ATTR ? parseExtra(value) : void 0;
     if (extra) {
-      for (const [k, v] of Object.entries(extra)) out.set(join5(prefix, k), { value: typeof v === "string" ? v : JSON.stringify(v), sensitive: attrSensitive(k) });
+      for (const [k, v] of Object.entries(extra)) out.set(join6(prefix, k), { value: typeof v === "string" ? v : JSON.stringify(v), sensitive: attrSensitive(k) });
     } else {
-      out.set(join5(prefix, name), { value, sensitive: attrSensitive(name) });
+      out.set(join6(prefix, name), { value, sensitive: attrSensitive(name) });
     }
   }
   if (el.children.length === 0 && Object.keys(el.attrs).length === 0) {
     if (prefix !== "") out.set(prefix, { value: el.text, sensitive: secret });
   } else if (el.text.trim() !== "") {
-    out.set(join5(prefix, "#text"), { value: el.text, sensitive: secret });
+    out.set(join6(prefix, "#text"), { value: el.text, sensitive: secret });
   }
   for (const [name, group] of groupByName(el.children)) {
-    const path = join5(prefix, name);
+    const path = join6(prefix, name);
     if (group.every(isTextOnly)) {
       out.set(path, { value: formatList(group.map((g) => g.text)), sensitive: secret });
     } else if (group.length === 1) {
@@ -54228,7 +54769,7 @@ function idName(el) {
   const id = el.attrs.ID ?? el.attrs.ACLID;
   return id !== void 0 ? `${el.name} ID ${id}` : el.name;
 }
-function join5(prefix, name) {
+function join6(prefix, name) {
   return prefix === "" ? name : `${prefix}.${name}`;
 }
 function byText(a, b) {
@@ -54247,10 +54788,10 @@ var init_diff_configs = __esm({
 
 // src/snapshot/store.ts
 import { createHash as createHash5 } from "node:crypto";
-import { existsSync as existsSync3, readdirSync, readFileSync as readFileSync8, rmSync as rmSync2 } from "node:fs";
-import { join as join6 } from "node:path";
+import { existsSync as existsSync3, readdirSync, readFileSync as readFileSync10, rmSync as rmSync3 } from "node:fs";
+import { join as join7 } from "node:path";
 function snapshotPath(dir, ref) {
-  return join6(dir, ref.env, ref.id);
+  return join7(dir, ref.env, ref.id);
 }
 function describeRef(ref) {
   return `${ref.env}/${ref.id}`;
@@ -54271,7 +54812,7 @@ function listSnapshots(dir, env) {
 function listSnapshotRefs(dir, env) {
   const envs = env !== void 0 ? [env] : subfolders(dir).filter((n) => !n.startsWith("."));
   return envs.flatMap(
-    (e) => subfolders(join6(dir, e)).filter((n) => SNAPSHOT_ID.test(n)).sort().map((id) => ({ env: e, id }))
+    (e) => subfolders(join7(dir, e)).filter((n) => SNAPSHOT_ID.test(n)).sort().map((id) => ({ env: e, id }))
   );
 }
 function resolveSnapshotId(dir, arg, env) {
@@ -54283,7 +54824,7 @@ function resolveSnapshotId(dir, arg, env) {
     throw new SnapshotError(`snapshot "${arg}" belongs to environment "${scopeEnv}", not "${env}"`);
   }
   const refs = listSnapshotRefs(dir, scopeEnv);
-  const where = scopeEnv !== void 0 ? `${join6(dir, scopeEnv)}` : dir;
+  const where = scopeEnv !== void 0 ? `${join7(dir, scopeEnv)}` : dir;
   if (refs.length === 0) throw new SnapshotError(`no snapshots in ${where}`);
   if (wanted === "latest") {
     return refs.reduce((a, b) => b.id > a.id || b.id === a.id && b.env > a.env ? b : a);
@@ -54297,10 +54838,10 @@ function resolveSnapshotId(dir, arg, env) {
   throw new SnapshotError(`snapshot "${wanted}" is ambiguous: ${matches.length} match (${shown2}${matches.length > 5 ? ", \u2026" : ""}); give more of the id`);
 }
 function readManifest(dir, ref) {
-  const path = join6(snapshotPath(dir, ref), MANIFEST_FILE);
+  const path = join7(snapshotPath(dir, ref), MANIFEST_FILE);
   let raw;
   try {
-    raw = JSON.parse(readFileSync8(path, "utf8"));
+    raw = JSON.parse(readFileSync10(path, "utf8"));
   } catch (err) {
     const code5 = err.code;
     throw new SnapshotIntegrityError(`snapshot ${describeRef(ref)}: ${MANIFEST_FILE} ${code5 ? `cannot be read (${code5})` : "is not valid JSON"}`, MANIFEST_FILE);
@@ -54337,7 +54878,7 @@ function pruneSnapshots(dir, env, keep, protect = []) {
   if (!Number.isInteger(keep) || keep < 1) throw new SnapshotError(`snapshots.keep must be a whole number of at least 1, not ${keep}`);
   const refs = listSnapshotRefs(dir, env);
   const doomed = refs.slice(0, Math.max(0, refs.length - keep)).filter((r) => !protect.includes(r.id));
-  for (const ref of doomed) rmSync2(snapshotPath(dir, ref), { recursive: true, force: true });
+  for (const ref of doomed) rmSync3(snapshotPath(dir, ref), { recursive: true, force: true });
   return doomed.map((r) => r.id);
 }
 function toInfo(m, path) {
@@ -54385,7 +54926,7 @@ function readChecked(folder, file, plainName, key, where) {
   if (file.file !== expected) throw new SnapshotIntegrityError(`${where}: ${MANIFEST_FILE} names ${file.file}, expected ${expected}`, MANIFEST_FILE);
   let data;
   try {
-    data = readFileSync8(join6(folder, file.file));
+    data = readFileSync10(join7(folder, file.file));
   } catch (err) {
     throw new SnapshotIntegrityError(`${where}: ${file.file} cannot be read (${err.code ?? "error"})`, file.file);
   }
@@ -54560,15 +55101,15 @@ var init_render = __esm({
 });
 
 // src/snapshot/save-snapshot.ts
-import { chmod, mkdir, mkdtemp, open as open3, readFile as readFile2, rename, rm, stat as stat2, unlink } from "node:fs/promises";
-import { join as join7 } from "node:path";
+import { chmod, mkdir, mkdtemp, open as open2, readFile as readFile2, rename, rm, stat as stat2, unlink } from "node:fs/promises";
+import { join as join8 } from "node:path";
 async function saveSnapshot(opts) {
   if (!ENVIRONMENT_NAME.test(opts.env)) throw new SnapshotError(`snapshot not saved: "${opts.env}" is not an environment name`);
   const key = readSnapshotKey(opts.processEnv ?? process.env);
   if (!Number.isInteger(opts.keep) || opts.keep < 1) throw new SnapshotError(`snapshots.keep must be a whole number of at least 1, not ${opts.keep}`);
   const folders = [...new Set(opts.folders ?? [])];
   if (folders.length > 0 && !opts.transfer) throw new SnapshotError(`snapshot not saved: ${folders.length} transfer folder(s) to save but no transfer service`);
-  const envDir = join7(opts.dir, opts.env);
+  const envDir = join8(opts.dir, opts.env);
   try {
     await mkdir(envDir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -54577,7 +55118,7 @@ async function saveSnapshot(opts) {
   const when = opts.now ?? /* @__PURE__ */ new Date();
   let tmp;
   try {
-    tmp = await mkdtemp(join7(envDir, `.tmp-${toSnapshotId(when)}-`));
+    tmp = await mkdtemp(join8(envDir, `.tmp-${toSnapshotId(when)}-`));
     await chmod(tmp, 448);
   } catch (err) {
     throw new SnapshotError(`snapshot not saved: cannot create a folder in ${envDir} (${code2(err)})`);
@@ -54597,10 +55138,10 @@ async function saveSnapshot(opts) {
       ...transfer2 ? { transfer: { ...transfer2, ...opts.transferUrl !== void 0 ? { url: opts.transferUrl } : {} } } : {},
       ...key ? { encryption: { algorithm: "aes-256-gcm", keyCheck: key.check } } : {}
     };
-    await writeAtomic(join7(tmp, MANIFEST_FILE), Buffer.from(`${JSON.stringify(manifest, null, 2)}
+    await writeAtomic(join8(tmp, MANIFEST_FILE), Buffer.from(`${JSON.stringify(manifest, null, 2)}
 `, "utf8"));
     await syncFolder(tmp);
-    const final = join7(envDir, id);
+    const final = join8(envDir, id);
     await rename(tmp, final);
     await syncFolder(envDir);
     pruneAfterSave(opts, id);
@@ -54619,7 +55160,7 @@ function fromSnapshotId(id) {
   return id.replace(/^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-/, "$1:$2:");
 }
 async function saveAutomation(tmp, opts, key) {
-  const part = join7(tmp, `${AUTOMATION_FILE}.part`);
+  const part = join8(tmp, `${AUTOMATION_FILE}.part`);
   const received = await opts.automation.exportConfig(part);
   await fsyncFile(part);
   const stored = await readFile2(part);
@@ -54628,16 +55169,16 @@ async function saveAutomation(tmp, opts, key) {
     throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE} on disk differs from what the server sent (${stored.length} of ${received.bytes} bytes)`);
   }
   const text2 = stored.toString("utf8");
-  const problem = checkConfigXml(text2);
-  if (problem) throw new SnapshotError(`snapshot not saved: the export from ${opts.automationUrl} is not well-formed XML: ${problem}`);
-  const taskCount = countConfigTasks(text2);
+  const checked = inspectConfigXml(text2);
+  if ("problem" in checked) throw new SnapshotError(`snapshot not saved: the export from ${opts.automationUrl} is not well-formed XML: ${checked.problem}`);
+  const taskCount = checked.taskCount;
   let file = AUTOMATION_FILE;
   if (key) {
     file = `${AUTOMATION_FILE}${ENCRYPTED_SUFFIX}`;
-    await writeEncrypted(join7(tmp, file), stored, AUTOMATION_FILE, key);
+    await writeEncrypted(join8(tmp, file), stored, AUTOMATION_FILE, key);
     await unlink(part);
   } else {
-    await rename(part, join7(tmp, file));
+    await rename(part, join8(tmp, file));
   }
   return {
     file,
@@ -54665,9 +55206,9 @@ async function saveFolders(tmp, transfer2, paths, key) {
   let file = FOLDERS_FILE;
   if (key) {
     file = `${FOLDERS_FILE}${ENCRYPTED_SUFFIX}`;
-    await writeEncrypted(join7(tmp, file), plain, FOLDERS_FILE, key);
+    await writeEncrypted(join8(tmp, file), plain, FOLDERS_FILE, key);
   } else {
-    await writeAtomic(join7(tmp, file), plain);
+    await writeAtomic(join8(tmp, file), plain);
   }
   return { file, bytes: plain.length, sha256: sha256Hex(plain), folderCount: folders.length };
 }
@@ -54678,7 +55219,7 @@ async function writeEncrypted(path, plain, plainName, key) {
 }
 async function writeAtomic(path, data) {
   const part = `${path}.part`;
-  const handle = await open3(part, "w", 384);
+  const handle = await open2(part, "w", 384);
   try {
     await handle.chmod(384);
     await handle.writeFile(data);
@@ -54689,7 +55230,7 @@ async function writeAtomic(path, data) {
   await rename(part, path);
 }
 async function fsyncFile(path) {
-  const handle = await open3(path, "r+");
+  const handle = await open2(path, "r+");
   try {
     await handle.chmod(384);
     await handle.sync();
@@ -54700,7 +55241,7 @@ async function fsyncFile(path) {
 async function syncFolder(path) {
   let handle;
   try {
-    handle = await open3(path, "r");
+    handle = await open2(path, "r");
     await handle.sync();
   } catch {
   } finally {
@@ -54711,7 +55252,7 @@ async function freeId(envDir, when) {
   for (let t = when.getTime(); ; t++) {
     const id = toSnapshotId(new Date(t));
     try {
-      await stat2(join7(envDir, id));
+      await stat2(join8(envDir, id));
     } catch (err) {
       if (code2(err) === "ENOENT") return id;
       throw err;
@@ -55126,49 +55667,60 @@ __export(apply_exports, {
   planFileArgument: () => planFileArgument,
   runApply: () => runApply
 });
-import { resolve as resolve8 } from "node:path";
+import { resolve as resolve9 } from "node:path";
 async function runApply(g, opts, io, deps = processDeps()) {
-  const parallelism = wholeNumber("--parallelism", opts.parallelism, 1, 64);
-  const maxDeletes = wholeNumber("--max-deletes", opts.maxDeletes, 0, 1e6);
+  const parallelism = wholeNumberOption("--parallelism", opts.parallelism, 1, 64);
+  const maxDeletes = wholeNumberOption("--max-deletes", opts.maxDeletes, 0, 1e6);
   const planFile = planFileArgument(opts.args);
   if (planFile === void 0 && !opts.autoApprove && !deps.canAsk) {
     throw new ConfigError("apply without a plan file asks for approval on a terminal, and there is none: pass --auto-approve (or apply a reviewed plan file)");
   }
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
-  const env = selectEnvironment(config, g.env);
-  const color = g.color !== false && io.isTty && io.env["NO_COLOR"] === void 0;
+  const { config, env } = openEnvironment(g, io);
+  const color = useColor(g, io);
   const permissions = { allowDelete: opts.allowDelete, allowReplace: opts.allowReplace, maxDeletes };
   const { checkPermissions: checkPermissions2, checkPlanTarget: checkPlanTarget2 } = await Promise.resolve().then(() => (init_guard(), guard_exports));
   let saved;
   if (planFile !== void 0) {
     const { readPlanFile: readPlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
-    saved = readPlanFile2(resolve8(io.cwd, planFile));
+    saved = readPlanFile2(resolve9(io.cwd, planFile));
     const problems = [...checkPlanTarget2(saved, env), ...checkPermissions2(saved, permissions)];
     if (problems.length > 0) return refuse(g, io, env.name, problems);
   }
-  const manifestPaths = planFile === void 0 && opts.args.length > 0 ? opts.args.map((p) => resolve8(io.cwd, p)) : [...env.manifests];
+  const manifestPaths = planFile === void 0 && opts.args.length > 0 ? opts.args.map((p) => resolve9(io.cwd, p)) : [...env.manifests];
   if (manifestPaths.length === 0 && planFile === void 0) {
     throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   }
-  const services = ["automation", "transfer"].map((name) => resolveService(config, env, name, io.env)).filter((s) => s !== void 0);
+  const services = resolveServices(config, env, io);
   const logger = createLogger(g.quiet ? "quiet" : g.verbose ? "verbose" : "normal", io.stderr);
   let manifests;
   if (saved === void 0) {
     const { loadManifests: loadManifests2 } = await Promise.resolve().then(() => (init_load(), load_exports));
     manifests = await loadManifests2(manifestPaths, { cwd: io.cwd });
     if (hasErrors(manifests.diagnostics)) {
-      writeDiagnostics2(g, io, manifests.diagnostics, manifests.manifests.length, color);
+      writeDiagnostics(g, io, manifests.diagnostics, manifests.manifests.length);
       return 1;
     }
   }
+  const { acquireApplyLock: acquireApplyLock2, describeTakeover: describeTakeover2 } = await Promise.resolve().then(() => (init_apply_lock(), apply_lock_exports));
+  const lock = acquireApplyLock2({ dir: resolve9(config.snapshots.dir, env.name), environment: env.name });
+  const takeover = describeTakeover2(lock);
+  if (takeover !== void 0) io.stderr(`mftops: warning: ${takeover}
+`);
   const controller = new AbortController();
-  const clients = await openWriteClients(services, logger, io);
+  let clients;
+  try {
+    clients = await openWriteClients(services, logger, io);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const onSignal = () => {
     if (!controller.signal.aborted) {
       io.stderr("Interrupted: no new write starts; waiting for the writes in flight (Ctrl-C again to leave now)\n");
       controller.abort();
       return;
     }
+    lock.release();
     void clients.close().finally(() => deps.exitNow(1));
   };
   deps.signals.on("SIGINT", onSignal);
@@ -55209,7 +55761,11 @@ async function runApply(g, opts, io, deps = processDeps()) {
   } finally {
     deps.signals.off("SIGINT", onSignal);
     deps.signals.off("SIGTERM", onSignal);
-    await clients.close();
+    try {
+      await clients.close();
+    } finally {
+      lock.release();
+    }
   }
 }
 async function runApplyPlan(plan, r) {
@@ -55288,7 +55844,7 @@ async function buildFromManifests(manifests, readers, env, services, parallelism
       manifests,
       clients: readers,
       environment: env,
-      servers: Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }])),
+      servers: serverIdentities(services),
       parallelism,
       progress: progress.report,
       cwd: io.cwd
@@ -55297,12 +55853,11 @@ async function buildFromManifests(manifests, readers, env, services, parallelism
     progress.finish();
   }
   if (hasErrors(result.diagnostics) || result.plan === void 0) {
-    writeDiagnostics2(g, io, result.diagnostics, manifests.manifests.length, color);
+    writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
     return void 0;
   }
-  if (result.diagnostics.length > 0) writeDiagnostics2(g, io, result.diagnostics, manifests.manifests.length, color);
-  const shown2 = await renderPlan2(result.plan, g, color);
-  if (shown2 !== void 0) io.stdout(shown2);
+  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
+  if (g.format !== "json") io.stdout(await renderPlan(result.plan, g, color));
   return result.plan;
 }
 async function openWriteClients(services, logger, io) {
@@ -55351,21 +55906,6 @@ async function renderReport(report, g) {
       return renderApplySummaryText2(report);
   }
 }
-async function renderPlan2(plan, g, color) {
-  switch (g.format) {
-    case "text": {
-      const { renderPlanText: renderPlanText2 } = await Promise.resolve().then(() => (init_plan_text(), plan_text_exports));
-      return renderPlanText2(plan, { color });
-    }
-    case "markdown":
-    case "github": {
-      const { renderPlanMarkdown: renderPlanMarkdown2 } = await Promise.resolve().then(() => (init_plan_markdown(), plan_markdown_exports));
-      return renderPlanMarkdown2(plan);
-    }
-    case "json":
-      return void 0;
-  }
-}
 function phaseLine(phase, plan, parallelism) {
   switch (phase) {
     case "stale-check":
@@ -55390,33 +55930,11 @@ function resultLine(r) {
       return `  skipped ${r.address} (${r.action}): ${r.error ?? ""}`;
   }
 }
-function writeDiagnostics2(g, io, diagnostics, manifestCount, color) {
-  const report = { diagnostics, manifestCount };
-  switch (g.format) {
-    case "github":
-      io.stdout(renderDiagnostics("github", report, { cwd: io.cwd }));
-      return;
-    case "json":
-      io.stderr(renderDiagnostics("json", report, { cwd: io.cwd }));
-      return;
-    case "text":
-    case "markdown":
-      io.stderr(renderDiagnostics("text", report, { cwd: io.cwd, color }));
-      return;
-  }
-}
 function planFileArgument(args) {
   const json = args.filter((a) => a.toLowerCase().endsWith(".json"));
   if (json.length === 0) return void 0;
   if (args.length > 1) throw new ConfigError("give one plan file (*.json), or manifest paths, not both");
   return json[0];
-}
-function wholeNumber(option, text2, min, max) {
-  const n = Number(text2);
-  if (!/^\d+$/.test(text2.trim()) || !Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text2}"`);
-  }
-  return n;
 }
 function processDeps() {
   return {
@@ -55442,12 +55960,12 @@ var APPROVAL_QUESTION;
 var init_apply = __esm({
   "src/cli/commands/apply.ts"() {
     "use strict";
-    init_load_config();
     init_errors();
     init_log();
     init_diagnostics();
-    init_diagnostics2();
     init_progress();
+    init_common();
+    init_plan();
     APPROVAL_QUESTION = "Apply these changes? Only 'yes' is accepted: ";
   }
 });
@@ -55812,7 +56330,7 @@ var detect_drift_exports = {};
 __export(detect_drift_exports, {
   detectDrift: () => detectDrift
 });
-import { isAbsolute as isAbsolute7, relative as relative5, sep as sep5 } from "node:path";
+import { isAbsolute as isAbsolute7, relative as relative6, sep as sep5 } from "node:path";
 async function detectDrift(input) {
   const env = input.environment;
   const now = input.now ?? (() => /* @__PURE__ */ new Date());
@@ -55842,7 +56360,7 @@ function separateMissingFolders(manifests, all, cwd) {
       diagnostics.push(d);
       continue;
     }
-    const file = relative5(cwd, m.source.file);
+    const file = relative6(cwd, m.source.file);
     const shown2 = file !== "" && !file.startsWith("..") && !isAbsolute7(file) ? file.split(sep5).join("/") : m.source.file;
     missingFolders.push({ path: m.name, reason: d.message, source: { file: shown2, line: m.source.line, col: m.source.col } });
   }
@@ -56240,24 +56758,15 @@ var drift_exports = {};
 __export(drift_exports, {
   runDrift: () => runDrift
 });
-import { renameSync as renameSync2, writeFileSync as writeFileSync2 } from "node:fs";
-import { dirname as dirname5, resolve as resolve9 } from "node:path";
+import { renameSync as renameSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname6, resolve as resolve10 } from "node:path";
 async function runDrift(g, opts, io, deps = {}) {
-  const parallelism = Number(opts.parallelism ?? "10");
-  if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > 64) {
-    throw new ConfigError(`--parallelism must be a whole number from 1 to 64, not "${opts.parallelism ?? ""}"`);
-  }
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
-  const env = selectEnvironment(config, g.env);
-  const paths = opts.paths.length > 0 ? opts.paths.map((p) => resolve9(io.cwd, p)) : [...env.manifests];
-  if (paths.length === 0) throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
-  const color = g.color !== false && io.isTty && io.env["NO_COLOR"] === void 0;
-  const manifests = await loadManifests(paths, { cwd: io.cwd });
-  if (hasErrors(manifests.diagnostics)) {
-    writeDiagnostics3(g, io, manifests.diagnostics, manifests.manifests.length, color);
-    return 1;
-  }
-  const services = ["automation", "transfer"].map((name) => resolveService(config, env, name, io.env)).filter((s) => s !== void 0);
+  const parallelism = wholeNumberOption("--parallelism", opts.parallelism ?? "10", 1, 64);
+  const { config, env } = openEnvironment(g, io);
+  const color = useColor(g, io);
+  const manifests = await loadManifestsOrReport(manifestPathsOf(opts.paths, config, env, io), g, io);
+  if (manifests === void 0) return 1;
+  const services = resolveServices(config, env, io);
   const { detectDrift: detectDrift2 } = await Promise.resolve().then(() => (init_detect_drift(), detect_drift_exports));
   const progress = createProgress(io, g.quiet);
   const clients = await openReadonlyClients(services, g, io);
@@ -56267,7 +56776,7 @@ async function runDrift(g, opts, io, deps = {}) {
       manifests,
       clients: clients.readers,
       environment: env,
-      servers: Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }])),
+      servers: serverIdentities(services),
       parallelism,
       progress: progress.report,
       cwd: io.cwd,
@@ -56279,14 +56788,14 @@ async function runDrift(g, opts, io, deps = {}) {
   }
   const report = result.report;
   if (report === void 0 || hasErrors(result.diagnostics)) {
-    writeDiagnostics3(g, io, result.diagnostics, manifests.manifests.length, color);
+    writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
     return 1;
   }
-  if (result.diagnostics.length > 0) writeDiagnostics3(g, io, result.diagnostics, manifests.manifests.length, color);
+  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
   io.stdout(await renderReport2(report, g, color));
   if (opts.report !== void 0) {
     const { renderDriftJson: renderDriftJson2 } = await Promise.resolve().then(() => (init_drift_json(), drift_json_exports));
-    writeReportFile(resolve9(io.cwd, opts.report), renderDriftJson2(report));
+    writeReportFile(resolve10(io.cwd, opts.report), renderDriftJson2(report));
     if (!g.quiet) io.stderr(`Wrote the drift report to ${opts.report}
 `);
   }
@@ -56311,39 +56820,22 @@ async function renderReport2(report, g, color) {
   }
 }
 function writeReportFile(path, text2) {
-  const tmp = resolve9(dirname5(path), `.${Date.now()}-${process.pid}.mftops-drift.tmp`);
+  const tmp = resolve10(dirname6(path), `.${Date.now()}-${process.pid}.mftops-drift.tmp`);
   try {
-    writeFileSync2(tmp, text2);
-    renameSync2(tmp, path);
+    writeFileSync3(tmp, text2);
+    renameSync3(tmp, path);
   } catch (err) {
     throw new MftopsError(`cannot write the drift report to ${path} (${err.code ?? "error"})`);
-  }
-}
-function writeDiagnostics3(g, io, diagnostics, manifestCount, color) {
-  const report = { diagnostics, manifestCount };
-  switch (g.format) {
-    case "github":
-      io.stdout(renderDiagnostics("github", report, { cwd: io.cwd }));
-      return;
-    case "json":
-      io.stderr(renderDiagnostics("json", report, { cwd: io.cwd }));
-      return;
-    case "text":
-    case "markdown":
-      io.stderr(renderDiagnostics("text", report, { cwd: io.cwd, color }));
-      return;
   }
 }
 var init_drift = __esm({
   "src/cli/commands/drift.ts"() {
     "use strict";
-    init_load_config();
     init_errors();
     init_diagnostics();
-    init_load();
-    init_diagnostics2();
     init_progress();
     init_clients();
+    init_common();
   }
 });
 
@@ -56354,9 +56846,9 @@ init_model();
 init_plan_file();
 init_plan_common();
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { readFileSync as readFileSync9, rmSync as rmSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { readFileSync as readFileSync11, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute8, join as join8, relative as relative6, resolve as resolve10 } from "node:path";
+import { isAbsolute as isAbsolute8, join as join9, relative as relative7, resolve as resolve11 } from "node:path";
 
 // src/action/command-io.ts
 function captureCommandIo(env, cwd, log) {
@@ -56838,15 +57330,15 @@ function renderDriftClosingComment(environment, origin2, now) {
 }
 async function syncDriftIssue(api, finding, origin2, now = /* @__PURE__ */ new Date()) {
   const marker = driftMarker(finding.environment);
-  const open4 = (await api.listOpenIssues(DRIFT_LABEL)).find((i) => i.body.includes(marker));
+  const open3 = (await api.listOpenIssues(DRIFT_LABEL)).find((i) => i.body.includes(marker));
   if (finding.inSync) {
-    if (open4 === void 0) return { action: "none" };
-    await api.createIssueComment(open4.number, renderDriftClosingComment(finding.environment, origin2, now));
-    return { action: "closed", issue: await api.updateIssue(open4.number, { state: "closed", stateReason: "completed" }) };
+    if (open3 === void 0) return { action: "none" };
+    await api.createIssueComment(open3.number, renderDriftClosingComment(finding.environment, origin2, now));
+    return { action: "closed", issue: await api.updateIssue(open3.number, { state: "closed", stateReason: "completed" }) };
   }
   const title = driftIssueTitle(finding);
   const body = renderDriftIssueBody(finding, origin2, now);
-  if (open4 !== void 0) return { action: "updated", issue: await api.updateIssue(open4.number, { title, body }) };
+  if (open3 !== void 0) return { action: "updated", issue: await api.updateIssue(open3.number, { title, body }) };
   await api.ensureLabel(LABEL);
   return { action: "opened", issue: await api.createIssue({ title, body, labels: [DRIFT_LABEL] }) };
 }
@@ -56911,7 +57403,7 @@ async function environmentManifests(s, io) {
 }
 async function planStep(s) {
   const environment = environmentName(s);
-  const planFile = s.inputs.planFile ?? resolve10(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const planFile = s.inputs.planFile ?? resolve11(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   const made = await makePlan(s, planFile);
   if (made.plan === void 0) {
     setOutputs(s.a.runner, { exitcode: 1, summary: `mftops plan failed for ${environment}` });
@@ -56969,7 +57461,7 @@ function summaryLine2(plan) {
 async function applyStep(s) {
   const environment = environmentName(s);
   const reviewedFile = s.inputs.planFile;
-  const fresh = reviewedFile !== void 0 ? join8(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes3(4).toString("hex")}.json`) : resolve10(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const fresh = reviewedFile !== void 0 ? join9(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes3(4).toString("hex")}.json`) : resolve11(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   try {
     const made = await makePlan(s, fresh);
     if (made.plan === void 0) {
@@ -57002,7 +57494,7 @@ async function applyStep(s) {
     s.a.runner.log(`The plan made now matches the reviewed plan ${relativeTo(s.cwd, reviewedFile)}: applying the reviewed plan.`);
     return await applyPlanFile(s, environment, reviewedFile, reviewed);
   } finally {
-    if (reviewedFile !== void 0) rmSync3(fresh, { force: true });
+    if (reviewedFile !== void 0) rmSync4(fresh, { force: true });
   }
 }
 async function applyPlanFile(s, environment, planFile, plan) {
@@ -57015,8 +57507,8 @@ async function applyPlanFile(s, environment, planFile, plan) {
     io,
     { canAsk: false, ask: () => Promise.reject(new Error("bug: the Action never asks")), signals: process, exitNow: (c) => process.exit(c) }
   );
-  const reportFile = resolve10(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
-  writeFileSync3(reportFile, io.out());
+  const reportFile = resolve11(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
+  writeFileSync4(reportFile, io.out());
   const reportText = await applyReportText(io.out());
   s.a.runner.log(reportText);
   if (code5 !== 0) s.a.runner.annotate("error", `mftops apply: ${reportText.trimEnd()}`);
@@ -57035,7 +57527,7 @@ async function applyReportText(json) {
 }
 async function driftStep(s) {
   const environment = environmentName(s);
-  const reportFile = resolve10(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
+  const reportFile = resolve11(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
   const io = commandIo(s);
   const { runDrift: runDrift2 } = await Promise.resolve().then(() => (init_drift(), drift_exports));
   const code5 = await runDrift2(s.g, { paths: s.inputs.paths, report: reportFile }, io);
@@ -57046,7 +57538,7 @@ async function driftStep(s) {
     const problems = annotations.parsed.filter((p) => p.level === "error").map(describeAnnotation);
     return fail2(s.a.runner, problems.length > 0 ? [] : ["mftops drift failed (see the log)"], `mftops drift: ${environment}`, problems);
   }
-  const report = JSON.parse(readFileSync9(reportFile, "utf8"));
+  const report = JSON.parse(readFileSync11(reportFile, "utf8"));
   const [{ renderDriftMarkdown: renderDriftMarkdown2 }, { renderDriftText: renderDriftText2 }, { driftSentence: driftSentence2 }] = await Promise.all([
     Promise.resolve().then(() => (init_drift_markdown(), drift_markdown_exports)),
     Promise.resolve().then(() => (init_drift_text(), drift_text_exports)),
@@ -57154,11 +57646,11 @@ function messageOf3(err) {
   return `internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in mftops; please report it)`;
 }
 function isInside(path, folder) {
-  const rel = relative6(folder, path);
+  const rel = relative7(folder, path);
   return rel === "" || !rel.startsWith("..") && !isAbsolute8(rel);
 }
 function relativeTo(cwd, path) {
-  return isInside(path, cwd) ? relative6(cwd, path) || "." : path;
+  return isInside(path, cwd) ? relative7(cwd, path) || "." : path;
 }
 function fileSafe(name) {
   return name.replace(/[^A-Za-z0-9._-]/g, "_");

@@ -1,4 +1,5 @@
-import { open, readdir, realpath, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { createDiagnostic, sortDiagnostics } from './diagnostics.js';
 import type { Diagnostic } from './diagnostics.js';
@@ -46,8 +47,9 @@ export async function collectManifestFiles(paths: readonly string[], cwd: string
   /** Folder (real path) → manifest files found in it, so a folder reached twice is read once. */
   const visitedDirs = new Map<string, number>();
 
-  const addFile = async (file: string) => {
-    const real = await realpath(file).catch(() => file);
+  // `knownReal`: a regular file found in a folder whose real path is known needs no realpath call.
+  const addFile = async (file: string, knownReal?: string) => {
+    const real = knownReal ?? (await realpath(file).catch(() => file));
     if (realFiles.has(real)) return;
     realFiles.add(real);
     files.add(file);
@@ -80,7 +82,7 @@ export async function collectManifestFiles(paths: readonly string[], cwd: string
         if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
         count += await walk(full);
       } else if (isFile && isManifestFileName(entry.name)) {
-        await addFile(full);
+        await addFile(full, entry.isSymbolicLink() ? undefined : join(real, entry.name));
         count++;
       }
     }
@@ -114,27 +116,35 @@ export function isManifestFileName(name: string): boolean {
   return ext === '.yaml' || ext === '.yml';
 }
 
-/** Reads one file within the size limit (a larger one is never read) and parses it. */
+/**
+ * Reads one file within the size limit (a larger one is never read) and parses it. The reads are
+ * synchronous: for thousands of small files, four thread-pool round trips per file cost more than
+ * the reading itself, and nothing else runs while manifests load.
+ */
 export async function readManifestFile(file: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): Promise<ParsedFile> {
-  let handle;
+  return Promise.resolve(readManifestFileSync(file, limits));
+}
+
+function readManifestFileSync(file: string, limits: ParseLimits): ParsedFile {
+  let fd: number;
   try {
-    handle = await open(file, 'r');
+    fd = openSync(file, 'r');
   } catch (err) {
     return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
   }
   try {
-    const info = await handle.stat();
+    const info = fstatSync(fd);
     if (!info.isFile()) {
       return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file, line: 1, col: 1 }, 'not a regular file')] };
     }
     const tooLarge = checkFileSize(file, info.size, limits);
     if (tooLarge) return { file, documents: [], diagnostics: [tooLarge] };
-    const bytes = await handle.readFile();
+    const bytes = readFileSync(fd);
     return parseManifestFile(file, bytes, limits);
   } catch (err) {
     return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -2,6 +2,7 @@ import { LineCounter, isAlias, parseAllDocuments, visit } from 'yaml';
 import type { Alias, Document, YAMLError } from 'yaml';
 import { createDiagnostic } from './diagnostics.js';
 import type { Diagnostic, SourcePosition } from './diagnostics.js';
+import { parseSimpleYaml } from './fast-yaml.js';
 import { createSourceMap } from './positions.js';
 import type { SourceMap } from './types.js';
 
@@ -63,6 +64,14 @@ export function parseManifestFile(file: string, content: Uint8Array | string, li
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
 
+  // Most manifests are plain YAML: read them fast, and build the source map only if asked.
+  const fast = parseSimpleYaml(text);
+  if (fast) {
+    const sourceMapOf = lazySourceMaps(file, text);
+    const documents = fast.map((d): ParsedDocument => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: sourceMapOf(d.index) }));
+    return { file, documents, diagnostics: [] };
+  }
+
   const lineCounter = new LineCounter();
   const diagnostics: Diagnostic[] = [];
   const documents: ParsedDocument[] = [];
@@ -119,6 +128,31 @@ export function parseManifestFile(file: string, content: Uint8Array | string, li
     );
   }
   return { file, documents, diagnostics };
+}
+
+/**
+ * Source maps for the documents of a file read by the fast reader: the file is parsed with `yaml`
+ * (once, for all its documents) only when a diagnostic needs a position, so thousands of valid
+ * manifests keep no syntax trees.
+ */
+function lazySourceMaps(file: string, text: string): (index: number) => SourceMap {
+  let parsed: { docs: Document.Parsed[]; lineCounter: LineCounter } | undefined;
+  const maps = new Map<number, SourceMap>();
+  const mapOf = (index: number): SourceMap => {
+    let map = maps.get(index);
+    if (map) return map;
+    if (!parsed) {
+      const lineCounter = new LineCounter();
+      const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: 'silent', strict: true });
+      parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
+    }
+    const doc = parsed.docs[index];
+    if (!doc) throw new Error(`${file}: document ${index} not found when locating a position (fast and full YAML readers disagree)`);
+    map = createSourceMap(doc, parsed.lineCounter, file);
+    maps.set(index, map);
+    return map;
+  };
+  return (index) => ({ locate: (path, target) => mapOf(index).locate(path, target) });
 }
 
 /** MF004 for a file over the size limit; the loader checks the size before reading. */

@@ -100,14 +100,15 @@ export const checkPreviousNames: Rule = (docs) => {
   for (const doc of docs) {
     if (doc.name === undefined) continue;
     doc.previousNames.forEach((previous, index) => {
-      const at = doc.sourceMap.locate(['metadata', 'previousNames', index]);
+      // Positions are looked up only for a diagnostic: locating may parse the file again.
+      const at = () => doc.sourceMap.locate(['metadata', 'previousNames', index]);
       const key = `${doc.kind}\u0000${previous.toLowerCase()}`;
       const owner = live.get(key);
       if (previous.toLowerCase() === doc.name!.toLowerCase()) {
-        out.push(createDiagnostic('error', 'MF302', at, `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, { hint: 'a previous name is what the object was called before a rename' }));
+        out.push(createDiagnostic('error', 'MF302', at(), `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, { hint: 'a previous name is what the object was called before a rename' }));
       } else if (owner) {
         out.push(
-          createDiagnostic('error', 'MF302', at, `previous name \`${previous}\` is also the name of a ${doc.kind} in these manifests`, {
+          createDiagnostic('error', 'MF302', at(), `previous name \`${previous}\` is also the name of a ${doc.kind} in these manifests`, {
             hint: 'an object cannot be renamed away from a name that is still managed: drop the previous name or the other document',
             related: related('defined', owner.sourceMap.locate(['metadata', 'name'])),
           }),
@@ -116,7 +117,7 @@ export const checkPreviousNames: Rule = (docs) => {
         const first = claimed.get(key);
         if (first) {
           out.push(
-            createDiagnostic('error', 'MF302', at, `previous name \`${previous}\` is claimed by two ${doc.kind} documents`, {
+            createDiagnostic('error', 'MF302', at(), `previous name \`${previous}\` is claimed by two ${doc.kind} documents`, {
               hint: 'only one object can be renamed from a name',
               related: related('also claimed', first.doc.sourceMap.locate(['metadata', 'previousNames', first.index])),
             }),

@@ -4,7 +4,7 @@ import { isMftopsError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { AutomationClient, TransferClient } from '../services/index.js';
 import { VERSION } from '../version.js';
-import { checkConfigXml, countConfigTasks } from './config-xml.js';
+import { inspectConfigXml } from './config-xml.js';
 import { decryptBuffer, encryptBuffer, readSnapshotKey, type SnapshotKey } from './crypto.js';
 import { SnapshotError } from './errors.js';
 import {
@@ -135,9 +135,9 @@ async function saveAutomation(tmp: string, opts: SaveSnapshotOptions, key: Snaps
     throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE} on disk differs from what the server sent (${stored.length} of ${received.bytes} bytes)`);
   }
   const text = stored.toString('utf8');
-  const problem = checkConfigXml(text);
-  if (problem) throw new SnapshotError(`snapshot not saved: the export from ${opts.automationUrl} is not well-formed XML: ${problem}`);
-  const taskCount = countConfigTasks(text);
+  const checked = inspectConfigXml(text);
+  if ('problem' in checked) throw new SnapshotError(`snapshot not saved: the export from ${opts.automationUrl} is not well-formed XML: ${checked.problem}`);
+  const taskCount = checked.taskCount;
 
   let file = AUTOMATION_FILE;
   if (key) {

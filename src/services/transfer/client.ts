@@ -17,6 +17,7 @@ export const TRANSFER_READ_METHODS = [
   'listGroups',
   'findGroup',
   'findFolderByPath',
+  'listFolders',
   'getFolder',
   'listSubfolders',
   'listFolderAcls',
@@ -42,6 +43,8 @@ export interface TransferClient {
   findGroup(name: string): Promise<TransferGroup | null>;
   /** The folder whose `path` is exactly `path`, or null when absent or not permitted (403). */
   findFolderByPath(path: string): Promise<Folder | null>;
+  /** Every folder the account may see, in big pages: one list instead of a lookup per path. */
+  listFolders(): Promise<Folder[]>;
   getFolder(id: string | number): Promise<Folder>;
   listSubfolders(id: string | number): Promise<Folder[]>;
   createSubfolder(parentId: string | number, folder: NewSubfolder): Promise<Folder>;
@@ -131,6 +134,10 @@ class HttpTransferClient implements TransferClient {
     }
     const want = trimSlash(path);
     return items.map(toFolder).find((f) => trimSlash(f.path) === want) ?? null;
+  }
+
+  async listFolders(): Promise<Folder[]> {
+    return (await this.#list('/folders')).map(toFolder);
   }
 
   async getFolder(id: string | number): Promise<Folder> {
