@@ -47126,6 +47126,15 @@ function folderKey(path) {
   const trimmed = path.length > 1 ? path.replace(/\/+$/, "") : path;
   return trimmed.toLowerCase();
 }
+function uniqueFolderPaths(paths) {
+  const seen = /* @__PURE__ */ new Set();
+  return paths.filter((p) => {
+    const k = folderKey(p);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
 function indexByName(items, nameOf, idOf = () => void 0) {
   const byName2 = /* @__PURE__ */ new Map();
   const byId = /* @__PURE__ */ new Map();
@@ -47266,11 +47275,11 @@ async function readTransfer(client, needs, t, parallelism) {
   ]);
   const found = new Map(walked ?? []);
   const underWalk = (path) => needs.walk.some((root) => isSameOrBelow(path, root));
-  const toFind = unique(needs.folders.filter((p) => !found.has(folderKey(p)) && !underWalk(p)));
+  const toFind = uniqueFolderPaths(needs.folders.filter((p) => !found.has(folderKey(p)) && !underWalk(p)));
   const list = folderListReader(client, t);
   await findFolders(client, toFind, found, t, parallelism, list);
   for (const p of needs.folders) if (!found.has(folderKey(p))) found.set(folderKey(p), null);
-  const parents = unique(
+  const parents = uniqueFolderPaths(
     needs.creatable.filter((p) => found.get(folderKey(p)) === null).map(parentPath).filter((p) => p !== void 0 && !found.has(folderKey(p)) && !underWalk(p))
   );
   await findFolders(client, parents, found, t, parallelism, list);
@@ -47321,7 +47330,7 @@ function trimSlash3(path) {
 }
 async function walkFolders(client, roots, t, parallelism) {
   const out = /* @__PURE__ */ new Map();
-  const rootPaths = unique(roots);
+  const rootPaths = uniqueFolderPaths(roots);
   await findFolders(client, rootPaths, out, t, parallelism);
   const seen = /* @__PURE__ */ new Set();
   let level = [...out.values()].filter((f) => f !== null);
@@ -47345,15 +47354,6 @@ function parentPath(path) {
   if (trimmed === "/" || trimmed === "") return void 0;
   const i = trimmed.lastIndexOf("/");
   return i <= 0 ? "/" : trimmed.slice(0, i);
-}
-function unique(paths) {
-  const seen = /* @__PURE__ */ new Set();
-  return paths.filter((p) => {
-    const k = folderKey(p);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
 }
 function idText(id) {
   return typeof id === "string" ? id : typeof id === "number" ? String(id) : void 0;
@@ -49812,8 +49812,8 @@ async function readTouchedObjects(changes, readers, parallelism) {
   const automation2 = needTasks || needAcls ? need(readers.automation, "automation") : void 0;
   const transfer2 = folderChanges.length > 0 ? need(readers.transfer, "transfer") : void 0;
   const created = new Set(folderChanges.filter((c) => c.action === "create").map((c) => folderKey(c.name)));
-  const paths = unique2(folderChanges.map((c) => c.name));
-  const parents = unique2(
+  const paths = uniqueFolderPaths(folderChanges.map((c) => c.name));
+  const parents = uniqueFolderPaths(
     folderChanges.filter((c) => c.action === "create").map((c) => (c.payload?.kind === "FolderPermissions" ? c.payload.create?.parentPath : void 0) ?? parentPath(c.name)).filter((p) => p !== void 0 && !created.has(folderKey(p)))
   );
   const [tasks, acls, folders, parentFound] = await Promise.all([
@@ -49893,15 +49893,6 @@ function findStaleObjects(changes, now) {
 function need(reader, service) {
   if (reader === void 0) throw new MftopsError(`the plan changes ${service} objects, but no ${service} service is configured`);
   return reader;
-}
-function unique2(paths) {
-  const seen = /* @__PURE__ */ new Set();
-  return paths.filter((p) => {
-    const k = folderKey(p);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
 }
 var init_stale_check = __esm({
   "src/apply/stale-check.ts"() {

@@ -1,6 +1,6 @@
 import { MftopsError } from '../errors.js';
 import { mapWithConcurrency } from '../live/map-with-concurrency.js';
-import { aclKey, folderKey } from '../live/model.js';
+import { aclKey, folderKey, uniqueFolderPaths } from '../live/model.js';
 import type { LiveFolder } from '../live/model.js';
 import { parentPath } from '../live/read-live-state.js';
 import type { Change } from '../plan/model.js';
@@ -43,8 +43,8 @@ export async function readTouchedObjects(changes: readonly Change[], readers: St
   const transfer = folderChanges.length > 0 ? need(readers.transfer, 'transfer') : undefined;
 
   const created = new Set(folderChanges.filter((c) => c.action === 'create').map((c) => folderKey(c.name)));
-  const paths = unique(folderChanges.map((c) => c.name));
-  const parents = unique(
+  const paths = uniqueFolderPaths(folderChanges.map((c) => c.name));
+  const parents = uniqueFolderPaths(
     folderChanges
       .filter((c) => c.action === 'create')
       .map((c) => (c.payload?.kind === 'FolderPermissions' ? c.payload.create?.parentPath : undefined) ?? parentPath(c.name))
@@ -136,12 +136,3 @@ function need<T>(reader: T | undefined, service: string): T {
   return reader;
 }
 
-function unique(paths: readonly string[]): string[] {
-  const seen = new Set<string>();
-  return paths.filter((p) => {
-    const k = folderKey(p);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-}

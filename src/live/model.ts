@@ -87,6 +87,17 @@ export function folderKey(path: string): string {
   return trimmed.toLowerCase();
 }
 
+/** The paths without repeats, as the server compares folders (`folderKey`); first spelling kept. */
+export function uniqueFolderPaths(paths: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return paths.filter((p) => {
+    const k = folderKey(p);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
 /** Index items by lower-cased name and by id (first one wins on a clash). */
 export function indexByName<T>(items: readonly T[], nameOf: (item: T) => string | undefined, idOf: (item: T) => string | undefined = () => undefined): NamedIndex<T> {
   const byName = new Map<string, T>();

@@ -6,7 +6,7 @@ import { ApiError } from '../services/errors.js';
 import type { ReadonlyTransferClient, TransferClient } from '../services/transfer/client.js';
 import type { Folder } from '../services/transfer/types.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
-import { aclKey, folderKey, indexByName } from './model.js';
+import { aclKey, folderKey, indexByName, uniqueFolderPaths } from './model.js';
 import type { AutomationLiveState, LiveFolder, LiveScript, LiveState, TransferLiveState } from './model.js';
 
 /** Called after each request of a long read: requests done, requests known so far, what was read. */
@@ -216,13 +216,13 @@ async function readTransfer(client: TransferReader, needs: NonNullable<LiveNeeds
   // Folders by key: the walk found everything below its roots, so only the rest is looked up.
   const found = new Map<string, Folder | null>(walked ?? []);
   const underWalk = (path: string) => needs.walk.some((root) => isSameOrBelow(path, root));
-  const toFind = unique(needs.folders.filter((p) => !found.has(folderKey(p)) && !underWalk(p)));
+  const toFind = uniqueFolderPaths(needs.folders.filter((p) => !found.has(folderKey(p)) && !underWalk(p)));
   const list = folderListReader(client, t);
   await findFolders(client, toFind, found, t, parallelism, list);
   for (const p of needs.folders) if (!found.has(folderKey(p))) found.set(folderKey(p), null);
 
   // A folder to create needs its parent: look up the parents nothing has read yet.
-  const parents = unique(
+  const parents = uniqueFolderPaths(
     needs.creatable
       .filter((p) => found.get(folderKey(p)) === null)
       .map(parentPath)
@@ -312,7 +312,7 @@ function trimSlash(path: string): string {
 /** Every folder at or below the roots, breadth first, one subfolder listing per folder. */
 async function walkFolders(client: TransferReader, roots: readonly string[], t: Tracker, parallelism: number): Promise<Map<string, Folder | null>> {
   const out = new Map<string, Folder | null>();
-  const rootPaths = unique(roots);
+  const rootPaths = uniqueFolderPaths(roots);
   await findFolders(client, rootPaths, out, t, parallelism);
   const seen = new Set<string>();
   let level = [...out.values()].filter((f): f is Folder => f !== null);
@@ -341,15 +341,6 @@ export function parentPath(path: string): string | undefined {
   return i <= 0 ? '/' : trimmed.slice(0, i);
 }
 
-function unique(paths: readonly string[]): string[] {
-  const seen = new Set<string>();
-  return paths.filter((p) => {
-    const k = folderKey(p);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-}
 
 function idText(id: unknown): string | undefined {
   return typeof id === 'string' ? id : typeof id === 'number' ? String(id) : undefined;
