@@ -1,4 +1,4 @@
-import type { Action, JsonValue, Plan, Principal, ResourceKind, SourceRef } from '../plan/model.js';
+import type { Action, EntryPermissions, JsonValue, Plan, Principal, ResourceKind, SourceRef } from '../plan/model.js';
 
 /**
  * The drift report: what `mftops drift` found, as plain JSON data (the `--report FILE` content and
@@ -119,10 +119,8 @@ export interface DriftedEntry {
   readonly expired?: ExpiredAcknowledgement;
 }
 
-export interface EntryGrant {
-  readonly permissions: readonly string[];
-  readonly sharePermissions: readonly string[];
-}
+/** Permission names granted to one folder entry: the plan's own shape. */
+export type EntryGrant = EntryPermissions;
 
 /** A live object in scope that no manifest names. */
 export interface UnmanagedObject {

@@ -402,15 +402,22 @@ function aclWriteTarget(c: Ctx, p: Params): { ok: true; folder: TransferFolder }
   return { ok: true, folder: f };
 }
 
+/** The folder an ACL write targets and its JSON object body, or the error answer. */
+function aclWriteRequest(c: Ctx, p: Params, shape: string): { ok: true; folder: TransferFolder; body: JsonObject } | { ok: false; response: ApiResponse } {
+  const target = aclWriteTarget(c, p);
+  if (!target.ok) return target;
+  const body = jsonBody(c);
+  if (!body.ok) return body;
+  const b = body.value;
+  if (!isJsonObject(b)) return { ok: false, response: invalid([{ field: '', rejected: showRejected(b), message: `the body must be ${shape}` }]) };
+  return { ok: true, folder: target.folder, body: b };
+}
+
 /** POST and PUT: set one entry (create or replace); `extraKey` is the one optional extra field each takes. */
 function setEntry(c: Ctx, p: Params, extraKey: string): ApiResponse {
-  const target = aclWriteTarget(c, p);
-  if (!target.ok) return target.response;
-  const f = target.folder;
-  const body = jsonBody(c);
-  if (!body.ok) return body.response;
-  const b = body.value;
-  if (!isJsonObject(b)) return invalid([{ field: '', rejected: showRejected(b), message: 'the body must be {type, id, permissions}' }]);
+  const request = aclWriteRequest(c, p, '{type, id, permissions}');
+  if (!request.ok) return request.response;
+  const { folder: f, body: b } = request;
   const errors: FieldError[] = [];
   for (const k of Object.keys(b)) if (!['type', 'id', 'permissions', extraKey].includes(k)) errors.push({ field: k, rejected: showRejected(b[k]), message: `is not a field of this body (type, id, permissions, ${extraKey})` });
   const who = readPrincipal(c, b, errors);
@@ -425,13 +432,9 @@ function setEntry(c: Ctx, p: Params, extraKey: string): ApiResponse {
 }
 
 function deleteEntry(c: Ctx, p: Params): ApiResponse {
-  const target = aclWriteTarget(c, p);
-  if (!target.ok) return target.response;
-  const f = target.folder;
-  const body = jsonBody(c);
-  if (!body.ok) return body.response;
-  const b = body.value;
-  if (!isJsonObject(b)) return invalid([{ field: '', rejected: showRejected(b), message: 'the body must be {type, id}' }]);
+  const request = aclWriteRequest(c, p, '{type, id}');
+  if (!request.ok) return request.response;
+  const { folder: f, body: b } = request;
   const errors: FieldError[] = [];
   const who = readPrincipal(c, b, errors);
   if (errors.length > 0 || !who) return invalid(errors);
