@@ -106,8 +106,8 @@ async function validateStep(s: Step): Promise<number> {
 }
 
 async function environmentManifests(s: Step, io: CapturedIo): Promise<string[]> {
-  const { resolveValidatePaths } = await import('../cli/commands/manifest-paths.js');
-  return resolveValidatePaths([], s.g, io);
+  const { validatePaths } = await import('../cli/commands/common.js');
+  return validatePaths([], s.g, io);
 }
 
 // ---------------------------------------------------------------------------------------- plan

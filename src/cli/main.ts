@@ -71,10 +71,10 @@ function buildProgram(io: CommandIo): Command {
     .argument('[paths...]', 'manifest files or folders (default: the environment\'s manifests)')
     .action(async (paths: string[], _opts: unknown, cmd: Command) => {
       const g = globals(cmd);
-      const { resolveValidatePaths } = await import('./commands/manifest-paths.js');
-      const resolved = resolveValidatePaths(paths, g, io);
+      const { useColor, validatePaths } = await import('./commands/common.js');
+      const resolved = validatePaths(paths, g, io);
       const { runValidate } = await import('./commands/validate.js');
-      await run(runValidate({ paths: resolved, format: validateFormat(g.format) }, io));
+      await run(runValidate({ paths: resolved, format: validateFormat(g.format), color: useColor(g, io) }, io));
     });
 
   program

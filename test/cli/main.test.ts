@@ -61,3 +61,19 @@ describe('mftops command line', () => {
     expect(r.stderr).toMatch(/environments\.prod\.transfer\.password: environment variable MFT_TRANSFER_PASSWORD is not set/);
   });
 });
+
+describe('colour', () => {
+  it('never colours with --no-color, also for validate', async () => {
+    const dir = testdir({ 'bad.yaml': 'apiVersion: mftops/v1\nkind: Tsak\nmetadata: { name: x }\nspec: {}\n' });
+    const { captureIo } = await import('../../src/cli/io.js');
+    const { main } = await import('../../src/cli/main.js');
+    const io = captureIo({ cwd: dir, isTty: true, env: {} });
+    await main(['node', 'mftops', '--no-color', 'validate', 'bad.yaml'], io);
+    expect(io.out()).toContain('MF102');
+    expect(io.out()).not.toContain('\u001b[');
+    const coloured = captureIo({ cwd: dir, isTty: true, env: {} });
+    await main(['node', 'mftops', 'validate', 'bad.yaml'], coloured);
+    expect(coloured.out()).toContain('\u001b[');
+    process.exitCode = 0;
+  });
+});

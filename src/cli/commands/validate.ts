@@ -3,6 +3,7 @@ import { loadManifests } from '../../manifest/load.js';
 import { renderDiagnostics } from '../../render/diagnostics.js';
 import type { DiagnosticsFormat } from '../../render/diagnostics.js';
 import type { CommandIo } from '../io.js';
+import { useColor } from './common.js';
 
 export interface ValidateOptions {
   /** Files and folders; relative ones are resolved against `io.cwd`. */
@@ -22,8 +23,7 @@ export async function runValidate(opts: ValidateOptions, io: CommandIo): Promise
     return 1;
   }
   const set = await loadManifests(opts.paths, { cwd: io.cwd });
-  const noColor = io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '';
-  const color = opts.color ?? (io.isTty && !noColor);
+  const color = opts.color ?? useColor({ color: true }, io);
   io.stdout(renderDiagnostics(opts.format, { diagnostics: set.diagnostics, manifestCount: set.manifests.length }, { cwd: io.cwd, color }));
   return hasErrors(set.diagnostics) ? 1 : 0;
 }
