@@ -1,5 +1,5 @@
 import { isMftopsError } from '../errors.js';
-import { folderKey } from '../live/model.js';
+import { folderDepth, folderKey, parentPath } from '../folder-path.js';
 import type { Change } from '../plan/model.js';
 import { ApiError, NetworkError } from '../services/errors.js';
 import type { LedgerWriter } from './ledger.js';
@@ -131,7 +131,7 @@ export function scheduleChanges(changes: readonly Change[]): ChangeOrder[] {
   changes.forEach((c, i) => {
     if (c.kind === 'FolderPermissions' && c.action === 'create') creates.set(folderKey(c.name), i);
   });
-  const depths = changes.filter((c) => c.kind === 'FolderPermissions').map((c) => depthOf(c.name));
+  const depths = changes.filter((c) => c.kind === 'FolderPermissions').map((c) => folderDepth(c.name));
   const maxDepth = Math.max(0, ...depths);
   return changes.map((c) => {
     if (c.action === 'delete') {
@@ -141,7 +141,7 @@ export function scheduleChanges(changes: readonly Change[]): ChangeOrder[] {
         case 'ResourceGroupAcl':
           return { wave: 2 };
         case 'FolderPermissions':
-          return { wave: 3 + maxDepth - depthOf(c.name) };
+          return { wave: 3 + maxDepth - folderDepth(c.name) };
         default: {
           const never: never = c.kind;
           throw new Error(`unknown kind ${String(never)}`);
@@ -149,23 +149,12 @@ export function scheduleChanges(changes: readonly Change[]): ChangeOrder[] {
       }
     }
     if (c.kind !== 'FolderPermissions') return { wave: 0 };
-    for (let p = parentOf(c.name); p !== undefined; p = parentOf(p)) {
+    for (let p = parentPath(c.name); p !== undefined; p = parentPath(p)) {
       const j = creates.get(folderKey(p));
       if (j !== undefined) return { wave: 0, needs: j };
     }
     return { wave: 0 };
   });
-}
-
-function depthOf(path: string): number {
-  return path.split('/').filter((s) => s !== '').length;
-}
-
-function parentOf(path: string): string | undefined {
-  const trimmed = path.replace(/\/+$/, '');
-  const i = trimmed.lastIndexOf('/');
-  if (i < 0 || trimmed === '') return undefined;
-  return i === 0 ? (trimmed === '/' ? undefined : '/') : trimmed.slice(0, i);
 }
 
 /**

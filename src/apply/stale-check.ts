@@ -2,7 +2,7 @@ import { MftopsError } from '../errors.js';
 import { mapWithConcurrency } from '../live/map-with-concurrency.js';
 import { aclKey, folderKey, uniqueFolderPaths } from '../live/model.js';
 import type { LiveFolder } from '../live/model.js';
-import { parentPath } from '../live/read-live-state.js';
+import { parentPath } from '../folder-path.js';
 import type { Change } from '../plan/model.js';
 import { fingerprintFolder } from '../resources/folder-permissions.js';
 import { fingerprintAcl } from '../resources/resource-group-acl.js';

@@ -10,6 +10,7 @@ import type { AuditRecord } from '../services/automation/types.js';
 import { expiredOf, judgeDifference, ruleOf } from './acknowledge.js';
 import type { DifferenceRef } from './acknowledge.js';
 import { DRIFT_FORMAT_VERSION } from './model.js';
+import { compareText } from '../order.js';
 import type {
   AcknowledgedItem,
   AuditAttribution,
@@ -354,6 +355,3 @@ export function withAuditFailure(report: DriftReport, failure: { readonly httpSt
   return { ...report, audit: { state: 'unreadable', ...(status !== undefined ? { httpStatus: status } : {}), message } };
 }
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

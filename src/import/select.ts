@@ -2,6 +2,8 @@ import { ConfigError } from '../errors.js';
 import { folderKey } from '../live/model.js';
 import { aclLabel, aclToManifest, createImportCatalog, createSecretNamer, folderToManifest, taskToManifest } from './to-manifest.js';
 import type { ImportedManifest, ImportKind, ImportResult, ImportSelection, ImportSource } from './model.js';
+import { isSameOrBelow } from '../folder-path.js';
+import { compareText } from '../order.js';
 
 /**
  * Which live objects an import takes (pure), and the manifests made from them.
@@ -134,12 +136,3 @@ export function globRoot(pattern: string): string {
   return `/${original.join('/')}`;
 }
 
-function isSameOrBelow(path: string, root: string): boolean {
-  const p = folderKey(path);
-  const r = folderKey(root);
-  return p === r || (r === '/' ? p.startsWith('/') : p.startsWith(`${r}/`));
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

@@ -1,5 +1,7 @@
 import type { AboutInfo, DateList, Host, NamedObject, ResourceGroup, ResourceGroupAcl, Task } from '../services/automation/types.js';
 import type { Folder, FolderAclEntry, TransferGroup, TransferUser } from '../services/transfer/types.js';
+export { folderKey, uniqueFolderPaths } from '../folder-path.js';
+import { folderKey } from '../folder-path.js';
 
 /**
  * What the servers hold, as far as a plan needs it: read once by `readLiveState` (the I/O edge),
@@ -79,23 +81,6 @@ export interface LiveFolder {
 /** The key of a resource-group ACL: the (resource group, user group) pair, case-folded. */
 export function aclKey(resourceGroup: string, userGroup: string): string {
   return `${resourceGroup.toLowerCase()}\u0000${userGroup.toLowerCase()}`;
-}
-
-/** The key of a folder path: case-folded, without a trailing slash. */
-export function folderKey(path: string): string {
-  const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  return trimmed.toLowerCase();
-}
-
-/** The paths without repeats, as the server compares folders (`folderKey`); first spelling kept. */
-export function uniqueFolderPaths(paths: readonly string[]): string[] {
-  const seen = new Set<string>();
-  return paths.filter((p) => {
-    const k = folderKey(p);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
 }
 
 /** Index items by lower-cased name and by id (first one wins on a clash). */

@@ -8,6 +8,7 @@ import type { Folder } from '../services/transfer/types.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { aclKey, folderKey, indexByName, uniqueFolderPaths } from './model.js';
 import type { AutomationLiveState, LiveFolder, LiveScript, LiveState, TransferLiveState } from './model.js';
+import { isSameOrBelow, parentPath, trimFolderPath } from '../folder-path.js';
 
 /** Called after each request of a long read: requests done, requests known so far, what was read. */
 export type ProgressCallback = (done: number, total: number, what: string) => void;
@@ -270,7 +271,7 @@ async function findFolders(
   if (list && (paths.length > FOLDER_LIST_THRESHOLD || list.started())) {
     const byPath = await list.read();
     if (byPath) {
-      for (const p of paths) into.set(folderKey(p), byPath.get(trimSlash(p)) ?? null);
+      for (const p of paths) into.set(folderKey(p), byPath.get(trimFolderPath(p)) ?? null);
       return;
     }
   }
@@ -295,7 +296,7 @@ function folderListReader(client: TransferReader, t: Tracker): FolderListReader 
     try {
       const folders = await t.run('folder list', () => client.listFolders());
       const byPath = new Map<string, Folder>();
-      for (const f of folders) if (!byPath.has(trimSlash(f.path))) byPath.set(trimSlash(f.path), f);
+      for (const f of folders) if (!byPath.has(trimFolderPath(f.path))) byPath.set(trimFolderPath(f.path), f);
       return byPath;
     } catch (err) {
       if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return undefined;
@@ -303,10 +304,6 @@ function folderListReader(client: TransferReader, t: Tracker): FolderListReader 
     }
   };
   return { started: () => read !== undefined, read: () => (read ??= readList()) };
-}
-
-function trimSlash(path: string): string {
-  return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
 /** Every folder at or below the roots, breadth first, one subfolder listing per folder. */
@@ -325,20 +322,6 @@ async function walkFolders(client: TransferReader, roots: readonly string[], t: 
     for (const f of level) out.set(folderKey(f.path), f);
   }
   return out;
-}
-
-function isSameOrBelow(path: string, root: string): boolean {
-  const p = folderKey(path);
-  const r = folderKey(root);
-  return p === r || (r === '/' ? p.startsWith('/') : p.startsWith(`${r}/`));
-}
-
-/** `/A/B` → `/A`; `/A` → `/`; `/` → undefined. */
-export function parentPath(path: string): string | undefined {
-  const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  if (trimmed === '/' || trimmed === '') return undefined;
-  const i = trimmed.lastIndexOf('/');
-  return i <= 0 ? '/' : trimmed.slice(0, i);
 }
 
 

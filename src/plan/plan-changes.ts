@@ -2,7 +2,8 @@ import { isAbsolute, relative, sep } from 'node:path';
 import type { PrunableKind, Scope } from '../config/model.js';
 import { aclKey, folderKey } from '../live/model.js';
 import type { LiveFolder, LiveState } from '../live/model.js';
-import { parentPath } from '../live/read-live-state.js';
+import { folderDepth, parentPath } from '../folder-path.js';
+import { compareText } from '../order.js';
 import type { SourcePosition } from '../manifest/diagnostics.js';
 import type { Manifest } from '../manifest/types.js';
 import { fingerprintFolder, planFolder, planFolderPrune, viewEntries } from '../resources/folder-permissions.js';
@@ -113,7 +114,7 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
     const live = folders.get(key);
     return live ? viewEntries(live.acl) : undefined;
   };
-  const byDepth = [...input.desired.folders].map((d, i) => ({ d, i })).sort((a, b) => depthOf(a.d.path) - depthOf(b.d.path) || a.i - b.i);
+  const byDepth = [...input.desired.folders].map((d, i) => ({ d, i })).sort((a, b) => folderDepth(a.d.path) - folderDepth(b.d.path) || a.i - b.i);
   for (const { d } of byDepth) {
     const m = d.manifest;
     const key = folderKey(d.path);
@@ -122,7 +123,7 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
     if (live) {
       const o = planFolder(d, viewEntries(live.acl));
       after.set(key, o.after);
-      add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), fingerprint: fingerprintFolder(live) }, RANK.FolderPermissions, depthOf(d.path));
+      add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), fingerprint: fingerprintFolder(live) }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const renamed = m.previousNames.map((p) => folders.get(folderKey(p))).find((f): f is LiveFolder => f !== null && f !== undefined);
@@ -138,14 +139,14 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
           fields: [{ path: 'path', before: renamed.folder.path, after: d.path }],
         },
         RANK.FolderPermissions,
-        depthOf(d.path),
+        folderDepth(d.path),
       );
       continue;
     }
     const create = planFolderCreation(d, entriesAfter, diagnostics);
     if (!create) continue;
     after.set(key, create.after);
-    add({ ...base, ...outcomeFields(create) }, RANK.FolderPermissions, depthOf(d.path));
+    add({ ...base, ...outcomeFields(create) }, RANK.FolderPermissions, folderDepth(d.path));
   }
 
   // --------------------------------------------------------------------------------- prune
@@ -302,7 +303,7 @@ function planPrune(input: PlanChangesInput): { change: Change; rank: number; dep
           ...outcomeFields(o),
         },
         rank: RANK.FolderPermissions,
-        depth: depthOf(live.folder.path),
+        depth: folderDepth(live.folder.path),
       });
     }
   }
@@ -354,14 +355,6 @@ function selectTargets(items: readonly Ordered[], targets: readonly string[], de
 }
 
 // ------------------------------------------------------------------------------------ helpers
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function depthOf(path: string): number {
-  return path.split('/').filter((s) => s !== '').length;
-}
 
 function sourceRef(at: SourcePosition, cwd: string | undefined): SourceRef {
   let file = at.file;

@@ -7,6 +7,7 @@ import { parseListPage } from '../paging.js';
 import type { PagingPlan } from '../paging.js';
 import type { QueryParams } from '../transport.js';
 import type { Folder, FolderAclEntry, FolderAclInput, FolderAclRef, FolderPermissions, NewSubfolder, TransferGroup, TransferUser } from './types.js';
+import { trimFolderPath } from '../../folder-path.js';
 
 /** The methods that only read the transfer server. */
 export const TRANSFER_READ_METHODS = [
@@ -132,8 +133,8 @@ class HttpTransferClient implements TransferClient {
       if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return null;
       throw err;
     }
-    const want = trimSlash(path);
-    return items.map(toFolder).find((f) => trimSlash(f.path) === want) ?? null;
+    const want = trimFolderPath(path);
+    return items.map(toFolder).find((f) => trimFolderPath(f.path) === want) ?? null;
   }
 
   async listFolders(): Promise<Folder[]> {
@@ -238,10 +239,6 @@ function toPermissions(p: unknown): FolderPermissions {
     else out[k] = v;
   }
   return out;
-}
-
-function trimSlash(path: string): string {
-  return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
 function seg(value: string | number): string {
