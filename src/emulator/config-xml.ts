@@ -5,6 +5,7 @@ import { isJsonObject } from './json.js';
 import type { AclRecord, AutomationState, AutomationUser, HostRecord, HostType, Profile } from './state.js';
 import { ACL_PERMISSION_KEYS } from './state.js';
 import { hostTypesFor, isStepKind, orderTaskKeys } from './validate-task.js';
+import { decodeXmlEntities } from '../xml-entities.js';
 
 /*
  * The configuration file in the legacy XML dialect (gaps.md): items are elements, settings are
@@ -63,24 +64,6 @@ function escapeText(s: string): string {
 }
 function escapeAttr(s: string): string {
   return escapeText(s).replace(/"/g, '&quot;');
-}
-function decodeEntities(s: string): string {
-  return s.replace(/&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g, (_m, e: string) => {
-    switch (e) {
-      case 'lt':
-        return '<';
-      case 'gt':
-        return '>';
-      case 'amp':
-        return '&';
-      case 'quot':
-        return '"';
-      case 'apos':
-        return "'";
-      default:
-        return String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
-    }
-  });
 }
 
 function isStepItem(v: Json): v is JsonObject {
@@ -212,13 +195,13 @@ function elementChildren(node: XmlNode): XmlNode[] {
 function attrsOf(node: XmlNode): Map<string, string> {
   const raw = (node[':@'] ?? {}) as Record<string, string>;
   const out = new Map<string, string>();
-  for (const [k, v] of Object.entries(raw)) out.set(k.slice(2), decodeEntities(String(v)));
+  for (const [k, v] of Object.entries(raw)) out.set(k.slice(2), decodeXmlEntities(String(v)));
   return out;
 }
 function textOf(node: XmlNode): string {
   return childrenOf(node)
     .filter((c) => tagOf(c) === '#text')
-    .map((c) => decodeEntities(String(c['#text'])))
+    .map((c) => decodeXmlEntities(String(c['#text'])))
     .join('');
 }
 

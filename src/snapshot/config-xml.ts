@@ -1,4 +1,5 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { decodeXmlEntities } from '../xml-entities.js';
 
 /**
  * Reading the automation export (`GET /config`). The stored bytes are never re-serialised:
@@ -120,23 +121,9 @@ function readNodes(nodes: readonly OrderedNode[]): { children: RawElement[]; tex
 
 function toElement(raw: RawElement): XmlElement {
   const attrs: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw.attrs)) attrs[k] = decodeEntities(String(v));
+  for (const [k, v] of Object.entries(raw.attrs)) attrs[k] = decodeXmlEntities(String(v));
   const text = raw.texts.filter((t) => t.trim() !== '' || raw.children.length === 0).join('');
-  return { name: raw.name, attrs, children: raw.children.map(toElement), text: decodeEntities(text) };
-}
-
-const ENTITY = /&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g;
-const NAMED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-
-function decodeEntities(s: string): string {
-  if (!s.includes('&')) return s;
-  return s.replace(ENTITY, (whole, name: string) => {
-    if (name.startsWith('#')) {
-      const code = name[1] === 'x' ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
-      return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED[name] ?? whole;
-  });
+  return { name: raw.name, attrs, children: raw.children.map(toElement), text: decodeXmlEntities(text) };
 }
 
 function stripBom(text: string): string {

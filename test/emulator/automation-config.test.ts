@@ -53,6 +53,8 @@ describe('automation config and audit', () => {
     expect((await putXml('<Other/>')).status).toBe(422);
     expect((await putXml('<Config><Widgets/></Config>')).status).toBe(422);
     expect((await putXml((await api.get('/config')).text, 'text/plain')).status).toBe(415);
+    // A numeric entity beyond Unicode is no server error: it was a 500 while the emulator had its own decoder.
+    expect((await putXml('<Config Version="&#1114112;"><Widgets/></Config>')).status).toBe(422);
     expect(await readAll(api)).toEqual(before);
   });
 
