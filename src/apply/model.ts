@@ -9,8 +9,6 @@ import type { Action, Change, ResourceKind } from '../plan/model.js';
 /** The actions apply sends requests for; `no-op` and `blocked` never reach the executor. */
 export type WriteAction = Extract<Action, 'create' | 'update' | 'replace' | 'delete'>;
 
-export const WRITE_ACTIONS: readonly WriteAction[] = ['create', 'update', 'replace', 'delete'];
-
 export function isWriteAction(action: Action): action is WriteAction {
   return action === 'create' || action === 'update' || action === 'replace' || action === 'delete';
 }

@@ -42,13 +42,8 @@ export function checkConfigXml(text: string): string | undefined {
   return 'problem' in checked ? checked.problem : undefined;
 }
 
-/** `Task` elements in the root's `Tasks` section (0 when there is none); `text` must pass checkConfigXml. */
-export function countConfigTasks(text: string): number {
-  return countTasksIn(topLevelElements(new XMLParser({ ...FAITHFUL, stopNodes: SKIPPED_FOR_COUNT }).parse(stripBom(text)) as OrderedNode[]));
-}
-
 /**
- * checkConfigXml and countConfigTasks in one pass less: the parse that counts the tasks also
+ * checkConfigXml and a count of the `Task` elements of the root's `Tasks` section, in one pass less: the parse that counts the tasks also
  * finds the root elements (stop nodes do not change which elements are at the top). For a
  * 100 MB export every pass over the text costs about a second.
  */

@@ -27,10 +27,10 @@ export function diffConfigs(a: XmlElement, b: XmlElement): ConfigDiff {
   return { kinds };
 }
 
-export const DIFF_KINDS: readonly DiffKind[] = ['task', 'host', 'resourceGroupAcl'];
+const DIFF_KINDS: readonly DiffKind[] = ['task', 'host', 'resourceGroupAcl'];
 
 /** The compared objects of one export, by display name. */
-export function extractObjects(root: XmlElement): Record<DiffKind, Map<string, XmlElement>> {
+function extractObjects(root: XmlElement): Record<DiffKind, Map<string, XmlElement>> {
   const section = (name: string): readonly XmlElement[] => root.children.find((c) => c.name === name)?.children ?? [];
   return {
     task: byName(section('Tasks').filter((e) => e.name === 'Task'), (e) => e.attrs.Name ?? childText(e, 'Name') ?? idName(e)),

@@ -3,18 +3,17 @@
  * the automation export and of transfer folder ACLs. `apply` calls saveSnapshot before its first
  * write and stops when it throws.
  */
-export { checkConfigXml, countConfigTasks, parseConfigXml } from './config-xml.js';
+export { checkConfigXml, inspectConfigXml, parseConfigXml } from './config-xml.js';
 export type { XmlElement } from './config-xml.js';
 export { readSnapshotKey, SNAPSHOT_KEY_VARIABLE } from './crypto.js';
 export type { SnapshotKey } from './crypto.js';
-export { diffConfigs, extractObjects } from './diff-configs.js';
+export { diffConfigs } from './diff-configs.js';
 export { diffSnapshots } from './diff-snapshots.js';
 export { SnapshotError, SnapshotIntegrityError } from './errors.js';
 export * from './model.js';
 export {
   describeSnapshot,
   formatBytes,
-  hasDifferences,
   renderSnapshotDiffJson,
   renderSnapshotDiffText,
   renderSnapshotListJson,

@@ -1,4 +1,4 @@
-import { SENSITIVE, type ConfigDiff, type DiffKind, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from './model.js';
+import { SENSITIVE, type DiffKind, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from './model.js';
 
 /** Renderers of the snapshot commands' results: pure, and given only data that holds no secret. */
 
@@ -32,10 +32,6 @@ export function renderSnapshotDiffJson(diff: SnapshotDiff): string {
 }
 
 /** True when the diff found anything. */
-export function hasDifferences(diff: ConfigDiff): boolean {
-  return diff.kinds.some((k) => k.added.length + k.removed.length + k.changed.length > 0);
-}
-
 export function renderSnapshotListText(list: SnapshotList): string {
   if (list.snapshots.length === 0 && list.unreadable.length === 0) return 'No snapshots.\n';
   const rows = [['ENV', 'ID', 'TASKS', 'SIZE', 'FOLDERS', 'ENCRYPTED', 'SHA256', 'NOTE']];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConfigXml, countConfigTasks, parseConfigXml, readSnapshotKey } from '../../src/snapshot/index.js';
+import { checkConfigXml, inspectConfigXml, parseConfigXml, readSnapshotKey } from '../../src/snapshot/index.js';
 
 describe('checkConfigXml', () => {
   it('accepts one root element with a declaration and comments', () => {
@@ -19,12 +19,12 @@ describe('checkConfigXml', () => {
   });
 });
 
-describe('countConfigTasks and parseConfigXml', () => {
+describe('inspectConfigXml and parseConfigXml', () => {
   const xml = '<Config><Hosts><Task Name="not a task"/></Hosts><Tasks><Task Name="a"/><Task Name="b"><Task/></Task><Other/></Tasks></Config>';
 
   it('counts only the Task elements of the Tasks section', () => {
-    expect(countConfigTasks(xml)).toBe(2);
-    expect(countConfigTasks('<Config><Hosts/></Config>')).toBe(0);
+    expect(inspectConfigXml(xml)).toEqual({ taskCount: 2 });
+    expect(inspectConfigXml('<Config><Hosts/></Config>')).toEqual({ taskCount: 0 });
   });
 
   it('keeps values as written: no number guessing, entities decoded once, order kept', () => {
