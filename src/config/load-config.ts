@@ -6,6 +6,9 @@ import { ConfigError } from '../errors.js';
 import { parseSecretRef, resolveSecretRef, type SecretRef } from '../secret.js';
 import type { DriftIgnoreRule, EnvironmentSettings, MftopsConfig, PrunableKind, ResolvedService, ServiceName, ServiceSettings } from './model.js';
 
+import { checkServiceUrl } from './service-url.js';
+export { checkServiceUrl } from './service-url.js';
+
 export const DEFAULT_CONFIG_FILE = 'mftops.yaml';
 
 const schemaUrl = new URL('../../schemas/config.schema.json', import.meta.url);
@@ -143,30 +146,6 @@ function buildConfig(raw: RawConfig, file: string, shown: string, doc: Document,
 function isCalendarDate(text: string): boolean {
   const time = Date.parse(`${text}T00:00:00Z`);
   return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === text;
-}
-
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
-/** Why a service URL is refused, or undefined when it is acceptable. */
-export function checkServiceUrl(url: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return `"${url}" is not a URL (expected e.g. https://mft.example.com)`;
-  }
-  if (parsed.username || parsed.password) return 'must not contain credentials; use username and password';
-  if (parsed.search || parsed.hash) return 'must not contain a query or fragment';
-  switch (parsed.protocol) {
-    case 'https:':
-      return undefined;
-    case 'http:':
-      return LOOPBACK.test(parsed.hostname)
-        ? undefined
-        : `plain http:// is refused for ${parsed.hostname}: passwords and tokens would cross the network in clear; use https:// (http is allowed only for loopback)`;
-    default:
-      return `unsupported scheme ${parsed.protocol} (use https://)`;
-  }
 }
 
 /**

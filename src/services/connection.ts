@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { checkServiceUrl } from '../config/service-url.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Secret } from '../secret.js';
@@ -39,21 +40,11 @@ export interface BaseUrl {
   readonly basePath: string;
 }
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
-/** Plain `http://` is refused except for loopback: a password must not cross a network in clear. */
+/** The configuration's URL rules (`checkServiceUrl`), enforced again here for any caller. */
 export function parseBaseUrl(service: ServiceName, url: string): BaseUrl {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new ConfigError(`${service}: url ${JSON.stringify(url)} is not a URL`);
-  }
-  if (u.username !== '' || u.password !== '') throw new ConfigError(`${service}: url must not contain credentials`);
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new ConfigError(`${service}: url must be https:// (got ${u.protocol})`);
-  if (u.protocol === 'http:' && !LOOPBACK.test(u.hostname)) {
-    throw new ConfigError(`${service}: plain http:// is refused for ${u.hostname}; use https:// (http is allowed for loopback only)`);
-  }
+  const problem = checkServiceUrl(url);
+  if (problem !== undefined) throw new ConfigError(`${service}: url ${problem}`);
+  const u = new URL(url);
   return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, '') };
 }
 
