@@ -43,7 +43,7 @@ export interface BaseUrl {
 /** The configuration's URL rules (`checkServiceUrl`), enforced again here for any caller. */
 export function parseBaseUrl(service: ServiceName, url: string): BaseUrl {
   const problem = checkServiceUrl(url);
-  if (problem !== undefined) throw new ConfigError(`${service}: url ${problem}`);
+  if (problem !== undefined) throw new ConfigError(`${service} url: ${problem}`);
   const u = new URL(url);
   return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, '') };
 }

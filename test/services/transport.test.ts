@@ -51,8 +51,8 @@ describe('base URL', () => {
   it('allows plain http on loopback only, and refuses credentials in the URL', () => {
     expect(parseBaseUrl('automation', 'http://localhost:9000').origin).toBe('http://localhost:9000');
     expect(parseBaseUrl('automation', 'http://[::1]:9000').origin).toBe('http://[::1]:9000');
-    expect(() => parseBaseUrl('automation', 'http://10.0.0.5')).toThrow('automation: plain http:// is refused for 10.0.0.5');
-    expect(() => parseBaseUrl('transfer', 'https://u:p@mft.example.com')).toThrow('transfer: url must not contain credentials');
+    expect(() => parseBaseUrl('automation', 'http://10.0.0.5')).toThrow('automation url: plain http:// is refused for 10.0.0.5');
+    expect(() => parseBaseUrl('transfer', 'https://u:p@mft.example.com')).toThrow('transfer url: must not contain credentials');
     expect(() => parseBaseUrl('transfer', 'mft.example.com')).toThrow(ConfigError);
   });
 });
