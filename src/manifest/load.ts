@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
@@ -26,11 +27,8 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const cwd = options.cwd ?? process.cwd();
   const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
   const { files, diagnostics } = await collectManifestFiles(paths, cwd);
-  const parsed: ParsedFile[] = [];
-  await forEachLimited(files, 8, async (file) => {
-    parsed.push(await readManifestFile(file, limits));
-  });
-  parsed.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  // Files are small and read synchronously; `files` is already sorted.
+  const parsed = files.map((file) => readManifestFile(file, limits));
   const result = validateParsedFiles(parsed, options.rules);
   return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };
 }
@@ -121,11 +119,7 @@ export function isManifestFileName(name: string): boolean {
  * synchronous: for thousands of small files, four thread-pool round trips per file cost more than
  * the reading itself, and nothing else runs while manifests load.
  */
-export async function readManifestFile(file: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): Promise<ParsedFile> {
-  return Promise.resolve(readManifestFileSync(file, limits));
-}
-
-function readManifestFileSync(file: string, limits: ParseLimits): ParsedFile {
+function readManifestFile(file: string, limits: ParseLimits): ParsedFile {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -140,7 +134,7 @@ function readManifestFileSync(file: string, limits: ParseLimits): ParsedFile {
     const tooLarge = checkFileSize(file, info.size, limits);
     if (tooLarge) return { file, documents: [], diagnostics: [tooLarge] };
     const bytes = readFileSync(fd);
-    return parseManifestFile(file, bytes, limits);
+    return { ...parseManifestFile(file, bytes, limits), sha256: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
   } catch (err) {
     return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
   } finally {
@@ -165,13 +159,3 @@ function errnoText(err: unknown): string {
   }
 }
 
-async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      await fn(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}

@@ -32,6 +32,8 @@ export interface ParsedFile {
   readonly file: string;
   readonly documents: readonly ParsedDocument[];
   readonly diagnostics: readonly Diagnostic[];
+  /** `sha256:<hex>` of the bytes read, set by the loader (the plan's manifest digest is made of these). */
+  readonly sha256?: string;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });

@@ -22,6 +22,8 @@ export interface ManifestSet {
   readonly diagnostics: readonly Diagnostic[];
   /** Every file read, sorted. */
   readonly files: readonly string[];
+  /** `sha256:<hex>` of each file's bytes as read, by file (files that could not be read have none). */
+  readonly fileHashes: ReadonlyMap<string, string>;
 }
 
 /**
@@ -42,7 +44,8 @@ export function validateParsedFiles(files: readonly ParsedFile[], rules?: readon
     }
   }
   diagnostics.push(...runRules(checked, rules));
-  return { manifests, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort() };
+  const fileHashes = new Map(files.flatMap((f) => (f.sha256 === undefined ? [] : [[f.file, f.sha256] as const])));
+  return { manifests, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
 }
 
 interface DocumentResult {

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import type { EnvironmentSettings, ServiceName } from '../config/model.js';
 import type { LiveState } from '../live/model.js';
@@ -56,8 +55,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
   const loaded = input.manifests;
   if (hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
   const env = input.environment;
-  const [live, manifestDigest] = await Promise.all([
-    readLiveState({
+  const live = await readLiveState({
       manifests: loaded.manifests,
       ...(input.clients.automation ? { automation: input.clients.automation } : {}),
       ...(input.clients.transfer ? { transfer: input.clients.transfer } : {}),
@@ -65,16 +63,14 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
       prune: env.prune,
       ...(input.parallelism !== undefined ? { parallelism: input.parallelism } : {}),
       ...(input.progress ? { progress: input.progress } : {}),
-    }),
-    digestManifestFiles(loaded.files, cwd),
-  ]);
+  });
   const resolved = resolveDesired(loaded.manifests, live);
   const { plan, diagnostics } = planChanges({
     desired: resolved.desired,
     live,
     environment: env.name,
     servers: serverIdentities(input.servers, live),
-    manifestDigest,
+    manifestDigest: manifestDigest(loaded, cwd),
     scope: env.scope,
     prune: env.prune,
     ...(input.targets ? { targets: input.targets } : {}),
@@ -96,17 +92,13 @@ function serverIdentities(servers: BuildPlanInput['servers'], live: LiveState): 
 }
 
 /**
- * `sha256:<hex>` over the manifest files: each file's path (relative to `cwd`, `/`-separated)
- * and bytes, in path order, so a renamed or edited file changes the digest.
+ * `sha256:<hex>` over the manifest files: each file's path (relative to `cwd`, `/`-separated) and
+ * the hash of the bytes the loader read, in path order, so a renamed or edited file changes the
+ * digest. Pure: the bytes are the ones that were parsed, not a second read.
  */
-export async function digestManifestFiles(files: readonly string[], cwd: string): Promise<string> {
+export function manifestDigest(set: Pick<ManifestSet, 'files' | 'fileHashes'>, cwd: string): string {
   const hash = createHash('sha256');
-  const named = files.map((file) => ({ file, name: relative(cwd, file).split(sep).join('/') })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const bytes = await Promise.all(named.map((f) => readFile(f.file)));
-  named.forEach((f, i) => {
-    const content = bytes[i]!;
-    hash.update(`${f.name}\u0000${content.length}\u0000`);
-    hash.update(content);
-  });
+  const named = set.files.map((file) => ({ file, name: relative(cwd, file).split(sep).join('/') })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const f of named) hash.update(`${f.name}\u0000${set.fileHashes.get(f.file) ?? 'unread'}\n`);
   return `sha256:${hash.digest('hex')}`;
 }

@@ -216,16 +216,17 @@ async function runApplyPlan(plan: Plan, r: RunContext): Promise<ApplyReport> {
  * written payloads against the servers, and say why.
  */
 async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: RunContext): Promise<VerifyResult> {
-  const [{ loadManifests }, { buildPlan, digestManifestFiles }, { findUnconverged, verifyPayloads }] = await Promise.all([
+  const [{ loadManifests }, { buildPlan, manifestDigest }, { findUnconverged, verifyPayloads }] = await Promise.all([
     import('../../manifest/load.js'),
     import('../../plan/build-plan.js'),
     import('../../apply/verify.js'),
   ]);
   const payloads = async (note: string): Promise<VerifyResult> => ({ mode: 'payloads', note, unconverged: await verifyPayloads(applied, r.clients.writers, r.parallelism) });
-  const unchanged = r.manifests !== undefined && (await digestManifestFiles(r.manifests.files, r.io.cwd)) === plan.manifestDigest;
+  // Manifests loaded by this apply are the ones its plan was made from; a saved plan's are re-read.
+  const unchanged = r.manifests !== undefined && manifestDigest(r.manifests, r.io.cwd) === plan.manifestDigest;
   const manifests = unchanged ? r.manifests! : await loadManifests(r.manifestPaths, { cwd: r.io.cwd });
   if (hasErrors(manifests.diagnostics)) return payloads('the manifests no longer load without errors, so the written payloads were checked instead of a re-plan');
-  if (!unchanged && (await digestManifestFiles(manifests.files, r.io.cwd)) !== plan.manifestDigest) {
+  if (!unchanged && manifestDigest(manifests, r.io.cwd) !== plan.manifestDigest) {
     return payloads('the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan');
   }
   const result = await buildPlan({
