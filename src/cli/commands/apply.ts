@@ -1,19 +1,17 @@
 import { resolve } from 'node:path';
 import type { AppliedChange, ApplyPhase } from '../../apply/apply-plan.js';
 import type { ApplyReport, ChangeResult, VerifyResult } from '../../apply/model.js';
-import type { WriteClients } from '../../apply/operations.js';
 import type { EnvironmentSettings, MftopsConfig, ResolvedService } from '../../config/model.js';
 import { ConfigError, MftopsError } from '../../errors.js';
-import { createLogger } from '../../log.js';
 import type { Logger } from '../../log.js';
 import { hasErrors } from '../../manifest/diagnostics.js';
 import type { ManifestSet } from '../../manifest/validate.js';
 import type { Plan } from '../../plan/model.js';
-import type { AutomationClient, ReadonlyAutomationClient, ReadonlyTransferClient, TransferClient } from '../../services/index.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { createProgress } from '../progress.js';
-import { openEnvironment, resolveServices, serverIdentities, useColor, wholeNumberOption, writeDiagnostics } from './common.js';
+import { loggerFor, openEnvironment, resolveServices, serverIdentities, useColor, wholeNumberOption, writeDiagnostics } from './common.js';
+import { openClients, type OpenClients } from './clients.js';
 import { renderPlan } from './plan.js';
 
 export interface ApplyCommandOptions {
@@ -68,7 +66,7 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
     throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   }
   const services = resolveServices(config, env, io);
-  const logger = createLogger(g.quiet ? 'quiet' : g.verbose ? 'verbose' : 'normal', io.stderr);
+  const logger = loggerFor(g, io);
 
   // Manifests before any request: an invalid one stops here.
   let manifests: ManifestSet | undefined;
@@ -91,7 +89,8 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
   const controller = new AbortController();
   let clients: OpenClients;
   try {
-    clients = await openWriteClients(services, logger, io);
+    // Apply handles Ctrl-C itself: the writes in flight finish first.
+    clients = await openClients(services, g, io, { shutdownHandlers: false });
   } catch (err) {
     lock.release();
     throw err;
@@ -177,7 +176,7 @@ async function runApplyPlan(plan: Plan, r: RunContext): Promise<ApplyReport> {
   return applyPlan({
     plan,
     permissions: r.permissions,
-    clients: r.clients.writers,
+    clients: r.clients.full,
     readers: r.clients.readers,
     parallelism: r.parallelism,
     secrets: { env: r.io.env, cwd: r.io.cwd },
@@ -221,7 +220,7 @@ async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: R
     import('../../plan/build-plan.js'),
     import('../../apply/verify.js'),
   ]);
-  const payloads = async (note: string): Promise<VerifyResult> => ({ mode: 'payloads', note, unconverged: await verifyPayloads(applied, r.clients.writers, r.parallelism) });
+  const payloads = async (note: string): Promise<VerifyResult> => ({ mode: 'payloads', note, unconverged: await verifyPayloads(applied, r.clients.full, r.parallelism) });
   // Manifests loaded by this apply are the ones its plan was made from; a saved plan's are re-read.
   const unchanged = r.manifests !== undefined && manifestDigest(r.manifests, r.io.cwd) === plan.manifestDigest;
   const manifests = unchanged ? r.manifests! : await loadManifests(r.manifestPaths, { cwd: r.io.cwd });
@@ -277,45 +276,6 @@ async function buildFromManifests(
   return result.plan;
 }
 
-// ------------------------------------------------------------------------------------ clients
-
-interface OpenClients {
-  readonly full: { readonly automation?: AutomationClient; readonly transfer?: TransferClient };
-  readonly writers: WriteClients;
-  /** Read-only views: planning and the stale check cannot write. */
-  readonly readers: { readonly automation?: ReadonlyAutomationClient; readonly transfer?: ReadonlyTransferClient };
-  /** Revoke the tokens and close the connections (once). */
-  close(): Promise<void>;
-}
-
-async function openWriteClients(services: readonly ResolvedService[], logger: Logger, io: CommandIo): Promise<OpenClients> {
-  const { createAutomationClient, createTransferClient, toReadonlyAutomationClient, toReadonlyTransferClient } = await import('../../services/index.js');
-  const full: { automation?: AutomationClient; transfer?: TransferClient } = {};
-  for (const s of services) {
-    const options = { url: s.url, username: s.username, password: s.password, logger, env: io.env, ...(s.caFile ? { caFile: s.caFile } : {}) };
-    switch (s.name) {
-      case 'automation':
-        full.automation = createAutomationClient(options);
-        break;
-      case 'transfer':
-        full.transfer = createTransferClient(options);
-        break;
-    }
-  }
-  let closed: Promise<void> | undefined;
-  return {
-    full,
-    writers: full,
-    readers: {
-      ...(full.automation ? { automation: toReadonlyAutomationClient(full.automation) } : {}),
-      ...(full.transfer ? { transfer: toReadonlyTransferClient(full.transfer) } : {}),
-    },
-    close: () => {
-      closed ??= Promise.all([full.automation?.close(), full.transfer?.close()].map((p) => p?.catch(() => undefined))).then(() => undefined);
-      return closed;
-    },
-  };
-}
 
 // ------------------------------------------------------------------------------------- output
 

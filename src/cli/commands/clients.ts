@@ -1,49 +1,64 @@
 import type { ResolvedService } from '../../config/model.js';
-import { createLogger } from '../../log.js';
+import type { AutomationClient, ReadonlyAutomationClient, ReadonlyTransferClient, TransferClient } from '../../services/index.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
-import type { ReadonlyAutomationClient, ReadonlyTransferClient } from '../../services/index.js';
+import { loggerFor } from './common.js';
 
-export interface ReadonlyClients {
-  /** Only the read methods exist on these objects: a command holding them cannot write. */
+export interface OpenClients {
+  /** The full clients: only apply and snapshot restore, which write, use these. */
+  readonly full: { readonly automation?: AutomationClient; readonly transfer?: TransferClient };
+  /** Only the read methods exist on these objects: code holding them cannot write. */
   readonly readers: { readonly automation?: ReadonlyAutomationClient; readonly transfer?: ReadonlyTransferClient };
-  /** Revoke the tokens, close the connections, remove the signal handlers. */
+  /** Revoke the tokens, close the connections, remove the signal handlers; once, however often called. */
   close(): Promise<void>;
 }
 
 /**
- * Clients for the read-only commands (plan, drift, status). The full clients stay private to
- * this function; callers get the read-only views, and Ctrl-C still revokes the tokens.
+ * One client per configured service. With `shutdownHandlers` (the default) Ctrl-C revokes the
+ * tokens; apply passes false because it handles the signals itself (finish the writes first).
  */
-export async function openReadonlyClients(services: readonly ResolvedService[], g: GlobalOptions, io: CommandIo): Promise<ReadonlyClients> {
+export async function openClients(
+  services: readonly ResolvedService[],
+  g: GlobalOptions,
+  io: CommandIo,
+  options: { readonly shutdownHandlers?: boolean } = {},
+): Promise<OpenClients> {
   const { createAutomationClient, createTransferClient, installShutdownHandlers, toReadonlyAutomationClient, toReadonlyTransferClient } =
     await import('../../services/index.js');
-  const logger = createLogger(g.quiet ? 'quiet' : g.verbose ? 'verbose' : 'normal', io.stderr);
-  const uninstall = installShutdownHandlers();
-  const closers: Array<() => Promise<void>> = [];
-  const readers: { automation?: ReadonlyAutomationClient; transfer?: ReadonlyTransferClient } = {};
+  const logger = loggerFor(g, io);
+  const uninstall = options.shutdownHandlers === false ? () => {} : installShutdownHandlers();
+  const full: { automation?: AutomationClient; transfer?: TransferClient } = {};
   for (const s of services) {
-    const options = { url: s.url, username: s.username, password: s.password, logger, env: io.env, ...(s.caFile ? { caFile: s.caFile } : {}) };
+    const clientOptions = { url: s.url, username: s.username, password: s.password, logger, env: io.env, ...(s.caFile ? { caFile: s.caFile } : {}) };
     switch (s.name) {
-      case 'automation': {
-        const client = createAutomationClient(options);
-        closers.push(() => client.close());
-        readers.automation = toReadonlyAutomationClient(client);
+      case 'automation':
+        full.automation = createAutomationClient(clientOptions);
         break;
-      }
-      case 'transfer': {
-        const client = createTransferClient(options);
-        closers.push(() => client.close());
-        readers.transfer = toReadonlyTransferClient(client);
+      case 'transfer':
+        full.transfer = createTransferClient(clientOptions);
         break;
-      }
     }
   }
+  let closed: Promise<void> | undefined;
   return {
-    readers,
-    close: async () => {
-      await Promise.all(closers.map((c) => c().catch(() => undefined)));
-      uninstall();
+    full,
+    readers: {
+      ...(full.automation ? { automation: toReadonlyAutomationClient(full.automation) } : {}),
+      ...(full.transfer ? { transfer: toReadonlyTransferClient(full.transfer) } : {}),
+    },
+    close: () => {
+      closed ??= Promise.all([full.automation?.close(), full.transfer?.close()].map((p) => p?.catch(() => undefined))).then(() => uninstall());
+      return closed;
     },
   };
+}
+
+/** Clients for the read-only commands (plan, drift, status): callers get only the read-only views. */
+export async function openReadonlyClients(
+  services: readonly ResolvedService[],
+  g: GlobalOptions,
+  io: CommandIo,
+): Promise<Pick<OpenClients, 'readers' | 'close'>> {
+  const { readers, close } = await openClients(services, g, io);
+  return { readers, close };
 }

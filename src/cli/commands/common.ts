@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../../config/load-config.js';
 import type { EnvironmentSettings, MftopsConfig, ResolvedService } from '../../config/model.js';
 import { ConfigError } from '../../errors.js';
+import { createLogger, type Logger } from '../../log.js';
 import { hasErrors } from '../../manifest/diagnostics.js';
 import { loadManifests } from '../../manifest/load.js';
 import type { ManifestSet } from '../../manifest/validate.js';
@@ -87,4 +88,9 @@ export function validatePaths(paths: readonly string[], g: GlobalOptions, io: Co
   }
   const { config, env } = openEnvironment(g, io);
   return manifestPathsOf([], config, env, io);
+}
+
+/** Log lines on stderr at the verbosity of -q / -v. */
+export function loggerFor(g: Pick<GlobalOptions, 'quiet' | 'verbose'>, io: CommandIo): Logger {
+  return createLogger(g.quiet ? 'quiet' : g.verbose ? 'verbose' : 'normal', io.stderr);
 }

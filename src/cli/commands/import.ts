@@ -1,5 +1,5 @@
 import { relative, resolve, sep } from 'node:path';
-import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../../config/load-config.js';
+import { resolveService } from '../../config/load-config.js';
 import type { ResolvedService } from '../../config/model.js';
 import { ConfigError } from '../../errors.js';
 import type { ImportKind, ImportResult, ImportSelection, ImportSource, PlannedFile } from '../../import/model.js';
@@ -7,6 +7,7 @@ import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { createProgress } from '../progress.js';
 import { openReadonlyClients } from './clients.js';
+import { openEnvironment, wholeNumberOption } from './common.js';
 
 export interface ImportCommandOptions {
   /** `--kind`, repeatable or comma-separated: Task, ResourceGroupAcl, FolderPermissions. */
@@ -31,8 +32,7 @@ const KINDS: readonly ImportKind[] = ['Task', 'ResourceGroupAcl', 'FolderPermiss
  */
 export async function runImport(g: GlobalOptions, opts: ImportCommandOptions, io: CommandIo): Promise<number> {
   const kinds = parseKinds(opts.kind);
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
-  const env = selectEnvironment(config, g.env);
+  const { config, env } = openEnvironment(g, io);
   const name = opts.name?.trim();
   if (name === '') throw new ConfigError('--name must not be empty');
   if (name !== undefined && kinds.includes('FolderPermissions') && kinds.length > 1) {
@@ -99,8 +99,7 @@ async function readServers(
   g: GlobalOptions,
   io: CommandIo,
 ): Promise<ImportSource> {
-  const parallelism = Number(opts.parallelism ?? '10');
-  if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > 64) throw new ConfigError(`--parallelism must be a whole number from 1 to 64, not "${opts.parallelism ?? ''}"`);
+  const parallelism = wholeNumberOption('--parallelism', opts.parallelism ?? '10', 1, 64);
   const needAutomation = selection.kinds.some((k) => k !== 'FolderPermissions');
   const needTransfer = selection.kinds.includes('FolderPermissions');
   const services: ResolvedService[] = [];

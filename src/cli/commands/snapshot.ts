@@ -2,12 +2,12 @@ import { createInterface } from 'node:readline';
 import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../../config/load-config.js';
 import type { EnvironmentSettings, MftopsConfig, ResolvedService } from '../../config/model.js';
 import { ConfigError } from '../../errors.js';
-import { createLogger, type Logger } from '../../log.js';
-import type { AutomationClient, ReadonlyTransferClient, TransferClient } from '../../services/index.js';
+import type { ReadonlyTransferClient } from '../../services/index.js';
 import type { SnapshotInfo } from '../../snapshot/model.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
-import { openReadonlyClients } from './clients.js';
+import { openClients, openReadonlyClients } from './clients.js';
+import { loggerFor, openEnvironment } from './common.js';
 
 /**
  * `mftops snapshot save | list | verify ID | diff A B | restore ID`. The store itself is
@@ -42,7 +42,7 @@ export interface SnapshotRestoreOptions {
 const MAX_SCOPE_FOLDERS = 5000;
 
 export async function runSnapshotSave(g: GlobalOptions, opts: SnapshotSaveOptions, io: CommandIo): Promise<number> {
-  const { config, env } = load(g, io);
+  const { config, env } = openEnvironment(g, io);
   const automation = requireAutomation(config, env, io);
   const transfer = resolveService(config, env, 'transfer', io.env);
   if (opts.folder && opts.folder.length > 0 && !transfer) throw new ConfigError(`--folder needs a transfer service in environment "${env.name}" of ${config.file}`);
@@ -87,7 +87,7 @@ export async function runSnapshotList(g: GlobalOptions, io: CommandIo): Promise<
 
 /** Exit 0 when the snapshot matches its snapshot.json, 1 (with the file named) when not. */
 export async function runSnapshotVerify(g: GlobalOptions, opts: SnapshotIdOptions, io: CommandIo): Promise<number> {
-  const { config, env } = load(g, io);
+  const { config, env } = openEnvironment(g, io);
   const { verifySnapshot, resolveSnapshotId, describeRef } = await import('../../snapshot/store.js');
   const { SnapshotIntegrityError } = await import('../../snapshot/errors.js');
   const { renderVerifiedText } = await import('../../snapshot/render.js');
@@ -108,7 +108,7 @@ export async function runSnapshotVerify(g: GlobalOptions, opts: SnapshotIdOption
 }
 
 export async function runSnapshotDiff(g: GlobalOptions, opts: SnapshotDiffOptions, io: CommandIo): Promise<number> {
-  const { config, env } = load(g, io);
+  const { config, env } = openEnvironment(g, io);
   const { diffSnapshots } = await import('../../snapshot/diff-snapshots.js');
   const { renderSnapshotDiffJson, renderSnapshotDiffText } = await import('../../snapshot/render.js');
   const diff = diffSnapshots(config.snapshots.dir, opts.a, opts.b, { env: env.name, processEnv: io.env });
@@ -121,7 +121,7 @@ export async function runSnapshotDiff(g: GlobalOptions, opts: SnapshotDiffOption
  * unless --auto-approve; then restore (which snapshots the current state first).
  */
 export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestoreOptions, io: CommandIo): Promise<number> {
-  const { config, env } = load(g, io);
+  const { config, env } = openEnvironment(g, io);
   const automation = requireAutomation(config, env, io);
   const { loadSnapshot, resolveSnapshotId, describeRef } = await import('../../snapshot/store.js');
   const { describeSnapshot } = await import('../../snapshot/render.js');
@@ -153,7 +153,8 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
   }
 
   const { restoreSnapshot } = await import('../../snapshot/restore-snapshot.js');
-  const clients = await openWriteClients(transfer && loaded.folders.length > 0 ? [automation, transfer] : [automation], g, io);
+  const opened = await openClients(transfer && loaded.folders.length > 0 ? [automation, transfer] : [automation], g, io);
+  const clients = { ...opened.full, close: opened.close };
   try {
     const info = await clients.automation!.info();
     const result = await restoreSnapshot({
@@ -206,10 +207,6 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
 
 // --- helpers ------------------------------------------------------------------------------------
 
-function load(g: GlobalOptions, io: CommandIo): { config: MftopsConfig; env: EnvironmentSettings } {
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
-  return { config, env: selectEnvironment(config, g.env) };
-}
 
 function requireAutomation(config: MftopsConfig, env: EnvironmentSettings, io: CommandIo): ResolvedService {
   const s = resolveService(config, env, 'automation', io.env);
@@ -217,9 +214,6 @@ function requireAutomation(config: MftopsConfig, env: EnvironmentSettings, io: C
   return s;
 }
 
-function loggerFor(g: GlobalOptions, io: CommandIo): Logger {
-  return createLogger(g.quiet ? 'quiet' : g.verbose ? 'verbose' : 'normal', io.stderr);
-}
 
 async function savedText(s: SnapshotInfo): Promise<string> {
   const { describeSnapshot } = await import('../../snapshot/render.js');
@@ -248,37 +242,7 @@ async function scopeFolders(transfer: ReadonlyTransferClient, env: EnvironmentSe
   return out;
 }
 
-interface WriteClients {
-  readonly automation?: AutomationClient;
-  readonly transfer?: TransferClient;
-  close(): Promise<void>;
-}
 
-/** Full clients (restore writes); Ctrl-C still revokes the tokens. */
-async function openWriteClients(services: readonly ResolvedService[], g: GlobalOptions, io: CommandIo): Promise<WriteClients> {
-  const { createAutomationClient, createTransferClient, installShutdownHandlers } = await import('../../services/index.js');
-  const logger = loggerFor(g, io);
-  const uninstall = installShutdownHandlers();
-  const out: { automation?: AutomationClient; transfer?: TransferClient } = {};
-  for (const s of services) {
-    const options = { url: s.url, username: s.username, password: s.password, logger, env: io.env, ...(s.caFile ? { caFile: s.caFile } : {}) };
-    switch (s.name) {
-      case 'automation':
-        out.automation = createAutomationClient(options);
-        break;
-      case 'transfer':
-        out.transfer = createTransferClient(options);
-        break;
-    }
-  }
-  return {
-    ...out,
-    close: async () => {
-      await Promise.all([out.automation?.close(), out.transfer?.close()].map((p) => p?.catch(() => undefined)));
-      uninstall();
-    },
-  };
-}
 
 function askOnStdin(question: string): Promise<string | undefined> {
   return new Promise((resolveAnswer) => {

@@ -1,22 +1,18 @@
-import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../../config/load-config.js';
 import type { ResolvedService, ServiceName } from '../../config/model.js';
 import { isMftopsError } from '../../errors.js';
 import { renderStatusJson, renderStatusText, type ServiceStatus, type StatusReport } from '../../render/status.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { openReadonlyClients } from './clients.js';
+import { openEnvironment, resolveServices } from './common.js';
 
 /**
  * `mftops status`: for each service of the environment, sign in, read the server's identity and
  * count the objects mftops manages. Read-only. Exit 0 when every service answered, else 1.
  */
 export async function runStatus(g: GlobalOptions, io: CommandIo): Promise<number> {
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
-  const env = selectEnvironment(config, g.env);
-  // Credentials first, for every service: a missing variable stops the command before any request.
-  const services = (['automation', 'transfer'] as const)
-    .map((name) => resolveService(config, env, name, io.env))
-    .filter((s): s is ResolvedService => s !== undefined);
+  const { config, env } = openEnvironment(g, io);
+  const services = resolveServices(config, env, io);
   const clients = await openReadonlyClients(services, g, io);
   try {
     const results = await Promise.all(
