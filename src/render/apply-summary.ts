@@ -1,7 +1,7 @@
 import { applyExitCode, countResults, describeStale } from '../apply/model.js';
 import type { ApplyReport, ChangeResult, StaleObject, VerifyResult } from '../apply/model.js';
 import type { ResourceKind } from '../plan/model.js';
-import { escapeControl } from './plan-common.js';
+import { escapeControl } from './text.js';
 
 /**
  * The end of `mftops apply` (pure): what was applied, failed and skipped per kind, where the

@@ -1,6 +1,6 @@
 import type { AuditAttribution, AuditStatus, DriftedEntry, DriftedObject, DriftKind, DriftReport, EntryGrant, ExpiredAcknowledgement, UnmanagedObject } from '../drift/model.js';
 import type { JsonValue } from '../plan/model.js';
-import { escapeControl, formatCount, formatInline } from './plan-common.js';
+import { escapeControl, formatCount, formatInline } from './text.js';
 
 // Shared by the text and markdown drift renderers: the words, independent of the medium.
 

@@ -1,8 +1,8 @@
 import type { AcknowledgedItem, DriftedObject, DriftReport, UnmanagedObject } from '../drift/model.js';
 import type { JsonValue } from '../plan/model.js';
 import { attributionText, auditNote, driftPhrase, driftSentence, entryPhrase, expiredText, grantText, unmanagedText, valueText } from './drift-common.js';
-import { formatCount } from './plan-common.js';
-import { escapeMd } from './plan-markdown.js';
+import { formatCount } from './text.js';
+import { escapeMd } from './text.js';
 
 export interface DriftMarkdownOptions {
   /** Longest result; default 65,000 (a GitHub issue body or comment holds 65,536). */

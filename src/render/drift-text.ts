@@ -12,7 +12,7 @@ import {
   unmanagedText,
   valueText,
 } from './drift-common.js';
-import { escapeControl } from './plan-common.js';
+import { escapeControl } from './text.js';
 
 export interface DriftTextOptions {
   /** ANSI colour; the caller decides (TTY, NO_COLOR, --no-color). */

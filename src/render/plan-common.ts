@@ -1,6 +1,8 @@
 import { structuredPatch } from 'diff';
 import { FOLDER_PERMISSIONS, MANIFEST_KINDS, SHARE_PERMISSIONS } from '../manifest/types.js';
 import type { Action, Change, EntryChange, EntryPermissions, FieldChange, JsonValue, PlanSummary, ResourceKind } from '../plan/model.js';
+import { escapeControl, formatCount, formatInline } from './text.js';
+export { escapeControl, formatCount, formatInline } from './text.js';
 import { describeSchedules, NOT_SCHEDULED, readSchedule, readSchedules } from './schedule-words.js';
 
 // Shared by the text and markdown plan renderers: what a change looks like, independent of the medium.
@@ -52,28 +54,7 @@ export function actionPhrase(action: Action): string {
 /** The actions a reviewer sees listed, in the order counts are given. */
 export const LISTED_ACTIONS = ['create', 'update', 'replace', 'delete', 'blocked'] as const satisfies readonly Action[];
 
-/**
- * Terminal- and markdown-safe form of a user value shown on one line: line breaks, other control
- * characters and bidirectional overrides (which can make a reviewer read text in the wrong order)
- * become visible escapes. Tabs are left alone.
- */
-export function escapeControl(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
-    switch (c) {
-      case '\n':
-        return '\\n';
-      case '\r':
-        return '\\r';
-      default:
-        return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    }
-  });
-}
 
-/** `1,234`: no locale, so the output is the same on every machine. */
-export function formatCount(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
 
 /** `Plan: 2 to create, 3 to update, 1 to replace, 0 to delete, 1 blocked.` */
 export function planSentence(summary: PlanSummary): string {
@@ -99,14 +80,6 @@ export function countByKind(changes: readonly Change[]): { kind: ResourceKind; c
   });
 }
 
-/** A one-line JSON form: `["Monday", "Friday"]`, `{"StartTime": "02:00"}`, `"text"`. */
-export function formatInline(value: JsonValue): string {
-  if (value === null || typeof value !== 'object') return escapeControl(JSON.stringify(value));
-  if (Array.isArray(value)) return `[${value.map(formatInline).join(', ')}]`;
-  return `{${Object.entries(value)
-    .map(([k, v]) => `${escapeControl(JSON.stringify(k))}: ${formatInline(v)}`)
-    .join(', ')}}`;
-}
 
 /** Widest `path: before → after` line kept on one line; longer values become blocks. */
 const INLINE_WIDTH = 120;

@@ -14,6 +14,8 @@ import {
   viewField,
 } from './plan-common.js';
 import type { CellState, FieldView } from './plan-common.js';
+import { escapeMd } from './text.js';
+export { escapeMd } from './text.js';
 
 export interface PlanMarkdownOptions {
   /**
@@ -320,12 +322,3 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-/**
- * A user value made inert anywhere in the comment (a table cell, a list item, a `<summary>`,
- * inline HTML): control characters become visible escapes, and every character that markdown,
- * HTML or GitHub gives a meaning to (`| < > & \` * _ [ ] ~ # @ ! $ \\`, quotes) becomes a numeric
- * entity, which markdown never re-reads. `@` so that a name never mentions anyone.
- */
-export function escapeMd(text: string): string {
-  return escapeControl(text).replace(/[&<>"'|`*_[\]~#@!$\\]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
