@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
+import { getValidatorByFile } from '../manifest/schemas.js';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { parseSecretRef, resolveSecretRef, type SecretRef } from '../secret.js';
@@ -11,16 +12,6 @@ export { checkServiceUrl } from './service-url.js';
 
 export const DEFAULT_CONFIG_FILE = 'mftops.yaml';
 
-const schemaUrl = new URL('../../schemas/config.schema.json', import.meta.url);
-let validateConfigShape: ReturnType<Ajv2020['compile']> | undefined;
-
-function compiledSchema(): ReturnType<Ajv2020['compile']> {
-  if (!validateConfigShape) {
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
-    validateConfigShape = ajv.compile(JSON.parse(readFileSync(schemaUrl, 'utf8')) as object);
-  }
-  return validateConfigShape;
-}
 
 /**
  * Read and check `mftops.yaml`. Every problem in the file is reported at once, each as
@@ -50,7 +41,7 @@ export function loadConfig(path: string, cwd: string = process.cwd()): MftopsCon
     throw new ConfigError(lines.join('\n'));
   }
   const data: unknown = doc.toJS({ maxAliasCount: 100 });
-  const validate = compiledSchema();
+  const validate = getValidatorByFile('config.schema.json');
   if (!validate(data)) {
     const lines = simplifyErrors(validate.errors ?? []).map((e) => {
       const pos = positionOf(doc, lineCounter, e);

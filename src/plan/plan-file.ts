@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { getValidatorByFile } from '../manifest/schemas.js';
 import { MftopsError } from '../errors.js';
 import { orderPlanKeys } from '../render/plan-json.js';
 import { PLAN_FORMAT_VERSION, type Plan } from './model.js';
@@ -32,8 +32,6 @@ export function writePlanFile(path: string, plan: Plan): void {
 
 export class PlanFileError extends MftopsError {}
 
-const schemaUrl = new URL('../../schemas/plan.schema.json', import.meta.url);
-let validatePlanShape: ReturnType<Ajv2020['compile']> | undefined;
 
 /**
  * Read a plan file and check, in order: it is JSON, it is a plan of a format this version reads,
@@ -69,9 +67,7 @@ export function parsePlan(text: string, path: string): Plan {
   if (typeof checksum !== 'string' || checksum !== checksumOf(JSON.stringify(rest, null, 2))) {
     throw new PlanFileError(`${path} was changed after mftops wrote it (checksum mismatch): make the plan again instead of editing it`);
   }
-  validatePlanShape ??= new Ajv2020({ allErrors: false, strict: false, validateFormats: false }).compile(
-    JSON.parse(readFileSync(schemaUrl, 'utf8')) as object,
-  );
+  const validatePlanShape = getValidatorByFile('plan.schema.json');
   if (!validatePlanShape(data)) {
     const e = validatePlanShape.errors?.[0];
     throw new PlanFileError(`${path} is not a valid plan file: ${e ? `${e.instancePath || '/'} ${e.message ?? 'is invalid'}` : 'schema mismatch'}`);
