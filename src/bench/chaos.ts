@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emulatorConfigYaml } from '../emulator/config-for.js';
 import { createRandom } from '../emulator/server.js';
-import { loadSeedFile, startEmulator } from '../emulator/index.js';
+import { countRequests, loadSeedFile, startEmulator } from '../emulator/index.js';
 import type { RequestRecord, RunningEmulator } from '../emulator/index.js';
 import { generateTaskManifest } from './generate-manifests.js';
 
@@ -462,9 +462,9 @@ async function runRate(rate: number, opts: ChaosOptions, deadline: number): Prom
       changesPlanned: counts.planned,
       runs: counts.runs,
       runsKilled: counts.killed,
-      faultsInjected: log.filter((e) => e.fault).length,
+      faultsInjected: countRequests(log).faults,
       faultsByKind,
-      tokenCalls: log.filter((e) => e.isTokenCall).length,
+      tokenCalls: countRequests(log).tokenCalls,
       duplicates: countDuplicates(emulator),
       lostChanges: counts.lost,
       clearErrors: counts.clear,

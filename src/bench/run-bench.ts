@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emulatorConfigYaml } from '../emulator/config-for.js';
 import { exportConfig } from '../emulator/config-xml.js';
-import { loadSeedFile, startEmulator } from '../emulator/index.js';
+import { countRequests, loadSeedFile, startEmulator } from '../emulator/index.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import type { JsonObject } from '../emulator/json.js';
 import { mapWithConcurrency } from '../live/map-with-concurrency.js';
@@ -106,12 +106,12 @@ async function counted<T>(
   const cpu = process.cpuUsage();
   const value = await fn();
   const used = process.cpuUsage(cpu);
-  const log = emulator.requestLog();
+  const counts = countRequests(emulator.requestLog());
   return {
     value,
-    requests: log.length,
-    tokenRequests: log.filter((r) => r.isTokenCall).length,
-    writes: log.filter((r) => !r.isTokenCall && r.method !== 'GET').length,
+    requests: counts.total,
+    tokenRequests: counts.tokenCalls,
+    writes: counts.writes,
     emulatorCpuMs: Math.round((used.user + used.system) / 1000),
   };
 }

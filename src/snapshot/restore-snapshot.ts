@@ -5,6 +5,7 @@ import { SnapshotError } from './errors.js';
 import type { SavedAclEntry, SavedFolder, SnapshotInfo } from './model.js';
 import { saveSnapshot } from './save-snapshot.js';
 import { describeRef, loadSnapshot, resolveSnapshotId } from './store.js';
+import { canonicalJson } from '../resources/common.js';
 
 export type RestoreAutomationTarget = Pick<AutomationClient, 'exportConfig' | 'importConfig'>;
 export type RestoreTransferTarget = Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl'>;
@@ -148,15 +149,5 @@ function entryKey(e: SavedAclEntry | FolderAclEntry): string {
 }
 
 function samePermissions(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
-  return canonical(a) === canonical(b);
-}
-
-function canonical(x: unknown): string {
-  if (typeof x !== 'object' || x === null) return JSON.stringify(x);
-  if (Array.isArray(x)) return `[${x.map(canonical).join(',')}]`;
-  const obj = x as Record<string, unknown>;
-  return `{${Object.keys(obj)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`)
-    .join(',')}}`;
+  return canonicalJson(a) === canonicalJson(b);
 }

@@ -3,6 +3,7 @@ import { ApiError } from '../errors.js';
 import type { HttpMethod } from '../errors.js';
 import { Connection } from '../connection.js';
 import type { ClientOptions } from '../connection.js';
+import { parseListPage } from '../paging.js';
 import type { PagingPlan } from '../paging.js';
 import type { QueryParams } from '../transport.js';
 import { normalizeTaskTree, readSchedulerStatus, unwrapHost } from './normalize.js';
@@ -265,10 +266,9 @@ class HttpAutomationClient implements AutomationClient {
   async auditReport(query: AuditQuery): Promise<AuditRecord[]> {
     const value = { predicate: query.predicate, orderBy: query.orderBy, maxCount: query.maxCount };
     const body = await this.#c.json('POST', '/reports/audit', { body: { kind: 'json', value }, retry: 'read' });
-    if (Array.isArray(body)) return body as AuditRecord[];
-    if (isRecord(body) && Array.isArray(body.items)) return body.items as AuditRecord[];
-    if (body === undefined) return [];
-    return this.#unexpected('POST', '/reports/audit', 'expected a list of audit records');
+    // Wrapped in `items` or a bare array (gaps.md), like any list.
+    const page = parseListPage(body);
+    return page ? (page.items as AuditRecord[]) : this.#unexpected('POST', '/reports/audit', 'expected a list of audit records');
   }
 
   close(): Promise<void> {
