@@ -47,7 +47,7 @@ export async function readTouchedObjects(changes: readonly Change[], readers: St
   const parents = uniqueFolderPaths(
     folderChanges
       .filter((c) => c.action === 'create')
-      .map((c) => (c.payload?.kind === 'FolderPermissions' ? c.payload.create?.parentPath : undefined) ?? parentPath(c.name))
+      .map(createdFolderParent)
       .filter((p): p is string => p !== undefined && !created.has(folderKey(p))),
   );
 
@@ -113,7 +113,7 @@ export function findStaleObjects(changes: readonly Change[], now: TouchedObjects
         const live = now.folders.get(folderKey(c.name));
         if (c.action === 'create') {
           if (live) stale(c, 'appeared', `folder ${live.folder.path} now exists (id ${live.folder.id})`);
-          const parent = c.payload?.kind === 'FolderPermissions' ? c.payload.create?.parentPath : parentPath(c.name);
+          const parent = createdFolderParent(c);
           if (parent !== undefined && now.parents.get(folderKey(parent)) === false) stale(c, 'gone', `its parent folder ${parent} no longer exists`);
           break;
         }
@@ -129,6 +129,11 @@ export function findStaleObjects(changes: readonly Change[], now: TouchedObjects
     }
   }
   return out;
+}
+
+/** The folder a planned folder create goes under: the payload's, else the path's parent. */
+function createdFolderParent(c: Change): string | undefined {
+  return (c.payload?.kind === 'FolderPermissions' ? c.payload.create?.parentPath : undefined) ?? parentPath(c.name);
 }
 
 function need<T>(reader: T | undefined, service: string): T {
