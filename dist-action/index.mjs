@@ -2999,7 +2999,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve12.call(this, root, ref);
+      let _sch = resolve11.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -3026,7 +3026,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve12(root, ref) {
+    function resolve11(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -3890,7 +3890,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve12(baseURI, relativeURI, options) {
+    function resolve11(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -4281,7 +4281,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve12,
+      resolve: resolve11,
       resolveComponent,
       equal,
       serialize,
@@ -7462,7 +7462,7 @@ var require__ = __commonJS({
     var discriminator_1 = require_discriminator();
     var json_schema_2020_12_1 = require_json_schema_2020_12();
     var META_SCHEMA_ID = "https://json-schema.org/draft/2020-12/schema";
-    var Ajv20204 = class extends core_1.default {
+    var Ajv20202 = class extends core_1.default {
       constructor(opts = {}) {
         super({
           ...opts,
@@ -7489,11 +7489,11 @@ var require__ = __commonJS({
         return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
       }
     };
-    exports2.Ajv2020 = Ajv20204;
-    module.exports = exports2 = Ajv20204;
-    module.exports.Ajv2020 = Ajv20204;
+    exports2.Ajv2020 = Ajv20202;
+    module.exports = exports2 = Ajv20202;
+    module.exports.Ajv2020 = Ajv20202;
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.default = Ajv20204;
+    exports2.default = Ajv20202;
     var validate_1 = require_validate();
     Object.defineProperty(exports2, "KeywordCxt", { enumerable: true, get: function() {
       return validate_1.KeywordCxt;
@@ -7525,6 +7525,653 @@ var require__ = __commonJS({
     Object.defineProperty(exports2, "MissingRefError", { enumerable: true, get: function() {
       return ref_error_1.default;
     } });
+  }
+});
+
+// node_modules/ajv-formats/dist/formats.js
+var require_formats = __commonJS({
+  "node_modules/ajv-formats/dist/formats.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.formatNames = exports2.fastFormats = exports2.fullFormats = void 0;
+    function fmtDef(validate2, compare) {
+      return { validate: validate2, compare };
+    }
+    exports2.fullFormats = {
+      // date: http://tools.ietf.org/html/rfc3339#section-5.6
+      date: fmtDef(date, compareDate),
+      // date-time: http://tools.ietf.org/html/rfc3339#section-5.6
+      time: fmtDef(getTime(true), compareTime),
+      "date-time": fmtDef(getDateTime(true), compareDateTime),
+      "iso-time": fmtDef(getTime(), compareIsoTime),
+      "iso-date-time": fmtDef(getDateTime(), compareIsoDateTime),
+      // duration: https://tools.ietf.org/html/rfc3339#appendix-A
+      duration: /^P(?!$)((\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?|(\d+W)?)$/,
+      uri,
+      "uri-reference": /^(?:[a-z][a-z0-9+\-.]*:)?(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'"()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i,
+      // uri-template: https://tools.ietf.org/html/rfc6570
+      "uri-template": /^(?:(?:[^\x00-\x20"'<>%\\^`{|}]|%[0-9a-f]{2})|\{[+#./;?&=,!@|]?(?:[a-z0-9_]|%[0-9a-f]{2})+(?::[1-9][0-9]{0,3}|\*)?(?:,(?:[a-z0-9_]|%[0-9a-f]{2})+(?::[1-9][0-9]{0,3}|\*)?)*\})*$/i,
+      // For the source: https://gist.github.com/dperini/729294
+      // For test cases: https://mathiasbynens.be/demo/url-regex
+      url: /^(?:https?|ftp):\/\/(?:\S+(?::\S*)?@)?(?:(?!(?:10|127)(?:\.\d{1,3}){3})(?!(?:169\.254|192\.168)(?:\.\d{1,3}){2})(?!172\.(?:1[6-9]|2\d|3[0-1])(?:\.\d{1,3}){2})(?:[1-9]\d?|1\d\d|2[01]\d|22[0-3])(?:\.(?:1?\d{1,2}|2[0-4]\d|25[0-5])){2}(?:\.(?:[1-9]\d?|1\d\d|2[0-4]\d|25[0-4]))|(?:(?:[a-z0-9\u{00a1}-\u{ffff}]+-)*[a-z0-9\u{00a1}-\u{ffff}]+)(?:\.(?:[a-z0-9\u{00a1}-\u{ffff}]+-)*[a-z0-9\u{00a1}-\u{ffff}]+)*(?:\.(?:[a-z\u{00a1}-\u{ffff}]{2,})))(?::\d{2,5})?(?:\/[^\s]*)?$/iu,
+      email: /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i,
+      hostname: /^(?=.{1,253}\.?$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-0-9a-z]{0,61}[0-9a-z])?)*\.?$/i,
+      // optimized https://www.safaribooksonline.com/library/view/regular-expressions-cookbook/9780596802837/ch07s16.html
+      ipv4: /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/,
+      ipv6: /^((([0-9a-f]{1,4}:){7}([0-9a-f]{1,4}|:))|(([0-9a-f]{1,4}:){6}(:[0-9a-f]{1,4}|((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})|:))|(([0-9a-f]{1,4}:){5}(((:[0-9a-f]{1,4}){1,2})|:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})|:))|(([0-9a-f]{1,4}:){4}(((:[0-9a-f]{1,4}){1,3})|((:[0-9a-f]{1,4})?:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){3}(((:[0-9a-f]{1,4}){1,4})|((:[0-9a-f]{1,4}){0,2}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){2}(((:[0-9a-f]{1,4}){1,5})|((:[0-9a-f]{1,4}){0,3}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){1}(((:[0-9a-f]{1,4}){1,6})|((:[0-9a-f]{1,4}){0,4}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(:(((:[0-9a-f]{1,4}){1,7})|((:[0-9a-f]{1,4}){0,5}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:)))$/i,
+      regex,
+      // uuid: http://tools.ietf.org/html/rfc4122
+      uuid: /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i,
+      // JSON-pointer: https://tools.ietf.org/html/rfc6901
+      // uri fragment: https://tools.ietf.org/html/rfc3986#appendix-A
+      "json-pointer": /^(?:\/(?:[^~/]|~0|~1)*)*$/,
+      "json-pointer-uri-fragment": /^#(?:\/(?:[a-z0-9_\-.!$&'()*+,;:=@]|%[0-9a-f]{2}|~0|~1)*)*$/i,
+      // relative JSON-pointer: http://tools.ietf.org/html/draft-luff-relative-json-pointer-00
+      "relative-json-pointer": /^(?:0|[1-9][0-9]*)(?:#|(?:\/(?:[^~/]|~0|~1)*)*)$/,
+      // the following formats are used by the openapi specification: https://spec.openapis.org/oas/v3.0.0#data-types
+      // byte: https://github.com/miguelmota/is-base64
+      byte,
+      // signed 32 bit integer
+      int32: { type: "number", validate: validateInt32 },
+      // signed 64 bit integer
+      int64: { type: "number", validate: validateInt64 },
+      // C-type float
+      float: { type: "number", validate: validateNumber },
+      // C-type double
+      double: { type: "number", validate: validateNumber },
+      // hint to the UI to hide input strings
+      password: true,
+      // unchecked string payload
+      binary: true
+    };
+    exports2.fastFormats = {
+      ...exports2.fullFormats,
+      date: fmtDef(/^\d\d\d\d-[0-1]\d-[0-3]\d$/, compareDate),
+      time: fmtDef(/^(?:[0-2]\d:[0-5]\d:[0-5]\d|23:59:60)(?:\.\d+)?(?:z|[+-]\d\d(?::?\d\d)?)$/i, compareTime),
+      "date-time": fmtDef(/^\d\d\d\d-[0-1]\d-[0-3]\dt(?:[0-2]\d:[0-5]\d:[0-5]\d|23:59:60)(?:\.\d+)?(?:z|[+-]\d\d(?::?\d\d)?)$/i, compareDateTime),
+      "iso-time": fmtDef(/^(?:[0-2]\d:[0-5]\d:[0-5]\d|23:59:60)(?:\.\d+)?(?:z|[+-]\d\d(?::?\d\d)?)?$/i, compareIsoTime),
+      "iso-date-time": fmtDef(/^\d\d\d\d-[0-1]\d-[0-3]\d[t\s](?:[0-2]\d:[0-5]\d:[0-5]\d|23:59:60)(?:\.\d+)?(?:z|[+-]\d\d(?::?\d\d)?)?$/i, compareIsoDateTime),
+      // uri: https://github.com/mafintosh/is-my-json-valid/blob/master/formats.js
+      uri: /^(?:[a-z][a-z0-9+\-.]*:)(?:\/?\/)?[^\s]*$/i,
+      "uri-reference": /^(?:(?:[a-z][a-z0-9+\-.]*:)?\/?\/)?(?:[^\\\s#][^\s#]*)?(?:#[^\\\s]*)?$/i,
+      // email (sources from jsen validator):
+      // http://stackoverflow.com/questions/201323/using-a-regular-expression-to-validate-an-email-address#answer-8829363
+      // http://www.w3.org/TR/html5/forms.html#valid-e-mail-address (search for 'wilful violation')
+      email: /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i
+    };
+    exports2.formatNames = Object.keys(exports2.fullFormats);
+    function isLeapYear(year) {
+      return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+    }
+    var DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
+    var DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    function date(str2) {
+      const matches = DATE.exec(str2);
+      if (!matches)
+        return false;
+      const year = +matches[1];
+      const month = +matches[2];
+      const day = +matches[3];
+      return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && isLeapYear(year) ? 29 : DAYS[month]);
+    }
+    function compareDate(d1, d2) {
+      if (!(d1 && d2))
+        return void 0;
+      if (d1 > d2)
+        return 1;
+      if (d1 < d2)
+        return -1;
+      return 0;
+    }
+    var TIME = /^(\d\d):(\d\d):(\d\d(?:\.\d+)?)(z|([+-])(\d\d)(?::?(\d\d))?)?$/i;
+    function getTime(strictTimeZone) {
+      return function time(str2) {
+        const matches = TIME.exec(str2);
+        if (!matches)
+          return false;
+        const hr = +matches[1];
+        const min = +matches[2];
+        const sec = +matches[3];
+        const tz = matches[4];
+        const tzSign = matches[5] === "-" ? -1 : 1;
+        const tzH = +(matches[6] || 0);
+        const tzM = +(matches[7] || 0);
+        if (tzH > 23 || tzM > 59 || strictTimeZone && !tz)
+          return false;
+        if (hr <= 23 && min <= 59 && sec < 60)
+          return true;
+        const utcMin = min - tzM * tzSign;
+        const utcHr = hr - tzH * tzSign - (utcMin < 0 ? 1 : 0);
+        return (utcHr === 23 || utcHr === -1) && (utcMin === 59 || utcMin === -1) && sec < 61;
+      };
+    }
+    function compareTime(s1, s2) {
+      if (!(s1 && s2))
+        return void 0;
+      const t1 = (/* @__PURE__ */ new Date("2020-01-01T" + s1)).valueOf();
+      const t2 = (/* @__PURE__ */ new Date("2020-01-01T" + s2)).valueOf();
+      if (!(t1 && t2))
+        return void 0;
+      return t1 - t2;
+    }
+    function compareIsoTime(t1, t2) {
+      if (!(t1 && t2))
+        return void 0;
+      const a1 = TIME.exec(t1);
+      const a2 = TIME.exec(t2);
+      if (!(a1 && a2))
+        return void 0;
+      t1 = a1[1] + a1[2] + a1[3];
+      t2 = a2[1] + a2[2] + a2[3];
+      if (t1 > t2)
+        return 1;
+      if (t1 < t2)
+        return -1;
+      return 0;
+    }
+    var DATE_TIME_SEPARATOR = /t|\s/i;
+    function getDateTime(strictTimeZone) {
+      const time = getTime(strictTimeZone);
+      return function date_time(str2) {
+        const dateTime = str2.split(DATE_TIME_SEPARATOR);
+        return dateTime.length === 2 && date(dateTime[0]) && time(dateTime[1]);
+      };
+    }
+    function compareDateTime(dt1, dt2) {
+      if (!(dt1 && dt2))
+        return void 0;
+      const d1 = new Date(dt1).valueOf();
+      const d2 = new Date(dt2).valueOf();
+      if (!(d1 && d2))
+        return void 0;
+      return d1 - d2;
+    }
+    function compareIsoDateTime(dt1, dt2) {
+      if (!(dt1 && dt2))
+        return void 0;
+      const [d1, t1] = dt1.split(DATE_TIME_SEPARATOR);
+      const [d2, t2] = dt2.split(DATE_TIME_SEPARATOR);
+      const res = compareDate(d1, d2);
+      if (res === void 0)
+        return void 0;
+      return res || compareTime(t1, t2);
+    }
+    var NOT_URI_FRAGMENT = /\/|:/;
+    var URI = /^(?:[a-z][a-z0-9+\-.]*:)(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)(?:\?(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
+    function uri(str2) {
+      return NOT_URI_FRAGMENT.test(str2) && URI.test(str2);
+    }
+    var BYTE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/gm;
+    function byte(str2) {
+      BYTE.lastIndex = 0;
+      return BYTE.test(str2);
+    }
+    var MIN_INT32 = -(2 ** 31);
+    var MAX_INT32 = 2 ** 31 - 1;
+    function validateInt32(value) {
+      return Number.isInteger(value) && value <= MAX_INT32 && value >= MIN_INT32;
+    }
+    function validateInt64(value) {
+      return Number.isInteger(value);
+    }
+    function validateNumber() {
+      return true;
+    }
+    var Z_ANCHOR = /[^\\]\\Z/;
+    function regex(str2) {
+      if (Z_ANCHOR.test(str2))
+        return false;
+      try {
+        new RegExp(str2);
+        return true;
+      } catch (e) {
+        return false;
+      }
+    }
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/draft7.js
+var require_draft7 = __commonJS({
+  "node_modules/ajv/dist/vocabularies/draft7.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var core_1 = require_core2();
+    var validation_1 = require_validation();
+    var applicator_1 = require_applicator();
+    var format_1 = require_format2();
+    var metadata_1 = require_metadata();
+    var draft7Vocabularies = [
+      core_1.default,
+      validation_1.default,
+      (0, applicator_1.default)(),
+      format_1.default,
+      metadata_1.metadataVocabulary,
+      metadata_1.contentVocabulary
+    ];
+    exports2.default = draft7Vocabularies;
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-draft-07.json
+var require_json_schema_draft_07 = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-draft-07.json"(exports2, module) {
+    module.exports = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      $id: "http://json-schema.org/draft-07/schema#",
+      title: "Core schema meta-schema",
+      definitions: {
+        schemaArray: {
+          type: "array",
+          minItems: 1,
+          items: { $ref: "#" }
+        },
+        nonNegativeInteger: {
+          type: "integer",
+          minimum: 0
+        },
+        nonNegativeIntegerDefault0: {
+          allOf: [{ $ref: "#/definitions/nonNegativeInteger" }, { default: 0 }]
+        },
+        simpleTypes: {
+          enum: ["array", "boolean", "integer", "null", "number", "object", "string"]
+        },
+        stringArray: {
+          type: "array",
+          items: { type: "string" },
+          uniqueItems: true,
+          default: []
+        }
+      },
+      type: ["object", "boolean"],
+      properties: {
+        $id: {
+          type: "string",
+          format: "uri-reference"
+        },
+        $schema: {
+          type: "string",
+          format: "uri"
+        },
+        $ref: {
+          type: "string",
+          format: "uri-reference"
+        },
+        $comment: {
+          type: "string"
+        },
+        title: {
+          type: "string"
+        },
+        description: {
+          type: "string"
+        },
+        default: true,
+        readOnly: {
+          type: "boolean",
+          default: false
+        },
+        examples: {
+          type: "array",
+          items: true
+        },
+        multipleOf: {
+          type: "number",
+          exclusiveMinimum: 0
+        },
+        maximum: {
+          type: "number"
+        },
+        exclusiveMaximum: {
+          type: "number"
+        },
+        minimum: {
+          type: "number"
+        },
+        exclusiveMinimum: {
+          type: "number"
+        },
+        maxLength: { $ref: "#/definitions/nonNegativeInteger" },
+        minLength: { $ref: "#/definitions/nonNegativeIntegerDefault0" },
+        pattern: {
+          type: "string",
+          format: "regex"
+        },
+        additionalItems: { $ref: "#" },
+        items: {
+          anyOf: [{ $ref: "#" }, { $ref: "#/definitions/schemaArray" }],
+          default: true
+        },
+        maxItems: { $ref: "#/definitions/nonNegativeInteger" },
+        minItems: { $ref: "#/definitions/nonNegativeIntegerDefault0" },
+        uniqueItems: {
+          type: "boolean",
+          default: false
+        },
+        contains: { $ref: "#" },
+        maxProperties: { $ref: "#/definitions/nonNegativeInteger" },
+        minProperties: { $ref: "#/definitions/nonNegativeIntegerDefault0" },
+        required: { $ref: "#/definitions/stringArray" },
+        additionalProperties: { $ref: "#" },
+        definitions: {
+          type: "object",
+          additionalProperties: { $ref: "#" },
+          default: {}
+        },
+        properties: {
+          type: "object",
+          additionalProperties: { $ref: "#" },
+          default: {}
+        },
+        patternProperties: {
+          type: "object",
+          additionalProperties: { $ref: "#" },
+          propertyNames: { format: "regex" },
+          default: {}
+        },
+        dependencies: {
+          type: "object",
+          additionalProperties: {
+            anyOf: [{ $ref: "#" }, { $ref: "#/definitions/stringArray" }]
+          }
+        },
+        propertyNames: { $ref: "#" },
+        const: true,
+        enum: {
+          type: "array",
+          items: true,
+          minItems: 1,
+          uniqueItems: true
+        },
+        type: {
+          anyOf: [
+            { $ref: "#/definitions/simpleTypes" },
+            {
+              type: "array",
+              items: { $ref: "#/definitions/simpleTypes" },
+              minItems: 1,
+              uniqueItems: true
+            }
+          ]
+        },
+        format: { type: "string" },
+        contentMediaType: { type: "string" },
+        contentEncoding: { type: "string" },
+        if: { $ref: "#" },
+        then: { $ref: "#" },
+        else: { $ref: "#" },
+        allOf: { $ref: "#/definitions/schemaArray" },
+        anyOf: { $ref: "#/definitions/schemaArray" },
+        oneOf: { $ref: "#/definitions/schemaArray" },
+        not: { $ref: "#" }
+      },
+      default: true
+    };
+  }
+});
+
+// node_modules/ajv/dist/ajv.js
+var require_ajv = __commonJS({
+  "node_modules/ajv/dist/ajv.js"(exports2, module) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.MissingRefError = exports2.ValidationError = exports2.CodeGen = exports2.Name = exports2.nil = exports2.stringify = exports2.str = exports2._ = exports2.KeywordCxt = exports2.Ajv = void 0;
+    var core_1 = require_core();
+    var draft7_1 = require_draft7();
+    var discriminator_1 = require_discriminator();
+    var draft7MetaSchema = require_json_schema_draft_07();
+    var META_SUPPORT_DATA = ["/properties"];
+    var META_SCHEMA_ID = "http://json-schema.org/draft-07/schema";
+    var Ajv = class extends core_1.default {
+      _addVocabularies() {
+        super._addVocabularies();
+        draft7_1.default.forEach((v) => this.addVocabulary(v));
+        if (this.opts.discriminator)
+          this.addKeyword(discriminator_1.default);
+      }
+      _addDefaultMetaSchema() {
+        super._addDefaultMetaSchema();
+        if (!this.opts.meta)
+          return;
+        const metaSchema = this.opts.$data ? this.$dataMetaSchema(draft7MetaSchema, META_SUPPORT_DATA) : draft7MetaSchema;
+        this.addMetaSchema(metaSchema, META_SCHEMA_ID, false);
+        this.refs["http://json-schema.org/schema"] = META_SCHEMA_ID;
+      }
+      defaultMeta() {
+        return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
+      }
+    };
+    exports2.Ajv = Ajv;
+    module.exports = exports2 = Ajv;
+    module.exports.Ajv = Ajv;
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.default = Ajv;
+    var validate_1 = require_validate();
+    Object.defineProperty(exports2, "KeywordCxt", { enumerable: true, get: function() {
+      return validate_1.KeywordCxt;
+    } });
+    var codegen_1 = require_codegen();
+    Object.defineProperty(exports2, "_", { enumerable: true, get: function() {
+      return codegen_1._;
+    } });
+    Object.defineProperty(exports2, "str", { enumerable: true, get: function() {
+      return codegen_1.str;
+    } });
+    Object.defineProperty(exports2, "stringify", { enumerable: true, get: function() {
+      return codegen_1.stringify;
+    } });
+    Object.defineProperty(exports2, "nil", { enumerable: true, get: function() {
+      return codegen_1.nil;
+    } });
+    Object.defineProperty(exports2, "Name", { enumerable: true, get: function() {
+      return codegen_1.Name;
+    } });
+    Object.defineProperty(exports2, "CodeGen", { enumerable: true, get: function() {
+      return codegen_1.CodeGen;
+    } });
+    var validation_error_1 = require_validation_error();
+    Object.defineProperty(exports2, "ValidationError", { enumerable: true, get: function() {
+      return validation_error_1.default;
+    } });
+    var ref_error_1 = require_ref_error();
+    Object.defineProperty(exports2, "MissingRefError", { enumerable: true, get: function() {
+      return ref_error_1.default;
+    } });
+  }
+});
+
+// node_modules/ajv-formats/dist/limit.js
+var require_limit = __commonJS({
+  "node_modules/ajv-formats/dist/limit.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.formatLimitDefinition = void 0;
+    var ajv_1 = require_ajv();
+    var codegen_1 = require_codegen();
+    var ops = codegen_1.operators;
+    var KWDs = {
+      formatMaximum: { okStr: "<=", ok: ops.LTE, fail: ops.GT },
+      formatMinimum: { okStr: ">=", ok: ops.GTE, fail: ops.LT },
+      formatExclusiveMaximum: { okStr: "<", ok: ops.LT, fail: ops.GTE },
+      formatExclusiveMinimum: { okStr: ">", ok: ops.GT, fail: ops.LTE }
+    };
+    var error = {
+      message: ({ keyword, schemaCode }) => (0, codegen_1.str)`should be ${KWDs[keyword].okStr} ${schemaCode}`,
+      params: ({ keyword, schemaCode }) => (0, codegen_1._)`{comparison: ${KWDs[keyword].okStr}, limit: ${schemaCode}}`
+    };
+    exports2.formatLimitDefinition = {
+      keyword: Object.keys(KWDs),
+      type: "string",
+      schemaType: "string",
+      $data: true,
+      error,
+      code(cxt) {
+        const { gen, data, schemaCode, keyword, it } = cxt;
+        const { opts, self } = it;
+        if (!opts.validateFormats)
+          return;
+        const fCxt = new ajv_1.KeywordCxt(it, self.RULES.all.format.definition, "format");
+        if (fCxt.$data)
+          validate$DataFormat();
+        else
+          validateFormat();
+        function validate$DataFormat() {
+          const fmts = gen.scopeValue("formats", {
+            ref: self.formats,
+            code: opts.code.formats
+          });
+          const fmt = gen.const("fmt", (0, codegen_1._)`${fmts}[${fCxt.schemaCode}]`);
+          cxt.fail$data((0, codegen_1.or)((0, codegen_1._)`typeof ${fmt} != "object"`, (0, codegen_1._)`${fmt} instanceof RegExp`, (0, codegen_1._)`typeof ${fmt}.compare != "function"`, compareCode(fmt)));
+        }
+        function validateFormat() {
+          const format = fCxt.schema;
+          const fmtDef = self.formats[format];
+          if (!fmtDef || fmtDef === true)
+            return;
+          if (typeof fmtDef != "object" || fmtDef instanceof RegExp || typeof fmtDef.compare != "function") {
+            throw new Error(`"${keyword}": format "${format}" does not define "compare" function`);
+          }
+          const fmt = gen.scopeValue("formats", {
+            key: format,
+            ref: fmtDef,
+            code: opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(format)}` : void 0
+          });
+          cxt.fail$data(compareCode(fmt));
+        }
+        function compareCode(fmt) {
+          return (0, codegen_1._)`${fmt}.compare(${data}, ${schemaCode}) ${KWDs[keyword].fail} 0`;
+        }
+      },
+      dependencies: ["format"]
+    };
+    var formatLimitPlugin = (ajv2) => {
+      ajv2.addKeyword(exports2.formatLimitDefinition);
+      return ajv2;
+    };
+    exports2.default = formatLimitPlugin;
+  }
+});
+
+// node_modules/ajv-formats/dist/index.js
+var require_dist = __commonJS({
+  "node_modules/ajv-formats/dist/index.js"(exports2, module) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    var formats_1 = require_formats();
+    var limit_1 = require_limit();
+    var codegen_1 = require_codegen();
+    var fullName = new codegen_1.Name("fullFormats");
+    var fastName = new codegen_1.Name("fastFormats");
+    var formatsPlugin = (ajv2, opts = { keywords: true }) => {
+      if (Array.isArray(opts)) {
+        addFormats2(ajv2, opts, formats_1.fullFormats, fullName);
+        return ajv2;
+      }
+      const [formats, exportName] = opts.mode === "fast" ? [formats_1.fastFormats, fastName] : [formats_1.fullFormats, fullName];
+      const list = opts.formats || formats_1.formatNames;
+      addFormats2(ajv2, list, formats, exportName);
+      if (opts.keywords)
+        (0, limit_1.default)(ajv2);
+      return ajv2;
+    };
+    formatsPlugin.get = (name, mode = "full") => {
+      const formats = mode === "fast" ? formats_1.fastFormats : formats_1.fullFormats;
+      const f = formats[name];
+      if (!f)
+        throw new Error(`Unknown format "${name}"`);
+      return f;
+    };
+    function addFormats2(ajv2, list, fs, exportName) {
+      var _a;
+      var _b;
+      (_a = (_b = ajv2.opts.code).formats) !== null && _a !== void 0 ? _a : _b.formats = (0, codegen_1._)`require("ajv-formats/dist/formats").${exportName}`;
+      for (const f of list)
+        ajv2.addFormat(f, fs[f]);
+    }
+    module.exports = exports2 = formatsPlugin;
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.default = formatsPlugin;
+  }
+});
+
+// src/manifest/schemas.ts
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+function findSchemasDir() {
+  if (schemasDir !== void 0) return schemasDir;
+  let dir = dirname(fileURLToPath(new URL("../src/manifest/schemas.ts", import.meta.url).href));
+  for (; ; ) {
+    const candidate = join(dir, "schemas");
+    if (existsSync(join(candidate, SCHEMA_FILES.Task))) return schemasDir = candidate;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`schemas/${SCHEMA_FILES.Task} not found above ${fileURLToPath(new URL("../src/manifest/schemas.ts", import.meta.url).href)}`);
+    dir = parent;
+  }
+}
+function readSchema(file) {
+  return JSON.parse(readFileSync(join(findSchemasDir(), file), "utf8"));
+}
+function getAjv() {
+  if (ajv) return ajv;
+  const instance = new import__.Ajv2020({
+    allErrors: true,
+    verbose: true,
+    strict: true,
+    // `oneOf: [{required: [user]}, {required: [group]}]` names properties defined beside it.
+    strictRequired: false,
+    allowUnionTypes: true,
+    // Schema mistakes are bugs: fail loudly instead of logging.
+    logger: {
+      log: () => {
+      },
+      warn: (...args) => {
+        throw new Error(`schema warning: ${args.map(String).join(" ")}`);
+      },
+      error: (...args) => {
+        throw new Error(`schema error: ${args.map(String).join(" ")}`);
+      }
+    }
+  });
+  import_ajv_formats.default.default(instance);
+  instance.addVocabulary(ANNOTATION_KEYWORDS);
+  for (const file of Object.values(SCHEMA_FILES)) instance.addSchema(readSchema(file), file);
+  ajv = instance;
+  return instance;
+}
+function getValidator(kind) {
+  return getValidatorByFile(SCHEMA_FILES[kind]);
+}
+function getValidatorByFile(file) {
+  const cached = validators.get(file);
+  if (cached) return cached;
+  const instance = getAjv();
+  let validate2 = instance.getSchema(file);
+  if (!validate2) {
+    instance.addSchema(readSchema(file), file);
+    validate2 = instance.getSchema(file);
+  }
+  if (!validate2) throw new Error(`schema ${file} did not compile`);
+  validators.set(file, validate2);
+  return validate2;
+}
+function getKindSchema(kind) {
+  const validate2 = getValidator(kind);
+  return validate2.schema;
+}
+var import__, import_ajv_formats, SCHEMA_FILES, ANNOTATION_KEYWORDS, schemasDir, ajv, validators;
+var init_schemas = __esm({
+  "src/manifest/schemas.ts"() {
+    "use strict";
+    import__ = __toESM(require__(), 1);
+    import_ajv_formats = __toESM(require_dist(), 1);
+    SCHEMA_FILES = {
+      Task: "task.schema.json",
+      ResourceGroupAcl: "resource-group-acl.schema.json",
+      FolderPermissions: "folder-permissions.schema.json"
+    };
+    ANNOTATION_KEYWORDS = ["patternErrorMessage", "errorMessage", "markdownDescription"];
+    validators = /* @__PURE__ */ new Map();
   }
 });
 
@@ -14807,7 +15454,7 @@ var require_public_api = __commonJS({
 });
 
 // node_modules/yaml/dist/index.js
-var require_dist = __commonJS({
+var require_dist2 = __commonJS({
   "node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
@@ -14880,7 +15527,7 @@ var init_errors = __esm({
 });
 
 // src/secret.ts
-import { readFileSync } from "node:fs";
+import { readFileSync as readFileSync2 } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { inspect } from "node:util";
 function parseSecretRef(text2) {
@@ -14902,7 +15549,7 @@ function resolveSecretRef(ref, ctx) {
       const path = isAbsolute(ref.path) ? ref.path : resolve(ctx.baseDir, ref.path);
       let text2;
       try {
-        text2 = readFileSync(path, "utf8");
+        text2 = readFileSync2(path, "utf8");
       } catch (err) {
         const code5 = err.code ?? "unreadable";
         throw new ConfigError(`${ctx.where}: cannot read secret file ${ref.path} (${code5})`);
@@ -14938,22 +15585,42 @@ var init_secret = __esm({
   }
 });
 
-// src/config/load-config.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-import { dirname, isAbsolute as isAbsolute2, relative, resolve as resolve2 } from "node:path";
-function compiledSchema() {
-  if (!validateConfigShape) {
-    const ajv2 = new import__.Ajv2020({ allErrors: true, strict: false });
-    validateConfigShape = ajv2.compile(JSON.parse(readFileSync2(schemaUrl, "utf8")));
+// src/config/service-url.ts
+function checkServiceUrl(url) {
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `"${url}" is not a URL (expected e.g. https://mft.example.com)`;
   }
-  return validateConfigShape;
+  if (parsed.username || parsed.password) return "must not contain credentials; use username and password";
+  if (parsed.search || parsed.hash) return "must not contain a query or fragment";
+  switch (parsed.protocol) {
+    case "https:":
+      return void 0;
+    case "http:":
+      return LOOPBACK.test(parsed.hostname) ? void 0 : `plain http:// is refused for ${parsed.hostname}: passwords and tokens would cross the network in clear; use https:// (http is allowed only for loopback)`;
+    default:
+      return `unsupported scheme ${parsed.protocol} (use https://)`;
+  }
 }
+var LOOPBACK;
+var init_service_url = __esm({
+  "src/config/service-url.ts"() {
+    "use strict";
+    LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+  }
+});
+
+// src/config/load-config.ts
+import { readFileSync as readFileSync3 } from "node:fs";
+import { dirname as dirname2, isAbsolute as isAbsolute2, relative, resolve as resolve2 } from "node:path";
 function loadConfig(path, cwd = process.cwd()) {
   const file = resolve2(cwd, path);
   const shown2 = relative(cwd, file) || file;
   let text2;
   try {
-    text2 = readFileSync2(file, "utf8");
+    text2 = readFileSync3(file, "utf8");
   } catch (err) {
     const code5 = err.code;
     throw new ConfigError(
@@ -14970,7 +15637,7 @@ function loadConfig(path, cwd = process.cwd()) {
     throw new ConfigError(lines.join("\n"));
   }
   const data = doc.toJS({ maxAliasCount: 100 });
-  const validate2 = compiledSchema();
+  const validate2 = getValidatorByFile("config.schema.json");
   if (!validate2(data)) {
     const lines = simplifyErrors(validate2.errors ?? []).map((e) => {
       const pos = positionOf(doc, lineCounter, e);
@@ -14981,7 +15648,7 @@ function loadConfig(path, cwd = process.cwd()) {
   return buildConfig(data, file, shown2, doc, lineCounter);
 }
 function buildConfig(raw, file, shown2, doc, lc) {
-  const dir = dirname(file);
+  const dir = dirname2(file);
   const problems = [];
   const environments = /* @__PURE__ */ new Map();
   for (const [name, env] of Object.entries(raw.environments)) {
@@ -15039,24 +15706,6 @@ function isCalendarDate(text2) {
   const time = Date.parse(`${text2}T00:00:00Z`);
   return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === text2;
 }
-function checkServiceUrl(url) {
-  let parsed;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return `"${url}" is not a URL (expected e.g. https://mft.example.com)`;
-  }
-  if (parsed.username || parsed.password) return "must not contain credentials; use username and password";
-  if (parsed.search || parsed.hash) return "must not contain a query or fragment";
-  switch (parsed.protocol) {
-    case "https:":
-      return void 0;
-    case "http:":
-      return LOOPBACK.test(parsed.hostname) ? void 0 : `plain http:// is refused for ${parsed.hostname}: passwords and tokens would cross the network in clear; use https:// (http is allowed only for loopback)`;
-    default:
-      return `unsupported scheme ${parsed.protocol} (use https://)`;
-  }
-}
 function selectEnvironment(config, name) {
   const names2 = [...config.environments.keys()];
   if (name === void 0) {
@@ -15072,7 +15721,7 @@ function resolveService(config, env, which, processEnv) {
   if (!s) return void 0;
   const ctx = (field) => ({
     env: processEnv,
-    baseDir: dirname(config.file),
+    baseDir: dirname2(config.file),
     where: `${config.file}: environments.${env.name}.${which}.${field}`
   });
   const username = typeof s.username === "string" ? s.username : resolveSecretRef(s.username, ctx("username")).reveal();
@@ -15171,17 +15820,17 @@ function nodePosition(doc, lc, path, atKey = false) {
   }
   return { line: 1, col: 1 };
 }
-var import__, import_yaml, DEFAULT_CONFIG_FILE, schemaUrl, validateConfigShape, LOOPBACK;
+var import_yaml, DEFAULT_CONFIG_FILE;
 var init_load_config = __esm({
   "src/config/load-config.ts"() {
     "use strict";
-    import__ = __toESM(require__(), 1);
-    import_yaml = __toESM(require_dist(), 1);
+    init_schemas();
+    import_yaml = __toESM(require_dist2(), 1);
     init_errors();
     init_secret();
+    init_service_url();
+    init_service_url();
     DEFAULT_CONFIG_FILE = "mftops.yaml";
-    schemaUrl = new URL("../../schemas/config.schema.json", new URL("../src/config/load-config.ts", import.meta.url).href);
-    LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
   }
 });
 
@@ -15318,8 +15967,8 @@ __export(plan_file_exports, {
   writePlanFile: () => writePlanFile
 });
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync as readFileSync3, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname as dirname2, join, basename } from "node:path";
+import { readFileSync as readFileSync4, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname as dirname3, join as join2, basename } from "node:path";
 function serializePlan(plan) {
   const ordered2 = orderPlanKeys(plan);
   const body = JSON.stringify(ordered2, null, 2);
@@ -15327,7 +15976,7 @@ function serializePlan(plan) {
 `;
 }
 function writePlanFile(path, plan) {
-  const tmp = join(dirname2(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const tmp = join2(dirname3(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     writeFileSync(tmp, serializePlan(plan), { mode: 420 });
     renameSync(tmp, path);
@@ -15340,7 +15989,7 @@ function writePlanFile(path, plan) {
 function readPlanFile(path) {
   let text2;
   try {
-    text2 = readFileSync3(path, "utf8");
+    text2 = readFileSync4(path, "utf8");
   } catch (err) {
     const code5 = err.code;
     throw new PlanFileError(code5 === "ENOENT" ? `plan file ${path} not found` : `cannot read plan file ${path} (${code5 ?? "error"})`);
@@ -15366,9 +16015,7 @@ function parsePlan(text2, path) {
   if (typeof checksum !== "string" || checksum !== checksumOf(JSON.stringify(rest, null, 2))) {
     throw new PlanFileError(`${path} was changed after mftops wrote it (checksum mismatch): make the plan again instead of editing it`);
   }
-  validatePlanShape ??= new import__2.Ajv2020({ allErrors: false, strict: false, validateFormats: false }).compile(
-    JSON.parse(readFileSync3(schemaUrl2, "utf8"))
-  );
+  const validatePlanShape = getValidatorByFile("plan.schema.json");
   if (!validatePlanShape(data)) {
     const e = validatePlanShape.errors?.[0];
     throw new PlanFileError(`${path} is not a valid plan file: ${e ? `${e.instancePath || "/"} ${e.message ?? "is invalid"}` : "schema mismatch"}`);
@@ -15378,17 +16025,16 @@ function parsePlan(text2, path) {
 function checksumOf(text2) {
   return `sha256:${createHash("sha256").update(text2).digest("hex")}`;
 }
-var import__2, PlanFileError, schemaUrl2, validatePlanShape;
+var PlanFileError;
 var init_plan_file = __esm({
   "src/plan/plan-file.ts"() {
     "use strict";
-    import__2 = __toESM(require__(), 1);
+    init_schemas();
     init_errors();
     init_plan_json();
     init_model();
     PlanFileError = class extends MftopsError {
     };
-    schemaUrl2 = new URL("../../schemas/plan.schema.json", new URL("../src/plan/plan-file.ts", import.meta.url).href);
   }
 });
 
@@ -15829,6 +16475,36 @@ var init_types = __esm({
   }
 });
 
+// src/render/text.ts
+function escapeControl(text2) {
+  return text2.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    switch (c) {
+      case "\n":
+        return "\\n";
+      case "\r":
+        return "\\r";
+      default:
+        return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+    }
+  });
+}
+function formatCount(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function formatInline(value) {
+  if (value === null || typeof value !== "object") return escapeControl(JSON.stringify(value));
+  if (Array.isArray(value)) return `[${value.map(formatInline).join(", ")}]`;
+  return `{${Object.entries(value).map(([k, v]) => `${escapeControl(JSON.stringify(k))}: ${formatInline(v)}`).join(", ")}}`;
+}
+function escapeMd(text2) {
+  return escapeControl(text2).replace(/[&<>"'|`*_[\]~#@!$\\]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+var init_text = __esm({
+  "src/render/text.ts"() {
+    "use strict";
+  }
+});
+
 // src/render/schedule-words.ts
 function describeSchedules(schedules) {
   if (schedules === void 0 || schedules.Schedule.length === 0) return NOT_SCHEDULED;
@@ -15998,21 +16674,6 @@ function actionPhrase(action) {
     }
   }
 }
-function escapeControl(text2) {
-  return text2.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
-    switch (c) {
-      case "\n":
-        return "\\n";
-      case "\r":
-        return "\\r";
-      default:
-        return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
-    }
-  });
-}
-function formatCount(n) {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
 function planSentence(summary) {
   return `Plan: ${formatCount(summary.create)} to create, ${formatCount(summary.update)} to update, ${formatCount(summary.replace)} to replace, ${formatCount(summary.delete)} to delete, ${formatCount(summary.blocked)} blocked.`;
 }
@@ -16030,11 +16691,6 @@ function countByKind(changes) {
     const counts = byKind.get(kind);
     return counts === void 0 ? [] : [{ kind, counts }];
   });
-}
-function formatInline(value) {
-  if (value === null || typeof value !== "object") return escapeControl(JSON.stringify(value));
-  if (Array.isArray(value)) return `[${value.map(formatInline).join(", ")}]`;
-  return `{${Object.entries(value).map(([k, v]) => `${escapeControl(JSON.stringify(k))}: ${formatInline(v)}`).join(", ")}}`;
 }
 function viewField(field, action) {
   const symbol = field.before === void 0 && field.after !== void 0 ? "+" : field.after === void 0 && field.before !== void 0 ? "-" : field.before === void 0 ? action === "create" ? "+" : action === "delete" ? "-" : "~" : "~";
@@ -16254,6 +16910,8 @@ var init_plan_common = __esm({
     "use strict";
     init_libesm();
     init_types();
+    init_text();
+    init_text();
     init_schedule_words();
     LISTED_ACTIONS = ["create", "update", "replace", "delete", "blocked"];
     NO_CHANGES = "No changes. The servers match the manifests.";
@@ -16263,10 +16921,10 @@ var init_plan_common = __esm({
 });
 
 // src/version.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 function readVersion() {
   try {
-    const pkg = JSON.parse(readFileSync5(new URL("../package.json", new URL("../src/version.ts", import.meta.url).href), "utf8"));
+    const pkg = JSON.parse(readFileSync6(new URL("../package.json", new URL("../src/version.ts", import.meta.url).href), "utf8"));
     return pkg.name === "mftops" && typeof pkg.version === "string" ? pkg.version : "0.0.0";
   } catch {
     return "0.0.0";
@@ -16506,15 +17164,14 @@ function code(text2) {
 function clip(text2, max) {
   return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
 }
-function escapeMd(text2) {
-  return escapeControl(text2).replace(/[&<>"'|`*_[\]~#@!$\\]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 var DEFAULT_MARKDOWN_MAX_LENGTH, DEFAULT_ARTIFACT_HINT, TITLE_NAME_MAX, TABLE_ACTIONS, CELL;
 var init_plan_markdown = __esm({
   "src/render/plan-markdown.ts"() {
     "use strict";
     init_model();
     init_plan_common();
+    init_text();
+    init_text();
     DEFAULT_MARKDOWN_MAX_LENGTH = 65e3;
     DEFAULT_ARTIFACT_HINT = "the output of `mftops plan`";
     TITLE_NAME_MAX = 80;
@@ -16948,7 +17605,7 @@ var import_yaml2;
 var init_positions = __esm({
   "src/manifest/positions.ts"() {
     "use strict";
-    import_yaml2 = __toESM(require_dist(), 1);
+    import_yaml2 = __toESM(require_dist2(), 1);
   }
 });
 
@@ -17138,7 +17795,7 @@ var import_yaml3, DEFAULT_PARSE_LIMITS, UTF8;
 var init_parse = __esm({
   "src/manifest/parse.ts"() {
     "use strict";
-    import_yaml3 = __toESM(require_dist(), 1);
+    import_yaml3 = __toESM(require_dist2(), 1);
     init_diagnostics();
     init_fast_yaml();
     init_positions();
@@ -17822,653 +18479,6 @@ var init_schema_errors = __esm({
   }
 });
 
-// node_modules/ajv-formats/dist/formats.js
-var require_formats = __commonJS({
-  "node_modules/ajv-formats/dist/formats.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.formatNames = exports2.fastFormats = exports2.fullFormats = void 0;
-    function fmtDef(validate2, compare) {
-      return { validate: validate2, compare };
-    }
-    exports2.fullFormats = {
-      // date: http://tools.ietf.org/html/rfc3339#section-5.6
-      date: fmtDef(date, compareDate),
-      // date-time: http://tools.ietf.org/html/rfc3339#section-5.6
-      time: fmtDef(getTime(true), compareTime),
-      "date-time": fmtDef(getDateTime(true), compareDateTime),
-      "iso-time": fmtDef(getTime(), compareIsoTime),
-      "iso-date-time": fmtDef(getDateTime(), compareIsoDateTime),
-      // duration: https://tools.ietf.org/html/rfc3339#appendix-A
-      duration: /^P(?!$)((\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?|(\d+W)?)$/,
-      uri,
-      "uri-reference": /^(?:[a-z][a-z0-9+\-.]*:)?(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'"()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i,
-      // uri-template: https://tools.ietf.org/html/rfc6570
-      "uri-template": /^(?:(?:[^\x00-\x20"'<>%\\^`{|}]|%[0-9a-f]{2})|\{[+#./;?&=,!@|]?(?:[a-z0-9_]|%[0-9a-f]{2})+(?::[1-9][0-9]{0,3}|\*)?(?:,(?:[a-z0-9_]|%[0-9a-f]{2})+(?::[1-9][0-9]{0,3}|\*)?)*\})*$/i,
-      // For the source: https://gist.github.com/dperini/729294
-      // For test cases: https://mathiasbynens.be/demo/url-regex
-      url: /^(?:https?|ftp):\/\/(?:\S+(?::\S*)?@)?(?:(?!(?:10|127)(?:\.\d{1,3}){3})(?!(?:169\.254|192\.168)(?:\.\d{1,3}){2})(?!172\.(?:1[6-9]|2\d|3[0-1])(?:\.\d{1,3}){2})(?:[1-9]\d?|1\d\d|2[01]\d|22[0-3])(?:\.(?:1?\d{1,2}|2[0-4]\d|25[0-5])){2}(?:\.(?:[1-9]\d?|1\d\d|2[0-4]\d|25[0-4]))|(?:(?:[a-z0-9\u{00a1}-\u{ffff}]+-)*[a-z0-9\u{00a1}-\u{ffff}]+)(?:\.(?:[a-z0-9\u{00a1}-\u{ffff}]+-)*[a-z0-9\u{00a1}-\u{ffff}]+)*(?:\.(?:[a-z\u{00a1}-\u{ffff}]{2,})))(?::\d{2,5})?(?:\/[^\s]*)?$/iu,
-      email: /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i,
-      hostname: /^(?=.{1,253}\.?$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-0-9a-z]{0,61}[0-9a-z])?)*\.?$/i,
-      // optimized https://www.safaribooksonline.com/library/view/regular-expressions-cookbook/9780596802837/ch07s16.html
-      ipv4: /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/,
-      ipv6: /^((([0-9a-f]{1,4}:){7}([0-9a-f]{1,4}|:))|(([0-9a-f]{1,4}:){6}(:[0-9a-f]{1,4}|((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})|:))|(([0-9a-f]{1,4}:){5}(((:[0-9a-f]{1,4}){1,2})|:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})|:))|(([0-9a-f]{1,4}:){4}(((:[0-9a-f]{1,4}){1,3})|((:[0-9a-f]{1,4})?:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){3}(((:[0-9a-f]{1,4}){1,4})|((:[0-9a-f]{1,4}){0,2}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){2}(((:[0-9a-f]{1,4}){1,5})|((:[0-9a-f]{1,4}){0,3}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){1}(((:[0-9a-f]{1,4}){1,6})|((:[0-9a-f]{1,4}){0,4}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(:(((:[0-9a-f]{1,4}){1,7})|((:[0-9a-f]{1,4}){0,5}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:)))$/i,
-      regex,
-      // uuid: http://tools.ietf.org/html/rfc4122
-      uuid: /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i,
-      // JSON-pointer: https://tools.ietf.org/html/rfc6901
-      // uri fragment: https://tools.ietf.org/html/rfc3986#appendix-A
-      "json-pointer": /^(?:\/(?:[^~/]|~0|~1)*)*$/,
-      "json-pointer-uri-fragment": /^#(?:\/(?:[a-z0-9_\-.!$&'()*+,;:=@]|%[0-9a-f]{2}|~0|~1)*)*$/i,
-      // relative JSON-pointer: http://tools.ietf.org/html/draft-luff-relative-json-pointer-00
-      "relative-json-pointer": /^(?:0|[1-9][0-9]*)(?:#|(?:\/(?:[^~/]|~0|~1)*)*)$/,
-      // the following formats are used by the openapi specification: https://spec.openapis.org/oas/v3.0.0#data-types
-      // byte: https://github.com/miguelmota/is-base64
-      byte,
-      // signed 32 bit integer
-      int32: { type: "number", validate: validateInt32 },
-      // signed 64 bit integer
-      int64: { type: "number", validate: validateInt64 },
-      // C-type float
-      float: { type: "number", validate: validateNumber },
-      // C-type double
-      double: { type: "number", validate: validateNumber },
-      // hint to the UI to hide input strings
-      password: true,
-      // unchecked string payload
-      binary: true
-    };
-    exports2.fastFormats = {
-      ...exports2.fullFormats,
-      date: fmtDef(/^\d\d\d\d-[0-1]\d-[0-3]\d$/, compareDate),
-      time: fmtDef(/^(?:[0-2]\d:[0-5]\d:[0-5]\d|23:59:60)(?:\.\d+)?(?:z|[+-]\d\d(?::?\d\d)?)$/i, compareTime),
-      "date-time": fmtDef(/^\d\d\d\d-[0-1]\d-[0-3]\dt(?:[0-2]\d:[0-5]\d:[0-5]\d|23:59:60)(?:\.\d+)?(?:z|[+-]\d\d(?::?\d\d)?)$/i, compareDateTime),
-      "iso-time": fmtDef(/^(?:[0-2]\d:[0-5]\d:[0-5]\d|23:59:60)(?:\.\d+)?(?:z|[+-]\d\d(?::?\d\d)?)?$/i, compareIsoTime),
-      "iso-date-time": fmtDef(/^\d\d\d\d-[0-1]\d-[0-3]\d[t\s](?:[0-2]\d:[0-5]\d:[0-5]\d|23:59:60)(?:\.\d+)?(?:z|[+-]\d\d(?::?\d\d)?)?$/i, compareIsoDateTime),
-      // uri: https://github.com/mafintosh/is-my-json-valid/blob/master/formats.js
-      uri: /^(?:[a-z][a-z0-9+\-.]*:)(?:\/?\/)?[^\s]*$/i,
-      "uri-reference": /^(?:(?:[a-z][a-z0-9+\-.]*:)?\/?\/)?(?:[^\\\s#][^\s#]*)?(?:#[^\\\s]*)?$/i,
-      // email (sources from jsen validator):
-      // http://stackoverflow.com/questions/201323/using-a-regular-expression-to-validate-an-email-address#answer-8829363
-      // http://www.w3.org/TR/html5/forms.html#valid-e-mail-address (search for 'wilful violation')
-      email: /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i
-    };
-    exports2.formatNames = Object.keys(exports2.fullFormats);
-    function isLeapYear(year) {
-      return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-    }
-    var DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
-    var DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    function date(str2) {
-      const matches = DATE.exec(str2);
-      if (!matches)
-        return false;
-      const year = +matches[1];
-      const month = +matches[2];
-      const day = +matches[3];
-      return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && isLeapYear(year) ? 29 : DAYS[month]);
-    }
-    function compareDate(d1, d2) {
-      if (!(d1 && d2))
-        return void 0;
-      if (d1 > d2)
-        return 1;
-      if (d1 < d2)
-        return -1;
-      return 0;
-    }
-    var TIME = /^(\d\d):(\d\d):(\d\d(?:\.\d+)?)(z|([+-])(\d\d)(?::?(\d\d))?)?$/i;
-    function getTime(strictTimeZone) {
-      return function time(str2) {
-        const matches = TIME.exec(str2);
-        if (!matches)
-          return false;
-        const hr = +matches[1];
-        const min = +matches[2];
-        const sec = +matches[3];
-        const tz = matches[4];
-        const tzSign = matches[5] === "-" ? -1 : 1;
-        const tzH = +(matches[6] || 0);
-        const tzM = +(matches[7] || 0);
-        if (tzH > 23 || tzM > 59 || strictTimeZone && !tz)
-          return false;
-        if (hr <= 23 && min <= 59 && sec < 60)
-          return true;
-        const utcMin = min - tzM * tzSign;
-        const utcHr = hr - tzH * tzSign - (utcMin < 0 ? 1 : 0);
-        return (utcHr === 23 || utcHr === -1) && (utcMin === 59 || utcMin === -1) && sec < 61;
-      };
-    }
-    function compareTime(s1, s2) {
-      if (!(s1 && s2))
-        return void 0;
-      const t1 = (/* @__PURE__ */ new Date("2020-01-01T" + s1)).valueOf();
-      const t2 = (/* @__PURE__ */ new Date("2020-01-01T" + s2)).valueOf();
-      if (!(t1 && t2))
-        return void 0;
-      return t1 - t2;
-    }
-    function compareIsoTime(t1, t2) {
-      if (!(t1 && t2))
-        return void 0;
-      const a1 = TIME.exec(t1);
-      const a2 = TIME.exec(t2);
-      if (!(a1 && a2))
-        return void 0;
-      t1 = a1[1] + a1[2] + a1[3];
-      t2 = a2[1] + a2[2] + a2[3];
-      if (t1 > t2)
-        return 1;
-      if (t1 < t2)
-        return -1;
-      return 0;
-    }
-    var DATE_TIME_SEPARATOR = /t|\s/i;
-    function getDateTime(strictTimeZone) {
-      const time = getTime(strictTimeZone);
-      return function date_time(str2) {
-        const dateTime = str2.split(DATE_TIME_SEPARATOR);
-        return dateTime.length === 2 && date(dateTime[0]) && time(dateTime[1]);
-      };
-    }
-    function compareDateTime(dt1, dt2) {
-      if (!(dt1 && dt2))
-        return void 0;
-      const d1 = new Date(dt1).valueOf();
-      const d2 = new Date(dt2).valueOf();
-      if (!(d1 && d2))
-        return void 0;
-      return d1 - d2;
-    }
-    function compareIsoDateTime(dt1, dt2) {
-      if (!(dt1 && dt2))
-        return void 0;
-      const [d1, t1] = dt1.split(DATE_TIME_SEPARATOR);
-      const [d2, t2] = dt2.split(DATE_TIME_SEPARATOR);
-      const res = compareDate(d1, d2);
-      if (res === void 0)
-        return void 0;
-      return res || compareTime(t1, t2);
-    }
-    var NOT_URI_FRAGMENT = /\/|:/;
-    var URI = /^(?:[a-z][a-z0-9+\-.]*:)(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)(?:\?(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
-    function uri(str2) {
-      return NOT_URI_FRAGMENT.test(str2) && URI.test(str2);
-    }
-    var BYTE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/gm;
-    function byte(str2) {
-      BYTE.lastIndex = 0;
-      return BYTE.test(str2);
-    }
-    var MIN_INT32 = -(2 ** 31);
-    var MAX_INT32 = 2 ** 31 - 1;
-    function validateInt32(value) {
-      return Number.isInteger(value) && value <= MAX_INT32 && value >= MIN_INT32;
-    }
-    function validateInt64(value) {
-      return Number.isInteger(value);
-    }
-    function validateNumber() {
-      return true;
-    }
-    var Z_ANCHOR = /[^\\]\\Z/;
-    function regex(str2) {
-      if (Z_ANCHOR.test(str2))
-        return false;
-      try {
-        new RegExp(str2);
-        return true;
-      } catch (e) {
-        return false;
-      }
-    }
-  }
-});
-
-// node_modules/ajv/dist/vocabularies/draft7.js
-var require_draft7 = __commonJS({
-  "node_modules/ajv/dist/vocabularies/draft7.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var core_1 = require_core2();
-    var validation_1 = require_validation();
-    var applicator_1 = require_applicator();
-    var format_1 = require_format2();
-    var metadata_1 = require_metadata();
-    var draft7Vocabularies = [
-      core_1.default,
-      validation_1.default,
-      (0, applicator_1.default)(),
-      format_1.default,
-      metadata_1.metadataVocabulary,
-      metadata_1.contentVocabulary
-    ];
-    exports2.default = draft7Vocabularies;
-  }
-});
-
-// node_modules/ajv/dist/refs/json-schema-draft-07.json
-var require_json_schema_draft_07 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-draft-07.json"(exports2, module) {
-    module.exports = {
-      $schema: "http://json-schema.org/draft-07/schema#",
-      $id: "http://json-schema.org/draft-07/schema#",
-      title: "Core schema meta-schema",
-      definitions: {
-        schemaArray: {
-          type: "array",
-          minItems: 1,
-          items: { $ref: "#" }
-        },
-        nonNegativeInteger: {
-          type: "integer",
-          minimum: 0
-        },
-        nonNegativeIntegerDefault0: {
-          allOf: [{ $ref: "#/definitions/nonNegativeInteger" }, { default: 0 }]
-        },
-        simpleTypes: {
-          enum: ["array", "boolean", "integer", "null", "number", "object", "string"]
-        },
-        stringArray: {
-          type: "array",
-          items: { type: "string" },
-          uniqueItems: true,
-          default: []
-        }
-      },
-      type: ["object", "boolean"],
-      properties: {
-        $id: {
-          type: "string",
-          format: "uri-reference"
-        },
-        $schema: {
-          type: "string",
-          format: "uri"
-        },
-        $ref: {
-          type: "string",
-          format: "uri-reference"
-        },
-        $comment: {
-          type: "string"
-        },
-        title: {
-          type: "string"
-        },
-        description: {
-          type: "string"
-        },
-        default: true,
-        readOnly: {
-          type: "boolean",
-          default: false
-        },
-        examples: {
-          type: "array",
-          items: true
-        },
-        multipleOf: {
-          type: "number",
-          exclusiveMinimum: 0
-        },
-        maximum: {
-          type: "number"
-        },
-        exclusiveMaximum: {
-          type: "number"
-        },
-        minimum: {
-          type: "number"
-        },
-        exclusiveMinimum: {
-          type: "number"
-        },
-        maxLength: { $ref: "#/definitions/nonNegativeInteger" },
-        minLength: { $ref: "#/definitions/nonNegativeIntegerDefault0" },
-        pattern: {
-          type: "string",
-          format: "regex"
-        },
-        additionalItems: { $ref: "#" },
-        items: {
-          anyOf: [{ $ref: "#" }, { $ref: "#/definitions/schemaArray" }],
-          default: true
-        },
-        maxItems: { $ref: "#/definitions/nonNegativeInteger" },
-        minItems: { $ref: "#/definitions/nonNegativeIntegerDefault0" },
-        uniqueItems: {
-          type: "boolean",
-          default: false
-        },
-        contains: { $ref: "#" },
-        maxProperties: { $ref: "#/definitions/nonNegativeInteger" },
-        minProperties: { $ref: "#/definitions/nonNegativeIntegerDefault0" },
-        required: { $ref: "#/definitions/stringArray" },
-        additionalProperties: { $ref: "#" },
-        definitions: {
-          type: "object",
-          additionalProperties: { $ref: "#" },
-          default: {}
-        },
-        properties: {
-          type: "object",
-          additionalProperties: { $ref: "#" },
-          default: {}
-        },
-        patternProperties: {
-          type: "object",
-          additionalProperties: { $ref: "#" },
-          propertyNames: { format: "regex" },
-          default: {}
-        },
-        dependencies: {
-          type: "object",
-          additionalProperties: {
-            anyOf: [{ $ref: "#" }, { $ref: "#/definitions/stringArray" }]
-          }
-        },
-        propertyNames: { $ref: "#" },
-        const: true,
-        enum: {
-          type: "array",
-          items: true,
-          minItems: 1,
-          uniqueItems: true
-        },
-        type: {
-          anyOf: [
-            { $ref: "#/definitions/simpleTypes" },
-            {
-              type: "array",
-              items: { $ref: "#/definitions/simpleTypes" },
-              minItems: 1,
-              uniqueItems: true
-            }
-          ]
-        },
-        format: { type: "string" },
-        contentMediaType: { type: "string" },
-        contentEncoding: { type: "string" },
-        if: { $ref: "#" },
-        then: { $ref: "#" },
-        else: { $ref: "#" },
-        allOf: { $ref: "#/definitions/schemaArray" },
-        anyOf: { $ref: "#/definitions/schemaArray" },
-        oneOf: { $ref: "#/definitions/schemaArray" },
-        not: { $ref: "#" }
-      },
-      default: true
-    };
-  }
-});
-
-// node_modules/ajv/dist/ajv.js
-var require_ajv = __commonJS({
-  "node_modules/ajv/dist/ajv.js"(exports2, module) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.MissingRefError = exports2.ValidationError = exports2.CodeGen = exports2.Name = exports2.nil = exports2.stringify = exports2.str = exports2._ = exports2.KeywordCxt = exports2.Ajv = void 0;
-    var core_1 = require_core();
-    var draft7_1 = require_draft7();
-    var discriminator_1 = require_discriminator();
-    var draft7MetaSchema = require_json_schema_draft_07();
-    var META_SUPPORT_DATA = ["/properties"];
-    var META_SCHEMA_ID = "http://json-schema.org/draft-07/schema";
-    var Ajv = class extends core_1.default {
-      _addVocabularies() {
-        super._addVocabularies();
-        draft7_1.default.forEach((v) => this.addVocabulary(v));
-        if (this.opts.discriminator)
-          this.addKeyword(discriminator_1.default);
-      }
-      _addDefaultMetaSchema() {
-        super._addDefaultMetaSchema();
-        if (!this.opts.meta)
-          return;
-        const metaSchema = this.opts.$data ? this.$dataMetaSchema(draft7MetaSchema, META_SUPPORT_DATA) : draft7MetaSchema;
-        this.addMetaSchema(metaSchema, META_SCHEMA_ID, false);
-        this.refs["http://json-schema.org/schema"] = META_SCHEMA_ID;
-      }
-      defaultMeta() {
-        return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
-      }
-    };
-    exports2.Ajv = Ajv;
-    module.exports = exports2 = Ajv;
-    module.exports.Ajv = Ajv;
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.default = Ajv;
-    var validate_1 = require_validate();
-    Object.defineProperty(exports2, "KeywordCxt", { enumerable: true, get: function() {
-      return validate_1.KeywordCxt;
-    } });
-    var codegen_1 = require_codegen();
-    Object.defineProperty(exports2, "_", { enumerable: true, get: function() {
-      return codegen_1._;
-    } });
-    Object.defineProperty(exports2, "str", { enumerable: true, get: function() {
-      return codegen_1.str;
-    } });
-    Object.defineProperty(exports2, "stringify", { enumerable: true, get: function() {
-      return codegen_1.stringify;
-    } });
-    Object.defineProperty(exports2, "nil", { enumerable: true, get: function() {
-      return codegen_1.nil;
-    } });
-    Object.defineProperty(exports2, "Name", { enumerable: true, get: function() {
-      return codegen_1.Name;
-    } });
-    Object.defineProperty(exports2, "CodeGen", { enumerable: true, get: function() {
-      return codegen_1.CodeGen;
-    } });
-    var validation_error_1 = require_validation_error();
-    Object.defineProperty(exports2, "ValidationError", { enumerable: true, get: function() {
-      return validation_error_1.default;
-    } });
-    var ref_error_1 = require_ref_error();
-    Object.defineProperty(exports2, "MissingRefError", { enumerable: true, get: function() {
-      return ref_error_1.default;
-    } });
-  }
-});
-
-// node_modules/ajv-formats/dist/limit.js
-var require_limit = __commonJS({
-  "node_modules/ajv-formats/dist/limit.js"(exports2) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.formatLimitDefinition = void 0;
-    var ajv_1 = require_ajv();
-    var codegen_1 = require_codegen();
-    var ops = codegen_1.operators;
-    var KWDs = {
-      formatMaximum: { okStr: "<=", ok: ops.LTE, fail: ops.GT },
-      formatMinimum: { okStr: ">=", ok: ops.GTE, fail: ops.LT },
-      formatExclusiveMaximum: { okStr: "<", ok: ops.LT, fail: ops.GTE },
-      formatExclusiveMinimum: { okStr: ">", ok: ops.GT, fail: ops.LTE }
-    };
-    var error = {
-      message: ({ keyword, schemaCode }) => (0, codegen_1.str)`should be ${KWDs[keyword].okStr} ${schemaCode}`,
-      params: ({ keyword, schemaCode }) => (0, codegen_1._)`{comparison: ${KWDs[keyword].okStr}, limit: ${schemaCode}}`
-    };
-    exports2.formatLimitDefinition = {
-      keyword: Object.keys(KWDs),
-      type: "string",
-      schemaType: "string",
-      $data: true,
-      error,
-      code(cxt) {
-        const { gen, data, schemaCode, keyword, it } = cxt;
-        const { opts, self } = it;
-        if (!opts.validateFormats)
-          return;
-        const fCxt = new ajv_1.KeywordCxt(it, self.RULES.all.format.definition, "format");
-        if (fCxt.$data)
-          validate$DataFormat();
-        else
-          validateFormat();
-        function validate$DataFormat() {
-          const fmts = gen.scopeValue("formats", {
-            ref: self.formats,
-            code: opts.code.formats
-          });
-          const fmt = gen.const("fmt", (0, codegen_1._)`${fmts}[${fCxt.schemaCode}]`);
-          cxt.fail$data((0, codegen_1.or)((0, codegen_1._)`typeof ${fmt} != "object"`, (0, codegen_1._)`${fmt} instanceof RegExp`, (0, codegen_1._)`typeof ${fmt}.compare != "function"`, compareCode(fmt)));
-        }
-        function validateFormat() {
-          const format = fCxt.schema;
-          const fmtDef = self.formats[format];
-          if (!fmtDef || fmtDef === true)
-            return;
-          if (typeof fmtDef != "object" || fmtDef instanceof RegExp || typeof fmtDef.compare != "function") {
-            throw new Error(`"${keyword}": format "${format}" does not define "compare" function`);
-          }
-          const fmt = gen.scopeValue("formats", {
-            key: format,
-            ref: fmtDef,
-            code: opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(format)}` : void 0
-          });
-          cxt.fail$data(compareCode(fmt));
-        }
-        function compareCode(fmt) {
-          return (0, codegen_1._)`${fmt}.compare(${data}, ${schemaCode}) ${KWDs[keyword].fail} 0`;
-        }
-      },
-      dependencies: ["format"]
-    };
-    var formatLimitPlugin = (ajv2) => {
-      ajv2.addKeyword(exports2.formatLimitDefinition);
-      return ajv2;
-    };
-    exports2.default = formatLimitPlugin;
-  }
-});
-
-// node_modules/ajv-formats/dist/index.js
-var require_dist2 = __commonJS({
-  "node_modules/ajv-formats/dist/index.js"(exports2, module) {
-    "use strict";
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    var formats_1 = require_formats();
-    var limit_1 = require_limit();
-    var codegen_1 = require_codegen();
-    var fullName = new codegen_1.Name("fullFormats");
-    var fastName = new codegen_1.Name("fastFormats");
-    var formatsPlugin = (ajv2, opts = { keywords: true }) => {
-      if (Array.isArray(opts)) {
-        addFormats2(ajv2, opts, formats_1.fullFormats, fullName);
-        return ajv2;
-      }
-      const [formats, exportName] = opts.mode === "fast" ? [formats_1.fastFormats, fastName] : [formats_1.fullFormats, fullName];
-      const list = opts.formats || formats_1.formatNames;
-      addFormats2(ajv2, list, formats, exportName);
-      if (opts.keywords)
-        (0, limit_1.default)(ajv2);
-      return ajv2;
-    };
-    formatsPlugin.get = (name, mode = "full") => {
-      const formats = mode === "fast" ? formats_1.fastFormats : formats_1.fullFormats;
-      const f = formats[name];
-      if (!f)
-        throw new Error(`Unknown format "${name}"`);
-      return f;
-    };
-    function addFormats2(ajv2, list, fs, exportName) {
-      var _a;
-      var _b;
-      (_a = (_b = ajv2.opts.code).formats) !== null && _a !== void 0 ? _a : _b.formats = (0, codegen_1._)`require("ajv-formats/dist/formats").${exportName}`;
-      for (const f of list)
-        ajv2.addFormat(f, fs[f]);
-    }
-    module.exports = exports2 = formatsPlugin;
-    Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.default = formatsPlugin;
-  }
-});
-
-// src/manifest/schemas.ts
-import { existsSync, readFileSync as readFileSync6 } from "node:fs";
-import { dirname as dirname3, join as join2 } from "node:path";
-import { fileURLToPath } from "node:url";
-function findSchemasDir() {
-  if (schemasDir !== void 0) return schemasDir;
-  let dir = dirname3(fileURLToPath(new URL("../src/manifest/schemas.ts", import.meta.url).href));
-  for (; ; ) {
-    const candidate = join2(dir, "schemas");
-    if (existsSync(join2(candidate, SCHEMA_FILES.Task))) return schemasDir = candidate;
-    const parent = dirname3(dir);
-    if (parent === dir) throw new Error(`schemas/${SCHEMA_FILES.Task} not found above ${fileURLToPath(new URL("../src/manifest/schemas.ts", import.meta.url).href)}`);
-    dir = parent;
-  }
-}
-function readSchema(file) {
-  return JSON.parse(readFileSync6(join2(findSchemasDir(), file), "utf8"));
-}
-function getAjv() {
-  if (ajv) return ajv;
-  const instance = new import__3.Ajv2020({
-    allErrors: true,
-    verbose: true,
-    strict: true,
-    // `oneOf: [{required: [user]}, {required: [group]}]` names properties defined beside it.
-    strictRequired: false,
-    allowUnionTypes: true,
-    // Schema mistakes are bugs: fail loudly instead of logging.
-    logger: {
-      log: () => {
-      },
-      warn: (...args) => {
-        throw new Error(`schema warning: ${args.map(String).join(" ")}`);
-      },
-      error: (...args) => {
-        throw new Error(`schema error: ${args.map(String).join(" ")}`);
-      }
-    }
-  });
-  import_ajv_formats.default.default(instance);
-  instance.addVocabulary(ANNOTATION_KEYWORDS);
-  for (const file of Object.values(SCHEMA_FILES)) instance.addSchema(readSchema(file), file);
-  ajv = instance;
-  return instance;
-}
-function getValidator(kind) {
-  return getValidatorByFile(SCHEMA_FILES[kind]);
-}
-function getValidatorByFile(file) {
-  const cached = validators.get(file);
-  if (cached) return cached;
-  const instance = getAjv();
-  let validate2 = instance.getSchema(file);
-  if (!validate2) {
-    instance.addSchema(readSchema(file), file);
-    validate2 = instance.getSchema(file);
-  }
-  if (!validate2) throw new Error(`schema ${file} did not compile`);
-  validators.set(file, validate2);
-  return validate2;
-}
-function getKindSchema(kind) {
-  const validate2 = getValidator(kind);
-  return validate2.schema;
-}
-var import__3, import_ajv_formats, SCHEMA_FILES, ANNOTATION_KEYWORDS, schemasDir, ajv, validators;
-var init_schemas = __esm({
-  "src/manifest/schemas.ts"() {
-    "use strict";
-    import__3 = __toESM(require__(), 1);
-    import_ajv_formats = __toESM(require_dist2(), 1);
-    SCHEMA_FILES = {
-      Task: "task.schema.json",
-      ResourceGroupAcl: "resource-group-acl.schema.json",
-      FolderPermissions: "folder-permissions.schema.json"
-    };
-    ANNOTATION_KEYWORDS = ["patternErrorMessage", "errorMessage", "markdownDescription"];
-    validators = /* @__PURE__ */ new Map();
-  }
-});
-
 // src/manifest/validate.ts
 function validateParsedFiles(files, rules) {
   const diagnostics = [];
@@ -18484,7 +18494,8 @@ function validateParsedFiles(files, rules) {
     }
   }
   diagnostics.push(...runRules(checked, rules));
-  return { manifests, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort() };
+  const fileHashes = new Map(files.flatMap((f) => f.sha256 === void 0 ? [] : [[f.file, f.sha256]]));
+  return { manifests, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
 }
 function checkDocument(doc) {
   const { data, sourceMap } = doc;
@@ -18575,9 +18586,9 @@ var load_exports = {};
 __export(load_exports, {
   collectManifestFiles: () => collectManifestFiles,
   isManifestFileName: () => isManifestFileName,
-  loadManifests: () => loadManifests,
-  readManifestFile: () => readManifestFile
+  loadManifests: () => loadManifests
 });
+import { createHash as createHash2 } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync as readFileSync7 } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { extname, join as join3, resolve as resolve4 } from "node:path";
@@ -18585,11 +18596,7 @@ async function loadManifests(paths, options = {}) {
   const cwd = options.cwd ?? process.cwd();
   const limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
   const { files, diagnostics } = await collectManifestFiles(paths, cwd);
-  const parsed = [];
-  await forEachLimited(files, 8, async (file) => {
-    parsed.push(await readManifestFile(file, limits));
-  });
-  parsed.sort((a, b) => a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
+  const parsed = files.map((file) => readManifestFile(file, limits));
   const result = validateParsedFiles(parsed, options.rules);
   return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };
 }
@@ -18662,10 +18669,7 @@ function isManifestFileName(name) {
   const ext = extname(name).toLowerCase();
   return ext === ".yaml" || ext === ".yml";
 }
-async function readManifestFile(file, limits = DEFAULT_PARSE_LIMITS) {
-  return Promise.resolve(readManifestFileSync(file, limits));
-}
-function readManifestFileSync(file, limits) {
+function readManifestFile(file, limits) {
   let fd;
   try {
     fd = openSync(file, "r");
@@ -18680,7 +18684,7 @@ function readManifestFileSync(file, limits) {
     const tooLarge = checkFileSize(file, info.size, limits);
     if (tooLarge) return { file, documents: [], diagnostics: [tooLarge] };
     const bytes = readFileSync7(fd);
-    return parseManifestFile(file, bytes, limits);
+    return { ...parseManifestFile(file, bytes, limits), sha256: `sha256:${createHash2("sha256").update(bytes).digest("hex")}` };
   } catch (err) {
     return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
   } finally {
@@ -18702,16 +18706,6 @@ function errnoText(err) {
     default:
       return code5 ?? (err instanceof Error ? err.message : String(err));
   }
-}
-async function forEachLimited(items, limit, fn) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++];
-      await fn(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 var init_load = __esm({
   "src/manifest/load.ts"() {
@@ -18822,6 +18816,117 @@ var init_diagnostics2 = __esm({
   }
 });
 
+// src/log.ts
+function createLogger(verbosity, write2 = (l) => process.stderr.write(l)) {
+  return {
+    debug: (m) => {
+      if (verbosity === "verbose") write2(`debug: ${m}
+`);
+    },
+    info: (m) => {
+      if (verbosity !== "quiet") write2(`${m}
+`);
+    },
+    warn: (m) => write2(`warning: ${m}
+`)
+  };
+}
+var silentLogger;
+var init_log = __esm({
+  "src/log.ts"() {
+    "use strict";
+    silentLogger = { debug: () => {
+    }, info: () => {
+    }, warn: () => {
+    } };
+  }
+});
+
+// src/cli/commands/common.ts
+var common_exports = {};
+__export(common_exports, {
+  loadManifestsOrReport: () => loadManifestsOrReport,
+  loggerFor: () => loggerFor,
+  manifestPathsOf: () => manifestPathsOf,
+  openEnvironment: () => openEnvironment,
+  resolveServices: () => resolveServices,
+  serverIdentities: () => serverIdentities,
+  useColor: () => useColor,
+  validatePaths: () => validatePaths,
+  wholeNumberOption: () => wholeNumberOption,
+  writeDiagnostics: () => writeDiagnostics
+});
+import { existsSync as existsSync2 } from "node:fs";
+import { resolve as resolve5 } from "node:path";
+function wholeNumberOption(option, text2, min, max) {
+  const n = Number(text2);
+  if (!/^\d+$/.test(text2.trim()) || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text2}"`);
+  }
+  return n;
+}
+function useColor(g, io) {
+  return g.color !== false && io.isTty && (io.env["NO_COLOR"] ?? "") === "";
+}
+function openEnvironment(g, io) {
+  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
+  return { config, env: selectEnvironment(config, g.env) };
+}
+function resolveServices(config, env, io) {
+  return ["automation", "transfer"].map((name) => resolveService(config, env, name, io.env)).filter((s) => s !== void 0);
+}
+function serverIdentities(services) {
+  return Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }]));
+}
+function manifestPathsOf(paths, config, env, io) {
+  const chosen = paths.length > 0 ? paths.map((p) => resolve5(io.cwd, p)) : [...env.manifests];
+  if (chosen.length === 0) throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
+  return chosen;
+}
+async function loadManifestsOrReport(paths, g, io) {
+  const manifests = await loadManifests(paths, { cwd: io.cwd });
+  if (!hasErrors(manifests.diagnostics)) return manifests;
+  writeDiagnostics(g, io, manifests.diagnostics, manifests.manifests.length);
+  return void 0;
+}
+function writeDiagnostics(g, io, diagnostics, manifestCount) {
+  const report = { diagnostics, manifestCount };
+  switch (g.format) {
+    case "github":
+      io.stdout(renderDiagnostics("github", report, { cwd: io.cwd }));
+      return;
+    case "json":
+      io.stderr(renderDiagnostics("json", report, { cwd: io.cwd }));
+      return;
+    case "text":
+    case "markdown":
+      io.stderr(renderDiagnostics("text", report, { cwd: io.cwd, color: useColor(g, io) }));
+      return;
+  }
+}
+function validatePaths(paths, g, io) {
+  if (paths.length > 0) return paths.map((p) => resolve5(io.cwd, p));
+  if (g.config === void 0 && !existsSync2(resolve5(io.cwd, DEFAULT_CONFIG_FILE))) {
+    throw new ConfigError(`no manifest paths given and no ${DEFAULT_CONFIG_FILE} here: run mftops validate PATH\u2026 or pass --config FILE`);
+  }
+  const { config, env } = openEnvironment(g, io);
+  return manifestPathsOf([], config, env, io);
+}
+function loggerFor(g, io) {
+  return createLogger(g.quiet ? "quiet" : g.verbose ? "verbose" : "normal", io.stderr);
+}
+var init_common = __esm({
+  "src/cli/commands/common.ts"() {
+    "use strict";
+    init_load_config();
+    init_errors();
+    init_log();
+    init_diagnostics();
+    init_load();
+    init_diagnostics2();
+  }
+});
+
 // src/cli/commands/validate.ts
 var validate_exports = {};
 __export(validate_exports, {
@@ -18833,8 +18938,7 @@ async function runValidate(opts, io) {
     return 1;
   }
   const set = await loadManifests(opts.paths, { cwd: io.cwd });
-  const noColor = io.env.NO_COLOR !== void 0 && io.env.NO_COLOR !== "";
-  const color = opts.color ?? (io.isTty && !noColor);
+  const color = opts.color ?? useColor({ color: true }, io);
   io.stdout(renderDiagnostics(opts.format, { diagnostics: set.diagnostics, manifestCount: set.manifests.length }, { cwd: io.cwd, color }));
   return hasErrors(set.diagnostics) ? 1 : 0;
 }
@@ -18844,34 +18948,7 @@ var init_validate2 = __esm({
     init_diagnostics();
     init_load();
     init_diagnostics2();
-  }
-});
-
-// src/cli/commands/manifest-paths.ts
-var manifest_paths_exports = {};
-__export(manifest_paths_exports, {
-  resolveValidatePaths: () => resolveValidatePaths
-});
-import { existsSync as existsSync2 } from "node:fs";
-import { resolve as resolve5 } from "node:path";
-function resolveValidatePaths(paths, g, io) {
-  if (paths.length > 0) return paths.map((p) => resolve5(io.cwd, p));
-  const configPath = g.config ?? DEFAULT_CONFIG_FILE;
-  if (g.config === void 0 && !existsSync2(resolve5(io.cwd, configPath))) {
-    throw new ConfigError(`no manifest paths given and no ${DEFAULT_CONFIG_FILE} here: run mftops validate PATH\u2026 or pass --config FILE`);
-  }
-  const config = loadConfig(configPath, io.cwd);
-  const env = selectEnvironment(config, g.env);
-  if (env.manifests.length === 0) {
-    throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
-  }
-  return [...env.manifests];
-}
-var init_manifest_paths = __esm({
-  "src/cli/commands/manifest-paths.ts"() {
-    "use strict";
-    init_errors();
-    init_load_config();
+    init_common();
   }
 });
 
@@ -18899,32 +18976,6 @@ function createProgress(io, quiet, now = Date.now) {
 var init_progress = __esm({
   "src/cli/progress.ts"() {
     "use strict";
-  }
-});
-
-// src/log.ts
-function createLogger(verbosity, write2 = (l) => process.stderr.write(l)) {
-  return {
-    debug: (m) => {
-      if (verbosity === "verbose") write2(`debug: ${m}
-`);
-    },
-    info: (m) => {
-      if (verbosity !== "quiet") write2(`${m}
-`);
-    },
-    warn: (m) => write2(`warning: ${m}
-`)
-  };
-}
-var silentLogger;
-var init_log = __esm({
-  "src/log.ts"() {
-    "use strict";
-    silentLogger = { debug: () => {
-    }, info: () => {
-    }, warn: () => {
-    } };
   }
 });
 
@@ -19164,8 +19215,8 @@ function countOpenSessions() {
 async function closeAllSessions(timeoutMs = 3e3) {
   const all = Promise.allSettled([...openSessions].map((s) => s.close()));
   let timer;
-  const limit = new Promise((resolve12) => {
-    timer = setTimeout(resolve12, timeoutMs);
+  const limit = new Promise((resolve11) => {
+    timer = setTimeout(resolve11, timeoutMs);
     timer.unref();
   });
   await Promise.race([all, limit]);
@@ -22080,9 +22131,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve12, reject) => {
+          return new Promise((resolve11, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve12(data);
+              return err ? reject(err) : resolve11(data);
             });
           });
         }
@@ -22120,9 +22171,9 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve12, reject) => {
+          return new Promise((resolve11, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve12(data);
+              return err2 ? reject(err2) : resolve11(data);
             });
           });
         }
@@ -25628,8 +25679,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve12, reject) => {
-        res = resolve12;
+      const promise = new Promise((resolve11, reject) => {
+        res = resolve11;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -27055,12 +27106,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve12, reject) => {
+      const waitForDrain = () => new Promise((resolve11, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve12;
+          callback = resolve11;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -27944,12 +27995,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve12, reject) => {
+      const waitForDrain = () => new Promise((resolve11, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve12;
+          callback = resolve11;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -28266,16 +28317,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve12) => {
+        return new Promise((resolve11) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve12;
+            this[kClosedResolve] = resolve11;
           } else {
-            resolve12(null);
+            resolve11(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve12) => {
+        return new Promise((resolve11) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -28288,7 +28339,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve12(null);
+            resolve11(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -28695,8 +28746,8 @@ var require_pool_base = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve12) => {
-            this[kClosedResolve] = resolve12;
+          return new Promise((resolve11) => {
+            this[kClosedResolve] = resolve11;
           });
         }
       }
@@ -29818,7 +29869,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve12, reject) => {
+        const socket = await new Promise((resolve11, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -29828,7 +29879,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve12(socket2);
+              resolve11(socket2);
             }
           });
         });
@@ -29838,14 +29889,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve12, reject) => {
+        await new Promise((resolve11, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve12();
+            resolve11();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -29854,14 +29905,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve12();
+            resolve11();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve12, reject) => {
+        await new Promise((resolve11, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -29869,7 +29920,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug("SOCKS5 tunnel established to", targetHost, targetPort, "via", info);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve12();
+            resolve11();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -29912,8 +29963,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve12, reject) => {
-                      finalSocket.once("secureConnect", resolve12);
+                    await new Promise((resolve11, reject) => {
+                      finalSocket.once("secureConnect", resolve11);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -31046,7 +31097,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve11, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -31060,11 +31111,11 @@ var require_readable = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve12(null);
+                resolve11(null);
               }
             });
           } else {
-            this.on("close", resolve12);
+            this.on("close", resolve11);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -31092,7 +31143,7 @@ var require_readable = __commonJS({
     }
     function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve12, reject) => {
+      return new Promise((resolve11, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -31107,7 +31158,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve12,
+              resolve: resolve11,
               reject,
               length: 0,
               body: []
@@ -31181,18 +31232,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body, resolve: resolve12, stream, length } = consume2;
+      const { type, body, resolve: resolve11, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve12(chunksDecode(body, length, encoding));
+          resolve11(chunksDecode(body, length, encoding));
         } else if (type === "json") {
-          resolve12(JSON.parse(chunksDecode(body, length, encoding)));
+          resolve11(JSON.parse(chunksDecode(body, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve12(chunksConcat(body, length).buffer);
+          resolve11(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve12(new Blob(body, { type: stream[kContentType] }));
+          resolve11(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve12(chunksConcat(body, length));
+          resolve11(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -31382,9 +31433,9 @@ var require_api_request = __commonJS({
     };
     function request(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve11, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve12(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -31596,9 +31647,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve11, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve12(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -31886,9 +31937,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve11, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve12(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -31981,9 +32032,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve11, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve12(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -33256,8 +33307,8 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module) {
     "use strict";
-    var { writeFile, readFile: readFile3, mkdir: mkdir2 } = __require("node:fs/promises");
-    var { dirname: dirname7, resolve: resolve12 } = __require("node:path");
+    var { writeFile, readFile: readFile2, mkdir: mkdir2 } = __require("node:fs/promises");
+    var { dirname: dirname7, resolve: resolve11 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -33458,7 +33509,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile3(resolve12(path), "utf8");
+          const data = await readFile2(resolve11(path), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -33487,7 +33538,7 @@ var require_snapshot_recorder = __commonJS({
         if (!path) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve12(path);
+        const resolvedPath = resolve11(path);
         await mkdir2(dirname7(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -41467,7 +41518,7 @@ var require_fetch = __commonJS({
         const agent = fetchParams.controller.dispatcher;
         const path = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve12, reject) => agent.dispatch(
+        return new Promise((resolve11, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path}?` : path,
             origin: url.origin,
@@ -41555,7 +41606,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve12({
+              resolve11({
                 status,
                 statusText,
                 headersList,
@@ -41608,7 +41659,7 @@ var require_fetch = __commonJS({
                   headersList.append(headerName, String(value), true);
                 }
               }
-              resolve12({
+              resolve11({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -41632,7 +41683,7 @@ var require_fetch = __commonJS({
                   headersList.append(nameStr, value.toString("latin1"), true);
                 }
               }
-              resolve12({
+              resolve11({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -45980,7 +46031,7 @@ function resolveRetryPolicy(opts) {
   };
 }
 function defaultSleep(ms) {
-  return new Promise((resolve12) => setTimeout(resolve12, ms));
+  return new Promise((resolve11) => setTimeout(resolve11, ms));
 }
 function isRetryableStatus(status) {
   return status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
@@ -46016,7 +46067,7 @@ var init_version2 = __esm({
 });
 
 // src/services/transport.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 import { readFileSync as readFileSync8 } from "node:fs";
 import { open } from "node:fs/promises";
 import { rootCertificates } from "node:tls";
@@ -46221,7 +46272,7 @@ var init_transport = __esm({
             await handle?.close();
             throw new MftopsError(`cannot write ${destPath} (${err.code ?? "error"})`);
           }
-          const hash = createHash2("sha256");
+          const hash = createHash3("sha256");
           let bytes = 0;
           try {
             for await (const chunk of res.body) {
@@ -46389,17 +46440,9 @@ var init_transport = __esm({
 
 // src/services/connection.ts
 function parseBaseUrl(service, url) {
-  let u;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new ConfigError(`${service}: url ${JSON.stringify(url)} is not a URL`);
-  }
-  if (u.username !== "" || u.password !== "") throw new ConfigError(`${service}: url must not contain credentials`);
-  if (u.protocol !== "https:" && u.protocol !== "http:") throw new ConfigError(`${service}: url must be https:// (got ${u.protocol})`);
-  if (u.protocol === "http:" && !LOOPBACK2.test(u.hostname)) {
-    throw new ConfigError(`${service}: plain http:// is refused for ${u.hostname}; use https:// (http is allowed for loopback only)`);
-  }
+  const problem = checkServiceUrl(url);
+  if (problem !== void 0) throw new ConfigError(`${service} url: ${problem}`);
+  const u = new URL(url);
   return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, "") };
 }
 function readTimeoutsFromEnv(env) {
@@ -46411,16 +46454,16 @@ function readTimeoutsFromEnv(env) {
   }
   return { headersMs: ms, bodyMs: ms, connectMs: ms };
 }
-var LOOPBACK2, TIMEOUT_VARIABLE, Connection;
+var TIMEOUT_VARIABLE, Connection;
 var init_connection = __esm({
   "src/services/connection.ts"() {
     "use strict";
+    init_service_url();
     init_errors();
     init_errors2();
     init_paging();
     init_session();
     init_transport();
-    LOOPBACK2 = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
     TIMEOUT_VARIABLE = "MFTOPS_HTTP_TIMEOUT_MS";
     Connection = class {
       service;
@@ -46593,6 +46636,7 @@ var init_client = __esm({
     init_error_body();
     init_errors2();
     init_connection();
+    init_paging();
     init_normalize2();
     AUTOMATION_READ_METHODS = [
       "info",
@@ -46734,10 +46778,8 @@ var init_client = __esm({
       async auditReport(query) {
         const value = { predicate: query.predicate, orderBy: query.orderBy, maxCount: query.maxCount };
         const body = await this.#c.json("POST", "/reports/audit", { body: { kind: "json", value }, retry: "read" });
-        if (Array.isArray(body)) return body;
-        if (isRecord7(body) && Array.isArray(body.items)) return body.items;
-        if (body === void 0) return [];
-        return this.#unexpected("POST", "/reports/audit", "expected a list of audit records");
+        const page = parseListPage(body);
+        return page ? page.items : this.#unexpected("POST", "/reports/audit", "expected a list of audit records");
       }
       close() {
         return this.#c.close();
@@ -46756,6 +46798,42 @@ var init_client = __esm({
         throw new ApiError({ service: "automation", method, path: `${this.#c.session.knownApiBase ?? ""}${path}`, status: 200, body: { fieldErrors: [], note } });
       }
     };
+  }
+});
+
+// src/folder-path.ts
+function trimFolderPath(path) {
+  return path.length > 1 ? path.replace(/\/+$/, "") : path;
+}
+function folderKey(path) {
+  return trimFolderPath(path).toLowerCase();
+}
+function parentPath(path) {
+  const trimmed = trimFolderPath(path);
+  if (trimmed === "/" || trimmed === "") return void 0;
+  const i = trimmed.lastIndexOf("/");
+  return i <= 0 ? "/" : trimmed.slice(0, i);
+}
+function isSameOrBelow(path, root) {
+  const p = folderKey(path);
+  const r = folderKey(root);
+  return p === r || (r === "/" ? p.startsWith("/") : p.startsWith(`${r}/`));
+}
+function folderDepth(path) {
+  return path.split("/").filter((s) => s !== "").length;
+}
+function uniqueFolderPaths(paths) {
+  const seen = /* @__PURE__ */ new Set();
+  return paths.filter((p) => {
+    const k = folderKey(p);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+var init_folder_path = __esm({
+  "src/folder-path.ts"() {
+    "use strict";
   }
 });
 
@@ -46796,9 +46874,6 @@ function toPermissions(p) {
   }
   return out;
 }
-function trimSlash2(path) {
-  return path.length > 1 ? path.replace(/\/+$/, "") : path;
-}
 function seg2(value) {
   return encodeURIComponent(String(value));
 }
@@ -46820,6 +46895,7 @@ var init_client2 = __esm({
     init_errors2();
     init_connection();
     init_paging();
+    init_folder_path();
     TRANSFER_READ_METHODS = [
       "tokenCheck",
       "currentUser",
@@ -46886,8 +46962,8 @@ var init_client2 = __esm({
           if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return null;
           throw err;
         }
-        const want = trimSlash2(path);
-        return items.map(toFolder).find((f) => trimSlash2(f.path) === want) ?? null;
+        const want = trimFolderPath(path);
+        return items.map(toFolder).find((f) => trimFolderPath(f.path) === want) ?? null;
       }
       async listFolders() {
         return (await this.#list("/folders")).map(toFolder);
@@ -46995,100 +47071,44 @@ var init_services = __esm({
 });
 
 // src/cli/commands/clients.ts
-async function openReadonlyClients(services, g, io) {
+async function openClients(services, g, io, options = {}) {
   const { createAutomationClient: createAutomationClient2, createTransferClient: createTransferClient2, installShutdownHandlers: installShutdownHandlers2, toReadonlyAutomationClient: toReadonlyAutomationClient2, toReadonlyTransferClient: toReadonlyTransferClient2 } = await Promise.resolve().then(() => (init_services(), services_exports));
-  const logger = createLogger(g.quiet ? "quiet" : g.verbose ? "verbose" : "normal", io.stderr);
-  const uninstall = installShutdownHandlers2();
-  const closers = [];
-  const readers = {};
+  const logger = loggerFor(g, io);
+  const uninstall = options.shutdownHandlers === false ? () => {
+  } : installShutdownHandlers2();
+  const full = {};
   for (const s of services) {
-    const options = { url: s.url, username: s.username, password: s.password, logger, env: io.env, ...s.caFile ? { caFile: s.caFile } : {} };
+    const clientOptions = { url: s.url, username: s.username, password: s.password, logger, env: io.env, ...s.caFile ? { caFile: s.caFile } : {} };
     switch (s.name) {
-      case "automation": {
-        const client = createAutomationClient2(options);
-        closers.push(() => client.close());
-        readers.automation = toReadonlyAutomationClient2(client);
+      case "automation":
+        full.automation = createAutomationClient2(clientOptions);
         break;
-      }
-      case "transfer": {
-        const client = createTransferClient2(options);
-        closers.push(() => client.close());
-        readers.transfer = toReadonlyTransferClient2(client);
+      case "transfer":
+        full.transfer = createTransferClient2(clientOptions);
         break;
-      }
     }
   }
+  let closed;
   return {
-    readers,
-    close: async () => {
-      await Promise.all(closers.map((c) => c().catch(() => void 0)));
-      uninstall();
+    full,
+    readers: {
+      ...full.automation ? { automation: toReadonlyAutomationClient2(full.automation) } : {},
+      ...full.transfer ? { transfer: toReadonlyTransferClient2(full.transfer) } : {}
+    },
+    close: () => {
+      closed ??= Promise.all([full.automation?.close(), full.transfer?.close()].map((p) => p?.catch(() => void 0))).then(() => uninstall());
+      return closed;
     }
   };
+}
+async function openReadonlyClients(services, g, io) {
+  const { readers, close } = await openClients(services, g, io);
+  return { readers, close };
 }
 var init_clients = __esm({
   "src/cli/commands/clients.ts"() {
     "use strict";
-    init_log();
-  }
-});
-
-// src/cli/commands/common.ts
-import { resolve as resolve6 } from "node:path";
-function wholeNumberOption(option, text2, min, max) {
-  const n = Number(text2);
-  if (!/^\d+$/.test(text2.trim()) || !Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text2}"`);
-  }
-  return n;
-}
-function useColor(g, io) {
-  return g.color !== false && io.isTty && io.env["NO_COLOR"] === void 0;
-}
-function openEnvironment(g, io) {
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
-  return { config, env: selectEnvironment(config, g.env) };
-}
-function resolveServices(config, env, io) {
-  return ["automation", "transfer"].map((name) => resolveService(config, env, name, io.env)).filter((s) => s !== void 0);
-}
-function serverIdentities(services) {
-  return Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }]));
-}
-function manifestPathsOf(paths, config, env, io) {
-  const chosen = paths.length > 0 ? paths.map((p) => resolve6(io.cwd, p)) : [...env.manifests];
-  if (chosen.length === 0) throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
-  return chosen;
-}
-async function loadManifestsOrReport(paths, g, io) {
-  const manifests = await loadManifests(paths, { cwd: io.cwd });
-  if (!hasErrors(manifests.diagnostics)) return manifests;
-  writeDiagnostics(g, io, manifests.diagnostics, manifests.manifests.length);
-  return void 0;
-}
-function writeDiagnostics(g, io, diagnostics, manifestCount) {
-  const report = { diagnostics, manifestCount };
-  switch (g.format) {
-    case "github":
-      io.stdout(renderDiagnostics("github", report, { cwd: io.cwd }));
-      return;
-    case "json":
-      io.stderr(renderDiagnostics("json", report, { cwd: io.cwd }));
-      return;
-    case "text":
-    case "markdown":
-      io.stderr(renderDiagnostics("text", report, { cwd: io.cwd, color: useColor(g, io) }));
-      return;
-  }
-}
-var init_common = __esm({
-  "src/cli/commands/common.ts"() {
-    "use strict";
-    init_load_config();
-    init_errors();
-    init_diagnostics();
-    init_load();
-    init_diagnostics2();
+    init_common();
   }
 });
 
@@ -47122,19 +47142,6 @@ var init_map_with_concurrency = __esm({
 function aclKey(resourceGroup, userGroup) {
   return `${resourceGroup.toLowerCase()}\0${userGroup.toLowerCase()}`;
 }
-function folderKey(path) {
-  const trimmed = path.length > 1 ? path.replace(/\/+$/, "") : path;
-  return trimmed.toLowerCase();
-}
-function uniqueFolderPaths(paths) {
-  const seen = /* @__PURE__ */ new Set();
-  return paths.filter((p) => {
-    const k = folderKey(p);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-}
 function indexByName(items, nameOf, idOf = () => void 0) {
   const byName2 = /* @__PURE__ */ new Map();
   const byId = /* @__PURE__ */ new Map();
@@ -47149,6 +47156,8 @@ function indexByName(items, nameOf, idOf = () => void 0) {
 var init_model2 = __esm({
   "src/live/model.ts"() {
     "use strict";
+    init_folder_path();
+    init_folder_path();
   }
 });
 
@@ -47301,7 +47310,7 @@ async function findFolders(client, paths, into, t, parallelism, list) {
   if (list && (paths.length > FOLDER_LIST_THRESHOLD || list.started())) {
     const byPath = await list.read();
     if (byPath) {
-      for (const p of paths) into.set(folderKey(p), byPath.get(trimSlash3(p)) ?? null);
+      for (const p of paths) into.set(folderKey(p), byPath.get(trimFolderPath(p)) ?? null);
       return;
     }
   }
@@ -47316,7 +47325,7 @@ function folderListReader(client, t) {
     try {
       const folders = await t.run("folder list", () => client.listFolders());
       const byPath = /* @__PURE__ */ new Map();
-      for (const f of folders) if (!byPath.has(trimSlash3(f.path))) byPath.set(trimSlash3(f.path), f);
+      for (const f of folders) if (!byPath.has(trimFolderPath(f.path))) byPath.set(trimFolderPath(f.path), f);
       return byPath;
     } catch (err) {
       if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return void 0;
@@ -47324,9 +47333,6 @@ function folderListReader(client, t) {
     }
   };
   return { started: () => read !== void 0, read: () => read ??= readList() };
-}
-function trimSlash3(path) {
-  return path.length > 1 ? path.replace(/\/+$/, "") : path;
 }
 async function walkFolders(client, roots, t, parallelism) {
   const out = /* @__PURE__ */ new Map();
@@ -47344,17 +47350,6 @@ async function walkFolders(client, roots, t, parallelism) {
   }
   return out;
 }
-function isSameOrBelow(path, root) {
-  const p = folderKey(path);
-  const r = folderKey(root);
-  return p === r || (r === "/" ? p.startsWith("/") : p.startsWith(`${r}/`));
-}
-function parentPath(path) {
-  const trimmed = path.length > 1 ? path.replace(/\/+$/, "") : path;
-  if (trimmed === "/" || trimmed === "") return void 0;
-  const i = trimmed.lastIndexOf("/");
-  return i <= 0 ? "/" : trimmed.slice(0, i);
-}
 function idText(id) {
   return typeof id === "string" ? id : typeof id === "number" ? String(id) : void 0;
 }
@@ -47365,6 +47360,7 @@ var init_read_live_state = __esm({
     init_errors2();
     init_map_with_concurrency();
     init_model2();
+    init_folder_path();
     FOLDER_LIST_THRESHOLD = 25;
   }
 });
@@ -47388,8 +47384,18 @@ var init_diagnostics3 = __esm({
   }
 });
 
+// src/order.ts
+function compareText(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+var init_order = __esm({
+  "src/order.ts"() {
+    "use strict";
+  }
+});
+
 // src/resources/common.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 function isRecord8(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -47407,7 +47413,7 @@ function sortKeys(value) {
   return out;
 }
 function sha256Of(value) {
-  return `sha256:${createHash3("sha256").update(canonicalJson(value)).digest("hex")}`;
+  return `sha256:${createHash4("sha256").update(canonicalJson(value)).digest("hex")}`;
 }
 function withoutPasswords(value) {
   if (Array.isArray(value)) return value.map(withoutPasswords);
@@ -48142,7 +48148,7 @@ function planChanges(input) {
     const live = folders.get(key);
     return live ? viewEntries(live.acl) : void 0;
   };
-  const byDepth = [...input.desired.folders].map((d, i) => ({ d, i })).sort((a, b) => depthOf(a.d.path) - depthOf(b.d.path) || a.i - b.i);
+  const byDepth = [...input.desired.folders].map((d, i) => ({ d, i })).sort((a, b) => folderDepth(a.d.path) - folderDepth(b.d.path) || a.i - b.i);
   for (const { d } of byDepth) {
     const m = d.manifest;
     const key = folderKey(d.path);
@@ -48151,7 +48157,7 @@ function planChanges(input) {
     if (live) {
       const o = planFolder(d, viewEntries(live.acl));
       after.set(key, o.after);
-      add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), fingerprint: fingerprintFolder(live) }, RANK.FolderPermissions, depthOf(d.path));
+      add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), fingerprint: fingerprintFolder(live) }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const renamed = m.previousNames.map((p) => folders.get(folderKey(p))).find((f) => f !== null && f !== void 0);
@@ -48167,14 +48173,14 @@ function planChanges(input) {
           fields: [{ path: "path", before: renamed.folder.path, after: d.path }]
         },
         RANK.FolderPermissions,
-        depthOf(d.path)
+        folderDepth(d.path)
       );
       continue;
     }
     const create = planFolderCreation(d, entriesAfter, diagnostics);
     if (!create) continue;
     after.set(key, create.after);
-    add({ ...base, ...outcomeFields(create) }, RANK.FolderPermissions, depthOf(d.path));
+    add({ ...base, ...outcomeFields(create) }, RANK.FolderPermissions, folderDepth(d.path));
   }
   for (const change of planPrune(input)) add(change.change, change.rank, change.depth);
   let selected = items;
@@ -48303,7 +48309,7 @@ function planPrune(input) {
           ...outcomeFields(o)
         },
         rank: RANK.FolderPermissions,
-        depth: depthOf(live.folder.path)
+        depth: folderDepth(live.folder.path)
       });
     }
   }
@@ -48343,12 +48349,6 @@ function selectTargets(items, targets, desired, diagnostics) {
   }
   return items.filter((o) => chosen.has(o));
 }
-function compareText(a, b) {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-function depthOf(path) {
-  return path.split("/").filter((s) => s !== "").length;
-}
 function sourceRef(at, cwd) {
   let file = at.file;
   if (cwd !== void 0) {
@@ -48362,7 +48362,8 @@ var init_plan_changes = __esm({
   "src/plan/plan-changes.ts"() {
     "use strict";
     init_model2();
-    init_read_live_state();
+    init_folder_path();
+    init_order();
     init_folder_permissions();
     init_resource_group_acl();
     init_task();
@@ -48599,35 +48600,31 @@ var init_resolve_desired = __esm({
 var build_plan_exports = {};
 __export(build_plan_exports, {
   buildPlan: () => buildPlan,
-  digestManifestFiles: () => digestManifestFiles
+  manifestDigest: () => manifestDigest
 });
-import { createHash as createHash4 } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { createHash as createHash5 } from "node:crypto";
 import { relative as relative4, sep as sep3 } from "node:path";
 async function buildPlan(input) {
   const cwd = input.cwd ?? process.cwd();
   const loaded = input.manifests;
   if (hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
   const env = input.environment;
-  const [live, manifestDigest] = await Promise.all([
-    readLiveState({
-      manifests: loaded.manifests,
-      ...input.clients.automation ? { automation: input.clients.automation } : {},
-      ...input.clients.transfer ? { transfer: input.clients.transfer } : {},
-      scope: env.scope,
-      prune: env.prune,
-      ...input.parallelism !== void 0 ? { parallelism: input.parallelism } : {},
-      ...input.progress ? { progress: input.progress } : {}
-    }),
-    digestManifestFiles(loaded.files, cwd)
-  ]);
+  const live = await readLiveState({
+    manifests: loaded.manifests,
+    ...input.clients.automation ? { automation: input.clients.automation } : {},
+    ...input.clients.transfer ? { transfer: input.clients.transfer } : {},
+    scope: env.scope,
+    prune: env.prune,
+    ...input.parallelism !== void 0 ? { parallelism: input.parallelism } : {},
+    ...input.progress ? { progress: input.progress } : {}
+  });
   const resolved = resolveDesired(loaded.manifests, live);
   const { plan, diagnostics } = planChanges({
     desired: resolved.desired,
     live,
     environment: env.name,
     servers: serverIdentities2(input.servers, live),
-    manifestDigest,
+    manifestDigest: manifestDigest(loaded, cwd),
     scope: env.scope,
     prune: env.prune,
     ...input.targets ? { targets: input.targets } : {},
@@ -48646,15 +48643,11 @@ function serverIdentities2(servers, live) {
   if (servers.transfer) out.transfer = { url: servers.transfer.url, username: servers.transfer.username };
   return out;
 }
-async function digestManifestFiles(files, cwd) {
-  const hash = createHash4("sha256");
-  const named = files.map((file) => ({ file, name: relative4(cwd, file).split(sep3).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  const bytes = await Promise.all(named.map((f) => readFile(f.file)));
-  named.forEach((f, i) => {
-    const content = bytes[i];
-    hash.update(`${f.name}\0${content.length}\0`);
-    hash.update(content);
-  });
+function manifestDigest(set, cwd) {
+  const hash = createHash5("sha256");
+  const named = set.files.map((file) => ({ file, name: relative4(cwd, file).split(sep3).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  for (const f of named) hash.update(`${f.name}\0${set.fileHashes.get(f.file) ?? "unread"}
+`);
   return `sha256:${hash.digest("hex")}`;
 }
 var init_build_plan = __esm({
@@ -48800,7 +48793,7 @@ __export(plan_exports, {
   renderPlan: () => renderPlan,
   runPlan: () => runPlan
 });
-import { resolve as resolve7 } from "node:path";
+import { resolve as resolve6 } from "node:path";
 async function runPlan(g, opts, io) {
   const parallelism = wholeNumberOption("--parallelism", opts.parallelism, 1, 64);
   const { config, env } = openEnvironment(g, io);
@@ -48832,7 +48825,7 @@ async function runPlan(g, opts, io) {
   io.stdout(await renderPlan(plan, g, useColor(g, io)));
   if (opts.out !== void 0) {
     const { writePlanFile: writePlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
-    writePlanFile2(resolve7(io.cwd, opts.out), plan);
+    writePlanFile2(resolve6(io.cwd, opts.out), plan);
     if (!g.quiet) io.stderr(`Saved the plan to ${opts.out}; apply it exactly with: mftops apply ${opts.out}
 `);
   }
@@ -48869,7 +48862,6 @@ var init_plan = __esm({
 // src/apply/model.ts
 var model_exports = {};
 __export(model_exports, {
-  WRITE_ACTIONS: () => WRITE_ACTIONS,
   applyExitCode: () => applyExitCode,
   countResults: () => countResults,
   describeStale: () => describeStale,
@@ -48921,11 +48913,9 @@ function applyExitCode(report) {
 function skippedResult(change, reason) {
   return { address: change.address, kind: change.kind, action: change.action, status: "skipped", error: reason, writes: 0, unknownOutcomes: 0, confirmedByReread: 0 };
 }
-var WRITE_ACTIONS;
 var init_model3 = __esm({
   "src/apply/model.ts"() {
     "use strict";
-    WRITE_ACTIONS = ["create", "update", "replace", "delete"];
   }
 });
 
@@ -49436,13 +49426,13 @@ var init_steps = __esm({
 });
 
 // src/apply/secrets.ts
-import { dirname as dirname5, isAbsolute as isAbsolute6, resolve as resolve8 } from "node:path";
+import { dirname as dirname5, isAbsolute as isAbsolute6, resolve as resolve7 } from "node:path";
 function resolvePayloadSecrets(change, ctx) {
   const payload = change.payload;
   if (payload === void 0) return void 0;
   const secrets = [];
   const source = change.source;
-  const baseDir = source ? dirname5(isAbsolute6(source.file) ? source.file : resolve8(ctx.cwd, source.file)) : ctx.cwd;
+  const baseDir = source ? dirname5(isAbsolute6(source.file) ? source.file : resolve7(ctx.cwd, source.file)) : ctx.cwd;
   const where = source ? `${change.address} (${source.file}:${source.line})` : change.address;
   const walk2 = (value) => {
     if (typeof value === "string") {
@@ -49538,7 +49528,7 @@ function scheduleChanges(changes) {
   changes.forEach((c, i) => {
     if (c.kind === "FolderPermissions" && c.action === "create") creates.set(folderKey(c.name), i);
   });
-  const depths = changes.filter((c) => c.kind === "FolderPermissions").map((c) => depthOf2(c.name));
+  const depths = changes.filter((c) => c.kind === "FolderPermissions").map((c) => folderDepth(c.name));
   const maxDepth = Math.max(0, ...depths);
   return changes.map((c) => {
     if (c.action === "delete") {
@@ -49548,7 +49538,7 @@ function scheduleChanges(changes) {
         case "ResourceGroupAcl":
           return { wave: 2 };
         case "FolderPermissions":
-          return { wave: 3 + maxDepth - depthOf2(c.name) };
+          return { wave: 3 + maxDepth - folderDepth(c.name) };
         default: {
           const never = c.kind;
           throw new Error(`unknown kind ${String(never)}`);
@@ -49556,30 +49546,21 @@ function scheduleChanges(changes) {
       }
     }
     if (c.kind !== "FolderPermissions") return { wave: 0 };
-    for (let p = parentOf(c.name); p !== void 0; p = parentOf(p)) {
+    for (let p = parentPath(c.name); p !== void 0; p = parentPath(p)) {
       const j = creates.get(folderKey(p));
       if (j !== void 0) return { wave: 0, needs: j };
     }
     return { wave: 0 };
   });
 }
-function depthOf2(path) {
-  return path.split("/").filter((s) => s !== "").length;
-}
-function parentOf(path) {
-  const trimmed = path.replace(/\/+$/, "");
-  const i = trimmed.lastIndexOf("/");
-  if (i < 0 || trimmed === "") return void 0;
-  return i === 0 ? trimmed === "/" ? void 0 : "/" : trimmed.slice(0, i);
-}
 async function runWave(members, w) {
   const { order, results, changes, limit, runOne, finishSkipped, signal, drainMs } = w;
   const waiting = [...members];
   const running = /* @__PURE__ */ new Map();
-  const abortedPromise = new Promise((resolve12) => {
+  const abortedPromise = new Promise((resolve11) => {
     if (!signal) return;
-    if (signal.aborted) resolve12();
-    else signal.addEventListener("abort", () => resolve12(), { once: true });
+    if (signal.aborted) resolve11();
+    else signal.addEventListener("abort", () => resolve11(), { once: true });
   });
   while (waiting.length > 0 || running.size > 0) {
     if (signal?.aborted) {
@@ -49589,8 +49570,8 @@ async function runWave(members, w) {
         let timer;
         const drained = await Promise.race([
           Promise.all(running.values()).then(() => true),
-          new Promise((resolve12) => {
-            timer = setTimeout(() => resolve12(false), drainMs);
+          new Promise((resolve11) => {
+            timer = setTimeout(() => resolve11(false), drainMs);
           })
         ]);
         clearTimeout(timer);
@@ -49733,7 +49714,7 @@ function retryPolicy(opts) {
     maxAttempts: Math.max(1, opts?.maxAttempts ?? 5),
     baseDelayMs: opts?.baseDelayMs ?? 200,
     maxDelayMs: opts?.maxDelayMs ?? 3e3,
-    sleep: opts?.sleep ?? ((ms) => new Promise((resolve12) => setTimeout(resolve12, ms))),
+    sleep: opts?.sleep ?? ((ms) => new Promise((resolve11) => setTimeout(resolve11, ms))),
     random: opts?.random ?? Math.random
   };
 }
@@ -49761,7 +49742,7 @@ var init_execute = __esm({
   "src/apply/execute.ts"() {
     "use strict";
     init_errors();
-    init_model2();
+    init_folder_path();
     init_errors2();
     init_model3();
     init_operations();
@@ -49814,7 +49795,7 @@ async function readTouchedObjects(changes, readers, parallelism) {
   const created = new Set(folderChanges.filter((c) => c.action === "create").map((c) => folderKey(c.name)));
   const paths = uniqueFolderPaths(folderChanges.map((c) => c.name));
   const parents = uniqueFolderPaths(
-    folderChanges.filter((c) => c.action === "create").map((c) => (c.payload?.kind === "FolderPermissions" ? c.payload.create?.parentPath : void 0) ?? parentPath(c.name)).filter((p) => p !== void 0 && !created.has(folderKey(p)))
+    folderChanges.filter((c) => c.action === "create").map(createdFolderParent).filter((p) => p !== void 0 && !created.has(folderKey(p)))
   );
   const [tasks, acls, folders, parentFound] = await Promise.all([
     needTasks ? automation2.listTasks() : void 0,
@@ -49873,7 +49854,7 @@ function findStaleObjects(changes, now) {
         const live = now.folders.get(folderKey(c.name));
         if (c.action === "create") {
           if (live) stale(c, "appeared", `folder ${live.folder.path} now exists (id ${live.folder.id})`);
-          const parent = c.payload?.kind === "FolderPermissions" ? c.payload.create?.parentPath : parentPath(c.name);
+          const parent = createdFolderParent(c);
           if (parent !== void 0 && now.parents.get(folderKey(parent)) === false) stale(c, "gone", `its parent folder ${parent} no longer exists`);
           break;
         }
@@ -49890,6 +49871,9 @@ function findStaleObjects(changes, now) {
   }
   return out;
 }
+function createdFolderParent(c) {
+  return (c.payload?.kind === "FolderPermissions" ? c.payload.create?.parentPath : void 0) ?? parentPath(c.name);
+}
 function need(reader, service) {
   if (reader === void 0) throw new MftopsError(`the plan changes ${service} objects, but no ${service} service is configured`);
   return reader;
@@ -49900,7 +49884,7 @@ var init_stale_check = __esm({
     init_errors();
     init_map_with_concurrency();
     init_model2();
-    init_read_live_state();
+    init_folder_path();
     init_folder_permissions();
     init_resource_group_acl();
     init_task();
@@ -54417,13 +54401,30 @@ var init_fxp = __esm({
   }
 });
 
+// src/xml-entities.ts
+function decodeXmlEntities(s) {
+  if (!s.includes("&")) return s;
+  return s.replace(ENTITY, (whole, name) => {
+    if (name.startsWith("#")) {
+      const code5 = name[1] === "x" ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
+      return code5 <= 1114111 ? String.fromCodePoint(code5) : whole;
+    }
+    return NAMED2[name] ?? whole;
+  });
+}
+var ENTITY, NAMED2;
+var init_xml_entities = __esm({
+  "src/xml-entities.ts"() {
+    "use strict";
+    ENTITY = /&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g;
+    NAMED2 = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
+  }
+});
+
 // src/snapshot/config-xml.ts
 function checkConfigXml(text2) {
   const checked = inspect2(text2, false);
   return "problem" in checked ? checked.problem : void 0;
-}
-function countConfigTasks(text2) {
-  return countTasksIn(topLevelElements(new XMLParser({ ...FAITHFUL, stopNodes: SKIPPED_FOR_COUNT }).parse(stripBom(text2))));
 }
 function inspectConfigXml(text2) {
   return inspect2(text2, true);
@@ -54473,28 +54474,19 @@ function readNodes(nodes) {
 }
 function toElement(raw) {
   const attrs = {};
-  for (const [k, v] of Object.entries(raw.attrs)) attrs[k] = decodeEntities2(String(v));
+  for (const [k, v] of Object.entries(raw.attrs)) attrs[k] = decodeXmlEntities(String(v));
   const text2 = raw.texts.filter((t) => t.trim() !== "" || raw.children.length === 0).join("");
-  return { name: raw.name, attrs, children: raw.children.map(toElement), text: decodeEntities2(text2) };
-}
-function decodeEntities2(s) {
-  if (!s.includes("&")) return s;
-  return s.replace(ENTITY, (whole, name) => {
-    if (name.startsWith("#")) {
-      const code5 = name[1] === "x" ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
-      return code5 <= 1114111 ? String.fromCodePoint(code5) : whole;
-    }
-    return NAMED2[name] ?? whole;
-  });
+  return { name: raw.name, attrs, children: raw.children.map(toElement), text: decodeXmlEntities(text2) };
 }
 function stripBom(text2) {
   return text2.charCodeAt(0) === 65279 ? text2.slice(1) : text2;
 }
-var FAITHFUL, SKIPPED_FOR_COUNT, ENTITY, NAMED2;
+var FAITHFUL, SKIPPED_FOR_COUNT;
 var init_config_xml = __esm({
   "src/snapshot/config-xml.ts"() {
     "use strict";
     init_fxp();
+    init_xml_entities();
     FAITHFUL = {
       preserveOrder: true,
       ignoreAttributes: false,
@@ -54507,8 +54499,6 @@ var init_config_xml = __esm({
       ignorePiTags: true
     };
     SKIPPED_FOR_COUNT = ["*.Task", "*.Hosts", "*.CustomScripts", "*.Users", "*.DateLists"];
-    ENTITY = /&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g;
-    NAMED2 = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
   }
 });
 
@@ -54778,7 +54768,7 @@ var init_diff_configs = __esm({
 });
 
 // src/snapshot/store.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash6 } from "node:crypto";
 import { existsSync as existsSync3, readdirSync, readFileSync as readFileSync10, rmSync as rmSync3 } from "node:fs";
 import { join as join7 } from "node:path";
 function snapshotPath(dir, ref) {
@@ -54910,7 +54900,7 @@ function parseSavedFolders(bytes) {
   return raw;
 }
 function sha256Hex(data) {
-  return createHash5("sha256").update(data).digest("hex");
+  return createHash6("sha256").update(data).digest("hex");
 }
 function readChecked(folder, file, plainName, key, where) {
   const expected = key ? `${plainName}${ENCRYPTED_SUFFIX}` : plainName;
@@ -55028,9 +55018,6 @@ function renderSnapshotDiffJson(diff) {
   return `${JSON.stringify(diff, null, 2)}
 `;
 }
-function hasDifferences(diff) {
-  return diff.kinds.some((k) => k.added.length + k.removed.length + k.changed.length > 0);
-}
 function renderSnapshotListText(list) {
   if (list.snapshots.length === 0 && list.unreadable.length === 0) return "No snapshots.\n";
   const rows = [["ENV", "ID", "TASKS", "SIZE", "FOLDERS", "ENCRYPTED", "SHA256", "NOTE"]];
@@ -55092,7 +55079,7 @@ var init_render = __esm({
 });
 
 // src/snapshot/save-snapshot.ts
-import { chmod, mkdir, mkdtemp, open as open2, readFile as readFile2, rename, rm, stat as stat2, unlink } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, open as open2, readFile, rename, rm, stat as stat2, unlink } from "node:fs/promises";
 import { join as join8 } from "node:path";
 async function saveSnapshot(opts) {
   if (!ENVIRONMENT_NAME.test(opts.env)) throw new SnapshotError(`snapshot not saved: "${opts.env}" is not an environment name`);
@@ -55154,7 +55141,7 @@ async function saveAutomation(tmp, opts, key) {
   const part = join8(tmp, `${AUTOMATION_FILE}.part`);
   const received = await opts.automation.exportConfig(part);
   await fsyncFile(part);
-  const stored = await readFile2(part);
+  const stored = await readFile(part);
   const sha256 = sha256Hex(stored);
   if (stored.length !== received.bytes || sha256 !== received.sha256) {
     throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE} on disk differs from what the server sent (${stored.length} of ${received.bytes} bytes)`);
@@ -55205,7 +55192,7 @@ async function saveFolders(tmp, transfer2, paths, key) {
 }
 async function writeEncrypted(path, plain, plainName, key) {
   await writeAtomic(path, encryptBuffer(key, plain, plainName));
-  const back = decryptBuffer(key, await readFile2(path), plainName, "new snapshot");
+  const back = decryptBuffer(key, await readFile(path), plainName, "new snapshot");
   if (!back.equals(plain)) throw new SnapshotError(`snapshot not saved: ${plainName}${ENCRYPTED_SUFFIX} does not decrypt to what was written`);
 }
 async function writeAtomic(path, data) {
@@ -55359,13 +55346,7 @@ function entryKey3(e) {
   return `${e.type}:${e.id}`;
 }
 function samePermissions3(a, b) {
-  return canonical(a) === canonical(b);
-}
-function canonical(x) {
-  if (typeof x !== "object" || x === null) return JSON.stringify(x);
-  if (Array.isArray(x)) return `[${x.map(canonical).join(",")}]`;
-  const obj = x;
-  return `{${Object.keys(obj).sort().map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`).join(",")}}`;
+  return canonicalJson(a) === canonicalJson(b);
 }
 var MANAGED_TYPES;
 var init_restore_snapshot = __esm({
@@ -55375,6 +55356,7 @@ var init_restore_snapshot = __esm({
     init_errors3();
     init_save_snapshot();
     init_store();
+    init_common2();
     MANAGED_TYPES = ["User", "Group"];
   }
 });
@@ -55394,14 +55376,12 @@ __export(snapshot_exports, {
   SnapshotError: () => SnapshotError,
   SnapshotIntegrityError: () => SnapshotIntegrityError,
   checkConfigXml: () => checkConfigXml,
-  countConfigTasks: () => countConfigTasks,
   describeRef: () => describeRef,
   describeSnapshot: () => describeSnapshot,
   diffConfigs: () => diffConfigs,
   diffSnapshots: () => diffSnapshots,
-  extractObjects: () => extractObjects,
   formatBytes: () => formatBytes2,
-  hasDifferences: () => hasDifferences,
+  inspectConfigXml: () => inspectConfigXml,
   listSnapshotRefs: () => listSnapshotRefs,
   listSnapshots: () => listSnapshots,
   loadSnapshot: () => loadSnapshot,
@@ -55646,7 +55626,7 @@ var init_apply_summary = __esm({
   "src/render/apply-summary.ts"() {
     "use strict";
     init_model3();
-    init_plan_common();
+    init_text();
     KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
   }
 });
@@ -55658,7 +55638,7 @@ __export(apply_exports, {
   planFileArgument: () => planFileArgument,
   runApply: () => runApply
 });
-import { resolve as resolve9 } from "node:path";
+import { resolve as resolve8 } from "node:path";
 async function runApply(g, opts, io, deps = processDeps()) {
   const parallelism = wholeNumberOption("--parallelism", opts.parallelism, 1, 64);
   const maxDeletes = wholeNumberOption("--max-deletes", opts.maxDeletes, 0, 1e6);
@@ -55673,16 +55653,16 @@ async function runApply(g, opts, io, deps = processDeps()) {
   let saved;
   if (planFile !== void 0) {
     const { readPlanFile: readPlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
-    saved = readPlanFile2(resolve9(io.cwd, planFile));
+    saved = readPlanFile2(resolve8(io.cwd, planFile));
     const problems = [...checkPlanTarget2(saved, env), ...checkPermissions2(saved, permissions)];
     if (problems.length > 0) return refuse(g, io, env.name, problems);
   }
-  const manifestPaths = planFile === void 0 && opts.args.length > 0 ? opts.args.map((p) => resolve9(io.cwd, p)) : [...env.manifests];
+  const manifestPaths = planFile === void 0 && opts.args.length > 0 ? opts.args.map((p) => resolve8(io.cwd, p)) : [...env.manifests];
   if (manifestPaths.length === 0 && planFile === void 0) {
     throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   }
   const services = resolveServices(config, env, io);
-  const logger = createLogger(g.quiet ? "quiet" : g.verbose ? "verbose" : "normal", io.stderr);
+  const logger = loggerFor(g, io);
   let manifests;
   if (saved === void 0) {
     const { loadManifests: loadManifests2 } = await Promise.resolve().then(() => (init_load(), load_exports));
@@ -55693,14 +55673,14 @@ async function runApply(g, opts, io, deps = processDeps()) {
     }
   }
   const { acquireApplyLock: acquireApplyLock2, describeTakeover: describeTakeover2 } = await Promise.resolve().then(() => (init_apply_lock(), apply_lock_exports));
-  const lock = acquireApplyLock2({ dir: resolve9(config.snapshots.dir, env.name), environment: env.name });
+  const lock = acquireApplyLock2({ dir: resolve8(config.snapshots.dir, env.name), environment: env.name });
   const takeover = describeTakeover2(lock);
   if (takeover !== void 0) io.stderr(`mftops: warning: ${takeover}
 `);
   const controller = new AbortController();
   let clients;
   try {
-    clients = await openWriteClients(services, logger, io);
+    clients = await openClients(services, g, io, { shutdownHandlers: false });
   } catch (err) {
     lock.release();
     throw err;
@@ -55770,7 +55750,7 @@ async function runApplyPlan(plan, r) {
   return applyPlan2({
     plan,
     permissions: r.permissions,
-    clients: r.clients.writers,
+    clients: r.clients.full,
     readers: r.clients.readers,
     parallelism: r.parallelism,
     secrets: { env: r.io.env, cwd: r.io.cwd },
@@ -55803,16 +55783,16 @@ async function runApplyPlan(plan, r) {
   });
 }
 async function verifyApplied(plan, applied, r) {
-  const [{ loadManifests: loadManifests2 }, { buildPlan: buildPlan2, digestManifestFiles: digestManifestFiles2 }, { findUnconverged: findUnconverged2, verifyPayloads: verifyPayloads2 }] = await Promise.all([
+  const [{ loadManifests: loadManifests2 }, { buildPlan: buildPlan2, manifestDigest: manifestDigest2 }, { findUnconverged: findUnconverged2, verifyPayloads: verifyPayloads2 }] = await Promise.all([
     Promise.resolve().then(() => (init_load(), load_exports)),
     Promise.resolve().then(() => (init_build_plan(), build_plan_exports)),
     Promise.resolve().then(() => (init_verify(), verify_exports))
   ]);
-  const payloads = async (note) => ({ mode: "payloads", note, unconverged: await verifyPayloads2(applied, r.clients.writers, r.parallelism) });
-  const unchanged = r.manifests !== void 0 && await digestManifestFiles2(r.manifests.files, r.io.cwd) === plan.manifestDigest;
+  const payloads = async (note) => ({ mode: "payloads", note, unconverged: await verifyPayloads2(applied, r.clients.full, r.parallelism) });
+  const unchanged = r.manifests !== void 0 && manifestDigest2(r.manifests, r.io.cwd) === plan.manifestDigest;
   const manifests = unchanged ? r.manifests : await loadManifests2(r.manifestPaths, { cwd: r.io.cwd });
   if (hasErrors(manifests.diagnostics)) return payloads("the manifests no longer load without errors, so the written payloads were checked instead of a re-plan");
-  if (!unchanged && await digestManifestFiles2(manifests.files, r.io.cwd) !== plan.manifestDigest) {
+  if (!unchanged && manifestDigest2(manifests, r.io.cwd) !== plan.manifestDigest) {
     return payloads("the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan");
   }
   const result = await buildPlan2({
@@ -55850,34 +55830,6 @@ async function buildFromManifests(manifests, readers, env, services, parallelism
   if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
   if (g.format !== "json") io.stdout(await renderPlan(result.plan, g, color));
   return result.plan;
-}
-async function openWriteClients(services, logger, io) {
-  const { createAutomationClient: createAutomationClient2, createTransferClient: createTransferClient2, toReadonlyAutomationClient: toReadonlyAutomationClient2, toReadonlyTransferClient: toReadonlyTransferClient2 } = await Promise.resolve().then(() => (init_services(), services_exports));
-  const full = {};
-  for (const s of services) {
-    const options = { url: s.url, username: s.username, password: s.password, logger, env: io.env, ...s.caFile ? { caFile: s.caFile } : {} };
-    switch (s.name) {
-      case "automation":
-        full.automation = createAutomationClient2(options);
-        break;
-      case "transfer":
-        full.transfer = createTransferClient2(options);
-        break;
-    }
-  }
-  let closed;
-  return {
-    full,
-    writers: full,
-    readers: {
-      ...full.automation ? { automation: toReadonlyAutomationClient2(full.automation) } : {},
-      ...full.transfer ? { transfer: toReadonlyTransferClient2(full.transfer) } : {}
-    },
-    close: () => {
-      closed ??= Promise.all([full.automation?.close(), full.transfer?.close()].map((p) => p?.catch(() => void 0))).then(() => void 0);
-      return closed;
-    }
-  };
 }
 function refuse(g, io, environment, problems) {
   const report = { environment, outcome: "refused", problems, stale: [], results: [], stats: { writes: 0, unknownOutcomes: 0, confirmedByReread: 0, retriedAfterReread: 0, wallMs: 0 } };
@@ -55952,10 +55904,10 @@ var init_apply = __esm({
   "src/cli/commands/apply.ts"() {
     "use strict";
     init_errors();
-    init_log();
     init_diagnostics();
     init_progress();
     init_common();
+    init_clients();
     init_plan();
     APPROVAL_QUESTION = "Apply these changes? Only 'yes' is accepted: ";
   }
@@ -56103,7 +56055,7 @@ function assembleDrift(input) {
   }
   const plan = { ...input.plan, changes: kept, summary: summarize(kept) };
   const managed = kept.filter((c) => c.action !== "delete").length + (input.missingFolders?.length ?? 0);
-  unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText2(a.address.toLowerCase(), b.address.toLowerCase()));
+  unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText(a.address.toLowerCase(), b.address.toLowerCase()));
   const expired = drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) + unmanaged.filter((u) => u.expired).length;
   return {
     formatVersion: DRIFT_FORMAT_VERSION,
@@ -56297,9 +56249,6 @@ function withAuditFailure(report, failure) {
   const message = status === 401 || status === 403 ? `audit report not readable with this account: ${status}` : status === 404 ? "audit report not available on this server: 404" : `audit report could not be read${status !== void 0 ? `: ${status}` : ""}${failure.detail ? ` (${failure.detail})` : ""}`;
   return { ...report, audit: { state: "unreadable", ...status !== void 0 ? { httpStatus: status } : {}, message } };
 }
-function compareText2(a, b) {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 var AUDIT_MAX_COUNT, NOT_A_CHANGE;
 var init_assemble_drift = __esm({
   "src/drift/assemble-drift.ts"() {
@@ -56311,6 +56260,7 @@ var init_assemble_drift = __esm({
     init_resource_group_acl();
     init_acknowledge();
     init_model5();
+    init_order();
     AUDIT_MAX_COUNT = 500;
     NOT_A_CHANGE = /* @__PURE__ */ new Set(["run", "start", "stop"]);
   }
@@ -56541,7 +56491,7 @@ function driftedHeadline(d) {
 var init_drift_common = __esm({
   "src/render/drift-common.ts"() {
     "use strict";
-    init_plan_common();
+    init_text();
   }
 });
 
@@ -56606,7 +56556,7 @@ var init_drift_text = __esm({
   "src/render/drift-text.ts"() {
     "use strict";
     init_drift_common();
-    init_plan_common();
+    init_text();
   }
 });
 
@@ -56737,8 +56687,8 @@ var init_drift_markdown = __esm({
   "src/render/drift-markdown.ts"() {
     "use strict";
     init_drift_common();
-    init_plan_common();
-    init_plan_markdown();
+    init_text();
+    init_text();
     DEFAULT_MAX_LENGTH = 65e3;
     DEFAULT_REPORT_HINT = "the JSON report of `mftops drift --report FILE`";
   }
@@ -56750,7 +56700,7 @@ __export(drift_exports, {
   runDrift: () => runDrift
 });
 import { renameSync as renameSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname6, resolve as resolve10 } from "node:path";
+import { dirname as dirname6, resolve as resolve9 } from "node:path";
 async function runDrift(g, opts, io, deps = {}) {
   const parallelism = wholeNumberOption("--parallelism", opts.parallelism ?? "10", 1, 64);
   const { config, env } = openEnvironment(g, io);
@@ -56786,7 +56736,7 @@ async function runDrift(g, opts, io, deps = {}) {
   io.stdout(await renderReport2(report, g, color));
   if (opts.report !== void 0) {
     const { renderDriftJson: renderDriftJson2 } = await Promise.resolve().then(() => (init_drift_json(), drift_json_exports));
-    writeReportFile(resolve10(io.cwd, opts.report), renderDriftJson2(report));
+    writeReportFile(resolve9(io.cwd, opts.report), renderDriftJson2(report));
     if (!g.quiet) io.stderr(`Wrote the drift report to ${opts.report}
 `);
   }
@@ -56811,7 +56761,7 @@ async function renderReport2(report, g, color) {
   }
 }
 function writeReportFile(path, text2) {
-  const tmp = resolve10(dirname6(path), `.${Date.now()}-${process.pid}.mftops-drift.tmp`);
+  const tmp = resolve9(dirname6(path), `.${Date.now()}-${process.pid}.mftops-drift.tmp`);
   try {
     writeFileSync3(tmp, text2);
     renameSync3(tmp, path);
@@ -56839,7 +56789,7 @@ init_plan_common();
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { readFileSync as readFileSync11, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute8, join as join9, relative as relative7, resolve as resolve11 } from "node:path";
+import { isAbsolute as isAbsolute8, join as join9, relative as relative7, resolve as resolve10 } from "node:path";
 
 // src/action/command-io.ts
 function captureCommandIo(env, cwd, log) {
@@ -56945,7 +56895,7 @@ function union(a, b) {
 
 // src/action/context.ts
 init_errors();
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 var DEFAULT_API_URL = "https://api.github.com";
 var DEFAULT_SERVER_URL = "https://github.com";
 function readGithubContext(env, cwd) {
@@ -56975,7 +56925,7 @@ function readGithubContext(env, cwd) {
 function readEvent(path) {
   let text2;
   try {
-    text2 = readFileSync4(path, "utf8");
+    text2 = readFileSync5(path, "utf8");
   } catch (err) {
     throw new MftopsError(`cannot read the event payload GITHUB_EVENT_PATH=${path} (${err.code ?? "error"})`);
   }
@@ -57389,12 +57339,12 @@ async function validateStep(s) {
   return code5;
 }
 async function environmentManifests(s, io) {
-  const { resolveValidatePaths: resolveValidatePaths2 } = await Promise.resolve().then(() => (init_manifest_paths(), manifest_paths_exports));
-  return resolveValidatePaths2([], s.g, io);
+  const { validatePaths: validatePaths2 } = await Promise.resolve().then(() => (init_common(), common_exports));
+  return validatePaths2([], s.g, io);
 }
 async function planStep(s) {
   const environment = environmentName(s);
-  const planFile = s.inputs.planFile ?? resolve11(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const planFile = s.inputs.planFile ?? resolve10(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   const made = await makePlan(s, planFile);
   if (made.plan === void 0) {
     setOutputs(s.a.runner, { exitcode: 1, summary: `mftops plan failed for ${environment}` });
@@ -57452,7 +57402,7 @@ function summaryLine2(plan) {
 async function applyStep(s) {
   const environment = environmentName(s);
   const reviewedFile = s.inputs.planFile;
-  const fresh = reviewedFile !== void 0 ? join9(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes3(4).toString("hex")}.json`) : resolve11(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const fresh = reviewedFile !== void 0 ? join9(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes3(4).toString("hex")}.json`) : resolve10(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   try {
     const made = await makePlan(s, fresh);
     if (made.plan === void 0) {
@@ -57498,7 +57448,7 @@ async function applyPlanFile(s, environment, planFile, plan) {
     io,
     { canAsk: false, ask: () => Promise.reject(new Error("bug: the Action never asks")), signals: process, exitNow: (c) => process.exit(c) }
   );
-  const reportFile = resolve11(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
+  const reportFile = resolve10(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
   writeFileSync4(reportFile, io.out());
   const reportText = await applyReportText(io.out());
   s.a.runner.log(reportText);
@@ -57518,7 +57468,7 @@ async function applyReportText(json) {
 }
 async function driftStep(s) {
   const environment = environmentName(s);
-  const reportFile = resolve11(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
+  const reportFile = resolve10(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
   const io = commandIo(s);
   const { runDrift: runDrift2 } = await Promise.resolve().then(() => (init_drift(), drift_exports));
   const code5 = await runDrift2(s.g, { paths: s.inputs.paths, report: reportFile }, io);
