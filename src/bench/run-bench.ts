@@ -26,6 +26,7 @@ import { generateTaskManifest } from './generate-manifests.js';
  * Environment knobs (for quick runs): BENCH_TASKS, BENCH_FOLDERS, BENCH_ACLS, BENCH_LATENCY_MS,
  * BENCH_PLAN_PARALLELISM, BENCH_APPLY_CHANGES, BENCH_APPLY_LEVELS (e.g. "1,4,16"),
  * BENCH_SNAPSHOT_MB, BENCH_ONLY (comma list of scenario names), BENCH_OUT (results file).
+ * BENCH_HOLD=1 sets up the estate, prints its folder and waits (for profiling the CLI by hand).
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin/mftops.js');
@@ -180,6 +181,12 @@ async function benchEstate(work: string): Promise<void> {
     const scope = `    scope: { taskGroups: [Finance, Partners, Operations], folders: [/Bench] }\n`;
     writeFileSync(join(work, 'mftops.yaml'), configFile(emulator, { transfer: true, manifests: ['manifests'] }) + scope);
     const count = SIZE.tasks + SIZE.folders + SIZE.acls;
+    if (process.env.BENCH_HOLD) {
+      emulator.configure({ latencyMs: LATENCY });
+      process.stderr.write(`bench: estate ready in ${work} (latency ${LATENCY} ms); Ctrl-C ends\n`);
+      await new Promise<void>((done) => process.once('SIGINT', () => done()));
+      return;
+    }
 
     if (want('validate')) {
       const r = await runCli(['validate', 'manifests', '-q'], work);

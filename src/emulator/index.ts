@@ -43,6 +43,9 @@ export interface RunningEmulator {
   /** Change latency or fault rate while running (e.g. populate a large state fast, then measure). */
   configure(change: { readonly latencyMs?: number; readonly faultRate?: number; readonly slowResponseMs?: number }): void;
   requestLog(): readonly RequestRecord[];
+  /** The most requests the emulator was answering at once since start or `resetRequestLog`. */
+  peakConcurrency(): number;
+  /** Empties the request log and resets the peak concurrency. */
   resetRequestLog(): void;
   /** Direct access for tests (read and mutate). */
   readonly state: EmulatorState;
@@ -79,7 +82,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     faultSeed: options.faultSeed ?? 1,
     urls: () => urls,
   };
-  const { server, log } = createEmulatorServer(config);
+  const { server, log, concurrency } = createEmulatorServer(config);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
@@ -109,8 +112,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       }
     },
     requestLog: () => [...log],
+    peakConcurrency: () => concurrency.peak,
     resetRequestLog: () => {
       log.length = 0;
+      concurrency.peak = concurrency.current;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -135,6 +135,8 @@ function resetConnection(socket: Socket): void {
 export interface EmulatorServer {
   readonly server: Server;
   readonly log: RequestRecord[];
+  /** Requests being answered now, and the most at once since the last reset (shows a client's real parallelism). */
+  readonly concurrency: { current: number; peak: number };
 }
 
 export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
@@ -233,11 +235,14 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
     }
   }
 
+  const concurrency = { current: 0, peak: 0 };
   const server = createServer((req, res) => {
+    concurrency.peak = Math.max(concurrency.peak, ++concurrency.current);
+    res.once('close', () => concurrency.current--);
     handle(req, res).catch((e: unknown) => {
       if (!res.headersSent) send(res, jsonResponse(500, { title: 'Internal Server Error', detail: `emulator bug: ${(e as Error).message}` }));
       else res.destroy();
     });
   });
-  return { server, log };
+  return { server, log, concurrency };
 }

@@ -80,8 +80,9 @@ export interface Change {
   /** Server id of the live object (absent for `create`). */
   readonly liveId?: string;
   /**
-   * sha256 of the live object as read (volatile server fields excluded), absent for `create`.
-   * Apply re-reads the object and refuses the whole plan if any fingerprint moved.
+   * sha256 of the live object as read (volatile server fields excluded), absent for `create` and
+   * `no-op` (apply leaves those alone). Apply re-reads every object it writes and refuses the
+   * whole plan if any fingerprint moved.
    */
   readonly fingerprint?: string;
   /**

@@ -3,13 +3,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
+import { countRequests, loadSeedFile, startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { extendSeed, writeEstateManifests } from '../../src/bench/estate.js';
 import { readPlanFile } from '../../src/plan/plan-file.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
+const SEED_FILE = fileURLToPath(new URL('../../examples/seed/emulator-seed.json', import.meta.url));
 const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
 /** Every secret of the seed and of this test's environment: none may appear in any output. */
 const SECRETS = ['SEEDSECRET', SEED_LOGINS.automationAdmin.password, SEED_LOGINS.transferAdmin.password, 'Pa55!seed'];
@@ -115,6 +118,24 @@ describe('mftops plan against the emulator', () => {
     const bad = await runCli(['plan', '--target', 'Task/No such task'], { cwd: dir, env: ENV });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/MF409/);
+  });
+
+  it('keeps --parallelism reads in flight, beyond the 8 connections a pool opens by default', async () => {
+    const size = { tasks: 0, folders: 40, acls: 0 };
+    const big = await startEmulator({ seed: extendSeed(loadSeedFile(SEED_FILE), size), latencyMs: 40 });
+    try {
+      const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...big, manifests: ['manifests'] }) });
+      writeEstateManifests(join(dir, 'manifests'), size, false);
+      big.resetRequestLog();
+      const r = await runCli(['plan', '--parallelism', '20', '--detailed-exitcode', '-q'], { cwd: dir, env: ENV });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(countRequests(big.requestLog()).writes).toBe(0);
+      // 40 folder ACL reads at 20 in flight; with the pool's default 8 connections the peak is 8.
+      expect(big.peakConcurrency()).toBe(20);
+    } finally {
+      await big.close();
+    }
   });
 
   it('refuses a bad --parallelism before anything else', async () => {

@@ -78,6 +78,17 @@ describe('planChanges: prune', () => {
     expect((deletes[2]!.payload as FolderPermissionsPayload).remove).toEqual([{ type: 'User', id: 'u-bob', name: 'bob' }]);
   });
 
+  it('fingerprints only the objects it writes: no-ops carry none (apply never re-reads them)', () => {
+    const { plan } = planFrom(manifests(), live(), { prune: ['Task'] });
+    const noops = plan.changes.filter((c) => c.action === 'no-op');
+    const written = plan.changes.filter((c) => c.action !== 'no-op' && c.action !== 'create');
+    expect(noops.length).toBeGreaterThan(0);
+    expect(written.length).toBeGreaterThan(0);
+    expect(noops.filter((c) => c.fingerprint !== undefined).map((c) => c.address)).toEqual([]);
+    expect(noops.every((c) => c.liveId !== undefined)).toBe(true);
+    expect(written.filter((c) => !c.fingerprint?.startsWith('sha256:')).map((c) => c.address)).toEqual([]);
+  });
+
   it('deletes nothing without prune', () => {
     const { plan } = planFrom(manifests(), live());
     expect(plan.changes.some((c) => c.action === 'delete')).toBe(false);

@@ -157,6 +157,21 @@ describe('task parameters', () => {
     await automationClient(agent).updateTask('42', listForm as never);
     const sent = JSON.parse(calls().at(-1)?.body ?? '') as { Parameters: unknown };
     expect(sent.Parameters).toEqual({ Region: { value: 'EU' }, Key: { value: '', DisplayValue: '(suppressed)' } });
+    // The caller's task is left as it was: only parsed response bodies are normalised in place.
+    expect(listForm.Parameters).toEqual({ Parameter: [{ Name: 'Region', value: 'EU' }, { Name: 'Key', value: '', DisplayValue: '(suppressed)' }] });
+  });
+
+  it('normalises every task of a list at every depth', async () => {
+    const { agent, pool } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    const other = { ID: '43', Name: 'Plain', Parameters: { Region: { value: 'US' } } };
+    a.intercept({ path: '/api/v1/tasks' }).reply(200, { items: [listForm, other], paging: { page: 1, perPage: 2, totalItems: 2, totalPages: 1 } }, { headers: JSON_HEADERS });
+    const [first, second] = await automationClient(agent).listTasks();
+    expect(first?.Parameters).toEqual({ Region: { value: 'EU' }, Key: { value: '', DisplayValue: '(suppressed)' } });
+    expect(first?.steps?.[0]?.Process?.Parameters).toEqual({ Mode: { value: 'fast' } });
+    expect(first?.steps?.[1]?.For?.steps).toEqual([{ Process: { Parameters: { Inner: { value: 1 } } } }]);
+    expect(second).toEqual(other);
   });
 });
 

@@ -90,7 +90,7 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
   let clients: OpenClients;
   try {
     // Apply handles Ctrl-C itself: the writes in flight finish first.
-    clients = await openClients(services, g, io, { shutdownHandlers: false });
+    clients = await openClients(services, g, io, { shutdownHandlers: false, parallelism });
   } catch (err) {
     lock.release();
     throw err;

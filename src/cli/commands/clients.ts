@@ -13,15 +13,23 @@ export interface OpenClients {
   close(): Promise<void>;
 }
 
-/**
- * One client per configured service. With `shutdownHandlers` (the default) Ctrl-C revokes the
- * tokens; apply passes false because it handles the signals itself (finish the writes first).
- */
+export interface OpenClientsOptions {
+  /** Ctrl-C revokes the tokens (default); apply passes false: it finishes its writes first. */
+  readonly shutdownHandlers?: boolean;
+  /**
+   * Requests a command keeps in flight (its `--parallelism`). Each service gets at least that many
+   * keep-alive connections: fewer would queue requests inside the pool and quietly cap the
+   * parallelism (the pool default is 8).
+   */
+  readonly parallelism?: number;
+}
+
+/** One client per configured service. */
 export async function openClients(
   services: readonly ResolvedService[],
   g: GlobalOptions,
   io: CommandIo,
-  options: { readonly shutdownHandlers?: boolean } = {},
+  options: OpenClientsOptions = {},
 ): Promise<OpenClients> {
   const { createAutomationClient, createTransferClient, installShutdownHandlers, toReadonlyAutomationClient, toReadonlyTransferClient } =
     await import('../../services/index.js');
@@ -29,7 +37,15 @@ export async function openClients(
   const uninstall = options.shutdownHandlers === false ? () => {} : installShutdownHandlers();
   const full: { automation?: AutomationClient; transfer?: TransferClient } = {};
   for (const s of services) {
-    const clientOptions = { url: s.url, username: s.username, password: s.password, logger, env: io.env, ...(s.caFile ? { caFile: s.caFile } : {}) };
+    const clientOptions = {
+      url: s.url,
+      username: s.username,
+      password: s.password,
+      logger,
+      env: io.env,
+      connections: Math.max(8, options.parallelism ?? 0),
+      ...(s.caFile ? { caFile: s.caFile } : {}),
+    };
     switch (s.name) {
       case 'automation':
         full.automation = createAutomationClient(clientOptions);
@@ -58,7 +74,8 @@ export async function openReadonlyClients(
   services: readonly ResolvedService[],
   g: GlobalOptions,
   io: CommandIo,
+  options: Pick<OpenClientsOptions, 'parallelism'> = {},
 ): Promise<Pick<OpenClients, 'readers' | 'close'>> {
-  const { readers, close } = await openClients(services, g, io);
+  const { readers, close } = await openClients(services, g, io, options);
   return { readers, close };
 }

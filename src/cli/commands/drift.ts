@@ -37,7 +37,7 @@ export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: 
 
   const { detectDrift } = await import('../../drift/detect-drift.js');
   const progress = createProgress(io, g.quiet);
-  const clients = await openReadonlyClients(services, g, io);
+  const clients = await openReadonlyClients(services, g, io, { parallelism });
   let result: Awaited<ReturnType<typeof detectDrift>>;
   try {
     result = await detectDrift({

@@ -114,7 +114,7 @@ async function readServers(
   }
   const { readImportSource } = await import('../../import/read-live-source.js');
   const progress = createProgress(io, g.quiet);
-  const clients = await openReadonlyClients(services, g, io);
+  const clients = await openReadonlyClients(services, g, io, { parallelism });
   try {
     return await readImportSource({
       ...(clients.readers.automation ? { automation: clients.readers.automation } : {}),

@@ -38,7 +38,7 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
 
   const { buildPlan } = await import('../../plan/build-plan.js');
   const progress = createProgress(io, g.quiet);
-  const clients = await openReadonlyClients(services, g, io);
+  const clients = await openReadonlyClients(services, g, io, { parallelism });
   let result: Awaited<ReturnType<typeof buildPlan>>;
   try {
     result = await buildPlan({

@@ -6,7 +6,7 @@ import type { ClientOptions } from '../connection.js';
 import { parseListPage } from '../paging.js';
 import type { PagingPlan } from '../paging.js';
 import type { QueryParams } from '../transport.js';
-import { normalizeTaskTree, readSchedulerStatus, unwrapHost } from './normalize.js';
+import { normalizeParsedTaskTree, normalizeTaskTree, readSchedulerStatus, unwrapHost } from './normalize.js';
 import type {
   AboutInfo,
   AclFilter,
@@ -144,11 +144,11 @@ class HttpAutomationClient implements AutomationClient {
 
   async listTasks(query: TaskQuery = {}): Promise<Task[]> {
     const items = await this.#c.list('/tasks', LIST, { name: query.name, fields: query.fields?.join(',') });
-    return items.map((t) => normalizeTaskTree(t) as Task);
+    return normalizeParsedTaskTree(items) as Task[];
   }
 
   async getTask(id: string): Promise<Task> {
-    return normalizeTaskTree(await this.#object('GET', `/tasks/${seg(id)}`)) as Task;
+    return normalizeParsedTaskTree(await this.#object('GET', `/tasks/${seg(id)}`)) as Task;
   }
 
   async createTask(task: Task): Promise<Task | undefined> {
@@ -285,7 +285,7 @@ class HttpAutomationClient implements AutomationClient {
   }
 
   #optionalTask(body: unknown): Task | undefined {
-    return isRecord(body) ? (normalizeTaskTree(body) as Task) : undefined;
+    return isRecord(body) ? (normalizeParsedTaskTree(body) as Task) : undefined;
   }
 
   #unexpected(method: HttpMethod, path: string, note: string): never {

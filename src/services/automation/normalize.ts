@@ -53,6 +53,24 @@ export function normalizeTaskTree(x: unknown): unknown {
   return out;
 }
 
+/**
+ * {@link normalizeTaskTree} in place, for a response body the client has just parsed and owns:
+ * copying every task of a 10,000-task list cost as much as parsing it, and only the rare
+ * list-form `Parameters` change.
+ */
+export function normalizeParsedTaskTree(x: unknown): unknown {
+  if (Array.isArray(x)) {
+    for (const item of x) normalizeParsedTaskTree(item);
+  } else if (isRecord(x)) {
+    for (const k in x) {
+      if (!Object.hasOwn(x, k)) continue;
+      if (k === 'Parameters') x[k] = normalizeParameters(x[k]);
+      else normalizeParsedTaskTree(x[k]);
+    }
+  }
+  return x;
+}
+
 const ON = /^(enabled|enable|running|started|start|on|active|true|1)$/i;
 const OFF = /^(disabled|disable|stopped|stop|off|inactive|false|0)$/i;
 
