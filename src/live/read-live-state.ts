@@ -208,17 +208,17 @@ async function readUserGroups(
 
 async function readTransfer(client: TransferReader, needs: NonNullable<LiveNeeds['transfer']>, t: Tracker, parallelism: number): Promise<TransferLiveState> {
   t.expect((needs.users ? 1 : 0) + (needs.groups ? 1 : 0));
+  const list = folderListReader(client, t);
   const [users, groups, walked] = await Promise.all([
     needs.users ? t.run('users', () => client.listUsers()) : undefined,
     needs.groups ? t.run('groups', () => client.listGroups()) : undefined,
-    needs.walk.length > 0 ? walkFolders(client, needs.walk, t, parallelism) : undefined,
+    needs.walk.length > 0 ? walkFolders(client, needs.walk, t, parallelism, list) : undefined,
   ]);
 
   // Folders by key: the walk found everything below its roots, so only the rest is looked up.
   const found = new Map<string, Folder | null>(walked ?? []);
   const underWalk = (path: string) => needs.walk.some((root) => isSameOrBelow(path, root));
   const toFind = uniqueFolderPaths(needs.folders.filter((p) => !found.has(folderKey(p)) && !underWalk(p)));
-  const list = folderListReader(client, t);
   await findFolders(client, toFind, found, t, parallelism, list);
   for (const p of needs.folders) if (!found.has(folderKey(p))) found.set(folderKey(p), null);
 
@@ -306,10 +306,23 @@ function folderListReader(client: TransferReader, t: Tracker): FolderListReader 
   return { started: () => read !== undefined, read: () => (read ??= readList()) };
 }
 
-/** Every folder at or below the roots, breadth first, one subfolder listing per folder. */
-async function walkFolders(client: TransferReader, roots: readonly string[], t: Tracker, parallelism: number): Promise<Map<string, Folder | null>> {
+/**
+ * Every folder at or below the roots (a root that does not exist is null). From the folder list
+ * when the account may read it: a page per 1,000 folders of the server, where walking the tree
+ * takes one subfolder listing per folder in scope (2,000 in scope: 3 requests instead of 2,001).
+ * Otherwise breadth first, one subfolder listing per folder.
+ */
+async function walkFolders(client: TransferReader, roots: readonly string[], t: Tracker, parallelism: number, list: FolderListReader): Promise<Map<string, Folder | null>> {
   const out = new Map<string, Folder | null>();
   const rootPaths = uniqueFolderPaths(roots);
+  const byPath = await list.read();
+  if (byPath) {
+    for (const root of rootPaths) out.set(folderKey(root), byPath.get(trimFolderPath(root)) ?? null);
+    for (const [path, folder] of byPath) {
+      if (!out.has(folderKey(path)) && rootPaths.some((root) => isSameOrBelow(path, root))) out.set(folderKey(path), folder);
+    }
+    return out;
+  }
   await findFolders(client, rootPaths, out, t, parallelism);
   const seen = new Set<string>();
   let level = [...out.values()].filter((f): f is Folder => f !== null);

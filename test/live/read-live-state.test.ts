@@ -19,7 +19,7 @@ const untouchable = <T>(name: string): T =>
   new Proxy({}, { get: (_t, prop) => (prop === 'then' ? undefined : () => Promise.reject(new Error(`${name}.${String(prop)} must not be called`))) }) as T;
 
 /** A transfer reader over a folder tree (path → child paths) that logs calls and the most per-folder requests in flight. */
-function fakeTransfer(folders: Record<string, string[]>, calls: string[], delayMs = 0): TransferReader & { mostInFlight(): number } {
+function fakeTransfer(folders: Record<string, string[]>, calls: string[], delayMs = 0, listStatus = 200): TransferReader & { mostInFlight(): number } {
   const byPath = new Map(Object.keys(folders).map((p, i) => [p.toLowerCase(), { id: String(100 + i), name: p.split('/').pop()!, path: p } as Folder]));
   let inFlight = 0;
   let most = 0;
@@ -36,6 +36,11 @@ function fakeTransfer(folders: Record<string, string[]>, calls: string[], delayM
     listUsers: () => track('users', [{ id: 'u1', username: 'alice' }]),
     listGroups: () => track('groups', [{ id: '1', name: 'Team' }]),
     findFolderByPath: (p: string) => track(`find ${p}`, byPath.get(p.toLowerCase()) ?? null),
+    listFolders: async () => {
+      await track('folder list', undefined);
+      if (listStatus !== 200) throw new ApiError({ service: 'transfer', method: 'GET', path: '/folders', status: listStatus, body: { fieldErrors: [] } });
+      return [...byPath.values()];
+    },
     listFolderAcls: (id: string) => track(`acls ${id}`, []),
     listSubfolders: (id: string) => {
       const parent = [...byPath.values()].find((f) => f.id === id)!;
@@ -117,12 +122,22 @@ describe('readLiveState: transfer reads', () => {
     expect(transfer.mostInFlight()).toBe(3);
   });
 
-  it('walks the scope folders for a prune, reading each folder once', async () => {
+  const tree = { '/Distribution': ['/Distribution/A', '/Distribution/B'], '/Distribution/A': ['/Distribution/A/In'], '/Distribution/B': [], '/Distribution/A/In': [], '/Elsewhere': [] };
+
+  it('finds the scope folders for a prune in the folder list: one list instead of a listing per folder', async () => {
     const calls: string[] = [];
-    const tree = { '/Distribution': ['/Distribution/A', '/Distribution/B'], '/Distribution/A': ['/Distribution/A/In'], '/Distribution/B': [], '/Distribution/A/In': [] };
     const live = await readLiveState({ manifests: manifestsFrom(folderDoc('/Distribution/A')), transfer: fakeTransfer(tree, calls), scope: SCOPE, prune: ['FolderPermissions'] });
     expect([...live.transfer!.scopeFolders!].sort()).toEqual(['/distribution', '/distribution/a', '/distribution/a/in', '/distribution/b']);
+    expect(calls.filter((c) => !c.startsWith('acls ')).sort()).toEqual(['folder list', 'users']);
+    expect(calls.filter((c) => c.startsWith('acls '))).toHaveLength(4);
+  });
+
+  it('walks the scope folders, reading each once, when the account may not list folders', async () => {
+    const calls: string[] = [];
+    const live = await readLiveState({ manifests: manifestsFrom(folderDoc('/Distribution/A')), transfer: fakeTransfer(tree, calls, 0, 403), scope: SCOPE, prune: ['FolderPermissions'] });
+    expect([...live.transfer!.scopeFolders!].sort()).toEqual(['/distribution', '/distribution/a', '/distribution/a/in', '/distribution/b']);
     expect(calls.filter((c) => c.startsWith('find '))).toEqual(['find /Distribution']);
+    expect(calls.filter((c) => c.startsWith('subfolders ')).sort()).toEqual(['subfolders /Distribution', 'subfolders /Distribution/A', 'subfolders /Distribution/A/In', 'subfolders /Distribution/B']);
     expect(calls.filter((c) => c.startsWith('acls '))).toHaveLength(4);
   });
 });

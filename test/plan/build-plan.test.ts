@@ -140,7 +140,9 @@ describe('buildPlan against the emulator (examples/manifests and the example see
       'delete FolderPermissions/Distribution/Initech/Outbound',
     ]);
     expect(h.emulator.requestLog().filter((r) => !r.isTokenCall && r.method !== 'GET')).toEqual([]);
-    expect(h.emulator.requestLog().some((r) => r.path.endsWith('/subfolders'))).toBe(true);
+    // The scope's folders come from the folder list, not from a subfolder listing per folder.
+    expect(h.emulator.requestLog().filter((r) => r.method === 'GET' && r.path.endsWith('/folders'))).toHaveLength(1);
+    expect(h.emulator.requestLog().some((r) => r.path.endsWith('/subfolders'))).toBe(false);
     // Nothing of the automation service was needed: it was not contacted.
     expect(h.emulator.requestLog().some((r) => r.service === 'automation')).toBe(false);
   });
