@@ -150,8 +150,12 @@ function listResponse<T>(c: Ctx, items: readonly T[], nameOf: (t: T) => string, 
   const q = parseAutomationListQuery(c.req.query, maskParam);
   if (!q.ok) return invalid(q.errors);
   const mask = q.value.mask;
-  const hits = items.filter((i) => mask === undefined || matchesNameMask(nameOf(i), mask)).sort((x, y) => compareText(nameOf(x), nameOf(y)));
-  return jsonResponse(200, automationPage(hits.map((h) => render(h, q.value)), q.value, sortField));
+  // Names computed once per item, not twice per comparison (a 10,000-task list sorts in 140,000).
+  const hits = items
+    .map((item) => ({ item, name: nameOf(item) }))
+    .filter((h) => mask === undefined || matchesNameMask(h.name, mask))
+    .sort((x, y) => compareText(x.name, y.name));
+  return jsonResponse(200, automationPage(hits.map((h) => render(h.item, q.value)), q.value, sortField));
 }
 
 function simpleList(c: Ctx, items: readonly JsonObject[]): ApiResponse {
@@ -341,26 +345,42 @@ function visibleResourceGroup(c: Ctx, name: string): boolean {
   return c.caller.IsAdmin || groupRights(c.a, c.caller, name).any;
 }
 
-function renderResourceGroup(c: Ctx, rg: JsonObject): JsonObject {
+/** Members of every resource group by lower-case group name, in one pass over tasks, hosts and scripts. */
+function groupMembers(c: Ctx): Map<string, JsonObject[]> {
+  const members = new Map<string, JsonObject[]>();
+  const add = (o: JsonObject, member: JsonObject): void => {
+    if (!Array.isArray(o.Group)) return;
+    const seen = new Set<string>();
+    for (const g of o.Group) {
+      if (typeof g !== 'string' || seen.has(g.toLowerCase())) continue;
+      seen.add(g.toLowerCase());
+      const list = members.get(g.toLowerCase()) ?? [];
+      list.push(member);
+      members.set(g.toLowerCase(), list);
+    }
+  };
+  for (const t of c.a.tasks) add(t, { t: 'Task', ID: t.ID ?? '', Name: t.Name ?? '' });
+  for (const h of c.a.hosts) add(h.fields, { t: 'Host', ID: h.fields.ID ?? '', Name: h.fields.Name ?? '' });
+  for (const s of c.a.customScripts) add(s, { t: 'CustomScript', ID: s.ID ?? '', Name: s.Name ?? '' });
+  return members;
+}
+
+function renderResourceGroup(rg: JsonObject, members: Map<string, JsonObject[]>): JsonObject {
   const name = String(rg.Name);
-  const inGroup = (o: JsonObject): boolean => Array.isArray(o.Group) && o.Group.some((g) => sameName(g, name));
-  const members: JsonObject[] = [
-    ...c.a.tasks.filter(inGroup).map((t) => ({ t: 'Task', ID: t.ID ?? '', Name: t.Name ?? '' })),
-    ...c.a.hosts.filter((h) => inGroup(h.fields)).map((h) => ({ t: 'Host', ID: h.fields.ID ?? '', Name: h.fields.Name ?? '' })),
-    ...c.a.customScripts.filter(inGroup).map((s) => ({ t: 'CustomScript', ID: s.ID ?? '', Name: s.Name ?? '' })),
-  ];
-  return { Name: name, Notes: rg.Notes ?? '', members };
+  // groupMembers adds tasks, then hosts, then scripts: the order the members list has always had.
+  return { Name: name, Notes: rg.Notes ?? '', members: [...(members.get(name.toLowerCase()) ?? [])] };
 }
 
 function listResourceGroups(c: Ctx): ApiResponse {
   const groups = c.a.resourceGroups.filter((g) => visibleResourceGroup(c, String(g.Name)));
-  return listResponse(c, groups, (g) => String(g.Name), (g, q) => pickFields(renderResourceGroup(c, g), q.fields));
+  const members = groupMembers(c);
+  return listResponse(c, groups, (g) => String(g.Name), (g, q) => pickFields(renderResourceGroup(g, members), q.fields));
 }
 
 function getResourceGroup(c: Ctx, p: Params): ApiResponse {
   const rg = c.a.resourceGroups.find((g) => sameName(g.Name, p.name!));
   if (!rg || !visibleResourceGroup(c, String(rg.Name))) return err(404, `no resource group is named ${p.name!}`);
-  return jsonResponse(200, renderResourceGroup(c, rg));
+  return jsonResponse(200, renderResourceGroup(rg, groupMembers(c)));
 }
 
 function renderUserGroup(c: Ctx, g: JsonObject): JsonObject {
