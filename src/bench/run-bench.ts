@@ -13,7 +13,7 @@ import { loadManifests } from '../manifest/load.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type { JsonValue } from '../plan/model.js';
 import { Secret, parseSecretRef } from '../secret.js';
-import { createAutomationClient, toReadonlyAutomationClient } from '../services/index.js';
+import { createAutomationClient, createTransferClient, toReadonlyAutomationClient } from '../services/index.js';
 import { extendSeed, writeEstateManifests } from './estate.js';
 import type { EstateSize } from './estate.js';
 import { generateTaskManifest } from './generate-manifests.js';
@@ -21,7 +21,9 @@ import { generateTaskManifest } from './generate-manifests.js';
 /**
  * `npm run bench` (issue 8): a large estate in the emulator, then the real CLI in child processes,
  * each measured for wall time, CPU time (user + system), peak RSS and the HTTP requests the
- * emulator saw. Writes bench/results.json and prints a table with the targets.
+ * emulator saw (and the most it answered at once). Writes bench/results.json and prints a table
+ * with the targets. `acl-reads` is not a CLI run: it times plan's 2,000 folder ACL reads alone, the
+ * floor the per-request cost of this machine puts under plan.
  *
  * Environment knobs (for quick runs): BENCH_TASKS, BENCH_FOLDERS, BENCH_ACLS, BENCH_LATENCY_MS,
  * BENCH_PLAN_PARALLELISM, BENCH_APPLY_CHANGES, BENCH_APPLY_LEVELS (e.g. "1,4,16"),
@@ -101,7 +103,7 @@ function runCli(args: readonly string[], cwd: string): Promise<Run> {
 async function counted<T>(
   emulator: RunningEmulator,
   fn: () => Promise<T>,
-): Promise<{ value: T; requests: number; tokenRequests: number; writes: number; emulatorCpuMs: number }> {
+): Promise<{ value: T; requests: number; tokenRequests: number; writes: number; emulatorCpuMs: number; peakConcurrency: number }> {
   emulator.resetRequestLog();
   // The emulator runs in this process: its CPU time competes with the CLI's for the 2 cores.
   const cpu = process.cpuUsage();
@@ -114,6 +116,7 @@ async function counted<T>(
     tokenRequests: counts.tokenCalls,
     writes: counts.writes,
     emulatorCpuMs: Math.round((used.user + used.system) / 1000),
+    peakConcurrency: emulator.peakConcurrency(),
   };
 }
 
@@ -210,6 +213,7 @@ async function benchEstate(work: string): Promise<void> {
         tokenRequests: c.tokenRequests,
         writes: c.writes,
         emulatorCpuMs: c.emulatorCpuMs,
+        peakConcurrency: c.peakConcurrency,
         exitCode: r.exitCode,
         summary,
         fewestRequests: fewest.total,
@@ -220,9 +224,44 @@ async function benchEstate(work: string): Promise<void> {
       });
     }
 
+    if (want('acl-reads')) await benchAclReads(emulator);
     if (want('snapshot')) await benchSnapshot(emulator, work);
   } finally {
     await emulator.close();
+  }
+}
+
+/**
+ * The floor under plan's transfer reads on this machine: the 2,000 folder ACL reads alone, through
+ * the client in this process, at the plan's parallelism. The gap between this and its lower bound
+ * is per-request CPU (undici, JSON, the emulator), not mftops' plan logic.
+ */
+async function benchAclReads(emulator: RunningEmulator): Promise<void> {
+  const client = createTransferClient({ url: emulator.transferUrl, username: 'admin', password: new Secret(TRANSFER_PW), connections: PLAN_P });
+  try {
+    const folders = (await client.listFolders()).filter((f) => f.path.startsWith('/Bench/'));
+    const c = await counted(emulator, async () => {
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      await mapWithConcurrency(folders, PLAN_P, (f) => client.listFolderAcls(f.id));
+      const used = process.cpuUsage(cpu);
+      return { wallMs: Math.round(performance.now() - started), cpuMs: Math.round((used.user + used.system) / 1000) };
+    });
+    push({
+      name: 'acl-reads',
+      reads: folders.length,
+      parallelism: PLAN_P,
+      latencyMs: LATENCY,
+      wallMs: c.value.wallMs,
+      // Client and emulator share this process: cpuMs is both, emulatorCpuMs the same figure.
+      cpuMs: c.value.cpuMs,
+      peakRssMb: Math.round(process.memoryUsage().rss / 1024 / 1024),
+      requests: c.requests,
+      peakConcurrency: c.peakConcurrency,
+      lowerBoundMs: Math.round((folders.length * LATENCY) / PLAN_P),
+    });
+  } finally {
+    await client.close();
   }
 }
 
@@ -300,6 +339,7 @@ async function benchApply(work: string, parallelism: number): Promise<void> {
       requests: c.requests,
       writes: c.writes,
       emulatorCpuMs: c.emulatorCpuMs,
+      peakConcurrency: c.peakConcurrency,
       exitCode: r.exitCode,
       outcome: report.outcome,
       counts: report.counts,
@@ -397,7 +437,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'mftops-bench-'));
   const started = new Date();
   try {
-    if (['validate', 'plan', 'drift', 'snapshot'].some(want)) await benchEstate(work);
+    if (['validate', 'plan', 'drift', 'acl-reads', 'snapshot'].some(want)) await benchEstate(work);
     for (const p of APPLY_LEVELS) if (want(`apply-p${p}`) || want('apply')) await benchApply(work, p);
     if (want('help-cold')) await benchColdStart('help-cold', ['--help']);
     if (want('validate-examples-cold')) await benchColdStart('validate-examples-cold', ['validate', 'examples/manifests', '-q']);
