@@ -7,6 +7,10 @@
  * than plain integers, duplicate keys, tabs, CRLF, directives…) makes it answer `undefined`, and
  * the caller parses the text with `yaml` as before. It never reports errors: the full parser
  * does that.
+ *
+ * It reads the text in place: lines are offsets into it (no line strings), and the only strings
+ * made are the keys and scalars of the result. Only spaces count as blanks, as in YAML: other
+ * Unicode white space is part of a scalar.
  */
 export interface FastDocument {
   /** Position among the file's documents, as `yaml` counts them. */
@@ -24,13 +28,10 @@ const bail = (): never => {
   throw new OutOfSubset();
 };
 
-interface Line {
-  /** 1-based line number. */
-  readonly no: number;
-  indent: number;
-  /** The line without its indentation. */
-  text: string;
-}
+const SPACE = 32;
+const HASH = 35;
+const DASH = 45;
+const COLON = 58;
 
 /** The documents of `text`, or undefined when it is not in the subset (see the module comment). */
 export function parseSimpleYaml(text: string): FastDocument[] | undefined {
@@ -41,99 +42,238 @@ export function parseSimpleYaml(text: string): FastDocument[] | undefined {
     // Deep nesting is left to the full parser, which reports it as such.
     if (err instanceof OutOfSubset || err instanceof RangeError) return undefined;
     throw err;
+  } finally {
+    // A huge file's table is not kept for the small ones after it, nor its text.
+    if (lines.start.length > MAX_KEPT_LINES) lines = newLineTable(INITIAL_LINES);
+    flow.reset('', 0, 0);
   }
 }
 
+/**
+ * The content lines of a text (blank and comment lines left out), as parallel arrays: where the
+ * line's text starts (after its indentation and any `- ` consumed so far), where it ends (before
+ * trailing spaces), its indentation and its 1-based number. Document boundaries are indexes into
+ * them. One table serves every call (the reader is synchronous and never re-entered), so reading
+ * thousands of files allocates no line arrays.
+ */
+interface LineTable {
+  start: Int32Array;
+  end: Int32Array;
+  indent: Int32Array;
+  no: Int32Array;
+  /** Lines in use. */
+  count: number;
+}
+
+const INITIAL_LINES = 256;
+const MAX_KEPT_LINES = 1 << 16;
+const newLineTable = (size: number): LineTable => ({ start: new Int32Array(size), end: new Int32Array(size), indent: new Int32Array(size), no: new Int32Array(size), count: 0 });
+let lines = newLineTable(INITIAL_LINES);
+
+function addLine(start: number, end: number, indent: number, no: number): void {
+  const i = lines.count;
+  if (i === lines.start.length) {
+    const grow = (a: Int32Array): Int32Array => {
+      const bigger = new Int32Array(a.length * 2);
+      bigger.set(a);
+      return bigger;
+    };
+    lines.start = grow(lines.start);
+    lines.end = grow(lines.end);
+    lines.indent = grow(lines.indent);
+    lines.no = grow(lines.no);
+  }
+  lines.start[i] = start;
+  lines.end[i] = end;
+  lines.indent[i] = indent;
+  lines.no[i] = no;
+  lines.count = i + 1;
+}
+
 function readDocuments(text: string): FastDocument[] {
-  const raw = text.split('\n');
-  const segments: Line[][] = [[]];
+  lines.count = 0;
+  /** Index of the first line of each document; the one before the first `---` may be dropped. */
+  const segments: number[] = [0];
   let separators = 0;
-  for (let i = 0; i < raw.length; i++) {
-    const line = raw[i]!;
-    if (line === '---') {
+  let lineNo = 0;
+  for (let pos = 0; pos <= text.length; ) {
+    let nl = text.indexOf('\n', pos);
+    if (nl === -1) nl = text.length;
+    lineNo++;
+    // Reads stay within the text: a read past its end would cost the optimised code a bailout.
+    const c0 = pos < nl ? text.charCodeAt(pos) : -1;
+    if (c0 === DASH && text.startsWith('---', pos)) {
+      if (nl - pos !== 3) bail();
       separators++;
-      segments.push([]);
+      segments.push(lines.count);
+      pos = nl + 1;
       continue;
     }
-    if (line.startsWith('---') || line.startsWith('...') || line.startsWith('%')) bail();
-    let indent = 0;
-    while (line.charCodeAt(indent) === 32) indent++;
-    const rest = line.slice(indent).trimEnd();
-    if (rest === '' || rest.startsWith('#')) continue;
-    segments[segments.length - 1]!.push({ no: i + 1, indent, text: rest });
+    if (c0 === 37 /* % */ || (c0 === 46 /* . */ && text.startsWith('...', pos))) bail();
+    let start = pos;
+    while (start < nl && text.charCodeAt(start) === SPACE) start++;
+    let end = nl;
+    while (end > start && text.charCodeAt(end - 1) === SPACE) end--;
+    if (end > start && text.charCodeAt(start) !== HASH) addLine(start, end, start - pos, lineNo);
+    pos = nl + 1;
   }
+  segments.push(lines.count);
   // Comments before the first `---` are that document's prologue, not a document of their own.
-  if (separators > 0 && segments[0]!.length === 0) segments.shift();
+  const first = separators > 0 && segments[1] === 0 ? 1 : 0;
   const docs: FastDocument[] = [];
-  segments.forEach((lines, index) => {
-    if (lines.length === 0) bail();
-    const first = lines[0]!;
-    if (first.indent !== 0) bail();
-    const reader = new BlockReader(lines);
-    if (isSeqItem(first.text)) bail();
+  for (let s = first; s < segments.length - 1; s++) {
+    const from = segments[s]!;
+    const to = segments[s + 1]!;
+    if (from === to) bail();
+    if (lines.indent[from] !== 0) bail();
+    const reader = new BlockReader(text, from, to);
+    if (reader.isSeqItem(from)) bail();
     const data = reader.mapping(0);
     if (!reader.done()) bail();
-    docs.push({ index, data, line: first.no, col: first.indent + 1 });
-  });
+    docs.push({ index: s - first, data, line: lines.no[from]!, col: 1 });
+  }
   if (docs.length === 0) bail();
   return docs;
 }
 
-const isSeqItem = (t: string): boolean => t === '-' || t.startsWith('- ');
-/** A block mapping key: plain words, then `:` and a space or the end of the line. */
-const KEY = /^([A-Za-z_$][A-Za-z0-9_$.\/-]*(?: [A-Za-z0-9_$.\/-]+)*):(?: +|$)/;
+/** Characters of a block mapping key after its first: `[A-Za-z0-9_$./-]`. */
+const KEY_CHAR = new Uint8Array(128);
+/** Characters a block mapping key may start with: `[A-Za-z_$]`. */
+const KEY_START = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+  KEY_START[c] = letter ? 1 : 0;
+  KEY_CHAR[c] = letter || (c >= 48 && c <= 57) || c === 46 || c === 47 || c === DASH ? 1 : 0;
+}
+const isKeyChar = (c: number): boolean => c < 128 && KEY_CHAR[c] === 1;
+
+/** Hash of the key keyColon last found, for the key cache. */
+let keyHash = 0;
+
+/**
+ * Where the `:` of a block mapping key starting at `p` is, or -1: plain words
+ * (`[A-Za-z_$][A-Za-z0-9_$./-]*` joined by single spaces), then `:` and a space or the end of the
+ * line. Leaves the key's hash in `keyHash`.
+ */
+function keyColon(text: string, p: number, end: number): number {
+  const c0 = text.charCodeAt(p);
+  if (!(c0 < 128 && KEY_START[c0] === 1)) return -1;
+  let h = c0;
+  let i = p + 1;
+  for (;;) {
+    for (; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (!isKeyChar(c)) break;
+      h = (h * 31 + c) | 0;
+    }
+    if (i >= end) return -1;
+    const c = text.charCodeAt(i);
+    if (c === COLON) {
+      keyHash = h;
+      return i + 1 === end || text.charCodeAt(i + 1) === SPACE ? i : -1;
+    }
+    if (c === SPACE && i + 1 < end && isKeyChar(text.charCodeAt(i + 1))) {
+      h = (h * 31 + SPACE) | 0;
+      i++;
+      continue;
+    }
+    return -1;
+  }
+}
+
+/**
+ * Block mapping keys seen before, by hash: manifests repeat a few dozen keys thousands of times,
+ * and a key found here is neither copied out of the text again nor checked again.
+ */
+const KEY_CACHE_SIZE = 1024;
+const keyCache: (string | undefined)[] = new Array<string | undefined>(KEY_CACHE_SIZE).fill(undefined);
+
+/** The key `text[start, colon)` (its hash in `keyHash`), checked to be a plain string key. */
+function readKey(text: string, start: number, colon: number): string {
+  const slot = keyHash & (KEY_CACHE_SIZE - 1);
+  const cached = keyCache[slot];
+  if (cached !== undefined && cached.length === colon - start && text.startsWith(cached, start)) return cached;
+  const key = text.slice(start, colon);
+  // `true:`, `null:`, `1:`… are not string keys to the full parser.
+  if (resolvePlain(key) !== key || key === '__proto__') bail();
+  keyCache[slot] = key;
+  return key;
+}
 
 class BlockReader {
-  #i = 0;
-  readonly #lines: Line[];
+  #i: number;
+  readonly #to: number;
+  readonly #text: string;
 
-  constructor(lines: Line[]) {
-    this.#lines = lines;
+  constructor(text: string, from: number, to: number) {
+    this.#text = text;
+    this.#i = from;
+    this.#to = to;
   }
 
   done(): boolean {
-    return this.#i >= this.#lines.length;
+    return this.#i >= this.#to;
   }
 
-  #peek(): Line | undefined {
-    return this.#lines[this.#i];
+  /** `-` alone or `- …` at the start of line `i`'s text. */
+  isSeqItem(i: number): boolean {
+    const start = lines.start[i]!;
+    if (this.#text.charCodeAt(start) !== DASH) return false;
+    return start + 1 === lines.end[i]! || this.#text.charCodeAt(start + 1) === SPACE;
   }
 
   mapping(indent: number): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (let line = this.#peek(); line && line.indent >= indent; line = this.#peek()) {
-      if (line.indent > indent || isSeqItem(line.text)) bail();
-      const m = KEY.exec(line.text) ?? bail();
-      const key = m[1]!;
-      // `true:`, `null:`, `1:`… are not string keys to the full parser.
-      if (resolvePlain(key) !== key || Object.hasOwn(out, key) || key === '__proto__') bail();
-      const rest = line.text.slice(m[0].length);
+    const text = this.#text;
+    const { start: starts, end: ends, indent: indents } = lines;
+    while (this.#i < this.#to) {
+      const i = this.#i;
+      const lineIndent = indents[i]!;
+      if (lineIndent < indent) break;
+      if (lineIndent > indent || this.isSeqItem(i)) bail();
+      const start = starts[i]!;
+      const end = ends[i]!;
+      const colon = keyColon(text, start, end);
+      if (colon === -1) bail();
+      const key = readKey(text, start, colon);
+      if (Object.hasOwn(out, key)) bail();
+      let rest = colon + 1;
+      while (rest < end && text.charCodeAt(rest) === SPACE) rest++;
       this.#i++;
-      out[key] = rest === '' || rest.startsWith('#') ? this.#nested(indent, true) : this.#inline(rest, indent);
+      out[key] = rest === end || text.charCodeAt(rest) === HASH ? this.#nested(indent, true) : this.#inline(rest, end, indent);
     }
     return out;
   }
 
   sequence(indent: number): unknown[] {
     const out: unknown[] = [];
-    for (let line = this.#peek(); line && line.indent >= indent; line = this.#peek()) {
-      if (line.indent > indent) bail();
+    const text = this.#text;
+    const { start: starts, end: ends, indent: indents } = lines;
+    while (this.#i < this.#to) {
+      const i = this.#i;
+      const lineIndent = indents[i]!;
+      if (lineIndent < indent) break;
+      if (lineIndent > indent) bail();
       // A sequence at its key's indentation ends at the next key.
-      if (!isSeqItem(line.text)) break;
-      let offset = 1;
-      while (line.text.charCodeAt(offset) === 32) offset++;
-      const rest = line.text.slice(offset);
-      if (rest === '' || rest.startsWith('#')) {
+      if (!this.isSeqItem(i)) break;
+      const start = starts[i]!;
+      const end = ends[i]!;
+      let rest = start + 1;
+      while (rest < end && text.charCodeAt(rest) === SPACE) rest++;
+      if (rest === end || text.charCodeAt(rest) === HASH) {
         this.#i++;
         out.push(this.#nested(indent, false));
-      } else if (isSeqItem(rest) || KEY.test(rest)) {
-        // `- key: value` / `- - x`: the rest of the line is the first line of a nested block.
-        line.indent += offset;
-        line.text = rest;
-        out.push(isSeqItem(rest) ? this.sequence(line.indent) : this.mapping(line.indent));
       } else {
-        this.#i++;
-        out.push(this.#inline(rest, indent));
+        // `- key: value` / `- - x`: the rest of the line is the first line of a nested block.
+        starts[i] = rest;
+        const nestedSeq = this.isSeqItem(i);
+        if (nestedSeq || keyColon(text, rest, end) !== -1) {
+          indents[i] = lineIndent + (rest - start);
+          out.push(nestedSeq ? this.sequence(indents[i]!) : this.mapping(indents[i]!));
+        } else {
+          this.#i++;
+          out.push(this.#inline(rest, end, indent));
+        }
       }
     }
     return out;
@@ -141,44 +281,57 @@ class BlockReader {
 
   /** The value below a key or dash with nothing after it: a deeper block, or null. */
   #nested(indent: number, underKey: boolean): unknown {
-    const next = this.#peek();
-    if (!next) return null;
-    if (next.indent > indent) return isSeqItem(next.text) ? this.sequence(next.indent) : this.mapping(next.indent);
+    if (this.#i >= this.#to) return null;
+    const next = this.#i;
+    const nextIndent = lines.indent[next]!;
+    if (nextIndent > indent) return this.isSeqItem(next) ? this.sequence(nextIndent) : this.mapping(nextIndent);
     // A sequence may sit at its key's own indentation.
-    if (underKey && next.indent === indent && isSeqItem(next.text)) return this.sequence(indent);
+    if (underKey && nextIndent === indent && this.isSeqItem(next)) return this.sequence(indent);
     return null;
   }
 
   /** A value on the rest of a line; a deeper line after it would continue it (not in the subset). */
-  #inline(rest: string, indent: number): unknown {
-    const value = readLineValue(rest);
-    const next = this.#peek();
-    if (next && next.indent > indent) bail();
+  #inline(start: number, end: number, indent: number): unknown {
+    const value = readLineValue(this.#text, start, end);
+    if (this.#i < this.#to && lines.indent[this.#i]! > indent) bail();
     return value;
   }
 }
 
-/** A scalar or flow collection filling the rest of a line, before an optional comment. */
-function readLineValue(s: string): unknown {
-  const c = s[0]!;
-  if (c === '"' || c === "'" || c === '[' || c === '{') {
-    const r = new FlowReader(s);
-    const value = r.value();
-    r.end();
+/** A scalar or flow collection filling `text[start, end)`, before an optional comment. */
+function readLineValue(text: string, start: number, end: number): unknown {
+  const c = text.charCodeAt(start);
+  if (c === 34 /* " */ || c === 39 /* ' */ || c === 91 /* [ */ || c === 123 /* { */) {
+    flow.reset(text, start, end);
+    const value = flow.value();
+    flow.end();
     return value;
   }
-  const hash = s.indexOf(' #');
-  const plain = (hash === -1 ? s : s.slice(0, hash)).trimEnd();
+  // A comment starts at ` #`; the search stays within the line.
+  let stop = end;
+  for (let i = start + 1; i < end; i++) {
+    if (text.charCodeAt(i) === HASH && text.charCodeAt(i - 1) === SPACE) {
+      stop = i - 1;
+      break;
+    }
+  }
+  while (stop > start && text.charCodeAt(stop - 1) === SPACE) stop--;
+  const plain = text.slice(start, stop);
   if (plain.includes(': ') || plain.endsWith(':')) bail();
   return resolvePlain(plain);
 }
 
-/** Indicators that cannot start a plain scalar (or start something outside the subset). */
-const PLAIN_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
+/** Indicators that cannot start a plain scalar (or start something outside the subset): `-?:,[]{}#&*!|>'"%@` and backquote. */
+const PLAIN_START = new Uint8Array(128);
+for (const ch of "-?:,[]{}#&*!|>'\"%@`") PLAIN_START[ch.charCodeAt(0)] = 1;
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
 /** A plain scalar as the YAML 1.2 core schema reads it; any number but a plain integer leaves the subset. */
 function resolvePlain(s: string): unknown {
-  if (s === '' || PLAIN_START.test(s)) bail();
+  if (s === '') bail();
+  const c0 = s.charCodeAt(0);
+  if (c0 < 128 && PLAIN_START[c0] === 1) bail();
   switch (s) {
     case '~':
     case 'null':
@@ -196,41 +349,60 @@ function resolvePlain(s: string): unknown {
     default:
       break;
   }
-  if (/^[-+]?[0-9]+$/.test(s)) return Number(s);
-  if (/^[-+]?[.0-9]/.test(s) || /^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$/.test(s)) bail();
+  // `[-+]?[0-9]+` is an integer; anything else starting `[-+]?[.0-9]` is a number form (float,
+  // hex, octal, .inf, .nan) left to the full parser. A leading `-` was refused above.
+  const first = c0 === 43 /* + */ ? 1 : 0;
+  const c = first < s.length ? s.charCodeAt(first) : -1;
+  if (c === 46 /* . */) bail();
+  if (isDigit(c)) {
+    for (let i = first + 1; i < s.length; i++) if (!isDigit(s.charCodeAt(i))) bail();
+    return Number(s);
+  }
   return s;
 }
 
 const MAX_FLOW_DEPTH = 32;
 
-/** One line's flow value: quoted scalars, `[…]`, `{…}` and flow plain scalars. */
+/**
+ * One line's flow value, `text[p, end)`: quoted scalars, `[…]`, `{…}` and flow plain scalars.
+ * One reader serves every line (see `flow`): a flow value holds no block, so it is never re-entered.
+ */
 class FlowReader {
   #p = 0;
   #depth = 0;
-  readonly #s: string;
+  #s = '';
+  #end = 0;
 
-  constructor(s: string) {
+  reset(s: string, start: number, end: number): void {
     this.#s = s;
+    this.#p = start;
+    this.#end = end;
+    this.#depth = 0;
+  }
+
+  /** The character code at `i`, or -1 past the end of the line. */
+  #at(i: number): number {
+    return i < this.#end ? this.#s.charCodeAt(i) : -1;
   }
 
   #ws(): void {
-    while (this.#s.charCodeAt(this.#p) === 32) this.#p++;
+    while (this.#at(this.#p) === SPACE) this.#p++;
   }
 
   /** Only a comment (after a space) may follow the value. */
   end(): void {
     const before = this.#p;
     this.#ws();
-    if (this.#p < this.#s.length && !(this.#s[this.#p] === '#' && this.#p > before)) bail();
+    if (this.#p < this.#end && !(this.#s.charCodeAt(this.#p) === HASH && this.#p > before)) bail();
   }
 
   value(): unknown {
-    const c = this.#s[this.#p];
-    if (c === '"') return this.#double();
-    if (c === "'") return this.#single();
-    if (c === '[' || c === '{') {
+    const c = this.#at(this.#p);
+    if (c === 34) return this.#double();
+    if (c === 39) return this.#single();
+    if (c === 91 || c === 123) {
       if (++this.#depth > MAX_FLOW_DEPTH) bail();
-      const v = c === '[' ? this.#seq() : this.#map();
+      const v = c === 91 ? this.#seq() : this.#map();
       this.#depth--;
       return v;
     }
@@ -239,7 +411,7 @@ class FlowReader {
 
   #double(): string {
     const close = this.#s.indexOf('"', this.#p + 1);
-    if (close === -1) bail();
+    if (close === -1 || close >= this.#end) bail();
     const body = this.#s.slice(this.#p + 1, close);
     if (body.includes('\\')) bail();
     this.#p = close + 1;
@@ -247,42 +419,49 @@ class FlowReader {
   }
 
   #single(): string {
+    const s = this.#s;
     let out = '';
-    for (let i = this.#p + 1; i < this.#s.length; i++) {
-      if (this.#s[i] === "'") {
-        if (this.#s[i + 1] === "'") {
-          out += "'";
-          i++;
-          continue;
-        }
-        this.#p = i + 1;
-        return out;
+    let from = this.#p + 1;
+    for (;;) {
+      const quote = s.indexOf("'", from);
+      if (quote === -1 || quote >= this.#end) bail();
+      out += s.slice(from, quote);
+      if (this.#at(quote + 1) === 39) {
+        out += "'";
+        from = quote + 2;
+        continue;
       }
-      out += this.#s[i];
+      this.#p = quote + 1;
+      return out;
     }
-    return bail();
   }
 
   #plain(): unknown {
     const start = this.#p;
     const s = this.#s;
+    const end = this.#end;
     let i = start;
-    for (; i < s.length; i++) {
-      const c = s[i];
-      if (c === ',' || c === ']' || c === '}') break;
-      if (c === '[' || c === '{') bail();
-      if (c === ':' && (i + 1 >= s.length || s[i + 1] === ' ' || s[i + 1] === ',' || s[i + 1] === ']' || s[i + 1] === '}')) break;
-      if (c === '#' && s[i - 1] === ' ') bail();
+    for (; i < end; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 44 || c === 93 || c === 125) break;
+      if (c === 91 || c === 123) bail();
+      if (c === COLON) {
+        const n = this.#at(i + 1);
+        if (n === -1 || n === SPACE || n === 44 || n === 93 || n === 125) break;
+      }
+      if (c === HASH && s.charCodeAt(i - 1) === SPACE) bail();
     }
     this.#p = i;
-    return resolvePlain(s.slice(start, i).trimEnd());
+    let stop = i;
+    while (stop > start && s.charCodeAt(stop - 1) === SPACE) stop--;
+    return resolvePlain(s.slice(start, stop));
   }
 
   #seq(): unknown[] {
     this.#p++;
     const out: unknown[] = [];
     this.#ws();
-    if (this.#s[this.#p] === ']') {
+    if (this.#at(this.#p) === 93) {
       this.#p++;
       return out;
     }
@@ -290,10 +469,10 @@ class FlowReader {
       this.#ws();
       out.push(this.value());
       this.#ws();
-      const c = this.#s[this.#p];
+      const c = this.#at(this.#p);
       this.#p++;
-      if (c === ']') return out;
-      if (c !== ',') bail();
+      if (c === 93) return out;
+      if (c !== 44) bail();
     }
   }
 
@@ -301,27 +480,29 @@ class FlowReader {
     this.#p++;
     const out: Record<string, unknown> = {};
     this.#ws();
-    if (this.#s[this.#p] === '}') {
+    if (this.#at(this.#p) === 125) {
       this.#p++;
       return out;
     }
     for (;;) {
       this.#ws();
-      const c = this.#s[this.#p];
-      if (c === '"' || c === "'" || c === '[' || c === '{') bail();
+      const c = this.#at(this.#p);
+      if (c === 34 || c === 39 || c === 91 || c === 123) bail();
       const key = this.#plain();
       if (typeof key !== 'string' || key === '__proto__' || Object.hasOwn(out, key)) bail();
-      if (this.#s[this.#p] !== ':' || this.#s[this.#p + 1] !== ' ') bail();
+      if (this.#at(this.#p) !== COLON || this.#at(this.#p + 1) !== SPACE) bail();
       this.#p += 2;
       this.#ws();
-      const next = this.#s[this.#p];
-      if (next === ',' || next === '}' || next === undefined) bail();
+      const next = this.#at(this.#p);
+      if (next === 44 || next === 125 || next === -1) bail();
       out[key as string] = this.value();
       this.#ws();
-      const sep = this.#s[this.#p];
+      const sep = this.#at(this.#p);
       this.#p++;
-      if (sep === '}') return out;
-      if (sep !== ',') bail();
+      if (sep === 125) return out;
+      if (sep !== 44) bail();
     }
   }
 }
+
+const flow = new FlowReader();

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { hash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { extname, join, resolve } from 'node:path';
+import { extname, resolve, sep } from 'node:path';
 import { createDiagnostic, sortDiagnostics } from './diagnostics.js';
 import type { Diagnostic } from './diagnostics.js';
 import { DEFAULT_PARSE_LIMITS, checkFileSize, parseManifestFile } from './parse.js';
@@ -26,11 +26,22 @@ export interface LoadOptions {
 export async function loadManifests(paths: readonly string[], options: LoadOptions = {}): Promise<ManifestSet> {
   const cwd = options.cwd ?? process.cwd();
   const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
-  const { files, diagnostics } = await collectManifestFiles(paths, cwd);
+  const { files, regular, diagnostics } = await collectManifestFiles(paths, cwd);
   // Files are small and read synchronously; `files` is already sorted.
-  const parsed = files.map((file) => readManifestFile(file, limits));
+  const parsed = files.map((file) => readManifestFile(file, limits, regular.get(file) === true));
   const result = validateParsedFiles(parsed, options.rules);
+  // The set's diagnostics are sorted already; only the paths' own problems need merging in.
+  if (diagnostics.length === 0) return result;
   return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };
+}
+
+/** Manifest files found under some paths (see collectManifestFiles). */
+export interface CollectedFiles {
+  /** Sorted, without repeats. */
+  readonly files: string[];
+  /** Each file → whether a folder listing showed it as a regular file (not a link): those need no `fstat` to be read. */
+  readonly regular: ReadonlyMap<string, boolean>;
+  readonly diagnostics: Diagnostic[];
 }
 
 /**
@@ -38,19 +49,18 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
  * `*.yaml`/`*.yml` files at any depth, skipping hidden folders (`.git`, `.github`) and
  * `node_modules`; a file named explicitly is taken whatever its extension.
  */
-export async function collectManifestFiles(paths: readonly string[], cwd: string): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
-  const files = new Set<string>();
+export async function collectManifestFiles(paths: readonly string[], cwd: string): Promise<CollectedFiles> {
+  /** File → whether a folder listing showed it as a regular file. */
+  const files = new Map<string, boolean>();
   const realFiles = new Set<string>();
   const diagnostics: Diagnostic[] = [];
   /** Folder (real path) → manifest files found in it, so a folder reached twice is read once. */
   const visitedDirs = new Map<string, number>();
 
-  // `knownReal`: a regular file found in a folder whose real path is known needs no realpath call.
-  const addFile = async (file: string, knownReal?: string) => {
-    const real = knownReal ?? (await realpath(file).catch(() => file));
+  const addFile = (file: string, real: string, regular: boolean): void => {
     if (realFiles.has(real)) return;
     realFiles.add(real);
-    files.add(file);
+    files.set(file, regular);
   };
 
   const walk = async (dir: string): Promise<number> => {
@@ -67,8 +77,9 @@ export async function collectManifestFiles(paths: readonly string[], cwd: string
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     let count = 0;
-    for (const entry of entries) {
-      const full = join(dir, entry.name);
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      const full = childPath(dir, entry.name);
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
       if (entry.isSymbolicLink()) {
@@ -80,7 +91,9 @@ export async function collectManifestFiles(paths: readonly string[], cwd: string
         if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
         count += await walk(full);
       } else if (isFile && isManifestFileName(entry.name)) {
-        await addFile(full, entry.isSymbolicLink() ? undefined : join(real, entry.name));
+        // A regular file in a folder whose real path is known needs no realpath call.
+        const realFile = entry.isSymbolicLink() ? await realpath(full).catch(() => full) : real === dir ? full : childPath(real, entry.name);
+        addFile(full, realFile, !entry.isSymbolicLink());
         count++;
       }
     }
@@ -103,10 +116,15 @@ export async function collectManifestFiles(paths: readonly string[], cwd: string
         diagnostics.push(createDiagnostic('error', 'MF006', { file: full, line: 1, col: 1 }, `no *.yaml or *.yml files under ${p}`, { hint: 'check the path' }));
       }
     } else {
-      await addFile(full);
+      addFile(full, await realpath(full).catch(() => full), false);
     }
   }
-  return { files: [...files].sort(), diagnostics };
+  return { files: [...files.keys()].sort(), regular: files, diagnostics };
+}
+
+/** `join(dir, name)` for a normalised folder path and a name from its listing, without normalising again. */
+function childPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? dir + name : dir + sep + name;
 }
 
 export function isManifestFileName(name: string): boolean {
@@ -117,9 +135,11 @@ export function isManifestFileName(name: string): boolean {
 /**
  * Reads one file within the size limit (a larger one is never read) and parses it. The reads are
  * synchronous: for thousands of small files, four thread-pool round trips per file cost more than
- * the reading itself, and nothing else runs while manifests load.
+ * the reading itself, and nothing else runs while manifests load. A file a folder listing showed
+ * as regular is read with one `pread` into a reused buffer when it fits (see readSmallFile);
+ * otherwise one `fstat` serves both the type and size checks and the read (see readOpenFile).
  */
-function readManifestFile(file: string, limits: ParseLimits): ParsedFile {
+function readManifestFile(file: string, limits: ParseLimits, knownRegular: boolean): ParsedFile {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -127,19 +147,59 @@ function readManifestFile(file: string, limits: ParseLimits): ParsedFile {
     return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
   }
   try {
-    const info = fstatSync(fd);
-    if (!info.isFile()) {
-      return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file, line: 1, col: 1 }, 'not a regular file')] };
+    let bytes = knownRegular ? readSmallFile(fd, limits.maxFileBytes) : undefined;
+    if (bytes === undefined) {
+      const info = fstatSync(fd);
+      if (!info.isFile()) {
+        return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file, line: 1, col: 1 }, 'not a regular file')] };
+      }
+      const tooLarge = checkFileSize(file, info.size, limits);
+      if (tooLarge) return { file, documents: [], diagnostics: [tooLarge] };
+      bytes = readOpenFile(fd, info.size);
     }
-    const tooLarge = checkFileSize(file, info.size, limits);
-    if (tooLarge) return { file, documents: [], diagnostics: [tooLarge] };
-    const bytes = readFileSync(fd);
-    return { ...parseManifestFile(file, bytes, limits), sha256: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
+    // Parsing and hashing keep nothing of `bytes`, which may be the reused buffer.
+    const parsed = parseManifestFile(file, bytes, limits);
+    return { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash('sha256', bytes, 'hex')}` };
   } catch (err) {
     return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
   } finally {
     closeSync(fd);
   }
+}
+
+/** Manifests are small: nearly all fit this buffer, which every read of one shares. */
+const SMALL_FILE_BYTES = 64 * 1024;
+let smallFileBuffer: Buffer | undefined;
+
+/**
+ * The whole content of an open regular file if it is smaller than the reused buffer and within
+ * `maxBytes`, read with one `pread` from its start (a short read of a regular file is its end);
+ * undefined when it may be larger (nothing is consumed: the caller reads it the careful way). The
+ * bytes are a view of the shared buffer, valid until the next call.
+ */
+export function readSmallFile(fd: number, maxBytes: number): Buffer | undefined {
+  const buffer = (smallFileBuffer ??= Buffer.allocUnsafe(SMALL_FILE_BYTES));
+  const want = Math.min(SMALL_FILE_BYTES, maxBytes + 1);
+  const n = readSync(fd, buffer, 0, want, 0);
+  return n < want ? buffer.subarray(0, n) : undefined;
+}
+
+/**
+ * The bytes of an open regular file whose size is known, read as `readFileSync(fd)` would: up to
+ * `size` bytes (fewer if it shrank meanwhile), without the second `fstat` it makes. A size of 0
+ * may be a file that does not report its size: that is left to `readFileSync`, which reads to the
+ * end.
+ */
+export function readOpenFile(fd: number, size: number): Buffer {
+  if (size === 0) return readFileSync(fd);
+  const buffer = Buffer.allocUnsafe(size);
+  let total = 0;
+  while (total < size) {
+    const n = readSync(fd, buffer, total, size - total, null);
+    if (n === 0) break;
+    total += n;
+  }
+  return total < size ? buffer.subarray(0, total) : buffer;
 }
 
 function errnoText(err: unknown): string {

@@ -7,36 +7,87 @@ import { parseSecretRef } from '../secret.js';
  * fields are flags or parameters is read from the schema, not listed twice. Returns new objects.
  */
 export function normalizeSpec(spec: unknown, specSchema: AnySchemaObject, root: AnySchemaObject): unknown {
-  return walk(spec, specSchema, root, 0);
+  return walk(spec, planFor(specSchema, root), 0);
 }
 
-function walk(data: unknown, schema: AnySchemaObject | undefined, root: AnySchemaObject, depth: number): unknown {
-  if (schema === undefined || depth > 64) return data;
+/**
+ * What normalisation does at one schema node, read from the schema once per process instead of
+ * once per value (thousands of manifests share a handful of schemas).
+ */
+interface NodePlan {
+  /** `enum: [0, 1, true, false]`: a boolean becomes 0 or 1. */
+  readonly flag: boolean;
+  /** `title: Parameters`: a mapping becomes `{name: {value, secret}}`. */
+  readonly parameters: boolean;
+  /** Plan of a list's items; undefined: items are kept as they are. */
+  items: NodePlan | undefined;
+  /** Plans of a mapping's properties; a key without one keeps its value as it is. */
+  readonly properties: Map<string, NodePlan>;
+}
+
+/** Plans by root schema, then by schema node (before `$ref` resolution), so recursive schemas end. */
+const plans = new WeakMap<object, WeakMap<object, NodePlan>>();
+/** A boolean (or otherwise non-object) schema: copies lists and mappings, changes nothing inside. */
+const OPAQUE: NodePlan = { flag: false, parameters: false, items: undefined, properties: new Map() };
+
+function planFor(schema: AnySchemaObject, root: AnySchemaObject): NodePlan {
+  if (typeof schema !== 'object' || schema === null) return OPAQUE;
+  let byNode = plans.get(root);
+  if (!byNode) plans.set(root, (byNode = new WeakMap()));
+  const cached = byNode.get(schema);
+  if (cached) return cached;
   const resolved = resolveRef(schema, root);
-  if (isFlagSchema(resolved) && typeof data === 'boolean') return data ? 1 : 0;
-  if (resolved.title === 'Parameters' && isRecord(data)) return normalizeParameters(data);
-  if (Array.isArray(data)) {
-    const items = resolved.items as AnySchemaObject | undefined;
-    return data.map((item) => walk(item, items, root, depth + 1));
+  const properties = new Map<string, NodePlan>();
+  const plan: NodePlan = { flag: isFlagSchema(resolved), parameters: resolved.title === 'Parameters', items: undefined, properties };
+  // Stored before its children are planned: a schema that refers to itself finds this plan.
+  byNode.set(schema, plan);
+  const items = resolved.items as AnySchemaObject | undefined;
+  if (items !== undefined) plan.items = planFor(items, root);
+  const props = (resolved.properties ?? {}) as Record<string, AnySchemaObject>;
+  for (const key of Object.keys(props)) {
+    const child = props[key];
+    if (child !== undefined) properties.set(key, planFor(child, root));
   }
-  if (isRecord(data)) {
-    const props = (resolved.properties ?? {}) as Record<string, AnySchemaObject>;
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(data)) {
-      setOwn(out, key, walk(value, Object.hasOwn(props, key) ? props[key] : undefined, root, depth + 1));
-    }
+  return plan;
+}
+
+function walk(data: unknown, plan: NodePlan, depth: number): unknown {
+  if (depth > 64) return data;
+  if (typeof data !== 'object' || data === null) return plan.flag && typeof data === 'boolean' ? (data ? 1 : 0) : data;
+  if (Array.isArray(data)) {
+    const items = plan.items;
+    const out: unknown[] = new Array(data.length);
+    for (let i = 0; i < data.length; i++) out[i] = items === undefined ? data[i] : walk(data[i], items, depth + 1);
     return out;
   }
-  return data;
+  const record = data as Record<string, unknown>;
+  if (plan.parameters) return normalizeParameters(record);
+  const out: Record<string, unknown> = {};
+  const properties = plan.properties;
+  // `for…in` with an own-property check visits what Object.keys lists, in its order, without
+  // making an array of keys per object.
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const child = properties.get(key);
+    const value = child === undefined ? record[key] : walk(record[key], child, depth + 1);
+    if (key === '__proto__') setOwn(out, key, value);
+    else out[key] = value;
+  }
+  return out;
 }
 
 function normalizeParameters(data: Record<string, unknown>): Record<string, { value: string; secret: boolean }> {
   const out: Record<string, { value: string; secret: boolean }> = {};
-  for (const [name, raw] of Object.entries(data)) {
-    const value = isRecord(raw) ? raw.value : raw;
+  for (const name in data) {
+    if (!Object.hasOwn(data, name)) continue;
+    const raw = data[name];
+    const record = isRecord(raw);
+    const value = record ? raw.value : raw;
     const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '';
-    const marked = isRecord(raw) && raw.secret === true;
-    setOwn(out, name, { value: text, secret: marked || parseSecretRef(text) !== undefined });
+    const marked = record && raw.secret === true;
+    const param = { value: text, secret: marked || parseSecretRef(text) !== undefined };
+    if (name === '__proto__') setOwn(out, name, param);
+    else out[name] = param;
   }
   return out;
 }

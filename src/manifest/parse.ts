@@ -4,7 +4,7 @@ import { createDiagnostic } from './diagnostics.js';
 import type { Diagnostic, SourcePosition } from './diagnostics.js';
 import { parseSimpleYaml } from './fast-yaml.js';
 import { createSourceMap } from './positions.js';
-import type { SourceMap } from './types.js';
+import type { JsonPath, SourceMap } from './types.js';
 
 /** Limits that keep a hostile or broken file from hanging or exhausting the process. */
 export interface ParseLimits {
@@ -37,6 +37,8 @@ export interface ParsedFile {
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+/** The diagnostics of a file read without problems (shared: nothing adds to it). */
+const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
 
 /**
  * Parses one manifest file: bytes (or text) to documents, with YAML problems as diagnostics.
@@ -69,9 +71,9 @@ export function parseManifestFile(file: string, content: Uint8Array | string, li
   // Most manifests are plain YAML: read them fast, and build the source map only if asked.
   const fast = parseSimpleYaml(text);
   if (fast) {
-    const sourceMapOf = lazySourceMaps(file, text);
-    const documents = fast.map((d): ParsedDocument => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: sourceMapOf(d.index) }));
-    return { file, documents, diagnostics: [] };
+    const maps = new LazyFileSourceMaps(file, text);
+    const documents = fast.map((d): ParsedDocument => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: new LazySourceMap(maps, d.index) }));
+    return { file, documents, diagnostics: NO_DIAGNOSTICS };
   }
 
   const lineCounter = new LineCounter();
@@ -135,26 +137,49 @@ export function parseManifestFile(file: string, content: Uint8Array | string, li
 /**
  * Source maps for the documents of a file read by the fast reader: the file is parsed with `yaml`
  * (once, for all its documents) only when a diagnostic needs a position, so thousands of valid
- * manifests keep no syntax trees.
+ * manifests keep no syntax trees, only their text.
  */
-function lazySourceMaps(file: string, text: string): (index: number) => SourceMap {
-  let parsed: { docs: Document.Parsed[]; lineCounter: LineCounter } | undefined;
-  const maps = new Map<number, SourceMap>();
-  const mapOf = (index: number): SourceMap => {
+class LazyFileSourceMaps {
+  readonly #file: string;
+  readonly #text: string;
+  #parsed: { docs: Document.Parsed[]; lineCounter: LineCounter } | undefined;
+  #maps: Map<number, SourceMap> | undefined;
+
+  constructor(file: string, text: string) {
+    this.#file = file;
+    this.#text = text;
+  }
+
+  mapOf(index: number): SourceMap {
+    const maps = (this.#maps ??= new Map());
     let map = maps.get(index);
     if (map) return map;
-    if (!parsed) {
+    if (!this.#parsed) {
       const lineCounter = new LineCounter();
-      const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: 'silent', strict: true });
-      parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
+      const docs = parseAllDocuments(this.#text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: 'silent', strict: true });
+      this.#parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
     }
-    const doc = parsed.docs[index];
-    if (!doc) throw new Error(`${file}: document ${index} not found when locating a position (fast and full YAML readers disagree)`);
-    map = createSourceMap(doc, parsed.lineCounter, file);
+    const doc = this.#parsed.docs[index];
+    if (!doc) throw new Error(`${this.#file}: document ${index} not found when locating a position (fast and full YAML readers disagree)`);
+    map = createSourceMap(doc, this.#parsed.lineCounter, this.#file);
     maps.set(index, map);
     return map;
-  };
-  return (index) => ({ locate: (path, target) => mapOf(index).locate(path, target) });
+  }
+}
+
+/** The source map of one document of a file read fast: two fields until a position is asked for. */
+class LazySourceMap implements SourceMap {
+  readonly #maps: LazyFileSourceMaps;
+  readonly #index: number;
+
+  constructor(maps: LazyFileSourceMaps, index: number) {
+    this.#maps = maps;
+    this.#index = index;
+  }
+
+  locate(path: JsonPath | string, target?: 'value' | 'key'): SourcePosition {
+    return this.#maps.mapOf(this.#index).locate(path, target);
+  }
 }
 
 /** MF004 for a file over the size limit; the loader checks the size before reading. */

@@ -25,19 +25,36 @@ export type Rule = (documents: readonly CheckedDocument[]) => Diagnostic[];
 // ---------------------------------------------------------------------------- identities (MF301)
 
 /** What makes two documents the same server object, or undefined when the document has no usable identity. */
-function identityOf(doc: CheckedDocument): { key: string; what: string } | undefined {
+function identityKey(doc: CheckedDocument): string | undefined {
   if (doc.name === undefined) return undefined;
   switch (doc.kind) {
     case 'Task':
-      return { key: doc.name.toLowerCase(), what: `Task \`${doc.name}\`` };
     case 'FolderPermissions':
-      return { key: doc.name.toLowerCase(), what: `FolderPermissions for \`${doc.name}\`` };
+      return doc.name.toLowerCase();
     case 'ResourceGroupAcl': {
       const spec = asRecord(doc.spec);
       const rg = spec?.resourceGroup;
       const ug = spec?.userGroup;
       if (typeof rg !== 'string' || typeof ug !== 'string') return undefined;
-      return { key: `${rg.toLowerCase()}\u0000${ug.toLowerCase()}`, what: `a ResourceGroupAcl for resource group \`${rg}\` and user group \`${ug}\`` };
+      return `${rg.toLowerCase()}\u0000${ug.toLowerCase()}`;
+    }
+    default: {
+      const never: never = doc.kind;
+      throw new Error(`unknown kind ${String(never)}`);
+    }
+  }
+}
+
+/** The object a document with an identity defines, in words (only for a diagnostic). */
+function describeIdentity(doc: CheckedDocument): string {
+  switch (doc.kind) {
+    case 'Task':
+      return `Task \`${doc.name}\``;
+    case 'FolderPermissions':
+      return `FolderPermissions for \`${doc.name}\``;
+    case 'ResourceGroupAcl': {
+      const spec = asRecord(doc.spec);
+      return `a ResourceGroupAcl for resource group \`${String(spec?.resourceGroup)}\` and user group \`${String(spec?.userGroup)}\``;
     }
     default: {
       const never: never = doc.kind;
@@ -51,15 +68,16 @@ export const checkDuplicateIdentities: Rule = (docs) => {
   const out: Diagnostic[] = [];
   const seen = new Map<string, CheckedDocument>();
   const seenNames = new Map<string, CheckedDocument>();
-  for (const doc of docs) {
-    const id = identityOf(doc);
-    if (id) {
-      const key = `${doc.kind}\u0000${id.key}`;
+  for (let d = 0; d < docs.length; d++) {
+    const doc = docs[d]!;
+    const id = identityKey(doc);
+    if (id !== undefined) {
+      const key = `${doc.kind}\u0000${id}`;
       const first = seen.get(key);
       if (first) {
         const at = doc.kind === 'ResourceGroupAcl' ? doc.sourceMap.locate(['spec', 'resourceGroup']) : doc.sourceMap.locate(['metadata', 'name']);
         out.push(
-          createDiagnostic('error', 'MF301', at, `${id.what} is defined twice`, {
+          createDiagnostic('error', 'MF301', at, `${describeIdentity(doc)} is defined twice`, {
             hint: 'one object, one document: merge the two or rename one',
             related: related('first defined', first.sourceMap.locate(doc.kind === 'ResourceGroupAcl' ? ['spec', 'resourceGroup'] : ['metadata', 'name'])),
           }),
@@ -92,19 +110,27 @@ export const checkDuplicateIdentities: Rule = (docs) => {
 /** A previous name must not be a live name of the same kind, the document's own, or claimed twice. */
 export const checkPreviousNames: Rule = (docs) => {
   const out: Diagnostic[] = [];
+  const claimedAny = docs.some((doc) => doc.name !== undefined && doc.previousNames.length > 0);
+  if (!claimedAny) return out;
   const live = new Map<string, CheckedDocument>();
-  for (const doc of docs) {
-    if (doc.name !== undefined && !live.has(`${doc.kind}\u0000${doc.name.toLowerCase()}`)) live.set(`${doc.kind}\u0000${doc.name.toLowerCase()}`, doc);
+  for (let d = 0; d < docs.length; d++) {
+    const doc = docs[d]!;
+    if (doc.name === undefined) continue;
+    const key = `${doc.kind}\u0000${doc.name.toLowerCase()}`;
+    if (!live.has(key)) live.set(key, doc);
   }
   const claimed = new Map<string, { doc: CheckedDocument; index: number }>();
-  for (const doc of docs) {
+  for (let d = 0; d < docs.length; d++) {
+    const doc = docs[d]!;
     if (doc.name === undefined) continue;
-    doc.previousNames.forEach((previous, index) => {
+    const ownName = doc.name.toLowerCase();
+    for (let index = 0; index < doc.previousNames.length; index++) {
+      const previous = doc.previousNames[index]!;
       // Positions are looked up only for a diagnostic: locating may parse the file again.
       const at = () => doc.sourceMap.locate(['metadata', 'previousNames', index]);
       const key = `${doc.kind}\u0000${previous.toLowerCase()}`;
       const owner = live.get(key);
-      if (previous.toLowerCase() === doc.name!.toLowerCase()) {
+      if (previous.toLowerCase() === ownName) {
         out.push(createDiagnostic('error', 'MF302', at(), `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, { hint: 'a previous name is what the object was called before a rename' }));
       } else if (owner) {
         out.push(
@@ -126,7 +152,7 @@ export const checkPreviousNames: Rule = (docs) => {
           claimed.set(key, { doc, index });
         }
       }
-    });
+    }
   }
   return out;
 };
@@ -153,26 +179,45 @@ export const checkAclPermissions: Rule = (docs) => {
 
 // ---------------------------------------------------------------------------- steps (MF304, MF308)
 
-/** Each step of each valid task, with its kind and path. */
-function* stepsOf(docs: readonly CheckedDocument[]): Generator<{ doc: CheckedDocument; kind: string; body: Record<string, unknown>; path: JsonPath }> {
-  for (const doc of valid(docs, 'Task')) {
+/** One step of a valid task: `spec.steps[index][kind]` is `body`. */
+interface StepRef {
+  readonly doc: CheckedDocument;
+  readonly index: number;
+  readonly kind: string;
+  readonly body: Record<string, unknown>;
+}
+
+/** Each step of each valid task, in document order (shared by the step rules of one run, see runRules). */
+function stepsOf(docs: readonly CheckedDocument[]): readonly StepRef[] {
+  if (runMemo?.docs === docs && runMemo.steps) return runMemo.steps;
+  const out: StepRef[] = [];
+  const tasks = valid(docs, 'Task');
+  for (let t = 0; t < tasks.length; t++) {
+    const doc = tasks[t]!;
     const steps = asRecord(doc.spec)?.steps;
     if (!Array.isArray(steps)) continue;
     for (let i = 0; i < steps.length; i++) {
       const step = asRecord(steps[i]);
       if (!step) continue;
-      for (const [kind, body] of Object.entries(step)) {
-        const record = asRecord(body);
-        if (record) yield { doc, kind, body: record, path: ['spec', 'steps', i, kind] };
+      for (const kind of Object.keys(step)) {
+        const record = asRecord(step[kind]);
+        if (record) out.push({ doc, index: i, kind, body: record });
       }
     }
   }
+  if (runMemo?.docs === docs) runMemo.steps = out;
+  return out;
 }
+
+const stepPath = (step: StepRef): JsonPath => ['spec', 'steps', step.index, step.kind];
 
 /** `DelRename` and `RenameTo` act only when the original is renamed (`DeleteOrig: 2`). */
 export const checkRenameOriginal: Rule = (docs) => {
   const out: Diagnostic[] = [];
-  for (const { doc, kind, body, path } of stepsOf(docs)) {
+  const steps = stepsOf(docs);
+  for (let s = 0; s < steps.length; s++) {
+    const step = steps[s]!;
+    const { doc, kind, body } = step;
     if (kind !== 'Source' || body.DeleteOrig === 2) continue;
     const now = body.DeleteOrig === undefined ? 'not set' : String(body.DeleteOrig);
     for (const field of ['RenameTo', 'DelRename'] as const) {
@@ -180,7 +225,7 @@ export const checkRenameOriginal: Rule = (docs) => {
       const set = field === 'RenameTo' ? typeof v === 'string' && v !== '' : v === 1 || v === true;
       if (!set) continue;
       out.push(
-        createDiagnostic('error', 'MF304', doc.sourceMap.locate([...path, field], 'key'), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
+        createDiagnostic('error', 'MF304', doc.sourceMap.locate([...stepPath(step), field], 'key'), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
           hint: `set DeleteOrig: 2, or remove ${field}`,
         }),
       );
@@ -197,7 +242,10 @@ export const checkStepReferences: Rule = (docs) => {
     Destination: ['Host', 'HostID', 'host'],
     Process: ['Script', 'ScriptID', 'script'],
   };
-  for (const { doc, kind, body, path } of stepsOf(docs)) {
+  const steps = stepsOf(docs);
+  for (let s = 0; s < steps.length; s++) {
+    const step = steps[s]!;
+    const { doc, kind, body } = step;
     const pair = pairs[kind];
     if (!pair) continue;
     const [byName, byId, noun] = pair;
@@ -205,13 +253,13 @@ export const checkStepReferences: Rule = (docs) => {
     const hasId = body[byId] !== undefined;
     if (hasName && hasId) {
       out.push(
-        createDiagnostic('error', 'MF308', doc.sourceMap.locate([...path, byId], 'key'), `${kind} step names its ${noun} twice, by \`${byName}\` and by \`${byId}\``, {
+        createDiagnostic('error', 'MF308', doc.sourceMap.locate([...stepPath(step), byId], 'key'), `${kind} step names its ${noun} twice, by \`${byName}\` and by \`${byId}\``, {
           hint: `keep \`${byName}\` (names work on every server) and remove \`${byId}\``,
         }),
       );
     } else if (!hasName && !hasId) {
       out.push(
-        createDiagnostic('error', 'MF308', doc.sourceMap.locate(path, 'key'), `${kind} step does not say which ${noun}: add \`${byName}\` (its name) or \`${byId}\``),
+        createDiagnostic('error', 'MF308', doc.sourceMap.locate(stepPath(step), 'key'), `${kind} step does not say which ${noun}: add \`${byName}\` (its name) or \`${byId}\``),
       );
     }
   }
@@ -221,18 +269,22 @@ export const checkStepReferences: Rule = (docs) => {
 // ---------------------------------------------------------------------------- schedules (MF305)
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+const TIME_FIELDS = ['StartTime', 'EndTime'] as const;
 
 /** `StartTime`/`EndTime` are `HH:mm` on a 24-hour clock. */
 export const checkTimesOfDay: Rule = (docs) => {
   const out: Diagnostic[] = [];
-  for (const doc of valid(docs, 'Task')) {
+  const tasks = valid(docs, 'Task');
+  for (let t = 0; t < tasks.length; t++) {
+    const doc = tasks[t]!;
     const schedules = asRecord(asRecord(doc.spec)?.Schedules)?.Schedule;
     if (!Array.isArray(schedules)) continue;
-    schedules.forEach((schedule, s) => {
-      const intervals = asRecord(asRecord(asRecord(schedule)?.Frequency))?.Interval;
-      if (!Array.isArray(intervals)) return;
-      intervals.forEach((interval, i) => {
-        for (const field of ['StartTime', 'EndTime'] as const) {
+    for (let s = 0; s < schedules.length; s++) {
+      const intervals = asRecord(asRecord(asRecord(schedules[s])?.Frequency))?.Interval;
+      if (!Array.isArray(intervals)) continue;
+      for (let i = 0; i < intervals.length; i++) {
+        const interval: unknown = intervals[i];
+        for (const field of TIME_FIELDS) {
           const v = asRecord(interval)?.[field];
           if (typeof v !== 'string' || HH_MM.test(v)) continue;
           const short = /^\d:[0-5]\d$/.test(v) ? `write two-digit hours: 0${v}` : 'a time of day from 00:00 to 23:59, quoted: "02:00"';
@@ -242,8 +294,8 @@ export const checkTimesOfDay: Rule = (docs) => {
             }),
           );
         }
-      });
-    });
+      }
+    }
   }
   return out;
 };
@@ -253,15 +305,21 @@ export const checkTimesOfDay: Rule = (docs) => {
 const SECRET_NAME = /pass(word|wd|phrase)?$|secret|token|api.?key|private.?key|credential/i;
 
 /** Every Parameters map of a valid task (task level and Process steps), with its path. */
-function* parameterMaps(docs: readonly CheckedDocument[]): Generator<{ doc: CheckedDocument; params: Record<string, unknown>; path: JsonPath }> {
-  for (const doc of valid(docs, 'Task')) {
+function parameterMaps(docs: readonly CheckedDocument[]): { doc: CheckedDocument; params: Record<string, unknown>; path: JsonPath }[] {
+  const out: { doc: CheckedDocument; params: Record<string, unknown>; path: JsonPath }[] = [];
+  const tasks = valid(docs, 'Task');
+  for (let t = 0; t < tasks.length; t++) {
+    const doc = tasks[t]!;
     const top = asRecord(asRecord(doc.spec)?.Parameters);
-    if (top) yield { doc, params: top, path: ['spec', 'Parameters'] };
+    if (top) out.push({ doc, params: top, path: ['spec', 'Parameters'] });
   }
-  for (const { doc, kind, body, path } of stepsOf(docs)) {
-    const params = kind === 'Process' ? asRecord(body.Parameters) : undefined;
-    if (params) yield { doc, params, path: [...path, 'Parameters'] };
+  const steps = stepsOf(docs);
+  for (let s = 0; s < steps.length; s++) {
+    const step = steps[s]!;
+    const params = step.kind === 'Process' ? asRecord(step.body.Parameters) : undefined;
+    if (params) out.push({ doc: step.doc, params, path: [...stepPath(step), 'Parameters'] });
   }
+  return out;
 }
 
 /**
@@ -270,8 +328,11 @@ function* parameterMaps(docs: readonly CheckedDocument[]): Generator<{ doc: Chec
  */
 export const checkSecretParameters: Rule = (docs) => {
   const out: Diagnostic[] = [];
-  for (const { doc, params, path } of parameterMaps(docs)) {
-    for (const [name, raw] of Object.entries(params)) {
+  const maps = parameterMaps(docs);
+  for (let m = 0; m < maps.length; m++) {
+    const { doc, params, path } = maps[m]!;
+    for (const name of Object.keys(params)) {
+      const raw = params[name];
       const record = asRecord(raw);
       const value = record ? record.value : raw;
       const isRef = typeof value === 'string' && parseSecretRef(value) !== undefined;
@@ -337,12 +398,33 @@ export const RULES: readonly Rule[] = [
   checkFolderEntries,
 ];
 
+/**
+ * What the rules of one `runRules` call share: the schema-valid documents by kind and the task
+ * steps, found once instead of once per rule. Rules called on their own compute them afresh.
+ */
+let runMemo: { readonly docs: readonly CheckedDocument[]; valid?: Map<ManifestKind, CheckedDocument[]>; steps?: readonly StepRef[] } | undefined;
+
 export function runRules(documents: readonly CheckedDocument[], rules: readonly Rule[] = RULES): Diagnostic[] {
-  return rules.flatMap((rule) => rule(documents));
+  const out: Diagnostic[] = [];
+  const outer = runMemo;
+  runMemo = { docs: documents };
+  try {
+    for (const rule of rules) {
+      const found = rule(documents);
+      for (const d of found) out.push(d);
+    }
+  } finally {
+    runMemo = outer;
+  }
+  return out;
 }
 
 function valid(docs: readonly CheckedDocument[], kind: ManifestKind): CheckedDocument[] {
-  return docs.filter((d) => d.kind === kind && d.schemaValid);
+  if (runMemo?.docs !== docs) return docs.filter((d) => d.kind === kind && d.schemaValid);
+  const byKind = (runMemo.valid ??= new Map());
+  let list = byKind.get(kind);
+  if (!list) byKind.set(kind, (list = docs.filter((d) => d.kind === kind && d.schemaValid)));
+  return list;
 }
 
 function related(message: string, at: SourcePosition) {

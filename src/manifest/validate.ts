@@ -31,32 +31,31 @@ export interface ManifestSet {
  * Pure. Every problem of every file is reported; nothing stops at the first.
  */
 export function validateParsedFiles(files: readonly ParsedFile[], rules?: readonly Rule[]): ManifestSet {
-  const diagnostics: Diagnostic[] = [];
-  const manifests: Manifest[] = [];
-  const checked: CheckedDocument[] = [];
-  for (const file of files) {
-    diagnostics.push(...file.diagnostics);
-    for (const doc of file.documents) {
-      const result = checkDocument(doc);
-      diagnostics.push(...result.diagnostics);
-      if (result.checked) checked.push(result.checked);
-      if (result.manifest) manifests.push(result.manifest);
-    }
+  const out: CheckOutput = { diagnostics: [], checked: [], manifests: [] };
+  const diagnostics = out.diagnostics;
+  const fileHashes = new Map<string, string>();
+  for (let f = 0; f < files.length; f++) {
+    const file = files[f]!;
+    for (let i = 0; i < file.diagnostics.length; i++) diagnostics.push(file.diagnostics[i]!);
+    for (let i = 0; i < file.documents.length; i++) checkDocument(file.documents[i]!, out);
+    if (file.sha256 !== undefined) fileHashes.set(file.file, file.sha256);
   }
-  diagnostics.push(...runRules(checked, rules));
-  const fileHashes = new Map(files.flatMap((f) => (f.sha256 === undefined ? [] : [[f.file, f.sha256] as const])));
-  return { manifests, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
+  for (const d of runRules(out.checked, rules)) diagnostics.push(d);
+  return { manifests: out.manifests, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
 }
 
-interface DocumentResult {
-  diagnostics: Diagnostic[];
-  checked?: CheckedDocument;
-  manifest?: Manifest;
+/** Where checkDocument puts what it finds (one set of lists for a whole run, not one per document). */
+interface CheckOutput {
+  readonly diagnostics: Diagnostic[];
+  readonly checked: CheckedDocument[];
+  readonly manifests: Manifest[];
 }
 
-function checkDocument(doc: ParsedDocument): DocumentResult {
+function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
   const { data, sourceMap } = doc;
-  const diagnostics: Diagnostic[] = [];
+  const diagnostics = out.diagnostics;
+  // This document's diagnostics are the ones from here on.
+  const first = diagnostics.length;
   if (!isRecord(data)) {
     const found = Array.isArray(data) ? 'a list' : data === null ? 'empty' : `a ${typeof data === 'string' ? 'text' : typeof data} value`;
     diagnostics.push(
@@ -64,7 +63,7 @@ function checkDocument(doc: ParsedDocument): DocumentResult {
         hint: Array.isArray(data) ? 'separate documents with `---` lines instead of making a list of them' : undefined,
       }),
     );
-    return { diagnostics };
+    return;
   }
 
   if (!Object.hasOwn(data, 'apiVersion')) {
@@ -80,7 +79,7 @@ function checkDocument(doc: ParsedDocument): DocumentResult {
   const kind = data.kind;
   if (!Object.hasOwn(data, 'kind')) {
     diagnostics.push(createDiagnostic('error', 'MF102', doc.start, `missing \`kind\`: one of ${MANIFEST_KINDS.join(', ')}`));
-    return { diagnostics };
+    return;
   }
   if (!isKind(kind)) {
     const at = sourceMap.locate(['kind']);
@@ -98,26 +97,27 @@ function checkDocument(doc: ParsedDocument): DocumentResult {
         }),
       );
     }
-    return { diagnostics };
+    return;
   }
 
   const validate = getValidator(kind);
   const schemaValid = validate(data) === true;
-  if (!schemaValid) diagnostics.push(...mapSchemaErrors(validate.errors ?? [], { kind, sourceMap }));
+  if (!schemaValid) for (const d of mapSchemaErrors(validate.errors ?? [], { kind, sourceMap })) diagnostics.push(d);
 
   const metadata = isRecord(data.metadata) ? data.metadata : undefined;
-  const metadataErrors = diagnostics.some((d) => d.code === 'MF103');
+  let metadataErrors = false;
+  for (let i = first; i < diagnostics.length; i++) if (diagnostics[i]!.code === 'MF103') metadataErrors = true;
   const name = !metadataErrors && typeof metadata?.name === 'string' ? metadata.name : undefined;
   const previousNames =
     !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n): n is string => typeof n === 'string') : [];
-  const checked: CheckedDocument = { kind, name, previousNames, spec: data.spec, schemaValid: schemaValid && diagnostics.length === 0, start: doc.start, sourceMap };
-  if (!checked.schemaValid || name === undefined) return { diagnostics, checked };
+  const checked: CheckedDocument = { kind, name, previousNames, spec: data.spec, schemaValid: schemaValid && diagnostics.length === first, start: doc.start, sourceMap };
+  out.checked.push(checked);
+  if (!checked.schemaValid || name === undefined) return;
 
   const root = getKindSchema(kind);
   const specSchema = ((root.$defs as Record<string, AnySchemaObject> | undefined) ?? {}).spec ?? {};
   const spec = normalizeSpec(data.spec, specSchema, root);
-  const manifest = { kind, name, previousNames, spec, source: doc.start, sourceMap } as Manifest;
-  return { diagnostics, checked, manifest };
+  out.manifests.push({ kind, name, previousNames, spec, source: doc.start, sourceMap } as Manifest);
 }
 
 function isKind(v: unknown): v is ManifestKind {

@@ -88,6 +88,41 @@ describe('fast YAML reader agrees with the yaml package or declines', () => {
     expect(fast).toBeGreaterThan(400);
   });
 
+  it('on Unicode white space, which YAML keeps in scalars (only spaces are blanks to it)', () => {
+    // U+00A0, U+3000, U+2028, U+FEFF, form feed, vertical tab: `trim` would drop them, YAML does not.
+    const blanks = ['\u00a0', '\u3000', '\u2028', '\u2029', '\ufeff', '\u0085', '\f', '\v', '\u200b'];
+    for (const b of blanks) {
+      const texts = [
+        `k: v${b}\n`, `k: v${b} # c\n`, `k: "v"${b}\n`, `k: [a${b}, b]\n`, `k: {a: b${b}}\n`, `k:${b}\n  a: 1\n`, `k: v\n${b}\n`,
+        `${b}k: v\n`, `k: ${b}v\n`, `- a${b}\n`, `k:\n  - ${b}\n`, `k: 'v'${b}\n`, `a b${b}: 1\n`,
+      ];
+      for (const text of texts) expectAgreement(text, JSON.stringify(text));
+    }
+  });
+
+  it('on documents longer than its line table, and on small ones after a very long one', () => {
+    expect(expectAgreement(Array.from({ length: 600 }, (_, i) => `key${i}: [value, ${i}]\n`).join(''), '600 lines')).toBe('fast');
+    const numbers = Array.from({ length: 70_000 }, (_, i) => i);
+    const long = parseSimpleYaml(`list:\n${numbers.map((n) => `  - ${n}\n`).join('')}last: true\n`);
+    expect(JSON.stringify(long?.map((d) => d.data))).toBe(JSON.stringify([{ list: numbers, last: true }]));
+    expect(expectAgreement('a:\n  - b: 1\n    c: [x, y]\n', 'after the long one')).toBe('fast');
+  });
+
+  it('on keys that look alike to its key cache (same length, same hash)', () => {
+    // "Aa" and "BB" have the same 31-based hash; so do "AaAa", "AaBB", "BBAa" and "BBBB".
+    const text = 'Aa: 1\nBB: 2\nAaAa: {x: 1}\nAaBB: 3\nBBAa: 4\nBBBB:\n  Aa: 5\n  BB: 6\n';
+    expect(expectAgreement(text, 'colliding keys')).toBe('fast');
+    expect(parseSimpleYaml(text)?.[0]?.data).toEqual({ Aa: 1, BB: 2, AaAa: { x: 1 }, AaBB: 3, BBAa: 4, BBBB: { Aa: 5, BB: 6 } });
+    // A key refused once (`true:` is not a string key) is refused again, and its neighbours are not.
+    for (const t of ['true: 1\n', 'x: 1\ntrue: 1\n', 'x: 1\n', 'True: 1\n']) expectAgreement(t, JSON.stringify(t));
+  });
+
+  it('after declining a document midway through a flow collection', () => {
+    expect(parseSimpleYaml(`k: ${'['.repeat(40)}${']'.repeat(40)}\n`)).toBeUndefined();
+    expect(parseSimpleYaml("k: [a, 'unterminated\n")).toBeUndefined();
+    for (const t of ['k: [[[a]]]\n', "k: [a, 'b''c', {d: e}]\n", 'k: {a: [1, 2]}\n']) expect(expectAgreement(t, t)).toBe('fast');
+  });
+
   it('on 5,000 random documents built from manifest-like pieces (seeded)', () => {
     let seed = 20261122;
     const rnd = (n: number): number => {

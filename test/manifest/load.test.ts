@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadManifests } from '../../src/manifest/load.js';
+import { loadManifests, readOpenFile, readSmallFile } from '../../src/manifest/load.js';
 import { parseManifestFile } from '../../src/manifest/parse.js';
 import type { TaskManifest } from '../../src/manifest/types.js';
 import { testdir } from '../helpers/testdir.js';
@@ -119,6 +120,84 @@ describe('loading files and folders', () => {
     expect(set.diagnostics).toEqual([]);
     const task = set.manifests[0] as TaskManifest;
     expect(task.spec.steps?.[0]).toEqual({ Source: { Host: 'h', Password: '${env:DEFINITELY_UNSET_VAR}' } });
+  });
+});
+
+describe('reading files', () => {
+  /** A valid task manifest of exactly `size` bytes (padded with a comment). */
+  const taskOfSize = (name: string, size: number): Buffer => {
+    const text = TASK(name);
+    const padding = size - Buffer.byteLength(text) - 2;
+    if (padding < 0) throw new Error(`a manifest needs more than ${size} bytes`);
+    return Buffer.from(`${text}#${'x'.repeat(padding)}\n`);
+  };
+  const sha256 = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+
+  it('reads whole files of every size, found in folders or named, and hashes the bytes read', async () => {
+    const sizes = [200, 4096, 65_535, 65_536, 65_537, 300_000];
+    const files: Record<string, Buffer> = { 'm/empty.yaml': Buffer.alloc(0) };
+    for (const size of sizes) files[`m/s${size}.yaml`] = taskOfSize(`S${size}`, size);
+    files['named.yaml'] = taskOfSize('Named', 70_000);
+    const dir = testdir(files);
+    symlinkSync(join(dir, 'named.yaml'), join(dir, 'm', 'linked.yaml'));
+    const set = await loadManifests(['m', 'named.yaml'], { cwd: dir });
+    expect(set.diagnostics.map((d) => [d.code, d.file])).toEqual([['MF006', join(dir, 'm/empty.yaml')]]);
+    expect(set.manifests.map((m) => m.name).sort()).toEqual([...sizes.map((s) => `S${s}`), 'Named'].sort());
+    // The link and the file it points to are one file, read once, by the first path that reached it.
+    expect(set.files).toEqual([join(dir, 'm/empty.yaml'), join(dir, 'm/linked.yaml'), ...sizes.map((s) => join(dir, `m/s${s}.yaml`))].sort());
+    for (const [path, bytes] of Object.entries(files)) {
+      const file = path === 'named.yaml' ? join(dir, 'm/linked.yaml') : join(dir, path);
+      expect(set.fileHashes.get(file), path).toBe(sha256(bytes));
+    }
+  });
+
+  it('applies the size limit to files found in folders, below and above its read buffer', async () => {
+    const dir = testdir({
+      'small/at.yaml': taskOfSize('At', 500),
+      'small/over.yaml': taskOfSize('Over', 501),
+      'large/at.yaml': taskOfSize('At', 100_000),
+      'large/over.yaml': taskOfSize('Over', 100_001),
+    });
+    const small = await loadManifests(['small'], { cwd: dir, limits: { maxFileBytes: 500 } });
+    expect(small.manifests.map((m) => m.name)).toEqual(['At']);
+    expect(small.diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([
+      ['MF004', join(dir, 'small/over.yaml'), 'file is 501 bytes, over the 500 bytes limit for a manifest file'],
+    ]);
+    expect(small.fileHashes.has(join(dir, 'small/over.yaml'))).toBe(false);
+    const large = await loadManifests(['large'], { cwd: dir, limits: { maxFileBytes: 100_000 } });
+    expect(large.manifests.map((m) => m.name)).toEqual(['At']);
+    expect(large.diagnostics.map((d) => [d.code, d.file])).toEqual([['MF004', join(dir, 'large/over.yaml')]]);
+  });
+
+  it('names the files of a folder however the folder is spelled', async () => {
+    const dir = testdir({ 'm/a.yaml': TASK('A'), 'm/sub/b.yml': TASK('B') });
+    for (const spelling of ['m', 'm/', './m', 'm/sub/..', join(dir, 'm')]) {
+      const set = await loadManifests([spelling], { cwd: dir });
+      expect(set.files, spelling).toEqual([join(dir, 'm', 'a.yaml'), join(dir, 'm', 'sub', 'b.yml')]);
+    }
+  });
+
+  it('reads an open file up to the size it was given, or to its end when that size is 0', () => {
+    const dir = testdir({ 'ten.txt': '0123456789', 'empty.txt': '' });
+    const read = (name: string, fn: (fd: number) => Buffer | undefined): string | undefined => {
+      const fd = openSync(join(dir, name), 'r');
+      try {
+        return fn(fd)?.toString();
+      } finally {
+        closeSync(fd);
+      }
+    };
+    expect(read('ten.txt', (fd) => readOpenFile(fd, 10))).toBe('0123456789');
+    expect(read('ten.txt', (fd) => readOpenFile(fd, 4))).toBe('0123');
+    // A file that shrank since its size was taken, or one that reports no size.
+    expect(read('ten.txt', (fd) => readOpenFile(fd, 20))).toBe('0123456789');
+    expect(read('ten.txt', (fd) => readOpenFile(fd, 0))).toBe('0123456789');
+    expect(read('empty.txt', (fd) => readOpenFile(fd, 0))).toBe('');
+    // The small-file read takes a file under the limit whole and leaves a larger one unread.
+    expect(read('ten.txt', (fd) => readSmallFile(fd, 10))).toBe('0123456789');
+    expect(read('ten.txt', (fd) => readSmallFile(fd, 9))).toBeUndefined();
+    expect(read('ten.txt', (fd) => (readSmallFile(fd, 9), readOpenFile(fd, 10)))).toBe('0123456789');
+    expect(read('empty.txt', (fd) => readSmallFile(fd, 0))).toBe('');
   });
 });
 

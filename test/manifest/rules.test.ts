@@ -1,6 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load.js';
+import { parseManifestFile } from '../../src/manifest/parse.js';
+import { checkSecretParameters, checkStepReferences, checkTimesOfDay, runRules } from '../../src/manifest/rules.js';
+import type { CheckedDocument, Rule } from '../../src/manifest/rules.js';
+import { validateParsedFiles } from '../../src/manifest/validate.js';
 import { testdir } from '../helpers/testdir.js';
 
 const task = (name: string, spec: string, meta = '') => `apiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: ${name}\n${meta}spec:\n${spec}`;
@@ -91,5 +95,42 @@ describe('rules within a document', () => {
     const spec = '  steps:\n    - Source: { Host: h, DeleteOrig: 3, RenameTo: /done }\n';
     const { codes } = await check({ 'a.yaml': task('T', spec) });
     expect(codes).toEqual(['error MF204']);
+  });
+});
+
+describe('rules run together', () => {
+  /** The checked documents of some files, as the rules see them (each file's name tells them apart). */
+  function checkedDocuments(files: Record<string, string>): CheckedDocument[] {
+    const seen: CheckedDocument[] = [];
+    validateParsedFiles(
+      Object.entries(files).map(([file, text]) => parseManifestFile(file, text)),
+      [(docs) => (seen.push(...docs), [])],
+    );
+    return seen;
+  }
+  const bad = (name: string) => task(name, '  Schedules:\n    Schedule:\n      - Frequency: { Interval: [{ StartTime: "25:00", EndTime: "01:00" }] }\n  steps:\n    - Destination: { Path: /in }\n  Parameters: { Token: literal }\n');
+  const docs = checkedDocuments({ 'a.yaml': bad('A'), 'b.yaml': bad('B'), 'c.yaml': bad('C') });
+  const where = (rule: Rule, on: readonly CheckedDocument[]) => rule(on).map((d) => `${d.code} ${d.file}`);
+
+  it('give each rule the documents it is called with, even when one rule calls others on a part of them', () => {
+    const some = docs.slice(1);
+    const nested: Rule = (all) => runRules(all.slice(0, 1), [checkStepReferences, checkTimesOfDay]);
+    const rules: Rule[] = [checkStepReferences, (all) => checkStepReferences(all.slice(1)), nested, checkSecretParameters, (all) => checkTimesOfDay(all.slice(2)), checkTimesOfDay];
+    const expected = [
+      ...where(checkStepReferences, docs),
+      ...where(checkStepReferences, some),
+      ...where(checkStepReferences, docs.slice(0, 1)),
+      ...where(checkTimesOfDay, docs.slice(0, 1)),
+      ...where(checkSecretParameters, docs),
+      ...where(checkTimesOfDay, docs.slice(2)),
+      ...where(checkTimesOfDay, docs),
+    ];
+    expect(expected).toEqual([
+      'MF308 a.yaml', 'MF308 b.yaml', 'MF308 c.yaml', 'MF308 b.yaml', 'MF308 c.yaml', 'MF308 a.yaml', 'MF305 a.yaml',
+      'MF310 a.yaml', 'MF310 b.yaml', 'MF310 c.yaml', 'MF305 c.yaml', 'MF305 a.yaml', 'MF305 b.yaml', 'MF305 c.yaml',
+    ]);
+    expect(runRules(docs, rules).map((d) => `${d.code} ${d.file}`)).toEqual(expected);
+    // A second run on other documents does not see the first run's.
+    expect(runRules(some, [checkStepReferences]).map((d) => d.file)).toEqual(['b.yaml', 'c.yaml']);
   });
 });
