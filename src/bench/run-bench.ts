@@ -438,6 +438,7 @@ async function main(): Promise<void> {
   const started = new Date();
   try {
     if (['validate', 'plan', 'drift', 'acl-reads', 'snapshot'].some(want)) await benchEstate(work);
+    if (process.env.BENCH_HOLD) return; // held for profiling: nothing was measured
     for (const p of APPLY_LEVELS) if (want(`apply-p${p}`) || want('apply')) await benchApply(work, p);
     if (want('help-cold')) await benchColdStart('help-cold', ['--help']);
     if (want('validate-examples-cold')) await benchColdStart('validate-examples-cold', ['validate', 'examples/manifests', '-q']);
