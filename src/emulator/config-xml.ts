@@ -55,15 +55,45 @@ function childType(key: string): ChildType {
 
 const XML_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 const BAD_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+/** A text value without any of these is written as it is (the common case: one test, no copy). */
+const TEXT_SPECIAL = /[&<>\r\n\t\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+const ATTR_SPECIAL = /[&<>"\r\n\t\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+const ESCAPED = /[&<>"\r\n\t]/g;
+const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;', '\n': '&#10;', '\t': '&#9;', '"': '&quot;' };
 
-function isPlainName(key: string): boolean {
-  return XML_NAME.test(key) && !key.toLowerCase().startsWith('xml');
+/** What the export needs to know of a member's key: worked out once per distinct key (they repeat in every item). */
+interface KeyInfo {
+  /** An XML name that does not start with `xml`: can be an attribute or element name. */
+  readonly plain: boolean;
+  /** `steps` or a step kind: never an attribute or an ordinary child. */
+  readonly stepish: boolean;
+  readonly scalar: ScalarType;
+  readonly child: ChildType;
+  /** ` key="`: the start of the member as an attribute. */
+  readonly attr: string;
+}
+const MAX_CACHED_KEYS = 10_000;
+const keyInfos = new Map<string, KeyInfo>();
+
+function keyInfo(key: string): KeyInfo {
+  let info = keyInfos.get(key);
+  if (info === undefined) {
+    info = {
+      plain: XML_NAME.test(key) && !key.toLowerCase().startsWith('xml'),
+      stepish: key === 'steps' || isStepKind(key),
+      scalar: scalarType(key),
+      child: childType(key),
+      attr: ` ${key}="`,
+    };
+    if (keyInfos.size < MAX_CACHED_KEYS) keyInfos.set(key, info);
+  }
+  return info;
 }
 function escapeText(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
+  return TEXT_SPECIAL.test(s) ? s.replace(ESCAPED, (ch) => (ch === '"' ? ch : ESCAPES[ch]!)) : s;
 }
 function escapeAttr(s: string): string {
-  return escapeText(s).replace(/"/g, '&quot;');
+  return ATTR_SPECIAL.test(s) ? s.replace(ESCAPED, (ch) => ESCAPES[ch]!) : s;
 }
 
 function isStepItem(v: Json): v is JsonObject {
@@ -72,70 +102,133 @@ function isStepItem(v: Json): v is JsonObject {
   return keys.length === 1 && isStepKind(keys[0]!) && isJsonObject(v[keys[0]!]);
 }
 
-/** One JSON object as an element, pretty-printed at `indent`. */
-function encodeElement(tag: string, obj: JsonObject, indent: string): string {
-  const attrs: string[] = [];
-  const children: string[] = [];
-  const steps: string[] = [];
-  const types: string[] = [];
-  const extra: JsonObject = {};
-  const inner = `${indent}  `;
-  for (const [k, v] of Object.entries(obj)) {
-    if (!isPlainName(k) || v === null) {
-      extra[k] = v;
+/** How a member that is not an attribute is written (see encodeElement). */
+const STRING_CHILDREN = 0;
+const OBJECT_CHILDREN = 1;
+const OBJECT_CHILD = 2;
+
+/** `\n` and the indentation of each level, made once. */
+const NEWLINE_INDENT: string[] = Array.from({ length: 32 }, (_, i) => `\n${'  '.repeat(i)}`);
+function newlineIndent(level: number): string {
+  return NEWLINE_INDENT[level] ?? `\n${'  '.repeat(level)}`;
+}
+
+/**
+ * One JSON object as an element, pretty-printed at `level` (2 spaces each), as one string grown
+ * by appending (V8 links the pieces and copies them once, when the export is joined: joining each
+ * element's children into a string and that into its parent's copied every byte once per level).
+ * The line break before the element is the caller's.
+ */
+function encodeElement(tag: string, obj: JsonObject, level: number): string {
+  let types: string[] | undefined;
+  let extra: JsonObject | undefined;
+  // Children in key order, then steps: written after the attributes.
+  let childKeys: string[] | undefined;
+  let childKinds: number[] | undefined;
+  let steps: JsonObject[] | undefined;
+  let s = `<${tag}`;
+  for (const k of Object.keys(obj)) {
+    const v = obj[k]!;
+    const info = keyInfo(k);
+    if (!info.plain || v === null) {
+      (extra ??= {})[k] = v;
       continue;
     }
-    if (k === 'steps' && Array.isArray(v) && v.every(isStepItem)) {
-      if (v.length === 0) types.push('steps:objects');
-      for (const step of v as JsonObject[]) {
-        const [kind, body] = Object.entries(step)[0]!;
-        steps.push(encodeElement(kind, body as JsonObject, inner));
-      }
-      continue;
-    }
-    if (k === 'steps' || isStepKind(k)) {
-      extra[k] = v;
+    if (info.stepish) {
+      if (k === 'steps' && Array.isArray(v) && v.every(isStepItem)) {
+        if (v.length === 0) (types ??= []).push('steps:objects');
+        steps = v as JsonObject[];
+      } else (extra ??= {})[k] = v;
       continue;
     }
     if (typeof v === 'string') {
-      if (BAD_CHARS.test(v)) extra[k] = v;
-      else {
-        attrs.push(`${k}="${escapeAttr(v)}"`);
-        if (scalarType(k) !== 'string') types.push(`${k}:string`);
-      }
+      if (!ATTR_SPECIAL.test(v)) s += info.attr + v + '"';
+      else if (BAD_CHARS.test(v)) {
+        (extra ??= {})[k] = v;
+        continue;
+      } else s += info.attr + v.replace(ESCAPED, (ch) => ESCAPES[ch]!) + '"';
+      if (info.scalar !== 'string') (types ??= []).push(`${k}:string`);
     } else if (typeof v === 'number') {
-      if (!Number.isFinite(v)) extra[k] = v;
+      if (!Number.isFinite(v)) (extra ??= {})[k] = v;
       else {
-        attrs.push(`${k}="${String(v)}"`);
-        if (scalarType(k) !== 'number') types.push(`${k}:number`);
+        s += info.attr + String(v) + '"';
+        if (info.scalar !== 'number') (types ??= []).push(`${k}:number`);
       }
     } else if (typeof v === 'boolean') {
-      attrs.push(`${k}="${v ? '1' : '0'}"`);
-      if (scalarType(k) !== 'boolean') types.push(`${k}:boolean`);
+      s += info.attr + (v ? '1"' : '0"');
+      if (info.scalar !== 'boolean') (types ??= []).push(`${k}:boolean`);
     } else if (Array.isArray(v)) {
-      if (v.length === 0) types.push(`${k}:${childType(k) === 'strings' ? 'strings' : 'objects'}`);
-      else if (v.every((x) => typeof x === 'string' && !BAD_CHARS.test(x))) {
-        for (const x of v as string[]) children.push(`${inner}<${k}>${escapeText(x)}</${k}>`);
-        if (childType(k) !== 'strings') types.push(`${k}:strings`);
+      if (v.length === 0) (types ??= []).push(`${k}:${info.child === 'strings' ? 'strings' : 'objects'}`);
+      else if (v.every(isCleanString)) {
+        (childKeys ??= []).push(k);
+        (childKinds ??= []).push(STRING_CHILDREN);
+        if (info.child !== 'strings') (types ??= []).push(`${k}:strings`);
       } else if (v.every(isJsonObject)) {
-        for (const x of v as JsonObject[]) children.push(encodeElement(k, x, inner));
-        if (childType(k) !== 'objects') types.push(`${k}:objects`);
-      } else extra[k] = v;
+        (childKeys ??= []).push(k);
+        (childKinds ??= []).push(OBJECT_CHILDREN);
+        if (info.child !== 'objects') (types ??= []).push(`${k}:objects`);
+      } else (extra ??= {})[k] = v;
     } else {
-      children.push(encodeElement(k, v, inner));
-      if (childType(k) !== 'object') types.push(`${k}:object`);
+      (childKeys ??= []).push(k);
+      (childKinds ??= []).push(OBJECT_CHILD);
+      if (info.child !== 'object') (types ??= []).push(`${k}:object`);
     }
   }
-  if (types.length > 0) attrs.push(`_types="${types.join(' ')}"`);
-  if (Object.keys(extra).length > 0) attrs.push(`_extra="${escapeAttr(JSON.stringify(extra))}"`);
-  const open = `${indent}<${tag}${attrs.length > 0 ? ` ${attrs.join(' ')}` : ''}`;
-  const body = [...children, ...steps];
-  return body.length === 0 ? `${open}/>` : `${open}>\n${body.join('\n')}\n${indent}</${tag}>`;
+  if (types) s += ` _types="${types.join(' ')}"`;
+  if (extra && Object.keys(extra).length > 0) s += ` _extra="${escapeAttr(JSON.stringify(extra))}"`;
+  if (!childKeys && (steps === undefined || steps.length === 0)) return `${s}/>`;
+  s += '>';
+  const nl = newlineIndent(level + 1);
+  if (childKeys) {
+    for (let c = 0; c < childKeys.length; c++) {
+      const k = childKeys[c]!;
+      const v = obj[k]!;
+      switch (childKinds![c]) {
+        case STRING_CHILDREN:
+          for (const x of v as string[]) s += `${nl}<${k}>${escapeText(x)}</${k}>`;
+          break;
+        case OBJECT_CHILDREN:
+          for (const x of v as JsonObject[]) s += nl + encodeElement(k, x, level + 1);
+          break;
+        default:
+          s += nl + encodeElement(k, v as JsonObject, level + 1);
+      }
+    }
+  }
+  for (const step of steps ?? []) {
+    const [kind, body] = Object.entries(step)[0]!;
+    s += nl + encodeElement(kind, body as JsonObject, level + 1);
+  }
+  return `${s}${newlineIndent(level)}</${tag}>`;
 }
 
-function section(tag: string, itemTag: (item: JsonObject) => string, items: readonly JsonObject[]): string {
-  if (items.length === 0) return `  <${tag}/>`;
-  return `  <${tag}>\n${items.map((i) => encodeElement(itemTag(i), i, '    ')).join('\n')}\n  </${tag}>`;
+function isCleanString(x: Json): boolean {
+  return typeof x === 'string' && !BAD_CHARS.test(x);
+}
+
+/**
+ * `s` made flat (one copy) now, while its pieces are young: V8 links appended strings instead of
+ * copying them, and 100 MB of such links kept until the final join cost the collector more than
+ * the copies (a regular expression reads a flat copy, which the string keeps).
+ */
+function flat(s: string): string {
+  FLATTEN.test(s);
+  return s;
+}
+const FLATTEN = /^/;
+
+/** Items of a section are at level 2, each on its own line. */
+const ITEM_LEVEL = 2;
+const NEWLINE_ITEM = newlineIndent(ITEM_LEVEL);
+
+function section(out: string[], tag: string, itemTag: string, items: readonly JsonObject[]): void {
+  if (items.length === 0) {
+    out.push(`  <${tag}/>\n`);
+    return;
+  }
+  out.push(`  <${tag}>`);
+  for (const item of items) out.push(NEWLINE_ITEM, flat(encodeElement(itemTag, item, ITEM_LEVEL)));
+  out.push(`\n  </${tag}>\n`);
 }
 
 /** The root element of the export. */
@@ -143,25 +236,25 @@ export const CONFIG_ROOT = 'Config';
 
 /** GET /config: the whole automation configuration, passwords in clear. */
 export function exportConfig(state: AutomationState, appVersion: string): string {
-  const lines = [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<${CONFIG_ROOT} Version="${escapeAttr(appVersion)}" SchedulerEnabled="${state.schedulerEnabled ? '1' : '0'}" NextID="${state.nextId}">`,
-    section('Users', () => 'User', state.users),
-    section('UserGroups', () => 'UserGroup', state.userGroups),
-    section('ResourceGroups', () => 'ResourceGroup', state.resourceGroups),
-    section('ACLs', () => 'ACL', state.acls),
-    state.hosts.length === 0
-      ? '  <Hosts/>'
-      : `  <Hosts>\n${state.hosts.map((h) => encodeElement(h.type, h.fields, '    ')).join('\n')}\n  </Hosts>`,
-    section('CustomScripts', () => 'CustomScript', state.customScripts),
-    section('StandardScripts', () => 'StandardScript', state.standardScripts),
-    section('DateLists', () => 'DateList', state.dateLists),
-    section('GlobalParameters', () => 'GlobalParameter', state.globalParameters),
-    section('Tasks', () => 'Task', state.tasks),
-    `</${CONFIG_ROOT}>`,
-    '',
-  ];
-  return lines.join('\n');
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n'];
+  out.push(`<${CONFIG_ROOT} Version="${escapeAttr(appVersion)}" SchedulerEnabled="${state.schedulerEnabled ? '1' : '0'}" NextID="${state.nextId}">\n`);
+  section(out, 'Users', 'User', state.users);
+  section(out, 'UserGroups', 'UserGroup', state.userGroups);
+  section(out, 'ResourceGroups', 'ResourceGroup', state.resourceGroups);
+  section(out, 'ACLs', 'ACL', state.acls);
+  if (state.hosts.length === 0) out.push('  <Hosts/>\n');
+  else {
+    out.push('  <Hosts>');
+    for (const h of state.hosts) out.push(NEWLINE_ITEM, flat(encodeElement(h.type, h.fields, ITEM_LEVEL)));
+    out.push('\n  </Hosts>\n');
+  }
+  section(out, 'CustomScripts', 'CustomScript', state.customScripts);
+  section(out, 'StandardScripts', 'StandardScript', state.standardScripts);
+  section(out, 'DateLists', 'DateList', state.dateLists);
+  section(out, 'GlobalParameters', 'GlobalParameter', state.globalParameters);
+  section(out, 'Tasks', 'Task', state.tasks);
+  out.push(`</${CONFIG_ROOT}>\n`);
+  return out.join('');
 }
 
 // ---------------------------------------------------------------------------------------------

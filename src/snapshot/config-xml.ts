@@ -1,12 +1,15 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { decodeXmlEntities } from '../xml-entities.js';
+import { checkXmlBytes } from './xml-checker.js';
 
 /**
- * Reading the automation export (`GET /config`). The stored bytes are never re-serialised:
- * parsing is only for checks (well-formedness, task count) and for `snapshot diff`. The parser
- * runs in its faithful mode (STACK.md gotcha 3): order kept, no number or boolean guessing, no
- * trimming, and entities decoded here in one pass (the library leaves `&#10;` alone in
- * attributes, and decoding after it would decode `&amp;#10;` twice).
+ * Reading the automation export (`GET /config`) with fast-xml-parser. The stored bytes are never
+ * re-serialised: parsing is only for checks (well-formedness, task count) and for `snapshot diff`.
+ * Save and verify check with the streaming checker of xml-checker.ts first and come here only
+ * when it refuses a document: checkConfigXml and inspectConfigXml are then the verdict, and their
+ * messages the ones users see. The parser runs in its faithful mode (STACK.md gotcha 3): order
+ * kept, no number or boolean guessing, no trimming, and entities decoded here in one pass (the
+ * library leaves `&#10;` alone in attributes, and decoding after it would decode `&amp;#10;` twice).
  */
 
 /** An element of the export: attributes and text exactly as written, entities decoded. */
@@ -43,16 +46,24 @@ export function checkConfigXml(text: string): string | undefined {
 }
 
 /**
- * checkConfigXml and a count of the `Task` elements of the root's `Tasks` section, in one pass less: the parse that counts the tasks also
- * finds the root elements (stop nodes do not change which elements are at the top). For a
- * 100 MB export every pass over the text costs about a second.
+ * checkConfigXml and a count of the `Task` elements of the root's `Tasks` section, in one pass
+ * less: the parse that counts the tasks also finds the root elements (stop nodes do not change
+ * which elements are at the top). For a 100 MB export every pass over the text costs seconds.
  */
-export function inspectConfigXml(text: string): { readonly problem: string } | { readonly taskCount: number } {
+export function inspectConfigXml(text: string): ConfigXmlVerdict {
   return inspect(text, true);
 }
 
+/** What checking an export says: why it is not well-formed, or how many tasks it holds. */
+export type ConfigXmlVerdict = { readonly problem: string } | { readonly taskCount: number };
+
+/** checkConfigXml for bytes in memory: the streaming checker first, fast-xml-parser when it refuses. */
+export function checkConfigBytes(bytes: Buffer): string | undefined {
+  return checkXmlBytes(bytes).ok ? undefined : checkConfigXml(bytes.toString('utf8'));
+}
+
 /** Without `count`, everything below the root is skipped (the cheapest parse that finds roots). */
-function inspect(text: string, count: boolean): { readonly problem: string } | { readonly taskCount: number } {
+function inspect(text: string, count: boolean): ConfigXmlVerdict {
   const body = stripBom(text);
   // Not `body.trim()`: that copies the whole export to find out whether it is blank.
   if (!/\S/.test(body)) return { problem: 'the document is empty' };

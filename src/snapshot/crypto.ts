@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, type CipherGCM, type DecipherGCM } from 'node:crypto';
 import { SnapshotError, SnapshotIntegrityError } from './errors.js';
 
 /** The environment variable that turns encryption on. */
@@ -11,6 +11,10 @@ export const SNAPSHOT_KEY_VARIABLE = 'MFTOPS_SNAPSHOT_KEY';
 const MAGIC = Buffer.from('MFTSNAP1', 'ascii');
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+/** Bytes before the ciphertext. */
+export const HEADER_BYTES = MAGIC.length + IV_BYTES;
+/** Bytes after it. */
+export const TRAILER_BYTES = TAG_BYTES;
 
 /** A 32-byte AES key, kept out of logs like a Secret. */
 export interface SnapshotKey {
@@ -62,4 +66,64 @@ export function decryptBuffer(key: SnapshotKey, data: Buffer, fileName: string, 
   } catch {
     throw new SnapshotIntegrityError(`${where}: ${encName} fails authentication: the file changed after it was saved`, encName);
   }
+}
+
+/**
+ * Encryption of a file too big to hold: write `header`, then what `update` answers for each
+ * plaintext chunk in order, then what `final` answers (the rest and the tag). Same layout as
+ * encryptBuffer.
+ */
+export interface StreamEncryption {
+  readonly header: Buffer;
+  update(chunk: Uint8Array): Buffer;
+  final(): Buffer;
+}
+
+export function startEncryption(key: SnapshotKey, fileName: string): StreamEncryption {
+  const iv = randomBytes(IV_BYTES);
+  const cipher: CipherGCM = createCipheriv('aes-256-gcm', key.bytes, iv);
+  cipher.setAAD(Buffer.from(fileName, 'utf8'));
+  return {
+    header: Buffer.concat([MAGIC, iv]),
+    update: (chunk) => cipher.update(chunk),
+    final: () => Buffer.concat([cipher.final(), cipher.getAuthTag()]),
+  };
+}
+
+/**
+ * Decryption of a file of `size` bytes read in parts: `head` is its first HEADER_BYTES, `tag` its
+ * last TRAILER_BYTES; feed `update` the bytes between, in order. Nothing it answers may be trusted
+ * before `final` returned: it throws, naming `fileName`, when the file changed (as decryptBuffer).
+ */
+export interface StreamDecryption {
+  update(chunk: Uint8Array): Buffer;
+  final(): Buffer;
+}
+
+export function startDecryption(key: SnapshotKey, size: number, head: Buffer, tag: Buffer, fileName: string, where: string): StreamDecryption {
+  const encName = `${fileName}.enc`;
+  if (size < MAGIC.length + IV_BYTES + TAG_BYTES || !head.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw new SnapshotIntegrityError(`${where}: ${encName} is not an mftops encrypted file (truncated or replaced)`, encName);
+  }
+  const decipher: DecipherGCM = createDecipheriv('aes-256-gcm', key.bytes, head.subarray(MAGIC.length, MAGIC.length + IV_BYTES));
+  decipher.setAAD(Buffer.from(fileName, 'utf8'));
+  decipher.setAuthTag(tag);
+  const failed = (): SnapshotIntegrityError =>
+    new SnapshotIntegrityError(`${where}: ${encName} fails authentication: the file changed after it was saved`, encName);
+  return {
+    update: (chunk) => {
+      try {
+        return decipher.update(chunk);
+      } catch {
+        throw failed();
+      }
+    },
+    final: () => {
+      try {
+        return decipher.final();
+      } catch {
+        throw failed();
+      }
+    },
+  };
 }

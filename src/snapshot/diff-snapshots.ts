@@ -1,7 +1,8 @@
 import { parseConfigXml } from './config-xml.js';
 import { diffConfigs } from './diff-configs.js';
 import type { SnapshotDiff } from './model.js';
-import { loadSnapshot, resolveSnapshotId, type ReadOptions } from './store.js';
+import { loadSnapshot } from './load-snapshot.js';
+import { resolveSnapshotId, type ReadOptions } from './store.js';
 
 /**
  * Compare two stored snapshots (A → B) after checking both against their manifests. `a` and `b`

@@ -4,7 +4,8 @@ import type { AclEntryType, AutomationClient, FolderAclEntry, FolderPermissions,
 import { SnapshotError } from './errors.js';
 import type { SavedAclEntry, SavedFolder, SnapshotInfo } from './model.js';
 import { saveSnapshot } from './save-snapshot.js';
-import { describeRef, loadSnapshot, resolveSnapshotId } from './store.js';
+import { loadSnapshot } from './load-snapshot.js';
+import { describeRef, resolveSnapshotId } from './store.js';
 import { canonicalJson } from '../resources/common.js';
 
 export type RestoreAutomationTarget = Pick<AutomationClient, 'exportConfig' | 'importConfig'>;

@@ -1,11 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isMftopsError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { AutomationClient, TransferClient } from '../services/index.js';
 import { VERSION } from '../version.js';
-import { inspectConfigXml } from './config-xml.js';
 import { decryptBuffer, encryptBuffer, readSnapshotKey, type SnapshotKey } from './crypto.js';
+import { encryptFileTo, passEncryptedFile, passPlainFile, settleExportXml, type ExportPass } from './export-pass.js';
 import { SnapshotError } from './errors.js';
 import {
   AUTOMATION_FILE,
@@ -127,34 +128,75 @@ function fromSnapshotId(id: string): string {
 async function saveAutomation(tmp: string, opts: SaveSnapshotOptions, key: SnapshotKey | undefined): Promise<SnapshotManifest['automation']> {
   const part = join(tmp, `${AUTOMATION_FILE}.part`);
   const received = await opts.automation.exportConfig(part);
-  await fsyncFile(part);
-  // Read back what is on disk: the hash must be of the stored bytes, not only of the received ones.
-  const stored = await readFile(part);
-  const sha256 = sha256Hex(stored);
-  if (stored.length !== received.bytes || sha256 !== received.sha256) {
-    throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE} on disk differs from what the server sent (${stored.length} of ${received.bytes} bytes)`);
+  // Read back what is on disk (the hash must be of the stored bytes, not only of the received
+  // ones), hash and check it in one streaming pass while the thread pool syncs it.
+  const stored = await whileSyncing(part, () => passPlainFile(part));
+  if (stored.bytes !== received.bytes || stored.sha256 !== received.sha256) {
+    throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE} on disk differs from what the server sent (${stored.bytes} of ${received.bytes} bytes)`);
   }
-  const text = stored.toString('utf8');
-  const checked = inspectConfigXml(text);
+  const checked = await settleExportXml(stored, () => readFileSync(part, 'utf8'), true);
   if ('problem' in checked) throw new SnapshotError(`snapshot not saved: the export from ${opts.automationUrl} is not well-formed XML: ${checked.problem}`);
   const taskCount = checked.taskCount;
 
   let file = AUTOMATION_FILE;
   if (key) {
     file = `${AUTOMATION_FILE}${ENCRYPTED_SUFFIX}`;
-    await writeEncrypted(join(tmp, file), stored, AUTOMATION_FILE, key);
+    await writeEncryptedExport(part, join(tmp, file), stored, key);
     await unlink(part);
   } else {
     await rename(part, join(tmp, file));
   }
   return {
     file,
-    bytes: stored.length,
-    sha256,
+    bytes: stored.bytes,
+    sha256: stored.sha256,
     url: opts.automationUrl,
     ...(opts.serverVersion !== undefined ? { serverVersion: opts.serverVersion } : {}),
     taskCount,
   };
+}
+
+/**
+ * `work` run while `path` is made private and synced on the thread pool: the sync of a 100 MB
+ * file and the pass over it overlap. A failed sync wins over the work's answer or error.
+ */
+async function whileSyncing<T>(path: string, work: () => T): Promise<T> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.chmod(0o600);
+    const synced = handle.sync();
+    let result: T;
+    try {
+      result = work();
+    } finally {
+      await synced;
+    }
+    return result;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The export encrypted into `path` (through `path`.part, synced, renamed), then decrypted back
+ * from disk and compared with the plaintext's size and sha256: a key problem shows now, not at
+ * restore time.
+ */
+async function writeEncryptedExport(plainPath: string, path: string, plain: ExportPass, key: SnapshotKey): Promise<void> {
+  const partPath = `${path}.part`;
+  const handle = await open(partPath, 'w', 0o600);
+  try {
+    await handle.chmod(0o600);
+    encryptFileTo(plainPath, handle.fd, key, AUTOMATION_FILE);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(partPath, path);
+  const back = passEncryptedFile(path, key, AUTOMATION_FILE, 'new snapshot', false);
+  if (back.bytes !== plain.bytes || back.sha256 !== plain.sha256) {
+    throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE}${ENCRYPTED_SUFFIX} does not decrypt to what was written`);
+  }
 }
 
 async function saveFolders(
@@ -204,16 +246,6 @@ async function writeAtomic(path: string, data: Buffer): Promise<void> {
     await handle.close();
   }
   await rename(part, path);
-}
-
-async function fsyncFile(path: string): Promise<void> {
-  const handle = await open(path, 'r+');
-  try {
-    await handle.chmod(0o600);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** fsync a folder so that a rename in it survives a crash (not possible on every platform). */

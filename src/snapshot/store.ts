@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkConfigXml } from './config-xml.js';
 import { decryptBuffer, readSnapshotKey, SNAPSHOT_KEY_VARIABLE, type SnapshotKey } from './crypto.js';
 import { SnapshotError, SnapshotIntegrityError } from './errors.js';
+import { passEncryptedFile, passPlainFile, settleExportXml, type ExportPass } from './export-pass.js';
 import {
   AUTOMATION_FILE,
   ENCRYPTED_SUFFIX,
@@ -34,16 +34,6 @@ export interface ReadOptions {
   readonly env?: string;
   /** Where `MFTOPS_SNAPSHOT_KEY` is read for encrypted snapshots; default `process.env`. */
   readonly processEnv?: NodeJS.ProcessEnv;
-}
-
-/** A snapshot's contents, checked against its manifest and decrypted. */
-export interface LoadedSnapshot {
-  readonly info: SnapshotInfo;
-  readonly manifest: SnapshotManifest;
-  /** The automation export, byte for byte. */
-  readonly automationXml: Buffer;
-  /** Empty when the snapshot saved no transfer folder. */
-  readonly folders: readonly SavedFolder[];
 }
 
 export function snapshotPath(dir: string, ref: SnapshotRef): string {
@@ -123,36 +113,34 @@ export function readManifest(dir: string, ref: SnapshotRef): SnapshotManifest {
 }
 
 /**
- * Read every file of a snapshot, decrypt it, and check it against `snapshot.json` (size, sha256,
- * XML well-formedness, folder JSON). Any mismatch is a {@link SnapshotIntegrityError} naming the file.
+ * Check a stored snapshot as loadSnapshot does, with the same errors, but streaming the export
+ * from disk (decrypting it on the way, the tag checked before anything is answered) instead of
+ * holding it; `arg` as for resolveSnapshotId.
  */
-export function loadSnapshot(dir: string, ref: SnapshotRef, processEnv: NodeJS.ProcessEnv = process.env): LoadedSnapshot {
-  const manifest = readManifest(dir, ref);
-  const folder = snapshotPath(dir, ref);
-  const where = `snapshot ${describeRef(ref)}`;
-  const key = manifest.encryption ? keyFor(manifest, where, processEnv) : undefined;
-
-  const automationXml = readChecked(folder, manifest.automation, AUTOMATION_FILE, key, where);
-  const problem = checkConfigXml(automationXml.toString('utf8'));
-  if (problem) throw new SnapshotIntegrityError(`${where}: ${manifest.automation.file} is not well-formed XML: ${problem}`, manifest.automation.file);
-
-  let folders: SavedFolder[] = [];
-  if (manifest.transfer) {
-    const bytes = readChecked(folder, manifest.transfer, FOLDERS_FILE, key, where);
-    const parsed = parseSavedFolders(bytes);
-    if (typeof parsed === 'string') throw new SnapshotIntegrityError(`${where}: ${manifest.transfer.file}: ${parsed}`, manifest.transfer.file);
-    folders = [...parsed.folders];
-  }
-  return { info: toInfo(manifest, folder), manifest, automationXml, folders };
+export async function verifySnapshot(dir: string, arg: string, options: ReadOptions = {}): Promise<VerifiedSnapshot> {
+  const ref = resolveSnapshotId(dir, arg, options.env);
+  const { manifest, folder, where, key } = openSnapshot(dir, ref, options.processEnv ?? process.env);
+  await checkStoredExport(folder, manifest.automation, key, where);
+  readFolders(folder, manifest, key, where);
+  const files: SnapshotFile[] = [pickFile(manifest.automation)];
+  if (manifest.transfer) files.push(pickFile(manifest.transfer));
+  return { snapshot: toInfo(manifest, folder), files };
 }
 
-/** Check a stored snapshot (see loadSnapshot); `arg` as for resolveSnapshotId. */
-export function verifySnapshot(dir: string, arg: string, options: ReadOptions = {}): VerifiedSnapshot {
-  const ref = resolveSnapshotId(dir, arg, options.env);
-  const loaded = loadSnapshot(dir, ref, options.processEnv);
-  const files: SnapshotFile[] = [pickFile(loaded.manifest.automation)];
-  if (loaded.manifest.transfer) files.push(pickFile(loaded.manifest.transfer));
-  return { snapshot: loaded.info, files };
+/** A snapshot's manifest, folder, name in messages and key (checked against the manifest). */
+export function openSnapshot(dir: string, ref: SnapshotRef, processEnv: NodeJS.ProcessEnv): { manifest: SnapshotManifest; folder: string; where: string; key: SnapshotKey | undefined } {
+  const manifest = readManifest(dir, ref);
+  const where = `snapshot ${describeRef(ref)}`;
+  return { manifest, folder: snapshotPath(dir, ref), where, key: manifest.encryption ? keyFor(manifest, where, processEnv) : undefined };
+}
+
+/** `transfer-folders.json` read and checked against the manifest ([] when the snapshot has none). */
+export function readFolders(folder: string, manifest: SnapshotManifest, key: SnapshotKey | undefined, where: string): SavedFolder[] {
+  if (!manifest.transfer) return [];
+  const bytes = readChecked(folder, manifest.transfer, FOLDERS_FILE, key, where);
+  const parsed = parseSavedFolders(bytes);
+  if (typeof parsed === 'string') throw new SnapshotIntegrityError(`${where}: ${manifest.transfer.file}: ${parsed}`, manifest.transfer.file);
+  return [...parsed.folders];
 }
 
 /**
@@ -211,27 +199,61 @@ export function sha256Hex(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-function readChecked(folder: string, file: SnapshotFile, plainName: string, key: SnapshotKey | undefined, where: string): Buffer {
-  const expected = key ? `${plainName}${ENCRYPTED_SUFFIX}` : plainName;
-  if (file.file !== expected) throw new SnapshotIntegrityError(`${where}: ${MANIFEST_FILE} names ${file.file}, expected ${expected}`, MANIFEST_FILE);
+/** One file of a snapshot, decrypted, checked against the manifest's size and sha256. */
+export function readChecked(folder: string, file: SnapshotFile, plainName: string, key: SnapshotKey | undefined, where: string): Buffer {
+  checkFileName(file, plainName, key, where);
   let data: Buffer;
   try {
     data = readFileSync(join(folder, file.file));
   } catch (err) {
-    throw new SnapshotIntegrityError(`${where}: ${file.file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, file.file);
+    throw unreadable(file, err, where);
   }
   const plain = key ? decryptBuffer(key, data, plainName, where) : data;
-  if (plain.length !== file.bytes) {
-    throw new SnapshotIntegrityError(`${where}: ${file.file} has ${plain.length} bytes, ${MANIFEST_FILE} says ${file.bytes}: the file changed after it was saved`, file.file);
+  checkContent(file, plain.length, sha256Hex(plain), where);
+  return plain;
+}
+
+/** readChecked of the export and its XML check, streaming (see verifySnapshot). */
+async function checkStoredExport(folder: string, file: SnapshotFile, key: SnapshotKey | undefined, where: string): Promise<void> {
+  checkFileName(file, AUTOMATION_FILE, key, where);
+  const path = join(folder, file.file);
+  let pass: ExportPass;
+  try {
+    pass = key ? passEncryptedFile(path, key, AUTOMATION_FILE, where) : passPlainFile(path);
+  } catch (err) {
+    if (err instanceof SnapshotError || typeof (err as NodeJS.ErrnoException).code !== 'string') throw err;
+    throw unreadable(file, err, where);
   }
-  const actual = sha256Hex(plain);
-  if (actual !== file.sha256) {
+  checkContent(file, pass.bytes, pass.sha256, where);
+  // Only when the checker refused: the whole text, for fast-xml-parser's verdict and message.
+  const readText = (): string => {
+    const data = readFileSync(path);
+    return (key ? decryptBuffer(key, data, AUTOMATION_FILE, where) : data).toString('utf8');
+  };
+  const verdict = await settleExportXml(pass, readText, false);
+  if ('problem' in verdict) throw new SnapshotIntegrityError(`${where}: ${file.file} is not well-formed XML: ${verdict.problem}`, file.file);
+}
+
+function checkFileName(file: SnapshotFile, plainName: string, key: SnapshotKey | undefined, where: string): void {
+  const expected = key ? `${plainName}${ENCRYPTED_SUFFIX}` : plainName;
+  if (file.file !== expected) throw new SnapshotIntegrityError(`${where}: ${MANIFEST_FILE} names ${file.file}, expected ${expected}`, MANIFEST_FILE);
+}
+
+function unreadable(file: SnapshotFile, err: unknown, where: string): SnapshotIntegrityError {
+  return new SnapshotIntegrityError(`${where}: ${file.file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, file.file);
+}
+
+/** The plaintext's size and sha256 against snapshot.json. */
+function checkContent(file: SnapshotFile, bytes: number, sha256: string, where: string): void {
+  if (bytes !== file.bytes) {
+    throw new SnapshotIntegrityError(`${where}: ${file.file} has ${bytes} bytes, ${MANIFEST_FILE} says ${file.bytes}: the file changed after it was saved`, file.file);
+  }
+  if (sha256 !== file.sha256) {
     throw new SnapshotIntegrityError(
-      `${where}: ${file.file} does not match its sha256 in ${MANIFEST_FILE} (expected ${file.sha256.slice(0, 12)}…, got ${actual.slice(0, 12)}…): the file changed after it was saved`,
+      `${where}: ${file.file} does not match its sha256 in ${MANIFEST_FILE} (expected ${file.sha256.slice(0, 12)}…, got ${sha256.slice(0, 12)}…): the file changed after it was saved`,
       file.file,
     );
   }
-  return plain;
 }
 
 function keyFor(manifest: SnapshotManifest, where: string, processEnv: NodeJS.ProcessEnv): SnapshotKey {

@@ -76,7 +76,7 @@ describe('verifySnapshot', () => {
   it('passes on a fresh snapshot and fails naming the file when one byte changed', async () => {
     const dir = testdir({});
     const info = await saveFrom(emulator, clients, dir);
-    expect(verifySnapshot(dir, info.id).files.map((f) => f.file)).toEqual(['automation-config.xml', 'transfer-folders.json']);
+    expect((await verifySnapshot(dir, info.id)).files.map((f) => f.file)).toEqual(['automation-config.xml', 'transfer-folders.json']);
 
     const xml = join(snapshotFolder(dir, info.id), 'automation-config.xml');
     const bytes = readFileSync(xml);
@@ -84,27 +84,27 @@ describe('verifySnapshot', () => {
     const at = bytes.indexOf('Payroll to bank');
     flipped[at] = flipped[at]! ^ 0x20; // "payroll to bank": still well-formed XML, same size
     writeFileSync(xml, flipped);
-    const err = catchSync(() => verifySnapshot(dir, info.id));
+    const err = await verifySnapshot(dir, info.id).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SnapshotIntegrityError);
     expect((err as SnapshotIntegrityError).file).toBe('automation-config.xml');
     expect((err as Error).message).toMatch(/automation-config\.xml does not match its sha256/);
 
     writeFileSync(xml, bytes);
-    expect(verifySnapshot(dir, info.id).snapshot.id).toBe(info.id);
+    expect((await verifySnapshot(dir, info.id)).snapshot.id).toBe(info.id);
     const folders = join(snapshotFolder(dir, info.id), 'transfer-folders.json');
     writeFileSync(folders, readFileSync(folders, 'utf8').replace('"listFiles": true', '"listFiles": false'));
-    expect(() => verifySnapshot(dir, info.id)).toThrow(/transfer-folders\.json has \d+ bytes, snapshot\.json says \d+/);
+    await expect(verifySnapshot(dir, info.id)).rejects.toThrow(/transfer-folders\.json has \d+ bytes, snapshot\.json says \d+/);
   });
 
   it('accepts a unique prefix and latest, and refuses unknown and ambiguous ids', async () => {
     const dir = testdir({});
     const a = await saveFrom(emulator, clients, dir, { folders: [], now: new Date('2026-03-01T10:00:00.000Z') });
     const b = await saveFrom(emulator, clients, dir, { folders: [], now: new Date('2026-03-02T10:00:00.000Z') });
-    expect(verifySnapshot(dir, 'latest').snapshot.id).toBe(b.id);
-    expect(verifySnapshot(dir, '2026-03-01').snapshot.id).toBe(a.id);
-    expect(verifySnapshot(dir, `lab/${a.id}`).snapshot.id).toBe(a.id);
-    expect(() => verifySnapshot(dir, '2026-03')).toThrow(/"2026-03" is ambiguous: 2 match/);
-    expect(() => verifySnapshot(dir, '2025')).toThrow(/no snapshot "2025"/);
+    expect((await verifySnapshot(dir, 'latest')).snapshot.id).toBe(b.id);
+    expect((await verifySnapshot(dir, '2026-03-01')).snapshot.id).toBe(a.id);
+    expect((await verifySnapshot(dir, `lab/${a.id}`)).snapshot.id).toBe(a.id);
+    await expect(verifySnapshot(dir, '2026-03')).rejects.toThrow(/"2026-03" is ambiguous: 2 match/);
+    await expect(verifySnapshot(dir, '2025')).rejects.toThrow(/no snapshot "2025"/);
   });
 });
 
@@ -126,17 +126,17 @@ describe('encrypted snapshots (MFTOPS_SNAPSHOT_KEY)', () => {
     expect(manifest.automation.sha256).toBe(sha256(readFileSync(received)));
 
     const keyEnv = { processEnv: { MFTOPS_SNAPSHOT_KEY: KEY_HEX } };
-    expect(verifySnapshot(dir, info.id, keyEnv).files).toHaveLength(2);
+    expect((await verifySnapshot(dir, info.id, keyEnv)).files).toHaveLength(2);
     // The same key in base64 is the same key.
-    expect(verifySnapshot(dir, info.id, { processEnv: { MFTOPS_SNAPSHOT_KEY: Buffer.from(KEY_HEX, 'hex').toString('base64') } }).snapshot.id).toBe(info.id);
+    expect((await verifySnapshot(dir, info.id, { processEnv: { MFTOPS_SNAPSHOT_KEY: Buffer.from(KEY_HEX, 'hex').toString('base64') } })).snapshot.id).toBe(info.id);
     expect(loadSnapshot(dir, { env: 'lab', id: info.id }, keyEnv.processEnv).automationXml.equals(readFileSync(received))).toBe(true);
-    expect(() => verifySnapshot(dir, info.id, { processEnv: { MFTOPS_SNAPSHOT_KEY: OTHER_KEY_B64 } })).toThrow(/encrypted with another key than MFTOPS_SNAPSHOT_KEY/);
-    expect(() => verifySnapshot(dir, info.id, { processEnv: {} })).toThrow(/is encrypted: set MFTOPS_SNAPSHOT_KEY/);
+    await expect(verifySnapshot(dir, info.id, { processEnv: { MFTOPS_SNAPSHOT_KEY: OTHER_KEY_B64 } })).rejects.toThrow(/encrypted with another key than MFTOPS_SNAPSHOT_KEY/);
+    await expect(verifySnapshot(dir, info.id, { processEnv: {} })).rejects.toThrow(/is encrypted: set MFTOPS_SNAPSHOT_KEY/);
 
     const flipped = Buffer.from(enc);
     flipped[enc.length - 40] = flipped[enc.length - 40]! ^ 1;
     writeFileSync(join(folder, 'automation-config.xml.enc'), flipped);
-    const err = catchSync(() => verifySnapshot(dir, info.id, keyEnv));
+    const err = await verifySnapshot(dir, info.id, keyEnv).catch((e: unknown) => e);
     expect((err as SnapshotIntegrityError).file).toBe('automation-config.xml.enc');
     expect((err as Error).message).toMatch(/automation-config\.xml\.enc fails authentication/);
   });
@@ -248,12 +248,3 @@ describe('retention', () => {
     expect(listSnapshots(dir, 'lab').snapshots.map((s) => s.id)).toEqual([first.id, second.id]);
   });
 });
-
-function catchSync(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected an error');
-}

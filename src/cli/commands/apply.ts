@@ -185,7 +185,7 @@ async function runApplyPlan(plan: Plan, r: RunContext): Promise<ApplyReport> {
       if (!r.clients.full.automation || !automationService) {
         throw new MftopsError(`snapshot not saved: a snapshot needs the automation service's configuration export, and environment "${r.env.name}" has no automation service`);
       }
-      const { saveSnapshot } = await import('../../snapshot/index.js');
+      const { saveSnapshot } = await import('../../snapshot/save-snapshot.js');
       const version = plan.servers.automation?.version;
       const info = await saveSnapshot({
         automation: r.clients.full.automation,

@@ -93,7 +93,7 @@ export async function runSnapshotVerify(g: GlobalOptions, opts: SnapshotIdOption
   const { renderVerifiedText } = await import('../../snapshot/render.js');
   const ref = resolveSnapshotId(config.snapshots.dir, opts.id, env.name);
   try {
-    const verified = verifySnapshot(config.snapshots.dir, `${ref.env}/${ref.id}`, { env: env.name, processEnv: io.env });
+    const verified = await verifySnapshot(config.snapshots.dir, `${ref.env}/${ref.id}`, { env: env.name, processEnv: io.env });
     io.stdout(g.format === 'json' ? `${JSON.stringify({ ok: true, ...verified }, null, 2)}\n` : renderVerifiedText(verified));
     return 0;
   } catch (err) {
@@ -123,7 +123,8 @@ export async function runSnapshotDiff(g: GlobalOptions, opts: SnapshotDiffOption
 export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestoreOptions, io: CommandIo): Promise<number> {
   const { config, env } = openEnvironment(g, io);
   const automation = requireAutomation(config, env, io);
-  const { loadSnapshot, resolveSnapshotId, describeRef } = await import('../../snapshot/store.js');
+  const { resolveSnapshotId, describeRef } = await import('../../snapshot/store.js');
+  const { loadSnapshot } = await import('../../snapshot/load-snapshot.js');
   const { describeSnapshot } = await import('../../snapshot/render.js');
   const ref = resolveSnapshotId(config.snapshots.dir, opts.id, env.name);
   // Check it now: a damaged snapshot is refused before the question, not after.

@@ -1,0 +1,34 @@
+import { checkConfigBytes } from './config-xml.js';
+import { SnapshotIntegrityError } from './errors.js';
+import { AUTOMATION_FILE, type SavedFolder, type SnapshotInfo, type SnapshotManifest } from './model.js';
+import { openSnapshot, readChecked, readFolders, toInfo, type SnapshotRef } from './store.js';
+
+/*
+ * Reading a snapshot whole, for restore, diff and import. Apart from store.ts because it needs
+ * fast-xml-parser at hand (a synchronous fallback of the XML check), which save, list and verify
+ * load only when the streaming checker refuses an export.
+ */
+
+/** A snapshot's contents, checked against its manifest and decrypted. */
+export interface LoadedSnapshot {
+  readonly info: SnapshotInfo;
+  readonly manifest: SnapshotManifest;
+  /** The automation export, byte for byte. */
+  readonly automationXml: Buffer;
+  /** Empty when the snapshot saved no transfer folder. */
+  readonly folders: readonly SavedFolder[];
+}
+
+/**
+ * Read every file of a snapshot, decrypt it, and check it against `snapshot.json` (size, sha256,
+ * XML well-formedness, folder JSON). Any mismatch is a {@link SnapshotIntegrityError} naming the file.
+ */
+export function loadSnapshot(dir: string, ref: SnapshotRef, processEnv: NodeJS.ProcessEnv = process.env): LoadedSnapshot {
+  const { manifest, folder, where, key } = openSnapshot(dir, ref, processEnv);
+  const automationXml = readChecked(folder, manifest.automation, AUTOMATION_FILE, key, where);
+  const problem = checkConfigBytes(automationXml);
+  if (problem) throw new SnapshotIntegrityError(`${where}: ${manifest.automation.file} is not well-formed XML: ${problem}`, manifest.automation.file);
+  const folders = readFolders(folder, manifest, key, where);
+  return { info: toInfo(manifest, folder), manifest, automationXml, folders };
+}
+
