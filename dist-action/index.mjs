@@ -1076,10 +1076,10 @@ var require_util = __commonJS({
     var codegen_1 = require_codegen();
     var code_1 = require_code();
     function toHash(arr) {
-      const hash = {};
+      const hash2 = {};
       for (const item of arr)
-        hash[item] = true;
-      return hash;
+        hash2[item] = true;
+      return hash2;
     }
     exports2.toHash = toHash;
     function alwaysValidSchema(it, schema) {
@@ -1609,11 +1609,11 @@ var require_dataType = __commonJS({
       gen.if((0, codegen_1._)`${parentData} !== undefined`, () => gen.assign((0, codegen_1._)`${parentData}[${parentDataProperty}]`, expr));
     }
     function checkDataType(dataType, data, strictNums, correct = DataType.Correct) {
-      const EQ = correct === DataType.Correct ? codegen_1.operators.EQ : codegen_1.operators.NEQ;
+      const EQ2 = correct === DataType.Correct ? codegen_1.operators.EQ : codegen_1.operators.NEQ;
       let cond;
       switch (dataType) {
         case "null":
-          return (0, codegen_1._)`${data} ${EQ} null`;
+          return (0, codegen_1._)`${data} ${EQ2} null`;
         case "array":
           cond = (0, codegen_1._)`Array.isArray(${data})`;
           break;
@@ -1627,7 +1627,7 @@ var require_dataType = __commonJS({
           cond = numCond();
           break;
         default:
-          return (0, codegen_1._)`typeof ${data} ${EQ} ${dataType}`;
+          return (0, codegen_1._)`typeof ${data} ${EQ2} ${dataType}`;
       }
       return correct === DataType.Correct ? cond : (0, codegen_1.not)(cond);
       function numCond(_cond = codegen_1.nil) {
@@ -2912,9 +2912,9 @@ var require_compile = __commonJS({
       if (_sch)
         return _sch;
       const rootId = (0, resolve_1.getFullPath)(this.opts.uriResolver, sch.root.baseId);
-      const { es5, lines } = this.opts.code;
+      const { es5, lines: lines2 } = this.opts.code;
       const { ownProperties } = this.opts;
-      const gen = new codegen_1.CodeGen(this.scope, { es5, lines, ownProperties });
+      const gen = new codegen_1.CodeGen(this.scope, { es5, lines: lines2, ownProperties });
       let _ValidationError;
       if (sch.$async) {
         _ValidationError = gen.scopeValue("Error", {
@@ -4421,8 +4421,8 @@ var require_core = __commonJS({
         this._loading = {};
         this._cache = /* @__PURE__ */ new Map();
         opts = this.opts = { ...opts, ...requiredOptions(opts) };
-        const { es5, lines } = this.opts.code;
-        this.scope = new codegen_2.ValueScope({ scope: {}, prefixes: EXT_SCOPE_NAMES, es5, lines });
+        const { es5, lines: lines2 } = this.opts.code;
+        this.scope = new codegen_2.ValueScope({ scope: {}, prefixes: EXT_SCOPE_NAMES, es5, lines: lines2 });
         this.logger = getLogger(opts.logger);
         const formatOpt = opts.validateFormats;
         opts.validateFormats = false;
@@ -8121,6 +8121,9 @@ function getAjv() {
     // `oneOf: [{required: [user]}, {required: [group]}]` names properties defined beside it.
     strictRequired: false,
     allowUnionTypes: true,
+    // The optimiser's passes over the generated code cost a third of compiling the schemas at each
+    // start and do not make validating thousands of manifests measurably faster.
+    code: { optimize: false },
     // Schema mistakes are bugs: fail loudly instead of logging.
     logger: {
       log: () => {
@@ -8534,7 +8537,7 @@ var require_directives = __commonJS({
         return tag[0] === "!" ? tag : `!<${tag}>`;
       }
       toString(doc) {
-        const lines = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
+        const lines2 = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
         const tagEntries = Object.entries(this.tags);
         let tagNames;
         if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
@@ -8550,9 +8553,9 @@ var require_directives = __commonJS({
           if (handle === "!!" && prefix === "tag:yaml.org,2002:")
             continue;
           if (!doc || tagNames.some((tn) => tn.startsWith(prefix)))
-            lines.push(`%TAG ${handle} ${prefix}`);
+            lines2.push(`%TAG ${handle} ${prefix}`);
         }
-        return lines.join("\n");
+        return lines2.join("\n");
       }
     };
     Directives.defaultYaml = { explicit: false, version: "1.2" };
@@ -9778,8 +9781,8 @@ ${ctx.indent}`;
         const vs0 = valueStr[0];
         const nl0 = valueStr.indexOf("\n");
         const hasNewline = nl0 !== -1;
-        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
-        if (hasNewline || !flow) {
+        const flow2 = ctx.inFlow ?? value.flow ?? value.items.length === 0;
+        if (hasNewline || !flow2) {
           let hasPropsLine = false;
           if (hasNewline && (vs0 === "&" || vs0 === "!")) {
             let sp0 = valueStr.indexOf(" ");
@@ -10005,30 +10008,30 @@ var require_stringifyCollection = __commonJS({
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
-      const flow = ctx.inFlow ?? collection.flow;
-      const stringify2 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      const flow2 = ctx.inFlow ?? collection.flow;
+      const stringify2 = flow2 ? stringifyFlowCollection : stringifyBlockCollection;
       return stringify2(collection, ctx, options);
     }
     function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent, options: { commentString } } = ctx;
       const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
       let chompKeep = false;
-      const lines = [];
+      const lines2 = [];
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
         let comment2 = null;
         if (identity.isNode(item)) {
           if (!chompKeep && item.spaceBefore)
-            lines.push("");
-          addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
+            lines2.push("");
+          addCommentBefore(ctx, lines2, item.commentBefore, chompKeep);
           if (item.comment)
             comment2 = item.comment;
         } else if (identity.isPair(item)) {
           const ik = identity.isNode(item.key) ? item.key : null;
           if (ik) {
             if (!chompKeep && ik.spaceBefore)
-              lines.push("");
-            addCommentBefore(ctx, lines, ik.commentBefore, chompKeep);
+              lines2.push("");
+            addCommentBefore(ctx, lines2, ik.commentBefore, chompKeep);
           }
         }
         chompKeep = false;
@@ -10037,15 +10040,15 @@ var require_stringifyCollection = __commonJS({
           str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
           chompKeep = false;
-        lines.push(blockItemPrefix + str3);
+        lines2.push(blockItemPrefix + str3);
       }
       let str2;
-      if (lines.length === 0) {
+      if (lines2.length === 0) {
         str2 = flowChars.start + flowChars.end;
       } else {
-        str2 = lines[0];
-        for (let i = 1; i < lines.length; ++i) {
-          const line = lines[i];
+        str2 = lines2[0];
+        for (let i = 1; i < lines2.length; ++i) {
+          const line = lines2[i];
           str2 += line ? `
 ${indent}${line}` : "\n";
         }
@@ -10068,22 +10071,22 @@ ${indent}${line}` : "\n";
       });
       let reqNewline = false;
       let linesAtValue = 0;
-      const lines = [];
+      const lines2 = [];
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
         let comment = null;
         if (identity.isNode(item)) {
           if (item.spaceBefore)
-            lines.push("");
-          addCommentBefore(ctx, lines, item.commentBefore, false);
+            lines2.push("");
+          addCommentBefore(ctx, lines2, item.commentBefore, false);
           if (item.comment)
             comment = item.comment;
         } else if (identity.isPair(item)) {
           const ik = identity.isNode(item.key) ? item.key : null;
           if (ik) {
             if (ik.spaceBefore)
-              lines.push("");
-            addCommentBefore(ctx, lines, ik.commentBefore, false);
+              lines2.push("");
+            addCommentBefore(ctx, lines2, ik.commentBefore, false);
             if (ik.comment)
               reqNewline = true;
           }
@@ -10100,12 +10103,12 @@ ${indent}${line}` : "\n";
         if (comment)
           reqNewline = true;
         let str2 = stringify.stringify(item, itemCtx, () => comment = null);
-        reqNewline || (reqNewline = lines.length > linesAtValue || str2.includes("\n"));
+        reqNewline || (reqNewline = lines2.length > linesAtValue || str2.includes("\n"));
         if (i < items.length - 1) {
           str2 += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum2, line) => sum2 + line.length + 2, 2) + (str2.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines2.reduce((sum2, line) => sum2 + line.length + 2, 2) + (str2.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
             str2 += ",";
@@ -10113,35 +10116,35 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment));
-        lines.push(str2);
-        linesAtValue = lines.length;
+        lines2.push(str2);
+        linesAtValue = lines2.length;
       }
       const { start, end } = flowChars;
-      if (lines.length === 0) {
+      if (lines2.length === 0) {
         return start + end;
       } else {
         if (!reqNewline) {
-          const len = lines.reduce((sum2, line) => sum2 + line.length + 2, 2);
+          const len = lines2.reduce((sum2, line) => sum2 + line.length + 2, 2);
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
           let str2 = start;
-          for (const line of lines)
+          for (const line of lines2)
             str2 += line ? `
 ${indentStep}${indent}${line}` : "\n";
           return `${str2}
 ${indent}${end}`;
         } else {
-          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
+          return `${start}${fcPadding}${lines2.join(" ")}${fcPadding}${end}`;
         }
       }
     }
-    function addCommentBefore({ indent, options: { commentString } }, lines, comment, chompKeep) {
+    function addCommentBefore({ indent, options: { commentString } }, lines2, comment, chompKeep) {
       if (comment && chompKeep)
         comment = comment.replace(/^\n+/, "");
       if (comment) {
         const ic = stringifyComment.indentComment(commentString(comment), indent);
-        lines.push(ic.trimStart());
+        lines2.push(ic.trimStart());
       }
     }
     exports2.stringifyCollection = stringifyCollection;
@@ -10779,11 +10782,11 @@ var require_binary = __commonJS({
         if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
           const n = Math.ceil(str2.length / lineWidth);
-          const lines = new Array(n);
+          const lines2 = new Array(n);
           for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
-            lines[i] = str2.substr(o, lineWidth);
+            lines2[i] = str2.substr(o, lineWidth);
           }
-          str2 = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
+          str2 = lines2.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
         return stringifyString.stringifyString({ comment, type, value: str2 }, ctx, onComment, onChompKeep);
       }
@@ -11463,35 +11466,35 @@ var require_stringifyDocument = __commonJS({
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
-      const lines = [];
+      const lines2 = [];
       let hasDirectives = options.directives === true;
       if (options.directives !== false && doc.directives) {
         const dir = doc.directives.toString(doc);
         if (dir) {
-          lines.push(dir);
+          lines2.push(dir);
           hasDirectives = true;
         } else if (doc.directives.docStart)
           hasDirectives = true;
       }
       if (hasDirectives)
-        lines.push("---");
+        lines2.push("---");
       const ctx = stringify.createStringifyContext(doc, options);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
-        if (lines.length !== 1)
-          lines.unshift("");
+        if (lines2.length !== 1)
+          lines2.unshift("");
         const cs = commentString(doc.commentBefore);
-        lines.unshift(stringifyComment.indentComment(cs, ""));
+        lines2.unshift(stringifyComment.indentComment(cs, ""));
       }
       let chompKeep = false;
       let contentComment = null;
       if (doc.contents) {
         if (identity.isNode(doc.contents)) {
           if (doc.contents.spaceBefore && hasDirectives)
-            lines.push("");
+            lines2.push("");
           if (doc.contents.commentBefore) {
             const cs = commentString(doc.contents.commentBefore);
-            lines.push(stringifyComment.indentComment(cs, ""));
+            lines2.push(stringifyComment.indentComment(cs, ""));
           }
           ctx.forceBlockIndent = !!doc.comment;
           contentComment = doc.contents.comment;
@@ -11500,36 +11503,36 @@ var require_stringifyDocument = __commonJS({
         let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
         if (contentComment)
           body += stringifyComment.lineComment(body, "", commentString(contentComment));
-        if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
-          lines[lines.length - 1] = `--- ${body}`;
+        if ((body[0] === "|" || body[0] === ">") && lines2[lines2.length - 1] === "---") {
+          lines2[lines2.length - 1] = `--- ${body}`;
         } else
-          lines.push(body);
+          lines2.push(body);
       } else {
-        lines.push(stringify.stringify(doc.contents, ctx));
+        lines2.push(stringify.stringify(doc.contents, ctx));
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
           const cs = commentString(doc.comment);
           if (cs.includes("\n")) {
-            lines.push("...");
-            lines.push(stringifyComment.indentComment(cs, ""));
+            lines2.push("...");
+            lines2.push(stringifyComment.indentComment(cs, ""));
           } else {
-            lines.push(`... ${cs}`);
+            lines2.push(`... ${cs}`);
           }
         } else {
-          lines.push("...");
+          lines2.push("...");
         }
       } else {
         let dc = doc.comment;
         if (dc && chompKeep)
           dc = dc.replace(/^\n+/, "");
         if (dc) {
-          if ((!chompKeep || contentComment) && lines[lines.length - 1] !== "")
-            lines.push("");
-          lines.push(stringifyComment.indentComment(commentString(dc), ""));
+          if ((!chompKeep || contentComment) && lines2[lines2.length - 1] !== "")
+            lines2.push("");
+          lines2.push(stringifyComment.indentComment(commentString(dc), ""));
         }
       }
-      return lines.join("\n") + "\n";
+      return lines2.join("\n") + "\n";
     }
     exports2.stringifyDocument = stringifyDocument;
   }
@@ -11649,7 +11652,7 @@ var require_Document = __commonJS({
           options = replacer;
           replacer = void 0;
         }
-        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options ?? {};
+        const { aliasDuplicateObjects, anchorPrefix, flow: flow2, keepUndefined, onTagObj, tag } = options ?? {};
         const { onAnchor, setAnchors, sourceObjects } = anchors.createNodeAnchors(
           this,
           // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
@@ -11665,7 +11668,7 @@ var require_Document = __commonJS({
           sourceObjects
         };
         const node = createNode.createNode(value, tag, ctx);
-        if (flow && identity.isCollection(node))
+        if (flow2 && identity.isCollection(node))
           node.flow = true;
         setAnchors();
         return node;
@@ -11913,7 +11916,7 @@ ${pointer}
 var require_resolve_props = __commonJS({
   "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
-    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+    function resolveProps(tokens, { flow: flow2, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
       let atNewline = startOnNewline;
       let hasSpace = startOnNewline;
@@ -11942,7 +11945,7 @@ var require_resolve_props = __commonJS({
         }
         switch (token.type) {
           case "space":
-            if (!flow && (indicator !== "doc-start" || next?.type !== "flow-collection") && token.source.includes("	")) {
+            if (!flow2 && (indicator !== "doc-start" || next?.type !== "flow-collection") && token.source.includes("	")) {
               tab = token;
             }
             hasSpace = true;
@@ -11998,15 +12001,15 @@ var require_resolve_props = __commonJS({
             if (anchor || tag)
               onError(token, "BAD_PROP_ORDER", `Anchors and tags must be after the ${token.source} indicator`);
             if (found)
-              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.source} in ${flow ?? "collection"}`);
+              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.source} in ${flow2 ?? "collection"}`);
             found = token;
             atNewline = indicator === "seq-item-ind" || indicator === "explicit-key-ind";
             hasSpace = false;
             break;
           case "comma":
-            if (flow) {
+            if (flow2) {
               if (comma)
-                onError(token, "UNEXPECTED_TOKEN", `Unexpected , in ${flow}`);
+                onError(token, "UNEXPECTED_TOKEN", `Unexpected , in ${flow2}`);
               comma = token;
               atNewline = false;
               hasSpace = false;
@@ -12138,10 +12141,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep6, value } = collItem;
+        const { start, key, sep: sep7, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep6?.[0],
+          next: key ?? sep7?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -12155,7 +12158,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep6) {
+          if (!keyProps.anchor && !keyProps.tag && !sep7) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -12179,7 +12182,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep6 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep7 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -12195,7 +12198,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep6, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep7, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -12286,7 +12289,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep6 = "";
+        let sep7 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -12300,13 +12303,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep6 + cb;
-              sep6 = "";
+                comment += sep7 + cb;
+              sep7 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep6 += source;
+                sep7 += source;
               hasSpace = true;
               break;
             default:
@@ -12349,18 +12352,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep6, value } = collItem;
+        const { start, key, sep: sep7, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep6?.[0],
+          next: key ?? sep7?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep6 && !value) {
+          if (!props.anchor && !props.tag && !sep7 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -12414,8 +12417,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap3 && !sep6 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep6, null, props, onError);
+        if (!isMap3 && !sep7 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep7, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -12427,7 +12430,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep6 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep7 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -12438,8 +12441,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap3 && !props.found && ctx.options.strict) {
-              if (sep6)
-                for (const st of sep6) {
+              if (sep7)
+                for (const st of sep7) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -12456,7 +12459,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep6, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep7, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -12591,17 +12594,17 @@ var require_resolve_block_scalar = __commonJS({
       if (!header)
         return { value: "", type: null, comment: "", range: [start, start, start] };
       const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
-      const lines = scalar.source ? splitLines3(scalar.source) : [];
-      let chompStart = lines.length;
-      for (let i = lines.length - 1; i >= 0; --i) {
-        const content = lines[i][1];
+      const lines2 = scalar.source ? splitLines3(scalar.source) : [];
+      let chompStart = lines2.length;
+      for (let i = lines2.length - 1; i >= 0; --i) {
+        const content = lines2[i][1];
         if (content === "" || content === "\r")
           chompStart = i;
         else
           break;
       }
       if (chompStart === 0) {
-        const value2 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        const value2 = header.chomp === "+" && lines2.length > 0 ? "\n".repeat(Math.max(1, lines2.length - 1)) : "";
         let end2 = start + header.length;
         if (scalar.source)
           end2 += scalar.source.length;
@@ -12611,7 +12614,7 @@ var require_resolve_block_scalar = __commonJS({
       let offset = scalar.offset + header.length;
       let contentStart = 0;
       for (let i = 0; i < chompStart; ++i) {
-        const [indent, content] = lines[i];
+        const [indent, content] = lines2[i];
         if (content === "" || content === "\r") {
           if (header.indent === 0 && indent.length > trimIndent)
             trimIndent = indent.length;
@@ -12631,17 +12634,17 @@ var require_resolve_block_scalar = __commonJS({
         }
         offset += indent.length + content.length + 1;
       }
-      for (let i = lines.length - 1; i >= chompStart; --i) {
-        if (lines[i][0].length > trimIndent)
+      for (let i = lines2.length - 1; i >= chompStart; --i) {
+        if (lines2[i][0].length > trimIndent)
           chompStart = i + 1;
       }
       let value = "";
-      let sep6 = "";
+      let sep7 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
-        value += lines[i][0].slice(trimIndent) + "\n";
+        value += lines2[i][0].slice(trimIndent) + "\n";
       for (let i = contentStart; i < chompStart; ++i) {
-        let [indent, content] = lines[i];
+        let [indent, content] = lines2[i];
         offset += indent.length + content.length + 1;
         const crlf = content[content.length - 1] === "\r";
         if (crlf)
@@ -12653,24 +12656,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep6 + indent.slice(trimIndent) + content;
-          sep6 = "\n";
+          value += sep7 + indent.slice(trimIndent) + content;
+          sep7 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep6 === " ")
-            sep6 = "\n";
-          else if (!prevMoreIndented && sep6 === "\n")
-            sep6 = "\n\n";
-          value += sep6 + indent.slice(trimIndent) + content;
-          sep6 = "\n";
+          if (sep7 === " ")
+            sep7 = "\n";
+          else if (!prevMoreIndented && sep7 === "\n")
+            sep7 = "\n\n";
+          value += sep7 + indent.slice(trimIndent) + content;
+          sep7 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep6 === "\n")
+          if (sep7 === "\n")
             value += "\n";
           else
-            sep6 = "\n";
+            sep7 = "\n";
         } else {
-          value += sep6 + content;
-          sep6 = " ";
+          value += sep7 + content;
+          sep7 = " ";
           prevMoreIndented = false;
         }
       }
@@ -12678,8 +12681,8 @@ var require_resolve_block_scalar = __commonJS({
         case "-":
           break;
         case "+":
-          for (let i = chompStart; i < lines.length; ++i)
-            value += "\n" + lines[i][0].slice(trimIndent);
+          for (let i = chompStart; i < lines2.length; ++i)
+            value += "\n" + lines2[i][0].slice(trimIndent);
           if (value[value.length - 1] !== "\n")
             value += "\n";
           break;
@@ -12754,10 +12757,10 @@ var require_resolve_block_scalar = __commonJS({
       const first = split[0];
       const m = first.match(/^( *)/);
       const line0 = m?.[1] ? [m[1], first.slice(m[1].length)] : ["", first];
-      const lines = [line0];
+      const lines2 = [line0];
       for (let i = 1; i < split.length; i += 2)
-        lines.push([split[i], split[i + 1]]);
-      return lines;
+        lines2.push([split[i], split[i + 1]]);
+      return lines2;
     }
     exports2.resolveBlockScalar = resolveBlockScalar;
   }
@@ -12853,25 +12856,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep6 = " ";
+      let sep7 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep6 === "\n")
-            res += sep6;
+          if (sep7 === "\n")
+            res += sep7;
           else
-            sep6 = "\n";
+            sep7 = "\n";
         } else {
-          res += sep6 + lm;
-          sep6 = " ";
+          res += sep7 + lm;
+          sep7 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep6 + (match?.[1] ?? "");
+      return res + sep7 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -13681,14 +13684,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep6, value }) {
+    function stringifyItem({ start, key, sep: sep7, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep6)
-        for (const st of sep6)
+      if (sep7)
+        for (const st of sep7)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -13767,7 +13770,7 @@ var require_cst = __commonJS({
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
     var cstVisit = require_cst_visit();
-    var BOM = "\uFEFF";
+    var BOM2 = "\uFEFF";
     var DOCUMENT = "";
     var FLOW_END = "";
     var SCALAR = "";
@@ -13775,7 +13778,7 @@ var require_cst = __commonJS({
     var isScalar3 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
     function prettyToken(token) {
       switch (token) {
-        case BOM:
+        case BOM2:
           return "<BOM>";
         case DOCUMENT:
           return "<DOC>";
@@ -13789,7 +13792,7 @@ var require_cst = __commonJS({
     }
     function tokenType(source) {
       switch (source) {
-        case BOM:
+        case BOM2:
           return "byte-order-mark";
         case DOCUMENT:
           return "doc-mode";
@@ -13851,7 +13854,7 @@ var require_cst = __commonJS({
     exports2.setScalarValue = cstScalar.setScalarValue;
     exports2.stringify = cstStringify.stringify;
     exports2.visit = cstVisit.visit;
-    exports2.BOM = BOM;
+    exports2.BOM = BOM2;
     exports2.DOCUMENT = DOCUMENT;
     exports2.FLOW_END = FLOW_END;
     exports2.SCALAR = SCALAR;
@@ -14855,18 +14858,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep6;
+          let sep7;
           if (scalar.end) {
-            sep6 = scalar.end;
-            sep6.push(this.sourceToken);
+            sep7 = scalar.end;
+            sep7.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep6 = [this.sourceToken];
+            sep7 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep6 }]
+            items: [{ start, key: scalar, sep: sep7 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -15019,15 +15022,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep6 = it.sep;
-                  sep6.push(this.sourceToken);
+                  const sep7 = it.sep;
+                  sep7.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep6 }]
+                    items: [{ start: start2, key, sep: sep7 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -15221,13 +15224,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep6 = fc.end.splice(1, fc.end.length);
-            sep6.push(this.sourceToken);
+            const sep7 = fc.end.splice(1, fc.end.length);
+            sep7.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep6 }]
+              items: [{ start, key: fc, sep: sep7 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -15617,37 +15620,37 @@ import { readFileSync as readFileSync3 } from "node:fs";
 import { dirname as dirname2, isAbsolute as isAbsolute2, relative, resolve as resolve2 } from "node:path";
 function loadConfig(path, cwd = process.cwd()) {
   const file = resolve2(cwd, path);
-  const shown2 = relative(cwd, file) || file;
+  const shown = relative(cwd, file) || file;
   let text2;
   try {
     text2 = readFileSync3(file, "utf8");
   } catch (err) {
     const code5 = err.code;
     throw new ConfigError(
-      code5 === "ENOENT" ? `configuration file ${shown2} not found (pass --config FILE, or run from the folder that holds mftops.yaml)` : `cannot read configuration file ${shown2} (${code5 ?? "unreadable"})`
+      code5 === "ENOENT" ? `configuration file ${shown} not found (pass --config FILE, or run from the folder that holds mftops.yaml)` : `cannot read configuration file ${shown} (${code5 ?? "unreadable"})`
     );
   }
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text2, { lineCounter, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
-    const lines = doc.errors.map((e) => {
+    const lines2 = doc.errors.map((e) => {
       const pos = lineCounter.linePos(e.pos[0]);
-      return `${shown2}:${pos.line}:${pos.col}: ${e.message.split("\n")[0]}`;
+      return `${shown}:${pos.line}:${pos.col}: ${e.message.split("\n")[0]}`;
     });
-    throw new ConfigError(lines.join("\n"));
+    throw new ConfigError(lines2.join("\n"));
   }
   const data = doc.toJS({ maxAliasCount: 100 });
   const validate2 = getValidatorByFile("config.schema.json");
   if (!validate2(data)) {
-    const lines = simplifyErrors(validate2.errors ?? []).map((e) => {
+    const lines2 = simplifyErrors(validate2.errors ?? []).map((e) => {
       const pos = positionOf(doc, lineCounter, e);
-      return `${shown2}:${pos.line}:${pos.col}: ${describeError(e)}`;
+      return `${shown}:${pos.line}:${pos.col}: ${describeError(e)}`;
     });
-    throw new ConfigError(lines.join("\n"));
+    throw new ConfigError(lines2.join("\n"));
   }
-  return buildConfig(data, file, shown2, doc, lineCounter);
+  return buildConfig(data, file, shown, doc, lineCounter);
 }
-function buildConfig(raw, file, shown2, doc, lc) {
+function buildConfig(raw, file, shown, doc, lc) {
   const dir = dirname2(file);
   const problems = [];
   const environments = /* @__PURE__ */ new Map();
@@ -15658,7 +15661,7 @@ function buildConfig(raw, file, shown2, doc, lc) {
       const urlProblem = checkServiceUrl(s.url);
       if (urlProblem) {
         const pos = nodePosition(doc, lc, ["environments", name, which, "url"]);
-        problems.push(`${shown2}:${pos.line}:${pos.col}: environments.${name}.${which}.url: ${urlProblem}`);
+        problems.push(`${shown}:${pos.line}:${pos.col}: environments.${name}.${which}.url: ${urlProblem}`);
       }
       return {
         url: s.url.replace(/\/+$/, ""),
@@ -15673,7 +15676,7 @@ function buildConfig(raw, file, shown2, doc, lc) {
       const at = (key) => nodePosition(doc, lc, ["environments", name, "drift", "ignore", String(i), ...key ? [key] : []]);
       if (rule.until !== void 0 && !isCalendarDate(rule.until)) {
         const pos2 = at("until");
-        problems.push(`${shown2}:${pos2.line}:${pos2.col}: environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`);
+        problems.push(`${shown}:${pos2.line}:${pos2.col}: environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`);
       }
       const pos = at();
       return {
@@ -15681,7 +15684,7 @@ function buildConfig(raw, file, shown2, doc, lc) {
         ...rule.path !== void 0 ? { path: rule.path } : {},
         ...rule.until !== void 0 ? { until: rule.until } : {},
         ...rule.reason !== void 0 ? { reason: rule.reason } : {},
-        where: `${shown2}:${pos.line}:${pos.col}`
+        where: `${shown}:${pos.line}:${pos.col}`
       };
     });
     environments.set(name, {
@@ -16330,16 +16333,16 @@ function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, ne
       return;
     }
     diff.push({ value: "", lines: [] });
-    function contextLines(lines) {
-      return lines.map(function(entry) {
+    function contextLines(lines2) {
+      return lines2.map(function(entry) {
         return " " + entry;
       });
     }
     const hunks = [];
     let oldRangeStart = 0, newRangeStart = 0, curRange = [], oldLine = 1, newLine = 1;
     for (let i = 0; i < diff.length; i++) {
-      const current = diff[i], lines = current.lines || splitLines(current.value);
-      current.lines = lines;
+      const current = diff[i], lines2 = current.lines || splitLines(current.value);
+      current.lines = lines2;
       if (current.added || current.removed) {
         if (!oldRangeStart) {
           const prev = diff[i - 1];
@@ -16351,23 +16354,23 @@ function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, ne
             newRangeStart -= curRange.length;
           }
         }
-        for (const line of lines) {
+        for (const line of lines2) {
           curRange.push((current.added ? "+" : "-") + line);
         }
         if (current.added) {
-          newLine += lines.length;
+          newLine += lines2.length;
         } else {
-          oldLine += lines.length;
+          oldLine += lines2.length;
         }
       } else {
         if (oldRangeStart) {
-          if (lines.length <= context * 2 && i < diff.length - 2) {
-            for (const line of contextLines(lines)) {
+          if (lines2.length <= context * 2 && i < diff.length - 2) {
+            for (const line of contextLines(lines2)) {
               curRange.push(line);
             }
           } else {
-            const contextSize = Math.min(lines.length, context);
-            for (const line of contextLines(lines.slice(0, contextSize))) {
+            const contextSize = Math.min(lines2.length, context);
+            for (const line of contextLines(lines2.slice(0, contextSize))) {
               curRange.push(line);
             }
             const hunk = {
@@ -16383,8 +16386,8 @@ function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, ne
             curRange = [];
           }
         }
-        oldLine += lines.length;
-        newLine += lines.length;
+        oldLine += lines2.length;
+        newLine += lines2.length;
       }
     }
     for (const hunk of hunks) {
@@ -16716,14 +16719,14 @@ function formatJsonLines(value, indent, prefix = "") {
   const entries = Array.isArray(value) ? value.map((v) => ["", v]) : Object.entries(value).map(([k, v]) => [`${escapeControl(JSON.stringify(k))}: `, v]);
   if (entries.length === 0) return [`${pad}${prefix}${one}`];
   const [open3, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
-  const lines = [`${pad}${prefix}${open3}`];
+  const lines2 = [`${pad}${prefix}${open3}`];
   entries.forEach(([key, v], i) => {
     const inner = formatJsonLines(v, indent + 2, key);
     if (i < entries.length - 1) inner[inner.length - 1] += ",";
-    lines.push(...inner);
+    lines2.push(...inner);
   });
-  lines.push(`${pad}${close}`);
-  return lines;
+  lines2.push(`${pad}${close}`);
+  return lines2;
 }
 function blockLines(before, after) {
   const clean = (line) => escapeControl(line);
@@ -16737,18 +16740,18 @@ function blockLines(before, after) {
   const afterText = blockText(after);
   const patch = structuredPatch("before", "after", beforeText, afterText, void 0, void 0, { context: 3 });
   const whole = patch.hunks.length === 1 && patch.hunks[0].oldLines === beforeText.split("\n").length && patch.hunks[0].newLines === afterText.split("\n").length;
-  const lines = [];
+  const lines2 = [];
   let changed = false;
   for (const h of patch.hunks) {
-    if (!whole) lines.push(`@@ -${hunkRange(h.oldStart, h.oldLines)} +${hunkRange(h.newStart, h.newLines)} @@`);
+    if (!whole) lines2.push(`@@ -${hunkRange(h.oldStart, h.oldLines)} +${hunkRange(h.newStart, h.newLines)} @@`);
     for (const l of h.lines) {
       if (l.startsWith("\\")) continue;
       if (l.startsWith("+") || l.startsWith("-")) changed = true;
-      lines.push(`${l.slice(0, 1)}${clean(l.slice(1))}`);
+      lines2.push(`${l.slice(0, 1)}${clean(l.slice(1))}`);
     }
   }
-  if (!changed) lines.push(" (only the line break at the end differs)");
-  return lines;
+  if (!changed) lines2.push(" (only the line break at the end differs)");
+  return lines2;
 }
 function hunkRange(start, count3) {
   return count3 === 1 ? String(start) : `${start},${count3}`;
@@ -16963,8 +16966,8 @@ function renderPlanMarkdown(plan, options = {}) {
   ];
   const blockedObjects = summary.blocked;
   const blockedEntries = blockedItems.length - blockedObjects;
-  const warningCallout = memo((shown2) => warnings.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary), warningItems, shown2, hint)]);
-  const cautionCallout = memo((shown2) => blockedItems.length === 0 ? [] : [callout("CAUTION", blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown2, hint)]);
+  const warningCallout = memo((shown) => warnings.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary), warningItems, shown, hint)]);
+  const cautionCallout = memo((shown) => blockedItems.length === 0 ? [] : [callout("CAUTION", blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]);
   const details = [];
   const detailSums = [0];
   for (const c of changed) {
@@ -17055,15 +17058,15 @@ function blocksLength(blocks) {
 }
 function renderHead(plan, summary) {
   const env = plan.environment.length > TITLE_NAME_MAX ? `${plan.environment.slice(0, TITLE_NAME_MAX)}\u2026` : plan.environment;
-  const lines = [`## mftops plan: ${escapeMd(env)}`, ""];
+  const lines2 = [`## mftops plan: ${escapeMd(env)}`, ""];
   const targets = plan.targets ?? [];
-  if (targets.length > 0) lines.push(`Limited to ${formatCount(targets.length)} \`--target\` ${targets.length === 1 ? "address" : "addresses"}.`, "");
-  lines.push(`| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(" | ")} |`, `|:--|${TABLE_ACTIONS.map(() => "--:").join("|")}|`);
-  for (const { kind, counts } of countByKind(plan.changes)) lines.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(" | ")} |`);
-  lines.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(" | ")} |`, "");
+  if (targets.length > 0) lines2.push(`Limited to ${formatCount(targets.length)} \`--target\` ${targets.length === 1 ? "address" : "addresses"}.`, "");
+  lines2.push(`| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(" | ")} |`, `|:--|${TABLE_ACTIONS.map(() => "--:").join("|")}|`);
+  for (const { kind, counts } of countByKind(plan.changes)) lines2.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(" | ")} |`);
+  lines2.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(" | ")} |`, "");
   const changes = plan.changes.some((c) => c.action !== "no-op");
-  lines.push(changes ? `**Plan:** ${planSentence(summary).slice("Plan: ".length)}` : `**No changes.** ${NO_CHANGES.slice("No changes. ".length)}`);
-  return lines.join("\n");
+  lines2.push(changes ? `**Plan:** ${planSentence(summary).slice("Plan: ".length)}` : `**No changes.** ${NO_CHANGES.slice("No changes. ".length)}`);
+  return lines2.join("\n");
 }
 function destructiveHeadline(summary) {
   const parts = [];
@@ -17079,11 +17082,11 @@ function blockedHeadline(objects, entries) {
   const one = objects + entries === 1;
   return `**${parts.join(" and ")} blocked:** the API cannot do ${one ? "it" : "them"}; a person has to.`;
 }
-function callout(type, headline, items, shown2, hint) {
-  const lines = [`> [!${type}]`, `> ${headline}`];
-  if (shown2 > 0) lines.push(">", ...items.slice(0, shown2).map((i) => `> ${i}`));
-  if (shown2 < items.length) lines.push(shown2 > 0 ? `> - \u2026and ${formatCount(items.length - shown2)} more, listed in ${hint}.` : `> The list is in ${hint}.`);
-  return lines.join("\n");
+function callout(type, headline, items, shown, hint) {
+  const lines2 = [`> [!${type}]`, `> ${headline}`];
+  if (shown > 0) lines2.push(">", ...items.slice(0, shown).map((i) => `> ${i}`));
+  if (shown < items.length) lines2.push(shown > 0 ? `> - \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `> The list is in ${hint}.`);
+  return lines2.join("\n");
 }
 function renderFooter(plan) {
   const parts = [`mftops ${escapeMd(plan.toolVersion)}`, escapeMd(plan.createdAt)];
@@ -17136,12 +17139,12 @@ function diffLines2(view) {
     }
   }
 }
-function fence(lang, lines) {
+function fence(lang, lines2) {
   let longest = 0;
-  for (const l of lines) for (const run of l.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  for (const l of lines2) for (const run of l.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
   const marks = "`".repeat(Math.max(3, longest + 1));
   return `${marks}${lang}
-${lines.join("\n")}
+${lines2.join("\n")}
 ${marks}`;
 }
 function entryActionWord(entry) {
@@ -17150,10 +17153,10 @@ function entryActionWord(entry) {
 function permissionMatrix(entries) {
   const columns = permissionColumns(entries);
   const header = columns.map((c) => escapeMd(c.set === "sharePermissions" ? `share: ${c.name}` : c.name));
-  const lines = [`| Principal | Change | ${header.join(" | ")} |`, `|:--|:--|${columns.map(() => ":-:").join("|")}|`];
-  for (const e of entries) lines.push(`| ${e.principal.type} ${escapeMd(e.principal.name)} | ${entryActionWord(e)} | ${columns.map((c) => CELL[cellState(e, c)]).join(" | ")} |`);
-  lines.push("", "\u2713 granted \xB7 \u2717 not granted \xB7 + granted by this change \xB7 \u2212 removed by this change");
-  return lines.join("\n");
+  const lines2 = [`| Principal | Change | ${header.join(" | ")} |`, `|:--|:--|${columns.map(() => ":-:").join("|")}|`];
+  for (const e of entries) lines2.push(`| ${e.principal.type} ${escapeMd(e.principal.name)} | ${entryActionWord(e)} | ${columns.map((c) => CELL[cellState(e, c)]).join(" | ")} |`);
+  lines2.push("", "\u2713 granted \xB7 \u2717 not granted \xB7 + granted by this change \xB7 \u2212 removed by this change");
+  return lines2.join("\n");
 }
 function principalMd(entry) {
   return `${entry.principal.type.toLowerCase()} ${code(entry.principal.name)}`;
@@ -17249,56 +17252,130 @@ function parseSimpleYaml(text2) {
   } catch (err) {
     if (err instanceof OutOfSubset || err instanceof RangeError) return void 0;
     throw err;
+  } finally {
+    if (lines.start.length > MAX_KEPT_LINES) lines = newLineTable(INITIAL_LINES);
+    flow.reset("", 0, 0);
   }
 }
+function addLine(start, end, indent, no) {
+  const i = lines.count;
+  if (i === lines.start.length) {
+    const grow = (a) => {
+      const bigger = new Int32Array(a.length * 2);
+      bigger.set(a);
+      return bigger;
+    };
+    lines.start = grow(lines.start);
+    lines.end = grow(lines.end);
+    lines.indent = grow(lines.indent);
+    lines.no = grow(lines.no);
+  }
+  lines.start[i] = start;
+  lines.end[i] = end;
+  lines.indent[i] = indent;
+  lines.no[i] = no;
+  lines.count = i + 1;
+}
 function readDocuments(text2) {
-  const raw = text2.split("\n");
-  const segments = [[]];
+  lines.count = 0;
+  const segments = [0];
   let separators = 0;
-  for (let i = 0; i < raw.length; i++) {
-    const line = raw[i];
-    if (line === "---") {
+  let lineNo = 0;
+  for (let pos = 0; pos <= text2.length; ) {
+    let nl = text2.indexOf("\n", pos);
+    if (nl === -1) nl = text2.length;
+    lineNo++;
+    const c0 = pos < nl ? text2.charCodeAt(pos) : -1;
+    if (c0 === DASH && text2.startsWith("---", pos)) {
+      if (nl - pos !== 3) bail();
       separators++;
-      segments.push([]);
+      segments.push(lines.count);
+      pos = nl + 1;
       continue;
     }
-    if (line.startsWith("---") || line.startsWith("...") || line.startsWith("%")) bail();
-    let indent = 0;
-    while (line.charCodeAt(indent) === 32) indent++;
-    const rest = line.slice(indent).trimEnd();
-    if (rest === "" || rest.startsWith("#")) continue;
-    segments[segments.length - 1].push({ no: i + 1, indent, text: rest });
+    if (c0 === 37 || c0 === 46 && text2.startsWith("...", pos)) bail();
+    let start = pos;
+    while (start < nl && text2.charCodeAt(start) === SPACE) start++;
+    let end = nl;
+    while (end > start && text2.charCodeAt(end - 1) === SPACE) end--;
+    if (end > start && text2.charCodeAt(start) !== HASH) addLine(start, end, start - pos, lineNo);
+    pos = nl + 1;
   }
-  if (separators > 0 && segments[0].length === 0) segments.shift();
+  segments.push(lines.count);
+  const first = separators > 0 && segments[1] === 0 ? 1 : 0;
   const docs = [];
-  segments.forEach((lines, index) => {
-    if (lines.length === 0) bail();
-    const first = lines[0];
-    if (first.indent !== 0) bail();
-    const reader = new BlockReader(lines);
-    if (isSeqItem(first.text)) bail();
+  for (let s = first; s < segments.length - 1; s++) {
+    const from = segments[s];
+    const to = segments[s + 1];
+    if (from === to) bail();
+    if (lines.indent[from] !== 0) bail();
+    const reader = new BlockReader(text2, from, to);
+    if (reader.isSeqItem(from)) bail();
     const data = reader.mapping(0);
     if (!reader.done()) bail();
-    docs.push({ index, data, line: first.no, col: first.indent + 1 });
-  });
+    docs.push({ index: s - first, data, line: lines.no[from], col: 1 });
+  }
   if (docs.length === 0) bail();
   return docs;
 }
-function readLineValue(s) {
-  const c = s[0];
-  if (c === '"' || c === "'" || c === "[" || c === "{") {
-    const r = new FlowReader(s);
-    const value = r.value();
-    r.end();
+function keyColon(text2, p, end) {
+  const c0 = text2.charCodeAt(p);
+  if (!(c0 < 128 && KEY_START[c0] === 1)) return -1;
+  let h = c0;
+  let i = p + 1;
+  for (; ; ) {
+    for (; i < end; i++) {
+      const c2 = text2.charCodeAt(i);
+      if (!isKeyChar(c2)) break;
+      h = h * 31 + c2 | 0;
+    }
+    if (i >= end) return -1;
+    const c = text2.charCodeAt(i);
+    if (c === COLON) {
+      keyHash = h;
+      return i + 1 === end || text2.charCodeAt(i + 1) === SPACE ? i : -1;
+    }
+    if (c === SPACE && i + 1 < end && isKeyChar(text2.charCodeAt(i + 1))) {
+      h = h * 31 + SPACE | 0;
+      i++;
+      continue;
+    }
+    return -1;
+  }
+}
+function readKey(text2, start, colon) {
+  const slot = keyHash & KEY_CACHE_SIZE - 1;
+  const cached = keyCache[slot];
+  if (cached !== void 0 && cached.length === colon - start && text2.startsWith(cached, start)) return cached;
+  const key = text2.slice(start, colon);
+  if (resolvePlain(key) !== key || key === "__proto__") bail();
+  keyCache[slot] = key;
+  return key;
+}
+function readLineValue(text2, start, end) {
+  const c = text2.charCodeAt(start);
+  if (c === 34 || c === 39 || c === 91 || c === 123) {
+    flow.reset(text2, start, end);
+    const value = flow.value();
+    flow.end();
     return value;
   }
-  const hash = s.indexOf(" #");
-  const plain = (hash === -1 ? s : s.slice(0, hash)).trimEnd();
+  let stop = end;
+  for (let i = start + 1; i < end; i++) {
+    if (text2.charCodeAt(i) === HASH && text2.charCodeAt(i - 1) === SPACE) {
+      stop = i - 1;
+      break;
+    }
+  }
+  while (stop > start && text2.charCodeAt(stop - 1) === SPACE) stop--;
+  const plain = text2.slice(start, stop);
   if (plain.includes(": ") || plain.endsWith(":")) bail();
   return resolvePlain(plain);
 }
 function resolvePlain(s) {
-  if (s === "" || PLAIN_START.test(s)) bail();
+  if (s === "") bail();
+  const c0 = s.charCodeAt(0);
+  if (c0 < 128 && PLAIN_START[c0] === 1) bail();
   switch (s) {
     case "~":
     case "null":
@@ -17316,11 +17393,16 @@ function resolvePlain(s) {
     default:
       break;
   }
-  if (/^[-+]?[0-9]+$/.test(s)) return Number(s);
-  if (/^[-+]?[.0-9]/.test(s) || /^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$/.test(s)) bail();
+  const first = c0 === 43 ? 1 : 0;
+  const c = first < s.length ? s.charCodeAt(first) : -1;
+  if (c === 46) bail();
+  if (isDigit(c)) {
+    for (let i = first + 1; i < s.length; i++) if (!isDigit(s.charCodeAt(i))) bail();
+    return Number(s);
+  }
   return s;
 }
-var OutOfSubset, bail, isSeqItem, KEY, BlockReader, PLAIN_START, MAX_FLOW_DEPTH, FlowReader;
+var OutOfSubset, bail, SPACE, HASH, DASH, COLON, INITIAL_LINES, MAX_KEPT_LINES, newLineTable, lines, KEY_CHAR, KEY_START, isKeyChar, keyHash, KEY_CACHE_SIZE, keyCache, BlockReader, PLAIN_START, isDigit, MAX_FLOW_DEPTH, FlowReader, flow;
 var init_fast_yaml = __esm({
   "src/manifest/fast-yaml.ts"() {
     "use strict";
@@ -17329,96 +17411,147 @@ var init_fast_yaml = __esm({
     bail = () => {
       throw new OutOfSubset();
     };
-    isSeqItem = (t) => t === "-" || t.startsWith("- ");
-    KEY = /^([A-Za-z_$][A-Za-z0-9_$.\/-]*(?: [A-Za-z0-9_$.\/-]+)*):(?: +|$)/;
+    SPACE = 32;
+    HASH = 35;
+    DASH = 45;
+    COLON = 58;
+    INITIAL_LINES = 256;
+    MAX_KEPT_LINES = 1 << 16;
+    newLineTable = (size) => ({ start: new Int32Array(size), end: new Int32Array(size), indent: new Int32Array(size), no: new Int32Array(size), count: 0 });
+    lines = newLineTable(INITIAL_LINES);
+    KEY_CHAR = new Uint8Array(128);
+    KEY_START = new Uint8Array(128);
+    for (let c = 0; c < 128; c++) {
+      const letter = c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95 || c === 36;
+      KEY_START[c] = letter ? 1 : 0;
+      KEY_CHAR[c] = letter || c >= 48 && c <= 57 || c === 46 || c === 47 || c === DASH ? 1 : 0;
+    }
+    isKeyChar = (c) => c < 128 && KEY_CHAR[c] === 1;
+    keyHash = 0;
+    KEY_CACHE_SIZE = 1024;
+    keyCache = new Array(KEY_CACHE_SIZE).fill(void 0);
     BlockReader = class {
-      #i = 0;
-      #lines;
-      constructor(lines) {
-        this.#lines = lines;
+      #i;
+      #to;
+      #text;
+      constructor(text2, from, to) {
+        this.#text = text2;
+        this.#i = from;
+        this.#to = to;
       }
       done() {
-        return this.#i >= this.#lines.length;
+        return this.#i >= this.#to;
       }
-      #peek() {
-        return this.#lines[this.#i];
+      /** `-` alone or `- …` at the start of line `i`'s text. */
+      isSeqItem(i) {
+        const start = lines.start[i];
+        if (this.#text.charCodeAt(start) !== DASH) return false;
+        return start + 1 === lines.end[i] || this.#text.charCodeAt(start + 1) === SPACE;
       }
       mapping(indent) {
         const out = {};
-        for (let line = this.#peek(); line && line.indent >= indent; line = this.#peek()) {
-          if (line.indent > indent || isSeqItem(line.text)) bail();
-          const m = KEY.exec(line.text) ?? bail();
-          const key = m[1];
-          if (resolvePlain(key) !== key || Object.hasOwn(out, key) || key === "__proto__") bail();
-          const rest = line.text.slice(m[0].length);
+        const text2 = this.#text;
+        const { start: starts, end: ends, indent: indents } = lines;
+        while (this.#i < this.#to) {
+          const i = this.#i;
+          const lineIndent = indents[i];
+          if (lineIndent < indent) break;
+          if (lineIndent > indent || this.isSeqItem(i)) bail();
+          const start = starts[i];
+          const end = ends[i];
+          const colon = keyColon(text2, start, end);
+          if (colon === -1) bail();
+          const key = readKey(text2, start, colon);
+          if (Object.hasOwn(out, key)) bail();
+          let rest = colon + 1;
+          while (rest < end && text2.charCodeAt(rest) === SPACE) rest++;
           this.#i++;
-          out[key] = rest === "" || rest.startsWith("#") ? this.#nested(indent, true) : this.#inline(rest, indent);
+          out[key] = rest === end || text2.charCodeAt(rest) === HASH ? this.#nested(indent, true) : this.#inline(rest, end, indent);
         }
         return out;
       }
       sequence(indent) {
         const out = [];
-        for (let line = this.#peek(); line && line.indent >= indent; line = this.#peek()) {
-          if (line.indent > indent) bail();
-          if (!isSeqItem(line.text)) break;
-          let offset = 1;
-          while (line.text.charCodeAt(offset) === 32) offset++;
-          const rest = line.text.slice(offset);
-          if (rest === "" || rest.startsWith("#")) {
+        const text2 = this.#text;
+        const { start: starts, end: ends, indent: indents } = lines;
+        while (this.#i < this.#to) {
+          const i = this.#i;
+          const lineIndent = indents[i];
+          if (lineIndent < indent) break;
+          if (lineIndent > indent) bail();
+          if (!this.isSeqItem(i)) break;
+          const start = starts[i];
+          const end = ends[i];
+          let rest = start + 1;
+          while (rest < end && text2.charCodeAt(rest) === SPACE) rest++;
+          if (rest === end || text2.charCodeAt(rest) === HASH) {
             this.#i++;
             out.push(this.#nested(indent, false));
-          } else if (isSeqItem(rest) || KEY.test(rest)) {
-            line.indent += offset;
-            line.text = rest;
-            out.push(isSeqItem(rest) ? this.sequence(line.indent) : this.mapping(line.indent));
           } else {
-            this.#i++;
-            out.push(this.#inline(rest, indent));
+            starts[i] = rest;
+            const nestedSeq = this.isSeqItem(i);
+            if (nestedSeq || keyColon(text2, rest, end) !== -1) {
+              indents[i] = lineIndent + (rest - start);
+              out.push(nestedSeq ? this.sequence(indents[i]) : this.mapping(indents[i]));
+            } else {
+              this.#i++;
+              out.push(this.#inline(rest, end, indent));
+            }
           }
         }
         return out;
       }
       /** The value below a key or dash with nothing after it: a deeper block, or null. */
       #nested(indent, underKey) {
-        const next = this.#peek();
-        if (!next) return null;
-        if (next.indent > indent) return isSeqItem(next.text) ? this.sequence(next.indent) : this.mapping(next.indent);
-        if (underKey && next.indent === indent && isSeqItem(next.text)) return this.sequence(indent);
+        if (this.#i >= this.#to) return null;
+        const next = this.#i;
+        const nextIndent = lines.indent[next];
+        if (nextIndent > indent) return this.isSeqItem(next) ? this.sequence(nextIndent) : this.mapping(nextIndent);
+        if (underKey && nextIndent === indent && this.isSeqItem(next)) return this.sequence(indent);
         return null;
       }
       /** A value on the rest of a line; a deeper line after it would continue it (not in the subset). */
-      #inline(rest, indent) {
-        const value = readLineValue(rest);
-        const next = this.#peek();
-        if (next && next.indent > indent) bail();
+      #inline(start, end, indent) {
+        const value = readLineValue(this.#text, start, end);
+        if (this.#i < this.#to && lines.indent[this.#i] > indent) bail();
         return value;
       }
     };
-    PLAIN_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
+    PLAIN_START = new Uint8Array(128);
+    for (const ch of "-?:,[]{}#&*!|>'\"%@`") PLAIN_START[ch.charCodeAt(0)] = 1;
+    isDigit = (c) => c >= 48 && c <= 57;
     MAX_FLOW_DEPTH = 32;
     FlowReader = class {
       #p = 0;
       #depth = 0;
-      #s;
-      constructor(s) {
+      #s = "";
+      #end = 0;
+      reset(s, start, end) {
         this.#s = s;
+        this.#p = start;
+        this.#end = end;
+        this.#depth = 0;
+      }
+      /** The character code at `i`, or -1 past the end of the line. */
+      #at(i) {
+        return i < this.#end ? this.#s.charCodeAt(i) : -1;
       }
       #ws() {
-        while (this.#s.charCodeAt(this.#p) === 32) this.#p++;
+        while (this.#at(this.#p) === SPACE) this.#p++;
       }
       /** Only a comment (after a space) may follow the value. */
       end() {
         const before = this.#p;
         this.#ws();
-        if (this.#p < this.#s.length && !(this.#s[this.#p] === "#" && this.#p > before)) bail();
+        if (this.#p < this.#end && !(this.#s.charCodeAt(this.#p) === HASH && this.#p > before)) bail();
       }
       value() {
-        const c = this.#s[this.#p];
-        if (c === '"') return this.#double();
-        if (c === "'") return this.#single();
-        if (c === "[" || c === "{") {
+        const c = this.#at(this.#p);
+        if (c === 34) return this.#double();
+        if (c === 39) return this.#single();
+        if (c === 91 || c === 123) {
           if (++this.#depth > MAX_FLOW_DEPTH) bail();
-          const v = c === "[" ? this.#seq() : this.#map();
+          const v = c === 91 ? this.#seq() : this.#map();
           this.#depth--;
           return v;
         }
@@ -17426,47 +17559,54 @@ var init_fast_yaml = __esm({
       }
       #double() {
         const close = this.#s.indexOf('"', this.#p + 1);
-        if (close === -1) bail();
+        if (close === -1 || close >= this.#end) bail();
         const body = this.#s.slice(this.#p + 1, close);
         if (body.includes("\\")) bail();
         this.#p = close + 1;
         return body;
       }
       #single() {
+        const s = this.#s;
         let out = "";
-        for (let i = this.#p + 1; i < this.#s.length; i++) {
-          if (this.#s[i] === "'") {
-            if (this.#s[i + 1] === "'") {
-              out += "'";
-              i++;
-              continue;
-            }
-            this.#p = i + 1;
-            return out;
+        let from = this.#p + 1;
+        for (; ; ) {
+          const quote3 = s.indexOf("'", from);
+          if (quote3 === -1 || quote3 >= this.#end) bail();
+          out += s.slice(from, quote3);
+          if (this.#at(quote3 + 1) === 39) {
+            out += "'";
+            from = quote3 + 2;
+            continue;
           }
-          out += this.#s[i];
+          this.#p = quote3 + 1;
+          return out;
         }
-        return bail();
       }
       #plain() {
         const start = this.#p;
         const s = this.#s;
+        const end = this.#end;
         let i = start;
-        for (; i < s.length; i++) {
-          const c = s[i];
-          if (c === "," || c === "]" || c === "}") break;
-          if (c === "[" || c === "{") bail();
-          if (c === ":" && (i + 1 >= s.length || s[i + 1] === " " || s[i + 1] === "," || s[i + 1] === "]" || s[i + 1] === "}")) break;
-          if (c === "#" && s[i - 1] === " ") bail();
+        for (; i < end; i++) {
+          const c = s.charCodeAt(i);
+          if (c === 44 || c === 93 || c === 125) break;
+          if (c === 91 || c === 123) bail();
+          if (c === COLON) {
+            const n = this.#at(i + 1);
+            if (n === -1 || n === SPACE || n === 44 || n === 93 || n === 125) break;
+          }
+          if (c === HASH && s.charCodeAt(i - 1) === SPACE) bail();
         }
         this.#p = i;
-        return resolvePlain(s.slice(start, i).trimEnd());
+        let stop = i;
+        while (stop > start && s.charCodeAt(stop - 1) === SPACE) stop--;
+        return resolvePlain(s.slice(start, stop));
       }
       #seq() {
         this.#p++;
         const out = [];
         this.#ws();
-        if (this.#s[this.#p] === "]") {
+        if (this.#at(this.#p) === 93) {
           this.#p++;
           return out;
         }
@@ -17474,40 +17614,41 @@ var init_fast_yaml = __esm({
           this.#ws();
           out.push(this.value());
           this.#ws();
-          const c = this.#s[this.#p];
+          const c = this.#at(this.#p);
           this.#p++;
-          if (c === "]") return out;
-          if (c !== ",") bail();
+          if (c === 93) return out;
+          if (c !== 44) bail();
         }
       }
       #map() {
         this.#p++;
         const out = {};
         this.#ws();
-        if (this.#s[this.#p] === "}") {
+        if (this.#at(this.#p) === 125) {
           this.#p++;
           return out;
         }
         for (; ; ) {
           this.#ws();
-          const c = this.#s[this.#p];
-          if (c === '"' || c === "'" || c === "[" || c === "{") bail();
+          const c = this.#at(this.#p);
+          if (c === 34 || c === 39 || c === 91 || c === 123) bail();
           const key = this.#plain();
           if (typeof key !== "string" || key === "__proto__" || Object.hasOwn(out, key)) bail();
-          if (this.#s[this.#p] !== ":" || this.#s[this.#p + 1] !== " ") bail();
+          if (this.#at(this.#p) !== COLON || this.#at(this.#p + 1) !== SPACE) bail();
           this.#p += 2;
           this.#ws();
-          const next = this.#s[this.#p];
-          if (next === "," || next === "}" || next === void 0) bail();
+          const next = this.#at(this.#p);
+          if (next === 44 || next === 125 || next === -1) bail();
           out[key] = this.value();
           this.#ws();
-          const sep6 = this.#s[this.#p];
+          const sep7 = this.#at(this.#p);
           this.#p++;
-          if (sep6 === "}") return out;
-          if (sep6 !== ",") bail();
+          if (sep7 === 125) return out;
+          if (sep7 !== 44) bail();
         }
       }
     };
+    flow = new FlowReader();
   }
 });
 
@@ -17635,9 +17776,9 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
   if (text2.charCodeAt(0) === 65279) text2 = text2.slice(1);
   const fast = parseSimpleYaml(text2);
   if (fast) {
-    const sourceMapOf = lazySourceMaps(file, text2);
-    const documents2 = fast.map((d) => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: sourceMapOf(d.index) }));
-    return { file, documents: documents2, diagnostics: [] };
+    const maps = new LazyFileSourceMaps(file, text2);
+    const documents2 = fast.map((d) => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: new LazySourceMap(maps, d.index) }));
+    return { file, documents: documents2, diagnostics: NO_DIAGNOSTICS };
   }
   const lineCounter = new import_yaml3.LineCounter();
   const diagnostics = [];
@@ -17691,25 +17832,6 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
     );
   }
   return { file, documents, diagnostics };
-}
-function lazySourceMaps(file, text2) {
-  let parsed;
-  const maps = /* @__PURE__ */ new Map();
-  const mapOf = (index) => {
-    let map = maps.get(index);
-    if (map) return map;
-    if (!parsed) {
-      const lineCounter = new import_yaml3.LineCounter();
-      const docs = (0, import_yaml3.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
-      parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
-    }
-    const doc = parsed.docs[index];
-    if (!doc) throw new Error(`${file}: document ${index} not found when locating a position (fast and full YAML readers disagree)`);
-    map = createSourceMap(doc, parsed.lineCounter, file);
-    maps.set(index, map);
-    return map;
-  };
-  return (index) => ({ locate: (path, target) => mapOf(index).locate(path, target) });
 }
 function checkFileSize(file, size, limits = DEFAULT_PARSE_LIMITS) {
   if (size <= limits.maxFileBytes) return void 0;
@@ -17791,7 +17913,7 @@ function firstInvalidUtf8(file, bytes) {
   }
   return { file, line: 1, col: 1 };
 }
-var import_yaml3, DEFAULT_PARSE_LIMITS, UTF8;
+var import_yaml3, DEFAULT_PARSE_LIMITS, UTF8, NO_DIAGNOSTICS, LazyFileSourceMaps, LazySourceMap;
 var init_parse = __esm({
   "src/manifest/parse.ts"() {
     "use strict";
@@ -17801,39 +17923,103 @@ var init_parse = __esm({
     init_positions();
     DEFAULT_PARSE_LIMITS = { maxFileBytes: 10 * 1024 * 1024, maxAliasCount: 100 };
     UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+    NO_DIAGNOSTICS = Object.freeze([]);
+    LazyFileSourceMaps = class {
+      #file;
+      #text;
+      #parsed;
+      #maps;
+      constructor(file, text2) {
+        this.#file = file;
+        this.#text = text2;
+      }
+      mapOf(index) {
+        const maps = this.#maps ??= /* @__PURE__ */ new Map();
+        let map = maps.get(index);
+        if (map) return map;
+        if (!this.#parsed) {
+          const lineCounter = new import_yaml3.LineCounter();
+          const docs = (0, import_yaml3.parseAllDocuments)(this.#text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
+          this.#parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
+        }
+        const doc = this.#parsed.docs[index];
+        if (!doc) throw new Error(`${this.#file}: document ${index} not found when locating a position (fast and full YAML readers disagree)`);
+        map = createSourceMap(doc, this.#parsed.lineCounter, this.#file);
+        maps.set(index, map);
+        return map;
+      }
+    };
+    LazySourceMap = class {
+      #maps;
+      #index;
+      constructor(maps, index) {
+        this.#maps = maps;
+        this.#index = index;
+      }
+      locate(path, target) {
+        return this.#maps.mapOf(this.#index).locate(path, target);
+      }
+    };
   }
 });
 
 // src/manifest/normalize.ts
 function normalizeSpec(spec, specSchema, root) {
-  return walk(spec, specSchema, root, 0);
+  return walk(spec, planFor(specSchema, root), 0);
 }
-function walk(data, schema, root, depth) {
-  if (schema === void 0 || depth > 64) return data;
+function planFor(schema, root) {
+  if (typeof schema !== "object" || schema === null) return OPAQUE;
+  let byNode = plans.get(root);
+  if (!byNode) plans.set(root, byNode = /* @__PURE__ */ new WeakMap());
+  const cached = byNode.get(schema);
+  if (cached) return cached;
   const resolved = resolveRef(schema, root);
-  if (isFlagSchema(resolved) && typeof data === "boolean") return data ? 1 : 0;
-  if (resolved.title === "Parameters" && isRecord4(data)) return normalizeParameters(data);
+  const properties = /* @__PURE__ */ new Map();
+  const plan = { flag: isFlagSchema(resolved), parameters: resolved.title === "Parameters", items: void 0, properties };
+  byNode.set(schema, plan);
+  const items = resolved.items;
+  if (items !== void 0) plan.items = planFor(items, root);
+  const props = resolved.properties ?? {};
+  for (const key of Object.keys(props)) {
+    const child = props[key];
+    if (child !== void 0) properties.set(key, planFor(child, root));
+  }
+  return plan;
+}
+function walk(data, plan, depth) {
+  if (depth > 64) return data;
+  if (typeof data !== "object" || data === null) return plan.flag && typeof data === "boolean" ? data ? 1 : 0 : data;
   if (Array.isArray(data)) {
-    const items = resolved.items;
-    return data.map((item) => walk(item, items, root, depth + 1));
+    const items = plan.items;
+    const out2 = new Array(data.length);
+    for (let i = 0; i < data.length; i++) out2[i] = items === void 0 ? data[i] : walk(data[i], items, depth + 1);
+    return out2;
   }
-  if (isRecord4(data)) {
-    const props = resolved.properties ?? {};
-    const out = {};
-    for (const [key, value] of Object.entries(data)) {
-      setOwn(out, key, walk(value, Object.hasOwn(props, key) ? props[key] : void 0, root, depth + 1));
-    }
-    return out;
+  const record = data;
+  if (plan.parameters) return normalizeParameters(record);
+  const out = {};
+  const properties = plan.properties;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const child = properties.get(key);
+    const value = child === void 0 ? record[key] : walk(record[key], child, depth + 1);
+    if (key === "__proto__") setOwn(out, key, value);
+    else out[key] = value;
   }
-  return data;
+  return out;
 }
 function normalizeParameters(data) {
   const out = {};
-  for (const [name, raw] of Object.entries(data)) {
-    const value = isRecord4(raw) ? raw.value : raw;
+  for (const name in data) {
+    if (!Object.hasOwn(data, name)) continue;
+    const raw = data[name];
+    const record = isRecord4(raw);
+    const value = record ? raw.value : raw;
     const text2 = typeof value === "number" ? String(value) : typeof value === "string" ? value : "";
-    const marked = isRecord4(raw) && raw.secret === true;
-    setOwn(out, name, { value: text2, secret: marked || parseSecretRef(text2) !== void 0 });
+    const marked = record && raw.secret === true;
+    const param = { value: text2, secret: marked || parseSecretRef(text2) !== void 0 };
+    if (name === "__proto__") setOwn(out, name, param);
+    else out[name] = param;
   }
   return out;
 }
@@ -17859,27 +18045,29 @@ function setOwn(target, key, value) {
 function isRecord4(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
+var plans, OPAQUE;
 var init_normalize = __esm({
   "src/manifest/normalize.ts"() {
     "use strict";
     init_secret();
+    plans = /* @__PURE__ */ new WeakMap();
+    OPAQUE = { flag: false, parameters: false, items: void 0, properties: /* @__PURE__ */ new Map() };
   }
 });
 
 // src/manifest/rules.ts
-function identityOf(doc) {
+function identityKey(doc) {
   if (doc.name === void 0) return void 0;
   switch (doc.kind) {
     case "Task":
-      return { key: doc.name.toLowerCase(), what: `Task \`${doc.name}\`` };
     case "FolderPermissions":
-      return { key: doc.name.toLowerCase(), what: `FolderPermissions for \`${doc.name}\`` };
+      return doc.name.toLowerCase();
     case "ResourceGroupAcl": {
       const spec = asRecord(doc.spec);
       const rg = spec?.resourceGroup;
       const ug = spec?.userGroup;
       if (typeof rg !== "string" || typeof ug !== "string") return void 0;
-      return { key: `${rg.toLowerCase()}\0${ug.toLowerCase()}`, what: `a ResourceGroupAcl for resource group \`${rg}\` and user group \`${ug}\`` };
+      return `${rg.toLowerCase()}\0${ug.toLowerCase()}`;
     }
     default: {
       const never = doc.kind;
@@ -17887,35 +18075,78 @@ function identityOf(doc) {
     }
   }
 }
-function* stepsOf(docs) {
-  for (const doc of valid(docs, "Task")) {
+function describeIdentity(doc) {
+  switch (doc.kind) {
+    case "Task":
+      return `Task \`${doc.name}\``;
+    case "FolderPermissions":
+      return `FolderPermissions for \`${doc.name}\``;
+    case "ResourceGroupAcl": {
+      const spec = asRecord(doc.spec);
+      return `a ResourceGroupAcl for resource group \`${String(spec?.resourceGroup)}\` and user group \`${String(spec?.userGroup)}\``;
+    }
+    default: {
+      const never = doc.kind;
+      throw new Error(`unknown kind ${String(never)}`);
+    }
+  }
+}
+function stepsOf(docs) {
+  if (runMemo?.docs === docs && runMemo.steps) return runMemo.steps;
+  const out = [];
+  const tasks = valid(docs, "Task");
+  for (let t = 0; t < tasks.length; t++) {
+    const doc = tasks[t];
     const steps = asRecord(doc.spec)?.steps;
     if (!Array.isArray(steps)) continue;
     for (let i = 0; i < steps.length; i++) {
       const step = asRecord(steps[i]);
       if (!step) continue;
-      for (const [kind, body] of Object.entries(step)) {
-        const record = asRecord(body);
-        if (record) yield { doc, kind, body: record, path: ["spec", "steps", i, kind] };
+      for (const kind of Object.keys(step)) {
+        const record = asRecord(step[kind]);
+        if (record) out.push({ doc, index: i, kind, body: record });
       }
     }
   }
+  if (runMemo?.docs === docs) runMemo.steps = out;
+  return out;
 }
-function* parameterMaps(docs) {
-  for (const doc of valid(docs, "Task")) {
+function parameterMaps(docs) {
+  const out = [];
+  const tasks = valid(docs, "Task");
+  for (let t = 0; t < tasks.length; t++) {
+    const doc = tasks[t];
     const top = asRecord(asRecord(doc.spec)?.Parameters);
-    if (top) yield { doc, params: top, path: ["spec", "Parameters"] };
+    if (top) out.push({ doc, params: top, path: ["spec", "Parameters"] });
   }
-  for (const { doc, kind, body, path } of stepsOf(docs)) {
-    const params = kind === "Process" ? asRecord(body.Parameters) : void 0;
-    if (params) yield { doc, params, path: [...path, "Parameters"] };
+  const steps = stepsOf(docs);
+  for (let s = 0; s < steps.length; s++) {
+    const step = steps[s];
+    const params = step.kind === "Process" ? asRecord(step.body.Parameters) : void 0;
+    if (params) out.push({ doc: step.doc, params, path: [...stepPath(step), "Parameters"] });
   }
+  return out;
 }
 function runRules(documents, rules = RULES) {
-  return rules.flatMap((rule) => rule(documents));
+  const out = [];
+  const outer = runMemo;
+  runMemo = { docs: documents };
+  try {
+    for (const rule of rules) {
+      const found = rule(documents);
+      for (const d of found) out.push(d);
+    }
+  } finally {
+    runMemo = outer;
+  }
+  return out;
 }
 function valid(docs, kind) {
-  return docs.filter((d) => d.kind === kind && d.schemaValid);
+  if (runMemo?.docs !== docs) return docs.filter((d) => d.kind === kind && d.schemaValid);
+  const byKind = runMemo.valid ??= /* @__PURE__ */ new Map();
+  let list = byKind.get(kind);
+  if (!list) byKind.set(kind, list = docs.filter((d) => d.kind === kind && d.schemaValid));
+  return list;
 }
 function related(message, at) {
   return { message, file: at.file, line: at.line, col: at.col };
@@ -17923,7 +18154,7 @@ function related(message, at) {
 function asRecord(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v) ? v : void 0;
 }
-var checkDuplicateIdentities, checkPreviousNames, checkAclPermissions, checkRenameOriginal, checkStepReferences, HH_MM, checkTimesOfDay, SECRET_NAME, checkSecretParameters, checkFolderEntries, RULES;
+var checkDuplicateIdentities, checkPreviousNames, checkAclPermissions, stepPath, checkRenameOriginal, checkStepReferences, HH_MM, TIME_FIELDS, checkTimesOfDay, SECRET_NAME, checkSecretParameters, checkFolderEntries, RULES, runMemo;
 var init_rules = __esm({
   "src/manifest/rules.ts"() {
     "use strict";
@@ -17933,15 +18164,16 @@ var init_rules = __esm({
       const out = [];
       const seen = /* @__PURE__ */ new Map();
       const seenNames = /* @__PURE__ */ new Map();
-      for (const doc of docs) {
-        const id = identityOf(doc);
-        if (id) {
-          const key = `${doc.kind}\0${id.key}`;
+      for (let d = 0; d < docs.length; d++) {
+        const doc = docs[d];
+        const id = identityKey(doc);
+        if (id !== void 0) {
+          const key = `${doc.kind}\0${id}`;
           const first = seen.get(key);
           if (first) {
             const at = doc.kind === "ResourceGroupAcl" ? doc.sourceMap.locate(["spec", "resourceGroup"]) : doc.sourceMap.locate(["metadata", "name"]);
             out.push(
-              createDiagnostic("error", "MF301", at, `${id.what} is defined twice`, {
+              createDiagnostic("error", "MF301", at, `${describeIdentity(doc)} is defined twice`, {
                 hint: "one object, one document: merge the two or rename one",
                 related: related("first defined", first.sourceMap.locate(doc.kind === "ResourceGroupAcl" ? ["spec", "resourceGroup"] : ["metadata", "name"]))
               })
@@ -17969,18 +18201,26 @@ var init_rules = __esm({
     };
     checkPreviousNames = (docs) => {
       const out = [];
+      const claimedAny = docs.some((doc) => doc.name !== void 0 && doc.previousNames.length > 0);
+      if (!claimedAny) return out;
       const live = /* @__PURE__ */ new Map();
-      for (const doc of docs) {
-        if (doc.name !== void 0 && !live.has(`${doc.kind}\0${doc.name.toLowerCase()}`)) live.set(`${doc.kind}\0${doc.name.toLowerCase()}`, doc);
+      for (let d = 0; d < docs.length; d++) {
+        const doc = docs[d];
+        if (doc.name === void 0) continue;
+        const key = `${doc.kind}\0${doc.name.toLowerCase()}`;
+        if (!live.has(key)) live.set(key, doc);
       }
       const claimed = /* @__PURE__ */ new Map();
-      for (const doc of docs) {
+      for (let d = 0; d < docs.length; d++) {
+        const doc = docs[d];
         if (doc.name === void 0) continue;
-        doc.previousNames.forEach((previous, index) => {
+        const ownName = doc.name.toLowerCase();
+        for (let index = 0; index < doc.previousNames.length; index++) {
+          const previous = doc.previousNames[index];
           const at = () => doc.sourceMap.locate(["metadata", "previousNames", index]);
           const key = `${doc.kind}\0${previous.toLowerCase()}`;
           const owner = live.get(key);
-          if (previous.toLowerCase() === doc.name.toLowerCase()) {
+          if (previous.toLowerCase() === ownName) {
             out.push(createDiagnostic("error", "MF302", at(), `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, { hint: "a previous name is what the object was called before a rename" }));
           } else if (owner) {
             out.push(
@@ -18002,7 +18242,7 @@ var init_rules = __esm({
               claimed.set(key, { doc, index });
             }
           }
-        });
+        }
       }
       return out;
     };
@@ -18022,9 +18262,13 @@ var init_rules = __esm({
       }
       return out;
     };
+    stepPath = (step) => ["spec", "steps", step.index, step.kind];
     checkRenameOriginal = (docs) => {
       const out = [];
-      for (const { doc, kind, body, path } of stepsOf(docs)) {
+      const steps = stepsOf(docs);
+      for (let s = 0; s < steps.length; s++) {
+        const step = steps[s];
+        const { doc, kind, body } = step;
         if (kind !== "Source" || body.DeleteOrig === 2) continue;
         const now = body.DeleteOrig === void 0 ? "not set" : String(body.DeleteOrig);
         for (const field of ["RenameTo", "DelRename"]) {
@@ -18032,7 +18276,7 @@ var init_rules = __esm({
           const set = field === "RenameTo" ? typeof v === "string" && v !== "" : v === 1 || v === true;
           if (!set) continue;
           out.push(
-            createDiagnostic("error", "MF304", doc.sourceMap.locate([...path, field], "key"), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
+            createDiagnostic("error", "MF304", doc.sourceMap.locate([...stepPath(step), field], "key"), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
               hint: `set DeleteOrig: 2, or remove ${field}`
             })
           );
@@ -18047,37 +18291,44 @@ var init_rules = __esm({
         Destination: ["Host", "HostID", "host"],
         Process: ["Script", "ScriptID", "script"]
       };
-      for (const { doc, kind, body, path } of stepsOf(docs)) {
+      const steps = stepsOf(docs);
+      for (let s = 0; s < steps.length; s++) {
+        const step = steps[s];
+        const { doc, kind, body } = step;
         const pair = pairs[kind];
         if (!pair) continue;
-        const [byName2, byId, noun] = pair;
-        const hasName = body[byName2] !== void 0;
+        const [byName, byId, noun] = pair;
+        const hasName = body[byName] !== void 0;
         const hasId = body[byId] !== void 0;
         if (hasName && hasId) {
           out.push(
-            createDiagnostic("error", "MF308", doc.sourceMap.locate([...path, byId], "key"), `${kind} step names its ${noun} twice, by \`${byName2}\` and by \`${byId}\``, {
-              hint: `keep \`${byName2}\` (names work on every server) and remove \`${byId}\``
+            createDiagnostic("error", "MF308", doc.sourceMap.locate([...stepPath(step), byId], "key"), `${kind} step names its ${noun} twice, by \`${byName}\` and by \`${byId}\``, {
+              hint: `keep \`${byName}\` (names work on every server) and remove \`${byId}\``
             })
           );
         } else if (!hasName && !hasId) {
           out.push(
-            createDiagnostic("error", "MF308", doc.sourceMap.locate(path, "key"), `${kind} step does not say which ${noun}: add \`${byName2}\` (its name) or \`${byId}\``)
+            createDiagnostic("error", "MF308", doc.sourceMap.locate(stepPath(step), "key"), `${kind} step does not say which ${noun}: add \`${byName}\` (its name) or \`${byId}\``)
           );
         }
       }
       return out;
     };
     HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+    TIME_FIELDS = ["StartTime", "EndTime"];
     checkTimesOfDay = (docs) => {
       const out = [];
-      for (const doc of valid(docs, "Task")) {
+      const tasks = valid(docs, "Task");
+      for (let t = 0; t < tasks.length; t++) {
+        const doc = tasks[t];
         const schedules = asRecord(asRecord(doc.spec)?.Schedules)?.Schedule;
         if (!Array.isArray(schedules)) continue;
-        schedules.forEach((schedule, s) => {
-          const intervals = asRecord(asRecord(asRecord(schedule)?.Frequency))?.Interval;
-          if (!Array.isArray(intervals)) return;
-          intervals.forEach((interval, i) => {
-            for (const field of ["StartTime", "EndTime"]) {
+        for (let s = 0; s < schedules.length; s++) {
+          const intervals = asRecord(asRecord(asRecord(schedules[s])?.Frequency))?.Interval;
+          if (!Array.isArray(intervals)) continue;
+          for (let i = 0; i < intervals.length; i++) {
+            const interval = intervals[i];
+            for (const field of TIME_FIELDS) {
               const v = asRecord(interval)?.[field];
               if (typeof v !== "string" || HH_MM.test(v)) continue;
               const short = /^\d:[0-5]\d$/.test(v) ? `write two-digit hours: 0${v}` : 'a time of day from 00:00 to 23:59, quoted: "02:00"';
@@ -18087,16 +18338,19 @@ var init_rules = __esm({
                 })
               );
             }
-          });
-        });
+          }
+        }
       }
       return out;
     };
     SECRET_NAME = /pass(word|wd|phrase)?$|secret|token|api.?key|private.?key|credential/i;
     checkSecretParameters = (docs) => {
       const out = [];
-      for (const { doc, params, path } of parameterMaps(docs)) {
-        for (const [name, raw] of Object.entries(params)) {
+      const maps = parameterMaps(docs);
+      for (let m = 0; m < maps.length; m++) {
+        const { doc, params, path } = maps[m];
+        for (const name of Object.keys(params)) {
+          const raw = params[name];
           const record = asRecord(raw);
           const value = record ? record.value : raw;
           const isRef = typeof value === "string" && parseSecretRef(value) !== void 0;
@@ -18481,25 +18735,22 @@ var init_schema_errors = __esm({
 
 // src/manifest/validate.ts
 function validateParsedFiles(files, rules) {
-  const diagnostics = [];
-  const manifests = [];
-  const checked = [];
-  for (const file of files) {
-    diagnostics.push(...file.diagnostics);
-    for (const doc of file.documents) {
-      const result = checkDocument(doc);
-      diagnostics.push(...result.diagnostics);
-      if (result.checked) checked.push(result.checked);
-      if (result.manifest) manifests.push(result.manifest);
-    }
+  const out = { diagnostics: [], checked: [], manifests: [] };
+  const diagnostics = out.diagnostics;
+  const fileHashes = /* @__PURE__ */ new Map();
+  for (let f = 0; f < files.length; f++) {
+    const file = files[f];
+    for (let i = 0; i < file.diagnostics.length; i++) diagnostics.push(file.diagnostics[i]);
+    for (let i = 0; i < file.documents.length; i++) checkDocument(file.documents[i], out);
+    if (file.sha256 !== void 0) fileHashes.set(file.file, file.sha256);
   }
-  diagnostics.push(...runRules(checked, rules));
-  const fileHashes = new Map(files.flatMap((f) => f.sha256 === void 0 ? [] : [[f.file, f.sha256]]));
-  return { manifests, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
+  for (const d of runRules(out.checked, rules)) diagnostics.push(d);
+  return { manifests: out.manifests, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
 }
-function checkDocument(doc) {
+function checkDocument(doc, out) {
   const { data, sourceMap } = doc;
-  const diagnostics = [];
+  const diagnostics = out.diagnostics;
+  const first = diagnostics.length;
   if (!isRecord6(data)) {
     const found = Array.isArray(data) ? "a list" : data === null ? "empty" : `a ${typeof data === "string" ? "text" : typeof data} value`;
     diagnostics.push(
@@ -18507,7 +18758,7 @@ function checkDocument(doc) {
         hint: Array.isArray(data) ? "separate documents with `---` lines instead of making a list of them" : void 0
       })
     );
-    return { diagnostics };
+    return;
   }
   if (!Object.hasOwn(data, "apiVersion")) {
     diagnostics.push(createDiagnostic("error", "MF101", doc.start, `missing \`apiVersion: ${API_VERSION}\``));
@@ -18521,7 +18772,7 @@ function checkDocument(doc) {
   const kind = data.kind;
   if (!Object.hasOwn(data, "kind")) {
     diagnostics.push(createDiagnostic("error", "MF102", doc.start, `missing \`kind\`: one of ${MANIFEST_KINDS.join(", ")}`));
-    return { diagnostics };
+    return;
   }
   if (!isKind(kind)) {
     const at = sourceMap.locate(["kind"]);
@@ -18539,22 +18790,23 @@ function checkDocument(doc) {
         })
       );
     }
-    return { diagnostics };
+    return;
   }
   const validate2 = getValidator(kind);
   const schemaValid = validate2(data) === true;
-  if (!schemaValid) diagnostics.push(...mapSchemaErrors(validate2.errors ?? [], { kind, sourceMap }));
+  if (!schemaValid) for (const d of mapSchemaErrors(validate2.errors ?? [], { kind, sourceMap })) diagnostics.push(d);
   const metadata = isRecord6(data.metadata) ? data.metadata : void 0;
-  const metadataErrors = diagnostics.some((d) => d.code === "MF103");
+  let metadataErrors = false;
+  for (let i = first; i < diagnostics.length; i++) if (diagnostics[i].code === "MF103") metadataErrors = true;
   const name = !metadataErrors && typeof metadata?.name === "string" ? metadata.name : void 0;
   const previousNames = !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n) => typeof n === "string") : [];
-  const checked = { kind, name, previousNames, spec: data.spec, schemaValid: schemaValid && diagnostics.length === 0, start: doc.start, sourceMap };
-  if (!checked.schemaValid || name === void 0) return { diagnostics, checked };
+  const checked = { kind, name, previousNames, spec: data.spec, schemaValid: schemaValid && diagnostics.length === first, start: doc.start, sourceMap };
+  out.checked.push(checked);
+  if (!checked.schemaValid || name === void 0) return;
   const root = getKindSchema(kind);
   const specSchema = (root.$defs ?? {}).spec ?? {};
   const spec = normalizeSpec(data.spec, specSchema, root);
-  const manifest = { kind, name, previousNames, spec, source: doc.start, sourceMap };
-  return { diagnostics, checked, manifest };
+  out.manifests.push({ kind, name, previousNames, spec, source: doc.start, sourceMap });
 }
 function isKind(v) {
   return typeof v === "string" && MANIFEST_KINDS.includes(v);
@@ -18586,30 +18838,32 @@ var load_exports = {};
 __export(load_exports, {
   collectManifestFiles: () => collectManifestFiles,
   isManifestFileName: () => isManifestFileName,
-  loadManifests: () => loadManifests
+  loadManifests: () => loadManifests,
+  readOpenFile: () => readOpenFile,
+  readSmallFile: () => readSmallFile
 });
-import { createHash as createHash2 } from "node:crypto";
-import { closeSync, fstatSync, openSync, readFileSync as readFileSync7 } from "node:fs";
+import { hash } from "node:crypto";
+import { closeSync, fstatSync, openSync, readFileSync as readFileSync7, readSync } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
-import { extname, join as join3, resolve as resolve4 } from "node:path";
+import { extname, resolve as resolve4, sep } from "node:path";
 async function loadManifests(paths, options = {}) {
   const cwd = options.cwd ?? process.cwd();
   const limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
-  const { files, diagnostics } = await collectManifestFiles(paths, cwd);
-  const parsed = files.map((file) => readManifestFile(file, limits));
+  const { files, regular, diagnostics } = await collectManifestFiles(paths, cwd);
+  const parsed = files.map((file) => readManifestFile(file, limits, regular.get(file) === true));
   const result = validateParsedFiles(parsed, options.rules);
+  if (diagnostics.length === 0) return result;
   return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };
 }
 async function collectManifestFiles(paths, cwd) {
-  const files = /* @__PURE__ */ new Set();
+  const files = /* @__PURE__ */ new Map();
   const realFiles = /* @__PURE__ */ new Set();
   const diagnostics = [];
   const visitedDirs = /* @__PURE__ */ new Map();
-  const addFile = async (file, knownReal) => {
-    const real = knownReal ?? await realpath(file).catch(() => file);
+  const addFile = (file, real, regular) => {
     if (realFiles.has(real)) return;
     realFiles.add(real);
-    files.add(file);
+    files.set(file, regular);
   };
   const walk2 = async (dir) => {
     const real = await realpath(dir).catch(() => dir);
@@ -18625,8 +18879,9 @@ async function collectManifestFiles(paths, cwd) {
     }
     entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     let count3 = 0;
-    for (const entry of entries) {
-      const full = join3(dir, entry.name);
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i];
+      const full = childPath(dir, entry.name);
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
       if (entry.isSymbolicLink()) {
@@ -18638,7 +18893,8 @@ async function collectManifestFiles(paths, cwd) {
         if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
         count3 += await walk2(full);
       } else if (isFile && isManifestFileName(entry.name)) {
-        await addFile(full, entry.isSymbolicLink() ? void 0 : join3(real, entry.name));
+        const realFile = entry.isSymbolicLink() ? await realpath(full).catch(() => full) : real === dir ? full : childPath(real, entry.name);
+        addFile(full, realFile, !entry.isSymbolicLink());
         count3++;
       }
     }
@@ -18660,16 +18916,19 @@ async function collectManifestFiles(paths, cwd) {
         diagnostics.push(createDiagnostic("error", "MF006", { file: full, line: 1, col: 1 }, `no *.yaml or *.yml files under ${p}`, { hint: "check the path" }));
       }
     } else {
-      await addFile(full);
+      addFile(full, await realpath(full).catch(() => full), false);
     }
   }
-  return { files: [...files].sort(), diagnostics };
+  return { files: [...files.keys()].sort(), regular: files, diagnostics };
+}
+function childPath(dir, name) {
+  return dir.endsWith(sep) ? dir + name : dir + sep + name;
 }
 function isManifestFileName(name) {
   const ext = extname(name).toLowerCase();
   return ext === ".yaml" || ext === ".yml";
 }
-function readManifestFile(file, limits) {
+function readManifestFile(file, limits, knownRegular) {
   let fd;
   try {
     fd = openSync(file, "r");
@@ -18677,19 +18936,40 @@ function readManifestFile(file, limits) {
     return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
   }
   try {
-    const info = fstatSync(fd);
-    if (!info.isFile()) {
-      return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file, line: 1, col: 1 }, "not a regular file")] };
+    let bytes = knownRegular ? readSmallFile(fd, limits.maxFileBytes) : void 0;
+    if (bytes === void 0) {
+      const info = fstatSync(fd);
+      if (!info.isFile()) {
+        return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file, line: 1, col: 1 }, "not a regular file")] };
+      }
+      const tooLarge = checkFileSize(file, info.size, limits);
+      if (tooLarge) return { file, documents: [], diagnostics: [tooLarge] };
+      bytes = readOpenFile(fd, info.size);
     }
-    const tooLarge = checkFileSize(file, info.size, limits);
-    if (tooLarge) return { file, documents: [], diagnostics: [tooLarge] };
-    const bytes = readFileSync7(fd);
-    return { ...parseManifestFile(file, bytes, limits), sha256: `sha256:${createHash2("sha256").update(bytes).digest("hex")}` };
+    const parsed = parseManifestFile(file, bytes, limits);
+    return { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash("sha256", bytes, "hex")}` };
   } catch (err) {
     return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
   } finally {
     closeSync(fd);
   }
+}
+function readSmallFile(fd, maxBytes) {
+  const buffer = smallFileBuffer ??= Buffer.allocUnsafe(SMALL_FILE_BYTES);
+  const want = Math.min(SMALL_FILE_BYTES, maxBytes + 1);
+  const n = readSync(fd, buffer, 0, want, 0);
+  return n < want ? buffer.subarray(0, n) : void 0;
+}
+function readOpenFile(fd, size) {
+  if (size === 0) return readFileSync7(fd);
+  const buffer = Buffer.allocUnsafe(size);
+  let total = 0;
+  while (total < size) {
+    const n = readSync(fd, buffer, total, size - total, null);
+    if (n === 0) break;
+    total += n;
+  }
+  return total < size ? buffer.subarray(0, total) : buffer;
 }
 function errnoText(err) {
   const code5 = err?.code;
@@ -18707,17 +18987,19 @@ function errnoText(err) {
       return code5 ?? (err instanceof Error ? err.message : String(err));
   }
 }
+var SMALL_FILE_BYTES, smallFileBuffer;
 var init_load = __esm({
   "src/manifest/load.ts"() {
     "use strict";
     init_diagnostics();
     init_parse();
     init_validate();
+    SMALL_FILE_BYTES = 64 * 1024;
   }
 });
 
 // src/render/diagnostics.ts
-import { isAbsolute as isAbsolute4, relative as relative2, sep } from "node:path";
+import { isAbsolute as isAbsolute4, relative as relative2, sep as sep2 } from "node:path";
 function renderDiagnostics(format, report, options) {
   switch (format) {
     case "text":
@@ -18734,21 +19016,21 @@ function renderDiagnostics(format, report, options) {
 }
 function displayPath(file, cwd) {
   const rel = relative2(cwd, file);
-  const shown2 = rel === "" ? "." : rel.startsWith("..") || isAbsolute4(rel) ? file : rel;
-  return sep === "/" ? shown2 : shown2.split(sep).join("/");
+  const shown = rel === "" ? "." : rel.startsWith("..") || isAbsolute4(rel) ? file : rel;
+  return sep2 === "/" ? shown : shown.split(sep2).join("/");
 }
 function renderDiagnosticsText(report, options) {
   const paint = painter(options.color === true);
-  const lines = [];
+  const lines2 = [];
   for (const d of report.diagnostics) {
     const where = `${displayPath(d.file, options.cwd)}:${d.line}:${d.col}`;
     const severity = d.severity === "error" ? paint.red(`error ${d.code}`) : paint.yellow(`warning ${d.code}`);
-    lines.push(`${paint.bold(where)}: ${severity}: ${d.message}`);
-    if (d.hint !== void 0) lines.push(paint.dim(`  hint: ${d.hint}`));
-    if (d.related !== void 0) lines.push(paint.dim(`  ${d.related.message} at ${displayPath(d.related.file, options.cwd)}:${d.related.line}:${d.related.col}`));
+    lines2.push(`${paint.bold(where)}: ${severity}: ${d.message}`);
+    if (d.hint !== void 0) lines2.push(paint.dim(`  hint: ${d.hint}`));
+    if (d.related !== void 0) lines2.push(paint.dim(`  ${d.related.message} at ${displayPath(d.related.file, options.cwd)}:${d.related.line}:${d.related.col}`));
   }
-  lines.push(summaryLine(report));
-  return `${lines.join("\n")}
+  lines2.push(summaryLine(report));
+  return `${lines2.join("\n")}
 `;
 }
 function summaryLine(report) {
@@ -18777,7 +19059,7 @@ function renderDiagnosticsJson(report, options) {
 `;
 }
 function renderDiagnosticsGithub(report, options) {
-  const lines = report.diagnostics.map((d) => {
+  const lines2 = report.diagnostics.map((d) => {
     const props = [
       `file=${escapeProperty(displayPath(d.file, options.cwd))}`,
       `line=${d.line}`,
@@ -18792,8 +19074,8 @@ function renderDiagnosticsGithub(report, options) {
     ];
     return `::${d.severity} ${props.join(",")}::${escapeData([d.message, ...extra].join("\n"))}`;
   });
-  lines.push(summaryLine(report));
-  return `${lines.join("\n")}
+  lines2.push(summaryLine(report));
+  return `${lines2.join("\n")}
 `;
 }
 function escapeData(text2) {
@@ -33434,7 +33716,7 @@ var require_snapshot_recorder = __commonJS({
           return;
         }
         const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const hash2 = createRequestHash(request);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -33442,16 +33724,16 @@ var require_snapshot_recorder = __commonJS({
           body: Buffer.isBuffer(response.body) ? response.body.toString("base64") : Buffer.from(String(response.body || "")).toString("base64"),
           trailers: response.trailers
         };
-        if (this.#snapshots.size >= this.#maxSnapshots && !this.#snapshots.has(hash)) {
+        if (this.#snapshots.size >= this.#maxSnapshots && !this.#snapshots.has(hash2)) {
           const oldestKey = this.#snapshots.keys().next().value;
           this.#snapshots.delete(oldestKey);
         }
-        const existingSnapshot = this.#snapshots.get(hash);
+        const existingSnapshot = this.#snapshots.get(hash2);
         if (existingSnapshot && existingSnapshot.responses) {
           existingSnapshot.responses.push(responseData);
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
-          this.#snapshots.set(hash, {
+          this.#snapshots.set(hash2, {
             request,
             responses: [responseData],
             // Always store as array for consistency
@@ -33487,8 +33769,8 @@ var require_snapshot_recorder = __commonJS({
           return void 0;
         }
         const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
-        const snapshot = this.#snapshots.get(hash);
+        const hash2 = createRequestHash(request);
+        const snapshot = this.#snapshots.get(hash2);
         if (!snapshot) return void 0;
         const currentCallCount = snapshot.callCount || 0;
         const responseIndex = Math.min(currentCallCount, snapshot.responses.length - 1);
@@ -33513,8 +33795,8 @@ var require_snapshot_recorder = __commonJS({
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
-            for (const { hash, snapshot } of parsed) {
-              this.#snapshots.set(hash, snapshot);
+            for (const { hash: hash2, snapshot } of parsed) {
+              this.#snapshots.set(hash2, snapshot);
             }
           } else {
             this.#snapshots = new Map(Object.entries(parsed));
@@ -33540,8 +33822,8 @@ var require_snapshot_recorder = __commonJS({
         }
         const resolvedPath = resolve11(path);
         await mkdir2(dirname7(resolvedPath), { recursive: true });
-        const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
-          hash,
+        const data = Array.from(this.#snapshots.entries()).map(([hash2, snapshot]) => ({
+          hash: hash2,
           snapshot
         }));
         await writeFile(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
@@ -33583,8 +33865,8 @@ var require_snapshot_recorder = __commonJS({
        */
       deleteSnapshot(requestOpts) {
         const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
-        return this.#snapshots.delete(hash);
+        const hash2 = createRequestHash(request);
+        return this.#snapshots.delete(hash2);
       }
       /**
        * Gets information about a specific snapshot
@@ -33593,11 +33875,11 @@ var require_snapshot_recorder = __commonJS({
        */
       getSnapshotInfo(requestOpts) {
         const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
-        const snapshot = this.#snapshots.get(hash);
+        const hash2 = createRequestHash(request);
+        const snapshot = this.#snapshots.get(hash2);
         if (!snapshot) return null;
         return {
-          hash,
+          hash: hash2,
           request: snapshot.request,
           responseCount: snapshot.responses ? snapshot.responses.length : snapshot.response ? 1 : 0,
           // .response for legacy snapshots
@@ -33613,8 +33895,8 @@ var require_snapshot_recorder = __commonJS({
       replaceSnapshots(snapshotData) {
         this.#snapshots.clear();
         if (Array.isArray(snapshotData)) {
-          for (const { hash, snapshot } of snapshotData) {
-            this.#snapshots.set(hash, snapshot);
+          for (const { hash: hash2, snapshot } of snapshotData) {
+            this.#snapshots.set(hash2, snapshot);
           }
         } else if (snapshotData && typeof snapshotData === "object") {
           this.#snapshots = new Map(Object.entries(snapshotData));
@@ -45104,11 +45386,11 @@ var require_eventsource_stream = __commonJS({
     var buffer = __require("node:buffer");
     var { Transform } = __require("node:stream");
     var { isASCIINumber, isValidLastEventId } = require_util7();
-    var BOM = [239, 187, 191];
+    var BOM2 = [239, 187, 191];
     var LF = 10;
     var CR = 13;
-    var COLON = 58;
-    var SPACE = 32;
+    var COLON2 = 58;
+    var SPACE2 = 32;
     var defaultMaxEventSize = buffer.kStringMaxLength;
     var DATA = Buffer.from("data");
     var EVENT = Buffer.from("event");
@@ -45292,7 +45574,7 @@ var require_eventsource_stream = __commonJS({
         if (line.length === 0) {
           return;
         }
-        const colonPosition = line.indexOf(COLON);
+        const colonPosition = line.indexOf(COLON2);
         if (colonPosition === 0) {
           return;
         }
@@ -45301,7 +45583,7 @@ var require_eventsource_stream = __commonJS({
         if (colonPosition !== -1) {
           fieldLength = colonPosition;
           valueStart = colonPosition + 1;
-          if (line[valueStart] === SPACE) {
+          if (line[valueStart] === SPACE2) {
             ++valueStart;
           }
         }
@@ -45477,20 +45759,20 @@ ${value}`;
         const second = this.peekBufferedByte(1);
         const third = this.peekBufferedByte(2);
         if (second === void 0) {
-          if (first === BOM[0]) {
+          if (first === BOM2[0]) {
             return true;
           }
           this.checkBOM = false;
           return true;
         }
         if (third === void 0) {
-          if (first === BOM[0] && second === BOM[1]) {
+          if (first === BOM2[0] && second === BOM2[1]) {
             return true;
           }
           this.checkBOM = false;
           return false;
         }
-        if (first === BOM[0] && second === BOM[1] && third === BOM[2]) {
+        if (first === BOM2[0] && second === BOM2[1] && third === BOM2[2]) {
           this.discardLeadingBytes(3);
         }
         this.checkBOM = false;
@@ -46067,7 +46349,7 @@ var init_version2 = __esm({
 });
 
 // src/services/transport.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 import { readFileSync as readFileSync8 } from "node:fs";
 import { open } from "node:fs/promises";
 import { rootCertificates } from "node:tls";
@@ -46176,7 +46458,7 @@ function errorMessage(err) {
 function seconds(ms) {
   return ms % 1e3 === 0 ? `${ms / 1e3} s` : `${ms} ms`;
 }
-var import_undici, UnexpectedBody, ERROR_BODY_LIMIT, JSON_BODY_LIMIT, MAX_REMEMBERED_SECRETS, Transport;
+var import_undici, WRITE_BATCH_BYTES, UnexpectedBody, ERROR_BODY_LIMIT, JSON_BODY_LIMIT, MAX_REMEMBERED_SECRETS, Transport;
 var init_transport = __esm({
   "src/services/transport.ts"() {
     "use strict";
@@ -46188,6 +46470,7 @@ var init_transport = __esm({
     init_errors2();
     init_retry();
     init_version2();
+    WRITE_BATCH_BYTES = 1024 * 1024;
     UnexpectedBody = class extends Error {
       note;
       constructor(note) {
@@ -46272,24 +46555,36 @@ var init_transport = __esm({
             await handle?.close();
             throw new MftopsError(`cannot write ${destPath} (${err.code ?? "error"})`);
           }
-          const hash = createHash3("sha256");
+          const hash2 = createHash2("sha256");
           let bytes = 0;
+          let pending = [];
+          let pendingBytes = 0;
+          const flush = async () => {
+            if (pending.length === 0) return;
+            const batch = pending;
+            pending = [];
+            pendingBytes = 0;
+            try {
+              await handle.writev(batch);
+            } catch (err) {
+              res.body.destroy();
+              throw new MftopsError(`cannot write ${destPath} (${err.code ?? "error"})`);
+            }
+          };
           try {
             for await (const chunk of res.body) {
               const buf = chunk;
-              hash.update(buf);
+              hash2.update(buf);
               bytes += buf.length;
-              try {
-                await handle.write(buf);
-              } catch (err) {
-                res.body.destroy();
-                throw new MftopsError(`cannot write ${destPath} (${err.code ?? "error"})`);
-              }
+              pending.push(buf);
+              pendingBytes += buf.length;
+              if (pendingBytes >= WRITE_BATCH_BYTES || pending.length >= 256) await flush();
             }
+            await flush();
           } finally {
             await handle.close();
           }
-          return { bytes, sha256: hash.digest("hex") };
+          return { bytes, sha256: hash2.digest("hex") };
         });
       }
       async close() {
@@ -46585,6 +46880,18 @@ function normalizeTaskTree(x) {
   for (const [k, v] of Object.entries(x)) out[k] = k === "Parameters" ? normalizeParameters2(v) : normalizeTaskTree(v);
   return out;
 }
+function normalizeParsedTaskTree(x) {
+  if (Array.isArray(x)) {
+    for (const item of x) normalizeParsedTaskTree(item);
+  } else if (isRecord7(x)) {
+    for (const k in x) {
+      if (!Object.hasOwn(x, k)) continue;
+      if (k === "Parameters") x[k] = normalizeParameters2(x[k]);
+      else normalizeParsedTaskTree(x[k]);
+    }
+  }
+  return x;
+}
 function readSchedulerStatus(body) {
   const fromValue = (v) => {
     if (typeof v === "boolean") return v;
@@ -46685,10 +46992,10 @@ var init_client = __esm({
       }
       async listTasks(query = {}) {
         const items = await this.#c.list("/tasks", LIST, { name: query.name, fields: query.fields?.join(",") });
-        return items.map((t) => normalizeTaskTree(t));
+        return normalizeParsedTaskTree(items);
       }
       async getTask(id) {
-        return normalizeTaskTree(await this.#object("GET", `/tasks/${seg(id)}`));
+        return normalizeParsedTaskTree(await this.#object("GET", `/tasks/${seg(id)}`));
       }
       async createTask(task) {
         return this.#optionalTask(await this.#c.json("POST", "/tasks", { body: { kind: "json", value: normalizeTaskTree(task) } }));
@@ -46792,7 +47099,7 @@ var init_client = __esm({
         return isRecord7(body) ? body : this.#unexpected(method, path, "expected a JSON object");
       }
       #optionalTask(body) {
-        return isRecord7(body) ? normalizeTaskTree(body) : void 0;
+        return isRecord7(body) ? normalizeParsedTaskTree(body) : void 0;
       }
       #unexpected(method, path, note) {
         throw new ApiError({ service: "automation", method, path: `${this.#c.session.knownApiBase ?? ""}${path}`, status: 200, body: { fieldErrors: [], note } });
@@ -47078,7 +47385,15 @@ async function openClients(services, g, io, options = {}) {
   } : installShutdownHandlers2();
   const full = {};
   for (const s of services) {
-    const clientOptions = { url: s.url, username: s.username, password: s.password, logger, env: io.env, ...s.caFile ? { caFile: s.caFile } : {} };
+    const clientOptions = {
+      url: s.url,
+      username: s.username,
+      password: s.password,
+      logger,
+      env: io.env,
+      connections: Math.max(8, options.parallelism ?? 0),
+      ...s.caFile ? { caFile: s.caFile } : {}
+    };
     switch (s.name) {
       case "automation":
         full.automation = createAutomationClient2(clientOptions);
@@ -47101,8 +47416,8 @@ async function openClients(services, g, io, options = {}) {
     }
   };
 }
-async function openReadonlyClients(services, g, io) {
-  const { readers, close } = await openClients(services, g, io);
+async function openReadonlyClients(services, g, io, options = {}) {
+  const { readers, close } = await openClients(services, g, io, options);
   return { readers, close };
 }
 var init_clients = __esm({
@@ -47143,15 +47458,15 @@ function aclKey(resourceGroup, userGroup) {
   return `${resourceGroup.toLowerCase()}\0${userGroup.toLowerCase()}`;
 }
 function indexByName(items, nameOf, idOf = () => void 0) {
-  const byName2 = /* @__PURE__ */ new Map();
+  const byName = /* @__PURE__ */ new Map();
   const byId = /* @__PURE__ */ new Map();
   for (const item of items) {
     const name = nameOf(item);
-    if (name !== void 0 && name !== "" && !byName2.has(name.toLowerCase())) byName2.set(name.toLowerCase(), item);
+    if (name !== void 0 && name !== "" && !byName.has(name.toLowerCase())) byName.set(name.toLowerCase(), item);
     const id = idOf(item);
     if (id !== void 0 && id !== "" && !byId.has(id)) byId.set(id, item);
   }
-  return { items, byName: byName2, byId };
+  return { items, byName, byId };
 }
 var init_model2 = __esm({
   "src/live/model.ts"() {
@@ -47277,15 +47592,15 @@ async function readUserGroups(client, wanted, acls, t) {
 }
 async function readTransfer(client, needs, t, parallelism) {
   t.expect((needs.users ? 1 : 0) + (needs.groups ? 1 : 0));
+  const list = folderListReader(client, t);
   const [users, groups, walked] = await Promise.all([
     needs.users ? t.run("users", () => client.listUsers()) : void 0,
     needs.groups ? t.run("groups", () => client.listGroups()) : void 0,
-    needs.walk.length > 0 ? walkFolders(client, needs.walk, t, parallelism) : void 0
+    needs.walk.length > 0 ? walkFolders(client, needs.walk, t, parallelism, list) : void 0
   ]);
   const found = new Map(walked ?? []);
   const underWalk = (path) => needs.walk.some((root) => isSameOrBelow(path, root));
   const toFind = uniqueFolderPaths(needs.folders.filter((p) => !found.has(folderKey(p)) && !underWalk(p)));
-  const list = folderListReader(client, t);
   await findFolders(client, toFind, found, t, parallelism, list);
   for (const p of needs.folders) if (!found.has(folderKey(p))) found.set(folderKey(p), null);
   const parents = uniqueFolderPaths(
@@ -47334,9 +47649,17 @@ function folderListReader(client, t) {
   };
   return { started: () => read !== void 0, read: () => read ??= readList() };
 }
-async function walkFolders(client, roots, t, parallelism) {
+async function walkFolders(client, roots, t, parallelism, list) {
   const out = /* @__PURE__ */ new Map();
   const rootPaths = uniqueFolderPaths(roots);
+  const byPath = await list.read();
+  if (byPath) {
+    for (const root of rootPaths) out.set(folderKey(root), byPath.get(trimFolderPath(root)) ?? null);
+    for (const [path, folder] of byPath) {
+      if (!out.has(folderKey(path)) && rootPaths.some((root) => isSameOrBelow(path, root))) out.set(folderKey(path), folder);
+    }
+    return out;
+  }
   await findFolders(client, rootPaths, out, t, parallelism);
   const seen = /* @__PURE__ */ new Set();
   let level = [...out.values()].filter((f) => f !== null);
@@ -47395,7 +47718,7 @@ var init_order = __esm({
 });
 
 // src/resources/common.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 function isRecord8(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -47413,7 +47736,7 @@ function sortKeys(value) {
   return out;
 }
 function sha256Of(value) {
-  return `sha256:${createHash4("sha256").update(canonicalJson(value)).digest("hex")}`;
+  return `sha256:${createHash3("sha256").update(canonicalJson(value)).digest("hex")}`;
 }
 function withoutPasswords(value) {
   if (Array.isArray(value)) return value.map(withoutPasswords);
@@ -48080,7 +48403,7 @@ var init_task = __esm({
 });
 
 // src/plan/plan-changes.ts
-import { isAbsolute as isAbsolute5, relative as relative3, sep as sep2 } from "node:path";
+import { isAbsolute as isAbsolute5, relative as relative3, sep as sep3 } from "node:path";
 function planChanges(input) {
   const diagnostics = [];
   const source = (m) => sourceRef(m.source, input.cwd);
@@ -48112,7 +48435,7 @@ function planChanges(input) {
         action: o.action,
         ...o.reason !== void 0 ? { reason: o.reason } : {},
         ...previousName !== void 0 ? { previousName } : {},
-        ...live ? { liveId: taskId(live), fingerprint: fingerprintTask(live) } : {},
+        ...live ? { liveId: taskId(live), ...fingerprintOf(o.action, () => fingerprintTask(live)) } : {},
         fields: o.fields,
         source: source(m),
         ...o.payload ? { payload: o.payload } : {}
@@ -48131,7 +48454,7 @@ function planChanges(input) {
         name: d.manifest.name,
         service: "automation",
         action: o.action,
-        ...live ? { liveId: live.ACLID, fingerprint: fingerprintAcl(live) } : {},
+        ...live ? { liveId: live.ACLID, ...fingerprintOf(o.action, () => fingerprintAcl(live)) } : {},
         fields: o.fields,
         source: source(d.manifest),
         ...o.payload ? { payload: o.payload } : {}
@@ -48157,7 +48480,7 @@ function planChanges(input) {
     if (live) {
       const o = planFolder(d, viewEntries(live.acl));
       after.set(key, o.after);
-      add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), fingerprint: fingerprintFolder(live) }, RANK.FolderPermissions, folderDepth(d.path));
+      add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const renamed = m.previousNames.map((p) => folders.get(folderKey(p))).find((f) => f !== null && f !== void 0);
@@ -48315,6 +48638,9 @@ function planPrune(input) {
   }
   return out;
 }
+function fingerprintOf(action, fingerprint) {
+  return action === "no-op" ? {} : { fingerprint: fingerprint() };
+}
 function selectTargets(items, targets, desired, diagnostics) {
   const aliases = (c) => {
     const list = [c.address];
@@ -48355,7 +48681,7 @@ function sourceRef(at, cwd) {
     const rel = relative3(cwd, at.file);
     if (rel !== "" && !rel.startsWith("..") && !isAbsolute5(rel)) file = rel;
   }
-  return { file: sep2 === "/" ? file : file.split(sep2).join("/"), line: at.line, col: at.col };
+  return { file: sep3 === "/" ? file : file.split(sep3).join("/"), line: at.line, col: at.col };
 }
 var RANK;
 var init_plan_changes = __esm({
@@ -48602,8 +48928,8 @@ __export(build_plan_exports, {
   buildPlan: () => buildPlan,
   manifestDigest: () => manifestDigest
 });
-import { createHash as createHash5 } from "node:crypto";
-import { relative as relative4, sep as sep3 } from "node:path";
+import { createHash as createHash4 } from "node:crypto";
+import { relative as relative4, sep as sep4 } from "node:path";
 async function buildPlan(input) {
   const cwd = input.cwd ?? process.cwd();
   const loaded = input.manifests;
@@ -48644,11 +48970,11 @@ function serverIdentities2(servers, live) {
   return out;
 }
 function manifestDigest(set, cwd) {
-  const hash = createHash5("sha256");
-  const named = set.files.map((file) => ({ file, name: relative4(cwd, file).split(sep3).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  for (const f of named) hash.update(`${f.name}\0${set.fileHashes.get(f.file) ?? "unread"}
+  const hash2 = createHash4("sha256");
+  const named = set.files.map((file) => ({ file, name: relative4(cwd, file).split(sep4).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  for (const f of named) hash2.update(`${f.name}\0${set.fileHashes.get(f.file) ?? "unread"}
 `);
-  return `sha256:${hash.digest("hex")}`;
+  return `sha256:${hash2.digest("hex")}`;
 }
 var init_build_plan = __esm({
   "src/plan/build-plan.ts"() {
@@ -48671,39 +48997,39 @@ function renderPlanText(plan, options) {
   const paint = painter2(options.color);
   const summary = summarize(plan.changes);
   const listed = plan.changes.filter((c) => c.action !== "no-op");
-  const lines = [`mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural2(plan.changes.length, "object")} compared, ${formatCount(summary["no-op"])} unchanged.`];
-  if (plan.targets !== void 0 && plan.targets.length > 0) lines.push(`Limited to --target ${plan.targets.map(quote).join(", ")}.`);
+  const lines2 = [`mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural2(plan.changes.length, "object")} compared, ${formatCount(summary["no-op"])} unchanged.`];
+  if (plan.targets !== void 0 && plan.targets.length > 0) lines2.push(`Limited to --target ${plan.targets.map(quote).join(", ")}.`);
   if (listed.length === 0) {
-    lines.push("", NO_CHANGES);
-    return `${lines.join("\n")}
+    lines2.push("", NO_CHANGES);
+    return `${lines2.join("\n")}
 `;
   }
   const used = LISTED_ACTIONS.filter((a) => summary[a] > 0);
-  lines.push(`Symbols: ${used.map((a) => `${paint.action(a, symbolOf(a))} ${a}`).join(", ")}`);
-  for (const change of listed) lines.push("", ...renderChange(change, paint));
-  lines.push("", paint.bold(planSentence(summary)));
-  return `${lines.join("\n")}
+  lines2.push(`Symbols: ${used.map((a) => `${paint.action(a, symbolOf(a))} ${a}`).join(", ")}`);
+  for (const change of listed) lines2.push("", ...renderChange(change, paint));
+  lines2.push("", paint.bold(planSentence(summary)));
+  return `${lines2.join("\n")}
 `;
 }
 function renderChange(change, paint) {
   const renamed = change.previousName === void 0 ? "" : ` (renamed from ${quote(change.previousName)})`;
-  const lines = [`${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`];
+  const lines2 = [`${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`];
   const indent = "    ";
-  if (change.reason !== void 0) lines.push(`${indent}# ${escapeControl(change.reason)}`);
-  for (const field of change.fields) lines.push(...renderField(viewField(field, change.action), paint).map((l) => indent + l));
-  for (const words of describeScheduleChange(change)) lines.push(`${indent}# ${words.label}: ${scheduleText(words)}`);
+  if (change.reason !== void 0) lines2.push(`${indent}# ${escapeControl(change.reason)}`);
+  for (const field of change.fields) lines2.push(...renderField(viewField(field, change.action), paint).map((l) => indent + l));
+  for (const words of describeScheduleChange(change)) lines2.push(`${indent}# ${words.label}: ${scheduleText(words)}`);
   const entries = change.entries ?? [];
   for (const entry of entries) {
     switch (entry.action) {
       case "no-op":
         break;
       case "blocked":
-        lines.push(`${indent}${paint.action("blocked", "!")} ${principalLabel(entry)} is blocked${entry.reason === void 0 ? "" : `: ${escapeControl(entry.reason)}`}`);
+        lines2.push(`${indent}${paint.action("blocked", "!")} ${principalLabel(entry)} is blocked${entry.reason === void 0 ? "" : `: ${escapeControl(entry.reason)}`}`);
         break;
       case "create":
       case "update":
       case "delete":
-        lines.push(`${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}`);
+        lines2.push(`${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}`);
         break;
       default: {
         const never = entry.action;
@@ -48712,8 +49038,8 @@ function renderChange(change, paint) {
     }
   }
   const unchanged = entries.filter((e) => e.action === "no-op").length;
-  if (unchanged > 0) lines.push(`${indent}# (${formatCount(unchanged)} unchanged ${plural2(unchanged, "entry", "entries")} hidden)`);
-  return lines;
+  if (unchanged > 0) lines2.push(`${indent}# (${formatCount(unchanged)} unchanged ${plural2(unchanged, "entry", "entries")} hidden)`);
+  return lines2;
 }
 function renderField(view, paint) {
   const sym = paint.sign(view.symbol, view.symbol);
@@ -48802,7 +49128,7 @@ async function runPlan(g, opts, io) {
   const services = resolveServices(config, env, io);
   const { buildPlan: buildPlan2 } = await Promise.resolve().then(() => (init_build_plan(), build_plan_exports));
   const progress = createProgress(io, g.quiet);
-  const clients = await openReadonlyClients(services, g, io);
+  const clients = await openReadonlyClients(services, g, io, { parallelism });
   let result;
   try {
     result = await buildPlan2({
@@ -48982,8 +49308,8 @@ function blockedChanges(plan) {
   return plan.changes.filter((c) => c.action === "blocked");
 }
 function listAddresses(changes) {
-  const shown2 = changes.slice(0, SHOWN).map((c) => c.address);
-  return changes.length > SHOWN ? `${shown2.join(", ")} and ${changes.length - SHOWN} more` : shown2.join(", ");
+  const shown = changes.slice(0, SHOWN).map((c) => c.address);
+  return changes.length > SHOWN ? `${shown.join(", ")} and ${changes.length - SHOWN} more` : shown.join(", ");
 }
 function count(n, noun) {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
@@ -49009,14 +49335,14 @@ __export(apply_lock_exports, {
 });
 import { closeSync as closeSync2, mkdirSync, openSync as openSync2, readFileSync as readFileSync9, renameSync as renameSync2, rmdirSync, rmSync as rmSync2, writeFileSync as writeFileSync2, writeSync } from "node:fs";
 import { hostname } from "node:os";
-import { dirname as dirname4, join as join4, relative as relative5 } from "node:path";
+import { dirname as dirname4, join as join3, relative as relative5 } from "node:path";
 function acquireApplyLock(opts) {
   const now = opts.now ?? Date.now;
   const ttl = opts.ttlMs ?? DEFAULT_LOCK_TTL_MS;
   const pid = opts.pid ?? process.pid;
   const host = opts.host ?? hostname();
   const isAlive = opts.isAlive ?? processIsAlive;
-  const path = join4(opts.dir, LOCK_FILE);
+  const path = join3(opts.dir, LOCK_FILE);
   let created;
   try {
     created = mkdirSync(opts.dir, { recursive: true, mode: 448 });
@@ -49898,7 +50224,7 @@ __export(apply_plan_exports, {
   applyPlan: () => applyPlan,
   touchedFolders: () => touchedFolders
 });
-import { join as join5 } from "node:path";
+import { join as join4 } from "node:path";
 async function applyPlan(input) {
   const now = input.now ?? Date.now;
   const started = now();
@@ -49932,7 +50258,7 @@ async function applyPlan(input) {
   }
   const snapshotRef = { id: snapshot.id, path: snapshot.path };
   if (input.signal?.aborted) return { ...interrupted(), snapshot: snapshotRef };
-  const ledger = (input.openLedger ?? openLedger)(join5(snapshot.path, LEDGER_FILE));
+  const ledger = (input.openLedger ?? openLedger)(join4(snapshot.path, LEDGER_FILE));
   let executed;
   try {
     ledger.write({ event: "start", environment: plan.environment, planCreatedAt: plan.createdAt, manifestDigest: plan.manifestDigest, snapshot: snapshot.id, changes: writes.length });
@@ -50003,6 +50329,734 @@ var init_apply_plan = __esm({
     init_model3();
     init_stale_check();
     LEDGER_FILE = "ledger.jsonl";
+  }
+});
+
+// src/snapshot/errors.ts
+var SnapshotError, SnapshotIntegrityError;
+var init_errors3 = __esm({
+  "src/snapshot/errors.ts"() {
+    "use strict";
+    init_errors();
+    SnapshotError = class extends MftopsError {
+    };
+    SnapshotIntegrityError = class extends SnapshotError {
+      file;
+      constructor(message, file) {
+        super(message);
+        this.file = file;
+      }
+    };
+  }
+});
+
+// src/snapshot/crypto.ts
+import { createCipheriv, createDecipheriv, createHmac, randomBytes as randomBytes2 } from "node:crypto";
+function readSnapshotKey(env) {
+  const raw = env[SNAPSHOT_KEY_VARIABLE]?.trim();
+  if (raw === void 0 || raw === "") return void 0;
+  let bytes;
+  if (/^(?:[0-9a-fA-F]{2})+$/.test(raw)) bytes = Buffer.from(raw, "hex");
+  else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) bytes = Buffer.from(raw, "base64");
+  else throw new SnapshotError(`${SNAPSHOT_KEY_VARIABLE} is neither hex nor base64: give 32 random bytes as 64 hex digits or base64`);
+  if (bytes.length !== 32) {
+    throw new SnapshotError(`${SNAPSHOT_KEY_VARIABLE} must be 32 bytes (64 hex digits or 44 base64 characters); it decodes to ${bytes.length} bytes`);
+  }
+  return { bytes, check: createHmac("sha256", bytes).update("mftops snapshot key check v1").digest("hex").slice(0, 16) };
+}
+function encryptBuffer(key, plaintext, fileName) {
+  const iv = randomBytes2(IV_BYTES);
+  const cipher = createCipheriv("aes-256-gcm", key.bytes, iv);
+  cipher.setAAD(Buffer.from(fileName, "utf8"));
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return Buffer.concat([MAGIC, iv, body, cipher.getAuthTag()]);
+}
+function decryptBuffer(key, data, fileName, where) {
+  const encName = `${fileName}.enc`;
+  if (data.length < MAGIC.length + IV_BYTES + TAG_BYTES || !data.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw new SnapshotIntegrityError(`${where}: ${encName} is not an mftops encrypted file (truncated or replaced)`, encName);
+  }
+  const iv = data.subarray(MAGIC.length, MAGIC.length + IV_BYTES);
+  const tag = data.subarray(data.length - TAG_BYTES);
+  const body = data.subarray(MAGIC.length + IV_BYTES, data.length - TAG_BYTES);
+  const decipher = createDecipheriv("aes-256-gcm", key.bytes, iv);
+  decipher.setAAD(Buffer.from(fileName, "utf8"));
+  decipher.setAuthTag(tag);
+  try {
+    return Buffer.concat([decipher.update(body), decipher.final()]);
+  } catch {
+    throw new SnapshotIntegrityError(`${where}: ${encName} fails authentication: the file changed after it was saved`, encName);
+  }
+}
+function startEncryption(key, fileName) {
+  const iv = randomBytes2(IV_BYTES);
+  const cipher = createCipheriv("aes-256-gcm", key.bytes, iv);
+  cipher.setAAD(Buffer.from(fileName, "utf8"));
+  return {
+    header: Buffer.concat([MAGIC, iv]),
+    update: (chunk) => cipher.update(chunk),
+    final: () => Buffer.concat([cipher.final(), cipher.getAuthTag()])
+  };
+}
+function startDecryption(key, size, head, tag, fileName, where) {
+  const encName = `${fileName}.enc`;
+  if (size < MAGIC.length + IV_BYTES + TAG_BYTES || !head.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw new SnapshotIntegrityError(`${where}: ${encName} is not an mftops encrypted file (truncated or replaced)`, encName);
+  }
+  const decipher = createDecipheriv("aes-256-gcm", key.bytes, head.subarray(MAGIC.length, MAGIC.length + IV_BYTES));
+  decipher.setAAD(Buffer.from(fileName, "utf8"));
+  decipher.setAuthTag(tag);
+  const failed = () => new SnapshotIntegrityError(`${where}: ${encName} fails authentication: the file changed after it was saved`, encName);
+  return {
+    update: (chunk) => {
+      try {
+        return decipher.update(chunk);
+      } catch {
+        throw failed();
+      }
+    },
+    final: () => {
+      try {
+        return decipher.final();
+      } catch {
+        throw failed();
+      }
+    }
+  };
+}
+var SNAPSHOT_KEY_VARIABLE, MAGIC, IV_BYTES, TAG_BYTES, HEADER_BYTES, TRAILER_BYTES;
+var init_crypto = __esm({
+  "src/snapshot/crypto.ts"() {
+    "use strict";
+    init_errors3();
+    SNAPSHOT_KEY_VARIABLE = "MFTOPS_SNAPSHOT_KEY";
+    MAGIC = Buffer.from("MFTSNAP1", "ascii");
+    IV_BYTES = 12;
+    TAG_BYTES = 16;
+    HEADER_BYTES = MAGIC.length + IV_BYTES;
+    TRAILER_BYTES = TAG_BYTES;
+  }
+});
+
+// src/snapshot/xml-checker.ts
+function checkXmlBytes(bytes) {
+  const checker = new XmlChecker();
+  checker.push(bytes);
+  return checker.end();
+}
+function equalsBytes(buf, start, len, want) {
+  if (len !== want.length) return false;
+  for (let k = 0; k < len; k++) if (buf[start + k] !== want[k]) return false;
+  return true;
+}
+function isReserved(buf, start, len) {
+  if (len >= 32 || RESERVED_SHAPE[len * 256 + buf[start]] === 0) return false;
+  return RESERVED_NAMES.has(String.fromCharCode(...buf.subarray(start, start + len)));
+}
+function sameBytes(buf, start, end, start2, end2) {
+  if (end - start !== end2 - start2) return false;
+  for (let k = 0; k < end - start; k++) if (buf[start + k] !== buf[start2 + k]) return false;
+  return true;
+}
+function referenceEnd(chunk, amp) {
+  const limit = Math.min(chunk.length, amp + 2 + MAX_ENTITY);
+  for (let k = amp + 1; k < limit; k++) {
+    if (chunk[k] === SEMI) return isReference(chunk, amp + 1, k) ? k + 1 : -1;
+  }
+  return -1;
+}
+function isReference(ref, start, end) {
+  const len = end - start;
+  if (len < 2) return false;
+  if (ref[start] !== 35) {
+    return NAMED_REFERENCES.some((named) => named.length === len && named.every((b, k) => ref[start + k] === b));
+  }
+  let code5 = 0;
+  if (ref[start + 1] === 120) {
+    if (len < 3 || len > 8) return false;
+    for (let k = start + 2; k < end; k++) {
+      const d = hexDigit(ref[k]);
+      if (d < 0) return false;
+      code5 = code5 * 16 + d;
+    }
+  } else {
+    if (len > 8) return false;
+    for (let k = start + 1; k < end; k++) {
+      const b = ref[k];
+      if (b < 48 || b > 57) return false;
+      code5 = code5 * 10 + (b - 48);
+    }
+  }
+  return code5 === 9 || code5 === 10 || code5 === 13 || code5 >= 32 && code5 <= 55295 || code5 >= 57344 && code5 <= 65533 || code5 >= 65536 && code5 <= 1114111;
+}
+function hexDigit(b) {
+  if (b >= 48 && b <= 57) return b - 48;
+  if (b >= 97 && b <= 102) return b - 87;
+  if (b >= 65 && b <= 70) return b - 55;
+  return -1;
+}
+var MAX_DEPTH, S_START, S_BOM, S_OUTSIDE, S_TEXT, S_LT, S_START_NAME, S_IN_TAG, S_ATTR_NAME, S_ATTR_EQ, S_ATTR_QUOTE, S_ATTR_VALUE, S_EMPTY_END, S_END_NAME, S_END_SPACE, S_ENTITY, S_BANG, S_COMMENT_OPEN, S_COMMENT_FIRST, S_COMMENT, S_CDATA_OPEN, S_CDATA, S_DECL, S_REFUSED, C_NAME_START, C_NAME, C_SPACE, CLASS, IS_NAME, LT, GT, AMP, SLASH, EQ, DQ, SQ, BANG, QM, DASH2, RSQB, SEMI, BOM, CDATA_OPEN, TASKS, TASK, RESERVED_NAMES, RESERVED_SHAPE, XML_DECL, MAX_DECL, MAX_ENTITY, MAX_ATTRS, NAME_ROOM, XmlChecker, NAMED_REFERENCES;
+var init_xml_checker = __esm({
+  "src/snapshot/xml-checker.ts"() {
+    "use strict";
+    MAX_DEPTH = 64;
+    S_START = 0;
+    S_BOM = 1;
+    S_OUTSIDE = 2;
+    S_TEXT = 3;
+    S_LT = 4;
+    S_START_NAME = 5;
+    S_IN_TAG = 6;
+    S_ATTR_NAME = 7;
+    S_ATTR_EQ = 8;
+    S_ATTR_QUOTE = 9;
+    S_ATTR_VALUE = 10;
+    S_EMPTY_END = 11;
+    S_END_NAME = 12;
+    S_END_SPACE = 13;
+    S_ENTITY = 14;
+    S_BANG = 15;
+    S_COMMENT_OPEN = 16;
+    S_COMMENT_FIRST = 17;
+    S_COMMENT = 18;
+    S_CDATA_OPEN = 19;
+    S_CDATA = 20;
+    S_DECL = 21;
+    S_REFUSED = 22;
+    C_NAME_START = 1;
+    C_NAME = 2;
+    C_SPACE = 3;
+    CLASS = new Uint8Array(256);
+    IS_NAME = new Uint8Array(256);
+    for (let c = 0; c < 256; c++) {
+      const ch = String.fromCharCode(c);
+      if (/[A-Za-z_:]/.test(ch)) CLASS[c] = C_NAME_START;
+      else if (/[0-9.-]/.test(ch)) CLASS[c] = C_NAME;
+      else if (c === 32 || c === 9 || c === 13 || c === 10) CLASS[c] = C_SPACE;
+      IS_NAME[c] = CLASS[c] === C_NAME_START || CLASS[c] === C_NAME ? 1 : 0;
+    }
+    LT = 60;
+    GT = 62;
+    AMP = 38;
+    SLASH = 47;
+    EQ = 61;
+    DQ = 34;
+    SQ = 39;
+    BANG = 33;
+    QM = 63;
+    DASH2 = 45;
+    RSQB = 93;
+    SEMI = 59;
+    BOM = [239, 187, 191];
+    CDATA_OPEN = [..."[CDATA["].map((c) => c.charCodeAt(0));
+    TASKS = [..."Tasks"].map((c) => c.charCodeAt(0));
+    TASK = [..."Task"].map((c) => c.charCodeAt(0));
+    RESERVED_NAMES = /* @__PURE__ */ new Set(["__proto__", "constructor", "prototype", "hasOwnProperty", "toString", "valueOf", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"]);
+    RESERVED_SHAPE = new Uint8Array(32 * 256);
+    for (const name of RESERVED_NAMES) RESERVED_SHAPE[name.length * 256 + name.charCodeAt(0)] = 1;
+    XML_DECL = /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(["'])1\.[01]\1([ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(["'])[A-Za-z][A-Za-z0-9._-]*\3)?([ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(["'])(yes|no)\5)?[ \t\r\n]*\?>$/;
+    MAX_DECL = 200;
+    MAX_ENTITY = 10;
+    MAX_ATTRS = 256;
+    NAME_ROOM = 1 << 16;
+    XmlChecker = class {
+      #state = S_START;
+      #offset = 0;
+      // bytes consumed before the current chunk
+      #refusal;
+      #bomAt = 0;
+      #depth = 0;
+      #rootSeen = false;
+      #rootClosed = false;
+      #rootName = "";
+      // Open element names, back to back, and where each starts.
+      #names = new Uint8Array(NAME_ROOM);
+      #namesLen = 0;
+      #nameStart = new Int32Array(MAX_DEPTH + 2);
+      // The end tag being matched against the open element: bytes matched so far.
+      #endAt = 0;
+      // Attributes of the current start tag: hash, and where each name lies in #attrBytes.
+      #attrHash = new Int32Array(MAX_ATTRS);
+      #attrStart = new Int32Array(MAX_ATTRS + 1);
+      #attrBytes = new Uint8Array(NAME_ROOM);
+      #attrCount = 0;
+      #attrLen = 0;
+      // Attribute names of a tag read whole (#readTag): hash and where each lies in the chunk.
+      #tagHash = new Int32Array(MAX_ATTRS);
+      #tagStart = new Int32Array(MAX_ATTRS);
+      #tagEnd = new Int32Array(MAX_ATTRS);
+      #hash = 0;
+      #spaced = false;
+      // whitespace since the tag name or the last attribute value
+      #quote = 0;
+      #entity = [];
+      #entityReturn = S_TEXT;
+      #dashes = 0;
+      // in a comment: `-` just seen; in CDATA: `]` just seen
+      #cdataAt = 0;
+      #decl = [];
+      // Task counting: 0 = no Tasks section yet, 1 = inside the first one, 2 = past it.
+      #tasks = 0;
+      #taskCount = 0;
+      push(chunk) {
+        if (this.#state === S_REFUSED) return;
+        const n = chunk.length;
+        let state = this.#state;
+        let i = 0;
+        while (i < n && state !== S_REFUSED) {
+          const c = chunk[i];
+          switch (state) {
+            case S_TEXT: {
+              let j = i;
+              while (j < n) {
+                const b = chunk[j];
+                if (b === LT || b === AMP) break;
+                j++;
+              }
+              if (j === n) {
+                i = n;
+                continue;
+              }
+              if (chunk[j] === LT) {
+                const after = this.#readTag(chunk, j);
+                if (after > 0) {
+                  i = after;
+                  if (this.#depth === 0) state = S_OUTSIDE;
+                  continue;
+                }
+                state = S_LT;
+              } else {
+                const after = referenceEnd(chunk, j);
+                if (after > 0) {
+                  i = after;
+                  continue;
+                }
+                state = S_ENTITY;
+                this.#entityReturn = S_TEXT;
+                this.#entity.length = 0;
+              }
+              i = j + 1;
+              continue;
+            }
+            case S_ATTR_VALUE: {
+              const q = this.#quote;
+              let j = i;
+              while (j < n) {
+                const b2 = chunk[j];
+                if (b2 === q || b2 === LT || b2 === AMP) break;
+                j++;
+              }
+              if (j === n) {
+                i = n;
+                continue;
+              }
+              const b = chunk[j];
+              if (b === q) {
+                state = S_IN_TAG;
+                this.#spaced = false;
+              } else if (b === AMP) {
+                state = S_ENTITY;
+                this.#entityReturn = S_ATTR_VALUE;
+                this.#entity.length = 0;
+              } else state = this.#refuse(j, "`<` in an attribute value");
+              i = j + 1;
+              continue;
+            }
+            case S_IN_TAG: {
+              const k = CLASS[c];
+              if (k === C_SPACE) {
+                let j = i + 1;
+                while (j < n && CLASS[chunk[j]] === C_SPACE) j++;
+                this.#spaced = true;
+                i = j;
+                continue;
+              }
+              if (c === GT) state = S_TEXT;
+              else if (c === SLASH) state = S_EMPTY_END;
+              else if (k === C_NAME_START && this.#spaced) {
+                if (this.#attrCount === MAX_ATTRS) state = this.#refuse(i, "too many attributes");
+                else {
+                  state = S_ATTR_NAME;
+                  this.#attrStart[this.#attrCount] = this.#attrLen;
+                  this.#hash = 0;
+                  continue;
+                }
+              } else state = this.#refuse(i, "bad character in a start tag");
+              break;
+            }
+            case S_ATTR_NAME: {
+              const bytes = this.#attrBytes;
+              let len = this.#attrLen;
+              let h = this.#hash;
+              let j = i;
+              while (j < n) {
+                const b2 = chunk[j];
+                const k = CLASS[b2];
+                if (k !== C_NAME_START && k !== C_NAME) break;
+                if (len === NAME_ROOM) break;
+                bytes[len++] = b2;
+                h = Math.imul(h, 31) + b2 | 0;
+                j++;
+              }
+              this.#attrLen = len;
+              this.#hash = h;
+              if (j === n) {
+                i = n;
+                continue;
+              }
+              i = j;
+              const b = chunk[j];
+              if (len === NAME_ROOM) state = this.#refuse(i, "attribute names too long");
+              else if (b === EQ || CLASS[b] === C_SPACE) {
+                state = this.#endAttrName(i);
+                if (state !== S_REFUSED) state = b === EQ ? S_ATTR_QUOTE : S_ATTR_EQ;
+              } else state = this.#refuse(i, "bad character in an attribute name");
+              break;
+            }
+            case S_ATTR_EQ:
+              if (c === EQ) state = S_ATTR_QUOTE;
+              else if (CLASS[c] !== C_SPACE) state = this.#refuse(i, "attribute without a value");
+              break;
+            case S_ATTR_QUOTE:
+              if (c === DQ || c === SQ) {
+                this.#quote = c;
+                state = S_ATTR_VALUE;
+              } else if (CLASS[c] !== C_SPACE) state = this.#refuse(i, "attribute value without quotes");
+              break;
+            case S_LT:
+              if (CLASS[c] === C_NAME_START) {
+                if (this.#depth === 0 && this.#rootSeen) state = this.#refuse(i, "a second root element");
+                else if (this.#depth === MAX_DEPTH) state = this.#refuse(i, "nested too deep");
+                else {
+                  state = S_START_NAME;
+                  this.#nameStart[this.#depth] = this.#namesLen;
+                  continue;
+                }
+              } else if (c === SLASH) {
+                if (this.#depth === 0) state = this.#refuse(i, "an end tag outside the root");
+                else {
+                  state = S_END_NAME;
+                  this.#endAt = 0;
+                }
+              } else if (c === BANG) state = S_BANG;
+              else if (c === QM && this.#offset + i === this.#declAt() + 1) {
+                state = S_DECL;
+                this.#decl = [LT, QM];
+              } else state = this.#refuse(i, c === QM ? "a processing instruction" : "bad character after `<`");
+              break;
+            case S_START_NAME: {
+              const names2 = this.#names;
+              let len = this.#namesLen;
+              let j = i;
+              while (j < n) {
+                const b2 = chunk[j];
+                const k = CLASS[b2];
+                if (k !== C_NAME_START && k !== C_NAME) break;
+                if (len === NAME_ROOM) break;
+                names2[len++] = b2;
+                j++;
+              }
+              this.#namesLen = len;
+              if (j === n) {
+                i = n;
+                continue;
+              }
+              i = j;
+              const b = chunk[j];
+              if (len === NAME_ROOM) {
+                state = this.#refuse(i, "element names too long");
+                break;
+              }
+              state = this.#endStartName(i);
+              if (state === S_REFUSED) break;
+              if (CLASS[b] === C_SPACE) {
+                state = S_IN_TAG;
+                this.#spaced = true;
+              } else if (b === GT) state = S_TEXT;
+              else if (b === SLASH) state = S_EMPTY_END;
+              else state = this.#refuse(i, "bad character in an element name");
+              break;
+            }
+            case S_EMPTY_END:
+              if (c === GT) state = this.#closeElement();
+              else state = this.#refuse(i, "`/` not followed by `>`");
+              break;
+            case S_END_NAME: {
+              const names2 = this.#names;
+              const start = this.#nameStart[this.#depth - 1];
+              const len = this.#namesLen - start;
+              let at = this.#endAt;
+              let j = i;
+              while (j < n && at < len && names2[start + at] === chunk[j]) {
+                at++;
+                j++;
+              }
+              this.#endAt = at;
+              if (j === n) {
+                i = n;
+                continue;
+              }
+              i = j;
+              const b = chunk[j];
+              const k = CLASS[b];
+              if (at !== len || k === C_NAME_START || k === C_NAME) state = this.#refuse(i, "end tag does not match");
+              else if (b === GT) state = this.#closeElement();
+              else if (k === C_SPACE) state = S_END_SPACE;
+              else state = this.#refuse(i, "bad character in an end tag");
+              break;
+            }
+            case S_END_SPACE:
+              if (c === GT) state = this.#closeElement();
+              else if (CLASS[c] !== C_SPACE) state = this.#refuse(i, "bad character in an end tag");
+              break;
+            case S_ENTITY:
+              if (c === SEMI) {
+                if (!isReference(this.#entity, 0, this.#entity.length)) state = this.#refuse(i, "unknown or malformed reference");
+                else state = this.#entityReturn;
+              } else if (this.#entity.length === MAX_ENTITY) state = this.#refuse(i, "reference too long");
+              else this.#entity.push(c);
+              break;
+            case S_OUTSIDE:
+              if (c === LT) state = S_LT;
+              else if (CLASS[c] !== C_SPACE) state = this.#refuse(i, this.#rootClosed ? "text after the root element" : "text before the root element");
+              break;
+            case S_START:
+              if (c === BOM[0]) {
+                state = S_BOM;
+                this.#bomAt = 1;
+              } else {
+                state = S_OUTSIDE;
+                continue;
+              }
+              break;
+            case S_BOM:
+              if (c !== BOM[this.#bomAt]) state = this.#refuse(i, "not UTF-8 (bad byte order mark)");
+              else if (++this.#bomAt === BOM.length) state = S_OUTSIDE;
+              break;
+            case S_BANG:
+              if (c === DASH2) state = S_COMMENT_OPEN;
+              else if (c === CDATA_OPEN[0] && this.#depth > 0) {
+                state = S_CDATA_OPEN;
+                this.#cdataAt = 1;
+              } else state = this.#refuse(i, c === 68 ? "a DOCTYPE" : "bad character after `<!`");
+              break;
+            case S_COMMENT_OPEN:
+              if (c === DASH2) state = S_COMMENT_FIRST;
+              else state = this.#refuse(i, "bad comment start");
+              break;
+            case S_COMMENT_FIRST:
+              if (c === DASH2) state = this.#refuse(i, "comment starting with `-`");
+              else {
+                state = S_COMMENT;
+                this.#dashes = 0;
+              }
+              break;
+            case S_COMMENT: {
+              if (this.#dashes === 0) {
+                let j = i;
+                while (j < n && chunk[j] !== DASH2) j++;
+                i = j;
+                if (j === n) continue;
+                this.#dashes = 1;
+              } else if (this.#dashes === 1) this.#dashes = c === DASH2 ? 2 : 0;
+              else if (c === GT) state = this.#depth > 0 ? S_TEXT : S_OUTSIDE;
+              else state = this.#refuse(i, "`--` inside a comment");
+              break;
+            }
+            case S_CDATA_OPEN:
+              if (c !== CDATA_OPEN[this.#cdataAt]) state = this.#refuse(i, "bad CDATA start");
+              else if (++this.#cdataAt === CDATA_OPEN.length) {
+                state = S_CDATA;
+                this.#dashes = 0;
+              }
+              break;
+            case S_CDATA:
+              if (c === RSQB) this.#dashes = this.#dashes === 0 ? 1 : 2;
+              else if (c === GT && this.#dashes === 2) state = S_TEXT;
+              else this.#dashes = 0;
+              break;
+            case S_DECL:
+              this.#decl.push(c);
+              if (c === GT && this.#decl[this.#decl.length - 2] === QM) {
+                state = XML_DECL.test(String.fromCharCode(...this.#decl)) ? S_OUTSIDE : this.#refuse(i, "unusual XML declaration");
+              } else if (this.#decl.length > MAX_DECL) state = this.#refuse(i, "XML declaration too long");
+              break;
+            default:
+              state = this.#refuse(i, "internal: unknown state");
+          }
+          i++;
+        }
+        this.#state = state;
+        this.#offset += n;
+      }
+      /** The verdict, once every byte was pushed. */
+      end() {
+        if (!this.#refusal) {
+          if (!this.#rootSeen) this.#refuse(0, "no root element");
+          else if (!this.#rootClosed || this.#state !== S_OUTSIDE) this.#refuse(0, "the document ends inside markup");
+        }
+        return this.#refusal ?? { ok: true, root: this.#rootName, taskCount: this.#taskCount };
+      }
+      /**
+       * The fast path: an ordinary start, empty or end tag at `lt` read in one go when it lies whole
+       * in this chunk. Answers the index after its `>` (the element opened or closed), or -1 to let
+       * the byte machine read it from `lt`: at a chunk's end, for comments and the like, and for
+       * anything wrong (the machine finds and names the problem). Nothing changes before it answers.
+       */
+      #readTag(chunk, lt) {
+        const n = chunk.length;
+        let j = lt + 1;
+        if (j >= n) return -1;
+        let c = chunk[j];
+        if (c === SLASH) {
+          if (this.#depth === 0) return -1;
+          const names3 = this.#names;
+          const start = this.#nameStart[this.#depth - 1];
+          const len2 = this.#namesLen - start;
+          j++;
+          if (j + len2 >= n) return -1;
+          for (let k = 0; k < len2; k++) if (chunk[j + k] !== names3[start + k]) return -1;
+          j += len2;
+          while (j < n && CLASS[chunk[j]] === C_SPACE) j++;
+          if (j >= n || chunk[j] !== GT) return -1;
+          this.#closeElement();
+          return j + 1;
+        }
+        if (CLASS[c] !== C_NAME_START || this.#depth === MAX_DEPTH || this.#depth === 0 && this.#rootSeen) return -1;
+        const nameStart = j;
+        while (j < n && IS_NAME[chunk[j]] === 1) j++;
+        if (j >= n) return -1;
+        const nameEnd = j;
+        const hashes = this.#tagHash;
+        const starts = this.#tagStart;
+        const ends = this.#tagEnd;
+        let count3 = 0;
+        for (; ; ) {
+          c = chunk[j];
+          if (c === GT || c === SLASH) break;
+          if (CLASS[c] !== C_SPACE) return -1;
+          while (j < n && CLASS[chunk[j]] === C_SPACE) j++;
+          if (j >= n) return -1;
+          c = chunk[j];
+          if (c === GT || c === SLASH) break;
+          if (CLASS[c] !== C_NAME_START || count3 === MAX_ATTRS) return -1;
+          const attrStart = j;
+          let h = 0;
+          while (j < n) {
+            const b = chunk[j];
+            if (IS_NAME[b] === 0) break;
+            h = Math.imul(h, 31) + b | 0;
+            j++;
+          }
+          const attrEnd = j;
+          while (j < n && CLASS[chunk[j]] === C_SPACE) j++;
+          if (j >= n || chunk[j] !== EQ) return -1;
+          j++;
+          while (j < n && CLASS[chunk[j]] === C_SPACE) j++;
+          if (j >= n) return -1;
+          const q = chunk[j];
+          if (q !== DQ && q !== SQ) return -1;
+          j++;
+          while (j < n) {
+            const b = chunk[j];
+            if (b === q) break;
+            if (b === LT) return -1;
+            if (b === AMP) {
+              j = referenceEnd(chunk, j);
+              if (j < 0) return -1;
+            } else j++;
+          }
+          if (j + 1 >= n) return -1;
+          j++;
+          for (let a = 0; a < count3; a++) {
+            if (hashes[a] === h && sameBytes(chunk, starts[a], ends[a], attrStart, attrEnd)) return -1;
+          }
+          if (isReserved(chunk, attrStart, attrEnd - attrStart)) return -1;
+          hashes[count3] = h;
+          starts[count3] = attrStart;
+          ends[count3] = attrEnd;
+          count3++;
+        }
+        const empty = c === SLASH;
+        if (empty) {
+          if (j + 1 >= n || chunk[j + 1] !== GT) return -1;
+          j++;
+        }
+        const len = nameEnd - nameStart;
+        if (this.#namesLen + len > NAME_ROOM || isReserved(chunk, nameStart, len)) return -1;
+        const names2 = this.#names;
+        const base = this.#namesLen;
+        this.#nameStart[this.#depth] = base;
+        for (let k = 0; k < len; k++) names2[base + k] = chunk[nameStart + k];
+        this.#namesLen = base + len;
+        this.#endStartName(lt);
+        if (empty) this.#closeElement();
+        return j + 1;
+      }
+      #refuse(at, reason) {
+        this.#refusal ??= { ok: false, offset: this.#offset + at, reason };
+        return S_REFUSED;
+      }
+      /** Where an XML declaration may start: byte 0, or 3 after a BOM. */
+      #declAt() {
+        return this.#bomAt === BOM.length ? BOM.length : 0;
+      }
+      /** An attribute name is complete: refuse a repeated or reserved one. */
+      #endAttrName(at) {
+        const k = this.#attrCount;
+        const bytes = this.#attrBytes;
+        const start = this.#attrStart[k];
+        const len = this.#attrLen - start;
+        const h = this.#hash;
+        for (let a = 0; a < k; a++) {
+          if (this.#attrHash[a] !== h) continue;
+          const s = this.#attrStart[a];
+          if (this.#attrStart[a + 1] - s !== len) continue;
+          let same = true;
+          for (let b = 0; b < len; b++) {
+            if (bytes[s + b] !== bytes[start + b]) {
+              same = false;
+              break;
+            }
+          }
+          if (same) return this.#refuse(at, "repeated attribute");
+        }
+        if (isReserved(bytes, start, len)) return this.#refuse(at, "reserved attribute name");
+        this.#attrHash[k] = h;
+        this.#attrCount = k + 1;
+        this.#attrStart[k + 1] = this.#attrLen;
+        return S_IN_TAG;
+      }
+      /** A start tag's name is complete: check it, count it; the element is open from here on. */
+      #endStartName(at) {
+        const start = this.#nameStart[this.#depth];
+        const len = this.#namesLen - start;
+        if (isReserved(this.#names, start, len)) return this.#refuse(at, "reserved element name");
+        const level = ++this.#depth;
+        this.#attrCount = 0;
+        this.#attrLen = 0;
+        this.#attrStart[0] = 0;
+        this.#spaced = false;
+        if (level === 1) {
+          this.#rootSeen = true;
+          this.#rootName = String.fromCharCode(...this.#names.subarray(start, this.#namesLen));
+        } else if (level === 2 && this.#tasks === 0 && equalsBytes(this.#names, start, len, TASKS)) this.#tasks = 1;
+        else if (level === 3 && this.#tasks === 1 && equalsBytes(this.#names, start, len, TASK)) this.#taskCount++;
+        return S_IN_TAG;
+      }
+      /** `/>` or an end tag's `>`: the top element is closed. */
+      #closeElement() {
+        const level = this.#depth--;
+        this.#namesLen = this.#nameStart[this.#depth];
+        if (level === 2 && this.#tasks === 1) this.#tasks = 2;
+        if (level === 1) {
+          this.#rootClosed = true;
+          return S_OUTSIDE;
+        }
+        return S_TEXT;
+      }
+    };
+    NAMED_REFERENCES = ["amp", "lt", "gt", "quot", "apos"].map((r) => [...r].map((c) => c.charCodeAt(0)));
   }
 });
 
@@ -50387,11 +51441,11 @@ function validateTagName(tagname) {
   return isName(tagname);
 }
 function getLineNumberForPosition(xmlData, index) {
-  const lines = xmlData.substring(0, index).split(/\r?\n/);
+  const lines2 = xmlData.substring(0, index).split(/\r?\n/);
   return {
-    line: lines.length,
+    line: lines2.length,
     // column number is last line's length + 1, because column numbering starts at 1:
-    col: lines[lines.length - 1].length + 1
+    col: lines2[lines2.length - 1].length + 1
   };
 }
 function getPositionFromMatch(match) {
@@ -52524,21 +53578,21 @@ var init_Matcher = __esm({
        * @returns {string}
        */
       toString(separator, includeNamespace = true) {
-        const sep6 = separator || this.separator;
-        const isDefault = sep6 === this.separator && includeNamespace === true;
+        const sep7 = separator || this.separator;
+        const isDefault = sep7 === this.separator && includeNamespace === true;
         if (isDefault) {
           if (this._pathStringCache !== null) {
             return this._pathStringCache;
           }
           const result = this.path.map(
             (n) => n.namespace ? `${n.namespace}:${n.tag}` : n.tag
-          ).join(sep6);
+          ).join(sep7);
           this._pathStringCache = result;
           return result;
         }
         return this.path.map(
           (n) => includeNamespace && n.namespace ? `${n.namespace}:${n.tag}` : n.tag
-        ).join(sep6);
+        ).join(sep7);
       }
       /**
        * Get path as array of tag names.
@@ -53217,76 +54271,76 @@ var init_redos = __esm({
 });
 
 // node_modules/is-unsafe/src/contexts/nosql.js
-var sep4, NOSQL_PATTERNS, nosql_default;
+var sep5, NOSQL_PATTERNS, nosql_default;
 var init_nosql = __esm({
   "node_modules/is-unsafe/src/contexts/nosql.js"() {
-    sep4 = `["'\\s]*:`;
+    sep5 = `["'\\s]*:`;
     NOSQL_PATTERNS = [
       // ─── MongoDB $ operator injection ────────────────────────────────────────
       {
         id: "nosql-where-operator",
         description: "$where \u2014 executes arbitrary JavaScript server-side in MongoDB",
-        pattern: new RegExp(`\\$where${sep4}`, "i")
+        pattern: new RegExp(`\\$where${sep5}`, "i")
       },
       {
         id: "nosql-ne-operator",
         description: '$ne \u2014 "not equal" operator used to bypass equality checks',
-        pattern: new RegExp(`\\$ne${sep4}`, "i")
+        pattern: new RegExp(`\\$ne${sep5}`, "i")
       },
       {
         id: "nosql-gt-operator",
         description: '$gt \u2014 "greater than" used to bypass password/value checks',
-        pattern: new RegExp(`\\$gte?${sep4}`, "i")
+        pattern: new RegExp(`\\$gte?${sep5}`, "i")
       },
       {
         id: "nosql-lt-operator",
         description: '$lt / $lte \u2014 "less than" bypass variants',
-        pattern: new RegExp(`\\$lte?${sep4}`, "i")
+        pattern: new RegExp(`\\$lte?${sep5}`, "i")
       },
       {
         id: "nosql-regex-operator",
         description: "$regex \u2014 can be used to extract data character by character (blind injection)",
-        pattern: new RegExp(`\\$regex${sep4}`, "i")
+        pattern: new RegExp(`\\$regex${sep5}`, "i")
       },
       {
         id: "nosql-or-operator",
         description: "$or \u2014 logical OR; used to create always-true conditions",
-        pattern: new RegExp(`\\$or${sep4}\\s*\\[`, "i")
+        pattern: new RegExp(`\\$or${sep5}\\s*\\[`, "i")
       },
       {
         id: "nosql-and-operator",
         description: "$and \u2014 logical AND operator injection",
-        pattern: new RegExp(`\\$and${sep4}\\s*\\[`, "i")
+        pattern: new RegExp(`\\$and${sep5}\\s*\\[`, "i")
       },
       {
         id: "nosql-nor-operator",
         description: "$nor \u2014 logical NOR operator injection",
-        pattern: new RegExp(`\\$nor${sep4}\\s*\\[`, "i")
+        pattern: new RegExp(`\\$nor${sep5}\\s*\\[`, "i")
       },
       {
         id: "nosql-exists-operator",
         description: "$exists \u2014 can enumerate fields to determine schema",
-        pattern: new RegExp(`\\$exists${sep4}`, "i")
+        pattern: new RegExp(`\\$exists${sep5}`, "i")
       },
       {
         id: "nosql-in-operator",
         description: "$in \u2014 matches any value in a list; can enumerate values",
-        pattern: new RegExp(`\\$in${sep4}\\s*\\[`, "i")
+        pattern: new RegExp(`\\$in${sep5}\\s*\\[`, "i")
       },
       {
         id: "nosql-expr-operator",
         description: "$expr \u2014 allows aggregation expressions in queries (MongoDB 3.6+)",
-        pattern: new RegExp(`\\$expr${sep4}`, "i")
+        pattern: new RegExp(`\\$expr${sep5}`, "i")
       },
       {
         id: "nosql-function-operator",
         description: "$function \u2014 executes arbitrary JavaScript in MongoDB 4.4+",
-        pattern: new RegExp(`\\$function${sep4}`, "i")
+        pattern: new RegExp(`\\$function${sep5}`, "i")
       },
       {
         id: "nosql-accumulator-operator",
         description: "$accumulator \u2014 custom aggregation with arbitrary JS execution",
-        pattern: new RegExp(`\\$accumulator${sep4}`, "i")
+        pattern: new RegExp(`\\$accumulator${sep5}`, "i")
       },
       // ─── Prototype pollution ─────────────────────────────────────────────────
       {
@@ -53851,8 +54905,8 @@ function readStopNodeData(xmlData, tagName, i) {
           const nextLt = xmlData.indexOf("<", i + 1);
           if (nextLt === -1 || nextLt > nextGt) {
             const exp = xmlData.substring(i + 1, nextGt);
-            const sep6 = exp.search(/\s/);
-            const name = sep6 === -1 ? exp : exp.substring(0, sep6);
+            const sep7 = exp.search(/\s/);
+            const name = sep7 === -1 ? exp : exp.substring(0, sep7);
             if (name === tagName && exp[exp.length - 1] !== "/") openTagCount++;
             i = nextGt;
           }
@@ -54422,12 +55476,22 @@ var init_xml_entities = __esm({
 });
 
 // src/snapshot/config-xml.ts
+var config_xml_exports = {};
+__export(config_xml_exports, {
+  checkConfigBytes: () => checkConfigBytes,
+  checkConfigXml: () => checkConfigXml,
+  inspectConfigXml: () => inspectConfigXml,
+  parseConfigXml: () => parseConfigXml
+});
 function checkConfigXml(text2) {
   const checked = inspect2(text2, false);
   return "problem" in checked ? checked.problem : void 0;
 }
 function inspectConfigXml(text2) {
   return inspect2(text2, true);
+}
+function checkConfigBytes(bytes) {
+  return checkXmlBytes(bytes).ok ? void 0 : checkConfigXml(bytes.toString("utf8"));
 }
 function inspect2(text2, count3) {
   const body = stripBom(text2);
@@ -54487,6 +55551,7 @@ var init_config_xml = __esm({
     "use strict";
     init_fxp();
     init_xml_entities();
+    init_xml_checker();
     FAITHFUL = {
       preserveOrder: true,
       ignoreAttributes: false,
@@ -54502,76 +55567,105 @@ var init_config_xml = __esm({
   }
 });
 
-// src/snapshot/errors.ts
-var SnapshotError, SnapshotIntegrityError;
-var init_errors3 = __esm({
-  "src/snapshot/errors.ts"() {
-    "use strict";
-    init_errors();
-    SnapshotError = class extends MftopsError {
-    };
-    SnapshotIntegrityError = class extends SnapshotError {
-      file;
-      constructor(message, file) {
-        super(message);
-        this.file = file;
-      }
-    };
-  }
-});
-
-// src/snapshot/crypto.ts
-import { createCipheriv, createDecipheriv, createHmac, randomBytes as randomBytes2 } from "node:crypto";
-function readSnapshotKey(env) {
-  const raw = env[SNAPSHOT_KEY_VARIABLE]?.trim();
-  if (raw === void 0 || raw === "") return void 0;
-  let bytes;
-  if (/^(?:[0-9a-fA-F]{2})+$/.test(raw)) bytes = Buffer.from(raw, "hex");
-  else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) bytes = Buffer.from(raw, "base64");
-  else throw new SnapshotError(`${SNAPSHOT_KEY_VARIABLE} is neither hex nor base64: give 32 random bytes as 64 hex digits or base64`);
-  if (bytes.length !== 32) {
-    throw new SnapshotError(`${SNAPSHOT_KEY_VARIABLE} must be 32 bytes (64 hex digits or 44 base64 characters); it decodes to ${bytes.length} bytes`);
-  }
-  return { bytes, check: createHmac("sha256", bytes).update("mftops snapshot key check v1").digest("hex").slice(0, 16) };
-}
-function encryptBuffer(key, plaintext, fileName) {
-  const iv = randomBytes2(IV_BYTES);
-  const cipher = createCipheriv("aes-256-gcm", key.bytes, iv);
-  cipher.setAAD(Buffer.from(fileName, "utf8"));
-  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([MAGIC, iv, body, cipher.getAuthTag()]);
-}
-function decryptBuffer(key, data, fileName, where) {
-  const encName = `${fileName}.enc`;
-  if (data.length < MAGIC.length + IV_BYTES + TAG_BYTES || !data.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw new SnapshotIntegrityError(`${where}: ${encName} is not an mftops encrypted file (truncated or replaced)`, encName);
-  }
-  const iv = data.subarray(MAGIC.length, MAGIC.length + IV_BYTES);
-  const tag = data.subarray(data.length - TAG_BYTES);
-  const body = data.subarray(MAGIC.length + IV_BYTES, data.length - TAG_BYTES);
-  const decipher = createDecipheriv("aes-256-gcm", key.bytes, iv);
-  decipher.setAAD(Buffer.from(fileName, "utf8"));
-  decipher.setAuthTag(tag);
+// src/snapshot/export-pass.ts
+import { createHash as createHash5 } from "node:crypto";
+import { closeSync as closeSync4, fstatSync as fstatSync2, openSync as openSync4, readSync as readSync2, writeSync as writeSync3 } from "node:fs";
+function passPlainFile(path, check = true) {
+  const fd = openSync4(path, "r");
   try {
-    return Buffer.concat([decipher.update(body), decipher.final()]);
-  } catch {
-    throw new SnapshotIntegrityError(`${where}: ${encName} fails authentication: the file changed after it was saved`, encName);
+    const sink = startSink(check);
+    forEachChunk(fd, 0, Number.POSITIVE_INFINITY, (chunk) => sink.add(chunk));
+    return sink.end();
+  } finally {
+    closeSync4(fd);
   }
 }
-var SNAPSHOT_KEY_VARIABLE, MAGIC, IV_BYTES, TAG_BYTES;
-var init_crypto = __esm({
-  "src/snapshot/crypto.ts"() {
+function passEncryptedFile(path, key, plainName, where, check = true) {
+  const fd = openSync4(path, "r");
+  try {
+    const size = fstatSync2(fd).size;
+    const head = readAt(fd, 0, Math.min(HEADER_BYTES, size));
+    const tag = readAt(fd, Math.max(0, size - TRAILER_BYTES), Math.min(TRAILER_BYTES, size));
+    const decryption = startDecryption(key, size, head, tag, plainName, where);
+    const sink = startSink(check);
+    forEachChunk(fd, HEADER_BYTES, size - TRAILER_BYTES, (chunk) => sink.add(decryption.update(chunk)));
+    sink.add(decryption.final());
+    return sink.end();
+  } finally {
+    closeSync4(fd);
+  }
+}
+function encryptFileTo(from, fd, key, plainName) {
+  const encryption = startEncryption(key, plainName);
+  writeAll(fd, encryption.header);
+  const source = openSync4(from, "r");
+  try {
+    forEachChunk(source, 0, Number.POSITIVE_INFINITY, (chunk) => writeAll(fd, encryption.update(chunk)));
+  } finally {
+    closeSync4(source);
+  }
+  writeAll(fd, encryption.final());
+}
+async function settleExportXml(pass, readText, count3) {
+  if (!pass.xml) throw new Error("settleExportXml: the pass did not check the XML");
+  if (pass.xml.ok) return { taskCount: count3 ? pass.xml.taskCount : 0 };
+  const { checkConfigXml: checkConfigXml2, inspectConfigXml: inspectConfigXml2 } = await Promise.resolve().then(() => (init_config_xml(), config_xml_exports));
+  const text2 = readText();
+  if (count3) return inspectConfigXml2(text2);
+  const problem = checkConfigXml2(text2);
+  return problem === void 0 ? { taskCount: 0 } : { problem };
+}
+function startSink(check) {
+  const hash2 = createHash5("sha256");
+  const checker = check ? new XmlChecker() : void 0;
+  let bytes = 0;
+  return {
+    add: (chunk) => {
+      if (chunk.length === 0) return;
+      bytes += chunk.length;
+      hash2.update(chunk);
+      checker?.push(chunk);
+    },
+    end: () => ({ bytes, sha256: hash2.digest("hex"), ...checker ? { xml: checker.end() } : {} })
+  };
+}
+function forEachChunk(fd, from, to, onChunk) {
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  let position = from;
+  while (position < to) {
+    const want = Math.min(CHUNK_BYTES, to - position);
+    const n = readSync2(fd, buffer, 0, want, position);
+    if (n === 0) break;
+    position += n;
+    onChunk(buffer.subarray(0, n));
+  }
+}
+function readAt(fd, position, length) {
+  const buffer = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync2(fd, buffer, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buffer.subarray(0, got);
+}
+function writeAll(fd, data) {
+  let done = 0;
+  while (done < data.length) done += writeSync3(fd, data, done, data.length - done);
+}
+var CHUNK_BYTES;
+var init_export_pass = __esm({
+  "src/snapshot/export-pass.ts"() {
     "use strict";
-    init_errors3();
-    SNAPSHOT_KEY_VARIABLE = "MFTOPS_SNAPSHOT_KEY";
-    MAGIC = Buffer.from("MFTSNAP1", "ascii");
-    IV_BYTES = 12;
-    TAG_BYTES = 16;
+    init_crypto();
+    init_xml_checker();
+    CHUNK_BYTES = 1 << 20;
   }
 });
 
 // src/snapshot/model.ts
-var SNAPSHOT_FORMAT_VERSION, MANIFEST_FILE, AUTOMATION_FILE, FOLDERS_FILE, ENCRYPTED_SUFFIX, SNAPSHOT_ID, ENVIRONMENT_NAME, SENSITIVE2;
+var SNAPSHOT_FORMAT_VERSION, MANIFEST_FILE, AUTOMATION_FILE, FOLDERS_FILE, ENCRYPTED_SUFFIX, SNAPSHOT_ID, ENVIRONMENT_NAME;
 var init_model4 = __esm({
   "src/snapshot/model.ts"() {
     "use strict";
@@ -54582,278 +55676,21 @@ var init_model4 = __esm({
     ENCRYPTED_SUFFIX = ".enc";
     SNAPSHOT_ID = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z$/;
     ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-    SENSITIVE2 = "(sensitive)";
-  }
-});
-
-// src/snapshot/diff-configs.ts
-function diffConfigs(a, b) {
-  const secrets = /* @__PURE__ */ new Set([...collectSecrets(a), ...collectSecrets(b)]);
-  const objectsA = extractObjects(a);
-  const objectsB = extractObjects(b);
-  const kinds = DIFF_KINDS.map((kind) => {
-    const before = objectsA[kind];
-    const after = objectsB[kind];
-    const added = [...after.keys()].filter((n) => !before.has(n)).sort(byText);
-    const removed = [...before.keys()].filter((n) => !after.has(n)).sort(byText);
-    const changed = [];
-    for (const name of [...before.keys()].filter((n) => after.has(n)).sort(byText)) {
-      const fields = diffFields(flattenObject(before.get(name), kind), flattenObject(after.get(name), kind), secrets);
-      if (fields.length > 0) changed.push({ name, fields });
-    }
-    return { kind, added, removed, changed };
-  });
-  return { kinds };
-}
-function extractObjects(root) {
-  const section = (name) => root.children.find((c) => c.name === name)?.children ?? [];
-  return {
-    task: byName(section("Tasks").filter((e) => e.name === "Task"), (e) => e.attrs.Name ?? childText(e, "Name") ?? idName(e)),
-    // One element per host, named by its type (<SSHFTP/>, <AS2/>…).
-    host: byName(section("Hosts"), (e) => e.attrs.Name ?? childText(e, "Name") ?? idName(e)),
-    resourceGroupAcl: byName(
-      section("ACLs").filter((e) => e.name === "ACL"),
-      (e) => e.attrs.ResourceGroupName !== void 0 && e.attrs.UserGroupName !== void 0 ? `${e.attrs.ResourceGroupName} / ${e.attrs.UserGroupName}` : idName(e)
-    )
-  };
-}
-function flattenObject(el, kind) {
-  const out = /* @__PURE__ */ new Map();
-  switch (kind) {
-    case "host":
-      out.set("(type)", { value: el.name, sensitive: false });
-      break;
-    case "task":
-    case "resourceGroupAcl":
-      break;
-    default: {
-      const never = kind;
-      throw new Error(`unknown diff kind ${String(never)}`);
-    }
-  }
-  flattenInto(el, "", false, out);
-  return out;
-}
-function flattenInto(el, prefix, inSecret, out) {
-  const secret = inSecret || isSecretFlagged(el);
-  const attrSensitive = (name) => SECRET_NAME2.test(name) || secret && !["Name", "ID", "Secret"].includes(name);
-  for (const [name, value] of Object.entries(el.attrs)) {
-    const extra = name === EXTRA_ATTR ? parseExtra(value) : void 0;
-    if (extra) {
-      for (const [k, v] of Object.entries(extra)) out.set(join6(prefix, k), { value: typeof v === "string" ? v : JSON.stringify(v), sensitive: attrSensitive(k) });
-    } else {
-      out.set(join6(prefix, name), { value, sensitive: attrSensitive(name) });
-    }
-  }
-  if (el.children.length === 0 && Object.keys(el.attrs).length === 0) {
-    if (prefix !== "") out.set(prefix, { value: el.text, sensitive: secret });
-  } else if (el.text.trim() !== "") {
-    out.set(join6(prefix, "#text"), { value: el.text, sensitive: secret });
-  }
-  for (const [name, group] of groupByName(el.children)) {
-    const path = join6(prefix, name);
-    if (group.every(isTextOnly)) {
-      out.set(path, { value: formatList(group.map((g) => g.text)), sensitive: secret });
-    } else if (group.length === 1) {
-      flattenInto(group[0], path, secret, out);
-    } else {
-      const names2 = group.map((g) => g.attrs.Name ?? "");
-      const byNameKey = names2.every((n) => n !== "") && new Set(names2).size === names2.length;
-      group.forEach((g, i) => flattenInto(g, `${path}[${byNameKey ? names2[i] : i}]`, secret, out));
-    }
-  }
-}
-function diffFields(before, after, secrets) {
-  const paths = [...before.keys(), ...[...after.keys()].filter((p) => !before.has(p))];
-  const changes = [];
-  for (const path of paths) {
-    const a = before.get(path);
-    const b = after.get(path);
-    if (a?.value === b?.value && a !== void 0 && b !== void 0) continue;
-    const hidden = Boolean(a?.sensitive || b?.sensitive);
-    changes.push({
-      path,
-      ...a !== void 0 ? { before: shown(a.value, hidden, secrets) } : {},
-      ...b !== void 0 ? { after: shown(b.value, hidden, secrets) } : {}
-    });
-  }
-  return changes;
-}
-function shown(value, hidden, secrets) {
-  if (hidden) return SENSITIVE2;
-  for (const s of secrets) if (value.includes(s)) return SENSITIVE2;
-  return value;
-}
-function collectSecrets(root) {
-  const found = /* @__PURE__ */ new Set();
-  const add = (v) => {
-    if (v.length >= 4) found.add(v);
-  };
-  const walk2 = (el, inSecret) => {
-    const secret = inSecret || isSecretFlagged(el);
-    for (const [name, value] of Object.entries(el.attrs)) {
-      const extra = name === EXTRA_ATTR ? parseExtra(value) : void 0;
-      if (extra) {
-        for (const [k, v] of Object.entries(extra)) if (typeof v === "string" && (SECRET_NAME2.test(k) || secret)) add(v);
-      } else if (SECRET_NAME2.test(name) || secret && !["Name", "ID", "Secret"].includes(name)) {
-        add(value);
-      }
-    }
-    if (secret && el.text.trim() !== "") add(el.text);
-    for (const c of el.children) walk2(c, secret);
-  };
-  walk2(root, false);
-  return found;
-}
-function isSecretFlagged(el) {
-  const flag = el.attrs.Secret ?? el.attrs.secret;
-  return flag !== void 0 && ["1", "true"].includes(flag.trim().toLowerCase());
-}
-function parseExtra(value) {
-  try {
-    const parsed = JSON.parse(value);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed : void 0;
-  } catch {
-    return void 0;
-  }
-}
-function isTextOnly(el) {
-  return el.children.length === 0 && Object.keys(el.attrs).length === 0;
-}
-function formatList(items) {
-  if (items.length === 1) return items[0];
-  return items.some((i) => i.includes(",")) ? JSON.stringify(items) : items.join(", ");
-}
-function groupByName(children) {
-  const groups = /* @__PURE__ */ new Map();
-  for (const c of children) {
-    const g = groups.get(c.name);
-    if (g) g.push(c);
-    else groups.set(c.name, [c]);
-  }
-  return groups;
-}
-function byName(elements, nameOf) {
-  const out = /* @__PURE__ */ new Map();
-  for (const e of elements) {
-    const base = nameOf(e);
-    let name = base;
-    for (let n = 2; out.has(name); n++) name = `${base} (${n})`;
-    out.set(name, e);
-  }
-  return out;
-}
-function childText(el, name) {
-  return el.children.find((c) => c.name === name && isTextOnly(c))?.text;
-}
-function idName(el) {
-  const id = el.attrs.ID ?? el.attrs.ACLID;
-  return id !== void 0 ? `${el.name} ID ${id}` : el.name;
-}
-function join6(prefix, name) {
-  return prefix === "" ? name : `${prefix}.${name}`;
-}
-function byText(a, b) {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-var DIFF_KINDS, SECRET_NAME2, EXTRA_ATTR;
-var init_diff_configs = __esm({
-  "src/snapshot/diff-configs.ts"() {
-    "use strict";
-    init_model4();
-    DIFF_KINDS = ["task", "host", "resourceGroupAcl"];
-    SECRET_NAME2 = /password|passwd|passphrase|private.?key|secret.?key|client.?secret|api.?key/i;
-    EXTRA_ATTR = "_extra";
   }
 });
 
 // src/snapshot/store.ts
 import { createHash as createHash6 } from "node:crypto";
 import { existsSync as existsSync3, readdirSync, readFileSync as readFileSync10, rmSync as rmSync3 } from "node:fs";
-import { join as join7 } from "node:path";
+import { join as join5 } from "node:path";
 function snapshotPath(dir, ref) {
-  return join7(dir, ref.env, ref.id);
-}
-function describeRef(ref) {
-  return `${ref.env}/${ref.id}`;
-}
-function listSnapshots(dir, env) {
-  const snapshots = [];
-  const unreadable = [];
-  for (const ref of listSnapshotRefs(dir, env)) {
-    try {
-      snapshots.push(toInfo(readManifest(dir, ref), snapshotPath(dir, ref)));
-    } catch (err) {
-      if (!(err instanceof SnapshotError)) throw err;
-      unreadable.push({ ...ref, path: snapshotPath(dir, ref), reason: err.message });
-    }
-  }
-  return { snapshots, unreadable };
+  return join5(dir, ref.env, ref.id);
 }
 function listSnapshotRefs(dir, env) {
   const envs = env !== void 0 ? [env] : subfolders(dir).filter((n) => !n.startsWith("."));
   return envs.flatMap(
-    (e) => subfolders(join7(dir, e)).filter((n) => SNAPSHOT_ID.test(n)).sort().map((id) => ({ env: e, id }))
+    (e) => subfolders(join5(dir, e)).filter((n) => SNAPSHOT_ID.test(n)).sort().map((id) => ({ env: e, id }))
   );
-}
-function resolveSnapshotId(dir, arg, env) {
-  const slash = arg.indexOf("/");
-  const scopeEnv = slash >= 0 ? arg.slice(0, slash) : env;
-  const wanted = slash >= 0 ? arg.slice(slash + 1) : arg;
-  if (scopeEnv !== void 0 && !ENVIRONMENT_NAME.test(scopeEnv)) throw new SnapshotError(`"${scopeEnv}" is not an environment name`);
-  if (env !== void 0 && scopeEnv !== env) {
-    throw new SnapshotError(`snapshot "${arg}" belongs to environment "${scopeEnv}", not "${env}"`);
-  }
-  const refs = listSnapshotRefs(dir, scopeEnv);
-  const where = scopeEnv !== void 0 ? `${join7(dir, scopeEnv)}` : dir;
-  if (refs.length === 0) throw new SnapshotError(`no snapshots in ${where}`);
-  if (wanted === "latest") {
-    return refs.reduce((a, b) => b.id > a.id || b.id === a.id && b.env > a.env ? b : a);
-  }
-  if (wanted === "") throw new SnapshotError("empty snapshot id");
-  const exact = refs.filter((r) => r.id === wanted);
-  const matches = exact.length > 0 ? exact : refs.filter((r) => r.id.startsWith(wanted));
-  if (matches.length === 1) return matches[0];
-  if (matches.length === 0) throw new SnapshotError(`no snapshot "${wanted}" in ${where} (newest: ${refs[refs.length - 1].id}; see mftops snapshot list)`);
-  const shown2 = matches.slice(0, 5).map(describeRef).join(", ");
-  throw new SnapshotError(`snapshot "${wanted}" is ambiguous: ${matches.length} match (${shown2}${matches.length > 5 ? ", \u2026" : ""}); give more of the id`);
-}
-function readManifest(dir, ref) {
-  const path = join7(snapshotPath(dir, ref), MANIFEST_FILE);
-  let raw;
-  try {
-    raw = JSON.parse(readFileSync10(path, "utf8"));
-  } catch (err) {
-    const code5 = err.code;
-    throw new SnapshotIntegrityError(`snapshot ${describeRef(ref)}: ${MANIFEST_FILE} ${code5 ? `cannot be read (${code5})` : "is not valid JSON"}`, MANIFEST_FILE);
-  }
-  const problem = checkManifestShape(raw);
-  if (problem) throw new SnapshotIntegrityError(`snapshot ${describeRef(ref)}: ${MANIFEST_FILE}: ${problem}`, MANIFEST_FILE);
-  return raw;
-}
-function loadSnapshot(dir, ref, processEnv = process.env) {
-  const manifest = readManifest(dir, ref);
-  const folder = snapshotPath(dir, ref);
-  const where = `snapshot ${describeRef(ref)}`;
-  const key = manifest.encryption ? keyFor(manifest, where, processEnv) : void 0;
-  const automationXml = readChecked(folder, manifest.automation, AUTOMATION_FILE, key, where);
-  const problem = checkConfigXml(automationXml.toString("utf8"));
-  if (problem) throw new SnapshotIntegrityError(`${where}: ${manifest.automation.file} is not well-formed XML: ${problem}`, manifest.automation.file);
-  let folders = [];
-  if (manifest.transfer) {
-    const bytes = readChecked(folder, manifest.transfer, FOLDERS_FILE, key, where);
-    const parsed = parseSavedFolders(bytes);
-    if (typeof parsed === "string") throw new SnapshotIntegrityError(`${where}: ${manifest.transfer.file}: ${parsed}`, manifest.transfer.file);
-    folders = [...parsed.folders];
-  }
-  return { info: toInfo(manifest, folder), manifest, automationXml, folders };
-}
-function verifySnapshot(dir, arg, options = {}) {
-  const ref = resolveSnapshotId(dir, arg, options.env);
-  const loaded = loadSnapshot(dir, ref, options.processEnv);
-  const files = [pickFile(loaded.manifest.automation)];
-  if (loaded.manifest.transfer) files.push(pickFile(loaded.manifest.transfer));
-  return { snapshot: loaded.info, files };
 }
 function pruneSnapshots(dir, env, keep, protect = []) {
   if (!Number.isInteger(keep) || keep < 1) throw new SnapshotError(`snapshots.keep must be a whole number of at least 1, not ${keep}`);
@@ -54879,59 +55716,8 @@ function toInfo(m, path) {
     ...m.note !== void 0 ? { note: m.note } : {}
   };
 }
-function parseSavedFolders(bytes) {
-  let raw;
-  try {
-    raw = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    return "not valid JSON";
-  }
-  if (!isObject(raw) || !Array.isArray(raw.folders)) return 'expected an object with a "folders" list';
-  for (const [i, f] of raw.folders.entries()) {
-    if (!isObject(f) || typeof f.path !== "string" || !(f.id === null || typeof f.id === "string") || !Array.isArray(f.entries)) {
-      return `folders[${i}] must have path, id and entries`;
-    }
-    for (const e of f.entries) {
-      if (!isObject(e) || typeof e.type !== "string" || typeof e.id !== "string" || !isObject(e.permissions)) {
-        return `folders[${i}] (${f.path}) has an entry without type, id and permissions`;
-      }
-    }
-  }
-  return raw;
-}
 function sha256Hex(data) {
   return createHash6("sha256").update(data).digest("hex");
-}
-function readChecked(folder, file, plainName, key, where) {
-  const expected = key ? `${plainName}${ENCRYPTED_SUFFIX}` : plainName;
-  if (file.file !== expected) throw new SnapshotIntegrityError(`${where}: ${MANIFEST_FILE} names ${file.file}, expected ${expected}`, MANIFEST_FILE);
-  let data;
-  try {
-    data = readFileSync10(join7(folder, file.file));
-  } catch (err) {
-    throw new SnapshotIntegrityError(`${where}: ${file.file} cannot be read (${err.code ?? "error"})`, file.file);
-  }
-  const plain = key ? decryptBuffer(key, data, plainName, where) : data;
-  if (plain.length !== file.bytes) {
-    throw new SnapshotIntegrityError(`${where}: ${file.file} has ${plain.length} bytes, ${MANIFEST_FILE} says ${file.bytes}: the file changed after it was saved`, file.file);
-  }
-  const actual = sha256Hex(plain);
-  if (actual !== file.sha256) {
-    throw new SnapshotIntegrityError(
-      `${where}: ${file.file} does not match its sha256 in ${MANIFEST_FILE} (expected ${file.sha256.slice(0, 12)}\u2026, got ${actual.slice(0, 12)}\u2026): the file changed after it was saved`,
-      file.file
-    );
-  }
-  return plain;
-}
-function keyFor(manifest, where, processEnv) {
-  const key = readSnapshotKey(processEnv);
-  if (!key) throw new SnapshotError(`${where} is encrypted: set ${SNAPSHOT_KEY_VARIABLE} to the key it was saved with`);
-  if (key.check !== manifest.encryption?.keyCheck) throw new SnapshotError(`${where} was encrypted with another key than ${SNAPSHOT_KEY_VARIABLE}`);
-  return key;
-}
-function pickFile(f) {
-  return { file: f.file, bytes: f.bytes, sha256: f.sha256 };
 }
 function subfolders(path) {
   if (!existsSync3(path)) return [];
@@ -54941,153 +55727,32 @@ function subfolders(path) {
     throw new SnapshotError(`cannot read ${path} (${err.code ?? "error"})`);
   }
 }
-function checkManifestShape(raw) {
-  if (!isObject(raw)) return "expected a JSON object";
-  if (raw.formatVersion !== SNAPSHOT_FORMAT_VERSION) return `unsupported formatVersion ${JSON.stringify(raw.formatVersion)} (this mftops reads ${SNAPSHOT_FORMAT_VERSION})`;
-  for (const k of ["id", "environment", "createdAt", "toolVersion"]) if (typeof raw[k] !== "string") return `missing ${k}`;
-  const fileProblem = (f, name) => isObject(f) && typeof f.file === "string" && typeof f.bytes === "number" && typeof f.sha256 === "string" && /^[0-9a-f]{64}$/.test(f.sha256) ? void 0 : `${name} must have file, bytes and sha256`;
-  const a = raw.automation;
-  const p = fileProblem(a, "automation") ?? (isObject(a) && typeof a.url === "string" && typeof a.taskCount === "number" ? void 0 : "automation must have url and taskCount");
-  if (p) return p;
-  if (raw.transfer !== void 0) {
-    const t = raw.transfer;
-    const q = fileProblem(t, "transfer") ?? (isObject(t) && typeof t.folderCount === "number" ? void 0 : "transfer must have folderCount");
-    if (q) return q;
-  }
-  if (raw.encryption !== void 0) {
-    const e = raw.encryption;
-    if (!isObject(e) || e.algorithm !== "aes-256-gcm" || typeof e.keyCheck !== "string") return "encryption must have algorithm aes-256-gcm and keyCheck";
-  }
-  return void 0;
-}
-function isObject(x) {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
-}
 var init_store = __esm({
   "src/snapshot/store.ts"() {
     "use strict";
-    init_config_xml();
     init_crypto();
     init_errors3();
+    init_export_pass();
     init_model4();
-  }
-});
-
-// src/snapshot/diff-snapshots.ts
-function diffSnapshots(dir, a, b, options = {}) {
-  const refA = resolveSnapshotId(dir, a, options.env);
-  const refB = resolveSnapshotId(dir, b, options.env);
-  const xmlA = parseConfigXml(loadSnapshot(dir, refA, options.processEnv).automationXml.toString("utf8"));
-  const xmlB = parseConfigXml(loadSnapshot(dir, refB, options.processEnv).automationXml.toString("utf8"));
-  return { a: refA, b: refB, ...diffConfigs(xmlA, xmlB) };
-}
-var init_diff_snapshots = __esm({
-  "src/snapshot/diff-snapshots.ts"() {
-    "use strict";
-    init_config_xml();
-    init_diff_configs();
-    init_store();
-  }
-});
-
-// src/snapshot/render.ts
-function renderSnapshotDiffText(diff) {
-  const lines = [`Snapshot diff ${diff.a.env}/${diff.a.id} \u2192 ${diff.b.env}/${diff.b.id}`, ""];
-  let added = 0;
-  let removed = 0;
-  let changed = 0;
-  for (const k of diff.kinds) {
-    added += k.added.length;
-    removed += k.removed.length;
-    changed += k.changed.length;
-    const counts = [k.added.length && `${k.added.length} added`, k.removed.length && `${k.removed.length} removed`, k.changed.length && `${k.changed.length} changed`].filter(Boolean);
-    lines.push(`${kindLabel(k.kind)}: ${counts.length > 0 ? counts.join(", ") : "no changes"}`);
-    for (const name of k.added) lines.push(`  + ${name}`);
-    for (const name of k.removed) lines.push(`  - ${name}`);
-    for (const c of k.changed) {
-      lines.push(`  ~ ${c.name}`);
-      for (const f of c.fields) lines.push(`      ${f.path}: ${showValue2(f.before)} \u2192 ${showValue2(f.after)}`);
-    }
-  }
-  lines.push("");
-  lines.push(added + removed + changed === 0 ? "No differences in tasks, hosts or resource-group ACLs." : `${added} added, ${removed} removed, ${changed} changed.`);
-  return `${lines.join("\n")}
-`;
-}
-function renderSnapshotDiffJson(diff) {
-  return `${JSON.stringify(diff, null, 2)}
-`;
-}
-function renderSnapshotListText(list) {
-  if (list.snapshots.length === 0 && list.unreadable.length === 0) return "No snapshots.\n";
-  const rows = [["ENV", "ID", "TASKS", "SIZE", "FOLDERS", "ENCRYPTED", "SHA256", "NOTE"]];
-  for (const s of list.snapshots) {
-    rows.push([s.env, s.id, String(s.taskCount), formatBytes2(s.bytes), String(s.folderCount), s.encrypted ? "yes" : "no", s.sha256.slice(0, 12), s.note ?? ""]);
-  }
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  const out = rows.map((r) => r.map((cell, i) => i === r.length - 1 ? cell : cell.padEnd(widths[i])).join("  ").trimEnd());
-  for (const u of list.unreadable) out.push(`unreadable: ${u.env}/${u.id}: ${u.reason}`);
-  return `${out.join("\n")}
-`;
-}
-function renderSnapshotListJson(list) {
-  return `${JSON.stringify(list, null, 2)}
-`;
-}
-function renderVerifiedText(v) {
-  const files = v.files.map((f) => `  ${f.file}: ${formatBytes2(f.bytes)}, sha256 ${f.sha256}`);
-  return [`Snapshot ${v.snapshot.env}/${v.snapshot.id} verified: ${v.snapshot.taskCount} tasks, ${v.files.length} file(s) match snapshot.json.`, ...files, ""].join("\n");
-}
-function describeSnapshot(s) {
-  const parts = [`${s.taskCount} tasks`, formatBytes2(s.bytes)];
-  if (s.folderCount > 0) parts.push(`${s.folderCount} transfer folder(s)`);
-  if (s.encrypted) parts.push("encrypted");
-  return `${s.env}/${s.id} (${parts.join(", ")})`;
-}
-function formatBytes2(n) {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
-}
-function kindLabel(kind) {
-  switch (kind) {
-    case "task":
-      return "Tasks";
-    case "host":
-      return "Hosts";
-    case "resourceGroupAcl":
-      return "Resource-group ACLs";
-    default: {
-      const never = kind;
-      throw new Error(`unknown diff kind ${String(never)}`);
-    }
-  }
-}
-function showValue2(v) {
-  if (v === void 0) return "(absent)";
-  if (v === SENSITIVE2) return SENSITIVE2;
-  const quoted = JSON.stringify(v);
-  return quoted.length > MAX_VALUE ? `${quoted.slice(0, MAX_VALUE - 2)}\u2026"` : quoted;
-}
-var MAX_VALUE;
-var init_render = __esm({
-  "src/snapshot/render.ts"() {
-    "use strict";
-    init_model4();
-    MAX_VALUE = 160;
   }
 });
 
 // src/snapshot/save-snapshot.ts
+var save_snapshot_exports = {};
+__export(save_snapshot_exports, {
+  saveSnapshot: () => saveSnapshot,
+  toSnapshotId: () => toSnapshotId
+});
+import { readFileSync as readFileSync11 } from "node:fs";
 import { chmod, mkdir, mkdtemp, open as open2, readFile, rename, rm, stat as stat2, unlink } from "node:fs/promises";
-import { join as join8 } from "node:path";
+import { join as join6 } from "node:path";
 async function saveSnapshot(opts) {
   if (!ENVIRONMENT_NAME.test(opts.env)) throw new SnapshotError(`snapshot not saved: "${opts.env}" is not an environment name`);
   const key = readSnapshotKey(opts.processEnv ?? process.env);
   if (!Number.isInteger(opts.keep) || opts.keep < 1) throw new SnapshotError(`snapshots.keep must be a whole number of at least 1, not ${opts.keep}`);
   const folders = [...new Set(opts.folders ?? [])];
   if (folders.length > 0 && !opts.transfer) throw new SnapshotError(`snapshot not saved: ${folders.length} transfer folder(s) to save but no transfer service`);
-  const envDir = join8(opts.dir, opts.env);
+  const envDir = join6(opts.dir, opts.env);
   try {
     await mkdir(envDir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -55096,7 +55761,7 @@ async function saveSnapshot(opts) {
   const when = opts.now ?? /* @__PURE__ */ new Date();
   let tmp;
   try {
-    tmp = await mkdtemp(join8(envDir, `.tmp-${toSnapshotId(when)}-`));
+    tmp = await mkdtemp(join6(envDir, `.tmp-${toSnapshotId(when)}-`));
     await chmod(tmp, 448);
   } catch (err) {
     throw new SnapshotError(`snapshot not saved: cannot create a folder in ${envDir} (${code2(err)})`);
@@ -55116,10 +55781,10 @@ async function saveSnapshot(opts) {
       ...transfer2 ? { transfer: { ...transfer2, ...opts.transferUrl !== void 0 ? { url: opts.transferUrl } : {} } } : {},
       ...key ? { encryption: { algorithm: "aes-256-gcm", keyCheck: key.check } } : {}
     };
-    await writeAtomic(join8(tmp, MANIFEST_FILE), Buffer.from(`${JSON.stringify(manifest, null, 2)}
+    await writeAtomic(join6(tmp, MANIFEST_FILE), Buffer.from(`${JSON.stringify(manifest, null, 2)}
 `, "utf8"));
     await syncFolder(tmp);
-    const final = join8(envDir, id);
+    const final = join6(envDir, id);
     await rename(tmp, final);
     await syncFolder(envDir);
     pruneAfterSave(opts, id);
@@ -55138,34 +55803,63 @@ function fromSnapshotId(id) {
   return id.replace(/^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-/, "$1:$2:");
 }
 async function saveAutomation(tmp, opts, key) {
-  const part = join8(tmp, `${AUTOMATION_FILE}.part`);
+  const part = join6(tmp, `${AUTOMATION_FILE}.part`);
   const received = await opts.automation.exportConfig(part);
-  await fsyncFile(part);
-  const stored = await readFile(part);
-  const sha256 = sha256Hex(stored);
-  if (stored.length !== received.bytes || sha256 !== received.sha256) {
-    throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE} on disk differs from what the server sent (${stored.length} of ${received.bytes} bytes)`);
+  const stored = await whileSyncing(part, () => passPlainFile(part));
+  if (stored.bytes !== received.bytes || stored.sha256 !== received.sha256) {
+    throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE} on disk differs from what the server sent (${stored.bytes} of ${received.bytes} bytes)`);
   }
-  const text2 = stored.toString("utf8");
-  const checked = inspectConfigXml(text2);
+  const checked = await settleExportXml(stored, () => readFileSync11(part, "utf8"), true);
   if ("problem" in checked) throw new SnapshotError(`snapshot not saved: the export from ${opts.automationUrl} is not well-formed XML: ${checked.problem}`);
   const taskCount = checked.taskCount;
   let file = AUTOMATION_FILE;
   if (key) {
     file = `${AUTOMATION_FILE}${ENCRYPTED_SUFFIX}`;
-    await writeEncrypted(join8(tmp, file), stored, AUTOMATION_FILE, key);
+    await writeEncryptedExport(part, join6(tmp, file), stored, key);
     await unlink(part);
   } else {
-    await rename(part, join8(tmp, file));
+    await rename(part, join6(tmp, file));
   }
   return {
     file,
-    bytes: stored.length,
-    sha256,
+    bytes: stored.bytes,
+    sha256: stored.sha256,
     url: opts.automationUrl,
     ...opts.serverVersion !== void 0 ? { serverVersion: opts.serverVersion } : {},
     taskCount
   };
+}
+async function whileSyncing(path, work) {
+  const handle = await open2(path, "r+");
+  try {
+    await handle.chmod(384);
+    const synced = handle.sync();
+    let result;
+    try {
+      result = work();
+    } finally {
+      await synced;
+    }
+    return result;
+  } finally {
+    await handle.close();
+  }
+}
+async function writeEncryptedExport(plainPath, path, plain, key) {
+  const partPath = `${path}.part`;
+  const handle = await open2(partPath, "w", 384);
+  try {
+    await handle.chmod(384);
+    encryptFileTo(plainPath, handle.fd, key, AUTOMATION_FILE);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(partPath, path);
+  const back = passEncryptedFile(path, key, AUTOMATION_FILE, "new snapshot", false);
+  if (back.bytes !== plain.bytes || back.sha256 !== plain.sha256) {
+    throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE}${ENCRYPTED_SUFFIX} does not decrypt to what was written`);
+  }
 }
 async function saveFolders(tmp, transfer2, paths, key) {
   const folders = [];
@@ -55184,9 +55878,9 @@ async function saveFolders(tmp, transfer2, paths, key) {
   let file = FOLDERS_FILE;
   if (key) {
     file = `${FOLDERS_FILE}${ENCRYPTED_SUFFIX}`;
-    await writeEncrypted(join8(tmp, file), plain, FOLDERS_FILE, key);
+    await writeEncrypted(join6(tmp, file), plain, FOLDERS_FILE, key);
   } else {
-    await writeAtomic(join8(tmp, file), plain);
+    await writeAtomic(join6(tmp, file), plain);
   }
   return { file, bytes: plain.length, sha256: sha256Hex(plain), folderCount: folders.length };
 }
@@ -55207,15 +55901,6 @@ async function writeAtomic(path, data) {
   }
   await rename(part, path);
 }
-async function fsyncFile(path) {
-  const handle = await open2(path, "r+");
-  try {
-    await handle.chmod(384);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 async function syncFolder(path) {
   let handle;
   try {
@@ -55230,7 +55915,7 @@ async function freeId(envDir, when) {
   for (let t = when.getTime(); ; t++) {
     const id = toSnapshotId(new Date(t));
     try {
-      await stat2(join8(envDir, id));
+      await stat2(join6(envDir, id));
     } catch (err) {
       if (code2(err) === "ENOENT") return id;
       throw err;
@@ -55258,161 +55943,10 @@ var init_save_snapshot = __esm({
     init_errors();
     init_log();
     init_version();
-    init_config_xml();
     init_crypto();
+    init_export_pass();
     init_errors3();
     init_model4();
-    init_store();
-  }
-});
-
-// src/snapshot/restore-snapshot.ts
-async function restoreSnapshot(opts) {
-  const ref = resolveSnapshotId(opts.dir, opts.id, opts.env);
-  const loaded = loadSnapshot(opts.dir, ref, opts.processEnv);
-  if (loaded.folders.length > 0 && !opts.transfer) {
-    throw new SnapshotError(`snapshot ${describeRef(ref)} holds ${loaded.folders.length} transfer folder(s), but the environment has no transfer service`);
-  }
-  const preRestore = await saveSnapshot({
-    automation: opts.automation,
-    automationUrl: opts.automationUrl,
-    ...opts.serverVersion !== void 0 ? { serverVersion: opts.serverVersion } : {},
-    ...opts.transfer ? { transfer: opts.transfer } : {},
-    ...opts.transferUrl !== void 0 ? { transferUrl: opts.transferUrl } : {},
-    folders: loaded.folders.map((f) => f.path),
-    env: opts.env,
-    dir: opts.dir,
-    keep: opts.keep,
-    protect: [ref.id],
-    ...opts.now ? { now: opts.now } : {},
-    note: `before restoring ${ref.id}`,
-    ...opts.processEnv ? { processEnv: opts.processEnv } : {},
-    ...opts.logger ? { logger: opts.logger } : {}
-  });
-  try {
-    await opts.automation.importConfig(loaded.automationXml);
-  } catch (err) {
-    if (!isMftopsError(err)) throw err;
-    throw new SnapshotError(`restore of ${describeRef(ref)} failed: ${err.message} (the state before the restore is in snapshot ${preRestore.id})`, { cause: err });
-  }
-  const folders = [];
-  for (const saved of loaded.folders) folders.push(await restoreFolder(saved, opts.transfer));
-  return { restored: loaded.info, preRestore, folders, complete: folders.every((f) => f.outcome !== "failed" && f.outcome !== "missing") };
-}
-async function restoreFolder(saved, transfer2) {
-  const base = { path: saved.path, put: 0, deleted: 0, kept: 0 };
-  try {
-    const live = await transfer2.findFolderByPath(saved.path);
-    if (!live) {
-      return saved.id === null ? { ...base, outcome: "absent" } : { ...base, outcome: "missing", error: `the folder no longer exists; its ${saved.entries.length} entries were not restored` };
-    }
-    const liveEntries = await transfer2.listFolderAcls(live.id);
-    const liveByKey = new Map(liveEntries.map((e) => [entryKey3(e), e]));
-    const savedKeys = new Set(saved.entries.map(entryKey3));
-    let put = 0;
-    let deleted = 0;
-    let kept = 0;
-    for (const entry of saved.entries) {
-      if (!MANAGED_TYPES.includes(entry.type)) continue;
-      const current = liveByKey.get(entryKey3(entry));
-      if (current?.isEditable === false || entry.isEditable === false) continue;
-      if (current && samePermissions3(current.permissions, entry.permissions)) continue;
-      await transfer2.setFolderAcl(live.id, { type: entry.type, id: entry.id, permissions: entry.permissions });
-      put++;
-    }
-    for (const entry of liveEntries) {
-      if (savedKeys.has(entryKey3(entry))) continue;
-      if (!MANAGED_TYPES.includes(entry.type) || entry.isEditable === false || entry.isDeletable === false) {
-        kept++;
-        continue;
-      }
-      await transfer2.deleteFolderAcl(live.id, { type: entry.type, id: entry.id });
-      deleted++;
-    }
-    return {
-      ...base,
-      outcome: put + deleted > 0 ? "restored" : "unchanged",
-      put,
-      deleted,
-      kept,
-      ...saved.id === null ? { createdSince: true } : {}
-    };
-  } catch (err) {
-    if (!isMftopsError(err)) throw err;
-    return { ...base, outcome: "failed", error: err.message };
-  }
-}
-function entryKey3(e) {
-  return `${e.type}:${e.id}`;
-}
-function samePermissions3(a, b) {
-  return canonicalJson(a) === canonicalJson(b);
-}
-var MANAGED_TYPES;
-var init_restore_snapshot = __esm({
-  "src/snapshot/restore-snapshot.ts"() {
-    "use strict";
-    init_errors();
-    init_errors3();
-    init_save_snapshot();
-    init_store();
-    init_common2();
-    MANAGED_TYPES = ["User", "Group"];
-  }
-});
-
-// src/snapshot/index.ts
-var snapshot_exports = {};
-__export(snapshot_exports, {
-  AUTOMATION_FILE: () => AUTOMATION_FILE,
-  ENCRYPTED_SUFFIX: () => ENCRYPTED_SUFFIX,
-  ENVIRONMENT_NAME: () => ENVIRONMENT_NAME,
-  FOLDERS_FILE: () => FOLDERS_FILE,
-  MANIFEST_FILE: () => MANIFEST_FILE,
-  SENSITIVE: () => SENSITIVE2,
-  SNAPSHOT_FORMAT_VERSION: () => SNAPSHOT_FORMAT_VERSION,
-  SNAPSHOT_ID: () => SNAPSHOT_ID,
-  SNAPSHOT_KEY_VARIABLE: () => SNAPSHOT_KEY_VARIABLE,
-  SnapshotError: () => SnapshotError,
-  SnapshotIntegrityError: () => SnapshotIntegrityError,
-  checkConfigXml: () => checkConfigXml,
-  describeRef: () => describeRef,
-  describeSnapshot: () => describeSnapshot,
-  diffConfigs: () => diffConfigs,
-  diffSnapshots: () => diffSnapshots,
-  formatBytes: () => formatBytes2,
-  inspectConfigXml: () => inspectConfigXml,
-  listSnapshotRefs: () => listSnapshotRefs,
-  listSnapshots: () => listSnapshots,
-  loadSnapshot: () => loadSnapshot,
-  parseConfigXml: () => parseConfigXml,
-  pruneSnapshots: () => pruneSnapshots,
-  readManifest: () => readManifest,
-  readSnapshotKey: () => readSnapshotKey,
-  renderSnapshotDiffJson: () => renderSnapshotDiffJson,
-  renderSnapshotDiffText: () => renderSnapshotDiffText,
-  renderSnapshotListJson: () => renderSnapshotListJson,
-  renderSnapshotListText: () => renderSnapshotListText,
-  renderVerifiedText: () => renderVerifiedText,
-  resolveSnapshotId: () => resolveSnapshotId,
-  restoreSnapshot: () => restoreSnapshot,
-  saveSnapshot: () => saveSnapshot,
-  snapshotPath: () => snapshotPath,
-  toSnapshotId: () => toSnapshotId,
-  verifySnapshot: () => verifySnapshot
-});
-var init_snapshot = __esm({
-  "src/snapshot/index.ts"() {
-    "use strict";
-    init_config_xml();
-    init_crypto();
-    init_diff_configs();
-    init_diff_snapshots();
-    init_errors3();
-    init_model4();
-    init_render();
-    init_restore_snapshot();
-    init_save_snapshot();
     init_store();
   }
 });
@@ -55471,98 +56005,98 @@ __export(apply_summary_exports, {
   renderApplySummaryText: () => renderApplySummaryText
 });
 function renderApplySummaryText(report) {
-  const lines = [];
+  const lines2 = [];
   switch (report.outcome) {
     case "nothing":
-      lines.push("Nothing to apply.");
-      pushSkipped(lines, report.results);
+      lines2.push("Nothing to apply.");
+      pushSkipped(lines2, report.results);
       break;
     case "refused":
-      lines.push("Apply refused; nothing was written:");
-      for (const p of report.problems) lines.push(`  - ${text(p)}`);
+      lines2.push("Apply refused; nothing was written:");
+      for (const p of report.problems) lines2.push(`  - ${text(p)}`);
       break;
     case "stale":
-      lines.push(`The plan is stale; nothing was written: ${count2(report.stale.length, "object")} moved on the servers since the plan was made.`);
-      for (const s of report.stale) lines.push(`  ${staleSymbol(s)} ${text(s.address)}: ${staleWords(s)}`);
-      lines.push("Make a new plan (mftops plan --out FILE), review it, and apply that one.");
+      lines2.push(`The plan is stale; nothing was written: ${count2(report.stale.length, "object")} moved on the servers since the plan was made.`);
+      for (const s of report.stale) lines2.push(`  ${staleSymbol(s)} ${text(s.address)}: ${staleWords(s)}`);
+      lines2.push("Make a new plan (mftops plan --out FILE), review it, and apply that one.");
       break;
     case "no-snapshot":
-      lines.push("Apply stopped before the first write: no verified snapshot.");
-      for (const p of report.problems) lines.push(`  - ${text(p)}`);
+      lines2.push("Apply stopped before the first write: no verified snapshot.");
+      for (const p of report.problems) lines2.push(`  - ${text(p)}`);
       break;
     case "applied":
     case "interrupted":
-      pushRun(lines, report);
+      pushRun(lines2, report);
       break;
     default: {
       const never = report.outcome;
       throw new Error(`unknown outcome ${String(never)}`);
     }
   }
-  return `${lines.join("\n")}
+  return `${lines2.join("\n")}
 `;
 }
-function pushRun(lines, report) {
+function pushRun(lines2, report) {
   const c = countResults(report.results);
   const head = report.outcome === "interrupted" ? "Apply interrupted" : applyExitCode(report) === 0 ? "Apply complete" : "Apply finished with errors";
-  lines.push(`${head} for environment "${text(report.environment)}": ${c.ok} applied, ${c.failed} failed, ${c.skipped} skipped.`);
-  if (report.outcome === "interrupted" && report.results.length === 0) for (const p of report.problems) lines.push(`  ${text(p)}`);
+  lines2.push(`${head} for environment "${text(report.environment)}": ${c.ok} applied, ${c.failed} failed, ${c.skipped} skipped.`);
+  if (report.outcome === "interrupted" && report.results.length === 0) for (const p of report.problems) lines2.push(`  ${text(p)}`);
   for (const kind of KINDS) {
     const of = report.results.filter((r) => r.kind === kind);
     if (of.length === 0) continue;
     const k = countResults(of);
     const parts = [`${k.ok} applied`, ...k.failed > 0 ? [`${k.failed} failed`] : [], ...k.skipped > 0 ? [`${k.skipped} skipped`] : []];
-    lines.push(`  ${kind}: ${parts.join(", ")}`);
+    lines2.push(`  ${kind}: ${parts.join(", ")}`);
   }
   const failed = report.results.filter((r) => r.status === "failed");
   if (failed.length > 0) {
-    lines.push("Failed:");
-    for (const r of failed) lines.push(`  x ${text(r.address)} (${r.action}): ${text(r.error ?? "failed")}`);
+    lines2.push("Failed:");
+    for (const r of failed) lines2.push(`  x ${text(r.address)} (${r.action}): ${text(r.error ?? "failed")}`);
   }
-  pushSkipped(lines, report.results);
+  pushSkipped(lines2, report.results);
   const s = report.stats;
   if (s.unknownOutcomes > 0) {
-    lines.push(
+    lines2.push(
       `Unknown outcomes: ${s.unknownOutcomes} write(s) got no clear answer; re-reading showed ${s.confirmedByReread} had taken effect, ${s.retriedAfterReread} were sent again.`
     );
   }
-  if (report.snapshot) lines.push(`Snapshot: ${text(report.snapshot.path)}`);
-  if (report.ledger) lines.push(`Ledger:   ${text(report.ledger)}`);
-  if (report.verification) pushVerification(lines, report.verification, c.ok);
+  if (report.snapshot) lines2.push(`Snapshot: ${text(report.snapshot.path)}`);
+  if (report.ledger) lines2.push(`Ledger:   ${text(report.ledger)}`);
+  if (report.verification) pushVerification(lines2, report.verification, c.ok);
 }
-function pushSkipped(lines, results) {
+function pushSkipped(lines2, results) {
   const skipped = results.filter((r) => r.status === "skipped");
   if (skipped.length === 0) return;
   const blocked = skipped.filter((r) => r.action === "blocked");
   if (blocked.length > 0) {
-    lines.push(`Blocked (${blocked.length}), a person must make these changes:`);
-    for (const r of blocked) lines.push(`  ! ${text(r.address)}: ${text((r.error ?? "").replace(/^blocked: /, ""))}`);
+    lines2.push(`Blocked (${blocked.length}), a person must make these changes:`);
+    for (const r of blocked) lines2.push(`  ! ${text(r.address)}: ${text((r.error ?? "").replace(/^blocked: /, ""))}`);
   }
   const other = skipped.filter((r) => r.action !== "blocked");
   if (other.length > 0) {
-    lines.push(`Not started (${other.length}):`);
-    for (const r of other) lines.push(`  - ${text(r.address)} (${r.action}): ${text(r.error ?? "skipped")}`);
+    lines2.push(`Not started (${other.length}):`);
+    for (const r of other) lines2.push(`  - ${text(r.address)} (${r.action}): ${text(r.error ?? "skipped")}`);
   }
 }
-function pushVerification(lines, v, applied) {
+function pushVerification(lines2, v, applied) {
   if (v.error !== void 0) {
-    lines.push(`Not verified: ${text(v.error)}`);
+    lines2.push(`Not verified: ${text(v.error)}`);
     return;
   }
   switch (v.mode) {
     case "skipped":
-      lines.push(`Not verified: ${text(v.note ?? "skipped")}`);
+      lines2.push(`Not verified: ${text(v.note ?? "skipped")}`);
       return;
     case "replan":
     case "payloads": {
-      if (v.note !== void 0) lines.push(`Note: ${text(v.note)}`);
+      if (v.note !== void 0) lines2.push(`Note: ${text(v.note)}`);
       const how = v.mode === "replan" ? "re-planned from the manifests" : "read back and compared with what was sent";
       if (v.unconverged.length === 0) {
-        lines.push(`Verified: ${count2(applied, "applied change")} ${how}, all in sync.`);
+        lines2.push(`Verified: ${count2(applied, "applied change")} ${how}, all in sync.`);
         return;
       }
-      lines.push(`Not in sync after apply (${v.unconverged.length} of ${applied}, ${how}):`);
-      for (const u of v.unconverged) lines.push(`  ${text(u.address)}: ${u.action === "missing" ? "missing" : `still to ${u.action}`}${u.reason !== void 0 ? ` (${text(u.reason)})` : ""}`);
+      lines2.push(`Not in sync after apply (${v.unconverged.length} of ${applied}, ${how}):`);
+      for (const u of v.unconverged) lines2.push(`  ${text(u.address)}: ${u.action === "missing" ? "missing" : `still to ${u.action}`}${u.reason !== void 0 ? ` (${text(u.reason)})` : ""}`);
       return;
     }
     default: {
@@ -55680,7 +56214,7 @@ async function runApply(g, opts, io, deps = processDeps()) {
   const controller = new AbortController();
   let clients;
   try {
-    clients = await openClients(services, g, io, { shutdownHandlers: false });
+    clients = await openClients(services, g, io, { shutdownHandlers: false, parallelism });
   } catch (err) {
     lock.release();
     throw err;
@@ -55759,7 +56293,7 @@ async function runApplyPlan(plan, r) {
       if (!r.clients.full.automation || !automationService) {
         throw new MftopsError(`snapshot not saved: a snapshot needs the automation service's configuration export, and environment "${r.env.name}" has no automation service`);
       }
-      const { saveSnapshot: saveSnapshot2 } = await Promise.resolve().then(() => (init_snapshot(), snapshot_exports));
+      const { saveSnapshot: saveSnapshot2 } = await Promise.resolve().then(() => (init_save_snapshot(), save_snapshot_exports));
       const version = plan.servers.automation?.version;
       const info = await saveSnapshot2({
         automation: r.clients.full.automation,
@@ -56271,7 +56805,7 @@ var detect_drift_exports = {};
 __export(detect_drift_exports, {
   detectDrift: () => detectDrift
 });
-import { isAbsolute as isAbsolute7, relative as relative6, sep as sep5 } from "node:path";
+import { isAbsolute as isAbsolute7, relative as relative6, sep as sep6 } from "node:path";
 async function detectDrift(input) {
   const env = input.environment;
   const now = input.now ?? (() => /* @__PURE__ */ new Date());
@@ -56302,8 +56836,8 @@ function separateMissingFolders(manifests, all, cwd) {
       continue;
     }
     const file = relative6(cwd, m.source.file);
-    const shown2 = file !== "" && !file.startsWith("..") && !isAbsolute7(file) ? file.split(sep5).join("/") : m.source.file;
-    missingFolders.push({ path: m.name, reason: d.message, source: { file: shown2, line: m.source.line, col: m.source.col } });
+    const shown = file !== "" && !file.startsWith("..") && !isAbsolute7(file) ? file.split(sep6).join("/") : m.source.file;
+    missingFolders.push({ path: m.name, reason: d.message, source: { file: shown, line: m.source.line, col: m.source.col } });
   }
   return { missingFolders, diagnostics };
 }
@@ -56502,52 +57036,52 @@ __export(drift_text_exports, {
 });
 function renderDriftText(report, options) {
   const paint = (code5, text2) => options.color ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
-  const lines = [`mftops drift for environment ${quote2(report.environment)}: ${comparedSentence(report)}`];
+  const lines2 = [`mftops drift for environment ${quote2(report.environment)}: ${comparedSentence(report)}`];
   if (report.drifted.length > 0) {
-    lines.push("", paint("1", "Drifted (values read git \u2192 server):"));
-    for (const d of report.drifted) lines.push("", ...renderDrifted(d, paint));
+    lines2.push("", paint("1", "Drifted (values read git \u2192 server):"));
+    for (const d of report.drifted) lines2.push("", ...renderDrifted(d, paint));
   }
   if (report.unmanaged.length > 0) {
-    lines.push("", paint("1", "Unmanaged (in scope, named by no manifest):"));
+    lines2.push("", paint("1", "Unmanaged (in scope, named by no manifest):"));
     for (const u of report.unmanaged) {
       const pruned = u.pruned ? " [pruned: apply --allow-delete deletes it]" : "";
-      lines.push(`  ${paint("35", "?")} ${escapeControl(u.address)}: ${unmanagedText(u)}${pruned}`);
-      if (u.lastChange) lines.push(`      last change: ${attributionText(u.lastChange)}`);
-      if (u.expired) lines.push(`      # ${expiredText(u.expired)}`);
+      lines2.push(`  ${paint("35", "?")} ${escapeControl(u.address)}: ${unmanagedText(u)}${pruned}`);
+      if (u.lastChange) lines2.push(`      last change: ${attributionText(u.lastChange)}`);
+      if (u.expired) lines2.push(`      # ${expiredText(u.expired)}`);
     }
   }
   if (report.acknowledged.length > 0) {
-    lines.push("", paint("1", "Acknowledged (not drift):"));
+    lines2.push("", paint("1", "Acknowledged (not drift):"));
     for (const a of report.acknowledged) {
       const values2 = a.expected !== void 0 || a.actual !== void 0 ? `: ${valueText(a.expected)} \u2192 ${valueText(a.actual)}` : "";
       const until = a.rule.until === void 0 ? "" : ` until ${escapeControl(a.rule.until)}`;
       const reason = a.rule.reason === void 0 ? "" : ` \u2014 ${escapeControl(a.rule.reason)}`;
-      lines.push(`  ${escapeControl(a.address)} ${escapeControl(a.what)}${values2} (${escapeControl(a.rule.where)}${until})${reason}`);
+      lines2.push(`  ${escapeControl(a.address)} ${escapeControl(a.what)}${values2} (${escapeControl(a.rule.where)}${until})${reason}`);
     }
   }
   const audit = auditNote(report.audit);
-  if (audit !== void 0) lines.push("", `Note: ${audit}`);
-  lines.push("", paint("1", driftSentence(report)));
-  return `${lines.join("\n")}
+  if (audit !== void 0) lines2.push("", `Note: ${audit}`);
+  lines2.push("", paint("1", driftSentence(report)));
+  return `${lines2.join("\n")}
 `;
 }
 function renderDrifted(d, paint) {
-  const lines = [`${paint(d.drift === "changed" ? "33" : "31", driftSymbol(d.drift))} ${paint("1", driftedHeadline(d))}`];
+  const lines2 = [`${paint(d.drift === "changed" ? "33" : "31", driftSymbol(d.drift))} ${paint("1", driftedHeadline(d))}`];
   const indent = "    ";
-  if (d.lastChange) lines.push(`${indent}last change: ${attributionText(d.lastChange)}`);
-  if (d.reason !== void 0 && d.drift !== "changed") lines.push(`${indent}# ${escapeControl(d.reason)}`);
-  if (d.source) lines.push(`${indent}# declared at ${escapeControl(d.source.file)}:${d.source.line}`);
-  if (d.expired) lines.push(`${indent}# ${expiredText(d.expired)}`);
+  if (d.lastChange) lines2.push(`${indent}last change: ${attributionText(d.lastChange)}`);
+  if (d.reason !== void 0 && d.drift !== "changed") lines2.push(`${indent}# ${escapeControl(d.reason)}`);
+  if (d.source) lines2.push(`${indent}# declared at ${escapeControl(d.source.file)}:${d.source.line}`);
+  if (d.expired) lines2.push(`${indent}# ${expiredText(d.expired)}`);
   for (const f of d.fields) {
     const replace = f.forcesReplace ? " # needs a replace" : "";
-    lines.push(`${indent}${escapeControl(f.path)}: ${valueText(f.expected)} \u2192 ${valueText(f.actual)}${replace}`);
-    if (f.expired) lines.push(`${indent}  # ${expiredText(f.expired)}`);
+    lines2.push(`${indent}${escapeControl(f.path)}: ${valueText(f.expected)} \u2192 ${valueText(f.actual)}${replace}`);
+    if (f.expired) lines2.push(`${indent}  # ${expiredText(f.expired)}`);
   }
   for (const e of d.entries) {
-    lines.push(`${indent}${e.principal.type} ${quote2(e.principal.name)}: ${entryPhrase(e)}: ${grantText(e.expected)} \u2192 ${grantText(e.actual)}`);
-    if (e.expired) lines.push(`${indent}  # ${expiredText(e.expired)}`);
+    lines2.push(`${indent}${e.principal.type} ${quote2(e.principal.name)}: ${entryPhrase(e)}: ${grantText(e.expected)} \u2192 ${grantText(e.actual)}`);
+    if (e.expired) lines2.push(`${indent}  # ${expiredText(e.expired)}`);
   }
-  return lines;
+  return lines2;
 }
 function quote2(text2) {
   return escapeControl(JSON.stringify(text2));
@@ -56609,7 +57143,7 @@ function renderHead2(report) {
     ["Acknowledged differences", s.acknowledged],
     ...s.expired > 0 ? [["Expired acknowledgements", s.expired]] : []
   ];
-  const lines = [
+  const lines2 = [
     `## mftops drift: ${code3(report.environment)} \u2014 ${verdict}`,
     "",
     driftSentence(report).replace(/[<>&]/g, (c) => `&#${c.charCodeAt(0)};`),
@@ -56619,39 +57153,39 @@ function renderHead2(report) {
     ...rows.map(([label, n]) => `| ${label} | ${formatCount(n)} |`)
   ];
   const audit = auditNote(report.audit);
-  if (audit !== void 0) lines.push("", `> [!NOTE]
+  if (audit !== void 0) lines2.push("", `> [!NOTE]
 > ${escapeMd(audit)}`);
-  lines.push("", `<sub>Compared at ${escapeMd(report.createdAt)}.</sub>`);
-  return lines.join("\n");
+  lines2.push("", `<sub>Compared at ${escapeMd(report.createdAt)}.</sub>`);
+  return lines2.join("\n");
 }
 function renderDrifted2(d) {
-  const lines = [`#### ${code3(d.address)} ${driftPhrase(d.drift)}`];
+  const lines2 = [`#### ${code3(d.address)} ${driftPhrase(d.drift)}`];
   const facts = [];
   if (d.lastChange) facts.push(`Last change: ${escapeMd(attributionText(d.lastChange))}`);
   if (d.source) facts.push(`Declared in ${code3(`${d.source.file}:${d.source.line}`)}`);
-  if (facts.length > 0) lines.push("", facts.join(" \xB7 "));
-  if (d.reason !== void 0 && d.drift !== "changed") lines.push("", `> ${escapeMd(d.reason)}`);
-  if (d.expired) lines.push("", `> [!IMPORTANT]
+  if (facts.length > 0) lines2.push("", facts.join(" \xB7 "));
+  if (d.reason !== void 0 && d.drift !== "changed") lines2.push("", `> ${escapeMd(d.reason)}`);
+  if (d.expired) lines2.push("", `> [!IMPORTANT]
 > ${escapeMd(expiredText(d.expired))}`);
   if (d.fields.length > 0) {
-    lines.push("", "| Field | In git | On the server |", "|:--|:--|:--|");
+    lines2.push("", "| Field | In git | On the server |", "|:--|:--|:--|");
     for (const f of d.fields) {
       const notes = [f.forcesReplace ? "needs a replace" : void 0, f.expired ? expiredText(f.expired) : void 0].filter((x) => x !== void 0);
       const note = notes.length > 0 ? `<br><sub>${escapeMd(notes.join("; "))}</sub>` : "";
-      lines.push(`| ${code3(f.path)}${note} | ${valueMd(f.expected)} | ${valueMd(f.actual)} |`);
+      lines2.push(`| ${code3(f.path)}${note} | ${valueMd(f.expected)} | ${valueMd(f.actual)} |`);
     }
   }
   if (d.entries.length > 0) {
-    lines.push("", "| Entry | Difference | In git | On the server |", "|:--|:--|:--|:--|");
+    lines2.push("", "| Entry | Difference | In git | On the server |", "|:--|:--|:--|:--|");
     for (const e of d.entries) {
       const note = e.expired ? `<br><sub>${escapeMd(expiredText(e.expired))}</sub>` : "";
-      lines.push(`| ${e.principal.type.toLowerCase()} ${code3(e.principal.name)}${note} | ${entryPhrase(e)} | ${escapeMd(grantText(e.expected))} | ${escapeMd(grantText(e.actual))} |`);
+      lines2.push(`| ${e.principal.type.toLowerCase()} ${code3(e.principal.name)}${note} | ${entryPhrase(e)} | ${escapeMd(grantText(e.expected))} | ${escapeMd(grantText(e.actual))} |`);
     }
   }
-  return lines.join("\n");
+  return lines2.join("\n");
 }
 function renderUnmanaged(list) {
-  const lines = [
+  const lines2 = [
     "### Unmanaged objects",
     "",
     "In the environment's scope but named by no manifest: import them (`mftops import`) or remove them.",
@@ -56662,17 +57196,17 @@ function renderUnmanaged(list) {
   for (const u of list) {
     const notes = [u.pruned ? "pruned: `apply --allow-delete` deletes it" : void 0, u.expired ? escapeMd(expiredText(u.expired)) : void 0].filter((x) => x !== void 0);
     const note = notes.length > 0 ? `<br><sub>${notes.join("; ")}</sub>` : "";
-    lines.push(`| ${code3(u.address)}${note} | ${escapeMd(unmanagedText(u))} | ${u.lastChange ? escapeMd(attributionText(u.lastChange)) : "\u2014"} |`);
+    lines2.push(`| ${code3(u.address)}${note} | ${escapeMd(unmanagedText(u))} | ${u.lastChange ? escapeMd(attributionText(u.lastChange)) : "\u2014"} |`);
   }
-  return lines.join("\n");
+  return lines2.join("\n");
 }
 function renderAcknowledged(list) {
-  const lines = ["### Acknowledged drift", "", "Known differences that `drift.ignore` accepts; they do not count as drift.", "", "| Object | Difference | In git \u2192 on the server | Until | Reason |", "|:--|:--|:--|:--|:--|"];
+  const lines2 = ["### Acknowledged drift", "", "Known differences that `drift.ignore` accepts; they do not count as drift.", "", "| Object | Difference | In git \u2192 on the server | Until | Reason |", "|:--|:--|:--|:--|:--|"];
   for (const a of list) {
     const values2 = a.expected !== void 0 || a.actual !== void 0 ? `${valueMd(a.expected)} \u2192 ${valueMd(a.actual)}` : "\u2014";
-    lines.push(`| ${code3(a.address)} | ${code3(a.what)} | ${values2} | ${a.rule.until === void 0 ? "no end" : escapeMd(a.rule.until)} | ${a.rule.reason === void 0 ? "\u2014" : escapeMd(a.rule.reason)} <sub>(${escapeMd(a.rule.where)})</sub> |`);
+    lines2.push(`| ${code3(a.address)} | ${code3(a.what)} | ${values2} | ${a.rule.until === void 0 ? "no end" : escapeMd(a.rule.until)} | ${a.rule.reason === void 0 ? "\u2014" : escapeMd(a.rule.reason)} <sub>(${escapeMd(a.rule.where)})</sub> |`);
   }
-  return lines.join("\n");
+  return lines2.join("\n");
 }
 function valueMd(value) {
   if (value === void 0) return "<em>not set</em>";
@@ -56710,7 +57244,7 @@ async function runDrift(g, opts, io, deps = {}) {
   const services = resolveServices(config, env, io);
   const { detectDrift: detectDrift2 } = await Promise.resolve().then(() => (init_detect_drift(), detect_drift_exports));
   const progress = createProgress(io, g.quiet);
-  const clients = await openReadonlyClients(services, g, io);
+  const clients = await openReadonlyClients(services, g, io, { parallelism });
   let result;
   try {
     result = await detectDrift2({
@@ -56787,9 +57321,9 @@ init_model();
 init_plan_file();
 init_plan_common();
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { readFileSync as readFileSync11, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
+import { readFileSync as readFileSync12, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute8, join as join9, relative as relative7, resolve as resolve10 } from "node:path";
+import { isAbsolute as isAbsolute8, join as join7, relative as relative7, resolve as resolve10 } from "node:path";
 
 // src/action/command-io.ts
 function captureCommandIo(env, cwd, log) {
@@ -56805,8 +57339,8 @@ function captureCommandIo(env, cwd, log) {
   };
 }
 function splitAnnotations(stdout) {
-  const lines = stdout.split("\n").filter((l) => /^::(error|warning|notice)( |::)/.test(l));
-  return { lines, parsed: lines.map(parseAnnotation).filter((a) => a !== void 0) };
+  const lines2 = stdout.split("\n").filter((l) => /^::(error|warning|notice)( |::)/.test(l));
+  return { lines: lines2, parsed: lines2.map(parseAnnotation).filter((a) => a !== void 0) };
 }
 function parseAnnotation(line) {
   const m = /^::(error|warning|notice)(?: ([^:]*))?::(.*)$/.exec(line);
@@ -57160,13 +57694,13 @@ ${ok ? "\u2705" : "\u274C"} ${escapeMd(line)}${ok ? "" : " (see the annotations 
 `;
 }
 function renderFailureSummary(title, problems) {
-  const shown2 = problems.slice(0, 50).map((p) => `- ${escapeMd(p)}`);
-  const more = problems.length > shown2.length ? [`- \u2026and ${problems.length - shown2.length} more in the log`] : [];
-  return [`### ${escapeMd(title)}`, "", "> [!CAUTION]", `> ${escapeMd(title)} failed.`, "", ...shown2, ...more, ""].join("\n");
+  const shown = problems.slice(0, 50).map((p) => `- ${escapeMd(p)}`);
+  const more = problems.length > shown.length ? [`- \u2026and ${problems.length - shown.length} more in the log`] : [];
+  return [`### ${escapeMd(title)}`, "", "> [!CAUTION]", `> ${escapeMd(title)} failed.`, "", ...shown, ...more, ""].join("\n");
 }
 function renderMismatchSummary(environment, differences) {
-  const shown2 = differences.slice(0, 200).map((d) => `- ${escapeMd(d.detail)}`);
-  const more = differences.length > shown2.length ? [`- \u2026and ${differences.length - shown2.length} more in the log`] : [];
+  const shown = differences.slice(0, 200).map((d) => `- ${escapeMd(d.detail)}`);
+  const more = differences.length > shown.length ? [`- \u2026and ${differences.length - shown.length} more in the log`] : [];
   return [
     `### mftops apply: ${escapeMd(environment)}`,
     "",
@@ -57174,7 +57708,7 @@ function renderMismatchSummary(environment, differences) {
     `> **Nothing was applied**: the plan made now differs from the reviewed plan in ${differences.length} ${differences.length === 1 ? "object" : "objects"}.`,
     "> Plan the change again on a pull request, review it, and merge that.",
     "",
-    ...shown2,
+    ...shown,
     ...more,
     ""
   ].join("\n");
@@ -57212,8 +57746,8 @@ ${footer(origin2)}
   return `${head}${body}${foot}`;
 }
 function renderPlanFailureComment(environment, problems, origin2) {
-  const shown2 = problems.slice(0, 20).map((p) => `> - ${escapeMd(clip2(p.replace(/\s+/g, " "), 500))}`);
-  const more = problems.length > shown2.length ? [`> - \u2026and ${problems.length - shown2.length} more in the run's log.`] : [];
+  const shown = problems.slice(0, 20).map((p) => `> - ${escapeMd(clip2(p.replace(/\s+/g, " "), 500))}`);
+  const more = problems.length > shown.length ? [`> - \u2026and ${problems.length - shown.length} more in the run's log.`] : [];
   const where = origin2.runUrl === void 0 ? "the log of this workflow run" : `the log of [this workflow run](${origin2.runUrl})`;
   return [
     planMarker(environment),
@@ -57221,7 +57755,7 @@ function renderPlanFailureComment(environment, problems, origin2) {
     "",
     "> [!CAUTION]",
     `> **The plan failed**; there is no plan to review for this commit. Details are in ${where}.`,
-    ...shown2.length > 0 ? [">", ...shown2, ...more] : [],
+    ...shown.length > 0 ? [">", ...shown, ...more] : [],
     "",
     "---",
     footer(origin2),
@@ -57402,7 +57936,7 @@ function summaryLine2(plan) {
 async function applyStep(s) {
   const environment = environmentName(s);
   const reviewedFile = s.inputs.planFile;
-  const fresh = reviewedFile !== void 0 ? join9(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes3(4).toString("hex")}.json`) : resolve10(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const fresh = reviewedFile !== void 0 ? join7(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes3(4).toString("hex")}.json`) : resolve10(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   try {
     const made = await makePlan(s, fresh);
     if (made.plan === void 0) {
@@ -57479,7 +58013,7 @@ async function driftStep(s) {
     const problems = annotations.parsed.filter((p) => p.level === "error").map(describeAnnotation);
     return fail2(s.a.runner, problems.length > 0 ? [] : ["mftops drift failed (see the log)"], `mftops drift: ${environment}`, problems);
   }
-  const report = JSON.parse(readFileSync11(reportFile, "utf8"));
+  const report = JSON.parse(readFileSync12(reportFile, "utf8"));
   const [{ renderDriftMarkdown: renderDriftMarkdown2 }, { renderDriftText: renderDriftText2 }, { driftSentence: driftSentence2 }] = await Promise.all([
     Promise.resolve().then(() => (init_drift_markdown(), drift_markdown_exports)),
     Promise.resolve().then(() => (init_drift_text(), drift_text_exports)),
@@ -57573,9 +58107,9 @@ function appendSummary(s, markdown) {
   if (!s.a.runner.appendSummary(`${markdown}
 `)) s.a.runner.log("(the job summary was not written: GITHUB_STEP_SUMMARY is not set, or the step summary is full)");
 }
-function fail2(runner, problems, title, shown2 = []) {
+function fail2(runner, problems, title, shown = []) {
   for (const p of problems) runner.annotate("error", p);
-  const all = [...shown2, ...problems];
+  const all = [...shown, ...problems];
   runner.setOutput("exitcode", "1");
   runner.setOutput("summary", `${title} failed: ${all[0] ?? ""}`);
   runner.appendSummary(`${renderFailureSummary(title, all)}
