@@ -42,30 +42,14 @@ export function readSnapshotKey(env: NodeJS.ProcessEnv): SnapshotKey | undefined
 }
 
 export function encryptBuffer(key: SnapshotKey, plaintext: Buffer, fileName: string): Buffer {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key.bytes, iv);
-  cipher.setAAD(Buffer.from(fileName, 'utf8'));
-  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([MAGIC, iv, body, cipher.getAuthTag()]);
+  const encryption = startEncryption(key, fileName);
+  return Buffer.concat([encryption.header, encryption.update(plaintext), encryption.final()]);
 }
 
 /** The plaintext; a changed byte, a truncated file or another file's content fails naming `fileName`. */
 export function decryptBuffer(key: SnapshotKey, data: Buffer, fileName: string, where: string): Buffer {
-  const encName = `${fileName}.enc`;
-  if (data.length < MAGIC.length + IV_BYTES + TAG_BYTES || !data.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw new SnapshotIntegrityError(`${where}: ${encName} is not an mftops encrypted file (truncated or replaced)`, encName);
-  }
-  const iv = data.subarray(MAGIC.length, MAGIC.length + IV_BYTES);
-  const tag = data.subarray(data.length - TAG_BYTES);
-  const body = data.subarray(MAGIC.length + IV_BYTES, data.length - TAG_BYTES);
-  const decipher = createDecipheriv('aes-256-gcm', key.bytes, iv);
-  decipher.setAAD(Buffer.from(fileName, 'utf8'));
-  decipher.setAuthTag(tag);
-  try {
-    return Buffer.concat([decipher.update(body), decipher.final()]);
-  } catch {
-    throw new SnapshotIntegrityError(`${where}: ${encName} fails authentication: the file changed after it was saved`, encName);
-  }
+  const decryption = startDecryption(key, data.length, data.subarray(0, HEADER_BYTES), data.subarray(Math.max(0, data.length - TRAILER_BYTES)), fileName, where);
+  return Buffer.concat([decryption.update(data.subarray(HEADER_BYTES, data.length - TRAILER_BYTES)), decryption.final()]);
 }
 
 /**
