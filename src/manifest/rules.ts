@@ -187,9 +187,10 @@ interface StepRef {
   readonly body: Record<string, unknown>;
 }
 
-/** Each step of each valid task, in document order (shared by the step rules of one run, see runRules). */
+/** Each step of each valid task, in document order (shared by the step rules, see derivedOf). */
 function stepsOf(docs: readonly CheckedDocument[]): readonly StepRef[] {
-  if (runMemo?.docs === docs && runMemo.steps) return runMemo.steps;
+  const memo = derivedOf(docs);
+  if (memo.steps) return memo.steps;
   const out: StepRef[] = [];
   const tasks = valid(docs, 'Task');
   for (let t = 0; t < tasks.length; t++) {
@@ -205,7 +206,7 @@ function stepsOf(docs: readonly CheckedDocument[]): readonly StepRef[] {
       }
     }
   }
-  if (runMemo?.docs === docs) runMemo.steps = out;
+  memo.steps = out;
   return out;
 }
 
@@ -399,29 +400,26 @@ export const RULES: readonly Rule[] = [
 ];
 
 /**
- * What the rules of one `runRules` call share: the schema-valid documents by kind and the task
- * steps, found once instead of once per rule. Rules called on their own compute them afresh.
+ * What the rules share about one list of documents: the schema-valid documents by kind and the
+ * task steps, found once instead of once per rule. Keyed by the list itself (rules never change
+ * it), so a rule given another list, a slice say, works out its own.
  */
-let runMemo: { readonly docs: readonly CheckedDocument[]; valid?: Map<ManifestKind, CheckedDocument[]>; steps?: readonly StepRef[] } | undefined;
+const derived = new WeakMap<readonly CheckedDocument[], { valid: Map<ManifestKind, CheckedDocument[]>; steps?: readonly StepRef[] }>();
+
+function derivedOf(docs: readonly CheckedDocument[]): { valid: Map<ManifestKind, CheckedDocument[]>; steps?: readonly StepRef[] } {
+  let d = derived.get(docs);
+  if (!d) derived.set(docs, (d = { valid: new Map() }));
+  return d;
+}
 
 export function runRules(documents: readonly CheckedDocument[], rules: readonly Rule[] = RULES): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const outer = runMemo;
-  runMemo = { docs: documents };
-  try {
-    for (const rule of rules) {
-      const found = rule(documents);
-      for (const d of found) out.push(d);
-    }
-  } finally {
-    runMemo = outer;
-  }
+  for (const rule of rules) for (const d of rule(documents)) out.push(d);
   return out;
 }
 
 function valid(docs: readonly CheckedDocument[], kind: ManifestKind): CheckedDocument[] {
-  if (runMemo?.docs !== docs) return docs.filter((d) => d.kind === kind && d.schemaValid);
-  const byKind = (runMemo.valid ??= new Map());
+  const byKind = derivedOf(docs).valid;
   let list = byKind.get(kind);
   if (!list) byKind.set(kind, (list = docs.filter((d) => d.kind === kind && d.schemaValid)));
   return list;
