@@ -102,11 +102,6 @@ function isStepItem(v: Json): v is JsonObject {
   return keys.length === 1 && isStepKind(keys[0]!) && isJsonObject(v[keys[0]!]);
 }
 
-/** How a member that is not an attribute is written (see encodeElement). */
-const STRING_CHILDREN = 0;
-const OBJECT_CHILDREN = 1;
-const OBJECT_CHILD = 2;
-
 /** `\n` and the indentation of each level, made once. */
 const NEWLINE_INDENT: string[] = Array.from({ length: 32 }, (_, i) => `\n${'  '.repeat(i)}`);
 function newlineIndent(level: number): string {
@@ -123,8 +118,7 @@ function encodeElement(tag: string, obj: JsonObject, level: number): string {
   let types: string[] | undefined;
   let extra: JsonObject | undefined;
   // Children in key order, then steps: written after the attributes.
-  let childKeys: string[] | undefined;
-  let childKinds: number[] | undefined;
+  let children: { readonly key: string; readonly kind: ChildType }[] | undefined;
   let steps: JsonObject[] | undefined;
   let s = `<${tag}`;
   for (const k of Object.keys(obj)) {
@@ -160,38 +154,37 @@ function encodeElement(tag: string, obj: JsonObject, level: number): string {
     } else if (Array.isArray(v)) {
       if (v.length === 0) (types ??= []).push(`${k}:${info.child === 'strings' ? 'strings' : 'objects'}`);
       else if (v.every(isCleanString)) {
-        (childKeys ??= []).push(k);
-        (childKinds ??= []).push(STRING_CHILDREN);
+        (children ??= []).push({ key: k, kind: 'strings' });
         if (info.child !== 'strings') (types ??= []).push(`${k}:strings`);
       } else if (v.every(isJsonObject)) {
-        (childKeys ??= []).push(k);
-        (childKinds ??= []).push(OBJECT_CHILDREN);
+        (children ??= []).push({ key: k, kind: 'objects' });
         if (info.child !== 'objects') (types ??= []).push(`${k}:objects`);
       } else (extra ??= {})[k] = v;
     } else {
-      (childKeys ??= []).push(k);
-      (childKinds ??= []).push(OBJECT_CHILD);
+      (children ??= []).push({ key: k, kind: 'object' });
       if (info.child !== 'object') (types ??= []).push(`${k}:object`);
     }
   }
   if (types) s += ` _types="${types.join(' ')}"`;
   if (extra && Object.keys(extra).length > 0) s += ` _extra="${escapeAttr(JSON.stringify(extra))}"`;
-  if (!childKeys && (steps === undefined || steps.length === 0)) return `${s}/>`;
+  if (!children && (steps === undefined || steps.length === 0)) return `${s}/>`;
   s += '>';
   const nl = newlineIndent(level + 1);
-  if (childKeys) {
-    for (let c = 0; c < childKeys.length; c++) {
-      const k = childKeys[c]!;
-      const v = obj[k]!;
-      switch (childKinds![c]) {
-        case STRING_CHILDREN:
-          for (const x of v as string[]) s += `${nl}<${k}>${escapeText(x)}</${k}>`;
-          break;
-        case OBJECT_CHILDREN:
-          for (const x of v as JsonObject[]) s += nl + encodeElement(k, x, level + 1);
-          break;
-        default:
-          s += nl + encodeElement(k, v as JsonObject, level + 1);
+  for (const { key: k, kind } of children ?? []) {
+    const v = obj[k]!;
+    switch (kind) {
+      case 'strings':
+        for (const x of v as string[]) s += `${nl}<${k}>${escapeText(x)}</${k}>`;
+        break;
+      case 'objects':
+        for (const x of v as JsonObject[]) s += nl + encodeElement(k, x, level + 1);
+        break;
+      case 'object':
+        s += nl + encodeElement(k, v as JsonObject, level + 1);
+        break;
+      default: {
+        const never: never = kind;
+        throw new Error(`unknown child type ${String(never)}`);
       }
     }
   }
