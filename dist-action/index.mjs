@@ -18092,7 +18092,8 @@ function describeIdentity(doc) {
   }
 }
 function stepsOf(docs) {
-  if (runMemo?.docs === docs && runMemo.steps) return runMemo.steps;
+  const memo2 = derivedOf(docs);
+  if (memo2.steps) return memo2.steps;
   const out = [];
   const tasks = valid(docs, "Task");
   for (let t = 0; t < tasks.length; t++) {
@@ -18108,7 +18109,7 @@ function stepsOf(docs) {
       }
     }
   }
-  if (runMemo?.docs === docs) runMemo.steps = out;
+  memo2.steps = out;
   return out;
 }
 function parameterMaps(docs) {
@@ -18127,23 +18128,18 @@ function parameterMaps(docs) {
   }
   return out;
 }
+function derivedOf(docs) {
+  let d = derived.get(docs);
+  if (!d) derived.set(docs, d = { valid: /* @__PURE__ */ new Map() });
+  return d;
+}
 function runRules(documents, rules = RULES) {
   const out = [];
-  const outer = runMemo;
-  runMemo = { docs: documents };
-  try {
-    for (const rule of rules) {
-      const found = rule(documents);
-      for (const d of found) out.push(d);
-    }
-  } finally {
-    runMemo = outer;
-  }
+  for (const rule of rules) for (const d of rule(documents)) out.push(d);
   return out;
 }
 function valid(docs, kind) {
-  if (runMemo?.docs !== docs) return docs.filter((d) => d.kind === kind && d.schemaValid);
-  const byKind = runMemo.valid ??= /* @__PURE__ */ new Map();
+  const byKind = derivedOf(docs).valid;
   let list = byKind.get(kind);
   if (!list) byKind.set(kind, list = docs.filter((d) => d.kind === kind && d.schemaValid));
   return list;
@@ -18154,7 +18150,7 @@ function related(message, at) {
 function asRecord(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v) ? v : void 0;
 }
-var checkDuplicateIdentities, checkPreviousNames, checkAclPermissions, stepPath, checkRenameOriginal, checkStepReferences, HH_MM, TIME_FIELDS, checkTimesOfDay, SECRET_NAME, checkSecretParameters, checkFolderEntries, RULES, runMemo;
+var checkDuplicateIdentities, checkPreviousNames, checkAclPermissions, stepPath, checkRenameOriginal, checkStepReferences, HH_MM, TIME_FIELDS, checkTimesOfDay, SECRET_NAME, checkSecretParameters, checkFolderEntries, RULES, derived;
 var init_rules = __esm({
   "src/manifest/rules.ts"() {
     "use strict";
@@ -18408,6 +18404,7 @@ var init_rules = __esm({
       checkSecretParameters,
       checkFolderEntries
     ];
+    derived = /* @__PURE__ */ new WeakMap();
   }
 });
 
@@ -50365,28 +50362,12 @@ function readSnapshotKey(env) {
   return { bytes, check: createHmac("sha256", bytes).update("mftops snapshot key check v1").digest("hex").slice(0, 16) };
 }
 function encryptBuffer(key, plaintext, fileName) {
-  const iv = randomBytes2(IV_BYTES);
-  const cipher = createCipheriv("aes-256-gcm", key.bytes, iv);
-  cipher.setAAD(Buffer.from(fileName, "utf8"));
-  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([MAGIC, iv, body, cipher.getAuthTag()]);
+  const encryption = startEncryption(key, fileName);
+  return Buffer.concat([encryption.header, encryption.update(plaintext), encryption.final()]);
 }
 function decryptBuffer(key, data, fileName, where) {
-  const encName = `${fileName}.enc`;
-  if (data.length < MAGIC.length + IV_BYTES + TAG_BYTES || !data.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw new SnapshotIntegrityError(`${where}: ${encName} is not an mftops encrypted file (truncated or replaced)`, encName);
-  }
-  const iv = data.subarray(MAGIC.length, MAGIC.length + IV_BYTES);
-  const tag = data.subarray(data.length - TAG_BYTES);
-  const body = data.subarray(MAGIC.length + IV_BYTES, data.length - TAG_BYTES);
-  const decipher = createDecipheriv("aes-256-gcm", key.bytes, iv);
-  decipher.setAAD(Buffer.from(fileName, "utf8"));
-  decipher.setAuthTag(tag);
-  try {
-    return Buffer.concat([decipher.update(body), decipher.final()]);
-  } catch {
-    throw new SnapshotIntegrityError(`${where}: ${encName} fails authentication: the file changed after it was saved`, encName);
-  }
+  const decryption = startDecryption(key, data.length, data.subarray(0, HEADER_BYTES), data.subarray(Math.max(0, data.length - TRAILER_BYTES)), fileName, where);
+  return Buffer.concat([decryption.update(data.subarray(HEADER_BYTES, data.length - TRAILER_BYTES)), decryption.final()]);
 }
 function startEncryption(key, fileName) {
   const iv = randomBytes2(IV_BYTES);
