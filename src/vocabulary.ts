@@ -36,3 +36,23 @@ export type FolderPermission = (typeof FOLDER_PERMISSIONS)[number];
 /** What people a folder is shared with may do (FolderShareAclPermissionsModel). */
 export const SHARE_PERMISSIONS = ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles', 'notify', 'listUsers'] as const;
 export type SharePermission = (typeof SHARE_PERMISSIONS)[number];
+
+/** Days of the week as mftops writes them (full English names, Monday first). */
+export const WEEK_DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
+export type DayOfWeek = (typeof WEEK_DAYS)[number];
+
+/** The three-letter names some servers answer with (and manifests may use): `Mon` … `Sun`. */
+export const SHORT_WEEK_DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
+
+/**
+ * A day name in any case, full (`Monday`) or three letters (`mon`), as the full name; undefined
+ * for anything else. The reference says only "day name" (automation §2.4a): both forms exist.
+ */
+export function canonicalDayName(text: string): DayOfWeek | undefined {
+  const t = text.trim().toLowerCase();
+  if (t.length < 3) return undefined;
+  const i = SHORT_WEEK_DAYS.findIndex((d) => d.toLowerCase() === t.slice(0, 3));
+  if (i < 0) return undefined;
+  const long = WEEK_DAYS[i]!;
+  return t === long.toLowerCase() || t.length === 3 ? long : undefined;
+}

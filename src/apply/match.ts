@@ -1,7 +1,6 @@
 import { PASSWORD_FIELD, isRecord, sameScalar } from '../resources/common.js';
 import { isVolatileTaskField } from '../resources/task.js';
 import { parseSecretRef } from '../secret.js';
-import { normalizeParameters } from '../services/automation/normalize.js';
 
 const SUPPRESSED = '(suppressed)';
 
@@ -37,8 +36,7 @@ export function holdsSent(sent: unknown, read: unknown): boolean {
 }
 
 /** Parameters by name; a secret one (sent with `DisplayValue: "(suppressed)"`) is write-only. */
-function parametersHold(sent: unknown, readRaw: unknown): boolean {
-  const read = normalizeParameters(readRaw);
+function parametersHold(sent: unknown, read: unknown): boolean {
   if (!isRecord(sent)) return holdsSent(sent, read);
   const have = isRecord(read) ? read : {};
   for (const [name, p] of Object.entries(sent)) {

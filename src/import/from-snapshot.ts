@@ -1,5 +1,7 @@
 import type { LiveFolder } from '../live/model.js';
 import { PASSWORD_FIELD, isRecord } from '../resources/common.js';
+import { readAcl, readTask } from '../services/automation/normalize.js';
+import type { AutomationWireForms } from '../services/automation/normalize.js';
 import type { Host, NamedObject, ResourceGroupAcl, Task } from '../services/automation/types.js';
 import type { FolderAclEntry } from '../services/transfer/types.js';
 import type { XmlElement } from '../snapshot/config-xml.js';
@@ -16,13 +18,14 @@ import type { ImportSource } from './model.js';
  * `Secret` comes out as `(suppressed)`, exactly as the REST API shows them, so no secret value
  * gets past this function.
  *
- * Scalars stay text (`"1"`, `"3"`); the manifest schema turns them into numbers where it wants
- * numbers. What the dialect cannot say in XML it says in two attributes that are honoured here:
+ * Tasks and ACLs then go through the automation client's normaliser, exactly as a REST answer
+ * does (`"1"` becomes 1 where the reference says 0/1, day names in full…). What the dialect cannot say in XML it says in two attributes that are honoured here:
  * `_types` (`Key:strings`, `Key:objects`, `Key:number`…: how to read a member back) and `_extra`
  * (a JSON object of members XML cannot carry).
  */
 export function decodeConfigExport(root: XmlElement, origin: string, folders: readonly SavedFolder[] = []): ImportSource {
   const section = (name: string): readonly XmlElement[] => root.children.find((c) => c.name === name)?.children ?? [];
+  const seen: AutomationWireForms = {};
   const hosts = section('Hosts').map((el) => {
     const h = decodeElement(el);
     return { ID: String(h.ID ?? ''), Name: String(h.Name ?? ''), type: el.name } satisfies Pick<Host, 'ID' | 'Name' | 'type'>;
@@ -31,12 +34,12 @@ export function decodeConfigExport(root: XmlElement, origin: string, folders: re
   const dateLists = section('DateLists').map((el) => decodeElement(el) as NamedObject);
   const tasks = section('Tasks')
     .filter((el) => el.name === 'Task')
-    .map((el) => suppressSecrets(decodeElement(el)) as Task);
+    .map((el) => readTask(suppressSecrets(decodeElement(el)) as Record<string, unknown>, seen));
   const acls = section('ACLs')
     .filter((el) => el.name === 'ACL')
     .map((el) => decodeElement(el))
     .filter((a) => typeof a.ResourceGroupName === 'string' && typeof a.UserGroupName === 'string')
-    .map((a) => ({ ...a, ACLID: String(a.ACLID ?? ''), Permissions: isRecord(a.Permissions) ? a.Permissions : {} }) as ResourceGroupAcl);
+    .map((a) => readAcl(a, seen));
   return { origin, tasks, hosts, scripts, dateLists, acls, folders: folders.filter((f) => f.id !== null).map(savedFolder) };
 }
 

@@ -6,8 +6,7 @@ import { formatAddress } from '../plan/model.js';
 import { PASSWORD_FIELD, isRecord, sameScalar } from '../resources/common.js';
 import { viewEntries } from '../resources/folder-permissions.js';
 import { grantedPermissions } from '../resources/resource-group-acl.js';
-import { sameHostType } from '../resources/task.js';
-import { normalizeParameters } from '../services/automation/normalize.js';
+import { sameHostType, stepPasswordState } from '../resources/task.js';
 import type { ResourceGroupAcl, Task } from '../services/automation/types.js';
 import type { ImportedManifest, ImportKind, ImportSource, SecretPlaceholder } from './model.js';
 import { shapeToSchema } from './shape-to-schema.js';
@@ -126,8 +125,7 @@ function isDefault(value: unknown, fallback: number): boolean {
 }
 
 /** Parameters by name: a secret (suppressed) one as a placeholder, the others as their value text. */
-function parameters(raw: unknown, placeholder: (name: string) => string): Record<string, unknown> {
-  const params = normalizeParameters(raw);
+function parameters(params: unknown, placeholder: (name: string) => string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!isRecord(params)) return out;
   for (const [param, p] of Object.entries(params)) {
@@ -204,6 +202,10 @@ function step(s: Record<string, unknown>, index: number, c: StepContext): Record
         out[key] = withoutIds(value);
     }
   }
+  if (stepPasswordState(body) === 'likely') {
+    out.Password = c.secrets.placeholder(c.address, `${at}.Password`, [c.name, `step${index + 1}`, 'Password']);
+    c.notes.push(`${at}.Password: the server shows no step passwords, and this step signs in as ${String(body.Username)}; a placeholder is written so that a replace or re-create sends it`);
+  }
   return { [kind]: out };
 }
 
@@ -237,12 +239,17 @@ export function folderToManifest(folder: LiveFolder): ImportedManifest {
   const notes: string[] = [];
   const others = folder.acl.filter((e) => e.type !== 'User' && e.type !== 'Group');
   if (others.length > 0) notes.push(`${others.length} entr${others.length === 1 ? 'y' : 'ies'} of type ${[...new Set(others.map((e) => e.type))].join(', ')} cannot be managed and ${others.length === 1 ? 'is' : 'are'} left out (plan never touches them)`);
-  const entries = viewEntries(folder.acl).map((e) => ({
+  const unnamed = folder.acl.filter((e) => (e.type === 'User' || e.type === 'Group') && e.name === undefined);
+  if (unnamed.length > 0) {
+    const who = unnamed.map((e) => `${e.type.toLowerCase()} id ${e.id}${e.serverName !== undefined ? ` ("${e.serverName}")` : ''}`).join(', ');
+    notes.push(`${who}: not in the user and group lists this account can read, so no username or group name is known; left out, and the mode is additive so that plan leaves ${unnamed.length === 1 ? 'it' : 'them'} alone`);
+  }
+  const entries = viewEntries(folder.acl.filter((e) => !unnamed.includes(e))).map((e) => ({
     [e.type === 'User' ? 'user' : 'group']: e.name,
     permissions: [...e.permissions.permissions],
     ...(e.permissions.sharePermissions.length > 0 ? { sharePermissions: [...e.permissions.sharePermissions] } : {}),
   }));
-  return finish('FolderPermissions', path, formatAddress('FolderPermissions', path), path, { mode: 'exact', entries }, notes);
+  return finish('FolderPermissions', path, formatAddress('FolderPermissions', path), path, { mode: unnamed.length > 0 ? 'additive' : 'exact', entries }, notes);
 }
 
 function finish(kind: ImportKind, name: string, address: string, metadataName: string, spec: Record<string, unknown>, notes: string[]): ImportedManifest {

@@ -8,7 +8,7 @@ import type { Folder } from '../services/transfer/types.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { aclKey, folderKey, indexByName, uniqueFolderPaths } from './model.js';
 import type { AutomationLiveState, LiveFolder, LiveScript, LiveState, TransferLiveState } from './model.js';
-import { isSameOrBelow, parentPath, trimFolderPath } from '../folder-path.js';
+import { isSameOrBelow, parentPath } from '../folder-path.js';
 
 /** Called after each request of a long read: requests done, requests known so far, what was read. */
 export type ProgressCallback = (done: number, total: number, what: string) => void;
@@ -255,7 +255,7 @@ async function readTransfer(client: TransferReader, needs: NonNullable<LiveNeeds
  */
 export const FOLDER_LIST_THRESHOLD = 25;
 
-/** Folders by exact path (as findFolderByPath matches them), or undefined when the list is not readable. */
+/** Folders by `folderKey` of their path (as the server compares paths), or undefined when the list is not readable. */
 type FolderList = ReadonlyMap<string, Folder> | undefined;
 
 async function findFolders(
@@ -271,7 +271,7 @@ async function findFolders(
   if (list && (paths.length > FOLDER_LIST_THRESHOLD || list.started())) {
     const byPath = await list.read();
     if (byPath) {
-      for (const p of paths) into.set(folderKey(p), byPath.get(trimFolderPath(p)) ?? null);
+      for (const p of paths) into.set(folderKey(p), byPath.get(folderKey(p)) ?? null);
       return;
     }
   }
@@ -296,7 +296,7 @@ function folderListReader(client: TransferReader, t: Tracker): FolderListReader 
     try {
       const folders = await t.run('folder list', () => client.listFolders());
       const byPath = new Map<string, Folder>();
-      for (const f of folders) if (!byPath.has(trimFolderPath(f.path))) byPath.set(trimFolderPath(f.path), f);
+      for (const f of folders) if (!byPath.has(folderKey(f.path))) byPath.set(folderKey(f.path), f);
       return byPath;
     } catch (err) {
       if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return undefined;
@@ -317,7 +317,7 @@ async function walkFolders(client: TransferReader, roots: readonly string[], t: 
   const rootPaths = uniqueFolderPaths(roots);
   const byPath = await list.read();
   if (byPath) {
-    for (const root of rootPaths) out.set(folderKey(root), byPath.get(trimFolderPath(root)) ?? null);
+    for (const root of rootPaths) out.set(folderKey(root), byPath.get(folderKey(root)) ?? null);
     for (const [path, folder] of byPath) {
       if (!out.has(folderKey(path)) && rootPaths.some((root) => isSameOrBelow(path, root))) out.set(folderKey(path), folder);
     }

@@ -1,9 +1,11 @@
 import type { AnySchemaObject } from 'ajv/dist/2020.js';
 import { parseSecretRef } from '../secret.js';
+import { WEEK_DAYS, canonicalDayName } from '../vocabulary.js';
 
 /**
  * Puts a schema-valid spec into the one form later stages compare (see types.ts): 0/1 fields as
- * numbers and parameters as `{value, secret}`. Walks the data alongside its schema, so which
+ * numbers, parameters as `{value, secret}`, day names in full (`Mon` → `Monday`, a repeat dropped),
+ * the same canonical form the automation client gives live tasks. Walks the data alongside its schema, so which
  * fields are flags or parameters is read from the schema, not listed twice. Returns new objects.
  */
 export function normalizeSpec(spec: unknown, specSchema: AnySchemaObject, root: AnySchemaObject): unknown {
@@ -19,6 +21,8 @@ interface NodePlan {
   readonly flag: boolean;
   /** `title: Parameters`: a mapping becomes `{name: {value, secret}}`. */
   readonly parameters: boolean;
+  /** A list whose items are day names (an enum holding every full day name): full names, no repeats. */
+  readonly days: boolean;
   /** Plan of a list's items; undefined: items are kept as they are. */
   items: NodePlan | undefined;
   /** Plans of a mapping's properties; a key without one keeps its value as it is. */
@@ -28,7 +32,7 @@ interface NodePlan {
 /** Plans by root schema, then by schema node (before `$ref` resolution), so recursive schemas end. */
 const plans = new WeakMap<object, WeakMap<object, NodePlan>>();
 /** A boolean (or otherwise non-object) schema: copies lists and mappings, changes nothing inside. */
-const OPAQUE: NodePlan = { flag: false, parameters: false, items: undefined, properties: new Map() };
+const OPAQUE: NodePlan = { flag: false, parameters: false, days: false, items: undefined, properties: new Map() };
 
 function planFor(schema: AnySchemaObject, root: AnySchemaObject): NodePlan {
   if (typeof schema !== 'object' || schema === null) return OPAQUE;
@@ -38,10 +42,10 @@ function planFor(schema: AnySchemaObject, root: AnySchemaObject): NodePlan {
   if (cached) return cached;
   const resolved = resolveRef(schema, root);
   const properties = new Map<string, NodePlan>();
-  const plan: NodePlan = { flag: isFlagSchema(resolved), parameters: resolved.title === 'Parameters', items: undefined, properties };
+  const items = resolved.items as AnySchemaObject | undefined;
+  const plan: NodePlan = { flag: isFlagSchema(resolved), parameters: resolved.title === 'Parameters', days: items !== undefined && isDaySchema(resolveRef(items, root)), items: undefined, properties };
   // Stored before its children are planned: a schema that refers to itself finds this plan.
   byNode.set(schema, plan);
-  const items = resolved.items as AnySchemaObject | undefined;
   if (items !== undefined) plan.items = planFor(items, root);
   const props = (resolved.properties ?? {}) as Record<string, AnySchemaObject>;
   for (const key of Object.keys(props)) {
@@ -55,6 +59,7 @@ function walk(data: unknown, plan: NodePlan, depth: number): unknown {
   if (depth > 64) return data;
   if (typeof data !== 'object' || data === null) return plan.flag && typeof data === 'boolean' ? (data ? 1 : 0) : data;
   if (Array.isArray(data)) {
+    if (plan.days) return [...new Set(data.map((d) => (typeof d === 'string' ? (canonicalDayName(d) ?? d) : d)))];
     const items = plan.items;
     const out: unknown[] = new Array(data.length);
     for (let i = 0; i < data.length; i++) out[i] = items === undefined ? data[i] : walk(data[i], items, depth + 1);
@@ -90,6 +95,11 @@ function normalizeParameters(data: Record<string, unknown>): Record<string, { va
     else out[name] = param;
   }
   return out;
+}
+
+function isDaySchema(schema: AnySchemaObject): boolean {
+  const e = schema.enum as unknown[] | undefined;
+  return Array.isArray(e) && WEEK_DAYS.every((d) => e.includes(d));
 }
 
 /** A 0/1 field: `enum: [0, 1, true, false]`. */

@@ -125,7 +125,9 @@ export interface Schedule {
   readonly RunEvenIfNotif?: Flag;
 }
 
-export type DayOfWeek = 'Monday' | 'Tuesday' | 'Wednesday' | 'Thursday' | 'Friday' | 'Saturday' | 'Sunday';
+/** Full day names: manifests may write `Mon` too, and normalisation makes it `Monday`. */
+export type { DayOfWeek } from '../vocabulary.js';
+import type { DayOfWeek } from '../vocabulary.js';
 
 /** A time window, `HH:mm` (checked by rule MF305). */
 export interface Interval {

@@ -1,21 +1,14 @@
 import type { DayOfWeek, Interval, Schedule } from '../manifest/types.js';
+import { SHORT_WEEK_DAYS, WEEK_DAYS } from '../vocabulary.js';
 
 /** A task's `Schedules` value as the manifest model has it. */
 export interface Schedules {
   readonly Schedule: readonly Schedule[];
 }
 
-const WEEK: readonly DayOfWeek[] = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+const WEEK: readonly DayOfWeek[] = WEEK_DAYS;
 
-const SHORT: Readonly<Record<DayOfWeek, string>> = {
-  Monday: 'Mon',
-  Tuesday: 'Tue',
-  Wednesday: 'Wed',
-  Thursday: 'Thu',
-  Friday: 'Fri',
-  Saturday: 'Sat',
-  Sunday: 'Sun',
-};
+const SHORT = Object.fromEntries(WEEK_DAYS.map((d, i) => [d, SHORT_WEEK_DAYS[i]!])) as Readonly<Record<DayOfWeek, string>>;
 
 /** What an absent or empty `Schedules` means to a reviewer. */
 export const NOT_SCHEDULED = 'Not scheduled';

@@ -31,7 +31,10 @@ export interface EntryView {
   readonly deletable: boolean;
 }
 
-/** User and Group entries of a live ACL; other types are left alone. */
+/**
+ * User and Group entries of a live ACL; other types are left alone. An entry whose principal the
+ * user and group lists do not name (the account may not read them) shows as `#<id>`.
+ */
 export function viewEntries(acl: readonly FolderAclEntry[]): EntryView[] {
   const out: EntryView[] = [];
   for (const e of acl) {
@@ -39,13 +42,18 @@ export function viewEntries(acl: readonly FolderAclEntry[]): EntryView[] {
     out.push({
       type: e.type,
       id: String(e.id),
-      name: typeof e.name === 'string' && e.name !== '' ? e.name : String(e.id),
+      name: e.name ?? unnamedPrincipal(e.id),
       permissions: entryPermissions(e.permissions),
       editable: e.isEditable !== false,
       deletable: e.isEditable !== false && e.isDeletable !== false,
     });
   }
   return out;
+}
+
+/** How an entry shows when no list names its principal: never by the server's `name` (see FolderAclEntry). */
+export function unnamedPrincipal(id: string): string {
+  return `#${id}`;
 }
 
 /** Granted permissions as sorted lists (the canonical orders of the manifest types). */
@@ -82,14 +90,17 @@ export function entryKey(type: string, id: string): string {
   return `${type}\u0000${id}`;
 }
 
-/** sha256 of the folder id and its ACL entries as read, sorted by principal. */
+/**
+ * sha256 of the folder id and its ACL entries as read, sorted by principal. Names are left out:
+ * they come from the user and group lists, not from the ACL.
+ */
 export function fingerprintFolder(live: LiveFolder): string {
   const entries = [...live.acl].sort((a, b) => {
     const x = entryKey(a.type, String(a.id));
     const y = entryKey(b.type, String(b.id));
     return x < y ? -1 : x > y ? 1 : 0;
   });
-  return sha256Of({ id: String(live.folder.id), entries: entries.map(toJson) });
+  return sha256Of({ id: String(live.folder.id), entries: entries.map(({ name: _name, serverName: _serverName, ...rest }) => toJson(rest)) });
 }
 
 export interface FolderOutcome {

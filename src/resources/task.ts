@@ -3,7 +3,6 @@ import type { Parameters, Schedule, Step, TaskSpec } from '../manifest/types.js'
 import { stepKindOf } from '../manifest/types.js';
 import type { DesiredTask } from '../plan/desired.js';
 import type { Action, FieldChange, JsonObject, JsonValue, TaskPayload } from '../plan/model.js';
-import { normalizeParameters } from '../services/automation/normalize.js';
 import type { Task } from '../services/automation/types.js';
 import {
   PASSWORD_FIELD,
@@ -35,8 +34,10 @@ import {
  *   task is written anyway;
  * - `TT: COS` (advanced task) cannot be created or updated through the API: a difference is
  *   `blocked`.
- * Normalisation: 0/1 vs booleans, ids as strings, `DayOfWeek` as a set shown in week order,
- * `HH:mm` times, `siLock` ≡ `xferLock`, parameters in either wire shape.
+ * Live tasks arrive canonical from the client (services/automation/normalize.ts: ids as strings,
+ * 0/1 as numbers, full day names, `HH:mm`, parameters as a map); what is left to compare here is
+ * meaning, not form: `DayOfWeek` as a set shown in week order, `siLock` ≡ `xferLock`, `1` ≡ `true`
+ * in a manifest.
  */
 
 /** Names of live objects by id, for showing ids as the names a manifest writes. */
@@ -73,7 +74,7 @@ export function isVolatileTaskField(key: string): boolean {
 /** sha256 of the task as read, volatile fields and passwords left out. */
 export function fingerprintTask(live: Task): string {
   const kept: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(live)) if (!isVolatileTaskField(k)) kept[k] = k === 'Parameters' ? normalizeParameters(v) : v;
+  for (const [k, v] of Object.entries(live)) if (!isVolatileTaskField(k)) kept[k] = v;
   return sha256Of(withoutPasswords(kept));
 }
 
@@ -106,8 +107,7 @@ export function displayLiveTaskPart(live: unknown, cat: TaskCatalog): JsonValue 
   return out;
 }
 
-function displayLiveParameters(raw: unknown): JsonValue {
-  const params = normalizeParameters(raw);
+function displayLiveParameters(params: unknown): JsonValue {
   if (!isRecord(params)) return toJson(params);
   const out: Record<string, JsonValue> = {};
   for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? (p.DisplayValue === SUPPRESSED ? SENSITIVE : toJson(p.value ?? '')) : toJson(p);
@@ -131,9 +131,9 @@ export function displayDesiredTaskPart(desired: unknown): JsonValue {
   return out;
 }
 
+/** The date list a canonical `DateListRef` item names (its `ID`, if any, is the reference's own). */
 function dateListId(ref: unknown): string {
-  if (isRecord(ref)) return String(ref.DateListID ?? ref.ID ?? '');
-  return String(ref);
+  return isRecord(ref) ? String(ref.DateListID ?? '') : String(ref);
 }
 
 // ------------------------------------------------------------------------------------------ diff
@@ -181,8 +181,7 @@ function sameNameSet(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** Parameters by name: only those the manifest lists; secrets and suppressed live values never compared. */
-function diffParameters(path: string, desired: Parameters, liveRaw: unknown, out: FieldChange[]): void {
-  const live = normalizeParameters(liveRaw);
+function diffParameters(path: string, desired: Parameters, live: unknown, out: FieldChange[]): void {
   const l = isRecord(live) ? live : {};
   for (const [name, p] of Object.entries(desired)) {
     const at = joinPath(path, name);
@@ -253,14 +252,8 @@ function diffInterval(path: string, desired: unknown, live: unknown, out: FieldC
     const want = d[key];
     if (typeof want !== 'string') continue;
     const have = l[key];
-    if (normalizeTime(want) !== (typeof have === 'string' ? normalizeTime(have) : undefined)) out.push(fieldChange(joinPath(path, key), have === undefined ? undefined : toJson(have), want));
+    if (want !== have) out.push(fieldChange(joinPath(path, key), have === undefined ? undefined : toJson(have), want));
   }
-}
-
-/** `7:05`, `07:05:00` → `07:05`; anything else unchanged. */
-export function normalizeTime(t: string): string {
-  const m = /^\s*(\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s*$/.exec(t);
-  return m ? `${m[1]!.padStart(2, '0')}:${m[2]}` : t;
 }
 
 function sameDays(a: readonly string[], b: readonly string[]): boolean {
@@ -356,7 +349,7 @@ export function updateTaskBody(live: Task, desired: DesiredTask): JsonObject {
   const out: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(withoutPasswords(live) as Record<string, unknown>)) {
     if (isVolatileTaskField(k) || v === undefined) continue;
-    out[k] = k === 'Parameters' ? toJson(normalizeParameters(v)) : toJson(v);
+    out[k] = toJson(v);
   }
   for (const [key, value] of Object.entries(desired.body)) {
     switch (key) {
@@ -379,8 +372,7 @@ export function updateTaskBody(live: Task, desired: DesiredTask): JsonObject {
   return out;
 }
 
-function mergeParameters(live: unknown, desired: unknown): JsonValue {
-  const base = normalizeParameters(live);
+function mergeParameters(base: unknown, desired: unknown): JsonValue {
   const out: Record<string, JsonValue> = isRecord(base) ? { ...(toJson(base) as JsonObject) } : {};
   if (isRecord(desired)) for (const [name, p] of Object.entries(desired)) out[name] = toJson(p);
   return out;
@@ -405,9 +397,24 @@ function mergeSteps(live: unknown, desired: unknown): JsonValue {
 }
 
 /**
+ * Whether a step authenticates with a password of its own that the server will not show: `set`
+ * when the server says so (`(suppressed)`), `likely` when it shows none but the step signs in as a
+ * user of its own (`Username`, not the host's default user, no client key): servers that leave
+ * step passwords out of answers (docs/server-variants.md A-15) say nothing more.
+ */
+export function stepPasswordState(body: Readonly<Record<string, unknown>>): 'set' | 'likely' | undefined {
+  if (typeof body.Password === 'string' && body.Password !== '') return 'set';
+  const ownUser = typeof body.Username === 'string' && body.Username !== '' && !sameScalar(1, body.UseDefUser);
+  const key = typeof body.ClientKeyID === 'string' && body.ClientKeyID !== '';
+  return body.Password === undefined && ownUser && !key ? 'likely' : undefined;
+}
+
+/**
  * The POST body of a replace (delete and re-create): the update body without server-numbered
- * ids, with the manifest's `Group`. Secret parameters the server shows suppressed cannot be
- * copied: they are left out and named in `lostSecrets`.
+ * ids, with the manifest's `Group`. Secrets the server does not show cannot be copied: secret
+ * parameters and step passwords the manifest does not carry are left out and named in
+ * `lostSecrets` (a step password the server leaves out of its answers is named when the step signs
+ * in as a user of its own).
  */
 export function replaceTaskBody(live: Task, desired: DesiredTask): { body: JsonObject; lostSecrets: string[] } {
   const merged = updateTaskBody(live, desired) as Record<string, JsonValue>;
@@ -415,6 +422,15 @@ export function replaceTaskBody(live: Task, desired: DesiredTask): { body: JsonO
   const body = stripServerIds(merged, lostSecrets, '') as Record<string, JsonValue>;
   delete body.NextEID;
   if (desired.body.Group !== undefined) body.Group = desired.body.Group;
+  const sent = listOf(body.steps);
+  listOf(live.steps).forEach((step, i) => {
+    const kind = stepKindOfLive(step);
+    const liveBody = kind !== undefined && isRecord(step) && isRecord(step[kind]) ? step[kind] : undefined;
+    const sentStep = sent[i];
+    const sentBody = kind !== undefined && isRecord(sentStep) && isRecord(sentStep[kind]) ? sentStep[kind] : undefined;
+    if (liveBody === undefined || (sentBody !== undefined && sentBody.Password !== undefined)) return;
+    if (stepPasswordState(liveBody) !== undefined) lostSecrets.push(`steps[${i}].${kind}.Password`);
+  });
   return { body, lostSecrets };
 }
 
@@ -427,7 +443,7 @@ function stripServerIds(x: JsonValue, lost: string[], path: string): JsonValue {
     if (k === 'Parameters' && isRecord(v)) {
       const params: Record<string, JsonValue> = {};
       for (const [name, p] of Object.entries(v as JsonObject)) {
-        if (isRecord(p) && p.DisplayValue === SUPPRESSED && (p.value === '' || p.value === undefined)) lost.push(joinPath(joinPath(path, 'Parameters'), name));
+        if (isRecord(p) && p.DisplayValue === SUPPRESSED && (p.value === '' || p.value === undefined || p.value === SUPPRESSED)) lost.push(joinPath(joinPath(path, 'Parameters'), name));
         else params[name] = p;
       }
       out.Parameters = params;
@@ -464,7 +480,7 @@ export function planTask(desired: DesiredTask, live: Task | undefined, cat: Task
   if (cos) return { action: 'blocked', reason: COS_REASON, fields: all };
   if (all.some((f) => f.forcesReplace)) {
     const { body, lostSecrets } = replaceTaskBody(live, desired);
-    const lost = lostSecrets.length > 0 ? `; its secret parameters not in the manifest (${lostSecrets.join(', ')}) cannot be copied` : '';
+    const lost = lostSecrets.length > 0 ? `; secrets the server does not show and the manifest does not carry (${lostSecrets.join(', ')}) cannot be copied and are lost: write them in the manifest as \`\${env:…}\`` : '';
     return { action: 'replace', reason: `\`Group\` cannot change after creation: the task is deleted and created again${lost}`, fields: all, payload: { kind: 'Task', body } };
   }
   return { action: 'update', fields: all, payload: { kind: 'Task', body: updateTaskBody(live, desired) } };

@@ -10,7 +10,8 @@ import type { ReadonlyTransferClient, TransferClient } from './transfer/client.j
 export { AUTOMATION_READ_METHODS, createAutomationClient, toReadonlyAutomationClient } from './automation/client.js';
 export type { AutomationClient, AutomationReadMethod, ReadonlyAutomationClient } from './automation/client.js';
 export type * from './automation/types.js';
-export { normalizeParameters, normalizeTaskTree, unwrapHost } from './automation/normalize.js';
+export { normalizeParameters, readAcl, readTask, unwrapHost } from './automation/normalize.js';
+export type { AutomationWireForms } from './automation/normalize.js';
 export { TRANSFER_READ_METHODS, createTransferClient, toReadonlyTransferClient } from './transfer/client.js';
 export type { ReadonlyTransferClient, TransferClient, TransferReadMethod } from './transfer/client.js';
 export type * from './transfer/types.js';

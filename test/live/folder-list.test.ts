@@ -45,11 +45,11 @@ describe('readLiveState: many managed folders come from one folder list', () => 
     expect(calls.filter((c) => c.startsWith('acls '))).toHaveLength(many.length - 1);
   });
 
-  it('matches paths exactly, as a lookup by path does (a trailing slash aside)', async () => {
+  it('matches paths as the server compares them: case and a trailing slash ignored', async () => {
     const calls: string[] = [];
     const live = many.map((p, i) => (i === 0 ? p.toLowerCase() : i === 1 ? `${p}/` : p));
     const state = await readLiveState({ manifests: manifestsFrom(many.map((p) => folderDoc(p)).join('---\n')), transfer: fakeTransfer(live, calls), scope: SCOPE, prune: [] });
-    expect(state.transfer!.folders.get('/bulk/f0')).toBeNull();
+    expect(state.transfer!.folders.get('/bulk/f0')).toMatchObject({ folder: { path: '/bulk/f0' } });
     expect(state.transfer!.folders.get('/bulk/f1')).toMatchObject({ folder: { path: '/Bulk/F1/' } });
   });
 

@@ -4,6 +4,7 @@ import { normalizeSpec } from '../../src/manifest/normalize.js';
 import { getKindSchema } from '../../src/manifest/schemas.js';
 import { MANIFEST_KINDS } from '../../src/manifest/types.js';
 import { parseSecretRef } from '../../src/secret.js';
+import { WEEK_DAYS, canonicalDayName } from '../../src/vocabulary.js';
 
 /**
  * Differential test of normalizeSpec (which reads each schema once into a plan) against the
@@ -44,7 +45,12 @@ function reference(spec: unknown, specSchema: AnySchemaObject, root: AnySchemaOb
       }
       return out;
     }
-    if (Array.isArray(data)) return data.map((item) => walk(item, resolved.items as AnySchemaObject | undefined, depth + 1));
+    if (Array.isArray(data)) {
+      const items = resolved.items === undefined ? undefined : resolveRef(resolved.items as AnySchemaObject);
+      const dayEnum = items?.enum as unknown[] | undefined;
+      if (Array.isArray(dayEnum) && WEEK_DAYS.every((d) => dayEnum.includes(d))) return [...new Set(data.map((d) => (typeof d === 'string' ? (canonicalDayName(d) ?? d) : d)))];
+      return data.map((item) => walk(item, resolved.items as AnySchemaObject | undefined, depth + 1));
+    }
     if (isRecord(data)) {
       const props = (resolved.properties ?? {}) as Record<string, AnySchemaObject>;
       const out: Record<string, unknown> = {};

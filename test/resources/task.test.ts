@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Change, FieldChange } from '../../src/plan/model.js';
-import { fingerprintTask, inWeekOrder, normalizeTime } from '../../src/resources/task.js';
+import { fingerprintTask, inWeekOrder } from '../../src/resources/task.js';
+import { readTask } from '../../src/services/automation/normalize.js';
 import type { Task } from '../../src/services/automation/types.js';
 import { automationState, manifestsFrom, planFrom, taskYaml } from './fixtures.js';
 
@@ -75,8 +76,13 @@ describe('Task: no perpetual diff', () => {
     expect(c.liveId).toBe('401');
   });
 
-  // Each row: a way a server may answer the same task; none of them is a change.
+  // Each row: a way a server may answer the same task, read through the client's normaliser as
+  // every live task is; none of them is a change.
   const variants: [string, (t: Record<string, any>) => void][] = [
+    ['day names in three letters, in any case', (t) => (t.Schedules.Schedule[0].Days.DayOfWeek = ['MON', 'Tue'])],
+    ['DateListRef as {ID} or a bare id', (t) => (t.Schedules.Schedule[0].DateListRef = [{ ID: 31 }])],
+    ['Group as a single string', (t) => (t.Group = 'Finance')],
+    ['step keys of the Steps Type model (MicSourceType…)', (t) => (t.steps = t.steps.map((s: Record<string, unknown>) => ({ [`Mic${Object.keys(s)[0]}Type`]: Object.values(s)[0] })))],
     ['0/1 flags answered as booleans', (t) => ((t.Active = true), (t.steps[2].Destination.OverwriteOrig = true))],
     ['numbers answered as strings ("3" for 3)', (t) => (t.steps[0].Source.RetryCount = '3')],
     ['ids answered as numbers', (t) => ((t.steps[0].Source.HostID = 11), (t.steps[1].Process.ScriptID = 21))],
@@ -91,7 +97,17 @@ describe('Task: no perpetual diff', () => {
   it.each(variants)('treats %s as no change', (_name, mutate) => {
     const live = liveTask() as Record<string, any>;
     mutate(live);
-    expect(plan(SPEC, live as Task).action).toBe('no-op');
+    expect(plan(SPEC, readTask(live, {})).action).toBe('no-op');
+  });
+
+  it('takes day names written Mon…Sun in a manifest as the full names, whatever form the server answers in', () => {
+    const short = SPEC.replace('DayOfWeek: [Tuesday, Monday]', 'DayOfWeek: [Tue, Mon, Monday]');
+    expect(plan(short, liveTask()).action).toBe('no-op');
+    const live = liveTask() as Record<string, any>;
+    live.Schedules.Schedule[0].Days.DayOfWeek = ['Mon', 'Tue'];
+    expect(plan(short, readTask(live, {})).action).toBe('no-op');
+    const c = plan(short.replace('[Tue, Mon, Monday]', '[Mon, Wed]'), readTask(live, {}));
+    expect(c.fields.find((f) => f.path.endsWith('DayOfWeek'))).toEqual({ path: 'Schedules.Schedule[0].Days.DayOfWeek', before: ['Monday', 'Tuesday'], after: ['Monday', 'Wednesday'] });
   });
 
   it('matches a host name written in another case (the server folds case)', () => {
@@ -215,6 +231,25 @@ describe('Task: differences', () => {
     expect((c.payload as { body: Record<string, any> }).body.Parameters).not.toHaveProperty('ApiKey');
   });
 
+  it('names a step password a replace cannot copy, shown suppressed or (on a server that hides them) implied by the step\'s own user', () => {
+    const spec = SPEC.replace('Group: [Finance]', 'Group: [Partners]');
+    const suppressed = liveTask() as Record<string, any>;
+    suppressed.steps[0].Source.Password = '(suppressed)';
+    const c = plan(spec, suppressed as Task);
+    expect(c.action).toBe('replace');
+    expect(c.reason).toMatch(/steps\[0\]\.Source\.Password/);
+    expect((c.payload as { body: Record<string, any> }).body.steps[0].Source).not.toHaveProperty('Password');
+    const hidden = liveTask() as Record<string, any>;
+    hidden.steps[0].Source.Username = 'payroll';
+    expect(plan(spec, hidden as Task).reason).toMatch(/steps\[0\]\.Source\.Password/);
+    // Carried by the manifest: nothing is lost, nothing is said.
+    const carried = spec.replace('FileMask: "*.csv"', 'FileMask: "*.csv", Password: "${env:PAYROLL_SFTP}"');
+    expect(plan(carried, suppressed as Task).reason).not.toMatch(/Password/);
+    // A step that signs in with the host's default user or a key holds no password of its own.
+    hidden.steps[0].Source.UseDefUser = 1;
+    expect(plan(spec, hidden as Task).reason).not.toMatch(/Password/);
+  });
+
   it('blocks a difference on an advanced (TT=COS) task and sends nothing', () => {
     const live = { ...liveTask(), TT: 'COS', Info: { Description: 'old' } };
     const c = plan(SPEC, live);
@@ -256,13 +291,6 @@ describe('Task fingerprint and normalisers', () => {
     b.steps[0].Source.Password = 'x-SEEDSECRET';
     expect(fingerprintTask(b as Task)).toBe(fingerprintTask(a as Task));
   });
-
-  it.each([
-    ['7:05', '07:05'],
-    ['07:05:00', '07:05'],
-    ['23:59', '23:59'],
-    ['noon', 'noon'],
-  ])('normalizeTime(%s) = %s', (input, output) => expect(normalizeTime(input)).toBe(output));
 
   it('orders days Monday to Sunday', () => {
     expect(inWeekOrder(['Sunday', 'Friday', 'monday'])).toEqual(['monday', 'Friday', 'Sunday']);

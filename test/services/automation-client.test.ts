@@ -149,16 +149,22 @@ describe('task parameters', () => {
     await expect(automationClient(agent).listTasks()).resolves.toEqual([mapForm]);
   });
 
-  it('sends the map form', async () => {
+  it('sends parameters in the map form, and in the list form once the server answered with it', async () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
-    a.intercept({ path: '/api/v1/tasks/42', method: 'PUT' }).reply(200, listForm, { headers: JSON_HEADERS });
-    await automationClient(agent).updateTask('42', listForm as never);
-    const sent = JSON.parse(calls().at(-1)?.body ?? '') as { Parameters: unknown };
-    expect(sent.Parameters).toEqual({ Region: { value: 'EU' }, Key: { value: '', DisplayValue: '(suppressed)' } });
-    // The caller's task is left as it was: only parsed response bodies are normalised in place.
-    expect(listForm.Parameters).toEqual({ Parameter: [{ Name: 'Region', value: 'EU' }, { Name: 'Key', value: '', DisplayValue: '(suppressed)' }] });
+    const canonical = { ID: '42', Name: 'Payroll', Parameters: { Region: { value: 'EU' }, Key: { value: '', DisplayValue: '(suppressed)' } } };
+    a.intercept({ path: '/api/v1/tasks/42', method: 'PUT' }).reply(200, listForm, { headers: JSON_HEADERS }).times(2);
+    const client = automationClient(agent);
+    await client.updateTask('42', canonical);
+    expect((JSON.parse(calls().at(-1)?.body ?? '') as { Parameters: unknown }).Parameters).toEqual(canonical.Parameters);
+    // That answer was in the list form: the server's own form is what it gets from now on.
+    await client.updateTask('42', canonical);
+    expect((JSON.parse(calls().at(-1)?.body ?? '') as { Parameters: unknown }).Parameters).toEqual({
+      Parameter: [{ Name: 'Region', value: 'EU' }, { Name: 'Key', value: '', DisplayValue: '(suppressed)' }],
+    });
+    // The caller's task is left as it was.
+    expect(canonical.Parameters).toEqual({ Region: { value: 'EU' }, Key: { value: '', DisplayValue: '(suppressed)' } });
   });
 
   it('normalises every task of a list at every depth', async () => {
@@ -340,5 +346,136 @@ describe('read-only client', () => {
     expect(view.requestCount).toBe(2);
     expect(view.tokenRequestCount).toBe(1);
     expect(full.requestCount).toBe(2);
+  });
+});
+
+describe('the normalisation boundary (docs/server-variants.md)', () => {
+  /** A task as a server that took the other reading of every open point answers it. */
+  const divergent = {
+    ID: 42,
+    Name: 'Payroll to bank',
+    Group: 'Finance',
+    Active: true,
+    AR: '0',
+    CAS: 'EMPTY',
+    NextEID: '7',
+    Schedules: {
+      Schedule: {
+        ID: 3,
+        Days: { DayOfWeek: ['Mon', 'tue', 'FRIDAY'] },
+        Frequency: { Interval: { StartTime: '9:05', EndTime: '17:00' } },
+        DateListRef: [{ ID: 303001 }],
+        Multi: '0',
+        RunEvenIfNotif: false,
+      },
+    },
+    steps: [
+      { MicSourceType: { ID: 4, HostID: 69230956, Path: '/out', DeleteOrig: '1', RetryCount: '3', SearchSubdirs: true, Type: 'SSHFTP' } },
+      { MicDestinationType: { ID: 5, HostID: 69230957, Path: '/in', OverwriteOrig: 'false', Type: 'siLock' } },
+    ],
+  };
+
+  const canonical = {
+    ID: '42',
+    Name: 'Payroll to bank',
+    Group: ['Finance'],
+    Active: 1,
+    AR: 0,
+    CAS: '',
+    NextEID: 7,
+    Schedules: {
+      Schedule: [
+        {
+          ID: '3',
+          Days: { DayOfWeek: ['Monday', 'Tuesday', 'Friday'] },
+          Frequency: { Interval: [{ StartTime: '09:05', EndTime: '17:00' }] },
+          DateListRef: [{ DateListID: '303001' }],
+          Multi: 0,
+          RunEvenIfNotif: 0,
+        },
+      ],
+    },
+    steps: [
+      { Source: { ID: '4', HostID: '69230956', Path: '/out', DeleteOrig: 1, RetryCount: 3, SearchSubdirs: 1, Type: 'SSHFTP' } },
+      { Destination: { ID: '5', HostID: '69230957', Path: '/in', OverwriteOrig: 0, Type: 'siLock' } },
+    ],
+  };
+
+  it('reads every form of a task into the canonical one', async () => {
+    const { agent, pool } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/tasks' }).reply(200, [divergent], { headers: JSON_HEADERS });
+    await expect(automationClient(agent).listTasks()).resolves.toEqual([canonical]);
+  });
+
+  it('writes a canonical task back in the forms the server answered with', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/tasks/42' }).reply(200, divergent, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/tasks/42', method: 'PUT' }).reply(204, '');
+    const client = automationClient(agent);
+    const task = await client.getTask('42');
+    expect(client.wireForms()).toEqual({ ids: 'number', flags: 'boolean', integers: 'string', days: 'short', times: 'unpadded', dateListRef: 'id', cas: 'EMPTY' });
+    await client.updateTask('42', task);
+    const sent = JSON.parse(calls().at(-1)?.body ?? '') as Record<string, unknown>;
+    expect(sent).toEqual({
+      ...divergent,
+      // Group is sent as the list the reference documents; step keys as the reference's input form.
+      Group: ['Finance'],
+      AR: false,
+      NextEID: '7',
+      Schedules: { Schedule: [{ ...divergent.Schedules.Schedule, Days: { DayOfWeek: ['Mon', 'Tue', 'Fri'] }, Frequency: { Interval: [{ StartTime: '9:05', EndTime: '17:00' }] } }] },
+      steps: [
+        { Source: { ...divergent.steps[0]!.MicSourceType, DeleteOrig: '1', RetryCount: '3' } },
+        { Destination: { ...divergent.steps[1]!.MicDestinationType, OverwriteOrig: false } },
+      ],
+    });
+  });
+
+  it('sends the reference\'s forms to a server it has not read yet', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/tasks', method: 'POST' }).reply(201, { ID: 99 }, { headers: JSON_HEADERS });
+    const created = await automationClient(agent).createTask({ ...canonical, ID: undefined } as never);
+    expect(created?.ID).toBe('99');
+    expect(JSON.parse(calls().at(-1)?.body ?? '')).toEqual(JSON.parse(JSON.stringify({ ...canonical, ID: undefined })));
+  });
+
+  it('reads the other DateListRef shapes, and writes back the shape it read', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    const withRefs = (refs: unknown) => ({ ID: '1', Name: 'T', Schedules: { Schedule: [{ Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }] }, DateListRef: refs }] } });
+    for (const [refs, read] of [
+      [[{ DateListID: '7' }], [{ DateListID: '7' }]],
+      [[{ ID: '55', DateListID: '7' }], [{ ID: '55', DateListID: '7' }]],
+      [['7'], [{ DateListID: '7' }]],
+    ] as const) {
+      replyToken(a, { access: 'tok' });
+      a.intercept({ path: '/api/v1/tasks/1' }).reply(200, withRefs(refs), { headers: JSON_HEADERS });
+      a.intercept({ path: '/api/v1/tasks/1', method: 'PUT' }).reply(204, '');
+      const client = automationClient(agent);
+      const task = await client.getTask('1');
+      expect(task.Schedules?.Schedule?.[0]?.DateListRef).toEqual(read);
+      await client.updateTask('1', task);
+      const sent = JSON.parse(calls().at(-1)?.body ?? '') as ReturnType<typeof withRefs>;
+      expect(sent.Schedules.Schedule[0]!.DateListRef).toEqual(refs);
+    }
+  });
+
+  it('reads resource-group ACLs with numeric ids and boolean permissions, and writes permissions in the form read', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/resourcegroups/acls' }).reply(200, [{ ACLID: 5, ResourceGroupName: 'Finance', UserGroupName: 'Ops', Permissions: { TaskRun: true, TaskEditExisting: 'false' } }], {
+      headers: JSON_HEADERS,
+    });
+    a.intercept({ path: '/api/v1/resourcegroups/acls/5', method: 'PUT' }).reply(200, '');
+    const client = automationClient(agent);
+    await expect(client.listResourceGroupAcls()).resolves.toEqual([{ ACLID: '5', ResourceGroupName: 'Finance', UserGroupName: 'Ops', Permissions: { TaskRun: 1, TaskEditExisting: 0 } }]);
+    await client.updateResourceGroupAcl('5', { Permissions: { TaskRun: 1, TaskEditExisting: 1 } });
+    expect(JSON.parse(calls().at(-1)?.body ?? '')).toEqual({ Permissions: { TaskRun: true, TaskEditExisting: true } });
   });
 });

@@ -116,3 +116,15 @@ export function fakeClock(start = Date.UTC(2026, 0, 1)): { now: () => number; ad
   let t = start;
   return { now: () => t, advance: (ms) => void (t += ms) };
 }
+
+/** Replies once to the user list and once to the group list (what ACL entries are named through). */
+export function replyDirectory(
+  pool: MockPool,
+  users: readonly Record<string, unknown>[],
+  groups: readonly Record<string, unknown>[] = [],
+  status: { users?: number; groups?: number } = {},
+): void {
+  const page = (items: readonly unknown[]) => ({ items, paging: { page: 1, perPage: 1000, totalItems: items.length, totalPages: 1 } });
+  pool.intercept({ path: '/api/v1/users', query: { page: 1, perPage: 1000 } }).reply(status.users ?? 200, status.users && status.users !== 200 ? { title: 'Forbidden', detail: 'no' } : page(users), { headers: JSON_HEADERS });
+  pool.intercept({ path: '/api/v1/groups', query: { page: 1, perPage: 1000 } }).reply(status.groups ?? 200, status.groups && status.groups !== 200 ? { title: 'Forbidden', detail: 'no' } : page(groups), { headers: JSON_HEADERS });
+}

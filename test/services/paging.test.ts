@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/services/errors.js';
 import { parseListPage, readAllPages } from '../../src/services/paging.js';
 import type { PageQuery } from '../../src/services/paging.js';
-import { AUTOMATION, JSON_HEADERS, TRANSFER, automationClient, createMock, replyToken, transferClient } from './helpers.js';
+import { AUTOMATION, JSON_HEADERS, TRANSFER, automationClient, createMock, replyDirectory, replyToken, transferClient } from './helpers.js';
 
 const label = () => ({ service: 'transfer' as const, method: 'GET' as const, path: '/api/v1/users' });
 
@@ -129,6 +129,7 @@ describe('clients page the way each service wants', () => {
         { headers: JSON_HEADERS },
       );
     }
+    replyDirectory(t, [1, 2, 3].map((n) => ({ id: String(n), username: `u${n}` })));
     const acls = await transferClient(agent).listFolderAcls(9);
     expect(acls.map((e) => e.id)).toEqual(['1', '2', '3']);
     expect(calls().filter((c) => c.path.startsWith('/api/v1/folders/9/acls')).map((c) => c.query)).toEqual([

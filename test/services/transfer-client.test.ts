@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TRANSFER_READ_METHODS } from '../../src/services/transfer/client.js';
 import type { TransferClient } from '../../src/services/transfer/client.js';
 import { toReadonly } from '../../src/services/index.js';
-import { JSON_HEADERS, TRANSFER, createMock, replyToken, transferClient } from './helpers.js';
+import { JSON_HEADERS, TRANSFER, createMock, replyDirectory, replyToken, transferClient } from './helpers.js';
 
 const page = (items: unknown[]) => ({ items, paging: { page: 1, perPage: 1000, totalItems: items.length, totalPages: 1 } });
 
@@ -20,6 +20,32 @@ describe('folders', () => {
     const client = transferClient(agent);
     await expect(client.getFolder(101)).resolves.toMatchObject({ id: '101', parentId: '0' });
     await expect(client.listSubfolders('101')).resolves.toMatchObject([{ id: '205', parentId: '101' }]);
+  });
+
+  it('finds a folder whatever the case and trailing slash the server answers with, and a server that ignores the filter (T-6, T-7)', async () => {
+    const { agent, pool } = createMock();
+    const t = pool(TRANSFER);
+    replyToken(t, { access: 'tok' });
+    t.intercept({ path: '/api/v1/folders', query: { path: '/Distribution/Acme/Inbound', page: 1, perPage: 1000 } }).reply(
+      200,
+      page([
+        { id: 7, name: 'Acme', path: '/distribution/acme/' },
+        { id: 9, name: 'INBOUND', path: '/distribution/acme/INBOUND/' },
+      ]),
+      { headers: JSON_HEADERS },
+    );
+    await expect(transferClient(agent).findFolderByPath('/Distribution/Acme/Inbound')).resolves.toMatchObject({ id: '9', path: '/distribution/acme/INBOUND' });
+  });
+
+  it('finds a created subfolder under its parent when the create answers without it (T-8)', async () => {
+    const { agent, pool } = createMock();
+    const t = pool(TRANSFER);
+    replyToken(t, { access: 'tok' });
+    t.intercept({ path: '/api/v1/folders/101/subfolders', method: 'POST' }).reply(201, '');
+    t.intercept({ path: '/api/v1/folders/101/subfolders', query: { page: 1, perPage: 1000 } }).reply(200, page([{ id: 300, parentId: 101, name: 'Inbound', path: '/Distribution/Acme/Inbound' }]), {
+      headers: JSON_HEADERS,
+    });
+    await expect(transferClient(agent).createSubfolder(101, { name: 'Inbound', inheritPermissions: 'None' })).resolves.toMatchObject({ id: '300' });
   });
 
   it('finds a folder by exact path among what the path query returns', async () => {
@@ -69,19 +95,41 @@ describe('folder ACLs', () => {
     permissions: { readFiles: true, listFiles: true, writeFiles: false, sharePermissions: { readFiles: true, listFiles: false } },
   };
 
-  it('sets an entry with PUT and returns the whole list, ids as strings and share permissions nested', async () => {
+  const NO_PERMISSIONS = {
+    readFiles: false,
+    writeFiles: false,
+    deleteFiles: false,
+    listFiles: false,
+    notify: false,
+    addDeleteSubfolders: false,
+    share: false,
+    admin: false,
+    listUsers: false,
+    sharePermissions: { readFiles: false, writeFiles: false, deleteFiles: false, listFiles: false, notify: false, listUsers: false },
+  };
+
+  it('sets an entry with PUT and returns the whole list, ids as strings, every permission a boolean, names by id', async () => {
     const { agent, pool, calls } = createMock();
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
     t.intercept({ path: '/api/v1/folders/205/acls', method: 'PUT' }).reply(200, page([entry, { type: 'User', id: '9', name: 'alice', permissions: { readFiles: 1 }, isEditable: false }]), {
       headers: JSON_HEADERS,
     });
+    replyDirectory(t, [{ id: '9', username: 'alice', fullName: 'Alice Archer' }], [{ id: 12, name: 'Acme Partners' }]);
     const list = await transferClient(agent).setFolderAcl(205, { type: 'Group', id: '12', permissions: { readFiles: true, listFiles: true } });
     expect(list).toEqual([
-      { ...entry, id: '12' },
-      { type: 'User', id: '9', name: 'alice', permissions: { readFiles: true }, isEditable: false },
+      {
+        type: 'Group',
+        id: '12',
+        name: 'Acme Partners',
+        serverName: 'Acme Partners',
+        permissions: { ...NO_PERMISSIONS, readFiles: true, listFiles: true, sharePermissions: { ...NO_PERMISSIONS.sharePermissions, readFiles: true } },
+        isEditable: true,
+        isDeletable: true,
+      },
+      { type: 'User', id: '9', name: 'alice', serverName: 'alice', permissions: { ...NO_PERMISSIONS, readFiles: true }, isEditable: false, isDeletable: true },
     ]);
-    expect(JSON.parse(calls().at(-1)?.body ?? '')).toEqual({ type: 'Group', id: '12', permissions: { readFiles: true, listFiles: true } });
+    expect(JSON.parse(calls().find((c) => c.method === 'PUT')?.body ?? '')).toEqual({ type: 'Group', id: '12', permissions: { readFiles: true, listFiles: true } });
   });
 
   it('adds an entry with POST, accepting a bare array in answer', async () => {
@@ -89,7 +137,56 @@ describe('folder ACLs', () => {
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
     t.intercept({ path: '/api/v1/folders/205/acls', method: 'POST' }).reply(200, [entry], { headers: JSON_HEADERS });
-    await expect(transferClient(agent).addFolderAcl('205', { type: 'Group', id: '12', permissions: {} })).resolves.toMatchObject([{ id: '12' }]);
+    replyDirectory(t, [], [{ id: 12, name: 'Acme Partners' }]);
+    await expect(transferClient(agent).addFolderAcl('205', { type: 'Group', id: '12', permissions: {} })).resolves.toMatchObject([{ id: '12', name: 'Acme Partners' }]);
+  });
+
+  it('reads the list back when a write answers with the one entry or nothing (T-9)', async () => {
+    const { agent, pool } = createMock();
+    const t = pool(TRANSFER);
+    replyToken(t, { access: 'tok' });
+    t.intercept({ path: '/api/v1/folders/205/acls', method: 'PUT' }).reply(200, entry, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/folders/205/acls', method: 'POST' }).reply(200, '');
+    t.intercept({ path: '/api/v1/folders/205/acls', query: { page: 1, perPage: 1000 } }).reply(200, page([entry]), { headers: JSON_HEADERS }).times(2);
+    replyDirectory(t, [], [{ id: 12, name: 'Acme Partners' }]);
+    const client = transferClient(agent);
+    await expect(client.setFolderAcl(205, { type: 'Group', id: '12', permissions: {} })).resolves.toMatchObject([{ id: '12', name: 'Acme Partners' }]);
+    await expect(client.addFolderAcl(205, { type: 'Group', id: '12', permissions: {} })).resolves.toMatchObject([{ id: '12' }]);
+  });
+
+  it('names a user entry by username through the user list, never by the server\'s name (a full name here: T-2)', async () => {
+    const { agent, pool, calls } = createMock();
+    const t = pool(TRANSFER);
+    replyToken(t, { access: 'tok' });
+    const entries = [
+      { type: 'user', id: 9, name: 'Acme Upload Service', permissions: { readFiles: 1, listFiles: '1', writeFiles: 0 } },
+      { type: 'group', id: '12', permissions: { listFiles: true } },
+      { type: 'Email', id: 'x@example.com', name: 'x@example.com', permissions: {} },
+    ];
+    t.intercept({ path: '/api/v1/folders/205/acls', query: { page: 1, perPage: 1000 } }).reply(200, page(entries), { headers: JSON_HEADERS }).times(2);
+    replyDirectory(t, [{ id: '9', username: 'acme_upload', realname: 'Acme Upload Service' }], [{ id: 12, name: 'Acme Partners' }]);
+    const client = transferClient(agent);
+    const acl = await client.listFolderAcls(205);
+    expect(acl.map((e) => [e.type, e.id, e.name])).toEqual([
+      ['User', '9', 'acme_upload'],
+      ['Group', '12', 'Acme Partners'],
+      ['Email', 'x@example.com', undefined],
+    ]);
+    expect(acl[0]).toMatchObject({ serverName: 'Acme Upload Service', permissions: { readFiles: true, listFiles: true, writeFiles: false, admin: false }, isEditable: true, isDeletable: true });
+    // The lists are read once per client, however many folders are read.
+    await client.listFolderAcls(205);
+    expect(calls().filter((c) => c.path === '/api/v1/users' || c.path === '/api/v1/groups')).toHaveLength(2);
+  });
+
+  it('leaves an entry unnamed when the account may not read the user list (403)', async () => {
+    const { agent, pool } = createMock();
+    const t = pool(TRANSFER);
+    replyToken(t, { access: 'tok' });
+    t.intercept({ path: '/api/v1/folders/205/acls', query: { page: 1, perPage: 1000 } }).reply(200, page([{ type: 'User', id: '9', name: 'Bob Tanaka', permissions: {} }]), { headers: JSON_HEADERS });
+    replyDirectory(t, [], [], { users: 403 });
+    const [e] = await transferClient(agent).listFolderAcls(205);
+    expect(e).toMatchObject({ type: 'User', id: '9', serverName: 'Bob Tanaka' });
+    expect(e?.name).toBeUndefined();
   });
 
   it('deletes an entry with DELETE and a JSON body on the collection URL', async () => {

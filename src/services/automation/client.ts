@@ -6,7 +6,8 @@ import type { ClientOptions } from '../connection.js';
 import { parseListPage } from '../paging.js';
 import type { PagingPlan } from '../paging.js';
 import type { QueryParams } from '../transport.js';
-import { normalizeParsedTaskTree, normalizeTaskTree, readSchedulerStatus, unwrapHost } from './normalize.js';
+import { readAcl, readNamedObject, readSchedulerStatus, readTask, unwrapHost, writeAclPermissions, writeTask } from './normalize.js';
+import type { AutomationWireForms } from './normalize.js';
 import type {
   AboutInfo,
   AclFilter,
@@ -29,6 +30,7 @@ import type {
 
 /** The methods that only read the automation server (a plan or drift run gets only these). */
 export const AUTOMATION_READ_METHODS = [
+  'wireForms',
   'info',
   'listTasks',
   'getTask',
@@ -60,6 +62,8 @@ export interface AutomationClient {
   readonly requestCount: number;
   /** Of those, token grant/refresh/revoke calls. */
   readonly tokenRequestCount: number;
+  /** The forms this server was seen to answer in (docs/server-variants.md); writes use them. */
+  wireForms(): Readonly<AutomationWireForms>;
 
   info(): Promise<AboutInfo>;
   listTasks(query?: TaskQuery): Promise<Task[]>;
@@ -119,6 +123,8 @@ export function createAutomationClient(opts: ClientOptions): AutomationClient {
 class HttpAutomationClient implements AutomationClient {
   readonly service = 'automation' as const;
   readonly #c: Connection;
+  /** Filled in by every answer read (the normaliser notes each form it meets first). */
+  readonly #seen: AutomationWireForms = {};
 
   constructor(opts: ClientOptions) {
     this.#c = new Connection({
@@ -138,25 +144,29 @@ class HttpAutomationClient implements AutomationClient {
     return this.#c.transport.tokenRequestCount;
   }
 
+  wireForms(): Readonly<AutomationWireForms> {
+    return { ...this.#seen };
+  }
+
   async info(): Promise<AboutInfo> {
     return this.#object('GET', '/info');
   }
 
   async listTasks(query: TaskQuery = {}): Promise<Task[]> {
     const items = await this.#c.list('/tasks', LIST, { name: query.name, fields: query.fields?.join(',') });
-    return normalizeParsedTaskTree(items) as Task[];
+    return items.map((t) => (isRecord(t) ? readTask(t, this.#seen) : this.#unexpected('GET', '/tasks', 'a task item is not an object')));
   }
 
   async getTask(id: string): Promise<Task> {
-    return normalizeParsedTaskTree(await this.#object('GET', `/tasks/${seg(id)}`)) as Task;
+    return readTask(await this.#object('GET', `/tasks/${seg(id)}`), this.#seen);
   }
 
   async createTask(task: Task): Promise<Task | undefined> {
-    return this.#optionalTask(await this.#c.json('POST', '/tasks', { body: { kind: 'json', value: normalizeTaskTree(task) } }));
+    return this.#optionalTask(await this.#c.json('POST', '/tasks', { body: { kind: 'json', value: writeTask(task, this.#seen) } }));
   }
 
   async updateTask(id: string, task: Task): Promise<Task | undefined> {
-    return this.#optionalTask(await this.#c.json('PUT', `/tasks/${seg(id)}`, { body: { kind: 'json', value: normalizeTaskTree(task) } }));
+    return this.#optionalTask(await this.#c.json('PUT', `/tasks/${seg(id)}`, { body: { kind: 'json', value: writeTask(task, this.#seen) } }));
   }
 
   async deleteTask(id: string): Promise<void> {
@@ -183,31 +193,31 @@ class HttpAutomationClient implements AutomationClient {
   }
 
   async listCustomScripts(): Promise<CustomScript[]> {
-    return this.#list('/customscripts');
+    return this.#namedList('/customscripts');
   }
 
   async getCustomScript(id: string): Promise<CustomScript> {
-    return this.#object('GET', `/customscripts/${seg(id)}`);
+    return readNamedObject(await this.#object('GET', `/customscripts/${seg(id)}`), this.#seen);
   }
 
   async listStandardScripts(): Promise<NamedObject[]> {
-    return this.#list('/standardscripts');
+    return this.#namedList('/standardscripts');
   }
 
   async getStandardScript(id: string): Promise<NamedObject> {
-    return this.#object('GET', `/standardscripts/${seg(id)}`);
+    return readNamedObject(await this.#object('GET', `/standardscripts/${seg(id)}`), this.#seen);
   }
 
   async listDateLists(): Promise<DateList[]> {
-    return this.#list('/datelists');
+    return this.#namedList('/datelists');
   }
 
   async getDateList(id: string): Promise<DateList> {
-    return this.#object('GET', `/datelists/${seg(id)}`);
+    return readNamedObject(await this.#object('GET', `/datelists/${seg(id)}`), this.#seen);
   }
 
   async listGlobalParameters(): Promise<NamedObject[]> {
-    return this.#list('/globalparameters');
+    return this.#namedList('/globalparameters');
   }
 
   async listResourceGroups(): Promise<ResourceGroup[]> {
@@ -223,19 +233,22 @@ class HttpAutomationClient implements AutomationClient {
   }
 
   async listResourceGroupAcls(filter: AclFilter = {}): Promise<ResourceGroupAcl[]> {
-    return this.#list('/resourcegroups/acls', { resourceGroupName: filter.resourceGroupName, userGroupName: filter.userGroupName });
+    const items = await this.#list<unknown>('/resourcegroups/acls', { resourceGroupName: filter.resourceGroupName, userGroupName: filter.userGroupName });
+    return items.filter(isRecord).map((a) => readAcl(a, this.#seen));
   }
 
   async getResourceGroupAcl(id: string): Promise<ResourceGroupAcl> {
-    return this.#object('GET', `/resourcegroups/acls/${seg(id)}`);
+    return readAcl(await this.#object('GET', `/resourcegroups/acls/${seg(id)}`), this.#seen);
   }
 
   async createResourceGroupAcl(acl: NewResourceGroupAcl): Promise<ResourceGroupAcl | undefined> {
-    return optionalObject(await this.#c.json('POST', '/resourcegroups/acls', { body: { kind: 'json', value: acl } }));
+    const value = { ...acl, Permissions: writeAclPermissions(acl.Permissions, this.#seen) };
+    return this.#optionalAcl(await this.#c.json('POST', '/resourcegroups/acls', { body: { kind: 'json', value } }));
   }
 
   async updateResourceGroupAcl(id: string, changes: ResourceGroupAclChanges): Promise<ResourceGroupAcl | undefined> {
-    return optionalObject(await this.#c.json('PUT', `/resourcegroups/acls/${seg(id)}`, { body: { kind: 'json', value: changes } }));
+    const value = changes.Permissions === undefined ? changes : { ...changes, Permissions: writeAclPermissions(changes.Permissions, this.#seen) };
+    return this.#optionalAcl(await this.#c.json('PUT', `/resourcegroups/acls/${seg(id)}`, { body: { kind: 'json', value } }));
   }
 
   async deleteResourceGroupAcl(id: string): Promise<void> {
@@ -279,22 +292,28 @@ class HttpAutomationClient implements AutomationClient {
     return (await this.#c.list(path, LIST, query)) as T[];
   }
 
+  /** Scripts, date lists, global parameters: ids as strings. */
+  async #namedList<T extends NamedObject>(path: string): Promise<T[]> {
+    return (await this.#list<unknown>(path)).filter(isRecord).map((x) => readNamedObject(x, this.#seen) as T);
+  }
+
   async #object<T>(method: HttpMethod, path: string): Promise<T> {
     const body = await this.#c.json(method, path);
     return isRecord(body) ? (body as T) : this.#unexpected(method, path, 'expected a JSON object');
   }
 
   #optionalTask(body: unknown): Task | undefined {
-    return isRecord(body) ? (normalizeParsedTaskTree(body) as Task) : undefined;
+    return isRecord(body) ? readTask(body, this.#seen) : undefined;
+  }
+
+  /** The ACL a write answered with; an answer without an `ACLID` (or none) is no ACL. */
+  #optionalAcl(body: unknown): ResourceGroupAcl | undefined {
+    return isRecord(body) && body.ACLID !== undefined ? readAcl(body, this.#seen) : undefined;
   }
 
   #unexpected(method: HttpMethod, path: string, note: string): never {
     throw new ApiError({ service: 'automation', method, path: `${this.#c.session.knownApiBase ?? ''}${path}`, status: 200, body: { fieldErrors: [], note } });
   }
-}
-
-function optionalObject<T>(body: unknown): T | undefined {
-  return isRecord(body) ? (body as T) : undefined;
 }
 
 /** One path segment: ids and names may hold spaces, slashes or `#`. */

@@ -1,5 +1,360 @@
+import { canonicalDayName, SHORT_WEEK_DAYS, WEEK_DAYS } from '../../vocabulary.js';
 import { isRecord } from '../error-body.js';
-import type { Host, TaskParameters } from './types.js';
+import type { Host, ResourceGroupAcl, Task, TaskParameters } from './types.js';
+import { ID_FIELDS, SCHEDULE_FLAG_FIELDS, SCHEDULE_INTEGER_FIELDS, STEP_FLAG_FIELDS, STEP_INTEGER_FIELDS, STEP_KIND_NAMES, TASK_FLAG_FIELDS } from './wire-fields.js';
+
+/**
+ * The normalisation boundary of the automation service (docs/server-variants.md A-2…A-17):
+ * every answer the client returns has been read here into the canonical form, and every body it
+ * sends has been written here into the form that server was seen to use.
+ *
+ * Canonical: ids as strings; 0/1 fields and the reference's integer fields as numbers; `Group` a
+ * list; `CAS` `""` for EMPTY; `Parameters` a map; a schedule's lists as lists, day names in full,
+ * times `HH:mm`, `DateListRef` items `{DateListID, ID?}` (`ID` only where the server numbers its
+ * references); step keys `Source`, `Process`, … Everything else is kept exactly as sent.
+ */
+
+/**
+ * The forms one server was seen to answer in; a member is undefined until a value showed it.
+ * Writes use the form seen, else the form the reference documents for input (the first one).
+ */
+export interface AutomationWireForms {
+  ids?: 'string' | 'number';
+  flags?: 'number' | 'boolean' | 'string';
+  integers?: 'number' | 'string';
+  days?: 'long' | 'short';
+  times?: 'padded' | 'unpadded' | 'seconds';
+  dateListRef?: 'datelistid' | 'id' | 'both' | 'string';
+  parameters?: 'map' | 'list';
+  cas?: 'blank' | 'EMPTY';
+}
+
+// --------------------------------------------------------------------------------- traversal
+
+/** What happens to each kind of value on the way in or out; the traversal is shared. */
+interface TaskCodec {
+  id(value: unknown): unknown;
+  flag(value: unknown): unknown;
+  integer(value: unknown): unknown;
+  /** `Days.DayOfWeek`. */
+  days(value: unknown): unknown;
+  time(value: unknown): unknown;
+  /** A schedule's `DateListRef`. */
+  dateListRefs(value: unknown): unknown;
+  parameters(value: unknown): unknown;
+  cas(value: unknown): unknown;
+  group(value: unknown): unknown;
+  /** A list the reference shows as an array (a single object may stand for a one-item list). */
+  list(value: unknown): unknown;
+  stepKey(key: string): string;
+}
+
+/** Applies `c` to a task, in place: the caller owns `t` (a parsed answer, or a copy). */
+function codeTask(t: Record<string, unknown>, c: TaskCodec): void {
+  for (const key of Object.keys(t)) {
+    const v = t[key];
+    if (v === undefined) continue;
+    if (ID_FIELDS.has(key)) t[key] = c.id(v);
+    else if (TASK_FLAG_FIELDS.has(key)) t[key] = c.flag(v);
+    else if (key === 'NextEID') t[key] = c.integer(v);
+    else if (key === 'Group') t[key] = c.group(v);
+    else if (key === 'CAS') t[key] = c.cas(v);
+    else if (key === 'Parameters') t[key] = c.parameters(v);
+    else if (key === 'Schedules' && isRecord(v)) codeSchedules(v, c);
+    else if (key === 'steps') t[key] = codeSteps(v, c);
+  }
+}
+
+function codeSchedules(s: Record<string, unknown>, c: TaskCodec): void {
+  if (s.Schedule === undefined) return;
+  const list = c.list(s.Schedule);
+  s.Schedule = list;
+  if (!Array.isArray(list)) return;
+  for (const schedule of list) {
+    if (!isRecord(schedule)) continue;
+    for (const key of Object.keys(schedule)) {
+      const v = schedule[key];
+      if (v === undefined) continue;
+      if (key === 'ID') schedule[key] = c.id(v);
+      else if (SCHEDULE_FLAG_FIELDS.has(key)) schedule[key] = c.flag(v);
+      else if (SCHEDULE_INTEGER_FIELDS.has(key)) schedule[key] = c.integer(v);
+      else if (key === 'Days' && isRecord(v) && v.DayOfWeek !== undefined) v.DayOfWeek = c.days(v.DayOfWeek);
+      else if (key === 'DateListRef') schedule[key] = c.dateListRefs(v);
+      else if (key === 'Frequency' && isRecord(v) && v.Interval !== undefined) {
+        const intervals = c.list(v.Interval);
+        v.Interval = intervals;
+        if (Array.isArray(intervals)) for (const iv of intervals) if (isRecord(iv)) codeInterval(iv, c);
+      }
+    }
+  }
+}
+
+function codeInterval(iv: Record<string, unknown>, c: TaskCodec): void {
+  for (const key of ['StartTime', 'EndTime']) if (iv[key] !== undefined) iv[key] = c.time(iv[key]);
+}
+
+/** Steps, and the steps nested in `For` and `If` (gaps.md "Steps nest"), at any depth. */
+function codeSteps(steps: unknown, c: TaskCodec): unknown {
+  const list = c.list(steps);
+  if (!Array.isArray(list)) return list;
+  return list.map((step) => {
+    if (!isRecord(step)) return step;
+    const keys = Object.keys(step);
+    if (keys.length !== 1) return step;
+    const key = c.stepKey(keys[0]!);
+    const body = step[keys[0]!];
+    if (isRecord(body)) codeStepBody(body, c);
+    return key === keys[0] ? step : { [key]: body };
+  });
+}
+
+function codeStepBody(b: Record<string, unknown>, c: TaskCodec): void {
+  for (const key of Object.keys(b)) {
+    const v = b[key];
+    if (v === undefined) continue;
+    if (ID_FIELDS.has(key)) b[key] = c.id(v);
+    else if (STEP_FLAG_FIELDS.has(key)) b[key] = c.flag(v);
+    else if (STEP_INTEGER_FIELDS.has(key)) b[key] = c.integer(v);
+    else if (key === 'Parameters') b[key] = c.parameters(v);
+    else if (key === 'steps') b[key] = codeSteps(v, c);
+    else if (key === 'When') {
+      const whens = c.list(v);
+      b[key] = whens;
+      if (Array.isArray(whens)) for (const w of whens) if (isRecord(w) && w.steps !== undefined) w.steps = codeSteps(w.steps, c);
+    } else if (key === 'Otherwise' && isRecord(v) && v.steps !== undefined) v.steps = codeSteps(v.steps, c);
+  }
+}
+
+// ------------------------------------------------------------------------------------- reading
+
+const SHORT_KEYS: ReadonlyMap<string, string> = new Map(Object.entries(STEP_KIND_NAMES).map(([short, mic]) => [mic, short]));
+
+function readingCodec(seen: AutomationWireForms): TaskCodec {
+  return {
+    id: (v) => readId(v, seen),
+    flag: (v) => readFlag(v, seen),
+    integer: (v) => readInteger(v, seen),
+    days(v) {
+      const list = typeof v === 'string' ? [v] : v;
+      if (!Array.isArray(list)) return v;
+      return list.map((d) => {
+        if (typeof d !== 'string') return d;
+        const day = canonicalDayName(d);
+        if (day !== undefined) seen.days ??= d.trim().length === 3 ? 'short' : 'long';
+        return day ?? d;
+      });
+    },
+    time: (v) => readTime(v, seen),
+    dateListRefs(v) {
+      const list = typeof v === 'string' || isRecord(v) ? [v] : v;
+      return Array.isArray(list) ? list.map((r) => readDateListRef(r, seen)) : v;
+    },
+    parameters(v) {
+      const map = normalizeParameters(v);
+      if (isRecord(v) && Object.keys(v).length > 0) seen.parameters ??= map !== v ? 'list' : 'map';
+      return map;
+    },
+    cas(v) {
+      if (v === 'EMPTY') {
+        seen.cas ??= 'EMPTY';
+        return '';
+      }
+      if (v === '') seen.cas ??= 'blank';
+      return v;
+    },
+    group: (v) => (typeof v === 'string' ? (v === '' ? [] : [v]) : v === null ? [] : v),
+    list: (v) => (isRecord(v) ? [v] : v === null ? [] : v),
+    stepKey: (k) => SHORT_KEYS.get(k) ?? k,
+  };
+}
+
+function readId(v: unknown, seen: AutomationWireForms): unknown {
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    seen.ids ??= 'number';
+    return String(v);
+  }
+  if (typeof v === 'string' && v !== '') seen.ids ??= 'string';
+  return v;
+}
+
+function readFlag(v: unknown, seen: AutomationWireForms): unknown {
+  if (typeof v === 'boolean') {
+    seen.flags ??= 'boolean';
+    return v ? 1 : 0;
+  }
+  if (v === 0 || v === 1) {
+    seen.flags ??= 'number';
+    return v;
+  }
+  if (typeof v === 'string') {
+    const t = v.trim().toLowerCase();
+    const n = t === '1' || t === 'true' ? 1 : t === '0' || t === 'false' ? 0 : undefined;
+    if (n !== undefined) {
+      seen.flags ??= 'string';
+      return n;
+    }
+  }
+  return v;
+}
+
+function readInteger(v: unknown, seen: AutomationWireForms): unknown {
+  if (typeof v === 'number') {
+    seen.integers ??= 'number';
+    return v;
+  }
+  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) {
+    seen.integers ??= 'string';
+    return Number(v);
+  }
+  return v;
+}
+
+const TIME = /^\s*(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*$/;
+
+/** `9:05`, `09:05`, `09:05:00` → `09:05`. Only an hour below 10 tells padded from unpadded. */
+function readTime(v: unknown, seen: AutomationWireForms): unknown {
+  if (typeof v !== 'string') return v;
+  const m = TIME.exec(v);
+  if (!m) return v;
+  const [, h, min, sec] = m;
+  if (sec !== undefined) seen.times ??= 'seconds';
+  else if (h!.length === 1) seen.times ??= 'unpadded';
+  else if (h!.startsWith('0')) seen.times ??= 'padded';
+  return `${h!.padStart(2, '0')}:${min}`;
+}
+
+/**
+ * `{DateListID}`, `{ID}` (the date list's id), `{ID, DateListID}` (`ID` the reference's own
+ * number) or a bare id → `{DateListID, ID?}`.
+ */
+function readDateListRef(r: unknown, seen: AutomationWireForms): unknown {
+  if (typeof r === 'string' || typeof r === 'number') {
+    seen.dateListRef ??= 'string';
+    return { DateListID: String(readId(r, seen)) };
+  }
+  if (!isRecord(r)) return r;
+  const out: Record<string, unknown> = { ...r };
+  if (r.DateListID !== undefined) {
+    seen.dateListRef ??= r.ID !== undefined ? 'both' : 'datelistid';
+    out.DateListID = readId(r.DateListID, seen);
+    if (r.ID !== undefined) out.ID = readId(r.ID, seen);
+  } else if (r.ID !== undefined) {
+    seen.dateListRef ??= 'id';
+    out.DateListID = readId(r.ID, seen);
+    delete out.ID;
+  }
+  return out;
+}
+
+/** A task as the server answered it, made canonical in place (the caller owns the parsed body). */
+export function readTask(raw: Record<string, unknown>, seen: AutomationWireForms): Task {
+  codeTask(raw, readingCodec(seen));
+  return raw as Task;
+}
+
+/** A resource-group ACL: `ACLID` a string, each permission 0 or 1. */
+export function readAcl(raw: Record<string, unknown>, seen: AutomationWireForms): ResourceGroupAcl {
+  const out: Record<string, unknown> = { ...raw, ACLID: String(readId(raw.ACLID, seen) ?? '') };
+  if (isRecord(raw.Permissions)) {
+    const perms: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(raw.Permissions)) perms[k] = readFlag(v, seen);
+    out.Permissions = perms;
+  } else out.Permissions = {};
+  return out as ResourceGroupAcl;
+}
+
+/** A script, date list or global parameter: `ID` a string. */
+export function readNamedObject<T extends Record<string, unknown>>(raw: T, seen: AutomationWireForms): T {
+  return raw.ID === undefined ? raw : { ...raw, ID: readId(raw.ID, seen) };
+}
+
+// ------------------------------------------------------------------------------------- writing
+
+function writingCodec(forms: Readonly<AutomationWireForms>): TaskCodec {
+  return {
+    id: (v) => (forms.ids === 'number' && typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : v),
+    flag: (v) => writeFlag(v, forms),
+    integer: (v) => (forms.integers === 'string' && typeof v === 'number' ? String(v) : v),
+    days(v) {
+      if (forms.days !== 'short' || !Array.isArray(v)) return v;
+      return v.map((d) => {
+        const i = typeof d === 'string' ? WEEK_DAYS.indexOf(canonicalDayName(d) ?? ('' as never)) : -1;
+        return i < 0 ? d : SHORT_WEEK_DAYS[i];
+      });
+    },
+    time(v) {
+      const m = typeof v === 'string' ? /^(\d{2}):(\d{2})$/.exec(v) : null;
+      if (!m) return v;
+      if (forms.times === 'unpadded') return `${Number(m[1])}:${m[2]}`;
+      if (forms.times === 'seconds') return `${m[1]}:${m[2]}:00`;
+      return v;
+    },
+    dateListRefs: (v) => (Array.isArray(v) ? v.map((r) => writeDateListRef(r, forms)) : v),
+    parameters: (v) => (forms.parameters === 'list' ? parameterList(v) : v),
+    cas: (v) => (v === '' && forms.cas === 'EMPTY' ? 'EMPTY' : v),
+    group: (v) => v,
+    list: (v) => v,
+    stepKey: (k) => k,
+  };
+}
+
+function writeFlag(v: unknown, forms: Readonly<AutomationWireForms>): unknown {
+  if (v !== 0 && v !== 1) return v;
+  switch (forms.flags) {
+    case 'boolean':
+      return v === 1;
+    case 'string':
+      return String(v);
+    case 'number':
+    case undefined:
+      return v;
+    default: {
+      const never: never = forms.flags;
+      throw new Error(`unknown flag form ${String(never)}`);
+    }
+  }
+}
+
+function writeDateListRef(r: unknown, forms: Readonly<AutomationWireForms>): unknown {
+  if (!isRecord(r) || r.DateListID === undefined) return r;
+  const idOf = (x: unknown) => (forms.ids === 'number' && typeof x === 'string' && /^\d{1,15}$/.test(x) ? Number(x) : x);
+  const { DateListID, ID, ...rest } = r;
+  switch (forms.dateListRef) {
+    case 'string':
+      return idOf(DateListID);
+    case 'id':
+      return { ...rest, ID: idOf(DateListID) };
+    case 'both':
+      return { ...rest, ...(ID !== undefined ? { ID: idOf(ID) } : {}), DateListID: idOf(DateListID) };
+    case 'datelistid':
+    case undefined:
+      return { ...rest, DateListID: idOf(DateListID) };
+    default: {
+      const never: never = forms.dateListRef;
+      throw new Error(`unknown DateListRef form ${String(never)}`);
+    }
+  }
+}
+
+/** `{name: {value, …}}` → `{Parameter: [{Name: name, value, …}]}` (the variant of gaps.md "Parameters"). */
+function parameterList(v: unknown): unknown {
+  if (!isRecord(v) || 'Parameter' in v) return v;
+  return { Parameter: Object.entries(v).map(([Name, p]) => (isRecord(p) ? { Name, ...p } : { Name, value: p })) };
+}
+
+/** A canonical task as this server writes it: a new object, the caller's untouched. */
+export function writeTask(task: Task, forms: Readonly<AutomationWireForms>): Record<string, unknown> {
+  const copy = structuredClone(task) as Record<string, unknown>;
+  codeTask(copy, writingCodec(forms));
+  return copy;
+}
+
+/** ACL permissions (canonical 0/1) as this server writes them. */
+export function writeAclPermissions(perms: Readonly<Record<string, unknown>>, forms: Readonly<AutomationWireForms>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(perms).map(([k, v]) => [k, writeFlag(v, forms)]));
+}
+
+// ------------------------------------------------------------------------------- other shapes
 
 /**
  * A host from the wire: wrapped `{"SSHFTP": {...}}` (lists, and some single reads) or flat. The
@@ -42,33 +397,6 @@ export function normalizeParameters(p: unknown): unknown {
     out[Name as string] = rest;
   }
   return out satisfies TaskParameters;
-}
-
-/** A task (or any part of one) with every `Parameters`, at any depth (steps, For, If), in map form. */
-export function normalizeTaskTree(x: unknown): unknown {
-  if (Array.isArray(x)) return x.map(normalizeTaskTree);
-  if (!isRecord(x)) return x;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(x)) out[k] = k === 'Parameters' ? normalizeParameters(v) : normalizeTaskTree(v);
-  return out;
-}
-
-/**
- * {@link normalizeTaskTree} in place, for a response body the client has just parsed and owns:
- * copying every task of a 10,000-task list cost as much as parsing it, and only the rare
- * list-form `Parameters` change.
- */
-export function normalizeParsedTaskTree(x: unknown): unknown {
-  if (Array.isArray(x)) {
-    for (const item of x) normalizeParsedTaskTree(item);
-  } else if (isRecord(x)) {
-    for (const k in x) {
-      if (!Object.hasOwn(x, k)) continue;
-      if (k === 'Parameters') x[k] = normalizeParameters(x[k]);
-      else normalizeParsedTaskTree(x[k]);
-    }
-  }
-  return x;
 }
 
 const ON = /^(enabled|enable|running|started|start|on|active|true|1)$/i;

@@ -6,8 +6,10 @@ import type { ClientOptions } from '../connection.js';
 import { parseListPage } from '../paging.js';
 import type { PagingPlan } from '../paging.js';
 import type { QueryParams } from '../transport.js';
-import type { Folder, FolderAclEntry, FolderAclInput, FolderAclRef, FolderPermissions, NewSubfolder, TransferGroup, TransferUser } from './types.js';
-import { trimFolderPath } from '../../folder-path.js';
+import type { Folder, FolderAclEntry, FolderAclInput, FolderAclRef, NewSubfolder, TransferGroup, TransferUser } from './types.js';
+import { folderKey } from '../../folder-path.js';
+import { readAclEntry, readFolder, readGroup, readUser } from './normalize.js';
+import type { PrincipalNames } from './normalize.js';
 
 /** The methods that only read the transfer server. */
 export const TRANSFER_READ_METHODS = [
@@ -38,17 +40,20 @@ export interface TransferClient {
   currentUser(): Promise<TransferUser>;
   /** The user with exactly this username, or null. */
   findUser(username: string): Promise<TransferUser | null>;
+  /** Every user (read once per client: ACL entries are named through it). */
   listUsers(): Promise<TransferUser[]>;
+  /** Every group (read once per client). */
   listGroups(): Promise<TransferGroup[]>;
   /** The group with this name (exact, else the only case-insensitive match), or null. */
   findGroup(name: string): Promise<TransferGroup | null>;
-  /** The folder whose `path` is exactly `path`, or null when absent or not permitted (403). */
+  /** The folder at `path` (compared as the server does: case and trailing slashes ignored), or null when absent or not permitted (403). */
   findFolderByPath(path: string): Promise<Folder | null>;
   /** Every folder the account may see, in big pages: one list instead of a lookup per path. */
   listFolders(): Promise<Folder[]>;
   getFolder(id: string | number): Promise<Folder>;
   listSubfolders(id: string | number): Promise<Folder[]>;
   createSubfolder(parentId: string | number, folder: NewSubfolder): Promise<Folder>;
+  /** The folder's entries, each user and group named by its id through the user and group lists. */
   listFolderAcls(folderId: string | number): Promise<FolderAclEntry[]>;
   /** PUT: create or update one entry; answers the folder's whole ACL. */
   setFolderAcl(folderId: string | number, entry: FolderAclInput): Promise<FolderAclEntry[]>;
@@ -75,6 +80,8 @@ export function createTransferClient(opts: ClientOptions): TransferClient {
 class HttpTransferClient implements TransferClient {
   readonly service = 'transfer' as const;
   readonly #c: Connection;
+  #users: Promise<TransferUser[]> | undefined;
+  #groups: Promise<TransferGroup[]> | undefined;
 
   constructor(opts: ClientOptions) {
     this.#c = new Connection({
@@ -101,20 +108,34 @@ class HttpTransferClient implements TransferClient {
   }
 
   async currentUser(): Promise<TransferUser> {
-    return toUser(await this.#object('GET', '/users/self'));
+    return readUser(await this.#object('GET', '/users/self'));
   }
 
   async findUser(username: string): Promise<TransferUser | null> {
-    const users = (await this.#c.list('/users', LIST, { username, isExactMatch: true })).filter(isRecord).map(toUser);
+    const users = (await this.#c.list('/users', LIST, { username, isExactMatch: true })).filter(isRecord).map(readUser);
     return users.find((u) => u.username === username) ?? users.find((u) => u.username.toLowerCase() === username.toLowerCase()) ?? null;
   }
 
-  async listUsers(): Promise<TransferUser[]> {
-    return (await this.#list('/users')).map(toUser);
+  listUsers(): Promise<TransferUser[]> {
+    this.#users ??= this.#list('/users').then(
+      (items) => items.map(readUser),
+      (err: unknown) => {
+        this.#users = undefined;
+        throw err;
+      },
+    );
+    return this.#users;
   }
 
-  async listGroups(): Promise<TransferGroup[]> {
-    return (await this.#list('/groups')).map(toGroup);
+  listGroups(): Promise<TransferGroup[]> {
+    this.#groups ??= this.#list('/groups').then(
+      (items) => items.map(readGroup),
+      (err: unknown) => {
+        this.#groups = undefined;
+        throw err;
+      },
+    );
+    return this.#groups;
   }
 
   async findGroup(name: string): Promise<TransferGroup | null> {
@@ -133,29 +154,36 @@ class HttpTransferClient implements TransferClient {
       if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return null;
       throw err;
     }
-    const want = trimFolderPath(path);
-    return items.map(toFolder).find((f) => trimFolderPath(f.path) === want) ?? null;
+    // The filter may be exact, case-insensitive, a mask, or ignored (T-7): match again here.
+    const want = folderKey(path);
+    const found = items.map(readFolder).filter((f) => folderKey(f.path) === want);
+    return found.find((f) => f.path === path) ?? found[0] ?? null;
   }
 
   async listFolders(): Promise<Folder[]> {
-    return (await this.#list('/folders')).map(toFolder);
+    return (await this.#list('/folders')).map(readFolder);
   }
 
   async getFolder(id: string | number): Promise<Folder> {
-    return toFolder(await this.#object('GET', `/folders/${seg(id)}`));
+    return readFolder(await this.#object('GET', `/folders/${seg(id)}`));
   }
 
   async listSubfolders(id: string | number): Promise<Folder[]> {
-    return (await this.#list(`/folders/${seg(id)}/subfolders`)).map(toFolder);
+    return (await this.#list(`/folders/${seg(id)}/subfolders`)).map(readFolder);
   }
 
   async createSubfolder(parentId: string | number, folder: NewSubfolder): Promise<Folder> {
     const value = { name: folder.name, inheritPermissions: folder.inheritPermissions };
-    return toFolder(await this.#object('POST', `/folders/${seg(parentId)}/subfolders`, value));
+    const path = `/folders/${seg(parentId)}/subfolders`;
+    const body = await this.#c.json('POST', path, { body: { kind: 'json', value } });
+    if (isRecord(body) && body.id !== undefined && body.id !== null) return readFolder(body);
+    // Created, answered without the folder (T-8): find it under its parent.
+    const created = (await this.listSubfolders(parentId)).find((f) => f.name.toLowerCase() === folder.name.toLowerCase());
+    return created ?? this.#unexpected('POST', path, `the created folder ${folder.name} is not listed under its parent`);
   }
 
   async listFolderAcls(folderId: string | number): Promise<FolderAclEntry[]> {
-    return (await this.#list(`/folders/${seg(folderId)}/acls`)).map(toAclEntry);
+    return this.#readEntries(await this.#list(`/folders/${seg(folderId)}/acls`));
   }
 
   async setFolderAcl(folderId: string | number, entry: FolderAclInput): Promise<FolderAclEntry[]> {
@@ -178,11 +206,31 @@ class HttpTransferClient implements TransferClient {
     const path = `/folders/${seg(folderId)}/acls`;
     const value = { type: entry.type, id: String(entry.id), permissions: entry.permissions };
     const body = await this.#c.json(method, path, { body: { kind: 'json', value } });
-    // The server answers the whole list; without a body, read it back rather than guess.
-    if (body === undefined) return this.listFolderAcls(folderId);
-    const page = parseListPage(body);
-    if (page === undefined) return this.#unexpected(method, path, 'expected the folder ACL list');
-    return page.items.filter(isRecord).map(toAclEntry);
+    // The whole list, as gaps.md says; an answer that is not a list (one entry, nothing: T-9) is
+    // read back rather than guessed at.
+    const page = body === undefined ? undefined : parseListPage(body);
+    if (page === undefined || (page.totalPages !== undefined && page.totalPages > 1)) return this.listFolderAcls(folderId);
+    return this.#readEntries(page.items.filter(isRecord));
+  }
+
+  /** Entries named through the user and group lists, which are read only when an entry needs them. */
+  async #readEntries(items: readonly Record<string, unknown>[]): Promise<FolderAclEntry[]> {
+    const needs = items.some((e) => /^(user|group)$/i.test(String(e.type)));
+    const names = needs ? await this.#principalNames() : NO_NAMES;
+    return items.map((e) => readAclEntry(e, names));
+  }
+
+  /** Usernames and group names by id; a list the account may not read names nobody (403/404). */
+  async #principalNames(): Promise<PrincipalNames> {
+    const orNone = <T>(read: Promise<T[]>): Promise<T[]> =>
+      read.catch((err: unknown) => {
+        if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return [];
+        throw err;
+      });
+    const [users, groups] = await Promise.all([orNone(this.listUsers()), orNone(this.listGroups())]);
+    const userNames = new Map(users.map((u) => [u.id, u.username]));
+    const groupNames = new Map(groups.map((g) => [g.id, g.name]));
+    return { user: (id) => userNames.get(id) || undefined, group: (id) => groupNames.get(id) || undefined };
   }
 
   async #list(path: string, query: QueryParams = {}): Promise<Record<string, unknown>[]> {
@@ -200,46 +248,7 @@ class HttpTransferClient implements TransferClient {
   }
 }
 
-function idString(x: unknown): string {
-  return typeof x === 'string' ? x : typeof x === 'number' ? String(x) : '';
-}
-
-function str(x: unknown): string {
-  return typeof x === 'string' ? x : '';
-}
-
-function toUser(u: Record<string, unknown>): TransferUser {
-  return { ...u, id: idString(u.id), username: str(u.username) };
-}
-
-function toGroup(g: Record<string, unknown>): TransferGroup {
-  return { ...g, id: idString(g.id), name: str(g.name) };
-}
-
-function toFolder(f: Record<string, unknown>): Folder {
-  const out: Record<string, unknown> = { ...f, id: idString(f.id), name: str(f.name), path: str(f.path) };
-  if (f.parentId !== undefined && f.parentId !== null) out.parentId = idString(f.parentId);
-  return out as Folder;
-}
-
-function toAclEntry(e: Record<string, unknown>): FolderAclEntry {
-  const out: Record<string, unknown> = { ...e, type: str(e.type), id: idString(e.id), permissions: toPermissions(e.permissions) };
-  if (e.entryId !== undefined && e.entryId !== null) out.entryId = idString(e.entryId);
-  return out as FolderAclEntry;
-}
-
-/** Booleans, whether the server sent booleans, 0/1 or "true"/"false"; `sharePermissions` likewise. */
-function toPermissions(p: unknown): FolderPermissions {
-  if (!isRecord(p)) return {};
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(p)) {
-    if (k === 'sharePermissions') out[k] = toPermissions(v);
-    else if (v === 1 || v === 'true') out[k] = true;
-    else if (v === 0 || v === 'false') out[k] = false;
-    else out[k] = v;
-  }
-  return out;
-}
+const NO_NAMES: PrincipalNames = { user: () => undefined, group: () => undefined };
 
 function seg(value: string | number): string {
   return encodeURIComponent(String(value));

@@ -34,14 +34,21 @@ export interface SharePermissions {
 export type AclEntryType = 'User' | 'Group';
 
 /**
- * One entry of a folder's ACL as read. An entry with `isEditable: false` (the home-folder owner)
- * is never changed or removed.
+ * One entry of a folder's ACL as read (canonical: src/services/transfer/normalize.ts). An entry
+ * with `isEditable: false` (the home-folder owner) is never changed or removed.
  */
 export interface FolderAclEntry {
   readonly type: string;
   /** The user's or group's id. */
   readonly id: string;
+  /**
+   * The username or group name, found by `id` in the user and group lists; absent when those lists
+   * cannot be read or do not hold the id. Never the server's own `name` field, whose meaning the
+   * reference leaves open (a username on some servers, a full name on others: `serverName`).
+   */
   readonly name?: string;
+  /** The entry's `name` exactly as the server sent it, for messages only. */
+  readonly serverName?: string;
   readonly permissions: FolderPermissions;
   readonly entryId?: string;
   readonly isEditable?: boolean;

@@ -1,0 +1,99 @@
+import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../../vocabulary.js';
+import { isRecord } from '../error-body.js';
+import type { Folder, FolderAclEntry, FolderPermissions, TransferGroup, TransferUser } from './types.js';
+
+/**
+ * The normalisation boundary of the transfer service (docs/server-variants.md T-1…T-13): every
+ * answer the client returns has been read here into the canonical form.
+ *
+ * Canonical: ids as strings; folder paths `/A/B` (a leading slash, no trailing one); an ACL entry
+ * `type` `User`/`Group` whatever its case (other types kept as sent); every permission flag a
+ * boolean, a missing one false; `isEditable`/`isDeletable` booleans (absent: true); the entry's
+ * `name` the username or group name found by the entry's `id` in the user and group lists, never
+ * the server's `name` (which may be a full name, or absent), undefined when the lists cannot tell.
+ */
+
+function idString(x: unknown): string {
+  return typeof x === 'string' ? x : typeof x === 'number' ? String(x) : '';
+}
+
+function str(x: unknown): string {
+  return typeof x === 'string' ? x : '';
+}
+
+export function readUser(u: Record<string, unknown>): TransferUser {
+  const fullName = [u.fullName, u.realname, u.realName].find((n): n is string => typeof n === 'string' && n !== '');
+  return { ...u, id: idString(u.id), username: str(u.username), ...(fullName !== undefined ? { fullName } : {}) };
+}
+
+export function readGroup(g: Record<string, unknown>): TransferGroup {
+  return { ...g, id: idString(g.id), name: str(g.name) };
+}
+
+/** `A/B/`, `/A/B/`, `//A//B` → `/A/B`; `/` stays `/`. The server's spelling (case) is kept. */
+export function canonicalFolderPath(path: string): string {
+  const parts = path.split('/').filter((p) => p !== '');
+  return `/${parts.join('/')}`;
+}
+
+export function readFolder(f: Record<string, unknown>): Folder {
+  const out: Record<string, unknown> = { ...f, id: idString(f.id), name: str(f.name), path: canonicalFolderPath(str(f.path)) };
+  if (f.parentId !== undefined && f.parentId !== null) out.parentId = idString(f.parentId);
+  return out as Folder;
+}
+
+/** Who an entry's id is: username or group name by id (T-2). */
+export interface PrincipalNames {
+  user(id: string): string | undefined;
+  group(id: string): string | undefined;
+}
+
+export function readAclEntry(e: Record<string, unknown>, names: PrincipalNames): FolderAclEntry {
+  const type = entryType(e.type);
+  const id = idString(e.id);
+  const out: Record<string, unknown> = {
+    ...e,
+    type,
+    id,
+    permissions: readPermissions(e.permissions),
+    isEditable: readBoolean(e.isEditable) ?? true,
+    isDeletable: readBoolean(e.isDeletable) ?? true,
+  };
+  delete out.name;
+  const name = type === 'User' ? names.user(id) : type === 'Group' ? names.group(id) : undefined;
+  if (name !== undefined) out.name = name;
+  if (typeof e.name === 'string' && e.name !== '') out.serverName = e.name;
+  if (e.entryId !== undefined && e.entryId !== null) out.entryId = idString(e.entryId);
+  return out as FolderAclEntry;
+}
+
+function entryType(t: unknown): string {
+  const text = str(t);
+  const lower = text.toLowerCase();
+  return lower === 'user' ? 'User' : lower === 'group' ? 'Group' : text;
+}
+
+function readBoolean(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (v === 1 || v === 0) return v === 1;
+  if (typeof v === 'string') {
+    const t = v.trim().toLowerCase();
+    if (t === 'true' || t === '1') return true;
+    if (t === 'false' || t === '0') return false;
+  }
+  return undefined;
+}
+
+/** Every permission a boolean (a missing one false), `sharePermissions` likewise; other keys kept. */
+export function readPermissions(p: unknown): FolderPermissions {
+  const raw = isRecord(p) ? p : {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) if (k !== 'sharePermissions') out[k] = readBoolean(v) ?? v;
+  for (const k of FOLDER_PERMISSIONS) out[k] = readBoolean(raw[k]) ?? false;
+  const share = isRecord(raw.sharePermissions) ? raw.sharePermissions : {};
+  const shareOut: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(share)) shareOut[k] = readBoolean(v) ?? v;
+  for (const k of SHARE_PERMISSIONS) shareOut[k] = readBoolean(share[k]) ?? false;
+  out.sharePermissions = shareOut;
+  return out as FolderPermissions;
+}
