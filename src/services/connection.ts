@@ -3,11 +3,10 @@ import { checkServiceUrl } from '../config/service-url.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Secret } from '../secret.js';
-import { ApiError, AuthError } from './errors.js';
 import type { HttpMethod, ServiceName } from './errors.js';
 import { readAllPages } from './paging.js';
 import type { PagingPlan } from './paging.js';
-import type { RetryOptions } from './retry.js';
+import type { RetryClass, RetryOptions } from './retry.js';
 import { Session } from './session.js';
 import { Transport, createDispatcher } from './transport.js';
 import type { HttpRequest, QueryParams, RequestBody, Timeouts } from './transport.js';
@@ -78,12 +77,13 @@ export interface CallOptions {
   readonly body?: RequestBody;
   readonly accept?: string;
   /** Default: `read` for GET, `write` for anything else. */
-  readonly retry?: 'read' | 'write';
+  readonly retry?: RetryClass;
 }
 
 /**
- * Transport + session: authorised calls relative to the API base path, with one
- * refresh-and-retry on 401 (safe for writes: a 401 means the request was not processed).
+ * Transport + session: authorised calls relative to the API base path. The session is the bearer
+ * of every attempt, so the transport refreshes an expired token between retries and answers a 401
+ * with a new token (see `Transport.send`).
  */
 export class Connection {
   readonly service: ServiceName;
@@ -119,34 +119,18 @@ export class Connection {
   }
 
   async call<T>(method: HttpMethod, path: string, opts: CallOptions, consume: (t: Transport, req: HttpRequest) => Promise<T>): Promise<T> {
-    const first = await this.session.accessToken();
+    // The first call signs in, which also finds the API base path when it had to be probed.
+    await this.session.accessToken();
     const req: HttpRequest = {
       method,
       path: `${this.session.apiBase}${path}`,
       query: opts.query,
+      bearer: this.session,
       body: opts.body,
       accept: opts.accept,
       retry: opts.retry ?? (method === 'GET' ? 'read' : 'write'),
     };
-    try {
-      return await consume(this.transport, { ...req, bearer: first });
-    } catch (err) {
-      if (!(err instanceof ApiError) || err.status !== 401 || err instanceof AuthError) throw err;
-      this.session.invalidate(first);
-    }
-    const second = await this.session.accessToken();
-    try {
-      return await consume(this.transport, { ...req, bearer: second });
-    } catch (err) {
-      if (!(err instanceof ApiError) || err.status !== 401 || err instanceof AuthError) throw err;
-      throw new AuthError({
-        service: err.service,
-        method: err.method,
-        path: err.path,
-        status: 401,
-        body: { title: err.title, detail: err.detail, errorCode: err.errorCode, fieldErrors: err.fieldErrors, note: 'access token refused even after a refresh' },
-      });
-    }
+    return consume(this.transport, req);
   }
 
   json(method: HttpMethod, path: string, opts: CallOptions = {}): Promise<unknown> {

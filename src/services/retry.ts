@@ -1,7 +1,38 @@
 /**
- * Retry policy for reads (GET, token calls, report POSTs). Writes are never retried here: the
- * apply executor re-reads first. Every field has a default; `sleep` and `random` are injectable
- * so tests are fast and deterministic.
+ * How a request may be repeated after a failure.
+ *
+ * - `read`: changes nothing (GET, token grants, report POSTs): retried on 429, 5xx, resets and
+ *   timeouts, with backoff and `Retry-After`.
+ * - `write`: never retried on 5xx, resets or timeouts, whose outcome is unknown: the apply executor
+ *   re-reads the object by identity first, so that a retry never duplicates it.
+ * - `idempotent`: a write whose second copy leaves the same state as the first (`PUT /config`
+ *   replaces the whole configuration with the body sent), so an unknown outcome is simply sent
+ *   again: retried like a read.
+ *
+ * Whatever the class, a 401 to a session's access token is answered with a new token and one more
+ * attempt: the server did not process the request (see `Transport.send`).
+ */
+export type RetryClass = 'read' | 'write' | 'idempotent';
+
+/** Whether a request of this class is sent again after a 429, 5xx, reset or timeout. */
+export function retriesTransientFailures(retry: RetryClass): boolean {
+  switch (retry) {
+    case 'read':
+    case 'idempotent':
+      return true;
+    case 'write':
+      return false;
+    default: {
+      const never: never = retry;
+      throw new Error(`unknown retry class ${String(never)}`);
+    }
+  }
+}
+
+/**
+ * Retry policy of one transport: the attempt bound and time budget apply to every retry of a
+ * request (backoffs and 401 refreshes alike). Every field has a default; `sleep` and `random` are
+ * injectable so tests are fast and deterministic.
  */
 export interface RetryOptions {
   /** Attempts in total, the first included. Default 5. */

@@ -5,7 +5,7 @@ import { Secret } from '../secret.js';
 import { isRecord } from './error-body.js';
 import { ApiError, AuthError } from './errors.js';
 import type { ServiceName } from './errors.js';
-import type { Transport } from './transport.js';
+import type { AccessTokenSource, Transport } from './transport.js';
 
 export interface SessionOptions {
   readonly transport: Transport;
@@ -40,9 +40,10 @@ const openSessions = new Set<Session>();
  * A login to one service. The password grant happens lazily on the first call. The access token
  * is refreshed with the refresh grant when less than min(20 % of its life, 30 s) is left (falling
  * back to a password grant when the refresh is refused); concurrent callers share one token
- * request. `close()` revokes both tokens.
+ * request. The transport asks it for the token of every attempt of a request. `close()` revokes
+ * both tokens.
  */
-export class Session {
+export class Session implements AccessTokenSource {
   readonly service: ServiceName;
   readonly #transport: Transport;
   readonly #candidates: readonly string[];

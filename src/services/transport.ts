@@ -11,8 +11,8 @@ import { Secret } from '../secret.js';
 import { describeUnexpectedBody, looksLikeJson, parseErrorBody, tryParseJson } from './error-body.js';
 import { ApiError, AuthError, NetworkError, TimeoutError } from './errors.js';
 import type { ErrorBody, HttpMethod, RequestOutcome, ServiceName } from './errors.js';
-import { computeRetryDelay, isRetryableStatus, parseRetryAfter, resolveRetryPolicy } from './retry.js';
-import type { RetryOptions, RetryPolicy } from './retry.js';
+import { computeRetryDelay, isRetryableStatus, parseRetryAfter, resolveRetryPolicy, retriesTransientFailures } from './retry.js';
+import type { RetryClass, RetryOptions, RetryPolicy } from './retry.js';
 import { readUserAgent } from './version.js';
 
 /** How much of a streamed download is gathered before one write to the file. */
@@ -87,17 +87,29 @@ export type RequestBody =
   | { readonly kind: 'form'; readonly value: Readonly<Record<string, string | Secret>> }
   | { readonly kind: 'xml'; readonly value: Buffer | string };
 
-/** One logical call; the transport may send it several times (reads only). */
+/** Where the access token of each attempt comes from: the session (`Session`). */
+export interface AccessTokenSource {
+  /** A token valid now, obtained or refreshed first when needed; concurrent callers share one token request. */
+  accessToken(): Promise<Secret>;
+  /** The server refused `token` with 401: the next `accessToken()` returns another one. */
+  invalidate(token: Secret): void;
+}
+
+/** One logical call; the transport may send it several times (see `RetryClass`). */
 export interface HttpRequest {
   readonly method: HttpMethod;
   /** Path from the origin (base path included), without query string. */
   readonly path: string;
   readonly query?: QueryParams;
-  readonly bearer?: Secret;
+  /**
+   * The `Authorization: Bearer` of every attempt: a fixed token (a revoke), or a source asked
+   * before each attempt, so that a token that expired while a retry waited is never sent, and a
+   * 401 is answered with a new token and another attempt. None for token grants.
+   */
+  readonly bearer?: Secret | AccessTokenSource;
   readonly body?: RequestBody;
   readonly accept?: string;
-  /** Reads are retried on 429/5xx and connection failures; writes never. */
-  readonly retry: 'read' | 'write';
+  readonly retry: RetryClass;
   /** A token endpoint call: counted apart, and 400/401/403 become `AuthError`. */
   readonly tokenCall?: boolean;
 }
@@ -271,13 +283,33 @@ export class Transport {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 
+  /**
+   * Sends `req` until it succeeds or may not be retried, within the policy's attempt bound and time
+   * budget. A 401 to a session token is retried at once with a new token, whatever the retry class
+   * (the server did not process the request); a 401 right after that renewal means the server
+   * refuses the account itself, and is an `AuthError`.
+   */
   async send<T>(req: HttpRequest, consume: (res: RawResponse) => Promise<T>): Promise<T> {
     const started = this.#now();
+    const fixed = req.bearer instanceof Secret ? req.bearer : undefined;
+    const tokens = req.bearer instanceof Secret ? undefined : req.bearer;
+    let renewed = false; // this attempt's token replaces one the server refused on the attempt before
     for (let attempt = 1; ; attempt++) {
-      const result = await this.#attempt(req, consume);
+      const bearer = tokens === undefined ? fixed : await tokens.accessToken();
+      const result = await this.#attempt(req, bearer, consume);
       if (result.ok) return result.value;
       const f = result.failure;
-      if (req.retry === 'read' && attempt < this.#policy.maxAttempts && isRetryableFailure(f)) {
+      const left = attempt < this.#policy.maxAttempts;
+      if (tokens !== undefined && bearer !== undefined && !req.tokenCall && f.kind === 'status' && f.status === 401) {
+        tokens.invalidate(bearer);
+        if (renewed) throw this.#refusedToken(req, f, 'access token refused even after a refresh');
+        if (!left || this.#now() - started > this.#policy.budgetMs) throw this.#refusedToken(req, f, 'access token refused', attempt);
+        this.#logger.debug(`${this.service}: ${req.method} ${req.path}: 401, new access token, retry ${attempt + 1}/${this.#policy.maxAttempts}`);
+        renewed = true;
+        continue;
+      }
+      renewed = false;
+      if (retriesTransientFailures(req.retry) && left && isRetryableFailure(f)) {
         const delay = computeRetryDelay(attempt, f.kind === 'status' ? f.retryAfterMs : undefined, this.#policy);
         if (this.#now() - started + delay <= this.#policy.budgetMs) {
           const what = f.kind === 'status' ? String(f.status) : f.code;
@@ -290,7 +322,7 @@ export class Transport {
     }
   }
 
-  async #attempt<T>(req: HttpRequest, consume: (res: RawResponse) => Promise<T>): Promise<Attempt<T>> {
+  async #attempt<T>(req: HttpRequest, bearer: Secret | undefined, consume: (res: RawResponse) => Promise<T>): Promise<Attempt<T>> {
     this.requestCount++;
     if (req.tokenCall) this.tokenRequestCount++;
     const started = this.#now();
@@ -300,7 +332,7 @@ export class Transport {
         origin: this.origin,
         path: withQuery(req.path, req.query),
         method: req.method,
-        headers: this.#headers(req),
+        headers: this.#headers(req, bearer),
         body: encodeBody(req.body),
         headersTimeout: this.#timeouts.headersMs,
         bodyTimeout: this.#timeouts.bodyMs,
@@ -330,9 +362,9 @@ export class Transport {
     return { ok: false, failure: { kind: 'status', status, body, retryAfterMs: parseRetryAfter(firstHeader(res.headers['retry-after']), this.#now()) } };
   }
 
-  #headers(req: HttpRequest): Record<string, string> {
+  #headers(req: HttpRequest, bearer: Secret | undefined): Record<string, string> {
     const h: Record<string, string> = { 'user-agent': this.#userAgent, accept: req.accept ?? 'application/json' };
-    if (req.bearer) h.authorization = `Bearer ${req.bearer.reveal()}`;
+    if (bearer) h.authorization = `Bearer ${bearer.reveal()}`;
     switch (req.body?.kind) {
       case undefined:
         break;
@@ -394,6 +426,15 @@ export class Transport {
         if (code.startsWith('UND_MOCK_')) return net(this.redact(errorMessage(err)), 'not-sent', false);
         return net(`request failed: ${this.redact(errorMessage(err))}`, 'unknown', false);
     }
+  }
+
+  /**
+   * A 401 the loop gives up on. `attempts` is left out when a renewed token was refused: the
+   * request stopped because of that refusal, not because the retries ran out.
+   */
+  #refusedToken(req: HttpRequest, f: Extract<Failure, { kind: 'status' }>, why: string, attempts?: number): AuthError {
+    const note = f.body.note === undefined ? why : `${f.body.note}; ${why}`;
+    return new AuthError({ service: this.service, method: req.method, path: req.path, status: f.status, body: { ...f.body, note }, attempts });
   }
 
   #toError(req: HttpRequest, f: Failure, attempts: number): Error {

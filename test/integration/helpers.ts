@@ -1,6 +1,6 @@
 import { loadSeedFile, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { Secret } from '../../src/secret.js';
-import { createAutomationClient, createTransferClient, type AutomationClient, type TransferClient } from '../../src/services/index.js';
+import { createAutomationClient, createTransferClient, type AutomationClient, type ClientOptions, type TransferClient } from '../../src/services/index.js';
 
 export const SEED_PATH = new URL('../../examples/seed/emulator-seed.json', import.meta.url).pathname;
 
@@ -16,23 +16,29 @@ export function startSeededEmulator(options: Omit<EmulatorOptions, 'seed'> = {})
   return startEmulator({ ...options, seed: loadSeedFile(SEED_PATH) });
 }
 
+/** Clients without retries unless `options` gives a retry policy (and a clock). */
+type ClientOverrides = Pick<ClientOptions, 'retry' | 'now'>;
+
 export function automationClientFor(
   emulator: RunningEmulator,
   login: { username: string; password: string } = SEED_LOGINS.automationAdmin,
+  options: ClientOverrides = {},
 ): AutomationClient {
   return createAutomationClient({
     url: emulator.automationUrl,
     username: login.username,
     password: new Secret(login.password),
     retry: { maxAttempts: 1 },
+    ...options,
   });
 }
 
-export function transferClientFor(emulator: RunningEmulator): TransferClient {
+export function transferClientFor(emulator: RunningEmulator, options: ClientOverrides = {}): TransferClient {
   return createTransferClient({
     url: emulator.transferUrl,
     username: SEED_LOGINS.transferAdmin.username,
     password: new Secret(SEED_LOGINS.transferAdmin.password),
     retry: { maxAttempts: 1 },
+    ...options,
   });
 }

@@ -231,6 +231,33 @@ describe('configuration export and import', () => {
     expect(put?.headers['content-type']).toBe('application/xml');
     expect(put?.body).toBe('<Config>\r\n</Config>');
   });
+
+  it('sends the import again after a 503 or a reset (a whole replace is safe to repeat), waiting what Retry-After says', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/config', method: 'PUT' }).reply(503, { status: 503, title: 'Service Unavailable', detail: 'busy' }, { headers: { ...JSON_HEADERS, 'retry-after': '2' } });
+    a.intercept({ path: '/api/v1/config', method: 'PUT' }).replyWithError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+    a.intercept({ path: '/api/v1/config', method: 'PUT' }).reply(204, '');
+    const { retry, delays } = instantRetry();
+    await expect(automationClient(agent, { retry }).importConfig('<Config/>')).resolves.toBeUndefined();
+    const puts = calls().filter((c) => c.method === 'PUT');
+    expect(puts.map((c) => c.body)).toEqual(['<Config/>', '<Config/>', '<Config/>']);
+    expect(delays).toHaveLength(2);
+    expect(delays[0]).toBe(2000);
+  });
+
+  it('gives up on an import that keeps getting 503 after the attempt limit', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    a.intercept({ path: '/api/v1/config', method: 'PUT' }).reply(503, { status: 503, title: 'Service Unavailable', detail: 'busy' }, { headers: JSON_HEADERS }).persist();
+    const err = await automationClient(agent, { retry: instantRetry({ maxAttempts: 3 }).retry }).importConfig('<Config/>').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 503, attempts: 3 });
+    expect((err as Error).message).toBe('automation: PUT /api/v1/config: 503 Service Unavailable: busy (gave up after 3 attempts)');
+    expect(calls().filter((c) => c.method === 'PUT')).toHaveLength(3);
+  });
 });
 
 describe('scheduler, ACLs and reports', () => {

@@ -67,6 +67,32 @@ export function replyToken(
     );
 }
 
+/**
+ * A token endpoint that numbers what it hands out: access-N / refresh-N, and remembers the grants.
+ * Refresh grants are accepted only for the latest refresh token. `expiresAt` says when each access
+ * token stops working on the clock `now` (for a server that refuses expired tokens).
+ */
+export function tokenServer(pool: MockPool, base: string, expiresIn: number, now: () => number = Date.now) {
+  const grants: string[] = [];
+  const expiresAt = new Map<string, number>();
+  let n = 0;
+  pool
+    .intercept({ path: `${base}/token`, method: 'POST' })
+    .reply<object>(({ body }) => {
+      const form = new URLSearchParams(String(body));
+      const grant = form.get('grant_type') ?? '';
+      grants.push(grant);
+      if (grant === 'refresh_token' && form.get('refresh_token') !== `refresh-${n}`) {
+        return { statusCode: 400, data: { error: 'invalid_grant', error_description: 'unknown refresh token' }, responseOptions: { headers: JSON_HEADERS } };
+      }
+      n++;
+      expiresAt.set(`access-${n}`, now() + expiresIn * 1000);
+      return { statusCode: 200, data: { access_token: `access-${n}`, refresh_token: `refresh-${n}`, token_type: 'bearer', expires_in: expiresIn }, responseOptions: { headers: JSON_HEADERS } };
+    })
+    .persist();
+  return { grants, expiresAt };
+}
+
 /** Records the delays asked of `sleep` and never waits. */
 export function instantRetry(extra: Partial<NonNullable<ClientOptions['retry']>> = {}): { delays: number[]; retry: NonNullable<ClientOptions['retry']> } {
   const delays: number[] = [];

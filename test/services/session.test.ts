@@ -1,32 +1,8 @@
 import { EventEmitter } from 'node:events';
-import type { MockPool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuthError } from '../../src/services/errors.js';
+import { ApiError, AuthError } from '../../src/services/errors.js';
 import { closeAllSessions, countOpenSessions, installShutdownHandlers } from '../../src/services/session.js';
-import { AUTOMATION, JSON_HEADERS, PASSWORD, TRANSFER, automationClient, createMock, fakeClock, replyToken, transferClient } from './helpers.js';
-
-/**
- * A token endpoint that numbers what it hands out: access-N / refresh-N, and remembers the grants.
- * Refresh grants are accepted only for the latest refresh token.
- */
-function tokenServer(pool: MockPool, base: string, expiresIn: number) {
-  const grants: string[] = [];
-  let n = 0;
-  pool
-    .intercept({ path: `${base}/token`, method: 'POST' })
-    .reply<object>(({ body }) => {
-      const form = new URLSearchParams(String(body));
-      const grant = form.get('grant_type') ?? '';
-      grants.push(grant);
-      if (grant === 'refresh_token' && form.get('refresh_token') !== `refresh-${n}`) {
-        return { statusCode: 400, data: { error: 'invalid_grant', error_description: 'unknown refresh token' }, responseOptions: { headers: JSON_HEADERS } };
-      }
-      n++;
-      return { statusCode: 200, data: { access_token: `access-${n}`, refresh_token: `refresh-${n}`, token_type: 'bearer', expires_in: expiresIn }, responseOptions: { headers: JSON_HEADERS } };
-    })
-    .persist();
-  return { grants };
-}
+import { AUTOMATION, JSON_HEADERS, PASSWORD, TRANSFER, automationClient, createMock, fakeClock, instantRetry, replyToken, tokenServer, transferClient } from './helpers.js';
 
 afterEach(async () => {
   await closeAllSessions(100);
@@ -157,6 +133,104 @@ describe('tokens', () => {
     expect(err).toMatchObject({ error: 'invalid_grant', status: 400 });
     expect((err as Error).message).toBe('automation: POST /api/v1/token: 400 invalid_grant: Invalid user name or password');
     expect((err as Error).message).not.toContain(PASSWORD);
+  });
+});
+
+/** The bearer of a recorded or intercepted request, if any. */
+function bearerOf(headers: Headers | Record<string, string> | undefined): string | undefined {
+  const value = headers instanceof Headers ? headers.get('authorization') : headers?.authorization;
+  return value?.replace(/^Bearer /, '');
+}
+
+describe('tokens during retries', () => {
+  it('answers a 401 at any attempt of a GET with a new token: 503, 401, 503, 401, 200 ends 200', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    const { grants } = tokenServer(a, '/api/v1', 300);
+    const unauthorized = { status: 401, title: 'Unauthorized', detail: 'the access token has expired' };
+    a.intercept({ path: '/api/v1/info' }).reply(503, { status: 503, title: 'Service Unavailable' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/info' }).reply(401, unauthorized, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/info' }).reply(503, { status: 503, title: 'Service Unavailable' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/info' }).reply(401, unauthorized, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/info' }).reply(200, { appVersion: '2026.1' }, { headers: JSON_HEADERS });
+    const client = automationClient(agent);
+    await expect(client.info()).resolves.toMatchObject({ appVersion: '2026.1' });
+    expect(grants).toEqual(['password', 'refresh_token', 'refresh_token']);
+    const sent = calls().filter((c) => c.path === '/api/v1/info').map((c) => bearerOf(c.headers));
+    expect(sent).toEqual(['access-1', 'access-1', 'access-2', 'access-2', 'access-3']);
+    await client.close();
+  });
+
+  it('sends a fresh token on a later attempt when the retries of a GET outlast the token', async () => {
+    // A server that refuses an expired token (2 s lifetime) and is busy twice, asking for 3 s each time.
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    const clock = fakeClock();
+    const { expiresAt } = tokenServer(a, '/api/v1', 2, clock.now);
+    const answered: number[] = [];
+    let busy = 2;
+    a.intercept({ path: '/api/v1/tasks' })
+      .reply<object>(({ headers }) => {
+        const token = bearerOf(headers) ?? '';
+        const status = (expiresAt.get(token) ?? -Infinity) <= clock.now() ? 401 : busy-- > 0 ? 503 : 200;
+        answered.push(status);
+        const headersOut = status === 503 ? { ...JSON_HEADERS, 'retry-after': '3' } : JSON_HEADERS;
+        return { statusCode: status, data: status === 200 ? { items: [{ ID: '1', Name: 'Nightly' }] } : { status, title: 'refused' }, responseOptions: { headers: headersOut } };
+      })
+      .persist();
+    const client = automationClient(agent, { now: clock.now, retry: { sleep: async (ms) => clock.advance(ms), random: () => 0.5 } });
+    await expect(client.listTasks()).resolves.toHaveLength(1);
+    expect(answered).toEqual([503, 503, 200]);
+    const sent = calls().filter((c) => c.path === '/api/v1/tasks').map((c) => bearerOf(c.headers));
+    expect(sent).toEqual(['access-1', 'access-2', 'access-3']);
+    await client.close();
+  });
+
+  it('counts a 401 as an attempt: refused on the last attempt, the GET gives up with an AuthError', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    tokenServer(a, '/api/v1', 300);
+    a.intercept({ path: '/api/v1/info' }).reply(503, { status: 503, title: 'Service Unavailable' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/info' }).reply(401, { status: 401, title: 'Unauthorized', detail: 'token revoked' }, { headers: JSON_HEADERS });
+    const client = automationClient(agent, { retry: instantRetry({ maxAttempts: 2 }).retry });
+    const err = await client.info().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AuthError);
+    expect((err as Error).message).toBe('automation: GET /api/v1/info: 401 Unauthorized: token revoked; access token refused (gave up after 2 attempts)');
+    expect(calls().filter((c) => c.path === '/api/v1/info')).toHaveLength(2);
+    await client.close();
+  });
+
+  it('sends a write refused with 401 once more with a new token, but not again after a 503', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    const { grants } = tokenServer(a, '/api/v1', 300);
+    a.intercept({ path: '/api/v1/tasks', method: 'POST' }).reply(401, { status: 401, title: 'Unauthorized', detail: 'token revoked' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/tasks', method: 'POST' }).reply(503, { status: 503, title: 'Service Unavailable', detail: 'busy' }, { headers: JSON_HEADERS });
+    const { retry, delays } = instantRetry();
+    const client = automationClient(agent, { retry });
+    const err = await client.createTask({ Name: 'Nightly' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).not.toBeInstanceOf(AuthError);
+    expect(err).toMatchObject({ status: 503, outcome: 'unknown' });
+    expect(grants).toEqual(['password', 'refresh_token']);
+    const posts = calls().filter((c) => c.method === 'POST' && c.path === '/api/v1/tasks');
+    expect(posts.map((c) => bearerOf(c.headers))).toEqual(['access-1', 'access-2']);
+    expect(delays).toEqual([]);
+    await client.close();
+  });
+
+  it('gives up with an AuthError when the token obtained after a 401 is refused too, attempts left or not', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    const { grants } = tokenServer(a, '/api/v1', 300);
+    a.intercept({ path: '/api/v1/tasks/5', method: 'PUT' }).reply(401, { status: 401, title: 'Unauthorized', detail: 'account locked' }, { headers: JSON_HEADERS }).persist();
+    const client = automationClient(agent);
+    const err = await client.updateTask('5', { Name: 'x' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AuthError);
+    expect((err as Error).message).toBe('automation: PUT /api/v1/tasks/5: 401 Unauthorized: account locked; access token refused even after a refresh');
+    expect(calls().filter((c) => c.method === 'PUT')).toHaveLength(2);
+    expect(grants).toEqual(['password', 'refresh_token']);
+    await client.close();
   });
 });
 

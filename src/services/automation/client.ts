@@ -99,6 +99,7 @@ export interface AutomationClient {
 
   /** Streams GET /config into `destPath` (created with mode 0600), bytes untouched. */
   exportConfig(destPath: string): Promise<ExportResult>;
+  /** PUT /config: replaces the whole configuration, so it is retried like a read (`idempotent`). */
   importConfig(xml: Buffer | string): Promise<void>;
   /** POST /reports/audit: a read (it changes nothing, and is retried like one). */
   auditReport(query: AuditQuery): Promise<AuditRecord[]>;
@@ -273,7 +274,7 @@ class HttpAutomationClient implements AutomationClient {
   }
 
   async importConfig(xml: Buffer | string): Promise<void> {
-    await this.#c.call('PUT', '/config', { body: { kind: 'xml', value: xml } }, (t, req) => t.sendDiscard(req));
+    await this.#c.call('PUT', '/config', { body: { kind: 'xml', value: xml }, retry: 'idempotent' }, (t, req) => t.sendDiscard(req));
   }
 
   async auditReport(query: AuditQuery): Promise<AuditRecord[]> {
