@@ -58,9 +58,8 @@ export async function runImport(g: GlobalOptions, opts: ImportCommandOptions, io
   }
 
   const { existingFiles, planImportFiles, writeImportFiles } = await import('../../import/write-files.js');
-  const { findSchemasDir } = await import('../../manifest/schemas.js');
   const outDir = resolve(io.cwd, opts.out ?? '.');
-  const files = planImportFiles(result.manifests, outDir, findSchemasDir());
+  const files = planImportFiles(result.manifests, outDir);
   const existing = existingFiles(files);
   if (existing.length > 0 && !opts.force) {
     io.stderr(`mftops: error: ${existing.length} of the files to write already exist; nothing was written (use --force to overwrite them):\n${existing.map((f) => `  ${shown(f.path, io.cwd)}\n`).join('')}`);
