@@ -1,6 +1,6 @@
 import { relative, resolve, sep } from 'node:path';
 import { resolveService } from '../../config/load-config.js';
-import type { EnvironmentSettings, ResolvedService } from '../../config/model.js';
+import type { EnvironmentSettings, ResolvedService, Scope, ServiceName } from '../../config/model.js';
 import { ConfigError } from '../../errors.js';
 import type { ImportKind, ImportResult, ImportSelection, ImportSource, PlannedFile } from '../../import/model.js';
 import type { CommandIo } from '../io.js';
@@ -84,13 +84,10 @@ function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: b
   const wanted: readonly ImportKind[] = name === undefined ? KINDS : name.startsWith('/') ? ['FolderPermissions'] : ['Task', 'ResourceGroupAcl'];
   const notes: string[] = [];
   let kinds = [...wanted];
-  for (const [service, served, scopeKey, scope] of [
-    ['automation', ['Task', 'ResourceGroupAcl'], 'scope.taskGroups', env.scope.taskGroups],
-    ['transfer', ['FolderPermissions'], 'scope.folders', env.scope.folders],
-  ] as const) {
-    const skipped = kinds.filter((k) => (served as readonly ImportKind[]).includes(k));
+  for (const { service, served, scopeKey } of SERVED_KINDS) {
+    const skipped = kinds.filter((k) => served.includes(k));
     if (skipped.length === 0) continue;
-    const why = env[service] === undefined ? `no ${service} service` : name === undefined && !all && scope.length === 0 ? `no ${scopeKey}` : undefined;
+    const why = env[service] === undefined ? `no ${service} service` : name === undefined && !all && env.scope[scopeKey].length === 0 ? `no scope.${scopeKey}` : undefined;
     if (why === undefined) continue;
     kinds = kinds.filter((k) => !skipped.includes(k));
     notes.push(`mftops: note: environment "${env.name}" has ${why}: ${skipped.join(' and ')} not imported\n`);
@@ -99,6 +96,12 @@ function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: b
   if (!g.quiet) for (const note of notes) io.stderr(note);
   return kinds;
 }
+
+/** Which service holds each kind, and the part of `scope` that selects it. */
+const SERVED_KINDS: readonly { readonly service: ServiceName; readonly served: readonly ImportKind[]; readonly scopeKey: keyof Scope }[] = [
+  { service: 'automation', served: ['Task', 'ResourceGroupAcl'], scopeKey: 'taskGroups' },
+  { service: 'transfer', served: ['FolderPermissions'], scopeKey: 'folders' },
+];
 
 function parseKinds(raw: readonly string[]): ImportKind[] {
   const names = raw.flatMap((k) => k.split(',')).map((k) => k.trim()).filter((k) => k !== '');
