@@ -14,6 +14,7 @@ import { compareText } from '../order.js';
 import type {
   AcknowledgedItem,
   AuditAttribution,
+  AuditedKind,
   AuditQueryUsed,
   AuditStatus,
   DriftedEntry,
@@ -296,51 +297,87 @@ function unmanagedDetail(change: Change, live: LiveState): UnmanagedDetail {
 
 // ------------------------------------------------------------------------------------- audit
 
-/** How many audit records one drift run asks for, newest first. */
+/** How many audit records one drift run asks for per kind, newest first. */
 export const AUDIT_MAX_COUNT = 500;
 
 /** Audit actions that run a task rather than change it. */
 const NOT_A_CHANGE = new Set(['run', 'start', 'stop']);
 
+/** The audit report's `TargetType` of each audited kind (SPEC rule 69). */
+const AUDIT_TARGET_TYPES: Readonly<Record<AuditedKind, string>> = { Task: 'Task', ResourceGroupAcl: 'ACL' };
+const AUDITED_KINDS: readonly AuditedKind[] = ['Task', 'ResourceGroupAcl'];
+
+/** One audit query and the records it answered. */
+export interface AuditAnswer {
+  readonly query: AuditQueryUsed;
+  readonly records: readonly AuditRecord[];
+}
+
 /**
- * The one audit query for the report's drifted and unmanaged tasks, or undefined when there is
- * none. The report's RSQL has no OR: one task is asked for by id, several by type (then matched
- * here by id or name), newest first and bounded.
+ * The audit queries for the report's drifted and unmanaged tasks and ACLs: none, one, or one per
+ * kind (the report's RSQL has no OR). One object of a kind is asked for by id, several by type
+ * (then matched here), newest first and bounded. A task is also matched by name, so a deleted one
+ * counts; an ACL only by id, so one missing on the server (its id unknown) asks for nothing.
  */
-export function auditQueryFor(report: DriftReport): AuditQueryUsed | undefined {
-  const tasks = auditSubjects(report);
-  if (tasks.length === 0) return undefined;
-  const only = tasks.length === 1 ? tasks[0]!.liveId : undefined;
-  const predicate = only !== undefined ? `TargetType=="Task";TargetID=="${only.replace(/["\\]/g, '')}"` : 'TargetType=="Task"';
-  return { predicate, orderBy: '!LogTime', maxCount: AUDIT_MAX_COUNT };
+export function auditQueriesFor(report: DriftReport): AuditQueryUsed[] {
+  const queries: AuditQueryUsed[] = [];
+  for (const kind of AUDITED_KINDS) {
+    const subjects = auditSubjects(report, kind);
+    if (subjects.length === 0) continue;
+    const only = subjects.length === 1 ? subjects[0]!.liveId : undefined;
+    const type = `TargetType=="${AUDIT_TARGET_TYPES[kind]}"`;
+    const predicate = only !== undefined ? `${type};TargetID=="${only.replace(/["\\]/g, '')}"` : type;
+    queries.push({ for: kind, predicate, orderBy: '!LogTime', maxCount: AUDIT_MAX_COUNT });
+  }
+  return queries;
 }
 
-function auditSubjects(report: DriftReport): { name: string; liveId?: string }[] {
-  return [...report.drifted, ...report.unmanaged].filter((o) => o.kind === 'Task');
+function auditSubjects(report: DriftReport, kind: AuditedKind): { name: string; liveId?: string }[] {
+  return [...report.drifted, ...report.unmanaged].filter((o) => o.kind === kind && (kind === 'Task' || o.liveId !== undefined));
 }
 
-/** The report with each drifted or unmanaged task's latest change from `records` (pure). */
-export function attributeAuditRecords(report: DriftReport, records: readonly AuditRecord[], query: AuditQueryUsed): DriftReport {
+/** The report with each drifted or unmanaged task's and ACL's latest change from the answers (pure). */
+export function attributeAuditRecords(report: DriftReport, answers: readonly AuditAnswer[]): DriftReport {
+  const latestBy = new Map<string, (o: { name: string; liveId?: string }) => AuditAttribution | undefined>();
+  for (const { query, records } of answers) latestBy.set(query.for, latestChangeOf(query.for, records));
+  const withChange = <T extends { kind: string; name: string; liveId?: string }>(o: T): T => {
+    const last = latestBy.get(o.kind)?.(o);
+    return last ? { ...o, lastChange: last } : o;
+  };
+  const audit: AuditStatus = { state: 'read', records: answers.reduce((n, a) => n + a.records.length, 0), queries: answers.map((a) => a.query) };
+  return { ...report, drifted: report.drifted.map(withChange), unmanaged: report.unmanaged.map(withChange), audit };
+}
+
+/** Finds the latest change of one object of `kind` among `records`. */
+function latestChangeOf(kind: AuditedKind, records: readonly AuditRecord[]): (o: { name: string; liveId?: string }) => AuditAttribution | undefined {
+  const type = AUDIT_TARGET_TYPES[kind].toLowerCase();
   const changes = records
     .filter((r) => typeof r.Username === 'string' && typeof r.LogTime === 'string' && !NOT_A_CHANGE.has(String(r.Action ?? '').toLowerCase()))
-    .filter((r) => r.TargetType === undefined || String(r.TargetType).toLowerCase() === 'task')
+    .filter((r) => r.TargetType === undefined || String(r.TargetType).toLowerCase() === type)
     // Newest first whatever order the server kept; equal times keep the server's order.
     .map((r, i) => ({ r, i, t: Date.parse(String(r.LogTime)) }))
     .sort((a, b) => (Number.isFinite(b.t) && Number.isFinite(a.t) ? b.t - a.t : 0) || a.i - b.i)
     .map((x) => x.r);
-  const latest = (o: { name: string; liveId?: string }): AuditAttribution | undefined => {
-    const hit = changes.find((r) =>
-      o.liveId !== undefined && r.TargetID !== undefined && String(r.TargetID) !== '' ? String(r.TargetID) === o.liveId : String(r.TaskName ?? '').toLowerCase() === o.name.toLowerCase(),
-    );
+  const idOf = (r: AuditRecord) => (r.TargetID === undefined || String(r.TargetID) === '' ? undefined : String(r.TargetID));
+  const matches = (o: { name: string; liveId?: string }, r: AuditRecord): boolean => {
+    switch (kind) {
+      case 'Task': {
+        const id = idOf(r);
+        return o.liveId !== undefined && id !== undefined ? id === o.liveId : String(r.TaskName ?? '').toLowerCase() === o.name.toLowerCase();
+      }
+      case 'ResourceGroupAcl':
+        // An ACL's records name nothing but its id.
+        return o.liveId !== undefined && idOf(r) === o.liveId;
+      default: {
+        const never: never = kind;
+        throw new Error(`unknown audited kind ${String(never)}`);
+      }
+    }
+  };
+  return (o) => {
+    const hit = changes.find((r) => matches(o, r));
     return hit ? { user: String(hit.Username), time: String(hit.LogTime), action: String(hit.Action ?? '') } : undefined;
   };
-  const withChange = <T extends { kind: string; name: string; liveId?: string }>(o: T): T => {
-    if (o.kind !== 'Task') return o;
-    const last = latest(o);
-    return last ? { ...o, lastChange: last } : o;
-  };
-  const audit: AuditStatus = { state: 'read', records: records.length, query };
-  return { ...report, drifted: report.drifted.map(withChange), unmanaged: report.unmanaged.map(withChange), audit };
 }
 
 /** The report saying, once, that the audit report could not be read; the run goes on. */

@@ -9,8 +9,8 @@ import { buildPlan } from '../plan/build-plan.js';
 import type { BuildPlanInput } from '../plan/build-plan.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
 import { ApiError } from '../services/errors.js';
-import { assembleDrift, attributeAuditRecords, auditQueryFor, withAuditFailure } from './assemble-drift.js';
-import type { MissingFolder } from './assemble-drift.js';
+import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure } from './assemble-drift.js';
+import type { AuditAnswer, MissingFolder } from './assemble-drift.js';
 import type { DriftReport } from './model.js';
 
 /** What buildPlan takes, but never `--target`: drift looks at everything. */
@@ -29,9 +29,9 @@ const EVERY_KIND: readonly PrunableKind[] = ['Task', 'ResourceGroupAcl', 'Folder
 
 /**
  * `mftops drift` as a library call: a plan of every manifest with every kind's unmanaged objects
- * in scope, through the read-only clients, then the acknowledgements, then one audit query for
- * the tasks that drifted (a POST that only reads). An unreadable audit report is noted in the
- * report, never an error.
+ * in scope, through the read-only clients, then the acknowledgements, then the audit queries for
+ * the tasks and ACLs that drifted (POSTs that only read: one per kind at most). An unreadable
+ * audit report is noted in the report, never an error.
  */
 export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftResult> {
   const env = input.environment;
@@ -41,11 +41,14 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
   const { missingFolders, diagnostics } = separateMissingFolders(input.manifests.manifests, result.diagnostics, input.cwd ?? process.cwd());
   if (plan === undefined || live === undefined || hasErrors(diagnostics)) return { diagnostics: result.diagnostics, ...(live ? { live } : {}) };
   let report = assembleDrift({ plan, live, prune: env.prune, ignore: env.drift?.ignore ?? [], now: now(), missingFolders });
-  const query = auditQueryFor(report);
+  const queries = auditQueriesFor(report);
   const automation = input.clients.automation;
-  if (query !== undefined && automation !== undefined) {
+  if (queries.length > 0 && automation !== undefined) {
     try {
-      report = attributeAuditRecords(report, await automation.auditReport(query), query);
+      const answers: AuditAnswer[] = [];
+      // One after the other: when the first is refused, so would the second be.
+      for (const query of queries) answers.push({ query, records: await automation.auditReport(query) });
+      report = attributeAuditRecords(report, answers);
     } catch (err) {
       if (!isMftopsError(err)) throw err;
       report = withAuditFailure(report, err instanceof ApiError ? { httpStatus: err.status, ...(err.detail ? { detail: err.detail } : {}) } : { detail: err.message });

@@ -4,7 +4,8 @@ import type { Action, EntryPermissions, JsonValue, Plan, Principal, ResourceKind
  * The drift report: what `mftops drift` found, as plain JSON data (the `--report FILE` content and
  * what every renderer draws from). It is computed by pure functions from a plan of every manifest
  * against the live servers, the live objects in the environment's `scope` that no manifest names,
- * the environment's acknowledgements (`drift.ignore`) and, for tasks, the audit report.
+ * the environment's acknowledgements (`drift.ignore`) and, for tasks and resource-group ACLs, the
+ * automation server's audit report (the transfer service has none: folders are never attributed).
  *
  * Direction: a plan says what apply would do to the server (`before` = server, `after` = git); a
  * drift report says how the server moved away from git, so every difference here reads
@@ -28,7 +29,7 @@ export interface DriftReport {
   readonly unmanaged: readonly UnmanagedObject[];
   /** Differences an `ignore` rule accepts (not drift). */
   readonly acknowledged: readonly AcknowledgedItem[];
-  /** Whether the audit report could be read for the attribution of task changes. */
+  /** Whether the audit report could be read for the attribution of task and ACL changes. */
   readonly audit: AuditStatus;
   /**
    * The plan the report was computed from: every manifest, plus `delete`s for the unmanaged
@@ -37,7 +38,7 @@ export interface DriftReport {
   readonly plan: Plan;
 }
 
-export const DRIFT_FORMAT_VERSION = 1;
+export const DRIFT_FORMAT_VERSION = 2;
 
 export type DriftStatus = 'in-sync' | 'drift';
 
@@ -84,7 +85,7 @@ export interface DriftedObject {
   readonly entries: readonly DriftedEntry[];
   /** Set when an expired acknowledgement covered the whole object (missing objects). */
   readonly expired?: ExpiredAcknowledgement;
-  /** Tasks: the latest change the audit report shows for it. */
+  /** Tasks and resource-group ACLs: the latest change the audit report shows for it. */
   readonly lastChange?: AuditAttribution;
 }
 
@@ -133,7 +134,7 @@ export interface UnmanagedObject {
   readonly pruned: boolean;
   readonly detail: UnmanagedDetail;
   readonly expired?: ExpiredAcknowledgement;
-  /** Tasks: the latest change the audit report shows for it (who created it, typically). */
+  /** Tasks and resource-group ACLs: the latest change the audit report shows for it (who created it, typically). */
   readonly lastChange?: AuditAttribution;
 }
 
@@ -174,7 +175,7 @@ export interface ExpiredAcknowledgement {
   readonly where: string;
 }
 
-/** The latest change of a task according to the automation server's audit report. */
+/** The latest change of a task or resource-group ACL according to the automation server's audit report. */
 export interface AuditAttribution {
   readonly user: string;
   /** ISO date-time as the server logged it. */
@@ -184,18 +185,29 @@ export interface AuditAttribution {
 }
 
 /**
- * - `not-needed`: no drifted or unmanaged task, so the audit report was not asked for;
- * - `read`: asked once; `records` is how many records came back;
- * - `unreadable`: the account may not read it (403), the server has no such report (404), or the
- *   request failed; the run still completes, without attribution.
+ * - `not-needed`: no drifted or unmanaged task or ACL the report could name, so the audit report
+ *   was not asked for;
+ * - `read`: asked once per kind that needed it (`queries`, in the order sent); `records` is how
+ *   many records came back in all;
+ * - `unreadable`: the account may not read it (403), the server has no such report (404), or a
+ *   request failed; the run still completes, without attribution for any kind.
  */
 export type AuditStatus =
   | { readonly state: 'not-needed' }
-  | { readonly state: 'read'; readonly records: number; readonly query: AuditQueryUsed }
+  | { readonly state: 'read'; readonly records: number; readonly queries: readonly AuditQueryUsed[] }
   | { readonly state: 'unreadable'; readonly httpStatus?: number; readonly message: string };
 
-/** The one audit query a drift run sends (POST /reports/audit is a read). */
+/** The kinds the audit report can attribute: the automation server's objects. */
+export type AuditedKind = 'Task' | 'ResourceGroupAcl';
+
+/**
+ * An audit query a drift run sends (POST /reports/audit is a read): at most one per audited kind.
+ * The report's RSQL joins clauses with `;` (AND) only, so one predicate cannot ask for task and
+ * ACL records at once without asking for every record type.
+ */
 export interface AuditQueryUsed {
+  /** Whose records it asks for; not sent. */
+  readonly for: AuditedKind;
   readonly predicate: string;
   readonly orderBy: string;
   readonly maxCount: number;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Document, isScalar, visit } from 'yaml';
 import { MftopsError } from '../errors.js';
-import { SCHEMA_FILES } from '../manifest/schemas.js';
+import { SCHEMA_BASE_URL, SCHEMA_FILES } from '../manifest/schemas.js';
 import type { ImportedManifest, ImportKind, PlannedFile } from './model.js';
 
 /** The folder of each kind under the output folder, as in `examples/manifests`. */
@@ -34,11 +34,11 @@ export function safeFileStem(name: string, kind: ImportKind): string {
 /**
  * Where each manifest goes: `<kind folder>/<safe name>.yaml`, a second object with the same safe
  * name getting `-2` (then `-3`…), in the order given (the import sorts objects by name, so the
- * numbering is stable between runs). `schemasDir` is the package's `schemas/` for the
- * `$schema` line.
+ * numbering is stable between runs). The `$schema` line is portable: see `schemaRef`.
  */
-export function planImportFiles(manifests: readonly ImportedManifest[], outDir: string, schemasDir: string): PlannedFile[] {
+export function planImportFiles(manifests: readonly ImportedManifest[], outDir: string): PlannedFile[] {
   const root = resolve(outDir);
+  const projectSchemas = findProjectSchemasDir(root);
   const taken = new Set<string>();
   return manifests.map((m) => {
     const folder = KIND_FOLDERS[m.kind];
@@ -49,10 +49,31 @@ export function planImportFiles(manifests: readonly ImportedManifest[], outDir: 
     const path = join(root, ...relPath.split('/'));
     const inside = relative(root, path);
     if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) throw new Error(`bug: ${relPath} is outside ${root}`);
-    let schemaRef = relative(dirname(path), join(schemasDir, SCHEMA_FILES[m.kind]));
-    if (!isAbsolute(schemaRef)) schemaRef = schemaRef.split(sep).join('/');
-    return { relPath, path, text: renderManifestFile(m, schemaRef), address: m.address };
+    return { relPath, path, text: renderManifestFile(m, schemaRef(SCHEMA_FILES[m.kind], dirname(path), projectSchemas)), address: m.address };
   });
+}
+
+/**
+ * `node_modules/mftops/schemas/` of the project the output folder belongs to (the nearest one at
+ * or above it), if mftops is installed there. The copy of the install running the import is never
+ * used: a global or `npx` install exists on this machine only.
+ */
+function findProjectSchemasDir(outDir: string): string | undefined {
+  for (let dir = resolve(outDir); ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', 'mftops', 'schemas');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * What a file in `fromDir` names as its schema: the relative path into the project's installed
+ * schemas when they hold the file (it travels with the repository and matches the installed
+ * version), otherwise the published URL. Never an absolute path.
+ */
+function schemaRef(file: string, fromDir: string, projectSchemas: string | undefined): string {
+  if (projectSchemas === undefined || !existsSync(join(projectSchemas, file))) return `${SCHEMA_BASE_URL}${file}`;
+  return relative(fromDir, join(projectSchemas, file)).split(sep).join('/');
 }
 
 /**

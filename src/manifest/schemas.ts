@@ -17,6 +17,13 @@ export const SCHEMA_FILES: Readonly<Record<ManifestKind, string>> = {
 export const MANIFEST_SCHEMA_FILE = 'manifest.schema.json';
 
 /**
+ * Where the schemas are published: every file of `schemas/` has the `$id` `<base><file name>`, so
+ * a `$schema` line naming it works on any machine, and the refs between the files (by file name)
+ * resolve against it, in ajv and in editors alike.
+ */
+export const SCHEMA_BASE_URL = 'https://mftops.dev/schemas/';
+
+/**
  * Keywords the schemas carry for editors (VS Code / yaml-language-server show them); ajv treats
  * them as annotations and the error mapper uses them for messages.
  */

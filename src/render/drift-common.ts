@@ -108,8 +108,21 @@ export function unmanagedText(u: UnmanagedObject): string {
   }
 }
 
-/** The audit line of a report, or undefined when there is nothing to say. */
-export function auditNote(audit: AuditStatus): string | undefined {
+/**
+ * The notes on who changed what, each said once: the audit report could not be read (for tasks
+ * and ACLs alike), and folders drifted (the transfer service keeps no audit report to ask).
+ */
+export function attributionNotes(report: DriftReport): string[] {
+  const notes: string[] = [];
+  const audit = auditNote(report.audit);
+  if (audit !== undefined) notes.push(audit);
+  if ([...report.drifted, ...report.unmanaged].some((o) => o.kind === 'FolderPermissions')) {
+    notes.push('the transfer service has no audit report; who changed folder permissions is not shown.');
+  }
+  return notes;
+}
+
+function auditNote(audit: AuditStatus): string | undefined {
   switch (audit.state) {
     case 'not-needed':
     case 'read':

@@ -1,6 +1,6 @@
 import type { AcknowledgedItem, DriftedObject, DriftReport, UnmanagedObject } from '../drift/model.js';
 import type { JsonValue } from '../plan/model.js';
-import { attributionText, auditNote, driftPhrase, driftSentence, entryPhrase, expiredText, grantText, unmanagedText, valueText } from './drift-common.js';
+import { attributionNotes, attributionText, driftPhrase, driftSentence, entryPhrase, expiredText, grantText, unmanagedText, valueText } from './drift-common.js';
 import { formatCount } from './text.js';
 import { escapeMd } from './text.js';
 
@@ -72,8 +72,7 @@ function renderHead(report: DriftReport): string {
     '|:--|--:|',
     ...rows.map(([label, n]) => `| ${label} | ${formatCount(n)} |`),
   ];
-  const audit = auditNote(report.audit);
-  if (audit !== undefined) lines.push('', `> [!NOTE]\n> ${escapeMd(audit)}`);
+  for (const note of attributionNotes(report)) lines.push('', `> [!NOTE]\n> ${escapeMd(note)}`);
   lines.push('', `<sub>Compared at ${escapeMd(report.createdAt)}.</sub>`);
   return lines.join('\n');
 }

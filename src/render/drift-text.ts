@@ -1,7 +1,7 @@
 import type { DriftedObject, DriftReport } from '../drift/model.js';
 import {
+  attributionNotes,
   attributionText,
-  auditNote,
   comparedSentence,
   driftedHeadline,
   driftSentence,
@@ -21,7 +21,8 @@ export interface DriftTextOptions {
 
 /**
  * The terminal drift report: one block per drifted object with each field as `git → server`,
- * then unmanaged objects, acknowledged differences, the audit note, and a closing sentence.
+ * then unmanaged objects, acknowledged differences, the notes on who changed what, and a closing
+ * sentence.
  */
 export function renderDriftText(report: DriftReport, options: DriftTextOptions): string {
   const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
@@ -48,8 +49,7 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
       lines.push(`  ${escapeControl(a.address)} ${escapeControl(a.what)}${values} (${escapeControl(a.rule.where)}${until})${reason}`);
     }
   }
-  const audit = auditNote(report.audit);
-  if (audit !== undefined) lines.push('', `Note: ${audit}`);
+  for (const note of attributionNotes(report)) lines.push('', `Note: ${note}`);
   lines.push('', paint('1', driftSentence(report)));
   return `${lines.join('\n')}\n`;
 }

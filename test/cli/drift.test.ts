@@ -100,6 +100,41 @@ describe('mftops drift', () => {
     expect(r.stdout).toContain('User "alice": missing on the server: readFiles, deleteFiles, listFiles → (no entry)');
   });
 
+  it('names who changed an ACL through the API (audit report), in text, markdown and JSON, with one audit query', async () => {
+    const dir = await inSyncWorkdir();
+    const secops = { username: 'secops', password: 'secops-Pa55!test' };
+    emulator.state.automation.users.push({ Username: secops.username, Password: secops.password, IsAdmin: true, MemberOf: ['Administrators'] });
+    const api = await login(`${emulator.automationUrl}/api/v1`, secops);
+    expect((await api.call('PUT', '/resourcegroups/acls/501002', { Permissions: { TaskRun: 0 } })).status).toBe(200);
+    emulator.resetRequestLog();
+
+    const text = await drift(dir);
+    expect(text.code).toBe(2);
+    expect(text.stdout).toMatch(/~ ResourceGroupAcl\/partners-partner-managers differs from its manifest\n {4}last change: secops, \d{4}-\d\d-\d\dT[\d:.]+Z \(Edit\)\n/);
+    expect(text.stdout).not.toContain('who changed');
+    expect(writesAndPosts(emulator)).toEqual(['POST /automation/api/v1/reports/audit']);
+
+    const md = await drift(dir, 'markdown');
+    expect(md.stdout).toMatch(/#### <code>ResourceGroupAcl\/partners-partner-managers<\/code> differs from its manifest\n\nLast change: secops, /);
+    const json = JSON.parse((await drift(dir, 'json')).stdout);
+    expect(json.drifted).toEqual([expect.objectContaining({ address: 'ResourceGroupAcl/partners-partner-managers', lastChange: expect.objectContaining({ user: 'secops', action: 'Edit' }) })]);
+    expect(json.audit).toMatchObject({ state: 'read', queries: [{ for: 'ResourceGroupAcl', predicate: 'TargetType=="ACL";TargetID=="501002"' }] });
+  });
+
+  it('says once that folder changes are not attributed (no audit report on the transfer service), only when folders drifted', async () => {
+    const dir = await inSyncWorkdir();
+    const transfer = await login(`${emulator.transferUrl}/api/v1`, SEED_LOGINS.transferAdmin);
+    const alice = emulator.state.transfer.users.find((u) => u.username === 'alice')!;
+    for (const path of ['/Distribution/Acme/Inbound', '/Distribution/Acme/Outbound']) {
+      const folder = emulator.state.transfer.folders.find((f) => f.path === path)!;
+      expect((await transfer.call('PUT', `/folders/${folder.id}/acls`, { type: 'User', id: String(alice.id), permissions: { listFiles: true } })).status).toBe(200);
+    }
+    const r = await drift(dir);
+    expect(r.code).toBe(2);
+    expect(r.stdout.match(/Note: the transfer service has no audit report; who changed folder permissions is not shown\./g)).toHaveLength(1);
+    expect((await drift(dir, 'markdown')).stdout.match(/who changed folder permissions is not shown/g)).toHaveLength(1);
+  });
+
   it('reports a managed folder that is gone from the server as missing (exit 2), not as an error', async () => {
     const dir = await inSyncWorkdir();
     // The transfer API has no folder delete: remove it the way an administrator's UI would.

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { runImport } from '../../src/cli/commands/import.js';
 import type { ImportCommandOptions } from '../../src/cli/commands/import.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -8,8 +9,9 @@ import { ConfigError } from '../../src/errors.js';
 import { loadManifests } from '../../src/manifest/load.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { login, taskBody } from '../emulator/helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
-import { configYaml, globals, io } from '../drift/helpers.js';
+import { PASSWORDS, configYaml, globals, io } from '../drift/helpers.js';
 import type { ConfigOptions } from '../drift/helpers.js';
 
 let emulator: RunningEmulator;
@@ -23,7 +25,14 @@ function workdir(config: Omit<ConfigOptions, 'url'> = {}): string {
   return testdir({ 'mftops.yaml': configYaml({ url: emulator.url, ...config }) });
 }
 
-async function runIn(dir: string, opts: Partial<ImportCommandOptions> & Pick<ImportCommandOptions, 'kind'>, format: 'text' | 'json' = 'text') {
+/** A working folder whose environment has only the automation service. */
+function automationOnlyWorkdir(): string {
+  const config = parse(configYaml({ url: emulator.url })) as { environments: { lab: Record<string, unknown> } };
+  delete config.environments.lab.transfer;
+  return testdir({ 'mftops.yaml': stringify(config) });
+}
+
+async function runIn(dir: string, opts: Partial<ImportCommandOptions> = {}, format: 'text' | 'json' = 'text') {
   const out = io(dir);
   const code = await runImport(globals({ format }), { all: false, force: false, out: 'manifests', ...opts }, out);
   return { code, stdout: out.out(), stderr: out.err() };
@@ -123,5 +132,61 @@ describe('mftops import', () => {
     await expect(runIn(workdir({ scope: { taskGroups: [], folders: [] } }), { kind: ['Task'] })).rejects.toThrow(ConfigError);
     await expect(runIn(workdir(), { kind: ['FolderPermissions'], name: 'Distribution' })).rejects.toThrow(/folder path starting with \//);
     expect(emulator.requestLog()).toEqual([]);
+  });
+
+  it('imports every kind when --kind is not given: tasks, ACLs and folders of the scope', async () => {
+    const dir = workdir();
+    const r = await runIn(dir, {}, 'json');
+    expect(r.code, r.stderr).toBe(0);
+    const addresses: string[] = JSON.parse(r.stdout).files.map((f: { address: string }) => f.address);
+    expect(addresses.filter((a) => a.startsWith('Task/'))).toHaveLength(8);
+    expect(addresses.filter((a) => a.startsWith('ResourceGroupAcl/'))).toEqual(['ResourceGroupAcl/finance-finance-operators', 'ResourceGroupAcl/operations-auditors', 'ResourceGroupAcl/partners-partner-managers']);
+    expect(addresses.filter((a) => a.startsWith('FolderPermissions/'))).toContain('FolderPermissions/Distribution/Acme/Inbound');
+    expect(addresses).toHaveLength(8 + 3 + 6);
+    expect(r.stderr).not.toContain('not imported');
+  });
+
+  it('takes --all alone on the command line (no --kind): everything the accounts see', async () => {
+    const dir = workdir();
+    const r = await runCli(['import', '--all', '--out', 'everything'], { cwd: dir, env: { ...PASSWORDS } });
+    expect(r.stderr).not.toContain('error');
+    expect(r.code).toBe(0);
+    expect(files(join(dir, 'everything')).map((f) => f.split('/')[0])).toEqual(expect.arrayContaining(['access', 'folders', 'tasks']));
+    // --all reaches beyond the scope (/Distribution): /Finance has entries too.
+    expect(existsSync(join(dir, 'everything', 'folders', 'finance.yaml'))).toBe(true);
+  });
+
+  it('without --kind, reads --name starting with / as a folder path and any other as a task or ACL mask', async () => {
+    const dir = workdir();
+    const folders = await runIn(dir, { name: '/Distribution/*/Outbound', out: 'a' }, 'json');
+    expect(JSON.parse(folders.stdout).files.map((f: { address: string }) => f.address)).toEqual([
+      'FolderPermissions/Distribution/Acme/Outbound',
+      'FolderPermissions/Distribution/Globex/Outbound',
+      'FolderPermissions/Distribution/Initech/Outbound',
+    ]);
+    const masked = await runIn(dir, { name: '*finance*', out: 'b' }, 'json');
+    expect(masked.code, masked.stderr).toBe(0);
+    expect(JSON.parse(masked.stdout).files.map((f: { address: string }) => f.address)).toEqual(['ResourceGroupAcl/finance-finance-operators']);
+    const tasks = await runIn(dir, { name: 'Acme*', out: 'c' }, 'json');
+    expect(JSON.parse(tasks.stdout).files.map((f: { address: string }) => f.address)).toEqual(['Task/Acme inbound', 'Task/Acme outbound']);
+  });
+
+  it('without --kind, skips with one note a kind whose service the environment lacks; an explicit --kind for it stays an error', async () => {
+    const dir = automationOnlyWorkdir();
+    const r = await runIn(dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.match(/note: .*not imported/g)).toEqual(['note: environment "lab" has no transfer service: FolderPermissions not imported']);
+    expect(readdirSync(join(dir, 'manifests')).sort()).toEqual(['access', 'tasks']);
+    await expect(runIn(automationOnlyWorkdir(), { kind: ['FolderPermissions'] })).rejects.toThrow('environment "lab" has no transfer service');
+    await expect(runIn(automationOnlyWorkdir(), { name: '/Distribution' })).rejects.toThrow('environment "lab" has no transfer service');
+  });
+
+  it('without --kind, skips with a note a kind the scope says nothing about', async () => {
+    const dir = workdir({ scope: { taskGroups: ['Finance'], folders: [] } });
+    const r = await runIn(dir, {}, 'json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('mftops: note: environment "lab" has no scope.folders: FolderPermissions not imported\n');
+    expect(JSON.parse(r.stdout).files.map((f: { address: string }) => f.address)).toEqual(['Task/Bank statements in', 'Task/Payroll to bank', 'ResourceGroupAcl/finance-finance-operators']);
+    await expect(runIn(workdir({ scope: { taskGroups: ['Finance'], folders: [] } }), { kind: ['FolderPermissions'] })).rejects.toThrow('has no scope.folders');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DriftIgnoreRule, PrunableKind } from '../../src/config/model.js';
-import { assembleDrift, attributeAuditRecords, auditQueryFor, withAuditFailure } from '../../src/drift/assemble-drift.js';
+import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure } from '../../src/drift/assemble-drift.js';
 import { driftExitCode } from '../../src/drift/model.js';
 import { folderKey, indexByName } from '../../src/live/model.js';
 import type { LiveState } from '../../src/live/model.js';
@@ -43,6 +43,16 @@ const folder: Change = {
 };
 const handMade: Change = { address: 'Task/Hand made', kind: 'Task', name: 'Hand made', service: 'automation', action: 'delete', liveId: '501009', fields: [] };
 const strayAcl: Change = { address: 'ResourceGroupAcl/Finance/Auditors', kind: 'ResourceGroupAcl', name: 'Finance/Auditors', service: 'automation', action: 'delete', liveId: '501077', fields: [] };
+const operatorsAcl: Change = {
+  address: 'ResourceGroupAcl/finance-operators',
+  kind: 'ResourceGroupAcl',
+  name: 'finance-operators',
+  service: 'automation',
+  action: 'update',
+  liveId: '501001',
+  fields: [{ path: 'permissions', before: ['TaskEditExisting'], after: ['TaskRun', 'TaskEditExisting'] }],
+};
+const missingAcl: Change = { address: 'ResourceGroupAcl/partners-auditors', kind: 'ResourceGroupAcl', name: 'partners-auditors', service: 'automation', action: 'create', fields: [] };
 const strayFolder: Change = {
   address: 'FolderPermissions/Distribution/Umbrella',
   kind: 'FolderPermissions',
@@ -161,9 +171,20 @@ describe('assembleDrift', () => {
 
 describe('audit attribution', () => {
   it('asks for one task by id, several by type, newest first and bounded', () => {
-    expect(auditQueryFor(assemble([payroll]))).toEqual({ predicate: 'TargetType=="Task";TargetID=="401001"', orderBy: '!LogTime', maxCount: 500 });
-    expect(auditQueryFor(assemble([payroll, handMade]))?.predicate).toBe('TargetType=="Task"');
-    expect(auditQueryFor(assemble([folder, quiet]))).toBeUndefined();
+    expect(auditQueriesFor(assemble([payroll]))).toEqual([{ for: 'Task', predicate: 'TargetType=="Task";TargetID=="401001"', orderBy: '!LogTime', maxCount: 500 }]);
+    expect(auditQueriesFor(assemble([payroll, handMade])).map((q) => q.predicate)).toEqual(['TargetType=="Task"']);
+    expect(auditQueriesFor(assemble([folder, quiet]))).toEqual([]);
+  });
+
+  it('asks for ACL records the same way, and for each kind once when tasks and ACLs both drifted', () => {
+    expect(auditQueriesFor(assemble([operatorsAcl]))).toEqual([{ for: 'ResourceGroupAcl', predicate: 'TargetType=="ACL";TargetID=="501001"', orderBy: '!LogTime', maxCount: 500 }]);
+    expect(auditQueriesFor(assemble([operatorsAcl, strayAcl])).map((q) => q.predicate)).toEqual(['TargetType=="ACL"']);
+    expect(auditQueriesFor(assemble([payroll, operatorsAcl, strayAcl])).map((q) => [q.for, q.predicate])).toEqual([
+      ['Task', 'TargetType=="Task";TargetID=="401001"'],
+      ['ResourceGroupAcl', 'TargetType=="ACL"'],
+    ]);
+    // An ACL missing on the server has no id left to ask for: its records cannot be told apart.
+    expect(auditQueriesFor(assemble([missingAcl]))).toEqual([]);
   });
 
   it('names the newest change of each task by id (runs are not changes), and by name when the task is gone', () => {
@@ -175,14 +196,37 @@ describe('audit attribution', () => {
       { LogTime: '2026-11-20T08:00:00Z', Username: 'admin', Action: 'Delete', TargetType: 'Task', TargetID: '401099', TaskName: 'month-end REPORT' },
       { LogTime: '2026-11-19T08:00:00Z', Username: 'bob', Action: 'Add', TargetType: 'Task', TargetID: '501009', TaskName: 'Hand made' },
     ];
-    const query = auditQueryFor(report)!;
-    const out = attributeAuditRecords(report, records, query);
+    const [query] = auditQueriesFor(report);
+    const out = attributeAuditRecords(report, [{ query: query!, records }]);
     expect(out.drifted.map((d) => [d.address, d.lastChange])).toEqual([
       ['Task/Payroll to bank', { user: 'operator', time: '2026-11-22T09:00:00Z', action: 'Edit' }],
       ['Task/Month-end report', { user: 'admin', time: '2026-11-20T08:00:00Z', action: 'Delete' }],
     ]);
     expect(out.unmanaged[0]!.lastChange).toEqual({ user: 'bob', time: '2026-11-19T08:00:00Z', action: 'Add' });
-    expect(out.audit).toEqual({ state: 'read', records: 5, query });
+    expect(out.audit).toEqual({ state: 'read', records: 5, queries: [query] });
+  });
+
+  it('names the newest change of each drifted or unmanaged ACL by id, never from a task record with the same id', () => {
+    const report = assemble([payroll, operatorsAcl, strayAcl]);
+    const [taskQuery, aclQuery] = auditQueriesFor(report);
+    const taskRecords = [{ LogTime: '2026-11-22T11:00:00Z', Username: 'operator', Action: 'Edit', TargetType: 'Task', TargetID: '401001', TaskName: 'Payroll to bank' }];
+    const aclRecords = [
+      // A server that ignores the predicate: a task that happens to share the ACL's id.
+      { LogTime: '2026-11-22T11:30:00Z', Username: 'mallory', Action: 'Edit', TargetType: 'Task', TargetID: '501001', TaskName: 'Other' },
+      { LogTime: '2026-11-22T10:00:00Z', Username: 'secops', Action: 'Edit', TargetType: 'ACL', TargetID: '501001', TaskName: '' },
+      { LogTime: '2026-11-02T10:00:00Z', Username: 'admin', Action: 'Add', TargetType: 'ACL', TargetID: '501001', TaskName: '' },
+      { LogTime: '2026-11-18T07:00:00Z', Username: 'carol', Action: 'Add', TargetType: 'ACL', TargetID: '501077', TaskName: '' },
+    ];
+    const out = attributeAuditRecords(report, [
+      { query: taskQuery!, records: taskRecords },
+      { query: aclQuery!, records: aclRecords },
+    ]);
+    expect(out.drifted.map((d) => [d.address, d.lastChange])).toEqual([
+      ['Task/Payroll to bank', { user: 'operator', time: '2026-11-22T11:00:00Z', action: 'Edit' }],
+      ['ResourceGroupAcl/finance-operators', { user: 'secops', time: '2026-11-22T10:00:00Z', action: 'Edit' }],
+    ]);
+    expect(out.unmanaged.map((u) => [u.address, u.lastChange])).toEqual([['ResourceGroupAcl/Finance/Auditors', { user: 'carol', time: '2026-11-18T07:00:00Z', action: 'Add' }]]);
+    expect(out.audit).toEqual({ state: 'read', records: 5, queries: [taskQuery, aclQuery] });
   });
 
   it('says once that the audit report is unreadable, and why', () => {

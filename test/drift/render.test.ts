@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assembleDrift, withAuditFailure } from '../../src/drift/assemble-drift.js';
+import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure } from '../../src/drift/assemble-drift.js';
 import type { DriftReport } from '../../src/drift/model.js';
 import { summarize } from '../../src/plan/model.js';
 import type { Change } from '../../src/plan/model.js';
@@ -21,6 +21,37 @@ function report(changes: Change[]): DriftReport {
 
 function changed(name: string, fields: Change['fields']): Change {
   return { address: `Task/${name}`, kind: 'Task', name, service: 'automation', action: 'update', liveId: '1', fields };
+}
+
+function aclChanged(name: string, liveId: string): Change {
+  return { address: `ResourceGroupAcl/${name}`, kind: 'ResourceGroupAcl', name, service: 'automation', action: 'update', liveId, fields: [{ path: 'permissions', before: [], after: ['TaskRun'] }] };
+}
+
+function folderChanged(path: string): Change {
+  return {
+    address: `FolderPermissions${path}`,
+    kind: 'FolderPermissions',
+    name: path,
+    service: 'transfer',
+    action: 'update',
+    liveId: path,
+    fields: [],
+    entries: [{ principal: { type: 'User', name: 'alice' }, action: 'create', after: { permissions: ['readFiles'], sharePermissions: [] } }],
+  };
+}
+
+/** A report whose audit answers say `secops` edited every ACL and `operator` every task. */
+function attributed(changes: Change[]): DriftReport {
+  const r = report(changes);
+  return attributeAuditRecords(
+    r,
+    auditQueriesFor(r).map((query) => ({
+      query,
+      records: [...r.drifted, ...r.unmanaged]
+        .filter((o) => o.kind === query.for)
+        .map((o) => ({ LogTime: '2026-11-22T10:04:00Z', Username: o.kind === 'Task' ? 'operator' : 'secops', Action: 'Edit', TargetType: o.kind === 'Task' ? 'Task' : 'ACL', TargetID: o.liveId, TaskName: '' })),
+    })),
+  );
 }
 
 describe('drift renderers', () => {
@@ -65,5 +96,30 @@ describe('drift renderers', () => {
     const keys = Object.keys(JSON.parse(json));
     expect(keys.slice(0, 4)).toEqual(['formatVersion', 'environment', 'createdAt', 'status']);
     expect(keys.at(-1)).toBe('plan');
+  });
+
+  it('show who changed a drifted ACL as they do for a task, in text, markdown and JSON', () => {
+    const r = attributed([changed('Payroll', [{ path: 'Active', before: 0, after: 1 }]), aclChanged('finance-operators', '501001')]);
+    const text = renderDriftText(r, { color: false });
+    expect(text).toContain('~ ResourceGroupAcl/finance-operators differs from its manifest\n    last change: secops, 2026-11-22T10:04:00Z (Edit)\n');
+    expect(text).toContain('~ Task/Payroll differs from its manifest\n    last change: operator, 2026-11-22T10:04:00Z (Edit)\n');
+    const md = renderDriftMarkdown(r);
+    expect(md).toContain('#### <code>ResourceGroupAcl/finance-operators</code> differs from its manifest\n\nLast change: secops, 2026-11-22T10:04:00Z (Edit)');
+    const json = JSON.parse(renderDriftJson(r));
+    expect(json.drifted.map((d: { address: string; lastChange: unknown }) => [d.address, d.lastChange])).toEqual([
+      ['Task/Payroll', { user: 'operator', time: '2026-11-22T10:04:00Z', action: 'Edit' }],
+      ['ResourceGroupAcl/finance-operators', { user: 'secops', time: '2026-11-22T10:04:00Z', action: 'Edit' }],
+    ]);
+  });
+
+  it('say once, and only when folders drifted, that folder changes cannot be attributed', () => {
+    const note = 'the transfer service has no audit report; who changed folder permissions is not shown.';
+    const withFolders = attributed([aclChanged('finance-operators', '501001'), folderChanged('/Distribution/Acme'), folderChanged('/Distribution/Globex')]);
+    expect(renderDriftText(withFolders, { color: false }).split(note)).toHaveLength(2);
+    expect(renderDriftText(withFolders, { color: false })).toContain(`\nNote: ${note}\n`);
+    expect(renderDriftMarkdown(withFolders).split(note)).toHaveLength(2);
+    const without = attributed([aclChanged('finance-operators', '501001')]);
+    expect(renderDriftText(without, { color: false })).not.toContain('transfer service has no audit report');
+    expect(renderDriftMarkdown(without)).not.toContain('transfer service has no audit report');
   });
 });

@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDrift } from '../../src/cli/commands/drift.js';
 import { runImport } from '../../src/cli/commands/import.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { loadManifests } from '../../src/manifest/load.js';
+import { SCHEMA_BASE_URL, findSchemasDir } from '../../src/manifest/schemas.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { testdir } from '../helpers/testdir.js';
 import { configYaml, globals, io, writesAndPosts } from '../drift/helpers.js';
@@ -44,7 +45,9 @@ describe('import everything, then drift: no difference', () => {
         const first = readFileSync(f, 'utf8').split('\n')[0]!;
         const ref = /^# yaml-language-server: \$schema=(\S+\.schema\.json)$/.exec(first)?.[1];
         expect(ref, f).toBeDefined();
-        expect(existsSync(resolve(dirname(f), ref!)), `${f} points at ${ref}`).toBe(true);
+        // No mftops in the project's node_modules: the published URL of a schema this package ships.
+        expect(ref!.startsWith(SCHEMA_BASE_URL), `${f} points at ${ref}`).toBe(true);
+        expect(existsSync(join(findSchemasDir(), ref!.slice(SCHEMA_BASE_URL.length))), `${f} points at ${ref}`).toBe(true);
       }
 
       const loaded = await loadManifests([join(dir, 'manifests')], { cwd: dir });

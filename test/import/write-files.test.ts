@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { ImportedManifest, ImportKind } from '../../src/import/model.js';
@@ -15,7 +15,7 @@ describe('file names', () => {
   it('keep hostile names inside the output folder: no traversal, no separators, no device names', () => {
     const names = ['../x', '..\\..\\evil', '/etc/passwd', 'C:\\Windows\\system32', 'a/../../b', 'CON', 'nul', '.', '..', 'x\u0000y', 'line\nbreak'];
     const out = testdir({});
-    const files = planImportFiles(names.map((n) => manifest('Task', n)), out, findSchemasDir());
+    const files = planImportFiles(names.map((n) => manifest('Task', n)), out);
     for (const f of files) {
       const rel = relative(out, f.path);
       expect(rel.startsWith('..'), f.relPath).toBe(false);
@@ -52,7 +52,6 @@ describe('file names', () => {
         manifest('FolderPermissions', '/'),
       ],
       testdir({}),
-      findSchemasDir(),
     );
     expect(files.map((f) => f.relPath)).toEqual([
       'tasks/payroll-to-bank.yaml',
@@ -88,10 +87,46 @@ describe('file text', () => {
   });
 });
 
+describe('the $schema line', () => {
+  const kinds = [manifest('Task', 'a'), manifest('ResourceGroupAcl', 'Finance/Operators'), manifest('FolderPermissions', '/A')];
+  const schemaLine = (text: string) => text.split('\n')[0]!.replace('# yaml-language-server: $schema=', '');
+
+  it('is the published URL of the schema of the kind when the project has no local mftops: never a path on this machine', () => {
+    const files = planImportFiles(kinds, join(testdir({}), 'manifests'));
+    expect(files.map((f) => schemaLine(f.text))).toEqual([
+      'https://mftops.dev/schemas/task.schema.json',
+      'https://mftops.dev/schemas/resource-group-acl.schema.json',
+      'https://mftops.dev/schemas/folder-permissions.schema.json',
+    ]);
+    for (const f of files) expect(f.text).not.toContain(findSchemasDir());
+  });
+
+  it('is the relative path into node_modules/mftops/schemas/ when the project installed mftops at or above the output folder', () => {
+    const project = testdir({
+      'node_modules/mftops/schemas/task.schema.json': '{}',
+      'node_modules/mftops/schemas/resource-group-acl.schema.json': '{}',
+      'node_modules/mftops/schemas/folder-permissions.schema.json': '{}',
+    });
+    const nested = planImportFiles(kinds, join(project, 'mft', 'manifests'));
+    expect(nested.map((f) => schemaLine(f.text))).toEqual([
+      '../../../node_modules/mftops/schemas/task.schema.json',
+      '../../../node_modules/mftops/schemas/resource-group-acl.schema.json',
+      '../../../node_modules/mftops/schemas/folder-permissions.schema.json',
+    ]);
+    for (const f of nested) {
+      const ref = schemaLine(f.text);
+      expect(isAbsolute(ref)).toBe(false);
+      // The path leads to the file from where the manifest is written.
+      expect(existsSync(join(f.path, '..', ref))).toBe(true);
+    }
+    expect(schemaLine(planImportFiles([manifest('Task', 'a')], project)[0]!.text)).toBe('../node_modules/mftops/schemas/task.schema.json');
+  });
+});
+
 describe('writing', () => {
   it('refuses to overwrite any file without force, and then writes nothing at all', () => {
     const out = testdir({ 'tasks/b.yaml': 'mine\n' });
-    const files = planImportFiles([manifest('Task', 'a'), manifest('Task', 'b'), manifest('Task', 'c')], out, findSchemasDir());
+    const files = planImportFiles([manifest('Task', 'a'), manifest('Task', 'b'), manifest('Task', 'c')], out);
     expect(() => writeImportFiles(files, { force: false })).toThrow('refusing to overwrite tasks/b.yaml (use --force)');
     expect(readFileSync(join(out, 'tasks', 'b.yaml'), 'utf8')).toBe('mine\n');
     expect(existsSync(join(out, 'tasks', 'a.yaml'))).toBe(false);
@@ -102,10 +137,10 @@ describe('writing', () => {
     const out = testdir({});
     mkdirSync(join(out, 'tasks'));
     writeFileSync(join(out, 'tasks', 'b.yaml'), 'mine\n');
-    const files = planImportFiles([manifest('Task', 'b'), manifest('FolderPermissions', '/A/B')], join(out, 'new', 'place'), findSchemasDir());
+    const files = planImportFiles([manifest('Task', 'b'), manifest('FolderPermissions', '/A/B')], join(out, 'new', 'place'));
     writeImportFiles(files, { force: true });
     for (const f of files) expect(readFileSync(f.path, 'utf8')).toBe(f.text);
-    writeImportFiles(planImportFiles([manifest('Task', 'b')], out, findSchemasDir()), { force: true });
+    writeImportFiles(planImportFiles([manifest('Task', 'b')], out), { force: true });
     expect(readFileSync(join(out, 'tasks', 'b.yaml'), 'utf8')).toMatch(/^# yaml-language-server/);
   });
 });

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { getValidator, getValidatorByFile, readSchema } from '../../src/manifest/schemas.js';
+import { SCHEMA_BASE_URL, findSchemasDir, getValidator, getValidatorByFile, readSchema } from '../../src/manifest/schemas.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const KIND_FILES = ['task.schema.json', 'resource-group-acl.schema.json', 'folder-permissions.schema.json'];
@@ -36,6 +36,13 @@ describe('manifest schemas', () => {
   it('compile under ajv strict mode', () => {
     for (const kind of ['Task', 'ResourceGroupAcl', 'FolderPermissions'] as const) expect(typeof getValidator(kind)).toBe('function');
     expect(typeof getValidatorByFile('manifest.schema.json')).toBe('function');
+  });
+
+  it('each have an $id under the published base URL that ends in their own file name', () => {
+    const files = readdirSync(findSchemasDir()).filter((f) => f.endsWith('.json'));
+    expect(files).toEqual(expect.arrayContaining([...KIND_FILES, 'manifest.schema.json', 'config.schema.json', 'plan.schema.json']));
+    expect(SCHEMA_BASE_URL).toBe('https://mftops.dev/schemas/');
+    for (const file of files) expect([file, readSchema(file).$id]).toEqual([file, `${SCHEMA_BASE_URL}${file}`]);
   });
 
   it('give every property a description for editors', () => {

@@ -1,6 +1,6 @@
 import { relative, resolve, sep } from 'node:path';
 import { resolveService } from '../../config/load-config.js';
-import type { ResolvedService } from '../../config/model.js';
+import type { EnvironmentSettings, ResolvedService, Scope, ServiceName } from '../../config/model.js';
 import { ConfigError } from '../../errors.js';
 import type { ImportKind, ImportResult, ImportSelection, ImportSource, PlannedFile } from '../../import/model.js';
 import type { CommandIo } from '../io.js';
@@ -10,8 +10,11 @@ import { openReadonlyClients } from './clients.js';
 import { openEnvironment, wholeNumberOption } from './common.js';
 
 export interface ImportCommandOptions {
-  /** `--kind`, repeatable or comma-separated: Task, ResourceGroupAcl, FolderPermissions. */
-  readonly kind: readonly string[];
+  /**
+   * `--kind`, repeatable or comma-separated: Task, ResourceGroupAcl, FolderPermissions. Absent:
+   * every kind (narrowed by `--name`), less those the environment has no service or scope for.
+   */
+  readonly kind?: readonly string[];
   readonly name?: string;
   /** Output folder; default the working folder. */
   readonly out?: string;
@@ -31,10 +34,11 @@ const KINDS: readonly ImportKind[] = ['Task', 'ResourceGroupAcl', 'FolderPermiss
  * on stderr at the end. Exit 0 written, 1 error or nothing to import.
  */
 export async function runImport(g: GlobalOptions, opts: ImportCommandOptions, io: CommandIo): Promise<number> {
-  const kinds = parseKinds(opts.kind);
+  const explicitKinds = opts.kind !== undefined ? parseKinds(opts.kind) : undefined;
   const { config, env } = openEnvironment(g, io);
   const name = opts.name?.trim();
   if (name === '') throw new ConfigError('--name must not be empty');
+  const kinds = explicitKinds ?? defaultKinds(env, name, opts.all, g, io);
   if (name !== undefined && kinds.includes('FolderPermissions') && kinds.length > 1) {
     throw new ConfigError('--name means a name mask for tasks and ACLs but a path for folders: import FolderPermissions on its own with --name');
   }
@@ -54,9 +58,8 @@ export async function runImport(g: GlobalOptions, opts: ImportCommandOptions, io
   }
 
   const { existingFiles, planImportFiles, writeImportFiles } = await import('../../import/write-files.js');
-  const { findSchemasDir } = await import('../../manifest/schemas.js');
   const outDir = resolve(io.cwd, opts.out ?? '.');
-  const files = planImportFiles(result.manifests, outDir, findSchemasDir());
+  const files = planImportFiles(result.manifests, outDir);
   const existing = existingFiles(files);
   if (existing.length > 0 && !opts.force) {
     io.stderr(`mftops: error: ${existing.length} of the files to write already exist; nothing was written (use --force to overwrite them):\n${existing.map((f) => `  ${shown(f.path, io.cwd)}\n`).join('')}`);
@@ -71,9 +74,38 @@ export async function runImport(g: GlobalOptions, opts: ImportCommandOptions, io
   return 0;
 }
 
+/**
+ * The kinds an import without `--kind` takes: `--name /…` is a folder path, any other `--name` a
+ * task or ACL mask, no `--name` all three. A kind whose service the environment lacks, or (without
+ * `--name` or `--all`) whose part of the scope is empty, is left out with a note, unless that
+ * would leave nothing: then the explicit kind's error says why.
+ */
+function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: boolean, g: GlobalOptions, io: CommandIo): ImportKind[] {
+  const wanted: readonly ImportKind[] = name === undefined ? KINDS : name.startsWith('/') ? ['FolderPermissions'] : ['Task', 'ResourceGroupAcl'];
+  const notes: string[] = [];
+  let kinds = [...wanted];
+  for (const { service, served, scopeKey } of SERVED_KINDS) {
+    const skipped = kinds.filter((k) => served.includes(k));
+    if (skipped.length === 0) continue;
+    const why = env[service] === undefined ? `no ${service} service` : name === undefined && !all && env.scope[scopeKey].length === 0 ? `no scope.${scopeKey}` : undefined;
+    if (why === undefined) continue;
+    kinds = kinds.filter((k) => !skipped.includes(k));
+    notes.push(`mftops: note: environment "${env.name}" has ${why}: ${skipped.join(' and ')} not imported\n`);
+  }
+  if (kinds.length === 0) return [...wanted];
+  if (!g.quiet) for (const note of notes) io.stderr(note);
+  return kinds;
+}
+
+/** Which service holds each kind, and the part of `scope` that selects it. */
+const SERVED_KINDS: readonly { readonly service: ServiceName; readonly served: readonly ImportKind[]; readonly scopeKey: keyof Scope }[] = [
+  { service: 'automation', served: ['Task', 'ResourceGroupAcl'], scopeKey: 'taskGroups' },
+  { service: 'transfer', served: ['FolderPermissions'], scopeKey: 'folders' },
+];
+
 function parseKinds(raw: readonly string[]): ImportKind[] {
   const names = raw.flatMap((k) => k.split(',')).map((k) => k.trim()).filter((k) => k !== '');
-  if (names.length === 0) throw new ConfigError(`--kind is required: one or more of ${KINDS.join(', ')}`);
+  if (names.length === 0) throw new ConfigError(`--kind takes one or more of ${KINDS.join(', ')}`);
   const out: ImportKind[] = [];
   for (const n of names) {
     const kind = KINDS.find((k) => k.toLowerCase() === n.toLowerCase());
