@@ -49,6 +49,8 @@ export interface TransferClient {
   getFolder(id: string | number): Promise<Folder>;
   listSubfolders(id: string | number): Promise<Folder[]>;
   createSubfolder(parentId: string | number, folder: NewSubfolder): Promise<Folder>;
+  /** PATCH /folders/{id} `{name}`: rename in place (the folders below follow); answers the folder. */
+  renameFolder(id: string | number, name: string): Promise<Folder>;
   listFolderAcls(folderId: string | number): Promise<FolderAclEntry[]>;
   /** PUT: create or update one entry; answers the folder's whole ACL. */
   setFolderAcl(folderId: string | number, entry: FolderAclInput): Promise<FolderAclEntry[]>;
@@ -152,6 +154,14 @@ class HttpTransferClient implements TransferClient {
   async createSubfolder(parentId: string | number, folder: NewSubfolder): Promise<Folder> {
     const value = { name: folder.name, inheritPermissions: folder.inheritPermissions };
     return toFolder(await this.#object('POST', `/folders/${seg(parentId)}/subfolders`, value));
+  }
+
+  async renameFolder(id: string | number, name: string): Promise<Folder> {
+    const path = `/folders/${seg(id)}`;
+    const body = await this.#c.json('PATCH', path, { body: { kind: 'json', value: { name } } });
+    // A server that answers without the folder: read it back (docs/server-variants.md T-10).
+    if (body === undefined) return this.getFolder(id);
+    return isRecord(body) ? toFolder(body) : this.#unexpected('PATCH', path, 'expected a JSON object');
   }
 
   async listFolderAcls(folderId: string | number): Promise<FolderAclEntry[]> {
