@@ -56,8 +56,8 @@ export interface ExecuteResult {
  *
  * Order: changes start in plan order (folders parents first, then ACLs, then tasks); a change to
  * a folder under a folder this plan creates or renames waits for that change and fails unstarted
- * when it failed. Deletes run after everything else, in waves: tasks, then ACLs, then folders deepest
- * first. A failed change never stops the others.
+ * when it failed. Deletes run after everything else, in waves: tasks, then ACLs, then folders
+ * deepest first. A failed change never stops the others.
  *
  * Each change is a list of steps (one request each); each step is a small state machine:
  * `send` → done, or on an unknown outcome (5xx, reset, timeout after sending) → `confirm`: read
