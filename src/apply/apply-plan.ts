@@ -144,9 +144,12 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
   };
 }
 
-/** Transfer folders the writes touch: saved in the snapshot with their ACLs (a folder to create is recorded as absent). */
+/**
+ * Transfer folders the writes touch: saved in the snapshot with their ACLs (a folder to create is
+ * recorded as absent, a renamed one under its previous path, where it is before the apply).
+ */
 export function touchedFolders(changes: readonly Change[]): string[] {
-  return changes.filter((c) => c.kind === 'FolderPermissions').map((c) => c.name);
+  return changes.filter((c) => c.kind === 'FolderPermissions').map((c) => c.previousName ?? c.name);
 }
 
 function mergeInPlanOrder(plan: Plan, executed: readonly ChangeResult[], blocked: readonly ChangeResult[]): ChangeResult[] {

@@ -1,5 +1,6 @@
 import { isMftopsError } from '../errors.js';
 import { folderDepth, folderKey, parentPath } from '../folder-path.js';
+import { establishesFolderPath } from '../plan/model.js';
 import type { Change } from '../plan/model.js';
 import { ApiError, NetworkError } from '../services/errors.js';
 import type { LedgerWriter } from './ledger.js';
@@ -54,9 +55,9 @@ export interface ExecuteResult {
  * Sends the changes: in dependency order, at most `parallelism` at a time.
  *
  * Order: changes start in plan order (folders parents first, then ACLs, then tasks); a change to
- * a folder under a folder this plan creates waits for that create and fails unstarted when it
- * failed. Deletes run after everything else, in waves: tasks, then ACLs, then folders deepest
- * first. A failed change never stops the others.
+ * a folder under a folder this plan creates or renames waits for that change and fails unstarted
+ * when it failed. Deletes run after everything else, in waves: tasks, then ACLs, then folders
+ * deepest first. A failed change never stops the others.
  *
  * Each change is a list of steps (one request each); each step is a small state machine:
  * `send` → done, or on an unknown outcome (5xx, reset, timeout after sending) → `confirm`: read
@@ -118,18 +119,18 @@ export async function executeChanges(input: ExecuteInput): Promise<ExecuteResult
 
 // ------------------------------------------------------------------------------------- order
 
-/** Where a change runs: its wave (0: creates and updates; then deletes), and the folder create it needs. */
+/** Where a change runs: its wave (0: creates and updates; then deletes), and the folder change it needs. */
 export interface ChangeOrder {
   readonly wave: number;
-  /** Index of the create of the nearest ancestor folder this plan creates (must succeed first). */
+  /** Index of the change that creates or renames the nearest ancestor folder (must succeed first). */
   readonly needs?: number;
 }
 
 /** Pure: waves and needs of each change (see `executeChanges`). */
 export function scheduleChanges(changes: readonly Change[]): ChangeOrder[] {
-  const creates = new Map<string, number>();
+  const makers = new Map<string, number>();
   changes.forEach((c, i) => {
-    if (c.kind === 'FolderPermissions' && c.action === 'create') creates.set(folderKey(c.name), i);
+    if (establishesFolderPath(c)) makers.set(folderKey(c.name), i);
   });
   const depths = changes.filter((c) => c.kind === 'FolderPermissions').map((c) => folderDepth(c.name));
   const maxDepth = Math.max(0, ...depths);
@@ -150,7 +151,7 @@ export function scheduleChanges(changes: readonly Change[]): ChangeOrder[] {
     }
     if (c.kind !== 'FolderPermissions') return { wave: 0 };
     for (let p = parentPath(c.name); p !== undefined; p = parentPath(p)) {
-      const j = creates.get(folderKey(p));
+      const j = makers.get(folderKey(p));
       if (j !== undefined) return { wave: 0, needs: j };
     }
     return { wave: 0 };
@@ -210,7 +211,8 @@ async function runWave(members: readonly number[], w: Wave): Promise<boolean> {
       }
       waiting.splice(k, 1);
       if (needs !== undefined && results[needs]!.status !== 'ok') {
-        finishSkipped(i, `not started: creating its parent folder (${changes[needs]!.address}) failed`, true);
+        const parent = changes[needs]!;
+        finishSkipped(i, `not started: ${parent.action === 'create' ? 'creating' : 'renaming'} its parent folder (${parent.address}) failed`, true);
         continue;
       }
       running.set(
@@ -250,7 +252,7 @@ interface RunContext {
 
 async function runChange(change: Change, run: RunContext): Promise<ChangeResult> {
   const counters = emptyCounters();
-  run.ledger.write({ event: 'change', address: change.address, action: change.action, status: 'pending' });
+  run.ledger.write({ event: 'change', address: change.address, action: change.action, status: 'pending', ...(change.previousName !== undefined ? { previousName: change.previousName } : {}) });
   let resolved;
   try {
     // At send time, before the first request: a replace never deletes and then lacks a secret.

@@ -21,7 +21,14 @@ export type LedgerEntry =
       /** Changes to send. */
       readonly changes: number;
     }
-  | { readonly event: 'change'; readonly address: string; readonly action: Action; readonly status: 'pending' }
+  | {
+      readonly event: 'change';
+      readonly address: string;
+      readonly action: Action;
+      readonly status: 'pending';
+      /** A renamed object's name before this apply (a folder: its path). */
+      readonly previousName?: string;
+    }
   | {
       readonly event: 'change';
       readonly address: string;

@@ -23,7 +23,7 @@ export type AutomationWriter = Pick<
   AutomationClient,
   'listTasks' | 'getTask' | 'createTask' | 'updateTask' | 'deleteTask' | 'listResourceGroupAcls' | 'getResourceGroupAcl' | 'createResourceGroupAcl' | 'updateResourceGroupAcl' | 'deleteResourceGroupAcl'
 >;
-export type TransferWriter = Pick<TransferClient, 'findFolderByPath' | 'createSubfolder' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl'>;
+export type TransferWriter = Pick<TransferClient, 'findFolderByPath' | 'createSubfolder' | 'renameFolder' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl'>;
 
 export interface WriteClients {
   readonly automation?: AutomationWriter;
@@ -86,6 +86,11 @@ export async function sendStep(step: Step, ctx: StepContext): Promise<ChangeIds>
       ctx.folderIds.set(folderKey(step.path), folder.id);
       return { folder: folder.id };
     }
+    case 'folder-rename': {
+      const id = folderId(ctx, step.path);
+      await transfer(ctx).renameFolder(id, step.name);
+      return { folder: id };
+    }
     case 'entry-set': {
       const id = folderId(ctx, step.folderPath);
       await transfer(ctx).setFolderAcl(id, { type: step.entry.type, id: step.entry.id, permissions: step.entry.permissions as FolderPermissions });
@@ -141,6 +146,12 @@ export async function confirmStep(step: Step, ctx: StepContext): Promise<Confirm
       if (!folder) return { kind: 'resend', step };
       ctx.folderIds.set(folderKey(step.path), folder.id);
       return { kind: 'done', ids: { folder: folder.id } };
+    }
+    case 'folder-rename': {
+      const id = folderId(ctx, step.path);
+      const folder = await transfer(ctx).findFolderByPath(step.path);
+      if (!folder) return { kind: 'resend', step };
+      return folder.id === id ? { kind: 'done', ids: { folder: id } } : { kind: 'fail', message: `${step.path} is now another folder (id ${folder.id}), not the one renamed from ${step.from} (id ${id})` };
     }
     case 'entry-set': {
       const id = folderId(ctx, step.folderPath);

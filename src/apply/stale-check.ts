@@ -43,7 +43,8 @@ export async function readTouchedObjects(changes: readonly Change[], readers: St
   const transfer = folderChanges.length > 0 ? need(readers.transfer, 'transfer') : undefined;
 
   const created = new Set(folderChanges.filter((c) => c.action === 'create').map((c) => folderKey(c.name)));
-  const paths = uniqueFolderPaths(folderChanges.map((c) => c.name));
+  // A renamed folder is read at its previous path (where it is) and at its new one (nothing may be there yet).
+  const paths = uniqueFolderPaths(folderChanges.flatMap((c) => (c.previousName !== undefined ? [c.previousName, c.name] : [c.name])));
   const parents = uniqueFolderPaths(
     folderChanges
       .filter((c) => c.action === 'create')
@@ -117,9 +118,12 @@ export function findStaleObjects(changes: readonly Change[], now: TouchedObjects
           if (parent !== undefined && now.parents.get(folderKey(parent)) === false) stale(c, 'gone', `its parent folder ${parent} no longer exists`);
           break;
         }
-        if (!live) stale(c, 'gone', `folder id ${c.liveId ?? '?'}`);
-        else if (live.folder.id !== c.liveId) stale(c, 'changed', `the path now names another folder (id ${live.folder.id}, was ${c.liveId ?? '?'})`);
-        else if (fingerprintFolder(live) !== c.fingerprint) stale(c, 'changed');
+        const at = c.previousName ?? c.name;
+        const found = now.folders.get(folderKey(at));
+        if (!found) stale(c, 'gone', `folder id ${c.liveId ?? '?'}${c.previousName !== undefined ? ` at ${at}` : ''}`);
+        else if (found.folder.id !== c.liveId) stale(c, 'changed', `${c.previousName !== undefined ? at : 'the path'} now names another folder (id ${found.folder.id}, was ${c.liveId ?? '?'})`);
+        else if (fingerprintFolder(found) !== c.fingerprint) stale(c, 'changed');
+        else if (c.previousName !== undefined && live) stale(c, 'appeared', `folder ${live.folder.path} now exists (id ${live.folder.id}): the rename would collide with it`);
         break;
       }
       default: {

@@ -18,6 +18,8 @@ export type Step =
   | { readonly op: 'acl-delete'; readonly id: string }
   /** POST /folders/{parentId}/subfolders; the parent's id is looked up when the step runs. */
   | { readonly op: 'folder-create'; readonly path: string; readonly parentPath: string; readonly name: string; readonly inheritPermissions: 'None' | 'CopyOnly' | 'Always' }
+  /** PATCH /folders/{id} `{name}`: rename in place; `path` (the new one) finds it again after an unknown outcome. */
+  | { readonly op: 'folder-rename'; readonly path: string; readonly from: string; readonly name: string }
   /** PUT /folders/{id}/acls: create or update one entry. The folder's id is known by the time it runs. */
   | { readonly op: 'entry-set'; readonly folderPath: string; readonly entry: EntrySet }
   /** DELETE /folders/{id}/acls with `{type, id}`. */
@@ -73,6 +75,8 @@ export function planSteps(change: Change, payload: Payload | undefined): Step[] 
       const steps: Step[] = [];
       if (payload.create) steps.push({ op: 'folder-create', path: payload.path, ...payload.create });
       else if (change.liveId === undefined) bug('no live id in the plan');
+      // The folder's own entries (and anything below it) are written once it has its new path.
+      if (payload.rename) steps.push({ op: 'folder-rename', path: payload.path, ...payload.rename });
       for (const entry of payload.set) steps.push({ op: 'entry-set', folderPath: payload.path, entry });
       for (const entry of payload.remove) steps.push({ op: 'entry-remove', folderPath: payload.path, entry });
       return steps;

@@ -294,6 +294,37 @@ function createSubfolder(c: Ctx, p: Params): ApiResponse {
   return jsonResponse(201, renderFolder(c, folder));
 }
 
+/**
+ * PATCH /folders/{id} `{name}` (FolderPatchModel): a rename in place; the paths of the folders
+ * below follow. The root cannot be renamed (403, emulator choice).
+ */
+function renameFolder(c: Ctx, p: Params): ApiResponse {
+  const f = visibleFolder(c, p.id!);
+  if (!f) return folderForbidden(p.id!);
+  if (!effectivePermissions(c.t, c.caller, f).admin) return err(403, `you may not rename ${f.path}`);
+  const parent = c.t.folders.find((x) => x.id === f.parentId && x.id !== f.id);
+  if (!parent) return err(403, 'the root folder cannot be renamed');
+  const body = jsonBody(c);
+  if (!body.ok) return body.response;
+  const b = body.value;
+  if (!isJsonObject(b)) return invalid([{ field: '', rejected: showRejected(b), message: 'the body must be {name}' }]);
+  const errors: FieldError[] = [];
+  for (const k of Object.keys(b)) if (k !== 'name') errors.push({ field: k, rejected: showRejected(b[k]), message: 'is not a field of FolderPatchModel (name)' });
+  const name = b.name;
+  if (typeof name !== 'string' || name.trim() === '' || /[/\\]/.test(name)) errors.push({ field: 'name', rejected: showRejected(name), message: 'name is required and cannot contain / or \\' });
+  if (errors.length > 0 || typeof name !== 'string') return invalid(errors);
+  // A case-only rename of the folder itself is allowed; a sibling of that name (any case) is not.
+  if (c.t.folders.some((x) => x.parentId === parent.id && x.id !== f.id && x.id !== parent.id && x.name.toLowerCase() === name.toLowerCase())) {
+    return err(409, `${parent.path} already has a subfolder named ${name}`);
+  }
+  const from = f.path;
+  const to = parent.path === '/' ? `/${name}` : `${parent.path}/${name}`;
+  for (const x of c.t.folders) if (x.path.startsWith(`${from}/`)) x.path = `${to}${x.path.slice(from.length)}`;
+  f.name = name;
+  f.path = to;
+  return jsonResponse(200, renderFolder(c, f));
+}
+
 /** FolderDetailsModel settings of a new folder. */
 export function folderDetailDefaults(): JsonObject {
   return {
@@ -453,6 +484,7 @@ const ROUTES: readonly Route<Ctx>[] = [
   { method: 'GET', pattern: '/folders', handle: listFolders },
   { method: 'GET', pattern: '/folders/:id', handle: getFolder },
   { method: 'GET', pattern: '/folders/:id/subfolders', handle: listSubfolders },
+  { method: 'PATCH', pattern: '/folders/:id', handle: renameFolder },
   { method: 'POST', pattern: '/folders/:id/subfolders', handle: createSubfolder },
   { method: 'GET', pattern: '/folders/:id/acls', handle: listAcl },
   { method: 'POST', pattern: '/folders/:id/acls', handle: (c, p) => setEntry(c, p, 'notificationMessage') },

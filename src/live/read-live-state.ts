@@ -57,6 +57,8 @@ export interface LiveNeeds {
     readonly groups: boolean;
     /** Managed folder paths. */
     readonly folders: readonly string[];
+    /** Their previous paths (`metadata.previousNames`): a folder found at one is renamed, not created. */
+    readonly previous: readonly string[];
     /** Managed folders that may be created: their parent is looked up when they are missing. */
     readonly creatable: readonly string[];
     /** Scope roots to walk (prune of FolderPermissions). */
@@ -88,6 +90,7 @@ export function planLiveReads(manifests: readonly Manifest[], scope: Scope, prun
       users: folders.some((m) => m.spec.entries.some((e) => e.user !== undefined)),
       groups: folders.some((m) => m.spec.entries.some((e) => e.group !== undefined)),
       folders: folders.map((m) => m.name),
+      previous: folders.flatMap((m) => m.previousNames),
       creatable: folders.filter((m) => m.spec.createIfMissing !== undefined).map((m) => m.name),
       walk,
     };
@@ -215,12 +218,14 @@ async function readTransfer(client: TransferReader, needs: NonNullable<LiveNeeds
     needs.walk.length > 0 ? walkFolders(client, needs.walk, t, parallelism, list) : undefined,
   ]);
 
-  // Folders by key: the walk found everything below its roots, so only the rest is looked up.
+  // Folders by key: the walk found everything below its roots, so only the rest is looked up,
+  // previous paths in the same round (from the folder list when it is read anyway).
   const found = new Map<string, Folder | null>(walked ?? []);
   const underWalk = (path: string) => needs.walk.some((root) => isSameOrBelow(path, root));
-  const toFind = uniqueFolderPaths(needs.folders.filter((p) => !found.has(folderKey(p)) && !underWalk(p)));
+  const wanted = [...needs.folders, ...needs.previous];
+  const toFind = uniqueFolderPaths(wanted.filter((p) => !found.has(folderKey(p)) && !underWalk(p)));
   await findFolders(client, toFind, found, t, parallelism, list);
-  for (const p of needs.folders) if (!found.has(folderKey(p))) found.set(folderKey(p), null);
+  for (const p of wanted) if (!found.has(folderKey(p))) found.set(folderKey(p), null);
 
   // A folder to create needs its parent: look up the parents nothing has read yet.
   const parents = uniqueFolderPaths(

@@ -50,10 +50,11 @@
  * | MF405 | unknown-user-group     | an ACL's `userGroup` (only when user groups are readable)         |
  * | MF406 | unknown-user           | a folder entry's `user` on the transfer server                    |
  * | MF407 | unknown-group          | a folder entry's `group` on the transfer server                   |
- * | MF408 | missing-folder         | a folder that does not exist, without `createIfMissing`, or whose parent does not exist |
+ * | MF408 | missing-folder         | a folder that does not exist, without `createIfMissing`, or whose parent does not exist; or one below a folder the plan renames |
  * | MF409 | unknown-target         | a `--target` address that names nothing in the plan               |
  * | MF410 | host-type              | a step's `Type` that is not the type of its host                  |
  * | MF411 | no-service             | manifests for a service the environment does not configure        |
+ * | MF412 | previous-folder-exists | (warning) a folder at a previous path of a folder that exists too  |
  */
 export const DIAGNOSTIC_CODES = {
   MF001: 'yaml-syntax',
@@ -96,6 +97,7 @@ export const DIAGNOSTIC_CODES = {
   MF409: 'unknown-target',
   MF410: 'host-type',
   MF411: 'no-service',
+  MF412: 'previous-folder-exists',
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -25,6 +25,11 @@ export function createPlanDiagnostic(
   return createDiagnostic('error', code, at, message, extra);
 }
 
+/** Something the plan works around but the user should know (it does not stop plan or apply). */
+export function createPlanWarning(code: PlanDiagnosticCode, at: SourcePosition, message: string, extra: { hint?: string | undefined } = {}): PlanDiagnostic {
+  return createDiagnostic('warning', code, at, message, extra);
+}
+
 /** ` — did you mean \`x\`?` when a candidate is close, else ''. */
 export function didYouMean(input: string, candidates: Iterable<string>): string {
   const guess = suggestName(input, [...candidates]);

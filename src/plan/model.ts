@@ -75,7 +75,10 @@ export interface Change {
   readonly action: Action;
   /** Why, in one sentence, for every action but `no-op`/`create`/plain `update` (e.g. why blocked). */
   readonly reason?: string;
-  /** The live name when the object is renamed through `metadata.previousNames`. */
+  /**
+   * The live name when the object is renamed through `metadata.previousNames`; for a folder, its
+   * live path (renamed in place, or moved along with a parent folder this plan renames).
+   */
   readonly previousName?: string;
   /** Server id of the live object (absent for `create`). */
   readonly liveId?: string;
@@ -170,6 +173,12 @@ export interface FolderPermissionsPayload {
   readonly path: string;
   /** Set when the folder must be created first under `parentPath`. */
   readonly create?: { readonly parentPath: string; readonly name: string; readonly inheritPermissions: 'None' | 'CopyOnly' | 'Always' };
+  /**
+   * Set when the folder is renamed in place first (PATCH /folders/{id} `{name}`): `from` is its
+   * live path, `name` the last segment of `path`. Absent for a folder that only moves along with a
+   * renamed parent (its `previousName` is set, no request renames it).
+   */
+  readonly rename?: { readonly from: string; readonly name: string };
   /** Entries to PUT (create or update), ids resolved. */
   readonly set: readonly { readonly type: 'User' | 'Group'; readonly id: string; readonly name: string; readonly permissions: Readonly<Record<string, boolean | Readonly<Record<string, boolean>>>> }[];
   /** Entries to DELETE. */
@@ -188,6 +197,14 @@ export interface PlanSummary {
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
 export interface JsonObject {
   readonly [key: string]: JsonValue;
+}
+
+/**
+ * A folder change that makes its path exist: a create, or a rename (`previousName`). A change to a
+ * folder below that path must wait for it.
+ */
+export function establishesFolderPath(change: Change): boolean {
+  return change.kind === 'FolderPermissions' && (change.action === 'create' || (change.action === 'update' && change.previousName !== undefined));
 }
 
 /** Counts per action. */

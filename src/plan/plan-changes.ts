@@ -2,18 +2,18 @@ import { isAbsolute, relative, sep } from 'node:path';
 import type { PrunableKind, Scope } from '../config/model.js';
 import { aclKey, folderKey } from '../live/model.js';
 import type { LiveFolder, LiveState } from '../live/model.js';
-import { folderDepth, parentPath } from '../folder-path.js';
+import { folderDepth, parentPath, trimFolderPath } from '../folder-path.js';
 import { compareText } from '../order.js';
 import type { SourcePosition } from '../manifest/diagnostics.js';
 import type { Manifest } from '../manifest/types.js';
-import { fingerprintFolder, planFolder, planFolderPrune, viewEntries } from '../resources/folder-permissions.js';
+import { fingerprintFolder, folderName, planFolder, planFolderPrune, viewEntries } from '../resources/folder-permissions.js';
 import type { EntryView, FolderOutcome } from '../resources/folder-permissions.js';
 import { fingerprintAcl, planAcl } from '../resources/resource-group-acl.js';
 import { createTaskCatalog, fingerprintTask, planTask, taskId } from '../resources/task.js';
 import type { DesiredFolder, DesiredState } from './desired.js';
-import { COMMAND_LINE, createPlanDiagnostic, didYouMean } from './diagnostics.js';
+import { COMMAND_LINE, createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
-import { PLAN_FORMAT_VERSION, formatAddress, parseAddress, summarize } from './model.js';
+import { PLAN_FORMAT_VERSION, establishesFolderPath, formatAddress, parseAddress, summarize } from './model.js';
 import type { Change, Plan, ResourceKind, SourceRef } from './model.js';
 
 export interface PlanChangesInput {
@@ -114,33 +114,46 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
     const live = folders.get(key);
     return live ? viewEntries(live.acl) : undefined;
   };
+  /** Live paths (by key) of the folders this plan renames, or moves along with a renamed parent → their new paths. */
+  const moved = new Map<string, string>();
   const byDepth = [...input.desired.folders].map((d, i) => ({ d, i })).sort((a, b) => folderDepth(a.d.path) - folderDepth(b.d.path) || a.i - b.i);
   for (const { d } of byDepth) {
     const m = d.manifest;
     const key = folderKey(d.path);
     const live = folders.get(key);
     const base = { address: formatAddress('FolderPermissions', d.path), kind: 'FolderPermissions' as const, name: d.path, service: 'transfer' as const, source: source(m) };
+    if (checkMovedAway(d, moved, diagnostics)) continue;
+    const previous = m.previousNames.flatMap((p, index) => {
+      const f = folders.get(folderKey(p));
+      return f ? [{ index, live: f }] : [];
+    });
     if (live) {
+      for (const p of previous) {
+        if (p.live.folder.id === live.folder.id) continue;
+        diagnostics.push(
+          createPlanWarning('MF412', m.sourceMap.locate(['metadata', 'previousNames', p.index]), `previous name ${p.live.folder.path} of folder ${d.path} still exists on the transfer server (id ${p.live.folder.id}): the plan manages ${live.folder.path} and leaves ${p.live.folder.path} alone`, {
+            hint: `delete or rename ${p.live.folder.path} on the transfer server, or drop it from previousNames`,
+          }),
+        );
+      }
       const o = planFolder(d, viewEntries(live.acl));
       after.set(key, o.after);
       add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
-    const renamed = m.previousNames.map((p) => folders.get(folderKey(p))).find((f): f is LiveFolder => f !== null && f !== undefined);
+    const renamed = previous[0]?.live;
     if (renamed) {
-      add(
-        {
-          ...base,
-          action: 'blocked',
-          reason: `renaming folders is not supported yet: rename ${renamed.folder.path} to ${d.path} on the transfer server, then plan again`,
-          previousName: renamed.folder.path,
-          liveId: String(renamed.folder.id),
-          fingerprint: fingerprintFolder(renamed),
-          fields: [{ path: 'path', before: renamed.folder.path, after: d.path }],
-        },
-        RANK.FolderPermissions,
-        folderDepth(d.path),
-      );
+      const from = renamed.folder.path;
+      const identity = { previousName: from, liveId: String(renamed.folder.id), fingerprint: fingerprintFolder(renamed) };
+      const blocked = renameBlocked(from, d.path, moved);
+      if (blocked !== undefined) {
+        add({ ...base, action: 'blocked', reason: blocked, ...identity, fields: [{ path: 'path', before: from, after: d.path }] }, RANK.FolderPermissions, folderDepth(d.path));
+        continue;
+      }
+      const o = planFolder(d, viewEntries(renamed.acl), undefined, from);
+      moved.set(folderKey(from), d.path);
+      after.set(key, o.after);
+      add({ ...base, ...outcomeFields(o), ...identity }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const create = planFolderCreation(d, entriesAfter, diagnostics);
@@ -199,6 +212,51 @@ function outcomeFields(o: FolderOutcome): Pick<Change, 'action' | 'reason' | 'fi
 }
 
 /**
+ * Why a folder found at `from` cannot be renamed to `to`, or undefined when it can: the API renames
+ * a folder in place (PATCH {name}), so the parent must stay the same — or be the folder a parent
+ * rename of this plan moves it to.
+ */
+function renameBlocked(from: string, to: string, moved: ReadonlyMap<string, string>): string | undefined {
+  const oldParent = parentPath(from);
+  const newParent = parentPath(to);
+  if (oldParent === undefined) return `the root folder ${from} cannot be renamed`;
+  const parentAfter = pathAfterMoves(oldParent, moved);
+  if (newParent !== undefined && folderKey(parentAfter) === folderKey(newParent)) return undefined;
+  return `${from} → ${to} moves the folder to another parent folder; the API can only rename it in place: move it on the transfer server (or rename it without moving), then plan again`;
+}
+
+/**
+ * A managed folder below the live path of a folder this plan renames would not exist there
+ * afterwards: a diagnostic that says how to follow the rename (true: the folder is left out).
+ */
+function checkMovedAway(d: DesiredFolder, moved: ReadonlyMap<string, string>, diagnostics: PlanDiagnostic[]): boolean {
+  const parent = parentPath(d.path);
+  const above = parent === undefined ? undefined : movedAncestor(parent, moved);
+  if (above === undefined) return false;
+  diagnostics.push(
+    createPlanDiagnostic('MF408', d.manifest.sourceMap.locate(['metadata', 'name']), `folder ${d.path} will not exist after this plan: ${above.from} above it is renamed to ${above.to}`, {
+      hint: `name it ${pathAfterMoves(d.path, moved)}, with ${d.path} in previousNames`,
+    }),
+  );
+  return true;
+}
+
+/** The nearest folder at or above `path` that this plan renames: its path as `path` spells it, and its new path. */
+function movedAncestor(path: string, moved: ReadonlyMap<string, string>): { from: string; to: string } | undefined {
+  for (let p: string | undefined = trimFolderPath(path); p !== undefined; p = parentPath(p)) {
+    const to = moved.get(folderKey(p));
+    if (to !== undefined) return { from: p, to };
+  }
+  return undefined;
+}
+
+/** Where the folder at `path` will be once this plan's renames are applied. */
+function pathAfterMoves(path: string, moved: ReadonlyMap<string, string>): string {
+  const above = movedAncestor(path, moved);
+  return above === undefined ? path : `${above.to}${trimFolderPath(path).slice(above.from.length)}`;
+}
+
+/**
  * A managed folder the server does not have: created under its parent with `createIfMissing`
  * (the parent must exist or be created earlier in this plan), else a diagnostic.
  */
@@ -221,8 +279,7 @@ function planFolderCreation(d: DesiredFolder, entriesAfter: (path: string) => re
     return undefined;
   }
   const copied = how.inheritPermissions === 'None' ? [] : parentEntries.map((e) => ({ ...e, editable: true, deletable: true }));
-  const name = d.path.slice(d.path.lastIndexOf('/') + 1);
-  return planFolder(d, copied, { parentPath: parent, name, inheritPermissions: how.inheritPermissions, copied });
+  return planFolder(d, copied, { parentPath: parent, name: folderName(d.path), inheritPermissions: how.inheritPermissions, copied });
 }
 
 // ------------------------------------------------------------------------------------- prune
@@ -348,15 +405,14 @@ function selectTargets(items: readonly Ordered[], targets: readonly string[], de
     wanted.add(norm);
   }
   const chosen = new Set(items.filter((o) => aliases(o.change).some((a) => wanted.has(a))));
-  // A new folder needs its parent: include parent creates, transitively.
-  const creates = new Map(items.filter((o) => o.change.kind === 'FolderPermissions' && o.change.action === 'create').map((o) => [folderKey(o.change.name), o]));
+  // A new or renamed folder needs its parent: include the parents' creates and renames, transitively.
+  const makers = new Map(items.filter((o) => establishesFolderPath(o.change)).map((o) => [folderKey(o.change.name), o]));
   for (const o of [...chosen]) {
-    let p = o.change.payload?.kind === 'FolderPermissions' ? o.change.payload.create?.parentPath : undefined;
-    while (p !== undefined) {
-      const parent = creates.get(folderKey(p));
+    if (!establishesFolderPath(o.change)) continue;
+    for (let p = parentPath(o.change.name); p !== undefined; p = parentPath(p)) {
+      const parent = makers.get(folderKey(p));
       if (!parent) break;
       chosen.add(parent);
-      p = parent.change.payload?.kind === 'FolderPermissions' ? parent.change.payload.create?.parentPath : undefined;
     }
   }
   return items.filter((o) => chosen.has(o));

@@ -24,8 +24,9 @@ const SOURCE_KEYS = ['file', 'line', 'col'];
 const SUMMARY_KEYS = ['create', 'update', 'replace', 'delete', 'no-op', 'blocked'];
 const TASK_PAYLOAD_KEYS = ['kind', 'body'];
 const ACL_PAYLOAD_KEYS = ['kind', 'resourceGroup', 'userGroup', 'permissions'];
-const FOLDER_PAYLOAD_KEYS = ['kind', 'path', 'create', 'set', 'remove'];
+const FOLDER_PAYLOAD_KEYS = ['kind', 'path', 'create', 'rename', 'set', 'remove'];
 const FOLDER_CREATE_KEYS = ['parentPath', 'name', 'inheritPermissions'];
+const FOLDER_RENAME_KEYS = ['from', 'name'];
 const FOLDER_SET_KEYS = ['type', 'id', 'name', 'permissions'];
 const FOLDER_REMOVE_KEYS = ['type', 'id', 'name'];
 
@@ -65,6 +66,7 @@ function orderPayload(payload: Payload): Obj {
     case 'FolderPermissions':
       return ordered(payload, FOLDER_PAYLOAD_KEYS, {
         create: (c) => ordered(c as Obj, FOLDER_CREATE_KEYS),
+        rename: (r) => ordered(r as Obj, FOLDER_RENAME_KEYS),
         set: (s) => (s as readonly Obj[]).map((e) => ordered(e, FOLDER_SET_KEYS)),
         remove: (r) => (r as readonly Obj[]).map((e) => ordered(e, FOLDER_REMOVE_KEYS)),
       });

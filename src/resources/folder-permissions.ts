@@ -122,17 +122,24 @@ export interface FolderCreation {
   readonly copied: readonly EntryView[];
 }
 
+/** The last segment of a folder path: `/A/B` → `B`. */
+export function folderName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
 /**
  * The action for a managed folder: against its live ACL, or (with `creation`) for a folder that
- * does not exist yet and starts with `creation.copied`.
+ * does not exist yet and starts with `creation.copied`. `previousPath` is the live path of a
+ * folder found through `previousNames` (under the same parent, or under a parent this plan
+ * renames): the path change makes it an update, with a rename request when its own name changes.
  */
-export function planFolder(desired: DesiredFolder, live: readonly EntryView[], creation?: FolderCreation): FolderOutcome {
+export function planFolder(desired: DesiredFolder, live: readonly EntryView[], creation?: FolderCreation, previousPath?: string): FolderOutcome {
   const exact = desired.manifest.spec.mode === 'exact';
   const byKey = new Map(live.map((e) => [entryKey(e.type, e.id), e]));
   const matched = new Set<string>();
   const entries: EntryChange[] = [];
   // Entry differences live in `entries` (the model's per-entry view), not in `fields`.
-  const fields: FieldChange[] = [];
+  const fields: FieldChange[] = previousPath === undefined ? [] : [{ path: 'path', before: previousPath, after: desired.path }];
   const set: FolderPermissionsPayload['set'][number][] = [];
   const remove: FolderPermissionsPayload['remove'][number][] = [];
   const after = new Map(live.map((e) => [entryKey(e.type, e.id), e]));
@@ -178,6 +185,8 @@ export function planFolder(desired: DesiredFolder, live: readonly EntryView[], c
     kind: 'FolderPermissions',
     path: desired.path,
     ...(creation ? { create: { parentPath: creation.parentPath, name: creation.name, inheritPermissions: creation.inheritPermissions } } : {}),
+    // Same name: only the parent is renamed, which moves this folder along.
+    ...(previousPath !== undefined && folderName(previousPath) !== folderName(desired.path) ? { rename: { from: previousPath, name: folderName(desired.path) } } : {}),
     set,
     remove,
   };
@@ -186,7 +195,7 @@ export function planFolder(desired: DesiredFolder, live: readonly EntryView[], c
     const reason = creation.inheritPermissions === 'None' ? undefined : `created under ${creation.parentPath} with a copy of its permissions (${creation.inheritPermissions})`;
     return { action: 'create', ...(reason ? { reason } : {}), fields, entries, payload, after: afterList };
   }
-  if (set.length > 0 || remove.length > 0) {
+  if (set.length > 0 || remove.length > 0 || previousPath !== undefined) {
     return { action: 'update', ...(blockedNote ? { reason: `${blockedNote}; the other entries are applied` } : {}), fields, entries, payload, after: afterList };
   }
   if (blockedNote) return { action: 'blocked', reason: `${blockedNote}; the wanted change cannot be made through the API`, fields, entries, after: afterList };

@@ -137,6 +137,29 @@ describe('a write whose outcome is unknown is re-read by identity before anythin
     expect(archiveAcl.map((e) => e.name)).toEqual(['Finance Team']);
   });
 
+  it('a folder rename is re-read at its new path: one that took effect is done, one that did not is sent again; the entries follow', async () => {
+    const acmeTeam = (await h.transfer.listGroups()).find((g) => g.name === 'Acme Partners')!;
+    const rename = (from: string, name: string): Change => {
+      const path = `${from.slice(0, from.lastIndexOf('/'))}/${name}`;
+      const id = h.emulator.state.transfer.folders.find((f) => f.path === from)!.id;
+      const set = [{ type: 'Group' as const, id: acmeTeam.id, name: 'Acme Partners', permissions: entryFlags(['listFiles']) }];
+      return change({ kind: 'FolderPermissions', name: path, action: 'update', previousName: from, liveId: String(id), payload: { kind: 'FolderPermissions', path, rename: { from, name }, set, remove: [] } });
+    };
+    const transfer = withFaults<TransferWriter>(h.transfer, { renameFolder: ['after', 'before'] });
+    h.emulator.resetRequestLog();
+    const out = await run([rename('/Distribution/Acme/Inbound', 'Incoming'), rename('/Distribution/Globex/Inbound', 'Incoming')], { transfer }, { parallelism: 1 }).done;
+    expect(out.results.map((r) => [r.address, r.status, r.writes, r.unknownOutcomes, r.confirmedByReread])).toEqual([
+      ['FolderPermissions/Distribution/Acme/Incoming', 'ok', 2, 1, 1],
+      ['FolderPermissions/Distribution/Globex/Incoming', 'ok', 3, 1, 0],
+    ]);
+    const paths = h.emulator.state.transfer.folders.map((f) => f.path);
+    expect(paths).toEqual(expect.arrayContaining(['/Distribution/Acme/Incoming', '/Distribution/Globex/Incoming']));
+    expect(paths).not.toEqual(expect.arrayContaining(['/Distribution/Acme/Inbound']));
+    expect(paths).not.toEqual(expect.arrayContaining(['/Distribution/Globex/Inbound']));
+    const [acme, globex] = out.results.map((r) => r.ids!.folder!);
+    expect(writes()).toEqual([`PATCH /transfer/api/v1/folders/${acme}`, `PUT /transfer/api/v1/folders/${acme}/acls`, `PATCH /transfer/api/v1/folders/${globex}`, `PUT /transfer/api/v1/folders/${globex}/acls`]);
+  });
+
   it('gives up after the configured number of sends, with the last error', async () => {
     const automation = withFaults<AutomationWriter>(h.automation, { createTask: ['before', 'before', 'before'] });
     const out = await run([taskCreate('Never created')], { automation }, { retry: { ...noSleep, maxAttempts: 3 } }).done;
@@ -223,9 +246,12 @@ describe('failures', () => {
 
 describe('order and concurrency', () => {
   /** An in-memory transfer server that records the order of calls and can hold a call open. */
-  function fakeTransfer(opts: { failCreateOf?: string } = {}) {
+  function fakeTransfer(opts: { failCreateOf?: string; failRenameOf?: string } = {}) {
     const calls: string[] = [];
-    const folders = new Map<string, Folder>([['/a', { id: '1', name: 'a', path: '/a' }]]);
+    const folders = new Map<string, Folder>([
+      ['/a', { id: '1', name: 'a', path: '/a' }],
+      ['/a/old', { id: '2', name: 'old', path: '/a/old' }],
+    ]);
     let next = 10;
     const client: TransferWriter = {
       findFolderByPath: async (p) => folders.get(p) ?? null,
@@ -239,6 +265,17 @@ describe('order and concurrency', () => {
         folders.set(path, folder);
         calls.push(`create ${path} done`);
         return folder;
+      },
+      renameFolder: async (id, name) => {
+        const folder = [...folders.values()].find((x) => x.id === String(id))!;
+        calls.push(`rename ${folder.path} start`);
+        await new Promise((r) => setTimeout(r, 20));
+        if (folder.path === opts.failRenameOf) throw new ApiError({ service: 'transfer', method: 'PATCH', path: '/folders', status: 409, body: { title: 'Conflict', fieldErrors: [] } });
+        const renamed = { ...folder, name, path: `${folder.path.slice(0, folder.path.lastIndexOf('/'))}/${name}` };
+        folders.delete(folder.path);
+        folders.set(renamed.path, renamed);
+        calls.push(`rename ${folder.path} done`);
+        return renamed;
       },
       listFolderAcls: async () => [],
       setFolderAcl: async (id) => {
@@ -278,6 +315,35 @@ describe('order and concurrency', () => {
     const out = await run([createFolder('/a/b'), createFolder('/a/b/c')], { transfer: client }).done;
     expect(out.results[1]).toMatchObject({ status: 'failed', writes: 0, error: 'not started: creating its parent folder (FolderPermissions/a/b) failed' });
     expect(calls.some((c) => c.includes('/a/b/c'))).toBe(false);
+  });
+
+  const renameOld = (): Change =>
+    change({
+      kind: 'FolderPermissions',
+      name: '/a/new',
+      action: 'update',
+      previousName: '/a/old',
+      liveId: '2',
+      payload: { kind: 'FolderPermissions', path: '/a/new', rename: { from: '/a/old', name: 'new' }, set: [{ type: 'User', id: '7', name: 'x', permissions: entryFlags(['listFiles']) }], remove: [] },
+    });
+
+  it('a renamed folder is renamed before its entries are written, and a folder below its new path waits for the rename', async () => {
+    const { client, calls } = fakeTransfer();
+    const changes = [renameOld(), createFolder('/a/new/c')];
+    expect(scheduleChanges(changes)).toEqual([{ wave: 0 }, { wave: 0, needs: 0 }]);
+    const out = await run(changes, { transfer: client }, { parallelism: 8 }).done;
+    expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok']);
+    expect(calls.indexOf('set 2')).toBeGreaterThan(calls.indexOf('rename /a/old done'));
+    expect(calls.indexOf('create /a/new/c start')).toBeGreaterThan(calls.indexOf('rename /a/old done'));
+  });
+
+  it('a folder below a folder whose rename failed is not started, and says why', async () => {
+    const { client, calls } = fakeTransfer({ failRenameOf: '/a/old' });
+    const out = await run([renameOld(), createFolder('/a/new/c')], { transfer: client }).done;
+    expect(out.results[0]).toMatchObject({ status: 'failed', writes: 1 });
+    expect(out.results[1]).toMatchObject({ status: 'failed', writes: 0, error: 'not started: renaming its parent folder (FolderPermissions/a/new) failed' });
+    expect(calls).not.toContain('set 2');
+    expect(calls.some((c) => c.includes('/a/new/c'))).toBe(false);
   });
 
   it('keeps at most `parallelism` changes in flight', async () => {

@@ -126,6 +126,29 @@ spec:
 `,
 };
 
+/**
+ * A FolderPermissions manifest for `/Distribution/Acme/Incoming` that was `previous` (default: the
+ * seed's `/Distribution/Acme/Inbound`, under the same parent: a rename). Exact mode with the Acme
+ * Partners entry only, so alice's entry of the seed folder goes; `createIfMissing`, as a user who
+ * wants the folder either way writes it (a rename must still win over a create).
+ */
+export function renameManifests(previous = '/Distribution/Acme/Inbound'): Record<string, string> {
+  return {
+    'manifests/folders.yaml': `apiVersion: mftops/v1
+kind: FolderPermissions
+metadata:
+  name: /Distribution/Acme/Incoming
+  previousNames: [${previous}]
+spec:
+  createIfMissing: { inheritPermissions: None }
+  mode: exact
+  entries:
+    - group: Acme Partners
+      permissions: [listFiles, writeFiles]
+`,
+  };
+}
+
 /** The planned action of each address of `APPLY_MANIFESTS` (no-ops left out). */
 export const EXPECTED_ACTIONS: Record<string, string> = {
   'Task/Apply test upload': 'create',

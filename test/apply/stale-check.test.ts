@@ -7,7 +7,7 @@ import { toReadonlyAutomationClient, toReadonlyTransferClient } from '../../src/
 import { testdir } from '../helpers/testdir.js';
 import { planPaths, startHarness } from '../plan/helpers.js';
 import type { Harness } from '../plan/helpers.js';
-import { APPLY_MANIFESTS } from './helpers.js';
+import { APPLY_MANIFESTS, renameManifests } from './helpers.js';
 
 let h: Harness;
 let plan: Plan;
@@ -73,4 +73,25 @@ it('a folder to create whose parent went away is stale too', async () => {
   const stale = await staleNow();
   expect(stale).toContainEqual({ address: 'FolderPermissions/Finance/Reports', how: 'gone', detail: 'its parent folder /Finance no longer exists' });
   expect(stale).toContainEqual({ address: 'FolderPermissions/Finance/Payroll', how: 'gone', detail: expect.stringMatching(/^folder id \d+$/) as unknown });
+});
+
+it('reads a renamed folder at its previous path: stale when it changed or went from there, or when a folder now has the new path', async () => {
+  const dir = testdir(renameManifests());
+  const renamePlan = (await planPaths(h, [join(dir, 'manifests')], { cwd: dir })).plan!;
+  expect(renamePlan.changes.map((c) => [c.action, c.address, c.previousName])).toEqual([['update', 'FolderPermissions/Distribution/Acme/Incoming', '/Distribution/Acme/Inbound']]);
+  const check = async () => findStaleObjects(writeChanges(renamePlan), await readTouchedObjects(writeChanges(renamePlan), readers(), 4));
+  expect(await check()).toEqual([]);
+
+  const acme = (await h.transfer.findFolderByPath('/Distribution/Acme'))!;
+  const incoming = await h.transfer.createSubfolder(acme.id, { name: 'Incoming', inheritPermissions: 'None' });
+  expect(await check()).toEqual([{ address: 'FolderPermissions/Distribution/Acme/Incoming', how: 'appeared', detail: `folder /Distribution/Acme/Incoming now exists (id ${incoming.id}): the rename would collide with it` }]);
+  h.emulator.state.transfer.folders = h.emulator.state.transfer.folders.filter((f) => String(f.id) !== incoming.id);
+
+  const inbound = (await h.transfer.findFolderByPath('/Distribution/Acme/Inbound'))!;
+  const bob = (await h.transfer.listUsers()).find((u) => u.username === 'bob')!;
+  await h.transfer.setFolderAcl(inbound.id, { type: 'User', id: bob.id, permissions: { listFiles: true } });
+  expect((await check()).map((s) => s.how)).toEqual(['changed']);
+
+  await h.transfer.renameFolder(inbound.id, 'Elsewhere');
+  expect(await check()).toEqual([{ address: 'FolderPermissions/Distribution/Acme/Incoming', how: 'gone', detail: `folder id ${inbound.id} at /Distribution/Acme/Inbound` }]);
 });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { automationClientFor, startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
-import { ALL_SECRETS, APPLY_ENV, EXPECTED_ACTIONS, SECRETS, applyWorkdir, readLedger, tasksNamed, writesOf } from '../apply/helpers.js';
+import { ALL_SECRETS, APPLY_ENV, EXPECTED_ACTIONS, SECRETS, applyWorkdir, readLedger, renameManifests, tasksNamed, writesOf } from '../apply/helpers.js';
 import type { LedgerLine } from '../apply/helpers.js';
 
 const ALLOW = ['--allow-delete', '--allow-replace'];
@@ -192,5 +192,59 @@ describe('mftops apply against the emulator', () => {
     expect(ledger.filter((l) => l.event === 'change' && l.status === 'ok')).toHaveLength(total - 1);
     expect(tasksNamed(emulator, 'Apply test upload')).toEqual([]);
     for (const secret of ALL_SECRETS) expect(`${r.stdout}${r.stderr}${JSON.stringify(ledger)}`).not.toContain(secret);
+  });
+});
+
+describe('mftops apply: a folder renamed through previousNames', () => {
+  const folderAt = (path: string) => emulator.state.transfer.folders.filter((f) => f.path.toLowerCase() === path.toLowerCase());
+
+  it('plans one update with the rename, renames the folder in place with the manifest\'s entries, then plans nothing', async () => {
+    const dir = applyWorkdir(emulator, { manifests: renameManifests(), prune: [] });
+    const [inbound] = folderAt('/Distribution/Acme/Inbound');
+    const plan = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: APPLY_ENV });
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('~ FolderPermissions/Distribution/Acme/Incoming will be updated (renamed from "/Distribution/Acme/Inbound")');
+    expect(plan.stdout).toContain('    ~ path: "/Distribution/Acme/Inbound" → "/Distribution/Acme/Incoming"');
+    expect(plan.stdout).toContain('    - User "alice": readFiles, deleteFiles, listFiles');
+    expect(plan.stdout).toContain('Plan: 0 to create, 1 to update, 0 to replace, 0 to delete, 0 blocked.');
+
+    emulator.resetRequestLog();
+    const r = await runCli(['apply', '--auto-approve'], { cwd: dir, env: APPLY_ENV });
+    expect(r.stderr).not.toMatch(/failed|error/i);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Apply complete for environment "lab": 1 applied, 0 failed, 0 skipped.');
+    // One folder, the same one, at the new path with the manifest's entries; none at the old path.
+    expect(writesOf(emulator)).toEqual([`PATCH /transfer/api/v1/folders/${inbound!.id}`, `DELETE /transfer/api/v1/folders/${inbound!.id}/acls`]);
+    expect(folderAt('/Distribution/Acme/Inbound')).toEqual([]);
+    const incoming = folderAt('/Distribution/Acme/Incoming');
+    expect(incoming.map((f) => f.id)).toEqual([inbound!.id]);
+    const acme = emulator.state.transfer.groups.find((g) => g.name === 'Acme Partners')!;
+    expect(incoming[0]!.acl.map((e) => [e.type, e.id, e.permissions.listFiles, e.permissions.writeFiles, e.permissions.readFiles])).toEqual([['Group', String(acme.id), true, true, false]]);
+
+    // The ledger names the old path; the snapshot holds the folder's entries from before, under it.
+    const snap = snapshotDir(dir);
+    const lines = changeLines(readLedger(join(snap, 'ledger.jsonl')), 'FolderPermissions/Distribution/Acme/Incoming');
+    expect(lines).toMatchObject([
+      { status: 'pending', action: 'update', previousName: '/Distribution/Acme/Inbound' },
+      { status: 'ok', action: 'update', ids: { folder: String(inbound!.id) } },
+    ]);
+    const saved = JSON.parse(readFileSync(join(snap, 'transfer-folders.json'), 'utf8')) as unknown;
+    expect(JSON.stringify(saved)).toContain('/Distribution/Acme/Inbound');
+
+    const after = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: APPLY_ENV });
+    expect(after.stdout).toContain('No changes.');
+    expect(after.code).toBe(0);
+  });
+
+  it('blocks a previous path under another parent (a move): nothing is written, no folder is created', async () => {
+    const dir = applyWorkdir(emulator, { manifests: renameManifests('/Distribution/Globex/Inbound'), prune: [] });
+    emulator.resetRequestLog();
+    const r = await runCli(['apply', '--auto-approve'], { cwd: dir, env: APPLY_ENV });
+    expect(r.stdout).toContain('! FolderPermissions/Distribution/Acme/Incoming is blocked');
+    expect(r.stdout).toContain('/Distribution/Globex/Inbound → /Distribution/Acme/Incoming moves the folder to another parent folder; the API can only rename it in place');
+    expect(r.code).toBe(0);
+    expect(writesOf(emulator)).toEqual([]);
+    expect(folderAt('/Distribution/Acme/Incoming')).toEqual([]);
+    expect(folderAt('/Distribution/Globex/Inbound')).toHaveLength(1);
   });
 });

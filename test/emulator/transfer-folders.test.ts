@@ -167,4 +167,38 @@ describe('transfer folders and folder ACLs', () => {
     expect((await alice.call('POST', `/folders/${finance}/subfolders`, { name: 'Reports', inheritPermissions: 'CopyOnly' })).status).toBe(201);
     expect((await alice.call('POST', `/folders/${await folderId('/Distribution/Acme/Outbound', alice)}/subfolders`, { name: 'X' })).status).toBe(403);
   });
+  it('rule 103: PATCH /folders/{id} {name} renames in place (descendants follow); 409 for a sibling name, 422 for a bad body, 403 without admin or for the root', async () => {
+    const id = await folderId('/Distribution/Acme/Inbound');
+    const acl = (await api.get(`/folders/${id}/acls`)).body.items;
+    const r = await api.call('PATCH', `/folders/${id}`, { name: 'Incoming' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id, name: 'Incoming', path: '/Distribution/Acme/Incoming', parentId: await folderId('/Distribution/Acme'), permission: expect.objectContaining({ admin: true }) });
+    expect((await api.get('/folders?path=/Distribution/Acme/Inbound')).body.items).toEqual([]);
+    expect(await folderId('/Distribution/Acme/Incoming')).toBe(id);
+    expect((await api.get(`/folders/${id}/acls`)).body.items).toEqual(acl);
+    // A folder below follows, with its id.
+    const child = await api.call('POST', `/folders/${id}/subfolders`, { name: 'Archive' });
+    expect((await api.call('PATCH', `/folders/${id}`, { name: 'In' })).status).toBe(200);
+    expect((await api.get(`/folders/${child.body.id}`)).body.path).toBe('/Distribution/Acme/In/Archive');
+    // Case-only rename of the folder itself: allowed; onto a sibling (any case): 409.
+    expect((await api.call('PATCH', `/folders/${id}`, { name: 'IN' })).body.path).toBe('/Distribution/Acme/IN');
+    expect((await api.call('PATCH', `/folders/${id}`, { name: 'outbound' })).status).toBe(409);
+    for (const bad of [{ name: '' }, { name: 'a/b' }, { name: 'a\\b' }, { name: 'X', description: 'd' }, {}, ['X']]) {
+      const refused = await api.call('PATCH', `/folders/${id}`, bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(422);
+      expect(refused.body.errors.length).toBeGreaterThan(0);
+    }
+    expect((await api.get(`/folders/${id}`)).body.path).toBe('/Distribution/Acme/IN');
+    // 403: a missing folder, one the caller cannot see, no admin on it, the root.
+    expect((await api.call('PATCH', '/folders/424242', { name: 'X' })).status).toBe(403);
+    const carol = await login(transferBase(emu), CAROL);
+    const alice = await login(transferBase(emu), ALICE);
+    expect((await carol.call('PATCH', `/folders/${id}`, { name: 'X' })).status).toBe(403);
+    const payroll = await folderId('/Finance/Payroll', carol);
+    expect((await carol.call('PATCH', `/folders/${payroll}`, { name: 'Salaries' })).body.path).toBe('/Finance/Salaries');
+    expect((await alice.call('PATCH', `/folders/${await folderId('/Finance', alice)}`, { name: 'Money' })).status).toBe(403);
+    const root = await folderId('/');
+    expect((await api.call('PATCH', `/folders/${root}`, { name: 'Top' })).status).toBe(403);
+    expect(await folderId('/')).toBe(root);
+  });
 });

@@ -62,6 +62,18 @@ describe('readLiveState: many managed folders come from one folder list', () => 
     expect(calls.filter((c) => c.startsWith('find ') || c === 'list')).toEqual(['list']);
   });
 
+  it('answers the previous paths of managed folders from the list it reads anyway: no lookup of their own', async () => {
+    const calls: string[] = [];
+    const renamed = folderDoc('/Bulk/Incoming').replace('metadata: { name: /Bulk/Incoming }', 'metadata: { name: /Bulk/Incoming, previousNames: [/Bulk/Inbound, /Bulk/Older] }');
+    const docs = [...many.map((p) => folderDoc(p)), renamed];
+    const state = await readLiveState({ manifests: manifestsFrom(docs.join('---\n')), transfer: fakeTransfer(['/Bulk/Inbound', ...many], calls), scope: SCOPE, prune: [] });
+    expect(state.transfer!.folders.get('/bulk/incoming')).toBeNull();
+    expect(state.transfer!.folders.get('/bulk/inbound')).toMatchObject({ folder: { path: '/Bulk/Inbound' }, acl: [] });
+    expect(state.transfer!.folders.get('/bulk/older')).toBeNull();
+    expect(calls.filter((c) => c === 'list')).toHaveLength(1);
+    expect(calls.filter((c) => c.startsWith('find '))).toEqual([]);
+  });
+
   it('falls back to lookups by path when the account may not list folders (403)', async () => {
     const calls: string[] = [];
     const state = await readLiveState({ manifests: manifestsFrom(many.map((p) => folderDoc(p)).join('---\n')), transfer: fakeTransfer(many, calls, 403), scope: SCOPE, prune: [] });

@@ -77,7 +77,7 @@ describe('planLiveReads: what needs reading', () => {
     expect(onlyTasks.automation).toEqual({ tasks: true, catalogs: true, resourceGroups: true, acls: false, userGroups: [] });
     const onlyFolders = planLiveReads(manifestsFrom(folderDoc('/A')), SCOPE, []);
     expect(onlyFolders.automation).toBeUndefined();
-    expect(onlyFolders.transfer).toEqual({ users: true, groups: false, folders: ['/A'], creatable: [], walk: [] });
+    expect(onlyFolders.transfer).toEqual({ users: true, groups: false, folders: ['/A'], previous: [], creatable: [], walk: [] });
   });
 
   it('reads tasks for a prune of Tasks, and walks the scope folders for a prune of FolderPermissions', () => {
@@ -120,6 +120,26 @@ describe('readLiveState: transfer reads', () => {
     expect(calls.filter((c) => c.startsWith('find '))).toHaveLength(12);
     expect(calls.filter((c) => c.startsWith('acls '))).toHaveLength(12);
     expect(transfer.mostInFlight()).toBe(3);
+  });
+
+  const renamed = (path: string, previous: string) => folderDoc(path).replace(`metadata: { name: ${path} }`, `metadata: { name: ${path}, previousNames: [${previous}] }`);
+
+  it('looks up the previous paths of managed folders with them, and reads the ACL of the one it finds', async () => {
+    const calls: string[] = [];
+    const docs = manifestsFrom(renamed('/Distribution/Acme/Incoming', '/Distribution/Acme/Inbound'));
+    expect(planLiveReads(docs, SCOPE, []).transfer).toMatchObject({ folders: ['/Distribution/Acme/Incoming'], previous: ['/Distribution/Acme/Inbound'] });
+    const live = await readLiveState({ manifests: docs, transfer: fakeTransfer({ '/Distribution/Acme/Inbound': [] }, calls), scope: SCOPE, prune: [] });
+    expect(live.transfer!.folders.get('/distribution/acme/incoming')).toBeNull();
+    expect(live.transfer!.folders.get('/distribution/acme/inbound')).toMatchObject({ folder: { id: '100', path: '/Distribution/Acme/Inbound' }, acl: [] });
+    expect(calls.sort()).toEqual(['acls 100', 'find /Distribution/Acme/Inbound', 'find /Distribution/Acme/Incoming', 'users']);
+  });
+
+  it('finds previous paths below the scope of a prune in the walk it makes anyway: no lookup of their own', async () => {
+    const calls: string[] = [];
+    const live = await readLiveState({ manifests: manifestsFrom(renamed('/Distribution/C', '/Distribution/B')), transfer: fakeTransfer(tree, calls), scope: SCOPE, prune: ['FolderPermissions'] });
+    expect(live.transfer!.folders.get('/distribution/b')).toMatchObject({ folder: { path: '/Distribution/B' } });
+    expect(live.transfer!.folders.get('/distribution/c')).toBeNull();
+    expect(calls.filter((c) => !c.startsWith('acls ')).sort()).toEqual(['folder list', 'users']);
   });
 
   const tree = { '/Distribution': ['/Distribution/A', '/Distribution/B'], '/Distribution/A': ['/Distribution/A/In'], '/Distribution/B': [], '/Distribution/A/In': [], '/Elsewhere': [] };

@@ -43,11 +43,100 @@ describe('planChanges: renames', () => {
     const { plan } = planFrom(docs(taskYaml('Month-end report', '  Active: 1\n', '  previousNames: [Monthly report]\n')), live, { prune: ['Task'] });
     expect(summaryOf(plan)).toEqual(['no-op Task/Month-end report']);
   });
+});
 
-  it('reports a folder rename as blocked (the transfer client cannot rename folders)', () => {
-    const live: LiveState = { transfer: transferState([{ path: '/Distribution/Old', id: '5' }], { missing: ['/Distribution/New'] }) };
-    const { plan } = planFrom(docs(folderDoc('/Distribution/New').replace('metadata: { name: /Distribution/New }', 'metadata: { name: /Distribution/New, previousNames: [/Distribution/Old] }')), live);
-    expect(plan.changes[0]).toMatchObject({ action: 'blocked', previousName: '/Distribution/Old', liveId: '5' });
+describe('planChanges: folder renames', () => {
+  const renamedDoc = (path: string, previous: string[], extra = '', mode = 'exact') =>
+    folderDoc(path, extra, mode).replace(`metadata: { name: ${path} }`, `metadata: { name: ${path}, previousNames: [${previous.join(', ')}] }`);
+  const inbound = (acl = [entry('User', 'u-alice', 'alice', ['listFiles'])]) => ({ path: '/Distribution/Acme/Inbound', id: '5', acl });
+
+  it('renames a folder found at a previous path (case-insensitive): one update with the path change and a rename in the payload, never a create', () => {
+    const live: LiveState = { transfer: transferState([inbound()], { missing: ['/Distribution/Acme/Incoming'] }) };
+    const { plan, diagnostics } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/distribution/acme/INBOUND'], '  createIfMissing: { inheritPermissions: None }\n')), live);
+    expect(diagnostics).toEqual([]);
+    expect(summaryOf(plan)).toEqual(['update FolderPermissions/Distribution/Acme/Incoming']);
+    const c = plan.changes[0]!;
+    expect(c).toMatchObject({ previousName: '/Distribution/Acme/Inbound', liveId: '5', fingerprint: expect.stringMatching(/^sha256:/) });
+    expect(c.fields).toEqual([{ path: 'path', before: '/Distribution/Acme/Inbound', after: '/Distribution/Acme/Incoming' }]);
+    expect(c.entries).toEqual([{ principal: { type: 'User', name: 'alice' }, action: 'no-op', before: { permissions: ['listFiles'], sharePermissions: [] }, after: { permissions: ['listFiles'], sharePermissions: [] } }]);
+    expect(c.payload).toEqual({ kind: 'FolderPermissions', path: '/Distribution/Acme/Incoming', rename: { from: '/Distribution/Acme/Inbound', name: 'Incoming' }, set: [], remove: [] });
+  });
+
+  it('compares the entries with those of the folder at the previous path', () => {
+    const live: LiveState = { transfer: transferState([inbound([entry('User', 'u-alice', 'alice', ['readFiles']), entry('User', 'u-bob', 'bob', ['listFiles'])])], { missing: ['/Distribution/Acme/Incoming'] }) };
+    const c = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound'])), live).plan.changes[0]!;
+    expect(c.entries?.map((e) => `${e.action} ${e.principal.name}`)).toEqual(['update alice', 'delete bob']);
+    expect(c.payload).toMatchObject({ rename: { from: '/Distribution/Acme/Inbound', name: 'Incoming' }, set: [expect.objectContaining({ id: 'u-alice' })], remove: [{ type: 'User', id: 'u-bob', name: 'bob' }] });
+  });
+
+  it('blocks a previous path under another parent: a move, which the API cannot do', () => {
+    const live: LiveState = { transfer: transferState([{ path: '/Distribution/Globex/Inbound', id: '6' }], { missing: ['/Distribution/Acme/Incoming'] }) };
+    const { plan } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Globex/Inbound'])), live);
+    expect(summaryOf(plan)).toEqual(['blocked FolderPermissions/Distribution/Acme/Incoming']);
+    expect(plan.changes[0]!.reason).toMatch(/^\/Distribution\/Globex\/Inbound → \/Distribution\/Acme\/Incoming moves the folder to another parent folder; the API can only rename it in place/);
+    expect(plan.changes[0]!.payload).toBeUndefined();
+  });
+
+  it('plans the folder at its path when the previous one exists too, and warns about the previous one (never a rename onto a folder)', () => {
+    const live: LiveState = { transfer: transferState([inbound(), { path: '/Distribution/Acme/Incoming', id: '9', acl: [entry('User', 'u-alice', 'alice', ['listFiles'])] }]) };
+    const { plan, diagnostics } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound'])), live);
+    expect(summaryOf(plan)).toEqual(['no-op FolderPermissions/Distribution/Acme/Incoming']);
+    expect(diagnostics.map((d) => [d.severity, d.code, d.line, d.message])).toEqual([
+      ['warning', 'MF412', 3, 'previous name /Distribution/Acme/Inbound of folder /Distribution/Acme/Incoming still exists on the transfer server (id 5): the plan manages /Distribution/Acme/Incoming and leaves /Distribution/Acme/Inbound alone'],
+    ]);
+  });
+
+  it('never prunes the entries of the previous path while the folder is renamed', () => {
+    const live: LiveState = {
+      transfer: transferState([{ path: '/Distribution/Acme', id: '4' }, inbound([entry('User', 'u-bob', 'bob', ['listFiles'])])], {
+        missing: ['/Distribution/Acme/Incoming'],
+        scopeFolders: ['/Distribution/Acme', '/Distribution/Acme/Inbound'],
+      }),
+    };
+    const { plan } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound'], '', 'additive'), folderDoc('/Distribution/Acme', '', 'additive')), live, { prune: ['FolderPermissions'] });
+    expect(summaryOf(plan)).toEqual(['update FolderPermissions/Distribution/Acme', 'update FolderPermissions/Distribution/Acme/Incoming']);
+  });
+
+  it('moves folders below along with a renamed parent: renamed only where their own name changes', () => {
+    const live: LiveState = {
+      transfer: transferState([inbound(), { path: '/Distribution/Acme/Inbound/Archive', id: '7', acl: [entry('User', 'u-alice', 'alice', ['listFiles'])] }, { path: '/Distribution/Acme/Inbound/Archive/2025', id: '8', acl: [entry('User', 'u-alice', 'alice', ['listFiles'])] }], {
+        missing: ['/Distribution/Acme/Incoming', '/Distribution/Acme/Incoming/Archive', '/Distribution/Acme/Incoming/Archive/Y2025'],
+      }),
+    };
+    const { plan, diagnostics } = planFrom(
+      docs(
+        renamedDoc('/Distribution/Acme/Incoming/Archive/Y2025', ['/Distribution/Acme/Inbound/Archive/2025']),
+        renamedDoc('/Distribution/Acme/Incoming/Archive', ['/Distribution/Acme/Inbound/Archive']),
+        renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound']),
+      ),
+      live,
+    );
+    expect(diagnostics).toEqual([]);
+    expect(plan.changes.map((c) => [c.action, c.name, c.previousName, (c.payload as FolderPermissionsPayload).rename?.name])).toEqual([
+      ['update', '/Distribution/Acme/Incoming', '/Distribution/Acme/Inbound', 'Incoming'],
+      ['update', '/Distribution/Acme/Incoming/Archive', '/Distribution/Acme/Inbound/Archive', undefined],
+      ['update', '/Distribution/Acme/Incoming/Archive/Y2025', '/Distribution/Acme/Inbound/Archive/2025', 'Y2025'],
+    ]);
+  });
+
+  it('says how to follow the rename when a managed folder below the previous path keeps its old path', () => {
+    const live: LiveState = { transfer: transferState([inbound(), { path: '/Distribution/Acme/Inbound/Archive', id: '7' }], { missing: ['/Distribution/Acme/Incoming'] }) };
+    const { plan, diagnostics } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound']), folderDoc('/Distribution/Acme/Inbound/Archive')), live);
+    expect(summaryOf(plan)).toEqual(['update FolderPermissions/Distribution/Acme/Incoming']);
+    expect(diagnostics.map((d) => [d.severity, d.code, d.message, d.hint])).toEqual([
+      ['error', 'MF408', 'folder /Distribution/Acme/Inbound/Archive will not exist after this plan: /Distribution/Acme/Inbound above it is renamed to /Distribution/Acme/Incoming', 'name it /Distribution/Acme/Incoming/Archive, with /Distribution/Acme/Inbound/Archive in previousNames'],
+    ]);
+  });
+
+  it('brings along the rename of the parent a targeted new folder below it needs', () => {
+    const live: LiveState = { transfer: transferState([inbound()], { missing: ['/Distribution/Acme/Incoming', '/Distribution/Acme/Incoming/New'] }) };
+    const { plan, diagnostics } = planFrom(
+      docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound']), folderDoc('/Distribution/Acme/Incoming/New', '  createIfMissing: { inheritPermissions: CopyOnly }\n')),
+      live,
+      { targets: ['FolderPermissions/Distribution/Acme/Incoming/New'] },
+    );
+    expect(diagnostics).toEqual([]);
+    expect(summaryOf(plan)).toEqual(['update FolderPermissions/Distribution/Acme/Incoming', 'create FolderPermissions/Distribution/Acme/Incoming/New']);
   });
 });
 

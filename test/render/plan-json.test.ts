@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/model.js';
 import { parsePlan, serializePlan } from '../../src/plan/plan-file.js';
 import { renderPlanJson } from '../../src/render/plan-json.js';
+import { FOLDER_RENAME } from '../fixtures/plans/folder-rename.js';
 import { loadFixturePlan } from '../fixtures/plans/load.js';
 
 const plan = loadFixturePlan('every-action.json');
@@ -37,6 +38,16 @@ describe('renderPlanJson', () => {
     const change = (JSON.parse(out) as Plan).changes[0]!;
     expect(Object.keys(change)).toEqual(['address', 'kind', 'name', 'service', 'action', 'liveId', 'fingerprint', 'fields', 'source', 'payload']);
     expect(Object.keys((JSON.parse(out) as Plan).summary)).toEqual(['create', 'update', 'replace', 'delete', 'no-op', 'blocked']);
+  });
+
+  it('orders a folder rename payload (kind, path, rename {from, name}, set, remove) and writes it as a valid plan file', () => {
+    const renamed = { ...plan, changes: [FOLDER_RENAME], summary: { create: 0, update: 1, replace: 0, delete: 0, 'no-op': 0, blocked: 0 } };
+    const out = JSON.parse(renderPlanJson(reverseKeys(renamed) as Plan)) as Plan;
+    const change = out.changes[0]!;
+    expect(Object.keys(change)).toEqual(['address', 'kind', 'name', 'service', 'action', 'previousName', 'liveId', 'fingerprint', 'fields', 'entries', 'source', 'payload']);
+    expect(Object.keys(change.payload!)).toEqual(['kind', 'path', 'rename', 'set', 'remove']);
+    expect(change.payload?.kind === 'FolderPermissions' ? Object.keys(change.payload.rename!) : []).toEqual(['from', 'name']);
+    expect(parsePlan(serializePlan(out), 'renamed.json').changes[0]).toEqual(FOLDER_RENAME);
   });
 
   it('keeps the user order inside values it does not own (task bodies, field values)', () => {

@@ -3,6 +3,7 @@ import type { Change, Plan } from '../../src/plan/model.js';
 import { renderPlanMarkdown } from '../../src/render/plan-markdown.js';
 import { generatePlan } from '../fixtures/plans/generate.js';
 import type { GeneratedPlan } from '../fixtures/plans/generate.js';
+import { FOLDER_RENAME } from '../fixtures/plans/folder-rename.js';
 import { loadFixturePlan } from '../fixtures/plans/load.js';
 
 const plan = loadFixturePlan('every-action.json');
@@ -107,6 +108,12 @@ describe('renderPlanMarkdown on the every-action fixture', () => {
     expect(md).toContain('~ Info.Notes:\n   Owner: finance-it@example.com\n-  Runs after the payroll close.\n+  Escalation: treasury on-call, +44 20 7946 0000\n');
     expect(md).not.toContain('BANK_API_KEY');
     expect(md).not.toContain('GLOBEX_FTP_PASSWORD');
+  });
+
+  it('shows a folder rename in its summary line and as a path change', () => {
+    const out = renderPlanMarkdown(planWith([FOLDER_RENAME]), { artifactHint: 'the plan artifact' });
+    expect(out).toContain('<details><summary><code>~</code> <b>FolderPermissions/Distribution/Acme/Incoming</b> update (renamed from <code>/Distribution/Acme/Inbound</code>)</summary>');
+    expect(out).toContain('```diff\n- path: "/Distribution/Acme/Inbound"\n+ path: "/Distribution/Acme/Incoming"\n```');
   });
 
   it('describes schedules in words', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Change, Plan } from '../../src/plan/model.js';
 import { renderPlanText } from '../../src/render/plan-text.js';
+import { FOLDER_RENAME } from '../fixtures/plans/folder-rename.js';
 import { loadFixturePlan } from '../fixtures/plans/load.js';
 
 const plan = loadFixturePlan('every-action.json');
@@ -62,6 +63,13 @@ describe('renderPlanText', () => {
 
   it('names the old name of a renamed object', () => {
     expect(lines).toContain('~ Task/Bank statements in will be updated (renamed from "Bank statements import")');
+  });
+
+  it('shows a folder rename: the old path in the header, the path change as a field', () => {
+    const out = renderPlanText(planWith([FOLDER_RENAME]), { color: false }).split('\n');
+    const start = out.indexOf('~ FolderPermissions/Distribution/Acme/Incoming will be updated (renamed from "/Distribution/Acme/Inbound")');
+    expect(start).toBeGreaterThan(0);
+    expect(out.slice(start + 1, start + 3)).toEqual(['    ~ path: "/Distribution/Acme/Inbound" → "/Distribution/Acme/Incoming"', '    # (1 unchanged entry hidden)']);
   });
 
   it('shows a multi-line value as a unified diff', () => {

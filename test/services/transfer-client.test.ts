@@ -85,6 +85,21 @@ describe('folders', () => {
     await expect(transferClient(agent).createSubfolder(101, { name: 'Inbound', inheritPermissions: 'None' })).resolves.toMatchObject({ id: '300' });
     expect(JSON.parse(calls().at(-1)?.body ?? '')).toEqual({ name: 'Inbound', inheritPermissions: 'None' });
   });
+  it('renames a folder with PATCH {name} and answers the folder; an answer without a body is read back', async () => {
+    const { agent, pool, calls } = createMock();
+    const t = pool(TRANSFER);
+    replyToken(t, { access: 'tok' });
+    t.intercept({ path: '/api/v1/folders/300', method: 'PATCH' }).reply(200, { id: 300, parentId: 101, name: 'Incoming', path: '/Distribution/Acme/Incoming' }, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/folders/301', method: 'PATCH' }).reply(204, '');
+    t.intercept({ path: '/api/v1/folders/301' }).reply(200, { id: 301, parentId: 101, name: 'Sent', path: '/Distribution/Acme/Sent' }, { headers: JSON_HEADERS });
+    const client = transferClient(agent);
+    await expect(client.renameFolder(300, 'Incoming')).resolves.toMatchObject({ id: '300', parentId: '101', path: '/Distribution/Acme/Incoming' });
+    const patch = calls().find((c) => c.method === 'PATCH');
+    expect(patch?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(patch?.body ?? '')).toEqual({ name: 'Incoming' });
+    await expect(client.renameFolder('301', 'Sent')).resolves.toMatchObject({ id: '301', path: '/Distribution/Acme/Sent' });
+    expect(calls().slice(-2).map((c) => `${c.method} ${c.path}`)).toEqual(['PATCH /api/v1/folders/301', 'GET /api/v1/folders/301']);
+  });
 });
 
 describe('folder ACLs', () => {
@@ -244,7 +259,7 @@ describe('read-only client', () => {
   it('has no write methods at runtime', () => {
     const { agent } = createMock();
     const view = toReadonly(transferClient(agent)) as unknown as Record<string, unknown>;
-    const writes = ['createSubfolder', 'setFolderAcl', 'addFolderAcl', 'deleteFolderAcl', 'close'] as const satisfies readonly (keyof TransferClient)[];
+    const writes = ['createSubfolder', 'renameFolder', 'setFolderAcl', 'addFolderAcl', 'deleteFolderAcl', 'close'] as const satisfies readonly (keyof TransferClient)[];
     for (const name of writes) expect(name in view).toBe(false);
     expect(Object.keys(view).sort()).toEqual([...TRANSFER_READ_METHODS, 'service', 'requestCount', 'tokenRequestCount'].sort());
   });

@@ -53,6 +53,8 @@ export interface TransferClient {
   getFolder(id: string | number): Promise<Folder>;
   listSubfolders(id: string | number): Promise<Folder[]>;
   createSubfolder(parentId: string | number, folder: NewSubfolder): Promise<Folder>;
+  /** PATCH /folders/{id} `{name}`: rename in place (the folders below follow); answers the folder. */
+  renameFolder(id: string | number, name: string): Promise<Folder>;
   /** The folder's entries, each user and group named by its id through the user and group lists. */
   listFolderAcls(folderId: string | number): Promise<FolderAclEntry[]>;
   /** PUT: create or update one entry; answers the folder's whole ACL. */
@@ -180,6 +182,14 @@ class HttpTransferClient implements TransferClient {
     // Created, answered without the folder (T-8): find it under its parent.
     const created = (await this.listSubfolders(parentId)).find((f) => f.name.toLowerCase() === folder.name.toLowerCase());
     return created ?? this.#unexpected('POST', path, `the created folder ${folder.name} is not listed under its parent`);
+  }
+
+  async renameFolder(id: string | number, name: string): Promise<Folder> {
+    const path = `/folders/${seg(id)}`;
+    const body = await this.#c.json('PATCH', path, { body: { kind: 'json', value: { name } } });
+    // A server that answers without the folder: read it back (docs/server-variants.md T-10).
+    if (body === undefined || (isRecord(body) && (body.id === undefined || body.id === null))) return this.getFolder(id);
+    return isRecord(body) ? readFolder(body) : this.#unexpected('PATCH', path, 'expected a JSON object');
   }
 
   async listFolderAcls(folderId: string | number): Promise<FolderAclEntry[]> {
