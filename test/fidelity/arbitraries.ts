@@ -137,7 +137,7 @@ export const serverState: fc.Arbitrary<EmulatorSeed> = fc
         list.push({ type: isUser ? 'User' : 'Group', name, permissions });
         acl.set(folder, list);
       }
-      return {
+      const seed = {
         automation: {
           userGroups: state.userGroups.map((Name) => ({ Name })),
           resourceGroups: state.groups.map((Name) => ({ Name })),
@@ -161,7 +161,9 @@ export const serverState: fc.Arbitrary<EmulatorSeed> = fc
           ],
           folders: state.folders.map((p) => ({ path: p, ...(acl.has(p) ? { acl: acl.get(p) } : {}) })),
         },
-      } satisfies EmulatorSeed;
+      };
+      // Plain JSON, as a seed file would be (the generators' records have no prototype).
+      return JSON.parse(JSON.stringify(seed)) as EmulatorSeed;
     }),
   );
 
@@ -282,6 +284,7 @@ export const manifestSet = (seed: EmulatorSeed): fc.Arbitrary<ManifestSet> => {
           ].join('\n'),
         );
       }
-      return { files: docs.length > 0 ? { 'manifests/generated.yaml': `${docs.join('\n---\n')}\n` } : {}, env };
+      const files: Record<string, string> = docs.length > 0 ? { 'manifests/generated.yaml': `${docs.join('\n---\n')}\n` } : {};
+      return { files, env };
     });
 };
