@@ -109,7 +109,7 @@ describe('mftops snapshot save / list / verify', () => {
 
 describe('mftops snapshot save in a transfer-only environment', () => {
   /** An environment with only `transfer:`, a FolderPermissions manifest, and the given scope line. */
-  function transferOnly(scope?: string): string {
+  function transferOnly(scope?: string, files: Record<string, string> = {}): string {
     return testdir({
       'mftops.yaml': [
         'apiVersion: mftops/v1',
@@ -133,6 +133,7 @@ describe('mftops snapshot save in a transfer-only environment', () => {
         '      permissions: [listFiles, readFiles]',
         '',
       ].join('\n'),
+      ...files,
     });
   }
 
@@ -162,15 +163,29 @@ describe('mftops snapshot save in a transfer-only environment', () => {
     expect(verify.out()).toContain(`Snapshot files/${id} verified: 4 transfer folder(s), 1 file(s) match snapshot.json.`);
   });
 
-  it('saves the managed folders when scope.folders is absent', async () => {
-    const dir = transferOnly();
+  it('saves the managed folders when scope.folders is absent, and the previous path a folder to rename is still at', async () => {
+    const dir = transferOnly(undefined, {
+      'manifests/renamed.yaml': [
+        'apiVersion: mftops/v1',
+        'kind: FolderPermissions',
+        'metadata: { name: /Distribution/Globex/Out, previousNames: [/Distribution/Globex/Outbound, /Distribution/Globex/Older] }',
+        'spec:',
+        '  mode: additive',
+        '  entries: []',
+        '',
+      ].join('\n'),
+    });
     const io = ioIn(dir);
     expect(await runSnapshotSave(g('json', 'files'), {}, io)).toBe(0);
     expect(io.err()).toBe('');
     const info = JSON.parse(io.out()) as SnapshotInfo;
-    expect(info).toMatchObject({ services: ['transfer'], folderCount: 1 });
-    const saved = JSON.parse(readFileSync(join(info.path, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string }> };
-    expect(saved.folders.map((f) => f.path)).toEqual(['/Finance/Payroll']);
+    expect(info).toMatchObject({ services: ['transfer'], folderCount: 3 });
+    const saved = JSON.parse(readFileSync(join(info.path, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string; id: string | null }> };
+    expect(saved.folders.map((f) => [f.path, f.id !== null])).toEqual([
+      ['/Distribution/Globex/Out', false],
+      ['/Distribution/Globex/Outbound', true],
+      ['/Finance/Payroll', true],
+    ]);
   });
 
   it('warns on stderr when no manifest manages a folder and scope.folders is empty: no folder permissions saved', async () => {

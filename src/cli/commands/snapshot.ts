@@ -261,7 +261,8 @@ async function managedFolders(env: EnvironmentSettings, io: CommandIo, logger: L
 }
 
 /**
- * The managed folders and every folder under `scope.folders` (the roots included), with their
+ * The managed folders (and the previous paths they are still at) and every folder under
+ * `scope.folders` (the roots included), with their
  * ACL entries, read as plan reads them for a prune (folder list or walk, `SAVE_PARALLELISM` at a
  * time). A folder that does not exist is saved with no id, as apply saves a folder to create.
  */
@@ -271,7 +272,9 @@ async function readEnvironmentFolders(transfer: ReadonlyTransferClient, managed:
   const live = await readLiveState({ manifests: managed, transfer, scope: env.scope, prune: ['FolderPermissions'], parallelism: SAVE_PARALLELISM });
   const found = live.transfer?.folders ?? new Map<string, LiveFolder | null>();
   const walked = (live.transfer?.scopeFolders ?? []).map((k) => found.get(k)?.folder.path ?? k);
-  const paths = uniqueFolderPaths([...managed.map((m) => m.name), ...env.scope.folders, ...walked]);
+  // A folder not renamed yet is still at one of its previous paths: its entries are the ones an apply would change.
+  const previous = managed.flatMap((m) => m.previousNames).filter((p) => found.get(folderKey(p)));
+  const paths = uniqueFolderPaths([...managed.map((m) => m.name), ...previous, ...env.scope.folders, ...walked]);
   return paths
     .map((path): SavedFolder => {
       const f = found.get(folderKey(path));
