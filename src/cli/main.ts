@@ -6,6 +6,7 @@ import type { ApplyCommandOptions } from './commands/apply.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
 import type { PlanCommandOptions } from './commands/plan.js';
 import type { ImportCommandOptions } from './commands/import.js';
+import type { ServiceName } from '../vocabulary.js';
 
 /** Options every command accepts (DESIGN.md §1). */
 export interface GlobalOptions {
@@ -141,8 +142,13 @@ function buildProgram(io: CommandIo): Command {
   const snapshot = program.command('snapshot').description('backups of the live configuration: save, list, verify, diff, restore');
   snapshot
     .command('save')
-    .description("save the automation server's XML export and the transfer folders' ACL entries (files 0600)")
-    .option('--folder <path...>', "transfer folders to save (default: every folder under the environment's scope.folders)")
+    .summary("save every service of the environment: the automation export and the transfer folders' ACL entries (files 0600)")
+    .description(
+      "save every service of the environment: the automation server's XML export and the ACL entries of the transfer folders (files 0600). " +
+        "The folders saved are the ones the environment's FolderPermissions manifests manage and every folder under its scope.folders; " +
+        'with neither, no folder permissions are saved (a warning says so)',
+    )
+    .option('--folder <path...>', 'transfer folders to save instead of the managed folders and those under scope.folders')
     .action(async (opts: { folder?: string[] }, cmd: Command) => {
       const { runSnapshotSave } = await import('./commands/snapshot.js');
       await run(runSnapshotSave(globals(cmd), opts, io));
@@ -164,7 +170,7 @@ function buildProgram(io: CommandIo): Command {
     });
   snapshot
     .command('diff')
-    .description('tasks, hosts and resource-group ACLs added, removed or changed between two snapshots')
+    .description('tasks, hosts, resource-group ACLs and folder ACL entries added, removed or changed between two snapshots')
     .argument('<a>', 'older snapshot')
     .argument('<b>', 'newer snapshot')
     .action(async (a: string, b: string, _opts: unknown, cmd: Command) => {
@@ -173,12 +179,13 @@ function buildProgram(io: CommandIo): Command {
     });
   snapshot
     .command('restore')
-    .description('put a snapshot back (PUT /config and the saved folder ACL entries), after saving what it replaces')
+    .description('put a snapshot back (PUT /config and the saved folder ACL entries), after saving a snapshot of what it replaces')
     .argument('<id>', 'snapshot id, a unique prefix, or latest')
     .option('--auto-approve', 'do not ask for confirmation', false)
-    .action(async (id: string, opts: { autoApprove: boolean }, cmd: Command) => {
+    .addOption(new Option('--service <service>', 'restore only this part of the snapshot (default: every part it holds)').choices(['automation', 'transfer']))
+    .action(async (id: string, opts: { autoApprove: boolean; service?: ServiceName }, cmd: Command) => {
       const { runSnapshotRestore } = await import('./commands/snapshot.js');
-      await run(runSnapshotRestore(globals(cmd), { id, autoApprove: opts.autoApprove }, io));
+      await run(runSnapshotRestore(globals(cmd), { id, autoApprove: opts.autoApprove, ...(opts.service ? { service: opts.service } : {}) }, io));
     });
 
   program

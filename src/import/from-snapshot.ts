@@ -40,7 +40,15 @@ export function decodeConfigExport(root: XmlElement, origin: string, folders: re
     .map((el) => decodeElement(el))
     .filter((a) => typeof a.ResourceGroupName === 'string' && typeof a.UserGroupName === 'string')
     .map((a) => readAcl(a, seen));
-  return { origin, tasks, hosts, scripts, dateLists, acls, folders: folders.filter((f) => f.id !== null).map(savedFolder) };
+  return { ...decodeSavedFolders(origin, folders), tasks, hosts, scripts, dateLists, acls };
+}
+
+/**
+ * A snapshot without the automation export (taken in a transfer-only environment): its saved
+ * folders, and no automation object at all.
+ */
+export function decodeSavedFolders(origin: string, folders: readonly SavedFolder[]): ImportSource {
+  return { origin, tasks: [], hosts: [], scripts: [], dateLists: [], acls: [], folders: folders.filter((f) => f.id !== null).map(savedFolder) };
 }
 
 /** Members whose single child element is still a list (the dialect repeats list items). */

@@ -8,10 +8,12 @@ export type { XmlElement } from './config-xml.js';
 export { readSnapshotKey, SNAPSHOT_KEY_VARIABLE } from './crypto.js';
 export type { SnapshotKey } from './crypto.js';
 export { diffConfigs } from './diff-configs.js';
+export { diffSavedFolders } from './diff-folders.js';
 export { diffSnapshots } from './diff-snapshots.js';
 export { SnapshotError, SnapshotIntegrityError } from './errors.js';
 export * from './model.js';
 export {
+  describePart,
   describeSnapshot,
   formatBytes,
   renderSnapshotDiffJson,

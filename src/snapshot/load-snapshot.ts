@@ -13,8 +13,8 @@ import { openSnapshot, readChecked, readFolders, toInfo, type SnapshotRef } from
 export interface LoadedSnapshot {
   readonly info: SnapshotInfo;
   readonly manifest: SnapshotManifest;
-  /** The automation export, byte for byte. */
-  readonly automationXml: Buffer;
+  /** The automation export, byte for byte; absent when the snapshot has no automation part. */
+  readonly automationXml?: Buffer;
   /** Empty when the snapshot saved no transfer folder. */
   readonly folders: readonly SavedFolder[];
 }
@@ -25,10 +25,13 @@ export interface LoadedSnapshot {
  */
 export function loadSnapshot(dir: string, ref: SnapshotRef, processEnv: NodeJS.ProcessEnv = process.env): LoadedSnapshot {
   const { manifest, folder, where, key } = openSnapshot(dir, ref, processEnv);
-  const automationXml = readChecked(folder, manifest.automation, AUTOMATION_FILE, key, where);
-  const problem = checkConfigBytes(automationXml);
-  if (problem) throw new SnapshotIntegrityError(`${where}: ${manifest.automation.file} is not well-formed XML: ${problem}`, manifest.automation.file);
+  let automationXml: Buffer | undefined;
+  if (manifest.automation) {
+    automationXml = readChecked(folder, manifest.automation, AUTOMATION_FILE, key, where);
+    const problem = checkConfigBytes(automationXml);
+    if (problem) throw new SnapshotIntegrityError(`${where}: ${manifest.automation.file} is not well-formed XML: ${problem}`, manifest.automation.file);
+  }
   const folders = readFolders(folder, manifest, key, where);
-  return { info: toInfo(manifest, folder), manifest, automationXml, folders };
+  return { info: toInfo(manifest, folder), manifest, ...(automationXml ? { automationXml } : {}), folders };
 }
 

@@ -1,17 +1,27 @@
+import type { ServiceName } from '../vocabulary.js';
+
 /**
  * The snapshot store's data (DESIGN.md §5 steps 2 and 5). A snapshot is a folder
- * `<snapshots.dir>/<env>/<id>/` holding:
+ * `<snapshots.dir>/<env>/<id>/` holding one part per service of the environment:
  *
- * - `automation-config.xml` (or `.xml.enc`): the bytes of `GET /config`, exactly as received;
+ * - `automation-config.xml` (or `.xml.enc`): the bytes of `GET /config`, exactly as received
+ *   (when the environment has the automation service);
  * - `transfer-folders.json` (or `.json.enc`): the live ACL entries of the transfer folders named
- *   at save time (apply names the folders its plan touches);
+ *   at save time (when the environment has the transfer service; apply names the folders its plan
+ *   touches, `snapshot save` the managed folders and those under `scope.folders`; possibly none);
  * - `snapshot.json`: the {@link SnapshotManifest} below, never encrypted and never secret.
  *
  * The folder is 0700 and every file 0600: the export holds host passwords in clear.
  */
 
-/** `snapshot.json` format; bump on any incompatible change. */
-export const SNAPSHOT_FORMAT_VERSION = 1;
+/**
+ * `snapshot.json` format written now; bump on any incompatible change. Version 2 made the
+ * automation part optional (transfer-only environments).
+ */
+export const SNAPSHOT_FORMAT_VERSION = 2;
+/** Every format this mftops reads: version 1 always holds the automation export. */
+export const READABLE_FORMAT_VERSIONS: readonly SnapshotFormatVersion[] = [1, 2];
+export type SnapshotFormatVersion = 1 | typeof SNAPSHOT_FORMAT_VERSION;
 
 export const MANIFEST_FILE = 'snapshot.json';
 export const AUTOMATION_FILE = 'automation-config.xml';
@@ -38,9 +48,9 @@ export interface SnapshotFile {
   readonly sha256: string;
 }
 
-/** `snapshot.json`: what a snapshot holds and how to check it. Holds no secret. */
+/** `snapshot.json`: what a snapshot holds and how to check it. Holds no secret. At least one part is present. */
 export interface SnapshotManifest {
-  readonly formatVersion: typeof SNAPSHOT_FORMAT_VERSION;
+  readonly formatVersion: SnapshotFormatVersion;
   readonly id: string;
   /** Environment name from `mftops.yaml`; also the parent folder's name. */
   readonly environment: string;
@@ -50,7 +60,8 @@ export interface SnapshotManifest {
   readonly toolVersion: string;
   /** Why it was taken, when not by hand, e.g. `before restoring prod/2026-…`. */
   readonly note?: string;
-  readonly automation: SnapshotFile & {
+  /** The automation export; absent when the environment has no automation service (format 2 only). */
+  readonly automation?: SnapshotFile & {
     /** Base URL of the automation service, as configured. */
     readonly url: string;
     /** `appVersion` of `GET /info`, when the caller knew it. */
@@ -58,7 +69,10 @@ export interface SnapshotManifest {
     /** `Task` elements in the export's `Tasks` section. */
     readonly taskCount: number;
   };
-  /** Absent when no transfer folder was named. */
+  /**
+   * The transfer folders' ACL entries. Format 2: present whenever the transfer service was saved,
+   * with 0 folders when none was named. Format 1: present only when folders were named.
+   */
   readonly transfer?: SnapshotFile & {
     readonly url?: string;
     readonly folderCount: number;
@@ -94,7 +108,7 @@ export interface SavedAclEntry {
 
 /** The body of `transfer-folders.json`. */
 export interface SavedFolders {
-  readonly formatVersion: typeof SNAPSHOT_FORMAT_VERSION;
+  readonly formatVersion: SnapshotFormatVersion;
   readonly folders: readonly SavedFolder[];
 }
 
@@ -105,16 +119,21 @@ export interface SnapshotInfo {
   /** Absolute path of the snapshot folder. */
   readonly path: string;
   readonly createdAt: string;
-  /** Plaintext size of the automation export. */
-  readonly bytes: number;
+  /** The parts it holds, automation first. */
+  readonly services: readonly ServiceName[];
+  /** Plaintext size of the automation export; absent without the automation part (so are sha256 … serverVersion). */
+  readonly bytes?: number;
   /** sha256 of the automation export's plaintext. */
-  readonly sha256: string;
-  readonly taskCount: number;
-  /** Transfer folders saved with it (0 when none). */
-  readonly folderCount: number;
-  readonly encrypted: boolean;
-  readonly serverUrl: string;
+  readonly sha256?: string;
+  readonly taskCount?: number;
+  /** The automation service's URL. */
+  readonly serverUrl?: string;
   readonly serverVersion?: string;
+  /** Transfer folders saved with it (0 when none, or without the transfer part). */
+  readonly folderCount: number;
+  /** The transfer service's URL, when the transfer part recorded it. */
+  readonly transferUrl?: string;
+  readonly encrypted: boolean;
   readonly toolVersion: string;
   readonly note?: string;
 }
@@ -178,8 +197,60 @@ export interface ConfigDiff {
   readonly kinds: readonly KindDiff[];
 }
 
+/**
+ * A folder ACL entry as a snapshot diff shows it. Entries are identified by principal (`type` +
+ * `id`); the permissions are the granted ones, as sets in the manifest schema's order.
+ */
+export interface DiffEntry {
+  readonly type: string;
+  readonly id: string;
+  /** The entry's `name` as saved (B's for an entry in both), when the snapshot has one. */
+  readonly name?: string;
+  readonly permissions: readonly string[];
+  readonly sharePermissions: readonly string[];
+}
+
+/** An entry both snapshots hold, with other permissions. */
+export interface ChangedEntry {
+  readonly type: string;
+  readonly id: string;
+  readonly name?: string;
+  readonly before: Pick<DiffEntry, 'permissions' | 'sharePermissions'>;
+  readonly after: Pick<DiffEntry, 'permissions' | 'sharePermissions'>;
+}
+
+/** One folder both snapshots saved whose ACL differs; entry lists sorted by type, then name or id. */
+export interface FolderDiff {
+  /** As B saved it. */
+  readonly path: string;
+  /** The folder did not exist when snapshot A (`a`) or B (`b`) was taken: no entries there. */
+  readonly absentIn?: 'a' | 'b';
+  readonly added: readonly DiffEntry[];
+  readonly removed: readonly DiffEntry[];
+  readonly changed: readonly ChangedEntry[];
+}
+
+/**
+ * The folder ACLs of two snapshots compared. A snapshot holds only the folders named when it was
+ * taken: a folder saved in one snapshot only is listed as such, not compared.
+ */
+export interface FoldersDiff {
+  /** Folders both snapshots saved (paths compared as the server does). */
+  readonly compared: number;
+  /** Paths saved only in A, only in B; sorted. */
+  readonly onlyInA: readonly string[];
+  readonly onlyInB: readonly string[];
+  /** The compared folders that differ, by path. */
+  readonly changed: readonly FolderDiff[];
+}
+
 /** A diff of two stored snapshots (A → B). */
-export interface SnapshotDiff extends ConfigDiff {
+export interface SnapshotDiff {
   readonly a: { readonly env: string; readonly id: string };
   readonly b: { readonly env: string; readonly id: string };
+  /** The automation configurations compared (as {@link ConfigDiff}); absent when a snapshot holds no automation export. */
+  readonly kinds?: ConfigDiff['kinds'];
+  /** Why `kinds` is absent, e.g. `snapshot lab/… holds no automation export`. */
+  readonly automationNotCompared?: string;
+  readonly folders: FoldersDiff;
 }

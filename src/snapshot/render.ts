@@ -1,4 +1,5 @@
-import { SENSITIVE, type DiffKind, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from './model.js';
+import { SENSITIVE, type DiffEntry, type DiffKind, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from './model.js';
+import type { ServiceName } from '../vocabulary.js';
 
 /** Renderers of the snapshot commands' results: pure, and given only data that holds no secret. */
 
@@ -9,12 +10,12 @@ export function renderSnapshotDiffText(diff: SnapshotDiff): string {
   let added = 0;
   let removed = 0;
   let changed = 0;
-  for (const k of diff.kinds) {
+  if (diff.automationNotCompared !== undefined) lines.push(`Automation configuration: not compared (${diff.automationNotCompared})`);
+  for (const k of diff.kinds ?? []) {
     added += k.added.length;
     removed += k.removed.length;
     changed += k.changed.length;
-    const counts = [k.added.length && `${k.added.length} added`, k.removed.length && `${k.removed.length} removed`, k.changed.length && `${k.changed.length} changed`].filter(Boolean);
-    lines.push(`${kindLabel(k.kind)}: ${counts.length > 0 ? counts.join(', ') : 'no changes'}`);
+    lines.push(`${kindLabel(k.kind)}: ${countsText(k.added.length, k.removed.length, k.changed.length)}`);
     for (const name of k.added) lines.push(`  + ${name}`);
     for (const name of k.removed) lines.push(`  - ${name}`);
     for (const c of k.changed) {
@@ -22,8 +23,23 @@ export function renderSnapshotDiffText(diff: SnapshotDiff): string {
       for (const f of c.fields) lines.push(`      ${f.path}: ${showValue(f.before)} → ${showValue(f.after)}`);
     }
   }
+  const f = diff.folders;
+  changed += f.changed.length;
+  const onlyInOne = f.onlyInA.length + f.onlyInB.length;
+  lines.push(`Folder ACLs: ${countsText(0, 0, f.changed.length)} (${f.compared} folder(s) saved in both snapshots)`);
+  for (const folder of f.changed) {
+    const absent = folder.absentIn === undefined ? '' : ` (the folder did not exist when ${folder.absentIn === 'a' ? 'A' : 'B'} was taken)`;
+    lines.push(`  ~ ${folder.path}${absent}`);
+    for (const e of folder.added) lines.push(`      + ${entryLabel(e)}: ${permissionsText(e)}`);
+    for (const e of folder.removed) lines.push(`      - ${entryLabel(e)}: ${permissionsText(e)}`);
+    for (const e of folder.changed) lines.push(`      ~ ${entryLabel(e)}: ${permissionsText(e.before)} → ${permissionsText(e.after)}`);
+  }
+  for (const path of f.onlyInA) lines.push(`  < ${path}: saved only in A`);
+  for (const path of f.onlyInB) lines.push(`  > ${path}: saved only in B`);
   lines.push('');
-  lines.push(added + removed + changed === 0 ? 'No differences in tasks, hosts or resource-group ACLs.' : `${added} added, ${removed} removed, ${changed} changed.`);
+  const what = diff.kinds ? 'tasks, hosts, resource-group ACLs or folder ACLs' : 'folder ACLs';
+  const summary = added + removed + changed === 0 ? `No differences in ${what}.` : `${added} added, ${removed} removed, ${changed} changed.`;
+  lines.push(onlyInOne > 0 ? `${summary} ${onlyInOne} folder(s) saved in one snapshot only.` : summary);
   return `${lines.join('\n')}\n`;
 }
 
@@ -35,8 +51,19 @@ export function renderSnapshotDiffJson(diff: SnapshotDiff): string {
 export function renderSnapshotListText(list: SnapshotList): string {
   if (list.snapshots.length === 0 && list.unreadable.length === 0) return 'No snapshots.\n';
   const rows = [['ENV', 'ID', 'TASKS', 'SIZE', 'FOLDERS', 'ENCRYPTED', 'SHA256', 'NOTE']];
+  // A part the snapshot does not hold has nothing to show in its columns.
+  const none = '-';
   for (const s of list.snapshots) {
-    rows.push([s.env, s.id, String(s.taskCount), formatBytes(s.bytes), String(s.folderCount), s.encrypted ? 'yes' : 'no', s.sha256.slice(0, 12), s.note ?? '']);
+    rows.push([
+      s.env,
+      s.id,
+      s.taskCount !== undefined ? String(s.taskCount) : none,
+      s.bytes !== undefined ? formatBytes(s.bytes) : none,
+      s.services.includes('transfer') ? String(s.folderCount) : none,
+      s.encrypted ? 'yes' : 'no',
+      s.sha256?.slice(0, 12) ?? none,
+      s.note ?? '',
+    ]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const out = rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
@@ -50,14 +77,34 @@ export function renderSnapshotListJson(list: SnapshotList): string {
 
 export function renderVerifiedText(v: VerifiedSnapshot): string {
   const files = v.files.map((f) => `  ${f.file}: ${formatBytes(f.bytes)}, sha256 ${f.sha256}`);
-  return [`Snapshot ${v.snapshot.env}/${v.snapshot.id} verified: ${v.snapshot.taskCount} tasks, ${v.files.length} file(s) match snapshot.json.`, ...files, ''].join('\n');
+  const contents = [...(v.snapshot.taskCount !== undefined ? [`${v.snapshot.taskCount} tasks`] : []), ...folderPart(v.snapshot)];
+  return [`Snapshot ${v.snapshot.env}/${v.snapshot.id} verified: ${[...contents, `${v.files.length} file(s) match snapshot.json.`].join(', ')}`, ...files, ''].join('\n');
 }
 
+/** `lab/<id> (8 tasks, 14.2 KiB, 3 transfer folder(s), encrypted)`: the parts it holds. */
 export function describeSnapshot(s: SnapshotInfo): string {
-  const parts = [`${s.taskCount} tasks`, formatBytes(s.bytes)];
-  if (s.folderCount > 0) parts.push(`${s.folderCount} transfer folder(s)`);
+  const parts = s.taskCount !== undefined && s.bytes !== undefined ? [`${s.taskCount} tasks`, formatBytes(s.bytes)] : [];
+  parts.push(...folderPart(s));
   if (s.encrypted) parts.push('encrypted');
   return `${s.env}/${s.id} (${parts.join(', ')})`;
+}
+
+function folderPart(s: SnapshotInfo): string[] {
+  return s.services.includes('transfer') ? [`${s.folderCount} transfer folder(s)`] : [];
+}
+
+/** What one part of a snapshot holds, for messages: `automation export`, `transfer folder ACLs`. */
+export function describePart(service: ServiceName): string {
+  switch (service) {
+    case 'automation':
+      return 'automation export';
+    case 'transfer':
+      return 'transfer folder ACLs';
+    default: {
+      const never: never = service;
+      throw new Error(`unknown service ${String(never)}`);
+    }
+  }
 }
 
 export function formatBytes(n: number): string {
@@ -79,6 +126,21 @@ function kindLabel(kind: DiffKind): string {
       throw new Error(`unknown diff kind ${String(never)}`);
     }
   }
+}
+
+function countsText(added: number, removed: number, changed: number): string {
+  const counts = [added && `${added} added`, removed && `${removed} removed`, changed && `${changed} changed`].filter(Boolean);
+  return counts.length > 0 ? counts.join(', ') : 'no changes';
+}
+
+/** `User bob`, or `User 42` when the snapshot has no name for the entry. */
+function entryLabel(e: Pick<DiffEntry, 'type' | 'id' | 'name'>): string {
+  return `${e.type} ${e.name ?? e.id}`;
+}
+
+function permissionsText(p: Pick<DiffEntry, 'permissions' | 'sharePermissions'>): string {
+  const main = p.permissions.length > 0 ? p.permissions.join(', ') : '(no permissions)';
+  return p.sharePermissions.length > 0 ? `${main}; share: ${p.sharePermissions.join(', ')}` : main;
 }
 
 function showValue(v: string | undefined): string {

@@ -6,7 +6,9 @@ import type { SavedAclEntry, SavedFolder, SnapshotInfo } from './model.js';
 import { saveSnapshot } from './save-snapshot.js';
 import { loadSnapshot } from './load-snapshot.js';
 import { describeRef, resolveSnapshotId } from './store.js';
+import { describePart } from './render.js';
 import { canonicalJson } from '../resources/common.js';
+import type { ServiceName } from '../vocabulary.js';
 
 export type RestoreAutomationTarget = Pick<AutomationClient, 'exportConfig' | 'importConfig'>;
 export type RestoreTransferTarget = Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl'>;
@@ -16,10 +18,13 @@ export interface RestoreSnapshotOptions {
   readonly env: string;
   /** Snapshot id, unique prefix or `latest`, within `env`. */
   readonly id: string;
-  readonly automation: RestoreAutomationTarget;
-  readonly automationUrl: string;
+  /** The parts to restore; default every part the snapshot holds. A part it does not hold is an error. */
+  readonly services?: readonly ServiceName[];
+  /** Needed when the automation part is restored. */
+  readonly automation?: RestoreAutomationTarget;
+  readonly automationUrl?: string;
   readonly serverVersion?: string;
-  /** Needed when the snapshot saved transfer folders. */
+  /** Needed when the transfer part restored has folders. */
   readonly transfer?: RestoreTransferTarget;
   readonly transferUrl?: string;
   /** Retention for the pre-restore snapshot (the restored one is never deleted by it). */
@@ -49,6 +54,8 @@ export interface FolderRestore {
 
 export interface RestoreResult {
   readonly restored: SnapshotInfo;
+  /** The parts put back, automation first. */
+  readonly services: readonly ServiceName[];
   /** The snapshot of the state the restore replaced. */
   readonly preRestore: SnapshotInfo;
   readonly folders: readonly FolderRestore[];
@@ -59,24 +66,33 @@ export interface RestoreResult {
 const MANAGED_TYPES: readonly string[] = ['User', 'Group'] satisfies readonly AclEntryType[];
 
 /**
- * Put a snapshot back: check it, take a fresh snapshot of what it replaces, `PUT /config` with the
- * saved bytes, then make each saved folder's ACL what it was (PUT the saved entries that differ,
- * DELETE editable live entries the snapshot does not have). Nothing is written when the check or
- * the fresh snapshot fails; a failed import is an error naming the fresh snapshot.
+ * Put a snapshot back, part by part: check it, take a fresh snapshot of the same services (what
+ * the restore replaces), `PUT /config` with the saved bytes, then make each saved folder's ACL
+ * what it was (PUT the saved entries that differ, DELETE editable live entries the snapshot does
+ * not have). Nothing is written when the check or the fresh snapshot fails; a failed import is
+ * an error naming the fresh snapshot.
  */
 export async function restoreSnapshot(opts: RestoreSnapshotOptions): Promise<RestoreResult> {
   const ref = resolveSnapshotId(opts.dir, opts.id, opts.env);
   const loaded = loadSnapshot(opts.dir, ref, opts.processEnv);
-  if (loaded.folders.length > 0 && !opts.transfer) {
-    throw new SnapshotError(`snapshot ${describeRef(ref)} holds ${loaded.folders.length} transfer folder(s), but the environment has no transfer service`);
+  const services = opts.services ?? loaded.info.services;
+  for (const s of services) {
+    if (!loaded.info.services.includes(s)) throw new SnapshotError(`snapshot ${describeRef(ref)} holds no ${describePart(s)}`);
+  }
+  const automationXml = services.includes('automation') ? loaded.automationXml : undefined;
+  const folders = services.includes('transfer') ? loaded.folders : [];
+  if (automationXml && !opts.automation) {
+    throw new SnapshotError(`snapshot ${describeRef(ref)} holds the automation export, but the environment has no automation service`);
+  }
+  if (folders.length > 0 && !opts.transfer) {
+    throw new SnapshotError(`snapshot ${describeRef(ref)} holds ${folders.length} transfer folder(s), but the environment has no transfer service`);
   }
   const preRestore = await saveSnapshot({
-    automation: opts.automation,
-    automationUrl: opts.automationUrl,
+    ...(automationXml ? { automation: opts.automation!, ...(opts.automationUrl !== undefined ? { automationUrl: opts.automationUrl } : {}) } : {}),
     ...(opts.serverVersion !== undefined ? { serverVersion: opts.serverVersion } : {}),
-    ...(opts.transfer ? { transfer: opts.transfer } : {}),
+    ...(services.includes('transfer') && opts.transfer ? { transfer: opts.transfer } : {}),
     ...(opts.transferUrl !== undefined ? { transferUrl: opts.transferUrl } : {}),
-    folders: loaded.folders.map((f) => f.path),
+    folders: folders.map((f) => f.path),
     env: opts.env,
     dir: opts.dir,
     keep: opts.keep,
@@ -87,16 +103,24 @@ export async function restoreSnapshot(opts: RestoreSnapshotOptions): Promise<Res
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
 
-  try {
-    await opts.automation.importConfig(loaded.automationXml);
-  } catch (err) {
-    if (!isMftopsError(err)) throw err;
-    throw new SnapshotError(`restore of ${describeRef(ref)} failed: ${err.message} (the state before the restore is in snapshot ${preRestore.id})`, { cause: err });
+  if (automationXml) {
+    try {
+      await opts.automation!.importConfig(automationXml);
+    } catch (err) {
+      if (!isMftopsError(err)) throw err;
+      throw new SnapshotError(`restore of ${describeRef(ref)} failed: ${err.message} (the state before the restore is in snapshot ${preRestore.id})`, { cause: err });
+    }
   }
 
-  const folders: FolderRestore[] = [];
-  for (const saved of loaded.folders) folders.push(await restoreFolder(saved, opts.transfer!));
-  return { restored: loaded.info, preRestore, folders, complete: folders.every((f) => f.outcome !== 'failed' && f.outcome !== 'missing') };
+  const restored: FolderRestore[] = [];
+  for (const saved of folders) restored.push(await restoreFolder(saved, opts.transfer!));
+  return {
+    restored: loaded.info,
+    services: loaded.info.services.filter((s) => services.includes(s)),
+    preRestore,
+    folders: restored,
+    complete: restored.every((f) => f.outcome !== 'failed' && f.outcome !== 'missing'),
+  };
 }
 
 async function restoreFolder(saved: SavedFolder, transfer: RestoreTransferTarget): Promise<FolderRestore> {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isMftopsError } from '../errors.js';
+import { folderKey, uniqueFolderPaths } from '../folder-path.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { AutomationClient, TransferClient } from '../services/index.js';
 import { VERSION } from '../version.js';
@@ -30,16 +31,22 @@ export type SnapshotAutomationSource = Pick<AutomationClient, 'exportConfig'>;
 export type SnapshotTransferSource = Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls'>;
 
 export interface SaveSnapshotOptions {
-  readonly automation: SnapshotAutomationSource;
-  /** The automation service's base URL, recorded in snapshot.json. */
-  readonly automationUrl: string;
+  /** Given: the automation export is saved. At least one part (this, or the transfer one) is needed. */
+  readonly automation?: SnapshotAutomationSource;
+  /** The automation service's base URL, recorded in snapshot.json; required with `automation`. */
+  readonly automationUrl?: string;
   /** `appVersion` of the automation service, recorded in snapshot.json. */
   readonly serverVersion?: string;
-  /** Needed when `folders` is not empty. */
+  /**
+   * Given (or `foldersRead`): the transfer part is saved, with the ACL entries of `folders` and
+   * `foldersRead`, possibly none. Needed when `folders` is not empty.
+   */
   readonly transfer?: SnapshotTransferSource;
   readonly transferUrl?: string;
-  /** Transfer folder paths whose ACL entries are saved (apply: the folders its plan touches). */
+  /** Transfer folder paths whose ACL entries are read and saved (apply: the folders its plan touches). */
   readonly folders?: readonly string[];
+  /** Folders the caller already read with their entries (snapshot save reads them as plan does): saved as given, after `folders`. */
+  readonly foldersRead?: readonly SavedFolder[];
   /** Environment name: the subfolder of `dir`. */
   readonly env: string;
   /** The configuration's `snapshots.dir` (absolute). */
@@ -59,17 +66,20 @@ export interface SaveSnapshotOptions {
 }
 
 /**
- * Take a verified snapshot: the automation export streamed byte for byte, the named folders' ACL
- * entries, `snapshot.json`; all in a private temporary folder that is renamed into place only
- * when every file is written, synced and read back. On any failure nothing is left behind and a
+ * Take a verified snapshot of the services given: the automation export streamed byte for byte,
+ * the named folders' ACL entries, `snapshot.json`; all in a private temporary folder that is
+ * renamed into place only when every file is written, synced and read back. On any failure nothing is left behind and a
  * {@link SnapshotError} says why: the caller must not go on to write.
  */
 export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotInfo> {
   if (!ENVIRONMENT_NAME.test(opts.env)) throw new SnapshotError(`snapshot not saved: "${opts.env}" is not an environment name`);
   const key = readSnapshotKey(opts.processEnv ?? process.env);
   if (!Number.isInteger(opts.keep) || opts.keep < 1) throw new SnapshotError(`snapshots.keep must be a whole number of at least 1, not ${opts.keep}`);
-  const folders = [...new Set(opts.folders ?? [])];
+  const folders = uniqueFolderPaths(opts.folders ?? []);
   if (folders.length > 0 && !opts.transfer) throw new SnapshotError(`snapshot not saved: ${folders.length} transfer folder(s) to save but no transfer service`);
+  const saveTransfer = opts.transfer !== undefined || opts.foldersRead !== undefined;
+  if (!opts.automation && !saveTransfer) throw new SnapshotError('snapshot not saved: neither the automation nor the transfer service to save');
+  if (opts.automation && opts.automationUrl === undefined) throw new Error('saveSnapshot: automationUrl is required with automation');
 
   const envDir = join(opts.dir, opts.env);
   try {
@@ -87,8 +97,9 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
   }
 
   try {
-    const automation = await saveAutomation(tmp, opts, key);
-    const transfer = folders.length > 0 ? await saveFolders(tmp, opts.transfer!, folders, key) : undefined;
+    const automation = opts.automation ? await saveAutomation(tmp, opts.automation, opts, key) : undefined;
+    const named = opts.transfer ? await readNamedFolders(opts.transfer, folders) : [];
+    const transfer = saveTransfer ? await saveFolders(tmp, [...named, ...unnamed(opts.foldersRead ?? [], folders)], key) : undefined;
     const id = await freeId(envDir, when);
     const manifest: SnapshotManifest = {
       formatVersion: SNAPSHOT_FORMAT_VERSION,
@@ -97,7 +108,7 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
       createdAt: fromSnapshotId(id),
       toolVersion: VERSION,
       ...(opts.note !== undefined ? { note: opts.note } : {}),
-      automation,
+      ...(automation ? { automation } : {}),
       ...(transfer ? { transfer: { ...transfer, ...(opts.transferUrl !== undefined ? { url: opts.transferUrl } : {}) } } : {}),
       ...(key ? { encryption: { algorithm: 'aes-256-gcm' as const, keyCheck: key.check } } : {}),
     };
@@ -125,9 +136,9 @@ function fromSnapshotId(id: string): string {
   return id.replace(/^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-/, '$1:$2:');
 }
 
-async function saveAutomation(tmp: string, opts: SaveSnapshotOptions, key: SnapshotKey | undefined): Promise<SnapshotManifest['automation']> {
+async function saveAutomation(tmp: string, source: SnapshotAutomationSource, opts: SaveSnapshotOptions, key: SnapshotKey | undefined): Promise<NonNullable<SnapshotManifest['automation']>> {
   const part = join(tmp, `${AUTOMATION_FILE}.part`);
-  const received = await opts.automation.exportConfig(part);
+  const received = await source.exportConfig(part);
   // Read back what is on disk (the hash must be of the stored bytes, not only of the received
   // ones), hash and check it in one streaming pass while the thread pool syncs it.
   const stored = await whileSyncing(part, () => passPlainFile(part));
@@ -150,7 +161,7 @@ async function saveAutomation(tmp: string, opts: SaveSnapshotOptions, key: Snaps
     file,
     bytes: stored.bytes,
     sha256: stored.sha256,
-    url: opts.automationUrl,
+    url: opts.automationUrl!,
     ...(opts.serverVersion !== undefined ? { serverVersion: opts.serverVersion } : {}),
     taskCount,
   };
@@ -199,12 +210,8 @@ async function writeEncryptedExport(plainPath: string, path: string, plain: Expo
   }
 }
 
-async function saveFolders(
-  tmp: string,
-  transfer: SnapshotTransferSource,
-  paths: readonly string[],
-  key: SnapshotKey | undefined,
-): Promise<SnapshotFile & { folderCount: number }> {
+/** The ACL entries of each folder named (a folder that does not exist is saved with no id). */
+async function readNamedFolders(transfer: SnapshotTransferSource, paths: readonly string[]): Promise<SavedFolder[]> {
   const folders: SavedFolder[] = [];
   for (const path of paths) {
     const folder = await transfer.findFolderByPath(path);
@@ -215,6 +222,16 @@ async function saveFolders(
     const entries = await transfer.listFolderAcls(folder.id);
     folders.push({ path, id: folder.id, entries: entries.map((e) => ({ ...e }) as SavedAclEntry) });
   }
+  return folders;
+}
+
+/** The folders read by the caller that are not also named (the named ones were just read). */
+function unnamed(read: readonly SavedFolder[], named: readonly string[]): SavedFolder[] {
+  const keys = new Set(named.map(folderKey));
+  return read.filter((f) => !keys.has(folderKey(f.path)));
+}
+
+async function saveFolders(tmp: string, folders: readonly SavedFolder[], key: SnapshotKey | undefined): Promise<SnapshotFile & { folderCount: number }> {
   const body: SavedFolders = { formatVersion: SNAPSHOT_FORMAT_VERSION, folders };
   const plain = Buffer.from(`${JSON.stringify(body, null, 2)}\n`, 'utf8');
   let file = FOLDERS_FILE;

@@ -10,7 +10,7 @@ import {
   ENVIRONMENT_NAME,
   FOLDERS_FILE,
   MANIFEST_FILE,
-  SNAPSHOT_FORMAT_VERSION,
+  READABLE_FORMAT_VERSIONS,
   SNAPSHOT_ID,
   type SavedFolder,
   type SavedFolders,
@@ -120,9 +120,10 @@ export function readManifest(dir: string, ref: SnapshotRef): SnapshotManifest {
 export async function verifySnapshot(dir: string, arg: string, options: ReadOptions = {}): Promise<VerifiedSnapshot> {
   const ref = resolveSnapshotId(dir, arg, options.env);
   const { manifest, folder, where, key } = openSnapshot(dir, ref, options.processEnv ?? process.env);
-  await checkStoredExport(folder, manifest.automation, key, where);
+  if (manifest.automation) await checkStoredExport(folder, manifest.automation, key, where);
   readFolders(folder, manifest, key, where);
-  const files: SnapshotFile[] = [pickFile(manifest.automation)];
+  const files: SnapshotFile[] = [];
+  if (manifest.automation) files.push(pickFile(manifest.automation));
   if (manifest.transfer) files.push(pickFile(manifest.transfer));
   return { snapshot: toInfo(manifest, folder), files };
 }
@@ -156,18 +157,20 @@ export function pruneSnapshots(dir: string, env: string, keep: number, protect: 
 }
 
 export function toInfo(m: SnapshotManifest, path: string): SnapshotInfo {
+  const a = m.automation;
+  const t = m.transfer;
   return {
     env: m.environment,
     id: m.id,
     path,
     createdAt: m.createdAt,
-    bytes: m.automation.bytes,
-    sha256: m.automation.sha256,
-    taskCount: m.automation.taskCount,
-    folderCount: m.transfer?.folderCount ?? 0,
+    services: [...(a ? (['automation'] as const) : []), ...(t ? (['transfer'] as const) : [])],
+    ...(a
+      ? { bytes: a.bytes, sha256: a.sha256, taskCount: a.taskCount, serverUrl: a.url, ...(a.serverVersion !== undefined ? { serverVersion: a.serverVersion } : {}) }
+      : {}),
+    folderCount: t?.folderCount ?? 0,
+    ...(t?.url !== undefined ? { transferUrl: t.url } : {}),
     encrypted: m.encryption !== undefined,
-    serverUrl: m.automation.url,
-    ...(m.automation.serverVersion !== undefined ? { serverVersion: m.automation.serverVersion } : {}),
     toolVersion: m.toolVersion,
     ...(m.note !== undefined ? { note: m.note } : {}),
   };
@@ -280,15 +283,22 @@ function subfolders(path: string): string[] {
 
 function checkManifestShape(raw: unknown): string | undefined {
   if (!isObject(raw)) return 'expected a JSON object';
-  if (raw.formatVersion !== SNAPSHOT_FORMAT_VERSION) return `unsupported formatVersion ${JSON.stringify(raw.formatVersion)} (this mftops reads ${SNAPSHOT_FORMAT_VERSION})`;
+  if (!READABLE_FORMAT_VERSIONS.some((v) => v === raw.formatVersion)) {
+    return `unsupported formatVersion ${JSON.stringify(raw.formatVersion)} (this mftops reads ${READABLE_FORMAT_VERSIONS.join(' and ')})`;
+  }
   for (const k of ['id', 'environment', 'createdAt', 'toolVersion'] as const) if (typeof raw[k] !== 'string') return `missing ${k}`;
   const fileProblem = (f: unknown, name: string): string | undefined =>
     isObject(f) && typeof f.file === 'string' && typeof f.bytes === 'number' && typeof f.sha256 === 'string' && /^[0-9a-f]{64}$/.test(f.sha256)
       ? undefined
       : `${name} must have file, bytes and sha256`;
-  const a = raw.automation;
-  const p = fileProblem(a, 'automation') ?? (isObject(a) && typeof a.url === 'string' && typeof a.taskCount === 'number' ? undefined : 'automation must have url and taskCount');
-  if (p) return p;
+  // Format 1 always holds the export; format 2 at least one part.
+  if (raw.formatVersion === 1 && raw.automation === undefined) return 'missing automation';
+  if (raw.automation === undefined && raw.transfer === undefined) return 'holds neither an automation export nor transfer folders';
+  if (raw.automation !== undefined) {
+    const a = raw.automation;
+    const p = fileProblem(a, 'automation') ?? (isObject(a) && typeof a.url === 'string' && typeof a.taskCount === 'number' ? undefined : 'automation must have url and taskCount');
+    if (p) return p;
+  }
   if (raw.transfer !== undefined) {
     const t = raw.transfer;
     const q = fileProblem(t, 'transfer') ?? (isObject(t) && typeof t.folderCount === 'number' ? undefined : 'transfer must have folderCount');

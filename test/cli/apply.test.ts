@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { automationClientFor, startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
-import { ALL_SECRETS, APPLY_ENV, EXPECTED_ACTIONS, SECRETS, applyWorkdir, readLedger, renameManifests, tasksNamed, writesOf } from '../apply/helpers.js';
+import { ALL_SECRETS, APPLY_ENV, APPLY_MANIFESTS, EXPECTED_ACTIONS, SECRETS, applyWorkdir, readLedger, renameManifests, tasksNamed, writesOf } from '../apply/helpers.js';
 import type { LedgerLine } from '../apply/helpers.js';
 
 const ALLOW = ['--allow-delete', '--allow-replace'];
@@ -119,6 +119,28 @@ describe('mftops apply against the emulator', () => {
     expect(emulator.requestLog().length).toBeGreaterThan(0);
     expect(() => readdirSync(join(dir, '.mftops'))).toThrow();
     expect(hasStackTrace(r.stderr)).toBe(false);
+  });
+
+  it('applies in a transfer-only environment after a snapshot of the ACLs of the folders the plan touches', async () => {
+    const dir = applyWorkdir(emulator, { automationUrl: '', prune: ['FolderPermissions'], manifests: { 'manifests/folders.yaml': APPLY_MANIFESTS['manifests/folders.yaml']! } });
+    const inbound = emulator.state.transfer.folders.find((f) => f.path === '/Distribution/Acme/Inbound')!;
+    const r = await runCli(['apply', '--auto-approve', '--allow-delete'], { cwd: dir, env: APPLY_ENV });
+    expect(r.stderr).not.toMatch(/failed|error/i);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Apply complete for environment "lab": 5 applied, 0 failed, 0 skipped.');
+
+    const snap = snapshotDir(dir);
+    expect(readdirSync(snap).sort()).toEqual(['ledger.jsonl', 'snapshot.json', 'transfer-folders.json']);
+    const manifest = JSON.parse(readFileSync(join(snap, 'snapshot.json'), 'utf8')) as { automation?: unknown; transfer: { folderCount: number }; note: string };
+    expect(manifest).toMatchObject({ note: 'before apply', transfer: { folderCount: 5 } });
+    expect(manifest.automation).toBeUndefined();
+    // The entries as they were before the apply removed alice's.
+    const saved = JSON.parse(readFileSync(join(snap, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string; id: string | null; entries: Array<{ name?: string }> }> };
+    const savedInbound = saved.folders.find((f) => f.path === '/Distribution/Acme/Inbound')!;
+    expect(savedInbound.id).toBe(String(inbound.id));
+    expect(savedInbound.entries.map((e) => e.name).sort()).toEqual(['Acme Partners', 'alice']);
+    expect(saved.folders.find((f) => f.path === '/Finance/Reports')).toEqual({ path: '/Finance/Reports', id: null, entries: [] });
+    expect((await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
   });
 
   describe('refuses before any write', () => {

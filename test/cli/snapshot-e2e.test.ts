@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { SEED_LOGINS, automationClientFor, startSeededEmulator } from '../integration/helpers.js';
+import { SEED_LOGINS, automationClientFor, startSeededEmulator, transferClientFor } from '../integration/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
 
@@ -59,5 +59,85 @@ describe('mftops snapshot through the CLI', () => {
     for (const secret of ['SEEDSECRET', SEED_LOGINS.automationAdmin.password, SEED_LOGINS.transferAdmin.password]) {
       for (const text of outputs) expect(text).not.toContain(secret);
     }
+  });
+
+  it('runs a transfer-only environment end to end: plan, apply (snapshot taken, listed), save, diff, restore, import', async () => {
+    const dir = testdir({
+      'mftops.yaml': `${emulatorConfigYaml({ environment: 'files', transferUrl: emulator.transferUrl, manifests: ['manifests'] })}snapshots: { dir: snaps, keep: 5 }\n`,
+      'manifests/inbound.yaml': [
+        'apiVersion: mftops/v1',
+        'kind: FolderPermissions',
+        'metadata: { name: /Distribution/Acme/Inbound }',
+        'spec:',
+        '  mode: exact',
+        '  entries:',
+        '    - group: Acme Partners',
+        '      permissions: [listFiles, writeFiles]',
+        '',
+      ].join('\n'),
+    });
+    const outputs: string[] = [];
+    const cli = async (...args: string[]) => {
+      const r = await runCli(args, { cwd: dir, env: ENV });
+      outputs.push(r.stdout, r.stderr);
+      return r;
+    };
+    const transfer = transferClientFor(emulator);
+    const inbound = (await transfer.findFolderByPath('/Distribution/Acme/Inbound'))!;
+    const names = async () => (await transfer.listFolderAcls(inbound.id)).map((e) => e.name).sort();
+    expect(await names()).toEqual(['Acme Partners', 'alice']);
+
+    const plan = await cli('plan', '--detailed-exitcode');
+    expect(plan.stdout).toContain('FolderPermissions/Distribution/Acme/Inbound');
+    expect(plan.code).toBe(2);
+    const apply = await cli('apply', '--auto-approve');
+    expect(apply.stderr).not.toMatch(/error/i);
+    expect(apply.code).toBe(0);
+    expect(await names()).toEqual(['Acme Partners']);
+    const [applied] = readdirSync(join(dir, 'snaps', 'files'));
+    expect(readdirSync(join(dir, 'snaps', 'files', applied!)).sort()).toEqual(['ledger.jsonl', 'snapshot.json', 'transfer-folders.json']);
+    const list = await cli('snapshot', 'list');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(new RegExp(`^files\\s+${applied!.replace(/\./g, '\\.')}\\s+-\\s+-\\s+1\\s+no\\s+-\\s+before apply$`, 'm'));
+    expect((await cli('plan', '--detailed-exitcode')).code).toBe(0);
+
+    // No scope.folders: the save holds the folders the manifests manage.
+    const save = await cli('snapshot', 'save');
+    expect(save.code).toBe(0);
+    expect(save.stdout).toMatch(/^Saved snapshot files\/\S+ \(1 transfer folder\(s\)\)\n/);
+    expect(save.stdout).toContain('folder permissions of 1 transfer folder(s) saved');
+    expect((await cli('snapshot', 'verify', 'latest')).code).toBe(0);
+    const diff = await cli('snapshot', 'diff', applied!, 'latest');
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toContain('Automation configuration: not compared (neither snapshot holds an automation export)\n');
+    expect(diff.stdout).toContain('Folder ACLs: 1 changed (1 folder(s) saved in both snapshots)\n  ~ /Distribution/Acme/Inbound\n      - User alice: readFiles, deleteFiles, listFiles\n');
+
+    const restore = await cli('snapshot', 'restore', applied!, '--auto-approve');
+    expect(restore.stdout).toContain('  /Distribution/Acme/Inbound: 1 entries put back, 0 removed\n');
+    expect(restore.code).toBe(0);
+    expect(await names()).toEqual(['Acme Partners', 'alice']);
+    expect((await cli('plan', '--detailed-exitcode')).code).toBe(2);
+    expect(readdirSync(join(dir, 'snaps', 'files'))).toHaveLength(3);
+
+    const imported = await cli('import', '--kind', 'FolderPermissions', '--all', '--from-snapshot', applied!, '--out', 'imported');
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain('FolderPermissions/Distribution/Acme/Inbound');
+    const tasks = await cli('import', '--kind', 'Task', '--all', '--from-snapshot', applied!, '--out', 'imported');
+    expect(tasks.code).toBe(1);
+    expect(tasks.stderr).toContain(`snapshot files/${applied} holds no automation export (it was taken without the automation service), so it has no Task to import`);
+    await transfer.close();
+
+    for (const secret of [SEED_LOGINS.automationAdmin.password, SEED_LOGINS.transferAdmin.password]) {
+      for (const text of outputs) expect(text).not.toContain(secret);
+    }
+  });
+
+  it('snapshot save warns when no manifest manages a folder and scope.folders is empty', async () => {
+    const dir = testdir({ 'mftops.yaml': `${emulatorConfigYaml({ environment: 'files', transferUrl: emulator.transferUrl })}snapshots: { dir: snaps, keep: 5 }\n` });
+    const r = await runCli(['snapshot', 'save'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^warning: no folder permissions saved: environment "files" has no FolderPermissions manifests and no scope\.folders in .*mftops\.yaml/);
+    expect(r.stdout).toContain('folder permissions of 0 transfer folder(s) saved');
+    expect((await runCli(['snapshot', 'save', '--help'], { cwd: dir })).stdout).toContain('with neither, no folder permissions are saved');
   });
 });

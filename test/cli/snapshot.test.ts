@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureIo } from '../../src/cli/io.js';
@@ -8,9 +8,9 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ConfigError } from '../../src/errors.js';
 import { Secret } from '../../src/secret.js';
 import { createTransferClient } from '../../src/services/index.js';
-import type { SnapshotInfo, SnapshotList } from '../../src/snapshot/index.js';
+import type { SnapshotDiff, SnapshotInfo, SnapshotList, SnapshotManifest } from '../../src/snapshot/index.js';
 import { testdir } from '../helpers/testdir.js';
-import { automationClientFor, SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
+import { automationClientFor, SEED_LOGINS, startSeededEmulator, transferClientFor } from '../integration/helpers.js';
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
@@ -82,7 +82,7 @@ describe('mftops snapshot save / list / verify', () => {
 
     const verify = ioIn(dir);
     expect(await runSnapshotVerify(g(), { id: id.slice(0, 16) }, verify)).toBe(0);
-    expect(verify.out()).toContain(`Snapshot lab/${id} verified: 8 tasks, 2 file(s) match snapshot.json.`);
+    expect(verify.out()).toContain(`Snapshot lab/${id} verified: 8 tasks, 3 transfer folder(s), 2 file(s) match snapshot.json.`);
     for (const out of [list.out(), json.out(), verify.out()]) expectNoSecrets(out);
   });
 
@@ -99,12 +99,104 @@ describe('mftops snapshot save / list / verify', () => {
     expect(JSON.parse(json.out())).toMatchObject({ ok: false, file: 'transfer-folders.json' });
   });
 
-  it('lists nothing yet, and refuses to save an environment without an automation service', async () => {
+  it('lists nothing yet', async () => {
     const dir = project();
     const io = ioIn(dir);
     expect(await runSnapshotList(g(), io)).toBe(0);
     expect(io.out()).toBe('No snapshots.\n');
-    await expect(runSnapshotSave(g('text', 'files-only'), {}, ioIn(dir))).rejects.toThrow(/environment "files-only" of .*mftops\.yaml has no automation service/);
+  });
+});
+
+describe('mftops snapshot save in a transfer-only environment', () => {
+  /** An environment with only `transfer:`, a FolderPermissions manifest, and the given scope line. */
+  function transferOnly(scope?: string, files: Record<string, string> = {}): string {
+    return testdir({
+      'mftops.yaml': [
+        'apiVersion: mftops/v1',
+        'kind: Config',
+        'environments:',
+        '  files:',
+        `    transfer: { url: "${emulator.transferUrl}", username: admin, password: "\${env:XFER_PW}" }`,
+        '    manifests: [manifests]',
+        ...(scope !== undefined ? [`    scope: ${scope}`] : []),
+        'snapshots: { dir: backups, keep: 5 }',
+        '',
+      ].join('\n'),
+      'manifests/payroll.yaml': [
+        'apiVersion: mftops/v1',
+        'kind: FolderPermissions',
+        'metadata: { name: /Finance/Payroll }',
+        'spec:',
+        '  mode: additive',
+        '  entries:',
+        '    - user: carol',
+        '      permissions: [listFiles, readFiles]',
+        '',
+      ].join('\n'),
+      ...files,
+    });
+  }
+
+  it('saves the managed folders and every folder under scope.folders, says how many, lists and verifies it', async () => {
+    const dir = transferOnly('{ folders: [/Distribution/Acme] }');
+    const io = ioIn(dir);
+    expect(await runSnapshotSave(g('text', 'files'), {}, io)).toBe(0);
+    const id = /^Saved snapshot files\/(\S+) \(4 transfer folder\(s\)\)\n/.exec(io.out())?.[1];
+    expect(id, io.out()).toBeDefined();
+    expect(io.out()).toContain('\n  folder permissions of 4 transfer folder(s) saved\n');
+    expect(io.out()).not.toContain('sha256');
+    expect(io.err()).toBe('');
+    const folder = join(dir, 'backups', 'files', id!);
+    expect(readdirSync(folder).sort()).toEqual(['snapshot.json', 'transfer-folders.json']);
+    const manifest = JSON.parse(readFileSync(join(folder, 'snapshot.json'), 'utf8')) as SnapshotManifest;
+    expect(manifest).toMatchObject({ formatVersion: 2, environment: 'files', transfer: { folderCount: 4, url: emulator.transferUrl } });
+    expect(manifest.automation).toBeUndefined();
+    const saved = JSON.parse(readFileSync(join(folder, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string; entries: Array<{ name?: string }> }> };
+    expect(saved.folders.map((f) => f.path)).toEqual(['/Distribution/Acme', '/Distribution/Acme/Inbound', '/Distribution/Acme/Outbound', '/Finance/Payroll']);
+    expect(saved.folders[3]!.entries.map((e) => e.name)).toEqual(['carol']);
+
+    const list = ioIn(dir);
+    expect(await runSnapshotList(g('text', 'files'), list)).toBe(0);
+    expect(list.out().split('\n')[1]).toMatch(new RegExp(`^files\\s+${id!.replace(/\./g, '\\.')}\\s+-\\s+-\\s+4\\s+no\\s+-$`));
+    const verify = ioIn(dir);
+    expect(await runSnapshotVerify(g('text', 'files'), { id: 'latest' }, verify)).toBe(0);
+    expect(verify.out()).toContain(`Snapshot files/${id} verified: 4 transfer folder(s), 1 file(s) match snapshot.json.`);
+  });
+
+  it('saves the managed folders when scope.folders is absent, and the previous path a folder to rename is still at', async () => {
+    const dir = transferOnly(undefined, {
+      'manifests/renamed.yaml': [
+        'apiVersion: mftops/v1',
+        'kind: FolderPermissions',
+        'metadata: { name: /Distribution/Globex/Out, previousNames: [/Distribution/Globex/Outbound, /Distribution/Globex/Older] }',
+        'spec:',
+        '  mode: additive',
+        '  entries: []',
+        '',
+      ].join('\n'),
+    });
+    const io = ioIn(dir);
+    expect(await runSnapshotSave(g('json', 'files'), {}, io)).toBe(0);
+    expect(io.err()).toBe('');
+    const info = JSON.parse(io.out()) as SnapshotInfo;
+    expect(info).toMatchObject({ services: ['transfer'], folderCount: 3 });
+    const saved = JSON.parse(readFileSync(join(info.path, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string; id: string | null }> };
+    expect(saved.folders.map((f) => [f.path, f.id !== null])).toEqual([
+      ['/Distribution/Globex/Out', false],
+      ['/Distribution/Globex/Outbound', true],
+      ['/Finance/Payroll', true],
+    ]);
+  });
+
+  it('warns on stderr when no manifest manages a folder and scope.folders is empty: no folder permissions saved', async () => {
+    const dir = project();
+    const io = ioIn(dir);
+    expect(await runSnapshotSave(g('text', 'files-only'), {}, io)).toBe(0);
+    expect(io.err()).toBe(
+      `warning: no folder permissions saved: environment "files-only" has no FolderPermissions manifests and no scope.folders in ${join(dir, 'mftops.yaml')} (name folders with --folder, or set scope.folders)\n`,
+    );
+    expect(io.out()).toMatch(/^Saved snapshot files-only\/\S+ \(0 transfer folder\(s\)\)\n/);
+    expect(io.out()).toContain('folder permissions of 0 transfer folder(s) saved');
   });
 });
 
@@ -127,6 +219,63 @@ describe('mftops snapshot diff', () => {
     expect(await runSnapshotDiff(g('json'), { a: a.id, b: 'latest' }, json)).toBe(0);
     expect((JSON.parse(json.out()) as { kinds: Array<{ changed: Array<{ name: string }> }> }).kinds[0]!.changed.map((c) => c.name)).toEqual(['Payroll to bank']);
     expectNoSecrets(json.out());
+  });
+
+  it('shows the folder ACL entries added, removed and changed, by name, with the permissions as sets, in text and JSON', async () => {
+    const dir = project();
+    const a = await save(dir);
+    const transfer = transferClientFor(emulator);
+    const outbound = (await transfer.findFolderByPath('/Distribution/Acme/Outbound'))!;
+    const before = await transfer.listFolderAcls(outbound.id);
+    const bob = (await transfer.findUser('bob'))!;
+    const alice = (await transfer.findUser('alice'))!;
+    const partners = (await transfer.findGroup('Acme Partners'))!;
+    await transfer.setFolderAcl(outbound.id, { type: 'User', id: bob.id, permissions: { listFiles: true, readFiles: true } });
+    await transfer.setFolderAcl(outbound.id, { type: 'User', id: alice.id, permissions: { listFiles: true, readFiles: true, sharePermissions: { readFiles: true } } });
+    await transfer.deleteFolderAcl(outbound.id, { type: 'Group', id: partners.id });
+    const b = await save(dir);
+
+    const io = ioIn(dir);
+    expect(await runSnapshotDiff(g(), { a: a.id, b: b.id }, io)).toBe(0);
+    expect(io.out()).toContain(
+      [
+        'Folder ACLs: 1 changed (3 folder(s) saved in both snapshots)',
+        '  ~ /Distribution/Acme/Outbound',
+        '      + User bob: readFiles, listFiles',
+        '      - Group Acme Partners: readFiles, listFiles',
+        '      ~ User alice: readFiles, writeFiles, deleteFiles, listFiles; share: readFiles → readFiles, listFiles; share: readFiles',
+        '',
+      ].join('\n'),
+    );
+    expect(io.out().trimEnd().split('\n').at(-1)).toBe('0 added, 0 removed, 1 changed.');
+    const json = ioIn(dir);
+    expect(await runSnapshotDiff(g('json'), { a: a.id, b: b.id }, json)).toBe(0);
+    expect((JSON.parse(json.out()) as SnapshotDiff).folders).toEqual({
+      compared: 3,
+      onlyInA: [],
+      onlyInB: [],
+      changed: [
+        {
+          path: '/Distribution/Acme/Outbound',
+          added: [{ type: 'User', id: bob.id, name: 'bob', permissions: ['readFiles', 'listFiles'], sharePermissions: [] }],
+          removed: [{ type: 'Group', id: partners.id, name: 'Acme Partners', permissions: ['readFiles', 'listFiles'], sharePermissions: [] }],
+          changed: [
+            {
+              type: 'User',
+              id: alice.id,
+              name: 'alice',
+              before: { permissions: ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles'], sharePermissions: ['readFiles'] },
+              after: { permissions: ['readFiles', 'listFiles'], sharePermissions: ['readFiles'] },
+            },
+          ],
+        },
+      ],
+    });
+
+    // Put the folder back for the other tests, through the feature itself.
+    expect(await runSnapshotRestore(g(), { id: a.id, autoApprove: true, service: 'transfer' }, ioIn(dir))).toBe(0);
+    expect(await transfer.listFolderAcls(outbound.id)).toEqual(before);
+    await transfer.close();
   });
 });
 
@@ -177,5 +326,54 @@ describe('mftops snapshot restore', () => {
     expect(await runSnapshotRestore(g('json'), { id: info.id, autoApprove: true }, auto)).toBe(0);
     expect(JSON.parse(auto.out())).toMatchObject({ complete: true, restored: { id: info.id } });
     await transfer.close();
+  });
+
+  it('--service restores one part only: transfer puts the folder ACLs back and leaves the automation configuration as it is', async () => {
+    const dir = project();
+    const info = await save(dir);
+    const client = automationClientFor(emulator);
+    const payroll = (await client.listTasks({ name: 'Payroll to bank' }))[0]!;
+    await client.updateTask(payroll.ID!, { ...payroll, Info: { ...payroll.Info, Description: 'kept by a transfer restore' } });
+    const transfer = transferClientFor(emulator);
+    const inbound = (await transfer.findFolderByPath('/Distribution/Acme/Inbound'))!;
+    const before = await transfer.listFolderAcls(inbound.id);
+    const bob = (await transfer.findUser('bob'))!;
+    await transfer.setFolderAcl(inbound.id, { type: 'User', id: bob.id, permissions: { readFiles: true } });
+
+    const io = ioIn(dir);
+    expect(await runSnapshotRestore(g(), { id: info.id, autoApprove: true, service: 'transfer' }, io)).toBe(0);
+    expect(io.out()).not.toContain('Restored the automation configuration');
+    expect(io.out()).toContain(`Folder ACLs of 3 transfer folder(s) from lab/${info.id}:\n`);
+    expect(io.out()).toContain('  /Distribution/Acme/Inbound: 0 entries put back, 1 removed\n');
+    const pre = /Saved the state before the restore as (lab\/\S+) \(3 transfer folder\(s\)\)\./.exec(io.out());
+    expect(pre, io.out()).not.toBeNull();
+    expect(await transfer.listFolderAcls(inbound.id)).toEqual(before);
+    expect((await client.listTasks({ name: 'Payroll to bank' }))[0]!.Info?.Description).toBe('kept by a transfer restore');
+
+    // The pre-restore snapshot holds the same service only, and cannot give back an automation part.
+    const err = await runSnapshotRestore(g(), { id: pre![1]!, autoApprove: true, service: 'automation' }, ioIn(dir)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toBe(`snapshot ${pre![1]} holds no automation export (it holds the transfer folder ACLs)`);
+    await client.updateTask(payroll.ID!, payroll);
+    await client.close();
+    await transfer.close();
+  });
+
+  it('refuses to restore an automation part in an environment without the automation service, and says how to restore the rest', async () => {
+    const dir = project();
+    const info = await save(dir);
+    // The same environment, configured later without its automation service.
+    writeFileSync(
+      join(dir, 'transfer-only.yaml'),
+      readFileSync(join(dir, 'mftops.yaml'), 'utf8')
+        .split('\n')
+        .filter((l) => !l.includes('automation:'))
+        .join('\n'),
+    );
+    emulator.resetRequestLog();
+    const err = await runSnapshotRestore({ ...g(), config: 'transfer-only.yaml' }, { id: info.id, autoApprove: true }, ioIn(dir)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toBe(`snapshot lab/${info.id} holds the automation export, but environment "lab" has no automation service (restore its folder ACLs alone with --service transfer)`);
+    expect(emulator.requestLog()).toEqual([]);
   });
 });

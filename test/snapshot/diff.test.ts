@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import {
   diffConfigs,
+  diffSavedFolders,
   diffSnapshots,
   parseConfigXml,
   renderSnapshotDiffJson,
@@ -11,6 +12,8 @@ import {
   SENSITIVE,
   type ConfigDiff,
   type KindDiff,
+  type SavedAclEntry,
+  type SavedFolder,
 } from '../../src/snapshot/index.js';
 import { testdir } from '../helpers/testdir.js';
 import { startSeededEmulator } from '../integration/helpers.js';
@@ -111,6 +114,76 @@ describe('diffConfigs (pure)', () => {
   });
 });
 
+describe('diffSavedFolders (pure)', () => {
+  const entry = (type: string, id: string, permissions: Record<string, unknown>, name?: string): SavedAclEntry => ({ type, id, ...(name ? { name } : {}), permissions });
+  const folder = (path: string, entries: SavedAclEntry[], id: string | null = '1'): SavedFolder => ({ path, id, entries });
+
+  it('compares folders by path as the server does, and entries by principal with the permissions as sets', () => {
+    const a = [
+      folder('/Partners/Acme', [
+        entry('Group', '10', { listFiles: true, readFiles: true }, 'Acme Partners'),
+        entry('User', '20', { readFiles: true, writeFiles: false, sharePermissions: { readFiles: false } }, 'alice'),
+        entry('User', '30', { listFiles: 1 }),
+      ]),
+      folder('/Old', []),
+      folder('/Same', [entry('User', '20', { listFiles: true, readFiles: true }, 'alice')]),
+    ];
+    const b = [
+      folder('/partners/acme/', [
+        entry('User', '20', { readFiles: true }, 'alice'),
+        entry('User', '30', { listFiles: true, deleteFiles: true, sharePermissions: { readFiles: true } }),
+        entry('User', '40', { readFiles: true }, 'bob'),
+      ]),
+      folder('/Same', [entry('User', '20', { readFiles: 'true', listFiles: true }, 'alice')]),
+      folder('/New', []),
+    ];
+    const diff = diffSavedFolders(a, b);
+    expect(diff).toEqual({
+      compared: 2,
+      onlyInA: ['/Old'],
+      onlyInB: ['/New'],
+      changed: [
+        {
+          path: '/partners/acme/',
+          added: [{ type: 'User', id: '40', name: 'bob', permissions: ['readFiles'], sharePermissions: [] }],
+          removed: [{ type: 'Group', id: '10', name: 'Acme Partners', permissions: ['readFiles', 'listFiles'], sharePermissions: [] }],
+          changed: [
+            { type: 'User', id: '30', before: { permissions: ['listFiles'], sharePermissions: [] }, after: { permissions: ['deleteFiles', 'listFiles'], sharePermissions: ['readFiles'] } },
+          ],
+        },
+      ],
+    });
+
+    const text = renderSnapshotDiffText({ a: { env: 'lab', id: 'A' }, b: { env: 'lab', id: 'B' }, automationNotCompared: 'snapshot lab/A holds no automation export', folders: diff });
+    expect(text).toBe(
+      [
+        'Snapshot diff lab/A → lab/B',
+        '',
+        'Automation configuration: not compared (snapshot lab/A holds no automation export)',
+        'Folder ACLs: 1 changed (2 folder(s) saved in both snapshots)',
+        '  ~ /partners/acme/',
+        '      + User bob: readFiles',
+        '      - Group Acme Partners: readFiles, listFiles',
+        '      ~ User 30: listFiles → deleteFiles, listFiles; share: readFiles',
+        '  < /Old: saved only in A',
+        '  > /New: saved only in B',
+        '',
+        '0 added, 0 removed, 1 changed. 2 folder(s) saved in one snapshot only.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('says when a folder did not exist when one snapshot was taken', () => {
+    const diff = diffSavedFolders([folder('/Later', [], null)], [folder('/Later', [entry('User', '20', {}, 'alice')], '5')]);
+    expect(diff.changed).toEqual([{ path: '/Later', absentIn: 'a', added: [{ type: 'User', id: '20', name: 'alice', permissions: [], sharePermissions: [] }], removed: [], changed: [] }]);
+    expect(renderSnapshotDiffText({ a: { env: 'lab', id: 'A' }, b: { env: 'lab', id: 'B' }, kinds: [], folders: diff })).toContain(
+      '  ~ /Later (the folder did not exist when A was taken)\n      + User alice: (no permissions)\n',
+    );
+    expect(diffSavedFolders([folder('/Gone', [], null)], [folder('/Gone', [], null)]).changed).toEqual([]);
+  });
+});
+
 describe('diffSnapshots against the emulator', () => {
   let emulator: RunningEmulator;
   let clients: Clients;
@@ -182,6 +255,8 @@ describe('diffSnapshots against the emulator', () => {
     expect(JSON.parse(json)).toEqual(JSON.parse(JSON.stringify(diff)));
 
     const none = renderSnapshotDiffText(diffSnapshots(dir, b.id, b.id, { env: 'lab', processEnv }));
-    expect(none).toContain('Tasks: no changes\nHosts: no changes\nResource-group ACLs: no changes\n\nNo differences in tasks, hosts or resource-group ACLs.\n');
+    expect(none).toContain(
+      'Tasks: no changes\nHosts: no changes\nResource-group ACLs: no changes\nFolder ACLs: no changes (0 folder(s) saved in both snapshots)\n\nNo differences in tasks, hosts, resource-group ACLs or folder ACLs.\n',
+    );
   });
 });

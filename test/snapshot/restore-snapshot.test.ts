@@ -113,7 +113,7 @@ describe('restoreSnapshot', () => {
     expect(listSnapshots(dir, 'lab').snapshots.map((s) => s.id)).toEqual([saved.id, result.preRestore.id]);
     expect((await verifySnapshot(dir, result.preRestore.id)).files).toHaveLength(2);
     const pre = loadSnapshot(dir, { env: 'lab', id: result.preRestore.id });
-    expect(pre.automationXml.toString('utf8')).toContain('Added after the snapshot');
+    expect(pre.automationXml!.toString('utf8')).toContain('Added after the snapshot');
     expect(pre.folders.find((f) => f.path === '/Home/alice')?.entries).toEqual((changed.folders as Record<string, unknown>)['/Home/alice']);
 
     // Restoring the fresh one goes forward again.
@@ -148,5 +148,45 @@ describe('restoreSnapshot', () => {
     expect((err as Error).message).toMatch(/holds 4 transfer folder\(s\), but the environment has no transfer service/);
     expect(emulator.requestLog()).toEqual([]);
     expect(listSnapshots(dir, 'lab').snapshots).toHaveLength(1);
+  });
+
+  it('restores a transfer-only snapshot without an automation client, saving the same service first', async () => {
+    const dir = testdir({});
+    const before = await readState(clients);
+    const saved = await saveFrom(emulator, clients, dir, { automation: undefined, automationUrl: undefined });
+    await changeEverything(clients);
+    const changed = await readState(clients);
+
+    const result = await restoreSnapshot(restoreOptions(dir, saved.id, { automation: undefined, automationUrl: undefined }));
+    expect(result).toMatchObject({ services: ['transfer'], complete: true });
+    expect(result.preRestore.services).toEqual(['transfer']);
+    const now = await readState(clients);
+    expect(now.folders).toEqual(before.folders);
+    expect(now.tasks).toEqual(changed.tasks);
+    expect(loadSnapshot(dir, { env: 'lab', id: result.preRestore.id }).folders.find((f) => f.path === '/Home/alice')?.entries).toEqual(
+      (changed.folders as Record<string, unknown>)['/Home/alice'],
+    );
+  });
+
+  it('restores only the parts named in services, and refuses a part the snapshot does not hold', async () => {
+    const dir = testdir({});
+    const before = await readState(clients);
+    const saved = await saveFrom(emulator, clients, dir);
+    await changeEverything(clients);
+    const changed = await readState(clients);
+
+    const result = await restoreSnapshot(restoreOptions(dir, saved.id, { services: ['automation'] }));
+    expect(result).toMatchObject({ services: ['automation'], folders: [] });
+    expect(result.preRestore.services).toEqual(['automation']);
+    const now = await readState(clients);
+    expect(now.tasks).toEqual(before.tasks);
+    expect(now.folders).toEqual(changed.folders);
+
+    const foldersOnly = await saveFrom(emulator, clients, dir, { automation: undefined, automationUrl: undefined });
+    emulator.resetRequestLog();
+    const err = await restoreSnapshot(restoreOptions(dir, foldersOnly.id, { services: ['automation'] })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SnapshotError);
+    expect((err as Error).message).toBe(`snapshot lab/${foldersOnly.id} holds no automation export`);
+    expect(emulator.requestLog()).toEqual([]);
   });
 });

@@ -48,9 +48,9 @@ describe('saveSnapshot against the emulator', () => {
     const stored = readFileSync(join(folder, 'automation-config.xml'));
     expect(stored.equals(readFileSync(received))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(folder, 'snapshot.json'), 'utf8')) as SnapshotManifest;
-    expect(manifest.automation.sha256).toBe(sha256(stored));
-    expect(manifest.automation.bytes).toBe(stored.length);
-    expect(manifest.automation.taskCount).toBe((await clients.automation.listTasks({ fields: ['ID'] })).length);
+    expect(manifest.automation!.sha256).toBe(sha256(stored));
+    expect(manifest.automation!.bytes).toBe(stored.length);
+    expect(manifest.automation!.taskCount).toBe((await clients.automation.listTasks({ fields: ['ID'] })).length);
     expect(manifest).toMatchObject({ environment: 'lab', id: info.id, automation: { url: emulator.automationUrl, serverVersion: '2025.1.0' } });
     expect(manifest.encryption).toBeUndefined();
     expect(JSON.stringify(manifest)).not.toContain('SEEDSECRET');
@@ -64,11 +64,68 @@ describe('saveSnapshot against the emulator', () => {
 
   it('is what a second GET /config returns while nothing changed', async () => {
     const dir = testdir({});
-    const info = await saveFrom(emulator, clients, dir, { folders: [] });
+    const info = await saveFrom(emulator, clients, dir, { transfer: undefined, folders: [] });
     const again = join(testdir({}), 'again.xml');
     await clients.automation.exportConfig(again);
     expect(readFileSync(join(snapshotFolder(dir, info.id), 'automation-config.xml')).equals(readFileSync(again))).toBe(true);
     expect(treeOf(snapshotFolder(dir, info.id))).toEqual(['automation-config.xml', 'snapshot.json']);
+  });
+});
+
+describe('a snapshot per service (format 2)', () => {
+  it('saves a transfer-only snapshot: folders without an export, verified, loaded and listed', async () => {
+    const dir = testdir({});
+    const info = await saveFrom(emulator, clients, dir, { automation: undefined, automationUrl: undefined, serverVersion: undefined });
+    const folder = snapshotFolder(dir, info.id);
+    expect(treeOf(folder)).toEqual(['snapshot.json', 'transfer-folders.json']);
+    const manifest = JSON.parse(readFileSync(join(folder, 'snapshot.json'), 'utf8')) as SnapshotManifest;
+    expect(manifest.formatVersion).toBe(2);
+    expect(manifest.automation).toBeUndefined();
+    expect(manifest.transfer).toMatchObject({ file: 'transfer-folders.json', folderCount: FOLDERS.length, url: emulator.transferUrl });
+    expect(info).toMatchObject({ services: ['transfer'], folderCount: FOLDERS.length, transferUrl: emulator.transferUrl });
+    expect(info.taskCount).toBeUndefined();
+    expect(info.sha256).toBeUndefined();
+
+    expect((await verifySnapshot(dir, info.id)).files.map((f) => f.file)).toEqual(['transfer-folders.json']);
+    const loaded = loadSnapshot(dir, { env: 'lab', id: info.id });
+    expect(loaded.automationXml).toBeUndefined();
+    expect(loaded.folders.map((f) => f.path)).toEqual(FOLDERS);
+    expect(listSnapshots(dir, 'lab').snapshots.map((s) => s.services)).toEqual([['transfer']]);
+  });
+
+  it('saves the transfer part whenever the transfer service is given, with the folders the caller read', async () => {
+    const dir = testdir({});
+    const read = { path: '/Read/Before', id: '77', entries: [{ type: 'User', id: '9', name: 'zed', permissions: { readFiles: true } }] };
+    const info = await saveFrom(emulator, clients, dir, { folders: ['/Distribution/Acme/Outbound', '/distribution/acme/outbound/'], foldersRead: [read] });
+    const saved = loadSnapshot(dir, { env: 'lab', id: info.id }).folders;
+    expect(saved.map((f) => f.path)).toEqual(['/Distribution/Acme/Outbound', '/Read/Before']);
+    expect(saved[1]).toEqual(read);
+
+    const none = await saveFrom(emulator, clients, dir, { folders: [] });
+    expect(none).toMatchObject({ services: ['automation', 'transfer'], folderCount: 0 });
+    const err = await saveFrom(emulator, clients, dir, { automation: undefined, transfer: undefined, folders: [] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SnapshotError);
+    expect((err as Error).message).toBe('snapshot not saved: neither the automation nor the transfer service to save');
+  });
+
+  it('still reads format 1 snapshots, which always hold the export', async () => {
+    const dir = testdir({});
+    const info = await saveFrom(emulator, clients, dir);
+    const path = join(snapshotFolder(dir, info.id), 'snapshot.json');
+    const v2 = JSON.parse(readFileSync(path, 'utf8')) as SnapshotManifest;
+    writeFileSync(path, JSON.stringify({ ...v2, formatVersion: 1 }));
+    expect((await verifySnapshot(dir, info.id)).files).toHaveLength(2);
+    expect(loadSnapshot(dir, { env: 'lab', id: info.id }).automationXml).toBeDefined();
+    expect(listSnapshots(dir, 'lab').snapshots.map((s) => [s.id, s.services])).toEqual([[info.id, ['automation', 'transfer']]]);
+
+    const { automation: _dropped, ...withoutExport } = v2;
+    writeFileSync(path, JSON.stringify({ ...withoutExport, formatVersion: 1 }));
+    await expect(verifySnapshot(dir, info.id)).rejects.toThrow(/snapshot\.json: missing automation$/);
+    writeFileSync(path, JSON.stringify({ ...v2, formatVersion: 3 }));
+    await expect(verifySnapshot(dir, info.id)).rejects.toThrow(/unsupported formatVersion 3 \(this mftops reads 1 and 2\)/);
+    const { transfer: _gone, ...exportOnly } = withoutExport as SnapshotManifest;
+    writeFileSync(path, JSON.stringify(exportOnly));
+    expect(listSnapshots(dir, 'lab').unreadable.map((u) => u.reason)).toEqual([expect.stringMatching(/holds neither an automation export nor transfer folders$/)]);
   });
 });
 
@@ -123,13 +180,13 @@ describe('encrypted snapshots (MFTOPS_SNAPSHOT_KEY)', () => {
     expect(readFileSync(join(folder, 'transfer-folders.json.enc')).includes('Acme')).toBe(false);
     const manifest = JSON.parse(readFileSync(join(folder, 'snapshot.json'), 'utf8')) as SnapshotManifest;
     expect(manifest.encryption?.algorithm).toBe('aes-256-gcm');
-    expect(manifest.automation.sha256).toBe(sha256(readFileSync(received)));
+    expect(manifest.automation!.sha256).toBe(sha256(readFileSync(received)));
 
     const keyEnv = { processEnv: { MFTOPS_SNAPSHOT_KEY: KEY_HEX } };
     expect((await verifySnapshot(dir, info.id, keyEnv)).files).toHaveLength(2);
     // The same key in base64 is the same key.
     expect((await verifySnapshot(dir, info.id, { processEnv: { MFTOPS_SNAPSHOT_KEY: Buffer.from(KEY_HEX, 'hex').toString('base64') } })).snapshot.id).toBe(info.id);
-    expect(loadSnapshot(dir, { env: 'lab', id: info.id }, keyEnv.processEnv).automationXml.equals(readFileSync(received))).toBe(true);
+    expect(loadSnapshot(dir, { env: 'lab', id: info.id }, keyEnv.processEnv).automationXml!.equals(readFileSync(received))).toBe(true);
     await expect(verifySnapshot(dir, info.id, { processEnv: { MFTOPS_SNAPSHOT_KEY: OTHER_KEY_B64 } })).rejects.toThrow(/encrypted with another key than MFTOPS_SNAPSHOT_KEY/);
     await expect(verifySnapshot(dir, info.id, { processEnv: {} })).rejects.toThrow(/is encrypted: set MFTOPS_SNAPSHOT_KEY/);
 

@@ -63,7 +63,7 @@ describe('save and verify through the streaming check', () => {
       expect(info.taskCount).toBe((expected as { taskCount: number }).taskCount);
       expect(info.sha256).toBe(sha256(body));
       expect((await verifySnapshot(dir, info.id)).snapshot.taskCount).toBe(info.taskCount);
-      expect(loadSnapshot(dir, { env: 'lab', id: info.id }).automationXml.equals(body)).toBe(true);
+      expect(loadSnapshot(dir, { env: 'lab', id: info.id }).automationXml!.equals(body)).toBe(true);
     }
     expect(checkXmlBytes(UNUSUAL).ok).toBe(false);
   });
@@ -98,7 +98,7 @@ describe('save and verify through the streaming check', () => {
     const body = largeExport(20_000);
     const info = await save(dir, body, { processEnv: keyEnv });
     expect((await verifySnapshot(dir, info.id, { processEnv: keyEnv })).snapshot.bytes).toBe(body.length);
-    expect(loadSnapshot(dir, { env: 'lab', id: info.id }, keyEnv).automationXml.equals(body)).toBe(true);
+    expect(loadSnapshot(dir, { env: 'lab', id: info.id }, keyEnv).automationXml!.equals(body)).toBe(true);
 
     const enc = join(snapshotFolder(dir, info.id), 'automation-config.xml.enc');
     const good = readFileSync(enc);

@@ -181,15 +181,13 @@ async function runApplyPlan(plan: Plan, r: RunContext): Promise<ApplyReport> {
     parallelism: r.parallelism,
     secrets: { env: r.io.env, cwd: r.io.cwd },
     signal: r.signal,
+    // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
     takeSnapshot: async (folders) => {
-      if (!r.clients.full.automation || !automationService) {
-        throw new MftopsError(`snapshot not saved: a snapshot needs the automation service's configuration export, and environment "${r.env.name}" has no automation service`);
-      }
       const { saveSnapshot } = await import('../../snapshot/save-snapshot.js');
+      const automation = r.clients.full.automation;
       const version = plan.servers.automation?.version;
       const info = await saveSnapshot({
-        automation: r.clients.full.automation,
-        automationUrl: automationService.url,
+        ...(automation && automationService ? { automation, automationUrl: automationService.url } : {}),
         ...(version !== undefined ? { serverVersion: version } : {}),
         ...(r.clients.full.transfer ? { transfer: r.clients.full.transfer } : {}),
         ...(transferService ? { transferUrl: transferService.url } : {}),

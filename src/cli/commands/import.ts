@@ -47,9 +47,9 @@ export async function runImport(g: GlobalOptions, opts: ImportCommandOptions, io
   const { checkSelection, importObjects } = await import('../../import/select.js');
   checkSelection(selection, env.name);
 
-  const source = opts.fromSnapshot !== undefined ? await readSnapshot(config.snapshots.dir, opts.fromSnapshot, env.name, io) : await readServers(config, env, selection, opts, g, io);
+  const source = opts.fromSnapshot !== undefined ? await readSnapshot(config.snapshots.dir, opts.fromSnapshot, env.name, kinds, io) : await readServers(config, env, selection, opts, g, io);
   if (opts.fromSnapshot !== undefined && kinds.includes('FolderPermissions') && source.folders.length === 0) {
-    io.stderr('mftops: warning: the snapshot holds no folder permissions (snapshots keep only the folders an apply touched)\n');
+    io.stderr('mftops: warning: the snapshot holds no folder permissions (a snapshot keeps only the folders an apply touched, or those snapshot save was given or found)\n');
   }
   const result = importObjects(source, selection);
   if (result.manifests.length === 0) {
@@ -115,12 +115,20 @@ function parseKinds(raw: readonly string[]): ImportKind[] {
   return out;
 }
 
-async function readSnapshot(dir: string, id: string, env: string, io: CommandIo): Promise<ImportSource> {
+async function readSnapshot(dir: string, id: string, env: string, kinds: readonly ImportKind[], io: CommandIo): Promise<ImportSource> {
   const { loadSnapshot, parseConfigXml, resolveSnapshotId } = await import('../../snapshot/index.js');
-  const { decodeConfigExport } = await import('../../import/from-snapshot.js');
+  const { decodeConfigExport, decodeSavedFolders } = await import('../../import/from-snapshot.js');
   const ref = resolveSnapshotId(dir, id, env);
   const loaded = loadSnapshot(dir, ref, io.env);
-  return decodeConfigExport(parseConfigXml(loaded.automationXml.toString('utf8')), `snapshot ${ref.env}/${ref.id}`, loaded.folders);
+  const origin = `snapshot ${ref.env}/${ref.id}`;
+  if (loaded.automationXml === undefined) {
+    const automationKinds = kinds.filter((k) => k !== 'FolderPermissions');
+    if (automationKinds.length > 0) {
+      throw new ConfigError(`${origin} holds no automation export (it was taken without the automation service), so it has no ${automationKinds.join(' or ')} to import: import FolderPermissions from it, or use a snapshot with the export`);
+    }
+    return decodeSavedFolders(origin, loaded.folders);
+  }
+  return decodeConfigExport(parseConfigXml(loaded.automationXml.toString('utf8')), origin, loaded.folders);
 }
 
 async function readServers(

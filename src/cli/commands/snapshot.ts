@@ -1,13 +1,19 @@
 import { createInterface } from 'node:readline';
 import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../../config/load-config.js';
-import type { EnvironmentSettings, MftopsConfig, ResolvedService } from '../../config/model.js';
+import type { EnvironmentSettings, ResolvedService, ServiceName } from '../../config/model.js';
 import { ConfigError } from '../../errors.js';
+import { folderKey, uniqueFolderPaths } from '../../folder-path.js';
+import type { LiveFolder } from '../../live/model.js';
+import type { Logger } from '../../log.js';
+import { hasErrors } from '../../manifest/diagnostics.js';
+import type { FolderPermissionsManifest } from '../../manifest/types.js';
+import { compareText } from '../../order.js';
 import type { ReadonlyTransferClient } from '../../services/index.js';
-import type { SnapshotInfo } from '../../snapshot/model.js';
+import type { SavedAclEntry, SavedFolder, SnapshotInfo } from '../../snapshot/model.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { openClients, openReadonlyClients } from './clients.js';
-import { loggerFor, openEnvironment } from './common.js';
+import { loggerFor, openEnvironment, resolveServices } from './common.js';
 
 /**
  * `mftops snapshot save | list | verify ID | diff A B | restore ID`. The store itself is
@@ -15,7 +21,10 @@ import { loggerFor, openEnvironment } from './common.js';
  */
 
 export interface SnapshotSaveOptions {
-  /** Transfer folders to save; default: every folder under the environment's `scope.folders`. */
+  /**
+   * Transfer folders to save; default: the folders the environment's FolderPermissions manifests
+   * manage and every folder under its `scope.folders`.
+   */
   readonly folder?: readonly string[];
 }
 
@@ -31,6 +40,8 @@ export interface SnapshotDiffOptions {
 export interface SnapshotRestoreOptions {
   readonly id: string;
   readonly autoApprove?: boolean;
+  /** Restore only this part of the snapshot; default every part it holds. */
+  readonly service?: ServiceName;
   /**
    * Ask a question on the terminal and answer the line typed (undefined at end of input).
    * Default: read a line from the process's stdin. Tests inject their own.
@@ -38,29 +49,38 @@ export interface SnapshotRestoreOptions {
   readonly ask?: (question: string) => Promise<string | undefined>;
 }
 
-/** Folders a whole-scope save walks at most (a bigger scope needs --folder). */
-const MAX_SCOPE_FOLDERS = 5000;
+/** Requests in flight while snapshot save reads the transfer folders. */
+const SAVE_PARALLELISM = 10;
 
+/** Saves every service of the environment: the automation export, the transfer folders' ACLs. */
 export async function runSnapshotSave(g: GlobalOptions, opts: SnapshotSaveOptions, io: CommandIo): Promise<number> {
   const { config, env } = openEnvironment(g, io);
-  const automation = requireAutomation(config, env, io);
-  const transfer = resolveService(config, env, 'transfer', io.env);
-  if (opts.folder && opts.folder.length > 0 && !transfer) throw new ConfigError(`--folder needs a transfer service in environment "${env.name}" of ${config.file}`);
-  const services = transfer ? [automation, transfer] : [automation];
+  const services = resolveServices(config, env, io);
+  const automation = services.find((s) => s.name === 'automation');
+  const transfer = services.find((s) => s.name === 'transfer');
+  const named = opts.folder ?? [];
+  if (named.length > 0 && !transfer) throw new ConfigError(`--folder needs a transfer service in environment "${env.name}" of ${config.file}`);
   const logger = loggerFor(g, io);
+  // The manifests are read before any request, as plan does.
+  const managed = transfer && named.length === 0 ? await managedFolders(env, io, logger) : [];
+  if (transfer && named.length === 0 && managed.length === 0 && env.scope.folders.length === 0) {
+    logger.warn(
+      `no folder permissions saved: environment "${env.name}" has no FolderPermissions manifests and no scope.folders in ${config.file} (name folders with --folder, or set scope.folders)`,
+    );
+  }
   const { saveSnapshot } = await import('../../snapshot/save-snapshot.js');
-  const clients = await openReadonlyClients(services, g, io);
+  const clients = await openReadonlyClients(services, g, io, { parallelism: SAVE_PARALLELISM });
   try {
-    const reader = clients.readers.automation!;
-    const info = await reader.info();
-    const folders = opts.folder && opts.folder.length > 0 ? [...opts.folder] : clients.readers.transfer ? await scopeFolders(clients.readers.transfer, env) : [];
+    const reader = clients.readers.automation;
+    const info = reader ? await reader.info() : undefined;
+    const foldersRead = clients.readers.transfer && named.length === 0 ? await readEnvironmentFolders(clients.readers.transfer, managed, env) : undefined;
     const saved = await saveSnapshot({
-      automation: reader,
-      automationUrl: automation.url,
-      ...(info.appVersion !== undefined ? { serverVersion: info.appVersion } : {}),
+      ...(reader && automation ? { automation: reader, automationUrl: automation.url } : {}),
+      ...(info?.appVersion !== undefined ? { serverVersion: info.appVersion } : {}),
       ...(clients.readers.transfer ? { transfer: clients.readers.transfer } : {}),
       ...(transfer ? { transferUrl: transfer.url } : {}),
-      folders,
+      folders: named,
+      ...(foldersRead ? { foldersRead } : {}),
       env: env.name,
       dir: config.snapshots.dir,
       keep: config.snapshots.keep,
@@ -118,30 +138,46 @@ export async function runSnapshotDiff(g: GlobalOptions, opts: SnapshotDiffOption
 
 /**
  * Check the snapshot, say what will be replaced, ask on a terminal (`yes`), refuse without one
- * unless --auto-approve; then restore (which snapshots the current state first).
+ * unless --auto-approve; then restore each part it holds, or the one --service names (which
+ * snapshots the same services first).
  */
 export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestoreOptions, io: CommandIo): Promise<number> {
   const { config, env } = openEnvironment(g, io);
-  const automation = requireAutomation(config, env, io);
   const { resolveSnapshotId, describeRef } = await import('../../snapshot/store.js');
   const { loadSnapshot } = await import('../../snapshot/load-snapshot.js');
-  const { describeSnapshot } = await import('../../snapshot/render.js');
+  const { describePart, describeSnapshot } = await import('../../snapshot/render.js');
   const ref = resolveSnapshotId(config.snapshots.dir, opts.id, env.name);
   // Check it now: a damaged snapshot is refused before the question, not after.
   const loaded = loadSnapshot(config.snapshots.dir, ref, io.env);
-  const transfer = resolveService(config, env, 'transfer', io.env);
-  if (loaded.folders.length > 0 && !transfer) {
-    throw new ConfigError(`snapshot ${describeRef(ref)} holds transfer folder ACLs, but environment "${env.name}" has no transfer service`);
+  const held = loaded.info.services;
+  if (opts.service !== undefined && !held.includes(opts.service)) {
+    throw new ConfigError(`snapshot ${describeRef(ref)} holds no ${describePart(opts.service)} (it holds the ${held.map(describePart).join(' and ')})`);
   }
+  const parts = opts.service !== undefined ? [opts.service] : held;
+  const automation = parts.includes('automation') ? resolveService(config, env, 'automation', io.env) : undefined;
+  if (parts.includes('automation') && !automation) {
+    const hint = held.includes('transfer') ? ' (restore its folder ACLs alone with --service transfer)' : '';
+    throw new ConfigError(`snapshot ${describeRef(ref)} holds the automation export, but environment "${env.name}" has no automation service${hint}`);
+  }
+  const folders = parts.includes('transfer') ? loaded.folders : [];
+  const transfer = parts.includes('transfer') ? resolveService(config, env, 'transfer', io.env) : undefined;
+  if (folders.length > 0 && !transfer) {
+    const hint = automation ? ' (restore the automation export alone with --service automation)' : '';
+    throw new ConfigError(`snapshot ${describeRef(ref)} holds transfer folder ACLs, but environment "${env.name}" has no transfer service${hint}`);
+  }
+  // A transfer part that saved no folder has nothing to put back.
+  const services = parts.filter((s) => s !== 'transfer' || transfer !== undefined);
+  if (services.length === 0) throw new ConfigError(`nothing to restore: snapshot ${describeRef(ref)} holds the ACLs of no transfer folder`);
 
   if (!opts.autoApprove) {
     const interactive = io.isTty && (opts.ask !== undefined || Boolean(process.stdin.isTTY));
-    if (!interactive) throw new ConfigError('snapshot restore replaces the whole automation configuration: run it on a terminal to confirm, or pass --auto-approve');
+    const what = automation ? 'replaces the whole automation configuration' : `resets the ACLs of ${folders.length} transfer folder(s)`;
+    if (!interactive) throw new ConfigError(`snapshot restore ${what}: run it on a terminal to confirm, or pass --auto-approve`);
     io.stdout(
       [
         `Restoring ${describeSnapshot(loaded.info)} taken ${loaded.info.createdAt}`,
-        `  replaces the whole automation configuration of ${automation.url}`,
-        ...(loaded.folders.length > 0 ? [`  and resets the ACLs of ${loaded.folders.length} transfer folder(s) on ${transfer!.url}`] : []),
+        ...(automation ? [`  replaces the whole automation configuration of ${automation.url}`] : []),
+        ...(folders.length > 0 ? [`  ${automation ? 'and resets' : 'resets'} the ACLs of ${folders.length} transfer folder(s) on ${transfer!.url}`] : []),
         '  A snapshot of the current state is taken first.',
         '',
       ].join('\n'),
@@ -154,17 +190,17 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
   }
 
   const { restoreSnapshot } = await import('../../snapshot/restore-snapshot.js');
-  const opened = await openClients(transfer && loaded.folders.length > 0 ? [automation, transfer] : [automation], g, io);
+  const opened = await openClients([automation, transfer].filter((s): s is ResolvedService => s !== undefined), g, io);
   const clients = { ...opened.full, close: opened.close };
   try {
-    const info = await clients.automation!.info();
+    const info = clients.automation ? await clients.automation.info() : undefined;
     const result = await restoreSnapshot({
       dir: config.snapshots.dir,
       env: env.name,
       id: `${ref.env}/${ref.id}`,
-      automation: clients.automation!,
-      automationUrl: automation.url,
-      ...(info.appVersion !== undefined ? { serverVersion: info.appVersion } : {}),
+      services,
+      ...(clients.automation && automation ? { automation: clients.automation, automationUrl: automation.url } : {}),
+      ...(info?.appVersion !== undefined ? { serverVersion: info.appVersion } : {}),
       ...(clients.transfer ? { transfer: clients.transfer } : {}),
       ...(transfer ? { transferUrl: transfer.url } : {}),
       keep: config.snapshots.keep,
@@ -174,7 +210,9 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
     if (g.format === 'json') {
       io.stdout(`${JSON.stringify(result, null, 2)}\n`);
     } else {
-      const lines = [`Saved the state before the restore as ${describeSnapshot(result.preRestore)}.`, `Restored the automation configuration from ${describeRef(ref)}.`];
+      const lines = [`Saved the state before the restore as ${describeSnapshot(result.preRestore)}.`];
+      if (result.services.includes('automation')) lines.push(`Restored the automation configuration from ${describeRef(ref)}.`);
+      if (result.services.includes('transfer')) lines.push(`Folder ACLs of ${result.folders.length} transfer folder(s) from ${describeRef(ref)}:`);
       for (const f of result.folders) {
         const counts = `${f.put} entries put back, ${f.deleted} removed${f.kept > 0 ? `, ${f.kept} left alone` : ''}`;
         switch (f.outcome) {
@@ -208,42 +246,50 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
 
 // --- helpers ------------------------------------------------------------------------------------
 
-
-function requireAutomation(config: MftopsConfig, env: EnvironmentSettings, io: CommandIo): ResolvedService {
-  const s = resolveService(config, env, 'automation', io.env);
-  if (!s) throw new ConfigError(`environment "${env.name}" of ${config.file} has no automation service: snapshots hold its configuration export`);
-  return s;
+/**
+ * The environment's FolderPermissions manifests (their names are the folders they manage).
+ * Manifests with errors are a warning, not a refusal: a backup must not wait for a typo.
+ */
+async function managedFolders(env: EnvironmentSettings, io: CommandIo, logger: Logger): Promise<FolderPermissionsManifest[]> {
+  if (env.manifests.length === 0) return [];
+  const { loadManifests } = await import('../../manifest/load.js');
+  const set = await loadManifests(env.manifests, { cwd: io.cwd });
+  if (hasErrors(set.diagnostics)) {
+    logger.warn(`the manifests of environment "${env.name}" have errors (see mftops validate): only the folders of the FolderPermissions manifests without errors are saved`);
+  }
+  return set.manifests.filter((m): m is FolderPermissionsManifest => m.kind === 'FolderPermissions');
 }
 
+/**
+ * The managed folders (and the previous paths they are still at) and every folder under
+ * `scope.folders` (the roots included), with their
+ * ACL entries, read as plan reads them for a prune (folder list or walk, `SAVE_PARALLELISM` at a
+ * time). A folder that does not exist is saved with no id, as apply saves a folder to create.
+ */
+async function readEnvironmentFolders(transfer: ReadonlyTransferClient, managed: readonly FolderPermissionsManifest[], env: EnvironmentSettings): Promise<SavedFolder[]> {
+  if (managed.length === 0 && env.scope.folders.length === 0) return [];
+  const { readLiveState } = await import('../../live/read-live-state.js');
+  const live = await readLiveState({ manifests: managed, transfer, scope: env.scope, prune: ['FolderPermissions'], parallelism: SAVE_PARALLELISM });
+  const found = live.transfer?.folders ?? new Map<string, LiveFolder | null>();
+  const walked = (live.transfer?.scopeFolders ?? []).map((k) => found.get(k)?.folder.path ?? k);
+  // A folder not renamed yet is still at one of its previous paths: its entries are the ones an apply would change.
+  const previous = managed.flatMap((m) => m.previousNames).filter((p) => found.get(folderKey(p)));
+  const paths = uniqueFolderPaths([...managed.map((m) => m.name), ...previous, ...env.scope.folders, ...walked]);
+  return paths
+    .map((path): SavedFolder => {
+      const f = found.get(folderKey(path));
+      return f ? { path: f.folder.path || path, id: f.folder.id, entries: f.acl.map((e) => ({ ...e }) as SavedAclEntry) } : { path, id: null, entries: [] };
+    })
+    .sort((a, b) => compareText(folderKey(a.path), folderKey(b.path)));
+}
 
 async function savedText(s: SnapshotInfo): Promise<string> {
   const { describeSnapshot } = await import('../../snapshot/render.js');
-  return `Saved snapshot ${describeSnapshot(s)}\n  ${s.path}\n  sha256 ${s.sha256}\n`;
+  const lines = [`Saved snapshot ${describeSnapshot(s)}`, `  ${s.path}`];
+  if (s.sha256 !== undefined) lines.push(`  sha256 ${s.sha256}`);
+  if (s.services.includes('transfer')) lines.push(`  folder permissions of ${s.folderCount} transfer folder(s) saved`);
+  return `${lines.join('\n')}\n`;
 }
-
-/** Every folder under the scope's folders (the roots included), breadth first. */
-async function scopeFolders(transfer: ReadonlyTransferClient, env: EnvironmentSettings): Promise<string[]> {
-  const out: string[] = [];
-  const queue: Array<{ id: string; path: string }> = [];
-  for (const path of env.scope.folders) {
-    const root = await transfer.findFolderByPath(path);
-    if (!root) {
-      out.push(path);
-      continue;
-    }
-    queue.push({ id: root.id, path: root.path || path });
-  }
-  while (queue.length > 0) {
-    const f = queue.shift()!;
-    if (out.includes(f.path)) continue;
-    out.push(f.path);
-    if (out.length > MAX_SCOPE_FOLDERS) throw new ConfigError(`more than ${MAX_SCOPE_FOLDERS} folders in scope; name the ones to save with --folder`);
-    for (const child of await transfer.listSubfolders(f.id)) queue.push({ id: child.id, path: child.path });
-  }
-  return out;
-}
-
-
 
 function askOnStdin(question: string): Promise<string | undefined> {
   return new Promise((resolveAnswer) => {
