@@ -119,25 +119,11 @@ class HttpTransferClient implements TransferClient {
   }
 
   listUsers(): Promise<TransferUser[]> {
-    this.#users ??= this.#list('/users').then(
-      (items) => items.map(readUser),
-      (err: unknown) => {
-        this.#users = undefined;
-        throw err;
-      },
-    );
-    return this.#users;
+    return (this.#users ??= forgetOnFailure(this.#list('/users').then((items) => items.map(readUser)), () => (this.#users = undefined)));
   }
 
   listGroups(): Promise<TransferGroup[]> {
-    this.#groups ??= this.#list('/groups').then(
-      (items) => items.map(readGroup),
-      (err: unknown) => {
-        this.#groups = undefined;
-        throw err;
-      },
-    );
-    return this.#groups;
+    return (this.#groups ??= forgetOnFailure(this.#list('/groups').then((items) => items.map(readGroup)), () => (this.#groups = undefined)));
   }
 
   async findGroup(name: string): Promise<TransferGroup | null> {
@@ -259,6 +245,14 @@ class HttpTransferClient implements TransferClient {
 }
 
 const NO_NAMES: PrincipalNames = { user: () => undefined, group: () => undefined };
+
+/** A read kept for the client's life, unless it fails: then the next call reads again. */
+function forgetOnFailure<T>(read: Promise<T>, forget: () => void): Promise<T> {
+  return read.catch((err: unknown) => {
+    forget();
+    throw err;
+  });
+}
 
 function seg(value: string | number): string {
   return encodeURIComponent(String(value));
