@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiRequest, ApiResponse } from './http.js';
 import { isFormRequest, jsonResponse } from './http.js';
-import type { TokenTable } from './state.js';
+import type { Json } from './json.js';
+import type { TokenTable, Variants } from './state.js';
 
 /** Token lifetimes in seconds. */
 export interface TokenLifetimes {
@@ -22,6 +23,8 @@ export interface TokenDialect {
   /** Whether the user still exists (a refresh for a deleted user fails). */
   readonly userExists: (username: string) => boolean;
   readonly tokenError: (code: TokenErrorCode, description: string) => ApiResponse;
+  /** How token answers spell `token_type` and `expires_in`, and whether they carry a refresh token. */
+  readonly variants: Pick<Variants, 'tokens.type' | 'tokens.expiresIn' | 'tokens.refresh'>;
 }
 
 function newToken(): string {
@@ -31,15 +34,33 @@ function newToken(): string {
 function issue(d: TokenDialect, username: string): ApiResponse {
   const now = d.now();
   const access = newToken();
-  const refresh = newToken();
   d.tokens.set(access, { kind: 'access', username, expiresAt: now + d.lifetimes.accessSeconds * 1000, revoked: false });
-  d.tokens.set(refresh, { kind: 'refresh', username, expiresAt: now + d.lifetimes.refreshSeconds * 1000, revoked: false });
-  return jsonResponse(200, {
-    access_token: access,
-    token_type: 'bearer',
-    expires_in: Math.round(d.lifetimes.accessSeconds),
-    refresh_token: refresh,
-  });
+  const body: Record<string, Json> = { access_token: access };
+  const type = d.variants['tokens.type'];
+  if (type !== 'absent') body.token_type = type;
+  const seconds = Math.round(d.lifetimes.accessSeconds);
+  const expiresIn = d.variants['tokens.expiresIn'];
+  switch (expiresIn) {
+    case 'number':
+      body.expires_in = seconds;
+      break;
+    case 'string':
+      body.expires_in = String(seconds);
+      break;
+    case 'absent':
+      break;
+    default: {
+      const never: never = expiresIn;
+      throw new Error(`unknown expiresIn form ${String(never)}`);
+    }
+  }
+  // Without refresh tokens, a client signs in again when its access token runs out.
+  if (d.variants['tokens.refresh'] === 'rotate') {
+    const refresh = newToken();
+    d.tokens.set(refresh, { kind: 'refresh', username, expiresAt: now + d.lifetimes.refreshSeconds * 1000, revoked: false });
+    body.refresh_token = refresh;
+  }
+  return jsonResponse(200, body);
 }
 
 /** POST /token: `password` and `refresh_token` grants; a refresh rotates both tokens. */

@@ -1,6 +1,7 @@
 import type { TokenDialect, TokenErrorCode, TokenLifetimes } from './auth.js';
 import { checkBearer, handleTokenGrant, revokeToken } from './auth.js';
 import { recordAudit, parseAuditQuery, runAuditQuery } from './audit.js';
+import { decodeAcl, decodeTask, encodeAcl, encodeObjectId, encodeValue, withDecodeErrors } from './automation-wire.js';
 import { exportConfig, importConfig } from './config-xml.js';
 import type { ApiRequest, ApiResponse, FieldError, Params, Route } from './http.js';
 import { automationError, emptyResponse, isFormRequest, isJsonRequest, jsonResponse, matchRoute, parseJsonBody } from './http.js';
@@ -8,14 +9,12 @@ import type { Json, JsonObject } from './json.js';
 import { isJsonObject, showRejected } from './json.js';
 import type { AutomationListQuery } from './paging.js';
 import { automationPage, compareText, matchesNameMask, parseAutomationListQuery, pickFields } from './paging.js';
-import type { AclPermission, AclRecord, AutomationState, AutomationUser, EmulatorState, HostRecord, Profile } from './state.js';
+import type { AclPermission, AclRecord, AutomationState, AutomationUser, EmulatorState, HostRecord, Variants } from './state.js';
 import { ACL_PERMISSION_KEYS, allocateId, nowMs } from './state.js';
 import type { TaskRights } from './task-view.js';
 import { renderTask } from './task-view.js';
 import { normalizeTask, orderTaskKeys } from './validate-task.js';
-
-/** `appVersion` of GET /info per profile. */
-export const AUTOMATION_VERSIONS: Readonly<Record<Profile, string>> = { current: '2025.1.0', legacy: '2020.1.0' };
+import { NAMED_SETS } from './variants.js';
 
 export interface AutomationRuntime {
   readonly state: EmulatorState;
@@ -26,7 +25,8 @@ interface Ctx {
   readonly req: ApiRequest;
   readonly rt: AutomationRuntime;
   readonly a: AutomationState;
-  readonly profile: Profile;
+  /** The readings the answers are encoded in and bodies decoded from. */
+  readonly v: Variants;
   readonly caller: AutomationUser;
 }
 
@@ -45,6 +45,7 @@ function tokenDialect(rt: AutomationRuntime): TokenDialect {
     verifyPassword: (username, password) => a.users.find((u) => u.Username.toLowerCase() === username.toLowerCase() && u.Password === password)?.Username,
     userExists: (username) => a.users.some((u) => u.Username === username),
     tokenError,
+    variants: rt.state.variants,
   };
 }
 
@@ -71,7 +72,7 @@ export function handleAutomation(req: ApiRequest, rt: AutomationRuntime): ApiRes
     case 'method-not-allowed':
       return err(405, `${req.method} is not supported on ${req.path}`);
     case 'found':
-      return match.route.handle({ req, rt, a, profile: rt.state.profile, caller }, match.params);
+      return match.route.handle({ req, rt, a, v: rt.state.variants, caller }, match.params);
     default: {
       const never: never = match;
       throw new Error(`unknown match ${JSON.stringify(never)}`);
@@ -155,23 +156,23 @@ function listResponse<T>(c: Ctx, items: readonly T[], nameOf: (t: T) => string, 
     .map((item) => ({ item, name: nameOf(item) }))
     .filter((h) => mask === undefined || matchesNameMask(h.name, mask))
     .sort((x, y) => compareText(x.name, y.name));
-  return jsonResponse(200, automationPage(hits.map((h) => render(h.item, q.value)), q.value, sortField));
+  return jsonResponse(200, automationPage(hits.map((h) => render(h.item, q.value)), q.value, sortField, c.v['automation.envelope']));
 }
 
 function simpleList(c: Ctx, items: readonly JsonObject[]): ApiResponse {
-  return listResponse(c, items, (i) => String(i.Name ?? ''), (i, q) => pickFields(i, q.fields));
+  return listResponse(c, items, (i) => String(i.Name ?? ''), (i, q) => pickFields(encodeObjectId(i, c.v), q.fields));
 }
 
-function simpleGet(items: readonly JsonObject[], id: string, what: string): ApiResponse {
+function simpleGet(c: Ctx, items: readonly JsonObject[], id: string, what: string): ApiResponse {
   const found = items.find((i) => i.ID === id);
-  return found ? jsonResponse(200, found) : err(404, `no ${what} has ID ${id}`);
+  return found ? jsonResponse(200, encodeObjectId(found, c.v)) : err(404, `no ${what} has ID ${id}`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Tasks
 
 function viewTask(c: Ctx, task: JsonObject): JsonObject {
-  return renderTask(task, c.profile, taskAccess(c.a, c.caller, task));
+  return renderTask(task, c.v, taskAccess(c.a, c.caller, task));
 }
 
 function findVisibleTask(c: Ctx, id: string): JsonObject | undefined {
@@ -193,11 +194,36 @@ function nameTaken(c: Ctx, name: string, exceptId?: string): boolean {
   return c.a.tasks.some((t) => t.ID !== exceptId && sameName(t.Name, name));
 }
 
-function createTask(c: Ctx): ApiResponse {
+/** The answer to a task write in the `automation.taskAnswer` reading: the task, `{ID}` or no body (a PUT then answers 204). */
+function taskAnswer(c: Ctx, status: 200 | 201, task: JsonObject): ApiResponse {
+  const form = c.v['automation.taskAnswer'];
+  switch (form) {
+    case 'task':
+      return jsonResponse(status, viewTask(c, task));
+    case 'id':
+      return jsonResponse(status, { ID: encodeValue('id', task.ID ?? '', c.v) });
+    case 'empty':
+      return emptyResponse(status === 201 ? 201 : 204);
+    default: {
+      const never: never = form;
+      throw new Error(`unknown taskAnswer form ${String(never)}`);
+    }
+  }
+}
+
+/** A task body decoded from the variants' forms and checked, or the 422 to answer. */
+function readTaskBody(c: Ctx, mode: 'create' | 'update', existing?: JsonObject): { ok: true; task: JsonObject } | { ok: false; response: ApiResponse } {
   const body = jsonBody(c);
-  if (!body.ok) return body.response;
-  const checked = normalizeTask(body.value, { state: c.a, profile: c.profile, mode: 'create' });
-  if (!checked.ok) return invalid(checked.errors);
+  if (!body.ok) return body;
+  const decoded = decodeTask(body.value, c.v);
+  const checked = normalizeTask(decoded.value, { state: c.a, variants: c.v, mode, ...(existing ? { existing } : {}) });
+  if (checked.ok && decoded.errors.length === 0) return checked;
+  return { ok: false, response: invalid(withDecodeErrors(decoded.errors, checked.ok ? [] : checked.errors)) };
+}
+
+function createTask(c: Ctx): ApiResponse {
+  const checked = readTaskBody(c, 'create');
+  if (!checked.ok) return checked.response;
   const groups = checked.task.Group as string[];
   if (!c.caller.IsAdmin) {
     if (groups.length === 0) return invalid([{ field: 'Group', rejected: '', message: 'a non-admin caller must name the resource groups of the task' }]);
@@ -209,7 +235,7 @@ function createTask(c: Ctx): ApiResponse {
   const task = orderTaskKeys({ ...checked.task, ID: allocateId(c.a) });
   c.a.tasks.push(task);
   audit(c, 'Add', 'Task', String(task.ID), name);
-  return jsonResponse(201, viewTask(c, task));
+  return taskAnswer(c, 201, task);
 }
 
 function updateTask(c: Ctx, p: Params): ApiResponse {
@@ -217,16 +243,14 @@ function updateTask(c: Ctx, p: Params): ApiResponse {
   const existing = findVisibleTask(c, id);
   if (!existing) return err(404, `no task has ID ${id}`);
   if (!taskAccess(c.a, c.caller, existing).edit) return err(403, `you may not edit task ${String(existing.Name)} (needs TaskEditExisting)`);
-  const body = jsonBody(c);
-  if (!body.ok) return body.response;
-  const checked = normalizeTask(body.value, { state: c.a, profile: c.profile, mode: 'update', existing });
-  if (!checked.ok) return invalid(checked.errors);
+  const checked = readTaskBody(c, 'update', existing);
+  if (!checked.ok) return checked.response;
   const name = String(checked.task.Name);
   if (nameTaken(c, name, id)) return err(409, `a task named ${name} already exists`);
   const task = orderTaskKeys({ ...checked.task, ID: id });
   c.a.tasks[c.a.tasks.indexOf(existing)] = task;
   audit(c, 'Edit', 'Task', id, name);
-  return jsonResponse(200, viewTask(c, task));
+  return taskAnswer(c, 200, task);
 }
 
 function deleteTask(c: Ctx, p: Params): ApiResponse {
@@ -281,18 +305,21 @@ function stopTask(c: Ctx, p: Params): ApiResponse {
 
 function listRunning(c: Ctx): ApiResponse {
   const runs = c.a.runs.filter((r) => r.Status === 'Running' && findVisibleTask(c, r.TaskID) !== undefined).sort((x, y) => compareText(x.TaskName, y.TaskName) || compareText(x.NominalStart, y.NominalStart));
-  return listResponse(c, runs, (r) => r.TaskName, (r, q) => pickFields({ ...r }, q.fields), 'name', 'TaskName');
+  return listResponse(c, runs, (r) => r.TaskName, (r, q) => pickFields({ ...r, TaskID: encodeValue('id', r.TaskID, c.v) }, q.fields), 'name', 'TaskName');
 }
 
 function schedulerStatus(c: Ctx): ApiResponse {
-  switch (c.profile) {
-    case 'current':
+  const form = c.v['automation.scheduler'];
+  switch (form) {
+    case 'enabled':
       return jsonResponse(200, { enabled: c.a.schedulerEnabled });
-    case 'legacy':
+    case 'Enabled':
       return jsonResponse(200, { Enabled: c.a.schedulerEnabled });
+    case 'status':
+      return jsonResponse(200, { status: c.a.schedulerEnabled ? 'running' : 'stopped' });
     default: {
-      const never: never = c.profile;
-      throw new Error(`unknown profile ${String(never)}`);
+      const never: never = form;
+      throw new Error(`unknown scheduler form ${String(never)}`);
     }
   }
 }
@@ -311,29 +338,30 @@ function setScheduler(c: Ctx, p: Params): ApiResponse {
 // Hosts, scripts, date lists, global parameters
 
 /** A host as REST shows it: every password field left out. */
-function renderHost(h: HostRecord): JsonObject {
+function renderHost(c: Ctx, h: HostRecord): JsonObject {
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(h.fields)) if (!/password$/i.test(k)) out[k] = v;
-  return out;
+  return encodeObjectId(out, c.v);
 }
 
 function listHosts(c: Ctx): ApiResponse {
   const type = c.req.query.get('type');
   const hosts = c.a.hosts.filter((h) => type === null || h.type.toLowerCase() === type.toLowerCase());
-  return listResponse(c, hosts, (h) => String(h.fields.Name ?? ''), (h, q) => ({ [h.type]: pickFields(renderHost(h), q.fields) }));
+  return listResponse(c, hosts, (h) => String(h.fields.Name ?? ''), (h, q) => ({ [h.type]: pickFields(renderHost(c, h), q.fields) }));
 }
 
 function getHost(c: Ctx, p: Params): ApiResponse {
   const h = c.a.hosts.find((x) => x.fields.ID === p.id);
   if (!h) return err(404, `no host has ID ${p.id!}`);
-  switch (c.profile) {
-    case 'current':
-      return jsonResponse(200, renderHost(h));
-    case 'legacy':
-      return jsonResponse(200, { [h.type]: renderHost(h) });
+  const form = c.v['automation.hostGet'];
+  switch (form) {
+    case 'flat':
+      return jsonResponse(200, renderHost(c, h));
+    case 'wrapped':
+      return jsonResponse(200, { [h.type]: renderHost(c, h) });
     default: {
-      const never: never = c.profile;
-      throw new Error(`unknown profile ${String(never)}`);
+      const never: never = form;
+      throw new Error(`unknown hostGet form ${String(never)}`);
     }
   }
 }
@@ -365,22 +393,22 @@ function groupMembers(c: Ctx): Map<string, JsonObject[]> {
   return members;
 }
 
-function renderResourceGroup(rg: JsonObject, members: Map<string, JsonObject[]>): JsonObject {
+function renderResourceGroup(c: Ctx, rg: JsonObject, members: Map<string, JsonObject[]>): JsonObject {
   const name = String(rg.Name);
   // groupMembers adds tasks, then hosts, then scripts: the order the members list has always had.
-  return { Name: name, Notes: rg.Notes ?? '', members: [...(members.get(name.toLowerCase()) ?? [])] };
+  return { Name: name, Notes: rg.Notes ?? '', members: (members.get(name.toLowerCase()) ?? []).map((m) => encodeObjectId(m, c.v)) };
 }
 
 function listResourceGroups(c: Ctx): ApiResponse {
   const groups = c.a.resourceGroups.filter((g) => visibleResourceGroup(c, String(g.Name)));
   const members = groupMembers(c);
-  return listResponse(c, groups, (g) => String(g.Name), (g, q) => pickFields(renderResourceGroup(g, members), q.fields));
+  return listResponse(c, groups, (g) => String(g.Name), (g, q) => pickFields(renderResourceGroup(c, g, members), q.fields));
 }
 
 function getResourceGroup(c: Ctx, p: Params): ApiResponse {
   const rg = c.a.resourceGroups.find((g) => sameName(g.Name, p.name!));
   if (!rg || !visibleResourceGroup(c, String(rg.Name))) return err(404, `no resource group is named ${p.name!}`);
-  return jsonResponse(200, renderResourceGroup(rg, groupMembers(c)));
+  return jsonResponse(200, renderResourceGroup(c, rg, groupMembers(c)));
 }
 
 function renderUserGroup(c: Ctx, g: JsonObject): JsonObject {
@@ -413,12 +441,21 @@ function listAcls(c: Ctx): ApiResponse {
   const q = parseAutomationListQuery(c.req.query);
   if (!q.ok) return invalid(q.errors);
   const sorted = [...acls].sort((x, y) => compareText(x.ResourceGroupName, y.ResourceGroupName) || compareText(x.UserGroupName, y.UserGroupName));
-  return jsonResponse(200, automationPage(sorted.map((x) => pickFields(x, q.value.fields)), q.value, 'ResourceGroupName'));
+  return jsonResponse(200, automationPage(sorted.map((x) => pickFields(encodeAcl(x, c.v), q.value.fields)), q.value, 'ResourceGroupName', c.v['automation.envelope']));
 }
 
 function getAcl(c: Ctx, p: Params): ApiResponse {
   const acl = c.a.acls.find((x) => x.ACLID === p.id);
-  return acl && visibleAcl(c, acl) ? jsonResponse(200, acl) : err(404, `no ACL has ID ${p.id!}`);
+  return acl && visibleAcl(c, acl) ? jsonResponse(200, encodeAcl(acl, c.v)) : err(404, `no ACL has ID ${p.id!}`);
+}
+
+/** An ACL body decoded from the variants' forms (with the errors of forms refused), or the error to answer. */
+function readAclBody(c: Ctx): { ok: true; value: JsonObject; refused: readonly FieldError[] } | { ok: false; response: ApiResponse } {
+  const body = jsonBody(c);
+  if (!body.ok) return body;
+  if (!isJsonObject(body.value)) return { ok: false, response: invalid([{ field: '', rejected: showRejected(body.value), message: 'the body must be an ACL object' }]) };
+  const decoded = decodeAcl(body.value, c.v);
+  return { ok: true, value: decoded.value, refused: decoded.errors };
 }
 
 /** Merge supplied permission keys over `base`, checking keys, 0/1 values and the edit/add rule. */
@@ -442,9 +479,8 @@ function mergePermissions(value: Json | undefined, base: Record<AclPermission, 0
 function createAcl(c: Ctx): ApiResponse {
   const denied = adminOnly(c, 'adding an ACL');
   if (denied) return denied;
-  const body = jsonBody(c);
+  const body = readAclBody(c);
   if (!body.ok) return body.response;
-  if (!isJsonObject(body.value)) return invalid([{ field: '', rejected: showRejected(body.value), message: 'the body must be an ACL object' }]);
   const b = body.value;
   const errors: FieldError[] = [];
   const rg = c.a.resourceGroups.find((g) => typeof b.ResourceGroupName === 'string' && sameName(g.Name, b.ResourceGroupName));
@@ -453,7 +489,7 @@ function createAcl(c: Ctx): ApiResponse {
   if (!ug) errors.push({ field: 'UserGroupName', rejected: showRejected(b.UserGroupName), message: 'no user group has this name' });
   const zero = Object.fromEntries(ACL_PERMISSION_KEYS.map((k) => [k, 0])) as Record<AclPermission, 0 | 1>;
   const perms = mergePermissions(b.Permissions, zero, errors);
-  if (errors.length > 0 || !rg || !ug) return invalid(errors);
+  if (errors.length > 0 || body.refused.length > 0 || !rg || !ug) return invalid(withDecodeErrors(body.refused, errors));
   const rgName = String(rg.Name);
   const ugName = String(ug.Name);
   if (c.a.acls.some((x) => sameName(x.ResourceGroupName, rgName) && sameName(x.UserGroupName, ugName))) {
@@ -462,7 +498,7 @@ function createAcl(c: Ctx): ApiResponse {
   const acl: AclRecord = { ACLID: allocateId(c.a), ResourceGroupName: rgName, UserGroupName: ugName, Permissions: perms };
   c.a.acls.push(acl);
   audit(c, 'Add', 'ACL', acl.ACLID);
-  return jsonResponse(201, acl);
+  return jsonResponse(201, encodeAcl(acl, c.v));
 }
 
 function updateAcl(c: Ctx, p: Params): ApiResponse {
@@ -470,9 +506,8 @@ function updateAcl(c: Ctx, p: Params): ApiResponse {
   if (denied) return denied;
   const acl = c.a.acls.find((x) => x.ACLID === p.id);
   if (!acl) return err(404, `no ACL has ID ${p.id!}`);
-  const body = jsonBody(c);
+  const body = readAclBody(c);
   if (!body.ok) return body.response;
-  if (!isJsonObject(body.value)) return invalid([{ field: '', rejected: showRejected(body.value), message: 'the body must be an ACL object' }]);
   const b = body.value;
   const errors: FieldError[] = [];
   for (const k of ['ACLID', 'UserGroupName', 'ResourceGroupName'] as const) {
@@ -482,10 +517,10 @@ function updateAcl(c: Ctx, p: Params): ApiResponse {
     if (!['ACLID', 'UserGroupName', 'ResourceGroupName', 'Permissions'].includes(k)) errors.push({ field: k, rejected: showRejected(b[k]), message: 'is not an ACL field' });
   }
   const perms = mergePermissions(b.Permissions, acl.Permissions, errors);
-  if (errors.length > 0) return invalid(errors);
+  if (errors.length > 0 || body.refused.length > 0) return invalid(withDecodeErrors(body.refused, errors));
   acl.Permissions = perms;
   audit(c, 'Edit', 'ACL', acl.ACLID);
-  return jsonResponse(200, acl);
+  return jsonResponse(200, encodeAcl(acl, c.v));
 }
 
 function deleteAcl(c: Ctx, p: Params): ApiResponse {
@@ -502,7 +537,7 @@ function deleteAcl(c: Ctx, p: Params): ApiResponse {
 // Info, config, reports
 
 function info(c: Ctx): ApiResponse {
-  const version = AUTOMATION_VERSIONS[c.profile];
+  const version = NAMED_SETS[c.rt.state.profile].details.appVersion;
   return jsonResponse(200, {
     appVersion: version,
     appBuildNumber: `${version}.7`,
@@ -518,7 +553,7 @@ function info(c: Ctx): ApiResponse {
 function getConfig(c: Ctx): ApiResponse {
   const denied = adminOnly(c, 'exporting the configuration');
   if (denied) return denied;
-  return { status: 200, body: exportConfig(c.a, AUTOMATION_VERSIONS[c.profile]), contentType: 'application/xml; charset=utf-8' };
+  return { status: 200, body: exportConfig(c.a, NAMED_SETS[c.rt.state.profile].details.appVersion), contentType: 'application/xml; charset=utf-8' };
 }
 
 function putConfig(c: Ctx): ApiResponse {
@@ -526,7 +561,7 @@ function putConfig(c: Ctx): ApiResponse {
   if (denied) return denied;
   const type = (c.req.headers['content-type'] ?? '').toLowerCase();
   if (!type.startsWith('application/xml') && !type.startsWith('text/xml')) return err(415, 'the configuration is imported as application/xml');
-  const imported = importConfig(c.req.body.toString('utf8'), c.profile);
+  const imported = importConfig(c.req.body.toString('utf8'), c.v['automation.hostType']);
   if (!imported.ok) return invalid(imported.errors);
   // Ids never count backwards, so an object created before a restore never shares an id with a later one.
   Object.assign(c.a, imported.config, { nextId: Math.max(c.a.nextId, imported.config.nextId) });
@@ -540,7 +575,8 @@ function auditReport(c: Ctx): ApiResponse {
   const q = parseAuditQuery(body.value);
   if (!q.ok) return invalid(q.errors);
   const records = c.caller.IsAdmin ? c.a.audit : c.a.audit.filter((r) => r.Username === c.caller.Username);
-  return jsonResponse(200, { items: runAuditQuery(records, q.value), sorting: [{ sortField: q.value.orderBy, sortDirection: q.value.descending ? 'desc' : 'asc' }] });
+  const items = runAuditQuery(records, q.value);
+  return jsonResponse(200, c.v['automation.envelope'] === 'bare' ? items : { items, sorting: [{ sortField: q.value.orderBy, sortDirection: q.value.descending ? 'desc' : 'asc' }] });
 }
 
 const ROUTES: readonly Route<Ctx>[] = [
@@ -560,13 +596,13 @@ const ROUTES: readonly Route<Ctx>[] = [
   { method: 'GET', pattern: '/hosts', handle: listHosts },
   { method: 'GET', pattern: '/hosts/:id', handle: getHost },
   { method: 'GET', pattern: '/customscripts', handle: (c) => simpleList(c, c.a.customScripts) },
-  { method: 'GET', pattern: '/customscripts/:id', handle: (c, p) => simpleGet(c.a.customScripts, p.id!, 'custom script') },
+  { method: 'GET', pattern: '/customscripts/:id', handle: (c, p) => simpleGet(c, c.a.customScripts, p.id!, 'custom script') },
   { method: 'GET', pattern: '/standardscripts', handle: (c) => simpleList(c, c.a.standardScripts) },
-  { method: 'GET', pattern: '/standardscripts/:id', handle: (c, p) => simpleGet(c.a.standardScripts, p.id!, 'standard script') },
+  { method: 'GET', pattern: '/standardscripts/:id', handle: (c, p) => simpleGet(c, c.a.standardScripts, p.id!, 'standard script') },
   { method: 'GET', pattern: '/datelists', handle: (c) => simpleList(c, c.a.dateLists) },
-  { method: 'GET', pattern: '/datelists/:id', handle: (c, p) => simpleGet(c.a.dateLists, p.id!, 'date list') },
+  { method: 'GET', pattern: '/datelists/:id', handle: (c, p) => simpleGet(c, c.a.dateLists, p.id!, 'date list') },
   { method: 'GET', pattern: '/globalparameters', handle: (c) => simpleList(c, c.a.globalParameters) },
-  { method: 'GET', pattern: '/globalparameters/:id', handle: (c, p) => simpleGet(c.a.globalParameters, p.id!, 'global parameter') },
+  { method: 'GET', pattern: '/globalparameters/:id', handle: (c, p) => simpleGet(c, c.a.globalParameters, p.id!, 'global parameter') },
   { method: 'GET', pattern: '/resourcegroups/acls', handle: listAcls },
   { method: 'POST', pattern: '/resourcegroups/acls', handle: createAcl },
   { method: 'GET', pattern: '/resourcegroups/acls/:id', handle: getAcl },

@@ -2,7 +2,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { FieldError } from './http.js';
 import type { Json, JsonObject } from './json.js';
 import { isJsonObject } from './json.js';
-import type { AclRecord, AutomationState, AutomationUser, HostRecord, HostType, Profile } from './state.js';
+import type { AclRecord, AutomationState, AutomationUser, HostRecord, HostType, Variants } from './state.js';
 import { ACL_PERMISSION_KEYS } from './state.js';
 import { hostTypesFor, isStepKind, orderTaskKeys } from './validate-task.js';
 import { decodeXmlEntities } from '../xml-entities.js';
@@ -388,7 +388,7 @@ const SECTIONS: Readonly<Record<string, string | null>> = {
   Tasks: 'Task',
 };
 
-function readConfig(xml: string, profile: Profile): AutomationConfig {
+function readConfig(xml: string, xferType: Variants['automation.hostType']): AutomationConfig {
   const parser = new XMLParser({
     preserveOrder: true,
     ignoreAttributes: false,
@@ -409,7 +409,7 @@ function readConfig(xml: string, profile: Profile): AutomationConfig {
   const rootAttrs = attrsOf(root);
   const sections = new Map<string, JsonObject[]>();
   const hosts: HostRecord[] = [];
-  const allowedHostTypes = hostTypesFor(profile) as string[];
+  const allowedHostTypes = hostTypesFor(xferType) as string[];
   for (const sec of elementChildren(root)) {
     const tag = tagOf(sec)!;
     if (!(tag in SECTIONS)) throw new ImportError(`<${tag}> is not a section of <${CONFIG_ROOT}> (${Object.keys(SECTIONS).join(', ')})`);
@@ -476,13 +476,13 @@ function readConfig(xml: string, profile: Profile): AutomationConfig {
 }
 
 /** PUT /config: the configuration in the XML, or 422 errors (malformed XML, unknown elements, missing ids). */
-export function importConfig(xml: string, profile: Profile): { ok: true; config: AutomationConfig } | { ok: false; errors: FieldError[] } {
+export function importConfig(xml: string, xferType: Variants['automation.hostType']): { ok: true; config: AutomationConfig } | { ok: false; errors: FieldError[] } {
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
     return { ok: false, errors: [{ field: 'xmlConfig', rejected: `line ${valid.err.line}, column ${valid.err.col}`, message: `malformed XML: ${valid.err.msg}` }] };
   }
   try {
-    return { ok: true, config: readConfig(xml, profile) };
+    return { ok: true, config: readConfig(xml, xferType) };
   } catch (err) {
     if (err instanceof ImportError) return { ok: false, errors: [{ field: 'xmlConfig', rejected: '', message: err.message }] };
     throw err;

@@ -4,11 +4,15 @@ import type { EmulatorSeed } from './seed.js';
 import { createState } from './seed.js';
 import type { RequestRecord } from './server.js';
 import { createEmulatorServer } from './server.js';
-import type { EmulatorState, Profile } from './state.js';
+import type { EmulatorState } from './state.js';
+import type { Profile, Variants } from './variants.js';
+import { resolveVariants } from './variants.js';
 
 export type { EmulatorSeed, AutomationSeed, TransferSeed, FolderSeed, FolderAclSeed, AutomationUserSeed, TransferUserSeed, TransferGroupSeed } from './seed.js';
 export { loadSeedFile, DEFAULT_AUTOMATION_ADMIN, DEFAULT_TRANSFER_ADMIN } from './seed.js';
-export type { EmulatorState, Profile } from './state.js';
+export type { EmulatorState } from './state.js';
+export type { Profile, Variants, VariantName, VariantSwitch, NamedSet, ProfileDetails } from './variants.js';
+export { VARIANT_SWITCHES, VARIANT_NAMES, NAMED_SETS, PROFILES, resolveVariants, parseVariantAssignments, describeVariants } from './variants.js';
 export type { RequestRecord, RequestCounts, FaultKind, ServiceName } from './server.js';
 export { countRequests } from './server.js';
 
@@ -25,7 +29,10 @@ export interface EmulatorOptions {
   slowResponseMs?: number;
   /** PRNG seed so fault sequences replay; default 1. */
   faultSeed?: number;
+  /** The named set of switches: `current` (default), `legacy` or `divergent` (see docs/server-variants.md). */
   profile?: Profile;
+  /** Switches of the register set one by one; they win over the profile's. */
+  variants?: Partial<Variants>;
   /** Access-token lifetime of both services, default 300. */
   accessTtlSeconds?: number;
   /** Refresh-token lifetime of both services, default 900. */
@@ -35,7 +42,7 @@ export interface EmulatorOptions {
 export interface RunningEmulator {
   /** http://127.0.0.1:PORT */
   readonly url: string;
-  /** url + '/automation'; the API is below it at /api/v1 (legacy: /webadmin/api/v1). */
+  /** url + '/automation'; the API is below it at /api/v1 (`automation.basePath=webadmin`: /webadmin/api/v1). */
   readonly automationUrl: string;
   /** url + '/transfer'; the API is below it at /api/v1. */
   readonly transferUrl: string;
@@ -69,9 +76,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   check(Number.isFinite(latencyMs) && latencyMs >= 0, `latency must be 0 or more milliseconds, not ${latencyMs}`);
   check(Number.isFinite(faultRate) && faultRate >= 0 && faultRate <= 1, `fault rate must be from 0 to 1, not ${faultRate}`);
   check(Number.isFinite(slowResponseMs) && slowResponseMs >= 0, `slow response must be 0 or more milliseconds, not ${slowResponseMs}`);
-  check(profile === 'current' || profile === 'legacy', `profile must be current or legacy, not ${String(profile)}`);
   check(access > 0 && refresh > 0, 'token lifetimes must be positive');
-  const state = createState(options.seed, profile);
+  // A ConfigError naming the known profiles, switches or readings.
+  const variants = resolveVariants(profile, options.variants ?? {});
+  const state = createState(options.seed, profile, variants);
   let urls = { url: '', automationUrl: '', transferUrl: '' };
   const config = {
     state,

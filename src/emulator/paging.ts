@@ -1,6 +1,6 @@
 import type { FieldError } from './http.js';
 import type { Json, JsonObject } from './json.js';
-import type { Profile } from './state.js';
+import type { Variants } from './state.js';
 
 /** Page size when only `page` is given (automation §8 says "not shown"; 25 like the transfer service). */
 export const DEFAULT_PAGE_SIZE = 25;
@@ -85,10 +85,11 @@ export function compareText(a: string, b: string): number {
   return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The automation list envelope for one page; a page past the end holds no items. */
-export function automationPage(items: readonly Json[], q: AutomationListQuery, sortField: string): JsonObject {
+/** One page of an automation list in the `automation.envelope` reading; a page past the end holds no items. */
+export function automationPage(items: readonly Json[], q: AutomationListQuery, sortField: string, envelope: Variants['automation.envelope']): Json {
   const start = (q.page - 1) * q.perPage;
   const pageItems = start >= items.length ? [] : items.slice(start, start + q.perPage);
+  if (envelope === 'bare') return pageItems;
   return {
     items: pageItems,
     paging: { page: q.page, perPage: q.perPage, totalItems: items.length, totalPages: Math.ceil(items.length / q.perPage) },
@@ -138,23 +139,25 @@ export function parseTransferListQuery(
 }
 
 /**
- * The transfer list envelope: `paging` on `current`, the flat `{currentPage, itemsPerPage}` on
- * `legacy`. `undefined` means the legacy "page past the end answers 404" case.
+ * The transfer list envelope in the `transfer.envelope` reading: `{items, paging, sorting}` or the
+ * flat `{items, currentPage, totalItems, itemsPerPage, sorting}`. `undefined` means "a page past the
+ * end answers 404" (`transfer.pastLastPage=404`).
  */
-export function transferPage(items: readonly Json[], q: TransferListQuery, profile: Profile): JsonObject | undefined {
+export function transferPage(items: readonly Json[], q: TransferListQuery, v: Variants): JsonObject | undefined {
   const totalPages = Math.ceil(items.length / q.perPage);
+  if (v['transfer.pastLastPage'] === '404' && q.page > 1 && q.page > totalPages) return undefined;
   const start = (q.page - 1) * q.perPage;
   const pageItems = start >= items.length ? [] : items.slice(start, start + q.perPage);
   const sorting = [{ sortField: q.sortField, sortDirection: q.sortDirection }];
-  switch (profile) {
-    case 'current':
+  const envelope = v['transfer.envelope'];
+  switch (envelope) {
+    case 'paging':
       return { items: pageItems, paging: { page: q.page, perPage: q.perPage, totalItems: items.length, totalPages }, sorting };
-    case 'legacy':
-      if (q.page > 1 && q.page > totalPages) return undefined;
+    case 'flat':
       return { items: pageItems, currentPage: q.page, totalItems: items.length, itemsPerPage: q.perPage, sorting };
     default: {
-      const never: never = profile;
-      throw new Error(`unknown profile ${String(never)}`);
+      const never: never = envelope;
+      throw new Error(`unknown transfer envelope ${String(never)}`);
     }
   }
 }

@@ -18,10 +18,12 @@ import type {
   TransferPermission,
   TransferState,
   TransferUser,
+  Variants,
 } from './state.js';
 import { ACL_PERMISSION_KEYS, FOLDER_PERMISSION_KEYS, HOST_TYPES, SHARE_PERMISSION_KEYS, TRANSFER_PERMISSIONS, xferHostType } from './state.js';
 import { folderDetailDefaults } from './transfer.js';
 import { forEachStep, normalizeTask, orderTaskKeys } from './validate-task.js';
+import { resolveVariants } from './variants.js';
 
 /** A login of the automation service in a seed. */
 export interface AutomationUserSeed {
@@ -162,12 +164,12 @@ function withId(a: AutomationState, o: JsonObject, what: string, seen: Set<strin
   return { ID: id, ...o };
 }
 
-/** Seeds may spell the transfer-server host type either way; the state uses the profile's. */
-function profileHostType(type: string, profile: Profile): string {
-  return type === 'siLock' || type === 'xferLock' ? xferHostType(profile) : type;
+/** Seeds may spell the transfer-server host type either way; the state uses `automation.hostType`'s. */
+function storedHostType(type: string, variants: Variants): string {
+  return type === 'siLock' || type === 'xferLock' ? xferHostType(variants) : type;
 }
 
-function buildAutomation(seed: AutomationSeed | undefined, profile: Profile): AutomationState {
+function buildAutomation(seed: AutomationSeed | undefined, variants: Variants): AutomationState {
   const s = seed ?? {};
   const a: AutomationState = {
     users: [],
@@ -224,7 +226,7 @@ function buildAutomation(seed: AutomationSeed | undefined, profile: Profile): Au
   const hostIds = new Set<string>();
   a.hosts = (s.hosts ?? []).map((wrapped, i): HostRecord => {
     const keys = Object.keys(wrapped);
-    const type = keys.length === 1 ? profileHostType(keys[0]!, profile) : '';
+    const type = keys.length === 1 ? storedHostType(keys[0]!, variants) : '';
     const body = keys.length === 1 ? wrapped[keys[0]!] : undefined;
     if (!(HOST_TYPES as readonly string[]).includes(type) || !isJsonObject(body)) fail(`automation.hosts[${i}] must be {"<host type>": {...}} with a type of ${HOST_TYPES.join(', ')}`);
     if (typeof body.Name !== 'string' || body.Name === '') fail(`automation.hosts[${i}] needs a Name`);
@@ -265,9 +267,9 @@ function buildAutomation(seed: AutomationSeed | undefined, profile: Profile): Au
   a.tasks = seeded.map((raw) => {
     const body = cloneJson(raw);
     forEachStep(body, (b) => {
-      if (typeof b.Type === 'string') b.Type = profileHostType(b.Type, profile);
+      if (typeof b.Type === 'string') b.Type = storedHostType(b.Type, variants);
     });
-    const checked = normalizeTask(body, { state: a, profile, mode: 'seed' });
+    const checked = normalizeTask(body, { state: a, variants, mode: 'seed' });
     if (!checked.ok) fail(`task ${String(raw.Name)}: ${checked.errors.map((e) => `${e.field}: ${e.message}${e.rejected ? ` (${e.rejected})` : ''}`).join('; ')}`);
     return orderTaskKeys({ ...checked.task, ID: raw.ID! });
   });
@@ -401,11 +403,12 @@ function newFolder(id: number, parentId: number, name: string, path: string, fol
 }
 
 /** A fresh state from a seed (or the empty state with the admin users); a bad seed is a ConfigError. */
-export function createState(seed: EmulatorSeed | undefined, profile: Profile): EmulatorState {
+export function createState(seed: EmulatorSeed | undefined, profile: Profile, variants: Variants = resolveVariants(profile)): EmulatorState {
   return {
     profile,
+    variants,
     clockOffsetMs: 0,
-    automation: buildAutomation(seed?.automation, profile),
+    automation: buildAutomation(seed?.automation, variants),
     transfer: buildTransfer(seed?.transfer),
   };
 }

@@ -5,7 +5,7 @@ import type { TokenLifetimes } from './auth.js';
 import { handleAutomation } from './automation.js';
 import type { ApiRequest, ApiResponse } from './http.js';
 import { automationError, jsonResponse, transferError } from './http.js';
-import type { EmulatorState, Profile } from './state.js';
+import type { EmulatorState, Variants } from './state.js';
 import { handleTransfer } from './transfer.js';
 
 /** Which server a request was for; `other` is anything outside both services and the control API. */
@@ -88,17 +88,18 @@ export interface ServerConfig {
   readonly urls: () => { url: string; automationUrl: string; transferUrl: string };
 }
 
-/** The base path of each service's `/api/v1` on this profile. */
-export function apiBase(service: 'automation' | 'transfer', profile: Profile): string {
+/** The base path of each service's `/api/v1` (automation: `automation.basePath`). */
+export function apiBase(service: 'automation' | 'transfer', v: Variants): string {
   if (service === 'transfer') return '/transfer/api/v1';
-  switch (profile) {
-    case 'current':
+  const base = v['automation.basePath'];
+  switch (base) {
+    case 'api':
       return '/automation/api/v1';
-    case 'legacy':
+    case 'webadmin':
       return '/automation/webadmin/api/v1';
     default: {
-      const never: never = profile;
-      throw new Error(`unknown profile ${String(never)}`);
+      const never: never = base;
+      throw new Error(`unknown base path ${String(never)}`);
     }
   }
 }
@@ -152,7 +153,7 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
 
   function control(method: string, path: string, res: ServerResponse): void {
     if (method === 'GET' && path === '/_emulator/health') {
-      return send(res, jsonResponse(200, { status: 'ok', profile: cfg.state.profile, ...cfg.urls() }));
+      return send(res, jsonResponse(200, { status: 'ok', profile: cfg.state.profile, variants: cfg.state.variants, ...cfg.urls() }));
     }
     if (method === 'GET' && path === '/_emulator/requests') {
       return send(res, jsonResponse(200, { requests: log, counts: countRequests(log) }));
@@ -172,13 +173,13 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
       await readBody(req);
       return control(method, path, res);
     }
-    const profile = cfg.state.profile;
+    const variants = cfg.state.variants;
     let service: ServiceName = 'other';
     let sub = '';
     for (const s of ['automation', 'transfer'] as const) {
       if (path === `/${s}` || path.startsWith(`/${s}/`)) {
         service = s;
-        const base = apiBase(s, profile);
+        const base = apiBase(s, variants);
         sub = path.startsWith(`${base}/`) ? path.slice(base.length) : '';
       }
     }
@@ -206,7 +207,7 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
     }
     let response: ApiResponse;
     if (body === undefined) response = errorOf(413, `the request body is larger than ${MAX_BODY} bytes`);
-    else if (service === 'other' || sub === '') response = jsonResponse(404, { title: 'Not Found', detail: `nothing is served at ${path}; the services are under ${apiBase('automation', profile)} and ${apiBase('transfer', profile)}` });
+    else if (service === 'other' || sub === '') response = jsonResponse(404, { title: 'Not Found', detail: `nothing is served at ${path}; the services are under ${apiBase('automation', variants)} and ${apiBase('transfer', variants)}` });
     else {
       const apiReq: ApiRequest = { method, path: sub, query: url.searchParams, headers: req.headers, body, remoteAddress: req.socket.remoteAddress ?? '127.0.0.1' };
       try {

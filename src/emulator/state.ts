@@ -1,7 +1,7 @@
 import type { JsonObject } from './json.js';
+import type { Profile, Variants } from './variants.js';
 
-/** Which release's wire variants the emulator speaks (gaps.md: first form = `current`). */
-export type Profile = 'current' | 'legacy';
+export type { Profile, Variants } from './variants.js';
 
 /** A bearer or refresh token the emulator issued. */
 export interface TokenRecord {
@@ -29,7 +29,7 @@ export interface AutomationUser extends JsonObject {
   MemberOf: string[];
 }
 
-/** Host type keys of the hosts list; `siLock` (current) / `xferLock` (legacy) is the transfer server. */
+/** Host type keys of the hosts list; `siLock` / `xferLock` (variant `automation.hostType`) is the transfer server. */
 export const HOST_TYPES = [
   'siLock',
   'xferLock',
@@ -198,7 +198,10 @@ export interface TransferState {
 
 /** The whole emulator state; tests may read and mutate it directly. */
 export interface EmulatorState {
+  /** The named set the emulator was started with (its release details: see `NAMED_SETS`). */
   readonly profile: Profile;
+  /** The reading of every switch of the register: the profile's, overridden by `variants`. */
+  readonly variants: Variants;
   /** Added to the wall clock for token expiry and timestamps: raise it to move time forward. */
   clockOffsetMs: number;
   automation: AutomationState;
@@ -209,18 +212,9 @@ export function nowMs(state: EmulatorState): number {
   return Date.now() + state.clockOffsetMs;
 }
 
-/** The profile's name for the transfer-server host type. */
-export function xferHostType(profile: Profile): HostType {
-  switch (profile) {
-    case 'current':
-      return 'siLock';
-    case 'legacy':
-      return 'xferLock';
-    default: {
-      const never: never = profile;
-      throw new Error(`unknown profile ${String(never)}`);
-    }
-  }
+/** The transfer-server host type as the `automation.hostType` variant spells it. */
+export function xferHostType(variants: Variants): HostType {
+  return variants['automation.hostType'];
 }
 
 /** Allocate the next automation object id. */

@@ -6,8 +6,10 @@ import type { Json, JsonObject } from './json.js';
 import { isJsonObject, showRejected } from './json.js';
 import type { TransferListQuery } from './paging.js';
 import { compareText, matchesGlob, parseTransferListQuery, transferPage } from './paging.js';
-import type { EmulatorState, FolderAclEntry, FolderPermissions, Profile, TransferFolder, TransferState, TransferUser } from './state.js';
+import type { EmulatorState, FolderAclEntry, FolderPermissions, TransferFolder, TransferState, TransferUser, Variants } from './state.js';
 import { FOLDER_PERMISSION_KEYS, SHARE_PERMISSION_KEYS, nowMs } from './state.js';
+import { decodeEntryType, decodePermission, encodeEntry, encodeFolderPath, encodeTransferId, folderPathMatches, permissionForms, shownEntryName } from './transfer-wire.js';
+import { NAMED_SETS } from './variants.js';
 
 export interface TransferRuntime {
   readonly state: EmulatorState;
@@ -18,7 +20,8 @@ interface Ctx {
   readonly req: ApiRequest;
   readonly rt: TransferRuntime;
   readonly t: TransferState;
-  readonly profile: Profile;
+  /** The readings the answers are encoded in and bodies decoded from. */
+  readonly v: Variants;
   readonly caller: TransferUser;
 }
 
@@ -40,6 +43,7 @@ function tokenDialect(rt: TransferRuntime): TokenDialect {
     verifyPassword: (username, password) => t.users.find((u) => u.username.toLowerCase() === username.toLowerCase() && u.password === password)?.username,
     userExists: (username) => t.users.some((u) => u.username === username),
     tokenError,
+    variants: rt.state.variants,
   };
 }
 
@@ -69,7 +73,7 @@ export function handleTransfer(req: ApiRequest, rt: TransferRuntime): ApiRespons
     case 'method-not-allowed':
       return err(405, `${req.method} is not supported on ${req.path}`);
     case 'found':
-      return match.route.handle({ req, rt, t, profile: rt.state.profile, caller }, match.params);
+      return match.route.handle({ req, rt, t, v: rt.state.variants, caller }, match.params);
     default: {
       const never: never = match;
       throw new Error(`unknown match ${JSON.stringify(never)}`);
@@ -112,26 +116,13 @@ function canSee(c: Ctx, f: TransferFolder): boolean {
   return effectivePermissions(c.t, c.caller, f).listFiles;
 }
 
-function folderId(c: Ctx, id: number): Json {
-  switch (c.profile) {
-    case 'current':
-      return id;
-    case 'legacy':
-      return String(id);
-    default: {
-      const never: never = c.profile;
-      throw new Error(`unknown profile ${String(never)}`);
-    }
-  }
-}
-
 /** FolderDetailsModel of a folder for this caller. */
 function renderFolder(c: Ctx, f: TransferFolder): JsonObject {
   return {
-    id: folderId(c, f.id),
+    id: encodeTransferId(f.id, c.v),
     name: f.name,
-    path: f.path,
-    parentId: folderId(c, f.parentId),
+    path: encodeFolderPath(f.path, c.v),
+    parentId: encodeTransferId(f.parentId, c.v),
     folderType: f.folderType,
     ...f.details,
     owner: f.owner,
@@ -159,12 +150,12 @@ function invalid(errors: FieldError[]): ApiResponse {
   return err(422, errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
 }
 
-/** Sort, page and answer a list; a legacy page past the end is a 404. */
+/** Sort, page and answer a list; a page past the end is a 404 on `transfer.pastLastPage=404`. */
 function listResponse<T>(c: Ctx, items: readonly T[], sortFields: readonly string[], defaultSort: string, sortValue: (t: T, field: string) => string, render: (t: T) => Json): ApiResponse {
   const q = parseTransferListQuery(c.req.query, sortFields, defaultSort);
   if (!q.ok) return badQuery(q.errors);
   const sorted = sortItems(items, q.value, sortValue);
-  const page = transferPage(sorted.map(render), q.value, c.profile);
+  const page = transferPage(sorted.map(render), q.value, c.v);
   return page ? jsonResponse(200, page) : err(404, `page ${q.value.page} is past the last page`);
 }
 
@@ -226,7 +217,7 @@ function listGroups(c: Ctx): ApiResponse {
   if (!isUserAdmin(c.caller)) return err(403, 'listing groups requires the Admin or SysAdmin permission');
   const mask = c.req.query.get('name');
   const groups = c.t.groups.filter((g) => mask === null || matchesGlob(g.name, mask));
-  return listResponse(c, groups, ['name', 'id'], 'name', (g, f) => (f === 'id' ? String(g.id).padStart(12, '0') : g.name), (g) => ({ id: g.id, name: g.name, description: g.description, membersCount: g.members.length }));
+  return listResponse(c, groups, ['name', 'id'], 'name', (g, f) => (f === 'id' ? String(g.id).padStart(12, '0') : g.name), (g) => ({ id: encodeTransferId(g.id, c.v), name: g.name, description: g.description, membersCount: g.members.length }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -241,8 +232,8 @@ function folderSortValue(f: TransferFolder, field: string): string {
 function listFolders(c: Ctx): ApiResponse {
   const path = c.req.query.get('path');
   const name = c.req.query.get('name');
-  const folders = c.t.folders.filter((f) => canSee(c, f) && (path === null || matchesGlob(f.path, path)) && (name === null || matchesGlob(f.name, name)));
-  return listResponse(c, folders, FOLDER_SORTS, c.profile === 'legacy' ? 'Name' : 'Path', folderSortValue, (f) => renderFolder(c, f));
+  const folders = c.t.folders.filter((f) => canSee(c, f) && (path === null || folderPathMatches(f.path, path, c.v)) && (name === null || matchesGlob(f.name, name)));
+  return listResponse(c, folders, FOLDER_SORTS, NAMED_SETS[c.rt.state.profile].details.folderSort, folderSortValue, (f) => renderFolder(c, f));
 }
 
 function getFolder(c: Ctx, p: Params): ApiResponse {
@@ -291,7 +282,7 @@ function createSubfolder(c: Ctx, p: Params): ApiResponse {
     acl: copy ? parent.acl.map((e) => ({ ...structuredClone(e), isEditable: true, isDeletable: true })) : [],
   };
   c.t.folders.push(folder);
-  return jsonResponse(201, renderFolder(c, folder));
+  return c.v['transfer.folderAnswer'] === 'empty' ? emptyResponse(201) : jsonResponse(201, renderFolder(c, folder));
 }
 
 /**
@@ -361,28 +352,47 @@ function entryName(c: Ctx, e: FolderAclEntry): string {
   return c.t.groups.find((g) => String(g.id) === e.id)?.name ?? '';
 }
 
+/** The entry's `name` as answered (`transfer.aclName`); the lists sort by it. */
+function shownName(c: Ctx, e: FolderAclEntry): string | undefined {
+  const fullName = e.type === 'User' ? (c.t.users.find((u) => u.id === e.id)?.fullName ?? '') : entryName(c, e);
+  return shownEntryName({ name: entryName(c, e), fullName }, c.v);
+}
+
 function renderEntry(c: Ctx, e: FolderAclEntry): JsonObject {
-  return { type: e.type, id: e.id, name: entryName(c, e), permissions: structuredClone(e.permissions), isEditable: e.isEditable, isDeletable: e.isDeletable };
+  return encodeEntry(e, shownName(c, e), c.v);
 }
 
 function listAcl(c: Ctx, p: Params): ApiResponse {
   const f = visibleFolder(c, p.id!);
   if (!f) return folderForbidden(p.id!);
-  return listResponse(c, f.acl, ['name', 'type'], 'name', (e, field) => (field === 'type' ? e.type : entryName(c, e)), (e) => renderEntry(c, e));
+  return listResponse(c, f.acl, ['name', 'type'], 'name', (e, field) => (field === 'type' ? e.type : (shownName(c, e) ?? '')), (e) => renderEntry(c, e));
 }
 
-/** The whole entry list, answered by POST and PUT. */
-function wholeAcl(c: Ctx, f: TransferFolder): ApiResponse {
-  const sorted = [...f.acl].sort((x, y) => compareText(entryName(c, x), entryName(c, y)));
-  const q: TransferListQuery = { page: 1, perPage: Math.max(25, sorted.length), sortField: 'name', sortDirection: 'asc' };
-  return jsonResponse(200, transferPage(sorted.map((e) => renderEntry(c, e)), q, c.profile) ?? {});
+/** The answer to an entry write (`transfer.aclAnswer`): the whole entry list, the entry written, or no body. */
+function aclAnswer(c: Ctx, f: TransferFolder, written: FolderAclEntry): ApiResponse {
+  const form = c.v['transfer.aclAnswer'];
+  switch (form) {
+    case 'list': {
+      const sorted = [...f.acl].sort((x, y) => compareText(shownName(c, x) ?? '', shownName(c, y) ?? ''));
+      const q: TransferListQuery = { page: 1, perPage: Math.max(25, sorted.length), sortField: 'name', sortDirection: 'asc' };
+      return jsonResponse(200, transferPage(sorted.map((e) => renderEntry(c, e)), q, c.v) ?? {});
+    }
+    case 'entry':
+      return jsonResponse(200, renderEntry(c, written));
+    case 'empty':
+      return emptyResponse(200);
+    default: {
+      const never: never = form;
+      throw new Error(`unknown aclAnswer form ${String(never)}`);
+    }
+  }
 }
 
 /** Check `{type, id}` of an entry body: the principal must exist (else 422). */
 function readPrincipal(c: Ctx, b: JsonObject, errors: FieldError[]): { type: 'User' | 'Group'; id: string } | undefined {
-  const type = b.type;
-  if (type !== 'User' && type !== 'Group') {
-    errors.push({ field: 'type', rejected: showRejected(type), message: 'type must be User or Group' });
+  const type = decodeEntryType(b.type, c.v);
+  if (type === undefined) {
+    errors.push({ field: 'type', rejected: showRejected(b.type), message: c.v['transfer.entryType'] === 'lower' ? 'type must be User or Group (or user, group)' : 'type must be User or Group' });
     return undefined;
   }
   const rawId = b.id;
@@ -400,7 +410,7 @@ function readPrincipal(c: Ctx, b: JsonObject, errors: FieldError[]): { type: 'Us
 }
 
 /** Permissions of a body; missing ones count as false. */
-function readPermissions(value: Json | undefined, errors: FieldError[]): FolderPermissions {
+function readPermissions(c: Ctx, value: Json | undefined, errors: FieldError[]): FolderPermissions {
   const out = emptyPermissions();
   if (value === undefined) return out;
   if (!isJsonObject(value)) {
@@ -415,13 +425,19 @@ function readPermissions(value: Json | undefined, errors: FieldError[]): FolderP
       }
       for (const [sk, sv] of Object.entries(v)) {
         if (!(SHARE_PERMISSION_KEYS as readonly string[]).includes(sk)) errors.push({ field: `permissions.sharePermissions.${sk}`, rejected: showRejected(sv), message: `unknown share permission; one of ${SHARE_PERMISSION_KEYS.join(', ')}` });
-        else if (typeof sv !== 'boolean') errors.push({ field: `permissions.sharePermissions.${sk}`, rejected: showRejected(sv), message: 'must be true or false' });
-        else out.sharePermissions[sk as (typeof SHARE_PERMISSION_KEYS)[number]] = sv;
+        else {
+          const p = decodePermission(sv, c.v);
+          if (p === undefined) errors.push({ field: `permissions.sharePermissions.${sk}`, rejected: showRejected(sv), message: `must be ${permissionForms(c.v)}` });
+          else out.sharePermissions[sk as (typeof SHARE_PERMISSION_KEYS)[number]] = p;
+        }
       }
     } else if (!(FOLDER_PERMISSION_KEYS as readonly string[]).includes(k)) {
       errors.push({ field: `permissions.${k}`, rejected: showRejected(v), message: `unknown permission; one of ${FOLDER_PERMISSION_KEYS.join(', ')}, sharePermissions` });
-    } else if (typeof v !== 'boolean') errors.push({ field: `permissions.${k}`, rejected: showRejected(v), message: 'must be true or false' });
-    else out[k as (typeof FOLDER_PERMISSION_KEYS)[number]] = v;
+    } else {
+      const p = decodePermission(v, c.v);
+      if (p === undefined) errors.push({ field: `permissions.${k}`, rejected: showRejected(v), message: `must be ${permissionForms(c.v)}` });
+      else out[k as (typeof FOLDER_PERMISSION_KEYS)[number]] = p;
+    }
   }
   return out;
 }
@@ -452,14 +468,17 @@ function setEntry(c: Ctx, p: Params, extraKey: string): ApiResponse {
   const errors: FieldError[] = [];
   for (const k of Object.keys(b)) if (!['type', 'id', 'permissions', extraKey].includes(k)) errors.push({ field: k, rejected: showRejected(b[k]), message: `is not a field of this body (type, id, permissions, ${extraKey})` });
   const who = readPrincipal(c, b, errors);
-  const permissions = readPermissions(b.permissions, errors);
+  const permissions = readPermissions(c, b.permissions, errors);
   if (errors.length > 0 || !who) return invalid(errors);
-  const existing = f.acl.find((e) => e.type === who.type && e.id === who.id);
-  if (existing) {
-    if (!existing.isEditable) return err(403, `the entry of ${entryName(c, existing)} on ${f.path} cannot be changed`);
-    existing.permissions = permissions;
-  } else f.acl.push({ type: who.type, id: who.id, permissions, isEditable: true, isDeletable: true });
-  return wholeAcl(c, f);
+  let written = f.acl.find((e) => e.type === who.type && e.id === who.id);
+  if (written) {
+    if (!written.isEditable) return err(403, `the entry of ${entryName(c, written)} on ${f.path} cannot be changed`);
+    written.permissions = permissions;
+  } else {
+    written = { type: who.type, id: who.id, permissions, isEditable: true, isDeletable: true };
+    f.acl.push(written);
+  }
+  return aclAnswer(c, f, written);
 }
 
 function deleteEntry(c: Ctx, p: Params): ApiResponse {

@@ -1,8 +1,8 @@
 import type { FieldError } from './http.js';
 import type { Json, JsonObject } from './json.js';
 import { dropNulls, isJsonObject, showRejected } from './json.js';
-import type { AutomationState, HostRecord, HostType, Profile } from './state.js';
-import { HOST_TYPES, xferHostType } from './state.js';
+import type { AutomationState, HostRecord, HostType, Variants } from './state.js';
+import { HOST_TYPES } from './state.js';
 
 /** How one step field is checked. */
 export type FieldRule =
@@ -11,7 +11,7 @@ export type FieldRule =
   | { readonly kind: 'flag' }
   | { readonly kind: 'int'; readonly min: number; readonly max?: number }
   | { readonly kind: 'enum'; readonly values: readonly (string | number)[] }
-  /** A host type key, spelled as the profile spells the transfer-server type. */
+  /** A host type key, the transfer-server type spelled as `automation.hostType` says. */
   | { readonly kind: 'hostType' }
   | { readonly kind: 'criteria' };
 
@@ -47,12 +47,16 @@ export const SOURCE_FIELD_RULES: Readonly<Record<string, FieldRule>> = {
 };
 
 /** Known fields of the opaque step kinds; other keys are kept as sent. */
-const DESTINATION_FIELD_RULES: Readonly<Record<string, FieldRule>> = {
+export const DESTINATION_FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   ...SOURCE_FIELD_RULES,
   FileName: STRING,
   OverwriteOrig: FLAG,
 };
-const PROCESS_FIELD_RULES: Readonly<Record<string, FieldRule>> = { ID: STRING, Run: STRING, ScriptID: STRING, IsDest: int(0) };
+export const PROCESS_FIELD_RULES: Readonly<Record<string, FieldRule>> = { ID: STRING, Run: STRING, ScriptID: STRING, IsDest: int(0) };
+
+/** The 0/1 fields of a task and of a schedule (A §2.4a). */
+export const TASK_FLAGS = ['Active', 'AR', 'UseDefStateCaching'] as const;
+export const SCHEDULE_FLAGS = ['FailIfNoSuccessInSched', 'OnlyUntilFirstSuccess', 'RunEvenIfNotif'] as const;
 
 const COMP_TESTS = ['DGT', 'DLT', 'MASK', 'NEQ', 'NGE', 'NGT', 'NLE', 'NLT', 'NNE', 'NOTMASK'] as const;
 
@@ -70,7 +74,7 @@ export const TASK_READ_ONLY_FIELDS = ['Renamed', 'xAddEditDelete', 'xAlter', 'xR
 export const TASK_KEY_ORDER = ['ID', 'Name', 'Group', 'Active', 'AR', 'CAS', 'CacheNames', 'TT', 'UseDefStateCaching', 'NextEID', 'Renamed', 'Info', 'Schedules', 'Parameters', 'NextActions', 'steps'];
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const HH_MM = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
+export const HH_MM = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
 
 /** The DisplayValue of a suppressed secret parameter. */
 export const SUPPRESSED = '(suppressed)';
@@ -80,7 +84,8 @@ export type TaskMode = 'create' | 'update' | 'seed';
 
 export interface TaskContext {
   readonly state: AutomationState;
-  readonly profile: Profile;
+  /** The host type spelling and whether date-list references are numbered (`automation.dateListRef=both`). */
+  readonly variants: Variants;
   readonly mode: TaskMode;
   /** The stored task (update): its Group stays, its secrets survive a suppressed echo. */
   readonly existing?: JsonObject;
@@ -95,13 +100,13 @@ class Issues {
   }
 }
 
-/** Host type keys this profile accepts: the other profile's transfer-server spelling is unknown to it. */
-export function hostTypesFor(profile: Profile): HostType[] {
-  const other: HostType = profile === 'current' ? 'xferLock' : 'siLock';
+/** Host type keys accepted when the transfer server is spelled `xferType`: the other spelling is unknown. */
+export function hostTypesFor(xferType: Variants['automation.hostType']): HostType[] {
+  const other: HostType = xferType === 'siLock' ? 'xferLock' : 'siLock';
   return HOST_TYPES.filter((t) => t !== other);
 }
 
-function checkRule(rule: FieldRule, value: Json, field: string, issues: Issues, profile: Profile): boolean {
+function checkRule(rule: FieldRule, value: Json, field: string, issues: Issues, xferType: Variants['automation.hostType']): boolean {
   const before = issues.list.length;
   switch (rule.kind) {
     case 'string':
@@ -119,7 +124,7 @@ function checkRule(rule: FieldRule, value: Json, field: string, issues: Issues, 
       if (!rule.values.includes(value as string | number)) issues.fail(field, value, `must be one of ${rule.values.map((v) => JSON.stringify(v)).join(', ')}`);
       break;
     case 'hostType': {
-      const allowed = hostTypesFor(profile);
+      const allowed = hostTypesFor(xferType);
       if (typeof value !== 'string' || !(allowed as string[]).includes(value)) issues.fail(field, value, `must be a host type: ${allowed.join(', ')}`);
       break;
     }
@@ -164,7 +169,7 @@ function findHost(state: AutomationState, id: string): HostRecord | undefined {
 }
 
 /** Check fields against a rule table; `strict` refuses keys not in the table. */
-function checkFields(body: JsonObject, rules: Readonly<Record<string, FieldRule>>, path: string, issues: Issues, profile: Profile, strict: boolean): JsonObject {
+function checkFields(body: JsonObject, rules: Readonly<Record<string, FieldRule>>, path: string, issues: Issues, xferType: Variants['automation.hostType'], strict: boolean): JsonObject {
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(body)) {
     const rule = rules[k];
@@ -173,7 +178,7 @@ function checkFields(body: JsonObject, rules: Readonly<Record<string, FieldRule>
       else out[k] = v;
       continue;
     }
-    if (checkRule(rule, v, `${path}.${k}`, issues, profile)) out[k] = v;
+    if (checkRule(rule, v, `${path}.${k}`, issues, xferType)) out[k] = v;
   }
   return out;
 }
@@ -189,12 +194,15 @@ function checkHostRef(out: JsonObject, path: string, c: Ctx): void {
   else if (typeof out.Type === 'string' && out.Type !== host.type) c.issues.fail(`${path}.Type`, out.Type, `must be ${host.type}, the type of host ${id}`);
 }
 
-/** A step password sent back as `(suppressed)` keeps the stored one of the same step (by ID). */
-function keepSuppressedPassword(out: JsonObject, path: string, c: Ctx): void {
-  if (out.Password !== SUPPRESSED) return;
+/**
+ * A step password sent back as `(suppressed)`, or not sent at all, keeps the stored one of the
+ * same step (by ID): a server that hides passwords must keep them when they are not sent back.
+ */
+function keepStoredPassword(out: JsonObject, path: string, c: Ctx): void {
+  if (out.Password !== SUPPRESSED && out.Password !== undefined) return;
   const stored = typeof out.ID === 'string' ? c.oldStepPasswords.get(out.ID) : undefined;
-  if (stored === undefined) return c.issues.fail(`${path}.Password`, SUPPRESSED, 'a suppressed password can only be sent back for an existing step (by its ID)');
-  out.Password = stored;
+  if (stored !== undefined) out.Password = stored;
+  else if (out.Password === SUPPRESSED) c.issues.fail(`${path}.Password`, SUPPRESSED, 'a suppressed password can only be sent back for an existing step (by its ID)');
 }
 
 interface Ctx {
@@ -304,23 +312,23 @@ function normalizeStepList(value: Json | undefined, path: string, c: Ctx): JsonO
 }
 
 function normalizeStep(kind: StepKind, body: JsonObject, path: string, c: Ctx): JsonObject {
-  const profile = c.task.profile;
+  const xferType = c.task.variants['automation.hostType'];
   switch (kind) {
     case 'Source': {
-      const out = checkFields(body, SOURCE_FIELD_RULES, path, c.issues, profile, true);
+      const out = checkFields(body, SOURCE_FIELD_RULES, path, c.issues, xferType, true);
       checkHostRef(out, path, c);
-      keepSuppressedPassword(out, path, c);
+      keepStoredPassword(out, path, c);
       return out;
     }
     case 'Destination': {
-      const out = checkFields(body, DESTINATION_FIELD_RULES, path, c.issues, profile, false);
+      const out = checkFields(body, DESTINATION_FIELD_RULES, path, c.issues, xferType, false);
       checkHostRef(out, path, c);
-      keepSuppressedPassword(out, path, c);
+      keepStoredPassword(out, path, c);
       return out;
     }
     case 'Process': {
       const { Parameters, ...rest } = body;
-      const out = checkFields(rest, PROCESS_FIELD_RULES, path, c.issues, profile, false);
+      const out = checkFields(rest, PROCESS_FIELD_RULES, path, c.issues, xferType, false);
       const sid = out.ScriptID;
       if (sid === undefined) c.issues.fail(`${path}.ScriptID`, '', 'ScriptID is required');
       else if (typeof sid === 'string') {
@@ -389,7 +397,7 @@ function normalizeSchedule(s: Json, path: string, c: Ctx): JsonObject {
     return {};
   }
   const i = c.issues;
-  for (const k of ['FailIfNoSuccessInSched', 'OnlyUntilFirstSuccess', 'RunEvenIfNotif']) {
+  for (const k of SCHEDULE_FLAGS) {
     if (s[k] !== undefined && s[k] !== 0 && s[k] !== 1) i.fail(`${path}.${k}`, s[k], 'must be 0 or 1');
   }
   if (s.Multi !== undefined && s.Multi !== 0 && s.Multi !== 1 && s.Multi !== 2) i.fail(`${path}.Multi`, s.Multi, 'must be 0, 1 or 2');
@@ -465,11 +473,17 @@ export function forEachStep(task: JsonObject, visit: (body: JsonObject, kind: st
   walkSteps(task.steps, visit);
 }
 
-/** Every element the server numbers: schedules, step bodies, next actions. */
-function numberedElements(task: JsonObject): JsonObject[] {
+/** Every element the server numbers: schedules (and their date-list references when `refs`), step bodies, next actions. */
+function numberedElements(task: JsonObject, refs: boolean): JsonObject[] {
   const out: JsonObject[] = [];
   const schedules = isJsonObject(task.Schedules) ? task.Schedules.Schedule : undefined;
-  if (Array.isArray(schedules)) for (const s of schedules) if (isJsonObject(s)) out.push(s);
+  if (Array.isArray(schedules)) {
+    for (const s of schedules) {
+      if (!isJsonObject(s)) continue;
+      out.push(s);
+      if (refs && Array.isArray(s.DateListRef)) for (const r of s.DateListRef) if (isJsonObject(r)) out.push(r);
+    }
+  }
   forEachStep(task, (body) => out.push(body));
   const next = isJsonObject(task.NextActions) ? task.NextActions.NextAction : undefined;
   if (Array.isArray(next)) for (const n of next) if (isJsonObject(n)) out.push(n);
@@ -477,11 +491,11 @@ function numberedElements(task: JsonObject): JsonObject[] {
 }
 
 /** Give every element without a (unique, numeric) ID the next entity number, and set NextEID. */
-function numberElements(task: JsonObject, floor: number): void {
+function numberElements(task: JsonObject, floor: number, refs: boolean): void {
   const used = new Set<string>();
   const missing: JsonObject[] = [];
   let max = 0;
-  for (const el of numberedElements(task)) {
+  for (const el of numberedElements(task, refs)) {
     const id = el.ID;
     if (typeof id === 'string' && /^[0-9]+$/.test(id) && !used.has(id)) {
       used.add(id);
@@ -587,6 +601,7 @@ export function normalizeTask(input: unknown, ctx: TaskContext): TaskCheck {
     typeof ctx.existing?.NextEID === 'number' ? ctx.existing.NextEID : 1,
     typeof body.NextEID === 'number' ? body.NextEID : 1,
   );
-  numberElements(task, floor);
+  // A reference numbered like a step exists only where the server answers that number (A-11 `both`).
+  numberElements(task, floor, ctx.variants['automation.dateListRef'] === 'both');
   return { ok: true, task: orderTaskKeys(task) };
 }

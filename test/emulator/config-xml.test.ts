@@ -210,7 +210,7 @@ describe('exportConfig', () => {
 
   it('reads back through importConfig into the same tasks and hosts', () => {
     const state = createState(exampleSeed(), 'current').automation;
-    const imported = importConfig(exportConfig(state, '2025.1.0'), 'current');
+    const imported = importConfig(exportConfig(state, '2025.1.0'), 'siLock');
     expect(imported.ok).toBe(true);
     if (!imported.ok) return;
     expect(imported.config.tasks).toEqual(state.tasks);

@@ -62,7 +62,7 @@ export async function login(base: string, user: { username: string; password: st
 }
 
 export function automationBase(emu: RunningEmulator): string {
-  return emu.state.profile === 'legacy' ? `${emu.automationUrl}/webadmin/api/v1` : `${emu.automationUrl}/api/v1`;
+  return emu.state.variants['automation.basePath'] === 'webadmin' ? `${emu.automationUrl}/webadmin/api/v1` : `${emu.automationUrl}/api/v1`;
 }
 export function transferBase(emu: RunningEmulator): string {
   return `${emu.transferUrl}/api/v1`;
