@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { isMftopsError } from '../errors.js';
 import { processIo, type CommandIo } from './io.js';
 import { VERSION } from '../version.js';
+import { PROFILES } from '../emulator/variants.js';
 import type { ApplyCommandOptions } from './commands/apply.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
 import type { PlanCommandOptions } from './commands/plan.js';
@@ -196,7 +197,8 @@ function buildProgram(io: CommandIo): Command {
     .option('--latency-ms <n>', 'delay added to every response', '0')
     .option('--fault-rate <p>', 'probability (0-1) that a request fails with 500, 503 or a reset', '0')
     .option('--fault-seed <n>', 'seed of the fault sequence', '1')
-    .addOption(new Option('--profile <profile>', 'wire variant').choices(['current', 'legacy']).default('current'))
+    .addOption(new Option('--profile <profile>', 'named set of server variants (docs/server-variants.md)').choices(PROFILES).default('current'))
+    .option('--variant <name=value>', 'serve one reading of the register, e.g. automation.days=short (repeatable; wins over --profile)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--access-ttl <seconds>', 'lifetime of access tokens', '300')
     .action(async (opts: Omit<EmulatorCommandOptions, 'quiet'>, cmd: Command) => {
       const { runEmulator } = await import('./commands/emulator.js');

@@ -8,6 +8,8 @@ export interface EmulatorCommandOptions {
   readonly faultRate: string;
   readonly faultSeed: string;
   readonly profile: string;
+  /** `NAME=VALUE` switches of the register, in the order given. */
+  readonly variant: readonly string[];
   readonly accessTtl: string;
   readonly quiet: boolean;
 }
@@ -19,8 +21,9 @@ export async function runEmulator(opts: EmulatorCommandOptions, io: CommandIo): 
   const faultRate = parseNumber('--fault-rate', opts.faultRate, { min: 0, max: 1, integer: false });
   const faultSeed = parseNumber('--fault-seed', opts.faultSeed, { min: 0, max: 2 ** 31, integer: true });
   const accessTtlSeconds = parseNumber('--access-ttl', opts.accessTtl, { min: 1, max: 86_400, integer: true });
-  const profile = opts.profile === 'legacy' ? 'legacy' : 'current';
-  const { startEmulator, loadSeedFile } = await import('../../emulator/index.js');
+  const { startEmulator, loadSeedFile, parseVariantAssignments, resolveVariants, describeVariants, PROFILES } = await import('../../emulator/index.js');
+  const profile = PROFILES.find((p) => p === opts.profile) ?? 'current';
+  const overrides = parseVariantAssignments(opts.variant);
   const seed = opts.seed !== undefined ? loadSeedFile(opts.seed) : undefined;
   const emulator = await startEmulator({
     port,
@@ -28,11 +31,14 @@ export async function runEmulator(opts: EmulatorCommandOptions, io: CommandIo): 
     faultRate,
     faultSeed,
     profile,
+    variants: overrides,
     accessTtlSeconds,
     ...(seed ? { seed } : {}),
   });
+  const changed = describeVariants(resolveVariants(profile, overrides));
   io.stdout(
     `mftops emulator (${profile} profile) listening on ${emulator.url}\n` +
+      (changed.length > 0 ? `  variants:   ${changed.join(' ')}\n` : '') +
       `  automation: ${emulator.automationUrl}\n` +
       `  transfer:   ${emulator.transferUrl}\n` +
       `  requests:   ${emulator.url}/_emulator/requests\n`,
