@@ -21,7 +21,7 @@ export async function runEmulator(opts: EmulatorCommandOptions, io: CommandIo): 
   const faultRate = parseNumber('--fault-rate', opts.faultRate, { min: 0, max: 1, integer: false });
   const faultSeed = parseNumber('--fault-seed', opts.faultSeed, { min: 0, max: 2 ** 31, integer: true });
   const accessTtlSeconds = parseNumber('--access-ttl', opts.accessTtl, { min: 1, max: 86_400, integer: true });
-  const { startEmulator, loadSeedFile, parseVariantAssignments, resolveVariants, describeVariants, PROFILES } = await import('../../emulator/index.js');
+  const { startEmulator, loadSeedFile, parseVariantAssignments, describeVariants, PROFILES } = await import('../../emulator/index.js');
   const profile = PROFILES.find((p) => p === opts.profile) ?? 'current';
   const overrides = parseVariantAssignments(opts.variant);
   const seed = opts.seed !== undefined ? loadSeedFile(opts.seed) : undefined;
@@ -35,7 +35,7 @@ export async function runEmulator(opts: EmulatorCommandOptions, io: CommandIo): 
     accessTtlSeconds,
     ...(seed ? { seed } : {}),
   });
-  const changed = describeVariants(resolveVariants(profile, overrides));
+  const changed = describeVariants(emulator.state.variants);
   io.stdout(
     `mftops emulator (${profile} profile) listening on ${emulator.url}\n` +
       (changed.length > 0 ? `  variants:   ${changed.join(' ')}\n` : '') +
