@@ -56,3 +56,19 @@ export function canonicalDayName(text: string): DayOfWeek | undefined {
   const long = WEEK_DAYS[i]!;
   return t === long.toLowerCase() || t.length === 3 ? long : undefined;
 }
+
+/**
+ * Step kinds as tasks are written (automation §2.4a "Task input uses Source, Process,
+ * Destination") and the names the Steps Type model gives the same members (`MicSourceType`…),
+ * which a server may answer with (docs/server-variants.md A-14).
+ */
+export const MIC_STEP_NAMES = {
+  Source: 'MicSourceType',
+  Process: 'MicProcessType',
+  Destination: 'MicDestinationType',
+  Email: 'MicEmailType',
+  For: 'MicForType',
+  If: 'MicIfType',
+  RunTask: 'MicRunTaskType',
+  UpdOrig: 'MicUpdOrigType',
+} as const;

@@ -3,7 +3,7 @@ import type { Json, JsonObject } from './json.js';
 import { cloneJson, isJsonObject, showRejected } from './json.js';
 import type { AclRecord, Variants } from './state.js';
 import type { FieldRule, StepKind } from './validate-task.js';
-import { SHORT_WEEK_DAYS, WEEK_DAYS } from '../vocabulary.js';
+import { MIC_STEP_NAMES, SHORT_WEEK_DAYS, WEEK_DAYS } from '../vocabulary.js';
 import { DESTINATION_FIELD_RULES, HH_MM, PROCESS_FIELD_RULES, SCHEDULE_FLAGS, SOURCE_FIELD_RULES, STEP_KINDS, TASK_FLAGS, isStepKind } from './validate-task.js';
 
 /*
@@ -18,16 +18,7 @@ import { DESTINATION_FIELD_RULES, HH_MM, PROCESS_FIELD_RULES, SCHEDULE_FLAGS, SO
 type WireKind = 'id' | 'flag' | 'integer' | 'day' | 'time';
 
 /** The Steps Type model's member names (A §2.4a), by step kind. */
-const MIC_STEP_KEYS: Readonly<Record<StepKind, string>> = {
-  Source: 'MicSourceType',
-  Process: 'MicProcessType',
-  Destination: 'MicDestinationType',
-  Email: 'MicEmailType',
-  For: 'MicForType',
-  If: 'MicIfType',
-  RunTask: 'MicRunTaskType',
-  UpdOrig: 'MicUpdOrigType',
-};
+const MIC_STEP_KEYS: Readonly<Record<StepKind, string>> = MIC_STEP_NAMES;
 
 const RULES_BY_KIND: Partial<Record<StepKind, Readonly<Record<string, FieldRule>>>> = {
   Source: SOURCE_FIELD_RULES,

@@ -68,8 +68,20 @@ const destination = fc.record(
 
 const process = fc.record({ ScriptID: fc.constantFrom(...CATALOG.scripts.map((s) => s.ID)), Run: fc.constantFrom('per-file', 'once') });
 
+/**
+ * A schedule that shows every form a server writes schedules in: day names, a `DateListRef`, and
+ * an hour below 10 (the only hours that tell `09:05` from `9:05`). The client writes what it has
+ * seen a server answer; a server that has never shown a form gets the reference's, which a server
+ * that refuses that form cannot take (docs/server-variants.md, "Write the server's own form").
+ */
+const witnessSchedule = fc.record({
+  Days: fc.record({ DayOfWeek: subset(WEEK_DAYS, 1) }),
+  Frequency: fc.record({ Interval: fc.tuple(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => [{ StartTime: `0${h}:${String(m).padStart(2, '0')}`, EndTime: '23:59' }]) }),
+  DateListRef: fc.subarray(CATALOG.dateLists.map((d) => ({ DateListID: d.ID })), { minLength: 1 }),
+});
+
 /** A task body as POST /tasks takes it; a `Username` on the source comes with a password. */
-const task = (name: string, groups: readonly string[]) =>
+const task = (name: string, groups: readonly string[], witness: boolean) =>
   fc
     .record(
       {
@@ -78,12 +90,12 @@ const task = (name: string, groups: readonly string[]) =>
         Info: fc.record({ Description: fc.constantFrom('Nightly run', 'Partner exchange', 'Kept for audit') }),
         Parameters: fc.dictionary(fc.constantFrom('Region', 'Mode', 'Recipient'), fc.constantFrom('EU', 'fast', 'bank@example.com').map((value) => ({ value })), { maxKeys: 2 }),
         secret: fc.boolean(),
-        Schedules: fc.array(schedule, { maxLength: 2 }).map((Schedule) => ({ Schedule })),
+        Schedules: (witness ? fc.tuple(witnessSchedule).map((w) => [...w]) : fc.array(schedule, { maxLength: 2 })).map((Schedule) => ({ Schedule })),
         source,
         process: fc.option(process, { nil: undefined }),
         destination,
       },
-      { requiredKeys: ['Group', 'Active', 'source', 'destination'] },
+      { requiredKeys: witness ? ['Group', 'Active', 'source', 'destination', 'Schedules'] : ['Group', 'Active', 'source', 'destination'] },
     )
     .map(({ secret, source: src, process: proc, destination: dest, Parameters, ...rest }) => ({
       Name: name,
@@ -117,7 +129,7 @@ export const serverState: fc.Arbitrary<EmulatorSeed> = fc
     entries: fc.array(fc.tuple(fc.nat(), fc.boolean(), fc.nat(), entryPermissions), { maxLength: 6 }),
   })
   .chain((s) =>
-    fc.tuple(fc.constant(s), fc.tuple(...s.taskNames.map((n) => task(n, s.groups)))).map(([state, tasks]) => {
+    fc.tuple(fc.constant(s), fc.tuple(...s.taskNames.map((n, i) => task(n, s.groups, i === 0)))).map(([state, tasks]) => {
       const aclPairs = new Map<string, Record<string, 0 | 1>>();
       for (const [rg, ug, perms] of state.acls) {
         const key = `${state.groups[rg % state.groups.length]}\u0000${state.userGroups[ug % state.userGroups.length]}`;

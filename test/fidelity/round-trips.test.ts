@@ -2,7 +2,8 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { EmulatorOptions } from '../../src/emulator/index.js';
+import { VARIANT_NAMES, VARIANT_SWITCHES } from '../../src/emulator/index.js';
+import type { EmulatorOptions, VariantSwitch } from '../../src/emulator/index.js';
 import { manifestSet, serverState } from './arbitraries.js';
 import { explain, leakedSecret, mftops, readTree, workspace } from './harness.js';
 import type { CliRun } from './harness.js';
@@ -12,21 +13,28 @@ import type { CliRun } from './harness.js';
  * answers in each reading the references allow (docs/server-variants.md):
  * - import (all kinds) → validate passes → plan shows no change → drift exits 0;
  * - generated manifests → apply → plan shows no change.
- * `FIDELITY_RUNS` sets the runs per property and reading (default 2; `npm run test:fidelity` runs more);
+ * `FIDELITY_RUNS` sets the runs per property and single switch (default 3; the named sets get four
+ * times as many; `npm run test:fidelity` runs more);
  * `FIDELITY_REPORT` names a file that gets one JSON line per reading and property.
  */
 
-const RUNS = Number(process.env.FIDELITY_RUNS ?? 2);
+const RUNS = Number(process.env.FIDELITY_RUNS ?? 3);
 const REPORT = process.env.FIDELITY_REPORT;
 
 export interface Reading {
   readonly name: string;
   readonly options: Omit<EmulatorOptions, 'seed'>;
+  readonly runs: number;
 }
 
+/** The three named sets, then every other value of every switch on its own. */
 export const READINGS: readonly Reading[] = [
-  { name: 'profile current', options: {} },
-  { name: 'profile legacy', options: { profile: 'legacy' } },
+  { name: 'profile current', options: {}, runs: 4 * RUNS },
+  { name: 'profile legacy', options: { profile: 'legacy' }, runs: 4 * RUNS },
+  { name: 'profile divergent', options: { profile: 'divergent' }, runs: 4 * RUNS },
+  ...VARIANT_NAMES.flatMap((name) =>
+    (VARIANT_SWITCHES[name] as VariantSwitch).values.slice(1).map((value) => ({ name: `${name}=${value}`, options: { variants: { [name]: value } }, runs: RUNS })),
+  ),
 ];
 
 function expectCode(run: CliRun, code: number): void {
@@ -40,10 +48,10 @@ function report(reading: string, property: string, runs: number, ok: boolean): v
 async function check(reading: Reading, property: string, prop: fc.IAsyncPropertyWithHooks<never>): Promise<void> {
   let ok = false;
   try {
-    await fc.assert(prop, { numRuns: RUNS, endOnFailure: true });
+    await fc.assert(prop, { numRuns: reading.runs, endOnFailure: true });
     ok = true;
   } finally {
-    report(reading.name, property, RUNS, ok);
+    report(reading.name, property, reading.runs, ok);
   }
 }
 

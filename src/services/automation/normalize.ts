@@ -1,7 +1,7 @@
-import { canonicalDayName, SHORT_WEEK_DAYS, WEEK_DAYS } from '../../vocabulary.js';
+import { canonicalDayName, MIC_STEP_NAMES, SHORT_WEEK_DAYS, WEEK_DAYS } from '../../vocabulary.js';
 import { isRecord } from '../error-body.js';
 import type { Host, ResourceGroupAcl, Task, TaskParameters } from './types.js';
-import { ID_FIELDS, SCHEDULE_FLAG_FIELDS, SCHEDULE_INTEGER_FIELDS, STEP_FLAG_FIELDS, STEP_INTEGER_FIELDS, STEP_KIND_NAMES, TASK_FLAG_FIELDS } from './wire-fields.js';
+import { ID_FIELDS, SCHEDULE_FLAG_FIELDS, SCHEDULE_INTEGER_FIELDS, STEP_FLAG_FIELDS, STEP_INTEGER_FIELDS, TASK_FLAG_FIELDS } from './wire-fields.js';
 
 /**
  * The normalisation boundary of the automation service (docs/server-variants.md A-2…A-17):
@@ -127,7 +127,7 @@ function codeStepBody(b: Record<string, unknown>, c: TaskCodec): void {
 
 // ------------------------------------------------------------------------------------- reading
 
-const SHORT_KEYS: ReadonlyMap<string, string> = new Map(Object.entries(STEP_KIND_NAMES).map(([short, mic]) => [mic, short]));
+const SHORT_KEYS: ReadonlyMap<string, string> = new Map(Object.entries(MIC_STEP_NAMES).map(([short, mic]) => [mic, short]));
 
 function readingCodec(seen: AutomationWireForms): TaskCodec {
   return {

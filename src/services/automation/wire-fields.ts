@@ -74,18 +74,3 @@ export const STEP_INTEGER_FIELDS: ReadonlySet<string> = new Set([
 
 /** Keys holding an automation object id (§2.1 "ID string"): the object's own, or a reference to a host, script, date list or task. */
 export const ID_FIELDS: ReadonlySet<string> = new Set(['ID', 'HostID', 'ScriptID', 'DateListID', 'TaskID']);
-
-/**
- * Step kinds as tasks are written (§2.4a "Task input uses Source, Process, Destination") and the
- * names the Steps Type model gives the same members (`MicSourceType`…), which a server may answer with.
- */
-export const STEP_KIND_NAMES = {
-  Source: 'MicSourceType',
-  Process: 'MicProcessType',
-  Destination: 'MicDestinationType',
-  Email: 'MicEmailType',
-  For: 'MicForType',
-  If: 'MicIfType',
-  RunTask: 'MicRunTaskType',
-  UpdOrig: 'MicUpdOrigType',
-} as const;
