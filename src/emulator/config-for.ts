@@ -13,6 +13,7 @@ export interface EmulatorConfigOptions {
   /** Reference text; default `${env:MFT_TRANSFER_PASSWORD}`. */
   readonly transferPassword?: string;
   readonly manifests?: readonly string[];
+  readonly scope?: { readonly taskGroups?: readonly string[]; readonly folders?: readonly string[] };
 }
 
 export function emulatorConfigYaml(opts: EmulatorConfigOptions): string {
@@ -25,6 +26,7 @@ export function emulatorConfigYaml(opts: EmulatorConfigOptions): string {
     ...(opts.automationUrl ? [`    automation: ${service(opts.automationUrl, opts.automationPassword ?? '${env:MFT_AUTOMATION_PASSWORD}')}`] : []),
     ...(opts.transferUrl ? [`    transfer: ${service(opts.transferUrl, opts.transferPassword ?? '${env:MFT_TRANSFER_PASSWORD}')}`] : []),
     ...(opts.manifests ? [`    manifests: ${JSON.stringify(opts.manifests)}`] : []),
+    ...(opts.scope ? [`    scope: { taskGroups: ${JSON.stringify(opts.scope.taskGroups ?? [])}, folders: ${JSON.stringify(opts.scope.folders ?? [])} }`] : []),
     '',
   ].join('\n');
 }

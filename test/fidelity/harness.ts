@@ -35,9 +35,14 @@ export async function mftops(args: readonly string[], cwd: string, env: Readonly
 }
 
 /** An emulator holding `seed`, with a working folder whose mftops.yaml points at it. */
-export async function workspace(seed: EmulatorSeed, options: Omit<EmulatorOptions, 'seed'>, files: Readonly<Record<string, string>> = {}): Promise<{ emulator: RunningEmulator; dir: string }> {
+export async function workspace(
+  seed: EmulatorSeed,
+  options: Omit<EmulatorOptions, 'seed'>,
+  files: Readonly<Record<string, string>> = {},
+  scope?: { readonly taskGroups?: readonly string[]; readonly folders?: readonly string[] },
+): Promise<{ emulator: RunningEmulator; dir: string }> {
   const emulator = await startEmulator({ ...options, seed });
-  const config = emulatorConfigYaml({ ...emulator, manifests: ['manifests'] });
+  const config = emulatorConfigYaml({ ...emulator, manifests: ['manifests'], ...(scope ? { scope } : {}) });
   const dir = testdir({ 'mftops.yaml': config, 'manifests/.keep': '', ...files });
   return { emulator, dir };
 }
