@@ -7623,10 +7623,10 @@ var require_formats = __commonJS({
         return -1;
       return 0;
     }
-    var TIME = /^(\d\d):(\d\d):(\d\d(?:\.\d+)?)(z|([+-])(\d\d)(?::?(\d\d))?)?$/i;
+    var TIME2 = /^(\d\d):(\d\d):(\d\d(?:\.\d+)?)(z|([+-])(\d\d)(?::?(\d\d))?)?$/i;
     function getTime(strictTimeZone) {
       return function time(str2) {
-        const matches = TIME.exec(str2);
+        const matches = TIME2.exec(str2);
         if (!matches)
           return false;
         const hr = +matches[1];
@@ -7657,8 +7657,8 @@ var require_formats = __commonJS({
     function compareIsoTime(t1, t2) {
       if (!(t1 && t2))
         return void 0;
-      const a1 = TIME.exec(t1);
-      const a2 = TIME.exec(t2);
+      const a1 = TIME2.exec(t1);
+      const a2 = TIME2.exec(t2);
       if (!(a1 && a2))
         return void 0;
       t1 = a1[1] + a1[2] + a1[3];
@@ -15838,6 +15838,9 @@ var init_load_config = __esm({
 });
 
 // src/plan/model.ts
+function establishesFolderPath(change) {
+  return change.kind === "FolderPermissions" && (change.action === "create" || change.action === "update" && change.previousName !== void 0);
+}
 function summarize(changes) {
   const counts = { create: 0, update: 0, replace: 0, delete: 0, "no-op": 0, blocked: 0 };
   for (const c of changes) counts[c.action]++;
@@ -15914,6 +15917,7 @@ function orderPayload(payload) {
     case "FolderPermissions":
       return ordered(payload, FOLDER_PAYLOAD_KEYS, {
         create: (c) => ordered(c, FOLDER_CREATE_KEYS),
+        rename: (r) => ordered(r, FOLDER_RENAME_KEYS),
         set: (s) => s.map((e) => ordered(e, FOLDER_SET_KEYS)),
         remove: (r) => r.map((e) => ordered(e, FOLDER_REMOVE_KEYS))
       });
@@ -15937,7 +15941,7 @@ function ordered(data, keys, inner = {}) {
   for (const k of Object.keys(value)) if (!keys.includes(k)) put(k);
   return out;
 }
-var PLAN_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
+var PLAN_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
 var init_plan_json = __esm({
   "src/render/plan-json.ts"() {
     "use strict";
@@ -15953,8 +15957,9 @@ var init_plan_json = __esm({
     SUMMARY_KEYS = ["create", "update", "replace", "delete", "no-op", "blocked"];
     TASK_PAYLOAD_KEYS = ["kind", "body"];
     ACL_PAYLOAD_KEYS = ["kind", "resourceGroup", "userGroup", "permissions"];
-    FOLDER_PAYLOAD_KEYS = ["kind", "path", "create", "set", "remove"];
+    FOLDER_PAYLOAD_KEYS = ["kind", "path", "create", "rename", "set", "remove"];
     FOLDER_CREATE_KEYS = ["parentPath", "name", "inheritPermissions"];
+    FOLDER_RENAME_KEYS = ["from", "name"];
     FOLDER_SET_KEYS = ["type", "id", "name", "permissions"];
     FOLDER_REMOVE_KEYS = ["type", "id", "name"];
   }
@@ -16433,7 +16438,15 @@ var init_libesm = __esm({
 });
 
 // src/vocabulary.ts
-var ACL_PERMISSIONS, FOLDER_PERMISSIONS, SHARE_PERMISSIONS;
+function canonicalDayName(text2) {
+  const t = text2.trim().toLowerCase();
+  if (t.length < 3) return void 0;
+  const i = SHORT_WEEK_DAYS.findIndex((d) => d.toLowerCase() === t.slice(0, 3));
+  if (i < 0) return void 0;
+  const long = WEEK_DAYS[i];
+  return t === long.toLowerCase() || t.length === 3 ? long : void 0;
+}
+var ACL_PERMISSIONS, FOLDER_PERMISSIONS, SHARE_PERMISSIONS, WEEK_DAYS, SHORT_WEEK_DAYS, MIC_STEP_NAMES;
 var init_vocabulary = __esm({
   "src/vocabulary.ts"() {
     "use strict";
@@ -16459,6 +16472,18 @@ var init_vocabulary = __esm({
       "listUsers"
     ];
     SHARE_PERMISSIONS = ["readFiles", "writeFiles", "deleteFiles", "listFiles", "notify", "listUsers"];
+    WEEK_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+    SHORT_WEEK_DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    MIC_STEP_NAMES = {
+      Source: "MicSourceType",
+      Process: "MicProcessType",
+      Destination: "MicDestinationType",
+      Email: "MicEmailType",
+      For: "MicForType",
+      If: "MicIfType",
+      RunTask: "MicRunTaskType",
+      UpdOrig: "MicUpdOrigType"
+    };
   }
 });
 
@@ -16622,16 +16647,9 @@ var WEEK, SHORT, NOT_SCHEDULED;
 var init_schedule_words = __esm({
   "src/render/schedule-words.ts"() {
     "use strict";
-    WEEK = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
-    SHORT = {
-      Monday: "Mon",
-      Tuesday: "Tue",
-      Wednesday: "Wed",
-      Thursday: "Thu",
-      Friday: "Fri",
-      Saturday: "Sat",
-      Sunday: "Sun"
-    };
+    init_vocabulary();
+    WEEK = WEEK_DAYS;
+    SHORT = Object.fromEntries(WEEK_DAYS.map((d, i) => [d, SHORT_WEEK_DAYS[i]]));
     NOT_SCHEDULED = "Not scheduled";
   }
 });
@@ -17975,9 +17993,9 @@ function planFor(schema, root) {
   if (cached) return cached;
   const resolved = resolveRef(schema, root);
   const properties = /* @__PURE__ */ new Map();
-  const plan = { flag: isFlagSchema(resolved), parameters: resolved.title === "Parameters", items: void 0, properties };
-  byNode.set(schema, plan);
   const items = resolved.items;
+  const plan = { flag: isFlagSchema(resolved), parameters: resolved.title === "Parameters", days: items !== void 0 && isDaySchema(resolveRef(items, root)), items: void 0, properties };
+  byNode.set(schema, plan);
   if (items !== void 0) plan.items = planFor(items, root);
   const props = resolved.properties ?? {};
   for (const key of Object.keys(props)) {
@@ -17990,6 +18008,7 @@ function walk(data, plan, depth) {
   if (depth > 64) return data;
   if (typeof data !== "object" || data === null) return plan.flag && typeof data === "boolean" ? data ? 1 : 0 : data;
   if (Array.isArray(data)) {
+    if (plan.days) return [...new Set(data.map((d) => typeof d === "string" ? canonicalDayName(d) ?? d : d))];
     const items = plan.items;
     const out2 = new Array(data.length);
     for (let i = 0; i < data.length; i++) out2[i] = items === void 0 ? data[i] : walk(data[i], items, depth + 1);
@@ -18023,6 +18042,10 @@ function normalizeParameters(data) {
   }
   return out;
 }
+function isDaySchema(schema) {
+  const e = schema.enum;
+  return Array.isArray(e) && WEEK_DAYS.every((d) => e.includes(d));
+}
 function isFlagSchema(schema) {
   const e = schema.enum;
   return Array.isArray(e) && e.length === 4 && [0, 1, true, false].every((v) => e.includes(v));
@@ -18050,8 +18073,9 @@ var init_normalize = __esm({
   "src/manifest/normalize.ts"() {
     "use strict";
     init_secret();
+    init_vocabulary();
     plans = /* @__PURE__ */ new WeakMap();
-    OPAQUE = { flag: false, parameters: false, items: void 0, properties: /* @__PURE__ */ new Map() };
+    OPAQUE = { flag: false, parameters: false, days: false, items: void 0, properties: /* @__PURE__ */ new Map() };
   }
 });
 
@@ -46298,6 +46322,19 @@ ${captureLines}` : capture.stack;
 });
 
 // src/services/retry.ts
+function retriesTransientFailures(retry) {
+  switch (retry) {
+    case "read":
+    case "idempotent":
+      return true;
+    case "write":
+      return false;
+    default: {
+      const never = retry;
+      throw new Error(`unknown retry class ${String(never)}`);
+    }
+  }
+}
 function resolveRetryPolicy(opts) {
   return {
     maxAttempts: Math.max(1, opts?.maxAttempts ?? 5),
@@ -46587,13 +46624,33 @@ var init_transport = __esm({
       async close() {
         if (this.#ownsDispatcher) await this.#dispatcher.close();
       }
+      /**
+       * Sends `req` until it succeeds or may not be retried, within the policy's attempt bound and time
+       * budget. A 401 to a session token is retried at once with a new token, whatever the retry class
+       * (the server did not process the request); a 401 right after that renewal means the server
+       * refuses the account itself, and is an `AuthError`.
+       */
       async send(req, consume) {
         const started = this.#now();
+        const fixed = req.bearer instanceof Secret ? req.bearer : void 0;
+        const tokens = req.bearer instanceof Secret ? void 0 : req.bearer;
+        let renewed = false;
         for (let attempt = 1; ; attempt++) {
-          const result = await this.#attempt(req, consume);
+          const bearer = tokens === void 0 ? fixed : await tokens.accessToken();
+          const result = await this.#attempt(req, bearer, consume);
           if (result.ok) return result.value;
           const f = result.failure;
-          if (req.retry === "read" && attempt < this.#policy.maxAttempts && isRetryableFailure(f)) {
+          const left = attempt < this.#policy.maxAttempts;
+          if (tokens !== void 0 && bearer !== void 0 && !req.tokenCall && f.kind === "status" && f.status === 401) {
+            tokens.invalidate(bearer);
+            if (renewed) throw this.#refusedToken(req, f, "access token refused even after a refresh");
+            if (!left || this.#now() - started > this.#policy.budgetMs) throw this.#refusedToken(req, f, "access token refused", attempt);
+            this.#logger.debug(`${this.service}: ${req.method} ${req.path}: 401, new access token, retry ${attempt + 1}/${this.#policy.maxAttempts}`);
+            renewed = true;
+            continue;
+          }
+          renewed = false;
+          if (retriesTransientFailures(req.retry) && left && isRetryableFailure(f)) {
             const delay = computeRetryDelay(attempt, f.kind === "status" ? f.retryAfterMs : void 0, this.#policy);
             if (this.#now() - started + delay <= this.#policy.budgetMs) {
               const what = f.kind === "status" ? String(f.status) : f.code;
@@ -46605,7 +46662,7 @@ var init_transport = __esm({
           throw this.#toError(req, f, attempt);
         }
       }
-      async #attempt(req, consume) {
+      async #attempt(req, bearer, consume) {
         this.requestCount++;
         if (req.tokenCall) this.tokenRequestCount++;
         const started = this.#now();
@@ -46615,7 +46672,7 @@ var init_transport = __esm({
             origin: this.origin,
             path: withQuery(req.path, req.query),
             method: req.method,
-            headers: this.#headers(req),
+            headers: this.#headers(req, bearer),
             body: encodeBody(req.body),
             headersTimeout: this.#timeouts.headersMs,
             bodyTimeout: this.#timeouts.bodyMs
@@ -46644,9 +46701,9 @@ var init_transport = __esm({
         if (status >= 300 && status < 400) body = { ...body, detail: describeRedirect(firstHeader(res.headers.location), this.origin) };
         return { ok: false, failure: { kind: "status", status, body, retryAfterMs: parseRetryAfter(firstHeader(res.headers["retry-after"]), this.#now()) } };
       }
-      #headers(req) {
+      #headers(req, bearer) {
         const h = { "user-agent": this.#userAgent, accept: req.accept ?? "application/json" };
-        if (req.bearer) h.authorization = `Bearer ${req.bearer.reveal()}`;
+        if (bearer) h.authorization = `Bearer ${bearer.reveal()}`;
         switch (req.body?.kind) {
           case void 0:
             break;
@@ -46708,6 +46765,14 @@ var init_transport = __esm({
             return net(`request failed: ${this.redact(errorMessage(err))}`, "unknown", false);
         }
       }
+      /**
+       * A 401 the loop gives up on. `attempts` is left out when a renewed token was refused: the
+       * request stopped because of that refusal, not because the retries ran out.
+       */
+      #refusedToken(req, f, why, attempts) {
+        const note = f.body.note === void 0 ? why : `${f.body.note}; ${why}`;
+        return new AuthError({ service: this.service, method: req.method, path: req.path, status: f.status, body: { ...f.body, note }, attempts });
+      }
       #toError(req, f, attempts) {
         const label = { service: this.service, method: req.method, path: req.path, attempts };
         switch (f.kind) {
@@ -46752,7 +46817,6 @@ var init_connection = __esm({
     "use strict";
     init_service_url();
     init_errors();
-    init_errors2();
     init_paging();
     init_session();
     init_transport();
@@ -46789,34 +46853,17 @@ var init_connection = __esm({
         });
       }
       async call(method, path, opts, consume) {
-        const first = await this.session.accessToken();
+        await this.session.accessToken();
         const req = {
           method,
           path: `${this.session.apiBase}${path}`,
           query: opts.query,
+          bearer: this.session,
           body: opts.body,
           accept: opts.accept,
           retry: opts.retry ?? (method === "GET" ? "read" : "write")
         };
-        try {
-          return await consume(this.transport, { ...req, bearer: first });
-        } catch (err) {
-          if (!(err instanceof ApiError) || err.status !== 401 || err instanceof AuthError) throw err;
-          this.session.invalidate(first);
-        }
-        const second = await this.session.accessToken();
-        try {
-          return await consume(this.transport, { ...req, bearer: second });
-        } catch (err) {
-          if (!(err instanceof ApiError) || err.status !== 401 || err instanceof AuthError) throw err;
-          throw new AuthError({
-            service: err.service,
-            method: err.method,
-            path: err.path,
-            status: 401,
-            body: { title: err.title, detail: err.detail, errorCode: err.errorCode, fieldErrors: err.fieldErrors, note: "access token refused even after a refresh" }
-          });
-        }
+        return consume(this.transport, req);
       }
       json(method, path, opts = {}) {
         return this.call(method, path, opts, (t, req) => t.sendJson(req));
@@ -46840,7 +46887,341 @@ var init_connection = __esm({
   }
 });
 
+// src/services/automation/wire-fields.ts
+var TASK_FLAG_FIELDS, SCHEDULE_FLAG_FIELDS, SCHEDULE_INTEGER_FIELDS, STEP_FLAG_FIELDS, STEP_INTEGER_FIELDS, ID_FIELDS;
+var init_wire_fields = __esm({
+  "src/services/automation/wire-fields.ts"() {
+    "use strict";
+    TASK_FLAG_FIELDS = /* @__PURE__ */ new Set(["AR", "Active", "UseDefStateCaching"]);
+    SCHEDULE_FLAG_FIELDS = /* @__PURE__ */ new Set(["FailIfNoSuccessInSched", "OnlyUntilFirstSuccess", "RunEvenIfNotif"]);
+    SCHEDULE_INTEGER_FIELDS = /* @__PURE__ */ new Set(["Multi"]);
+    STEP_FLAG_FIELDS = /* @__PURE__ */ new Set([
+      "BlindDL",
+      "DelRename",
+      "NewFilesOnly",
+      "Passive",
+      "RetryIfNoFiles",
+      "ReuseSSL",
+      "SearchSubdirs",
+      "SetFileAttr",
+      "SyF",
+      "SyT",
+      "UDMxBy",
+      "UDMxFi",
+      "Unzip",
+      "UseLCaseComp",
+      "UseWinCopyFileAPI",
+      "UseDefAB",
+      "UseDefBlindDL",
+      "UseDefBucket",
+      "UseDefClientCert",
+      "UseDefClientKey",
+      "UseDefConnTimeoutSecs",
+      "UseDefDLInteg",
+      "UseDefDataTimeoutSecs",
+      "UseDefMD5File",
+      "UseDefMD5Get",
+      "UseDefPartner",
+      "UseDefPassive",
+      "UseDefRescanSecs",
+      "UseDefRetryCount",
+      "UseDefRetryTimeoutSecs",
+      "UseDefReuseSSL",
+      "UseDefRsm",
+      "UseDefSetFileAttr",
+      "UseDefSort",
+      "UseDefUser",
+      "UseDefWinCopyFileAPI",
+      "UseDefXS",
+      "OverwriteOrig"
+    ]);
+    STEP_INTEGER_FIELDS = /* @__PURE__ */ new Set([
+      "ConnTimeoutSecs",
+      "DataTimeoutSecs",
+      "MxBy",
+      "MxFi",
+      "RescanSecs",
+      "RetryCount",
+      "RetryTimeoutSecs",
+      "Rsm",
+      "DeleteOrig",
+      "FolderType",
+      "SyDel",
+      "IsDest"
+    ]);
+    ID_FIELDS = /* @__PURE__ */ new Set(["ID", "HostID", "ScriptID", "DateListID", "TaskID"]);
+  }
+});
+
 // src/services/automation/normalize.ts
+function codeTask(t, c) {
+  for (const key of Object.keys(t)) {
+    const v = t[key];
+    if (v === void 0) continue;
+    if (ID_FIELDS.has(key)) t[key] = c.id(v);
+    else if (TASK_FLAG_FIELDS.has(key)) t[key] = c.flag(v);
+    else if (key === "NextEID") t[key] = c.integer(v);
+    else if (key === "Group") t[key] = c.group(v);
+    else if (key === "CAS") t[key] = c.cas(v);
+    else if (key === "Parameters") t[key] = c.parameters(v);
+    else if (key === "Schedules" && isRecord7(v)) codeSchedules(v, c);
+    else if (key === "steps") t[key] = codeSteps(v, c);
+  }
+}
+function codeSchedules(s, c) {
+  if (s.Schedule === void 0) return;
+  const list = c.list(s.Schedule);
+  s.Schedule = list;
+  if (!Array.isArray(list)) return;
+  for (const schedule of list) {
+    if (!isRecord7(schedule)) continue;
+    for (const key of Object.keys(schedule)) {
+      const v = schedule[key];
+      if (v === void 0) continue;
+      if (key === "ID") schedule[key] = c.id(v);
+      else if (SCHEDULE_FLAG_FIELDS.has(key)) schedule[key] = c.flag(v);
+      else if (SCHEDULE_INTEGER_FIELDS.has(key)) schedule[key] = c.integer(v);
+      else if (key === "Days" && isRecord7(v) && v.DayOfWeek !== void 0) v.DayOfWeek = c.days(v.DayOfWeek);
+      else if (key === "DateListRef") schedule[key] = c.dateListRefs(v);
+      else if (key === "Frequency" && isRecord7(v) && v.Interval !== void 0) {
+        const intervals = c.list(v.Interval);
+        v.Interval = intervals;
+        if (Array.isArray(intervals)) {
+          for (const iv of intervals) if (isRecord7(iv)) codeInterval(iv, c);
+        }
+      }
+    }
+  }
+}
+function codeInterval(iv, c) {
+  for (const key of ["StartTime", "EndTime"]) if (iv[key] !== void 0) iv[key] = c.time(iv[key]);
+}
+function codeSteps(steps, c) {
+  const list = c.list(steps);
+  if (!Array.isArray(list)) return list;
+  return list.map((step) => {
+    if (!isRecord7(step)) return step;
+    const keys = Object.keys(step);
+    if (keys.length !== 1) return step;
+    const key = c.stepKey(keys[0]);
+    const body = step[keys[0]];
+    if (isRecord7(body)) codeStepBody(body, c);
+    return key === keys[0] ? step : { [key]: body };
+  });
+}
+function codeStepBody(b, c) {
+  for (const key of Object.keys(b)) {
+    const v = b[key];
+    if (v === void 0) continue;
+    if (ID_FIELDS.has(key)) b[key] = c.id(v);
+    else if (STEP_FLAG_FIELDS.has(key)) b[key] = c.flag(v);
+    else if (STEP_INTEGER_FIELDS.has(key)) b[key] = c.integer(v);
+    else if (key === "Parameters") b[key] = c.parameters(v);
+    else if (key === "steps") b[key] = codeSteps(v, c);
+    else if (key === "When") {
+      const whens = c.list(v);
+      b[key] = whens;
+      if (Array.isArray(whens)) {
+        for (const w of whens) if (isRecord7(w) && w.steps !== void 0) w.steps = codeSteps(w.steps, c);
+      }
+    } else if (key === "Otherwise" && isRecord7(v) && v.steps !== void 0) v.steps = codeSteps(v.steps, c);
+  }
+}
+function readingCodec(seen) {
+  return {
+    id: (v) => readId(v, seen),
+    flag: (v) => readFlag(v, seen),
+    integer: (v) => readInteger(v, seen),
+    days(v) {
+      const list = typeof v === "string" ? [v] : v;
+      if (!Array.isArray(list)) return v;
+      return list.map((d) => {
+        if (typeof d !== "string") return d;
+        const day = canonicalDayName(d);
+        if (day !== void 0) seen.days ??= d.trim().length === 3 ? "short" : "long";
+        return day ?? d;
+      });
+    },
+    time: (v) => readTime(v, seen),
+    dateListRefs(v) {
+      const list = typeof v === "string" || isRecord7(v) ? [v] : v;
+      return Array.isArray(list) ? list.map((r) => readDateListRef(r, seen)) : v;
+    },
+    parameters(v) {
+      const map = normalizeParameters2(v);
+      if (isRecord7(v) && Object.keys(v).length > 0) seen.parameters ??= map !== v ? "list" : "map";
+      return map;
+    },
+    cas(v) {
+      if (v === "EMPTY") {
+        seen.cas ??= "EMPTY";
+        return "";
+      }
+      if (v === "") seen.cas ??= "blank";
+      return v;
+    },
+    group: (v) => typeof v === "string" ? v === "" ? [] : [v] : v === null ? [] : v,
+    list: (v) => isRecord7(v) ? [v] : v === null ? [] : v,
+    stepKey: (k) => SHORT_KEYS.get(k) ?? k
+  };
+}
+function readId(v, seen) {
+  if (typeof v === "number" && Number.isFinite(v)) {
+    seen.ids ??= "number";
+    return String(v);
+  }
+  if (typeof v === "string" && v !== "") seen.ids ??= "string";
+  return v;
+}
+function readFlag(v, seen) {
+  if (typeof v === "boolean") {
+    seen.flags ??= "boolean";
+    return v ? 1 : 0;
+  }
+  if (v === 0 || v === 1) {
+    seen.flags ??= "number";
+    return v;
+  }
+  if (typeof v === "string") {
+    const t = v.trim().toLowerCase();
+    const n = t === "1" || t === "true" ? 1 : t === "0" || t === "false" ? 0 : void 0;
+    if (n !== void 0) {
+      seen.flags ??= "string";
+      return n;
+    }
+  }
+  return v;
+}
+function readInteger(v, seen) {
+  if (typeof v === "number") {
+    seen.integers ??= "number";
+    return v;
+  }
+  if (typeof v === "string" && /^\s*-?\d+\s*$/.test(v)) {
+    seen.integers ??= "string";
+    return Number(v);
+  }
+  return v;
+}
+function readTime(v, seen) {
+  if (typeof v !== "string") return v;
+  const m = TIME.exec(v);
+  if (!m) return v;
+  const [, h, min, sec] = m;
+  if (sec !== void 0) seen.times ??= "seconds";
+  else if (h.length === 1) seen.times ??= "unpadded";
+  else if (h.startsWith("0")) seen.times ??= "padded";
+  return `${h.padStart(2, "0")}:${min}`;
+}
+function readDateListRef(r, seen) {
+  if (typeof r === "string" || typeof r === "number") {
+    seen.dateListRef ??= "string";
+    return { DateListID: String(readId(r, seen)) };
+  }
+  if (!isRecord7(r)) return r;
+  const out = { ...r };
+  if (r.DateListID !== void 0) {
+    seen.dateListRef ??= r.ID !== void 0 ? "both" : "datelistid";
+    out.DateListID = readId(r.DateListID, seen);
+    if (r.ID !== void 0) out.ID = readId(r.ID, seen);
+  } else if (r.ID !== void 0) {
+    seen.dateListRef ??= "id";
+    out.DateListID = readId(r.ID, seen);
+    delete out.ID;
+  }
+  return out;
+}
+function readTask(raw, seen) {
+  codeTask(raw, readingCodec(seen));
+  return raw;
+}
+function readAcl(raw, seen) {
+  const out = { ...raw, ACLID: String(readId(raw.ACLID, seen) ?? "") };
+  if (isRecord7(raw.Permissions)) {
+    const perms = {};
+    for (const [k, v] of Object.entries(raw.Permissions)) perms[k] = readFlag(v, seen);
+    out.Permissions = perms;
+  } else out.Permissions = {};
+  return out;
+}
+function readNamedObject(raw, seen) {
+  return raw.ID === void 0 ? raw : { ...raw, ID: readId(raw.ID, seen) };
+}
+function writingCodec(forms) {
+  return {
+    id: (v) => forms.ids === "number" && typeof v === "string" && /^\d{1,15}$/.test(v) ? Number(v) : v,
+    flag: (v) => writeFlag(v, forms),
+    integer: (v) => forms.integers === "string" && typeof v === "number" ? String(v) : v,
+    days(v) {
+      if (forms.days !== "short" || !Array.isArray(v)) return v;
+      return v.map((d) => {
+        const i = typeof d === "string" ? WEEK_DAYS.indexOf(canonicalDayName(d) ?? "") : -1;
+        return i < 0 ? d : SHORT_WEEK_DAYS[i];
+      });
+    },
+    time(v) {
+      const m = typeof v === "string" ? /^(\d{2}):(\d{2})$/.exec(v) : null;
+      if (!m) return v;
+      if (forms.times === "unpadded") return `${Number(m[1])}:${m[2]}`;
+      if (forms.times === "seconds") return `${m[1]}:${m[2]}:00`;
+      return v;
+    },
+    dateListRefs: (v) => Array.isArray(v) ? v.map((r) => writeDateListRef(r, forms)) : v,
+    parameters: (v) => forms.parameters === "list" ? parameterList(v) : v,
+    cas: (v) => v === "" && forms.cas === "EMPTY" ? "EMPTY" : v,
+    group: (v) => v,
+    list: (v) => v,
+    stepKey: (k) => k
+  };
+}
+function writeFlag(v, forms) {
+  if (v !== 0 && v !== 1) return v;
+  switch (forms.flags) {
+    case "boolean":
+      return v === 1;
+    case "string":
+      return String(v);
+    case "number":
+    case void 0:
+      return v;
+    default: {
+      const never = forms.flags;
+      throw new Error(`unknown flag form ${String(never)}`);
+    }
+  }
+}
+function writeDateListRef(r, forms) {
+  if (!isRecord7(r) || r.DateListID === void 0) return r;
+  const idOf = (x) => forms.ids === "number" && typeof x === "string" && /^\d{1,15}$/.test(x) ? Number(x) : x;
+  const { DateListID, ID, ...rest } = r;
+  switch (forms.dateListRef) {
+    case "string":
+      return idOf(DateListID);
+    case "id":
+      return { ...rest, ID: idOf(DateListID) };
+    case "both":
+      return { ...rest, ...ID !== void 0 ? { ID: idOf(ID) } : {}, DateListID: idOf(DateListID) };
+    case "datelistid":
+    case void 0:
+      return { ...rest, DateListID: idOf(DateListID) };
+    default: {
+      const never = forms.dateListRef;
+      throw new Error(`unknown DateListRef form ${String(never)}`);
+    }
+  }
+}
+function parameterList(v) {
+  if (!isRecord7(v) || "Parameter" in v) return v;
+  return { Parameter: Object.entries(v).map(([Name, p]) => isRecord7(p) ? { Name, ...p } : { Name, value: p }) };
+}
+function writeTask(task, forms) {
+  const copy = structuredClone(task);
+  codeTask(copy, writingCodec(forms));
+  return copy;
+}
+function writeAclPermissions(perms, forms) {
+  return Object.fromEntries(Object.entries(perms).map(([k, v]) => [k, writeFlag(v, forms)]));
+}
 function unwrapHost(raw, hint) {
   if (!isRecord7(raw)) return void 0;
   const keys = Object.keys(raw);
@@ -46870,25 +47251,6 @@ function normalizeParameters2(p) {
   }
   return out;
 }
-function normalizeTaskTree(x) {
-  if (Array.isArray(x)) return x.map(normalizeTaskTree);
-  if (!isRecord7(x)) return x;
-  const out = {};
-  for (const [k, v] of Object.entries(x)) out[k] = k === "Parameters" ? normalizeParameters2(v) : normalizeTaskTree(v);
-  return out;
-}
-function normalizeParsedTaskTree(x) {
-  if (Array.isArray(x)) {
-    for (const item of x) normalizeParsedTaskTree(item);
-  } else if (isRecord7(x)) {
-    for (const k in x) {
-      if (!Object.hasOwn(x, k)) continue;
-      if (k === "Parameters") x[k] = normalizeParameters2(x[k]);
-      else normalizeParsedTaskTree(x[k]);
-    }
-  }
-  return x;
-}
 function readSchedulerStatus(body) {
   const fromValue = (v) => {
     if (typeof v === "boolean") return v;
@@ -46903,11 +47265,15 @@ function readSchedulerStatus(body) {
   }
   return void 0;
 }
-var ON, OFF;
+var SHORT_KEYS, TIME, ON, OFF;
 var init_normalize2 = __esm({
   "src/services/automation/normalize.ts"() {
     "use strict";
+    init_vocabulary();
     init_error_body();
+    init_wire_fields();
+    SHORT_KEYS = new Map(Object.entries(MIC_STEP_NAMES).map(([short, mic]) => [mic, short]));
+    TIME = /^\s*(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*$/;
     ON = /^(enabled|enable|running|started|start|on|active|true|1)$/i;
     OFF = /^(disabled|disable|stopped|stop|off|inactive|false|0)$/i;
   }
@@ -46916,9 +47282,6 @@ var init_normalize2 = __esm({
 // src/services/automation/client.ts
 function createAutomationClient(opts) {
   return new HttpAutomationClient(opts);
-}
-function optionalObject(body) {
-  return isRecord7(body) ? body : void 0;
 }
 function seg(value) {
   return encodeURIComponent(value);
@@ -46943,6 +47306,7 @@ var init_client = __esm({
     init_paging();
     init_normalize2();
     AUTOMATION_READ_METHODS = [
+      "wireForms",
       "info",
       "listTasks",
       "getTask",
@@ -46969,6 +47333,8 @@ var init_client = __esm({
     HttpAutomationClient = class {
       service = "automation";
       #c;
+      /** Filled in by every answer read (the normaliser notes each form it meets first). */
+      #seen = {};
       constructor(opts) {
         this.#c = new Connection({
           ...opts,
@@ -46984,21 +47350,24 @@ var init_client = __esm({
       get tokenRequestCount() {
         return this.#c.transport.tokenRequestCount;
       }
+      wireForms() {
+        return { ...this.#seen };
+      }
       async info() {
         return this.#object("GET", "/info");
       }
       async listTasks(query = {}) {
         const items = await this.#c.list("/tasks", LIST, { name: query.name, fields: query.fields?.join(",") });
-        return normalizeParsedTaskTree(items);
+        return items.map((t) => isRecord7(t) ? readTask(t, this.#seen) : this.#unexpected("GET", "/tasks", "a task item is not an object"));
       }
       async getTask(id) {
-        return normalizeParsedTaskTree(await this.#object("GET", `/tasks/${seg(id)}`));
+        return readTask(await this.#object("GET", `/tasks/${seg(id)}`), this.#seen);
       }
       async createTask(task) {
-        return this.#optionalTask(await this.#c.json("POST", "/tasks", { body: { kind: "json", value: normalizeTaskTree(task) } }));
+        return this.#optionalTask(await this.#c.json("POST", "/tasks", { body: { kind: "json", value: writeTask(task, this.#seen) } }));
       }
       async updateTask(id, task) {
-        return this.#optionalTask(await this.#c.json("PUT", `/tasks/${seg(id)}`, { body: { kind: "json", value: normalizeTaskTree(task) } }));
+        return this.#optionalTask(await this.#c.json("PUT", `/tasks/${seg(id)}`, { body: { kind: "json", value: writeTask(task, this.#seen) } }));
       }
       async deleteTask(id) {
         await this.#c.json("DELETE", `/tasks/${seg(id)}`);
@@ -47019,25 +47388,25 @@ var init_client = __esm({
         return listed ? { ...host, type: listed.type } : host;
       }
       async listCustomScripts() {
-        return this.#list("/customscripts");
+        return this.#namedList("/customscripts");
       }
       async getCustomScript(id) {
-        return this.#object("GET", `/customscripts/${seg(id)}`);
+        return readNamedObject(await this.#object("GET", `/customscripts/${seg(id)}`), this.#seen);
       }
       async listStandardScripts() {
-        return this.#list("/standardscripts");
+        return this.#namedList("/standardscripts");
       }
       async getStandardScript(id) {
-        return this.#object("GET", `/standardscripts/${seg(id)}`);
+        return readNamedObject(await this.#object("GET", `/standardscripts/${seg(id)}`), this.#seen);
       }
       async listDateLists() {
-        return this.#list("/datelists");
+        return this.#namedList("/datelists");
       }
       async getDateList(id) {
-        return this.#object("GET", `/datelists/${seg(id)}`);
+        return readNamedObject(await this.#object("GET", `/datelists/${seg(id)}`), this.#seen);
       }
       async listGlobalParameters() {
-        return this.#list("/globalparameters");
+        return this.#namedList("/globalparameters");
       }
       async listResourceGroups() {
         return this.#list("/resourcegroups");
@@ -47049,16 +47418,19 @@ var init_client = __esm({
         return this.#object("GET", `/usergroups/${seg(name)}`);
       }
       async listResourceGroupAcls(filter = {}) {
-        return this.#list("/resourcegroups/acls", { resourceGroupName: filter.resourceGroupName, userGroupName: filter.userGroupName });
+        const items = await this.#list("/resourcegroups/acls", { resourceGroupName: filter.resourceGroupName, userGroupName: filter.userGroupName });
+        return items.filter(isRecord7).map((a) => readAcl(a, this.#seen));
       }
       async getResourceGroupAcl(id) {
-        return this.#object("GET", `/resourcegroups/acls/${seg(id)}`);
+        return readAcl(await this.#object("GET", `/resourcegroups/acls/${seg(id)}`), this.#seen);
       }
       async createResourceGroupAcl(acl) {
-        return optionalObject(await this.#c.json("POST", "/resourcegroups/acls", { body: { kind: "json", value: acl } }));
+        const value = { ...acl, Permissions: writeAclPermissions(acl.Permissions, this.#seen) };
+        return this.#optionalAcl(await this.#c.json("POST", "/resourcegroups/acls", { body: { kind: "json", value } }));
       }
       async updateResourceGroupAcl(id, changes) {
-        return optionalObject(await this.#c.json("PUT", `/resourcegroups/acls/${seg(id)}`, { body: { kind: "json", value: changes } }));
+        const value = changes.Permissions === void 0 ? changes : { ...changes, Permissions: writeAclPermissions(changes.Permissions, this.#seen) };
+        return this.#optionalAcl(await this.#c.json("PUT", `/resourcegroups/acls/${seg(id)}`, { body: { kind: "json", value } }));
       }
       async deleteResourceGroupAcl(id) {
         await this.#c.json("DELETE", `/resourcegroups/acls/${seg(id)}`);
@@ -47077,7 +47449,7 @@ var init_client = __esm({
         return this.#c.call("GET", "/config", { accept: "application/xml, application/json" }, (t, req) => t.sendToFile(req, destPath));
       }
       async importConfig(xml) {
-        await this.#c.call("PUT", "/config", { body: { kind: "xml", value: xml } }, (t, req) => t.sendDiscard(req));
+        await this.#c.call("PUT", "/config", { body: { kind: "xml", value: xml }, retry: "idempotent" }, (t, req) => t.sendDiscard(req));
       }
       async auditReport(query) {
         const value = { predicate: query.predicate, orderBy: query.orderBy, maxCount: query.maxCount };
@@ -47091,12 +47463,20 @@ var init_client = __esm({
       async #list(path, query = {}) {
         return await this.#c.list(path, LIST, query);
       }
+      /** Scripts, date lists, global parameters: ids as strings. */
+      async #namedList(path) {
+        return (await this.#list(path)).filter(isRecord7).map((x) => readNamedObject(x, this.#seen));
+      }
       async #object(method, path) {
         const body = await this.#c.json(method, path);
         return isRecord7(body) ? body : this.#unexpected(method, path, "expected a JSON object");
       }
       #optionalTask(body) {
-        return isRecord7(body) ? normalizeParsedTaskTree(body) : void 0;
+        return isRecord7(body) ? readTask(body, this.#seen) : void 0;
+      }
+      /** The ACL a write answered with; an answer without an `ACLID` (or none) is no ACL. */
+      #optionalAcl(body) {
+        return isRecord7(body) && body.ACLID !== void 0 ? readAcl(body, this.#seen) : void 0;
       }
       #unexpected(method, path, note) {
         throw new ApiError({ service: "automation", method, path: `${this.#c.session.knownApiBase ?? ""}${path}`, status: 200, body: { fieldErrors: [], note } });
@@ -47141,42 +47521,91 @@ var init_folder_path = __esm({
   }
 });
 
-// src/services/transfer/client.ts
-function createTransferClient(opts) {
-  return new HttpTransferClient(opts);
-}
+// src/services/transfer/normalize.ts
 function idString2(x) {
   return typeof x === "string" ? x : typeof x === "number" ? String(x) : "";
 }
 function str(x) {
   return typeof x === "string" ? x : "";
 }
-function toUser(u) {
-  return { ...u, id: idString2(u.id), username: str(u.username) };
+function readUser(u) {
+  const fullName = [u.fullName, u.realname, u.realName].find((n) => typeof n === "string" && n !== "");
+  return { ...u, id: idString2(u.id), username: str(u.username), ...fullName !== void 0 ? { fullName } : {} };
 }
-function toGroup(g) {
+function readGroup(g) {
   return { ...g, id: idString2(g.id), name: str(g.name) };
 }
-function toFolder(f) {
-  const out = { ...f, id: idString2(f.id), name: str(f.name), path: str(f.path) };
+function canonicalFolderPath(path) {
+  const parts = path.split("/").filter((p) => p !== "");
+  return `/${parts.join("/")}`;
+}
+function readFolder(f) {
+  const out = { ...f, id: idString2(f.id), name: str(f.name), path: canonicalFolderPath(str(f.path)) };
   if (f.parentId !== void 0 && f.parentId !== null) out.parentId = idString2(f.parentId);
   return out;
 }
-function toAclEntry(e) {
-  const out = { ...e, type: str(e.type), id: idString2(e.id), permissions: toPermissions(e.permissions) };
+function readAclEntry(e, names2) {
+  const type = entryType(e.type);
+  const id = idString2(e.id);
+  const out = {
+    ...e,
+    type,
+    id,
+    permissions: readPermissions(e.permissions),
+    isEditable: readBoolean2(e.isEditable) ?? true,
+    isDeletable: readBoolean2(e.isDeletable) ?? true
+  };
+  delete out.name;
+  const name = type === "User" ? names2.user(id) : type === "Group" ? names2.group(id) : void 0;
+  if (name !== void 0) out.name = name;
+  if (typeof e.name === "string" && e.name !== "") out.serverName = e.name;
   if (e.entryId !== void 0 && e.entryId !== null) out.entryId = idString2(e.entryId);
   return out;
 }
-function toPermissions(p) {
-  if (!isRecord7(p)) return {};
-  const out = {};
-  for (const [k, v] of Object.entries(p)) {
-    if (k === "sharePermissions") out[k] = toPermissions(v);
-    else if (v === 1 || v === "true") out[k] = true;
-    else if (v === 0 || v === "false") out[k] = false;
-    else out[k] = v;
+function entryType(t) {
+  const text2 = str(t);
+  const lower = text2.toLowerCase();
+  return lower === "user" ? "User" : lower === "group" ? "Group" : text2;
+}
+function readBoolean2(v) {
+  if (typeof v === "boolean") return v;
+  if (v === 1 || v === 0) return v === 1;
+  if (typeof v === "string") {
+    const t = v.trim().toLowerCase();
+    if (t === "true" || t === "1") return true;
+    if (t === "false" || t === "0") return false;
   }
+  return void 0;
+}
+function readPermissions(p) {
+  const raw = isRecord7(p) ? p : {};
+  const out = {};
+  for (const [k, v] of Object.entries(raw)) if (k !== "sharePermissions") out[k] = readBoolean2(v) ?? v;
+  for (const k of FOLDER_PERMISSIONS) out[k] = readBoolean2(raw[k]) ?? false;
+  const share = isRecord7(raw.sharePermissions) ? raw.sharePermissions : {};
+  const shareOut = {};
+  for (const [k, v] of Object.entries(share)) shareOut[k] = readBoolean2(v) ?? v;
+  for (const k of SHARE_PERMISSIONS) shareOut[k] = readBoolean2(share[k]) ?? false;
+  out.sharePermissions = shareOut;
   return out;
+}
+var init_normalize3 = __esm({
+  "src/services/transfer/normalize.ts"() {
+    "use strict";
+    init_vocabulary();
+    init_error_body();
+  }
+});
+
+// src/services/transfer/client.ts
+function createTransferClient(opts) {
+  return new HttpTransferClient(opts);
+}
+function forgetOnFailure(read, forget) {
+  return read.catch((err) => {
+    forget();
+    throw err;
+  });
 }
 function seg2(value) {
   return encodeURIComponent(String(value));
@@ -47191,7 +47620,7 @@ function toReadonlyTransferClient(client) {
   Object.defineProperty(view, "tokenRequestCount", { get: () => client.tokenRequestCount, enumerable: true });
   return Object.freeze(view);
 }
-var TRANSFER_READ_METHODS, LIST2, API_PATH2, HttpTransferClient;
+var TRANSFER_READ_METHODS, LIST2, API_PATH2, HttpTransferClient, NO_NAMES;
 var init_client2 = __esm({
   "src/services/transfer/client.ts"() {
     "use strict";
@@ -47200,6 +47629,7 @@ var init_client2 = __esm({
     init_connection();
     init_paging();
     init_folder_path();
+    init_normalize3();
     TRANSFER_READ_METHODS = [
       "tokenCheck",
       "currentUser",
@@ -47218,6 +47648,8 @@ var init_client2 = __esm({
     HttpTransferClient = class {
       service = "transfer";
       #c;
+      #users;
+      #groups;
       constructor(opts) {
         this.#c = new Connection({
           ...opts,
@@ -47239,17 +47671,17 @@ var init_client2 = __esm({
         return isRecord7(body) ? body : {};
       }
       async currentUser() {
-        return toUser(await this.#object("GET", "/users/self"));
+        return readUser(await this.#object("GET", "/users/self"));
       }
       async findUser(username) {
-        const users = (await this.#c.list("/users", LIST2, { username, isExactMatch: true })).filter(isRecord7).map(toUser);
+        const users = (await this.#c.list("/users", LIST2, { username, isExactMatch: true })).filter(isRecord7).map(readUser);
         return users.find((u) => u.username === username) ?? users.find((u) => u.username.toLowerCase() === username.toLowerCase()) ?? null;
       }
-      async listUsers() {
-        return (await this.#list("/users")).map(toUser);
+      listUsers() {
+        return this.#users ??= forgetOnFailure(this.#list("/users").then((items) => items.map(readUser)), () => this.#users = void 0);
       }
-      async listGroups() {
-        return (await this.#list("/groups")).map(toGroup);
+      listGroups() {
+        return this.#groups ??= forgetOnFailure(this.#list("/groups").then((items) => items.map(readGroup)), () => this.#groups = void 0);
       }
       async findGroup(name) {
         const groups = await this.listGroups();
@@ -47266,24 +47698,35 @@ var init_client2 = __esm({
           if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return null;
           throw err;
         }
-        const want = trimFolderPath(path);
-        return items.map(toFolder).find((f) => trimFolderPath(f.path) === want) ?? null;
+        const want = folderKey(path);
+        const found = items.map(readFolder).filter((f) => folderKey(f.path) === want);
+        return found.find((f) => f.path === path) ?? found[0] ?? null;
       }
       async listFolders() {
-        return (await this.#list("/folders")).map(toFolder);
+        return (await this.#list("/folders")).map(readFolder);
       }
       async getFolder(id) {
-        return toFolder(await this.#object("GET", `/folders/${seg2(id)}`));
+        return readFolder(await this.#object("GET", `/folders/${seg2(id)}`));
       }
       async listSubfolders(id) {
-        return (await this.#list(`/folders/${seg2(id)}/subfolders`)).map(toFolder);
+        return (await this.#list(`/folders/${seg2(id)}/subfolders`)).map(readFolder);
       }
       async createSubfolder(parentId, folder) {
         const value = { name: folder.name, inheritPermissions: folder.inheritPermissions };
-        return toFolder(await this.#object("POST", `/folders/${seg2(parentId)}/subfolders`, value));
+        const path = `/folders/${seg2(parentId)}/subfolders`;
+        const body = await this.#c.json("POST", path, { body: { kind: "json", value } });
+        if (isRecord7(body) && body.id !== void 0 && body.id !== null) return readFolder(body);
+        const created = (await this.listSubfolders(parentId)).find((f) => f.name.toLowerCase() === folder.name.toLowerCase());
+        return created ?? this.#unexpected("POST", path, `the created folder ${folder.name} is not listed under its parent`);
+      }
+      async renameFolder(id, name) {
+        const path = `/folders/${seg2(id)}`;
+        const body = await this.#c.json("PATCH", path, { body: { kind: "json", value: { name } } });
+        if (body === void 0 || isRecord7(body) && (body.id === void 0 || body.id === null)) return this.getFolder(id);
+        return isRecord7(body) ? readFolder(body) : this.#unexpected("PATCH", path, "expected a JSON object");
       }
       async listFolderAcls(folderId2) {
-        return (await this.#list(`/folders/${seg2(folderId2)}/acls`)).map(toAclEntry);
+        return this.#readEntries(await this.#list(`/folders/${seg2(folderId2)}/acls`));
       }
       async setFolderAcl(folderId2, entry) {
         return this.#writeAcl("PUT", folderId2, entry);
@@ -47301,10 +47744,26 @@ var init_client2 = __esm({
         const path = `/folders/${seg2(folderId2)}/acls`;
         const value = { type: entry.type, id: String(entry.id), permissions: entry.permissions };
         const body = await this.#c.json(method, path, { body: { kind: "json", value } });
-        if (body === void 0) return this.listFolderAcls(folderId2);
-        const page = parseListPage(body);
-        if (page === void 0) return this.#unexpected(method, path, "expected the folder ACL list");
-        return page.items.filter(isRecord7).map(toAclEntry);
+        const page = body === void 0 ? void 0 : parseListPage(body);
+        if (page === void 0 || page.totalPages !== void 0 && page.totalPages > 1) return this.listFolderAcls(folderId2);
+        return this.#readEntries(page.items.filter(isRecord7));
+      }
+      /** Entries named through the user and group lists, which are read only when an entry needs them. */
+      async #readEntries(items) {
+        const needs = items.some((e) => /^(user|group)$/i.test(String(e.type)));
+        const names2 = needs ? await this.#principalNames() : NO_NAMES;
+        return items.map((e) => readAclEntry(e, names2));
+      }
+      /** Usernames and group names by id; a list the account may not read names nobody (403/404). */
+      async #principalNames() {
+        const orNone = (read) => read.catch((err) => {
+          if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return [];
+          throw err;
+        });
+        const [users, groups] = await Promise.all([orNone(this.listUsers()), orNone(this.listGroups())]);
+        const userNames = new Map(users.map((u) => [u.id, u.username]));
+        const groupNames = new Map(groups.map((g) => [g.id, g.name]));
+        return { user: (id) => userNames.get(id) || void 0, group: (id) => groupNames.get(id) || void 0 };
       }
       async #list(path, query = {}) {
         const items = await this.#c.list(path, LIST2, query);
@@ -47318,6 +47777,7 @@ var init_client2 = __esm({
         throw new ApiError({ service: "transfer", method, path: `${this.#c.session.knownApiBase ?? ""}${path}`, status: 200, body: { fieldErrors: [], note } });
       }
     };
+    NO_NAMES = { user: () => void 0, group: () => void 0 };
   }
 });
 
@@ -47337,10 +47797,11 @@ __export(services_exports, {
   createTransferClient: () => createTransferClient,
   installShutdownHandlers: () => installShutdownHandlers,
   normalizeParameters: () => normalizeParameters2,
-  normalizeTaskTree: () => normalizeTaskTree,
   parseBaseUrl: () => parseBaseUrl,
   parseListPage: () => parseListPage,
+  readAcl: () => readAcl,
   readAllPages: () => readAllPages,
+  readTask: () => readTask,
   toReadonly: () => toReadonly,
   toReadonlyAutomationClient: () => toReadonlyAutomationClient,
   toReadonlyTransferClient: () => toReadonlyTransferClient,
@@ -47498,6 +47959,7 @@ function planLiveReads(manifests, scope, prune) {
       users: folders.some((m) => m.spec.entries.some((e) => e.user !== void 0)),
       groups: folders.some((m) => m.spec.entries.some((e) => e.group !== void 0)),
       folders: folders.map((m) => m.name),
+      previous: folders.flatMap((m) => m.previousNames),
       creatable: folders.filter((m) => m.spec.createIfMissing !== void 0).map((m) => m.name),
       walk: walk2
     };
@@ -47597,9 +48059,10 @@ async function readTransfer(client, needs, t, parallelism) {
   ]);
   const found = new Map(walked ?? []);
   const underWalk = (path) => needs.walk.some((root) => isSameOrBelow(path, root));
-  const toFind = uniqueFolderPaths(needs.folders.filter((p) => !found.has(folderKey(p)) && !underWalk(p)));
+  const wanted = [...needs.folders, ...needs.previous];
+  const toFind = uniqueFolderPaths(wanted.filter((p) => !found.has(folderKey(p)) && !underWalk(p)));
   await findFolders(client, toFind, found, t, parallelism, list);
-  for (const p of needs.folders) if (!found.has(folderKey(p))) found.set(folderKey(p), null);
+  for (const p of wanted) if (!found.has(folderKey(p))) found.set(folderKey(p), null);
   const parents = uniqueFolderPaths(
     needs.creatable.filter((p) => found.get(folderKey(p)) === null).map(parentPath).filter((p) => p !== void 0 && !found.has(folderKey(p)) && !underWalk(p))
   );
@@ -47622,7 +48085,7 @@ async function findFolders(client, paths, into, t, parallelism, list) {
   if (list && (paths.length > FOLDER_LIST_THRESHOLD || list.started())) {
     const byPath = await list.read();
     if (byPath) {
-      for (const p of paths) into.set(folderKey(p), byPath.get(trimFolderPath(p)) ?? null);
+      for (const p of paths) into.set(folderKey(p), byPath.get(folderKey(p)) ?? null);
       return;
     }
   }
@@ -47637,7 +48100,7 @@ function folderListReader(client, t) {
     try {
       const folders = await t.run("folder list", () => client.listFolders());
       const byPath = /* @__PURE__ */ new Map();
-      for (const f of folders) if (!byPath.has(trimFolderPath(f.path))) byPath.set(trimFolderPath(f.path), f);
+      for (const f of folders) if (!byPath.has(folderKey(f.path))) byPath.set(folderKey(f.path), f);
       return byPath;
     } catch (err) {
       if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return void 0;
@@ -47651,7 +48114,7 @@ async function walkFolders(client, roots, t, parallelism, list) {
   const rootPaths = uniqueFolderPaths(roots);
   const byPath = await list.read();
   if (byPath) {
-    for (const root of rootPaths) out.set(folderKey(root), byPath.get(trimFolderPath(root)) ?? null);
+    for (const root of rootPaths) out.set(folderKey(root), byPath.get(folderKey(root)) ?? null);
     for (const [path, folder] of byPath) {
       if (!out.has(folderKey(path)) && rootPaths.some((root) => isSameOrBelow(path, root))) out.set(folderKey(path), folder);
     }
@@ -47688,6 +48151,9 @@ var init_read_live_state = __esm({
 // src/plan/diagnostics.ts
 function createPlanDiagnostic(code5, at, message, extra = {}) {
   return createDiagnostic("error", code5, at, message, extra);
+}
+function createPlanWarning(code5, at, message, extra = {}) {
+  return createDiagnostic("warning", code5, at, message, extra);
 }
 function didYouMean(input, candidates) {
   const guess = suggestName(input, [...candidates]);
@@ -47880,13 +48346,16 @@ function viewEntries(acl) {
     out.push({
       type: e.type,
       id: String(e.id),
-      name: typeof e.name === "string" && e.name !== "" ? e.name : String(e.id),
+      name: e.name ?? unnamedPrincipal(e.id),
       permissions: entryPermissions(e.permissions),
       editable: e.isEditable !== false,
       deletable: e.isEditable !== false && e.isDeletable !== false
     });
   }
   return out;
+}
+function unnamedPrincipal(id) {
+  return `#${id}`;
 }
 function entryPermissions(p) {
   const granted = (x, key) => isRecord8(x) && (x[key] === true || x[key] === 1 || x[key] === "true");
@@ -47921,14 +48390,17 @@ function fingerprintFolder(live) {
     const y = entryKey2(b.type, String(b.id));
     return x < y ? -1 : x > y ? 1 : 0;
   });
-  return sha256Of({ id: String(live.folder.id), entries: entries.map(toJson) });
+  return sha256Of({ id: String(live.folder.id), entries: entries.map(({ name: _name, serverName: _serverName, ...rest }) => toJson(rest)) });
 }
-function planFolder(desired, live, creation) {
+function folderName(path) {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+function planFolder(desired, live, creation, previousPath) {
   const exact = desired.manifest.spec.mode === "exact";
   const byKey2 = new Map(live.map((e) => [entryKey2(e.type, e.id), e]));
   const matched = /* @__PURE__ */ new Set();
   const entries = [];
-  const fields = [];
+  const fields = previousPath === void 0 ? [] : [{ path: "path", before: previousPath, after: desired.path }];
   const set = [];
   const remove = [];
   const after = new Map(live.map((e) => [entryKey2(e.type, e.id), e]));
@@ -47970,6 +48442,8 @@ function planFolder(desired, live, creation) {
     kind: "FolderPermissions",
     path: desired.path,
     ...creation ? { create: { parentPath: creation.parentPath, name: creation.name, inheritPermissions: creation.inheritPermissions } } : {},
+    // Same name: only the parent is renamed, which moves this folder along.
+    ...previousPath !== void 0 && folderName(previousPath) !== folderName(desired.path) ? { rename: { from: previousPath, name: folderName(desired.path) } } : {},
     set,
     remove
   };
@@ -47978,7 +48452,7 @@ function planFolder(desired, live, creation) {
     const reason = creation.inheritPermissions === "None" ? void 0 : `created under ${creation.parentPath} with a copy of its permissions (${creation.inheritPermissions})`;
     return { action: "create", ...reason ? { reason } : {}, fields, entries, payload, after: afterList };
   }
-  if (set.length > 0 || remove.length > 0) {
+  if (set.length > 0 || remove.length > 0 || previousPath !== void 0) {
     return { action: "update", ...blockedNote ? { reason: `${blockedNote}; the other entries are applied` } : {}, fields, entries, payload, after: afterList };
   }
   if (blockedNote) return { action: "blocked", reason: `${blockedNote}; the wanted change cannot be made through the API`, fields, entries, after: afterList };
@@ -48065,7 +48539,7 @@ function isVolatileTaskField(key) {
 }
 function fingerprintTask(live) {
   const kept = {};
-  for (const [k, v] of Object.entries(live)) if (!isVolatileTaskField(k)) kept[k] = k === "Parameters" ? normalizeParameters2(v) : v;
+  for (const [k, v] of Object.entries(live)) if (!isVolatileTaskField(k)) kept[k] = v;
   return sha256Of(withoutPasswords(kept));
 }
 function taskId(live) {
@@ -48086,8 +48560,7 @@ function displayLiveTaskPart(live, cat) {
   }
   return out;
 }
-function displayLiveParameters(raw) {
-  const params = normalizeParameters2(raw);
+function displayLiveParameters(params) {
   if (!isRecord8(params)) return toJson(params);
   const out = {};
   for (const [name, p] of Object.entries(params)) out[name] = isRecord8(p) ? p.DisplayValue === SUPPRESSED ? SENSITIVE : toJson(p.value ?? "") : toJson(p);
@@ -48109,8 +48582,7 @@ function displayDesiredTaskPart(desired) {
   return out;
 }
 function dateListId(ref) {
-  if (isRecord8(ref)) return String(ref.DateListID ?? ref.ID ?? "");
-  return String(ref);
+  return isRecord8(ref) ? String(ref.DateListID ?? "") : String(ref);
 }
 function diffTask(desired, live, cat) {
   const out = [];
@@ -48147,8 +48619,7 @@ function sameNameSet(a, b) {
   const y = new Set(b.map((s) => s.toLowerCase()));
   return x.size === y.size && [...x].every((s) => y.has(s));
 }
-function diffParameters(path, desired, liveRaw, out) {
-  const live = normalizeParameters2(liveRaw);
+function diffParameters(path, desired, live, out) {
   const l = isRecord8(live) ? live : {};
   for (const [name, p] of Object.entries(desired)) {
     const at = joinPath(path, name);
@@ -48216,12 +48687,8 @@ function diffInterval(path, desired, live, out) {
     const want = d[key];
     if (typeof want !== "string") continue;
     const have = l[key];
-    if (normalizeTime(want) !== (typeof have === "string" ? normalizeTime(have) : void 0)) out.push(fieldChange(joinPath(path, key), have === void 0 ? void 0 : toJson(have), want));
+    if (want !== have) out.push(fieldChange(joinPath(path, key), have === void 0 ? void 0 : toJson(have), want));
   }
-}
-function normalizeTime(t) {
-  const m = /^\s*(\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s*$/.exec(t);
-  return m ? `${m[1].padStart(2, "0")}:${m[2]}` : t;
 }
 function sameDays(a, b) {
   return sameNameSet(a, b);
@@ -48300,7 +48767,7 @@ function updateTaskBody(live, desired) {
   const out = {};
   for (const [k, v] of Object.entries(withoutPasswords(live))) {
     if (isVolatileTaskField(k) || v === void 0) continue;
-    out[k] = k === "Parameters" ? toJson(normalizeParameters2(v)) : toJson(v);
+    out[k] = toJson(v);
   }
   for (const [key, value] of Object.entries(desired.body)) {
     switch (key) {
@@ -48321,8 +48788,7 @@ function updateTaskBody(live, desired) {
   }
   return out;
 }
-function mergeParameters(live, desired) {
-  const base = normalizeParameters2(live);
+function mergeParameters(base, desired) {
   const out = isRecord8(base) ? { ...toJson(base) } : {};
   if (isRecord8(desired)) for (const [name, p] of Object.entries(desired)) out[name] = toJson(p);
   return out;
@@ -48343,12 +48809,27 @@ function mergeSteps(live, desired) {
     return { [kind]: out };
   });
 }
+function stepPasswordState(body) {
+  if (typeof body.Password === "string" && body.Password !== "") return "set";
+  const ownUser = typeof body.Username === "string" && body.Username !== "" && !sameScalar(1, body.UseDefUser);
+  const key = typeof body.ClientKeyID === "string" && body.ClientKeyID !== "";
+  return body.Password === void 0 && ownUser && !key ? "likely" : void 0;
+}
 function replaceTaskBody(live, desired) {
   const merged = updateTaskBody(live, desired);
   const lostSecrets = [];
   const body = stripServerIds(merged, lostSecrets, "");
   delete body.NextEID;
   if (desired.body.Group !== void 0) body.Group = desired.body.Group;
+  const sent = listOf(body.steps);
+  listOf(live.steps).forEach((step, i) => {
+    const kind = stepKindOfLive(step);
+    const liveBody = kind !== void 0 && isRecord8(step) && isRecord8(step[kind]) ? step[kind] : void 0;
+    const sentStep = sent[i];
+    const sentBody = kind !== void 0 && isRecord8(sentStep) && isRecord8(sentStep[kind]) ? sentStep[kind] : void 0;
+    if (liveBody === void 0 || sentBody !== void 0 && sentBody.Password !== void 0) return;
+    if (stepPasswordState(liveBody) !== void 0) lostSecrets.push(`steps[${i}].${kind}.Password`);
+  });
   return { body, lostSecrets };
 }
 function stripServerIds(x, lost, path) {
@@ -48360,7 +48841,7 @@ function stripServerIds(x, lost, path) {
     if (k === "Parameters" && isRecord8(v)) {
       const params = {};
       for (const [name, p] of Object.entries(v)) {
-        if (isRecord8(p) && p.DisplayValue === SUPPRESSED && (p.value === "" || p.value === void 0)) lost.push(joinPath(joinPath(path, "Parameters"), name));
+        if (isRecord8(p) && p.DisplayValue === SUPPRESSED && (p.value === "" || p.value === void 0 || p.value === SUPPRESSED)) lost.push(joinPath(joinPath(path, "Parameters"), name));
         else params[name] = p;
       }
       out.Parameters = params;
@@ -48380,7 +48861,7 @@ function planTask(desired, live, cat, previousName) {
   if (cos) return { action: "blocked", reason: COS_REASON, fields: all };
   if (all.some((f) => f.forcesReplace)) {
     const { body, lostSecrets } = replaceTaskBody(live, desired);
-    const lost = lostSecrets.length > 0 ? `; its secret parameters not in the manifest (${lostSecrets.join(", ")}) cannot be copied` : "";
+    const lost = lostSecrets.length > 0 ? `; secrets the server does not show and the manifest does not carry (${lostSecrets.join(", ")}) cannot be copied and are lost: write them in the manifest as \`\${env:\u2026}\`` : "";
     return { action: "replace", reason: `\`Group\` cannot change after creation: the task is deleted and created again${lost}`, fields: all, payload: { kind: "Task", body } };
   }
   return { action: "update", fields: all, payload: { kind: "Task", body: updateTaskBody(live, desired) } };
@@ -48390,7 +48871,6 @@ var init_task = __esm({
   "src/resources/task.ts"() {
     "use strict";
     init_types();
-    init_normalize2();
     init_common2();
     XFER_TYPES = /* @__PURE__ */ new Set(["silock", "xferlock"]);
     SUPPRESSED = "(suppressed)";
@@ -48468,33 +48948,45 @@ function planChanges(input) {
     const live = folders.get(key);
     return live ? viewEntries(live.acl) : void 0;
   };
+  const moved = /* @__PURE__ */ new Map();
   const byDepth = [...input.desired.folders].map((d, i) => ({ d, i })).sort((a, b) => folderDepth(a.d.path) - folderDepth(b.d.path) || a.i - b.i);
   for (const { d } of byDepth) {
     const m = d.manifest;
     const key = folderKey(d.path);
     const live = folders.get(key);
     const base = { address: formatAddress("FolderPermissions", d.path), kind: "FolderPermissions", name: d.path, service: "transfer", source: source(m) };
+    if (checkMovedAway(d, moved, diagnostics)) continue;
+    const previous = m.previousNames.flatMap((p, index) => {
+      const f = folders.get(folderKey(p));
+      return f ? [{ index, live: f }] : [];
+    });
     if (live) {
+      for (const p of previous) {
+        if (p.live.folder.id === live.folder.id) continue;
+        diagnostics.push(
+          createPlanWarning("MF412", m.sourceMap.locate(["metadata", "previousNames", p.index]), `previous name ${p.live.folder.path} of folder ${d.path} still exists on the transfer server (id ${p.live.folder.id}): the plan manages ${live.folder.path} and leaves ${p.live.folder.path} alone`, {
+            hint: `delete or rename ${p.live.folder.path} on the transfer server, or drop it from previousNames`
+          })
+        );
+      }
       const o = planFolder(d, viewEntries(live.acl));
       after.set(key, o.after);
       add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
-    const renamed = m.previousNames.map((p) => folders.get(folderKey(p))).find((f) => f !== null && f !== void 0);
+    const renamed = previous[0]?.live;
     if (renamed) {
-      add(
-        {
-          ...base,
-          action: "blocked",
-          reason: `renaming folders is not supported yet: rename ${renamed.folder.path} to ${d.path} on the transfer server, then plan again`,
-          previousName: renamed.folder.path,
-          liveId: String(renamed.folder.id),
-          fingerprint: fingerprintFolder(renamed),
-          fields: [{ path: "path", before: renamed.folder.path, after: d.path }]
-        },
-        RANK.FolderPermissions,
-        folderDepth(d.path)
-      );
+      const from = renamed.folder.path;
+      const identity = { previousName: from, liveId: String(renamed.folder.id), fingerprint: fingerprintFolder(renamed) };
+      const blocked = renameBlocked(from, d.path, moved);
+      if (blocked !== void 0) {
+        add({ ...base, action: "blocked", reason: blocked, ...identity, fields: [{ path: "path", before: from, after: d.path }] }, RANK.FolderPermissions, folderDepth(d.path));
+        continue;
+      }
+      const o = planFolder(d, viewEntries(renamed.acl), void 0, from);
+      moved.set(folderKey(from), d.path);
+      after.set(key, o.after);
+      add({ ...base, ...outcomeFields(o), ...identity }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const create = planFolderCreation(d, entriesAfter, diagnostics);
@@ -48534,6 +49026,36 @@ function outcomeFields(o) {
     ...o.payload ? { payload: o.payload } : {}
   };
 }
+function renameBlocked(from, to, moved) {
+  const oldParent = parentPath(from);
+  const newParent = parentPath(to);
+  if (oldParent === void 0) return `the root folder ${from} cannot be renamed`;
+  const parentAfter = pathAfterMoves(oldParent, moved);
+  if (newParent !== void 0 && folderKey(parentAfter) === folderKey(newParent)) return void 0;
+  return `${from} \u2192 ${to} moves the folder to another parent folder; the API can only rename it in place: move it on the transfer server (or rename it without moving), then plan again`;
+}
+function checkMovedAway(d, moved, diagnostics) {
+  const parent = parentPath(d.path);
+  const above = parent === void 0 ? void 0 : movedAncestor(parent, moved);
+  if (above === void 0) return false;
+  diagnostics.push(
+    createPlanDiagnostic("MF408", d.manifest.sourceMap.locate(["metadata", "name"]), `folder ${d.path} will not exist after this plan: ${above.from} above it is renamed to ${above.to}`, {
+      hint: `name it ${pathAfterMoves(d.path, moved)}, with ${d.path} in previousNames`
+    })
+  );
+  return true;
+}
+function movedAncestor(path, moved) {
+  for (let p = trimFolderPath(path); p !== void 0; p = parentPath(p)) {
+    const to = moved.get(folderKey(p));
+    if (to !== void 0) return { from: p, to };
+  }
+  return void 0;
+}
+function pathAfterMoves(path, moved) {
+  const above = movedAncestor(path, moved);
+  return above === void 0 ? path : `${above.to}${trimFolderPath(path).slice(above.from.length)}`;
+}
 function planFolderCreation(d, entriesAfter, diagnostics) {
   const m = d.manifest;
   const at = m.sourceMap.locate(["metadata", "name"]);
@@ -48553,8 +49075,7 @@ function planFolderCreation(d, entriesAfter, diagnostics) {
     return void 0;
   }
   const copied = how.inheritPermissions === "None" ? [] : parentEntries.map((e) => ({ ...e, editable: true, deletable: true }));
-  const name = d.path.slice(d.path.lastIndexOf("/") + 1);
-  return planFolder(d, copied, { parentPath: parent, name, inheritPermissions: how.inheritPermissions, copied });
+  return planFolder(d, copied, { parentPath: parent, name: folderName(d.path), inheritPermissions: how.inheritPermissions, copied });
 }
 function planPrune(input) {
   const out = [];
@@ -48660,14 +49181,13 @@ function selectTargets(items, targets, desired, diagnostics) {
     wanted.add(norm);
   }
   const chosen = new Set(items.filter((o) => aliases(o.change).some((a) => wanted.has(a))));
-  const creates = new Map(items.filter((o) => o.change.kind === "FolderPermissions" && o.change.action === "create").map((o) => [folderKey(o.change.name), o]));
+  const makers = new Map(items.filter((o) => establishesFolderPath(o.change)).map((o) => [folderKey(o.change.name), o]));
   for (const o of [...chosen]) {
-    let p = o.change.payload?.kind === "FolderPermissions" ? o.change.payload.create?.parentPath : void 0;
-    while (p !== void 0) {
-      const parent = creates.get(folderKey(p));
+    if (!establishesFolderPath(o.change)) continue;
+    for (let p = parentPath(o.change.name); p !== void 0; p = parentPath(p)) {
+      const parent = makers.get(folderKey(p));
       if (!parent) break;
       chosen.add(parent);
-      p = parent.change.payload?.kind === "FolderPermissions" ? parent.change.payload.create?.parentPath : void 0;
     }
   }
   return items.filter((o) => chosen.has(o));
@@ -49499,8 +50019,7 @@ function holdsSent(sent, read) {
   if (sent === null) return read === null || read === void 0;
   return sameScalar(sent, read);
 }
-function parametersHold(sent, readRaw) {
-  const read = normalizeParameters2(readRaw);
+function parametersHold(sent, read) {
   if (!isRecord8(sent)) return holdsSent(sent, read);
   const have = isRecord8(read) ? read : {};
   for (const [name, p] of Object.entries(sent)) {
@@ -49519,7 +50038,6 @@ var init_match = __esm({
     init_common2();
     init_task();
     init_secret();
-    init_normalize2();
     SUPPRESSED3 = "(suppressed)";
   }
 });
@@ -49557,6 +50075,11 @@ async function sendStep(step, ctx) {
       const folder = await transfer(ctx).createSubfolder(parentId, { name: step.name, inheritPermissions: step.inheritPermissions });
       ctx.folderIds.set(folderKey(step.path), folder.id);
       return { folder: folder.id };
+    }
+    case "folder-rename": {
+      const id = folderId(ctx, step.path);
+      await transfer(ctx).renameFolder(id, step.name);
+      return { folder: id };
     }
     case "entry-set": {
       const id = folderId(ctx, step.folderPath);
@@ -49611,6 +50134,12 @@ async function confirmStep(step, ctx) {
       if (!folder) return { kind: "resend", step };
       ctx.folderIds.set(folderKey(step.path), folder.id);
       return { kind: "done", ids: { folder: folder.id } };
+    }
+    case "folder-rename": {
+      const id = folderId(ctx, step.path);
+      const folder = await transfer(ctx).findFolderByPath(step.path);
+      if (!folder) return { kind: "resend", step };
+      return folder.id === id ? { kind: "done", ids: { folder: id } } : { kind: "fail", message: `${step.path} is now another folder (id ${folder.id}), not the one renamed from ${step.from} (id ${id})` };
     }
     case "entry-set": {
       const id = folderId(ctx, step.folderPath);
@@ -49732,6 +50261,7 @@ function planSteps(change, payload) {
       const steps = [];
       if (payload.create) steps.push({ op: "folder-create", path: payload.path, ...payload.create });
       else if (change.liveId === void 0) bug("no live id in the plan");
+      if (payload.rename) steps.push({ op: "folder-rename", path: payload.path, ...payload.rename });
       for (const entry of payload.set) steps.push({ op: "entry-set", folderPath: payload.path, entry });
       for (const entry of payload.remove) steps.push({ op: "entry-remove", folderPath: payload.path, entry });
       return steps;
@@ -49847,9 +50377,9 @@ async function executeChanges(input) {
   return { results: results.map((r, i) => r ?? skippedResult(input.changes[i], "interrupted before it started")), interrupted, retriedAfterReread: counters.retriedAfterReread };
 }
 function scheduleChanges(changes) {
-  const creates = /* @__PURE__ */ new Map();
+  const makers = /* @__PURE__ */ new Map();
   changes.forEach((c, i) => {
-    if (c.kind === "FolderPermissions" && c.action === "create") creates.set(folderKey(c.name), i);
+    if (establishesFolderPath(c)) makers.set(folderKey(c.name), i);
   });
   const depths = changes.filter((c) => c.kind === "FolderPermissions").map((c) => folderDepth(c.name));
   const maxDepth = Math.max(0, ...depths);
@@ -49870,7 +50400,7 @@ function scheduleChanges(changes) {
     }
     if (c.kind !== "FolderPermissions") return { wave: 0 };
     for (let p = parentPath(c.name); p !== void 0; p = parentPath(p)) {
-      const j = creates.get(folderKey(p));
+      const j = makers.get(folderKey(p));
       if (j !== void 0) return { wave: 0, needs: j };
     }
     return { wave: 0 };
@@ -49913,7 +50443,8 @@ async function runWave(members, w) {
       }
       waiting.splice(k, 1);
       if (needs !== void 0 && results[needs].status !== "ok") {
-        finishSkipped(i, `not started: creating its parent folder (${changes[needs].address}) failed`, true);
+        const parent = changes[needs];
+        finishSkipped(i, `not started: ${parent.action === "create" ? "creating" : "renaming"} its parent folder (${parent.address}) failed`, true);
         continue;
       }
       running.set(
@@ -49932,7 +50463,7 @@ async function runWave(members, w) {
 }
 async function runChange(change, run) {
   const counters = emptyCounters();
-  run.ledger.write({ event: "change", address: change.address, action: change.action, status: "pending" });
+  run.ledger.write({ event: "change", address: change.address, action: change.action, status: "pending", ...change.previousName !== void 0 ? { previousName: change.previousName } : {} });
   let resolved;
   try {
     resolved = resolvePayloadSecrets(change, run.secretsCtx);
@@ -50066,6 +50597,7 @@ var init_execute = __esm({
     "use strict";
     init_errors();
     init_folder_path();
+    init_model();
     init_errors2();
     init_model3();
     init_operations();
@@ -50116,7 +50648,7 @@ async function readTouchedObjects(changes, readers, parallelism) {
   const automation2 = needTasks || needAcls ? need(readers.automation, "automation") : void 0;
   const transfer2 = folderChanges.length > 0 ? need(readers.transfer, "transfer") : void 0;
   const created = new Set(folderChanges.filter((c) => c.action === "create").map((c) => folderKey(c.name)));
-  const paths = uniqueFolderPaths(folderChanges.map((c) => c.name));
+  const paths = uniqueFolderPaths(folderChanges.flatMap((c) => c.previousName !== void 0 ? [c.previousName, c.name] : [c.name]));
   const parents = uniqueFolderPaths(
     folderChanges.filter((c) => c.action === "create").map(createdFolderParent).filter((p) => p !== void 0 && !created.has(folderKey(p)))
   );
@@ -50181,9 +50713,12 @@ function findStaleObjects(changes, now) {
           if (parent !== void 0 && now.parents.get(folderKey(parent)) === false) stale(c, "gone", `its parent folder ${parent} no longer exists`);
           break;
         }
-        if (!live) stale(c, "gone", `folder id ${c.liveId ?? "?"}`);
-        else if (live.folder.id !== c.liveId) stale(c, "changed", `the path now names another folder (id ${live.folder.id}, was ${c.liveId ?? "?"})`);
-        else if (fingerprintFolder(live) !== c.fingerprint) stale(c, "changed");
+        const at = c.previousName ?? c.name;
+        const found = now.folders.get(folderKey(at));
+        if (!found) stale(c, "gone", `folder id ${c.liveId ?? "?"}${c.previousName !== void 0 ? ` at ${at}` : ""}`);
+        else if (found.folder.id !== c.liveId) stale(c, "changed", `${c.previousName !== void 0 ? at : "the path"} now names another folder (id ${found.folder.id}, was ${c.liveId ?? "?"})`);
+        else if (fingerprintFolder(found) !== c.fingerprint) stale(c, "changed");
+        else if (c.previousName !== void 0 && live) stale(c, "appeared", `folder ${live.folder.path} now exists (id ${live.folder.id}): the rename would collide with it`);
         break;
       }
       default: {
@@ -50302,7 +50837,7 @@ async function applyPlan(input) {
   };
 }
 function touchedFolders(changes) {
-  return changes.filter((c) => c.kind === "FolderPermissions").map((c) => c.name);
+  return changes.filter((c) => c.kind === "FolderPermissions").map((c) => c.previousName ?? c.name);
 }
 function mergeInPlanOrder(plan, executed, blocked) {
   const byAddress = /* @__PURE__ */ new Map();
@@ -55650,7 +56185,7 @@ var SNAPSHOT_FORMAT_VERSION, MANIFEST_FILE, AUTOMATION_FILE, FOLDERS_FILE, ENCRY
 var init_model4 = __esm({
   "src/snapshot/model.ts"() {
     "use strict";
-    SNAPSHOT_FORMAT_VERSION = 1;
+    SNAPSHOT_FORMAT_VERSION = 2;
     MANIFEST_FILE = "snapshot.json";
     AUTOMATION_FILE = "automation-config.xml";
     FOLDERS_FILE = "transfer-folders.json";
@@ -55681,18 +56216,18 @@ function pruneSnapshots(dir, env, keep, protect = []) {
   return doomed.map((r) => r.id);
 }
 function toInfo(m, path) {
+  const a = m.automation;
+  const t = m.transfer;
   return {
     env: m.environment,
     id: m.id,
     path,
     createdAt: m.createdAt,
-    bytes: m.automation.bytes,
-    sha256: m.automation.sha256,
-    taskCount: m.automation.taskCount,
-    folderCount: m.transfer?.folderCount ?? 0,
+    services: [...a ? ["automation"] : [], ...t ? ["transfer"] : []],
+    ...a ? { bytes: a.bytes, sha256: a.sha256, taskCount: a.taskCount, serverUrl: a.url, ...a.serverVersion !== void 0 ? { serverVersion: a.serverVersion } : {} } : {},
+    folderCount: t?.folderCount ?? 0,
+    ...t?.url !== void 0 ? { transferUrl: t.url } : {},
     encrypted: m.encryption !== void 0,
-    serverUrl: m.automation.url,
-    ...m.automation.serverVersion !== void 0 ? { serverVersion: m.automation.serverVersion } : {},
     toolVersion: m.toolVersion,
     ...m.note !== void 0 ? { note: m.note } : {}
   };
@@ -55731,8 +56266,11 @@ async function saveSnapshot(opts) {
   if (!ENVIRONMENT_NAME.test(opts.env)) throw new SnapshotError(`snapshot not saved: "${opts.env}" is not an environment name`);
   const key = readSnapshotKey(opts.processEnv ?? process.env);
   if (!Number.isInteger(opts.keep) || opts.keep < 1) throw new SnapshotError(`snapshots.keep must be a whole number of at least 1, not ${opts.keep}`);
-  const folders = [...new Set(opts.folders ?? [])];
+  const folders = uniqueFolderPaths(opts.folders ?? []);
   if (folders.length > 0 && !opts.transfer) throw new SnapshotError(`snapshot not saved: ${folders.length} transfer folder(s) to save but no transfer service`);
+  const saveTransfer = opts.transfer !== void 0 || opts.foldersRead !== void 0;
+  if (!opts.automation && !saveTransfer) throw new SnapshotError("snapshot not saved: neither the automation nor the transfer service to save");
+  if (opts.automation && opts.automationUrl === void 0) throw new Error("saveSnapshot: automationUrl is required with automation");
   const envDir = join6(opts.dir, opts.env);
   try {
     await mkdir(envDir, { recursive: true, mode: 448 });
@@ -55748,8 +56286,9 @@ async function saveSnapshot(opts) {
     throw new SnapshotError(`snapshot not saved: cannot create a folder in ${envDir} (${code2(err)})`);
   }
   try {
-    const automation2 = await saveAutomation(tmp, opts, key);
-    const transfer2 = folders.length > 0 ? await saveFolders(tmp, opts.transfer, folders, key) : void 0;
+    const automation2 = opts.automation ? await saveAutomation(tmp, opts.automation, opts, key) : void 0;
+    const named = opts.transfer ? await readNamedFolders(opts.transfer, folders) : [];
+    const transfer2 = saveTransfer ? await saveFolders(tmp, [...named, ...unnamed(opts.foldersRead ?? [], folders)], key) : void 0;
     const id = await freeId(envDir, when);
     const manifest = {
       formatVersion: SNAPSHOT_FORMAT_VERSION,
@@ -55758,7 +56297,7 @@ async function saveSnapshot(opts) {
       createdAt: fromSnapshotId(id),
       toolVersion: VERSION,
       ...opts.note !== void 0 ? { note: opts.note } : {},
-      automation: automation2,
+      ...automation2 ? { automation: automation2 } : {},
       ...transfer2 ? { transfer: { ...transfer2, ...opts.transferUrl !== void 0 ? { url: opts.transferUrl } : {} } } : {},
       ...key ? { encryption: { algorithm: "aes-256-gcm", keyCheck: key.check } } : {}
     };
@@ -55783,9 +56322,9 @@ function toSnapshotId(when) {
 function fromSnapshotId(id) {
   return id.replace(/^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-/, "$1:$2:");
 }
-async function saveAutomation(tmp, opts, key) {
+async function saveAutomation(tmp, source, opts, key) {
   const part = join6(tmp, `${AUTOMATION_FILE}.part`);
-  const received = await opts.automation.exportConfig(part);
+  const received = await source.exportConfig(part);
   const stored = await whileSyncing(part, () => passPlainFile(part));
   if (stored.bytes !== received.bytes || stored.sha256 !== received.sha256) {
     throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE} on disk differs from what the server sent (${stored.bytes} of ${received.bytes} bytes)`);
@@ -55842,7 +56381,7 @@ async function writeEncryptedExport(plainPath, path, plain, key) {
     throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE}${ENCRYPTED_SUFFIX} does not decrypt to what was written`);
   }
 }
-async function saveFolders(tmp, transfer2, paths, key) {
+async function readNamedFolders(transfer2, paths) {
   const folders = [];
   for (const path of paths) {
     const folder = await transfer2.findFolderByPath(path);
@@ -55853,6 +56392,13 @@ async function saveFolders(tmp, transfer2, paths, key) {
     const entries = await transfer2.listFolderAcls(folder.id);
     folders.push({ path, id: folder.id, entries: entries.map((e) => ({ ...e })) });
   }
+  return folders;
+}
+function unnamed(read, named) {
+  const keys = new Set(named.map(folderKey));
+  return read.filter((f) => !keys.has(folderKey(f.path)));
+}
+async function saveFolders(tmp, folders, key) {
   const body = { formatVersion: SNAPSHOT_FORMAT_VERSION, folders };
   const plain = Buffer.from(`${JSON.stringify(body, null, 2)}
 `, "utf8");
@@ -55922,6 +56468,7 @@ var init_save_snapshot = __esm({
   "src/snapshot/save-snapshot.ts"() {
     "use strict";
     init_errors();
+    init_folder_path();
     init_log();
     init_version();
     init_crypto();
@@ -56270,15 +56817,13 @@ async function runApplyPlan(plan, r) {
     parallelism: r.parallelism,
     secrets: { env: r.io.env, cwd: r.io.cwd },
     signal: r.signal,
+    // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
     takeSnapshot: async (folders) => {
-      if (!r.clients.full.automation || !automationService) {
-        throw new MftopsError(`snapshot not saved: a snapshot needs the automation service's configuration export, and environment "${r.env.name}" has no automation service`);
-      }
       const { saveSnapshot: saveSnapshot2 } = await Promise.resolve().then(() => (init_save_snapshot(), save_snapshot_exports));
+      const automation2 = r.clients.full.automation;
       const version = plan.servers.automation?.version;
       const info = await saveSnapshot2({
-        automation: r.clients.full.automation,
-        automationUrl: automationService.url,
+        ...automation2 && automationService ? { automation: automation2, automationUrl: automationService.url } : {},
         ...version !== void 0 ? { serverVersion: version } : {},
         ...r.clients.full.transfer ? { transfer: r.clients.full.transfer } : {},
         ...transferService ? { transferUrl: transferService.url } : {},
@@ -56511,7 +57056,7 @@ var DRIFT_FORMAT_VERSION;
 var init_model5 = __esm({
   "src/drift/model.ts"() {
     "use strict";
-    DRIFT_FORMAT_VERSION = 1;
+    DRIFT_FORMAT_VERSION = 2;
   }
 });
 
@@ -56733,38 +57278,60 @@ function unmanagedDetail(change, live) {
     }
   }
 }
-function auditQueryFor(report) {
-  const tasks = auditSubjects(report);
-  if (tasks.length === 0) return void 0;
-  const only = tasks.length === 1 ? tasks[0].liveId : void 0;
-  const predicate = only !== void 0 ? `TargetType=="Task";TargetID=="${only.replace(/["\\]/g, "")}"` : 'TargetType=="Task"';
-  return { predicate, orderBy: "!LogTime", maxCount: AUDIT_MAX_COUNT };
+function auditQueriesFor(report) {
+  const queries = [];
+  for (const kind of AUDITED_KINDS) {
+    const subjects = auditSubjects(report, kind);
+    if (subjects.length === 0) continue;
+    const only = subjects.length === 1 ? subjects[0].liveId : void 0;
+    const type = `TargetType=="${AUDIT_TARGET_TYPES[kind]}"`;
+    const predicate = only !== void 0 ? `${type};TargetID=="${only.replace(/["\\]/g, "")}"` : type;
+    queries.push({ for: kind, predicate, orderBy: "!LogTime", maxCount: AUDIT_MAX_COUNT });
+  }
+  return queries;
 }
-function auditSubjects(report) {
-  return [...report.drifted, ...report.unmanaged].filter((o) => o.kind === "Task");
+function auditSubjects(report, kind) {
+  return [...report.drifted, ...report.unmanaged].filter((o) => o.kind === kind && (kind === "Task" || o.liveId !== void 0));
 }
-function attributeAuditRecords(report, records, query) {
-  const changes = records.filter((r) => typeof r.Username === "string" && typeof r.LogTime === "string" && !NOT_A_CHANGE.has(String(r.Action ?? "").toLowerCase())).filter((r) => r.TargetType === void 0 || String(r.TargetType).toLowerCase() === "task").map((r, i) => ({ r, i, t: Date.parse(String(r.LogTime)) })).sort((a, b) => (Number.isFinite(b.t) && Number.isFinite(a.t) ? b.t - a.t : 0) || a.i - b.i).map((x) => x.r);
-  const latest = (o) => {
-    const hit = changes.find(
-      (r) => o.liveId !== void 0 && r.TargetID !== void 0 && String(r.TargetID) !== "" ? String(r.TargetID) === o.liveId : String(r.TaskName ?? "").toLowerCase() === o.name.toLowerCase()
-    );
-    return hit ? { user: String(hit.Username), time: String(hit.LogTime), action: String(hit.Action ?? "") } : void 0;
-  };
+function attributeAuditRecords(report, answers) {
+  const latestBy = /* @__PURE__ */ new Map();
+  for (const { query, records } of answers) latestBy.set(query.for, latestChangeOf(query.for, records));
   const withChange = (o) => {
-    if (o.kind !== "Task") return o;
-    const last = latest(o);
+    const last = latestBy.get(o.kind)?.(o);
     return last ? { ...o, lastChange: last } : o;
   };
-  const audit = { state: "read", records: records.length, query };
+  const audit = { state: "read", records: answers.reduce((n, a) => n + a.records.length, 0), queries: answers.map((a) => a.query) };
   return { ...report, drifted: report.drifted.map(withChange), unmanaged: report.unmanaged.map(withChange), audit };
+}
+function latestChangeOf(kind, records) {
+  const type = AUDIT_TARGET_TYPES[kind].toLowerCase();
+  const changes = records.filter((r) => typeof r.Username === "string" && typeof r.LogTime === "string" && !NOT_A_CHANGE.has(String(r.Action ?? "").toLowerCase())).filter((r) => r.TargetType === void 0 || String(r.TargetType).toLowerCase() === type).map((r, i) => ({ r, i, t: Date.parse(String(r.LogTime)) })).sort((a, b) => (Number.isFinite(b.t) && Number.isFinite(a.t) ? b.t - a.t : 0) || a.i - b.i).map((x) => x.r);
+  const idOf = (r) => r.TargetID === void 0 || String(r.TargetID) === "" ? void 0 : String(r.TargetID);
+  const matches = (o, r) => {
+    switch (kind) {
+      case "Task": {
+        const id = idOf(r);
+        return o.liveId !== void 0 && id !== void 0 ? id === o.liveId : String(r.TaskName ?? "").toLowerCase() === o.name.toLowerCase();
+      }
+      case "ResourceGroupAcl":
+        return o.liveId !== void 0 && idOf(r) === o.liveId;
+      default: {
+        const never = kind;
+        throw new Error(`unknown audited kind ${String(never)}`);
+      }
+    }
+  };
+  return (o) => {
+    const hit = changes.find((r) => matches(o, r));
+    return hit ? { user: String(hit.Username), time: String(hit.LogTime), action: String(hit.Action ?? "") } : void 0;
+  };
 }
 function withAuditFailure(report, failure) {
   const status = failure.httpStatus;
   const message = status === 401 || status === 403 ? `audit report not readable with this account: ${status}` : status === 404 ? "audit report not available on this server: 404" : `audit report could not be read${status !== void 0 ? `: ${status}` : ""}${failure.detail ? ` (${failure.detail})` : ""}`;
   return { ...report, audit: { state: "unreadable", ...status !== void 0 ? { httpStatus: status } : {}, message } };
 }
-var AUDIT_MAX_COUNT, NOT_A_CHANGE;
+var AUDIT_MAX_COUNT, NOT_A_CHANGE, AUDIT_TARGET_TYPES, AUDITED_KINDS;
 var init_assemble_drift = __esm({
   "src/drift/assemble-drift.ts"() {
     "use strict";
@@ -56778,6 +57345,8 @@ var init_assemble_drift = __esm({
     init_order();
     AUDIT_MAX_COUNT = 500;
     NOT_A_CHANGE = /* @__PURE__ */ new Set(["run", "start", "stop"]);
+    AUDIT_TARGET_TYPES = { Task: "Task", ResourceGroupAcl: "ACL" };
+    AUDITED_KINDS = ["Task", "ResourceGroupAcl"];
   }
 });
 
@@ -56795,11 +57364,13 @@ async function detectDrift(input) {
   const { missingFolders, diagnostics } = separateMissingFolders(input.manifests.manifests, result.diagnostics, input.cwd ?? process.cwd());
   if (plan === void 0 || live === void 0 || hasErrors(diagnostics)) return { diagnostics: result.diagnostics, ...live ? { live } : {} };
   let report = assembleDrift({ plan, live, prune: env.prune, ignore: env.drift?.ignore ?? [], now: now(), missingFolders });
-  const query = auditQueryFor(report);
+  const queries = auditQueriesFor(report);
   const automation2 = input.clients.automation;
-  if (query !== void 0 && automation2 !== void 0) {
+  if (queries.length > 0 && automation2 !== void 0) {
     try {
-      report = attributeAuditRecords(report, await automation2.auditReport(query), query);
+      const answers = [];
+      for (const query of queries) answers.push({ query, records: await automation2.auditReport(query) });
+      report = attributeAuditRecords(report, answers);
     } catch (err) {
       if (!isMftopsError(err)) throw err;
       report = withAuditFailure(report, err instanceof ApiError ? { httpStatus: err.status, ...err.detail ? { detail: err.detail } : {} } : { detail: err.message });
@@ -56869,8 +57440,8 @@ var init_drift_json = __esm({
 // src/render/drift-common.ts
 var drift_common_exports = {};
 __export(drift_common_exports, {
+  attributionNotes: () => attributionNotes,
   attributionText: () => attributionText,
-  auditNote: () => auditNote,
   comparedSentence: () => comparedSentence,
   driftPhrase: () => driftPhrase,
   driftSentence: () => driftSentence,
@@ -56970,6 +57541,15 @@ function unmanagedText(u) {
     }
   }
 }
+function attributionNotes(report) {
+  const notes = [];
+  const audit = auditNote(report.audit);
+  if (audit !== void 0) notes.push(audit);
+  if ([...report.drifted, ...report.unmanaged].some((o) => o.kind === "FolderPermissions")) {
+    notes.push("the transfer service has no audit report; who changed folder permissions is not shown.");
+  }
+  return notes;
+}
 function auditNote(audit) {
   switch (audit.state) {
     case "not-needed":
@@ -57040,8 +57620,7 @@ function renderDriftText(report, options) {
       lines2.push(`  ${escapeControl(a.address)} ${escapeControl(a.what)}${values2} (${escapeControl(a.rule.where)}${until})${reason}`);
     }
   }
-  const audit = auditNote(report.audit);
-  if (audit !== void 0) lines2.push("", `Note: ${audit}`);
+  for (const note of attributionNotes(report)) lines2.push("", `Note: ${note}`);
   lines2.push("", paint("1", driftSentence(report)));
   return `${lines2.join("\n")}
 `;
@@ -57133,9 +57712,8 @@ function renderHead2(report) {
     "|:--|--:|",
     ...rows.map(([label, n]) => `| ${label} | ${formatCount(n)} |`)
   ];
-  const audit = auditNote(report.audit);
-  if (audit !== void 0) lines2.push("", `> [!NOTE]
-> ${escapeMd(audit)}`);
+  for (const note of attributionNotes(report)) lines2.push("", `> [!NOTE]
+> ${escapeMd(note)}`);
   lines2.push("", `<sub>Compared at ${escapeMd(report.createdAt)}.</sub>`);
   return lines2.join("\n");
 }
