@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { MftopsError } from '../errors.js';
@@ -46,8 +47,9 @@ export interface LockOptions {
 /**
  * Take the environment's apply lock, or throw a `MftopsError` naming the owner. A lock whose
  * owner is gone (expired, or a dead pid on this host — a SIGKILLed apply) is taken over; the
- * result says from whom so the caller can tell the user. Creation is `open(wx)`: of two applies
- * started at once, exactly one creates the file.
+ * result says from whom so the caller can tell the user. The lock is written whole to a private
+ * name and then hard-linked to `apply.lock` (`link` fails if it exists): of two applies started at
+ * once exactly one creates it, and no reader ever sees it empty or half written.
  */
 export function acquireApplyLock(opts: LockOptions): ApplyLock {
   const now = opts.now ?? Date.now;
@@ -154,20 +156,30 @@ function removeEmptyFolders(dir: string, top: string): void {
   }
 }
 
+/** Hard links are missing on some file systems (FAT, some network shares). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
 function createExclusive(path: string, owner: LockOwner): boolean {
-  let fd: number;
+  const text = `${JSON.stringify(owner)}\n`;
+  const draft = `${path}.${owner.pid}-${randomBytes(6).toString('hex')}.new`;
   try {
-    fd = openSync(path, 'wx', 0o600);
+    writeFileSync(draft, text, { mode: 0o600, flag: 'wx' });
+    try {
+      linkSync(draft, path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (code === 'EEXIST') return false;
+      if (!NO_HARD_LINKS.has(code)) throw err;
+      // No links here: create in place (exclusive still, but a reader may see it empty for an instant).
+      writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
+    }
+    return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw new MftopsError(`cannot create the apply lock ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  try {
-    writeSync(fd, `${JSON.stringify(owner)}\n`);
   } finally {
-    closeSync(fd);
+    rmSync(draft, { force: true });
   }
-  return true;
 }
 
 function readOwner(path: string): LockOwner | 'gone' | 'unreadable' {
@@ -185,7 +197,7 @@ function readOwner(path: string): LockOwner | 'gone' | 'unreadable' {
   } catch {
     // fall through
   }
-  // Empty: a lock being written this instant (open(wx), then write), or a crash in between.
+  // Empty or cut short: written by hand, or by an mftops older than the write-then-link creation.
   return 'unreadable';
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCK_FILE, acquireApplyLock, describeTakeover } from '../../src/apply/apply-lock.js';
@@ -18,6 +18,7 @@ describe('apply lock', () => {
     const path = join(dir, LOCK_FILE);
     expect(lock.path).toBe(path);
     expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir)).toEqual([LOCK_FILE]); // the draft it was written to is gone
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ pid: 77, host: 'laptop', startedAt: '2026-11-22T10:00:00.000Z', expiresAt: '2026-11-22T10:01:00.000Z', environment: 'prod' });
     expect(describeTakeover(lock)).toBeUndefined();
     lock.release();
