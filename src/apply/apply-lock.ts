@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { writeFileAtomicSync } from '../atomic-file.js';
 import { MftopsError } from '../errors.js';
 
 /** The lock's file name in `<snapshots.dir>/<env>/`. */
@@ -118,8 +119,7 @@ function holdLock(path: string, mine: LockOwner, ttl: number, now: () => number,
     if (released) return;
     const next: LockOwner = { ...mine, expiresAt: new Date(now() + ttl).toISOString() };
     try {
-      writeFileSync(`${path}.${mine.pid}.tmp`, `${JSON.stringify(next)}\n`, { mode: 0o600 });
-      renameSync(`${path}.${mine.pid}.tmp`, path);
+      writeFileAtomicSync(path, `${JSON.stringify(next)}\n`, { mode: 0o600 });
     } catch {
       // Renewal is best effort: the lock still holds until its expiry.
     }

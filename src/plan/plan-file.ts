@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '../atomic-file.js';
 import { getValidatorByFile } from '../manifest/schemas.js';
 import { MftopsError } from '../errors.js';
 import { orderPlanKeys } from '../render/plan-json.js';
@@ -17,14 +17,11 @@ export function serializePlan(plan: Plan): string {
   return `${JSON.stringify({ ...ordered, checksum: checksumOf(body) }, null, 2)}\n`;
 }
 
-/** Write atomically (temporary file, then rename), so a reader never sees half a plan. */
+/** Written atomically, so a reader never sees half a plan. */
 export function writePlanFile(path: string, plan: Plan): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    writeFileSync(tmp, serializePlan(plan), { mode: 0o644 });
-    renameSync(tmp, path);
+    writeFileAtomicSync(path, serializePlan(plan), { mode: 0o644 });
   } catch (err) {
-    rmSync(tmp, { force: true });
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     throw new MftopsError(`cannot write plan file ${path} (${code})`);
   }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../atomic-file.js';
 import { isMftopsError } from '../errors.js';
 import { folderKey, uniqueFolderPaths } from '../folder-path.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -112,7 +113,7 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
       ...(transfer ? { transfer: { ...transfer, ...(opts.transferUrl !== undefined ? { url: opts.transferUrl } : {}) } } : {}),
       ...(key ? { encryption: { algorithm: 'aes-256-gcm' as const, keyCheck: key.check } } : {}),
     };
-    await writeAtomic(join(tmp, MANIFEST_FILE), Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8'));
+    await writeFileAtomic(join(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
     await syncFolder(tmp);
     const final = join(envDir, id);
     await rename(tmp, final);
@@ -189,21 +190,12 @@ async function whileSyncing<T>(path: string, work: () => T): Promise<T> {
 }
 
 /**
- * The export encrypted into `path` (through `path`.part, synced, renamed), then decrypted back
+ * The export encrypted into `path` (written atomically), then decrypted back
  * from disk and compared with the plaintext's size and sha256: a key problem shows now, not at
  * restore time.
  */
 async function writeEncryptedExport(plainPath: string, path: string, plain: ExportPass, key: SnapshotKey): Promise<void> {
-  const partPath = `${path}.part`;
-  const handle = await open(partPath, 'w', 0o600);
-  try {
-    await handle.chmod(0o600);
-    encryptFileTo(plainPath, handle.fd, key, AUTOMATION_FILE);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(partPath, path);
+  await writeFileAtomic(path, (file) => encryptFileTo(plainPath, file.fd, key, AUTOMATION_FILE), { mode: 0o600 });
   const back = passEncryptedFile(path, key, AUTOMATION_FILE, 'new snapshot', false);
   if (back.bytes !== plain.bytes || back.sha256 !== plain.sha256) {
     throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE}${ENCRYPTED_SUFFIX} does not decrypt to what was written`);
@@ -239,30 +231,16 @@ async function saveFolders(tmp: string, folders: readonly SavedFolder[], key: Sn
     file = `${FOLDERS_FILE}${ENCRYPTED_SUFFIX}`;
     await writeEncrypted(join(tmp, file), plain, FOLDERS_FILE, key);
   } else {
-    await writeAtomic(join(tmp, file), plain);
+    await writeFileAtomic(join(tmp, file), plain, { mode: 0o600 });
   }
   return { file, bytes: plain.length, sha256: sha256Hex(plain), folderCount: folders.length };
 }
 
 /** Encrypt, write, and decrypt what landed on disk: a key problem shows now, not at restore time. */
 async function writeEncrypted(path: string, plain: Buffer, plainName: string, key: SnapshotKey): Promise<void> {
-  await writeAtomic(path, encryptBuffer(key, plain, plainName));
+  await writeFileAtomic(path, encryptBuffer(key, plain, plainName), { mode: 0o600 });
   const back = decryptBuffer(key, await readFile(path), plainName, 'new snapshot');
   if (!back.equals(plain)) throw new SnapshotError(`snapshot not saved: ${plainName}${ENCRYPTED_SUFFIX} does not decrypt to what was written`);
-}
-
-/** Write to a temporary name in the same folder, fsync, rename: readers see all or nothing. */
-async function writeAtomic(path: string, data: Buffer): Promise<void> {
-  const part = `${path}.part`;
-  const handle = await open(part, 'w', 0o600);
-  try {
-    await handle.chmod(0o600);
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(part, path);
 }
 
 /** fsync a folder so that a rename in it survives a crash (not possible on every platform). */

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDrift } from '../../src/cli/commands/drift.js';
@@ -235,6 +235,14 @@ describe('mftops drift', () => {
     expect(report.status).toBe('drift');
     expect(report.drifted[0]).toMatchObject({ address: 'Task/Payroll to bank', fields: [{ path: 'Active', expected: 1, actual: 0 }], lastChange: { user: 'operator', action: 'Edit' } });
     expect(JSON.stringify(report)).not.toMatch(/SEEDSECRET|Pa55/);
+  });
+
+  it('a --report that cannot be written is an error naming the file, and leaves no temporary file behind', async () => {
+    const dir = await inSyncWorkdir();
+    mkdirSync(join(dir, 'reports'));
+    const before = readdirSync(dir).sort();
+    await expect(drift(dir, 'text', { report: 'reports' })).rejects.toThrow(/^cannot write the drift report to .*reports \(EISDIR\)$/);
+    expect(readdirSync(dir).sort()).toEqual(before);
   });
 
   it('stops on invalid manifests with exit 1 before any request', async () => {

@@ -1,5 +1,5 @@
-import { renameSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { writeFileAtomicSync } from '../../atomic-file.js';
 import type { DriftReport } from '../../drift/model.js';
 import { MftopsError } from '../../errors.js';
 import { hasErrors } from '../../manifest/diagnostics.js';
@@ -90,10 +90,8 @@ async function renderReport(report: DriftReport, g: GlobalOptions, color: boolea
 
 /** Written beside the target and renamed into place: a reader never sees half a report. */
 function writeReportFile(path: string, text: string): void {
-  const tmp = resolve(dirname(path), `.${Date.now()}-${process.pid}.mftops-drift.tmp`);
   try {
-    writeFileSync(tmp, text);
-    renameSync(tmp, path);
+    writeFileAtomicSync(path, text, { mode: 0o666 });
   } catch (err) {
     throw new MftopsError(`cannot write the drift report to ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
