@@ -3,6 +3,7 @@ import { folderDepth, folderKey, parentPath } from '../folder-path.js';
 import { establishesFolderPath } from '../plan/model.js';
 import type { Change } from '../plan/model.js';
 import { ApiError, NetworkError } from '../services/errors.js';
+import { backoffDelay } from '../services/retry.js';
 import type { LedgerWriter } from './ledger.js';
 import { skippedResult } from './model.js';
 import type { ChangeIds, ChangeResult } from './model.js';
@@ -292,7 +293,7 @@ async function runStep(first: Step, run: RunContext, counters: ChangeCounters): 
         if (sends >= run.policy.maxAttempts) return { kind: 'failed', message: `${lastError} (gave up after ${sends} attempts)` };
         if (sends > 0) {
           if (run.aborted()) return { kind: 'failed', message: `${lastError} (interrupted before trying again)` };
-          await run.policy.sleep(backoff(sends, run.policy));
+          await run.policy.sleep(backoffDelay(sends, run.policy));
         }
         sends++;
         counters.writes++;
@@ -319,7 +320,7 @@ async function runStep(first: Step, run: RunContext, counters: ChangeCounters): 
       }
       case 'confirm': {
         // Give a server that is still processing the write a moment before looking.
-        await run.policy.sleep(backoff(sends, run.policy));
+        await run.policy.sleep(backoffDelay(sends, run.policy));
         let found;
         try {
           found = await confirmStep(step, run.ctx);
@@ -360,11 +361,6 @@ function outcomeOf(err: unknown): 'rejected' | 'not-sent' | 'unknown' {
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-function backoff(attempt: number, policy: Required<StepRetryOptions>): number {
-  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.floor(policy.random() * cap);
 }
 
 function retryPolicy(opts: StepRetryOptions | undefined): Required<StepRetryOptions> {

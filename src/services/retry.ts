@@ -79,7 +79,24 @@ export function isRetryableStatus(status: number): boolean {
  */
 export function computeRetryDelay(attempt: number, retryAfterMs: number | undefined, policy: RetryPolicy): number {
   if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), policy.retryAfterCapMs);
-  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return backoffDelay(attempt, policy);
+}
+
+/** What a full-jitter backoff needs: both the transport's retries and apply's resends use one. */
+export interface BackoffPolicy {
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  /** Uniform in [0, 1). */
+  readonly random: () => number;
+}
+
+/**
+ * Exponential backoff with full jitter (uniform in [0, cap), cap = `baseDelayMs * 2^(n-1)` up to
+ * `maxDelayMs`) before the retry that follows failed attempt `attempt` (1-based): clients that
+ * failed together do not come back together.
+ */
+export function backoffDelay(attempt: number, policy: BackoffPolicy): number {
+  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.floor(policy.random() * cap);
 }
 

@@ -160,6 +160,16 @@ describe('a write whose outcome is unknown is re-read by identity before anythin
     expect(writes()).toEqual([`PATCH /transfer/api/v1/folders/${acme}`, `PUT /transfer/api/v1/folders/${acme}/acls`, `PATCH /transfer/api/v1/folders/${globex}`, `PUT /transfer/api/v1/folders/${globex}/acls`]);
   });
 
+  it('waits a full-jitter backoff before each re-read and each resend, doubling up to maxDelayMs', async () => {
+    const automation = withFaults<AutomationWriter>(h.automation, { createTask: ['before', 'before', 'before'] });
+    const delays: number[] = [];
+    const retry = { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 1500, random: () => 0.5, sleep: async (ms: number) => void delays.push(ms) };
+    const out = await run([taskCreate('Backed off')], { automation }, { retry }).done;
+    expect(out.results[0]).toMatchObject({ status: 'failed', writes: 3 });
+    // After send n: the re-read waits, then the resend waits, both half (random 0.5) of min(1500, 1000 * 2^(n-1)).
+    expect(delays).toEqual([500, 500, 750, 750, 750]);
+  });
+
   it('gives up after the configured number of sends, with the last error', async () => {
     const automation = withFaults<AutomationWriter>(h.automation, { createTask: ['before', 'before', 'before'] });
     const out = await run([taskCreate('Never created')], { automation }, { retry: { ...noSleep, maxAttempts: 3 } }).done;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, TimeoutError } from '../../src/services/errors.js';
-import { computeRetryDelay, parseRetryAfter, resolveRetryPolicy } from '../../src/services/retry.js';
+import { backoffDelay, computeRetryDelay, parseRetryAfter, resolveRetryPolicy } from '../../src/services/retry.js';
 import { AUTOMATION, JSON_HEADERS, automationClient, createMock, fakeClock, instantRetry, recordingLogger, replyToken } from './helpers.js';
 
 function reset(): Error {
@@ -45,6 +45,9 @@ describe('retries of reads', () => {
     expect([1, 2, 3, 4, 5].map((n) => computeRetryDelay(n, undefined, policy))).toEqual([50, 100, 200, 400, 500]);
     const zero = resolveRetryPolicy({ random: () => 0 });
     expect(computeRetryDelay(3, undefined, zero)).toBe(0);
+    // The one backoff the transport and apply's resends share.
+    expect([1, 2, 3, 4, 5].map((n) => backoffDelay(n, { baseDelayMs: 100, maxDelayMs: 1000, random: () => 0.5 }))).toEqual([50, 100, 200, 400, 500]);
+    expect(backoffDelay(4, { baseDelayMs: 100, maxDelayMs: 1000, random: () => 0.999 })).toBe(799);
   });
 
   it('gives up after the attempt bound with an error that says so', async () => {
