@@ -1,10 +1,10 @@
 import type { DriftIgnoreRule } from '../config/model.js';
+import { matchesAddressGlob } from '../glob.js';
 import type { AcknowledgementRule, ExpiredAcknowledgement } from './model.js';
 
 /**
- * Which `drift.ignore` rule covers a difference. Addresses and paths are globs where `*` stands
- * for any run of characters; both compare without regard to case (the servers fold case in
- * names). A rule with a `path` covers field and entry differences at or below a matching path; a
+ * Which `drift.ignore` rule covers a difference. Addresses and paths are address globs
+ * (`src/glob.ts`: `*` stands for any run of characters, case ignored). A rule with a `path` covers field and entry differences at or below a matching path; a
  * rule without one (or with `*`) covers the whole object, including "missing" and "unmanaged".
  */
 
@@ -24,7 +24,7 @@ export interface DifferenceRef {
 export function judgeDifference(rules: readonly DriftIgnoreRule[], diff: DifferenceRef, now: Date): RuleVerdict {
   let expired: DriftIgnoreRule | undefined;
   for (const rule of rules) {
-    if (!diff.addresses.some((a) => globMatches(normalizeAddress(rule.address), normalizeAddress(a)))) continue;
+    if (!diff.addresses.some((a) => matchesAddressGlob(normalizeAddress(rule.address), normalizeAddress(a)))) continue;
     if (!pathCovered(rule.path, diff.path)) continue;
     if (!isExpired(rule, now)) return { active: rule };
     // Of several expired rules, the one that held longest explains the drift best.
@@ -58,11 +58,11 @@ function pathCovered(rulePath: string | undefined, path: string | undefined): bo
   if (rulePath === undefined || rulePath.trim() === '*') return true;
   if (path === undefined) return false;
   const pattern = rulePath.trim();
-  if (globMatches(pattern, path)) return true;
+  if (matchesAddressGlob(pattern, path)) return true;
   // `Schedules` covers `Schedules.Schedule[0].Days`: try every ancestor of the path.
   for (let i = 1; i < path.length; i++) {
     const c = path[i];
-    if ((c === '.' || c === '[') && globMatches(pattern, path.slice(0, i))) return true;
+    if ((c === '.' || c === '[') && matchesAddressGlob(pattern, path.slice(0, i))) return true;
   }
   return false;
 }
@@ -70,20 +70,4 @@ function pathCovered(rulePath: string | undefined, path: string | undefined): bo
 /** `FolderPermissions//A` and `FolderPermissions/A` are the same address. */
 function normalizeAddress(address: string): string {
   return address.trim().replace(/^FolderPermissions\/+/i, 'FolderPermissions/');
-}
-
-const globCache = new Map<string, RegExp>();
-
-/** `*` matches any run of characters (slashes and dots included); everything else is literal. */
-export function globMatches(pattern: string, text: string): boolean {
-  let re = globCache.get(pattern);
-  if (re === undefined) {
-    re = new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, 'is');
-    globCache.set(pattern, re);
-  }
-  return re.test(text);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -3,7 +3,7 @@ import { folderKey } from '../live/model.js';
 import { readLiveState } from '../live/read-live-state.js';
 import type { AutomationReader, ProgressCallback, TransferReader } from '../live/read-live-state.js';
 import type { ImportSelection, ImportSource } from './model.js';
-import { globRoot, isPathGlob } from './select.js';
+import { isPathGlob, pathGlobRoot } from '../glob.js';
 
 export interface ReadImportSourceInput {
   /** Read-only views only: importing never writes to a server. */
@@ -59,7 +59,7 @@ async function readFolders(
   progress: ProgressCallback | undefined,
 ): Promise<{ folders: LiveFolder[]; exact: string[] }> {
   const exact = s.name !== undefined && !isPathGlob(s.name) ? [s.name] : [];
-  const roots = exact.length > 0 ? [] : s.name !== undefined ? [globRoot(s.name)] : s.all ? ['/'] : [...s.scope.folders];
+  const roots = exact.length > 0 ? [] : s.name !== undefined ? [pathGlobRoot(s.name)] : s.all ? ['/'] : [...s.scope.folders];
   const folders: LiveFolder[] = [];
   if (roots.length > 0) {
     // The planner's walk reads exactly this: every folder below the roots and its ACL.

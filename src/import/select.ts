@@ -4,12 +4,12 @@ import { aclLabel, aclToManifest, createImportCatalog, createSecretNamer, folder
 import type { ImportedManifest, ImportKind, ImportResult, ImportSelection, ImportSource } from './model.js';
 import { isSameOrBelow } from '../folder-path.js';
 import { compareText } from '../order.js';
+import { matchesNameMask, matchesPathGlob } from '../glob.js';
 
 /**
  * Which live objects an import takes (pure), and the manifests made from them.
- * - `--name`: tasks by the automation API's name masks (case-insensitive: `x` exact, `x*`, `*x`,
- *   `*x*`, `*`/`**` all; an inner `*` is literal), ACLs by the same mask on their resource group
- *   or user group, folders by a path glob (`*` within a folder name, `**` across folders).
+ * - `--name`: tasks by the automation API's name mask, ACLs by the same mask on their resource
+ *   group or user group, folders by a folder path glob (both dialects in `src/glob.ts`).
  * - otherwise the environment's scope: tasks in `scope.taskGroups`, ACLs on those resource
  *   groups, folders under `scope.folders`; with `--all`, everything the account sees.
  * A folder found by a walk is imported only when it has user or group entries (the folders in
@@ -97,42 +97,3 @@ function selectFolders(source: ImportSource, s: ImportSelection): ImportSource['
     return s.all || roots.some((r) => isSameOrBelow(f.folder.path, r));
   });
 }
-
-/** The automation API's name masks (spec §4.1), case-insensitive. */
-export function matchesNameMask(mask: string, name: string): boolean {
-  const m = mask.toLowerCase();
-  const n = name.toLowerCase();
-  if (m === '*' || m === '**') return true;
-  if (m.length > 2 && m.startsWith('*') && m.endsWith('*')) return n.includes(m.slice(1, -1));
-  if (m.endsWith('*')) return n.startsWith(m.slice(0, -1));
-  if (m.startsWith('*')) return n.endsWith(m.slice(1));
-  return n === m;
-}
-
-/** Whether a folder path glob has wildcards (else it names one folder). */
-export function isPathGlob(pattern: string): boolean {
-  return pattern.includes('*');
-}
-
-/** `/Distribution/*\/Outbound`: `*` within one folder name, `**` across folders; case-insensitive. */
-export function matchesPathGlob(pattern: string, path: string): boolean {
-  const source = folderKey(pattern)
-    .split(/(\*\*|\*)/)
-    .map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${source}$`, 's').test(folderKey(path));
-}
-
-/** The folder a glob's walk starts from: its path up to the first name with a wildcard. */
-export function globRoot(pattern: string): string {
-  const parts = folderKey(pattern).split('/').filter((p) => p !== '');
-  const literal: string[] = [];
-  for (const p of parts) {
-    if (p.includes('*')) break;
-    literal.push(p);
-  }
-  // Keep the caller's spelling: the server compares paths without regard to case anyway.
-  const original = pattern.split('/').filter((p) => p !== '').slice(0, literal.length);
-  return `/${original.join('/')}`;
-}
-

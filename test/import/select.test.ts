@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ImportSelection, ImportSource } from '../../src/import/model.js';
-import { checkSelection, globRoot, importObjects, matchesNameMask, matchesPathGlob } from '../../src/import/select.js';
+import { checkSelection, importObjects } from '../../src/import/select.js';
 import type { LiveFolder } from '../../src/live/model.js';
 
 const folder = (path: string, entries: LiveFolder['acl'] = []): LiveFolder => ({ folder: { id: path, name: path.split('/').pop() ?? '', path }, acl: entries });
@@ -61,27 +61,5 @@ describe('what an import takes', () => {
     expect(() => checkSelection({ kinds: ['Task'], all: false, scope: none }, 'prod')).toThrow('environment "prod" has no scope.taskGroups: pass --name PATTERN, or --all to import every Task the account can see');
     expect(() => checkSelection({ kinds: ['FolderPermissions'], all: false, scope: none }, 'prod')).toThrow(/no scope\.folders/);
     expect(() => checkSelection({ kinds: ['Task'], all: true, scope: none }, 'prod')).not.toThrow();
-  });
-});
-
-describe('masks and globs', () => {
-  it('name masks as the automation API defines them, case-insensitive', () => {
-    expect(matchesNameMask('*', 'anything')).toBe(true);
-    expect(matchesNameMask('**', 'anything')).toBe(true);
-    expect(matchesNameMask('pay*', 'Payroll')).toBe(true);
-    expect(matchesNameMask('*ROLL', 'Payroll')).toBe(true);
-    expect(matchesNameMask('*yro*', 'Payroll')).toBe(true);
-    expect(matchesNameMask('Payroll', 'payroll')).toBe(true);
-    expect(matchesNameMask('Pay', 'Payroll')).toBe(false);
-    expect(matchesNameMask('p*l', 'Payroll')).toBe(false);
-  });
-
-  it('path globs: * within a folder name, ** across folders; the walk starts at the fixed part', () => {
-    expect(matchesPathGlob('/Distribution/*', '/Distribution/Acme')).toBe(true);
-    expect(matchesPathGlob('/Distribution/*', '/Distribution/Acme/Outbound')).toBe(false);
-    expect(matchesPathGlob('/Distribution/**', '/distribution/Acme/Outbound')).toBe(true);
-    expect(matchesPathGlob('/Dist.ribution', '/DistXribution')).toBe(false);
-    expect(globRoot('/Distribution/*/Outbound')).toBe('/Distribution');
-    expect(globRoot('/**')).toBe('/');
   });
 });
