@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { MftopsError } from '../errors.js';
+import { isRecord } from '../is-record.js';
 
 /**
  * What the runner tells a step about the run, from its `GITHUB_*` variables and the event
@@ -80,10 +81,6 @@ export function pullRequestOf(event: unknown): { number: number; headSha?: strin
   const issue = event['issue'];
   if (isRecord(issue) && typeof issue['number'] === 'number' && isRecord(issue['pull_request'])) return { number: issue['number'] };
   return undefined;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

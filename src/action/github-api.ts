@@ -1,5 +1,6 @@
 import { MftopsError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { isRecord } from '../is-record.js';
 
 /**
  * The few GitHub REST calls the Action makes (issue comments on pull requests, drift issues),
@@ -192,8 +193,4 @@ function toIssue(data: unknown): Issue {
     state: data['state'] === 'closed' ? 'closed' : 'open',
     ...(typeof data['html_url'] === 'string' ? { htmlUrl: data['html_url'] } : {}),
   };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,4 +1,5 @@
-import { PASSWORD_FIELD, isRecord, sameScalar } from '../resources/common.js';
+import { PASSWORD_FIELD, sameScalar } from '../resources/common.js';
+import { isRecord } from '../is-record.js';
 import { isVolatileTaskField } from '../resources/task.js';
 import { parseSecretRef } from '../secret.js';
 

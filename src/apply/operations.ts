@@ -1,6 +1,6 @@
 import { folderKey } from '../live/model.js';
 import { entryPermissions } from '../resources/folder-permissions.js';
-import { isRecord } from '../resources/common.js';
+import { isRecord } from '../is-record.js';
 import { taskId } from '../resources/task.js';
 import { MftopsError } from '../errors.js';
 import type { AutomationClient } from '../services/automation/client.js';

@@ -1,5 +1,6 @@
 import type { LiveFolder } from '../live/model.js';
-import { PASSWORD_FIELD, isRecord } from '../resources/common.js';
+import { PASSWORD_FIELD } from '../resources/common.js';
+import { isRecord } from '../is-record.js';
 import { readAcl, readTask } from '../services/automation/normalize.js';
 import type { AutomationWireForms } from '../services/automation/normalize.js';
 import type { Host, NamedObject, ResourceGroupAcl, Task } from '../services/automation/types.js';

@@ -1,5 +1,5 @@
 import type { AnySchemaObject } from 'ajv/dist/2020.js';
-import { isRecord } from '../resources/common.js';
+import { isRecord } from '../is-record.js';
 
 /**
  * A value put into the shape a manifest schema describes: keys in the schema's order (so every

@@ -1,6 +1,7 @@
 import type { AnySchemaObject } from 'ajv/dist/2020.js';
 import { parseSecretRef } from '../secret.js';
 import { WEEK_DAYS, canonicalDayName } from '../vocabulary.js';
+import { isRecord } from '../is-record.js';
 
 /**
  * Puts a schema-valid spec into the one form later stages compare (see types.ts): 0/1 fields as
@@ -124,8 +125,4 @@ function resolveRef(schema: AnySchemaObject, root: AnySchemaObject): AnySchemaOb
 /** Assigns an own property, even `__proto__`, without touching any prototype. */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

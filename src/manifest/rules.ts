@@ -2,6 +2,7 @@ import { parseSecretRef } from '../secret.js';
 import { createDiagnostic } from './diagnostics.js';
 import type { Diagnostic, SourcePosition } from './diagnostics.js';
 import type { JsonPath, ManifestKind, SourceMap } from './types.js';
+import { isRecord } from '../is-record.js';
 
 /**
  * A document as the rules see it: its kind and identity are known; `spec` is raw data, schema-valid
@@ -430,5 +431,5 @@ function related(message: string, at: SourcePosition) {
 }
 
 function asRecord(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  return isRecord(v) ? v : undefined;
 }

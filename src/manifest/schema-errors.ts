@@ -4,6 +4,7 @@ import type { Diagnostic, DiagnosticCode } from './diagnostics.js';
 import { parseJsonPointer } from './positions.js';
 import { suggestName } from './suggest.js';
 import type { SourceMap } from './types.js';
+import { isRecord } from '../is-record.js';
 
 /** Fields the server numbers or computes; a manifest never holds them (automation API §2.1, gaps.md). */
 const SERVER_FIELDS = new Set(['ID', 'NextEID', 'Renamed', 'Scheduled', 'Watched', 'DisplayValue', 'ACLID']);
@@ -311,8 +312,4 @@ function printable(text: string): string {
   // eslint-disable-next-line no-control-regex
   const clean = text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return clean.length > 80 ? `${clean.slice(0, 77)}...` : clean;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

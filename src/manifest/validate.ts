@@ -10,6 +10,7 @@ import { getKindSchema, getValidator } from './schemas.js';
 import { suggestName } from './suggest.js';
 import { API_VERSION, MANIFEST_KINDS } from './types.js';
 import type { Manifest, ManifestKind } from './types.js';
+import { isRecord } from '../is-record.js';
 
 /**
  * The result of loading manifests: the desired state and everything wrong with it.
@@ -129,8 +130,4 @@ function show(v: unknown): string {
   if (v === null || v === undefined) return 'empty';
   if (typeof v === 'object') return Array.isArray(v) ? 'a list' : 'a mapping';
   return `\`${String(v)}\``;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

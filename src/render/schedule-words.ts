@@ -1,5 +1,6 @@
 import type { DayOfWeek, Interval, Schedule } from '../manifest/types.js';
 import { SHORT_WEEK_DAYS, WEEK_DAYS } from '../vocabulary.js';
+import { isRecord } from '../is-record.js';
 
 /** A task's `Schedules` value as the manifest model has it. */
 export interface Schedules {
@@ -142,8 +143,4 @@ function dateListName(ref: unknown): string {
     for (const k of ['DateListID', 'ID']) if (typeof ref[k] === 'string' || typeof ref[k] === 'number') return `id ${String(ref[k])}`;
   }
   return JSON.stringify(ref) ?? 'unknown';
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

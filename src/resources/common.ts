@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FieldChange, JsonObject, JsonValue } from '../plan/model.js';
+import { isRecord } from '../is-record.js';
 
 /**
  * Pieces every resource kind shares: value normalisation (the servers answer `true` where the
@@ -12,10 +13,6 @@ export const SENSITIVE = '(sensitive)';
 
 /** Field names holding passwords (`Password`, `DefPassword`, `ProxyPassword`, ...): never compared, shown or hashed. */
 export const PASSWORD_FIELD = /password$/i;
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Deterministic JSON: object keys sorted at every depth, `undefined` members dropped. */
 export function canonicalJson(value: unknown): string {

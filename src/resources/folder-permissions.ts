@@ -3,7 +3,8 @@ import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../manifest/types.js';
 import type { DesiredEntry, DesiredFolder } from '../plan/desired.js';
 import type { Action, EntryChange, EntryPermissions, FieldChange, FolderPermissionsPayload, Principal } from '../plan/model.js';
 import type { FolderAclEntry, FolderPermissions } from '../services/transfer/types.js';
-import { isRecord, sha256Of, toJson } from './common.js';
+import { sha256Of, toJson } from './common.js';
+import { isRecord } from '../is-record.js';
 
 /**
  * The FolderPermissions kind (transfer API folder ACLs, gaps.md "Folder ACLs").

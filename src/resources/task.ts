@@ -11,7 +11,6 @@ import {
   diffSetFields,
   displayLike,
   fieldChange,
-  isRecord,
   joinPath,
   mergeOver,
   sameScalar,
@@ -20,6 +19,7 @@ import {
   toJson,
   withoutPasswords,
 } from './common.js';
+import { isRecord } from '../is-record.js';
 
 /**
  * The Task kind (automation API §2.4a, gaps.md "Tasks").

@@ -1,4 +1,5 @@
 import type { ErrorBody, FieldError } from './errors.js';
+import { isRecord } from '../is-record.js';
 
 /** Field names whose rejected value is never shown, whatever the server echoes. */
 const SECRET_FIELD = /pass|secret|token|key|credential/i;
@@ -71,8 +72,4 @@ export function tryParseJson(bytes: Buffer): { ok: true; value: unknown } | { ok
   } catch {
     return { ok: false };
   }
-}
-
-export function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
 }

@@ -2,7 +2,7 @@ import { MftopsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { Secret } from '../secret.js';
-import { isRecord } from './error-body.js';
+import { isRecord } from '../is-record.js';
 import { ApiError, AuthError } from './errors.js';
 import type { ServiceName } from './errors.js';
 import type { AccessTokenSource, Transport } from './transport.js';

@@ -1,5 +1,6 @@
 import type { XmlElement } from './config-xml.js';
 import { SENSITIVE, type ChangedObject, type ConfigDiff, type DiffKind, type FieldChange, type KindDiff } from './model.js';
+import { isRecord } from '../is-record.js';
 
 /**
  * Compare two automation exports by name: tasks, hosts and resource-group ACLs added, removed and
@@ -160,7 +161,7 @@ function isSecretFlagged(el: XmlElement): boolean {
 function parseExtra(value: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(value);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return isRecord(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }

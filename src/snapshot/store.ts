@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { isRecord } from '../is-record.js';
 import { decryptBuffer, readSnapshotKey, SNAPSHOT_KEY_VARIABLE, type SnapshotKey } from './crypto.js';
 import { SnapshotError, SnapshotIntegrityError } from './errors.js';
 import { passEncryptedFile, passPlainFile, settleExportXml, type ExportPass } from './export-pass.js';
@@ -184,13 +185,13 @@ export function parseSavedFolders(bytes: Buffer): SavedFolders | string {
   } catch {
     return 'not valid JSON';
   }
-  if (!isObject(raw) || !Array.isArray(raw.folders)) return 'expected an object with a "folders" list';
+  if (!isRecord(raw) || !Array.isArray(raw.folders)) return 'expected an object with a "folders" list';
   for (const [i, f] of raw.folders.entries()) {
-    if (!isObject(f) || typeof f.path !== 'string' || !(f.id === null || typeof f.id === 'string') || !Array.isArray(f.entries)) {
+    if (!isRecord(f) || typeof f.path !== 'string' || !(f.id === null || typeof f.id === 'string') || !Array.isArray(f.entries)) {
       return `folders[${i}] must have path, id and entries`;
     }
     for (const e of f.entries) {
-      if (!isObject(e) || typeof e.type !== 'string' || typeof e.id !== 'string' || !isObject(e.permissions)) {
+      if (!isRecord(e) || typeof e.type !== 'string' || typeof e.id !== 'string' || !isRecord(e.permissions)) {
         return `folders[${i}] (${f.path}) has an entry without type, id and permissions`;
       }
     }
@@ -282,13 +283,13 @@ function subfolders(path: string): string[] {
 }
 
 function checkManifestShape(raw: unknown): string | undefined {
-  if (!isObject(raw)) return 'expected a JSON object';
+  if (!isRecord(raw)) return 'expected a JSON object';
   if (!READABLE_FORMAT_VERSIONS.some((v) => v === raw.formatVersion)) {
     return `unsupported formatVersion ${JSON.stringify(raw.formatVersion)} (this mftops reads ${READABLE_FORMAT_VERSIONS.join(' and ')})`;
   }
   for (const k of ['id', 'environment', 'createdAt', 'toolVersion'] as const) if (typeof raw[k] !== 'string') return `missing ${k}`;
   const fileProblem = (f: unknown, name: string): string | undefined =>
-    isObject(f) && typeof f.file === 'string' && typeof f.bytes === 'number' && typeof f.sha256 === 'string' && /^[0-9a-f]{64}$/.test(f.sha256)
+    isRecord(f) && typeof f.file === 'string' && typeof f.bytes === 'number' && typeof f.sha256 === 'string' && /^[0-9a-f]{64}$/.test(f.sha256)
       ? undefined
       : `${name} must have file, bytes and sha256`;
   // Format 1 always holds the export; format 2 at least one part.
@@ -296,22 +297,17 @@ function checkManifestShape(raw: unknown): string | undefined {
   if (raw.automation === undefined && raw.transfer === undefined) return 'holds neither an automation export nor transfer folders';
   if (raw.automation !== undefined) {
     const a = raw.automation;
-    const p = fileProblem(a, 'automation') ?? (isObject(a) && typeof a.url === 'string' && typeof a.taskCount === 'number' ? undefined : 'automation must have url and taskCount');
+    const p = fileProblem(a, 'automation') ?? (isRecord(a) && typeof a.url === 'string' && typeof a.taskCount === 'number' ? undefined : 'automation must have url and taskCount');
     if (p) return p;
   }
   if (raw.transfer !== undefined) {
     const t = raw.transfer;
-    const q = fileProblem(t, 'transfer') ?? (isObject(t) && typeof t.folderCount === 'number' ? undefined : 'transfer must have folderCount');
+    const q = fileProblem(t, 'transfer') ?? (isRecord(t) && typeof t.folderCount === 'number' ? undefined : 'transfer must have folderCount');
     if (q) return q;
   }
   if (raw.encryption !== undefined) {
     const e = raw.encryption;
-    if (!isObject(e) || e.algorithm !== 'aes-256-gcm' || typeof e.keyCheck !== 'string') return 'encryption must have algorithm aes-256-gcm and keyCheck';
+    if (!isRecord(e) || e.algorithm !== 'aes-256-gcm' || typeof e.keyCheck !== 'string') return 'encryption must have algorithm aes-256-gcm and keyCheck';
   }
   return undefined;
 }
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
-

@@ -1,4 +1,4 @@
-import { isRecord } from '../error-body.js';
+import { isRecord } from '../../is-record.js';
 import { ApiError } from '../errors.js';
 import type { HttpMethod } from '../errors.js';
 import { Connection } from '../connection.js';

@@ -1,5 +1,5 @@
 import { canonicalDayName, MIC_STEP_NAMES, SHORT_WEEK_DAYS, WEEK_DAYS } from '../../vocabulary.js';
-import { isRecord } from '../error-body.js';
+import { isRecord } from '../../is-record.js';
 import type { Host, ResourceGroupAcl, Task, TaskParameters } from './types.js';
 import { ID_FIELDS, SCHEDULE_FLAG_FIELDS, SCHEDULE_INTEGER_FIELDS, STEP_FLAG_FIELDS, STEP_INTEGER_FIELDS, TASK_FLAG_FIELDS } from './wire-fields.js';
 

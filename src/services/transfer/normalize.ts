@@ -1,5 +1,5 @@
 import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../../vocabulary.js';
-import { isRecord } from '../error-body.js';
+import { isRecord } from '../../is-record.js';
 import type { Folder, FolderAclEntry, FolderPermissions, TransferGroup, TransferUser } from './types.js';
 
 /**
