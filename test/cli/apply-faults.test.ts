@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { generateTaskManifest } from '../../src/bench/generate-manifests.js';
+import { generateTaskManifest } from '../../bench/generate-manifests.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { countRequests } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';

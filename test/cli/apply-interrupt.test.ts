@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { generateTaskManifest } from '../../src/bench/generate-manifests.js';
+import { generateTaskManifest } from '../../bench/generate-manifests.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { APPLY_ENV, applyWorkdir, readLedger } from '../apply/helpers.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import { countRequests, loadSeedFile, startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { extendSeed, writeEstateManifests } from '../../src/bench/estate.js';
+import { extendSeed, writeEstateManifests } from '../../bench/estate.js';
 import { readPlanFile } from '../../src/plan/plan-file.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';

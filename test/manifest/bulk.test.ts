@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load.js';
 import { getValidator } from '../../src/manifest/schemas.js';
 import { testdir } from '../helpers/testdir.js';
-import { generateTaskFiles } from '../../src/bench/generate-manifests.js';
+import { generateTaskFiles } from '../../bench/generate-manifests.js';
 
 describe('bulk validation', () => {
   it('validates 2,000 generated task manifests in one run, quickly', async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { generateTaskManifest } from '../../src/bench/generate-manifests.js';
+import { generateTaskManifest } from '../../bench/generate-manifests.js';
 import { parseSimpleYaml } from '../../src/manifest/fast-yaml.js';
 
 /**

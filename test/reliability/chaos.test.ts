@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { runChaos } from '../../src/bench/chaos.js';
+import { runChaos } from '../../bench/chaos.js';
 
 /**
  * A short run of the fault campaign (`npm run chaos` runs the long one at 0.1 and 0.3 and commits

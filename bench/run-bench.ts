@@ -2,21 +2,21 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { emulatorConfigYaml } from '../emulator/config-for.js';
-import { exportConfig } from '../emulator/config-xml.js';
-import { countRequests, loadSeedFile, startEmulator } from '../emulator/index.js';
-import type { RunningEmulator } from '../emulator/index.js';
-import type { JsonObject } from '../emulator/json.js';
-import { mapWithConcurrency } from '../live/map-with-concurrency.js';
-import { loadManifests } from '../manifest/load.js';
-import { buildPlan } from '../plan/build-plan.js';
-import type { JsonValue } from '../plan/model.js';
-import { Secret, parseSecretRef } from '../secret.js';
-import { createAutomationClient, createTransferClient, toReadonlyAutomationClient } from '../services/index.js';
+import { emulatorConfigYaml } from '../src/emulator/config-for.js';
+import { exportConfig } from '../src/emulator/config-xml.js';
+import { countRequests, loadSeedFile, startEmulator } from '../src/emulator/index.js';
+import type { RunningEmulator } from '../src/emulator/index.js';
+import type { JsonObject } from '../src/emulator/json.js';
+import { mapWithConcurrency } from '../src/live/map-with-concurrency.js';
+import { loadManifests } from '../src/manifest/load.js';
+import { buildPlan } from '../src/plan/build-plan.js';
+import type { JsonValue } from '../src/plan/model.js';
+import { Secret, parseSecretRef } from '../src/secret.js';
+import { createAutomationClient, createTransferClient, toReadonlyAutomationClient } from '../src/services/index.js';
 import { extendSeed, writeEstateManifests } from './estate.js';
 import type { EstateSize } from './estate.js';
 import { generateTaskManifest } from './generate-manifests.js';
+import { ROOT as root } from './root.js';
 
 /**
  * `npm run bench` (issue 8): a large estate in the emulator, then the real CLI in child processes,
@@ -30,7 +30,6 @@ import { generateTaskManifest } from './generate-manifests.js';
  * BENCH_SNAPSHOT_MB, BENCH_ONLY (comma list of scenario names), BENCH_OUT (results file).
  * BENCH_HOLD=1 sets up the estate, prints its folder and waits (for profiling the CLI by hand).
  */
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin/mftops.js');
 const envNum = (name: string, dflt: number): number => (process.env[name] ? Number(process.env[name]) : dflt);
 const SIZE: EstateSize = { tasks: envNum('BENCH_TASKS', 10_000), folders: envNum('BENCH_FOLDERS', 2_000), acls: envNum('BENCH_ACLS', 1_000) };

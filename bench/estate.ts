@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { EmulatorSeed } from '../emulator/index.js';
+import type { EmulatorSeed } from '../src/emulator/index.js';
 import { generateTaskManifest } from './generate-manifests.js';
 
 /**

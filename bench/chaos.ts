@@ -7,20 +7,20 @@
  * duplicates, lost changes, runs that ended in a clear error, runs to converge, SIGKILL
  * recoveries. Fixed seed, bounded time. Writes `bench/chaos-results.json` (or `--out`).
  *
- *   node dist/bench/chaos.js [--rates 0.1,0.3] [--rounds 5] [--seed 9] [--budget-s 400] [--kill-rate 0.35] [--out FILE]
+ *   node dist-bench/bench/chaos.js [--rates 0.1,0.3] [--rounds 5] [--seed 9] [--budget-s 400] [--kill-rate 0.35] [--out FILE]
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { emulatorConfigYaml } from '../emulator/config-for.js';
-import { createRandom } from '../emulator/server.js';
-import { countRequests, loadSeedFile, startEmulator } from '../emulator/index.js';
-import type { RequestRecord, RunningEmulator } from '../emulator/index.js';
+import { emulatorConfigYaml } from '../src/emulator/config-for.js';
+import { createRandom } from '../src/emulator/server.js';
+import { countRequests, loadSeedFile, startEmulator } from '../src/emulator/index.js';
+import type { RequestRecord, RunningEmulator } from '../src/emulator/index.js';
 import { generateTaskManifest } from './generate-manifests.js';
+import { ROOT } from './root.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = join(ROOT, 'bin', 'mftops.js');
 const SEED = join(ROOT, 'examples', 'seed', 'emulator-seed.json');
 const PASSWORDS = { automation: 'admin-Pa55!seed', transfer: 'xfer-admin-Pa55!seed' };
