@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
@@ -137,20 +137,32 @@ export function parseOutputFile(text: string): Record<string, string> {
   return out;
 }
 
-let node24: Promise<string | undefined> | undefined;
+let node24: Promise<string> | undefined;
 
 /**
- * A Node 24 binary (the runtime `runs.using: node24` gets), from the `node` package on the npm
- * registry through npx; undefined when it cannot be fetched here. Resolved once per test file.
+ * The Node 24 binary (the runtime `runs.using: node24` gets): the one `.ci/run` passes in
+ * MFTOPS_NODE24, else the pinned one `scripts/node24.mjs` fetches through npx. Rejects when there
+ * is none, so that the Node 24 runs fail instead of passing unseen. Resolved once per test file.
  */
-export function findNode24(): Promise<string | undefined> {
-  node24 ??= new Promise((resolve) => {
-    execFile('npx', ['-y', 'node@24', '-p', 'process.execPath + " " + process.version'], { timeout: 120_000, env: { ...process.env, npm_config_loglevel: 'error' } }, (err, stdout) => {
-      const [path, version] = stdout.trim().split('\n').pop()?.split(' ') ?? [];
-      resolve(err === null && path !== undefined && version?.startsWith('v24.') && existsSync(path) ? path : undefined);
+export function findNode24(): Promise<string> {
+  node24 ??= (async () => {
+    const given = process.env['MFTOPS_NODE24'];
+    const path = given !== undefined && given !== '' ? given : await run(process.execPath, [join(REPO_ROOT, 'scripts', 'node24.mjs')], 'scripts/node24.mjs');
+    const version = await run(path, ['-p', 'process.version'], `MFTOPS_NODE24 (${path})`);
+    if (!version.startsWith('v24.')) throw new Error(`MFTOPS_NODE24 (${path}) is Node ${version}, not Node 24`);
+    return path;
+  })();
+  return node24;
+}
+
+/** The trimmed stdout of a command, or an error that says what failed and why. */
+function run(command: string, args: readonly string[], what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { timeout: 300_000 }, (err, stdout, stderr) => {
+      if (err === null) resolve(stdout.trim());
+      else reject(new Error(`no Node 24 for the Action tests: ${what} failed: ${stderr.trim() || err.message} (set MFTOPS_NODE24 to a Node 24 binary, see README: Development)`));
     });
   });
-  return node24;
 }
 
 /** Write a file into the workspace (relative path). */
