@@ -37,6 +37,13 @@ function withFaults<T extends object>(client: T, faults: Partial<Record<keyof T,
 
 const noSleep = { sleep: async () => {}, random: () => 0 };
 
+/**
+ * What the fakes below do instead of sleeping: answer on the next turn of the event loop, once
+ * every change the executor can start without waiting for an answer has started. Which calls
+ * overlap is then fixed by the executor's rules, not by how long a timer took on a busy machine.
+ */
+const settle = () => new Promise((r) => setImmediate(r));
+
 let h: Harness;
 beforeEach(async () => {
   h = await startHarness();
@@ -255,7 +262,7 @@ describe('failures', () => {
 });
 
 describe('order and concurrency', () => {
-  /** An in-memory transfer server that records the order of calls and can hold a call open. */
+  /** An in-memory transfer server that records the order of calls and holds each call open for a turn of the event loop. */
   function fakeTransfer(opts: { failCreateOf?: string; failRenameOf?: string } = {}) {
     const calls: string[] = [];
     const folders = new Map<string, Folder>([
@@ -269,7 +276,7 @@ describe('order and concurrency', () => {
         const parent = [...folders.values()].find((x) => x.id === String(parentId))!;
         const path = `${parent.path}/${f.name}`;
         calls.push(`create ${path} start`);
-        await new Promise((r) => setTimeout(r, 20));
+        await settle();
         if (path === opts.failCreateOf) throw new ApiError({ service: 'transfer', method: 'POST', path: '/subfolders', status: 409, body: { title: 'Conflict', fieldErrors: [] } });
         const folder = { id: String(next++), name: f.name, path };
         folders.set(path, folder);
@@ -279,7 +286,7 @@ describe('order and concurrency', () => {
       renameFolder: async (id, name) => {
         const folder = [...folders.values()].find((x) => x.id === String(id))!;
         calls.push(`rename ${folder.path} start`);
-        await new Promise((r) => setTimeout(r, 20));
+        await settle();
         if (folder.path === opts.failRenameOf) throw new ApiError({ service: 'transfer', method: 'PATCH', path: '/folders', status: 409, body: { title: 'Conflict', fieldErrors: [] } });
         const renamed = { ...folder, name, path: `${folder.path.slice(0, folder.path.lastIndexOf('/'))}/${name}` };
         folders.delete(folder.path);
@@ -364,7 +371,7 @@ describe('order and concurrency', () => {
       createTask: async () => {
         inFlight++;
         most = Math.max(most, inFlight);
-        await new Promise((r) => setTimeout(r, 5));
+        await settle();
         inFlight--;
         return { ID: '1', Name: 'x' };
       },
@@ -382,7 +389,7 @@ describe('order and concurrency', () => {
       createTask: async (t: { Name?: string }) => {
         started.push(String(t.Name));
         if (started.length === 2) controller.abort();
-        await new Promise((r) => setTimeout(r, 10));
+        await settle();
         return { ID: String(started.length), Name: t.Name };
       },
     } as AutomationWriter;

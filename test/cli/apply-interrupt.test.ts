@@ -2,13 +2,15 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, onTestFinished } from 'vitest';
 import { generateTaskManifest } from '../../bench/generate-manifests.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { startHoldProxy, type HoldProxy } from '../helpers/hold-proxy.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { APPLY_ENV, applyWorkdir, readLedger } from '../apply/helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mftops.js', import.meta.url));
+const INTERRUPTED = 'Interrupted: no new write starts; waiting for the writes in flight';
 const GEN_ENV = Object.fromEntries([...[0, 1, 2, 3, 4].map((i) => [`GEN_TOKEN_${i}`, `t${i}`]), ...[0, 1, 2].map((i) => [`GEN_PASSWORD_${i}`, `p${i}`])]);
 
 let emulator: RunningEmulator;
@@ -17,43 +19,50 @@ beforeEach(async () => {
 });
 afterEach(() => emulator.close());
 
-/** Run apply, press Ctrl-C once the first change is done, and collect what it printed. */
-function applyAndInterrupt(cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve', '--parallelism', '1'], {
-      cwd,
-      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...APPLY_ENV, ...GEN_ENV },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let sent = false;
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString('utf8');
-      if (!sent && /^ {2}ok /m.test(stderr)) {
-        sent = true;
-        child.kill('SIGINT');
-      }
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, stdout, stderr });
-    });
+/**
+ * Run apply and press Ctrl-C while its second task create is in flight (held by the proxy): once
+ * apply says it stopped starting writes, the held create goes on to the server. What it printed.
+ */
+async function applyAndInterrupt(cwd: string, proxy: HoldProxy): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve', '--parallelism', '1'], {
+    cwd,
+    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...APPLY_ENV, ...GEN_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
+  let stderr = '';
+  let onStderr = (): void => undefined;
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString('utf8');
+    onStderr();
+  });
+  const closed = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  const held = await proxy.nextHeld();
+  child.kill('SIGINT');
+  await new Promise<void>((resolve) => {
+    onStderr = () => {
+      if (stderr.includes(INTERRUPTED)) resolve();
+    };
+    onStderr();
+  });
+  await held.release();
+  return { code: await closed, stdout, stderr };
 }
 
 it('Ctrl-C: the write in flight finishes, nothing new starts, the ledger is finished and the tokens revoked; exit 1', async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < 20; i++) files[`manifests/task-${i}.yaml`] = generateTaskManifest(i);
-  const dir = applyWorkdir(emulator, { manifests: files, prune: [] });
-  emulator.configure({ latencyMs: 60 });
-  const r = await applyAndInterrupt(dir);
+  const proxy = await startHoldProxy(emulator, (method, path, nth) => method === 'POST' && path === '/automation/api/v1/tasks' && nth === 2);
+  onTestFinished(() => proxy.close());
+  const dir = applyWorkdir(emulator, { manifests: files, prune: [], automationUrl: `${proxy.url}/automation` });
+  const r = await applyAndInterrupt(dir, proxy);
   expect(r.code).toBe(1);
-  expect(r.stderr).toContain('Interrupted: no new write starts; waiting for the writes in flight');
-  expect(r.stdout).toMatch(/^Apply interrupted for environment "lab": [1-3] applied, 0 failed, 1[7-9] skipped\.$/m);
+  expect(r.stderr).toContain(INTERRUPTED);
+  expect(r.stdout).toMatch(/^Apply interrupted for environment "lab": 2 applied, 0 failed, 18 skipped\.$/m);
   expect(r.stdout).toContain('Not verified: interrupted: run mftops plan to see where the servers are');
 
   const base = join(dir, '.mftops/snapshots/lab');

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { vi } from 'vitest';
 import type { EmulatorOptions, EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 
@@ -85,4 +87,51 @@ export function taskBody(name: string, extra: Record<string, unknown> = {}): Rec
     steps: [{ Source: { HostID: '201004', Path: '/outgoing', FileMask: '*.txt' } }, { Destination: { HostID: '201007', Path: 'D:\\in' } }],
     ...extra,
   };
+}
+
+/**
+ * The test's clock for the emulator's timers (latency, held answers): a fake `setTimeout`, so a
+ * delayed answer comes when the test moves the clock and "not before N ms, at N ms" is checked
+ * exactly, on any machine. Requests under it go through {@link plainRequest}. The test puts the
+ * real timers back (`vi.useRealTimers()`) before it returns: vitest's own timeout needs them.
+ */
+export function fakeClock() {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const timers = vi.spyOn(globalThis, 'setTimeout');
+  return {
+    /** A request whose settling the test can look at without waiting for it. */
+    track<T>(answer: Promise<T>) {
+      let done = false;
+      void answer.finally(() => (done = true)).catch(() => undefined);
+      return { answer, settled: () => done };
+    },
+    /** Resolves once the emulator has set a timer of `ms` (a request waits it out); other code may set other timers. */
+    async untilWaiting(ms: number) {
+      while (!timers.mock.calls.some((call) => call[1] === ms)) await new Promise((r) => setImmediate(r));
+      timers.mockClear();
+    },
+    /** Resolves once `done()` holds, looking again after each turn of the event loop. */
+    async until(done: () => boolean) {
+      while (!done()) await new Promise((r) => setImmediate(r));
+    },
+    /** Move the clock, then give the answers it released turns of the event loop to arrive. */
+    async advance(ms: number) {
+      await vi.advanceTimersByTimeAsync(ms);
+      for (let i = 0; i < 100; i++) await new Promise((r) => setImmediate(r));
+    },
+  };
+}
+
+/** A request through node:http on a connection of its own: it sets no timer (fetch does), so under a fake clock the only timers are the emulator's. */
+export function plainRequest(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {}): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: init.method ?? 'GET', headers: init.headers ?? {}, agent: false, ...(init.signal ? { signal: init.signal } : {}) }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
 }

@@ -1,9 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { Agent, request as httpRequest } from 'node:http';
+import type { Socket } from 'node:net';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
-import { ADMIN, XFER_ADMIN, automationBase, form, login, raw, taskBody, transferBase, withEmulator } from './helpers.js';
+import { ADMIN, XFER_ADMIN, automationBase, fakeClock, form, login, plainRequest, raw, taskBody, transferBase, withEmulator } from './helpers.js';
 
 let emu: RunningEmulator | undefined;
+
 afterEach(async () => {
   await emu?.close();
   emu = undefined;
@@ -79,24 +83,43 @@ describe('emulator server', () => {
 
   it('rule 6: latencyMs delays every API response but not the control endpoints', async () => {
     emu = await startEmulator({ latencyMs: 150 });
-    let t0 = performance.now();
-    await raw(`${emu.transferUrl}/api/v1/token`);
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
-    t0 = performance.now();
-    await raw(`${emu.url}/_emulator/health`);
-    expect(performance.now() - t0).toBeLessThan(140);
+    const clock = fakeClock();
+    try {
+      const token = clock.track(plainRequest(`${emu.transferUrl}/api/v1/token`));
+      await clock.untilWaiting(150);
+      await clock.advance(149);
+      expect(token.settled()).toBe(false);
+      await clock.advance(1);
+      expect((await token.answer).status).toBe(200);
+      // The control endpoint answers with the clock standing still.
+      const health = clock.track(plainRequest(`${emu.url}/_emulator/health`));
+      await clock.advance(0);
+      expect(health.settled()).toBe(true);
+      expect((await health.answer).status).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('rule 101: configure() changes latency and fault rate for the requests that follow, and refuses bad values', async () => {
     const e = await startEmulator();
     emu = e;
-    let t0 = performance.now();
-    await raw(`${e.transferUrl}/api/v1/token`);
-    expect(performance.now() - t0).toBeLessThan(140);
-    e.configure({ latencyMs: 150 });
-    t0 = performance.now();
-    await raw(`${e.transferUrl}/api/v1/token`);
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
+    const clock = fakeClock();
+    try {
+      // No latency: answered with the clock standing still.
+      const first = clock.track(plainRequest(`${e.transferUrl}/api/v1/token`));
+      await clock.advance(0);
+      expect(first.settled()).toBe(true);
+      e.configure({ latencyMs: 150 });
+      const token = clock.track(plainRequest(`${e.transferUrl}/api/v1/token`));
+      await clock.untilWaiting(150);
+      await clock.advance(149);
+      expect(token.settled()).toBe(false);
+      await clock.advance(1);
+      expect((await token.answer).status).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
     e.configure({ latencyMs: 0, faultRate: 1 });
     await raw(`${e.transferUrl}/api/v1/token`).catch(() => undefined);
     expect(e.requestLog().at(-1)?.fault).toBeDefined();
@@ -168,13 +191,24 @@ describe('emulator server', () => {
     expect(seen).toContain('error-503');
   });
 
-  it('rule 11: close() resolves while a keep-alive connection is open and the port stops answering', async () => {
+  it('rule 11: close() ends an open keep-alive connection itself, resolves, and the port stops answering', async () => {
     emu = await startEmulator();
     const url = `${emu.transferUrl}/api/v1/token`;
-    await raw(url, { headers: { connection: 'keep-alive' } });
-    const t0 = performance.now();
+    const agent = new Agent({ keepAlive: true });
+    onTestFinished(() => agent.destroy());
+    // One request on a keep-alive connection, which then stays open and idle in the agent.
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const req = httpRequest(url, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(req.socket!));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(socket.destroyed).toBe(false);
+    const ended = once(socket, 'close');
     await emu.close();
-    expect(performance.now() - t0).toBeLessThan(1000);
+    await ended;
     await expect(fetch(url)).rejects.toThrow();
     emu = undefined;
   });

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { ADMIN, automationBase, form, taskBody, withEmulator } from './helpers.js';
+import { ADMIN, automationBase, fakeClock, form, plainRequest, taskBody, withEmulator } from './helpers.js';
 
 let emu: RunningEmulator | undefined;
 afterEach(async () => {
@@ -17,45 +17,55 @@ async function token(e: RunningEmulator): Promise<string> {
 describe('emulator slow-answer fault (SPEC rule 102)', () => {
   it('a held answer arrives after slowResponseMs, complete; a client that gave up earlier left a write that took effect', async () => {
     emu = await withEmulator({ faultSeed: 3 });
-    const bearer = await token(emu);
-    emu.configure({ faultRate: 1, slowResponseMs: 400 });
+    const e = emu;
+    const bearer = await token(e);
+    e.configure({ faultRate: 1, slowResponseMs: 400 });
+    const headers = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' };
     const name = (i: number) => `Slow answer ${i}`;
-    let slowIndex = -1;
-    // Faults are drawn uniformly among six kinds: some POST of a few gets the slow answer.
-    for (let i = 0; i < 30 && slowIndex < 0; i++) {
-      const before = emu.requestLog().length;
-      const started = Date.now();
-      const res = await fetch(`${automationBase(emu)}/tasks`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
-        body: JSON.stringify(taskBody(name(i))),
-        signal: AbortSignal.timeout(150),
-      }).catch((e: unknown) => e as Error);
-      const entry = emu.requestLog()[before];
-      if (entry?.fault === 'slow-answer') {
-        slowIndex = i;
-        // The client timed out (150 ms < 400 ms), yet the task exists: outcome unknown, write done.
-        expect(res).toBeInstanceOf(Error);
-        expect(Date.now() - started).toBeLessThan(400);
-        expect(entry.status).toBe(201);
+    // The held answer waits on the test's clock; a request's log entry is the event that it was handled.
+    const clock = fakeClock();
+    try {
+      let slowIndex = -1;
+      // Faults are drawn uniformly among six kinds: some POST of a few gets the slow answer.
+      for (let i = 0; i < 30 && slowIndex < 0; i++) {
+        const before = e.requestLog().length;
+        const giveUp = new AbortController();
+        const res = clock.track(plainRequest(`${automationBase(e)}/tasks`, { method: 'POST', headers, body: JSON.stringify(taskBody(name(i))), signal: giveUp.signal }).catch((err: unknown) => err as Error));
+        await clock.until(() => res.settled() || e.requestLog()[before]?.fault === 'slow-answer');
+        const entry = e.requestLog()[before];
+        if (entry?.fault === 'slow-answer') {
+          slowIndex = i;
+          // Handled (the task was created, 201 logged) while the answer is held; the client gives up.
+          expect(res.settled()).toBe(false);
+          expect(entry.status).toBe(201);
+          giveUp.abort();
+          expect(await res.answer).toBeInstanceOf(Error);
+        }
       }
-    }
-    expect(slowIndex).toBeGreaterThanOrEqual(0);
-    expect(emu.state.automation.tasks.filter((t) => t['Name'] === name(slowIndex))).toHaveLength(1);
+      expect(slowIndex).toBeGreaterThanOrEqual(0);
+      expect(e.state.automation.tasks.filter((t) => t['Name'] === name(slowIndex))).toHaveLength(1);
 
-    // A patient client gets the full answer, late.
-    let waited = -1;
-    for (let i = 0; i < 30 && waited < 0; i++) {
-      const before = emu.requestLog().length;
-      const started = Date.now();
-      const res = await fetch(`${automationBase(emu)}/tasks`, { headers: { authorization: `Bearer ${bearer}` } }).catch(() => undefined);
-      if (emu.requestLog()[before]?.fault === 'slow-answer') {
-        waited = Date.now() - started;
-        expect(res?.status).toBe(200);
-        expect(((await res!.json()) as { items: unknown[] }).items.length).toBeGreaterThan(0);
+      // A patient client gets the full answer at slowResponseMs, not before.
+      let answered = false;
+      for (let i = 0; i < 30 && !answered; i++) {
+        const before = e.requestLog().length;
+        const res = clock.track(plainRequest(`${automationBase(e)}/tasks`, { headers: { authorization: `Bearer ${bearer}` } }).catch((err: unknown) => err as Error));
+        await clock.until(() => res.settled() || e.requestLog()[before]?.fault === 'slow-answer');
+        if (e.requestLog()[before]?.fault === 'slow-answer') {
+          await clock.advance(399);
+          expect(res.settled()).toBe(false);
+          await clock.advance(1);
+          const reply = await res.answer;
+          if (reply instanceof Error) throw reply;
+          expect(reply.status).toBe(200);
+          expect((JSON.parse(reply.text) as { items: unknown[] }).items.length).toBeGreaterThan(0);
+          answered = true;
+        }
       }
+      expect(answered).toBe(true);
+    } finally {
+      vi.useRealTimers();
     }
-    expect(waited).toBeGreaterThanOrEqual(400);
   });
 
   it('with slowResponseMs 0 the kind is never drawn, and bad values are refused', async () => {

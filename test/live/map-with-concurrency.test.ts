@@ -1,21 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { mapWithConcurrency } from '../../src/live/map-with-concurrency.js';
 
-const tick = () => new Promise((r) => setTimeout(r, 1));
+/** Let every promise that can settle settle: one turn of the event loop, no timer. */
+const settle = () => new Promise((r) => setImmediate(r));
 
 describe('mapWithConcurrency', () => {
-  it('never has more than the limit in flight, and keeps input order in the results', async () => {
-    let inFlight = 0;
-    let most = 0;
-    const out = await mapWithConcurrency([5, 1, 4, 2, 3, 0, 6], 3, async (n) => {
-      inFlight++;
-      most = Math.max(most, inFlight);
-      for (let i = 0; i < n; i++) await tick();
-      inFlight--;
-      return n * 10;
+  it('never has more than the limit in flight, starts the next one as one finishes, and keeps input order in the results', async () => {
+    // Each call stays in flight until the test finishes it: which calls overlap is the test's choice.
+    const finish = new Map<number, () => void>();
+    const started: number[] = [];
+    const run = mapWithConcurrency([0, 1, 2, 3, 4, 5, 6], 3, (n) => {
+      started.push(n);
+      return new Promise<number>((resolve) => finish.set(n, () => resolve(n * 10)));
     });
-    expect(out).toEqual([50, 10, 40, 20, 30, 0, 60]);
-    expect(most).toBe(3);
+    await settle();
+    expect(started).toEqual([0, 1, 2]);
+    finish.get(1)!();
+    await settle();
+    expect(started).toEqual([0, 1, 2, 3]);
+    finish.get(3)!();
+    finish.get(2)!();
+    await settle();
+    expect(started).toEqual([0, 1, 2, 3, 4, 5]);
+    finish.get(5)!();
+    await settle();
+    expect(started).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    for (const n of [6, 4, 0]) finish.get(n)!();
+    expect(await run).toEqual([0, 10, 20, 30, 40, 50, 60]);
   });
 
   it('rejects with the first error and starts nothing after it', async () => {

@@ -19,7 +19,7 @@ const untouchable = <T>(name: string): T =>
   new Proxy({}, { get: (_t, prop) => (prop === 'then' ? undefined : () => Promise.reject(new Error(`${name}.${String(prop)} must not be called`))) }) as T;
 
 /** A transfer reader over a folder tree (path → child paths) that logs calls and the most per-folder requests in flight. */
-function fakeTransfer(folders: Record<string, string[]>, calls: string[], delayMs = 0, listStatus = 200): TransferReader & { mostInFlight(): number } {
+function fakeTransfer(folders: Record<string, string[]>, calls: string[], holdOpen = false, listStatus = 200): TransferReader & { mostInFlight(): number } {
   const byPath = new Map(Object.keys(folders).map((p, i) => [p.toLowerCase(), { id: String(100 + i), name: p.split('/').pop()!, path: p } as Folder]));
   let inFlight = 0;
   let most = 0;
@@ -27,7 +27,8 @@ function fakeTransfer(folders: Record<string, string[]>, calls: string[], delayM
     calls.push(what);
     const perFolder = !what.startsWith('users') && !what.startsWith('groups');
     if (perFolder) most = Math.max(most, ++inFlight);
-    await new Promise((r) => setTimeout(r, delayMs));
+    // Held for a turn of the event loop, not a time: every request that can start has started by then.
+    if (holdOpen) await new Promise((r) => setImmediate(r));
     if (perFolder) inFlight--;
     return value;
   };
@@ -115,7 +116,7 @@ describe('readLiveState: transfer reads', () => {
   it('keeps at most `parallelism` folder requests in flight', async () => {
     const paths = Array.from({ length: 12 }, (_, i) => `/F${i}`);
     const calls: string[] = [];
-    const transfer = fakeTransfer(Object.fromEntries(paths.map((p) => [p, []])), calls, 2);
+    const transfer = fakeTransfer(Object.fromEntries(paths.map((p) => [p, []])), calls, true);
     await readLiveState({ manifests: manifestsFrom(paths.map((p) => folderDoc(p)).join('---\n')), transfer, scope: SCOPE, prune: [], parallelism: 3 });
     expect(calls.filter((c) => c.startsWith('find '))).toHaveLength(12);
     expect(calls.filter((c) => c.startsWith('acls '))).toHaveLength(12);
@@ -154,7 +155,7 @@ describe('readLiveState: transfer reads', () => {
 
   it('walks the scope folders, reading each once, when the account may not list folders', async () => {
     const calls: string[] = [];
-    const live = await readLiveState({ manifests: manifestsFrom(folderDoc('/Distribution/A')), transfer: fakeTransfer(tree, calls, 0, 403), scope: SCOPE, prune: ['FolderPermissions'] });
+    const live = await readLiveState({ manifests: manifestsFrom(folderDoc('/Distribution/A')), transfer: fakeTransfer(tree, calls, false, 403), scope: SCOPE, prune: ['FolderPermissions'] });
     expect([...live.transfer!.scopeFolders!].sort()).toEqual(['/distribution', '/distribution/a', '/distribution/a/in', '/distribution/b']);
     expect(calls.filter((c) => c.startsWith('find '))).toEqual(['find /Distribution']);
     expect(calls.filter((c) => c.startsWith('subfolders ')).sort()).toEqual(['subfolders /Distribution', 'subfolders /Distribution/A', 'subfolders /Distribution/A/In', 'subfolders /Distribution/B']);

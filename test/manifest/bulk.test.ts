@@ -5,7 +5,7 @@ import { testdir } from '../helpers/testdir.js';
 import { generateTaskFiles } from '../../bench/generate-manifests.js';
 
 describe('bulk validation', () => {
-  it('validates 2,000 generated task manifests in one run, quickly', async () => {
+  it('validates 2,000 generated task manifests in one run (how fast: npm run bench, target validate)', async () => {
     const files = generateTaskFiles(2000);
     const dir = testdir(files);
     const started = performance.now();
@@ -15,8 +15,6 @@ describe('bulk validation', () => {
     expect(set.diagnostics).toEqual([]);
     expect(set.manifests).toHaveLength(2000);
     expect(set.files).toHaveLength(Object.keys(files).length);
-    // Generous bound for a 2-core CI box; the measured figure is printed above.
-    expect(ms).toBeLessThan(15_000);
   });
 
   it('compiles each schema once and reuses it', () => {

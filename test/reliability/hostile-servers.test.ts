@@ -67,21 +67,19 @@ function workdir(url: string, extra = ''): string {
   });
 }
 
-async function planAgainst(url: string, extra = ''): Promise<{ code: number | null; stderr: string; stdout: string; ms: number }> {
-  const started = Date.now();
-  const r = await runCli(['plan'], { cwd: workdir(url, extra), env: { HOSTILE_PASSWORD: PASSWORD, MFTOPS_HTTP_TIMEOUT_MS: String(TIMEOUT_MS) }, timeoutMs: 30_000 });
-  return { ...r, ms: Date.now() - started };
+/** `mftops plan` against `url`; a run still going after 30 s is killed (its code is then null, not 1). */
+function planAgainst(url: string, extra = ''): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  return runCli(['plan'], { cwd: workdir(url, extra), env: { HOSTILE_PASSWORD: PASSWORD, MFTOPS_HTTP_TIMEOUT_MS: String(TIMEOUT_MS) }, timeoutMs: 30_000 });
 }
 
-/** The promises of every case: exit 1, one clear line, no trace, no secret, bounded time. */
-function expectClearFailure(r: { code: number | null; stderr: string; stdout: string; ms: number }, message: RegExp): void {
+/** The promises of every case: exit 1 of its own accord (never a hang), one clear line, no trace, no secret. */
+function expectClearFailure(r: { code: number | null; stderr: string; stdout: string }, message: RegExp): void {
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/^mftops: error: \S/m);
   expect(r.stderr).toMatch(message);
   expect(hasStackTrace(r.stderr)).toBe(false);
   expect(r.stderr).not.toMatch(/internal error/);
   for (const secret of [PASSWORD, ACCESS_TOKEN]) expect(r.stdout + r.stderr).not.toContain(secret);
-  expect(r.ms).toBeLessThan(25_000);
 }
 
 describe('hostile and broken servers', () => {
@@ -104,8 +102,8 @@ describe('hostile and broken servers', () => {
   it('a truncated body (Content-Length promises more than comes)', async () => {
     const s = await startHostile((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': 5000 });
-      res.write('{"items": [');
-      setTimeout(() => res.socket?.destroy(), 20);
+      // Closed once the first bytes are on their way: the client gets a start and then the end.
+      res.write('{"items": [', () => res.socket?.destroy());
     });
     expectClearFailure(await planAgainst(s.url), /truncated|closed|reset/i);
   });
