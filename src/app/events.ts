@@ -1,5 +1,4 @@
-import type { ApplyPhase } from '../apply/apply-plan.js';
-import type { ChangeResult } from '../apply/model.js';
+import type { ApplyPhase, ChangeResult } from '../apply/model.js';
 import type { Plan } from '../plan/model.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 

@@ -1,5 +1,5 @@
-import type { ApplyPhase } from '../../apply/apply-plan.js';
-import type { ApplyReport, ChangeResult } from '../../apply/model.js';
+import type { ApplyReport } from '../../apply/model.js';
+import { renderApplyPhase, renderChangeResultLine } from '../../render/apply-summary.js';
 import { applyEnvironment } from '../../app/apply.js';
 import { PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';
@@ -61,10 +61,10 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
         return true;
       }
       case 'apply-phase':
-        say(phaseLine(event.phase, event.writes, event.parallelism));
+        say(renderApplyPhase(event.phase, event.writes, event.parallelism));
         return true;
       case 'change-result':
-        say(resultLine(event.result));
+        say(renderChangeResultLine(event.result));
         return true;
       case 'abandoned':
         deps.exitNow(1);
@@ -142,30 +142,6 @@ async function renderReport(report: ApplyReport, g: GlobalOptions): Promise<stri
     case 'markdown':
     case 'github':
       return renderApplySummaryText(report);
-  }
-}
-
-function phaseLine(phase: ApplyPhase, writes: number, parallelism: number): string {
-  switch (phase) {
-    case 'stale-check':
-      return 'Checking that nothing the plan touches changed since it was made...';
-    case 'snapshot':
-      return 'Saving a snapshot before the first write...';
-    case 'write':
-      return `Applying ${writes} change${writes === 1 ? '' : 's'} (${parallelism} at a time)...`;
-    case 'verify':
-      return 'Verifying...';
-  }
-}
-
-function resultLine(r: ChangeResult): string {
-  switch (r.status) {
-    case 'ok':
-      return `  ok      ${r.address} (${r.action})${r.unknownOutcomes > 0 ? ` after ${r.unknownOutcomes} unknown outcome(s), re-read` : ''}`;
-    case 'failed':
-      return `  failed  ${r.address} (${r.action}): ${r.error ?? ''}`;
-    case 'skipped':
-      return `  skipped ${r.address} (${r.action}): ${r.error ?? ''}`;
   }
 }
 
