@@ -184,9 +184,10 @@ async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<A
  * written payloads against the servers, and say why.
  */
 async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: ApplyRun, ctx: AppContext): Promise<VerifyResult> {
-  const [{ loadManifests }, { buildPlan, manifestDigest }, { findUnconverged, verifyPayloads }] = await Promise.all([
+  const [{ loadManifests }, { buildPlan }, { manifestDigest }, { findUnconverged, verifyPayloads }] = await Promise.all([
     import('../manifest/load.js'),
-    import('../plan/build-plan.js'),
+    import('./build-plan.js'),
+    import('../plan/manifest-digest.js'),
     import('../apply/verify.js'),
   ]);
   const payloads = async (note: string): Promise<VerifyResult> => ({ mode: 'payloads', note, unconverged: await verifyPayloads(applied, r.clients.full, r.parallelism) });

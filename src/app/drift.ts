@@ -35,7 +35,7 @@ export async function driftEnvironment(options: DriftOptions, ctx: AppContext): 
   if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
   const services = resolveServices(config, env, ctx);
   const parallelism = options.parallelism ?? DEFAULTS.readParallelism;
-  const { detectDrift } = await import('../drift/detect-drift.js');
+  const { detectDrift } = await import('./detect-drift.js');
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result: Awaited<ReturnType<typeof detectDrift>>;
   try {

@@ -74,7 +74,7 @@ export interface PlanManifestsInput {
 
 /** The plan of manifests already loaded without errors, through open read-only clients (apply plans this way too). */
 export async function planManifests(manifests: ManifestSet, input: PlanManifestsInput, ctx: AppContext): Promise<PlanOfManifests> {
-  const { buildPlan } = await import('../plan/build-plan.js');
+  const { buildPlan } = await import('./build-plan.js');
   const result = await buildPlan({
     manifests,
     clients: input.readers,

@@ -10,7 +10,7 @@ import type { RunningEmulator } from '../emulator/index.js';
 import type { JsonObject } from '../emulator/json.js';
 import { mapWithConcurrency } from '../live/map-with-concurrency.js';
 import { loadManifests } from '../manifest/load.js';
-import { buildPlan } from '../plan/build-plan.js';
+import { buildPlan } from '../app/build-plan.js';
 import type { JsonValue } from '../plan/model.js';
 import { Secret, parseSecretRef } from '../secret.js';
 import { createAutomationClient, createTransferClient, toReadonlyAutomationClient } from '../services/index.js';
