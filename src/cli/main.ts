@@ -72,11 +72,8 @@ function buildProgram(io: CommandIo): Command {
     .description('check manifests against the schemas and rules; no network (exit 0 valid, 1 invalid)')
     .argument('[paths...]', 'manifest files or folders (default: the environment\'s manifests)')
     .action(async (paths: string[], _opts: unknown, cmd: Command) => {
-      const g = globals(cmd);
-      const { useColor, validatePaths } = await import('./commands/common.js');
-      const resolved = validatePaths(paths, g, io);
-      const { runValidate } = await import('./commands/validate.js');
-      await run(runValidate({ paths: resolved, format: validateFormat(g.format), color: useColor(g, io) }, io));
+      const { runValidateCommand } = await import('./commands/validate.js');
+      await run(runValidateCommand(globals(cmd), paths, io));
     });
 
   program
@@ -206,16 +203,4 @@ function buildProgram(io: CommandIo): Command {
     });
 
   return program;
-}
-
-function validateFormat(format: OutputFormat): 'text' | 'json' | 'github' {
-  switch (format) {
-    case 'text':
-    case 'markdown':
-      return 'text';
-    case 'json':
-      return 'json';
-    case 'github':
-      return 'github';
-  }
 }

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../../config/load-config.js';
 import type { EnvironmentSettings, MftopsConfig, ResolvedService } from '../../config/model.js';
@@ -75,19 +74,6 @@ export function writeDiagnostics(g: GlobalOptions, io: CommandIo, diagnostics: r
       io.stderr(renderDiagnostics('text', report, { cwd: io.cwd, color: useColor(g, io) }));
       return;
   }
-}
-
-/**
- * The paths `validate` checks: the ones given (no configuration file needed, DESIGN.md §1), else
- * the environment's manifests.
- */
-export function validatePaths(paths: readonly string[], g: GlobalOptions, io: CommandIo): string[] {
-  if (paths.length > 0) return paths.map((p) => resolve(io.cwd, p));
-  if (g.config === undefined && !existsSync(resolve(io.cwd, DEFAULT_CONFIG_FILE))) {
-    throw new ConfigError(`no manifest paths given and no ${DEFAULT_CONFIG_FILE} here: run mftops validate PATH… or pass --config FILE`);
-  }
-  const { config, env } = openEnvironment(g, io);
-  return manifestPathsOf([], config, env, io);
 }
 
 /** Log lines on stderr at the verbosity of -q / -v. */
