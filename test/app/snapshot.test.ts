@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import type { AppContext } from '../../src/app/context.js';
 import {
   diffEnvironmentSnapshots,
@@ -27,23 +28,17 @@ const ENV = { AUTO_PW: SEED_LOGINS.automationAdmin.password, XFER_PW: SEED_LOGIN
 
 /** Environments: `lab` (both services, scope /Distribution/Acme), `files` (transfer only, the manifests given, no scope). */
 function project(files: Record<string, string> = {}): string {
-  return testdir({
-    'mftops.yaml': [
-      'apiVersion: mftops/v1',
-      'kind: Config',
-      'environments:',
-      '  lab:',
-      `    automation: { url: "${emulator.automationUrl}", username: admin, password: "\${env:AUTO_PW}" }`,
-      `    transfer: { url: "${emulator.transferUrl}", username: admin, password: "\${env:XFER_PW}" }`,
-      '    scope: { folders: [/Distribution/Acme] }',
-      '  files:',
-      `    transfer: { url: "${emulator.transferUrl}", username: admin, password: "\${env:XFER_PW}" }`,
-      ...(Object.keys(files).length > 0 ? ['    manifests: [manifests]'] : []),
-      'snapshots: { dir: backups, keep: 5 }',
-      '',
-    ].join('\n'),
-    ...files,
-  });
+  const service = (url: string, variable: string) => ({ url, username: 'admin', password: `\${env:${variable}}` });
+  const config = {
+    apiVersion: 'mftops/v1',
+    kind: 'Config',
+    environments: {
+      lab: { automation: service(emulator.automationUrl, 'AUTO_PW'), transfer: service(emulator.transferUrl, 'XFER_PW'), scope: { folders: ['/Distribution/Acme'] } },
+      files: { transfer: service(emulator.transferUrl, 'XFER_PW'), ...(Object.keys(files).length > 0 ? { manifests: ['manifests'] } : {}) },
+    },
+    snapshots: { dir: 'backups', keep: 5 },
+  };
+  return testdir({ 'mftops.yaml': stringify(config), ...files });
 }
 
 /** A context whose clock reads `iso`: the snapshot id is that time. */
@@ -212,7 +207,10 @@ describe('restoreEnvironmentSnapshot', () => {
     await expect(restoreEnvironmentSnapshot({ environment: 'files', id: info.id, service: 'automation', approve }, ctx)).rejects.toThrow(
       `snapshot files/${info.id} holds no automation export (it holds the transfer folder ACLs)`,
     );
-    writeFileSync(join(dir, 'transfer-only.yaml'), readFileSync(join(dir, 'mftops.yaml'), 'utf8').split('\n').filter((l) => !l.includes('automation:')).join('\n'));
+    // The same environment, configured later without its automation service.
+    const config = parse(readFileSync(join(dir, 'mftops.yaml'), 'utf8')) as { environments: { lab: Record<string, unknown> } };
+    delete config.environments.lab['automation'];
+    writeFileSync(join(dir, 'transfer-only.yaml'), stringify(config));
     await expect(restoreEnvironmentSnapshot({ configFile: 'transfer-only.yaml', environment: 'lab', id: lab.id, approve }, ctx)).rejects.toThrow(
       `snapshot lab/${lab.id} holds the automation export, but environment "lab" has no automation service (restore its folder ACLs alone with --service transfer)`,
     );
