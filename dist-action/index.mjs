@@ -15879,6 +15879,13 @@ var init_log = __esm({
   }
 });
 
+// src/resources/model.ts
+var init_model = __esm({
+  "src/resources/model.ts"() {
+    "use strict";
+  }
+});
+
 // src/plan/model.ts
 function establishesFolderPath(change) {
   return change.kind === "FolderPermissions" && (change.action === "create" || change.action === "update" && change.previousName !== void 0);
@@ -15911,9 +15918,10 @@ function parseAddress(address) {
   }
 }
 var PLAN_FORMAT_VERSION;
-var init_model = __esm({
+var init_model2 = __esm({
   "src/plan/model.ts"() {
     "use strict";
+    init_model();
     PLAN_FORMAT_VERSION = 1;
   }
 });
@@ -16073,7 +16081,7 @@ var init_plan_file = __esm({
     init_schemas();
     init_errors();
     init_plan_json();
-    init_model();
+    init_model2();
     PlanFileError = class extends MftopsError {
     };
   }
@@ -16133,7 +16141,7 @@ function applyExitCode(report) {
 function skippedResult(change, reason) {
   return { address: change.address, kind: change.kind, action: change.action, status: "skipped", error: reason, writes: 0, unknownOutcomes: 0, confirmedByReread: 0 };
 }
-var init_model2 = __esm({
+var init_model3 = __esm({
   "src/apply/model.ts"() {
     "use strict";
   }
@@ -16362,7 +16370,7 @@ var KINDS;
 var init_apply_summary = __esm({
   "src/render/apply-summary.ts"() {
     "use strict";
-    init_model2();
+    init_model3();
     init_text();
     KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
   }
@@ -19159,7 +19167,7 @@ async function validateManifests(options, ctx) {
   return { diagnostics: loaded.manifests.diagnostics, manifestCount: loaded.manifests.manifests.length };
 }
 function validatePaths(options, ctx) {
-  if (options.paths !== void 0 && options.paths.length > 0) return options.paths.map((p) => resolve6(ctx.cwd, p));
+  if (options.paths !== void 0 && options.paths.length > 0) return [...options.paths];
   if (options.configFile === void 0 && !existsSync2(resolve6(ctx.cwd, DEFAULT_CONFIG_FILE))) {
     throw new ConfigError(`no manifest paths given and no ${DEFAULT_CONFIG_FILE} here: run mftops validate PATH\u2026 or pass --config FILE`);
   }
@@ -47824,7 +47832,7 @@ function indexByName(items, nameOf, idOf = () => void 0) {
   }
   return { items, byName, byId };
 }
-var init_model3 = __esm({
+var init_model4 = __esm({
   "src/live/model.ts"() {
     "use strict";
     init_folder_path();
@@ -48040,7 +48048,7 @@ var init_read_live_state = __esm({
     "use strict";
     init_errors2();
     init_map_with_concurrency();
-    init_model3();
+    init_model4();
     init_folder_path();
     FOLDER_LIST_THRESHOLD = 25;
   }
@@ -48068,6 +48076,26 @@ var init_diagnostics2 = __esm({
   }
 });
 
+// src/plan/manifest-digest.ts
+var manifest_digest_exports = {};
+__export(manifest_digest_exports, {
+  manifestDigest: () => manifestDigest
+});
+import { createHash as createHash3 } from "node:crypto";
+import { relative as relative3, sep as sep3 } from "node:path";
+function manifestDigest(set, cwd) {
+  const hash2 = createHash3("sha256");
+  const named = set.files.map((file) => ({ file, name: relative3(cwd, file).split(sep3).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  for (const f of named) hash2.update(`${f.name}\0${set.fileHashes.get(f.file) ?? "unread"}
+`);
+  return `sha256:${hash2.digest("hex")}`;
+}
+var init_manifest_digest = __esm({
+  "src/plan/manifest-digest.ts"() {
+    "use strict";
+  }
+});
+
 // src/order.ts
 function compareText(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -48079,7 +48107,7 @@ var init_order = __esm({
 });
 
 // src/resources/common.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 function isRecord8(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -48097,7 +48125,7 @@ function sortKeys(value) {
   return out;
 }
 function sha256Of(value) {
-  return `sha256:${createHash3("sha256").update(canonicalJson(value)).digest("hex")}`;
+  return `sha256:${createHash4("sha256").update(canonicalJson(value)).digest("hex")}`;
 }
 function withoutPasswords(value) {
   if (Array.isArray(value)) return value.map(withoutPasswords);
@@ -48778,7 +48806,7 @@ var init_task = __esm({
 });
 
 // src/plan/plan-changes.ts
-import { isAbsolute as isAbsolute5, relative as relative3, sep as sep3 } from "node:path";
+import { isAbsolute as isAbsolute5, relative as relative4, sep as sep4 } from "node:path";
 function planChanges(input) {
   const diagnostics = [];
   const source = (m) => sourceRef(m.source, input.cwd);
@@ -49093,23 +49121,23 @@ function selectTargets(items, targets, desired, diagnostics) {
 function sourceRef(at, cwd) {
   let file = at.file;
   if (cwd !== void 0) {
-    const rel = relative3(cwd, at.file);
+    const rel = relative4(cwd, at.file);
     if (rel !== "" && !rel.startsWith("..") && !isAbsolute5(rel)) file = rel;
   }
-  return { file: sep3 === "/" ? file : file.split(sep3).join("/"), line: at.line, col: at.col };
+  return { file: sep4 === "/" ? file : file.split(sep4).join("/"), line: at.line, col: at.col };
 }
 var RANK;
 var init_plan_changes = __esm({
   "src/plan/plan-changes.ts"() {
     "use strict";
-    init_model3();
+    init_model4();
     init_folder_path();
     init_order();
     init_folder_permissions();
     init_resource_group_acl();
     init_task();
     init_diagnostics2();
-    init_model();
+    init_model2();
     RANK = { FolderPermissions: 0, ResourceGroupAcl: 1, Task: 2 };
   }
 });
@@ -49337,14 +49365,11 @@ var init_resolve_desired = __esm({
   }
 });
 
-// src/plan/build-plan.ts
+// src/app/build-plan.ts
 var build_plan_exports = {};
 __export(build_plan_exports, {
-  buildPlan: () => buildPlan,
-  manifestDigest: () => manifestDigest
+  buildPlan: () => buildPlan
 });
-import { createHash as createHash4 } from "node:crypto";
-import { relative as relative4, sep as sep4 } from "node:path";
 async function buildPlan(input) {
   const cwd = input.cwd ?? process.cwd();
   const loaded = input.manifests;
@@ -49384,20 +49409,14 @@ function serverIdentities2(servers, live) {
   if (servers.transfer) out.transfer = { url: servers.transfer.url, username: servers.transfer.username };
   return out;
 }
-function manifestDigest(set, cwd) {
-  const hash2 = createHash4("sha256");
-  const named = set.files.map((file) => ({ file, name: relative4(cwd, file).split(sep4).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  for (const f of named) hash2.update(`${f.name}\0${set.fileHashes.get(f.file) ?? "unread"}
-`);
-  return `sha256:${hash2.digest("hex")}`;
-}
 var init_build_plan = __esm({
-  "src/plan/build-plan.ts"() {
+  "src/app/build-plan.ts"() {
     "use strict";
     init_read_live_state();
     init_diagnostics();
     init_version();
     init_diagnostics2();
+    init_manifest_digest();
     init_plan_changes();
     init_resolve_desired();
   }
@@ -49582,7 +49601,7 @@ function painter(on) {
 var init_plan_text = __esm({
   "src/render/plan-text.ts"() {
     "use strict";
-    init_model();
+    init_model2();
     init_plan_common();
   }
 });
@@ -49660,7 +49679,7 @@ var DEFAULT_MAX_DELETES, SHOWN;
 var init_guard = __esm({
   "src/apply/guard.ts"() {
     "use strict";
-    init_model2();
+    init_model3();
     DEFAULT_MAX_DELETES = 10;
     SHOWN = 5;
   }
@@ -50032,7 +50051,7 @@ var StepError;
 var init_operations = __esm({
   "src/apply/operations.ts"() {
     "use strict";
-    init_model3();
+    init_model4();
     init_folder_permissions();
     init_common();
     init_task();
@@ -50422,9 +50441,9 @@ var init_execute = __esm({
     "use strict";
     init_errors();
     init_folder_path();
-    init_model();
-    init_errors2();
     init_model2();
+    init_errors2();
+    init_model3();
     init_operations();
     init_steps();
     init_secrets();
@@ -50566,7 +50585,7 @@ var init_stale_check = __esm({
     "use strict";
     init_errors();
     init_map_with_concurrency();
-    init_model3();
+    init_model4();
     init_folder_path();
     init_folder_permissions();
     init_resource_group_acl();
@@ -50683,7 +50702,7 @@ var init_apply_plan = __esm({
     init_execute();
     init_guard();
     init_ledger();
-    init_model2();
+    init_model3();
     init_stale_check();
     LEDGER_FILE = "ledger.jsonl";
   }
@@ -56007,7 +56026,7 @@ var init_export_pass = __esm({
 
 // src/snapshot/model.ts
 var SNAPSHOT_FORMAT_VERSION, MANIFEST_FILE, AUTOMATION_FILE, FOLDERS_FILE, ENCRYPTED_SUFFIX, SNAPSHOT_ID, ENVIRONMENT_NAME;
-var init_model4 = __esm({
+var init_model5 = __esm({
   "src/snapshot/model.ts"() {
     "use strict";
     SNAPSHOT_FORMAT_VERSION = 2;
@@ -56074,7 +56093,7 @@ var init_store = __esm({
     init_crypto();
     init_errors3();
     init_export_pass();
-    init_model4();
+    init_model5();
   }
 });
 
@@ -56299,7 +56318,7 @@ var init_save_snapshot = __esm({
     init_crypto();
     init_export_pass();
     init_errors3();
-    init_model4();
+    init_model5();
     init_store();
   }
 });
@@ -56345,7 +56364,7 @@ var init_verify = __esm({
   "src/apply/verify.ts"() {
     "use strict";
     init_map_with_concurrency();
-    init_model3();
+    init_model4();
     init_operations();
     init_steps();
   }
@@ -56462,9 +56481,10 @@ async function applyThePlan(plan, r, ctx) {
   });
 }
 async function verifyApplied(plan, applied, r, ctx) {
-  const [{ loadManifests: loadManifests2 }, { buildPlan: buildPlan2, manifestDigest: manifestDigest2 }, { findUnconverged: findUnconverged2, verifyPayloads: verifyPayloads2 }] = await Promise.all([
+  const [{ loadManifests: loadManifests2 }, { buildPlan: buildPlan2 }, { manifestDigest: manifestDigest2 }, { findUnconverged: findUnconverged2, verifyPayloads: verifyPayloads2 }] = await Promise.all([
     Promise.resolve().then(() => (init_load(), load_exports)),
     Promise.resolve().then(() => (init_build_plan(), build_plan_exports)),
+    Promise.resolve().then(() => (init_manifest_digest(), manifest_digest_exports)),
     Promise.resolve().then(() => (init_verify(), verify_exports))
   ]);
   const payloads = async (note) => ({ mode: "payloads", note, unconverged: await verifyPayloads2(applied, r.clients.full, r.parallelism) });
@@ -56580,7 +56600,7 @@ function driftExitCode(report) {
   }
 }
 var DRIFT_FORMAT_VERSION;
-var init_model5 = __esm({
+var init_model6 = __esm({
   "src/drift/model.ts"() {
     "use strict";
     DRIFT_FORMAT_VERSION = 2;
@@ -56862,13 +56882,13 @@ var AUDIT_MAX_COUNT, NOT_A_CHANGE, AUDIT_TARGET_TYPES, AUDITED_KINDS;
 var init_assemble_drift = __esm({
   "src/drift/assemble-drift.ts"() {
     "use strict";
-    init_model3();
+    init_model4();
     init_types();
-    init_model();
+    init_model2();
     init_folder_permissions();
     init_resource_group_acl();
     init_acknowledge();
-    init_model5();
+    init_model6();
     init_order();
     AUDIT_MAX_COUNT = 500;
     NOT_A_CHANGE = /* @__PURE__ */ new Set(["run", "start", "stop"]);
@@ -56877,7 +56897,7 @@ var init_assemble_drift = __esm({
   }
 });
 
-// src/drift/detect-drift.ts
+// src/app/detect-drift.ts
 var detect_drift_exports = {};
 __export(detect_drift_exports, {
   detectDrift: () => detectDrift
@@ -56925,7 +56945,7 @@ function samePlace(a, b) {
 }
 var EVERY_KIND;
 var init_detect_drift = __esm({
-  "src/drift/detect-drift.ts"() {
+  "src/app/detect-drift.ts"() {
     "use strict";
     init_errors();
     init_diagnostics();
@@ -57381,7 +57401,7 @@ init_defaults();
 init_load_config();
 init_errors();
 init_log();
-init_model();
+init_model2();
 init_plan_file();
 init_apply_summary();
 import { randomBytes as randomBytes3 } from "node:crypto";
@@ -57751,7 +57771,7 @@ function readBoolean(env, name, fallback) {
 }
 
 // src/render/plan-markdown.ts
-init_model();
+init_model2();
 init_plan_common();
 init_text();
 init_text();
@@ -58302,7 +58322,7 @@ async function applyPlanFile(s, environment, planFile, plan) {
   await logPlanText(s, plan);
   const [{ applyEnvironment: applyEnvironment2 }, { applyExitCode: applyExitCode2 }, { renderApplySummaryJson: renderApplySummaryJson2, renderApplySummaryText: renderApplySummaryText2 }] = await Promise.all([
     Promise.resolve().then(() => (init_apply(), apply_exports)),
-    Promise.resolve().then(() => (init_model2(), model_exports)),
+    Promise.resolve().then(() => (init_model3(), model_exports)),
     Promise.resolve().then(() => (init_apply_summary(), apply_summary_exports))
   ]);
   const result = await applyEnvironment2(
@@ -58329,7 +58349,7 @@ async function applyPlanFile(s, environment, planFile, plan) {
 async function driftStep(s) {
   const environment = environmentName(s);
   const reportFile = resolve11(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
-  const [{ driftEnvironment: driftEnvironment2 }, { driftExitCode: driftExitCode2 }] = await Promise.all([Promise.resolve().then(() => (init_drift(), drift_exports)), Promise.resolve().then(() => (init_model5(), model_exports2))]);
+  const [{ driftEnvironment: driftEnvironment2 }, { driftExitCode: driftExitCode2 }] = await Promise.all([Promise.resolve().then(() => (init_drift(), drift_exports)), Promise.resolve().then(() => (init_model6(), model_exports2))]);
   const result = await driftEnvironment2({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: DEFAULTS.readParallelism }, s.ctx);
   annotate(s, result.diagnostics);
   if (result.status === "invalid") {
