@@ -9,7 +9,7 @@ import type { RunningEmulator } from '../src/emulator/index.js';
 import type { JsonObject } from '../src/emulator/json.js';
 import { mapWithConcurrency } from '../src/live/map-with-concurrency.js';
 import { loadManifests } from '../src/manifest/load.js';
-import { buildPlan } from '../src/plan/build-plan.js';
+import { buildPlan } from '../src/app/build-plan.js';
 import type { JsonValue } from '../src/plan/model.js';
 import { Secret, parseSecretRef } from '../src/secret.js';
 import { createAutomationClient, createTransferClient, toReadonlyAutomationClient } from '../src/services/index.js';

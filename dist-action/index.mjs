@@ -48,6 +48,22 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
+// src/app/defaults.ts
+var DEFAULTS;
+var init_defaults = __esm({
+  "src/app/defaults.ts"() {
+    "use strict";
+    DEFAULTS = {
+      /** Per-object reads in flight per server: plan, drift, import, snapshot save. */
+      readParallelism: 10,
+      /** Changes written at the same time by apply. */
+      applyParallelism: 4,
+      /** Apply refuses a plan that deletes more objects than this. */
+      maxDeletes: 10
+    };
+  }
+});
+
 // node_modules/ajv/dist/compile/codegen/code.js
 var require_code = __commonJS({
   "node_modules/ajv/dist/compile/codegen/code.js"(exports2) {
@@ -2999,7 +3015,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve11.call(this, root, ref);
+      let _sch = resolve12.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -3026,7 +3042,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve11(root, ref) {
+    function resolve12(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -3890,7 +3906,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve11(baseURI, relativeURI, options) {
+    function resolve12(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -4281,7 +4297,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve11,
+      resolve: resolve12,
       resolveComponent,
       equal,
       serialize,
@@ -15837,6 +15853,39 @@ var init_load_config = __esm({
   }
 });
 
+// src/log.ts
+function createLogger(verbosity, write2 = (l) => process.stderr.write(l)) {
+  return {
+    debug: (m) => {
+      if (verbosity === "verbose") write2(`debug: ${m}
+`);
+    },
+    info: (m) => {
+      if (verbosity !== "quiet") write2(`${m}
+`);
+    },
+    warn: (m) => write2(`warning: ${m}
+`)
+  };
+}
+var silentLogger;
+var init_log = __esm({
+  "src/log.ts"() {
+    "use strict";
+    silentLogger = { debug: () => {
+    }, info: () => {
+    }, warn: () => {
+    } };
+  }
+});
+
+// src/resources/model.ts
+var init_model = __esm({
+  "src/resources/model.ts"() {
+    "use strict";
+  }
+});
+
 // src/plan/model.ts
 function establishesFolderPath(change) {
   return change.kind === "FolderPermissions" && (change.action === "create" || change.action === "update" && change.previousName !== void 0);
@@ -15869,23 +15918,15 @@ function parseAddress(address) {
   }
 }
 var PLAN_FORMAT_VERSION;
-var init_model = __esm({
+var init_model2 = __esm({
   "src/plan/model.ts"() {
     "use strict";
+    init_model();
     PLAN_FORMAT_VERSION = 1;
   }
 });
 
 // src/render/plan-json.ts
-var plan_json_exports = {};
-__export(plan_json_exports, {
-  orderPlanKeys: () => orderPlanKeys,
-  renderPlanJson: () => renderPlanJson
-});
-function renderPlanJson(plan) {
-  return `${JSON.stringify(orderPlanKeys(plan), null, 2)}
-`;
-}
 function orderPlanKeys(plan) {
   return orderPlanObject(plan);
 }
@@ -16040,8 +16081,404 @@ var init_plan_file = __esm({
     init_schemas();
     init_errors();
     init_plan_json();
-    init_model();
+    init_model2();
     PlanFileError = class extends MftopsError {
+    };
+  }
+});
+
+// src/apply/model.ts
+var model_exports = {};
+__export(model_exports, {
+  applyExitCode: () => applyExitCode,
+  countResults: () => countResults,
+  describeStale: () => describeStale,
+  isWriteAction: () => isWriteAction,
+  skippedResult: () => skippedResult
+});
+function isWriteAction(action) {
+  return action === "create" || action === "update" || action === "replace" || action === "delete";
+}
+function describeStale(how) {
+  switch (how) {
+    case "changed":
+      return "changed since the plan";
+    case "appeared":
+      return "now exists";
+    case "gone":
+      return "no longer exists";
+    default: {
+      const never = how;
+      throw new Error(`unknown stale kind ${String(never)}`);
+    }
+  }
+}
+function countResults(results) {
+  const counts = { ok: 0, failed: 0, skipped: 0 };
+  for (const r of results) counts[r.status]++;
+  return counts;
+}
+function applyExitCode(report) {
+  switch (report.outcome) {
+    case "nothing":
+      return 0;
+    case "refused":
+    case "stale":
+    case "no-snapshot":
+    case "interrupted":
+      return 1;
+    case "applied": {
+      const failed = report.results.some((r) => r.status === "failed" || r.status === "skipped" && r.action !== "blocked");
+      const unverified = (report.verification?.unconverged.length ?? 0) > 0 || report.verification?.error !== void 0;
+      return failed || unverified ? 1 : 0;
+    }
+    default: {
+      const never = report.outcome;
+      throw new Error(`unknown apply outcome ${String(never)}`);
+    }
+  }
+}
+function skippedResult(change, reason) {
+  return { address: change.address, kind: change.kind, action: change.action, status: "skipped", error: reason, writes: 0, unknownOutcomes: 0, confirmedByReread: 0 };
+}
+var init_model3 = __esm({
+  "src/apply/model.ts"() {
+    "use strict";
+  }
+});
+
+// src/render/text.ts
+function escapeControl(text2) {
+  return text2.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    switch (c) {
+      case "\n":
+        return "\\n";
+      case "\r":
+        return "\\r";
+      default:
+        return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+    }
+  });
+}
+function formatCount(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function formatInline(value) {
+  if (value === null || typeof value !== "object") return escapeControl(JSON.stringify(value));
+  if (Array.isArray(value)) return `[${value.map(formatInline).join(", ")}]`;
+  return `{${Object.entries(value).map(([k, v]) => `${escapeControl(JSON.stringify(k))}: ${formatInline(v)}`).join(", ")}}`;
+}
+function escapeMd(text2) {
+  return escapeControl(text2).replace(/[&<>"'|`*_[\]~#@!$\\]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+var init_text = __esm({
+  "src/render/text.ts"() {
+    "use strict";
+  }
+});
+
+// src/render/apply-summary.ts
+var apply_summary_exports = {};
+__export(apply_summary_exports, {
+  renderApplyPhase: () => renderApplyPhase,
+  renderApplySummaryJson: () => renderApplySummaryJson,
+  renderApplySummaryText: () => renderApplySummaryText,
+  renderChangeResultLine: () => renderChangeResultLine
+});
+function renderApplySummaryText(report) {
+  const lines2 = [];
+  switch (report.outcome) {
+    case "nothing":
+      lines2.push("Nothing to apply.");
+      pushSkipped(lines2, report.results);
+      break;
+    case "refused":
+      lines2.push("Apply refused; nothing was written:");
+      for (const p of report.problems) lines2.push(`  - ${text(p)}`);
+      break;
+    case "stale":
+      lines2.push(`The plan is stale; nothing was written: ${count(report.stale.length, "object")} moved on the servers since the plan was made.`);
+      for (const s of report.stale) lines2.push(`  ${staleSymbol(s)} ${text(s.address)}: ${staleWords(s)}`);
+      lines2.push("Make a new plan (mftops plan --out FILE), review it, and apply that one.");
+      break;
+    case "no-snapshot":
+      lines2.push("Apply stopped before the first write: no verified snapshot.");
+      for (const p of report.problems) lines2.push(`  - ${text(p)}`);
+      break;
+    case "applied":
+    case "interrupted":
+      pushRun(lines2, report);
+      break;
+    default: {
+      const never = report.outcome;
+      throw new Error(`unknown outcome ${String(never)}`);
+    }
+  }
+  return `${lines2.join("\n")}
+`;
+}
+function pushRun(lines2, report) {
+  const c = countResults(report.results);
+  const head = report.outcome === "interrupted" ? "Apply interrupted" : applyExitCode(report) === 0 ? "Apply complete" : "Apply finished with errors";
+  lines2.push(`${head} for environment "${text(report.environment)}": ${c.ok} applied, ${c.failed} failed, ${c.skipped} skipped.`);
+  if (report.outcome === "interrupted" && report.results.length === 0) for (const p of report.problems) lines2.push(`  ${text(p)}`);
+  for (const kind of KINDS) {
+    const of = report.results.filter((r) => r.kind === kind);
+    if (of.length === 0) continue;
+    const k = countResults(of);
+    const parts = [`${k.ok} applied`, ...k.failed > 0 ? [`${k.failed} failed`] : [], ...k.skipped > 0 ? [`${k.skipped} skipped`] : []];
+    lines2.push(`  ${kind}: ${parts.join(", ")}`);
+  }
+  const failed = report.results.filter((r) => r.status === "failed");
+  if (failed.length > 0) {
+    lines2.push("Failed:");
+    for (const r of failed) lines2.push(`  x ${text(r.address)} (${r.action}): ${text(r.error ?? "failed")}`);
+  }
+  pushSkipped(lines2, report.results);
+  const s = report.stats;
+  if (s.unknownOutcomes > 0) {
+    lines2.push(
+      `Unknown outcomes: ${s.unknownOutcomes} write(s) got no clear answer; re-reading showed ${s.confirmedByReread} had taken effect, ${s.retriedAfterReread} were sent again.`
+    );
+  }
+  if (report.snapshot) lines2.push(`Snapshot: ${text(report.snapshot.path)}`);
+  if (report.ledger) lines2.push(`Ledger:   ${text(report.ledger)}`);
+  if (report.verification) pushVerification(lines2, report.verification, c.ok);
+}
+function pushSkipped(lines2, results) {
+  const skipped = results.filter((r) => r.status === "skipped");
+  if (skipped.length === 0) return;
+  const blocked = skipped.filter((r) => r.action === "blocked");
+  if (blocked.length > 0) {
+    lines2.push(`Blocked (${blocked.length}), a person must make these changes:`);
+    for (const r of blocked) lines2.push(`  ! ${text(r.address)}: ${text((r.error ?? "").replace(/^blocked: /, ""))}`);
+  }
+  const other = skipped.filter((r) => r.action !== "blocked");
+  if (other.length > 0) {
+    lines2.push(`Not started (${other.length}):`);
+    for (const r of other) lines2.push(`  - ${text(r.address)} (${r.action}): ${text(r.error ?? "skipped")}`);
+  }
+}
+function pushVerification(lines2, v, applied) {
+  if (v.error !== void 0) {
+    lines2.push(`Not verified: ${text(v.error)}`);
+    return;
+  }
+  switch (v.mode) {
+    case "skipped":
+      lines2.push(`Not verified: ${text(v.note ?? "skipped")}`);
+      return;
+    case "replan":
+    case "payloads": {
+      if (v.note !== void 0) lines2.push(`Note: ${text(v.note)}`);
+      const how = v.mode === "replan" ? "re-planned from the manifests" : "read back and compared with what was sent";
+      if (v.unconverged.length === 0) {
+        lines2.push(`Verified: ${count(applied, "applied change")} ${how}, all in sync.`);
+        return;
+      }
+      lines2.push(`Not in sync after apply (${v.unconverged.length} of ${applied}, ${how}):`);
+      for (const u of v.unconverged) lines2.push(`  ${text(u.address)}: ${u.action === "missing" ? "missing" : `still to ${u.action}`}${u.reason !== void 0 ? ` (${text(u.reason)})` : ""}`);
+      return;
+    }
+    default: {
+      const never = v.mode;
+      throw new Error(`unknown verification mode ${String(never)}`);
+    }
+  }
+}
+function renderApplySummaryJson(report) {
+  const counts = countResults(report.results);
+  const perKind = Object.fromEntries(KINDS.flatMap((k) => {
+    const of = report.results.filter((r) => r.kind === k);
+    return of.length > 0 ? [[k, countResults(of)]] : [];
+  }));
+  return `${JSON.stringify(
+    {
+      environment: report.environment,
+      outcome: report.outcome,
+      exitCode: applyExitCode(report),
+      counts,
+      perKind,
+      ...report.problems.length > 0 ? { problems: report.problems } : {},
+      ...report.stale.length > 0 ? { stale: report.stale } : {},
+      results: report.results,
+      ...report.snapshot ? { snapshot: report.snapshot } : {},
+      ...report.ledger !== void 0 ? { ledger: report.ledger } : {},
+      ...report.verification ? { verification: report.verification } : {},
+      stats: report.stats
+    },
+    null,
+    2
+  )}
+`;
+}
+function staleSymbol(s) {
+  switch (s.how) {
+    case "changed":
+      return "~";
+    case "appeared":
+      return "+";
+    case "gone":
+      return "-";
+    default: {
+      const never = s.how;
+      throw new Error(`unknown stale kind ${String(never)}`);
+    }
+  }
+}
+function staleWords(s) {
+  const words = describeStale(s.how);
+  return s.detail !== void 0 ? `${words} (${text(s.detail)})` : words;
+}
+function count(n, noun) {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+function text(s) {
+  return escapeControl(s);
+}
+function renderApplyPhase(phase, writes, parallelism) {
+  switch (phase) {
+    case "stale-check":
+      return "Checking that nothing the plan touches changed since it was made...";
+    case "snapshot":
+      return "Saving a snapshot before the first write...";
+    case "write":
+      return `Applying ${writes} change${writes === 1 ? "" : "s"} (${parallelism} at a time)...`;
+    case "verify":
+      return "Verifying...";
+    default: {
+      const never = phase;
+      throw new Error(`unknown phase ${String(never)}`);
+    }
+  }
+}
+function renderChangeResultLine(r) {
+  switch (r.status) {
+    case "ok":
+      return `  ok      ${r.address} (${r.action})${r.unknownOutcomes > 0 ? ` after ${r.unknownOutcomes} unknown outcome(s), re-read` : ""}`;
+    case "failed":
+      return `  failed  ${r.address} (${r.action}): ${r.error ?? ""}`;
+    case "skipped":
+      return `  skipped ${r.address} (${r.action}): ${r.error ?? ""}`;
+    default: {
+      const never = r.status;
+      throw new Error(`unknown status ${String(never)}`);
+    }
+  }
+}
+var KINDS;
+var init_apply_summary = __esm({
+  "src/render/apply-summary.ts"() {
+    "use strict";
+    init_model3();
+    init_text();
+    KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
+  }
+});
+
+// src/manifest/diagnostics.ts
+var diagnostics_exports = {};
+__export(diagnostics_exports, {
+  DIAGNOSTIC_CODES: () => DIAGNOSTIC_CODES,
+  compareDiagnostics: () => compareDiagnostics,
+  countDiagnostics: () => countDiagnostics,
+  createDiagnostic: () => createDiagnostic,
+  hasErrors: () => hasErrors,
+  sortDiagnostics: () => sortDiagnostics
+});
+function createDiagnostic(severity, code5, at, message, extra = {}) {
+  return {
+    severity,
+    code: code5,
+    message,
+    file: at.file,
+    line: at.line,
+    col: at.col,
+    ...at.endLine !== void 0 ? { endLine: at.endLine } : {},
+    ...at.endCol !== void 0 ? { endCol: at.endCol } : {},
+    ...extra.hint !== void 0 ? { hint: extra.hint } : {},
+    ...extra.related !== void 0 ? { related: extra.related } : {}
+  };
+}
+function compareDiagnostics(a, b) {
+  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
+  return a.line - b.line || a.col - b.col || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0) || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0);
+}
+function sortDiagnostics(diagnostics) {
+  const sorted = [...diagnostics].sort(compareDiagnostics);
+  return sorted.filter((d, i) => {
+    const prev = sorted[i - 1];
+    return !(prev && prev.code === d.code && prev.file === d.file && prev.line === d.line && prev.col === d.col && prev.message === d.message);
+  });
+}
+function hasErrors(diagnostics) {
+  return diagnostics.some((d) => d.severity === "error");
+}
+function countDiagnostics(diagnostics) {
+  let errors = 0;
+  let warnings = 0;
+  for (const d of diagnostics) {
+    switch (d.severity) {
+      case "error":
+        errors++;
+        break;
+      case "warning":
+        warnings++;
+        break;
+      default: {
+        const never = d.severity;
+        throw new Error(`unknown severity ${String(never)}`);
+      }
+    }
+  }
+  return { errors, warnings };
+}
+var DIAGNOSTIC_CODES;
+var init_diagnostics = __esm({
+  "src/manifest/diagnostics.ts"() {
+    "use strict";
+    DIAGNOSTIC_CODES = {
+      MF001: "yaml-syntax",
+      MF002: "duplicate-key",
+      MF003: "resource-limit",
+      MF004: "file-too-large",
+      MF005: "not-text",
+      MF006: "no-manifests",
+      MF007: "unreadable-path",
+      MF100: "not-a-mapping",
+      MF101: "api-version",
+      MF102: "kind",
+      MF103: "name",
+      MF201: "unknown-field",
+      MF202: "missing-field",
+      MF203: "wrong-type",
+      MF204: "not-allowed",
+      MF205: "out-of-range",
+      MF206: "bad-format",
+      MF207: "bad-list",
+      MF208: "server-field",
+      MF209: "no-matching-form",
+      MF301: "duplicate-identity",
+      MF302: "previous-name",
+      MF303: "acl-permissions",
+      MF304: "rename-original",
+      MF305: "time-of-day",
+      MF307: "literal-secret",
+      MF308: "step-reference",
+      MF309: "duplicate-entry",
+      MF310: "secret-like-literal",
+      MF401: "unknown-host",
+      MF402: "unknown-script",
+      MF403: "unknown-date-list",
+      MF404: "unknown-resource-group",
+      MF405: "unknown-user-group",
+      MF406: "unknown-user",
+      MF407: "unknown-group",
+      MF408: "missing-folder",
+      MF409: "unknown-target",
+      MF410: "host-type",
+      MF411: "no-service",
+      MF412: "previous-folder-exists"
     };
   }
 });
@@ -16503,36 +16940,6 @@ var init_types = __esm({
   }
 });
 
-// src/render/text.ts
-function escapeControl(text2) {
-  return text2.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
-    switch (c) {
-      case "\n":
-        return "\\n";
-      case "\r":
-        return "\\r";
-      default:
-        return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
-    }
-  });
-}
-function formatCount(n) {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-function formatInline(value) {
-  if (value === null || typeof value !== "object") return escapeControl(JSON.stringify(value));
-  if (Array.isArray(value)) return `[${value.map(formatInline).join(", ")}]`;
-  return `{${Object.entries(value).map(([k, v]) => `${escapeControl(JSON.stringify(k))}: ${formatInline(v)}`).join(", ")}}`;
-}
-function escapeMd(text2) {
-  return escapeControl(text2).replace(/[&<>"'|`*_[\]~#@!$\\]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-var init_text = __esm({
-  "src/render/text.ts"() {
-    "use strict";
-  }
-});
-
 // src/render/schedule-words.ts
 function describeSchedules(schedules) {
   if (schedules === void 0 || schedules.Schedule.length === 0) return NOT_SCHEDULED;
@@ -16956,309 +17363,6 @@ var init_version = __esm({
   "src/version.ts"() {
     "use strict";
     VERSION = readVersion();
-  }
-});
-
-// src/render/plan-markdown.ts
-var plan_markdown_exports = {};
-__export(plan_markdown_exports, {
-  DEFAULT_MARKDOWN_MAX_LENGTH: () => DEFAULT_MARKDOWN_MAX_LENGTH,
-  escapeMd: () => escapeMd,
-  renderPlanMarkdown: () => renderPlanMarkdown
-});
-function renderPlanMarkdown(plan, options = {}) {
-  const maxLength = options.maxLength ?? DEFAULT_MARKDOWN_MAX_LENGTH;
-  if (!Number.isInteger(maxLength) || maxLength <= 0) throw new RangeError(`maxLength must be a positive integer, got ${String(maxLength)}`);
-  const hint = options.artifactHint ?? DEFAULT_ARTIFACT_HINT;
-  const changed = plan.changes.filter((c) => c.action !== "no-op");
-  const summary = summarize(plan.changes);
-  const head = renderHead(plan, summary);
-  const footer2 = renderFooter(plan);
-  const warnings = changed.filter((c) => c.action === "delete" || c.action === "replace");
-  const warningItems = warnings.map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(c.reason)}`}`);
-  const blockedItems = [
-    ...changed.filter((c) => c.action === "blocked").map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(c.reason)}`}`),
-    ...changed.flatMap(
-      (c) => c.action === "blocked" ? [] : (c.entries ?? []).filter((e) => e.action === "blocked").map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === void 0 ? "" : `: ${escapeMd(e.reason)}`}`)
-    )
-  ];
-  const blockedObjects = summary.blocked;
-  const blockedEntries = blockedItems.length - blockedObjects;
-  const warningCallout = memo((shown) => warnings.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary), warningItems, shown, hint)]);
-  const cautionCallout = memo((shown) => blockedItems.length === 0 ? [] : [callout("CAUTION", blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]);
-  const details = [];
-  const detailSums = [0];
-  for (const c of changed) {
-    if (detailSums[detailSums.length - 1] > maxLength) break;
-    const d = renderDetails(c);
-    details.push(d);
-    detailSums.push(detailSums[detailSums.length - 1] + d.length + 2);
-  }
-  const listLines = changed.map((c) => `- ${inlineChange(c)}`);
-  const n = changed.length;
-  const note = (kept, listed) => {
-    if (kept >= n) return [];
-    const all = `${formatCount(n)} changed ${n === 1 ? "object" : "objects"}`;
-    const are = n === 1 ? "is" : "are";
-    const what = listed === 0 ? `none of the ${all} ${are} listed here` : listed < n ? `only the first ${formatCount(listed)} of the ${all} are listed, without details` : kept === 0 ? `the ${all} ${are} listed without details` : `the details of the last ${formatCount(n - kept)} of the ${all} are left out`;
-    return [`> [!NOTE]
-> To keep this comment under ${formatCount(maxLength)} characters, ${what}. The full plan is in ${hint}.`];
-  };
-  const LIST_HEADER = "Also changed (details left out):";
-  const assemble = (layout2) => [
-    head,
-    ...warningCallout(layout2.warningShown),
-    ...cautionCallout(layout2.cautionShown),
-    ...note(layout2.kept, layout2.listed),
-    ...details.slice(0, layout2.kept),
-    ...layout2.listed > layout2.kept ? [[LIST_HEADER, ...listLines.slice(layout2.kept, layout2.listed)].join("\n")] : [],
-    ...layout2.footer ? [footer2] : []
-  ];
-  const lineSums = prefixSums(listLines.map((l) => l.length + 1));
-  const fixedLength = (layout2) => blocksLength([head, ...warningCallout(layout2.warningShown), ...cautionCallout(layout2.cautionShown), ...note(layout2.kept, layout2.listed), ...layout2.footer ? [footer2] : []]);
-  const lengthOf = (layout2) => {
-    let len = fixedLength(layout2) + detailSums[layout2.kept];
-    if (layout2.listed > layout2.kept) len += LIST_HEADER.length + 2 + lineSums[layout2.listed] - lineSums[layout2.kept];
-    return len;
-  };
-  const fits = (layout2) => lengthOf(layout2) <= maxLength;
-  const full = { warningShown: warningItems.length, cautionShown: blockedItems.length, kept: details.length, listed: n, footer: true };
-  const layout = chooseLayout(full, fits);
-  if (layout === void 0) {
-    const minimal = { ...full, warningShown: 0, cautionShown: 0, kept: 0, listed: 0, footer: false };
-    throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
-  }
-  const text2 = `${assemble(layout).join("\n\n")}
-`;
-  if (text2.length > maxLength) throw new Error(`bug: markdown plan is ${text2.length} characters, over the ${maxLength} it was fitted to`);
-  return text2;
-}
-function chooseLayout(full, fits) {
-  if (fits(full)) return full;
-  const kept = largest(0, full.kept, (k) => fits({ ...full, kept: k }));
-  if (kept !== void 0) return { ...full, kept };
-  const listed = largest(0, full.listed - 1, (l) => fits({ ...full, kept: 0, listed: l }));
-  if (listed !== void 0) return { ...full, kept: 0, listed };
-  const bare = { ...full, kept: 0, listed: 0, footer: false };
-  if (fits(bare)) return bare;
-  const cautionShown = largest(0, full.cautionShown - 1, (c) => fits({ ...bare, cautionShown: c }));
-  if (cautionShown !== void 0) return { ...bare, cautionShown };
-  const warningShown = largest(0, full.warningShown, (w) => fits({ ...bare, cautionShown: 0, warningShown: w }));
-  return warningShown === void 0 ? void 0 : { ...bare, cautionShown: 0, warningShown };
-}
-function largest(lo, hi, ok) {
-  if (hi < lo || !ok(lo)) return void 0;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (ok(mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-function memo(f) {
-  const cache = /* @__PURE__ */ new Map();
-  return (n) => {
-    let v = cache.get(n);
-    if (v === void 0) {
-      v = f(n);
-      cache.set(n, v);
-    }
-    return v;
-  };
-}
-function prefixSums(values2) {
-  const sums = [0];
-  for (const v of values2) sums.push(sums[sums.length - 1] + v);
-  return sums;
-}
-function blocksLength(blocks) {
-  return blocks.reduce((sum2, b) => sum2 + b.length, 0) + 2 * Math.max(0, blocks.length - 1) + 1;
-}
-function renderHead(plan, summary) {
-  const env = plan.environment.length > TITLE_NAME_MAX ? `${plan.environment.slice(0, TITLE_NAME_MAX)}\u2026` : plan.environment;
-  const lines2 = [`## mftops plan: ${escapeMd(env)}`, ""];
-  const targets = plan.targets ?? [];
-  if (targets.length > 0) lines2.push(`Limited to ${formatCount(targets.length)} \`--target\` ${targets.length === 1 ? "address" : "addresses"}.`, "");
-  lines2.push(`| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(" | ")} |`, `|:--|${TABLE_ACTIONS.map(() => "--:").join("|")}|`);
-  for (const { kind, counts } of countByKind(plan.changes)) lines2.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(" | ")} |`);
-  lines2.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(" | ")} |`, "");
-  const changes = plan.changes.some((c) => c.action !== "no-op");
-  lines2.push(changes ? `**Plan:** ${planSentence(summary).slice("Plan: ".length)}` : `**No changes.** ${NO_CHANGES.slice("No changes. ".length)}`);
-  return lines2.join("\n");
-}
-function destructiveHeadline(summary) {
-  const parts = [];
-  if (summary.delete > 0) parts.push(`${formatCount(summary.delete)} to delete (needs \`--allow-delete\`)`);
-  if (summary.replace > 0) parts.push(`${formatCount(summary.replace)} to replace by delete and create (needs \`--allow-replace\`)`);
-  const total = summary.delete + summary.replace;
-  return `**${formatCount(total)} destructive ${total === 1 ? "change" : "changes"}:** ${parts.join(", ")}.`;
-}
-function blockedHeadline(objects, entries) {
-  const parts = [];
-  if (objects > 0) parts.push(`${formatCount(objects)} ${objects === 1 ? "change" : "changes"}`);
-  if (entries > 0) parts.push(`${formatCount(entries)} folder ACL ${entries === 1 ? "entry" : "entries"}`);
-  const one = objects + entries === 1;
-  return `**${parts.join(" and ")} blocked:** the API cannot do ${one ? "it" : "them"}; a person has to.`;
-}
-function callout(type, headline, items, shown, hint) {
-  const lines2 = [`> [!${type}]`, `> ${headline}`];
-  if (shown > 0) lines2.push(">", ...items.slice(0, shown).map((i) => `> ${i}`));
-  if (shown < items.length) lines2.push(shown > 0 ? `> - \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `> The list is in ${hint}.`);
-  return lines2.join("\n");
-}
-function renderFooter(plan) {
-  const parts = [`mftops ${escapeMd(plan.toolVersion)}`, escapeMd(plan.createdAt)];
-  for (const service of ["automation", "transfer"]) {
-    const s = plan.servers[service];
-    if (s === void 0) continue;
-    parts.push(`${service} ${escapeMd(clip(s.url, 200))}${s.version === void 0 ? "" : ` ${escapeMd(clip(s.version, 40))}`} as ${escapeMd(clip(s.username, 80))}`);
-  }
-  parts.push(`manifests ${escapeMd(clip(plan.manifestDigest, 80))}`);
-  return `<sub>${parts.join(" \xB7 ")}</sub>`;
-}
-function inlineChange(change) {
-  const renamed = change.previousName === void 0 ? "" : ` (renamed from ${code(change.previousName)})`;
-  return `<code>${symbolOf(change.action)}</code> <b>${escapeMd(change.address)}</b> ${change.action}${renamed}`;
-}
-function renderDetails(change) {
-  const body = [];
-  const meta = [];
-  if (change.source !== void 0) meta.push(`Declared in ${code(`${change.source.file}:${change.source.line}:${change.source.col}`)}`);
-  else if (change.action === "delete") meta.push("Not declared in any manifest");
-  if (change.liveId !== void 0) meta.push(`live id ${code(change.liveId)}`);
-  if (meta.length > 0) body.push(`${meta.join(" \xB7 ")}.`);
-  if (change.reason !== void 0) body.push(`**Reason:** ${escapeMd(change.reason)}`);
-  if (change.fields.length > 0) body.push(fence("diff", change.fields.flatMap((f) => diffLines2(viewField(f, change.action)))));
-  for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
-  const entries = change.entries ?? [];
-  if (entries.length > 0) body.push(permissionMatrix(entries));
-  const blocked = entries.filter((e) => e.action === "blocked");
-  if (blocked.length > 0) body.push(blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === void 0 ? "" : `: ${escapeMd(e.reason)}`}`).join("\n"));
-  if (body.length === 0) body.push("Nothing else to show.");
-  return `<details><summary>${inlineChange(change)}</summary>
-
-${body.join("\n\n")}
-
-</details>`;
-}
-function diffLines2(view) {
-  const forces = view.forcesReplace ? " # forces replacement" : "";
-  switch (view.form) {
-    case "sensitive":
-      return [`${view.symbol} ${view.path}: (sensitive)${forces}`];
-    case "inline":
-      if (view.before !== void 0 && view.after !== void 0) return [`- ${view.path}: ${view.before}`, `+ ${view.path}: ${view.after}${forces}`];
-      return [`${view.symbol} ${view.path}: ${view.after ?? view.before ?? ""}${forces}`];
-    case "block":
-      return [`${view.symbol} ${view.path}:${forces}`, ...view.lines.map((l) => l.startsWith("@@") ? l : `${l.slice(0, 1)}  ${l.slice(1)}`)];
-    default: {
-      const never = view;
-      throw new Error(`unknown field form ${String(never)}`);
-    }
-  }
-}
-function fence(lang, lines2) {
-  let longest = 0;
-  for (const l of lines2) for (const run of l.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
-  const marks = "`".repeat(Math.max(3, longest + 1));
-  return `${marks}${lang}
-${lines2.join("\n")}
-${marks}`;
-}
-function entryActionWord(entry) {
-  return entry.action === "no-op" ? "unchanged" : entry.action;
-}
-function permissionMatrix(entries) {
-  const columns = permissionColumns(entries);
-  const header = columns.map((c) => escapeMd(c.set === "sharePermissions" ? `share: ${c.name}` : c.name));
-  const lines2 = [`| Principal | Change | ${header.join(" | ")} |`, `|:--|:--|${columns.map(() => ":-:").join("|")}|`];
-  for (const e of entries) lines2.push(`| ${e.principal.type} ${escapeMd(e.principal.name)} | ${entryActionWord(e)} | ${columns.map((c) => CELL[cellState(e, c)]).join(" | ")} |`);
-  lines2.push("", "\u2713 granted \xB7 \u2717 not granted \xB7 + granted by this change \xB7 \u2212 removed by this change");
-  return lines2.join("\n");
-}
-function principalMd(entry) {
-  return `${entry.principal.type.toLowerCase()} ${code(entry.principal.name)}`;
-}
-function code(text2) {
-  return `<code>${escapeMd(text2)}</code>`;
-}
-function clip(text2, max) {
-  return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
-}
-var DEFAULT_MARKDOWN_MAX_LENGTH, DEFAULT_ARTIFACT_HINT, TITLE_NAME_MAX, TABLE_ACTIONS, CELL;
-var init_plan_markdown = __esm({
-  "src/render/plan-markdown.ts"() {
-    "use strict";
-    init_model();
-    init_plan_common();
-    init_text();
-    init_text();
-    DEFAULT_MARKDOWN_MAX_LENGTH = 65e3;
-    DEFAULT_ARTIFACT_HINT = "the output of `mftops plan`";
-    TITLE_NAME_MAX = 80;
-    TABLE_ACTIONS = [
-      ["create", "Create"],
-      ["update", "Update"],
-      ["replace", "Replace"],
-      ["delete", "Delete"],
-      ["blocked", "Blocked"],
-      ["no-op", "Unchanged"]
-    ];
-    CELL = { granted: "\u2713", denied: "\u2717", added: "+", removed: "\u2212" };
-  }
-});
-
-// src/manifest/diagnostics.ts
-function createDiagnostic(severity, code5, at, message, extra = {}) {
-  return {
-    severity,
-    code: code5,
-    message,
-    file: at.file,
-    line: at.line,
-    col: at.col,
-    ...at.endLine !== void 0 ? { endLine: at.endLine } : {},
-    ...at.endCol !== void 0 ? { endCol: at.endCol } : {},
-    ...extra.hint !== void 0 ? { hint: extra.hint } : {},
-    ...extra.related !== void 0 ? { related: extra.related } : {}
-  };
-}
-function compareDiagnostics(a, b) {
-  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
-  return a.line - b.line || a.col - b.col || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0) || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0);
-}
-function sortDiagnostics(diagnostics) {
-  const sorted = [...diagnostics].sort(compareDiagnostics);
-  return sorted.filter((d, i) => {
-    const prev = sorted[i - 1];
-    return !(prev && prev.code === d.code && prev.file === d.file && prev.line === d.line && prev.col === d.col && prev.message === d.message);
-  });
-}
-function hasErrors(diagnostics) {
-  return diagnostics.some((d) => d.severity === "error");
-}
-function countDiagnostics(diagnostics) {
-  let errors = 0;
-  let warnings = 0;
-  for (const d of diagnostics) {
-    switch (d.severity) {
-      case "error":
-        errors++;
-        break;
-      case "warning":
-        warnings++;
-        break;
-      default: {
-        const never = d.severity;
-        throw new Error(`unknown severity ${String(never)}`);
-      }
-    }
-  }
-  return { errors, warnings };
-}
-var init_diagnostics = __esm({
-  "src/manifest/diagnostics.ts"() {
-    "use strict";
   }
 });
 
@@ -18866,7 +18970,7 @@ __export(load_exports, {
 import { hash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync as readFileSync7, readSync } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
-import { extname, resolve as resolve4, sep } from "node:path";
+import { extname, resolve as resolve4, sep as sep2 } from "node:path";
 async function loadManifests(paths, options = {}) {
   const cwd = options.cwd ?? process.cwd();
   const limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
@@ -18943,7 +19047,7 @@ async function collectManifestFiles(paths, cwd) {
   return { files: [...files.keys()].sort(), regular: files, diagnostics };
 }
 function childPath(dir, name) {
-  return dir.endsWith(sep) ? dir + name : dir + sep + name;
+  return dir.endsWith(sep2) ? dir + name : dir + sep2 + name;
 }
 function isManifestFileName(name) {
   const ext = extname(name).toLowerCase();
@@ -19019,266 +19123,63 @@ var init_load = __esm({
   }
 });
 
-// src/render/diagnostics.ts
-import { isAbsolute as isAbsolute4, relative as relative2, sep as sep2 } from "node:path";
-function renderDiagnostics(format, report, options) {
-  switch (format) {
-    case "text":
-      return renderDiagnosticsText(report, options);
-    case "json":
-      return renderDiagnosticsJson(report, options);
-    case "github":
-      return renderDiagnosticsGithub(report, options);
-    default: {
-      const never = format;
-      throw new Error(`unknown format ${String(never)}`);
-    }
-  }
-}
-function displayPath(file, cwd) {
-  const rel = relative2(cwd, file);
-  const shown = rel === "" ? "." : rel.startsWith("..") || isAbsolute4(rel) ? file : rel;
-  return sep2 === "/" ? shown : shown.split(sep2).join("/");
-}
-function renderDiagnosticsText(report, options) {
-  const paint = painter(options.color === true);
-  const lines2 = [];
-  for (const d of report.diagnostics) {
-    const where = `${displayPath(d.file, options.cwd)}:${d.line}:${d.col}`;
-    const severity = d.severity === "error" ? paint.red(`error ${d.code}`) : paint.yellow(`warning ${d.code}`);
-    lines2.push(`${paint.bold(where)}: ${severity}: ${d.message}`);
-    if (d.hint !== void 0) lines2.push(paint.dim(`  hint: ${d.hint}`));
-    if (d.related !== void 0) lines2.push(paint.dim(`  ${d.related.message} at ${displayPath(d.related.file, options.cwd)}:${d.related.line}:${d.related.col}`));
-  }
-  lines2.push(summaryLine(report));
-  return `${lines2.join("\n")}
-`;
-}
-function summaryLine(report) {
-  const { errors, warnings } = countDiagnostics(report.diagnostics);
-  const w = warnings > 0 ? `${warnings} ${plural(warnings, "warning")}` : "";
-  if (errors > 0) {
-    const files = new Set(report.diagnostics.filter((d) => d.severity === "error").map((d) => d.file)).size;
-    return `${errors} ${plural(errors, "error")}${w ? ` and ${w}` : ""} in ${files} ${plural(files, "file")}`;
-  }
-  return `${report.manifestCount} ${plural(report.manifestCount, "manifest")} valid${w ? `, ${w}` : ""}`;
-}
-function renderDiagnosticsJson(report, options) {
-  const list = report.diagnostics.map((d) => ({
-    severity: d.severity,
-    code: d.code,
-    message: d.message,
-    file: displayPath(d.file, options.cwd),
-    line: d.line,
-    col: d.col,
-    ...d.endLine !== void 0 ? { endLine: d.endLine } : {},
-    ...d.endCol !== void 0 ? { endCol: d.endCol } : {},
-    ...d.hint !== void 0 ? { hint: d.hint } : {},
-    ...d.related !== void 0 ? { related: { ...d.related, file: displayPath(d.related.file, options.cwd) } } : {}
-  }));
-  return `${JSON.stringify(list, null, 2)}
-`;
-}
-function renderDiagnosticsGithub(report, options) {
-  const lines2 = report.diagnostics.map((d) => {
-    const props = [
-      `file=${escapeProperty(displayPath(d.file, options.cwd))}`,
-      `line=${d.line}`,
-      `col=${d.col}`,
-      ...d.endLine !== void 0 ? [`endLine=${d.endLine}`] : [],
-      ...d.endCol !== void 0 && d.endLine === d.line ? [`endColumn=${d.endCol}`] : [],
-      `title=${escapeProperty(d.code)}`
-    ];
-    const extra = [
-      ...d.hint !== void 0 ? [`hint: ${d.hint}`] : [],
-      ...d.related !== void 0 ? [`${d.related.message} at ${displayPath(d.related.file, options.cwd)}:${d.related.line}:${d.related.col}`] : []
-    ];
-    return `::${d.severity} ${props.join(",")}::${escapeData([d.message, ...extra].join("\n"))}`;
-  });
-  lines2.push(summaryLine(report));
-  return `${lines2.join("\n")}
-`;
-}
-function escapeData(text2) {
-  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-}
-function escapeProperty(text2) {
-  return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
-function plural(n, word) {
-  return n === 1 ? word : `${word}s`;
-}
-function painter(on) {
-  const wrap = (code5) => (text2) => on ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
-  return { red: wrap("31;1"), yellow: wrap("33;1"), bold: wrap("1"), dim: wrap("2") };
-}
-var init_diagnostics2 = __esm({
-  "src/render/diagnostics.ts"() {
-    "use strict";
-    init_diagnostics();
-  }
-});
-
-// src/log.ts
-function createLogger(verbosity, write2 = (l) => process.stderr.write(l)) {
-  return {
-    debug: (m) => {
-      if (verbosity === "verbose") write2(`debug: ${m}
-`);
-    },
-    info: (m) => {
-      if (verbosity !== "quiet") write2(`${m}
-`);
-    },
-    warn: (m) => write2(`warning: ${m}
-`)
-  };
-}
-var silentLogger;
-var init_log = __esm({
-  "src/log.ts"() {
-    "use strict";
-    silentLogger = { debug: () => {
-    }, info: () => {
-    }, warn: () => {
-    } };
-  }
-});
-
-// src/cli/commands/common.ts
-var common_exports = {};
-__export(common_exports, {
-  loadManifestsOrReport: () => loadManifestsOrReport,
-  loggerFor: () => loggerFor,
-  manifestPathsOf: () => manifestPathsOf,
-  openEnvironment: () => openEnvironment,
-  resolveServices: () => resolveServices,
-  serverIdentities: () => serverIdentities,
-  useColor: () => useColor,
-  validatePaths: () => validatePaths,
-  wholeNumberOption: () => wholeNumberOption,
-  writeDiagnostics: () => writeDiagnostics
-});
-import { existsSync as existsSync2 } from "node:fs";
+// src/app/environment.ts
 import { resolve as resolve5 } from "node:path";
-function wholeNumberOption(option, text2, min, max) {
-  const n = Number(text2);
-  if (!/^\d+$/.test(text2.trim()) || !Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text2}"`);
-  }
-  return n;
+function openEnvironment(choice, ctx) {
+  const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd);
+  return { config, env: selectEnvironment(config, choice.environment) };
 }
-function useColor(g, io) {
-  return g.color !== false && io.isTty && (io.env["NO_COLOR"] ?? "") === "";
-}
-function openEnvironment(g, io) {
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_FILE, io.cwd);
-  return { config, env: selectEnvironment(config, g.env) };
-}
-function resolveServices(config, env, io) {
-  return ["automation", "transfer"].map((name) => resolveService(config, env, name, io.env)).filter((s) => s !== void 0);
+function resolveServices(config, env, ctx) {
+  return ["automation", "transfer"].map((name) => resolveService(config, env, name, ctx.env)).filter((s) => s !== void 0);
 }
 function serverIdentities(services) {
   return Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }]));
 }
-function manifestPathsOf(paths, config, env, io) {
-  const chosen = paths.length > 0 ? paths.map((p) => resolve5(io.cwd, p)) : [...env.manifests];
+function manifestPathsOf(paths, config, env, ctx) {
+  const chosen = paths !== void 0 && paths.length > 0 ? paths.map((p) => resolve5(ctx.cwd, p)) : [...env.manifests];
   if (chosen.length === 0) throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   return chosen;
 }
-async function loadManifestsOrReport(paths, g, io) {
-  const manifests = await loadManifests(paths, { cwd: io.cwd });
-  if (!hasErrors(manifests.diagnostics)) return manifests;
-  writeDiagnostics(g, io, manifests.diagnostics, manifests.manifests.length);
-  return void 0;
+async function loadEnvironmentManifests(paths, ctx) {
+  const { loadManifests: loadManifests2 } = await Promise.resolve().then(() => (init_load(), load_exports));
+  const manifests = await loadManifests2(paths, { cwd: ctx.cwd });
+  return { ok: !hasErrors(manifests.diagnostics), manifests };
 }
-function writeDiagnostics(g, io, diagnostics, manifestCount) {
-  const report = { diagnostics, manifestCount };
-  switch (g.format) {
-    case "github":
-      io.stdout(renderDiagnostics("github", report, { cwd: io.cwd }));
-      return;
-    case "json":
-      io.stderr(renderDiagnostics("json", report, { cwd: io.cwd }));
-      return;
-    case "text":
-    case "markdown":
-      io.stderr(renderDiagnostics("text", report, { cwd: io.cwd, color: useColor(g, io) }));
-      return;
-  }
-}
-function validatePaths(paths, g, io) {
-  if (paths.length > 0) return paths.map((p) => resolve5(io.cwd, p));
-  if (g.config === void 0 && !existsSync2(resolve5(io.cwd, DEFAULT_CONFIG_FILE))) {
-    throw new ConfigError(`no manifest paths given and no ${DEFAULT_CONFIG_FILE} here: run mftops validate PATH\u2026 or pass --config FILE`);
-  }
-  const { config, env } = openEnvironment(g, io);
-  return manifestPathsOf([], config, env, io);
-}
-function loggerFor(g, io) {
-  return createLogger(g.quiet ? "quiet" : g.verbose ? "verbose" : "normal", io.stderr);
-}
-var init_common = __esm({
-  "src/cli/commands/common.ts"() {
+var init_environment = __esm({
+  "src/app/environment.ts"() {
     "use strict";
     init_load_config();
     init_errors();
-    init_log();
     init_diagnostics();
-    init_load();
-    init_diagnostics2();
   }
 });
 
-// src/cli/commands/validate.ts
+// src/app/validate.ts
 var validate_exports = {};
 __export(validate_exports, {
-  runValidate: () => runValidate
+  validateManifests: () => validateManifests,
+  validatePaths: () => validatePaths
 });
-async function runValidate(opts, io) {
-  if (opts.paths.length === 0) {
-    io.stderr("validate: no manifest paths given\n");
-    return 1;
+import { existsSync as existsSync2 } from "node:fs";
+import { resolve as resolve6 } from "node:path";
+async function validateManifests(options, ctx) {
+  const loaded = await loadEnvironmentManifests(validatePaths(options, ctx), ctx);
+  return { diagnostics: loaded.manifests.diagnostics, manifestCount: loaded.manifests.manifests.length };
+}
+function validatePaths(options, ctx) {
+  if (options.paths !== void 0 && options.paths.length > 0) return [...options.paths];
+  if (options.configFile === void 0 && !existsSync2(resolve6(ctx.cwd, DEFAULT_CONFIG_FILE))) {
+    throw new ConfigError(`no manifest paths given and no ${DEFAULT_CONFIG_FILE} here: run mftops validate PATH\u2026 or pass --config FILE`);
   }
-  const set = await loadManifests(opts.paths, { cwd: io.cwd });
-  const color = opts.color ?? useColor({ color: true }, io);
-  io.stdout(renderDiagnostics(opts.format, { diagnostics: set.diagnostics, manifestCount: set.manifests.length }, { cwd: io.cwd, color }));
-  return hasErrors(set.diagnostics) ? 1 : 0;
+  const { config, env } = openEnvironment(options, ctx);
+  return manifestPathsOf([], config, env, ctx);
 }
 var init_validate2 = __esm({
-  "src/cli/commands/validate.ts"() {
+  "src/app/validate.ts"() {
     "use strict";
-    init_diagnostics();
-    init_load();
-    init_diagnostics2();
-    init_common();
-  }
-});
-
-// src/cli/progress.ts
-function createProgress(io, quiet, now = Date.now) {
-  if (quiet || !io.stderrIsTty) return { report: () => {
-  }, finish: () => {
-  } };
-  let last = Number.NEGATIVE_INFINITY;
-  let drawn = false;
-  return {
-    report: (done, total, what) => {
-      const t = now();
-      if (done < total && t - last < 100) return;
-      last = t;
-      drawn = true;
-      io.stderr(`\r\x1B[2KReading live state: ${done}/${total} ${what}`);
-    },
-    finish: () => {
-      if (drawn) io.stderr("\r\x1B[2K");
-      drawn = false;
-    }
-  };
-}
-var init_progress = __esm({
-  "src/cli/progress.ts"() {
-    "use strict";
+    init_load_config();
+    init_errors();
+    init_environment();
   }
 });
 
@@ -19518,8 +19419,8 @@ function countOpenSessions() {
 async function closeAllSessions(timeoutMs = 3e3) {
   const all = Promise.allSettled([...openSessions].map((s) => s.close()));
   let timer;
-  const limit = new Promise((resolve11) => {
-    timer = setTimeout(resolve11, timeoutMs);
+  const limit = new Promise((resolve12) => {
+    timer = setTimeout(resolve12, timeoutMs);
     timer.unref();
   });
   await Promise.race([all, limit]);
@@ -22434,9 +22335,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve12, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve11(data);
+              return err ? reject(err) : resolve12(data);
             });
           });
         }
@@ -22474,9 +22375,9 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve12, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve11(data);
+              return err2 ? reject(err2) : resolve12(data);
             });
           });
         }
@@ -25982,8 +25883,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve11, reject) => {
-        res = resolve11;
+      const promise = new Promise((resolve12, reject) => {
+        res = resolve12;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -27409,12 +27310,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve11, reject) => {
+      const waitForDrain = () => new Promise((resolve12, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve11;
+          callback = resolve12;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -28298,12 +28199,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve11, reject) => {
+      const waitForDrain = () => new Promise((resolve12, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve11;
+          callback = resolve12;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -28620,16 +28521,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve11) => {
+        return new Promise((resolve12) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve11;
+            this[kClosedResolve] = resolve12;
           } else {
-            resolve11(null);
+            resolve12(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve11) => {
+        return new Promise((resolve12) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -28642,7 +28543,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve11(null);
+            resolve12(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -29049,8 +28950,8 @@ var require_pool_base = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve11) => {
-            this[kClosedResolve] = resolve11;
+          return new Promise((resolve12) => {
+            this[kClosedResolve] = resolve12;
           });
         }
       }
@@ -30172,7 +30073,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve11, reject) => {
+        const socket = await new Promise((resolve12, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -30182,7 +30083,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve11(socket2);
+              resolve12(socket2);
             }
           });
         });
@@ -30192,14 +30093,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve11, reject) => {
+        await new Promise((resolve12, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve11();
+            resolve12();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -30208,14 +30109,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve11();
+            resolve12();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve11, reject) => {
+        await new Promise((resolve12, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -30223,7 +30124,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug("SOCKS5 tunnel established to", targetHost, targetPort, "via", info);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve11();
+            resolve12();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -30266,8 +30167,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve11, reject) => {
-                      finalSocket.once("secureConnect", resolve11);
+                    await new Promise((resolve12, reject) => {
+                      finalSocket.once("secureConnect", resolve12);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -31400,7 +31301,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -31414,11 +31315,11 @@ var require_readable = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve11(null);
+                resolve12(null);
               }
             });
           } else {
-            this.on("close", resolve11);
+            this.on("close", resolve12);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -31446,7 +31347,7 @@ var require_readable = __commonJS({
     }
     function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -31461,7 +31362,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve11,
+              resolve: resolve12,
               reject,
               length: 0,
               body: []
@@ -31535,18 +31436,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body, resolve: resolve11, stream, length } = consume2;
+      const { type, body, resolve: resolve12, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve11(chunksDecode(body, length, encoding));
+          resolve12(chunksDecode(body, length, encoding));
         } else if (type === "json") {
-          resolve11(JSON.parse(chunksDecode(body, length, encoding)));
+          resolve12(JSON.parse(chunksDecode(body, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve11(chunksConcat(body, length).buffer);
+          resolve12(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve11(new Blob(body, { type: stream[kContentType] }));
+          resolve12(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve11(chunksConcat(body, length));
+          resolve12(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -31736,9 +31637,9 @@ var require_api_request = __commonJS({
     };
     function request(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -31950,9 +31851,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -32240,9 +32141,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -32335,9 +32236,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -33611,7 +33512,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module) {
     "use strict";
     var { writeFile, readFile: readFile2, mkdir: mkdir2 } = __require("node:fs/promises");
-    var { dirname: dirname7, resolve: resolve11 } = __require("node:path");
+    var { dirname: dirname7, resolve: resolve12 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -33812,7 +33713,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile2(resolve11(path), "utf8");
+          const data = await readFile2(resolve12(path), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -33841,7 +33742,7 @@ var require_snapshot_recorder = __commonJS({
         if (!path) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve11(path);
+        const resolvedPath = resolve12(path);
         await mkdir2(dirname7(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash2, snapshot]) => ({
           hash: hash2,
@@ -41821,7 +41722,7 @@ var require_fetch = __commonJS({
         const agent = fetchParams.controller.dispatcher;
         const path = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve11, reject) => agent.dispatch(
+        return new Promise((resolve12, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path}?` : path,
             origin: url.origin,
@@ -41909,7 +41810,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve11({
+              resolve12({
                 status,
                 statusText,
                 headersList,
@@ -41962,7 +41863,7 @@ var require_fetch = __commonJS({
                   headersList.append(headerName, String(value), true);
                 }
               }
-              resolve11({
+              resolve12({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -41986,7 +41887,7 @@ var require_fetch = __commonJS({
                   headersList.append(nameStr, value.toString("latin1"), true);
                 }
               }
-              resolve11({
+              resolve12({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -46347,7 +46248,7 @@ function resolveRetryPolicy(opts) {
   };
 }
 function defaultSleep(ms) {
-  return new Promise((resolve11) => setTimeout(resolve11, ms));
+  return new Promise((resolve12) => setTimeout(resolve12, ms));
 }
 function isRetryableStatus(status) {
   return status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
@@ -47835,10 +47736,9 @@ var init_services = __esm({
   }
 });
 
-// src/cli/commands/clients.ts
-async function openClients(services, g, io, options = {}) {
+// src/app/clients.ts
+async function openClients(services, ctx, options = {}) {
   const { createAutomationClient: createAutomationClient2, createTransferClient: createTransferClient2, installShutdownHandlers: installShutdownHandlers2, toReadonlyAutomationClient: toReadonlyAutomationClient2, toReadonlyTransferClient: toReadonlyTransferClient2 } = await Promise.resolve().then(() => (init_services(), services_exports));
-  const logger = loggerFor(g, io);
   const uninstall = options.shutdownHandlers === false ? () => {
   } : installShutdownHandlers2();
   const full = {};
@@ -47847,8 +47747,8 @@ async function openClients(services, g, io, options = {}) {
       url: s.url,
       username: s.username,
       password: s.password,
-      logger,
-      env: io.env,
+      logger: ctx.logger,
+      env: ctx.env,
       connections: Math.max(8, options.parallelism ?? 0),
       ...s.caFile ? { caFile: s.caFile } : {}
     };
@@ -47859,6 +47759,10 @@ async function openClients(services, g, io, options = {}) {
       case "transfer":
         full.transfer = createTransferClient2(clientOptions);
         break;
+      default: {
+        const never = s.name;
+        throw new Error(`unknown service ${String(never)}`);
+      }
     }
   }
   let closed;
@@ -47874,14 +47778,16 @@ async function openClients(services, g, io, options = {}) {
     }
   };
 }
-async function openReadonlyClients(services, g, io, options = {}) {
-  const { readers, close } = await openClients(services, g, io, options);
+async function openReadonlyClients(services, ctx, options = {}) {
+  const { readers, close } = await openClients(services, ctx, options);
   return { readers, close };
 }
+function progressEvents(ctx) {
+  return (done, total, what) => ctx.emit({ kind: "progress", done, total, what });
+}
 var init_clients = __esm({
-  "src/cli/commands/clients.ts"() {
+  "src/app/clients.ts"() {
     "use strict";
-    init_common();
   }
 });
 
@@ -47926,7 +47832,7 @@ function indexByName(items, nameOf, idOf = () => void 0) {
   }
   return { items, byName, byId };
 }
-var init_model2 = __esm({
+var init_model4 = __esm({
   "src/live/model.ts"() {
     "use strict";
     init_folder_path();
@@ -48142,7 +48048,7 @@ var init_read_live_state = __esm({
     "use strict";
     init_errors2();
     init_map_with_concurrency();
-    init_model2();
+    init_model4();
     init_folder_path();
     FOLDER_LIST_THRESHOLD = 25;
   }
@@ -48160,13 +48066,33 @@ function didYouMean(input, candidates) {
   return guess !== void 0 && guess !== input ? ` \u2014 did you mean \`${guess}\`?` : "";
 }
 var COMMAND_LINE, sortPlanDiagnostics;
-var init_diagnostics3 = __esm({
+var init_diagnostics2 = __esm({
   "src/plan/diagnostics.ts"() {
     "use strict";
     init_suggest();
     init_diagnostics();
     COMMAND_LINE = { file: "--target", line: 1, col: 1 };
     sortPlanDiagnostics = sortDiagnostics;
+  }
+});
+
+// src/plan/manifest-digest.ts
+var manifest_digest_exports = {};
+__export(manifest_digest_exports, {
+  manifestDigest: () => manifestDigest
+});
+import { createHash as createHash3 } from "node:crypto";
+import { relative as relative3, sep as sep3 } from "node:path";
+function manifestDigest(set, cwd) {
+  const hash2 = createHash3("sha256");
+  const named = set.files.map((file) => ({ file, name: relative3(cwd, file).split(sep3).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  for (const f of named) hash2.update(`${f.name}\0${set.fileHashes.get(f.file) ?? "unread"}
+`);
+  return `sha256:${hash2.digest("hex")}`;
+}
+var init_manifest_digest = __esm({
+  "src/plan/manifest-digest.ts"() {
+    "use strict";
   }
 });
 
@@ -48181,7 +48107,7 @@ var init_order = __esm({
 });
 
 // src/resources/common.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 function isRecord8(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -48199,7 +48125,7 @@ function sortKeys(value) {
   return out;
 }
 function sha256Of(value) {
-  return `sha256:${createHash3("sha256").update(canonicalJson(value)).digest("hex")}`;
+  return `sha256:${createHash4("sha256").update(canonicalJson(value)).digest("hex")}`;
 }
 function withoutPasswords(value) {
   if (Array.isArray(value)) return value.map(withoutPasswords);
@@ -48330,7 +48256,7 @@ function mergeOver(live, desired) {
   return toJson(desired);
 }
 var SENSITIVE, PASSWORD_FIELD;
-var init_common2 = __esm({
+var init_common = __esm({
   "src/resources/common.ts"() {
     "use strict";
     SENSITIVE = "(sensitive)";
@@ -48477,7 +48403,7 @@ var init_folder_permissions = __esm({
   "src/resources/folder-permissions.ts"() {
     "use strict";
     init_types();
-    init_common2();
+    init_common();
   }
 });
 
@@ -48516,7 +48442,7 @@ var init_resource_group_acl = __esm({
   "src/resources/resource-group-acl.ts"() {
     "use strict";
     init_types();
-    init_common2();
+    init_common();
   }
 });
 
@@ -48871,7 +48797,7 @@ var init_task = __esm({
   "src/resources/task.ts"() {
     "use strict";
     init_types();
-    init_common2();
+    init_common();
     XFER_TYPES = /* @__PURE__ */ new Set(["silock", "xferlock"]);
     SUPPRESSED = "(suppressed)";
     WEEK2 = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
@@ -48880,7 +48806,7 @@ var init_task = __esm({
 });
 
 // src/plan/plan-changes.ts
-import { isAbsolute as isAbsolute5, relative as relative3, sep as sep3 } from "node:path";
+import { isAbsolute as isAbsolute5, relative as relative4, sep as sep4 } from "node:path";
 function planChanges(input) {
   const diagnostics = [];
   const source = (m) => sourceRef(m.source, input.cwd);
@@ -49195,23 +49121,23 @@ function selectTargets(items, targets, desired, diagnostics) {
 function sourceRef(at, cwd) {
   let file = at.file;
   if (cwd !== void 0) {
-    const rel = relative3(cwd, at.file);
+    const rel = relative4(cwd, at.file);
     if (rel !== "" && !rel.startsWith("..") && !isAbsolute5(rel)) file = rel;
   }
-  return { file: sep3 === "/" ? file : file.split(sep3).join("/"), line: at.line, col: at.col };
+  return { file: sep4 === "/" ? file : file.split(sep4).join("/"), line: at.line, col: at.col };
 }
 var RANK;
 var init_plan_changes = __esm({
   "src/plan/plan-changes.ts"() {
     "use strict";
-    init_model2();
+    init_model4();
     init_folder_path();
     init_order();
     init_folder_permissions();
     init_resource_group_acl();
     init_task();
-    init_diagnostics3();
-    init_model();
+    init_diagnostics2();
+    init_model2();
     RANK = { FolderPermissions: 0, ResourceGroupAcl: 1, Task: 2 };
   }
 });
@@ -49432,21 +49358,18 @@ var init_resolve_desired = __esm({
   "src/plan/resolve-desired.ts"() {
     "use strict";
     init_types();
-    init_common2();
+    init_common();
     init_task();
-    init_diagnostics3();
+    init_diagnostics2();
     SUPPRESSED2 = "(suppressed)";
   }
 });
 
-// src/plan/build-plan.ts
+// src/app/build-plan.ts
 var build_plan_exports = {};
 __export(build_plan_exports, {
-  buildPlan: () => buildPlan,
-  manifestDigest: () => manifestDigest
+  buildPlan: () => buildPlan
 });
-import { createHash as createHash4 } from "node:crypto";
-import { relative as relative4, sep as sep4 } from "node:path";
 async function buildPlan(input) {
   const cwd = input.cwd ?? process.cwd();
   const loaded = input.manifests;
@@ -49486,22 +49409,75 @@ function serverIdentities2(servers, live) {
   if (servers.transfer) out.transfer = { url: servers.transfer.url, username: servers.transfer.username };
   return out;
 }
-function manifestDigest(set, cwd) {
-  const hash2 = createHash4("sha256");
-  const named = set.files.map((file) => ({ file, name: relative4(cwd, file).split(sep4).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  for (const f of named) hash2.update(`${f.name}\0${set.fileHashes.get(f.file) ?? "unread"}
-`);
-  return `sha256:${hash2.digest("hex")}`;
-}
 var init_build_plan = __esm({
-  "src/plan/build-plan.ts"() {
+  "src/app/build-plan.ts"() {
     "use strict";
     init_read_live_state();
     init_diagnostics();
     init_version();
-    init_diagnostics3();
+    init_diagnostics2();
+    init_manifest_digest();
     init_plan_changes();
     init_resolve_desired();
+  }
+});
+
+// src/app/plan.ts
+var plan_exports = {};
+__export(plan_exports, {
+  planEnvironment: () => planEnvironment,
+  planManifests: () => planManifests,
+  reportOf: () => reportOf
+});
+import { resolve as resolve7 } from "node:path";
+async function planEnvironment(options, ctx) {
+  const { config, env } = openEnvironment(options, ctx);
+  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
+  if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
+  const services = resolveServices(config, env, ctx);
+  const parallelism = options.parallelism ?? DEFAULTS.readParallelism;
+  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  let result;
+  try {
+    result = await planManifests(loaded.manifests, { readers: clients.readers, env, services, parallelism, ...options.targets ? { targets: options.targets } : {} }, ctx);
+  } finally {
+    await clients.close();
+  }
+  if (result.plan === void 0) return { status: "invalid", diagnostics: result.diagnostics };
+  let planFile;
+  if (options.out !== void 0) {
+    const { writePlanFile: writePlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
+    planFile = resolve7(ctx.cwd, options.out);
+    writePlanFile2(planFile, result.plan);
+  }
+  return { status: "planned", plan: result.plan, diagnostics: result.diagnostics, ...planFile !== void 0 ? { planFile } : {} };
+}
+async function planManifests(manifests, input, ctx) {
+  const { buildPlan: buildPlan2 } = await Promise.resolve().then(() => (init_build_plan(), build_plan_exports));
+  const result = await buildPlan2({
+    manifests,
+    clients: input.readers,
+    environment: input.env,
+    servers: serverIdentities(input.services),
+    parallelism: input.parallelism,
+    ...input.targets && input.targets.length > 0 ? { targets: input.targets } : {},
+    progress: progressEvents(ctx),
+    cwd: ctx.cwd,
+    ...ctx.now ? { now: ctx.now } : {}
+  });
+  const diagnostics = reportOf(manifests, result.diagnostics);
+  return hasErrors(result.diagnostics) || result.plan === void 0 ? { diagnostics } : { plan: result.plan, diagnostics };
+}
+function reportOf(manifests, diagnostics) {
+  return { diagnostics, manifestCount: manifests.manifests.length };
+}
+var init_plan = __esm({
+  "src/app/plan.ts"() {
+    "use strict";
+    init_diagnostics();
+    init_clients();
+    init_defaults();
+    init_environment();
   }
 });
 
@@ -49511,7 +49487,7 @@ __export(plan_text_exports, {
   renderPlanText: () => renderPlanText
 });
 function renderPlanText(plan, options) {
-  const paint = painter2(options.color);
+  const paint = painter(options.color);
   const summary = summarize(plan.changes);
   const listed = plan.changes.filter((c) => c.action !== "no-op");
   const lines2 = [`mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural2(plan.changes.length, "object")} compared, ${formatCount(summary["no-op"])} unchanged.`];
@@ -49582,7 +49558,7 @@ function quote(text2) {
 function plural2(n, one, many = `${one}s`) {
   return n === 1 ? one : many;
 }
-function painter2(on) {
+function painter(on) {
   const wrap = (code5, text2) => on ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
   const GREEN = "32";
   const YELLOW = "33";
@@ -49625,140 +49601,8 @@ function painter2(on) {
 var init_plan_text = __esm({
   "src/render/plan-text.ts"() {
     "use strict";
-    init_model();
+    init_model2();
     init_plan_common();
-  }
-});
-
-// src/cli/commands/plan.ts
-var plan_exports = {};
-__export(plan_exports, {
-  renderPlan: () => renderPlan,
-  runPlan: () => runPlan
-});
-import { resolve as resolve6 } from "node:path";
-async function runPlan(g, opts, io) {
-  const parallelism = wholeNumberOption("--parallelism", opts.parallelism, 1, 64);
-  const { config, env } = openEnvironment(g, io);
-  const manifests = await loadManifestsOrReport(manifestPathsOf(opts.paths, config, env, io), g, io);
-  if (manifests === void 0) return 1;
-  const services = resolveServices(config, env, io);
-  const { buildPlan: buildPlan2 } = await Promise.resolve().then(() => (init_build_plan(), build_plan_exports));
-  const progress = createProgress(io, g.quiet);
-  const clients = await openReadonlyClients(services, g, io, { parallelism });
-  let result;
-  try {
-    result = await buildPlan2({
-      manifests,
-      clients: clients.readers,
-      environment: env,
-      servers: serverIdentities(services),
-      parallelism,
-      ...opts.target.length > 0 ? { targets: opts.target } : {},
-      progress: progress.report,
-      cwd: io.cwd
-    });
-  } finally {
-    progress.finish();
-    await clients.close();
-  }
-  const plan = result.plan;
-  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
-  if (hasErrors(result.diagnostics) || plan === void 0) return 1;
-  io.stdout(await renderPlan(plan, g, useColor(g, io)));
-  if (opts.out !== void 0) {
-    const { writePlanFile: writePlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
-    writePlanFile2(resolve6(io.cwd, opts.out), plan);
-    if (!g.quiet) io.stderr(`Saved the plan to ${opts.out}; apply it exactly with: mftops apply ${opts.out}
-`);
-  }
-  return opts.detailedExitcode && hasChanges(plan) ? 2 : 0;
-}
-async function renderPlan(plan, g, color) {
-  switch (g.format) {
-    case "text": {
-      const { renderPlanText: renderPlanText2 } = await Promise.resolve().then(() => (init_plan_text(), plan_text_exports));
-      return renderPlanText2(plan, { color });
-    }
-    case "markdown":
-    case "github": {
-      const { renderPlanMarkdown: renderPlanMarkdown2 } = await Promise.resolve().then(() => (init_plan_markdown(), plan_markdown_exports));
-      return renderPlanMarkdown2(plan);
-    }
-    case "json": {
-      const { renderPlanJson: renderPlanJson2 } = await Promise.resolve().then(() => (init_plan_json(), plan_json_exports));
-      return renderPlanJson2(plan);
-    }
-  }
-}
-var init_plan = __esm({
-  "src/cli/commands/plan.ts"() {
-    "use strict";
-    init_diagnostics();
-    init_model();
-    init_progress();
-    init_clients();
-    init_common();
-  }
-});
-
-// src/apply/model.ts
-var model_exports = {};
-__export(model_exports, {
-  applyExitCode: () => applyExitCode,
-  countResults: () => countResults,
-  describeStale: () => describeStale,
-  isWriteAction: () => isWriteAction,
-  skippedResult: () => skippedResult
-});
-function isWriteAction(action) {
-  return action === "create" || action === "update" || action === "replace" || action === "delete";
-}
-function describeStale(how) {
-  switch (how) {
-    case "changed":
-      return "changed since the plan";
-    case "appeared":
-      return "now exists";
-    case "gone":
-      return "no longer exists";
-    default: {
-      const never = how;
-      throw new Error(`unknown stale kind ${String(never)}`);
-    }
-  }
-}
-function countResults(results) {
-  const counts = { ok: 0, failed: 0, skipped: 0 };
-  for (const r of results) counts[r.status]++;
-  return counts;
-}
-function applyExitCode(report) {
-  switch (report.outcome) {
-    case "nothing":
-      return 0;
-    case "refused":
-    case "stale":
-    case "no-snapshot":
-    case "interrupted":
-      return 1;
-    case "applied": {
-      const failed = report.results.some((r) => r.status === "failed" || r.status === "skipped" && r.action !== "blocked");
-      const unverified = (report.verification?.unconverged.length ?? 0) > 0 || report.verification?.error !== void 0;
-      return failed || unverified ? 1 : 0;
-    }
-    default: {
-      const never = report.outcome;
-      throw new Error(`unknown apply outcome ${String(never)}`);
-    }
-  }
-}
-function skippedResult(change, reason) {
-  return { address: change.address, kind: change.kind, action: change.action, status: "skipped", error: reason, writes: 0, unknownOutcomes: 0, confirmedByReread: 0 };
-}
-var init_model3 = __esm({
-  "src/apply/model.ts"() {
-    "use strict";
   }
 });
 
@@ -49808,10 +49652,10 @@ function checkPermissions(plan, permissions) {
   const deletes = plan.changes.filter((c) => c.action === "delete");
   const replaces = plan.changes.filter((c) => c.action === "replace");
   if (deletes.length > 0 && !permissions.allowDelete) {
-    problems.push(`the plan deletes ${count(deletes.length, "object")} (${listAddresses(deletes)}): pass --allow-delete to apply it`);
+    problems.push(`the plan deletes ${count2(deletes.length, "object")} (${listAddresses(deletes)}): pass --allow-delete to apply it`);
   }
   if (replaces.length > 0 && !permissions.allowReplace) {
-    problems.push(`the plan replaces ${count(replaces.length, "object")} (deleted and created again: ${listAddresses(replaces)}): pass --allow-replace to apply it`);
+    problems.push(`the plan replaces ${count2(replaces.length, "object")} (deleted and created again: ${listAddresses(replaces)}): pass --allow-replace to apply it`);
   }
   if (deletes.length > permissions.maxDeletes) {
     problems.push(`the plan deletes ${deletes.length} objects, more than --max-deletes ${permissions.maxDeletes}: check the plan, then raise --max-deletes`);
@@ -49828,7 +49672,7 @@ function listAddresses(changes) {
   const shown = changes.slice(0, SHOWN).map((c) => c.address);
   return changes.length > SHOWN ? `${shown.join(", ")} and ${changes.length - SHOWN} more` : shown.join(", ");
 }
-function count(n, noun) {
+function count2(n, noun) {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 var DEFAULT_MAX_DELETES, SHOWN;
@@ -50035,7 +49879,7 @@ var SUPPRESSED3;
 var init_match = __esm({
   "src/apply/match.ts"() {
     "use strict";
-    init_common2();
+    init_common();
     init_task();
     init_secret();
     SUPPRESSED3 = "(suppressed)";
@@ -50207,9 +50051,9 @@ var StepError;
 var init_operations = __esm({
   "src/apply/operations.ts"() {
     "use strict";
-    init_model2();
+    init_model4();
     init_folder_permissions();
-    init_common2();
+    init_common();
     init_task();
     init_errors();
     init_errors2();
@@ -50279,13 +50123,13 @@ var init_steps = __esm({
 });
 
 // src/apply/secrets.ts
-import { dirname as dirname5, isAbsolute as isAbsolute6, resolve as resolve7 } from "node:path";
+import { dirname as dirname5, isAbsolute as isAbsolute6, resolve as resolve8 } from "node:path";
 function resolvePayloadSecrets(change, ctx) {
   const payload = change.payload;
   if (payload === void 0) return void 0;
   const secrets = [];
   const source = change.source;
-  const baseDir = source ? dirname5(isAbsolute6(source.file) ? source.file : resolve7(ctx.cwd, source.file)) : ctx.cwd;
+  const baseDir = source ? dirname5(isAbsolute6(source.file) ? source.file : resolve8(ctx.cwd, source.file)) : ctx.cwd;
   const where = source ? `${change.address} (${source.file}:${source.line})` : change.address;
   const walk2 = (value) => {
     if (typeof value === "string") {
@@ -50410,10 +50254,10 @@ async function runWave(members, w) {
   const { order, results, changes, limit, runOne, finishSkipped, signal, drainMs } = w;
   const waiting = [...members];
   const running = /* @__PURE__ */ new Map();
-  const abortedPromise = new Promise((resolve11) => {
+  const abortedPromise = new Promise((resolve12) => {
     if (!signal) return;
-    if (signal.aborted) resolve11();
-    else signal.addEventListener("abort", () => resolve11(), { once: true });
+    if (signal.aborted) resolve12();
+    else signal.addEventListener("abort", () => resolve12(), { once: true });
   });
   while (waiting.length > 0 || running.size > 0) {
     if (signal?.aborted) {
@@ -50423,8 +50267,8 @@ async function runWave(members, w) {
         let timer;
         const drained = await Promise.race([
           Promise.all(running.values()).then(() => true),
-          new Promise((resolve11) => {
-            timer = setTimeout(() => resolve11(false), drainMs);
+          new Promise((resolve12) => {
+            timer = setTimeout(() => resolve12(false), drainMs);
           })
         ]);
         clearTimeout(timer);
@@ -50568,7 +50412,7 @@ function retryPolicy(opts) {
     maxAttempts: Math.max(1, opts?.maxAttempts ?? 5),
     baseDelayMs: opts?.baseDelayMs ?? 200,
     maxDelayMs: opts?.maxDelayMs ?? 3e3,
-    sleep: opts?.sleep ?? ((ms) => new Promise((resolve11) => setTimeout(resolve11, ms))),
+    sleep: opts?.sleep ?? ((ms) => new Promise((resolve12) => setTimeout(resolve12, ms))),
     random: opts?.random ?? Math.random
   };
 }
@@ -50597,7 +50441,7 @@ var init_execute = __esm({
     "use strict";
     init_errors();
     init_folder_path();
-    init_model();
+    init_model2();
     init_errors2();
     init_model3();
     init_operations();
@@ -50741,7 +50585,7 @@ var init_stale_check = __esm({
     "use strict";
     init_errors();
     init_map_with_concurrency();
-    init_model2();
+    init_model4();
     init_folder_path();
     init_folder_permissions();
     init_resource_group_acl();
@@ -56182,7 +56026,7 @@ var init_export_pass = __esm({
 
 // src/snapshot/model.ts
 var SNAPSHOT_FORMAT_VERSION, MANIFEST_FILE, AUTOMATION_FILE, FOLDERS_FILE, ENCRYPTED_SUFFIX, SNAPSHOT_ID, ENVIRONMENT_NAME;
-var init_model4 = __esm({
+var init_model5 = __esm({
   "src/snapshot/model.ts"() {
     "use strict";
     SNAPSHOT_FORMAT_VERSION = 2;
@@ -56249,7 +56093,7 @@ var init_store = __esm({
     init_crypto();
     init_errors3();
     init_export_pass();
-    init_model4();
+    init_model5();
   }
 });
 
@@ -56474,7 +56318,7 @@ var init_save_snapshot = __esm({
     init_crypto();
     init_export_pass();
     init_errors3();
-    init_model4();
+    init_model5();
     init_store();
   }
 });
@@ -56520,280 +56364,77 @@ var init_verify = __esm({
   "src/apply/verify.ts"() {
     "use strict";
     init_map_with_concurrency();
-    init_model2();
+    init_model4();
     init_operations();
     init_steps();
   }
 });
 
-// src/render/apply-summary.ts
-var apply_summary_exports = {};
-__export(apply_summary_exports, {
-  renderApplySummaryJson: () => renderApplySummaryJson,
-  renderApplySummaryText: () => renderApplySummaryText
-});
-function renderApplySummaryText(report) {
-  const lines2 = [];
-  switch (report.outcome) {
-    case "nothing":
-      lines2.push("Nothing to apply.");
-      pushSkipped(lines2, report.results);
-      break;
-    case "refused":
-      lines2.push("Apply refused; nothing was written:");
-      for (const p of report.problems) lines2.push(`  - ${text(p)}`);
-      break;
-    case "stale":
-      lines2.push(`The plan is stale; nothing was written: ${count2(report.stale.length, "object")} moved on the servers since the plan was made.`);
-      for (const s of report.stale) lines2.push(`  ${staleSymbol(s)} ${text(s.address)}: ${staleWords(s)}`);
-      lines2.push("Make a new plan (mftops plan --out FILE), review it, and apply that one.");
-      break;
-    case "no-snapshot":
-      lines2.push("Apply stopped before the first write: no verified snapshot.");
-      for (const p of report.problems) lines2.push(`  - ${text(p)}`);
-      break;
-    case "applied":
-    case "interrupted":
-      pushRun(lines2, report);
-      break;
-    default: {
-      const never = report.outcome;
-      throw new Error(`unknown outcome ${String(never)}`);
-    }
-  }
-  return `${lines2.join("\n")}
-`;
-}
-function pushRun(lines2, report) {
-  const c = countResults(report.results);
-  const head = report.outcome === "interrupted" ? "Apply interrupted" : applyExitCode(report) === 0 ? "Apply complete" : "Apply finished with errors";
-  lines2.push(`${head} for environment "${text(report.environment)}": ${c.ok} applied, ${c.failed} failed, ${c.skipped} skipped.`);
-  if (report.outcome === "interrupted" && report.results.length === 0) for (const p of report.problems) lines2.push(`  ${text(p)}`);
-  for (const kind of KINDS) {
-    const of = report.results.filter((r) => r.kind === kind);
-    if (of.length === 0) continue;
-    const k = countResults(of);
-    const parts = [`${k.ok} applied`, ...k.failed > 0 ? [`${k.failed} failed`] : [], ...k.skipped > 0 ? [`${k.skipped} skipped`] : []];
-    lines2.push(`  ${kind}: ${parts.join(", ")}`);
-  }
-  const failed = report.results.filter((r) => r.status === "failed");
-  if (failed.length > 0) {
-    lines2.push("Failed:");
-    for (const r of failed) lines2.push(`  x ${text(r.address)} (${r.action}): ${text(r.error ?? "failed")}`);
-  }
-  pushSkipped(lines2, report.results);
-  const s = report.stats;
-  if (s.unknownOutcomes > 0) {
-    lines2.push(
-      `Unknown outcomes: ${s.unknownOutcomes} write(s) got no clear answer; re-reading showed ${s.confirmedByReread} had taken effect, ${s.retriedAfterReread} were sent again.`
-    );
-  }
-  if (report.snapshot) lines2.push(`Snapshot: ${text(report.snapshot.path)}`);
-  if (report.ledger) lines2.push(`Ledger:   ${text(report.ledger)}`);
-  if (report.verification) pushVerification(lines2, report.verification, c.ok);
-}
-function pushSkipped(lines2, results) {
-  const skipped = results.filter((r) => r.status === "skipped");
-  if (skipped.length === 0) return;
-  const blocked = skipped.filter((r) => r.action === "blocked");
-  if (blocked.length > 0) {
-    lines2.push(`Blocked (${blocked.length}), a person must make these changes:`);
-    for (const r of blocked) lines2.push(`  ! ${text(r.address)}: ${text((r.error ?? "").replace(/^blocked: /, ""))}`);
-  }
-  const other = skipped.filter((r) => r.action !== "blocked");
-  if (other.length > 0) {
-    lines2.push(`Not started (${other.length}):`);
-    for (const r of other) lines2.push(`  - ${text(r.address)} (${r.action}): ${text(r.error ?? "skipped")}`);
-  }
-}
-function pushVerification(lines2, v, applied) {
-  if (v.error !== void 0) {
-    lines2.push(`Not verified: ${text(v.error)}`);
-    return;
-  }
-  switch (v.mode) {
-    case "skipped":
-      lines2.push(`Not verified: ${text(v.note ?? "skipped")}`);
-      return;
-    case "replan":
-    case "payloads": {
-      if (v.note !== void 0) lines2.push(`Note: ${text(v.note)}`);
-      const how = v.mode === "replan" ? "re-planned from the manifests" : "read back and compared with what was sent";
-      if (v.unconverged.length === 0) {
-        lines2.push(`Verified: ${count2(applied, "applied change")} ${how}, all in sync.`);
-        return;
-      }
-      lines2.push(`Not in sync after apply (${v.unconverged.length} of ${applied}, ${how}):`);
-      for (const u of v.unconverged) lines2.push(`  ${text(u.address)}: ${u.action === "missing" ? "missing" : `still to ${u.action}`}${u.reason !== void 0 ? ` (${text(u.reason)})` : ""}`);
-      return;
-    }
-    default: {
-      const never = v.mode;
-      throw new Error(`unknown verification mode ${String(never)}`);
-    }
-  }
-}
-function renderApplySummaryJson(report) {
-  const counts = countResults(report.results);
-  const perKind = Object.fromEntries(KINDS.flatMap((k) => {
-    const of = report.results.filter((r) => r.kind === k);
-    return of.length > 0 ? [[k, countResults(of)]] : [];
-  }));
-  return `${JSON.stringify(
-    {
-      environment: report.environment,
-      outcome: report.outcome,
-      exitCode: applyExitCode(report),
-      counts,
-      perKind,
-      ...report.problems.length > 0 ? { problems: report.problems } : {},
-      ...report.stale.length > 0 ? { stale: report.stale } : {},
-      results: report.results,
-      ...report.snapshot ? { snapshot: report.snapshot } : {},
-      ...report.ledger !== void 0 ? { ledger: report.ledger } : {},
-      ...report.verification ? { verification: report.verification } : {},
-      stats: report.stats
-    },
-    null,
-    2
-  )}
-`;
-}
-function staleSymbol(s) {
-  switch (s.how) {
-    case "changed":
-      return "~";
-    case "appeared":
-      return "+";
-    case "gone":
-      return "-";
-    default: {
-      const never = s.how;
-      throw new Error(`unknown stale kind ${String(never)}`);
-    }
-  }
-}
-function staleWords(s) {
-  const words = describeStale(s.how);
-  return s.detail !== void 0 ? `${words} (${text(s.detail)})` : words;
-}
-function count2(n, noun) {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
-}
-function text(s) {
-  return escapeControl(s);
-}
-var KINDS;
-var init_apply_summary = __esm({
-  "src/render/apply-summary.ts"() {
-    "use strict";
-    init_model3();
-    init_text();
-    KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
-  }
-});
-
-// src/cli/commands/apply.ts
+// src/app/apply.ts
 var apply_exports = {};
 __export(apply_exports, {
-  APPROVAL_QUESTION: () => APPROVAL_QUESTION,
-  planFileArgument: () => planFileArgument,
-  runApply: () => runApply
+  applyEnvironment: () => applyEnvironment
 });
-import { resolve as resolve8 } from "node:path";
-async function runApply(g, opts, io, deps = processDeps()) {
-  const parallelism = wholeNumberOption("--parallelism", opts.parallelism, 1, 64);
-  const maxDeletes = wholeNumberOption("--max-deletes", opts.maxDeletes, 0, 1e6);
-  const planFile = planFileArgument(opts.args);
-  if (planFile === void 0 && !opts.autoApprove && !deps.canAsk) {
-    throw new ConfigError("apply without a plan file asks for approval on a terminal, and there is none: pass --auto-approve (or apply a reviewed plan file)");
-  }
-  const { config, env } = openEnvironment(g, io);
-  const color = useColor(g, io);
-  const permissions = { allowDelete: opts.allowDelete, allowReplace: opts.allowReplace, maxDeletes };
+import { resolve as resolve9 } from "node:path";
+async function applyEnvironment(options, ctx) {
+  const { config, env } = openEnvironment(options, ctx);
+  const permissions = {
+    allowDelete: options.permissions?.allowDelete ?? false,
+    allowReplace: options.permissions?.allowReplace ?? false,
+    maxDeletes: options.permissions?.maxDeletes ?? DEFAULTS.maxDeletes
+  };
+  const parallelism = options.parallelism ?? DEFAULTS.applyParallelism;
   const { checkPermissions: checkPermissions2, checkPlanTarget: checkPlanTarget2 } = await Promise.resolve().then(() => (init_guard(), guard_exports));
   let saved;
-  if (planFile !== void 0) {
+  if (options.planFile !== void 0) {
     const { readPlanFile: readPlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
-    saved = readPlanFile2(resolve8(io.cwd, planFile));
+    saved = readPlanFile2(resolve9(ctx.cwd, options.planFile));
     const problems = [...checkPlanTarget2(saved, env), ...checkPermissions2(saved, permissions)];
-    if (problems.length > 0) return refuse(g, io, env.name, problems);
+    if (problems.length > 0) return { status: "finished", report: refusal(env.name, problems), plan: saved };
   }
-  const manifestPaths = planFile === void 0 && opts.args.length > 0 ? opts.args.map((p) => resolve8(io.cwd, p)) : [...env.manifests];
-  if (manifestPaths.length === 0 && planFile === void 0) {
+  const manifestPaths = options.planFile === void 0 && options.paths !== void 0 && options.paths.length > 0 ? options.paths.map((p) => resolve9(ctx.cwd, p)) : [...env.manifests];
+  if (manifestPaths.length === 0 && saved === void 0) {
     throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   }
-  const services = resolveServices(config, env, io);
-  const logger = loggerFor(g, io);
+  const services = resolveServices(config, env, ctx);
   let manifests;
   if (saved === void 0) {
-    const { loadManifests: loadManifests2 } = await Promise.resolve().then(() => (init_load(), load_exports));
-    manifests = await loadManifests2(manifestPaths, { cwd: io.cwd });
-    if (hasErrors(manifests.diagnostics)) {
-      writeDiagnostics(g, io, manifests.diagnostics, manifests.manifests.length);
-      return 1;
-    }
+    const loaded = await loadEnvironmentManifests(manifestPaths, ctx);
+    if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
+    manifests = loaded.manifests;
   }
   const { acquireApplyLock: acquireApplyLock2, describeTakeover: describeTakeover2 } = await Promise.resolve().then(() => (init_apply_lock(), apply_lock_exports));
-  const lock = acquireApplyLock2({ dir: resolve8(config.snapshots.dir, env.name), environment: env.name });
+  const lock = acquireApplyLock2({ dir: resolve9(config.snapshots.dir, env.name), environment: env.name });
   const takeover = describeTakeover2(lock);
-  if (takeover !== void 0) io.stderr(`mftops: warning: ${takeover}
-`);
-  const controller = new AbortController();
+  if (takeover !== void 0) ctx.emit({ kind: "warning", message: takeover });
   let clients;
   try {
-    clients = await openClients(services, g, io, { shutdownHandlers: false, parallelism });
+    clients = await openClients(services, ctx, { shutdownHandlers: false, parallelism });
   } catch (err) {
     lock.release();
     throw err;
   }
-  const onSignal = () => {
-    if (!controller.signal.aborted) {
-      io.stderr("Interrupted: no new write starts; waiting for the writes in flight (Ctrl-C again to leave now)\n");
-      controller.abort();
-      return;
-    }
+  const onAbandon = () => {
     lock.release();
-    void clients.close().finally(() => deps.exitNow(1));
+    void clients.close().finally(() => ctx.emit({ kind: "abandoned" }));
   };
-  deps.signals.on("SIGINT", onSignal);
-  deps.signals.on("SIGTERM", onSignal);
+  options.abandon?.addEventListener("abort", onAbandon, { once: true });
   try {
     let plan = saved;
     if (plan === void 0) {
-      const built = await buildFromManifests(manifests, clients.readers, env, services, parallelism, g, io, color);
-      if (built === void 0) return 1;
-      plan = built;
-      const problems = checkPermissions2(plan, permissions);
+      const made = await planManifests(manifests, { readers: clients.readers, env, services, parallelism }, ctx);
+      if (made.plan === void 0) return { status: "invalid", diagnostics: made.diagnostics };
+      plan = made.plan;
+      ctx.emit({ kind: "planned", plan, diagnostics: made.diagnostics });
       const { writeChanges: writeChanges2 } = await Promise.resolve().then(() => (init_guard(), guard_exports));
-      if (writeChanges2(plan).length > 0 && problems.length === 0 && !opts.autoApprove) {
-        const answer = await deps.ask(APPROVAL_QUESTION);
-        if (answer.trim() !== "yes") {
-          io.stderr("Apply cancelled; nothing was written.\n");
-          return 1;
-        }
+      if (options.approve !== void 0 && writeChanges2(plan).length > 0 && checkPermissions2(plan, permissions).length === 0 && !await options.approve(plan)) {
+        return { status: "cancelled", plan };
       }
     }
-    const report = await runApplyPlan(plan, {
-      config,
-      env,
-      services,
-      clients,
-      permissions,
-      parallelism,
-      manifestPaths,
-      manifests,
-      signal: controller.signal,
-      logger,
-      g,
-      io
-    });
-    io.stdout(await renderReport(report, g));
-    const { applyExitCode: applyExitCode2 } = await Promise.resolve().then(() => (init_model3(), model_exports));
-    return applyExitCode2(report);
+    const report = await applyThePlan(plan, { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal }, ctx);
+    return { status: "finished", report, plan };
   } finally {
-    deps.signals.off("SIGINT", onSignal);
-    deps.signals.off("SIGTERM", onSignal);
+    options.abandon?.removeEventListener("abort", onAbandon);
     try {
       await clients.close();
     } finally {
@@ -56801,12 +56442,9 @@ async function runApply(g, opts, io, deps = processDeps()) {
     }
   }
 }
-async function runApplyPlan(plan, r) {
-  const { applyPlan: applyPlan2 } = await Promise.resolve().then(() => (init_apply_plan(), apply_plan_exports));
-  const say = (line) => {
-    if (!r.g.quiet) r.io.stderr(`${line}
-`);
-  };
+async function applyThePlan(plan, r, ctx) {
+  const [{ applyPlan: applyPlan2 }, { writeChanges: writeChanges2 }] = await Promise.all([Promise.resolve().then(() => (init_apply_plan(), apply_plan_exports)), Promise.resolve().then(() => (init_guard(), guard_exports))]);
+  const writes = writeChanges2(plan).length;
   const automationService = r.services.find((s) => s.name === "automation");
   const transferService = r.services.find((s) => s.name === "transfer");
   return applyPlan2({
@@ -56815,8 +56453,8 @@ async function runApplyPlan(plan, r) {
     clients: r.clients.full,
     readers: r.clients.readers,
     parallelism: r.parallelism,
-    secrets: { env: r.io.env, cwd: r.io.cwd },
-    signal: r.signal,
+    secrets: { env: ctx.env, cwd: ctx.cwd },
+    ...r.signal ? { signal: r.signal } : {},
     // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
     takeSnapshot: async (folders) => {
       const { saveSnapshot: saveSnapshot2 } = await Promise.resolve().then(() => (init_save_snapshot(), save_snapshot_exports));
@@ -56832,144 +56470,53 @@ async function runApplyPlan(plan, r) {
         dir: r.config.snapshots.dir,
         keep: r.config.snapshots.keep,
         note: "before apply",
-        processEnv: r.io.env,
-        logger: r.logger
+        processEnv: ctx.env,
+        logger: ctx.logger
       });
       return { id: info.id, path: info.path };
     },
-    verify: (applied) => verifyApplied(plan, applied, r),
-    onPhase: (phase) => say(phaseLine(phase, plan, r.parallelism)),
-    onResult: (result) => say(resultLine(result))
+    verify: (applied) => verifyApplied(plan, applied, r, ctx),
+    onPhase: (phase) => ctx.emit({ kind: "apply-phase", phase, writes, parallelism: r.parallelism }),
+    onResult: (result) => ctx.emit({ kind: "change-result", result })
   });
 }
-async function verifyApplied(plan, applied, r) {
-  const [{ loadManifests: loadManifests2 }, { buildPlan: buildPlan2, manifestDigest: manifestDigest2 }, { findUnconverged: findUnconverged2, verifyPayloads: verifyPayloads2 }] = await Promise.all([
+async function verifyApplied(plan, applied, r, ctx) {
+  const [{ loadManifests: loadManifests2 }, { buildPlan: buildPlan2 }, { manifestDigest: manifestDigest2 }, { findUnconverged: findUnconverged2, verifyPayloads: verifyPayloads2 }] = await Promise.all([
     Promise.resolve().then(() => (init_load(), load_exports)),
     Promise.resolve().then(() => (init_build_plan(), build_plan_exports)),
+    Promise.resolve().then(() => (init_manifest_digest(), manifest_digest_exports)),
     Promise.resolve().then(() => (init_verify(), verify_exports))
   ]);
   const payloads = async (note) => ({ mode: "payloads", note, unconverged: await verifyPayloads2(applied, r.clients.full, r.parallelism) });
-  const unchanged = r.manifests !== void 0 && manifestDigest2(r.manifests, r.io.cwd) === plan.manifestDigest;
-  const manifests = unchanged ? r.manifests : await loadManifests2(r.manifestPaths, { cwd: r.io.cwd });
+  const unchanged = r.manifests !== void 0 && manifestDigest2(r.manifests, ctx.cwd) === plan.manifestDigest;
+  const manifests = unchanged ? r.manifests : await loadManifests2(r.manifestPaths, { cwd: ctx.cwd });
   if (hasErrors(manifests.diagnostics)) return payloads("the manifests no longer load without errors, so the written payloads were checked instead of a re-plan");
-  if (!unchanged && manifestDigest2(manifests, r.io.cwd) !== plan.manifestDigest) {
+  if (!unchanged && manifestDigest2(manifests, ctx.cwd) !== plan.manifestDigest) {
     return payloads("the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan");
   }
   const result = await buildPlan2({
     manifests,
     clients: r.clients.readers,
     environment: r.env,
-    servers: Object.fromEntries(r.services.map((s) => [s.name, { url: s.url, username: s.username }])),
+    servers: serverIdentities(r.services),
     parallelism: r.parallelism,
-    cwd: r.io.cwd
+    cwd: ctx.cwd
   });
   if (!result.plan) throw new MftopsError("the re-plan found errors in the manifests");
   return { mode: "replan", unconverged: findUnconverged2(applied.map((a) => a.change), result.plan) };
 }
-async function buildFromManifests(manifests, readers, env, services, parallelism, g, io, color) {
-  const { buildPlan: buildPlan2 } = await Promise.resolve().then(() => (init_build_plan(), build_plan_exports));
-  const progress = createProgress(io, g.quiet);
-  let result;
-  try {
-    result = await buildPlan2({
-      manifests,
-      clients: readers,
-      environment: env,
-      servers: serverIdentities(services),
-      parallelism,
-      progress: progress.report,
-      cwd: io.cwd
-    });
-  } finally {
-    progress.finish();
-  }
-  if (hasErrors(result.diagnostics) || result.plan === void 0) {
-    writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
-    return void 0;
-  }
-  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
-  if (g.format !== "json") io.stdout(await renderPlan(result.plan, g, color));
-  return result.plan;
+function refusal(environment, problems) {
+  return { environment, outcome: "refused", problems, stale: [], results: [], stats: { writes: 0, unknownOutcomes: 0, confirmedByReread: 0, retriedAfterReread: 0, wallMs: 0 } };
 }
-function refuse(g, io, environment, problems) {
-  const report = { environment, outcome: "refused", problems, stale: [], results: [], stats: { writes: 0, unknownOutcomes: 0, confirmedByReread: 0, retriedAfterReread: 0, wallMs: 0 } };
-  return renderReport(report, g).then((text2) => {
-    io.stdout(text2);
-    return 1;
-  });
-}
-async function renderReport(report, g) {
-  const { renderApplySummaryJson: renderApplySummaryJson2, renderApplySummaryText: renderApplySummaryText2 } = await Promise.resolve().then(() => (init_apply_summary(), apply_summary_exports));
-  switch (g.format) {
-    case "json":
-      return renderApplySummaryJson2(report);
-    case "text":
-    case "markdown":
-    case "github":
-      return renderApplySummaryText2(report);
-  }
-}
-function phaseLine(phase, plan, parallelism) {
-  switch (phase) {
-    case "stale-check":
-      return "Checking that nothing the plan touches changed since it was made...";
-    case "snapshot":
-      return "Saving a snapshot before the first write...";
-    case "write": {
-      const n = plan.changes.filter((c) => c.action === "create" || c.action === "update" || c.action === "replace" || c.action === "delete").length;
-      return `Applying ${n} change${n === 1 ? "" : "s"} (${parallelism} at a time)...`;
-    }
-    case "verify":
-      return "Verifying...";
-  }
-}
-function resultLine(r) {
-  switch (r.status) {
-    case "ok":
-      return `  ok      ${r.address} (${r.action})${r.unknownOutcomes > 0 ? ` after ${r.unknownOutcomes} unknown outcome(s), re-read` : ""}`;
-    case "failed":
-      return `  failed  ${r.address} (${r.action}): ${r.error ?? ""}`;
-    case "skipped":
-      return `  skipped ${r.address} (${r.action}): ${r.error ?? ""}`;
-  }
-}
-function planFileArgument(args) {
-  const json = args.filter((a) => a.toLowerCase().endsWith(".json"));
-  if (json.length === 0) return void 0;
-  if (args.length > 1) throw new ConfigError("give one plan file (*.json), or manifest paths, not both");
-  return json[0];
-}
-function processDeps() {
-  return {
-    canAsk: Boolean(process.stdin.isTTY),
-    ask: async (question) => {
-      const { createInterface } = await import("node:readline/promises");
-      const rl = createInterface({ input: process.stdin, output: process.stderr });
-      const asking = new AbortController();
-      rl.on("SIGINT", () => asking.abort());
-      try {
-        return await rl.question(question, { signal: asking.signal });
-      } catch {
-        return "";
-      } finally {
-        rl.close();
-      }
-    },
-    signals: process,
-    exitNow: (code5) => process.exit(code5)
-  };
-}
-var APPROVAL_QUESTION;
 var init_apply = __esm({
-  "src/cli/commands/apply.ts"() {
+  "src/app/apply.ts"() {
     "use strict";
     init_errors();
     init_diagnostics();
-    init_progress();
-    init_common();
     init_clients();
+    init_defaults();
+    init_environment();
     init_plan();
-    APPROVAL_QUESTION = "Apply these changes? Only 'yes' is accepted: ";
   }
 });
 
@@ -57053,7 +56600,7 @@ function driftExitCode(report) {
   }
 }
 var DRIFT_FORMAT_VERSION;
-var init_model5 = __esm({
+var init_model6 = __esm({
   "src/drift/model.ts"() {
     "use strict";
     DRIFT_FORMAT_VERSION = 2;
@@ -57335,13 +56882,13 @@ var AUDIT_MAX_COUNT, NOT_A_CHANGE, AUDIT_TARGET_TYPES, AUDITED_KINDS;
 var init_assemble_drift = __esm({
   "src/drift/assemble-drift.ts"() {
     "use strict";
-    init_model2();
+    init_model4();
     init_types();
-    init_model();
+    init_model2();
     init_folder_permissions();
     init_resource_group_acl();
     init_acknowledge();
-    init_model5();
+    init_model6();
     init_order();
     AUDIT_MAX_COUNT = 500;
     NOT_A_CHANGE = /* @__PURE__ */ new Set(["run", "start", "stop"]);
@@ -57350,7 +56897,7 @@ var init_assemble_drift = __esm({
   }
 });
 
-// src/drift/detect-drift.ts
+// src/app/detect-drift.ts
 var detect_drift_exports = {};
 __export(detect_drift_exports, {
   detectDrift: () => detectDrift
@@ -57398,7 +56945,7 @@ function samePlace(a, b) {
 }
 var EVERY_KIND;
 var init_detect_drift = __esm({
-  "src/drift/detect-drift.ts"() {
+  "src/app/detect-drift.ts"() {
     "use strict";
     init_errors();
     init_diagnostics();
@@ -57434,6 +56981,68 @@ var init_drift_json = __esm({
   "src/render/drift-json.ts"() {
     "use strict";
     init_plan_json();
+  }
+});
+
+// src/app/drift.ts
+var drift_exports = {};
+__export(drift_exports, {
+  driftEnvironment: () => driftEnvironment
+});
+import { renameSync as renameSync3, rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname6, resolve as resolve10 } from "node:path";
+async function driftEnvironment(options, ctx) {
+  const { config, env } = openEnvironment(options, ctx);
+  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
+  if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
+  const services = resolveServices(config, env, ctx);
+  const parallelism = options.parallelism ?? DEFAULTS.readParallelism;
+  const { detectDrift: detectDrift2 } = await Promise.resolve().then(() => (init_detect_drift(), detect_drift_exports));
+  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  let result;
+  try {
+    result = await detectDrift2({
+      manifests: loaded.manifests,
+      clients: clients.readers,
+      environment: env,
+      servers: serverIdentities(services),
+      parallelism,
+      progress: progressEvents(ctx),
+      cwd: ctx.cwd,
+      ...ctx.now ? { now: ctx.now } : {}
+    });
+  } finally {
+    await clients.close();
+  }
+  const diagnostics = reportOf(loaded.manifests, result.diagnostics);
+  const { hasErrors: hasErrors2 } = await Promise.resolve().then(() => (init_diagnostics(), diagnostics_exports));
+  if (result.report === void 0 || hasErrors2(result.diagnostics)) return { status: "invalid", diagnostics };
+  let reportFile;
+  if (options.reportFile !== void 0) {
+    const { renderDriftJson: renderDriftJson2 } = await Promise.resolve().then(() => (init_drift_json(), drift_json_exports));
+    reportFile = resolve10(ctx.cwd, options.reportFile);
+    writeReportFile(reportFile, renderDriftJson2(result.report));
+  }
+  return { status: "reported", report: result.report, diagnostics, ...reportFile !== void 0 ? { reportFile } : {} };
+}
+function writeReportFile(path, text2) {
+  const tmp = resolve10(dirname6(path), `.${Date.now()}-${process.pid}.mftops-drift.tmp`);
+  try {
+    writeFileSync3(tmp, text2);
+    renameSync3(tmp, path);
+  } catch (err) {
+    rmSync4(tmp, { force: true });
+    throw new MftopsError(`cannot write the drift report to ${path} (${err.code ?? "error"})`);
+  }
+}
+var init_drift = __esm({
+  "src/app/drift.ts"() {
+    "use strict";
+    init_errors();
+    init_clients();
+    init_defaults();
+    init_environment();
+    init_plan();
   }
 });
 
@@ -57590,70 +57199,6 @@ var init_drift_common = __esm({
   }
 });
 
-// src/render/drift-text.ts
-var drift_text_exports = {};
-__export(drift_text_exports, {
-  renderDriftText: () => renderDriftText
-});
-function renderDriftText(report, options) {
-  const paint = (code5, text2) => options.color ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
-  const lines2 = [`mftops drift for environment ${quote2(report.environment)}: ${comparedSentence(report)}`];
-  if (report.drifted.length > 0) {
-    lines2.push("", paint("1", "Drifted (values read git \u2192 server):"));
-    for (const d of report.drifted) lines2.push("", ...renderDrifted(d, paint));
-  }
-  if (report.unmanaged.length > 0) {
-    lines2.push("", paint("1", "Unmanaged (in scope, named by no manifest):"));
-    for (const u of report.unmanaged) {
-      const pruned = u.pruned ? " [pruned: apply --allow-delete deletes it]" : "";
-      lines2.push(`  ${paint("35", "?")} ${escapeControl(u.address)}: ${unmanagedText(u)}${pruned}`);
-      if (u.lastChange) lines2.push(`      last change: ${attributionText(u.lastChange)}`);
-      if (u.expired) lines2.push(`      # ${expiredText(u.expired)}`);
-    }
-  }
-  if (report.acknowledged.length > 0) {
-    lines2.push("", paint("1", "Acknowledged (not drift):"));
-    for (const a of report.acknowledged) {
-      const values2 = a.expected !== void 0 || a.actual !== void 0 ? `: ${valueText(a.expected)} \u2192 ${valueText(a.actual)}` : "";
-      const until = a.rule.until === void 0 ? "" : ` until ${escapeControl(a.rule.until)}`;
-      const reason = a.rule.reason === void 0 ? "" : ` \u2014 ${escapeControl(a.rule.reason)}`;
-      lines2.push(`  ${escapeControl(a.address)} ${escapeControl(a.what)}${values2} (${escapeControl(a.rule.where)}${until})${reason}`);
-    }
-  }
-  for (const note of attributionNotes(report)) lines2.push("", `Note: ${note}`);
-  lines2.push("", paint("1", driftSentence(report)));
-  return `${lines2.join("\n")}
-`;
-}
-function renderDrifted(d, paint) {
-  const lines2 = [`${paint(d.drift === "changed" ? "33" : "31", driftSymbol(d.drift))} ${paint("1", driftedHeadline(d))}`];
-  const indent = "    ";
-  if (d.lastChange) lines2.push(`${indent}last change: ${attributionText(d.lastChange)}`);
-  if (d.reason !== void 0 && d.drift !== "changed") lines2.push(`${indent}# ${escapeControl(d.reason)}`);
-  if (d.source) lines2.push(`${indent}# declared at ${escapeControl(d.source.file)}:${d.source.line}`);
-  if (d.expired) lines2.push(`${indent}# ${expiredText(d.expired)}`);
-  for (const f of d.fields) {
-    const replace = f.forcesReplace ? " # needs a replace" : "";
-    lines2.push(`${indent}${escapeControl(f.path)}: ${valueText(f.expected)} \u2192 ${valueText(f.actual)}${replace}`);
-    if (f.expired) lines2.push(`${indent}  # ${expiredText(f.expired)}`);
-  }
-  for (const e of d.entries) {
-    lines2.push(`${indent}${e.principal.type} ${quote2(e.principal.name)}: ${entryPhrase(e)}: ${grantText(e.expected)} \u2192 ${grantText(e.actual)}`);
-    if (e.expired) lines2.push(`${indent}  # ${expiredText(e.expired)}`);
-  }
-  return lines2;
-}
-function quote2(text2) {
-  return escapeControl(JSON.stringify(text2));
-}
-var init_drift_text = __esm({
-  "src/render/drift-text.ts"() {
-    "use strict";
-    init_drift_common();
-    init_text();
-  }
-});
-
 // src/render/drift-markdown.ts
 var drift_markdown_exports = {};
 __export(drift_markdown_exports, {
@@ -57668,7 +57213,7 @@ function renderDriftMarkdown(report, options = {}) {
     blocks.push(`### Drifted objects
 
 Values read **git \u2192 server**: the manifest's value, then what the server has now.`);
-    for (const d of report.drifted) blocks.push(renderDrifted2(d));
+    for (const d of report.drifted) blocks.push(renderDrifted(d));
   }
   if (report.unmanaged.length > 0) blocks.push(renderUnmanaged(report.unmanaged));
   if (report.acknowledged.length > 0) blocks.push(renderAcknowledged(report.acknowledged));
@@ -57717,7 +57262,7 @@ function renderHead2(report) {
   lines2.push("", `<sub>Compared at ${escapeMd(report.createdAt)}.</sub>`);
   return lines2.join("\n");
 }
-function renderDrifted2(d) {
+function renderDrifted(d) {
   const lines2 = [`#### ${code3(d.address)} ${driftPhrase(d.drift)}`];
   const facts = [];
   if (d.lastChange) facts.push(`Last change: ${escapeMd(attributionText(d.lastChange))}`);
@@ -57787,140 +57332,132 @@ var init_drift_markdown = __esm({
   }
 });
 
-// src/cli/commands/drift.ts
-var drift_exports = {};
-__export(drift_exports, {
-  runDrift: () => runDrift
+// src/render/drift-text.ts
+var drift_text_exports = {};
+__export(drift_text_exports, {
+  renderDriftText: () => renderDriftText
 });
-import { renameSync as renameSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname6, resolve as resolve9 } from "node:path";
-async function runDrift(g, opts, io, deps = {}) {
-  const parallelism = wholeNumberOption("--parallelism", opts.parallelism ?? "10", 1, 64);
-  const { config, env } = openEnvironment(g, io);
-  const color = useColor(g, io);
-  const manifests = await loadManifestsOrReport(manifestPathsOf(opts.paths, config, env, io), g, io);
-  if (manifests === void 0) return 1;
-  const services = resolveServices(config, env, io);
-  const { detectDrift: detectDrift2 } = await Promise.resolve().then(() => (init_detect_drift(), detect_drift_exports));
-  const progress = createProgress(io, g.quiet);
-  const clients = await openReadonlyClients(services, g, io, { parallelism });
-  let result;
-  try {
-    result = await detectDrift2({
-      manifests,
-      clients: clients.readers,
-      environment: env,
-      servers: serverIdentities(services),
-      parallelism,
-      progress: progress.report,
-      cwd: io.cwd,
-      ...deps.now ? { now: deps.now } : {}
-    });
-  } finally {
-    progress.finish();
-    await clients.close();
+function renderDriftText(report, options) {
+  const paint = (code5, text2) => options.color ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
+  const lines2 = [`mftops drift for environment ${quote2(report.environment)}: ${comparedSentence(report)}`];
+  if (report.drifted.length > 0) {
+    lines2.push("", paint("1", "Drifted (values read git \u2192 server):"));
+    for (const d of report.drifted) lines2.push("", ...renderDrifted2(d, paint));
   }
-  const report = result.report;
-  if (report === void 0 || hasErrors(result.diagnostics)) {
-    writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
-    return 1;
-  }
-  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
-  io.stdout(await renderReport2(report, g, color));
-  if (opts.report !== void 0) {
-    const { renderDriftJson: renderDriftJson2 } = await Promise.resolve().then(() => (init_drift_json(), drift_json_exports));
-    writeReportFile(resolve9(io.cwd, opts.report), renderDriftJson2(report));
-    if (!g.quiet) io.stderr(`Wrote the drift report to ${opts.report}
-`);
-  }
-  const { driftExitCode: driftExitCode2 } = await Promise.resolve().then(() => (init_model5(), model_exports2));
-  return driftExitCode2(report);
-}
-async function renderReport2(report, g, color) {
-  switch (g.format) {
-    case "text": {
-      const { renderDriftText: renderDriftText2 } = await Promise.resolve().then(() => (init_drift_text(), drift_text_exports));
-      return renderDriftText2(report, { color });
-    }
-    case "markdown":
-    case "github": {
-      const { renderDriftMarkdown: renderDriftMarkdown2 } = await Promise.resolve().then(() => (init_drift_markdown(), drift_markdown_exports));
-      return renderDriftMarkdown2(report);
-    }
-    case "json": {
-      const { renderDriftJson: renderDriftJson2 } = await Promise.resolve().then(() => (init_drift_json(), drift_json_exports));
-      return renderDriftJson2(report);
+  if (report.unmanaged.length > 0) {
+    lines2.push("", paint("1", "Unmanaged (in scope, named by no manifest):"));
+    for (const u of report.unmanaged) {
+      const pruned = u.pruned ? " [pruned: apply --allow-delete deletes it]" : "";
+      lines2.push(`  ${paint("35", "?")} ${escapeControl(u.address)}: ${unmanagedText(u)}${pruned}`);
+      if (u.lastChange) lines2.push(`      last change: ${attributionText(u.lastChange)}`);
+      if (u.expired) lines2.push(`      # ${expiredText(u.expired)}`);
     }
   }
-}
-function writeReportFile(path, text2) {
-  const tmp = resolve9(dirname6(path), `.${Date.now()}-${process.pid}.mftops-drift.tmp`);
-  try {
-    writeFileSync3(tmp, text2);
-    renameSync3(tmp, path);
-  } catch (err) {
-    throw new MftopsError(`cannot write the drift report to ${path} (${err.code ?? "error"})`);
+  if (report.acknowledged.length > 0) {
+    lines2.push("", paint("1", "Acknowledged (not drift):"));
+    for (const a of report.acknowledged) {
+      const values2 = a.expected !== void 0 || a.actual !== void 0 ? `: ${valueText(a.expected)} \u2192 ${valueText(a.actual)}` : "";
+      const until = a.rule.until === void 0 ? "" : ` until ${escapeControl(a.rule.until)}`;
+      const reason = a.rule.reason === void 0 ? "" : ` \u2014 ${escapeControl(a.rule.reason)}`;
+      lines2.push(`  ${escapeControl(a.address)} ${escapeControl(a.what)}${values2} (${escapeControl(a.rule.where)}${until})${reason}`);
+    }
   }
+  for (const note of attributionNotes(report)) lines2.push("", `Note: ${note}`);
+  lines2.push("", paint("1", driftSentence(report)));
+  return `${lines2.join("\n")}
+`;
 }
-var init_drift = __esm({
-  "src/cli/commands/drift.ts"() {
+function renderDrifted2(d, paint) {
+  const lines2 = [`${paint(d.drift === "changed" ? "33" : "31", driftSymbol(d.drift))} ${paint("1", driftedHeadline(d))}`];
+  const indent = "    ";
+  if (d.lastChange) lines2.push(`${indent}last change: ${attributionText(d.lastChange)}`);
+  if (d.reason !== void 0 && d.drift !== "changed") lines2.push(`${indent}# ${escapeControl(d.reason)}`);
+  if (d.source) lines2.push(`${indent}# declared at ${escapeControl(d.source.file)}:${d.source.line}`);
+  if (d.expired) lines2.push(`${indent}# ${expiredText(d.expired)}`);
+  for (const f of d.fields) {
+    const replace = f.forcesReplace ? " # needs a replace" : "";
+    lines2.push(`${indent}${escapeControl(f.path)}: ${valueText(f.expected)} \u2192 ${valueText(f.actual)}${replace}`);
+    if (f.expired) lines2.push(`${indent}  # ${expiredText(f.expired)}`);
+  }
+  for (const e of d.entries) {
+    lines2.push(`${indent}${e.principal.type} ${quote2(e.principal.name)}: ${entryPhrase(e)}: ${grantText(e.expected)} \u2192 ${grantText(e.actual)}`);
+    if (e.expired) lines2.push(`${indent}  # ${expiredText(e.expired)}`);
+  }
+  return lines2;
+}
+function quote2(text2) {
+  return escapeControl(JSON.stringify(text2));
+}
+var init_drift_text = __esm({
+  "src/render/drift-text.ts"() {
     "use strict";
-    init_errors();
-    init_diagnostics();
-    init_progress();
-    init_clients();
-    init_common();
+    init_drift_common();
+    init_text();
   }
 });
 
 // src/action/run-action.ts
+init_defaults();
 init_load_config();
 init_errors();
-init_model();
+init_log();
+init_model2();
 init_plan_file();
-init_plan_common();
+init_apply_summary();
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { readFileSync as readFileSync12, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
+import { rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute8, join as join7, relative as relative7, resolve as resolve10 } from "node:path";
+import { isAbsolute as isAbsolute8, join as join7, relative as relative7, resolve as resolve11 } from "node:path";
 
-// src/action/command-io.ts
-function captureCommandIo(env, cwd, log) {
-  let out = "";
-  return {
-    stdout: (t) => void (out += t),
-    stderr: (t) => log(t),
-    env,
-    cwd,
-    isTty: false,
-    stderrIsTty: false,
-    out: () => out
-  };
+// src/render/diagnostics.ts
+init_diagnostics();
+import { isAbsolute as isAbsolute3, relative as relative2, sep } from "node:path";
+function displayPath(file, cwd) {
+  const rel = relative2(cwd, file);
+  const shown = rel === "" ? "." : rel.startsWith("..") || isAbsolute3(rel) ? file : rel;
+  return sep === "/" ? shown : shown.split(sep).join("/");
 }
-function splitAnnotations(stdout) {
-  const lines2 = stdout.split("\n").filter((l) => /^::(error|warning|notice)( |::)/.test(l));
-  return { lines: lines2, parsed: lines2.map(parseAnnotation).filter((a) => a !== void 0) };
-}
-function parseAnnotation(line) {
-  const m = /^::(error|warning|notice)(?: ([^:]*))?::(.*)$/.exec(line);
-  if (m === null) return void 0;
-  const level = m[1];
-  const props = /* @__PURE__ */ new Map();
-  for (const part of (m[2] ?? "").split(",")) {
-    const eq = part.indexOf("=");
-    if (eq > 0) props.set(part.slice(0, eq), unescape(part.slice(eq + 1)));
+function summaryLine(report) {
+  const { errors, warnings } = countDiagnostics(report.diagnostics);
+  const w = warnings > 0 ? `${warnings} ${plural(warnings, "warning")}` : "";
+  if (errors > 0) {
+    const files = new Set(report.diagnostics.filter((d) => d.severity === "error").map((d) => d.file)).size;
+    return `${errors} ${plural(errors, "error")}${w ? ` and ${w}` : ""} in ${files} ${plural(files, "file")}`;
   }
-  const file = props.get("file");
-  const lineNo = Number(props.get("line"));
-  return { level, ...file !== void 0 ? { file } : {}, ...Number.isInteger(lineNo) && lineNo > 0 ? { line: lineNo } : {}, message: unescape(m[3] ?? "") };
+  return `${report.manifestCount} ${plural(report.manifestCount, "manifest")} valid${w ? `, ${w}` : ""}`;
 }
-function describeAnnotation(a) {
-  const where = a.file === void 0 ? "" : `${a.file}${a.line === void 0 ? "" : `:${a.line}`}: `;
-  return `${where}${a.message.split("\n")[0] ?? ""}`;
+function githubAnnotations(report, options) {
+  return report.diagnostics.map((d) => {
+    const props = [
+      `file=${escapeProperty(displayPath(d.file, options.cwd))}`,
+      `line=${d.line}`,
+      `col=${d.col}`,
+      ...d.endLine !== void 0 ? [`endLine=${d.endLine}`] : [],
+      ...d.endCol !== void 0 && d.endLine === d.line ? [`endColumn=${d.endCol}`] : [],
+      `title=${escapeProperty(d.code)}`
+    ];
+    const extra = [
+      ...d.hint !== void 0 ? [`hint: ${d.hint}`] : [],
+      ...d.related !== void 0 ? [`${d.related.message} at ${displayPath(d.related.file, options.cwd)}:${d.related.line}:${d.related.col}`] : []
+    ];
+    return `::${d.severity} ${props.join(",")}::${escapeData([d.message, ...extra].join("\n"))}`;
+  });
 }
-function unescape(text2) {
-  return text2.replace(/%(25|0D|0A|3A|2C)/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
+function errorLines(report, cwd) {
+  return report.diagnostics.filter((d) => d.severity === "error").map((d) => `${displayPath(d.file, cwd)}:${d.line}: ${d.message}`);
 }
+function escapeData(text2) {
+  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+function escapeProperty(text2) {
+  return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+function plural(n, word) {
+  return n === 1 ? word : `${word}s`;
+}
+
+// src/action/run-action.ts
+init_plan_common();
 
 // src/action/compare-plans.ts
 import { isDeepStrictEqual } from "node:util";
@@ -58186,7 +57723,7 @@ function isRecord3(v) {
 
 // src/action/inputs.ts
 init_errors();
-import { isAbsolute as isAbsolute3, resolve as resolve3 } from "node:path";
+import { isAbsolute as isAbsolute4, resolve as resolve3 } from "node:path";
 var ACTION_COMMANDS = ["validate", "plan", "apply", "drift"];
 var ActionInputError = class extends MftopsError {
 };
@@ -58202,7 +57739,7 @@ function readInputs(env, eventName, workspace) {
     );
   }
   const workingDirectory = resolve3(workspace, getInput(env, "working-directory") || ".");
-  const fromWorkdir = (p) => isAbsolute3(p) ? p : resolve3(workingDirectory, p);
+  const fromWorkdir = (p) => isAbsolute4(p) ? p : resolve3(workingDirectory, p);
   const environment = getInput(env, "environment");
   const planFile = getInput(env, "plan-file");
   const commentDefault = command === "drift" || eventName !== void 0 && PULL_REQUEST_EVENTS.has(eventName);
@@ -58233,8 +57770,244 @@ function readBoolean(env, name, fallback) {
   throw new ActionInputError(`input "${name}" must be true or false, not "${raw}"`);
 }
 
+// src/render/plan-markdown.ts
+init_model2();
+init_plan_common();
+init_text();
+init_text();
+var DEFAULT_MARKDOWN_MAX_LENGTH = 65e3;
+var DEFAULT_ARTIFACT_HINT = "the output of `mftops plan`";
+var TITLE_NAME_MAX = 80;
+function renderPlanMarkdown(plan, options = {}) {
+  const maxLength = options.maxLength ?? DEFAULT_MARKDOWN_MAX_LENGTH;
+  if (!Number.isInteger(maxLength) || maxLength <= 0) throw new RangeError(`maxLength must be a positive integer, got ${String(maxLength)}`);
+  const hint = options.artifactHint ?? DEFAULT_ARTIFACT_HINT;
+  const changed = plan.changes.filter((c) => c.action !== "no-op");
+  const summary = summarize(plan.changes);
+  const head = renderHead(plan, summary);
+  const footer2 = renderFooter(plan);
+  const warnings = changed.filter((c) => c.action === "delete" || c.action === "replace");
+  const warningItems = warnings.map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(c.reason)}`}`);
+  const blockedItems = [
+    ...changed.filter((c) => c.action === "blocked").map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(c.reason)}`}`),
+    ...changed.flatMap(
+      (c) => c.action === "blocked" ? [] : (c.entries ?? []).filter((e) => e.action === "blocked").map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === void 0 ? "" : `: ${escapeMd(e.reason)}`}`)
+    )
+  ];
+  const blockedObjects = summary.blocked;
+  const blockedEntries = blockedItems.length - blockedObjects;
+  const warningCallout = memo((shown) => warnings.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary), warningItems, shown, hint)]);
+  const cautionCallout = memo((shown) => blockedItems.length === 0 ? [] : [callout("CAUTION", blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]);
+  const details = [];
+  const detailSums = [0];
+  for (const c of changed) {
+    if (detailSums[detailSums.length - 1] > maxLength) break;
+    const d = renderDetails(c);
+    details.push(d);
+    detailSums.push(detailSums[detailSums.length - 1] + d.length + 2);
+  }
+  const listLines = changed.map((c) => `- ${inlineChange(c)}`);
+  const n = changed.length;
+  const note = (kept, listed) => {
+    if (kept >= n) return [];
+    const all = `${formatCount(n)} changed ${n === 1 ? "object" : "objects"}`;
+    const are = n === 1 ? "is" : "are";
+    const what = listed === 0 ? `none of the ${all} ${are} listed here` : listed < n ? `only the first ${formatCount(listed)} of the ${all} are listed, without details` : kept === 0 ? `the ${all} ${are} listed without details` : `the details of the last ${formatCount(n - kept)} of the ${all} are left out`;
+    return [`> [!NOTE]
+> To keep this comment under ${formatCount(maxLength)} characters, ${what}. The full plan is in ${hint}.`];
+  };
+  const LIST_HEADER = "Also changed (details left out):";
+  const assemble = (layout2) => [
+    head,
+    ...warningCallout(layout2.warningShown),
+    ...cautionCallout(layout2.cautionShown),
+    ...note(layout2.kept, layout2.listed),
+    ...details.slice(0, layout2.kept),
+    ...layout2.listed > layout2.kept ? [[LIST_HEADER, ...listLines.slice(layout2.kept, layout2.listed)].join("\n")] : [],
+    ...layout2.footer ? [footer2] : []
+  ];
+  const lineSums = prefixSums(listLines.map((l) => l.length + 1));
+  const fixedLength = (layout2) => blocksLength([head, ...warningCallout(layout2.warningShown), ...cautionCallout(layout2.cautionShown), ...note(layout2.kept, layout2.listed), ...layout2.footer ? [footer2] : []]);
+  const lengthOf = (layout2) => {
+    let len = fixedLength(layout2) + detailSums[layout2.kept];
+    if (layout2.listed > layout2.kept) len += LIST_HEADER.length + 2 + lineSums[layout2.listed] - lineSums[layout2.kept];
+    return len;
+  };
+  const fits = (layout2) => lengthOf(layout2) <= maxLength;
+  const full = { warningShown: warningItems.length, cautionShown: blockedItems.length, kept: details.length, listed: n, footer: true };
+  const layout = chooseLayout(full, fits);
+  if (layout === void 0) {
+    const minimal = { ...full, warningShown: 0, cautionShown: 0, kept: 0, listed: 0, footer: false };
+    throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
+  }
+  const text2 = `${assemble(layout).join("\n\n")}
+`;
+  if (text2.length > maxLength) throw new Error(`bug: markdown plan is ${text2.length} characters, over the ${maxLength} it was fitted to`);
+  return text2;
+}
+function chooseLayout(full, fits) {
+  if (fits(full)) return full;
+  const kept = largest(0, full.kept, (k) => fits({ ...full, kept: k }));
+  if (kept !== void 0) return { ...full, kept };
+  const listed = largest(0, full.listed - 1, (l) => fits({ ...full, kept: 0, listed: l }));
+  if (listed !== void 0) return { ...full, kept: 0, listed };
+  const bare = { ...full, kept: 0, listed: 0, footer: false };
+  if (fits(bare)) return bare;
+  const cautionShown = largest(0, full.cautionShown - 1, (c) => fits({ ...bare, cautionShown: c }));
+  if (cautionShown !== void 0) return { ...bare, cautionShown };
+  const warningShown = largest(0, full.warningShown, (w) => fits({ ...bare, cautionShown: 0, warningShown: w }));
+  return warningShown === void 0 ? void 0 : { ...bare, cautionShown: 0, warningShown };
+}
+function largest(lo, hi, ok) {
+  if (hi < lo || !ok(lo)) return void 0;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (ok(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+function memo(f) {
+  const cache = /* @__PURE__ */ new Map();
+  return (n) => {
+    let v = cache.get(n);
+    if (v === void 0) {
+      v = f(n);
+      cache.set(n, v);
+    }
+    return v;
+  };
+}
+function prefixSums(values2) {
+  const sums = [0];
+  for (const v of values2) sums.push(sums[sums.length - 1] + v);
+  return sums;
+}
+function blocksLength(blocks) {
+  return blocks.reduce((sum2, b) => sum2 + b.length, 0) + 2 * Math.max(0, blocks.length - 1) + 1;
+}
+var TABLE_ACTIONS = [
+  ["create", "Create"],
+  ["update", "Update"],
+  ["replace", "Replace"],
+  ["delete", "Delete"],
+  ["blocked", "Blocked"],
+  ["no-op", "Unchanged"]
+];
+function renderHead(plan, summary) {
+  const env = plan.environment.length > TITLE_NAME_MAX ? `${plan.environment.slice(0, TITLE_NAME_MAX)}\u2026` : plan.environment;
+  const lines2 = [`## mftops plan: ${escapeMd(env)}`, ""];
+  const targets = plan.targets ?? [];
+  if (targets.length > 0) lines2.push(`Limited to ${formatCount(targets.length)} \`--target\` ${targets.length === 1 ? "address" : "addresses"}.`, "");
+  lines2.push(`| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(" | ")} |`, `|:--|${TABLE_ACTIONS.map(() => "--:").join("|")}|`);
+  for (const { kind, counts } of countByKind(plan.changes)) lines2.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(" | ")} |`);
+  lines2.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(" | ")} |`, "");
+  const changes = plan.changes.some((c) => c.action !== "no-op");
+  lines2.push(changes ? `**Plan:** ${planSentence(summary).slice("Plan: ".length)}` : `**No changes.** ${NO_CHANGES.slice("No changes. ".length)}`);
+  return lines2.join("\n");
+}
+function destructiveHeadline(summary) {
+  const parts = [];
+  if (summary.delete > 0) parts.push(`${formatCount(summary.delete)} to delete (needs \`--allow-delete\`)`);
+  if (summary.replace > 0) parts.push(`${formatCount(summary.replace)} to replace by delete and create (needs \`--allow-replace\`)`);
+  const total = summary.delete + summary.replace;
+  return `**${formatCount(total)} destructive ${total === 1 ? "change" : "changes"}:** ${parts.join(", ")}.`;
+}
+function blockedHeadline(objects, entries) {
+  const parts = [];
+  if (objects > 0) parts.push(`${formatCount(objects)} ${objects === 1 ? "change" : "changes"}`);
+  if (entries > 0) parts.push(`${formatCount(entries)} folder ACL ${entries === 1 ? "entry" : "entries"}`);
+  const one = objects + entries === 1;
+  return `**${parts.join(" and ")} blocked:** the API cannot do ${one ? "it" : "them"}; a person has to.`;
+}
+function callout(type, headline, items, shown, hint) {
+  const lines2 = [`> [!${type}]`, `> ${headline}`];
+  if (shown > 0) lines2.push(">", ...items.slice(0, shown).map((i) => `> ${i}`));
+  if (shown < items.length) lines2.push(shown > 0 ? `> - \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `> The list is in ${hint}.`);
+  return lines2.join("\n");
+}
+function renderFooter(plan) {
+  const parts = [`mftops ${escapeMd(plan.toolVersion)}`, escapeMd(plan.createdAt)];
+  for (const service of ["automation", "transfer"]) {
+    const s = plan.servers[service];
+    if (s === void 0) continue;
+    parts.push(`${service} ${escapeMd(clip(s.url, 200))}${s.version === void 0 ? "" : ` ${escapeMd(clip(s.version, 40))}`} as ${escapeMd(clip(s.username, 80))}`);
+  }
+  parts.push(`manifests ${escapeMd(clip(plan.manifestDigest, 80))}`);
+  return `<sub>${parts.join(" \xB7 ")}</sub>`;
+}
+function inlineChange(change) {
+  const renamed = change.previousName === void 0 ? "" : ` (renamed from ${code(change.previousName)})`;
+  return `<code>${symbolOf(change.action)}</code> <b>${escapeMd(change.address)}</b> ${change.action}${renamed}`;
+}
+function renderDetails(change) {
+  const body = [];
+  const meta = [];
+  if (change.source !== void 0) meta.push(`Declared in ${code(`${change.source.file}:${change.source.line}:${change.source.col}`)}`);
+  else if (change.action === "delete") meta.push("Not declared in any manifest");
+  if (change.liveId !== void 0) meta.push(`live id ${code(change.liveId)}`);
+  if (meta.length > 0) body.push(`${meta.join(" \xB7 ")}.`);
+  if (change.reason !== void 0) body.push(`**Reason:** ${escapeMd(change.reason)}`);
+  if (change.fields.length > 0) body.push(fence("diff", change.fields.flatMap((f) => diffLines2(viewField(f, change.action)))));
+  for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
+  const entries = change.entries ?? [];
+  if (entries.length > 0) body.push(permissionMatrix(entries));
+  const blocked = entries.filter((e) => e.action === "blocked");
+  if (blocked.length > 0) body.push(blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === void 0 ? "" : `: ${escapeMd(e.reason)}`}`).join("\n"));
+  if (body.length === 0) body.push("Nothing else to show.");
+  return `<details><summary>${inlineChange(change)}</summary>
+
+${body.join("\n\n")}
+
+</details>`;
+}
+function diffLines2(view) {
+  const forces = view.forcesReplace ? " # forces replacement" : "";
+  switch (view.form) {
+    case "sensitive":
+      return [`${view.symbol} ${view.path}: (sensitive)${forces}`];
+    case "inline":
+      if (view.before !== void 0 && view.after !== void 0) return [`- ${view.path}: ${view.before}`, `+ ${view.path}: ${view.after}${forces}`];
+      return [`${view.symbol} ${view.path}: ${view.after ?? view.before ?? ""}${forces}`];
+    case "block":
+      return [`${view.symbol} ${view.path}:${forces}`, ...view.lines.map((l) => l.startsWith("@@") ? l : `${l.slice(0, 1)}  ${l.slice(1)}`)];
+    default: {
+      const never = view;
+      throw new Error(`unknown field form ${String(never)}`);
+    }
+  }
+}
+function fence(lang, lines2) {
+  let longest = 0;
+  for (const l of lines2) for (const run of l.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const marks = "`".repeat(Math.max(3, longest + 1));
+  return `${marks}${lang}
+${lines2.join("\n")}
+${marks}`;
+}
+var CELL = { granted: "\u2713", denied: "\u2717", added: "+", removed: "\u2212" };
+function entryActionWord(entry) {
+  return entry.action === "no-op" ? "unchanged" : entry.action;
+}
+function permissionMatrix(entries) {
+  const columns = permissionColumns(entries);
+  const header = columns.map((c) => escapeMd(c.set === "sharePermissions" ? `share: ${c.name}` : c.name));
+  const lines2 = [`| Principal | Change | ${header.join(" | ")} |`, `|:--|:--|${columns.map(() => ":-:").join("|")}|`];
+  for (const e of entries) lines2.push(`| ${e.principal.type} ${escapeMd(e.principal.name)} | ${entryActionWord(e)} | ${columns.map((c) => CELL[cellState(e, c)]).join(" | ")} |`);
+  lines2.push("", "\u2713 granted \xB7 \u2717 not granted \xB7 + granted by this change \xB7 \u2212 removed by this change");
+  return lines2.join("\n");
+}
+function principalMd(entry) {
+  return `${entry.principal.type.toLowerCase()} ${code(entry.principal.name)}`;
+}
+function code(text2) {
+  return `<code>${escapeMd(text2)}</code>`;
+}
+function clip(text2, max) {
+  return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
+}
+
 // src/action/job-summary.ts
-init_plan_markdown();
 function renderPlanForSummary(plan, maxBytes, artifactHint) {
   let maxLength = maxBytes;
   for (let attempt = 0; attempt < 6; attempt++) {
@@ -58285,7 +58058,6 @@ ${marks}`;
 }
 
 // src/action/pr-comment.ts
-init_plan_markdown();
 var GITHUB_COMMENT_LIMIT = 65536;
 function planMarker(environment) {
   return `<!-- mftops:plan:${markerName(environment)} -->`;
@@ -58339,7 +58111,6 @@ async function upsertStickyComment(api, issueNumber, marker, body) {
 }
 
 // src/action/drift-issue.ts
-init_plan_markdown();
 var DRIFT_LABEL = "mftops-drift";
 var LABEL = { name: DRIFT_LABEL, color: "d93f0b", description: "A server no longer matches git (opened and closed by the mftops drift job)" };
 function driftMarker(environment) {
@@ -58389,15 +58160,8 @@ async function runAction(a) {
     return fail2(runner, [messageOf3(err)], "mftops");
   }
   const cwd = isInside(inputs.workingDirectory, context.workspace) ? context.workspace : inputs.workingDirectory;
-  const g = {
-    config: inputs.config,
-    ...inputs.environment !== void 0 ? { env: inputs.environment } : {},
-    format: "github",
-    color: false,
-    quiet: false,
-    verbose: a.env["RUNNER_DEBUG"] === "1"
-  };
-  const step = { a, inputs, context, g, cwd };
+  const choice = { configFile: inputs.config, ...inputs.environment !== void 0 ? { environment: inputs.environment } : {} };
+  const step = { a, inputs, context, choice, cwd, ctx: actionContext(a, cwd) };
   try {
     switch (inputs.command) {
       case "validate":
@@ -58419,25 +58183,54 @@ async function runAction(a) {
     return fail2(runner, [messageOf3(err)], `mftops ${inputs.command}`);
   }
 }
-async function validateStep(s) {
-  const io = commandIo(s);
-  const paths = s.inputs.paths.length > 0 ? [...s.inputs.paths] : await environmentManifests(s, io);
-  const { runValidate: runValidate2 } = await Promise.resolve().then(() => (init_validate2(), validate_exports));
-  const code5 = await runValidate2({ paths, format: "github", color: false }, io);
-  s.a.runner.log(io.out());
-  const line = io.out().trimEnd().split("\n").pop() ?? "";
-  setOutputs(s.a.runner, { exitcode: code5, summary: line });
-  appendSummary(s, renderValidateSummary(code5 === 0, line));
-  if (code5 !== 0) s.a.runner.annotate("error", `mftops validate: ${line}`);
-  return code5;
+function actionContext(a, cwd) {
+  const write2 = (line) => a.log(`${line}
+`);
+  const emit = (event) => {
+    switch (event.kind) {
+      case "warning":
+        write2(`mftops: warning: ${event.message}`);
+        return;
+      case "note":
+        write2(`mftops: note: ${event.message}`);
+        return;
+      case "apply-phase":
+        write2(renderApplyPhase(event.phase, event.writes, event.parallelism));
+        return;
+      case "change-result":
+        write2(renderChangeResultLine(event.result));
+        return;
+      case "progress":
+      case "planned":
+      case "abandoned":
+        return;
+      default: {
+        const never = event;
+        throw new Error(`unknown event ${JSON.stringify(never)}`);
+      }
+    }
+  };
+  return { cwd, env: a.env, logger: createLogger(a.env["RUNNER_DEBUG"] === "1" ? "verbose" : "normal", a.log), emit };
 }
-async function environmentManifests(s, io) {
-  const { validatePaths: validatePaths2 } = await Promise.resolve().then(() => (init_common(), common_exports));
-  return validatePaths2([], s.g, io);
+async function validateStep(s) {
+  const { validateManifests: validateManifests2 } = await Promise.resolve().then(() => (init_validate2(), validate_exports));
+  const report = await validateManifests2({ ...s.choice, ...s.inputs.paths.length > 0 ? { paths: s.inputs.paths } : {} }, s.ctx);
+  const ok = !report.diagnostics.some((d) => d.severity === "error");
+  annotate(s, report);
+  const line = summaryLine(report);
+  s.a.runner.log(line);
+  setOutputs(s.a.runner, { exitcode: ok ? 0 : 1, summary: line });
+  appendSummary(s, renderValidateSummary(ok, line));
+  if (!ok) s.a.runner.annotate("error", `mftops validate: ${line}`);
+  return ok ? 0 : 1;
+}
+function annotate(s, report) {
+  for (const line of githubAnnotations(report, { cwd: s.cwd })) s.a.log(`${line}
+`);
 }
 async function planStep(s) {
   const environment = environmentName(s);
-  const planFile = s.inputs.planFile ?? resolve10(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const planFile = s.inputs.planFile ?? resolve11(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   const made = await makePlan(s, planFile);
   if (made.plan === void 0) {
     setOutputs(s.a.runner, { exitcode: 1, summary: `mftops plan failed for ${environment}` });
@@ -58455,26 +58248,20 @@ async function planStep(s) {
   return changes ? 2 : 0;
 }
 async function makePlan(s, out) {
-  const io = commandIo(s);
-  const { runPlan: runPlan2 } = await Promise.resolve().then(() => (init_plan(), plan_exports));
-  let code5;
-  let thrown;
+  const { planEnvironment: planEnvironment2 } = await Promise.resolve().then(() => (init_plan(), plan_exports));
+  let result;
   try {
-    code5 = await runPlan2(s.g, { paths: s.inputs.paths, out, detailedExitcode: true, target: [], parallelism: "10" }, io);
+    result = await planEnvironment2({ ...s.choice, paths: s.inputs.paths, out, parallelism: DEFAULTS.readParallelism }, s.ctx);
   } catch (err) {
     if (!isMftopsError(err)) throw err;
-    code5 = 1;
-    thrown = err.message;
+    return { problems: [err.message], annotated: /* @__PURE__ */ new Set() };
   }
-  const annotations = splitAnnotations(io.out());
-  for (const line of annotations.lines) s.a.log(`${line}
-`);
-  const errors = annotations.parsed.filter((p) => p.level === "error").map(describeAnnotation);
-  if (code5 === 1) {
-    const problems = [...errors, ...thrown !== void 0 ? [thrown] : []];
-    return { problems: problems.length > 0 ? problems : ["mftops plan failed (see the log)"], annotated: new Set(errors) };
+  annotate(s, result.diagnostics);
+  if (result.status === "invalid") {
+    const errors = errorLines(result.diagnostics, s.cwd);
+    return { problems: errors.length > 0 ? errors : ["mftops plan failed (see the log)"], annotated: new Set(errors) };
   }
-  return { plan: readPlanFile(out), problems: [], annotated: /* @__PURE__ */ new Set() };
+  return { plan: result.plan, problems: [], annotated: /* @__PURE__ */ new Set() };
 }
 async function logPlanText(s, plan) {
   const { renderPlanText: renderPlanText2 } = await Promise.resolve().then(() => (init_plan_text(), plan_text_exports));
@@ -58495,7 +58282,7 @@ function summaryLine2(plan) {
 async function applyStep(s) {
   const environment = environmentName(s);
   const reviewedFile = s.inputs.planFile;
-  const fresh = reviewedFile !== void 0 ? join7(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes3(4).toString("hex")}.json`) : resolve10(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const fresh = reviewedFile !== void 0 ? join7(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes3(4).toString("hex")}.json`) : resolve11(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   try {
     const made = await makePlan(s, fresh);
     if (made.plan === void 0) {
@@ -58528,51 +58315,49 @@ async function applyStep(s) {
     s.a.runner.log(`The plan made now matches the reviewed plan ${relativeTo(s.cwd, reviewedFile)}: applying the reviewed plan.`);
     return await applyPlanFile(s, environment, reviewedFile, reviewed);
   } finally {
-    if (reviewedFile !== void 0) rmSync4(fresh, { force: true });
+    if (reviewedFile !== void 0) rmSync5(fresh, { force: true });
   }
 }
 async function applyPlanFile(s, environment, planFile, plan) {
   await logPlanText(s, plan);
-  const io = commandIo(s);
-  const { runApply: runApply2 } = await Promise.resolve().then(() => (init_apply(), apply_exports));
-  const code5 = await runApply2(
-    { ...s.g, format: "json" },
-    { args: [planFile], autoApprove: true, allowDelete: s.inputs.allowDelete, allowReplace: s.inputs.allowReplace, maxDeletes: "10", parallelism: "10" },
-    io,
-    { canAsk: false, ask: () => Promise.reject(new Error("bug: the Action never asks")), signals: process, exitNow: (c) => process.exit(c) }
+  const [{ applyEnvironment: applyEnvironment2 }, { applyExitCode: applyExitCode2 }, { renderApplySummaryJson: renderApplySummaryJson2, renderApplySummaryText: renderApplySummaryText2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_apply(), apply_exports)),
+    Promise.resolve().then(() => (init_model3(), model_exports)),
+    Promise.resolve().then(() => (init_apply_summary(), apply_summary_exports))
+  ]);
+  const result = await applyEnvironment2(
+    {
+      ...s.choice,
+      planFile,
+      permissions: { allowDelete: s.inputs.allowDelete, allowReplace: s.inputs.allowReplace, maxDeletes: DEFAULTS.maxDeletes },
+      parallelism: DEFAULTS.applyParallelism
+    },
+    s.ctx
   );
-  const reportFile = resolve10(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
-  writeFileSync4(reportFile, io.out());
-  const reportText = await applyReportText(io.out());
+  if (result.status !== "finished") throw new Error(`bug: applying a plan file gave ${result.status}`);
+  const report = result.report;
+  const code5 = applyExitCode2(report);
+  const reportFile = resolve11(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
+  writeFileSync4(reportFile, renderApplySummaryJson2(report));
+  const reportText = renderApplySummaryText2(report);
   s.a.runner.log(reportText);
   if (code5 !== 0) s.a.runner.annotate("error", `mftops apply: ${reportText.trimEnd()}`);
   setOutputs(s.a.runner, { exitcode: code5, "has-changes": hasChanges(plan), "plan-file": planFile, "report-file": reportFile, summary: reportText.split("\n")[0] ?? "" });
   appendSummary(s, renderApplySummary(environment, code5 === 0, reportText));
   return code5;
 }
-async function applyReportText(json) {
-  const { renderApplySummaryText: renderApplySummaryText2 } = await Promise.resolve().then(() => (init_apply_summary(), apply_summary_exports));
-  try {
-    const data = JSON.parse(json);
-    return renderApplySummaryText2({ ...data, problems: data.problems ?? [], stale: data.stale ?? [], results: data.results ?? [] });
-  } catch {
-    return json;
-  }
-}
 async function driftStep(s) {
   const environment = environmentName(s);
-  const reportFile = resolve10(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
-  const io = commandIo(s);
-  const { runDrift: runDrift2 } = await Promise.resolve().then(() => (init_drift(), drift_exports));
-  const code5 = await runDrift2(s.g, { paths: s.inputs.paths, report: reportFile }, io);
-  const annotations = splitAnnotations(io.out());
-  for (const line of annotations.lines) s.a.log(`${line}
-`);
-  if (code5 === 1) {
-    const problems = annotations.parsed.filter((p) => p.level === "error").map(describeAnnotation);
+  const reportFile = resolve11(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
+  const [{ driftEnvironment: driftEnvironment2 }, { driftExitCode: driftExitCode2 }] = await Promise.all([Promise.resolve().then(() => (init_drift(), drift_exports)), Promise.resolve().then(() => (init_model6(), model_exports2))]);
+  const result = await driftEnvironment2({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: DEFAULTS.readParallelism }, s.ctx);
+  annotate(s, result.diagnostics);
+  if (result.status === "invalid") {
+    const problems = errorLines(result.diagnostics, s.cwd);
     return fail2(s.a.runner, problems.length > 0 ? [] : ["mftops drift failed (see the log)"], `mftops drift: ${environment}`, problems);
   }
-  const report = JSON.parse(readFileSync12(reportFile, "utf8"));
+  const report = result.report;
+  const code5 = driftExitCode2(report);
   const [{ renderDriftMarkdown: renderDriftMarkdown2 }, { renderDriftText: renderDriftText2 }, { driftSentence: driftSentence2 }] = await Promise.all([
     Promise.resolve().then(() => (init_drift_markdown(), drift_markdown_exports)),
     Promise.resolve().then(() => (init_drift_text(), drift_text_exports)),
@@ -58653,9 +58438,6 @@ async function postComment(s, environment, body) {
     s.a.runner.annotate("warning", `the plan comment was not posted: ${messageOf3(err)}`);
   }
 }
-function commandIo(s) {
-  return captureCommandIo(s.a.env, s.cwd, s.a.log);
-}
 function environmentName(s) {
   return selectEnvironment(loadConfig(s.inputs.config, s.cwd), s.inputs.environment).name;
 }
@@ -58691,7 +58473,6 @@ function fileSafe(name) {
 }
 
 // src/action/workflow-commands.ts
-init_diagnostics2();
 import { randomBytes as randomBytes4 } from "node:crypto";
 import { appendFileSync, statSync } from "node:fs";
 var STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024;

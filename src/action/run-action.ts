@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import type { GlobalOptions } from '../cli/main.js';
+import type { AppContext, EnvironmentChoice } from '../app/context.js';
+import { DEFAULTS } from '../app/defaults.js';
+import type { AppEvent } from '../app/events.js';
 import { loadConfig, selectEnvironment } from '../config/load-config.js';
-import type { DriftReport } from '../drift/model.js';
 import { isMftopsError } from '../errors.js';
+import { createLogger } from '../log.js';
 import { hasChanges, summarize, type Plan } from '../plan/model.js';
 import { readPlanFile } from '../plan/plan-file.js';
+import { renderApplyPhase, renderChangeResultLine } from '../render/apply-summary.js';
+import { errorLines, githubAnnotations, summaryLine as diagnosticsSummary } from '../render/diagnostics.js';
+import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { NO_CHANGES, planSentence } from '../render/plan-common.js';
-import { captureCommandIo, describeAnnotation, splitAnnotations, type CapturedIo } from './command-io.js';
 import { comparePlans } from './compare-plans.js';
 import { readGithubContext, type GithubContext } from './context.js';
 import { createGithubApi, type GithubApi } from './github-api.js';
@@ -20,9 +24,9 @@ import type { Runner } from './workflow-commands.js';
 import { syncDriftIssue, type DriftFinding } from './drift-issue.js';
 
 /**
- * The Action's job: read inputs and the run's context, run one mftops command through the
- * CLI's own run functions (so the Action and the CLI cannot disagree), then tell GitHub about
- * it — outputs, job summary, annotations, the sticky PR comment, the drift issue.
+ * The Action's job: read inputs and the run's context, run one use case of the application layer
+ * (src/app: the same the CLI runs, so the two cannot disagree), then tell GitHub about its result
+ * — outputs, job summary, annotations, the sticky PR comment, the drift issue.
  */
 export interface ActionEnvironment {
   /** The step's environment: `INPUT_*`, `GITHUB_*`, and the credentials the workflow put in `env:`. */
@@ -50,15 +54,8 @@ export async function runAction(a: ActionEnvironment): Promise<number> {
   }
   // Paths in annotations and plans are relative to the repository root, where GitHub expects them.
   const cwd = isInside(inputs.workingDirectory, context.workspace) ? context.workspace : inputs.workingDirectory;
-  const g: GlobalOptions = {
-    config: inputs.config,
-    ...(inputs.environment !== undefined ? { env: inputs.environment } : {}),
-    format: 'github',
-    color: false,
-    quiet: false,
-    verbose: a.env['RUNNER_DEBUG'] === '1',
-  };
-  const step: Step = { a, inputs, context, g, cwd };
+  const choice: EnvironmentChoice = { configFile: inputs.config, ...(inputs.environment !== undefined ? { environment: inputs.environment } : {}) };
+  const step: Step = { a, inputs, context, choice, cwd, ctx: actionContext(a, cwd) };
   try {
     switch (inputs.command) {
       case 'validate':
@@ -84,30 +81,64 @@ interface Step {
   readonly a: ActionEnvironment;
   readonly inputs: ActionInputs;
   readonly context: GithubContext;
-  readonly g: GlobalOptions;
-  /** The folder commands run in (`CommandIo.cwd`). */
+  readonly choice: EnvironmentChoice;
+  /** The folder use cases run in: relative paths in annotations and plans are taken from it. */
   readonly cwd: string;
+  readonly ctx: AppContext;
+}
+
+/**
+ * The use cases' context on a runner: request logs with RUNNER_DEBUG, warnings and notes as log
+ * lines, apply's phases and per-change lines as the CLI prints them; no progress line (a log is not
+ * a terminal).
+ */
+function actionContext(a: ActionEnvironment, cwd: string): AppContext {
+  const write = (line: string): void => a.log(`${line}\n`);
+  const emit = (event: AppEvent): void => {
+    switch (event.kind) {
+      case 'warning':
+        write(`mftops: warning: ${event.message}`);
+        return;
+      case 'note':
+        write(`mftops: note: ${event.message}`);
+        return;
+      case 'apply-phase':
+        write(renderApplyPhase(event.phase, event.writes, event.parallelism));
+        return;
+      case 'change-result':
+        write(renderChangeResultLine(event.result));
+        return;
+      case 'progress':
+      case 'planned':
+      case 'abandoned':
+        return;
+      default: {
+        const never: never = event;
+        throw new Error(`unknown event ${JSON.stringify(never)}`);
+      }
+    }
+  };
+  return { cwd, env: a.env, logger: createLogger(a.env['RUNNER_DEBUG'] === '1' ? 'verbose' : 'normal', a.log), emit };
 }
 
 // ------------------------------------------------------------------------------------ validate
 
 async function validateStep(s: Step): Promise<number> {
-  const io = commandIo(s);
-  const paths = s.inputs.paths.length > 0 ? [...s.inputs.paths] : await environmentManifests(s, io);
-  const { runValidate } = await import('../cli/commands/validate.js');
-  const code = await runValidate({ paths, format: 'github', color: false }, io);
-  // runValidate's github format: the annotations, then the summary line.
-  s.a.runner.log(io.out());
-  const line = io.out().trimEnd().split('\n').pop() ?? '';
-  setOutputs(s.a.runner, { exitcode: code, summary: line });
-  appendSummary(s, renderValidateSummary(code === 0, line));
-  if (code !== 0) s.a.runner.annotate('error', `mftops validate: ${line}`);
-  return code;
+  const { validateManifests } = await import('../app/validate.js');
+  const report = await validateManifests({ ...s.choice, ...(s.inputs.paths.length > 0 ? { paths: s.inputs.paths } : {}) }, s.ctx);
+  const ok = !report.diagnostics.some((d) => d.severity === 'error');
+  annotate(s, report);
+  const line = diagnosticsSummary(report);
+  s.a.runner.log(line);
+  setOutputs(s.a.runner, { exitcode: ok ? 0 : 1, summary: line });
+  appendSummary(s, renderValidateSummary(ok, line));
+  if (!ok) s.a.runner.annotate('error', `mftops validate: ${line}`);
+  return ok ? 0 : 1;
 }
 
-async function environmentManifests(s: Step, io: CapturedIo): Promise<string[]> {
-  const { validatePaths } = await import('../cli/commands/common.js');
-  return validatePaths([], s.g, io);
+/** The diagnostics as annotations: the runner reads workflow commands from the log. */
+function annotate(s: Step, report: DiagnosticsReport): void {
+  for (const line of githubAnnotations(report, { cwd: s.cwd })) s.a.log(`${line}\n`);
 }
 
 // ---------------------------------------------------------------------------------------- plan
@@ -136,31 +167,26 @@ interface MadePlan {
   readonly plan?: Plan;
   /** Why there is no plan, one line each. */
   readonly problems: string[];
-  /** Problems already shown as annotations (from the command's own output). */
+  /** Problems already shown as annotations (the diagnostics). */
   readonly annotated: Set<string>;
 }
 
-/** `mftops plan --out FILE --format github`: annotations go to the log, the plan is read back from the file. */
+/** The plan of the step's manifests, saved to `out`; the diagnostics as annotations. */
 async function makePlan(s: Step, out: string): Promise<MadePlan> {
-  const io = commandIo(s);
-  const { runPlan } = await import('../cli/commands/plan.js');
-  let code: number;
-  let thrown: string | undefined;
+  const { planEnvironment } = await import('../app/plan.js');
+  let result: Awaited<ReturnType<typeof planEnvironment>>;
   try {
-    code = await runPlan(s.g, { paths: s.inputs.paths, out, detailedExitcode: true, target: [], parallelism: '10' }, io);
+    result = await planEnvironment({ ...s.choice, paths: s.inputs.paths, out, parallelism: DEFAULTS.readParallelism }, s.ctx);
   } catch (err) {
     if (!isMftopsError(err)) throw err;
-    code = 1;
-    thrown = err.message;
+    return { problems: [err.message], annotated: new Set() };
   }
-  const annotations = splitAnnotations(io.out());
-  for (const line of annotations.lines) s.a.log(`${line}\n`);
-  const errors = annotations.parsed.filter((p) => p.level === 'error').map(describeAnnotation);
-  if (code === 1) {
-    const problems = [...errors, ...(thrown !== undefined ? [thrown] : [])];
-    return { problems: problems.length > 0 ? problems : ['mftops plan failed (see the log)'], annotated: new Set(errors) };
+  annotate(s, result.diagnostics);
+  if (result.status === 'invalid') {
+    const errors = errorLines(result.diagnostics, s.cwd);
+    return { problems: errors.length > 0 ? errors : ['mftops plan failed (see the log)'], annotated: new Set(errors) };
   }
-  return { plan: readPlanFile(out), problems: [], annotated: new Set() };
+  return { plan: result.plan, problems: [], annotated: new Set() };
 }
 
 async function logPlanText(s: Step, plan: Plan): Promise<void> {
@@ -229,20 +255,29 @@ async function applyStep(s: Step): Promise<number> {
   }
 }
 
-/** `mftops apply FILE --auto-approve` (stale-plan guard, snapshot, verify), its JSON report kept as the report file. */
+/** Apply the plan file (stale-plan guard, snapshot, verify); its JSON report kept as the report file. */
 async function applyPlanFile(s: Step, environment: string, planFile: string, plan: Plan): Promise<number> {
   await logPlanText(s, plan);
-  const io = commandIo(s);
-  const { runApply } = await import('../cli/commands/apply.js');
-  const code = await runApply(
-    { ...s.g, format: 'json' },
-    { args: [planFile], autoApprove: true, allowDelete: s.inputs.allowDelete, allowReplace: s.inputs.allowReplace, maxDeletes: '10', parallelism: '10' },
-    io,
-    { canAsk: false, ask: () => Promise.reject(new Error('bug: the Action never asks')), signals: process, exitNow: (c) => process.exit(c) },
+  const [{ applyEnvironment }, { applyExitCode }, { renderApplySummaryJson, renderApplySummaryText }] = await Promise.all([
+    import('../app/apply.js'),
+    import('../apply/model.js'),
+    import('../render/apply-summary.js'),
+  ]);
+  const result = await applyEnvironment(
+    {
+      ...s.choice,
+      planFile,
+      permissions: { allowDelete: s.inputs.allowDelete, allowReplace: s.inputs.allowReplace, maxDeletes: DEFAULTS.maxDeletes },
+      parallelism: DEFAULTS.applyParallelism,
+    },
+    s.ctx,
   );
+  if (result.status !== 'finished') throw new Error(`bug: applying a plan file gave ${result.status}`);
+  const report = result.report;
+  const code = applyExitCode(report);
   const reportFile = resolve(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
-  writeFileSync(reportFile, io.out());
-  const reportText = await applyReportText(io.out());
+  writeFileSync(reportFile, renderApplySummaryJson(report));
+  const reportText = renderApplySummaryText(report);
   s.a.runner.log(reportText);
   if (code !== 0) s.a.runner.annotate('error', `mftops apply: ${reportText.trimEnd()}`);
   setOutputs(s.a.runner, { exitcode: code, 'has-changes': hasChanges(plan), 'plan-file': planFile, 'report-file': reportFile, summary: reportText.split('\n')[0] ?? '' });
@@ -250,32 +285,20 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
   return code;
 }
 
-/** The text report of `mftops apply`, from its JSON report (the JSON is also the report file). */
-async function applyReportText(json: string): Promise<string> {
-  const { renderApplySummaryText } = await import('../render/apply-summary.js');
-  try {
-    const data = JSON.parse(json) as Parameters<typeof renderApplySummaryText>[0];
-    return renderApplySummaryText({ ...data, problems: data.problems ?? [], stale: data.stale ?? [], results: data.results ?? [] });
-  } catch {
-    return json;
-  }
-}
-
 // --------------------------------------------------------------------------------------- drift
 
 async function driftStep(s: Step): Promise<number> {
   const environment = environmentName(s);
   const reportFile = resolve(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
-  const io = commandIo(s);
-  const { runDrift } = await import('../cli/commands/drift.js');
-  const code = await runDrift(s.g, { paths: s.inputs.paths, report: reportFile }, io);
-  const annotations = splitAnnotations(io.out());
-  for (const line of annotations.lines) s.a.log(`${line}\n`);
-  if (code === 1) {
-    const problems = annotations.parsed.filter((p) => p.level === 'error').map(describeAnnotation);
+  const [{ driftEnvironment }, { driftExitCode }] = await Promise.all([import('../app/drift.js'), import('../drift/model.js')]);
+  const result = await driftEnvironment({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: DEFAULTS.readParallelism }, s.ctx);
+  annotate(s, result.diagnostics);
+  if (result.status === 'invalid') {
+    const problems = errorLines(result.diagnostics, s.cwd);
     return fail(s.a.runner, problems.length > 0 ? [] : ['mftops drift failed (see the log)'], `mftops drift: ${environment}`, problems);
   }
-  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as DriftReport;
+  const report = result.report;
+  const code = driftExitCode(report);
   const [{ renderDriftMarkdown }, { renderDriftText }, { driftSentence }] = await Promise.all([
     import('../render/drift-markdown.js'),
     import('../render/drift-text.js'),
@@ -372,10 +395,6 @@ async function postComment(s: Step, environment: string, body: string): Promise<
 }
 
 // ------------------------------------------------------------------------------------- helpers
-
-function commandIo(s: Step): CapturedIo {
-  return captureCommandIo(s.a.env, s.cwd, s.a.log);
-}
 
 /** The environment the step works on: the input, else the configuration's only one (errors name the fix). */
 function environmentName(s: Step): string {

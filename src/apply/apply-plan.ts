@@ -23,7 +23,8 @@ export interface AppliedChange {
   readonly result: ChangeResult;
 }
 
-export type ApplyPhase = 'stale-check' | 'snapshot' | 'write' | 'verify';
+export type { ApplyPhase } from './model.js';
+import type { ApplyPhase } from './model.js';
 
 export interface ApplyPlanInput {
   /** The plan to apply exactly (its environment and servers already checked by the caller). */

@@ -9,6 +9,9 @@ import type { Action, Change, ResourceKind } from '../plan/model.js';
 /** The actions apply sends requests for; `no-op` and `blocked` never reach the executor. */
 export type WriteAction = Extract<Action, 'create' | 'update' | 'replace' | 'delete'>;
 
+/** The phases of an apply, in order; each is announced as it starts. */
+export type ApplyPhase = 'stale-check' | 'snapshot' | 'write' | 'verify';
+
 export function isWriteAction(action: Action): action is WriteAction {
   return action === 'create' || action === 'update' || action === 'replace' || action === 'delete';
 }

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { DEFAULTS } from '../app/defaults.js';
 import { isMftopsError } from '../errors.js';
 import { processIo, type CommandIo } from './io.js';
 import { VERSION } from '../version.js';
@@ -72,11 +73,8 @@ function buildProgram(io: CommandIo): Command {
     .description('check manifests against the schemas and rules; no network (exit 0 valid, 1 invalid)')
     .argument('[paths...]', 'manifest files or folders (default: the environment\'s manifests)')
     .action(async (paths: string[], _opts: unknown, cmd: Command) => {
-      const g = globals(cmd);
-      const { useColor, validatePaths } = await import('./commands/common.js');
-      const resolved = validatePaths(paths, g, io);
-      const { runValidate } = await import('./commands/validate.js');
-      await run(runValidate({ paths: resolved, format: validateFormat(g.format), color: useColor(g, io) }, io));
+      const { runValidateCommand } = await import('./commands/validate.js');
+      await run(runValidateCommand(globals(cmd), paths, io));
     });
 
   program
@@ -94,7 +92,7 @@ function buildProgram(io: CommandIo): Command {
     .option('--out <file>', 'save the plan, to apply it exactly later with mftops apply FILE')
     .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 error)', false)
     .option('--target <address...>', 'limit the plan to these objects (Kind/name, e.g. "Task/Payroll to bank")', [])
-    .option('--parallelism <n>', 'concurrent reads per server', '10')
+    .option('--parallelism <n>', 'concurrent reads per server', String(DEFAULTS.readParallelism))
     .action(async (paths: string[], opts: Omit<PlanCommandOptions, 'paths'>, cmd: Command) => {
       const { runPlan } = await import('./commands/plan.js');
       await run(runPlan(globals(cmd), { ...opts, paths }, io));
@@ -107,8 +105,8 @@ function buildProgram(io: CommandIo): Command {
     .option('--auto-approve', 'do not ask for approval before applying a fresh plan', false)
     .option('--allow-delete', 'allow the plan to delete objects', false)
     .option('--allow-replace', 'allow the plan to replace objects (delete, then create again)', false)
-    .option('--max-deletes <n>', 'refuse a plan that deletes more objects than this', '10')
-    .option('--parallelism <n>', 'changes written at the same time', '4')
+    .option('--max-deletes <n>', 'refuse a plan that deletes more objects than this', String(DEFAULTS.maxDeletes))
+    .option('--parallelism <n>', 'changes written at the same time', String(DEFAULTS.applyParallelism))
     .action(async (args: string[], opts: Omit<ApplyCommandOptions, 'args'>, cmd: Command) => {
       const { runApply } = await import('./commands/apply.js');
       await run(runApply(globals(cmd), { ...opts, args }, io));
@@ -119,7 +117,7 @@ function buildProgram(io: CommandIo): Command {
     .description('compare the servers with the manifests and list unmanaged objects in scope; read-only (exit 0 in sync, 2 drift, 1 error)')
     .argument('[paths...]', "manifest files or folders (default: the environment's manifests)")
     .option('--report <file>', 'also write the JSON drift report to FILE')
-    .option('--parallelism <n>', 'concurrent reads per server', '10')
+    .option('--parallelism <n>', 'concurrent reads per server', String(DEFAULTS.readParallelism))
     .action(async (paths: string[], opts: { report?: string; parallelism: string }, cmd: Command) => {
       const { runDrift } = await import('./commands/drift.js');
       await run(runDrift(globals(cmd), { ...opts, paths }, io));
@@ -134,7 +132,7 @@ function buildProgram(io: CommandIo): Command {
     .option('--all', 'every object the account sees, not only the scope', false)
     .option('--force', 'overwrite existing files', false)
     .option('--from-snapshot <id>', 'read a saved snapshot (id, prefix, latest) instead of the servers')
-    .option('--parallelism <n>', 'concurrent reads per server', '10')
+    .option('--parallelism <n>', 'concurrent reads per server', String(DEFAULTS.readParallelism))
     .action(async (opts: ImportCommandOptions, cmd: Command) => {
       const { runImport } = await import('./commands/import.js');
       await run(runImport(globals(cmd), opts, io));
@@ -206,16 +204,4 @@ function buildProgram(io: CommandIo): Command {
     });
 
   return program;
-}
-
-function validateFormat(format: OutputFormat): 'text' | 'json' | 'github' {
-  switch (format) {
-    case 'text':
-    case 'markdown':
-      return 'text';
-    case 'json':
-      return 'json';
-    case 'github':
-      return 'github';
-  }
 }

@@ -3,7 +3,7 @@ import type { Json, JsonObject } from './json.js';
 import { cloneJson, isJsonObject, showRejected } from './json.js';
 import type { AclRecord, Variants } from './state.js';
 import type { FieldRule, StepKind } from './validate-task.js';
-import { MIC_STEP_NAMES, SHORT_WEEK_DAYS, WEEK_DAYS } from '../vocabulary.js';
+import { DAY_NAMES, MIC_STEP_KEYS as MIC_STEP_NAMES, SHORT_DAY_NAMES } from './vocabulary.js';
 import { DESTINATION_FIELD_RULES, HH_MM, PROCESS_FIELD_RULES, SCHEDULE_FLAGS, SOURCE_FIELD_RULES, STEP_KINDS, TASK_FLAGS, isStepKind } from './validate-task.js';
 
 /*
@@ -77,8 +77,8 @@ export function encodeValue(kind: WireKind, value: Json, v: Variants): Json {
     case 'integer':
       return v['automation.integers'] === 'string' && typeof value === 'number' ? String(value) : value;
     case 'day': {
-      const i = WEEK_DAYS.indexOf(value as (typeof WEEK_DAYS)[number]);
-      return v['automation.days'] === 'short' && i >= 0 ? SHORT_WEEK_DAYS[i]! : value;
+      const i = DAY_NAMES.indexOf(value as (typeof DAY_NAMES)[number]);
+      return v['automation.days'] === 'short' && i >= 0 ? SHORT_DAY_NAMES[i]! : value;
     }
     case 'time': {
       if (typeof value !== 'string' || !HH_MM.test(value)) return value;
@@ -142,9 +142,9 @@ function decodeValue(kind: WireKind, value: Json, v: Variants, field: string, r:
     case 'day': {
       // The reference documents no input form: only the answered one.
       if (v['automation.days'] === 'long') return value;
-      const i = SHORT_WEEK_DAYS.indexOf(value as (typeof SHORT_WEEK_DAYS)[number]);
-      if (i >= 0) return WEEK_DAYS[i]!;
-      r.refuse(field, value, `must be a day name: ${SHORT_WEEK_DAYS.join(', ')}`);
+      const i = SHORT_DAY_NAMES.indexOf(value as (typeof SHORT_DAY_NAMES)[number]);
+      if (i >= 0) return DAY_NAMES[i]!;
+      r.refuse(field, value, `must be a day name: ${SHORT_DAY_NAMES.join(', ')}`);
       return value;
     }
     case 'time': {

@@ -55,13 +55,9 @@ export interface HostRecord {
   fields: JsonObject;
 }
 
-export {
-  ACL_PERMISSIONS as ACL_PERMISSION_KEYS,
-  FOLDER_PERMISSIONS as FOLDER_PERMISSION_KEYS,
-  SHARE_PERMISSIONS as SHARE_PERMISSION_KEYS,
-} from '../vocabulary.js';
-export type { AclPermission, FolderPermission, SharePermission } from '../vocabulary.js';
-import type { AclPermission, FolderPermission, SharePermission } from '../vocabulary.js';
+export { ACL_PERMISSION_KEYS, FOLDER_PERMISSION_KEYS, SHARE_PERMISSION_KEYS } from './vocabulary.js';
+export type { AclPermission, FolderPermission, SharePermission } from './vocabulary.js';
+import type { AclPermission, FolderPermission, SharePermission } from './vocabulary.js';
 
 /** A resource-group ACL in API shape `{ACLID, ResourceGroupName, UserGroupName, Permissions}`. */
 export interface AclRecord extends JsonObject {

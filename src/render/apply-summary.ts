@@ -1,5 +1,5 @@
 import { applyExitCode, countResults, describeStale } from '../apply/model.js';
-import type { ApplyReport, ChangeResult, StaleObject, VerifyResult } from '../apply/model.js';
+import type { ApplyPhase, ApplyReport, ChangeResult, StaleObject, VerifyResult } from '../apply/model.js';
 import type { ResourceKind } from '../plan/model.js';
 import { escapeControl } from './text.js';
 
@@ -169,4 +169,38 @@ function count(n: number, noun: string): string {
 /** Server text in a terminal: no control characters. */
 function text(s: string): string {
   return escapeControl(s);
+}
+
+/** The line an apply phase starts with (shown while it runs). */
+export function renderApplyPhase(phase: ApplyPhase, writes: number, parallelism: number): string {
+  switch (phase) {
+    case 'stale-check':
+      return 'Checking that nothing the plan touches changed since it was made...';
+    case 'snapshot':
+      return 'Saving a snapshot before the first write...';
+    case 'write':
+      return `Applying ${writes} change${writes === 1 ? '' : 's'} (${parallelism} at a time)...`;
+    case 'verify':
+      return 'Verifying...';
+    default: {
+      const never: never = phase;
+      throw new Error(`unknown phase ${String(never)}`);
+    }
+  }
+}
+
+/** The line of one change once it is done (shown while the apply runs). */
+export function renderChangeResultLine(r: ChangeResult): string {
+  switch (r.status) {
+    case 'ok':
+      return `  ok      ${r.address} (${r.action})${r.unknownOutcomes > 0 ? ` after ${r.unknownOutcomes} unknown outcome(s), re-read` : ''}`;
+    case 'failed':
+      return `  failed  ${r.address} (${r.action}): ${r.error ?? ''}`;
+    case 'skipped':
+      return `  skipped ${r.address} (${r.action}): ${r.error ?? ''}`;
+    default: {
+      const never: never = r.status;
+      throw new Error(`unknown status ${String(never)}`);
+    }
+  }
 }

@@ -95,7 +95,12 @@ export function renderDiagnosticsJson(report: DiagnosticsReport, options: Diagno
  * turns into annotations on the pull request, then the summary line as plain log text.
  */
 export function renderDiagnosticsGithub(report: DiagnosticsReport, options: DiagnosticsRenderOptions): string {
-  const lines = report.diagnostics.map((d) => {
+  return `${[...githubAnnotations(report, options), summaryLine(report)].join('\n')}\n`;
+}
+
+/** One workflow command per diagnostic, without the summary line (for a runner's log). */
+export function githubAnnotations(report: DiagnosticsReport, options: DiagnosticsRenderOptions): string[] {
+  return report.diagnostics.map((d) => {
     const props = [
       `file=${escapeProperty(displayPath(d.file, options.cwd))}`,
       `line=${d.line}`,
@@ -110,8 +115,11 @@ export function renderDiagnosticsGithub(report: DiagnosticsReport, options: Diag
     ];
     return `::${d.severity} ${props.join(',')}::${escapeData([d.message, ...extra].join('\n'))}`;
   });
-  lines.push(summaryLine(report));
-  return `${lines.join('\n')}\n`;
+}
+
+/** `FILE:LINE: message` of each error, one line each, for a comment or a job summary. */
+export function errorLines(report: DiagnosticsReport, cwd: string): string[] {
+  return report.diagnostics.filter((d) => d.severity === 'error').map((d) => `${displayPath(d.file, cwd)}:${d.line}: ${d.message}`);
 }
 
 /** Workflow-command message escaping (as @actions/core does). */

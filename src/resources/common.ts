@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { FieldChange, JsonObject, JsonValue } from '../plan/model.js';
 import { isRecord } from '../is-record.js';
+import type { FieldChange, JsonObject, JsonValue } from './model.js';
 
 /**
  * Pieces every resource kind shares: value normalisation (the servers answer `true` where the

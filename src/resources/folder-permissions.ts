@@ -1,7 +1,6 @@
 import type { LiveFolder } from '../live/model.js';
 import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../manifest/types.js';
-import type { DesiredEntry, DesiredFolder } from '../plan/desired.js';
-import type { Action, EntryChange, EntryPermissions, FieldChange, FolderPermissionsPayload, Principal } from '../plan/model.js';
+import type { Action, DesiredEntry, DesiredFolder, EntryChange, EntryPermissions, FieldChange, FolderPermissionsPayload, Principal } from './model.js';
 import type { FolderAclEntry, FolderPermissions } from '../services/transfer/types.js';
 import { sha256Of, toJson } from './common.js';
 import { isRecord } from '../is-record.js';

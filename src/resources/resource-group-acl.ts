@@ -1,7 +1,6 @@
 import { ACL_PERMISSIONS } from '../manifest/types.js';
 import type { AclPermission } from '../manifest/types.js';
-import type { DesiredAcl } from '../plan/desired.js';
-import type { Action, FieldChange, ResourceGroupAclPayload } from '../plan/model.js';
+import type { Action, DesiredAcl, FieldChange, ResourceGroupAclPayload } from './model.js';
 import type { ResourceGroupAcl } from '../services/automation/types.js';
 import { fieldChange, sha256Of } from './common.js';
 

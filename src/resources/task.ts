@@ -1,8 +1,7 @@
 import type { AutomationLiveState } from '../live/model.js';
 import type { Parameters, Schedule, Step, TaskSpec } from '../manifest/types.js';
 import { stepKindOf } from '../manifest/types.js';
-import type { DesiredTask } from '../plan/desired.js';
-import type { Action, FieldChange, JsonObject, JsonValue, TaskPayload } from '../plan/model.js';
+import type { Action, DesiredTask, FieldChange, JsonObject, JsonValue, TaskPayload } from './model.js';
 import type { Task } from '../services/automation/types.js';
 import {
   PASSWORD_FIELD,

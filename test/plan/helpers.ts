@@ -4,8 +4,8 @@ import type { EnvironmentSettings, PrunableKind } from '../../src/config/model.j
 import type { EmulatorOptions, EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { loadManifests } from '../../src/manifest/load.js';
-import { buildPlan } from '../../src/plan/build-plan.js';
-import type { BuildPlanResult } from '../../src/plan/build-plan.js';
+import { buildPlan } from '../../src/app/build-plan.js';
+import type { BuildPlanResult } from '../../src/app/build-plan.js';
 import type { Change } from '../../src/plan/model.js';
 import { Secret } from '../../src/secret.js';
 import { createAutomationClient, toReadonlyAutomationClient } from '../../src/services/automation/client.js';

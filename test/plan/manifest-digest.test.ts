@@ -2,7 +2,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load.js';
-import { manifestDigest } from '../../src/plan/build-plan.js';
+import { manifestDigest } from '../../src/plan/manifest-digest.js';
 import { testdir } from '../helpers/testdir.js';
 
 const ACL = (name: string) => `apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: ${name} }\nspec: { resourceGroup: Finance, userGroup: Auditors, permissions: [TaskRun] }\n`;

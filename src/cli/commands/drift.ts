@@ -1,13 +1,11 @@
-import { resolve } from 'node:path';
-import { writeFileAtomicSync } from '../../atomic-file.js';
+import { driftEnvironment } from '../../app/drift.js';
+import { DEFAULTS, PARALLELISM_RANGE } from '../../app/defaults.js';
+import { wholeNumberOption } from '../../app/environment.js';
 import type { DriftReport } from '../../drift/model.js';
-import { MftopsError } from '../../errors.js';
-import { hasErrors } from '../../manifest/diagnostics.js';
+import { cliContext, environmentChoice } from '../app-context.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
-import { createProgress } from '../progress.js';
-import { openReadonlyClients } from './clients.js';
-import { loadManifestsOrReport, manifestPathsOf, openEnvironment, resolveServices, serverIdentities, useColor, wholeNumberOption, writeDiagnostics } from './common.js';
+import { useColor, writeDiagnostics } from './common.js';
 
 export interface DriftCommandOptions {
   readonly paths: readonly string[];
@@ -23,51 +21,24 @@ export interface DriftDependencies {
 }
 
 /**
- * `mftops drift`: a plan of every manifest plus the unmanaged objects in scope, through read-only
- * clients; the report on stdout (text, markdown or json) and, with --report, as JSON in a file.
- * Exit 0 in sync, 2 drift, 1 error.
+ * `mftops drift`: the report on stdout (text, markdown or json) and, with --report, as JSON in a
+ * file. Exit 0 in sync, 2 drift, 1 error.
  */
 export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: CommandIo, deps: DriftDependencies = {}): Promise<number> {
-  const parallelism = wholeNumberOption('--parallelism', opts.parallelism ?? '10', 1, 64);
-  const { config, env } = openEnvironment(g, io);
-  const color = useColor(g, io);
-  const manifests = await loadManifestsOrReport(manifestPathsOf(opts.paths, config, env, io), g, io);
-  if (manifests === undefined) return 1;
-  const services = resolveServices(config, env, io);
-
-  const { detectDrift } = await import('../../drift/detect-drift.js');
-  const progress = createProgress(io, g.quiet);
-  const clients = await openReadonlyClients(services, g, io, { parallelism });
-  let result: Awaited<ReturnType<typeof detectDrift>>;
+  const parallelism = wholeNumberOption('--parallelism', opts.parallelism ?? String(DEFAULTS.readParallelism), PARALLELISM_RANGE.min, PARALLELISM_RANGE.max);
+  const ctx = { ...cliContext(g, io), ...(deps.now ? { now: deps.now } : {}) };
+  let result: Awaited<ReturnType<typeof driftEnvironment>>;
   try {
-    result = await detectDrift({
-      manifests,
-      clients: clients.readers,
-      environment: env,
-      servers: serverIdentities(services),
-      parallelism,
-      progress: progress.report,
-      cwd: io.cwd,
-      ...(deps.now ? { now: deps.now } : {}),
-    });
+    result = await driftEnvironment({ ...environmentChoice(g), paths: opts.paths, parallelism, ...(opts.report !== undefined ? { reportFile: opts.report } : {}) }, ctx);
   } finally {
-    progress.finish();
-    await clients.close();
+    ctx.finish();
   }
-  const report = result.report;
-  if (report === undefined || hasErrors(result.diagnostics)) {
-    writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
-    return 1;
-  }
-  if (result.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics, manifests.manifests.length);
-  io.stdout(await renderReport(report, g, color));
-  if (opts.report !== undefined) {
-    const { renderDriftJson } = await import('../../render/drift-json.js');
-    writeReportFile(resolve(io.cwd, opts.report), renderDriftJson(report));
-    if (!g.quiet) io.stderr(`Wrote the drift report to ${opts.report}\n`);
-  }
+  if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount);
+  if (result.status === 'invalid') return 1;
+  io.stdout(await renderReport(result.report, g, useColor(g, io)));
+  if (opts.report !== undefined && !g.quiet) io.stderr(`Wrote the drift report to ${opts.report}\n`);
   const { driftExitCode } = await import('../../drift/model.js');
-  return driftExitCode(report);
+  return driftExitCode(result.report);
 }
 
 async function renderReport(report: DriftReport, g: GlobalOptions, color: boolean): Promise<string> {
@@ -87,13 +58,3 @@ async function renderReport(report: DriftReport, g: GlobalOptions, color: boolea
     }
   }
 }
-
-/** Written beside the target and renamed into place: a reader never sees half a report. */
-function writeReportFile(path: string, text: string): void {
-  try {
-    writeFileAtomicSync(path, text, { mode: 0o666 });
-  } catch (err) {
-    throw new MftopsError(`cannot write the drift report to ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-}
-

@@ -1,9 +1,8 @@
-import type { ResolvedService } from '../../config/model.js';
-import type { AutomationClient, ReadonlyAutomationClient, ReadonlyTransferClient, TransferClient } from '../../services/index.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
-import { loggerFor } from './common.js';
+import type { ResolvedService } from '../config/model.js';
+import type { AutomationClient, ReadonlyAutomationClient, ReadonlyTransferClient, TransferClient } from '../services/index.js';
+import type { AppContext } from './context.js';
 
+/** One client per configured service, and the read-only views of them. */
 export interface OpenClients {
   /** The full clients: only apply and snapshot restore, which write, use these. */
   readonly full: { readonly automation?: AutomationClient; readonly transfer?: TransferClient };
@@ -14,26 +13,18 @@ export interface OpenClients {
 }
 
 export interface OpenClientsOptions {
-  /** Ctrl-C revokes the tokens (default); apply passes false: it finishes its writes first. */
+  /** Ctrl-C and SIGTERM revoke the tokens (default); apply passes false: it finishes its writes first. */
   readonly shutdownHandlers?: boolean;
   /**
-   * Requests a command keeps in flight (its `--parallelism`). Each service gets at least that many
+   * Requests a use case keeps in flight (its parallelism). Each service gets at least that many
    * keep-alive connections: fewer would queue requests inside the pool and quietly cap the
    * parallelism (the pool default is 8).
    */
   readonly parallelism?: number;
 }
 
-/** One client per configured service. */
-export async function openClients(
-  services: readonly ResolvedService[],
-  g: GlobalOptions,
-  io: CommandIo,
-  options: OpenClientsOptions = {},
-): Promise<OpenClients> {
-  const { createAutomationClient, createTransferClient, installShutdownHandlers, toReadonlyAutomationClient, toReadonlyTransferClient } =
-    await import('../../services/index.js');
-  const logger = loggerFor(g, io);
+export async function openClients(services: readonly ResolvedService[], ctx: Pick<AppContext, 'logger' | 'env'>, options: OpenClientsOptions = {}): Promise<OpenClients> {
+  const { createAutomationClient, createTransferClient, installShutdownHandlers, toReadonlyAutomationClient, toReadonlyTransferClient } = await import('../services/index.js');
   const uninstall = options.shutdownHandlers === false ? () => {} : installShutdownHandlers();
   const full: { automation?: AutomationClient; transfer?: TransferClient } = {};
   for (const s of services) {
@@ -41,8 +32,8 @@ export async function openClients(
       url: s.url,
       username: s.username,
       password: s.password,
-      logger,
-      env: io.env,
+      logger: ctx.logger,
+      env: ctx.env,
       connections: Math.max(8, options.parallelism ?? 0),
       ...(s.caFile ? { caFile: s.caFile } : {}),
     };
@@ -53,6 +44,10 @@ export async function openClients(
       case 'transfer':
         full.transfer = createTransferClient(clientOptions);
         break;
+      default: {
+        const never: never = s.name;
+        throw new Error(`unknown service ${String(never)}`);
+      }
     }
   }
   let closed: Promise<void> | undefined;
@@ -69,13 +64,17 @@ export async function openClients(
   };
 }
 
-/** Clients for the read-only commands (plan, drift, status): callers get only the read-only views. */
+/** Clients for the read-only use cases (plan, drift, status, import): callers get only the read-only views. */
 export async function openReadonlyClients(
   services: readonly ResolvedService[],
-  g: GlobalOptions,
-  io: CommandIo,
+  ctx: Pick<AppContext, 'logger' | 'env'>,
   options: Pick<OpenClientsOptions, 'parallelism'> = {},
 ): Promise<Pick<OpenClients, 'readers' | 'close'>> {
-  const { readers, close } = await openClients(services, g, io, options);
+  const { readers, close } = await openClients(services, ctx, options);
   return { readers, close };
+}
+
+/** A `ProgressCallback` that emits progress events. */
+export function progressEvents(ctx: Pick<AppContext, 'emit'>): (done: number, total: number, what: string) => void {
+  return (done, total, what) => ctx.emit({ kind: 'progress', done, total, what });
 }

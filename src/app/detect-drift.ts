@@ -5,13 +5,13 @@ import type { LiveState } from '../live/model.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import type { SourcePosition } from '../manifest/diagnostics.js';
 import type { Manifest } from '../manifest/types.js';
-import { buildPlan } from '../plan/build-plan.js';
-import type { BuildPlanInput } from '../plan/build-plan.js';
+import { buildPlan } from './build-plan.js';
+import type { BuildPlanInput } from './build-plan.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
 import { ApiError } from '../services/errors.js';
-import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure } from './assemble-drift.js';
-import type { AuditAnswer, MissingFolder } from './assemble-drift.js';
-import type { DriftReport } from './model.js';
+import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure } from '../drift/assemble-drift.js';
+import type { AuditAnswer, MissingFolder } from '../drift/assemble-drift.js';
+import type { DriftReport } from '../drift/model.js';
 
 /** What buildPlan takes, but never `--target`: drift looks at everything. */
 export type DetectDriftInput = Omit<BuildPlanInput, 'targets'>;

@@ -8,14 +8,14 @@ import { countRequests } from '../../src/emulator/index.js';
 import { folderKey, indexByName } from '../../src/live/model.js';
 import type { LiveFolder, LiveState } from '../../src/live/model.js';
 import { loadManifests } from '../../src/manifest/load.js';
-import { buildPlan } from '../../src/plan/build-plan.js';
+import { buildPlan } from '../../src/app/build-plan.js';
 import type { Change, Plan } from '../../src/plan/model.js';
 import { toReadonlyAutomationClient } from '../../src/services/automation/client.js';
 import { toReadonlyTransferClient } from '../../src/services/transfer/client.js';
-import { sendPlan } from './apply-helper.js';
-import { EXAMPLE_MANIFESTS, ROOT, environment, planPaths, startHarness } from './helpers.js';
-import type { Harness } from './helpers.js';
-import { aclManifest, folderManifest, taskManifest, toYaml } from './live-to-manifest.js';
+import { sendPlan } from '../plan/apply-helper.js';
+import { EXAMPLE_MANIFESTS, ROOT, environment, planPaths, startHarness } from '../plan/helpers.js';
+import type { Harness } from '../plan/helpers.js';
+import { aclManifest, folderManifest, taskManifest, toYaml } from '../plan/live-to-manifest.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { relative, sep } from 'node:path';
 import type { EnvironmentSettings, ServiceName } from '../config/model.js';
 import type { LiveState } from '../live/model.js';
 import { readLiveState } from '../live/read-live-state.js';
@@ -7,11 +5,12 @@ import type { AutomationReader, ProgressCallback, TransferReader } from '../live
 import { hasErrors } from '../manifest/diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
 import { VERSION } from '../version.js';
-import { sortPlanDiagnostics } from './diagnostics.js';
-import type { PlanDiagnostic } from './diagnostics.js';
-import type { Plan, ServerIdentity } from './model.js';
-import { planChanges } from './plan-changes.js';
-import { resolveDesired } from './resolve-desired.js';
+import { sortPlanDiagnostics } from '../plan/diagnostics.js';
+import type { PlanDiagnostic } from '../plan/diagnostics.js';
+import { manifestDigest } from '../plan/manifest-digest.js';
+import type { Plan, ServerIdentity } from '../plan/model.js';
+import { planChanges } from '../plan/plan-changes.js';
+import { resolveDesired } from '../plan/resolve-desired.js';
 
 export interface BuildPlanInput {
   /** Loaded manifests (`loadManifests`); with an error among their diagnostics nothing is read. */
@@ -89,16 +88,4 @@ function serverIdentities(servers: BuildPlanInput['servers'], live: LiveState): 
   }
   if (servers.transfer) out.transfer = { url: servers.transfer.url, username: servers.transfer.username };
   return out;
-}
-
-/**
- * `sha256:<hex>` over the manifest files: each file's path (relative to `cwd`, `/`-separated) and
- * the hash of the bytes the loader read, in path order, so a renamed or edited file changes the
- * digest. Pure: the bytes are the ones that were parsed, not a second read.
- */
-export function manifestDigest(set: Pick<ManifestSet, 'files' | 'fileHashes'>, cwd: string): string {
-  const hash = createHash('sha256');
-  const named = set.files.map((file) => ({ file, name: relative(cwd, file).split(sep).join('/') })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const f of named) hash.update(`${f.name}\u0000${set.fileHashes.get(f.file) ?? 'unread'}\n`);
-  return `sha256:${hash.digest('hex')}`;
 }

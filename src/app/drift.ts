@@ -1,0 +1,74 @@
+import { resolve } from 'node:path';
+import { writeFileAtomicSync } from '../atomic-file.js';
+import type { DriftReport } from '../drift/model.js';
+import { MftopsError } from '../errors.js';
+import type { DiagnosticsReport } from '../render/diagnostics.js';
+import { openReadonlyClients, progressEvents } from './clients.js';
+import type { AppContext, EnvironmentChoice } from './context.js';
+import { DEFAULTS } from './defaults.js';
+import { loadEnvironmentManifests, manifestPathsOf, openEnvironment, resolveServices, serverIdentities } from './environment.js';
+import { reportOf } from './plan.js';
+
+export interface DriftOptions extends EnvironmentChoice {
+  /** Manifest files and folders (relative to `cwd`); default: the environment's. */
+  readonly paths?: readonly string[];
+  /** Also write the JSON report here (relative to `cwd`). */
+  readonly reportFile?: string;
+  readonly parallelism?: number;
+}
+
+/**
+ * - `invalid`: the manifests (or names the servers do not know) have errors: no report.
+ * - `reported`: the report (in sync or not), the warnings on the way, the file it was written to.
+ */
+export type DriftResult =
+  | { readonly status: 'invalid'; readonly diagnostics: DiagnosticsReport }
+  | { readonly status: 'reported'; readonly report: DriftReport; readonly diagnostics: DiagnosticsReport; readonly reportFile?: string };
+
+/**
+ * Drift of an environment: a plan of every manifest plus the unmanaged objects in scope, through
+ * read-only clients, with who changed what from the audit report.
+ */
+export async function driftEnvironment(options: DriftOptions, ctx: AppContext): Promise<DriftResult> {
+  const { config, env } = openEnvironment(options, ctx);
+  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
+  if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
+  const services = resolveServices(config, env, ctx);
+  const parallelism = options.parallelism ?? DEFAULTS.readParallelism;
+  const { detectDrift } = await import('./detect-drift.js');
+  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  let result: Awaited<ReturnType<typeof detectDrift>>;
+  try {
+    result = await detectDrift({
+      manifests: loaded.manifests,
+      clients: clients.readers,
+      environment: env,
+      servers: serverIdentities(services),
+      parallelism,
+      progress: progressEvents(ctx),
+      cwd: ctx.cwd,
+      ...(ctx.now ? { now: ctx.now } : {}),
+    });
+  } finally {
+    await clients.close();
+  }
+  const diagnostics = reportOf(loaded.manifests, result.diagnostics);
+  const { hasErrors } = await import('../manifest/diagnostics.js');
+  if (result.report === undefined || hasErrors(result.diagnostics)) return { status: 'invalid', diagnostics };
+  let reportFile: string | undefined;
+  if (options.reportFile !== undefined) {
+    const { renderDriftJson } = await import('../render/drift-json.js');
+    reportFile = resolve(ctx.cwd, options.reportFile);
+    writeReportFile(reportFile, renderDriftJson(result.report));
+  }
+  return { status: 'reported', report: result.report, diagnostics, ...(reportFile !== undefined ? { reportFile } : {}) };
+}
+
+/** Written beside the target and renamed into place: a reader never sees half a report. */
+function writeReportFile(path: string, text: string): void {
+  try {
+    writeFileAtomicSync(path, text, { mode: 0o666 });
+  } catch (err) {
+    throw new MftopsError(`cannot write the drift report to ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}

@@ -1,0 +1,50 @@
+import { resolve } from 'node:path';
+import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../config/load-config.js';
+import type { EnvironmentSettings, MftopsConfig, ResolvedService, ServiceName } from '../config/model.js';
+import { ConfigError } from '../errors.js';
+import { hasErrors } from '../manifest/diagnostics.js';
+import type { ManifestSet } from '../manifest/validate.js';
+import type { AppContext, EnvironmentChoice } from './context.js';
+
+/** The parts of a use case that come before the first request, shared by all of them. */
+
+/** The configuration and the environment a use case works on. */
+export function openEnvironment(choice: EnvironmentChoice, ctx: Pick<AppContext, 'cwd'>): { config: MftopsConfig; env: EnvironmentSettings } {
+  const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd);
+  return { config, env: selectEnvironment(config, choice.environment) };
+}
+
+/** Credentials of every configured service, resolved now: a missing variable stops the use case before any request. */
+export function resolveServices(config: MftopsConfig, env: EnvironmentSettings, ctx: Pick<AppContext, 'env'>): ResolvedService[] {
+  return (['automation', 'transfer'] as const)
+    .map((name) => resolveService(config, env, name, ctx.env))
+    .filter((s): s is ResolvedService => s !== undefined);
+}
+
+/** Where each configured server is and who signs in, for a plan's server identities (no credentials). */
+export function serverIdentities(services: readonly ResolvedService[]): Partial<Record<ServiceName, { url: string; username: string }>> {
+  return Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }]));
+}
+
+/** The manifest paths given (relative to `cwd`), else the environment's. */
+export function manifestPathsOf(paths: readonly string[] | undefined, config: MftopsConfig, env: EnvironmentSettings, ctx: Pick<AppContext, 'cwd'>): string[] {
+  const chosen = paths !== undefined && paths.length > 0 ? paths.map((p) => resolve(ctx.cwd, p)) : [...env.manifests];
+  if (chosen.length === 0) throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
+  return chosen;
+}
+
+/** The manifests, loaded and checked; `ok` false when any has an error (no request may follow). */
+export async function loadEnvironmentManifests(paths: readonly string[], ctx: Pick<AppContext, 'cwd'>): Promise<{ ok: boolean; manifests: ManifestSet }> {
+  const { loadManifests } = await import('../manifest/load.js');
+  const manifests = await loadManifests(paths, { cwd: ctx.cwd });
+  return { ok: !hasErrors(manifests.diagnostics), manifests };
+}
+
+/** A whole-number option (`--parallelism`, an Action input) in a range, or a one-line error naming it. */
+export function wholeNumberOption(option: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text}"`);
+  }
+  return n;
+}

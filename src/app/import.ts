@@ -1,0 +1,184 @@
+import { resolve } from 'node:path';
+import type { EnvironmentSettings, MftopsConfig, ResolvedService, Scope, ServiceName } from '../config/model.js';
+import { resolveService } from '../config/load-config.js';
+import { ConfigError } from '../errors.js';
+import type { ImportKind, ImportSelection, ImportSource, SecretPlaceholder } from '../import/model.js';
+import { MANIFEST_KINDS } from '../manifest/types.js';
+import { openReadonlyClients, progressEvents } from './clients.js';
+import type { AppContext, EnvironmentChoice } from './context.js';
+import { DEFAULTS } from './defaults.js';
+import { openEnvironment } from './environment.js';
+
+export interface ImportOptions extends EnvironmentChoice {
+  /**
+   * The kinds to import. Absent: every kind (narrowed by `name`), less those the environment has
+   * no service or scope for (a note says which).
+   */
+  readonly kinds?: readonly ImportKind[];
+  /** Tasks and ACLs: a name mask; folders: a path or glob starting with `/`. Given, it replaces the scope. */
+  readonly name?: string;
+  /** The folder the files go to (relative to `cwd`); default `cwd`. */
+  readonly out?: string;
+  /** Every object the accounts see, not only the environment's scope. */
+  readonly all?: boolean;
+  /** Overwrite files that exist; without it nothing is written when any does. */
+  readonly force?: boolean;
+  /** Read this saved snapshot (id, prefix, `latest`) instead of the servers: no request is sent. */
+  readonly fromSnapshot?: string;
+  /** Per-object reads in flight per server. */
+  readonly parallelism?: number;
+}
+
+/** One manifest file an import wrote. */
+export interface ImportedFile {
+  /** Absolute. */
+  readonly path: string;
+  /** Relative to the output folder, `/`-separated: `tasks/payroll-to-bank.yaml`. */
+  readonly relPath: string;
+  /** `Kind/name`, as plans show it. */
+  readonly address: string;
+  /** What the manifest could not say (unknown step kinds, fields a manifest has no place for). */
+  readonly notes: readonly string[];
+}
+
+/**
+ * - `nothing`: no object matched; `reason` says what was looked for where. Nothing was written.
+ * - `exists`: these files (absolute paths) are already there and `force` was not given; nothing
+ *   was written.
+ * - `imported`: the files written, from `origin` (server URLs or `snapshot ENV/ID`) into `outDir`,
+ *   and the `${env:}` placeholders written where the servers keep secrets: the variables to set
+ *   before plan or apply can send them.
+ */
+export type ImportEnvironmentResult =
+  | { readonly status: 'nothing'; readonly reason: string }
+  | { readonly status: 'exists'; readonly files: readonly string[] }
+  | {
+      readonly status: 'imported';
+      readonly origin: string;
+      readonly outDir: string;
+      readonly files: readonly ImportedFile[];
+      readonly secrets: readonly SecretPlaceholder[];
+    };
+
+/**
+ * Minimal manifests from live objects (read-only clients) or from a saved snapshot (no server at
+ * all), one file per object under `out`. Every refusal (a selection that names nothing, a kind
+ * whose service is missing, files in the way) comes before the first write.
+ */
+export async function importEnvironment(options: ImportOptions, ctx: AppContext): Promise<ImportEnvironmentResult> {
+  const { config, env } = openEnvironment(options, ctx);
+  const name = options.name?.trim();
+  if (name === '') throw new ConfigError('--name must not be empty');
+  const all = options.all ?? false;
+  const kinds = options.kinds !== undefined ? [...options.kinds] : defaultKinds(env, name, all, ctx);
+  if (name !== undefined && kinds.includes('FolderPermissions') && kinds.length > 1) {
+    throw new ConfigError('--name means a name mask for tasks and ACLs but a path for folders: import FolderPermissions on its own with --name');
+  }
+  if (name !== undefined && kinds.includes('FolderPermissions') && !name.startsWith('/')) throw new ConfigError(`--name for FolderPermissions is a folder path starting with /, not "${name}"`);
+  const selection: ImportSelection = { kinds, ...(name !== undefined ? { name } : {}), all, scope: env.scope };
+  const { checkSelection, importObjects } = await import('../import/select.js');
+  checkSelection(selection, env.name);
+
+  const source = options.fromSnapshot !== undefined ? await readSnapshot(config.snapshots.dir, options.fromSnapshot, env.name, kinds, ctx) : await readServers(config, env, selection, options.parallelism ?? DEFAULTS.readParallelism, ctx);
+  if (options.fromSnapshot !== undefined && kinds.includes('FolderPermissions') && source.folders.length === 0) {
+    ctx.emit({ kind: 'warning', message: 'the snapshot holds no folder permissions (a snapshot keeps only the folders an apply touched, or those snapshot save was given or found)' });
+  }
+  const result = importObjects(source, selection);
+  if (result.manifests.length === 0) return { status: 'nothing', reason: `no ${kinds.join(', ')} in ${source.origin} matches ${describeSelection(selection)}` };
+
+  const { existingFiles, planImportFiles, writeImportFiles } = await import('../import/write-files.js');
+  const outDir = resolve(ctx.cwd, options.out ?? '.');
+  const files = planImportFiles(result.manifests, outDir);
+  const existing = existingFiles(files);
+  const force = options.force ?? false;
+  if (existing.length > 0 && !force) return { status: 'exists', files: existing.map((f) => f.path) };
+  writeImportFiles(files, { force });
+  return {
+    status: 'imported',
+    origin: source.origin,
+    outDir,
+    files: files.map((f, i) => ({ path: f.path, relPath: f.relPath, address: f.address, notes: result.manifests[i]!.notes })),
+    secrets: result.secrets,
+  };
+}
+
+/**
+ * The kinds an import without `kinds` takes: a `name` starting with `/` is a folder path, any
+ * other a task or ACL mask, no `name` all three. A kind whose service the environment lacks, or
+ * (without `name` or `all`) whose part of the scope is empty, is left out with a note, unless that
+ * would leave nothing: then the explicit kind's error says why.
+ */
+function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: boolean, ctx: Pick<AppContext, 'emit'>): ImportKind[] {
+  const wanted: readonly ImportKind[] = name === undefined ? MANIFEST_KINDS : name.startsWith('/') ? ['FolderPermissions'] : ['Task', 'ResourceGroupAcl'];
+  const notes: string[] = [];
+  let kinds = [...wanted];
+  for (const { service, served, scopeKey } of SERVED_KINDS) {
+    const skipped = kinds.filter((k) => served.includes(k));
+    if (skipped.length === 0) continue;
+    const why = env[service] === undefined ? `no ${service} service` : name === undefined && !all && env.scope[scopeKey].length === 0 ? `no scope.${scopeKey}` : undefined;
+    if (why === undefined) continue;
+    kinds = kinds.filter((k) => !skipped.includes(k));
+    notes.push(`environment "${env.name}" has ${why}: ${skipped.join(' and ')} not imported`);
+  }
+  if (kinds.length === 0) return [...wanted];
+  for (const message of notes) ctx.emit({ kind: 'note', message });
+  return kinds;
+}
+
+/** Which service holds each kind, and the part of `scope` that selects it. */
+const SERVED_KINDS: readonly { readonly service: ServiceName; readonly served: readonly ImportKind[]; readonly scopeKey: keyof Scope }[] = [
+  { service: 'automation', served: ['Task', 'ResourceGroupAcl'], scopeKey: 'taskGroups' },
+  { service: 'transfer', served: ['FolderPermissions'], scopeKey: 'folders' },
+];
+
+async function readSnapshot(dir: string, id: string, env: string, kinds: readonly ImportKind[], ctx: Pick<AppContext, 'env'>): Promise<ImportSource> {
+  const { loadSnapshot, parseConfigXml, resolveSnapshotId } = await import('../snapshot/index.js');
+  const { decodeConfigExport, decodeSavedFolders } = await import('../import/from-snapshot.js');
+  const ref = resolveSnapshotId(dir, id, env);
+  const loaded = loadSnapshot(dir, ref, ctx.env);
+  const origin = `snapshot ${ref.env}/${ref.id}`;
+  if (loaded.automationXml === undefined) {
+    const automationKinds = kinds.filter((k) => k !== 'FolderPermissions');
+    if (automationKinds.length > 0) {
+      throw new ConfigError(`${origin} holds no automation export (it was taken without the automation service), so it has no ${automationKinds.join(' or ')} to import: import FolderPermissions from it, or use a snapshot with the export`);
+    }
+    return decodeSavedFolders(origin, loaded.folders);
+  }
+  return decodeConfigExport(parseConfigXml(loaded.automationXml.toString('utf8')), origin, loaded.folders);
+}
+
+/** The objects of the selected kinds, through read-only clients of only the services that hold them. */
+async function readServers(config: MftopsConfig, env: EnvironmentSettings, selection: ImportSelection, parallelism: number, ctx: AppContext): Promise<ImportSource> {
+  const needAutomation = selection.kinds.some((k) => k !== 'FolderPermissions');
+  const needTransfer = selection.kinds.includes('FolderPermissions');
+  const services: ResolvedService[] = [];
+  for (const [which, needed] of [
+    ['automation', needAutomation],
+    ['transfer', needTransfer],
+  ] as const) {
+    if (!needed) continue;
+    const s = resolveService(config, env, which, ctx.env);
+    if (s === undefined) throw new ConfigError(`environment "${env.name}" has no ${which} service in ${config.file}, and ${which === 'automation' ? 'tasks and ACLs live' : 'folders live'} there`);
+    services.push(s);
+  }
+  const { readImportSource } = await import('../import/read-live-source.js');
+  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  try {
+    return await readImportSource({
+      ...(clients.readers.automation ? { automation: clients.readers.automation } : {}),
+      ...(clients.readers.transfer ? { transfer: clients.readers.transfer } : {}),
+      selection,
+      origin: services.map((s) => s.url).join(' and '),
+      parallelism,
+      progress: progressEvents(ctx),
+    });
+  } finally {
+    await clients.close();
+  }
+}
+
+function describeSelection(s: ImportSelection): string {
+  if (s.name !== undefined) return `--name ${JSON.stringify(s.name)}`;
+  if (s.all) return '--all';
+  return `the scope (task groups: ${s.scope.taskGroups.join(', ') || 'none'}; folders: ${s.scope.folders.join(', ') || 'none'})`;
+}

@@ -1,0 +1,95 @@
+import { resolve } from 'node:path';
+import { hasErrors } from '../manifest/diagnostics.js';
+import type { ManifestSet } from '../manifest/validate.js';
+import type { Plan } from '../plan/model.js';
+import type { DiagnosticsReport } from '../render/diagnostics.js';
+import { openReadonlyClients, progressEvents } from './clients.js';
+import type { OpenClients } from './clients.js';
+import type { AppContext, EnvironmentChoice } from './context.js';
+import { DEFAULTS } from './defaults.js';
+import { loadEnvironmentManifests, manifestPathsOf, openEnvironment, resolveServices, serverIdentities } from './environment.js';
+import type { EnvironmentSettings, ResolvedService } from '../config/model.js';
+
+export interface PlanOptions extends EnvironmentChoice {
+  /** Manifest files and folders (relative to `cwd`); default: the environment's. */
+  readonly paths?: readonly string[];
+  /** Limit the plan to these addresses (`Kind/name`). */
+  readonly targets?: readonly string[];
+  /** Per-object reads in flight per server. */
+  readonly parallelism?: number;
+  /** Also save the plan file here (relative to `cwd`). */
+  readonly out?: string;
+}
+
+/**
+ * What planning an environment gave:
+ * - `invalid`: a manifest or a name the servers do not know is wrong; the diagnostics say where.
+ *   No plan exists (with a manifest error, no request was even sent).
+ * - `planned`: the plan, with the warnings found on the way, and the file it was saved to.
+ */
+export type PlanResult =
+  | { readonly status: 'invalid'; readonly diagnostics: DiagnosticsReport }
+  | { readonly status: 'planned'; readonly plan: Plan; readonly diagnostics: DiagnosticsReport; readonly planFile?: string };
+
+/**
+ * Plan an environment: manifests first (any error stops here, before a single request), then the
+ * live state through read-only clients, then the plan, saved with `out`.
+ */
+export async function planEnvironment(options: PlanOptions, ctx: AppContext): Promise<PlanResult> {
+  const { config, env } = openEnvironment(options, ctx);
+  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
+  if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
+  const services = resolveServices(config, env, ctx);
+  const parallelism = options.parallelism ?? DEFAULTS.readParallelism;
+  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  let result: PlanOfManifests;
+  try {
+    result = await planManifests(loaded.manifests, { readers: clients.readers, env, services, parallelism, ...(options.targets ? { targets: options.targets } : {}) }, ctx);
+  } finally {
+    await clients.close();
+  }
+  if (result.plan === undefined) return { status: 'invalid', diagnostics: result.diagnostics };
+  let planFile: string | undefined;
+  if (options.out !== undefined) {
+    const { writePlanFile } = await import('../plan/plan-file.js');
+    planFile = resolve(ctx.cwd, options.out);
+    writePlanFile(planFile, result.plan);
+  }
+  return { status: 'planned', plan: result.plan, diagnostics: result.diagnostics, ...(planFile !== undefined ? { planFile } : {}) };
+}
+
+/** A plan of loaded manifests, or (`plan` undefined) the diagnostics that stopped it. */
+export interface PlanOfManifests {
+  readonly plan?: Plan;
+  readonly diagnostics: DiagnosticsReport;
+}
+
+export interface PlanManifestsInput {
+  readonly readers: OpenClients['readers'];
+  readonly env: EnvironmentSettings;
+  readonly services: readonly ResolvedService[];
+  readonly parallelism: number;
+  readonly targets?: readonly string[];
+}
+
+/** The plan of manifests already loaded without errors, through open read-only clients (apply plans this way too). */
+export async function planManifests(manifests: ManifestSet, input: PlanManifestsInput, ctx: AppContext): Promise<PlanOfManifests> {
+  const { buildPlan } = await import('./build-plan.js');
+  const result = await buildPlan({
+    manifests,
+    clients: input.readers,
+    environment: input.env,
+    servers: serverIdentities(input.services),
+    parallelism: input.parallelism,
+    ...(input.targets && input.targets.length > 0 ? { targets: input.targets } : {}),
+    progress: progressEvents(ctx),
+    cwd: ctx.cwd,
+    ...(ctx.now ? { now: ctx.now } : {}),
+  });
+  const diagnostics = reportOf(manifests, result.diagnostics);
+  return hasErrors(result.diagnostics) || result.plan === undefined ? { diagnostics } : { plan: result.plan, diagnostics };
+}
+
+export function reportOf(manifests: ManifestSet, diagnostics: DiagnosticsReport['diagnostics']): DiagnosticsReport {
+  return { diagnostics, manifestCount: manifests.manifests.length };
+}

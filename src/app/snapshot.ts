@@ -1,0 +1,263 @@
+import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../config/load-config.js';
+import type { EnvironmentSettings, ResolvedService, ServiceName } from '../config/model.js';
+import { ConfigError } from '../errors.js';
+import { folderKey, uniqueFolderPaths } from '../folder-path.js';
+import type { LiveFolder } from '../live/model.js';
+import type { FolderPermissionsManifest } from '../manifest/types.js';
+import { compareText } from '../order.js';
+import type { ReadonlyTransferClient } from '../services/index.js';
+import type { RestoreResult } from '../snapshot/restore-snapshot.js';
+import type { SavedAclEntry, SavedFolder, SnapshotDiff, SnapshotInfo, SnapshotList, VerifiedSnapshot } from '../snapshot/model.js';
+import type { SnapshotRef } from '../snapshot/store.js';
+import { openClients, openReadonlyClients } from './clients.js';
+import type { AppContext, EnvironmentChoice } from './context.js';
+import { DEFAULTS } from './defaults.js';
+import { loadEnvironmentManifests, openEnvironment, resolveServices } from './environment.js';
+
+/**
+ * Snapshots of an environment: save, list, verify, diff, restore. The store itself is
+ * src/snapshot/; these use cases choose the environment, its folders and its clients.
+ */
+
+export interface SnapshotSaveOptions extends EnvironmentChoice {
+  /**
+   * Transfer folders to save; default: the folders the environment's FolderPermissions manifests
+   * manage and every folder under its `scope.folders`.
+   */
+  readonly folders?: readonly string[];
+  /** Folder reads in flight while the default folders are found. */
+  readonly parallelism?: number;
+}
+
+/**
+ * Save every service of the environment: the automation export, the transfer folders' ACLs. A
+ * manifest with errors or an environment with no folder to save is a warning, not a refusal: a
+ * backup must not wait for a typo.
+ */
+export async function saveEnvironmentSnapshot(options: SnapshotSaveOptions, ctx: AppContext): Promise<SnapshotInfo> {
+  const { config, env } = openEnvironment(options, ctx);
+  const services = resolveServices(config, env, ctx);
+  const automation = services.find((s) => s.name === 'automation');
+  const transfer = services.find((s) => s.name === 'transfer');
+  const named = options.folders ?? [];
+  const parallelism = options.parallelism ?? DEFAULTS.readParallelism;
+  if (named.length > 0 && !transfer) throw new ConfigError(`--folder needs a transfer service in environment "${env.name}" of ${config.file}`);
+  // The manifests are read before any request, as plan does.
+  const managed = transfer && named.length === 0 ? await managedFolders(env, ctx) : [];
+  if (transfer && named.length === 0 && managed.length === 0 && env.scope.folders.length === 0) {
+    ctx.emit({
+      kind: 'warning',
+      message: `no folder permissions saved: environment "${env.name}" has no FolderPermissions manifests and no scope.folders in ${config.file} (name folders with --folder, or set scope.folders)`,
+    });
+  }
+  const { saveSnapshot } = await import('../snapshot/save-snapshot.js');
+  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  try {
+    const reader = clients.readers.automation;
+    const info = reader ? await reader.info() : undefined;
+    const foldersRead = clients.readers.transfer && named.length === 0 ? await readEnvironmentFolders(clients.readers.transfer, managed, env, parallelism) : undefined;
+    return await saveSnapshot({
+      ...(reader && automation ? { automation: reader, automationUrl: automation.url } : {}),
+      ...(info?.appVersion !== undefined ? { serverVersion: info.appVersion } : {}),
+      ...(clients.readers.transfer ? { transfer: clients.readers.transfer } : {}),
+      ...(transfer ? { transferUrl: transfer.url } : {}),
+      folders: named,
+      ...(foldersRead ? { foldersRead } : {}),
+      env: env.name,
+      dir: config.snapshots.dir,
+      keep: config.snapshots.keep,
+      ...(ctx.now ? { now: ctx.now() } : {}),
+      processEnv: ctx.env,
+      logger: ctx.logger,
+    });
+  } finally {
+    await clients.close();
+  }
+}
+
+/** The saved snapshots of the chosen environment; with several environments and none chosen, of them all (rather than ask). */
+export async function listEnvironmentSnapshots(choice: EnvironmentChoice, ctx: Pick<AppContext, 'cwd'>): Promise<SnapshotList> {
+  const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd);
+  const envName = choice.environment !== undefined || config.environments.size === 1 ? selectEnvironment(config, choice.environment).name : undefined;
+  const { listSnapshots } = await import('../snapshot/store.js');
+  return listSnapshots(config.snapshots.dir, envName);
+}
+
+export interface SnapshotIdOptions extends EnvironmentChoice {
+  /** Snapshot id, unique prefix or `latest`. */
+  readonly id: string;
+}
+
+/**
+ * - `verified`: every file matches `snapshot.json`.
+ * - `altered`: `file` (inside the snapshot folder) does not; `error` says how.
+ */
+export type SnapshotVerifyResult =
+  | { readonly status: 'verified'; readonly verified: VerifiedSnapshot }
+  | { readonly status: 'altered'; readonly snapshot: string; readonly file: string; readonly error: string };
+
+/** Check a snapshot: the sha256 of every file, well-formed XML. An altered snapshot is a result, not an exception. */
+export async function verifyEnvironmentSnapshot(options: SnapshotIdOptions, ctx: Pick<AppContext, 'cwd' | 'env'>): Promise<SnapshotVerifyResult> {
+  const { config, env } = openEnvironment(options, ctx);
+  const { verifySnapshot, resolveSnapshotId, describeRef } = await import('../snapshot/store.js');
+  const { SnapshotIntegrityError } = await import('../snapshot/errors.js');
+  const ref = resolveSnapshotId(config.snapshots.dir, options.id, env.name);
+  try {
+    return { status: 'verified', verified: await verifySnapshot(config.snapshots.dir, describeRef(ref), { env: env.name, processEnv: ctx.env }) };
+  } catch (err) {
+    if (!(err instanceof SnapshotIntegrityError)) throw err;
+    return { status: 'altered', snapshot: describeRef(ref), file: err.file, error: err.message };
+  }
+}
+
+export interface SnapshotDiffOptions extends EnvironmentChoice {
+  /** The older snapshot (id, prefix, `latest`). */
+  readonly a: string;
+  /** The newer one. */
+  readonly b: string;
+}
+
+/** What changed between two snapshots of the environment: tasks, hosts, resource-group ACLs, folder ACL entries. */
+export async function diffEnvironmentSnapshots(options: SnapshotDiffOptions, ctx: Pick<AppContext, 'cwd' | 'env'>): Promise<SnapshotDiff> {
+  const { config, env } = openEnvironment(options, ctx);
+  const { diffSnapshots } = await import('../snapshot/diff-snapshots.js');
+  return diffSnapshots(config.snapshots.dir, options.a, options.b, { env: env.name, processEnv: ctx.env });
+}
+
+/** What a restore will replace: the facts a view shows before asking. */
+export interface RestoreDescription {
+  /** The snapshot to put back. */
+  readonly snapshot: SnapshotInfo;
+  /** The automation server whose whole configuration is replaced; absent when that part is not restored. */
+  readonly automationUrl?: string;
+  /** Transfer folders whose ACLs are reset (0: none), on `transferUrl`. */
+  readonly folderCount: number;
+  readonly transferUrl?: string;
+}
+
+export interface SnapshotRestoreOptions extends SnapshotIdOptions {
+  /** Restore only this part of the snapshot; default every part it holds. */
+  readonly service?: ServiceName;
+  /**
+   * Asked after every check and before the first request; false cancels. It may throw to refuse
+   * (a view with no one to ask). Absent: approved.
+   */
+  readonly approve?: (description: RestoreDescription) => Promise<boolean>;
+}
+
+/**
+ * - `cancelled`: `approve` said no; nothing was sent.
+ * - `restored`: what was put back (`complete` false when a folder could not be), from `ref`.
+ */
+export type SnapshotRestoreResult = { readonly status: 'cancelled' } | { readonly status: 'restored'; readonly ref: SnapshotRef; readonly result: RestoreResult };
+
+/**
+ * Put a snapshot back: each part it holds, or the one `service` names (a snapshot of the same
+ * services is taken first). The snapshot is checked and every service it needs resolved before
+ * `approve` is asked: a damaged snapshot or a missing service is refused before the question.
+ */
+export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions, ctx: AppContext): Promise<SnapshotRestoreResult> {
+  const { config, env } = openEnvironment(options, ctx);
+  const { resolveSnapshotId, describeRef } = await import('../snapshot/store.js');
+  const { loadSnapshot } = await import('../snapshot/load-snapshot.js');
+  const { describePart } = await import('../snapshot/render.js');
+  const ref = resolveSnapshotId(config.snapshots.dir, options.id, env.name);
+  const loaded = loadSnapshot(config.snapshots.dir, ref, ctx.env);
+  const held = loaded.info.services;
+  if (options.service !== undefined && !held.includes(options.service)) {
+    throw new ConfigError(`snapshot ${describeRef(ref)} holds no ${describePart(options.service)} (it holds the ${held.map(describePart).join(' and ')})`);
+  }
+  const parts = options.service !== undefined ? [options.service] : held;
+  const automation = parts.includes('automation') ? resolveService(config, env, 'automation', ctx.env) : undefined;
+  if (parts.includes('automation') && !automation) {
+    const hint = held.includes('transfer') ? ' (restore its folder ACLs alone with --service transfer)' : '';
+    throw new ConfigError(`snapshot ${describeRef(ref)} holds the automation export, but environment "${env.name}" has no automation service${hint}`);
+  }
+  const folders = parts.includes('transfer') ? loaded.folders : [];
+  const transfer = parts.includes('transfer') ? resolveService(config, env, 'transfer', ctx.env) : undefined;
+  if (folders.length > 0 && !transfer) {
+    const hint = automation ? ' (restore the automation export alone with --service automation)' : '';
+    throw new ConfigError(`snapshot ${describeRef(ref)} holds transfer folder ACLs, but environment "${env.name}" has no transfer service${hint}`);
+  }
+  // A transfer part that saved no folder has nothing to put back.
+  const services = parts.filter((s) => s !== 'transfer' || transfer !== undefined);
+  if (services.length === 0) throw new ConfigError(`nothing to restore: snapshot ${describeRef(ref)} holds the ACLs of no transfer folder`);
+
+  const description: RestoreDescription = {
+    snapshot: loaded.info,
+    ...(automation ? { automationUrl: automation.url } : {}),
+    folderCount: folders.length,
+    ...(transfer ? { transferUrl: transfer.url } : {}),
+  };
+  if (options.approve !== undefined && !(await options.approve(description))) return { status: 'cancelled' };
+
+  const { restoreSnapshot } = await import('../snapshot/restore-snapshot.js');
+  const opened = await openClients([automation, transfer].filter((s): s is ResolvedService => s !== undefined), ctx);
+  try {
+    const { automation: automationClient, transfer: transferClient } = opened.full;
+    const info = automationClient ? await automationClient.info() : undefined;
+    const result = await restoreSnapshot({
+      dir: config.snapshots.dir,
+      env: env.name,
+      id: describeRef(ref),
+      services,
+      ...(automationClient && automation ? { automation: automationClient, automationUrl: automation.url } : {}),
+      ...(info?.appVersion !== undefined ? { serverVersion: info.appVersion } : {}),
+      ...(transferClient ? { transfer: transferClient } : {}),
+      ...(transfer ? { transferUrl: transfer.url } : {}),
+      keep: config.snapshots.keep,
+      ...(ctx.now ? { now: ctx.now() } : {}),
+      processEnv: ctx.env,
+      logger: ctx.logger,
+    });
+    return { status: 'restored', ref, result };
+  } finally {
+    await opened.close();
+  }
+}
+
+// --- helpers ------------------------------------------------------------------------------------
+
+/**
+ * The environment's FolderPermissions manifests (their names are the folders they manage).
+ * Manifests with errors are a warning, not a refusal: a backup must not wait for a typo.
+ */
+async function managedFolders(env: EnvironmentSettings, ctx: AppContext): Promise<FolderPermissionsManifest[]> {
+  if (env.manifests.length === 0) return [];
+  const { ok, manifests } = await loadEnvironmentManifests(env.manifests, ctx);
+  if (!ok) {
+    ctx.emit({
+      kind: 'warning',
+      message: `the manifests of environment "${env.name}" have errors (see mftops validate): only the folders of the FolderPermissions manifests without errors are saved`,
+    });
+  }
+  return manifests.manifests.filter((m): m is FolderPermissionsManifest => m.kind === 'FolderPermissions');
+}
+
+/**
+ * The managed folders (and the previous paths they are still at) and every folder under
+ * `scope.folders` (the roots included), with their ACL entries, read as plan reads them for a
+ * prune (folder list or walk, `parallelism` at a time). A folder that does not exist is saved
+ * with no id, as apply saves a folder to create.
+ */
+async function readEnvironmentFolders(
+  transfer: ReadonlyTransferClient,
+  managed: readonly FolderPermissionsManifest[],
+  env: EnvironmentSettings,
+  parallelism: number,
+): Promise<SavedFolder[]> {
+  if (managed.length === 0 && env.scope.folders.length === 0) return [];
+  const { readLiveState } = await import('../live/read-live-state.js');
+  const live = await readLiveState({ manifests: managed, transfer, scope: env.scope, prune: ['FolderPermissions'], parallelism });
+  const found = live.transfer?.folders ?? new Map<string, LiveFolder | null>();
+  const walked = (live.transfer?.scopeFolders ?? []).map((k) => found.get(k)?.folder.path ?? k);
+  // A folder not renamed yet is still at one of its previous paths: its entries are the ones an apply would change.
+  const previous = managed.flatMap((m) => m.previousNames).filter((p) => found.get(folderKey(p)));
+  const paths = uniqueFolderPaths([...managed.map((m) => m.name), ...previous, ...env.scope.folders, ...walked]);
+  return paths
+    .map((path): SavedFolder => {
+      const f = found.get(folderKey(path));
+      return f ? { path: f.folder.path || path, id: f.folder.id, entries: f.acl.map((e) => ({ ...e }) as SavedAclEntry) } : { path, id: null, entries: [] };
+    })
+    .sort((a, b) => compareText(folderKey(a.path), folderKey(b.path)));
+}

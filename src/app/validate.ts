@@ -1,0 +1,38 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DEFAULT_CONFIG_FILE } from '../config/load-config.js';
+import { ConfigError } from '../errors.js';
+import type { DiagnosticsReport } from '../render/diagnostics.js';
+import type { AppContext, EnvironmentChoice } from './context.js';
+import { loadEnvironmentManifests, manifestPathsOf, openEnvironment } from './environment.js';
+
+export interface ValidateOptions extends EnvironmentChoice {
+  /**
+   * Files and folders (relative to `cwd`; problems name them as given); given, no configuration
+   * file is needed. None: the environment's manifests.
+   */
+  readonly paths?: readonly string[];
+}
+
+/**
+ * Check manifests against the schemas and rules; no network. Every problem found is in the
+ * report; any of severity `error` (an unreadable path is one) makes the manifests invalid.
+ */
+export async function validateManifests(options: ValidateOptions, ctx: AppContext): Promise<DiagnosticsReport> {
+  const loaded = await loadEnvironmentManifests(validatePaths(options, ctx), ctx);
+  return { diagnostics: loaded.manifests.diagnostics, manifestCount: loaded.manifests.manifests.length };
+}
+
+/**
+ * The paths validation checks: the ones given (no configuration file needed, DESIGN.md §1), else
+ * the environment's manifests; with neither paths nor a configuration file, a one-line error
+ * rather than a guess.
+ */
+export function validatePaths(options: ValidateOptions, ctx: Pick<AppContext, 'cwd'>): string[] {
+  if (options.paths !== undefined && options.paths.length > 0) return [...options.paths];
+  if (options.configFile === undefined && !existsSync(resolve(ctx.cwd, DEFAULT_CONFIG_FILE))) {
+    throw new ConfigError(`no manifest paths given and no ${DEFAULT_CONFIG_FILE} here: run mftops validate PATH… or pass --config FILE`);
+  }
+  const { config, env } = openEnvironment(options, ctx);
+  return manifestPathsOf([], config, env, ctx);
+}

@@ -1,0 +1,34 @@
+/**
+ * The closed vocabularies the emulator serves, written from the API references and gaps.md, not
+ * taken from the product: the emulator is the server mftops did not write, so its lists are its
+ * own. `test/emulator/vocabulary.test.ts` compares them with the product's (src/vocabulary.ts): a
+ * disagreement is a finding about one of the two readings.
+ */
+
+/** Resource-group ACL permissions (gaps.md "Resource-group ACLs"); values 0/1. */
+export const ACL_PERMISSION_KEYS = ['TaskRun', 'TaskEditExisting', 'TaskAddEditDelete', 'HostAddEditDelete', 'ScriptAddEditDelete', 'SSLAddEditDelete', 'SSHAddEditDelete', 'PGPAddEditDelete'] as const;
+export type AclPermission = (typeof ACL_PERMISSION_KEYS)[number];
+
+/** FolderAclPermissionsModel's booleans (transfer §2); `sharePermissions` is separate. */
+export const FOLDER_PERMISSION_KEYS = ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles', 'notify', 'addDeleteSubfolders', 'share', 'admin', 'listUsers'] as const;
+export type FolderPermission = (typeof FOLDER_PERMISSION_KEYS)[number];
+
+/** FolderShareAclPermissionsModel's booleans (transfer §2). */
+export const SHARE_PERMISSION_KEYS = ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles', 'notify', 'listUsers'] as const;
+export type SharePermission = (typeof SHARE_PERMISSION_KEYS)[number];
+
+/** Day names the emulator stores (automation §2.4a "day name"), and the three-letter reading. */
+export const DAY_NAMES = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
+export const SHORT_DAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
+
+/** The Steps Type model's member names (automation §2.4a), by the step kinds tasks are written with. */
+export const MIC_STEP_KEYS = {
+  Source: 'MicSourceType',
+  Process: 'MicProcessType',
+  Destination: 'MicDestinationType',
+  Email: 'MicEmailType',
+  For: 'MicForType',
+  If: 'MicIfType',
+  RunTask: 'MicRunTaskType',
+  UpdOrig: 'MicUpdOrigType',
+} as const;

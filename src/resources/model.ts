@@ -1,0 +1,147 @@
+import type { AclPermission, FolderPermission, FolderPermissionsManifest, ResourceGroupAclManifest, SharePermission, TaskManifest } from '../manifest/types.js';
+
+/**
+ * The data each resource kind works on and produces: the desired object after references were
+ * resolved (input), and the action, field and entry differences and request payload of its
+ * outcome. The plan (src/plan/model.ts) is made of these; this module depends on no plan code, so
+ * the planner depends on the kinds and never the other way round.
+ */
+
+/**
+ * What happens to one object.
+ * - `create`: the object does not exist.
+ * - `update`: it exists and some managed field differs (a rename via `previousNames` is an update).
+ * - `replace`: a field that cannot change in place differs (a task's `Group`); apply deletes and
+ *   re-creates, and only with `--allow-replace`.
+ * - `delete`: unmanaged in scope, of a kind listed in `prune`; apply needs `--allow-delete`.
+ * - `no-op`: in sync.
+ * - `blocked`: a difference the API cannot apply (an advanced `TT=COS` task, a non-editable
+ *   folder ACL entry); apply skips it and says why.
+ */
+export type Action = 'create' | 'update' | 'replace' | 'delete' | 'no-op' | 'blocked';
+
+export const ACTIONS: readonly Action[] = ['create', 'update', 'replace', 'delete', 'no-op', 'blocked'];
+
+/**
+ * One differing field. `path` is relative to the object's spec in display form:
+ * `Schedules.Schedule[0].Frequency.Interval[0].StartTime`, `steps[1].Process.Script`.
+ * Values are JSON as the user writes them (names, not ids; `0/1` flags as numbers).
+ */
+export interface FieldChange {
+  readonly path: string;
+  /** Absent when the field is not set on the live object. */
+  readonly before?: JsonValue;
+  /** Absent when the field is removed (only for whole list items). */
+  readonly after?: JsonValue;
+  /** A write-only secret: no values, rendered `(sensitive)`; apply always sends it. */
+  readonly sensitive?: boolean;
+  /** This field cannot change in place: it makes the change a `replace`. */
+  readonly forcesReplace?: boolean;
+}
+
+/** Folder ACL entry principal: a user or a group, by name. */
+export interface Principal {
+  readonly type: 'User' | 'Group';
+  readonly name: string;
+}
+
+/**
+ * One folder ACL entry's fate. Permission lists hold the names granted (false ones omitted), so a
+ * renderer can draw the matrix and apply can build the request.
+ */
+export interface EntryChange {
+  readonly principal: Principal;
+  readonly action: 'create' | 'update' | 'delete' | 'no-op' | 'blocked';
+  readonly reason?: string;
+  readonly before?: EntryPermissions;
+  readonly after?: EntryPermissions;
+}
+
+export interface EntryPermissions {
+  readonly permissions: readonly string[];
+  readonly sharePermissions: readonly string[];
+}
+
+/** The request bodies apply will send, per kind. Ids resolved at plan time. */
+export type Payload = TaskPayload | ResourceGroupAclPayload | FolderPermissionsPayload;
+
+export interface TaskPayload {
+  readonly kind: 'Task';
+  /**
+   * The complete task body to POST (create) or PUT (update): the live task with the manifest's
+   * fields applied, so fields the manifest does not set keep their live values.
+   */
+  readonly body: JsonObject;
+}
+
+export interface ResourceGroupAclPayload {
+  readonly kind: 'ResourceGroupAcl';
+  readonly resourceGroup: string;
+  readonly userGroup: string;
+  /** All eight permissions, 0 or 1. */
+  readonly permissions: Readonly<Record<string, 0 | 1>>;
+}
+
+export interface FolderPermissionsPayload {
+  readonly kind: 'FolderPermissions';
+  readonly path: string;
+  /** Set when the folder must be created first under `parentPath`. */
+  readonly create?: { readonly parentPath: string; readonly name: string; readonly inheritPermissions: 'None' | 'CopyOnly' | 'Always' };
+  /**
+   * Set when the folder is renamed in place first (PATCH /folders/{id} `{name}`): `from` is its
+   * live path, `name` the last segment of `path`. Absent for a folder that only moves along with a
+   * renamed parent (its `previousName` is set, no request renames it).
+   */
+  readonly rename?: { readonly from: string; readonly name: string };
+  /** Entries to PUT (create or update), ids resolved. */
+  readonly set: readonly { readonly type: 'User' | 'Group'; readonly id: string; readonly name: string; readonly permissions: Readonly<Record<string, boolean | Readonly<Record<string, boolean>>>> }[];
+  /** Entries to DELETE. */
+  readonly remove: readonly { readonly type: 'User' | 'Group'; readonly id: string; readonly name: string }[];
+}
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
+export interface JsonObject {
+  readonly [key: string]: JsonValue;
+}
+
+export interface DesiredTask {
+  readonly manifest: TaskManifest;
+  /**
+   * The manifest's spec as an API task body, only the fields the manifest sets, in its order:
+   * `Name` first; `Host` → `HostID` + `Type` (the host's wire type, e.g. `siLock`); `Script` →
+   * `ScriptID`; `DateListRef` names → `[{DateListID}]`; `Group` names as the server spells them;
+   * parameters `{name: {value}}` (a secret: its `${env:}` reference text and
+   * `DisplayValue: "(suppressed)"`); passwords as reference text. Step and schedule indexes are
+   * those of the manifest.
+   */
+  readonly body: JsonObject;
+}
+
+export interface DesiredAcl {
+  readonly manifest: ResourceGroupAclManifest;
+  /** The server's spelling of the resource group. */
+  readonly resourceGroup: string;
+  /** The server's spelling of the user group when known, else as written. */
+  readonly userGroup: string;
+  readonly permissions: readonly AclPermission[];
+}
+
+export interface DesiredFolder {
+  readonly manifest: FolderPermissionsManifest;
+  /** The folder path as written (`metadata.name`). */
+  readonly path: string;
+  readonly entries: readonly DesiredEntry[];
+}
+
+/** One folder entry with its principal resolved to a transfer-server id. */
+export interface DesiredEntry {
+  readonly type: 'User' | 'Group';
+  /** As written in the manifest. */
+  readonly name: string;
+  readonly id: string;
+  readonly permissions: readonly FolderPermission[];
+  /** Empty when the manifest lists none. */
+  readonly sharePermissions: readonly SharePermission[];
+  /** Position in `spec.entries`, for source positions. */
+  readonly index: number;
+}
