@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { vi } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { EmulatorOptions, EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 
@@ -98,7 +98,8 @@ export function taskBody(name: string, extra: Record<string, unknown> = {}): Rec
 export function fakeClock() {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
   const timers = vi.spyOn(globalThis, 'setTimeout');
-  return {
+  const turn = () => new Promise((r) => setImmediate(r));
+  const clock = {
     /** A request whose settling the test can look at without waiting for it. */
     track<T>(answer: Promise<T>) {
       let done = false;
@@ -107,19 +108,29 @@ export function fakeClock() {
     },
     /** Resolves once the emulator has set a timer of `ms` (a request waits it out); other code may set other timers. */
     async untilWaiting(ms: number) {
-      while (!timers.mock.calls.some((call) => call[1] === ms)) await new Promise((r) => setImmediate(r));
+      while (!timers.mock.calls.some((call) => call[1] === ms)) await turn();
       timers.mockClear();
     },
     /** Resolves once `done()` holds, looking again after each turn of the event loop. */
     async until(done: () => boolean) {
-      while (!done()) await new Promise((r) => setImmediate(r));
+      while (!done()) await turn();
     },
     /** Move the clock, then give the answers it released turns of the event loop to arrive. */
     async advance(ms: number) {
       await vi.advanceTimersByTimeAsync(ms);
-      for (let i = 0; i < 100; i++) await new Promise((r) => setImmediate(r));
+      for (let i = 0; i < 100; i++) await turn();
+    },
+    /** The answer to a request the emulator holds for `ms`: not there at `ms` - 1 on the clock, there at `ms`. */
+    async answeredAfter<T>(ms: number, answer: Promise<T>): Promise<T> {
+      const tracked = clock.track(answer);
+      await clock.untilWaiting(ms);
+      await clock.advance(ms - 1);
+      expect(tracked.settled()).toBe(false);
+      await clock.advance(1);
+      return answer;
     },
   };
+  return clock;
 }
 
 /** A request through node:http on a connection of its own: it sets no timer (fetch does), so under a fake clock the only timers are the emulator's. */
