@@ -106,7 +106,7 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
       name: f.path,
       drift: 'missing',
       action: 'blocked',
-      reason: f.reason,
+      problem: f.reason,
       ...(f.source ? { source: f.source } : {}),
       fields: [],
       entries: [],

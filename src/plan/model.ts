@@ -1,7 +1,7 @@
 import type { ServiceName } from '../config/model.js';
 import type { ManifestKind } from '../manifest/types.js';
-import type { Action, EntryChange, FieldChange, Payload } from '../resources/model.js';
-export type { Action, EntryChange, EntryPermissions, FieldChange, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, ResourceGroupAclPayload, TaskPayload } from '../resources/model.js';
+import type { Action, ChangeReason, EntryChange, FieldChange, Payload } from '../resources/model.js';
+export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, ResourceGroupAclPayload, TaskPayload } from '../resources/model.js';
 export { ACTIONS } from '../resources/model.js';
 
 /**
@@ -61,8 +61,11 @@ export interface Change {
   readonly name: string;
   readonly service: ServiceName;
   readonly action: Action;
-  /** Why, in one sentence, for every action but `no-op`/`create`/plain `update` (e.g. why blocked). */
-  readonly reason?: string;
+  /**
+   * Why, as a code with its parameters (the sentence is rendering): every `blocked`, `replace` and
+   * `delete`, a create that copies its parent's permissions, an update that leaves entries out.
+   */
+  readonly reason?: ChangeReason;
   /**
    * The live name when the object is renamed through `metadata.previousNames`; for a folder, its
    * live path (renamed in place, or moved along with a parent folder this plan renames).

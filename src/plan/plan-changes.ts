@@ -14,7 +14,7 @@ import type { DesiredFolder, DesiredState } from './desired.js';
 import { COMMAND_LINE, createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
 import { PLAN_FORMAT_VERSION, establishesFolderPath, formatAddress, parseAddress, summarize } from './model.js';
-import type { Change, Plan, ResourceKind, SourceRef } from './model.js';
+import type { Change, ChangeReason, Plan, ResourceKind, SourceRef } from './model.js';
 
 export interface PlanChangesInput {
   readonly desired: DesiredState;
@@ -216,13 +216,13 @@ function outcomeFields(o: FolderOutcome): Pick<Change, 'action' | 'reason' | 'fi
  * a folder in place (PATCH {name}), so the parent must stay the same — or be the folder a parent
  * rename of this plan moves it to.
  */
-function renameBlocked(from: string, to: string, moved: ReadonlyMap<string, string>): string | undefined {
+function renameBlocked(from: string, to: string, moved: ReadonlyMap<string, string>): ChangeReason | undefined {
   const oldParent = parentPath(from);
   const newParent = parentPath(to);
-  if (oldParent === undefined) return `the root folder ${from} cannot be renamed`;
+  if (oldParent === undefined) return { code: 'folder-root-rename', from };
   const parentAfter = pathAfterMoves(oldParent, moved);
   if (newParent !== undefined && folderKey(parentAfter) === folderKey(newParent)) return undefined;
-  return `${from} → ${to} moves the folder to another parent folder; the API can only rename it in place: move it on the transfer server (or rename it without moving), then plan again`;
+  return { code: 'folder-move', from, to };
 }
 
 /**
@@ -288,7 +288,6 @@ function planPrune(input: PlanChangesInput): { change: Change; rank: number; dep
   const out: { change: Change; rank: number; depth: number }[] = [];
   const all: Manifest[] = [...input.desired.tasks.map((d) => d.manifest), ...input.desired.acls.map((d) => d.manifest), ...input.desired.folders.map((d) => d.manifest), ...input.desired.skipped];
   const inScope = new Set(input.scope.taskGroups.map((g) => g.toLowerCase()));
-  const scopeNote = `in scope (${input.scope.taskGroups.join(', ')})`;
 
   if (input.prune.includes('Task') && inScope.size > 0) {
     const managed = new Set<string>();
@@ -304,7 +303,7 @@ function planPrune(input: PlanChangesInput): { change: Change; rank: number; dep
           name,
           service: 'automation',
           action: 'delete',
-          reason: `no manifest manages this task ${scopeNote}, and Tasks are pruned`,
+          reason: { code: 'pruned', kind: 'Task', scope: [...input.scope.taskGroups] },
           liveId: taskId(t),
           fingerprint: fingerprintTask(t),
           fields: [],
@@ -329,7 +328,7 @@ function planPrune(input: PlanChangesInput): { change: Change; rank: number; dep
           name,
           service: 'automation',
           action: 'delete',
-          reason: `no manifest manages this ACL ${scopeNote}, and ResourceGroupAcls are pruned`,
+          reason: { code: 'pruned', kind: 'ResourceGroupAcl', scope: [...input.scope.taskGroups] },
           liveId: acl.ACLID,
           fingerprint: fingerprintAcl(acl),
           fields: [],

@@ -23,6 +23,49 @@ export type Action = 'create' | 'update' | 'replace' | 'delete' | 'no-op' | 'blo
 export const ACTIONS: readonly Action[] = ['create', 'update', 'replace', 'delete', 'no-op', 'blocked'];
 
 /**
+ * Why a change is what it is: a closed set of codes with their parameters as data. The sentence a
+ * reader sees is rendering (`describeReason` in src/render/reasons.ts), never stored.
+ * - `advanced-task`: an advanced (`TT=COS`) task cannot be created (`operation: create`) or
+ *   changed (`update`) through the API: blocked.
+ * - `task-group-immutable`: a task's `Group` differs and cannot change in place: replace.
+ *   `lostSecrets` names the secrets (field paths) the server does not show and the manifest does
+ *   not carry, which the re-created task loses; empty when none.
+ * - `pruned`: an unmanaged task or resource-group ACL in the task groups of `scope`, deleted
+ *   because its kind is pruned.
+ * - `folder-pruned`: an unmanaged folder in scope whose removable entries are deleted because
+ *   FolderPermissions are pruned.
+ * - `folder-root-rename`: a folder found under a previous name that is the root folder `from`:
+ *   it cannot be renamed (blocked).
+ * - `folder-move`: a folder found under a previous path `from` with another parent than `to`:
+ *   the API only renames in place (blocked).
+ * - `folder-copies-parent`: a created folder starts with a copy of `parentPath`'s permissions
+ *   (`inheritPermissions`).
+ * - `entries-not-editable`: the wanted change to the entries of `principals` cannot be made (not
+ *   editable on the server); `partial`: the folder's other entries are applied (update), else
+ *   nothing can be (blocked).
+ */
+export type ChangeReason =
+  | { readonly code: 'advanced-task'; readonly operation: 'create' | 'update' }
+  | { readonly code: 'task-group-immutable'; readonly lostSecrets: readonly string[] }
+  | { readonly code: 'pruned'; readonly kind: 'Task' | 'ResourceGroupAcl'; readonly scope: readonly string[] }
+  | { readonly code: 'folder-pruned' }
+  | { readonly code: 'folder-root-rename'; readonly from: string }
+  | { readonly code: 'folder-move'; readonly from: string; readonly to: string }
+  | { readonly code: 'folder-copies-parent'; readonly parentPath: string; readonly inheritPermissions: 'CopyOnly' | 'Always' }
+  | { readonly code: 'entries-not-editable'; readonly principals: readonly Principal[]; readonly partial: boolean };
+
+/**
+ * Why one folder ACL entry is what it is (see `ChangeReason`).
+ * - `entry-not-editable`: the entry of `principal` cannot be changed on the server (blocked).
+ * - `entry-copied-from-parent`: an entry a new folder copies from its parent and an `exact`
+ *   manifest does not list (delete).
+ */
+export type EntryReason = { readonly code: 'entry-not-editable'; readonly principal: Principal } | { readonly code: 'entry-copied-from-parent' };
+
+/** Every reason code, change and entry level (for schemas and tests). */
+export type ReasonCode = ChangeReason['code'] | EntryReason['code'];
+
+/**
  * One differing field. `path` is relative to the object's spec in display form:
  * `Schedules.Schedule[0].Frequency.Interval[0].StartTime`, `steps[1].Process.Script`.
  * Values are JSON as the user writes them (names, not ids; `0/1` flags as numbers).
@@ -52,7 +95,7 @@ export interface Principal {
 export interface EntryChange {
   readonly principal: Principal;
   readonly action: 'create' | 'update' | 'delete' | 'no-op' | 'blocked';
-  readonly reason?: string;
+  readonly reason?: EntryReason;
   readonly before?: EntryPermissions;
   readonly after?: EntryPermissions;
 }

@@ -1,7 +1,7 @@
 import type { AutomationLiveState } from '../live/model.js';
 import type { Parameters, Schedule, Step, TaskSpec } from '../manifest/types.js';
 import { stepKindOf } from '../manifest/types.js';
-import type { Action, DesiredTask, FieldChange, JsonObject, JsonValue, TaskPayload } from './model.js';
+import type { Action, ChangeReason, DesiredTask, FieldChange, JsonObject, JsonValue, TaskPayload } from './model.js';
 import type { Task } from '../services/automation/types.js';
 import {
   PASSWORD_FIELD,
@@ -456,12 +456,10 @@ function stripServerIds(x: JsonValue, lost: string[], path: string): JsonValue {
 /** What the plan says about one task (the Change without the parts every kind shares). */
 export interface TaskOutcome {
   readonly action: Exclude<Action, 'delete'>;
-  readonly reason?: string;
+  readonly reason?: ChangeReason;
   readonly fields: readonly FieldChange[];
   readonly payload?: TaskPayload;
 }
-
-export const COS_REASON = 'advanced (TT=COS) tasks cannot be changed through the API';
 
 /**
  * The action for a desired task against its live match (undefined: none). `previousName` is the
@@ -471,16 +469,15 @@ export function planTask(desired: DesiredTask, live: Task | undefined, cat: Task
   const fields = diffTask(desired, live, cat);
   const cos = desired.manifest.spec.TT === 'COS' || (live !== undefined && live.TT === 'COS');
   if (live === undefined) {
-    if (cos) return { action: 'blocked', reason: 'advanced (TT=COS) tasks cannot be created through the API', fields };
+    if (cos) return { action: 'blocked', reason: { code: 'advanced-task', operation: 'create' }, fields };
     return { action: 'create', fields, payload: { kind: 'Task', body: desired.body } };
   }
   const all = previousName !== undefined ? [fieldChange('Name', previousName, desired.manifest.name), ...fields] : fields;
   if (!all.some((f) => !f.sensitive)) return { action: 'no-op', fields: [] };
-  if (cos) return { action: 'blocked', reason: COS_REASON, fields: all };
+  if (cos) return { action: 'blocked', reason: { code: 'advanced-task', operation: 'update' }, fields: all };
   if (all.some((f) => f.forcesReplace)) {
     const { body, lostSecrets } = replaceTaskBody(live, desired);
-    const lost = lostSecrets.length > 0 ? `; secrets the server does not show and the manifest does not carry (${lostSecrets.join(', ')}) cannot be copied and are lost: write them in the manifest as \`\${env:…}\`` : '';
-    return { action: 'replace', reason: `\`Group\` cannot change after creation: the task is deleted and created again${lost}`, fields: all, payload: { kind: 'Task', body } };
+    return { action: 'replace', reason: { code: 'task-group-immutable', lostSecrets }, fields: all, payload: { kind: 'Task', body } };
   }
   return { action: 'update', fields: all, payload: { kind: 'Task', body: updateTaskBody(live, desired) } };
 }

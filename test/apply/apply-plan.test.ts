@@ -61,7 +61,7 @@ function input(overrides: Partial<ApplyPlanInput> = {}): ApplyPlanInput & { veri
 }
 
 it('takes the snapshot first, writes a 0600 ledger beside it, and verifies the applied changes', async () => {
-  const blocked = change({ kind: 'Task', name: 'Advanced', action: 'blocked', reason: 'advanced (TT=COS) tasks cannot be changed through the API' });
+  const blocked = change({ kind: 'Task', name: 'Advanced', action: 'blocked', reason: { code: 'advanced-task', operation: 'update' } });
   const i = input({ plan: { ...plan, changes: [...plan.changes, blocked] } });
   const report = await applyPlan(i);
   expect(report.outcome).toBe('applied');
@@ -118,7 +118,7 @@ it('stops before the first write when interrupted while checking the plan', asyn
 });
 
 it('has nothing to do for a plan of no-ops and blocked changes', async () => {
-  const report = await applyPlan(input({ plan: planOf([change({ kind: 'Task', name: 'Same', action: 'no-op' }), change({ kind: 'Task', name: 'Advanced', action: 'blocked', reason: 'r' })]) }));
+  const report = await applyPlan(input({ plan: planOf([change({ kind: 'Task', name: 'Same', action: 'no-op' }), change({ kind: 'Task', name: 'Advanced', action: 'blocked', reason: { code: 'advanced-task', operation: 'create' } })]) }));
   expect(report.outcome).toBe('nothing');
   expect(report.results.map((r) => `${r.address} ${r.status}`)).toEqual(['Task/Advanced skipped']);
   expect(applyExitCode(report)).toBe(0);

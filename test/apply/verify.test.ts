@@ -18,12 +18,12 @@ describe('findUnconverged', () => {
     ];
     const replan = planOf([
       change({ kind: 'Task', name: 'made', action: 'no-op' }),
-      change({ kind: 'Task', name: 'Changed', action: 'update', reason: 'still differs' }),
+      change({ kind: 'Task', name: 'Changed', action: 'replace', reason: { code: 'task-group-immutable', lostSecrets: [] } }),
       change({ kind: 'Task', name: 'Still there', action: 'delete' }),
       change({ kind: 'Task', name: 'Advanced', action: 'blocked' }),
     ]);
     expect(findUnconverged(applied, replan)).toEqual([
-      { address: 'Task/Changed', action: 'update', reason: 'still differs' },
+      { address: 'Task/Changed', action: 'replace', reason: '`Group` cannot change after creation: the task is deleted and created again' },
       { address: 'Task/Still there', action: 'delete' },
       { address: 'Task/Vanished', action: 'missing', reason: 'not in the re-plan: the manifests or the server no longer have it' },
     ]);

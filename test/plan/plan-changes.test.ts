@@ -73,7 +73,7 @@ describe('planChanges: folder renames', () => {
     const live: LiveState = { transfer: transferState([{ path: '/Distribution/Globex/Inbound', id: '6' }], { missing: ['/Distribution/Acme/Incoming'] }) };
     const { plan } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Globex/Inbound'])), live);
     expect(summaryOf(plan)).toEqual(['blocked FolderPermissions/Distribution/Acme/Incoming']);
-    expect(plan.changes[0]!.reason).toMatch(/^\/Distribution\/Globex\/Inbound → \/Distribution\/Acme\/Incoming moves the folder to another parent folder; the API can only rename it in place/);
+    expect(plan.changes[0]!.reason).toEqual({ code: 'folder-move', from: '/Distribution/Globex/Inbound', to: '/Distribution/Acme/Incoming' });
     expect(plan.changes[0]!.payload).toBeUndefined();
   });
 
@@ -213,7 +213,8 @@ describe('planChanges: folders to create', () => {
     const { plan } = planFrom(docs(folderDoc('/Finance/Reports', '  createIfMissing: { inheritPermissions: CopyOnly }\n')), live);
     const c = plan.changes[0]!;
     expect((c.payload as FolderPermissionsPayload).remove).toEqual([{ type: 'Group', id: '8', name: 'Finance Team' }]);
-    expect(c.reason).toMatch(/copy/);
+    expect(c.reason).toEqual({ code: 'folder-copies-parent', parentPath: '/Finance', inheritPermissions: 'CopyOnly' });
+    expect(c.entries).toContainEqual(expect.objectContaining({ action: 'delete', reason: { code: 'entry-copied-from-parent' } }));
     const additive = planFrom(docs(folderDoc('/Finance/Reports', '  createIfMissing: { inheritPermissions: CopyOnly }\n', 'additive')), live).plan.changes[0]!;
     expect((additive.payload as FolderPermissionsPayload).remove).toEqual([]);
   });
