@@ -1,8 +1,8 @@
 import type { ServiceName } from '../config/model.js';
 import type { ManifestKind } from '../manifest/types.js';
 import type { Action, ChangeReason, EntryChange, FieldChange, Payload } from '../resources/model.js';
-export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, ResourceGroupAclPayload, TaskPayload } from '../resources/model.js';
-export { ACTIONS } from '../resources/model.js';
+export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, RefKind, ResourceGroupAclPayload, TaskPayload, ValueMarker } from '../resources/model.js';
+export { ACTIONS, readMarker } from '../resources/model.js';
 
 /**
  * The plan: what `mftops plan` computed and `mftops apply` executes. It is plain JSON data — the

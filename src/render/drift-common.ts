@@ -2,6 +2,7 @@ import type { AuditAttribution, AuditStatus, DriftedEntry, DriftedObject, DriftK
 import type { JsonValue } from '../plan/model.js';
 import { describeReason } from './reasons.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
+import { displayValue } from './values.js';
 
 // Shared by the text and markdown drift renderers: the words, independent of the medium.
 
@@ -50,7 +51,7 @@ export function driftSymbol(kind: DriftKind): string {
 export function valueText(value: JsonValue | undefined): string {
   if (value === undefined) return '(not set)';
   const grant = asGrant(value);
-  return grant ? grantText(grant) : formatInline(value);
+  return grant ? grantText(grant) : formatInline(displayValue(value));
 }
 
 /** An acknowledged folder entry carries its grant as `{permissions, sharePermissions}`. */

@@ -68,7 +68,9 @@ export type ReasonCode = ChangeReason['code'] | EntryReason['code'];
 /**
  * One differing field. `path` is relative to the object's spec in display form:
  * `Schedules.Schedule[0].Frequency.Interval[0].StartTime`, `steps[1].Process.Script`.
- * Values are JSON as the user writes them (names, not ids; `0/1` flags as numbers).
+ * Values are JSON as the user writes them (names, not ids; `0/1` flags as numbers), never a
+ * display string: what cannot be written that way is a marker (`ValueMarker`), which renderers
+ * turn into words.
  */
 export interface FieldChange {
   readonly path: string;
@@ -76,7 +78,7 @@ export interface FieldChange {
   readonly before?: JsonValue;
   /** Absent when the field is removed (only for whole list items). */
   readonly after?: JsonValue;
-  /** A write-only secret: no values, rendered `(sensitive)`; apply always sends it. */
+  /** A write-only secret: no values at all, rendered `(sensitive)`; apply always sends it. */
   readonly sensitive?: boolean;
   /** This field cannot change in place: it makes the change a `replace`. */
   readonly forcesReplace?: boolean;
@@ -145,6 +147,39 @@ export interface FolderPermissionsPayload {
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
 export interface JsonObject {
   readonly [key: string]: JsonValue;
+}
+
+/**
+ * The markers a field value (`FieldChange.before`/`after`, at any depth) may hold where task data
+ * cannot say what the plan means. In a field value **an object with a key that starts with `$` is
+ * never data**: it is one of these, and a data object that has such a key (a parameter named
+ * `$x`) is stored wrapped in `$data`, so no task data can pass for a marker.
+ * - `{"$sensitive": true}`: a write-only value (a password field, a secret parameter) inside a
+ *   value that is shown (a removed step, a replaced schedule); renderers write `(sensitive)`.
+ * - `{"$ref": "host" | "script" | "dateList", "id": "…"}`: a live object's id that no object the
+ *   account can read names (deleted, or hidden); renderers write `(host ID …)`. An id whose name is
+ *   known is that name, a plain string, as a manifest writes it.
+ * - `{"$data": {…}}`: a data object whose own keys start with `$`; its keys are as they are, its
+ *   values are field values again.
+ */
+export type ValueMarker = { readonly kind: 'sensitive' } | { readonly kind: 'ref'; readonly ref: RefKind; readonly id: string } | { readonly kind: 'data'; readonly data: JsonObject };
+
+/** What a `$ref` marker points at. */
+export type RefKind = 'host' | 'script' | 'dateList';
+
+const REF_KINDS: readonly string[] = ['host', 'script', 'dateList'] satisfies readonly RefKind[];
+
+/** The marker `value` is (see `ValueMarker`), or undefined for plain data (and for a `$` object this version does not know). */
+export function readMarker(value: JsonValue): ValueMarker | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  if (keys.length === 1 && value.$sensitive === true) return { kind: 'sensitive' };
+  const ref = value.$ref;
+  const id = value.id;
+  if (keys.length === 2 && typeof ref === 'string' && REF_KINDS.includes(ref) && typeof id === 'string') return { kind: 'ref', ref: ref as RefKind, id };
+  const data = value.$data;
+  if (keys.length === 1 && data !== null && typeof data === 'object' && !Array.isArray(data)) return { kind: 'data', data };
+  return undefined;
 }
 
 export interface DesiredTask {

@@ -5,7 +5,6 @@ import type { Action, ChangeReason, DesiredTask, FieldChange, JsonObject, JsonVa
 import type { Task } from '../services/automation/types.js';
 import {
   PASSWORD_FIELD,
-  SENSITIVE,
   diffListByPosition,
   diffSetFields,
   displayLike,
@@ -13,8 +12,10 @@ import {
   isRecord,
   joinPath,
   mergeOver,
+  refValue,
   sameScalar,
   sensitiveChange,
+  sensitiveValue,
   sha256Of,
   toJson,
   withoutPasswords,
@@ -88,7 +89,8 @@ const WEEK = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'
 
 /**
  * A live task part (a step, a schedule) as a manifest would write it: host, script and date-list
- * ids as names, server `ID`s dropped, secrets masked.
+ * ids as names (a `$ref` marker when no list names one), server `ID`s dropped, secrets as
+ * `$sensitive` markers.
  */
 export function displayLiveTaskPart(live: unknown, cat: TaskCatalog): JsonValue {
   if (Array.isArray(live)) return live.map((x) => displayLiveTaskPart(x, cat));
@@ -96,10 +98,10 @@ export function displayLiveTaskPart(live: unknown, cat: TaskCatalog): JsonValue 
   const out: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(live)) {
     if (k === 'ID' || v === undefined) continue;
-    if (PASSWORD_FIELD.test(k)) out[k] = SENSITIVE;
-    else if (k === 'HostID') out.Host = cat.hostName(String(v)) ?? `(host ID ${String(v)})`;
-    else if (k === 'ScriptID') out.Script = cat.scriptName(String(v)) ?? `(script ID ${String(v)})`;
-    else if (k === 'DateListRef' && Array.isArray(v)) out.DateListRef = v.map((r) => cat.dateListName(dateListId(r)) ?? `(date list ID ${dateListId(r)})`);
+    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
+    else if (k === 'HostID') out.Host = hostValue(String(v), cat);
+    else if (k === 'ScriptID') out.Script = scriptValue(String(v), cat);
+    else if (k === 'DateListRef' && Array.isArray(v)) out.DateListRef = v.map((r) => dateListValue(dateListId(r), cat));
     else if (k === 'Parameters') out.Parameters = displayLiveParameters(v);
     else out[k] = displayLiveTaskPart(v, cat);
   }
@@ -109,25 +111,38 @@ export function displayLiveTaskPart(live: unknown, cat: TaskCatalog): JsonValue 
 function displayLiveParameters(params: unknown): JsonValue {
   if (!isRecord(params)) return toJson(params);
   const out: Record<string, JsonValue> = {};
-  for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? (p.DisplayValue === SUPPRESSED ? SENSITIVE : toJson(p.value ?? '')) : toJson(p);
+  for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? (p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? '')) : toJson(p);
   return out;
 }
 
-/** A manifest task part as the plan shows it: parameters as their values, secrets masked. */
+/** A manifest task part as the plan shows it: parameters as their values, secrets as `$sensitive` markers. */
 export function displayDesiredTaskPart(desired: unknown): JsonValue {
   if (Array.isArray(desired)) return desired.map(displayDesiredTaskPart);
   if (!isRecord(desired)) return toJson(desired);
   const out: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(desired)) {
     if (v === undefined) continue;
-    if (PASSWORD_FIELD.test(k)) out[k] = SENSITIVE;
+    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
     else if (k === 'Parameters' && isRecord(v)) {
       const params: Record<string, JsonValue> = {};
-      for (const [name, p] of Object.entries(v as Parameters)) params[name] = p.secret ? SENSITIVE : p.value;
+      for (const [name, p] of Object.entries(v as Parameters)) params[name] = p.secret ? sensitiveValue() : p.value;
       out.Parameters = params;
     } else out[k] = displayDesiredTaskPart(v);
   }
   return out;
+}
+
+/** A live host, script or date list id as a manifest writes it: its name, or a `$ref` marker when no list names it. */
+function hostValue(id: string, cat: TaskCatalog): JsonValue {
+  return cat.hostName(id) ?? refValue('host', id);
+}
+
+function scriptValue(id: string, cat: TaskCatalog): JsonValue {
+  return cat.scriptName(id) ?? refValue('script', id);
+}
+
+function dateListValue(id: string, cat: TaskCatalog): JsonValue {
+  return cat.dateListName(id) ?? refValue('dateList', id);
 }
 
 /** The date list a canonical `DateListRef` item names (its `ID`, if any, is the reference's own). */
@@ -227,7 +242,7 @@ function diffSchedule(path: string, d: Schedule, resolved: unknown, liveValue: u
         const liveRefs = Array.isArray(l.DateListRef) ? l.DateListRef : [];
         const have = liveRefs.map(dateListId);
         if (!sameNameSet(want, have)) {
-          const before = liveRefs.length > 0 ? have.map((id) => cat.dateListName(id) ?? `(date list ID ${id})`) : undefined;
+          const before = liveRefs.length > 0 ? have.map((id) => dateListValue(id, cat)) : undefined;
           out.push(fieldChange(`${path}.DateListRef`, before, toJson(value)));
         }
         break;
@@ -309,7 +324,7 @@ function diffStepBody(path: string, d: Record<string, unknown>, r: Record<string
     }
     switch (key) {
       case 'Host':
-        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === undefined ? undefined : (cat.hostName(liveHost) ?? `(host ID ${liveHost})`), toJson(value)));
+        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === undefined ? undefined : hostValue(liveHost, cat), toJson(value)));
         break;
       case 'HostID':
         if (String(value) !== liveHost) out.push(fieldChange(at, liveHost, toJson(value)));
@@ -318,7 +333,7 @@ function diffStepBody(path: string, d: Record<string, unknown>, r: Record<string
         if (typeof l.Type !== 'string' || !sameHostType(String(value), l.Type)) out.push(fieldChange(at, typeof l.Type === 'string' ? l.Type : undefined, toJson(value)));
         break;
       case 'Script':
-        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === undefined ? undefined : (cat.scriptName(liveScript) ?? `(script ID ${liveScript})`), toJson(value)));
+        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === undefined ? undefined : scriptValue(liveScript, cat), toJson(value)));
         break;
       case 'ScriptID':
         if (String(value) !== liveScript) out.push(fieldChange(at, liveScript, toJson(value)));

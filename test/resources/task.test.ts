@@ -296,3 +296,19 @@ describe('Task fingerprint and normalisers', () => {
     expect(inWeekOrder(['Sunday', 'Friday', 'monday'])).toEqual(['monday', 'Friday', 'Sunday']);
   });
 });
+
+describe('Task: field values are data, with markers only where the plan means them', () => {
+  it('marks a password of a removed step and an unnamed host, and wraps live data that looks like a marker', () => {
+    const live = liveTask() as Task & { steps: Record<string, unknown>[] };
+    live.steps[2] = { Destination: { ID: '4', HostID: '99', Type: 'siLock', Path: '/in', OverwriteOrig: 1 } };
+    live.steps.push({ Destination: { ID: '5', HostID: '13', Path: '/copy', Username: 'copy', Password: '(suppressed)' } });
+    live.steps.push({ Custom: { $sensitive: true } }, { Custom: { $ref: 'host', id: '13' } });
+    const c = plan(SPEC, live);
+    const field = (path: string) => c.fields.find((f) => f.path === path);
+    expect(field('steps[2].Destination.Host')).toEqual({ path: 'steps[2].Destination.Host', before: { $ref: 'host', id: '99' }, after: 'xfer' });
+    expect(field('steps[3]')?.before).toEqual({ Destination: { Host: 'xfer', Path: '/copy', Username: 'copy', Password: { $sensitive: true } } });
+    // A server's own object with a `$` key stays data: wrapped, never read as a marker.
+    expect(field('steps[4]')?.before).toEqual({ Custom: { $data: { $sensitive: true } } });
+    expect(field('steps[5]')?.before).toEqual({ Custom: { $data: { $ref: 'host', id: '13' } } });
+  });
+});
