@@ -30,6 +30,14 @@ export interface Plan {
   readonly manifestDigest: string;
   /** `--target` addresses, when the plan was limited to them. */
   readonly targets?: readonly string[];
+  /**
+   * Plan-time errors (a name the servers do not know, a folder that cannot be created, a
+   * `--target` that names nothing) left objects out: the plan may be shown, never saved or
+   * applied. The diagnostics that say why travel beside the plan, not in it.
+   */
+  readonly errored: boolean;
+  /** Not `errored`, and some change writes (create, update, replace, delete): apply has something to do. */
+  readonly applyable: boolean;
   /** Every managed object, in execution order (dependencies first, deletes last). No-ops included. */
   readonly changes: readonly Change[];
   /** Counts per action; derived from `changes`, kept for readers of the file. */
@@ -114,6 +122,42 @@ export interface PlanSummary {
  */
 export function establishesFolderPath(change: Change): boolean {
   return change.kind === 'FolderPermissions' && (change.action === 'create' || (change.action === 'update' && change.previousName !== undefined));
+}
+
+/** The actions apply sends requests for; `no-op` and `blocked` never reach the executor. */
+export type WriteAction = Extract<Action, 'create' | 'update' | 'replace' | 'delete'>;
+
+export function isWriteAction(action: Action): action is WriteAction {
+  return action === 'create' || action === 'update' || action === 'replace' || action === 'delete';
+}
+
+/** `applyable` of a plan with these changes. */
+export function isApplyable(errored: boolean, changes: readonly Change[]): boolean {
+  return !errored && changes.some((c) => isWriteAction(c.action));
+}
+
+/** What a plan says about itself, apart from what follows from its changes. */
+export type PlanHeader = Omit<Plan, 'errored' | 'applyable' | 'changes' | 'summary'>;
+
+/**
+ * The plan of these changes, given in execution order: `applyable` and the counts follow from
+ * them (for the planner, and for readers that keep a part of a plan, as drift does).
+ */
+export function composePlan(header: PlanHeader, changes: readonly Change[], errored: boolean): Plan {
+  const { formatVersion, toolVersion, createdAt, environment, servers, manifestDigest, targets } = header;
+  return {
+    formatVersion,
+    toolVersion,
+    createdAt,
+    environment,
+    servers,
+    manifestDigest,
+    ...(targets !== undefined ? { targets } : {}),
+    errored,
+    applyable: isApplyable(errored, changes),
+    changes,
+    summary: summarize(changes),
+  };
 }
 
 /** Counts per action. */

@@ -4,6 +4,7 @@ import { aclKey, folderKey } from '../live/model.js';
 import type { LiveFolder, LiveState } from '../live/model.js';
 import { folderDepth, parentPath, trimFolderPath } from '../folder-path.js';
 import { compareText } from '../order.js';
+import { hasErrors } from '../manifest/diagnostics.js';
 import type { SourcePosition } from '../manifest/diagnostics.js';
 import type { Manifest } from '../manifest/types.js';
 import { fingerprintFolder, folderName, planFolder, planFolderPrune, viewEntries } from '../resources/folder-permissions.js';
@@ -13,8 +14,8 @@ import { createTaskCatalog, fingerprintTask, planTask, taskId } from '../resourc
 import type { DesiredFolder, DesiredState } from './desired.js';
 import { COMMAND_LINE, createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
-import { PLAN_FORMAT_VERSION, establishesFolderPath, formatAddress, parseAddress, summarize } from './model.js';
-import type { Change, ChangeReason, Plan, ResourceKind, SourceRef } from './model.js';
+import { PLAN_FORMAT_VERSION, composePlan, establishesFolderPath, formatAddress, parseAddress } from './model.js';
+import type { Change, ChangeReason, Plan, PlanHeader, ResourceKind, SourceRef } from './model.js';
 
 export interface PlanChangesInput {
   readonly desired: DesiredState;
@@ -38,7 +39,8 @@ export interface PlanChangesInput {
  * included; unmanaged objects in scope get a `delete` for the kinds listed in `prune`. Order:
  * folders (parents before children), resource-group ACLs, tasks; then deletes in the reverse
  * order (tasks, ACLs, folders children first). Problems that only the live state reveals (a
- * missing folder, an unknown `--target`) are diagnostics; the objects concerned are left out.
+ * missing folder, an unknown `--target`) are diagnostics; the objects concerned are left out and
+ * the plan is `errored`, as it is when `desired` left manifests out.
  */
 export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics: PlanDiagnostic[] } {
   const diagnostics: PlanDiagnostic[] = [];
@@ -169,7 +171,9 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
   let selected = items;
   if (input.targets && input.targets.length > 0) selected = selectTargets(items, input.targets, input.desired, diagnostics);
   const changes = orderChanges(selected);
-  const plan: Plan = {
+  // Manifests whose references did not resolve were reported (and left out) by resolveDesired.
+  const errored = hasErrors(diagnostics) || input.desired.skipped.length > 0;
+  const header: PlanHeader = {
     formatVersion: PLAN_FORMAT_VERSION,
     toolVersion: input.toolVersion,
     createdAt: input.now.toISOString(),
@@ -177,10 +181,8 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
     servers: input.servers,
     manifestDigest: input.manifestDigest,
     ...(input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {}),
-    changes,
-    summary: summarize(changes),
   };
-  return { plan, diagnostics };
+  return { plan: composePlan(header, changes, errored), diagnostics };
 }
 
 interface Ordered {

@@ -5,6 +5,7 @@ import { getValidatorByFile } from '../manifest/schemas.js';
 import { MftopsError } from '../errors.js';
 import { orderPlanKeys } from '../render/plan-json.js';
 import { PLAN_FORMAT_VERSION, type Plan } from './model.js';
+import { checkPlan, ERRORED_PLAN } from './plan-check.js';
 
 /**
  * The plan file is the plan as JSON plus a `checksum` of everything else in it, so a plan edited
@@ -12,6 +13,7 @@ import { PLAN_FORMAT_VERSION, type Plan } from './model.js';
  * stable for the same plan.
  */
 export function serializePlan(plan: Plan): string {
+  if (plan.errored) throw new PlanFileError(`cannot save the plan: ${ERRORED_PLAN}`);
   const ordered = orderPlanKeys(plan);
   const body = JSON.stringify(ordered, null, 2);
   return `${JSON.stringify({ ...ordered, checksum: checksumOf(body) }, null, 2)}\n`;
@@ -67,12 +69,17 @@ export function parsePlan(text: string, path: string): Plan {
   if (typeof checksum !== 'string' || checksum !== checksumOf(JSON.stringify(rest, null, 2))) {
     throw new PlanFileError(`${path} was changed after mftops wrote it (checksum mismatch): make the plan again instead of editing it`);
   }
+  // Before the schema (which says a file is never errored), so the refusal says why.
+  if (rest['errored'] === true) throw new PlanFileError(`${path} cannot be applied: ${ERRORED_PLAN}`);
   const validatePlanShape = getValidatorByFile('plan.schema.json');
   if (!validatePlanShape(data)) {
     const e = validatePlanShape.errors?.[0];
     throw new PlanFileError(`${path} is not a valid plan file: ${e ? `${e.instancePath || '/'} ${e.message ?? 'is invalid'}` : 'schema mismatch'}`);
   }
-  return rest as unknown as Plan;
+  const plan = rest as unknown as Plan;
+  const problems = checkPlan(plan);
+  if (problems.length > 0) throw new PlanFileError(`${path} cannot be applied: ${problems[0]}`);
+  return plan;
 }
 
 function checksumOf(text: string): string {

@@ -12,7 +12,7 @@ export function renderPlanJson(plan: Plan): string {
 
 type Obj = Readonly<Record<string, unknown>>;
 
-const PLAN_KEYS = ['formatVersion', 'toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'changes', 'summary'];
+const PLAN_KEYS = ['formatVersion', 'toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'errored', 'applyable', 'changes', 'summary'];
 const SERVICE_KEYS = ['automation', 'transfer'];
 const SERVER_KEYS = ['url', 'version', 'username'];
 const CHANGE_KEYS = ['address', 'kind', 'name', 'service', 'action', 'reason', 'previousName', 'liveId', 'fingerprint', 'fields', 'entries', 'source', 'payload'];

@@ -124,6 +124,23 @@ it('has nothing to do for a plan of no-ops and blocked changes', async () => {
   expect(applyExitCode(report)).toBe(0);
 });
 
+it('refuses an errored plan before reading anything: it is shown, never applied', async () => {
+  h.emulator.resetRequestLog();
+  const i = input({ plan: planOf(plan.changes, { errored: true }) });
+  const report = await applyPlan(i);
+  expect(report).toMatchObject({ outcome: 'refused', problems: ['the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again'] });
+  expect(applyExitCode(report)).toBe(1);
+  expect(i.snapshots).toEqual([]);
+  expect(h.emulator.requestLog()).toEqual([]);
+});
+
+it('refuses a plan whose applyable flag contradicts its changes', async () => {
+  h.emulator.resetRequestLog();
+  const report = await applyPlan(input({ plan: { ...plan, applyable: false } }));
+  expect(report).toMatchObject({ outcome: 'refused', problems: ['the plan is marked not applyable, but changes write: make the plan again'] });
+  expect(h.emulator.requestLog()).toEqual([]);
+});
+
 it('a verification that cannot run fails the run', async () => {
   const report = await applyPlan(input({ verify: async () => Promise.reject(new MftopsError('automation: GET /tasks: 503')) }));
   expect(report.verification).toEqual({ mode: 'skipped', unconverged: [], error: 'verification failed: automation: GET /tasks: 503' });

@@ -105,6 +105,8 @@ describe('mftops plan against the emulator', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/manifests\/unknown\.yaml:7:\d+: error MF401: .*acme-sftpp.*/);
     expect(r.stderr).toContain('acme-sftp');
+    // The errored plan is neither printed nor saved.
+    expect(r.stdout).toBe('');
     expect(() => readFileSync(join(dir, 'plan.json'))).toThrow();
     expect(writes()).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure } from '../../src/drift/assemble-drift.js';
 import type { DriftReport } from '../../src/drift/model.js';
-import { summarize } from '../../src/plan/model.js';
+import { composePlan } from '../../src/plan/model.js';
 import type { Change } from '../../src/plan/model.js';
 import { renderDriftJson } from '../../src/render/drift-json.js';
 import { renderDriftMarkdown } from '../../src/render/drift-markdown.js';
@@ -11,7 +11,7 @@ const NOW = new Date('2026-11-22T12:00:00Z');
 
 function report(changes: Change[]): DriftReport {
   return assembleDrift({
-    plan: { formatVersion: 1, toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0', changes, summary: summarize(changes) },
+    plan: composePlan({ formatVersion: 1, toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, changes, false),
     live: {},
     prune: [],
     ignore: [],

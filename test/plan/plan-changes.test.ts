@@ -19,6 +19,22 @@ describe('planChanges: the plan', () => {
     expect(plan.changes[0]).toMatchObject({ address: 'Task/New', kind: 'Task', name: 'New', service: 'automation', source: { file: 'manifests/test.yaml', line: 1, col: 1 } });
   });
 
+  it('is errored when plan-time errors left objects out, and applyable only when not errored and something is written', () => {
+    expect(planFrom(docs(taskYaml('New', '  Active: 1\n')), { automation: automationState() }).plan).toMatchObject({ errored: false, applyable: true });
+    const same = planFrom(docs(taskYaml('Same', '  Active: 1\n')), { automation: automationState({ tasks: [task('1', 'Same', 'Finance')] }) });
+    expect(same.plan).toMatchObject({ errored: false, applyable: false });
+    // A folder the plan cannot create: the rest is planned, the plan says it is incomplete.
+    const missing = planFrom(docs(taskYaml('New', '  Active: 1\n'), folderDoc('/Gone')), { automation: automationState(), transfer: transferState([], { missing: ['/Gone'] }) });
+    expect(missing.diagnostics.map((d) => d.code)).toEqual(['MF408']);
+    expect(summaryOf(missing.plan)).toEqual(['create Task/New']);
+    expect(missing.plan).toMatchObject({ errored: true, applyable: false });
+    // A name the server does not know: the manifest is left out by the resolution, the plan is errored too.
+    const unknown = planFrom(docs(taskYaml('New', '  Active: 1\n'), taskYaml('Typo', '  steps:\n    - Source: { Host: no-such-host, Path: /x }\n')), { automation: automationState() });
+    expect(unknown.diagnostics.map((d) => d.code)).toEqual(['MF401']);
+    expect(summaryOf(unknown.plan)).toEqual(['create Task/New']);
+    expect(unknown.plan).toMatchObject({ errored: true, applyable: false });
+  });
+
   it('lists no-ops too: every managed object has a change', () => {
     const { plan } = planFrom(docs(taskYaml('Same', '  Active: 1\n')), { automation: automationState({ tasks: [task('1', 'Same', 'Finance')] }) });
     expect(summaryOf(plan)).toEqual(['no-op Task/Same']);

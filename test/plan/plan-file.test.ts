@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -43,9 +43,18 @@ function samplePlan(): Plan {
     environment: 'prod',
     servers: { automation: { url: 'https://automation.example.com', version: '2025.1.0', username: 'admin' } },
     manifestDigest: FP,
+    errored: false,
+    applyable: true,
     changes,
     summary: summarize(changes),
   };
+}
+
+/** The file with its checksum made right again, as if mftops had written this content. */
+function rechecksum(text: string): string {
+  const { checksum: _c, ...rest } = JSON.parse(text) as Record<string, unknown>;
+  const body = JSON.stringify(rest, null, 2);
+  return `${JSON.stringify({ ...rest, checksum: `sha256:${createHash('sha256').update(body).digest('hex')}` }, null, 2)}\n`;
 }
 
 function errorOf(fn: () => unknown): string {
@@ -92,6 +101,17 @@ describe('plan file', () => {
     const body = JSON.stringify(noSummary, null, 2);
     const text = JSON.stringify({ ...noSummary, checksum: `sha256:${createHash('sha256').update(body).digest('hex')}` });
     expect(errorOf(() => parsePlan(text, 'p.json'))).toMatch(/^p\.json is not a valid plan file: \/ must have required property 'summary'/);
+  });
+
+  it('never saves an errored plan, and refuses to read one', () => {
+    const errored: Plan = { ...samplePlan(), errored: true, applyable: false };
+    expect(errorOf(() => serializePlan(errored))).toBe('cannot save the plan: the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again');
+    const dir = testdir({});
+    expect(() => writePlanFile(join(dir, 'plan.json'), errored)).toThrow();
+    expect(existsSync(join(dir, 'plan.json'))).toBe(false);
+    // A file made some other way (its checksum right) is refused all the same.
+    const text = serializePlan(samplePlan()).replace('"errored": false', '"errored": true').replace('"applyable": true', '"applyable": false');
+    expect(errorOf(() => parsePlan(rechecksum(text), 'p.json'))).toBe('p.json cannot be applied: the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again');
   });
 
   it('says when the file is missing', () => {

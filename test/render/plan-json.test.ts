@@ -34,7 +34,7 @@ describe('renderPlanJson', () => {
     const shuffled = reverseKeys(plan) as Plan;
     expect(Object.keys(shuffled)[0]).toBe('summary');
     const out = renderPlanJson(shuffled);
-    expect(Object.keys(JSON.parse(out) as object)).toEqual(['formatVersion', 'toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'changes', 'summary']);
+    expect(Object.keys(JSON.parse(out) as object)).toEqual(['formatVersion', 'toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'errored', 'applyable', 'changes', 'summary']);
     const change = (JSON.parse(out) as Plan).changes[0]!;
     expect(Object.keys(change)).toEqual(['address', 'kind', 'name', 'service', 'action', 'liveId', 'fingerprint', 'fields', 'source', 'payload']);
     expect(Object.keys((JSON.parse(out) as Plan).summary)).toEqual(['create', 'update', 'replace', 'delete', 'no-op', 'blocked']);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { composePlan } from '../../src/plan/model.js';
 import type { Change, JsonValue } from '../../src/plan/model.js';
 import { renderPlanText } from '../../src/render/plan-text.js';
 import { displayValue } from '../../src/render/values.js';
@@ -33,12 +34,10 @@ describe('displayValue: field values as a reader sees them', () => {
         { path: 'steps[1]', before: { Custom: { $data: { $sensitive: true } } } },
       ],
     };
-    const text = renderPlanText({ ...planShell(), changes: [change], summary: { create: 0, update: 1, replace: 0, delete: 0, 'no-op': 0, blocked: 0 } }, { color: false });
+    const text = renderPlanText(composePlan(HEADER, [change], false), { color: false });
     expect(text).toContain('    ~ steps[0].Source.Host: "(host ID 12)" → "sftp"\n');
     expect(text).toContain('    - steps[1]: {"Custom": {"$sensitive": true}}\n');
   });
 });
 
-function planShell() {
-  return { formatVersion: 1 as const, toolVersion: 't', createdAt: '2026-01-01T00:00:00.000Z', environment: 'prod', servers: {}, manifestDigest: 'sha256:0' };
-}
+const HEADER = { formatVersion: 1, toolVersion: 't', createdAt: '2026-01-01T00:00:00.000Z', environment: 'prod', servers: {}, manifestDigest: 'sha256:0' } as const;
