@@ -38,7 +38,11 @@ export interface Plan {
   readonly errored: boolean;
   /** Not `errored`, and some change writes (create, update, replace, delete): apply has something to do. */
   readonly applyable: boolean;
-  /** Every managed object, in execution order (dependencies first, deletes last). No-ops included. */
+  /**
+   * Every managed object, in execution order (dependencies first, deletes last), no-ops included.
+   * The order is computed once, by the planner (`scheduleChanges`): each write change carries its
+   * `wave` and what it `needs`, and apply follows them as given.
+   */
   readonly changes: readonly Change[];
   /** Counts per action; derived from `changes`, kept for readers of the file. */
   readonly summary: PlanSummary;
@@ -87,6 +91,18 @@ export interface Change {
    * whole plan if any fingerprint moved.
    */
   readonly fingerprint?: string;
+  /**
+   * Write changes only (create, update, replace, delete): the wave apply runs the change in.
+   * Waves run one after the other from 0, the changes of a wave side by side (up to
+   * `--parallelism` at once). Creates and updates are the first wave; deletes follow in waves of
+   * their own: tasks, then ACLs, then folders deepest first. `changes` lists them wave by wave.
+   */
+  readonly wave?: number;
+  /**
+   * The address of the change this one waits for, in its wave, and is not started without: for
+   * a folder below a folder this plan creates or renames, the change of the nearest such folder.
+   */
+  readonly needs?: string;
   /**
    * Field-level differences, in manifest order. Empty for `no-op`. For FolderPermissions the
    * differences of ACL entries are in `entries`, not here.
@@ -138,27 +154,6 @@ export function isApplyable(errored: boolean, changes: readonly Change[]): boole
 
 /** What a plan says about itself, apart from what follows from its changes. */
 export type PlanHeader = Omit<Plan, 'errored' | 'applyable' | 'changes' | 'summary'>;
-
-/**
- * The plan of these changes, given in execution order: `applyable` and the counts follow from
- * them (for the planner, and for readers that keep a part of a plan, as drift does).
- */
-export function composePlan(header: PlanHeader, changes: readonly Change[], errored: boolean): Plan {
-  const { formatVersion, toolVersion, createdAt, environment, servers, manifestDigest, targets } = header;
-  return {
-    formatVersion,
-    toolVersion,
-    createdAt,
-    environment,
-    servers,
-    manifestDigest,
-    ...(targets !== undefined ? { targets } : {}),
-    errored,
-    applyable: isApplyable(errored, changes),
-    changes,
-    summary: summarize(changes),
-  };
-}
 
 /** Counts per action. */
 export function summarize(changes: readonly Change[]): PlanSummary {

@@ -14,7 +14,8 @@ import { createTaskCatalog, fingerprintTask, planTask, taskId } from '../resourc
 import type { DesiredFolder, DesiredState } from './desired.js';
 import { COMMAND_LINE, createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
-import { PLAN_FORMAT_VERSION, composePlan, establishesFolderPath, formatAddress, parseAddress } from './model.js';
+import { composePlan } from './compose-plan.js';
+import { PLAN_FORMAT_VERSION, establishesFolderPath, formatAddress, parseAddress } from './model.js';
 import type { Change, ChangeReason, Plan, PlanHeader, ResourceKind, SourceRef } from './model.js';
 
 export interface PlanChangesInput {

@@ -141,6 +141,22 @@ it('refuses a plan whose applyable flag contradicts its changes', async () => {
   expect(h.emulator.requestLog()).toEqual([]);
 });
 
+it('refuses a plan whose order runs a child folder before the create of its parent, before reading anything', async () => {
+  const create = (path: string, parentPath: string, name: string) =>
+    change({ kind: 'FolderPermissions', name: path, action: 'create', payload: { kind: 'FolderPermissions', path, create: { parentPath, name, inheritPermissions: 'None' }, set: [], remove: [] } });
+  const made = planOf([create('/Finance/New', '/Finance', 'New'), create('/Finance/New/Sub', '/Finance/New', 'Sub')]);
+  const broken = { ...made, changes: [made.changes[1]!, made.changes[0]!] };
+  h.emulator.resetRequestLog();
+  const i = input({ plan: broken });
+  const report = await applyPlan(i);
+  expect(report).toMatchObject({
+    outcome: 'refused',
+    problems: ["the plan's execution order is broken (FolderPermissions/Finance/New/Sub is listed before FolderPermissions/Finance/New, which makes the folder above it): make the plan again"],
+  });
+  expect(i.snapshots).toEqual([]);
+  expect(h.emulator.requestLog()).toEqual([]);
+});
+
 it('a verification that cannot run fails the run', async () => {
   const report = await applyPlan(input({ verify: async () => Promise.reject(new MftopsError('automation: GET /tasks: 503')) }));
   expect(report.verification).toEqual({ mode: 'skipped', unconverged: [], error: 'verification failed: automation: GET /tasks: 503' });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executeChanges } from '../../src/apply/execute.js';
+import { scheduleChanges } from '../../src/plan/execution-order.js';
 import { memoryLedger } from '../../src/apply/ledger.js';
 import { findUnconverged, verifyPayloads } from '../../src/apply/verify.js';
 import { startHarness } from '../plan/helpers.js';
@@ -50,7 +51,7 @@ describe('verifyPayloads', () => {
       }),
     ];
     const clients = { automation: h.automation, transfer: h.transfer };
-    const out = await executeChanges({ changes, clients, ledger: memoryLedger(), parallelism: 2, secrets: { env: { VERIFY_KEY: 'k' }, cwd: '/' } });
+    const out = await executeChanges({ changes: scheduleChanges(changes), clients, ledger: memoryLedger(), parallelism: 2, secrets: { env: { VERIFY_KEY: 'k' }, cwd: '/' } });
     const applied = changes.map((c, i) => ({ change: c, result: out.results[i]! }));
     expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
     expect(await verifyPayloads(applied, clients, 2)).toEqual([]);

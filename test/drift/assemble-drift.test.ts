@@ -4,7 +4,7 @@ import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure
 import { driftExitCode } from '../../src/drift/model.js';
 import { folderKey, indexByName } from '../../src/live/model.js';
 import type { LiveState } from '../../src/live/model.js';
-import { composePlan } from '../../src/plan/model.js';
+import { composePlan } from '../../src/plan/compose-plan.js';
 import type { Change, Plan } from '../../src/plan/model.js';
 import type { Task } from '../../src/services/automation/types.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure } from '../../src/drift/assemble-drift.js';
 import type { DriftReport } from '../../src/drift/model.js';
-import { composePlan } from '../../src/plan/model.js';
+import { composePlan } from '../../src/plan/compose-plan.js';
 import type { Change } from '../../src/plan/model.js';
 import { renderDriftJson } from '../../src/render/drift-json.js';
 import { renderDriftMarkdown } from '../../src/render/drift-markdown.js';

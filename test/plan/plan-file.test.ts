@@ -18,6 +18,7 @@ function samplePlan(): Plan {
       action: 'update',
       liveId: '1001',
       fingerprint: FP,
+      wave: 0,
       fields: [
         { path: 'Schedules.Schedule[0].Frequency.Interval[0].StartTime', before: '02:00', after: '03:00' },
         { path: 'Parameters.ApiKey', sensitive: true },
@@ -112,6 +113,14 @@ describe('plan file', () => {
     // A file made some other way (its checksum right) is refused all the same.
     const text = serializePlan(samplePlan()).replace('"errored": false', '"errored": true').replace('"applyable": true', '"applyable": false');
     expect(errorOf(() => parsePlan(rechecksum(text), 'p.json'))).toBe('p.json cannot be applied: the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again');
+  });
+
+  it('refuses a plan whose execution order is broken', () => {
+    const text = serializePlan(samplePlan());
+    expect(text).toContain('      "wave": 0,\n');
+    expect(errorOf(() => parsePlan(rechecksum(text.replace('      "wave": 0,\n', '')), 'p.json'))).toBe(
+      "p.json cannot be applied: the plan's execution order is broken (Task/Payroll to bank has no wave): make the plan again",
+    );
   });
 
   it('says when the file is missing', () => {

@@ -36,7 +36,7 @@ describe('renderPlanJson', () => {
     const out = renderPlanJson(shuffled);
     expect(Object.keys(JSON.parse(out) as object)).toEqual(['formatVersion', 'toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'errored', 'applyable', 'changes', 'summary']);
     const change = (JSON.parse(out) as Plan).changes[0]!;
-    expect(Object.keys(change)).toEqual(['address', 'kind', 'name', 'service', 'action', 'liveId', 'fingerprint', 'fields', 'source', 'payload']);
+    expect(Object.keys(change)).toEqual(['address', 'kind', 'name', 'service', 'action', 'liveId', 'fingerprint', 'wave', 'fields', 'source', 'payload']);
     expect(Object.keys((JSON.parse(out) as Plan).summary)).toEqual(['create', 'update', 'replace', 'delete', 'no-op', 'blocked']);
   });
 
@@ -44,7 +44,7 @@ describe('renderPlanJson', () => {
     const renamed = { ...plan, changes: [FOLDER_RENAME], summary: { create: 0, update: 1, replace: 0, delete: 0, 'no-op': 0, blocked: 0 } };
     const out = JSON.parse(renderPlanJson(reverseKeys(renamed) as Plan)) as Plan;
     const change = out.changes[0]!;
-    expect(Object.keys(change)).toEqual(['address', 'kind', 'name', 'service', 'action', 'previousName', 'liveId', 'fingerprint', 'fields', 'entries', 'source', 'payload']);
+    expect(Object.keys(change)).toEqual(['address', 'kind', 'name', 'service', 'action', 'previousName', 'liveId', 'fingerprint', 'wave', 'fields', 'entries', 'source', 'payload']);
     expect(Object.keys(change.payload!)).toEqual(['kind', 'path', 'rename', 'set', 'remove']);
     expect(change.payload?.kind === 'FolderPermissions' ? Object.keys(change.payload.rename!) : []).toEqual(['from', 'name']);
     expect(parsePlan(serializePlan(out), 'renamed.json').changes[0]).toEqual(FOLDER_RENAME);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composePlan } from '../../src/plan/model.js';
+import { composePlan } from '../../src/plan/compose-plan.js';
 import type { Change, JsonValue } from '../../src/plan/model.js';
 import { renderPlanText } from '../../src/render/plan-text.js';
 import { displayValue } from '../../src/render/values.js';
