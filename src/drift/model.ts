@@ -33,7 +33,8 @@ export interface DriftReport {
   readonly audit: AuditStatus;
   /**
    * The plan the report was computed from: every manifest, plus `delete`s for the unmanaged
-   * objects of the kinds the environment prunes (exactly what `mftops plan` would show).
+   * objects of the kinds the environment prunes (exactly what `mftops plan` would show). The
+   * JSON report holds its public view (`PlanJsonView`, as `mftops plan --format json` prints it).
    */
   readonly plan: Plan;
 }

@@ -8,10 +8,9 @@ import type { Change, Plan, PlanHeader } from './model.js';
  * them. For the planner, and for readers that keep a part of a plan, as drift does.
  */
 export function composePlan(header: PlanHeader, changes: readonly Change[], errored: boolean): Plan {
-  const { formatVersion, toolVersion, createdAt, environment, servers, manifestDigest, targets } = header;
+  const { toolVersion, createdAt, environment, servers, manifestDigest, targets } = header;
   const scheduled = scheduleChanges(changes);
   return {
-    formatVersion,
     toolVersion,
     createdAt,
     environment,

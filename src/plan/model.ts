@@ -5,19 +5,20 @@ export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryP
 export { ACTIONS, readMarker } from '../resources/model.js';
 
 /**
- * The plan: what `mftops plan` computed and `mftops apply` executes. It is plain JSON data — the
- * in-memory form and the plan file (`--out`) are the same object — versioned by
- * `formatVersion` and described by `schemas/plan.schema.json`. Like Terraform's `plans.Plan`,
- * it is computed by a pure function of (desired state, live state) and carries everything apply
- * needs, so apply never re-derives intent from manifests.
+ * The plan: what `mftops plan` computed and `mftops apply` executes, as plain data. Like
+ * Terraform's `plans.Plan`, it is computed by a pure function of (desired state, live state) and
+ * carries everything apply needs, so apply never re-derives intent from manifests — its order
+ * included. This is the in-memory model; it reaches the world in two forms of its own:
+ * - the plan file (`--out`, src/plan/plan-file.ts): `PlanFile`, format 2, described by
+ *   `schemas/plan.schema.json`, read back only by mftops (payloads and fingerprints included);
+ * - the `--format json` view (src/render/plan-json.ts): `PlanJsonView`, a public shape with its
+ *   own `formatVersion`, for scripts.
  *
  * **No secret value is ever in a plan.** Write-only fields appear as `sensitive` field changes
- * without values, and `payload`s hold secrets as `${env:}`/`${file:}` reference text that apply
- * resolves at the moment it sends the request.
+ * without values (or `$sensitive` markers inside a value), and `payload`s hold secrets as
+ * `${env:}`/`${file:}` reference text that apply resolves at the moment it sends the request.
  */
 export interface Plan {
-  /** Bumped on any incompatible change; apply refuses other versions. */
-  readonly formatVersion: typeof PLAN_FORMAT_VERSION;
   /** mftops version that made the plan. */
   readonly toolVersion: string;
   /** ISO 8601 UTC. */
@@ -47,8 +48,6 @@ export interface Plan {
   /** Counts per action; derived from `changes`, kept for readers of the file. */
   readonly summary: PlanSummary;
 }
-
-export const PLAN_FORMAT_VERSION = 1;
 
 export interface ServerIdentity {
   /** Base URL as configured (no credentials ever). */

@@ -15,7 +15,7 @@ import type { DesiredFolder, DesiredState } from './desired.js';
 import { COMMAND_LINE, createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
 import { composePlan } from './compose-plan.js';
-import { PLAN_FORMAT_VERSION, establishesFolderPath, formatAddress, parseAddress } from './model.js';
+import { establishesFolderPath, formatAddress, parseAddress } from './model.js';
 import type { Change, ChangeReason, Plan, PlanHeader, ResourceKind, SourceRef } from './model.js';
 
 export interface PlanChangesInput {
@@ -175,7 +175,6 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
   // Manifests whose references did not resolve were reported (and left out) by resolveDesired.
   const errored = hasErrors(diagnostics) || input.desired.skipped.length > 0;
   const header: PlanHeader = {
-    formatVersion: PLAN_FORMAT_VERSION,
     toolVersion: input.toolVersion,
     createdAt: input.now.toISOString(),
     environment: input.environment,

@@ -254,7 +254,6 @@ export function planOf(changes: readonly Change[], overrides: Partial<PlanHeader
   const { errored = false, ...header } = overrides;
   return composePlan(
     {
-      formatVersion: 1,
       toolVersion: '0.0.0-test',
       createdAt: '2026-11-22T00:00:00.000Z',
       environment: 'lab',

@@ -65,7 +65,7 @@ const strayFolder: Change = {
 };
 
 function plan(changes: readonly Change[]): Plan {
-  return composePlan({ formatVersion: 1, toolVersion: 'test', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, changes, false);
+  return composePlan({ toolVersion: 'test', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, changes, false);
 }
 
 const live: LiveState = {

@@ -14,7 +14,7 @@ const summaryOf = (p: Plan) => p.changes.map((c) => `${c.action} ${c.address}`);
 describe('planChanges: the plan', () => {
   it('carries the run metadata, counts per action and the manifest position relative to cwd', () => {
     const { plan } = planFrom(docs(taskYaml('New', '  Active: 1\n')), { automation: automationState() }, { cwd: '/work', environment: 'prod' });
-    expect(plan).toMatchObject({ formatVersion: 1, toolVersion: '0.0.0-test', createdAt: '2026-11-22T00:00:00.000Z', environment: 'prod' });
+    expect(plan).toMatchObject({ toolVersion: '0.0.0-test', createdAt: '2026-11-22T00:00:00.000Z', environment: 'prod' });
     expect(plan.summary).toEqual({ create: 1, update: 0, replace: 0, delete: 0, 'no-op': 0, blocked: 0 });
     expect(plan.changes[0]).toMatchObject({ address: 'Task/New', kind: 'Task', name: 'New', service: 'automation', source: { file: 'manifests/test.yaml', line: 1, col: 1 } });
   });

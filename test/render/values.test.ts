@@ -40,4 +40,4 @@ describe('displayValue: field values as a reader sees them', () => {
   });
 });
 
-const HEADER = { formatVersion: 1, toolVersion: 't', createdAt: '2026-01-01T00:00:00.000Z', environment: 'prod', servers: {}, manifestDigest: 'sha256:0' } as const;
+const HEADER = { toolVersion: 't', createdAt: '2026-01-01T00:00:00.000Z', environment: 'prod', servers: {}, manifestDigest: 'sha256:0' } as const;
