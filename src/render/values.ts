@@ -15,7 +15,7 @@ export function displayValue(value: JsonValue): JsonValue {
     case 'sensitive':
       return '(sensitive)';
     case 'ref':
-      return `(${refWords(marker.ref)} ID ${marker.id})`;
+      return `(${REF_WORDS[marker.ref]} ID ${marker.id})`;
     case 'data':
       return displayObject(marker.data);
     default: {
@@ -31,17 +31,5 @@ function displayObject(value: JsonObject): JsonObject {
   return out;
 }
 
-function refWords(ref: RefKind): string {
-  switch (ref) {
-    case 'host':
-      return 'host';
-    case 'script':
-      return 'script';
-    case 'dateList':
-      return 'date list';
-    default: {
-      const never: never = ref;
-      throw new Error(`unknown reference ${String(never)}`);
-    }
-  }
-}
+/** How a reader names what a `$ref` points at. */
+const REF_WORDS: Readonly<Record<RefKind, string>> = { host: 'host', script: 'script', dateList: 'date list' };
