@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { isMftopsError } from '../errors.js';
 import type { Change, Plan } from '../plan/model.js';
 import { checkPlan } from '../plan/plan-check.js';
-import { describeReason } from '../render/reasons.js';
+import { describeReason } from '../resources/reasons.js';
 import { executeChanges } from './execute.js';
 import type { StepRetryOptions } from './execute.js';
 import { blockedChanges, checkPermissions, writeChanges } from './guard.js';

@@ -1,7 +1,7 @@
 import { mapWithConcurrency } from '../live/map-with-concurrency.js';
 import { folderKey } from '../live/model.js';
 import type { Change, Plan } from '../plan/model.js';
-import { describeReason } from '../render/reasons.js';
+import { describeReason } from '../resources/reasons.js';
 import type { ChangeResult, Unconverged } from './model.js';
 import { confirmStep } from './operations.js';
 import type { StepContext, WriteClients } from './operations.js';

@@ -1,6 +1,6 @@
 import type { AuditAttribution, AuditStatus, DriftedEntry, DriftedObject, DriftKind, DriftReport, EntryGrant, ExpiredAcknowledgement, UnmanagedObject } from '../drift/model.js';
 import type { JsonValue } from '../plan/model.js';
-import { describeReason } from './reasons.js';
+import { describeReason } from '../resources/reasons.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
 import { displayValue } from './values.js';
 

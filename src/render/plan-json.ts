@@ -1,6 +1,6 @@
 import type { Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, Plan, PlanSummary, Principal, ResourceKind, SourceRef } from '../plan/model.js';
 import type { ServiceName } from '../config/model.js';
-import { describeReason } from './reasons.js';
+import { describeReason } from '../resources/reasons.js';
 
 /**
  * The `--format json` view of a plan: a public shape for scripts, versioned on its own

@@ -14,7 +14,7 @@ import {
   viewField,
 } from './plan-common.js';
 import type { CellState, FieldView } from './plan-common.js';
-import { describeReason } from './reasons.js';
+import { describeReason } from '../resources/reasons.js';
 import { escapeMd } from './text.js';
 export { escapeMd } from './text.js';
 

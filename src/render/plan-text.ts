@@ -16,7 +16,7 @@ import {
   viewField,
 } from './plan-common.js';
 import type { FieldView } from './plan-common.js';
-import { describeReason } from './reasons.js';
+import { describeReason } from '../resources/reasons.js';
 
 export interface PlanTextOptions {
   /** ANSI colour; the caller decides (TTY, NO_COLOR, --no-color). */

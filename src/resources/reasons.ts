@@ -1,7 +1,7 @@
-import type { ChangeReason, EntryReason, Principal } from '../plan/model.js';
+import type { ChangeReason, EntryReason, Principal } from './model.js';
 
 /**
- * The sentence of a reason code (pure): the one wording of every reason, for every renderer (plan
+ * The sentence of a reason code (pure), beside the codes it words: the one wording of every reason, for every renderer (plan
  * text and markdown, the JSON view, drift reports, the apply summary, the Action's comments). The
  * text is raw: each medium escapes it as it escapes any other user value.
  */

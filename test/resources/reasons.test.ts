@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeReason, EntryReason, ReasonCode } from '../../src/plan/model.js';
-import { describeReason } from '../../src/render/reasons.js';
+import { describeReason } from '../../src/resources/reasons.js';
 
 type AnyReason = ChangeReason | EntryReason;
 
