@@ -15880,15 +15880,34 @@ var init_log = __esm({
 });
 
 // src/resources/model.ts
+function readMarker(value) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return void 0;
+  const keys = Object.keys(value);
+  if (keys.length === 1 && value.$sensitive === true) return { kind: "sensitive" };
+  const ref = value.$ref;
+  const id = value.id;
+  if (keys.length === 2 && typeof ref === "string" && REF_KINDS.includes(ref) && typeof id === "string") return { kind: "ref", ref, id };
+  const data = value.$data;
+  if (keys.length === 1 && data !== null && typeof data === "object" && !Array.isArray(data)) return { kind: "data", data };
+  return void 0;
+}
+var REF_KINDS;
 var init_model = __esm({
   "src/resources/model.ts"() {
     "use strict";
+    REF_KINDS = ["host", "script", "dateList"];
   }
 });
 
 // src/plan/model.ts
 function establishesFolderPath(change) {
   return change.kind === "FolderPermissions" && (change.action === "create" || change.action === "update" && change.previousName !== void 0);
+}
+function isWriteAction(action) {
+  return action === "create" || action === "update" || action === "replace" || action === "delete";
+}
+function isApplyable(errored, changes) {
+  return !errored && changes.some((c) => isWriteAction(c.action));
 }
 function summarize(changes) {
   const counts = { create: 0, update: 0, replace: 0, delete: 0, "no-op": 0, blocked: 0 };
@@ -15917,16 +15936,231 @@ function parseAddress(address) {
       return void 0;
   }
 }
-var PLAN_FORMAT_VERSION;
 var init_model2 = __esm({
   "src/plan/model.ts"() {
     "use strict";
     init_model();
-    PLAN_FORMAT_VERSION = 1;
   }
 });
 
-// src/render/plan-json.ts
+// src/folder-path.ts
+function trimFolderPath(path) {
+  return path.length > 1 ? path.replace(/\/+$/, "") : path;
+}
+function folderKey(path) {
+  return trimFolderPath(path).toLowerCase();
+}
+function parentPath(path) {
+  const trimmed = trimFolderPath(path);
+  if (trimmed === "/" || trimmed === "") return void 0;
+  const i = trimmed.lastIndexOf("/");
+  return i <= 0 ? "/" : trimmed.slice(0, i);
+}
+function isSameOrBelow(path, root) {
+  const p = folderKey(path);
+  const r = folderKey(root);
+  return p === r || (r === "/" ? p.startsWith("/") : p.startsWith(`${r}/`));
+}
+function folderDepth(path) {
+  return path.split("/").filter((s) => s !== "").length;
+}
+function uniqueFolderPaths(paths) {
+  const seen = /* @__PURE__ */ new Set();
+  return paths.filter((p) => {
+    const k = folderKey(p);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+var init_folder_path = __esm({
+  "src/folder-path.ts"() {
+    "use strict";
+  }
+});
+
+// src/plan/execution-order.ts
+function scheduleChanges(changes) {
+  const writes = changes.filter((c) => isWriteAction(c.action));
+  const makers = folderMakers(writes);
+  const maxDepth = Math.max(0, ...writes.filter((c) => c.kind === "FolderPermissions").map((c) => folderDepth(c.name)));
+  const rawWave = (c) => {
+    if (c.action !== "delete") return 0;
+    switch (c.kind) {
+      case "Task":
+        return 1;
+      case "ResourceGroupAcl":
+        return 2;
+      case "FolderPermissions":
+        return 3 + maxDepth - folderDepth(c.name);
+      default: {
+        const never = c.kind;
+        throw new Error(`unknown kind ${String(never)}`);
+      }
+    }
+  };
+  const used = [...new Set(writes.map(rawWave))].sort((a, b) => a - b);
+  return changes.map((c) => {
+    const { wave: _wave, needs: _needs, ...rest } = c;
+    if (!isWriteAction(c.action)) return rest;
+    const needs = neededMaker(c, makers);
+    return { ...rest, wave: used.indexOf(rawWave(c)), ...needs !== void 0 ? { needs } : {} };
+  });
+}
+function checkExecutionOrder(changes) {
+  const problems = [];
+  const writes = changes.filter((c) => isWriteAction(c.action));
+  const makers = folderMakers(writes);
+  const position = new Map(changes.map((c, i) => [c.address, i]));
+  let lastWave = 0;
+  let lastWriteWave = -1;
+  let firstDeleteWave = Number.POSITIVE_INFINITY;
+  changes.forEach((c, i) => {
+    if (!isWriteAction(c.action)) {
+      if (c.wave !== void 0 || c.needs !== void 0) problems.push(`${c.address} is ${c.action}, so apply never runs it, but it has a place in the order`);
+      return;
+    }
+    const wave = c.wave;
+    if (wave === void 0 || !Number.isInteger(wave) || wave < 0) {
+      problems.push(`${c.address} has no wave`);
+      return;
+    }
+    if (wave < lastWave) problems.push(`${c.address} (wave ${wave}) is listed after a change of wave ${lastWave}`);
+    lastWave = Math.max(lastWave, wave);
+    if (c.action === "delete") firstDeleteWave = Math.min(firstDeleteWave, wave);
+    else lastWriteWave = Math.max(lastWriteWave, wave);
+    const expected = neededMaker(c, makers);
+    if (c.needs !== expected) {
+      problems.push(expected === void 0 ? `${c.address} waits for ${c.needs ?? ""}, which makes no folder above it` : `${c.address} does not wait for ${expected}, which makes the folder above it`);
+      return;
+    }
+    if (expected === void 0) return;
+    const j = position.get(expected);
+    const maker = changes[j];
+    if (j > i) problems.push(`${c.address} is listed before ${expected}, which makes the folder above it`);
+    else if (maker.wave !== wave) problems.push(`${c.address} and ${expected}, which makes the folder above it, are in different waves`);
+  });
+  if (firstDeleteWave <= lastWriteWave) problems.push("a delete runs in a wave with or before creates and updates");
+  return problems;
+}
+function folderMakers(writes) {
+  const makers = /* @__PURE__ */ new Map();
+  for (const c of writes) if (establishesFolderPath(c)) makers.set(folderKey(c.name), c.address);
+  return makers;
+}
+function neededMaker(c, makers) {
+  if (c.kind !== "FolderPermissions" || c.action === "delete") return void 0;
+  for (let p = parentPath(c.name); p !== void 0; p = parentPath(p)) {
+    const maker = makers.get(folderKey(p));
+    if (maker !== void 0) return maker;
+  }
+  return void 0;
+}
+var init_execution_order = __esm({
+  "src/plan/execution-order.ts"() {
+    "use strict";
+    init_folder_path();
+    init_model2();
+  }
+});
+
+// src/plan/plan-check.ts
+function checkPlan(plan) {
+  if (plan.errored) return [ERRORED_PLAN];
+  const problems = [];
+  if (plan.applyable !== isApplyable(plan.errored, plan.changes)) {
+    problems.push(`the plan is marked ${plan.applyable ? "applyable, but no change writes anything" : "not applyable, but changes write"}: make the plan again`);
+  }
+  const order = checkExecutionOrder(plan.changes);
+  if (order.length > 0) problems.push(`the plan's execution order is broken (${order.join("; ")}): make the plan again`);
+  return problems;
+}
+var ERRORED_PLAN;
+var init_plan_check = __esm({
+  "src/plan/plan-check.ts"() {
+    "use strict";
+    init_execution_order();
+    init_model2();
+    ERRORED_PLAN = "the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again";
+  }
+});
+
+// src/plan/plan-file.ts
+var plan_file_exports = {};
+__export(plan_file_exports, {
+  PLAN_FILE_FORMAT: () => PLAN_FILE_FORMAT,
+  PlanFileError: () => PlanFileError,
+  orderPlanKeys: () => orderPlanKeys,
+  parsePlan: () => parsePlan,
+  readPlanFile: () => readPlanFile,
+  serializePlan: () => serializePlan,
+  writePlanFile: () => writePlanFile
+});
+import { createHash, randomBytes } from "node:crypto";
+import { readFileSync as readFileSync4, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname as dirname3, join as join2, basename } from "node:path";
+function serializePlan(plan) {
+  if (plan.errored) throw new PlanFileError(`cannot save the plan: ${ERRORED_PLAN}`);
+  const body = { formatVersion: PLAN_FILE_FORMAT, plan: orderPlanKeys(plan) };
+  const file = { ...body, checksum: checksumOf(JSON.stringify(body, null, 2)) };
+  return `${JSON.stringify(file, null, 2)}
+`;
+}
+function writePlanFile(path, plan) {
+  const tmp = join2(dirname3(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    writeFileSync(tmp, serializePlan(plan), { mode: 420 });
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    const code5 = err.code ?? "error";
+    throw new MftopsError(`cannot write plan file ${path} (${code5})`);
+  }
+}
+function readPlanFile(path) {
+  let text2;
+  try {
+    text2 = readFileSync4(path, "utf8");
+  } catch (err) {
+    const code5 = err.code;
+    throw new PlanFileError(code5 === "ENOENT" ? `plan file ${path} not found` : `cannot read plan file ${path} (${code5 ?? "error"})`);
+  }
+  return parsePlan(text2, path);
+}
+function parsePlan(text2, path) {
+  let data;
+  try {
+    data = JSON.parse(text2);
+  } catch {
+    throw new PlanFileError(`${path} is not a plan file: it is not JSON (was it written by mftops plan --out?)`);
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data) || !("formatVersion" in data)) {
+    throw new PlanFileError(`${path} is not a plan file: no formatVersion`);
+  }
+  const { checksum, ...rest } = data;
+  const version = rest["formatVersion"];
+  if (version !== PLAN_FILE_FORMAT) {
+    const made = version === 1 ? "an older mftops" : "another version of mftops";
+    throw new PlanFileError(`${path} is a plan file of format ${JSON.stringify(version)}, made by ${made}; this mftops reads format ${PLAN_FILE_FORMAT} only: make the plan again with mftops plan --out`);
+  }
+  if (typeof checksum !== "string" || checksum !== checksumOf(JSON.stringify(rest, null, 2))) {
+    throw new PlanFileError(`${path} was changed after mftops wrote it (checksum mismatch): make the plan again instead of editing it`);
+  }
+  const inner = rest["plan"];
+  if (typeof inner === "object" && inner !== null && inner["errored"] === true) throw new PlanFileError(`${path} cannot be applied: ${ERRORED_PLAN}`);
+  const validatePlanShape = getValidatorByFile("plan.schema.json");
+  if (!validatePlanShape(data)) {
+    const e = validatePlanShape.errors?.[0];
+    throw new PlanFileError(`${path} is not a valid plan file: ${e ? `${e.instancePath || "/"} ${e.message ?? "is invalid"}` : "schema mismatch"}`);
+  }
+  const plan = rest.plan;
+  const problems = checkPlan(plan);
+  if (problems.length > 0) throw new PlanFileError(`${path} cannot be applied: ${problems[0]}`);
+  return plan;
+}
+function checksumOf(text2) {
+  return `sha256:${createHash("sha256").update(text2).digest("hex")}`;
+}
 function orderPlanKeys(plan) {
   return orderPlanObject(plan);
 }
@@ -15982,14 +16216,20 @@ function ordered(data, keys, inner = {}) {
   for (const k of Object.keys(value)) if (!keys.includes(k)) put(k);
   return out;
 }
-var PLAN_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
-var init_plan_json = __esm({
-  "src/render/plan-json.ts"() {
+var PLAN_FILE_FORMAT, PlanFileError, PLAN_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
+var init_plan_file = __esm({
+  "src/plan/plan-file.ts"() {
     "use strict";
-    PLAN_KEYS = ["formatVersion", "toolVersion", "createdAt", "environment", "servers", "manifestDigest", "targets", "changes", "summary"];
+    init_schemas();
+    init_errors();
+    init_plan_check();
+    PLAN_FILE_FORMAT = 2;
+    PlanFileError = class extends MftopsError {
+    };
+    PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "targets", "errored", "applyable", "changes", "summary"];
     SERVICE_KEYS = ["automation", "transfer"];
     SERVER_KEYS = ["url", "version", "username"];
-    CHANGE_KEYS = ["address", "kind", "name", "service", "action", "reason", "previousName", "liveId", "fingerprint", "fields", "entries", "source", "payload"];
+    CHANGE_KEYS = ["address", "kind", "name", "service", "action", "reason", "previousName", "liveId", "fingerprint", "wave", "needs", "fields", "entries", "source", "payload"];
     FIELD_KEYS = ["path", "before", "after", "sensitive", "forcesReplace"];
     ENTRY_KEYS = ["principal", "action", "reason", "before", "after"];
     PRINCIPAL_KEYS = ["type", "name"];
@@ -16006,87 +16246,6 @@ var init_plan_json = __esm({
   }
 });
 
-// src/plan/plan-file.ts
-var plan_file_exports = {};
-__export(plan_file_exports, {
-  PlanFileError: () => PlanFileError,
-  parsePlan: () => parsePlan,
-  readPlanFile: () => readPlanFile,
-  serializePlan: () => serializePlan,
-  writePlanFile: () => writePlanFile
-});
-import { createHash, randomBytes } from "node:crypto";
-import { readFileSync as readFileSync4, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname as dirname3, join as join2, basename } from "node:path";
-function serializePlan(plan) {
-  const ordered2 = orderPlanKeys(plan);
-  const body = JSON.stringify(ordered2, null, 2);
-  return `${JSON.stringify({ ...ordered2, checksum: checksumOf(body) }, null, 2)}
-`;
-}
-function writePlanFile(path, plan) {
-  const tmp = join2(dirname3(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    writeFileSync(tmp, serializePlan(plan), { mode: 420 });
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    const code5 = err.code ?? "error";
-    throw new MftopsError(`cannot write plan file ${path} (${code5})`);
-  }
-}
-function readPlanFile(path) {
-  let text2;
-  try {
-    text2 = readFileSync4(path, "utf8");
-  } catch (err) {
-    const code5 = err.code;
-    throw new PlanFileError(code5 === "ENOENT" ? `plan file ${path} not found` : `cannot read plan file ${path} (${code5 ?? "error"})`);
-  }
-  return parsePlan(text2, path);
-}
-function parsePlan(text2, path) {
-  let data;
-  try {
-    data = JSON.parse(text2);
-  } catch {
-    throw new PlanFileError(`${path} is not a plan file: it is not JSON (was it written by mftops plan --out?)`);
-  }
-  if (typeof data !== "object" || data === null || Array.isArray(data) || !("formatVersion" in data)) {
-    throw new PlanFileError(`${path} is not a plan file: no formatVersion`);
-  }
-  const { checksum, ...rest } = data;
-  if (rest["formatVersion"] !== PLAN_FORMAT_VERSION) {
-    throw new PlanFileError(
-      `${path} has plan format version ${JSON.stringify(rest["formatVersion"])}; this mftops reads version ${PLAN_FORMAT_VERSION}: make the plan again with this version`
-    );
-  }
-  if (typeof checksum !== "string" || checksum !== checksumOf(JSON.stringify(rest, null, 2))) {
-    throw new PlanFileError(`${path} was changed after mftops wrote it (checksum mismatch): make the plan again instead of editing it`);
-  }
-  const validatePlanShape = getValidatorByFile("plan.schema.json");
-  if (!validatePlanShape(data)) {
-    const e = validatePlanShape.errors?.[0];
-    throw new PlanFileError(`${path} is not a valid plan file: ${e ? `${e.instancePath || "/"} ${e.message ?? "is invalid"}` : "schema mismatch"}`);
-  }
-  return rest;
-}
-function checksumOf(text2) {
-  return `sha256:${createHash("sha256").update(text2).digest("hex")}`;
-}
-var PlanFileError;
-var init_plan_file = __esm({
-  "src/plan/plan-file.ts"() {
-    "use strict";
-    init_schemas();
-    init_errors();
-    init_plan_json();
-    init_model2();
-    PlanFileError = class extends MftopsError {
-    };
-  }
-});
-
 // src/apply/model.ts
 var model_exports = {};
 __export(model_exports, {
@@ -16096,9 +16255,6 @@ __export(model_exports, {
   isWriteAction: () => isWriteAction,
   skippedResult: () => skippedResult
 });
-function isWriteAction(action) {
-  return action === "create" || action === "update" || action === "replace" || action === "delete";
-}
 function describeStale(how) {
   switch (how) {
     case "changed":
@@ -16144,6 +16300,7 @@ function skippedResult(change, reason) {
 var init_model3 = __esm({
   "src/apply/model.ts"() {
     "use strict";
+    init_model2();
   }
 });
 
@@ -17061,6 +17218,39 @@ var init_schedule_words = __esm({
   }
 });
 
+// src/render/values.ts
+function displayValue(value) {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(displayValue);
+  const marker2 = readMarker(value);
+  if (marker2 === void 0) return displayObject(value);
+  switch (marker2.kind) {
+    case "sensitive":
+      return "(sensitive)";
+    case "ref":
+      return `(${REF_WORDS[marker2.ref]} ID ${marker2.id})`;
+    case "data":
+      return displayObject(marker2.data);
+    default: {
+      const never = marker2;
+      throw new Error(`unknown marker ${JSON.stringify(never)}`);
+    }
+  }
+}
+function displayObject(value) {
+  const out = {};
+  for (const [k, v] of Object.entries(value)) out[k] = displayValue(v);
+  return out;
+}
+var REF_WORDS;
+var init_values = __esm({
+  "src/render/values.ts"() {
+    "use strict";
+    init_model2();
+    REF_WORDS = { host: "host", script: "script", dateList: "date list" };
+  }
+});
+
 // src/render/plan-common.ts
 function symbolOf(action) {
   switch (action) {
@@ -17120,7 +17310,8 @@ function countByKind(changes) {
     return counts === void 0 ? [] : [{ kind, counts }];
   });
 }
-function viewField(field, action) {
+function viewField(change, action) {
+  const field = displayField(change);
   const symbol = field.before === void 0 && field.after !== void 0 ? "+" : field.after === void 0 && field.before !== void 0 ? "-" : field.before === void 0 ? action === "create" ? "+" : action === "delete" ? "-" : "~" : "~";
   const base = { symbol, path: escapeControl(field.path), forcesReplace: field.forcesReplace === true };
   if (field.sensitive === true) return { ...base, form: "sensitive" };
@@ -17133,6 +17324,13 @@ function viewField(field, action) {
     }
   }
   return { ...base, form: "block", lines: blockLines(field.before, field.after) };
+}
+function displayField(field) {
+  return {
+    ...field,
+    ...field.before !== void 0 ? { before: displayValue(field.before) } : {},
+    ...field.after !== void 0 ? { after: displayValue(field.after) } : {}
+  };
 }
 function blockText(value) {
   return typeof value === "string" ? value : formatJsonLines(value, 0).join("\n");
@@ -17183,7 +17381,7 @@ function hunkRange(start, count3) {
 }
 function describeScheduleChange(change) {
   if (change.kind !== "Task") return [];
-  const fields = change.fields.filter((f) => f.sensitive !== true && (f.path === "Schedules" || f.path.startsWith("Schedules.")));
+  const fields = change.fields.filter((f) => f.sensitive !== true && (f.path === "Schedules" || f.path.startsWith("Schedules."))).map(displayField);
   if (fields.length === 0) return [];
   const whole = fields.find((f) => f.path === "Schedules");
   if (whole !== void 0) {
@@ -17341,6 +17539,7 @@ var init_plan_common = __esm({
     init_text();
     init_text();
     init_schedule_words();
+    init_values();
     LISTED_ACTIONS = ["create", "update", "replace", "delete", "blocked"];
     NO_CHANGES = "No changes. The servers match the manifests.";
     INLINE_WIDTH = 120;
@@ -17363,6 +17562,49 @@ var init_version = __esm({
   "src/version.ts"() {
     "use strict";
     VERSION = readVersion();
+  }
+});
+
+// src/render/reasons.ts
+function describeReason(reason) {
+  switch (reason.code) {
+    case "advanced-task":
+      return `advanced (TT=COS) tasks cannot be ${reason.operation === "create" ? "created" : "changed"} through the API`;
+    case "task-group-immutable": {
+      const lost = reason.lostSecrets;
+      const tail = lost.length > 0 ? `; secrets the server does not show and the manifest does not carry (${lost.join(", ")}) cannot be copied and are lost: write them in the manifest as \`\${env:\u2026}\`` : "";
+      return `\`Group\` cannot change after creation: the task is deleted and created again${tail}`;
+    }
+    case "pruned": {
+      const [what, kinds] = reason.kind === "Task" ? ["task", "Tasks"] : ["ACL", "ResourceGroupAcls"];
+      return `no manifest manages this ${what} in scope (${reason.scope.join(", ")}), and ${kinds} are pruned`;
+    }
+    case "folder-pruned":
+      return "no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted";
+    case "folder-root-rename":
+      return `the root folder ${reason.from} cannot be renamed`;
+    case "folder-move":
+      return `${reason.from} \u2192 ${reason.to} moves the folder to another parent folder; the API can only rename it in place: move it on the transfer server (or rename it without moving), then plan again`;
+    case "folder-copies-parent":
+      return `created under ${reason.parentPath} with a copy of its permissions (${reason.inheritPermissions})`;
+    case "entries-not-editable":
+      return `${reason.principals.map(principalWords).join(", ")}: not editable on the server; ${reason.partial ? "the other entries are applied" : "the wanted change cannot be made through the API"}`;
+    case "entry-not-editable":
+      return `the entry of ${principalWords(reason.principal)} cannot be changed on the server (not editable)`;
+    case "entry-copied-from-parent":
+      return "copied from the parent folder";
+    default: {
+      const never = reason;
+      throw new Error(`unknown reason ${JSON.stringify(never)}`);
+    }
+  }
+}
+function principalWords(p) {
+  return `${p.type === "User" ? "user" : "group"} ${p.name}`;
+}
+var init_reasons = __esm({
+  "src/render/reasons.ts"() {
+    "use strict";
   }
 });
 
@@ -42042,8 +42284,8 @@ var require_cache3 = __commonJS({
                 }));
               } else if (response.headersList.contains("vary")) {
                 const fieldValues = getFieldValues(response.headersList.get("vary"));
-                for (const fieldValue of fieldValues) {
-                  if (fieldValue === "*") {
+                for (const fieldValue2 of fieldValues) {
+                  if (fieldValue2 === "*") {
                     responsePromise.reject(webidl.errors.exception({
                       header: "Cache.addAll",
                       message: "invalid vary field value"
@@ -42125,8 +42367,8 @@ var require_cache3 = __commonJS({
         }
         if (innerResponse.headersList.contains("vary")) {
           const fieldValues = getFieldValues(innerResponse.headersList.get("vary"));
-          for (const fieldValue of fieldValues) {
-            if (fieldValue === "*") {
+          for (const fieldValue2 of fieldValues) {
+            if (fieldValue2 === "*") {
               throw webidl.errors.exception({
                 header: prefix,
                 message: "Got * vary field value"
@@ -42390,12 +42632,12 @@ var require_cache3 = __commonJS({
           return true;
         }
         const fieldValues = getFieldValues(response.headersList.get("vary"));
-        for (const fieldValue of fieldValues) {
-          if (fieldValue === "*") {
+        for (const fieldValue2 of fieldValues) {
+          if (fieldValue2 === "*") {
             return false;
           }
-          const requestValue = request.headersList.get(fieldValue);
-          const queryValue = requestQuery.headersList.get(fieldValue);
+          const requestValue = request.headersList.get(fieldValue2);
+          const queryValue = requestQuery.headersList.get(fieldValue2);
           if (requestValue !== queryValue) {
             return false;
           }
@@ -47386,42 +47628,6 @@ var init_client = __esm({
   }
 });
 
-// src/folder-path.ts
-function trimFolderPath(path) {
-  return path.length > 1 ? path.replace(/\/+$/, "") : path;
-}
-function folderKey(path) {
-  return trimFolderPath(path).toLowerCase();
-}
-function parentPath(path) {
-  const trimmed = trimFolderPath(path);
-  if (trimmed === "/" || trimmed === "") return void 0;
-  const i = trimmed.lastIndexOf("/");
-  return i <= 0 ? "/" : trimmed.slice(0, i);
-}
-function isSameOrBelow(path, root) {
-  const p = folderKey(path);
-  const r = folderKey(root);
-  return p === r || (r === "/" ? p.startsWith("/") : p.startsWith(`${r}/`));
-}
-function folderDepth(path) {
-  return path.split("/").filter((s) => s !== "").length;
-}
-function uniqueFolderPaths(paths) {
-  const seen = /* @__PURE__ */ new Set();
-  return paths.filter((p) => {
-    const k = folderKey(p);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-}
-var init_folder_path = __esm({
-  "src/folder-path.ts"() {
-    "use strict";
-  }
-});
-
 // src/services/transfer/normalize.ts
 function idString2(x) {
   return typeof x === "string" ? x : typeof x === "number" ? String(x) : "";
@@ -48180,10 +48386,27 @@ function joinPath(path, key) {
 function fieldChange(path, before, after, extra = {}) {
   return {
     path,
-    ...before !== void 0 ? { before } : {},
-    ...after !== void 0 ? { after } : {},
+    ...before !== void 0 ? { before: fieldValue(before) } : {},
+    ...after !== void 0 ? { after: fieldValue(after) } : {},
     ...extra.forcesReplace ? { forcesReplace: true } : {}
   };
+}
+function marker(value) {
+  MARKERS.add(value);
+  return value;
+}
+function sensitiveValue() {
+  return marker({ $sensitive: true });
+}
+function refValue(ref, id) {
+  return marker({ $ref: ref, id });
+}
+function fieldValue(value) {
+  if (Array.isArray(value)) return value.map(fieldValue);
+  if (value === null || typeof value !== "object" || MARKERS.has(value)) return value;
+  const out = {};
+  for (const [k, v] of Object.entries(value)) out[k] = fieldValue(v);
+  return Object.keys(out).some((k) => k.startsWith("$")) ? { $data: out } : out;
 }
 function sensitiveChange(path) {
   return { path, sensitive: true };
@@ -48194,7 +48417,7 @@ function displayLiveGeneric(live) {
   const out = {};
   for (const [k, v] of Object.entries(live)) {
     if (k === "ID" || v === void 0) continue;
-    out[k] = PASSWORD_FIELD.test(k) ? SENSITIVE : displayLiveGeneric(v);
+    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayLiveGeneric(v);
   }
   return out;
 }
@@ -48204,7 +48427,7 @@ function displayDesiredGeneric(desired) {
   const out = {};
   for (const [k, v] of Object.entries(desired)) {
     if (v === void 0) continue;
-    out[k] = PASSWORD_FIELD.test(k) ? SENSITIVE : displayDesiredGeneric(v);
+    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayDesiredGeneric(v);
   }
   return out;
 }
@@ -48255,12 +48478,12 @@ function mergeOver(live, desired) {
   }
   return toJson(desired);
 }
-var SENSITIVE, PASSWORD_FIELD;
+var PASSWORD_FIELD, MARKERS;
 var init_common = __esm({
   "src/resources/common.ts"() {
     "use strict";
-    SENSITIVE = "(sensitive)";
     PASSWORD_FIELD = /password$/i;
+    MARKERS = /* @__PURE__ */ new WeakSet();
   }
 });
 
@@ -48346,7 +48569,7 @@ function planFolder(desired, live, creation, previousPath) {
     } else if (samePermissions2(have.permissions, want)) {
       entries.push({ principal, action: "no-op", before: have.permissions, after: want });
     } else if (!have.editable) {
-      entries.push({ principal, action: "blocked", reason: `the entry of ${describe(principal)} cannot be changed on the server (not editable)`, before: have.permissions, after: want });
+      entries.push({ principal, action: "blocked", reason: { code: "entry-not-editable", principal }, before: have.permissions, after: want });
     } else {
       entries.push({ principal, action: "update", before: have.permissions, after: want });
       write2();
@@ -48357,13 +48580,12 @@ function planFolder(desired, live, creation, previousPath) {
       const key = entryKey2(e.type, e.id);
       if (matched.has(key) || !e.deletable) continue;
       const principal = { type: e.type, name: e.name };
-      entries.push({ principal, action: "delete", before: e.permissions, ...creation ? { reason: "copied from the parent folder" } : {} });
+      entries.push({ principal, action: "delete", before: e.permissions, ...creation ? { reason: { code: "entry-copied-from-parent" } } : {} });
       remove.push({ type: e.type, id: e.id, name: e.name });
       after.delete(key);
     }
   }
-  const blocked = entries.filter((e) => e.action === "blocked");
-  const blockedNote = blocked.length > 0 ? `${blocked.map((e) => describe(e.principal)).join(", ")}: not editable on the server` : void 0;
+  const blocked = entries.filter((e) => e.action === "blocked").map((e) => e.principal);
   const payload = {
     kind: "FolderPermissions",
     path: desired.path,
@@ -48375,13 +48597,14 @@ function planFolder(desired, live, creation, previousPath) {
   };
   const afterList = [...after.values()];
   if (creation) {
-    const reason = creation.inheritPermissions === "None" ? void 0 : `created under ${creation.parentPath} with a copy of its permissions (${creation.inheritPermissions})`;
+    const how = creation.inheritPermissions;
+    const reason = how === "None" ? void 0 : { code: "folder-copies-parent", parentPath: creation.parentPath, inheritPermissions: how };
     return { action: "create", ...reason ? { reason } : {}, fields, entries, payload, after: afterList };
   }
   if (set.length > 0 || remove.length > 0 || previousPath !== void 0) {
-    return { action: "update", ...blockedNote ? { reason: `${blockedNote}; the other entries are applied` } : {}, fields, entries, payload, after: afterList };
+    return { action: "update", ...blocked.length > 0 ? { reason: { code: "entries-not-editable", principals: blocked, partial: true } } : {}, fields, entries, payload, after: afterList };
   }
-  if (blockedNote) return { action: "blocked", reason: `${blockedNote}; the wanted change cannot be made through the API`, fields, entries, after: afterList };
+  if (blocked.length > 0) return { action: "blocked", reason: { code: "entries-not-editable", principals: blocked, partial: false }, fields, entries, after: afterList };
   return { action: "no-op", fields: [], entries, after: afterList };
 }
 function planFolderPrune(path, live) {
@@ -48389,15 +48612,12 @@ function planFolderPrune(path, live) {
   if (gone.length === 0) return void 0;
   return {
     action: "delete",
-    reason: "no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted",
+    reason: { code: "folder-pruned" },
     fields: [],
     entries: gone.map((e) => ({ principal: { type: e.type, name: e.name }, action: "delete", before: e.permissions })),
     payload: { kind: "FolderPermissions", path, set: [], remove: gone.map((e) => ({ type: e.type, id: e.id, name: e.name })) },
     after: live.filter((e) => !e.deletable)
   };
-}
-function describe(p) {
-  return `${p.type === "User" ? "user" : "group"} ${p.name}`;
 }
 var init_folder_permissions = __esm({
   "src/resources/folder-permissions.ts"() {
@@ -48477,10 +48697,10 @@ function displayLiveTaskPart(live, cat) {
   const out = {};
   for (const [k, v] of Object.entries(live)) {
     if (k === "ID" || v === void 0) continue;
-    if (PASSWORD_FIELD.test(k)) out[k] = SENSITIVE;
-    else if (k === "HostID") out.Host = cat.hostName(String(v)) ?? `(host ID ${String(v)})`;
-    else if (k === "ScriptID") out.Script = cat.scriptName(String(v)) ?? `(script ID ${String(v)})`;
-    else if (k === "DateListRef" && Array.isArray(v)) out.DateListRef = v.map((r) => cat.dateListName(dateListId(r)) ?? `(date list ID ${dateListId(r)})`);
+    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
+    else if (k === "HostID") out.Host = hostValue(String(v), cat);
+    else if (k === "ScriptID") out.Script = scriptValue(String(v), cat);
+    else if (k === "DateListRef" && Array.isArray(v)) out.DateListRef = v.map((r) => dateListValue(dateListId(r), cat));
     else if (k === "Parameters") out.Parameters = displayLiveParameters(v);
     else out[k] = displayLiveTaskPart(v, cat);
   }
@@ -48489,7 +48709,7 @@ function displayLiveTaskPart(live, cat) {
 function displayLiveParameters(params) {
   if (!isRecord8(params)) return toJson(params);
   const out = {};
-  for (const [name, p] of Object.entries(params)) out[name] = isRecord8(p) ? p.DisplayValue === SUPPRESSED ? SENSITIVE : toJson(p.value ?? "") : toJson(p);
+  for (const [name, p] of Object.entries(params)) out[name] = isRecord8(p) ? p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? "") : toJson(p);
   return out;
 }
 function displayDesiredTaskPart(desired) {
@@ -48498,14 +48718,23 @@ function displayDesiredTaskPart(desired) {
   const out = {};
   for (const [k, v] of Object.entries(desired)) {
     if (v === void 0) continue;
-    if (PASSWORD_FIELD.test(k)) out[k] = SENSITIVE;
+    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
     else if (k === "Parameters" && isRecord8(v)) {
       const params = {};
-      for (const [name, p] of Object.entries(v)) params[name] = p.secret ? SENSITIVE : p.value;
+      for (const [name, p] of Object.entries(v)) params[name] = p.secret ? sensitiveValue() : p.value;
       out.Parameters = params;
     } else out[k] = displayDesiredTaskPart(v);
   }
   return out;
+}
+function hostValue(id, cat) {
+  return cat.hostName(id) ?? refValue("host", id);
+}
+function scriptValue(id, cat) {
+  return cat.scriptName(id) ?? refValue("script", id);
+}
+function dateListValue(id, cat) {
+  return cat.dateListName(id) ?? refValue("dateList", id);
 }
 function dateListId(ref) {
   return isRecord8(ref) ? String(ref.DateListID ?? "") : String(ref);
@@ -48590,7 +48819,7 @@ function diffSchedule(path, d, resolved, liveValue, out, cat) {
         const liveRefs = Array.isArray(l.DateListRef) ? l.DateListRef : [];
         const have = liveRefs.map(dateListId);
         if (!sameNameSet(want, have)) {
-          const before = liveRefs.length > 0 ? have.map((id) => cat.dateListName(id) ?? `(date list ID ${id})`) : void 0;
+          const before = liveRefs.length > 0 ? have.map((id) => dateListValue(id, cat)) : void 0;
           out.push(fieldChange(`${path}.DateListRef`, before, toJson(value)));
         }
         break;
@@ -48664,7 +48893,7 @@ function diffStepBody(path, d, r, liveBody, out, cat) {
     }
     switch (key) {
       case "Host":
-        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === void 0 ? void 0 : cat.hostName(liveHost) ?? `(host ID ${liveHost})`, toJson(value)));
+        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === void 0 ? void 0 : hostValue(liveHost, cat), toJson(value)));
         break;
       case "HostID":
         if (String(value) !== liveHost) out.push(fieldChange(at, liveHost, toJson(value)));
@@ -48673,7 +48902,7 @@ function diffStepBody(path, d, r, liveBody, out, cat) {
         if (typeof l.Type !== "string" || !sameHostType(String(value), l.Type)) out.push(fieldChange(at, typeof l.Type === "string" ? l.Type : void 0, toJson(value)));
         break;
       case "Script":
-        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === void 0 ? void 0 : cat.scriptName(liveScript) ?? `(script ID ${liveScript})`, toJson(value)));
+        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === void 0 ? void 0 : scriptValue(liveScript, cat), toJson(value)));
         break;
       case "ScriptID":
         if (String(value) !== liveScript) out.push(fieldChange(at, liveScript, toJson(value)));
@@ -48779,20 +49008,19 @@ function planTask(desired, live, cat, previousName) {
   const fields = diffTask(desired, live, cat);
   const cos = desired.manifest.spec.TT === "COS" || live !== void 0 && live.TT === "COS";
   if (live === void 0) {
-    if (cos) return { action: "blocked", reason: "advanced (TT=COS) tasks cannot be created through the API", fields };
+    if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "create" }, fields };
     return { action: "create", fields, payload: { kind: "Task", body: desired.body } };
   }
   const all = previousName !== void 0 ? [fieldChange("Name", previousName, desired.manifest.name), ...fields] : fields;
   if (!all.some((f) => !f.sensitive)) return { action: "no-op", fields: [] };
-  if (cos) return { action: "blocked", reason: COS_REASON, fields: all };
+  if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "update" }, fields: all };
   if (all.some((f) => f.forcesReplace)) {
     const { body, lostSecrets } = replaceTaskBody(live, desired);
-    const lost = lostSecrets.length > 0 ? `; secrets the server does not show and the manifest does not carry (${lostSecrets.join(", ")}) cannot be copied and are lost: write them in the manifest as \`\${env:\u2026}\`` : "";
-    return { action: "replace", reason: `\`Group\` cannot change after creation: the task is deleted and created again${lost}`, fields: all, payload: { kind: "Task", body } };
+    return { action: "replace", reason: { code: "task-group-immutable", lostSecrets }, fields: all, payload: { kind: "Task", body } };
   }
   return { action: "update", fields: all, payload: { kind: "Task", body: updateTaskBody(live, desired) } };
 }
-var XFER_TYPES, SUPPRESSED, WEEK2, COS_REASON;
+var XFER_TYPES, SUPPRESSED, WEEK2;
 var init_task = __esm({
   "src/resources/task.ts"() {
     "use strict";
@@ -48801,7 +49029,31 @@ var init_task = __esm({
     XFER_TYPES = /* @__PURE__ */ new Set(["silock", "xferlock"]);
     SUPPRESSED = "(suppressed)";
     WEEK2 = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
-    COS_REASON = "advanced (TT=COS) tasks cannot be changed through the API";
+  }
+});
+
+// src/plan/compose-plan.ts
+function composePlan(header, changes, errored) {
+  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, targets } = header;
+  const scheduled = scheduleChanges(changes);
+  return {
+    toolVersion,
+    createdAt,
+    environment,
+    servers,
+    manifestDigest: manifestDigest2,
+    ...targets !== void 0 ? { targets } : {},
+    errored,
+    applyable: isApplyable(errored, scheduled),
+    changes: scheduled,
+    summary: summarize(scheduled)
+  };
+}
+var init_compose_plan = __esm({
+  "src/plan/compose-plan.ts"() {
+    "use strict";
+    init_execution_order();
+    init_model2();
   }
 });
 
@@ -48924,18 +49176,16 @@ function planChanges(input) {
   let selected = items;
   if (input.targets && input.targets.length > 0) selected = selectTargets(items, input.targets, input.desired, diagnostics);
   const changes = orderChanges(selected);
-  const plan = {
-    formatVersion: PLAN_FORMAT_VERSION,
+  const errored = hasErrors(diagnostics) || input.desired.skipped.length > 0;
+  const header = {
     toolVersion: input.toolVersion,
     createdAt: input.now.toISOString(),
     environment: input.environment,
     servers: input.servers,
     manifestDigest: input.manifestDigest,
-    ...input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {},
-    changes,
-    summary: summarize(changes)
+    ...input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {}
   };
-  return { plan, diagnostics };
+  return { plan: composePlan(header, changes, errored), diagnostics };
 }
 function orderChanges(items) {
   const isDelete = (o) => o.change.action === "delete";
@@ -48955,10 +49205,10 @@ function outcomeFields(o) {
 function renameBlocked(from, to, moved) {
   const oldParent = parentPath(from);
   const newParent = parentPath(to);
-  if (oldParent === void 0) return `the root folder ${from} cannot be renamed`;
+  if (oldParent === void 0) return { code: "folder-root-rename", from };
   const parentAfter = pathAfterMoves(oldParent, moved);
   if (newParent !== void 0 && folderKey(parentAfter) === folderKey(newParent)) return void 0;
-  return `${from} \u2192 ${to} moves the folder to another parent folder; the API can only rename it in place: move it on the transfer server (or rename it without moving), then plan again`;
+  return { code: "folder-move", from, to };
 }
 function checkMovedAway(d, moved, diagnostics) {
   const parent = parentPath(d.path);
@@ -49007,7 +49257,6 @@ function planPrune(input) {
   const out = [];
   const all = [...input.desired.tasks.map((d) => d.manifest), ...input.desired.acls.map((d) => d.manifest), ...input.desired.folders.map((d) => d.manifest), ...input.desired.skipped];
   const inScope = new Set(input.scope.taskGroups.map((g) => g.toLowerCase()));
-  const scopeNote = `in scope (${input.scope.taskGroups.join(", ")})`;
   if (input.prune.includes("Task") && inScope.size > 0) {
     const managed = /* @__PURE__ */ new Set();
     for (const m of all) if (m.kind === "Task") for (const n of [m.name, ...m.previousNames]) managed.add(n.toLowerCase());
@@ -49022,7 +49271,7 @@ function planPrune(input) {
           name,
           service: "automation",
           action: "delete",
-          reason: `no manifest manages this task ${scopeNote}, and Tasks are pruned`,
+          reason: { code: "pruned", kind: "Task", scope: [...input.scope.taskGroups] },
           liveId: taskId(t),
           fingerprint: fingerprintTask(t),
           fields: []
@@ -49046,7 +49295,7 @@ function planPrune(input) {
           name,
           service: "automation",
           action: "delete",
-          reason: `no manifest manages this ACL ${scopeNote}, and ResourceGroupAcls are pruned`,
+          reason: { code: "pruned", kind: "ResourceGroupAcl", scope: [...input.scope.taskGroups] },
           liveId: acl.ACLID,
           fingerprint: fingerprintAcl(acl),
           fields: []
@@ -49133,10 +49382,12 @@ var init_plan_changes = __esm({
     init_model4();
     init_folder_path();
     init_order();
+    init_diagnostics();
     init_folder_permissions();
     init_resource_group_acl();
     init_task();
     init_diagnostics2();
+    init_compose_plan();
     init_model2();
     RANK = { FolderPermissions: 0, ResourceGroupAcl: 1, Task: 2 };
   }
@@ -49443,7 +49694,7 @@ async function planEnvironment(options, ctx) {
   } finally {
     await clients.close();
   }
-  if (result.plan === void 0) return { status: "invalid", diagnostics: result.diagnostics };
+  if (result.plan === void 0 || result.plan.errored) return { status: "invalid", diagnostics: result.diagnostics, ...result.plan ? { plan: result.plan } : {} };
   let planFile;
   if (options.out !== void 0) {
     const { writePlanFile: writePlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
@@ -49466,7 +49717,7 @@ async function planManifests(manifests, input, ctx) {
     ...ctx.now ? { now: ctx.now } : {}
   });
   const diagnostics = reportOf(manifests, result.diagnostics);
-  return hasErrors(result.diagnostics) || result.plan === void 0 ? { diagnostics } : { plan: result.plan, diagnostics };
+  return result.plan === void 0 ? { diagnostics } : { plan: result.plan, diagnostics };
 }
 function reportOf(manifests, diagnostics) {
   return { diagnostics, manifestCount: manifests.manifests.length };
@@ -49474,7 +49725,6 @@ function reportOf(manifests, diagnostics) {
 var init_plan = __esm({
   "src/app/plan.ts"() {
     "use strict";
-    init_diagnostics();
     init_clients();
     init_defaults();
     init_environment();
@@ -49508,7 +49758,7 @@ function renderChange(change, paint) {
   const renamed = change.previousName === void 0 ? "" : ` (renamed from ${quote(change.previousName)})`;
   const lines2 = [`${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`];
   const indent = "    ";
-  if (change.reason !== void 0) lines2.push(`${indent}# ${escapeControl(change.reason)}`);
+  if (change.reason !== void 0) lines2.push(`${indent}# ${escapeControl(describeReason(change.reason))}`);
   for (const field of change.fields) lines2.push(...renderField(viewField(field, change.action), paint).map((l) => indent + l));
   for (const words of describeScheduleChange(change)) lines2.push(`${indent}# ${words.label}: ${scheduleText(words)}`);
   const entries = change.entries ?? [];
@@ -49517,7 +49767,7 @@ function renderChange(change, paint) {
       case "no-op":
         break;
       case "blocked":
-        lines2.push(`${indent}${paint.action("blocked", "!")} ${principalLabel(entry)} is blocked${entry.reason === void 0 ? "" : `: ${escapeControl(entry.reason)}`}`);
+        lines2.push(`${indent}${paint.action("blocked", "!")} ${principalLabel(entry)} is blocked${entry.reason === void 0 ? "" : `: ${escapeControl(describeReason(entry.reason))}`}`);
         break;
       case "create":
       case "update":
@@ -49603,6 +49853,7 @@ var init_plan_text = __esm({
     "use strict";
     init_model2();
     init_plan_common();
+    init_reasons();
   }
 });
 
@@ -50210,7 +50461,7 @@ async function executeChanges(input) {
     const change = input.changes[i];
     finish(i, asFailure ? failedResult(change, reason, emptyCounters()) : skippedResult(change, reason));
   };
-  const order = scheduleChanges(input.changes);
+  const order = orderOf(input.changes);
   const waves = [...new Set(order.map((o) => o.wave))].sort((a, b) => a - b);
   let interrupted = false;
   for (const wave of waves) {
@@ -50220,34 +50471,12 @@ async function executeChanges(input) {
   }
   return { results: results.map((r, i) => r ?? skippedResult(input.changes[i], "interrupted before it started")), interrupted, retriedAfterReread: counters.retriedAfterReread };
 }
-function scheduleChanges(changes) {
-  const makers = /* @__PURE__ */ new Map();
-  changes.forEach((c, i) => {
-    if (establishesFolderPath(c)) makers.set(folderKey(c.name), i);
-  });
-  const depths = changes.filter((c) => c.kind === "FolderPermissions").map((c) => folderDepth(c.name));
-  const maxDepth = Math.max(0, ...depths);
+function orderOf(changes) {
+  const index = new Map(changes.map((c, i) => [c.address, i]));
   return changes.map((c) => {
-    if (c.action === "delete") {
-      switch (c.kind) {
-        case "Task":
-          return { wave: 1 };
-        case "ResourceGroupAcl":
-          return { wave: 2 };
-        case "FolderPermissions":
-          return { wave: 3 + maxDepth - folderDepth(c.name) };
-        default: {
-          const never = c.kind;
-          throw new Error(`unknown kind ${String(never)}`);
-        }
-      }
-    }
-    if (c.kind !== "FolderPermissions") return { wave: 0 };
-    for (let p = parentPath(c.name); p !== void 0; p = parentPath(p)) {
-      const j = makers.get(folderKey(p));
-      if (j !== void 0) return { wave: 0, needs: j };
-    }
-    return { wave: 0 };
+    if (c.wave === void 0) throw new Error(`bug: ${c.address} has no wave: the plan's order must be checked (checkPlan) before it is executed`);
+    if (c.needs === void 0) return { wave: c.wave };
+    return { wave: c.wave, needs: index.get(c.needs) ?? MISSING };
   });
 }
 async function runWave(members, w) {
@@ -50281,6 +50510,11 @@ async function runWave(members, w) {
     for (let k = 0; k < waiting.length && running.size < limit; ) {
       const i = waiting[k];
       const needs = order[i].needs;
+      if (needs === MISSING) {
+        waiting.splice(k, 1);
+        finishSkipped(i, `not started: the change it needs (${changes[i].needs ?? ""}) is not in this apply`, true);
+        continue;
+      }
       if (needs !== void 0 && results[needs] === void 0) {
         k++;
         continue;
@@ -50436,17 +50670,18 @@ function emptyCounters() {
 function failedResult(change, error, counters, ids) {
   return { address: change.address, kind: change.kind, action: change.action, status: "failed", error, ...ids && Object.keys(ids).length > 0 ? { ids } : {}, ...counters };
 }
+var MISSING;
 var init_execute = __esm({
   "src/apply/execute.ts"() {
     "use strict";
     init_errors();
     init_folder_path();
-    init_model2();
     init_errors2();
     init_model3();
     init_operations();
     init_steps();
     init_secrets();
+    MISSING = -1;
   }
 });
 
@@ -50606,7 +50841,7 @@ async function applyPlan(input) {
   const started = now();
   const plan = input.plan;
   const writes = writeChanges(plan);
-  const blocked = blockedChanges(plan).map((c) => skippedResult(c, `blocked: ${c.reason ?? "the API cannot make this change"}`));
+  const blocked = blockedChanges(plan).map((c) => skippedResult(c, `blocked: ${c.reason === void 0 ? "the API cannot make this change" : describeReason(c.reason)}`));
   const base = { environment: plan.environment, problems: [], stale: [], results: blocked };
   const stats = (results2, retriedAfterReread = 0) => ({
     writes: sum(results2, (r) => r.writes),
@@ -50615,7 +50850,9 @@ async function applyPlan(input) {
     retriedAfterReread,
     wallMs: now() - started
   });
-  if (writes.length === 0) return { ...base, outcome: "nothing", stats: stats([]) };
+  const unfit = checkPlan(plan);
+  if (unfit.length > 0) return { ...base, outcome: "refused", problems: unfit, stats: stats([]) };
+  if (!plan.applyable) return { ...base, outcome: "nothing", stats: stats([]) };
   const problems = checkPermissions(plan, input.permissions);
   if (problems.length > 0) return { ...base, outcome: "refused", problems, stats: stats([]) };
   const interrupted = () => ({ ...base, outcome: "interrupted", problems: ["interrupted before the first write: nothing was changed"], stats: stats([]) });
@@ -50699,6 +50936,8 @@ var init_apply_plan = __esm({
   "src/apply/apply-plan.ts"() {
     "use strict";
     init_errors();
+    init_plan_check();
+    init_reasons();
     init_execute();
     init_guard();
     init_ledger();
@@ -56339,7 +56578,7 @@ function findUnconverged(applied, replan) {
       continue;
     }
     if (now.action === "no-op" || now.action === "blocked") continue;
-    out.push({ address: a.address, action: now.action, ...now.reason !== void 0 ? { reason: now.reason } : {} });
+    out.push({ address: a.address, action: now.action, ...now.reason !== void 0 ? { reason: describeReason(now.reason) } : {} });
   }
   return out;
 }
@@ -56365,6 +56604,7 @@ var init_verify = __esm({
     "use strict";
     init_map_with_concurrency();
     init_model4();
+    init_reasons();
     init_operations();
     init_steps();
   }
@@ -56423,7 +56663,7 @@ async function applyEnvironment(options, ctx) {
     let plan = saved;
     if (plan === void 0) {
       const made = await planManifests(manifests, { readers: clients.readers, env, services, parallelism }, ctx);
-      if (made.plan === void 0) return { status: "invalid", diagnostics: made.diagnostics };
+      if (made.plan === void 0 || made.plan.errored) return { status: "invalid", diagnostics: made.diagnostics };
       plan = made.plan;
       ctx.emit({ kind: "planned", plan, diagnostics: made.diagnostics });
       const { writeChanges: writeChanges2 } = await Promise.resolve().then(() => (init_guard(), guard_exports));
@@ -56603,7 +56843,7 @@ var DRIFT_FORMAT_VERSION;
 var init_model6 = __esm({
   "src/drift/model.ts"() {
     "use strict";
-    DRIFT_FORMAT_VERSION = 2;
+    DRIFT_FORMAT_VERSION = 3;
   }
 });
 
@@ -56653,14 +56893,14 @@ function assembleDrift(input) {
       name: f.path,
       drift: "missing",
       action: "blocked",
-      reason: f.reason,
+      problem: f.reason,
       ...f.source ? { source: f.source } : {},
       fields: [],
       entries: [],
       ...verdict.expired ? { expired: expiredOf(verdict.expired) } : {}
     });
   }
-  const plan = { ...input.plan, changes: kept, summary: summarize(kept) };
+  const plan = composePlan(input.plan, kept, input.plan.errored);
   const managed = kept.filter((c) => c.action !== "delete").length + (input.missingFolders?.length ?? 0);
   unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText(a.address.toLowerCase(), b.address.toLowerCase()));
   const expired = drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) + unmanaged.filter((u) => u.expired).length;
@@ -56884,6 +57124,7 @@ var init_assemble_drift = __esm({
     "use strict";
     init_model4();
     init_types();
+    init_compose_plan();
     init_model2();
     init_folder_permissions();
     init_resource_group_acl();
@@ -56956,6 +57197,72 @@ var init_detect_drift = __esm({
   }
 });
 
+// src/render/plan-json.ts
+function planJsonView(plan) {
+  return {
+    formatVersion: PLAN_VIEW_FORMAT,
+    toolVersion: plan.toolVersion,
+    createdAt: plan.createdAt,
+    environment: plan.environment,
+    servers: serversView(plan.servers),
+    manifestDigest: plan.manifestDigest,
+    ...plan.targets !== void 0 ? { targets: [...plan.targets] } : {},
+    errored: plan.errored,
+    applyable: plan.applyable,
+    summary: { create: plan.summary.create, update: plan.summary.update, replace: plan.summary.replace, delete: plan.summary.delete, "no-op": plan.summary["no-op"], blocked: plan.summary.blocked },
+    changes: plan.changes.map((c) => ({
+      address: c.address,
+      kind: c.kind,
+      name: c.name,
+      service: c.service,
+      action: c.action,
+      ...c.reason !== void 0 ? { reason: reasonView(c.reason) } : {},
+      ...c.previousName !== void 0 ? { previousName: c.previousName } : {},
+      ...c.liveId !== void 0 ? { liveId: c.liveId } : {},
+      fields: c.fields.map((f) => ({
+        path: f.path,
+        ...f.before !== void 0 ? { before: f.before } : {},
+        ...f.after !== void 0 ? { after: f.after } : {},
+        ...f.sensitive !== void 0 ? { sensitive: f.sensitive } : {},
+        ...f.forcesReplace !== void 0 ? { forcesReplace: f.forcesReplace } : {}
+      })),
+      ...c.entries !== void 0 ? {
+        entries: c.entries.map((e) => ({
+          principal: { type: e.principal.type, name: e.principal.name },
+          action: e.action,
+          ...e.reason !== void 0 ? { reason: reasonView(e.reason) } : {},
+          ...e.before !== void 0 ? { before: permissionsView(e.before) } : {},
+          ...e.after !== void 0 ? { after: permissionsView(e.after) } : {}
+        }))
+      } : {},
+      ...c.source !== void 0 ? { source: { file: c.source.file, line: c.source.line, col: c.source.col } } : {}
+    }))
+  };
+}
+function serversView(servers) {
+  const out = {};
+  for (const service of ["automation", "transfer"]) {
+    const s = servers[service];
+    if (s !== void 0) out[service] = { url: s.url, ...s.version !== void 0 ? { version: s.version } : {}, username: s.username };
+  }
+  return out;
+}
+function reasonView(reason) {
+  const { code: code5, ...parameters } = reason;
+  return { code: code5, ...parameters, text: describeReason(reason) };
+}
+function permissionsView(p) {
+  return { permissions: [...p.permissions], sharePermissions: [...p.sharePermissions] };
+}
+var PLAN_VIEW_FORMAT;
+var init_plan_json = __esm({
+  "src/render/plan-json.ts"() {
+    "use strict";
+    init_reasons();
+    PLAN_VIEW_FORMAT = 2;
+  }
+});
+
 // src/render/drift-json.ts
 var drift_json_exports = {};
 __export(drift_json_exports, {
@@ -56972,7 +57279,7 @@ function renderDriftJson(report) {
     unmanaged: report.unmanaged,
     acknowledged: report.acknowledged,
     audit: report.audit,
-    plan: orderPlanKeys(report.plan)
+    plan: planJsonView(report.plan)
   };
   return `${JSON.stringify(ordered2, null, 2)}
 `;
@@ -57056,6 +57363,7 @@ __export(drift_common_exports, {
   driftSentence: () => driftSentence,
   driftSymbol: () => driftSymbol,
   driftedHeadline: () => driftedHeadline,
+  driftedWhy: () => driftedWhy,
   entryPhrase: () => entryPhrase,
   expiredText: () => expiredText,
   grantText: () => grantText,
@@ -57063,6 +57371,9 @@ __export(drift_common_exports, {
   unmanagedText: () => unmanagedText,
   valueText: () => valueText
 });
+function driftedWhy(d) {
+  return d.reason !== void 0 ? describeReason(d.reason) : d.problem;
+}
 function driftPhrase(kind) {
   switch (kind) {
     case "changed":
@@ -57098,7 +57409,7 @@ function driftSymbol(kind) {
 function valueText(value) {
   if (value === void 0) return "(not set)";
   const grant = asGrant(value);
-  return grant ? grantText(grant) : formatInline(value);
+  return grant ? grantText(grant) : formatInline(displayValue(value));
 }
 function asGrant(value) {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return void 0;
@@ -57195,7 +57506,9 @@ function driftedHeadline(d) {
 var init_drift_common = __esm({
   "src/render/drift-common.ts"() {
     "use strict";
+    init_reasons();
     init_text();
+    init_values();
   }
 });
 
@@ -57268,7 +57581,8 @@ function renderDrifted(d) {
   if (d.lastChange) facts.push(`Last change: ${escapeMd(attributionText(d.lastChange))}`);
   if (d.source) facts.push(`Declared in ${code3(`${d.source.file}:${d.source.line}`)}`);
   if (facts.length > 0) lines2.push("", facts.join(" \xB7 "));
-  if (d.reason !== void 0 && d.drift !== "changed") lines2.push("", `> ${escapeMd(d.reason)}`);
+  const why = driftedWhy(d);
+  if (why !== void 0 && d.drift !== "changed") lines2.push("", `> ${escapeMd(why)}`);
   if (d.expired) lines2.push("", `> [!IMPORTANT]
 > ${escapeMd(expiredText(d.expired))}`);
   if (d.fields.length > 0) {
@@ -57371,7 +57685,8 @@ function renderDrifted2(d, paint) {
   const lines2 = [`${paint(d.drift === "changed" ? "33" : "31", driftSymbol(d.drift))} ${paint("1", driftedHeadline(d))}`];
   const indent = "    ";
   if (d.lastChange) lines2.push(`${indent}last change: ${attributionText(d.lastChange)}`);
-  if (d.reason !== void 0 && d.drift !== "changed") lines2.push(`${indent}# ${escapeControl(d.reason)}`);
+  const why = driftedWhy(d);
+  if (why !== void 0 && d.drift !== "changed") lines2.push(`${indent}# ${escapeControl(why)}`);
   if (d.source) lines2.push(`${indent}# declared at ${escapeControl(d.source.file)}:${d.source.line}`);
   if (d.expired) lines2.push(`${indent}# ${expiredText(d.expired)}`);
   for (const f of d.fields) {
@@ -57773,6 +58088,7 @@ function readBoolean(env, name, fallback) {
 // src/render/plan-markdown.ts
 init_model2();
 init_plan_common();
+init_reasons();
 init_text();
 init_text();
 var DEFAULT_MARKDOWN_MAX_LENGTH = 65e3;
@@ -57787,11 +58103,11 @@ function renderPlanMarkdown(plan, options = {}) {
   const head = renderHead(plan, summary);
   const footer2 = renderFooter(plan);
   const warnings = changed.filter((c) => c.action === "delete" || c.action === "replace");
-  const warningItems = warnings.map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(c.reason)}`}`);
+  const warningItems = warnings.map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`);
   const blockedItems = [
-    ...changed.filter((c) => c.action === "blocked").map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(c.reason)}`}`),
+    ...changed.filter((c) => c.action === "blocked").map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`),
     ...changed.flatMap(
-      (c) => c.action === "blocked" ? [] : (c.entries ?? []).filter((e) => e.action === "blocked").map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === void 0 ? "" : `: ${escapeMd(e.reason)}`}`)
+      (c) => c.action === "blocked" ? [] : (c.entries ?? []).filter((e) => e.action === "blocked").map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`)
     )
   ];
   const blockedObjects = summary.blocked;
@@ -57947,13 +58263,13 @@ function renderDetails(change) {
   else if (change.action === "delete") meta.push("Not declared in any manifest");
   if (change.liveId !== void 0) meta.push(`live id ${code(change.liveId)}`);
   if (meta.length > 0) body.push(`${meta.join(" \xB7 ")}.`);
-  if (change.reason !== void 0) body.push(`**Reason:** ${escapeMd(change.reason)}`);
+  if (change.reason !== void 0) body.push(`**Reason:** ${escapeMd(describeReason(change.reason))}`);
   if (change.fields.length > 0) body.push(fence("diff", change.fields.flatMap((f) => diffLines2(viewField(f, change.action)))));
   for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
   const entries = change.entries ?? [];
   if (entries.length > 0) body.push(permissionMatrix(entries));
   const blocked = entries.filter((e) => e.action === "blocked");
-  if (blocked.length > 0) body.push(blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === void 0 ? "" : `: ${escapeMd(e.reason)}`}`).join("\n"));
+  if (blocked.length > 0) body.push(blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`).join("\n"));
   if (body.length === 0) body.push("Nothing else to show.");
   return `<details><summary>${inlineChange(change)}</summary>
 
@@ -58103,9 +58419,9 @@ function footer(origin2) {
 function clip2(text2, max) {
   return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
 }
-async function upsertStickyComment(api, issueNumber, marker, body) {
-  if (!body.includes(marker)) throw new Error("bug: a sticky comment body must carry its marker");
-  const existing = (await api.listIssueComments(issueNumber)).find((c) => c.body.includes(marker));
+async function upsertStickyComment(api, issueNumber, marker2, body) {
+  if (!body.includes(marker2)) throw new Error("bug: a sticky comment body must carry its marker");
+  const existing = (await api.listIssueComments(issueNumber)).find((c) => c.body.includes(marker2));
   if (existing === void 0) return { action: "created", comment: await api.createIssueComment(issueNumber, body) };
   return { action: "updated", comment: await api.updateIssueComment(existing.id, body) };
 }
@@ -58134,8 +58450,8 @@ function renderDriftClosingComment(environment, origin2, now) {
   return `The servers of **${escapeMd(environment)}** match git again (checked by ${run} at ${now.toISOString()}). Closing.`;
 }
 async function syncDriftIssue(api, finding, origin2, now = /* @__PURE__ */ new Date()) {
-  const marker = driftMarker(finding.environment);
-  const open3 = (await api.listOpenIssues(DRIFT_LABEL)).find((i) => i.body.includes(marker));
+  const marker2 = driftMarker(finding.environment);
+  const open3 = (await api.listOpenIssues(DRIFT_LABEL)).find((i) => i.body.includes(marker2));
   if (finding.inSync) {
     if (open3 === void 0) return { action: "none" };
     await api.createIssueComment(open3.number, renderDriftClosingComment(finding.environment, origin2, now));

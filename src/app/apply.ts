@@ -106,7 +106,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     let plan = saved;
     if (plan === undefined) {
       const made = await planManifests(manifests!, { readers: clients.readers, env, services, parallelism }, ctx);
-      if (made.plan === undefined) return { status: 'invalid', diagnostics: made.diagnostics };
+      if (made.plan === undefined || made.plan.errored) return { status: 'invalid', diagnostics: made.diagnostics };
       plan = made.plan;
       ctx.emit({ kind: 'planned', plan, diagnostics: made.diagnostics });
       const { writeChanges } = await import('../apply/guard.js');

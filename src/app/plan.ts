@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { hasErrors } from '../manifest/diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
 import type { Plan } from '../plan/model.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
@@ -24,11 +23,12 @@ export interface PlanOptions extends EnvironmentChoice {
 /**
  * What planning an environment gave:
  * - `invalid`: a manifest or a name the servers do not know is wrong; the diagnostics say where.
- *   No plan exists (with a manifest error, no request was even sent).
+ *   With a manifest error no request was even sent and there is no plan; with an error only the
+ *   live state shows, `plan` is the `errored` plan (objects left out), never saved.
  * - `planned`: the plan, with the warnings found on the way, and the file it was saved to.
  */
 export type PlanResult =
-  | { readonly status: 'invalid'; readonly diagnostics: DiagnosticsReport }
+  | { readonly status: 'invalid'; readonly diagnostics: DiagnosticsReport; readonly plan?: Plan }
   | { readonly status: 'planned'; readonly plan: Plan; readonly diagnostics: DiagnosticsReport; readonly planFile?: string };
 
 /**
@@ -48,7 +48,7 @@ export async function planEnvironment(options: PlanOptions, ctx: AppContext): Pr
   } finally {
     await clients.close();
   }
-  if (result.plan === undefined) return { status: 'invalid', diagnostics: result.diagnostics };
+  if (result.plan === undefined || result.plan.errored) return { status: 'invalid', diagnostics: result.diagnostics, ...(result.plan ? { plan: result.plan } : {}) };
   let planFile: string | undefined;
   if (options.out !== undefined) {
     const { writePlanFile } = await import('../plan/plan-file.js');
@@ -58,7 +58,11 @@ export async function planEnvironment(options: PlanOptions, ctx: AppContext): Pr
   return { status: 'planned', plan: result.plan, diagnostics: result.diagnostics, ...(planFile !== undefined ? { planFile } : {}) };
 }
 
-/** A plan of loaded manifests, or (`plan` undefined) the diagnostics that stopped it. */
+/**
+ * A plan of loaded manifests with the diagnostics found on the way. The plan is `errored` when
+ * any of them is an error (objects were left out); undefined only when there was nothing to plan
+ * from (manifests with errors).
+ */
 export interface PlanOfManifests {
   readonly plan?: Plan;
   readonly diagnostics: DiagnosticsReport;
@@ -87,7 +91,7 @@ export async function planManifests(manifests: ManifestSet, input: PlanManifests
     ...(ctx.now ? { now: ctx.now } : {}),
   });
   const diagnostics = reportOf(manifests, result.diagnostics);
-  return hasErrors(result.diagnostics) || result.plan === undefined ? { diagnostics } : { plan: result.plan, diagnostics };
+  return result.plan === undefined ? { diagnostics } : { plan: result.plan, diagnostics };
 }
 
 export function reportOf(manifests: ManifestSet, diagnostics: DiagnosticsReport['diagnostics']): DiagnosticsReport {

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { isMftopsError } from '../errors.js';
 import type { Change, Plan } from '../plan/model.js';
+import { checkPlan } from '../plan/plan-check.js';
+import { describeReason } from '../resources/reasons.js';
 import { executeChanges } from './execute.js';
 import type { StepRetryOptions } from './execute.js';
 import { blockedChanges, checkPermissions, writeChanges } from './guard.js';
@@ -65,7 +67,7 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
   const started = now();
   const plan = input.plan;
   const writes = writeChanges(plan);
-  const blocked = blockedChanges(plan).map((c) => skippedResult(c, `blocked: ${c.reason ?? 'the API cannot make this change'}`));
+  const blocked = blockedChanges(plan).map((c) => skippedResult(c, `blocked: ${c.reason === undefined ? 'the API cannot make this change' : describeReason(c.reason)}`));
   const base = { environment: plan.environment, problems: [] as string[], stale: [], results: blocked };
   const stats = (results: readonly ChangeResult[], retriedAfterReread = 0): ApplyStats => ({
     writes: sum(results, (r) => r.writes),
@@ -75,7 +77,9 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
     wallMs: now() - started,
   });
 
-  if (writes.length === 0) return { ...base, outcome: 'nothing', stats: stats([]) };
+  const unfit = checkPlan(plan);
+  if (unfit.length > 0) return { ...base, outcome: 'refused', problems: unfit, stats: stats([]) };
+  if (!plan.applyable) return { ...base, outcome: 'nothing', stats: stats([]) };
   const problems = checkPermissions(plan, input.permissions);
   if (problems.length > 0) return { ...base, outcome: 'refused', problems, stats: stats([]) };
   const interrupted = (): ApplyReport => ({ ...base, outcome: 'interrupted', problems: ['interrupted before the first write: nothing was changed'], stats: stats([]) });

@@ -1,6 +1,5 @@
 import { isMftopsError } from '../errors.js';
-import { folderDepth, folderKey, parentPath } from '../folder-path.js';
-import { establishesFolderPath } from '../plan/model.js';
+import { folderKey } from '../folder-path.js';
 import type { Change } from '../plan/model.js';
 import { ApiError, NetworkError } from '../services/errors.js';
 import { backoffDelay } from '../services/retry.js';
@@ -28,7 +27,10 @@ export interface StepRetryOptions {
 }
 
 export interface ExecuteInput {
-  /** Changes to send (create, update, replace, delete), in plan order. */
+  /**
+   * Changes to send (create, update, replace, delete), in plan order, each with its `wave` and
+   * `needs` as the plan gives them (checked beforehand: `checkPlan`).
+   */
   readonly changes: readonly Change[];
   readonly clients: WriteClients;
   readonly ledger: LedgerWriter;
@@ -53,12 +55,12 @@ export interface ExecuteResult {
 }
 
 /**
- * Sends the changes: in dependency order, at most `parallelism` at a time.
+ * Sends the changes: in the plan's order, at most `parallelism` at a time.
  *
- * Order: changes start in plan order (folders parents first, then ACLs, then tasks); a change to
- * a folder under a folder this plan creates or renames waits for that change and fails unstarted
- * when it failed. Deletes run after everything else, in waves: tasks, then ACLs, then folders
- * deepest first. A failed change never stops the others.
+ * Order, as the plan gives it (src/plan/execution-order.ts): wave after wave; in a wave, changes
+ * start in plan order, and a change that `needs` another (a folder under a folder this plan
+ * creates or renames) waits for it and fails unstarted when it failed. A failed change never
+ * stops the others.
  *
  * Each change is a list of steps (one request each); each step is a small state machine:
  * `send` → done, or on an unknown outcome (5xx, reset, timeout after sending) → `confirm`: read
@@ -107,7 +109,7 @@ export async function executeChanges(input: ExecuteInput): Promise<ExecuteResult
     finish(i, asFailure ? failedResult(change, reason, emptyCounters()) : skippedResult(change, reason));
   };
 
-  const order = scheduleChanges(input.changes);
+  const order = orderOf(input.changes);
   const waves = [...new Set(order.map((o) => o.wave))].sort((a, b) => a - b);
   let interrupted = false;
   for (const wave of waves) {
@@ -120,44 +122,24 @@ export async function executeChanges(input: ExecuteInput): Promise<ExecuteResult
 
 // ------------------------------------------------------------------------------------- order
 
-/** Where a change runs: its wave (0: creates and updates; then deletes), and the folder change it needs. */
-export interface ChangeOrder {
+/** Where a change runs: the plan's wave, and the index of the change it needs (must succeed first). */
+interface ChangeOrder {
   readonly wave: number;
-  /** Index of the change that creates or renames the nearest ancestor folder (must succeed first). */
   readonly needs?: number;
 }
 
-/** Pure: waves and needs of each change (see `executeChanges`). */
-export function scheduleChanges(changes: readonly Change[]): ChangeOrder[] {
-  const makers = new Map<string, number>();
-  changes.forEach((c, i) => {
-    if (establishesFolderPath(c)) makers.set(folderKey(c.name), i);
-  });
-  const depths = changes.filter((c) => c.kind === 'FolderPermissions').map((c) => folderDepth(c.name));
-  const maxDepth = Math.max(0, ...depths);
+/** The plan's order by index into `changes`; a change whose `needs` is not among them waits for nothing and fails unstarted. */
+function orderOf(changes: readonly Change[]): ChangeOrder[] {
+  const index = new Map(changes.map((c, i) => [c.address, i]));
   return changes.map((c) => {
-    if (c.action === 'delete') {
-      switch (c.kind) {
-        case 'Task':
-          return { wave: 1 };
-        case 'ResourceGroupAcl':
-          return { wave: 2 };
-        case 'FolderPermissions':
-          return { wave: 3 + maxDepth - folderDepth(c.name) };
-        default: {
-          const never: never = c.kind;
-          throw new Error(`unknown kind ${String(never)}`);
-        }
-      }
-    }
-    if (c.kind !== 'FolderPermissions') return { wave: 0 };
-    for (let p = parentPath(c.name); p !== undefined; p = parentPath(p)) {
-      const j = makers.get(folderKey(p));
-      if (j !== undefined) return { wave: 0, needs: j };
-    }
-    return { wave: 0 };
+    if (c.wave === undefined) throw new Error(`bug: ${c.address} has no wave: the plan's order must be checked (checkPlan) before it is executed`);
+    if (c.needs === undefined) return { wave: c.wave };
+    return { wave: c.wave, needs: index.get(c.needs) ?? MISSING };
   });
 }
+
+/** `needs` of a change whose needed change is not in this run. */
+const MISSING = -1;
 
 /**
  * Run one wave with at most `limit` changes in flight. Returns false when interrupted (the
@@ -206,6 +188,11 @@ async function runWave(members: readonly number[], w: Wave): Promise<boolean> {
     for (let k = 0; k < waiting.length && running.size < limit; ) {
       const i = waiting[k]!;
       const needs = order[i]!.needs;
+      if (needs === MISSING) {
+        waiting.splice(k, 1);
+        finishSkipped(i, `not started: the change it needs (${changes[i]!.needs ?? ''}) is not in this apply`, true);
+        continue;
+      }
       if (needs !== undefined && results[needs] === undefined) {
         k++;
         continue;

@@ -5,8 +5,8 @@
  */
 export { applyPlan, LEDGER_FILE, touchedFolders } from './apply-plan.js';
 export type { AppliedChange, ApplyPhase, ApplyPlanInput } from './apply-plan.js';
-export { executeChanges, scheduleChanges } from './execute.js';
-export type { ChangeOrder, ExecuteInput, ExecuteResult, StepRetryOptions } from './execute.js';
+export { executeChanges } from './execute.js';
+export type { ExecuteInput, ExecuteResult, StepRetryOptions } from './execute.js';
 export { blockedChanges, checkPermissions, checkPlanTarget, DEFAULT_MAX_DELETES, writeChanges } from './guard.js';
 export type { ApplyPermissions } from './guard.js';
 export { memoryLedger, openLedger } from './ledger.js';

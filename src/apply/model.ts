@@ -6,15 +6,11 @@ import type { Action, Change, ResourceKind } from '../plan/model.js';
  * secret value: errors are the servers' one-line messages with every resolved secret redacted.
  */
 
-/** The actions apply sends requests for; `no-op` and `blocked` never reach the executor. */
-export type WriteAction = Extract<Action, 'create' | 'update' | 'replace' | 'delete'>;
+export type { WriteAction } from '../plan/model.js';
+export { isWriteAction } from '../plan/model.js';
 
 /** The phases of an apply, in order; each is announced as it starts. */
 export type ApplyPhase = 'stale-check' | 'snapshot' | 'write' | 'verify';
-
-export function isWriteAction(action: Action): action is WriteAction {
-  return action === 'create' || action === 'update' || action === 'replace' || action === 'delete';
-}
 
 /**
  * How one change ended.

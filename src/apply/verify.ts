@@ -1,6 +1,7 @@
 import { mapWithConcurrency } from '../live/map-with-concurrency.js';
 import { folderKey } from '../live/model.js';
 import type { Change, Plan } from '../plan/model.js';
+import { describeReason } from '../resources/reasons.js';
 import type { ChangeResult, Unconverged } from './model.js';
 import { confirmStep } from './operations.js';
 import type { StepContext, WriteClients } from './operations.js';
@@ -26,7 +27,7 @@ export function findUnconverged(applied: readonly Change[], replan: Plan): Uncon
       continue;
     }
     if (now.action === 'no-op' || now.action === 'blocked') continue;
-    out.push({ address: a.address, action: now.action, ...(now.reason !== undefined ? { reason: now.reason } : {}) });
+    out.push({ address: a.address, action: now.action, ...(now.reason !== undefined ? { reason: describeReason(now.reason) } : {}) });
   }
   return out;
 }

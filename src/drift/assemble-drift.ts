@@ -2,7 +2,8 @@ import type { DriftIgnoreRule, PrunableKind } from '../config/model.js';
 import { folderKey } from '../live/model.js';
 import type { LiveState } from '../live/model.js';
 import { MANIFEST_KINDS } from '../manifest/types.js';
-import { formatAddress, summarize } from '../plan/model.js';
+import { composePlan } from '../plan/compose-plan.js';
+import { formatAddress } from '../plan/model.js';
 import type { Change, EntryChange, FieldChange, Plan, SourceRef } from '../plan/model.js';
 import { viewEntries } from '../resources/folder-permissions.js';
 import { grantedPermissions } from '../resources/resource-group-acl.js';
@@ -106,7 +107,7 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
       name: f.path,
       drift: 'missing',
       action: 'blocked',
-      reason: f.reason,
+      problem: f.reason,
       ...(f.source ? { source: f.source } : {}),
       fields: [],
       entries: [],
@@ -114,7 +115,7 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
     });
   }
 
-  const plan: Plan = { ...input.plan, changes: kept, summary: summarize(kept) };
+  const plan = composePlan(input.plan, kept, input.plan.errored);
   const managed = kept.filter((c) => c.action !== 'delete').length + (input.missingFolders?.length ?? 0);
   unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText(a.address.toLowerCase(), b.address.toLowerCase()));
   const expired = drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) + unmanaged.filter((u) => u.expired).length;

@@ -1,4 +1,4 @@
-import type { Action, EntryPermissions, JsonValue, Plan, Principal, ResourceKind, SourceRef } from '../plan/model.js';
+import type { Action, ChangeReason, EntryPermissions, JsonValue, Plan, Principal, ResourceKind, SourceRef } from '../plan/model.js';
 
 /**
  * The drift report: what `mftops drift` found, as plain JSON data (the `--report FILE` content and
@@ -33,12 +33,13 @@ export interface DriftReport {
   readonly audit: AuditStatus;
   /**
    * The plan the report was computed from: every manifest, plus `delete`s for the unmanaged
-   * objects of the kinds the environment prunes (exactly what `mftops plan` would show).
+   * objects of the kinds the environment prunes (exactly what `mftops plan` would show). The
+   * JSON report holds its public view (`PlanJsonView`, as `mftops plan --format json` prints it).
    */
   readonly plan: Plan;
 }
 
-export const DRIFT_FORMAT_VERSION = 2;
+export const DRIFT_FORMAT_VERSION = 3;
 
 export type DriftStatus = 'in-sync' | 'drift';
 
@@ -73,8 +74,13 @@ export interface DriftedObject {
   readonly drift: DriftKind;
   /** The plan's action for it (what `mftops apply` would do). */
   readonly action: Action;
-  /** The plan's reason, when it gives one (why blocked, why a replace). */
-  readonly reason?: string;
+  /** The plan's reason, when it gives one (why blocked, why a replace): a code, rendered by `describeReason`. */
+  readonly reason?: ChangeReason;
+  /**
+   * A managed folder the server does not have and the plan cannot create: the plan-time error
+   * (its diagnostic's message) that keeps apply from bringing it back.
+   */
+  readonly problem?: string;
   /** Server id, when the object exists. */
   readonly liveId?: string;
   /** Where the manifest declares it. */

@@ -1,23 +1,24 @@
 import type { ServiceName } from '../config/model.js';
 import type { ManifestKind } from '../manifest/types.js';
-import type { Action, EntryChange, FieldChange, Payload } from '../resources/model.js';
-export type { Action, EntryChange, EntryPermissions, FieldChange, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, ResourceGroupAclPayload, TaskPayload } from '../resources/model.js';
-export { ACTIONS } from '../resources/model.js';
+import type { Action, ChangeReason, EntryChange, FieldChange, Payload } from '../resources/model.js';
+export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, RefKind, ResourceGroupAclPayload, TaskPayload, ValueMarker } from '../resources/model.js';
+export { ACTIONS, readMarker } from '../resources/model.js';
 
 /**
- * The plan: what `mftops plan` computed and `mftops apply` executes. It is plain JSON data — the
- * in-memory form and the plan file (`--out`) are the same object — versioned by
- * `formatVersion` and described by `schemas/plan.schema.json`. Like Terraform's `plans.Plan`,
- * it is computed by a pure function of (desired state, live state) and carries everything apply
- * needs, so apply never re-derives intent from manifests.
+ * The plan: what `mftops plan` computed and `mftops apply` executes, as plain data. Like
+ * Terraform's `plans.Plan`, it is computed by a pure function of (desired state, live state) and
+ * carries everything apply needs, so apply never re-derives intent from manifests — its order
+ * included. This is the in-memory model; it reaches the world in two forms of its own:
+ * - the plan file (`--out`, src/plan/plan-file.ts): `PlanFile`, format 2, described by
+ *   `schemas/plan.schema.json`, read back only by mftops (payloads and fingerprints included);
+ * - the `--format json` view (src/render/plan-json.ts): `PlanJsonView`, a public shape with its
+ *   own `formatVersion`, for scripts.
  *
  * **No secret value is ever in a plan.** Write-only fields appear as `sensitive` field changes
- * without values, and `payload`s hold secrets as `${env:}`/`${file:}` reference text that apply
- * resolves at the moment it sends the request.
+ * without values (or `$sensitive` markers inside a value), and `payload`s hold secrets as
+ * `${env:}`/`${file:}` reference text that apply resolves at the moment it sends the request.
  */
 export interface Plan {
-  /** Bumped on any incompatible change; apply refuses other versions. */
-  readonly formatVersion: typeof PLAN_FORMAT_VERSION;
   /** mftops version that made the plan. */
   readonly toolVersion: string;
   /** ISO 8601 UTC. */
@@ -30,13 +31,23 @@ export interface Plan {
   readonly manifestDigest: string;
   /** `--target` addresses, when the plan was limited to them. */
   readonly targets?: readonly string[];
-  /** Every managed object, in execution order (dependencies first, deletes last). No-ops included. */
+  /**
+   * Plan-time errors (a name the servers do not know, a folder that cannot be created, a
+   * `--target` that names nothing) left objects out: the plan may be shown, never saved or
+   * applied. The diagnostics that say why travel beside the plan, not in it.
+   */
+  readonly errored: boolean;
+  /** Not `errored`, and some change writes (create, update, replace, delete): apply has something to do. */
+  readonly applyable: boolean;
+  /**
+   * Every managed object, in execution order (dependencies first, deletes last), no-ops included.
+   * The order is computed once, by the planner (`scheduleChanges`): each write change carries its
+   * `wave` and what it `needs`, and apply follows them as given.
+   */
   readonly changes: readonly Change[];
   /** Counts per action; derived from `changes`, kept for readers of the file. */
   readonly summary: PlanSummary;
 }
-
-export const PLAN_FORMAT_VERSION = 1;
 
 export interface ServerIdentity {
   /** Base URL as configured (no credentials ever). */
@@ -61,8 +72,11 @@ export interface Change {
   readonly name: string;
   readonly service: ServiceName;
   readonly action: Action;
-  /** Why, in one sentence, for every action but `no-op`/`create`/plain `update` (e.g. why blocked). */
-  readonly reason?: string;
+  /**
+   * Why, as a code with its parameters (the sentence is rendering): every `blocked`, `replace` and
+   * `delete`, a create that copies its parent's permissions, an update that leaves entries out.
+   */
+  readonly reason?: ChangeReason;
   /**
    * The live name when the object is renamed through `metadata.previousNames`; for a folder, its
    * live path (renamed in place, or moved along with a parent folder this plan renames).
@@ -76,6 +90,18 @@ export interface Change {
    * whole plan if any fingerprint moved.
    */
   readonly fingerprint?: string;
+  /**
+   * Write changes only (create, update, replace, delete): the wave apply runs the change in.
+   * Waves run one after the other from 0, the changes of a wave side by side (up to
+   * `--parallelism` at once). Creates and updates are the first wave; deletes follow in waves of
+   * their own: tasks, then ACLs, then folders deepest first. `changes` lists them wave by wave.
+   */
+  readonly wave?: number;
+  /**
+   * The address of the change this one waits for, in its wave, and is not started without: for
+   * a folder below a folder this plan creates or renames, the change of the nearest such folder.
+   */
+  readonly needs?: string;
   /**
    * Field-level differences, in manifest order. Empty for `no-op`. For FolderPermissions the
    * differences of ACL entries are in `entries`, not here.
@@ -112,6 +138,21 @@ export interface PlanSummary {
 export function establishesFolderPath(change: Change): boolean {
   return change.kind === 'FolderPermissions' && (change.action === 'create' || (change.action === 'update' && change.previousName !== undefined));
 }
+
+/** The actions apply sends requests for; `no-op` and `blocked` never reach the executor. */
+export type WriteAction = Extract<Action, 'create' | 'update' | 'replace' | 'delete'>;
+
+export function isWriteAction(action: Action): action is WriteAction {
+  return action === 'create' || action === 'update' || action === 'replace' || action === 'delete';
+}
+
+/** `applyable` of a plan with these changes. */
+export function isApplyable(errored: boolean, changes: readonly Change[]): boolean {
+  return !errored && changes.some((c) => isWriteAction(c.action));
+}
+
+/** What a plan says about itself, apart from what follows from its changes. */
+export type PlanHeader = Omit<Plan, 'errored' | 'applyable' | 'changes' | 'summary'>;
 
 /** Counts per action. */
 export function summarize(changes: readonly Change[]): PlanSummary {

@@ -4,6 +4,7 @@ import { aclKey, folderKey } from '../live/model.js';
 import type { LiveFolder, LiveState } from '../live/model.js';
 import { folderDepth, parentPath, trimFolderPath } from '../folder-path.js';
 import { compareText } from '../order.js';
+import { hasErrors } from '../manifest/diagnostics.js';
 import type { SourcePosition } from '../manifest/diagnostics.js';
 import type { Manifest } from '../manifest/types.js';
 import { fingerprintFolder, folderName, planFolder, planFolderPrune, viewEntries } from '../resources/folder-permissions.js';
@@ -13,8 +14,9 @@ import { createTaskCatalog, fingerprintTask, planTask, taskId } from '../resourc
 import type { DesiredFolder, DesiredState } from './desired.js';
 import { COMMAND_LINE, createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
-import { PLAN_FORMAT_VERSION, establishesFolderPath, formatAddress, parseAddress, summarize } from './model.js';
-import type { Change, Plan, ResourceKind, SourceRef } from './model.js';
+import { composePlan } from './compose-plan.js';
+import { establishesFolderPath, formatAddress, parseAddress } from './model.js';
+import type { Change, ChangeReason, Plan, PlanHeader, ResourceKind, SourceRef } from './model.js';
 
 export interface PlanChangesInput {
   readonly desired: DesiredState;
@@ -38,7 +40,8 @@ export interface PlanChangesInput {
  * included; unmanaged objects in scope get a `delete` for the kinds listed in `prune`. Order:
  * folders (parents before children), resource-group ACLs, tasks; then deletes in the reverse
  * order (tasks, ACLs, folders children first). Problems that only the live state reveals (a
- * missing folder, an unknown `--target`) are diagnostics; the objects concerned are left out.
+ * missing folder, an unknown `--target`) are diagnostics; the objects concerned are left out and
+ * the plan is `errored`, as it is when `desired` left manifests out.
  */
 export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics: PlanDiagnostic[] } {
   const diagnostics: PlanDiagnostic[] = [];
@@ -169,18 +172,17 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
   let selected = items;
   if (input.targets && input.targets.length > 0) selected = selectTargets(items, input.targets, input.desired, diagnostics);
   const changes = orderChanges(selected);
-  const plan: Plan = {
-    formatVersion: PLAN_FORMAT_VERSION,
+  // Manifests whose references did not resolve were reported (and left out) by resolveDesired.
+  const errored = hasErrors(diagnostics) || input.desired.skipped.length > 0;
+  const header: PlanHeader = {
     toolVersion: input.toolVersion,
     createdAt: input.now.toISOString(),
     environment: input.environment,
     servers: input.servers,
     manifestDigest: input.manifestDigest,
     ...(input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {}),
-    changes,
-    summary: summarize(changes),
   };
-  return { plan, diagnostics };
+  return { plan: composePlan(header, changes, errored), diagnostics };
 }
 
 interface Ordered {
@@ -216,13 +218,13 @@ function outcomeFields(o: FolderOutcome): Pick<Change, 'action' | 'reason' | 'fi
  * a folder in place (PATCH {name}), so the parent must stay the same — or be the folder a parent
  * rename of this plan moves it to.
  */
-function renameBlocked(from: string, to: string, moved: ReadonlyMap<string, string>): string | undefined {
+function renameBlocked(from: string, to: string, moved: ReadonlyMap<string, string>): ChangeReason | undefined {
   const oldParent = parentPath(from);
   const newParent = parentPath(to);
-  if (oldParent === undefined) return `the root folder ${from} cannot be renamed`;
+  if (oldParent === undefined) return { code: 'folder-root-rename', from };
   const parentAfter = pathAfterMoves(oldParent, moved);
   if (newParent !== undefined && folderKey(parentAfter) === folderKey(newParent)) return undefined;
-  return `${from} → ${to} moves the folder to another parent folder; the API can only rename it in place: move it on the transfer server (or rename it without moving), then plan again`;
+  return { code: 'folder-move', from, to };
 }
 
 /**
@@ -288,7 +290,6 @@ function planPrune(input: PlanChangesInput): { change: Change; rank: number; dep
   const out: { change: Change; rank: number; depth: number }[] = [];
   const all: Manifest[] = [...input.desired.tasks.map((d) => d.manifest), ...input.desired.acls.map((d) => d.manifest), ...input.desired.folders.map((d) => d.manifest), ...input.desired.skipped];
   const inScope = new Set(input.scope.taskGroups.map((g) => g.toLowerCase()));
-  const scopeNote = `in scope (${input.scope.taskGroups.join(', ')})`;
 
   if (input.prune.includes('Task') && inScope.size > 0) {
     const managed = new Set<string>();
@@ -304,7 +305,7 @@ function planPrune(input: PlanChangesInput): { change: Change; rank: number; dep
           name,
           service: 'automation',
           action: 'delete',
-          reason: `no manifest manages this task ${scopeNote}, and Tasks are pruned`,
+          reason: { code: 'pruned', kind: 'Task', scope: [...input.scope.taskGroups] },
           liveId: taskId(t),
           fingerprint: fingerprintTask(t),
           fields: [],
@@ -329,7 +330,7 @@ function planPrune(input: PlanChangesInput): { change: Change; rank: number; dep
           name,
           service: 'automation',
           action: 'delete',
-          reason: `no manifest manages this ACL ${scopeNote}, and ResourceGroupAcls are pruned`,
+          reason: { code: 'pruned', kind: 'ResourceGroupAcl', scope: [...input.scope.taskGroups] },
           liveId: acl.ACLID,
           fingerprint: fingerprintAcl(acl),
           fields: [],

@@ -3,18 +3,35 @@ import { readFileSync } from 'node:fs';
 import { writeFileAtomicSync } from '../atomic-file.js';
 import { getValidatorByFile } from '../manifest/schemas.js';
 import { MftopsError } from '../errors.js';
-import { orderPlanKeys } from '../render/plan-json.js';
-import { PLAN_FORMAT_VERSION, type Plan } from './model.js';
+import type { Change, EntryChange, FieldChange, Payload, Plan } from './model.js';
+import { checkPlan, ERRORED_PLAN } from './plan-check.js';
 
 /**
- * The plan file is the plan as JSON plus a `checksum` of everything else in it, so a plan edited
- * by hand (or cut short) is refused instead of applied. Keys keep the model's order; the text is
- * stable for the same plan.
+ * The plan file (`mftops plan --out`), what `mftops apply FILE` reads: internal to mftops (apply
+ * needs the payloads and fingerprints), described by `schemas/plan.schema.json`. Scripts read
+ * the `--format json` view instead (src/render/plan-json.ts).
+ */
+export interface PlanFile {
+  /** Bumped on any incompatible change; apply refuses other versions (version 1 with a hint to plan again). */
+  readonly formatVersion: typeof PLAN_FILE_FORMAT;
+  /** The plan, its keys in model order (`orderPlanKeys`). Never `errored`. */
+  readonly plan: Plan;
+  /** `sha256:` of the rest of the file as written, so a plan edited by hand (or cut short) is refused. */
+  readonly checksum: string;
+}
+
+/** Format 1 (mftops before reason codes, markers and the carried order) held the plan's fields at the top. */
+export const PLAN_FILE_FORMAT = 2;
+
+/**
+ * The plan file's text: `PlanFile` as two-space JSON. Keys come in the order the model declares
+ * them, so the same plan always gives the same bytes (it diffs cleanly and hashes stably).
  */
 export function serializePlan(plan: Plan): string {
-  const ordered = orderPlanKeys(plan);
-  const body = JSON.stringify(ordered, null, 2);
-  return `${JSON.stringify({ ...ordered, checksum: checksumOf(body) }, null, 2)}\n`;
+  if (plan.errored) throw new PlanFileError(`cannot save the plan: ${ERRORED_PLAN}`);
+  const body: Omit<PlanFile, 'checksum'> = { formatVersion: PLAN_FILE_FORMAT, plan: orderPlanKeys(plan) };
+  const file: PlanFile = { ...body, checksum: checksumOf(JSON.stringify(body, null, 2)) };
+  return `${JSON.stringify(file, null, 2)}\n`;
 }
 
 /** Written atomically, so a reader never sees half a plan. */
@@ -29,10 +46,10 @@ export function writePlanFile(path: string, plan: Plan): void {
 
 export class PlanFileError extends MftopsError {}
 
-
 /**
  * Read a plan file and check, in order: it is JSON, it is a plan of a format this version reads,
- * it is intact (checksum), and it matches the schema. Each failure says which in one line.
+ * it is intact (checksum), it is not errored, it matches the schema, and apply can follow it
+ * (`checkPlan`: flags and execution order). Each failure says which in one line.
  */
 export function readPlanFile(path: string): Plan {
   let text: string;
@@ -56,22 +73,117 @@ export function parsePlan(text: string, path: string): Plan {
     throw new PlanFileError(`${path} is not a plan file: no formatVersion`);
   }
   const { checksum, ...rest } = data as Record<string, unknown>;
-  if (rest['formatVersion'] !== PLAN_FORMAT_VERSION) {
-    throw new PlanFileError(
-      `${path} has plan format version ${JSON.stringify(rest['formatVersion'])}; this mftops reads version ${PLAN_FORMAT_VERSION}: make the plan again with this version`,
-    );
+  const version = rest['formatVersion'];
+  if (version !== PLAN_FILE_FORMAT) {
+    const made = version === 1 ? 'an older mftops' : 'another version of mftops';
+    throw new PlanFileError(`${path} is a plan file of format ${JSON.stringify(version)}, made by ${made}; this mftops reads format ${PLAN_FILE_FORMAT} only: make the plan again with mftops plan --out`);
   }
   if (typeof checksum !== 'string' || checksum !== checksumOf(JSON.stringify(rest, null, 2))) {
     throw new PlanFileError(`${path} was changed after mftops wrote it (checksum mismatch): make the plan again instead of editing it`);
   }
+  // Before the schema (which says a file is never errored), so the refusal says why.
+  const inner = rest['plan'];
+  if (typeof inner === 'object' && inner !== null && (inner as Record<string, unknown>)['errored'] === true) throw new PlanFileError(`${path} cannot be applied: ${ERRORED_PLAN}`);
   const validatePlanShape = getValidatorByFile('plan.schema.json');
   if (!validatePlanShape(data)) {
     const e = validatePlanShape.errors?.[0];
     throw new PlanFileError(`${path} is not a valid plan file: ${e ? `${e.instancePath || '/'} ${e.message ?? 'is invalid'}` : 'schema mismatch'}`);
   }
-  return rest as unknown as Plan;
+  const plan = (rest as unknown as Omit<PlanFile, 'checksum'>).plan;
+  const problems = checkPlan(plan);
+  if (problems.length > 0) throw new PlanFileError(`${path} cannot be applied: ${problems[0]}`);
+  return plan;
 }
 
 function checksumOf(text: string): string {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+// ------------------------------------------------------------------------------------ key order
+
+type Obj = Readonly<Record<string, unknown>>;
+
+const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'errored', 'applyable', 'changes', 'summary'];
+const SERVICE_KEYS = ['automation', 'transfer'];
+const SERVER_KEYS = ['url', 'version', 'username'];
+const CHANGE_KEYS = ['address', 'kind', 'name', 'service', 'action', 'reason', 'previousName', 'liveId', 'fingerprint', 'wave', 'needs', 'fields', 'entries', 'source', 'payload'];
+const FIELD_KEYS = ['path', 'before', 'after', 'sensitive', 'forcesReplace'];
+const ENTRY_KEYS = ['principal', 'action', 'reason', 'before', 'after'];
+const PRINCIPAL_KEYS = ['type', 'name'];
+const ENTRY_PERMISSION_KEYS = ['permissions', 'sharePermissions'];
+const SOURCE_KEYS = ['file', 'line', 'col'];
+const SUMMARY_KEYS = ['create', 'update', 'replace', 'delete', 'no-op', 'blocked'];
+const TASK_PAYLOAD_KEYS = ['kind', 'body'];
+const ACL_PAYLOAD_KEYS = ['kind', 'resourceGroup', 'userGroup', 'permissions'];
+const FOLDER_PAYLOAD_KEYS = ['kind', 'path', 'create', 'rename', 'set', 'remove'];
+const FOLDER_CREATE_KEYS = ['parentPath', 'name', 'inheritPermissions'];
+const FOLDER_RENAME_KEYS = ['from', 'name'];
+const FOLDER_SET_KEYS = ['type', 'id', 'name', 'permissions'];
+const FOLDER_REMOVE_KEYS = ['type', 'id', 'name'];
+
+/**
+ * A copy of the plan with its keys in the order the model declares them, whatever order the
+ * object was built in. Keys the model does not know are kept, after the known ones; values the
+ * user wrote (task bodies, field values) keep their own order.
+ */
+export function orderPlanKeys(plan: Plan): Plan {
+  return orderPlanObject(plan) as unknown as Plan;
+}
+
+function orderPlanObject(plan: Plan): Obj {
+  return ordered(plan, PLAN_KEYS, {
+    servers: (s) => ordered(s as Obj, SERVICE_KEYS, Object.fromEntries(SERVICE_KEYS.map((k) => [k, (v: unknown) => ordered(v as Obj, SERVER_KEYS)]))),
+    changes: (cs) => (cs as readonly Change[]).map(orderChange),
+    summary: (s) => ordered(s as Obj, SUMMARY_KEYS),
+  });
+}
+
+function orderChange(change: Change): Obj {
+  return ordered(change, CHANGE_KEYS, {
+    fields: (fs) => (fs as readonly FieldChange[]).map((f) => ordered(f, FIELD_KEYS)),
+    entries: (es) => (es as readonly EntryChange[]).map(orderEntry),
+    source: (s) => ordered(s as Obj, SOURCE_KEYS),
+    payload: (p) => orderPayload(p as Payload),
+  });
+}
+
+function orderEntry(entry: EntryChange): Obj {
+  const perms = (p: unknown) => ordered(p as Obj, ENTRY_PERMISSION_KEYS);
+  return ordered(entry, ENTRY_KEYS, { principal: (p) => ordered(p as Obj, PRINCIPAL_KEYS), before: perms, after: perms });
+}
+
+function orderPayload(payload: Payload): Obj {
+  switch (payload.kind) {
+    case 'Task':
+      return ordered(payload, TASK_PAYLOAD_KEYS);
+    case 'ResourceGroupAcl':
+      return ordered(payload, ACL_PAYLOAD_KEYS);
+    case 'FolderPermissions':
+      return ordered(payload, FOLDER_PAYLOAD_KEYS, {
+        create: (c) => ordered(c as Obj, FOLDER_CREATE_KEYS),
+        rename: (r) => ordered(r as Obj, FOLDER_RENAME_KEYS),
+        set: (s) => (s as readonly Obj[]).map((e) => ordered(e, FOLDER_SET_KEYS)),
+        remove: (r) => (r as readonly Obj[]).map((e) => ordered(e, FOLDER_REMOVE_KEYS)),
+      });
+    default: {
+      const never: never = payload;
+      return never;
+    }
+  }
+}
+
+/** `value` with `keys` first, in that order, then any others; undefined members dropped as JSON does. */
+function ordered(data: object, keys: readonly string[], inner: Readonly<Record<string, (v: unknown) => unknown>> = {}): Obj {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return data as unknown as Obj;
+  const value = data as Obj;
+  const out: Record<string, unknown> = {};
+  const put = (k: string) => {
+    const v = value[k];
+    if (v === undefined) return;
+    const f = inner[k];
+    out[k] = f === undefined || v === null ? v : f(v);
+  };
+  for (const k of keys) if (Object.hasOwn(value, k)) put(k);
+  for (const k of Object.keys(value)) if (!keys.includes(k)) put(k);
+  return out;
 }

@@ -1,8 +1,15 @@
 import type { AuditAttribution, AuditStatus, DriftedEntry, DriftedObject, DriftKind, DriftReport, EntryGrant, ExpiredAcknowledgement, UnmanagedObject } from '../drift/model.js';
 import type { JsonValue } from '../plan/model.js';
+import { describeReason } from '../resources/reasons.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
+import { displayValue } from './values.js';
 
 // Shared by the text and markdown drift renderers: the words, independent of the medium.
+
+/** Why a drifted object is as it is, in words (raw): the plan's reason, or the plan-time problem of a missing folder. */
+export function driftedWhy(d: DriftedObject): string | undefined {
+  return d.reason !== undefined ? describeReason(d.reason) : d.problem;
+}
 
 /** How a drifted object's line ends: `Task/x differs from its manifest`, `… is missing on the server`. */
 export function driftPhrase(kind: DriftKind): string {
@@ -44,7 +51,7 @@ export function driftSymbol(kind: DriftKind): string {
 export function valueText(value: JsonValue | undefined): string {
   if (value === undefined) return '(not set)';
   const grant = asGrant(value);
-  return grant ? grantText(grant) : formatInline(value);
+  return grant ? grantText(grant) : formatInline(displayValue(value));
 }
 
 /** An acknowledged folder entry carries its grant as `{permissions, sharePermissions}`. */

@@ -1,12 +1,14 @@
 import type { DriftReport } from '../drift/model.js';
-import { orderPlanKeys } from './plan-json.js';
+import { planJsonView } from './plan-json.js';
+import type { PlanJsonView } from './plan-json.js';
 
 /**
  * The drift report as JSON, the content of `--report FILE`: the report object with its keys in
- * a fixed order (verdict and counts first, the plan last), two-space indented.
+ * a fixed order (verdict and counts first, the plan last, as its public `--format json` view),
+ * two-space indented.
  */
 export function renderDriftJson(report: DriftReport): string {
-  const ordered: DriftReport = {
+  const ordered: Omit<DriftReport, 'plan'> & { readonly plan: PlanJsonView } = {
     formatVersion: report.formatVersion,
     environment: report.environment,
     createdAt: report.createdAt,
@@ -16,7 +18,7 @@ export function renderDriftJson(report: DriftReport): string {
     unmanaged: report.unmanaged,
     acknowledged: report.acknowledged,
     audit: report.audit,
-    plan: orderPlanKeys(report.plan),
+    plan: planJsonView(report.plan),
   };
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }

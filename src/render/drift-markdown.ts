@@ -1,6 +1,6 @@
 import type { AcknowledgedItem, DriftedObject, DriftReport, UnmanagedObject } from '../drift/model.js';
 import type { JsonValue } from '../plan/model.js';
-import { attributionNotes, attributionText, driftPhrase, driftSentence, entryPhrase, expiredText, grantText, unmanagedText, valueText } from './drift-common.js';
+import { attributionNotes, attributionText, driftedWhy, driftPhrase, driftSentence, entryPhrase, expiredText, grantText, unmanagedText, valueText } from './drift-common.js';
 import { formatCount } from './text.js';
 import { escapeMd } from './text.js';
 
@@ -83,7 +83,8 @@ function renderDrifted(d: DriftedObject): string {
   if (d.lastChange) facts.push(`Last change: ${escapeMd(attributionText(d.lastChange))}`);
   if (d.source) facts.push(`Declared in ${code(`${d.source.file}:${d.source.line}`)}`);
   if (facts.length > 0) lines.push('', facts.join(' · '));
-  if (d.reason !== undefined && d.drift !== 'changed') lines.push('', `> ${escapeMd(d.reason)}`);
+  const why = driftedWhy(d);
+  if (why !== undefined && d.drift !== 'changed') lines.push('', `> ${escapeMd(why)}`);
   if (d.expired) lines.push('', `> [!IMPORTANT]\n> ${escapeMd(expiredText(d.expired))}`);
   if (d.fields.length > 0) {
     lines.push('', '| Field | In git | On the server |', '|:--|:--|:--|');

@@ -4,6 +4,7 @@ import {
   attributionText,
   comparedSentence,
   driftedHeadline,
+  driftedWhy,
   driftSentence,
   driftSymbol,
   entryPhrase,
@@ -58,7 +59,8 @@ function renderDrifted(d: DriftedObject, paint: (code: string, text: string) => 
   const lines = [`${paint(d.drift === 'changed' ? '33' : '31', driftSymbol(d.drift))} ${paint('1', driftedHeadline(d))}`];
   const indent = '    ';
   if (d.lastChange) lines.push(`${indent}last change: ${attributionText(d.lastChange)}`);
-  if (d.reason !== undefined && d.drift !== 'changed') lines.push(`${indent}# ${escapeControl(d.reason)}`);
+  const why = driftedWhy(d);
+  if (why !== undefined && d.drift !== 'changed') lines.push(`${indent}# ${escapeControl(why)}`);
   if (d.source) lines.push(`${indent}# declared at ${escapeControl(d.source.file)}:${d.source.line}`);
   if (d.expired) lines.push(`${indent}# ${expiredText(d.expired)}`);
   for (const f of d.fields) {

@@ -4,6 +4,7 @@ import type { Action, Change, EntryChange, EntryPermissions, FieldChange, JsonVa
 import { escapeControl, formatCount, formatInline } from './text.js';
 export { escapeControl, formatCount, formatInline } from './text.js';
 import { describeSchedules, NOT_SCHEDULED, readSchedule, readSchedules } from './schedule-words.js';
+import { displayValue } from './values.js';
 
 // Shared by the text and markdown plan renderers: what a change looks like, independent of the medium.
 
@@ -96,7 +97,8 @@ export type FieldView = { readonly symbol: '+' | '-' | '~'; readonly path: strin
   | { readonly form: 'block'; readonly lines: readonly string[] }
 );
 
-export function viewField(field: FieldChange, action: Action): FieldView {
+export function viewField(change: FieldChange, action: Action): FieldView {
+  const field = displayField(change);
   const symbol = field.before === undefined && field.after !== undefined ? '+' : field.after === undefined && field.before !== undefined ? '-' : field.before === undefined ? (action === 'create' ? '+' : action === 'delete' ? '-' : '~') : '~';
   const base = { symbol, path: escapeControl(field.path), forcesReplace: field.forcesReplace === true } as const;
   if (field.sensitive === true) return { ...base, form: 'sensitive' };
@@ -109,6 +111,15 @@ export function viewField(field: FieldChange, action: Action): FieldView {
     }
   }
   return { ...base, form: 'block', lines: blockLines(field.before, field.after) };
+}
+
+/** The field with its values as a reader sees them (markers in words). */
+function displayField(field: FieldChange): FieldChange {
+  return {
+    ...field,
+    ...(field.before !== undefined ? { before: displayValue(field.before) } : {}),
+    ...(field.after !== undefined ? { after: displayValue(field.after) } : {}),
+  };
 }
 
 function blockText(value: JsonValue): string {
@@ -186,7 +197,7 @@ export interface ScheduleWords {
  */
 export function describeScheduleChange(change: Change): ScheduleWords[] {
   if (change.kind !== 'Task') return [];
-  const fields = change.fields.filter((f) => f.sensitive !== true && (f.path === 'Schedules' || f.path.startsWith('Schedules.')));
+  const fields = change.fields.filter((f) => f.sensitive !== true && (f.path === 'Schedules' || f.path.startsWith('Schedules.'))).map(displayField);
   if (fields.length === 0) return [];
   const whole = fields.find((f) => f.path === 'Schedules');
   if (whole !== undefined) {

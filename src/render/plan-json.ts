@@ -1,94 +1,137 @@
-import type { Change, EntryChange, FieldChange, Payload, Plan } from '../plan/model.js';
+import type { Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, Plan, PlanSummary, Principal, ResourceKind, SourceRef } from '../plan/model.js';
+import type { ServiceName } from '../config/model.js';
+import { describeReason } from '../resources/reasons.js';
 
 /**
- * The plan as JSON: the plan-file format. Keys come in the order the model declares them, whatever
- * order the object was built in, so the same plan always gives the same bytes (a plan file diffs
- * cleanly and hashes stably). Keys the model does not know are kept, after the known ones; values
- * the user wrote (task bodies, field values) keep their own order.
+ * The `--format json` view of a plan: a public shape for scripts, versioned on its own
+ * (`formatVersion`), separate from the plan file (src/plan/plan-file.ts), which only mftops reads.
+ * It shows what the plan does and why, not how apply does it: no request bodies (`payload`), no
+ * fingerprints of the live objects, no waves (the changes are listed in the order apply runs
+ * them). Keys always come in the order declared here.
+ *
+ * Version 2 (version 1 was the plan itself): reasons are codes with their parameters and the
+ * sentence (`text`); field values are data with markers (see `FieldChange`); `errored`,
+ * `applyable`.
  */
+export interface PlanJsonView {
+  readonly formatVersion: typeof PLAN_VIEW_FORMAT;
+  /** mftops version that made the plan. */
+  readonly toolVersion: string;
+  /** ISO 8601 UTC. */
+  readonly createdAt: string;
+  readonly environment: string;
+  /** URL, account and (when reported) application version of each server read. */
+  readonly servers: Plan['servers'];
+  /** sha256 over the manifest files the plan was computed from. */
+  readonly manifestDigest: string;
+  /** `--target` addresses, when the plan was limited to them. */
+  readonly targets?: readonly string[];
+  /** Plan-time errors left objects out (the diagnostics say which). */
+  readonly errored: boolean;
+  /** Not errored, and something to write: `mftops apply` would act. */
+  readonly applyable: boolean;
+  /** Changes per action. */
+  readonly summary: PlanSummary;
+  /** Every managed object, no-ops included, in the order apply runs them. */
+  readonly changes: readonly ChangeJsonView[];
+}
+
+export const PLAN_VIEW_FORMAT = 2;
+
+export interface ChangeJsonView {
+  /** `Kind/name`: the `--target` syntax. */
+  readonly address: string;
+  readonly kind: ResourceKind;
+  readonly name: string;
+  readonly service: ServiceName;
+  readonly action: Action;
+  readonly reason?: ReasonJsonView<ChangeReason>;
+  /** The live name (a folder: path) when the object is renamed. */
+  readonly previousName?: string;
+  /** Server id of the live object. */
+  readonly liveId?: string;
+  /** Field differences, values as in the plan: `before` the server's, `after` the manifest's. */
+  readonly fields: readonly FieldChange[];
+  /** Folder ACL entries (FolderPermissions only). */
+  readonly entries?: readonly EntryJsonView[];
+  /** Where the object is declared (paths relative to the working folder). */
+  readonly source?: SourceRef;
+}
+
+export interface EntryJsonView {
+  readonly principal: Principal;
+  readonly action: 'create' | 'update' | 'delete' | 'no-op' | 'blocked';
+  readonly reason?: ReasonJsonView<EntryReason>;
+  readonly before?: EntryPermissions;
+  readonly after?: EntryPermissions;
+}
+
+/** A reason code with its parameters, and its sentence as the text and markdown plans give it. */
+export type ReasonJsonView<R extends ChangeReason | EntryReason> = R & { readonly text: string };
+
 export function renderPlanJson(plan: Plan): string {
-  return `${JSON.stringify(orderPlanKeys(plan), null, 2)}\n`;
+  return `${JSON.stringify(planJsonView(plan), null, 2)}\n`;
 }
 
-type Obj = Readonly<Record<string, unknown>>;
-
-const PLAN_KEYS = ['formatVersion', 'toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'changes', 'summary'];
-const SERVICE_KEYS = ['automation', 'transfer'];
-const SERVER_KEYS = ['url', 'version', 'username'];
-const CHANGE_KEYS = ['address', 'kind', 'name', 'service', 'action', 'reason', 'previousName', 'liveId', 'fingerprint', 'fields', 'entries', 'source', 'payload'];
-const FIELD_KEYS = ['path', 'before', 'after', 'sensitive', 'forcesReplace'];
-const ENTRY_KEYS = ['principal', 'action', 'reason', 'before', 'after'];
-const PRINCIPAL_KEYS = ['type', 'name'];
-const ENTRY_PERMISSION_KEYS = ['permissions', 'sharePermissions'];
-const SOURCE_KEYS = ['file', 'line', 'col'];
-const SUMMARY_KEYS = ['create', 'update', 'replace', 'delete', 'no-op', 'blocked'];
-const TASK_PAYLOAD_KEYS = ['kind', 'body'];
-const ACL_PAYLOAD_KEYS = ['kind', 'resourceGroup', 'userGroup', 'permissions'];
-const FOLDER_PAYLOAD_KEYS = ['kind', 'path', 'create', 'rename', 'set', 'remove'];
-const FOLDER_CREATE_KEYS = ['parentPath', 'name', 'inheritPermissions'];
-const FOLDER_RENAME_KEYS = ['from', 'name'];
-const FOLDER_SET_KEYS = ['type', 'id', 'name', 'permissions'];
-const FOLDER_REMOVE_KEYS = ['type', 'id', 'name'];
-
-/** A copy of the plan with its keys in model order (for writers that add to it, e.g. a checksum). */
-export function orderPlanKeys(plan: Plan): Plan {
-  return orderPlanObject(plan) as unknown as Plan;
-}
-
-function orderPlanObject(plan: Plan): Obj {
-  return ordered(plan, PLAN_KEYS, {
-    servers: (s) => ordered(s as Obj, SERVICE_KEYS, Object.fromEntries(SERVICE_KEYS.map((k) => [k, (v: unknown) => ordered(v as Obj, SERVER_KEYS)]))),
-    changes: (cs) => (cs as readonly Change[]).map(orderChange),
-    summary: (s) => ordered(s as Obj, SUMMARY_KEYS),
-  });
-}
-
-function orderChange(change: Change): Obj {
-  return ordered(change, CHANGE_KEYS, {
-    fields: (fs) => (fs as readonly FieldChange[]).map((f) => ordered(f, FIELD_KEYS)),
-    entries: (es) => (es as readonly EntryChange[]).map(orderEntry),
-    source: (s) => ordered(s as Obj, SOURCE_KEYS),
-    payload: (p) => orderPayload(p as Payload),
-  });
-}
-
-function orderEntry(entry: EntryChange): Obj {
-  const perms = (p: unknown) => ordered(p as Obj, ENTRY_PERMISSION_KEYS);
-  return ordered(entry, ENTRY_KEYS, { principal: (p) => ordered(p as Obj, PRINCIPAL_KEYS), before: perms, after: perms });
-}
-
-function orderPayload(payload: Payload): Obj {
-  switch (payload.kind) {
-    case 'Task':
-      return ordered(payload, TASK_PAYLOAD_KEYS);
-    case 'ResourceGroupAcl':
-      return ordered(payload, ACL_PAYLOAD_KEYS);
-    case 'FolderPermissions':
-      return ordered(payload, FOLDER_PAYLOAD_KEYS, {
-        create: (c) => ordered(c as Obj, FOLDER_CREATE_KEYS),
-        rename: (r) => ordered(r as Obj, FOLDER_RENAME_KEYS),
-        set: (s) => (s as readonly Obj[]).map((e) => ordered(e, FOLDER_SET_KEYS)),
-        remove: (r) => (r as readonly Obj[]).map((e) => ordered(e, FOLDER_REMOVE_KEYS)),
-      });
-    default: {
-      const never: never = payload;
-      return never;
-    }
-  }
-}
-
-/** `value` with `keys` first, in that order, then any others; undefined members dropped as JSON does. */
-function ordered(data: object, keys: readonly string[], inner: Readonly<Record<string, (v: unknown) => unknown>> = {}): Obj {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return data as unknown as Obj;
-  const value = data as Obj;
-  const out: Record<string, unknown> = {};
-  const put = (k: string) => {
-    const v = value[k];
-    if (v === undefined) return;
-    const f = inner[k];
-    out[k] = f === undefined || v === null ? v : f(v);
+export function planJsonView(plan: Plan): PlanJsonView {
+  return {
+    formatVersion: PLAN_VIEW_FORMAT,
+    toolVersion: plan.toolVersion,
+    createdAt: plan.createdAt,
+    environment: plan.environment,
+    servers: serversView(plan.servers),
+    manifestDigest: plan.manifestDigest,
+    ...(plan.targets !== undefined ? { targets: [...plan.targets] } : {}),
+    errored: plan.errored,
+    applyable: plan.applyable,
+    summary: { create: plan.summary.create, update: plan.summary.update, replace: plan.summary.replace, delete: plan.summary.delete, 'no-op': plan.summary['no-op'], blocked: plan.summary.blocked },
+    changes: plan.changes.map((c) => ({
+      address: c.address,
+      kind: c.kind,
+      name: c.name,
+      service: c.service,
+      action: c.action,
+      ...(c.reason !== undefined ? { reason: reasonView(c.reason) } : {}),
+      ...(c.previousName !== undefined ? { previousName: c.previousName } : {}),
+      ...(c.liveId !== undefined ? { liveId: c.liveId } : {}),
+      fields: c.fields.map((f) => ({
+        path: f.path,
+        ...(f.before !== undefined ? { before: f.before } : {}),
+        ...(f.after !== undefined ? { after: f.after } : {}),
+        ...(f.sensitive !== undefined ? { sensitive: f.sensitive } : {}),
+        ...(f.forcesReplace !== undefined ? { forcesReplace: f.forcesReplace } : {}),
+      })),
+      ...(c.entries !== undefined
+        ? {
+            entries: c.entries.map((e) => ({
+              principal: { type: e.principal.type, name: e.principal.name },
+              action: e.action,
+              ...(e.reason !== undefined ? { reason: reasonView(e.reason) } : {}),
+              ...(e.before !== undefined ? { before: permissionsView(e.before) } : {}),
+              ...(e.after !== undefined ? { after: permissionsView(e.after) } : {}),
+            })),
+          }
+        : {}),
+      ...(c.source !== undefined ? { source: { file: c.source.file, line: c.source.line, col: c.source.col } } : {}),
+    })),
   };
-  for (const k of keys) if (Object.hasOwn(value, k)) put(k);
-  for (const k of Object.keys(value)) if (!keys.includes(k)) put(k);
+}
+
+function serversView(servers: Plan['servers']): Plan['servers'] {
+  const out: Partial<Record<ServiceName, { url: string; version?: string; username: string }>> = {};
+  for (const service of ['automation', 'transfer'] as const) {
+    const s = servers[service];
+    if (s !== undefined) out[service] = { url: s.url, ...(s.version !== undefined ? { version: s.version } : {}), username: s.username };
+  }
   return out;
+}
+
+/** The code first, its parameters as the planner made them, the sentence last. */
+function reasonView<R extends ChangeReason | EntryReason>(reason: R): ReasonJsonView<R> {
+  const { code, ...parameters } = reason;
+  return { code, ...parameters, text: describeReason(reason) } as ReasonJsonView<R>;
+}
+
+function permissionsView(p: EntryPermissions): EntryPermissions {
+  return { permissions: [...p.permissions], sharePermissions: [...p.sharePermissions] };
 }

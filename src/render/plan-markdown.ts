@@ -14,6 +14,7 @@ import {
   viewField,
 } from './plan-common.js';
 import type { CellState, FieldView } from './plan-common.js';
+import { describeReason } from '../resources/reasons.js';
 import { escapeMd } from './text.js';
 export { escapeMd } from './text.js';
 
@@ -50,13 +51,13 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
   const head = renderHead(plan, summary);
   const footer = renderFooter(plan);
   const warnings = changed.filter((c) => c.action === 'delete' || c.action === 'replace');
-  const warningItems = warnings.map((c) => `- ${inlineChange(c)}${c.reason === undefined ? '' : `: ${escapeMd(c.reason)}`}`);
+  const warningItems = warnings.map((c) => `- ${inlineChange(c)}${c.reason === undefined ? '' : `: ${escapeMd(describeReason(c.reason))}`}`);
   const blockedItems = [
-    ...changed.filter((c) => c.action === 'blocked').map((c) => `- ${inlineChange(c)}${c.reason === undefined ? '' : `: ${escapeMd(c.reason)}`}`),
+    ...changed.filter((c) => c.action === 'blocked').map((c) => `- ${inlineChange(c)}${c.reason === undefined ? '' : `: ${escapeMd(describeReason(c.reason))}`}`),
     ...changed.flatMap((c) =>
       c.action === 'blocked'
         ? []
-        : (c.entries ?? []).filter((e) => e.action === 'blocked').map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === undefined ? '' : `: ${escapeMd(e.reason)}`}`),
+        : (c.entries ?? []).filter((e) => e.action === 'blocked').map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === undefined ? '' : `: ${escapeMd(describeReason(e.reason))}`}`),
     ),
   ];
   const blockedObjects = summary.blocked;
@@ -257,13 +258,13 @@ function renderDetails(change: Change): string {
   else if (change.action === 'delete') meta.push('Not declared in any manifest');
   if (change.liveId !== undefined) meta.push(`live id ${code(change.liveId)}`);
   if (meta.length > 0) body.push(`${meta.join(' · ')}.`);
-  if (change.reason !== undefined) body.push(`**Reason:** ${escapeMd(change.reason)}`);
+  if (change.reason !== undefined) body.push(`**Reason:** ${escapeMd(describeReason(change.reason))}`);
   if (change.fields.length > 0) body.push(fence('diff', change.fields.flatMap((f) => diffLines(viewField(f, change.action)))));
   for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
   const entries = change.entries ?? [];
   if (entries.length > 0) body.push(permissionMatrix(entries));
   const blocked = entries.filter((e) => e.action === 'blocked');
-  if (blocked.length > 0) body.push(blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === undefined ? '' : `: ${escapeMd(e.reason)}`}`).join('\n'));
+  if (blocked.length > 0) body.push(blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === undefined ? '' : `: ${escapeMd(describeReason(e.reason))}`}`).join('\n'));
   if (body.length === 0) body.push('Nothing else to show.');
   return `<details><summary>${inlineChange(change)}</summary>\n\n${body.join('\n\n')}\n\n</details>`;
 }

@@ -16,6 +16,7 @@ import {
   viewField,
 } from './plan-common.js';
 import type { FieldView } from './plan-common.js';
+import { describeReason } from '../resources/reasons.js';
 
 export interface PlanTextOptions {
   /** ANSI colour; the caller decides (TTY, NO_COLOR, --no-color). */
@@ -47,7 +48,7 @@ function renderChange(change: Change, paint: Painter): string[] {
   const renamed = change.previousName === undefined ? '' : ` (renamed from ${quote(change.previousName)})`;
   const lines = [`${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`];
   const indent = '    ';
-  if (change.reason !== undefined) lines.push(`${indent}# ${escapeControl(change.reason)}`);
+  if (change.reason !== undefined) lines.push(`${indent}# ${escapeControl(describeReason(change.reason))}`);
   for (const field of change.fields) lines.push(...renderField(viewField(field, change.action), paint).map((l) => indent + l));
   for (const words of describeScheduleChange(change)) lines.push(`${indent}# ${words.label}: ${scheduleText(words)}`);
   const entries = change.entries ?? [];
@@ -56,7 +57,7 @@ function renderChange(change: Change, paint: Painter): string[] {
       case 'no-op':
         break;
       case 'blocked':
-        lines.push(`${indent}${paint.action('blocked', '!')} ${principalLabel(entry)} is blocked${entry.reason === undefined ? '' : `: ${escapeControl(entry.reason)}`}`);
+        lines.push(`${indent}${paint.action('blocked', '!')} ${principalLabel(entry)} is blocked${entry.reason === undefined ? '' : `: ${escapeControl(describeReason(entry.reason))}`}`);
         break;
       case 'create':
       case 'update':

@@ -1,15 +1,12 @@
 import { createHash } from 'node:crypto';
 import { isRecord } from '../is-record.js';
-import type { FieldChange, JsonObject, JsonValue } from './model.js';
+import type { FieldChange, JsonObject, JsonValue, RefKind } from './model.js';
 
 /**
  * Pieces every resource kind shares: value normalisation (the servers answer `true` where the
  * reference says 1, `"12"` where it says 12), the "only fields the manifest sets" diff, and the
  * fingerprint of a live object.
  */
-
-/** What a write-only value shows as anywhere in a plan. */
-export const SENSITIVE = '(sensitive)';
 
 /** Field names holding passwords (`Password`, `DefPassword`, `ProxyPassword`, ...): never compared, shown or hashed. */
 export const PASSWORD_FIELD = /password$/i;
@@ -100,14 +97,46 @@ export function joinPath(path: string, key: string | number): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
-/** A field change with `before`/`after` only when they have a value. */
+/**
+ * A field change with `before`/`after` only when they have a value. Every field value of a plan
+ * is made here: the values become field values (see `ValueMarker` in model.ts), so data objects
+ * that look like markers are wrapped and only markers made by `sensitiveValue`/`refValue` stay
+ * markers.
+ */
 export function fieldChange(path: string, before: JsonValue | undefined, after: JsonValue | undefined, extra: { forcesReplace?: boolean } = {}): FieldChange {
   return {
     path,
-    ...(before !== undefined ? { before } : {}),
-    ...(after !== undefined ? { after } : {}),
+    ...(before !== undefined ? { before: fieldValue(before) } : {}),
+    ...(after !== undefined ? { after: fieldValue(after) } : {}),
     ...(extra.forcesReplace ? { forcesReplace: true } : {}),
   };
+}
+
+/** The markers this run made: only these pass `fieldValue` as markers (by identity). */
+const MARKERS = new WeakSet<object>();
+
+function marker(value: JsonObject): JsonObject {
+  MARKERS.add(value);
+  return value;
+}
+
+/** A write-only value inside a value a plan shows: `{"$sensitive": true}`. */
+export function sensitiveValue(): JsonObject {
+  return marker({ $sensitive: true });
+}
+
+/** A live id that no object of the live state names: `{"$ref": "host", "id": "…"}`. */
+export function refValue(ref: RefKind, id: string): JsonObject {
+  return marker({ $ref: ref, id });
+}
+
+/** `value` as a field value: a data object with a key starting with `$` wrapped in `{"$data": …}`, at any depth. */
+function fieldValue(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(fieldValue);
+  if (value === null || typeof value !== 'object' || MARKERS.has(value)) return value;
+  const out: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = fieldValue(v);
+  return Object.keys(out).some((k) => k.startsWith('$')) ? { $data: out } : out;
 }
 
 export function sensitiveChange(path: string): FieldChange {
@@ -117,26 +146,26 @@ export function sensitiveChange(path: string): FieldChange {
 /** How to show a whole live item that appears in a change (removed, or replaced by another kind). */
 export type LiveDisplay = (live: unknown) => JsonValue;
 
-/** Server-numbered `ID`s dropped, passwords masked: a live value as a reader should see it. */
+/** Server-numbered `ID`s dropped, passwords as `$sensitive` markers: a live value as a reader should see it. */
 export function displayLiveGeneric(live: unknown): JsonValue {
   if (Array.isArray(live)) return live.map(displayLiveGeneric);
   if (!isRecord(live)) return toJson(live);
   const out: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(live)) {
     if (k === 'ID' || v === undefined) continue;
-    out[k] = PASSWORD_FIELD.test(k) ? SENSITIVE : displayLiveGeneric(v);
+    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayLiveGeneric(v);
   }
   return out;
 }
 
-/** A desired value with its password fields masked. */
+/** A desired value with its password fields as `$sensitive` markers. */
 export function displayDesiredGeneric(desired: unknown): JsonValue {
   if (Array.isArray(desired)) return desired.map(displayDesiredGeneric);
   if (!isRecord(desired)) return toJson(desired);
   const out: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(desired)) {
     if (v === undefined) continue;
-    out[k] = PASSWORD_FIELD.test(k) ? SENSITIVE : displayDesiredGeneric(v);
+    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayDesiredGeneric(v);
   }
   return out;
 }

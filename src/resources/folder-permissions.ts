@@ -1,6 +1,6 @@
 import type { LiveFolder } from '../live/model.js';
 import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../manifest/types.js';
-import type { Action, DesiredEntry, DesiredFolder, EntryChange, EntryPermissions, FieldChange, FolderPermissionsPayload, Principal } from './model.js';
+import type { Action, ChangeReason, DesiredEntry, DesiredFolder, EntryChange, EntryPermissions, FieldChange, FolderPermissionsPayload, Principal } from './model.js';
 import type { FolderAclEntry, FolderPermissions } from '../services/transfer/types.js';
 import { sha256Of, toJson } from './common.js';
 import { isRecord } from '../is-record.js';
@@ -105,7 +105,7 @@ export function fingerprintFolder(live: LiveFolder): string {
 
 export interface FolderOutcome {
   readonly action: Exclude<Action, 'replace'>;
-  readonly reason?: string;
+  readonly reason?: ChangeReason;
   readonly fields: readonly FieldChange[];
   readonly entries: readonly EntryChange[];
   readonly payload?: FolderPermissionsPayload;
@@ -162,7 +162,7 @@ export function planFolder(desired: DesiredFolder, live: readonly EntryView[], c
     } else if (samePermissions(have.permissions, want)) {
       entries.push({ principal, action: 'no-op', before: have.permissions, after: want });
     } else if (!have.editable) {
-      entries.push({ principal, action: 'blocked', reason: `the entry of ${describe(principal)} cannot be changed on the server (not editable)`, before: have.permissions, after: want });
+      entries.push({ principal, action: 'blocked', reason: { code: 'entry-not-editable', principal }, before: have.permissions, after: want });
     } else {
       entries.push({ principal, action: 'update', before: have.permissions, after: want });
       write();
@@ -173,14 +173,13 @@ export function planFolder(desired: DesiredFolder, live: readonly EntryView[], c
       const key = entryKey(e.type, e.id);
       if (matched.has(key) || !e.deletable) continue;
       const principal: Principal = { type: e.type, name: e.name };
-      entries.push({ principal, action: 'delete', before: e.permissions, ...(creation ? { reason: 'copied from the parent folder' } : {}) });
+      entries.push({ principal, action: 'delete', before: e.permissions, ...(creation ? { reason: { code: 'entry-copied-from-parent' as const } } : {}) });
       remove.push({ type: e.type, id: e.id, name: e.name });
       after.delete(key);
     }
   }
 
-  const blocked = entries.filter((e) => e.action === 'blocked');
-  const blockedNote = blocked.length > 0 ? `${blocked.map((e) => describe(e.principal)).join(', ')}: not editable on the server` : undefined;
+  const blocked = entries.filter((e) => e.action === 'blocked').map((e) => e.principal);
   const payload: FolderPermissionsPayload = {
     kind: 'FolderPermissions',
     path: desired.path,
@@ -192,13 +191,14 @@ export function planFolder(desired: DesiredFolder, live: readonly EntryView[], c
   };
   const afterList = [...after.values()];
   if (creation) {
-    const reason = creation.inheritPermissions === 'None' ? undefined : `created under ${creation.parentPath} with a copy of its permissions (${creation.inheritPermissions})`;
+    const how = creation.inheritPermissions;
+    const reason: ChangeReason | undefined = how === 'None' ? undefined : { code: 'folder-copies-parent', parentPath: creation.parentPath, inheritPermissions: how };
     return { action: 'create', ...(reason ? { reason } : {}), fields, entries, payload, after: afterList };
   }
   if (set.length > 0 || remove.length > 0 || previousPath !== undefined) {
-    return { action: 'update', ...(blockedNote ? { reason: `${blockedNote}; the other entries are applied` } : {}), fields, entries, payload, after: afterList };
+    return { action: 'update', ...(blocked.length > 0 ? { reason: { code: 'entries-not-editable', principals: blocked, partial: true } } : {}), fields, entries, payload, after: afterList };
   }
-  if (blockedNote) return { action: 'blocked', reason: `${blockedNote}; the wanted change cannot be made through the API`, fields, entries, after: afterList };
+  if (blocked.length > 0) return { action: 'blocked', reason: { code: 'entries-not-editable', principals: blocked, partial: false }, fields, entries, after: afterList };
   return { action: 'no-op', fields: [], entries, after: afterList };
 }
 
@@ -208,14 +208,10 @@ export function planFolderPrune(path: string, live: readonly EntryView[]): Folde
   if (gone.length === 0) return undefined;
   return {
     action: 'delete',
-    reason: 'no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted',
+    reason: { code: 'folder-pruned' },
     fields: [],
     entries: gone.map((e) => ({ principal: { type: e.type, name: e.name }, action: 'delete' as const, before: e.permissions })),
     payload: { kind: 'FolderPermissions', path, set: [], remove: gone.map((e) => ({ type: e.type, id: e.id, name: e.name })) },
     after: live.filter((e) => !e.deletable),
   };
-}
-
-function describe(p: Principal): string {
-  return `${p.type === 'User' ? 'user' : 'group'} ${p.name}`;
 }

@@ -23,9 +23,54 @@ export type Action = 'create' | 'update' | 'replace' | 'delete' | 'no-op' | 'blo
 export const ACTIONS: readonly Action[] = ['create', 'update', 'replace', 'delete', 'no-op', 'blocked'];
 
 /**
+ * Why a change is what it is: a closed set of codes with their parameters as data. The sentence a
+ * reader sees is rendering (`describeReason` in src/render/reasons.ts), never stored.
+ * - `advanced-task`: an advanced (`TT=COS`) task cannot be created (`operation: create`) or
+ *   changed (`update`) through the API: blocked.
+ * - `task-group-immutable`: a task's `Group` differs and cannot change in place: replace.
+ *   `lostSecrets` names the secrets (field paths) the server does not show and the manifest does
+ *   not carry, which the re-created task loses; empty when none.
+ * - `pruned`: an unmanaged task or resource-group ACL in the task groups of `scope`, deleted
+ *   because its kind is pruned.
+ * - `folder-pruned`: an unmanaged folder in scope whose removable entries are deleted because
+ *   FolderPermissions are pruned.
+ * - `folder-root-rename`: a folder found under a previous name that is the root folder `from`:
+ *   it cannot be renamed (blocked).
+ * - `folder-move`: a folder found under a previous path `from` with another parent than `to`:
+ *   the API only renames in place (blocked).
+ * - `folder-copies-parent`: a created folder starts with a copy of `parentPath`'s permissions
+ *   (`inheritPermissions`).
+ * - `entries-not-editable`: the wanted change to the entries of `principals` cannot be made (not
+ *   editable on the server); `partial`: the folder's other entries are applied (update), else
+ *   nothing can be (blocked).
+ */
+export type ChangeReason =
+  | { readonly code: 'advanced-task'; readonly operation: 'create' | 'update' }
+  | { readonly code: 'task-group-immutable'; readonly lostSecrets: readonly string[] }
+  | { readonly code: 'pruned'; readonly kind: 'Task' | 'ResourceGroupAcl'; readonly scope: readonly string[] }
+  | { readonly code: 'folder-pruned' }
+  | { readonly code: 'folder-root-rename'; readonly from: string }
+  | { readonly code: 'folder-move'; readonly from: string; readonly to: string }
+  | { readonly code: 'folder-copies-parent'; readonly parentPath: string; readonly inheritPermissions: 'CopyOnly' | 'Always' }
+  | { readonly code: 'entries-not-editable'; readonly principals: readonly Principal[]; readonly partial: boolean };
+
+/**
+ * Why one folder ACL entry is what it is (see `ChangeReason`).
+ * - `entry-not-editable`: the entry of `principal` cannot be changed on the server (blocked).
+ * - `entry-copied-from-parent`: an entry a new folder copies from its parent and an `exact`
+ *   manifest does not list (delete).
+ */
+export type EntryReason = { readonly code: 'entry-not-editable'; readonly principal: Principal } | { readonly code: 'entry-copied-from-parent' };
+
+/** Every reason code, change and entry level (for schemas and tests). */
+export type ReasonCode = ChangeReason['code'] | EntryReason['code'];
+
+/**
  * One differing field. `path` is relative to the object's spec in display form:
  * `Schedules.Schedule[0].Frequency.Interval[0].StartTime`, `steps[1].Process.Script`.
- * Values are JSON as the user writes them (names, not ids; `0/1` flags as numbers).
+ * Values are JSON as the user writes them (names, not ids; `0/1` flags as numbers), never a
+ * display string: what cannot be written that way is a marker (`ValueMarker`), which renderers
+ * turn into words.
  */
 export interface FieldChange {
   readonly path: string;
@@ -33,7 +78,7 @@ export interface FieldChange {
   readonly before?: JsonValue;
   /** Absent when the field is removed (only for whole list items). */
   readonly after?: JsonValue;
-  /** A write-only secret: no values, rendered `(sensitive)`; apply always sends it. */
+  /** A write-only secret: no values at all, rendered `(sensitive)`; apply always sends it. */
   readonly sensitive?: boolean;
   /** This field cannot change in place: it makes the change a `replace`. */
   readonly forcesReplace?: boolean;
@@ -52,7 +97,7 @@ export interface Principal {
 export interface EntryChange {
   readonly principal: Principal;
   readonly action: 'create' | 'update' | 'delete' | 'no-op' | 'blocked';
-  readonly reason?: string;
+  readonly reason?: EntryReason;
   readonly before?: EntryPermissions;
   readonly after?: EntryPermissions;
 }
@@ -102,6 +147,39 @@ export interface FolderPermissionsPayload {
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
 export interface JsonObject {
   readonly [key: string]: JsonValue;
+}
+
+/**
+ * The markers a field value (`FieldChange.before`/`after`, at any depth) may hold where task data
+ * cannot say what the plan means. In a field value **an object with a key that starts with `$` is
+ * never data**: it is one of these, and a data object that has such a key (a parameter named
+ * `$x`) is stored wrapped in `$data`, so no task data can pass for a marker.
+ * - `{"$sensitive": true}`: a write-only value (a password field, a secret parameter) inside a
+ *   value that is shown (a removed step, a replaced schedule); renderers write `(sensitive)`.
+ * - `{"$ref": "host" | "script" | "dateList", "id": "…"}`: a live object's id that no object the
+ *   account can read names (deleted, or hidden); renderers write `(host ID …)`. An id whose name is
+ *   known is that name, a plain string, as a manifest writes it.
+ * - `{"$data": {…}}`: a data object whose own keys start with `$`; its keys are as they are, its
+ *   values are field values again.
+ */
+export type ValueMarker = { readonly kind: 'sensitive' } | { readonly kind: 'ref'; readonly ref: RefKind; readonly id: string } | { readonly kind: 'data'; readonly data: JsonObject };
+
+/** What a `$ref` marker points at. */
+export type RefKind = 'host' | 'script' | 'dateList';
+
+const REF_KINDS: readonly string[] = ['host', 'script', 'dateList'] satisfies readonly RefKind[];
+
+/** The marker `value` is (see `ValueMarker`), or undefined for plain data (and for a `$` object this version does not know). */
+export function readMarker(value: JsonValue): ValueMarker | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  if (keys.length === 1 && value.$sensitive === true) return { kind: 'sensitive' };
+  const ref = value.$ref;
+  const id = value.id;
+  if (keys.length === 2 && typeof ref === 'string' && REF_KINDS.includes(ref) && typeof id === 'string') return { kind: 'ref', ref: ref as RefKind, id };
+  const data = value.$data;
+  if (keys.length === 1 && data !== null && typeof data === 'object' && !Array.isArray(data)) return { kind: 'data', data };
+  return undefined;
 }
 
 export interface DesiredTask {

@@ -1,19 +1,20 @@
 import type { AutomationLiveState } from '../live/model.js';
 import type { Parameters, Schedule, Step, TaskSpec } from '../manifest/types.js';
 import { stepKindOf } from '../manifest/types.js';
-import type { Action, DesiredTask, FieldChange, JsonObject, JsonValue, TaskPayload } from './model.js';
+import type { Action, ChangeReason, DesiredTask, FieldChange, JsonObject, JsonValue, TaskPayload } from './model.js';
 import type { Task } from '../services/automation/types.js';
 import {
   PASSWORD_FIELD,
-  SENSITIVE,
   diffListByPosition,
   diffSetFields,
   displayLike,
   fieldChange,
   joinPath,
   mergeOver,
+  refValue,
   sameScalar,
   sensitiveChange,
+  sensitiveValue,
   sha256Of,
   toJson,
   withoutPasswords,
@@ -88,7 +89,8 @@ const WEEK = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'
 
 /**
  * A live task part (a step, a schedule) as a manifest would write it: host, script and date-list
- * ids as names, server `ID`s dropped, secrets masked.
+ * ids as names (a `$ref` marker when no list names one), server `ID`s dropped, secrets as
+ * `$sensitive` markers.
  */
 export function displayLiveTaskPart(live: unknown, cat: TaskCatalog): JsonValue {
   if (Array.isArray(live)) return live.map((x) => displayLiveTaskPart(x, cat));
@@ -96,10 +98,10 @@ export function displayLiveTaskPart(live: unknown, cat: TaskCatalog): JsonValue 
   const out: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(live)) {
     if (k === 'ID' || v === undefined) continue;
-    if (PASSWORD_FIELD.test(k)) out[k] = SENSITIVE;
-    else if (k === 'HostID') out.Host = cat.hostName(String(v)) ?? `(host ID ${String(v)})`;
-    else if (k === 'ScriptID') out.Script = cat.scriptName(String(v)) ?? `(script ID ${String(v)})`;
-    else if (k === 'DateListRef' && Array.isArray(v)) out.DateListRef = v.map((r) => cat.dateListName(dateListId(r)) ?? `(date list ID ${dateListId(r)})`);
+    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
+    else if (k === 'HostID') out.Host = hostValue(String(v), cat);
+    else if (k === 'ScriptID') out.Script = scriptValue(String(v), cat);
+    else if (k === 'DateListRef' && Array.isArray(v)) out.DateListRef = v.map((r) => dateListValue(dateListId(r), cat));
     else if (k === 'Parameters') out.Parameters = displayLiveParameters(v);
     else out[k] = displayLiveTaskPart(v, cat);
   }
@@ -109,25 +111,38 @@ export function displayLiveTaskPart(live: unknown, cat: TaskCatalog): JsonValue 
 function displayLiveParameters(params: unknown): JsonValue {
   if (!isRecord(params)) return toJson(params);
   const out: Record<string, JsonValue> = {};
-  for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? (p.DisplayValue === SUPPRESSED ? SENSITIVE : toJson(p.value ?? '')) : toJson(p);
+  for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? (p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? '')) : toJson(p);
   return out;
 }
 
-/** A manifest task part as the plan shows it: parameters as their values, secrets masked. */
+/** A manifest task part as the plan shows it: parameters as their values, secrets as `$sensitive` markers. */
 export function displayDesiredTaskPart(desired: unknown): JsonValue {
   if (Array.isArray(desired)) return desired.map(displayDesiredTaskPart);
   if (!isRecord(desired)) return toJson(desired);
   const out: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(desired)) {
     if (v === undefined) continue;
-    if (PASSWORD_FIELD.test(k)) out[k] = SENSITIVE;
+    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
     else if (k === 'Parameters' && isRecord(v)) {
       const params: Record<string, JsonValue> = {};
-      for (const [name, p] of Object.entries(v as Parameters)) params[name] = p.secret ? SENSITIVE : p.value;
+      for (const [name, p] of Object.entries(v as Parameters)) params[name] = p.secret ? sensitiveValue() : p.value;
       out.Parameters = params;
     } else out[k] = displayDesiredTaskPart(v);
   }
   return out;
+}
+
+/** A live host, script or date list id as a manifest writes it: its name, or a `$ref` marker when no list names it. */
+function hostValue(id: string, cat: TaskCatalog): JsonValue {
+  return cat.hostName(id) ?? refValue('host', id);
+}
+
+function scriptValue(id: string, cat: TaskCatalog): JsonValue {
+  return cat.scriptName(id) ?? refValue('script', id);
+}
+
+function dateListValue(id: string, cat: TaskCatalog): JsonValue {
+  return cat.dateListName(id) ?? refValue('dateList', id);
 }
 
 /** The date list a canonical `DateListRef` item names (its `ID`, if any, is the reference's own). */
@@ -227,7 +242,7 @@ function diffSchedule(path: string, d: Schedule, resolved: unknown, liveValue: u
         const liveRefs = Array.isArray(l.DateListRef) ? l.DateListRef : [];
         const have = liveRefs.map(dateListId);
         if (!sameNameSet(want, have)) {
-          const before = liveRefs.length > 0 ? have.map((id) => cat.dateListName(id) ?? `(date list ID ${id})`) : undefined;
+          const before = liveRefs.length > 0 ? have.map((id) => dateListValue(id, cat)) : undefined;
           out.push(fieldChange(`${path}.DateListRef`, before, toJson(value)));
         }
         break;
@@ -309,7 +324,7 @@ function diffStepBody(path: string, d: Record<string, unknown>, r: Record<string
     }
     switch (key) {
       case 'Host':
-        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === undefined ? undefined : (cat.hostName(liveHost) ?? `(host ID ${liveHost})`), toJson(value)));
+        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === undefined ? undefined : hostValue(liveHost, cat), toJson(value)));
         break;
       case 'HostID':
         if (String(value) !== liveHost) out.push(fieldChange(at, liveHost, toJson(value)));
@@ -318,7 +333,7 @@ function diffStepBody(path: string, d: Record<string, unknown>, r: Record<string
         if (typeof l.Type !== 'string' || !sameHostType(String(value), l.Type)) out.push(fieldChange(at, typeof l.Type === 'string' ? l.Type : undefined, toJson(value)));
         break;
       case 'Script':
-        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === undefined ? undefined : (cat.scriptName(liveScript) ?? `(script ID ${liveScript})`), toJson(value)));
+        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === undefined ? undefined : scriptValue(liveScript, cat), toJson(value)));
         break;
       case 'ScriptID':
         if (String(value) !== liveScript) out.push(fieldChange(at, liveScript, toJson(value)));
@@ -456,12 +471,10 @@ function stripServerIds(x: JsonValue, lost: string[], path: string): JsonValue {
 /** What the plan says about one task (the Change without the parts every kind shares). */
 export interface TaskOutcome {
   readonly action: Exclude<Action, 'delete'>;
-  readonly reason?: string;
+  readonly reason?: ChangeReason;
   readonly fields: readonly FieldChange[];
   readonly payload?: TaskPayload;
 }
-
-export const COS_REASON = 'advanced (TT=COS) tasks cannot be changed through the API';
 
 /**
  * The action for a desired task against its live match (undefined: none). `previousName` is the
@@ -471,16 +484,15 @@ export function planTask(desired: DesiredTask, live: Task | undefined, cat: Task
   const fields = diffTask(desired, live, cat);
   const cos = desired.manifest.spec.TT === 'COS' || (live !== undefined && live.TT === 'COS');
   if (live === undefined) {
-    if (cos) return { action: 'blocked', reason: 'advanced (TT=COS) tasks cannot be created through the API', fields };
+    if (cos) return { action: 'blocked', reason: { code: 'advanced-task', operation: 'create' }, fields };
     return { action: 'create', fields, payload: { kind: 'Task', body: desired.body } };
   }
   const all = previousName !== undefined ? [fieldChange('Name', previousName, desired.manifest.name), ...fields] : fields;
   if (!all.some((f) => !f.sensitive)) return { action: 'no-op', fields: [] };
-  if (cos) return { action: 'blocked', reason: COS_REASON, fields: all };
+  if (cos) return { action: 'blocked', reason: { code: 'advanced-task', operation: 'update' }, fields: all };
   if (all.some((f) => f.forcesReplace)) {
     const { body, lostSecrets } = replaceTaskBody(live, desired);
-    const lost = lostSecrets.length > 0 ? `; secrets the server does not show and the manifest does not carry (${lostSecrets.join(', ')}) cannot be copied and are lost: write them in the manifest as \`\${env:…}\`` : '';
-    return { action: 'replace', reason: `\`Group\` cannot change after creation: the task is deleted and created again${lost}`, fields: all, payload: { kind: 'Task', body } };
+    return { action: 'replace', reason: { code: 'task-group-immutable', lostSecrets }, fields: all, payload: { kind: 'Task', body } };
   }
   return { action: 'update', fields: all, payload: { kind: 'Task', body: updateTaskBody(live, desired) } };
 }

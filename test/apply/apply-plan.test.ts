@@ -61,7 +61,7 @@ function input(overrides: Partial<ApplyPlanInput> = {}): ApplyPlanInput & { veri
 }
 
 it('takes the snapshot first, writes a 0600 ledger beside it, and verifies the applied changes', async () => {
-  const blocked = change({ kind: 'Task', name: 'Advanced', action: 'blocked', reason: 'advanced (TT=COS) tasks cannot be changed through the API' });
+  const blocked = change({ kind: 'Task', name: 'Advanced', action: 'blocked', reason: { code: 'advanced-task', operation: 'update' } });
   const i = input({ plan: { ...plan, changes: [...plan.changes, blocked] } });
   const report = await applyPlan(i);
   expect(report.outcome).toBe('applied');
@@ -118,10 +118,43 @@ it('stops before the first write when interrupted while checking the plan', asyn
 });
 
 it('has nothing to do for a plan of no-ops and blocked changes', async () => {
-  const report = await applyPlan(input({ plan: planOf([change({ kind: 'Task', name: 'Same', action: 'no-op' }), change({ kind: 'Task', name: 'Advanced', action: 'blocked', reason: 'r' })]) }));
+  const report = await applyPlan(input({ plan: planOf([change({ kind: 'Task', name: 'Same', action: 'no-op' }), change({ kind: 'Task', name: 'Advanced', action: 'blocked', reason: { code: 'advanced-task', operation: 'create' } })]) }));
   expect(report.outcome).toBe('nothing');
   expect(report.results.map((r) => `${r.address} ${r.status}`)).toEqual(['Task/Advanced skipped']);
   expect(applyExitCode(report)).toBe(0);
+});
+
+it('refuses an errored plan before reading anything: it is shown, never applied', async () => {
+  h.emulator.resetRequestLog();
+  const i = input({ plan: planOf(plan.changes, { errored: true }) });
+  const report = await applyPlan(i);
+  expect(report).toMatchObject({ outcome: 'refused', problems: ['the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again'] });
+  expect(applyExitCode(report)).toBe(1);
+  expect(i.snapshots).toEqual([]);
+  expect(h.emulator.requestLog()).toEqual([]);
+});
+
+it('refuses a plan whose applyable flag contradicts its changes', async () => {
+  h.emulator.resetRequestLog();
+  const report = await applyPlan(input({ plan: { ...plan, applyable: false } }));
+  expect(report).toMatchObject({ outcome: 'refused', problems: ['the plan is marked not applyable, but changes write: make the plan again'] });
+  expect(h.emulator.requestLog()).toEqual([]);
+});
+
+it('refuses a plan whose order runs a child folder before the create of its parent, before reading anything', async () => {
+  const create = (path: string, parentPath: string, name: string) =>
+    change({ kind: 'FolderPermissions', name: path, action: 'create', payload: { kind: 'FolderPermissions', path, create: { parentPath, name, inheritPermissions: 'None' }, set: [], remove: [] } });
+  const made = planOf([create('/Finance/New', '/Finance', 'New'), create('/Finance/New/Sub', '/Finance/New', 'Sub')]);
+  const broken = { ...made, changes: [made.changes[1]!, made.changes[0]!] };
+  h.emulator.resetRequestLog();
+  const i = input({ plan: broken });
+  const report = await applyPlan(i);
+  expect(report).toMatchObject({
+    outcome: 'refused',
+    problems: ["the plan's execution order is broken (FolderPermissions/Finance/New/Sub is listed before FolderPermissions/Finance/New, which makes the folder above it): make the plan again"],
+  });
+  expect(i.snapshots).toEqual([]);
+  expect(h.emulator.requestLog()).toEqual([]);
 });
 
 it('a verification that cannot run fails the run', async () => {

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { executeChanges, scheduleChanges } from '../../src/apply/execute.js';
+import { executeChanges } from '../../src/apply/execute.js';
 import type { ExecuteInput } from '../../src/apply/execute.js';
 import { memoryLedger } from '../../src/apply/ledger.js';
 import type { AutomationWriter, TransferWriter, WriteClients } from '../../src/apply/operations.js';
+import { checkExecutionOrder, scheduleChanges } from '../../src/plan/execution-order.js';
 import type { Change } from '../../src/plan/model.js';
 import { ApiError, NetworkError } from '../../src/services/errors.js';
 import type { Folder } from '../../src/services/transfer/types.js';
@@ -50,9 +51,10 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
+/** The executor on these changes, in the order the planner gives them (as a plan carries it). */
 function run(changes: readonly Change[], clients: WriteClients = { automation: h.automation, transfer: h.transfer }, extra: Partial<ExecuteInput> = {}) {
   const ledger = memoryLedger();
-  const done = executeChanges({ changes, clients, ledger, parallelism: 4, secrets: { env: {}, cwd: process.cwd() }, retry: noSleep, ...extra });
+  const done = executeChanges({ changes: scheduleChanges(changes), clients, ledger, parallelism: 4, secrets: { env: {}, cwd: process.cwd() }, retry: noSleep, ...extra });
   return { ledger, done };
 }
 
@@ -321,10 +323,20 @@ describe('order and concurrency', () => {
     // /a/d does not wait for /a/b: it starts before /a/b is done.
     expect(calls.indexOf('create /a/d start')).toBeLessThan(calls.indexOf('create /a/b done'));
     expect(calls.slice(-2)).toEqual(['delete-entry 5', 'delete-entry 1']);
-    const waves = scheduleChanges(changes).map((o) => o.wave);
+    const waves = scheduleChanges(changes).map((c) => c.wave);
     expect(waves.slice(0, 3)).toEqual([0, 0, 0]);
     expect(waves[4]).toBeGreaterThan(0);
     expect(waves[3]).toBeGreaterThan(waves[4]!);
+  });
+
+  it('runs the waves the plan gives, as given: it works out no order of its own', async () => {
+    const { client, calls } = fakeTransfer();
+    // The planner deletes the deeper folder's entries first; this plan, whose order holds too, says the other way round.
+    const changes = [{ ...pruneFolder('/a', '1'), wave: 0 }, { ...pruneFolder('/a/x/y', '5'), wave: 1 }];
+    expect(checkExecutionOrder(changes)).toEqual([]);
+    const out = await executeChanges({ changes, clients: { transfer: client }, ledger: memoryLedger(), parallelism: 8, secrets: { env: {}, cwd: process.cwd() }, retry: noSleep });
+    expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok']);
+    expect(calls).toEqual(['delete-entry 1', 'delete-entry 5']);
   });
 
   it('a folder whose parent could not be created is not started, and says why', async () => {
@@ -347,7 +359,7 @@ describe('order and concurrency', () => {
   it('a renamed folder is renamed before its entries are written, and a folder below its new path waits for the rename', async () => {
     const { client, calls } = fakeTransfer();
     const changes = [renameOld(), createFolder('/a/new/c')];
-    expect(scheduleChanges(changes)).toEqual([{ wave: 0 }, { wave: 0, needs: 0 }]);
+    expect(scheduleChanges(changes).map((c) => [c.wave, c.needs])).toEqual([[0, undefined], [0, 'FolderPermissions/a/new']]);
     const out = await run(changes, { transfer: client }, { parallelism: 8 }).done;
     expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok']);
     expect(calls.indexOf('set 2')).toBeGreaterThan(calls.indexOf('rename /a/old done'));

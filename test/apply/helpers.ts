@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { LedgerEntry } from '../../src/apply/ledger.js';
-import { formatAddress, summarize } from '../../src/plan/model.js';
-import type { Change, JsonObject, JsonValue, Plan } from '../../src/plan/model.js';
+import { composePlan } from '../../src/plan/compose-plan.js';
+import { formatAddress } from '../../src/plan/model.js';
+import type { Change, JsonObject, JsonValue, Plan, PlanHeader } from '../../src/plan/model.js';
 import { SEED_LOGINS } from '../integration/helpers.js';
 import { testdir } from '../helpers/testdir.js';
 
@@ -249,16 +250,18 @@ export function entryFlags(granted: readonly string[]): Record<string, boolean |
 }
 
 /** A plan of these changes, for guard and orchestration tests. */
-export function planOf(changes: readonly Change[], overrides: Partial<Plan> = {}): Plan {
-  return {
-    formatVersion: 1,
-    toolVersion: '0.0.0-test',
-    createdAt: '2026-11-22T00:00:00.000Z',
-    environment: 'lab',
-    servers: { automation: { url: 'https://automation.example.com', username: 'admin' }, transfer: { url: 'https://transfer.example.com', username: 'admin' } },
-    manifestDigest: 'sha256:0',
+export function planOf(changes: readonly Change[], overrides: Partial<PlanHeader> & { errored?: boolean } = {}): Plan {
+  const { errored = false, ...header } = overrides;
+  return composePlan(
+    {
+      toolVersion: '0.0.0-test',
+      createdAt: '2026-11-22T00:00:00.000Z',
+      environment: 'lab',
+      servers: { automation: { url: 'https://automation.example.com', username: 'admin' }, transfer: { url: 'https://transfer.example.com', username: 'admin' } },
+      manifestDigest: 'sha256:0',
+      ...header,
+    },
     changes,
-    summary: summarize(changes),
-    ...overrides,
-  };
+    errored,
+  );
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executeChanges } from '../../src/apply/execute.js';
+import { scheduleChanges } from '../../src/plan/execution-order.js';
 import { memoryLedger } from '../../src/apply/ledger.js';
 import { findUnconverged, verifyPayloads } from '../../src/apply/verify.js';
 import { startHarness } from '../plan/helpers.js';
@@ -18,12 +19,12 @@ describe('findUnconverged', () => {
     ];
     const replan = planOf([
       change({ kind: 'Task', name: 'made', action: 'no-op' }),
-      change({ kind: 'Task', name: 'Changed', action: 'update', reason: 'still differs' }),
+      change({ kind: 'Task', name: 'Changed', action: 'replace', reason: { code: 'task-group-immutable', lostSecrets: [] } }),
       change({ kind: 'Task', name: 'Still there', action: 'delete' }),
       change({ kind: 'Task', name: 'Advanced', action: 'blocked' }),
     ]);
     expect(findUnconverged(applied, replan)).toEqual([
-      { address: 'Task/Changed', action: 'update', reason: 'still differs' },
+      { address: 'Task/Changed', action: 'replace', reason: '`Group` cannot change after creation: the task is deleted and created again' },
       { address: 'Task/Still there', action: 'delete' },
       { address: 'Task/Vanished', action: 'missing', reason: 'not in the re-plan: the manifests or the server no longer have it' },
     ]);
@@ -50,7 +51,7 @@ describe('verifyPayloads', () => {
       }),
     ];
     const clients = { automation: h.automation, transfer: h.transfer };
-    const out = await executeChanges({ changes, clients, ledger: memoryLedger(), parallelism: 2, secrets: { env: { VERIFY_KEY: 'k' }, cwd: '/' } });
+    const out = await executeChanges({ changes: scheduleChanges(changes), clients, ledger: memoryLedger(), parallelism: 2, secrets: { env: { VERIFY_KEY: 'k' }, cwd: '/' } });
     const applied = changes.map((c, i) => ({ change: c, result: out.results[i]! }));
     expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
     expect(await verifyPayloads(applied, clients, 2)).toEqual([]);

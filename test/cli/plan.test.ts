@@ -72,7 +72,7 @@ describe('mftops plan against the emulator', () => {
     const json = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
     const everything = [r.stdout, r.stderr, readFileSync(join(dir, 'plan.json'), 'utf8'), md.stdout, md.stderr, json.stdout, json.stderr].join('\n');
     for (const secret of SECRETS) expect(everything).not.toContain(secret);
-    expect(JSON.parse(json.stdout).formatVersion).toBe(1);
+    expect(JSON.parse(json.stdout).formatVersion).toBe(2);
   });
 
   it('stops on invalid manifests before sending a single request', async () => {
@@ -106,6 +106,8 @@ describe('mftops plan against the emulator', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/manifests\/unknown\.yaml:7:\d+: error MF401: .*acme-sftpp.*/);
     expect(r.stderr).toContain('acme-sftp');
+    // The errored plan is neither printed nor saved.
+    expect(r.stdout).toBe('');
     expect(() => readFileSync(join(dir, 'plan.json'))).toThrow();
     expect(writes()).toEqual([]);
   });

@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure } from '../../src/drift/assemble-drift.js';
 import type { DriftReport } from '../../src/drift/model.js';
-import { summarize } from '../../src/plan/model.js';
+import { composePlan } from '../../src/plan/compose-plan.js';
 import type { Change } from '../../src/plan/model.js';
 import { renderDriftJson } from '../../src/render/drift-json.js';
 import { renderDriftMarkdown } from '../../src/render/drift-markdown.js';
 import { renderDriftText } from '../../src/render/drift-text.js';
+import { renderPlanJson } from '../../src/render/plan-json.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 
 function report(changes: Change[]): DriftReport {
   return assembleDrift({
-    plan: { formatVersion: 1, toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0', changes, summary: summarize(changes) },
+    plan: composePlan({ toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, changes, false),
     live: {},
     prune: [],
     ignore: [],
@@ -89,10 +90,14 @@ describe('drift renderers', () => {
     expect(renderDriftMarkdown(r).match(/audit report not readable with this account: 403/g)).toHaveLength(1);
   });
 
-  it('json: the report itself, verdict first and the plan last', () => {
+  it('json: the report itself, verdict first and the plan last, as its public --format json view', () => {
     const r = report([changed('x', [{ path: 'Active', before: 0, after: 1 }])]);
     const json = renderDriftJson(r);
-    expect(JSON.parse(json)).toEqual(JSON.parse(JSON.stringify(r)));
+    const { plan, ...rest } = JSON.parse(json) as Record<string, unknown>;
+    const { plan: _p, ...expected } = r;
+    expect(rest).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(plan).toEqual(JSON.parse(renderPlanJson(r.plan)));
+    expect(plan).toMatchObject({ formatVersion: 2 });
     const keys = Object.keys(JSON.parse(json));
     expect(keys.slice(0, 4)).toEqual(['formatVersion', 'environment', 'createdAt', 'status']);
     expect(keys.at(-1)).toBe('plan');

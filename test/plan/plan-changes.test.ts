@@ -14,9 +14,25 @@ const summaryOf = (p: Plan) => p.changes.map((c) => `${c.action} ${c.address}`);
 describe('planChanges: the plan', () => {
   it('carries the run metadata, counts per action and the manifest position relative to cwd', () => {
     const { plan } = planFrom(docs(taskYaml('New', '  Active: 1\n')), { automation: automationState() }, { cwd: '/work', environment: 'prod' });
-    expect(plan).toMatchObject({ formatVersion: 1, toolVersion: '0.0.0-test', createdAt: '2026-11-22T00:00:00.000Z', environment: 'prod' });
+    expect(plan).toMatchObject({ toolVersion: '0.0.0-test', createdAt: '2026-11-22T00:00:00.000Z', environment: 'prod' });
     expect(plan.summary).toEqual({ create: 1, update: 0, replace: 0, delete: 0, 'no-op': 0, blocked: 0 });
     expect(plan.changes[0]).toMatchObject({ address: 'Task/New', kind: 'Task', name: 'New', service: 'automation', source: { file: 'manifests/test.yaml', line: 1, col: 1 } });
+  });
+
+  it('is errored when plan-time errors left objects out, and applyable only when not errored and something is written', () => {
+    expect(planFrom(docs(taskYaml('New', '  Active: 1\n')), { automation: automationState() }).plan).toMatchObject({ errored: false, applyable: true });
+    const same = planFrom(docs(taskYaml('Same', '  Active: 1\n')), { automation: automationState({ tasks: [task('1', 'Same', 'Finance')] }) });
+    expect(same.plan).toMatchObject({ errored: false, applyable: false });
+    // A folder the plan cannot create: the rest is planned, the plan says it is incomplete.
+    const missing = planFrom(docs(taskYaml('New', '  Active: 1\n'), folderDoc('/Gone')), { automation: automationState(), transfer: transferState([], { missing: ['/Gone'] }) });
+    expect(missing.diagnostics.map((d) => d.code)).toEqual(['MF408']);
+    expect(summaryOf(missing.plan)).toEqual(['create Task/New']);
+    expect(missing.plan).toMatchObject({ errored: true, applyable: false });
+    // A name the server does not know: the manifest is left out by the resolution, the plan is errored too.
+    const unknown = planFrom(docs(taskYaml('New', '  Active: 1\n'), taskYaml('Typo', '  steps:\n    - Source: { Host: no-such-host, Path: /x }\n')), { automation: automationState() });
+    expect(unknown.diagnostics.map((d) => d.code)).toEqual(['MF401']);
+    expect(summaryOf(unknown.plan)).toEqual(['create Task/New']);
+    expect(unknown.plan).toMatchObject({ errored: true, applyable: false });
   });
 
   it('lists no-ops too: every managed object has a change', () => {
@@ -73,7 +89,7 @@ describe('planChanges: folder renames', () => {
     const live: LiveState = { transfer: transferState([{ path: '/Distribution/Globex/Inbound', id: '6' }], { missing: ['/Distribution/Acme/Incoming'] }) };
     const { plan } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Globex/Inbound'])), live);
     expect(summaryOf(plan)).toEqual(['blocked FolderPermissions/Distribution/Acme/Incoming']);
-    expect(plan.changes[0]!.reason).toMatch(/^\/Distribution\/Globex\/Inbound → \/Distribution\/Acme\/Incoming moves the folder to another parent folder; the API can only rename it in place/);
+    expect(plan.changes[0]!.reason).toEqual({ code: 'folder-move', from: '/Distribution/Globex/Inbound', to: '/Distribution/Acme/Incoming' });
     expect(plan.changes[0]!.payload).toBeUndefined();
   });
 
@@ -213,7 +229,8 @@ describe('planChanges: folders to create', () => {
     const { plan } = planFrom(docs(folderDoc('/Finance/Reports', '  createIfMissing: { inheritPermissions: CopyOnly }\n')), live);
     const c = plan.changes[0]!;
     expect((c.payload as FolderPermissionsPayload).remove).toEqual([{ type: 'Group', id: '8', name: 'Finance Team' }]);
-    expect(c.reason).toMatch(/copy/);
+    expect(c.reason).toEqual({ code: 'folder-copies-parent', parentPath: '/Finance', inheritPermissions: 'CopyOnly' });
+    expect(c.entries).toContainEqual(expect.objectContaining({ action: 'delete', reason: { code: 'entry-copied-from-parent' } }));
     const additive = planFrom(docs(folderDoc('/Finance/Reports', '  createIfMissing: { inheritPermissions: CopyOnly }\n', 'additive')), live).plan.changes[0]!;
     expect((additive.payload as FolderPermissionsPayload).remove).toEqual([]);
   });

@@ -48,6 +48,16 @@ describe('plan files', () => {
       /^mftops: error: .*edited\.json was changed after mftops wrote it \(checksum mismatch\): make the plan again instead of editing it/m,
     );
   });
+
+  it('a plan file of format 1, saved by an older mftops, is refused in one line that says to plan again', async () => {
+    const dir = applyWorkdir(emulator);
+    // What mftops wrote before format 2: the plan's fields at the top level, reasons as prose.
+    const v1 = { formatVersion: 1, toolVersion: '0.1.0', createdAt: '2026-11-22T00:00:00.000Z', environment: 'lab', servers: {}, manifestDigest: `sha256:${'0'.repeat(64)}`, changes: [], summary: { create: 0, update: 0, replace: 0, delete: 0, 'no-op': 0, blocked: 0 } };
+    writeFileSync(join(dir, 'old.json'), `${JSON.stringify({ ...v1, checksum: `sha256:${'0'.repeat(64)}` }, null, 2)}\n`);
+    const r = await runCli(['apply', 'old.json'], { cwd: dir, env: APPLY_ENV });
+    expectRefusedOffline(r, /^mftops: error: .*old\.json is a plan file of format 1, made by an older mftops; this mftops reads format 2 only: make the plan again with mftops plan --out$/m);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
 });
 
 describe('snapshots', () => {

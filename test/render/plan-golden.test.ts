@@ -1,4 +1,5 @@
 import { describe, it } from 'vitest';
+import { orderPlanKeys } from '../../src/plan/plan-file.js';
 import { renderPlanJson } from '../../src/render/plan-json.js';
 import { renderPlanMarkdown } from '../../src/render/plan-markdown.js';
 import { renderPlanText } from '../../src/render/plan-text.js';
@@ -19,8 +20,12 @@ describe('golden renderings of test/fixtures/plans/every-action.json', () => {
     expectGolden(renderPlanMarkdown(plan, { artifactHint: 'the plan artifact' }), 'every-action.md');
   });
 
-  it('json: the fixture is its own golden file, byte for byte', () => {
-    // Never rewritten by UPDATE_GOLDEN: it is also the input, and a renderer bug must not rewrite the fixture.
-    expectGolden(renderPlanJson(plan), 'every-action.json', { updatable: false });
+  it('json view', () => {
+    expectGolden(renderPlanJson(plan), 'every-action.view.json');
+  });
+
+  it('plan file key order: the fixture is its own golden file, byte for byte', () => {
+    // Never rewritten by UPDATE_GOLDEN: it is also the input, and a bug must not rewrite the fixture.
+    expectGolden(`${JSON.stringify(orderPlanKeys(plan), null, 2)}\n`, 'every-action.json', { updatable: false });
   });
 });

@@ -1,72 +1,58 @@
 import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/model.js';
-import { parsePlan, serializePlan } from '../../src/plan/plan-file.js';
-import { renderPlanJson } from '../../src/render/plan-json.js';
-import { FOLDER_RENAME } from '../fixtures/plans/folder-rename.js';
+import { planJsonView, renderPlanJson } from '../../src/render/plan-json.js';
+import type { PlanJsonView } from '../../src/render/plan-json.js';
 import { loadFixturePlan } from '../fixtures/plans/load.js';
 
 const plan = loadFixturePlan('every-action.json');
+const view = JSON.parse(renderPlanJson(plan)) as PlanJsonView;
+const change = (address: string) => view.changes.find((c) => c.address === address)!;
 
-/** The same data with every object's keys in reverse order. */
-function reverseKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(reverseKeys);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .reverse()
-      .map(([k, v]) => [k, reverseKeys(v)]),
-  );
+/** The same object with its own keys in reverse order. */
+function reversed<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).reverse()) as T;
 }
 
-describe('renderPlanJson', () => {
-  it('is the plan itself: parsing it gives back the same data', () => {
-    expect(JSON.parse(renderPlanJson(plan))).toEqual(plan);
-  });
-
-  it('is pretty-printed with two spaces and ends with a newline', () => {
+describe('renderPlanJson: the --format json view', () => {
+  it('is a public shape of its own, version 2, keys in a fixed order: the verdict first, the changes last', () => {
     const out = renderPlanJson(plan);
-    expect(out.startsWith('{\n  "formatVersion": 1,\n  "toolVersion": "0.1.0",\n')).toBe(true);
+    expect(out.startsWith('{\n  "formatVersion": 2,\n  "toolVersion": "0.1.0",\n')).toBe(true);
     expect(out.endsWith('}\n')).toBe(true);
-    expect(out.endsWith('\n\n')).toBe(false);
+    expect(Object.keys(view)).toEqual(['formatVersion', 'toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'errored', 'applyable', 'summary', 'changes']);
+    expect(view).toMatchObject({ errored: false, applyable: true, summary: plan.summary });
+    expect(view.changes.map((c) => c.address)).toEqual(plan.changes.map((c) => c.address));
   });
 
-  it('puts the model keys in the model order, however the object was built', () => {
-    const shuffled = reverseKeys(plan) as Plan;
+  it('leaves out what only apply needs: request bodies, fingerprints, waves', () => {
+    expect(Object.keys(change('Task/Payroll to bank'))).toEqual(['address', 'kind', 'name', 'service', 'action', 'liveId', 'fields', 'source']);
+    const out = renderPlanJson(plan);
+    for (const internal of ['"payload"', '"fingerprint"', '"wave"', '"needs"', '"body"']) expect(out).not.toContain(internal);
+  });
+
+  it('gives each reason as its code and parameters with the sentence', () => {
+    expect(change('Task/Legacy EDI router').reason).toEqual({ code: 'advanced-task', operation: 'update', text: 'advanced (TT=COS) tasks cannot be changed through the API' });
+    const carol = change('FolderPermissions/Distribution/Acme/Outbound').entries!.find((e) => e.principal.name === 'carol')!;
+    expect(carol.reason).toEqual({ code: 'entry-not-editable', principal: { type: 'User', name: 'carol' }, text: 'the entry of user carol cannot be changed on the server (not editable)' });
+  });
+
+  it('keeps field values as the plan holds them: data, with markers', () => {
+    const marked: Plan = {
+      ...plan,
+      changes: [{ ...plan.changes[0]!, fields: [{ path: 'steps[0].Source.Host', before: { $ref: 'host', id: '12' }, after: 'sftp' }, { path: 'Parameters.ApiKey', sensitive: true }] }],
+    };
+    expect(planJsonView(marked).changes[0]!.fields).toEqual([
+      { path: 'steps[0].Source.Host', before: { $ref: 'host', id: '12' }, after: 'sftp' },
+      { path: 'Parameters.ApiKey', sensitive: true },
+    ]);
+  });
+
+  it('is the same text however the plan object was built', () => {
+    const shuffled = reversed({ ...plan, changes: plan.changes.map((c) => reversed({ ...c, fields: c.fields.map(reversed), ...(c.reason ? { reason: reversed(c.reason) } : {}) })) });
     expect(Object.keys(shuffled)[0]).toBe('summary');
-    const out = renderPlanJson(shuffled);
-    expect(Object.keys(JSON.parse(out) as object)).toEqual(['formatVersion', 'toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'changes', 'summary']);
-    const change = (JSON.parse(out) as Plan).changes[0]!;
-    expect(Object.keys(change)).toEqual(['address', 'kind', 'name', 'service', 'action', 'liveId', 'fingerprint', 'fields', 'source', 'payload']);
-    expect(Object.keys((JSON.parse(out) as Plan).summary)).toEqual(['create', 'update', 'replace', 'delete', 'no-op', 'blocked']);
+    expect(renderPlanJson(shuffled)).toBe(renderPlanJson(plan));
   });
 
-  it('orders a folder rename payload (kind, path, rename {from, name}, set, remove) and writes it as a valid plan file', () => {
-    const renamed = { ...plan, changes: [FOLDER_RENAME], summary: { create: 0, update: 1, replace: 0, delete: 0, 'no-op': 0, blocked: 0 } };
-    const out = JSON.parse(renderPlanJson(reverseKeys(renamed) as Plan)) as Plan;
-    const change = out.changes[0]!;
-    expect(Object.keys(change)).toEqual(['address', 'kind', 'name', 'service', 'action', 'previousName', 'liveId', 'fingerprint', 'fields', 'entries', 'source', 'payload']);
-    expect(Object.keys(change.payload!)).toEqual(['kind', 'path', 'rename', 'set', 'remove']);
-    expect(change.payload?.kind === 'FolderPermissions' ? Object.keys(change.payload.rename!) : []).toEqual(['from', 'name']);
-    expect(parsePlan(serializePlan(out), 'renamed.json').changes[0]).toEqual(FOLDER_RENAME);
-  });
-
-  it('keeps the user order inside values it does not own (task bodies, field values)', () => {
-    const shuffled = reverseKeys(plan) as Plan;
-    const payroll = (JSON.parse(renderPlanJson(shuffled)) as Plan).changes[2]!;
-    expect(payroll.payload?.kind).toBe('Task');
-    const body = payroll.payload?.kind === 'Task' ? payroll.payload.body : {};
-    const written = plan.changes[2]!.payload?.kind === 'Task' ? Object.keys(plan.changes[2]!.payload.body) : [];
-    expect(written.length).toBeGreaterThan(3);
-    expect(Object.keys(body)).toEqual([...written].reverse());
-  });
-
-  it('keeps keys the model does not know, after the known ones', () => {
-    const extended = { ...plan, note: 'made by a newer mftops' } as Plan;
-    const keys = Object.keys(JSON.parse(renderPlanJson(extended)) as object);
-    expect(keys.at(-1)).toBe('note');
-  });
-
-  it('renders the fixture, which is a valid plan file', () => {
-    expect(() => parsePlan(serializePlan(JSON.parse(renderPlanJson(plan)) as Plan), 'every-action.json')).not.toThrow();
+  it('shows an errored plan as errored and not applyable', () => {
+    expect(planJsonView({ ...plan, errored: true, applyable: false })).toMatchObject({ errored: true, applyable: false });
   });
 });

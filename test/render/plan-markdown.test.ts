@@ -78,12 +78,12 @@ describe('renderPlanMarkdown on the every-action fixture', () => {
     expect(warning).toBeLessThan(caution);
     expect(caution).toBeLessThan(details);
     const warningBlock = md.slice(warning, caution);
-    expect(warningBlock).toContain('<b>Task/Globex outbound</b> replace: Group cannot change in place');
-    expect(warningBlock).toContain('<b>FolderPermissions/Distribution/Initech/Inbound</b> delete: No manifest declares this folder');
+    expect(warningBlock).toContain('<b>Task/Globex outbound</b> replace: &#96;Group&#96; cannot change after creation: the task is deleted and created again');
+    expect(warningBlock).toContain('<b>FolderPermissions/Distribution/Initech/Inbound</b> delete: no manifest manages this folder in scope, and FolderPermissions are pruned');
     expect(warningBlock).toContain('`--allow-delete`');
     const cautionBlock = md.slice(caution, details);
-    expect(cautionBlock).toContain('<b>Task/Legacy EDI router</b> blocked: Advanced task (TT=COS)');
-    expect(cautionBlock).toContain('<code>FolderPermissions/Distribution/Acme/Outbound</code>, user <code>carol</code>: The server marks this entry as not editable');
+    expect(cautionBlock).toContain('<b>Task/Legacy EDI router</b> blocked: advanced (TT=COS) tasks cannot be changed through the API');
+    expect(cautionBlock).toContain('<code>FolderPermissions/Distribution/Acme/Outbound</code>, user <code>carol</code>: the entry of user carol cannot be changed on the server (not editable)');
   });
 
   it('has one <details> per changed object, none for no-ops', () => {
@@ -159,7 +159,7 @@ describe('escaping user values', () => {
       name,
       service: 'automation',
       action: i % 2 === 0 ? 'update' : 'delete',
-      reason: `because ${name}`,
+      reason: { code: 'pruned', kind: 'Task', scope: [`because ${name}`] },
       previousName: name,
       fields: [{ path: `Parameters.${name}`, before: `${name}\n\`\`\`\`\nmore`, after: name }],
       source: { file: `manifests/${name}.yaml`, line: 1, col: 1 },
@@ -171,7 +171,7 @@ describe('escaping user values', () => {
       service: 'transfer',
       action: 'update',
       fields: [],
-      entries: [{ principal: { type: 'Group', name }, action: 'blocked', reason: name, before: { permissions: ['readFiles', name], sharePermissions: [] } }],
+      entries: [{ principal: { type: 'Group', name }, action: 'blocked', reason: { code: 'entry-not-editable', principal: { type: 'Group', name } }, before: { permissions: ['readFiles', name], sharePermissions: [] } }],
     },
   ]);
   const out = renderPlanMarkdown(planWith(changes, { environment: 'prod | <b>x</b>' }));

@@ -55,10 +55,10 @@ describe('renderPlanText', () => {
 
   it('says why for replace, delete and blocked, and which field forces the replacement', () => {
     const replace = block('Task/Globex outbound');
-    expect(replace[1]).toBe('    # Group cannot change in place: apply deletes the task and creates it again (needs --allow-replace).');
+    expect(replace[1]).toBe('    # `Group` cannot change after creation: the task is deleted and created again');
     expect(replace).toContain('    ~ Group: ["Partners"] → ["Operations"] # forces replacement');
-    expect(block('FolderPermissions/Distribution/Initech/Inbound')[1]).toMatch(/^ {4}# No manifest declares this folder/);
-    expect(block('Task/Legacy EDI router')[1]).toBe('    # Advanced task (TT=COS): the API cannot update it; make the change in the admin UI.');
+    expect(block('FolderPermissions/Distribution/Initech/Inbound')[1]).toBe('    # no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted');
+    expect(block('Task/Legacy EDI router')[1]).toBe('    # advanced (TT=COS) tasks cannot be changed through the API');
   });
 
   it('names the old name of a renamed object', () => {
@@ -104,7 +104,7 @@ describe('renderPlanText', () => {
       '    ~ User "alice": readFiles, writeFiles, -deleteFiles, listFiles, +notify; share permissions: -readFiles',
       '    + User "acme-svc": readFiles, deleteFiles, listFiles',
       '    - User "bob": readFiles, listFiles',
-      '    ! User "carol" is blocked: The server marks this entry as not editable; change it in the web admin.',
+      '    ! User "carol" is blocked: the entry of user carol cannot be changed on the server (not editable)',
       '    # (1 unchanged entry hidden)',
     ]);
   });

@@ -75,7 +75,7 @@ describe('FolderPermissions', () => {
     const yaml = folderYaml('/Distribution/Acme', 'exact', `${ENTRIES}    - user: carol\n      permissions: [readFiles]\n    - user: bob\n      permissions: [listFiles]\n`);
     const c = planFolder(yaml, acl);
     expect(c.action).toBe('update');
-    expect(c.reason).toMatch(/carol/);
+    expect(c.reason).toEqual({ code: 'entries-not-editable', principals: [{ type: 'User', name: 'carol' }], partial: true });
     expect(c.entries).toContainEqual(expect.objectContaining({ principal: { type: 'User', name: 'carol' }, action: 'blocked' }));
     expect(c.entries).toContainEqual(expect.objectContaining({ principal: { type: 'User', name: 'bob' }, action: 'create' }));
     expect(payload(c).set.map((s) => s.name)).toEqual(['bob']);
@@ -91,7 +91,7 @@ describe('FolderPermissions', () => {
       {
         principal: { type: 'User', name: 'carol' },
         action: 'blocked',
-        reason: expect.stringMatching(/not editable/),
+        reason: { code: 'entry-not-editable', principal: { type: 'User', name: 'carol' } },
         before: { permissions: ['readFiles', 'admin'], sharePermissions: [] },
         after: { permissions: ['readFiles'], sharePermissions: [] },
       },

@@ -214,7 +214,7 @@ describe('Task: differences', () => {
   it('replaces a task whose Group changes, marking the field', () => {
     const c = plan(SPEC.replace('Group: [Finance]', 'Group: [Partners]'), liveTask());
     expect(c.action).toBe('replace');
-    expect(c.reason).toMatch(/Group/);
+    expect(c.reason).toEqual({ code: 'task-group-immutable', lostSecrets: [] });
     expect(c.fields.find((f) => f.path === 'Group')).toEqual({ path: 'Group', before: ['Finance'], after: ['Partners'], forcesReplace: true });
     const body = (c.payload as { body: Record<string, any> }).body;
     expect(body.Group).toEqual(['Partners']);
@@ -227,7 +227,7 @@ describe('Task: differences', () => {
     const spec = SPEC.replace('Group: [Finance]', 'Group: [Partners]').replace('    ApiKey: ${env:PAYROLL_API_KEY}\n', '');
     const c = plan(spec, liveTask());
     expect(c.action).toBe('replace');
-    expect(c.reason).toMatch(/Parameters\.ApiKey/);
+    expect(c.reason).toEqual({ code: 'task-group-immutable', lostSecrets: ['Parameters.ApiKey'] });
     expect((c.payload as { body: Record<string, any> }).body.Parameters).not.toHaveProperty('ApiKey');
   });
 
@@ -237,24 +237,24 @@ describe('Task: differences', () => {
     suppressed.steps[0].Source.Password = '(suppressed)';
     const c = plan(spec, suppressed as Task);
     expect(c.action).toBe('replace');
-    expect(c.reason).toMatch(/steps\[0\]\.Source\.Password/);
+    expect(c.reason).toEqual({ code: 'task-group-immutable', lostSecrets: ['steps[0].Source.Password'] });
     expect((c.payload as { body: Record<string, any> }).body.steps[0].Source).not.toHaveProperty('Password');
     const hidden = liveTask() as Record<string, any>;
     hidden.steps[0].Source.Username = 'payroll';
-    expect(plan(spec, hidden as Task).reason).toMatch(/steps\[0\]\.Source\.Password/);
+    expect(plan(spec, hidden as Task).reason).toEqual({ code: 'task-group-immutable', lostSecrets: ['steps[0].Source.Password'] });
     // Carried by the manifest: nothing is lost, nothing is said.
     const carried = spec.replace('FileMask: "*.csv"', 'FileMask: "*.csv", Password: "${env:PAYROLL_SFTP}"');
-    expect(plan(carried, suppressed as Task).reason).not.toMatch(/Password/);
+    expect(plan(carried, suppressed as Task).reason).toEqual({ code: 'task-group-immutable', lostSecrets: [] });
     // A step that signs in with the host's default user or a key holds no password of its own.
     hidden.steps[0].Source.UseDefUser = 1;
-    expect(plan(spec, hidden as Task).reason).not.toMatch(/Password/);
+    expect(plan(spec, hidden as Task).reason).toEqual({ code: 'task-group-immutable', lostSecrets: [] });
   });
 
   it('blocks a difference on an advanced (TT=COS) task and sends nothing', () => {
     const live = { ...liveTask(), TT: 'COS', Info: { Description: 'old' } };
     const c = plan(SPEC, live);
     expect(c.action).toBe('blocked');
-    expect(c.reason).toBe('advanced (TT=COS) tasks cannot be changed through the API');
+    expect(c.reason).toEqual({ code: 'advanced-task', operation: 'update' });
     expect(c.fields.some((f) => f.path === 'Info.Description')).toBe(true);
     expect(c.payload).toBeUndefined();
     expect(plan(SPEC, { ...liveTask(), TT: 'COS' }).action).toBe('no-op');
@@ -294,5 +294,21 @@ describe('Task fingerprint and normalisers', () => {
 
   it('orders days Monday to Sunday', () => {
     expect(inWeekOrder(['Sunday', 'Friday', 'monday'])).toEqual(['monday', 'Friday', 'Sunday']);
+  });
+});
+
+describe('Task: field values are data, with markers only where the plan means them', () => {
+  it('marks a password of a removed step and an unnamed host, and wraps live data that looks like a marker', () => {
+    const live = liveTask() as Task & { steps: Record<string, unknown>[] };
+    live.steps[2] = { Destination: { ID: '4', HostID: '99', Type: 'siLock', Path: '/in', OverwriteOrig: 1 } };
+    live.steps.push({ Destination: { ID: '5', HostID: '13', Path: '/copy', Username: 'copy', Password: '(suppressed)' } });
+    live.steps.push({ Custom: { $sensitive: true } }, { Custom: { $ref: 'host', id: '13' } });
+    const c = plan(SPEC, live);
+    const field = (path: string) => c.fields.find((f) => f.path === path);
+    expect(field('steps[2].Destination.Host')).toEqual({ path: 'steps[2].Destination.Host', before: { $ref: 'host', id: '99' }, after: 'xfer' });
+    expect(field('steps[3]')?.before).toEqual({ Destination: { Host: 'xfer', Path: '/copy', Username: 'copy', Password: { $sensitive: true } } });
+    // A server's own object with a `$` key stays data: wrapped, never read as a marker.
+    expect(field('steps[4]')?.before).toEqual({ Custom: { $data: { $sensitive: true } } });
+    expect(field('steps[5]')?.before).toEqual({ Custom: { $data: { $ref: 'host', id: '13' } } });
   });
 });

@@ -1,0 +1,25 @@
+import { scheduleChanges } from './execution-order.js';
+import { isApplyable, summarize } from './model.js';
+import type { Change, Plan, PlanHeader } from './model.js';
+
+/**
+ * The plan of these changes, given in plan order (dependencies first, deletes last): the
+ * execution order of the write changes (`wave`, `needs`), `applyable` and the counts follow from
+ * them. For the planner, and for readers that keep a part of a plan, as drift does.
+ */
+export function composePlan(header: PlanHeader, changes: readonly Change[], errored: boolean): Plan {
+  const { toolVersion, createdAt, environment, servers, manifestDigest, targets } = header;
+  const scheduled = scheduleChanges(changes);
+  return {
+    toolVersion,
+    createdAt,
+    environment,
+    servers,
+    manifestDigest,
+    ...(targets !== undefined ? { targets } : {}),
+    errored,
+    applyable: isApplyable(errored, scheduled),
+    changes: scheduled,
+    summary: summarize(scheduled),
+  };
+}

@@ -1,0 +1,105 @@
+import { folderDepth, folderKey, parentPath } from '../folder-path.js';
+import { establishesFolderPath, isWriteAction } from './model.js';
+import type { Change } from './model.js';
+
+/**
+ * The order apply runs a plan in, computed once, here, and carried by the plan (`Change.wave`,
+ * `Change.needs`): apply follows it as given and only checks it (`checkExecutionOrder`).
+ */
+
+/**
+ * Each write change of `changes` (in plan order) with its wave and the change it needs (pure);
+ * the other changes with neither. Creates and updates run in the first wave; a folder below a
+ * folder this plan creates or renames needs the change of the nearest such folder. Deletes run
+ * after everything else, in waves: tasks, then ACLs, then folders deepest first. Waves are
+ * numbered from 0 without gaps.
+ */
+export function scheduleChanges(changes: readonly Change[]): Change[] {
+  const writes = changes.filter((c) => isWriteAction(c.action));
+  const makers = folderMakers(writes);
+  const maxDepth = Math.max(0, ...writes.filter((c) => c.kind === 'FolderPermissions').map((c) => folderDepth(c.name)));
+  const rawWave = (c: Change): number => {
+    if (c.action !== 'delete') return 0;
+    switch (c.kind) {
+      case 'Task':
+        return 1;
+      case 'ResourceGroupAcl':
+        return 2;
+      case 'FolderPermissions':
+        return 3 + maxDepth - folderDepth(c.name);
+      default: {
+        const never: never = c.kind;
+        throw new Error(`unknown kind ${String(never)}`);
+      }
+    }
+  };
+  const used = [...new Set(writes.map(rawWave))].sort((a, b) => a - b);
+  return changes.map((c) => {
+    const { wave: _wave, needs: _needs, ...rest } = c;
+    if (!isWriteAction(c.action)) return rest;
+    const needs = neededMaker(c, makers);
+    return { ...rest, wave: used.indexOf(rawWave(c)), ...(needs !== undefined ? { needs } : {}) };
+  });
+}
+
+/**
+ * Why apply cannot follow the order `changes` claim, one line each; empty when it can (pure).
+ * The order is what `scheduleChanges` gives, and any order that keeps its promises: every write
+ * change has a wave and nothing else has; changes are listed wave by wave; deletes come after
+ * every create and update; and a folder change below a folder the plan creates or renames needs
+ * exactly the change of the nearest such folder, which is listed before it in the same wave.
+ */
+export function checkExecutionOrder(changes: readonly Change[]): string[] {
+  const problems: string[] = [];
+  const writes = changes.filter((c) => isWriteAction(c.action));
+  const makers = folderMakers(writes);
+  const position = new Map(changes.map((c, i) => [c.address, i]));
+  let lastWave = 0;
+  let lastWriteWave = -1;
+  let firstDeleteWave = Number.POSITIVE_INFINITY;
+  changes.forEach((c, i) => {
+    if (!isWriteAction(c.action)) {
+      if (c.wave !== undefined || c.needs !== undefined) problems.push(`${c.address} is ${c.action}, so apply never runs it, but it has a place in the order`);
+      return;
+    }
+    const wave = c.wave;
+    if (wave === undefined || !Number.isInteger(wave) || wave < 0) {
+      problems.push(`${c.address} has no wave`);
+      return;
+    }
+    if (wave < lastWave) problems.push(`${c.address} (wave ${wave}) is listed after a change of wave ${lastWave}`);
+    lastWave = Math.max(lastWave, wave);
+    if (c.action === 'delete') firstDeleteWave = Math.min(firstDeleteWave, wave);
+    else lastWriteWave = Math.max(lastWriteWave, wave);
+
+    const expected = neededMaker(c, makers);
+    if (c.needs !== expected) {
+      problems.push(expected === undefined ? `${c.address} waits for ${c.needs ?? ''}, which makes no folder above it` : `${c.address} does not wait for ${expected}, which makes the folder above it`);
+      return;
+    }
+    if (expected === undefined) return;
+    const j = position.get(expected)!;
+    const maker = changes[j]!;
+    if (j > i) problems.push(`${c.address} is listed before ${expected}, which makes the folder above it`);
+    else if (maker.wave !== wave) problems.push(`${c.address} and ${expected}, which makes the folder above it, are in different waves`);
+  });
+  if (firstDeleteWave <= lastWriteWave) problems.push('a delete runs in a wave with or before creates and updates');
+  return problems;
+}
+
+/** Write changes that make a folder path exist (create, rename), by folder key → address. */
+function folderMakers(writes: readonly Change[]): Map<string, string> {
+  const makers = new Map<string, string>();
+  for (const c of writes) if (establishesFolderPath(c)) makers.set(folderKey(c.name), c.address);
+  return makers;
+}
+
+/** The address of the nearest folder above `c`'s that a change makes, for a folder create or update. */
+function neededMaker(c: Change, makers: ReadonlyMap<string, string>): string | undefined {
+  if (c.kind !== 'FolderPermissions' || c.action === 'delete') return undefined;
+  for (let p = parentPath(c.name); p !== undefined; p = parentPath(p)) {
+    const maker = makers.get(folderKey(p));
+    if (maker !== undefined) return maker;
+  }
+  return undefined;
+}
