@@ -4,8 +4,9 @@ import type { AcknowledgementRule, ExpiredAcknowledgement } from './model.js';
 
 /**
  * Which `drift.ignore` rule covers a difference. Addresses and paths are address globs
- * (`src/glob.ts`: `*` stands for any run of characters, case ignored). A rule with a `path` covers field and entry differences at or below a matching path; a
- * rule without one (or with `*`) covers the whole object, including "missing" and "unmanaged".
+ * (`src/glob.ts`: `*` stands for any run of characters, case ignored). A rule with a `path`
+ * covers field and entry differences at or below a matching path; a rule without one (or with
+ * `*`) covers the whole object, including "missing" and "unmanaged".
  */
 
 /** What covers one difference: an active rule wins; an expired one only annotates the drift. */
