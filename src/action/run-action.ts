@@ -9,7 +9,7 @@ import { loadConfig, selectEnvironment } from '../config/load-config.js';
 import { isMftopsError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { hasChanges, summarize, type Plan } from '../plan/model.js';
-import { readPlanFile } from '../plan/plan-file.js';
+import { readPlanFile } from '../app/plan-file.js';
 import { renderApplyPhase, renderChangeResultLine } from '../render/apply-summary.js';
 import { errorLines, githubAnnotations, summaryLine as diagnosticsSummary } from '../render/diagnostics.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';

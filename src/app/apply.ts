@@ -63,7 +63,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
 
   let saved: Plan | undefined;
   if (options.planFile !== undefined) {
-    const { readPlanFile } = await import('../plan/plan-file.js');
+    const { readPlanFile } = await import('./plan-file.js');
     saved = readPlanFile(resolve(ctx.cwd, options.planFile));
     const problems = [...checkPlanTarget(saved, env), ...checkPermissions(saved, permissions)];
     if (problems.length > 0) return { status: 'finished', report: refusal(env.name, problems), plan: saved };

@@ -51,7 +51,7 @@ export async function planEnvironment(options: PlanOptions, ctx: AppContext): Pr
   if (result.plan === undefined || result.plan.errored) return { status: 'invalid', diagnostics: result.diagnostics, ...(result.plan ? { plan: result.plan } : {}) };
   let planFile: string | undefined;
   if (options.out !== undefined) {
-    const { writePlanFile } = await import('../plan/plan-file.js');
+    const { writePlanFile } = await import('./plan-file.js');
     planFile = resolve(ctx.cwd, options.out);
     writePlanFile(planFile, result.plan);
   }

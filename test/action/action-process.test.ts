@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { readPlanFile } from '../../src/plan/plan-file.js';
+import { readPlanFile } from '../../src/app/plan-file.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
 import { ALL_SECRETS, checkout, CREDENTIALS, findNode24, pullRequestEvent, runActionProcess, type ActionRun } from './harness.js';

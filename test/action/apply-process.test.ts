@@ -2,7 +2,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { readPlanFile } from '../../src/plan/plan-file.js';
+import { readPlanFile } from '../../src/app/plan-file.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { ALL_SECRETS, checkout, CREDENTIALS, runActionProcess, type ActionRun } from './harness.js';
 

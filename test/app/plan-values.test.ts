@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { Plan } from '../../src/plan/model.js';
-import { parsePlan, serializePlan } from '../../src/plan/plan-file.js';
+import { parsePlan, serializePlan } from '../../src/app/plan-file.js';
 import { renderPlanText } from '../../src/render/plan-text.js';
 import { EXAMPLE_MANIFESTS, planPaths, startHarness } from '../plan/helpers.js';
 import type { Harness } from '../plan/helpers.js';

@@ -6,7 +6,7 @@ import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import { countRequests, loadSeedFile, startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { extendSeed, writeEstateManifests } from '../../bench/estate.js';
-import { readPlanFile } from '../../src/plan/plan-file.js';
+import { readPlanFile } from '../../src/app/plan-file.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { startHoldProxy } from '../helpers/hold-proxy.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { orderPlanKeys } from '../../src/plan/plan-file.js';
+import { orderPlanKeys } from '../../src/app/plan-file.js';
 import { renderPlanJson } from '../../src/render/plan-json.js';
 import { renderPlanMarkdown } from '../../src/render/plan-markdown.js';
 import { renderPlanText } from '../../src/render/plan-text.js';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summarize, type Change, type Plan } from '../../src/plan/model.js';
-import { PlanFileError, orderPlanKeys, parsePlan, readPlanFile, serializePlan, writePlanFile } from '../../src/plan/plan-file.js';
+import { PlanFileError, orderPlanKeys, parsePlan, readPlanFile, serializePlan, writePlanFile } from '../../src/app/plan-file.js';
 import { FOLDER_RENAME } from '../fixtures/plans/folder-rename.js';
 import { loadFixturePlan } from '../fixtures/plans/load.js';
 import { testdir } from '../helpers/testdir.js';

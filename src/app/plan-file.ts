@@ -3,13 +3,14 @@ import { readFileSync } from 'node:fs';
 import { writeFileAtomicSync } from '../atomic-file.js';
 import { getValidatorByFile } from '../manifest/schemas.js';
 import { MftopsError } from '../errors.js';
-import type { Change, EntryChange, FieldChange, Payload, Plan } from './model.js';
-import { checkPlan, ERRORED_PLAN } from './plan-check.js';
+import type { Change, EntryChange, FieldChange, Payload, Plan } from '../plan/model.js';
+import { checkPlan, ERRORED_PLAN } from '../plan/plan-check.js';
 
 /**
  * The plan file (`mftops plan --out`), what `mftops apply FILE` reads: internal to mftops (apply
  * needs the payloads and fingerprints), described by `schemas/plan.schema.json`. Scripts read
- * the `--format json` view instead (src/render/plan-json.ts).
+ * the `--format json` view instead (src/render/plan-json.ts). This module is the file's edge (it
+ * reads, writes and checks it against the schema); the plan itself is pure data in src/plan.
  */
 export interface PlanFile {
   /** Bumped on any incompatible change; apply refuses other versions (version 1 with a hint to plan again). */

@@ -1,0 +1,113 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The layers of docs/architecture.md, held by the import graph of src/ (static imports, dynamic
+ * `import()` and re-exports; `import type` is erased at run time and counted only where noted).
+ */
+const SRC = fileURLToPath(new URL('../src', import.meta.url));
+
+interface Edge {
+  readonly from: string;
+  /** A path relative to src/ (`plan/model.ts`) or a package specifier (`node:fs`, `undici`). */
+  readonly to: string;
+  readonly typeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const IMPORT = /^\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+const EDGES: readonly Edge[] = sourceFiles(SRC).flatMap((file) => {
+  const text = readFileSync(file, 'utf8');
+  const from = relative(SRC, file).split('\\').join('/');
+  const out: Edge[] = [];
+  for (const m of text.matchAll(IMPORT)) {
+    const spec = m[2] ?? m[3]!;
+    const to = spec.startsWith('.') ? relative(SRC, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))).split('\\').join('/') : spec;
+    out.push({ from, to, typeOnly: m[1] !== undefined });
+  }
+  return out;
+});
+
+const area = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : path);
+const show = (e: Edge): string => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`;
+
+/** Packages and modules that do I/O: the pure core may not load them. */
+const IO = /^(node:(fs|net|http|https|http2|child_process|dgram|tls|readline)(\/.*)?|fs|net|http|https|undici)$/;
+
+/** Modules of an I/O area that are plain data (types and pure helpers), which any layer may read. */
+const DATA_MODULES = new Set([
+  'live/model.ts',
+  'apply/model.ts',
+  'snapshot/model.ts',
+  'drift/model.ts',
+  'config/model.ts',
+  'import/model.ts',
+  // The wire types the clients answer in (canonical after normalisation).
+  'services/automation/types.ts',
+  'services/transfer/types.ts',
+]);
+
+/** Everything `from` loads at run time, transitively (type-only imports are erased). */
+function runtimeClosure(from: string): Set<string> {
+  const seen = new Set<string>([from]);
+  const queue = [from];
+  while (queue.length > 0) {
+    const next = queue.pop()!;
+    for (const e of EDGES) {
+      if (e.from !== next || e.typeOnly || seen.has(e.to)) continue;
+      seen.add(e.to);
+      if (e.to.endsWith('.ts')) queue.push(e.to);
+    }
+  }
+  return seen;
+}
+
+describe('the layers of docs/architecture.md', () => {
+  it('sees the import graph (the parser finds the imports it is meant to hold)', () => {
+    expect(EDGES.length).toBeGreaterThan(500);
+    expect(EDGES).toContainEqual({ from: 'cli/main.ts', to: 'errors.ts', typeOnly: false });
+  });
+
+  it('the Action imports nothing from the CLI: both are views of src/app', () => {
+    expect(EDGES.filter((e) => area(e.from) === 'action' && area(e.to) === 'cli').map(show)).toEqual([]);
+  });
+
+  it('only the views import src/app, and src/app imports no view', () => {
+    const views = new Set(['cli', 'action']);
+    expect(EDGES.filter((e) => area(e.to) === 'app' && area(e.from) !== 'app' && !views.has(area(e.from))).map(show)).toEqual([]);
+    expect(EDGES.filter((e) => area(e.from) === 'app' && views.has(area(e.to))).map(show)).toEqual([]);
+  });
+
+  it.each(['plan', 'render', 'resources'])('src/%s loads no I/O, directly or through what it imports', (layer) => {
+    const offending = EDGES.filter((e) => area(e.from) === layer)
+      .map((e) => e.from)
+      .filter((f, i, all) => all.indexOf(f) === i)
+      .flatMap((f) => [...runtimeClosure(f)].filter((m) => IO.test(m) || ['services', 'app', 'cli', 'action', 'emulator'].includes(area(m))).map((m) => `${f} ⇒ ${m}`));
+    expect(offending).toEqual([]);
+  });
+
+  it.each(['plan', 'render', 'resources'])('src/%s reads the I/O areas only through their data modules', (layer) => {
+    const io = new Set(['services', 'live', 'apply', 'snapshot', 'drift', 'import', 'app', 'cli', 'action', 'emulator']);
+    expect(EDGES.filter((e) => area(e.from) === layer && io.has(area(e.to)) && !DATA_MODULES.has(e.to)).map(show)).toEqual([]);
+  });
+
+  it('no two areas of src import each other', () => {
+    const pairs = new Set(EDGES.filter((e) => e.to.endsWith('.ts') && area(e.from) !== area(e.to) && e.from.includes('/') && e.to.includes('/')).map((e) => `${area(e.from)} ${area(e.to)}`));
+    const mutual = [...pairs].filter((p) => pairs.has(p.split(' ').reverse().join(' ')));
+    expect(mutual.sort()).toEqual([]);
+  });
+
+  it('the emulator takes from product code only the shared error type, the XML entity decoder and the name suggester', () => {
+    const allowed = new Set(['errors.ts', 'xml-entities.ts', 'manifest/suggest.ts']);
+    expect(EDGES.filter((e) => area(e.from) === 'emulator' && e.to.endsWith('.ts') && area(e.to) !== 'emulator' && !allowed.has(e.to)).map(show)).toEqual([]);
+  });
+});
