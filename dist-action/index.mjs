@@ -15943,6 +15943,53 @@ var init_model2 = __esm({
   }
 });
 
+// src/atomic-file.ts
+import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { open, rename, rm } from "node:fs/promises";
+import { basename, dirname as dirname3, join as join2 } from "node:path";
+function writeFileAtomicSync(path, data, opts) {
+  const tmp = temporaryPathFor(path);
+  try {
+    const fd = openSync(tmp, "wx", opts.mode);
+    try {
+      writeFileSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+async function writeFileAtomic(path, data, opts) {
+  const tmp = temporaryPathFor(path);
+  try {
+    const file = await open(tmp, "wx", opts.mode);
+    try {
+      if (typeof data === "function") await data(file);
+      else await file.writeFile(data);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}
+function temporaryPathFor(path) {
+  return join2(dirname3(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+}
+var init_atomic_file = __esm({
+  "src/atomic-file.ts"() {
+    "use strict";
+  }
+});
+
 // src/folder-path.ts
 function trimFolderPath(path) {
   return path.length > 1 ? path.replace(/\/+$/, "") : path;
@@ -16085,7 +16132,7 @@ var init_plan_check = __esm({
   }
 });
 
-// src/plan/plan-file.ts
+// src/app/plan-file.ts
 var plan_file_exports = {};
 __export(plan_file_exports, {
   PLAN_FILE_FORMAT: () => PLAN_FILE_FORMAT,
@@ -16096,9 +16143,8 @@ __export(plan_file_exports, {
   serializePlan: () => serializePlan,
   writePlanFile: () => writePlanFile
 });
-import { createHash, randomBytes } from "node:crypto";
-import { readFileSync as readFileSync4, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname as dirname3, join as join2, basename } from "node:path";
+import { createHash } from "node:crypto";
+import { readFileSync as readFileSync4 } from "node:fs";
 function serializePlan(plan) {
   if (plan.errored) throw new PlanFileError(`cannot save the plan: ${ERRORED_PLAN}`);
   const body = { formatVersion: PLAN_FILE_FORMAT, plan: orderPlanKeys(plan) };
@@ -16107,12 +16153,9 @@ function serializePlan(plan) {
 `;
 }
 function writePlanFile(path, plan) {
-  const tmp = join2(dirname3(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
-    writeFileSync(tmp, serializePlan(plan), { mode: 420 });
-    renameSync(tmp, path);
+    writeFileAtomicSync(path, serializePlan(plan), { mode: 420 });
   } catch (err) {
-    rmSync(tmp, { force: true });
     const code5 = err.code ?? "error";
     throw new MftopsError(`cannot write plan file ${path} (${code5})`);
   }
@@ -16218,8 +16261,9 @@ function ordered(data, keys, inner = {}) {
 }
 var PLAN_FILE_FORMAT, PlanFileError, PLAN_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
 var init_plan_file = __esm({
-  "src/plan/plan-file.ts"() {
+  "src/app/plan-file.ts"() {
     "use strict";
+    init_atomic_file();
     init_schemas();
     init_errors();
     init_plan_check();
@@ -17097,6 +17141,16 @@ var init_types = __esm({
   }
 });
 
+// src/is-record.ts
+function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+var init_is_record = __esm({
+  "src/is-record.ts"() {
+    "use strict";
+  }
+});
+
 // src/render/schedule-words.ts
 function describeSchedules(schedules) {
   if (schedules === void 0 || schedules.Schedule.length === 0) return NOT_SCHEDULED;
@@ -17204,14 +17258,12 @@ function dateListName(ref) {
   }
   return JSON.stringify(ref) ?? "unknown";
 }
-function isRecord(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 var WEEK, SHORT, NOT_SCHEDULED;
 var init_schedule_words = __esm({
   "src/render/schedule-words.ts"() {
     "use strict";
     init_vocabulary();
+    init_is_record();
     WEEK = WEEK_DAYS;
     SHORT = Object.fromEntries(WEEK_DAYS.map((d, i) => [d, SHORT_WEEK_DAYS[i]]));
     NOT_SCHEDULED = "Not scheduled";
@@ -17341,8 +17393,8 @@ function formatJsonLines(value, indent, prefix = "") {
   if (value === null || typeof value !== "object" || indent + prefix.length + one.length <= BLOCK_WIDTH) return [`${pad}${prefix}${one}`];
   const entries = Array.isArray(value) ? value.map((v) => ["", v]) : Object.entries(value).map(([k, v]) => [`${escapeControl(JSON.stringify(k))}: `, v]);
   if (entries.length === 0) return [`${pad}${prefix}${one}`];
-  const [open3, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
-  const lines2 = [`${pad}${prefix}${open3}`];
+  const [open4, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+  const lines2 = [`${pad}${prefix}${open4}`];
   entries.forEach(([key, v], i) => {
     const inner = formatJsonLines(v, indent + 2, key);
     if (i < entries.length - 1) inner[inner.length - 1] += ",";
@@ -17565,7 +17617,7 @@ var init_version = __esm({
   }
 });
 
-// src/render/reasons.ts
+// src/resources/reasons.ts
 function describeReason(reason) {
   switch (reason.code) {
     case "advanced-task":
@@ -17603,7 +17655,7 @@ function principalWords(p) {
   return `${p.type === "User" ? "user" : "group"} ${p.name}`;
 }
 var init_reasons = __esm({
-  "src/render/reasons.ts"() {
+  "src/resources/reasons.ts"() {
     "use strict";
   }
 });
@@ -18239,8 +18291,8 @@ function yamlDiagnostic(severity, err, text2, at) {
       return createDiagnostic(severity, "MF003", where, "document nests too deeply to be read");
     case "MISSING_CHAR": {
       const quote3 = /closing (["'])/.exec(err.message)?.[1];
-      const open3 = quote3 === void 0 ? -1 : text2.lastIndexOf(quote3, start - 1);
-      if (quote3 !== void 0 && open3 >= 0) return createDiagnostic(severity, "MF001", at(open3), `string opened with ${quote3} is never closed`);
+      const open4 = quote3 === void 0 ? -1 : text2.lastIndexOf(quote3, start - 1);
+      if (quote3 !== void 0 && open4 >= 0) return createDiagnostic(severity, "MF001", at(open4), `string opened with ${quote3} is never closed`);
       return createDiagnostic(severity, "MF001", where, `YAML: ${oneLine(err.message)}`);
     }
     default:
@@ -18378,7 +18430,7 @@ function normalizeParameters(data) {
   for (const name in data) {
     if (!Object.hasOwn(data, name)) continue;
     const raw = data[name];
-    const record = isRecord4(raw);
+    const record = isRecord(raw);
     const value = record ? raw.value : raw;
     const text2 = typeof value === "number" ? String(value) : typeof value === "string" ? value : "";
     const marked = record && raw.secret === true;
@@ -18402,8 +18454,8 @@ function resolveRef(schema, root) {
     const ref = current.$ref;
     if (!ref.startsWith("#/")) break;
     let target = root;
-    for (const part of ref.slice(2).split("/")) target = isRecord4(target) ? target[part] : void 0;
-    if (!isRecord4(target)) break;
+    for (const part of ref.slice(2).split("/")) target = isRecord(target) ? target[part] : void 0;
+    if (!isRecord(target)) break;
     current = target;
   }
   return current;
@@ -18411,15 +18463,13 @@ function resolveRef(schema, root) {
 function setOwn(target, key, value) {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
-function isRecord4(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 var plans, OPAQUE;
 var init_normalize = __esm({
   "src/manifest/normalize.ts"() {
     "use strict";
     init_secret();
     init_vocabulary();
+    init_is_record();
     plans = /* @__PURE__ */ new WeakMap();
     OPAQUE = { flag: false, parameters: false, days: false, items: void 0, properties: /* @__PURE__ */ new Map() };
   }
@@ -18518,7 +18568,7 @@ function related(message, at) {
   return { message, file: at.file, line: at.line, col: at.col };
 }
 function asRecord(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v) ? v : void 0;
+  return isRecord(v) ? v : void 0;
 }
 var checkDuplicateIdentities, checkPreviousNames, checkAclPermissions, stepPath, checkRenameOriginal, checkStepReferences, HH_MM, TIME_FIELDS, checkTimesOfDay, SECRET_NAME, checkSecretParameters, checkFolderEntries, RULES, derived;
 var init_rules = __esm({
@@ -18526,6 +18576,7 @@ var init_rules = __esm({
     "use strict";
     init_secret();
     init_diagnostics();
+    init_is_record();
     checkDuplicateIdentities = (docs) => {
       const out = [];
       const seen = /* @__PURE__ */ new Map();
@@ -18903,7 +18954,7 @@ function mapOne(err, ctx) {
           hint: `a step is one of ${kinds.map((k) => `\`${k}\``).join(", ")}`
         });
       }
-      const present = new Set(Object.keys(isRecord5(err.data) ? err.data : {}));
+      const present = new Set(Object.keys(isRecord(err.data) ? err.data : {}));
       const known = Object.keys(parent.properties ?? {});
       const guess = key === "__proto__" ? void 0 : suggestName(key, known.filter((k) => !present.has(k)));
       return createDiagnostic("error", "MF201", at, `unknown field \`${printable(key)}\` in ${where}${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, {
@@ -18966,7 +19017,7 @@ function mapOne(err, ctx) {
       const later = Math.max(i, j);
       const items = Array.isArray(err.data) ? err.data : [];
       const item = items[later];
-      const what = isRecord5(item) || Array.isArray(item) ? `the same item twice (items ${Math.min(i, j) + 1} and ${later + 1})` : `${showValue(item, secret)} twice`;
+      const what = isRecord(item) || Array.isArray(item) ? `the same item twice (items ${Math.min(i, j) + 1} and ${later + 1})` : `${showValue(item, secret)} twice`;
       return createDiagnostic("error", "MF207", ctx.sourceMap.locate([...path, later]), `${label} lists ${what}`, { hint: "delete the repeat" });
     }
     case "minItems":
@@ -18979,7 +19030,7 @@ function mapOne(err, ctx) {
       }
       return value("MF207", `${label} must not be empty`);
     case "maxProperties":
-      if (parent.title === "step" && isRecord5(err.data)) {
+      if (parent.title === "step" && isRecord(err.data)) {
         const keys = Object.keys(err.data);
         return value("MF207", `${label} has ${keys.length} step kinds (${keys.map((k) => `\`${k}\``).join(", ")}); a step has exactly one`, "write each step as its own list item starting with `- `");
       }
@@ -19083,9 +19134,6 @@ function printable(text2) {
   const clean = text2.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return clean.length > 80 ? `${clean.slice(0, 77)}...` : clean;
 }
-function isRecord5(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 var SERVER_FIELDS, isServerField, UNSUPPORTED_STEPS, YAML11_BOOLEANS;
 var init_schema_errors = __esm({
   "src/manifest/schema-errors.ts"() {
@@ -19093,6 +19141,7 @@ var init_schema_errors = __esm({
     init_diagnostics();
     init_positions();
     init_suggest();
+    init_is_record();
     SERVER_FIELDS = /* @__PURE__ */ new Set(["ID", "NextEID", "Renamed", "Scheduled", "Watched", "DisplayValue", "ACLID"]);
     isServerField = (key) => SERVER_FIELDS.has(key) || /^x[A-Z]/.test(key);
     UNSUPPORTED_STEPS = /* @__PURE__ */ new Set(["For", "If", "Email", "RunTask", "UpdOrig"]);
@@ -19118,7 +19167,7 @@ function checkDocument(doc, out) {
   const { data, sourceMap } = doc;
   const diagnostics = out.diagnostics;
   const first = diagnostics.length;
-  if (!isRecord6(data)) {
+  if (!isRecord(data)) {
     const found = Array.isArray(data) ? "a list" : data === null ? "empty" : `a ${typeof data === "string" ? "text" : typeof data} value`;
     diagnostics.push(
       createDiagnostic("error", "MF100", doc.start, `a manifest must be a mapping with apiVersion, kind, metadata and spec; this document is ${found}`, {
@@ -19162,7 +19211,7 @@ function checkDocument(doc, out) {
   const validate2 = getValidator(kind);
   const schemaValid = validate2(data) === true;
   if (!schemaValid) for (const d of mapSchemaErrors(validate2.errors ?? [], { kind, sourceMap })) diagnostics.push(d);
-  const metadata = isRecord6(data.metadata) ? data.metadata : void 0;
+  const metadata = isRecord(data.metadata) ? data.metadata : void 0;
   let metadataErrors = false;
   for (let i = first; i < diagnostics.length; i++) if (diagnostics[i].code === "MF103") metadataErrors = true;
   const name = !metadataErrors && typeof metadata?.name === "string" ? metadata.name : void 0;
@@ -19184,9 +19233,6 @@ function show(v) {
   if (typeof v === "object") return Array.isArray(v) ? "a list" : "a mapping";
   return `\`${String(v)}\``;
 }
-function isRecord6(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 var init_validate = __esm({
   "src/manifest/validate.ts"() {
     "use strict";
@@ -19197,6 +19243,7 @@ var init_validate = __esm({
     init_schemas();
     init_suggest();
     init_types();
+    init_is_record();
   }
 });
 
@@ -19210,7 +19257,7 @@ __export(load_exports, {
   readSmallFile: () => readSmallFile
 });
 import { hash } from "node:crypto";
-import { closeSync, fstatSync, openSync, readFileSync as readFileSync7, readSync } from "node:fs";
+import { closeSync as closeSync2, fstatSync, openSync as openSync2, readFileSync as readFileSync7, readSync } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { extname, resolve as resolve4, sep as sep2 } from "node:path";
 async function loadManifests(paths, options = {}) {
@@ -19298,7 +19345,7 @@ function isManifestFileName(name) {
 function readManifestFile(file, limits, knownRegular) {
   let fd;
   try {
-    fd = openSync(file, "r");
+    fd = openSync2(file, "r");
   } catch (err) {
     return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
   }
@@ -19318,7 +19365,7 @@ function readManifestFile(file, limits, knownRegular) {
   } catch (err) {
     return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
   } finally {
-    closeSync(fd);
+    closeSync2(fd);
   }
 }
 function readSmallFile(fd, maxBytes) {
@@ -19425,74 +19472,6 @@ var init_validate2 = __esm({
   }
 });
 
-// src/services/error-body.ts
-function parseErrorBody(bytes, contentType, redact) {
-  const parsed = tryParseJson(bytes);
-  if (parsed.ok && isRecord7(parsed.value)) {
-    const v = parsed.value;
-    const str2 = (x) => typeof x === "string" ? redact(x) : typeof x === "number" ? String(x) : void 0;
-    const code5 = typeof v.errorCode === "number" ? v.errorCode : typeof v.error_code === "number" ? v.error_code : void 0;
-    return {
-      title: str2(v.title),
-      // `message` is what the transfer service's revoke and some proxies answer with.
-      detail: str2(v.detail) ?? str2(v.message),
-      errorCode: code5,
-      fieldErrors: readFieldErrors(v.errors, redact),
-      error: str2(v.error),
-      errorDescription: str2(v.error_description)
-    };
-  }
-  if (bytes.length === 0) return { fieldErrors: [] };
-  return { fieldErrors: [], note: describeUnexpectedBody(bytes, contentType, parsed.ok ? "not an object" : void 0, redact) };
-}
-function readFieldErrors(raw, redact) {
-  if (!Array.isArray(raw)) return [];
-  const out = [];
-  for (const e of raw) {
-    if (typeof e === "string") {
-      out.push({ field: "", rejected: "", message: redact(e) });
-      continue;
-    }
-    if (!isRecord7(e)) continue;
-    const field = typeof e.field === "string" ? e.field : "";
-    const rejected = e.rejected === void 0 || e.rejected === null ? "" : SECRET_FIELD.test(field) ? "(sensitive)" : redact(String(e.rejected));
-    const message = typeof e.message === "string" ? redact(e.message) : typeof e.defaultMessage === "string" ? redact(e.defaultMessage) : "";
-    out.push({ field, rejected, message });
-  }
-  return out;
-}
-function describeUnexpectedBody(bytes, contentType, why, redact) {
-  const type = contentType?.split(";")[0]?.trim() || "no content type";
-  const reason = why ?? (looksLikeJson(contentType) ? "invalid or truncated JSON" : "non-JSON response");
-  let text2 = "";
-  if (type === "text/plain" && bytes.length > 0) {
-    const snippet = redact(bytes.subarray(0, 200).toString("utf8")).replace(/\s+/g, " ").trim();
-    if (snippet !== "") text2 = `: ${snippet}`;
-  }
-  return `${reason} (${type}, ${bytes.length} bytes)${text2}`;
-}
-function looksLikeJson(contentType) {
-  return contentType !== void 0 && /[/+]json\b/i.test(contentType);
-}
-function tryParseJson(bytes) {
-  if (bytes.length === 0) return { ok: false };
-  try {
-    return { ok: true, value: JSON.parse(bytes.toString("utf8")) };
-  } catch {
-    return { ok: false };
-  }
-}
-function isRecord7(x) {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
-}
-var SECRET_FIELD;
-var init_error_body = __esm({
-  "src/services/error-body.ts"() {
-    "use strict";
-    SECRET_FIELD = /pass|secret|token|key|credential/i;
-  }
-});
-
 // src/services/errors.ts
 import { STATUS_CODES } from "node:http";
 function outcomeOfStatus(status) {
@@ -19590,9 +19569,9 @@ var init_errors2 = __esm({
 function parseListPage(body) {
   if (body === void 0 || body === null) return { items: [], page: void 0, perPage: void 0, totalPages: void 0 };
   if (Array.isArray(body)) return { items: body, page: void 0, perPage: void 0, totalPages: void 0 };
-  if (!isRecord7(body) || !Array.isArray(body.items)) return void 0;
+  if (!isRecord(body) || !Array.isArray(body.items)) return void 0;
   const items = body.items;
-  if (isRecord7(body.paging)) {
+  if (isRecord(body.paging)) {
     const p = body.paging;
     const page = num(p.page);
     const perPage2 = num(p.perPage);
@@ -19649,7 +19628,7 @@ async function readAllPages(fetchPage, plan, label) {
 var init_paging = __esm({
   "src/services/paging.ts"() {
     "use strict";
-    init_error_body();
+    init_is_record();
     init_errors2();
   }
 });
@@ -19690,7 +19669,7 @@ var init_session = __esm({
     init_errors();
     init_log();
     init_secret();
-    init_error_body();
+    init_is_record();
     init_errors2();
     openSessions = /* @__PURE__ */ new Set();
     Session = class {
@@ -19794,8 +19773,8 @@ var init_session = __esm({
         throw new Error("unreachable: the candidate loop returns or throws");
       }
       #store(body, path) {
-        const access = isRecord7(body) && typeof body.access_token === "string" && body.access_token !== "" ? body.access_token : void 0;
-        if (access === void 0 || !isRecord7(body)) {
+        const access = isRecord(body) && typeof body.access_token === "string" && body.access_token !== "" ? body.access_token : void 0;
+        if (access === void 0 || !isRecord(body)) {
           throw new AuthError({ service: this.service, method: "POST", path, status: 200, body: { fieldErrors: [], note: "token response without access_token" } });
         }
         const type = body.token_type;
@@ -33754,7 +33733,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module) {
     "use strict";
     var { writeFile, readFile: readFile2, mkdir: mkdir2 } = __require("node:fs/promises");
-    var { dirname: dirname7, resolve: resolve12 } = __require("node:path");
+    var { dirname: dirname6, resolve: resolve12 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -33985,7 +33964,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         const resolvedPath = resolve12(path);
-        await mkdir2(dirname7(resolvedPath), { recursive: true });
+        await mkdir2(dirname6(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash2, snapshot]) => ({
           hash: hash2,
           snapshot
@@ -42516,8 +42495,8 @@ var require_cache3 = __commonJS({
        * @returns {requestResponseList}
        */
       #batchCacheOperations(operations) {
-        const cache = this.#relevantRequestResponseList;
-        const backupCache = [...cache];
+        const cache2 = this.#relevantRequestResponseList;
+        const backupCache = [...cache2];
         const addedItems = [];
         const resultList = [];
         try {
@@ -42544,9 +42523,9 @@ var require_cache3 = __commonJS({
                 return [];
               }
               for (const requestResponse of requestResponses) {
-                const idx = cache.indexOf(requestResponse);
+                const idx = cache2.indexOf(requestResponse);
                 assert(idx !== -1);
-                cache.splice(idx, 1);
+                cache2.splice(idx, 1);
               }
             } else if (operation.type === "put") {
               if (operation.response == null) {
@@ -42576,11 +42555,11 @@ var require_cache3 = __commonJS({
               }
               requestResponses = this.#queryCache(operation.request);
               for (const requestResponse of requestResponses) {
-                const idx = cache.indexOf(requestResponse);
+                const idx = cache2.indexOf(requestResponse);
                 assert(idx !== -1);
-                cache.splice(idx, 1);
+                cache2.splice(idx, 1);
               }
-              cache.push([operation.request, operation.response]);
+              cache2.push([operation.request, operation.response]);
               addedItems.push([operation.request, operation.response]);
             }
             resultList.push([operation.request, operation.response]);
@@ -42757,13 +42736,13 @@ var require_cachestorage = __commonJS({
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
-            const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request, options);
+            const cache2 = new Cache(kConstruct, cacheList);
+            return await cache2.match(request, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
-            const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request, options);
+            const cache2 = new Cache(kConstruct, cacheList);
+            const response = await cache2.match(request, options);
             if (response !== void 0) {
               return response;
             }
@@ -42793,12 +42772,12 @@ var require_cachestorage = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         cacheName = webidl.converters.DOMString(cacheName, prefix, "cacheName");
         if (this.#caches.has(cacheName)) {
-          const cache2 = this.#caches.get(cacheName);
-          return new Cache(kConstruct, cache2);
+          const cache3 = this.#caches.get(cacheName);
+          return new Cache(kConstruct, cache3);
         }
-        const cache = [];
-        this.#caches.set(cacheName, cache);
-        return new Cache(kConstruct, cache);
+        const cache2 = [];
+        this.#caches.set(cacheName, cache2);
+        return new Cache(kConstruct, cache2);
       }
       /**
        * @see https://w3c.github.io/ServiceWorker/#cache-storage-delete
@@ -46464,6 +46443,72 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/services/error-body.ts
+function parseErrorBody(bytes, contentType, redact) {
+  const parsed = tryParseJson(bytes);
+  if (parsed.ok && isRecord(parsed.value)) {
+    const v = parsed.value;
+    const str2 = (x) => typeof x === "string" ? redact(x) : typeof x === "number" ? String(x) : void 0;
+    const code5 = typeof v.errorCode === "number" ? v.errorCode : typeof v.error_code === "number" ? v.error_code : void 0;
+    return {
+      title: str2(v.title),
+      // `message` is what the transfer service's revoke and some proxies answer with.
+      detail: str2(v.detail) ?? str2(v.message),
+      errorCode: code5,
+      fieldErrors: readFieldErrors(v.errors, redact),
+      error: str2(v.error),
+      errorDescription: str2(v.error_description)
+    };
+  }
+  if (bytes.length === 0) return { fieldErrors: [] };
+  return { fieldErrors: [], note: describeUnexpectedBody(bytes, contentType, parsed.ok ? "not an object" : void 0, redact) };
+}
+function readFieldErrors(raw, redact) {
+  if (!Array.isArray(raw)) return [];
+  const out = [];
+  for (const e of raw) {
+    if (typeof e === "string") {
+      out.push({ field: "", rejected: "", message: redact(e) });
+      continue;
+    }
+    if (!isRecord(e)) continue;
+    const field = typeof e.field === "string" ? e.field : "";
+    const rejected = e.rejected === void 0 || e.rejected === null ? "" : SECRET_FIELD.test(field) ? "(sensitive)" : redact(String(e.rejected));
+    const message = typeof e.message === "string" ? redact(e.message) : typeof e.defaultMessage === "string" ? redact(e.defaultMessage) : "";
+    out.push({ field, rejected, message });
+  }
+  return out;
+}
+function describeUnexpectedBody(bytes, contentType, why, redact) {
+  const type = contentType?.split(";")[0]?.trim() || "no content type";
+  const reason = why ?? (looksLikeJson(contentType) ? "invalid or truncated JSON" : "non-JSON response");
+  let text2 = "";
+  if (type === "text/plain" && bytes.length > 0) {
+    const snippet = redact(bytes.subarray(0, 200).toString("utf8")).replace(/\s+/g, " ").trim();
+    if (snippet !== "") text2 = `: ${snippet}`;
+  }
+  return `${reason} (${type}, ${bytes.length} bytes)${text2}`;
+}
+function looksLikeJson(contentType) {
+  return contentType !== void 0 && /[/+]json\b/i.test(contentType);
+}
+function tryParseJson(bytes) {
+  if (bytes.length === 0) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(bytes.toString("utf8")) };
+  } catch {
+    return { ok: false };
+  }
+}
+var SECRET_FIELD;
+var init_error_body = __esm({
+  "src/services/error-body.ts"() {
+    "use strict";
+    init_is_record();
+    SECRET_FIELD = /pass|secret|token|key|credential/i;
+  }
+});
+
 // src/services/retry.ts
 function retriesTransientFailures(retry) {
   switch (retry) {
@@ -46497,7 +46542,10 @@ function isRetryableStatus(status) {
 }
 function computeRetryDelay(attempt, retryAfterMs, policy) {
   if (retryAfterMs !== void 0) return Math.min(Math.max(0, retryAfterMs), policy.retryAfterCapMs);
-  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return backoffDelay(attempt, policy);
+}
+function backoffDelay(attempt, policy) {
+  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.floor(policy.random() * cap);
 }
 function parseRetryAfter(value, nowMs) {
@@ -46528,7 +46576,7 @@ var init_version2 = __esm({
 // src/services/transport.ts
 import { createHash as createHash2 } from "node:crypto";
 import { readFileSync as readFileSync8 } from "node:fs";
-import { open } from "node:fs/promises";
+import { open as open2 } from "node:fs/promises";
 import { rootCertificates } from "node:tls";
 function createDispatcher(opts = {}) {
   const timeouts = resolveTimeouts(opts.timeouts);
@@ -46725,7 +46773,7 @@ var init_transport = __esm({
         return this.send(req, async (res) => {
           let handle;
           try {
-            handle = await open(destPath, "w", 384);
+            handle = await open2(destPath, "w", 384);
             await handle.chmod(384);
           } catch (err) {
             await res.body.dump().catch(() => void 0);
@@ -47107,7 +47155,7 @@ function codeTask(t, c) {
     else if (key === "Group") t[key] = c.group(v);
     else if (key === "CAS") t[key] = c.cas(v);
     else if (key === "Parameters") t[key] = c.parameters(v);
-    else if (key === "Schedules" && isRecord7(v)) codeSchedules(v, c);
+    else if (key === "Schedules" && isRecord(v)) codeSchedules(v, c);
     else if (key === "steps") t[key] = codeSteps(v, c);
   }
 }
@@ -47117,20 +47165,20 @@ function codeSchedules(s, c) {
   s.Schedule = list;
   if (!Array.isArray(list)) return;
   for (const schedule of list) {
-    if (!isRecord7(schedule)) continue;
+    if (!isRecord(schedule)) continue;
     for (const key of Object.keys(schedule)) {
       const v = schedule[key];
       if (v === void 0) continue;
       if (key === "ID") schedule[key] = c.id(v);
       else if (SCHEDULE_FLAG_FIELDS.has(key)) schedule[key] = c.flag(v);
       else if (SCHEDULE_INTEGER_FIELDS.has(key)) schedule[key] = c.integer(v);
-      else if (key === "Days" && isRecord7(v) && v.DayOfWeek !== void 0) v.DayOfWeek = c.days(v.DayOfWeek);
+      else if (key === "Days" && isRecord(v) && v.DayOfWeek !== void 0) v.DayOfWeek = c.days(v.DayOfWeek);
       else if (key === "DateListRef") schedule[key] = c.dateListRefs(v);
-      else if (key === "Frequency" && isRecord7(v) && v.Interval !== void 0) {
+      else if (key === "Frequency" && isRecord(v) && v.Interval !== void 0) {
         const intervals = c.list(v.Interval);
         v.Interval = intervals;
         if (Array.isArray(intervals)) {
-          for (const iv of intervals) if (isRecord7(iv)) codeInterval(iv, c);
+          for (const iv of intervals) if (isRecord(iv)) codeInterval(iv, c);
         }
       }
     }
@@ -47143,12 +47191,12 @@ function codeSteps(steps, c) {
   const list = c.list(steps);
   if (!Array.isArray(list)) return list;
   return list.map((step) => {
-    if (!isRecord7(step)) return step;
+    if (!isRecord(step)) return step;
     const keys = Object.keys(step);
     if (keys.length !== 1) return step;
     const key = c.stepKey(keys[0]);
     const body = step[keys[0]];
-    if (isRecord7(body)) codeStepBody(body, c);
+    if (isRecord(body)) codeStepBody(body, c);
     return key === keys[0] ? step : { [key]: body };
   });
 }
@@ -47165,9 +47213,9 @@ function codeStepBody(b, c) {
       const whens = c.list(v);
       b[key] = whens;
       if (Array.isArray(whens)) {
-        for (const w of whens) if (isRecord7(w) && w.steps !== void 0) w.steps = codeSteps(w.steps, c);
+        for (const w of whens) if (isRecord(w) && w.steps !== void 0) w.steps = codeSteps(w.steps, c);
       }
-    } else if (key === "Otherwise" && isRecord7(v) && v.steps !== void 0) v.steps = codeSteps(v.steps, c);
+    } else if (key === "Otherwise" && isRecord(v) && v.steps !== void 0) v.steps = codeSteps(v.steps, c);
   }
 }
 function readingCodec(seen) {
@@ -47187,12 +47235,12 @@ function readingCodec(seen) {
     },
     time: (v) => readTime(v, seen),
     dateListRefs(v) {
-      const list = typeof v === "string" || isRecord7(v) ? [v] : v;
+      const list = typeof v === "string" || isRecord(v) ? [v] : v;
       return Array.isArray(list) ? list.map((r) => readDateListRef(r, seen)) : v;
     },
     parameters(v) {
       const map = normalizeParameters2(v);
-      if (isRecord7(v) && Object.keys(v).length > 0) seen.parameters ??= map !== v ? "list" : "map";
+      if (isRecord(v) && Object.keys(v).length > 0) seen.parameters ??= map !== v ? "list" : "map";
       return map;
     },
     cas(v) {
@@ -47204,7 +47252,7 @@ function readingCodec(seen) {
       return v;
     },
     group: (v) => typeof v === "string" ? v === "" ? [] : [v] : v === null ? [] : v,
-    list: (v) => isRecord7(v) ? [v] : v === null ? [] : v,
+    list: (v) => isRecord(v) ? [v] : v === null ? [] : v,
     stepKey: (k) => SHORT_KEYS.get(k) ?? k
   };
 }
@@ -47261,7 +47309,7 @@ function readDateListRef(r, seen) {
     seen.dateListRef ??= "string";
     return { DateListID: String(readId(r, seen)) };
   }
-  if (!isRecord7(r)) return r;
+  if (!isRecord(r)) return r;
   const out = { ...r };
   if (r.DateListID !== void 0) {
     seen.dateListRef ??= r.ID !== void 0 ? "both" : "datelistid";
@@ -47280,7 +47328,7 @@ function readTask(raw, seen) {
 }
 function readAcl(raw, seen) {
   const out = { ...raw, ACLID: String(readId(raw.ACLID, seen) ?? "") };
-  if (isRecord7(raw.Permissions)) {
+  if (isRecord(raw.Permissions)) {
     const perms = {};
     for (const [k, v] of Object.entries(raw.Permissions)) perms[k] = readFlag(v, seen);
     out.Permissions = perms;
@@ -47334,7 +47382,7 @@ function writeFlag(v, forms) {
   }
 }
 function writeDateListRef(r, forms) {
-  if (!isRecord7(r) || r.DateListID === void 0) return r;
+  if (!isRecord(r) || r.DateListID === void 0) return r;
   const idOf = (x) => forms.ids === "number" && typeof x === "string" && /^\d{1,15}$/.test(x) ? Number(x) : x;
   const { DateListID, ID, ...rest } = r;
   switch (forms.dateListRef) {
@@ -47354,8 +47402,8 @@ function writeDateListRef(r, forms) {
   }
 }
 function parameterList(v) {
-  if (!isRecord7(v) || "Parameter" in v) return v;
-  return { Parameter: Object.entries(v).map(([Name, p]) => isRecord7(p) ? { Name, ...p } : { Name, value: p }) };
+  if (!isRecord(v) || "Parameter" in v) return v;
+  return { Parameter: Object.entries(v).map(([Name, p]) => isRecord(p) ? { Name, ...p } : { Name, value: p }) };
 }
 function writeTask(task, forms) {
   const copy = structuredClone(task);
@@ -47366,12 +47414,12 @@ function writeAclPermissions(perms, forms) {
   return Object.fromEntries(Object.entries(perms).map(([k, v]) => [k, writeFlag(v, forms)]));
 }
 function unwrapHost(raw, hint) {
-  if (!isRecord7(raw)) return void 0;
+  if (!isRecord(raw)) return void 0;
   const keys = Object.keys(raw);
   if (keys.length === 1) {
     const type = keys[0];
     const inner = raw[type];
-    if (isRecord7(inner)) return withType(inner, type);
+    if (isRecord(inner)) return withType(inner, type);
   }
   const declared = [raw.type, raw.Type, raw.HostType].find((t) => typeof t === "string" && t !== "");
   return withType(raw, declared ?? hint ?? "unknown");
@@ -47383,10 +47431,10 @@ function idString(id) {
   return typeof id === "string" ? id : typeof id === "number" ? String(id) : "";
 }
 function normalizeParameters2(p) {
-  if (!isRecord7(p) || !("Parameter" in p)) return p;
+  if (!isRecord(p) || !("Parameter" in p)) return p;
   const raw = p.Parameter;
   const list = Array.isArray(raw) ? raw : [raw];
-  if (!list.every((e) => isRecord7(e) && typeof e.Name === "string")) return p;
+  if (!list.every((e) => isRecord(e) && typeof e.Name === "string")) return p;
   const out = {};
   for (const e of list) {
     const { Name, ...rest } = e;
@@ -47401,7 +47449,7 @@ function readSchedulerStatus(body) {
     if (typeof v === "string") return ON.test(v.trim()) ? true : OFF.test(v.trim()) ? false : void 0;
     return void 0;
   };
-  if (!isRecord7(body)) return fromValue(body);
+  if (!isRecord(body)) return fromValue(body);
   for (const key of ["enabled", "Enabled", "status", "Status"]) {
     const v = fromValue(body[key]);
     if (v !== void 0) return v;
@@ -47413,7 +47461,7 @@ var init_normalize2 = __esm({
   "src/services/automation/normalize.ts"() {
     "use strict";
     init_vocabulary();
-    init_error_body();
+    init_is_record();
     init_wire_fields();
     SHORT_KEYS = new Map(Object.entries(MIC_STEP_NAMES).map(([short, mic]) => [mic, short]));
     TIME = /^\s*(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*$/;
@@ -47443,7 +47491,7 @@ var AUTOMATION_READ_METHODS, API_PATH, LIST, HttpAutomationClient;
 var init_client = __esm({
   "src/services/automation/client.ts"() {
     "use strict";
-    init_error_body();
+    init_is_record();
     init_errors2();
     init_connection();
     init_paging();
@@ -47501,7 +47549,7 @@ var init_client = __esm({
       }
       async listTasks(query = {}) {
         const items = await this.#c.list("/tasks", LIST, { name: query.name, fields: query.fields?.join(",") });
-        return items.map((t) => isRecord7(t) ? readTask(t, this.#seen) : this.#unexpected("GET", "/tasks", "a task item is not an object"));
+        return items.map((t) => isRecord(t) ? readTask(t, this.#seen) : this.#unexpected("GET", "/tasks", "a task item is not an object"));
       }
       async getTask(id) {
         return readTask(await this.#object("GET", `/tasks/${seg(id)}`), this.#seen);
@@ -47517,7 +47565,7 @@ var init_client = __esm({
       }
       async startTask(id, params) {
         const body = await this.#c.json("POST", `/tasks/${seg(id)}/start`, params ? { body: { kind: "json", value: params } } : {});
-        return isRecord7(body) ? body : {};
+        return isRecord(body) ? body : {};
       }
       async listHosts(type) {
         const items = await this.#c.list("/hosts", LIST, { type });
@@ -47562,7 +47610,7 @@ var init_client = __esm({
       }
       async listResourceGroupAcls(filter = {}) {
         const items = await this.#list("/resourcegroups/acls", { resourceGroupName: filter.resourceGroupName, userGroupName: filter.userGroupName });
-        return items.filter(isRecord7).map((a) => readAcl(a, this.#seen));
+        return items.filter(isRecord).map((a) => readAcl(a, this.#seen));
       }
       async getResourceGroupAcl(id) {
         return readAcl(await this.#object("GET", `/resourcegroups/acls/${seg(id)}`), this.#seen);
@@ -47608,18 +47656,18 @@ var init_client = __esm({
       }
       /** Scripts, date lists, global parameters: ids as strings. */
       async #namedList(path) {
-        return (await this.#list(path)).filter(isRecord7).map((x) => readNamedObject(x, this.#seen));
+        return (await this.#list(path)).filter(isRecord).map((x) => readNamedObject(x, this.#seen));
       }
       async #object(method, path) {
         const body = await this.#c.json(method, path);
-        return isRecord7(body) ? body : this.#unexpected(method, path, "expected a JSON object");
+        return isRecord(body) ? body : this.#unexpected(method, path, "expected a JSON object");
       }
       #optionalTask(body) {
-        return isRecord7(body) ? readTask(body, this.#seen) : void 0;
+        return isRecord(body) ? readTask(body, this.#seen) : void 0;
       }
       /** The ACL a write answered with; an answer without an `ACLID` (or none) is no ACL. */
       #optionalAcl(body) {
-        return isRecord7(body) && body.ACLID !== void 0 ? readAcl(body, this.#seen) : void 0;
+        return isRecord(body) && body.ACLID !== void 0 ? readAcl(body, this.#seen) : void 0;
       }
       #unexpected(method, path, note) {
         throw new ApiError({ service: "automation", method, path: `${this.#c.session.knownApiBase ?? ""}${path}`, status: 200, body: { fieldErrors: [], note } });
@@ -47685,11 +47733,11 @@ function readBoolean2(v) {
   return void 0;
 }
 function readPermissions(p) {
-  const raw = isRecord7(p) ? p : {};
+  const raw = isRecord(p) ? p : {};
   const out = {};
   for (const [k, v] of Object.entries(raw)) if (k !== "sharePermissions") out[k] = readBoolean2(v) ?? v;
   for (const k of FOLDER_PERMISSIONS) out[k] = readBoolean2(raw[k]) ?? false;
-  const share = isRecord7(raw.sharePermissions) ? raw.sharePermissions : {};
+  const share = isRecord(raw.sharePermissions) ? raw.sharePermissions : {};
   const shareOut = {};
   for (const [k, v] of Object.entries(share)) shareOut[k] = readBoolean2(v) ?? v;
   for (const k of SHARE_PERMISSIONS) shareOut[k] = readBoolean2(share[k]) ?? false;
@@ -47700,7 +47748,7 @@ var init_normalize3 = __esm({
   "src/services/transfer/normalize.ts"() {
     "use strict";
     init_vocabulary();
-    init_error_body();
+    init_is_record();
   }
 });
 
@@ -47731,7 +47779,7 @@ var TRANSFER_READ_METHODS, LIST2, API_PATH2, HttpTransferClient, NO_NAMES;
 var init_client2 = __esm({
   "src/services/transfer/client.ts"() {
     "use strict";
-    init_error_body();
+    init_is_record();
     init_errors2();
     init_connection();
     init_paging();
@@ -47775,13 +47823,13 @@ var init_client2 = __esm({
       }
       async tokenCheck() {
         const body = await this.#c.transport.sendJson({ method: "GET", path: `${this.#c.session.apiBase}/token`, retry: "read" });
-        return isRecord7(body) ? body : {};
+        return isRecord(body) ? body : {};
       }
       async currentUser() {
         return readUser(await this.#object("GET", "/users/self"));
       }
       async findUser(username) {
-        const users = (await this.#c.list("/users", LIST2, { username, isExactMatch: true })).filter(isRecord7).map(readUser);
+        const users = (await this.#c.list("/users", LIST2, { username, isExactMatch: true })).filter(isRecord).map(readUser);
         return users.find((u) => u.username === username) ?? users.find((u) => u.username.toLowerCase() === username.toLowerCase()) ?? null;
       }
       listUsers() {
@@ -47822,15 +47870,15 @@ var init_client2 = __esm({
         const value = { name: folder.name, inheritPermissions: folder.inheritPermissions };
         const path = `/folders/${seg2(parentId)}/subfolders`;
         const body = await this.#c.json("POST", path, { body: { kind: "json", value } });
-        if (isRecord7(body) && body.id !== void 0 && body.id !== null) return readFolder(body);
+        if (isRecord(body) && body.id !== void 0 && body.id !== null) return readFolder(body);
         const created = (await this.listSubfolders(parentId)).find((f) => f.name.toLowerCase() === folder.name.toLowerCase());
         return created ?? this.#unexpected("POST", path, `the created folder ${folder.name} is not listed under its parent`);
       }
       async renameFolder(id, name) {
         const path = `/folders/${seg2(id)}`;
         const body = await this.#c.json("PATCH", path, { body: { kind: "json", value: { name } } });
-        if (body === void 0 || isRecord7(body) && (body.id === void 0 || body.id === null)) return this.getFolder(id);
-        return isRecord7(body) ? readFolder(body) : this.#unexpected("PATCH", path, "expected a JSON object");
+        if (body === void 0 || isRecord(body) && (body.id === void 0 || body.id === null)) return this.getFolder(id);
+        return isRecord(body) ? readFolder(body) : this.#unexpected("PATCH", path, "expected a JSON object");
       }
       async listFolderAcls(folderId2) {
         return this.#readEntries(await this.#list(`/folders/${seg2(folderId2)}/acls`));
@@ -47853,7 +47901,7 @@ var init_client2 = __esm({
         const body = await this.#c.json(method, path, { body: { kind: "json", value } });
         const page = body === void 0 ? void 0 : parseListPage(body);
         if (page === void 0 || page.totalPages !== void 0 && page.totalPages > 1) return this.listFolderAcls(folderId2);
-        return this.#readEntries(page.items.filter(isRecord7));
+        return this.#readEntries(page.items.filter(isRecord));
       }
       /** Entries named through the user and group lists, which are read only when an entry needs them. */
       async #readEntries(items) {
@@ -47874,11 +47922,11 @@ var init_client2 = __esm({
       }
       async #list(path, query = {}) {
         const items = await this.#c.list(path, LIST2, query);
-        return items.filter(isRecord7);
+        return items.filter(isRecord);
       }
       async #object(method, path, value) {
         const body = await this.#c.json(method, path, value === void 0 ? {} : { body: { kind: "json", value } });
-        return isRecord7(body) ? body : this.#unexpected(method, path, "expected a JSON object");
+        return isRecord(body) ? body : this.#unexpected(method, path, "expected a JSON object");
       }
       #unexpected(method, path, note) {
         throw new ApiError({ service: "transfer", method, path: `${this.#c.session.knownApiBase ?? ""}${path}`, status: 200, body: { fieldErrors: [], note } });
@@ -48314,15 +48362,12 @@ var init_order = __esm({
 
 // src/resources/common.ts
 import { createHash as createHash4 } from "node:crypto";
-function isRecord8(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 function canonicalJson(value) {
   return JSON.stringify(sortKeys(value));
 }
 function sortKeys(value) {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (!isRecord8(value)) return value;
+  if (!isRecord(value)) return value;
   const out = {};
   for (const key of Object.keys(value).sort()) {
     const v = value[key];
@@ -48335,7 +48380,7 @@ function sha256Of(value) {
 }
 function withoutPasswords(value) {
   if (Array.isArray(value)) return value.map(withoutPasswords);
-  if (!isRecord8(value)) return value;
+  if (!isRecord(value)) return value;
   const out = {};
   for (const [k, v] of Object.entries(value)) if (!PASSWORD_FIELD.test(k)) out[k] = withoutPasswords(v);
   return out;
@@ -48344,7 +48389,7 @@ function toJson(value) {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
   if (Array.isArray(value)) return value.map(toJson);
-  if (isRecord8(value)) {
+  if (isRecord(value)) {
     const out = {};
     for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJson(v);
     return out;
@@ -48413,7 +48458,7 @@ function sensitiveChange(path) {
 }
 function displayLiveGeneric(live) {
   if (Array.isArray(live)) return live.map(displayLiveGeneric);
-  if (!isRecord8(live)) return toJson(live);
+  if (!isRecord(live)) return toJson(live);
   const out = {};
   for (const [k, v] of Object.entries(live)) {
     if (k === "ID" || v === void 0) continue;
@@ -48423,7 +48468,7 @@ function displayLiveGeneric(live) {
 }
 function displayDesiredGeneric(desired) {
   if (Array.isArray(desired)) return desired.map(displayDesiredGeneric);
-  if (!isRecord8(desired)) return toJson(desired);
+  if (!isRecord(desired)) return toJson(desired);
   const out = {};
   for (const [k, v] of Object.entries(desired)) {
     if (v === void 0) continue;
@@ -48433,12 +48478,12 @@ function displayDesiredGeneric(desired) {
 }
 function diffSetFields(path, desired, live, out, show2 = displayLiveGeneric) {
   if (desired === void 0) return;
-  if (isRecord8(desired)) {
-    if (!isAbsent(live) && !isRecord8(live)) {
+  if (isRecord(desired)) {
+    if (!isAbsent(live) && !isRecord(live)) {
       out.push(fieldChange(path, show2(live), displayDesiredGeneric(desired)));
       return;
     }
-    const l = isRecord8(live) ? live : {};
+    const l = isRecord(live) ? live : {};
     for (const [key, value] of Object.entries(desired)) {
       if (PASSWORD_FIELD.test(key)) out.push(sensitiveChange(joinPath(path, key)));
       else diffSetFields(joinPath(path, key), value, l[key], out, show2);
@@ -48446,7 +48491,7 @@ function diffSetFields(path, desired, live, out, show2 = displayLiveGeneric) {
     return;
   }
   if (Array.isArray(desired)) {
-    if (desired.length > 0 && desired.every(isRecord8)) {
+    if (desired.length > 0 && desired.every(isRecord)) {
       diffListByPosition(path, desired, live, out, (p, d, l2) => diffSetFields(p, d, l2, out, show2), show2);
       return;
     }
@@ -48467,13 +48512,13 @@ function diffListByPosition(path, desired, live, out, diffItem, showLive = displ
   for (let i = desired.length; i < l.length; i++) out.push(fieldChange(joinPath(path, i), showLive(l[i]), void 0));
 }
 function mergeOver(live, desired) {
-  if (isRecord8(desired)) {
-    if (!isRecord8(live)) return toJson(desired);
+  if (isRecord(desired)) {
+    if (!isRecord(live)) return toJson(desired);
     const out = { ...toJson(live) };
     for (const [k, v] of Object.entries(desired)) if (v !== void 0) out[k] = mergeOver(live[k], v);
     return out;
   }
-  if (Array.isArray(desired) && desired.length > 0 && desired.every(isRecord8) && Array.isArray(live)) {
+  if (Array.isArray(desired) && desired.length > 0 && desired.every(isRecord) && Array.isArray(live)) {
     return desired.map((d, i) => mergeOver(live[i], d));
   }
   return toJson(desired);
@@ -48482,6 +48527,7 @@ var PASSWORD_FIELD, MARKERS;
 var init_common = __esm({
   "src/resources/common.ts"() {
     "use strict";
+    init_is_record();
     PASSWORD_FIELD = /password$/i;
     MARKERS = /* @__PURE__ */ new WeakSet();
   }
@@ -48507,7 +48553,7 @@ function unnamedPrincipal(id) {
   return `#${id}`;
 }
 function entryPermissions(p) {
-  const granted = (x, key) => isRecord8(x) && (x[key] === true || x[key] === 1 || x[key] === "true");
+  const granted = (x, key) => isRecord(x) && (x[key] === true || x[key] === 1 || x[key] === "true");
   const share = p?.sharePermissions;
   return {
     permissions: FOLDER_PERMISSIONS.filter((k) => granted(p, k)),
@@ -48624,6 +48670,7 @@ var init_folder_permissions = __esm({
     "use strict";
     init_types();
     init_common();
+    init_is_record();
   }
 });
 
@@ -48693,7 +48740,7 @@ function taskId(live) {
 }
 function displayLiveTaskPart(live, cat) {
   if (Array.isArray(live)) return live.map((x) => displayLiveTaskPart(x, cat));
-  if (!isRecord8(live)) return toJson(live);
+  if (!isRecord(live)) return toJson(live);
   const out = {};
   for (const [k, v] of Object.entries(live)) {
     if (k === "ID" || v === void 0) continue;
@@ -48707,19 +48754,19 @@ function displayLiveTaskPart(live, cat) {
   return out;
 }
 function displayLiveParameters(params) {
-  if (!isRecord8(params)) return toJson(params);
+  if (!isRecord(params)) return toJson(params);
   const out = {};
-  for (const [name, p] of Object.entries(params)) out[name] = isRecord8(p) ? p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? "") : toJson(p);
+  for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? "") : toJson(p);
   return out;
 }
 function displayDesiredTaskPart(desired) {
   if (Array.isArray(desired)) return desired.map(displayDesiredTaskPart);
-  if (!isRecord8(desired)) return toJson(desired);
+  if (!isRecord(desired)) return toJson(desired);
   const out = {};
   for (const [k, v] of Object.entries(desired)) {
     if (v === void 0) continue;
     if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
-    else if (k === "Parameters" && isRecord8(v)) {
+    else if (k === "Parameters" && isRecord(v)) {
       const params = {};
       for (const [name, p] of Object.entries(v)) params[name] = p.secret ? sensitiveValue() : p.value;
       out.Parameters = params;
@@ -48737,7 +48784,7 @@ function dateListValue(id, cat) {
   return cat.dateListName(id) ?? refValue("dateList", id);
 }
 function dateListId(ref) {
-  return isRecord8(ref) ? String(ref.DateListID ?? "") : String(ref);
+  return isRecord(ref) ? String(ref.DateListID ?? "") : String(ref);
 }
 function diffTask(desired, live, cat) {
   const out = [];
@@ -48775,7 +48822,7 @@ function sameNameSet(a, b) {
   return x.size === y.size && [...x].every((s) => y.has(s));
 }
 function diffParameters(path, desired, live, out) {
-  const l = isRecord8(live) ? live : {};
+  const l = isRecord(live) ? live : {};
   for (const [name, p] of Object.entries(desired)) {
     const at = joinPath(path, name);
     if (p.secret) {
@@ -48783,14 +48830,14 @@ function diffParameters(path, desired, live, out) {
       continue;
     }
     const lp = l[name];
-    if (!isRecord8(lp)) out.push(fieldChange(at, void 0, p.value));
+    if (!isRecord(lp)) out.push(fieldChange(at, void 0, p.value));
     else if (lp.DisplayValue === SUPPRESSED) continue;
     else if (!sameScalar(p.value, lp.value)) out.push(fieldChange(at, displayLike(p.value, lp.value), p.value));
   }
 }
 function diffSchedules(desired, body, liveSchedules, out, cat) {
-  const resolved = listOf(isRecord8(body.Schedules) ? body.Schedules.Schedule : void 0);
-  const live = isRecord8(liveSchedules) ? liveSchedules.Schedule : void 0;
+  const resolved = listOf(isRecord(body.Schedules) ? body.Schedules.Schedule : void 0);
+  const live = isRecord(liveSchedules) ? liveSchedules.Schedule : void 0;
   diffListByPosition(
     "Schedules.Schedule",
     desired,
@@ -48802,15 +48849,15 @@ function diffSchedules(desired, body, liveSchedules, out, cat) {
   );
 }
 function diffSchedule(path, d, resolved, liveValue, out, cat) {
-  const l = isRecord8(liveValue) ? liveValue : {};
-  const r = isRecord8(resolved) ? resolved : {};
+  const l = isRecord(liveValue) ? liveValue : {};
+  const r = isRecord(resolved) ? resolved : {};
   for (const [key, value] of Object.entries(d)) {
     if (value === void 0) continue;
     switch (key) {
       case "Days": {
         const days = value?.DayOfWeek;
         if (days === void 0) break;
-        const liveDays = isRecord8(l.Days) && Array.isArray(l.Days.DayOfWeek) ? l.Days.DayOfWeek.map(String) : void 0;
+        const liveDays = isRecord(l.Days) && Array.isArray(l.Days.DayOfWeek) ? l.Days.DayOfWeek.map(String) : void 0;
         if (!sameDays(days, liveDays ?? [])) out.push(fieldChange(`${path}.Days.DayOfWeek`, liveDays && toJson(inWeekOrder(liveDays)), toJson(inWeekOrder(days))));
         break;
       }
@@ -48826,7 +48873,7 @@ function diffSchedule(path, d, resolved, liveValue, out, cat) {
       }
       case "Frequency": {
         const intervals = value.Interval;
-        const liveIntervals = isRecord8(l.Frequency) ? l.Frequency.Interval : void 0;
+        const liveIntervals = isRecord(l.Frequency) ? l.Frequency.Interval : void 0;
         diffListByPosition(`${path}.Frequency.Interval`, intervals, liveIntervals, out, (p, di, li) => diffInterval(p, di, li, out));
         break;
       }
@@ -48836,8 +48883,8 @@ function diffSchedule(path, d, resolved, liveValue, out, cat) {
   }
 }
 function diffInterval(path, desired, live, out) {
-  const d = isRecord8(desired) ? desired : {};
-  const l = isRecord8(live) ? live : {};
+  const d = isRecord(desired) ? desired : {};
+  const l = isRecord(live) ? live : {};
   for (const key of Object.keys(d)) {
     const want = d[key];
     if (typeof want !== "string") continue;
@@ -48865,12 +48912,12 @@ function diffSteps(desired, body, liveSteps, out, cat) {
       const step = d;
       const kind = stepKindOf(step);
       const liveKind = stepKindOfLive(l);
-      if (liveKind !== kind || !isRecord8(l)) {
+      if (liveKind !== kind || !isRecord(l)) {
         out.push(fieldChange(path, showLive(l), displayDesiredTaskPart(step)));
         return;
       }
       const r = resolved[i];
-      const resolvedBody = isRecord8(r) && isRecord8(r[kind]) ? r[kind] : {};
+      const resolvedBody = isRecord(r) && isRecord(r[kind]) ? r[kind] : {};
       diffStepBody(`${path}.${kind}`, step[kind], resolvedBody, l[liveKind], out, cat);
     },
     showLive,
@@ -48878,10 +48925,10 @@ function diffSteps(desired, body, liveSteps, out, cat) {
   );
 }
 function stepKindOfLive(step) {
-  return isRecord8(step) ? Object.keys(step)[0] : void 0;
+  return isRecord(step) ? Object.keys(step)[0] : void 0;
 }
 function diffStepBody(path, d, r, liveBody, out, cat) {
-  const l = isRecord8(liveBody) ? liveBody : {};
+  const l = isRecord(liveBody) ? liveBody : {};
   const liveHost = l.HostID === void 0 || l.HostID === null ? void 0 : String(l.HostID);
   const liveScript = l.ScriptID === void 0 || l.ScriptID === null ? void 0 : String(l.ScriptID);
   for (const [key, value] of Object.entries(d)) {
@@ -48944,8 +48991,8 @@ function updateTaskBody(live, desired) {
   return out;
 }
 function mergeParameters(base, desired) {
-  const out = isRecord8(base) ? { ...toJson(base) } : {};
-  if (isRecord8(desired)) for (const [name, p] of Object.entries(desired)) out[name] = toJson(p);
+  const out = isRecord(base) ? { ...toJson(base) } : {};
+  if (isRecord(desired)) for (const [name, p] of Object.entries(desired)) out[name] = toJson(p);
   return out;
 }
 function mergeSteps(live, desired) {
@@ -48953,7 +49000,7 @@ function mergeSteps(live, desired) {
   return listOf(desired).map((step, i) => {
     const kind = stepKindOfLive(step);
     const liveStep = l[i];
-    if (kind === void 0 || !isRecord8(step) || !isRecord8(liveStep) || stepKindOfLive(liveStep) !== kind || !isRecord8(liveStep[kind])) return toJson(step);
+    if (kind === void 0 || !isRecord(step) || !isRecord(liveStep) || stepKindOfLive(liveStep) !== kind || !isRecord(liveStep[kind])) return toJson(step);
     const liveBody = liveStep[kind];
     const out = { ...toJson(liveBody) };
     for (const [k, v] of Object.entries(step[kind])) {
@@ -48979,9 +49026,9 @@ function replaceTaskBody(live, desired) {
   const sent = listOf(body.steps);
   listOf(live.steps).forEach((step, i) => {
     const kind = stepKindOfLive(step);
-    const liveBody = kind !== void 0 && isRecord8(step) && isRecord8(step[kind]) ? step[kind] : void 0;
+    const liveBody = kind !== void 0 && isRecord(step) && isRecord(step[kind]) ? step[kind] : void 0;
     const sentStep = sent[i];
-    const sentBody = kind !== void 0 && isRecord8(sentStep) && isRecord8(sentStep[kind]) ? sentStep[kind] : void 0;
+    const sentBody = kind !== void 0 && isRecord(sentStep) && isRecord(sentStep[kind]) ? sentStep[kind] : void 0;
     if (liveBody === void 0 || sentBody !== void 0 && sentBody.Password !== void 0) return;
     if (stepPasswordState(liveBody) !== void 0) lostSecrets.push(`steps[${i}].${kind}.Password`);
   });
@@ -48989,14 +49036,14 @@ function replaceTaskBody(live, desired) {
 }
 function stripServerIds(x, lost, path) {
   if (Array.isArray(x)) return x.map((v, i) => stripServerIds(v, lost, joinPath(path, i)));
-  if (!isRecord8(x)) return x;
+  if (!isRecord(x)) return x;
   const out = {};
   for (const [k, v] of Object.entries(x)) {
     if (k === "ID") continue;
-    if (k === "Parameters" && isRecord8(v)) {
+    if (k === "Parameters" && isRecord(v)) {
       const params = {};
       for (const [name, p] of Object.entries(v)) {
-        if (isRecord8(p) && p.DisplayValue === SUPPRESSED && (p.value === "" || p.value === void 0 || p.value === SUPPRESSED)) lost.push(joinPath(joinPath(path, "Parameters"), name));
+        if (isRecord(p) && p.DisplayValue === SUPPRESSED && (p.value === "" || p.value === void 0 || p.value === SUPPRESSED)) lost.push(joinPath(joinPath(path, "Parameters"), name));
         else params[name] = p;
       }
       out.Parameters = params;
@@ -49026,6 +49073,7 @@ var init_task = __esm({
     "use strict";
     init_types();
     init_common();
+    init_is_record();
     XFER_TYPES = /* @__PURE__ */ new Set(["silock", "xferlock"]);
     SUPPRESSED = "(suppressed)";
     WEEK2 = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
@@ -49945,7 +49993,8 @@ __export(apply_lock_exports, {
   describeTakeover: () => describeTakeover,
   staleReason: () => staleReason
 });
-import { closeSync as closeSync2, mkdirSync, openSync as openSync2, readFileSync as readFileSync9, renameSync as renameSync2, rmdirSync, rmSync as rmSync2, writeFileSync as writeFileSync2, writeSync } from "node:fs";
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { linkSync, mkdirSync, readFileSync as readFileSync9, renameSync as renameSync2, rmdirSync, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
 import { hostname } from "node:os";
 import { dirname as dirname4, join as join3, relative as relative5 } from "node:path";
 function acquireApplyLock(opts) {
@@ -50008,9 +50057,8 @@ function holdLock(path, mine, ttl, now, tookOverFrom, created) {
     if (released) return;
     const next = { ...mine, expiresAt: new Date(now() + ttl).toISOString() };
     try {
-      writeFileSync2(`${path}.${mine.pid}.tmp`, `${JSON.stringify(next)}
+      writeFileAtomicSync(path, `${JSON.stringify(next)}
 `, { mode: 384 });
-      renameSync2(`${path}.${mine.pid}.tmp`, path);
     } catch {
     }
   }, Math.max(1e3, Math.floor(ttl / 3)));
@@ -50042,20 +50090,26 @@ function removeEmptyFolders(dir, top) {
   }
 }
 function createExclusive(path, owner) {
-  let fd;
+  const text2 = `${JSON.stringify(owner)}
+`;
+  const draft = `${path}.${owner.pid}-${randomBytes2(6).toString("hex")}.new`;
   try {
-    fd = openSync2(path, "wx", 384);
+    writeFileSync2(draft, text2, { mode: 384, flag: "wx" });
+    try {
+      linkSync(draft, path);
+    } catch (err) {
+      const code5 = err.code ?? "";
+      if (code5 === "EEXIST") return false;
+      if (!NO_HARD_LINKS.has(code5)) throw err;
+      writeFileSync2(path, text2, { mode: 384, flag: "wx" });
+    }
+    return true;
   } catch (err) {
     if (err.code === "EEXIST") return false;
     throw new MftopsError(`cannot create the apply lock ${path} (${err.code ?? "error"})`);
-  }
-  try {
-    writeSync(fd, `${JSON.stringify(owner)}
-`);
   } finally {
-    closeSync2(fd);
+    rmSync2(draft, { force: true });
   }
-  return true;
 }
 function readOwner(path) {
   let text2;
@@ -50081,13 +50135,15 @@ function processIsAlive(pid) {
     return err.code === "EPERM";
   }
 }
-var LOCK_FILE, DEFAULT_LOCK_TTL_MS;
+var LOCK_FILE, DEFAULT_LOCK_TTL_MS, NO_HARD_LINKS;
 var init_apply_lock = __esm({
   "src/apply/apply-lock.ts"() {
     "use strict";
+    init_atomic_file();
     init_errors();
     LOCK_FILE = "apply.lock";
     DEFAULT_LOCK_TTL_MS = 10 * 6e4;
+    NO_HARD_LINKS = /* @__PURE__ */ new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
   }
 });
 
@@ -50095,8 +50151,8 @@ var init_apply_lock = __esm({
 function holdsSent(sent, read) {
   if (sent === void 0) return true;
   if (typeof sent === "string" && parseSecretRef(sent) !== void 0) return true;
-  if (isRecord8(sent)) {
-    if (!isRecord8(read)) return false;
+  if (isRecord(sent)) {
+    if (!isRecord(read)) return false;
     for (const [key, value] of Object.entries(sent)) {
       if (key === "ID" || key === "NextEID" || PASSWORD_FIELD.test(key) || isVolatileTaskField(key)) continue;
       if (key === "Parameters") {
@@ -50109,19 +50165,19 @@ function holdsSent(sent, read) {
     if (!Array.isArray(read)) return sent.length === 0 && (read === void 0 || read === null);
     if (read.length !== sent.length) return false;
     if (sent.every((x, i) => holdsSent(x, read[i]))) return true;
-    return sent.every((x) => !isRecord8(x) && !Array.isArray(x) && read.some((y) => holdsSent(x, y)));
+    return sent.every((x) => !isRecord(x) && !Array.isArray(x) && read.some((y) => holdsSent(x, y)));
   }
   if (sent === null) return read === null || read === void 0;
   return sameScalar(sent, read);
 }
 function parametersHold(sent, read) {
-  if (!isRecord8(sent)) return holdsSent(sent, read);
-  const have = isRecord8(read) ? read : {};
+  if (!isRecord(sent)) return holdsSent(sent, read);
+  const have = isRecord(read) ? read : {};
   for (const [name, p] of Object.entries(sent)) {
-    if (isRecord8(p) && p.DisplayValue === SUPPRESSED3) continue;
+    if (isRecord(p) && p.DisplayValue === SUPPRESSED3) continue;
     const h = have[name];
-    const want = isRecord8(p) ? p.value : p;
-    const got = isRecord8(h) ? h.value : h;
+    const want = isRecord(p) ? p.value : p;
+    const got = isRecord(h) ? h.value : h;
     if (h === void 0 || !holdsSent(want, got)) return false;
   }
   return true;
@@ -50131,6 +50187,7 @@ var init_match = __esm({
   "src/apply/match.ts"() {
     "use strict";
     init_common();
+    init_is_record();
     init_task();
     init_secret();
     SUPPRESSED3 = "(suppressed)";
@@ -50282,7 +50339,7 @@ async function readOrNull(read) {
   }
 }
 function aclHolds(sent, acl) {
-  const read = isRecord8(acl.Permissions) ? acl.Permissions : {};
+  const read = isRecord(acl.Permissions) ? acl.Permissions : {};
   return Object.entries(sent).every(([k, v]) => {
     const r = read[k];
     const granted = r === 1 || r === true || r === "1" || r === "true";
@@ -50304,7 +50361,7 @@ var init_operations = __esm({
     "use strict";
     init_model4();
     init_folder_permissions();
-    init_common();
+    init_is_record();
     init_task();
     init_errors();
     init_errors2();
@@ -50575,7 +50632,7 @@ async function runStep(first, run, counters) {
         if (sends >= run.policy.maxAttempts) return { kind: "failed", message: `${lastError} (gave up after ${sends} attempts)` };
         if (sends > 0) {
           if (run.aborted()) return { kind: "failed", message: `${lastError} (interrupted before trying again)` };
-          await run.policy.sleep(backoff(sends, run.policy));
+          await run.policy.sleep(backoffDelay(sends, run.policy));
         }
         sends++;
         counters.writes++;
@@ -50601,7 +50658,7 @@ async function runStep(first, run, counters) {
         }
       }
       case "confirm": {
-        await run.policy.sleep(backoff(sends, run.policy));
+        await run.policy.sleep(backoffDelay(sends, run.policy));
         let found;
         try {
           found = await confirmStep(step, run.ctx);
@@ -50636,10 +50693,6 @@ function outcomeOf(err) {
 }
 function messageOf2(err) {
   return err instanceof Error ? err.message : String(err);
-}
-function backoff(attempt, policy) {
-  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.floor(policy.random() * cap);
 }
 function retryPolicy(opts) {
   return {
@@ -50677,6 +50730,7 @@ var init_execute = __esm({
     init_errors();
     init_folder_path();
     init_errors2();
+    init_retry();
     init_model3();
     init_operations();
     init_steps();
@@ -50686,7 +50740,7 @@ var init_execute = __esm({
 });
 
 // src/apply/ledger.ts
-import { closeSync as closeSync3, fsyncSync, openSync as openSync3, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync3, fsyncSync as fsyncSync2, openSync as openSync3, writeSync } from "node:fs";
 function openLedger(path, now = () => /* @__PURE__ */ new Date()) {
   let fd;
   try {
@@ -50698,13 +50752,13 @@ function openLedger(path, now = () => /* @__PURE__ */ new Date()) {
     path,
     write(entry) {
       if (fd === void 0) return;
-      writeSync2(fd, `${JSON.stringify({ time: now().toISOString(), ...entry })}
+      writeSync(fd, `${JSON.stringify({ time: now().toISOString(), ...entry })}
 `);
     },
     close() {
       if (fd === void 0) return;
       try {
-        fsyncSync(fd);
+        fsyncSync2(fd);
       } finally {
         closeSync3(fd);
         fd = void 0;
@@ -50966,7 +51020,7 @@ var init_errors3 = __esm({
 });
 
 // src/snapshot/crypto.ts
-import { createCipheriv, createDecipheriv, createHmac, randomBytes as randomBytes2 } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes as randomBytes3 } from "node:crypto";
 function readSnapshotKey(env) {
   const raw = env[SNAPSHOT_KEY_VARIABLE]?.trim();
   if (raw === void 0 || raw === "") return void 0;
@@ -50988,7 +51042,7 @@ function decryptBuffer(key, data, fileName, where) {
   return Buffer.concat([decryption.update(data.subarray(HEADER_BYTES, data.length - TRAILER_BYTES)), decryption.final()]);
 }
 function startEncryption(key, fileName) {
-  const iv = randomBytes2(IV_BYTES);
+  const iv = randomBytes3(IV_BYTES);
   const cipher = createCipheriv("aes-256-gcm", key.bytes, iv);
   cipher.setAAD(Buffer.from(fileName, "utf8"));
   return {
@@ -56168,7 +56222,7 @@ var init_config_xml = __esm({
 
 // src/snapshot/export-pass.ts
 import { createHash as createHash5 } from "node:crypto";
-import { closeSync as closeSync4, fstatSync as fstatSync2, openSync as openSync4, readSync as readSync2, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync4, fstatSync as fstatSync2, openSync as openSync4, readSync as readSync2, writeSync as writeSync2 } from "node:fs";
 function passPlainFile(path, check = true) {
   const fd = openSync4(path, "r");
   try {
@@ -56251,7 +56305,7 @@ function readAt(fd, position, length) {
 }
 function writeAll(fd, data) {
   let done = 0;
-  while (done < data.length) done += writeSync3(fd, data, done, data.length - done);
+  while (done < data.length) done += writeSync2(fd, data, done, data.length - done);
 }
 var CHUNK_BYTES;
 var init_export_pass = __esm({
@@ -56329,6 +56383,7 @@ function subfolders(path) {
 var init_store = __esm({
   "src/snapshot/store.ts"() {
     "use strict";
+    init_is_record();
     init_crypto();
     init_errors3();
     init_export_pass();
@@ -56343,7 +56398,7 @@ __export(save_snapshot_exports, {
   toSnapshotId: () => toSnapshotId
 });
 import { readFileSync as readFileSync11 } from "node:fs";
-import { chmod, mkdir, mkdtemp, open as open2, readFile, rename, rm, stat as stat2, unlink } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, open as open3, readFile, rename as rename2, rm as rm2, stat as stat2, unlink } from "node:fs/promises";
 import { join as join6 } from "node:path";
 async function saveSnapshot(opts) {
   if (!ENVIRONMENT_NAME.test(opts.env)) throw new SnapshotError(`snapshot not saved: "${opts.env}" is not an environment name`);
@@ -56384,16 +56439,16 @@ async function saveSnapshot(opts) {
       ...transfer2 ? { transfer: { ...transfer2, ...opts.transferUrl !== void 0 ? { url: opts.transferUrl } : {} } } : {},
       ...key ? { encryption: { algorithm: "aes-256-gcm", keyCheck: key.check } } : {}
     };
-    await writeAtomic(join6(tmp, MANIFEST_FILE), Buffer.from(`${JSON.stringify(manifest, null, 2)}
-`, "utf8"));
+    await writeFileAtomic(join6(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}
+`, { mode: 384 });
     await syncFolder(tmp);
     const final = join6(envDir, id);
-    await rename(tmp, final);
+    await rename2(tmp, final);
     await syncFolder(envDir);
     pruneAfterSave(opts, id);
     return toInfo(manifest, final);
   } catch (err) {
-    await rm(tmp, { recursive: true, force: true }).catch(() => void 0);
+    await rm2(tmp, { recursive: true, force: true }).catch(() => void 0);
     if (isMftopsError(err)) throw new SnapshotError(err.message.startsWith("snapshot not saved") ? err.message : `snapshot not saved: ${err.message}`, { cause: err });
     if (isFsError(err)) throw new SnapshotError(`snapshot not saved: ${code2(err)} writing in ${envDir}`, { cause: err });
     throw err;
@@ -56421,7 +56476,7 @@ async function saveAutomation(tmp, source, opts, key) {
     await writeEncryptedExport(part, join6(tmp, file), stored, key);
     await unlink(part);
   } else {
-    await rename(part, join6(tmp, file));
+    await rename2(part, join6(tmp, file));
   }
   return {
     file,
@@ -56433,7 +56488,7 @@ async function saveAutomation(tmp, source, opts, key) {
   };
 }
 async function whileSyncing(path, work) {
-  const handle = await open2(path, "r+");
+  const handle = await open3(path, "r+");
   try {
     await handle.chmod(384);
     const synced = handle.sync();
@@ -56449,16 +56504,7 @@ async function whileSyncing(path, work) {
   }
 }
 async function writeEncryptedExport(plainPath, path, plain, key) {
-  const partPath = `${path}.part`;
-  const handle = await open2(partPath, "w", 384);
-  try {
-    await handle.chmod(384);
-    encryptFileTo(plainPath, handle.fd, key, AUTOMATION_FILE);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(partPath, path);
+  await writeFileAtomic(path, (file) => encryptFileTo(plainPath, file.fd, key, AUTOMATION_FILE), { mode: 384 });
   const back = passEncryptedFile(path, key, AUTOMATION_FILE, "new snapshot", false);
   if (back.bytes !== plain.bytes || back.sha256 !== plain.sha256) {
     throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE}${ENCRYPTED_SUFFIX} does not decrypt to what was written`);
@@ -56490,31 +56536,19 @@ async function saveFolders(tmp, folders, key) {
     file = `${FOLDERS_FILE}${ENCRYPTED_SUFFIX}`;
     await writeEncrypted(join6(tmp, file), plain, FOLDERS_FILE, key);
   } else {
-    await writeAtomic(join6(tmp, file), plain);
+    await writeFileAtomic(join6(tmp, file), plain, { mode: 384 });
   }
   return { file, bytes: plain.length, sha256: sha256Hex(plain), folderCount: folders.length };
 }
 async function writeEncrypted(path, plain, plainName, key) {
-  await writeAtomic(path, encryptBuffer(key, plain, plainName));
+  await writeFileAtomic(path, encryptBuffer(key, plain, plainName), { mode: 384 });
   const back = decryptBuffer(key, await readFile(path), plainName, "new snapshot");
   if (!back.equals(plain)) throw new SnapshotError(`snapshot not saved: ${plainName}${ENCRYPTED_SUFFIX} does not decrypt to what was written`);
-}
-async function writeAtomic(path, data) {
-  const part = `${path}.part`;
-  const handle = await open2(part, "w", 384);
-  try {
-    await handle.chmod(384);
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(part, path);
 }
 async function syncFolder(path) {
   let handle;
   try {
-    handle = await open2(path, "r");
+    handle = await open3(path, "r");
     await handle.sync();
   } catch {
   } finally {
@@ -56550,6 +56584,7 @@ function isFsError(err) {
 var init_save_snapshot = __esm({
   "src/snapshot/save-snapshot.ts"() {
     "use strict";
+    init_atomic_file();
     init_errors();
     init_folder_path();
     init_log();
@@ -56760,11 +56795,50 @@ var init_apply = __esm({
   }
 });
 
+// src/glob.ts
+function matchesAddressGlob(pattern, text2) {
+  return compiled("address", pattern, () => pattern.split("*").flatMap((literal, i) => i === 0 ? [{ literal }] : [ANY, { literal }])).test(text2.toLowerCase());
+}
+function compiled(dialect, pattern, parts) {
+  const key = `${dialect}:${pattern}`;
+  let re = cache.get(key);
+  if (re === void 0) {
+    re = compileGlob(parts());
+    cache.set(key, re);
+  }
+  return re;
+}
+function compileGlob(parts) {
+  const source = parts.map((part) => {
+    if ("literal" in part) return part.literal.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    switch (part.wildcard) {
+      case "any":
+        return ".*";
+      case "within-name":
+        return "[^/]*";
+      default: {
+        const never = part.wildcard;
+        throw new Error(`unknown wildcard ${String(never)}`);
+      }
+    }
+  });
+  return new RegExp(`^${source.join("")}$`, "s");
+}
+var ANY, cache;
+var init_glob = __esm({
+  "src/glob.ts"() {
+    "use strict";
+    init_folder_path();
+    ANY = { wildcard: "any" };
+    cache = /* @__PURE__ */ new Map();
+  }
+});
+
 // src/drift/acknowledge.ts
 function judgeDifference(rules, diff, now) {
   let expired;
   for (const rule of rules) {
-    if (!diff.addresses.some((a) => globMatches(normalizeAddress(rule.address), normalizeAddress(a)))) continue;
+    if (!diff.addresses.some((a) => matchesAddressGlob(normalizeAddress(rule.address), normalizeAddress(a)))) continue;
     if (!pathCovered(rule.path, diff.path)) continue;
     if (!isExpired(rule, now)) return { active: rule };
     if (expired === void 0 || (rule.until ?? "") > (expired.until ?? "")) expired = rule;
@@ -56792,32 +56866,20 @@ function pathCovered(rulePath, path) {
   if (rulePath === void 0 || rulePath.trim() === "*") return true;
   if (path === void 0) return false;
   const pattern = rulePath.trim();
-  if (globMatches(pattern, path)) return true;
+  if (matchesAddressGlob(pattern, path)) return true;
   for (let i = 1; i < path.length; i++) {
     const c = path[i];
-    if ((c === "." || c === "[") && globMatches(pattern, path.slice(0, i))) return true;
+    if ((c === "." || c === "[") && matchesAddressGlob(pattern, path.slice(0, i))) return true;
   }
   return false;
 }
 function normalizeAddress(address) {
   return address.trim().replace(/^FolderPermissions\/+/i, "FolderPermissions/");
 }
-function globMatches(pattern, text2) {
-  let re = globCache.get(pattern);
-  if (re === void 0) {
-    re = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`, "is");
-    globCache.set(pattern, re);
-  }
-  return re.test(text2);
-}
-function escapeRegExp(text2) {
-  return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-var globCache;
 var init_acknowledge = __esm({
   "src/drift/acknowledge.ts"() {
     "use strict";
-    globCache = /* @__PURE__ */ new Map();
+    init_glob();
   }
 });
 
@@ -57296,8 +57358,7 @@ var drift_exports = {};
 __export(drift_exports, {
   driftEnvironment: () => driftEnvironment
 });
-import { renameSync as renameSync3, rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname6, resolve as resolve10 } from "node:path";
+import { resolve as resolve10 } from "node:path";
 async function driftEnvironment(options, ctx) {
   const { config, env } = openEnvironment(options, ctx);
   const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
@@ -57333,18 +57394,16 @@ async function driftEnvironment(options, ctx) {
   return { status: "reported", report: result.report, diagnostics, ...reportFile !== void 0 ? { reportFile } : {} };
 }
 function writeReportFile(path, text2) {
-  const tmp = resolve10(dirname6(path), `.${Date.now()}-${process.pid}.mftops-drift.tmp`);
   try {
-    writeFileSync3(tmp, text2);
-    renameSync3(tmp, path);
+    writeFileAtomicSync(path, text2, { mode: 438 });
   } catch (err) {
-    rmSync4(tmp, { force: true });
     throw new MftopsError(`cannot write the drift report to ${path} (${err.code ?? "error"})`);
   }
 }
 var init_drift = __esm({
   "src/app/drift.ts"() {
     "use strict";
+    init_atomic_file();
     init_errors();
     init_clients();
     init_defaults();
@@ -57719,8 +57778,8 @@ init_log();
 init_model2();
 init_plan_file();
 init_apply_summary();
-import { randomBytes as randomBytes3 } from "node:crypto";
-import { rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
+import { randomBytes as randomBytes4 } from "node:crypto";
+import { rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute as isAbsolute8, join as join7, relative as relative7, resolve as resolve11 } from "node:path";
 
@@ -57840,6 +57899,7 @@ function union(a, b) {
 
 // src/action/context.ts
 init_errors();
+init_is_record();
 import { readFileSync as readFileSync5 } from "node:fs";
 var DEFAULT_API_URL = "https://api.github.com";
 var DEFAULT_SERVER_URL = "https://github.com";
@@ -57881,19 +57941,16 @@ function readEvent(path) {
   }
 }
 function pullRequestOf(event) {
-  if (!isRecord2(event)) return void 0;
+  if (!isRecord(event)) return void 0;
   const pr = event["pull_request"];
-  if (isRecord2(pr) && typeof pr["number"] === "number") {
+  if (isRecord(pr) && typeof pr["number"] === "number") {
     const head = pr["head"];
-    const headSha = isRecord2(head) && typeof head["sha"] === "string" ? head["sha"] : void 0;
+    const headSha = isRecord(head) && typeof head["sha"] === "string" ? head["sha"] : void 0;
     return { number: pr["number"], ...headSha !== void 0 ? { headSha } : {} };
   }
   const issue = event["issue"];
-  if (isRecord2(issue) && typeof issue["number"] === "number" && isRecord2(issue["pull_request"])) return { number: issue["number"] };
+  if (isRecord(issue) && typeof issue["number"] === "number" && isRecord(issue["pull_request"])) return { number: issue["number"] };
   return void 0;
-}
-function isRecord2(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 function nonEmpty(value) {
   return value === void 0 || value === "" ? void 0 : value;
@@ -57905,6 +57962,7 @@ function trimSlash(url) {
 // src/action/github-api.ts
 init_errors();
 init_version();
+init_is_record();
 var GithubApiError = class extends MftopsError {
   status;
   constructor(message, status) {
@@ -57969,7 +58027,7 @@ function createGithubApi(options) {
     listIssueComments: async (n) => (await paginate(`${repoPath}/issues/${n}/comments`)).map(toComment),
     createIssueComment: async (n, body) => toComment((await call("POST", `${base}${repoPath}/issues/${n}/comments`, { body })).data),
     updateIssueComment: async (id, body) => toComment((await call("PATCH", `${base}${repoPath}/issues/comments/${id}`, { body })).data),
-    listOpenIssues: async (label) => (await paginate(`${repoPath}/issues?state=open&labels=${encodeURIComponent(label)}`)).filter((i) => !(isRecord3(i) && "pull_request" in i)).map(toIssue),
+    listOpenIssues: async (label) => (await paginate(`${repoPath}/issues?state=open&labels=${encodeURIComponent(label)}`)).filter((i) => !(isRecord(i) && "pull_request" in i)).map(toIssue),
     createIssue: async (issue) => toIssue((await call("POST", `${base}${repoPath}/issues`, { title: issue.title, body: issue.body, labels: issue.labels })).data),
     updateIssue: async (n, change) => toIssue(
       (await call("PATCH", `${base}${repoPath}/issues/${n}`, {
@@ -58005,7 +58063,7 @@ function nextLink(header) {
 function messageOf(text2) {
   try {
     const data = JSON.parse(text2);
-    if (isRecord3(data) && typeof data["message"] === "string") return data["message"];
+    if (isRecord(data) && typeof data["message"] === "string") return data["message"];
   } catch {
   }
   const line = text2.trim().split("\n")[0] ?? "";
@@ -58019,11 +58077,11 @@ function hintFor(status, method) {
   return "";
 }
 function toComment(data) {
-  if (!isRecord3(data) || typeof data["id"] !== "number") throw new GithubApiError("GitHub API returned a comment without an id", void 0);
+  if (!isRecord(data) || typeof data["id"] !== "number") throw new GithubApiError("GitHub API returned a comment without an id", void 0);
   return { id: data["id"], body: typeof data["body"] === "string" ? data["body"] : "", ...typeof data["html_url"] === "string" ? { htmlUrl: data["html_url"] } : {} };
 }
 function toIssue(data) {
-  if (!isRecord3(data) || typeof data["number"] !== "number") throw new GithubApiError("GitHub API returned an issue without a number", void 0);
+  if (!isRecord(data) || typeof data["number"] !== "number") throw new GithubApiError("GitHub API returned an issue without a number", void 0);
   return {
     number: data["number"],
     title: typeof data["title"] === "string" ? data["title"] : "",
@@ -58031,9 +58089,6 @@ function toIssue(data) {
     state: data["state"] === "closed" ? "closed" : "open",
     ...typeof data["html_url"] === "string" ? { htmlUrl: data["html_url"] } : {}
   };
-}
-function isRecord3(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 // src/action/inputs.ts
@@ -58184,12 +58239,12 @@ function largest(lo, hi, ok) {
   return lo;
 }
 function memo(f) {
-  const cache = /* @__PURE__ */ new Map();
+  const cache2 = /* @__PURE__ */ new Map();
   return (n) => {
-    let v = cache.get(n);
+    let v = cache2.get(n);
     if (v === void 0) {
       v = f(n);
-      cache.set(n, v);
+      cache2.set(n, v);
     }
     return v;
   };
@@ -58451,15 +58506,15 @@ function renderDriftClosingComment(environment, origin2, now) {
 }
 async function syncDriftIssue(api, finding, origin2, now = /* @__PURE__ */ new Date()) {
   const marker2 = driftMarker(finding.environment);
-  const open3 = (await api.listOpenIssues(DRIFT_LABEL)).find((i) => i.body.includes(marker2));
+  const open4 = (await api.listOpenIssues(DRIFT_LABEL)).find((i) => i.body.includes(marker2));
   if (finding.inSync) {
-    if (open3 === void 0) return { action: "none" };
-    await api.createIssueComment(open3.number, renderDriftClosingComment(finding.environment, origin2, now));
-    return { action: "closed", issue: await api.updateIssue(open3.number, { state: "closed", stateReason: "completed" }) };
+    if (open4 === void 0) return { action: "none" };
+    await api.createIssueComment(open4.number, renderDriftClosingComment(finding.environment, origin2, now));
+    return { action: "closed", issue: await api.updateIssue(open4.number, { state: "closed", stateReason: "completed" }) };
   }
   const title = driftIssueTitle(finding);
   const body = renderDriftIssueBody(finding, origin2, now);
-  if (open3 !== void 0) return { action: "updated", issue: await api.updateIssue(open3.number, { title, body }) };
+  if (open4 !== void 0) return { action: "updated", issue: await api.updateIssue(open4.number, { title, body }) };
   await api.ensureLabel(LABEL);
   return { action: "opened", issue: await api.createIssue({ title, body, labels: [DRIFT_LABEL] }) };
 }
@@ -58598,7 +58653,7 @@ function summaryLine2(plan) {
 async function applyStep(s) {
   const environment = environmentName(s);
   const reviewedFile = s.inputs.planFile;
-  const fresh = reviewedFile !== void 0 ? join7(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes3(4).toString("hex")}.json`) : resolve11(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const fresh = reviewedFile !== void 0 ? join7(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes4(4).toString("hex")}.json`) : resolve11(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   try {
     const made = await makePlan(s, fresh);
     if (made.plan === void 0) {
@@ -58631,7 +58686,7 @@ async function applyStep(s) {
     s.a.runner.log(`The plan made now matches the reviewed plan ${relativeTo(s.cwd, reviewedFile)}: applying the reviewed plan.`);
     return await applyPlanFile(s, environment, reviewedFile, reviewed);
   } finally {
-    if (reviewedFile !== void 0) rmSync5(fresh, { force: true });
+    if (reviewedFile !== void 0) rmSync4(fresh, { force: true });
   }
 }
 async function applyPlanFile(s, environment, planFile, plan) {
@@ -58654,7 +58709,7 @@ async function applyPlanFile(s, environment, planFile, plan) {
   const report = result.report;
   const code5 = applyExitCode2(report);
   const reportFile = resolve11(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
-  writeFileSync4(reportFile, renderApplySummaryJson2(report));
+  writeFileSync3(reportFile, renderApplySummaryJson2(report));
   const reportText = renderApplySummaryText2(report);
   s.a.runner.log(reportText);
   if (code5 !== 0) s.a.runner.annotate("error", `mftops apply: ${reportText.trimEnd()}`);
@@ -58789,7 +58844,7 @@ function fileSafe(name) {
 }
 
 // src/action/workflow-commands.ts
-import { randomBytes as randomBytes4 } from "node:crypto";
+import { randomBytes as randomBytes5 } from "node:crypto";
 import { appendFileSync, statSync } from "node:fs";
 var STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024;
 function formatAnnotation(level, message, place = {}) {
@@ -58801,7 +58856,7 @@ function formatAnnotation(level, message, place = {}) {
   return `::${level}${props.length > 0 ? ` ${props.join(",")}` : ""}::${escapeData(message)}
 `;
 }
-function formatOutput(name, value, delimiter = `ghadelimiter_${randomBytes4(16).toString("hex")}`) {
+function formatOutput(name, value, delimiter = `ghadelimiter_${randomBytes5(16).toString("hex")}`) {
   if (name.includes(delimiter) || value.includes(delimiter)) throw new Error(`bug: output ${name} contains its own delimiter`);
   return `${name}<<${delimiter}
 ${value}
