@@ -160,7 +160,7 @@ describe('reading files', () => {
     });
     const small = await loadManifests(['small'], { cwd: dir, limits: { maxFileBytes: 500 } });
     expect(small.manifests.map((m) => m.name)).toEqual(['At']);
-    expect(small.diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([
+    expect(small.diagnostics.map((d) => [d.code, d.file, d.summary])).toEqual([
       ['MF004', join(dir, 'small/over.yaml'), 'file is 501 bytes, over the 500 bytes limit for a manifest file'],
     ]);
     expect(small.fileHashes.has(join(dir, 'small/over.yaml'))).toBe(false);

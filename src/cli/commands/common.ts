@@ -1,5 +1,6 @@
 import { createLogger, type Logger } from '../../log.js';
-import { renderDiagnostics, type RenderableDiagnostic } from '../../render/diagnostics.js';
+import type { Diagnostic } from '../../diagnostics.js';
+import { renderDiagnostics } from '../../render/diagnostics.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 
@@ -11,7 +12,7 @@ export function useColor(g: Pick<GlobalOptions, 'color'>, io: CommandIo): boolea
 }
 
 /** Problems go to stderr; as GitHub annotations (--format github) to stdout, where the runner reads them. */
-export function writeDiagnostics(g: GlobalOptions, io: CommandIo, diagnostics: readonly RenderableDiagnostic[], manifestCount: number): void {
+export function writeDiagnostics(g: GlobalOptions, io: CommandIo, diagnostics: readonly Diagnostic[], manifestCount: number): void {
   const report = { diagnostics, manifestCount };
   switch (g.format) {
     case 'github':
