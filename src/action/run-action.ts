@@ -6,7 +6,8 @@ import type { AppContext, EnvironmentChoice } from '../app/context.js';
 import { DEFAULTS } from '../app/defaults.js';
 import type { AppEvent } from '../app/events.js';
 import { loadConfig, selectEnvironment } from '../config/load-config.js';
-import { isMftopsError } from '../errors.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { diagnosticsOf, isMftopsError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { hasChanges, summarize, type Plan } from '../plan/model.js';
 import { readPlanFile } from '../app/plan-file.js';
@@ -73,6 +74,8 @@ export async function runAction(a: ActionEnvironment): Promise<number> {
     }
   } catch (err) {
     if (!isMftopsError(err) && err instanceof Error && err.stack !== undefined) a.log(`${err.stack}\n`);
+    const diagnostics = diagnosticsOf(err);
+    if (diagnostics.length > 0) return fail(runner, [], `mftops ${inputs.command}`, annotateProblems(step, diagnostics));
     return fail(runner, [messageOf(err)], `mftops ${inputs.command}`);
   }
 }
@@ -141,6 +144,13 @@ function annotate(s: Step, report: DiagnosticsReport): void {
   for (const line of githubAnnotations(report, { cwd: s.cwd })) s.a.log(`${line}\n`);
 }
 
+/** A command that could not start (its configuration is wrong): its diagnostics annotated; their error lines for the summary. */
+function annotateProblems(s: Step, diagnostics: readonly Diagnostic[]): string[] {
+  const report = { diagnostics, manifestCount: 0 };
+  annotate(s, report);
+  return errorLines(report, s.cwd);
+}
+
 // ---------------------------------------------------------------------------------------- plan
 
 async function planStep(s: Step): Promise<number> {
@@ -179,6 +189,11 @@ async function makePlan(s: Step, out: string): Promise<MadePlan> {
     result = await planEnvironment({ ...s.choice, paths: s.inputs.paths, out, parallelism: DEFAULTS.readParallelism }, s.ctx);
   } catch (err) {
     if (!isMftopsError(err)) throw err;
+    const diagnostics = diagnosticsOf(err);
+    if (diagnostics.length > 0) {
+      const problems = annotateProblems(s, diagnostics);
+      return { problems, annotated: new Set(problems) };
+    }
     return { problems: [err.message], annotated: new Set() };
   }
   annotate(s, result.diagnostics);

@@ -73,11 +73,11 @@ function separateMissingFolders(manifests: readonly Manifest[], all: readonly Pl
     }
     const file = relative(cwd, m.source.file);
     const shown = file !== '' && !file.startsWith('..') && !isAbsolute(file) ? file.split(sep).join('/') : m.source.file;
-    missingFolders.push({ path: m.name, reason: d.message, source: { file: shown, line: m.source.line, col: m.source.col } });
+    missingFolders.push({ path: m.name, reason: d.summary, source: { file: shown, line: m.source.line, col: m.source.col } });
   }
   return { missingFolders, diagnostics };
 }
 
-function samePlace(a: SourcePosition, b: SourcePosition): boolean {
+function samePlace(a: SourcePosition, b: PlanDiagnostic): boolean {
   return a.file === b.file && a.line === b.line && a.col === b.col;
 }

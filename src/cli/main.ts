@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { DEFAULTS } from '../app/defaults.js';
-import { isMftopsError } from '../errors.js';
+import { diagnosticsOf, isMftopsError } from '../errors.js';
 import { processIo, type CommandIo } from './io.js';
 import { VERSION } from '../version.js';
 import { PROFILES } from '../emulator/variants.js';
@@ -31,14 +31,21 @@ export async function main(argv: readonly string[], io: CommandIo = processIo())
   try {
     await program.parseAsync([...argv]);
   } catch (err) {
-    process.exitCode = exitCodeFor(err, io, argv.includes('-v') || argv.includes('--verbose'));
+    process.exitCode = await exitCodeFor(err, io, program.opts<Partial<GlobalOptions>>(), argv.includes('-v') || argv.includes('--verbose'));
   }
 }
 
-function exitCodeFor(err: unknown, io: CommandIo, verbose: boolean): number {
+async function exitCodeFor(err: unknown, io: CommandIo, g: Partial<GlobalOptions>, verbose: boolean): Promise<number> {
   if (err instanceof CommanderError) {
     // Help and version are successes; commander already printed usage errors.
     return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 1;
+  }
+  const diagnostics = diagnosticsOf(err);
+  if (diagnostics.length > 0) {
+    // The configuration file's problems, like a command's: in the format asked for.
+    const { writeDiagnostics } = await import('./commands/common.js');
+    writeDiagnostics({ quiet: false, verbose: false, ...g, format: g.format ?? 'text', color: g.color ?? true }, io, diagnostics, 0, { alone: true });
+    return 1;
   }
   if (isMftopsError(err)) {
     io.stderr(`mftops: error: ${err.message}\n`);

@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import type { ErrorObject } from 'ajv/dist/2020.js';
-import { getValidatorByFile } from '../manifest/schemas.js';
-import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { parseDocument, LineCounter } from 'yaml';
+import { createDiagnostic, placeOf, sortDiagnostics, type Diagnostic, type DiagnosticCode, type SourceRange } from '../diagnostics.js';
 import { ConfigError } from '../errors.js';
-import { parseSecretRef, resolveSecretRef, type SecretRef } from '../secret.js';
+import { createSourceMap } from '../manifest/positions.js';
+import { locateSchemaErrors, type SchemaProblem } from '../manifest/schema-errors.js';
+import { getValidatorByFile } from '../manifest/schemas.js';
+import type { SourceMap } from '../manifest/types.js';
+import { parseSecretRef, resolveSecretRef, type Secret, type SecretRef } from '../secret.js';
 import type { DriftIgnoreRule, EnvironmentSettings, MftopsConfig, PrunableKind, ResolvedService, ServiceName, ServiceSettings } from './model.js';
 
 import { checkServiceUrl } from './service-url.js';
@@ -14,42 +17,51 @@ export const DEFAULT_CONFIG_FILE = 'mftops.yaml';
 
 
 /**
- * Read and check `mftops.yaml`. Every problem in the file is reported at once, each as
- * `FILE:LINE:COL: message`, in one ConfigError. Secrets are not resolved here.
+ * Read and check `mftops.yaml`. Every problem in the file is a diagnostic (MF5xx) at its place,
+ * all of them at once, in one ConfigError. Secrets are not resolved here.
  */
 export function loadConfig(path: string, cwd: string = process.cwd()): MftopsConfig {
   const file = resolve(cwd, path);
-  const shown = relative(cwd, file) || file;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError(
-      code === 'ENOENT'
-        ? `configuration file ${shown} not found (pass --config FILE, or run from the folder that holds mftops.yaml)`
-        : `cannot read configuration file ${shown} (${code ?? 'unreadable'})`,
+    throw configError(
+      [
+        code === 'ENOENT'
+          ? createDiagnostic('error', 'MF501', { file }, 'configuration file not found', { hint: 'pass --config FILE, or run from the folder that holds mftops.yaml' })
+          : createDiagnostic('error', 'MF501', { file }, `cannot read the configuration file (${code ?? 'unreadable'})`),
+      ],
+      cwd,
     );
   }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
-    const lines = doc.errors.map((e) => {
-      const pos = lineCounter.linePos(e.pos[0]);
-      return `${shown}:${pos.line}:${pos.col}: ${e.message.split('\n')[0]}`;
-    });
-    throw new ConfigError(lines.join('\n'));
+    const rangeOf = ([start, end]: readonly [number, number]): SourceRange => {
+      const from = lineCounter.linePos(start);
+      const to = end > start ? lineCounter.linePos(end) : undefined;
+      return { file, line: from.line, col: from.col, ...(to ? { endLine: to.line, endCol: to.col } : {}) };
+    };
+    throw configError(
+      doc.errors.map((e) => createDiagnostic('error', 'MF502', rangeOf(e.pos), e.message.split('\n')[0]!)),
+      cwd,
+    );
   }
   const data: unknown = doc.toJS({ maxAliasCount: 100 });
+  const sourceMap = createSourceMap(doc, lineCounter, file);
   const validate = getValidatorByFile('config.schema.json');
-  if (!validate(data)) {
-    const lines = simplifyErrors(validate.errors ?? []).map((e) => {
-      const pos = positionOf(doc, lineCounter, e);
-      return `${shown}:${pos.line}:${pos.col}: ${describeError(e)}`;
-    });
-    throw new ConfigError(lines.join('\n'));
-  }
-  return buildConfig(data as RawConfig, file, shown, doc, lineCounter);
+  if (!validate(data)) throw configError(locateSchemaErrors(validate.errors ?? [], sourceMap).map(describeProblem), cwd);
+  return buildConfig(data as RawConfig, file, cwd, sourceMap);
+}
+
+/** The file's problems, sorted, in one error whose message is their text (paths relative to `cwd` when given). */
+function configError(diagnostics: readonly Diagnostic[], cwd: string | undefined): ConfigError {
+  const sorted = sortDiagnostics(diagnostics);
+  const show = (file: string) => (cwd === undefined ? file : relative(cwd, file) || file);
+  const lines = sorted.map((d) => `${placeOf(d, show) ?? ''}: ${d.summary}${d.hint !== undefined ? ` (${d.hint})` : ''}`);
+  return new ConfigError(lines.join('\n'), { diagnostics: sorted });
 }
 
 interface RawService {
@@ -77,9 +89,10 @@ interface RawConfig {
   snapshots?: { dir?: string; keep?: number };
 }
 
-function buildConfig(raw: RawConfig, file: string, shown: string, doc: Document, lc: LineCounter): MftopsConfig {
+function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: SourceMap): MftopsConfig {
   const dir = dirname(file);
-  const problems: string[] = [];
+  const shown = relative(cwd, file) || file;
+  const problems: Diagnostic[] = [];
   const environments = new Map<string, EnvironmentSettings>();
   for (const [name, env] of Object.entries(raw.environments)) {
     const service = (which: ServiceName): ServiceSettings | undefined => {
@@ -87,8 +100,7 @@ function buildConfig(raw: RawConfig, file: string, shown: string, doc: Document,
       if (!s) return undefined;
       const urlProblem = checkServiceUrl(s.url);
       if (urlProblem) {
-        const pos = nodePosition(doc, lc, ['environments', name, which, 'url']);
-        problems.push(`${shown}:${pos.line}:${pos.col}: environments.${name}.${which}.url: ${urlProblem}`);
+        problems.push(createDiagnostic('error', 'MF507', sourceMap.locate(['environments', name, which, 'url']), `environments.${name}.${which}.url: ${urlProblem}`));
       }
       return {
         url: s.url.replace(/\/+$/, ''),
@@ -100,10 +112,9 @@ function buildConfig(raw: RawConfig, file: string, shown: string, doc: Document,
     const automation = service('automation');
     const transfer = service('transfer');
     const ignore = (env.drift?.ignore ?? []).map((rule, i): DriftIgnoreRule => {
-      const at = (key?: string) => nodePosition(doc, lc, ['environments', name, 'drift', 'ignore', String(i), ...(key ? [key] : [])]);
+      const at = (key?: string) => sourceMap.locate(['environments', name, 'drift', 'ignore', i, ...(key ? [key] : [])]);
       if (rule.until !== undefined && !isCalendarDate(rule.until)) {
-        const pos = at('until');
-        problems.push(`${shown}:${pos.line}:${pos.col}: environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`);
+        problems.push(createDiagnostic('error', 'MF505', at('until'), `environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`));
       }
       const pos = at();
       return {
@@ -124,12 +135,13 @@ function buildConfig(raw: RawConfig, file: string, shown: string, doc: Document,
       ...(env.drift !== undefined ? { drift: { ignore } } : {}),
     });
   }
-  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  if (problems.length > 0) throw configError(problems, cwd);
   const snapDir = raw.snapshots?.dir ?? '.mftops/snapshots';
   return {
     file,
     environments,
     snapshots: { dir: isAbsolute(snapDir) ? snapDir : resolve(dir, snapDir), keep: raw.snapshots?.keep ?? 30 },
+    sourceMap,
   };
 }
 
@@ -154,7 +166,10 @@ export function selectEnvironment(config: MftopsConfig, name: string | undefined
   return env;
 }
 
-/** Resolve a service's credentials from the process environment / secret files. */
+/**
+ * Resolve a service's credentials from the process environment / secret files. A variable that is
+ * not set or a file that cannot be read is a diagnostic (MF508) at the reference in mftops.yaml.
+ */
 export function resolveService(
   config: MftopsConfig,
   env: EnvironmentSettings,
@@ -163,119 +178,68 @@ export function resolveService(
 ): ResolvedService | undefined {
   const s = env[which];
   if (!s) return undefined;
-  const ctx = (field: string) => ({
-    env: processEnv,
-    baseDir: dirname(config.file),
-    where: `${config.file}: environments.${env.name}.${which}.${field}`,
-  });
-  const username = typeof s.username === 'string' ? s.username : resolveSecretRef(s.username, ctx('username')).reveal();
+  const secret = (field: 'username' | 'password', ref: SecretRef): Secret => {
+    const path = ['environments', env.name, which, field];
+    try {
+      return resolveSecretRef(ref, { env: processEnv, baseDir: dirname(config.file), where: path.join('.') });
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      throw configError([createDiagnostic('error', 'MF508', config.sourceMap.locate(path), err.message)], undefined);
+    }
+  };
   return {
     name: which,
     url: s.url,
-    username,
-    password: resolveSecretRef(s.password, ctx('password')),
+    username: typeof s.username === 'string' ? s.username : secret('username', s.username).reveal(),
+    password: secret('password', s.password),
     ...(s.caFile !== undefined ? { caFile: s.caFile } : {}),
   };
 }
 
-// --- ajv errors in the user's terms ------------------------------------------------------------
+// --- schema errors in the configuration's terms ------------------------------------------------
 
-/** Drop the noise ajv adds around anyOf/$ref failures; keep what the user must fix. */
-function simplifyErrors(errors: readonly ErrorObject[]): ErrorObject[] {
-  const seen = new Set<string>();
-  const out: ErrorObject[] = [];
-  for (const e of errors) {
-    if (e.keyword === 'anyOf' && !e.instancePath.match(/^\/environments\/[^/]+$/)) continue;
-    if (e.keyword === 'required' && e.schemaPath.includes('/anyOf/')) continue;
-    const key = `${e.instancePath}|${e.keyword}|${JSON.stringify(e.params)}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(e);
-  }
-  return out;
-}
-
-function dotted(instancePath: string): string {
-  return instancePath
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .join('.');
-}
-
-function describeError(e: ErrorObject): string {
-  const where = dotted(e.instancePath);
+/** A schema problem as a coded diagnostic, worded with the dotted path of the key (`environments.prod.transfer`). */
+function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
+  const where = path.join('.');
   const prefix = where ? `${where}: ` : '';
   const p = e.params as Record<string, unknown>;
+  const problem = (code: DiagnosticCode, text: string, range: SourceRange = at) => createDiagnostic('error', code, range, `${prefix}${text}`);
   switch (e.keyword) {
     case 'required':
-      return `${prefix}missing required key \`${String(p['missingProperty'])}\``;
+      return problem('MF504', `missing required key \`${String(p['missingProperty'])}\``);
     case 'additionalProperties':
-      return `${prefix}unknown key \`${String(p['additionalProperty'])}\``;
+      return problem('MF503', `unknown key \`${String(p['additionalProperty'])}\``);
     case 'anyOf':
-      return `${prefix}needs at least one of \`automation\`, \`transfer\``;
+    case 'oneOf': {
+      // Alternatives that each require a key (an environment's services): "one of these keys".
+      const keys = ((e.parentSchema?.[e.keyword] ?? []) as { required?: string[] }[]).flatMap((alternative) => alternative.required ?? []);
+      return problem('MF504', `needs at least one of ${keys.map((k) => `\`${k}\``).join(', ')}`);
+    }
+    case 'minProperties':
+      return problem('MF504', 'must name at least one environment');
     case 'const':
-      return `${prefix}must be ${String(p['allowedValue'])}`;
+      return problem('MF505', `must be ${String(p['allowedValue'])}`);
     case 'enum':
-      return `${prefix}must be one of ${(p['allowedValues'] as unknown[]).join(', ')}`;
+      return problem('MF505', `must be one of ${(p['allowedValues'] as unknown[]).join(', ')}`);
     case 'pattern':
       if (/password/.test(where)) {
-        return `${prefix}must be a \${env:NAME} or \${file:PATH} reference; passwords are never written in the configuration file`;
+        return problem('MF506', 'must be a ${env:NAME} or ${file:PATH} reference; passwords are never written in the configuration file');
       }
-      if (/\.until$/.test(where)) return `${prefix}must be a date written YYYY-MM-DD`;
-      if (e.instancePath.startsWith('/environments') && where.split('.').length === 2 && e.propertyName !== undefined) {
-        return `${prefix}environment names use letters, digits, ., _ and -`;
+      if (/\.until$/.test(where)) return problem('MF505', 'must be a date written YYYY-MM-DD');
+      if (path[0] === 'environments' && path.length === 1 && e.propertyName !== undefined) {
+        return createDiagnostic('error', 'MF505', at, `environments.${e.propertyName}: environment names use letters, digits, ., _ and -`);
       }
-      return `${prefix}${/folders/.test(where) ? 'must be an absolute folder path starting with /' : `does not match ${String(p['pattern'])}`}`;
+      return problem('MF505', /folders/.test(where) ? 'must be an absolute folder path starting with /' : `does not match ${String(p['pattern'])}`);
     case 'type':
-      return `${prefix}must be ${String(p['type']) === 'object' ? 'a mapping' : String(p['type']) === 'array' ? 'a list' : `a ${String(p['type'])}`}`;
-    case 'minProperties':
-      return `${prefix}must name at least one environment`;
+      return problem('MF505', `must be ${String(p['type']) === 'object' ? 'a mapping' : String(p['type']) === 'array' ? 'a list' : `a ${String(p['type'])}`}`);
     case 'minLength':
-      return `${prefix}must not be empty`;
+      return problem('MF505', 'must not be empty');
     case 'minimum':
     case 'maximum':
-      return `${prefix}must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(p['limit'])}`;
+      return problem('MF505', `must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(p['limit'])}`);
     case 'uniqueItems':
-      return `${prefix}lists a kind twice`;
+      return problem('MF505', 'lists a kind twice');
     default:
-      return `${prefix}${e.message ?? 'is invalid'}`;
+      return problem('MF505', e.message ?? 'is invalid');
   }
-}
-
-function pathSegments(instancePath: string): string[] {
-  return instancePath === '' ? [] : instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
-
-function positionOf(doc: Document, lc: LineCounter, e: ErrorObject): { line: number; col: number } {
-  const segs = pathSegments(e.instancePath);
-  const p = e.params as Record<string, unknown>;
-  if (e.keyword === 'additionalProperties') return nodePosition(doc, lc, [...segs, String(p['additionalProperty'])], true);
-  // A missing key is reported at the key of the mapping that lacks it.
-  if (e.keyword === 'required' || e.keyword === 'anyOf') return nodePosition(doc, lc, segs, true);
-  return nodePosition(doc, lc, segs);
-}
-
-/** Line and column of the value at `path` (or of its key), falling back to the nearest parent. */
-function nodePosition(doc: Document, lc: LineCounter, path: readonly string[], atKey = false): { line: number; col: number } {
-  for (let n = path.length; n >= 0; n--) {
-    const parentPath = path.slice(0, Math.max(0, n - 1));
-    const parent = n === 0 ? doc.contents : doc.getIn(parentPath, true);
-    if (n === 0) {
-      const off = (doc.contents as { range?: [number, number, number] } | null)?.range?.[0] ?? 0;
-      return lc.linePos(off);
-    }
-    if (!isMap(parent)) {
-      const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
-      if (node?.range) return lc.linePos(node.range[0]);
-      continue;
-    }
-    const key = path[n - 1];
-    const pair = parent.items.find((it) => isScalar(it.key) && String(it.key.value) === key);
-    if (!pair) continue;
-    const target = atKey && n === path.length ? pair.key : (pair.value ?? pair.key);
-    const range = (target as { range?: [number, number, number] } | null)?.range;
-    if (range) return lc.linePos(range[0]);
-  }
-  return { line: 1, col: 1 };
 }

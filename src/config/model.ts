@@ -1,3 +1,4 @@
+import type { SourceMap } from '../manifest/types.js';
 import type { Secret, SecretRef } from '../secret.js';
 
 export type { ServiceName } from '../vocabulary.js';
@@ -74,6 +75,8 @@ export interface MftopsConfig {
   readonly file: string;
   readonly environments: ReadonlyMap<string, EnvironmentSettings>;
   readonly snapshots: { readonly dir: string; readonly keep: number };
+  /** Where everything is written in the file, for problems found after loading (a variable that is not set). */
+  readonly sourceMap: SourceMap;
 }
 
 /** A service with its credentials resolved, ready for a client. */

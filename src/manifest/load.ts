@@ -72,7 +72,7 @@ export async function collectManifestFiles(paths: readonly string[], cwd: string
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (err) {
-      diagnostics.push(createDiagnostic('error', 'MF007', { file: dir, line: 1, col: 1 }, `cannot read folder: ${errnoText(err)}`));
+      diagnostics.push(createDiagnostic('error', 'MF007', { file: dir }, `cannot read folder: ${errnoText(err)}`));
       return 0;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -107,7 +107,7 @@ export async function collectManifestFiles(paths: readonly string[], cwd: string
     try {
       info = await stat(full);
     } catch (err) {
-      diagnostics.push(createDiagnostic('error', 'MF007', { file: full, line: 1, col: 1 }, `cannot read ${p}: ${errnoText(err)}`));
+      diagnostics.push(createDiagnostic('error', 'MF007', { file: full }, `cannot read ${p}: ${errnoText(err)}`));
       continue;
     }
     if (info.isDirectory()) {
@@ -144,14 +144,14 @@ function readManifestFile(file: string, limits: ParseLimits, knownRegular: boole
   try {
     fd = openSync(file, 'r');
   } catch (err) {
-    return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
+    return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file }, `cannot read file: ${errnoText(err)}`)] };
   }
   try {
     let bytes = knownRegular ? readSmallFile(fd, limits.maxFileBytes) : undefined;
     if (bytes === undefined) {
       const info = fstatSync(fd);
       if (!info.isFile()) {
-        return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file, line: 1, col: 1 }, 'not a regular file')] };
+        return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file }, 'not a regular file')] };
       }
       const tooLarge = checkFileSize(file, info.size, limits);
       if (tooLarge) return { file, documents: [], diagnostics: [tooLarge] };
@@ -161,7 +161,7 @@ function readManifestFile(file: string, limits: ParseLimits, knownRegular: boole
     const parsed = parseManifestFile(file, bytes, limits);
     return { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash('sha256', bytes, 'hex')}` };
   } catch (err) {
-    return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file, line: 1, col: 1 }, `cannot read file: ${errnoText(err)}`)] };
+    return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file }, `cannot read file: ${errnoText(err)}`)] };
   } finally {
     closeSync(fd);
   }

@@ -1,6 +1,6 @@
 import type { AnySchemaObject, ErrorObject } from 'ajv/dist/2020.js';
 import { createDiagnostic } from './diagnostics.js';
-import type { Diagnostic, DiagnosticCode } from './diagnostics.js';
+import type { Diagnostic, DiagnosticCode, SourcePosition } from './diagnostics.js';
 import { parseJsonPointer } from './positions.js';
 import { suggestName } from './suggest.js';
 import type { SourceMap } from './types.js';
@@ -20,6 +20,57 @@ interface MapContext {
   readonly sourceMap: SourceMap;
 }
 
+/** One ajv error to report, and where. */
+export interface SchemaProblem {
+  readonly error: ErrorObject;
+  /** The instance path as segments: `['spec', 'steps', '0']`. */
+  readonly path: readonly string[];
+  /**
+   * An unknown key or a bad key name: the key; a missing key (also "one of these keys"): the key
+   * of the mapping that lacks it; a repeated item: the repeat; anything else: the value.
+   */
+  readonly at: SourcePosition;
+}
+
+/**
+ * ajv's errors for one YAML document (a manifest, `mftops.yaml`), as the problems to report, each
+ * at its place: alternatives collapsed (`collapseAlternatives`), the rest located in the source.
+ * Both loaders word the problems themselves; where they point is decided here, once.
+ */
+export function locateSchemaErrors(errors: readonly ErrorObject[], sourceMap: SourceMap): SchemaProblem[] {
+  // A failed `propertyNames` comes with the error about the name itself (which names it): that one is kept.
+  return collapseAlternatives(errors.filter((e) => e.keyword !== 'propertyNames')).map((error) => {
+    const path = parseJsonPointer(error.instancePath);
+    return { error, path, at: placeOfError(error, path, sourceMap) };
+  });
+}
+
+function placeOfError(err: ErrorObject, path: readonly string[], sourceMap: SourceMap): SourcePosition {
+  const params = err.params as Record<string, unknown>;
+  // An error about a key's name (`propertyNames`): the key.
+  if (err.propertyName !== undefined) return sourceMap.locate([...path, err.propertyName], 'key');
+  switch (err.keyword) {
+    case 'additionalProperties':
+    case 'unevaluatedProperties':
+      return sourceMap.locate([...path, String(params.additionalProperty ?? params.unevaluatedProperty)], 'key');
+    case 'required':
+      return sourceMap.locate(path, 'key');
+    case 'oneOf':
+    case 'anyOf':
+      return requiresKeysOnly(err) ? sourceMap.locate(path, 'key') : sourceMap.locate(path);
+    case 'uniqueItems':
+      return sourceMap.locate([...path, Math.max(Number(params.i), Number(params.j))]);
+    default:
+      return sourceMap.locate(path);
+  }
+}
+
+/** A oneOf/anyOf whose alternatives only require keys (`anyOf: [{required: [a]}, {required: [b]}]`): a missing-key problem. */
+function requiresKeysOnly(err: ErrorObject): boolean {
+  const alternatives = ((err.parentSchema ?? {}) as AnySchemaObject)[err.keyword] as unknown;
+  return Array.isArray(alternatives) && alternatives.length > 0 && alternatives.every((a) => isRecord(a) && Object.keys(a).length === 1 && Array.isArray(a.required));
+}
+
 /**
  * Turns ajv's errors for one document into diagnostics in the user's terms: one line, the field
  * as written, the place of the offending node (of the key, for unknown fields), "did you mean"
@@ -28,8 +79,8 @@ interface MapContext {
  */
 export function mapSchemaErrors(errors: readonly ErrorObject[], ctx: MapContext): Diagnostic[] {
   const out: Diagnostic[] = [];
-  for (const err of collapseAlternatives(errors)) {
-    const d = mapOne(err, ctx);
+  for (const problem of locateSchemaErrors(errors, ctx.sourceMap)) {
+    const d = mapOne(problem, ctx);
     if (d) out.push(d);
   }
   return out;
@@ -37,7 +88,8 @@ export function mapSchemaErrors(errors: readonly ErrorObject[], ctx: MapContext)
 
 /**
  * Replaces each failed oneOf/anyOf with one error: its own when the schema gives `errorMessage`,
- * else the errors of the branch that came closest (fewest errors, not a type mismatch).
+ * when the value matched several alternatives, or when the alternatives only require keys; else
+ * the errors of the branch that came closest (fewest errors, not a type mismatch).
  */
 function collapseAlternatives(errors: readonly ErrorObject[]): ErrorObject[] {
   const alternatives = errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf');
@@ -52,7 +104,7 @@ function collapseAlternatives(errors: readonly ErrorObject[]): ErrorObject[] {
       continue;
     }
     const passing = (e.params as { passingSchemas?: unknown }).passingSchemas;
-    if ((e.parentSchema as AnySchemaObject | undefined)?.errorMessage || Array.isArray(passing)) {
+    if ((e.parentSchema as AnySchemaObject | undefined)?.errorMessage || Array.isArray(passing) || requiresKeysOnly(e)) {
       result.push(e);
       continue;
     }
@@ -71,14 +123,12 @@ function collapseAlternatives(errors: readonly ErrorObject[]): ErrorObject[] {
   return result;
 }
 
-function mapOne(err: ErrorObject, ctx: MapContext): Diagnostic | undefined {
-  const path = parseJsonPointer(err.instancePath);
+function mapOne({ error: err, path, at }: SchemaProblem, ctx: MapContext): Diagnostic | undefined {
   const parent = (err.parentSchema ?? {}) as AnySchemaObject;
   const label = fieldLabel(path);
   const secret = parent.writeOnly === true;
   const params = err.params as Record<string, unknown>;
-  const value = (code: DiagnosticCode, message: string, hint?: string) =>
-    createDiagnostic('error', code, ctx.sourceMap.locate(path), message, { hint });
+  const value = (code: DiagnosticCode, message: string, hint?: string) => createDiagnostic('error', code, at, message, { hint });
 
   // The envelope (apiVersion, kind) is checked before the schema, with better messages.
   if (path[0] === 'apiVersion' || path[0] === 'kind') return undefined;
@@ -94,7 +144,6 @@ function mapOne(err: ErrorObject, ctx: MapContext): Diagnostic | undefined {
     case 'additionalProperties':
     case 'unevaluatedProperties': {
       const key = String(params.additionalProperty ?? params.unevaluatedProperty);
-      const at = ctx.sourceMap.locate([...path, key], 'key');
       const where = contextNoun(parent, path, ctx.kind);
       if (key === 'Name' && path.length === 1 && path[0] === 'spec') {
         return createDiagnostic('error', 'MF208', at, `\`Name\` is not part of the spec: the task's name is \`metadata.name\``, {
@@ -127,7 +176,6 @@ function mapOne(err: ErrorObject, ctx: MapContext): Diagnostic | undefined {
     }
     case 'required': {
       const missing = String(params.missingProperty);
-      const at = ctx.sourceMap.locate(path, 'key');
       if ((path.length === 0 && missing === 'metadata') || (path.length === 1 && path[0] === 'metadata' && missing === 'name')) {
         return createDiagnostic('error', 'MF103', at, path.length === 0 ? 'missing `metadata` (with `name`)' : 'missing `metadata.name`', {
           hint: 'every manifest has metadata.name: its identity on the server',
@@ -183,7 +231,7 @@ function mapOne(err: ErrorObject, ctx: MapContext): Diagnostic | undefined {
       const items = Array.isArray(err.data) ? (err.data as unknown[]) : [];
       const item = items[later];
       const what = isRecord(item) || Array.isArray(item) ? `the same item twice (items ${Math.min(i, j) + 1} and ${later + 1})` : `${showValue(item, secret)} twice`;
-      return createDiagnostic('error', 'MF207', ctx.sourceMap.locate([...path, later]), `${label} lists ${what}`, { hint: 'delete the repeat' });
+      return createDiagnostic('error', 'MF207', at, `${label} lists ${what}`, { hint: 'delete the repeat' });
     }
     case 'minItems':
       return value('MF207', Number(params.limit) === 1 ? `${label} must not be empty` : `${label} must have at least ${String(params.limit)} items`);

@@ -1,32 +1,27 @@
 import { suggestName } from '../manifest/suggest.js';
-import { createDiagnostic, sortDiagnostics, type Diagnostic, type DiagnosticCode, type RelatedPosition, type SourcePosition } from '../manifest/diagnostics.js';
+import { createDiagnostic, sortDiagnostics, type Diagnostic, type DiagnosticCode, type DiagnosticExtra, type SourceRange } from '../diagnostics.js';
 
 /**
  * Diagnostics found at plan time: the manifests are valid on their own, but do not fit the live
- * servers (a host name the server does not have, a folder that is missing). They are ordinary
- * `Diagnostic`s with codes from the MF4xx block of the loader's table (src/manifest/diagnostics.ts),
- * so every renderer and exit-code rule treats them alike.
+ * servers (a host name the server does not have, a folder that is missing), or a `--target` names
+ * nothing. They are ordinary `Diagnostic`s with codes from the MF4xx block of the one code table
+ * (src/diagnostics.ts), so every renderer and exit-code rule treats them alike.
  */
 export type PlanDiagnostic = Diagnostic;
 
 /** The MF4xx codes. */
 export type PlanDiagnosticCode = Extract<DiagnosticCode, `MF4${string}`>;
 
-/** The place `--target` problems are reported at: the command line has no file. */
-export const COMMAND_LINE: SourcePosition = { file: '--target', line: 1, col: 1 };
-
-/** Plan-time problems are always errors: the plan cannot be trusted with them. */
-export function createPlanDiagnostic(
-  code: PlanDiagnosticCode,
-  at: SourcePosition,
-  message: string,
-  extra: { hint?: string | undefined; related?: RelatedPosition | undefined } = {},
-): PlanDiagnostic {
+/**
+ * Plan-time problems are always errors: the plan cannot be trusted with them. `at` is the place
+ * in a manifest; a problem with the command line (a `--target`) has none, only its address.
+ */
+export function createPlanDiagnostic(code: PlanDiagnosticCode, at: SourceRange | undefined, message: string, extra: DiagnosticExtra = {}): PlanDiagnostic {
   return createDiagnostic('error', code, at, message, extra);
 }
 
 /** Something the plan works around but the user should know (it does not stop plan or apply). */
-export function createPlanWarning(code: PlanDiagnosticCode, at: SourcePosition, message: string, extra: { hint?: string | undefined } = {}): PlanDiagnostic {
+export function createPlanWarning(code: PlanDiagnosticCode, at: SourceRange, message: string, extra: DiagnosticExtra = {}): PlanDiagnostic {
   return createDiagnostic('warning', code, at, message, extra);
 }
 
@@ -36,5 +31,5 @@ export function didYouMean(input: string, candidates: Iterable<string>): string 
   return guess !== undefined && guess !== input ? ` — did you mean \`${guess}\`?` : '';
 }
 
-/** File, line, column, code: the loader's order. */
+/** Command line first, then file, line, column, code: the loader's order. */
 export const sortPlanDiagnostics: (diagnostics: readonly PlanDiagnostic[]) => PlanDiagnostic[] = sortDiagnostics;

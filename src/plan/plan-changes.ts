@@ -12,7 +12,7 @@ import type { EntryView, FolderOutcome } from '../resources/folder-permissions.j
 import { fingerprintAcl, planAcl } from '../resources/resource-group-acl.js';
 import { createTaskCatalog, fingerprintTask, planTask, taskId } from '../resources/task.js';
 import type { DesiredFolder, DesiredState } from './desired.js';
-import { COMMAND_LINE, createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnostics.js';
+import { createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
 import { composePlan } from './compose-plan.js';
 import { establishesFolderPath, formatAddress, parseAddress } from './model.js';
@@ -400,7 +400,7 @@ function selectTargets(items: readonly Ordered[], targets: readonly string[], de
     if (norm === undefined || !known.has(norm)) {
       const candidates = items.map((o) => o.change.address);
       const hint = parsed ? undefined : 'an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll';
-      diagnostics.push(createPlanDiagnostic('MF409', COMMAND_LINE, `--target ${t} names nothing in this plan${didYouMean(t, candidates)}`, { hint }));
+      diagnostics.push(createPlanDiagnostic('MF409', undefined, `--target names nothing in this plan${didYouMean(t, candidates)}`, { hint, address: t.trim() }));
       continue;
     }
     wanted.add(norm);

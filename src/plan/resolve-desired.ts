@@ -6,7 +6,7 @@ import { sameHostType } from '../resources/task.js';
 import type { DesiredAcl, DesiredEntry, DesiredFolder, DesiredState, DesiredTask } from './desired.js';
 import { createPlanDiagnostic, didYouMean } from './diagnostics.js';
 import type { PlanDiagnostic, PlanDiagnosticCode } from './diagnostics.js';
-import type { JsonObject, JsonValue } from './model.js';
+import { formatAddress, type JsonObject, type JsonValue } from './model.js';
 
 /** What a suppressed secret parameter shows as; sent with a secret so the server keeps it secret. */
 export const SUPPRESSED = '(suppressed)';
@@ -83,7 +83,7 @@ function reporter(m: Manifest): { report: (code: PlanDiagnosticCode, path: JsonP
   const list: PlanDiagnostic[] = [];
   return {
     list,
-    report: (code, path, message, hint) => list.push(createPlanDiagnostic(code, m.sourceMap.locate(path), message, { hint })),
+    report: (code, path, message, hint) => list.push(createPlanDiagnostic(code, m.sourceMap.locate(path), message, { hint, address: formatAddress(m.kind, m.name) })),
   };
 }
 

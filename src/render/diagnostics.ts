@@ -1,14 +1,11 @@
 import { isAbsolute, relative, sep } from 'node:path';
-import { countDiagnostics } from '../manifest/diagnostics.js';
-import type { Diagnostic } from '../manifest/diagnostics.js';
+import { countDiagnostics, placeOf } from '../diagnostics.js';
+import type { Diagnostic } from '../diagnostics.js';
 
 /** What a validation run produced, as the renderers need it. */
-/** A diagnostic of any stage: the loader's, or the plan's with its wider code set. */
-export type RenderableDiagnostic = Omit<Diagnostic, 'code'> & { readonly code: string };
-
 export interface DiagnosticsReport {
-  /** Sorted by file, line, column. Plan-time diagnostics (MF4xx) render the same way. */
-  readonly diagnostics: readonly RenderableDiagnostic[];
+  /** Sorted (src/diagnostics.ts). Diagnostics of every stage (manifests, plan, configuration) render the same way. */
+  readonly diagnostics: readonly Diagnostic[];
   /** Manifests that loaded (for the "N manifests valid" line). */
   readonly manifestCount: number;
 }
@@ -45,45 +42,47 @@ export function displayPath(file: string, cwd: string): string {
 }
 
 /**
- * Compiler style: `FILE:LINE:COL: error CODE: message`, an indented hint and related place when
+ * Compiler style: `FILE:LINE:COL: error CODE: summary` (`FILE: …` for a problem with the whole
+ * file, `ADDRESS: …` for one without a file), indented detail, hint and related place when
  * present, then one summary line (`2 errors in 1 file`, `12 manifests valid`).
  */
 export function renderDiagnosticsText(report: DiagnosticsReport, options: DiagnosticsRenderOptions): string {
   const paint = painter(options.color === true);
   const lines: string[] = [];
   for (const d of report.diagnostics) {
-    const where = `${displayPath(d.file, options.cwd)}:${d.line}:${d.col}`;
+    const where = placeOf(d, (file) => displayPath(file, options.cwd));
     const severity = d.severity === 'error' ? paint.red(`error ${d.code}`) : paint.yellow(`warning ${d.code}`);
-    lines.push(`${paint.bold(where)}: ${severity}: ${d.message}`);
-    if (d.hint !== undefined) lines.push(paint.dim(`  hint: ${d.hint}`));
-    if (d.related !== undefined) lines.push(paint.dim(`  ${d.related.message} at ${displayPath(d.related.file, options.cwd)}:${d.related.line}:${d.related.col}`));
+    lines.push(`${where ? `${paint.bold(where)}: ` : ''}${severity}: ${d.summary}`);
+    for (const line of followingLines(d, options.cwd)) lines.push(paint.dim(`  ${line}`));
   }
   lines.push(summaryLine(report));
   return `${lines.join('\n')}\n`;
 }
 
-/** The last line of the text output. */
+/** The last line of the text output; problems without a file (a `--target`) count in no file. */
 export function summaryLine(report: DiagnosticsReport): string {
   const { errors, warnings } = countDiagnostics(report.diagnostics);
   const w = warnings > 0 ? `${warnings} ${plural(warnings, 'warning')}` : '';
   if (errors > 0) {
-    const files = new Set(report.diagnostics.filter((d) => d.severity === 'error').map((d) => d.file)).size;
-    return `${errors} ${plural(errors, 'error')}${w ? ` and ${w}` : ''} in ${files} ${plural(files, 'file')}`;
+    const files = new Set(report.diagnostics.flatMap((d) => (d.severity === 'error' && d.file !== undefined ? [d.file] : []))).size;
+    return `${errors} ${plural(errors, 'error')}${w ? ` and ${w}` : ''}${files > 0 ? ` in ${files} ${plural(files, 'file')}` : ''}`;
   }
   return `${report.manifestCount} ${plural(report.manifestCount, 'manifest')} valid${w ? `, ${w}` : ''}`;
 }
 
-/** A JSON list of diagnostics, paths relative like the text output. */
+/** A JSON list of diagnostics, paths relative like the text output; a part without a value is left out. */
 export function renderDiagnosticsJson(report: DiagnosticsReport, options: DiagnosticsRenderOptions): string {
   const list = report.diagnostics.map((d) => ({
     severity: d.severity,
     code: d.code,
-    message: d.message,
-    file: displayPath(d.file, options.cwd),
-    line: d.line,
-    col: d.col,
+    message: d.summary,
+    ...(d.detail !== undefined ? { detail: d.detail } : {}),
+    ...(d.file !== undefined ? { file: displayPath(d.file, options.cwd) } : {}),
+    ...(d.line !== undefined ? { line: d.line } : {}),
+    ...(d.col !== undefined ? { col: d.col } : {}),
     ...(d.endLine !== undefined ? { endLine: d.endLine } : {}),
     ...(d.endCol !== undefined ? { endCol: d.endCol } : {}),
+    ...(d.address !== undefined ? { address: d.address } : {}),
     ...(d.hint !== undefined ? { hint: d.hint } : {}),
     ...(d.related !== undefined ? { related: { ...d.related, file: displayPath(d.related.file, options.cwd) } } : {}),
   }));
@@ -98,28 +97,43 @@ export function renderDiagnosticsGithub(report: DiagnosticsReport, options: Diag
   return `${[...githubAnnotations(report, options), summaryLine(report)].join('\n')}\n`;
 }
 
-/** One workflow command per diagnostic, without the summary line (for a runner's log). */
+/**
+ * One workflow command per diagnostic, without the summary line (for a runner's log). A problem
+ * with a whole file has `file=` and no line; one without a file has no place and starts its
+ * message with the address.
+ */
 export function githubAnnotations(report: DiagnosticsReport, options: DiagnosticsRenderOptions): string[] {
   return report.diagnostics.map((d) => {
     const props = [
-      `file=${escapeProperty(displayPath(d.file, options.cwd))}`,
-      `line=${d.line}`,
-      `col=${d.col}`,
+      ...(d.file !== undefined ? [`file=${escapeProperty(displayPath(d.file, options.cwd))}`] : []),
+      ...(d.line !== undefined ? [`line=${d.line}`] : []),
+      ...(d.col !== undefined ? [`col=${d.col}`] : []),
       ...(d.endLine !== undefined ? [`endLine=${d.endLine}`] : []),
       ...(d.endCol !== undefined && d.endLine === d.line ? [`endColumn=${d.endCol}`] : []),
       `title=${escapeProperty(d.code)}`,
     ];
-    const extra = [
-      ...(d.hint !== undefined ? [`hint: ${d.hint}`] : []),
-      ...(d.related !== undefined ? [`${d.related.message} at ${displayPath(d.related.file, options.cwd)}:${d.related.line}:${d.related.col}`] : []),
-    ];
-    return `::${d.severity} ${props.join(',')}::${escapeData([d.message, ...extra].join('\n'))}`;
+    const summary = d.file === undefined && d.address ? `${d.address}: ${d.summary}` : d.summary;
+    return `::${d.severity} ${props.join(',')}::${escapeData([summary, ...followingLines(d, options.cwd)].join('\n'))}`;
   });
 }
 
-/** `FILE:LINE: message` of each error, one line each, for a comment or a job summary. */
+/** `PLACE: summary` of each error (`FILE:LINE`, `FILE`, the address), one line each, for a comment or a job summary. */
 export function errorLines(report: DiagnosticsReport, cwd: string): string[] {
-  return report.diagnostics.filter((d) => d.severity === 'error').map((d) => `${displayPath(d.file, cwd)}:${d.line}: ${d.message}`);
+  return report.diagnostics
+    .filter((d) => d.severity === 'error')
+    .map((d) => {
+      const where = d.file !== undefined ? `${displayPath(d.file, cwd)}${d.line !== undefined ? `:${d.line}` : ''}` : d.address;
+      return where ? `${where}: ${d.summary}` : d.summary;
+    });
+}
+
+/** The lines under a diagnostic's first: its detail, hint and related place. */
+function followingLines(d: Diagnostic, cwd: string): string[] {
+  return [
+    ...(d.detail !== undefined ? d.detail.split('\n') : []),
+    ...(d.hint !== undefined ? [`hint: ${d.hint}`] : []),
+    ...(d.related !== undefined ? [`${d.related.message} at ${displayPath(d.related.file, cwd)}:${d.related.line}:${d.related.col}`] : []),
+  ];
 }
 
 /** Workflow-command message escaping (as @actions/core does). */

@@ -79,6 +79,17 @@ describe('command: validate', () => {
     expect(github.calls()).toEqual([]);
   });
 
+  it('puts an annotation on the line of each problem of mftops.yaml and fails the step', async () => {
+    const ws = checkout(emulator);
+    const config = join(ws, 'mft/mftops.yaml');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('environments:', 'environments:\n  lab2: {}'));
+    const run = await runActionProcess({ inputs: { command: 'validate', 'working-directory': 'mft' }, workspace: ws, eventName: 'push' });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^::error file=mft\/mftops\.yaml,line=4,col=3,endLine=4,endColumn=7,title=MF504::environments\.lab2: needs at least one of `automation`, `transfer`$/m);
+    expect(run.outputs['exitcode']).toBe('1');
+    expect(run.summary).toContain('- mft/mftops.yaml:4: environments.lab2: needs at least one of ');
+  });
+
   it('passes with the number of valid manifests as its summary', async () => {
     const ws = checkout(emulator);
     const run = await runActionProcess({ inputs: { command: 'validate', 'working-directory': 'mft' }, workspace: ws, eventName: 'push' });
@@ -196,7 +207,8 @@ describe('command: plan on a pull request', () => {
 
     const noSecret = await runActionProcess({ inputs: { command: 'plan', 'working-directory': 'mft' }, workspace: ws, eventName: 'push', github, env: { MFT_TRANSFER_PASSWORD: CREDENTIALS.MFT_TRANSFER_PASSWORD } });
     expect(noSecret.code).toBe(1);
-    expect(noSecret.stdout).toMatch(/^::error::.*MFT_AUTOMATION_PASSWORD/m);
+    // At the reference in mftops.yaml, relative to the repository root, like any problem of the file.
+    expect(noSecret.stdout).toMatch(/^::error file=mft\/mftops\.yaml,line=5,col=\d+,endLine=5,endColumn=\d+,title=MF508::environments\.lab\.automation\.password: environment variable MFT_AUTOMATION_PASSWORD is not set$/m);
     expect(noSecret.outputs['exitcode']).toBe('1');
   });
 });

@@ -124,7 +124,7 @@ describe('buildPlan against the emulator (examples/manifests and the example see
     );
     const { diagnostics, plan } = await planPaths(h, [dir], { cwd: dir });
     expect(diagnostics.map((d) => `${d.file}:${d.line} ${d.code}`)).toEqual([`${join(dir, 'typos.yaml')}:6 MF401`, `${join(dir, 'typos.yaml')}:7 MF402`]);
-    expect(diagnostics[0]!.message).toContain('did you mean `acme-sftp`?');
+    expect(diagnostics[0]!.summary).toContain('did you mean `acme-sftp`?');
     expect(plan!.changes).toEqual([]);
   });
 

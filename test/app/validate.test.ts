@@ -34,7 +34,7 @@ describe('validateManifests', () => {
     const dir = testdir({ 'ok.yaml': GOOD });
     const report = await validateManifests({ paths: ['missing.yaml', 'ok.yaml'] }, recordingContext(dir));
     expect(report.manifestCount).toBe(1);
-    expect(report.diagnostics.map((d) => [d.code, d.message])).toEqual([['MF007', 'cannot read missing.yaml: no such file or folder']]);
+    expect(report.diagnostics.map((d) => [d.code, d.summary])).toEqual([['MF007', 'cannot read missing.yaml: no such file or folder']]);
   });
 
   it('reports warnings alone when nothing is wrong', async () => {

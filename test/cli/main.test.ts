@@ -25,12 +25,12 @@ describe('mftops command line', () => {
     expect(o.stderr).toMatch(/unknown option '--bogus'/);
   });
 
-  it('reports a missing configuration file in one line, exit 1, no stack trace', async () => {
+  it('reports a missing configuration file at the file, with how to point at it, exit 1, no stack trace', async () => {
     const dir = testdir({});
     const r = await runCli(['status'], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'mftops: error: configuration file mftops.yaml not found (pass --config FILE, or run from the folder that holds mftops.yaml)\n',
+      'mftops.yaml: error MF501: configuration file not found\n  hint: pass --config FILE, or run from the folder that holds mftops.yaml\n1 error in 1 file\n',
     );
     expect(r.stdout).toBe('');
   });
@@ -41,7 +41,7 @@ describe('mftops command line', () => {
     });
     const r = await runCli(['status'], { cwd: dir });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('mftops.yaml:8:17: environments.prod.transfer.password: must be a ${env:NAME} or ${file:PATH} reference');
+    expect(r.stderr).toContain('mftops.yaml:8:17: error MF506: environments.prod.transfer.password: must be a ${env:NAME} or ${file:PATH} reference');
     expect(r.stderr).not.toContain('Pl41n-SEEDED');
     expect(hasStackTrace(r.stderr)).toBe(false);
   });

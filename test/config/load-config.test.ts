@@ -28,15 +28,20 @@ environments:
 snapshots: { dir: .mftops/snapshots, keep: 30 }
 `;
 
-function errorOf(fn: () => unknown): string {
+function configErrorOf(fn: () => unknown): ConfigError {
   try {
     fn();
   } catch (err) {
     expect(err).toBeInstanceOf(ConfigError);
-    return (err as Error).message;
+    return err as ConfigError;
   }
   throw new Error('expected a ConfigError');
 }
+
+const errorOf = (fn: () => unknown): string => configErrorOf(fn).message;
+
+/** Code and range of each diagnostic: where an editor, a JSON reader or a GitHub annotation points. */
+const placesOf = (fn: () => unknown) => configErrorOf(fn).diagnostics.map((d) => [d.code, d.line, d.col, d.endLine, d.endCol]);
 
 describe('loadConfig', () => {
   it('reads environments with paths made absolute from the file folder', () => {
@@ -54,9 +59,19 @@ describe('loadConfig', () => {
     expect(config.environments.get('test')?.automation).toBeUndefined();
   });
 
-  it('says where the file is missing and how to point at it', () => {
+  it('says where the file is missing and how to point at it: the file, no line', () => {
     const dir = testdir({});
-    expect(errorOf(() => loadConfig('mftops.yaml', dir))).toMatch(/configuration file mftops.yaml not found \(pass --config FILE/);
+    const err = configErrorOf(() => loadConfig('mftops.yaml', dir));
+    expect(err.message).toBe('mftops.yaml: configuration file not found (pass --config FILE, or run from the folder that holds mftops.yaml)');
+    expect(err.diagnostics).toEqual([
+      {
+        severity: 'error',
+        code: 'MF501',
+        summary: 'configuration file not found',
+        hint: 'pass --config FILE, or run from the folder that holds mftops.yaml',
+        file: join(dir, 'mftops.yaml'),
+      },
+    ]);
   });
 
   it('refuses a literal password with the line it is on', () => {
@@ -64,9 +79,12 @@ describe('loadConfig', () => {
     const msg = errorOf(() => loadConfig('mftops.yaml', dir));
     expect(msg).toContain('mftops.yaml:21:17: environments.test.transfer.password: must be a ${env:NAME} or ${file:PATH} reference');
     expect(msg).not.toContain('hunter2');
+    const err = configErrorOf(() => loadConfig('mftops.yaml', dir));
+    expect(err.diagnostics.map((d) => [d.code, d.line, d.col, d.endLine, d.endCol])).toEqual([['MF506', 21, 17, 21, 24]]);
+    expect(JSON.stringify(err.diagnostics)).not.toContain('hunter2');
   });
 
-  it('reports every problem at once, each with its position', () => {
+  it('reports every problem at once, each with its code and range', () => {
     const dir = testdir({
       'mftops.yaml': `apiVersion: mftops/v2
 kind: Config
@@ -86,6 +104,30 @@ environments:
     expect(lines).toContain('mftops.yaml:5:5: environments.prod.transfer: missing required key `username`');
     expect(lines).toContain('mftops.yaml:9:13: environments.prod.prune.0: must be one of Task, ResourceGroupAcl, FolderPermissions');
     expect(lines).toContain('mftops.yaml:10:3: environments.empty: needs at least one of `automation`, `transfer`');
+    // Each is a coded diagnostic with its range, sorted.
+    expect(placesOf(() => loadConfig('mftops.yaml', dir))).toEqual([
+      ['MF505', 1, 13, 1, 22], // apiVersion: the value
+      ['MF504', 5, 5, 5, 13], // transfer lacks username: its key
+      ['MF503', 7, 7, 7, 14], // usename: the unknown key
+      ['MF505', 9, 13, 9, 18], // Tasks: the value
+      ['MF504', 10, 3, 10, 8], // empty has neither service: its key
+    ]);
+  });
+
+  it('reports an environment name it cannot take once, at that name', () => {
+    const dir = testdir({ 'mftops.yaml': GOOD.replace('  test:\n', '  "pre prod":\n') });
+    const err = configErrorOf(() => loadConfig('mftops.yaml', dir));
+    expect(err.message).toBe('mftops.yaml:17:3: environments.pre prod: environment names use letters, digits, ., _ and -');
+    expect(placesOf(() => loadConfig('mftops.yaml', dir))).toEqual([['MF505', 17, 3, 17, 13]]);
+  });
+
+  it('codes YAML syntax, bad service URLs and dates that are not of the calendar', () => {
+    const yaml = testdir({ 'mftops.yaml': 'apiVersion: mftops/v1\nkind: Config\nkind: Config\n' });
+    expect(placesOf(() => loadConfig('mftops.yaml', yaml))).toEqual([['MF502', 3, 1, 3, 2]]);
+    const url = testdir({ 'mftops.yaml': GOOD.replace('http://127.0.0.1:8080', 'http://mft.internal:8080') });
+    expect(placesOf(() => loadConfig('mftops.yaml', url))).toEqual([['MF507', 19, 12, 19, 36]]);
+    const date = testdir({ 'mftops.yaml': GOOD.replace('    prune: [FolderPermissions]\n', '    prune: [FolderPermissions]\n    drift: { ignore: [{ address: Task/x, until: 2026-02-30 }] }\n') });
+    expect(placesOf(() => loadConfig('mftops.yaml', date))).toEqual([['MF505', 17, 49, 17, 59]]);
   });
 
   it('reports YAML syntax errors and duplicate keys with positions', () => {
@@ -134,6 +176,19 @@ describe('environments and credentials', () => {
     expect(errorOf(() => resolveService(config, prod, 'automation', {}))).toMatch(
       /environments\.prod\.automation\.username: environment variable MFT_AUTOMATION_USER is not set/,
     );
+    // At the reference in mftops.yaml, like the file's other problems.
+    expect(configErrorOf(() => resolveService(config, prod, 'automation', { MFT_AUTOMATION_USER: 'ops' })).diagnostics).toEqual([
+      {
+        severity: 'error',
+        code: 'MF508',
+        summary: 'environments.prod.automation.password: environment variable MFT_AUTOMATION_PASSWORD is not set',
+        file: join(dir, 'mftops.yaml'),
+        line: 8,
+        col: 17,
+        endLine: 8,
+        endCol: 47,
+      },
+    ]);
     const automation = resolveService(config, prod, 'automation', { MFT_AUTOMATION_USER: 'ops', MFT_AUTOMATION_PASSWORD: 'pw' })!;
     expect(automation.username).toBe('ops');
     expect(String(automation.password)).toBe('(sensitive)');

@@ -65,7 +65,7 @@ describe('invalid manifest corpus', () => {
     for (const [name, want] of cases) {
       expect(set.diagnostics.some((d) => d.file === join(CORPUS, name) && d.code === want.code && d.line === want.line)).toBe(true);
     }
-    const keys = set.diagnostics.map((d) => [d.file, d.line, d.col] as const);
+    const keys = set.diagnostics.map((d) => [d.file ?? '', d.line ?? 0, d.col ?? 0] as const);
     const sorted = [...keys].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1] || a[2] - b[2]));
     expect(keys).toEqual(sorted);
   });
@@ -105,8 +105,8 @@ describe('generated hostile inputs', () => {
     const io = captureIo({ cwd: dir });
     const code = await runValidate({ paths: ['missing.yaml', 'ok.yaml', 'missing-folder/'], format: 'text' }, io);
     expect(code).toBe(1);
-    expect(io.out()).toContain('missing.yaml:1:1: error MF007: cannot read missing.yaml: no such file or folder');
-    expect(io.out()).toContain('missing-folder:1:1: error MF007: ');
+    expect(io.out()).toContain('\nmissing.yaml: error MF007: cannot read missing.yaml: no such file or folder\n');
+    expect(io.out()).toMatch(/^missing-folder: error MF007: /m);
     expect(io.out()).toMatch(/2 errors in 2 files\n$/);
   });
 

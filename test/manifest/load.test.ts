@@ -5,20 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { loadManifests, readOpenFile, readSmallFile } from '../../src/manifest/load.js';
 import { parseManifestFile } from '../../src/manifest/parse.js';
 import type { TaskManifest } from '../../src/manifest/types.js';
+import { positionOf } from '../helpers/position-of.js';
 import { testdir } from '../helpers/testdir.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const EXAMPLES = join(ROOT, 'examples', 'manifests');
 
 const TASK = (name: string, extra = '') => `apiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: ${name}\nspec:\n  Active: 1\n${extra}`;
-
-/** 1-based line and column of the first occurrence of `needle` in `text`. */
-function positionOf(text: string, needle: string, from = 0): { line: number; col: number } {
-  const offset = text.indexOf(needle, from);
-  if (offset < 0) throw new Error(`${needle} not in text`);
-  const before = text.slice(0, offset).split('\n');
-  return { line: before.length, col: before[before.length - 1]!.length + 1 };
-}
 
 describe('examples', () => {
   it('are all valid, with the kinds and counts the seed expects', async () => {
@@ -160,7 +153,7 @@ describe('reading files', () => {
     });
     const small = await loadManifests(['small'], { cwd: dir, limits: { maxFileBytes: 500 } });
     expect(small.manifests.map((m) => m.name)).toEqual(['At']);
-    expect(small.diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([
+    expect(small.diagnostics.map((d) => [d.code, d.file, d.summary])).toEqual([
       ['MF004', join(dir, 'small/over.yaml'), 'file is 501 bytes, over the 500 bytes limit for a manifest file'],
     ]);
     expect(small.fileHashes.has(join(dir, 'small/over.yaml'))).toBe(false);

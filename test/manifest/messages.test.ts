@@ -9,7 +9,7 @@ const task = (spec: string) => `apiVersion: mftops/v1\nkind: Task\nmetadata:\n  
 async function messagesOf(text: string) {
   const dir = testdir({ 'm.yaml': text });
   const set = await loadManifests(['m.yaml'], { cwd: dir });
-  return set.diagnostics.map((d) => d.message);
+  return set.diagnostics.map((d) => d.summary);
 }
 
 describe('messages in the user’s terms', () => {

@@ -97,7 +97,7 @@ describe('planChanges: folder renames', () => {
     const live: LiveState = { transfer: transferState([inbound(), { path: '/Distribution/Acme/Incoming', id: '9', acl: [entry('User', 'u-alice', 'alice', ['listFiles'])] }]) };
     const { plan, diagnostics } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound'])), live);
     expect(summaryOf(plan)).toEqual(['no-op FolderPermissions/Distribution/Acme/Incoming']);
-    expect(diagnostics.map((d) => [d.severity, d.code, d.line, d.message])).toEqual([
+    expect(diagnostics.map((d) => [d.severity, d.code, d.line, d.summary])).toEqual([
       ['warning', 'MF412', 3, 'previous name /Distribution/Acme/Inbound of folder /Distribution/Acme/Incoming still exists on the transfer server (id 5): the plan manages /Distribution/Acme/Incoming and leaves /Distribution/Acme/Inbound alone'],
     ]);
   });
@@ -139,7 +139,7 @@ describe('planChanges: folder renames', () => {
     const live: LiveState = { transfer: transferState([inbound(), { path: '/Distribution/Acme/Inbound/Archive', id: '7' }], { missing: ['/Distribution/Acme/Incoming'] }) };
     const { plan, diagnostics } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound']), folderDoc('/Distribution/Acme/Inbound/Archive')), live);
     expect(summaryOf(plan)).toEqual(['update FolderPermissions/Distribution/Acme/Incoming']);
-    expect(diagnostics.map((d) => [d.severity, d.code, d.message, d.hint])).toEqual([
+    expect(diagnostics.map((d) => [d.severity, d.code, d.summary, d.hint])).toEqual([
       ['error', 'MF408', 'folder /Distribution/Acme/Inbound/Archive will not exist after this plan: /Distribution/Acme/Inbound above it is renamed to /Distribution/Acme/Incoming', 'name it /Distribution/Acme/Incoming/Archive, with /Distribution/Acme/Inbound/Archive in previousNames'],
     ]);
   });
@@ -247,7 +247,7 @@ describe('planChanges: folders to create', () => {
     const live: LiveState = { transfer: transferState([], { missing: ['/Nowhere/A', '/Gone'] }) };
     const { plan, diagnostics } = planFrom(docs(folderDoc('/Gone'), folderDoc('/Nowhere/A', '  createIfMissing: { inheritPermissions: None }\n')), live);
     expect(plan.changes).toEqual([]);
-    expect(diagnostics.map((d) => [d.code, d.line, d.message])).toEqual([
+    expect(diagnostics.map((d) => [d.code, d.line, d.summary])).toEqual([
       ['MF408', 3, 'folder /Gone does not exist on the transfer server; add createIfMissing to create it'],
       ['MF408', 12, 'cannot create folder /Nowhere/A: its parent /Nowhere does not exist on the transfer server'],
     ]);
@@ -273,9 +273,9 @@ describe('planChanges: --target', () => {
   it('reports a target that names nothing, with a suggestion', () => {
     const { plan, diagnostics } = planFrom(manifests(), live(), { targets: ['Task/Tow', 'Nonsense'] });
     expect(plan.changes).toEqual([]);
-    expect(diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([
-      ['MF409', '--target', '--target Task/Tow names nothing in this plan — did you mean `Task/Two`?'],
-      ['MF409', '--target', '--target Nonsense names nothing in this plan'],
+    expect(diagnostics.map((d) => [d.code, d.address, d.file, d.line, d.summary])).toEqual([
+      ['MF409', 'Task/Tow', undefined, undefined, '--target names nothing in this plan — did you mean `Task/Two`?'],
+      ['MF409', 'Nonsense', undefined, undefined, '--target names nothing in this plan'],
     ]);
   });
 

@@ -44,7 +44,7 @@ describe('resolveDesired', () => {
   it('reports every unknown name at once, where it is written, with a suggestion', () => {
     const manifests = manifestsFrom(BROKEN);
     const { desired, diagnostics } = resolveDesired(manifests, { automation: automationState(), transfer: transferState([]) });
-    const shown = diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code} ${d.message}`);
+    const shown = diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code} ${d.summary}`);
     expect(shown).toEqual([
       `${MANIFEST_FILE}:6:11 MF404 no resource group named \`Finanse\` on the automation server — did you mean \`Finance\`?`,
       `${MANIFEST_FILE}:9:23 MF403 no date list named \`Bank Holiday\` on the automation server — did you mean \`Bank Holidays\`?`,
@@ -67,7 +67,7 @@ describe('resolveDesired', () => {
     const manifests = manifestsFrom(taskYaml('By id', '  steps:\n    - Source: { HostID: "11", Path: /a }\n    - Process: { ScriptID: "99" }\n'));
     const { desired, diagnostics } = resolveDesired(manifests, { automation: automationState() });
     expect(diagnostics.map((d) => d.code)).toEqual(['MF402']);
-    expect(diagnostics[0]!.message).toContain('no custom or standard script has ID `99`');
+    expect(diagnostics[0]!.summary).toContain('no custom or standard script has ID `99`');
     expect(desired.tasks).toEqual([]);
     const ok = resolveDesired(manifestsFrom(taskYaml('By id', '  steps:\n    - Source: { HostID: "11", Path: /a }\n')), { automation: automationState() });
     expect(ok.desired.tasks[0]!.body.steps).toEqual([{ Source: { HostID: '11', Type: 'SSHFTP', Path: '/a' } }]);
@@ -83,7 +83,7 @@ describe('resolveDesired', () => {
   it('says once per service when manifests need a service the environment does not configure', () => {
     const manifests = manifestsFrom([taskYaml('A', '  Active: 1\n'), taskYaml('B', '  Active: 1\n')].join('---\n'));
     const { diagnostics, desired } = resolveDesired(manifests, {});
-    expect(diagnostics.map((d) => [d.code, d.line, d.message])).toEqual([['MF411', 1, '2 manifests need the automation service, which this environment does not configure']]);
+    expect(diagnostics.map((d) => [d.code, d.line, d.summary])).toEqual([['MF411', 1, '2 manifests need the automation service, which this environment does not configure']]);
     expect(desired.skipped).toHaveLength(2);
   });
 });

@@ -93,7 +93,7 @@ describe('configuration', () => {
     const { MFT_TRANSFER_PASSWORD: _dropped, ...withoutPassword } = APPLY_ENV;
     for (const command of [['plan'], ['apply', '--auto-approve']]) {
       const missing = await runCli(command, { cwd: dir, env: withoutPassword });
-      expectRefusedOffline(missing, /^mftops: error: .*MFT_TRANSFER_PASSWORD/m);
+      expectRefusedOffline(missing, /^mftops\.yaml:\d+:\d+: error MF508: .*MFT_TRANSFER_PASSWORD is not set$/m);
     }
   });
 

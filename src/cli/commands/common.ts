@@ -1,5 +1,6 @@
 import { createLogger, type Logger } from '../../log.js';
-import { renderDiagnostics, type RenderableDiagnostic } from '../../render/diagnostics.js';
+import type { Diagnostic } from '../../diagnostics.js';
+import { renderDiagnostics } from '../../render/diagnostics.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 
@@ -10,15 +11,19 @@ export function useColor(g: Pick<GlobalOptions, 'color'>, io: CommandIo): boolea
   return g.color !== false && io.isTty && (io.env['NO_COLOR'] ?? '') === '';
 }
 
-/** Problems go to stderr; as GitHub annotations (--format github) to stdout, where the runner reads them. */
-export function writeDiagnostics(g: GlobalOptions, io: CommandIo, diagnostics: readonly RenderableDiagnostic[], manifestCount: number): void {
+/**
+ * Problems go to stderr, beside a command's result on stdout; as GitHub annotations (--format
+ * github) to stdout, where the runner reads them. `alone`: they are all the command prints (it
+ * could not start: its configuration is wrong), so --format json puts them on stdout too.
+ */
+export function writeDiagnostics(g: GlobalOptions, io: CommandIo, diagnostics: readonly Diagnostic[], manifestCount: number, options: { alone?: boolean } = {}): void {
   const report = { diagnostics, manifestCount };
   switch (g.format) {
     case 'github':
       io.stdout(renderDiagnostics('github', report, { cwd: io.cwd }));
       return;
     case 'json':
-      io.stderr(renderDiagnostics('json', report, { cwd: io.cwd }));
+      (options.alone === true ? io.stdout : io.stderr)(renderDiagnostics('json', report, { cwd: io.cwd }));
       return;
     case 'text':
     case 'markdown':

@@ -1,0 +1,131 @@
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
+import { hasStackTrace, runCli } from '../helpers/run-cli.js';
+import { testdir } from '../helpers/testdir.js';
+
+/**
+ * Problems that are not in a manifest line, end to end: the configuration file's (coded, at their
+ * place in mftops.yaml, in the format asked for) and a `--target` that names nothing (at its
+ * address, with no file).
+ */
+
+const LITERAL = 'Pl41n-SEEDED';
+/** A literal password (line 8, column 17) and an unknown key (line 9, column 7). */
+const BAD_CONFIG = `apiVersion: mftops/v1
+kind: Config
+environments:
+  prod:
+    transfer:
+      url: https://mft.example.com
+      username: admin
+      password: ${LITERAL}
+      colour: red
+`;
+const PASSWORD_PROBLEM = 'environments.prod.transfer.password: must be a ${env:NAME} or ${file:PATH} reference; passwords are never written in the configuration file';
+const KEY_PROBLEM = 'environments.prod.transfer: unknown key `colour`';
+
+describe('configuration problems', () => {
+  it('text: each with its code and place on stderr, all at once, exit 1, no stack', async () => {
+    const r = await runCli(['status'], { cwd: testdir({ 'mftops.yaml': BAD_CONFIG }) });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`mftops.yaml:8:17: error MF506: ${PASSWORD_PROBLEM}\nmftops.yaml:9:7: error MF503: ${KEY_PROBLEM}\n2 errors in 1 file\n`);
+    expect(r.stderr).not.toContain(LITERAL);
+    expect(hasStackTrace(r.stderr)).toBe(false);
+  });
+
+  it('--format json: the list of diagnostics on stdout', async () => {
+    const r = await runCli(['plan', '--format', 'json'], { cwd: testdir({ 'mftops.yaml': BAD_CONFIG }) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual([
+      { severity: 'error', code: 'MF506', message: PASSWORD_PROBLEM, file: 'mftops.yaml', line: 8, col: 17, endLine: 8, endCol: 29 },
+      { severity: 'error', code: 'MF503', message: KEY_PROBLEM, file: 'mftops.yaml', line: 9, col: 7, endLine: 9, endCol: 13 },
+    ]);
+    expect(r.stdout).not.toContain(LITERAL);
+  });
+
+  it('--format github: an annotation on the line of each, on stdout', async () => {
+    const r = await runCli(['drift', '--format', 'github'], { cwd: testdir({ 'mftops.yaml': BAD_CONFIG }) });
+    expect(r.code).toBe(1);
+    expect(r.stdout.split('\n')).toEqual([
+      `::error file=mftops.yaml,line=8,col=17,endLine=8,endColumn=29,title=MF506::${PASSWORD_PROBLEM}`,
+      `::error file=mftops.yaml,line=9,col=7,endLine=9,endColumn=13,title=MF503::${KEY_PROBLEM}`,
+      '2 errors in 1 file',
+      '',
+    ]);
+  });
+
+  it('a missing file is at the file, with no line, in every format', async () => {
+    const dir = testdir({});
+    const text = await runCli(['status'], { cwd: dir });
+    expect(text.code).toBe(1);
+    expect(text.stderr).toBe('mftops.yaml: error MF501: configuration file not found\n  hint: pass --config FILE, or run from the folder that holds mftops.yaml\n1 error in 1 file\n');
+    const json = await runCli(['status', '--format', 'json'], { cwd: dir });
+    expect(JSON.parse(json.stdout)).toEqual([
+      { severity: 'error', code: 'MF501', message: 'configuration file not found', file: 'mftops.yaml', hint: 'pass --config FILE, or run from the folder that holds mftops.yaml' },
+    ]);
+    const github = await runCli(['status', '--format', 'github'], { cwd: dir });
+    expect(github.stdout).toMatch(/^::error file=mftops\.yaml,title=MF501::configuration file not found%0Ahint: pass --config FILE/m);
+  });
+
+  it('a variable a password needs is reported at its reference', async () => {
+    const dir = testdir({ 'mftops.yaml': BAD_CONFIG.replace(LITERAL, '${env:MFT_TRANSFER_PASSWORD}').replace('      colour: red\n', '') });
+    const r = await runCli(['status', '--format', 'json'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toEqual([
+      {
+        severity: 'error',
+        code: 'MF508',
+        message: 'environments.prod.transfer.password: environment variable MFT_TRANSFER_PASSWORD is not set',
+        file: 'mftops.yaml',
+        line: 8,
+        col: 17,
+        endLine: 8,
+        endCol: 45,
+      },
+    ]);
+  });
+
+  it('an unknown environment is still one line: it is not a problem of the file', async () => {
+    const dir = testdir({ 'mftops.yaml': BAD_CONFIG.replace(LITERAL, '${env:P}').replace('      colour: red\n', '') });
+    const r = await runCli(['status', '--env', 'staging', '--format', 'json'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^mftops: error: environment "staging" is not in .*mftops\.yaml \(known: prod\)\n$/);
+  });
+});
+
+describe('a --target that names nothing', () => {
+  const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
+  const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
+  const SUMMARY = '--target names nothing in this plan — did you mean `Task/Month-end report`?';
+  let emulator: RunningEmulator;
+  beforeAll(async () => {
+    emulator = await startSeededEmulator();
+  });
+  afterAll(() => emulator.close());
+
+  it('is reported at its address, with no file, in text, JSON and GitHub annotations', async () => {
+    const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
+    cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
+    const plan = (...args: string[]) => runCli(['plan', '--target', 'Task/Month-end reprot', ...args], { cwd: dir, env: ENV });
+
+    const text = await plan();
+    expect(text.code).toBe(1);
+    expect(text.stderr).toBe(`Task/Month-end reprot: error MF409: ${SUMMARY}\n1 error\n`);
+
+    const json = await plan('--format', 'json');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stderr)).toEqual([{ severity: 'error', code: 'MF409', message: SUMMARY, address: 'Task/Month-end reprot' }]);
+
+    const github = await plan('--format', 'github');
+    expect(github.code).toBe(1);
+    expect(github.stdout).toBe(`::error title=MF409::Task/Month-end reprot: ${SUMMARY}\n1 error\n`);
+  });
+});
