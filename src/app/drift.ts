@@ -5,8 +5,7 @@ import { MftopsError } from '../errors.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
-import { DEFAULTS } from './defaults.js';
-import { loadEnvironmentManifests, manifestPathsOf, openEnvironment, resolveServices, serverIdentities } from './environment.js';
+import { prepareRead, serverIdentities } from './environment.js';
 import { reportOf } from './plan.js';
 
 export interface DriftOptions extends EnvironmentChoice {
@@ -30,17 +29,15 @@ export type DriftResult =
  * read-only clients, with who changed what from the audit report.
  */
 export async function driftEnvironment(options: DriftOptions, ctx: AppContext): Promise<DriftResult> {
-  const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
-  if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
-  const services = resolveServices(config, env, ctx);
-  const parallelism = options.parallelism ?? DEFAULTS.readParallelism;
+  const prelude = await prepareRead(options, ctx);
+  if (prelude.status === 'invalid') return prelude;
+  const { env, services, parallelism, manifests } = prelude;
   const { detectDrift } = await import('./detect-drift.js');
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result: Awaited<ReturnType<typeof detectDrift>>;
   try {
     result = await detectDrift({
-      manifests: loaded.manifests,
+      manifests,
       clients: clients.readers,
       environment: env,
       servers: serverIdentities(services),
@@ -52,7 +49,7 @@ export async function driftEnvironment(options: DriftOptions, ctx: AppContext): 
   } finally {
     await clients.close();
   }
-  const diagnostics = reportOf(loaded.manifests, result.diagnostics);
+  const diagnostics = reportOf(manifests, result.diagnostics);
   const { hasErrors } = await import('../manifest/diagnostics.js');
   if (result.report === undefined || hasErrors(result.diagnostics)) return { status: 'invalid', diagnostics };
   let reportFile: string | undefined;

@@ -4,7 +4,9 @@ import type { EnvironmentSettings, MftopsConfig, ResolvedService, ServiceName } 
 import { ConfigError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
+import type { DiagnosticsReport } from '../render/diagnostics.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
+import { DEFAULTS } from './defaults.js';
 
 /** The parts of a use case that come before the first request, shared by all of them. */
 
@@ -47,4 +49,27 @@ export function wholeNumberOption(option: string, text: string, min: number, max
     throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text}"`);
   }
   return n;
+}
+
+/**
+ * What a reading use case (plan, drift) has before its first request: the environment, its
+ * manifests loaded without errors, the services' credentials, the parallelism; or the manifests'
+ * diagnostics, and no request is sent.
+ */
+export type ReadPrelude =
+  | { readonly status: 'invalid'; readonly diagnostics: DiagnosticsReport }
+  | {
+      readonly status: 'ready';
+      readonly config: MftopsConfig;
+      readonly env: EnvironmentSettings;
+      readonly manifests: ManifestSet;
+      readonly services: readonly ResolvedService[];
+      readonly parallelism: number;
+    };
+
+export async function prepareRead(options: EnvironmentChoice & { readonly paths?: readonly string[]; readonly parallelism?: number }, ctx: Pick<AppContext, 'cwd' | 'env'>): Promise<ReadPrelude> {
+  const { config, env } = openEnvironment(options, ctx);
+  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
+  if (!loaded.ok) return { status: 'invalid', diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: loaded.manifests.manifests.length } };
+  return { status: 'ready', config, env, manifests: loaded.manifests, services: resolveServices(config, env, ctx), parallelism: options.parallelism ?? DEFAULTS.readParallelism };
 }

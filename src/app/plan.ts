@@ -5,8 +5,7 @@ import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
-import { DEFAULTS } from './defaults.js';
-import { loadEnvironmentManifests, manifestPathsOf, openEnvironment, resolveServices, serverIdentities } from './environment.js';
+import { prepareRead, serverIdentities } from './environment.js';
 import type { EnvironmentSettings, ResolvedService } from '../config/model.js';
 
 export interface PlanOptions extends EnvironmentChoice {
@@ -36,15 +35,13 @@ export type PlanResult =
  * live state through read-only clients, then the plan, saved with `out`.
  */
 export async function planEnvironment(options: PlanOptions, ctx: AppContext): Promise<PlanResult> {
-  const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
-  if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
-  const services = resolveServices(config, env, ctx);
-  const parallelism = options.parallelism ?? DEFAULTS.readParallelism;
+  const prelude = await prepareRead(options, ctx);
+  if (prelude.status === 'invalid') return prelude;
+  const { env, services, parallelism } = prelude;
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result: PlanOfManifests;
   try {
-    result = await planManifests(loaded.manifests, { readers: clients.readers, env, services, parallelism, ...(options.targets ? { targets: options.targets } : {}) }, ctx);
+    result = await planManifests(prelude.manifests, { readers: clients.readers, env, services, parallelism, ...(options.targets ? { targets: options.targets } : {}) }, ctx);
   } finally {
     await clients.close();
   }
