@@ -19464,12 +19464,19 @@ async function loadEnvironmentManifests(paths, ctx) {
   const manifests = await loadManifests2(paths, { cwd: ctx.cwd });
   return { ok: !hasErrors(manifests.diagnostics), manifests };
 }
+async function prepareRead(options, ctx) {
+  const { config, env } = openEnvironment(options, ctx);
+  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
+  if (!loaded.ok) return { status: "invalid", diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: loaded.manifests.manifests.length } };
+  return { status: "ready", config, env, manifests: loaded.manifests, services: resolveServices(config, env, ctx), parallelism: options.parallelism ?? DEFAULTS.readParallelism };
+}
 var init_environment = __esm({
   "src/app/environment.ts"() {
     "use strict";
     init_load_config();
     init_errors();
     init_diagnostics2();
+    init_defaults();
   }
 });
 
@@ -49760,15 +49767,13 @@ __export(plan_exports, {
 });
 import { resolve as resolve7 } from "node:path";
 async function planEnvironment(options, ctx) {
-  const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
-  if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
-  const services = resolveServices(config, env, ctx);
-  const parallelism = options.parallelism ?? DEFAULTS.readParallelism;
+  const prelude = await prepareRead(options, ctx);
+  if (prelude.status === "invalid") return prelude;
+  const { env, services, parallelism } = prelude;
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result;
   try {
-    result = await planManifests(loaded.manifests, { readers: clients.readers, env, services, parallelism, ...options.targets ? { targets: options.targets } : {} }, ctx);
+    result = await planManifests(prelude.manifests, { readers: clients.readers, env, services, parallelism, ...options.targets ? { targets: options.targets } : {} }, ctx);
   } finally {
     await clients.close();
   }
@@ -49804,7 +49809,6 @@ var init_plan = __esm({
   "src/app/plan.ts"() {
     "use strict";
     init_clients();
-    init_defaults();
     init_environment();
   }
 });
@@ -57390,17 +57394,15 @@ __export(drift_exports, {
 });
 import { resolve as resolve10 } from "node:path";
 async function driftEnvironment(options, ctx) {
-  const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
-  if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
-  const services = resolveServices(config, env, ctx);
-  const parallelism = options.parallelism ?? DEFAULTS.readParallelism;
+  const prelude = await prepareRead(options, ctx);
+  if (prelude.status === "invalid") return prelude;
+  const { env, services, parallelism, manifests } = prelude;
   const { detectDrift: detectDrift2 } = await Promise.resolve().then(() => (init_detect_drift(), detect_drift_exports));
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result;
   try {
     result = await detectDrift2({
-      manifests: loaded.manifests,
+      manifests,
       clients: clients.readers,
       environment: env,
       servers: serverIdentities(services),
@@ -57412,7 +57414,7 @@ async function driftEnvironment(options, ctx) {
   } finally {
     await clients.close();
   }
-  const diagnostics = reportOf(loaded.manifests, result.diagnostics);
+  const diagnostics = reportOf(manifests, result.diagnostics);
   const { hasErrors: hasErrors2 } = await Promise.resolve().then(() => (init_diagnostics2(), diagnostics_exports));
   if (result.report === void 0 || hasErrors2(result.diagnostics)) return { status: "invalid", diagnostics };
   let reportFile;
@@ -57436,7 +57438,6 @@ var init_drift = __esm({
     init_atomic_file();
     init_errors();
     init_clients();
-    init_defaults();
     init_environment();
     init_plan();
   }
