@@ -1,5 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
-import { MftopsError } from '../errors.js';
+import { DEFAULTS, MAX_DELETES_RANGE, PARALLELISM_RANGE } from '../app/defaults.js';
+import { wholeNumberOption } from '../app/environment.js';
+import { isMftopsError, MftopsError } from '../errors.js';
 
 /** The Action's `command` input: which mftops command the step runs. */
 export type ActionCommand = 'validate' | 'plan' | 'apply' | 'drift';
@@ -31,6 +33,14 @@ export interface ActionInputs {
   /** Apply only: the reviewed plan may delete / replace objects (the CLI's `--allow-delete` / `--allow-replace`). */
   readonly allowDelete: boolean;
   readonly allowReplace: boolean;
+  /** Apply only: refuse a plan that deletes more objects than this (`max-deletes`, the CLI's `--max-deletes`). */
+  readonly maxDeletes: number;
+  /**
+   * `parallelism`: requests in flight per server, reads and writes alike (the CLI's
+   * `--parallelism`). Undefined means each use case's own default: reads of plan and drift
+   * `DEFAULTS.readParallelism`, apply's writes `DEFAULTS.applyParallelism`.
+   */
+  readonly parallelism?: number;
 }
 
 /** A workflow passed an input the Action cannot use; the message names the input and the fix. */
@@ -60,6 +70,7 @@ export function readInputs(env: NodeJS.ProcessEnv, eventName: string | undefined
   const environment = getInput(env, 'environment');
   const planFile = getInput(env, 'plan-file');
   const commentDefault = command === 'drift' || (eventName !== undefined && PULL_REQUEST_EVENTS.has(eventName));
+  const parallelism = readWholeNumber(env, 'parallelism', PARALLELISM_RANGE);
   return {
     command,
     ...(environment !== '' ? { environment } : {}),
@@ -71,6 +82,8 @@ export function readInputs(env: NodeJS.ProcessEnv, eventName: string | undefined
     workingDirectory,
     allowDelete: readBoolean(env, 'allow-delete', false),
     allowReplace: readBoolean(env, 'allow-replace', false),
+    maxDeletes: readWholeNumber(env, 'max-deletes', MAX_DELETES_RANGE) ?? DEFAULTS.maxDeletes,
+    ...(parallelism !== undefined ? { parallelism } : {}),
   };
 }
 
@@ -93,4 +106,16 @@ function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): b
   if (['true', 'True', 'TRUE'].includes(raw)) return true;
   if (['false', 'False', 'FALSE'].includes(raw)) return false;
   throw new ActionInputError(`input "${name}" must be true or false, not "${raw}"`);
+}
+
+/** A whole number in a range, as the CLI reads the same option; empty means the default (undefined). */
+function readWholeNumber(env: NodeJS.ProcessEnv, name: string, range: { readonly min: number; readonly max: number }): number | undefined {
+  const raw = getInput(env, name);
+  if (raw === '') return undefined;
+  try {
+    return wholeNumberOption(`input "${name}"`, raw, range.min, range.max);
+  } catch (err) {
+    if (!isMftopsError(err)) throw err;
+    throw new ActionInputError(err.message);
+  }
 }

@@ -186,7 +186,7 @@ async function makePlan(s: Step, out: string): Promise<MadePlan> {
   const { planEnvironment } = await import('../app/plan.js');
   let result: Awaited<ReturnType<typeof planEnvironment>>;
   try {
-    result = await planEnvironment({ ...s.choice, paths: s.inputs.paths, out, parallelism: DEFAULTS.readParallelism }, s.ctx);
+    result = await planEnvironment({ ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism }, s.ctx);
   } catch (err) {
     if (!isMftopsError(err)) throw err;
     const diagnostics = diagnosticsOf(err);
@@ -282,8 +282,8 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
     {
       ...s.choice,
       planFile,
-      permissions: { allowDelete: s.inputs.allowDelete, allowReplace: s.inputs.allowReplace, maxDeletes: DEFAULTS.maxDeletes },
-      parallelism: DEFAULTS.applyParallelism,
+      permissions: { allowDelete: s.inputs.allowDelete, allowReplace: s.inputs.allowReplace, maxDeletes: s.inputs.maxDeletes },
+      parallelism: s.inputs.parallelism ?? DEFAULTS.applyParallelism,
     },
     s.ctx,
   );
@@ -306,7 +306,7 @@ async function driftStep(s: Step): Promise<number> {
   const environment = environmentName(s);
   const reportFile = resolve(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
   const [{ driftEnvironment }, { driftExitCode }] = await Promise.all([import('../app/drift.js'), import('../drift/model.js')]);
-  const result = await driftEnvironment({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: DEFAULTS.readParallelism }, s.ctx);
+  const result = await driftEnvironment({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism }, s.ctx);
   annotate(s, result.diagnostics);
   if (result.status === 'invalid') {
     const problems = errorLines(result.diagnostics, s.cwd);

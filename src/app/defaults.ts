@@ -13,3 +13,6 @@ export const DEFAULTS = {
 
 /** The bounds of `--parallelism` (reads and writes alike). */
 export const PARALLELISM_RANGE = { min: 1, max: 64 } as const;
+
+/** The bounds of `--max-deletes` (and the Action's `max-deletes`). */
+export const MAX_DELETES_RANGE = { min: 0, max: 1_000_000 } as const;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pullRequestOf, readGithubContext } from '../../src/action/context.js';
 import { ActionInputError, readInputs } from '../../src/action/inputs.js';
+import { DEFAULTS } from '../../src/app/defaults.js';
 import { pullRequestEvent } from './harness.js';
 import { testdir } from '../helpers/testdir.js';
 
@@ -34,7 +35,18 @@ describe('inputs', () => {
       workingDirectory: `${WS}/infra/mft`,
       allowDelete: true,
       allowReplace: false,
+      maxDeletes: DEFAULTS.maxDeletes,
     });
+  });
+
+  it('reads max-deletes and parallelism as whole numbers; empty takes the defaults every view shares', () => {
+    const given = readInputs({ INPUT_COMMAND: 'apply', 'INPUT_MAX-DELETES': ' 25 ', INPUT_PARALLELISM: '2' }, 'push', WS);
+    expect(given).toMatchObject({ maxDeletes: 25, parallelism: 2 });
+    expect(readInputs({ INPUT_COMMAND: 'apply', 'INPUT_MAX-DELETES': '0' }, 'push', WS).maxDeletes).toBe(0);
+    const defaults = readInputs({ INPUT_COMMAND: 'apply', 'INPUT_MAX-DELETES': '', INPUT_PARALLELISM: '' }, 'push', WS);
+    expect(defaults.maxDeletes).toBe(DEFAULTS.maxDeletes);
+    // No parallelism: each use case's own (plan and drift read 10 at a time, apply writes 4).
+    expect(defaults).not.toHaveProperty('parallelism');
   });
 
   it('comments by default on pull requests and for drift, not on a push', () => {
@@ -59,6 +71,11 @@ describe('inputs', () => {
     expect(error({})).toBe('input "command" is required: one of validate, plan, apply, drift');
     expect(error({ INPUT_COMMAND: 'destroy' })).toBe('input "command" must be one of validate, plan, apply, drift, not "destroy"');
     expect(error({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'yes' })).toBe('input "comment" must be true or false, not "yes"');
+    expect(error({ INPUT_COMMAND: 'apply', 'INPUT_MAX-DELETES': 'ten' })).toBe('input "max-deletes" must be a whole number from 0 to 1000000, not "ten"');
+    expect(error({ INPUT_COMMAND: 'apply', 'INPUT_MAX-DELETES': '-1' })).toBe('input "max-deletes" must be a whole number from 0 to 1000000, not "-1"');
+    expect(error({ INPUT_COMMAND: 'plan', INPUT_PARALLELISM: '0' })).toBe('input "parallelism" must be a whole number from 1 to 64, not "0"');
+    expect(error({ INPUT_COMMAND: 'plan', INPUT_PARALLELISM: '2.5' })).toBe('input "parallelism" must be a whole number from 1 to 64, not "2.5"');
+    expect(error({ INPUT_COMMAND: 'plan', INPUT_PARALLELISM: '65' })).toBe('input "parallelism" must be a whole number from 1 to 64, not "65"');
   });
 });
 

@@ -1,7 +1,7 @@
 import type { ApplyReport } from '../../apply/model.js';
 import { renderApplyPhase, renderChangeResultLine } from '../../render/apply-summary.js';
 import { applyEnvironment } from '../../app/apply.js';
-import { PARALLELISM_RANGE } from '../../app/defaults.js';
+import { MAX_DELETES_RANGE, PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';
 import { ConfigError } from '../../errors.js';
 import { cliContext, environmentChoice } from '../app-context.js';
@@ -41,7 +41,7 @@ export const APPROVAL_QUESTION = "Apply these changes? Only 'yes' is accepted: "
  */
 export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: CommandIo, deps: ApplyCommandDeps = processDeps()): Promise<number> {
   const parallelism = wholeNumberOption('--parallelism', opts.parallelism, PARALLELISM_RANGE.min, PARALLELISM_RANGE.max);
-  const maxDeletes = wholeNumberOption('--max-deletes', opts.maxDeletes, 0, 1_000_000);
+  const maxDeletes = wholeNumberOption('--max-deletes', opts.maxDeletes, MAX_DELETES_RANGE.min, MAX_DELETES_RANGE.max);
   const planFile = planFileArgument(opts.args);
   if (planFile === undefined && !opts.autoApprove && !deps.canAsk) {
     throw new ConfigError('apply without a plan file asks for approval on a terminal, and there is none: pass --auto-approve (or apply a reviewed plan file)');
