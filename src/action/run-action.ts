@@ -15,6 +15,7 @@ import { renderApplyPhase, renderChangeResultLine } from '../render/apply-summar
 import { errorLines, githubAnnotations, summaryLine as diagnosticsSummary } from '../render/diagnostics.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { NO_CHANGES, planSentence } from '../render/plan-common.js';
+import { failedChangeAnnotations } from './apply-annotations.js';
 import { comparePlans } from './compare-plans.js';
 import { readGithubContext, type GithubContext } from './context.js';
 import { createGithubApi, type GithubApi } from './github-api.js';
@@ -294,6 +295,7 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
   writeFileSync(reportFile, renderApplySummaryJson(report));
   const reportText = renderApplySummaryText(report);
   s.a.runner.log(reportText);
+  for (const failure of failedChangeAnnotations(report, plan, s.cwd)) s.a.runner.annotate('error', failure.message, failure.place);
   if (code !== 0) s.a.runner.annotate('error', `mftops apply: ${reportText.trimEnd()}`);
   setOutputs(s.a.runner, { exitcode: code, 'has-changes': hasChanges(plan), 'plan-file': planFile, 'report-file': reportFile, summary: reportText.split('\n')[0] ?? '' });
   appendSummary(s, renderApplySummary(environment, code === 0, reportText));

@@ -10,7 +10,8 @@ import { SEED_PATH, startSeededEmulator } from '../integration/helpers.js';
 import { checkout, CREDENTIALS, runActionProcess, type ActionRun } from './harness.js';
 
 /**
- * The inputs `max-deletes` and `parallelism`, as a runner runs them: the bundle in a child process, the emulator as the servers (behind a
+ * The inputs `max-deletes` and `parallelism`, and apply's failures annotated on the manifest line,
+ * as a runner runs them: the bundle in a child process, the emulator as the servers (behind a
  * proxy that holds chosen requests where the test must see what is in flight).
  */
 
@@ -126,5 +127,36 @@ describe('input: parallelism', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('::error::input "parallelism" must be a whole number from 1 to 64, not "0"\n');
     expect(emulator.requestLog()).toEqual([]);
+  });
+});
+
+describe('apply failures', () => {
+  it('puts one error annotation per failed change on the line of its manifest, besides the summary annotation', async () => {
+    const emulator = await freshEmulator();
+    const ids = Object.fromEntries(emulator.state.automation.tasks.map((t) => [String(t['Name']), String(t['ID'])]));
+    const doomed = new Map([
+      [`/automation/api/v1/tasks/${ids['Nightly cleanup']}`, 'Nightly cleanup'],
+      [`/automation/api/v1/tasks/${ids['Globex outbound']}`, 'Globex outbound'],
+    ]);
+    // The two task updates are held; while they wait, someone deletes the tasks in the admin UI.
+    const proxy = await holdProxy(emulator, (method, path) => method === 'PUT' && doomed.has(path));
+    const ws = checkout({ ...emulator, automationUrl: `${proxy.url}/automation` });
+    const run = apply(ws);
+    for (let i = 0; i < doomed.size; i++) {
+      const held = await proxy.nextHeld();
+      const name = doomed.get(held.path)!;
+      emulator.state.automation.tasks = emulator.state.automation.tasks.filter((t) => t['Name'] !== name);
+      await held.release();
+    }
+    const r = await run;
+    expect(r.code).toBe(1);
+    expect(r.outputs['exitcode']).toBe('1');
+    const errors = r.stdout.split('\n').filter((l) => l.startsWith('::error'));
+    const annotated = errors.filter((l) => l.startsWith('::error file='));
+    expect(annotated).toHaveLength(2);
+    expect(annotated).toContainEqual(expect.stringMatching(/^::error file=mft\/manifests\/tasks\/operations\.yaml,line=3,col=1,title=mftops apply::Task\/Nightly cleanup \(update\) failed: .*404/));
+    expect(annotated).toContainEqual(expect.stringMatching(/^::error file=mft\/manifests\/tasks\/partners\.yaml,line=39,col=1,title=mftops apply::Task\/Globex outbound \(update\) failed: .*404/));
+    // The run's summary is still one annotation of its own.
+    expect(errors.filter((l) => l.startsWith('::error::mftops apply: Apply finished with errors'))).toHaveLength(1);
   });
 });
