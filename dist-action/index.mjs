@@ -49,7 +49,7 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
 ));
 
 // src/app/defaults.ts
-var DEFAULTS;
+var DEFAULTS, PARALLELISM_RANGE, MAX_DELETES_RANGE;
 var init_defaults = __esm({
   "src/app/defaults.ts"() {
     "use strict";
@@ -61,6 +61,8 @@ var init_defaults = __esm({
       /** Apply refuses a plan that deletes more objects than this. */
       maxDeletes: 10
     };
+    PARALLELISM_RANGE = { min: 1, max: 64 };
+    MAX_DELETES_RANGE = { min: 0, max: 1e6 };
   }
 });
 
@@ -10962,7 +10964,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve12.call(this, root, ref);
+      let _sch = resolve13.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -10989,7 +10991,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve12(root, ref) {
+    function resolve13(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -11853,7 +11855,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve12(baseURI, relativeURI, options) {
+    function resolve13(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -12244,7 +12246,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve12,
+      resolve: resolve13,
       resolveComponent,
       equal,
       serialize,
@@ -18065,49 +18067,6 @@ var init_version = __esm({
   }
 });
 
-// src/resources/reasons.ts
-function describeReason(reason) {
-  switch (reason.code) {
-    case "advanced-task":
-      return `advanced (TT=COS) tasks cannot be ${reason.operation === "create" ? "created" : "changed"} through the API`;
-    case "task-group-immutable": {
-      const lost = reason.lostSecrets;
-      const tail = lost.length > 0 ? `; secrets the server does not show and the manifest does not carry (${lost.join(", ")}) cannot be copied and are lost: write them in the manifest as \`\${env:\u2026}\`` : "";
-      return `\`Group\` cannot change after creation: the task is deleted and created again${tail}`;
-    }
-    case "pruned": {
-      const [what, kinds] = reason.kind === "Task" ? ["task", "Tasks"] : ["ACL", "ResourceGroupAcls"];
-      return `no manifest manages this ${what} in scope (${reason.scope.join(", ")}), and ${kinds} are pruned`;
-    }
-    case "folder-pruned":
-      return "no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted";
-    case "folder-root-rename":
-      return `the root folder ${reason.from} cannot be renamed`;
-    case "folder-move":
-      return `${reason.from} \u2192 ${reason.to} moves the folder to another parent folder; the API can only rename it in place: move it on the transfer server (or rename it without moving), then plan again`;
-    case "folder-copies-parent":
-      return `created under ${reason.parentPath} with a copy of its permissions (${reason.inheritPermissions})`;
-    case "entries-not-editable":
-      return `${reason.principals.map(principalWords).join(", ")}: not editable on the server; ${reason.partial ? "the other entries are applied" : "the wanted change cannot be made through the API"}`;
-    case "entry-not-editable":
-      return `the entry of ${principalWords(reason.principal)} cannot be changed on the server (not editable)`;
-    case "entry-copied-from-parent":
-      return "copied from the parent folder";
-    default: {
-      const never = reason;
-      throw new Error(`unknown reason ${JSON.stringify(never)}`);
-    }
-  }
-}
-function principalWords(p) {
-  return `${p.type === "User" ? "user" : "group"} ${p.name}`;
-}
-var init_reasons = __esm({
-  "src/resources/reasons.ts"() {
-    "use strict";
-  }
-});
-
 // src/manifest/fast-yaml.ts
 function parseSimpleYaml(text2) {
   if (text2.includes("	") || text2.includes("\r")) return void 0;
@@ -19464,6 +19423,13 @@ async function loadEnvironmentManifests(paths, ctx) {
   const manifests = await loadManifests2(paths, { cwd: ctx.cwd });
   return { ok: !hasErrors(manifests.diagnostics), manifests };
 }
+function wholeNumberOption(option, text2, min, max) {
+  const n = Number(text2);
+  if (!/^\d+$/.test(text2.trim()) || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text2}"`);
+  }
+  return n;
+}
 async function prepareRead(options, ctx) {
   const { config, env } = openEnvironment(options, ctx);
   const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
@@ -19480,6 +19446,49 @@ var init_environment = __esm({
   }
 });
 
+// src/resources/reasons.ts
+function describeReason(reason) {
+  switch (reason.code) {
+    case "advanced-task":
+      return `advanced (TT=COS) tasks cannot be ${reason.operation === "create" ? "created" : "changed"} through the API`;
+    case "task-group-immutable": {
+      const lost = reason.lostSecrets;
+      const tail = lost.length > 0 ? `; secrets the server does not show and the manifest does not carry (${lost.join(", ")}) cannot be copied and are lost: write them in the manifest as \`\${env:\u2026}\`` : "";
+      return `\`Group\` cannot change after creation: the task is deleted and created again${tail}`;
+    }
+    case "pruned": {
+      const [what, kinds] = reason.kind === "Task" ? ["task", "Tasks"] : ["ACL", "ResourceGroupAcls"];
+      return `no manifest manages this ${what} in scope (${reason.scope.join(", ")}), and ${kinds} are pruned`;
+    }
+    case "folder-pruned":
+      return "no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted";
+    case "folder-root-rename":
+      return `the root folder ${reason.from} cannot be renamed`;
+    case "folder-move":
+      return `${reason.from} \u2192 ${reason.to} moves the folder to another parent folder; the API can only rename it in place: move it on the transfer server (or rename it without moving), then plan again`;
+    case "folder-copies-parent":
+      return `created under ${reason.parentPath} with a copy of its permissions (${reason.inheritPermissions})`;
+    case "entries-not-editable":
+      return `${reason.principals.map(principalWords).join(", ")}: not editable on the server; ${reason.partial ? "the other entries are applied" : "the wanted change cannot be made through the API"}`;
+    case "entry-not-editable":
+      return `the entry of ${principalWords(reason.principal)} cannot be changed on the server (not editable)`;
+    case "entry-copied-from-parent":
+      return "copied from the parent folder";
+    default: {
+      const never = reason;
+      throw new Error(`unknown reason ${JSON.stringify(never)}`);
+    }
+  }
+}
+function principalWords(p) {
+  return `${p.type === "User" ? "user" : "group"} ${p.name}`;
+}
+var init_reasons = __esm({
+  "src/resources/reasons.ts"() {
+    "use strict";
+  }
+});
+
 // src/app/validate.ts
 var validate_exports = {};
 __export(validate_exports, {
@@ -19487,14 +19496,14 @@ __export(validate_exports, {
   validatePaths: () => validatePaths
 });
 import { existsSync as existsSync2 } from "node:fs";
-import { resolve as resolve6 } from "node:path";
+import { resolve as resolve7 } from "node:path";
 async function validateManifests(options, ctx) {
   const loaded = await loadEnvironmentManifests(validatePaths(options, ctx), ctx);
   return { diagnostics: loaded.manifests.diagnostics, manifestCount: loaded.manifests.manifests.length };
 }
 function validatePaths(options, ctx) {
   if (options.paths !== void 0 && options.paths.length > 0) return [...options.paths];
-  if (options.configFile === void 0 && !existsSync2(resolve6(ctx.cwd, DEFAULT_CONFIG_FILE))) {
+  if (options.configFile === void 0 && !existsSync2(resolve7(ctx.cwd, DEFAULT_CONFIG_FILE))) {
     throw new ConfigError(`no manifest paths given and no ${DEFAULT_CONFIG_FILE} here: run mftops validate PATH\u2026 or pass --config FILE`);
   }
   const { config, env } = openEnvironment(options, ctx);
@@ -19677,8 +19686,8 @@ function countOpenSessions() {
 async function closeAllSessions(timeoutMs = 3e3) {
   const all = Promise.allSettled([...openSessions].map((s) => s.close()));
   let timer;
-  const limit = new Promise((resolve12) => {
-    timer = setTimeout(resolve12, timeoutMs);
+  const limit = new Promise((resolve13) => {
+    timer = setTimeout(resolve13, timeoutMs);
     timer.unref();
   });
   await Promise.race([all, limit]);
@@ -22593,9 +22602,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve12, reject) => {
+          return new Promise((resolve13, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve12(data);
+              return err ? reject(err) : resolve13(data);
             });
           });
         }
@@ -22633,9 +22642,9 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve12, reject) => {
+          return new Promise((resolve13, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve12(data);
+              return err2 ? reject(err2) : resolve13(data);
             });
           });
         }
@@ -26141,8 +26150,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve12, reject) => {
-        res = resolve12;
+      const promise = new Promise((resolve13, reject) => {
+        res = resolve13;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -27568,12 +27577,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve12, reject) => {
+      const waitForDrain = () => new Promise((resolve13, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve12;
+          callback = resolve13;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -28457,12 +28466,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve12, reject) => {
+      const waitForDrain = () => new Promise((resolve13, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve12;
+          callback = resolve13;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -28779,16 +28788,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve12) => {
+        return new Promise((resolve13) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve12;
+            this[kClosedResolve] = resolve13;
           } else {
-            resolve12(null);
+            resolve13(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve12) => {
+        return new Promise((resolve13) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -28801,7 +28810,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve12(null);
+            resolve13(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -29208,8 +29217,8 @@ var require_pool_base = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve12) => {
-            this[kClosedResolve] = resolve12;
+          return new Promise((resolve13) => {
+            this[kClosedResolve] = resolve13;
           });
         }
       }
@@ -30331,7 +30340,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve12, reject) => {
+        const socket = await new Promise((resolve13, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -30341,7 +30350,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve12(socket2);
+              resolve13(socket2);
             }
           });
         });
@@ -30351,14 +30360,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve12, reject) => {
+        await new Promise((resolve13, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve12();
+            resolve13();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -30367,14 +30376,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve12();
+            resolve13();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve12, reject) => {
+        await new Promise((resolve13, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -30382,7 +30391,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug("SOCKS5 tunnel established to", targetHost, targetPort, "via", info);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve12();
+            resolve13();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -30425,8 +30434,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve12, reject) => {
-                      finalSocket.once("secureConnect", resolve12);
+                    await new Promise((resolve13, reject) => {
+                      finalSocket.once("secureConnect", resolve13);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -31559,7 +31568,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve13, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -31573,11 +31582,11 @@ var require_readable = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve12(null);
+                resolve13(null);
               }
             });
           } else {
-            this.on("close", resolve12);
+            this.on("close", resolve13);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -31605,7 +31614,7 @@ var require_readable = __commonJS({
     }
     function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve12, reject) => {
+      return new Promise((resolve13, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -31620,7 +31629,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve12,
+              resolve: resolve13,
               reject,
               length: 0,
               body: []
@@ -31694,18 +31703,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body, resolve: resolve12, stream, length } = consume2;
+      const { type, body, resolve: resolve13, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve12(chunksDecode(body, length, encoding));
+          resolve13(chunksDecode(body, length, encoding));
         } else if (type === "json") {
-          resolve12(JSON.parse(chunksDecode(body, length, encoding)));
+          resolve13(JSON.parse(chunksDecode(body, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve12(chunksConcat(body, length).buffer);
+          resolve13(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve12(new Blob(body, { type: stream[kContentType] }));
+          resolve13(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve12(chunksConcat(body, length));
+          resolve13(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -31895,9 +31904,9 @@ var require_api_request = __commonJS({
     };
     function request(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve13, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve12(data);
+            return err ? reject(err) : resolve13(data);
           });
         });
       }
@@ -32109,9 +32118,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve13, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve12(data);
+            return err ? reject(err) : resolve13(data);
           });
         });
       }
@@ -32399,9 +32408,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve13, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve12(data);
+            return err ? reject(err) : resolve13(data);
           });
         });
       }
@@ -32494,9 +32503,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve13, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve12(data);
+            return err ? reject(err) : resolve13(data);
           });
         });
       }
@@ -33770,7 +33779,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module) {
     "use strict";
     var { writeFile, readFile: readFile2, mkdir: mkdir2 } = __require("node:fs/promises");
-    var { dirname: dirname6, resolve: resolve12 } = __require("node:path");
+    var { dirname: dirname6, resolve: resolve13 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -33971,7 +33980,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile2(resolve12(path), "utf8");
+          const data = await readFile2(resolve13(path), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -34000,7 +34009,7 @@ var require_snapshot_recorder = __commonJS({
         if (!path) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve12(path);
+        const resolvedPath = resolve13(path);
         await mkdir2(dirname6(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash2, snapshot]) => ({
           hash: hash2,
@@ -41980,7 +41989,7 @@ var require_fetch = __commonJS({
         const agent = fetchParams.controller.dispatcher;
         const path = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve12, reject) => agent.dispatch(
+        return new Promise((resolve13, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path}?` : path,
             origin: url.origin,
@@ -42068,7 +42077,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve12({
+              resolve13({
                 status,
                 statusText,
                 headersList,
@@ -42121,7 +42130,7 @@ var require_fetch = __commonJS({
                   headersList.append(headerName, String(value), true);
                 }
               }
-              resolve12({
+              resolve13({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -42145,7 +42154,7 @@ var require_fetch = __commonJS({
                   headersList.append(nameStr, value.toString("latin1"), true);
                 }
               }
-              resolve12({
+              resolve13({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -46572,7 +46581,7 @@ function resolveRetryPolicy(opts) {
   };
 }
 function defaultSleep(ms) {
-  return new Promise((resolve12) => setTimeout(resolve12, ms));
+  return new Promise((resolve13) => setTimeout(resolve13, ms));
 }
 function isRetryableStatus(status) {
   return status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
@@ -49765,7 +49774,7 @@ __export(plan_exports, {
   planManifests: () => planManifests,
   reportOf: () => reportOf
 });
-import { resolve as resolve7 } from "node:path";
+import { resolve as resolve8 } from "node:path";
 async function planEnvironment(options, ctx) {
   const prelude = await prepareRead(options, ctx);
   if (prelude.status === "invalid") return prelude;
@@ -49781,7 +49790,7 @@ async function planEnvironment(options, ctx) {
   let planFile;
   if (options.out !== void 0) {
     const { writePlanFile: writePlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
-    planFile = resolve7(ctx.cwd, options.out);
+    planFile = resolve8(ctx.cwd, options.out);
     writePlanFile2(planFile, result.plan);
   }
   return { status: "planned", plan: result.plan, diagnostics: result.diagnostics, ...planFile !== void 0 ? { planFile } : {} };
@@ -50465,13 +50474,13 @@ var init_steps = __esm({
 });
 
 // src/apply/secrets.ts
-import { dirname as dirname5, isAbsolute as isAbsolute6, resolve as resolve8 } from "node:path";
+import { dirname as dirname5, isAbsolute as isAbsolute6, resolve as resolve9 } from "node:path";
 function resolvePayloadSecrets(change, ctx) {
   const payload = change.payload;
   if (payload === void 0) return void 0;
   const secrets = [];
   const source = change.source;
-  const baseDir = source ? dirname5(isAbsolute6(source.file) ? source.file : resolve8(ctx.cwd, source.file)) : ctx.cwd;
+  const baseDir = source ? dirname5(isAbsolute6(source.file) ? source.file : resolve9(ctx.cwd, source.file)) : ctx.cwd;
   const where = source ? `${change.address} (${source.file}:${source.line})` : change.address;
   const walk2 = (value) => {
     if (typeof value === "string") {
@@ -50574,10 +50583,10 @@ async function runWave(members, w) {
   const { order, results, changes, limit, runOne, finishSkipped, signal, drainMs } = w;
   const waiting = [...members];
   const running = /* @__PURE__ */ new Map();
-  const abortedPromise = new Promise((resolve12) => {
+  const abortedPromise = new Promise((resolve13) => {
     if (!signal) return;
-    if (signal.aborted) resolve12();
-    else signal.addEventListener("abort", () => resolve12(), { once: true });
+    if (signal.aborted) resolve13();
+    else signal.addEventListener("abort", () => resolve13(), { once: true });
   });
   while (waiting.length > 0 || running.size > 0) {
     if (signal?.aborted) {
@@ -50587,8 +50596,8 @@ async function runWave(members, w) {
         let timer;
         const drained = await Promise.race([
           Promise.all(running.values()).then(() => true),
-          new Promise((resolve12) => {
-            timer = setTimeout(() => resolve12(false), drainMs);
+          new Promise((resolve13) => {
+            timer = setTimeout(() => resolve13(false), drainMs);
           })
         ]);
         clearTimeout(timer);
@@ -50733,7 +50742,7 @@ function retryPolicy(opts) {
     maxAttempts: Math.max(1, opts?.maxAttempts ?? 5),
     baseDelayMs: opts?.baseDelayMs ?? 200,
     maxDelayMs: opts?.maxDelayMs ?? 3e3,
-    sleep: opts?.sleep ?? ((ms) => new Promise((resolve12) => setTimeout(resolve12, ms))),
+    sleep: opts?.sleep ?? ((ms) => new Promise((resolve13) => setTimeout(resolve13, ms))),
     random: opts?.random ?? Math.random
   };
 }
@@ -56684,7 +56693,7 @@ var apply_exports = {};
 __export(apply_exports, {
   applyEnvironment: () => applyEnvironment
 });
-import { resolve as resolve9 } from "node:path";
+import { resolve as resolve10 } from "node:path";
 async function applyEnvironment(options, ctx) {
   const { config, env } = openEnvironment(options, ctx);
   const permissions = {
@@ -56697,11 +56706,11 @@ async function applyEnvironment(options, ctx) {
   let saved;
   if (options.planFile !== void 0) {
     const { readPlanFile: readPlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
-    saved = readPlanFile2(resolve9(ctx.cwd, options.planFile));
+    saved = readPlanFile2(resolve10(ctx.cwd, options.planFile));
     const problems = [...checkPlanTarget2(saved, env), ...checkPermissions2(saved, permissions)];
     if (problems.length > 0) return { status: "finished", report: refusal(env.name, problems), plan: saved };
   }
-  const manifestPaths = options.planFile === void 0 && options.paths !== void 0 && options.paths.length > 0 ? options.paths.map((p) => resolve9(ctx.cwd, p)) : [...env.manifests];
+  const manifestPaths = options.planFile === void 0 && options.paths !== void 0 && options.paths.length > 0 ? options.paths.map((p) => resolve10(ctx.cwd, p)) : [...env.manifests];
   if (manifestPaths.length === 0 && saved === void 0) {
     throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   }
@@ -56713,7 +56722,7 @@ async function applyEnvironment(options, ctx) {
     manifests = loaded.manifests;
   }
   const { acquireApplyLock: acquireApplyLock2, describeTakeover: describeTakeover2 } = await Promise.resolve().then(() => (init_apply_lock(), apply_lock_exports));
-  const lock = acquireApplyLock2({ dir: resolve9(config.snapshots.dir, env.name), environment: env.name });
+  const lock = acquireApplyLock2({ dir: resolve10(config.snapshots.dir, env.name), environment: env.name });
   const takeover = describeTakeover2(lock);
   if (takeover !== void 0) ctx.emit({ kind: "warning", message: takeover });
   let clients;
@@ -57392,7 +57401,7 @@ var drift_exports = {};
 __export(drift_exports, {
   driftEnvironment: () => driftEnvironment
 });
-import { resolve as resolve10 } from "node:path";
+import { resolve as resolve11 } from "node:path";
 async function driftEnvironment(options, ctx) {
   const prelude = await prepareRead(options, ctx);
   if (prelude.status === "invalid") return prelude;
@@ -57420,7 +57429,7 @@ async function driftEnvironment(options, ctx) {
   let reportFile;
   if (options.reportFile !== void 0) {
     const { renderDriftJson: renderDriftJson2 } = await Promise.resolve().then(() => (init_drift_json(), drift_json_exports));
-    reportFile = resolve10(ctx.cwd, options.reportFile);
+    reportFile = resolve11(ctx.cwd, options.reportFile);
     writeReportFile(reportFile, renderDriftJson2(result.report));
   }
   return { status: "reported", report: result.report, diagnostics, ...reportFile !== void 0 ? { reportFile } : {} };
@@ -57812,7 +57821,7 @@ init_apply_summary();
 import { randomBytes as randomBytes4 } from "node:crypto";
 import { rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute8, join as join7, relative as relative7, resolve as resolve11 } from "node:path";
+import { isAbsolute as isAbsolute8, join as join7, relative as relative7, resolve as resolve12 } from "node:path";
 
 // src/render/diagnostics.ts
 init_diagnostics();
@@ -57870,6 +57879,20 @@ function plural(n, word) {
 
 // src/action/run-action.ts
 init_plan_common();
+
+// src/action/apply-annotations.ts
+import { resolve as resolve3 } from "node:path";
+function failedChangeAnnotations(report, plan, cwd) {
+  const sources = new Map(plan.changes.map((c) => [c.address, c.source]));
+  return report.results.filter((r) => r.status === "failed").map((r) => {
+    const source = sources.get(r.address);
+    const title = "mftops apply";
+    return {
+      message: `${r.address} (${r.action}) failed: ${r.error ?? "failed"}`,
+      place: source === void 0 ? { title } : { file: displayPath(resolve3(cwd, source.file), cwd), line: source.line, col: source.col, title }
+    };
+  });
+}
 
 // src/action/compare-plans.ts
 import { isDeepStrictEqual } from "node:util";
@@ -58130,8 +58153,10 @@ function toIssue(data) {
 }
 
 // src/action/inputs.ts
+init_defaults();
+init_environment();
 init_errors();
-import { isAbsolute as isAbsolute4, resolve as resolve3 } from "node:path";
+import { isAbsolute as isAbsolute4, resolve as resolve6 } from "node:path";
 var ACTION_COMMANDS = ["validate", "plan", "apply", "drift"];
 var ActionInputError = class extends MftopsError {
 };
@@ -58146,11 +58171,12 @@ function readInputs(env, eventName, workspace) {
       command === "" ? `input "command" is required: one of ${ACTION_COMMANDS.join(", ")}` : `input "command" must be one of ${ACTION_COMMANDS.join(", ")}, not "${command}"`
     );
   }
-  const workingDirectory = resolve3(workspace, getInput(env, "working-directory") || ".");
-  const fromWorkdir = (p) => isAbsolute4(p) ? p : resolve3(workingDirectory, p);
+  const workingDirectory = resolve6(workspace, getInput(env, "working-directory") || ".");
+  const fromWorkdir = (p) => isAbsolute4(p) ? p : resolve6(workingDirectory, p);
   const environment = getInput(env, "environment");
   const planFile = getInput(env, "plan-file");
   const commentDefault = command === "drift" || eventName !== void 0 && PULL_REQUEST_EVENTS.has(eventName);
+  const parallelism = readWholeNumber(env, "parallelism", PARALLELISM_RANGE);
   return {
     command,
     ...environment !== "" ? { environment } : {},
@@ -58161,7 +58187,9 @@ function readInputs(env, eventName, workspace) {
     githubToken: getInput(env, "github-token"),
     workingDirectory,
     allowDelete: readBoolean(env, "allow-delete", false),
-    allowReplace: readBoolean(env, "allow-replace", false)
+    allowReplace: readBoolean(env, "allow-replace", false),
+    maxDeletes: readWholeNumber(env, "max-deletes", MAX_DELETES_RANGE) ?? DEFAULTS.maxDeletes,
+    ...parallelism !== void 0 ? { parallelism } : {}
   };
 }
 function isActionCommand(value) {
@@ -58176,6 +58204,16 @@ function readBoolean(env, name, fallback) {
   if (["true", "True", "TRUE"].includes(raw)) return true;
   if (["false", "False", "FALSE"].includes(raw)) return false;
   throw new ActionInputError(`input "${name}" must be true or false, not "${raw}"`);
+}
+function readWholeNumber(env, name, range) {
+  const raw = getInput(env, name);
+  if (raw === "") return void 0;
+  try {
+    return wholeNumberOption(`input "${name}"`, raw, range.min, range.max);
+  } catch (err) {
+    if (!isMftopsError(err)) throw err;
+    throw new ActionInputError(err.message);
+  }
 }
 
 // src/render/plan-markdown.ts
@@ -58646,7 +58684,7 @@ function annotateProblems(s, diagnostics) {
 }
 async function planStep(s) {
   const environment = environmentName(s);
-  const planFile = s.inputs.planFile ?? resolve11(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const planFile = s.inputs.planFile ?? resolve12(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   const made = await makePlan(s, planFile);
   if (made.plan === void 0) {
     setOutputs(s.a.runner, { exitcode: 1, summary: `mftops plan failed for ${environment}` });
@@ -58667,7 +58705,7 @@ async function makePlan(s, out) {
   const { planEnvironment: planEnvironment2 } = await Promise.resolve().then(() => (init_plan(), plan_exports));
   let result;
   try {
-    result = await planEnvironment2({ ...s.choice, paths: s.inputs.paths, out, parallelism: DEFAULTS.readParallelism }, s.ctx);
+    result = await planEnvironment2({ ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism }, s.ctx);
   } catch (err) {
     if (!isMftopsError(err)) throw err;
     const diagnostics = diagnosticsOf(err);
@@ -58703,7 +58741,7 @@ function summaryLine2(plan) {
 async function applyStep(s) {
   const environment = environmentName(s);
   const reviewedFile = s.inputs.planFile;
-  const fresh = reviewedFile !== void 0 ? join7(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes4(4).toString("hex")}.json`) : resolve11(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const fresh = reviewedFile !== void 0 ? join7(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes4(4).toString("hex")}.json`) : resolve12(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   try {
     const made = await makePlan(s, fresh);
     if (made.plan === void 0) {
@@ -58750,18 +58788,19 @@ async function applyPlanFile(s, environment, planFile, plan) {
     {
       ...s.choice,
       planFile,
-      permissions: { allowDelete: s.inputs.allowDelete, allowReplace: s.inputs.allowReplace, maxDeletes: DEFAULTS.maxDeletes },
-      parallelism: DEFAULTS.applyParallelism
+      permissions: { allowDelete: s.inputs.allowDelete, allowReplace: s.inputs.allowReplace, maxDeletes: s.inputs.maxDeletes },
+      parallelism: s.inputs.parallelism ?? DEFAULTS.applyParallelism
     },
     s.ctx
   );
   if (result.status !== "finished") throw new Error(`bug: applying a plan file gave ${result.status}`);
   const report = result.report;
   const code5 = applyExitCode2(report);
-  const reportFile = resolve11(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
+  const reportFile = resolve12(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
   writeFileSync3(reportFile, renderApplySummaryJson2(report));
   const reportText = renderApplySummaryText2(report);
   s.a.runner.log(reportText);
+  for (const failure of failedChangeAnnotations(report, plan, s.cwd)) s.a.runner.annotate("error", failure.message, failure.place);
   if (code5 !== 0) s.a.runner.annotate("error", `mftops apply: ${reportText.trimEnd()}`);
   setOutputs(s.a.runner, { exitcode: code5, "has-changes": hasChanges(plan), "plan-file": planFile, "report-file": reportFile, summary: reportText.split("\n")[0] ?? "" });
   appendSummary(s, renderApplySummary(environment, code5 === 0, reportText));
@@ -58769,9 +58808,9 @@ async function applyPlanFile(s, environment, planFile, plan) {
 }
 async function driftStep(s) {
   const environment = environmentName(s);
-  const reportFile = resolve11(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
+  const reportFile = resolve12(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
   const [{ driftEnvironment: driftEnvironment2 }, { driftExitCode: driftExitCode2 }] = await Promise.all([Promise.resolve().then(() => (init_drift(), drift_exports)), Promise.resolve().then(() => (init_model6(), model_exports2))]);
-  const result = await driftEnvironment2({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: DEFAULTS.readParallelism }, s.ctx);
+  const result = await driftEnvironment2({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism }, s.ctx);
   annotate(s, result.diagnostics);
   if (result.status === "invalid") {
     const problems = errorLines(result.diagnostics, s.cwd);
