@@ -283,6 +283,8 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
     {
       ...s.choice,
       planFile,
+      // The reviewed plan was made on another runner, maybe in another folder: this step's configuration applies it.
+      planConfig: 'given',
       permissions: { allowDelete: s.inputs.allowDelete, allowReplace: s.inputs.allowReplace, maxDeletes: s.inputs.maxDeletes },
       parallelism: s.inputs.parallelism ?? DEFAULTS.applyParallelism,
     },

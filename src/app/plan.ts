@@ -41,7 +41,11 @@ export async function planEnvironment(options: PlanOptions, ctx: AppContext): Pr
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result: PlanOfManifests;
   try {
-    result = await planManifests(prelude.manifests, { readers: clients.readers, env, services, parallelism, ...(options.targets ? { targets: options.targets } : {}) }, ctx);
+    result = await planManifests(
+      prelude.manifests,
+      { readers: clients.readers, env, services, parallelism, ...(options.targets ? { targets: options.targets } : {}) },
+      ctx,
+    );
   } finally {
     await clients.close();
   }
@@ -50,7 +54,7 @@ export async function planEnvironment(options: PlanOptions, ctx: AppContext): Pr
   if (options.out !== undefined) {
     const { writePlanFile } = await import('./plan-file.js');
     planFile = resolve(ctx.cwd, options.out);
-    writePlanFile(planFile, result.plan);
+    writePlanFile(planFile, result.plan, { configFile: prelude.config.file });
   }
   return { status: 'planned', plan: result.plan, diagnostics: result.diagnostics, ...(planFile !== undefined ? { planFile } : {}) };
 }

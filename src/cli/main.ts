@@ -108,15 +108,25 @@ function buildProgram(io: CommandIo): Command {
   program
     .command('apply')
     .description('apply a saved plan exactly, or plan the manifests and apply after approval; writes (exit 0 applied and verified, 1 error)')
-    .argument('[planfile-or-paths...]', 'a plan file saved by mftops plan --out (*.json), or manifest files or folders (default: the environment\'s manifests)')
+    .argument('[planfile-or-paths...]', "a plan file saved by mftops plan --out (any name: found by its content), or manifest files or folders (default: the environment's manifests)")
     .option('--auto-approve', 'do not ask for approval before applying a fresh plan', false)
     .option('--allow-delete', 'allow the plan to delete objects', false)
     .option('--allow-replace', 'allow the plan to replace objects (delete, then create again)', false)
     .option('--max-deletes <n>', 'refuse a plan that deletes more objects than this', String(DEFAULTS.maxDeletes))
     .option('--parallelism <n>', 'changes written at the same time', String(DEFAULTS.applyParallelism))
+    .option('--target <address...>', 'plan and apply only these objects (Kind/name), as plan --target; not with a plan file', [])
     .action(async (args: string[], opts: Omit<ApplyCommandOptions, 'args'>, cmd: Command) => {
       const { runApply } = await import('./commands/apply.js');
       await run(runApply(globals(cmd), { ...opts, args }, io));
+    });
+
+  program
+    .command('show')
+    .description('show a plan file saved by mftops plan --out, as plan printed it (--format text, markdown or json); reads only the file')
+    .argument('<planfile>', 'the saved plan')
+    .action(async (planFile: string, _opts: unknown, cmd: Command) => {
+      const { runShow } = await import('./commands/show.js');
+      await run(runShow(globals(cmd), { planFile }, io));
     });
 
   program
