@@ -13,7 +13,8 @@ import { openClients } from './clients.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
-import { loadEnvironmentManifests, openEnvironment, resolveServices, serverIdentities } from './environment.js';
+import { choosePrune, loadEnvironmentManifests, openEnvironment, resolveServices, serverIdentities } from './environment.js';
+import type { PruneChoice } from './environment.js';
 import { holdsPlanFile } from './plan-file.js';
 import type { SavedPlan } from './plan-file.js';
 import { planManifests, reportOf } from './plan.js';
@@ -34,6 +35,8 @@ export interface ApplyOptions extends EnvironmentChoice {
   readonly paths?: readonly string[];
   /** Plan only these addresses (`Kind/name`), as `plan --target`. Refused with `planFile`: a saved plan is applied as it was made. */
   readonly targets?: readonly string[];
+  /** As for plan (`choosePrune`). Refused with `planFile`: what a saved plan prunes was decided when it was made. */
+  readonly prune?: boolean;
   readonly permissions?: Partial<ApplyPermissions>;
   /** Changes written at the same time. */
   readonly parallelism?: number;
@@ -94,13 +97,14 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     if (options.targets !== undefined && options.targets.length > 0) {
       throw new ConfigError('--target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target');
     }
+    if (options.prune !== undefined) throw new ConfigError(`--${options.prune ? '' : 'no-'}prune cannot be used with a saved plan: what it prunes was decided when it was made`);
     const { readSavedPlan } = await import('./plan-file.js');
     saved = readSavedPlan(resolve(ctx.cwd, options.planFile));
     const chosen = savedPlanConfiguration(saved, options, ctx);
     if (typeof chosen === 'string') return { status: 'finished', report: refusal(saved.plan.environment, [chosen]), plan: saved.plan };
     choice = chosen;
   }
-  const { config, env } = openEnvironment(choice, ctx);
+  const { config, env: configured } = openEnvironment(choice, ctx);
   const permissions: ApplyPermissions = {
     allowDelete: options.permissions?.allowDelete ?? false,
     allowReplace: options.permissions?.allowReplace ?? false,
@@ -110,22 +114,26 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   const { checkPermissions, checkPlanTarget } = await import('../apply/guard.js');
 
   if (saved !== undefined) {
-    const problems = [...checkPlanTarget(saved.plan, env), ...checkPermissions(saved.plan, permissions)];
-    if (problems.length > 0) return { status: 'finished', report: refusal(env.name, problems), plan: saved.plan };
+    const problems = [...checkPlanTarget(saved.plan, configured), ...checkPermissions(saved.plan, permissions)];
+    if (problems.length > 0) return { status: 'finished', report: refusal(configured.name, problems), plan: saved.plan };
   }
-  const manifestPaths = saved === undefined && options.paths !== undefined && options.paths.length > 0 ? options.paths.map((p) => resolve(ctx.cwd, p)) : [...env.manifests];
+  const manifestPaths = saved === undefined && options.paths !== undefined && options.paths.length > 0 ? options.paths.map((p) => resolve(ctx.cwd, p)) : [...configured.manifests];
   if (manifestPaths.length === 0 && saved === undefined) {
-    throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
+    throw new ConfigError(`environment "${configured.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   }
-  const services = resolveServices(config, env, ctx);
+  const services = resolveServices(config, configured, ctx);
 
   // Manifests before any request: an invalid one stops here.
   let manifests: ManifestSet | undefined;
+  let prune: PruneChoice | undefined;
   if (saved === undefined) {
     const loaded = await loadEnvironmentManifests(manifestPaths, ctx);
     if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
     manifests = loaded.manifests;
+    prune = choosePrune(configured, options.paths, options.prune, ctx);
   }
+  // What this run prunes: the plan made now, and its verification, prune the same.
+  const env: EnvironmentSettings = prune === undefined ? configured : { ...configured, prune: prune.kinds };
 
   // One apply per environment at a time: taken before the first request, released when done or
   // abandoned (and, as a last resort, on process exit).
@@ -152,7 +160,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     if (plan === undefined) {
       const made = await planManifests(
         manifests!,
-        { readers: clients.readers, env, services, parallelism, ...(options.targets !== undefined && options.targets.length > 0 ? { targets: options.targets } : {}) },
+        { readers: clients.readers, env, services, parallelism, ...(prune?.off ? { pruneOff: prune.off } : {}), ...(options.targets !== undefined && options.targets.length > 0 ? { targets: options.targets } : {}) },
         ctx,
       );
       if (made.plan === undefined || made.plan.errored) return { status: 'invalid', diagnostics: made.diagnostics };

@@ -165,7 +165,8 @@ function checksumOf(text: string): string {
 
 type Obj = Readonly<Record<string, unknown>>;
 
-const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'errored', 'applyable', 'changes', 'summary'];
+const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary'];
+const PRUNE_OFF_KEYS = ['reason', 'kinds'];
 const SERVICE_KEYS = ['automation', 'transfer'];
 const SERVER_KEYS = ['url', 'version', 'username'];
 const CHANGE_KEYS = ['address', 'kind', 'name', 'service', 'action', 'reason', 'previousName', 'liveId', 'fingerprint', 'wave', 'needs', 'fields', 'entries', 'source', 'payload'];
@@ -195,6 +196,7 @@ export function orderPlanKeys(plan: Plan): Plan {
 function orderPlanObject(plan: Plan): Obj {
   return ordered(plan, PLAN_KEYS, {
     servers: (s) => ordered(s as Obj, SERVICE_KEYS, Object.fromEntries(SERVICE_KEYS.map((k) => [k, (v: unknown) => ordered(v as Obj, SERVER_KEYS)]))),
+    pruneOff: (p) => ordered(p as Obj, PRUNE_OFF_KEYS),
     changes: (cs) => (cs as readonly Change[]).map(orderChange),
     summary: (s) => ordered(s as Obj, SUMMARY_KEYS),
   });

@@ -100,6 +100,8 @@ function buildProgram(io: CommandIo): Command {
     .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 error)', false)
     .option('--target <address...>', 'limit the plan to these objects (Kind/name, e.g. "Task/Payroll to bank")', [])
     .option('--parallelism <n>', 'concurrent reads per server', String(DEFAULTS.readParallelism))
+    .option('--prune', "with manifest paths other than the environment's: prune all the same (off then: other manifests may manage what these do not name)")
+    .option('--no-prune', 'prune nothing in this run')
     .action(async (paths: string[], opts: Omit<PlanCommandOptions, 'paths'>, cmd: Command) => {
       const { runPlan } = await import('./commands/plan.js');
       await run(runPlan(globals(cmd), { ...opts, paths }, io));
@@ -115,6 +117,8 @@ function buildProgram(io: CommandIo): Command {
     .option('--max-deletes <n>', 'refuse a plan that deletes more objects than this', String(DEFAULTS.maxDeletes))
     .option('--parallelism <n>', 'changes written at the same time', String(DEFAULTS.applyParallelism))
     .option('--target <address...>', 'plan and apply only these objects (Kind/name), as plan --target; not with a plan file', [])
+    .option('--prune', "with manifest paths other than the environment's: prune all the same (off then: other manifests may manage what these do not name); not with a plan file")
+    .option('--no-prune', 'prune nothing in this run; not with a plan file')
     .action(async (args: string[], opts: Omit<ApplyCommandOptions, 'args'>, cmd: Command) => {
       const { runApply } = await import('./commands/apply.js');
       await run(runApply(globals(cmd), { ...opts, args }, io));
@@ -135,7 +139,9 @@ function buildProgram(io: CommandIo): Command {
     .argument('[paths...]', "manifest files or folders (default: the environment's manifests)")
     .option('--report <file>', 'also write the JSON drift report to FILE')
     .option('--parallelism <n>', 'concurrent reads per server', String(DEFAULTS.readParallelism))
-    .action(async (paths: string[], opts: { report?: string; parallelism: string }, cmd: Command) => {
+    .option('--prune', "with manifest paths other than the environment's: list unmanaged objects all the same (not listed then: other manifests may manage them)")
+    .option('--no-prune', 'mark no unmanaged object as one apply would delete')
+    .action(async (paths: string[], opts: { report?: string; parallelism: string; prune?: boolean }, cmd: Command) => {
       const { runDrift } = await import('./commands/drift.js');
       await run(runDrift(globals(cmd), { ...opts, paths }, io));
     });

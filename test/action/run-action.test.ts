@@ -3,13 +3,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAction } from '../../src/action/run-action.js';
 import { createFileRunner } from '../../src/action/workflow-commands.js';
+import { readPlanFile } from '../../src/app/plan-file.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { APPLY_ENV, applyWorkdir } from '../apply/helpers.js';
 
 /**
  * The Action's steps run in this process (the process tests run the committed bundle, rebuilt
- * only after merging): a reviewed plan is applied with the step's own configuration.
+ * only after merging): the `paths` and `prune` inputs follow the CLI's rule, from the same use
+ * case; a reviewed plan is applied with the step's own configuration.
  */
 
 let emulator: RunningEmulator;
@@ -35,6 +37,32 @@ async function step(dir: string, inputs: Record<string, string>): Promise<{ code
   const code = await runAction({ env, cwd: dir, runner: createFileRunner(env, (t) => (log += t)), log: (t) => (log += t) });
   return { code, log, outputs: readFileSync(join(dir, 'github-output'), 'utf8') };
 }
+
+describe('the Action with paths and a configured prune', () => {
+  it('plans no delete and says why; prune: true prunes anyway', async () => {
+    const dir = applyWorkdir(emulator);
+    const partial = await planStep(dir, { paths: 'manifests/acls.yaml' });
+    expect(partial.code).toBe(2);
+    const plan = readPlanFile(join(dir, 'mftops-plan-lab.json'));
+    expect(plan.pruneOff).toEqual({ reason: 'partial-manifests', kinds: ['Task', 'ResourceGroupAcl', 'FolderPermissions'] });
+    expect(plan.summary.delete).toBe(0);
+    expect(partial.log).toContain('Prune is off: only part of the manifests was given (pass --prune to prune anyway).');
+
+    const forced = await planStep(dir, { paths: 'manifests/acls.yaml', prune: 'true' });
+    expect(forced.code).toBe(2);
+    const pruned = readPlanFile(join(dir, 'mftops-plan-lab.json'));
+    expect(pruned.pruneOff).toBeUndefined();
+    expect(pruned.changes.filter((c) => c.action === 'delete').map((c) => c.address)).toContain('Task/Legacy EDI router');
+  });
+
+  it('prune: false prunes nothing, even over the whole picture', async () => {
+    const dir = applyWorkdir(emulator);
+    expect((await planStep(dir, { prune: 'false' })).code).toBe(2);
+    const plan = readPlanFile(join(dir, 'mftops-plan-lab.json'));
+    expect(plan.pruneOff?.reason).toBe('disabled');
+    expect(plan.summary.delete).toBe(0);
+  });
+});
 
 describe('the Action applying a reviewed plan', () => {
   it('applies it with the configuration of its own checkout, not the path the plan was made in (another runner)', async () => {

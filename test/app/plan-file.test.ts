@@ -140,13 +140,14 @@ describe('plan file', () => {
     );
   });
 
-  it('records the configuration file it was made with', () => {
+  it('records the configuration file it was made with, and the plan of a pruned-off run says why', () => {
     const dir = testdir({});
     const path = join(dir, 'tfplan');
-    const plan = samplePlan();
+    const plan: Plan = { ...samplePlan(), pruneOff: { reason: 'partial-manifests', kinds: ['Task', 'FolderPermissions'] } };
     writePlanFile(path, plan, { configFile: '/repo/infra/mftops.yaml' });
     const file = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
     expect(Object.keys(file)).toEqual(['formatVersion', 'configFile', 'plan', 'checksum']);
+    expect(Object.keys(file['plan'] as object).slice(5, 7)).toEqual(['pruneOff', 'errored']);
     expect(readSavedPlan(path)).toEqual({ plan, configFile: '/repo/infra/mftops.yaml' });
     // A file of an mftops that did not record it still reads, without one.
     expect(parseSavedPlan(serializePlan(samplePlan()), 'p.json')).toEqual({ plan: samplePlan() });

@@ -127,6 +127,8 @@ describe('apply --target', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('mftops: error: --target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target\n');
     expect(emulator.requestLog()).toEqual([]);
+    const pruned = await runCli(['apply', 'tfplan', '--no-prune'], { cwd: dir, env: APPLY_ENV });
+    expect(pruned.stderr).toBe('mftops: error: --no-prune cannot be used with a saved plan: what it prunes was decided when it was made\n');
   });
 });
 

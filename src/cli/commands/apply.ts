@@ -15,6 +15,8 @@ export interface ApplyCommandOptions {
   readonly args: readonly string[];
   /** `--target` addresses: plan and apply only these (refused with a plan file). */
   readonly target?: readonly string[];
+  /** `--prune` / `--no-prune`; absent: neither (refused with a plan file). */
+  readonly prune?: boolean;
   readonly autoApprove: boolean;
   readonly allowDelete: boolean;
   readonly allowReplace: boolean;
@@ -95,6 +97,7 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
         ...environmentChoice(g),
         ...sorted,
         ...(opts.target !== undefined && opts.target.length > 0 ? { targets: opts.target } : {}),
+        ...(opts.prune !== undefined ? { prune: opts.prune } : {}),
         permissions: { allowDelete: opts.allowDelete, allowReplace: opts.allowReplace, maxDeletes },
         parallelism,
         ...(planFile === undefined && !opts.autoApprove

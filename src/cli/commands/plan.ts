@@ -13,6 +13,8 @@ export interface PlanCommandOptions {
   readonly detailedExitcode: boolean;
   readonly target: readonly string[];
   readonly parallelism: string;
+  /** `--prune` / `--no-prune`; absent: neither. */
+  readonly prune?: boolean;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
   let result: Awaited<ReturnType<typeof planEnvironment>>;
   try {
     result = await planEnvironment(
-      { ...environmentChoice(g), paths: opts.paths, targets: opts.target, parallelism, ...(opts.out !== undefined ? { out: opts.out } : {}) },
+      { ...environmentChoice(g), paths: opts.paths, targets: opts.target, parallelism, ...(opts.out !== undefined ? { out: opts.out } : {}), ...(opts.prune !== undefined ? { prune: opts.prune } : {}) },
       ctx,
     );
   } finally {
