@@ -41,6 +41,11 @@ export interface ActionInputs {
    * `DEFAULTS.readParallelism`, apply's writes `DEFAULTS.applyParallelism`.
    */
   readonly parallelism?: number;
+  /**
+   * `prune`, the CLI's `--prune` (true) / `--no-prune` (false) for plan, apply's plan and drift;
+   * empty (undefined): the environment's prune, off when `paths` are not its manifests.
+   */
+  readonly prune?: boolean;
 }
 
 /** A workflow passed an input the Action cannot use; the message names the input and the fix. */
@@ -69,6 +74,7 @@ export function readInputs(env: NodeJS.ProcessEnv, eventName: string | undefined
   const fromWorkdir = (p: string) => (isAbsolute(p) ? p : resolve(workingDirectory, p));
   const environment = getInput(env, 'environment');
   const planFile = getInput(env, 'plan-file');
+  const prune = readBoolean(env, 'prune', undefined);
   const commentDefault = command === 'drift' || (eventName !== undefined && PULL_REQUEST_EVENTS.has(eventName));
   const parallelism = readWholeNumber(env, 'parallelism', PARALLELISM_RANGE);
   return {
@@ -84,6 +90,7 @@ export function readInputs(env: NodeJS.ProcessEnv, eventName: string | undefined
     allowReplace: readBoolean(env, 'allow-replace', false),
     maxDeletes: readWholeNumber(env, 'max-deletes', MAX_DELETES_RANGE) ?? DEFAULTS.maxDeletes,
     ...(parallelism !== undefined ? { parallelism } : {}),
+    ...(prune !== undefined ? { prune } : {}),
   };
 }
 
@@ -100,7 +107,7 @@ export function splitLines(value: string): string[] {
 }
 
 /** YAML 1.2 core booleans, as `core.getBooleanInput` reads them; empty means the default. */
-function readBoolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+function readBoolean<D extends boolean | undefined>(env: NodeJS.ProcessEnv, name: string, fallback: D): boolean | D {
   const raw = getInput(env, name);
   if (raw === '') return fallback;
   if (['true', 'True', 'TRUE'].includes(raw)) return true;

@@ -187,7 +187,7 @@ async function makePlan(s: Step, out: string): Promise<MadePlan> {
   const { planEnvironment } = await import('../app/plan.js');
   let result: Awaited<ReturnType<typeof planEnvironment>>;
   try {
-    result = await planEnvironment({ ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism }, s.ctx);
+    result = await planEnvironment({ ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) }, s.ctx);
   } catch (err) {
     if (!isMftopsError(err)) throw err;
     const diagnostics = diagnosticsOf(err);
@@ -283,6 +283,8 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
     {
       ...s.choice,
       planFile,
+      // The reviewed plan was made on another runner, maybe in another folder: this step's configuration applies it.
+      planConfig: 'given',
       permissions: { allowDelete: s.inputs.allowDelete, allowReplace: s.inputs.allowReplace, maxDeletes: s.inputs.maxDeletes },
       parallelism: s.inputs.parallelism ?? DEFAULTS.applyParallelism,
     },
@@ -308,7 +310,7 @@ async function driftStep(s: Step): Promise<number> {
   const environment = environmentName(s);
   const reportFile = resolve(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
   const [{ driftEnvironment }, { driftExitCode }] = await Promise.all([import('../app/drift.js'), import('../drift/model.js')]);
-  const result = await driftEnvironment({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism }, s.ctx);
+  const result = await driftEnvironment({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) }, s.ctx);
   annotate(s, result.diagnostics);
   if (result.status === 'invalid') {
     const problems = errorLines(result.diagnostics, s.cwd);
@@ -412,6 +414,11 @@ async function postComment(s: Step, environment: string, body: string): Promise<
 }
 
 // ------------------------------------------------------------------------------------- helpers
+
+/** The `prune` input as the use cases take it: absent when empty. */
+function pruneOption(s: Step): { prune?: boolean } {
+  return s.inputs.prune !== undefined ? { prune: s.inputs.prune } : {};
+}
 
 /** The environment the step works on: the input, else the configuration's only one (errors name the fix). */
 function environmentName(s: Step): string {

@@ -1,3 +1,4 @@
+import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AppliedChange } from '../apply/apply-plan.js';
 import type { ApplyPermissions } from '../apply/guard.js';
@@ -12,14 +13,30 @@ import { openClients } from './clients.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
-import { loadEnvironmentManifests, openEnvironment, resolveServices, serverIdentities } from './environment.js';
+import { choosePrune, loadEnvironmentManifests, openEnvironment, resolveServices, serverIdentities } from './environment.js';
+import type { PruneChoice } from './environment.js';
+import { holdsPlanFile } from './plan-file.js';
+import type { SavedPlan } from './plan-file.js';
 import { planManifests, reportOf } from './plan.js';
 
 export interface ApplyOptions extends EnvironmentChoice {
   /** A plan saved by `plan --out` (relative to `cwd`), applied exactly; else the manifests are planned first. */
   readonly planFile?: string;
+  /**
+   * With `planFile`, which configuration applies it:
+   * - `recorded` (default, the CLI): the configuration file the plan file records and the plan's
+   *   environment, so none need be given; a `configFile` that names another file is refused, an
+   *   `environment` that names another is refused as a plan for another environment;
+   * - `given` (the Action, whose reviewed plan was made on another runner, maybe in another
+   *   folder): `configFile` (default `mftops.yaml`), and `environment` or else the plan's.
+   */
+  readonly planConfig?: 'recorded' | 'given';
   /** Manifest files and folders to plan (relative to `cwd`); default: the environment's. Ignored with `planFile`. */
   readonly paths?: readonly string[];
+  /** Plan only these addresses (`Kind/name`), as `plan --target`. Refused with `planFile`: a saved plan is applied as it was made. */
+  readonly targets?: readonly string[];
+  /** As for plan (`choosePrune`). Refused with `planFile`: what a saved plan prunes was decided when it was made. */
+  readonly prune?: boolean;
   readonly permissions?: Partial<ApplyPermissions>;
   /** Changes written at the same time. */
   readonly parallelism?: number;
@@ -45,14 +62,49 @@ export type ApplyResult =
   | { readonly status: 'cancelled'; readonly plan: Plan }
   | { readonly status: 'finished'; readonly report: ApplyReport; readonly plan?: Plan };
 
+/** What `apply`'s arguments name: one saved plan, or manifest files and folders (none: the environment's). */
+export type ApplyArguments = { readonly planFile: string } | { readonly paths: readonly string[] };
+
+/**
+ * Sort `apply`'s arguments. A plan file is found by its content, whatever its name
+ * (`holdsPlanFile`); a name ending in `.json` is always taken for one, as before, so that a
+ * missing or damaged plan is refused as a plan file and not read as a manifest. Anything else
+ * (a YAML file, a folder) is a manifest path. A plan file goes alone; a single argument that
+ * does not exist is refused here, before it is taken for either.
+ */
+export function sortApplyArguments(args: readonly string[], ctx: Pick<AppContext, 'cwd'>): ApplyArguments {
+  const plans = args.filter((a) => a.toLowerCase().endsWith('.json') || holdsPlanFile(resolve(ctx.cwd, a)));
+  if (plans.length === 0) {
+    if (args.length === 1 && !existsSync(resolve(ctx.cwd, args[0]!))) {
+      throw new ConfigError(`${args[0]} does not exist: give a plan file saved by mftops plan --out, or manifest files or folders`);
+    }
+    return { paths: args };
+  }
+  if (args.length > 1) throw new ConfigError(`give one plan file (${plans[0]}), or manifest paths, not both`);
+  return { planFile: plans[0]! };
+}
+
 /**
  * Apply to an environment: a saved plan exactly, or the plan of the manifests after approval.
- * Every refusal comes before the first write: a plan for another environment or server, deletes
- * or replaces not allowed, a stale plan. One apply per environment at a time (a lock file); a
- * snapshot of every service before the first write; verification after.
+ * Every refusal comes before the first write: a plan for another environment, configuration or
+ * server, deletes or replaces not allowed, a stale plan. One apply per environment at a time (a
+ * lock file); a snapshot of every service before the first write; verification after.
  */
 export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): Promise<ApplyResult> {
-  const { config, env } = openEnvironment(options, ctx);
+  let saved: SavedPlan | undefined;
+  let choice: EnvironmentChoice = options;
+  if (options.planFile !== undefined) {
+    if (options.targets !== undefined && options.targets.length > 0) {
+      throw new ConfigError('--target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target');
+    }
+    if (options.prune !== undefined) throw new ConfigError(`--${options.prune ? '' : 'no-'}prune cannot be used with a saved plan: what it prunes was decided when it was made`);
+    const { readSavedPlan } = await import('./plan-file.js');
+    saved = readSavedPlan(resolve(ctx.cwd, options.planFile));
+    const chosen = savedPlanConfiguration(saved, options, ctx);
+    if (typeof chosen === 'string') return { status: 'finished', report: refusal(saved.plan.environment, [chosen]), plan: saved.plan };
+    choice = chosen;
+  }
+  const { config, env: configured } = openEnvironment(choice, ctx);
   const permissions: ApplyPermissions = {
     allowDelete: options.permissions?.allowDelete ?? false,
     allowReplace: options.permissions?.allowReplace ?? false,
@@ -61,26 +113,27 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   const parallelism = options.parallelism ?? DEFAULTS.applyParallelism;
   const { checkPermissions, checkPlanTarget } = await import('../apply/guard.js');
 
-  let saved: Plan | undefined;
-  if (options.planFile !== undefined) {
-    const { readPlanFile } = await import('./plan-file.js');
-    saved = readPlanFile(resolve(ctx.cwd, options.planFile));
-    const problems = [...checkPlanTarget(saved, env), ...checkPermissions(saved, permissions)];
-    if (problems.length > 0) return { status: 'finished', report: refusal(env.name, problems), plan: saved };
+  if (saved !== undefined) {
+    const problems = [...checkPlanTarget(saved.plan, configured), ...checkPermissions(saved.plan, permissions)];
+    if (problems.length > 0) return { status: 'finished', report: refusal(configured.name, problems), plan: saved.plan };
   }
-  const manifestPaths = options.planFile === undefined && options.paths !== undefined && options.paths.length > 0 ? options.paths.map((p) => resolve(ctx.cwd, p)) : [...env.manifests];
+  const manifestPaths = saved === undefined && options.paths !== undefined && options.paths.length > 0 ? options.paths.map((p) => resolve(ctx.cwd, p)) : [...configured.manifests];
   if (manifestPaths.length === 0 && saved === undefined) {
-    throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
+    throw new ConfigError(`environment "${configured.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   }
-  const services = resolveServices(config, env, ctx);
+  const services = resolveServices(config, configured, ctx);
 
   // Manifests before any request: an invalid one stops here.
   let manifests: ManifestSet | undefined;
+  let prune: PruneChoice | undefined;
   if (saved === undefined) {
     const loaded = await loadEnvironmentManifests(manifestPaths, ctx);
     if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
     manifests = loaded.manifests;
+    prune = choosePrune(configured, options.paths, options.prune, ctx);
   }
+  // What this run prunes: the plan made now, and its verification, prune the same.
+  const env: EnvironmentSettings = prune === undefined ? configured : { ...configured, prune: prune.kinds };
 
   // One apply per environment at a time: taken before the first request, released when done or
   // abandoned (and, as a last resort, on process exit).
@@ -103,9 +156,13 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   };
   options.abandon?.addEventListener('abort', onAbandon, { once: true });
   try {
-    let plan = saved;
+    let plan = saved?.plan;
     if (plan === undefined) {
-      const made = await planManifests(manifests!, { readers: clients.readers, env, services, parallelism }, ctx);
+      const made = await planManifests(
+        manifests!,
+        { readers: clients.readers, env, services, parallelism, ...(prune?.off ? { pruneOff: prune.off } : {}), ...(options.targets !== undefined && options.targets.length > 0 ? { targets: options.targets } : {}) },
+        ctx,
+      );
       if (made.plan === undefined || made.plan.errored) return { status: 'invalid', diagnostics: made.diagnostics };
       plan = made.plan;
       ctx.emit({ kind: 'planned', plan, diagnostics: made.diagnostics });
@@ -124,6 +181,34 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
       lock.release();
     }
   }
+}
+
+/**
+ * The configuration and environment that apply a saved plan (`ApplyOptions.planConfig`), or why
+ * the ones given cannot.
+ */
+function savedPlanConfiguration(saved: SavedPlan, options: ApplyOptions, ctx: Pick<AppContext, 'cwd'>): EnvironmentChoice | string {
+  const environment = options.environment ?? saved.plan.environment;
+  const recorded = saved.configFile;
+  if (options.planConfig === 'given' || recorded === undefined) return { ...(options.configFile !== undefined ? { configFile: options.configFile } : {}), environment };
+  if (options.configFile !== undefined) {
+    const given = resolve(ctx.cwd, options.configFile);
+    if (!sameFile(given, recorded)) return `the plan was made with the configuration ${recorded}, not ${given} (--config): apply it without --config, or plan again with this configuration`;
+  }
+  if (!existsSync(recorded)) throw new ConfigError(`the plan was made with the configuration ${recorded}, which no longer exists: plan again`);
+  return { configFile: recorded, environment };
+}
+
+/** The same file, symbolic links and `..` aside. */
+function sameFile(a: string, b: string): boolean {
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  return real(a) === real(b);
 }
 
 interface ApplyRun {

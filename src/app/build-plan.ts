@@ -8,7 +8,7 @@ import { VERSION } from '../version.js';
 import { sortPlanDiagnostics } from '../plan/diagnostics.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
 import { manifestDigest } from '../plan/manifest-digest.js';
-import type { Plan, ServerIdentity } from '../plan/model.js';
+import type { Plan, PruneOff, ServerIdentity } from '../plan/model.js';
 import { planChanges } from '../plan/plan-changes.js';
 import { resolveDesired } from '../plan/resolve-desired.js';
 
@@ -17,7 +17,10 @@ export interface BuildPlanInput {
   readonly manifests: ManifestSet;
   /** Read-only clients: building a plan cannot write. A service without a client is not read. */
   readonly clients: { readonly automation?: AutomationReader; readonly transfer?: TransferReader };
+  /** The environment, its `prune` the kinds this run prunes (`choosePrune`). */
   readonly environment: EnvironmentSettings;
+  /** Why the environment's `prune` is off for this run, for the plan to say. */
+  readonly pruneOff?: PruneOff;
   /** URL and account of each configured server, as configured (never credentials). */
   readonly servers: Partial<Record<ServiceName, { readonly url: string; readonly username: string }>>;
   /** Per-folder requests in flight. Default 10. */
@@ -72,6 +75,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     manifestDigest: manifestDigest(loaded, cwd),
     scope: env.scope,
     prune: env.prune,
+    ...(input.pruneOff !== undefined ? { pruneOff: input.pruneOff } : {}),
     ...(input.targets ? { targets: input.targets } : {}),
     toolVersion: input.toolVersion ?? VERSION,
     now: (input.now ?? (() => new Date()))(),

@@ -14,7 +14,13 @@ import type { AuditAnswer, MissingFolder } from '../drift/assemble-drift.js';
 import type { DriftReport } from '../drift/model.js';
 
 /** What buildPlan takes, but never `--target`: drift looks at everything. */
-export type DetectDriftInput = Omit<BuildPlanInput, 'targets'>;
+export interface DetectDriftInput extends Omit<BuildPlanInput, 'targets'> {
+  /**
+   * Only part of the manifests was given (`PruneChoice.partial`): objects in scope that none of
+   * them names are not looked for, since the others may manage them; the report says so.
+   */
+  readonly partial?: boolean;
+}
 
 export interface DetectDriftResult {
   /** Undefined when the manifests or the plan have errors (then show `diagnostics`). */
@@ -36,11 +42,12 @@ const EVERY_KIND: readonly PrunableKind[] = ['Task', 'ResourceGroupAcl', 'Folder
 export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftResult> {
   const env = input.environment;
   const now = input.now ?? (() => new Date());
-  const result = await buildPlan({ ...input, environment: { ...env, prune: EVERY_KIND }, now });
+  const { partial, ...planInput } = input;
+  const result = await buildPlan({ ...planInput, environment: { ...env, prune: partial === true ? [] : EVERY_KIND }, now });
   const { plan, live } = result;
   const { missingFolders, diagnostics } = separateMissingFolders(input.manifests.manifests, result.diagnostics, input.cwd ?? process.cwd());
   if (plan === undefined || live === undefined || hasErrors(diagnostics)) return { diagnostics: result.diagnostics, ...(live ? { live } : {}) };
-  let report = assembleDrift({ plan, live, prune: env.prune, ignore: env.drift?.ignore ?? [], now: now(), missingFolders });
+  let report = assembleDrift({ plan, live, prune: env.prune, ignore: env.drift?.ignore ?? [], now: now(), missingFolders, ...(partial === true ? { unmanagedOmitted: 'partial-manifests' as const } : {}) });
   const queries = auditQueriesFor(report);
   const automation = input.clients.automation;
   if (queries.length > 0 && automation !== undefined) {

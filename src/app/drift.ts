@@ -14,6 +14,11 @@ export interface DriftOptions extends EnvironmentChoice {
   /** Also write the JSON report here (relative to `cwd`). */
   readonly reportFile?: string;
   readonly parallelism?: number;
+  /**
+   * As for plan (`choosePrune`): which unmanaged objects apply would delete. With paths other
+   * than the environment's, unmanaged objects are listed only when true.
+   */
+  readonly prune?: boolean;
 }
 
 /**
@@ -31,7 +36,7 @@ export type DriftResult =
 export async function driftEnvironment(options: DriftOptions, ctx: AppContext): Promise<DriftResult> {
   const prelude = await prepareRead(options, ctx);
   if (prelude.status === 'invalid') return prelude;
-  const { env, services, parallelism, manifests } = prelude;
+  const { env, services, parallelism, manifests, prune } = prelude;
   const { detectDrift } = await import('./detect-drift.js');
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result: Awaited<ReturnType<typeof detectDrift>>;
@@ -40,6 +45,8 @@ export async function driftEnvironment(options: DriftOptions, ctx: AppContext): 
       manifests,
       clients: clients.readers,
       environment: env,
+      ...(prune.off ? { pruneOff: prune.off } : {}),
+      partial: prune.partial,
       servers: serverIdentities(services),
       parallelism,
       progress: progressEvents(ctx),

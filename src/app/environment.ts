@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../config/load-config.js';
-import type { EnvironmentSettings, MftopsConfig, ResolvedService, ServiceName } from '../config/model.js';
+import type { EnvironmentSettings, MftopsConfig, PrunableKind, ResolvedService, ServiceName } from '../config/model.js';
 import { ConfigError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
+import type { PruneOff } from '../plan/model.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
@@ -52,6 +53,38 @@ export function wholeNumberOption(option: string, text: string, min: number, max
 }
 
 /**
+ * What one run prunes. The environment's `prune` kinds, unless only part of the manifests was
+ * given: paths that are not the environment's own `manifests` (compared as a set), without
+ * `prune: true` (`--prune`). Then objects none of them names may be managed by the others, and a
+ * prune would delete them, so nothing is pruned and the plan says why. `prune: false`
+ * (`--no-prune`) prunes nothing either.
+ */
+export interface PruneChoice {
+  /** The kinds this run prunes. */
+  readonly kinds: readonly PrunableKind[];
+  /**
+   * Only part of the manifests was given and `prune` is not true, whatever the environment
+   * prunes: drift lists no unmanaged object then, for the same reason.
+   */
+  readonly partial: boolean;
+  /** Why the environment's `prune` is off for this run, when it configures one. */
+  readonly off?: PruneOff;
+}
+
+export function choosePrune(env: EnvironmentSettings, paths: readonly string[] | undefined, prune: boolean | undefined, ctx: Pick<AppContext, 'cwd' | 'emit'>): PruneChoice {
+  const own = new Set(env.manifests.map((p) => resolve(p)));
+  const given = new Set((paths ?? []).map((p) => resolve(ctx.cwd, p)));
+  const partial = prune !== true && given.size > 0 && !(given.size === own.size && [...given].every((p) => own.has(p)));
+  if (env.prune.length === 0) {
+    if (prune === true) ctx.emit({ kind: 'warning', message: `--prune has no effect: environment "${env.name}" prunes nothing (it has no prune: list)` });
+    return { kinds: [], partial };
+  }
+  if (prune === false) return { kinds: [], partial, off: { reason: 'disabled', kinds: env.prune } };
+  if (partial) return { kinds: [], partial, off: { reason: 'partial-manifests', kinds: env.prune } };
+  return { kinds: env.prune, partial };
+}
+
+/**
  * What a reading use case (plan, drift) has before its first request: the environment, its
  * manifests loaded without errors, the services' credentials, the parallelism; or the manifests'
  * diagnostics, and no request is sent.
@@ -61,15 +94,29 @@ export type ReadPrelude =
   | {
       readonly status: 'ready';
       readonly config: MftopsConfig;
+      /** The environment, its `prune` the kinds this run prunes (`prune.kinds`). */
       readonly env: EnvironmentSettings;
+      readonly prune: PruneChoice;
       readonly manifests: ManifestSet;
       readonly services: readonly ResolvedService[];
       readonly parallelism: number;
     };
 
-export async function prepareRead(options: EnvironmentChoice & { readonly paths?: readonly string[]; readonly parallelism?: number }, ctx: Pick<AppContext, 'cwd' | 'env'>): Promise<ReadPrelude> {
+export async function prepareRead(
+  options: EnvironmentChoice & { readonly paths?: readonly string[]; readonly parallelism?: number; readonly prune?: boolean },
+  ctx: Pick<AppContext, 'cwd' | 'env' | 'emit'>,
+): Promise<ReadPrelude> {
   const { config, env } = openEnvironment(options, ctx);
   const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
   if (!loaded.ok) return { status: 'invalid', diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: loaded.manifests.manifests.length } };
-  return { status: 'ready', config, env, manifests: loaded.manifests, services: resolveServices(config, env, ctx), parallelism: options.parallelism ?? DEFAULTS.readParallelism };
+  const prune = choosePrune(env, options.paths, options.prune, ctx);
+  return {
+    status: 'ready',
+    config,
+    env: { ...env, prune: prune.kinds },
+    prune,
+    manifests: loaded.manifests,
+    services: resolveServices(config, env, ctx),
+    parallelism: options.parallelism ?? DEFAULTS.readParallelism,
+  };
 }

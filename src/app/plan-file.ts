@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { writeFileAtomicSync } from '../atomic-file.js';
 import { getValidatorByFile } from '../manifest/schemas.js';
 import { MftopsError } from '../errors.js';
@@ -15,6 +15,12 @@ import { checkPlan, ERRORED_PLAN } from '../plan/plan-check.js';
 export interface PlanFile {
   /** Bumped on any incompatible change; apply refuses other versions (version 1 with a hint to plan again). */
   readonly formatVersion: typeof PLAN_FILE_FORMAT;
+  /**
+   * Absolute path of the configuration file the plan was made with: `apply FILE` opens it (and
+   * the plan's `environment`), so it needs no `--config`/`--env`. Absent in files of mftops
+   * before it was recorded (apply then takes `--config` as before).
+   */
+  readonly configFile?: string;
   /** The plan, its keys in model order (`orderPlanKeys`). Never `errored`. */
   readonly plan: Plan;
   /** `sha256:` of the rest of the file as written, so a plan edited by hand (or cut short) is refused. */
@@ -24,21 +30,36 @@ export interface PlanFile {
 /** Format 1 (mftops before reason codes, markers and the carried order) held the plan's fields at the top. */
 export const PLAN_FILE_FORMAT = 2;
 
+/** What a plan file holds besides the plan: how it was made. */
+export interface PlanFileContext {
+  /** Absolute path of the configuration file. */
+  readonly configFile?: string;
+}
+
+/** A plan read back from its file, with what the file recorded of how it was made. */
+export interface SavedPlan extends PlanFileContext {
+  readonly plan: Plan;
+}
+
 /**
  * The plan file's text: `PlanFile` as two-space JSON. Keys come in the order the model declares
  * them, so the same plan always gives the same bytes (it diffs cleanly and hashes stably).
  */
-export function serializePlan(plan: Plan): string {
+export function serializePlan(plan: Plan, context: PlanFileContext = {}): string {
   if (plan.errored) throw new PlanFileError(`cannot save the plan: ${ERRORED_PLAN}`);
-  const body: Omit<PlanFile, 'checksum'> = { formatVersion: PLAN_FILE_FORMAT, plan: orderPlanKeys(plan) };
+  const body: Omit<PlanFile, 'checksum'> = {
+    formatVersion: PLAN_FILE_FORMAT,
+    ...(context.configFile !== undefined ? { configFile: context.configFile } : {}),
+    plan: orderPlanKeys(plan),
+  };
   const file: PlanFile = { ...body, checksum: checksumOf(JSON.stringify(body, null, 2)) };
   return `${JSON.stringify(file, null, 2)}\n`;
 }
 
 /** Written atomically, so a reader never sees half a plan. */
-export function writePlanFile(path: string, plan: Plan): void {
+export function writePlanFile(path: string, plan: Plan, context: PlanFileContext = {}): void {
   try {
-    writeFileAtomicSync(path, serializePlan(plan), { mode: 0o644 });
+    writeFileAtomicSync(path, serializePlan(plan, context), { mode: 0o644 });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     throw new MftopsError(`cannot write plan file ${path} (${code})`);
@@ -53,6 +74,11 @@ export class PlanFileError extends MftopsError {}
  * (`checkPlan`: flags and execution order). Each failure says which in one line.
  */
 export function readPlanFile(path: string): Plan {
+  return readSavedPlan(path).plan;
+}
+
+/** `readPlanFile`, with what the file recorded besides the plan (the configuration file). */
+export function readSavedPlan(path: string): SavedPlan {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -60,10 +86,14 @@ export function readPlanFile(path: string): Plan {
     const code = (err as NodeJS.ErrnoException).code;
     throw new PlanFileError(code === 'ENOENT' ? `plan file ${path} not found` : `cannot read plan file ${path} (${code ?? 'error'})`);
   }
-  return parsePlan(text, path);
+  return parseSavedPlan(text, path);
 }
 
 export function parsePlan(text: string, path: string): Plan {
+  return parseSavedPlan(text, path).plan;
+}
+
+export function parseSavedPlan(text: string, path: string): SavedPlan {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -75,6 +105,12 @@ export function parsePlan(text: string, path: string): Plan {
   }
   const { checksum, ...rest } = data as Record<string, unknown>;
   const version = rest['formatVersion'];
+  if (version !== 1 && !('plan' in rest) && 'changes' in rest) {
+    throw new PlanFileError(`${path} is not a plan file but the JSON view of a plan (mftops plan --format json), which cannot be applied: save the plan with mftops plan --out FILE`);
+  }
+  if (version !== 1 && checksum === undefined) {
+    throw new PlanFileError(`${path} is not a plan file: it has no checksum (only mftops plan --out writes plan files)`);
+  }
   if (version !== PLAN_FILE_FORMAT) {
     const made = version === 1 ? 'an older mftops' : 'another version of mftops';
     throw new PlanFileError(`${path} is a plan file of format ${JSON.stringify(version)}, made by ${made}; this mftops reads format ${PLAN_FILE_FORMAT} only: make the plan again with mftops plan --out`);
@@ -90,10 +126,35 @@ export function parsePlan(text: string, path: string): Plan {
     const e = validatePlanShape.errors?.[0];
     throw new PlanFileError(`${path} is not a valid plan file: ${e ? `${e.instancePath || '/'} ${e.message ?? 'is invalid'}` : 'schema mismatch'}`);
   }
-  const plan = (rest as unknown as Omit<PlanFile, 'checksum'>).plan;
+  const { plan, configFile } = rest as unknown as Omit<PlanFile, 'checksum'>;
   const problems = checkPlan(plan);
   if (problems.length > 0) throw new PlanFileError(`${path} cannot be applied: ${problems[0]}`);
-  return plan;
+  return { plan, ...(configFile !== undefined ? { configFile } : {}) };
+}
+
+/** How every plan file mftops writes begins, whatever its version. */
+const PLAN_FILE_START = /^\uFEFF?\s*\{\s*"formatVersion"\s*:/;
+
+/**
+ * Whether `path` holds a plan file, by its content, whatever its name: a JSON object whose first
+ * member is `formatVersion`, as every plan file begins (`{\n  "formatVersion": 2,`). Only the
+ * start is read, so a plan file cut short, or of another format, still counts (and `readPlanFile`
+ * then says what is wrong with it). A YAML manifest never begins so; a folder, or a path that
+ * cannot be read, is not a plan file.
+ */
+export function holdsPlanFile(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    if (!statSync(path).isFile()) return false;
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(256);
+    const read = readSync(fd, head, 0, head.length, 0);
+    return PLAN_FILE_START.test(head.subarray(0, read).toString('utf8'));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 function checksumOf(text: string): string {
@@ -104,7 +165,8 @@ function checksumOf(text: string): string {
 
 type Obj = Readonly<Record<string, unknown>>;
 
-const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'errored', 'applyable', 'changes', 'summary'];
+const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary'];
+const PRUNE_OFF_KEYS = ['reason', 'kinds'];
 const SERVICE_KEYS = ['automation', 'transfer'];
 const SERVER_KEYS = ['url', 'version', 'username'];
 const CHANGE_KEYS = ['address', 'kind', 'name', 'service', 'action', 'reason', 'previousName', 'liveId', 'fingerprint', 'wave', 'needs', 'fields', 'entries', 'source', 'payload'];
@@ -134,6 +196,7 @@ export function orderPlanKeys(plan: Plan): Plan {
 function orderPlanObject(plan: Plan): Obj {
   return ordered(plan, PLAN_KEYS, {
     servers: (s) => ordered(s as Obj, SERVICE_KEYS, Object.fromEntries(SERVICE_KEYS.map((k) => [k, (v: unknown) => ordered(v as Obj, SERVER_KEYS)]))),
+    pruneOff: (p) => ordered(p as Obj, PRUNE_OFF_KEYS),
     changes: (cs) => (cs as readonly Change[]).map(orderChange),
     summary: (s) => ordered(s as Obj, SUMMARY_KEYS),
   });

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { ManifestSet } from '../manifest/validate.js';
-import type { Plan } from '../plan/model.js';
+import type { Plan, PruneOff } from '../plan/model.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import type { OpenClients } from './clients.js';
@@ -13,6 +13,12 @@ export interface PlanOptions extends EnvironmentChoice {
   readonly paths?: readonly string[];
   /** Limit the plan to these addresses (`Kind/name`). */
   readonly targets?: readonly string[];
+  /**
+   * `true` (`--prune`): prune as the environment says even when only part of the manifests is
+   * given; `false` (`--no-prune`): prune nothing; absent: the environment's, off with partial
+   * paths (`choosePrune`).
+   */
+  readonly prune?: boolean;
   /** Per-object reads in flight per server. */
   readonly parallelism?: number;
   /** Also save the plan file here (relative to `cwd`). */
@@ -37,11 +43,15 @@ export type PlanResult =
 export async function planEnvironment(options: PlanOptions, ctx: AppContext): Promise<PlanResult> {
   const prelude = await prepareRead(options, ctx);
   if (prelude.status === 'invalid') return prelude;
-  const { env, services, parallelism } = prelude;
+  const { env, services, parallelism, prune } = prelude;
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result: PlanOfManifests;
   try {
-    result = await planManifests(prelude.manifests, { readers: clients.readers, env, services, parallelism, ...(options.targets ? { targets: options.targets } : {}) }, ctx);
+    result = await planManifests(
+      prelude.manifests,
+      { readers: clients.readers, env, services, parallelism, ...(prune.off ? { pruneOff: prune.off } : {}), ...(options.targets ? { targets: options.targets } : {}) },
+      ctx,
+    );
   } finally {
     await clients.close();
   }
@@ -50,7 +60,7 @@ export async function planEnvironment(options: PlanOptions, ctx: AppContext): Pr
   if (options.out !== undefined) {
     const { writePlanFile } = await import('./plan-file.js');
     planFile = resolve(ctx.cwd, options.out);
-    writePlanFile(planFile, result.plan);
+    writePlanFile(planFile, result.plan, { configFile: prelude.config.file });
   }
   return { status: 'planned', plan: result.plan, diagnostics: result.diagnostics, ...(planFile !== undefined ? { planFile } : {}) };
 }
@@ -67,7 +77,10 @@ export interface PlanOfManifests {
 
 export interface PlanManifestsInput {
   readonly readers: OpenClients['readers'];
+  /** The environment, its `prune` the kinds this run prunes. */
   readonly env: EnvironmentSettings;
+  /** Why the environment's `prune` is off for this run. */
+  readonly pruneOff?: PruneOff;
   readonly services: readonly ResolvedService[];
   readonly parallelism: number;
   readonly targets?: readonly string[];
@@ -80,6 +93,7 @@ export async function planManifests(manifests: ManifestSet, input: PlanManifests
     manifests,
     clients: input.readers,
     environment: input.env,
+    ...(input.pruneOff !== undefined ? { pruneOff: input.pruneOff } : {}),
     servers: serverIdentities(input.services),
     parallelism: input.parallelism,
     ...(input.targets && input.targets.length > 0 ? { targets: input.targets } : {}),

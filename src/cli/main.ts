@@ -100,6 +100,8 @@ function buildProgram(io: CommandIo): Command {
     .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 error)', false)
     .option('--target <address...>', 'limit the plan to these objects (Kind/name, e.g. "Task/Payroll to bank")', [])
     .option('--parallelism <n>', 'concurrent reads per server', String(DEFAULTS.readParallelism))
+    .option('--prune', "with manifest paths other than the environment's: prune all the same (off then: other manifests may manage what these do not name)")
+    .option('--no-prune', 'prune nothing in this run')
     .action(async (paths: string[], opts: Omit<PlanCommandOptions, 'paths'>, cmd: Command) => {
       const { runPlan } = await import('./commands/plan.js');
       await run(runPlan(globals(cmd), { ...opts, paths }, io));
@@ -108,15 +110,27 @@ function buildProgram(io: CommandIo): Command {
   program
     .command('apply')
     .description('apply a saved plan exactly, or plan the manifests and apply after approval; writes (exit 0 applied and verified, 1 error)')
-    .argument('[planfile-or-paths...]', 'a plan file saved by mftops plan --out (*.json), or manifest files or folders (default: the environment\'s manifests)')
+    .argument('[planfile-or-paths...]', "a plan file saved by mftops plan --out (any name: found by its content), or manifest files or folders (default: the environment's manifests)")
     .option('--auto-approve', 'do not ask for approval before applying a fresh plan', false)
     .option('--allow-delete', 'allow the plan to delete objects', false)
     .option('--allow-replace', 'allow the plan to replace objects (delete, then create again)', false)
     .option('--max-deletes <n>', 'refuse a plan that deletes more objects than this', String(DEFAULTS.maxDeletes))
     .option('--parallelism <n>', 'changes written at the same time', String(DEFAULTS.applyParallelism))
+    .option('--target <address...>', 'plan and apply only these objects (Kind/name), as plan --target; not with a plan file', [])
+    .option('--prune', "with manifest paths other than the environment's: prune all the same (off then: other manifests may manage what these do not name); not with a plan file")
+    .option('--no-prune', 'prune nothing in this run; not with a plan file')
     .action(async (args: string[], opts: Omit<ApplyCommandOptions, 'args'>, cmd: Command) => {
       const { runApply } = await import('./commands/apply.js');
       await run(runApply(globals(cmd), { ...opts, args }, io));
+    });
+
+  program
+    .command('show')
+    .description('show a plan file saved by mftops plan --out, as plan printed it (--format text, markdown or json); reads only the file')
+    .argument('<planfile>', 'the saved plan')
+    .action(async (planFile: string, _opts: unknown, cmd: Command) => {
+      const { runShow } = await import('./commands/show.js');
+      await run(runShow(globals(cmd), { planFile }, io));
     });
 
   program
@@ -125,7 +139,9 @@ function buildProgram(io: CommandIo): Command {
     .argument('[paths...]', "manifest files or folders (default: the environment's manifests)")
     .option('--report <file>', 'also write the JSON drift report to FILE')
     .option('--parallelism <n>', 'concurrent reads per server', String(DEFAULTS.readParallelism))
-    .action(async (paths: string[], opts: { report?: string; parallelism: string }, cmd: Command) => {
+    .option('--prune', "with manifest paths other than the environment's: list unmanaged objects all the same (not listed then: other manifests may manage them)")
+    .option('--no-prune', 'mark no unmanaged object as one apply would delete')
+    .action(async (paths: string[], opts: { report?: string; parallelism: string; prune?: boolean }, cmd: Command) => {
       const { runDrift } = await import('./commands/drift.js');
       await run(runDrift(globals(cmd), { ...opts, paths }, io));
     });

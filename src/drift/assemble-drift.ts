@@ -25,6 +25,7 @@ import type {
   DriftReport,
   UnmanagedDetail,
   UnmanagedObject,
+  UnmanagedOmitted,
 } from './model.js';
 
 export interface AssembleDriftInput {
@@ -36,7 +37,7 @@ export interface AssembleDriftInput {
   readonly plan: Plan;
   /** The live state the plan was computed from (for what unmanaged objects are). */
   readonly live: LiveState;
-  /** The environment's own `prune`. */
+  /** What this run prunes: the environment's `prune`, unless the run turned it off. */
   readonly prune: readonly PrunableKind[];
   readonly ignore: readonly DriftIgnoreRule[];
   /** The clock acknowledgements expire by. */
@@ -46,6 +47,8 @@ export interface AssembleDriftInput {
    * plan reports them as errors, drift as objects missing on the server.
    */
   readonly missingFolders?: readonly MissingFolder[];
+  /** Unmanaged objects were not looked for (the plan has no delete), and why. */
+  readonly unmanagedOmitted?: UnmanagedOmitted;
 }
 
 export interface MissingFolder {
@@ -127,6 +130,7 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
     summary: { managed, inSync: managed - drifted.length, drifted: drifted.length, unmanaged: unmanaged.length, acknowledged: acknowledged.length, expired },
     drifted,
     unmanaged,
+    ...(input.unmanagedOmitted !== undefined ? { unmanagedOmitted: input.unmanagedOmitted } : {}),
     acknowledged,
     audit: { state: 'not-needed' },
     plan,

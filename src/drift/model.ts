@@ -27,6 +27,12 @@ export interface DriftReport {
   readonly drifted: readonly DriftedObject[];
   /** Live objects in scope that no manifest names (every kind, pruned or not), unless acknowledged. */
   readonly unmanaged: readonly UnmanagedObject[];
+  /**
+   * Set when unmanaged objects were not looked for (`unmanaged` is then empty), and why:
+   * `partial-manifests`, only part of the manifests was given (paths other than the environment's,
+   * without `--prune`), so an object none of them names may well be managed by the others.
+   */
+  readonly unmanagedOmitted?: UnmanagedOmitted;
   /** Differences an `ignore` rule accepts (not drift). */
   readonly acknowledged: readonly AcknowledgedItem[];
   /** Whether the audit report could be read for the attribution of task and ACL changes. */
@@ -40,6 +46,9 @@ export interface DriftReport {
 }
 
 export const DRIFT_FORMAT_VERSION = 3;
+
+/** Why a drift report lists no unmanaged object without having looked (see `DriftReport.unmanagedOmitted`). */
+export type UnmanagedOmitted = 'partial-manifests';
 
 export type DriftStatus = 'in-sync' | 'drift';
 

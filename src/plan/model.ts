@@ -1,4 +1,4 @@
-import type { ServiceName } from '../config/model.js';
+import type { PrunableKind, ServiceName } from '../config/model.js';
 import type { ManifestKind } from '../manifest/types.js';
 import type { Action, ChangeReason, EntryChange, FieldChange, Payload } from '../resources/model.js';
 export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, RefKind, ResourceGroupAclPayload, TaskPayload, ValueMarker } from '../resources/model.js';
@@ -31,6 +31,8 @@ export interface Plan {
   readonly manifestDigest: string;
   /** `--target` addresses, when the plan was limited to them. */
   readonly targets?: readonly string[];
+  /** Set when the environment configures `prune` but this plan pruned nothing, and why. */
+  readonly pruneOff?: PruneOff;
   /**
    * Plan-time errors (a name the servers do not know, a folder that cannot be created, a
    * `--target` that names nothing) left objects out: the plan may be shown, never saved or
@@ -47,6 +49,20 @@ export interface Plan {
   readonly changes: readonly Change[];
   /** Counts per action; derived from `changes`, kept for readers of the file. */
   readonly summary: PlanSummary;
+}
+
+/**
+ * Why a plan deletes no unmanaged object although its environment lists kinds under `prune`:
+ * - `partial-manifests`: manifest paths were given (the command line's, the Action's `paths`) that
+ *   are not the environment's own: objects none of them names may be managed by the others, so
+ *   pruning them would delete what other manifests manage. `--prune` (the Action's `prune: true`)
+ *   prunes anyway.
+ * - `disabled`: `--no-prune` (the Action's `prune: false`) turned prune off for the run.
+ */
+export interface PruneOff {
+  readonly reason: 'partial-manifests' | 'disabled';
+  /** The kinds the environment prunes (its `prune`), none of which this plan deletes. */
+  readonly kinds: readonly PrunableKind[];
 }
 
 export interface ServerIdentity {

@@ -16,7 +16,7 @@ import { createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnosti
 import type { PlanDiagnostic } from './diagnostics.js';
 import { composePlan } from './compose-plan.js';
 import { establishesFolderPath, formatAddress, parseAddress } from './model.js';
-import type { Change, ChangeReason, Plan, PlanHeader, ResourceKind, SourceRef } from './model.js';
+import type { Change, ChangeReason, Plan, PlanHeader, PruneOff, ResourceKind, SourceRef } from './model.js';
 
 export interface PlanChangesInput {
   readonly desired: DesiredState;
@@ -27,6 +27,8 @@ export interface PlanChangesInput {
   readonly manifestDigest: string;
   readonly scope: Scope;
   readonly prune: readonly PrunableKind[];
+  /** Why the environment's `prune` is off for this run (`prune` is then empty): the plan says so. */
+  readonly pruneOff?: PruneOff;
   /** `Kind/name` addresses: plan only these (and the parent folders they need). */
   readonly targets?: readonly string[];
   readonly toolVersion: string;
@@ -181,6 +183,7 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
     servers: input.servers,
     manifestDigest: input.manifestDigest,
     ...(input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {}),
+    ...(input.pruneOff !== undefined ? { pruneOff: input.pruneOff } : {}),
   };
   return { plan: composePlan(header, changes, errored), diagnostics };
 }

@@ -1,4 +1,4 @@
-import type { AuditAttribution, AuditStatus, DriftedEntry, DriftedObject, DriftKind, DriftReport, EntryGrant, ExpiredAcknowledgement, UnmanagedObject } from '../drift/model.js';
+import type { AuditAttribution, AuditStatus, DriftedEntry, DriftedObject, DriftKind, DriftReport, EntryGrant, ExpiredAcknowledgement, UnmanagedObject, UnmanagedOmitted } from '../drift/model.js';
 import type { JsonValue } from '../plan/model.js';
 import { describeReason } from '../resources/reasons.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
@@ -153,6 +153,18 @@ export function driftSentence(report: DriftReport): string {
   if (s.acknowledged > 0) parts.push(`${formatCount(s.acknowledged)} acknowledged`);
   if (s.expired > 0) parts.push(`${formatCount(s.expired)} with an expired acknowledgement`);
   return `Drift: ${parts.join(', ')}.`;
+}
+
+/** Why the report lists no unmanaged object, as a sentence. */
+export function unmanagedOmittedSentence(reason: UnmanagedOmitted): string {
+  switch (reason) {
+    case 'partial-manifests':
+      return 'Unmanaged objects are not listed: only part of the manifests was given, and the others may manage what these do not name (pass --prune to list them anyway).';
+    default: {
+      const never: never = reason;
+      throw new Error(`unknown reason ${String(never)}`);
+    }
+  }
 }
 
 /** `12 managed objects compared, 10 in sync.` */

@@ -16,6 +16,7 @@ export function renderDriftJson(report: DriftReport): string {
     summary: report.summary,
     drifted: report.drifted,
     unmanaged: report.unmanaged,
+    ...(report.unmanagedOmitted !== undefined ? { unmanagedOmitted: report.unmanagedOmitted } : {}),
     acknowledged: report.acknowledged,
     audit: report.audit,
     plan: planJsonView(report.plan),

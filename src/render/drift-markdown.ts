@@ -1,6 +1,6 @@
 import type { AcknowledgedItem, DriftedObject, DriftReport, UnmanagedObject } from '../drift/model.js';
 import type { JsonValue } from '../plan/model.js';
-import { attributionNotes, attributionText, driftedWhy, driftPhrase, driftSentence, entryPhrase, expiredText, grantText, unmanagedText, valueText } from './drift-common.js';
+import { attributionNotes, attributionText, driftedWhy, driftPhrase, driftSentence, entryPhrase, expiredText, grantText, unmanagedOmittedSentence, unmanagedText, valueText } from './drift-common.js';
 import { formatCount } from './text.js';
 import { escapeMd } from './text.js';
 
@@ -72,6 +72,7 @@ function renderHead(report: DriftReport): string {
     '|:--|--:|',
     ...rows.map(([label, n]) => `| ${label} | ${formatCount(n)} |`),
   ];
+  if (report.unmanagedOmitted !== undefined) lines.push('', `> [!NOTE]\n> ${escapeMd(unmanagedOmittedSentence(report.unmanagedOmitted))}`);
   for (const note of attributionNotes(report)) lines.push('', `> [!NOTE]\n> ${escapeMd(note)}`);
   lines.push('', `<sub>Compared at ${escapeMd(report.createdAt)}.</sub>`);
   return lines.join('\n');

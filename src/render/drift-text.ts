@@ -10,6 +10,7 @@ import {
   entryPhrase,
   expiredText,
   grantText,
+  unmanagedOmittedSentence,
   unmanagedText,
   valueText,
 } from './drift-common.js';
@@ -28,6 +29,7 @@ export interface DriftTextOptions {
 export function renderDriftText(report: DriftReport, options: DriftTextOptions): string {
   const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const lines = [`mftops drift for environment ${quote(report.environment)}: ${comparedSentence(report)}`];
+  if (report.unmanagedOmitted !== undefined) lines.push(unmanagedOmittedSentence(report.unmanagedOmitted));
   if (report.drifted.length > 0) {
     lines.push('', paint('1', 'Drifted (values read git → server):'));
     for (const d of report.drifted) lines.push('', ...renderDrifted(d, paint));

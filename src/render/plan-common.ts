@@ -1,6 +1,6 @@
 import { structuredPatch } from 'diff';
 import { FOLDER_PERMISSIONS, MANIFEST_KINDS, SHARE_PERMISSIONS } from '../manifest/types.js';
-import type { Action, Change, EntryChange, EntryPermissions, FieldChange, JsonValue, PlanSummary, ResourceKind } from '../plan/model.js';
+import type { Action, Change, EntryChange, EntryPermissions, FieldChange, JsonValue, PlanSummary, PruneOff, ResourceKind } from '../plan/model.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
 export { escapeControl, formatCount, formatInline } from './text.js';
 import { describeSchedules, NOT_SCHEDULED, readSchedule, readSchedules } from './schedule-words.js';
@@ -63,6 +63,20 @@ export function planSentence(summary: PlanSummary): string {
 }
 
 export const NO_CHANGES = 'No changes. The servers match the manifests.';
+
+/** Why the plan prunes nothing although the environment prunes `off.kinds`, as a sentence. */
+export function pruneOffSentence(off: PruneOff): string {
+  switch (off.reason) {
+    case 'partial-manifests':
+      return 'Prune is off: only part of the manifests was given (pass --prune to prune anyway).';
+    case 'disabled':
+      return 'Prune is off for this run (--no-prune).';
+    default: {
+      const never: never = off.reason;
+      throw new Error(`unknown prune-off reason ${String(never)}`);
+    }
+  }
+}
 
 /** Counts per action for each kind present in the plan, in manifest-kind order. */
 export function countByKind(changes: readonly Change[]): { kind: ResourceKind; counts: PlanSummary }[] {

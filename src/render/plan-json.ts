@@ -1,6 +1,7 @@
-import type { Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, Plan, PlanSummary, Principal, ResourceKind, SourceRef } from '../plan/model.js';
+import type { Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef } from '../plan/model.js';
 import type { ServiceName } from '../config/model.js';
 import { describeReason } from '../resources/reasons.js';
+import { pruneOffSentence } from './plan-common.js';
 
 /**
  * The `--format json` view of a plan: a public shape for scripts, versioned on its own
@@ -26,6 +27,8 @@ export interface PlanJsonView {
   readonly manifestDigest: string;
   /** `--target` addresses, when the plan was limited to them. */
   readonly targets?: readonly string[];
+  /** Set when the environment configures `prune` but this plan pruned nothing: why, and the kinds it would have pruned. */
+  readonly pruneOff?: PruneOff & { readonly text: string };
   /** Plan-time errors left objects out (the diagnostics say which). */
   readonly errored: boolean;
   /** Not errored, and something to write: `mftops apply` would act. */
@@ -82,6 +85,7 @@ export function planJsonView(plan: Plan): PlanJsonView {
     servers: serversView(plan.servers),
     manifestDigest: plan.manifestDigest,
     ...(plan.targets !== undefined ? { targets: [...plan.targets] } : {}),
+    ...(plan.pruneOff !== undefined ? { pruneOff: { reason: plan.pruneOff.reason, kinds: [...plan.pruneOff.kinds], text: pruneOffSentence(plan.pruneOff) } } : {}),
     errored: plan.errored,
     applyable: plan.applyable,
     summary: { create: plan.summary.create, update: plan.summary.update, replace: plan.summary.replace, delete: plan.summary.delete, 'no-op': plan.summary['no-op'], blocked: plan.summary.blocked },

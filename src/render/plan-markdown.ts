@@ -9,6 +9,7 @@ import {
   NO_CHANGES,
   permissionColumns,
   planSentence,
+  pruneOffSentence,
   scheduleText,
   symbolOf,
   viewField,
@@ -203,6 +204,7 @@ function renderHead(plan: Plan, summary: PlanSummary): string {
   const lines = [`## mftops plan: ${escapeMd(env)}`, ''];
   const targets = plan.targets ?? [];
   if (targets.length > 0) lines.push(`Limited to ${formatCount(targets.length)} \`--target\` ${targets.length === 1 ? 'address' : 'addresses'}.`, '');
+  if (plan.pruneOff !== undefined) lines.push(`> [!NOTE]\n> ${escapeMd(pruneOffSentence(plan.pruneOff))}`, '');
   lines.push(`| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(' | ')} |`, `|:--|${TABLE_ACTIONS.map(() => '--:').join('|')}|`);
   for (const { kind, counts } of countByKind(plan.changes)) lines.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(' | ')} |`);
   lines.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(' | ')} |`, '');

@@ -11,6 +11,7 @@ import {
   NO_CHANGES,
   planSentence,
   principalLabel,
+  pruneOffSentence,
   scheduleText,
   symbolOf,
   viewField,
@@ -33,6 +34,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
   const listed = plan.changes.filter((c) => c.action !== 'no-op');
   const lines = [`mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural(plan.changes.length, 'object')} compared, ${formatCount(summary['no-op'])} unchanged.`];
   if (plan.targets !== undefined && plan.targets.length > 0) lines.push(`Limited to --target ${plan.targets.map(quote).join(', ')}.`);
+  if (plan.pruneOff !== undefined) lines.push(pruneOffSentence(plan.pruneOff));
   if (listed.length === 0) {
     lines.push('', NO_CHANGES);
     return `${lines.join('\n')}\n`;

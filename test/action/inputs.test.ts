@@ -76,6 +76,12 @@ describe('inputs', () => {
     expect(error({ INPUT_COMMAND: 'plan', INPUT_PARALLELISM: '0' })).toBe('input "parallelism" must be a whole number from 1 to 64, not "0"');
     expect(error({ INPUT_COMMAND: 'plan', INPUT_PARALLELISM: '2.5' })).toBe('input "parallelism" must be a whole number from 1 to 64, not "2.5"');
     expect(error({ INPUT_COMMAND: 'plan', INPUT_PARALLELISM: '65' })).toBe('input "parallelism" must be a whole number from 1 to 64, not "65"');
+    expect(error({ INPUT_COMMAND: 'plan', INPUT_PRUNE: 'sometimes' })).toBe('input "prune" must be true or false, not "sometimes"');
+  });
+
+  it('reads prune as the CLI reads --prune / --no-prune: true, false, or (empty) neither', () => {
+    const prune = (value: string | undefined) => readInputs({ INPUT_COMMAND: 'plan', ...(value !== undefined ? { INPUT_PRUNE: value } : {}) }, 'push', WS).prune;
+    expect([prune('true'), prune('False'), prune(''), prune(undefined)]).toEqual([true, false, undefined, undefined]);
   });
 });
 

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summarize, type Change, type Plan } from '../../src/plan/model.js';
-import { PlanFileError, orderPlanKeys, parsePlan, readPlanFile, serializePlan, writePlanFile } from '../../src/app/plan-file.js';
+import { PlanFileError, holdsPlanFile, orderPlanKeys, parsePlan, parseSavedPlan, readPlanFile, readSavedPlan, serializePlan, writePlanFile } from '../../src/app/plan-file.js';
+import { renderPlanJson } from '../../src/render/plan-json.js';
 import { FOLDER_RENAME } from '../fixtures/plans/folder-rename.js';
 import { loadFixturePlan } from '../fixtures/plans/load.js';
 import { testdir } from '../helpers/testdir.js';
@@ -139,6 +140,26 @@ describe('plan file', () => {
     );
   });
 
+  it('records the configuration file it was made with, and the plan of a pruned-off run says why', () => {
+    const dir = testdir({});
+    const path = join(dir, 'tfplan');
+    const plan: Plan = { ...samplePlan(), pruneOff: { reason: 'partial-manifests', kinds: ['Task', 'FolderPermissions'] } };
+    writePlanFile(path, plan, { configFile: '/repo/infra/mftops.yaml' });
+    const file = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(file)).toEqual(['formatVersion', 'configFile', 'plan', 'checksum']);
+    expect(Object.keys(file['plan'] as object).slice(5, 7)).toEqual(['pruneOff', 'errored']);
+    expect(readSavedPlan(path)).toEqual({ plan, configFile: '/repo/infra/mftops.yaml' });
+    // A file of an mftops that did not record it still reads, without one.
+    expect(parseSavedPlan(serializePlan(samplePlan()), 'p.json')).toEqual({ plan: samplePlan() });
+  });
+
+  it("refuses the --format json view of a plan, saying what it is instead of calling it edited", () => {
+    expect(errorOf(() => parsePlan(renderPlanJson(samplePlan()), 'plan.out'))).toBe(
+      'plan.out is not a plan file but the JSON view of a plan (mftops plan --format json), which cannot be applied: save the plan with mftops plan --out FILE',
+    );
+    expect(errorOf(() => parsePlan('{"formatVersion": 3, "environment": "prod", "plan": {}}', 'drift.json'))).toBe('drift.json is not a plan file: it has no checksum (only mftops plan --out writes plan files)');
+  });
+
   it('says when the file is missing', () => {
     expect(errorOf(() => readPlanFile('/nonexistent/plan.json'))).toBe('plan file /nonexistent/plan.json not found');
   });
@@ -191,5 +212,23 @@ describe('plan file key order (orderPlanKeys)', () => {
 
   it('the fixture is a valid plan file', () => {
     expect(parsePlan(serializePlan(plan), 'every-action.json')).toEqual(plan);
+  });
+});
+
+describe('holdsPlanFile: a plan file is found by its content, whatever its name', () => {
+  it('is true for a plan file of any name, and for one cut short or of another format (apply then says what is wrong)', () => {
+    const text = serializePlan(samplePlan());
+    const dir = testdir({ tfplan: text, 'cut-short': text.slice(0, 40), 'plan.v3': text.replace('"formatVersion": 2', '"formatVersion": 3'), 'view.out': renderPlanJson(samplePlan()) });
+    for (const name of ['tfplan', 'cut-short', 'plan.v3', 'view.out']) expect(holdsPlanFile(join(dir, name)), name).toBe(true);
+  });
+
+  it('is false for a YAML manifest (also one written as JSON), a folder, an empty or missing file', () => {
+    const dir = testdir({
+      'tasks.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: x }\nspec: {}\n',
+      manifest: '{"apiVersion": "mftops/v1", "kind": "Task", "formatVersion": 2}\n',
+      'folder/a.yaml': 'x: 1\n',
+      empty: '',
+    });
+    for (const name of ['tasks.yaml', 'manifest', 'folder', 'empty', 'missing']) expect(holdsPlanFile(join(dir, name)), name).toBe(false);
   });
 });

@@ -80,5 +80,5 @@ it('refuses a bad --parallelism or --max-deletes, and a plan file mixed with pat
   const io = captureIo({ cwd: '/', env: {} });
   await expect(runApply(g, opts({ parallelism: '0' }), io, terminal('yes'))).rejects.toThrow('--parallelism must be a whole number from 1 to 64, not "0"');
   await expect(runApply(g, opts({ maxDeletes: '-1' }), io, terminal('yes'))).rejects.toThrow('--max-deletes must be a whole number from 0 to 1000000, not "-1"');
-  await expect(runApply(g, opts({ args: ['plan.json', 'manifests'] }), io, terminal('yes'))).rejects.toThrow('give one plan file (*.json), or manifest paths, not both');
+  await expect(runApply(g, opts({ args: ['plan.json', 'manifests'] }), io, terminal('yes'))).rejects.toThrow('give one plan file (plan.json), or manifest paths, not both');
 });

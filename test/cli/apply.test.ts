@@ -1,4 +1,4 @@
-import { appendFileSync, copyFileSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -147,10 +147,12 @@ describe('mftops apply against the emulator', () => {
     it('a plan for another environment', async () => {
       const dir = applyWorkdir(emulator);
       expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
-      const prod = applyWorkdir(emulator, { environment: 'prod' });
-      copyFileSync(join(dir, 'plan.json'), join(prod, 'plan.json'));
+      // The configuration the plan file records gains a second environment, which --env names.
+      const config = readFileSync(join(dir, 'mftops.yaml'), 'utf8');
+      const lab = /^ {2}lab:\n(?: {4}.*\n)+/m.exec(config)![0];
+      writeFileSync(join(dir, 'mftops.yaml'), config.replace(lab, `${lab}${lab.replace('  lab:', '  prod:')}`));
       emulator.resetRequestLog();
-      const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: prod, env: APPLY_ENV });
+      const r = await runCli(['--env', 'prod', 'apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
       expect(r.code).toBe(1);
       expect(r.stdout).toContain('the plan was made for environment "lab", not "prod"');
       expect(emulator.requestLog()).toEqual([]);
@@ -159,10 +161,11 @@ describe('mftops apply against the emulator', () => {
     it('a plan for another server', async () => {
       const dir = applyWorkdir(emulator);
       expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
-      const other = applyWorkdir(emulator, { automationUrl: 'http://127.0.0.1:9/automation' });
-      copyFileSync(join(dir, 'plan.json'), join(other, 'plan.json'));
+      // The configuration the plan file records now points at another automation server.
+      const config = readFileSync(join(dir, 'mftops.yaml'), 'utf8');
+      writeFileSync(join(dir, 'mftops.yaml'), config.replace(JSON.stringify(emulator.automationUrl), '"http://127.0.0.1:9/automation"'));
       emulator.resetRequestLog();
-      const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: other, env: APPLY_ENV });
+      const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(`the plan was made against the automation server ${emulator.automationUrl}, but environment "lab" uses http://127.0.0.1:9/automation`);
       expect(emulator.requestLog()).toEqual([]);

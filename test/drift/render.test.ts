@@ -127,4 +127,16 @@ describe('drift renderers', () => {
     expect(renderDriftText(without, { color: false })).not.toContain('transfer service has no audit report');
     expect(renderDriftMarkdown(without)).not.toContain('transfer service has no audit report');
   });
+
+  it('say when unmanaged objects were not looked for because only part of the manifests was given', () => {
+    const plan = composePlan({ toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, [changed('Payroll', [{ path: 'Info.Description', before: 'a', after: 'b' }])], false);
+    const r = assembleDrift({ plan, live: {}, prune: [], ignore: [], now: NOW, unmanagedOmitted: 'partial-manifests' });
+    const sentence = 'Unmanaged objects are not listed: only part of the manifests was given, and the others may manage what these do not name (pass --prune to list them anyway).';
+    expect(renderDriftText(r, { color: false }).split('\n')[1]).toBe(sentence);
+    expect(renderDriftMarkdown(r)).toContain(`> [!NOTE]\n> ${sentence}`);
+    const json = JSON.parse(renderDriftJson(r)) as Record<string, unknown>;
+    expect(Object.keys(json).slice(5, 9)).toEqual(['drifted', 'unmanaged', 'unmanagedOmitted', 'acknowledged']);
+    expect(json['unmanagedOmitted']).toBe('partial-manifests');
+    expect(renderDriftText(report([changed('Payroll', [])]), { color: false })).not.toContain('Unmanaged objects are not listed');
+  });
 });

@@ -23,6 +23,13 @@ describe('renderPlanJson: the --format json view', () => {
     expect(view.changes.map((c) => c.address)).toEqual(plan.changes.map((c) => c.address));
   });
 
+  it('says when prune is off: why, the kinds the environment prunes, and the sentence, after the targets', () => {
+    const off = planJsonView({ ...plan, targets: ['Task/Payroll to bank'], pruneOff: { reason: 'partial-manifests', kinds: ['Task', 'FolderPermissions'] } });
+    expect(Object.keys(off).slice(6, 9)).toEqual(['targets', 'pruneOff', 'errored']);
+    expect(off.pruneOff).toEqual({ reason: 'partial-manifests', kinds: ['Task', 'FolderPermissions'], text: 'Prune is off: only part of the manifests was given (pass --prune to prune anyway).' });
+    expect(view.pruneOff).toBeUndefined();
+  });
+
   it('leaves out what only apply needs: request bodies, fingerprints, waves', () => {
     expect(Object.keys(change('Task/Payroll to bank'))).toEqual(['address', 'kind', 'name', 'service', 'action', 'liveId', 'fields', 'source']);
     const out = renderPlanJson(plan);

@@ -140,6 +140,12 @@ describe('renderPlanMarkdown on the every-action fixture', () => {
     expect(md).toContain('<sub>mftops 0.1.0 · 2026-03-02T09:14:07Z · automation https://automation.example.com/api/v1 2024.1.0.58 as mftops-svc');
   });
 
+  it('says in a note under the title when prune is off, and why', () => {
+    const out = renderPlanMarkdown(planWith(plan.changes, { pruneOff: { reason: 'partial-manifests', kinds: ['Task'] } }));
+    expect(out.split('\n').slice(0, 5)).toEqual(['## mftops plan: prod', '', '> [!NOTE]', '> Prune is off: only part of the manifests was given (pass --prune to prune anyway).', '']);
+    expect(md).not.toContain('Prune is off');
+  });
+
   it('says "No changes" with a table of unchanged objects and nothing else', () => {
     const out = renderPlanMarkdown(planWith(plan.changes.filter((c) => c.action === 'no-op')));
     expect(out).toContain('**No changes.** The servers match the manifests.');

@@ -145,4 +145,12 @@ describe('renderPlanText', () => {
     const out = renderPlanText(planWith(plan.changes, { targets: ['Task/Payroll to bank', 'Task/Globex inbound'] }), { color: false });
     expect(out.split('\n')[1]).toBe('Limited to --target "Task/Payroll to bank", "Task/Globex inbound".');
   });
+
+  it('says when prune is off, and why', () => {
+    const partial = renderPlanText(planWith(plan.changes, { pruneOff: { reason: 'partial-manifests', kinds: ['Task'] } }), { color: false });
+    expect(partial.split('\n')[1]).toBe('Prune is off: only part of the manifests was given (pass --prune to prune anyway).');
+    const disabled = renderPlanText(planWith([], { pruneOff: { reason: 'disabled', kinds: ['Task'] } }), { color: false });
+    expect(disabled.split('\n').slice(1, 4)).toEqual(['Prune is off for this run (--no-prune).', '', 'No changes. The servers match the manifests.']);
+    expect(text).not.toContain('Prune is off');
+  });
 });

@@ -1,6 +1,6 @@
 import type { ApplyReport } from '../../apply/model.js';
 import { renderApplyPhase, renderChangeResultLine } from '../../render/apply-summary.js';
-import { applyEnvironment } from '../../app/apply.js';
+import { applyEnvironment, sortApplyArguments } from '../../app/apply.js';
 import { MAX_DELETES_RANGE, PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';
 import { ConfigError } from '../../errors.js';
@@ -11,8 +11,12 @@ import { useColor, writeDiagnostics } from './common.js';
 import { renderPlan } from './plan.js';
 
 export interface ApplyCommandOptions {
-  /** One saved plan file (`*.json`), or manifest files and folders (none: the environment's). */
+  /** One saved plan file, or manifest files and folders (none: the environment's). */
   readonly args: readonly string[];
+  /** `--target` addresses: plan and apply only these (refused with a plan file). */
+  readonly target?: readonly string[];
+  /** `--prune` / `--no-prune`; absent: neither (refused with a plan file). */
+  readonly prune?: boolean;
   readonly autoApprove: boolean;
   readonly allowDelete: boolean;
   readonly allowReplace: boolean;
@@ -42,7 +46,8 @@ export const APPROVAL_QUESTION = "Apply these changes? Only 'yes' is accepted: "
 export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: CommandIo, deps: ApplyCommandDeps = processDeps()): Promise<number> {
   const parallelism = wholeNumberOption('--parallelism', opts.parallelism, PARALLELISM_RANGE.min, PARALLELISM_RANGE.max);
   const maxDeletes = wholeNumberOption('--max-deletes', opts.maxDeletes, MAX_DELETES_RANGE.min, MAX_DELETES_RANGE.max);
-  const planFile = planFileArgument(opts.args);
+  const sorted = sortApplyArguments(opts.args, io);
+  const planFile = 'planFile' in sorted ? sorted.planFile : undefined;
   if (planFile === undefined && !opts.autoApprove && !deps.canAsk) {
     throw new ConfigError('apply without a plan file asks for approval on a terminal, and there is none: pass --auto-approve (or apply a reviewed plan file)');
   }
@@ -90,7 +95,9 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
     result = await applyEnvironment(
       {
         ...environmentChoice(g),
-        ...(planFile !== undefined ? { planFile } : { paths: opts.args }),
+        ...sorted,
+        ...(opts.target !== undefined && opts.target.length > 0 ? { targets: opts.target } : {}),
+        ...(opts.prune !== undefined ? { prune: opts.prune } : {}),
         permissions: { allowDelete: opts.allowDelete, allowReplace: opts.allowReplace, maxDeletes },
         parallelism,
         ...(planFile === undefined && !opts.autoApprove
@@ -145,15 +152,7 @@ async function renderReport(report: ApplyReport, g: GlobalOptions): Promise<stri
   }
 }
 
-// ------------------------------------------------------------------------------------ options
-
-/** A single `*.json` argument is a saved plan; anything else names manifests. */
-export function planFileArgument(args: readonly string[]): string | undefined {
-  const json = args.filter((a) => a.toLowerCase().endsWith('.json'));
-  if (json.length === 0) return undefined;
-  if (args.length > 1) throw new ConfigError('give one plan file (*.json), or manifest paths, not both');
-  return json[0];
-}
+// ------------------------------------------------------------------------------------ process
 
 function processDeps(): ApplyCommandDeps {
   return {

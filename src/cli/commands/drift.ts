@@ -13,6 +13,8 @@ export interface DriftCommandOptions {
   readonly report?: string;
   /** Concurrent reads per server, as typed; default 10. */
   readonly parallelism?: string;
+  /** `--prune` / `--no-prune`; absent: neither. */
+  readonly prune?: boolean;
 }
 
 /** What tests replace: the clock acknowledgements expire by. */
@@ -29,7 +31,10 @@ export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: 
   const ctx = { ...cliContext(g, io), ...(deps.now ? { now: deps.now } : {}) };
   let result: Awaited<ReturnType<typeof driftEnvironment>>;
   try {
-    result = await driftEnvironment({ ...environmentChoice(g), paths: opts.paths, parallelism, ...(opts.report !== undefined ? { reportFile: opts.report } : {}) }, ctx);
+    result = await driftEnvironment(
+      { ...environmentChoice(g), paths: opts.paths, parallelism, ...(opts.report !== undefined ? { reportFile: opts.report } : {}), ...(opts.prune !== undefined ? { prune: opts.prune } : {}) },
+      ctx,
+    );
   } finally {
     ctx.finish();
   }

@@ -1,5 +1,5 @@
 import { planEnvironment } from '../../app/plan.js';
-import { PARALLELISM_RANGE } from '../../app/defaults.js';
+import { DEFAULTS, PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';
 import { hasChanges, type Plan } from '../../plan/model.js';
 import { cliContext, environmentChoice } from '../app-context.js';
@@ -13,6 +13,8 @@ export interface PlanCommandOptions {
   readonly detailedExitcode: boolean;
   readonly target: readonly string[];
   readonly parallelism: string;
+  /** `--prune` / `--no-prune`; absent: neither. */
+  readonly prune?: boolean;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
   let result: Awaited<ReturnType<typeof planEnvironment>>;
   try {
     result = await planEnvironment(
-      { ...environmentChoice(g), paths: opts.paths, targets: opts.target, parallelism, ...(opts.out !== undefined ? { out: opts.out } : {}) },
+      { ...environmentChoice(g), paths: opts.paths, targets: opts.target, parallelism, ...(opts.out !== undefined ? { out: opts.out } : {}), ...(opts.prune !== undefined ? { prune: opts.prune } : {}) },
       ctx,
     );
   } finally {
@@ -34,8 +36,30 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
   if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount);
   if (result.status === 'invalid') return 1;
   io.stdout(await renderPlan(result.plan, g, useColor(g, io)));
-  if (opts.out !== undefined && !g.quiet) io.stderr(`Saved the plan to ${opts.out}; apply it exactly with: mftops apply ${opts.out}\n`);
+  if (opts.out !== undefined && !g.quiet) io.stderr(savedPlanHint(opts.out, result.plan));
   return opts.detailedExitcode && hasChanges(result.plan) ? 2 : 0;
+}
+
+/**
+ * Where the plan was saved and the command that applies it, to run as is from the same folder:
+ * the plan file records its configuration and environment. What apply will refuse without a flag
+ * (deletes, replaces) is said after it, not added to it: that stays a decision.
+ */
+export function savedPlanHint(out: string, plan: Plan): string {
+  const { delete: deletes, replace: replaces } = plan.summary;
+  const flags = [
+    ...(deletes > 0 ? [`--allow-delete (it deletes ${deletes} ${deletes === 1 ? 'object' : 'objects'})`] : []),
+    ...(replaces > 0 ? [`--allow-replace (it replaces ${replaces} ${replaces === 1 ? 'object' : 'objects'})`] : []),
+    ...(deletes > DEFAULTS.maxDeletes ? [`--max-deletes ${deletes}`] : []),
+  ];
+  const needs = flags.length > 0 ? `\nApply refuses it without ${flags.join(', ')}.` : '';
+  return `Saved the plan to ${out}; apply it exactly with: mftops apply ${shellWord(out)}${needs}\n`;
+}
+
+/** A path as a POSIX shell reads it back, never as an option: as is when it is plain, else in single quotes. */
+function shellWord(path: string): string {
+  const word = path.startsWith('-') ? `./${path}` : path;
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The plan in the chosen format (renderers load lazily: each costs start-up time). */
