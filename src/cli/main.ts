@@ -210,5 +210,16 @@ function buildProgram(io: CommandIo): Command {
       await run(runEmulator({ ...opts, quiet: globals(cmd).quiet }, io));
     });
 
+  // Conventions: fmt, init, explain, completion.
+  program
+    .command('fmt')
+    .description('rewrite manifests in canonical form: keys in schema order, quoting, comments kept (exit 0, 1 errors or --check found unformatted files)')
+    .argument('[paths...]', "manifest files or folders (default: the environment's manifests)")
+    .option('--check', 'write nothing; list the files that are not in canonical form and exit 1 if any (for CI)', false)
+    .action(async (paths: string[], opts: { check: boolean }, cmd: Command) => {
+      const { runFmt } = await import('./commands/fmt.js');
+      await run(runFmt(globals(cmd), { paths, check: opts.check }, io));
+    });
+
   return program;
 }

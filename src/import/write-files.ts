@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { Document, isScalar, visit } from 'yaml';
+import { Document } from 'yaml';
 import { MftopsError } from '../errors.js';
+import { canonicalizeQuoting, TO_STRING_OPTIONS } from '../manifest/canonical-form.js';
 import { SCHEMA_BASE_URL, SCHEMA_FILES } from '../manifest/schemas.js';
 import type { ImportedManifest, ImportKind, PlannedFile } from './model.js';
 
@@ -77,22 +78,16 @@ function schemaRef(file: string, fromDir: string, projectSchemas: string | undef
 }
 
 /**
- * The file text: the `$schema` line for editors, the import's notes as comments, the document.
- * Strings another YAML reader could take for something else (`02:00` as a number of minutes in
- * YAML 1.1, `yes`, `0755`) are quoted.
+ * The file text: the `$schema` line for editors, the import's notes as comments, the document,
+ * in the canonical form `mftops fmt` keeps (src/manifest/canonical-form.ts; the document's keys
+ * are in schema order already).
  */
 export function renderManifestFile(m: ImportedManifest, schemaRef: string): string {
   const doc = new Document(m.document);
-  visit(doc, {
-    Scalar(_key, node) {
-      if (isScalar(node) && typeof node.value === 'string' && AMBIGUOUS.test(node.value)) node.type = 'QUOTE_DOUBLE';
-    },
-  });
+  canonicalizeQuoting(doc);
   const notes = m.notes.map((n) => `# Note: ${oneLine(n)}`);
-  return [`# yaml-language-server: $schema=${schemaRef}`, ...notes, doc.toString({ lineWidth: 0 })].join('\n');
+  return [`# yaml-language-server: $schema=${schemaRef}`, ...notes, doc.toString(TO_STRING_OPTIONS)].join('\n');
 }
-
-const AMBIGUOUS = /^(?:y|n|yes|no|on|off|true|false|null|~|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9]*)?|0[0-7]+|0x[0-9a-f]+|[-+]?\.?[0-9][0-9_.e+-]*)$/i;
 
 function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ');
