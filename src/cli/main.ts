@@ -220,6 +220,14 @@ function buildProgram(io: CommandIo): Command {
       const { runFmt } = await import('./commands/fmt.js');
       await run(runFmt(globals(cmd), { paths, check: opts.check }, io));
     });
+  program
+    .command('explain')
+    .description('what a diagnostic code means, an example that triggers it and the fix; without a code, the list of codes')
+    .argument('[code]', 'a code (MF201) or its name (unknown-field)')
+    .action(async (code: string | undefined, _opts: unknown, cmd: Command) => {
+      const { runExplain } = await import('./commands/explain.js');
+      await run(runExplain(globals(cmd), code, io));
+    });
 
   return program;
 }
