@@ -365,9 +365,9 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     fix: 'Correct the name, or create the group on the server first.',
   },
   MF408: {
-    meaning: 'A folder that does not exist, without `createIfMissing: true`, or whose parent does not exist either; or a managed folder below a folder the plan renames.',
+    meaning: 'A folder that does not exist and has no `createIfMissing`, or whose parent does not exist either; or a managed folder below a folder the plan renames.',
     example: { in: 'plan', text: yaml('apiVersion: mftops/v1', 'kind: FolderPermissions', 'metadata: { name: /Distribution/Acme/Archive }', 'spec:', '  mode: additive', '  entries: []'), against: 'the file transfer server has no folder /Distribution/Acme/Archive' },
-    fix: 'Set `createIfMissing: true` to have apply create it (its parent must exist or be created too), or correct the path.',
+    fix: 'Add `createIfMissing: { inheritPermissions: None }` (or `CopyOnly`, `Always`) to have apply create it (its parent must exist or be created too), or correct the path.',
   },
   MF409: {
     meaning: 'A `--target` address names nothing in the plan: no manifest and no unmanaged object in scope has it.',

@@ -221,6 +221,15 @@ function buildProgram(io: CommandIo): Command {
       await run(runFmt(globals(cmd), { paths, check: opts.check }, io));
     });
   program
+    .command('init')
+    .description('start a project: a commented mftops.yaml (one environment, --env NAME, default prod), an example manifest of each kind, and the GitHub workflows; never overwrites')
+    .argument('[dir]', 'the project folder (default: the working folder)')
+    .option('--force', 'overwrite files that exist', false)
+    .action(async (dir: string | undefined, opts: { force: boolean }, cmd: Command) => {
+      const { runInit } = await import('./commands/init.js');
+      await run(runInit(globals(cmd), { ...(dir !== undefined ? { dir } : {}), force: opts.force }, io));
+    });
+  program
     .command('explain')
     .description('what a diagnostic code means, an example that triggers it and the fix; without a code, the list of codes')
     .argument('[code]', 'a code (MF201) or its name (unknown-field)')

@@ -59,7 +59,7 @@ export function planImportFiles(manifests: readonly ImportedManifest[], outDir: 
  * or above it), if mftops is installed there. The copy of the install running the import is never
  * used: a global or `npx` install exists on this machine only.
  */
-function findProjectSchemasDir(outDir: string): string | undefined {
+export function findProjectSchemasDir(outDir: string): string | undefined {
   for (let dir = resolve(outDir); ; dir = dirname(dir)) {
     const candidate = join(dir, 'node_modules', 'mftops', 'schemas');
     if (existsSync(candidate)) return candidate;
@@ -72,7 +72,7 @@ function findProjectSchemasDir(outDir: string): string | undefined {
  * schemas when they hold the file (it travels with the repository and matches the installed
  * version), otherwise the published URL. Never an absolute path.
  */
-function schemaRef(file: string, fromDir: string, projectSchemas: string | undefined): string {
+export function schemaRef(file: string, fromDir: string, projectSchemas: string | undefined): string {
   if (projectSchemas === undefined || !existsSync(join(projectSchemas, file))) return `${SCHEMA_BASE_URL}${file}`;
   return relative(fromDir, join(projectSchemas, file)).split(sep).join('/');
 }
@@ -93,8 +93,11 @@ function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ');
 }
 
+/** A file to write: where, and what (an import's manifest, or a starter file of `mftops init`). */
+export type FileToWrite = Pick<PlannedFile, 'relPath' | 'path' | 'text'>;
+
 /** Files among `files` that already exist. */
-export function existingFiles(files: readonly PlannedFile[]): PlannedFile[] {
+export function existingFiles<F extends FileToWrite>(files: readonly F[]): F[] {
   return files.filter((f) => existsSync(f.path));
 }
 
@@ -103,7 +106,7 @@ export function existingFiles(files: readonly PlannedFile[]): PlannedFile[] {
  * before writing anything (`existingFiles` is the check; `wx` closes the race with anything that
  * creates one meanwhile).
  */
-export function writeImportFiles(files: readonly PlannedFile[], options: { readonly force: boolean }): void {
+export function writeImportFiles(files: readonly FileToWrite[], options: { readonly force: boolean }): void {
   if (!options.force) {
     const existing = existingFiles(files);
     if (existing.length > 0) throw new MftopsError(`refusing to overwrite ${existing.map((f) => f.relPath).join(', ')} (use --force)`);
