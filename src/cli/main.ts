@@ -1,9 +1,10 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { DEFAULTS } from '../app/defaults.js';
 import { diagnosticsOf, isMftopsError } from '../errors.js';
 import { processIo, type CommandIo } from './io.js';
 import { VERSION } from '../version.js';
 import { PROFILES } from '../emulator/variants.js';
+import { SHELLS } from '../render/completion.js';
 import type { ApplyCommandOptions } from './commands/apply.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
 import type { PlanCommandOptions } from './commands/plan.js';
@@ -58,7 +59,7 @@ async function exitCodeFor(err: unknown, io: CommandIo, g: Partial<GlobalOptions
   return 1;
 }
 
-function buildProgram(io: CommandIo): Command {
+export function buildProgram(io: CommandIo): Command {
   const program = new Command('mftops')
     .description('GitOps for managed-file-transfer servers: validate, plan and apply tasks, resource-group ACLs and folder permissions from YAML.')
     .version(VERSION, '--version')
@@ -236,6 +237,14 @@ function buildProgram(io: CommandIo): Command {
     .action(async (code: string | undefined, _opts: unknown, cmd: Command) => {
       const { runExplain } = await import('./commands/explain.js');
       await run(runExplain(globals(cmd), code, io));
+    });
+  program
+    .command('completion')
+    .description('print a shell completion script for commands, options and their values (e.g. source <(mftops completion bash))')
+    .addArgument(new Argument('<shell>', 'the shell: bash, zsh or fish').choices(SHELLS))
+    .action(async (shell: string) => {
+      const { runCompletion } = await import('./commands/completion.js');
+      await run(runCompletion(program, shell, io));
     });
 
   return program;
