@@ -12,10 +12,10 @@ import { silentLogger } from '../src/log.js';
 import { loadManifests } from '../src/manifest/load.js';
 import { runCli } from './helpers/run-cli.js';
 import { testdir } from './helpers/testdir.js';
-import { SEED_LOGINS, startSeededEmulator } from './integration/helpers.js';
+import { startSeededEmulator } from './integration/helpers.js';
+import { PASSWORDS } from './drift/helpers.js';
 
 const CODES = Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[];
-const PASSWORDS = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
 /** A manifest with nothing wrong, for the projects command examples run in. */
 const FINE = 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Payroll to bank }\nspec:\n  Group: [Finance]\n';
 
