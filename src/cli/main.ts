@@ -1,9 +1,10 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { DEFAULTS } from '../app/defaults.js';
 import { diagnosticsOf, isMftopsError } from '../errors.js';
 import { processIo, type CommandIo } from './io.js';
 import { VERSION } from '../version.js';
 import { PROFILES } from '../emulator/variants.js';
+import { SHELLS } from '../render/completion.js';
 import type { ApplyCommandOptions } from './commands/apply.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
 import type { PlanCommandOptions } from './commands/plan.js';
@@ -58,7 +59,7 @@ async function exitCodeFor(err: unknown, io: CommandIo, g: Partial<GlobalOptions
   return 1;
 }
 
-function buildProgram(io: CommandIo): Command {
+export function buildProgram(io: CommandIo): Command {
   const program = new Command('mftops')
     .description('GitOps for managed-file-transfer servers: validate, plan and apply tasks, resource-group ACLs and folder permissions from YAML.')
     .version(VERSION, '--version')
@@ -224,6 +225,42 @@ function buildProgram(io: CommandIo): Command {
     .action(async (opts: Omit<EmulatorCommandOptions, 'quiet'>, cmd: Command) => {
       const { runEmulator } = await import('./commands/emulator.js');
       await run(runEmulator({ ...opts, quiet: globals(cmd).quiet }, io));
+    });
+
+  // Conventions: fmt, init, explain, completion.
+  program
+    .command('fmt')
+    .description('rewrite manifests in canonical form: keys in schema order, quoting, comments kept (exit 0, 1 errors or --check found unformatted files)')
+    .argument('[paths...]', "manifest files or folders (default: the environment's manifests)")
+    .option('--check', 'write nothing; list the files that are not in canonical form and exit 1 if any (for CI)', false)
+    .action(async (paths: string[], opts: { check: boolean }, cmd: Command) => {
+      const { runFmt } = await import('./commands/fmt.js');
+      await run(runFmt(globals(cmd), { paths, check: opts.check }, io));
+    });
+  program
+    .command('init')
+    .description('start a project: a commented mftops.yaml (one environment, --env NAME, default prod), an example manifest of each kind, and the GitHub workflows; never overwrites')
+    .argument('[dir]', 'the project folder (default: the working folder)')
+    .option('--force', 'overwrite files that exist', false)
+    .action(async (dir: string | undefined, opts: { force: boolean }, cmd: Command) => {
+      const { runInit } = await import('./commands/init.js');
+      await run(runInit(globals(cmd), { ...(dir !== undefined ? { dir } : {}), force: opts.force }, io));
+    });
+  program
+    .command('explain')
+    .description('what a diagnostic code means, an example that triggers it and the fix; without a code, the list of codes')
+    .argument('[code]', 'a code (MF201) or its name (unknown-field)')
+    .action(async (code: string | undefined, _opts: unknown, cmd: Command) => {
+      const { runExplain } = await import('./commands/explain.js');
+      await run(runExplain(globals(cmd), code, io));
+    });
+  program
+    .command('completion')
+    .description('print a shell completion script for commands, options and their values (e.g. source <(mftops completion bash))')
+    .addArgument(new Argument('<shell>', 'the shell: bash, zsh or fish').choices(SHELLS))
+    .action(async (shell: string) => {
+      const { runCompletion } = await import('./commands/completion.js');
+      await run(runCompletion(program, shell, io));
     });
 
   return program;

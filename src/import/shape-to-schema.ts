@@ -1,5 +1,6 @@
 import type { AnySchemaObject } from 'ajv/dist/2020.js';
 import { isRecord } from '../is-record.js';
+import { resolveSchemaRef, schemaItems, schemaProperties } from '../manifest/canonical-form.js';
 
 /**
  * A value put into the shape a manifest schema describes: keys in the schema's order (so every
@@ -8,13 +9,13 @@ import { isRecord } from '../is-record.js';
  * has no place for left out and named in `notes` (a manifest must load without errors).
  */
 export function shapeToSchema(value: unknown, node: AnySchemaObject, root: AnySchemaObject, path: string, notes: string[]): unknown {
-  const schema = resolve(node, root);
+  const schema = resolveSchemaRef(node, root);
   if (Array.isArray(value)) {
-    const items = isRecord(schema.items) ? (schema.items as AnySchemaObject) : undefined;
+    const items = schemaItems(schema);
     return items ? value.map((v, i) => shapeToSchema(v, items, root, `${path}[${i}]`, notes)) : value;
   }
   if (isRecord(value)) {
-    const props = isRecord(schema.properties) ? (schema.properties as Record<string, AnySchemaObject>) : undefined;
+    const props = schemaProperties(schema);
     const extra = schema.additionalProperties;
     if (props === undefined && !isRecord(extra)) return value;
     const out: Record<string, unknown> = {};
@@ -56,19 +57,6 @@ function coerceScalar(value: unknown, schema: AnySchemaObject): unknown {
 function typesOf(schema: AnySchemaObject): string[] {
   const t: unknown = schema.type;
   return typeof t === 'string' ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : [];
-}
-
-/** `#/$defs/name` references of one schema document. */
-function resolve(node: AnySchemaObject, root: AnySchemaObject): AnySchemaObject {
-  let n = node;
-  for (let depth = 0; depth < 16 && typeof n.$ref === 'string'; depth++) {
-    const m = /^#\/\$defs\/(.+)$/.exec(n.$ref);
-    const defs = root.$defs as Record<string, AnySchemaObject> | undefined;
-    const target = m ? defs?.[m[1]!] : undefined;
-    if (target === undefined) return n;
-    n = target;
-  }
-  return n;
 }
 
 function join(path: string, key: string): string {

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { Document, isScalar, visit } from 'yaml';
+import { Document } from 'yaml';
 import { MftopsError } from '../errors.js';
+import { canonicalizeQuoting, TO_STRING_OPTIONS } from '../manifest/canonical-form.js';
 import { SCHEMA_BASE_URL, SCHEMA_FILES } from '../manifest/schemas.js';
 import type { ImportedManifest, ImportKind, PlannedFile } from './model.js';
 
@@ -58,7 +59,7 @@ export function planImportFiles(manifests: readonly ImportedManifest[], outDir: 
  * or above it), if mftops is installed there. The copy of the install running the import is never
  * used: a global or `npx` install exists on this machine only.
  */
-function findProjectSchemasDir(outDir: string): string | undefined {
+export function findProjectSchemasDir(outDir: string): string | undefined {
   for (let dir = resolve(outDir); ; dir = dirname(dir)) {
     const candidate = join(dir, 'node_modules', 'mftops', 'schemas');
     if (existsSync(candidate)) return candidate;
@@ -71,35 +72,32 @@ function findProjectSchemasDir(outDir: string): string | undefined {
  * schemas when they hold the file (it travels with the repository and matches the installed
  * version), otherwise the published URL. Never an absolute path.
  */
-function schemaRef(file: string, fromDir: string, projectSchemas: string | undefined): string {
+export function schemaRef(file: string, fromDir: string, projectSchemas: string | undefined): string {
   if (projectSchemas === undefined || !existsSync(join(projectSchemas, file))) return `${SCHEMA_BASE_URL}${file}`;
   return relative(fromDir, join(projectSchemas, file)).split(sep).join('/');
 }
 
 /**
- * The file text: the `$schema` line for editors, the import's notes as comments, the document.
- * Strings another YAML reader could take for something else (`02:00` as a number of minutes in
- * YAML 1.1, `yes`, `0755`) are quoted.
+ * The file text: the `$schema` line for editors, the import's notes as comments, the document,
+ * in the canonical form `mftops fmt` keeps (src/manifest/canonical-form.ts; the document's keys
+ * are in schema order already).
  */
 export function renderManifestFile(m: ImportedManifest, schemaRef: string): string {
   const doc = new Document(m.document);
-  visit(doc, {
-    Scalar(_key, node) {
-      if (isScalar(node) && typeof node.value === 'string' && AMBIGUOUS.test(node.value)) node.type = 'QUOTE_DOUBLE';
-    },
-  });
+  canonicalizeQuoting(doc);
   const notes = m.notes.map((n) => `# Note: ${oneLine(n)}`);
-  return [`# yaml-language-server: $schema=${schemaRef}`, ...notes, doc.toString({ lineWidth: 0 })].join('\n');
+  return [`# yaml-language-server: $schema=${schemaRef}`, ...notes, doc.toString(TO_STRING_OPTIONS)].join('\n');
 }
-
-const AMBIGUOUS = /^(?:y|n|yes|no|on|off|true|false|null|~|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9]*)?|0[0-7]+|0x[0-9a-f]+|[-+]?\.?[0-9][0-9_.e+-]*)$/i;
 
 function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ');
 }
 
+/** A file to write: where, and what (an import's manifest, or a starter file of `mftops init`). */
+export type FileToWrite = Pick<PlannedFile, 'relPath' | 'path' | 'text'>;
+
 /** Files among `files` that already exist. */
-export function existingFiles(files: readonly PlannedFile[]): PlannedFile[] {
+export function existingFiles<F extends FileToWrite>(files: readonly F[]): F[] {
   return files.filter((f) => existsSync(f.path));
 }
 
@@ -108,7 +106,7 @@ export function existingFiles(files: readonly PlannedFile[]): PlannedFile[] {
  * before writing anything (`existingFiles` is the check; `wx` closes the race with anything that
  * creates one meanwhile).
  */
-export function writeImportFiles(files: readonly PlannedFile[], options: { readonly force: boolean }): void {
+export function writeImportFiles(files: readonly FileToWrite[], options: { readonly force: boolean }): void {
   if (!options.force) {
     const existing = existingFiles(files);
     if (existing.length > 0) throw new MftopsError(`refusing to overwrite ${existing.map((f) => f.relPath).join(', ')} (use --force)`);

@@ -1,0 +1,44 @@
+import { initProject } from '../../app/init.js';
+import { displayPath } from '../../render/diagnostics.js';
+import type { CommandIo } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+
+export interface InitCommandOptions {
+  readonly dir?: string;
+  readonly force: boolean;
+}
+
+/**
+ * `mftops init [DIR] [--force]`: the view of `initProject`. The files written on stdout, then
+ * what to do next; a refusal to overwrite names the files on stderr. Exit 0 written, 1 refused.
+ */
+export async function runInit(g: GlobalOptions, opts: InitCommandOptions, io: CommandIo): Promise<number> {
+  const result = initProject({ ...(opts.dir !== undefined ? { dir: opts.dir } : {}), ...(g.env !== undefined ? { environment: g.env } : {}), force: opts.force }, { cwd: io.cwd });
+  switch (result.status) {
+    case 'exists':
+      io.stderr(
+        `mftops: error: ${result.files.length} of the files to write already exist; nothing was written (use --force to overwrite them):\n${result.files.map((f) => `  ${displayPath(f, io.cwd)}\n`).join('')}`,
+      );
+      return 1;
+    case 'written': {
+      const files = result.files.map((f) => displayPath(f, io.cwd));
+      if (g.format === 'json') {
+        io.stdout(`${JSON.stringify({ formatVersion: 1, kind: 'mftops.init', dir: displayPath(result.dir, io.cwd), files }, null, 2)}\n`);
+        return 0;
+      }
+      io.stdout(files.map((f) => `${f}\n`).join(''));
+      if (!g.quiet) {
+        const cd = displayPath(result.dir, io.cwd) === '.' ? '' : `cd ${displayPath(result.dir, io.cwd)} && `;
+        io.stderr(
+          `mftops: note: next, put your servers' URLs in mftops.yaml and your objects in manifests/, then: ${cd}mftops validate && mftops status && mftops plan ` +
+            '(set MFT_AUTOMATION_USER, MFT_AUTOMATION_PASSWORD, MFT_TRANSFER_USER and MFT_TRANSFER_PASSWORD first; in GitHub, as secrets of the environments the workflows name)\n',
+        );
+      }
+      return 0;
+    }
+    default: {
+      const never: never = result;
+      throw new Error(`unknown init result ${JSON.stringify(never)}`);
+    }
+  }
+}

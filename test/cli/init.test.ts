@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { testdir } from '../helpers/testdir.js';
+
+describe('mftops init', () => {
+  it('writes a project that mftops validate and mftops fmt --check pass, and lists its files', async () => {
+    const dir = testdir({});
+    const init = await runCli(['init', 'mft'], { cwd: dir });
+    expect(init.code).toBe(0);
+    expect(init.stdout.split('\n')).toEqual([
+      'mft/mftops.yaml',
+      'mft/manifests/tasks/example-task.yaml',
+      'mft/manifests/access/example-acl.yaml',
+      'mft/manifests/folders/example-folder.yaml',
+      'mft/.mftops/.gitignore',
+      'mft/.github/workflows/mftops-plan.yml',
+      'mft/.github/workflows/mftops-apply.yml',
+      'mft/.github/workflows/mftops-drift.yml',
+      '',
+    ]);
+    expect(init.stderr).toMatch(/^mftops: note: next, .*cd mft && mftops validate && mftops status && mftops plan/);
+
+    const validate = await runCli(['validate'], { cwd: join(dir, 'mft') });
+    expect(validate).toMatchObject({ code: 0, stdout: '3 manifests valid\n', stderr: '' });
+    expect(await runCli(['fmt', '--check'], { cwd: join(dir, 'mft') })).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('refuses to overwrite, naming the files, and exits 1; --force overwrites', async () => {
+    const dir = testdir({ 'mftops.yaml': 'mine\n' });
+    const refused = await runCli(['init'], { cwd: dir });
+    expect(refused).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'mftops: error: 1 of the files to write already exist; nothing was written (use --force to overwrite them):\n  mftops.yaml\n',
+    });
+    expect(readFileSync(join(dir, 'mftops.yaml'), 'utf8')).toBe('mine\n');
+    expect((await runCli(['init', '--force', '--env', 'lab', '-q'], { cwd: dir })).code).toBe(0);
+    expect(readFileSync(join(dir, 'mftops.yaml'), 'utf8')).toContain('environments:\n  lab:\n');
+  });
+});
