@@ -104,17 +104,40 @@ export function renderDiagnosticsGithub(report: DiagnosticsReport, options: Diag
  */
 export function githubAnnotations(report: DiagnosticsReport, options: DiagnosticsRenderOptions): string[] {
   return report.diagnostics.map((d) => {
-    const props = [
-      ...(d.file !== undefined ? [`file=${escapeProperty(displayPath(d.file, options.cwd))}`] : []),
-      ...(d.line !== undefined ? [`line=${d.line}`] : []),
-      ...(d.col !== undefined ? [`col=${d.col}`] : []),
-      ...(d.endLine !== undefined ? [`endLine=${d.endLine}`] : []),
-      ...(d.endCol !== undefined && d.endLine === d.line ? [`endColumn=${d.endCol}`] : []),
-      `title=${escapeProperty(d.code)}`,
-    ];
+    const place: AnnotationPlace = {
+      ...(d.file !== undefined ? { file: displayPath(d.file, options.cwd) } : {}),
+      ...(d.line !== undefined ? { line: d.line } : {}),
+      ...(d.col !== undefined ? { col: d.col } : {}),
+      ...(d.endLine !== undefined ? { endLine: d.endLine } : {}),
+      ...(d.endCol !== undefined && d.endLine === d.line ? { endColumn: d.endCol } : {}),
+      title: d.code,
+    };
     const summary = d.file === undefined && d.address ? `${d.address}: ${d.summary}` : d.summary;
-    return `::${d.severity} ${props.join(',')}::${escapeData([summary, ...followingLines(d, options.cwd)].join('\n'))}`;
+    return workflowCommand(d.severity, place, [summary, ...followingLines(d, options.cwd)].join('\n'));
   });
+}
+
+/** Where an annotation points (`file` relative to the repository root) and its title. */
+export interface AnnotationPlace {
+  readonly file?: string;
+  readonly line?: number;
+  readonly col?: number;
+  readonly endLine?: number;
+  readonly endColumn?: number;
+  readonly title?: string;
+}
+
+/** `::LEVEL file=F,line=L,…,title=T::message`, escaped so that any text stays one command (no newline at the end). */
+export function workflowCommand(level: 'error' | 'warning' | 'notice', place: AnnotationPlace, message: string): string {
+  const props = [
+    ...(place.file !== undefined ? [`file=${escapeProperty(place.file)}`] : []),
+    ...(place.line !== undefined ? [`line=${place.line}`] : []),
+    ...(place.col !== undefined ? [`col=${place.col}`] : []),
+    ...(place.endLine !== undefined ? [`endLine=${place.endLine}`] : []),
+    ...(place.endColumn !== undefined ? [`endColumn=${place.endColumn}`] : []),
+    ...(place.title !== undefined ? [`title=${escapeProperty(place.title)}`] : []),
+  ];
+  return `::${level}${props.length > 0 ? ` ${props.join(',')}` : ''}::${escapeData(message)}`;
 }
 
 /** `PLACE: summary` of each error (`FILE:LINE`, `FILE`, the address), one line each, for a comment or a job summary. */

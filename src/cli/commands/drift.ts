@@ -47,10 +47,13 @@ async function renderReport(report: DriftReport, g: GlobalOptions, color: boolea
       const { renderDriftText } = await import('../../render/drift-text.js');
       return renderDriftText(report, { color });
     }
-    case 'markdown':
-    case 'github': {
+    case 'markdown': {
       const { renderDriftMarkdown } = await import('../../render/drift-markdown.js');
       return renderDriftMarkdown(report);
+    }
+    case 'github': {
+      const { renderDriftGithub } = await import('../../render/drift-github.js');
+      return renderDriftGithub(report);
     }
     case 'json': {
       const { renderDriftJson } = await import('../../render/drift-json.js');

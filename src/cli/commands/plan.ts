@@ -45,10 +45,13 @@ export async function renderPlan(plan: Plan, g: GlobalOptions, color: boolean): 
       const { renderPlanText } = await import('../../render/plan-text.js');
       return renderPlanText(plan, { color });
     }
-    case 'markdown':
-    case 'github': {
+    case 'markdown': {
       const { renderPlanMarkdown } = await import('../../render/plan-markdown.js');
       return renderPlanMarkdown(plan);
+    }
+    case 'github': {
+      const { renderPlanGithub } = await import('../../render/plan-github.js');
+      return renderPlanGithub(plan);
     }
     case 'json': {
       const { renderPlanJson } = await import('../../render/plan-json.js');
