@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { DEFAULTS } from '../app/defaults.js';
 import { diagnosticsOf, isMftopsError } from '../errors.js';
 import { processIo, type CommandIo } from './io.js';
+import { checkFormat } from './formats.js';
 import { VERSION } from '../version.js';
 import { PROFILES } from '../emulator/variants.js';
 import type { ApplyCommandOptions } from './commands/apply.js';
@@ -58,7 +59,8 @@ async function exitCodeFor(err: unknown, io: CommandIo, g: Partial<GlobalOptions
   return 1;
 }
 
-function buildProgram(io: CommandIo): Command {
+/** The commander program of every command (exported for the tests that walk it). */
+export function buildProgram(io: CommandIo): Command {
   const program = new Command('mftops')
     .description('GitOps for managed-file-transfer servers: validate, plan and apply tasks, resource-group ACLs and folder permissions from YAML.')
     .version(VERSION, '--version')
@@ -74,6 +76,9 @@ function buildProgram(io: CommandIo): Command {
 
   const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as GlobalOptions;
   const run = (code: Promise<number>): Promise<void> => code.then((c) => void (process.exitCode = c));
+
+  // A --format the command does not print is refused before it starts (src/cli/formats.ts).
+  program.hook('preAction', (_program, cmd) => checkFormat(commandPath(cmd), globals(cmd).format));
 
   program
     .command('validate')
@@ -211,4 +216,11 @@ function buildProgram(io: CommandIo): Command {
     });
 
   return program;
+}
+
+/** `snapshot save`: the command's words as typed, without the program's name. */
+export function commandPath(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
+  return words.join(' ');
 }

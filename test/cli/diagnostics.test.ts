@@ -70,7 +70,7 @@ describe('configuration problems', () => {
     expect(JSON.parse(json.stdout)).toEqual([
       { severity: 'error', code: 'MF501', message: 'configuration file not found', file: 'mftops.yaml', hint: 'pass --config FILE, or run from the folder that holds mftops.yaml' },
     ]);
-    const github = await runCli(['status', '--format', 'github'], { cwd: dir });
+    const github = await runCli(['plan', '--format', 'github'], { cwd: dir });
     expect(github.stdout).toMatch(/^::error file=mftops\.yaml,title=MF501::configuration file not found%0Ahint: pass --config FILE/m);
   });
 

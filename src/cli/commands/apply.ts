@@ -139,9 +139,11 @@ async function renderReport(report: ApplyReport, g: GlobalOptions): Promise<stri
     case 'json':
       return renderApplySummaryJson(report);
     case 'text':
+      return renderApplySummaryText(report);
     case 'markdown':
     case 'github':
-      return renderApplySummaryText(report);
+      // Refused before apply starts (src/cli/formats.ts).
+      throw new Error(`bug: apply does not print ${g.format}`);
   }
 }
 
