@@ -7,7 +7,7 @@ import { ConfigError } from '../../errors.js';
 import { cliContext, environmentChoice } from '../app-context.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
-import { useColor, writeDiagnostics } from './common.js';
+import { useColor, writeDiagnostics, writeError } from './common.js';
 import { renderPlan } from './plan.js';
 
 export interface ApplyCommandOptions {
@@ -114,10 +114,10 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
   await planShown;
   switch (result.status) {
     case 'invalid':
-      writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount);
+      writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: true });
       return 1;
     case 'cancelled':
-      io.stderr('Apply cancelled; nothing was written.\n');
+      writeError(g, io, 'apply cancelled; nothing was written', 'Apply cancelled; nothing was written.');
       return 1;
     case 'finished': {
       io.stdout(await renderReport(result.report, g));

@@ -31,7 +31,7 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
   } finally {
     ctx.finish();
   }
-  if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount);
+  if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: result.status === 'invalid' });
   if (result.status === 'invalid') return 1;
   io.stdout(await renderPlan(result.plan, g, useColor(g, io)));
   if (opts.out !== undefined && !g.quiet) io.stderr(`Saved the plan to ${opts.out}; apply it exactly with: mftops apply ${opts.out}\n`);
