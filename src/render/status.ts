@@ -47,7 +47,7 @@ export function renderStatusText(report: StatusReport): string {
     }
     const who = s.username ? `${s.username}${s.role ? ` (${s.role})` : ''}` : undefined;
     lines.push(`    ok${s.version ? `, version ${s.version}` : ''}${who ? `, signed in as ${who}` : ''}`);
-    if (s.counts.length > 0) lines.push(`    ${s.counts.map((c) => `${c.count} ${nounOf(c.key)}`).join(', ')}`);
+    if (s.counts.length > 0) lines.push(`    ${s.counts.map((c) => `${c.count} ${NOUNS[c.key]}`).join(', ')}`);
   }
   const failed = report.services.filter((s) => !s.ok).length;
   lines.push(failed === 0 ? `All ${report.services.length} services reachable.` : `${failed} of ${report.services.length} services failed.`);
@@ -63,23 +63,12 @@ export function renderStatusJson(report: StatusReport): string {
   });
 }
 
-function nounOf(key: StatusCountKey): string {
-  switch (key) {
-    case 'tasks':
-      return 'tasks';
-    case 'hosts':
-      return 'hosts';
-    case 'resourceGroups':
-      return 'resource groups';
-    case 'resourceGroupAcls':
-      return 'resource-group ACLs';
-    case 'users':
-      return 'users';
-    case 'groups':
-      return 'groups';
-    default: {
-      const never: never = key;
-      throw new Error(`unknown status count ${String(never)}`);
-    }
-  }
-}
+/** What the text output calls each count. */
+const NOUNS: Readonly<Record<StatusCountKey, string>> = {
+  tasks: 'tasks',
+  hosts: 'hosts',
+  resourceGroups: 'resource groups',
+  resourceGroupAcls: 'resource-group ACLs',
+  users: 'users',
+  groups: 'groups',
+};
