@@ -26,7 +26,7 @@ export const COMMAND_FORMATS = {
   emulator: ['text'],
 } as const satisfies Record<string, readonly OutputFormat[]>;
 
-export type CommandPath = keyof typeof COMMAND_FORMATS;
+type CommandPath = keyof typeof COMMAND_FORMATS;
 
 /** Refuse a format the command does not print: `apply prints text or json, not markdown`. */
 export function checkFormat(command: string, format: OutputFormat): void {
@@ -36,7 +36,7 @@ export function checkFormat(command: string, format: OutputFormat): void {
 }
 
 /** The formats of a command; a command without a row is a bug (every command has one). */
-export function formatsOf(command: string): readonly OutputFormat[] {
+function formatsOf(command: string): readonly OutputFormat[] {
   if (!Object.hasOwn(COMMAND_FORMATS, command)) throw new Error(`bug: no --format row for the command "${command}" in src/cli/formats.ts`);
   return COMMAND_FORMATS[command as CommandPath];
 }
