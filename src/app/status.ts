@@ -33,10 +33,10 @@ export async function environmentStatus(choice: EnvironmentChoice, ctx: AppConte
                 ...(info.username ? { username: info.username } : {}),
                 ...(info.isAdmin !== undefined ? { role: info.isAdmin ? 'administrator' : 'not an administrator' } : {}),
                 counts: [
-                  ['tasks', tasks.length],
-                  ['hosts', hosts.length],
-                  ['resource groups', groups.length],
-                  ['resource-group ACLs', acls.length],
+                  { key: 'tasks', count: tasks.length },
+                  { key: 'hosts', count: hosts.length },
+                  { key: 'resourceGroups', count: groups.length },
+                  { key: 'resourceGroupAcls', count: acls.length },
                 ],
               };
             });
@@ -50,8 +50,8 @@ export async function environmentStatus(choice: EnvironmentChoice, ctx: AppConte
                 username: me.username,
                 ...(typeof me['permission'] === 'string' ? { role: me['permission'] } : {}),
                 counts: [
-                  ['users', users.length],
-                  ['groups', groups.length],
+                  { key: 'users', count: users.length },
+                  { key: 'groups', count: groups.length },
                 ],
               };
             });

@@ -2,6 +2,7 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { DEFAULTS } from '../app/defaults.js';
 import { diagnosticsOf, isMftopsError } from '../errors.js';
 import { processIo, type CommandIo } from './io.js';
+import { checkFormat } from './formats.js';
 import { VERSION } from '../version.js';
 import { PROFILES } from '../emulator/variants.js';
 import { SHELLS } from '../render/completion.js';
@@ -37,28 +38,34 @@ export async function main(argv: readonly string[], io: CommandIo = processIo())
 }
 
 async function exitCodeFor(err: unknown, io: CommandIo, g: Partial<GlobalOptions>, verbose: boolean): Promise<number> {
+  // Help and version are successes.
+  if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')) return 0;
+  const { writeDiagnostics, writeError } = await import('./commands/common.js');
+  const options: GlobalOptions = { quiet: false, verbose: false, ...g, format: g.format ?? 'text', color: g.color ?? true };
   if (err instanceof CommanderError) {
-    // Help and version are successes; commander already printed usage errors.
-    return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 1;
+    // Commander printed the usage error on stderr; --format json wants its one document on stdout too.
+    if (options.format === 'json') writeError(options, io, err.message.replace(/^error: /, ''));
+    return 1;
   }
   const diagnostics = diagnosticsOf(err);
   if (diagnostics.length > 0) {
     // The configuration file's problems, like a command's: in the format asked for.
-    const { writeDiagnostics } = await import('./commands/common.js');
-    writeDiagnostics({ quiet: false, verbose: false, ...g, format: g.format ?? 'text', color: g.color ?? true }, io, diagnostics, 0, { alone: true });
+    writeDiagnostics(options, io, diagnostics, 0, { alone: true });
     return 1;
   }
   if (isMftopsError(err)) {
-    io.stderr(`mftops: error: ${err.message}\n`);
+    writeError(options, io, err.message);
     return 1;
   }
   const message = err instanceof Error ? err.message : String(err);
+  if (options.format === 'json') writeError(options, io, `internal error: ${message}`);
   io.stderr(`mftops: internal error: ${message}\n`);
   if (verbose && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
   else io.stderr('(this is a bug in mftops; run again with -v for details and report it)\n');
   return 1;
 }
 
+/** The commander program of every command (exported for the tests that walk it). */
 export function buildProgram(io: CommandIo): Command {
   const program = new Command('mftops')
     .description('GitOps for managed-file-transfer servers: validate, plan and apply tasks, resource-group ACLs and folder permissions from YAML.')
@@ -75,6 +82,9 @@ export function buildProgram(io: CommandIo): Command {
 
   const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as GlobalOptions;
   const run = (code: Promise<number>): Promise<void> => code.then((c) => void (process.exitCode = c));
+
+  // A --format the command does not print is refused before it starts (src/cli/formats.ts).
+  program.hook('preAction', (_program, cmd) => checkFormat(commandPath(cmd), globals(cmd).format));
 
   program
     .command('validate')
@@ -264,4 +274,11 @@ export function buildProgram(io: CommandIo): Command {
     });
 
   return program;
+}
+
+/** `snapshot save`: the command's words as typed, without the program's name. */
+export function commandPath(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
+  return words.join(' ');
 }

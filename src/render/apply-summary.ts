@@ -1,6 +1,7 @@
 import { applyExitCode, countResults, describeStale } from '../apply/model.js';
 import type { ApplyPhase, ApplyReport, ChangeResult, StaleObject, VerifyResult } from '../apply/model.js';
 import type { ResourceKind } from '../plan/model.js';
+import { renderJsonOutput } from './json-output.js';
 import { escapeControl } from './text.js';
 
 /**
@@ -115,31 +116,27 @@ function pushVerification(lines: string[], v: VerifyResult, applied: number): vo
   }
 }
 
-/** The report as one JSON document, with its counts and exit code. */
+/** The report as the `mftops.apply` document, with its counts and exit code. */
 export function renderApplySummaryJson(report: ApplyReport): string {
   const counts = countResults(report.results);
   const perKind = Object.fromEntries(KINDS.flatMap((k) => {
     const of = report.results.filter((r) => r.kind === k);
     return of.length > 0 ? [[k, countResults(of)]] : [];
   }));
-  return `${JSON.stringify(
-    {
-      environment: report.environment,
-      outcome: report.outcome,
-      exitCode: applyExitCode(report),
-      counts,
-      perKind,
-      ...(report.problems.length > 0 ? { problems: report.problems } : {}),
-      ...(report.stale.length > 0 ? { stale: report.stale } : {}),
-      results: report.results,
-      ...(report.snapshot ? { snapshot: report.snapshot } : {}),
-      ...(report.ledger !== undefined ? { ledger: report.ledger } : {}),
-      ...(report.verification ? { verification: report.verification } : {}),
-      stats: report.stats,
-    },
-    null,
-    2,
-  )}\n`;
+  return renderJsonOutput('mftops.apply', {
+    environment: report.environment,
+    outcome: report.outcome,
+    exitCode: applyExitCode(report),
+    counts,
+    perKind,
+    ...(report.problems.length > 0 ? { problems: report.problems } : {}),
+    ...(report.stale.length > 0 ? { stale: report.stale } : {}),
+    results: report.results,
+    ...(report.snapshot ? { snapshot: report.snapshot } : {}),
+    ...(report.ledger !== undefined ? { ledger: report.ledger } : {}),
+    ...(report.verification ? { verification: report.verification } : {}),
+    stats: report.stats,
+  });
 }
 
 function staleSymbol(s: StaleObject): string {

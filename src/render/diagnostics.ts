@@ -1,6 +1,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { countDiagnostics, placeOf } from '../diagnostics.js';
 import type { Diagnostic } from '../diagnostics.js';
+import { renderJsonOutput } from './json-output.js';
 
 /** What a validation run produced, as the renderers need it. */
 export interface DiagnosticsReport {
@@ -70,23 +71,44 @@ export function summaryLine(report: DiagnosticsReport): string {
   return `${report.manifestCount} ${plural(report.manifestCount, 'manifest')} valid${w ? `, ${w}` : ''}`;
 }
 
-/** A JSON list of diagnostics, paths relative like the text output; a part without a value is left out. */
+/**
+ * The `mftops.validate` document: `valid`, the manifests that loaded, and every diagnostic (paths
+ * relative like the text output; a part without a value is left out).
+ */
 export function renderDiagnosticsJson(report: DiagnosticsReport, options: DiagnosticsRenderOptions): string {
-  const list = report.diagnostics.map((d) => ({
+  return renderJsonOutput('mftops.validate', {
+    valid: countDiagnostics(report.diagnostics).errors === 0,
+    manifestCount: report.manifestCount,
+    diagnostics: report.diagnostics.map((d) => diagnosticJson(d, options.cwd)),
+  });
+}
+
+/**
+ * The `mftops.error` document of a command that failed without a result of its own: its
+ * diagnostics (warnings among them keep their severity), or one line (`message` only) for a
+ * failure that is no diagnostic, such as a server that cannot be reached.
+ */
+export function renderErrorJson(problems: readonly (Diagnostic | string)[], options: DiagnosticsRenderOptions): string {
+  return renderJsonOutput('mftops.error', {
+    errors: problems.map((p) => (typeof p === 'string' ? { severity: 'error', message: p } : diagnosticJson(p, options.cwd))),
+  });
+}
+
+function diagnosticJson(d: Diagnostic, cwd: string): Record<string, unknown> {
+  return {
     severity: d.severity,
     code: d.code,
     message: d.summary,
     ...(d.detail !== undefined ? { detail: d.detail } : {}),
-    ...(d.file !== undefined ? { file: displayPath(d.file, options.cwd) } : {}),
+    ...(d.file !== undefined ? { file: displayPath(d.file, cwd) } : {}),
     ...(d.line !== undefined ? { line: d.line } : {}),
     ...(d.col !== undefined ? { col: d.col } : {}),
     ...(d.endLine !== undefined ? { endLine: d.endLine } : {}),
     ...(d.endCol !== undefined ? { endCol: d.endCol } : {}),
     ...(d.address !== undefined ? { address: d.address } : {}),
     ...(d.hint !== undefined ? { hint: d.hint } : {}),
-    ...(d.related !== undefined ? { related: { ...d.related, file: displayPath(d.related.file, options.cwd) } } : {}),
-  }));
-  return `${JSON.stringify(list, null, 2)}\n`;
+    ...(d.related !== undefined ? { related: { ...d.related, file: displayPath(d.related.file, cwd) } } : {}),
+  };
 }
 
 /**
@@ -104,17 +126,40 @@ export function renderDiagnosticsGithub(report: DiagnosticsReport, options: Diag
  */
 export function githubAnnotations(report: DiagnosticsReport, options: DiagnosticsRenderOptions): string[] {
   return report.diagnostics.map((d) => {
-    const props = [
-      ...(d.file !== undefined ? [`file=${escapeProperty(displayPath(d.file, options.cwd))}`] : []),
-      ...(d.line !== undefined ? [`line=${d.line}`] : []),
-      ...(d.col !== undefined ? [`col=${d.col}`] : []),
-      ...(d.endLine !== undefined ? [`endLine=${d.endLine}`] : []),
-      ...(d.endCol !== undefined && d.endLine === d.line ? [`endColumn=${d.endCol}`] : []),
-      `title=${escapeProperty(d.code)}`,
-    ];
+    const place: AnnotationPlace = {
+      ...(d.file !== undefined ? { file: displayPath(d.file, options.cwd) } : {}),
+      ...(d.line !== undefined ? { line: d.line } : {}),
+      ...(d.col !== undefined ? { col: d.col } : {}),
+      ...(d.endLine !== undefined ? { endLine: d.endLine } : {}),
+      ...(d.endCol !== undefined && d.endLine === d.line ? { endColumn: d.endCol } : {}),
+      title: d.code,
+    };
     const summary = d.file === undefined && d.address ? `${d.address}: ${d.summary}` : d.summary;
-    return `::${d.severity} ${props.join(',')}::${escapeData([summary, ...followingLines(d, options.cwd)].join('\n'))}`;
+    return workflowCommand(d.severity, place, [summary, ...followingLines(d, options.cwd)].join('\n'));
   });
+}
+
+/** Where an annotation points (`file` relative to the repository root) and its title. */
+export interface AnnotationPlace {
+  readonly file?: string;
+  readonly line?: number;
+  readonly col?: number;
+  readonly endLine?: number;
+  readonly endColumn?: number;
+  readonly title?: string;
+}
+
+/** `::LEVEL file=F,line=L,…,title=T::message`, escaped so that any text stays one command (no newline at the end). */
+export function workflowCommand(level: 'error' | 'warning' | 'notice', place: AnnotationPlace, message: string): string {
+  const props = [
+    ...(place.file !== undefined ? [`file=${escapeProperty(place.file)}`] : []),
+    ...(place.line !== undefined ? [`line=${place.line}`] : []),
+    ...(place.col !== undefined ? [`col=${place.col}`] : []),
+    ...(place.endLine !== undefined ? [`endLine=${place.endLine}`] : []),
+    ...(place.endColumn !== undefined ? [`endColumn=${place.endColumn}`] : []),
+    ...(place.title !== undefined ? [`title=${escapeProperty(place.title)}`] : []),
+  ];
+  return `::${level}${props.length > 0 ? ` ${props.join(',')}` : ''}::${escapeData(message)}`;
 }
 
 /** `PLACE: summary` of each error (`FILE:LINE`, `FILE`, the address), one line each, for a comment or a job summary. */

@@ -1,15 +1,19 @@
 import type { DriftReport } from '../drift/model.js';
+import { envelopeOf, type JsonEnvelope } from './json-output.js';
 import { planJsonView } from './plan-json.js';
 import type { PlanJsonView } from './plan-json.js';
 
+/** The drift report as JSON: the report with its envelope, the plan as its public view. */
+export type DriftJsonView = Omit<DriftReport, 'plan'> & JsonEnvelope<'mftops.drift'> & { readonly plan: PlanJsonView };
+
 /**
- * The drift report as JSON, the content of `--report FILE`: the report object with its keys in
- * a fixed order (verdict and counts first, the plan last, as its public `--format json` view),
- * two-space indented.
+ * The drift report as JSON, `mftops drift --format json` and the content of `--report FILE`: the
+ * report object with its keys in a fixed order (envelope, verdict and counts first, the plan last,
+ * as its public `--format json` view), two-space indented.
  */
 export function renderDriftJson(report: DriftReport): string {
-  const ordered: Omit<DriftReport, 'plan'> & { readonly plan: PlanJsonView } = {
-    formatVersion: report.formatVersion,
+  const ordered: DriftJsonView = {
+    ...envelopeOf('mftops.drift'),
     environment: report.environment,
     createdAt: report.createdAt,
     status: report.status,

@@ -57,6 +57,11 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
   return `${lines.join('\n')}\n`;
 }
 
+/** One drifted object as the terminal report shows it, without colour: its headline, then its indented details. */
+export function renderDriftedText(d: DriftedObject): string[] {
+  return renderDrifted(d, (_code, text) => text);
+}
+
 function renderDrifted(d: DriftedObject, paint: (code: string, text: string) => string): string[] {
   const lines = [`${paint(d.drift === 'changed' ? '33' : '31', driftSymbol(d.drift))} ${paint('1', driftedHeadline(d))}`];
   const indent = '    ';

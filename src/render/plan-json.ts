@@ -2,6 +2,7 @@ import type { Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, 
 import type { ServiceName } from '../config/model.js';
 import { describeReason } from '../resources/reasons.js';
 import { pruneOffSentence } from './plan-common.js';
+import { envelopeOf, type JsonEnvelope } from './json-output.js';
 
 /**
  * The `--format json` view of a plan: a public shape for scripts, versioned on its own
@@ -12,10 +13,9 @@ import { pruneOffSentence } from './plan-common.js';
  *
  * Version 2 (version 1 was the plan itself): reasons are codes with their parameters and the
  * sentence (`text`); field values are data with markers (see `FieldChange`); `errored`,
- * `applyable`.
+ * `applyable`; `kind` came with the one JSON contract of every command (src/render/json-output.ts).
  */
-export interface PlanJsonView {
-  readonly formatVersion: typeof PLAN_VIEW_FORMAT;
+export interface PlanJsonView extends JsonEnvelope<'mftops.plan'> {
   /** mftops version that made the plan. */
   readonly toolVersion: string;
   /** ISO 8601 UTC. */
@@ -38,8 +38,6 @@ export interface PlanJsonView {
   /** Every managed object, no-ops included, in the order apply runs them. */
   readonly changes: readonly ChangeJsonView[];
 }
-
-export const PLAN_VIEW_FORMAT = 2;
 
 export interface ChangeJsonView {
   /** `Kind/name`: the `--target` syntax. */
@@ -78,7 +76,7 @@ export function renderPlanJson(plan: Plan): string {
 
 export function planJsonView(plan: Plan): PlanJsonView {
   return {
-    formatVersion: PLAN_VIEW_FORMAT,
+    ...envelopeOf('mftops.plan'),
     toolVersion: plan.toolVersion,
     createdAt: plan.createdAt,
     environment: plan.environment,

@@ -46,6 +46,11 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** One listed change as the terminal plan shows it, without colour: its header line, then its indented details. */
+export function renderChangeText(change: Change): string[] {
+  return renderChange(change, painter(false));
+}
+
 function renderChange(change: Change, paint: Painter): string[] {
   const renamed = change.previousName === undefined ? '' : ` (renamed from ${quote(change.previousName)})`;
   const lines = [`${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`];

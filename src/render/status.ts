@@ -1,4 +1,5 @@
 import type { ServiceName } from '../config/model.js';
+import { renderJsonOutput } from './json-output.js';
 
 /** What `mftops status` found for one service of an environment. */
 export interface ServiceStatus {
@@ -13,10 +14,21 @@ export interface ServiceStatus {
   readonly username?: string;
   /** The account's role as the server reports it (automation: admin or not; transfer: permission). */
   readonly role?: string;
-  /** Object counts by plural noun, in display order. */
-  readonly counts: ReadonlyArray<readonly [string, number]>;
+  /** Object counts, in display order. */
+  readonly counts: readonly StatusCount[];
   /** HTTP requests this check took, token calls included. */
   readonly requests?: number;
+}
+
+/**
+ * What a status count counts: an identifier, the key of the JSON output (`resourceGroups`); the
+ * text output says it in words (`resource groups`).
+ */
+export type StatusCountKey = 'tasks' | 'hosts' | 'resourceGroups' | 'resourceGroupAcls' | 'users' | 'groups';
+
+export interface StatusCount {
+  readonly key: StatusCountKey;
+  readonly count: number;
 }
 
 export interface StatusReport {
@@ -35,21 +47,28 @@ export function renderStatusText(report: StatusReport): string {
     }
     const who = s.username ? `${s.username}${s.role ? ` (${s.role})` : ''}` : undefined;
     lines.push(`    ok${s.version ? `, version ${s.version}` : ''}${who ? `, signed in as ${who}` : ''}`);
-    if (s.counts.length > 0) lines.push(`    ${s.counts.map(([noun, n]) => `${n} ${noun}`).join(', ')}`);
+    if (s.counts.length > 0) lines.push(`    ${s.counts.map((c) => `${c.count} ${NOUNS[c.key]}`).join(', ')}`);
   }
   const failed = report.services.filter((s) => !s.ok).length;
   lines.push(failed === 0 ? `All ${report.services.length} services reachable.` : `${failed} of ${report.services.length} services failed.`);
   return `${lines.join('\n')}\n`;
 }
 
+/** The `mftops.status` document; counts as an object keyed by identifier, in display order. */
 export function renderStatusJson(report: StatusReport): string {
-  return `${JSON.stringify(
-    {
-      environment: report.environment,
-      configFile: report.configFile,
-      services: report.services.map((s) => ({ ...s, counts: Object.fromEntries(s.counts) })),
-    },
-    null,
-    2,
-  )}\n`;
+  return renderJsonOutput('mftops.status', {
+    environment: report.environment,
+    configFile: report.configFile,
+    services: report.services.map((s) => ({ ...s, counts: Object.fromEntries(s.counts.map((c) => [c.key, c.count])) })),
+  });
 }
+
+/** What the text output calls each count. */
+const NOUNS: Readonly<Record<StatusCountKey, string>> = {
+  tasks: 'tasks',
+  hosts: 'hosts',
+  resourceGroups: 'resource groups',
+  resourceGroupAcls: 'resource-group ACLs',
+  users: 'users',
+  groups: 'groups',
+};

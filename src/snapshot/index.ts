@@ -16,10 +16,14 @@ export {
   describePart,
   describeSnapshot,
   formatBytes,
+  renderAlteredJson,
+  renderRestoredJson,
+  renderSavedJson,
   renderSnapshotDiffJson,
   renderSnapshotDiffText,
   renderSnapshotListJson,
   renderSnapshotListText,
+  renderVerifiedJson,
   renderVerifiedText,
 } from './render.js';
 export { restoreSnapshot } from './restore-snapshot.js';

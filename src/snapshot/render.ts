@@ -1,5 +1,7 @@
 import { SENSITIVE, type DiffEntry, type DiffKind, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from './model.js';
 import type { ServiceName } from '../vocabulary.js';
+import { renderJsonOutput } from '../render/json-output.js';
+import type { RestoreResult } from './restore-snapshot.js';
 
 /** Renderers of the snapshot commands' results: pure, and given only data that holds no secret. */
 
@@ -43,8 +45,9 @@ export function renderSnapshotDiffText(diff: SnapshotDiff): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The `mftops.snapshot.diff` document: the diff as data. */
 export function renderSnapshotDiffJson(diff: SnapshotDiff): string {
-  return `${JSON.stringify(diff, null, 2)}\n`;
+  return renderJsonOutput('mftops.snapshot.diff', diff);
 }
 
 /** True when the diff found anything. */
@@ -71,8 +74,29 @@ export function renderSnapshotListText(list: SnapshotList): string {
   return `${out.join('\n')}\n`;
 }
 
+/** The `mftops.snapshot.list` document: `snapshots` oldest first, `unreadable`. */
 export function renderSnapshotListJson(list: SnapshotList): string {
-  return `${JSON.stringify(list, null, 2)}\n`;
+  return renderJsonOutput('mftops.snapshot.list', list);
+}
+
+/** The `mftops.snapshot.save` document: the snapshot saved. */
+export function renderSavedJson(snapshot: SnapshotInfo): string {
+  return renderJsonOutput('mftops.snapshot.save', { snapshot });
+}
+
+/** The `mftops.snapshot.verify` document of a snapshot that matches its `snapshot.json`. */
+export function renderVerifiedJson(v: VerifiedSnapshot): string {
+  return renderJsonOutput('mftops.snapshot.verify', { ok: true, snapshot: v.snapshot, files: v.files });
+}
+
+/** The `mftops.snapshot.verify` document of an altered snapshot: `ref` (`env/id`), the file and what is wrong with it. */
+export function renderAlteredJson(altered: { readonly ref: string; readonly file: string; readonly error: string }): string {
+  return renderJsonOutput('mftops.snapshot.verify', { ok: false, ref: altered.ref, file: altered.file, error: altered.error });
+}
+
+/** The `mftops.snapshot.restore` document: what was put back, and the snapshot taken first. */
+export function renderRestoredJson(result: RestoreResult): string {
+  return renderJsonOutput('mftops.snapshot.restore', result);
 }
 
 export function renderVerifiedText(v: VerifiedSnapshot): string {

@@ -39,14 +39,18 @@ describe('configuration problems', () => {
     expect(hasStackTrace(r.stderr)).toBe(false);
   });
 
-  it('--format json: the list of diagnostics on stdout', async () => {
+  it('--format json: an mftops.error document of the diagnostics on stdout', async () => {
     const r = await runCli(['plan', '--format', 'json'], { cwd: testdir({ 'mftops.yaml': BAD_CONFIG }) });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual([
-      { severity: 'error', code: 'MF506', message: PASSWORD_PROBLEM, file: 'mftops.yaml', line: 8, col: 17, endLine: 8, endCol: 29 },
-      { severity: 'error', code: 'MF503', message: KEY_PROBLEM, file: 'mftops.yaml', line: 9, col: 7, endLine: 9, endCol: 13 },
-    ]);
+    expect(JSON.parse(r.stdout)).toEqual({
+      formatVersion: 1,
+      kind: 'mftops.error',
+      errors: [
+        { severity: 'error', code: 'MF506', message: PASSWORD_PROBLEM, file: 'mftops.yaml', line: 8, col: 17, endLine: 8, endCol: 29 },
+        { severity: 'error', code: 'MF503', message: KEY_PROBLEM, file: 'mftops.yaml', line: 9, col: 7, endLine: 9, endCol: 13 },
+      ],
+    });
     expect(r.stdout).not.toContain(LITERAL);
   });
 
@@ -67,10 +71,10 @@ describe('configuration problems', () => {
     expect(text.code).toBe(1);
     expect(text.stderr).toBe('mftops.yaml: error MF501: configuration file not found\n  hint: pass --config FILE, or run from the folder that holds mftops.yaml\n1 error in 1 file\n');
     const json = await runCli(['status', '--format', 'json'], { cwd: dir });
-    expect(JSON.parse(json.stdout)).toEqual([
+    expect(JSON.parse(json.stdout).errors).toEqual([
       { severity: 'error', code: 'MF501', message: 'configuration file not found', file: 'mftops.yaml', hint: 'pass --config FILE, or run from the folder that holds mftops.yaml' },
     ]);
-    const github = await runCli(['status', '--format', 'github'], { cwd: dir });
+    const github = await runCli(['plan', '--format', 'github'], { cwd: dir });
     expect(github.stdout).toMatch(/^::error file=mftops\.yaml,title=MF501::configuration file not found%0Ahint: pass --config FILE/m);
   });
 
@@ -78,7 +82,7 @@ describe('configuration problems', () => {
     const dir = testdir({ 'mftops.yaml': BAD_CONFIG.replace(LITERAL, '${env:MFT_TRANSFER_PASSWORD}').replace('      colour: red\n', '') });
     const r = await runCli(['status', '--format', 'json'], { cwd: dir });
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout)).toEqual([
+    expect(JSON.parse(r.stdout).errors).toEqual([
       {
         severity: 'error',
         code: 'MF508',
@@ -92,12 +96,20 @@ describe('configuration problems', () => {
     ]);
   });
 
-  it('an unknown environment is still one line: it is not a problem of the file', async () => {
+  it('an unknown environment is still one line, without a code: it is not a problem of the file', async () => {
     const dir = testdir({ 'mftops.yaml': BAD_CONFIG.replace(LITERAL, '${env:P}').replace('      colour: red\n', '') });
-    const r = await runCli(['status', '--env', 'staging', '--format', 'json'], { cwd: dir });
-    expect(r.code).toBe(1);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^mftops: error: environment "staging" is not in .*mftops\.yaml \(known: prod\)\n$/);
+    const text = await runCli(['status', '--env', 'staging'], { cwd: dir });
+    expect(text.code).toBe(1);
+    expect(text.stdout).toBe('');
+    expect(text.stderr).toMatch(/^mftops: error: environment "staging" is not in .*mftops\.yaml \(known: prod\)\n$/);
+    const json = await runCli(['status', '--env', 'staging', '--format', 'json'], { cwd: dir });
+    expect(json.code).toBe(1);
+    expect(json.stderr).toBe('');
+    expect(JSON.parse(json.stdout)).toEqual({
+      formatVersion: 1,
+      kind: 'mftops.error',
+      errors: [{ severity: 'error', message: expect.stringMatching(/^environment "staging" is not in .*mftops\.yaml \(known: prod\)$/) }],
+    });
   });
 });
 
@@ -122,7 +134,7 @@ describe('a --target that names nothing', () => {
 
     const json = await plan('--format', 'json');
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stderr)).toEqual([{ severity: 'error', code: 'MF409', message: SUMMARY, address: 'Task/Month-end reprot' }]);
+    expect(JSON.parse(json.stdout)).toEqual({ formatVersion: 1, kind: 'mftops.error', errors: [{ severity: 'error', code: 'MF409', message: SUMMARY, address: 'Task/Month-end reprot' }] });
 
     const github = await plan('--format', 'github');
     expect(github.code).toBe(1);

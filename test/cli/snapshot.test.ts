@@ -56,7 +56,7 @@ async function save(dir: string): Promise<SnapshotInfo> {
   const io = ioIn(dir);
   expect(await runSnapshotSave(g('json'), {}, io)).toBe(0);
   expectNoSecrets(io.out() + io.err());
-  return JSON.parse(io.out()) as SnapshotInfo;
+  return (JSON.parse(io.out()) as { snapshot: SnapshotInfo }).snapshot;
 }
 
 describe('mftops snapshot save / list / verify', () => {
@@ -96,7 +96,7 @@ describe('mftops snapshot save / list / verify', () => {
     expect(io.out()).toMatch(new RegExp(`^Snapshot lab/${info.id.replace(/\./g, '\\.')} FAILED verification: .*transfer-folders\\.json has \\d+ bytes`));
     const json = ioIn(dir);
     expect(await runSnapshotVerify(g('json'), { id: info.id }, json)).toBe(1);
-    expect(JSON.parse(json.out())).toMatchObject({ ok: false, file: 'transfer-folders.json' });
+    expect(JSON.parse(json.out())).toMatchObject({ kind: 'mftops.snapshot.verify', ok: false, ref: `lab/${info.id}`, file: 'transfer-folders.json' });
   });
 
   it('lists nothing yet', async () => {
@@ -178,7 +178,7 @@ describe('mftops snapshot save in a transfer-only environment', () => {
     const io = ioIn(dir);
     expect(await runSnapshotSave(g('json', 'files'), {}, io)).toBe(0);
     expect(io.err()).toBe('');
-    const info = JSON.parse(io.out()) as SnapshotInfo;
+    const info = (JSON.parse(io.out()) as { snapshot: SnapshotInfo }).snapshot;
     expect(info).toMatchObject({ services: ['transfer'], folderCount: 3 });
     const saved = JSON.parse(readFileSync(join(info.path, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string; id: string | null }> };
     expect(saved.folders.map((f) => [f.path, f.id !== null])).toEqual([

@@ -34,7 +34,10 @@ describe('mftops status against the emulator', () => {
       ['automation', true],
       ['transfer', true],
     ]);
-    expect(report.services[0]!.counts['tasks']).toBe(8);
+    expect(report.services.map((s) => s.counts)).toEqual([
+      { tasks: 8, hosts: 8, resourceGroups: 3, resourceGroupAcls: 3 },
+      { users: 7, groups: 4 },
+    ]);
   });
 
   it('sends no write and revokes its tokens when done', async () => {

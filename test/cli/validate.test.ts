@@ -34,29 +34,35 @@ describe('mftops validate', () => {
     expect(io.out()).toMatch(/^bad\.yaml:7:38: /);
   });
 
-  it('prints a JSON list with --format json', async () => {
+  it('prints an mftops.validate document with --format json', async () => {
     const dir = testdir({ 'bad.yaml': BAD, 'good.yaml': GOOD });
     const io = captureIo({ cwd: dir });
     expect(await runValidate({ paths: ['.'], format: 'json' }, io)).toBe(1);
-    expect(JSON.parse(io.out())).toEqual([
-      {
-        severity: 'error',
-        code: 'MF205',
-        message: '`RetryCount` must be at most 32000, not 40000',
-        file: 'bad.yaml',
-        line: 7,
-        col: 38,
-        endLine: 7,
-        endCol: 43,
-      },
-    ]);
+    expect(JSON.parse(io.out())).toEqual({
+      formatVersion: 1,
+      kind: 'mftops.validate',
+      valid: false,
+      manifestCount: 1,
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'MF205',
+          message: '`RetryCount` must be at most 32000, not 40000',
+          file: 'bad.yaml',
+          line: 7,
+          col: 38,
+          endLine: 7,
+          endCol: 43,
+        },
+      ],
+    });
   });
 
-  it('prints an empty JSON list for valid manifests', async () => {
+  it('prints a valid document with no diagnostics for valid manifests', async () => {
     const dir = testdir({ 'good.yaml': GOOD });
     const io = captureIo({ cwd: dir });
     expect(await runValidate({ paths: ['.'], format: 'json' }, io)).toBe(0);
-    expect(JSON.parse(io.out())).toEqual([]);
+    expect(JSON.parse(io.out())).toEqual({ formatVersion: 1, kind: 'mftops.validate', valid: true, manifestCount: 1, diagnostics: [] });
   });
 
   it('prints workflow annotations with --format github', async () => {

@@ -95,11 +95,11 @@ describe('drift renderers', () => {
     const json = renderDriftJson(r);
     const { plan, ...rest } = JSON.parse(json) as Record<string, unknown>;
     const { plan: _p, ...expected } = r;
-    expect(rest).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(rest).toEqual({ ...JSON.parse(JSON.stringify(expected)), kind: 'mftops.drift' });
     expect(plan).toEqual(JSON.parse(renderPlanJson(r.plan)));
     expect(plan).toMatchObject({ formatVersion: 2 });
     const keys = Object.keys(JSON.parse(json));
-    expect(keys.slice(0, 4)).toEqual(['formatVersion', 'environment', 'createdAt', 'status']);
+    expect(keys.slice(0, 5)).toEqual(['formatVersion', 'kind', 'environment', 'createdAt', 'status']);
     expect(keys.at(-1)).toBe('plan');
   });
 

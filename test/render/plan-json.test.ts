@@ -16,9 +16,9 @@ function reversed<T extends object>(value: T): T {
 describe('renderPlanJson: the --format json view', () => {
   it('is a public shape of its own, version 2, keys in a fixed order: the verdict first, the changes last', () => {
     const out = renderPlanJson(plan);
-    expect(out.startsWith('{\n  "formatVersion": 2,\n  "toolVersion": "0.1.0",\n')).toBe(true);
+    expect(out.startsWith('{\n  "formatVersion": 2,\n  "kind": "mftops.plan",\n  "toolVersion": "0.1.0",\n')).toBe(true);
     expect(out.endsWith('}\n')).toBe(true);
-    expect(Object.keys(view)).toEqual(['formatVersion', 'toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'errored', 'applyable', 'summary', 'changes']);
+    expect(Object.keys(view)).toEqual(['formatVersion', 'kind', 'toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'errored', 'applyable', 'summary', 'changes']);
     expect(view).toMatchObject({ errored: false, applyable: true, summary: plan.summary });
     expect(view.changes.map((c) => c.address)).toEqual(plan.changes.map((c) => c.address));
   });

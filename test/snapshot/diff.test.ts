@@ -252,7 +252,7 @@ describe('diffSnapshots against the emulator', () => {
     expect(text).toContain('      DefPassword: (sensitive) → (sensitive)\n');
     expect(text).toContain('Resource-group ACLs: 1 removed, 1 changed\n');
     expect(text.trimEnd().split('\n').at(-1)).toBe('1 added, 2 removed, 3 changed.');
-    expect(JSON.parse(json)).toEqual(JSON.parse(JSON.stringify(diff)));
+    expect(JSON.parse(json)).toEqual({ formatVersion: 1, kind: 'mftops.snapshot.diff', ...JSON.parse(JSON.stringify(diff)) });
 
     const none = renderSnapshotDiffText(diffSnapshots(dir, b.id, b.id, { env: 'lab', processEnv }));
     expect(none).toContain(

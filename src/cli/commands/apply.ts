@@ -7,7 +7,7 @@ import { ConfigError } from '../../errors.js';
 import { cliContext, environmentChoice } from '../app-context.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
-import { useColor, writeDiagnostics } from './common.js';
+import { useColor, writeDiagnostics, writeError } from './common.js';
 import { renderPlan } from './plan.js';
 
 export interface ApplyCommandOptions {
@@ -121,10 +121,10 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
   await planShown;
   switch (result.status) {
     case 'invalid':
-      writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount);
+      writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: true });
       return 1;
     case 'cancelled':
-      io.stderr('Apply cancelled; nothing was written.\n');
+      writeError(g, io, 'apply cancelled; nothing was written', 'Apply cancelled; nothing was written.');
       return 1;
     case 'finished': {
       io.stdout(await renderReport(result.report, g));
@@ -146,9 +146,11 @@ async function renderReport(report: ApplyReport, g: GlobalOptions): Promise<stri
     case 'json':
       return renderApplySummaryJson(report);
     case 'text':
+      return renderApplySummaryText(report);
     case 'markdown':
     case 'github':
-      return renderApplySummaryText(report);
+      // Refused before apply starts (src/cli/formats.ts).
+      throw new Error(`bug: apply does not print ${g.format}`);
   }
 }
 

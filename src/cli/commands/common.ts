@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from '../../log.js';
 import type { Diagnostic } from '../../diagnostics.js';
-import { renderDiagnostics } from '../../render/diagnostics.js';
+import { renderDiagnostics, renderErrorJson } from '../../render/diagnostics.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 
@@ -14,7 +14,9 @@ export function useColor(g: Pick<GlobalOptions, 'color'>, io: CommandIo): boolea
 /**
  * Problems go to stderr, beside a command's result on stdout; as GitHub annotations (--format
  * github) to stdout, where the runner reads them. `alone`: they are all the command prints (it
- * could not start: its configuration is wrong), so --format json puts them on stdout too.
+ * could not start, or stopped on them), so --format json puts them on stdout as the command's one
+ * document, an `mftops.error`; otherwise (warnings beside a result) stdout holds only the result
+ * and they go to stderr as text.
  */
 export function writeDiagnostics(g: GlobalOptions, io: CommandIo, diagnostics: readonly Diagnostic[], manifestCount: number, options: { alone?: boolean } = {}): void {
   const report = { diagnostics, manifestCount };
@@ -23,13 +25,25 @@ export function writeDiagnostics(g: GlobalOptions, io: CommandIo, diagnostics: r
       io.stdout(renderDiagnostics('github', report, { cwd: io.cwd }));
       return;
     case 'json':
-      (options.alone === true ? io.stdout : io.stderr)(renderDiagnostics('json', report, { cwd: io.cwd }));
+      if (options.alone === true) io.stdout(renderErrorJson(diagnostics, { cwd: io.cwd }));
+      else io.stderr(renderDiagnostics('text', report, { cwd: io.cwd, color: useColor(g, io) }));
       return;
     case 'text':
     case 'markdown':
       io.stderr(renderDiagnostics('text', report, { cwd: io.cwd, color: useColor(g, io) }));
       return;
   }
+}
+
+/**
+ * A command that fails without a result and without diagnostics (a server that cannot be
+ * reached, nothing to import): one line on stderr (`text`, default `mftops: error: MESSAGE`), or
+ * with --format json the `mftops.error` document on stdout, where a script reads the command's
+ * one document.
+ */
+export function writeError(g: Pick<GlobalOptions, 'format'>, io: CommandIo, message: string, text = `mftops: error: ${message}`): void {
+  if (g.format === 'json') io.stdout(renderErrorJson([message], { cwd: io.cwd }));
+  else io.stderr(`${text}\n`);
 }
 
 /** Log lines on stderr at the verbosity of -q / -v. */

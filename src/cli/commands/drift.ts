@@ -38,7 +38,7 @@ export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: 
   } finally {
     ctx.finish();
   }
-  if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount);
+  if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: result.status === 'invalid' });
   if (result.status === 'invalid') return 1;
   io.stdout(await renderReport(result.report, g, useColor(g, io)));
   if (opts.report !== undefined && !g.quiet) io.stderr(`Wrote the drift report to ${opts.report}\n`);
@@ -52,10 +52,13 @@ async function renderReport(report: DriftReport, g: GlobalOptions, color: boolea
       const { renderDriftText } = await import('../../render/drift-text.js');
       return renderDriftText(report, { color });
     }
-    case 'markdown':
-    case 'github': {
+    case 'markdown': {
       const { renderDriftMarkdown } = await import('../../render/drift-markdown.js');
       return renderDriftMarkdown(report);
+    }
+    case 'github': {
+      const { renderDriftGithub } = await import('../../render/drift-github.js');
+      return renderDriftGithub(report);
     }
     case 'json': {
       const { renderDriftJson } = await import('../../render/drift-json.js');

@@ -5,9 +5,11 @@ import { importEnvironment, type ImportEnvironmentResult } from '../../app/impor
 import { ConfigError } from '../../errors.js';
 import type { ImportKind } from '../../import/model.js';
 import { MANIFEST_KINDS } from '../../manifest/types.js';
+import { renderJsonOutput } from '../../render/json-output.js';
 import { cliContext, environmentChoice } from '../app-context.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
+import { writeError } from './common.js';
 
 export interface ImportCommandOptions {
   /**
@@ -54,11 +56,13 @@ export async function runImport(g: GlobalOptions, opts: ImportCommandOptions, io
   }
   switch (result.status) {
     case 'nothing':
-      io.stderr(`mftops: nothing to import: ${result.reason}\n`);
+      writeError(g, io, `nothing to import: ${result.reason}`, `mftops: nothing to import: ${result.reason}`);
       return 1;
-    case 'exists':
-      io.stderr(`mftops: error: ${result.files.length} of the files to write already exist; nothing was written (use --force to overwrite them):\n${result.files.map((f) => `  ${shown(f, io.cwd)}\n`).join('')}`);
+    case 'exists': {
+      const message = `${result.files.length} of the files to write already exist; nothing was written (use --force to overwrite them):\n${result.files.map((f) => `  ${shown(f, io.cwd)}`).join('\n')}`;
+      writeError(g, io, message);
       return 1;
+    }
     case 'imported':
       io.stdout(renderResult(g, result, io.cwd));
       if (!g.quiet && g.format !== 'json') {
@@ -90,13 +94,12 @@ type Imported = Extract<ImportEnvironmentResult, { status: 'imported' }>;
 function renderResult(g: GlobalOptions, result: Imported, cwd: string): string {
   const { origin, outDir, files } = result;
   if (g.format === 'json') {
-    const body = {
+    return renderJsonOutput('mftops.import', {
       origin,
       outDir,
       files: files.map((f) => ({ file: f.relPath, address: f.address, notes: f.notes })),
       secrets: result.secrets,
-    };
-    return `${JSON.stringify(body, null, 2)}\n`;
+    });
   }
   const width = Math.max(...files.map((f) => f.relPath.length));
   const lines = [`Imported ${files.length} ${files.length === 1 ? 'object' : 'objects'} from ${origin} into ${shown(outDir, cwd) || '.'}:`];

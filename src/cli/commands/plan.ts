@@ -33,7 +33,7 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
   } finally {
     ctx.finish();
   }
-  if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount);
+  if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: result.status === 'invalid' });
   if (result.status === 'invalid') return 1;
   io.stdout(await renderPlan(result.plan, g, useColor(g, io)));
   if (opts.out !== undefined && !g.quiet) io.stderr(savedPlanHint(opts.out, result.plan));
@@ -69,10 +69,13 @@ export async function renderPlan(plan: Plan, g: GlobalOptions, color: boolean): 
       const { renderPlanText } = await import('../../render/plan-text.js');
       return renderPlanText(plan, { color });
     }
-    case 'markdown':
-    case 'github': {
+    case 'markdown': {
       const { renderPlanMarkdown } = await import('../../render/plan-markdown.js');
       return renderPlanMarkdown(plan);
+    }
+    case 'github': {
+      const { renderPlanGithub } = await import('../../render/plan-github.js');
+      return renderPlanGithub(plan);
     }
     case 'json': {
       const { renderPlanJson } = await import('../../render/plan-json.js');

@@ -15,6 +15,7 @@ import type { SnapshotRef } from '../../snapshot/store.js';
 import { cliContext, environmentChoice, type CliContext } from '../app-context.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
+import { writeError } from './common.js';
 
 /**
  * `mftops snapshot save | list | verify ID | diff A B | restore ID`: the views of the snapshot use
@@ -59,7 +60,7 @@ export async function runSnapshotSave(g: GlobalOptions, opts: SnapshotSaveOption
   } finally {
     ctx.finish();
   }
-  io.stdout(g.format === 'json' ? `${JSON.stringify(saved, null, 2)}\n` : await savedText(saved));
+  io.stdout(g.format === 'json' ? (await import('../../snapshot/render.js')).renderSavedJson(saved) : await savedText(saved));
   return 0;
 }
 
@@ -75,17 +76,15 @@ export async function runSnapshotVerify(g: GlobalOptions, opts: SnapshotIdOption
   const result = await verifyEnvironmentSnapshot({ ...environmentChoice(g), id: opts.id }, io);
   switch (result.status) {
     case 'verified': {
-      const { renderVerifiedText } = await import('../../snapshot/render.js');
-      io.stdout(g.format === 'json' ? `${JSON.stringify({ ok: true, ...result.verified }, null, 2)}\n` : renderVerifiedText(result.verified));
+      const { renderVerifiedJson, renderVerifiedText } = await import('../../snapshot/render.js');
+      io.stdout(g.format === 'json' ? renderVerifiedJson(result.verified) : renderVerifiedText(result.verified));
       return 0;
     }
-    case 'altered':
-      io.stdout(
-        g.format === 'json'
-          ? `${JSON.stringify({ ok: false, snapshot: result.snapshot, file: result.file, error: result.error }, null, 2)}\n`
-          : `Snapshot ${result.snapshot} FAILED verification: ${result.error}\n`,
-      );
+    case 'altered': {
+      const { renderAlteredJson } = await import('../../snapshot/render.js');
+      io.stdout(g.format === 'json' ? renderAlteredJson({ ref: result.snapshot, file: result.file, error: result.error }) : `Snapshot ${result.snapshot} FAILED verification: ${result.error}\n`);
       return 1;
+    }
     default: {
       const never: never = result;
       throw new Error(`unknown verify result ${JSON.stringify(never)}`);
@@ -134,11 +133,11 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
   }
   switch (restored.status) {
     case 'cancelled':
-      io.stderr('Restore cancelled.\n');
+      writeError(g, io, 'restore cancelled', 'Restore cancelled.');
       return 1;
     case 'restored': {
       const { result, ref } = restored;
-      io.stdout(g.format === 'json' ? `${JSON.stringify(result, null, 2)}\n` : await restoredText(result, ref));
+      io.stdout(g.format === 'json' ? (await import('../../snapshot/render.js')).renderRestoredJson(result) : await restoredText(result, ref));
       return result.complete ? 0 : 1;
     }
     default: {

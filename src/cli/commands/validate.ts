@@ -45,11 +45,17 @@ function showResult(report: DiagnosticsReport, format: DiagnosticsFormat, color:
 function validateFormat(format: OutputFormat): DiagnosticsFormat {
   switch (format) {
     case 'text':
-    case 'markdown':
       return 'text';
     case 'json':
       return 'json';
     case 'github':
       return 'github';
+    case 'markdown':
+      // Refused before validate starts (src/cli/formats.ts).
+      throw new Error('bug: validate does not print markdown');
+    default: {
+      const never: never = format;
+      throw new Error(`unknown format ${String(never)}`);
+    }
   }
 }
