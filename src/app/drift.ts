@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { writeFileAtomicSync } from '../atomic-file.js';
 import type { DriftReport } from '../drift/model.js';
-import { MftopsError } from '../errors.js';
+import { systemError } from '../errors.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
@@ -66,6 +66,6 @@ function writeReportFile(path: string, text: string): void {
   try {
     writeFileAtomicSync(path, text, { mode: 0o666 });
   } catch (err) {
-    throw new MftopsError(`cannot write the drift report to ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw systemError(`cannot write the drift report to ${path}`, err);
   }
 }

@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { DEFAULTS } from '../app/defaults.js';
-import { diagnosticsOf, isMftopsError } from '../errors.js';
+import { diagnosticsOf, userMessageOf } from '../errors.js';
 import { processIo, type CommandIo } from './io.js';
 import { VERSION } from '../version.js';
 import { PROFILES } from '../emulator/variants.js';
@@ -47,12 +47,13 @@ async function exitCodeFor(err: unknown, io: CommandIo, g: Partial<GlobalOptions
     writeDiagnostics({ quiet: false, verbose: false, ...g, format: g.format ?? 'text', color: g.color ?? true }, io, diagnostics, 0, { alone: true });
     return 1;
   }
-  if (isMftopsError(err)) {
-    io.stderr(`mftops: error: ${err.message}\n`);
+  // Ours, or the machine's (a port in use, a full disk): one line, no stack, even with -v.
+  const message = userMessageOf(err);
+  if (message !== undefined) {
+    io.stderr(`mftops: error: ${message}\n`);
     return 1;
   }
-  const message = err instanceof Error ? err.message : String(err);
-  io.stderr(`mftops: internal error: ${message}\n`);
+  io.stderr(`mftops: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
   if (verbose && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
   else io.stderr('(this is a bug in mftops; run again with -v for details and report it)\n');
   return 1;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { parseDocument, LineCounter } from 'yaml';
 import { createDiagnostic, placeOf, sortDiagnostics, type Diagnostic, type DiagnosticCode, type SourceRange } from '../diagnostics.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, systemError } from '../errors.js';
 import { createSourceMap } from '../manifest/positions.js';
 import { locateSchemaErrors, type SchemaProblem } from '../manifest/schema-errors.js';
 import { getValidatorByFile } from '../manifest/schemas.js';
@@ -31,7 +31,7 @@ export function loadConfig(path: string, cwd: string = process.cwd()): MftopsCon
       [
         code === 'ENOENT'
           ? createDiagnostic('error', 'MF501', { file }, 'configuration file not found', { hint: 'pass --config FILE, or run from the folder that holds mftops.yaml' })
-          : createDiagnostic('error', 'MF501', { file }, `cannot read the configuration file (${code ?? 'unreadable'})`),
+          : createDiagnostic('error', 'MF501', { file }, systemError('cannot read the configuration file', err).message),
       ],
       cwd,
     );

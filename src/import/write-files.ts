@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Document, isScalar, visit } from 'yaml';
-import { MftopsError } from '../errors.js';
+import { MftopsError, systemError } from '../errors.js';
 import { SCHEMA_BASE_URL, SCHEMA_FILES } from '../manifest/schemas.js';
 import type { ImportedManifest, ImportKind, PlannedFile } from './model.js';
 
@@ -118,7 +118,7 @@ export function writeImportFiles(files: readonly PlannedFile[], options: { reado
       mkdirSync(dirname(f.path), { recursive: true });
       writeFileSync(f.path, f.text, { flag: options.force ? 'w' : 'wx' });
     } catch (err) {
-      throw new MftopsError(`cannot write ${f.path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw systemError(`cannot write ${f.path}`, err);
     }
   }
 }

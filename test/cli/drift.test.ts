@@ -241,7 +241,7 @@ describe('mftops drift', () => {
     const dir = await inSyncWorkdir();
     mkdirSync(join(dir, 'reports'));
     const before = readdirSync(dir).sort();
-    await expect(drift(dir, 'text', { report: 'reports' })).rejects.toThrow(/^cannot write the drift report to .*reports \(EISDIR\)$/);
+    await expect(drift(dir, 'text', { report: 'reports' })).rejects.toThrow(/^cannot write the drift report to .*reports: it is a folder \(EISDIR\): give the path of a file$/);
     expect(readdirSync(dir).sort()).toEqual(before);
   });
 
