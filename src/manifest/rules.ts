@@ -1,5 +1,6 @@
 import { parseSecretRef } from '../secret.js';
 import { createDiagnostic } from './diagnostics.js';
+import { touchesRejected } from './schema-errors.js';
 import type { Diagnostic, SourcePosition } from './diagnostics.js';
 import type { JsonPath, ManifestKind, SourceMap } from './types.js';
 import { isRecord } from '../is-record.js';
@@ -18,25 +19,16 @@ export interface CheckedDocument {
   /**
    * Instance paths (`['spec', 'steps', '0', 'Source']`, indices as text) of the values the schema
    * rejected; empty for a schema-valid document. A rule skips a value at, inside or around one of
-   * them (`usable`): the schema's error already says what is wrong there, and one mistake gives
-   * one error.
+   * them (`usable`).
    */
   readonly rejected: readonly (readonly string[])[];
   readonly start: SourcePosition;
   readonly sourceMap: SourceMap;
 }
 
-/**
- * The value at `path` can be checked: the schema rejected neither it, nor what holds it, nor
- * anything in it (an unknown key in a step says nothing sure about which host the step names).
- */
-export function usable(doc: CheckedDocument, path: JsonPath): boolean {
-  for (const r of doc.rejected) {
-    let i = 0;
-    while (i < r.length && i < path.length && r[i] === String(path[i])) i++;
-    if (i === r.length || i === path.length) return false;
-  }
-  return true;
+/** The value at `path` can be checked: see touchesRejected. */
+function usable(doc: CheckedDocument, path: JsonPath): boolean {
+  return doc.rejected.length === 0 || !touchesRejected(doc.rejected, path);
 }
 
 /** A check the schema cannot express. Pure; sees every document of the run at once. */

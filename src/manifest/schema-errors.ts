@@ -89,7 +89,7 @@ export function describeSchemaProblems(problems: readonly SchemaProblem[], ctx: 
 /**
  * The value a problem says is wrong, as an instance path: the key for an unknown or badly named
  * key, the value itself for a wrong type, value, form or size. None for a missing key (what is
- * there is not wrong): the rules check the rest (src/manifest/rules.ts, `usable`).
+ * there is not wrong): later checks look at the rest (`touchesRejected`).
  */
 export function rejectedPath({ error, path }: SchemaProblem): readonly string[] | undefined {
   const params = error.params as Record<string, unknown>;
@@ -107,6 +107,20 @@ export function rejectedPath({ error, path }: SchemaProblem): readonly string[] 
     default:
       return path;
   }
+}
+
+/**
+ * A check after the schema may not look at the value at `path`: the schema rejected it, what holds
+ * it, or something in it (an unknown key in a step says nothing sure about which host the step
+ * names). The schema's error already says what is wrong there: one mistake, one error.
+ */
+export function touchesRejected(rejected: readonly (readonly string[])[], path: readonly (string | number)[]): boolean {
+  for (const r of rejected) {
+    let i = 0;
+    while (i < r.length && i < path.length && r[i] === String(path[i])) i++;
+    if (i === r.length || i === path.length) return true;
+  }
+  return false;
 }
 
 /**
