@@ -56,7 +56,7 @@
  * | MF406 | unknown-user           | a folder entry's `user` on the transfer server                    |
  * | MF407 | unknown-group          | a folder entry's `group` on the transfer server                   |
  * | MF408 | missing-folder         | a folder that does not exist, without `createIfMissing`, or whose parent does not exist; or one below a folder the plan renames |
- * | MF409 | unknown-target         | a `--target` address that names nothing in the plan (no file: the address is the place) |
+ * | MF409 | unknown-target         | (warning) a `--target` address that names nothing in the plan (no file: the address is the place); an error when it is not a `Kind/name` address |
  * | MF410 | host-type              | a step's `Type` that is not the type of its host                  |
  * | MF411 | no-service             | manifests for a service the environment does not configure        |
  * | MF412 | previous-folder-exists | (warning) a folder at a previous path of a folder that exists too  |
