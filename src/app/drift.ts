@@ -31,7 +31,7 @@ export type DriftResult =
 export async function driftEnvironment(options: DriftOptions, ctx: AppContext): Promise<DriftResult> {
   const prelude = await prepareRead(options, ctx);
   if (prelude.status === 'invalid') return prelude;
-  const { env, services, parallelism, manifests } = prelude;
+  const { config, env, services, parallelism, manifests } = prelude;
   const { detectDrift } = await import('./detect-drift.js');
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result: Awaited<ReturnType<typeof detectDrift>>;
@@ -44,6 +44,7 @@ export async function driftEnvironment(options: DriftOptions, ctx: AppContext): 
       parallelism,
       progress: progressEvents(ctx),
       cwd: ctx.cwd,
+      locateIgnore: (i) => config.sourceMap.locate(['environments', env.name, 'drift', 'ignore', i, 'address']),
       ...(ctx.now ? { now: ctx.now } : {}),
     });
   } finally {
