@@ -66,7 +66,11 @@ export function openLedger(path: string, now: () => Date = () => new Date()): Le
     path,
     write(entry) {
       if (fd === undefined) return;
-      writeSync(fd, `${JSON.stringify({ time: now().toISOString(), ...entry })}\n`);
+      try {
+        writeSync(fd, `${JSON.stringify({ time: now().toISOString(), ...entry })}\n`);
+      } catch (err) {
+        throw systemError(`cannot write the ledger ${path}`, err);
+      }
     },
     close() {
       if (fd === undefined) return;
