@@ -56,10 +56,11 @@
  * | MF406 | unknown-user           | a folder entry's `user` on the transfer server                    |
  * | MF407 | unknown-group          | a folder entry's `group` on the transfer server                   |
  * | MF408 | missing-folder         | a folder that does not exist, without `createIfMissing`, or whose parent does not exist; or one below a folder the plan renames |
- * | MF409 | unknown-target         | a `--target` address that names nothing in the plan (no file: the address is the place) |
+ * | MF409 | unknown-target         | (warning) a `--target` address that names nothing in the plan (no file: the address is the place); an error when it is not a `Kind/name` address |
  * | MF410 | host-type              | a step's `Type` that is not the type of its host                  |
  * | MF411 | no-service             | manifests for a service the environment does not configure        |
  * | MF412 | previous-folder-exists | (warning) a folder at a previous path of a folder that exists too  |
+ * | MF413 | unmatched-ignore       | (warning) a `drift.ignore` entry of mftops.yaml whose address matches no object of the drift run (at the entry) |
  *
  * Configuration (`mftops.yaml`, src/config/load-config.ts; reported in a `ConfigError`, since a
  * command cannot start without its configuration):
@@ -117,6 +118,7 @@ export const DIAGNOSTIC_CODES = {
   MF410: 'host-type',
   MF411: 'no-service',
   MF412: 'previous-folder-exists',
+  MF413: 'unmatched-ignore',
   MF501: 'config-unreadable',
   MF502: 'config-yaml',
   MF503: 'config-unknown-key',
@@ -392,6 +394,11 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
       against: 'both /Distribution/Acme/Outbound and /Distribution/Acme/Inbound exist',
     },
     fix: 'Remove the old path from `previousNames` once the rename is done, or delete the old folder if it is left over.',
+  },
+  MF413: {
+    meaning: 'A warning: a `drift.ignore` entry of mftops.yaml whose `address` matches no object of the drift run, so it acknowledges nothing (a misspelt name, or an object since renamed or deleted).',
+    example: { in: 'command', command: 'mftops drift', setup: 'the environment in mftops.yaml has drift: { ignore: [{ address: "Task/Payrol to bank" }] }' },
+    fix: 'Correct the address (`Kind/name` as drift reports show it; `*` matches any run of characters), or remove the entry.',
   },
   MF501: {
     meaning: 'The configuration file does not exist or cannot be read.',

@@ -31,6 +31,11 @@ const SETUP: Partial<Record<DiagnosticCode, Record<string, string | Buffer>>> = 
   MF005: { 'notes.yaml': Buffer.from(`\ufeff${FINE}`, 'utf16le') },
 };
 
+/** Lines each command example's `setup` says the environment of mftops.yaml has. */
+const ENVIRONMENT_LINES: Partial<Record<DiagnosticCode, string>> = {
+  MF413: '    drift: { ignore: [{ address: "Task/Payrol to bank" }] }\n',
+};
+
 /** The codes an example produces, run the way its `in` says. */
 async function codesOf(code: DiagnosticCode, example: DiagnosticExample): Promise<string[]> {
   switch (example.in) {
@@ -65,7 +70,7 @@ async function codesOf(code: DiagnosticCode, example: DiagnosticExample): Promis
     }
     case 'command': {
       const dir = testdir({
-        'mftops.yaml': emulatorConfigYaml({ automationUrl: emulator.automationUrl, transferUrl: emulator.transferUrl, manifests: ['manifests'] }),
+        'mftops.yaml': emulatorConfigYaml({ automationUrl: emulator.automationUrl, transferUrl: emulator.transferUrl, manifests: ['manifests'] }) + (ENVIRONMENT_LINES[code] ?? ''),
         'manifests/fine.yaml': FINE,
         ...SETUP[code],
       });

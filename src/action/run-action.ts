@@ -7,7 +7,7 @@ import { DEFAULTS } from '../app/defaults.js';
 import type { AppEvent } from '../app/events.js';
 import { loadConfig, selectEnvironment } from '../config/load-config.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { diagnosticsOf, isMftopsError } from '../errors.js';
+import { diagnosticsOf, isMftopsError, systemError, userMessageOf } from '../errors.js';
 import { createLogger } from '../log.js';
 import { hasChanges, summarize, type Plan } from '../plan/model.js';
 import { readPlanFile } from '../app/plan-file.js';
@@ -74,7 +74,7 @@ export async function runAction(a: ActionEnvironment): Promise<number> {
       }
     }
   } catch (err) {
-    if (!isMftopsError(err) && err instanceof Error && err.stack !== undefined) a.log(`${err.stack}\n`);
+    if (userMessageOf(err) === undefined && err instanceof Error && err.stack !== undefined) a.log(`${err.stack}\n`);
     const diagnostics = diagnosticsOf(err);
     if (diagnostics.length > 0) return fail(runner, [], `mftops ${inputs.command}`, annotateProblems(step, diagnostics));
     return fail(runner, [messageOf(err)], `mftops ${inputs.command}`);
@@ -294,7 +294,11 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
   const report = result.report;
   const code = applyExitCode(report);
   const reportFile = resolve(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
-  writeFileSync(reportFile, renderApplySummaryJson(report));
+  try {
+    writeFileSync(reportFile, renderApplySummaryJson(report));
+  } catch (err) {
+    throw systemError(`cannot write the apply report ${reportFile}`, err);
+  }
   const reportText = renderApplySummaryText(report);
   s.a.runner.log(reportText);
   for (const failure of failedChangeAnnotations(report, plan, s.cwd)) s.a.runner.annotate('error', failure.message, failure.place);
@@ -449,8 +453,9 @@ function fail(runner: Runner, problems: readonly string[], title: string, shown:
 }
 
 function messageOf(err: unknown): string {
-  if (isMftopsError(err)) return err.message;
-  return `internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in mftops; please report it)`;
+  return (
+    userMessageOf(err) ?? `internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in mftops; please report it)`
+  );
 }
 
 function isInside(path: string, folder: string): boolean {

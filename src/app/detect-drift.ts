@@ -1,5 +1,4 @@
 import { isAbsolute, relative, sep } from 'node:path';
-import type { PrunableKind } from '../config/model.js';
 import { isMftopsError } from '../errors.js';
 import type { LiveState } from '../live/model.js';
 import { hasErrors } from '../manifest/diagnostics.js';
@@ -7,9 +6,12 @@ import type { SourcePosition } from '../manifest/diagnostics.js';
 import type { Manifest } from '../manifest/types.js';
 import { buildPlan } from './build-plan.js';
 import type { BuildPlanInput } from './build-plan.js';
+import { createPlanWarning, didYouMean, sortPlanDiagnostics } from '../plan/diagnostics.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
+import type { DriftIgnoreRule, PrunableKind } from '../config/model.js';
+import { unmatchedRules } from '../drift/acknowledge.js';
 import { ApiError } from '../services/errors.js';
-import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure } from '../drift/assemble-drift.js';
+import { assembleDrift, attributeAuditRecords, auditQueriesFor, driftAddresses, withAuditFailure } from '../drift/assemble-drift.js';
 import type { AuditAnswer, MissingFolder } from '../drift/assemble-drift.js';
 import type { DriftReport } from '../drift/model.js';
 
@@ -20,6 +22,8 @@ export interface DetectDriftInput extends Omit<BuildPlanInput, 'targets'> {
    * them names are not looked for, since the others may manage them; the report says so.
    */
   readonly partial?: boolean;
+  /** Where `drift.ignore[index]` of the environment is written (mftops.yaml), for the warning about one that matches nothing. */
+  readonly locateIgnore?: (index: number) => SourcePosition;
 }
 
 export interface DetectDriftResult {
@@ -47,7 +51,9 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
   const { plan, live } = result;
   const { missingFolders, diagnostics } = separateMissingFolders(input.manifests.manifests, result.diagnostics, input.cwd ?? process.cwd());
   if (plan === undefined || live === undefined || hasErrors(diagnostics)) return { diagnostics: result.diagnostics, ...(live ? { live } : {}) };
-  let report = assembleDrift({ plan, live, prune: env.prune, ignore: env.drift?.ignore ?? [], now: now(), missingFolders, ...(partial === true ? { unmanagedOmitted: 'partial-manifests' as const } : {}) });
+  const ignore = env.drift?.ignore ?? [];
+  let report = assembleDrift({ plan, live, prune: env.prune, ignore, now: now(), missingFolders, ...(partial === true ? { unmanagedOmitted: 'partial-manifests' as const } : {}) });
+  const warnings = unmatchedIgnoreWarnings(ignore, driftAddresses(plan, missingFolders), input.locateIgnore);
   const queries = auditQueriesFor(report);
   const automation = input.clients.automation;
   if (queries.length > 0 && automation !== undefined) {
@@ -61,7 +67,19 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
       report = withAuditFailure(report, err instanceof ApiError ? { httpStatus: err.status, ...(err.detail ? { detail: err.detail } : {}) } : { detail: err.message });
     }
   }
-  return { report, diagnostics, live };
+  return { report, diagnostics: warnings.length > 0 ? sortPlanDiagnostics([...diagnostics, ...warnings]) : diagnostics, live };
+}
+
+/** MF413 for each `drift.ignore` entry whose address names no object of the run, at the entry. */
+function unmatchedIgnoreWarnings(ignore: readonly DriftIgnoreRule[], addresses: readonly string[], locate: DetectDriftInput['locateIgnore']): PlanDiagnostic[] {
+  return unmatchedRules(ignore, addresses).map((i) => {
+    const { address } = ignore[i]!;
+    const guess = address.includes('*') ? '' : didYouMean(address, addresses);
+    return createPlanWarning('MF413', locate?.(i), `drift.ignore address \`${address}\` matches no object of this environment${guess}`, {
+      hint: 'it acknowledges nothing: correct the address (Kind/name, * for any run of characters) or remove the entry',
+      ...(locate === undefined ? { address } : {}),
+    });
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { writeFileAtomicSync } from '../atomic-file.js';
 import type { DriftReport } from '../drift/model.js';
-import { MftopsError } from '../errors.js';
+import { systemError } from '../errors.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
@@ -36,7 +36,7 @@ export type DriftResult =
 export async function driftEnvironment(options: DriftOptions, ctx: AppContext): Promise<DriftResult> {
   const prelude = await prepareRead(options, ctx);
   if (prelude.status === 'invalid') return prelude;
-  const { env, services, parallelism, manifests, prune } = prelude;
+  const { config, env, services, parallelism, manifests, prune } = prelude;
   const { detectDrift } = await import('./detect-drift.js');
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result: Awaited<ReturnType<typeof detectDrift>>;
@@ -51,6 +51,7 @@ export async function driftEnvironment(options: DriftOptions, ctx: AppContext): 
       parallelism,
       progress: progressEvents(ctx),
       cwd: ctx.cwd,
+      locateIgnore: (i) => config.sourceMap.locate(['environments', env.name, 'drift', 'ignore', i, 'address']),
       ...(ctx.now ? { now: ctx.now } : {}),
     });
   } finally {
@@ -73,6 +74,6 @@ function writeReportFile(path: string, text: string): void {
   try {
     writeFileAtomicSync(path, text, { mode: 0o666 });
   } catch (err) {
-    throw new MftopsError(`cannot write the drift report to ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw systemError(`cannot write the drift report to ${path}`, err);
   }
 }

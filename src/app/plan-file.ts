@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { writeFileAtomicSync } from '../atomic-file.js';
 import { getValidatorByFile } from '../manifest/schemas.js';
-import { MftopsError } from '../errors.js';
+import { MftopsError, systemError } from '../errors.js';
 import type { Change, EntryChange, FieldChange, Payload, Plan } from '../plan/model.js';
 import { checkPlan, ERRORED_PLAN } from '../plan/plan-check.js';
 
@@ -61,8 +61,7 @@ export function writePlanFile(path: string, plan: Plan, context: PlanFileContext
   try {
     writeFileAtomicSync(path, serializePlan(plan, context), { mode: 0o644 });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw new MftopsError(`cannot write plan file ${path} (${code})`);
+    throw systemError(`cannot write plan file ${path}`, err);
   }
 }
 
@@ -84,7 +83,7 @@ export function readSavedPlan(path: string): SavedPlan {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new PlanFileError(code === 'ENOENT' ? `plan file ${path} not found` : `cannot read plan file ${path} (${code ?? 'error'})`);
+    throw new PlanFileError(code === 'ENOENT' ? `plan file ${path} not found` : systemError(`cannot read plan file ${path}`, err).message);
   }
   return parseSavedPlan(text, path);
 }

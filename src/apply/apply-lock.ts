@@ -3,7 +3,7 @@ import { linkSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, write
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { writeFileAtomicSync } from '../atomic-file.js';
-import { MftopsError } from '../errors.js';
+import { MftopsError, systemError } from '../errors.js';
 
 /** The lock's file name in `<snapshots.dir>/<env>/`. */
 export const LOCK_FILE = 'apply.lock';
@@ -63,7 +63,7 @@ export function acquireApplyLock(opts: LockOptions): ApplyLock {
   try {
     created = mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw new MftopsError(`cannot create ${opts.dir} for the apply lock (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw systemError(`cannot create ${opts.dir} for the apply lock`, err);
   }
   const owner = (): LockOwner => ({
     pid,
@@ -176,7 +176,7 @@ function createExclusive(path: string, owner: LockOwner): boolean {
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new MftopsError(`cannot create the apply lock ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw systemError(`cannot create the apply lock ${path}`, err);
   } finally {
     rmSync(draft, { force: true });
   }

@@ -1,4 +1,4 @@
-import { isMftopsError } from '../errors.js';
+import { isMftopsError, userMessageOf } from '../errors.js';
 import { folderKey } from '../folder-path.js';
 import type { Change } from '../plan/model.js';
 import { ApiError, NetworkError } from '../services/errors.js';
@@ -98,9 +98,9 @@ export async function executeChanges(input: ExecuteInput): Promise<ExecuteResult
     try {
       finish(i, await runChange(change, { ctx, ledger: input.ledger, secretsCtx: input.secrets, secrets, policy, aborted, counters }));
     } catch (err) {
-      // A bug (not an I/O failure): the change fails, the others go on.
-      const message = err instanceof Error ? err.message : String(err);
-      finish(i, failedResult(change, `internal error: ${redactSecrets(message, secrets)}`, emptyCounters()));
+      // The machine's (a full disk under the ledger) or a bug: the change fails, the others go on.
+      const message = userMessageOf(err) ?? `internal error: ${err instanceof Error ? err.message : String(err)}`;
+      finish(i, failedResult(change, redactSecrets(message, secrets), emptyCounters()));
     }
   };
 

@@ -1,5 +1,5 @@
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
-import { MftopsError } from '../errors.js';
+import { systemError } from '../errors.js';
 import type { Action } from '../plan/model.js';
 import type { ChangeIds } from './model.js';
 
@@ -60,13 +60,17 @@ export function openLedger(path: string, now: () => Date = () => new Date()): Le
   try {
     fd = openSync(path, 'wx', 0o600);
   } catch (err) {
-    throw new MftopsError(`cannot create the ledger ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw systemError(`cannot create the ledger ${path}`, err);
   }
   return {
     path,
     write(entry) {
       if (fd === undefined) return;
-      writeSync(fd, `${JSON.stringify({ time: now().toISOString(), ...entry })}\n`);
+      try {
+        writeSync(fd, `${JSON.stringify({ time: now().toISOString(), ...entry })}\n`);
+      } catch (err) {
+        throw systemError(`cannot write the ledger ${path}`, err);
+      }
     },
     close() {
       if (fd === undefined) return;

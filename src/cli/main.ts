@@ -1,6 +1,6 @@
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { DEFAULTS } from '../app/defaults.js';
-import { diagnosticsOf, isMftopsError } from '../errors.js';
+import { diagnosticsOf, userMessageOf } from '../errors.js';
 import { processIo, type CommandIo } from './io.js';
 import { checkFormat } from './formats.js';
 import { VERSION } from '../version.js';
@@ -53,13 +53,15 @@ async function exitCodeFor(err: unknown, io: CommandIo, g: Partial<GlobalOptions
     writeDiagnostics(options, io, diagnostics, 0, { alone: true });
     return 1;
   }
-  if (isMftopsError(err)) {
-    writeError(options, io, err.message);
+  // Ours, or the machine's (a port in use, a full disk): one line, no stack, even with -v.
+  const message = userMessageOf(err);
+  if (message !== undefined) {
+    writeError(options, io, message);
     return 1;
   }
-  const message = err instanceof Error ? err.message : String(err);
-  if (options.format === 'json') writeError(options, io, `internal error: ${message}`);
-  io.stderr(`mftops: internal error: ${message}\n`);
+  const internal = err instanceof Error ? err.message : String(err);
+  if (options.format === 'json') writeError(options, io, `internal error: ${internal}`);
+  io.stderr(`mftops: internal error: ${internal}\n`);
   if (verbose && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
   else io.stderr('(this is a bug in mftops; run again with -v for details and report it)\n');
   return 1;

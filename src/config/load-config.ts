@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { parseDocument, LineCounter } from 'yaml';
 import { createDiagnostic, placeOf, sortDiagnostics, type Diagnostic, type DiagnosticCode, type SourceRange } from '../diagnostics.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, systemError } from '../errors.js';
 import { createSourceMap } from '../manifest/positions.js';
-import { locateSchemaErrors, type SchemaProblem } from '../manifest/schema-errors.js';
+import { locateSchemaErrors, rejectedPath, touchesRejected, type SchemaProblem } from '../manifest/schema-errors.js';
+import { suggestName } from '../manifest/suggest.js';
+import { isRecord } from '../is-record.js';
 import { getValidatorByFile } from '../manifest/schemas.js';
 import type { SourceMap } from '../manifest/types.js';
 import { parseSecretRef, resolveSecretRef, type Secret, type SecretRef } from '../secret.js';
@@ -31,7 +33,7 @@ export function loadConfig(path: string, cwd: string = process.cwd()): MftopsCon
       [
         code === 'ENOENT'
           ? createDiagnostic('error', 'MF501', { file }, 'configuration file not found', { hint: 'pass --config FILE, or run from the folder that holds mftops.yaml' })
-          : createDiagnostic('error', 'MF501', { file }, `cannot read the configuration file (${code ?? 'unreadable'})`),
+          : createDiagnostic('error', 'MF501', { file }, systemError('cannot read the configuration file', err).message),
       ],
       cwd,
     );
@@ -52,8 +54,39 @@ export function loadConfig(path: string, cwd: string = process.cwd()): MftopsCon
   const data: unknown = doc.toJS({ maxAliasCount: 100 });
   const sourceMap = createSourceMap(doc, lineCounter, file);
   const validate = getValidatorByFile('config.schema.json');
-  if (!validate(data)) throw configError(locateSchemaErrors(validate.errors ?? [], sourceMap).map(describeProblem), cwd);
+  const problems = validate(data) ? [] : locateSchemaErrors(validate.errors ?? [], sourceMap);
+  const rejected = problems.map(rejectedPath).filter((p) => p !== undefined);
+  // The values' checks too when the schema failed, skipping what it rejected: every problem at once.
+  const diagnostics = [...problems.map(describeProblem), ...checkValues(data, sourceMap, rejected)];
+  if (diagnostics.length > 0) throw configError(diagnostics, cwd);
   return buildConfig(data as RawConfig, file, cwd, sourceMap);
+}
+
+/**
+ * What the schema cannot say: service URLs (scheme, credentials, plain http off loopback) and
+ * `until` dates that are not of the calendar. Runs on any data, valid or not; a value the schema
+ * rejected (`rejected`) is not looked at again.
+ */
+function checkValues(data: unknown, sourceMap: SourceMap, rejected: readonly (readonly string[])[]): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  const environments = isRecord(data) && isRecord(data.environments) ? data.environments : {};
+  for (const [name, env] of Object.entries(environments)) {
+    if (!isRecord(env)) continue;
+    for (const which of ['automation', 'transfer'] as const) {
+      const service = env[which];
+      const path = ['environments', name, which, 'url'];
+      if (!isRecord(service) || typeof service.url !== 'string' || touchesRejected(rejected, path)) continue;
+      const urlProblem = checkServiceUrl(service.url);
+      if (urlProblem) problems.push(createDiagnostic('error', 'MF507', sourceMap.locate(path), `environments.${name}.${which}.url: ${urlProblem}`));
+    }
+    const ignore = isRecord(env.drift) && Array.isArray(env.drift.ignore) ? env.drift.ignore : [];
+    ignore.forEach((rule: unknown, i) => {
+      const path = ['environments', name, 'drift', 'ignore', i, 'until'];
+      if (!isRecord(rule) || typeof rule.until !== 'string' || touchesRejected(rejected, path) || isCalendarDate(rule.until)) return;
+      problems.push(createDiagnostic('error', 'MF505', sourceMap.locate(path), `environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`));
+    });
+  }
+  return problems;
 }
 
 /** The file's problems, sorted, in one error whose message is their text (paths relative to `cwd` when given). */
@@ -89,19 +122,15 @@ interface RawConfig {
   snapshots?: { dir?: string; keep?: number };
 }
 
+/** The configuration of a file that passed the schema and checkValues. */
 function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: SourceMap): MftopsConfig {
   const dir = dirname(file);
   const shown = relative(cwd, file) || file;
-  const problems: Diagnostic[] = [];
   const environments = new Map<string, EnvironmentSettings>();
   for (const [name, env] of Object.entries(raw.environments)) {
     const service = (which: ServiceName): ServiceSettings | undefined => {
       const s = env[which];
       if (!s) return undefined;
-      const urlProblem = checkServiceUrl(s.url);
-      if (urlProblem) {
-        problems.push(createDiagnostic('error', 'MF507', sourceMap.locate(['environments', name, which, 'url']), `environments.${name}.${which}.url: ${urlProblem}`));
-      }
       return {
         url: s.url.replace(/\/+$/, ''),
         username: parseSecretRef(s.username) ?? s.username,
@@ -112,11 +141,7 @@ function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: Sourc
     const automation = service('automation');
     const transfer = service('transfer');
     const ignore = (env.drift?.ignore ?? []).map((rule, i): DriftIgnoreRule => {
-      const at = (key?: string) => sourceMap.locate(['environments', name, 'drift', 'ignore', i, ...(key ? [key] : [])]);
-      if (rule.until !== undefined && !isCalendarDate(rule.until)) {
-        problems.push(createDiagnostic('error', 'MF505', at('until'), `environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`));
-      }
-      const pos = at();
+      const pos = sourceMap.locate(['environments', name, 'drift', 'ignore', i]);
       return {
         address: rule.address,
         ...(rule.path !== undefined ? { path: rule.path } : {}),
@@ -135,7 +160,6 @@ function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: Sourc
       ...(env.drift !== undefined ? { drift: { ignore } } : {}),
     });
   }
-  if (problems.length > 0) throw configError(problems, cwd);
   const snapDir = raw.snapshots?.dir ?? '.mftops/snapshots';
   return {
     file,
@@ -207,8 +231,13 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
   switch (e.keyword) {
     case 'required':
       return problem('MF504', `missing required key \`${String(p['missingProperty'])}\``);
-    case 'additionalProperties':
-      return problem('MF503', `unknown key \`${String(p['additionalProperty'])}\``);
+    case 'additionalProperties': {
+      const key = String(p['additionalProperty']);
+      const present = new Set(isRecord(e.data) ? Object.keys(e.data) : []);
+      const known = Object.keys((e.parentSchema?.['properties'] ?? {}) as object);
+      const guess = suggestName(key, known.filter((k) => !present.has(k)));
+      return problem('MF503', `unknown key \`${key}\`${guess ? ` — did you mean \`${guess}\`?` : ''}`);
+    }
     case 'anyOf':
     case 'oneOf': {
       // Alternatives that each require a key (an environment's services): "one of these keys".

@@ -34,6 +34,21 @@ export function judgeDifference(rules: readonly DriftIgnoreRule[], diff: Differe
   return expired ? { expired } : {};
 }
 
+/**
+ * The rules whose address matches none of `addresses` (every object a drift run knows: managed,
+ * unmanaged in scope, missing), by their index in `rules`: most likely a misspelt address, or an
+ * object long gone, and either way a rule that acknowledges nothing.
+ */
+export function unmatchedRules(rules: readonly DriftIgnoreRule[], addresses: readonly string[]): number[] {
+  const known = addresses.map(normalizeAddress);
+  const out: number[] = [];
+  rules.forEach((rule, i) => {
+    const pattern = normalizeAddress(rule.address);
+    if (!known.some((a) => matchesAddressGlob(pattern, a))) out.push(i);
+  });
+  return out;
+}
+
 /** Expired once the whole `until` day (UTC) has passed. */
 export function isExpired(rule: DriftIgnoreRule, now: Date): boolean {
   if (rule.until === undefined) return false;

@@ -217,6 +217,14 @@ function driftOf(change: Change, ignore: readonly DriftIgnoreRule[], now: Date, 
   return { ...base, fields, entries };
 }
 
+/**
+ * Every address the drift of `plan` (computed with every kind pruned) can judge: its changes (an
+ * ACL also as `resourceGroup/userGroup`) and the missing folders; what `drift.ignore` may name.
+ */
+export function driftAddresses(plan: Plan, missingFolders: readonly MissingFolder[] = []): string[] {
+  return [...plan.changes.flatMap(addressesOf), ...missingFolders.map((f) => formatAddress('FolderPermissions', f.path))];
+}
+
 function addressesOf(change: Change): string[] {
   const out = [change.address];
   if (change.payload?.kind === 'ResourceGroupAcl') out.push(formatAddress('ResourceGroupAcl', `${change.payload.resourceGroup}/${change.payload.userGroup}`));

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { ConfigError } from '../errors.js';
+import { ConfigError, MftopsError, systemError } from '../errors.js';
 import type { EmulatorSeed } from './seed.js';
 import { createState } from './seed.js';
 import type { RequestRecord } from './server.js';
@@ -64,6 +64,18 @@ function check(ok: boolean, message: string): void {
   if (!ok) throw new ConfigError(`emulator: ${message}`);
 }
 
+/** The port cannot be had: the machine's state, said in one line with what to do (never "a bug"). */
+function listenError(port: number, err: unknown): MftopsError {
+  switch ((err as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new MftopsError(`port ${port} is in use: pick another with --port or stop the other process`, { cause: err });
+    case 'EACCES':
+      return new MftopsError(`port ${port} may not be opened by this user (EACCES): pick one above 1023 with --port`, { cause: err });
+    default:
+      return systemError(`cannot listen on 127.0.0.1:${port}`, err);
+  }
+}
+
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const port = options.port ?? 0;
   const latencyMs = options.latencyMs ?? 0;
@@ -92,9 +104,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
   const { server, log, concurrency } = createEmulatorServer(config);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const refused = (err: unknown): void => reject(listenError(port, err));
+    server.once('error', refused);
     server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve();
     });
   });

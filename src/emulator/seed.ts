@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../errors.js';
+import { ConfigError, systemError } from '../errors.js';
 import type { Json, JsonObject } from './json.js';
 import { cloneJson, dropNulls, isJsonObject } from './json.js';
 import type {
@@ -119,7 +119,7 @@ export function loadSeedFile(path: string): EmulatorSeed {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ConfigError(`emulator seed ${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new ConfigError(systemError(`emulator seed ${path}: cannot read the file`, e).message);
   }
   let value: unknown;
   try {

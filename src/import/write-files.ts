@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { Document } from 'yaml';
-import { MftopsError } from '../errors.js';
+import { Document, isScalar, visit } from 'yaml';
+import { MftopsError, systemError } from '../errors.js';
 import { canonicalizeQuoting, TO_STRING_OPTIONS } from '../manifest/canonical-form.js';
 import { SCHEMA_BASE_URL, SCHEMA_FILES } from '../manifest/schemas.js';
 import type { ImportedManifest, ImportKind, PlannedFile } from './model.js';
@@ -116,7 +116,7 @@ export function writeImportFiles(files: readonly FileToWrite[], options: { reado
       mkdirSync(dirname(f.path), { recursive: true });
       writeFileSync(f.path, f.text, { flag: options.force ? 'w' : 'wx' });
     } catch (err) {
-      throw new MftopsError(`cannot write ${f.path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw systemError(`cannot write ${f.path}`, err);
     }
   }
 }

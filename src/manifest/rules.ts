@@ -1,12 +1,14 @@
 import { parseSecretRef } from '../secret.js';
 import { createDiagnostic } from './diagnostics.js';
+import { touchesRejected } from './schema-errors.js';
 import type { Diagnostic, SourcePosition } from './diagnostics.js';
 import type { JsonPath, ManifestKind, SourceMap } from './types.js';
 import { isRecord } from '../is-record.js';
 
 /**
- * A document as the rules see it: its kind and identity are known; `spec` is raw data, schema-valid
- * only when `schemaValid` says so (rules guard every access, they never trust shapes).
+ * A document as the rules see it: its kind and identity are known; `spec` is raw data, which may
+ * have failed its schema (rules guard every access, they never trust shapes). Rules run on every
+ * document with a known kind, so that a file's schema errors and rule errors come in one run.
  */
 export interface CheckedDocument {
   readonly kind: ManifestKind;
@@ -14,10 +16,19 @@ export interface CheckedDocument {
   readonly name: string | undefined;
   readonly previousNames: readonly string[];
   readonly spec: unknown;
-  /** The whole document passed its schema: field rules only run on these. */
-  readonly schemaValid: boolean;
+  /**
+   * Instance paths (`['spec', 'steps', '0', 'Source']`, indices as text) of the values the schema
+   * rejected; empty for a schema-valid document. A rule skips a value at, inside or around one of
+   * them (`usable`).
+   */
+  readonly rejected: readonly (readonly string[])[];
   readonly start: SourcePosition;
   readonly sourceMap: SourceMap;
+}
+
+/** The value at `path` can be checked: see touchesRejected. */
+function usable(doc: CheckedDocument, path: JsonPath): boolean {
+  return doc.rejected.length === 0 || !touchesRejected(doc.rejected, path);
 }
 
 /** A check the schema cannot express. Pure; sees every document of the run at once. */
@@ -163,9 +174,9 @@ export const checkPreviousNames: Rule = (docs) => {
 /** The server refuses `TaskEditExisting` off while `TaskAddEditDelete` is on (automation API §4.3 rule 7). */
 export const checkAclPermissions: Rule = (docs) => {
   const out: Diagnostic[] = [];
-  for (const doc of valid(docs, 'ResourceGroupAcl')) {
+  for (const doc of ofKind(docs, 'ResourceGroupAcl')) {
     const perms = asRecord(doc.spec)?.permissions;
-    if (!Array.isArray(perms)) continue;
+    if (!Array.isArray(perms) || !usable(doc, ['spec', 'permissions'])) continue;
     const index = perms.indexOf('TaskAddEditDelete');
     if (index >= 0 && !perms.includes('TaskEditExisting')) {
       out.push(
@@ -180,7 +191,7 @@ export const checkAclPermissions: Rule = (docs) => {
 
 // ---------------------------------------------------------------------------- steps (MF304, MF308)
 
-/** One step of a valid task: `spec.steps[index][kind]` is `body`. */
+/** One step of a task: `spec.steps[index][kind]` is `body`. */
 interface StepRef {
   readonly doc: CheckedDocument;
   readonly index: number;
@@ -188,12 +199,12 @@ interface StepRef {
   readonly body: Record<string, unknown>;
 }
 
-/** Each step of each valid task, in document order (shared by the step rules, see derivedOf). */
+/** Each step of each task, in document order (shared by the step rules, see derivedOf). */
 function stepsOf(docs: readonly CheckedDocument[]): readonly StepRef[] {
   const memo = derivedOf(docs);
   if (memo.steps) return memo.steps;
   const out: StepRef[] = [];
-  const tasks = valid(docs, 'Task');
+  const tasks = ofKind(docs, 'Task');
   for (let t = 0; t < tasks.length; t++) {
     const doc = tasks[t]!;
     const steps = asRecord(doc.spec)?.steps;
@@ -220,12 +231,12 @@ export const checkRenameOriginal: Rule = (docs) => {
   for (let s = 0; s < steps.length; s++) {
     const step = steps[s]!;
     const { doc, kind, body } = step;
-    if (kind !== 'Source' || body.DeleteOrig === 2) continue;
+    if (kind !== 'Source' || body.DeleteOrig === 2 || !usable(doc, [...stepPath(step), 'DeleteOrig'])) continue;
     const now = body.DeleteOrig === undefined ? 'not set' : String(body.DeleteOrig);
     for (const field of ['RenameTo', 'DelRename'] as const) {
       const v = body[field];
       const set = field === 'RenameTo' ? typeof v === 'string' && v !== '' : v === 1 || v === true;
-      if (!set) continue;
+      if (!set || !usable(doc, [...stepPath(step), field])) continue;
       out.push(
         createDiagnostic('error', 'MF304', doc.sourceMap.locate([...stepPath(step), field], 'key'), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
           hint: `set DeleteOrig: 2, or remove ${field}`,
@@ -249,7 +260,7 @@ export const checkStepReferences: Rule = (docs) => {
     const step = steps[s]!;
     const { doc, kind, body } = step;
     const pair = pairs[kind];
-    if (!pair) continue;
+    if (!pair || !usable(doc, stepPath(step))) continue;
     const [byName, byId, noun] = pair;
     const hasName = body[byName] !== undefined;
     const hasId = body[byId] !== undefined;
@@ -276,7 +287,7 @@ const TIME_FIELDS = ['StartTime', 'EndTime'] as const;
 /** `StartTime`/`EndTime` are `HH:mm` on a 24-hour clock. */
 export const checkTimesOfDay: Rule = (docs) => {
   const out: Diagnostic[] = [];
-  const tasks = valid(docs, 'Task');
+  const tasks = ofKind(docs, 'Task');
   for (let t = 0; t < tasks.length; t++) {
     const doc = tasks[t]!;
     const schedules = asRecord(asRecord(doc.spec)?.Schedules)?.Schedule;
@@ -288,10 +299,11 @@ export const checkTimesOfDay: Rule = (docs) => {
         const interval: unknown = intervals[i];
         for (const field of TIME_FIELDS) {
           const v = asRecord(interval)?.[field];
-          if (typeof v !== 'string' || HH_MM.test(v)) continue;
+          const path = ['spec', 'Schedules', 'Schedule', s, 'Frequency', 'Interval', i, field];
+          if (typeof v !== 'string' || HH_MM.test(v) || !usable(doc, path)) continue;
           const short = /^\d:[0-5]\d$/.test(v) ? `write two-digit hours: 0${v}` : 'a time of day from 00:00 to 23:59, quoted: "02:00"';
           out.push(
-            createDiagnostic('error', 'MF305', doc.sourceMap.locate(['spec', 'Schedules', 'Schedule', s, 'Frequency', 'Interval', i, field]), `\`${field}\` must be a time \`HH:mm\` between 00:00 and 23:59, not \`${v}\``, {
+            createDiagnostic('error', 'MF305', doc.sourceMap.locate(path), `\`${field}\` must be a time \`HH:mm\` between 00:00 and 23:59, not \`${v}\``, {
               hint: short,
             }),
           );
@@ -306,10 +318,10 @@ export const checkTimesOfDay: Rule = (docs) => {
 
 const SECRET_NAME = /pass(word|wd|phrase)?$|secret|token|api.?key|private.?key|credential/i;
 
-/** Every Parameters map of a valid task (task level and Process steps), with its path. */
+/** Every Parameters map of a task (task level and Process steps), with its path. */
 function parameterMaps(docs: readonly CheckedDocument[]): { doc: CheckedDocument; params: Record<string, unknown>; path: JsonPath }[] {
   const out: { doc: CheckedDocument; params: Record<string, unknown>; path: JsonPath }[] = [];
-  const tasks = valid(docs, 'Task');
+  const tasks = ofKind(docs, 'Task');
   for (let t = 0; t < tasks.length; t++) {
     const doc = tasks[t]!;
     const top = asRecord(asRecord(doc.spec)?.Parameters);
@@ -334,6 +346,7 @@ export const checkSecretParameters: Rule = (docs) => {
   for (let m = 0; m < maps.length; m++) {
     const { doc, params, path } = maps[m]!;
     for (const name of Object.keys(params)) {
+      if (!usable(doc, [...path, name])) continue;
       const raw = params[name];
       const record = asRecord(raw);
       const value = record ? record.value : raw;
@@ -362,7 +375,7 @@ export const checkSecretParameters: Rule = (docs) => {
 /** Folder ACL entries are a set keyed by user or group (case-insensitive): one entry each. */
 export const checkFolderEntries: Rule = (docs) => {
   const out: Diagnostic[] = [];
-  for (const doc of valid(docs, 'FolderPermissions')) {
+  for (const doc of ofKind(docs, 'FolderPermissions')) {
     const entries = asRecord(doc.spec)?.entries;
     if (!Array.isArray(entries)) continue;
     const seen = new Map<string, number>();
@@ -370,7 +383,7 @@ export const checkFolderEntries: Rule = (docs) => {
       const e = asRecord(entry);
       const who: readonly [string, string] | undefined =
         typeof e?.user === 'string' ? ['user', e.user] : typeof e?.group === 'string' ? ['group', e.group] : undefined;
-      if (!who) return;
+      if (!who || !usable(doc, ['spec', 'entries', i, who[0]])) return;
       const key = `${who[0]}\u0000${who[1].toLowerCase()}`;
       const first = seen.get(key);
       if (first !== undefined) {
@@ -401,15 +414,15 @@ export const RULES: readonly Rule[] = [
 ];
 
 /**
- * What the rules share about one list of documents: the schema-valid documents by kind and the
- * task steps, found once instead of once per rule. Keyed by the list itself (rules never change
+ * What the rules share about one list of documents: the documents by kind and the task steps,
+ * found once instead of once per rule. Keyed by the list itself (rules never change
  * it), so a rule given another list, a slice say, works out its own.
  */
-const derived = new WeakMap<readonly CheckedDocument[], { valid: Map<ManifestKind, CheckedDocument[]>; steps?: readonly StepRef[] }>();
+const derived = new WeakMap<readonly CheckedDocument[], { byKind: Map<ManifestKind, CheckedDocument[]>; steps?: readonly StepRef[] }>();
 
-function derivedOf(docs: readonly CheckedDocument[]): { valid: Map<ManifestKind, CheckedDocument[]>; steps?: readonly StepRef[] } {
+function derivedOf(docs: readonly CheckedDocument[]): { byKind: Map<ManifestKind, CheckedDocument[]>; steps?: readonly StepRef[] } {
   let d = derived.get(docs);
-  if (!d) derived.set(docs, (d = { valid: new Map() }));
+  if (!d) derived.set(docs, (d = { byKind: new Map() }));
   return d;
 }
 
@@ -419,10 +432,10 @@ export function runRules(documents: readonly CheckedDocument[], rules: readonly 
   return out;
 }
 
-function valid(docs: readonly CheckedDocument[], kind: ManifestKind): CheckedDocument[] {
-  const byKind = derivedOf(docs).valid;
+function ofKind(docs: readonly CheckedDocument[], kind: ManifestKind): CheckedDocument[] {
+  const byKind = derivedOf(docs).byKind;
   let list = byKind.get(kind);
-  if (!list) byKind.set(kind, (list = docs.filter((d) => d.kind === kind && d.schemaValid)));
+  if (!list) byKind.set(kind, (list = docs.filter((d) => d.kind === kind)));
   return list;
 }
 

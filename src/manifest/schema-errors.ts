@@ -72,18 +72,55 @@ function requiresKeysOnly(err: ErrorObject): boolean {
 }
 
 /**
- * Turns ajv's errors for one document into diagnostics in the user's terms: one line, the field
- * as written, the place of the offending node (of the key, for unknown fields), "did you mean"
- * for misspellings, and oneOf/anyOf fan-out collapsed into one message. Never ajv's raw text for a
- * keyword the schemas use, and never the value of a secret (`writeOnly`) field.
+ * Turns the located problems of one document into diagnostics in the user's terms: one line, the
+ * field as written, the place of the offending node (of the key, for unknown fields), "did you
+ * mean" for misspellings, and oneOf/anyOf fan-out collapsed into one message. Never ajv's raw text
+ * for a keyword the schemas use, and never the value of a secret (`writeOnly`) field.
  */
-export function mapSchemaErrors(errors: readonly ErrorObject[], ctx: MapContext): Diagnostic[] {
+export function describeSchemaProblems(problems: readonly SchemaProblem[], ctx: MapContext): Diagnostic[] {
   const out: Diagnostic[] = [];
-  for (const problem of locateSchemaErrors(errors, ctx.sourceMap)) {
+  for (const problem of problems) {
     const d = mapOne(problem, ctx);
     if (d) out.push(d);
   }
   return out;
+}
+
+/**
+ * The value a problem says is wrong, as an instance path: the key for an unknown or badly named
+ * key, the value itself for a wrong type, value, form or size. None for a missing key (what is
+ * there is not wrong): later checks look at the rest (`touchesRejected`).
+ */
+export function rejectedPath({ error, path }: SchemaProblem): readonly string[] | undefined {
+  const params = error.params as Record<string, unknown>;
+  if (error.propertyName !== undefined) return [...path, error.propertyName];
+  switch (error.keyword) {
+    case 'required':
+      return undefined;
+    case 'oneOf':
+    case 'anyOf':
+      // None of the keys (missing) leaves the rest checkable; several (`user` and `group`) does not.
+      return requiresKeysOnly(error) && !Array.isArray(params.passingSchemas) ? undefined : path;
+    case 'additionalProperties':
+    case 'unevaluatedProperties':
+      return [...path, String(params.additionalProperty ?? params.unevaluatedProperty)];
+    default:
+      return path;
+  }
+}
+
+/**
+ * A check after the schema may not look at the value at `path`: the schema rejected it, what holds
+ * it, or something in it (an unknown key in a step says nothing sure about which host the step
+ * names). The schema's error already says what is wrong there: one mistake, one error.
+ */
+export function touchesRejected(rejected: readonly (readonly string[])[], path: readonly (string | number)[]): boolean {
+  for (const r of rejected) {
+    let i = 0;
+    while (i < r.length && i < path.length && r[i] === String(path[i])) i++;
+    if (i === r.length || i === path.length) return true;
+  }
+  return false;
 }
 
 /**

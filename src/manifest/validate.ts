@@ -5,7 +5,7 @@ import { normalizeSpec } from './normalize.js';
 import type { ParsedDocument, ParsedFile } from './parse.js';
 import { runRules } from './rules.js';
 import type { CheckedDocument, Rule } from './rules.js';
-import { mapSchemaErrors } from './schema-errors.js';
+import { describeSchemaProblems, locateSchemaErrors, rejectedPath } from './schema-errors.js';
 import { getKindSchema, getValidator } from './schemas.js';
 import { suggestName } from './suggest.js';
 import { API_VERSION, MANIFEST_KINDS } from './types.js';
@@ -28,8 +28,9 @@ export interface ManifestSet {
 }
 
 /**
- * Checks parsed files: envelope, schema, normalisation, then the rules across all documents.
- * Pure. Every problem of every file is reported; nothing stops at the first.
+ * Checks parsed files: envelope, schema, normalisation, then the rules across all documents, those
+ * with schema errors included (a rule skips only the values the schema rejected). Pure. Every
+ * problem of every file is reported; nothing stops at the first, or at a stage.
  */
 export function validateParsedFiles(files: readonly ParsedFile[], rules?: readonly Rule[]): ManifestSet {
   const out: CheckOutput = { diagnostics: [], checked: [], manifests: [] };
@@ -103,7 +104,13 @@ function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
 
   const validate = getValidator(kind);
   const schemaValid = validate(data) === true;
-  if (!schemaValid) for (const d of mapSchemaErrors(validate.errors ?? [], { kind, sourceMap })) diagnostics.push(d);
+  const problems = schemaValid ? [] : locateSchemaErrors(validate.errors ?? [], sourceMap);
+  for (const d of describeSchemaProblems(problems, { kind, sourceMap })) diagnostics.push(d);
+  const rejected: (readonly string[])[] = [];
+  for (const p of problems) {
+    const path = rejectedPath(p);
+    if (path !== undefined) rejected.push(path);
+  }
 
   const metadata = isRecord(data.metadata) ? data.metadata : undefined;
   let metadataErrors = false;
@@ -111,9 +118,9 @@ function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
   const name = !metadataErrors && typeof metadata?.name === 'string' ? metadata.name : undefined;
   const previousNames =
     !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n): n is string => typeof n === 'string') : [];
-  const checked: CheckedDocument = { kind, name, previousNames, spec: data.spec, schemaValid: schemaValid && diagnostics.length === first, start: doc.start, sourceMap };
-  out.checked.push(checked);
-  if (!checked.schemaValid || name === undefined) return;
+  // Every document of a known kind goes to the rules, valid or not: their problems come with the schema's.
+  out.checked.push({ kind, name, previousNames, spec: data.spec, rejected, start: doc.start, sourceMap });
+  if (!schemaValid || diagnostics.length > first || name === undefined) return;
 
   const root = getKindSchema(kind);
   const specSchema = ((root.$defs as Record<string, AnySchemaObject> | undefined) ?? {}).spec ?? {};

@@ -13,15 +13,15 @@ export type PlanDiagnostic = Diagnostic;
 export type PlanDiagnosticCode = Extract<DiagnosticCode, `MF4${string}`>;
 
 /**
- * Plan-time problems are always errors: the plan cannot be trusted with them. `at` is the place
- * in a manifest; a problem with the command line (a `--target`) has none, only its address.
+ * Plan-time problems are errors: the plan cannot be trusted with them. `at` is the place in a
+ * manifest; a problem with the command line (a `--target`) has none, only its address.
  */
 export function createPlanDiagnostic(code: PlanDiagnosticCode, at: SourceRange | undefined, message: string, extra: DiagnosticExtra = {}): PlanDiagnostic {
   return createDiagnostic('error', code, at, message, extra);
 }
 
 /** Something the plan works around but the user should know (it does not stop plan or apply). */
-export function createPlanWarning(code: PlanDiagnosticCode, at: SourceRange, message: string, extra: DiagnosticExtra = {}): PlanDiagnostic {
+export function createPlanWarning(code: PlanDiagnosticCode, at: SourceRange | undefined, message: string, extra: DiagnosticExtra = {}): PlanDiagnostic {
   return createDiagnostic('warning', code, at, message, extra);
 }
 

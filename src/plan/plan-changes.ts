@@ -384,7 +384,9 @@ function fingerprintOf(action: Change['action'], fingerprint: () => string): { f
 /**
  * The changes `--target` names, plus the creates of parent folders a targeted folder create
  * needs. Addresses compare without regard to case (both servers fold case); an ACL answers to
- * its label and to `resourceGroup/userGroup`. A target that names nothing is a diagnostic.
+ * its label and to `resourceGroup/userGroup`. A target that names nothing is a warning (as in
+ * Terraform: the plan is limited to the others, or to nothing, and writes nothing for it); one
+ * that is not an address at all (`Kind/name`) is an error.
  */
 function selectTargets(items: readonly Ordered[], targets: readonly string[], desired: DesiredState, diagnostics: PlanDiagnostic[]): Ordered[] {
   const aliases = (c: Change): string[] => {
@@ -402,8 +404,12 @@ function selectTargets(items: readonly Ordered[], targets: readonly string[], de
     const norm = parsed ? formatAddress(parsed.kind, parsed.name).toLowerCase() : undefined;
     if (norm === undefined || !known.has(norm)) {
       const candidates = items.map((o) => o.change.address);
-      const hint = parsed ? undefined : 'an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll';
-      diagnostics.push(createPlanDiagnostic('MF409', undefined, `--target names nothing in this plan${didYouMean(t, candidates)}`, { hint, address: t.trim() }));
+      const summary = `--target names nothing in this plan${didYouMean(t, candidates)}`;
+      diagnostics.push(
+        parsed
+          ? createPlanWarning('MF409', undefined, summary, { address: t.trim() })
+          : createPlanDiagnostic('MF409', undefined, summary, { hint: 'an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll', address: t.trim() }),
+      );
       continue;
     }
     wanted.add(norm);

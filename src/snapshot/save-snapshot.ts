@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-file.js';
-import { isMftopsError } from '../errors.js';
+import { isMftopsError, systemError } from '../errors.js';
 import { folderKey, uniqueFolderPaths } from '../folder-path.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { AutomationClient, TransferClient } from '../services/index.js';
@@ -86,7 +86,7 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
   try {
     await mkdir(envDir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw new SnapshotError(`snapshot not saved: cannot create ${envDir} (${code(err)})`);
+    throw new SnapshotError(systemError(`snapshot not saved: cannot create ${envDir}`, err).message);
   }
   const when = opts.now ?? new Date();
   let tmp: string;
@@ -94,7 +94,7 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
     tmp = await mkdtemp(join(envDir, `.tmp-${toSnapshotId(when)}-`));
     await chmod(tmp, 0o700);
   } catch (err) {
-    throw new SnapshotError(`snapshot not saved: cannot create a folder in ${envDir} (${code(err)})`);
+    throw new SnapshotError(systemError(`snapshot not saved: cannot create a folder in ${envDir}`, err).message);
   }
 
   try {
@@ -123,7 +123,7 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
   } catch (err) {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
     if (isMftopsError(err)) throw new SnapshotError(err.message.startsWith('snapshot not saved') ? err.message : `snapshot not saved: ${err.message}`, { cause: err });
-    if (isFsError(err)) throw new SnapshotError(`snapshot not saved: ${code(err)} writing in ${envDir}`, { cause: err });
+    if (isFsError(err)) throw new SnapshotError(systemError(`snapshot not saved: cannot write in ${envDir}`, err).message, { cause: err });
     throw err;
   }
 }

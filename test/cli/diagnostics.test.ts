@@ -111,6 +111,12 @@ describe('configuration problems', () => {
       errors: [{ severity: 'error', message: expect.stringMatching(/^environment "staging" is not in .*mftops\.yaml \(known: prod\)$/) }],
     });
   });
+  it('a misspelt key says which key was meant', async () => {
+    const dir = testdir({ 'mftops.yaml': BAD_CONFIG.replace(LITERAL, '${env:P}').replace('      colour: red\n', '      caFlie: ca.pem\n') });
+    const r = await runCli(['status'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('mftops.yaml:9:7: error MF503: environments.prod.transfer: unknown key `caFlie` — did you mean `caFile`?\n1 error in 1 file\n');
+  });
 });
 
 describe('a --target that names nothing', () => {
@@ -123,21 +129,44 @@ describe('a --target that names nothing', () => {
   });
   afterAll(() => emulator.close());
 
-  it('is reported at its address, with no file, in text, JSON and GitHub annotations', async () => {
+  it('is a warning at its address, with no file, in text, JSON and GitHub annotations', async () => {
     const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
     cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
     const plan = (...args: string[]) => runCli(['plan', '--target', 'Task/Month-end reprot', ...args], { cwd: dir, env: ENV });
 
     const text = await plan();
-    expect(text.code).toBe(1);
-    expect(text.stderr).toBe(`Task/Month-end reprot: error MF409: ${SUMMARY}\n1 error\n`);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toMatch(new RegExp(`^Task/Month-end reprot: warning MF409: ${SUMMARY.replace(/[?]/g, '\\?')}\n\\d+ manifests valid, 1 warning\n$`));
+    expect(text.stdout).toContain('No changes.');
 
     const json = await plan('--format', 'json');
-    expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toEqual({ formatVersion: 1, kind: 'mftops.error', errors: [{ severity: 'error', code: 'MF409', message: SUMMARY, address: 'Task/Month-end reprot' }] });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ kind: 'mftops.plan' });
+    expect(json.stderr).toContain('MF409');
 
     const github = await plan('--format', 'github');
-    expect(github.code).toBe(1);
-    expect(github.stdout).toBe(`::error title=MF409::Task/Month-end reprot: ${SUMMARY}\n1 error\n`);
+    expect(github.code).toBe(0);
+    expect(github.stdout).toMatch(new RegExp(`^::warning title=MF409::Task/Month-end reprot: ${SUMMARY.replace(/[?]/g, '\\?')}\n`));
+  });
+
+  it('a plan limited to nothing is saved with no change, and applying it writes nothing', async () => {
+    const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
+    cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
+    const planned = await runCli(['plan', '--target', 'Task/Month-end reprot', '--out', 'plan.json'], { cwd: dir, env: ENV });
+    expect(planned.code).toBe(0);
+    expect(planned.stderr).toContain('warning MF409');
+    emulator.resetRequestLog();
+    const applied = await runCli(['apply', 'plan.json', '--auto-approve'], { cwd: dir, env: ENV });
+    expect(applied.code).toBe(0);
+    expect(emulator.requestLog().filter((r) => !r.isTokenCall && r.method !== 'GET')).toEqual([]);
+  });
+
+  it('one that is not an address at all is an error', async () => {
+    const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
+    cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
+    const r = await runCli(['plan', '--target', 'Tsk/Month-end report'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^Tsk\/Month-end report: error MF409: --target names nothing in this plan — did you mean `Task\/Month-end report`\?\n  hint: an address is Kind\/name/);
   });
 });

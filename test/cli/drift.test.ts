@@ -212,6 +212,22 @@ describe('mftops drift', () => {
     expect(after.stdout).toMatch(/# acknowledgement expired 2026-12-31 \(mftops\.yaml:\d+:\d+\): storage migration window/);
   });
 
+  it('warns at its line in mftops.yaml about an ignore entry whose address matches nothing, and still reports', async () => {
+    const dir = await inSyncWorkdir();
+    setConfig(dir, { ignore: [{ address: 'Task/Nightly cleanup', path: 'Schedules.*' }, { address: 'Task/Nightly cleanp' }, { address: 'FolderPermissions/Archive/*' }] });
+    const r = await drift(dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('In sync: the servers match the manifests.');
+    const config = readFileSync(join(dir, 'mftops.yaml'), 'utf8').split('\n');
+    const lineOf = (text: string) => config.findIndex((l) => l.includes(text)) + 1;
+    const warnings = r.stderr.split('\n').filter((l) => l.includes('warning MF413'));
+    expect(warnings).toEqual([
+      expect.stringMatching(new RegExp(`^mftops\\.yaml:${lineOf('Task/Nightly cleanp')}:\\d+: warning MF413: drift\\.ignore address \`Task/Nightly cleanp\` matches no object of this environment — did you mean \`Task/Nightly cleanup\`\\?$`)),
+      expect.stringMatching(new RegExp(`^mftops\\.yaml:${lineOf('FolderPermissions/Archive/*')}:\\d+: warning MF413: drift\\.ignore address \`FolderPermissions/Archive/\\*\` matches no object of this environment$`)),
+    ]);
+    expect(r.stderr).toContain('hint: it acknowledges nothing: correct the address');
+  });
+
   it('sends no write: besides token calls, the one audit report POST (a read) is the only request that is not a GET', async () => {
     const dir = await inSyncWorkdir();
     await editTask('operator', '401001', (t) => {
@@ -241,7 +257,7 @@ describe('mftops drift', () => {
     const dir = await inSyncWorkdir();
     mkdirSync(join(dir, 'reports'));
     const before = readdirSync(dir).sort();
-    await expect(drift(dir, 'text', { report: 'reports' })).rejects.toThrow(/^cannot write the drift report to .*reports \(EISDIR\)$/);
+    await expect(drift(dir, 'text', { report: 'reports' })).rejects.toThrow(/^cannot write the drift report to .*reports: it is a folder \(EISDIR\): give the path of a file$/);
     expect(readdirSync(dir).sort()).toEqual(before);
   });
 

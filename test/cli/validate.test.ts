@@ -27,6 +27,29 @@ describe('mftops validate', () => {
     expect(io.out()).toBe('m/bad.yaml:7:38: error MF205: `RetryCount` must be at most 32000, not 40000\n1 error in 1 file\n');
   });
 
+  it('reports a schema error and a rule error of one file in one run (StartTime 25:00 beside a misspelt field)', async () => {
+    const text = [
+      'apiVersion: mftops/v1',
+      'kind: Task',
+      'metadata: { name: Nightly }',
+      'spec:',
+      '  Activ: 1',
+      '  Schedules:',
+      '    Schedule:',
+      '      - Frequency: { Interval: [{ StartTime: "25:00", EndTime: "01:00" }] }',
+      '',
+    ].join('\n');
+    const dir = testdir({ 'tasks.yaml': text });
+    const io = captureIo({ cwd: dir });
+    expect(await runValidate({ paths: ['tasks.yaml'], format: 'text' }, io)).toBe(1);
+    expect(io.out()).toBe(
+      'tasks.yaml:5:3: error MF201: unknown field `Activ` in Task spec — did you mean `Active`?\n' +
+        'tasks.yaml:8:46: error MF305: `StartTime` must be a time `HH:mm` between 00:00 and 23:59, not `25:00`\n' +
+        '  hint: a time of day from 00:00 to 23:59, quoted: "02:00"\n' +
+        '2 errors in 1 file\n',
+    );
+  });
+
   it('accepts absolute paths', async () => {
     const dir = testdir({ 'bad.yaml': BAD });
     const io = captureIo({ cwd: dir });

@@ -100,7 +100,7 @@ environments:
     });
     const lines = errorOf(() => loadConfig('mftops.yaml', dir)).split('\n');
     expect(lines).toContain('mftops.yaml:1:13: apiVersion: must be mftops/v1');
-    expect(lines).toContain('mftops.yaml:7:7: environments.prod.transfer: unknown key `usename`');
+    expect(lines).toContain('mftops.yaml:7:7: environments.prod.transfer: unknown key `usename` — did you mean `username`?');
     expect(lines).toContain('mftops.yaml:5:5: environments.prod.transfer: missing required key `username`');
     expect(lines).toContain('mftops.yaml:9:13: environments.prod.prune.0: must be one of Task, ResourceGroupAcl, FolderPermissions');
     expect(lines).toContain('mftops.yaml:10:3: environments.empty: needs at least one of `automation`, `transfer`');
@@ -112,6 +112,40 @@ environments:
       ['MF505', 9, 13, 9, 18], // Tasks: the value
       ['MF504', 10, 3, 10, 8], // empty has neither service: its key
     ]);
+  });
+
+  it('says "did you mean" for a misspelt key', () => {
+    const dir = testdir({
+      'mftops.yaml': GOOD.replace('    prune: [FolderPermissions]\n', '    prun: [FolderPermissions]\n    drfit: {}\n    colour: blue\n').replace('snapshots:', 'snapshot:'),
+    });
+    const err = configErrorOf(() => loadConfig('mftops.yaml', dir));
+    expect(err.diagnostics.map((d) => [d.code, d.line, d.summary])).toEqual([
+      ['MF503', 16, 'environments.prod: unknown key `prun` — did you mean `prune`?'],
+      ['MF503', 17, 'environments.prod: unknown key `drfit` — did you mean `drift`?'],
+      ['MF503', 18, 'environments.prod: unknown key `colour`'],
+      ['MF503', 24, 'unknown key `snapshot` — did you mean `snapshots`?'],
+    ]);
+  });
+
+  it('does not suggest a key the mapping already has', () => {
+    const dir = testdir({ 'mftops.yaml': GOOD.replace('      caFile: certs/corp-ca.pem\n', '      caFile: certs/corp-ca.pem\n      urls: https://other.example.com\n') });
+    expect(configErrorOf(() => loadConfig('mftops.yaml', dir)).diagnostics.map((d) => d.summary)).toEqual(['environments.prod.automation: unknown key `urls`']);
+  });
+
+  it('reports the checks of values (URLs, dates) together with the schema problems of the file', () => {
+    const text = GOOD.replace('http://127.0.0.1:8080', 'http://mft.internal:8080')
+      .replace('    prune: [FolderPermissions]\n', '    prune: [FolderPermissions]\n    drift: { ignore: [{ address: Task/x, until: 2026-02-30 }, { address: Task/y, until: 31.12.2026 }] }\n')
+      .replace('      caFile:', '      ca_file:');
+    const dir = testdir({ 'mftops.yaml': text });
+    expect(placesOf(() => loadConfig('mftops.yaml', dir)).map(([code, line]) => [code, line])).toEqual([
+      ['MF503', 9], // ca_file: the schema
+      ['MF505', 17], // 2026-02-30: not of the calendar
+      ['MF505', 17], // 31.12.2026: not YYYY-MM-DD (the schema), not checked again as a date
+      ['MF507', 20], // plain http to a non-loopback host
+    ]);
+    // A URL the schema rejects (not text) is not checked as a URL as well.
+    const number = testdir({ 'mftops.yaml': GOOD.replace('url: http://127.0.0.1:8080', 'url: 8080') });
+    expect(placesOf(() => loadConfig('mftops.yaml', number)).map(([code]) => code)).toEqual(['MF505']);
   });
 
   it('reports an environment name it cannot take once, at that name', () => {

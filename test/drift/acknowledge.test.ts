@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DriftIgnoreRule } from '../../src/config/model.js';
-import { isExpired, judgeDifference } from '../../src/drift/acknowledge.js';
+import { isExpired, judgeDifference, unmatchedRules } from '../../src/drift/acknowledge.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 
@@ -58,5 +58,20 @@ describe('ignore rules', () => {
   it('match an ACL by its resource and user group pair as well as by its label', () => {
     const verdict = judgeDifference([rule({ address: 'ResourceGroupAcl/Finance/*' })], { addresses: ['ResourceGroupAcl/finance-ops', 'ResourceGroupAcl/Finance/Finance Operators'] }, NOW);
     expect(verdict.active).toBeDefined();
+  });
+});
+
+describe('unmatchedRules', () => {
+  it('names the rules whose address (glob, case aside) matches no address of the run, by index', () => {
+    const rules = [
+      rule({ address: 'Task/Nightly cleanup' }),
+      rule({ address: 'Task/Nightly cleanp' }),
+      rule({ address: 'task/NIGHTLY*' }),
+      rule({ address: 'FolderPermissions//Distribution/Acme' }),
+      rule({ address: 'FolderPermissions/Archive/*' }),
+    ];
+    expect(unmatchedRules(rules, ['Task/Nightly cleanup', 'FolderPermissions/Distribution/Acme'])).toEqual([1, 4]);
+    expect(unmatchedRules(rules, [])).toEqual([0, 1, 2, 3, 4]);
+    expect(unmatchedRules([], ['Task/x'])).toEqual([]);
   });
 });

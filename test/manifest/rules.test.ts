@@ -91,10 +91,62 @@ describe('rules within a document', () => {
     expect((await check({ 'a.yaml': folder('/Finance', entries) })).codes).toEqual([]);
   });
 
-  it('runs field rules only on schema-valid documents, so one mistake gives one error', async () => {
+  it('skips a value the schema rejected, so one mistake gives one error', async () => {
     const spec = '  steps:\n    - Source: { Host: h, DeleteOrig: 3, RenameTo: /done }\n';
     const { codes } = await check({ 'a.yaml': task('T', spec) });
     expect(codes).toEqual(['error MF204']);
+  });
+});
+
+describe('rules on documents with schema errors: every problem of a file at once', () => {
+  const schedule = (interval: string) => `  Schedules:\n    Schedule:\n      - Frequency: { Interval: [${interval}] }\n`;
+
+  it('reports a bad time of day (MF305) next to an unknown field (MF201) of the same document', async () => {
+    const spec = `  Activ: 1\n${schedule('{ StartTime: "25:00", EndTime: "01:00" }')}`;
+    const { set } = await check({ 'a.yaml': task('T', spec) });
+    expect(set.diagnostics.map((d) => `${d.code} ${d.line}`)).toEqual(['MF201 6', 'MF305 9']);
+    expect(set.manifests).toEqual([]);
+  });
+
+  it('runs every rule on a document with schema errors elsewhere in it', async () => {
+    const spec = [
+      '  RetryCount: many',
+      '  steps:',
+      '    - Source: { Host: h, HostID: "7", RenameTo: /done }',
+      '  Parameters: { ApiToken: { value: literal, secret: true } }',
+      schedule('{ StartTime: "7:00", EndTime: "08:00" }'),
+    ].join('\n');
+    const { codes } = await check({
+      'a.yaml': `${task('T', spec)}---\n${acl('a', 'Finance', 'Ops', '[TaskAddEditDelete]').replace('spec:', 'spec:\n  extra: 1')}`,
+      'b.yaml': folder('/F', '    - { user: u, permissions: [listFiles] }\n    - { user: U, permissions: [readFiles] }\n  createIfMising: true\n'),
+    });
+    expect(codes.sort()).toEqual(['error MF201', 'error MF201', 'error MF201', 'error MF303', 'error MF304', 'error MF305', 'error MF307', 'error MF308', 'error MF309'].sort());
+  });
+
+  it('never reads a value the schema rejected (one error for one mistake, no crash on a wrong shape)', async () => {
+    const shapes = [
+      `  Schedules:\n    Schedule:\n      - Frequency: { Interval: "02:00" }\n`,
+      `  Schedules:\n    Schedule:\n      - Frequency: { Interval: [{ StartTime: 2500, EndTime: "01:00" }] }\n`,
+      `  steps:\n    - Source: { Hots: h }\n`,
+      `  steps: { Source: { Host: h } }\n`,
+      `  steps:\n    - Source: [Host, h]\n`,
+      `  Parameters: [Token, literal]\n`,
+      `  Parameters: { Token: { value: [literal], secret: true } }\n`,
+    ];
+    for (const spec of shapes) {
+      const { set } = await check({ 'a.yaml': task('T', spec) });
+      expect(set.diagnostics.map((d) => d.code), spec).toHaveLength(1);
+      expect(set.diagnostics[0]!.code, spec).toMatch(/^MF20\d$/);
+    }
+    const names = await check({ 'a.yaml': folder('/F', '    - { user: " u", permissions: [listFiles] }\n    - { user: " u", permissions: [readFiles] }\n') });
+    expect(names.codes).toEqual(['error MF206', 'error MF206']);
+    const both = await check({ 'a.yaml': folder('/F', '    - { user: u, group: g, permissions: [listFiles] }\n    - { user: u, permissions: [readFiles] }\n') });
+    expect(both.codes).toEqual(['error MF209']);
+    // Another mistake in an entry leaves its user checkable: two mistakes, two errors.
+    const typo = await check({ 'a.yaml': folder('/F', '    - { user: u, permissions: [listFiles] }\n    - { user: u, permissions: [readFile] }\n') });
+    expect(typo.codes).toEqual(['error MF309', 'error MF204']);
+    const perms = await check({ 'a.yaml': acl('a', 'Finance', 'Ops', '[TaskAddEditDelete, TaskEditExistin]') });
+    expect(perms.codes).toEqual(['error MF204']);
   });
 });
 

@@ -270,13 +270,20 @@ describe('planChanges: --target', () => {
     expect(summaryOf(planFrom(manifests(), live(), { targets: ['ResourceGroupAcl/Finance/Finance Operators'] }).plan)).toEqual(['create ResourceGroupAcl/ops']);
   });
 
-  it('reports a target that names nothing, with a suggestion', () => {
+  it('warns about an address that names nothing, with a suggestion; one that is not an address is an error', () => {
     const { plan, diagnostics } = planFrom(manifests(), live(), { targets: ['Task/Tow', 'Nonsense'] });
     expect(plan.changes).toEqual([]);
-    expect(diagnostics.map((d) => [d.code, d.address, d.file, d.line, d.summary])).toEqual([
-      ['MF409', 'Task/Tow', undefined, undefined, '--target names nothing in this plan — did you mean `Task/Two`?'],
-      ['MF409', 'Nonsense', undefined, undefined, '--target names nothing in this plan'],
+    expect(diagnostics.map((d) => [d.severity, d.code, d.address, d.file, d.line, d.summary])).toEqual([
+      ['warning', 'MF409', 'Task/Tow', undefined, undefined, '--target names nothing in this plan — did you mean `Task/Two`?'],
+      ['error', 'MF409', 'Nonsense', undefined, undefined, '--target names nothing in this plan'],
     ]);
+  });
+
+  it('limited to addresses that name nothing, plans nothing: no change to apply, not an errored plan', () => {
+    const { plan, diagnostics } = planFrom(manifests(), live(), { targets: ['Task/Tow'] });
+    expect(plan.changes).toEqual([]);
+    expect(plan.errored).toBe(false);
+    expect(diagnostics.map((d) => d.severity)).toEqual(['warning']);
   });
 
   it('brings along the creation of the parent folder a targeted new folder needs', () => {
