@@ -60,6 +60,7 @@
  * | MF410 | host-type              | a step's `Type` that is not the type of its host                  |
  * | MF411 | no-service             | manifests for a service the environment does not configure        |
  * | MF412 | previous-folder-exists | (warning) a folder at a previous path of a folder that exists too  |
+ * | MF413 | unresolved-secret      | (warning) a `${env:}` variable that is not set, or a `${file:}` that is missing, unreadable or empty, which a change of the plan sends: apply would refuse the plan |
  *
  * Configuration (`mftops.yaml`, src/config/load-config.ts; reported in a `ConfigError`, since a
  * command cannot start without its configuration):
@@ -117,6 +118,7 @@ export const DIAGNOSTIC_CODES = {
   MF410: 'host-type',
   MF411: 'no-service',
   MF412: 'previous-folder-exists',
+  MF413: 'unresolved-secret',
   MF501: 'config-unreadable',
   MF502: 'config-yaml',
   MF503: 'config-unknown-key',
