@@ -61,6 +61,7 @@
  * | MF411 | no-service             | manifests for a service the environment does not configure        |
  * | MF412 | previous-folder-exists | (warning) a folder at a previous path of a folder that exists too  |
  * | MF413 | unmatched-ignore       | (warning) a `drift.ignore` entry of mftops.yaml whose address matches no object of the drift run (at the entry) |
+ * | MF414 | unresolved-secret      | (warning) a `${env:}` variable that is not set, or a `${file:}` that is missing, unreadable or empty, which a change of the plan sends: apply would refuse the plan |
  *
  * Configuration (`mftops.yaml`, src/config/load-config.ts; reported in a `ConfigError`, since a
  * command cannot start without its configuration):
@@ -119,6 +120,7 @@ export const DIAGNOSTIC_CODES = {
   MF411: 'no-service',
   MF412: 'previous-folder-exists',
   MF413: 'unmatched-ignore',
+  MF414: 'unresolved-secret',
   MF501: 'config-unreadable',
   MF502: 'config-yaml',
   MF503: 'config-unknown-key',
@@ -399,6 +401,11 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     meaning: 'A warning: a `drift.ignore` entry of mftops.yaml whose `address` matches no object of the drift run, so it acknowledges nothing (a misspelt name, or an object since renamed or deleted).',
     example: { in: 'command', command: 'mftops drift', setup: 'the environment in mftops.yaml has drift: { ignore: [{ address: "Task/Payrol to bank" }] }' },
     fix: 'Correct the address (`Kind/name` as drift reports show it; `*` matches any run of characters), or remove the entry.',
+  },
+  MF414: {
+    meaning: 'A warning: a `${env:NAME}` variable that is not set (or empty), or a `${file:PATH}` that is missing, unreadable or empty, which a change of the plan would send. The plan is made and saved, but apply refuses it, naming every such reference, before writing anything.',
+    example: { in: 'plan', text: yaml('apiVersion: mftops/v1', 'kind: Task', 'metadata: { name: Payroll API check }', 'spec:', '  Group: [Finance]', '  Parameters:', '    ApiKey: { value: "${env:PAYROLL_API_KEY}", secret: true }'), against: 'PAYROLL_API_KEY is not set where mftops plan runs' },
+    fix: 'Set the variable, or write the secret to the file (a `${file:}` path is relative to the manifest\'s folder), where mftops apply runs; in GitHub Actions, pass it to the step as an environment variable from a secret.',
   },
   MF501: {
     meaning: 'The configuration file does not exist or cannot be read.',

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { inspect } from 'node:util';
-import { ConfigError } from './errors.js';
 
 /**
  * A secret value (password, token). It cannot be printed by accident: `String()`, template
@@ -54,24 +53,35 @@ export function formatSecretRef(ref: SecretRef): string {
 
 export interface ResolveContext {
   readonly env: NodeJS.ProcessEnv;
-  /** `${file:}` paths are relative to this folder (the configuration file's). */
+  /** `${file:}` paths are relative to this folder (the configuration file's, a manifest's). */
   readonly baseDir: string;
-  /** Where the reference was written, for the error message (e.g. `mftops.yaml: environments.prod.automation.password`). */
-  readonly where: string;
 }
 
 /**
- * The value of a reference. A missing variable or unreadable file is an error that names it and
- * where it was used, never an empty string. A file's trailing newline is dropped.
+ * Why a reference has no value. Never holds a value, so it can be shown anywhere.
+ * - `unset`: the variable is not in the environment;
+ * - `empty`: the variable, or the file once its trailing newline is dropped, is empty (never sent
+ *   as an empty password);
+ * - `missing`: no file at `path`;
+ * - `unreadable`: the file is there but cannot be read (`code`: EACCES, EISDIR, ...).
+ * `path` is the absolute path the reference resolved to, as it was looked for.
  */
-export function resolveSecretRef(ref: SecretRef, ctx: ResolveContext): Secret {
+export type SecretFailure =
+  | { readonly kind: 'env'; readonly name: string; readonly why: 'unset' | 'empty' }
+  | { readonly kind: 'file'; readonly path: string; readonly why: 'missing' | 'empty' }
+  | { readonly kind: 'file'; readonly path: string; readonly why: 'unreadable'; readonly code: string };
+
+/**
+ * The value of a reference, or why there is none (never an empty string). A file's trailing newline
+ * is dropped.
+ */
+export function readSecretRef(ref: SecretRef, ctx: ResolveContext): { readonly ok: true; readonly secret: Secret } | { readonly ok: false; readonly failure: SecretFailure } {
   switch (ref.kind) {
     case 'env': {
       const value = ctx.env[ref.name];
-      if (value === undefined || value === '') {
-        throw new ConfigError(`${ctx.where}: environment variable ${ref.name} is not set`);
-      }
-      return new Secret(value);
+      if (value === undefined) return { ok: false, failure: { kind: 'env', name: ref.name, why: 'unset' } };
+      if (value === '') return { ok: false, failure: { kind: 'env', name: ref.name, why: 'empty' } };
+      return { ok: true, secret: new Secret(value) };
     }
     case 'file': {
       const path = isAbsolute(ref.path) ? ref.path : resolve(ctx.baseDir, ref.path);
@@ -80,9 +90,32 @@ export function resolveSecretRef(ref: SecretRef, ctx: ResolveContext): Secret {
         text = readFileSync(path, 'utf8');
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
-        throw new ConfigError(`${ctx.where}: cannot read secret file ${ref.path} (${code})`);
+        return { ok: false, failure: code === 'ENOENT' ? { kind: 'file', path, why: 'missing' } : { kind: 'file', path, why: 'unreadable', code } };
       }
-      return new Secret(text.replace(/\r?\n$/, ''));
+      const value = text.replace(/\r?\n$/, '');
+      if (value === '') return { ok: false, failure: { kind: 'file', path, why: 'empty' } };
+      return { ok: true, secret: new Secret(value) };
     }
+  }
+}
+
+/** One line for a failure: the variable's name or the file's absolute path, and why. */
+export function describeSecretFailure(f: SecretFailure): string {
+  switch (f.kind) {
+    case 'env':
+      return `environment variable ${f.name} is ${f.why === 'unset' ? 'not set' : 'set but empty'}`;
+    case 'file':
+      switch (f.why) {
+        case 'missing':
+          return `secret file ${f.path} does not exist`;
+        case 'empty':
+          return `secret file ${f.path} is empty`;
+        case 'unreadable':
+          return `secret file ${f.path} cannot be read (${f.code})`;
+        default: {
+          const never: never = f;
+          throw new Error(`unknown secret failure ${String(never)}`);
+        }
+      }
   }
 }

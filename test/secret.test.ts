@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/errors.js';
-import { Secret, formatSecretRef, parseSecretRef, resolveSecretRef } from '../src/secret.js';
+import { Secret, describeSecretFailure, formatSecretRef, parseSecretRef, readSecretRef } from '../src/secret.js';
+import type { SecretRef } from '../src/secret.js';
 
 describe('Secret', () => {
   it('never prints its value through string, JSON or inspect', () => {
@@ -27,17 +27,28 @@ describe('secret references', () => {
   it('resolves env and file values, relative to the base folder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mftops-secret-'));
     writeFileSync(join(dir, 'pw.txt'), 's3cret\n');
-    const ctx = { env: { PW: 'from-env' }, baseDir: dir, where: 'mftops.yaml: x' };
-    expect(resolveSecretRef({ kind: 'env', name: 'PW' }, ctx).reveal()).toBe('from-env');
-    expect(resolveSecretRef({ kind: 'file', path: 'pw.txt' }, ctx).reveal()).toBe('s3cret');
+    const ctx = { env: { PW: 'from-env' }, baseDir: dir };
+    const value = (ref: SecretRef) => {
+      const read = readSecretRef(ref, ctx);
+      return read.ok ? read.secret.reveal() : read.failure;
+    };
+    expect(value({ kind: 'env', name: 'PW' })).toBe('from-env');
+    expect(value({ kind: 'file', path: 'pw.txt' })).toBe('s3cret');
+    expect(value({ kind: 'file', path: join(dir, 'pw.txt') })).toBe('s3cret');
   });
 
-  it('names the missing variable or file instead of using an empty string', () => {
-    const ctx = { env: { EMPTY: '' }, baseDir: tmpdir(), where: 'mftops.yaml: environments.prod.transfer.password' };
-    expect(() => resolveSecretRef({ kind: 'env', name: 'NOPE' }, ctx)).toThrow(
-      new ConfigError('mftops.yaml: environments.prod.transfer.password: environment variable NOPE is not set'),
-    );
-    expect(() => resolveSecretRef({ kind: 'env', name: 'EMPTY' }, ctx)).toThrow(/EMPTY is not set/);
-    expect(() => resolveSecretRef({ kind: 'file', path: 'missing.txt' }, ctx)).toThrow(/cannot read secret file missing.txt \(ENOENT\)/);
+  it('says why there is no value instead of using an empty string, naming the variable or the path it looked at', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mftops-secret-'));
+    writeFileSync(join(dir, 'blank.txt'), '\r\n');
+    const ctx = { env: { EMPTY: '' }, baseDir: dir };
+    const why = (ref: SecretRef) => {
+      const read = readSecretRef(ref, ctx);
+      return read.ok ? 'resolved' : describeSecretFailure(read.failure);
+    };
+    expect(why({ kind: 'env', name: 'NOPE' })).toBe('environment variable NOPE is not set');
+    expect(why({ kind: 'env', name: 'EMPTY' })).toBe('environment variable EMPTY is set but empty');
+    expect(why({ kind: 'file', path: 'missing.txt' })).toBe(`secret file ${join(dir, 'missing.txt')} does not exist`);
+    expect(why({ kind: 'file', path: 'blank.txt' })).toBe(`secret file ${join(dir, 'blank.txt')} is empty`);
+    expect(why({ kind: 'file', path: '.' })).toBe(`secret file ${dir} cannot be read (EISDIR)`);
   });
 });

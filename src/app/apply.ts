@@ -87,7 +87,8 @@ export function sortApplyArguments(args: readonly string[], ctx: Pick<AppContext
 /**
  * Apply to an environment: a saved plan exactly, or the plan of the manifests after approval.
  * Every refusal comes before the first write: a plan for another environment, configuration or
- * server, deletes or replaces not allowed, a stale plan. One apply per environment at a time (a
+ * server, deletes or replaces not allowed, a secret reference without a value (every one named; a
+ * saved plan's before a request is sent), a stale plan. One apply per environment at a time (a
  * lock file); a snapshot of every service before the first write; verification after.
  */
 export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): Promise<ApplyResult> {
@@ -114,7 +115,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   const { checkPermissions, checkPlanTarget } = await import('../apply/guard.js');
 
   if (saved !== undefined) {
-    const problems = [...checkPlanTarget(saved.plan, configured), ...checkPermissions(saved.plan, permissions)];
+    const problems = [...checkPlanTarget(saved.plan, configured), ...checkPermissions(saved.plan, permissions), ...(await secretProblems(saved.plan, ctx))];
     if (problems.length > 0) return { status: 'finished', report: refusal(configured.name, problems), plan: saved.plan };
   }
   const manifestPaths = saved === undefined && options.paths !== undefined && options.paths.length > 0 ? options.paths.map((p) => resolve(ctx.cwd, p)) : [...configured.manifests];
@@ -167,7 +168,9 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
       plan = made.plan;
       ctx.emit({ kind: 'planned', plan, diagnostics: made.diagnostics });
       const { writeChanges } = await import('../apply/guard.js');
-      if (options.approve !== undefined && writeChanges(plan).length > 0 && checkPermissions(plan, permissions).length === 0 && !(await options.approve(plan))) {
+      // Nobody is asked about a plan apply would refuse anyway.
+      const refused = async (p: Plan): Promise<boolean> => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, ctx)).length > 0;
+      if (options.approve !== undefined && writeChanges(plan).length > 0 && !(await refused(plan)) && !(await options.approve(plan))) {
         return { status: 'cancelled', plan };
       }
     }
@@ -293,6 +296,12 @@ async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: A
   });
   if (!result.plan) throw new MftopsError('the re-plan found errors in the manifests');
   return { mode: 'replan', unconverged: findUnconverged(applied.map((a) => a.change), result.plan) };
+}
+
+/** Every `${env:}`/`${file:}` reference the plan's writes need that has no value now, one line per variable or file. */
+async function secretProblems(plan: Plan, ctx: AppContext): Promise<string[]> {
+  const [{ writeChanges }, { describeSecretProblems, findSecretProblems }] = await Promise.all([import('../apply/guard.js'), import('../apply/secrets.js')]);
+  return describeSecretProblems(findSecretProblems(writeChanges(plan), { env: ctx.env, cwd: ctx.cwd }));
 }
 
 /** The report of an apply refused before anything was read. */

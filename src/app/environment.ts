@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../config/load-config.js';
+import { DEFAULT_CONFIG_FILE, loadConfig, resolveEnvironmentServices, resolveService, selectEnvironment } from '../config/load-config.js';
 import type { EnvironmentSettings, MftopsConfig, PrunableKind, ResolvedService, ServiceName } from '../config/model.js';
 import { ConfigError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostics.js';
@@ -17,11 +17,9 @@ export function openEnvironment(choice: EnvironmentChoice, ctx: Pick<AppContext,
   return { config, env: selectEnvironment(config, choice.environment) };
 }
 
-/** Credentials of every configured service, resolved now: a missing variable stops the use case before any request. */
+/** Credentials of every configured service, resolved now: missing variables (all of them named) stop the use case before any request. */
 export function resolveServices(config: MftopsConfig, env: EnvironmentSettings, ctx: Pick<AppContext, 'env'>): ResolvedService[] {
-  return (['automation', 'transfer'] as const)
-    .map((name) => resolveService(config, env, name, ctx.env))
-    .filter((s): s is ResolvedService => s !== undefined);
+  return resolveEnvironmentServices(config, env, ['automation', 'transfer'], ctx.env);
 }
 
 /** Where each configured server is and who signs in, for a plan's server identities (no credentials). */

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import type { EnvironmentSettings, MftopsConfig, ResolvedService, Scope, ServiceName } from '../config/model.js';
-import { resolveService } from '../config/load-config.js';
+import type { EnvironmentSettings, MftopsConfig, Scope, ServiceName } from '../config/model.js';
+import { resolveEnvironmentServices } from '../config/load-config.js';
 import { ConfigError } from '../errors.js';
 import type { ImportKind, ImportSelection, ImportSource, SecretPlaceholder } from '../import/model.js';
 import { MANIFEST_KINDS } from '../manifest/types.js';
@@ -151,16 +151,12 @@ async function readSnapshot(dir: string, id: string, env: string, kinds: readonl
 async function readServers(config: MftopsConfig, env: EnvironmentSettings, selection: ImportSelection, parallelism: number, ctx: AppContext): Promise<ImportSource> {
   const needAutomation = selection.kinds.some((k) => k !== 'FolderPermissions');
   const needTransfer = selection.kinds.includes('FolderPermissions');
-  const services: ResolvedService[] = [];
-  for (const [which, needed] of [
-    ['automation', needAutomation],
-    ['transfer', needTransfer],
-  ] as const) {
-    if (!needed) continue;
-    const s = resolveService(config, env, which, ctx.env);
-    if (s === undefined) throw new ConfigError(`environment "${env.name}" has no ${which} service in ${config.file}, and ${which === 'automation' ? 'tasks and ACLs live' : 'folders live'} there`);
-    services.push(s);
+  const needed = (['automation', 'transfer'] as const).filter((which) => (which === 'automation' ? needAutomation : needTransfer));
+  for (const which of needed) {
+    if (env[which] === undefined) throw new ConfigError(`environment "${env.name}" has no ${which} service in ${config.file}, and ${which === 'automation' ? 'tasks and ACLs live' : 'folders live'} there`);
   }
+  // Both services' credentials at once: every missing variable is named.
+  const services = resolveEnvironmentServices(config, env, needed, ctx.env);
   const { readImportSource } = await import('../import/read-live-source.js');
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   try {

@@ -1,6 +1,11 @@
 import { resolve } from 'node:path';
+import type { SecretProblem } from '../apply/secrets.js';
+import { createDiagnostic, sortDiagnostics, type Diagnostic } from '../diagnostics.js';
+import { isRecord } from '../is-record.js';
+import type { JsonPath, Manifest } from '../manifest/types.js';
 import type { ManifestSet } from '../manifest/validate.js';
-import type { Plan, PruneOff } from '../plan/model.js';
+import { isWriteAction, type Plan, type PruneOff } from '../plan/model.js';
+import { describeSecretFailure, formatSecretRef, parseSecretRef, type SecretRef } from '../secret.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import type { OpenClients } from './clients.js';
@@ -86,7 +91,11 @@ export interface PlanManifestsInput {
   readonly targets?: readonly string[];
 }
 
-/** The plan of manifests already loaded without errors, through open read-only clients (apply plans this way too). */
+/**
+ * The plan of manifests already loaded without errors, through open read-only clients (apply plans
+ * this way too), with a warning (MF414) for each secret reference its writes need that has no
+ * value here: apply would refuse the plan.
+ */
 export async function planManifests(manifests: ManifestSet, input: PlanManifestsInput, ctx: AppContext): Promise<PlanOfManifests> {
   const { buildPlan } = await import('./build-plan.js');
   const result = await buildPlan({
@@ -101,8 +110,52 @@ export async function planManifests(manifests: ManifestSet, input: PlanManifests
     cwd: ctx.cwd,
     ...(ctx.now ? { now: ctx.now } : {}),
   });
-  const diagnostics = reportOf(manifests, result.diagnostics);
-  return result.plan === undefined ? { diagnostics } : { plan: result.plan, diagnostics };
+  if (result.plan === undefined) return { diagnostics: reportOf(manifests, result.diagnostics) };
+  const unresolved = await secretWarnings(result.plan, manifests, ctx);
+  return { plan: result.plan, diagnostics: reportOf(manifests, unresolved.length > 0 ? sortDiagnostics([...result.diagnostics, ...unresolved]) : result.diagnostics) };
+}
+
+/** MF414 for each reference the plan's writes send that has no value now, at the field that holds it. */
+async function secretWarnings(plan: Plan, manifests: ManifestSet, ctx: AppContext): Promise<Diagnostic[]> {
+  const { findSecretProblems } = await import('../apply/secrets.js');
+  const problems = findSecretProblems(
+    plan.changes.filter((c) => isWriteAction(c.action)),
+    { env: ctx.env, cwd: ctx.cwd },
+  );
+  return problems.map((p) =>
+    createDiagnostic('warning', 'MF414', placeOfSecret(p, manifests, ctx.cwd), `${describeSecretFailure(p.failure)}: apply will refuse this plan`, {
+      address: p.address,
+      hint: p.ref.kind === 'env' ? `set ${p.ref.name} where mftops apply runs` : `write the secret to that file where mftops apply runs (\`${formatSecretRef(p.ref)}\` is relative to the manifest's folder)`,
+    }),
+  );
+}
+
+/** Where the reference is written in its manifest; the object's place when it cannot be found; none for an object no manifest declares. */
+function placeOfSecret(p: SecretProblem, manifests: ManifestSet, cwd: string): { file: string; line: number; col: number } | undefined {
+  const source = p.source;
+  if (source === undefined) return undefined;
+  const file = resolve(cwd, source.file);
+  const manifest = manifests.manifests.find((m) => m.source.file === file && m.source.line === source.line && m.source.col === source.col);
+  const path = manifest ? pathOfRef(manifest, p.ref) : undefined;
+  return manifest && path ? manifest.sourceMap.locate(path) : { file, line: source.line, col: source.col };
+}
+
+/** The first place in the manifest's `spec` that holds the reference. */
+function pathOfRef(manifest: Manifest, ref: SecretRef): JsonPath | undefined {
+  const wanted = formatSecretRef(ref);
+  const search = (value: unknown, path: JsonPath): JsonPath | undefined => {
+    if (typeof value === 'string') {
+      const found = parseSecretRef(value);
+      return found !== undefined && formatSecretRef(found) === wanted ? path : undefined;
+    }
+    const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : isRecord(value) ? Object.entries(value) : [];
+    for (const [key, item] of entries) {
+      const hit = search(item, [...path, key]);
+      if (hit) return hit;
+    }
+    return undefined;
+  };
+  return search(manifest.spec, ['spec']);
 }
 
 export function reportOf(manifests: ManifestSet, diagnostics: DiagnosticsReport['diagnostics']): DiagnosticsReport {

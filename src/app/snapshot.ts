@@ -1,4 +1,4 @@
-import { DEFAULT_CONFIG_FILE, loadConfig, resolveService, selectEnvironment } from '../config/load-config.js';
+import { DEFAULT_CONFIG_FILE, loadConfig, resolveEnvironmentServices, selectEnvironment } from '../config/load-config.js';
 import type { EnvironmentSettings, ResolvedService, ServiceName } from '../config/model.js';
 import { ConfigError } from '../errors.js';
 import { folderKey, uniqueFolderPaths } from '../folder-path.js';
@@ -168,13 +168,15 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
     throw new ConfigError(`snapshot ${describeRef(ref)} holds no ${describePart(options.service)} (it holds the ${held.map(describePart).join(' and ')})`);
   }
   const parts = options.service !== undefined ? [options.service] : held;
-  const automation = parts.includes('automation') ? resolveService(config, env, 'automation', ctx.env) : undefined;
+  // Both services' credentials at once: every missing variable is named.
+  const credentials = resolveEnvironmentServices(config, env, parts, ctx.env);
+  const automation = credentials.find((s) => s.name === 'automation');
   if (parts.includes('automation') && !automation) {
     const hint = held.includes('transfer') ? ' (restore its folder ACLs alone with --service transfer)' : '';
     throw new ConfigError(`snapshot ${describeRef(ref)} holds the automation export, but environment "${env.name}" has no automation service${hint}`);
   }
   const folders = parts.includes('transfer') ? loaded.folders : [];
-  const transfer = parts.includes('transfer') ? resolveService(config, env, 'transfer', ctx.env) : undefined;
+  const transfer = parts.includes('transfer') ? credentials.find((s) => s.name === 'transfer') : undefined;
   if (folders.length > 0 && !transfer) {
     const hint = automation ? ' (restore the automation export alone with --service automation)' : '';
     throw new ConfigError(`snapshot ${describeRef(ref)} holds transfer folder ACLs, but environment "${env.name}" has no transfer service${hint}`);

@@ -12,6 +12,7 @@ import type { LedgerWriter } from './ledger.js';
 import { countResults, skippedResult } from './model.js';
 import type { ApplyReport, ApplyStats, ChangeResult, VerifyResult } from './model.js';
 import type { WriteClients } from './operations.js';
+import { describeSecretProblems, resolveChangeSecrets } from './secrets.js';
 import type { SecretContext } from './secrets.js';
 import { findStaleObjects, readTouchedObjects } from './stale-check.js';
 import type { StaleCheckReaders } from './stale-check.js';
@@ -37,6 +38,7 @@ export interface ApplyPlanInput {
   /** Read-only views, for the stale-plan guard. */
   readonly readers: StaleCheckReaders;
   readonly parallelism: number;
+  /** Where the `${env:}`/`${file:}` references of the writes are resolved, all of them before anything is read. */
   readonly secrets: SecretContext;
   /**
    * Save the snapshot of everything the plan may change (the automation export, these transfer
@@ -57,10 +59,10 @@ export interface ApplyPlanInput {
 }
 
 /**
- * `mftops apply` after the plan is known (DESIGN.md §5): refuse what is not allowed, refuse a
- * stale plan, take a verified snapshot, write in order with a ledger, verify. Every refusal
- * happens before the first write; each is a report, not an exception (exceptions are I/O
- * failures of the reads before the first write, and bugs).
+ * `mftops apply` after the plan is known (DESIGN.md §5): refuse what is not allowed or lacks a
+ * secret (every one named), refuse a stale plan, take a verified snapshot, write in order with a
+ * ledger, verify. Every refusal happens before the first write; each is a report, not an
+ * exception (exceptions are I/O failures of the reads before the first write, and bugs).
  */
 export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
   const now = input.now ?? Date.now;
@@ -80,8 +82,10 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
   const unfit = checkPlan(plan);
   if (unfit.length > 0) return { ...base, outcome: 'refused', problems: unfit, stats: stats([]) };
   if (!plan.applyable) return { ...base, outcome: 'nothing', stats: stats([]) };
-  const problems = checkPermissions(plan, input.permissions);
-  if (problems.length > 0) return { ...base, outcome: 'refused', problems, stats: stats([]) };
+  // Every secret before the first request: one that has no value refuses the whole plan, never half of it.
+  const secrets = resolveChangeSecrets(writes, input.secrets);
+  const problems = [...checkPermissions(plan, input.permissions), ...(secrets.ok ? [] : describeSecretProblems(secrets.problems))];
+  if (problems.length > 0 || !secrets.ok) return { ...base, outcome: 'refused', problems, stats: stats([]) };
   const interrupted = (): ApplyReport => ({ ...base, outcome: 'interrupted', problems: ['interrupted before the first write: nothing was changed'], stats: stats([]) });
   if (input.signal?.aborted) return interrupted();
 
@@ -112,7 +116,7 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
       clients: input.clients,
       ledger,
       parallelism: input.parallelism,
-      secrets: input.secrets,
+      secrets: secrets.resolved,
       ...(input.signal ? { signal: input.signal } : {}),
       ...(input.retry ? { retry: input.retry } : {}),
       ...(input.drainTimeoutMs !== undefined ? { drainTimeoutMs: input.drainTimeoutMs } : {}),

@@ -10,8 +10,8 @@ import { confirmStep, sendStep } from './operations.js';
 import type { StepContext, WriteClients } from './operations.js';
 import { planSteps } from './steps.js';
 import type { Step } from './steps.js';
-import { redactSecrets, resolvePayloadSecrets } from './secrets.js';
-import type { SecretContext } from './secrets.js';
+import { redactSecrets } from './secrets.js';
+import type { ResolvedSecrets } from './secrets.js';
 
 /** How a write that did not go through is tried again. Every field has a default. */
 export interface StepRetryOptions {
@@ -36,7 +36,8 @@ export interface ExecuteInput {
   readonly ledger: LedgerWriter;
   /** Changes in flight at once. */
   readonly parallelism: number;
-  readonly secrets: SecretContext;
+  /** The changes' payloads with their secrets, every one resolved before the first write (`resolveChangeSecrets`). */
+  readonly secrets: ResolvedSecrets;
   /** Aborted on Ctrl-C: no new change or resend starts; changes in flight finish. */
   readonly signal?: AbortSignal;
   /** After an abort, how long changes in flight may take before they are given up on. Default 30 s. */
@@ -72,7 +73,7 @@ export async function executeChanges(input: ExecuteInput): Promise<ExecuteResult
   const policy = retryPolicy(input.retry);
   const ctx: StepContext = { clients: input.clients, folderIds: new Map() };
   const results: (ChangeResult | undefined)[] = input.changes.map(() => undefined);
-  const secrets: string[] = [];
+  const secrets = input.secrets.values;
   const counters = { retriedAfterReread: 0 };
   const signal = input.signal;
   const aborted = () => signal?.aborted === true;
@@ -96,7 +97,7 @@ export async function executeChanges(input: ExecuteInput): Promise<ExecuteResult
   const runOne = async (i: number): Promise<void> => {
     const change = input.changes[i]!;
     try {
-      finish(i, await runChange(change, { ctx, ledger: input.ledger, secretsCtx: input.secrets, secrets, policy, aborted, counters }));
+      finish(i, await runChange(change, { ctx, ledger: input.ledger, payloads: input.secrets.payloads, secrets, policy, aborted, counters }));
     } catch (err) {
       // The machine's (a full disk under the ledger) or a bug: the change fails, the others go on.
       const message = userMessageOf(err) ?? `internal error: ${err instanceof Error ? err.message : String(err)}`;
@@ -230,9 +231,9 @@ interface ChangeCounters {
 interface RunContext {
   readonly ctx: StepContext;
   readonly ledger: LedgerWriter;
-  readonly secretsCtx: SecretContext;
-  /** Every secret resolved so far (all changes): redacted from every message. */
-  readonly secrets: string[];
+  readonly payloads: ResolvedSecrets['payloads'];
+  /** Every secret resolved (all changes): redacted from every message. */
+  readonly secrets: readonly string[];
   readonly policy: Required<StepRetryOptions>;
   readonly aborted: () => boolean;
   readonly counters: { retriedAfterReread: number };
@@ -241,16 +242,10 @@ interface RunContext {
 async function runChange(change: Change, run: RunContext): Promise<ChangeResult> {
   const counters = emptyCounters();
   run.ledger.write({ event: 'change', address: change.address, action: change.action, status: 'pending', ...(change.previousName !== undefined ? { previousName: change.previousName } : {}) });
-  let resolved;
-  try {
-    // At send time, before the first request: a replace never deletes and then lacks a secret.
-    resolved = resolvePayloadSecrets(change, run.secretsCtx);
-  } catch (err) {
-    if (!isMftopsError(err)) throw err;
-    return failedResult(change, err.message, counters);
-  }
-  if (resolved) run.secrets.push(...resolved.secrets);
-  const steps = planSteps(change, resolved?.payload);
+  const payload = run.payloads.get(change.address);
+  // Never the reference text in place of a secret.
+  if (change.payload !== undefined && payload === undefined) throw new Error(`${change.address}: its secrets were not resolved before the apply`);
+  const steps = planSteps(change, payload);
   if (change.kind === 'FolderPermissions' && change.liveId !== undefined) run.ctx.folderIds.set(folderKey(change.name), change.liveId);
 
   let ids: ChangeIds = change.liveId !== undefined ? idsOf(change, change.liveId) : {};

@@ -15,8 +15,8 @@ export type ApplyPhase = 'stale-check' | 'snapshot' | 'write' | 'verify';
 /**
  * How one change ended.
  * - `ok`: every request of the change succeeded, or a re-read showed it had taken effect.
- * - `failed`: a request was refused, gave up after its retries, or a secret could not be
- *   resolved; `error` says which in one line. Other changes still ran.
+ * - `failed`: a request was refused or gave up after its retries; `error` says which in one
+ *   line. Other changes still ran. (A secret without a value refuses the whole apply instead.)
  * - `skipped`: never sent: blocked in the plan, or interrupted (Ctrl-C) before it started.
  */
 export type ChangeStatus = 'ok' | 'failed' | 'skipped';
@@ -109,7 +109,8 @@ export interface VerifyResult {
 /**
  * How the run ended.
  * - `nothing`: the plan has no change apply can make (blocked ones are listed).
- * - `refused`: a check before any request refused the plan (deletes not allowed, …).
+ * - `refused`: a check before any request refused the plan (deletes not allowed, a secret
+ *   without a value, …).
  * - `stale`: objects moved since the plan; nothing was written.
  * - `no-snapshot`: the snapshot could not be saved; nothing was written.
  * - `applied`: the executor ran (some changes may have failed; see `results`).

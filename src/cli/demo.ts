@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emulatorConfigYaml } from '../emulator/config-for.js';
 import { loadSeedFile, startEmulator } from '../emulator/index.js';
@@ -13,17 +13,26 @@ import { loadSeedFile, startEmulator } from '../emulator/index.js';
  * when every step did what it should.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// The passwords of the example seed's admin accounts (examples/seed/emulator-seed.json). They are
-// handed to the CLI through environment variables, as a real configuration would.
-const DEMO_ENV = { MFT_AUTOMATION_PASSWORD: 'admin-Pa55!seed', MFT_TRANSFER_PASSWORD: 'xfer-admin-Pa55!seed' };
+// The passwords of the example seed's admin accounts (examples/seed/emulator-seed.json), and the
+// secret an example task sends. They are handed to the CLI through environment variables, as a
+// real configuration would.
+const DEMO_ENV = { MFT_AUTOMATION_PASSWORD: 'admin-Pa55!seed', MFT_TRANSFER_PASSWORD: 'xfer-admin-Pa55!seed', ACME_SFTP_PASSWORD: 'demo-acme-sftp-secret' };
+// The example task that reads its password from a file (`${file:secrets/…}`): git holds no such file.
+const DEMO_SECRET_FILE = { path: 'tasks/secrets/finance-share-audit.txt', value: 'demo-audit-share-secret' };
 
 async function runDemo(): Promise<number> {
   const emulator = await startEmulator({ seed: loadSeedFile(join(root, 'examples/seed/emulator-seed.json')) });
   const work = mkdtempSync(join(tmpdir(), 'mftops-demo-'));
   const config = join(work, 'mftops.yaml');
-  writeFileSync(config, emulatorConfigYaml({ ...emulator, environment: 'demo', manifests: [join(root, 'examples/manifests')] }));
   process.stdout.write(`Emulator with the example estate listening on ${emulator.url}\n`);
   try {
+    // A copy of the examples with their secret file beside them, as a checkout where apply runs has it.
+    const manifests = join(work, 'manifests');
+    cpSync(join(root, 'examples/manifests'), manifests, { recursive: true });
+    const secretFile = join(manifests, DEMO_SECRET_FILE.path);
+    mkdirSync(dirname(secretFile), { recursive: true });
+    writeFileSync(secretFile, `${DEMO_SECRET_FILE.value}\n`, { mode: 0o600 });
+    writeFileSync(config, emulatorConfigYaml({ ...emulator, environment: 'demo', manifests: [manifests] }));
     const steps: Array<{ args: string[]; expect: number }> = [
       { args: ['status', '--config', config], expect: 0 },
       { args: ['validate', 'examples/manifests'], expect: 0 },

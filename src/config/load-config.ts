@@ -9,7 +9,7 @@ import { suggestName } from '../manifest/suggest.js';
 import { isRecord } from '../is-record.js';
 import { getValidatorByFile } from '../manifest/schemas.js';
 import type { SourceMap } from '../manifest/types.js';
-import { parseSecretRef, resolveSecretRef, type Secret, type SecretRef } from '../secret.js';
+import { describeSecretFailure, parseSecretRef, readSecretRef, type Secret, type SecretRef } from '../secret.js';
 import type { DriftIgnoreRule, EnvironmentSettings, MftopsConfig, PrunableKind, ResolvedService, ServiceName, ServiceSettings } from './model.js';
 
 import { checkServiceUrl } from './service-url.js';
@@ -200,24 +200,35 @@ export function resolveService(
   which: ServiceName,
   processEnv: NodeJS.ProcessEnv,
 ): ResolvedService | undefined {
-  const s = env[which];
-  if (!s) return undefined;
-  const secret = (field: 'username' | 'password', ref: SecretRef): Secret => {
-    const path = ['environments', env.name, which, field];
-    try {
-      return resolveSecretRef(ref, { env: processEnv, baseDir: dirname(config.file), where: path.join('.') });
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      throw configError([createDiagnostic('error', 'MF508', config.sourceMap.locate(path), err.message)], undefined);
+  return resolveEnvironmentServices(config, env, [which], processEnv)[0];
+}
+
+/**
+ * The credentials of these services (those the environment configures), all of them: every
+ * variable that is not set and every file that cannot be read is named, each a diagnostic (MF508)
+ * at its reference in mftops.yaml, in one error.
+ */
+export function resolveEnvironmentServices(config: MftopsConfig, env: EnvironmentSettings, which: readonly ServiceName[], processEnv: NodeJS.ProcessEnv): ResolvedService[] {
+  const problems: Diagnostic[] = [];
+  const secret = (service: ServiceName, field: 'username' | 'password', ref: SecretRef): Secret | undefined => {
+    const path = ['environments', env.name, service, field];
+    const read = readSecretRef(ref, { env: processEnv, baseDir: dirname(config.file) });
+    if (read.ok) return read.secret;
+    problems.push(createDiagnostic('error', 'MF508', config.sourceMap.locate(path), `${path.join('.')}: ${describeSecretFailure(read.failure)}`));
+    return undefined;
+  };
+  const resolved: ResolvedService[] = [];
+  for (const name of which) {
+    const s = env[name];
+    if (!s) continue;
+    const username = typeof s.username === 'string' ? s.username : secret(name, 'username', s.username)?.reveal();
+    const password = secret(name, 'password', s.password);
+    if (username !== undefined && password !== undefined) {
+      resolved.push({ name, url: s.url, username, password, ...(s.caFile !== undefined ? { caFile: s.caFile } : {}) });
     }
-  };
-  return {
-    name: which,
-    url: s.url,
-    username: typeof s.username === 'string' ? s.username : secret('username', s.username).reveal(),
-    password: secret('password', s.password),
-    ...(s.caFile !== undefined ? { caFile: s.caFile } : {}),
-  };
+  }
+  if (problems.length > 0) throw configError(problems, undefined);
+  return resolved;
 }
 
 // --- schema errors in the configuration's terms ------------------------------------------------

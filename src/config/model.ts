@@ -9,7 +9,7 @@ export type PrunableKind = 'Task' | 'ResourceGroupAcl' | 'FolderPermissions';
 
 /**
  * A service as written in `mftops.yaml`, references unresolved. Loading a configuration never reads
- * an environment variable or a secret file: that happens in `resolveService`, only for the
+ * an environment variable or a secret file: that happens in `resolveEnvironmentServices`, only for the
  * environment and service a command actually uses.
  */
 export interface ServiceSettings {

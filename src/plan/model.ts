@@ -16,7 +16,7 @@ export { ACTIONS, readMarker } from '../resources/model.js';
  *
  * **No secret value is ever in a plan.** Write-only fields appear as `sensitive` field changes
  * without values (or `$sensitive` markers inside a value), and `payload`s hold secrets as
- * `${env:}`/`${file:}` reference text that apply resolves at the moment it sends the request.
+ * `${env:}`/`${file:}` reference text that apply resolves, all of it, before its first write.
  */
 export interface Plan {
   /** mftops version that made the plan. */

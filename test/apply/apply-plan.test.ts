@@ -106,6 +106,22 @@ it('refuses deletes it is not allowed before reading anything', async () => {
   expect(h.emulator.requestLog()).toEqual([]);
 });
 
+it('refuses the whole plan before reading anything when secrets have no value, naming each with the permission problems', async () => {
+  h.emulator.resetRequestLog();
+  const { PAYROLL_API_KEY: _key, APPLY_TEST_TOKEN: _token, ...env } = APPLY_ENV;
+  const i = input({ secrets: { env, cwd: dir }, permissions: { allowDelete: false, allowReplace: true, maxDeletes: 10 } });
+  const report = await applyPlan(i);
+  expect(report.outcome).toBe('refused');
+  expect(report.problems).toEqual([
+    expect.stringMatching(/^the plan deletes 4 objects/),
+    'environment variable PAYROLL_API_KEY is not set: needed by Task/Payroll to bank (manifests/tasks.yaml:1)',
+    'environment variable APPLY_TEST_TOKEN is not set: needed by Task/Apply test upload (manifests/tasks.yaml:18)',
+  ]);
+  expect(applyExitCode(report)).toBe(1);
+  expect(i.snapshots).toEqual([]);
+  expect(h.emulator.requestLog()).toEqual([]);
+});
+
 it('stops before the first write when interrupted while checking the plan', async () => {
   const controller = new AbortController();
   const readers = { automation: { ...toReadonlyAutomationClient(h.automation), listTasks: async () => { controller.abort(); return h.automation.listTasks(); } }, transfer: toReadonlyTransferClient(h.transfer) };

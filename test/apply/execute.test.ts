@@ -9,7 +9,7 @@ import { ApiError, NetworkError } from '../../src/services/errors.js';
 import type { Folder } from '../../src/services/transfer/types.js';
 import { startHarness } from '../plan/helpers.js';
 import type { Harness } from '../plan/helpers.js';
-import { change, entryFlags, taskCreate, tasksNamed } from './helpers.js';
+import { change, entryFlags, resolvedSecrets, taskCreate, tasksNamed } from './helpers.js';
 
 /**
  * The executor against the emulator, with faults injected around the real clients so that each
@@ -52,9 +52,10 @@ beforeEach(async () => {
 afterEach(() => h.close());
 
 /** The executor on these changes, in the order the planner gives them (as a plan carries it). */
-function run(changes: readonly Change[], clients: WriteClients = { automation: h.automation, transfer: h.transfer }, extra: Partial<ExecuteInput> = {}) {
+function run(changes: readonly Change[], clients: WriteClients = { automation: h.automation, transfer: h.transfer }, extra: Partial<ExecuteInput> = {}, env: NodeJS.ProcessEnv = {}) {
   const ledger = memoryLedger();
-  const done = executeChanges({ changes: scheduleChanges(changes), clients, ledger, parallelism: 4, secrets: { env: {}, cwd: process.cwd() }, retry: noSleep, ...extra });
+  const scheduled = scheduleChanges(changes);
+  const done = executeChanges({ changes: scheduled, clients, ledger, parallelism: 4, retry: noSleep, ...extra, secrets: extra.secrets ?? resolvedSecrets(scheduled, env) });
   return { ledger, done };
 }
 
@@ -223,12 +224,11 @@ describe('failures', () => {
     expect(lines.map((e) => (e.event === 'change' ? e.status : ''))).toEqual(['pending', 'failed']);
   });
 
-  it('a missing secret fails the change by name before any request; the value never becomes empty', async () => {
-    const withSecret = taskCreate('Secret task', { Parameters: { ApiKey: { value: '${env:APPLY_MISSING_KEY}', DisplayValue: '(suppressed)' } } }, { file: 'manifests/t.yaml', line: 3, col: 1 });
+  it('never sends a change whose secrets were not resolved beforehand: the reference text is not a password', async () => {
+    const withSecret = taskCreate('Secret task', { Parameters: { ApiKey: { value: '${env:APPLY_MISSING_KEY}', DisplayValue: '(suppressed)' } } });
     h.emulator.resetRequestLog();
-    const out = await run([withSecret]).done;
-    expect(out.results[0]).toMatchObject({ status: 'failed', writes: 0 });
-    expect(out.results[0]!.error).toBe('Task/Secret task (manifests/t.yaml:3): environment variable APPLY_MISSING_KEY is not set');
+    const out = await run([withSecret], undefined, { secrets: { payloads: new Map(), values: [] } }).done;
+    expect(out.results[0]).toMatchObject({ status: 'failed', writes: 0, error: 'internal error: Task/Secret task: its secrets were not resolved before the apply' });
     expect(writes()).toEqual([]);
   });
 
@@ -258,7 +258,7 @@ describe('failures', () => {
       {},
     );
     const c = taskCreate('Echo', { Parameters: { Key: { value: '${env:ECHO_SECRET}', DisplayValue: '(suppressed)' } } });
-    const out = await run([c], { automation: echo }, { secrets: { env: { ECHO_SECRET: 'echo-secret-42' }, cwd: process.cwd() } }).done;
+    const out = await run([c], { automation: echo }, {}, { ECHO_SECRET: 'echo-secret-42' }).done;
     expect(out.results[0]!.error).toBe('automation: POST /tasks: 422 Invalid: bad key (sensitive)');
   });
 });
@@ -334,7 +334,7 @@ describe('order and concurrency', () => {
     // The planner deletes the deeper folder's entries first; this plan, whose order holds too, says the other way round.
     const changes = [{ ...pruneFolder('/a', '1'), wave: 0 }, { ...pruneFolder('/a/x/y', '5'), wave: 1 }];
     expect(checkExecutionOrder(changes)).toEqual([]);
-    const out = await executeChanges({ changes, clients: { transfer: client }, ledger: memoryLedger(), parallelism: 8, secrets: { env: {}, cwd: process.cwd() }, retry: noSleep });
+    const out = await executeChanges({ changes, clients: { transfer: client }, ledger: memoryLedger(), parallelism: 8, secrets: resolvedSecrets(changes), retry: noSleep });
     expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok']);
     expect(calls).toEqual(['delete-entry 1', 'delete-entry 5']);
   });

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { LedgerEntry } from '../../src/apply/ledger.js';
+import { describeSecretProblems, resolveChangeSecrets } from '../../src/apply/secrets.js';
+import type { ResolvedSecrets } from '../../src/apply/secrets.js';
 import { composePlan } from '../../src/plan/compose-plan.js';
 import { formatAddress } from '../../src/plan/model.js';
 import type { Change, JsonObject, JsonValue, Plan, PlanHeader } from '../../src/plan/model.js';
@@ -220,6 +222,13 @@ export function tasksNamed(emulator: RunningEmulator, name: string): Record<stri
 }
 
 // ------------------------------------------------------------------------------ hand-made changes
+
+/** The changes' secrets resolved from `env`, as apply resolves them before the first write (for executor tests); one missing fails the test. */
+export function resolvedSecrets(changes: readonly Change[], env: NodeJS.ProcessEnv = {}, cwd = process.cwd()): ResolvedSecrets {
+  const resolution = resolveChangeSecrets(changes, { env, cwd });
+  if (!resolution.ok) throw new Error(describeSecretProblems(resolution.problems).join('\n'));
+  return resolution.resolved;
+}
 
 /** A change as the planner makes it, for executor tests. */
 export function change(fields: Pick<Change, 'kind' | 'name' | 'action'> & Partial<Change>): Change {

@@ -40,7 +40,7 @@ describe('the ledger on a full disk', () => {
       clients: { automation: h.automation, transfer: h.transfer },
       ledger,
       parallelism: 1,
-      secrets: { env: {}, cwd: process.cwd() },
+      secrets: { payloads: new Map(), values: [] },
       retry: { sleep: async () => {}, random: () => 0 },
     });
     const outcome = await run.then(

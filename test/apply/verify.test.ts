@@ -5,7 +5,7 @@ import { memoryLedger } from '../../src/apply/ledger.js';
 import { findUnconverged, verifyPayloads } from '../../src/apply/verify.js';
 import { startHarness } from '../plan/helpers.js';
 import type { Harness } from '../plan/helpers.js';
-import { change, entryFlags, planOf, taskCreate } from './helpers.js';
+import { change, entryFlags, planOf, resolvedSecrets, taskCreate } from './helpers.js';
 
 describe('findUnconverged', () => {
   it('wants every applied address in sync in the re-plan, and every deleted one gone', () => {
@@ -51,7 +51,8 @@ describe('verifyPayloads', () => {
       }),
     ];
     const clients = { automation: h.automation, transfer: h.transfer };
-    const out = await executeChanges({ changes: scheduleChanges(changes), clients, ledger: memoryLedger(), parallelism: 2, secrets: { env: { VERIFY_KEY: 'k' }, cwd: '/' } });
+    const scheduled = scheduleChanges(changes);
+    const out = await executeChanges({ changes: scheduled, clients, ledger: memoryLedger(), parallelism: 2, secrets: resolvedSecrets(scheduled, { VERIFY_KEY: 'k' }) });
     const applied = changes.map((c, i) => ({ change: c, result: out.results[i]! }));
     expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
     expect(await verifyPayloads(applied, clients, 2)).toEqual([]);

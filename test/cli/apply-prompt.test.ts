@@ -67,6 +67,13 @@ it('does not ask when the plan would be refused anyway, nor when there is nothin
   const refused = terminal('yes');
   expect(await runApply(g, opts({ allowDelete: false }), captureIo({ cwd: dir, env: APPLY_ENV, isTty: true }), refused)).toBe(1);
   expect(refused.questions).toEqual([]);
+  const { PAYROLL_API_KEY: _unset, ...withoutKey } = APPLY_ENV;
+  const noSecret = terminal('yes');
+  const io0 = captureIo({ cwd: dir, env: withoutKey, isTty: true });
+  expect(await runApply(g, opts(), io0, noSecret)).toBe(1);
+  expect(noSecret.questions).toEqual([]);
+  expect(io0.out()).toContain('Apply refused; nothing was written:\n  - environment variable PAYROLL_API_KEY is not set');
+  expect(writesOf(emulator)).toEqual([]);
   const nothing = terminal('yes');
   const narrow = applyWorkdir(emulator, { prune: [] });
   const io = captureIo({ cwd: narrow, env: APPLY_ENV, isTty: true });

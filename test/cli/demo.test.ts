@@ -17,5 +17,6 @@ describe('npm run demo', () => {
     expect(r.stdout).toMatch(/Demo finished: \d+ requests to the emulator, 0 writes\./);
     expect(r.stdout).not.toContain('SEEDSECRET');
     expect(r.stdout).not.toContain('Pa55!seed');
+    expect(r.stdout).not.toMatch(/demo-acme-sftp-secret|demo-audit-share-secret/);
   });
 });

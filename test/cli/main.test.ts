@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
@@ -59,6 +60,37 @@ describe('mftops command line', () => {
     const r = await runCli(['status'], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/environments\.prod\.transfer\.password: environment variable MFT_TRANSFER_PASSWORD is not set/);
+  });
+
+  it('names every variable and secret file the credentials need, of both services, at once', async () => {
+    const dir = testdir({
+      'mftops.yaml': [
+        'apiVersion: mftops/v1',
+        'kind: Config',
+        'environments:',
+        '  prod:',
+        '    automation:',
+        '      url: https://automation.example.com',
+        '      username: ${env:MFT_AUTOMATION_USER}',
+        '      password: ${env:MFT_AUTOMATION_PASSWORD}',
+        '    transfer:',
+        '      url: https://mft.example.com',
+        '      username: admin',
+        '      password: ${file:secrets/transfer.txt}',
+        '',
+      ].join('\n'),
+    });
+    const r = await runCli(['status'], { cwd: dir, env: { MFT_AUTOMATION_PASSWORD: '' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      [
+        'mftops.yaml:7:17: error MF508: environments.prod.automation.username: environment variable MFT_AUTOMATION_USER is not set',
+        'mftops.yaml:8:17: error MF508: environments.prod.automation.password: environment variable MFT_AUTOMATION_PASSWORD is set but empty',
+        `mftops.yaml:12:17: error MF508: environments.prod.transfer.password: secret file ${join(dir, 'secrets/transfer.txt')} does not exist`,
+        '3 errors in 1 file',
+        '',
+      ].join('\n'),
+    );
   });
 });
 

@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,9 +14,11 @@ import { testdir } from '../helpers/testdir.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
 const SEED_FILE = fileURLToPath(new URL('../../examples/seed/emulator-seed.json', import.meta.url));
-const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
+/** The example manifests' secrets: `${env:ACME_SFTP_PASSWORD}`, and the `${file:}` the work folder holds. */
+const MANIFEST_SECRETS = { acmeSftp: 'acme-sftp-plan-test-secret', auditShare: 'audit-share-plan-test-secret' };
+const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: MANIFEST_SECRETS.acmeSftp };
 /** Every secret of the seed and of this test's environment: none may appear in any output. */
-const SECRETS = ['SEEDSECRET', SEED_LOGINS.automationAdmin.password, SEED_LOGINS.transferAdmin.password, 'Pa55!seed'];
+const SECRETS = ['SEEDSECRET', SEED_LOGINS.automationAdmin.password, SEED_LOGINS.transferAdmin.password, 'Pa55!seed', ...Object.values(MANIFEST_SECRETS)];
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
@@ -25,10 +27,12 @@ beforeAll(async () => {
 afterAll(() => emulator.close());
 beforeEach(() => emulator.resetRequestLog());
 
-/** A working folder with mftops.yaml pointing at the emulator and a copy of the example manifests. */
+/** A working folder with mftops.yaml pointing at the emulator and a copy of the example manifests, with their secret file. */
 function workdir(): string {
   const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
   cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
+  mkdirSync(join(dir, 'manifests/tasks/secrets'));
+  writeFileSync(join(dir, 'manifests/tasks/secrets/finance-share-audit.txt'), MANIFEST_SECRETS.auditShare);
   return dir;
 }
 

@@ -1,6 +1,7 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkServiceUrl, loadConfig, resolveService, selectEnvironment } from '../../src/config/load-config.js';
+import { checkServiceUrl, loadConfig, resolveEnvironmentServices, resolveService, selectEnvironment } from '../../src/config/load-config.js';
 import { ConfigError } from '../../src/errors.js';
 import { testdir } from '../helpers/testdir.js';
 
@@ -223,6 +224,33 @@ describe('environments and credentials', () => {
         endCol: 47,
       },
     ]);
+    const automation = resolveService(config, prod, 'automation', { MFT_AUTOMATION_USER: 'ops', MFT_AUTOMATION_PASSWORD: 'pw' })!;
+    expect(automation.username).toBe('ops');
+    expect(String(automation.password)).toBe('(sensitive)');
+  });
+
+  it('names every missing variable and file of every service at once, each at its reference', () => {
+    const dir = testdir({ 'mftops.yaml': GOOD, 'secrets/transfer.txt': '\n' });
+    const config = loadConfig('mftops.yaml', dir);
+    const prod = selectEnvironment(config, 'prod');
+    const error = configErrorOf(() => resolveEnvironmentServices(config, prod, ['automation', 'transfer'], { MFT_AUTOMATION_PASSWORD: '' }));
+    expect(error.diagnostics.map((d) => [d.code, d.line, d.summary])).toEqual([
+      ['MF508', 7, 'environments.prod.automation.username: environment variable MFT_AUTOMATION_USER is not set'],
+      ['MF508', 8, 'environments.prod.automation.password: environment variable MFT_AUTOMATION_PASSWORD is set but empty'],
+      ['MF508', 13, `environments.prod.transfer.password: secret file ${join(dir, 'secrets/transfer.txt')} is empty`],
+    ]);
+    expect(error.message.split('\n')).toHaveLength(3);
+    writeFileSync(join(dir, 'secrets/transfer.txt'), 'xfer-pw\n');
+    const both = resolveEnvironmentServices(config, prod, ['automation', 'transfer'], { MFT_AUTOMATION_USER: 'ops', MFT_AUTOMATION_PASSWORD: 'pw' });
+    expect(both.map((s) => s.name)).toEqual(['automation', 'transfer']);
+  });
+
+  it('resolves only the services asked for', () => {
+    const dir = testdir({ 'mftops.yaml': GOOD, 'secrets/transfer.txt': 'xfer-pw' });
+    const config = loadConfig('mftops.yaml', dir);
+    const prod = selectEnvironment(config, 'prod');
+    expect(resolveEnvironmentServices(config, prod, ['transfer'], {}).map((s) => s.name)).toEqual(['transfer']);
+    expect(resolveEnvironmentServices(config, selectEnvironment(config, 'test'), ['automation'], {})).toEqual([]);
     const automation = resolveService(config, prod, 'automation', { MFT_AUTOMATION_USER: 'ops', MFT_AUTOMATION_PASSWORD: 'pw' })!;
     expect(automation.username).toBe('ops');
     expect(String(automation.password)).toBe('(sensitive)');
