@@ -297,10 +297,10 @@ var require_directives = __commonJS({
     };
     var escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
     var Directives = class _Directives {
-      constructor(yaml, tags) {
+      constructor(yaml2, tags) {
         this.docStart = null;
         this.docEnd = false;
-        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml);
+        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml2);
         this.tags = Object.assign({}, _Directives.defaultTags, tags);
       }
       clone() {
@@ -7397,6 +7397,10 @@ var require_dist = __commonJS({
 });
 
 // src/diagnostics.ts
+function yaml(...lines2) {
+  return lines2.map((l) => `${l}
+`).join("");
+}
 function createDiagnostic(severity, code5, at, summary, extra = {}) {
   const positioned = at?.line !== void 0 && at.col !== void 0;
   return {
@@ -7453,7 +7457,7 @@ function countDiagnostics(diagnostics) {
 function compareText(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-var DIAGNOSTIC_CODES;
+var DIAGNOSTIC_CODES, TASK_HEAD, ACL_HEAD, FOLDER_HEAD, CONFIG_HEAD, AUTOMATION, DIAGNOSTIC_EXPLANATIONS;
 var init_diagnostics = __esm({
   "src/diagnostics.ts"() {
     "use strict";
@@ -7499,6 +7503,8 @@ var init_diagnostics = __esm({
       MF410: "host-type",
       MF411: "no-service",
       MF412: "previous-folder-exists",
+      MF413: "unmatched-ignore",
+      MF414: "unresolved-secret",
       MF501: "config-unreadable",
       MF502: "config-yaml",
       MF503: "config-unknown-key",
@@ -7507,6 +7513,282 @@ var init_diagnostics = __esm({
       MF506: "config-literal-secret",
       MF507: "config-service-url",
       MF508: "config-unresolved-secret"
+    };
+    TASK_HEAD = ["apiVersion: mftops/v1", "kind: Task", "metadata: { name: Payroll to bank }", "spec:"];
+    ACL_HEAD = ["apiVersion: mftops/v1", "kind: ResourceGroupAcl", "metadata: { name: finance-operators }", "spec:"];
+    FOLDER_HEAD = ["apiVersion: mftops/v1", "kind: FolderPermissions", "metadata: { name: /Distribution/Acme/Outbound }", "spec:"];
+    CONFIG_HEAD = ["apiVersion: mftops/v1", "kind: Config", "environments:", "  prod:"];
+    AUTOMATION = ["    automation:", "      url: https://automation.example.com", "      username: ${env:MFT_AUTOMATION_USER}", "      password: ${env:MFT_AUTOMATION_PASSWORD}"];
+    DIAGNOSTIC_EXPLANATIONS = {
+      MF001: {
+        meaning: "The file is not YAML the parser accepts. Common causes: a tab used for indentation, a string opened with a quote and never closed, an alias `*name` with no anchor `&name` before it.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Group: [Finance]", "	Active: 1") },
+        fix: "Indent with spaces only, close every quote, and define an anchor before its aliases; the message points at the place."
+      },
+      MF002: {
+        meaning: "A key is written twice in one mapping. YAML forbids it, and which of the two values counts would be a guess.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  Group: [Finance]", "  Active: 0") },
+        fix: "Keep one of the two; the message names the first definition."
+      },
+      MF003: {
+        meaning: 'The file expands aliases too many times (more than 100) or nests too deeply to be read safely. This protects mftops from "billion laughs" documents.',
+        example: {
+          in: "manifest",
+          text: yaml("a: &a [x, x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]")
+        },
+        fix: "Write the values out instead of multiplying them through aliases; manifests rarely need anchors."
+      },
+      MF004: {
+        meaning: "The file is larger than the limit for a manifest file (10 MB) and was not read.",
+        example: { in: "command", command: "mftops validate export.yaml", setup: "export.yaml is a 12 MB file" },
+        fix: "Split the manifests into several files (a folder of files is read as one set), or take out what is not a manifest."
+      },
+      MF005: {
+        meaning: "The file is not UTF-8 text: it holds NUL bytes or byte sequences that are not UTF-8 (UTF-16, Latin-1, a binary file).",
+        example: { in: "command", command: "mftops validate notes.yaml", setup: "notes.yaml was saved as UTF-16" },
+        fix: "Save the file as UTF-8; the message points at the first byte that is not."
+      },
+      MF006: {
+        meaning: "There is nothing to read: the file is empty or holds only comments, or the folder has no `*.yaml`/`*.yml` files.",
+        example: { in: "manifest", text: yaml("# TODO: the Acme tasks") },
+        fix: "Add a manifest, delete the file, or check the path."
+      },
+      MF007: {
+        meaning: "A path given on the command line or in `manifests:` does not exist or cannot be read.",
+        example: { in: "command", command: "mftops validate manifests/tasks/payrol.yaml" },
+        fix: "Check the spelling and the permissions; paths in mftops.yaml are relative to its folder, paths on the command line to the working folder."
+      },
+      MF100: {
+        meaning: "A YAML document is not a mapping: it is a list or a plain value, where a manifest has `apiVersion`, `kind`, `metadata` and `spec`.",
+        example: { in: "manifest", text: yaml("- apiVersion: mftops/v1", "  kind: Task") },
+        fix: "Write each manifest as its own document (separated by `---`), not as items of a list."
+      },
+      MF101: {
+        meaning: "`apiVersion` is missing or is not `mftops/v1`, the only manifest version this mftops reads.",
+        example: { in: "manifest", text: yaml("apiVersion: mftops/v2", "kind: Task", "metadata: { name: Payroll to bank }", "spec: { Active: 1 }") },
+        fix: "Write `apiVersion: mftops/v1`."
+      },
+      MF102: {
+        meaning: "`kind` is missing or unknown; a manifest is a `Task`, a `ResourceGroupAcl` or a `FolderPermissions`.",
+        example: { in: "manifest", text: yaml("apiVersion: mftops/v1", "kind: Tasks", "metadata: { name: Payroll to bank }", "spec: { Active: 1 }") },
+        fix: "Write one of the three kinds (the message suggests the nearest); `kind: Config` belongs in mftops.yaml."
+      },
+      MF103: {
+        meaning: "`metadata` or `metadata.name` is missing or malformed: a name is one line without leading or trailing spaces, and a folder name is an absolute path.",
+        example: { in: "manifest", text: yaml("apiVersion: mftops/v1", "kind: FolderPermissions", "metadata: { name: Distribution/Acme }", "spec: { mode: additive, entries: [] }") },
+        fix: "Give the document a `metadata.name`: the task name, a label for an ACL, the folder path starting with `/`."
+      },
+      MF201: {
+        meaning: "A field the schema does not know, usually a typo; the message suggests the nearest known field.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", '    - Source: { Host: payroll-sftp, Path: /out, FileMsk: "*.csv" }') },
+        fix: "Correct the name (field names are case-sensitive), or remove the field. Editors that read the `# yaml-language-server: $schema=\u2026` line complete field names."
+      },
+      MF202: {
+        meaning: "A required field is absent, e.g. a schedule interval without `EndTime`, or an ACL without `permissions`.",
+        example: { in: "manifest", text: yaml(...ACL_HEAD, "  resourceGroup: Finance", "  userGroup: Finance Operators") },
+        fix: "Add the field the message names."
+      },
+      MF203: {
+        meaning: "A value of the wrong type: text where a number is expected, a list where a mapping is, and so on.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", "    - Source: { Host: payroll-sftp, Path: /out, RetryCount: three }") },
+        fix: "Write the value in the type the message asks for (numbers unquoted, lists in `[ ]` or as `- ` items)."
+      },
+      MF204: {
+        meaning: "A value outside the list of allowed values, such as a day name or a permission that does not exist.",
+        example: { in: "manifest", text: yaml(...ACL_HEAD, "  resourceGroup: Finance", "  userGroup: Finance Operators", "  permissions: [TaskRun, TaskDelete]") },
+        fix: "Use one of the values the message lists (it suggests the nearest)."
+      },
+      MF205: {
+        meaning: "A number outside its bounds, such as a retry count over 32000 or a negative timeout.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", "    - Source: { Host: payroll-sftp, Path: /out, RetryCount: 40000 }") },
+        fix: "Use a number within the bounds the message gives."
+      },
+      MF206: {
+        meaning: "A string that does not have the required form, e.g. a name with a leading space or a line break, or a string that is too long.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", '  Group: [" Finance"]') },
+        fix: "Write the value in the form the message describes."
+      },
+      MF207: {
+        meaning: "A list that is empty where it may not be, holds the same item twice, or has too many items; also a step written with more than one kind in one item.",
+        example: { in: "manifest", text: yaml(...ACL_HEAD, "  resourceGroup: Finance", "  userGroup: Finance Operators", "  permissions: [TaskRun, TaskRun]") },
+        fix: "Delete the repeat, add the missing item, or write each step as its own `- Source:`/`- Process:`/`- Destination:` item."
+      },
+      MF208: {
+        meaning: "A field the server sets (`ID`, `NextEID`, `Renamed`, the `x\u2026` fields) or the task name written in the spec; these have no place in a manifest.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, '  ID: "401001"', "  Active: 1") },
+        fix: "Remove the field: ids are found by name at plan time, and a task's name is `metadata.name`."
+      },
+      MF209: {
+        meaning: "A value that matches none of the forms allowed for it, or more than one, e.g. a folder entry that names both a `user` and a `group`.",
+        example: { in: "manifest", text: yaml(...FOLDER_HEAD, "  mode: additive", "  entries:", "    - { user: alice, group: Acme Partners, permissions: [listFiles] }") },
+        fix: "Write the value in one of the forms the message describes (here: one entry per user or group)."
+      },
+      MF301: {
+        meaning: "Two documents describe the same object: the same task name (case aside), the same resource group and user group pair, or the same folder path.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "---", "apiVersion: mftops/v1", "kind: Task", "metadata: { name: payroll to bank }", "spec:", "  Active: 0") },
+        fix: "Keep one document per object; the message names where the first one is."
+      },
+      MF302: {
+        meaning: "A `metadata.previousNames` entry that cannot be a rename: the object's own name, the name of another managed object, or a name two documents claim.",
+        example: { in: "manifest", text: yaml("apiVersion: mftops/v1", "kind: Task", "metadata: { name: Payroll to bank, previousNames: [Payroll to bank] }", "spec:", "  Active: 1") },
+        fix: "List only names the object had before a rename, each in one document."
+      },
+      MF303: {
+        meaning: "An ACL grants `TaskAddEditDelete` without `TaskEditExisting`; the server refuses that combination.",
+        example: { in: "manifest", text: yaml(...ACL_HEAD, "  resourceGroup: Finance", "  userGroup: Finance Operators", "  permissions: [TaskRun, TaskAddEditDelete]") },
+        fix: "Add `TaskEditExisting`, or drop `TaskAddEditDelete`."
+      },
+      MF304: {
+        meaning: "A Source step sets `RenameTo` or `DelRename`, which act only when the original is renamed (`DeleteOrig: 2`).",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", '    - Source: { Host: payroll-sftp, Path: /out, DeleteOrig: 1, RenameTo: "/out/sent/[OrigName]" }') },
+        fix: "Set `DeleteOrig: 2`, or remove `RenameTo`/`DelRename`."
+      },
+      MF305: {
+        meaning: "A schedule's `StartTime` or `EndTime` is not a time `HH:mm` from 00:00 to 23:59.",
+        example: {
+          in: "manifest",
+          text: yaml(...TASK_HEAD, "  Active: 1", "  Schedules:", "    Schedule:", "      - Days: { DayOfWeek: [Monday] }", '        Frequency: { Interval: [{ StartTime: "25:00", EndTime: "25:00" }] }')
+        },
+        fix: 'Write a time of day with two-digit hours, quoted: `"02:00"`.'
+      },
+      MF307: {
+        meaning: "A password or secret value written as a literal. Manifests live in git: secrets are references to an environment variable or a file, resolved when apply sends them.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", "    - Destination: { Host: bank-as2, Path: /in, Password: hunter2 }") },
+        fix: "Write `${env:NAME}` or `${file:PATH}` and put the value in that variable or file where mftops runs."
+      },
+      MF308: {
+        meaning: "A step names its host (or script) twice, by name and by id, or not at all.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", '    - Source: { Host: payroll-sftp, HostID: "201001", Path: /out }') },
+        fix: "Keep `Host` (or `Script`), the name: ids differ between servers."
+      },
+      MF309: {
+        meaning: "A user or group has two entries in one folder's permissions.",
+        example: { in: "manifest", text: yaml(...FOLDER_HEAD, "  mode: exact", "  entries:", "    - { user: alice, permissions: [listFiles] }", "    - { user: alice, permissions: [readFiles] }") },
+        fix: "Merge the two entries into one."
+      },
+      MF310: {
+        meaning: "A warning: a parameter named like a secret (password, token, API key\u2026) holds a literal value, which would sit in git.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  Parameters: { ApiKey: 3f9a1c77 }") },
+        fix: "Use a `${env:NAME}` or `${file:PATH}` reference (with `secret: true`), or write `{ value: \u2026, secret: false }` if it is not a secret."
+      },
+      MF401: {
+        meaning: "A step's `Host` (or `HostID`) names a host the automation server does not have.",
+        example: { in: "plan", text: yaml(...TASK_HEAD, "  Group: [Finance]", "  steps:", "    - Source: { Host: payroll-sftpp, Path: /out }"), against: "the automation server has no host payroll-sftpp (it has payroll-sftp)" },
+        fix: "Correct the name (the message suggests the nearest), or create the host on the server first."
+      },
+      MF402: {
+        meaning: "A Process step's `Script` (or `ScriptID`) names a script the automation server does not have, custom or standard.",
+        example: { in: "plan", text: yaml(...TASK_HEAD, "  Group: [Finance]", "  steps:", "    - Process: { Script: PGP Encrypt v2 }"), against: "the automation server has no script named PGP Encrypt v2" },
+        fix: "Correct the name, or add the script on the server first."
+      },
+      MF403: {
+        meaning: "A schedule's `DateListRef` names a date list the automation server does not have.",
+        example: {
+          in: "plan",
+          text: yaml(...TASK_HEAD, "  Group: [Finance]", "  Schedules:", "    Schedule:", "      - Days: { DayOfWeek: [Monday] }", "        DateListRef: [Bank Holidays 2027]", '        Frequency: { Interval: [{ StartTime: "02:00", EndTime: "02:00" }] }'),
+          against: "the automation server has the date list Bank Holidays 2026 only"
+        },
+        fix: "Correct the name, or create the date list on the server first."
+      },
+      MF404: {
+        meaning: "A task's `Group` or an ACL's `resourceGroup` names a resource group the automation server does not have.",
+        example: { in: "plan", text: yaml(...ACL_HEAD, "  resourceGroup: Finanse", "  userGroup: Finance Operators", "  permissions: [TaskRun]"), against: "the automation server has the resource groups Finance, Partners and Operations" },
+        fix: "Correct the name, or create the resource group on the server first."
+      },
+      MF405: {
+        meaning: "An ACL's `userGroup` names a user group the automation server does not have (checked when the account may read user groups).",
+        example: { in: "plan", text: yaml(...ACL_HEAD, "  resourceGroup: Finance", "  userGroup: Finance Operator", "  permissions: [TaskRun]"), against: "the automation server has the user group Finance Operators" },
+        fix: "Correct the name (user group names are case-sensitive), or create the group on the server first."
+      },
+      MF406: {
+        meaning: "A folder entry's `user` is not a user of the file transfer server.",
+        example: { in: "plan", text: yaml(...FOLDER_HEAD, "  mode: additive", "  entries:", "    - { user: alise, permissions: [listFiles] }"), against: "the file transfer server has the user alice, not alise" },
+        fix: "Correct the username, or create the user on the server first."
+      },
+      MF407: {
+        meaning: "A folder entry's `group` is not a group of the file transfer server.",
+        example: { in: "plan", text: yaml(...FOLDER_HEAD, "  mode: additive", "  entries:", "    - { group: Acme Partner, permissions: [listFiles] }"), against: "the file transfer server has the group Acme Partners" },
+        fix: "Correct the name, or create the group on the server first."
+      },
+      MF408: {
+        meaning: "A folder that does not exist and has no `createIfMissing`, or whose parent does not exist either; or a managed folder below a folder the plan renames.",
+        example: { in: "plan", text: yaml("apiVersion: mftops/v1", "kind: FolderPermissions", "metadata: { name: /Distribution/Acme/Archive }", "spec:", "  mode: additive", "  entries: []"), against: "the file transfer server has no folder /Distribution/Acme/Archive" },
+        fix: "Add `createIfMissing: { inheritPermissions: None }` (or `CopyOnly`, `Always`) to have apply create it (its parent must exist or be created too), or correct the path."
+      },
+      MF409: {
+        meaning: "A `--target` address names nothing in the plan: no manifest and no unmanaged object in scope has it.",
+        example: { in: "command", command: 'mftops plan --target "Task/Payroll to bnak"' },
+        fix: "Write the address as plans show it, `Kind/name` (`Task/Payroll to bank`, `FolderPermissions/Distribution/Acme/Outbound`)."
+      },
+      MF410: {
+        meaning: "A step's `Type` is not the type of its host (plan fills the type in from the host when the step leaves it out).",
+        example: { in: "plan", text: yaml(...TASK_HEAD, "  Group: [Finance]", "  steps:", "    - Source: { Host: payroll-sftp, Type: FTP, Path: /out }"), against: "the host payroll-sftp is an SFTP (SSHFTP) host" },
+        fix: "Remove `Type`, or name a host of that type."
+      },
+      MF411: {
+        meaning: "The manifests hold objects of a service the environment does not configure: tasks or ACLs without `automation:`, folder permissions without `transfer:`.",
+        example: { in: "plan", text: yaml(...TASK_HEAD, "  Group: [Finance]"), against: "the environment configures only the file transfer server", services: ["transfer"] },
+        fix: "Add the service to the environment in mftops.yaml, or leave those manifests out of its `manifests:`."
+      },
+      MF412: {
+        meaning: "A warning: a folder listed in `previousNames` still exists beside the folder of the new name. The plan manages the new one and leaves the old one alone.",
+        example: {
+          in: "plan",
+          text: yaml("apiVersion: mftops/v1", "kind: FolderPermissions", "metadata: { name: /Distribution/Acme/Outbound, previousNames: [/Distribution/Acme/Inbound] }", "spec:", "  mode: additive", "  entries: []"),
+          against: "both /Distribution/Acme/Outbound and /Distribution/Acme/Inbound exist"
+        },
+        fix: "Remove the old path from `previousNames` once the rename is done, or delete the old folder if it is left over."
+      },
+      MF413: {
+        meaning: "A warning: a `drift.ignore` entry of mftops.yaml whose `address` matches no object of the drift run, so it acknowledges nothing (a misspelt name, or an object since renamed or deleted).",
+        example: { in: "command", command: "mftops drift", setup: 'the environment in mftops.yaml has drift: { ignore: [{ address: "Task/Payrol to bank" }] }' },
+        fix: "Correct the address (`Kind/name` as drift reports show it; `*` matches any run of characters), or remove the entry."
+      },
+      MF414: {
+        meaning: "A warning: a `${env:NAME}` variable that is not set (or empty), or a `${file:PATH}` that is missing, unreadable or empty, which a change of the plan would send. The plan is made and saved, but apply refuses it, naming every such reference, before writing anything.",
+        example: { in: "plan", text: yaml("apiVersion: mftops/v1", "kind: Task", "metadata: { name: Payroll API check }", "spec:", "  Group: [Finance]", "  Parameters:", '    ApiKey: { value: "${env:PAYROLL_API_KEY}", secret: true }'), against: "PAYROLL_API_KEY is not set where mftops plan runs" },
+        fix: "Set the variable, or write the secret to the file (a `${file:}` path is relative to the manifest's folder), where mftops apply runs; in GitHub Actions, pass it to the step as an environment variable from a secret."
+      },
+      MF501: {
+        meaning: "The configuration file does not exist or cannot be read.",
+        example: { in: "command", command: "mftops status --config mftops.yml" },
+        fix: "Pass the right file with `--config FILE`, or run mftops from the folder that holds mftops.yaml (`mftops init` writes one)."
+      },
+      MF502: {
+        meaning: "mftops.yaml is not YAML the parser accepts, or writes a key twice.",
+        example: { in: "config", text: yaml(...CONFIG_HEAD, ...AUTOMATION, "    manifests: [manifests]", "    manifests: [more]") },
+        fix: "Fix the YAML at the place the message gives."
+      },
+      MF503: {
+        meaning: "A key the configuration does not know, usually a typo.",
+        example: { in: "config", text: yaml(...CONFIG_HEAD, ...AUTOMATION, "    manifest: [manifests]") },
+        fix: "Correct the key (see `schemas/config.schema.json`), or remove it."
+      },
+      MF504: {
+        meaning: "A required key is absent: no environment, an environment with neither `automation` nor `transfer`, a service without `url`, `username` or `password`.",
+        example: { in: "config", text: yaml(...CONFIG_HEAD, "    automation:", "      url: https://automation.example.com", "      password: ${env:MFT_AUTOMATION_PASSWORD}") },
+        fix: "Add the key the message names."
+      },
+      MF505: {
+        meaning: "A value of the wrong type, outside its list or bounds, of the wrong form, or a date that is not in the calendar.",
+        example: { in: "config", text: yaml(...CONFIG_HEAD, ...AUTOMATION, "    prune: [Tasks]") },
+        fix: "Write the value as the message asks (here: `prune` lists kinds: Task, ResourceGroupAcl, FolderPermissions)."
+      },
+      MF506: {
+        meaning: "A password written as a literal in mftops.yaml, which lives in git.",
+        example: { in: "config", text: yaml(...CONFIG_HEAD, "    automation:", "      url: https://automation.example.com", "      username: admin", "      password: Secret123") },
+        fix: "Write `${env:NAME}` or `${file:PATH}` and set that variable or file where mftops runs."
+      },
+      MF507: {
+        meaning: "A service URL that is not a URL, holds credentials, or is plain `http://` to a host other than this machine.",
+        example: { in: "config", text: yaml(...CONFIG_HEAD, "    automation:", "      url: http://automation.example.com", "      username: ${env:MFT_AUTOMATION_USER}", "      password: ${env:MFT_AUTOMATION_PASSWORD}") },
+        fix: "Use `https://` (plain http only for 127.0.0.1, localhost or [::1]) and keep credentials in `username`/`password`."
+      },
+      MF508: {
+        meaning: "A `${env:NAME}` whose variable is not set, or a `${file:PATH}` that cannot be read, when a command needs the value.",
+        example: { in: "config", text: yaml(...CONFIG_HEAD, "    automation:", "      url: https://automation.example.com", "      username: admin", "      password: ${env:MFT_AUTOMATION_PASSWORD}") },
+        fix: "Set the variable (or create the file) in the environment mftops runs in; in the GitHub Action, pass it through the step's `env:` from a secret."
+      }
     };
   }
 });
@@ -7520,7 +7802,26 @@ function diagnosticsOf(err) {
   const list = err.diagnostics;
   return Array.isArray(list) ? list : [];
 }
-var MftopsError, ConfigError;
+function systemErrorOf(err) {
+  if (typeof err !== "object" || err === null) return void 0;
+  const e = err;
+  return typeof e.code === "string" && typeof e.syscall === "string" && Object.hasOwn(SYSTEM_ERRORS, e.code) ? e : void 0;
+}
+function systemError(what, err) {
+  const code5 = err?.code;
+  const known = code5 !== void 0 && Object.hasOwn(SYSTEM_ERRORS, code5) ? SYSTEM_ERRORS[code5] : void 0;
+  return new MftopsError(known ? `${what}: ${known.reason} (${code5}): ${known.hint}` : `${what} (${code5 ?? "error"})`, { cause: err });
+}
+function userMessageOf(err) {
+  if (isMftopsError(err)) return err.message;
+  const e = systemErrorOf(err);
+  if (e === void 0) return void 0;
+  const { port, address } = e;
+  const verb = SYSCALL_VERBS[e.syscall] ?? e.syscall;
+  const what = e.path !== void 0 ? `cannot ${verb} ${e.path}` : typeof port === "number" ? `cannot ${verb} on ${String(address ?? "port")}:${port}` : `${e.syscall} failed`;
+  return systemError(what, e).message;
+}
+var MftopsError, ConfigError, SYSTEM_ERRORS, SYSCALL_VERBS;
 var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
@@ -7538,6 +7839,37 @@ var init_errors = __esm({
         super(message, options.cause !== void 0 ? { cause: options.cause } : void 0);
         this.diagnostics = options.diagnostics ?? [];
       }
+    };
+    SYSTEM_ERRORS = {
+      EACCES: { reason: "permission denied", hint: "check the permissions of the file and its folder, or choose another path" },
+      EPERM: { reason: "operation not permitted", hint: "check the permissions of the file and its folder, or choose another path" },
+      ENOSPC: { reason: "no space left on the device", hint: "free some space, or choose a path on another disk" },
+      EDQUOT: { reason: "disk quota exceeded", hint: "free some space, or choose a path on another disk" },
+      EROFS: { reason: "the file system is read-only", hint: "choose a path on a writable file system" },
+      EMFILE: { reason: "too many open files", hint: "raise the limit of open files (ulimit -n), or lower --parallelism" },
+      ENFILE: { reason: "too many open files on this system", hint: "close other programs, or lower --parallelism" },
+      ENOENT: { reason: "no such file or folder", hint: "check the path; a folder to write into must exist first" },
+      ENOTDIR: { reason: "a part of the path is not a folder", hint: "check the path" },
+      EISDIR: { reason: "it is a folder", hint: "give the path of a file" },
+      EADDRINUSE: { reason: "the address is in use", hint: "pick another port, or stop the process that holds it" },
+      EADDRNOTAVAIL: { reason: "the address is not available on this machine", hint: "pick another address" }
+    };
+    SYSCALL_VERBS = {
+      open: "open",
+      read: "read",
+      write: "write to",
+      scandir: "read the folder",
+      mkdir: "create the folder",
+      mkdtemp: "create a folder in",
+      rmdir: "remove the folder",
+      unlink: "remove",
+      rename: "rename",
+      link: "link",
+      copyfile: "copy",
+      stat: "read",
+      lstat: "read",
+      chmod: "change the permissions of",
+      listen: "listen"
     };
   }
 });
@@ -7741,13 +8073,37 @@ function requiresKeysOnly(err) {
   const alternatives = (err.parentSchema ?? {})[err.keyword];
   return Array.isArray(alternatives) && alternatives.length > 0 && alternatives.every((a) => isRecord(a) && Object.keys(a).length === 1 && Array.isArray(a.required));
 }
-function mapSchemaErrors(errors, ctx) {
+function describeSchemaProblems(problems, ctx) {
   const out = [];
-  for (const problem of locateSchemaErrors(errors, ctx.sourceMap)) {
+  for (const problem of problems) {
     const d = mapOne(problem, ctx);
     if (d) out.push(d);
   }
   return out;
+}
+function rejectedPath({ error, path }) {
+  const params = error.params;
+  if (error.propertyName !== void 0) return [...path, error.propertyName];
+  switch (error.keyword) {
+    case "required":
+      return void 0;
+    case "oneOf":
+    case "anyOf":
+      return requiresKeysOnly(error) && !Array.isArray(params.passingSchemas) ? void 0 : path;
+    case "additionalProperties":
+    case "unevaluatedProperties":
+      return [...path, String(params.additionalProperty ?? params.unevaluatedProperty)];
+    default:
+      return path;
+  }
+}
+function touchesRejected(rejected, path) {
+  for (const r of rejected) {
+    let i = 0;
+    while (i < r.length && i < path.length && r[i] === String(path[i])) i++;
+    if (i === r.length || i === path.length) return true;
+  }
+  return false;
 }
 function collapseAlternatives(errors) {
   const alternatives = errors.filter((e) => e.keyword === "oneOf" || e.keyword === "anyOf");
@@ -9384,13 +9740,13 @@ var require_boolSchema = __commonJS({
       }
     }
     exports2.topBoolOrEmptySchema = topBoolOrEmptySchema;
-    function boolOrEmptySchema(it, valid2) {
+    function boolOrEmptySchema(it, valid) {
       const { gen, schema } = it;
       if (schema === false) {
-        gen.var(valid2, false);
+        gen.var(valid, false);
         falseSchemaError(it);
       } else {
-        gen.var(valid2, true);
+        gen.var(valid, true);
       }
     }
     exports2.boolOrEmptySchema = boolOrEmptySchema;
@@ -9771,15 +10127,15 @@ var require_code2 = __commonJS({
     exports2.usePattern = usePattern;
     function validateArray(cxt) {
       const { gen, data, keyword, it } = cxt;
-      const valid2 = gen.name("valid");
+      const valid = gen.name("valid");
       if (it.allErrors) {
         const validArr = gen.let("valid", true);
         validateItems(() => gen.assign(validArr, false));
         return validArr;
       }
-      gen.var(valid2, true);
+      gen.var(valid, true);
       validateItems(() => gen.break());
-      return valid2;
+      return valid;
       function validateItems(notValid) {
         const len = gen.const("len", (0, codegen_1._)`${data}.length`);
         gen.forRange("i", 0, len, (i) => {
@@ -9787,8 +10143,8 @@ var require_code2 = __commonJS({
             keyword,
             dataProp: i,
             dataPropType: util_1.Type.Num
-          }, valid2);
-          gen.if((0, codegen_1.not)(valid2), notValid);
+          }, valid);
+          gen.if((0, codegen_1.not)(valid), notValid);
         });
       }
     }
@@ -9800,7 +10156,7 @@ var require_code2 = __commonJS({
       const alwaysValid = schema.some((sch) => (0, util_1.alwaysValidSchema)(it, sch));
       if (alwaysValid && !it.opts.unevaluated)
         return;
-      const valid2 = gen.let("valid", false);
+      const valid = gen.let("valid", false);
       const schValid = gen.name("_valid");
       gen.block(() => schema.forEach((_sch, i) => {
         const schCxt = cxt.subschema({
@@ -9808,12 +10164,12 @@ var require_code2 = __commonJS({
           schemaProp: i,
           compositeRule: true
         }, schValid);
-        gen.assign(valid2, (0, codegen_1._)`${valid2} || ${schValid}`);
+        gen.assign(valid, (0, codegen_1._)`${valid} || ${schValid}`);
         const merged = cxt.mergeValidEvaluated(schCxt, schValid);
         if (!merged)
-          gen.if((0, codegen_1.not)(valid2));
+          gen.if((0, codegen_1.not)(valid));
       }));
-      cxt.result(valid2, () => cxt.reset(), () => cxt.error(true));
+      cxt.result(valid, () => cxt.reset(), () => cxt.error(true));
     }
     exports2.validateUnion = validateUnion;
   }
@@ -9835,15 +10191,15 @@ var require_keyword = __commonJS({
       const schemaRef = useKeyword(gen, keyword, macroSchema);
       if (it.opts.validateSchema !== false)
         it.self.validateSchema(macroSchema, true);
-      const valid2 = gen.name("valid");
+      const valid = gen.name("valid");
       cxt.subschema({
         schema: macroSchema,
         schemaPath: codegen_1.nil,
         errSchemaPath: `${it.errSchemaPath}/${keyword}`,
         topSchemaRef: schemaRef,
         compositeRule: true
-      }, valid2);
-      cxt.pass(valid2, () => cxt.error(true));
+      }, valid);
+      cxt.pass(valid, () => cxt.error(true));
     }
     exports2.macroKeywordCode = macroKeywordCode;
     function funcKeywordCode(cxt, def) {
@@ -9852,9 +10208,9 @@ var require_keyword = __commonJS({
       checkAsyncKeyword(it, def);
       const validate2 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
       const validateRef = useKeyword(gen, keyword, validate2);
-      const valid2 = gen.let("valid");
-      cxt.block$data(valid2, validateKeyword);
-      cxt.ok((_a = def.valid) !== null && _a !== void 0 ? _a : valid2);
+      const valid = gen.let("valid");
+      cxt.block$data(valid, validateKeyword);
+      cxt.ok((_a = def.valid) !== null && _a !== void 0 ? _a : valid);
       function validateKeyword() {
         if (def.errors === false) {
           assignValid();
@@ -9870,7 +10226,7 @@ var require_keyword = __commonJS({
       }
       function validateAsync() {
         const ruleErrs = gen.let("ruleErrs", null);
-        gen.try(() => assignValid((0, codegen_1._)`await `), (e) => gen.assign(valid2, false).if((0, codegen_1._)`${e} instanceof ${it.ValidationError}`, () => gen.assign(ruleErrs, (0, codegen_1._)`${e}.errors`), () => gen.throw(e)));
+        gen.try(() => assignValid((0, codegen_1._)`await `), (e) => gen.assign(valid, false).if((0, codegen_1._)`${e} instanceof ${it.ValidationError}`, () => gen.assign(ruleErrs, (0, codegen_1._)`${e}.errors`), () => gen.throw(e)));
         return ruleErrs;
       }
       function validateSync() {
@@ -9882,11 +10238,11 @@ var require_keyword = __commonJS({
       function assignValid(_await = def.async ? (0, codegen_1._)`await ` : codegen_1.nil) {
         const passCxt = it.opts.passContext ? names_1.default.this : names_1.default.self;
         const passSchema = !("compile" in def && !$data || def.schema === false);
-        gen.assign(valid2, (0, codegen_1._)`${_await}${(0, code_1.callValidateCode)(cxt, validateRef, passCxt, passSchema)}`, def.modifying);
+        gen.assign(valid, (0, codegen_1._)`${_await}${(0, code_1.callValidateCode)(cxt, validateRef, passCxt, passSchema)}`, def.modifying);
       }
       function reportErrs(errors) {
         var _a2;
-        gen.if((0, codegen_1.not)((_a2 = def.valid) !== null && _a2 !== void 0 ? _a2 : valid2), errors);
+        gen.if((0, codegen_1.not)((_a2 = def.valid) !== null && _a2 !== void 0 ? _a2 : valid), errors);
       }
     }
     exports2.funcKeywordCode = funcKeywordCode;
@@ -9923,8 +10279,8 @@ var require_keyword = __commonJS({
         throw new Error(`parent schema must have dependencies of ${keyword}: ${deps.join(",")}`);
       }
       if (def.validateSchema) {
-        const valid2 = def.validateSchema(schema[keyword]);
-        if (!valid2) {
+        const valid = def.validateSchema(schema[keyword]);
+        if (!valid) {
           const msg = `keyword "${keyword}" value is invalid at path "${errSchemaPath}": ` + self.errorsText(def.validateSchema.errors);
           if (opts.validateSchema === "log")
             self.logger.error(msg);
@@ -10384,15 +10740,15 @@ var require_validate = __commonJS({
       const schId = typeof schema == "object" && schema[opts.schemaId];
       return schId && (opts.code.source || opts.code.process) ? (0, codegen_1._)`/*# sourceURL=${schId} */` : codegen_1.nil;
     }
-    function subschemaCode(it, valid2) {
+    function subschemaCode(it, valid) {
       if (isSchemaObj(it)) {
         checkKeywords(it);
         if (schemaCxtHasRules(it)) {
-          subSchemaObjCode(it, valid2);
+          subSchemaObjCode(it, valid);
           return;
         }
       }
-      (0, boolSchema_1.boolOrEmptySchema)(it, valid2);
+      (0, boolSchema_1.boolOrEmptySchema)(it, valid);
     }
     function schemaCxtHasRules({ schema, self }) {
       if (typeof schema == "boolean")
@@ -10405,7 +10761,7 @@ var require_validate = __commonJS({
     function isSchemaObj(it) {
       return typeof it.schema != "boolean";
     }
-    function subSchemaObjCode(it, valid2) {
+    function subSchemaObjCode(it, valid) {
       const { schema, gen, opts } = it;
       if (opts.$comment && schema.$comment)
         commentKeyword(it);
@@ -10413,7 +10769,7 @@ var require_validate = __commonJS({
       checkAsyncSchema(it);
       const errsCount = gen.const("_errs", names_1.default.errors);
       typeAndKeywords(it, errsCount);
-      gen.var(valid2, (0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
+      gen.var(valid, (0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
     }
     function checkKeywords(it) {
       (0, util_1.checkUnknownRules)(it);
@@ -10680,24 +11036,24 @@ var require_validate = __commonJS({
         else
           this.params = obj;
       }
-      block$data(valid2, codeBlock, $dataValid = codegen_1.nil) {
+      block$data(valid, codeBlock, $dataValid = codegen_1.nil) {
         this.gen.block(() => {
-          this.check$data(valid2, $dataValid);
+          this.check$data(valid, $dataValid);
           codeBlock();
         });
       }
-      check$data(valid2 = codegen_1.nil, $dataValid = codegen_1.nil) {
+      check$data(valid = codegen_1.nil, $dataValid = codegen_1.nil) {
         if (!this.$data)
           return;
         const { gen, schemaCode, schemaType, def } = this;
         gen.if((0, codegen_1.or)((0, codegen_1._)`${schemaCode} === undefined`, $dataValid));
-        if (valid2 !== codegen_1.nil)
-          gen.assign(valid2, true);
+        if (valid !== codegen_1.nil)
+          gen.assign(valid, true);
         if (schemaType.length || def.validateSchema) {
           gen.elseIf(this.invalid$data());
           this.$dataError();
-          if (valid2 !== codegen_1.nil)
-            gen.assign(valid2, false);
+          if (valid !== codegen_1.nil)
+            gen.assign(valid, false);
         }
         gen.else();
       }
@@ -10721,12 +11077,12 @@ var require_validate = __commonJS({
           return codegen_1.nil;
         }
       }
-      subschema(appl, valid2) {
+      subschema(appl, valid) {
         const subschema = (0, subschema_1.getSubschema)(this.it, appl);
         (0, subschema_1.extendSubschemaData)(subschema, this.it, appl);
         (0, subschema_1.extendSubschemaMode)(subschema, appl);
         const nextContext = { ...this.it, ...subschema, items: void 0, props: void 0 };
-        subschemaCode(nextContext, valid2);
+        subschemaCode(nextContext, valid);
         return nextContext;
       }
       mergeEvaluated(schemaCxt, toName) {
@@ -10740,10 +11096,10 @@ var require_validate = __commonJS({
           it.items = util_1.mergeEvaluated.items(gen, schemaCxt.items, it.items, toName);
         }
       }
-      mergeValidEvaluated(schemaCxt, valid2) {
+      mergeValidEvaluated(schemaCxt, valid) {
         const { it, gen } = this;
         if (it.opts.unevaluated && (it.props !== true || it.items !== true)) {
-          gen.if(valid2, () => this.mergeEvaluated(schemaCxt, codegen_1.Name));
+          gen.if(valid, () => this.mergeEvaluated(schemaCxt, codegen_1.Name));
           return true;
         }
       }
@@ -12433,10 +12789,10 @@ var require_core = __commonJS({
         } else {
           v = this.compile(schemaKeyRef);
         }
-        const valid2 = v(data);
+        const valid = v(data);
         if (!("$async" in v))
           this.errors = v.errors;
-        return valid2;
+        return valid;
       }
       compile(schema, _meta) {
         const sch = this._addSchema(schema, _meta);
@@ -12533,15 +12889,15 @@ var require_core = __commonJS({
           this.errors = null;
           return true;
         }
-        const valid2 = this.validate($schema, schema);
-        if (!valid2 && throwOrLogError) {
+        const valid = this.validate($schema, schema);
+        if (!valid && throwOrLogError) {
           const message = "schema is invalid: " + this.errorsText();
           if (this.opts.validateSchema === "log")
             this.logger.error(message);
           else
             throw new Error(message);
         }
-        return valid2;
+        return valid;
       }
       // Get compiled schema by `key` or `ref`.
       // (`key` that was passed to `addSchema` or full schema reference - `schema.$id` or resolved id)
@@ -12934,16 +13290,16 @@ var require_ref = __commonJS({
         }
         function inlineRefSchema(sch) {
           const schName = gen.scopeValue("schema", opts.code.source === true ? { ref: sch, code: (0, codegen_1.stringify)(sch) } : { ref: sch });
-          const valid2 = gen.name("valid");
+          const valid = gen.name("valid");
           const schCxt = cxt.subschema({
             schema: sch,
             dataTypes: [],
             schemaPath: codegen_1.nil,
             topSchemaRef: schName,
             errSchemaPath: $ref
-          }, valid2);
+          }, valid);
           cxt.mergeEvaluated(schCxt);
-          cxt.ok(valid2);
+          cxt.ok(valid);
         }
       }
     };
@@ -12963,19 +13319,19 @@ var require_ref = __commonJS({
       function callAsyncRef() {
         if (!env.$async)
           throw new Error("async schema referenced by sync schema");
-        const valid2 = gen.let("valid");
+        const valid = gen.let("valid");
         gen.try(() => {
           gen.code((0, codegen_1._)`await ${(0, code_1.callValidateCode)(cxt, v, passCxt)}`);
           addEvaluatedFrom(v);
           if (!allErrors)
-            gen.assign(valid2, true);
+            gen.assign(valid, true);
         }, (e) => {
           gen.if((0, codegen_1._)`!(${e} instanceof ${it.ValidationError})`, () => gen.throw(e));
           addErrorsFrom(e);
           if (!allErrors)
-            gen.assign(valid2, false);
+            gen.assign(valid, false);
         });
-        cxt.ok(valid2);
+        cxt.ok(valid);
       }
       function callSyncRef() {
         cxt.result((0, code_1.callValidateCode)(cxt, v, passCxt), () => addEvaluatedFrom(v), () => addErrorsFrom(v));
@@ -13180,9 +13536,9 @@ var require_pattern = __commonJS({
         if ($data) {
           const { regExp } = it.opts.code;
           const regExpCode = regExp.code === "new RegExp" ? (0, codegen_1._)`new RegExp` : (0, util_1.useFunc)(gen, regExp);
-          const valid2 = gen.let("valid");
-          gen.try(() => gen.assign(valid2, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u}).test(${data})`), () => gen.assign(valid2, false));
-          cxt.fail$data((0, codegen_1._)`!${valid2}`);
+          const valid = gen.let("valid");
+          gen.try(() => gen.assign(valid, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u}).test(${data})`), () => gen.assign(valid, false));
+          cxt.fail$data((0, codegen_1._)`!${valid}`);
         } else {
           const regExp = (0, code_1.usePattern)(cxt, schema);
           cxt.fail$data((0, codegen_1._)`!${regExp}.test(${data})`);
@@ -13273,9 +13629,9 @@ var require_required = __commonJS({
         function exitOnErrorMode() {
           const missing = gen.let("missing");
           if (useLoop || $data) {
-            const valid2 = gen.let("valid", true);
-            cxt.block$data(valid2, () => loopUntilMissing(missing, valid2));
-            cxt.ok(valid2);
+            const valid = gen.let("valid", true);
+            cxt.block$data(valid, () => loopUntilMissing(missing, valid));
+            cxt.ok(valid);
           } else {
             gen.if((0, code_1.checkMissingProp)(cxt, schema, missing));
             (0, code_1.reportMissingProp)(cxt, missing);
@@ -13288,11 +13644,11 @@ var require_required = __commonJS({
             gen.if((0, code_1.noPropertyInData)(gen, data, prop, opts.ownProperties), () => cxt.error());
           });
         }
-        function loopUntilMissing(missing, valid2) {
+        function loopUntilMissing(missing, valid) {
           cxt.setParams({ missingProperty: missing });
           gen.forOf(missing, schemaCode, () => {
-            gen.assign(valid2, (0, code_1.propertyInData)(gen, data, missing, opts.ownProperties));
-            gen.if((0, codegen_1.not)(valid2), () => {
+            gen.assign(valid, (0, code_1.propertyInData)(gen, data, missing, opts.ownProperties));
+            gen.if((0, codegen_1.not)(valid), () => {
               cxt.error();
               gen.break();
             });
@@ -13367,15 +13723,15 @@ var require_uniqueItems = __commonJS({
         const { gen, data, $data, schema, parentSchema, schemaCode, it } = cxt;
         if (!$data && !schema)
           return;
-        const valid2 = gen.let("valid");
+        const valid = gen.let("valid");
         const itemTypes = parentSchema.items ? (0, dataType_1.getSchemaTypes)(parentSchema.items) : [];
-        cxt.block$data(valid2, validateUniqueItems, (0, codegen_1._)`${schemaCode} === false`);
-        cxt.ok(valid2);
+        cxt.block$data(valid, validateUniqueItems, (0, codegen_1._)`${schemaCode} === false`);
+        cxt.ok(valid);
         function validateUniqueItems() {
           const i = gen.let("i", (0, codegen_1._)`${data}.length`);
           const j = gen.let("j");
           cxt.setParams({ i, j });
-          gen.assign(valid2, true);
+          gen.assign(valid, true);
           gen.if((0, codegen_1._)`${i} > 1`, () => (canOptimize() ? loopN : loopN2)(i, j));
         }
         function canOptimize() {
@@ -13393,7 +13749,7 @@ var require_uniqueItems = __commonJS({
             gen.if((0, codegen_1._)`typeof ${indices}[${item}] == "number"`, () => {
               gen.assign(j, (0, codegen_1._)`${indices}[${item}]`);
               cxt.error();
-              gen.assign(valid2, false).break();
+              gen.assign(valid, false).break();
             }).code((0, codegen_1._)`${indices}[${item}] = ${i}`);
           });
         }
@@ -13402,7 +13758,7 @@ var require_uniqueItems = __commonJS({
           const outer = gen.name("outer");
           gen.label(outer).for((0, codegen_1._)`;${i}--;`, () => gen.for((0, codegen_1._)`${j} = ${i}; ${j}--;`, () => gen.if((0, codegen_1._)`${eql}(${data}[${i}], ${data}[${j}])`, () => {
             cxt.error();
-            gen.assign(valid2, false).break(outer);
+            gen.assign(valid, false).break(outer);
           })));
         }
       }
@@ -13464,20 +13820,20 @@ var require_enum = __commonJS({
         const useLoop = schema.length >= it.opts.loopEnum;
         let eql;
         const getEql = () => eql !== null && eql !== void 0 ? eql : eql = (0, util_1.useFunc)(gen, equal_1.default);
-        let valid2;
+        let valid;
         if (useLoop || $data) {
-          valid2 = gen.let("valid");
-          cxt.block$data(valid2, loopEnum);
+          valid = gen.let("valid");
+          cxt.block$data(valid, loopEnum);
         } else {
           if (!Array.isArray(schema))
             throw new Error("ajv implementation error");
           const vSchema = gen.const("vSchema", schemaCode);
-          valid2 = (0, codegen_1.or)(...schema.map((_x, i) => equalCode(vSchema, i)));
+          valid = (0, codegen_1.or)(...schema.map((_x, i) => equalCode(vSchema, i)));
         }
-        cxt.pass(valid2);
+        cxt.pass(valid);
         function loopEnum() {
-          gen.assign(valid2, false);
-          gen.forOf("v", schemaCode, (v) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v})`, () => gen.assign(valid2, true).break()));
+          gen.assign(valid, false);
+          gen.forOf("v", schemaCode, (v) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v})`, () => gen.assign(valid, true).break()));
         }
         function equalCode(vSchema, i) {
           const sch = schema[i];
@@ -13563,15 +13919,15 @@ var require_additionalItems = __commonJS({
         cxt.setParams({ len: items.length });
         cxt.pass((0, codegen_1._)`${len} <= ${items.length}`);
       } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
-        const valid2 = gen.var("valid", (0, codegen_1._)`${len} <= ${items.length}`);
-        gen.if((0, codegen_1.not)(valid2), () => validateItems(valid2));
-        cxt.ok(valid2);
+        const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items.length}`);
+        gen.if((0, codegen_1.not)(valid), () => validateItems(valid));
+        cxt.ok(valid);
       }
-      function validateItems(valid2) {
+      function validateItems(valid) {
         gen.forRange("i", items.length, len, (i) => {
-          cxt.subschema({ keyword, dataProp: i, dataPropType: util_1.Type.Num }, valid2);
+          cxt.subschema({ keyword, dataProp: i, dataPropType: util_1.Type.Num }, valid);
           if (!it.allErrors)
-            gen.if((0, codegen_1.not)(valid2), () => gen.break());
+            gen.if((0, codegen_1.not)(valid), () => gen.break());
         });
       }
     }
@@ -13610,7 +13966,7 @@ var require_items = __commonJS({
       if (it.opts.unevaluated && schArr.length && it.items !== true) {
         it.items = util_1.mergeEvaluated.items(gen, schArr.length, it.items);
       }
-      const valid2 = gen.name("valid");
+      const valid = gen.name("valid");
       const len = gen.const("len", (0, codegen_1._)`${data}.length`);
       schArr.forEach((sch, i) => {
         if ((0, util_1.alwaysValidSchema)(it, sch))
@@ -13619,8 +13975,8 @@ var require_items = __commonJS({
           keyword,
           schemaProp: i,
           dataProp: i
-        }, valid2));
-        cxt.ok(valid2);
+        }, valid));
+        cxt.ok(valid);
       });
       function checkStrictTuple(sch) {
         const { opts, errSchemaPath } = it;
@@ -13737,18 +14093,18 @@ var require_contains = __commonJS({
           return;
         }
         it.items = true;
-        const valid2 = gen.name("valid");
+        const valid = gen.name("valid");
         if (max === void 0 && min === 1) {
-          validateItems(valid2, () => gen.if(valid2, () => gen.break()));
+          validateItems(valid, () => gen.if(valid, () => gen.break()));
         } else if (min === 0) {
-          gen.let(valid2, true);
+          gen.let(valid, true);
           if (max !== void 0)
             gen.if((0, codegen_1._)`${data}.length > 0`, validateItemsWithCount);
         } else {
-          gen.let(valid2, false);
+          gen.let(valid, false);
           validateItemsWithCount();
         }
-        cxt.result(valid2, () => cxt.reset());
+        cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
           const count3 = gen.let("count", 0);
@@ -13768,13 +14124,13 @@ var require_contains = __commonJS({
         function checkLimits(count3) {
           gen.code((0, codegen_1._)`${count3}++`);
           if (max === void 0) {
-            gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid2, true).break());
+            gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count3} > ${max}`, () => gen.assign(valid2, false).break());
+            gen.if((0, codegen_1._)`${count3} > ${max}`, () => gen.assign(valid, false).break());
             if (min === 1)
-              gen.assign(valid2, true);
+              gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid2, true));
+              gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -13856,20 +14212,20 @@ var require_dependencies = __commonJS({
     exports2.validatePropertyDeps = validatePropertyDeps;
     function validateSchemaDeps(cxt, schemaDeps = cxt.schema) {
       const { gen, data, keyword, it } = cxt;
-      const valid2 = gen.name("valid");
+      const valid = gen.name("valid");
       for (const prop in schemaDeps) {
         if ((0, util_1.alwaysValidSchema)(it, schemaDeps[prop]))
           continue;
         gen.if(
           (0, code_1.propertyInData)(gen, data, prop, it.opts.ownProperties),
           () => {
-            const schCxt = cxt.subschema({ keyword, schemaProp: prop }, valid2);
-            cxt.mergeValidEvaluated(schCxt, valid2);
+            const schCxt = cxt.subschema({ keyword, schemaProp: prop }, valid);
+            cxt.mergeValidEvaluated(schCxt, valid);
           },
-          () => gen.var(valid2, true)
+          () => gen.var(valid, true)
           // TODO var
         );
-        cxt.ok(valid2);
+        cxt.ok(valid);
       }
     }
     exports2.validateSchemaDeps = validateSchemaDeps;
@@ -13897,7 +14253,7 @@ var require_propertyNames = __commonJS({
         const { gen, schema, data, it } = cxt;
         if ((0, util_1.alwaysValidSchema)(it, schema))
           return;
-        const valid2 = gen.name("valid");
+        const valid = gen.name("valid");
         gen.forIn("key", data, (key) => {
           cxt.setParams({ propertyName: key });
           cxt.subschema({
@@ -13906,14 +14262,14 @@ var require_propertyNames = __commonJS({
             dataTypes: ["string"],
             propertyName: key,
             compositeRule: true
-          }, valid2);
-          gen.if((0, codegen_1.not)(valid2), () => {
+          }, valid);
+          gen.if((0, codegen_1.not)(valid), () => {
             cxt.error(true);
             if (!it.allErrors)
               gen.break();
           });
         });
-        cxt.ok(valid2);
+        cxt.ok(valid);
       }
     };
     exports2.default = def;
@@ -13991,21 +14347,21 @@ var require_additionalProperties = __commonJS({
             return;
           }
           if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
-            const valid2 = gen.name("valid");
+            const valid = gen.name("valid");
             if (opts.removeAdditional === "failing") {
-              applyAdditionalSchema(key, valid2, false);
-              gen.if((0, codegen_1.not)(valid2), () => {
+              applyAdditionalSchema(key, valid, false);
+              gen.if((0, codegen_1.not)(valid), () => {
                 cxt.reset();
                 deleteAdditional(key);
               });
             } else {
-              applyAdditionalSchema(key, valid2);
+              applyAdditionalSchema(key, valid);
               if (!allErrors)
-                gen.if((0, codegen_1.not)(valid2), () => gen.break());
+                gen.if((0, codegen_1.not)(valid), () => gen.break());
             }
           }
         }
-        function applyAdditionalSchema(key, valid2, errors) {
+        function applyAdditionalSchema(key, valid, errors) {
           const subschema = {
             keyword: "additionalProperties",
             dataProp: key,
@@ -14018,7 +14374,7 @@ var require_additionalProperties = __commonJS({
               allErrors: false
             });
           }
-          cxt.subschema(subschema, valid2);
+          cxt.subschema(subschema, valid);
         }
       }
     };
@@ -14054,7 +14410,7 @@ var require_properties = __commonJS({
         const properties = allProps.filter((p) => !(0, util_1.alwaysValidSchema)(it, schema[p]));
         if (properties.length === 0)
           return;
-        const valid2 = gen.name("valid");
+        const valid = gen.name("valid");
         for (const prop of properties) {
           if (hasDefault(prop)) {
             applyPropertySchema(prop);
@@ -14062,11 +14418,11 @@ var require_properties = __commonJS({
             gen.if((0, code_1.propertyInData)(gen, data, prop, it.opts.ownProperties));
             applyPropertySchema(prop);
             if (!it.allErrors)
-              gen.else().var(valid2, true);
+              gen.else().var(valid, true);
             gen.endIf();
           }
           cxt.it.definedProperties.add(prop);
-          cxt.ok(valid2);
+          cxt.ok(valid);
         }
         function hasDefault(prop) {
           return it.opts.useDefaults && !it.compositeRule && schema[prop].default !== void 0;
@@ -14076,7 +14432,7 @@ var require_properties = __commonJS({
             keyword: "properties",
             schemaProp: prop,
             dataProp: prop
-          }, valid2);
+          }, valid);
         }
       }
     };
@@ -14106,7 +14462,7 @@ var require_patternProperties = __commonJS({
           return;
         }
         const checkProperties = opts.strictSchema && !opts.allowMatchingProperties && parentSchema.properties;
-        const valid2 = gen.name("valid");
+        const valid = gen.name("valid");
         if (it.props !== true && !(it.props instanceof codegen_1.Name)) {
           it.props = (0, util_2.evaluatedPropsToName)(gen, it.props);
         }
@@ -14119,9 +14475,9 @@ var require_patternProperties = __commonJS({
             if (it.allErrors) {
               validateProperties(pat);
             } else {
-              gen.var(valid2, true);
+              gen.var(valid, true);
               validateProperties(pat);
-              gen.if(valid2);
+              gen.if(valid);
             }
           }
         }
@@ -14142,12 +14498,12 @@ var require_patternProperties = __commonJS({
                   schemaProp: pat,
                   dataProp: key,
                   dataPropType: util_2.Type.Str
-                }, valid2);
+                }, valid);
               }
               if (it.opts.unevaluated && props !== true) {
                 gen.assign((0, codegen_1._)`${props}[${key}]`, true);
               } else if (!alwaysValid && !it.allErrors) {
-                gen.if((0, codegen_1.not)(valid2), () => gen.break());
+                gen.if((0, codegen_1.not)(valid), () => gen.break());
               }
             });
           });
@@ -14174,14 +14530,14 @@ var require_not = __commonJS({
           cxt.fail();
           return;
         }
-        const valid2 = gen.name("valid");
+        const valid = gen.name("valid");
         cxt.subschema({
           keyword: "not",
           compositeRule: true,
           createErrors: false,
           allErrors: false
-        }, valid2);
-        cxt.failResult(valid2, () => cxt.reset(), () => cxt.error());
+        }, valid);
+        cxt.failResult(valid, () => cxt.reset(), () => cxt.error());
       },
       error: { message: "must NOT be valid" }
     };
@@ -14229,12 +14585,12 @@ var require_oneOf = __commonJS({
         if (it.opts.discriminator && parentSchema.discriminator)
           return;
         const schArr = schema;
-        const valid2 = gen.let("valid", false);
+        const valid = gen.let("valid", false);
         const passing = gen.let("passing", null);
         const schValid = gen.name("_valid");
         cxt.setParams({ passing });
         gen.block(validateOneOf);
-        cxt.result(valid2, () => cxt.reset(), () => cxt.error(true));
+        cxt.result(valid, () => cxt.reset(), () => cxt.error(true));
         function validateOneOf() {
           schArr.forEach((sch, i) => {
             let schCxt;
@@ -14248,10 +14604,10 @@ var require_oneOf = __commonJS({
               }, schValid);
             }
             if (i > 0) {
-              gen.if((0, codegen_1._)`${schValid} && ${valid2}`).assign(valid2, false).assign(passing, (0, codegen_1._)`[${passing}, ${i}]`).else();
+              gen.if((0, codegen_1._)`${schValid} && ${valid}`).assign(valid, false).assign(passing, (0, codegen_1._)`[${passing}, ${i}]`).else();
             }
             gen.if(schValid, () => {
-              gen.assign(valid2, true);
+              gen.assign(valid, true);
               gen.assign(passing, i);
               if (schCxt)
                 cxt.mergeEvaluated(schCxt, codegen_1.Name);
@@ -14277,12 +14633,12 @@ var require_allOf = __commonJS({
         const { gen, schema, it } = cxt;
         if (!Array.isArray(schema))
           throw new Error("ajv implementation error");
-        const valid2 = gen.name("valid");
+        const valid = gen.name("valid");
         schema.forEach((sch, i) => {
           if ((0, util_1.alwaysValidSchema)(it, sch))
             return;
-          const schCxt = cxt.subschema({ keyword: "allOf", schemaProp: i }, valid2);
-          cxt.ok(valid2);
+          const schCxt = cxt.subschema({ keyword: "allOf", schemaProp: i }, valid);
+          cxt.ok(valid);
           cxt.mergeEvaluated(schCxt);
         });
       }
@@ -14316,7 +14672,7 @@ var require_if = __commonJS({
         const hasElse = hasSchema(it, "else");
         if (!hasThen && !hasElse)
           return;
-        const valid2 = gen.let("valid", true);
+        const valid = gen.let("valid", true);
         const schValid = gen.name("_valid");
         validateIf();
         cxt.reset();
@@ -14329,7 +14685,7 @@ var require_if = __commonJS({
         } else {
           gen.if((0, codegen_1.not)(schValid), validateClause("else"));
         }
-        cxt.pass(valid2, () => cxt.error(true));
+        cxt.pass(valid, () => cxt.error(true));
         function validateIf() {
           const schCxt = cxt.subschema({
             keyword: "if",
@@ -14342,8 +14698,8 @@ var require_if = __commonJS({
         function validateClause(keyword, ifClause) {
           return () => {
             const schCxt = cxt.subschema({ keyword }, schValid);
-            gen.assign(valid2, schValid);
-            cxt.mergeValidEvaluated(schCxt, valid2);
+            gen.assign(valid, schValid);
+            cxt.mergeValidEvaluated(schCxt, valid);
             if (ifClause)
               gen.assign(ifClause, (0, codegen_1._)`${keyword}`);
             else
@@ -14483,22 +14839,22 @@ var require_dynamicRef = __commonJS({
       if (it.allErrors) {
         _dynamicRef();
       } else {
-        const valid2 = gen.let("valid", false);
-        _dynamicRef(valid2);
-        cxt.ok(valid2);
+        const valid = gen.let("valid", false);
+        _dynamicRef(valid);
+        cxt.ok(valid);
       }
-      function _dynamicRef(valid2) {
+      function _dynamicRef(valid) {
         if (it.schemaEnv.root.dynamicAnchors[anchor]) {
           const v = gen.let("_v", (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`);
-          gen.if(v, _callRef(v, valid2), _callRef(it.validateName, valid2));
+          gen.if(v, _callRef(v, valid), _callRef(it.validateName, valid));
         } else {
-          _callRef(it.validateName, valid2)();
+          _callRef(it.validateName, valid)();
         }
       }
-      function _callRef(validate2, valid2) {
-        return valid2 ? () => gen.block(() => {
+      function _callRef(validate2, valid) {
+        return valid ? () => gen.block(() => {
           (0, ref_1.callRef)(cxt, validate2);
-          gen.let(valid2, true);
+          gen.let(valid, true);
         }) : () => (0, ref_1.callRef)(cxt, validate2);
       }
     }
@@ -14662,14 +15018,14 @@ var require_unevaluatedProperties = __commonJS({
             return;
           }
           if (!(0, util_1.alwaysValidSchema)(it, schema)) {
-            const valid2 = gen.name("valid");
+            const valid = gen.name("valid");
             cxt.subschema({
               keyword: "unevaluatedProperties",
               dataProp: key,
               dataPropType: util_1.Type.Str
-            }, valid2);
+            }, valid);
             if (!allErrors)
-              gen.if((0, codegen_1.not)(valid2), () => gen.break());
+              gen.if((0, codegen_1.not)(valid), () => gen.break());
           }
         }
         function unevaluatedDynamic(evaluatedProps, key) {
@@ -14715,16 +15071,16 @@ var require_unevaluatedItems = __commonJS({
           cxt.setParams({ len: items });
           cxt.fail((0, codegen_1._)`${len} > ${items}`);
         } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
-          const valid2 = gen.var("valid", (0, codegen_1._)`${len} <= ${items}`);
-          gen.if((0, codegen_1.not)(valid2), () => validateItems(valid2, items));
-          cxt.ok(valid2);
+          const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items}`);
+          gen.if((0, codegen_1.not)(valid), () => validateItems(valid, items));
+          cxt.ok(valid);
         }
         it.items = true;
-        function validateItems(valid2, from) {
+        function validateItems(valid, from) {
           gen.forRange("i", from, len, (i) => {
-            cxt.subschema({ keyword: "unevaluatedItems", dataProp: i, dataPropType: util_1.Type.Num }, valid2);
+            cxt.subschema({ keyword: "unevaluatedItems", dataProp: i, dataPropType: util_1.Type.Num }, valid);
             if (!it.allErrors)
-              gen.if((0, codegen_1.not)(valid2), () => gen.break());
+              gen.if((0, codegen_1.not)(valid), () => gen.break());
           });
         }
       }
@@ -14943,16 +15299,16 @@ var require_discriminator = __commonJS({
           throw new Error("discriminator: mapping is not supported");
         if (!oneOf)
           throw new Error("discriminator: requires oneOf keyword");
-        const valid2 = gen.let("valid", false);
+        const valid = gen.let("valid", false);
         const tag = gen.const("tag", (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(tagName)}`);
         gen.if((0, codegen_1._)`typeof ${tag} == "string"`, () => validateMapping(), () => cxt.error(false, { discrError: types_1.DiscrError.Tag, tag, tagName }));
-        cxt.ok(valid2);
+        cxt.ok(valid);
         function validateMapping() {
           const mapping = getMapping();
           gen.if(false);
           for (const tagValue in mapping) {
             gen.elseIf((0, codegen_1._)`${tag} === ${tagValue}`);
-            gen.assign(valid2, applyTagSchema(mapping[tagValue]));
+            gen.assign(valid, applyTagSchema(mapping[tagValue]));
           }
           gen.else();
           cxt.error(false, { discrError: types_1.DiscrError.Mapping, tag, tagName });
@@ -16153,14 +16509,21 @@ function parseSecretRef(text2) {
   const body = m[2].trim();
   return m[1] === "env" ? { kind: "env", name: body } : { kind: "file", path: body };
 }
-function resolveSecretRef(ref, ctx) {
+function formatSecretRef(ref) {
+  switch (ref.kind) {
+    case "env":
+      return `\${env:${ref.name}}`;
+    case "file":
+      return `\${file:${ref.path}}`;
+  }
+}
+function readSecretRef(ref, ctx) {
   switch (ref.kind) {
     case "env": {
       const value = ctx.env[ref.name];
-      if (value === void 0 || value === "") {
-        throw new ConfigError(`${ctx.where}: environment variable ${ref.name} is not set`);
-      }
-      return new Secret(value);
+      if (value === void 0) return { ok: false, failure: { kind: "env", name: ref.name, why: "unset" } };
+      if (value === "") return { ok: false, failure: { kind: "env", name: ref.name, why: "empty" } };
+      return { ok: true, secret: new Secret(value) };
     }
     case "file": {
       const path = isAbsolute(ref.path) ? ref.path : resolve(ctx.baseDir, ref.path);
@@ -16169,17 +16532,37 @@ function resolveSecretRef(ref, ctx) {
         text2 = readFileSync2(path, "utf8");
       } catch (err) {
         const code5 = err.code ?? "unreadable";
-        throw new ConfigError(`${ctx.where}: cannot read secret file ${ref.path} (${code5})`);
+        return { ok: false, failure: code5 === "ENOENT" ? { kind: "file", path, why: "missing" } : { kind: "file", path, why: "unreadable", code: code5 } };
       }
-      return new Secret(text2.replace(/\r?\n$/, ""));
+      const value = text2.replace(/\r?\n$/, "");
+      if (value === "") return { ok: false, failure: { kind: "file", path, why: "empty" } };
+      return { ok: true, secret: new Secret(value) };
     }
+  }
+}
+function describeSecretFailure(f) {
+  switch (f.kind) {
+    case "env":
+      return `environment variable ${f.name} is ${f.why === "unset" ? "not set" : "set but empty"}`;
+    case "file":
+      switch (f.why) {
+        case "missing":
+          return `secret file ${f.path} does not exist`;
+        case "empty":
+          return `secret file ${f.path} is empty`;
+        case "unreadable":
+          return `secret file ${f.path} cannot be read (${f.code})`;
+        default: {
+          const never = f;
+          throw new Error(`unknown secret failure ${String(never)}`);
+        }
+      }
   }
 }
 var Secret, SECRET_REF;
 var init_secret = __esm({
   "src/secret.ts"() {
     "use strict";
-    init_errors();
     Secret = class {
       #value;
       constructor(value) {
@@ -16241,7 +16624,7 @@ function loadConfig(path, cwd = process.cwd()) {
     const code5 = err.code;
     throw configError(
       [
-        code5 === "ENOENT" ? createDiagnostic("error", "MF501", { file }, "configuration file not found", { hint: "pass --config FILE, or run from the folder that holds mftops.yaml" }) : createDiagnostic("error", "MF501", { file }, `cannot read the configuration file (${code5 ?? "unreadable"})`)
+        code5 === "ENOENT" ? createDiagnostic("error", "MF501", { file }, "configuration file not found", { hint: "pass --config FILE, or run from the folder that holds mftops.yaml" }) : createDiagnostic("error", "MF501", { file }, systemError("cannot read the configuration file", err).message)
       ],
       cwd
     );
@@ -16262,8 +16645,32 @@ function loadConfig(path, cwd = process.cwd()) {
   const data = doc.toJS({ maxAliasCount: 100 });
   const sourceMap = createSourceMap(doc, lineCounter, file);
   const validate2 = getValidatorByFile("config.schema.json");
-  if (!validate2(data)) throw configError(locateSchemaErrors(validate2.errors ?? [], sourceMap).map(describeProblem), cwd);
+  const problems = validate2(data) ? [] : locateSchemaErrors(validate2.errors ?? [], sourceMap);
+  const rejected = problems.map(rejectedPath).filter((p) => p !== void 0);
+  const diagnostics = [...problems.map(describeProblem), ...checkValues(data, sourceMap, rejected)];
+  if (diagnostics.length > 0) throw configError(diagnostics, cwd);
   return buildConfig(data, file, cwd, sourceMap);
+}
+function checkValues(data, sourceMap, rejected) {
+  const problems = [];
+  const environments = isRecord(data) && isRecord(data.environments) ? data.environments : {};
+  for (const [name, env] of Object.entries(environments)) {
+    if (!isRecord(env)) continue;
+    for (const which of ["automation", "transfer"]) {
+      const service = env[which];
+      const path = ["environments", name, which, "url"];
+      if (!isRecord(service) || typeof service.url !== "string" || touchesRejected(rejected, path)) continue;
+      const urlProblem = checkServiceUrl(service.url);
+      if (urlProblem) problems.push(createDiagnostic("error", "MF507", sourceMap.locate(path), `environments.${name}.${which}.url: ${urlProblem}`));
+    }
+    const ignore = isRecord(env.drift) && Array.isArray(env.drift.ignore) ? env.drift.ignore : [];
+    ignore.forEach((rule, i) => {
+      const path = ["environments", name, "drift", "ignore", i, "until"];
+      if (!isRecord(rule) || typeof rule.until !== "string" || touchesRejected(rejected, path) || isCalendarDate(rule.until)) return;
+      problems.push(createDiagnostic("error", "MF505", sourceMap.locate(path), `environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`));
+    });
+  }
+  return problems;
 }
 function configError(diagnostics, cwd) {
   const sorted = sortDiagnostics(diagnostics);
@@ -16274,16 +16681,11 @@ function configError(diagnostics, cwd) {
 function buildConfig(raw, file, cwd, sourceMap) {
   const dir = dirname2(file);
   const shown = relative(cwd, file) || file;
-  const problems = [];
   const environments = /* @__PURE__ */ new Map();
   for (const [name, env] of Object.entries(raw.environments)) {
     const service = (which) => {
       const s = env[which];
       if (!s) return void 0;
-      const urlProblem = checkServiceUrl(s.url);
-      if (urlProblem) {
-        problems.push(createDiagnostic("error", "MF507", sourceMap.locate(["environments", name, which, "url"]), `environments.${name}.${which}.url: ${urlProblem}`));
-      }
       return {
         url: s.url.replace(/\/+$/, ""),
         username: parseSecretRef(s.username) ?? s.username,
@@ -16294,11 +16696,7 @@ function buildConfig(raw, file, cwd, sourceMap) {
     const automation2 = service("automation");
     const transfer2 = service("transfer");
     const ignore = (env.drift?.ignore ?? []).map((rule, i) => {
-      const at = (key) => sourceMap.locate(["environments", name, "drift", "ignore", i, ...key ? [key] : []]);
-      if (rule.until !== void 0 && !isCalendarDate(rule.until)) {
-        problems.push(createDiagnostic("error", "MF505", at("until"), `environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`));
-      }
-      const pos = at();
+      const pos = sourceMap.locate(["environments", name, "drift", "ignore", i]);
       return {
         address: rule.address,
         ...rule.path !== void 0 ? { path: rule.path } : {},
@@ -16317,7 +16715,6 @@ function buildConfig(raw, file, cwd, sourceMap) {
       ...env.drift !== void 0 ? { drift: { ignore } } : {}
     });
   }
-  if (problems.length > 0) throw configError(problems, cwd);
   const snapDir = raw.snapshots?.dir ?? ".mftops/snapshots";
   return {
     file,
@@ -16340,25 +16737,27 @@ function selectEnvironment(config, name) {
   if (!env) throw new ConfigError(`environment "${name}" is not in ${config.file} (known: ${names2.join(", ")})`);
   return env;
 }
-function resolveService(config, env, which, processEnv) {
-  const s = env[which];
-  if (!s) return void 0;
-  const secret = (field, ref) => {
-    const path = ["environments", env.name, which, field];
-    try {
-      return resolveSecretRef(ref, { env: processEnv, baseDir: dirname2(config.file), where: path.join(".") });
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      throw configError([createDiagnostic("error", "MF508", config.sourceMap.locate(path), err.message)], void 0);
+function resolveEnvironmentServices(config, env, which, processEnv) {
+  const problems = [];
+  const secret = (service, field, ref) => {
+    const path = ["environments", env.name, service, field];
+    const read = readSecretRef(ref, { env: processEnv, baseDir: dirname2(config.file) });
+    if (read.ok) return read.secret;
+    problems.push(createDiagnostic("error", "MF508", config.sourceMap.locate(path), `${path.join(".")}: ${describeSecretFailure(read.failure)}`));
+    return void 0;
+  };
+  const resolved = [];
+  for (const name of which) {
+    const s = env[name];
+    if (!s) continue;
+    const username = typeof s.username === "string" ? s.username : secret(name, "username", s.username)?.reveal();
+    const password = secret(name, "password", s.password);
+    if (username !== void 0 && password !== void 0) {
+      resolved.push({ name, url: s.url, username, password, ...s.caFile !== void 0 ? { caFile: s.caFile } : {} });
     }
-  };
-  return {
-    name: which,
-    url: s.url,
-    username: typeof s.username === "string" ? s.username : secret("username", s.username).reveal(),
-    password: secret("password", s.password),
-    ...s.caFile !== void 0 ? { caFile: s.caFile } : {}
-  };
+  }
+  if (problems.length > 0) throw configError(problems, void 0);
+  return resolved;
 }
 function describeProblem({ error: e, path, at }) {
   const where = path.join(".");
@@ -16368,8 +16767,13 @@ function describeProblem({ error: e, path, at }) {
   switch (e.keyword) {
     case "required":
       return problem("MF504", `missing required key \`${String(p["missingProperty"])}\``);
-    case "additionalProperties":
-      return problem("MF503", `unknown key \`${String(p["additionalProperty"])}\``);
+    case "additionalProperties": {
+      const key = String(p["additionalProperty"]);
+      const present = new Set(isRecord(e.data) ? Object.keys(e.data) : []);
+      const known = Object.keys(e.parentSchema?.["properties"] ?? {});
+      const guess = suggestName(key, known.filter((k) => !present.has(k)));
+      return problem("MF503", `unknown key \`${key}\`${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`);
+    }
     case "anyOf":
     case "oneOf": {
       const keys = (e.parentSchema?.[e.keyword] ?? []).flatMap((alternative) => alternative.required ?? []);
@@ -16412,6 +16816,8 @@ var init_load_config = __esm({
     init_errors();
     init_positions();
     init_schema_errors();
+    init_suggest();
+    init_is_record();
     init_schemas();
     init_secret();
     init_service_url();
@@ -16704,40 +17110,52 @@ var plan_file_exports = {};
 __export(plan_file_exports, {
   PLAN_FILE_FORMAT: () => PLAN_FILE_FORMAT,
   PlanFileError: () => PlanFileError,
+  holdsPlanFile: () => holdsPlanFile,
   orderPlanKeys: () => orderPlanKeys,
   parsePlan: () => parsePlan,
+  parseSavedPlan: () => parseSavedPlan,
   readPlanFile: () => readPlanFile,
+  readSavedPlan: () => readSavedPlan,
   serializePlan: () => serializePlan,
   writePlanFile: () => writePlanFile
 });
 import { createHash } from "node:crypto";
-import { readFileSync as readFileSync4 } from "node:fs";
-function serializePlan(plan) {
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync4, readSync, statSync } from "node:fs";
+function serializePlan(plan, context = {}) {
   if (plan.errored) throw new PlanFileError(`cannot save the plan: ${ERRORED_PLAN}`);
-  const body = { formatVersion: PLAN_FILE_FORMAT, plan: orderPlanKeys(plan) };
+  const body = {
+    formatVersion: PLAN_FILE_FORMAT,
+    ...context.configFile !== void 0 ? { configFile: context.configFile } : {},
+    plan: orderPlanKeys(plan)
+  };
   const file = { ...body, checksum: checksumOf(JSON.stringify(body, null, 2)) };
   return `${JSON.stringify(file, null, 2)}
 `;
 }
-function writePlanFile(path, plan) {
+function writePlanFile(path, plan, context = {}) {
   try {
-    writeFileAtomicSync(path, serializePlan(plan), { mode: 420 });
+    writeFileAtomicSync(path, serializePlan(plan, context), { mode: 420 });
   } catch (err) {
-    const code5 = err.code ?? "error";
-    throw new MftopsError(`cannot write plan file ${path} (${code5})`);
+    throw systemError(`cannot write plan file ${path}`, err);
   }
 }
 function readPlanFile(path) {
+  return readSavedPlan(path).plan;
+}
+function readSavedPlan(path) {
   let text2;
   try {
     text2 = readFileSync4(path, "utf8");
   } catch (err) {
     const code5 = err.code;
-    throw new PlanFileError(code5 === "ENOENT" ? `plan file ${path} not found` : `cannot read plan file ${path} (${code5 ?? "error"})`);
+    throw new PlanFileError(code5 === "ENOENT" ? `plan file ${path} not found` : systemError(`cannot read plan file ${path}`, err).message);
   }
-  return parsePlan(text2, path);
+  return parseSavedPlan(text2, path);
 }
 function parsePlan(text2, path) {
+  return parseSavedPlan(text2, path).plan;
+}
+function parseSavedPlan(text2, path) {
   let data;
   try {
     data = JSON.parse(text2);
@@ -16749,6 +17167,12 @@ function parsePlan(text2, path) {
   }
   const { checksum, ...rest } = data;
   const version = rest["formatVersion"];
+  if (version !== 1 && !("plan" in rest) && "changes" in rest) {
+    throw new PlanFileError(`${path} is not a plan file but the JSON view of a plan (mftops plan --format json), which cannot be applied: save the plan with mftops plan --out FILE`);
+  }
+  if (version !== 1 && checksum === void 0) {
+    throw new PlanFileError(`${path} is not a plan file: it has no checksum (only mftops plan --out writes plan files)`);
+  }
   if (version !== PLAN_FILE_FORMAT) {
     const made = version === 1 ? "an older mftops" : "another version of mftops";
     throw new PlanFileError(`${path} is a plan file of format ${JSON.stringify(version)}, made by ${made}; this mftops reads format ${PLAN_FILE_FORMAT} only: make the plan again with mftops plan --out`);
@@ -16763,10 +17187,24 @@ function parsePlan(text2, path) {
     const e = validatePlanShape.errors?.[0];
     throw new PlanFileError(`${path} is not a valid plan file: ${e ? `${e.instancePath || "/"} ${e.message ?? "is invalid"}` : "schema mismatch"}`);
   }
-  const plan = rest.plan;
+  const { plan, configFile } = rest;
   const problems = checkPlan(plan);
   if (problems.length > 0) throw new PlanFileError(`${path} cannot be applied: ${problems[0]}`);
-  return plan;
+  return { plan, ...configFile !== void 0 ? { configFile } : {} };
+}
+function holdsPlanFile(path) {
+  let fd;
+  try {
+    if (!statSync(path).isFile()) return false;
+    fd = openSync2(path, "r");
+    const head = Buffer.alloc(256);
+    const read = readSync(fd, head, 0, head.length, 0);
+    return PLAN_FILE_START.test(head.subarray(0, read).toString("utf8"));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== void 0) closeSync2(fd);
+  }
 }
 function checksumOf(text2) {
   return `sha256:${createHash("sha256").update(text2).digest("hex")}`;
@@ -16777,6 +17215,7 @@ function orderPlanKeys(plan) {
 function orderPlanObject(plan) {
   return ordered(plan, PLAN_KEYS, {
     servers: (s) => ordered(s, SERVICE_KEYS, Object.fromEntries(SERVICE_KEYS.map((k) => [k, (v) => ordered(v, SERVER_KEYS)]))),
+    pruneOff: (p) => ordered(p, PRUNE_OFF_KEYS),
     changes: (cs) => cs.map(orderChange),
     summary: (s) => ordered(s, SUMMARY_KEYS)
   });
@@ -16826,7 +17265,7 @@ function ordered(data, keys, inner = {}) {
   for (const k of Object.keys(value)) if (!keys.includes(k)) put(k);
   return out;
 }
-var PLAN_FILE_FORMAT, PlanFileError, PLAN_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
+var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
 var init_plan_file = __esm({
   "src/app/plan-file.ts"() {
     "use strict";
@@ -16837,7 +17276,9 @@ var init_plan_file = __esm({
     PLAN_FILE_FORMAT = 2;
     PlanFileError = class extends MftopsError {
     };
-    PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "targets", "errored", "applyable", "changes", "summary"];
+    PLAN_FILE_START = /^\uFEFF?\s*\{\s*"formatVersion"\s*:/;
+    PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "targets", "pruneOff", "errored", "applyable", "changes", "summary"];
+    PRUNE_OFF_KEYS = ["reason", "kinds"];
     SERVICE_KEYS = ["automation", "transfer"];
     SERVER_KEYS = ["url", "version", "username"];
     CHANGE_KEYS = ["address", "kind", "name", "service", "action", "reason", "previousName", "liveId", "fingerprint", "wave", "needs", "fields", "entries", "source", "payload"];
@@ -16912,6 +17353,65 @@ var init_model3 = __esm({
   "src/apply/model.ts"() {
     "use strict";
     init_model2();
+  }
+});
+
+// src/drift/model.ts
+var model_exports2 = {};
+__export(model_exports2, {
+  DRIFT_FORMAT_VERSION: () => DRIFT_FORMAT_VERSION,
+  driftExitCode: () => driftExitCode
+});
+function driftExitCode(report) {
+  switch (report.status) {
+    case "in-sync":
+      return 0;
+    case "drift":
+      return 2;
+    default: {
+      const never = report.status;
+      throw new Error(`unknown drift status ${String(never)}`);
+    }
+  }
+}
+var DRIFT_FORMAT_VERSION;
+var init_model4 = __esm({
+  "src/drift/model.ts"() {
+    "use strict";
+    DRIFT_FORMAT_VERSION = 3;
+  }
+});
+
+// src/render/json-output.ts
+function envelopeOf(kind) {
+  return { formatVersion: JSON_OUTPUT_VERSIONS[kind], kind };
+}
+function renderJsonOutput(kind, body) {
+  return `${JSON.stringify({ ...envelopeOf(kind), ...body }, null, 2)}
+`;
+}
+var JSON_OUTPUT_VERSIONS;
+var init_json_output = __esm({
+  "src/render/json-output.ts"() {
+    "use strict";
+    init_model4();
+    JSON_OUTPUT_VERSIONS = {
+      "mftops.validate": 1,
+      "mftops.plan": 2,
+      "mftops.apply": 1,
+      "mftops.drift": DRIFT_FORMAT_VERSION,
+      "mftops.import": 1,
+      "mftops.status": 1,
+      "mftops.snapshot.save": 1,
+      "mftops.snapshot.list": 1,
+      "mftops.snapshot.verify": 1,
+      "mftops.snapshot.diff": 1,
+      "mftops.snapshot.restore": 1,
+      "mftops.fmt": 1,
+      "mftops.init": 1,
+      "mftops.explain": 1,
+      "mftops.error": 1
+    };
   }
 });
 
@@ -17060,25 +17560,20 @@ function renderApplySummaryJson(report) {
     const of = report.results.filter((r) => r.kind === k);
     return of.length > 0 ? [[k, countResults(of)]] : [];
   }));
-  return `${JSON.stringify(
-    {
-      environment: report.environment,
-      outcome: report.outcome,
-      exitCode: applyExitCode(report),
-      counts,
-      perKind,
-      ...report.problems.length > 0 ? { problems: report.problems } : {},
-      ...report.stale.length > 0 ? { stale: report.stale } : {},
-      results: report.results,
-      ...report.snapshot ? { snapshot: report.snapshot } : {},
-      ...report.ledger !== void 0 ? { ledger: report.ledger } : {},
-      ...report.verification ? { verification: report.verification } : {},
-      stats: report.stats
-    },
-    null,
-    2
-  )}
-`;
+  return renderJsonOutput("mftops.apply", {
+    environment: report.environment,
+    outcome: report.outcome,
+    exitCode: applyExitCode(report),
+    counts,
+    perKind,
+    ...report.problems.length > 0 ? { problems: report.problems } : {},
+    ...report.stale.length > 0 ? { stale: report.stale } : {},
+    results: report.results,
+    ...report.snapshot ? { snapshot: report.snapshot } : {},
+    ...report.ledger !== void 0 ? { ledger: report.ledger } : {},
+    ...report.verification ? { verification: report.verification } : {},
+    stats: report.stats
+  });
 }
 function staleSymbol(s) {
   switch (s.how) {
@@ -17139,6 +17634,7 @@ var init_apply_summary = __esm({
   "src/render/apply-summary.ts"() {
     "use strict";
     init_model3();
+    init_json_output();
     init_text();
     KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
   }
@@ -17796,6 +18292,18 @@ function actionPhrase(action) {
 }
 function planSentence(summary) {
   return `Plan: ${formatCount(summary.create)} to create, ${formatCount(summary.update)} to update, ${formatCount(summary.replace)} to replace, ${formatCount(summary.delete)} to delete, ${formatCount(summary.blocked)} blocked.`;
+}
+function pruneOffSentence(off) {
+  switch (off.reason) {
+    case "partial-manifests":
+      return "Prune is off: only part of the manifests was given (pass --prune to prune anyway).";
+    case "disabled":
+      return "Prune is off for this run (--no-prune).";
+    default: {
+      const never = off.reason;
+      throw new Error(`unknown prune-off reason ${String(never)}`);
+    }
+  }
 }
 function countByKind(changes) {
   const byKind = /* @__PURE__ */ new Map();
@@ -18785,6 +19293,9 @@ var init_normalize = __esm({
 });
 
 // src/manifest/rules.ts
+function usable(doc, path) {
+  return doc.rejected.length === 0 || !touchesRejected(doc.rejected, path);
+}
 function identityKey(doc) {
   if (doc.name === void 0) return void 0;
   switch (doc.kind) {
@@ -18824,7 +19335,7 @@ function stepsOf(docs) {
   const memo2 = derivedOf(docs);
   if (memo2.steps) return memo2.steps;
   const out = [];
-  const tasks = valid(docs, "Task");
+  const tasks = ofKind(docs, "Task");
   for (let t = 0; t < tasks.length; t++) {
     const doc = tasks[t];
     const steps = asRecord(doc.spec)?.steps;
@@ -18843,7 +19354,7 @@ function stepsOf(docs) {
 }
 function parameterMaps(docs) {
   const out = [];
-  const tasks = valid(docs, "Task");
+  const tasks = ofKind(docs, "Task");
   for (let t = 0; t < tasks.length; t++) {
     const doc = tasks[t];
     const top = asRecord(asRecord(doc.spec)?.Parameters);
@@ -18859,7 +19370,7 @@ function parameterMaps(docs) {
 }
 function derivedOf(docs) {
   let d = derived.get(docs);
-  if (!d) derived.set(docs, d = { valid: /* @__PURE__ */ new Map() });
+  if (!d) derived.set(docs, d = { byKind: /* @__PURE__ */ new Map() });
   return d;
 }
 function runRules(documents, rules = RULES) {
@@ -18867,10 +19378,10 @@ function runRules(documents, rules = RULES) {
   for (const rule of rules) for (const d of rule(documents)) out.push(d);
   return out;
 }
-function valid(docs, kind) {
-  const byKind = derivedOf(docs).valid;
+function ofKind(docs, kind) {
+  const byKind = derivedOf(docs).byKind;
   let list = byKind.get(kind);
-  if (!list) byKind.set(kind, list = docs.filter((d) => d.kind === kind && d.schemaValid));
+  if (!list) byKind.set(kind, list = docs.filter((d) => d.kind === kind));
   return list;
 }
 function related(message, at) {
@@ -18885,6 +19396,7 @@ var init_rules = __esm({
     "use strict";
     init_secret();
     init_diagnostics2();
+    init_schema_errors();
     init_is_record();
     checkDuplicateIdentities = (docs) => {
       const out = [];
@@ -18974,9 +19486,9 @@ var init_rules = __esm({
     };
     checkAclPermissions = (docs) => {
       const out = [];
-      for (const doc of valid(docs, "ResourceGroupAcl")) {
+      for (const doc of ofKind(docs, "ResourceGroupAcl")) {
         const perms = asRecord(doc.spec)?.permissions;
-        if (!Array.isArray(perms)) continue;
+        if (!Array.isArray(perms) || !usable(doc, ["spec", "permissions"])) continue;
         const index = perms.indexOf("TaskAddEditDelete");
         if (index >= 0 && !perms.includes("TaskEditExisting")) {
           out.push(
@@ -18995,12 +19507,12 @@ var init_rules = __esm({
       for (let s = 0; s < steps.length; s++) {
         const step = steps[s];
         const { doc, kind, body } = step;
-        if (kind !== "Source" || body.DeleteOrig === 2) continue;
+        if (kind !== "Source" || body.DeleteOrig === 2 || !usable(doc, [...stepPath(step), "DeleteOrig"])) continue;
         const now = body.DeleteOrig === void 0 ? "not set" : String(body.DeleteOrig);
         for (const field of ["RenameTo", "DelRename"]) {
           const v = body[field];
           const set = field === "RenameTo" ? typeof v === "string" && v !== "" : v === 1 || v === true;
-          if (!set) continue;
+          if (!set || !usable(doc, [...stepPath(step), field])) continue;
           out.push(
             createDiagnostic("error", "MF304", doc.sourceMap.locate([...stepPath(step), field], "key"), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
               hint: `set DeleteOrig: 2, or remove ${field}`
@@ -19022,7 +19534,7 @@ var init_rules = __esm({
         const step = steps[s];
         const { doc, kind, body } = step;
         const pair = pairs[kind];
-        if (!pair) continue;
+        if (!pair || !usable(doc, stepPath(step))) continue;
         const [byName, byId, noun] = pair;
         const hasName = body[byName] !== void 0;
         const hasId = body[byId] !== void 0;
@@ -19044,7 +19556,7 @@ var init_rules = __esm({
     TIME_FIELDS = ["StartTime", "EndTime"];
     checkTimesOfDay = (docs) => {
       const out = [];
-      const tasks = valid(docs, "Task");
+      const tasks = ofKind(docs, "Task");
       for (let t = 0; t < tasks.length; t++) {
         const doc = tasks[t];
         const schedules = asRecord(asRecord(doc.spec)?.Schedules)?.Schedule;
@@ -19056,10 +19568,11 @@ var init_rules = __esm({
             const interval = intervals[i];
             for (const field of TIME_FIELDS) {
               const v = asRecord(interval)?.[field];
-              if (typeof v !== "string" || HH_MM.test(v)) continue;
+              const path = ["spec", "Schedules", "Schedule", s, "Frequency", "Interval", i, field];
+              if (typeof v !== "string" || HH_MM.test(v) || !usable(doc, path)) continue;
               const short = /^\d:[0-5]\d$/.test(v) ? `write two-digit hours: 0${v}` : 'a time of day from 00:00 to 23:59, quoted: "02:00"';
               out.push(
-                createDiagnostic("error", "MF305", doc.sourceMap.locate(["spec", "Schedules", "Schedule", s, "Frequency", "Interval", i, field]), `\`${field}\` must be a time \`HH:mm\` between 00:00 and 23:59, not \`${v}\``, {
+                createDiagnostic("error", "MF305", doc.sourceMap.locate(path), `\`${field}\` must be a time \`HH:mm\` between 00:00 and 23:59, not \`${v}\``, {
                   hint: short
                 })
               );
@@ -19076,6 +19589,7 @@ var init_rules = __esm({
       for (let m = 0; m < maps.length; m++) {
         const { doc, params, path } = maps[m];
         for (const name of Object.keys(params)) {
+          if (!usable(doc, [...path, name])) continue;
           const raw = params[name];
           const record = asRecord(raw);
           const value = record ? record.value : raw;
@@ -19100,14 +19614,14 @@ var init_rules = __esm({
     };
     checkFolderEntries = (docs) => {
       const out = [];
-      for (const doc of valid(docs, "FolderPermissions")) {
+      for (const doc of ofKind(docs, "FolderPermissions")) {
         const entries = asRecord(doc.spec)?.entries;
         if (!Array.isArray(entries)) continue;
         const seen = /* @__PURE__ */ new Map();
         entries.forEach((entry, i) => {
           const e = asRecord(entry);
           const who = typeof e?.user === "string" ? ["user", e.user] : typeof e?.group === "string" ? ["group", e.group] : void 0;
-          if (!who) return;
+          if (!who || !usable(doc, ["spec", "entries", i, who[0]])) return;
           const key = `${who[0]}\0${who[1].toLowerCase()}`;
           const first = seen.get(key);
           if (first !== void 0) {
@@ -19199,15 +19713,20 @@ function checkDocument(doc, out) {
   }
   const validate2 = getValidator(kind);
   const schemaValid = validate2(data) === true;
-  if (!schemaValid) for (const d of mapSchemaErrors(validate2.errors ?? [], { kind, sourceMap })) diagnostics.push(d);
+  const problems = schemaValid ? [] : locateSchemaErrors(validate2.errors ?? [], sourceMap);
+  for (const d of describeSchemaProblems(problems, { kind, sourceMap })) diagnostics.push(d);
+  const rejected = [];
+  for (const p of problems) {
+    const path = rejectedPath(p);
+    if (path !== void 0) rejected.push(path);
+  }
   const metadata = isRecord(data.metadata) ? data.metadata : void 0;
   let metadataErrors = false;
   for (let i = first; i < diagnostics.length; i++) if (diagnostics[i].code === "MF103") metadataErrors = true;
   const name = !metadataErrors && typeof metadata?.name === "string" ? metadata.name : void 0;
   const previousNames = !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n) => typeof n === "string") : [];
-  const checked = { kind, name, previousNames, spec: data.spec, schemaValid: schemaValid && diagnostics.length === first, start: doc.start, sourceMap };
-  out.checked.push(checked);
-  if (!checked.schemaValid || name === void 0) return;
+  out.checked.push({ kind, name, previousNames, spec: data.spec, rejected, start: doc.start, sourceMap });
+  if (!schemaValid || diagnostics.length > first || name === void 0) return;
   const root = getKindSchema(kind);
   const specSchema = (root.$defs ?? {}).spec ?? {};
   const spec = normalizeSpec(data.spec, specSchema, root);
@@ -19246,7 +19765,7 @@ __export(load_exports, {
   readSmallFile: () => readSmallFile
 });
 import { hash } from "node:crypto";
-import { closeSync as closeSync2, fstatSync, openSync as openSync2, readFileSync as readFileSync7, readSync } from "node:fs";
+import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync7, readSync as readSync2 } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { extname, resolve as resolve4, sep as sep2 } from "node:path";
 async function loadManifests(paths, options = {}) {
@@ -19334,7 +19853,7 @@ function isManifestFileName(name) {
 function readManifestFile(file, limits, knownRegular) {
   let fd;
   try {
-    fd = openSync2(file, "r");
+    fd = openSync3(file, "r");
   } catch (err) {
     return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`)] };
   }
@@ -19354,13 +19873,13 @@ function readManifestFile(file, limits, knownRegular) {
   } catch (err) {
     return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`)] };
   } finally {
-    closeSync2(fd);
+    closeSync3(fd);
   }
 }
 function readSmallFile(fd, maxBytes) {
   const buffer = smallFileBuffer ??= Buffer.allocUnsafe(SMALL_FILE_BYTES);
   const want = Math.min(SMALL_FILE_BYTES, maxBytes + 1);
-  const n = readSync(fd, buffer, 0, want, 0);
+  const n = readSync2(fd, buffer, 0, want, 0);
   return n < want ? buffer.subarray(0, n) : void 0;
 }
 function readOpenFile(fd, size) {
@@ -19368,7 +19887,7 @@ function readOpenFile(fd, size) {
   const buffer = Buffer.allocUnsafe(size);
   let total = 0;
   while (total < size) {
-    const n = readSync(fd, buffer, total, size - total, null);
+    const n = readSync2(fd, buffer, total, size - total, null);
     if (n === 0) break;
     total += n;
   }
@@ -19408,7 +19927,7 @@ function openEnvironment(choice, ctx) {
   return { config, env: selectEnvironment(config, choice.environment) };
 }
 function resolveServices(config, env, ctx) {
-  return ["automation", "transfer"].map((name) => resolveService(config, env, name, ctx.env)).filter((s) => s !== void 0);
+  return resolveEnvironmentServices(config, env, ["automation", "transfer"], ctx.env);
 }
 function serverIdentities(services) {
   return Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }]));
@@ -19430,11 +19949,32 @@ function wholeNumberOption(option, text2, min, max) {
   }
   return n;
 }
+function choosePrune(env, paths, prune, ctx) {
+  const own = new Set(env.manifests.map((p) => resolve5(p)));
+  const given = new Set((paths ?? []).map((p) => resolve5(ctx.cwd, p)));
+  const partial = prune !== true && given.size > 0 && !(given.size === own.size && [...given].every((p) => own.has(p)));
+  if (env.prune.length === 0) {
+    if (prune === true) ctx.emit({ kind: "warning", message: `--prune has no effect: environment "${env.name}" prunes nothing (it has no prune: list)` });
+    return { kinds: [], partial };
+  }
+  if (prune === false) return { kinds: [], partial, off: { reason: "disabled", kinds: env.prune } };
+  if (partial) return { kinds: [], partial, off: { reason: "partial-manifests", kinds: env.prune } };
+  return { kinds: env.prune, partial };
+}
 async function prepareRead(options, ctx) {
   const { config, env } = openEnvironment(options, ctx);
   const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
   if (!loaded.ok) return { status: "invalid", diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: loaded.manifests.manifests.length } };
-  return { status: "ready", config, env, manifests: loaded.manifests, services: resolveServices(config, env, ctx), parallelism: options.parallelism ?? DEFAULTS.readParallelism };
+  const prune = choosePrune(env, options.paths, options.prune, ctx);
+  return {
+    status: "ready",
+    config,
+    env: { ...env, prune: prune.kinds },
+    prune,
+    manifests: loaded.manifests,
+    services: resolveServices(config, env, ctx),
+    parallelism: options.parallelism ?? DEFAULTS.readParallelism
+  };
 }
 var init_environment = __esm({
   "src/app/environment.ts"() {
@@ -48132,7 +48672,7 @@ function indexByName(items, nameOf, idOf = () => void 0) {
   }
   return { items, byName, byId };
 }
-var init_model4 = __esm({
+var init_model5 = __esm({
   "src/live/model.ts"() {
     "use strict";
     init_folder_path();
@@ -48348,7 +48888,7 @@ var init_read_live_state = __esm({
     "use strict";
     init_errors2();
     init_map_with_concurrency();
-    init_model4();
+    init_model5();
     init_folder_path();
     FOLDER_LIST_THRESHOLD = 25;
   }
@@ -49127,7 +49667,7 @@ var init_task = __esm({
 
 // src/plan/compose-plan.ts
 function composePlan(header, changes, errored) {
-  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, targets } = header;
+  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, targets, pruneOff } = header;
   const scheduled = scheduleChanges(changes);
   return {
     toolVersion,
@@ -49136,6 +49676,7 @@ function composePlan(header, changes, errored) {
     servers,
     manifestDigest: manifestDigest2,
     ...targets !== void 0 ? { targets } : {},
+    ...pruneOff !== void 0 ? { pruneOff } : {},
     errored,
     applyable: isApplyable(errored, scheduled),
     changes: scheduled,
@@ -49276,7 +49817,8 @@ function planChanges(input) {
     environment: input.environment,
     servers: input.servers,
     manifestDigest: input.manifestDigest,
-    ...input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {}
+    ...input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {},
+    ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {}
   };
   return { plan: composePlan(header, changes, errored), diagnostics };
 }
@@ -49442,8 +49984,10 @@ function selectTargets(items, targets, desired, diagnostics) {
     const norm = parsed ? formatAddress(parsed.kind, parsed.name).toLowerCase() : void 0;
     if (norm === void 0 || !known.has(norm)) {
       const candidates = items.map((o) => o.change.address);
-      const hint = parsed ? void 0 : "an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll";
-      diagnostics.push(createPlanDiagnostic("MF409", void 0, `--target names nothing in this plan${didYouMean(t, candidates)}`, { hint, address: t.trim() }));
+      const summary = `--target names nothing in this plan${didYouMean(t, candidates)}`;
+      diagnostics.push(
+        parsed ? createPlanWarning("MF409", void 0, summary, { address: t.trim() }) : createPlanDiagnostic("MF409", void 0, summary, { hint: "an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll", address: t.trim() })
+      );
       continue;
     }
     wanted.add(norm);
@@ -49472,7 +50016,7 @@ var RANK;
 var init_plan_changes = __esm({
   "src/plan/plan-changes.ts"() {
     "use strict";
-    init_model4();
+    init_model5();
     init_folder_path();
     init_order();
     init_diagnostics2();
@@ -49738,6 +50282,7 @@ async function buildPlan(input) {
     manifestDigest: manifestDigest(loaded, cwd),
     scope: env.scope,
     prune: env.prune,
+    ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {},
     ...input.targets ? { targets: input.targets } : {},
     toolVersion: input.toolVersion ?? VERSION,
     now: (input.now ?? (() => /* @__PURE__ */ new Date()))(),
@@ -49767,6 +50312,105 @@ var init_build_plan = __esm({
   }
 });
 
+// src/apply/secrets.ts
+var secrets_exports = {};
+__export(secrets_exports, {
+  describeSecretProblems: () => describeSecretProblems,
+  findSecretProblems: () => findSecretProblems,
+  redactSecrets: () => redactSecrets,
+  resolveChangeSecrets: () => resolveChangeSecrets
+});
+import { dirname as dirname4, isAbsolute as isAbsolute6, resolve as resolve8 } from "node:path";
+function resolveChangeSecrets(changes, ctx) {
+  const payloads = /* @__PURE__ */ new Map();
+  const values2 = [];
+  const problems = [];
+  const reads = /* @__PURE__ */ new Map();
+  for (const change of changes) {
+    const baseDir = manifestFolder(change, ctx);
+    const seen = /* @__PURE__ */ new Set();
+    const payload = mapPayloadRefs(change, (ref) => {
+      const at = ref.kind === "env" ? `env\0${ref.name}` : `file\0${resolve8(baseDir, ref.path)}`;
+      let read = reads.get(at);
+      if (read === void 0) {
+        read = readSecretRef(ref, { env: ctx.env, baseDir });
+        reads.set(at, read);
+        if (read.ok) values2.push(read.secret.reveal());
+      }
+      if (read.ok) return read.secret.reveal();
+      const key = failureKey(read.failure);
+      if (!seen.has(key)) problems.push({ address: change.address, ...change.source ? { source: change.source } : {}, ref, failure: read.failure });
+      seen.add(key);
+      return void 0;
+    });
+    if (payload !== void 0) payloads.set(change.address, payload);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, resolved: { payloads, values: values2 } };
+}
+function findSecretProblems(changes, ctx) {
+  const resolution = resolveChangeSecrets(changes, ctx);
+  return resolution.ok ? [] : resolution.problems;
+}
+function describeSecretProblems(problems) {
+  const byFailure = /* @__PURE__ */ new Map();
+  for (const p of problems) {
+    const key = failureKey(p.failure);
+    const group = byFailure.get(key) ?? { failure: p.failure, users: [] };
+    const user = p.source ? `${p.address} (${p.source.file}:${p.source.line})` : p.address;
+    if (!group.users.includes(user)) group.users.push(user);
+    byFailure.set(key, group);
+  }
+  return [...byFailure.values()].map((g) => `${describeSecretFailure(g.failure)}: needed by ${g.users.join(", ")}`);
+}
+function redactSecrets(text2, secrets) {
+  let out = text2;
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) {
+    if (s.length > 0) out = out.split(s).join("(sensitive)");
+  }
+  return out;
+}
+function failureKey(f) {
+  return f.kind === "env" ? `env\0${f.name}\0${f.why}` : `file\0${f.path}\0${f.why}`;
+}
+function manifestFolder(change, ctx) {
+  const source = change.source;
+  return source ? dirname4(isAbsolute6(source.file) ? source.file : resolve8(ctx.cwd, source.file)) : ctx.cwd;
+}
+function mapPayloadRefs(change, value) {
+  const payload = change.payload;
+  if (payload === void 0) return void 0;
+  const walk2 = (v) => {
+    if (typeof v === "string") {
+      const ref = parseSecretRef(v);
+      return ref === void 0 ? v : value(ref) ?? v;
+    }
+    if (Array.isArray(v)) return v.map(walk2);
+    if (v !== null && typeof v === "object") {
+      const out = {};
+      for (const [k, item] of Object.entries(v)) out[k] = walk2(item);
+      return out;
+    }
+    return v;
+  };
+  switch (payload.kind) {
+    case "Task":
+      return { kind: "Task", body: walk2(payload.body) };
+    case "ResourceGroupAcl":
+    case "FolderPermissions":
+      return payload;
+    default: {
+      const never = payload;
+      throw new Error(`unknown payload ${String(never)}`);
+    }
+  }
+}
+var init_secrets = __esm({
+  "src/apply/secrets.ts"() {
+    "use strict";
+    init_secret();
+  }
+});
+
 // src/app/plan.ts
 var plan_exports = {};
 __export(plan_exports, {
@@ -49774,15 +50418,19 @@ __export(plan_exports, {
   planManifests: () => planManifests,
   reportOf: () => reportOf
 });
-import { resolve as resolve8 } from "node:path";
+import { resolve as resolve9 } from "node:path";
 async function planEnvironment(options, ctx) {
   const prelude = await prepareRead(options, ctx);
   if (prelude.status === "invalid") return prelude;
-  const { env, services, parallelism } = prelude;
+  const { env, services, parallelism, prune } = prelude;
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result;
   try {
-    result = await planManifests(prelude.manifests, { readers: clients.readers, env, services, parallelism, ...options.targets ? { targets: options.targets } : {} }, ctx);
+    result = await planManifests(
+      prelude.manifests,
+      { readers: clients.readers, env, services, parallelism, ...prune.off ? { pruneOff: prune.off } : {}, ...options.targets ? { targets: options.targets } : {} },
+      ctx
+    );
   } finally {
     await clients.close();
   }
@@ -49790,8 +50438,8 @@ async function planEnvironment(options, ctx) {
   let planFile;
   if (options.out !== void 0) {
     const { writePlanFile: writePlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
-    planFile = resolve8(ctx.cwd, options.out);
-    writePlanFile2(planFile, result.plan);
+    planFile = resolve9(ctx.cwd, options.out);
+    writePlanFile2(planFile, result.plan, { configFile: prelude.config.file });
   }
   return { status: "planned", plan: result.plan, diagnostics: result.diagnostics, ...planFile !== void 0 ? { planFile } : {} };
 }
@@ -49801,6 +50449,7 @@ async function planManifests(manifests, input, ctx) {
     manifests,
     clients: input.readers,
     environment: input.env,
+    ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {},
     servers: serverIdentities(input.services),
     parallelism: input.parallelism,
     ...input.targets && input.targets.length > 0 ? { targets: input.targets } : {},
@@ -49808,8 +50457,46 @@ async function planManifests(manifests, input, ctx) {
     cwd: ctx.cwd,
     ...ctx.now ? { now: ctx.now } : {}
   });
-  const diagnostics = reportOf(manifests, result.diagnostics);
-  return result.plan === void 0 ? { diagnostics } : { plan: result.plan, diagnostics };
+  if (result.plan === void 0) return { diagnostics: reportOf(manifests, result.diagnostics) };
+  const unresolved = await secretWarnings(result.plan, manifests, ctx);
+  return { plan: result.plan, diagnostics: reportOf(manifests, unresolved.length > 0 ? sortDiagnostics([...result.diagnostics, ...unresolved]) : result.diagnostics) };
+}
+async function secretWarnings(plan, manifests, ctx) {
+  const { findSecretProblems: findSecretProblems2 } = await Promise.resolve().then(() => (init_secrets(), secrets_exports));
+  const problems = findSecretProblems2(
+    plan.changes.filter((c) => isWriteAction(c.action)),
+    { env: ctx.env, cwd: ctx.cwd }
+  );
+  return problems.map(
+    (p) => createDiagnostic("warning", "MF414", placeOfSecret(p, manifests, ctx.cwd), `${describeSecretFailure(p.failure)}: apply will refuse this plan`, {
+      address: p.address,
+      hint: p.ref.kind === "env" ? `set ${p.ref.name} where mftops apply runs` : `write the secret to that file where mftops apply runs (\`${formatSecretRef(p.ref)}\` is relative to the manifest's folder)`
+    })
+  );
+}
+function placeOfSecret(p, manifests, cwd) {
+  const source = p.source;
+  if (source === void 0) return void 0;
+  const file = resolve9(cwd, source.file);
+  const manifest = manifests.manifests.find((m) => m.source.file === file && m.source.line === source.line && m.source.col === source.col);
+  const path = manifest ? pathOfRef(manifest, p.ref) : void 0;
+  return manifest && path ? manifest.sourceMap.locate(path) : { file, line: source.line, col: source.col };
+}
+function pathOfRef(manifest, ref) {
+  const wanted = formatSecretRef(ref);
+  const search = (value, path) => {
+    if (typeof value === "string") {
+      const found = parseSecretRef(value);
+      return found !== void 0 && formatSecretRef(found) === wanted ? path : void 0;
+    }
+    const entries = Array.isArray(value) ? value.map((v, i) => [i, v]) : isRecord(value) ? Object.entries(value) : [];
+    for (const [key, item] of entries) {
+      const hit = search(item, [...path, key]);
+      if (hit) return hit;
+    }
+    return void 0;
+  };
+  return search(manifest.spec, ["spec"]);
 }
 function reportOf(manifests, diagnostics) {
   return { diagnostics, manifestCount: manifests.manifests.length };
@@ -49817,6 +50504,10 @@ function reportOf(manifests, diagnostics) {
 var init_plan = __esm({
   "src/app/plan.ts"() {
     "use strict";
+    init_diagnostics();
+    init_is_record();
+    init_model2();
+    init_secret();
     init_clients();
     init_environment();
   }
@@ -49825,6 +50516,7 @@ var init_plan = __esm({
 // src/render/plan-text.ts
 var plan_text_exports = {};
 __export(plan_text_exports, {
+  renderChangeText: () => renderChangeText,
   renderPlanText: () => renderPlanText
 });
 function renderPlanText(plan, options) {
@@ -49833,6 +50525,7 @@ function renderPlanText(plan, options) {
   const listed = plan.changes.filter((c) => c.action !== "no-op");
   const lines2 = [`mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural2(plan.changes.length, "object")} compared, ${formatCount(summary["no-op"])} unchanged.`];
   if (plan.targets !== void 0 && plan.targets.length > 0) lines2.push(`Limited to --target ${plan.targets.map(quote).join(", ")}.`);
+  if (plan.pruneOff !== void 0) lines2.push(pruneOffSentence(plan.pruneOff));
   if (listed.length === 0) {
     lines2.push("", NO_CHANGES);
     return `${lines2.join("\n")}
@@ -49844,6 +50537,9 @@ function renderPlanText(plan, options) {
   lines2.push("", paint.bold(planSentence(summary)));
   return `${lines2.join("\n")}
 `;
+}
+function renderChangeText(change) {
+  return renderChange(change, painter(false));
 }
 function renderChange(change, paint) {
   const renamed = change.previousName === void 0 ? "" : ` (renamed from ${quote(change.previousName)})`;
@@ -50039,7 +50735,7 @@ __export(apply_lock_exports, {
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync as readFileSync9, renameSync as renameSync2, rmdirSync, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
 import { hostname } from "node:os";
-import { dirname as dirname4, join as join3, relative as relative5 } from "node:path";
+import { dirname as dirname5, join as join3, relative as relative5 } from "node:path";
 function acquireApplyLock(opts) {
   const now = opts.now ?? Date.now;
   const ttl = opts.ttlMs ?? DEFAULT_LOCK_TTL_MS;
@@ -50051,7 +50747,7 @@ function acquireApplyLock(opts) {
   try {
     created = mkdirSync(opts.dir, { recursive: true, mode: 448 });
   } catch (err) {
-    throw new MftopsError(`cannot create ${opts.dir} for the apply lock (${err.code ?? "error"})`);
+    throw systemError(`cannot create ${opts.dir} for the apply lock`, err);
   }
   const owner = () => ({
     pid,
@@ -50117,12 +50813,12 @@ function holdLock(path, mine, ttl, now, tookOverFrom, created) {
     if (current !== "gone" && current !== "unreadable" && current.pid === mine.pid && current.host === mine.host && current.startedAt === mine.startedAt) {
       rmSync2(path, { force: true });
     }
-    if (created !== void 0) removeEmptyFolders(dirname4(path), created);
+    if (created !== void 0) removeEmptyFolders(dirname5(path), created);
   }
   return { path, release, ...tookOverFrom ? { tookOverFrom } : {} };
 }
 function removeEmptyFolders(dir, top) {
-  for (let d = dir; ; d = dirname4(d)) {
+  for (let d = dir; ; d = dirname5(d)) {
     if (relative5(top, d).startsWith("..")) return;
     try {
       rmdirSync(d);
@@ -50149,7 +50845,7 @@ function createExclusive(path, owner) {
     return true;
   } catch (err) {
     if (err.code === "EEXIST") return false;
-    throw new MftopsError(`cannot create the apply lock ${path} (${err.code ?? "error"})`);
+    throw systemError(`cannot create the apply lock ${path}`, err);
   } finally {
     rmSync2(draft, { force: true });
   }
@@ -50402,7 +51098,7 @@ var StepError;
 var init_operations = __esm({
   "src/apply/operations.ts"() {
     "use strict";
-    init_model4();
+    init_model5();
     init_folder_permissions();
     init_is_record();
     init_task();
@@ -50473,63 +51169,12 @@ var init_steps = __esm({
   }
 });
 
-// src/apply/secrets.ts
-import { dirname as dirname5, isAbsolute as isAbsolute6, resolve as resolve9 } from "node:path";
-function resolvePayloadSecrets(change, ctx) {
-  const payload = change.payload;
-  if (payload === void 0) return void 0;
-  const secrets = [];
-  const source = change.source;
-  const baseDir = source ? dirname5(isAbsolute6(source.file) ? source.file : resolve9(ctx.cwd, source.file)) : ctx.cwd;
-  const where = source ? `${change.address} (${source.file}:${source.line})` : change.address;
-  const walk2 = (value) => {
-    if (typeof value === "string") {
-      const ref = parseSecretRef(value);
-      if (ref === void 0) return value;
-      const secret = resolveSecretRef(ref, { env: ctx.env, baseDir, where }).reveal();
-      secrets.push(secret);
-      return secret;
-    }
-    if (Array.isArray(value)) return value.map(walk2);
-    if (value !== null && typeof value === "object") {
-      const out = {};
-      for (const [k, v] of Object.entries(value)) out[k] = walk2(v);
-      return out;
-    }
-    return value;
-  };
-  switch (payload.kind) {
-    case "Task":
-      return { payload: { kind: "Task", body: walk2(payload.body) }, secrets };
-    case "ResourceGroupAcl":
-    case "FolderPermissions":
-      return { payload, secrets };
-    default: {
-      const never = payload;
-      throw new Error(`unknown payload ${String(never)}`);
-    }
-  }
-}
-function redactSecrets(text2, secrets) {
-  let out = text2;
-  for (const s of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (s.length > 0) out = out.split(s).join("(sensitive)");
-  }
-  return out;
-}
-var init_secrets = __esm({
-  "src/apply/secrets.ts"() {
-    "use strict";
-    init_secret();
-  }
-});
-
 // src/apply/execute.ts
 async function executeChanges(input) {
   const policy = retryPolicy(input.retry);
   const ctx = { clients: input.clients, folderIds: /* @__PURE__ */ new Map() };
   const results = input.changes.map(() => void 0);
-  const secrets = [];
+  const secrets = input.secrets.values;
   const counters = { retriedAfterReread: 0 };
   const signal = input.signal;
   const aborted = () => signal?.aborted === true;
@@ -50551,10 +51196,10 @@ async function executeChanges(input) {
   const runOne = async (i) => {
     const change = input.changes[i];
     try {
-      finish(i, await runChange(change, { ctx, ledger: input.ledger, secretsCtx: input.secrets, secrets, policy, aborted, counters }));
+      finish(i, await runChange(change, { ctx, ledger: input.ledger, payloads: input.secrets.payloads, secrets, policy, aborted, counters }));
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      finish(i, failedResult(change, `internal error: ${redactSecrets(message, secrets)}`, emptyCounters()));
+      const message = userMessageOf(err) ?? `internal error: ${err instanceof Error ? err.message : String(err)}`;
+      finish(i, failedResult(change, redactSecrets(message, secrets), emptyCounters()));
     }
   };
   const finishSkipped = (i, reason, asFailure) => {
@@ -50642,15 +51287,9 @@ async function runWave(members, w) {
 async function runChange(change, run) {
   const counters = emptyCounters();
   run.ledger.write({ event: "change", address: change.address, action: change.action, status: "pending", ...change.previousName !== void 0 ? { previousName: change.previousName } : {} });
-  let resolved;
-  try {
-    resolved = resolvePayloadSecrets(change, run.secretsCtx);
-  } catch (err) {
-    if (!isMftopsError(err)) throw err;
-    return failedResult(change, err.message, counters);
-  }
-  if (resolved) run.secrets.push(...resolved.secrets);
-  const steps = planSteps(change, resolved?.payload);
+  const payload = run.payloads.get(change.address);
+  if (change.payload !== void 0 && payload === void 0) throw new Error(`${change.address}: its secrets were not resolved before the apply`);
+  const steps = planSteps(change, payload);
   if (change.kind === "FolderPermissions" && change.liveId !== void 0) run.ctx.folderIds.set(folderKey(change.name), change.liveId);
   let ids = change.liveId !== void 0 ? idsOf(change, change.liveId) : {};
   for (let s = 0; s < steps.length; s++) {
@@ -50783,27 +51422,31 @@ var init_execute = __esm({
 });
 
 // src/apply/ledger.ts
-import { closeSync as closeSync3, fsyncSync as fsyncSync2, openSync as openSync3, writeSync } from "node:fs";
+import { closeSync as closeSync4, fsyncSync as fsyncSync2, openSync as openSync4, writeSync } from "node:fs";
 function openLedger(path, now = () => /* @__PURE__ */ new Date()) {
   let fd;
   try {
-    fd = openSync3(path, "wx", 384);
+    fd = openSync4(path, "wx", 384);
   } catch (err) {
-    throw new MftopsError(`cannot create the ledger ${path} (${err.code ?? "error"})`);
+    throw systemError(`cannot create the ledger ${path}`, err);
   }
   return {
     path,
     write(entry) {
       if (fd === void 0) return;
-      writeSync(fd, `${JSON.stringify({ time: now().toISOString(), ...entry })}
+      try {
+        writeSync(fd, `${JSON.stringify({ time: now().toISOString(), ...entry })}
 `);
+      } catch (err) {
+        throw systemError(`cannot write the ledger ${path}`, err);
+      }
     },
     close() {
       if (fd === void 0) return;
       try {
         fsyncSync2(fd);
       } finally {
-        closeSync3(fd);
+        closeSync4(fd);
         fd = void 0;
       }
     }
@@ -50917,7 +51560,7 @@ var init_stale_check = __esm({
     "use strict";
     init_errors();
     init_map_with_concurrency();
-    init_model4();
+    init_model5();
     init_folder_path();
     init_folder_permissions();
     init_resource_group_acl();
@@ -50950,8 +51593,9 @@ async function applyPlan(input) {
   const unfit = checkPlan(plan);
   if (unfit.length > 0) return { ...base, outcome: "refused", problems: unfit, stats: stats([]) };
   if (!plan.applyable) return { ...base, outcome: "nothing", stats: stats([]) };
-  const problems = checkPermissions(plan, input.permissions);
-  if (problems.length > 0) return { ...base, outcome: "refused", problems, stats: stats([]) };
+  const secrets = resolveChangeSecrets(writes, input.secrets);
+  const problems = [...checkPermissions(plan, input.permissions), ...secrets.ok ? [] : describeSecretProblems(secrets.problems)];
+  if (problems.length > 0 || !secrets.ok) return { ...base, outcome: "refused", problems, stats: stats([]) };
   const interrupted = () => ({ ...base, outcome: "interrupted", problems: ["interrupted before the first write: nothing was changed"], stats: stats([]) });
   if (input.signal?.aborted) return interrupted();
   input.onPhase?.("stale-check");
@@ -50979,7 +51623,7 @@ async function applyPlan(input) {
       clients: input.clients,
       ledger,
       parallelism: input.parallelism,
-      secrets: input.secrets,
+      secrets: secrets.resolved,
       ...input.signal ? { signal: input.signal } : {},
       ...input.retry ? { retry: input.retry } : {},
       ...input.drainTimeoutMs !== void 0 ? { drainTimeoutMs: input.drainTimeoutMs } : {},
@@ -51039,6 +51683,7 @@ var init_apply_plan = __esm({
     init_guard();
     init_ledger();
     init_model3();
+    init_secrets();
     init_stale_check();
     LEDGER_FILE = "ledger.jsonl";
   }
@@ -56265,19 +56910,19 @@ var init_config_xml = __esm({
 
 // src/snapshot/export-pass.ts
 import { createHash as createHash5 } from "node:crypto";
-import { closeSync as closeSync4, fstatSync as fstatSync2, openSync as openSync4, readSync as readSync2, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync5, fstatSync as fstatSync2, openSync as openSync5, readSync as readSync3, writeSync as writeSync2 } from "node:fs";
 function passPlainFile(path, check = true) {
-  const fd = openSync4(path, "r");
+  const fd = openSync5(path, "r");
   try {
     const sink = startSink(check);
     forEachChunk(fd, 0, Number.POSITIVE_INFINITY, (chunk) => sink.add(chunk));
     return sink.end();
   } finally {
-    closeSync4(fd);
+    closeSync5(fd);
   }
 }
 function passEncryptedFile(path, key, plainName, where, check = true) {
-  const fd = openSync4(path, "r");
+  const fd = openSync5(path, "r");
   try {
     const size = fstatSync2(fd).size;
     const head = readAt(fd, 0, Math.min(HEADER_BYTES, size));
@@ -56288,17 +56933,17 @@ function passEncryptedFile(path, key, plainName, where, check = true) {
     sink.add(decryption.final());
     return sink.end();
   } finally {
-    closeSync4(fd);
+    closeSync5(fd);
   }
 }
 function encryptFileTo(from, fd, key, plainName) {
   const encryption = startEncryption(key, plainName);
   writeAll(fd, encryption.header);
-  const source = openSync4(from, "r");
+  const source = openSync5(from, "r");
   try {
     forEachChunk(source, 0, Number.POSITIVE_INFINITY, (chunk) => writeAll(fd, encryption.update(chunk)));
   } finally {
-    closeSync4(source);
+    closeSync5(source);
   }
   writeAll(fd, encryption.final());
 }
@@ -56330,7 +56975,7 @@ function forEachChunk(fd, from, to, onChunk) {
   let position = from;
   while (position < to) {
     const want = Math.min(CHUNK_BYTES, to - position);
-    const n = readSync2(fd, buffer, 0, want, position);
+    const n = readSync3(fd, buffer, 0, want, position);
     if (n === 0) break;
     position += n;
     onChunk(buffer.subarray(0, n));
@@ -56340,7 +56985,7 @@ function readAt(fd, position, length) {
   const buffer = Buffer.alloc(length);
   let got = 0;
   while (got < length) {
-    const n = readSync2(fd, buffer, got, length - got, position + got);
+    const n = readSync3(fd, buffer, got, length - got, position + got);
     if (n === 0) break;
     got += n;
   }
@@ -56362,7 +57007,7 @@ var init_export_pass = __esm({
 
 // src/snapshot/model.ts
 var SNAPSHOT_FORMAT_VERSION, MANIFEST_FILE, AUTOMATION_FILE, FOLDERS_FILE, ENCRYPTED_SUFFIX, SNAPSHOT_ID, ENVIRONMENT_NAME;
-var init_model5 = __esm({
+var init_model6 = __esm({
   "src/snapshot/model.ts"() {
     "use strict";
     SNAPSHOT_FORMAT_VERSION = 2;
@@ -56430,7 +57075,7 @@ var init_store = __esm({
     init_crypto();
     init_errors3();
     init_export_pass();
-    init_model5();
+    init_model6();
   }
 });
 
@@ -56456,7 +57101,7 @@ async function saveSnapshot(opts) {
   try {
     await mkdir(envDir, { recursive: true, mode: 448 });
   } catch (err) {
-    throw new SnapshotError(`snapshot not saved: cannot create ${envDir} (${code2(err)})`);
+    throw new SnapshotError(systemError(`snapshot not saved: cannot create ${envDir}`, err).message);
   }
   const when = opts.now ?? /* @__PURE__ */ new Date();
   let tmp;
@@ -56464,7 +57109,7 @@ async function saveSnapshot(opts) {
     tmp = await mkdtemp(join6(envDir, `.tmp-${toSnapshotId(when)}-`));
     await chmod(tmp, 448);
   } catch (err) {
-    throw new SnapshotError(`snapshot not saved: cannot create a folder in ${envDir} (${code2(err)})`);
+    throw new SnapshotError(systemError(`snapshot not saved: cannot create a folder in ${envDir}`, err).message);
   }
   try {
     const automation2 = opts.automation ? await saveAutomation(tmp, opts.automation, opts, key) : void 0;
@@ -56493,7 +57138,7 @@ async function saveSnapshot(opts) {
   } catch (err) {
     await rm2(tmp, { recursive: true, force: true }).catch(() => void 0);
     if (isMftopsError(err)) throw new SnapshotError(err.message.startsWith("snapshot not saved") ? err.message : `snapshot not saved: ${err.message}`, { cause: err });
-    if (isFsError(err)) throw new SnapshotError(`snapshot not saved: ${code2(err)} writing in ${envDir}`, { cause: err });
+    if (isFsError(err)) throw new SnapshotError(systemError(`snapshot not saved: cannot write in ${envDir}`, err).message, { cause: err });
     throw err;
   }
 }
@@ -56635,7 +57280,7 @@ var init_save_snapshot = __esm({
     init_crypto();
     init_export_pass();
     init_errors3();
-    init_model5();
+    init_model6();
     init_store();
   }
 });
@@ -56681,7 +57326,7 @@ var init_verify = __esm({
   "src/apply/verify.ts"() {
     "use strict";
     init_map_with_concurrency();
-    init_model4();
+    init_model5();
     init_reasons();
     init_operations();
     init_steps();
@@ -56691,11 +57336,37 @@ var init_verify = __esm({
 // src/app/apply.ts
 var apply_exports = {};
 __export(apply_exports, {
-  applyEnvironment: () => applyEnvironment
+  applyEnvironment: () => applyEnvironment,
+  sortApplyArguments: () => sortApplyArguments
 });
+import { existsSync as existsSync4, realpathSync } from "node:fs";
 import { resolve as resolve10 } from "node:path";
+function sortApplyArguments(args, ctx) {
+  const plans2 = args.filter((a) => a.toLowerCase().endsWith(".json") || holdsPlanFile(resolve10(ctx.cwd, a)));
+  if (plans2.length === 0) {
+    if (args.length === 1 && !existsSync4(resolve10(ctx.cwd, args[0]))) {
+      throw new ConfigError(`${args[0]} does not exist: give a plan file saved by mftops plan --out, or manifest files or folders`);
+    }
+    return { paths: args };
+  }
+  if (args.length > 1) throw new ConfigError(`give one plan file (${plans2[0]}), or manifest paths, not both`);
+  return { planFile: plans2[0] };
+}
 async function applyEnvironment(options, ctx) {
-  const { config, env } = openEnvironment(options, ctx);
+  let saved;
+  let choice = options;
+  if (options.planFile !== void 0) {
+    if (options.targets !== void 0 && options.targets.length > 0) {
+      throw new ConfigError("--target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target");
+    }
+    if (options.prune !== void 0) throw new ConfigError(`--${options.prune ? "" : "no-"}prune cannot be used with a saved plan: what it prunes was decided when it was made`);
+    const { readSavedPlan: readSavedPlan2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
+    saved = readSavedPlan2(resolve10(ctx.cwd, options.planFile));
+    const chosen = savedPlanConfiguration(saved, options, ctx);
+    if (typeof chosen === "string") return { status: "finished", report: refusal(saved.plan.environment, [chosen]), plan: saved.plan };
+    choice = chosen;
+  }
+  const { config, env: configured } = openEnvironment(choice, ctx);
   const permissions = {
     allowDelete: options.permissions?.allowDelete ?? false,
     allowReplace: options.permissions?.allowReplace ?? false,
@@ -56703,24 +57374,24 @@ async function applyEnvironment(options, ctx) {
   };
   const parallelism = options.parallelism ?? DEFAULTS.applyParallelism;
   const { checkPermissions: checkPermissions2, checkPlanTarget: checkPlanTarget2 } = await Promise.resolve().then(() => (init_guard(), guard_exports));
-  let saved;
-  if (options.planFile !== void 0) {
-    const { readPlanFile: readPlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
-    saved = readPlanFile2(resolve10(ctx.cwd, options.planFile));
-    const problems = [...checkPlanTarget2(saved, env), ...checkPermissions2(saved, permissions)];
-    if (problems.length > 0) return { status: "finished", report: refusal(env.name, problems), plan: saved };
+  if (saved !== void 0) {
+    const problems = [...checkPlanTarget2(saved.plan, configured), ...checkPermissions2(saved.plan, permissions), ...await secretProblems(saved.plan, ctx)];
+    if (problems.length > 0) return { status: "finished", report: refusal(configured.name, problems), plan: saved.plan };
   }
-  const manifestPaths = options.planFile === void 0 && options.paths !== void 0 && options.paths.length > 0 ? options.paths.map((p) => resolve10(ctx.cwd, p)) : [...env.manifests];
+  const manifestPaths = saved === void 0 && options.paths !== void 0 && options.paths.length > 0 ? options.paths.map((p) => resolve10(ctx.cwd, p)) : [...configured.manifests];
   if (manifestPaths.length === 0 && saved === void 0) {
-    throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
+    throw new ConfigError(`environment "${configured.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   }
-  const services = resolveServices(config, env, ctx);
+  const services = resolveServices(config, configured, ctx);
   let manifests;
+  let prune;
   if (saved === void 0) {
     const loaded = await loadEnvironmentManifests(manifestPaths, ctx);
     if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
     manifests = loaded.manifests;
+    prune = choosePrune(configured, options.paths, options.prune, ctx);
   }
+  const env = prune === void 0 ? configured : { ...configured, prune: prune.kinds };
   const { acquireApplyLock: acquireApplyLock2, describeTakeover: describeTakeover2 } = await Promise.resolve().then(() => (init_apply_lock(), apply_lock_exports));
   const lock = acquireApplyLock2({ dir: resolve10(config.snapshots.dir, env.name), environment: env.name });
   const takeover = describeTakeover2(lock);
@@ -56738,14 +57409,19 @@ async function applyEnvironment(options, ctx) {
   };
   options.abandon?.addEventListener("abort", onAbandon, { once: true });
   try {
-    let plan = saved;
+    let plan = saved?.plan;
     if (plan === void 0) {
-      const made = await planManifests(manifests, { readers: clients.readers, env, services, parallelism }, ctx);
+      const made = await planManifests(
+        manifests,
+        { readers: clients.readers, env, services, parallelism, ...prune?.off ? { pruneOff: prune.off } : {}, ...options.targets !== void 0 && options.targets.length > 0 ? { targets: options.targets } : {} },
+        ctx
+      );
       if (made.plan === void 0 || made.plan.errored) return { status: "invalid", diagnostics: made.diagnostics };
       plan = made.plan;
       ctx.emit({ kind: "planned", plan, diagnostics: made.diagnostics });
       const { writeChanges: writeChanges2 } = await Promise.resolve().then(() => (init_guard(), guard_exports));
-      if (options.approve !== void 0 && writeChanges2(plan).length > 0 && checkPermissions2(plan, permissions).length === 0 && !await options.approve(plan)) {
+      const refused = async (p) => checkPermissions2(p, permissions).length > 0 || (await secretProblems(p, ctx)).length > 0;
+      if (options.approve !== void 0 && writeChanges2(plan).length > 0 && !await refused(plan) && !await options.approve(plan)) {
         return { status: "cancelled", plan };
       }
     }
@@ -56759,6 +57435,27 @@ async function applyEnvironment(options, ctx) {
       lock.release();
     }
   }
+}
+function savedPlanConfiguration(saved, options, ctx) {
+  const environment = options.environment ?? saved.plan.environment;
+  const recorded = saved.configFile;
+  if (options.planConfig === "given" || recorded === void 0) return { ...options.configFile !== void 0 ? { configFile: options.configFile } : {}, environment };
+  if (options.configFile !== void 0) {
+    const given = resolve10(ctx.cwd, options.configFile);
+    if (!sameFile(given, recorded)) return `the plan was made with the configuration ${recorded}, not ${given} (--config): apply it without --config, or plan again with this configuration`;
+  }
+  if (!existsSync4(recorded)) throw new ConfigError(`the plan was made with the configuration ${recorded}, which no longer exists: plan again`);
+  return { configFile: recorded, environment };
+}
+function sameFile(a, b) {
+  const real = (p) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve10(p);
+    }
+  };
+  return real(a) === real(b);
 }
 async function applyThePlan(plan, r, ctx) {
   const [{ applyPlan: applyPlan2 }, { writeChanges: writeChanges2 }] = await Promise.all([Promise.resolve().then(() => (init_apply_plan(), apply_plan_exports)), Promise.resolve().then(() => (init_guard(), guard_exports))]);
@@ -56823,6 +57520,10 @@ async function verifyApplied(plan, applied, r, ctx) {
   if (!result.plan) throw new MftopsError("the re-plan found errors in the manifests");
   return { mode: "replan", unconverged: findUnconverged2(applied.map((a) => a.change), result.plan) };
 }
+async function secretProblems(plan, ctx) {
+  const [{ writeChanges: writeChanges2 }, { describeSecretProblems: describeSecretProblems2, findSecretProblems: findSecretProblems2 }] = await Promise.all([Promise.resolve().then(() => (init_guard(), guard_exports)), Promise.resolve().then(() => (init_secrets(), secrets_exports))]);
+  return describeSecretProblems2(findSecretProblems2(writeChanges2(plan), { env: ctx.env, cwd: ctx.cwd }));
+}
 function refusal(environment, problems) {
   return { environment, outcome: "refused", problems, stale: [], results: [], stats: { writes: 0, unknownOutcomes: 0, confirmedByReread: 0, retriedAfterReread: 0, wallMs: 0 } };
 }
@@ -56834,6 +57535,7 @@ var init_apply = __esm({
     init_clients();
     init_defaults();
     init_environment();
+    init_plan_file();
     init_plan();
   }
 });
@@ -56888,6 +57590,15 @@ function judgeDifference(rules, diff, now) {
   }
   return expired ? { expired } : {};
 }
+function unmatchedRules(rules, addresses) {
+  const known = addresses.map(normalizeAddress);
+  const out = [];
+  rules.forEach((rule, i) => {
+    const pattern = normalizeAddress(rule.address);
+    if (!known.some((a) => matchesAddressGlob(pattern, a))) out.push(i);
+  });
+  return out;
+}
 function isExpired(rule, now) {
   if (rule.until === void 0) return false;
   const end = Date.parse(`${rule.until}T00:00:00Z`) + 864e5;
@@ -56923,32 +57634,6 @@ var init_acknowledge = __esm({
   "src/drift/acknowledge.ts"() {
     "use strict";
     init_glob();
-  }
-});
-
-// src/drift/model.ts
-var model_exports2 = {};
-__export(model_exports2, {
-  DRIFT_FORMAT_VERSION: () => DRIFT_FORMAT_VERSION,
-  driftExitCode: () => driftExitCode
-});
-function driftExitCode(report) {
-  switch (report.status) {
-    case "in-sync":
-      return 0;
-    case "drift":
-      return 2;
-    default: {
-      const never = report.status;
-      throw new Error(`unknown drift status ${String(never)}`);
-    }
-  }
-}
-var DRIFT_FORMAT_VERSION;
-var init_model6 = __esm({
-  "src/drift/model.ts"() {
-    "use strict";
-    DRIFT_FORMAT_VERSION = 3;
   }
 });
 
@@ -57017,6 +57702,7 @@ function assembleDrift(input) {
     summary: { managed, inSync: managed - drifted.length, drifted: drifted.length, unmanaged: unmanaged.length, acknowledged: acknowledged.length, expired },
     drifted,
     unmanaged,
+    ...input.unmanagedOmitted !== void 0 ? { unmanagedOmitted: input.unmanagedOmitted } : {},
     acknowledged,
     audit: { state: "not-needed" },
     plan
@@ -57095,6 +57781,9 @@ function driftOf(change, ignore, now, acknowledged) {
   }
   if (fields.length === 0 && entries.length === 0) return void 0;
   return { ...base, fields, entries };
+}
+function driftAddresses(plan, missingFolders = []) {
+  return [...plan.changes.flatMap(addressesOf), ...missingFolders.map((f) => formatAddress("FolderPermissions", f.path))];
 }
 function addressesOf(change) {
   const out = [change.address];
@@ -57227,14 +57916,14 @@ var AUDIT_MAX_COUNT, NOT_A_CHANGE, AUDIT_TARGET_TYPES, AUDITED_KINDS;
 var init_assemble_drift = __esm({
   "src/drift/assemble-drift.ts"() {
     "use strict";
-    init_model4();
+    init_model5();
     init_types();
     init_compose_plan();
     init_model2();
     init_folder_permissions();
     init_resource_group_acl();
     init_acknowledge();
-    init_model6();
+    init_model4();
     init_order();
     AUDIT_MAX_COUNT = 500;
     NOT_A_CHANGE = /* @__PURE__ */ new Set(["run", "start", "stop"]);
@@ -57252,11 +57941,14 @@ import { isAbsolute as isAbsolute7, relative as relative6, sep as sep6 } from "n
 async function detectDrift(input) {
   const env = input.environment;
   const now = input.now ?? (() => /* @__PURE__ */ new Date());
-  const result = await buildPlan({ ...input, environment: { ...env, prune: EVERY_KIND }, now });
+  const { partial, ...planInput } = input;
+  const result = await buildPlan({ ...planInput, environment: { ...env, prune: partial === true ? [] : EVERY_KIND }, now });
   const { plan, live } = result;
   const { missingFolders, diagnostics } = separateMissingFolders(input.manifests.manifests, result.diagnostics, input.cwd ?? process.cwd());
   if (plan === void 0 || live === void 0 || hasErrors(diagnostics)) return { diagnostics: result.diagnostics, ...live ? { live } : {} };
-  let report = assembleDrift({ plan, live, prune: env.prune, ignore: env.drift?.ignore ?? [], now: now(), missingFolders });
+  const ignore = env.drift?.ignore ?? [];
+  let report = assembleDrift({ plan, live, prune: env.prune, ignore, now: now(), missingFolders, ...partial === true ? { unmanagedOmitted: "partial-manifests" } : {} });
+  const warnings = unmatchedIgnoreWarnings(ignore, driftAddresses(plan, missingFolders), input.locateIgnore);
   const queries = auditQueriesFor(report);
   const automation2 = input.clients.automation;
   if (queries.length > 0 && automation2 !== void 0) {
@@ -57269,7 +57961,17 @@ async function detectDrift(input) {
       report = withAuditFailure(report, err instanceof ApiError ? { httpStatus: err.status, ...err.detail ? { detail: err.detail } : {} } : { detail: err.message });
     }
   }
-  return { report, diagnostics, live };
+  return { report, diagnostics: warnings.length > 0 ? sortPlanDiagnostics([...diagnostics, ...warnings]) : diagnostics, live };
+}
+function unmatchedIgnoreWarnings(ignore, addresses, locate) {
+  return unmatchedRules(ignore, addresses).map((i) => {
+    const { address } = ignore[i];
+    const guess = address.includes("*") ? "" : didYouMean(address, addresses);
+    return createPlanWarning("MF413", locate?.(i), `drift.ignore address \`${address}\` matches no object of this environment${guess}`, {
+      hint: "it acknowledges nothing: correct the address (Kind/name, * for any run of characters) or remove the entry",
+      ...locate === void 0 ? { address } : {}
+    });
+  });
 }
 function separateMissingFolders(manifests, all, cwd) {
   const missingFolders = [];
@@ -57296,6 +57998,8 @@ var init_detect_drift = __esm({
     init_errors();
     init_diagnostics2();
     init_build_plan();
+    init_diagnostics3();
+    init_acknowledge();
     init_errors2();
     init_assemble_drift();
     EVERY_KIND = ["Task", "ResourceGroupAcl", "FolderPermissions"];
@@ -57305,13 +58009,14 @@ var init_detect_drift = __esm({
 // src/render/plan-json.ts
 function planJsonView(plan) {
   return {
-    formatVersion: PLAN_VIEW_FORMAT,
+    ...envelopeOf("mftops.plan"),
     toolVersion: plan.toolVersion,
     createdAt: plan.createdAt,
     environment: plan.environment,
     servers: serversView(plan.servers),
     manifestDigest: plan.manifestDigest,
     ...plan.targets !== void 0 ? { targets: [...plan.targets] } : {},
+    ...plan.pruneOff !== void 0 ? { pruneOff: { reason: plan.pruneOff.reason, kinds: [...plan.pruneOff.kinds], text: pruneOffSentence(plan.pruneOff) } } : {},
     errored: plan.errored,
     applyable: plan.applyable,
     summary: { create: plan.summary.create, update: plan.summary.update, replace: plan.summary.replace, delete: plan.summary.delete, "no-op": plan.summary["no-op"], blocked: plan.summary.blocked },
@@ -57359,12 +58064,12 @@ function reasonView(reason) {
 function permissionsView(p) {
   return { permissions: [...p.permissions], sharePermissions: [...p.sharePermissions] };
 }
-var PLAN_VIEW_FORMAT;
 var init_plan_json = __esm({
   "src/render/plan-json.ts"() {
     "use strict";
     init_reasons();
-    PLAN_VIEW_FORMAT = 2;
+    init_plan_common();
+    init_json_output();
   }
 });
 
@@ -57375,13 +58080,14 @@ __export(drift_json_exports, {
 });
 function renderDriftJson(report) {
   const ordered2 = {
-    formatVersion: report.formatVersion,
+    ...envelopeOf("mftops.drift"),
     environment: report.environment,
     createdAt: report.createdAt,
     status: report.status,
     summary: report.summary,
     drifted: report.drifted,
     unmanaged: report.unmanaged,
+    ...report.unmanagedOmitted !== void 0 ? { unmanagedOmitted: report.unmanagedOmitted } : {},
     acknowledged: report.acknowledged,
     audit: report.audit,
     plan: planJsonView(report.plan)
@@ -57392,6 +58098,7 @@ function renderDriftJson(report) {
 var init_drift_json = __esm({
   "src/render/drift-json.ts"() {
     "use strict";
+    init_json_output();
     init_plan_json();
   }
 });
@@ -57405,7 +58112,7 @@ import { resolve as resolve11 } from "node:path";
 async function driftEnvironment(options, ctx) {
   const prelude = await prepareRead(options, ctx);
   if (prelude.status === "invalid") return prelude;
-  const { env, services, parallelism, manifests } = prelude;
+  const { config, env, services, parallelism, manifests, prune } = prelude;
   const { detectDrift: detectDrift2 } = await Promise.resolve().then(() => (init_detect_drift(), detect_drift_exports));
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result;
@@ -57414,10 +58121,13 @@ async function driftEnvironment(options, ctx) {
       manifests,
       clients: clients.readers,
       environment: env,
+      ...prune.off ? { pruneOff: prune.off } : {},
+      partial: prune.partial,
       servers: serverIdentities(services),
       parallelism,
       progress: progressEvents(ctx),
       cwd: ctx.cwd,
+      locateIgnore: (i) => config.sourceMap.locate(["environments", env.name, "drift", "ignore", i, "address"]),
       ...ctx.now ? { now: ctx.now } : {}
     });
   } finally {
@@ -57438,7 +58148,7 @@ function writeReportFile(path, text2) {
   try {
     writeFileAtomicSync(path, text2, { mode: 438 });
   } catch (err) {
-    throw new MftopsError(`cannot write the drift report to ${path} (${err.code ?? "error"})`);
+    throw systemError(`cannot write the drift report to ${path}`, err);
   }
 }
 var init_drift = __esm({
@@ -57467,6 +58177,7 @@ __export(drift_common_exports, {
   expiredText: () => expiredText,
   grantText: () => grantText,
   plural: () => plural3,
+  unmanagedOmittedSentence: () => unmanagedOmittedSentence,
   unmanagedText: () => unmanagedText,
   valueText: () => valueText
 });
@@ -57592,6 +58303,16 @@ function driftSentence(report) {
   if (s.expired > 0) parts.push(`${formatCount(s.expired)} with an expired acknowledgement`);
   return `Drift: ${parts.join(", ")}.`;
 }
+function unmanagedOmittedSentence(reason) {
+  switch (reason) {
+    case "partial-manifests":
+      return "Unmanaged objects are not listed: only part of the manifests was given, and the others may manage what these do not name (pass --prune to list them anyway).";
+    default: {
+      const never = reason;
+      throw new Error(`unknown reason ${String(never)}`);
+    }
+  }
+}
 function comparedSentence(report) {
   const s = report.summary;
   return `${formatCount(s.managed)} managed ${plural3(s.managed, "object")} compared, ${formatCount(s.inSync)} in sync.`;
@@ -57669,6 +58390,8 @@ function renderHead2(report) {
     "|:--|--:|",
     ...rows.map(([label, n]) => `| ${label} | ${formatCount(n)} |`)
   ];
+  if (report.unmanagedOmitted !== void 0) lines2.push("", `> [!NOTE]
+> ${escapeMd(unmanagedOmittedSentence(report.unmanagedOmitted))}`);
   for (const note of attributionNotes(report)) lines2.push("", `> [!NOTE]
 > ${escapeMd(note)}`);
   lines2.push("", `<sub>Compared at ${escapeMd(report.createdAt)}.</sub>`);
@@ -57748,11 +58471,13 @@ var init_drift_markdown = __esm({
 // src/render/drift-text.ts
 var drift_text_exports = {};
 __export(drift_text_exports, {
-  renderDriftText: () => renderDriftText
+  renderDriftText: () => renderDriftText,
+  renderDriftedText: () => renderDriftedText
 });
 function renderDriftText(report, options) {
   const paint = (code5, text2) => options.color ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
   const lines2 = [`mftops drift for environment ${quote2(report.environment)}: ${comparedSentence(report)}`];
+  if (report.unmanagedOmitted !== void 0) lines2.push(unmanagedOmittedSentence(report.unmanagedOmitted));
   if (report.drifted.length > 0) {
     lines2.push("", paint("1", "Drifted (values read git \u2192 server):"));
     for (const d of report.drifted) lines2.push("", ...renderDrifted2(d, paint));
@@ -57779,6 +58504,9 @@ function renderDriftText(report, options) {
   lines2.push("", paint("1", driftSentence(report)));
   return `${lines2.join("\n")}
 `;
+}
+function renderDriftedText(d) {
+  return renderDrifted2(d, (_code, text2) => text2);
 }
 function renderDrifted2(d, paint) {
   const lines2 = [`${paint(d.drift === "changed" ? "33" : "31", driftSymbol(d.drift))} ${paint("1", driftedHeadline(d))}`];
@@ -57825,6 +58553,7 @@ import { isAbsolute as isAbsolute8, join as join7, relative as relative7, resolv
 
 // src/render/diagnostics.ts
 init_diagnostics();
+init_json_output();
 import { isAbsolute as isAbsolute3, relative as relative2, sep } from "node:path";
 function displayPath(file, cwd) {
   const rel = relative2(cwd, file);
@@ -57842,17 +58571,28 @@ function summaryLine(report) {
 }
 function githubAnnotations(report, options) {
   return report.diagnostics.map((d) => {
-    const props = [
-      ...d.file !== void 0 ? [`file=${escapeProperty(displayPath(d.file, options.cwd))}`] : [],
-      ...d.line !== void 0 ? [`line=${d.line}`] : [],
-      ...d.col !== void 0 ? [`col=${d.col}`] : [],
-      ...d.endLine !== void 0 ? [`endLine=${d.endLine}`] : [],
-      ...d.endCol !== void 0 && d.endLine === d.line ? [`endColumn=${d.endCol}`] : [],
-      `title=${escapeProperty(d.code)}`
-    ];
+    const place = {
+      ...d.file !== void 0 ? { file: displayPath(d.file, options.cwd) } : {},
+      ...d.line !== void 0 ? { line: d.line } : {},
+      ...d.col !== void 0 ? { col: d.col } : {},
+      ...d.endLine !== void 0 ? { endLine: d.endLine } : {},
+      ...d.endCol !== void 0 && d.endLine === d.line ? { endColumn: d.endCol } : {},
+      title: d.code
+    };
     const summary = d.file === void 0 && d.address ? `${d.address}: ${d.summary}` : d.summary;
-    return `::${d.severity} ${props.join(",")}::${escapeData([summary, ...followingLines(d, options.cwd)].join("\n"))}`;
+    return workflowCommand(d.severity, place, [summary, ...followingLines(d, options.cwd)].join("\n"));
   });
+}
+function workflowCommand(level, place, message) {
+  const props = [
+    ...place.file !== void 0 ? [`file=${escapeProperty(place.file)}`] : [],
+    ...place.line !== void 0 ? [`line=${place.line}`] : [],
+    ...place.col !== void 0 ? [`col=${place.col}`] : [],
+    ...place.endLine !== void 0 ? [`endLine=${place.endLine}`] : [],
+    ...place.endColumn !== void 0 ? [`endColumn=${place.endColumn}`] : [],
+    ...place.title !== void 0 ? [`title=${escapeProperty(place.title)}`] : []
+  ];
+  return `::${level}${props.length > 0 ? ` ${props.join(",")}` : ""}::${escapeData(message)}`;
 }
 function errorLines(report, cwd) {
   return report.diagnostics.filter((d) => d.severity === "error").map((d) => {
@@ -58175,6 +58915,7 @@ function readInputs(env, eventName, workspace) {
   const fromWorkdir = (p) => isAbsolute4(p) ? p : resolve6(workingDirectory, p);
   const environment = getInput(env, "environment");
   const planFile = getInput(env, "plan-file");
+  const prune = readBoolean(env, "prune", void 0);
   const commentDefault = command === "drift" || eventName !== void 0 && PULL_REQUEST_EVENTS.has(eventName);
   const parallelism = readWholeNumber(env, "parallelism", PARALLELISM_RANGE);
   return {
@@ -58189,7 +58930,8 @@ function readInputs(env, eventName, workspace) {
     allowDelete: readBoolean(env, "allow-delete", false),
     allowReplace: readBoolean(env, "allow-replace", false),
     maxDeletes: readWholeNumber(env, "max-deletes", MAX_DELETES_RANGE) ?? DEFAULTS.maxDeletes,
-    ...parallelism !== void 0 ? { parallelism } : {}
+    ...parallelism !== void 0 ? { parallelism } : {},
+    ...prune !== void 0 ? { prune } : {}
   };
 }
 function isActionCommand(value) {
@@ -58346,6 +59088,8 @@ function renderHead(plan, summary) {
   const lines2 = [`## mftops plan: ${escapeMd(env)}`, ""];
   const targets = plan.targets ?? [];
   if (targets.length > 0) lines2.push(`Limited to ${formatCount(targets.length)} \`--target\` ${targets.length === 1 ? "address" : "addresses"}.`, "");
+  if (plan.pruneOff !== void 0) lines2.push(`> [!NOTE]
+> ${escapeMd(pruneOffSentence(plan.pruneOff))}`, "");
   lines2.push(`| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(" | ")} |`, `|:--|${TABLE_ACTIONS.map(() => "--:").join("|")}|`);
   for (const { kind, counts } of countByKind(plan.changes)) lines2.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(" | ")} |`);
   lines2.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(" | ")} |`, "");
@@ -58625,7 +59369,7 @@ async function runAction(a) {
       }
     }
   } catch (err) {
-    if (!isMftopsError(err) && err instanceof Error && err.stack !== void 0) a.log(`${err.stack}
+    if (userMessageOf(err) === void 0 && err instanceof Error && err.stack !== void 0) a.log(`${err.stack}
 `);
     const diagnostics = diagnosticsOf(err);
     if (diagnostics.length > 0) return fail2(runner, [], `mftops ${inputs.command}`, annotateProblems(step, diagnostics));
@@ -58705,7 +59449,7 @@ async function makePlan(s, out) {
   const { planEnvironment: planEnvironment2 } = await Promise.resolve().then(() => (init_plan(), plan_exports));
   let result;
   try {
-    result = await planEnvironment2({ ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism }, s.ctx);
+    result = await planEnvironment2({ ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) }, s.ctx);
   } catch (err) {
     if (!isMftopsError(err)) throw err;
     const diagnostics = diagnosticsOf(err);
@@ -58788,6 +59532,8 @@ async function applyPlanFile(s, environment, planFile, plan) {
     {
       ...s.choice,
       planFile,
+      // The reviewed plan was made on another runner, maybe in another folder: this step's configuration applies it.
+      planConfig: "given",
       permissions: { allowDelete: s.inputs.allowDelete, allowReplace: s.inputs.allowReplace, maxDeletes: s.inputs.maxDeletes },
       parallelism: s.inputs.parallelism ?? DEFAULTS.applyParallelism
     },
@@ -58797,7 +59543,11 @@ async function applyPlanFile(s, environment, planFile, plan) {
   const report = result.report;
   const code5 = applyExitCode2(report);
   const reportFile = resolve12(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
-  writeFileSync3(reportFile, renderApplySummaryJson2(report));
+  try {
+    writeFileSync3(reportFile, renderApplySummaryJson2(report));
+  } catch (err) {
+    throw systemError(`cannot write the apply report ${reportFile}`, err);
+  }
   const reportText = renderApplySummaryText2(report);
   s.a.runner.log(reportText);
   for (const failure of failedChangeAnnotations(report, plan, s.cwd)) s.a.runner.annotate("error", failure.message, failure.place);
@@ -58809,8 +59559,8 @@ async function applyPlanFile(s, environment, planFile, plan) {
 async function driftStep(s) {
   const environment = environmentName(s);
   const reportFile = resolve12(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
-  const [{ driftEnvironment: driftEnvironment2 }, { driftExitCode: driftExitCode2 }] = await Promise.all([Promise.resolve().then(() => (init_drift(), drift_exports)), Promise.resolve().then(() => (init_model6(), model_exports2))]);
-  const result = await driftEnvironment2({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism }, s.ctx);
+  const [{ driftEnvironment: driftEnvironment2 }, { driftExitCode: driftExitCode2 }] = await Promise.all([Promise.resolve().then(() => (init_drift(), drift_exports)), Promise.resolve().then(() => (init_model4(), model_exports2))]);
+  const result = await driftEnvironment2({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) }, s.ctx);
   annotate(s, result.diagnostics);
   if (result.status === "invalid") {
     const problems = errorLines(result.diagnostics, s.cwd);
@@ -58898,6 +59648,9 @@ async function postComment(s, environment, body) {
     s.a.runner.annotate("warning", `the plan comment was not posted: ${messageOf3(err)}`);
   }
 }
+function pruneOption(s) {
+  return s.inputs.prune !== void 0 ? { prune: s.inputs.prune } : {};
+}
 function environmentName(s) {
   return selectEnvironment(loadConfig(s.inputs.config, s.cwd), s.inputs.environment).name;
 }
@@ -58918,8 +59671,7 @@ function fail2(runner, problems, title, shown = []) {
   return 1;
 }
 function messageOf3(err) {
-  if (isMftopsError(err)) return err.message;
-  return `internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in mftops; please report it)`;
+  return userMessageOf(err) ?? `internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in mftops; please report it)`;
 }
 function isInside(path, folder) {
   const rel = relative7(folder, path);
@@ -58934,7 +59686,7 @@ function fileSafe(name) {
 
 // src/action/workflow-commands.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { appendFileSync, statSync } from "node:fs";
+import { appendFileSync, statSync as statSync2 } from "node:fs";
 var STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024;
 function formatAnnotation(level, message, place = {}) {
   const props = [];
@@ -58991,7 +59743,7 @@ function nonEmpty2(value) {
 }
 function sizeOf(file) {
   try {
-    return statSync(file).size;
+    return statSync2(file).size;
   } catch {
     return 0;
   }

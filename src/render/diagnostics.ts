@@ -94,7 +94,7 @@ export function renderErrorJson(problems: readonly (Diagnostic | string)[], opti
   });
 }
 
-function diagnosticJson(d: Diagnostic, cwd: string): Record<string, unknown> {
+export function diagnosticJson(d: Diagnostic, cwd: string): Record<string, unknown> {
   return {
     severity: d.severity,
     code: d.code,

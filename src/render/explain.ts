@@ -1,4 +1,5 @@
 import type { DiagnosticCode, DiagnosticExplanation } from '../diagnostics.js';
+import { renderJsonOutput } from './json-output.js';
 
 /** One diagnostic code with what `mftops explain` says about it. */
 export interface ExplainedCode {
@@ -52,7 +53,7 @@ export function renderExplainMarkdown(report: Exclude<ExplainReport, { status: '
 export function renderExplainJson(report: Exclude<ExplainReport, { status: 'unknown' }>): string {
   const entry = (c: ExplainedCode) => ({ code: c.code, name: c.name, stage: stageOf(c.code).split(':')[0], ...c.explanation });
   const body = report.status === 'list' ? { codes: report.codes.map(entry) } : { code: entry(report.code) };
-  return `${JSON.stringify({ formatVersion: 1, kind: 'mftops.explain', ...body }, null, 2)}\n`;
+  return renderJsonOutput('mftops.explain', body);
 }
 
 function exampleTitle(e: DiagnosticExplanation): string {

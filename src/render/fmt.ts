@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../diagnostics.js';
-import { displayPath, escapeData, escapeProperty } from './diagnostics.js';
+import { diagnosticJson, displayPath, escapeData, escapeProperty } from './diagnostics.js';
+import { renderJsonOutput } from './json-output.js';
 
 /**
  * What `mftops fmt` did with one manifest file:
@@ -49,7 +50,7 @@ export function renderFmtGithub(report: FmtReport, cwd: string): string {
 
 export function renderFmtJson(report: FmtReport, cwd: string): string {
   const files = report.files.map((f) => ({ file: displayPath(f.file, cwd), state: f.state }));
-  return `${JSON.stringify({ formatVersion: 1, kind: 'mftops.fmt', status: report.status, check: report.check, files }, null, 2)}\n`;
+  return renderJsonOutput('mftops.fmt', { status: report.status, check: report.check, files, diagnostics: report.diagnostics.map((d) => diagnosticJson(d, cwd)) });
 }
 
 function listed(report: FmtReport): FmtFile[] {

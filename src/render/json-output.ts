@@ -23,6 +23,9 @@ export const JSON_OUTPUT_VERSIONS = {
   'mftops.snapshot.verify': 1,
   'mftops.snapshot.diff': 1,
   'mftops.snapshot.restore': 1,
+  'mftops.fmt': 1,
+  'mftops.init': 1,
+  'mftops.explain': 1,
   'mftops.error': 1,
 } as const;
 

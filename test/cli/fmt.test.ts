@@ -37,7 +37,7 @@ describe('mftops fmt', () => {
     const dir = testdir({ 'ops.yaml': SCRAMBLED });
     const json = await runCli(['fmt', '--check', '--format', 'json', '.'], { cwd: dir });
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toEqual({ formatVersion: 1, kind: 'mftops.fmt', status: 'unformatted', check: true, files: [{ file: 'ops.yaml', state: 'unformatted' }] });
+    expect(JSON.parse(json.stdout)).toEqual({ formatVersion: 1, kind: 'mftops.fmt', status: 'unformatted', check: true, files: [{ file: 'ops.yaml', state: 'unformatted' }], diagnostics: [] });
     const github = await runCli(['fmt', '--check', '--format', 'github', '.'], { cwd: dir });
     expect(github.stdout).toBe('::error file=ops.yaml,title=mftops fmt::ops.yaml is not in canonical form: run mftops fmt\n');
   });

@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { findSchemasDir, SCHEMA_BASE_URL } from '../../src/manifest/schemas.js';
+import { DIAGNOSTIC_CODES } from '../../src/diagnostics.js';
 import { JSON_OUTPUT_VERSIONS, outputSchemaFile, type JsonOutputKind } from '../../src/render/json-output.js';
 import { ALL_SECRETS, APPLY_ENV, applyWorkdir } from '../apply/helpers.js';
 import { startSeededEmulator } from '../integration/helpers.js';
@@ -35,6 +36,13 @@ function expectSchema(doc: unknown, kind: JsonOutputKind): void {
   const validate = ajv.getSchema(`${SCHEMA_BASE_URL}${outputSchemaFile(kind)}`);
   if (validate === undefined) throw new Error(`no schema ${outputSchemaFile(kind)}`);
   expect(validate(doc) ? [] : validate.errors, `${kind} against ${outputSchemaFile(kind)}`).toEqual([]);
+}
+
+/** The `errors` of the `mftops.error` document a failing command prints (exit 1). */
+async function failure(args: readonly string[], cwd: string, env: Record<string, string> = APPLY_ENV): Promise<Array<Record<string, unknown>>> {
+  const r = await runCli([...args, '--format', 'json'], { cwd, env });
+  expect(r.code, args.join(' ')).toBe(1);
+  return documentOf(r, 'mftops.error')['errors'] as Array<Record<string, unknown>>;
 }
 
 let emulator: RunningEmulator;
@@ -80,6 +88,10 @@ describe('--format json: one document per command, described by its schema', () 
     expectSchema(report, 'mftops.drift');
     expect(report['kind']).toBe('mftops.drift');
 
+    // Part of the manifests: prune off, said in the plan and the drift report, which their schemas describe.
+    expect((await run('mftops.plan', 0, 'plan', 'manifests/tasks.yaml'))['pruneOff']).toMatchObject({ reason: 'partial-manifests' });
+    expect((await run('mftops.drift', 2, 'drift', 'manifests/tasks.yaml'))['unmanagedOmitted']).toBe('partial-manifests');
+
     expect(await run('mftops.apply', 0, 'apply', '--auto-approve', '--allow-delete', '--allow-replace')).toMatchObject({ outcome: 'applied', exitCode: 0 });
 
     const saved = await run('mftops.snapshot.save', 0, 'snapshot', 'save');
@@ -96,15 +108,34 @@ describe('--format json: one document per command, described by its schema', () 
 
     for (const secret of ALL_SECRETS) expect(outputs.join('\n')).not.toContain(secret);
   });
+
+  it('show, fmt, init and explain', async () => {
+    const dir = applyWorkdir(emulator);
+    const cli = (...args: string[]) => runCli([...args, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
+    const run = async (kind: JsonOutputKind, code: number, ...args: string[]) => {
+      const r = await cli(...args);
+      expect(r.code, args.join(' ')).toBe(code);
+      return documentOf(r, kind);
+    };
+    const planned = await run('mftops.plan', 0, 'plan', '--out', 'tfplan');
+    expect(await run('mftops.plan', 0, 'show', 'tfplan')).toEqual(planned);
+
+    writeFileSync(join(dir, 'manifests/messy.yaml'), 'kind: Task\napiVersion: mftops/v1\nspec: { Group: [Finance] }\nmetadata: { name: Messy }\n');
+    writeFileSync(join(dir, 'manifests/broken.yaml'), 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: x }\nspec: { Activ: 1 }\n');
+    const fmt = await run('mftops.fmt', 1, 'fmt', '--check', 'manifests');
+    expect(fmt).toMatchObject({ status: 'invalid', check: true, diagnostics: [{ code: 'MF201', file: 'manifests/broken.yaml' }] });
+    expect(fmt['files']).toContainEqual({ file: 'manifests/messy.yaml', state: 'unformatted' });
+
+    expect(await run('mftops.init', 0, 'init', 'fresh')).toMatchObject({ dir: 'fresh', files: expect.arrayContaining(['fresh/mftops.yaml']) });
+    expect((await failure(['init', 'fresh'], dir))[0]).toMatchObject({ severity: 'error', message: expect.stringMatching(/already exist; nothing was written .* fresh\/mftops\.yaml/) });
+
+    expect(((await run('mftops.explain', 0, 'explain'))['codes'] as unknown[]).length).toBe(Object.keys(DIAGNOSTIC_CODES).length);
+    expect((await run('mftops.explain', 0, 'explain', 'MF201'))['code']).toMatchObject({ code: 'MF201', name: 'unknown-field', stage: 'manifests' });
+    expect(await failure(['explain', 'MF999'], dir)).toEqual([{ severity: 'error', message: expect.stringMatching(/^no diagnostic code "MF999"/) }]);
+  });
 });
 
 describe('--format json: a command that fails prints an mftops.error document on stdout and exits 1', () => {
-  async function failure(args: readonly string[], cwd: string, env: Record<string, string> = APPLY_ENV): Promise<Array<Record<string, unknown>>> {
-    const r = await runCli([...args, '--format', 'json'], { cwd, env });
-    expect(r.code, args.join(' ')).toBe(1);
-    return documentOf(r, 'mftops.error')['errors'] as Array<Record<string, unknown>>;
-  }
-
   it('the configuration file wrong, or missing: its diagnostics', async () => {
     const dir = applyWorkdir(emulator);
     writeFileSync(join(dir, 'mftops.yaml'), readFileSync(join(dir, 'mftops.yaml'), 'utf8').replace('prune:', 'prnue:'));
@@ -118,7 +149,7 @@ describe('--format json: a command that fails prints an mftops.error document on
       expect(await failure(command, dir)).toEqual([expect.objectContaining({ severity: 'error', code: 'MF201', file: 'manifests/bad.yaml' })]);
     }
     const unknown = applyWorkdir(emulator);
-    expect(await failure(['plan', '--target', 'Task/Nowhere'], unknown)).toEqual([expect.objectContaining({ code: 'MF409', address: 'Task/Nowhere' })]);
+    expect(await failure(['plan', '--target', 'Tsk/Nowhere'], unknown)).toEqual([expect.objectContaining({ code: 'MF409', address: 'Tsk/Nowhere' })]);
   });
 
   it('failures that are no diagnostic: one message each, without a code', async () => {

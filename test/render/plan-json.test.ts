@@ -25,7 +25,8 @@ describe('renderPlanJson: the --format json view', () => {
 
   it('says when prune is off: why, the kinds the environment prunes, and the sentence, after the targets', () => {
     const off = planJsonView({ ...plan, targets: ['Task/Payroll to bank'], pruneOff: { reason: 'partial-manifests', kinds: ['Task', 'FolderPermissions'] } });
-    expect(Object.keys(off).slice(6, 9)).toEqual(['targets', 'pruneOff', 'errored']);
+    const keys = Object.keys(off);
+    expect(keys.slice(keys.indexOf('targets'), keys.indexOf('targets') + 3)).toEqual(['targets', 'pruneOff', 'errored']);
     expect(off.pruneOff).toEqual({ reason: 'partial-manifests', kinds: ['Task', 'FolderPermissions'], text: 'Prune is off: only part of the manifests was given (pass --prune to prune anyway).' });
     expect(view.pruneOff).toBeUndefined();
   });

@@ -2,6 +2,7 @@ import { explainCode } from '../../app/explain.js';
 import { renderExplainJson, renderExplainMarkdown, renderExplainText } from '../../render/explain.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
+import { writeError } from './common.js';
 
 /**
  * `mftops explain [CODE]`: the view of `explainCode`. The explanation (or, without a code, the
@@ -11,7 +12,7 @@ export async function runExplain(g: GlobalOptions, code: string | undefined, io:
   const report = explainCode(code !== undefined ? { code } : {});
   if (report.status === 'unknown') {
     const mean = report.suggestion !== undefined ? ` — did you mean ${report.suggestion}?` : '';
-    io.stderr(`mftops: error: no diagnostic code ${JSON.stringify(report.query)}${mean} (mftops explain lists them)\n`);
+    writeError(g, io, `no diagnostic code ${JSON.stringify(report.query)}${mean} (mftops explain lists them)`);
     return 1;
   }
   switch (g.format) {

@@ -35,6 +35,7 @@ export async function runFmt(g: GlobalOptions, opts: FmtCommandOptions, io: Comm
       io.stdout(renderFmtText(report, io.cwd));
       break;
   }
-  if (report.diagnostics.length > 0) writeDiagnostics(g, io, report.diagnostics, 0);
+  // JSON carries them in its one document.
+  if (report.diagnostics.length > 0 && g.format !== 'json') writeDiagnostics(g, io, report.diagnostics, 0);
   return report.status === 'ok' ? 0 : 1;
 }

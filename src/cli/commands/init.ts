@@ -2,6 +2,8 @@ import { initProject } from '../../app/init.js';
 import { displayPath } from '../../render/diagnostics.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
+import { renderJsonOutput } from '../../render/json-output.js';
+import { writeError } from './common.js';
 
 export interface InitCommandOptions {
   readonly dir?: string;
@@ -15,15 +17,16 @@ export interface InitCommandOptions {
 export async function runInit(g: GlobalOptions, opts: InitCommandOptions, io: CommandIo): Promise<number> {
   const result = initProject({ ...(opts.dir !== undefined ? { dir: opts.dir } : {}), ...(g.env !== undefined ? { environment: g.env } : {}), force: opts.force }, { cwd: io.cwd });
   switch (result.status) {
-    case 'exists':
-      io.stderr(
-        `mftops: error: ${result.files.length} of the files to write already exist; nothing was written (use --force to overwrite them):\n${result.files.map((f) => `  ${displayPath(f, io.cwd)}\n`).join('')}`,
-      );
+    case 'exists': {
+      const message = `${result.files.length} of the files to write already exist; nothing was written (use --force to overwrite them):`;
+      const files = result.files.map((f) => displayPath(f, io.cwd));
+      writeError(g, io, `${message} ${files.join(', ')}`, `mftops: error: ${message}\n${files.map((f) => `  ${f}`).join('\n')}`);
       return 1;
+    }
     case 'written': {
       const files = result.files.map((f) => displayPath(f, io.cwd));
       if (g.format === 'json') {
-        io.stdout(`${JSON.stringify({ formatVersion: 1, kind: 'mftops.init', dir: displayPath(result.dir, io.cwd), files }, null, 2)}\n`);
+        io.stdout(renderJsonOutput('mftops.init', { dir: displayPath(result.dir, io.cwd), files }));
         return 0;
       }
       io.stdout(files.map((f) => `${f}\n`).join(''));
