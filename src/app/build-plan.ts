@@ -3,6 +3,7 @@ import type { LiveState } from '../live/model.js';
 import { readLiveState } from '../live/read-live-state.js';
 import type { AutomationReader, ProgressCallback, TransferReader } from '../live/read-live-state.js';
 import { hasErrors } from '../manifest/diagnostics.js';
+import { getValueVocabulary } from '../manifest/schemas.js';
 import type { ManifestSet } from '../manifest/validate.js';
 import { VERSION } from '../version.js';
 import { sortPlanDiagnostics } from '../plan/diagnostics.js';
@@ -80,6 +81,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     toolVersion: input.toolVersion ?? VERSION,
     now: (input.now ?? (() => new Date()))(),
     cwd,
+    taskVocabulary: getValueVocabulary('Task'),
   });
   return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...diagnostics]), live };
 }

@@ -169,13 +169,16 @@ const PRUNE_OFF_KEYS = ['reason', 'kinds'];
 const SERVICE_KEYS = ['automation', 'transfer'];
 const SERVER_KEYS = ['url', 'version', 'username'];
 const CHANGE_KEYS = ['address', 'kind', 'name', 'service', 'action', 'reason', 'previousName', 'liveId', 'fingerprint', 'wave', 'needs', 'fields', 'entries', 'source', 'payload'];
-const FIELD_KEYS = ['path', 'before', 'after', 'sensitive', 'forcesReplace'];
+const FIELD_KEYS = ['path', 'before', 'after', 'sensitive', 'forcesReplace', 'words', 'innerWords'];
+const FIELD_WORDS_KEYS = ['form', 'before', 'after'];
+const INNER_WORDS_KEYS = ['path', 'form', 'text'];
 const ENTRY_KEYS = ['principal', 'action', 'reason', 'before', 'after'];
 const PRINCIPAL_KEYS = ['type', 'name'];
 const ENTRY_PERMISSION_KEYS = ['permissions', 'sharePermissions'];
 const SOURCE_KEYS = ['file', 'line', 'col'];
 const SUMMARY_KEYS = ['create', 'update', 'replace', 'delete', 'no-op', 'blocked'];
-const TASK_PAYLOAD_KEYS = ['kind', 'body'];
+const TASK_PAYLOAD_KEYS = ['kind', 'body', 'refNames'];
+const REF_NAMES_KEYS = ['host', 'script', 'dateList'];
 const ACL_PAYLOAD_KEYS = ['kind', 'resourceGroup', 'userGroup', 'permissions'];
 const FOLDER_PAYLOAD_KEYS = ['kind', 'path', 'create', 'rename', 'set', 'remove'];
 const FOLDER_CREATE_KEYS = ['parentPath', 'name', 'inheritPermissions'];
@@ -203,10 +206,18 @@ function orderPlanObject(plan: Plan): Obj {
 
 function orderChange(change: Change): Obj {
   return ordered(change, CHANGE_KEYS, {
-    fields: (fs) => (fs as readonly FieldChange[]).map((f) => ordered(f, FIELD_KEYS)),
+    fields: (fs) => (fs as readonly FieldChange[]).map(orderField),
     entries: (es) => (es as readonly EntryChange[]).map(orderEntry),
     source: (s) => ordered(s as Obj, SOURCE_KEYS),
     payload: (p) => orderPayload(p as Payload),
+  });
+}
+
+function orderField(field: FieldChange): Obj {
+  const inner = (list: unknown) => (list as readonly Obj[]).map((w) => ordered(w, INNER_WORDS_KEYS));
+  return ordered(field, FIELD_KEYS, {
+    words: (w) => ordered(w as Obj, FIELD_WORDS_KEYS),
+    innerWords: (w) => ordered(w as Obj, FIELD_WORDS_KEYS.slice(1), { before: inner, after: inner }),
   });
 }
 
@@ -218,7 +229,7 @@ function orderEntry(entry: EntryChange): Obj {
 function orderPayload(payload: Payload): Obj {
   switch (payload.kind) {
     case 'Task':
-      return ordered(payload, TASK_PAYLOAD_KEYS);
+      return ordered(payload, TASK_PAYLOAD_KEYS, { refNames: (n) => ordered(n as Obj, REF_NAMES_KEYS) });
     case 'ResourceGroupAcl':
       return ordered(payload, ACL_PAYLOAD_KEYS);
     case 'FolderPermissions':

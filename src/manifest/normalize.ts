@@ -2,6 +2,7 @@ import type { AnySchemaObject } from 'ajv/dist/2020.js';
 import { parseSecretRef } from '../secret.js';
 import { WEEK_DAYS, canonicalDayName } from '../vocabulary.js';
 import { isRecord } from '../is-record.js';
+import { isFlagSchema, resolveRef } from './value-words.js';
 
 /**
  * Puts a schema-valid spec into the one form later stages compare (see types.ts): 0/1 fields as
@@ -101,25 +102,6 @@ function normalizeParameters(data: Record<string, unknown>): Record<string, { va
 function isDaySchema(schema: AnySchemaObject): boolean {
   const e = schema.enum as unknown[] | undefined;
   return Array.isArray(e) && WEEK_DAYS.every((d) => e.includes(d));
-}
-
-/** A 0/1 field: `enum: [0, 1, true, false]`. */
-export function isFlagSchema(schema: AnySchemaObject): boolean {
-  const e = schema.enum as unknown[] | undefined;
-  return Array.isArray(e) && e.length === 4 && [0, 1, true, false].every((v) => e.includes(v));
-}
-
-function resolveRef(schema: AnySchemaObject, root: AnySchemaObject): AnySchemaObject {
-  let current = schema;
-  for (let hops = 0; typeof current.$ref === 'string' && hops < 10; hops++) {
-    const ref = current.$ref as string;
-    if (!ref.startsWith('#/')) break;
-    let target: unknown = root;
-    for (const part of ref.slice(2).split('/')) target = isRecord(target) ? target[part] : undefined;
-    if (!isRecord(target)) break;
-    current = target as AnySchemaObject;
-  }
-  return current;
 }
 
 /** Assigns an own property, even `__proto__`, without touching any prototype. */

@@ -5,6 +5,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { AnySchemaObject, ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ManifestKind } from './types.js';
+import { MEANINGS_KEYWORD, readValueVocabulary, resolveRef } from './value-words.js';
+import type { ValueVocabulary } from './value-words.js';
 
 /** The schema file of each kind, in `schemas/` at the package root. */
 export const SCHEMA_FILES: Readonly<Record<ManifestKind, string>> = {
@@ -25,9 +27,10 @@ export const SCHEMA_BASE_URL = 'https://mftops.dev/schemas/';
 
 /**
  * Keywords the schemas carry for editors (VS Code / yaml-language-server show them); ajv treats
- * them as annotations and the error mapper uses them for messages.
+ * them as annotations and the error mapper uses them for messages. `x-mftops-meanings` holds what
+ * enumerated codes mean, for plans (src/manifest/value-words.ts).
  */
-const ANNOTATION_KEYWORDS = ['patternErrorMessage', 'errorMessage', 'markdownDescription'];
+const ANNOTATION_KEYWORDS = ['patternErrorMessage', 'errorMessage', 'markdownDescription', MEANINGS_KEYWORD];
 
 let schemasDir: string | undefined;
 
@@ -110,4 +113,17 @@ export function getValidatorByFile(file: string): ValidateFunction {
 export function getKindSchema(kind: ManifestKind): AnySchemaObject {
   const validate = getValidator(kind);
   return validate.schema as AnySchemaObject;
+}
+
+const vocabularies = new Map<ManifestKind, ValueVocabulary>();
+
+/** The words of a kind's spec fields (flags, meanings of codes), read from its schema once per process. */
+export function getValueVocabulary(kind: ManifestKind): ValueVocabulary {
+  const cached = vocabularies.get(kind);
+  if (cached) return cached;
+  const root = getKindSchema(kind);
+  const spec = (root.properties as Record<string, AnySchemaObject> | undefined)?.spec;
+  const vocabulary = spec === undefined ? new Map() : readValueVocabulary(resolveRef(spec, root), root);
+  vocabularies.set(kind, vocabulary);
+  return vocabulary;
 }

@@ -1,7 +1,7 @@
 import type { PrunableKind, ServiceName } from '../config/model.js';
 import type { ManifestKind } from '../manifest/types.js';
 import type { Action, ChangeReason, EntryChange, FieldChange, Payload } from '../resources/model.js';
-export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, RefKind, ResourceGroupAclPayload, TaskPayload, ValueMarker } from '../resources/model.js';
+export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FieldWords, InnerWords, RefNames, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, RefKind, ResourceGroupAclPayload, TaskPayload, ValueMarker } from '../resources/model.js';
 export { ACTIONS, readMarker } from '../resources/model.js';
 
 /**

@@ -7,6 +7,7 @@ import { compareText } from '../order.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import type { SourcePosition } from '../manifest/diagnostics.js';
 import type { Manifest } from '../manifest/types.js';
+import type { ValueVocabulary } from '../manifest/value-words.js';
 import { fingerprintFolder, folderName, planFolder, planFolderPrune, viewEntries } from '../resources/folder-permissions.js';
 import type { EntryView, FolderOutcome } from '../resources/folder-permissions.js';
 import { fingerprintAcl, planAcl } from '../resources/resource-group-acl.js';
@@ -35,6 +36,8 @@ export interface PlanChangesInput {
   readonly now: Date;
   /** Manifest paths in `source` are shown relative to this folder. Default: as loaded (absolute). */
   readonly cwd?: string;
+  /** The words of the task fields, from the task schema (`getValueVocabulary('Task')`): field changes carry them. */
+  readonly taskVocabulary: ValueVocabulary;
 }
 
 /**
@@ -53,7 +56,7 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
   const add = (change: Change, rank: number, depth = 0) => items.push({ change, rank, depth, seq: seq++ });
 
   // ---------------------------------------------------------------------------------- tasks
-  const cat = createTaskCatalog(input.live.automation);
+  const cat = createTaskCatalog(input.live.automation, input.taskVocabulary);
   const liveTasks = input.live.automation?.tasks;
   for (const d of input.desired.tasks) {
     const m = d.manifest;

@@ -1,10 +1,10 @@
 import { structuredPatch } from 'diff';
 import { FOLDER_PERMISSIONS, MANIFEST_KINDS, SHARE_PERMISSIONS } from '../manifest/types.js';
-import type { Action, Change, EntryChange, EntryPermissions, FieldChange, JsonValue, PlanSummary, PruneOff, ResourceKind } from '../plan/model.js';
+import type { Action, Change, EntryChange, EntryPermissions, FieldChange, InnerWords, JsonValue, PlanSummary, PruneOff, ResourceKind } from '../plan/model.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
 export { escapeControl, formatCount, formatInline } from './text.js';
 import { describeSchedules, NOT_SCHEDULED, readSchedule, readSchedules } from './schedule-words.js';
-import { displayValue } from './values.js';
+import { displayValue, parseFieldPath, withInnerWords, withWords } from './values.js';
 
 // Shared by the text and markdown plan renderers: what a change looks like, independent of the medium.
 
@@ -118,8 +118,8 @@ export function viewField(change: FieldChange, action: Action): FieldView {
   if (field.sensitive === true) return { ...base, form: 'sensitive' };
   const multiline = (v: JsonValue | undefined) => typeof v === 'string' && v.includes('\n');
   if (!multiline(field.before) && !multiline(field.after)) {
-    const before = field.before === undefined ? undefined : formatInline(field.before);
-    const after = field.after === undefined ? undefined : formatInline(field.after);
+    const before = field.before === undefined ? undefined : withWords(formatInline(field.before), field.words?.form, field.words?.before);
+    const after = field.after === undefined ? undefined : withWords(formatInline(field.after), field.words?.form, field.words?.after);
     if (base.path.length + (before?.length ?? 0) + (after?.length ?? 0) + 5 <= INLINE_WIDTH) {
       return { ...base, form: 'inline', ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }) };
     }
@@ -127,12 +127,16 @@ export function viewField(change: FieldChange, action: Action): FieldView {
   return { ...base, form: 'block', lines: blockLines(field.before, field.after) };
 }
 
-/** The field with its values as a reader sees them (markers in words). */
-function displayField(field: FieldChange): FieldChange {
+/**
+ * The field with its values as a reader sees them: markers in words, and (`inner`) the codes and
+ * flags inside them too; schedule words read the values themselves, so they ask for no `inner`.
+ */
+function displayField(field: FieldChange, inner = true): FieldChange {
+  const show = (value: JsonValue, words: readonly InnerWords[] | undefined) => (inner ? withInnerWords(displayValue(value), words) : displayValue(value));
   return {
     ...field,
-    ...(field.before !== undefined ? { before: displayValue(field.before) } : {}),
-    ...(field.after !== undefined ? { after: displayValue(field.after) } : {}),
+    ...(field.before !== undefined ? { before: show(field.before, field.innerWords?.before) } : {}),
+    ...(field.after !== undefined ? { after: show(field.after, field.innerWords?.after) } : {}),
   };
 }
 
@@ -211,18 +215,20 @@ export interface ScheduleWords {
  */
 export function describeScheduleChange(change: Change): ScheduleWords[] {
   if (change.kind !== 'Task') return [];
-  const fields = change.fields.filter((f) => f.sensitive !== true && (f.path === 'Schedules' || f.path.startsWith('Schedules.'))).map(displayField);
+  const fields = change.fields.filter((f) => f.sensitive !== true && (f.path === 'Schedules' || f.path.startsWith('Schedules.'))).map((f) => displayField(f, false));
   if (fields.length === 0) return [];
   const whole = fields.find((f) => f.path === 'Schedules');
   if (whole !== undefined) {
     const words = wordsOf('Schedules', change.action, readSchedulesOrNone(whole.before), readSchedulesOrNone(whole.after));
     return words.after === undefined && words.before === undefined ? [] : [words];
   }
-  const body = change.payload?.kind === 'Task' ? change.payload.body : undefined;
-  const after = body === undefined ? undefined : readSchedules(body.Schedules);
+  const payload = change.payload?.kind === 'Task' ? change.payload : undefined;
+  const body = payload?.body;
+  const names = payload?.refNames?.dateList;
+  const after = body === undefined ? undefined : readSchedules(body.Schedules, names);
   if (body !== undefined && after !== undefined) {
     const before = revertFields({ Schedules: body.Schedules ?? null }, fields);
-    const beforeSchedules = before === undefined ? undefined : readSchedules(before.Schedules);
+    const beforeSchedules = before === undefined ? undefined : readSchedules(before.Schedules, names);
     if (beforeSchedules !== undefined) return [wordsOf('Schedules', change.action, describeSchedules(beforeSchedules), describeSchedules(after))];
   }
   const out: ScheduleWords[] = [];
@@ -258,13 +264,6 @@ function wordsOf(label: string, action: Action, before: string | undefined, afte
 }
 
 type Path = (string | number)[];
-
-/** `a.b[0].c` → `['a', 'b', 0, 'c']`. */
-export function parseFieldPath(path: string): Path {
-  const out: Path = [];
-  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
-  return out;
-}
 
 type Mutable = Record<string, unknown> | unknown[];
 

@@ -1,4 +1,4 @@
-import type { Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef } from '../plan/model.js';
+import type { Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, InnerWords, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef } from '../plan/model.js';
 import type { ServiceName } from '../config/model.js';
 import { describeReason } from '../resources/reasons.js';
 import { pruneOffSentence } from './plan-common.js';
@@ -51,7 +51,7 @@ export interface ChangeJsonView {
   readonly previousName?: string;
   /** Server id of the live object. */
   readonly liveId?: string;
-  /** Field differences, values as in the plan: `before` the server's, `after` the manifest's. */
+  /** Field differences, values as in the plan: `before` the server's, `after` the manifest's; `words` and `innerWords` say them (an enumerated code's meaning, a flag as true/false). */
   readonly fields: readonly FieldChange[];
   /** Folder ACL entries (FolderPermissions only). */
   readonly entries?: readonly EntryJsonView[];
@@ -102,6 +102,8 @@ export function planJsonView(plan: Plan): PlanJsonView {
         ...(f.after !== undefined ? { after: f.after } : {}),
         ...(f.sensitive !== undefined ? { sensitive: f.sensitive } : {}),
         ...(f.forcesReplace !== undefined ? { forcesReplace: f.forcesReplace } : {}),
+        ...(f.words !== undefined ? { words: { form: f.words.form, ...(f.words.before !== undefined ? { before: f.words.before } : {}), ...(f.words.after !== undefined ? { after: f.words.after } : {}) } } : {}),
+        ...(f.innerWords !== undefined ? { innerWords: { ...(f.innerWords.before !== undefined ? { before: f.innerWords.before.map(innerWordsView) } : {}), ...(f.innerWords.after !== undefined ? { after: f.innerWords.after.map(innerWordsView) } : {}) } } : {}),
       })),
       ...(c.entries !== undefined
         ? {
@@ -136,4 +138,8 @@ function reasonView<R extends ChangeReason | EntryReason>(reason: R): ReasonJson
 
 function permissionsView(p: EntryPermissions): EntryPermissions {
   return { permissions: [...p.permissions], sharePermissions: [...p.sharePermissions] };
+}
+
+function innerWordsView(w: InnerWords): InnerWords {
+  return { path: w.path, form: w.form, text: w.text };
 }

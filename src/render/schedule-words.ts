@@ -95,16 +95,20 @@ function joinWords(items: readonly string[]): string {
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}`;
 }
 
+/** Date list names by id (a task payload's `refNames.dateList`). */
+export type DateListNames = Readonly<Record<string, string>>;
+
 /**
  * Read a plan value (JSON as the user writes it, or an API task body) as `Schedules`;
  * `undefined` when it is not shaped like one. Date list references given as API objects
- * (`{DateListID}`) are shown by their name when present, else as `id N`.
+ * (`{DateListID}`) are shown by their name (their own, or `names`' for their id) when known,
+ * else as `id N`.
  */
-export function readSchedules(value: unknown): Schedules | undefined {
+export function readSchedules(value: unknown, names: DateListNames = {}): Schedules | undefined {
   if (!isRecord(value) || !Array.isArray(value.Schedule)) return undefined;
   const out: Schedule[] = [];
   for (const item of value.Schedule) {
-    const s = readSchedule(item);
+    const s = readSchedule(item, names);
     if (s === undefined) return undefined;
     out.push(s);
   }
@@ -112,7 +116,7 @@ export function readSchedules(value: unknown): Schedules | undefined {
 }
 
 /** One `Schedule` item of a plan value, or `undefined` when it is not shaped like one. */
-export function readSchedule(value: unknown): Schedule | undefined {
+export function readSchedule(value: unknown, names: DateListNames = {}): Schedule | undefined {
   if (!isRecord(value) || !isRecord(value.Frequency) || !Array.isArray(value.Frequency.Interval)) return undefined;
   const intervals: Interval[] = [];
   for (const i of value.Frequency.Interval) {
@@ -120,7 +124,7 @@ export function readSchedule(value: unknown): Schedule | undefined {
     intervals.push({ StartTime: i.StartTime, EndTime: i.EndTime });
   }
   const days = isRecord(value.Days) && Array.isArray(value.Days.DayOfWeek) ? value.Days.DayOfWeek.filter((d): d is DayOfWeek => typeof d === 'string') : undefined;
-  const lists = Array.isArray(value.DateListRef) ? value.DateListRef.map(dateListName) : undefined;
+  const lists = Array.isArray(value.DateListRef) ? value.DateListRef.map((ref) => dateListName(ref, names)) : undefined;
   const flag = (v: unknown): 0 | 1 | undefined => (v === 1 || v === true ? 1 : v === 0 || v === false ? 0 : undefined);
   const multi = value.Multi === 1 || value.Multi === 2 || value.Multi === 0 ? value.Multi : undefined;
   const schedule: { -readonly [K in keyof Schedule]: Schedule[K] } = { Frequency: { Interval: intervals } };
@@ -136,11 +140,15 @@ export function readSchedule(value: unknown): Schedule | undefined {
   return schedule;
 }
 
-function dateListName(ref: unknown): string {
+function dateListName(ref: unknown, names: DateListNames): string {
   if (typeof ref === 'string') return ref;
   if (isRecord(ref)) {
     for (const k of ['Name', 'DateListName']) if (typeof ref[k] === 'string') return ref[k];
-    for (const k of ['DateListID', 'ID']) if (typeof ref[k] === 'string' || typeof ref[k] === 'number') return `id ${String(ref[k])}`;
+    for (const k of ['DateListID', 'ID']) {
+      const id = ref[k];
+      if (typeof id !== 'string' && typeof id !== 'number') continue;
+      return Object.hasOwn(names, String(id)) ? names[String(id)]! : `id ${String(id)}`;
+    }
   }
   return JSON.stringify(ref) ?? 'unknown';
 }

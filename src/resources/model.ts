@@ -1,3 +1,5 @@
+import type { FieldWords, InnerWords } from '../manifest/value-words.js';
+export type { FieldWords, InnerWords } from '../manifest/value-words.js';
 import type { AclPermission, FolderPermission, FolderPermissionsManifest, ResourceGroupAclManifest, SharePermission, TaskManifest } from '../manifest/types.js';
 
 /**
@@ -82,7 +84,15 @@ export interface FieldChange {
   readonly sensitive?: boolean;
   /** This field cannot change in place: it makes the change a `replace`. */
   readonly forcesReplace?: boolean;
+  /**
+   * The values in words, from the kind's schema (src/manifest/value-words.ts); absent when the
+   * field has none. Renderers show them beside the raw values, which stay as they are.
+   */
+  readonly words?: FieldWords;
+  /** Words of the values inside an object or list value (a whole step or schedule), per side. */
+  readonly innerWords?: { readonly before?: readonly InnerWords[]; readonly after?: readonly InnerWords[] };
 }
+
 
 /** Folder ACL entry principal: a user or a group, by name. */
 export interface Principal {
@@ -117,7 +127,16 @@ export interface TaskPayload {
    * fields applied, so fields the manifest does not set keep their live values.
    */
   readonly body: JsonObject;
+  /**
+   * The names of the host, script and date-list ids in `body`, by kind and id, where the live state
+   * names them: readers describe the body in names (a schedule line says `Bank Holidays 2026`,
+   * not `303001`). Apply does not read it. Absent in plans of older versions.
+   */
+  readonly refNames?: RefNames;
 }
+
+/** Names by id, per kind of reference (see `TaskPayload.refNames`). */
+export type RefNames = { readonly [K in RefKind]?: Readonly<Record<string, string>> };
 
 export interface ResourceGroupAclPayload {
   readonly kind: 'ResourceGroupAcl';

@@ -1,7 +1,9 @@
 import type { AutomationLiveState } from '../live/model.js';
 import type { Parameters, Schedule, Step, TaskSpec } from '../manifest/types.js';
 import { stepKindOf } from '../manifest/types.js';
-import type { Action, ChangeReason, DesiredTask, FieldChange, JsonObject, JsonValue, TaskPayload } from './model.js';
+import type { Action, ChangeReason, DesiredTask, FieldChange, JsonObject, JsonValue, RefKind, RefNames, TaskPayload } from './model.js';
+import { describeFieldChange, describeInnerValues } from '../manifest/value-words.js';
+import type { ValueVocabulary } from '../manifest/value-words.js';
 import type { Task } from '../services/automation/types.js';
 import {
   PASSWORD_FIELD,
@@ -40,18 +42,23 @@ import { isRecord } from '../is-record.js';
  * in a manifest.
  */
 
-/** Names of live objects by id, for showing ids as the names a manifest writes. */
+/**
+ * Names of live objects by id, for showing ids as the names a manifest writes, and the words of
+ * the task fields (flags, meanings of codes; read from the task schema by the caller).
+ */
 export interface TaskCatalog {
   hostName(id: string): string | undefined;
   scriptName(id: string): string | undefined;
   dateListName(id: string): string | undefined;
+  readonly vocabulary: ValueVocabulary;
 }
 
-export function createTaskCatalog(a: AutomationLiveState | undefined): TaskCatalog {
+export function createTaskCatalog(a: AutomationLiveState | undefined, vocabulary: ValueVocabulary): TaskCatalog {
   return {
     hostName: (id) => a?.hosts?.byId.get(id)?.Name,
     scriptName: (id) => nameText(a?.scripts?.byId.get(id)?.Name),
     dateListName: (id) => nameText(a?.dateLists?.byId.get(id)?.Name),
+    vocabulary,
   };
 }
 
@@ -481,6 +488,13 @@ export interface TaskOutcome {
  * live name when the match was found through `previousNames`.
  */
 export function planTask(desired: DesiredTask, live: Task | undefined, cat: TaskCatalog, previousName?: string): TaskOutcome {
+  const outcome = planTaskAction(desired, live, cat, previousName);
+  const fields = outcome.fields.map((f) => withWords(f, cat.vocabulary));
+  const payload = outcome.payload === undefined ? undefined : withRefNames(outcome.payload, cat);
+  return { ...outcome, fields, ...(payload !== undefined ? { payload } : {}) };
+}
+
+function planTaskAction(desired: DesiredTask, live: Task | undefined, cat: TaskCatalog, previousName?: string): TaskOutcome {
   const fields = diffTask(desired, live, cat);
   const cos = desired.manifest.spec.TT === 'COS' || (live !== undefined && live.TT === 'COS');
   if (live === undefined) {
@@ -495,4 +509,35 @@ export function planTask(desired: DesiredTask, live: Task | undefined, cat: Task
     return { action: 'replace', reason: { code: 'task-group-immutable', lostSecrets }, fields: all, payload: { kind: 'Task', body } };
   }
   return { action: 'update', fields: all, payload: { kind: 'Task', body: updateTaskBody(live, desired) } };
+}
+
+function withWords(field: FieldChange, vocabulary: ValueVocabulary): FieldChange {
+  if (field.sensitive === true) return field;
+  const words = describeFieldChange(vocabulary, field.path, field.before, field.after);
+  const before = describeInnerValues(vocabulary, field.path, field.before);
+  const after = describeInnerValues(vocabulary, field.path, field.after);
+  const inner = { ...(before.length > 0 ? { before } : {}), ...(after.length > 0 ? { after } : {}) };
+  return { ...field, ...(words !== undefined ? { words } : {}), ...(Object.keys(inner).length > 0 ? { innerWords: inner } : {}) };
+}
+
+/** The payload with the names of the ids its body sends (`refNames`), where the live state names them. */
+function withRefNames(payload: TaskPayload, cat: TaskCatalog): TaskPayload {
+  const names: Record<RefKind, Record<string, string>> = { host: {}, script: {}, dateList: {} };
+  const note = (kind: RefKind, id: unknown, name: (id: string) => string | undefined) => {
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const n = name(String(id));
+    if (n !== undefined) names[kind][String(id)] = n;
+  };
+  const visit = (x: unknown): void => {
+    if (Array.isArray(x)) return x.forEach(visit);
+    if (!isRecord(x)) return;
+    note('host', x.HostID, cat.hostName);
+    note('script', x.ScriptID, cat.scriptName);
+    if (Array.isArray(x.DateListRef)) for (const r of x.DateListRef) note('dateList', dateListId(r), cat.dateListName);
+    for (const v of Object.values(x)) visit(v);
+  };
+  visit(payload.body);
+  const refNames: { -readonly [K in RefKind]?: Record<string, string> } = {};
+  for (const kind of ['host', 'script', 'dateList'] as const) if (Object.keys(names[kind]).length > 0) refNames[kind] = names[kind];
+  return Object.keys(refNames).length === 0 ? payload : { ...payload, refNames: refNames as RefNames };
 }

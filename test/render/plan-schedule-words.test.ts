@@ -49,6 +49,11 @@ describe('readSchedules', () => {
     expect(describeSchedules(readSchedules(body))).toBe('Every Monday at 05:00, with date list id 303001, until the first success');
   });
 
+  it('names date lists given by id from the names the payload carries, and keeps the id of one it does not name', () => {
+    const body = { Schedule: [{ Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }] }, DateListRef: [{ DateListID: '303001' }, { DateListID: 9 }] }] };
+    expect(describeSchedules(readSchedules(body, { '303001': 'Bank Holidays 2026' }))).toBe('Every day at 02:00, with date lists Bank Holidays 2026 and id 9');
+  });
+
   it('refuses values that are not schedules', () => {
     expect(readSchedules('02:00')).toBeUndefined();
     expect(readSchedules({ Schedule: [{ Days: {} }] })).toBeUndefined();

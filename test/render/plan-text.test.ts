@@ -41,9 +41,16 @@ describe('renderPlanText', () => {
   });
 
   it('shows field differences as ~ old → new, + value, - value', () => {
-    expect(block('Task/Legacy EDI router')).toContain('    ~ Active: 1 → 0');
+    expect(block('Task/Legacy EDI router')).toContain('    ~ Active: true → false');
     expect(block('Task/Globex inbound')).toContain('    + Group: ["Partners"]');
     expect(block('Task/Payroll to bank')).toContain('    ~ Schedules.Schedule[0].Frequency.Interval[0].StartTime: "02:00" → "03:30"');
+  });
+
+  it('says enumerated codes with their meaning and flags as true/false, at the top level and inside a whole step', () => {
+    expect(block('Task/Bank statements in')).toContain('    ~ steps[0].Source.DeleteOrig: 1 (delete) → 2 (rename or move)');
+    expect(block('Task/Globex inbound')).toContain('    + Active: true');
+    expect(block('Task/Globex inbound')).toContain('    + steps[0]: {"Source": {"Host": "globex-ftp", "Path": "/download", "FileMask": "*.xml", "DeleteOrig": "1 (delete)"}}');
+    expect(block('Task/Globex inbound')).toContain('    + steps[1]: {"Destination": {"Host": "xfer", "Path": "/Distribution/Globex/Inbound", "OverwriteOrig": false}}');
   });
 
   it('marks sensitive fields and never prints a secret reference from the payload', () => {
@@ -94,7 +101,7 @@ describe('renderPlanText', () => {
   });
 
   it('puts schedules in words under the schedule fields', () => {
-    expect(block('Task/Payroll to bank')).toContain('    # Schedules: Weekdays (Mon–Fri) at 02:00, with date list id 303001 → Weekdays (Mon–Fri) at 03:30, with date list id 303001');
+    expect(block('Task/Payroll to bank')).toContain('    # Schedules: Weekdays (Mon–Fri) at 02:00, with date list Bank Holidays 2026 → Weekdays (Mon–Fri) at 03:30, with date list Bank Holidays 2026');
     expect(block('Task/Globex outbound')).toContain('    # Schedules: Mon, Wed and Fri at 20:00 → Weekdays (Mon–Fri) at 20:00');
     expect(block('Task/Globex inbound')).toContain('    # Schedules: Every day, repeatedly from 08:00 to 18:00, until the first success');
   });

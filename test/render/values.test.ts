@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { composePlan } from '../../src/plan/compose-plan.js';
 import type { Change, JsonValue } from '../../src/plan/model.js';
 import { renderPlanText } from '../../src/render/plan-text.js';
-import { displayValue } from '../../src/render/values.js';
+import { displayValue, withInnerWords, withWords } from '../../src/render/values.js';
 
 describe('displayValue: field values as a reader sees them', () => {
   it.each<[JsonValue, JsonValue]>([
@@ -41,3 +41,27 @@ describe('displayValue: field values as a reader sees them', () => {
 });
 
 const HEADER = { toolVersion: 't', createdAt: '2026-01-01T00:00:00.000Z', environment: 'prod', servers: {}, manifestDigest: 'sha256:0' } as const;
+
+describe('values in words', () => {
+  it('puts a code beside its meaning and says a flag as true/false', () => {
+    expect(withWords('1', 'meaning', 'delete')).toBe('1 (delete)');
+    expect(withWords('0', 'flag', 'false')).toBe('false');
+    expect(withWords('7', 'meaning', undefined)).toBe('7');
+    expect(withWords('7', undefined, undefined)).toBe('7');
+  });
+
+  it('says the codes and flags inside a whole value, and leaves paths that do not fit alone', () => {
+    const step = { Source: { Host: 'globex-ftp', DeleteOrig: 1, NewFilesOnly: 0 } };
+    expect(
+      withInnerWords(step, [
+        { path: 'Source.DeleteOrig', form: 'meaning', text: 'delete' },
+        { path: 'Source.NewFilesOnly', form: 'flag', text: 'false' },
+        { path: 'Source.Missing', form: 'flag', text: 'true' },
+        { path: 'Source', form: 'flag', text: 'true' },
+      ]),
+    ).toEqual({ Source: { Host: 'globex-ftp', DeleteOrig: '1 (delete)', NewFilesOnly: false } });
+    // The value itself is not changed.
+    expect(step.Source.DeleteOrig).toBe(1);
+    expect(withInnerWords([{ Destination: { OverwriteOrig: 1 } }], [{ path: '[0].Destination.OverwriteOrig', form: 'flag', text: 'true' }])).toEqual([{ Destination: { OverwriteOrig: true } }]);
+  });
+});

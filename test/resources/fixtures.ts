@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { aclKey, folderKey, indexByName } from '../../src/live/model.js';
 import type { AutomationLiveState, LiveFolder, LiveScript, LiveState, TransferLiveState } from '../../src/live/model.js';
 import { parseManifestFile } from '../../src/manifest/parse.js';
+import { getValueVocabulary } from '../../src/manifest/schemas.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import { validateParsedFiles } from '../../src/manifest/validate.js';
 import type { DesiredState } from '../../src/plan/desired.js';
@@ -113,6 +114,7 @@ export function planFrom(
     prune: [],
     toolVersion: '0.0.0-test',
     now: new Date('2026-11-22T00:00:00Z'),
+    taskVocabulary: getValueVocabulary('Task'),
     ...options,
   });
   return { plan, diagnostics: [...resolved.diagnostics, ...diagnostics], desired: resolved.desired };

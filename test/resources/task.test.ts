@@ -130,11 +130,11 @@ describe('Task: differences', () => {
     expect(c.fields.filter((f) => !f.sensitive)).toEqual([{ path: 'steps[0].Source.Host', before: 'finance-share', after: 'payroll-sftp' }]);
   });
 
-  it('shows flags the way the manifest writes them (1, not true)', () => {
+  it('keeps flags as the data 0/1 and says them as true/false (words from the task schema)', () => {
     const live = liveTask() as Record<string, any>;
     live.Active = false;
     const c = plan(SPEC, live as Task);
-    expect(c.fields.find((f) => f.path === 'Active')).toEqual({ path: 'Active', before: 0, after: 1 });
+    expect(c.fields.find((f) => f.path === 'Active')).toEqual({ path: 'Active', before: 0, after: 1, words: { form: 'flag', before: 'false', after: 'true' } });
   });
 
   it('compares steps by position and kind: another kind is a replaced step, extra live steps are removed', () => {
@@ -148,6 +148,7 @@ describe('Task: differences', () => {
       path: 'steps[1]',
       before: { Destination: { Host: 'xfer', Type: 'siLock', Path: '/in', OverwriteOrig: 1 } },
       after: { Process: { Script: 'PGP Encrypt', Run: 'per-file' } },
+      innerWords: { before: [{ path: 'Destination.OverwriteOrig', form: 'flag', text: 'true' }] },
     });
     expect(real[2]).toEqual({ path: 'steps[3]', before: { Destination: { Host: 'finance-share', Type: 'Share', Path: '/x' } } });
     // The kept first step keeps its server ID; the steps of a new kind are sent without one.
