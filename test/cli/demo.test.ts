@@ -14,6 +14,10 @@ describe('npm run demo', () => {
     // The plan of the examples shows creates, updates and the advanced task it cannot change.
     expect(r.stdout).toMatch(/^Plan: [1-9]\d* to create, [1-9]\d* to update, 0 to replace, 0 to delete, 1 blocked\.$/m);
     expect(r.stdout).toContain('! Task/Legacy EDI router is blocked');
+    // Values read in words: codes with their meaning, flags as the manifests write them, date lists by name.
+    expect(r.stdout).toContain('~ steps[0].Source.DeleteOrig: 1 (delete) → 2 (rename or move)');
+    expect(r.stdout).toContain('+ Active: true');
+    expect(r.stdout).toContain('# Schedules: Weekdays (Mon–Fri) at 22:30, with date list Bank Holidays 2026, until the first success');
     expect(r.stdout).toMatch(/Demo finished: \d+ requests to the emulator, 0 writes\./);
     expect(r.stdout).not.toContain('SEEDSECRET');
     expect(r.stdout).not.toContain('Pa55!seed');
