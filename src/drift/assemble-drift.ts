@@ -238,6 +238,8 @@ function fieldItem(f: FieldChange): DriftedField {
     ...(f.after !== undefined ? { expected: f.after } : {}),
     ...(f.before !== undefined ? { actual: f.before } : {}),
     ...(f.forcesReplace === true ? { forcesReplace: true } : {}),
+    ...(f.words !== undefined ? { words: { form: f.words.form, ...(f.words.after !== undefined ? { expected: f.words.after } : {}), ...(f.words.before !== undefined ? { actual: f.words.before } : {}) } } : {}),
+    ...(f.innerWords !== undefined ? { innerWords: { ...(f.innerWords.after !== undefined ? { expected: f.innerWords.after } : {}), ...(f.innerWords.before !== undefined ? { actual: f.innerWords.before } : {}) } } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Action, ChangeReason, EntryPermissions, JsonValue, Plan, Principal, ResourceKind, SourceRef } from '../plan/model.js';
+import type { Action, ChangeReason, EntryPermissions, FieldWords, InnerWords, JsonValue, Plan, Principal, ResourceKind, SourceRef } from '../plan/model.js';
 
 /**
  * The drift report: what `mftops drift` found, as plain JSON data (the `--report FILE` content and
@@ -114,6 +114,10 @@ export interface DriftedField {
   readonly actual?: JsonValue;
   /** The difference needs a replace to be undone (a task's `Group`). */
   readonly forcesReplace?: boolean;
+  /** The values in words (see `FieldWords`): an enumerated code's meaning, a flag as true/false. */
+  readonly words?: { readonly form: FieldWords['form']; readonly expected?: string; readonly actual?: string };
+  /** Words of the values inside an object or list value, per side (see `InnerWords`). */
+  readonly innerWords?: { readonly expected?: readonly InnerWords[]; readonly actual?: readonly InnerWords[] };
   /** An acknowledgement covered this field but has expired. */
   readonly expired?: ExpiredAcknowledgement;
 }

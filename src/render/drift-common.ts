@@ -1,8 +1,8 @@
-import type { AuditAttribution, AuditStatus, DriftedEntry, DriftedObject, DriftKind, DriftReport, EntryGrant, ExpiredAcknowledgement, UnmanagedObject, UnmanagedOmitted } from '../drift/model.js';
-import type { JsonValue } from '../plan/model.js';
+import type { AuditAttribution, AuditStatus, DriftedEntry, DriftedField, DriftedObject, DriftKind, DriftReport, EntryGrant, ExpiredAcknowledgement, UnmanagedObject, UnmanagedOmitted } from '../drift/model.js';
+import type { FieldWords, InnerWords, JsonValue } from '../plan/model.js';
 import { describeReason } from '../resources/reasons.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
-import { displayValue } from './values.js';
+import { displayValue, withInnerWords, withWords } from './values.js';
 
 // Shared by the text and markdown drift renderers: the words, independent of the medium.
 
@@ -48,10 +48,23 @@ export function driftSymbol(kind: DriftKind): string {
 }
 
 /** One-line value, or `(not set)` for an absent one; a folder entry's grant in words. */
-export function valueText(value: JsonValue | undefined): string {
+export function valueText(value: JsonValue | undefined, words?: ValueWords): string {
   if (value === undefined) return '(not set)';
   const grant = asGrant(value);
-  return grant ? grantText(grant) : formatInline(displayValue(value));
+  if (grant) return grantText(grant);
+  return withWords(formatInline(withInnerWords(displayValue(value), words?.inner)), words?.form, words?.said);
+}
+
+/** What one side of a drifted field says in words: its own (`form`, `said`) and of the values inside it. */
+export interface ValueWords {
+  readonly form?: FieldWords['form'];
+  readonly said?: string;
+  readonly inner?: readonly InnerWords[];
+}
+
+/** The words of the `expected` or `actual` side of a drifted field. */
+export function sideWords(field: DriftedField, side: 'expected' | 'actual'): ValueWords {
+  return { ...(field.words !== undefined ? { form: field.words.form, said: field.words[side] } : {}), inner: field.innerWords?.[side] };
 }
 
 /** An acknowledged folder entry carries its grant as `{permissions, sharePermissions}`. */

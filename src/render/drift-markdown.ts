@@ -1,6 +1,7 @@
 import type { AcknowledgedItem, DriftedObject, DriftReport, UnmanagedObject } from '../drift/model.js';
 import type { JsonValue } from '../plan/model.js';
-import { attributionNotes, attributionText, driftedWhy, driftPhrase, driftSentence, entryPhrase, expiredText, grantText, unmanagedOmittedSentence, unmanagedText, valueText } from './drift-common.js';
+import { attributionNotes, attributionText, driftedWhy, driftPhrase, driftSentence, entryPhrase, expiredText, grantText, sideWords, unmanagedOmittedSentence, unmanagedText, valueText } from './drift-common.js';
+import type { ValueWords } from './drift-common.js';
 import { formatCount } from './text.js';
 import { escapeMd } from './text.js';
 
@@ -92,7 +93,7 @@ function renderDrifted(d: DriftedObject): string {
     for (const f of d.fields) {
       const notes = [f.forcesReplace ? 'needs a replace' : undefined, f.expired ? expiredText(f.expired) : undefined].filter((x) => x !== undefined);
       const note = notes.length > 0 ? `<br><sub>${escapeMd(notes.join('; '))}</sub>` : '';
-      lines.push(`| ${code(f.path)}${note} | ${valueMd(f.expected)} | ${valueMd(f.actual)} |`);
+      lines.push(`| ${code(f.path)}${note} | ${valueMd(f.expected, sideWords(f, 'expected'))} | ${valueMd(f.actual, sideWords(f, 'actual'))} |`);
     }
   }
   if (d.entries.length > 0) {
@@ -131,9 +132,9 @@ function renderAcknowledged(list: readonly AcknowledgedItem[]): string {
   return lines.join('\n');
 }
 
-function valueMd(value: JsonValue | undefined): string {
+function valueMd(value: JsonValue | undefined, words?: ValueWords): string {
   if (value === undefined) return '<em>not set</em>';
-  const text = valueText(value);
+  const text = valueText(value, words);
   return code(text.length > 300 ? `${text.slice(0, 300)}…` : text);
 }
 

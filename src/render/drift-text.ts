@@ -12,6 +12,7 @@ import {
   grantText,
   unmanagedOmittedSentence,
   unmanagedText,
+  sideWords,
   valueText,
 } from './drift-common.js';
 import { escapeControl } from './text.js';
@@ -72,7 +73,7 @@ function renderDrifted(d: DriftedObject, paint: (code: string, text: string) => 
   if (d.expired) lines.push(`${indent}# ${expiredText(d.expired)}`);
   for (const f of d.fields) {
     const replace = f.forcesReplace ? ' # needs a replace' : '';
-    lines.push(`${indent}${escapeControl(f.path)}: ${valueText(f.expected)} → ${valueText(f.actual)}${replace}`);
+    lines.push(`${indent}${escapeControl(f.path)}: ${valueText(f.expected, sideWords(f, 'expected'))} → ${valueText(f.actual, sideWords(f, 'actual'))}${replace}`);
     if (f.expired) lines.push(`${indent}  # ${expiredText(f.expired)}`);
   }
   for (const e of d.entries) {

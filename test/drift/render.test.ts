@@ -56,6 +56,25 @@ function attributed(changes: Change[]): DriftReport {
 }
 
 describe('drift renderers', () => {
+  it('say values in words: git has DeleteOrig 2 (rename or move), the server 1 (delete); a flag as true/false, also inside a whole step', () => {
+    const r = report([
+      changed('Payroll', [
+        { path: 'steps[0].Source.DeleteOrig', before: 1, after: 2, words: { form: 'meaning', before: 'delete', after: 'rename or move' } },
+        { path: 'Active', before: 0, after: 1, words: { form: 'flag', before: 'false', after: 'true' } },
+        { path: 'steps[1]', before: { Destination: { Host: 'xfer', OverwriteOrig: 0 } }, innerWords: { before: [{ path: 'Destination.OverwriteOrig', form: 'flag', text: 'false' }] } },
+      ]),
+    ]);
+    const text = renderDriftText(r, { color: false });
+    expect(text).toContain('steps[0].Source.DeleteOrig: 2 (rename or move) → 1 (delete)');
+    expect(text).toContain('Active: true → false');
+    expect(text).toContain('steps[1]: (not set) → {"Destination": {"Host": "xfer", "OverwriteOrig": false}}');
+    const md = renderDriftMarkdown(r);
+    expect(md).toContain('2 (rename or move)');
+    expect(md).toContain('1 (delete)');
+    const json = JSON.parse(renderDriftJson(r));
+    expect(json.drifted[0].fields[0]).toEqual({ path: 'steps[0].Source.DeleteOrig', expected: 2, actual: 1, words: { form: 'meaning', expected: 'rename or move', actual: 'delete' } });
+  });
+
   it('markdown: summary first, then objects; user text cannot inject markup, mentions or table cells', () => {
     const hostile = '<img src=x onerror=alert(1)> @everyone | [x](http://evil)';
     const md = renderDriftMarkdown(report([changed(hostile, [{ path: 'Info.Description', before: `**${hostile}**`, after: 'ok' }])]));
