@@ -1,4 +1,6 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { getValueVocabulary } from '../../src/manifest/schemas.js';
+import { describeFieldChange, describeInnerValues } from '../../src/manifest/value-words.js';
 import { orderPlanKeys } from '../../src/app/plan-file.js';
 import { renderPlanJson } from '../../src/render/plan-json.js';
 import { renderPlanMarkdown } from '../../src/render/plan-markdown.js';
@@ -22,6 +24,17 @@ describe('golden renderings of test/fixtures/plans/every-action.json', () => {
 
   it('json view', () => {
     expectGolden(renderPlanJson(plan), 'every-action.view.json');
+  });
+
+  it("the fixture's words are the ones the planner gives its task fields (the task schema's)", () => {
+    const vocabulary = getValueVocabulary('Task');
+    const tasks = plan.changes.filter((c) => c.kind === 'Task');
+    for (const f of tasks.flatMap((c) => c.fields).filter((f) => f.sensitive !== true)) {
+      expect(f.words, f.path).toEqual(describeFieldChange(vocabulary, f.path, f.before, f.after));
+      expect(f.innerWords?.before ?? [], f.path).toEqual(describeInnerValues(vocabulary, f.path, f.before));
+      expect(f.innerWords?.after ?? [], f.path).toEqual(describeInnerValues(vocabulary, f.path, f.after));
+    }
+    expect(tasks.flatMap((c) => c.fields).filter((f) => f.words !== undefined || f.innerWords !== undefined).length).toBeGreaterThanOrEqual(5);
   });
 
   it('plan file key order: the fixture is its own golden file, byte for byte', () => {
