@@ -171,6 +171,7 @@ const SERVER_KEYS = ['url', 'version', 'username'];
 const CHANGE_KEYS = ['address', 'kind', 'name', 'service', 'action', 'reason', 'previousName', 'liveId', 'fingerprint', 'wave', 'needs', 'fields', 'entries', 'source', 'payload'];
 const FIELD_KEYS = ['path', 'before', 'after', 'sensitive', 'forcesReplace', 'words', 'innerWords'];
 const FIELD_WORDS_KEYS = ['form', 'before', 'after'];
+const INNER_WORDS_SIDES = ['before', 'after'];
 const INNER_WORDS_KEYS = ['path', 'form', 'text'];
 const ENTRY_KEYS = ['principal', 'action', 'reason', 'before', 'after'];
 const PRINCIPAL_KEYS = ['type', 'name'];
@@ -217,7 +218,7 @@ function orderField(field: FieldChange): Obj {
   const inner = (list: unknown) => (list as readonly Obj[]).map((w) => ordered(w, INNER_WORDS_KEYS));
   return ordered(field, FIELD_KEYS, {
     words: (w) => ordered(w as Obj, FIELD_WORDS_KEYS),
-    innerWords: (w) => ordered(w as Obj, FIELD_WORDS_KEYS.slice(1), { before: inner, after: inner }),
+    innerWords: (w) => ordered(w as Obj, INNER_WORDS_SIDES, { before: inner, after: inner }),
   });
 }
 

@@ -10,9 +10,9 @@ import {
   entryPhrase,
   expiredText,
   grantText,
+  sideWords,
   unmanagedOmittedSentence,
   unmanagedText,
-  sideWords,
   valueText,
 } from './drift-common.js';
 import { escapeControl } from './text.js';
