@@ -16415,6 +16415,102 @@ var require_dist2 = __commonJS({
   }
 });
 
+// src/manifest/value-words.ts
+function isFlagSchema(schema) {
+  const e = schema.enum;
+  return Array.isArray(e) && e.length === 4 && [0, 1, true, false].every((v) => e.includes(v));
+}
+function resolveRef(schema, root) {
+  let current = schema;
+  for (let hops = 0; typeof current.$ref === "string" && hops < 10; hops++) {
+    const ref = current.$ref;
+    if (!ref.startsWith("#/")) break;
+    let target = root;
+    for (const part of ref.slice(2).split("/")) target = isRecord(target) ? target[part] : void 0;
+    if (!isRecord(target)) break;
+    current = target;
+  }
+  return current;
+}
+function readValueVocabulary(schema, root) {
+  const out = /* @__PURE__ */ new Map();
+  const walk2 = (node, path, seen) => {
+    const s = resolveRef(node, root);
+    if (seen.has(s) || path.split(".").length > 12) return;
+    const inner = new Set(seen).add(s);
+    const meanings = readMeanings(s);
+    if (path !== "" && (isFlagSchema(s) || meanings !== void 0)) out.set(path, { flag: isFlagSchema(s), ...meanings !== void 0 ? { meanings } : {} });
+    for (const key of ["oneOf", "anyOf", "allOf"]) {
+      const alternatives = s[key];
+      if (Array.isArray(alternatives)) {
+        for (const a of alternatives) if (isRecord(a)) walk2(a, path, inner);
+      }
+    }
+    if (isRecord(s.items)) walk2(s.items, path, inner);
+    if (isRecord(s.properties)) {
+      for (const [key, child] of Object.entries(s.properties)) if (isRecord(child)) walk2(child, path === "" ? key : `${path}.${key}`, inner);
+    }
+  };
+  walk2(schema, "", /* @__PURE__ */ new Set());
+  return out;
+}
+function readMeanings(schema) {
+  const m = schema[MEANINGS_KEYWORD];
+  if (!isRecord(m)) return void 0;
+  const out = {};
+  for (const [k, v] of Object.entries(m)) if (typeof v === "string") out[k] = v;
+  return out;
+}
+function vocabularyKey(path) {
+  return path.replace(/\[\d+\]/g, "");
+}
+function describeFieldValue(vocabulary, path, value) {
+  const v = vocabulary.get(vocabularyKey(path));
+  if (v === void 0) return void 0;
+  if (v.flag) {
+    const on = value === 1 || value === true || value === "1" ? true : value === 0 || value === false || value === "0" ? false : void 0;
+    return on === void 0 ? void 0 : { form: "flag", text: String(on) };
+  }
+  if (v.meanings === void 0 || typeof value !== "number" && typeof value !== "string") return void 0;
+  const text2 = v.meanings[String(value)];
+  return text2 === void 0 ? void 0 : { form: "meaning", text: text2 };
+}
+function describeFieldChange(vocabulary, path, before, after) {
+  const b = before === void 0 ? void 0 : describeFieldValue(vocabulary, path, before);
+  const a = after === void 0 ? void 0 : describeFieldValue(vocabulary, path, after);
+  const form = a?.form ?? b?.form;
+  if (form === void 0) return void 0;
+  return { form, ...b !== void 0 ? { before: b.text } : {}, ...a !== void 0 ? { after: a.text } : {} };
+}
+function describeInnerValues(vocabulary, path, value) {
+  const out = [];
+  const walk2 = (v, rel, depth) => {
+    if (depth > 32) return;
+    if (Array.isArray(v)) {
+      v.forEach((item, i) => walk2(item, `${rel}[${i}]`, depth + 1));
+      return;
+    }
+    if (isRecord(v)) {
+      if (Object.keys(v).some((k) => k.startsWith("$"))) return;
+      for (const [k, item] of Object.entries(v)) walk2(item, rel === "" ? k : `${rel}.${k}`, depth + 1);
+      return;
+    }
+    if (rel === "") return;
+    const words = describeFieldValue(vocabulary, rel.startsWith("[") ? `${path}${rel}` : `${path}.${rel}`, v);
+    if (words !== void 0) out.push({ path: rel, ...words });
+  };
+  walk2(value, "", 0);
+  return out;
+}
+var MEANINGS_KEYWORD;
+var init_value_words = __esm({
+  "src/manifest/value-words.ts"() {
+    "use strict";
+    init_is_record();
+    MEANINGS_KEYWORD = "x-mftops-meanings";
+  }
+});
+
 // src/manifest/schemas.ts
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -16483,19 +16579,30 @@ function getKindSchema(kind) {
   const validate2 = getValidator(kind);
   return validate2.schema;
 }
-var import__, import_ajv_formats, SCHEMA_FILES, ANNOTATION_KEYWORDS, schemasDir, ajv, validators;
+function getValueVocabulary(kind) {
+  const cached = vocabularies.get(kind);
+  if (cached) return cached;
+  const root = getKindSchema(kind);
+  const spec = root.properties?.spec;
+  const vocabulary = spec === void 0 ? /* @__PURE__ */ new Map() : readValueVocabulary(resolveRef(spec, root), root);
+  vocabularies.set(kind, vocabulary);
+  return vocabulary;
+}
+var import__, import_ajv_formats, SCHEMA_FILES, ANNOTATION_KEYWORDS, schemasDir, ajv, validators, vocabularies;
 var init_schemas = __esm({
   "src/manifest/schemas.ts"() {
     "use strict";
     import__ = __toESM(require__(), 1);
     import_ajv_formats = __toESM(require_dist2(), 1);
+    init_value_words();
     SCHEMA_FILES = {
       Task: "task.schema.json",
       ResourceGroupAcl: "resource-group-acl.schema.json",
       FolderPermissions: "folder-permissions.schema.json"
     };
-    ANNOTATION_KEYWORDS = ["patternErrorMessage", "errorMessage", "markdownDescription"];
+    ANNOTATION_KEYWORDS = ["patternErrorMessage", "errorMessage", "markdownDescription", MEANINGS_KEYWORD];
     validators = /* @__PURE__ */ new Map();
+    vocabularies = /* @__PURE__ */ new Map();
   }
 });
 
@@ -17222,10 +17329,17 @@ function orderPlanObject(plan) {
 }
 function orderChange(change) {
   return ordered(change, CHANGE_KEYS, {
-    fields: (fs) => fs.map((f) => ordered(f, FIELD_KEYS)),
+    fields: (fs) => fs.map(orderField),
     entries: (es) => es.map(orderEntry),
     source: (s) => ordered(s, SOURCE_KEYS),
     payload: (p) => orderPayload(p)
+  });
+}
+function orderField(field) {
+  const inner = (list) => list.map((w) => ordered(w, INNER_WORDS_KEYS));
+  return ordered(field, FIELD_KEYS, {
+    words: (w) => ordered(w, FIELD_WORDS_KEYS),
+    innerWords: (w) => ordered(w, INNER_WORDS_SIDES, { before: inner, after: inner })
   });
 }
 function orderEntry(entry) {
@@ -17235,7 +17349,7 @@ function orderEntry(entry) {
 function orderPayload(payload) {
   switch (payload.kind) {
     case "Task":
-      return ordered(payload, TASK_PAYLOAD_KEYS);
+      return ordered(payload, TASK_PAYLOAD_KEYS, { refNames: (n) => ordered(n, REF_NAMES_KEYS) });
     case "ResourceGroupAcl":
       return ordered(payload, ACL_PAYLOAD_KEYS);
     case "FolderPermissions":
@@ -17265,7 +17379,7 @@ function ordered(data, keys, inner = {}) {
   for (const k of Object.keys(value)) if (!keys.includes(k)) put(k);
   return out;
 }
-var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
+var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, FIELD_WORDS_KEYS, INNER_WORDS_SIDES, INNER_WORDS_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, REF_NAMES_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
 var init_plan_file = __esm({
   "src/app/plan-file.ts"() {
     "use strict";
@@ -17282,13 +17396,17 @@ var init_plan_file = __esm({
     SERVICE_KEYS = ["automation", "transfer"];
     SERVER_KEYS = ["url", "version", "username"];
     CHANGE_KEYS = ["address", "kind", "name", "service", "action", "reason", "previousName", "liveId", "fingerprint", "wave", "needs", "fields", "entries", "source", "payload"];
-    FIELD_KEYS = ["path", "before", "after", "sensitive", "forcesReplace"];
+    FIELD_KEYS = ["path", "before", "after", "sensitive", "forcesReplace", "words", "innerWords"];
+    FIELD_WORDS_KEYS = ["form", "before", "after"];
+    INNER_WORDS_SIDES = ["before", "after"];
+    INNER_WORDS_KEYS = ["path", "form", "text"];
     ENTRY_KEYS = ["principal", "action", "reason", "before", "after"];
     PRINCIPAL_KEYS = ["type", "name"];
     ENTRY_PERMISSION_KEYS = ["permissions", "sharePermissions"];
     SOURCE_KEYS = ["file", "line", "col"];
     SUMMARY_KEYS = ["create", "update", "replace", "delete", "no-op", "blocked"];
-    TASK_PAYLOAD_KEYS = ["kind", "body"];
+    TASK_PAYLOAD_KEYS = ["kind", "body", "refNames"];
+    REF_NAMES_KEYS = ["host", "script", "dateList"];
     ACL_PAYLOAD_KEYS = ["kind", "resourceGroup", "userGroup", "permissions"];
     FOLDER_PAYLOAD_KEYS = ["kind", "path", "create", "rename", "set", "remove"];
     FOLDER_CREATE_KEYS = ["parentPath", "name", "inheritPermissions"];
@@ -18163,17 +18281,17 @@ function joinWords(items) {
   if (items.length <= 1) return items.join("");
   return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
 }
-function readSchedules(value) {
+function readSchedules(value, names2 = {}) {
   if (!isRecord(value) || !Array.isArray(value.Schedule)) return void 0;
   const out = [];
   for (const item of value.Schedule) {
-    const s = readSchedule(item);
+    const s = readSchedule(item, names2);
     if (s === void 0) return void 0;
     out.push(s);
   }
   return { Schedule: out };
 }
-function readSchedule(value) {
+function readSchedule(value, names2 = {}) {
   if (!isRecord(value) || !isRecord(value.Frequency) || !Array.isArray(value.Frequency.Interval)) return void 0;
   const intervals = [];
   for (const i of value.Frequency.Interval) {
@@ -18181,7 +18299,7 @@ function readSchedule(value) {
     intervals.push({ StartTime: i.StartTime, EndTime: i.EndTime });
   }
   const days = isRecord(value.Days) && Array.isArray(value.Days.DayOfWeek) ? value.Days.DayOfWeek.filter((d) => typeof d === "string") : void 0;
-  const lists = Array.isArray(value.DateListRef) ? value.DateListRef.map(dateListName) : void 0;
+  const lists = Array.isArray(value.DateListRef) ? value.DateListRef.map((ref) => dateListName(ref, names2)) : void 0;
   const flag = (v) => v === 1 || v === true ? 1 : v === 0 || v === false ? 0 : void 0;
   const multi = value.Multi === 1 || value.Multi === 2 || value.Multi === 0 ? value.Multi : void 0;
   const schedule = { Frequency: { Interval: intervals } };
@@ -18196,11 +18314,15 @@ function readSchedule(value) {
   if (multi !== void 0) schedule.Multi = multi;
   return schedule;
 }
-function dateListName(ref) {
+function dateListName(ref, names2) {
   if (typeof ref === "string") return ref;
   if (isRecord(ref)) {
     for (const k of ["Name", "DateListName"]) if (typeof ref[k] === "string") return ref[k];
-    for (const k of ["DateListID", "ID"]) if (typeof ref[k] === "string" || typeof ref[k] === "number") return `id ${String(ref[k])}`;
+    for (const k of ["DateListID", "ID"]) {
+      const id = ref[k];
+      if (typeof id !== "string" && typeof id !== "number") continue;
+      return Object.hasOwn(names2, String(id)) ? names2[String(id)] : `id ${String(id)}`;
+    }
   }
   return JSON.stringify(ref) ?? "unknown";
 }
@@ -18240,11 +18362,46 @@ function displayObject(value) {
   for (const [k, v] of Object.entries(value)) out[k] = displayValue(v);
   return out;
 }
+function withWords(text2, form, said) {
+  if (form === void 0 || said === void 0) return text2;
+  switch (form) {
+    case "flag":
+      return escapeControl(said);
+    case "meaning":
+      return `${text2} (${escapeControl(said)})`;
+    default: {
+      const never = form;
+      throw new Error(`unknown words form ${String(never)}`);
+    }
+  }
+}
+function withInnerWords(value, inner) {
+  if (inner === void 0 || inner.length === 0 || value === null || typeof value !== "object") return value;
+  const out = structuredClone(value);
+  for (const w of inner) {
+    const path = parseFieldPath(w.path);
+    const last = path[path.length - 1];
+    let node = out;
+    for (const key of path.slice(0, -1)) node = node !== null && typeof node === "object" ? node[key] : void 0;
+    if (last === void 0 || node === null || typeof node !== "object") continue;
+    const holder = node;
+    const leaf = holder[last];
+    if (leaf === void 0 || leaf !== null && typeof leaf === "object") continue;
+    holder[last] = w.form === "flag" ? w.text === "true" : withWords(formatInline(leaf), w.form, w.text);
+  }
+  return out;
+}
+function parseFieldPath(path) {
+  const out = [];
+  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== void 0 ? Number(m[2]) : m[1]);
+  return out;
+}
 var REF_WORDS;
 var init_values = __esm({
   "src/render/values.ts"() {
     "use strict";
     init_model2();
+    init_text();
     REF_WORDS = { host: "host", script: "script", dateList: "date list" };
   }
 });
@@ -18327,19 +18484,20 @@ function viewField(change, action) {
   if (field.sensitive === true) return { ...base, form: "sensitive" };
   const multiline = (v) => typeof v === "string" && v.includes("\n");
   if (!multiline(field.before) && !multiline(field.after)) {
-    const before = field.before === void 0 ? void 0 : formatInline(field.before);
-    const after = field.after === void 0 ? void 0 : formatInline(field.after);
+    const before = field.before === void 0 ? void 0 : withWords(formatInline(field.before), field.words?.form, field.words?.before);
+    const after = field.after === void 0 ? void 0 : withWords(formatInline(field.after), field.words?.form, field.words?.after);
     if (base.path.length + (before?.length ?? 0) + (after?.length ?? 0) + 5 <= INLINE_WIDTH) {
       return { ...base, form: "inline", ...before === void 0 ? {} : { before }, ...after === void 0 ? {} : { after } };
     }
   }
   return { ...base, form: "block", lines: blockLines(field.before, field.after) };
 }
-function displayField(field) {
+function displayField(field, inner = true) {
+  const show2 = (value, words) => inner ? withInnerWords(displayValue(value), words) : displayValue(value);
   return {
     ...field,
-    ...field.before !== void 0 ? { before: displayValue(field.before) } : {},
-    ...field.after !== void 0 ? { after: displayValue(field.after) } : {}
+    ...field.before !== void 0 ? { before: show2(field.before, field.innerWords?.before) } : {},
+    ...field.after !== void 0 ? { after: show2(field.after, field.innerWords?.after) } : {}
   };
 }
 function blockText(value) {
@@ -18391,18 +18549,20 @@ function hunkRange(start, count3) {
 }
 function describeScheduleChange(change) {
   if (change.kind !== "Task") return [];
-  const fields = change.fields.filter((f) => f.sensitive !== true && (f.path === "Schedules" || f.path.startsWith("Schedules."))).map(displayField);
+  const fields = change.fields.filter((f) => f.sensitive !== true && (f.path === "Schedules" || f.path.startsWith("Schedules."))).map((f) => displayField(f, false));
   if (fields.length === 0) return [];
   const whole = fields.find((f) => f.path === "Schedules");
   if (whole !== void 0) {
     const words = wordsOf("Schedules", change.action, readSchedulesOrNone(whole.before), readSchedulesOrNone(whole.after));
     return words.after === void 0 && words.before === void 0 ? [] : [words];
   }
-  const body = change.payload?.kind === "Task" ? change.payload.body : void 0;
-  const after = body === void 0 ? void 0 : readSchedules(body.Schedules);
+  const payload = change.payload?.kind === "Task" ? change.payload : void 0;
+  const body = payload?.body;
+  const names2 = payload?.refNames?.dateList;
+  const after = body === void 0 ? void 0 : readSchedules(body.Schedules, names2);
   if (body !== void 0 && after !== void 0) {
     const before = revertFields({ Schedules: body.Schedules ?? null }, fields);
-    const beforeSchedules = before === void 0 ? void 0 : readSchedules(before.Schedules);
+    const beforeSchedules = before === void 0 ? void 0 : readSchedules(before.Schedules, names2);
     if (beforeSchedules !== void 0) return [wordsOf("Schedules", change.action, describeSchedules(beforeSchedules), describeSchedules(after))];
   }
   const out = [];
@@ -18429,11 +18589,6 @@ function wordsOf(label, action, before, after) {
   const out = { label: escapeControl(label) };
   if (before !== void 0 && action !== "create" && before !== after) out.before = before;
   if (after !== void 0) out.after = after;
-  return out;
-}
-function parseFieldPath(path) {
-  const out = [];
-  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== void 0 ? Number(m[2]) : m[1]);
   return out;
 }
 function revertFields(after, fields) {
@@ -19261,22 +19416,6 @@ function isDaySchema(schema) {
   const e = schema.enum;
   return Array.isArray(e) && WEEK_DAYS.every((d) => e.includes(d));
 }
-function isFlagSchema(schema) {
-  const e = schema.enum;
-  return Array.isArray(e) && e.length === 4 && [0, 1, true, false].every((v) => e.includes(v));
-}
-function resolveRef(schema, root) {
-  let current = schema;
-  for (let hops = 0; typeof current.$ref === "string" && hops < 10; hops++) {
-    const ref = current.$ref;
-    if (!ref.startsWith("#/")) break;
-    let target = root;
-    for (const part of ref.slice(2).split("/")) target = isRecord(target) ? target[part] : void 0;
-    if (!isRecord(target)) break;
-    current = target;
-  }
-  return current;
-}
 function setOwn(target, key, value) {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
@@ -19287,6 +19426,7 @@ var init_normalize = __esm({
     init_secret();
     init_vocabulary();
     init_is_record();
+    init_value_words();
     plans = /* @__PURE__ */ new WeakMap();
     OPAQUE = { flag: false, parameters: false, days: false, items: void 0, properties: /* @__PURE__ */ new Map() };
   }
@@ -49299,11 +49439,12 @@ var init_resource_group_acl = __esm({
 });
 
 // src/resources/task.ts
-function createTaskCatalog(a) {
+function createTaskCatalog(a, vocabulary) {
   return {
     hostName: (id) => a?.hosts?.byId.get(id)?.Name,
     scriptName: (id) => nameText(a?.scripts?.byId.get(id)?.Name),
-    dateListName: (id) => nameText(a?.dateLists?.byId.get(id)?.Name)
+    dateListName: (id) => nameText(a?.dateLists?.byId.get(id)?.Name),
+    vocabulary
   };
 }
 function nameText(x) {
@@ -49637,6 +49778,12 @@ function stripServerIds(x, lost, path) {
   return out;
 }
 function planTask(desired, live, cat, previousName) {
+  const outcome = planTaskAction(desired, live, cat, previousName);
+  const fields = outcome.fields.map((f) => withWords2(f, cat.vocabulary));
+  const payload = outcome.payload === void 0 ? void 0 : withRefNames(outcome.payload, cat);
+  return { ...outcome, fields, ...payload !== void 0 ? { payload } : {} };
+}
+function planTaskAction(desired, live, cat, previousName) {
   const fields = diffTask(desired, live, cat);
   const cos = desired.manifest.spec.TT === "COS" || live !== void 0 && live.TT === "COS";
   if (live === void 0) {
@@ -49652,11 +49799,40 @@ function planTask(desired, live, cat, previousName) {
   }
   return { action: "update", fields: all, payload: { kind: "Task", body: updateTaskBody(live, desired) } };
 }
+function withWords2(field, vocabulary) {
+  if (field.sensitive === true) return field;
+  const words = describeFieldChange(vocabulary, field.path, field.before, field.after);
+  const before = describeInnerValues(vocabulary, field.path, field.before);
+  const after = describeInnerValues(vocabulary, field.path, field.after);
+  const inner = { ...before.length > 0 ? { before } : {}, ...after.length > 0 ? { after } : {} };
+  return { ...field, ...words !== void 0 ? { words } : {}, ...Object.keys(inner).length > 0 ? { innerWords: inner } : {} };
+}
+function withRefNames(payload, cat) {
+  const names2 = { host: {}, script: {}, dateList: {} };
+  const note = (kind, id, name) => {
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const n = name(String(id));
+    if (n !== void 0) names2[kind][String(id)] = n;
+  };
+  const visit2 = (x) => {
+    if (Array.isArray(x)) return x.forEach(visit2);
+    if (!isRecord(x)) return;
+    note("host", x.HostID, cat.hostName);
+    note("script", x.ScriptID, cat.scriptName);
+    if (Array.isArray(x.DateListRef)) for (const r of x.DateListRef) note("dateList", dateListId(r), cat.dateListName);
+    for (const v of Object.values(x)) visit2(v);
+  };
+  visit2(payload.body);
+  const refNames = {};
+  for (const kind of ["host", "script", "dateList"]) if (Object.keys(names2[kind]).length > 0) refNames[kind] = names2[kind];
+  return Object.keys(refNames).length === 0 ? payload : { ...payload, refNames };
+}
 var XFER_TYPES, SUPPRESSED, WEEK2;
 var init_task = __esm({
   "src/resources/task.ts"() {
     "use strict";
     init_types();
+    init_value_words();
     init_common();
     init_is_record();
     XFER_TYPES = /* @__PURE__ */ new Set(["silock", "xferlock"]);
@@ -49699,7 +49875,7 @@ function planChanges(input) {
   const items = [];
   let seq = 0;
   const add = (change, rank, depth = 0) => items.push({ change, rank, depth, seq: seq++ });
-  const cat = createTaskCatalog(input.live.automation);
+  const cat = createTaskCatalog(input.live.automation, input.taskVocabulary);
   const liveTasks = input.live.automation?.tasks;
   for (const d of input.desired.tasks) {
     const m = d.manifest;
@@ -50286,7 +50462,8 @@ async function buildPlan(input) {
     ...input.targets ? { targets: input.targets } : {},
     toolVersion: input.toolVersion ?? VERSION,
     now: (input.now ?? (() => /* @__PURE__ */ new Date()))(),
-    cwd
+    cwd,
+    taskVocabulary: getValueVocabulary("Task")
   });
   return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...diagnostics]), live };
 }
@@ -50304,6 +50481,7 @@ var init_build_plan = __esm({
     "use strict";
     init_read_live_state();
     init_diagnostics2();
+    init_schemas();
     init_version();
     init_diagnostics3();
     init_manifest_digest();
@@ -57795,7 +57973,9 @@ function fieldItem(f) {
     path: f.path,
     ...f.after !== void 0 ? { expected: f.after } : {},
     ...f.before !== void 0 ? { actual: f.before } : {},
-    ...f.forcesReplace === true ? { forcesReplace: true } : {}
+    ...f.forcesReplace === true ? { forcesReplace: true } : {},
+    ...f.words !== void 0 ? { words: { form: f.words.form, ...f.words.after !== void 0 ? { expected: f.words.after } : {}, ...f.words.before !== void 0 ? { actual: f.words.before } : {} } } : {},
+    ...f.innerWords !== void 0 ? { innerWords: { ...f.innerWords.after !== void 0 ? { expected: f.innerWords.after } : {}, ...f.innerWords.before !== void 0 ? { actual: f.innerWords.before } : {} } } : {}
   };
 }
 function values(item) {
@@ -58034,7 +58214,9 @@ function planJsonView(plan) {
         ...f.before !== void 0 ? { before: f.before } : {},
         ...f.after !== void 0 ? { after: f.after } : {},
         ...f.sensitive !== void 0 ? { sensitive: f.sensitive } : {},
-        ...f.forcesReplace !== void 0 ? { forcesReplace: f.forcesReplace } : {}
+        ...f.forcesReplace !== void 0 ? { forcesReplace: f.forcesReplace } : {},
+        ...f.words !== void 0 ? { words: { form: f.words.form, ...f.words.before !== void 0 ? { before: f.words.before } : {}, ...f.words.after !== void 0 ? { after: f.words.after } : {} } } : {},
+        ...f.innerWords !== void 0 ? { innerWords: { ...f.innerWords.before !== void 0 ? { before: f.innerWords.before.map(innerWordsView) } : {}, ...f.innerWords.after !== void 0 ? { after: f.innerWords.after.map(innerWordsView) } : {} } } : {}
       })),
       ...c.entries !== void 0 ? {
         entries: c.entries.map((e) => ({
@@ -58063,6 +58245,9 @@ function reasonView(reason) {
 }
 function permissionsView(p) {
   return { permissions: [...p.permissions], sharePermissions: [...p.sharePermissions] };
+}
+function innerWordsView(w) {
+  return { path: w.path, form: w.form, text: w.text };
 }
 var init_plan_json = __esm({
   "src/render/plan-json.ts"() {
@@ -58177,6 +58362,7 @@ __export(drift_common_exports, {
   expiredText: () => expiredText,
   grantText: () => grantText,
   plural: () => plural3,
+  sideWords: () => sideWords,
   unmanagedOmittedSentence: () => unmanagedOmittedSentence,
   unmanagedText: () => unmanagedText,
   valueText: () => valueText
@@ -58216,10 +58402,14 @@ function driftSymbol(kind) {
     }
   }
 }
-function valueText(value) {
+function valueText(value, words) {
   if (value === void 0) return "(not set)";
   const grant = asGrant(value);
-  return grant ? grantText(grant) : formatInline(displayValue(value));
+  if (grant) return grantText(grant);
+  return withWords(formatInline(withInnerWords(displayValue(value), words?.inner)), words?.form, words?.said);
+}
+function sideWords(field, side) {
+  return { ...field.words !== void 0 ? { form: field.words.form, said: field.words[side] } : {}, inner: field.innerWords?.[side] };
 }
 function asGrant(value) {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return void 0;
@@ -58412,7 +58602,7 @@ function renderDrifted(d) {
     for (const f of d.fields) {
       const notes = [f.forcesReplace ? "needs a replace" : void 0, f.expired ? expiredText(f.expired) : void 0].filter((x) => x !== void 0);
       const note = notes.length > 0 ? `<br><sub>${escapeMd(notes.join("; "))}</sub>` : "";
-      lines2.push(`| ${code3(f.path)}${note} | ${valueMd(f.expected)} | ${valueMd(f.actual)} |`);
+      lines2.push(`| ${code3(f.path)}${note} | ${valueMd(f.expected, sideWords(f, "expected"))} | ${valueMd(f.actual, sideWords(f, "actual"))} |`);
     }
   }
   if (d.entries.length > 0) {
@@ -58448,9 +58638,9 @@ function renderAcknowledged(list) {
   }
   return lines2.join("\n");
 }
-function valueMd(value) {
+function valueMd(value, words) {
   if (value === void 0) return "<em>not set</em>";
-  const text2 = valueText(value);
+  const text2 = valueText(value, words);
   return code3(text2.length > 300 ? `${text2.slice(0, 300)}\u2026` : text2);
 }
 function code3(text2) {
@@ -58518,7 +58708,7 @@ function renderDrifted2(d, paint) {
   if (d.expired) lines2.push(`${indent}# ${expiredText(d.expired)}`);
   for (const f of d.fields) {
     const replace = f.forcesReplace ? " # needs a replace" : "";
-    lines2.push(`${indent}${escapeControl(f.path)}: ${valueText(f.expected)} \u2192 ${valueText(f.actual)}${replace}`);
+    lines2.push(`${indent}${escapeControl(f.path)}: ${valueText(f.expected, sideWords(f, "expected"))} \u2192 ${valueText(f.actual, sideWords(f, "actual"))}${replace}`);
     if (f.expired) lines2.push(`${indent}  # ${expiredText(f.expired)}`);
   }
   for (const e of d.entries) {
