@@ -166,7 +166,7 @@ type Obj = Readonly<Record<string, unknown>>;
 
 const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary', 'access'];
 const ACCESS_KEYS = ['changes', 'membersUnknown'];
-const ACCESS_CHANGE_KEYS = ['who', 'service', 'target', 'gained', 'lost', 'via', 'removed', 'flagged'];
+const ACCESS_CHANGE_KEYS = ['address', 'who', 'service', 'target', 'gained', 'lost', 'via', 'removed', 'flagged'];
 const PRUNE_OFF_KEYS = ['reason', 'kinds'];
 const SERVICE_KEYS = ['automation', 'transfer'];
 const SERVER_KEYS = ['url', 'version', 'username'];
