@@ -120,7 +120,8 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
 
   const keptAccess = accessOfChanges(input.plan.access, kept);
   const plan = composePlan(input.plan, kept, input.plan.errored, keptAccess);
-  const access = accessOfChanges(keptAccess, kept.filter((c) => drifted.some((d) => d.address === c.address)));
+  const driftedAddresses = new Set(drifted.map((d) => d.address));
+  const access = accessOfChanges(keptAccess, kept.filter((c) => driftedAddresses.has(c.address)));
   const managed = kept.filter((c) => c.action !== 'delete').length + (input.missingFolders?.length ?? 0);
   unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText(a.address.toLowerCase(), b.address.toLowerCase()));
   const expired = drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) + unmanaged.filter((u) => u.expired).length;
