@@ -164,7 +164,9 @@ function checksumOf(text: string): string {
 
 type Obj = Readonly<Record<string, unknown>>;
 
-const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary'];
+const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary', 'access'];
+const ACCESS_KEYS = ['changes', 'membersUnknown'];
+const ACCESS_CHANGE_KEYS = ['address', 'who', 'service', 'target', 'gained', 'lost', 'via', 'removed', 'flagged'];
 const PRUNE_OFF_KEYS = ['reason', 'kinds'];
 const SERVICE_KEYS = ['automation', 'transfer'];
 const SERVER_KEYS = ['url', 'version', 'username'];
@@ -202,6 +204,13 @@ function orderPlanObject(plan: Plan): Obj {
     pruneOff: (p) => ordered(p as Obj, PRUNE_OFF_KEYS),
     changes: (cs) => (cs as readonly Change[]).map(orderChange),
     summary: (s) => ordered(s as Obj, SUMMARY_KEYS),
+    access: (a) =>
+      ordered(a as Obj, ACCESS_KEYS, {
+        changes: (cs) =>
+          (cs as readonly Obj[]).map((c) =>
+            ordered(c, ACCESS_CHANGE_KEYS, { who: (p) => ordered(p as Obj, PRINCIPAL_KEYS), via: (vs) => (vs as readonly Obj[]).map((v) => ordered(v, PRINCIPAL_KEYS)) }),
+          ),
+      }),
   });
 }
 

@@ -4,10 +4,10 @@ import type { AutomationClient, ReadonlyAutomationClient } from '../services/aut
 import type { ResourceGroupAcl } from '../services/automation/types.js';
 import { ApiError } from '../services/errors.js';
 import type { ReadonlyTransferClient, TransferClient } from '../services/transfer/client.js';
-import type { Folder } from '../services/transfer/types.js';
+import type { Folder, FolderAclEntry } from '../services/transfer/types.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { aclKey, folderKey, indexByName, uniqueFolderPaths } from './model.js';
-import type { AutomationLiveState, LiveFolder, LiveScript, LiveState, TransferLiveState } from './model.js';
+import type { AutomationLiveState, GroupMemberNames, LiveFolder, LiveScript, LiveState, TransferLiveState } from './model.js';
 import { isSameOrBelow, parentPath } from '../folder-path.js';
 
 /** Called after each request of a long read: requests done, requests known so far, what was read. */
@@ -55,6 +55,8 @@ export interface LiveNeeds {
     /** Folder entries name users / groups: the lists are read to resolve names to ids. */
     readonly users: boolean;
     readonly groups: boolean;
+    /** Groups the folder manifests name: their members are read (with those of the groups live entries name). */
+    readonly groupNames: readonly string[];
     /** Managed folder paths. */
     readonly folders: readonly string[];
     /** Their previous paths (`metadata.previousNames`): a folder found at one is renamed, not created. */
@@ -89,6 +91,7 @@ export function planLiveReads(manifests: readonly Manifest[], scope: Scope, prun
     needs.transfer = {
       users: folders.some((m) => m.spec.entries.some((e) => e.user !== undefined)),
       groups: folders.some((m) => m.spec.entries.some((e) => e.group !== undefined)),
+      groupNames: [...new Set(folders.flatMap((m) => m.spec.entries.flatMap((e) => (e.group !== undefined ? [e.group] : []))))],
       folders: folders.map((m) => m.name),
       previous: folders.flatMap((m) => m.previousNames),
       creatable: folders.filter((m) => m.spec.createIfMissing !== undefined).map((m) => m.name),
@@ -242,13 +245,48 @@ async function readTransfer(client: TransferReader, needs: NonNullable<LiveNeeds
   const folders = new Map<string, LiveFolder | null>();
   for (const [key, folder] of found) if (folder === null) folders.set(key, null);
   present.forEach(([key, folder], i) => folders.set(key, { folder, acl: acls[i]! }));
+  const groupMembers = await readGroupMembers(client, needs.groupNames, acls.flat(), t, parallelism);
 
   return {
     ...(users ? { users: indexByName(users, (u) => u.username, (u) => u.id) } : {}),
     ...(groups ? { groups: indexByName(groups, (g) => g.name, (g) => g.id) } : {}),
     folders,
+    ...(groupMembers ? { groupMembers } : {}),
     ...(walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}),
   };
+}
+
+/**
+ * Members of every group a live entry or a manifest names, for the access changes a plan shows.
+ * An optional read: a server that lists members in no form, or an account that may not, leaves
+ * the groups without known members (`form: none`) and the plan says so.
+ */
+async function readGroupMembers(client: TransferReader, names: readonly string[], entries: readonly FolderAclEntry[], t: Tracker, parallelism: number): Promise<GroupMemberNames | undefined> {
+  const ids = new Set(entries.filter((e) => e.type === 'Group').map((e) => String(e.id)));
+  if (ids.size === 0 && names.length === 0) return undefined;
+  const [users, groups] = await Promise.all([client.listUsers(), client.listGroups()]).catch((err: unknown) => {
+    if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return [[], []] as const;
+    throw err;
+  });
+  const wanted = new Set(names.map((n) => n.toLowerCase()));
+  for (const g of groups) if (wanted.has(g.name.toLowerCase())) ids.add(g.id);
+  // One group first: it finds the form the server answers in (the user field answers every group at once).
+  const [first, ...rest] = [...ids];
+  if (first === undefined) return { form: 'none', members: new Map() };
+  const nameOf = (id: string) => groups.find((g) => g.id === id)?.name ?? id;
+  t.expect(1);
+  const head = await t.run(`members of group ${nameOf(first)}`, () => client.listGroupMembers([first]));
+  const more = head.form === 'members' || head.form === 'usersFilter' ? rest : [];
+  t.expect(more.length);
+  const tail = await mapWithConcurrency(more, parallelism, (id) => t.run(`members of group ${nameOf(id)}`, () => client.listGroupMembers([id])));
+  const byId = new Map([head, ...tail].flatMap((m) => [...m.members]));
+  const username = new Map(users.map((u) => [u.id, u.username]));
+  const members = new Map<string, string[]>();
+  for (const g of groups) {
+    const memberIds = byId.get(g.id);
+    if (memberIds) members.set(g.name.toLowerCase(), memberIds.flatMap((id) => username.get(id) ?? []));
+  }
+  return { form: head.form, members };
 }
 
 /**

@@ -17,6 +17,7 @@ import {
 import type { CellState, FieldView } from './plan-common.js';
 import { describeReason } from '../resources/reasons.js';
 import { escapeMd } from './text.js';
+import { accessCountPhrase, accessMarkdownHead, accessMarkdownItems } from './access.js';
 export { escapeMd } from './text.js';
 
 export interface PlanMarkdownOptions {
@@ -35,12 +36,12 @@ const DEFAULT_ARTIFACT_HINT = 'the output of `mftops plan`';
 const TITLE_NAME_MAX = 80;
 
 /**
- * The plan as a pull-request comment: title, summary table, destructive changes (`[!WARNING]`),
- * blocked ones (`[!CAUTION]`), then one `<details>` per changed object. When the whole does not
- * fit in `maxLength`, detail goes first, from the end: `<details>` bodies (the object stays as a
- * list line), then list lines, then the metadata footer, then call-out items (replaced by a count
- * and a pointer). The title and summary table are never cut; if even they and the call-out
- * counts do not fit, that is a caller bug and a RangeError.
+ * The plan as a pull-request comment: title, summary table, who gains or loses access, destructive
+ * changes (`[!WARNING]`), blocked ones (`[!CAUTION]`), then one `<details>` per changed object.
+ * When the whole does not fit in `maxLength`, detail goes first, from the end: `<details>` bodies
+ * (the object stays as a list line), then list lines, then the metadata footer, then call-out
+ * items, then access items (each replaced by a count and a pointer). The title and summary table
+ * are never cut; if even they and the counts do not fit, that is a caller bug and a RangeError.
  */
 export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}): string {
   const maxLength = options.maxLength ?? DEFAULT_MARKDOWN_MAX_LENGTH;
@@ -65,6 +66,9 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
   const blockedEntries = blockedItems.length - blockedObjects;
   const warningCallout = memo((shown: number) => (warnings.length === 0 ? [] : [callout('WARNING', destructiveHeadline(summary), warningItems, shown, hint)]));
   const cautionCallout = memo((shown: number) => (blockedItems.length === 0 ? [] : [callout('CAUTION', blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]));
+  // Who gains or loses what comes first, and is the last thing cut.
+  const accessItems = plan.access === undefined ? [] : accessMarkdownItems(plan.access);
+  const accessSection = memo((shown: number) => (plan.access === undefined ? [] : [accessBlock(accessMarkdownHead(plan.access), accessItems, shown, hint)]));
 
   // Details past maxLength can never be shown, so they are not rendered: 5,000 changes stay fast.
   const details: string[] = [];
@@ -95,6 +99,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
 
   const assemble = (layout: Layout): string[] => [
     head,
+    ...accessSection(layout.accessShown),
     ...warningCallout(layout.warningShown),
     ...cautionCallout(layout.cautionShown),
     ...note(layout.kept, layout.listed),
@@ -105,7 +110,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
 
   // Lengths by prefix sums, so each layout is measured without building it.
   const lineSums = prefixSums(listLines.map((l) => l.length + 1));
-  const fixedLength = (layout: Layout) => blocksLength([head, ...warningCallout(layout.warningShown), ...cautionCallout(layout.cautionShown), ...note(layout.kept, layout.listed), ...(layout.footer ? [footer] : [])]);
+  const fixedLength = (layout: Layout) => blocksLength([head, ...accessSection(layout.accessShown), ...warningCallout(layout.warningShown), ...cautionCallout(layout.cautionShown), ...note(layout.kept, layout.listed), ...(layout.footer ? [footer] : [])]);
   const lengthOf = (layout: Layout) => {
     let len = fixedLength(layout) + detailSums[layout.kept]!;
     if (layout.listed > layout.kept) len += LIST_HEADER.length + 2 + lineSums[layout.listed]! - lineSums[layout.kept]!;
@@ -113,10 +118,10 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
   };
   const fits = (layout: Layout) => lengthOf(layout) <= maxLength;
 
-  const full: Layout = { warningShown: warningItems.length, cautionShown: blockedItems.length, kept: details.length, listed: n, footer: true };
+  const full: Layout = { accessShown: accessItems.length, warningShown: warningItems.length, cautionShown: blockedItems.length, kept: details.length, listed: n, footer: true };
   const layout = chooseLayout(full, fits);
   if (layout === undefined) {
-    const minimal = { ...full, warningShown: 0, cautionShown: 0, kept: 0, listed: 0, footer: false };
+    const minimal = { ...full, accessShown: 0, warningShown: 0, cautionShown: 0, kept: 0, listed: 0, footer: false };
     throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
   }
   const text = `${assemble(layout).join('\n\n')}\n`;
@@ -125,6 +130,8 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
 }
 
 interface Layout {
+  /** Access changes listed; the rest are counted with a pointer. Cut last of all. */
+  readonly accessShown: number;
   /** Call-out list items shown; the rest are counted with a pointer. */
   readonly warningShown: number;
   readonly cautionShown: number;
@@ -148,7 +155,9 @@ function chooseLayout(full: Layout, fits: (l: Layout) => boolean): Layout | unde
   const cautionShown = largest(0, full.cautionShown - 1, (c) => fits({ ...bare, cautionShown: c }));
   if (cautionShown !== undefined) return { ...bare, cautionShown };
   const warningShown = largest(0, full.warningShown, (w) => fits({ ...bare, cautionShown: 0, warningShown: w }));
-  return warningShown === undefined ? undefined : { ...bare, cautionShown: 0, warningShown };
+  if (warningShown !== undefined) return { ...bare, cautionShown: 0, warningShown };
+  const accessShown = largest(0, full.accessShown - 1, (a) => fits({ ...bare, cautionShown: 0, warningShown: 0, accessShown: a }));
+  return accessShown === undefined ? undefined : { ...bare, cautionShown: 0, warningShown: 0, accessShown };
 }
 
 /**
@@ -209,7 +218,8 @@ function renderHead(plan: Plan, summary: PlanSummary): string {
   for (const { kind, counts } of countByKind(plan.changes)) lines.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(' | ')} |`);
   lines.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(' | ')} |`, '');
   const changes = plan.changes.some((c) => c.action !== 'no-op');
-  lines.push(changes ? `**Plan:** ${planSentence(summary).slice('Plan: '.length)}` : `**No changes.** ${NO_CHANGES.slice('No changes. '.length)}`);
+  const access = plan.access === undefined ? '' : ` ${escapeMd(accessCountPhrase(plan.access))}.`;
+  lines.push(changes ? `**Plan:** ${planSentence(summary).slice('Plan: '.length)}${access}` : `**No changes.** ${NO_CHANGES.slice('No changes. '.length)}`);
   return lines.join('\n');
 }
 
@@ -227,6 +237,14 @@ function blockedHeadline(objects: number, entries: number): string {
   if (entries > 0) parts.push(`${formatCount(entries)} folder ACL ${entries === 1 ? 'entry' : 'entries'}`);
   const one = objects + entries === 1;
   return `**${parts.join(' and ')} blocked:** the API cannot do ${one ? 'it' : 'them'}; a person has to.`;
+}
+
+/** The access section: its heading and count, then as many of its items as fit, the rest counted. */
+function accessBlock(head: string, items: readonly string[], shown: number, hint: string): string {
+  const lines = [head];
+  if (shown > 0) lines.push('', ...items.slice(0, shown));
+  if (shown < items.length) lines.push('', shown > 0 ? `- …and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `The list is in ${hint}.`);
+  return lines.join('\n');
 }
 
 function callout(type: 'WARNING' | 'CAUTION', headline: string, items: readonly string[], shown: number, hint: string): string {
