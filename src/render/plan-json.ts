@@ -1,4 +1,4 @@
-import type { Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef } from '../plan/model.js';
+import type { Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, JsonObject, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef } from '../plan/model.js';
 import type { ServiceName } from '../config/model.js';
 import { describeReason } from '../resources/reasons.js';
 import { pruneOffSentence } from './plan-common.js';
@@ -55,6 +55,8 @@ export interface ChangeJsonView {
   readonly fields: readonly FieldChange[];
   /** Folder ACL entries (FolderPermissions only). */
   readonly entries?: readonly EntryJsonView[];
+  /** A delete of a task or ACL: the live object's `spec` in manifest form, what it removes (secrets as `$sensitive` markers). */
+  readonly removes?: JsonObject;
   /** Where the object is declared (paths relative to the working folder). */
   readonly source?: SourceRef;
 }
@@ -114,6 +116,7 @@ export function planJsonView(plan: Plan): PlanJsonView {
             })),
           }
         : {}),
+      ...(c.removes !== undefined ? { removes: c.removes } : {}),
       ...(c.source !== undefined ? { source: { file: c.source.file, line: c.source.line, col: c.source.col } } : {}),
     })),
   };

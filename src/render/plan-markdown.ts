@@ -10,6 +10,7 @@ import {
   permissionColumns,
   planSentence,
   pruneOffSentence,
+  removedLines,
   scheduleText,
   symbolOf,
   viewField,
@@ -261,6 +262,8 @@ function renderDetails(change: Change): string {
   if (change.liveId !== undefined) meta.push(`live id ${code(change.liveId)}`);
   if (meta.length > 0) body.push(`${meta.join(' · ')}.`);
   if (change.reason !== undefined) body.push(`**Reason:** ${escapeMd(describeReason(change.reason))}`);
+  const removed = removedLines(change);
+  if (removed.length > 0) body.push(`**Removes:**\n\n${fence('diff', removed.map((l) => `- ${l}`))}`);
   if (change.fields.length > 0) body.push(fence('diff', change.fields.flatMap((f) => diffLines(viewField(f, change.action)))));
   for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
   const entries = change.entries ?? [];

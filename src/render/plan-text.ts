@@ -12,6 +12,7 @@ import {
   planSentence,
   principalLabel,
   pruneOffSentence,
+  removedLines,
   scheduleText,
   symbolOf,
   viewField,
@@ -56,6 +57,7 @@ function renderChange(change: Change, paint: Painter): string[] {
   const lines = [`${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`];
   const indent = '    ';
   if (change.reason !== undefined) lines.push(`${indent}# ${escapeControl(describeReason(change.reason))}`);
+  for (const line of removedLines(change)) lines.push(`${indent}${paint.diffLine(`- ${line}`)}`);
   for (const field of change.fields) lines.push(...renderField(viewField(field, change.action), paint).map((l) => indent + l));
   for (const words of describeScheduleChange(change)) lines.push(`${indent}# ${words.label}: ${scheduleText(words)}`);
   const entries = change.entries ?? [];
