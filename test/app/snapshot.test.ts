@@ -15,6 +15,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ConfigError } from '../../src/errors.js';
 import type { PartsDiff } from '../../src/snapshot/model.js';
 import { testdir } from '../helpers/testdir.js';
+import { writesOf } from '../apply/helpers.js';
 import { automationClientFor, SEED_LOGINS, startSeededEmulator, transferClientFor } from '../integration/helpers.js';
 import { messagesOf, recordingContext, type RecordingContext } from './helpers.js';
 
@@ -181,7 +182,7 @@ describe('restoreEnvironmentSnapshot', () => {
     expect(asked[0]!.diff.kinds?.every((k) => k.added.length + k.removed.length + k.changed.length === 0)).toBe(true);
     expect(asked[0]!.diff.folders.changed.map((f) => [f.path, f.removed.map((e) => e.name)])).toEqual([['/Distribution/Acme/Outbound', ['bob']]]);
     // The servers were read for the diff; nothing was written.
-    expect(emulator.requestLog().filter((r) => !r.isTokenCall && r.method !== 'GET')).toEqual([]);
+    expect(writesOf(emulator)).toEqual([]);
 
     // Approved: a snapshot of the current state first, then the folder back as saved.
     const ctx = at(dir, '2030-01-01T00:00:02.000Z');

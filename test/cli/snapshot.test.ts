@@ -10,6 +10,7 @@ import { Secret } from '../../src/secret.js';
 import { createTransferClient } from '../../src/services/index.js';
 import type { SnapshotDiff, SnapshotInfo, SnapshotList, SnapshotManifest } from '../../src/snapshot/index.js';
 import { testdir } from '../helpers/testdir.js';
+import { writesOf } from '../apply/helpers.js';
 import { automationClientFor, SEED_LOGINS, startSeededEmulator, transferClientFor } from '../integration/helpers.js';
 
 let emulator: RunningEmulator;
@@ -46,14 +47,6 @@ function g(format: GlobalOptions['format'] = 'text', env = 'lab'): GlobalOptions
 
 function ioIn(dir: string, isTty = false) {
   return captureIo({ cwd: dir, env: ENV, isTty });
-}
-
-/** Requests that may have changed something: not GET, not a token call. */
-function writes(): string[] {
-  return emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
 }
 
 function expectNoSecrets(text: string): void {
@@ -316,7 +309,7 @@ describe('mftops snapshot restore', () => {
     const ask = (answer: string, io: ReturnType<typeof ioIn>) => async (q: string) => {
       questions.push(q);
       shownAtQuestion = io.out();
-      writesAtQuestion = writes();
+      writesAtQuestion = writesOf(emulator);
       return answer;
     };
     expect(await runSnapshotRestore(g(), { id: info.id, ask: ask('no', no) }, no)).toBe(1);
@@ -329,13 +322,13 @@ describe('mftops snapshot restore', () => {
     expect(shownAtQuestion).toContain('Folder ACLs: 1 changed (3 folder(s) compared)\n  ~ /Distribution/Acme/Outbound\n      - User bob: listFiles\n');
     expect(shownAtQuestion).toContain('0 added, 0 removed, 1 changed.\n');
     expect(writesAtQuestion).toEqual([]);
-    expect(writes()).toEqual([]);
+    expect(writesOf(emulator)).toEqual([]);
     expect(await transfer.listFolderAcls(outbound.id)).not.toEqual(before);
 
     const yes = ioIn(dir, true);
     expect(await runSnapshotRestore(g(), { id: info.id, ask: ask('yes', yes) }, yes)).toBe(0);
     expect(writesAtQuestion).toEqual([]);
-    expect(writes().length).toBeGreaterThan(0);
+    expect(writesOf(emulator).length).toBeGreaterThan(0);
     expect(yes.out()).toContain(`Verified: read back, the restored parts match lab/${info.id}.\n`);
     const pre = /Saved the state before the restore as lab\/(\S+) /.exec(yes.out())?.[1];
     expect(pre).toBeDefined();

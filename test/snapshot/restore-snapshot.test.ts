@@ -5,6 +5,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { listSnapshots, loadSnapshot, restoreSnapshot, SnapshotError, verifySnapshot, type RestoreSnapshotOptions } from '../../src/snapshot/index.js';
 import { applyRestore, prepareRestore } from '../../src/snapshot/restore-snapshot.js';
 import { testdir } from '../helpers/testdir.js';
+import { writesOf } from '../apply/helpers.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { clientsFor, FOLDERS, KEY_HEX, saveFrom, snapshotFolder, type Clients } from './helpers.js';
 
@@ -192,14 +193,6 @@ describe('restoreSnapshot', () => {
   });
 });
 
-/** Requests that may have changed something: not GET, not a token call. */
-function writes(): string[] {
-  return emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
-}
-
 describe('restore: the diff first, the verification last', () => {
   it('compares the live servers with the snapshot before any write: objects added, removed and changed', async () => {
     const dir = testdir({});
@@ -207,7 +200,7 @@ describe('restore: the diff first, the verification last', () => {
     await changeEverything(clients);
     emulator.resetRequestLog();
     const prepared = await prepareRestore(restoreOptions(dir, saved.id));
-    expect(writes()).toEqual([]);
+    expect(writesOf(emulator)).toEqual([]);
     // Live (A) → snapshot (B): + the restore puts back, - it removes.
     const kinds = Object.fromEntries((prepared.diff.kinds ?? []).map((k) => [k.kind, { added: k.added, removed: k.removed, changed: k.changed.map((c) => c.name) }]));
     expect(kinds).toEqual({
