@@ -4,13 +4,15 @@ import { asFieldValue, sensitiveValue } from '../resources/common.js';
 import { aclToManifest, createImportCatalog, createSecretRedactor, taskToManifest } from './to-manifest.js';
 
 /**
- * What each delete of `plan` removes, as Terraform shows what it destroys: the live object's
- * `spec` as `mftops import` would write it (the same converter), secrets as `$sensitive`
- * markers. Tasks and resource-group ACLs only: a folder's delete already lists every entry it
- * removes, with its permissions. Pure; the live state is the one the plan was made from.
+ * What each delete (and the delete of each replace) of `plan` removes, as Terraform shows what it
+ * destroys: the live object's `spec` as `mftops import` would write it (the same converter),
+ * secrets as `$sensitive` markers. Tasks and resource-group ACLs only: a folder's delete already
+ * lists every entry it removes, with its permissions. Pure; the live state is the one the plan
+ * was made from.
  */
 export function withRemovedContent(plan: Plan, live: LiveState): Plan {
-  if (!plan.changes.some((c) => c.action === 'delete')) return plan;
+  const removing = (c: Change) => c.action === 'delete' || c.action === 'replace';
+  if (!plan.changes.some(removing)) return plan;
   const catalog = createImportCatalog({
     hosts: live.automation?.hosts?.items ?? [],
     scripts: live.automation?.scripts?.items ?? [],
@@ -18,7 +20,7 @@ export function withRemovedContent(plan: Plan, live: LiveState): Plan {
   });
   const secrets = createSecretRedactor(sensitiveValue);
   const removes = (change: Change): JsonObject | undefined => {
-    if (change.action !== 'delete') return undefined;
+    if (!removing(change)) return undefined;
     switch (change.kind) {
       case 'Task': {
         const task = change.liveId === undefined ? undefined : live.automation?.tasks?.byId.get(change.liveId);

@@ -126,10 +126,11 @@ export interface Change {
   /** Folder permissions only: per-entry view for the permission matrix and for apply. */
   readonly entries?: readonly EntryChange[];
   /**
-   * A `delete` of a task or resource-group ACL: what it removes, the live object's `spec` as
-   * `mftops import` would write it (names, not ids), secrets as `{"$sensitive": true}` markers;
-   * values are field values (see `ValueMarker`). A folder's delete lists its entries instead.
-   * Absent in plans made before mftops showed it.
+   * A `delete` or `replace` of a task or resource-group ACL: what it removes (a replace deletes
+   * the live object first), the live object's `spec` as `mftops import` would write it (names,
+   * not ids), secrets as `{"$sensitive": true}` markers; values are field values (see
+   * `ValueMarker`). A folder's delete lists its entries instead. Absent in plans made before
+   * mftops showed it.
    */
   readonly removes?: JsonObject;
   /** Where the object is declared (absent for `delete` of an unmanaged object). */

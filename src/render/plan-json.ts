@@ -55,7 +55,7 @@ export interface ChangeJsonView {
   readonly fields: readonly FieldChange[];
   /** Folder ACL entries (FolderPermissions only). */
   readonly entries?: readonly EntryJsonView[];
-  /** A delete of a task or ACL: the live object's `spec` in manifest form, what it removes (secrets as `$sensitive` markers). */
+  /** A delete or replace of a task or ACL: the live object's `spec` in manifest form, what its delete removes (secrets as `$sensitive` markers). */
   readonly removes?: JsonObject;
   /** Where the object is declared (paths relative to the working folder). */
   readonly source?: SourceRef;

@@ -74,6 +74,15 @@ describe('plan: what a delete removes', () => {
       '    -       Username: feed-user',
       '    -       Password: (sensitive)',
     ]);
+    // A replace shows its field differences, then the whole task its delete removes.
+    const replace = block(text.stdout, '-/+ Task/Acme inbound must be replaced');
+    expect(replace.slice(0, 4)).toEqual([
+      '    # `Group` cannot change after creation: the task is deleted and created again',
+      '    ~ Group: ["Partners"] → ["Finance"] # forces replacement',
+      '    # deleted first, as it is now:',
+      '    - Active: 1',
+    ]);
+    expect(replace).toContain('    -       Host: acme-sftp');
     // An ACL shows its pair and permissions; a folder its entries, as before.
     expect(block(text.stdout, '- ResourceGroupAcl/Operations/Auditors will be deleted').slice(1)).toEqual(['    - resourceGroup: Operations', '    - userGroup: Auditors', '    - permissions: []']);
 
@@ -91,8 +100,8 @@ describe('plan: what a delete removes', () => {
       Parameters: { ApiKey: { value: { $sensitive: true }, secret: true }, Region: 'eu-west' },
       steps: [{ Source: { Host: 'acme-sftp', Path: '/outgoing/retired', Username: 'feed-user', Password: { $sensitive: true } } }],
     });
-    // Only deletes say what they remove.
-    expect(view.changes.filter((c) => c.removes !== undefined).map((c) => c.address)).toEqual(['Task/Nightly cleanup', 'Task/Retired partner feed', 'ResourceGroupAcl/Operations/Auditors']);
+    // Deletes say what they remove, and so does a replace (it deletes the live task first); nothing else does.
+    expect(view.changes.filter((c) => c.removes !== undefined).map((c) => c.address)).toEqual(['Task/Acme inbound', 'Task/Nightly cleanup', 'Task/Retired partner feed', 'ResourceGroupAcl/Operations/Auditors']);
 
     const file = readFileSync(join(dir, 'tfplan'), 'utf8');
     expect(file).toContain('"removes"');

@@ -11,9 +11,10 @@ import { renderPlanText } from '../../src/render/plan-text.js';
 import { expectGolden, loadFixturePlan } from '../fixtures/plans/load.js';
 
 /**
- * What a delete removes (test/fixtures/plans/deletes.json): a task in manifest form with a
- * secret parameter, a step password, a host no list names, a parameter whose name starts with
- * `$` and multi-line notes; an ACL; a delete from a plan made before mftops showed the content.
+ * What a delete removes (test/fixtures/plans/deletes.json): a replace (its field differences,
+ * then the task its delete removes); a task in manifest form with a secret parameter, a step
+ * password, a host no list names, a parameter whose name starts with `$` and multi-line notes;
+ * an ACL; a delete from a plan made before mftops showed the content.
  */
 describe('golden renderings of test/fixtures/plans/deletes.json', () => {
   const plan = loadFixturePlan('deletes.json');
@@ -23,6 +24,7 @@ describe('golden renderings of test/fixtures/plans/deletes.json', () => {
     expectGolden(text, 'deletes.txt');
     expect(text).toContain('    -     value: (sensitive)\n');
     expect(text).toContain('    -       Host: (host ID 201099)\n');
+    expect(text).toContain('    ~ Group: ["Partners"] → ["Finance"] # forces replacement\n    # deleted first, as it is now:\n    - Active: 1\n');
     // A plan file without the content shows the delete as before.
     expect(text).toContain('- Task/Old plan delete will be deleted\n    # no manifest manages this task in scope (Operations), and Tasks are pruned\n\n');
   });
@@ -37,6 +39,8 @@ describe('golden renderings of test/fixtures/plans/deletes.json', () => {
     const md = renderPlanMarkdown(plan, { artifactHint: 'the plan artifact' });
     expectGolden(md, 'deletes.md');
     expect(md).toContain('**Removes:**\n\n```diff\n- Active: 0\n');
+    // A replace: the field differences first, then what its delete removes.
+    expect(md).toContain('```diff\n- Group: ["Partners"]\n+ Group: ["Finance"] # forces replacement\n```\n\n**Deleted first, as it is now:**\n\n```diff\n- Active: 1\n');
   });
 
   it('json view: the content as data with markers, valid against the output schema', () => {
@@ -48,7 +52,7 @@ describe('golden renderings of test/fixtures/plans/deletes.json', () => {
     const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-plan.schema.json`)!;
     expect(validate(planJsonView(plan)), JSON.stringify(validate.errors)).toBe(true);
     const view = planJsonView(plan);
-    expect(view.changes.map((c) => c.removes !== undefined)).toEqual([true, false, true]);
+    expect(view.changes.map((c) => c.removes !== undefined)).toEqual([true, true, false, true]);
   });
 
   it('plan file: valid against plan.schema.json, key order its own golden file', () => {
