@@ -19,6 +19,7 @@ export function withRemovedContent(plan: Plan, live: LiveState): Plan {
     dateLists: live.automation?.dateLists?.items ?? [],
   });
   const secrets = createSecretRedactor(sensitiveValue);
+  const aclsById = new Map([...(live.automation?.acls?.values() ?? [])].map((a) => [a.ACLID, a]));
   const removes = (change: Change): JsonObject | undefined => {
     if (!removing(change)) return undefined;
     switch (change.kind) {
@@ -27,7 +28,7 @@ export function withRemovedContent(plan: Plan, live: LiveState): Plan {
         return task === undefined ? undefined : specOf(taskToManifest(task, catalog, secrets).document);
       }
       case 'ResourceGroupAcl': {
-        const acl = [...(live.automation?.acls?.values() ?? [])].find((a) => a.ACLID === change.liveId);
+        const acl = change.liveId === undefined ? undefined : aclsById.get(change.liveId);
         return acl === undefined ? undefined : specOf(aclToManifest(acl).document);
       }
       case 'FolderPermissions':

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AnySchemaObject } from 'ajv/dist/2020.js';
 import { isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
-import type { Document, Node as YamlNode, Pair, ToStringOptions, YAMLMap } from 'yaml';
+import type { Document, Node as YamlNode, Pair, YAMLMap } from 'yaml';
 import { isRecord } from '../is-record.js';
 import { getKindSchema } from './schemas.js';
 import { MANIFEST_KINDS, type ManifestKind } from './types.js';

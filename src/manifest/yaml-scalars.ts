@@ -25,4 +25,3 @@ export function canonicalizeQuoting(doc: Document): void {
 
 /** How canonical documents are written (`lineWidth: 0`: a long string is never folded). */
 export const TO_STRING_OPTIONS: ToStringOptions = { lineWidth: 0 };
-
