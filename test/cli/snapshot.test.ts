@@ -323,6 +323,7 @@ describe('mftops snapshot restore', () => {
     expect(shownAtQuestion).toContain('0 added, 0 removed, 1 changed.\n');
     expect(writesAtQuestion).toEqual([]);
     expect(writesOf(emulator)).toEqual([]);
+    expectNoSecrets(no.out() + no.err());
     expect(await transfer.listFolderAcls(outbound.id)).not.toEqual(before);
 
     const yes = ioIn(dir, true);
