@@ -6,6 +6,7 @@ import { hasErrors } from '../manifest/diagnostics.js';
 import { getValueVocabulary } from '../manifest/schemas.js';
 import type { ManifestSet } from '../manifest/validate.js';
 import { VERSION } from '../version.js';
+import { withRemovedContent } from '../import/removed-content.js';
 import { sortPlanDiagnostics } from '../plan/diagnostics.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
 import { manifestDigest } from '../plan/manifest-digest.js';
@@ -83,7 +84,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     cwd,
     taskVocabulary: getValueVocabulary('Task'),
   });
-  return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...diagnostics]), live };
+  return { plan: withRemovedContent(plan, live), diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...diagnostics]), live };
 }
 
 function serverIdentities(servers: BuildPlanInput['servers'], live: LiveState): Plan['servers'] {

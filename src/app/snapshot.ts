@@ -7,7 +7,7 @@ import type { FolderPermissionsManifest } from '../manifest/types.js';
 import { compareText } from '../order.js';
 import type { ReadonlyTransferClient } from '../services/index.js';
 import type { RestoreResult } from '../snapshot/restore-snapshot.js';
-import type { SavedAclEntry, SavedFolder, SnapshotDiff, SnapshotInfo, SnapshotList, VerifiedSnapshot } from '../snapshot/model.js';
+import type { PartsDiff, SavedAclEntry, SavedFolder, SnapshotDiff, SnapshotInfo, SnapshotList, VerifiedSnapshot } from '../snapshot/model.js';
 import type { SnapshotRef } from '../snapshot/store.js';
 import { openClients, openReadonlyClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
@@ -139,22 +139,30 @@ export interface SnapshotRestoreOptions extends SnapshotIdOptions {
   /** Restore only this part of the snapshot; default every part it holds. */
   readonly service?: ServiceName;
   /**
-   * Asked after every check and before the first request; false cancels. It may throw to refuse
-   * (a view with no one to ask). Absent: approved.
+   * Called after every check of the snapshot and before the first request: it throws to refuse
+   * (a view with no one to ask). Absent: nothing to check.
    */
-  readonly approve?: (description: RestoreDescription) => Promise<boolean>;
+  readonly precheck?: (description: RestoreDescription) => void;
+  /**
+   * Asked after the live servers were read and compared with the snapshot (`diff`: live → snapshot)
+   * and before the first write; false cancels. Absent: approved.
+   */
+  readonly approve?: (description: RestoreDescription & { readonly diff: PartsDiff }) => Promise<boolean>;
 }
 
 /**
- * - `cancelled`: `approve` said no; nothing was sent.
- * - `restored`: what was put back (`complete` false when a folder could not be), from `ref`.
+ * - `cancelled`: `approve` said no; nothing was written (the servers were read, for the diff).
+ * - `restored`: what was put back (`complete` false when a folder could not be; `verified` false
+ *   when what was read back does not match the snapshot), from `ref`.
  */
 export type SnapshotRestoreResult = { readonly status: 'cancelled' } | { readonly status: 'restored'; readonly ref: SnapshotRef; readonly result: RestoreResult };
 
 /**
- * Put a snapshot back: each part it holds, or the one `service` names (a snapshot of the same
- * services is taken first). The snapshot is checked and every service it needs resolved before
- * `approve` is asked: a damaged snapshot or a missing service is refused before the question.
+ * Put a snapshot back: each part it holds, or the one `service` names. The snapshot is checked
+ * and every service it needs resolved before `precheck` and the first request: a damaged
+ * snapshot or a missing service is refused before anything is read. Then the live servers are
+ * compared with the snapshot and `approve` is asked with that diff; then a snapshot of the same
+ * services is taken, the parts are written, and read back to verify them.
  */
 export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions, ctx: AppContext): Promise<SnapshotRestoreResult> {
   const { config, env } = openEnvironment(options, ctx);
@@ -191,27 +199,29 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
     folderCount: folders.length,
     ...(transfer ? { transferUrl: transfer.url } : {}),
   };
-  if (options.approve !== undefined && !(await options.approve(description))) return { status: 'cancelled' };
+  options.precheck?.(description);
 
-  const { restoreSnapshot } = await import('../snapshot/restore-snapshot.js');
+  const { prepareRestore, applyRestore } = await import('../snapshot/restore-snapshot.js');
   const opened = await openClients([automation, transfer].filter((s): s is ResolvedService => s !== undefined), ctx);
   try {
     const { automation: automationClient, transfer: transferClient } = opened.full;
-    const info = automationClient ? await automationClient.info() : undefined;
-    const result = await restoreSnapshot({
+    const restore = {
       dir: config.snapshots.dir,
       env: env.name,
       id: describeRef(ref),
       services,
       ...(automationClient && automation ? { automation: automationClient, automationUrl: automation.url } : {}),
-      ...(info?.appVersion !== undefined ? { serverVersion: info.appVersion } : {}),
       ...(transferClient ? { transfer: transferClient } : {}),
       ...(transfer ? { transferUrl: transfer.url } : {}),
       keep: config.snapshots.keep,
       ...(ctx.now ? { now: ctx.now() } : {}),
       processEnv: ctx.env,
       logger: ctx.logger,
-    });
+    };
+    const prepared = await prepareRestore(restore);
+    if (options.approve !== undefined && !(await options.approve({ ...description, diff: prepared.diff }))) return { status: 'cancelled' };
+    const info = automationClient ? await automationClient.info() : undefined;
+    const result = await applyRestore(prepared, { ...restore, ...(info?.appVersion !== undefined ? { serverVersion: info.appVersion } : {}) });
     return { status: 'restored', ref, result };
   } finally {
     await opened.close();

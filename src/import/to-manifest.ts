@@ -48,7 +48,11 @@ export function createImportCatalog(source: Pick<ImportSource, 'hosts' | 'script
  * (`PAYROLL_TO_BANK_APIKEY`), unique across one import, and remembers them for the closing list.
  */
 export interface SecretNamer {
-  placeholder(address: string, field: string, parts: readonly string[]): string;
+  /**
+   * What the manifest holds in a secret's place: a `${env:NAME}` placeholder for an import, a
+   * `$sensitive` marker for a plan showing what a delete removes (`createSecretRedactor`).
+   */
+  placeholder(address: string, field: string, parts: readonly string[]): unknown;
   list(): SecretPlaceholder[];
 }
 
@@ -73,6 +77,11 @@ export function createSecretNamer(): SecretNamer {
     },
     list: () => [...out],
   };
+}
+
+/** Secrets as `mark()` makes them (a `$sensitive` marker): nothing to set, so nothing listed. */
+export function createSecretRedactor(mark: () => unknown): SecretNamer {
+  return { placeholder: () => mark(), list: () => [] };
 }
 
 const SUPPRESSED = '(suppressed)';
@@ -126,7 +135,7 @@ function isDefault(value: unknown, fallback: number): boolean {
 }
 
 /** Parameters by name: a secret (suppressed) one as a placeholder, the others as their value text. */
-function parameters(params: unknown, placeholder: (name: string) => string): Record<string, unknown> {
+function parameters(params: unknown, placeholder: (name: string) => unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!isRecord(params)) return out;
   for (const [param, p] of Object.entries(params)) {

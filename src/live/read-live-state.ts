@@ -42,7 +42,7 @@ export interface LiveNeeds {
   readonly automation?: {
     /** Task manifests, or a prune of Tasks with task groups in scope. */
     readonly tasks: boolean;
-    /** Hosts, scripts and date lists: the names Task manifests reference. */
+    /** Hosts, scripts and date lists: the names Task manifests reference, and pruned tasks are shown with. */
     readonly catalogs: boolean;
     /** Task groups and ACL resource groups are checked against them. */
     readonly resourceGroups: boolean;
@@ -81,7 +81,8 @@ export function planLiveReads(manifests: readonly Manifest[], scope: Scope, prun
     for (const m of acls) if (!userGroups.has(m.spec.userGroup)) userGroups.set(m.spec.userGroup, m.spec.userGroup);
     needs.automation = {
       tasks: tasks.length > 0 || pruneTasks,
-      catalogs: tasks.length > 0,
+      // A pruned task is shown as a manifest would write it: host, script and date-list names.
+      catalogs: tasks.length > 0 || pruneTasks,
       resourceGroups: tasks.length > 0 || acls.length > 0,
       acls: acls.length > 0 || pruneAcls,
       userGroups: [...userGroups.values()],

@@ -1,10 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AnySchemaObject } from 'ajv/dist/2020.js';
 import { isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
-import type { Document, Node as YamlNode, Pair, ToStringOptions, YAMLMap } from 'yaml';
+import type { Document, Node as YamlNode, Pair, YAMLMap } from 'yaml';
 import { isRecord } from '../is-record.js';
 import { getKindSchema } from './schemas.js';
 import { MANIFEST_KINDS, type ManifestKind } from './types.js';
+import { canonicalizeQuoting, isAmbiguousScalar, TO_STRING_OPTIONS } from './yaml-scalars.js';
+export { canonicalizeQuoting, isAmbiguousScalar, TO_STRING_OPTIONS } from './yaml-scalars.js';
 
 /**
  * The canonical form of a manifest file, the one `mftops import` writes and `mftops fmt` restores:
@@ -21,13 +23,6 @@ import { MANIFEST_KINDS, type ManifestKind } from './types.js';
  *
  * Block or flow, as written, is kept: both are canonical. Pure.
  */
-
-/** A string that must be quoted because a YAML reader other than ours could read it as another type. */
-export function isAmbiguousScalar(value: string): boolean {
-  return AMBIGUOUS.test(value);
-}
-
-const AMBIGUOUS = /^(?:y|n|yes|no|on|off|true|false|null|~|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9]*)?|0[0-7]+|0x[0-9a-f]+|[-+]?\.?[0-9][0-9_.e+-]*)$/i;
 
 /** A schema node with its `#/$defs/…` references (within one schema document) followed. */
 export function resolveSchemaRef(node: AnySchemaObject, root: AnySchemaObject): AnySchemaObject {
@@ -68,21 +63,6 @@ export function formatManifestText(text: string): string {
   assertSameData(docs.length === 0 ? [] : parseAllDocuments(source, PARSE_OPTIONS), out);
   return out;
 }
-
-/**
- * Quoting of every scalar string as the canonical form writes it. Import calls this on the
- * documents it builds; `formatManifestText` on the documents it reads.
- */
-export function canonicalizeQuoting(doc: Document): void {
-  visit(doc, {
-    Scalar(_key, node) {
-      if (typeof node.value === 'string') node.type = isAmbiguousScalar(node.value) ? 'QUOTE_DOUBLE' : undefined;
-    },
-  });
-}
-
-/** How canonical documents are written (`lineWidth: 0`: a long string is never folded). */
-export const TO_STRING_OPTIONS: ToStringOptions = { lineWidth: 0 };
 
 const PARSE_OPTIONS = { uniqueKeys: true, merge: true, prettyErrors: false, logLevel: 'silent', strict: true } as const;
 

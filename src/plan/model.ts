@@ -1,6 +1,6 @@
 import type { PrunableKind, ServiceName } from '../config/model.js';
 import type { ManifestKind } from '../manifest/types.js';
-import type { Action, ChangeReason, EntryChange, FieldChange, Payload, Principal } from '../resources/model.js';
+import type { Action, ChangeReason, EntryChange, FieldChange, JsonObject, Payload, Principal } from '../resources/model.js';
 export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FieldWords, InnerWords, RefNames, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, RefKind, ResourceGroupAclPayload, TaskPayload, ValueMarker } from '../resources/model.js';
 export { ACTIONS, readMarker } from '../resources/model.js';
 
@@ -171,6 +171,14 @@ export interface Change {
   readonly fields: readonly FieldChange[];
   /** Folder permissions only: per-entry view for the permission matrix and for apply. */
   readonly entries?: readonly EntryChange[];
+  /**
+   * A `delete` or `replace` of a task or resource-group ACL: what it removes (a replace deletes
+   * the live object first), the live object's `spec` as `mftops import` would write it (names,
+   * not ids), secrets as `{"$sensitive": true}` markers; values are field values (see
+   * `ValueMarker`). A folder's delete lists its entries instead. Absent in plans made before
+   * mftops showed it.
+   */
+  readonly removes?: JsonObject;
   /** Where the object is declared (absent for `delete` of an unmanaged object). */
   readonly source?: SourceRef;
   /** What apply sends (ids resolved, secrets as references); absent for `no-op` and `blocked`. */

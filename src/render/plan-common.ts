@@ -1,4 +1,6 @@
 import { structuredPatch } from 'diff';
+import { Document } from 'yaml';
+import { canonicalizeQuoting, TO_STRING_OPTIONS } from '../manifest/yaml-scalars.js';
 import { FOLDER_PERMISSIONS, MANIFEST_KINDS, SHARE_PERMISSIONS } from '../manifest/types.js';
 import type { Action, Change, EntryChange, EntryPermissions, FieldChange, InnerWords, JsonValue, PlanSummary, PruneOff, ResourceKind } from '../plan/model.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
@@ -196,6 +198,24 @@ function blockLines(before: JsonValue | undefined, after: JsonValue | undefined)
 
 function hunkRange(start: number, count: number): string {
   return count === 1 ? String(start) : `${start},${count}`;
+}
+
+// ------------------------------------------------------------------------------ removed content
+
+/**
+ * What a delete removes (`Change.removes`) as the lines of the manifest `spec` that would declare
+ * it, YAML as `mftops import` writes it, markers in words (`(sensitive)`); empty when the change
+ * does not say. Renderers prefix each line with `-`, as Terraform does for a destroy.
+ */
+export function removedLines(change: Change): string[] {
+  if (change.removes === undefined) return [];
+  const doc = new Document(displayValue(change.removes));
+  canonicalizeQuoting(doc);
+  return doc
+    .toString(TO_STRING_OPTIONS)
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => escapeControl(l));
 }
 
 // ----------------------------------------------------------------------------------- schedules

@@ -1,4 +1,4 @@
-import type { AccessReport, Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, InnerWords, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef } from '../plan/model.js';
+import type { AccessReport, Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, InnerWords, JsonObject, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef } from '../plan/model.js';
 import type { ServiceName } from '../config/model.js';
 import { describeReason } from '../resources/reasons.js';
 import { pruneOffSentence } from './plan-common.js';
@@ -88,6 +88,8 @@ export interface ChangeJsonView {
   readonly fields: readonly FieldChange[];
   /** Folder ACL entries (FolderPermissions only). */
   readonly entries?: readonly EntryJsonView[];
+  /** A delete or replace of a task or ACL: the live object's `spec` in manifest form, what its delete removes (secrets as `$sensitive` markers). */
+  readonly removes?: JsonObject;
   /** Where the object is declared (paths relative to the working folder). */
   readonly source?: SourceRef;
 }
@@ -149,6 +151,7 @@ export function planJsonView(plan: Plan): PlanJsonView {
             })),
           }
         : {}),
+      ...(c.removes !== undefined ? { removes: c.removes } : {}),
       ...(c.source !== undefined ? { source: { file: c.source.file, line: c.source.line, col: c.source.col } } : {}),
     })),
     ...(plan.access !== undefined ? { access: accessJsonView(plan.access) } : {}),

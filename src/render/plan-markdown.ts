@@ -10,6 +10,7 @@ import {
   permissionColumns,
   planSentence,
   pruneOffSentence,
+  removedLines,
   scheduleText,
   symbolOf,
   viewField,
@@ -279,8 +280,13 @@ function renderDetails(change: Change): string {
   if (change.liveId !== undefined) meta.push(`live id ${code(change.liveId)}`);
   if (meta.length > 0) body.push(`${meta.join(' · ')}.`);
   if (change.reason !== undefined) body.push(`**Reason:** ${escapeMd(describeReason(change.reason))}`);
+  const removed = removedLines(change);
+  // A delete's content is all there is to show; a replace's comes after its field differences.
+  const removedBlock = removed.length === 0 ? [] : [`**${change.action === 'replace' ? 'Deleted first, as it is now' : 'Removes'}:**\n\n${fence('diff', removed.map((l) => `- ${l}`))}`];
+  if (change.action !== 'replace') body.push(...removedBlock);
   if (change.fields.length > 0) body.push(fence('diff', change.fields.flatMap((f) => diffLines(viewField(f, change.action)))));
   for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
+  if (change.action === 'replace') body.push(...removedBlock);
   const entries = change.entries ?? [];
   if (entries.length > 0) body.push(permissionMatrix(entries));
   const blocked = entries.filter((e) => e.action === 'blocked');

@@ -12,6 +12,7 @@ import {
   planSentence,
   principalLabel,
   pruneOffSentence,
+  removedLines,
   scheduleText,
   symbolOf,
   viewField,
@@ -58,8 +59,13 @@ function renderChange(change: Change, paint: Painter): string[] {
   const lines = [`${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`];
   const indent = '    ';
   if (change.reason !== undefined) lines.push(`${indent}# ${escapeControl(describeReason(change.reason))}`);
+  const removed = removedLines(change);
+  // A replace's field differences come first; then the whole object its delete removes.
+  const removedAfterFields = change.action === 'replace' && removed.length > 0;
+  if (!removedAfterFields) for (const line of removed) lines.push(`${indent}${paint.diffLine(`- ${line}`)}`);
   for (const field of change.fields) lines.push(...renderField(viewField(field, change.action), paint).map((l) => indent + l));
   for (const words of describeScheduleChange(change)) lines.push(`${indent}# ${words.label}: ${scheduleText(words)}`);
+  if (removedAfterFields) lines.push(`${indent}# deleted first, as it is now:`, ...removed.map((l) => `${indent}${paint.diffLine(`- ${l}`)}`));
   const entries = change.entries ?? [];
   for (const entry of entries) {
     switch (entry.action) {

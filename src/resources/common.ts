@@ -130,6 +130,23 @@ export function refValue(ref: RefKind, id: string): JsonObject {
   return marker({ $ref: ref, id });
 }
 
+/**
+ * Data shaped for a manifest (`mftops import`'s converter) as a field value: JSON, with the markers
+ * this run made kept as markers and any other `$` object wrapped (see `fieldValue`).
+ */
+export function asFieldValue(value: unknown): JsonValue {
+  return fieldValue(toJsonKeepingMarkers(value));
+}
+
+function toJsonKeepingMarkers(value: unknown): JsonValue {
+  if (isRecord(value) && MARKERS.has(value)) return value as JsonObject;
+  if (Array.isArray(value)) return value.map(toJsonKeepingMarkers);
+  if (!isRecord(value)) return toJson(value);
+  const out: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined && typeof v !== 'function') out[k] = toJsonKeepingMarkers(v);
+  return out;
+}
+
 /** `value` as a field value: a data object with a key starting with `$` wrapped in `{"$data": …}`, at any depth. */
 function fieldValue(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(fieldValue);

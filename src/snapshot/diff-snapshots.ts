@@ -1,7 +1,7 @@
 import { parseConfigXml } from './config-xml.js';
 import { diffConfigs } from './diff-configs.js';
 import { diffSavedFolders } from './diff-folders.js';
-import type { SnapshotDiff } from './model.js';
+import type { PartsDiff, SnapshotDiff } from './model.js';
 import { loadSnapshot, type LoadedSnapshot } from './load-snapshot.js';
 import { describeRef, resolveSnapshotId, type ReadOptions, type SnapshotRef } from './store.js';
 
@@ -15,12 +15,20 @@ export function diffSnapshots(dir: string, a: string, b: string, options: ReadOp
   const refB = resolveSnapshotId(dir, b, options.env);
   const loadedA = loadSnapshot(dir, refA, options.processEnv);
   const loadedB = loadSnapshot(dir, refB, options.processEnv);
-  const folders = diffSavedFolders(loadedA.folders, loadedB.folders);
-  if (loadedA.automationXml && loadedB.automationXml) {
-    const { kinds } = diffConfigs(parseConfigXml(loadedA.automationXml.toString('utf8')), parseConfigXml(loadedB.automationXml.toString('utf8')));
-    return { a: refA, b: refB, kinds, folders };
+  return { a: refA, b: refB, ...diffParts(loadedA, loadedB, () => withoutExport([[refA, loadedA], [refB, loadedB]])) };
+}
+
+/** The parts a diff compares: an automation export (bytes), folder ACLs. */
+export type SavedParts = Pick<LoadedSnapshot, 'automationXml' | 'folders'>;
+
+/** A → B for two sets of parts (pure); `notCompared` says why when a side holds no automation export. */
+export function diffParts(a: SavedParts, b: SavedParts, notCompared: () => string): PartsDiff {
+  const folders = diffSavedFolders(a.folders, b.folders);
+  if (a.automationXml && b.automationXml) {
+    const { kinds } = diffConfigs(parseConfigXml(a.automationXml.toString('utf8')), parseConfigXml(b.automationXml.toString('utf8')));
+    return { kinds, folders };
   }
-  return { a: refA, b: refB, automationNotCompared: withoutExport([[refA, loadedA], [refB, loadedB]]), folders };
+  return { automationNotCompared: notCompared(), folders };
 }
 
 function withoutExport(snapshots: ReadonlyArray<readonly [SnapshotRef, LoadedSnapshot]>): string {

@@ -245,10 +245,14 @@ export interface FoldersDiff {
 }
 
 /** A diff of two stored snapshots (A → B). */
-export interface SnapshotDiff {
+export interface SnapshotDiff extends PartsDiff {
   readonly a: { readonly env: string; readonly id: string };
   readonly b: { readonly env: string; readonly id: string };
-  /** The automation configurations compared (as {@link ConfigDiff}); absent when a snapshot holds no automation export. */
+}
+
+/** What differs between two sets of saved parts (A → B): two snapshots, or the live servers and a snapshot. */
+export interface PartsDiff {
+  /** The automation configurations compared (as {@link ConfigDiff}); absent when a side holds no automation export. */
   readonly kinds?: ConfigDiff['kinds'];
   /** Why `kinds` is absent, e.g. `snapshot lab/… holds no automation export`. */
   readonly automationNotCompared?: string;

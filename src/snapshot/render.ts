@@ -1,4 +1,4 @@
-import { SENSITIVE, type DiffEntry, type DiffKind, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from './model.js';
+import { SENSITIVE, type DiffEntry, type DiffKind, type PartsDiff, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from './model.js';
 import type { ServiceName } from '../vocabulary.js';
 import { renderJsonOutput } from '../render/json-output.js';
 import type { RestoreResult } from './restore-snapshot.js';
@@ -8,7 +8,33 @@ import type { RestoreResult } from './restore-snapshot.js';
 const MAX_VALUE = 160;
 
 export function renderSnapshotDiffText(diff: SnapshotDiff): string {
-  const lines = [`Snapshot diff ${diff.a.env}/${diff.a.id} → ${diff.b.env}/${diff.b.id}`, ''];
+  const body = diffLines(diff, { a: 'A', b: 'B', absentA: 'when A was taken', absentB: 'when B was taken', both: 'saved in both snapshots', onlyInOne: 'saved in one snapshot only' });
+  return `${[`Snapshot diff ${diff.a.env}/${diff.a.id} → ${diff.b.env}/${diff.b.id}`, '', ...body].join('\n')}\n`;
+}
+
+/**
+ * What a restore changes, shown before it asks: the live configuration (A) → the snapshot (B),
+ * so `+` is put back and `-` is removed by the restore.
+ */
+export function renderRestoreDiffText(diff: PartsDiff, snapshot: string): string {
+  const body = diffLines(diff, { a: 'the live servers', b: 'the snapshot', absentA: 'now', absentB: 'when the snapshot was taken', both: 'compared', onlyInOne: 'compared on one side only' });
+  return `${[`What the restore changes (live → ${snapshot}; + put back, - removed, ~ changed):`, ...body].join('\n')}\n`;
+}
+
+/** How the sides of a diff are named in its lines. */
+interface DiffSides {
+  readonly a: string;
+  readonly b: string;
+  /** When a folder absent on that side did not exist: `when A was taken`, `now`. */
+  readonly absentA: string;
+  readonly absentB: string;
+  /** After the count of folders both sides hold: `saved in both snapshots`. */
+  readonly both: string;
+  readonly onlyInOne: string;
+}
+
+function diffLines(diff: PartsDiff, sides: DiffSides): string[] {
+  const lines: string[] = [];
   let added = 0;
   let removed = 0;
   let changed = 0;
@@ -28,21 +54,21 @@ export function renderSnapshotDiffText(diff: SnapshotDiff): string {
   const f = diff.folders;
   changed += f.changed.length;
   const onlyInOne = f.onlyInA.length + f.onlyInB.length;
-  lines.push(`Folder ACLs: ${countsText(0, 0, f.changed.length)} (${f.compared} folder(s) saved in both snapshots)`);
+  lines.push(`Folder ACLs: ${countsText(0, 0, f.changed.length)} (${f.compared} folder(s) ${sides.both})`);
   for (const folder of f.changed) {
-    const absent = folder.absentIn === undefined ? '' : ` (the folder did not exist when ${folder.absentIn === 'a' ? 'A' : 'B'} was taken)`;
+    const absent = folder.absentIn === undefined ? '' : ` (the folder did not exist ${folder.absentIn === 'a' ? sides.absentA : sides.absentB})`;
     lines.push(`  ~ ${folder.path}${absent}`);
     for (const e of folder.added) lines.push(`      + ${entryLabel(e)}: ${permissionsText(e)}`);
     for (const e of folder.removed) lines.push(`      - ${entryLabel(e)}: ${permissionsText(e)}`);
     for (const e of folder.changed) lines.push(`      ~ ${entryLabel(e)}: ${permissionsText(e.before)} → ${permissionsText(e.after)}`);
   }
-  for (const path of f.onlyInA) lines.push(`  < ${path}: saved only in A`);
-  for (const path of f.onlyInB) lines.push(`  > ${path}: saved only in B`);
+  for (const path of f.onlyInA) lines.push(`  < ${path}: saved only in ${sides.a}`);
+  for (const path of f.onlyInB) lines.push(`  > ${path}: saved only in ${sides.b}`);
   lines.push('');
   const what = diff.kinds ? 'tasks, hosts, resource-group ACLs or folder ACLs' : 'folder ACLs';
   const summary = added + removed + changed === 0 ? `No differences in ${what}.` : `${added} added, ${removed} removed, ${changed} changed.`;
-  lines.push(onlyInOne > 0 ? `${summary} ${onlyInOne} folder(s) saved in one snapshot only.` : summary);
-  return `${lines.join('\n')}\n`;
+  lines.push(onlyInOne > 0 ? `${summary} ${onlyInOne} folder(s) ${sides.onlyInOne}.` : summary);
+  return lines;
 }
 
 /** The `mftops.snapshot.diff` document: the diff as data. */

@@ -1,16 +1,24 @@
+import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { isMftopsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AclEntryType, AutomationClient, FolderAclEntry, FolderPermissions, TransferClient } from '../services/index.js';
+import { parseConfigXml } from './config-xml.js';
+import { diffConfigs } from './diff-configs.js';
+import { diffParts, type SavedParts } from './diff-snapshots.js';
 import { SnapshotError } from './errors.js';
-import type { SavedAclEntry, SavedFolder, SnapshotInfo } from './model.js';
-import { saveSnapshot } from './save-snapshot.js';
-import { loadSnapshot } from './load-snapshot.js';
-import { describeRef, resolveSnapshotId } from './store.js';
+import type { DiffKind, PartsDiff, SavedAclEntry, SavedFolder, SnapshotInfo } from './model.js';
+import { readNamedFolders, saveSnapshot } from './save-snapshot.js';
+import { loadSnapshot, type LoadedSnapshot } from './load-snapshot.js';
+import { describeRef, resolveSnapshotId, type SnapshotRef } from './store.js';
 import { describePart } from './render.js';
 import { canonicalJson } from '../resources/common.js';
 import type { ServiceName } from '../vocabulary.js';
 
 export type RestoreAutomationTarget = Pick<AutomationClient, 'exportConfig' | 'importConfig'>;
+/** What a restore reads before it writes (the diff): read-only clients do. */
+export type RestoreAutomationSource = Pick<AutomationClient, 'exportConfig'>;
+export type RestoreTransferSource = Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls'>;
 export type RestoreTransferTarget = Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl'>;
 
 export interface RestoreSnapshotOptions {
@@ -56,37 +64,71 @@ export interface RestoreResult {
   readonly restored: SnapshotInfo;
   /** The parts put back, automation first. */
   readonly services: readonly ServiceName[];
+  /** What the restore changed: the live configuration (A) → the snapshot (B), read before any write. */
+  readonly diff: PartsDiff;
   /** The snapshot of the state the restore replaced. */
   readonly preRestore: SnapshotInfo;
   readonly folders: readonly FolderRestore[];
   /** True when every folder was restored (or needed nothing). */
   readonly complete: boolean;
+  /**
+   * Read back after the writes, the restored parts match the snapshot: the automation export
+   * object for object, each restored folder's entries as the restore leaves them.
+   */
+  readonly verified: boolean;
+  /** What did not match when read back (empty when `verified`), e.g. `task Payroll to bank differs from the snapshot (Info.Description)`. */
+  readonly mismatches: readonly string[];
+}
+
+/** A restore checked and compared with the live servers, before anything is written. */
+export interface PreparedRestore {
+  readonly ref: SnapshotRef;
+  readonly snapshot: LoadedSnapshot;
+  /** The parts to put back. */
+  readonly services: readonly ServiceName[];
+  /** The live configuration (A) → the snapshot (B): what the restore will change. */
+  readonly diff: PartsDiff;
 }
 
 const MANAGED_TYPES: readonly string[] = ['User', 'Group'] satisfies readonly AclEntryType[];
 
 /**
- * Put a snapshot back, part by part: check it, take a fresh snapshot of the same services (what
- * the restore replaces), `PUT /config` with the saved bytes, then make each saved folder's ACL
- * what it was (PUT the saved entries that differ, DELETE editable live entries the snapshot does
- * not have). Nothing is written when the check or the fresh snapshot fails; a failed import is
- * an error naming the fresh snapshot.
+ * Check a snapshot and compare it with the live servers (reads only): the live automation
+ * export and the live ACLs of the folders it saved (A) against the snapshot (B). A view shows
+ * the diff and asks before `applyRestore`.
  */
-export async function restoreSnapshot(opts: RestoreSnapshotOptions): Promise<RestoreResult> {
+export async function prepareRestore(opts: Omit<RestoreSnapshotOptions, 'automation' | 'transfer'> & { readonly automation?: RestoreAutomationSource; readonly transfer?: RestoreTransferSource }): Promise<PreparedRestore> {
   const ref = resolveSnapshotId(opts.dir, opts.id, opts.env);
   const loaded = loadSnapshot(opts.dir, ref, opts.processEnv);
   const services = opts.services ?? loaded.info.services;
   for (const s of services) {
     if (!loaded.info.services.includes(s)) throw new SnapshotError(`snapshot ${describeRef(ref)} holds no ${describePart(s)}`);
   }
-  const automationXml = services.includes('automation') ? loaded.automationXml : undefined;
-  const folders = services.includes('transfer') ? loaded.folders : [];
-  if (automationXml && !opts.automation) {
+  const parts = partsToRestore(loaded, services);
+  if (parts.automationXml && !opts.automation) {
     throw new SnapshotError(`snapshot ${describeRef(ref)} holds the automation export, but the environment has no automation service`);
   }
-  if (folders.length > 0 && !opts.transfer) {
-    throw new SnapshotError(`snapshot ${describeRef(ref)} holds ${folders.length} transfer folder(s), but the environment has no transfer service`);
+  if (parts.folders.length > 0 && !opts.transfer) {
+    throw new SnapshotError(`snapshot ${describeRef(ref)} holds ${parts.folders.length} transfer folder(s), but the environment has no transfer service`);
   }
+  const live: SavedParts = {
+    ...(parts.automationXml ? { automationXml: await readLiveExport(opts.automation!, join(opts.dir, opts.env)) } : {}),
+    folders: parts.folders.length > 0 ? await readNamedFolders(opts.transfer!, parts.folders.map((f) => f.path)) : [],
+  };
+  const diff = diffParts(live, parts, () => `the automation configuration is not restored`);
+  return { ref, snapshot: loaded, services, diff };
+}
+
+/**
+ * Put a prepared snapshot back, part by part: take a fresh snapshot of the same services (what
+ * the restore replaces), `PUT /config` with the saved bytes, then make each saved folder's ACL
+ * what it was (PUT the saved entries that differ, DELETE editable live entries the snapshot does
+ * not have); then read it all back and compare with the snapshot (`verified`). Nothing is
+ * written when the fresh snapshot fails; a failed import is an error naming the fresh snapshot.
+ */
+export async function applyRestore(prepared: PreparedRestore, opts: RestoreSnapshotOptions): Promise<RestoreResult> {
+  const { ref, snapshot: loaded, services } = prepared;
+  const { automationXml, folders } = partsToRestore(loaded, services);
   const preRestore = await saveSnapshot({
     ...(automationXml ? { automation: opts.automation!, ...(opts.automationUrl !== undefined ? { automationUrl: opts.automationUrl } : {}) } : {}),
     ...(opts.serverVersion !== undefined ? { serverVersion: opts.serverVersion } : {}),
@@ -114,13 +156,112 @@ export async function restoreSnapshot(opts: RestoreSnapshotOptions): Promise<Res
 
   const restored: FolderRestore[] = [];
   for (const saved of folders) restored.push(await restoreFolder(saved, opts.transfer!));
+  const mismatches = await verifyRestore(automationXml, folders, restored, opts);
   return {
     restored: loaded.info,
     services: loaded.info.services.filter((s) => services.includes(s)),
+    diff: prepared.diff,
     preRestore,
     folders: restored,
     complete: restored.every((f) => f.outcome !== 'failed' && f.outcome !== 'missing'),
+    verified: mismatches.length === 0,
+    mismatches,
   };
+}
+
+/** Check, compare, put back and verify, without a question in between (a caller that has already decided). */
+export async function restoreSnapshot(opts: RestoreSnapshotOptions): Promise<RestoreResult> {
+  return applyRestore(await prepareRestore(opts), opts);
+}
+
+/** The parts of `loaded` that `services` restores. */
+function partsToRestore(loaded: LoadedSnapshot, services: readonly ServiceName[]): SavedParts {
+  return {
+    ...(services.includes('automation') && loaded.automationXml ? { automationXml: loaded.automationXml } : {}),
+    folders: services.includes('transfer') ? loaded.folders : [],
+  };
+}
+
+/**
+ * The live automation export, in memory. It holds secrets, so it goes through a private folder
+ * in the environment's snapshot folder (as a snapshot's does), removed straight after.
+ */
+async function readLiveExport(source: RestoreAutomationSource, envDir: string): Promise<Buffer> {
+  await mkdir(envDir, { recursive: true, mode: 0o700 });
+  const tmp = await mkdtemp(join(envDir, '.tmp-live-'));
+  try {
+    await chmod(tmp, 0o700);
+    const path = join(tmp, 'config.xml');
+    await source.exportConfig(path);
+    return await readFile(path);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** What, read back after the writes, does not match the snapshot; empty when all does. */
+async function verifyRestore(automationXml: Buffer | undefined, saved: readonly SavedFolder[], restored: readonly FolderRestore[], opts: RestoreSnapshotOptions): Promise<string[]> {
+  const mismatches: string[] = [];
+  if (automationXml) {
+    try {
+      const after = await readLiveExport(opts.automation!, join(opts.dir, opts.env));
+      const { kinds } = diffConfigs(parseConfigXml(automationXml.toString('utf8')), parseConfigXml(after.toString('utf8')));
+      for (const k of kinds) {
+        for (const name of k.added) mismatches.push(`${KIND_WORDS[k.kind]} ${name} is on the server but not in the snapshot`);
+        for (const name of k.removed) mismatches.push(`${KIND_WORDS[k.kind]} ${name} is in the snapshot but not on the server`);
+        for (const c of k.changed) mismatches.push(`${KIND_WORDS[k.kind]} ${c.name} differs from the snapshot (${c.fields.map((f) => f.path).join(', ')})`);
+      }
+    } catch (err) {
+      if (!isMftopsError(err)) throw err;
+      mismatches.push(`the automation configuration could not be read back: ${err.message}`);
+    }
+  }
+  for (const [i, f] of restored.entries()) {
+    if (f.outcome !== 'restored' && f.outcome !== 'unchanged') continue;
+    try {
+      const live = await opts.transfer!.findFolderByPath(f.path);
+      if (!live) {
+        mismatches.push(`folder ${f.path} is gone`);
+        continue;
+      }
+      const left = folderWork(saved[i]!, await opts.transfer!.listFolderAcls(live.id));
+      for (const e of left.put) mismatches.push(`folder ${f.path}: ${e.type} ${e.name ?? e.id} does not have the permissions of the snapshot`);
+      for (const e of left.remove) mismatches.push(`folder ${f.path}: ${e.type} ${e.name ?? e.id} has an entry the snapshot does not`);
+    } catch (err) {
+      if (!isMftopsError(err)) throw err;
+      mismatches.push(`folder ${f.path} could not be read back: ${err.message}`);
+    }
+  }
+  return mismatches;
+}
+
+const KIND_WORDS: Readonly<Record<DiffKind, string>> = { task: 'task', host: 'host', resourceGroupAcl: 'resource-group ACL' };
+
+/**
+ * What a restore does to one folder's live entries (pure): `put` the saved entries that are
+ * missing or differ, `remove` the editable live entries the snapshot does not have; `kept`: live
+ * entries left alone (not editable, not deletable, of a type mftops never touches). Read back
+ * after a restore, both lists are empty.
+ */
+function folderWork(saved: SavedFolder, liveEntries: readonly FolderAclEntry[]): { put: SavedAclEntry[]; remove: FolderAclEntry[]; kept: number } {
+  const liveByKey = new Map(liveEntries.map((e) => [entryKey(e), e]));
+  const savedKeys = new Set(saved.entries.map(entryKey));
+  const put: SavedAclEntry[] = [];
+  const remove: FolderAclEntry[] = [];
+  let kept = 0;
+  for (const entry of saved.entries) {
+    if (!MANAGED_TYPES.includes(entry.type)) continue;
+    const current = liveByKey.get(entryKey(entry));
+    if (current?.isEditable === false || entry.isEditable === false) continue;
+    if (current && samePermissions(current.permissions, entry.permissions)) continue;
+    put.push(entry);
+  }
+  for (const entry of liveEntries) {
+    if (savedKeys.has(entryKey(entry))) continue;
+    if (!MANAGED_TYPES.includes(entry.type) || entry.isEditable === false || entry.isDeletable === false) kept++;
+    else remove.push(entry);
+  }
+  return { put, remove, kept };
 }
 
 async function restoreFolder(saved: SavedFolder, transfer: RestoreTransferTarget): Promise<FolderRestore> {
@@ -132,35 +273,17 @@ async function restoreFolder(saved: SavedFolder, transfer: RestoreTransferTarget
         ? { ...base, outcome: 'absent' }
         : { ...base, outcome: 'missing', error: `the folder no longer exists; its ${saved.entries.length} entries were not restored` };
     }
-    const liveEntries = await transfer.listFolderAcls(live.id);
-    const liveByKey = new Map(liveEntries.map((e) => [entryKey(e), e]));
-    const savedKeys = new Set(saved.entries.map(entryKey));
-    let put = 0;
-    let deleted = 0;
-    let kept = 0;
-    for (const entry of saved.entries) {
-      if (!MANAGED_TYPES.includes(entry.type)) continue;
-      const current = liveByKey.get(entryKey(entry));
-      if (current?.isEditable === false || entry.isEditable === false) continue;
-      if (current && samePermissions(current.permissions, entry.permissions)) continue;
-      await transfer.setFolderAcl(live.id, { type: entry.type as AclEntryType, id: entry.id, permissions: entry.permissions as FolderPermissions });
-      put++;
-    }
-    for (const entry of liveEntries) {
-      if (savedKeys.has(entryKey(entry))) continue;
-      if (!MANAGED_TYPES.includes(entry.type) || entry.isEditable === false || entry.isDeletable === false) {
-        kept++;
-        continue;
-      }
-      await transfer.deleteFolderAcl(live.id, { type: entry.type as AclEntryType, id: entry.id });
-      deleted++;
-    }
+    const work = folderWork(saved, await transfer.listFolderAcls(live.id));
+    for (const entry of work.put) await transfer.setFolderAcl(live.id, { type: entry.type as AclEntryType, id: entry.id, permissions: entry.permissions as FolderPermissions });
+    for (const entry of work.remove) await transfer.deleteFolderAcl(live.id, { type: entry.type as AclEntryType, id: entry.id });
+    const put = work.put.length;
+    const deleted = work.remove.length;
     return {
       ...base,
       outcome: put + deleted > 0 ? 'restored' : 'unchanged',
       put,
       deleted,
-      kept,
+      kept: work.kept,
       ...(saved.id === null ? { createdSince: true } : {}),
     };
   } catch (err) {

@@ -203,7 +203,7 @@ async function writeEncryptedExport(plainPath: string, path: string, plain: Expo
 }
 
 /** The ACL entries of each folder named (a folder that does not exist is saved with no id). */
-async function readNamedFolders(transfer: SnapshotTransferSource, paths: readonly string[]): Promise<SavedFolder[]> {
+export async function readNamedFolders(transfer: SnapshotTransferSource, paths: readonly string[]): Promise<SavedFolder[]> {
   const folders: SavedFolder[] = [];
   for (const path of paths) {
     const folder = await transfer.findFolderByPath(path);

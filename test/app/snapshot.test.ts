@@ -13,7 +13,9 @@ import {
 } from '../../src/app/snapshot.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ConfigError } from '../../src/errors.js';
+import type { PartsDiff } from '../../src/snapshot/model.js';
 import { testdir } from '../helpers/testdir.js';
+import { writesOf } from '../apply/helpers.js';
 import { automationClientFor, SEED_LOGINS, startSeededEmulator, transferClientFor } from '../integration/helpers.js';
 import { messagesOf, recordingContext, type RecordingContext } from './helpers.js';
 
@@ -163,23 +165,31 @@ describe('restoreEnvironmentSnapshot', () => {
     }
   }
 
-  it('describes what it will replace to approve, and sends nothing when it says no', async () => {
+  it('describes what it will replace and what differs (live → snapshot) to approve, and writes nothing when it says no', async () => {
     const dir = project();
     const s = await changedSince(dir);
     emulator.resetRequestLog();
-    const asked: RestoreDescription[] = [];
-    const result = await restoreEnvironmentSnapshot({ environment: 'lab', id: s.id, approve: async (d) => (asked.push(d), false) }, recordingContext(dir, ENV));
+    const asked: (RestoreDescription & { readonly diff: PartsDiff })[] = [];
+    const checked: RestoreDescription[] = [];
+    const result = await restoreEnvironmentSnapshot(
+      { environment: 'lab', id: s.id, precheck: (d) => (checked.push(d), expect(emulator.requestLog()).toEqual([])), approve: async (d) => (asked.push(d), false) },
+      recordingContext(dir, ENV),
+    );
     expect(result).toEqual({ status: 'cancelled' });
+    expect(checked).toHaveLength(1);
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({ snapshot: { env: 'lab', id: s.id, createdAt: '2030-01-01T00:00:00.000Z' }, automationUrl: emulator.automationUrl, folderCount: 3, transferUrl: emulator.transferUrl });
-    expect(emulator.requestLog()).toEqual([]);
+    expect(asked[0]!.diff.kinds?.every((k) => k.added.length + k.removed.length + k.changed.length === 0)).toBe(true);
+    expect(asked[0]!.diff.folders.changed.map((f) => [f.path, f.removed.map((e) => e.name)])).toEqual([['/Distribution/Acme/Outbound', ['bob']]]);
+    // The servers were read for the diff; nothing was written.
+    expect(writesOf(emulator)).toEqual([]);
 
     // Approved: a snapshot of the current state first, then the folder back as saved.
     const ctx = at(dir, '2030-01-01T00:00:02.000Z');
     const restored = await restoreEnvironmentSnapshot({ environment: 'lab', id: s.id, approve: async () => true }, ctx);
     if (restored.status !== 'restored') throw new Error('expected restored');
     expect(restored.ref).toEqual({ env: 'lab', id: s.id });
-    expect(restored.result).toMatchObject({ complete: true, services: ['automation', 'transfer'], restored: { id: s.id }, preRestore: { id: '2030-01-01T00-00-02.000Z' } });
+    expect(restored.result).toMatchObject({ complete: true, verified: true, mismatches: [], services: ['automation', 'transfer'], restored: { id: s.id }, preRestore: { id: '2030-01-01T00-00-02.000Z' } });
     expect(restored.result.folders.find((f) => f.path === '/Distribution/Acme/Outbound')).toMatchObject({ outcome: 'restored', put: 0, deleted: 1 });
     expect(await aclOf(s.outbound)).toEqual(s.before);
     await s.close();
@@ -196,7 +206,7 @@ describe('restoreEnvironmentSnapshot', () => {
     await s.close();
   });
 
-  it('refuses before the question and any request: a part the snapshot does not hold, a service the environment lacks; a refusing approve stops it too', async () => {
+  it('refuses before the question and any request: a part the snapshot does not hold, a service the environment lacks; a refusing precheck stops it too', async () => {
     const dir = project();
     const info = await saveEnvironmentSnapshot({ environment: 'files' }, recordingContext(dir, ENV));
     const lab = await saveEnvironmentSnapshot({ environment: 'lab' }, at(dir, '2030-01-01T00:00:00.000Z'));
@@ -221,13 +231,15 @@ describe('restoreEnvironmentSnapshot', () => {
         {
           environment: 'lab',
           id: lab.id,
-          approve: async () => {
+          precheck: () => {
             throw refusal;
           },
+          approve,
         },
         ctx,
       ),
     ).rejects.toBe(refusal);
+    expect(asked).toBe(0);
     expect(emulator.requestLog()).toEqual([]);
   });
 });

@@ -48,11 +48,18 @@ describe('mftops snapshot through the CLI', () => {
     expect(diff.code).toBe(0);
     expect(diff.stdout).toContain('Nightly cleanup');
 
+    emulator.resetRequestLog();
     const refused = await cli('snapshot', 'restore', id1!);
     expect(refused.code).toBe(1);
+    // Refused without a terminal before any request, as before the diff was shown.
+    expect(emulator.requestLog().filter((r) => !r.isTokenCall)).toEqual([]);
     expect(await client.listTasks()).toHaveLength(before.length - 1);
-    const restored = await cli('snapshot', 'restore', id1!, '--auto-approve');
+    const restored = await cli('--format', 'json', 'snapshot', 'restore', id1!, '--auto-approve');
     expect(restored.code).toBe(0);
+    // The JSON document says what the restore changed (live → snapshot) and that it read back as the snapshot.
+    const doc = JSON.parse(restored.stdout) as { diff: { kinds: { kind: string; added: string[] }[] }; verified: boolean; mismatches: string[] };
+    expect(doc.diff.kinds.find((k) => k.kind === 'task')?.added).toEqual(['Nightly cleanup']);
+    expect(doc).toMatchObject({ verified: true, mismatches: [] });
     expect(await client.listTasks()).toEqual(before);
     await client.close();
 

@@ -10,6 +10,7 @@ import { Secret } from '../../src/secret.js';
 import { createTransferClient } from '../../src/services/index.js';
 import type { SnapshotDiff, SnapshotInfo, SnapshotList, SnapshotManifest } from '../../src/snapshot/index.js';
 import { testdir } from '../helpers/testdir.js';
+import { writesOf } from '../apply/helpers.js';
 import { automationClientFor, SEED_LOGINS, startSeededEmulator, transferClientFor } from '../integration/helpers.js';
 
 let emulator: RunningEmulator;
@@ -302,15 +303,34 @@ describe('mftops snapshot restore', () => {
     const questions: string[] = [];
     const no = ioIn(dir, true);
     emulator.resetRequestLog();
-    expect(await runSnapshotRestore(g(), { id: info.id, ask: async (q) => (questions.push(q), 'no') }, no)).toBe(1);
+    // What was on the screen, and what had been written, when the question came.
+    let shownAtQuestion = '';
+    let writesAtQuestion: string[] = ['(not asked)'];
+    const ask = (answer: string, io: ReturnType<typeof ioIn>) => async (q: string) => {
+      questions.push(q);
+      shownAtQuestion = io.out();
+      writesAtQuestion = writesOf(emulator);
+      return answer;
+    };
+    expect(await runSnapshotRestore(g(), { id: info.id, ask: ask('no', no) }, no)).toBe(1);
     expect(no.out()).toContain(`Restoring lab/${info.id} (8 tasks,`);
     expect(no.out()).toContain(`replaces the whole automation configuration of ${emulator.automationUrl}`);
     expect(no.err()).toBe('Restore cancelled.\n');
     expect(questions).toEqual(['Type "yes" to restore: ']);
-    expect(emulator.requestLog()).toEqual([]);
+    // The diff (live → snapshot) is on the screen before the question, and nothing was written, before or after "no".
+    expect(shownAtQuestion).toContain(`What the restore changes (live → lab/${info.id}; + put back, - removed, ~ changed):\n`);
+    expect(shownAtQuestion).toContain('Folder ACLs: 1 changed (3 folder(s) compared)\n  ~ /Distribution/Acme/Outbound\n      - User bob: listFiles\n');
+    expect(shownAtQuestion).toContain('0 added, 0 removed, 1 changed.\n');
+    expect(writesAtQuestion).toEqual([]);
+    expect(writesOf(emulator)).toEqual([]);
+    expectNoSecrets(no.out() + no.err());
+    expect(await transfer.listFolderAcls(outbound.id)).not.toEqual(before);
 
     const yes = ioIn(dir, true);
-    expect(await runSnapshotRestore(g(), { id: info.id, ask: async () => 'yes' }, yes)).toBe(0);
+    expect(await runSnapshotRestore(g(), { id: info.id, ask: ask('yes', yes) }, yes)).toBe(0);
+    expect(writesAtQuestion).toEqual([]);
+    expect(writesOf(emulator).length).toBeGreaterThan(0);
+    expect(yes.out()).toContain(`Verified: read back, the restored parts match lab/${info.id}.\n`);
     const pre = /Saved the state before the restore as lab\/(\S+) /.exec(yes.out())?.[1];
     expect(pre).toBeDefined();
     expect(yes.out()).toContain(`Restored the automation configuration from lab/${info.id}.`);
@@ -324,7 +344,7 @@ describe('mftops snapshot restore', () => {
 
     const auto = ioIn(dir);
     expect(await runSnapshotRestore(g('json'), { id: info.id, autoApprove: true }, auto)).toBe(0);
-    expect(JSON.parse(auto.out())).toMatchObject({ complete: true, restored: { id: info.id } });
+    expect(JSON.parse(auto.out())).toMatchObject({ complete: true, verified: true, mismatches: [], restored: { id: info.id }, diff: { folders: { changed: [] } } });
     await transfer.close();
   });
 
@@ -343,6 +363,12 @@ describe('mftops snapshot restore', () => {
     const io = ioIn(dir);
     expect(await runSnapshotRestore(g(), { id: info.id, autoApprove: true, service: 'transfer' }, io)).toBe(0);
     expect(io.out()).not.toContain('Restored the automation configuration');
+    // --auto-approve does not ask, but the text still shows the diff first; the automation part is not compared.
+    const diffAt = io.out().indexOf('What the restore changes');
+    expect(diffAt).toBeGreaterThanOrEqual(0);
+    expect(diffAt).toBeLessThan(io.out().indexOf('Saved the state before the restore'));
+    expect(io.out()).toContain('Automation configuration: not compared (the automation configuration is not restored)\n');
+    expect(io.out()).toContain('  ~ /Distribution/Acme/Inbound\n      - User bob: readFiles\n');
     expect(io.out()).toContain(`Folder ACLs of 3 transfer folder(s) from lab/${info.id}:\n`);
     expect(io.out()).toContain('  /Distribution/Acme/Inbound: 0 entries put back, 1 removed\n');
     const pre = /Saved the state before the restore as (lab\/\S+) \(3 transfer folder\(s\)\)\./.exec(io.out());

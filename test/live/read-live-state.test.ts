@@ -81,9 +81,9 @@ describe('planLiveReads: what needs reading', () => {
     expect(onlyFolders.transfer).toEqual({ users: true, groups: false, groupNames: [], folders: ['/A'], previous: [], creatable: [], walk: [] });
   });
 
-  it('reads tasks for a prune of Tasks, and walks the scope folders for a prune of FolderPermissions', () => {
+  it('reads tasks for a prune of Tasks (and the host, script and date-list lists a pruned task is shown with), and walks the scope folders for a prune of FolderPermissions', () => {
     const needs = planLiveReads([], SCOPE, ['Task', 'FolderPermissions']);
-    expect(needs.automation).toMatchObject({ tasks: true, catalogs: false, acls: false });
+    expect(needs.automation).toMatchObject({ tasks: true, catalogs: true, acls: false });
     expect(needs.transfer).toMatchObject({ walk: ['/Distribution'], users: false, groups: false });
     expect(planLiveReads([], { taskGroups: [], folders: [] }, ['Task', 'ResourceGroupAcl']).automation).toBeUndefined();
   });

@@ -1,9 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { listSnapshots, loadSnapshot, restoreSnapshot, SnapshotError, verifySnapshot, type RestoreSnapshotOptions } from '../../src/snapshot/index.js';
+import { applyRestore, prepareRestore } from '../../src/snapshot/restore-snapshot.js';
 import { testdir } from '../helpers/testdir.js';
+import { writesOf } from '../apply/helpers.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { clientsFor, FOLDERS, KEY_HEX, saveFrom, snapshotFolder, type Clients } from './helpers.js';
 
@@ -188,5 +190,59 @@ describe('restoreSnapshot', () => {
     expect(err).toBeInstanceOf(SnapshotError);
     expect((err as Error).message).toBe(`snapshot lab/${foldersOnly.id} holds no automation export`);
     expect(emulator.requestLog()).toEqual([]);
+  });
+});
+
+describe('restore: the diff first, the verification last', () => {
+  it('compares the live servers with the snapshot before any write: objects added, removed and changed', async () => {
+    const dir = testdir({});
+    const saved = await saveFrom(emulator, clients, dir);
+    await changeEverything(clients);
+    emulator.resetRequestLog();
+    const prepared = await prepareRestore(restoreOptions(dir, saved.id));
+    expect(writesOf(emulator)).toEqual([]);
+    // Live (A) → snapshot (B): + the restore puts back, - it removes.
+    const kinds = Object.fromEntries((prepared.diff.kinds ?? []).map((k) => [k.kind, { added: k.added, removed: k.removed, changed: k.changed.map((c) => c.name) }]));
+    expect(kinds).toEqual({
+      task: { added: ['Nightly cleanup'], removed: ['Added after the snapshot'], changed: ['Payroll to bank'] },
+      host: { added: [], removed: [], changed: ['acme-sftp'] },
+      resourceGroupAcl: { added: ['Operations / Auditors'], removed: ['Operations / Partner Managers'], changed: ['Finance / Finance Operators'] },
+    });
+    const payroll = prepared.diff.kinds!.find((k) => k.kind === 'task')!.changed[0]!;
+    expect(payroll.fields).toContainEqual(expect.objectContaining({ path: expect.stringMatching(/Active$/), before: '0', after: '1' }));
+    const outbound = prepared.diff.folders.changed.find((f) => f.path === '/Distribution/Acme/Outbound')!;
+    expect(outbound.added.map((e) => e.name)).toEqual(['Acme Partners']);
+    expect(outbound.changed.map((e) => [e.name, e.before.permissions, e.after.permissions])).toEqual([['alice', ['listFiles'], ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles']]]);
+    // Host secrets changed too, and are never shown.
+    expect(JSON.stringify(prepared.diff)).not.toMatch(/SEEDSECRET|NEWSECRET/);
+    // No copy of the live export is left behind.
+    expect(readdirSync(join(dir, 'lab'))).toEqual([saved.id]);
+
+    const result = await applyRestore(prepared, restoreOptions(dir, saved.id));
+    expect(result).toMatchObject({ complete: true, verified: true, mismatches: [] });
+    expect(result.diff).toEqual(prepared.diff);
+  });
+
+  it('says what did not read back as the snapshot: a server that accepts writes and keeps nothing is not verified', async () => {
+    const dir = testdir({});
+    const saved = await saveFrom(emulator, clients, dir);
+    await changeEverything(clients);
+    const deaf = restoreOptions(dir, saved.id, {
+      automation: { exportConfig: (dest) => clients.automation.exportConfig(dest), importConfig: async () => undefined },
+      transfer: {
+        findFolderByPath: (path) => clients.transfer.findFolderByPath(path),
+        listFolderAcls: (id) => clients.transfer.listFolderAcls(id),
+        setFolderAcl: async () => [],
+        deleteFolderAcl: async () => undefined,
+      },
+    });
+    const result = await restoreSnapshot(deaf);
+    expect(result.complete).toBe(true);
+    expect(result.verified).toBe(false);
+    expect(result.mismatches).toContain('task Nightly cleanup is in the snapshot but not on the server');
+    expect(result.mismatches).toContain('task Added after the snapshot is on the server but not in the snapshot');
+    expect(result.mismatches).toContain('folder /Distribution/Acme/Outbound: Group Acme Partners does not have the permissions of the snapshot');
+    expect(result.mismatches).toContain('folder /Home/alice: User bob has an entry the snapshot does not');
+    expect(result.mismatches.join('\n')).not.toMatch(/SEEDSECRET|NEWSECRET/);
   });
 });

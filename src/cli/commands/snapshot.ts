@@ -10,7 +10,7 @@ import {
 import type { ServiceName } from '../../config/model.js';
 import { ConfigError } from '../../errors.js';
 import type { RestoreResult } from '../../snapshot/restore-snapshot.js';
-import type { SnapshotInfo } from '../../snapshot/model.js';
+import type { PartsDiff, SnapshotInfo } from '../../snapshot/model.js';
 import type { SnapshotRef } from '../../snapshot/store.js';
 import { cliContext, environmentChoice, type CliContext } from '../app-context.js';
 import type { CommandIo } from '../io.js';
@@ -100,15 +100,21 @@ export async function runSnapshotDiff(g: GlobalOptions, opts: SnapshotDiffOption
 }
 
 /**
- * Say what will be replaced, ask on a terminal (`yes`), refuse without one unless --auto-approve;
- * then print what was put back. Exit 0 when everything was restored, else 1.
+ * Refuse without a terminal unless --auto-approve (before any request); say what will be replaced
+ * and what differs between the live servers and the snapshot, then ask on the terminal (`yes`;
+ * --auto-approve does not ask); then print what was put back and whether it read back as the
+ * snapshot. Exit 0 when everything was restored and verified, else 1.
  */
 export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestoreOptions, io: CommandIo): Promise<number> {
-  const approve = async (d: RestoreDescription): Promise<boolean> => {
-    const interactive = io.isTty && (opts.ask !== undefined || Boolean(process.stdin.isTTY));
+  const interactive = io.isTty && (opts.ask !== undefined || Boolean(process.stdin.isTTY));
+  const precheck = (d: RestoreDescription): void => {
     const what = d.automationUrl !== undefined ? 'replaces the whole automation configuration' : `resets the ACLs of ${d.folderCount} transfer folder(s)`;
     if (!interactive) throw new ConfigError(`snapshot restore ${what}: run it on a terminal to confirm, or pass --auto-approve`);
-    const { describeSnapshot } = await import('../../snapshot/render.js');
+  };
+  const approve = async (d: RestoreDescription & { readonly diff: PartsDiff }): Promise<boolean> => {
+    // With --auto-approve the JSON document carries the diff; the text still shows it before the writes.
+    if (opts.autoApprove && g.format === 'json') return true;
+    const { describeSnapshot, renderRestoreDiffText } = await import('../../snapshot/render.js');
     io.stdout(
       [
         `Restoring ${describeSnapshot(d.snapshot)} taken ${d.snapshot.createdAt}`,
@@ -116,8 +122,10 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
         ...(d.folderCount > 0 ? [`  ${d.automationUrl !== undefined ? 'and resets' : 'resets'} the ACLs of ${d.folderCount} transfer folder(s) on ${d.transferUrl}`] : []),
         '  A snapshot of the current state is taken first.',
         '',
+        renderRestoreDiffText(d.diff, `${d.snapshot.env}/${d.snapshot.id}`),
       ].join('\n'),
     );
+    if (opts.autoApprove) return true;
     const answer = await (opts.ask ?? askOnStdin)('Type "yes" to restore: ');
     return answer?.trim() === 'yes';
   };
@@ -125,7 +133,7 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
   let restored: Awaited<ReturnType<typeof restoreEnvironmentSnapshot>>;
   try {
     restored = await restoreEnvironmentSnapshot(
-      { ...environmentChoice(g), id: opts.id, ...(opts.service !== undefined ? { service: opts.service } : {}), ...(opts.autoApprove ? {} : { approve }) },
+      { ...environmentChoice(g), id: opts.id, ...(opts.service !== undefined ? { service: opts.service } : {}), ...(opts.autoApprove ? {} : { precheck }), approve },
       ctx,
     );
   } finally {
@@ -138,7 +146,7 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
     case 'restored': {
       const { result, ref } = restored;
       io.stdout(g.format === 'json' ? (await import('../../snapshot/render.js')).renderRestoredJson(result) : await restoredText(result, ref));
-      return result.complete ? 0 : 1;
+      return result.complete && result.verified ? 0 : 1;
     }
     default: {
       const never: never = restored;
@@ -193,7 +201,9 @@ async function restoredText(result: RestoreResult, ref: SnapshotRef): Promise<st
       }
     }
   }
-  if (!result.complete) lines.push(`Restore incomplete; to undo it: mftops snapshot restore ${result.preRestore.id}`);
+  if (result.verified) lines.push(`Verified: read back, the restored parts match ${describeRef(ref)}.`);
+  else lines.push(`NOT verified: read back, the servers do not match ${describeRef(ref)}:`, ...result.mismatches.map((m) => `  ${m}`));
+  if (!result.complete || !result.verified) lines.push(`Restore incomplete; to undo it: mftops snapshot restore ${result.preRestore.id}`);
   return `${lines.join('\n')}\n`;
 }
 
