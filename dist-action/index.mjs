@@ -79,10 +79,10 @@ var require_identity = __commonJS({
     var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
     var isAlias3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
     var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
-    var isMap2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
-    var isPair2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
-    var isScalar2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
-    var isSeq2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
+    var isMap3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
+    var isPair3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
+    var isScalar3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
+    var isSeq3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
     function isCollection(node) {
       if (node && typeof node === "object")
         switch (node[NODE_TYPE]) {
@@ -103,7 +103,7 @@ var require_identity = __commonJS({
         }
       return false;
     }
-    var hasAnchor = (node) => (isScalar2(node) || isCollection(node)) && !!node.anchor;
+    var hasAnchor = (node) => (isScalar3(node) || isCollection(node)) && !!node.anchor;
     exports2.ALIAS = ALIAS;
     exports2.DOC = DOC;
     exports2.MAP = MAP;
@@ -115,11 +115,11 @@ var require_identity = __commonJS({
     exports2.isAlias = isAlias3;
     exports2.isCollection = isCollection;
     exports2.isDocument = isDocument;
-    exports2.isMap = isMap2;
+    exports2.isMap = isMap3;
     exports2.isNode = isNode;
-    exports2.isPair = isPair2;
-    exports2.isScalar = isScalar2;
-    exports2.isSeq = isSeq2;
+    exports2.isPair = isPair3;
+    exports2.isScalar = isScalar3;
+    exports2.isSeq = isSeq3;
   }
 });
 
@@ -131,7 +131,7 @@ var require_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
-    function visit2(node, visitor) {
+    function visit4(node, visitor) {
       const visitor_ = initVisitor(visitor);
       if (identity.isDocument(node)) {
         const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
@@ -140,9 +140,9 @@ var require_visit = __commonJS({
       } else
         visit_(null, node, visitor_, Object.freeze([]));
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
+    visit4.BREAK = BREAK;
+    visit4.SKIP = SKIP;
+    visit4.REMOVE = REMOVE;
     function visit_(key, node, visitor, path) {
       const ctrl = callVisitor(key, node, visitor, path);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
@@ -276,7 +276,7 @@ var require_visit = __commonJS({
         throw new Error(`Cannot replace node with ${pt} parent`);
       }
     }
-    exports2.visit = visit2;
+    exports2.visit = visit4;
     exports2.visitAsync = visitAsync;
   }
 });
@@ -286,7 +286,7 @@ var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit4 = require_visit();
     var escapeChars = {
       "!": "%21",
       ",": "%2C",
@@ -430,7 +430,7 @@ var require_directives = __commonJS({
         let tagNames;
         if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
           const tags = {};
-          visit2.visit(doc.contents, (_key, node) => {
+          visit4.visit(doc.contents, (_key, node) => {
             if (identity.isNode(node) && node.tag)
               tags[node.tag] = true;
           });
@@ -457,7 +457,7 @@ var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit4 = require_visit();
     function anchorIsValid(anchor) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
         const sa = JSON.stringify(anchor);
@@ -468,7 +468,7 @@ var require_anchors = __commonJS({
     }
     function anchorNames(root) {
       const anchors = /* @__PURE__ */ new Set();
-      visit2.visit(root, {
+      visit4.visit(root, {
         Value(_key, node) {
           if (node.anchor)
             anchors.add(node.anchor);
@@ -648,7 +648,7 @@ var require_Alias = __commonJS({
   "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
-    var visit2 = require_visit();
+    var visit4 = require_visit();
     var identity = require_identity();
     var Node = require_Node();
     var toJS = require_toJS();
@@ -674,7 +674,7 @@ var require_Alias = __commonJS({
           nodes = ctx.aliasResolveCache;
         } else {
           nodes = [];
-          visit2.visit(doc, {
+          visit4.visit(doc, {
             Node: (_key, node) => {
               if (identity.isAlias(node) || identity.hasAnchor(node))
                 nodes.push(node);
@@ -3441,7 +3441,7 @@ var require_Document = __commonJS({
     var applyReviver = require_applyReviver();
     var createNode = require_createNode();
     var directives = require_directives();
-    var Document = class _Document {
+    var Document2 = class _Document {
       constructor(value, replacer, options) {
         this.commentBefore = null;
         this.comment = null;
@@ -3731,7 +3731,7 @@ var require_Document = __commonJS({
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
-    exports2.Document = Document;
+    exports2.Document = Document2;
   }
 });
 
@@ -4227,9 +4227,9 @@ var require_resolve_flow_collection = __commonJS({
     var blockMsg = "Block collections are not allowed within flow collections";
     var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
     function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
-      const isMap2 = fc.start.source === "{";
-      const fcName = isMap2 ? "flow map" : "flow sequence";
-      const NodeClass = tag?.nodeClass ?? (isMap2 ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
+      const isMap3 = fc.start.source === "{";
+      const fcName = isMap3 ? "flow map" : "flow sequence";
+      const NodeClass = tag?.nodeClass ?? (isMap3 ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
       const coll = new NodeClass(ctx.schema);
       coll.flow = true;
       const atRoot = ctx.atRoot;
@@ -4265,7 +4265,7 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap3 && ctx.options.strict && utilContainsNewline.containsNewline(key))
             onError(
               key,
               // checked by containsNewline()
@@ -4305,7 +4305,7 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap2 && !sep7 && !props.found) {
+        if (!isMap3 && !sep7 && !props.found) {
           const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep7, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
@@ -4328,7 +4328,7 @@ var require_resolve_flow_collection = __commonJS({
             startOnNewline: false
           });
           if (valueProps.found) {
-            if (!isMap2 && !props.found && ctx.options.strict) {
+            if (!isMap3 && !props.found && ctx.options.strict) {
               if (sep7)
                 for (const st of sep7) {
                   if (st === valueProps.found)
@@ -4360,7 +4360,7 @@ var require_resolve_flow_collection = __commonJS({
           const pair = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
-          if (isMap2) {
+          if (isMap3) {
             const map = coll;
             if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
               onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -4376,7 +4376,7 @@ var require_resolve_flow_collection = __commonJS({
           offset = valueNode ? valueNode.range[2] : valueProps.end;
         }
       }
-      const expectedEnd = isMap2 ? "}" : "]";
+      const expectedEnd = isMap3 ? "}" : "]";
       const [ce, ...ee] = fc.end;
       let cePos = offset;
       if (ce?.source === expectedEnd)
@@ -5096,13 +5096,13 @@ var require_compose_node = __commonJS({
 var require_compose_doc = __commonJS({
   "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
-    var Document = require_Document();
+    var Document2 = require_Document();
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
     function composeDoc(options, directives, { offset, start, value, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
-      const doc = new Document.Document(void 0, opts);
+      const doc = new Document2.Document(void 0, opts);
       const ctx = {
         atKey: false,
         atRoot: true,
@@ -5141,7 +5141,7 @@ var require_composer = __commonJS({
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
-    var Document = require_Document();
+    var Document2 = require_Document();
     var errors = require_errors();
     var identity = require_identity();
     var composeDoc = require_compose_doc();
@@ -5330,7 +5330,7 @@ ${end.comment}` : end.comment;
           this.doc = null;
         } else if (forceDoc) {
           const opts = Object.assign({ _directives: this.directives }, this.options);
-          const doc = new Document.Document(void 0, opts);
+          const doc = new Document2.Document(void 0, opts);
           if (this.atDirectives)
             this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
           doc.range = [0, endOffset, endOffset];
@@ -5596,15 +5596,15 @@ var require_cst_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove item");
-    function visit2(cst, visitor) {
+    function visit4(cst, visitor) {
       if ("type" in cst && cst.type === "document")
         cst = { start: cst.start, value: cst.value };
       _visit(Object.freeze([]), cst, visitor);
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path) => {
+    visit4.BREAK = BREAK;
+    visit4.SKIP = SKIP;
+    visit4.REMOVE = REMOVE;
+    visit4.itemAtPath = (cst, path) => {
       let item = cst;
       for (const [field, index] of path) {
         const tok = item?.[field];
@@ -5615,8 +5615,8 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path) => {
-      const parent = visit2.itemAtPath(cst, path.slice(0, -1));
+    visit4.parentCollection = (cst, path) => {
+      const parent = visit4.itemAtPath(cst, path.slice(0, -1));
       const field = path[path.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
@@ -5647,7 +5647,7 @@ var require_cst_visit = __commonJS({
       }
       return typeof ctrl === "function" ? ctrl(item, path) : ctrl;
     }
-    exports2.visit = visit2;
+    exports2.visit = visit4;
   }
 });
 
@@ -5663,7 +5663,7 @@ var require_cst = __commonJS({
     var FLOW_END = "";
     var SCALAR = "";
     var isCollection = (token) => !!token && "items" in token;
-    var isScalar2 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
+    var isScalar3 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
     function prettyToken(token) {
       switch (token) {
         case BOM2:
@@ -5747,7 +5747,7 @@ var require_cst = __commonJS({
     exports2.FLOW_END = FLOW_END;
     exports2.SCALAR = SCALAR;
     exports2.isCollection = isCollection;
-    exports2.isScalar = isScalar2;
+    exports2.isScalar = isScalar3;
     exports2.prettyToken = prettyToken;
     exports2.tokenType = tokenType;
   }
@@ -7252,7 +7252,7 @@ var require_public_api = __commonJS({
   "node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
-    var Document = require_Document();
+    var Document2 = require_Document();
     var errors = require_errors();
     var log = require_log();
     var identity = require_identity();
@@ -7263,7 +7263,7 @@ var require_public_api = __commonJS({
       const lineCounter$1 = options.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
       return { lineCounter: lineCounter$1, prettyErrors };
     }
-    function parseAllDocuments2(source, options = {}) {
+    function parseAllDocuments3(source, options = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options);
@@ -7335,10 +7335,10 @@ var require_public_api = __commonJS({
       }
       if (identity.isDocument(value) && !_replacer)
         return value.toString(options);
-      return new Document.Document(value, _replacer, options).toString(options);
+      return new Document2.Document(value, _replacer, options).toString(options);
     }
     exports2.parse = parse;
-    exports2.parseAllDocuments = parseAllDocuments2;
+    exports2.parseAllDocuments = parseAllDocuments3;
     exports2.parseDocument = parseDocument2;
     exports2.stringify = stringify;
   }
@@ -7349,7 +7349,7 @@ var require_dist = __commonJS({
   "node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
-    var Document = require_Document();
+    var Document2 = require_Document();
     var Schema = require_Schema();
     var errors = require_errors();
     var Alias = require_Alias();
@@ -7363,9 +7363,9 @@ var require_dist = __commonJS({
     var lineCounter = require_line_counter();
     var parser = require_parser();
     var publicApi = require_public_api();
-    var visit2 = require_visit();
+    var visit4 = require_visit();
     exports2.Composer = composer.Composer;
-    exports2.Document = Document.Document;
+    exports2.Document = Document2.Document;
     exports2.Schema = Schema.Schema;
     exports2.YAMLError = errors.YAMLError;
     exports2.YAMLParseError = errors.YAMLParseError;
@@ -7391,8 +7391,8 @@ var require_dist = __commonJS({
     exports2.parseAllDocuments = publicApi.parseAllDocuments;
     exports2.parseDocument = publicApi.parseDocument;
     exports2.stringify = publicApi.stringify;
-    exports2.visit = visit2.visit;
-    exports2.visitAsync = visit2.visitAsync;
+    exports2.visit = visit4.visit;
+    exports2.visitAsync = visit4.visitAsync;
   }
 });
 
@@ -10095,10 +10095,10 @@ var require_code2 = __commonJS({
       return schemaMap ? Object.keys(schemaMap).filter((p) => p !== "__proto__") : [];
     }
     exports2.allSchemaProperties = allSchemaProperties;
-    function schemaProperties(it, schemaMap) {
+    function schemaProperties2(it, schemaMap) {
       return allSchemaProperties(schemaMap).filter((p) => !(0, util_1.alwaysValidSchema)(it, schemaMap[p]));
     }
-    exports2.schemaProperties = schemaProperties;
+    exports2.schemaProperties = schemaProperties2;
     function callValidateCode({ schemaCode, data, it: { gen, topSchemaRef, schemaPath, errorPath }, it }, func, context, passSchema) {
       const dataAndSchema = passSchema ? (0, codegen_1._)`${schemaCode}, ${data}, ${topSchemaRef}${schemaPath}` : data;
       const valCxt = [
@@ -17324,7 +17324,12 @@ function orderPlanObject(plan) {
     servers: (s) => ordered(s, SERVICE_KEYS, Object.fromEntries(SERVICE_KEYS.map((k) => [k, (v) => ordered(v, SERVER_KEYS)]))),
     pruneOff: (p) => ordered(p, PRUNE_OFF_KEYS),
     changes: (cs) => cs.map(orderChange),
-    summary: (s) => ordered(s, SUMMARY_KEYS)
+    summary: (s) => ordered(s, SUMMARY_KEYS),
+    access: (a) => ordered(a, ACCESS_KEYS, {
+      changes: (cs) => cs.map(
+        (c) => ordered(c, ACCESS_CHANGE_KEYS, { who: (p) => ordered(p, PRINCIPAL_KEYS), via: (vs) => vs.map((v) => ordered(v, PRINCIPAL_KEYS)) })
+      )
+    })
   });
 }
 function orderChange(change) {
@@ -17379,7 +17384,7 @@ function ordered(data, keys, inner = {}) {
   for (const k of Object.keys(value)) if (!keys.includes(k)) put(k);
   return out;
 }
-var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, FIELD_WORDS_KEYS, INNER_WORDS_SIDES, INNER_WORDS_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, REF_NAMES_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
+var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, ACCESS_KEYS, ACCESS_CHANGE_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, FIELD_WORDS_KEYS, INNER_WORDS_SIDES, INNER_WORDS_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, REF_NAMES_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
 var init_plan_file = __esm({
   "src/app/plan-file.ts"() {
     "use strict";
@@ -17391,11 +17396,13 @@ var init_plan_file = __esm({
     PlanFileError = class extends MftopsError {
     };
     PLAN_FILE_START = /^\uFEFF?\s*\{\s*"formatVersion"\s*:/;
-    PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "targets", "pruneOff", "errored", "applyable", "changes", "summary"];
+    PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "targets", "pruneOff", "errored", "applyable", "changes", "summary", "access"];
+    ACCESS_KEYS = ["changes", "membersUnknown"];
+    ACCESS_CHANGE_KEYS = ["address", "who", "service", "target", "gained", "lost", "via", "removed", "flagged"];
     PRUNE_OFF_KEYS = ["reason", "kinds"];
     SERVICE_KEYS = ["automation", "transfer"];
     SERVER_KEYS = ["url", "version", "username"];
-    CHANGE_KEYS = ["address", "kind", "name", "service", "action", "reason", "previousName", "liveId", "fingerprint", "wave", "needs", "fields", "entries", "source", "payload"];
+    CHANGE_KEYS = ["address", "kind", "name", "service", "action", "reason", "previousName", "liveId", "fingerprint", "wave", "needs", "fields", "entries", "removes", "source", "payload"];
     FIELD_KEYS = ["path", "before", "after", "sensitive", "forcesReplace", "words", "innerWords"];
     FIELD_WORDS_KEYS = ["form", "before", "after"];
     INNER_WORDS_SIDES = ["before", "after"];
@@ -18149,6 +18156,27 @@ var init_libesm = __esm({
   }
 });
 
+// src/manifest/yaml-scalars.ts
+function isAmbiguousScalar(value) {
+  return AMBIGUOUS.test(value);
+}
+function canonicalizeQuoting(doc) {
+  (0, import_yaml3.visit)(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === "string") node.type = isAmbiguousScalar(node.value) ? "QUOTE_DOUBLE" : void 0;
+    }
+  });
+}
+var import_yaml3, AMBIGUOUS, TO_STRING_OPTIONS;
+var init_yaml_scalars = __esm({
+  "src/manifest/yaml-scalars.ts"() {
+    "use strict";
+    import_yaml3 = __toESM(require_dist(), 1);
+    AMBIGUOUS = /^(?:y|n|yes|no|on|off|true|false|null|~|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9]*)?|0[0-7]+|0x[0-9a-f]+|[-+]?\.?[0-9][0-9_.e+-]*)$/i;
+    TO_STRING_OPTIONS = { lineWidth: 0 };
+  }
+});
+
 // src/vocabulary.ts
 function canonicalDayName(text2) {
   const t = text2.trim().toLowerCase();
@@ -18200,9 +18228,9 @@ var init_vocabulary = __esm({
 });
 
 // src/manifest/types.ts
-function stepKindOf(step) {
-  if ("Source" in step) return "Source";
-  if ("Process" in step) return "Process";
+function stepKindOf(step2) {
+  if ("Source" in step2) return "Source";
+  if ("Process" in step2) return "Process";
   return "Destination";
 }
 var MANIFEST_KINDS, API_VERSION;
@@ -18220,20 +18248,20 @@ function describeSchedules(schedules) {
   if (schedules === void 0 || schedules.Schedule.length === 0) return NOT_SCHEDULED;
   return schedules.Schedule.map(describeSchedule).join("; ");
 }
-function describeSchedule(schedule) {
-  const days = describeDays(schedule.Days?.DayOfWeek ?? []);
-  const { points, windows } = describeIntervals(schedule.Frequency.Interval);
+function describeSchedule(schedule2) {
+  const days = describeDays(schedule2.Days?.DayOfWeek ?? []);
+  const { points, windows } = describeIntervals(schedule2.Frequency.Interval);
   let phrase;
   if (points !== void 0 && windows !== void 0) phrase = `${days} ${points}, and ${windows}`;
   else if (points !== void 0) phrase = `${days} ${points}`;
   else if (windows !== void 0) phrase = `${days}, ${windows}`;
   else phrase = `${days}, no times set`;
-  const lists = schedule.DateListRef ?? [];
+  const lists = schedule2.DateListRef ?? [];
   if (lists.length > 0) phrase += `, with date ${lists.length === 1 ? "list" : "lists"} ${joinWords(lists)}`;
-  if (schedule.OnlyUntilFirstSuccess === 1) phrase += ", until the first success";
-  if (schedule.FailIfNoSuccessInSched === 1) phrase += ", failing if no run succeeds";
-  if (schedule.RunEvenIfNotif === 1) phrase += ", even when its sources use notifications";
-  switch (schedule.Multi) {
+  if (schedule2.OnlyUntilFirstSuccess === 1) phrase += ", until the first success";
+  if (schedule2.FailIfNoSuccessInSched === 1) phrase += ", failing if no run succeeds";
+  if (schedule2.RunEvenIfNotif === 1) phrase += ", even when its sources use notifications";
+  switch (schedule2.Multi) {
     case 1:
       phrase += " (the part before midnight of an overnight schedule)";
       break;
@@ -18244,7 +18272,7 @@ function describeSchedule(schedule) {
     case void 0:
       break;
     default: {
-      const never = schedule.Multi;
+      const never = schedule2.Multi;
       phrase += ` (Multi ${String(never)})`;
     }
   }
@@ -18302,17 +18330,17 @@ function readSchedule(value, names2 = {}) {
   const lists = Array.isArray(value.DateListRef) ? value.DateListRef.map((ref) => dateListName(ref, names2)) : void 0;
   const flag = (v) => v === 1 || v === true ? 1 : v === 0 || v === false ? 0 : void 0;
   const multi = value.Multi === 1 || value.Multi === 2 || value.Multi === 0 ? value.Multi : void 0;
-  const schedule = { Frequency: { Interval: intervals } };
-  if (days !== void 0) schedule.Days = { DayOfWeek: days };
-  if (lists !== void 0) schedule.DateListRef = lists;
+  const schedule2 = { Frequency: { Interval: intervals } };
+  if (days !== void 0) schedule2.Days = { DayOfWeek: days };
+  if (lists !== void 0) schedule2.DateListRef = lists;
   const f = flag(value.FailIfNoSuccessInSched);
-  if (f !== void 0) schedule.FailIfNoSuccessInSched = f;
+  if (f !== void 0) schedule2.FailIfNoSuccessInSched = f;
   const o = flag(value.OnlyUntilFirstSuccess);
-  if (o !== void 0) schedule.OnlyUntilFirstSuccess = o;
+  if (o !== void 0) schedule2.OnlyUntilFirstSuccess = o;
   const r = flag(value.RunEvenIfNotif);
-  if (r !== void 0) schedule.RunEvenIfNotif = r;
-  if (multi !== void 0) schedule.Multi = multi;
-  return schedule;
+  if (r !== void 0) schedule2.RunEvenIfNotif = r;
+  if (multi !== void 0) schedule2.Multi = multi;
+  return schedule2;
 }
 function dateListName(ref, names2) {
   if (typeof ref === "string") return ref;
@@ -18547,6 +18575,12 @@ function blockLines(before, after) {
 function hunkRange(start, count3) {
   return count3 === 1 ? String(start) : `${start},${count3}`;
 }
+function removedLines(change) {
+  if (change.removes === void 0) return [];
+  const doc = new import_yaml4.Document(displayValue(change.removes));
+  canonicalizeQuoting(doc);
+  return doc.toString(TO_STRING_OPTIONS).replace(/\n$/, "").split("\n").map((l) => escapeControl(l));
+}
 function describeScheduleChange(change) {
   if (change.kind !== "Task") return [];
   const fields = change.fields.filter((f) => f.sensitive !== true && (f.path === "Schedules" || f.path.startsWith("Schedules."))).map((f) => displayField(f, false));
@@ -18695,11 +18729,13 @@ function describeEntryPermissions(entry) {
 function entrySymbol(entry) {
   return symbolOf(entry.action);
 }
-var LISTED_ACTIONS, NO_CHANGES, INLINE_WIDTH, BLOCK_WIDTH;
+var import_yaml4, LISTED_ACTIONS, NO_CHANGES, INLINE_WIDTH, BLOCK_WIDTH;
 var init_plan_common = __esm({
   "src/render/plan-common.ts"() {
     "use strict";
     init_libesm();
+    import_yaml4 = __toESM(require_dist(), 1);
+    init_yaml_scalars();
     init_types();
     init_text();
     init_text();
@@ -19168,12 +19204,12 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
     const documents2 = fast.map((d) => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: new LazySourceMap(maps, d.index) }));
     return { file, documents: documents2, diagnostics: NO_DIAGNOSTICS };
   }
-  const lineCounter = new import_yaml3.LineCounter();
+  const lineCounter = new import_yaml5.LineCounter();
   const diagnostics = [];
   const documents = [];
   let docs;
   try {
-    const parsed = (0, import_yaml3.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
+    const parsed = (0, import_yaml5.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
     docs = Array.isArray(parsed) ? parsed : [];
   } catch (err) {
     return fail(file, [createDiagnostic("error", "MF003", fileStart, `YAML could not be parsed: ${oneLine(err)}`)]);
@@ -19229,11 +19265,11 @@ function checkFileSize(file, size, limits = DEFAULT_PARSE_LIMITS) {
 }
 function findUnresolvedAlias(doc) {
   let found;
-  (0, import_yaml3.visit)(doc, {
+  (0, import_yaml5.visit)(doc, {
     Alias(_key, node) {
       if (node.resolve(doc) === void 0) {
         found = node;
-        return import_yaml3.visit.BREAK;
+        return import_yaml5.visit.BREAK;
       }
       return void 0;
     }
@@ -19301,11 +19337,11 @@ function firstInvalidUtf8(file, bytes) {
   }
   return { file, line: 1, col: 1 };
 }
-var import_yaml3, DEFAULT_PARSE_LIMITS, UTF8, NO_DIAGNOSTICS, LazyFileSourceMaps, LazySourceMap;
+var import_yaml5, DEFAULT_PARSE_LIMITS, UTF8, NO_DIAGNOSTICS, LazyFileSourceMaps, LazySourceMap;
 var init_parse = __esm({
   "src/manifest/parse.ts"() {
     "use strict";
-    import_yaml3 = __toESM(require_dist(), 1);
+    import_yaml5 = __toESM(require_dist(), 1);
     init_diagnostics2();
     init_fast_yaml();
     init_positions();
@@ -19326,8 +19362,8 @@ var init_parse = __esm({
         let map = maps.get(index);
         if (map) return map;
         if (!this.#parsed) {
-          const lineCounter = new import_yaml3.LineCounter();
-          const docs = (0, import_yaml3.parseAllDocuments)(this.#text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
+          const lineCounter = new import_yaml5.LineCounter();
+          const docs = (0, import_yaml5.parseAllDocuments)(this.#text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
           this.#parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
         }
         const doc = this.#parsed.docs[index];
@@ -19481,10 +19517,10 @@ function stepsOf(docs) {
     const steps = asRecord(doc.spec)?.steps;
     if (!Array.isArray(steps)) continue;
     for (let i = 0; i < steps.length; i++) {
-      const step = asRecord(steps[i]);
-      if (!step) continue;
-      for (const kind of Object.keys(step)) {
-        const record = asRecord(step[kind]);
+      const step2 = asRecord(steps[i]);
+      if (!step2) continue;
+      for (const kind of Object.keys(step2)) {
+        const record = asRecord(step2[kind]);
         if (record) out.push({ doc, index: i, kind, body: record });
       }
     }
@@ -19502,9 +19538,9 @@ function parameterMaps(docs) {
   }
   const steps = stepsOf(docs);
   for (let s = 0; s < steps.length; s++) {
-    const step = steps[s];
-    const params = step.kind === "Process" ? asRecord(step.body.Parameters) : void 0;
-    if (params) out.push({ doc: step.doc, params, path: [...stepPath(step), "Parameters"] });
+    const step2 = steps[s];
+    const params = step2.kind === "Process" ? asRecord(step2.body.Parameters) : void 0;
+    if (params) out.push({ doc: step2.doc, params, path: [...stepPath(step2), "Parameters"] });
   }
   return out;
 }
@@ -19640,21 +19676,21 @@ var init_rules = __esm({
       }
       return out;
     };
-    stepPath = (step) => ["spec", "steps", step.index, step.kind];
+    stepPath = (step2) => ["spec", "steps", step2.index, step2.kind];
     checkRenameOriginal = (docs) => {
       const out = [];
       const steps = stepsOf(docs);
       for (let s = 0; s < steps.length; s++) {
-        const step = steps[s];
-        const { doc, kind, body } = step;
-        if (kind !== "Source" || body.DeleteOrig === 2 || !usable(doc, [...stepPath(step), "DeleteOrig"])) continue;
+        const step2 = steps[s];
+        const { doc, kind, body } = step2;
+        if (kind !== "Source" || body.DeleteOrig === 2 || !usable(doc, [...stepPath(step2), "DeleteOrig"])) continue;
         const now = body.DeleteOrig === void 0 ? "not set" : String(body.DeleteOrig);
         for (const field of ["RenameTo", "DelRename"]) {
           const v = body[field];
           const set = field === "RenameTo" ? typeof v === "string" && v !== "" : v === 1 || v === true;
-          if (!set || !usable(doc, [...stepPath(step), field])) continue;
+          if (!set || !usable(doc, [...stepPath(step2), field])) continue;
           out.push(
-            createDiagnostic("error", "MF304", doc.sourceMap.locate([...stepPath(step), field], "key"), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
+            createDiagnostic("error", "MF304", doc.sourceMap.locate([...stepPath(step2), field], "key"), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
               hint: `set DeleteOrig: 2, or remove ${field}`
             })
           );
@@ -19671,22 +19707,22 @@ var init_rules = __esm({
       };
       const steps = stepsOf(docs);
       for (let s = 0; s < steps.length; s++) {
-        const step = steps[s];
-        const { doc, kind, body } = step;
+        const step2 = steps[s];
+        const { doc, kind, body } = step2;
         const pair = pairs[kind];
-        if (!pair || !usable(doc, stepPath(step))) continue;
+        if (!pair || !usable(doc, stepPath(step2))) continue;
         const [byName, byId, noun] = pair;
         const hasName = body[byName] !== void 0;
         const hasId = body[byId] !== void 0;
         if (hasName && hasId) {
           out.push(
-            createDiagnostic("error", "MF308", doc.sourceMap.locate([...stepPath(step), byId], "key"), `${kind} step names its ${noun} twice, by \`${byName}\` and by \`${byId}\``, {
+            createDiagnostic("error", "MF308", doc.sourceMap.locate([...stepPath(step2), byId], "key"), `${kind} step names its ${noun} twice, by \`${byName}\` and by \`${byId}\``, {
               hint: `keep \`${byName}\` (names work on every server) and remove \`${byId}\``
             })
           );
         } else if (!hasName && !hasId) {
           out.push(
-            createDiagnostic("error", "MF308", doc.sourceMap.locate(stepPath(step), "key"), `${kind} step does not say which ${noun}: add \`${byName}\` (its name) or \`${byId}\``)
+            createDiagnostic("error", "MF308", doc.sourceMap.locate(stepPath(step2), "key"), `${kind} step does not say which ${noun}: add \`${byName}\` (its name) or \`${byId}\``)
           );
         }
       }
@@ -20166,6 +20202,75 @@ function principalWords(p) {
 var init_reasons = __esm({
   "src/resources/reasons.ts"() {
     "use strict";
+  }
+});
+
+// src/render/access.ts
+function accessCountPhrase(report) {
+  const gain = /* @__PURE__ */ new Set();
+  const lose = /* @__PURE__ */ new Set();
+  const groups = /* @__PURE__ */ new Set();
+  for (const c of report.changes) {
+    if (c.who.type !== "User") {
+      groups.add(`${c.service}\0${c.who.name.toLowerCase()}`);
+      continue;
+    }
+    if (c.gained.length > 0) gain.add(c.who.name.toLowerCase());
+    if (c.lost.length > 0) lose.add(c.who.name.toLowerCase());
+  }
+  const parts = [];
+  if (gain.size > 0 || lose.size > 0) parts.push(`${formatCount(gain.size)} ${gain.size === 1 ? "user gains" : "users gain"} access`, `${formatCount(lose.size)} ${lose.size === 1 ? "loses" : "lose"} access`);
+  if (groups.size > 0) parts.push(`${formatCount(groups.size)} ${groups.size === 1 ? "group" : "groups"} with unknown members ${groups.size === 1 ? "changes" : "change"}`);
+  return parts.join(", ");
+}
+function describeAccessChange(c, q) {
+  const who = c.who.type === "User" ? q(c.who.name) : c.service === "transfer" ? `group ${q(c.who.name)} (members unknown)` : `user group ${q(c.who.name)} (members not shown)`;
+  const verbs = [];
+  if (c.gained.length > 0) verbs.push(`gains ${c.gained.map(q).join(", ")}`);
+  if (c.lost.length > 0) verbs.push(`loses ${c.lost.map(q).join(", ")}`);
+  const on = c.service === "transfer" ? q(c.target) : `resource group ${q(c.target)}`;
+  const via = c.who.type === "User" ? ` (via ${c.via.map((v) => v.type === "User" ? "own entry" : `group ${q(v.name)}`).join(", ")})` : "";
+  return `${who} ${verbs.join(" and ")} on ${on}${via}`;
+}
+function accessFlags(c, q) {
+  const out = [];
+  if (c.flagged.length > 0) out.push(`grants ${c.flagged.map(q).join(", ")}`);
+  if (c.removed) out.push("no access left");
+  return out;
+}
+function membersUnknownSentence(groups, q) {
+  const names2 = groups.map(q).join(", ");
+  return groups.length === 1 ? `The members of group ${names2} could not be read from the transfer server: its own change is shown instead.` : `The members of groups ${names2} could not be read from the transfer server: their own changes are shown instead.`;
+}
+function renderAccessText(report, heading = "Access changes") {
+  const plain = (t) => escapeControl(t);
+  const lines2 = [`${heading}: ${accessCountPhrase(report)}.`];
+  for (const c of report.changes) {
+    const flags = accessFlags(c, plain);
+    lines2.push(`  ${flags.length > 0 ? "!" : "-"} ${describeAccessChange(c, plain)}${flags.length > 0 ? ` [${flags.join("; ")}]` : ""}`);
+  }
+  if (report.membersUnknown.length > 0) lines2.push(`  ${membersUnknownSentence(report.membersUnknown, plain)}`);
+  return lines2;
+}
+function accessMarkdownItems(report) {
+  const md = (t) => escapeMd(t);
+  return report.changes.map((c) => {
+    const flags = accessFlags(c, (t) => `\`${t.replace(/`/g, "")}\``);
+    return flags.length > 0 ? `- :warning: ${describeAccessChange(c, md)} \u2014 **${flags.join("; ")}**` : `- ${describeAccessChange(c, md)}`;
+  });
+}
+function accessMarkdownHead(report, heading = "Access changes") {
+  const head = `### ${heading}
+
+${escapeMd(accessCountPhrase(report))}.`;
+  return report.membersUnknown.length > 0 ? `${head} ${membersUnknownSentence(report.membersUnknown, (t) => escapeMd(t))}` : head;
+}
+var DRIFT_ACCESS_HEADING;
+var init_access = __esm({
+  "src/render/access.ts"() {
+    "use strict";
+    init_text();
+    DRIFT_ACCESS_HEADING = "Access on the server compared with git";
   }
 });
 
@@ -24789,9 +24894,9 @@ var require_data_url = __commonJS({
     }
     function serializeAMimeType(mimeType) {
       assert(mimeType !== "failure");
-      const { parameters, essence } = mimeType;
+      const { parameters: parameters2, essence } = mimeType;
       let serialization = essence;
-      for (let [name, value] of parameters.entries()) {
+      for (let [name, value] of parameters2.entries()) {
         serialization += ";";
         serialization += name;
         serialization += "=";
@@ -47890,16 +47995,16 @@ function codeSchedules(s, c) {
   const list = c.list(s.Schedule);
   s.Schedule = list;
   if (!Array.isArray(list)) return;
-  for (const schedule of list) {
-    if (!isRecord(schedule)) continue;
-    for (const key of Object.keys(schedule)) {
-      const v = schedule[key];
+  for (const schedule2 of list) {
+    if (!isRecord(schedule2)) continue;
+    for (const key of Object.keys(schedule2)) {
+      const v = schedule2[key];
       if (v === void 0) continue;
-      if (key === "ID") schedule[key] = c.id(v);
-      else if (SCHEDULE_FLAG_FIELDS.has(key)) schedule[key] = c.flag(v);
-      else if (SCHEDULE_INTEGER_FIELDS.has(key)) schedule[key] = c.integer(v);
+      if (key === "ID") schedule2[key] = c.id(v);
+      else if (SCHEDULE_FLAG_FIELDS.has(key)) schedule2[key] = c.flag(v);
+      else if (SCHEDULE_INTEGER_FIELDS.has(key)) schedule2[key] = c.integer(v);
       else if (key === "Days" && isRecord(v) && v.DayOfWeek !== void 0) v.DayOfWeek = c.days(v.DayOfWeek);
-      else if (key === "DateListRef") schedule[key] = c.dateListRefs(v);
+      else if (key === "DateListRef") schedule2[key] = c.dateListRefs(v);
       else if (key === "Frequency" && isRecord(v) && v.Interval !== void 0) {
         const intervals = c.list(v.Interval);
         v.Interval = intervals;
@@ -47916,14 +48021,14 @@ function codeInterval(iv, c) {
 function codeSteps(steps, c) {
   const list = c.list(steps);
   if (!Array.isArray(list)) return list;
-  return list.map((step) => {
-    if (!isRecord(step)) return step;
-    const keys = Object.keys(step);
-    if (keys.length !== 1) return step;
+  return list.map((step2) => {
+    if (!isRecord(step2)) return step2;
+    const keys = Object.keys(step2);
+    if (keys.length !== 1) return step2;
     const key = c.stepKey(keys[0]);
-    const body = step[keys[0]];
+    const body = step2[keys[0]];
     if (isRecord(body)) codeStepBody(body, c);
-    return key === keys[0] ? step : { [key]: body };
+    return key === keys[0] ? step2 : { [key]: body };
   });
 }
 function codeStepBody(b, c) {
@@ -48414,7 +48519,11 @@ function readUser(u) {
   return { ...u, id: idString2(u.id), username: str(u.username), ...fullName !== void 0 ? { fullName } : {} };
 }
 function readGroup(g) {
-  return { ...g, id: idString2(g.id), name: str(g.name) };
+  const count3 = typeof g.membersCount === "number" ? g.membersCount : typeof g.membersCount === "string" && /^\d+$/.test(g.membersCount) ? Number(g.membersCount) : void 0;
+  const out = { ...g, id: idString2(g.id), name: str(g.name) };
+  if (count3 === void 0) delete out.membersCount;
+  else out.membersCount = count3;
+  return out;
 }
 function canonicalFolderPath(path) {
   const parts = path.split("/").filter((p) => p !== "");
@@ -48470,6 +48579,31 @@ function readPermissions(p) {
   out.sharePermissions = shareOut;
   return out;
 }
+function readUserGroupIds(u, groups) {
+  const raw = u.groupIds ?? u.groups;
+  if (raw === void 0 || raw === null) return void 0;
+  const byName = new Map(groups.map((g) => [g.name.toLowerCase(), g.id]));
+  const known = new Set(groups.map((g) => g.id));
+  const out = [];
+  for (const item of Array.isArray(raw) ? raw : [raw]) {
+    const ref = isRecord(item) ? item.id ?? item.groupId ?? item.name : item;
+    const text2 = idString2(ref);
+    const id = known.has(text2) ? text2 : byName.get(text2.toLowerCase());
+    if (id !== void 0 && !out.includes(id)) out.push(id);
+  }
+  return out;
+}
+function readMemberIds(items, users) {
+  const ids = new Set(users.map((u) => u.id));
+  const byName = new Map(users.map((u) => [u.username.toLowerCase(), u.id]));
+  const out = [];
+  for (const item of items) {
+    const candidates = isRecord(item) ? [item.id, item.userId, item.username] : [item];
+    const id = candidates.map(idString2).map((c) => ids.has(c) ? c : byName.get(c.toLowerCase())).find((c) => c !== void 0);
+    if (id !== void 0 && !out.includes(id)) out.push(id);
+  }
+  return out;
+}
 var init_normalize3 = __esm({
   "src/services/transfer/normalize.ts"() {
     "use strict";
@@ -48481,6 +48615,9 @@ var init_normalize3 = __esm({
 // src/services/transfer/client.ts
 function createTransferClient(opts) {
   return new HttpTransferClient(opts);
+}
+function isUnavailable(err) {
+  return err instanceof ApiError && [400, 403, 404, 405, 501].includes(err.status);
 }
 function forgetOnFailure(read, forget) {
   return read.catch((err) => {
@@ -48517,6 +48654,7 @@ var init_client2 = __esm({
       "findUser",
       "listUsers",
       "listGroups",
+      "listGroupMembers",
       "findGroup",
       "findFolderByPath",
       "listFolders",
@@ -48531,6 +48669,8 @@ var init_client2 = __esm({
       #c;
       #users;
       #groups;
+      /** The members form (`members`, `usersFilter` or `none`) the first probe found, kept for the client's life. */
+      #memberForm;
       constructor(opts) {
         this.#c = new Connection({
           ...opts,
@@ -48563,6 +48703,68 @@ var init_client2 = __esm({
       }
       listGroups() {
         return this.#groups ??= forgetOnFailure(this.#list("/groups").then((items) => items.map(readGroup)), () => this.#groups = void 0);
+      }
+      async listGroupMembers(groupIds) {
+        const none = { form: "none", members: /* @__PURE__ */ new Map() };
+        let users;
+        let groups;
+        try {
+          [users, groups] = await Promise.all([this.listUsers(), this.listGroups()]);
+        } catch (err) {
+          if (isUnavailable(err)) return none;
+          throw err;
+        }
+        const fromRecords = users.map((u) => readUserGroupIds(u, groups));
+        if (fromRecords.some((ids) => ids !== void 0)) {
+          const members2 = new Map(groups.map((g) => [g.id, []]));
+          users.forEach((u, i) => {
+            for (const g of fromRecords[i] ?? []) members2.get(g)?.push(u.id);
+          });
+          return { form: "userField", members: members2 };
+        }
+        const wanted = groups.filter((g) => groupIds.includes(g.id));
+        if (wanted.length === 0 || this.#memberForm === "none") return { form: this.#memberForm ?? "none", members: /* @__PURE__ */ new Map() };
+        const probed = this.#memberForm === void 0 ? await this.#probeMemberForm(wanted[0], users) : void 0;
+        const form = probed?.form ?? this.#memberForm;
+        this.#memberForm = form;
+        if (form === "none" || form === "userField") return none;
+        const members = /* @__PURE__ */ new Map();
+        const read = await Promise.all(
+          wanted.map((g, i) => i === 0 && probed ? Promise.resolve(probed.ids) : this.#readMembers(form, g, users).catch((err) => isUnavailable(err) ? void 0 : Promise.reject(err)))
+        );
+        wanted.forEach((g, i) => {
+          const ids = read[i];
+          if (ids !== void 0) members.set(g.id, ids);
+        });
+        return { form, members };
+      }
+      async #probeMemberForm(group, users) {
+        for (const form of ["members", "usersFilter"]) {
+          try {
+            const ids = await this.#readMembers(form, group, users);
+            if (ids !== void 0) return { form, ids };
+          } catch (err) {
+            if (!isUnavailable(err)) throw err;
+          }
+        }
+        return { form: "none" };
+      }
+      /** One group's member ids in `form`; undefined when the answer cannot be trusted (a filter the server ignored). */
+      async #readMembers(form, group, users) {
+        switch (form) {
+          case "members":
+            return readMemberIds(await this.#c.list(`/groups/${seg2(group.id)}/members`, LIST2), users);
+          case "usersFilter": {
+            const ids = readMemberIds(await this.#c.list("/users", LIST2, { groupId: group.id }), users);
+            const count3 = group.membersCount;
+            const trusted = typeof count3 === "number" ? ids.length === count3 : ids.length < users.length;
+            return trusted ? ids : void 0;
+          }
+          default: {
+            const never = form;
+            throw new Error(`unknown members form ${String(never)}`);
+          }
+        }
       }
       async findGroup(name) {
         const groups = await this.listGroups();
@@ -48834,7 +49036,8 @@ function planLiveReads(manifests, scope, prune) {
     for (const m of acls) if (!userGroups.has(m.spec.userGroup)) userGroups.set(m.spec.userGroup, m.spec.userGroup);
     needs.automation = {
       tasks: tasks.length > 0 || pruneTasks,
-      catalogs: tasks.length > 0,
+      // A pruned task is shown as a manifest would write it: host, script and date-list names.
+      catalogs: tasks.length > 0 || pruneTasks,
       resourceGroups: tasks.length > 0 || acls.length > 0,
       acls: acls.length > 0 || pruneAcls,
       userGroups: [...userGroups.values()]
@@ -48844,6 +49047,7 @@ function planLiveReads(manifests, scope, prune) {
     needs.transfer = {
       users: folders.some((m) => m.spec.entries.some((e) => e.user !== void 0)),
       groups: folders.some((m) => m.spec.entries.some((e) => e.group !== void 0)),
+      groupNames: [...new Set(folders.flatMap((m) => m.spec.entries.flatMap((e) => e.group !== void 0 ? [e.group] : [])))],
       folders: folders.map((m) => m.name),
       previous: folders.flatMap((m) => m.previousNames),
       creatable: folders.filter((m) => m.spec.createIfMissing !== void 0).map((m) => m.name),
@@ -48959,12 +49163,40 @@ async function readTransfer(client, needs, t, parallelism) {
   const folders = /* @__PURE__ */ new Map();
   for (const [key, folder] of found) if (folder === null) folders.set(key, null);
   present.forEach(([key, folder], i) => folders.set(key, { folder, acl: acls[i] }));
+  const groupMembers = await readGroupMembers(client, needs.groupNames, acls.flat(), t, parallelism);
   return {
     ...users ? { users: indexByName(users, (u) => u.username, (u) => u.id) } : {},
     ...groups ? { groups: indexByName(groups, (g) => g.name, (g) => g.id) } : {},
     folders,
+    ...groupMembers ? { groupMembers } : {},
     ...walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}
   };
+}
+async function readGroupMembers(client, names2, entries, t, parallelism) {
+  const ids = new Set(entries.filter((e) => e.type === "Group").map((e) => String(e.id)));
+  if (ids.size === 0 && names2.length === 0) return void 0;
+  const [users, groups] = await Promise.all([client.listUsers(), client.listGroups()]).catch((err) => {
+    if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return [[], []];
+    throw err;
+  });
+  const wanted = new Set(names2.map((n) => n.toLowerCase()));
+  for (const g of groups) if (wanted.has(g.name.toLowerCase())) ids.add(g.id);
+  const [first, ...rest] = [...ids];
+  if (first === void 0) return { form: "none", members: /* @__PURE__ */ new Map() };
+  const nameOf = (id) => groups.find((g) => g.id === id)?.name ?? id;
+  t.expect(1);
+  const head = await t.run(`members of group ${nameOf(first)}`, () => client.listGroupMembers([first]));
+  const more = head.form === "members" || head.form === "usersFilter" ? rest : [];
+  t.expect(more.length);
+  const tail = await mapWithConcurrency(more, parallelism, (id) => t.run(`members of group ${nameOf(id)}`, () => client.listGroupMembers([id])));
+  const byId = new Map([head, ...tail].flatMap((m) => [...m.members]));
+  const username = new Map(users.map((u) => [u.id, u.username]));
+  const members = /* @__PURE__ */ new Map();
+  for (const g of groups) {
+    const memberIds = byId.get(g.id);
+    if (memberIds) members.set(g.name.toLowerCase(), memberIds.flatMap((id) => username.get(id) ?? []));
+  }
+  return { form: head.form, members };
 }
 async function findFolders(client, paths, into, t, parallelism, list) {
   if (paths.length === 0) return;
@@ -49034,59 +49266,8 @@ var init_read_live_state = __esm({
   }
 });
 
-// src/plan/diagnostics.ts
-function createPlanDiagnostic(code5, at, message, extra = {}) {
-  return createDiagnostic("error", code5, at, message, extra);
-}
-function createPlanWarning(code5, at, message, extra = {}) {
-  return createDiagnostic("warning", code5, at, message, extra);
-}
-function didYouMean(input, candidates) {
-  const guess = suggestName(input, [...candidates]);
-  return guess !== void 0 && guess !== input ? ` \u2014 did you mean \`${guess}\`?` : "";
-}
-var sortPlanDiagnostics;
-var init_diagnostics3 = __esm({
-  "src/plan/diagnostics.ts"() {
-    "use strict";
-    init_suggest();
-    init_diagnostics();
-    sortPlanDiagnostics = sortDiagnostics;
-  }
-});
-
-// src/plan/manifest-digest.ts
-var manifest_digest_exports = {};
-__export(manifest_digest_exports, {
-  manifestDigest: () => manifestDigest
-});
-import { createHash as createHash3 } from "node:crypto";
-import { relative as relative3, sep as sep3 } from "node:path";
-function manifestDigest(set, cwd) {
-  const hash2 = createHash3("sha256");
-  const named = set.files.map((file) => ({ file, name: relative3(cwd, file).split(sep3).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  for (const f of named) hash2.update(`${f.name}\0${set.fileHashes.get(f.file) ?? "unread"}
-`);
-  return `sha256:${hash2.digest("hex")}`;
-}
-var init_manifest_digest = __esm({
-  "src/plan/manifest-digest.ts"() {
-    "use strict";
-  }
-});
-
-// src/order.ts
-function compareText2(a, b) {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-var init_order = __esm({
-  "src/order.ts"() {
-    "use strict";
-  }
-});
-
 // src/resources/common.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 function canonicalJson(value) {
   return JSON.stringify(sortKeys(value));
 }
@@ -49101,7 +49282,7 @@ function sortKeys(value) {
   return out;
 }
 function sha256Of(value) {
-  return `sha256:${createHash4("sha256").update(canonicalJson(value)).digest("hex")}`;
+  return `sha256:${createHash3("sha256").update(canonicalJson(value)).digest("hex")}`;
 }
 function withoutPasswords(value) {
   if (Array.isArray(value)) return value.map(withoutPasswords);
@@ -49170,6 +49351,17 @@ function sensitiveValue() {
 }
 function refValue(ref, id) {
   return marker({ $ref: ref, id });
+}
+function asFieldValue(value) {
+  return fieldValue(toJsonKeepingMarkers(value));
+}
+function toJsonKeepingMarkers(value) {
+  if (isRecord(value) && MARKERS.has(value)) return value;
+  if (Array.isArray(value)) return value.map(toJsonKeepingMarkers);
+  if (!isRecord(value)) return toJson(value);
+  const out = {};
+  for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJsonKeepingMarkers(v);
+  return out;
 }
 function fieldValue(value) {
   if (Array.isArray(value)) return value.map(fieldValue);
@@ -49635,23 +49827,23 @@ function diffSteps(desired, body, liveSteps, out, cat) {
     liveSteps,
     out,
     (path, d, l, i) => {
-      const step = d;
-      const kind = stepKindOf(step);
+      const step2 = d;
+      const kind = stepKindOf(step2);
       const liveKind = stepKindOfLive(l);
       if (liveKind !== kind || !isRecord(l)) {
-        out.push(fieldChange(path, showLive(l), displayDesiredTaskPart(step)));
+        out.push(fieldChange(path, showLive(l), displayDesiredTaskPart(step2)));
         return;
       }
       const r = resolved[i];
       const resolvedBody = isRecord(r) && isRecord(r[kind]) ? r[kind] : {};
-      diffStepBody(`${path}.${kind}`, step[kind], resolvedBody, l[liveKind], out, cat);
+      diffStepBody(`${path}.${kind}`, step2[kind], resolvedBody, l[liveKind], out, cat);
     },
     showLive,
     displayDesiredTaskPart
   );
 }
-function stepKindOfLive(step) {
-  return isRecord(step) ? Object.keys(step)[0] : void 0;
+function stepKindOfLive(step2) {
+  return isRecord(step2) ? Object.keys(step2)[0] : void 0;
 }
 function diffStepBody(path, d, r, liveBody, out, cat) {
   const l = isRecord(liveBody) ? liveBody : {};
@@ -49723,13 +49915,13 @@ function mergeParameters(base, desired) {
 }
 function mergeSteps(live, desired) {
   const l = listOf(live);
-  return listOf(desired).map((step, i) => {
-    const kind = stepKindOfLive(step);
+  return listOf(desired).map((step2, i) => {
+    const kind = stepKindOfLive(step2);
     const liveStep = l[i];
-    if (kind === void 0 || !isRecord(step) || !isRecord(liveStep) || stepKindOfLive(liveStep) !== kind || !isRecord(liveStep[kind])) return toJson(step);
+    if (kind === void 0 || !isRecord(step2) || !isRecord(liveStep) || stepKindOfLive(liveStep) !== kind || !isRecord(liveStep[kind])) return toJson(step2);
     const liveBody = liveStep[kind];
     const out = { ...toJson(liveBody) };
-    for (const [k, v] of Object.entries(step[kind])) {
+    for (const [k, v] of Object.entries(step2[kind])) {
       if (k === "Parameters") out.Parameters = mergeParameters(liveBody.Parameters, v);
       else if (k === "Criteria") out.Criteria = toJson(v);
       else out[k] = mergeOver(liveBody[k], v);
@@ -49750,9 +49942,9 @@ function replaceTaskBody(live, desired) {
   delete body.NextEID;
   if (desired.body.Group !== void 0) body.Group = desired.body.Group;
   const sent = listOf(body.steps);
-  listOf(live.steps).forEach((step, i) => {
-    const kind = stepKindOfLive(step);
-    const liveBody = kind !== void 0 && isRecord(step) && isRecord(step[kind]) ? step[kind] : void 0;
+  listOf(live.steps).forEach((step2, i) => {
+    const kind = stepKindOfLive(step2);
+    const liveBody = kind !== void 0 && isRecord(step2) && isRecord(step2[kind]) ? step2[kind] : void 0;
     const sentStep = sent[i];
     const sentBody = kind !== void 0 && isRecord(sentStep) && isRecord(sentStep[kind]) ? sentStep[kind] : void 0;
     if (liveBody === void 0 || sentBody !== void 0 && sentBody.Password !== void 0) return;
@@ -49814,15 +50006,15 @@ function withRefNames(payload, cat) {
     const n = name(String(id));
     if (n !== void 0) names2[kind][String(id)] = n;
   };
-  const visit2 = (x) => {
-    if (Array.isArray(x)) return x.forEach(visit2);
+  const visit4 = (x) => {
+    if (Array.isArray(x)) return x.forEach(visit4);
     if (!isRecord(x)) return;
     note("host", x.HostID, cat.hostName);
     note("script", x.ScriptID, cat.scriptName);
     if (Array.isArray(x.DateListRef)) for (const r of x.DateListRef) note("dateList", dateListId(r), cat.dateListName);
-    for (const v of Object.values(x)) visit2(v);
+    for (const v of Object.values(x)) visit4(v);
   };
-  visit2(payload.body);
+  visit4(payload.body);
   const refNames = {};
   for (const kind of ["host", "script", "dateList"]) if (Object.keys(names2[kind]).length > 0) refNames[kind] = names2[kind];
   return Object.keys(refNames).length === 0 ? payload : { ...payload, refNames };
@@ -49841,8 +50033,364 @@ var init_task = __esm({
   }
 });
 
+// src/manifest/canonical-form.ts
+function resolveSchemaRef(node, root) {
+  let n = node;
+  for (let depth = 0; depth < 16 && typeof n.$ref === "string"; depth++) {
+    const m = /^#\/\$defs\/(.+)$/.exec(n.$ref);
+    const defs = root.$defs;
+    const target = m ? defs?.[m[1]] : void 0;
+    if (target === void 0) return n;
+    n = target;
+  }
+  return n;
+}
+function schemaProperties(schema) {
+  return isRecord(schema.properties) ? schema.properties : void 0;
+}
+function schemaItems(schema) {
+  return isRecord(schema.items) ? schema.items : void 0;
+}
+var import_yaml6;
+var init_canonical_form = __esm({
+  "src/manifest/canonical-form.ts"() {
+    "use strict";
+    import_yaml6 = __toESM(require_dist(), 1);
+    init_is_record();
+    init_schemas();
+    init_types();
+    init_yaml_scalars();
+    init_yaml_scalars();
+  }
+});
+
+// src/import/shape-to-schema.ts
+function shapeToSchema(value, node, root, path, notes) {
+  const schema = resolveSchemaRef(node, root);
+  if (Array.isArray(value)) {
+    const items = schemaItems(schema);
+    return items ? value.map((v, i) => shapeToSchema(v, items, root, `${path}[${i}]`, notes)) : value;
+  }
+  if (isRecord(value)) {
+    const props = schemaProperties(schema);
+    const extra = schema.additionalProperties;
+    if (props === void 0 && !isRecord(extra)) return value;
+    const out = {};
+    for (const [key, sub] of Object.entries(props ?? {})) {
+      if (value[key] === void 0) continue;
+      out[key] = shapeToSchema(value[key], sub, root, join3(path, key), notes);
+    }
+    for (const [key, v] of Object.entries(value)) {
+      if (props !== void 0 && key in props) continue;
+      if (v === void 0) continue;
+      if (isRecord(extra)) out[key] = shapeToSchema(v, extra, root, join3(path, key), notes);
+      else if (extra === false) notes.push(`${join3(path, key)} has no place in a manifest and is left out`);
+      else out[key] = v;
+    }
+    return out;
+  }
+  return coerceScalar(value, schema);
+}
+function coerceScalar(value, schema) {
+  const enumValues = Array.isArray(schema.enum) ? schema.enum : void 0;
+  const types = typesOf(schema);
+  const numeric = (enumValues?.some((e) => typeof e === "number") ?? false) || types.includes("integer") || types.includes("number");
+  const stringy = (enumValues?.some((e) => typeof e === "string") ?? false) || types.includes("string");
+  if (numeric && !types.includes("string")) {
+    if (typeof value === "boolean") return value ? 1 : 0;
+    if (typeof value === "string") {
+      const t = value.trim().toLowerCase();
+      if (t === "true") return 1;
+      if (t === "false") return 0;
+      if (t !== "" && Number.isFinite(Number(t))) return Number(t);
+    }
+    return value;
+  }
+  if (stringy && !numeric && (typeof value === "number" || typeof value === "boolean")) return String(value);
+  return value;
+}
+function typesOf(schema) {
+  const t = schema.type;
+  return typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x) => typeof x === "string") : [];
+}
+function join3(path, key) {
+  return path === "" ? key : `${path}.${key}`;
+}
+var init_shape_to_schema = __esm({
+  "src/import/shape-to-schema.ts"() {
+    "use strict";
+    init_is_record();
+    init_canonical_form();
+  }
+});
+
+// src/import/to-manifest.ts
+function createImportCatalog(source) {
+  const hosts = new Map(source.hosts.map((h) => [String(h.ID), { name: h.Name, type: h.type }]));
+  const names2 = (list) => new Map(list.filter((x) => typeof x.Name === "string" && x.Name !== "").map((x) => [String(x.ID), x.Name]));
+  const scripts = names2(source.scripts);
+  const dateLists = names2(source.dateLists);
+  return { host: (id) => hosts.get(id), script: (id) => scripts.get(id), dateList: (id) => dateLists.get(id) };
+}
+function createSecretRedactor(mark) {
+  return { placeholder: () => mark(), list: () => [] };
+}
+function taskToManifest(task, catalog, secrets) {
+  const name = String(task.Name ?? "");
+  const address = formatAddress("Task", name);
+  const notes = [];
+  const spec = {};
+  const t = task;
+  spec.Active = t.Active ?? 1;
+  if (!isDefault(t.AR, 0)) spec.AR = t.AR;
+  if (t.CAS !== void 0 && t.CAS !== null && t.CAS !== "" && t.CAS !== "EMPTY") spec.CAS = t.CAS;
+  if (t.CacheNames !== void 0 && t.CacheNames !== null && t.CacheNames !== "random") spec.CacheNames = t.CacheNames;
+  if (Array.isArray(t.Group) && t.Group.length > 0) spec.Group = t.Group.map(String);
+  if (isRecord(t.Info)) {
+    const info = {};
+    for (const key of ["Description", "Notes"]) if (typeof t.Info[key] === "string" && t.Info[key] !== "") info[key] = t.Info[key];
+    if (Object.keys(info).length > 0) spec.Info = info;
+  }
+  const next = t.NextActions;
+  if (isRecord(next)) {
+    const list = next.NextAction;
+    if (Array.isArray(list) && list.length > 0) spec.NextActions = { NextAction: list.map(withoutIds) };
+    else if (Object.keys(next).some((k) => k !== "NextAction")) notes.push("NextActions: not in the NextAction form a manifest takes; left out");
+  }
+  const params = parameters(t.Parameters, (param) => secrets.placeholder(address, `Parameters.${param}`, [name, param]));
+  if (Object.keys(params).length > 0) spec.Parameters = params;
+  const schedules = isRecord(t.Schedules) && Array.isArray(t.Schedules.Schedule) ? t.Schedules.Schedule : [];
+  if (schedules.length > 0) spec.Schedules = { Schedule: schedules.map((s, i) => schedule(s, i, catalog, notes)) };
+  const steps = Array.isArray(t.steps) ? t.steps : [];
+  const kinds = steps.map((s) => isRecord(s) ? Object.keys(s)[0] : void 0);
+  const other = [...new Set(kinds.filter((k) => k === void 0 || !MANIFEST_STEP_KINDS.has(k)))];
+  if (other.length > 0) notes.push(`steps: ${other.map((k) => k ?? "(empty)").join(", ")} steps cannot be written in a manifest yet; the steps are left out (plan then leaves them as they are)`);
+  else if (steps.length > 0) spec.steps = steps.map((s, i) => step(s, i, { name, address, catalog, secrets, notes }));
+  if (typeof t.TT === "string" && t.TT !== "") {
+    if (t.TT === "COS") spec.TT = "COS";
+    else notes.push(`TT: "${t.TT}" cannot be written in a manifest; left out`);
+  }
+  if (!isDefault(t.UseDefStateCaching, 0)) spec.UseDefStateCaching = t.UseDefStateCaching;
+  return finish("Task", name, address, name, spec, notes);
+}
+function isDefault(value, fallback) {
+  return value === void 0 || value === null || sameScalar(fallback, value);
+}
+function parameters(params, placeholder) {
+  const out = {};
+  if (!isRecord(params)) return out;
+  for (const [param, p] of Object.entries(params)) {
+    if (isRecord(p) && (p.DisplayValue === SUPPRESSED2 || p.value === SUPPRESSED2)) out[param] = { value: placeholder(param), secret: true };
+    else out[param] = isRecord(p) ? String(p.value ?? "") : String(p ?? "");
+  }
+  return out;
+}
+function schedule(s, index, catalog, notes) {
+  if (!isRecord(s)) return s;
+  const out = withoutIds(s);
+  if (Array.isArray(s.DateListRef)) {
+    const names2 = [];
+    for (const ref of s.DateListRef) {
+      const id = isRecord(ref) ? String(ref.DateListID ?? ref.ID ?? "") : String(ref);
+      const found = catalog.dateList(id);
+      if (found === void 0) notes.push(`Schedules.Schedule[${index}].DateListRef: no date list has id ${id}; left out`);
+      else names2.push(found);
+    }
+    if (names2.length > 0) out.DateListRef = names2;
+    else delete out.DateListRef;
+  }
+  return out;
+}
+function step(s, index, c) {
+  const kind = Object.keys(s)[0];
+  const body = isRecord(s[kind]) ? s[kind] : {};
+  const at = `steps[${index}].${kind}`;
+  const out = {};
+  const host = body.HostID !== void 0 && body.HostID !== null ? c.catalog.host(String(body.HostID)) : void 0;
+  for (const [key, value] of Object.entries(body)) {
+    if (key === "ID" || value === void 0 || value === null) continue;
+    if (PASSWORD_FIELD.test(key)) {
+      if (value !== "") out[key] = c.secrets.placeholder(c.address, `${at}.${key}`, [c.name, `step${index + 1}`, key]);
+      continue;
+    }
+    switch (key) {
+      case "HostID":
+        if (host) out.Host = host.name;
+        else {
+          out.HostID = String(value);
+          c.notes.push(`${at}.HostID: no host has id ${String(value)}; kept as an id`);
+        }
+        break;
+      case "Type":
+        if (!(host && typeof value === "string" && sameHostType(value, host.type))) out.Type = value;
+        break;
+      case "ScriptID": {
+        const script = c.catalog.script(String(value));
+        if (script !== void 0) out.Script = script;
+        else {
+          out.ScriptID = String(value);
+          c.notes.push(`${at}.ScriptID: no script has id ${String(value)}; kept as an id`);
+        }
+        break;
+      }
+      case "Parameters": {
+        const params = parameters(value, (param) => c.secrets.placeholder(c.address, `${at}.Parameters.${param}`, [c.name, `step${index + 1}`, param]));
+        if (Object.keys(params).length > 0) out.Parameters = params;
+        break;
+      }
+      default:
+        out[key] = withoutIds(value);
+    }
+  }
+  if (stepPasswordState(body) === "likely") {
+    out.Password = c.secrets.placeholder(c.address, `${at}.Password`, [c.name, `step${index + 1}`, "Password"]);
+    c.notes.push(`${at}.Password: the server shows no step passwords, and this step signs in as ${String(body.Username)}; a placeholder is written so that a replace or re-create sends it`);
+  }
+  return { [kind]: out };
+}
+function withoutIds(x) {
+  if (Array.isArray(x)) return x.map(withoutIds);
+  if (!isRecord(x)) return x;
+  const out = {};
+  for (const [k, v] of Object.entries(x)) if (k !== "ID" && v !== void 0 && v !== null) out[k] = withoutIds(v);
+  return out;
+}
+function aclLabel(acl) {
+  const label = `${acl.ResourceGroupName}-${acl.UserGroupName}`.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  return label === "" ? "acl" : label;
+}
+function aclToManifest(acl, label = aclLabel(acl)) {
+  const spec = { resourceGroup: acl.ResourceGroupName, userGroup: acl.UserGroupName, permissions: grantedPermissions(acl) };
+  return finish("ResourceGroupAcl", `${acl.ResourceGroupName}/${acl.UserGroupName}`, formatAddress("ResourceGroupAcl", label), label, spec, []);
+}
+function finish(kind, name, address, metadataName, spec, notes) {
+  const root = getKindSchema(kind);
+  const specSchema = root.properties.spec;
+  const shaped = shapeToSchema(spec, specSchema, root, "", notes);
+  const document = { apiVersion: API_VERSION, kind, metadata: { name: metadataName }, spec: shaped };
+  return { kind, name, address, document, notes };
+}
+var SUPPRESSED2, MANIFEST_STEP_KINDS;
+var init_to_manifest = __esm({
+  "src/import/to-manifest.ts"() {
+    "use strict";
+    init_schemas();
+    init_types();
+    init_model2();
+    init_common();
+    init_is_record();
+    init_folder_permissions();
+    init_resource_group_acl();
+    init_task();
+    init_shape_to_schema();
+    SUPPRESSED2 = "(suppressed)";
+    MANIFEST_STEP_KINDS = /* @__PURE__ */ new Set(["Source", "Process", "Destination"]);
+  }
+});
+
+// src/import/removed-content.ts
+function withRemovedContent(plan, live) {
+  const removing = (c) => c.action === "delete" || c.action === "replace";
+  if (!plan.changes.some(removing)) return plan;
+  const catalog = createImportCatalog({
+    hosts: live.automation?.hosts?.items ?? [],
+    scripts: live.automation?.scripts?.items ?? [],
+    dateLists: live.automation?.dateLists?.items ?? []
+  });
+  const secrets = createSecretRedactor(sensitiveValue);
+  const aclsById = new Map([...live.automation?.acls?.values() ?? []].map((a) => [a.ACLID, a]));
+  const removes = (change) => {
+    if (!removing(change)) return void 0;
+    switch (change.kind) {
+      case "Task": {
+        const task = change.liveId === void 0 ? void 0 : live.automation?.tasks?.byId.get(change.liveId);
+        return task === void 0 ? void 0 : specOf(taskToManifest(task, catalog, secrets).document);
+      }
+      case "ResourceGroupAcl": {
+        const acl = change.liveId === void 0 ? void 0 : aclsById.get(change.liveId);
+        return acl === void 0 ? void 0 : specOf(aclToManifest(acl).document);
+      }
+      case "FolderPermissions":
+        return void 0;
+      default: {
+        const never = change.kind;
+        throw new Error(`unknown kind ${String(never)}`);
+      }
+    }
+  };
+  return {
+    ...plan,
+    changes: plan.changes.map((c) => {
+      const content = removes(c);
+      return content === void 0 ? c : { ...c, removes: content };
+    })
+  };
+}
+function specOf(document) {
+  const spec = asFieldValue(document.spec);
+  return spec !== null && typeof spec === "object" && !Array.isArray(spec) ? spec : {};
+}
+var init_removed_content = __esm({
+  "src/import/removed-content.ts"() {
+    "use strict";
+    init_common();
+    init_to_manifest();
+  }
+});
+
+// src/plan/diagnostics.ts
+function createPlanDiagnostic(code5, at, message, extra = {}) {
+  return createDiagnostic("error", code5, at, message, extra);
+}
+function createPlanWarning(code5, at, message, extra = {}) {
+  return createDiagnostic("warning", code5, at, message, extra);
+}
+function didYouMean(input, candidates) {
+  const guess = suggestName(input, [...candidates]);
+  return guess !== void 0 && guess !== input ? ` \u2014 did you mean \`${guess}\`?` : "";
+}
+var sortPlanDiagnostics;
+var init_diagnostics3 = __esm({
+  "src/plan/diagnostics.ts"() {
+    "use strict";
+    init_suggest();
+    init_diagnostics();
+    sortPlanDiagnostics = sortDiagnostics;
+  }
+});
+
+// src/plan/manifest-digest.ts
+var manifest_digest_exports = {};
+__export(manifest_digest_exports, {
+  manifestDigest: () => manifestDigest
+});
+import { createHash as createHash4 } from "node:crypto";
+import { relative as relative3, sep as sep3 } from "node:path";
+function manifestDigest(set, cwd) {
+  const hash2 = createHash4("sha256");
+  const named = set.files.map((file) => ({ file, name: relative3(cwd, file).split(sep3).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  for (const f of named) hash2.update(`${f.name}\0${set.fileHashes.get(f.file) ?? "unread"}
+`);
+  return `sha256:${hash2.digest("hex")}`;
+}
+var init_manifest_digest = __esm({
+  "src/plan/manifest-digest.ts"() {
+    "use strict";
+  }
+});
+
+// src/order.ts
+function compareText2(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+var init_order = __esm({
+  "src/order.ts"() {
+    "use strict";
+  }
+});
+
 // src/plan/compose-plan.ts
-function composePlan(header, changes, errored) {
+function composePlan(header, changes, errored, access) {
   const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, targets, pruneOff } = header;
   const scheduled = scheduleChanges(changes);
   return {
@@ -49856,7 +50404,8 @@ function composePlan(header, changes, errored) {
     errored,
     applyable: isApplyable(errored, scheduled),
     changes: scheduled,
-    summary: summarize(scheduled)
+    summary: summarize(scheduled),
+    ...access !== void 0 ? { access } : {}
   };
 }
 var init_compose_plan = __esm({
@@ -49867,10 +50416,142 @@ var init_compose_plan = __esm({
   }
 });
 
+// src/access/effective.ts
+function groupMembersFrom(members) {
+  const entries = members instanceof Map ? [...members.entries()] : Object.entries(members);
+  const byName = new Map(entries.map(([group, users]) => [group.toLowerCase(), users]));
+  return { membersOf: (group) => byName.get(group.toLowerCase()) };
+}
+function computeEffectiveAccess(entries, members) {
+  const grants = /* @__PURE__ */ new Map();
+  const unknownGroups = [];
+  const reach = (user, source, permissions) => {
+    const key = user.toLowerCase();
+    let g = grants.get(key);
+    if (!g) grants.set(key, g = { user, via: /* @__PURE__ */ new Map() });
+    for (const p of FOLDER_PERMISSIONS) {
+      if (!permissions.includes(p)) continue;
+      const list = g.via.get(p) ?? [];
+      if (!list.some((s) => s.type === source.type && s.name.toLowerCase() === source.name.toLowerCase())) list.push(source);
+      g.via.set(p, list);
+    }
+  };
+  for (const e of entries) if (e.type === "User") reach(e.name, { type: "User", name: e.name }, e.permissions);
+  for (const e of entries) {
+    if (e.type !== "Group") continue;
+    const users2 = members.membersOf(e.name);
+    if (users2 === void 0) unknownGroups.push(e);
+    else for (const u of users2) reach(u, { type: "Group", name: e.name }, e.permissions);
+  }
+  const users = /* @__PURE__ */ new Map();
+  for (const [key, g] of grants) {
+    const permissions = FOLDER_PERMISSIONS.filter((p) => g.via.has(p));
+    users.set(key, { user: g.user, permissions, via: Object.fromEntries(permissions.map((p) => [p, g.via.get(p)])) });
+  }
+  return { users, unknownGroups };
+}
+function diffEffectiveAccess(before, after) {
+  const out = [];
+  const keys = [.../* @__PURE__ */ new Set([...before.users.keys(), ...after.users.keys()])];
+  for (const key of keys) {
+    const b = before.users.get(key);
+    const a = after.users.get(key);
+    const delta = deltaOf({ type: "User", name: a?.user ?? b.user }, b?.permissions ?? [], a?.permissions ?? [], (p) => a?.via[p] ?? [], (p) => b?.via[p] ?? []);
+    if (delta) out.push(delta);
+  }
+  const groupKeys = [...new Set([...before.unknownGroups, ...after.unknownGroups].map((g) => g.name.toLowerCase()))];
+  for (const key of groupKeys) {
+    const b = before.unknownGroups.find((g) => g.name.toLowerCase() === key);
+    const a = after.unknownGroups.find((g) => g.name.toLowerCase() === key);
+    const name = a?.name ?? b.name;
+    const self = [{ type: "Group", name }];
+    const delta = deltaOf({ type: "Group", name }, permissionsIn(b), permissionsIn(a), () => self, () => self);
+    if (delta) out.push(delta);
+  }
+  return out.sort((x, y) => x.who.type === y.who.type ? compareNames(x.who.name, y.who.name) : x.who.type === "User" ? -1 : 1);
+}
+function permissionsIn(e) {
+  return e ? FOLDER_PERMISSIONS.filter((p) => e.permissions.includes(p)) : [];
+}
+function deltaOf(who, before, after, viaAfter, viaBefore) {
+  const gained = after.filter((p) => !before.includes(p));
+  const lost = before.filter((p) => !after.includes(p));
+  if (gained.length === 0 && lost.length === 0) return void 0;
+  const via = [];
+  for (const s of [...gained.flatMap(viaAfter), ...lost.flatMap(viaBefore)]) if (!via.some((v) => v.type === s.type && v.name === s.name)) via.push(s);
+  via.sort((x, y) => x.type === y.type ? 0 : x.type === "User" ? -1 : 1);
+  return { who, gained, lost, via, removed: before.length > 0 && after.length === 0 };
+}
+function compareNames(a, b) {
+  return compareText2(a.toLowerCase(), b.toLowerCase()) || compareText2(a, b);
+}
+var NO_MEMBERS;
+var init_effective = __esm({
+  "src/access/effective.ts"() {
+    "use strict";
+    init_order();
+    init_vocabulary();
+    NO_MEMBERS = { membersOf: () => void 0 };
+  }
+});
+
+// src/plan/access-changes.ts
+function planAccessChanges(changes, bases, members) {
+  const known = members ? groupMembersFrom(members.members) : NO_MEMBERS;
+  const users = [];
+  const groups = [];
+  const membersUnknown = /* @__PURE__ */ new Set();
+  for (const change of changes) {
+    if (change.action === "no-op" || change.action === "blocked") continue;
+    const basis = bases.get(change.address);
+    if (!basis) continue;
+    switch (basis.kind) {
+      case "folder": {
+        const before = computeEffectiveAccess(basis.before.map(accessEntry), known);
+        const after = computeEffectiveAccess(basis.after.map(accessEntry), known);
+        for (const d of diffEffectiveAccess(before, after)) {
+          const flagged = d.gained.filter((p) => FLAGGED_GRANTS.includes(p));
+          (d.who.type === "User" ? users : groups).push({ address: change.address, who: d.who, service: "transfer", target: change.name, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
+          if (d.who.type === "Group") membersUnknown.add(d.who.name);
+        }
+        break;
+      }
+      case "acl": {
+        const gained = basis.after.filter((p) => !basis.before.includes(p));
+        const lost = basis.before.filter((p) => !basis.after.includes(p));
+        if (gained.length === 0 && lost.length === 0) break;
+        const who = { type: "Group", name: basis.userGroup };
+        groups.push({ address: change.address, who, service: "automation", target: basis.resourceGroup, gained, lost, via: [who], removed: basis.before.length > 0 && basis.after.length === 0, flagged: [] });
+        break;
+      }
+      default: {
+        const never = basis;
+        throw new Error(`unknown access basis ${String(never)}`);
+      }
+    }
+  }
+  if (users.length === 0 && groups.length === 0) return void 0;
+  const byName = (a, b) => compareText2(a.who.name.toLowerCase(), b.who.name.toLowerCase());
+  return { changes: [...users.sort(byName), ...groups.sort(byName)], membersUnknown: [...membersUnknown] };
+}
+function accessEntry(e) {
+  return { type: e.type, name: e.name, permissions: e.permissions.permissions };
+}
+var FLAGGED_GRANTS;
+var init_access_changes = __esm({
+  "src/plan/access-changes.ts"() {
+    "use strict";
+    init_effective();
+    init_order();
+    FLAGGED_GRANTS = ["admin", "deleteFiles", "share"];
+  }
+});
+
 // src/plan/plan-changes.ts
 import { isAbsolute as isAbsolute5, relative as relative4, sep as sep4 } from "node:path";
 function planChanges(input) {
   const diagnostics = [];
+  const bases = /* @__PURE__ */ new Map();
   const source = (m) => sourceRef(m.source, input.cwd);
   const items = [];
   let seq = 0;
@@ -49912,6 +50593,7 @@ function planChanges(input) {
   for (const d of input.desired.acls) {
     const live = liveAcls?.get(aclKey(d.resourceGroup, d.userGroup));
     const o = planAcl(d, live);
+    bases.set(formatAddress("ResourceGroupAcl", d.manifest.name), { kind: "acl", userGroup: d.userGroup, resourceGroup: d.resourceGroup, before: live ? grantedPermissions(live) : [], after: canonicalPermissions(d.permissions) });
     add(
       {
         address: formatAddress("ResourceGroupAcl", d.manifest.name),
@@ -49957,8 +50639,10 @@ function planChanges(input) {
           })
         );
       }
-      const o = planFolder(d, viewEntries(live.acl));
+      const liveEntries = viewEntries(live.acl);
+      const o = planFolder(d, liveEntries);
       after.set(key, o.after);
+      bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
       add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
@@ -49971,18 +50655,21 @@ function planChanges(input) {
         add({ ...base, action: "blocked", reason: blocked, ...identity, fields: [{ path: "path", before: from, after: d.path }] }, RANK.FolderPermissions, folderDepth(d.path));
         continue;
       }
-      const o = planFolder(d, viewEntries(renamed.acl), void 0, from);
+      const liveEntries = viewEntries(renamed.acl);
+      const o = planFolder(d, liveEntries, void 0, from);
       moved.set(folderKey(from), d.path);
       after.set(key, o.after);
+      bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
       add({ ...base, ...outcomeFields(o), ...identity }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const create = planFolderCreation(d, entriesAfter, diagnostics);
     if (!create) continue;
     after.set(key, create.after);
+    bases.set(base.address, { kind: "folder", before: [], after: create.after });
     add({ ...base, ...outcomeFields(create) }, RANK.FolderPermissions, folderDepth(d.path));
   }
-  for (const change of planPrune(input)) add(change.change, change.rank, change.depth);
+  for (const change of planPrune(input, bases)) add(change.change, change.rank, change.depth);
   let selected = items;
   if (input.targets && input.targets.length > 0) selected = selectTargets(items, input.targets, input.desired, diagnostics);
   const changes = orderChanges(selected);
@@ -49996,7 +50683,7 @@ function planChanges(input) {
     ...input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {},
     ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {}
   };
-  return { plan: composePlan(header, changes, errored), diagnostics };
+  return { plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, input.live.transfer?.groupMembers)), diagnostics };
 }
 function orderChanges(items) {
   const isDelete = (o) => o.change.action === "delete";
@@ -50064,7 +50751,7 @@ function planFolderCreation(d, entriesAfter, diagnostics) {
   const copied = how.inheritPermissions === "None" ? [] : parentEntries.map((e) => ({ ...e, editable: true, deletable: true }));
   return planFolder(d, copied, { parentPath: parent, name: folderName(d.path), inheritPermissions: how.inheritPermissions, copied });
 }
-function planPrune(input) {
+function planPrune(input, bases) {
   const out = [];
   const all = [...input.desired.tasks.map((d) => d.manifest), ...input.desired.acls.map((d) => d.manifest), ...input.desired.folders.map((d) => d.manifest), ...input.desired.skipped];
   const inScope = new Set(input.scope.taskGroups.map((g) => g.toLowerCase()));
@@ -50099,6 +50786,7 @@ function planPrune(input) {
     for (const [key, acl] of input.live.automation?.acls ?? []) {
       if (managed.has(key) || !inScope.has(acl.ResourceGroupName.toLowerCase())) continue;
       const name = `${acl.ResourceGroupName}/${acl.UserGroupName}`;
+      bases.set(formatAddress("ResourceGroupAcl", name), { kind: "acl", userGroup: acl.UserGroupName, resourceGroup: acl.ResourceGroupName, before: grantedPermissions(acl), after: [] });
       out.push({
         change: {
           address: formatAddress("ResourceGroupAcl", name),
@@ -50123,8 +50811,10 @@ function planPrune(input) {
     for (const key of transfer2.scopeFolders) {
       const live = transfer2.folders.get(key);
       if (managed.has(key) || !live) continue;
-      const o = planFolderPrune(live.folder.path, viewEntries(live.acl));
+      const liveEntries = viewEntries(live.acl);
+      const o = planFolderPrune(live.folder.path, liveEntries);
       if (!o) continue;
+      bases.set(formatAddress("FolderPermissions", live.folder.path), { kind: "folder", before: liveEntries, after: o.after });
       out.push({
         change: {
           address: formatAddress("FolderPermissions", live.folder.path),
@@ -50201,6 +50891,7 @@ var init_plan_changes = __esm({
     init_task();
     init_diagnostics3();
     init_compose_plan();
+    init_access_changes();
     init_model2();
     RANK = { FolderPermissions: 0, ResourceGroupAcl: 1, Task: 2 };
   }
@@ -50304,7 +50995,7 @@ function resolveTask(m, a) {
 }
 function wireParameters(params) {
   const out = {};
-  for (const [name, p] of Object.entries(params)) out[name] = p.secret ? { value: p.value, DisplayValue: SUPPRESSED2 } : { value: p.value };
+  for (const [name, p] of Object.entries(params)) out[name] = p.secret ? { value: p.value, DisplayValue: SUPPRESSED3 } : { value: p.value };
   return out;
 }
 function resolveSchedule(s, index, a, report) {
@@ -50326,9 +51017,9 @@ function resolveSchedule(s, index, a, report) {
   }
   return out;
 }
-function resolveStep(step, index, a, report) {
-  const kind = stepKindOf(step);
-  const body = step[kind];
+function resolveStep(step2, index, a, report) {
+  const kind = stepKindOf(step2);
+  const body = step2[kind];
   const path = ["spec", "steps", index, kind];
   const out = {};
   switch (kind) {
@@ -50417,7 +51108,7 @@ function resolveFolder(m, t) {
   });
   return { value: { manifest: m, path: m.name, entries }, diagnostics: r.list };
 }
-var SUPPRESSED2;
+var SUPPRESSED3;
 var init_resolve_desired = __esm({
   "src/plan/resolve-desired.ts"() {
     "use strict";
@@ -50426,7 +51117,7 @@ var init_resolve_desired = __esm({
     init_task();
     init_diagnostics3();
     init_model2();
-    SUPPRESSED2 = "(suppressed)";
+    SUPPRESSED3 = "(suppressed)";
   }
 });
 
@@ -50465,7 +51156,7 @@ async function buildPlan(input) {
     cwd,
     taskVocabulary: getValueVocabulary("Task")
   });
-  return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...diagnostics]), live };
+  return { plan: withRemovedContent(plan, live), diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...diagnostics]), live };
 }
 function serverIdentities2(servers, live) {
   const out = {};
@@ -50483,6 +51174,7 @@ var init_build_plan = __esm({
     init_diagnostics2();
     init_schemas();
     init_version();
+    init_removed_content();
     init_diagnostics3();
     init_manifest_digest();
     init_plan_changes();
@@ -50711,8 +51403,9 @@ function renderPlanText(plan, options) {
   }
   const used = LISTED_ACTIONS.filter((a) => summary[a] > 0);
   lines2.push(`Symbols: ${used.map((a) => `${paint.action(a, symbolOf(a))} ${a}`).join(", ")}`);
+  if (plan.access !== void 0) lines2.push("", ...renderAccessText(plan.access));
   for (const change of listed) lines2.push("", ...renderChange(change, paint));
-  lines2.push("", paint.bold(planSentence(summary)));
+  lines2.push("", paint.bold(`${planSentence(summary)}${plan.access === void 0 ? "" : ` ${accessCountPhrase(plan.access)}.`}`));
   return `${lines2.join("\n")}
 `;
 }
@@ -50724,8 +51417,12 @@ function renderChange(change, paint) {
   const lines2 = [`${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`];
   const indent = "    ";
   if (change.reason !== void 0) lines2.push(`${indent}# ${escapeControl(describeReason(change.reason))}`);
+  const removed = removedLines(change);
+  const removedAfterFields = change.action === "replace" && removed.length > 0;
+  if (!removedAfterFields) for (const line of removed) lines2.push(`${indent}${paint.diffLine(`- ${line}`)}`);
   for (const field of change.fields) lines2.push(...renderField(viewField(field, change.action), paint).map((l) => indent + l));
   for (const words of describeScheduleChange(change)) lines2.push(`${indent}# ${words.label}: ${scheduleText(words)}`);
+  if (removedAfterFields) lines2.push(`${indent}# deleted first, as it is now:`, ...removed.map((l) => `${indent}${paint.diffLine(`- ${l}`)}`));
   const entries = change.entries ?? [];
   for (const entry of entries) {
     switch (entry.action) {
@@ -50819,6 +51516,7 @@ var init_plan_text = __esm({
     init_model2();
     init_plan_common();
     init_reasons();
+    init_access();
   }
 });
 
@@ -50913,14 +51611,14 @@ __export(apply_lock_exports, {
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync as readFileSync9, renameSync as renameSync2, rmdirSync, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
 import { hostname } from "node:os";
-import { dirname as dirname5, join as join3, relative as relative5 } from "node:path";
+import { dirname as dirname5, join as join4, relative as relative5 } from "node:path";
 function acquireApplyLock(opts) {
   const now = opts.now ?? Date.now;
   const ttl = opts.ttlMs ?? DEFAULT_LOCK_TTL_MS;
   const pid = opts.pid ?? process.pid;
   const host = opts.host ?? hostname();
   const isAlive = opts.isAlive ?? processIsAlive;
-  const path = join3(opts.dir, LOCK_FILE);
+  const path = join4(opts.dir, LOCK_FILE);
   let created;
   try {
     created = mkdirSync(opts.dir, { recursive: true, mode: 448 });
@@ -51091,7 +51789,7 @@ function parametersHold(sent, read) {
   if (!isRecord(sent)) return holdsSent(sent, read);
   const have = isRecord(read) ? read : {};
   for (const [name, p] of Object.entries(sent)) {
-    if (isRecord(p) && p.DisplayValue === SUPPRESSED3) continue;
+    if (isRecord(p) && p.DisplayValue === SUPPRESSED4) continue;
     const h = have[name];
     const want = isRecord(p) ? p.value : p;
     const got = isRecord(h) ? h.value : h;
@@ -51099,7 +51797,7 @@ function parametersHold(sent, read) {
   }
   return true;
 }
-var SUPPRESSED3;
+var SUPPRESSED4;
 var init_match = __esm({
   "src/apply/match.ts"() {
     "use strict";
@@ -51107,121 +51805,121 @@ var init_match = __esm({
     init_is_record();
     init_task();
     init_secret();
-    SUPPRESSED3 = "(suppressed)";
+    SUPPRESSED4 = "(suppressed)";
   }
 });
 
 // src/apply/operations.ts
-async function sendStep(step, ctx) {
-  switch (step.op) {
+async function sendStep(step2, ctx) {
+  switch (step2.op) {
     case "task-create": {
-      const created = await automation(ctx).createTask(step.body);
+      const created = await automation(ctx).createTask(step2.body);
       const id = created ? taskId(created) : "";
       if (id !== "") return { task: id };
-      const found = await findTaskByName(ctx, step.name);
+      const found = await findTaskByName(ctx, step2.name);
       return found ? { task: taskId(found) } : {};
     }
     case "task-update":
-      await automation(ctx).updateTask(step.id, step.body);
-      return { task: step.id };
+      await automation(ctx).updateTask(step2.id, step2.body);
+      return { task: step2.id };
     case "task-delete":
-      await automation(ctx).deleteTask(step.id);
-      return { task: step.id };
+      await automation(ctx).deleteTask(step2.id);
+      return { task: step2.id };
     case "acl-create": {
-      const created = await automation(ctx).createResourceGroupAcl({ ResourceGroupName: step.resourceGroup, UserGroupName: step.userGroup, Permissions: step.permissions });
-      const id = created?.ACLID ?? (await findAcl(ctx, step.resourceGroup, step.userGroup))?.ACLID;
+      const created = await automation(ctx).createResourceGroupAcl({ ResourceGroupName: step2.resourceGroup, UserGroupName: step2.userGroup, Permissions: step2.permissions });
+      const id = created?.ACLID ?? (await findAcl(ctx, step2.resourceGroup, step2.userGroup))?.ACLID;
       return id !== void 0 ? { acl: String(id) } : {};
     }
     case "acl-update":
-      await automation(ctx).updateResourceGroupAcl(step.id, { Permissions: step.permissions });
-      return { acl: step.id };
+      await automation(ctx).updateResourceGroupAcl(step2.id, { Permissions: step2.permissions });
+      return { acl: step2.id };
     case "acl-delete":
-      await automation(ctx).deleteResourceGroupAcl(step.id);
-      return { acl: step.id };
+      await automation(ctx).deleteResourceGroupAcl(step2.id);
+      return { acl: step2.id };
     case "folder-create": {
-      const parentId = ctx.folderIds.get(folderKey(step.parentPath)) ?? (await transfer(ctx).findFolderByPath(step.parentPath))?.id;
-      if (parentId === void 0) throw new StepError(`cannot create ${step.path}: its parent folder ${step.parentPath} does not exist`);
-      const folder = await transfer(ctx).createSubfolder(parentId, { name: step.name, inheritPermissions: step.inheritPermissions });
-      ctx.folderIds.set(folderKey(step.path), folder.id);
+      const parentId = ctx.folderIds.get(folderKey(step2.parentPath)) ?? (await transfer(ctx).findFolderByPath(step2.parentPath))?.id;
+      if (parentId === void 0) throw new StepError(`cannot create ${step2.path}: its parent folder ${step2.parentPath} does not exist`);
+      const folder = await transfer(ctx).createSubfolder(parentId, { name: step2.name, inheritPermissions: step2.inheritPermissions });
+      ctx.folderIds.set(folderKey(step2.path), folder.id);
       return { folder: folder.id };
     }
     case "folder-rename": {
-      const id = folderId(ctx, step.path);
-      await transfer(ctx).renameFolder(id, step.name);
+      const id = folderId(ctx, step2.path);
+      await transfer(ctx).renameFolder(id, step2.name);
       return { folder: id };
     }
     case "entry-set": {
-      const id = folderId(ctx, step.folderPath);
-      await transfer(ctx).setFolderAcl(id, { type: step.entry.type, id: step.entry.id, permissions: step.entry.permissions });
+      const id = folderId(ctx, step2.folderPath);
+      await transfer(ctx).setFolderAcl(id, { type: step2.entry.type, id: step2.entry.id, permissions: step2.entry.permissions });
       return { folder: id };
     }
     case "entry-remove": {
-      const id = folderId(ctx, step.folderPath);
-      await transfer(ctx).deleteFolderAcl(id, { type: step.entry.type, id: step.entry.id });
+      const id = folderId(ctx, step2.folderPath);
+      await transfer(ctx).deleteFolderAcl(id, { type: step2.entry.type, id: step2.entry.id });
       return { folder: id };
     }
     default: {
-      const never = step;
+      const never = step2;
       throw new Error(`unknown step ${String(never)}`);
     }
   }
 }
-async function confirmStep(step, ctx) {
-  switch (step.op) {
+async function confirmStep(step2, ctx) {
+  switch (step2.op) {
     case "task-create": {
-      const found = await findTaskByName(ctx, step.name);
-      if (!found) return { kind: "resend", step };
+      const found = await findTaskByName(ctx, step2.name);
+      if (!found) return { kind: "resend", step: step2 };
       const id = taskId(found);
-      return holdsSent(step.body, found) ? { kind: "done", ids: { task: id } } : { kind: "resend", step: { op: "task-update", id, body: step.body } };
+      return holdsSent(step2.body, found) ? { kind: "done", ids: { task: id } } : { kind: "resend", step: { op: "task-update", id, body: step2.body } };
     }
     case "task-update": {
-      const task = await readOrNull(() => automation(ctx).getTask(step.id));
-      if (!task) return { kind: "fail", message: `task ${step.id} no longer exists` };
-      return holdsSent(step.body, task) ? { kind: "done", ids: { task: step.id } } : { kind: "resend", step };
+      const task = await readOrNull(() => automation(ctx).getTask(step2.id));
+      if (!task) return { kind: "fail", message: `task ${step2.id} no longer exists` };
+      return holdsSent(step2.body, task) ? { kind: "done", ids: { task: step2.id } } : { kind: "resend", step: step2 };
     }
     case "task-delete": {
-      const task = await readOrNull(() => automation(ctx).getTask(step.id));
-      return task ? { kind: "resend", step } : { kind: "done", ids: { task: step.id } };
+      const task = await readOrNull(() => automation(ctx).getTask(step2.id));
+      return task ? { kind: "resend", step: step2 } : { kind: "done", ids: { task: step2.id } };
     }
     case "acl-create": {
-      const found = await findAcl(ctx, step.resourceGroup, step.userGroup);
-      if (!found) return { kind: "resend", step };
+      const found = await findAcl(ctx, step2.resourceGroup, step2.userGroup);
+      if (!found) return { kind: "resend", step: step2 };
       const id = String(found.ACLID);
-      return aclHolds(step.permissions, found) ? { kind: "done", ids: { acl: id } } : { kind: "resend", step: { op: "acl-update", id, permissions: step.permissions } };
+      return aclHolds(step2.permissions, found) ? { kind: "done", ids: { acl: id } } : { kind: "resend", step: { op: "acl-update", id, permissions: step2.permissions } };
     }
     case "acl-update": {
-      const acl = await readOrNull(() => automation(ctx).getResourceGroupAcl(step.id));
-      if (!acl) return { kind: "fail", message: `resource-group ACL ${step.id} no longer exists` };
-      return aclHolds(step.permissions, acl) ? { kind: "done", ids: { acl: step.id } } : { kind: "resend", step };
+      const acl = await readOrNull(() => automation(ctx).getResourceGroupAcl(step2.id));
+      if (!acl) return { kind: "fail", message: `resource-group ACL ${step2.id} no longer exists` };
+      return aclHolds(step2.permissions, acl) ? { kind: "done", ids: { acl: step2.id } } : { kind: "resend", step: step2 };
     }
     case "acl-delete": {
-      const acl = await readOrNull(() => automation(ctx).getResourceGroupAcl(step.id));
-      return acl ? { kind: "resend", step } : { kind: "done", ids: { acl: step.id } };
+      const acl = await readOrNull(() => automation(ctx).getResourceGroupAcl(step2.id));
+      return acl ? { kind: "resend", step: step2 } : { kind: "done", ids: { acl: step2.id } };
     }
     case "folder-create": {
-      const folder = await transfer(ctx).findFolderByPath(step.path);
-      if (!folder) return { kind: "resend", step };
-      ctx.folderIds.set(folderKey(step.path), folder.id);
+      const folder = await transfer(ctx).findFolderByPath(step2.path);
+      if (!folder) return { kind: "resend", step: step2 };
+      ctx.folderIds.set(folderKey(step2.path), folder.id);
       return { kind: "done", ids: { folder: folder.id } };
     }
     case "folder-rename": {
-      const id = folderId(ctx, step.path);
-      const folder = await transfer(ctx).findFolderByPath(step.path);
-      if (!folder) return { kind: "resend", step };
-      return folder.id === id ? { kind: "done", ids: { folder: id } } : { kind: "fail", message: `${step.path} is now another folder (id ${folder.id}), not the one renamed from ${step.from} (id ${id})` };
+      const id = folderId(ctx, step2.path);
+      const folder = await transfer(ctx).findFolderByPath(step2.path);
+      if (!folder) return { kind: "resend", step: step2 };
+      return folder.id === id ? { kind: "done", ids: { folder: id } } : { kind: "fail", message: `${step2.path} is now another folder (id ${folder.id}), not the one renamed from ${step2.from} (id ${id})` };
     }
     case "entry-set": {
-      const id = folderId(ctx, step.folderPath);
-      const entry = findEntry(await transfer(ctx).listFolderAcls(id), step.entry.type, step.entry.id);
-      return entry && sameEntryPermissions(step.entry.permissions, entry.permissions) ? { kind: "done", ids: { folder: id } } : { kind: "resend", step };
+      const id = folderId(ctx, step2.folderPath);
+      const entry = findEntry(await transfer(ctx).listFolderAcls(id), step2.entry.type, step2.entry.id);
+      return entry && sameEntryPermissions(step2.entry.permissions, entry.permissions) ? { kind: "done", ids: { folder: id } } : { kind: "resend", step: step2 };
     }
     case "entry-remove": {
-      const id = folderId(ctx, step.folderPath);
-      const entry = findEntry(await transfer(ctx).listFolderAcls(id), step.entry.type, step.entry.id);
-      return entry ? { kind: "resend", step } : { kind: "done", ids: { folder: id } };
+      const id = folderId(ctx, step2.folderPath);
+      const entry = findEntry(await transfer(ctx).listFolderAcls(id), step2.entry.type, step2.entry.id);
+      return entry ? { kind: "resend", step: step2 } : { kind: "done", ids: { folder: id } };
     }
     default: {
-      const never = step;
+      const never = step2;
       throw new Error(`unknown step ${String(never)}`);
     }
   }
@@ -51356,7 +52054,7 @@ async function executeChanges(input) {
   const counters = { retriedAfterReread: 0 };
   const signal = input.signal;
   const aborted = () => signal?.aborted === true;
-  const finish = (i, result) => {
+  const finish2 = (i, result) => {
     if (results[i] !== void 0) return;
     results[i] = result;
     const { address, action, status, error, ids, writes, unknownOutcomes, confirmedByReread } = result;
@@ -51374,15 +52072,15 @@ async function executeChanges(input) {
   const runOne = async (i) => {
     const change = input.changes[i];
     try {
-      finish(i, await runChange(change, { ctx, ledger: input.ledger, payloads: input.secrets.payloads, secrets, policy, aborted, counters }));
+      finish2(i, await runChange(change, { ctx, ledger: input.ledger, payloads: input.secrets.payloads, secrets, policy, aborted, counters }));
     } catch (err) {
       const message = userMessageOf(err) ?? `internal error: ${err instanceof Error ? err.message : String(err)}`;
-      finish(i, failedResult(change, redactSecrets(message, secrets), emptyCounters()));
+      finish2(i, failedResult(change, redactSecrets(message, secrets), emptyCounters()));
     }
   };
   const finishSkipped = (i, reason, asFailure) => {
     const change = input.changes[i];
-    finish(i, asFailure ? failedResult(change, reason, emptyCounters()) : skippedResult(change, reason));
+    finish2(i, asFailure ? failedResult(change, reason, emptyCounters()) : skippedResult(change, reason));
   };
   const order = orderOf(input.changes);
   const waves = [...new Set(order.map((o) => o.wave))].sort((a, b) => a - b);
@@ -51482,7 +52180,7 @@ async function runChange(change, run) {
   return { address: change.address, kind: change.kind, action: change.action, status: "ok", ids, ...counters };
 }
 async function runStep(first, run, counters) {
-  let step = first;
+  let step2 = first;
   let state = "send";
   let sends = 0;
   let lastError = "";
@@ -51497,7 +52195,7 @@ async function runStep(first, run, counters) {
         sends++;
         counters.writes++;
         try {
-          return { kind: "ok", ids: await sendStep(step, run.ctx) };
+          return { kind: "ok", ids: await sendStep(step2, run.ctx) };
         } catch (err) {
           const outcome = outcomeOf(err);
           lastError = messageOf2(err);
@@ -51521,7 +52219,7 @@ async function runStep(first, run, counters) {
         await run.policy.sleep(backoffDelay(sends, run.policy));
         let found;
         try {
-          found = await confirmStep(step, run.ctx);
+          found = await confirmStep(step2, run.ctx);
         } catch (err) {
           return { kind: "failed", message: `${lastError}; the write may have taken effect, and re-reading it failed: ${messageOf2(err)}` };
         }
@@ -51531,7 +52229,7 @@ async function runStep(first, run, counters) {
             return { kind: "ok", ids: found.ids };
           case "resend":
             run.counters.retriedAfterReread++;
-            step = found.step;
+            step2 = found.step;
             state = "send";
             continue;
           case "fail":
@@ -51753,7 +52451,7 @@ __export(apply_plan_exports, {
   applyPlan: () => applyPlan,
   touchedFolders: () => touchedFolders
 });
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 async function applyPlan(input) {
   const now = input.now ?? Date.now;
   const started = now();
@@ -51790,7 +52488,7 @@ async function applyPlan(input) {
   }
   const snapshotRef = { id: snapshot.id, path: snapshot.path };
   if (input.signal?.aborted) return { ...interrupted(), snapshot: snapshotRef };
-  const ledger = (input.openLedger ?? openLedger)(join4(snapshot.path, LEDGER_FILE));
+  const ledger = (input.openLedger ?? openLedger)(join5(snapshot.path, LEDGER_FILE));
   let executed;
   try {
     ledger.write({ event: "start", environment: plan.environment, planCreatedAt: plan.createdAt, manifestDigest: plan.manifestDigest, snapshot: snapshot.id, changes: writes.length });
@@ -55098,8 +55796,8 @@ var init_Matcher = __esm({
        */
       toString(separator, includeNamespace = true) {
         const sep7 = separator || this.separator;
-        const isDefault = sep7 === this.separator && includeNamespace === true;
-        if (isDefault) {
+        const isDefault2 = sep7 === this.separator && includeNamespace === true;
+        if (isDefault2) {
           if (this._pathStringCache !== null) {
             return this._pathStringCache;
           }
@@ -57201,14 +57899,14 @@ var init_model6 = __esm({
 // src/snapshot/store.ts
 import { createHash as createHash6 } from "node:crypto";
 import { existsSync as existsSync3, readdirSync, readFileSync as readFileSync10, rmSync as rmSync3 } from "node:fs";
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 function snapshotPath(dir, ref) {
-  return join5(dir, ref.env, ref.id);
+  return join6(dir, ref.env, ref.id);
 }
 function listSnapshotRefs(dir, env) {
   const envs = env !== void 0 ? [env] : subfolders(dir).filter((n) => !n.startsWith("."));
   return envs.flatMap(
-    (e) => subfolders(join5(dir, e)).filter((n) => SNAPSHOT_ID.test(n)).sort().map((id) => ({ env: e, id }))
+    (e) => subfolders(join6(dir, e)).filter((n) => SNAPSHOT_ID.test(n)).sort().map((id) => ({ env: e, id }))
   );
 }
 function pruneSnapshots(dir, env, keep, protect = []) {
@@ -57260,12 +57958,13 @@ var init_store = __esm({
 // src/snapshot/save-snapshot.ts
 var save_snapshot_exports = {};
 __export(save_snapshot_exports, {
+  readNamedFolders: () => readNamedFolders,
   saveSnapshot: () => saveSnapshot,
   toSnapshotId: () => toSnapshotId
 });
 import { readFileSync as readFileSync11 } from "node:fs";
 import { chmod, mkdir, mkdtemp, open as open3, readFile, rename as rename2, rm as rm2, stat as stat2, unlink } from "node:fs/promises";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 async function saveSnapshot(opts) {
   if (!ENVIRONMENT_NAME.test(opts.env)) throw new SnapshotError(`snapshot not saved: "${opts.env}" is not an environment name`);
   const key = readSnapshotKey(opts.processEnv ?? process.env);
@@ -57275,7 +57974,7 @@ async function saveSnapshot(opts) {
   const saveTransfer = opts.transfer !== void 0 || opts.foldersRead !== void 0;
   if (!opts.automation && !saveTransfer) throw new SnapshotError("snapshot not saved: neither the automation nor the transfer service to save");
   if (opts.automation && opts.automationUrl === void 0) throw new Error("saveSnapshot: automationUrl is required with automation");
-  const envDir = join6(opts.dir, opts.env);
+  const envDir = join7(opts.dir, opts.env);
   try {
     await mkdir(envDir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -57284,7 +57983,7 @@ async function saveSnapshot(opts) {
   const when = opts.now ?? /* @__PURE__ */ new Date();
   let tmp;
   try {
-    tmp = await mkdtemp(join6(envDir, `.tmp-${toSnapshotId(when)}-`));
+    tmp = await mkdtemp(join7(envDir, `.tmp-${toSnapshotId(when)}-`));
     await chmod(tmp, 448);
   } catch (err) {
     throw new SnapshotError(systemError(`snapshot not saved: cannot create a folder in ${envDir}`, err).message);
@@ -57305,10 +58004,10 @@ async function saveSnapshot(opts) {
       ...transfer2 ? { transfer: { ...transfer2, ...opts.transferUrl !== void 0 ? { url: opts.transferUrl } : {} } } : {},
       ...key ? { encryption: { algorithm: "aes-256-gcm", keyCheck: key.check } } : {}
     };
-    await writeFileAtomic(join6(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}
+    await writeFileAtomic(join7(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}
 `, { mode: 384 });
     await syncFolder(tmp);
-    const final = join6(envDir, id);
+    const final = join7(envDir, id);
     await rename2(tmp, final);
     await syncFolder(envDir);
     pruneAfterSave(opts, id);
@@ -57327,7 +58026,7 @@ function fromSnapshotId(id) {
   return id.replace(/^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-/, "$1:$2:");
 }
 async function saveAutomation(tmp, source, opts, key) {
-  const part = join6(tmp, `${AUTOMATION_FILE}.part`);
+  const part = join7(tmp, `${AUTOMATION_FILE}.part`);
   const received = await source.exportConfig(part);
   const stored = await whileSyncing(part, () => passPlainFile(part));
   if (stored.bytes !== received.bytes || stored.sha256 !== received.sha256) {
@@ -57339,10 +58038,10 @@ async function saveAutomation(tmp, source, opts, key) {
   let file = AUTOMATION_FILE;
   if (key) {
     file = `${AUTOMATION_FILE}${ENCRYPTED_SUFFIX}`;
-    await writeEncryptedExport(part, join6(tmp, file), stored, key);
+    await writeEncryptedExport(part, join7(tmp, file), stored, key);
     await unlink(part);
   } else {
-    await rename2(part, join6(tmp, file));
+    await rename2(part, join7(tmp, file));
   }
   return {
     file,
@@ -57400,9 +58099,9 @@ async function saveFolders(tmp, folders, key) {
   let file = FOLDERS_FILE;
   if (key) {
     file = `${FOLDERS_FILE}${ENCRYPTED_SUFFIX}`;
-    await writeEncrypted(join6(tmp, file), plain, FOLDERS_FILE, key);
+    await writeEncrypted(join7(tmp, file), plain, FOLDERS_FILE, key);
   } else {
-    await writeFileAtomic(join6(tmp, file), plain, { mode: 384 });
+    await writeFileAtomic(join7(tmp, file), plain, { mode: 384 });
   }
   return { file, bytes: plain.length, sha256: sha256Hex(plain), folderCount: folders.length };
 }
@@ -57425,7 +58124,7 @@ async function freeId(envDir, when) {
   for (let t = when.getTime(); ; t++) {
     const id = toSnapshotId(new Date(t));
     try {
-      await stat2(join6(envDir, id));
+      await stat2(join7(envDir, id));
     } catch (err) {
       if (code2(err) === "ENOENT") return id;
       throw err;
@@ -57491,10 +58190,10 @@ async function verifyPayloads(applied, clients, parallelism) {
   }
   const found = await mapWithConcurrency(applied, parallelism, async ({ change, result }) => {
     const steps = planSteps(change, change.payload).filter((s, i, all) => !(change.action === "replace" && s.op === "task-delete" && i < all.length - 1));
-    for (const step of steps) {
-      const checked = step.op === "task-update" && result.ids?.task !== void 0 ? { ...step, id: result.ids.task } : step;
+    for (const step2 of steps) {
+      const checked = step2.op === "task-update" && result.ids?.task !== void 0 ? { ...step2, id: result.ids.task } : step2;
       const c = await confirmStep(checked, ctx);
-      if (c.kind !== "done") return { address: change.address, action: change.action, reason: c.kind === "fail" ? c.message : `the server does not hold what was sent (${step.op})` };
+      if (c.kind !== "done") return { address: change.address, action: change.action, reason: c.kind === "fail" ? c.message : `the server does not hold what was sent (${step2.op})` };
     }
     return void 0;
   });
@@ -57868,7 +58567,10 @@ function assembleDrift(input) {
       ...verdict.expired ? { expired: expiredOf(verdict.expired) } : {}
     });
   }
-  const plan = composePlan(input.plan, kept, input.plan.errored);
+  const keptAccess = accessOfChanges(input.plan.access, kept);
+  const plan = composePlan(input.plan, kept, input.plan.errored, keptAccess);
+  const driftedAddresses = new Set(drifted.map((d) => d.address));
+  const access = accessOfChanges(keptAccess, kept.filter((c) => driftedAddresses.has(c.address)));
   const managed = kept.filter((c) => c.action !== "delete").length + (input.missingFolders?.length ?? 0);
   unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText2(a.address.toLowerCase(), b.address.toLowerCase()));
   const expired = drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) + unmanaged.filter((u) => u.expired).length;
@@ -57883,7 +58585,28 @@ function assembleDrift(input) {
     ...input.unmanagedOmitted !== void 0 ? { unmanagedOmitted: input.unmanagedOmitted } : {},
     acknowledged,
     audit: { state: "not-needed" },
+    ...access !== void 0 ? { access: serverSideAccess(access) } : {},
     plan
+  };
+}
+function accessOfChanges(report, changes) {
+  if (report === void 0) return void 0;
+  const addresses = new Set(changes.map((c) => c.address));
+  const kept = report.changes.filter((c) => addresses.has(c.address));
+  if (kept.length === 0) return void 0;
+  const groups = new Set(kept.filter((c) => c.who.type === "Group").map((c) => c.who.name));
+  return { changes: kept, membersUnknown: report.membersUnknown.filter((g) => groups.has(g)) };
+}
+function serverSideAccess(report) {
+  return {
+    ...report,
+    changes: report.changes.map((c) => ({
+      ...c,
+      gained: c.lost,
+      lost: c.gained,
+      removed: false,
+      flagged: c.service === "transfer" ? c.lost.filter((p) => p === "admin" || p === "deleteFiles" || p === "share") : []
+    }))
   };
 }
 function kindRank(o) {
@@ -58227,8 +58950,27 @@ function planJsonView(plan) {
           ...e.after !== void 0 ? { after: permissionsView(e.after) } : {}
         }))
       } : {},
+      ...c.removes !== void 0 ? { removes: c.removes } : {},
       ...c.source !== void 0 ? { source: { file: c.source.file, line: c.source.line, col: c.source.col } } : {}
-    }))
+    })),
+    ...plan.access !== void 0 ? { access: accessJsonView(plan.access) } : {}
+  };
+}
+function accessJsonView(report) {
+  return {
+    summary: accessCountPhrase(report),
+    changes: report.changes.map((c) => ({
+      service: c.service,
+      ...c.who.type === "User" ? { user: c.who.name } : { group: c.who.name },
+      ...c.service === "transfer" ? { folder: c.target } : { resourceGroup: c.target },
+      gained: [...c.gained],
+      lost: [...c.lost],
+      via: c.via.map((v) => ({ type: v.type, name: v.name })),
+      removed: c.removed,
+      flagged: [...c.flagged],
+      text: describeAccessChange(c, (t) => t)
+    })),
+    membersUnknown: [...report.membersUnknown]
   };
 }
 function serversView(servers) {
@@ -58240,8 +58982,8 @@ function serversView(servers) {
   return out;
 }
 function reasonView(reason) {
-  const { code: code5, ...parameters } = reason;
-  return { code: code5, ...parameters, text: describeReason(reason) };
+  const { code: code5, ...parameters2 } = reason;
+  return { code: code5, ...parameters2, text: describeReason(reason) };
 }
 function permissionsView(p) {
   return { permissions: [...p.permissions], sharePermissions: [...p.sharePermissions] };
@@ -58254,6 +58996,7 @@ var init_plan_json = __esm({
     "use strict";
     init_reasons();
     init_plan_common();
+    init_access();
     init_json_output();
   }
 });
@@ -58275,6 +59018,7 @@ function renderDriftJson(report) {
     ...report.unmanagedOmitted !== void 0 ? { unmanagedOmitted: report.unmanagedOmitted } : {},
     acknowledged: report.acknowledged,
     audit: report.audit,
+    ...report.access !== void 0 ? { access: accessJsonView(report.access) } : {},
     plan: planJsonView(report.plan)
   };
   return `${JSON.stringify(ordered2, null, 2)}
@@ -58532,6 +59276,7 @@ function renderDriftMarkdown(report, options = {}) {
   const hint = options.reportHint ?? DEFAULT_REPORT_HINT;
   const head = renderHead2(report);
   const blocks = [];
+  if (report.access !== void 0) blocks.push([accessMarkdownHead(report.access, DRIFT_ACCESS_HEADING), "", ...accessMarkdownItems(report.access)].join("\n"));
   if (report.drifted.length > 0) {
     blocks.push(`### Drifted objects
 
@@ -58652,6 +59397,7 @@ var init_drift_markdown = __esm({
     "use strict";
     init_drift_common();
     init_text();
+    init_access();
     init_text();
     DEFAULT_MAX_LENGTH = 65e3;
     DEFAULT_REPORT_HINT = "the JSON report of `mftops drift --report FILE`";
@@ -58668,6 +59414,7 @@ function renderDriftText(report, options) {
   const paint = (code5, text2) => options.color ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
   const lines2 = [`mftops drift for environment ${quote2(report.environment)}: ${comparedSentence(report)}`];
   if (report.unmanagedOmitted !== void 0) lines2.push(unmanagedOmittedSentence(report.unmanagedOmitted));
+  if (report.access !== void 0) lines2.push("", ...renderAccessText(report.access, DRIFT_ACCESS_HEADING));
   if (report.drifted.length > 0) {
     lines2.push("", paint("1", "Drifted (values read git \u2192 server):"));
     for (const d of report.drifted) lines2.push("", ...renderDrifted2(d, paint));
@@ -58725,6 +59472,7 @@ var init_drift_text = __esm({
     "use strict";
     init_drift_common();
     init_text();
+    init_access();
   }
 });
 
@@ -58739,7 +59487,7 @@ init_apply_summary();
 import { randomBytes as randomBytes4 } from "node:crypto";
 import { rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute8, join as join7, relative as relative7, resolve as resolve12 } from "node:path";
+import { isAbsolute as isAbsolute8, join as join8, relative as relative7, resolve as resolve12 } from "node:path";
 
 // src/render/diagnostics.ts
 init_diagnostics();
@@ -59153,6 +59901,7 @@ init_model2();
 init_plan_common();
 init_reasons();
 init_text();
+init_access();
 init_text();
 var DEFAULT_MARKDOWN_MAX_LENGTH = 65e3;
 var DEFAULT_ARTIFACT_HINT = "the output of `mftops plan`";
@@ -59177,6 +59926,8 @@ function renderPlanMarkdown(plan, options = {}) {
   const blockedEntries = blockedItems.length - blockedObjects;
   const warningCallout = memo((shown) => warnings.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary), warningItems, shown, hint)]);
   const cautionCallout = memo((shown) => blockedItems.length === 0 ? [] : [callout("CAUTION", blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]);
+  const accessItems = plan.access === void 0 ? [] : accessMarkdownItems(plan.access);
+  const accessSection = memo((shown) => plan.access === void 0 ? [] : [accessBlock(accessMarkdownHead(plan.access), accessItems, shown, hint)]);
   const details = [];
   const detailSums = [0];
   for (const c of changed) {
@@ -59198,6 +59949,7 @@ function renderPlanMarkdown(plan, options = {}) {
   const LIST_HEADER = "Also changed (details left out):";
   const assemble = (layout2) => [
     head,
+    ...accessSection(layout2.accessShown),
     ...warningCallout(layout2.warningShown),
     ...cautionCallout(layout2.cautionShown),
     ...note(layout2.kept, layout2.listed),
@@ -59206,17 +59958,17 @@ function renderPlanMarkdown(plan, options = {}) {
     ...layout2.footer ? [footer2] : []
   ];
   const lineSums = prefixSums(listLines.map((l) => l.length + 1));
-  const fixedLength = (layout2) => blocksLength([head, ...warningCallout(layout2.warningShown), ...cautionCallout(layout2.cautionShown), ...note(layout2.kept, layout2.listed), ...layout2.footer ? [footer2] : []]);
+  const fixedLength = (layout2) => blocksLength([head, ...accessSection(layout2.accessShown), ...warningCallout(layout2.warningShown), ...cautionCallout(layout2.cautionShown), ...note(layout2.kept, layout2.listed), ...layout2.footer ? [footer2] : []]);
   const lengthOf = (layout2) => {
     let len = fixedLength(layout2) + detailSums[layout2.kept];
     if (layout2.listed > layout2.kept) len += LIST_HEADER.length + 2 + lineSums[layout2.listed] - lineSums[layout2.kept];
     return len;
   };
   const fits = (layout2) => lengthOf(layout2) <= maxLength;
-  const full = { warningShown: warningItems.length, cautionShown: blockedItems.length, kept: details.length, listed: n, footer: true };
+  const full = { accessShown: accessItems.length, warningShown: warningItems.length, cautionShown: blockedItems.length, kept: details.length, listed: n, footer: true };
   const layout = chooseLayout(full, fits);
   if (layout === void 0) {
-    const minimal = { ...full, warningShown: 0, cautionShown: 0, kept: 0, listed: 0, footer: false };
+    const minimal = { ...full, accessShown: 0, warningShown: 0, cautionShown: 0, kept: 0, listed: 0, footer: false };
     throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
   }
   const text2 = `${assemble(layout).join("\n\n")}
@@ -59235,7 +59987,9 @@ function chooseLayout(full, fits) {
   const cautionShown = largest(0, full.cautionShown - 1, (c) => fits({ ...bare, cautionShown: c }));
   if (cautionShown !== void 0) return { ...bare, cautionShown };
   const warningShown = largest(0, full.warningShown, (w) => fits({ ...bare, cautionShown: 0, warningShown: w }));
-  return warningShown === void 0 ? void 0 : { ...bare, cautionShown: 0, warningShown };
+  if (warningShown !== void 0) return { ...bare, cautionShown: 0, warningShown };
+  const accessShown = largest(0, full.accessShown - 1, (a) => fits({ ...bare, cautionShown: 0, warningShown: 0, accessShown: a }));
+  return accessShown === void 0 ? void 0 : { ...bare, cautionShown: 0, warningShown: 0, accessShown };
 }
 function largest(lo, hi, ok) {
   if (hi < lo || !ok(lo)) return void 0;
@@ -59284,7 +60038,8 @@ function renderHead(plan, summary) {
   for (const { kind, counts } of countByKind(plan.changes)) lines2.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(" | ")} |`);
   lines2.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(" | ")} |`, "");
   const changes = plan.changes.some((c) => c.action !== "no-op");
-  lines2.push(changes ? `**Plan:** ${planSentence(summary).slice("Plan: ".length)}` : `**No changes.** ${NO_CHANGES.slice("No changes. ".length)}`);
+  const access = plan.access === void 0 ? "" : ` ${escapeMd(accessCountPhrase(plan.access))}.`;
+  lines2.push(changes ? `**Plan:** ${planSentence(summary).slice("Plan: ".length)}${access}` : `**No changes.** ${NO_CHANGES.slice("No changes. ".length)}`);
   return lines2.join("\n");
 }
 function destructiveHeadline(summary) {
@@ -59300,6 +60055,12 @@ function blockedHeadline(objects, entries) {
   if (entries > 0) parts.push(`${formatCount(entries)} folder ACL ${entries === 1 ? "entry" : "entries"}`);
   const one = objects + entries === 1;
   return `**${parts.join(" and ")} blocked:** the API cannot do ${one ? "it" : "them"}; a person has to.`;
+}
+function accessBlock(head, items, shown, hint) {
+  const lines2 = [head];
+  if (shown > 0) lines2.push("", ...items.slice(0, shown));
+  if (shown < items.length) lines2.push("", shown > 0 ? `- \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `The list is in ${hint}.`);
+  return lines2.join("\n");
 }
 function callout(type, headline, items, shown, hint) {
   const lines2 = [`> [!${type}]`, `> ${headline}`];
@@ -59329,8 +60090,14 @@ function renderDetails(change) {
   if (change.liveId !== void 0) meta.push(`live id ${code(change.liveId)}`);
   if (meta.length > 0) body.push(`${meta.join(" \xB7 ")}.`);
   if (change.reason !== void 0) body.push(`**Reason:** ${escapeMd(describeReason(change.reason))}`);
+  const removed = removedLines(change);
+  const removedBlock = removed.length === 0 ? [] : [`**${change.action === "replace" ? "Deleted first, as it is now" : "Removes"}:**
+
+${fence("diff", removed.map((l) => `- ${l}`))}`];
+  if (change.action !== "replace") body.push(...removedBlock);
   if (change.fields.length > 0) body.push(fence("diff", change.fields.flatMap((f) => diffLines2(viewField(f, change.action)))));
   for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
+  if (change.action === "replace") body.push(...removedBlock);
   const entries = change.entries ?? [];
   if (entries.length > 0) body.push(permissionMatrix(entries));
   const blocked = entries.filter((e) => e.action === "blocked");
@@ -59542,17 +60309,17 @@ async function runAction(a) {
   }
   const cwd = isInside(inputs.workingDirectory, context.workspace) ? context.workspace : inputs.workingDirectory;
   const choice = { configFile: inputs.config, ...inputs.environment !== void 0 ? { environment: inputs.environment } : {} };
-  const step = { a, inputs, context, choice, cwd, ctx: actionContext(a, cwd) };
+  const step2 = { a, inputs, context, choice, cwd, ctx: actionContext(a, cwd) };
   try {
     switch (inputs.command) {
       case "validate":
-        return await validateStep(step);
+        return await validateStep(step2);
       case "plan":
-        return await planStep(step);
+        return await planStep(step2);
       case "apply":
-        return await applyStep(step);
+        return await applyStep(step2);
       case "drift":
-        return await driftStep(step);
+        return await driftStep(step2);
       default: {
         const never = inputs.command;
         throw new Error(`unknown command ${String(never)}`);
@@ -59562,7 +60329,7 @@ async function runAction(a) {
     if (userMessageOf(err) === void 0 && err instanceof Error && err.stack !== void 0) a.log(`${err.stack}
 `);
     const diagnostics = diagnosticsOf(err);
-    if (diagnostics.length > 0) return fail2(runner, [], `mftops ${inputs.command}`, annotateProblems(step, diagnostics));
+    if (diagnostics.length > 0) return fail2(runner, [], `mftops ${inputs.command}`, annotateProblems(step2, diagnostics));
     return fail2(runner, [messageOf3(err)], `mftops ${inputs.command}`);
   }
 }
@@ -59675,7 +60442,7 @@ function summaryLine2(plan) {
 async function applyStep(s) {
   const environment = environmentName(s);
   const reviewedFile = s.inputs.planFile;
-  const fresh = reviewedFile !== void 0 ? join7(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes4(4).toString("hex")}.json`) : resolve12(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const fresh = reviewedFile !== void 0 ? join8(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes4(4).toString("hex")}.json`) : resolve12(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   try {
     const made = await makePlan(s, fresh);
     if (made.plan === void 0) {
