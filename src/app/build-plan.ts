@@ -9,6 +9,8 @@ import { sortPlanDiagnostics } from '../plan/diagnostics.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
 import { manifestDigest } from '../plan/manifest-digest.js';
 import type { Plan, PruneOff, ServerIdentity } from '../plan/model.js';
+import { checkTransferSteps, findTransferSteps, hostnameOf } from '../plan/cross-server.js';
+import type { TransferHostMatch } from '../plan/cross-server.js';
 import { planChanges } from '../plan/plan-changes.js';
 import { resolveDesired } from '../plan/resolve-desired.js';
 
@@ -57,6 +59,10 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
   const loaded = input.manifests;
   if (hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
   const env = input.environment;
+  const transferUrl = input.servers.transfer?.url;
+  const transferHostname = transferUrl !== undefined ? hostnameOf(transferUrl) : undefined;
+  const match: TransferHostMatch = { transferHosts: env.transferHosts ?? [], ...(transferHostname !== undefined ? { transferHostname } : {}) };
+  const checking = input.clients.transfer !== undefined && (match.transferHosts.length > 0 || transferHostname !== undefined);
   const live = await readLiveState({
       manifests: loaded.manifests,
       ...(input.clients.automation ? { automation: input.clients.automation } : {}),
@@ -65,9 +71,17 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
       prune: env.prune,
       ...(input.parallelism !== undefined ? { parallelism: input.parallelism } : {}),
       ...(input.progress ? { progress: input.progress } : {}),
+      ...(checking
+        ? {
+            stepFolders: (automation) => {
+              const steps = findTransferSteps(loaded.manifests, automation, match);
+              return { paths: steps.map((s) => s.path), accounts: steps.some((s) => s.account !== undefined) };
+            },
+          }
+        : {}),
   });
   const resolved = resolveDesired(loaded.manifests, live);
-  const { plan, diagnostics } = planChanges({
+  const planned = planChanges({
     desired: resolved.desired,
     live,
     environment: env.name,
@@ -81,7 +95,9 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     now: (input.now ?? (() => new Date()))(),
     cwd,
   });
-  return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...diagnostics]), live };
+  const cross = checking ? checkTransferSteps({ steps: findTransferSteps(loaded.manifests, live.automation, match), live, changes: planned.plan.changes, cwd }) : { diagnostics: [] };
+  const plan = cross.checks !== undefined ? { ...planned.plan, transferChecks: cross.checks } : planned.plan;
+  return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
 }
 
 function serverIdentities(servers: BuildPlanInput['servers'], live: LiveState): Plan['servers'] {

@@ -164,7 +164,9 @@ function checksumOf(text: string): string {
 
 type Obj = Readonly<Record<string, unknown>>;
 
-const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary'];
+const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary', 'transferChecks'];
+const TRANSFER_CHECKS_KEYS = ['checked', 'problems', 'rightsUnchecked', 'groupsUncounted'];
+const TRANSFER_PROBLEM_KEYS = ['problem', 'address', 'step', 'stepKind', 'host', 'path', 'account', 'missing', 'source'];
 const PRUNE_OFF_KEYS = ['reason', 'kinds'];
 const SERVICE_KEYS = ['automation', 'transfer'];
 const SERVER_KEYS = ['url', 'version', 'username'];
@@ -198,6 +200,8 @@ function orderPlanObject(plan: Plan): Obj {
     pruneOff: (p) => ordered(p as Obj, PRUNE_OFF_KEYS),
     changes: (cs) => (cs as readonly Change[]).map(orderChange),
     summary: (s) => ordered(s as Obj, SUMMARY_KEYS),
+    transferChecks: (t) =>
+      ordered(t as Obj, TRANSFER_CHECKS_KEYS, { problems: (ps) => (ps as readonly Obj[]).map((p) => ordered(p, TRANSFER_PROBLEM_KEYS, { source: (x) => ordered(x as Obj, SOURCE_KEYS) })) }),
   });
 }
 

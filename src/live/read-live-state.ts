@@ -4,7 +4,7 @@ import type { AutomationClient, ReadonlyAutomationClient } from '../services/aut
 import type { ResourceGroupAcl } from '../services/automation/types.js';
 import { ApiError } from '../services/errors.js';
 import type { ReadonlyTransferClient, TransferClient } from '../services/transfer/client.js';
-import type { Folder } from '../services/transfer/types.js';
+import type { Folder, TransferUser } from '../services/transfer/types.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { aclKey, folderKey, indexByName, uniqueFolderPaths } from './model.js';
 import type { AutomationLiveState, LiveFolder, LiveScript, LiveState, TransferLiveState } from './model.js';
@@ -32,6 +32,19 @@ export interface ReadLiveStateInput {
   /** Requests in flight per service for per-folder reads. Default 10. */
   readonly parallelism?: number;
   readonly progress?: ProgressCallback;
+  /**
+   * The folders task steps on transfer hosts name (cross-server checks), known only once the
+   * automation hosts are read: asked when they are, and read with the managed folders' lookups.
+   */
+  readonly stepFolders?: (automation: AutomationLiveState | undefined) => StepFolderNeeds;
+}
+
+/** What the cross-server checks need from the transfer server. */
+export interface StepFolderNeeds {
+  /** Folder paths the steps name. */
+  readonly paths: readonly string[];
+  /** Some step has an account to check: the users list is read. */
+  readonly accounts: boolean;
 }
 
 /**
@@ -109,12 +122,15 @@ export async function readLiveState(input: ReadLiveStateInput): Promise<LiveStat
   const needs = planLiveReads(input.manifests, input.scope, input.prune);
   const tracker = createTracker(input.progress);
   const parallelism = input.parallelism ?? 10;
-  const [automation, transfer] = await Promise.all([
-    needs.automation && input.automation ? readAutomation(input.automation, needs.automation, tracker) : undefined,
-    needs.transfer && input.transfer ? readTransfer(input.transfer, needs.transfer, tracker, parallelism) : undefined,
-  ]);
+  const reading = needs.automation && input.automation ? readAutomation(input.automation, needs.automation, tracker) : Promise.resolve(undefined);
+  const stepFolders = input.stepFolders;
+  const steps = stepFolders ? reading.then(stepFolders) : undefined;
+  const transferReads = input.transfer && (needs.transfer || steps) ? readTransfer(input.transfer, needs.transfer ?? NO_TRANSFER_NEEDS, tracker, parallelism, steps) : undefined;
+  const [automation, transfer] = await Promise.all([reading, transferReads]);
   return { ...(automation ? { automation } : {}), ...(transfer ? { transfer } : {}) };
 }
+
+const NO_TRANSFER_NEEDS: NonNullable<LiveNeeds['transfer']> = { users: false, groups: false, folders: [], previous: [], creatable: [], walk: [] };
 
 interface Tracker {
   /** `n` more requests are coming. */
@@ -209,7 +225,23 @@ async function readUserGroups(
   return { names, readable };
 }
 
-async function readTransfer(client: TransferReader, needs: NonNullable<LiveNeeds['transfer']>, t: Tracker, parallelism: number): Promise<TransferLiveState> {
+/**
+ * The transfer reads; undefined when nothing was needed after all (no managed folder, and no task
+ * step on a transfer host). The folders of `steps` are looked up after the managed ones, from the
+ * folder list when that was read, and kept apart (`stepFolders`).
+ */
+async function readTransfer(
+  client: TransferReader,
+  needs: NonNullable<LiveNeeds['transfer']>,
+  t: Tracker,
+  parallelism: number,
+  steps?: Promise<StepFolderNeeds>,
+): Promise<TransferLiveState | undefined> {
+  const managed = needs !== NO_TRANSFER_NEEDS;
+  if (!managed) {
+    const wanted = await steps!;
+    if (wanted.paths.length === 0) return undefined;
+  }
   t.expect((needs.users ? 1 : 0) + (needs.groups ? 1 : 0));
   const list = folderListReader(client, t);
   const [users, groups, walked] = await Promise.all([
@@ -243,12 +275,47 @@ async function readTransfer(client: TransferReader, needs: NonNullable<LiveNeeds
   for (const [key, folder] of found) if (folder === null) folders.set(key, null);
   present.forEach(([key, folder], i) => folders.set(key, { folder, acl: acls[i]! }));
 
+  const checks = steps ? await readStepFolders(client, await steps, folders, users, t, parallelism, list) : undefined;
+  const allUsers = users ?? checks?.users;
+
   return {
-    ...(users ? { users: indexByName(users, (u) => u.username, (u) => u.id) } : {}),
+    ...(allUsers ? { users: indexByName(allUsers, (u) => u.username, (u) => u.id) } : {}),
+    ...(checks ? { stepFolders: checks.folders } : {}),
     ...(groups ? { groups: indexByName(groups, (g) => g.name, (g) => g.id) } : {}),
     folders,
     ...(walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}),
   };
+}
+
+/**
+ * The folders the cross-server checks need that the managed ones do not include, each with its
+ * ACL, and the users list when no folder entry had it read. A users list the account may not read
+ * (403/404) leaves the accounts unchecked, never fails the plan.
+ */
+async function readStepFolders(
+  client: TransferReader,
+  wanted: StepFolderNeeds,
+  managed: ReadonlyMap<string, LiveFolder | null>,
+  users: readonly TransferUser[] | undefined,
+  t: Tracker,
+  parallelism: number,
+  list: FolderListReader,
+): Promise<{ folders: ReadonlyMap<string, LiveFolder | null>; users?: readonly TransferUser[] }> {
+  const paths = uniqueFolderPaths(wanted.paths.filter((p) => !managed.has(folderKey(p))));
+  const found = new Map<string, Folder | null>();
+  const readUsers = wanted.accounts && users === undefined && wanted.paths.length > 0;
+  if (readUsers) t.expect(1);
+  const [listed] = await Promise.all([
+    readUsers ? t.run('users', () => client.listUsers()).catch((err: unknown) => (err instanceof ApiError && (err.status === 403 || err.status === 404) ? undefined : Promise.reject(err))) : undefined,
+    findFolders(client, paths, found, t, parallelism, list),
+  ]);
+  const present = [...found.entries()].filter((e): e is [string, Folder] => e[1] !== null);
+  t.expect(present.length);
+  const acls = await mapWithConcurrency(present, parallelism, ([, folder]) => t.run(`permissions of ${folder.path}`, () => client.listFolderAcls(folder.id)));
+  const folders = new Map<string, LiveFolder | null>();
+  for (const p of paths) folders.set(folderKey(p), null);
+  present.forEach(([key, folder], i) => folders.set(key, { folder, acl: acls[i]! }));
+  return { folders, ...(listed ? { users: listed } : {}) };
 }
 
 /**

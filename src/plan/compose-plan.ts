@@ -8,7 +8,7 @@ import type { Change, Plan, PlanHeader } from './model.js';
  * them. For the planner, and for readers that keep a part of a plan, as drift does.
  */
 export function composePlan(header: PlanHeader, changes: readonly Change[], errored: boolean): Plan {
-  const { toolVersion, createdAt, environment, servers, manifestDigest, targets, pruneOff } = header;
+  const { toolVersion, createdAt, environment, servers, manifestDigest, targets, pruneOff, transferChecks } = header;
   const scheduled = scheduleChanges(changes);
   return {
     toolVersion,
@@ -22,5 +22,6 @@ export function composePlan(header: PlanHeader, changes: readonly Change[], erro
     applyable: isApplyable(errored, scheduled),
     changes: scheduled,
     summary: summarize(scheduled),
+    ...(transferChecks !== undefined ? { transferChecks } : {}),
   };
 }

@@ -15,6 +15,7 @@ import {
   valueText,
 } from './drift-common.js';
 import { escapeControl } from './text.js';
+import { transferChecksText } from './plan-text.js';
 
 export interface DriftTextOptions {
   /** ANSI colour; the caller decides (TTY, NO_COLOR, --no-color). */
@@ -52,6 +53,7 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
       lines.push(`  ${escapeControl(a.address)} ${escapeControl(a.what)}${values} (${escapeControl(a.rule.where)}${until})${reason}`);
     }
   }
+  lines.push(...transferChecksText(report.plan.transferChecks));
   for (const note of attributionNotes(report)) lines.push('', `Note: ${note}`);
   lines.push('', paint('1', driftSentence(report)));
   return `${lines.join('\n')}\n`;

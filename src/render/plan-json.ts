@@ -1,4 +1,5 @@
-import type { Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef } from '../plan/model.js';
+import type { Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef, TransferStepChecks, TransferStepProblem } from '../plan/model.js';
+import { transferProblemText, transferStepLabel } from './transfer-checks.js';
 import type { ServiceName } from '../config/model.js';
 import { describeReason } from '../resources/reasons.js';
 import { pruneOffSentence } from './plan-common.js';
@@ -37,6 +38,12 @@ export interface PlanJsonView extends JsonEnvelope<'mftops.plan'> {
   readonly summary: PlanSummary;
   /** Every managed object, no-ops included, in the order apply runs them. */
   readonly changes: readonly ChangeJsonView[];
+  /** The cross-server checks of task steps on transfer hosts, each problem with its sentence; absent when no step ran on one. */
+  readonly transferChecks?: TransferStepChecksJsonView;
+}
+
+export interface TransferStepChecksJsonView extends Omit<TransferStepChecks, 'problems'> {
+  readonly problems: readonly (TransferStepProblem & { readonly text: string })[];
 }
 
 export interface ChangeJsonView {
@@ -116,6 +123,27 @@ export function planJsonView(plan: Plan): PlanJsonView {
         : {}),
       ...(c.source !== undefined ? { source: { file: c.source.file, line: c.source.line, col: c.source.col } } : {}),
     })),
+    ...(plan.transferChecks !== undefined ? { transferChecks: transferChecksView(plan.transferChecks) } : {}),
+  };
+}
+
+function transferChecksView(checks: TransferStepChecks): TransferStepChecksJsonView {
+  return {
+    checked: checks.checked,
+    problems: checks.problems.map((p) => ({
+      problem: p.problem,
+      address: p.address,
+      step: p.step,
+      stepKind: p.stepKind,
+      host: p.host,
+      path: p.path,
+      ...(p.account !== undefined ? { account: p.account } : {}),
+      ...(p.missing !== undefined ? { missing: [...p.missing] } : {}),
+      ...(p.source !== undefined ? { source: { file: p.source.file, line: p.source.line, col: p.source.col } } : {}),
+      text: `${transferStepLabel(p)}: ${transferProblemText(p)}`,
+    })),
+    ...(checks.rightsUnchecked !== undefined ? { rightsUnchecked: checks.rightsUnchecked } : {}),
+    ...(checks.groupsUncounted !== undefined ? { groupsUncounted: checks.groupsUncounted } : {}),
   };
 }
 

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
+import { runCli } from '../helpers/run-cli.js';
+import { testdir } from '../helpers/testdir.js';
+
+const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
+
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  emulator = await startSeededEmulator();
+});
+afterAll(() => emulator.close());
+beforeEach(() => emulator.resetRequestLog());
+
+/** A task manifest named `name` with these step lines (each `    - …`). */
+function task(name: string, ...steps: string[]): string {
+  return ['apiVersion: mftops/v1', 'kind: Task', `metadata: { name: ${name} }`, 'spec:', '  Group: [Partners]', '  steps:', ...steps, ''].join('\n');
+}
+
+/** A project whose mftops.yaml lists `xfer` (the seed's transfer-server host) under `automation.transferHosts`. */
+function project(files: Record<string, string>, transferHosts: readonly string[] = ['xfer']): string {
+  return testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'], transferHosts }), ...files });
+}
+
+const MISSING = task('Archive Acme', '    - Source: { Host: acme-sftp, Path: /outgoing }', '    - Destination: { Host: xfer, Path: /Distribution/Acme/Archive }');
+const NO_RIGHTS = task('Payroll copy', '    - Source: { Host: payroll-sftp, Path: /out }', '    - Destination: { Host: xfer, Path: /Finance/Payroll, Username: bob }');
+
+describe('cross-server checks of task steps on transfer hosts', () => {
+  it('warns at the step\'s Path about a folder the transfer server does not have, in text, markdown and JSON', async () => {
+    const dir = project({ 'manifests/archive.yaml': MISSING });
+    const text = await runCli(['plan'], { cwd: dir, env: ENV });
+    expect(text.code).toBe(0);
+    expect(text.stderr).toContain('manifests/archive.yaml:8:40: warning MF415');
+    expect(text.stderr).toContain('folder /Distribution/Acme/Archive does not exist on the transfer server');
+    expect(text.stdout).toContain('Cross-server checks: 1 task step on transfer hosts checked, 1 problem.');
+    expect(text.stdout).toContain(
+      '! Task/Archive Acme step 2 (Destination) on host xfer: folder /Distribution/Acme/Archive does not exist on the transfer server, and this plan does not create it (manifests/archive.yaml:8:40)',
+    );
+    const md = await runCli(['plan', '--format', 'markdown'], { cwd: dir, env: ENV });
+    expect(md.stdout).toContain('> [!WARNING]\n> **Cross-server checks: 1 task step on transfer hosts checked, 1 problem.**');
+    expect(md.stdout).toContain('(at <code>manifests/archive.yaml:8:40</code>)');
+    const json = JSON.parse((await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV })).stdout);
+    expect(json.transferChecks).toEqual({
+      checked: 1,
+      problems: [
+        {
+          problem: 'missing-folder',
+          address: 'Task/Archive Acme',
+          step: 1,
+          stepKind: 'Destination',
+          host: 'xfer',
+          path: '/Distribution/Acme/Archive',
+          account: 'automation-svc',
+          source: { file: 'manifests/archive.yaml', line: 8, col: 40 },
+          text: 'Task/Archive Acme step 2 (Destination) on host xfer: folder /Distribution/Acme/Archive does not exist on the transfer server, and this plan does not create it',
+        },
+      ],
+    });
+  });
+
+  it('warns when the step\'s account lacks writeFiles on the folder', async () => {
+    const dir = project({ 'manifests/payroll.yaml': NO_RIGHTS });
+    const r = await runCli(['plan'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('manifests/payroll.yaml:8:40: warning MF416: account `bob` lacks writeFiles on /Finance/Payroll');
+    expect(r.stdout).toContain('! Task/Payroll copy step 2 (Destination) on host xfer: account bob lacks writeFiles on /Finance/Payroll (manifests/payroll.yaml:8:40)');
+  });
+
+  it('counts the entries the same plan sets: a folder it creates, with the account\'s rights, gives no warning', async () => {
+    const folder = [
+      'apiVersion: mftops/v1',
+      'kind: FolderPermissions',
+      'metadata: { name: /Distribution/Acme/Archive }',
+      'spec:',
+      '  createIfMissing: { inheritPermissions: None }',
+      '  mode: additive',
+      '  entries:',
+      '    - { user: bob, permissions: [listFiles, writeFiles] }',
+      '',
+    ].join('\n');
+    const dir = project({ 'manifests/archive.yaml': task('Archive Acme', '    - Source: { Host: acme-sftp, Path: /outgoing }', '    - Destination: { Host: xfer, Path: /Distribution/Acme/Archive, Username: bob }'), 'manifests/folder.yaml': folder });
+    const r = await runCli(['plan'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('Cross-server checks: 1 task step on transfer hosts checked, no problems.');
+  });
+
+  it('does not look at hosts that transferHosts does not name', async () => {
+    const dir = project({ 'manifests/archive.yaml': MISSING, 'manifests/payroll.yaml': NO_RIGHTS }, []);
+    const r = await runCli(['plan'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).not.toContain('Cross-server checks');
+    // Not even a request for the folders the steps name.
+    expect(emulator.requestLog().filter((q) => /\/folders/.test(q.path))).toEqual([]);
+  });
+
+  it('drift reports the problems too, in text and in the JSON report', async () => {
+    const dir = project({ 'manifests/archive.yaml': MISSING, 'manifests/payroll.yaml': NO_RIGHTS });
+    const text = await runCli(['drift'], { cwd: dir, env: ENV });
+    expect(text.stderr).toContain('warning MF415');
+    expect(text.stderr).toContain('warning MF416');
+    expect(text.stdout).toContain('Cross-server checks: 2 task steps on transfer hosts checked, 2 problems.');
+    expect(text.stdout).toContain('account bob lacks writeFiles on /Finance/Payroll');
+    const md = await runCli(['drift', '--format', 'markdown'], { cwd: dir, env: ENV });
+    expect(md.stdout).toContain('folder /Distribution/Acme/Archive does not exist on the transfer server');
+    const json = JSON.parse((await runCli(['drift', '--format', 'json'], { cwd: dir, env: ENV })).stdout);
+    expect(json.plan.transferChecks.problems.map((p: { problem: string }) => p.problem)).toEqual(['missing-folder', 'missing-rights']);
+  });
+});
