@@ -201,16 +201,34 @@ function userSelf(c: Ctx): ApiResponse {
   });
 }
 
-function renderUser(u: TransferUser): JsonObject {
-  return { id: u.id, username: u.username, fullName: u.fullName, realname: u.fullName, email: u.email, permission: u.permission, status: u.status, orgID: u.orgID, homeFolderID: u.homeFolderID };
+function renderUser(c: Ctx, u: TransferUser): JsonObject {
+  const record: JsonObject = { id: u.id, username: u.username, fullName: u.fullName, realname: u.fullName, email: u.email, permission: u.permission, status: u.status, orgID: u.orgID, homeFolderID: u.homeFolderID };
+  if (c.v['transfer.groupMembers'] === 'userField') record.groupIds = c.t.groups.filter((g) => g.members.includes(u.id)).map((g) => encodeTransferId(g.id, c.v));
+  return record;
 }
 
 function listUsers(c: Ctx): ApiResponse {
   if (!isUserAdmin(c.caller)) return err(403, 'listing users requires the Admin or SysAdmin permission');
   const name = c.req.query.get('username');
   const exact = (c.req.query.get('isExactMatch') ?? '').toLowerCase() === 'true';
-  const users = c.t.users.filter((u) => name === null || name === '' || (exact ? u.username.toLowerCase() === name.toLowerCase() : u.username.toLowerCase().includes(name.toLowerCase())));
-  return listResponse(c, users, ['username', 'fullName', 'email'], 'username', (u, f) => String(renderUser(u)[f] ?? ''), renderUser);
+  // `groupId` is a filter only where the server lists members that way; elsewhere it is ignored, as unknown query parameters are.
+  const groupId = c.v['transfer.groupMembers'] === 'usersFilter' ? c.req.query.get('groupId') : null;
+  const group = groupId === null ? undefined : c.t.groups.find((g) => String(g.id) === groupId);
+  if (groupId !== null && !group) return err(404, `no group has id ${groupId}`);
+  const users = c.t.users.filter(
+    (u) => (name === null || name === '' || (exact ? u.username.toLowerCase() === name.toLowerCase() : u.username.toLowerCase().includes(name.toLowerCase()))) && (!group || group.members.includes(u.id)),
+  );
+  return listResponse(c, users, ['username', 'fullName', 'email'], 'username', (u, f) => String(renderUser(c, u)[f] ?? ''), (u) => renderUser(c, u));
+}
+
+/** GET /groups/{id}/members: only where the server lists members that way (`transfer.groupMembers=members`). */
+function listGroupMembers(c: Ctx, p: Params): ApiResponse {
+  if (c.v['transfer.groupMembers'] !== 'members') return err(404, 'not found');
+  if (!isUserAdmin(c.caller)) return err(403, 'listing group members requires the Admin or SysAdmin permission');
+  const group = c.t.groups.find((g) => String(g.id) === p.id);
+  if (!group) return err(404, `no group has id ${String(p.id)}`);
+  const users = c.t.users.filter((u) => group.members.includes(u.id));
+  return listResponse(c, users, ['username'], 'username', (u) => u.username, (u) => renderUser(c, u));
 }
 
 function listGroups(c: Ctx): ApiResponse {
@@ -500,6 +518,7 @@ const ROUTES: readonly Route<Ctx>[] = [
   { method: 'GET', pattern: '/users/self', handle: userSelf },
   { method: 'GET', pattern: '/users', handle: listUsers },
   { method: 'GET', pattern: '/groups', handle: listGroups },
+  { method: 'GET', pattern: '/groups/:id/members', handle: listGroupMembers },
   { method: 'GET', pattern: '/folders', handle: listFolders },
   { method: 'GET', pattern: '/folders/:id', handle: getFolder },
   { method: 'GET', pattern: '/folders/:id/subfolders', handle: listSubfolders },

@@ -191,6 +191,13 @@ export const VARIANT_SWITCHES = {
     divergent: 'empty',
     description: 'POST/PUT /folders/{id}/acls answer the whole entry list, the entry written, or no body; divergent: no body',
   },
+  'transfer.groupMembers': {
+    register: 'T-16',
+    values: ['members', 'userField', 'usersFilter', 'none'],
+    divergent: 'usersFilter',
+    description:
+      "a group's members are listed by GET /groups/{id}/members, by a groupIds field on user records, by GET /users?groupId=, or not at all (the members path answers 404, the users list ignores groupId); divergent: usersFilter (the only form that needs a filter check)",
+  },
 } as const satisfies Readonly<Record<string, VariantSwitch>>;
 
 export type VariantName = keyof typeof VARIANT_SWITCHES;

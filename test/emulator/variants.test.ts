@@ -118,7 +118,7 @@ describe('the input rule and the named sets', () => {
   });
 
   it('rule 105: an unknown profile, switch or reading is a ConfigError that names the known ones and a close match', async () => {
-    await expect(startEmulator({ variants: { 'automation.dayz': 'short' } as Partial<Variants> })).rejects.toThrow(/unknown variant automation\.dayz; did you mean automation\.days\? \(known: automation\.basePath, .*transfer\.aclAnswer\)/);
+    await expect(startEmulator({ variants: { 'automation.dayz': 'short' } as Partial<Variants> })).rejects.toThrow(/unknown variant automation\.dayz; did you mean automation\.days\? \(known: automation\.basePath, .*transfer\.groupMembers\)/);
     await expect(startEmulator({ variants: { 'automation.days': 'shrot' } as unknown as Partial<Variants> })).rejects.toThrow('variant automation.days must be long, short, not "shrot"; did you mean short?');
     await expect(startEmulator({ profile: 'legasy' as Profile })).rejects.toThrow('unknown profile legasy; did you mean legacy? (known: current, legacy, divergent)');
     expect(() => parseVariantAssignments(['automation.days'])).toThrow('--variant takes NAME=VALUE, like automation.days=short, not "automation.days"');
@@ -795,5 +795,42 @@ describe('transfer switches', () => {
     expect(r.status).toBe(200);
     expect(r.text).toBe('');
     expect((await api.get(`/folders/${id}/acls`)).body.items[1].permissions.writeFiles).toBe(true);
+  });
+  async function acmePartners(api: Api): Promise<string> {
+    return String((await api.get('/groups?name=Acme Partners')).body.items[0].id);
+  }
+  const usernames = (r: Reply): string[] => r.body.items.map((u: { username: string }) => u.username).sort();
+
+  it('rule 137: transfer.groupMembers=members lists a group\'s members at /groups/{id}/members; /users ignores groupId', async () => {
+    const api = await transfer({ 'transfer.groupMembers': 'members' });
+    const group = await acmePartners(api);
+    expect(usernames(await api.get(`/groups/${group}/members`))).toEqual(['acme-svc', 'bob']);
+    expect((await api.get('/users?groupId=' + group)).body.items.length).toBe(emu!.state.transfer.users.length);
+    expect((await api.get('/users')).body.items[0].groupIds).toBeUndefined();
+  });
+
+  it('rule 137: transfer.groupMembers=userField puts groupIds on user records; the members path answers 404', async () => {
+    const api = await transfer({ 'transfer.groupMembers': 'userField' });
+    const group = await acmePartners(api);
+    const bob = (await api.get('/users?username=bob&isExactMatch=true')).body.items[0];
+    expect(bob.groupIds.map(String)).toEqual([group]);
+    expect((await api.get(`/groups/${group}/members`)).status).toBe(404);
+  });
+
+  it('rule 137: transfer.groupMembers=usersFilter filters /users by groupId; the members path answers 404', async () => {
+    const api = await transfer({ 'transfer.groupMembers': 'usersFilter' });
+    const group = await acmePartners(api);
+    expect(usernames(await api.get('/users?groupId=' + group))).toEqual(['acme-svc', 'bob']);
+    expect((await api.get('/users?groupId=999999')).status).toBe(404);
+    expect((await api.get(`/groups/${group}/members`)).status).toBe(404);
+  });
+
+  it('rule 137: transfer.groupMembers=none offers no form: 404 on the members path, groupId ignored, no groupIds field', async () => {
+    const api = await transfer({ 'transfer.groupMembers': 'none' });
+    const group = await acmePartners(api);
+    expect((await api.get(`/groups/${group}/members`)).status).toBe(404);
+    const all = (await api.get('/users?groupId=' + group)).body.items;
+    expect(all.length).toBe(emu!.state.transfer.users.length);
+    expect(all.every((u: object) => !('groupIds' in u))).toBe(true);
   });
 });

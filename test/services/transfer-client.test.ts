@@ -246,6 +246,46 @@ describe('users and groups', () => {
     await expect(client.findGroup('Nobody')).resolves.toBeNull();
   });
 
+  it('reads group members from a groups field of names on user records, and from member items that carry only userId (T-16)', async () => {
+    const { agent, pool } = createMock();
+    const t = pool(TRANSFER);
+    replyToken(t, { access: 'tok' });
+    const groups = page([{ id: 4, name: 'Acme Partners', membersCount: '2' }, { id: 5, name: 'Ops' }]);
+    t.intercept({ path: '/api/v1/groups', query: { page: 1, perPage: 1000 } }).reply(200, groups, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/users', query: { page: 1, perPage: 1000 } }).reply(
+      200,
+      page([{ id: 'u1', username: 'bob', groups: ['acme partners', { id: 5 }] }, { id: 'u2', username: 'carol', groups: 'Ops' }, { id: 'u3', username: 'dan', groups: [] }]),
+      { headers: JSON_HEADERS },
+    );
+    const fromRecords = await transferClient(agent).listGroupMembers(['4']);
+    expect(fromRecords.form).toBe('userField');
+    expect(Object.fromEntries(fromRecords.members)).toEqual({ '4': ['u1'], '5': ['u1', 'u2'] });
+
+    const second = createMock();
+    const t2 = second.pool(TRANSFER);
+    replyToken(t2, { access: 'tok' });
+    t2.intercept({ path: '/api/v1/groups', query: { page: 1, perPage: 1000 } }).reply(200, groups, { headers: JSON_HEADERS });
+    t2.intercept({ path: '/api/v1/users', query: { page: 1, perPage: 1000 } }).reply(200, page([{ id: 7, username: 'bob' }, { id: 8, username: 'carol' }]), { headers: JSON_HEADERS });
+    t2.intercept({ path: '/api/v1/groups/4/members', query: { page: 1, perPage: 1000 } }).reply(200, [{ userId: 8 }, 'bob', { username: 'nobody' }], { headers: JSON_HEADERS });
+    const fromMembers = await transferClient(second.agent).listGroupMembers(['4']);
+    expect(fromMembers.form).toBe('members');
+    expect(fromMembers.members.get('4')).toEqual(['8', '7']);
+  });
+
+  it('does not take a users list that ignores groupId for the members, and never fails when no form answers (T-16)', async () => {
+    const { agent, pool } = createMock();
+    const t = pool(TRANSFER);
+    replyToken(t, { access: 'tok' });
+    const everyone = page([{ id: 'u1', username: 'bob' }, { id: 'u2', username: 'carol' }]);
+    t.intercept({ path: '/api/v1/groups', query: { page: 1, perPage: 1000 } }).reply(200, page([{ id: 4, name: 'Acme Partners' }]), { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/users', query: { page: 1, perPage: 1000 } }).reply(200, everyone, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/groups/4/members', query: { page: 1, perPage: 1000 } }).reply(405, { title: 'Method Not Allowed' }, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/users', query: { groupId: '4', page: 1, perPage: 1000 } }).reply(200, everyone, { headers: JSON_HEADERS });
+    const membership = await transferClient(agent).listGroupMembers(['4']);
+    expect(membership.form).toBe('none');
+    expect(membership.members.size).toBe(0);
+  });
+
   it('checks the API with GET /token without a bearer', async () => {
     const { agent, pool, calls } = createMock();
     const t = pool(TRANSFER);

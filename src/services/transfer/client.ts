@@ -6,9 +6,9 @@ import type { ClientOptions } from '../connection.js';
 import { parseListPage } from '../paging.js';
 import type { PagingPlan } from '../paging.js';
 import type { QueryParams } from '../transport.js';
-import type { Folder, FolderAclEntry, FolderAclInput, FolderAclRef, NewSubfolder, TransferGroup, TransferUser } from './types.js';
+import type { Folder, FolderAclEntry, FolderAclInput, FolderAclRef, GroupMembersForm, GroupMembership, NewSubfolder, TransferGroup, TransferUser } from './types.js';
 import { folderKey } from '../../folder-path.js';
-import { readAclEntry, readFolder, readGroup, readUser } from './normalize.js';
+import { readAclEntry, readFolder, readGroup, readMemberIds, readUser, readUserGroupIds } from './normalize.js';
 import type { PrincipalNames } from './normalize.js';
 
 /** The methods that only read the transfer server. */
@@ -18,6 +18,7 @@ export const TRANSFER_READ_METHODS = [
   'findUser',
   'listUsers',
   'listGroups',
+  'listGroupMembers',
   'findGroup',
   'findFolderByPath',
   'listFolders',
@@ -44,6 +45,13 @@ export interface TransferClient {
   listUsers(): Promise<TransferUser[]>;
   /** Every group (read once per client). */
   listGroups(): Promise<TransferGroup[]>;
+  /**
+   * The members of these groups (by id), in whichever form the server answers (T-16): the user
+   * records' group field (no extra request), else one `GET /groups/{id}/members` per group, else
+   * one `GET /users?groupId=` per group. Never fails because no form exists or the account may
+   * not read it: then `form` is `none` and no group has members.
+   */
+  listGroupMembers(groupIds: readonly string[]): Promise<GroupMembership>;
   /** The group with this name (exact, else the only case-insensitive match), or null. */
   findGroup(name: string): Promise<TransferGroup | null>;
   /** The folder at `path` (compared as the server does: case and trailing slashes ignored), or null when absent or not permitted (403). */
@@ -84,6 +92,8 @@ class HttpTransferClient implements TransferClient {
   readonly #c: Connection;
   #users: Promise<TransferUser[]> | undefined;
   #groups: Promise<TransferGroup[]> | undefined;
+  /** The members form this server answered, once found (`userField` is re-checked on each read of the user list). */
+  #memberForm: GroupMembersForm | undefined;
 
   constructor(opts: ClientOptions) {
     this.#c = new Connection({
@@ -124,6 +134,75 @@ class HttpTransferClient implements TransferClient {
 
   listGroups(): Promise<TransferGroup[]> {
     return (this.#groups ??= forgetOnFailure(this.#list('/groups').then((items) => items.map(readGroup)), () => (this.#groups = undefined)));
+  }
+
+  async listGroupMembers(groupIds: readonly string[]): Promise<GroupMembership> {
+    const none: GroupMembership = { form: 'none', members: new Map() };
+    let users: TransferUser[];
+    let groups: TransferGroup[];
+    try {
+      [users, groups] = await Promise.all([this.listUsers(), this.listGroups()]);
+    } catch (err) {
+      if (isUnavailable(err)) return none;
+      throw err;
+    }
+    const fromRecords = users.map((u) => readUserGroupIds(u, groups));
+    if (fromRecords.some((ids) => ids !== undefined)) {
+      const members = new Map<string, string[]>(groups.map((g) => [g.id, []]));
+      users.forEach((u, i) => {
+        for (const g of fromRecords[i] ?? []) members.get(g)?.push(u.id);
+      });
+      return { form: 'userField', members };
+    }
+    const wanted = groups.filter((g) => groupIds.includes(g.id));
+    if (wanted.length === 0 || this.#memberForm === 'none') return { form: this.#memberForm ?? 'none', members: new Map() };
+    // The first group finds the form (its answer kept); the others are read in it.
+    const probed = this.#memberForm === undefined ? await this.#probeMemberForm(wanted[0]!, users) : undefined;
+    const form = probed?.form ?? this.#memberForm!;
+    this.#memberForm = form;
+    if (form === 'none' || form === 'userField') return none;
+    const members = new Map<string, readonly string[]>();
+    const read = await Promise.all(
+      wanted.map((g, i) => (i === 0 && probed ? Promise.resolve(probed.ids) : this.#readMembers(form, g, users).catch((err: unknown) => (isUnavailable(err) ? undefined : Promise.reject(err))))),
+    );
+    wanted.forEach((g, i) => {
+      const ids = read[i];
+      if (ids !== undefined) members.set(g.id, ids);
+    });
+    return { form, members };
+  }
+
+  async #probeMemberForm(group: TransferGroup, users: readonly TransferUser[]): Promise<{ form: GroupMembersForm; ids?: string[] }> {
+    for (const form of ['members', 'usersFilter'] as const) {
+      try {
+        const ids = await this.#readMembers(form, group, users);
+        if (ids !== undefined) return { form, ids };
+      } catch (err) {
+        if (!isUnavailable(err)) throw err;
+      }
+    }
+    return { form: 'none' };
+  }
+
+
+  /** One group's member ids in `form`; undefined when the answer cannot be trusted (a filter the server ignored). */
+  async #readMembers(form: 'members' | 'usersFilter', group: TransferGroup, users: readonly TransferUser[]): Promise<string[] | undefined> {
+    switch (form) {
+      case 'members':
+        return readMemberIds(await this.#c.list(`/groups/${seg(group.id)}/members`, LIST), users);
+      case 'usersFilter': {
+        const ids = readMemberIds(await this.#c.list('/users', LIST, { groupId: group.id }), users);
+        // A server that ignores the filter answers every user: trust the answer only when the
+        // group's count agrees, or, without a count, when it is not everyone.
+        const count = group.membersCount;
+        const trusted = typeof count === 'number' ? ids.length === count : ids.length < users.length;
+        return trusted ? ids : undefined;
+      }
+      default: {
+        const never: never = form;
+        throw new Error(`unknown members form ${String(never)}`);
+      }
+    }
   }
 
   async findGroup(name: string): Promise<TransferGroup | null> {
@@ -242,6 +321,11 @@ class HttpTransferClient implements TransferClient {
   #unexpected(method: HttpMethod, path: string, note: string): never {
     throw new ApiError({ service: 'transfer', method, path: `${this.#c.session.knownApiBase ?? ''}${path}`, status: 200, body: { fieldErrors: [], note } });
   }
+}
+
+/** A read the server does not offer or the account may not make (400, 403, 404, 405, 501): an optional read then tells nothing. */
+function isUnavailable(err: unknown): boolean {
+  return err instanceof ApiError && [400, 403, 404, 405, 501].includes(err.status);
 }
 
 const NO_NAMES: PrincipalNames = { user: () => undefined, group: () => undefined };

@@ -27,7 +27,11 @@ export function readUser(u: Record<string, unknown>): TransferUser {
 }
 
 export function readGroup(g: Record<string, unknown>): TransferGroup {
-  return { ...g, id: idString(g.id), name: str(g.name) };
+  const count = typeof g.membersCount === 'number' ? g.membersCount : typeof g.membersCount === 'string' && /^\d+$/.test(g.membersCount) ? Number(g.membersCount) : undefined;
+  const out: Record<string, unknown> = { ...g, id: idString(g.id), name: str(g.name) };
+  if (count === undefined) delete out.membersCount;
+  else out.membersCount = count;
+  return out as TransferGroup;
 }
 
 /** `A/B/`, `/A/B/`, `//A//B` → `/A/B`; `/` stays `/`. The server's spelling (case) is kept. */
@@ -96,4 +100,41 @@ export function readPermissions(p: unknown): FolderPermissions {
   for (const k of SHARE_PERMISSIONS) shareOut[k] = readBoolean(share[k]) ?? false;
   out.sharePermissions = shareOut;
   return out as FolderPermissions;
+}
+
+/**
+ * The groups a user record says the user is in (T-16), as group ids: `groupIds` (ids, numbers or
+ * strings) or `groups` (ids, group names, or `{id}`/`{name}` objects), a single value for a list.
+ * Undefined when the record carries neither field: the server does not tell members this way.
+ */
+export function readUserGroupIds(u: Record<string, unknown>, groups: readonly TransferGroup[]): string[] | undefined {
+  const raw = u.groupIds ?? u.groups;
+  if (raw === undefined || raw === null) return undefined;
+  const byName = new Map(groups.map((g) => [g.name.toLowerCase(), g.id]));
+  const known = new Set(groups.map((g) => g.id));
+  const out: string[] = [];
+  for (const item of Array.isArray(raw) ? raw : [raw]) {
+    const ref = isRecord(item) ? (item.id ?? item.groupId ?? item.name) : item;
+    const text = idString(ref);
+    const id = known.has(text) ? text : byName.get(text.toLowerCase());
+    if (id !== undefined && !out.includes(id)) out.push(id);
+  }
+  return out;
+}
+
+/**
+ * The member items of `GET /groups/{id}/members` or `GET /users?groupId=` as user ids: user
+ * records (`id`, `userId`), bare ids, or usernames (found through `users`). Items naming no known
+ * user are dropped.
+ */
+export function readMemberIds(items: readonly unknown[], users: readonly TransferUser[]): string[] {
+  const ids = new Set(users.map((u) => u.id));
+  const byName = new Map(users.map((u) => [u.username.toLowerCase(), u.id]));
+  const out: string[] = [];
+  for (const item of items) {
+    const candidates = isRecord(item) ? [item.id, item.userId, item.username] : [item];
+    const id = candidates.map(idString).map((c) => (ids.has(c) ? c : byName.get(c.toLowerCase()))).find((c) => c !== undefined);
+    if (id !== undefined && !out.includes(id)) out.push(id);
+  }
+  return out;
 }

@@ -104,3 +104,17 @@ export interface TransferGroup {
   readonly membersCount?: number;
   readonly [field: string]: unknown;
 }
+
+/**
+ * How the server told which users are in a group (docs/server-variants.md T-16; the reference
+ * shows no way): a `groupIds`/`groups` field on user records, `GET /groups/{id}/members`, or
+ * `GET /users?groupId=`. `none`: no form answered; then no group has known members.
+ */
+export type GroupMembersForm = 'userField' | 'members' | 'usersFilter' | 'none';
+
+/** Group members as read: user ids by group id. */
+export interface GroupMembership {
+  readonly form: GroupMembersForm;
+  /** Member user ids by group id; a group missing here: its members could not be read. */
+  readonly members: ReadonlyMap<string, readonly string[]>;
+}
