@@ -1,5 +1,5 @@
 import type { AboutInfo, DateList, Host, NamedObject, ResourceGroup, ResourceGroupAcl, Task } from '../services/automation/types.js';
-import type { Folder, FolderAclEntry, TransferGroup, TransferUser } from '../services/transfer/types.js';
+import type { Folder, FolderAclEntry, GroupMembership, TransferGroup, TransferUser } from '../services/transfer/types.js';
 export { folderKey, uniqueFolderPaths } from '../folder-path.js';
 import { folderKey } from '../folder-path.js';
 
@@ -74,10 +74,20 @@ export interface TransferLiveState {
    */
   readonly stepFolders?: ReadonlyMap<string, LiveFolder | null>;
   /**
+   * Who is in the groups that have (or may get) an entry on those folders, for the accounts'
+   * rights; undefined when no account needed it.
+   */
+  readonly stepMembership?: StepMembership;
+  /**
    * Lower-cased paths of every folder found under `scope.folders` (the roots included), when a
    * prune of FolderPermissions asked for the walk; undefined otherwise.
    */
   readonly scopeFolders?: readonly string[];
+}
+
+/** Group members as the client read them (`form: none`: the server tells none), with the groups list for their names. */
+export interface StepMembership extends GroupMembership {
+  readonly groups: readonly TransferGroup[];
 }
 
 /** A folder and its ACL entries as read (`type` may be `None`/`Email` on newer servers: kept, never touched). */

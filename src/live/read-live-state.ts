@@ -4,10 +4,10 @@ import type { AutomationClient, ReadonlyAutomationClient } from '../services/aut
 import type { ResourceGroupAcl } from '../services/automation/types.js';
 import { ApiError } from '../services/errors.js';
 import type { ReadonlyTransferClient, TransferClient } from '../services/transfer/client.js';
-import type { Folder, TransferUser } from '../services/transfer/types.js';
+import type { Folder, TransferGroup, TransferUser } from '../services/transfer/types.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { aclKey, folderKey, indexByName, uniqueFolderPaths } from './model.js';
-import type { AutomationLiveState, LiveFolder, LiveScript, LiveState, TransferLiveState } from './model.js';
+import type { AutomationLiveState, LiveFolder, LiveScript, LiveState, StepMembership, TransferLiveState } from './model.js';
 import { isSameOrBelow, parentPath } from '../folder-path.js';
 
 /** Called after each request of a long read: requests done, requests known so far, what was read. */
@@ -43,8 +43,10 @@ export interface ReadLiveStateInput {
 export interface StepFolderNeeds {
   /** Folder paths the steps name. */
   readonly paths: readonly string[];
-  /** Some step has an account to check: the users list is read. */
+  /** Some step has an account to check: the users list is read, and the members of the groups that may grant it rights. */
   readonly accounts: boolean;
+  /** Groups the plan may give entries on those folders (named by their FolderPermissions manifests): their members are read too. */
+  readonly groups: readonly string[];
 }
 
 /**
@@ -281,6 +283,7 @@ async function readTransfer(
   return {
     ...(allUsers ? { users: indexByName(allUsers, (u) => u.username, (u) => u.id) } : {}),
     ...(checks ? { stepFolders: checks.folders } : {}),
+    ...(checks?.membership ? { stepMembership: checks.membership } : {}),
     ...(groups ? { groups: indexByName(groups, (g) => g.name, (g) => g.id) } : {}),
     folders,
     ...(walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}),
@@ -300,7 +303,7 @@ async function readStepFolders(
   t: Tracker,
   parallelism: number,
   list: FolderListReader,
-): Promise<{ folders: ReadonlyMap<string, LiveFolder | null>; users?: readonly TransferUser[] }> {
+): Promise<{ folders: ReadonlyMap<string, LiveFolder | null>; users?: readonly TransferUser[]; membership?: StepMembership }> {
   const paths = uniqueFolderPaths(wanted.paths.filter((p) => !managed.has(folderKey(p))));
   const found = new Map<string, Folder | null>();
   const readUsers = wanted.accounts && users === undefined && wanted.paths.length > 0;
@@ -315,7 +318,37 @@ async function readStepFolders(
   const folders = new Map<string, LiveFolder | null>();
   for (const p of paths) folders.set(folderKey(p), null);
   present.forEach(([key, folder], i) => folders.set(key, { folder, acl: acls[i]! }));
-  return { folders, ...(listed ? { users: listed } : {}) };
+  const membership = wanted.accounts && (users ?? listed) !== undefined ? await readStepMembership(client, wanted, managed, folders, t) : undefined;
+  return { folders, ...(listed ? { users: listed } : {}), ...(membership ? { membership } : {}) };
+}
+
+/**
+ * The members of the groups that have (or, by the manifests, may get) an entry on a folder a step
+ * names: one request per group at most (the reference has no members list; T-16), none when the
+ * user records carry their groups. A server that tells no members gives `form: none`, never an error.
+ */
+async function readStepMembership(
+  client: TransferReader,
+  wanted: StepFolderNeeds,
+  managed: ReadonlyMap<string, LiveFolder | null>,
+  found: ReadonlyMap<string, LiveFolder | null>,
+  t: Tracker,
+): Promise<StepMembership | undefined> {
+  const ids = new Set<string>();
+  for (const p of wanted.paths) for (const e of (managed.get(folderKey(p)) ?? found.get(folderKey(p)))?.acl ?? []) if (e.type === 'Group') ids.add(e.id);
+  let groups: readonly TransferGroup[] = [];
+  if (ids.size > 0 || wanted.groups.length > 0) {
+    t.expect(1);
+    groups = await t.run('groups', () => client.listGroups()).catch((err: unknown) => (err instanceof ApiError && (err.status === 403 || err.status === 404) ? [] : Promise.reject(err)));
+  }
+  for (const name of wanted.groups) {
+    const g = groups.find((x) => x.name.toLowerCase() === name.toLowerCase());
+    if (g) ids.add(g.id);
+  }
+  if (ids.size === 0) return undefined;
+  t.expect(1);
+  const read = await t.run('group members', () => client.listGroupMembers([...ids]));
+  return { ...read, groups };
 }
 
 /**

@@ -5,6 +5,9 @@ import { stepKindOf } from '../manifest/types.js';
 import type { Host } from '../services/automation/types.js';
 import type { FolderAclEntry } from '../services/transfer/types.js';
 import type { FolderPermission } from '../vocabulary.js';
+import { FOLDER_PERMISSIONS } from '../vocabulary.js';
+import { computeEffectiveAccess, NO_MEMBERS } from '../access/effective.js';
+import type { AccessEntry, GroupMembers } from '../access/effective.js';
 import { createPlanWarning } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
 import { formatAddress } from './model.js';
@@ -80,16 +83,19 @@ export function findTransferSteps(manifests: readonly Manifest[], automation: Au
   return out;
 }
 
+/** The groups the FolderPermissions manifests of these folders give entries to: the plan may grant the accounts rights through them. */
+export function groupsNamedOn(manifests: readonly Manifest[], paths: readonly string[]): string[] {
+  const keys = new Set(paths.map(folderKey));
+  const out = new Set<string>();
+  for (const m of manifests) if (m.kind === 'FolderPermissions' && keys.has(folderKey(m.name))) for (const e of m.spec.entries) if (e.group !== undefined) out.add(e.group);
+  return [...out];
+}
+
 export interface CheckTransferStepsInput {
   readonly steps: readonly TransferStep[];
   readonly live: LiveState;
   /** The plan's changes: a folder it creates exists, and entries it sets or removes count. */
   readonly changes: readonly Change[];
-  /**
-   * The ids of the groups a transfer user is in, by user id; undefined when membership could not
-   * be read, and then only the user's own entries count.
-   */
-  readonly groupsOf?: (userId: string) => readonly string[] | undefined;
   readonly cwd?: string;
 }
 
@@ -103,6 +109,7 @@ export function checkTransferSteps(input: CheckTransferStepsInput): { checks?: T
   if (input.steps.length === 0) return { diagnostics: [] };
   const transfer = input.live.transfer;
   const users = transfer?.users;
+  const members = groupMembersOf(input.live);
   const problems: TransferStepProblem[] = [];
   const diagnostics: PlanDiagnostic[] = [];
   let groupsUncounted = false;
@@ -137,21 +144,19 @@ export function checkTransferSteps(input: CheckTransferStepsInput): { checks?: T
       diagnostics.push(createPlanWarning('MF416', at, `${who}: ${where} needs ${step.needs.join(', ')} on ${step.path}`, { address: base.address, hint: 'set the step\'s `Username` or the host\'s `DefUsername` to a user of the transfer server' }));
       continue;
     }
-    const groups = input.groupsOf?.(user.id);
-    if (groups === undefined && acl.some((e) => e.type === 'Group')) groupsUncounted = true;
-    const granted = new Set<string>();
-    for (const e of acl) {
-      const mine = (e.type === 'User' && (e.id === user.id || e.name?.toLowerCase() === user.username.toLowerCase())) || (e.type === 'Group' && groups?.includes(e.id) === true);
-      if (mine) for (const p of step.needs) if (e.permissions[p] === true) granted.add(p);
-    }
-    const missing = step.needs.filter((p) => !granted.has(p));
+    const access = computeEffectiveAccess(accessEntries(acl, input.live), members);
+    const granted = access.users.get(user.username.toLowerCase())?.permissions ?? [];
+    const missing = step.needs.filter((p) => !granted.includes(p));
     if (missing.length === 0) continue;
+    // A group whose members are unknown may be what grants it: say so rather than guess.
+    const unknown = access.unknownGroups.filter((g) => missing.some((p) => g.permissions.includes(p))).map((g) => g.name);
+    if (unknown.length > 0) groupsUncounted = true;
     problems.push({ ...base, problem: 'missing-rights', missing });
     diagnostics.push(
       createPlanWarning('MF416', at, `account \`${user.username}\` lacks ${missing.join(', ')} on ${step.path}, which ${where} needs`, {
         address: base.address,
         hint: `grant ${missing.join(', ')} to ${user.username} (or a group of theirs) in the folder's FolderPermissions manifest`,
-        ...(groups === undefined ? { detail: 'group membership could not be read from the transfer server: only the user\'s own entries were counted' } : {}),
+        ...(unknown.length > 0 ? { detail: `the members of ${unknown.map((g) => `\`${g}\``).join(', ')} could not be read from the transfer server: an entry of ${unknown.length === 1 ? 'that group' : 'those groups'} may grant it` } : {}),
       }),
     );
   }
@@ -186,6 +191,32 @@ function aclAfterPlan(path: string, live: LiveState, changes: readonly Change[])
   entries = entries.filter((e) => !payload.remove.some((r) => same(e, r)) && !payload.set.some((s) => same(e, s)));
   for (const s of payload.set) entries.push({ type: s.type, id: s.id, name: s.name, permissions: s.permissions as FolderAclEntry['permissions'] });
   return entries;
+}
+
+/** The ACL entries of users and groups as access sees them, by name (entries of other types grant no account anything). */
+function accessEntries(acl: readonly FolderAclEntry[], live: LiveState): AccessEntry[] {
+  const out: AccessEntry[] = [];
+  for (const e of acl) {
+    if (e.type !== 'User' && e.type !== 'Group') continue;
+    const name = e.name ?? (e.type === 'User' ? live.transfer?.users?.byId.get(e.id)?.username : live.transfer?.stepMembership?.groups.find((g) => g.id === e.id)?.name);
+    if (name === undefined) continue;
+    out.push({ type: e.type, name, permissions: FOLDER_PERMISSIONS.filter((p) => e.permissions[p] === true) });
+  }
+  return out;
+}
+
+/** Members by group name from what the live read found (T-16); a group it could not read has none known. */
+function groupMembersOf(live: LiveState): GroupMembers {
+  const membership = live.transfer?.stepMembership;
+  const users = live.transfer?.users;
+  if (membership === undefined || users === undefined) return NO_MEMBERS;
+  return {
+    membersOf(group) {
+      const g = membership.groups.find((x) => x.name.toLowerCase() === group.toLowerCase());
+      const ids = g === undefined ? undefined : membership.members.get(g.id);
+      return ids?.map((id) => users.byId.get(id)?.username).filter((u): u is string => u !== undefined);
+    },
+  };
 }
 
 function liveFolder(key: string, live: LiveState): LiveFolder | undefined {

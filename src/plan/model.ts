@@ -71,8 +71,8 @@ export interface TransferStepChecks {
   /** Set when no account could be checked: `users-unreadable`, the transfer account may not list users. */
   readonly rightsUnchecked?: 'users-unreadable';
   /**
-   * Set when entries of groups were not counted for some step: `membership-unreadable`, the
-   * transfer server did not tell who is in its groups. Only users' own entries counted.
+   * Set when a problem may be wrong: `membership-unreadable`, the transfer server did not tell
+   * who is in a group whose entry grants what a step lacks (T-16).
    */
   readonly groupsUncounted?: 'membership-unreadable';
 }

@@ -110,3 +110,43 @@ describe('cross-server checks of task steps on transfer hosts', () => {
     expect(json.plan.transferChecks.problems.map((p: { problem: string }) => p.problem)).toEqual(['missing-folder', 'missing-rights']);
   });
 });
+
+describe('rights through groups (members read from the transfer server)', () => {
+  it('counts a group the account is in: bob reads Acme\'s outbound folder through Acme Partners, but may not delete there', async () => {
+    const reads = task('Acme pickup', '    - Source: { Host: xfer, Path: /Distribution/Acme/Outbound, Username: bob }', '    - Destination: { Host: acme-sftp, Path: /incoming }');
+    const deletes = task('Acme pickup', '    - Source: { Host: xfer, Path: /Distribution/Acme/Outbound, Username: bob, DeleteOrig: 1 }', '    - Destination: { Host: acme-sftp, Path: /incoming }');
+    const ok = await runCli(['plan'], { cwd: project({ 'manifests/pickup.yaml': reads }), env: ENV });
+    expect(ok.stderr).toBe('');
+    expect(ok.stdout).toContain('Cross-server checks: 1 task step on transfer hosts checked, no problems.');
+    const lacking = await runCli(['plan'], { cwd: project({ 'manifests/pickup.yaml': deletes }), env: ENV });
+    expect(lacking.stderr).toContain('manifests/pickup.yaml:7:35: warning MF416: account `bob` lacks deleteFiles on /Distribution/Acme/Outbound');
+  });
+
+  it('checks the rights the plan leaves: taking writeFiles from the account\'s group warns', async () => {
+    const writes = task('Acme drop', '    - Source: { Host: acme-sftp, Path: /outgoing }', '    - Destination: { Host: xfer, Path: /Distribution/Acme/Inbound, Username: bob }');
+    const folder = (permissions: string) =>
+      ['apiVersion: mftops/v1', 'kind: FolderPermissions', 'metadata: { name: /Distribution/Acme/Inbound }', 'spec:', '  mode: additive', '  entries:', `    - { group: Acme Partners, permissions: [${permissions}] }`, ''].join('\n');
+    const kept = await runCli(['plan'], { cwd: project({ 'manifests/drop.yaml': writes, 'manifests/folder.yaml': folder('listFiles, writeFiles') }), env: ENV });
+    expect(kept.stderr).toBe('');
+    const taken = await runCli(['plan'], { cwd: project({ 'manifests/drop.yaml': writes, 'manifests/folder.yaml': folder('listFiles') }), env: ENV });
+    expect(taken.stderr).toContain('manifests/drop.yaml:8:40: warning MF416: account `bob` lacks writeFiles on /Distribution/Acme/Inbound');
+    expect(taken.stdout).toContain('! Task/Acme drop step 2 (Destination) on host xfer: account bob lacks writeFiles on /Distribution/Acme/Inbound (manifests/drop.yaml:8:40)');
+  });
+
+  it('says when a group\'s members cannot be read instead of failing (a server with no members form)', async () => {
+    const other = await startSeededEmulator({ variants: { 'transfer.groupMembers': 'none' } });
+    try {
+      const dir = testdir({
+        'mftops.yaml': emulatorConfigYaml({ ...other, manifests: ['manifests'], transferHosts: ['xfer'] }),
+        'manifests/drop.yaml': task('Acme drop', '    - Source: { Host: acme-sftp, Path: /outgoing }', '    - Destination: { Host: xfer, Path: /Distribution/Acme/Inbound, Username: bob }'),
+      });
+      const r = await runCli(['plan'], { cwd: dir, env: ENV });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain('warning MF416: account `bob` lacks writeFiles on /Distribution/Acme/Inbound');
+      expect(r.stderr).toContain('the members of `Acme Partners` could not be read from the transfer server');
+      expect(r.stdout).toContain('# The members of some groups could not be read from the transfer server');
+    } finally {
+      await other.close();
+    }
+  });
+});
