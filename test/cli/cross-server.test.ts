@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readPlanFile } from '../../src/app/plan-file.js';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
@@ -58,6 +60,14 @@ describe('cross-server checks of task steps on transfer hosts', () => {
         },
       ],
     });
+  });
+
+  it('keeps the checks in a saved plan (format 2), which show prints again', async () => {
+    const dir = project({ 'manifests/archive.yaml': MISSING });
+    expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: ENV })).code).toBe(0);
+    expect(readPlanFile(join(dir, 'plan.json')).transferChecks).toMatchObject({ checked: 1, problems: [{ problem: 'missing-folder', path: '/Distribution/Acme/Archive' }] });
+    const shown = await runCli(['show', 'plan.json'], { cwd: dir, env: ENV });
+    expect(shown.stdout).toContain('! Task/Archive Acme step 2 (Destination) on host xfer: folder /Distribution/Acme/Archive does not exist');
   });
 
   it('warns when the step\'s account lacks writeFiles on the folder', async () => {
