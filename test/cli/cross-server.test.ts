@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readPlanFile } from '../../src/app/plan-file.js';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
+import { loadSeedFile, startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
+import { SEED_LOGINS, SEED_PATH, startSeededEmulator } from '../integration/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
 
@@ -160,3 +161,24 @@ describe('rights through groups (members read from the transfer server)', () => 
     }
   });
 });
+
+describe('a host whose Host is the transfer URL\'s hostname', () => {
+  it('is checked without being named in transferHosts', async () => {
+    const seed = loadSeedFile(SEED_PATH);
+    const hosts = [...(seed.automation?.hosts ?? []), { SSHFTP: { Name: 'xfer-sftp', Group: ['Partners'], Host: '127.0.0.1', Port: 22, DefUsername: 'alice', DefPassword: 'xfer-sftp-SEEDSECRET-99' } }];
+    const own = await startEmulator({ seed: { ...seed, automation: { ...seed.automation!, hosts } } });
+    try {
+      const dir = testdir({
+        'mftops.yaml': emulatorConfigYaml({ ...own, manifests: ['manifests'] }),
+        'manifests/globex.yaml': task('Globex pickup', '    - Source: { Host: xfer-sftp, Path: /Distribution/Globex/Outbound }', '    - Destination: { Host: globex-ftp, Path: /upload }'),
+      });
+      const r = await runCli(['plan'], { cwd: dir, env: ENV });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain('manifests/globex.yaml:7:40: warning MF416: account `alice` lacks readFiles, listFiles on /Distribution/Globex/Outbound');
+      expect(r.stdout + r.stderr).not.toContain('SEEDSECRET');
+    } finally {
+      await own.close();
+    }
+  });
+});
+
