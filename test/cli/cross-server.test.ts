@@ -1,14 +1,28 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readPlanFile } from '../../src/app/plan-file.js';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import { loadSeedFile, startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SEED_LOGINS, SEED_PATH, startSeededEmulator } from '../integration/helpers.js';
+import { findSchemasDir, SCHEMA_BASE_URL } from '../../src/manifest/schemas.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
 
 const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
+
+const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
+addFormats.default(ajv);
+for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-') || f === 'plan.schema.json')) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+
+/** The errors of the output schema `file` for `doc` (none: it is accepted). */
+function schemaErrors(doc: unknown, file: string): unknown {
+  const validate = ajv.getSchema(`${SCHEMA_BASE_URL}${file}`)!;
+  return validate(doc) ? [] : validate.errors;
+}
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
@@ -45,6 +59,7 @@ describe('cross-server checks of task steps on transfer hosts', () => {
     expect(md.stdout).toContain('> [!WARNING]\n> **Cross-server checks: 1 task step on transfer hosts checked, 1 problem.**');
     expect(md.stdout).toContain('(at <code>manifests/archive.yaml:8:40</code>)');
     const json = JSON.parse((await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV })).stdout);
+    expect(schemaErrors(json, 'output-plan.schema.json')).toEqual([]);
     expect(json.transferChecks).toEqual({
       checked: 1,
       problems: [
@@ -118,6 +133,7 @@ describe('cross-server checks of task steps on transfer hosts', () => {
     const md = await runCli(['drift', '--format', 'markdown'], { cwd: dir, env: ENV });
     expect(md.stdout).toContain('folder /Distribution/Acme/Archive does not exist on the transfer server');
     const json = JSON.parse((await runCli(['drift', '--format', 'json'], { cwd: dir, env: ENV })).stdout);
+    expect(schemaErrors(json, 'output-drift.schema.json')).toEqual([]);
     expect(json.plan.transferChecks.problems.map((p: { problem: string }) => p.problem)).toEqual(['missing-folder', 'missing-rights']);
   });
 });
