@@ -1,6 +1,6 @@
 import type { AutomationLiveState, LiveFolder, LiveState } from '../live/model.js';
 import { folderKey, parentPath, trimFolderPath } from '../folder-path.js';
-import type { Manifest, SourceStep, Step, TaskManifest } from '../manifest/types.js';
+import type { DestinationStep, Manifest, SourceStep, Step, TaskManifest } from '../manifest/types.js';
 import { stepKindOf } from '../manifest/types.js';
 import type { Host } from '../services/automation/types.js';
 import type { FolderAclEntry } from '../services/transfer/types.js';
@@ -70,13 +70,14 @@ export function findTransferSteps(manifests: readonly Manifest[], automation: Au
     (m.spec.steps ?? []).forEach((step: Step, index) => {
       const kind = stepKindOf(step);
       if (kind === 'Process') return;
-      const body = kind === 'Source' ? (step as { Source: SourceStep }).Source : (step as { Destination: SourceStep }).Destination;
+      const body: SourceStep | DestinationStep = 'Source' in step ? step.Source : (step as { Destination: DestinationStep }).Destination;
       const host = typeof body.Host === 'string' ? hosts.byName.get(body.Host.toLowerCase()) : typeof body.HostID === 'string' ? hosts.byId.get(body.HostID) : undefined;
       if (host === undefined || !isTransferHost(host, match)) return;
       if (typeof body.Path !== 'string' || body.Path.trim() === '' || body.Path.includes('[')) return;
       const path = trimFolderPath(body.Path.trim().startsWith('/') ? body.Path.trim() : `/${body.Path.trim()}`);
       const account = nonEmpty(body.Username) ?? nonEmpty(host.DefUsername);
-      const needs: FolderPermission[] = kind === 'Source' ? ['readFiles', 'listFiles', ...(body.DeleteOrig === 1 ? (['deleteFiles'] as const) : [])] : ['writeFiles'];
+      const deletes = 'DeleteOrig' in body && body.DeleteOrig === 1;
+      const needs: FolderPermission[] = kind === 'Source' ? ['readFiles', 'listFiles', ...(deletes ? (['deleteFiles'] as const) : [])] : ['writeFiles'];
       out.push({ manifest: m, index, kind, host, path, ...(account !== undefined ? { account } : {}), needs });
     });
   }
@@ -132,12 +133,13 @@ export function checkTransferSteps(input: CheckTransferStepsInput): { checks?: T
         createPlanWarning('MF415', at, `folder ${step.path} does not exist on the transfer server, and this plan does not create it: ${where} would fail`, {
           address: base.address,
           hint: 'correct the `Path`, or add a FolderPermissions manifest for the folder with `createIfMissing`',
+          detail: 'the transfer server answers a folder its account may not see as missing too (403)',
         }),
       );
       continue;
     }
-    if (users === undefined) continue;
-    const user = step.account === undefined ? undefined : users.byName.get(step.account.toLowerCase());
+    if (step.account !== undefined && users === undefined) continue;
+    const user = step.account === undefined ? undefined : users?.byName.get(step.account.toLowerCase());
     if (user === undefined) {
       problems.push({ ...base, problem: 'unknown-account', missing: [...step.needs] });
       const who = step.account === undefined ? `host \`${step.host.Name}\` has no account (\`DefUsername\`) and the step no \`Username\`` : `account \`${step.account}\` is not a user of the transfer server`;
@@ -163,7 +165,7 @@ export function checkTransferSteps(input: CheckTransferStepsInput): { checks?: T
   const checks: TransferStepChecks = {
     checked: input.steps.length,
     problems,
-    ...(users === undefined ? { rightsUnchecked: 'users-unreadable' as const } : {}),
+    ...(users === undefined && input.steps.some((s) => s.account !== undefined) ? { rightsUnchecked: 'users-unreadable' as const } : {}),
     ...(groupsUncounted ? { groupsUncounted: 'membership-unreadable' as const } : {}),
   };
   return { checks, diagnostics };

@@ -109,6 +109,10 @@ describe('checkTransferSteps', () => {
     const unreadable = check(steps('{ Destination: { Host: xfer, Path: /Box } }'), noUsers);
     expect(unreadable.diagnostics).toEqual([]);
     expect(unreadable.checks).toEqual({ checked: 1, problems: [], rightsUnchecked: 'users-unreadable' });
+    // A step without any account needs no users list to be told it has none.
+    const noneUnread = check(steps('{ Destination: { Host: finance-share, Path: /Box } }'), noUsers, { transferHosts: ['finance-share'] });
+    expect(noneUnread.diagnostics.map((d) => d.code)).toEqual(['MF416']);
+    expect(noneUnread.checks?.rightsUnchecked).toBeUndefined();
   });
 
   it('checks nothing when no step runs on a transfer host', () => {
