@@ -8,6 +8,7 @@ import { VERSION } from '../version.js';
 import { sortPlanDiagnostics } from '../plan/diagnostics.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
 import { manifestDigest } from '../plan/manifest-digest.js';
+import { formatAddress } from '../plan/model.js';
 import type { Plan, PruneOff, ServerIdentity } from '../plan/model.js';
 import { checkTransferSteps, findTransferSteps, groupsNamedOn, hostnameOf } from '../plan/cross-server.js';
 import type { TransferHostMatch } from '../plan/cross-server.js';
@@ -96,7 +97,10 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     now: (input.now ?? (() => new Date()))(),
     cwd,
   });
-  const cross = checking ? checkTransferSteps({ steps: findTransferSteps(loaded.manifests, live.automation, match), live, changes: planned.plan.changes, cwd }) : { diagnostics: [] };
+  // With --target, only the targeted tasks' steps: the plan is about them.
+  const targeted = input.targets ? new Set(planned.plan.changes.map((c) => c.address)) : undefined;
+  const steps = checking ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === undefined || targeted.has(formatAddress('Task', s.manifest.name))) : [];
+  const cross = checkTransferSteps({ steps, live, changes: planned.plan.changes, cwd });
   const plan = cross.checks !== undefined ? { ...planned.plan, transferChecks: cross.checks } : planned.plan;
   return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
 }

@@ -113,6 +113,14 @@ describe('cross-server checks of task steps on transfer hosts', () => {
     expect(r.stdout).toContain('Cross-server checks: 1 task step on transfer hosts checked, no problems.');
   });
 
+  it('with --target, checks only the targeted tasks\' steps', async () => {
+    const dir = project({ 'manifests/archive.yaml': MISSING, 'manifests/payroll.yaml': NO_RIGHTS });
+    const r = await runCli(['plan', '--target', 'Task/Payroll copy'], { cwd: dir, env: ENV });
+    expect(r.stderr).toContain('warning MF416');
+    expect(r.stderr).not.toContain('MF415');
+    expect(r.stdout).toContain('Cross-server checks: 1 task step on transfer hosts checked, 1 problem.');
+  });
+
   it('does not look at hosts that transferHosts does not name', async () => {
     const dir = project({ 'manifests/archive.yaml': MISSING, 'manifests/payroll.yaml': NO_RIGHTS }, []);
     const r = await runCli(['plan'], { cwd: dir, env: ENV });
