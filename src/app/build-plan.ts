@@ -10,7 +10,7 @@ import type { PlanDiagnostic } from '../plan/diagnostics.js';
 import { manifestDigest } from '../plan/manifest-digest.js';
 import { formatAddress } from '../plan/model.js';
 import type { Plan, PruneOff, ServerIdentity } from '../plan/model.js';
-import { checkTransferSteps, findTransferSteps, groupsNamedOn, hostnameOf } from '../plan/cross-server.js';
+import { checkTransferSteps, findTransferSteps, hostnameOf } from '../plan/cross-server.js';
 import type { TransferHostMatch } from '../plan/cross-server.js';
 import { planChanges } from '../plan/plan-changes.js';
 import { resolveDesired } from '../plan/resolve-desired.js';
@@ -76,8 +76,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
         ? {
             stepFolders: (automation) => {
               const steps = findTransferSteps(loaded.manifests, automation, match);
-              const paths = steps.map((s) => s.path);
-              return { paths, accounts: steps.some((s) => s.account !== undefined), groups: groupsNamedOn(loaded.manifests, paths) };
+              return { paths: steps.map((s) => s.path), accounts: steps.some((s) => s.account !== undefined) };
             },
           }
         : {}),

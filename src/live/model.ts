@@ -1,5 +1,5 @@
 import type { AboutInfo, DateList, Host, NamedObject, ResourceGroup, ResourceGroupAcl, Task } from '../services/automation/types.js';
-import type { Folder, FolderAclEntry, GroupMembership, TransferGroup, TransferUser } from '../services/transfer/types.js';
+import type { Folder, FolderAclEntry, GroupMembersForm, TransferGroup, TransferUser } from '../services/transfer/types.js';
 export { folderKey, uniqueFolderPaths } from '../folder-path.js';
 import { folderKey } from '../folder-path.js';
 
@@ -64,6 +64,11 @@ export interface TransferLiveState {
   /** Groups by lower-cased name; undefined when no folder entry names a group. */
   readonly groups?: NamedIndex<TransferGroup>;
   /**
+   * Members of the groups live entries and manifests name (T-16); undefined when no entry names a
+   * group.
+   */
+  readonly groupMembers?: GroupMemberNames;
+  /**
    * Folders looked up, by lower-cased path: the folder and its ACL, or `null` when the server has
    * no such folder (or the account may not see it: the API answers both with 403).
    */
@@ -74,20 +79,18 @@ export interface TransferLiveState {
    */
   readonly stepFolders?: ReadonlyMap<string, LiveFolder | null>;
   /**
-   * Who is in the groups that have (or may get) an entry on those folders, for the accounts'
-   * rights; undefined when no account needed it.
-   */
-  readonly stepMembership?: StepMembership;
-  /**
    * Lower-cased paths of every folder found under `scope.folders` (the roots included), when a
    * prune of FolderPermissions asked for the walk; undefined otherwise.
    */
   readonly scopeFolders?: readonly string[];
 }
 
-/** Group members as the client read them (`form: none`: the server tells none), with the groups list for their names. */
-export interface StepMembership extends GroupMembership {
-  readonly groups: readonly TransferGroup[];
+/** Group members by name, as read from the transfer server. */
+export interface GroupMemberNames {
+  /** How the server told them; `none`: no form answered, no group has known members. */
+  readonly form: GroupMembersForm;
+  /** Usernames by lower-cased group name; a group missing: its members could not be read. */
+  readonly members: ReadonlyMap<string, readonly string[]>;
 }
 
 /** A folder and its ACL entries as read (`type` may be `None`/`Email` on newer servers: kept, never touched). */

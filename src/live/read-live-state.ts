@@ -4,10 +4,10 @@ import type { AutomationClient, ReadonlyAutomationClient } from '../services/aut
 import type { ResourceGroupAcl } from '../services/automation/types.js';
 import { ApiError } from '../services/errors.js';
 import type { ReadonlyTransferClient, TransferClient } from '../services/transfer/client.js';
-import type { Folder, TransferGroup, TransferUser } from '../services/transfer/types.js';
+import type { Folder, FolderAclEntry, TransferUser } from '../services/transfer/types.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { aclKey, folderKey, indexByName, uniqueFolderPaths } from './model.js';
-import type { AutomationLiveState, LiveFolder, LiveScript, LiveState, StepMembership, TransferLiveState } from './model.js';
+import type { AutomationLiveState, GroupMemberNames, LiveFolder, LiveScript, LiveState, TransferLiveState } from './model.js';
 import { isSameOrBelow, parentPath } from '../folder-path.js';
 
 /** Called after each request of a long read: requests done, requests known so far, what was read. */
@@ -43,10 +43,11 @@ export interface ReadLiveStateInput {
 export interface StepFolderNeeds {
   /** Folder paths the steps name. */
   readonly paths: readonly string[];
-  /** Some step has an account to check: the users list is read, and the members of the groups that may grant it rights. */
+  /**
+   * Some step has an account to check: the users list is read, and the members of the groups with
+   * an entry on those folders (the groups folder manifests name are read for every plan).
+   */
   readonly accounts: boolean;
-  /** Groups the plan may give entries on those folders (named by their FolderPermissions manifests): their members are read too. */
-  readonly groups: readonly string[];
 }
 
 /**
@@ -70,6 +71,8 @@ export interface LiveNeeds {
     /** Folder entries name users / groups: the lists are read to resolve names to ids. */
     readonly users: boolean;
     readonly groups: boolean;
+    /** Groups the folder manifests name: their members are read (with those of the groups live entries name). */
+    readonly groupNames: readonly string[];
     /** Managed folder paths. */
     readonly folders: readonly string[];
     /** Their previous paths (`metadata.previousNames`): a folder found at one is renamed, not created. */
@@ -104,6 +107,7 @@ export function planLiveReads(manifests: readonly Manifest[], scope: Scope, prun
     needs.transfer = {
       users: folders.some((m) => m.spec.entries.some((e) => e.user !== undefined)),
       groups: folders.some((m) => m.spec.entries.some((e) => e.group !== undefined)),
+      groupNames: [...new Set(folders.flatMap((m) => m.spec.entries.flatMap((e) => (e.group !== undefined ? [e.group] : []))))],
       folders: folders.map((m) => m.name),
       previous: folders.flatMap((m) => m.previousNames),
       creatable: folders.filter((m) => m.spec.createIfMissing !== undefined).map((m) => m.name),
@@ -132,7 +136,7 @@ export async function readLiveState(input: ReadLiveStateInput): Promise<LiveStat
   return { ...(automation ? { automation } : {}), ...(transfer ? { transfer } : {}) };
 }
 
-const NO_TRANSFER_NEEDS: NonNullable<LiveNeeds['transfer']> = { users: false, groups: false, folders: [], previous: [], creatable: [], walk: [] };
+const NO_TRANSFER_NEEDS: NonNullable<LiveNeeds['transfer']> = { users: false, groups: false, groupNames: [], folders: [], previous: [], creatable: [], walk: [] };
 
 interface Tracker {
   /** `n` more requests are coming. */
@@ -276,16 +280,23 @@ async function readTransfer(
   const folders = new Map<string, LiveFolder | null>();
   for (const [key, folder] of found) if (folder === null) folders.set(key, null);
   present.forEach(([key, folder], i) => folders.set(key, { folder, acl: acls[i]! }));
+  const groupMembers = await readGroupMembers(client, needs.groupNames, acls.flat(), t, parallelism);
 
-  const checks = steps ? await readStepFolders(client, await steps, folders, users, t, parallelism, list) : undefined;
+  const stepNeeds = steps ? await steps : undefined;
+  const checks = stepNeeds ? await readStepFolders(client, stepNeeds, folders, users, t, parallelism, list) : undefined;
   const allUsers = users ?? checks?.users;
+  // The groups on the steps' folders that no managed folder showed: their members too, for the accounts' rights.
+  const stepGroups = stepNeeds?.accounts && checks
+    ? [...checks.folders.values()].flatMap((f) => f?.acl ?? []).filter((e) => e.type === 'Group' && e.name !== undefined && groupMembers?.members.has(e.name.toLowerCase()) !== true)
+    : [];
+  const members = mergeGroupMembers(groupMembers, stepGroups.length > 0 ? await readGroupMembers(client, [], stepGroups, t, parallelism) : undefined);
 
   return {
     ...(allUsers ? { users: indexByName(allUsers, (u) => u.username, (u) => u.id) } : {}),
     ...(checks ? { stepFolders: checks.folders } : {}),
-    ...(checks?.membership ? { stepMembership: checks.membership } : {}),
     ...(groups ? { groups: indexByName(groups, (g) => g.name, (g) => g.id) } : {}),
     folders,
+    ...(members ? { groupMembers: members } : {}),
     ...(walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}),
   };
 }
@@ -303,7 +314,7 @@ async function readStepFolders(
   t: Tracker,
   parallelism: number,
   list: FolderListReader,
-): Promise<{ folders: ReadonlyMap<string, LiveFolder | null>; users?: readonly TransferUser[]; membership?: StepMembership }> {
+): Promise<{ folders: ReadonlyMap<string, LiveFolder | null>; users?: readonly TransferUser[] }> {
   const paths = uniqueFolderPaths(wanted.paths.filter((p) => !managed.has(folderKey(p))));
   const found = new Map<string, Folder | null>();
   const readUsers = wanted.accounts && users === undefined && wanted.paths.length > 0;
@@ -318,37 +329,46 @@ async function readStepFolders(
   const folders = new Map<string, LiveFolder | null>();
   for (const p of paths) folders.set(folderKey(p), null);
   present.forEach(([key, folder], i) => folders.set(key, { folder, acl: acls[i]! }));
-  const membership = wanted.accounts && (users ?? listed) !== undefined ? await readStepMembership(client, wanted, managed, folders, t) : undefined;
-  return { folders, ...(listed ? { users: listed } : {}), ...(membership ? { membership } : {}) };
+  return { folders, ...(listed ? { users: listed } : {}) };
+}
+
+/** Both reads' members in one; the form of the first that found one. */
+function mergeGroupMembers(a: GroupMemberNames | undefined, b: GroupMemberNames | undefined): GroupMemberNames | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return { form: a.form !== 'none' ? a.form : b.form, members: new Map([...a.members, ...b.members]) };
 }
 
 /**
- * The members of the groups that have (or, by the manifests, may get) an entry on a folder a step
- * names: one request per group at most (the reference has no members list; T-16), none when the
- * user records carry their groups. A server that tells no members gives `form: none`, never an error.
+ * Members of every group a live entry or a manifest names, for the access changes a plan shows.
+ * An optional read: a server that lists members in no form, or an account that may not, leaves
+ * the groups without known members (`form: none`) and the plan says so.
  */
-async function readStepMembership(
-  client: TransferReader,
-  wanted: StepFolderNeeds,
-  managed: ReadonlyMap<string, LiveFolder | null>,
-  found: ReadonlyMap<string, LiveFolder | null>,
-  t: Tracker,
-): Promise<StepMembership | undefined> {
-  const ids = new Set<string>();
-  for (const p of wanted.paths) for (const e of (managed.get(folderKey(p)) ?? found.get(folderKey(p)))?.acl ?? []) if (e.type === 'Group') ids.add(e.id);
-  let groups: readonly TransferGroup[] = [];
-  if (ids.size > 0 || wanted.groups.length > 0) {
-    t.expect(1);
-    groups = await t.run('groups', () => client.listGroups()).catch((err: unknown) => (err instanceof ApiError && (err.status === 403 || err.status === 404) ? [] : Promise.reject(err)));
-  }
-  for (const name of wanted.groups) {
-    const g = groups.find((x) => x.name.toLowerCase() === name.toLowerCase());
-    if (g) ids.add(g.id);
-  }
-  if (ids.size === 0) return undefined;
+async function readGroupMembers(client: TransferReader, names: readonly string[], entries: readonly FolderAclEntry[], t: Tracker, parallelism: number): Promise<GroupMemberNames | undefined> {
+  const ids = new Set(entries.filter((e) => e.type === 'Group').map((e) => String(e.id)));
+  if (ids.size === 0 && names.length === 0) return undefined;
+  const [users, groups] = await Promise.all([client.listUsers(), client.listGroups()]).catch((err: unknown) => {
+    if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return [[], []] as const;
+    throw err;
+  });
+  const wanted = new Set(names.map((n) => n.toLowerCase()));
+  for (const g of groups) if (wanted.has(g.name.toLowerCase())) ids.add(g.id);
+  // One group first: it finds the form the server answers in (the user field answers every group at once).
+  const [first, ...rest] = [...ids];
+  if (first === undefined) return { form: 'none', members: new Map() };
+  const nameOf = (id: string) => groups.find((g) => g.id === id)?.name ?? id;
   t.expect(1);
-  const read = await t.run('group members', () => client.listGroupMembers([...ids]));
-  return { ...read, groups };
+  const head = await t.run(`members of group ${nameOf(first)}`, () => client.listGroupMembers([first]));
+  const more = head.form === 'members' || head.form === 'usersFilter' ? rest : [];
+  t.expect(more.length);
+  const tail = await mapWithConcurrency(more, parallelism, (id) => t.run(`members of group ${nameOf(id)}`, () => client.listGroupMembers([id])));
+  const byId = new Map([head, ...tail].flatMap((m) => [...m.members]));
+  const username = new Map(users.map((u) => [u.id, u.username]));
+  const members = new Map<string, string[]>();
+  for (const g of groups) {
+    const memberIds = byId.get(g.id);
+    if (memberIds) members.set(g.name.toLowerCase(), memberIds.flatMap((id) => username.get(id) ?? []));
+  }
+  return { form: head.form, members };
 }
 
 /**

@@ -1,13 +1,13 @@
 import { scheduleChanges } from './execution-order.js';
 import { isApplyable, summarize } from './model.js';
-import type { Change, Plan, PlanHeader } from './model.js';
+import type { AccessReport, Change, Plan, PlanHeader } from './model.js';
 
 /**
  * The plan of these changes, given in plan order (dependencies first, deletes last): the
  * execution order of the write changes (`wave`, `needs`), `applyable` and the counts follow from
  * them. For the planner, and for readers that keep a part of a plan, as drift does.
  */
-export function composePlan(header: PlanHeader, changes: readonly Change[], errored: boolean): Plan {
+export function composePlan(header: PlanHeader, changes: readonly Change[], errored: boolean, access?: AccessReport): Plan {
   const { toolVersion, createdAt, environment, servers, manifestDigest, targets, pruneOff, transferChecks } = header;
   const scheduled = scheduleChanges(changes);
   return {
@@ -22,6 +22,7 @@ export function composePlan(header: PlanHeader, changes: readonly Change[], erro
     applyable: isApplyable(errored, scheduled),
     changes: scheduled,
     summary: summarize(scheduled),
+    ...(access !== undefined ? { access } : {}),
     ...(transferChecks !== undefined ? { transferChecks } : {}),
   };
 }

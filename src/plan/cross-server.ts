@@ -84,14 +84,6 @@ export function findTransferSteps(manifests: readonly Manifest[], automation: Au
   return out;
 }
 
-/** The groups the FolderPermissions manifests of these folders give entries to: the plan may grant the accounts rights through them. */
-export function groupsNamedOn(manifests: readonly Manifest[], paths: readonly string[]): string[] {
-  const keys = new Set(paths.map(folderKey));
-  const out = new Set<string>();
-  for (const m of manifests) if (m.kind === 'FolderPermissions' && keys.has(folderKey(m.name))) for (const e of m.spec.entries) if (e.group !== undefined) out.add(e.group);
-  return [...out];
-}
-
 export interface CheckTransferStepsInput {
   readonly steps: readonly TransferStep[];
   readonly live: LiveState;
@@ -200,7 +192,7 @@ function accessEntries(acl: readonly FolderAclEntry[], live: LiveState): AccessE
   const out: AccessEntry[] = [];
   for (const e of acl) {
     if (e.type !== 'User' && e.type !== 'Group') continue;
-    const name = e.name ?? (e.type === 'User' ? live.transfer?.users?.byId.get(e.id)?.username : live.transfer?.stepMembership?.groups.find((g) => g.id === e.id)?.name);
+    const name = e.name ?? (e.type === 'User' ? live.transfer?.users?.byId.get(e.id)?.username : live.transfer?.groups?.byId.get(e.id)?.name);
     if (name === undefined) continue;
     out.push({ type: e.type, name, permissions: FOLDER_PERMISSIONS.filter((p) => e.permissions[p] === true) });
   }
@@ -209,16 +201,8 @@ function accessEntries(acl: readonly FolderAclEntry[], live: LiveState): AccessE
 
 /** Members by group name from what the live read found (T-16); a group it could not read has none known. */
 function groupMembersOf(live: LiveState): GroupMembers {
-  const membership = live.transfer?.stepMembership;
-  const users = live.transfer?.users;
-  if (membership === undefined || users === undefined) return NO_MEMBERS;
-  return {
-    membersOf(group) {
-      const g = membership.groups.find((x) => x.name.toLowerCase() === group.toLowerCase());
-      const ids = g === undefined ? undefined : membership.members.get(g.id);
-      return ids?.map((id) => users.byId.get(id)?.username).filter((u): u is string => u !== undefined);
-    },
-  };
+  const read = live.transfer?.groupMembers;
+  return read === undefined ? NO_MEMBERS : { membersOf: (group) => read.members.get(group.toLowerCase()) };
 }
 
 function liveFolder(key: string, live: LiveState): LiveFolder | undefined {

@@ -1,6 +1,6 @@
 import type { PrunableKind, ServiceName } from '../config/model.js';
 import type { ManifestKind } from '../manifest/types.js';
-import type { Action, ChangeReason, EntryChange, FieldChange, Payload } from '../resources/model.js';
+import type { Action, ChangeReason, EntryChange, FieldChange, Payload, Principal } from '../resources/model.js';
 export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, RefKind, ResourceGroupAclPayload, TaskPayload, ValueMarker } from '../resources/model.js';
 export { ACTIONS, readMarker } from '../resources/model.js';
 
@@ -50,10 +50,54 @@ export interface Plan {
   /** Counts per action; derived from `changes`, kept for readers of the file. */
   readonly summary: PlanSummary;
   /**
+   * Who gains or loses what through the plan's permission changes (folder entries, resource-group
+   * ACLs); absent when no change grants or removes anything. Optional: plan files of format 2
+   * written before it stay readable.
+   */
+  readonly access?: AccessReport;
+  /**
    * The cross-server checks of task steps on transfer hosts (`transferHosts`); absent when no
    * step ran on one. Warnings, never a reason to refuse the plan.
    */
   readonly transferChecks?: TransferStepChecks;
+}
+
+/**
+ * The effective access changes of a plan (issue 16, src/plan/access-changes.ts): for each folder
+ * a write changes, every user whose permissions there differ before and after, through the
+ * user's own entry and the entries of the user's groups; for each resource-group ACL, the user
+ * group (the automation API shows no members).
+ */
+export interface AccessReport {
+  /** Users first (by name), then groups whose members are not known; per target in plan order. */
+  readonly changes: readonly AccessChange[];
+  /**
+   * Transfer groups whose entries change but whose members could not be read (the server lists
+   * them in no form, or the account may not): their change is shown per group instead.
+   */
+  readonly membersUnknown: readonly string[];
+}
+
+/**
+ * One principal's access change on one object. `who` is a user; or a group whose members are
+ * not known (a transfer group of `membersUnknown`, an automation user group), for which the
+ * change is the group's own.
+ */
+export interface AccessChange {
+  readonly who: Principal;
+  readonly service: ServiceName;
+  /** The folder path (transfer) or the resource group (automation). */
+  readonly target: string;
+  /** Permissions granted after and not before, in canonical order. */
+  readonly gained: readonly string[];
+  /** Permissions granted before and not after, in canonical order. */
+  readonly lost: readonly string[];
+  /** The entries through which `gained` are granted and `lost` were: the user's own, then groups. */
+  readonly via: readonly Principal[];
+  /** Some access before, none after: the principal is removed from the object. */
+  readonly removed: boolean;
+  /** Gained permissions a reviewer must look at: `admin`, `deleteFiles`, `share` (folders). */
+  readonly flagged: readonly string[];
 }
 
 /**
@@ -221,7 +265,7 @@ export function isApplyable(errored: boolean, changes: readonly Change[]): boole
 }
 
 /** What a plan says about itself, apart from what follows from its changes. */
-export type PlanHeader = Omit<Plan, 'errored' | 'applyable' | 'changes' | 'summary'>;
+export type PlanHeader = Omit<Plan, 'errored' | 'applyable' | 'changes' | 'summary' | 'access'>;
 
 /** Counts per action. */
 export function summarize(changes: readonly Change[]): PlanSummary {

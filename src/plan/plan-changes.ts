@@ -9,12 +9,14 @@ import type { SourcePosition } from '../manifest/diagnostics.js';
 import type { Manifest } from '../manifest/types.js';
 import { fingerprintFolder, folderName, planFolder, planFolderPrune, viewEntries } from '../resources/folder-permissions.js';
 import type { EntryView, FolderOutcome } from '../resources/folder-permissions.js';
-import { fingerprintAcl, planAcl } from '../resources/resource-group-acl.js';
+import { canonicalPermissions, fingerprintAcl, grantedPermissions, planAcl } from '../resources/resource-group-acl.js';
 import { createTaskCatalog, fingerprintTask, planTask, taskId } from '../resources/task.js';
 import type { DesiredFolder, DesiredState } from './desired.js';
 import { createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
 import { composePlan } from './compose-plan.js';
+import { planAccessChanges } from './access-changes.js';
+import type { AccessBasis } from './access-changes.js';
 import { establishesFolderPath, formatAddress, parseAddress } from './model.js';
 import type { Change, ChangeReason, Plan, PlanHeader, PruneOff, ResourceKind, SourceRef } from './model.js';
 
@@ -47,6 +49,8 @@ export interface PlanChangesInput {
  */
 export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics: PlanDiagnostic[] } {
   const diagnostics: PlanDiagnostic[] = [];
+  /** What each permission change starts from and ends with, for the access report. */
+  const bases = new Map<string, AccessBasis>();
   const source = (m: Manifest): SourceRef => sourceRef(m.source, input.cwd);
   const items: Ordered[] = [];
   let seq = 0;
@@ -92,6 +96,7 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
   for (const d of input.desired.acls) {
     const live = liveAcls?.get(aclKey(d.resourceGroup, d.userGroup));
     const o = planAcl(d, live);
+    bases.set(formatAddress('ResourceGroupAcl', d.manifest.name), { kind: 'acl', userGroup: d.userGroup, resourceGroup: d.resourceGroup, before: live ? grantedPermissions(live) : [], after: canonicalPermissions(d.permissions) });
     add(
       {
         address: formatAddress('ResourceGroupAcl', d.manifest.name),
@@ -141,8 +146,10 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
           }),
         );
       }
-      const o = planFolder(d, viewEntries(live.acl));
+      const liveEntries = viewEntries(live.acl);
+      const o = planFolder(d, liveEntries);
       after.set(key, o.after);
+      bases.set(base.address, { kind: 'folder', before: liveEntries, after: o.after });
       add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
@@ -155,20 +162,23 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
         add({ ...base, action: 'blocked', reason: blocked, ...identity, fields: [{ path: 'path', before: from, after: d.path }] }, RANK.FolderPermissions, folderDepth(d.path));
         continue;
       }
-      const o = planFolder(d, viewEntries(renamed.acl), undefined, from);
+      const liveEntries = viewEntries(renamed.acl);
+      const o = planFolder(d, liveEntries, undefined, from);
       moved.set(folderKey(from), d.path);
       after.set(key, o.after);
+      bases.set(base.address, { kind: 'folder', before: liveEntries, after: o.after });
       add({ ...base, ...outcomeFields(o), ...identity }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const create = planFolderCreation(d, entriesAfter, diagnostics);
     if (!create) continue;
     after.set(key, create.after);
+    bases.set(base.address, { kind: 'folder', before: [], after: create.after });
     add({ ...base, ...outcomeFields(create) }, RANK.FolderPermissions, folderDepth(d.path));
   }
 
   // --------------------------------------------------------------------------------- prune
-  for (const change of planPrune(input)) add(change.change, change.rank, change.depth);
+  for (const change of planPrune(input, bases)) add(change.change, change.rank, change.depth);
 
   // ------------------------------------------------------------------------- targets, order
   let selected = items;
@@ -185,7 +195,7 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
     ...(input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {}),
     ...(input.pruneOff !== undefined ? { pruneOff: input.pruneOff } : {}),
   };
-  return { plan: composePlan(header, changes, errored), diagnostics };
+  return { plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, input.live.transfer?.groupMembers)), diagnostics };
 }
 
 interface Ordered {
@@ -289,7 +299,7 @@ function planFolderCreation(d: DesiredFolder, entriesAfter: (path: string) => re
 
 // ------------------------------------------------------------------------------------- prune
 
-function planPrune(input: PlanChangesInput): { change: Change; rank: number; depth: number }[] {
+function planPrune(input: PlanChangesInput, bases: Map<string, AccessBasis>): { change: Change; rank: number; depth: number }[] {
   const out: { change: Change; rank: number; depth: number }[] = [];
   const all: Manifest[] = [...input.desired.tasks.map((d) => d.manifest), ...input.desired.acls.map((d) => d.manifest), ...input.desired.folders.map((d) => d.manifest), ...input.desired.skipped];
   const inScope = new Set(input.scope.taskGroups.map((g) => g.toLowerCase()));
@@ -326,6 +336,7 @@ function planPrune(input: PlanChangesInput): { change: Change; rank: number; dep
     for (const [key, acl] of input.live.automation?.acls ?? []) {
       if (managed.has(key) || !inScope.has(acl.ResourceGroupName.toLowerCase())) continue;
       const name = `${acl.ResourceGroupName}/${acl.UserGroupName}`;
+      bases.set(formatAddress('ResourceGroupAcl', name), { kind: 'acl', userGroup: acl.UserGroupName, resourceGroup: acl.ResourceGroupName, before: grantedPermissions(acl), after: [] });
       out.push({
         change: {
           address: formatAddress('ResourceGroupAcl', name),
@@ -351,8 +362,10 @@ function planPrune(input: PlanChangesInput): { change: Change; rank: number; dep
     for (const key of transfer.scopeFolders) {
       const live = transfer.folders.get(key);
       if (managed.has(key) || !live) continue;
-      const o = planFolderPrune(live.folder.path, viewEntries(live.acl));
+      const liveEntries = viewEntries(live.acl);
+      const o = planFolderPrune(live.folder.path, liveEntries);
       if (!o) continue;
+      bases.set(formatAddress('FolderPermissions', live.folder.path), { kind: 'folder', before: liveEntries, after: o.after });
       out.push({
         change: {
           address: formatAddress('FolderPermissions', live.folder.path),

@@ -1,8 +1,9 @@
-import type { Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef, TransferStepChecks, TransferStepProblem } from '../plan/model.js';
+import type { AccessReport, Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef, TransferStepChecks, TransferStepProblem } from '../plan/model.js';
 import { transferProblemText, transferStepLabel } from './transfer-checks.js';
 import type { ServiceName } from '../config/model.js';
 import { describeReason } from '../resources/reasons.js';
 import { pruneOffSentence } from './plan-common.js';
+import { accessCountPhrase, describeAccessChange } from './access.js';
 import { envelopeOf, type JsonEnvelope } from './json-output.js';
 
 /**
@@ -38,8 +39,40 @@ export interface PlanJsonView extends JsonEnvelope<'mftops.plan'> {
   readonly summary: PlanSummary;
   /** Every managed object, no-ops included, in the order apply runs them. */
   readonly changes: readonly ChangeJsonView[];
+  /** Who gains or loses what (absent when nobody does). */
+  readonly access?: AccessJsonView;
   /** The cross-server checks of task steps on transfer hosts, each problem with its sentence; absent when no step ran on one. */
   readonly transferChecks?: TransferStepChecksJsonView;
+}
+
+/** The effective access changes of the plan (see `AccessReport`), with their sentences. */
+export interface AccessJsonView {
+  /** `3 users gain access, 2 lose access`. */
+  readonly summary: string;
+  readonly changes: readonly AccessChangeJsonView[];
+  /** Transfer groups whose entries change but whose members could not be read. */
+  readonly membersUnknown: readonly string[];
+}
+
+/**
+ * One user's access change on a folder: `user`, `folder`, `gained`, `lost`, `via` (the entries
+ * it comes through). A group whose members are unknown (or an automation user group) has `group`
+ * instead of `user`; a resource-group ACL has `resourceGroup` instead of `folder`.
+ */
+export interface AccessChangeJsonView {
+  readonly service: ServiceName;
+  readonly user?: string;
+  readonly group?: string;
+  readonly folder?: string;
+  readonly resourceGroup?: string;
+  readonly gained: readonly string[];
+  readonly lost: readonly string[];
+  readonly via: readonly Principal[];
+  /** Some access before, none after. */
+  readonly removed: boolean;
+  /** Gained permissions to look at: `admin`, `deleteFiles`, `share`. */
+  readonly flagged: readonly string[];
+  readonly text: string;
 }
 
 export interface TransferStepChecksJsonView extends Omit<TransferStepChecks, 'problems'> {
@@ -123,7 +156,26 @@ export function planJsonView(plan: Plan): PlanJsonView {
         : {}),
       ...(c.source !== undefined ? { source: { file: c.source.file, line: c.source.line, col: c.source.col } } : {}),
     })),
+    ...(plan.access !== undefined ? { access: accessView(plan.access) } : {}),
     ...(plan.transferChecks !== undefined ? { transferChecks: transferChecksView(plan.transferChecks) } : {}),
+  };
+}
+
+function accessView(report: AccessReport): AccessJsonView {
+  return {
+    summary: accessCountPhrase(report),
+    changes: report.changes.map((c) => ({
+      service: c.service,
+      ...(c.who.type === 'User' ? { user: c.who.name } : { group: c.who.name }),
+      ...(c.service === 'transfer' ? { folder: c.target } : { resourceGroup: c.target }),
+      gained: [...c.gained],
+      lost: [...c.lost],
+      via: c.via.map((v) => ({ type: v.type, name: v.name })),
+      removed: c.removed,
+      flagged: [...c.flagged],
+      text: describeAccessChange(c, (t) => t),
+    })),
+    membersUnknown: [...report.membersUnknown],
   };
 }
 

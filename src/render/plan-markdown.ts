@@ -18,6 +18,7 @@ import {
 import type { CellState, FieldView } from './plan-common.js';
 import { describeReason } from '../resources/reasons.js';
 import { escapeMd } from './text.js';
+import { accessCountPhrase, accessMarkdownHead, accessMarkdownItems } from './access.js';
 export { escapeMd } from './text.js';
 
 export interface PlanMarkdownOptions {
@@ -66,6 +67,9 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
   const blockedEntries = blockedItems.length - blockedObjects;
   const warningCallout = memo((shown: number) => (warnings.length === 0 ? [] : [callout('WARNING', destructiveHeadline(summary), warningItems, shown, hint)]));
   const cautionCallout = memo((shown: number) => (blockedItems.length === 0 ? [] : [callout('CAUTION', blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]));
+  // Who gains or loses what comes first, and is the last thing cut.
+  const accessItems = plan.access === undefined ? [] : accessMarkdownItems(plan.access);
+  const accessSection = memo((shown: number) => (plan.access === undefined ? [] : [accessBlock(accessMarkdownHead(plan.access), accessItems, shown, hint)]));
   const checkItems = transferCheckItems(plan.transferChecks);
   const checkBlock = memo((shown: number) => transferChecksMarkdown(plan.transferChecks, checkItems, shown, hint));
 
@@ -98,6 +102,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
 
   const assemble = (layout: Layout): string[] => [
     head,
+    ...accessSection(layout.accessShown),
     ...warningCallout(layout.warningShown),
     ...cautionCallout(layout.cautionShown),
     ...checkBlock(layout.checkShown),
@@ -110,7 +115,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
   // Lengths by prefix sums, so each layout is measured without building it.
   const lineSums = prefixSums(listLines.map((l) => l.length + 1));
   const fixedLength = (layout: Layout) =>
-    blocksLength([head, ...warningCallout(layout.warningShown), ...cautionCallout(layout.cautionShown), ...checkBlock(layout.checkShown), ...note(layout.kept, layout.listed), ...(layout.footer ? [footer] : [])]);
+    blocksLength([head, ...accessSection(layout.accessShown), ...warningCallout(layout.warningShown), ...cautionCallout(layout.cautionShown), ...checkBlock(layout.checkShown), ...note(layout.kept, layout.listed), ...(layout.footer ? [footer] : [])]);
   const lengthOf = (layout: Layout) => {
     let len = fixedLength(layout) + detailSums[layout.kept]!;
     if (layout.listed > layout.kept) len += LIST_HEADER.length + 2 + lineSums[layout.listed]! - lineSums[layout.kept]!;
@@ -118,10 +123,10 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
   };
   const fits = (layout: Layout) => lengthOf(layout) <= maxLength;
 
-  const full: Layout = { warningShown: warningItems.length, cautionShown: blockedItems.length, checkShown: checkItems.length, kept: details.length, listed: n, footer: true };
+  const full: Layout = { accessShown: accessItems.length, warningShown: warningItems.length, cautionShown: blockedItems.length, checkShown: checkItems.length, kept: details.length, listed: n, footer: true };
   const layout = chooseLayout(full, fits);
   if (layout === undefined) {
-    const minimal = { ...full, warningShown: 0, cautionShown: 0, checkShown: 0, kept: 0, listed: 0, footer: false };
+    const minimal = { ...full, accessShown: 0, warningShown: 0, cautionShown: 0, checkShown: 0, kept: 0, listed: 0, footer: false };
     throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
   }
   const text = `${assemble(layout).join('\n\n')}\n`;
@@ -130,6 +135,8 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
 }
 
 interface Layout {
+  /** Access changes listed; the rest are counted with a pointer. Cut last of all. */
+  readonly accessShown: number;
   /** Call-out list items shown; the rest are counted with a pointer. */
   readonly warningShown: number;
   readonly cautionShown: number;
@@ -152,14 +159,17 @@ function chooseLayout(full: Layout, fits: (l: Layout) => boolean): Layout | unde
   const bare = { ...full, kept: 0, listed: 0, footer: false };
   if (fits(bare)) return bare;
   // Destructive changes are what a reviewer must see: the cross-server problems are shortened
-  // first (they are warnings, also in the log), then the blocked list.
+  // first (they are warnings, also in the log), then the blocked list; who gains or loses what
+  // is the last thing cut.
   const checkShown = largest(0, full.checkShown - 1, (c) => fits({ ...bare, checkShown: c }));
   if (checkShown !== undefined) return { ...bare, checkShown };
   const unchecked = { ...bare, checkShown: 0 };
   const cautionShown = largest(0, full.cautionShown - 1, (c) => fits({ ...unchecked, cautionShown: c }));
   if (cautionShown !== undefined) return { ...unchecked, cautionShown };
   const warningShown = largest(0, full.warningShown, (w) => fits({ ...unchecked, cautionShown: 0, warningShown: w }));
-  return warningShown === undefined ? undefined : { ...unchecked, cautionShown: 0, warningShown };
+  if (warningShown !== undefined) return { ...unchecked, cautionShown: 0, warningShown };
+  const accessShown = largest(0, full.accessShown - 1, (a) => fits({ ...unchecked, cautionShown: 0, warningShown: 0, accessShown: a }));
+  return accessShown === undefined ? undefined : { ...unchecked, cautionShown: 0, warningShown: 0, accessShown };
 }
 
 /**
@@ -220,7 +230,8 @@ function renderHead(plan: Plan, summary: PlanSummary): string {
   for (const { kind, counts } of countByKind(plan.changes)) lines.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(' | ')} |`);
   lines.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(' | ')} |`, '');
   const changes = plan.changes.some((c) => c.action !== 'no-op');
-  lines.push(changes ? `**Plan:** ${planSentence(summary).slice('Plan: '.length)}` : `**No changes.** ${NO_CHANGES.slice('No changes. '.length)}`);
+  const access = plan.access === undefined ? '' : ` ${escapeMd(accessCountPhrase(plan.access))}.`;
+  lines.push(changes ? `**Plan:** ${planSentence(summary).slice('Plan: '.length)}${access}` : `**No changes.** ${NO_CHANGES.slice('No changes. '.length)}`);
   return lines.join('\n');
 }
 
@@ -258,6 +269,14 @@ export function transferChecksMarkdown(checks: TransferStepChecks | undefined, i
   const headline = `**${escapeMd(transferChecksHeadline(checks))}**`;
   if (items.length === 0) return [[headline, ...notes].join(' ')];
   return [[callout('WARNING', headline, items, shown, hint), ...notes.map((n) => `> ${n}`)].join('\n>\n')];
+}
+
+/** The access section: its heading and count, then as many of its items as fit, the rest counted. */
+function accessBlock(head: string, items: readonly string[], shown: number, hint: string): string {
+  const lines = [head];
+  if (shown > 0) lines.push('', ...items.slice(0, shown));
+  if (shown < items.length) lines.push('', shown > 0 ? `- …and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `The list is in ${hint}.`);
+  return lines.join('\n');
 }
 
 function callout(type: 'WARNING' | 'CAUTION', headline: string, items: readonly string[], shown: number, hint: string): string {

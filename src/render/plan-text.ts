@@ -19,6 +19,7 @@ import {
 } from './plan-common.js';
 import type { FieldView } from './plan-common.js';
 import { describeReason } from '../resources/reasons.js';
+import { accessCountPhrase, renderAccessText } from './access.js';
 
 export interface PlanTextOptions {
   /** ANSI colour; the caller decides (TTY, NO_COLOR, --no-color). */
@@ -42,8 +43,9 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
   }
   const used = LISTED_ACTIONS.filter((a) => summary[a] > 0);
   lines.push(`Symbols: ${used.map((a) => `${paint.action(a, symbolOf(a))} ${a}`).join(', ')}`);
+  if (plan.access !== undefined) lines.push('', ...renderAccessText(plan.access));
   for (const change of listed) lines.push('', ...renderChange(change, paint));
-  lines.push('', paint.bold(planSentence(summary)), ...transferChecksText(plan.transferChecks));
+  lines.push('', paint.bold(`${planSentence(summary)}${plan.access === undefined ? '' : ` ${accessCountPhrase(plan.access)}.`}`), ...transferChecksText(plan.transferChecks));
   return `${lines.join('\n')}\n`;
 }
 

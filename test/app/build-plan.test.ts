@@ -58,9 +58,13 @@ describe('buildPlan against the emulator (examples/manifests and the example see
     expect(paths.filter((p) => p === '/folders')).toHaveLength(folders.length + parents);
     const found = [...live!.transfer!.folders.values()].filter((f) => f !== null).length;
     expect(paths.filter((p) => /^\/folders\/[^/]+\/acls$/.test(p))).toHaveLength(found);
+    // Group members (T-16): one request per group a live entry or a manifest names, each group once.
+    const members = paths.filter((p) => /^\/groups\/[^/]+\/members$/.test(p));
+    expect(new Set(members).size).toBe(members.length);
+    expect(members.length).toBe(live!.transfer!.groupMembers!.members.size);
     const c = countRequests(log);
     expect(c.tokenCalls).toBe(2);
-    expect(c.total).toBe(10 + folders.length + parents + found + 2);
+    expect(c.total).toBe(10 + folders.length + parents + found + members.length + 2);
     console.info(`plan of examples/manifests: ${c.total} HTTP requests (${c.tokenCalls} token calls, ${c.reads} reads)`);
   });
 

@@ -12,7 +12,12 @@ describe('npm run demo', () => {
     expect(r.stdout).toContain('All 2 services reachable.');
     expect(r.stdout).toContain('24 manifests valid');
     // The plan of the examples shows creates, updates and the advanced task it cannot change.
-    expect(r.stdout).toMatch(/^Plan: [1-9]\d* to create, [1-9]\d* to update, 0 to replace, 0 to delete, 1 blocked\.$/m);
+    expect(r.stdout).toMatch(/^Plan: [1-9]\d* to create, [1-9]\d* to update, 0 to replace, 0 to delete, 1 blocked\. [1-9]\d* users gain access, [1-9]\d* loses? access, 1 group with unknown members changes\.$/m);
+    // Who gains or loses access comes before the per-object diff, group members included (issue 16).
+    expect(r.stdout.indexOf('Access changes: ')).toBeGreaterThan(0);
+    expect(r.stdout.indexOf('Access changes: ')).toBeLessThan(r.stdout.indexOf('! Task/Legacy EDI router is blocked'));
+    expect(r.stdout).toContain('  - alice gains readFiles, writeFiles, listFiles on /Finance/Payroll (via group Finance Team)');
+    expect(r.stdout).toContain('  - globex-svc gains notify on /Distribution/Globex/Inbound (via group Globex Partners)');
     expect(r.stdout).toContain('! Task/Legacy EDI router is blocked');
     expect(r.stdout).toMatch(/Demo finished: \d+ requests to the emulator, 0 writes\./);
     expect(r.stdout).not.toContain('SEEDSECRET');

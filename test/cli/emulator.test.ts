@@ -58,7 +58,7 @@ describe('mftops emulator --profile and --variant', () => {
   it('rule 105: an unknown switch or reading exits 1 with one line naming the known ones', async () => {
     const name = await runCli(['emulator', '--variant', 'automation.dayz=short']);
     expect(name.code).toBe(1);
-    expect(name.stderr).toMatch(/^mftops: error: unknown variant automation\.dayz; did you mean automation\.days\? \(known: automation\.basePath, automation\.ids, .*, transfer\.aclAnswer\)\n$/);
+    expect(name.stderr).toMatch(/^mftops: error: unknown variant automation\.dayz; did you mean automation\.days\? \(known: automation\.basePath, automation\.ids, .*, transfer\.groupMembers\)\n$/);
     const value = await runCli(['emulator', '--variant', 'automation.days=shrot']);
     expect(value.code).toBe(1);
     expect(value.stderr).toBe('mftops: error: variant automation.days must be long, short, not "shrot"; did you mean short?\n');

@@ -78,7 +78,7 @@ describe('planLiveReads: what needs reading', () => {
     expect(onlyTasks.automation).toEqual({ tasks: true, catalogs: true, resourceGroups: true, acls: false, userGroups: [] });
     const onlyFolders = planLiveReads(manifestsFrom(folderDoc('/A')), SCOPE, []);
     expect(onlyFolders.automation).toBeUndefined();
-    expect(onlyFolders.transfer).toEqual({ users: true, groups: false, folders: ['/A'], previous: [], creatable: [], walk: [] });
+    expect(onlyFolders.transfer).toEqual({ users: true, groups: false, groupNames: [], folders: ['/A'], previous: [], creatable: [], walk: [] });
   });
 
   it('reads tasks for a prune of Tasks, and walks the scope folders for a prune of FolderPermissions', () => {
@@ -214,11 +214,11 @@ describe('readLiveState: the folders of task steps on transfer hosts (cross-serv
     const calls: string[] = [];
     const transfer = fakeTransfer({ '/Distribution/A': [], '/Distribution/B': [] }, calls);
     const live = await readLiveState({
-      manifests: manifestsFrom(folderDoc('/Distribution/A', '    - group: Team\n      permissions: [listFiles]\n')),
+      manifests: manifestsFrom('apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Distribution/A }\nspec:\n  mode: additive\n  entries: []\n'),
       transfer,
       scope: SCOPE,
       prune: [],
-      stepFolders: () => ({ paths: ['/Distribution/A', '/distribution/b/', '/Distribution/Gone'], accounts: true, groups: [] }),
+      stepFolders: () => ({ paths: ['/Distribution/A', '/distribution/b/', '/Distribution/Gone'], accounts: true }),
     });
     // The managed folder is read once, for both uses; the users list, which no entry needed, once for the accounts.
     expect(calls.filter((c) => c.startsWith('find')).sort()).toEqual(['find /Distribution/A', 'find /Distribution/Gone', 'find /distribution/b/']);
@@ -230,7 +230,7 @@ describe('readLiveState: the folders of task steps on transfer hosts (cross-serv
   });
 
   it('contacts the transfer server not at all when no managed folder and no step needs it', async () => {
-    const live = await readLiveState({ manifests: [], transfer: untouchable<TransferReader>('transfer'), scope: SCOPE, prune: [], stepFolders: () => ({ paths: [], accounts: false, groups: [] }) });
+    const live = await readLiveState({ manifests: [], transfer: untouchable<TransferReader>('transfer'), scope: SCOPE, prune: [], stepFolders: () => ({ paths: [], accounts: false }) });
     expect(live.transfer).toBeUndefined();
   });
 });

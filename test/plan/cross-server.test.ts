@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveState, TransferLiveState } from '../../src/live/model.js';
-import { checkTransferSteps, findTransferSteps, groupsNamedOn, hostnameOf, isTransferHost } from '../../src/plan/cross-server.js';
+import { checkTransferSteps, findTransferSteps, hostnameOf, isTransferHost } from '../../src/plan/cross-server.js';
 import type { TransferHostMatch } from '../../src/plan/cross-server.js';
 import type { Host } from '../../src/services/automation/types.js';
-import { automationState, entry, GROUPS, HOSTS, manifestsFrom, planFrom, taskYaml, transferState } from '../resources/fixtures.js';
+import { automationState, entry, HOSTS, manifestsFrom, planFrom, taskYaml, transferState } from '../resources/fixtures.js';
 
 const XFER: Host = { type: 'siLock', ID: '13', Name: 'xfer', DefUsername: 'automation-svc' };
 const SFTP_ON_XFER: Host = { type: 'SSHFTP', ID: '15', Name: 'xfer-sftp', Host: 'XFER.example.com', DefUsername: 'alice' };
@@ -51,15 +51,10 @@ describe('findTransferSteps', () => {
       { index: 3, kind: 'Destination', path: '/Drop', account: 'bob', needs: ['writeFiles'] },
     ]);
   });
-
-  it('finds the groups the folder manifests of those paths give entries to', () => {
-    const manifests = manifestsFrom(folderDoc('/Drop', '  mode: additive\n  entries:\n    - { group: Acme Partners, permissions: [writeFiles] }\n    - { user: bob, permissions: [listFiles] }\n') + folderDoc('/Other', '  mode: additive\n  entries:\n    - { group: Finance Team, permissions: [writeFiles] }\n'));
-    expect(groupsNamedOn(manifests, ['/drop/'])).toEqual(['Acme Partners']);
-  });
 });
 
 describe('checkTransferSteps', () => {
-  const members = (ids: Record<string, string[]>): TransferLiveState['stepMembership'] => ({ form: 'members', members: new Map(Object.entries(ids)), groups: GROUPS });
+  const members = (names: Record<string, string[]>): TransferLiveState['groupMembers'] => ({ form: 'members', members: new Map(Object.entries(names)) });
 
   it('warns (MF415) at the step\'s Path about a folder that does not exist and is not created', () => {
     const r = check(steps('{ Destination: { Host: xfer, Path: /Gone, Username: bob } }'), transferState([], { missing: ['/Gone'] }));
@@ -88,12 +83,12 @@ describe('checkTransferSteps', () => {
   it('counts the groups the account is in, and names a group whose members are unknown instead of guessing', () => {
     const acl = [entry('Group', '7', 'Acme Partners', ['readFiles', 'listFiles'])];
     const yaml = steps('{ Source: { Host: xfer, Path: /Box, Username: bob } }');
-    const known = check(yaml, { ...transferState([{ path: '/Box', acl }]), stepMembership: members({ '7': ['u-bob'] }) });
+    const known = check(yaml, { ...transferState([{ path: '/Box', acl }]), groupMembers: members({ 'acme partners': ['bob'] }) });
     expect(known.diagnostics).toEqual([]);
-    const notMember = check(yaml, { ...transferState([{ path: '/Box', acl }]), stepMembership: members({ '7': ['u-alice'] }) });
+    const notMember = check(yaml, { ...transferState([{ path: '/Box', acl }]), groupMembers: members({ 'acme partners': ['alice'] }) });
     expect(notMember.diagnostics.map((d) => d.summary)).toEqual(['account `bob` lacks readFiles, listFiles on /Box, which step 1 (Source) of task `T` on host `xfer` needs']);
     expect(notMember.checks?.groupsUncounted).toBeUndefined();
-    const unknown = check(yaml, { ...transferState([{ path: '/Box', acl }]), stepMembership: { form: 'none', members: new Map(), groups: GROUPS } });
+    const unknown = check(yaml, { ...transferState([{ path: '/Box', acl }]), groupMembers: { form: 'none', members: new Map() } });
     expect(unknown.diagnostics[0]?.detail).toContain('the members of `Acme Partners` could not be read');
     expect(unknown.checks?.groupsUncounted).toBe('membership-unreadable');
   });

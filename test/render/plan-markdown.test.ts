@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Change, Plan } from '../../src/plan/model.js';
+import type { AccessChange, Change, Plan } from '../../src/plan/model.js';
 import { renderPlanMarkdown } from '../../src/render/plan-markdown.js';
 import { generatePlan } from '../fixtures/plans/generate.js';
 import type { GeneratedPlan } from '../fixtures/plans/generate.js';
@@ -306,5 +306,47 @@ describe('keeping under maxLength', () => {
     const out = renderPlanMarkdown(planWith(plan.changes, { environment: 'e'.repeat(5000) }), { maxLength: 1_000 });
     expect(out.length).toBeLessThanOrEqual(1_000);
     expect(out.split('\n')[0]).toBe(`## mftops plan: ${'e'.repeat(80)}…`);
+  });
+});
+
+describe('the access section in a large PR comment', () => {
+  /** `n` access changes on the generated plan's folders: users losing a group's permissions, every third gaining `admin`. */
+  function withAccess(plan: Plan, n: number): Plan {
+    const changes: AccessChange[] = Array.from({ length: n }, (_, i) => ({
+      who: { type: 'User', name: `user${String(i).padStart(5, '0')}` },
+      service: 'transfer',
+      target: `/Distribution/Partner ${String(i % 500).padStart(4, '0')}/Outbound`,
+      gained: i % 3 === 0 ? ['admin'] : [],
+      lost: i % 3 === 0 ? [] : ['readFiles', 'listFiles'],
+      via: [{ type: 'Group', name: 'Auditors' }],
+      removed: i % 3 !== 0,
+      flagged: i % 3 === 0 ? ['admin'] : [],
+    }));
+    return { ...plan, access: { changes, membersUnknown: [] } };
+  }
+
+  it('keeps every access change, first after the summary, and cuts the per-object details instead (5,000 changes)', () => {
+    const plan = withAccess(generatePlan(5000, { destructive: false }).plan, 300);
+    const out = renderPlanMarkdown(plan, { artifactHint: 'the plan artifact' });
+    expect(out.length).toBeLessThanOrEqual(65_536);
+    const section = out.indexOf('### Access changes');
+    expect(section).toBeGreaterThan(out.indexOf('**Plan:**'));
+    expect(section).toBeLessThan(out.indexOf('Also changed (details left out):'));
+    expect(out).not.toContain('<details>');
+    expect(out.match(/^- (:warning: )?user\d{5} /gm)?.length).toBe(300);
+    expect(out).toContain('- :warning: user00000 gains admin on /Distribution/Partner 0000/Outbound (via group Auditors) — **grants `admin`**');
+  });
+
+  it('cuts the access list last, to a count and a pointer, when even it does not fit', () => {
+    const plan = withAccess(generatePlan(5000).plan, 5000);
+    const out = renderPlanMarkdown(plan, { artifactHint: 'the plan artifact' });
+    expect(out.length).toBeLessThanOrEqual(65_536);
+    expect(out).toContain('1,667 users gain access, 3,333 lose access');
+    expect(out).toMatch(/\n- …and [\d,]+ more, listed in the plan artifact\.\n/);
+    // Nothing of the per-object part is left, and the call-outs are down to their counts.
+    expect(out).not.toContain('<details>');
+    expect(out).not.toContain('Also changed');
+    expect(out).toContain('> [!WARNING]\n> **1,000 destructive changes:**');
+    expect(out.indexOf('### Access changes')).toBeLessThan(out.indexOf('> [!WARNING]'));
   });
 });

@@ -1,0 +1,48 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderPlanText } from '../../src/render/plan-text.js';
+import type { Harness } from './helpers.js';
+import { ROOT, planPaths, startHarness } from './helpers.js';
+
+const GROUP_ENTRY = join(ROOT, 'test/fixtures/access/group-entry.yaml');
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('access changes of a plan', () => {
+  it.each(['members', 'userField', 'usersFilter'] as const)('names the same members whichever form the server lists them in (%s)', async (form) => {
+    h = await startHarness({ variants: { 'transfer.groupMembers': form } });
+    const { plan } = await planPaths(h, [GROUP_ENTRY]);
+    expect(plan!.access!.changes.map((c) => `${c.who.type} ${c.who.name} ${c.target}`)).toEqual([
+      'User acme-svc /Distribution/Acme/Outbound',
+      'User bob /Distribution/Acme/Outbound',
+      'User globex-svc /Distribution/Globex/Outbound',
+    ]);
+    expect(plan!.access!.membersUnknown).toEqual([]);
+  });
+
+  it('shows the group-level change, and says the members could not be read, on a server that lists them in no form', async () => {
+    h = await startHarness({ variants: { 'transfer.groupMembers': 'none' } });
+    const { plan, diagnostics } = await planPaths(h, [GROUP_ENTRY]);
+    expect(diagnostics).toEqual([]);
+    expect(plan!.access!.changes.map((c) => [c.who, c.target, c.gained, c.lost, c.removed])).toEqual([
+      [{ type: 'Group', name: 'Acme Partners' }, '/Distribution/Acme/Outbound', [], ['readFiles', 'listFiles'], true],
+      [{ type: 'Group', name: 'Globex Partners' }, '/Distribution/Globex/Outbound', ['writeFiles', 'share'], ['readFiles'], false],
+    ]);
+    expect(plan!.access!.membersUnknown.sort()).toEqual(['Acme Partners', 'Globex Partners']);
+    const text = renderPlanText(plan!, { color: false });
+    expect(text).toContain('  ! group Globex Partners (members unknown) gains writeFiles, share and loses readFiles on /Distribution/Globex/Outbound [grants share]');
+    expect(text).toContain('The members of groups');
+    expect(text).toContain('could not be read from the transfer server');
+  });
+
+  it('has no access report when no permission changes', async () => {
+    h = await startHarness();
+    const { plan } = await planPaths(h, [join(ROOT, 'examples/manifests/tasks')]);
+    expect(plan!.changes.some((c) => c.kind === 'FolderPermissions')).toBe(false);
+    expect(plan!.access).toBeUndefined();
+  });
+});
