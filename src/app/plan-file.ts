@@ -166,7 +166,7 @@ type Obj = Readonly<Record<string, unknown>>;
 
 const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary', 'access', 'transferChecks'];
 const ACCESS_KEYS = ['changes', 'membersUnknown'];
-const ACCESS_CHANGE_KEYS = ['who', 'service', 'target', 'gained', 'lost', 'via', 'removed', 'flagged'];
+const ACCESS_CHANGE_KEYS = ['address', 'who', 'service', 'target', 'gained', 'lost', 'via', 'removed', 'flagged'];
 const TRANSFER_CHECKS_KEYS = ['checked', 'problems', 'rightsUnchecked', 'groupsUncounted'];
 const TRANSFER_PROBLEM_KEYS = ['problem', 'address', 'step', 'stepKind', 'host', 'path', 'account', 'missing', 'source'];
 const PRUNE_OFF_KEYS = ['reason', 'kinds'];

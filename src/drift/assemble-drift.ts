@@ -4,7 +4,7 @@ import type { LiveState } from '../live/model.js';
 import { MANIFEST_KINDS } from '../manifest/types.js';
 import { composePlan } from '../plan/compose-plan.js';
 import { formatAddress } from '../plan/model.js';
-import type { Change, EntryChange, FieldChange, Plan, SourceRef } from '../plan/model.js';
+import type { AccessReport, Change, EntryChange, FieldChange, Plan, SourceRef } from '../plan/model.js';
 import { viewEntries } from '../resources/folder-permissions.js';
 import { grantedPermissions } from '../resources/resource-group-acl.js';
 import type { AuditRecord } from '../services/automation/types.js';
@@ -118,7 +118,10 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
     });
   }
 
-  const plan = composePlan(input.plan, kept, input.plan.errored);
+  const keptAccess = accessOfChanges(input.plan.access, kept);
+  const plan = composePlan(input.plan, kept, input.plan.errored, keptAccess);
+  const driftedAddresses = new Set(drifted.map((d) => d.address));
+  const access = accessOfChanges(keptAccess, kept.filter((c) => driftedAddresses.has(c.address)));
   const managed = kept.filter((c) => c.action !== 'delete').length + (input.missingFolders?.length ?? 0);
   unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText(a.address.toLowerCase(), b.address.toLowerCase()));
   const expired = drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) + unmanaged.filter((u) => u.expired).length;
@@ -133,7 +136,37 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
     ...(input.unmanagedOmitted !== undefined ? { unmanagedOmitted: input.unmanagedOmitted } : {}),
     acknowledged,
     audit: { state: 'not-needed' },
+    ...(access !== undefined ? { access: serverSideAccess(access) } : {}),
     plan,
+  };
+}
+
+/** The part of a plan's access report that comes from these changes, or undefined when none does. */
+function accessOfChanges(report: AccessReport | undefined, changes: readonly Change[]): AccessReport | undefined {
+  if (report === undefined) return undefined;
+  const addresses = new Set(changes.map((c) => c.address));
+  const kept = report.changes.filter((c) => addresses.has(c.address));
+  if (kept.length === 0) return undefined;
+  const groups = new Set(kept.filter((c) => c.who.type === 'Group').map((c) => c.who.name));
+  return { changes: kept, membersUnknown: report.membersUnknown.filter((g) => groups.has(g)) };
+}
+
+/**
+ * A plan's access report read the drift way: the plan goes from the server to git, drift from git
+ * to the server, so what apply would grant is what the server lacks. `removed` and `flagged` are
+ * reread for that direction: no access left on the server; `admin`, `deleteFiles`, `share` the
+ * server grants beyond git.
+ */
+function serverSideAccess(report: AccessReport): AccessReport {
+  return {
+    ...report,
+    changes: report.changes.map((c) => ({
+      ...c,
+      gained: c.lost,
+      lost: c.gained,
+      removed: false,
+      flagged: c.service === 'transfer' ? c.lost.filter((p) => p === 'admin' || p === 'deleteFiles' || p === 'share') : [],
+    })),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Action, ChangeReason, EntryPermissions, JsonValue, Plan, Principal, ResourceKind, SourceRef } from '../plan/model.js';
+import type { AccessReport, Action, ChangeReason, EntryPermissions, JsonValue, Plan, Principal, ResourceKind, SourceRef } from '../plan/model.js';
 
 /**
  * The drift report: what `mftops drift` found, as plain JSON data (the `--report FILE` content and
@@ -37,6 +37,13 @@ export interface DriftReport {
   readonly acknowledged: readonly AcknowledgedItem[];
   /** Whether the audit report could be read for the attribution of task and ACL changes. */
   readonly audit: AuditStatus;
+  /**
+   * Who has access on the server that git does not give, or lacks access git gives, through the
+   * drifted folder entries and resource-group ACLs (acknowledged objects left out): `gained` is
+   * what the server grants beyond git, `lost` what git grants that the server does not. Absent
+   * when nobody's access differs.
+   */
+  readonly access?: AccessReport;
   /**
    * The plan the report was computed from: every manifest, plus `delete`s for the unmanaged
    * objects of the kinds the environment prunes (exactly what `mftops plan` would show). The

@@ -35,7 +35,7 @@ export function planAccessChanges(changes: readonly Change[], bases: ReadonlyMap
         const after = computeEffectiveAccess(basis.after.map(accessEntry), known);
         for (const d of diffEffectiveAccess(before, after)) {
           const flagged = d.gained.filter((p) => FLAGGED_GRANTS.includes(p));
-          (d.who.type === 'User' ? users : groups).push({ who: d.who, service: 'transfer', target: change.name, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
+          (d.who.type === 'User' ? users : groups).push({ address: change.address, who: d.who, service: 'transfer', target: change.name, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
           if (d.who.type === 'Group') membersUnknown.add(d.who.name);
         }
         break;
@@ -45,7 +45,7 @@ export function planAccessChanges(changes: readonly Change[], bases: ReadonlyMap
         const lost = basis.before.filter((p) => !basis.after.includes(p));
         if (gained.length === 0 && lost.length === 0) break;
         const who = { type: 'Group' as const, name: basis.userGroup };
-        groups.push({ who, service: 'automation', target: basis.resourceGroup, gained, lost, via: [who], removed: basis.before.length > 0 && basis.after.length === 0, flagged: [] });
+        groups.push({ address: change.address, who, service: 'automation', target: basis.resourceGroup, gained, lost, via: [who], removed: basis.before.length > 0 && basis.after.length === 0, flagged: [] });
         break;
       }
       default: {

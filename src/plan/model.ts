@@ -84,6 +84,8 @@ export interface AccessReport {
  * change is the group's own.
  */
 export interface AccessChange {
+  /** The address of the change it comes from (`FolderPermissions/A/B`, `ResourceGroupAcl/x`). */
+  readonly address: string;
   readonly who: Principal;
   readonly service: ServiceName;
   /** The folder path (transfer) or the resource group (automation). */

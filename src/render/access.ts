@@ -6,6 +6,9 @@ import { escapeControl, escapeMd, formatCount } from './text.js';
  * sentences. Text and markdown differ only in how a name is quoted, which the caller passes.
  */
 
+/** What a drift report calls its access section: gains and losses read git → server. */
+export const DRIFT_ACCESS_HEADING = 'Access on the server compared with git';
+
 /** `3 users gain access, 2 lose access`; groups whose members are unknown are counted apart. */
 export function accessCountPhrase(report: AccessReport): string {
   const gain = new Set<string>();
@@ -59,10 +62,10 @@ export function membersUnknownSentence(groups: readonly string[], q: Quote): str
     : `The members of groups ${names} could not be read from the transfer server: their own changes are shown instead.`;
 }
 
-/** The access section of a terminal view: a heading line, then one line per change (`!` marks one to look at). */
-export function renderAccessText(report: AccessReport): string[] {
+/** The access section of a terminal view (`heading`: the drift report names it otherwise): a heading line, then one line per change (`!` marks one to look at). */
+export function renderAccessText(report: AccessReport, heading = 'Access changes'): string[] {
   const plain: Quote = (t) => escapeControl(t);
-  const lines = [`Access changes: ${accessCountPhrase(report)}.`];
+  const lines = [`${heading}: ${accessCountPhrase(report)}.`];
   for (const c of report.changes) {
     const flags = accessFlags(c, plain);
     lines.push(`  ${flags.length > 0 ? '!' : '-'} ${describeAccessChange(c, plain)}${flags.length > 0 ? ` [${flags.join('; ')}]` : ''}`);
@@ -81,7 +84,7 @@ export function accessMarkdownItems(report: AccessReport): string[] {
 }
 
 /** The heading of the markdown access section (with the groups whose members are unknown). */
-export function accessMarkdownHead(report: AccessReport): string {
-  const head = `### Access changes\n\n${escapeMd(accessCountPhrase(report))}.`;
+export function accessMarkdownHead(report: AccessReport, heading = 'Access changes'): string {
+  const head = `### ${heading}\n\n${escapeMd(accessCountPhrase(report))}.`;
   return report.membersUnknown.length > 0 ? `${head} ${membersUnknownSentence(report.membersUnknown, (t) => escapeMd(t))}` : head;
 }

@@ -1,10 +1,10 @@
 import type { DriftReport } from '../drift/model.js';
 import { envelopeOf, type JsonEnvelope } from './json-output.js';
-import { planJsonView } from './plan-json.js';
-import type { PlanJsonView } from './plan-json.js';
+import { accessJsonView, planJsonView } from './plan-json.js';
+import type { AccessJsonView, PlanJsonView } from './plan-json.js';
 
 /** The drift report as JSON: the report with its envelope, the plan as its public view. */
-export type DriftJsonView = Omit<DriftReport, 'plan'> & JsonEnvelope<'mftops.drift'> & { readonly plan: PlanJsonView };
+export type DriftJsonView = Omit<DriftReport, 'plan' | 'access'> & JsonEnvelope<'mftops.drift'> & { readonly access?: AccessJsonView; readonly plan: PlanJsonView };
 
 /**
  * The drift report as JSON, `mftops drift --format json` and the content of `--report FILE`: the
@@ -23,6 +23,7 @@ export function renderDriftJson(report: DriftReport): string {
     ...(report.unmanagedOmitted !== undefined ? { unmanagedOmitted: report.unmanagedOmitted } : {}),
     acknowledged: report.acknowledged,
     audit: report.audit,
+    ...(report.access !== undefined ? { access: accessJsonView(report.access) } : {}),
     plan: planJsonView(report.plan),
   };
   return `${JSON.stringify(ordered, null, 2)}\n`;

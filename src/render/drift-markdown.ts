@@ -3,6 +3,7 @@ import type { JsonValue } from '../plan/model.js';
 import { attributionNotes, attributionText, driftedWhy, driftPhrase, driftSentence, entryPhrase, expiredText, grantText, unmanagedOmittedSentence, unmanagedText, valueText } from './drift-common.js';
 import { formatCount } from './text.js';
 import { transferCheckItems, transferChecksMarkdown } from './plan-markdown.js';
+import { DRIFT_ACCESS_HEADING, accessMarkdownHead, accessMarkdownItems } from './access.js';
 import { escapeMd } from './text.js';
 
 export interface DriftMarkdownOptions {
@@ -26,6 +27,7 @@ export function renderDriftMarkdown(report: DriftReport, options: DriftMarkdownO
   const hint = options.reportHint ?? DEFAULT_REPORT_HINT;
   const head = renderHead(report);
   const blocks: string[] = [];
+  if (report.access !== undefined) blocks.push([accessMarkdownHead(report.access, DRIFT_ACCESS_HEADING), '', ...accessMarkdownItems(report.access)].join('\n'));
   if (report.drifted.length > 0) {
     blocks.push(`### Drifted objects\n\nValues read **git → server**: the manifest's value, then what the server has now.`);
     for (const d of report.drifted) blocks.push(renderDrifted(d));

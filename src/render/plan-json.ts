@@ -156,12 +156,13 @@ export function planJsonView(plan: Plan): PlanJsonView {
         : {}),
       ...(c.source !== undefined ? { source: { file: c.source.file, line: c.source.line, col: c.source.col } } : {}),
     })),
-    ...(plan.access !== undefined ? { access: accessView(plan.access) } : {}),
+    ...(plan.access !== undefined ? { access: accessJsonView(plan.access) } : {}),
     ...(plan.transferChecks !== undefined ? { transferChecks: transferChecksView(plan.transferChecks) } : {}),
   };
 }
 
-function accessView(report: AccessReport): AccessJsonView {
+/** The access report as JSON (plans, and drift reports read git → server). */
+export function accessJsonView(report: AccessReport): AccessJsonView {
   return {
     summary: accessCountPhrase(report),
     changes: report.changes.map((c) => ({

@@ -37,12 +37,12 @@ const DEFAULT_ARTIFACT_HINT = 'the output of `mftops plan`';
 const TITLE_NAME_MAX = 80;
 
 /**
- * The plan as a pull-request comment: title, summary table, destructive changes (`[!WARNING]`),
- * blocked ones (`[!CAUTION]`), then one `<details>` per changed object. When the whole does not
- * fit in `maxLength`, detail goes first, from the end: `<details>` bodies (the object stays as a
- * list line), then list lines, then the metadata footer, then call-out items (replaced by a count
- * and a pointer). The title and summary table are never cut; if even they and the call-out
- * counts do not fit, that is a caller bug and a RangeError.
+ * The plan as a pull-request comment: title, summary table, who gains or loses access, destructive
+ * changes (`[!WARNING]`), blocked ones (`[!CAUTION]`), then one `<details>` per changed object.
+ * When the whole does not fit in `maxLength`, detail goes first, from the end: `<details>` bodies
+ * (the object stays as a list line), then list lines, then the metadata footer, then call-out
+ * items, then access items (each replaced by a count and a pointer). The title and summary table
+ * are never cut; if even they and the counts do not fit, that is a caller bug and a RangeError.
  */
 export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}): string {
   const maxLength = options.maxLength ?? DEFAULT_MARKDOWN_MAX_LENGTH;

@@ -7,6 +7,8 @@ import type { LiveState } from '../../src/live/model.js';
 import { composePlan } from '../../src/plan/compose-plan.js';
 import type { Change, Plan } from '../../src/plan/model.js';
 import type { Task } from '../../src/services/automation/types.js';
+import { renderDriftMarkdown } from '../../src/render/drift-markdown.js';
+import { renderDriftText } from '../../src/render/drift-text.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 
@@ -226,5 +228,45 @@ describe('audit attribution', () => {
     expect(withAuditFailure(report, { httpStatus: 404 }).audit).toMatchObject({ message: 'audit report not available on this server: 404' });
     expect(withAuditFailure(report, { detail: 'connection reset' }).audit).toMatchObject({ message: 'audit report could not be read (connection reset)' });
     expect(withAuditFailure(report, { httpStatus: 403 }).status).toBe('drift');
+  });
+});
+
+describe('access on the server compared with git', () => {
+  /** The plan's access report for `folder`: apply would take writeFiles from bob and admin from mallory, and grant alice readFiles. */
+  function planWithAccess(): Plan {
+    const p = plan([folder, payroll]);
+    const base = { address: folder.address, service: 'transfer' as const, target: folder.name };
+    return {
+      ...p,
+      access: {
+        changes: [
+          { ...base, who: { type: 'User', name: 'alice' }, gained: ['readFiles'], lost: [], via: [{ type: 'User', name: 'alice' }], removed: false, flagged: [] },
+          { ...base, who: { type: 'User', name: 'bob' }, gained: [], lost: ['writeFiles'], via: [{ type: 'User', name: 'bob' }], removed: false, flagged: [] },
+          { ...base, who: { type: 'User', name: 'mallory' }, gained: [], lost: ['admin'], via: [{ type: 'User', name: 'mallory' }], removed: true, flagged: [] },
+        ],
+        membersUnknown: [],
+      },
+    };
+  }
+
+  it('reads the access changes git → server: what apply would take away the server grants beyond git, flagged', () => {
+    const report = assembleDrift({ plan: planWithAccess(), live, prune: [], ignore: [], now: NOW });
+    expect(report.access!.changes.map((c) => [c.who.name, c.gained, c.lost, c.flagged])).toEqual([
+      ['alice', [], ['readFiles'], []],
+      ['bob', ['writeFiles'], [], []],
+      ['mallory', ['admin'], [], ['admin']],
+    ]);
+    expect(report.plan.access).toEqual(planWithAccess().access);
+    const text = renderDriftText(report, { color: false });
+    expect(text).toContain('Access on the server compared with git: 2 users gain access, 1 loses access.');
+    expect(text).toContain('  ! mallory gains admin on /Distribution/Acme/Outbound (via own entry) [grants admin]');
+    expect(text.indexOf('Access on the server')).toBeLessThan(text.indexOf('Drifted (values read git → server):'));
+    expect(renderDriftMarkdown(report)).toContain('### Access on the server compared with git');
+  });
+
+  it('leaves out the access of an acknowledged folder', () => {
+    const report = assembleDrift({ plan: planWithAccess(), live, prune: [], ignore: [{ address: folder.address, where: 'mftops.yaml:1:1' }], now: NOW });
+    expect(report.drifted.map((d) => d.address)).toEqual(['Task/Payroll to bank']);
+    expect(report.access).toBeUndefined();
   });
 });

@@ -32,7 +32,7 @@ describe('access changes of a plan', () => {
       [{ type: 'Group', name: 'Acme Partners' }, '/Distribution/Acme/Outbound', [], ['readFiles', 'listFiles'], true],
       [{ type: 'Group', name: 'Globex Partners' }, '/Distribution/Globex/Outbound', ['writeFiles', 'share'], ['readFiles'], false],
     ]);
-    expect(plan!.access!.membersUnknown.sort()).toEqual(['Acme Partners', 'Globex Partners']);
+    expect([...plan!.access!.membersUnknown].sort()).toEqual(['Acme Partners', 'Globex Partners']);
     const text = renderPlanText(plan!, { color: false });
     expect(text).toContain('  ! group Globex Partners (members unknown) gains writeFiles, share and loses readFiles on /Distribution/Globex/Outbound [grants share]');
     expect(text).toContain('The members of groups');

@@ -313,6 +313,7 @@ describe('the access section in a large PR comment', () => {
   /** `n` access changes on the generated plan's folders: users losing a group's permissions, every third gaining `admin`. */
   function withAccess(plan: Plan, n: number): Plan {
     const changes: AccessChange[] = Array.from({ length: n }, (_, i) => ({
+      address: `FolderPermissions/Distribution/Partner ${String(i % 500).padStart(4, '0')}/Outbound`,
       who: { type: 'User', name: `user${String(i).padStart(5, '0')}` },
       service: 'transfer',
       target: `/Distribution/Partner ${String(i % 500).padStart(4, '0')}/Outbound`,

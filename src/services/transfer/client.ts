@@ -92,7 +92,7 @@ class HttpTransferClient implements TransferClient {
   readonly #c: Connection;
   #users: Promise<TransferUser[]> | undefined;
   #groups: Promise<TransferGroup[]> | undefined;
-  /** The members form this server answered, once found (`userField` is re-checked on each read of the user list). */
+  /** The members form (`members`, `usersFilter` or `none`) the first probe found, kept for the client's life. */
   #memberForm: GroupMembersForm | undefined;
 
   constructor(opts: ClientOptions) {
@@ -183,7 +183,6 @@ class HttpTransferClient implements TransferClient {
     }
     return { form: 'none' };
   }
-
 
   /** One group's member ids in `form`; undefined when the answer cannot be trusted (a filter the server ignored). */
   async #readMembers(form: 'members' | 'usersFilter', group: TransferGroup, users: readonly TransferUser[]): Promise<string[] | undefined> {
