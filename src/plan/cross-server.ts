@@ -6,8 +6,8 @@ import type { Host } from '../services/automation/types.js';
 import type { FolderAclEntry } from '../services/transfer/types.js';
 import type { FolderPermission } from '../vocabulary.js';
 import { FOLDER_PERMISSIONS } from '../vocabulary.js';
-import { computeEffectiveAccess, NO_MEMBERS } from '../access/effective.js';
-import type { AccessEntry, GroupMembers } from '../access/effective.js';
+import { computeEffectiveAccess, groupMembersFrom, NO_MEMBERS } from '../access/effective.js';
+import type { AccessEntry } from '../access/effective.js';
 import { createPlanWarning } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
 import { formatAddress } from './model.js';
@@ -102,7 +102,8 @@ export function checkTransferSteps(input: CheckTransferStepsInput): { checks?: T
   if (input.steps.length === 0) return { diagnostics: [] };
   const transfer = input.live.transfer;
   const users = transfer?.users;
-  const members = groupMembersOf(input.live);
+  const read = input.live.transfer?.groupMembers;
+  const members = read === undefined ? NO_MEMBERS : groupMembersFrom(read.members);
   const problems: TransferStepProblem[] = [];
   const diagnostics: PlanDiagnostic[] = [];
   let groupsUncounted = false;
@@ -197,12 +198,6 @@ function accessEntries(acl: readonly FolderAclEntry[], live: LiveState): AccessE
     out.push({ type: e.type, name, permissions: FOLDER_PERMISSIONS.filter((p) => e.permissions[p] === true) });
   }
   return out;
-}
-
-/** Members by group name from what the live read found (T-16); a group it could not read has none known. */
-function groupMembersOf(live: LiveState): GroupMembers {
-  const read = live.transfer?.groupMembers;
-  return read === undefined ? NO_MEMBERS : { membersOf: (group) => read.members.get(group.toLowerCase()) };
 }
 
 function liveFolder(key: string, live: LiveState): LiveFolder | undefined {
