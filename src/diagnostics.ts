@@ -62,6 +62,8 @@
  * | MF412 | previous-folder-exists | (warning) a folder at a previous path of a folder that exists too  |
  * | MF413 | unmatched-ignore       | (warning) a `drift.ignore` entry of mftops.yaml whose address matches no object of the drift run (at the entry) |
  * | MF414 | unresolved-secret      | (warning) a `${env:}` variable that is not set, or a `${file:}` that is missing, unreadable or empty, which a change of the plan sends: apply would refuse the plan |
+ * | MF415 | transfer-folder        | (warning) a task step on a transfer host (`transferHosts`) names a folder the transfer server does not have and the plan does not create |
+ * | MF416 | transfer-rights        | (warning) the account of a task step on a transfer host lacks a permission the step needs on its folder (through its groups too), or is not a user there |
  *
  * Configuration (`mftops.yaml`, src/config/load-config.ts; reported in a `ConfigError`, since a
  * command cannot start without its configuration):
@@ -121,6 +123,8 @@ export const DIAGNOSTIC_CODES = {
   MF412: 'previous-folder-exists',
   MF413: 'unmatched-ignore',
   MF414: 'unresolved-secret',
+  MF415: 'transfer-folder',
+  MF416: 'transfer-rights',
   MF501: 'config-unreadable',
   MF502: 'config-yaml',
   MF503: 'config-unknown-key',
@@ -142,14 +146,14 @@ export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
  * - `plan`: a valid manifest that does not fit the servers, planned against them: `against` says
  *   what they hold that makes it fail (the names are those of the example estate,
  *   `mftops emulator --seed examples/seed/emulator-seed.json`), `services` the services the
- *   environment configures when not both;
+ *   environment configures when not both, `transferHosts` its `automation.transferHosts`;
  * - `command`: a command line, run in a project whose manifests are fine; `setup` says what else
  *   must be there for it to fail.
  */
 export type DiagnosticExample =
   | { readonly in: 'manifest'; readonly text: string }
   | { readonly in: 'config'; readonly text: string }
-  | { readonly in: 'plan'; readonly text: string; readonly against: string; readonly services?: readonly ('automation' | 'transfer')[] }
+  | { readonly in: 'plan'; readonly text: string; readonly against: string; readonly services?: readonly ('automation' | 'transfer')[]; readonly transferHosts?: readonly string[] }
   | { readonly in: 'command'; readonly command: string; readonly setup?: string };
 
 /** What a code means, shown by `mftops explain CODE`. */
@@ -406,6 +410,26 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     meaning: 'A warning: a `${env:NAME}` variable that is not set (or empty), or a `${file:PATH}` that is missing, unreadable or empty, which a change of the plan would send. The plan is made and saved, but apply refuses it, naming every such reference, before writing anything.',
     example: { in: 'plan', text: yaml('apiVersion: mftops/v1', 'kind: Task', 'metadata: { name: Payroll API check }', 'spec:', '  Group: [Finance]', '  Parameters:', '    ApiKey: { value: "${env:PAYROLL_API_KEY}", secret: true }'), against: 'PAYROLL_API_KEY is not set where mftops plan runs' },
     fix: 'Set the variable, or write the secret to the file (a `${file:}` path is relative to the manifest\'s folder), where mftops apply runs; in GitHub Actions, pass it to the step as an environment variable from a secret.',
+  },
+  MF415: {
+    meaning: 'A warning: a task step runs on an automation host that points at this environment\'s transfer service (named in `automation.transferHosts`, or whose `Host` is the transfer URL\'s hostname), and its `Path` names a folder the transfer server does not have, which the plan does not create either. The task would fail when it runs.',
+    example: {
+      in: 'plan',
+      text: yaml(...TASK_HEAD, '  Group: [Partners]', '  steps:', '    - Destination: { Host: xfer, Path: /Distribution/Acme/Archive }'),
+      against: 'mftops.yaml lists the host xfer under automation.transferHosts, and the file transfer server has no folder /Distribution/Acme/Archive',
+      transferHosts: ['xfer'],
+    },
+    fix: 'Correct the `Path`, or add a FolderPermissions manifest for the folder with `createIfMissing` so that apply creates it.',
+  },
+  MF416: {
+    meaning: 'A warning: the account a task step uses on the transfer server (the step\'s `Username`, else the host\'s `DefUsername`) lacks a permission the step needs on its folder, counting the entries of its groups, or is not a user of the transfer server. A Source step needs `readFiles` and `listFiles` (and `deleteFiles` with `DeleteOrig: 1`), a Destination step `writeFiles`. The rights are those the folder will have once the plan is applied.',
+    example: {
+      in: 'plan',
+      text: yaml(...TASK_HEAD, '  Group: [Partners]', '  steps:', '    - Destination: { Host: xfer, Path: /Finance/Payroll, Username: bob }'),
+      against: 'mftops.yaml lists the host xfer under automation.transferHosts, and bob has no entry on /Finance/Payroll, nor has any group of his',
+      transferHosts: ['xfer'],
+    },
+    fix: 'Grant the permissions the message names to the account, or to a group it is in, in the folder\'s FolderPermissions manifest; or use an account that has them.',
   },
   MF501: {
     meaning: 'The configuration file does not exist or cannot be read.',

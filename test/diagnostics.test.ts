@@ -60,6 +60,7 @@ async function codesOf(code: DiagnosticCode, example: DiagnosticExample): Promis
           ...(services.includes('automation') ? { automationUrl: emulator.automationUrl } : {}),
           ...(services.includes('transfer') ? { transferUrl: emulator.transferUrl } : {}),
           manifests: ['manifests'],
+          ...(example.transferHosts ? { transferHosts: example.transferHosts } : {}),
         }),
         'manifests/example.yaml': example.text,
       });

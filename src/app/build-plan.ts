@@ -10,7 +10,10 @@ import { withRemovedContent } from '../import/removed-content.js';
 import { sortPlanDiagnostics } from '../plan/diagnostics.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
 import { manifestDigest } from '../plan/manifest-digest.js';
+import { formatAddress } from '../plan/model.js';
 import type { Plan, PruneOff, ServerIdentity } from '../plan/model.js';
+import { checkTransferSteps, findTransferSteps, hostnameOf } from '../plan/cross-server.js';
+import type { TransferHostMatch } from '../plan/cross-server.js';
 import { planChanges } from '../plan/plan-changes.js';
 import { resolveDesired } from '../plan/resolve-desired.js';
 
@@ -59,6 +62,10 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
   const loaded = input.manifests;
   if (hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
   const env = input.environment;
+  const transferUrl = input.servers.transfer?.url;
+  const transferHostname = transferUrl !== undefined ? hostnameOf(transferUrl) : undefined;
+  const match: TransferHostMatch = { transferHosts: env.transferHosts ?? [], ...(transferHostname !== undefined ? { transferHostname } : {}) };
+  const checking = input.clients.transfer !== undefined && (match.transferHosts.length > 0 || transferHostname !== undefined);
   const live = await readLiveState({
       manifests: loaded.manifests,
       ...(input.clients.automation ? { automation: input.clients.automation } : {}),
@@ -67,9 +74,17 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
       prune: env.prune,
       ...(input.parallelism !== undefined ? { parallelism: input.parallelism } : {}),
       ...(input.progress ? { progress: input.progress } : {}),
+      ...(checking
+        ? {
+            stepFolders: (automation) => {
+              const steps = findTransferSteps(loaded.manifests, automation, match);
+              return { paths: steps.map((s) => s.path), accounts: steps.some((s) => s.account !== undefined) };
+            },
+          }
+        : {}),
   });
   const resolved = resolveDesired(loaded.manifests, live);
-  const { plan, diagnostics } = planChanges({
+  const planned = planChanges({
     desired: resolved.desired,
     live,
     environment: env.name,
@@ -84,7 +99,12 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     cwd,
     taskVocabulary: getValueVocabulary('Task'),
   });
-  return { plan: withRemovedContent(plan, live), diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...diagnostics]), live };
+  // With --target, only the targeted tasks' steps: the plan is about them.
+  const targeted = input.targets ? new Set(planned.plan.changes.map((c) => c.address)) : undefined;
+  const steps = checking ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === undefined || targeted.has(formatAddress('Task', s.manifest.name))) : [];
+  const cross = checkTransferSteps({ steps, live, changes: planned.plan.changes, cwd });
+  const plan = cross.checks !== undefined ? { ...planned.plan, transferChecks: cross.checks } : planned.plan;
+  return { plan: withRemovedContent(plan, live), diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
 }
 
 function serverIdentities(servers: BuildPlanInput['servers'], live: LiveState): Plan['servers'] {

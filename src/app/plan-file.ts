@@ -164,9 +164,11 @@ function checksumOf(text: string): string {
 
 type Obj = Readonly<Record<string, unknown>>;
 
-const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary', 'access'];
+const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary', 'access', 'transferChecks'];
 const ACCESS_KEYS = ['changes', 'membersUnknown'];
 const ACCESS_CHANGE_KEYS = ['address', 'who', 'service', 'target', 'gained', 'lost', 'via', 'removed', 'flagged'];
+const TRANSFER_CHECKS_KEYS = ['checked', 'problems', 'rightsUnchecked', 'groupsUncounted'];
+const TRANSFER_PROBLEM_KEYS = ['problem', 'address', 'step', 'stepKind', 'host', 'path', 'account', 'missing', 'source'];
 const PRUNE_OFF_KEYS = ['reason', 'kinds'];
 const SERVICE_KEYS = ['automation', 'transfer'];
 const SERVER_KEYS = ['url', 'version', 'username'];
@@ -211,6 +213,8 @@ function orderPlanObject(plan: Plan): Obj {
             ordered(c, ACCESS_CHANGE_KEYS, { who: (p) => ordered(p as Obj, PRINCIPAL_KEYS), via: (vs) => (vs as readonly Obj[]).map((v) => ordered(v, PRINCIPAL_KEYS)) }),
           ),
       }),
+    transferChecks: (t) =>
+      ordered(t as Obj, TRANSFER_CHECKS_KEYS, { problems: (ps) => (ps as readonly Obj[]).map((p) => ordered(p, TRANSFER_PROBLEM_KEYS, { source: (x) => ordered(x as Obj, SOURCE_KEYS) })) }),
   });
 }
 

@@ -104,7 +104,7 @@ interface RawService {
   caFile?: string;
 }
 interface RawEnvironment {
-  automation?: RawService;
+  automation?: RawService & { transferHosts?: string[] };
   transfer?: RawService;
   manifests?: string[];
   scope?: { taskGroups?: string[]; folders?: string[] };
@@ -154,6 +154,7 @@ function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: Sourc
       name,
       ...(automation ? { automation } : {}),
       ...(transfer ? { transfer } : {}),
+      ...(env.automation?.transferHosts !== undefined ? { transferHosts: [...env.automation.transferHosts] } : {}),
       manifests: (env.manifests ?? []).map((p) => resolve(dir, p)),
       scope: { taskGroups: env.scope?.taskGroups ?? [], folders: env.scope?.folders ?? [] },
       prune: env.prune ?? [],
@@ -278,7 +279,7 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
     case 'maximum':
       return problem('MF505', `must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(p['limit'])}`);
     case 'uniqueItems':
-      return problem('MF505', 'lists a kind twice');
+      return problem('MF505', /transferHosts$/.test(where) ? 'names a host twice' : 'lists a kind twice');
     default:
       return problem('MF505', e.message ?? 'is invalid');
   }

@@ -33,6 +33,13 @@ export interface EnvironmentSettings {
   readonly name: string;
   readonly automation?: ServiceSettings;
   readonly transfer?: ServiceSettings;
+  /**
+   * `automation.transferHosts`: names of the automation hosts that point at this environment's
+   * transfer service. Task steps on them (and on a host whose `Host` is the transfer URL's
+   * hostname) are checked against the transfer server at plan time: the folder exists, the
+   * host's account has the rights the step needs. Absent: only the hostname match applies.
+   */
+  readonly transferHosts?: readonly string[];
   /** Absolute paths of manifest files or folders. */
   readonly manifests: readonly string[];
   readonly scope: Scope;

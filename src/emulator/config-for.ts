@@ -14,16 +14,19 @@ export interface EmulatorConfigOptions {
   readonly transferPassword?: string;
   readonly manifests?: readonly string[];
   readonly scope?: { readonly taskGroups?: readonly string[]; readonly folders?: readonly string[] };
+  /** `automation.transferHosts`: the hosts the cross-server checks look at. */
+  readonly transferHosts?: readonly string[];
 }
 
 export function emulatorConfigYaml(opts: EmulatorConfigOptions): string {
-  const service = (url: string, password: string): string => `{ url: ${JSON.stringify(url)}, username: admin, password: ${JSON.stringify(password)} }`;
+  const service = (url: string, password: string, extra = ''): string => `{ url: ${JSON.stringify(url)}, username: admin, password: ${JSON.stringify(password)}${extra} }`;
+  const transferHosts = opts.transferHosts ? `, transferHosts: ${JSON.stringify(opts.transferHosts)}` : '';
   return [
     'apiVersion: mftops/v1',
     'kind: Config',
     'environments:',
     `  ${opts.environment ?? 'lab'}:`,
-    ...(opts.automationUrl ? [`    automation: ${service(opts.automationUrl, opts.automationPassword ?? '${env:MFT_AUTOMATION_PASSWORD}')}`] : []),
+    ...(opts.automationUrl ? [`    automation: ${service(opts.automationUrl, opts.automationPassword ?? '${env:MFT_AUTOMATION_PASSWORD}', transferHosts)}`] : []),
     ...(opts.transferUrl ? [`    transfer: ${service(opts.transferUrl, opts.transferPassword ?? '${env:MFT_TRANSFER_PASSWORD}')}`] : []),
     ...(opts.manifests ? [`    manifests: ${JSON.stringify(opts.manifests)}`] : []),
     ...(opts.scope ? [`    scope: { taskGroups: ${JSON.stringify(opts.scope.taskGroups ?? [])}, folders: ${JSON.stringify(opts.scope.folders ?? [])} }`] : []),

@@ -56,7 +56,10 @@ export interface LiveScript extends NamedObject {
 }
 
 export interface TransferLiveState {
-  /** Users by lower-cased username; undefined when no folder entry names a user. */
+  /**
+   * Users by lower-cased username; undefined when no folder entry names a user and no step on a
+   * transfer host has an account to check (or the account may not read the list).
+   */
   readonly users?: NamedIndex<TransferUser>;
   /** Groups by lower-cased name; undefined when no folder entry names a group. */
   readonly groups?: NamedIndex<TransferGroup>;
@@ -70,6 +73,11 @@ export interface TransferLiveState {
    * no such folder (or the account may not see it: the API answers both with 403).
    */
   readonly folders: ReadonlyMap<string, LiveFolder | null>;
+  /**
+   * Folders named by task steps on transfer hosts (the cross-server checks) that `folders` does
+   * not hold, in the same form; undefined when no check needed any.
+   */
+  readonly stepFolders?: ReadonlyMap<string, LiveFolder | null>;
   /**
    * Lower-cased paths of every folder found under `scope.folders` (the roots included), when a
    * prune of FolderPermissions asked for the walk; undefined otherwise.

@@ -4,7 +4,7 @@ import type { AutomationClient, ReadonlyAutomationClient } from '../services/aut
 import type { ResourceGroupAcl } from '../services/automation/types.js';
 import { ApiError } from '../services/errors.js';
 import type { ReadonlyTransferClient, TransferClient } from '../services/transfer/client.js';
-import type { Folder, FolderAclEntry } from '../services/transfer/types.js';
+import type { Folder, FolderAclEntry, TransferUser } from '../services/transfer/types.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { aclKey, folderKey, indexByName, uniqueFolderPaths } from './model.js';
 import type { AutomationLiveState, GroupMemberNames, LiveFolder, LiveScript, LiveState, TransferLiveState } from './model.js';
@@ -32,6 +32,22 @@ export interface ReadLiveStateInput {
   /** Requests in flight per service for per-folder reads. Default 10. */
   readonly parallelism?: number;
   readonly progress?: ProgressCallback;
+  /**
+   * The folders task steps on transfer hosts name (cross-server checks), known only once the
+   * automation hosts are read: asked when they are, and read with the managed folders' lookups.
+   */
+  readonly stepFolders?: (automation: AutomationLiveState | undefined) => StepFolderNeeds;
+}
+
+/** What the cross-server checks need from the transfer server. */
+export interface StepFolderNeeds {
+  /** Folder paths the steps name. */
+  readonly paths: readonly string[];
+  /**
+   * Some step has an account to check: the users list is read, and the members of the groups with
+   * an entry on those folders (the groups folder manifests name are read for every plan).
+   */
+  readonly accounts: boolean;
 }
 
 /**
@@ -113,12 +129,15 @@ export async function readLiveState(input: ReadLiveStateInput): Promise<LiveStat
   const needs = planLiveReads(input.manifests, input.scope, input.prune);
   const tracker = createTracker(input.progress);
   const parallelism = input.parallelism ?? 10;
-  const [automation, transfer] = await Promise.all([
-    needs.automation && input.automation ? readAutomation(input.automation, needs.automation, tracker) : undefined,
-    needs.transfer && input.transfer ? readTransfer(input.transfer, needs.transfer, tracker, parallelism) : undefined,
-  ]);
+  const reading = needs.automation && input.automation ? readAutomation(input.automation, needs.automation, tracker) : Promise.resolve(undefined);
+  const stepFolders = input.stepFolders;
+  const steps = stepFolders ? reading.then(stepFolders) : undefined;
+  const transferReads = input.transfer && (needs.transfer || steps) ? readTransfer(input.transfer, needs.transfer ?? NO_TRANSFER_NEEDS, tracker, parallelism, steps) : undefined;
+  const [automation, transfer] = await Promise.all([reading, transferReads]);
   return { ...(automation ? { automation } : {}), ...(transfer ? { transfer } : {}) };
 }
+
+const NO_TRANSFER_NEEDS: NonNullable<LiveNeeds['transfer']> = { users: false, groups: false, groupNames: [], folders: [], previous: [], creatable: [], walk: [] };
 
 interface Tracker {
   /** `n` more requests are coming. */
@@ -213,7 +232,23 @@ async function readUserGroups(
   return { names, readable };
 }
 
-async function readTransfer(client: TransferReader, needs: NonNullable<LiveNeeds['transfer']>, t: Tracker, parallelism: number): Promise<TransferLiveState> {
+/**
+ * The transfer reads; undefined when nothing was needed after all (no managed folder, and no task
+ * step on a transfer host). The folders of `steps` are looked up after the managed ones, from the
+ * folder list when that was read, and kept apart (`stepFolders`).
+ */
+async function readTransfer(
+  client: TransferReader,
+  needs: NonNullable<LiveNeeds['transfer']>,
+  t: Tracker,
+  parallelism: number,
+  steps?: Promise<StepFolderNeeds>,
+): Promise<TransferLiveState | undefined> {
+  const managed = needs !== NO_TRANSFER_NEEDS;
+  if (!managed) {
+    const wanted = await steps!;
+    if (wanted.paths.length === 0) return undefined;
+  }
   t.expect((needs.users ? 1 : 0) + (needs.groups ? 1 : 0));
   const list = folderListReader(client, t);
   const [users, groups, walked] = await Promise.all([
@@ -248,13 +283,60 @@ async function readTransfer(client: TransferReader, needs: NonNullable<LiveNeeds
   present.forEach(([key, folder], i) => folders.set(key, { folder, acl: acls[i]! }));
   const groupMembers = await readGroupMembers(client, needs.groupNames, acls.flat(), t, parallelism);
 
+  const stepNeeds = steps ? await steps : undefined;
+  const checks = stepNeeds ? await readStepFolders(client, stepNeeds, folders, users, t, parallelism, list) : undefined;
+  const allUsers = users ?? checks?.users;
+  // The groups on the steps' folders that no managed folder showed: their members too, for the accounts' rights.
+  const stepGroups = stepNeeds?.accounts && checks
+    ? [...checks.folders.values()].flatMap((f) => f?.acl ?? []).filter((e) => e.type === 'Group' && e.name !== undefined && groupMembers?.members.has(e.name.toLowerCase()) !== true)
+    : [];
+  const members = mergeGroupMembers(groupMembers, stepGroups.length > 0 ? await readGroupMembers(client, [], stepGroups, t, parallelism) : undefined);
+
   return {
-    ...(users ? { users: indexByName(users, (u) => u.username, (u) => u.id) } : {}),
+    ...(allUsers ? { users: indexByName(allUsers, (u) => u.username, (u) => u.id) } : {}),
+    ...(checks ? { stepFolders: checks.folders } : {}),
     ...(groups ? { groups: indexByName(groups, (g) => g.name, (g) => g.id) } : {}),
     folders,
-    ...(groupMembers ? { groupMembers } : {}),
+    ...(members ? { groupMembers: members } : {}),
     ...(walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}),
   };
+}
+
+/**
+ * The folders the cross-server checks need that the managed ones do not include, each with its
+ * ACL, and the users list when no folder entry had it read. A users list the account may not read
+ * (403/404) leaves the accounts unchecked, never fails the plan.
+ */
+async function readStepFolders(
+  client: TransferReader,
+  wanted: StepFolderNeeds,
+  managed: ReadonlyMap<string, LiveFolder | null>,
+  users: readonly TransferUser[] | undefined,
+  t: Tracker,
+  parallelism: number,
+  list: FolderListReader,
+): Promise<{ folders: ReadonlyMap<string, LiveFolder | null>; users?: readonly TransferUser[] }> {
+  const paths = uniqueFolderPaths(wanted.paths.filter((p) => !managed.has(folderKey(p))));
+  const found = new Map<string, Folder | null>();
+  const readUsers = wanted.accounts && users === undefined && wanted.paths.length > 0;
+  if (readUsers) t.expect(1);
+  const [listed] = await Promise.all([
+    readUsers ? t.run('users', () => client.listUsers()).catch((err: unknown) => (err instanceof ApiError && (err.status === 403 || err.status === 404) ? undefined : Promise.reject(err))) : undefined,
+    findFolders(client, paths, found, t, parallelism, list),
+  ]);
+  const present = [...found.entries()].filter((e): e is [string, Folder] => e[1] !== null);
+  t.expect(present.length);
+  const acls = await mapWithConcurrency(present, parallelism, ([, folder]) => t.run(`permissions of ${folder.path}`, () => client.listFolderAcls(folder.id)));
+  const folders = new Map<string, LiveFolder | null>();
+  for (const p of paths) folders.set(folderKey(p), null);
+  present.forEach(([key, folder], i) => folders.set(key, { folder, acl: acls[i]! }));
+  return { folders, ...(listed ? { users: listed } : {}) };
+}
+
+/** Both reads' members in one; the form of the first that found one. */
+function mergeGroupMembers(a: GroupMemberNames | undefined, b: GroupMemberNames | undefined): GroupMemberNames | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return { form: a.form !== 'none' ? a.form : b.form, members: new Map([...a.members, ...b.members]) };
 }
 
 /**

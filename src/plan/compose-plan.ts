@@ -8,7 +8,7 @@ import type { AccessReport, Change, Plan, PlanHeader } from './model.js';
  * them. For the planner, and for readers that keep a part of a plan, as drift does.
  */
 export function composePlan(header: PlanHeader, changes: readonly Change[], errored: boolean, access?: AccessReport): Plan {
-  const { toolVersion, createdAt, environment, servers, manifestDigest, targets, pruneOff } = header;
+  const { toolVersion, createdAt, environment, servers, manifestDigest, targets, pruneOff, transferChecks } = header;
   const scheduled = scheduleChanges(changes);
   return {
     toolVersion,
@@ -23,5 +23,6 @@ export function composePlan(header: PlanHeader, changes: readonly Change[], erro
     changes: scheduled,
     summary: summarize(scheduled),
     ...(access !== undefined ? { access } : {}),
+    ...(transferChecks !== undefined ? { transferChecks } : {}),
   };
 }

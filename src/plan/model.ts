@@ -55,6 +55,11 @@ export interface Plan {
    * written before it stay readable.
    */
   readonly access?: AccessReport;
+  /**
+   * The cross-server checks of task steps on transfer hosts (`transferHosts`); absent when no
+   * step ran on one. Warnings, never a reason to refuse the plan.
+   */
+  readonly transferChecks?: TransferStepChecks;
 }
 
 /**
@@ -95,6 +100,54 @@ export interface AccessChange {
   readonly removed: boolean;
   /** Gained permissions a reviewer must look at: `admin`, `deleteFiles`, `share` (folders). */
   readonly flagged: readonly string[];
+}
+
+/**
+ * The checks of the task steps that run on an automation host pointing at this environment's
+ * transfer service (`automation.transferHosts` in mftops.yaml, or a host whose `Host` is the
+ * transfer URL's hostname), against the transfer server as it will be once the plan is applied:
+ * the step's `Path` exists (or the plan creates it), and the account (the step's `Username`, else
+ * the host's `DefUsername`) has the rights the step needs, through its own entry and its groups'.
+ */
+export interface TransferStepChecks {
+  /** Steps checked. */
+  readonly checked: number;
+  /** What failed, in manifest order; each is also a warning (MF415, MF416). */
+  readonly problems: readonly TransferStepProblem[];
+  /** Set when no account could be checked: `users-unreadable`, the transfer account may not list users. */
+  readonly rightsUnchecked?: 'users-unreadable';
+  /**
+   * Set when a problem may be wrong: `membership-unreadable`, the transfer server did not tell
+   * who is in a group whose entry grants what a step lacks (T-16).
+   */
+  readonly groupsUncounted?: 'membership-unreadable';
+}
+
+/**
+ * - `missing-folder`: the folder does not exist on the transfer server and the plan does not create it;
+ * - `unknown-account`: the account is not a user of the transfer server (or the step has none);
+ * - `missing-rights`: the account lacks some of the permissions the step needs (`missing`).
+ */
+export type TransferStepProblemKind = 'missing-folder' | 'unknown-account' | 'missing-rights';
+
+/** One step that would fail on the transfer server. */
+export interface TransferStepProblem {
+  readonly problem: TransferStepProblemKind;
+  /** `Task/name` of the task. */
+  readonly address: string;
+  /** Index of the step in the manifest's `spec.steps` (0-based). */
+  readonly step: number;
+  readonly stepKind: 'Source' | 'Destination';
+  /** The automation host's name. */
+  readonly host: string;
+  /** The folder on the transfer server, as the step names it. */
+  readonly path: string;
+  /** The account checked; absent when neither the step nor the host has one. */
+  readonly account?: string;
+  /** Permissions the step needs that the account does not have (every one for `unknown-account`). */
+  readonly missing?: readonly string[];
+  /** The step's `Path` in its manifest. */
+  readonly source?: SourceRef;
 }
 
 /**

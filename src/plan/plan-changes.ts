@@ -446,7 +446,8 @@ function selectTargets(items: readonly Ordered[], targets: readonly string[], de
 
 // ------------------------------------------------------------------------------------ helpers
 
-function sourceRef(at: SourcePosition, cwd: string | undefined): SourceRef {
+/** A manifest position with its path relative to `cwd` (when below it), `/`-separated. */
+export function sourceRef(at: SourcePosition, cwd: string | undefined): SourceRef {
   let file = at.file;
   if (cwd !== undefined) {
     const rel = relative(cwd, at.file);

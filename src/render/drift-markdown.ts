@@ -3,6 +3,7 @@ import type { JsonValue } from '../plan/model.js';
 import { attributionNotes, attributionText, driftedWhy, driftPhrase, driftSentence, entryPhrase, expiredText, grantText, sideWords, unmanagedOmittedSentence, unmanagedText, valueText } from './drift-common.js';
 import type { ValueWords } from './drift-common.js';
 import { formatCount } from './text.js';
+import { transferCheckItems, transferChecksMarkdown } from './plan-markdown.js';
 import { DRIFT_ACCESS_HEADING, accessMarkdownHead, accessMarkdownItems } from './access.js';
 import { escapeMd } from './text.js';
 
@@ -32,6 +33,8 @@ export function renderDriftMarkdown(report: DriftReport, options: DriftMarkdownO
     blocks.push(`### Drifted objects\n\nValues read **git → server**: the manifest's value, then what the server has now.`);
     for (const d of report.drifted) blocks.push(renderDrifted(d));
   }
+  const checkItems = transferCheckItems(report.plan.transferChecks);
+  blocks.push(...transferChecksMarkdown(report.plan.transferChecks, checkItems, checkItems.length, hint));
   if (report.unmanaged.length > 0) blocks.push(renderUnmanaged(report.unmanaged));
   if (report.acknowledged.length > 0) blocks.push(renderAcknowledged(report.acknowledged));
 

@@ -16,6 +16,7 @@ import {
   valueText,
 } from './drift-common.js';
 import { escapeControl } from './text.js';
+import { transferChecksText } from './plan-text.js';
 import { DRIFT_ACCESS_HEADING, renderAccessText } from './access.js';
 
 export interface DriftTextOptions {
@@ -55,6 +56,7 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
       lines.push(`  ${escapeControl(a.address)} ${escapeControl(a.what)}${values} (${escapeControl(a.rule.where)}${until})${reason}`);
     }
   }
+  lines.push(...transferChecksText(report.plan.transferChecks));
   for (const note of attributionNotes(report)) lines.push('', `Note: ${note}`);
   lines.push('', paint('1', driftSentence(report)));
   return `${lines.join('\n')}\n`;

@@ -1,4 +1,5 @@
-import type { AccessReport, Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, InnerWords, JsonObject, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef } from '../plan/model.js';
+import type { AccessReport, Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, InnerWords, JsonObject, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef, TransferStepChecks, TransferStepProblem } from '../plan/model.js';
+import { transferProblemText, transferStepLabel } from './transfer-checks.js';
 import type { ServiceName } from '../config/model.js';
 import { describeReason } from '../resources/reasons.js';
 import { pruneOffSentence } from './plan-common.js';
@@ -40,6 +41,8 @@ export interface PlanJsonView extends JsonEnvelope<'mftops.plan'> {
   readonly changes: readonly ChangeJsonView[];
   /** Who gains or loses what (absent when nobody does). */
   readonly access?: AccessJsonView;
+  /** The cross-server checks of task steps on transfer hosts, each problem with its sentence; absent when no step ran on one. */
+  readonly transferChecks?: TransferStepChecksJsonView;
 }
 
 /** The effective access changes of the plan (see `AccessReport`), with their sentences. */
@@ -70,6 +73,10 @@ export interface AccessChangeJsonView {
   /** Gained permissions to look at: `admin`, `deleteFiles`, `share`. */
   readonly flagged: readonly string[];
   readonly text: string;
+}
+
+export interface TransferStepChecksJsonView extends Omit<TransferStepChecks, 'problems'> {
+  readonly problems: readonly (TransferStepProblem & { readonly text: string })[];
 }
 
 export interface ChangeJsonView {
@@ -155,6 +162,7 @@ export function planJsonView(plan: Plan): PlanJsonView {
       ...(c.source !== undefined ? { source: { file: c.source.file, line: c.source.line, col: c.source.col } } : {}),
     })),
     ...(plan.access !== undefined ? { access: accessJsonView(plan.access) } : {}),
+    ...(plan.transferChecks !== undefined ? { transferChecks: transferChecksView(plan.transferChecks) } : {}),
   };
 }
 
@@ -174,6 +182,26 @@ export function accessJsonView(report: AccessReport): AccessJsonView {
       text: describeAccessChange(c, (t) => t),
     })),
     membersUnknown: [...report.membersUnknown],
+  };
+}
+
+function transferChecksView(checks: TransferStepChecks): TransferStepChecksJsonView {
+  return {
+    checked: checks.checked,
+    problems: checks.problems.map((p) => ({
+      problem: p.problem,
+      address: p.address,
+      step: p.step,
+      stepKind: p.stepKind,
+      host: p.host,
+      path: p.path,
+      ...(p.account !== undefined ? { account: p.account } : {}),
+      ...(p.missing !== undefined ? { missing: [...p.missing] } : {}),
+      ...(p.source !== undefined ? { source: { file: p.source.file, line: p.source.line, col: p.source.col } } : {}),
+      text: `${transferStepLabel(p)}: ${transferProblemText(p)}`,
+    })),
+    ...(checks.rightsUnchecked !== undefined ? { rightsUnchecked: checks.rightsUnchecked } : {}),
+    ...(checks.groupsUncounted !== undefined ? { groupsUncounted: checks.groupsUncounted } : {}),
   };
 }
 

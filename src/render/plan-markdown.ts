@@ -1,5 +1,6 @@
 import { summarize } from '../plan/model.js';
-import type { Action, Change, EntryChange, Plan, PlanSummary } from '../plan/model.js';
+import type { Action, Change, EntryChange, Plan, PlanSummary, TransferStepChecks } from '../plan/model.js';
+import { transferCheckNotes, transferChecksHeadline, transferProblemPlace, transferProblemText, transferStepLabel } from './transfer-checks.js';
 import {
   cellState,
   countByKind,
@@ -70,6 +71,8 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
   // Who gains or loses what comes first, and is the last thing cut.
   const accessItems = plan.access === undefined ? [] : accessMarkdownItems(plan.access);
   const accessSection = memo((shown: number) => (plan.access === undefined ? [] : [accessBlock(accessMarkdownHead(plan.access), accessItems, shown, hint)]));
+  const checkItems = transferCheckItems(plan.transferChecks);
+  const checkBlock = memo((shown: number) => transferChecksMarkdown(plan.transferChecks, checkItems, shown, hint));
 
   // Details past maxLength can never be shown, so they are not rendered: 5,000 changes stay fast.
   const details: string[] = [];
@@ -103,6 +106,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
     ...accessSection(layout.accessShown),
     ...warningCallout(layout.warningShown),
     ...cautionCallout(layout.cautionShown),
+    ...checkBlock(layout.checkShown),
     ...note(layout.kept, layout.listed),
     ...details.slice(0, layout.kept),
     ...(layout.listed > layout.kept ? [[LIST_HEADER, ...listLines.slice(layout.kept, layout.listed)].join('\n')] : []),
@@ -111,7 +115,8 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
 
   // Lengths by prefix sums, so each layout is measured without building it.
   const lineSums = prefixSums(listLines.map((l) => l.length + 1));
-  const fixedLength = (layout: Layout) => blocksLength([head, ...accessSection(layout.accessShown), ...warningCallout(layout.warningShown), ...cautionCallout(layout.cautionShown), ...note(layout.kept, layout.listed), ...(layout.footer ? [footer] : [])]);
+  const fixedLength = (layout: Layout) =>
+    blocksLength([head, ...accessSection(layout.accessShown), ...warningCallout(layout.warningShown), ...cautionCallout(layout.cautionShown), ...checkBlock(layout.checkShown), ...note(layout.kept, layout.listed), ...(layout.footer ? [footer] : [])]);
   const lengthOf = (layout: Layout) => {
     let len = fixedLength(layout) + detailSums[layout.kept]!;
     if (layout.listed > layout.kept) len += LIST_HEADER.length + 2 + lineSums[layout.listed]! - lineSums[layout.kept]!;
@@ -119,10 +124,10 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
   };
   const fits = (layout: Layout) => lengthOf(layout) <= maxLength;
 
-  const full: Layout = { accessShown: accessItems.length, warningShown: warningItems.length, cautionShown: blockedItems.length, kept: details.length, listed: n, footer: true };
+  const full: Layout = { accessShown: accessItems.length, warningShown: warningItems.length, cautionShown: blockedItems.length, checkShown: checkItems.length, kept: details.length, listed: n, footer: true };
   const layout = chooseLayout(full, fits);
   if (layout === undefined) {
-    const minimal = { ...full, accessShown: 0, warningShown: 0, cautionShown: 0, kept: 0, listed: 0, footer: false };
+    const minimal = { ...full, accessShown: 0, warningShown: 0, cautionShown: 0, checkShown: 0, kept: 0, listed: 0, footer: false };
     throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
   }
   const text = `${assemble(layout).join('\n\n')}\n`;
@@ -136,6 +141,8 @@ interface Layout {
   /** Call-out list items shown; the rest are counted with a pointer. */
   readonly warningShown: number;
   readonly cautionShown: number;
+  /** Cross-server problems listed; the rest are counted with a pointer. */
+  readonly checkShown: number;
   /** Changed objects with their `<details>`, from the start. */
   readonly kept: number;
   /** Changed objects named at all (kept ones, then list lines). */
@@ -152,13 +159,18 @@ function chooseLayout(full: Layout, fits: (l: Layout) => boolean): Layout | unde
   if (listed !== undefined) return { ...full, kept: 0, listed };
   const bare = { ...full, kept: 0, listed: 0, footer: false };
   if (fits(bare)) return bare;
-  // Destructive changes are what a reviewer must see: the blocked list is shortened first.
-  const cautionShown = largest(0, full.cautionShown - 1, (c) => fits({ ...bare, cautionShown: c }));
-  if (cautionShown !== undefined) return { ...bare, cautionShown };
-  const warningShown = largest(0, full.warningShown, (w) => fits({ ...bare, cautionShown: 0, warningShown: w }));
-  if (warningShown !== undefined) return { ...bare, cautionShown: 0, warningShown };
-  const accessShown = largest(0, full.accessShown - 1, (a) => fits({ ...bare, cautionShown: 0, warningShown: 0, accessShown: a }));
-  return accessShown === undefined ? undefined : { ...bare, cautionShown: 0, warningShown: 0, accessShown };
+  // Destructive changes are what a reviewer must see: the cross-server problems are shortened
+  // first (they are warnings, also in the log), then the blocked list; who gains or loses what
+  // is the last thing cut.
+  const checkShown = largest(0, full.checkShown - 1, (c) => fits({ ...bare, checkShown: c }));
+  if (checkShown !== undefined) return { ...bare, checkShown };
+  const unchecked = { ...bare, checkShown: 0 };
+  const cautionShown = largest(0, full.cautionShown - 1, (c) => fits({ ...unchecked, cautionShown: c }));
+  if (cautionShown !== undefined) return { ...unchecked, cautionShown };
+  const warningShown = largest(0, full.warningShown, (w) => fits({ ...unchecked, cautionShown: 0, warningShown: w }));
+  if (warningShown !== undefined) return { ...unchecked, cautionShown: 0, warningShown };
+  const accessShown = largest(0, full.accessShown - 1, (a) => fits({ ...unchecked, cautionShown: 0, warningShown: 0, accessShown: a }));
+  return accessShown === undefined ? undefined : { ...unchecked, cautionShown: 0, warningShown: 0, accessShown };
 }
 
 /**
@@ -238,6 +250,26 @@ function blockedHeadline(objects: number, entries: number): string {
   if (entries > 0) parts.push(`${formatCount(entries)} folder ACL ${entries === 1 ? 'entry' : 'entries'}`);
   const one = objects + entries === 1;
   return `**${parts.join(' and ')} blocked:** the API cannot do ${one ? 'it' : 'them'}; a person has to.`;
+}
+
+/** The cross-server problems as markdown list items. */
+export function transferCheckItems(checks: TransferStepChecks | undefined): string[] {
+  return (checks?.problems ?? []).map((p) => {
+    const place = transferProblemPlace(p);
+    return `- ${code(transferStepLabel(p))}: ${escapeMd(transferProblemText(p))}${place === undefined ? '' : ` (at ${code(place)})`}`;
+  });
+}
+
+/**
+ * The cross-server checks: a `[!WARNING]` call-out listing the problems (the first `shown`), or one
+ * line when there are none; what could not be checked below it. Nothing without checks.
+ */
+export function transferChecksMarkdown(checks: TransferStepChecks | undefined, items: readonly string[], shown: number, hint: string): string[] {
+  if (checks === undefined) return [];
+  const notes = transferCheckNotes(checks).map((n) => escapeMd(n));
+  const headline = `**${escapeMd(transferChecksHeadline(checks))}**`;
+  if (items.length === 0) return [[headline, ...notes].join(' ')];
+  return [[callout('WARNING', headline, items, shown, hint), ...notes.map((n) => `> ${n}`)].join('\n>\n')];
 }
 
 /** The access section: its heading and count, then as many of its items as fit, the rest counted. */

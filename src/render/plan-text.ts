@@ -1,5 +1,6 @@
 import { summarize } from '../plan/model.js';
-import type { Action, Change, Plan } from '../plan/model.js';
+import type { Action, Change, Plan, TransferStepChecks } from '../plan/model.js';
+import { transferCheckNotes, transferChecksHeadline, transferProblemPlace, transferProblemText, transferStepLabel } from './transfer-checks.js';
 import {
   actionPhrase,
   describeEntryPermissions,
@@ -38,15 +39,30 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
   if (plan.targets !== undefined && plan.targets.length > 0) lines.push(`Limited to --target ${plan.targets.map(quote).join(', ')}.`);
   if (plan.pruneOff !== undefined) lines.push(pruneOffSentence(plan.pruneOff));
   if (listed.length === 0) {
-    lines.push('', NO_CHANGES);
+    lines.push('', NO_CHANGES, ...transferChecksText(plan.transferChecks));
     return `${lines.join('\n')}\n`;
   }
   const used = LISTED_ACTIONS.filter((a) => summary[a] > 0);
   lines.push(`Symbols: ${used.map((a) => `${paint.action(a, symbolOf(a))} ${a}`).join(', ')}`);
   if (plan.access !== undefined) lines.push('', ...renderAccessText(plan.access));
   for (const change of listed) lines.push('', ...renderChange(change, paint));
-  lines.push('', paint.bold(`${planSentence(summary)}${plan.access === undefined ? '' : ` ${accessCountPhrase(plan.access)}.`}`));
+  lines.push('', paint.bold(`${planSentence(summary)}${plan.access === undefined ? '' : ` ${accessCountPhrase(plan.access)}.`}`), ...transferChecksText(plan.transferChecks));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The cross-server checks after the plan: a headline, one `!` line per problem with the step's
+ * place, and what could not be checked. Nothing when no step ran on a transfer host.
+ */
+export function transferChecksText(checks: TransferStepChecks | undefined): string[] {
+  if (checks === undefined) return [];
+  const lines = ['', transferChecksHeadline(checks)];
+  for (const p of checks.problems) {
+    const place = transferProblemPlace(p);
+    lines.push(`  ! ${escapeControl(transferStepLabel(p))}: ${escapeControl(transferProblemText(p))}${place === undefined ? '' : ` (${escapeControl(place)})`}`);
+  }
+  for (const note of transferCheckNotes(checks)) lines.push(`  # ${note}`);
+  return lines;
 }
 
 /** One listed change as the terminal plan shows it, without colour: its header line, then its indented details. */

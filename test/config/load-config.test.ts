@@ -60,6 +60,17 @@ describe('loadConfig', () => {
     expect(config.environments.get('test')?.automation).toBeUndefined();
   });
 
+  it('reads automation.transferHosts, the hosts the cross-server checks look at; a host named twice, or the key on transfer, is refused', () => {
+    const withHosts = GOOD.replace('      caFile: certs/corp-ca.pem\n', '      caFile: certs/corp-ca.pem\n      transferHosts: [xfer, xfer-sftp]\n');
+    const config = loadConfig('mftops.yaml', testdir({ 'mftops.yaml': withHosts }));
+    expect(config.environments.get('prod')?.transferHosts).toEqual(['xfer', 'xfer-sftp']);
+    expect(config.environments.get('test')?.transferHosts).toBeUndefined();
+    const twice = configErrorOf(() => loadConfig('mftops.yaml', testdir({ 'mftops.yaml': withHosts.replace('[xfer, xfer-sftp]', '[xfer, xfer]') })));
+    expect(twice.diagnostics.map((d) => [d.code, d.summary])).toEqual([['MF505', 'environments.prod.automation.transferHosts: names a host twice']]);
+    const onTransfer = GOOD.replace('      username: svc-mftops\n', '      username: svc-mftops\n      transferHosts: [xfer]\n');
+    expect(configErrorOf(() => loadConfig('mftops.yaml', testdir({ 'mftops.yaml': onTransfer }))).diagnostics.map((d) => d.code)).toEqual(['MF503']);
+  });
+
   it('says where the file is missing and how to point at it: the file, no line', () => {
     const dir = testdir({});
     const err = configErrorOf(() => loadConfig('mftops.yaml', dir));

@@ -208,3 +208,29 @@ describe('readLiveState: automation reads', () => {
     expect(live.automation!.userGroups!.readable).toBe(false);
   });
 });
+
+describe('readLiveState: the folders of task steps on transfer hosts (cross-server checks)', () => {
+  it('looks them up after the managed folders, reads their ACLs and the users list once, and keeps them apart', async () => {
+    const calls: string[] = [];
+    const transfer = fakeTransfer({ '/Distribution/A': [], '/Distribution/B': [] }, calls);
+    const live = await readLiveState({
+      manifests: manifestsFrom('apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Distribution/A }\nspec:\n  mode: additive\n  entries: []\n'),
+      transfer,
+      scope: SCOPE,
+      prune: [],
+      stepFolders: () => ({ paths: ['/Distribution/A', '/distribution/b/', '/Distribution/Gone'], accounts: true }),
+    });
+    // The managed folder is read once, for both uses; the users list, which no entry needed, once for the accounts.
+    expect(calls.filter((c) => c.startsWith('find')).sort()).toEqual(['find /Distribution/A', 'find /Distribution/Gone', 'find /distribution/b/']);
+    expect(calls.filter((c) => c === 'users')).toHaveLength(1);
+    expect([...(live.transfer?.stepFolders?.keys() ?? [])].sort()).toEqual(['/distribution/b', '/distribution/gone']);
+    expect(live.transfer?.stepFolders?.get('/distribution/gone')).toBeNull();
+    expect(live.transfer?.folders.has('/distribution/b')).toBe(false);
+    expect(live.transfer?.users?.byName.has('alice')).toBe(true);
+  });
+
+  it('contacts the transfer server not at all when no managed folder and no step needs it', async () => {
+    const live = await readLiveState({ manifests: [], transfer: untouchable<TransferReader>('transfer'), scope: SCOPE, prune: [], stepFolders: () => ({ paths: [], accounts: false }) });
+    expect(live.transfer).toBeUndefined();
+  });
+});
