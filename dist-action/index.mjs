@@ -7505,6 +7505,8 @@ var init_diagnostics = __esm({
       MF412: "previous-folder-exists",
       MF413: "unmatched-ignore",
       MF414: "unresolved-secret",
+      MF415: "transfer-folder",
+      MF416: "transfer-rights",
       MF501: "config-unreadable",
       MF502: "config-yaml",
       MF503: "config-unknown-key",
@@ -7748,6 +7750,26 @@ var init_diagnostics = __esm({
         meaning: "A warning: a `${env:NAME}` variable that is not set (or empty), or a `${file:PATH}` that is missing, unreadable or empty, which a change of the plan would send. The plan is made and saved, but apply refuses it, naming every such reference, before writing anything.",
         example: { in: "plan", text: yaml("apiVersion: mftops/v1", "kind: Task", "metadata: { name: Payroll API check }", "spec:", "  Group: [Finance]", "  Parameters:", '    ApiKey: { value: "${env:PAYROLL_API_KEY}", secret: true }'), against: "PAYROLL_API_KEY is not set where mftops plan runs" },
         fix: "Set the variable, or write the secret to the file (a `${file:}` path is relative to the manifest's folder), where mftops apply runs; in GitHub Actions, pass it to the step as an environment variable from a secret."
+      },
+      MF415: {
+        meaning: "A warning: a task step runs on an automation host that points at this environment's transfer service (named in `automation.transferHosts`, or whose `Host` is the transfer URL's hostname), and its `Path` names a folder the transfer server does not have, which the plan does not create either. The task would fail when it runs.",
+        example: {
+          in: "plan",
+          text: yaml(...TASK_HEAD, "  Group: [Partners]", "  steps:", "    - Destination: { Host: xfer, Path: /Distribution/Acme/Archive }"),
+          against: "mftops.yaml lists the host xfer under automation.transferHosts, and the file transfer server has no folder /Distribution/Acme/Archive",
+          transferHosts: ["xfer"]
+        },
+        fix: "Correct the `Path`, or add a FolderPermissions manifest for the folder with `createIfMissing` so that apply creates it."
+      },
+      MF416: {
+        meaning: "A warning: the account a task step uses on the transfer server (the step's `Username`, else the host's `DefUsername`) lacks a permission the step needs on its folder, counting the entries of its groups, or is not a user of the transfer server. A Source step needs `readFiles` and `listFiles` (and `deleteFiles` with `DeleteOrig: 1`), a Destination step `writeFiles`. The rights are those the folder will have once the plan is applied.",
+        example: {
+          in: "plan",
+          text: yaml(...TASK_HEAD, "  Group: [Partners]", "  steps:", "    - Destination: { Host: xfer, Path: /Finance/Payroll, Username: bob }"),
+          against: "mftops.yaml lists the host xfer under automation.transferHosts, and bob has no entry on /Finance/Payroll, nor has any group of his",
+          transferHosts: ["xfer"]
+        },
+        fix: "Grant the permissions the message names to the account, or to a group it is in, in the folder's FolderPermissions manifest; or use an account that has them."
       },
       MF501: {
         meaning: "The configuration file does not exist or cannot be read.",
@@ -16816,6 +16838,7 @@ function buildConfig(raw, file, cwd, sourceMap) {
       name,
       ...automation2 ? { automation: automation2 } : {},
       ...transfer2 ? { transfer: transfer2 } : {},
+      ...env.automation?.transferHosts !== void 0 ? { transferHosts: [...env.automation.transferHosts] } : {},
       manifests: (env.manifests ?? []).map((p) => resolve2(dir, p)),
       scope: { taskGroups: env.scope?.taskGroups ?? [], folders: env.scope?.folders ?? [] },
       prune: env.prune ?? [],
@@ -16909,7 +16932,7 @@ function describeProblem({ error: e, path, at }) {
     case "maximum":
       return problem("MF505", `must be ${e.keyword === "minimum" ? "at least" : "at most"} ${String(p["limit"])}`);
     case "uniqueItems":
-      return problem("MF505", "lists a kind twice");
+      return problem("MF505", /transferHosts$/.test(where) ? "names a host twice" : "lists a kind twice");
     default:
       return problem("MF505", e.message ?? "is invalid");
   }
@@ -17329,7 +17352,8 @@ function orderPlanObject(plan) {
       changes: (cs) => cs.map(
         (c) => ordered(c, ACCESS_CHANGE_KEYS, { who: (p) => ordered(p, PRINCIPAL_KEYS), via: (vs) => vs.map((v) => ordered(v, PRINCIPAL_KEYS)) })
       )
-    })
+    }),
+    transferChecks: (t) => ordered(t, TRANSFER_CHECKS_KEYS, { problems: (ps) => ps.map((p) => ordered(p, TRANSFER_PROBLEM_KEYS, { source: (x) => ordered(x, SOURCE_KEYS) })) })
   });
 }
 function orderChange(change) {
@@ -17384,7 +17408,7 @@ function ordered(data, keys, inner = {}) {
   for (const k of Object.keys(value)) if (!keys.includes(k)) put(k);
   return out;
 }
-var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, ACCESS_KEYS, ACCESS_CHANGE_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, FIELD_WORDS_KEYS, INNER_WORDS_SIDES, INNER_WORDS_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, REF_NAMES_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
+var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, ACCESS_KEYS, ACCESS_CHANGE_KEYS, TRANSFER_CHECKS_KEYS, TRANSFER_PROBLEM_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, FIELD_WORDS_KEYS, INNER_WORDS_SIDES, INNER_WORDS_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, REF_NAMES_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
 var init_plan_file = __esm({
   "src/app/plan-file.ts"() {
     "use strict";
@@ -17396,9 +17420,11 @@ var init_plan_file = __esm({
     PlanFileError = class extends MftopsError {
     };
     PLAN_FILE_START = /^\uFEFF?\s*\{\s*"formatVersion"\s*:/;
-    PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "targets", "pruneOff", "errored", "applyable", "changes", "summary", "access"];
+    PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "targets", "pruneOff", "errored", "applyable", "changes", "summary", "access", "transferChecks"];
     ACCESS_KEYS = ["changes", "membersUnknown"];
     ACCESS_CHANGE_KEYS = ["address", "who", "service", "target", "gained", "lost", "via", "removed", "flagged"];
+    TRANSFER_CHECKS_KEYS = ["checked", "problems", "rightsUnchecked", "groupsUncounted"];
+    TRANSFER_PROBLEM_KEYS = ["problem", "address", "step", "stepKind", "host", "path", "account", "missing", "source"];
     PRUNE_OFF_KEYS = ["reason", "kinds"];
     SERVICE_KEYS = ["automation", "transfer"];
     SERVER_KEYS = ["url", "version", "username"];
@@ -20162,6 +20188,46 @@ var init_environment = __esm({
   }
 });
 
+// src/render/transfer-checks.ts
+function transferChecksHeadline(checks) {
+  const n = checks.problems.length;
+  const problems = n === 0 ? "no problems" : `${formatCount(n)} ${n === 1 ? "problem" : "problems"}`;
+  return `Cross-server checks: ${formatCount(checks.checked)} task ${checks.checked === 1 ? "step" : "steps"} on transfer hosts checked, ${problems}.`;
+}
+function transferStepLabel(p) {
+  return `${p.address} step ${p.step + 1} (${p.stepKind}) on host ${p.host}`;
+}
+function transferProblemText(p) {
+  const missing = (p.missing ?? []).join(", ");
+  switch (p.problem) {
+    case "missing-folder":
+      return `folder ${p.path} does not exist on the transfer server, and this plan does not create it`;
+    case "unknown-account":
+      return p.account === void 0 ? `no account to check (the host has no DefUsername, the step no Username); the step needs ${missing} on ${p.path}` : `account ${p.account} is not a user of the transfer server; the step needs ${missing} on ${p.path}`;
+    case "missing-rights":
+      return `account ${p.account ?? "(none)"} lacks ${missing} on ${p.path}`;
+    default: {
+      const never = p.problem;
+      throw new Error(`unknown transfer step problem ${String(never)}`);
+    }
+  }
+}
+function transferProblemPlace(p) {
+  return p.source === void 0 ? void 0 : `${p.source.file}:${p.source.line}:${p.source.col}`;
+}
+function transferCheckNotes(checks) {
+  const notes = [];
+  if (checks.rightsUnchecked === "users-unreadable") notes.push("The accounts' rights were not checked: the transfer account may not list users.");
+  if (checks.groupsUncounted === "membership-unreadable") notes.push("The members of some groups could not be read from the transfer server: an entry of such a group may grant what a step above lacks.");
+  return notes;
+}
+var init_transfer_checks = __esm({
+  "src/render/transfer-checks.ts"() {
+    "use strict";
+    init_text();
+  }
+});
+
 // src/resources/reasons.ts
 function describeReason(reason) {
   switch (reason.code) {
@@ -20271,6 +20337,291 @@ var init_access = __esm({
     "use strict";
     init_text();
     DRIFT_ACCESS_HEADING = "Access on the server compared with git";
+  }
+});
+
+// src/render/plan-markdown.ts
+function renderPlanMarkdown(plan, options = {}) {
+  const maxLength = options.maxLength ?? DEFAULT_MARKDOWN_MAX_LENGTH;
+  if (!Number.isInteger(maxLength) || maxLength <= 0) throw new RangeError(`maxLength must be a positive integer, got ${String(maxLength)}`);
+  const hint = options.artifactHint ?? DEFAULT_ARTIFACT_HINT;
+  const changed = plan.changes.filter((c) => c.action !== "no-op");
+  const summary = summarize(plan.changes);
+  const head = renderHead(plan, summary);
+  const footer2 = renderFooter(plan);
+  const warnings = changed.filter((c) => c.action === "delete" || c.action === "replace");
+  const warningItems = warnings.map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`);
+  const blockedItems = [
+    ...changed.filter((c) => c.action === "blocked").map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`),
+    ...changed.flatMap(
+      (c) => c.action === "blocked" ? [] : (c.entries ?? []).filter((e) => e.action === "blocked").map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`)
+    )
+  ];
+  const blockedObjects = summary.blocked;
+  const blockedEntries = blockedItems.length - blockedObjects;
+  const warningCallout = memo((shown) => warnings.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary), warningItems, shown, hint)]);
+  const cautionCallout = memo((shown) => blockedItems.length === 0 ? [] : [callout("CAUTION", blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]);
+  const accessItems = plan.access === void 0 ? [] : accessMarkdownItems(plan.access);
+  const accessSection = memo((shown) => plan.access === void 0 ? [] : [accessBlock(accessMarkdownHead(plan.access), accessItems, shown, hint)]);
+  const checkItems = transferCheckItems(plan.transferChecks);
+  const checkBlock = memo((shown) => transferChecksMarkdown(plan.transferChecks, checkItems, shown, hint));
+  const details = [];
+  const detailSums = [0];
+  for (const c of changed) {
+    if (detailSums[detailSums.length - 1] > maxLength) break;
+    const d = renderDetails(c);
+    details.push(d);
+    detailSums.push(detailSums[detailSums.length - 1] + d.length + 2);
+  }
+  const listLines = changed.map((c) => `- ${inlineChange(c)}`);
+  const n = changed.length;
+  const note = (kept, listed) => {
+    if (kept >= n) return [];
+    const all = `${formatCount(n)} changed ${n === 1 ? "object" : "objects"}`;
+    const are = n === 1 ? "is" : "are";
+    const what = listed === 0 ? `none of the ${all} ${are} listed here` : listed < n ? `only the first ${formatCount(listed)} of the ${all} are listed, without details` : kept === 0 ? `the ${all} ${are} listed without details` : `the details of the last ${formatCount(n - kept)} of the ${all} are left out`;
+    return [`> [!NOTE]
+> To keep this comment under ${formatCount(maxLength)} characters, ${what}. The full plan is in ${hint}.`];
+  };
+  const LIST_HEADER = "Also changed (details left out):";
+  const assemble = (layout2) => [
+    head,
+    ...accessSection(layout2.accessShown),
+    ...warningCallout(layout2.warningShown),
+    ...cautionCallout(layout2.cautionShown),
+    ...checkBlock(layout2.checkShown),
+    ...note(layout2.kept, layout2.listed),
+    ...details.slice(0, layout2.kept),
+    ...layout2.listed > layout2.kept ? [[LIST_HEADER, ...listLines.slice(layout2.kept, layout2.listed)].join("\n")] : [],
+    ...layout2.footer ? [footer2] : []
+  ];
+  const lineSums = prefixSums(listLines.map((l) => l.length + 1));
+  const fixedLength = (layout2) => blocksLength([head, ...accessSection(layout2.accessShown), ...warningCallout(layout2.warningShown), ...cautionCallout(layout2.cautionShown), ...checkBlock(layout2.checkShown), ...note(layout2.kept, layout2.listed), ...layout2.footer ? [footer2] : []]);
+  const lengthOf = (layout2) => {
+    let len = fixedLength(layout2) + detailSums[layout2.kept];
+    if (layout2.listed > layout2.kept) len += LIST_HEADER.length + 2 + lineSums[layout2.listed] - lineSums[layout2.kept];
+    return len;
+  };
+  const fits = (layout2) => lengthOf(layout2) <= maxLength;
+  const full = { accessShown: accessItems.length, warningShown: warningItems.length, cautionShown: blockedItems.length, checkShown: checkItems.length, kept: details.length, listed: n, footer: true };
+  const layout = chooseLayout(full, fits);
+  if (layout === void 0) {
+    const minimal = { ...full, accessShown: 0, warningShown: 0, cautionShown: 0, checkShown: 0, kept: 0, listed: 0, footer: false };
+    throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
+  }
+  const text2 = `${assemble(layout).join("\n\n")}
+`;
+  if (text2.length > maxLength) throw new Error(`bug: markdown plan is ${text2.length} characters, over the ${maxLength} it was fitted to`);
+  return text2;
+}
+function chooseLayout(full, fits) {
+  if (fits(full)) return full;
+  const kept = largest(0, full.kept, (k) => fits({ ...full, kept: k }));
+  if (kept !== void 0) return { ...full, kept };
+  const listed = largest(0, full.listed - 1, (l) => fits({ ...full, kept: 0, listed: l }));
+  if (listed !== void 0) return { ...full, kept: 0, listed };
+  const bare = { ...full, kept: 0, listed: 0, footer: false };
+  if (fits(bare)) return bare;
+  const checkShown = largest(0, full.checkShown - 1, (c) => fits({ ...bare, checkShown: c }));
+  if (checkShown !== void 0) return { ...bare, checkShown };
+  const unchecked = { ...bare, checkShown: 0 };
+  const cautionShown = largest(0, full.cautionShown - 1, (c) => fits({ ...unchecked, cautionShown: c }));
+  if (cautionShown !== void 0) return { ...unchecked, cautionShown };
+  const warningShown = largest(0, full.warningShown, (w) => fits({ ...unchecked, cautionShown: 0, warningShown: w }));
+  if (warningShown !== void 0) return { ...unchecked, cautionShown: 0, warningShown };
+  const accessShown = largest(0, full.accessShown - 1, (a) => fits({ ...unchecked, cautionShown: 0, warningShown: 0, accessShown: a }));
+  return accessShown === void 0 ? void 0 : { ...unchecked, cautionShown: 0, warningShown: 0, accessShown };
+}
+function largest(lo, hi, ok) {
+  if (hi < lo || !ok(lo)) return void 0;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (ok(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+function memo(f) {
+  const cache2 = /* @__PURE__ */ new Map();
+  return (n) => {
+    let v = cache2.get(n);
+    if (v === void 0) {
+      v = f(n);
+      cache2.set(n, v);
+    }
+    return v;
+  };
+}
+function prefixSums(values2) {
+  const sums = [0];
+  for (const v of values2) sums.push(sums[sums.length - 1] + v);
+  return sums;
+}
+function blocksLength(blocks) {
+  return blocks.reduce((sum2, b) => sum2 + b.length, 0) + 2 * Math.max(0, blocks.length - 1) + 1;
+}
+function renderHead(plan, summary) {
+  const env = plan.environment.length > TITLE_NAME_MAX ? `${plan.environment.slice(0, TITLE_NAME_MAX)}\u2026` : plan.environment;
+  const lines2 = [`## mftops plan: ${escapeMd(env)}`, ""];
+  const targets = plan.targets ?? [];
+  if (targets.length > 0) lines2.push(`Limited to ${formatCount(targets.length)} \`--target\` ${targets.length === 1 ? "address" : "addresses"}.`, "");
+  if (plan.pruneOff !== void 0) lines2.push(`> [!NOTE]
+> ${escapeMd(pruneOffSentence(plan.pruneOff))}`, "");
+  lines2.push(`| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(" | ")} |`, `|:--|${TABLE_ACTIONS.map(() => "--:").join("|")}|`);
+  for (const { kind, counts } of countByKind(plan.changes)) lines2.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(" | ")} |`);
+  lines2.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(" | ")} |`, "");
+  const changes = plan.changes.some((c) => c.action !== "no-op");
+  const access = plan.access === void 0 ? "" : ` ${escapeMd(accessCountPhrase(plan.access))}.`;
+  lines2.push(changes ? `**Plan:** ${planSentence(summary).slice("Plan: ".length)}${access}` : `**No changes.** ${NO_CHANGES.slice("No changes. ".length)}`);
+  return lines2.join("\n");
+}
+function destructiveHeadline(summary) {
+  const parts = [];
+  if (summary.delete > 0) parts.push(`${formatCount(summary.delete)} to delete (needs \`--allow-delete\`)`);
+  if (summary.replace > 0) parts.push(`${formatCount(summary.replace)} to replace by delete and create (needs \`--allow-replace\`)`);
+  const total = summary.delete + summary.replace;
+  return `**${formatCount(total)} destructive ${total === 1 ? "change" : "changes"}:** ${parts.join(", ")}.`;
+}
+function blockedHeadline(objects, entries) {
+  const parts = [];
+  if (objects > 0) parts.push(`${formatCount(objects)} ${objects === 1 ? "change" : "changes"}`);
+  if (entries > 0) parts.push(`${formatCount(entries)} folder ACL ${entries === 1 ? "entry" : "entries"}`);
+  const one = objects + entries === 1;
+  return `**${parts.join(" and ")} blocked:** the API cannot do ${one ? "it" : "them"}; a person has to.`;
+}
+function transferCheckItems(checks) {
+  return (checks?.problems ?? []).map((p) => {
+    const place = transferProblemPlace(p);
+    return `- ${code(transferStepLabel(p))}: ${escapeMd(transferProblemText(p))}${place === void 0 ? "" : ` (at ${code(place)})`}`;
+  });
+}
+function transferChecksMarkdown(checks, items, shown, hint) {
+  if (checks === void 0) return [];
+  const notes = transferCheckNotes(checks).map((n) => escapeMd(n));
+  const headline = `**${escapeMd(transferChecksHeadline(checks))}**`;
+  if (items.length === 0) return [[headline, ...notes].join(" ")];
+  return [[callout("WARNING", headline, items, shown, hint), ...notes.map((n) => `> ${n}`)].join("\n>\n")];
+}
+function accessBlock(head, items, shown, hint) {
+  const lines2 = [head];
+  if (shown > 0) lines2.push("", ...items.slice(0, shown));
+  if (shown < items.length) lines2.push("", shown > 0 ? `- \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `The list is in ${hint}.`);
+  return lines2.join("\n");
+}
+function callout(type, headline, items, shown, hint) {
+  const lines2 = [`> [!${type}]`, `> ${headline}`];
+  if (shown > 0) lines2.push(">", ...items.slice(0, shown).map((i) => `> ${i}`));
+  if (shown < items.length) lines2.push(shown > 0 ? `> - \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `> The list is in ${hint}.`);
+  return lines2.join("\n");
+}
+function renderFooter(plan) {
+  const parts = [`mftops ${escapeMd(plan.toolVersion)}`, escapeMd(plan.createdAt)];
+  for (const service of ["automation", "transfer"]) {
+    const s = plan.servers[service];
+    if (s === void 0) continue;
+    parts.push(`${service} ${escapeMd(clip(s.url, 200))}${s.version === void 0 ? "" : ` ${escapeMd(clip(s.version, 40))}`} as ${escapeMd(clip(s.username, 80))}`);
+  }
+  parts.push(`manifests ${escapeMd(clip(plan.manifestDigest, 80))}`);
+  return `<sub>${parts.join(" \xB7 ")}</sub>`;
+}
+function inlineChange(change) {
+  const renamed = change.previousName === void 0 ? "" : ` (renamed from ${code(change.previousName)})`;
+  return `<code>${symbolOf(change.action)}</code> <b>${escapeMd(change.address)}</b> ${change.action}${renamed}`;
+}
+function renderDetails(change) {
+  const body = [];
+  const meta = [];
+  if (change.source !== void 0) meta.push(`Declared in ${code(`${change.source.file}:${change.source.line}:${change.source.col}`)}`);
+  else if (change.action === "delete") meta.push("Not declared in any manifest");
+  if (change.liveId !== void 0) meta.push(`live id ${code(change.liveId)}`);
+  if (meta.length > 0) body.push(`${meta.join(" \xB7 ")}.`);
+  if (change.reason !== void 0) body.push(`**Reason:** ${escapeMd(describeReason(change.reason))}`);
+  const removed = removedLines(change);
+  const removedBlock = removed.length === 0 ? [] : [`**${change.action === "replace" ? "Deleted first, as it is now" : "Removes"}:**
+
+${fence("diff", removed.map((l) => `- ${l}`))}`];
+  if (change.action !== "replace") body.push(...removedBlock);
+  if (change.fields.length > 0) body.push(fence("diff", change.fields.flatMap((f) => diffLines2(viewField(f, change.action)))));
+  for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
+  if (change.action === "replace") body.push(...removedBlock);
+  const entries = change.entries ?? [];
+  if (entries.length > 0) body.push(permissionMatrix(entries));
+  const blocked = entries.filter((e) => e.action === "blocked");
+  if (blocked.length > 0) body.push(blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`).join("\n"));
+  if (body.length === 0) body.push("Nothing else to show.");
+  return `<details><summary>${inlineChange(change)}</summary>
+
+${body.join("\n\n")}
+
+</details>`;
+}
+function diffLines2(view) {
+  const forces = view.forcesReplace ? " # forces replacement" : "";
+  switch (view.form) {
+    case "sensitive":
+      return [`${view.symbol} ${view.path}: (sensitive)${forces}`];
+    case "inline":
+      if (view.before !== void 0 && view.after !== void 0) return [`- ${view.path}: ${view.before}`, `+ ${view.path}: ${view.after}${forces}`];
+      return [`${view.symbol} ${view.path}: ${view.after ?? view.before ?? ""}${forces}`];
+    case "block":
+      return [`${view.symbol} ${view.path}:${forces}`, ...view.lines.map((l) => l.startsWith("@@") ? l : `${l.slice(0, 1)}  ${l.slice(1)}`)];
+    default: {
+      const never = view;
+      throw new Error(`unknown field form ${String(never)}`);
+    }
+  }
+}
+function fence(lang, lines2) {
+  let longest = 0;
+  for (const l of lines2) for (const run of l.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const marks = "`".repeat(Math.max(3, longest + 1));
+  return `${marks}${lang}
+${lines2.join("\n")}
+${marks}`;
+}
+function entryActionWord(entry) {
+  return entry.action === "no-op" ? "unchanged" : entry.action;
+}
+function permissionMatrix(entries) {
+  const columns = permissionColumns(entries);
+  const header = columns.map((c) => escapeMd(c.set === "sharePermissions" ? `share: ${c.name}` : c.name));
+  const lines2 = [`| Principal | Change | ${header.join(" | ")} |`, `|:--|:--|${columns.map(() => ":-:").join("|")}|`];
+  for (const e of entries) lines2.push(`| ${e.principal.type} ${escapeMd(e.principal.name)} | ${entryActionWord(e)} | ${columns.map((c) => CELL[cellState(e, c)]).join(" | ")} |`);
+  lines2.push("", "\u2713 granted \xB7 \u2717 not granted \xB7 + granted by this change \xB7 \u2212 removed by this change");
+  return lines2.join("\n");
+}
+function principalMd(entry) {
+  return `${entry.principal.type.toLowerCase()} ${code(entry.principal.name)}`;
+}
+function code(text2) {
+  return `<code>${escapeMd(text2)}</code>`;
+}
+function clip(text2, max) {
+  return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
+}
+var DEFAULT_MARKDOWN_MAX_LENGTH, DEFAULT_ARTIFACT_HINT, TITLE_NAME_MAX, TABLE_ACTIONS, CELL;
+var init_plan_markdown = __esm({
+  "src/render/plan-markdown.ts"() {
+    "use strict";
+    init_model2();
+    init_transfer_checks();
+    init_plan_common();
+    init_reasons();
+    init_text();
+    init_access();
+    init_text();
+    DEFAULT_MARKDOWN_MAX_LENGTH = 65e3;
+    DEFAULT_ARTIFACT_HINT = "the output of `mftops plan`";
+    TITLE_NAME_MAX = 80;
+    TABLE_ACTIONS = [
+      ["create", "Create"],
+      ["update", "Update"],
+      ["replace", "Replace"],
+      ["delete", "Delete"],
+      ["blocked", "Blocked"],
+      ["no-op", "Unchanged"]
+    ];
+    CELL = { granted: "\u2713", denied: "\u2717", added: "+", removed: "\u2212" };
   }
 });
 
@@ -49060,10 +49411,11 @@ async function readLiveState(input) {
   const needs = planLiveReads(input.manifests, input.scope, input.prune);
   const tracker = createTracker(input.progress);
   const parallelism = input.parallelism ?? 10;
-  const [automation2, transfer2] = await Promise.all([
-    needs.automation && input.automation ? readAutomation(input.automation, needs.automation, tracker) : void 0,
-    needs.transfer && input.transfer ? readTransfer(input.transfer, needs.transfer, tracker, parallelism) : void 0
-  ]);
+  const reading = needs.automation && input.automation ? readAutomation(input.automation, needs.automation, tracker) : Promise.resolve(void 0);
+  const stepFolders = input.stepFolders;
+  const steps = stepFolders ? reading.then(stepFolders) : void 0;
+  const transferReads = input.transfer && (needs.transfer || steps) ? readTransfer(input.transfer, needs.transfer ?? NO_TRANSFER_NEEDS, tracker, parallelism, steps) : void 0;
+  const [automation2, transfer2] = await Promise.all([reading, transferReads]);
   return { ...automation2 ? { automation: automation2 } : {}, ...transfer2 ? { transfer: transfer2 } : {} };
 }
 function createTracker(progress) {
@@ -49139,7 +49491,12 @@ async function readUserGroups(client, wanted, acls, t) {
   );
   return { names: names2, readable };
 }
-async function readTransfer(client, needs, t, parallelism) {
+async function readTransfer(client, needs, t, parallelism, steps) {
+  const managed = needs !== NO_TRANSFER_NEEDS;
+  if (!managed) {
+    const wanted2 = await steps;
+    if (wanted2.paths.length === 0) return void 0;
+  }
   t.expect((needs.users ? 1 : 0) + (needs.groups ? 1 : 0));
   const list = folderListReader(client, t);
   const [users, groups, walked] = await Promise.all([
@@ -49164,13 +49521,40 @@ async function readTransfer(client, needs, t, parallelism) {
   for (const [key, folder] of found) if (folder === null) folders.set(key, null);
   present.forEach(([key, folder], i) => folders.set(key, { folder, acl: acls[i] }));
   const groupMembers = await readGroupMembers(client, needs.groupNames, acls.flat(), t, parallelism);
+  const stepNeeds = steps ? await steps : void 0;
+  const checks = stepNeeds ? await readStepFolders(client, stepNeeds, folders, users, t, parallelism, list) : void 0;
+  const allUsers = users ?? checks?.users;
+  const stepGroups = stepNeeds?.accounts && checks ? [...checks.folders.values()].flatMap((f) => f?.acl ?? []).filter((e) => e.type === "Group" && e.name !== void 0 && groupMembers?.members.has(e.name.toLowerCase()) !== true) : [];
+  const members = mergeGroupMembers(groupMembers, stepGroups.length > 0 ? await readGroupMembers(client, [], stepGroups, t, parallelism) : void 0);
   return {
-    ...users ? { users: indexByName(users, (u) => u.username, (u) => u.id) } : {},
+    ...allUsers ? { users: indexByName(allUsers, (u) => u.username, (u) => u.id) } : {},
+    ...checks ? { stepFolders: checks.folders } : {},
     ...groups ? { groups: indexByName(groups, (g) => g.name, (g) => g.id) } : {},
     folders,
-    ...groupMembers ? { groupMembers } : {},
+    ...members ? { groupMembers: members } : {},
     ...walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}
   };
+}
+async function readStepFolders(client, wanted, managed, users, t, parallelism, list) {
+  const paths = uniqueFolderPaths(wanted.paths.filter((p) => !managed.has(folderKey(p))));
+  const found = /* @__PURE__ */ new Map();
+  const readUsers = wanted.accounts && users === void 0 && wanted.paths.length > 0;
+  if (readUsers) t.expect(1);
+  const [listed] = await Promise.all([
+    readUsers ? t.run("users", () => client.listUsers()).catch((err) => err instanceof ApiError && (err.status === 403 || err.status === 404) ? void 0 : Promise.reject(err)) : void 0,
+    findFolders(client, paths, found, t, parallelism, list)
+  ]);
+  const present = [...found.entries()].filter((e) => e[1] !== null);
+  t.expect(present.length);
+  const acls = await mapWithConcurrency(present, parallelism, ([, folder]) => t.run(`permissions of ${folder.path}`, () => client.listFolderAcls(folder.id)));
+  const folders = /* @__PURE__ */ new Map();
+  for (const p of paths) folders.set(folderKey(p), null);
+  present.forEach(([key, folder], i) => folders.set(key, { folder, acl: acls[i] }));
+  return { folders, ...listed ? { users: listed } : {} };
+}
+function mergeGroupMembers(a, b) {
+  if (a === void 0 || b === void 0) return a ?? b;
+  return { form: a.form !== "none" ? a.form : b.form, members: new Map([...a.members, ...b.members]) };
 }
 async function readGroupMembers(client, names2, entries, t, parallelism) {
   const ids = new Set(entries.filter((e) => e.type === "Group").map((e) => String(e.id)));
@@ -49254,7 +49638,7 @@ async function walkFolders(client, roots, t, parallelism, list) {
 function idText(id) {
   return typeof id === "string" ? id : typeof id === "number" ? String(id) : void 0;
 }
-var FOLDER_LIST_THRESHOLD;
+var NO_TRANSFER_NEEDS, FOLDER_LIST_THRESHOLD;
 var init_read_live_state = __esm({
   "src/live/read-live-state.ts"() {
     "use strict";
@@ -49262,6 +49646,7 @@ var init_read_live_state = __esm({
     init_map_with_concurrency();
     init_model5();
     init_folder_path();
+    NO_TRANSFER_NEEDS = { users: false, groups: false, groupNames: [], folders: [], previous: [], creatable: [], walk: [] };
     FOLDER_LIST_THRESHOLD = 25;
   }
 });
@@ -50389,33 +50774,6 @@ var init_order = __esm({
   }
 });
 
-// src/plan/compose-plan.ts
-function composePlan(header, changes, errored, access) {
-  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, targets, pruneOff } = header;
-  const scheduled = scheduleChanges(changes);
-  return {
-    toolVersion,
-    createdAt,
-    environment,
-    servers,
-    manifestDigest: manifestDigest2,
-    ...targets !== void 0 ? { targets } : {},
-    ...pruneOff !== void 0 ? { pruneOff } : {},
-    errored,
-    applyable: isApplyable(errored, scheduled),
-    changes: scheduled,
-    summary: summarize(scheduled),
-    ...access !== void 0 ? { access } : {}
-  };
-}
-var init_compose_plan = __esm({
-  "src/plan/compose-plan.ts"() {
-    "use strict";
-    init_execution_order();
-    init_model2();
-  }
-});
-
 // src/access/effective.ts
 function groupMembersFrom(members) {
   const entries = members instanceof Map ? [...members.entries()] : Object.entries(members);
@@ -50492,6 +50850,34 @@ var init_effective = __esm({
     init_order();
     init_vocabulary();
     NO_MEMBERS = { membersOf: () => void 0 };
+  }
+});
+
+// src/plan/compose-plan.ts
+function composePlan(header, changes, errored, access) {
+  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, targets, pruneOff, transferChecks } = header;
+  const scheduled = scheduleChanges(changes);
+  return {
+    toolVersion,
+    createdAt,
+    environment,
+    servers,
+    manifestDigest: manifestDigest2,
+    ...targets !== void 0 ? { targets } : {},
+    ...pruneOff !== void 0 ? { pruneOff } : {},
+    errored,
+    applyable: isApplyable(errored, scheduled),
+    changes: scheduled,
+    summary: summarize(scheduled),
+    ...access !== void 0 ? { access } : {},
+    ...transferChecks !== void 0 ? { transferChecks } : {}
+  };
+}
+var init_compose_plan = __esm({
+  "src/plan/compose-plan.ts"() {
+    "use strict";
+    init_execution_order();
+    init_model2();
   }
 });
 
@@ -50897,6 +51283,153 @@ var init_plan_changes = __esm({
   }
 });
 
+// src/plan/cross-server.ts
+function hostnameOf(url) {
+  try {
+    return new URL(url).hostname.toLowerCase() || void 0;
+  } catch {
+    return void 0;
+  }
+}
+function isTransferHost(host, match) {
+  const name = host.Name.toLowerCase();
+  if (match.transferHosts.some((n) => n.toLowerCase() === name)) return true;
+  const address = typeof host.Host === "string" ? host.Host.trim().toLowerCase() : "";
+  return match.transferHostname !== void 0 && address !== "" && address === match.transferHostname;
+}
+function findTransferSteps(manifests, automation2, match) {
+  const hosts = automation2?.hosts;
+  if (hosts === void 0) return [];
+  const out = [];
+  for (const m of manifests) {
+    if (m.kind !== "Task") continue;
+    (m.spec.steps ?? []).forEach((step2, index) => {
+      const kind = stepKindOf(step2);
+      if (kind === "Process") return;
+      const body = "Source" in step2 ? step2.Source : step2.Destination;
+      const host = typeof body.Host === "string" ? hosts.byName.get(body.Host.toLowerCase()) : typeof body.HostID === "string" ? hosts.byId.get(body.HostID) : void 0;
+      if (host === void 0 || !isTransferHost(host, match)) return;
+      if (typeof body.Path !== "string" || body.Path.trim() === "" || body.Path.includes("[")) return;
+      const path = trimFolderPath(body.Path.trim().startsWith("/") ? body.Path.trim() : `/${body.Path.trim()}`);
+      const account = nonEmpty2(body.Username) ?? nonEmpty2(host.DefUsername);
+      const deletes = "DeleteOrig" in body && body.DeleteOrig === 1;
+      const needs = kind === "Source" ? ["readFiles", "listFiles", ...deletes ? ["deleteFiles"] : []] : ["writeFiles"];
+      out.push({ manifest: m, index, kind, host, path, ...account !== void 0 ? { account } : {}, needs });
+    });
+  }
+  return out;
+}
+function checkTransferSteps(input) {
+  if (input.steps.length === 0) return { diagnostics: [] };
+  const transfer2 = input.live.transfer;
+  const users = transfer2?.users;
+  const read = input.live.transfer?.groupMembers;
+  const members = read === void 0 ? NO_MEMBERS : groupMembersFrom(read.members);
+  const problems = [];
+  const diagnostics = [];
+  let groupsUncounted = false;
+  for (const step2 of input.steps) {
+    const at = step2.manifest.sourceMap.locate(["spec", "steps", step2.index, step2.kind, "Path"]);
+    const base = {
+      address: formatAddress("Task", step2.manifest.name),
+      step: step2.index,
+      stepKind: step2.kind,
+      host: step2.host.Name,
+      path: step2.path,
+      ...step2.account !== void 0 ? { account: step2.account } : {},
+      source: sourceRef(at, input.cwd)
+    };
+    const where = `step ${step2.index + 1} (${step2.kind}) of task \`${step2.manifest.name}\` on host \`${step2.host.Name}\``;
+    const acl = aclAfterPlan(step2.path, input.live, input.changes);
+    if (acl === void 0) {
+      problems.push({ ...base, problem: "missing-folder" });
+      diagnostics.push(
+        createPlanWarning("MF415", at, `folder ${step2.path} does not exist on the transfer server, and this plan does not create it: ${where} would fail`, {
+          address: base.address,
+          hint: "correct the `Path`, or add a FolderPermissions manifest for the folder with `createIfMissing`",
+          detail: "the transfer server answers a folder its account may not see as missing too (403)"
+        })
+      );
+      continue;
+    }
+    if (step2.account !== void 0 && users === void 0) continue;
+    const user = step2.account === void 0 ? void 0 : users?.byName.get(step2.account.toLowerCase());
+    if (user === void 0) {
+      problems.push({ ...base, problem: "unknown-account", missing: [...step2.needs] });
+      const who = step2.account === void 0 ? `host \`${step2.host.Name}\` has no account (\`DefUsername\`) and the step no \`Username\`` : `account \`${step2.account}\` is not a user of the transfer server`;
+      diagnostics.push(createPlanWarning("MF416", at, `${who}: ${where} needs ${step2.needs.join(", ")} on ${step2.path}`, { address: base.address, hint: "set the step's `Username` or the host's `DefUsername` to a user of the transfer server" }));
+      continue;
+    }
+    const access = computeEffectiveAccess(accessEntries(acl, input.live), members);
+    const granted = access.users.get(user.username.toLowerCase())?.permissions ?? [];
+    const missing = step2.needs.filter((p) => !granted.includes(p));
+    if (missing.length === 0) continue;
+    const unknown = access.unknownGroups.filter((g) => missing.some((p) => g.permissions.includes(p))).map((g) => g.name);
+    if (unknown.length > 0) groupsUncounted = true;
+    problems.push({ ...base, problem: "missing-rights", missing });
+    diagnostics.push(
+      createPlanWarning("MF416", at, `account \`${user.username}\` lacks ${missing.join(", ")} on ${step2.path}, which ${where} needs`, {
+        address: base.address,
+        hint: `grant ${missing.join(", ")} to ${user.username} (or a group of theirs) in the folder's FolderPermissions manifest`,
+        ...unknown.length > 0 ? { detail: `the members of ${unknown.map((g) => `\`${g}\``).join(", ")} could not be read from the transfer server: an entry of ${unknown.length === 1 ? "that group" : "those groups"} may grant it` } : {}
+      })
+    );
+  }
+  const checks = {
+    checked: input.steps.length,
+    problems,
+    ...users === void 0 && input.steps.some((s) => s.account !== void 0) ? { rightsUnchecked: "users-unreadable" } : {},
+    ...groupsUncounted ? { groupsUncounted: "membership-unreadable" } : {}
+  };
+  return { checks, diagnostics };
+}
+function aclAfterPlan(path, live, changes) {
+  const key = folderKey(path);
+  const change = changes.find((c) => c.kind === "FolderPermissions" && folderKey(c.name) === key);
+  const payload = change?.payload?.kind === "FolderPermissions" ? change.payload : void 0;
+  const found = liveFolder(key, live);
+  let entries;
+  if (payload?.create !== void 0) {
+    const parent = parentPath(path);
+    entries = payload.create.inheritPermissions === "None" || parent === void 0 ? [] : [...liveFolder(folderKey(parent), live)?.acl ?? []];
+  } else if (found !== void 0) entries = [...found.acl];
+  else if (change !== void 0 && change.previousName !== void 0) entries = [...liveFolder(folderKey(change.previousName), live)?.acl ?? []];
+  else return void 0;
+  if (payload === void 0) return entries;
+  const same = (e, p) => e.type === p.type && e.id === p.id;
+  entries = entries.filter((e) => !payload.remove.some((r) => same(e, r)) && !payload.set.some((s) => same(e, s)));
+  for (const s of payload.set) entries.push({ type: s.type, id: s.id, name: s.name, permissions: s.permissions });
+  return entries;
+}
+function accessEntries(acl, live) {
+  const out = [];
+  for (const e of acl) {
+    if (e.type !== "User" && e.type !== "Group") continue;
+    const name = e.name ?? (e.type === "User" ? live.transfer?.users?.byId.get(e.id)?.username : live.transfer?.groups?.byId.get(e.id)?.name);
+    if (name === void 0) continue;
+    out.push({ type: e.type, name, permissions: FOLDER_PERMISSIONS.filter((p) => e.permissions[p] === true) });
+  }
+  return out;
+}
+function liveFolder(key, live) {
+  return live.transfer?.folders.get(key) ?? live.transfer?.stepFolders?.get(key) ?? void 0;
+}
+function nonEmpty2(value) {
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : void 0;
+}
+var init_cross_server = __esm({
+  "src/plan/cross-server.ts"() {
+    "use strict";
+    init_folder_path();
+    init_types();
+    init_vocabulary();
+    init_effective();
+    init_diagnostics3();
+    init_model2();
+    init_plan_changes();
+  }
+});
+
 // src/plan/resolve-desired.ts
 function resolveDesired(manifests, live) {
   const diagnostics = [];
@@ -51131,6 +51664,10 @@ async function buildPlan(input) {
   const loaded = input.manifests;
   if (hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
   const env = input.environment;
+  const transferUrl = input.servers.transfer?.url;
+  const transferHostname = transferUrl !== void 0 ? hostnameOf(transferUrl) : void 0;
+  const match = { transferHosts: env.transferHosts ?? [], ...transferHostname !== void 0 ? { transferHostname } : {} };
+  const checking = input.clients.transfer !== void 0 && (match.transferHosts.length > 0 || transferHostname !== void 0);
   const live = await readLiveState({
     manifests: loaded.manifests,
     ...input.clients.automation ? { automation: input.clients.automation } : {},
@@ -51138,10 +51675,16 @@ async function buildPlan(input) {
     scope: env.scope,
     prune: env.prune,
     ...input.parallelism !== void 0 ? { parallelism: input.parallelism } : {},
-    ...input.progress ? { progress: input.progress } : {}
+    ...input.progress ? { progress: input.progress } : {},
+    ...checking ? {
+      stepFolders: (automation2) => {
+        const steps2 = findTransferSteps(loaded.manifests, automation2, match);
+        return { paths: steps2.map((s) => s.path), accounts: steps2.some((s) => s.account !== void 0) };
+      }
+    } : {}
   });
   const resolved = resolveDesired(loaded.manifests, live);
-  const { plan, diagnostics } = planChanges({
+  const planned = planChanges({
     desired: resolved.desired,
     live,
     environment: env.name,
@@ -51156,7 +51699,11 @@ async function buildPlan(input) {
     cwd,
     taskVocabulary: getValueVocabulary("Task")
   });
-  return { plan: withRemovedContent(plan, live), diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...diagnostics]), live };
+  const targeted = input.targets ? new Set(planned.plan.changes.map((c) => c.address)) : void 0;
+  const steps = checking ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === void 0 || targeted.has(formatAddress("Task", s.manifest.name))) : [];
+  const cross = checkTransferSteps({ steps, live, changes: planned.plan.changes, cwd });
+  const plan = cross.checks !== void 0 ? { ...planned.plan, transferChecks: cross.checks } : planned.plan;
+  return { plan: withRemovedContent(plan, live), diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
 }
 function serverIdentities2(servers, live) {
   const out = {};
@@ -51177,6 +51724,8 @@ var init_build_plan = __esm({
     init_removed_content();
     init_diagnostics3();
     init_manifest_digest();
+    init_model2();
+    init_cross_server();
     init_plan_changes();
     init_resolve_desired();
   }
@@ -51387,7 +51936,8 @@ var init_plan = __esm({
 var plan_text_exports = {};
 __export(plan_text_exports, {
   renderChangeText: () => renderChangeText,
-  renderPlanText: () => renderPlanText
+  renderPlanText: () => renderPlanText,
+  transferChecksText: () => transferChecksText
 });
 function renderPlanText(plan, options) {
   const paint = painter(options.color);
@@ -51397,7 +51947,7 @@ function renderPlanText(plan, options) {
   if (plan.targets !== void 0 && plan.targets.length > 0) lines2.push(`Limited to --target ${plan.targets.map(quote).join(", ")}.`);
   if (plan.pruneOff !== void 0) lines2.push(pruneOffSentence(plan.pruneOff));
   if (listed.length === 0) {
-    lines2.push("", NO_CHANGES);
+    lines2.push("", NO_CHANGES, ...transferChecksText(plan.transferChecks));
     return `${lines2.join("\n")}
 `;
   }
@@ -51405,9 +51955,19 @@ function renderPlanText(plan, options) {
   lines2.push(`Symbols: ${used.map((a) => `${paint.action(a, symbolOf(a))} ${a}`).join(", ")}`);
   if (plan.access !== void 0) lines2.push("", ...renderAccessText(plan.access));
   for (const change of listed) lines2.push("", ...renderChange(change, paint));
-  lines2.push("", paint.bold(`${planSentence(summary)}${plan.access === void 0 ? "" : ` ${accessCountPhrase(plan.access)}.`}`));
+  lines2.push("", paint.bold(`${planSentence(summary)}${plan.access === void 0 ? "" : ` ${accessCountPhrase(plan.access)}.`}`), ...transferChecksText(plan.transferChecks));
   return `${lines2.join("\n")}
 `;
+}
+function transferChecksText(checks) {
+  if (checks === void 0) return [];
+  const lines2 = ["", transferChecksHeadline(checks)];
+  for (const p of checks.problems) {
+    const place = transferProblemPlace(p);
+    lines2.push(`  ! ${escapeControl(transferStepLabel(p))}: ${escapeControl(transferProblemText(p))}${place === void 0 ? "" : ` (${escapeControl(place)})`}`);
+  }
+  for (const note of transferCheckNotes(checks)) lines2.push(`  # ${note}`);
+  return lines2;
 }
 function renderChangeText(change) {
   return renderChange(change, painter(false));
@@ -51514,6 +52074,7 @@ var init_plan_text = __esm({
   "src/render/plan-text.ts"() {
     "use strict";
     init_model2();
+    init_transfer_checks();
     init_plan_common();
     init_reasons();
     init_access();
@@ -58953,7 +59514,8 @@ function planJsonView(plan) {
       ...c.removes !== void 0 ? { removes: c.removes } : {},
       ...c.source !== void 0 ? { source: { file: c.source.file, line: c.source.line, col: c.source.col } } : {}
     })),
-    ...plan.access !== void 0 ? { access: accessJsonView(plan.access) } : {}
+    ...plan.access !== void 0 ? { access: accessJsonView(plan.access) } : {},
+    ...plan.transferChecks !== void 0 ? { transferChecks: transferChecksView(plan.transferChecks) } : {}
   };
 }
 function accessJsonView(report) {
@@ -58971,6 +59533,25 @@ function accessJsonView(report) {
       text: describeAccessChange(c, (t) => t)
     })),
     membersUnknown: [...report.membersUnknown]
+  };
+}
+function transferChecksView(checks) {
+  return {
+    checked: checks.checked,
+    problems: checks.problems.map((p) => ({
+      problem: p.problem,
+      address: p.address,
+      step: p.step,
+      stepKind: p.stepKind,
+      host: p.host,
+      path: p.path,
+      ...p.account !== void 0 ? { account: p.account } : {},
+      ...p.missing !== void 0 ? { missing: [...p.missing] } : {},
+      ...p.source !== void 0 ? { source: { file: p.source.file, line: p.source.line, col: p.source.col } } : {},
+      text: `${transferStepLabel(p)}: ${transferProblemText(p)}`
+    })),
+    ...checks.rightsUnchecked !== void 0 ? { rightsUnchecked: checks.rightsUnchecked } : {},
+    ...checks.groupsUncounted !== void 0 ? { groupsUncounted: checks.groupsUncounted } : {}
   };
 }
 function serversView(servers) {
@@ -58994,6 +59575,7 @@ function innerWordsView(w) {
 var init_plan_json = __esm({
   "src/render/plan-json.ts"() {
     "use strict";
+    init_transfer_checks();
     init_reasons();
     init_plan_common();
     init_access();
@@ -59283,6 +59865,8 @@ function renderDriftMarkdown(report, options = {}) {
 Values read **git \u2192 server**: the manifest's value, then what the server has now.`);
     for (const d of report.drifted) blocks.push(renderDrifted(d));
   }
+  const checkItems = transferCheckItems(report.plan.transferChecks);
+  blocks.push(...transferChecksMarkdown(report.plan.transferChecks, checkItems, checkItems.length, hint));
   if (report.unmanaged.length > 0) blocks.push(renderUnmanaged(report.unmanaged));
   if (report.acknowledged.length > 0) blocks.push(renderAcknowledged(report.acknowledged));
   const out = [head];
@@ -59397,6 +59981,7 @@ var init_drift_markdown = __esm({
     "use strict";
     init_drift_common();
     init_text();
+    init_plan_markdown();
     init_access();
     init_text();
     DEFAULT_MAX_LENGTH = 65e3;
@@ -59437,6 +60022,7 @@ function renderDriftText(report, options) {
       lines2.push(`  ${escapeControl(a.address)} ${escapeControl(a.what)}${values2} (${escapeControl(a.rule.where)}${until})${reason}`);
     }
   }
+  lines2.push(...transferChecksText(report.plan.transferChecks));
   for (const note of attributionNotes(report)) lines2.push("", `Note: ${note}`);
   lines2.push("", paint("1", driftSentence(report)));
   return `${lines2.join("\n")}
@@ -59472,6 +60058,7 @@ var init_drift_text = __esm({
     "use strict";
     init_drift_common();
     init_text();
+    init_plan_text();
     init_access();
   }
 });
@@ -59896,266 +60483,8 @@ function readWholeNumber(env, name, range) {
   }
 }
 
-// src/render/plan-markdown.ts
-init_model2();
-init_plan_common();
-init_reasons();
-init_text();
-init_access();
-init_text();
-var DEFAULT_MARKDOWN_MAX_LENGTH = 65e3;
-var DEFAULT_ARTIFACT_HINT = "the output of `mftops plan`";
-var TITLE_NAME_MAX = 80;
-function renderPlanMarkdown(plan, options = {}) {
-  const maxLength = options.maxLength ?? DEFAULT_MARKDOWN_MAX_LENGTH;
-  if (!Number.isInteger(maxLength) || maxLength <= 0) throw new RangeError(`maxLength must be a positive integer, got ${String(maxLength)}`);
-  const hint = options.artifactHint ?? DEFAULT_ARTIFACT_HINT;
-  const changed = plan.changes.filter((c) => c.action !== "no-op");
-  const summary = summarize(plan.changes);
-  const head = renderHead(plan, summary);
-  const footer2 = renderFooter(plan);
-  const warnings = changed.filter((c) => c.action === "delete" || c.action === "replace");
-  const warningItems = warnings.map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`);
-  const blockedItems = [
-    ...changed.filter((c) => c.action === "blocked").map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`),
-    ...changed.flatMap(
-      (c) => c.action === "blocked" ? [] : (c.entries ?? []).filter((e) => e.action === "blocked").map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`)
-    )
-  ];
-  const blockedObjects = summary.blocked;
-  const blockedEntries = blockedItems.length - blockedObjects;
-  const warningCallout = memo((shown) => warnings.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary), warningItems, shown, hint)]);
-  const cautionCallout = memo((shown) => blockedItems.length === 0 ? [] : [callout("CAUTION", blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]);
-  const accessItems = plan.access === void 0 ? [] : accessMarkdownItems(plan.access);
-  const accessSection = memo((shown) => plan.access === void 0 ? [] : [accessBlock(accessMarkdownHead(plan.access), accessItems, shown, hint)]);
-  const details = [];
-  const detailSums = [0];
-  for (const c of changed) {
-    if (detailSums[detailSums.length - 1] > maxLength) break;
-    const d = renderDetails(c);
-    details.push(d);
-    detailSums.push(detailSums[detailSums.length - 1] + d.length + 2);
-  }
-  const listLines = changed.map((c) => `- ${inlineChange(c)}`);
-  const n = changed.length;
-  const note = (kept, listed) => {
-    if (kept >= n) return [];
-    const all = `${formatCount(n)} changed ${n === 1 ? "object" : "objects"}`;
-    const are = n === 1 ? "is" : "are";
-    const what = listed === 0 ? `none of the ${all} ${are} listed here` : listed < n ? `only the first ${formatCount(listed)} of the ${all} are listed, without details` : kept === 0 ? `the ${all} ${are} listed without details` : `the details of the last ${formatCount(n - kept)} of the ${all} are left out`;
-    return [`> [!NOTE]
-> To keep this comment under ${formatCount(maxLength)} characters, ${what}. The full plan is in ${hint}.`];
-  };
-  const LIST_HEADER = "Also changed (details left out):";
-  const assemble = (layout2) => [
-    head,
-    ...accessSection(layout2.accessShown),
-    ...warningCallout(layout2.warningShown),
-    ...cautionCallout(layout2.cautionShown),
-    ...note(layout2.kept, layout2.listed),
-    ...details.slice(0, layout2.kept),
-    ...layout2.listed > layout2.kept ? [[LIST_HEADER, ...listLines.slice(layout2.kept, layout2.listed)].join("\n")] : [],
-    ...layout2.footer ? [footer2] : []
-  ];
-  const lineSums = prefixSums(listLines.map((l) => l.length + 1));
-  const fixedLength = (layout2) => blocksLength([head, ...accessSection(layout2.accessShown), ...warningCallout(layout2.warningShown), ...cautionCallout(layout2.cautionShown), ...note(layout2.kept, layout2.listed), ...layout2.footer ? [footer2] : []]);
-  const lengthOf = (layout2) => {
-    let len = fixedLength(layout2) + detailSums[layout2.kept];
-    if (layout2.listed > layout2.kept) len += LIST_HEADER.length + 2 + lineSums[layout2.listed] - lineSums[layout2.kept];
-    return len;
-  };
-  const fits = (layout2) => lengthOf(layout2) <= maxLength;
-  const full = { accessShown: accessItems.length, warningShown: warningItems.length, cautionShown: blockedItems.length, kept: details.length, listed: n, footer: true };
-  const layout = chooseLayout(full, fits);
-  if (layout === void 0) {
-    const minimal = { ...full, accessShown: 0, warningShown: 0, cautionShown: 0, kept: 0, listed: 0, footer: false };
-    throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
-  }
-  const text2 = `${assemble(layout).join("\n\n")}
-`;
-  if (text2.length > maxLength) throw new Error(`bug: markdown plan is ${text2.length} characters, over the ${maxLength} it was fitted to`);
-  return text2;
-}
-function chooseLayout(full, fits) {
-  if (fits(full)) return full;
-  const kept = largest(0, full.kept, (k) => fits({ ...full, kept: k }));
-  if (kept !== void 0) return { ...full, kept };
-  const listed = largest(0, full.listed - 1, (l) => fits({ ...full, kept: 0, listed: l }));
-  if (listed !== void 0) return { ...full, kept: 0, listed };
-  const bare = { ...full, kept: 0, listed: 0, footer: false };
-  if (fits(bare)) return bare;
-  const cautionShown = largest(0, full.cautionShown - 1, (c) => fits({ ...bare, cautionShown: c }));
-  if (cautionShown !== void 0) return { ...bare, cautionShown };
-  const warningShown = largest(0, full.warningShown, (w) => fits({ ...bare, cautionShown: 0, warningShown: w }));
-  if (warningShown !== void 0) return { ...bare, cautionShown: 0, warningShown };
-  const accessShown = largest(0, full.accessShown - 1, (a) => fits({ ...bare, cautionShown: 0, warningShown: 0, accessShown: a }));
-  return accessShown === void 0 ? void 0 : { ...bare, cautionShown: 0, warningShown: 0, accessShown };
-}
-function largest(lo, hi, ok) {
-  if (hi < lo || !ok(lo)) return void 0;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (ok(mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-function memo(f) {
-  const cache2 = /* @__PURE__ */ new Map();
-  return (n) => {
-    let v = cache2.get(n);
-    if (v === void 0) {
-      v = f(n);
-      cache2.set(n, v);
-    }
-    return v;
-  };
-}
-function prefixSums(values2) {
-  const sums = [0];
-  for (const v of values2) sums.push(sums[sums.length - 1] + v);
-  return sums;
-}
-function blocksLength(blocks) {
-  return blocks.reduce((sum2, b) => sum2 + b.length, 0) + 2 * Math.max(0, blocks.length - 1) + 1;
-}
-var TABLE_ACTIONS = [
-  ["create", "Create"],
-  ["update", "Update"],
-  ["replace", "Replace"],
-  ["delete", "Delete"],
-  ["blocked", "Blocked"],
-  ["no-op", "Unchanged"]
-];
-function renderHead(plan, summary) {
-  const env = plan.environment.length > TITLE_NAME_MAX ? `${plan.environment.slice(0, TITLE_NAME_MAX)}\u2026` : plan.environment;
-  const lines2 = [`## mftops plan: ${escapeMd(env)}`, ""];
-  const targets = plan.targets ?? [];
-  if (targets.length > 0) lines2.push(`Limited to ${formatCount(targets.length)} \`--target\` ${targets.length === 1 ? "address" : "addresses"}.`, "");
-  if (plan.pruneOff !== void 0) lines2.push(`> [!NOTE]
-> ${escapeMd(pruneOffSentence(plan.pruneOff))}`, "");
-  lines2.push(`| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(" | ")} |`, `|:--|${TABLE_ACTIONS.map(() => "--:").join("|")}|`);
-  for (const { kind, counts } of countByKind(plan.changes)) lines2.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(" | ")} |`);
-  lines2.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(" | ")} |`, "");
-  const changes = plan.changes.some((c) => c.action !== "no-op");
-  const access = plan.access === void 0 ? "" : ` ${escapeMd(accessCountPhrase(plan.access))}.`;
-  lines2.push(changes ? `**Plan:** ${planSentence(summary).slice("Plan: ".length)}${access}` : `**No changes.** ${NO_CHANGES.slice("No changes. ".length)}`);
-  return lines2.join("\n");
-}
-function destructiveHeadline(summary) {
-  const parts = [];
-  if (summary.delete > 0) parts.push(`${formatCount(summary.delete)} to delete (needs \`--allow-delete\`)`);
-  if (summary.replace > 0) parts.push(`${formatCount(summary.replace)} to replace by delete and create (needs \`--allow-replace\`)`);
-  const total = summary.delete + summary.replace;
-  return `**${formatCount(total)} destructive ${total === 1 ? "change" : "changes"}:** ${parts.join(", ")}.`;
-}
-function blockedHeadline(objects, entries) {
-  const parts = [];
-  if (objects > 0) parts.push(`${formatCount(objects)} ${objects === 1 ? "change" : "changes"}`);
-  if (entries > 0) parts.push(`${formatCount(entries)} folder ACL ${entries === 1 ? "entry" : "entries"}`);
-  const one = objects + entries === 1;
-  return `**${parts.join(" and ")} blocked:** the API cannot do ${one ? "it" : "them"}; a person has to.`;
-}
-function accessBlock(head, items, shown, hint) {
-  const lines2 = [head];
-  if (shown > 0) lines2.push("", ...items.slice(0, shown));
-  if (shown < items.length) lines2.push("", shown > 0 ? `- \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `The list is in ${hint}.`);
-  return lines2.join("\n");
-}
-function callout(type, headline, items, shown, hint) {
-  const lines2 = [`> [!${type}]`, `> ${headline}`];
-  if (shown > 0) lines2.push(">", ...items.slice(0, shown).map((i) => `> ${i}`));
-  if (shown < items.length) lines2.push(shown > 0 ? `> - \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `> The list is in ${hint}.`);
-  return lines2.join("\n");
-}
-function renderFooter(plan) {
-  const parts = [`mftops ${escapeMd(plan.toolVersion)}`, escapeMd(plan.createdAt)];
-  for (const service of ["automation", "transfer"]) {
-    const s = plan.servers[service];
-    if (s === void 0) continue;
-    parts.push(`${service} ${escapeMd(clip(s.url, 200))}${s.version === void 0 ? "" : ` ${escapeMd(clip(s.version, 40))}`} as ${escapeMd(clip(s.username, 80))}`);
-  }
-  parts.push(`manifests ${escapeMd(clip(plan.manifestDigest, 80))}`);
-  return `<sub>${parts.join(" \xB7 ")}</sub>`;
-}
-function inlineChange(change) {
-  const renamed = change.previousName === void 0 ? "" : ` (renamed from ${code(change.previousName)})`;
-  return `<code>${symbolOf(change.action)}</code> <b>${escapeMd(change.address)}</b> ${change.action}${renamed}`;
-}
-function renderDetails(change) {
-  const body = [];
-  const meta = [];
-  if (change.source !== void 0) meta.push(`Declared in ${code(`${change.source.file}:${change.source.line}:${change.source.col}`)}`);
-  else if (change.action === "delete") meta.push("Not declared in any manifest");
-  if (change.liveId !== void 0) meta.push(`live id ${code(change.liveId)}`);
-  if (meta.length > 0) body.push(`${meta.join(" \xB7 ")}.`);
-  if (change.reason !== void 0) body.push(`**Reason:** ${escapeMd(describeReason(change.reason))}`);
-  const removed = removedLines(change);
-  const removedBlock = removed.length === 0 ? [] : [`**${change.action === "replace" ? "Deleted first, as it is now" : "Removes"}:**
-
-${fence("diff", removed.map((l) => `- ${l}`))}`];
-  if (change.action !== "replace") body.push(...removedBlock);
-  if (change.fields.length > 0) body.push(fence("diff", change.fields.flatMap((f) => diffLines2(viewField(f, change.action)))));
-  for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
-  if (change.action === "replace") body.push(...removedBlock);
-  const entries = change.entries ?? [];
-  if (entries.length > 0) body.push(permissionMatrix(entries));
-  const blocked = entries.filter((e) => e.action === "blocked");
-  if (blocked.length > 0) body.push(blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`).join("\n"));
-  if (body.length === 0) body.push("Nothing else to show.");
-  return `<details><summary>${inlineChange(change)}</summary>
-
-${body.join("\n\n")}
-
-</details>`;
-}
-function diffLines2(view) {
-  const forces = view.forcesReplace ? " # forces replacement" : "";
-  switch (view.form) {
-    case "sensitive":
-      return [`${view.symbol} ${view.path}: (sensitive)${forces}`];
-    case "inline":
-      if (view.before !== void 0 && view.after !== void 0) return [`- ${view.path}: ${view.before}`, `+ ${view.path}: ${view.after}${forces}`];
-      return [`${view.symbol} ${view.path}: ${view.after ?? view.before ?? ""}${forces}`];
-    case "block":
-      return [`${view.symbol} ${view.path}:${forces}`, ...view.lines.map((l) => l.startsWith("@@") ? l : `${l.slice(0, 1)}  ${l.slice(1)}`)];
-    default: {
-      const never = view;
-      throw new Error(`unknown field form ${String(never)}`);
-    }
-  }
-}
-function fence(lang, lines2) {
-  let longest = 0;
-  for (const l of lines2) for (const run of l.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
-  const marks = "`".repeat(Math.max(3, longest + 1));
-  return `${marks}${lang}
-${lines2.join("\n")}
-${marks}`;
-}
-var CELL = { granted: "\u2713", denied: "\u2717", added: "+", removed: "\u2212" };
-function entryActionWord(entry) {
-  return entry.action === "no-op" ? "unchanged" : entry.action;
-}
-function permissionMatrix(entries) {
-  const columns = permissionColumns(entries);
-  const header = columns.map((c) => escapeMd(c.set === "sharePermissions" ? `share: ${c.name}` : c.name));
-  const lines2 = [`| Principal | Change | ${header.join(" | ")} |`, `|:--|:--|${columns.map(() => ":-:").join("|")}|`];
-  for (const e of entries) lines2.push(`| ${e.principal.type} ${escapeMd(e.principal.name)} | ${entryActionWord(e)} | ${columns.map((c) => CELL[cellState(e, c)]).join(" | ")} |`);
-  lines2.push("", "\u2713 granted \xB7 \u2717 not granted \xB7 + granted by this change \xB7 \u2212 removed by this change");
-  return lines2.join("\n");
-}
-function principalMd(entry) {
-  return `${entry.principal.type.toLowerCase()} ${code(entry.principal.name)}`;
-}
-function code(text2) {
-  return `<code>${escapeMd(text2)}</code>`;
-}
-function clip(text2, max) {
-  return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
-}
-
 // src/action/job-summary.ts
+init_plan_markdown();
 function renderPlanForSummary(plan, maxBytes, artifactHint) {
   let maxLength = maxBytes;
   for (let attempt = 0; attempt < 6; attempt++) {
@@ -60206,6 +60535,7 @@ ${marks}`;
 }
 
 // src/action/pr-comment.ts
+init_plan_markdown();
 var GITHUB_COMMENT_LIMIT = 65536;
 function planMarker(environment) {
   return `<!-- mftops:plan:${markerName(environment)} -->`;
@@ -60259,6 +60589,7 @@ async function upsertStickyComment(api, issueNumber, marker2, body) {
 }
 
 // src/action/drift-issue.ts
+init_plan_markdown();
 var DRIFT_LABEL = "mftops-drift";
 var LABEL = { name: DRIFT_LABEL, color: "d93f0b", description: "A server no longer matches git (opened and closed by the mftops drift job)" };
 function driftMarker(environment) {
@@ -60662,8 +60993,8 @@ ${delimiter}
 `;
 }
 function createFileRunner(env, stdout) {
-  const outputFile = nonEmpty2(env["GITHUB_OUTPUT"]);
-  const summaryFile = nonEmpty2(env["GITHUB_STEP_SUMMARY"]);
+  const outputFile = nonEmpty3(env["GITHUB_OUTPUT"]);
+  const summaryFile = nonEmpty3(env["GITHUB_STEP_SUMMARY"]);
   let summaryBytes = summaryFile === void 0 ? 0 : sizeOf(summaryFile);
   const runner = {
     log: (text2) => stdout(text2.endsWith("\n") ? text2 : `${text2}
@@ -60695,7 +61026,7 @@ function createFileRunner(env, stdout) {
   };
   return runner;
 }
-function nonEmpty2(value) {
+function nonEmpty3(value) {
   return value === void 0 || value === "" ? void 0 : value;
 }
 function sizeOf(file) {
