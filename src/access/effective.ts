@@ -45,32 +45,43 @@ export interface PermissionSource {
   readonly name: string;
 }
 
-/** One user's effective permissions on a folder, each with the entries that grant it. */
-export interface UserAccess {
+/**
+ * One user's effective permissions on a folder (or, with the resource-group ACL vocabulary, on a
+ * resource group), each with the entries that grant it.
+ */
+export interface UserAccess<P extends string = FolderPermission> {
   /** The username as the entries and member lists spell it. */
   readonly user: string;
-  /** Granted permissions, in the canonical order of `FOLDER_PERMISSIONS`. */
-  readonly permissions: readonly FolderPermission[];
+  /** Granted permissions, in the canonical order of the vocabulary (`FOLDER_PERMISSIONS` by default). */
+  readonly permissions: readonly P[];
   /** Per granted permission, the entries granting it (never empty). */
-  readonly via: Readonly<Partial<Record<FolderPermission, readonly PermissionSource[]>>>;
+  readonly via: Readonly<Partial<Record<P, readonly PermissionSource[]>>>;
 }
 
-export interface EffectiveAccess {
+export interface EffectiveAccess<P extends string = FolderPermission> {
   /** Every user some entry reaches (an entry granting nothing still reaches its user), by lower-cased username. */
-  readonly users: ReadonlyMap<string, UserAccess>;
+  readonly users: ReadonlyMap<string, UserAccess<P>>;
+  /** The permission names counted, in canonical order. */
+  readonly vocabulary: readonly P[];
   /** Groups with an entry whose members could not be read, with what the entry grants. */
   readonly unknownGroups: readonly AccessEntry[];
 }
 
-/** The effective permissions of every user the entries reach. */
-export function computeEffectiveAccess(entries: readonly AccessEntry[], members: GroupMembers): EffectiveAccess {
-  const grants = new Map<string, { user: string; via: Map<FolderPermission, PermissionSource[]> }>();
+/**
+ * The effective permissions of every user the entries reach. `vocabulary`: the permission names
+ * that count, in canonical order; resource-group ACLs pass `ACL_PERMISSIONS`, with user groups as
+ * `Group` entries.
+ */
+export function computeEffectiveAccess(entries: readonly AccessEntry[], members: GroupMembers): EffectiveAccess;
+export function computeEffectiveAccess<P extends string>(entries: readonly AccessEntry[], members: GroupMembers, vocabulary: readonly P[]): EffectiveAccess<P>;
+export function computeEffectiveAccess(entries: readonly AccessEntry[], members: GroupMembers, vocabulary: readonly string[] = FOLDER_PERMISSIONS): EffectiveAccess<string> {
+  const grants = new Map<string, { user: string; via: Map<string, PermissionSource[]> }>();
   const unknownGroups: AccessEntry[] = [];
   const reach = (user: string, source: PermissionSource, permissions: readonly string[]) => {
     const key = user.toLowerCase();
     let g = grants.get(key);
     if (!g) grants.set(key, (g = { user, via: new Map() }));
-    for (const p of FOLDER_PERMISSIONS) {
+    for (const p of vocabulary) {
       if (!permissions.includes(p)) continue;
       const list = g.via.get(p) ?? [];
       if (!list.some((s) => s.type === source.type && s.name.toLowerCase() === source.name.toLowerCase())) list.push(source);
@@ -85,12 +96,12 @@ export function computeEffectiveAccess(entries: readonly AccessEntry[], members:
     if (users === undefined) unknownGroups.push(e);
     else for (const u of users) reach(u, { type: 'Group', name: e.name }, e.permissions);
   }
-  const users = new Map<string, UserAccess>();
+  const users = new Map<string, UserAccess<string>>();
   for (const [key, g] of grants) {
-    const permissions = FOLDER_PERMISSIONS.filter((p) => g.via.has(p));
+    const permissions = vocabulary.filter((p) => g.via.has(p));
     users.set(key, { user: g.user, permissions, via: Object.fromEntries(permissions.map((p) => [p, g.via.get(p)!])) });
   }
-  return { users, unknownGroups };
+  return { users, vocabulary, unknownGroups };
 }
 
 /**
@@ -106,10 +117,10 @@ export function effectivePermissionsOf(user: string, entries: readonly AccessEnt
  * How one user's (or, when its members are unknown, one group's) effective access to one object
  * changes between two ACLs.
  */
-export interface AccessDelta {
+export interface AccessDelta<P extends string = FolderPermission> {
   readonly who: PermissionSource;
-  readonly gained: readonly FolderPermission[];
-  readonly lost: readonly FolderPermission[];
+  readonly gained: readonly P[];
+  readonly lost: readonly P[];
   /** The entries that grant what is gained (after) and granted what is lost (before), users first. */
   readonly via: readonly PermissionSource[];
   /** The principal had some access before and has none after. */
@@ -120,8 +131,8 @@ export interface AccessDelta {
  * The users whose effective access differs between `before` and `after`, sorted by username; then
  * every group whose members are unknown and whose own entry differs, as a group-level change.
  */
-export function diffEffectiveAccess(before: EffectiveAccess, after: EffectiveAccess): AccessDelta[] {
-  const out: AccessDelta[] = [];
+export function diffEffectiveAccess<P extends string>(before: EffectiveAccess<P>, after: EffectiveAccess<P>): AccessDelta<P>[] {
+  const out: AccessDelta<P>[] = [];
   const keys = [...new Set([...before.users.keys(), ...after.users.keys()])];
   for (const key of keys) {
     const b = before.users.get(key);
@@ -135,23 +146,23 @@ export function diffEffectiveAccess(before: EffectiveAccess, after: EffectiveAcc
     const a = after.unknownGroups.find((g) => g.name.toLowerCase() === key);
     const name = a?.name ?? b!.name;
     const self = [{ type: 'Group' as const, name }];
-    const delta = deltaOf({ type: 'Group', name }, permissionsIn(b), permissionsIn(a), () => self, () => self);
+    const delta = deltaOf({ type: 'Group', name }, permissionsIn(b, after.vocabulary), permissionsIn(a, after.vocabulary), () => self, () => self);
     if (delta) out.push(delta);
   }
   return out.sort((x, y) => (x.who.type === y.who.type ? compareNames(x.who.name, y.who.name) : x.who.type === 'User' ? -1 : 1));
 }
 
-function permissionsIn(e: AccessEntry | undefined): FolderPermission[] {
-  return e ? FOLDER_PERMISSIONS.filter((p) => e.permissions.includes(p)) : [];
+function permissionsIn<P extends string>(e: AccessEntry | undefined, vocabulary: readonly P[]): P[] {
+  return e ? vocabulary.filter((p) => e.permissions.includes(p)) : [];
 }
 
-function deltaOf(
+function deltaOf<P extends string>(
   who: PermissionSource,
-  before: readonly FolderPermission[],
-  after: readonly FolderPermission[],
-  viaAfter: (p: FolderPermission) => readonly PermissionSource[],
-  viaBefore: (p: FolderPermission) => readonly PermissionSource[],
-): AccessDelta | undefined {
+  before: readonly P[],
+  after: readonly P[],
+  viaAfter: (p: P) => readonly PermissionSource[],
+  viaBefore: (p: P) => readonly PermissionSource[],
+): AccessDelta<P> | undefined {
   const gained = after.filter((p) => !before.includes(p));
   const lost = before.filter((p) => !after.includes(p));
   if (gained.length === 0 && lost.length === 0) return undefined;

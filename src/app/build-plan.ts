@@ -1,6 +1,6 @@
 import type { EnvironmentSettings, ServiceName } from '../config/model.js';
 import type { LiveState } from '../live/model.js';
-import { readLiveState } from '../live/read-live-state.js';
+import { readLiveState, readUserGroupMembers } from '../live/read-live-state.js';
 import type { AutomationReader, ProgressCallback, TransferReader } from '../live/read-live-state.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import { getValueVocabulary } from '../manifest/schemas.js';
@@ -66,14 +66,23 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
   const transferHostname = transferUrl !== undefined ? hostnameOf(transferUrl) : undefined;
   const match: TransferHostMatch = { transferHosts: env.transferHosts ?? [], ...(transferHostname !== undefined ? { transferHostname } : {}) };
   const checking = input.clients.transfer !== undefined && (match.transferHosts.length > 0 || transferHostname !== undefined);
-  const live = await readLiveState({
+  // The last progress reported, for the user-group read after the plan (numbered on from it).
+  let reported = { done: 0, total: 0 };
+  const report = input.progress;
+  const progress: ProgressCallback | undefined = report
+    ? (done, total, what) => {
+        reported = { done, total };
+        report(done, total, what);
+      }
+    : undefined;
+  const read = await readLiveState({
       manifests: loaded.manifests,
       ...(input.clients.automation ? { automation: input.clients.automation } : {}),
       ...(input.clients.transfer ? { transfer: input.clients.transfer } : {}),
       scope: env.scope,
       prune: env.prune,
       ...(input.parallelism !== undefined ? { parallelism: input.parallelism } : {}),
-      ...(input.progress ? { progress: input.progress } : {}),
+      ...(progress ? { progress } : {}),
       ...(checking
         ? {
             stepFolders: (automation) => {
@@ -83,12 +92,12 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
           }
         : {}),
   });
-  const resolved = resolveDesired(loaded.manifests, live);
-  const planned = planChanges({
+  const resolved = resolveDesired(loaded.manifests, read);
+  const planInput = {
     desired: resolved.desired,
-    live,
+    live: read,
     environment: env.name,
-    servers: serverIdentities(input.servers, live),
+    servers: serverIdentities(input.servers, read),
     manifestDigest: manifestDigest(loaded, cwd),
     scope: env.scope,
     prune: env.prune,
@@ -98,7 +107,15 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     now: (input.now ?? (() => new Date()))(),
     cwd,
     taskVocabulary: getValueVocabulary('Task'),
-  });
+  };
+  const first = planChanges(planInput);
+  // User-group members are read only for a plan that changes an ACL's permissions (A-28), then
+  // the plan is made again (pure) with them: its access section names each member.
+  const automation = input.clients.automation;
+  const members = automation && read.automation && first.plan.access?.changes.some((c) => c.service === 'automation') ? await readUserGroupMembers(automation) : undefined;
+  if (members) progress?.(reported.done + 1, Math.max(reported.done, reported.total) + 1, 'user groups');
+  const live: LiveState = members && read.automation ? { ...read, automation: { ...read.automation, userGroupMembers: members } } : read;
+  const planned = live === read ? first : planChanges({ ...planInput, live });
   // With --target, only the targeted tasks' steps: the plan is about them.
   const targeted = input.targets ? new Set(planned.plan.changes.map((c) => c.address)) : undefined;
   const steps = checking ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === undefined || targeted.has(formatAddress('Task', s.manifest.name))) : [];

@@ -165,7 +165,7 @@ function checksumOf(text: string): string {
 type Obj = Readonly<Record<string, unknown>>;
 
 const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary', 'access', 'transferChecks'];
-const ACCESS_KEYS = ['changes', 'membersUnknown'];
+const ACCESS_KEYS = ['changes', 'membersUnknown', 'userGroupsUnknown'];
 const ACCESS_CHANGE_KEYS = ['address', 'who', 'service', 'target', 'gained', 'lost', 'via', 'removed', 'flagged'];
 const TRANSFER_CHECKS_KEYS = ['checked', 'problems', 'rightsUnchecked', 'groupsUncounted'];
 const TRANSFER_PROBLEM_KEYS = ['problem', 'address', 'step', 'stepKind', 'host', 'path', 'account', 'missing', 'source'];

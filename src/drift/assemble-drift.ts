@@ -3,6 +3,7 @@ import { folderKey } from '../live/model.js';
 import type { LiveState } from '../live/model.js';
 import { MANIFEST_KINDS } from '../manifest/types.js';
 import { composePlan } from '../plan/compose-plan.js';
+import { FLAGGED_ACL_GRANTS, FLAGGED_GRANTS } from '../plan/access-changes.js';
 import { formatAddress } from '../plan/model.js';
 import type { AccessReport, Change, EntryChange, FieldChange, Plan, SourceRef } from '../plan/model.js';
 import { viewEntries } from '../resources/folder-permissions.js';
@@ -148,7 +149,8 @@ function accessOfChanges(report: AccessReport | undefined, changes: readonly Cha
   const kept = report.changes.filter((c) => addresses.has(c.address));
   if (kept.length === 0) return undefined;
   const groups = new Set(kept.filter((c) => c.who.type === 'Group').map((c) => c.who.name));
-  return { changes: kept, membersUnknown: report.membersUnknown.filter((g) => groups.has(g)) };
+  const userGroupsUnknown = report.userGroupsUnknown?.filter((g) => groups.has(g)) ?? [];
+  return { changes: kept, membersUnknown: report.membersUnknown.filter((g) => groups.has(g)), ...(userGroupsUnknown.length > 0 ? { userGroupsUnknown } : {}) };
 }
 
 /**
@@ -165,7 +167,7 @@ function serverSideAccess(report: AccessReport): AccessReport {
       gained: c.lost,
       lost: c.gained,
       removed: false,
-      flagged: c.service === 'transfer' ? c.lost.filter((p) => p === 'admin' || p === 'deleteFiles' || p === 'share') : [],
+      flagged: c.lost.filter((p) => (c.service === 'transfer' ? FLAGGED_GRANTS : FLAGGED_ACL_GRANTS).includes(p)),
     })),
   };
 }

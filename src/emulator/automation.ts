@@ -412,7 +412,23 @@ function getResourceGroup(c: Ctx, p: Params): ApiResponse {
 }
 
 function renderUserGroup(c: Ctx, g: JsonObject): JsonObject {
-  return { Name: g.Name ?? '', Type: g.Type ?? 'local', Description: g.Description ?? '', Members: c.a.users.filter((u) => u.MemberOf.includes(String(g.Name))).map((u) => u.Username) };
+  const group = { Name: g.Name ?? '', Type: g.Type ?? 'local', Description: g.Description ?? '' };
+  const members = c.a.users.filter((u) => u.MemberOf.includes(String(g.Name))).map((u) => u.Username);
+  const form = c.v['automation.userGroupMembers'];
+  switch (form) {
+    case 'Members':
+      return { ...group, Members: members };
+    case 'objects': {
+      const users = members.map((Username) => ({ Username }));
+      return { ...group, Users: users.length === 1 ? users[0]! : users };
+    }
+    case 'absent':
+      return group;
+    default: {
+      const never: never = form;
+      throw new Error(`unknown user-group members form ${String(never)}`);
+    }
+  }
 }
 
 function listUserGroups(c: Ctx): ApiResponse {

@@ -111,6 +111,13 @@ export const VARIANT_SWITCHES = {
     divergent: 'empty',
     description: 'POST /tasks (201) and PUT /tasks/{id} (200) answer the task, {ID} only, or no body (PUT then 204); divergent: no body',
   },
+  'automation.userGroupMembers': {
+    register: 'A-28',
+    values: ['Members', 'objects', 'absent'],
+    divergent: 'objects',
+    description:
+      "GET /usergroups and /usergroups/{name} give a group's members as Members: [username…], as Users: [{Username}…] (one member: the object alone, not a list), or not at all; divergent: objects (another field, objects, and a list that is not always a list)",
+  },
   'automation.envelope': {
     register: 'B-1, A-22',
     values: ['paging', 'bare'],

@@ -48,6 +48,17 @@ export interface AutomationLiveState {
    * account may not read user groups (403): then an unknown name is not an error.
    */
   readonly userGroups?: { readonly names: ReadonlyMap<string, string>; readonly readable: boolean };
+  /**
+   * Members of the user groups (A-28, one `GET /usergroups`), read only once a plan changes the
+   * permissions of a resource-group ACL; undefined when not read.
+   */
+  readonly userGroupMembers?: UserGroupMemberNames;
+}
+
+/** User-group members as read from the automation server. */
+export interface UserGroupMemberNames {
+  /** Usernames by lower-cased user-group name; a group missing: its members could not be read. */
+  readonly members: ReadonlyMap<string, readonly string[]>;
 }
 
 /** A custom or standard script; `origin` says which list it came from. */

@@ -7,7 +7,7 @@ import type { ReadonlyTransferClient, TransferClient } from '../services/transfe
 import type { Folder, FolderAclEntry, TransferUser } from '../services/transfer/types.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { aclKey, folderKey, indexByName, uniqueFolderPaths } from './model.js';
-import type { AutomationLiveState, GroupMemberNames, LiveFolder, LiveScript, LiveState, TransferLiveState } from './model.js';
+import type { AutomationLiveState, GroupMemberNames, LiveFolder, LiveScript, LiveState, TransferLiveState, UserGroupMemberNames } from './model.js';
 import { isSameOrBelow, parentPath } from '../folder-path.js';
 
 /** Called after each request of a long read: requests done, requests known so far, what was read. */
@@ -230,6 +230,23 @@ async function readUserGroups(
     ),
   );
   return { names, readable };
+}
+
+/**
+ * The members of every user group, from one list (A-28). An optional read: an account that is not
+ * an administrator (403), a server without the list (404, 405, 501) or groups answered without
+ * members leave those groups' members unknown, and the plan says so; never a failed plan.
+ */
+export async function readUserGroupMembers(client: AutomationReader): Promise<UserGroupMemberNames> {
+  try {
+    const groups = await client.listUserGroups();
+    const members = new Map<string, readonly string[]>();
+    for (const g of groups) if (g.members !== undefined && !members.has(g.name.toLowerCase())) members.set(g.name.toLowerCase(), g.members);
+    return { members };
+  } catch (err) {
+    if (err instanceof ApiError && [403, 404, 405, 501].includes(err.status)) return { members: new Map() };
+    throw err;
+  }
 }
 
 /**

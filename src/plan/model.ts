@@ -65,8 +65,9 @@ export interface Plan {
 /**
  * The effective access changes of a plan (issue 16, src/plan/access-changes.ts): for each folder
  * a write changes, every user whose permissions there differ before and after, through the
- * user's own entry and the entries of the user's groups; for each resource-group ACL, the user
- * group (the automation API shows no members).
+ * user's own entry and the entries of the user's groups; for each resource group an ACL change
+ * touches, likewise through the user's user groups (members from `GET /usergroups`), or the user
+ * group itself when its members could not be read.
  */
 export interface AccessReport {
   /** Users first (by name), then groups whose members are not known; per target in plan order. */
@@ -76,6 +77,12 @@ export interface AccessReport {
    * them in no form, or the account may not): their change is shown per group instead.
    */
   readonly membersUnknown: readonly string[];
+  /**
+   * Automation user groups whose ACL changes but whose members could not be read (the account is
+   * not an administrator, the server has no user-group list or lists no members): shown per user
+   * group instead. Absent when members were not read, or were read for every group concerned.
+   */
+  readonly userGroupsUnknown?: readonly string[];
 }
 
 /**
@@ -98,7 +105,7 @@ export interface AccessChange {
   readonly via: readonly Principal[];
   /** Some access before, none after: the principal is removed from the object. */
   readonly removed: boolean;
-  /** Gained permissions a reviewer must look at: `admin`, `deleteFiles`, `share` (folders). */
+  /** Gained permissions a reviewer must look at: `admin`, `deleteFiles`, `share` (folders), `TaskAddEditDelete`, `HostAddEditDelete`, `ScriptAddEditDelete` (resource groups). */
   readonly flagged: readonly string[];
 }
 

@@ -198,7 +198,9 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
     ...(input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {}),
     ...(input.pruneOff !== undefined ? { pruneOff: input.pruneOff } : {}),
   };
-  return { plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, input.live.transfer?.groupMembers)), diagnostics };
+  const automation = input.live.automation;
+  const userGroups = automation?.userGroupMembers ? { members: automation.userGroupMembers, acls: automation.acls ?? new Map() } : undefined;
+  return { plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, input.live.transfer?.groupMembers, userGroups)), diagnostics };
 }
 
 interface Ordered {

@@ -42,11 +42,12 @@ export function describeAccessChange(c: AccessChange, q: Quote): string {
   if (c.gained.length > 0) verbs.push(`gains ${c.gained.map(q).join(', ')}`);
   if (c.lost.length > 0) verbs.push(`loses ${c.lost.map(q).join(', ')}`);
   const on = c.service === 'transfer' ? q(c.target) : `resource group ${q(c.target)}`;
-  const via = c.who.type === 'User' ? ` (via ${c.via.map((v) => (v.type === 'User' ? 'own entry' : `group ${q(v.name)}`)).join(', ')})` : '';
+  const groupWord = c.service === 'transfer' ? 'group' : 'user group';
+  const via = c.who.type === 'User' ? ` (via ${c.via.map((v) => (v.type === 'User' ? 'own entry' : `${groupWord} ${q(v.name)}`)).join(', ')})` : '';
   return `${who} ${verbs.join(' and ')} on ${on}${via}`;
 }
 
-/** What a reviewer must look at in a change: granted `admin`/`deleteFiles`/`share`, a principal removed. */
+/** What a reviewer must look at in a change: a flagged grant (`admin`, `TaskAddEditDelete`…), a principal removed. */
 export function accessFlags(c: AccessChange, q: Quote): string[] {
   const out: string[] = [];
   if (c.flagged.length > 0) out.push(`grants ${c.flagged.map(q).join(', ')}`);
@@ -62,6 +63,22 @@ export function membersUnknownSentence(groups: readonly string[], q: Quote): str
     : `The members of groups ${names} could not be read from the transfer server: their own changes are shown instead.`;
 }
 
+/** The sentence for automation user groups whose members could not be read. */
+export function userGroupsUnknownSentence(groups: readonly string[], q: Quote): string {
+  const names = groups.map(q).join(', ');
+  return groups.length === 1
+    ? `The members of user group ${names} could not be read from the automation server (it lists them to administrators only): its own change is shown instead.`
+    : `The members of user groups ${names} could not be read from the automation server (it lists them to administrators only): their own changes are shown instead.`;
+}
+
+/** The sentences for groups of either server whose members could not be read (none: empty). */
+function unknownSentences(report: AccessReport, q: Quote): string[] {
+  const out: string[] = [];
+  if (report.membersUnknown.length > 0) out.push(membersUnknownSentence(report.membersUnknown, q));
+  if (report.userGroupsUnknown !== undefined && report.userGroupsUnknown.length > 0) out.push(userGroupsUnknownSentence(report.userGroupsUnknown, q));
+  return out;
+}
+
 /** The access section of a terminal view (`heading`: the drift report names it otherwise): a heading line, then one line per change (`!` marks one to look at). */
 export function renderAccessText(report: AccessReport, heading = 'Access changes'): string[] {
   const plain: Quote = (t) => escapeControl(t);
@@ -70,7 +87,7 @@ export function renderAccessText(report: AccessReport, heading = 'Access changes
     const flags = accessFlags(c, plain);
     lines.push(`  ${flags.length > 0 ? '!' : '-'} ${describeAccessChange(c, plain)}${flags.length > 0 ? ` [${flags.join('; ')}]` : ''}`);
   }
-  if (report.membersUnknown.length > 0) lines.push(`  ${membersUnknownSentence(report.membersUnknown, plain)}`);
+  for (const sentence of unknownSentences(report, plain)) lines.push(`  ${sentence}`);
   return lines;
 }
 
@@ -86,5 +103,5 @@ export function accessMarkdownItems(report: AccessReport): string[] {
 /** The heading of the markdown access section (with the groups whose members are unknown). */
 export function accessMarkdownHead(report: AccessReport, heading = 'Access changes'): string {
   const head = `### ${heading}\n\n${escapeMd(accessCountPhrase(report))}.`;
-  return report.membersUnknown.length > 0 ? `${head} ${membersUnknownSentence(report.membersUnknown, (t) => escapeMd(t))}` : head;
+  return [head, ...unknownSentences(report, (t) => escapeMd(t))].join(' ');
 }

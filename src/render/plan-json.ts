@@ -52,6 +52,8 @@ export interface AccessJsonView {
   readonly changes: readonly AccessChangeJsonView[];
   /** Transfer groups whose entries change but whose members could not be read. */
   readonly membersUnknown: readonly string[];
+  /** Automation user groups whose ACL changes but whose members could not be read (absent: none). */
+  readonly userGroupsUnknown?: readonly string[];
 }
 
 /**
@@ -182,6 +184,7 @@ export function accessJsonView(report: AccessReport): AccessJsonView {
       text: describeAccessChange(c, (t) => t),
     })),
     membersUnknown: [...report.membersUnknown],
+    ...(report.userGroupsUnknown !== undefined ? { userGroupsUnknown: [...report.userGroupsUnknown] } : {}),
   };
 }
 

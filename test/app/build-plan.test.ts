@@ -47,7 +47,7 @@ describe('buildPlan against the emulator (examples/manifests and the example see
   it('reads each list once and each managed folder once (request count)', async () => {
     const manifests = await loadManifests([EXAMPLE_MANIFESTS], { cwd: ROOT });
     const folders = manifests.manifests.filter((m) => m.kind === 'FolderPermissions');
-    const { live } = await planPaths(h, [EXAMPLE_MANIFESTS]);
+    const { live, plan } = await planPaths(h, [EXAMPLE_MANIFESTS]);
     const log = h.emulator.requestLog();
     const paths = log.filter((r) => !r.isTokenCall).map((r) => r.path.replace(/^\/(automation|transfer)\/api\/v1/, ''));
     for (const list of ['/info', '/tasks', '/hosts', '/customscripts', '/standardscripts', '/datelists', '/resourcegroups', '/resourcegroups/acls', '/users', '/groups']) {
@@ -62,9 +62,12 @@ describe('buildPlan against the emulator (examples/manifests and the example see
     const members = paths.filter((p) => /^\/groups\/[^/]+\/members$/.test(p));
     expect(new Set(members).size).toBe(members.length);
     expect(members.length).toBe(live!.transfer!.groupMembers!.members.size);
+    // User-group members (A-28): one list, and only because the plan changes an ACL's permissions.
+    expect(plan!.access!.changes.some((x) => x.service === 'automation')).toBe(true);
+    expect(paths.filter((p) => p === '/usergroups')).toHaveLength(1);
     const c = countRequests(log);
     expect(c.tokenCalls).toBe(2);
-    expect(c.total).toBe(10 + folders.length + parents + found + members.length + 2);
+    expect(c.total).toBe(10 + folders.length + parents + found + members.length + 1 + 2);
     console.info(`plan of examples/manifests: ${c.total} HTTP requests (${c.tokenCalls} token calls, ${c.reads} reads)`);
   });
 

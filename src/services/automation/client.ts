@@ -6,7 +6,7 @@ import type { ClientOptions } from '../connection.js';
 import { parseListPage } from '../paging.js';
 import type { PagingPlan } from '../paging.js';
 import type { QueryParams } from '../transport.js';
-import { readAcl, readNamedObject, readSchedulerStatus, readTask, unwrapHost, writeAclPermissions, writeTask } from './normalize.js';
+import { readAcl, readNamedObject, readSchedulerStatus, readTask, readUserGroupMembers, unwrapHost, writeAclPermissions, writeTask } from './normalize.js';
 import type { AutomationWireForms } from './normalize.js';
 import type {
   AboutInfo,
@@ -26,6 +26,7 @@ import type {
   Task,
   TaskQuery,
   UserGroup,
+  UserGroupMembers,
 } from './types.js';
 
 /** The methods that only read the automation server (a plan or drift run gets only these). */
@@ -46,6 +47,7 @@ export const AUTOMATION_READ_METHODS = [
   'listResourceGroups',
   'getResourceGroup',
   'getUserGroup',
+  'listUserGroups',
   'listResourceGroupAcls',
   'getResourceGroupAcl',
   'getSchedulerStatus',
@@ -87,6 +89,8 @@ export interface AutomationClient {
   listResourceGroups(): Promise<ResourceGroup[]>;
   getResourceGroup(name: string): Promise<ResourceGroup>;
   getUserGroup(name: string): Promise<UserGroup>;
+  /** GET /usergroups (admin only: 403 otherwise), with each group's members read (A-28). */
+  listUserGroups(): Promise<UserGroupMembers[]>;
   listResourceGroupAcls(filter?: AclFilter): Promise<ResourceGroupAcl[]>;
   getResourceGroupAcl(id: string): Promise<ResourceGroupAcl>;
   createResourceGroupAcl(acl: NewResourceGroupAcl): Promise<ResourceGroupAcl | undefined>;
@@ -231,6 +235,11 @@ class HttpAutomationClient implements AutomationClient {
 
   async getUserGroup(name: string): Promise<UserGroup> {
     return this.#object('GET', `/usergroups/${seg(name)}`);
+  }
+
+  async listUserGroups(): Promise<UserGroupMembers[]> {
+    const items = await this.#list<unknown>('/usergroups');
+    return items.filter(isRecord).flatMap((g) => readUserGroupMembers(g) ?? []);
   }
 
   async listResourceGroupAcls(filter: AclFilter = {}): Promise<ResourceGroupAcl[]> {

@@ -1,6 +1,6 @@
 import { canonicalDayName, MIC_STEP_NAMES, SHORT_WEEK_DAYS, WEEK_DAYS } from '../../vocabulary.js';
 import { isRecord } from '../../is-record.js';
-import type { Host, ResourceGroupAcl, Task, TaskParameters } from './types.js';
+import type { Host, ResourceGroupAcl, Task, TaskParameters, UserGroupMembers } from './types.js';
 import { ID_FIELDS, SCHEDULE_FLAG_FIELDS, SCHEDULE_INTEGER_FIELDS, STEP_FLAG_FIELDS, STEP_INTEGER_FIELDS, TASK_FLAG_FIELDS } from './wire-fields.js';
 
 /**
@@ -261,6 +261,31 @@ export function readAcl(raw: Record<string, unknown>, seen: AutomationWireForms)
     out.Permissions = perms;
   } else out.Permissions = {};
   return out as ResourceGroupAcl;
+}
+
+/** The member-list fields of a user group we accept (A-28), in the order they are looked for. */
+const USER_GROUP_MEMBER_FIELDS = ['Members', 'members', 'Users', 'users'] as const;
+/** The username fields of a member given as an object. */
+const MEMBER_NAME_FIELDS = ['Username', 'username', 'Name', 'name', 'UserName'] as const;
+
+/**
+ * A user group's name and members (A-28): members as usernames or `{Username}`/`{username}`/`{Name}`
+ * objects, a list or a single one (a one-item list some servers unwrap); no members field at all:
+ * `members` undefined (unknown). A group without a name is no group (undefined).
+ */
+export function readUserGroupMembers(raw: Record<string, unknown>): UserGroupMembers | undefined {
+  const name = typeof raw.Name === 'string' ? raw.Name : typeof raw.name === 'string' ? raw.name : undefined;
+  if (name === undefined || name === '') return undefined;
+  const field = USER_GROUP_MEMBER_FIELDS.find((f) => raw[f] !== undefined && raw[f] !== null);
+  if (field === undefined) return { name };
+  const value = raw[field];
+  const items = Array.isArray(value) ? value : [value];
+  const members: string[] = [];
+  for (const item of items) {
+    const username = typeof item === 'string' ? item : isRecord(item) ? MEMBER_NAME_FIELDS.map((f) => item[f]).find((v): v is string => typeof v === 'string') : undefined;
+    if (username !== undefined && username !== '') members.push(username);
+  }
+  return { name, members };
 }
 
 /** A script, date list or global parameter: `ID` a string. */

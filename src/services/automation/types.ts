@@ -108,6 +108,17 @@ export interface UserGroup {
   readonly [field: string]: unknown;
 }
 
+/**
+ * A user group of `GET /usergroups` with its members read (A-28: the reference does not show the
+ * model). `members` is undefined when the answer had no members field in any form we know: then
+ * they are unknown, which is not the same as none.
+ */
+export interface UserGroupMembers {
+  readonly name: string;
+  /** Usernames, as the server spells them. */
+  readonly members?: readonly string[];
+}
+
 /** Resource-group ACL permission names (gaps.md); values 0/1. */
 export type AclPermissionName = AclPermission;
 
