@@ -1,5 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { planAccessChanges } from '../../src/plan/access-changes.js';
+import type { AccessBasis } from '../../src/plan/access-changes.js';
+import type { Change } from '../../src/plan/model.js';
 import { renderPlanText } from '../../src/render/plan-text.js';
 import type { Harness } from './helpers.js';
 import { ROOT, planPaths, startHarness } from './helpers.js';
@@ -44,5 +47,35 @@ describe('access changes of a plan', () => {
     const { plan } = await planPaths(h, [join(ROOT, 'examples/manifests/tasks')]);
     expect(plan!.changes.some((c) => c.kind === 'FolderPermissions')).toBe(false);
     expect(plan!.access).toBeUndefined();
+  });
+});
+
+describe('resource-group ACL access per user (A-28)', () => {
+  const change = (address: string) => ({ address, action: 'update', name: address.split('/')[1] }) as unknown as Change;
+  const acl = (rg: string, ug: string, perms: Record<string, number>) => ({ ACLID: '1', ResourceGroupName: rg, UserGroupName: ug, Permissions: perms });
+  const members = { members: new Map([['finance operators', ['bob', 'erin']], ['auditors', ['bob']]]) };
+  const liveAcls = new Map([
+    ['finance\u0000finance operators', acl('Finance', 'Finance Operators', { TaskRun: 1, TaskEditExisting: 1 })],
+    ['finance\u0000auditors', acl('Finance', 'Auditors', { TaskRun: 1 })],
+  ]);
+  const bases = new Map<string, AccessBasis>([['ResourceGroupAcl/ops', { kind: 'acl', userGroup: 'Finance Operators', resourceGroup: 'Finance', before: ['TaskRun', 'TaskEditExisting'], after: ['HostAddEditDelete'] }]]);
+
+  it("counts every user group of a user: what another group still grants is not lost", () => {
+    const report = planAccessChanges([change('ResourceGroupAcl/ops')], bases, undefined, { members, acls: liveAcls });
+    expect(report!.changes.map((c) => [c.who.name, c.gained, c.lost, c.via.map((v) => v.name), c.flagged, c.removed])).toEqual([
+      // bob keeps TaskRun through Auditors.
+      ['bob', ['HostAddEditDelete'], ['TaskEditExisting'], ['Finance Operators'], ['HostAddEditDelete'], false],
+      ['erin', ['HostAddEditDelete'], ['TaskRun', 'TaskEditExisting'], ['Finance Operators'], ['HostAddEditDelete'], false],
+    ]);
+    expect(report!.userGroupsUnknown).toBeUndefined();
+  });
+
+  it('shows the user group itself when its members were not read, and names it only when a read was made', () => {
+    const unread = planAccessChanges([change('ResourceGroupAcl/ops')], bases, undefined);
+    expect(unread!.changes.map((c) => [c.who, c.gained, c.lost])).toEqual([[{ type: 'Group', name: 'Finance Operators' }, ['HostAddEditDelete'], ['TaskRun', 'TaskEditExisting']]]);
+    expect(unread!.userGroupsUnknown).toBeUndefined();
+    const refused = planAccessChanges([change('ResourceGroupAcl/ops')], bases, undefined, { members: { members: new Map() }, acls: liveAcls });
+    expect(refused!.changes.map((c) => c.who)).toEqual([{ type: 'Group', name: 'Finance Operators' }]);
+    expect(refused!.userGroupsUnknown).toEqual(['Finance Operators']);
   });
 });

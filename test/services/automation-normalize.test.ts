@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readAcl, readTask, writeAclPermissions, writeTask } from '../../src/services/automation/normalize.js';
+import { readAcl, readTask, readUserGroupMembers, writeAclPermissions, writeTask } from '../../src/services/automation/normalize.js';
 import type { AutomationWireForms } from '../../src/services/automation/normalize.js';
 import type { Task } from '../../src/services/automation/types.js';
 import { SHORT_WEEK_DAYS, WEEK_DAYS } from '../../src/vocabulary.js';
@@ -153,5 +153,26 @@ describe('round trips', () => {
   it('writes short day names in week order of the canonical list', () => {
     const task = writeTask({ Schedules: { Schedule: [{ Days: { DayOfWeek: [...WEEK_DAYS] } }] } }, { days: 'short' }) as { Schedules: { Schedule: { Days: { DayOfWeek: string[] } }[] } };
     expect(task.Schedules.Schedule[0]!.Days.DayOfWeek).toEqual([...SHORT_WEEK_DAYS]);
+  });
+});
+
+describe('user-group members in every form (A-28)', () => {
+  it.each([
+    ['Members of usernames', { Name: 'Ops', Members: ['bob', 'erin'] }, ['bob', 'erin']],
+    ['members of usernames', { Name: 'Ops', members: ['bob', 'erin'] }, ['bob', 'erin']],
+    ['Users of {Username}', { Name: 'Ops', Users: [{ Username: 'bob' }, { Username: 'erin' }] }, ['bob', 'erin']],
+    ['users of {username}', { Name: 'Ops', users: [{ username: 'bob' }, { username: 'erin' }] }, ['bob', 'erin']],
+    ['Members of {Name}', { Name: 'Ops', Members: [{ Name: 'bob' }, { Name: 'erin' }] }, ['bob', 'erin']],
+    ['one member as a single object', { Name: 'Ops', Users: { Username: 'bob' } }, ['bob']],
+    ['one member as a single string', { Name: 'Ops', Members: 'bob' }, ['bob']],
+    ['an empty list', { Name: 'Ops', Members: [] }, []],
+  ])('%s', (_, raw, members) => {
+    expect(readUserGroupMembers(raw)).toEqual({ name: 'Ops', members });
+  });
+
+  it('leaves the members unknown (not empty) when no members field is there, and reads no group without a name', () => {
+    expect(readUserGroupMembers({ Name: 'Ops', Type: 'local', Description: '' })).toEqual({ name: 'Ops' });
+    expect(readUserGroupMembers({ Name: 'Ops', Members: null })).toEqual({ name: 'Ops' });
+    expect(readUserGroupMembers({ Members: ['bob'] })).toBeUndefined();
   });
 });

@@ -1,0 +1,117 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
+import type { RunningEmulator, Variants } from '../../src/emulator/index.js';
+import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
+import { runCli } from '../helpers/run-cli.js';
+import { testdir } from '../helpers/testdir.js';
+
+/**
+ * Issue 16, resource-group ACLs: a plan names each member of the user group whose ACL changes
+ * (members from GET /usergroups, A-28), in every view; the request is made only when an ACL's
+ * permissions change; a server that will not list the members keeps the per-group line.
+ */
+const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
+
+let emulator: RunningEmulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+/** The seed's finance-operators ACL (TaskRun, TaskEditExisting on Finance) with `permissions`. */
+function aclManifest(permissions: readonly string[]): string {
+  return [
+    'apiVersion: mftops/v1',
+    'kind: ResourceGroupAcl',
+    'metadata: { name: finance-operators }',
+    'spec:',
+    '  resourceGroup: Finance',
+    '  userGroup: Finance Operators',
+    `  permissions: [${permissions.join(', ')}]`,
+    '',
+  ].join('\n');
+}
+
+async function start(variants: Partial<Variants> = {}, extraMembers: readonly string[] = []): Promise<RunningEmulator> {
+  const e = (emulator = await startSeededEmulator({ variants }));
+  for (const name of extraMembers) e.state.automation.users.push({ Username: name, Password: `${name}-Pa55!test`, IsAdmin: false, MemberOf: ['Finance Operators'] });
+  return e;
+}
+
+function workdir(e: RunningEmulator, permissions: readonly string[], account = 'admin'): string {
+  const config = emulatorConfigYaml({ ...e, manifests: ['manifests'] }).replace(/(automation: \{[^}]*)username: admin/, `$1username: ${account}`);
+  return testdir({ 'mftops.yaml': config, 'manifests/acl.yaml': aclManifest(permissions) });
+}
+
+function userGroupReads(e: RunningEmulator): number {
+  return e.requestLog().filter((r) => !r.isTokenCall && /\/usergroups$/.test(r.path)).length;
+}
+
+describe('plan: resource-group ACL access per user (A-28)', () => {
+  it('names each member of the user group in text, markdown and JSON, flags TaskAddEditDelete, and lists the user groups once', async () => {
+    const e = await start({}, ['erin']);
+    const dir = workdir(e, ['TaskRun', 'TaskEditExisting', 'TaskAddEditDelete']);
+    const text = await runCli(['plan'], { cwd: dir, env: ENV });
+    expect(text.stderr).toBe('');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^Plan: 0 to create, 1 to update, 0 to replace, 0 to delete, 0 blocked\. 2 users gain access, 0 lose access\.$/m);
+    expect(text.stdout).toContain('Access changes: 2 users gain access, 0 lose access.');
+    expect(text.stdout).toContain('  ! erin gains TaskAddEditDelete on resource group Finance (via user group Finance Operators) [grants TaskAddEditDelete]');
+    expect(text.stdout).toContain('  ! operator gains TaskAddEditDelete on resource group Finance (via user group Finance Operators) [grants TaskAddEditDelete]');
+    expect(text.stdout).not.toContain('members not shown');
+    expect(userGroupReads(e)).toBe(1);
+
+    const md = await runCli(['plan', '--format', 'markdown'], { cwd: dir, env: ENV });
+    expect(md.code).toBe(0);
+    expect(md.stdout).toContain('- :warning: erin gains TaskAddEditDelete on resource group Finance (via user group Finance Operators) — **grants `TaskAddEditDelete`**');
+    expect(md.stdout).toContain('- :warning: operator gains TaskAddEditDelete on resource group Finance (via user group Finance Operators)');
+
+    const json = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
+    expect(json.code).toBe(0);
+    const access = (JSON.parse(json.stdout) as { access: { summary: string; changes: Record<string, unknown>[]; userGroupsUnknown?: string[] } }).access;
+    expect(access.summary).toBe('2 users gain access, 0 lose access');
+    expect(access.userGroupsUnknown).toBeUndefined();
+    expect(access.changes.map((c) => [c.user, c.resourceGroup, c.gained, c.lost, c.via, c.flagged])).toEqual([
+      ['erin', 'Finance', ['TaskAddEditDelete'], [], [{ type: 'Group', name: 'Finance Operators' }], ['TaskAddEditDelete']],
+      ['operator', 'Finance', ['TaskAddEditDelete'], [], [{ type: 'Group', name: 'Finance Operators' }], ['TaskAddEditDelete']],
+    ]);
+  });
+
+  it.each(['Members', 'objects'] as const)('reads the members whichever form the server gives them in (%s; one member: a single object on objects)', async (form) => {
+    const e = await start({ 'automation.userGroupMembers': form });
+    const r = await runCli(['plan'], { cwd: workdir(e, ['TaskRun']), env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('  - operator loses TaskEditExisting on resource group Finance (via user group Finance Operators)');
+    expect(r.stdout).toContain('Access changes: 0 users gain access, 1 loses access.');
+  });
+
+  it('keeps the per-group line and says why when the members are not answered (absent)', async () => {
+    const e = await start({ 'automation.userGroupMembers': 'absent' });
+    const r = await runCli(['plan', '--detailed-exitcode'], { cwd: workdir(e, ['TaskRun']), env: ENV });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('  - user group Finance Operators (members not shown) loses TaskEditExisting on resource group Finance');
+    expect(r.stdout).toContain('The members of user group Finance Operators could not be read from the automation server');
+    expect(r.stdout).not.toContain('operator loses');
+  });
+
+  it('keeps the per-group line when the account is no administrator (403 on /usergroups), and the plan does not fail', async () => {
+    const e = await start();
+    const env = { ...ENV, MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationOperator.password };
+    const dir = workdir(e, ['TaskRun'], SEED_LOGINS.automationOperator.username);
+    const r = await runCli(['plan', '--format', 'json'], { cwd: dir, env });
+    expect(r.code).toBe(0);
+    expect(e.requestLog().some((x) => /\/usergroups$/.test(x.path) && x.status === 403)).toBe(true);
+    const access = (JSON.parse(r.stdout) as { access: { changes: Record<string, unknown>[]; userGroupsUnknown?: string[] } }).access;
+    expect(access.changes.map((c) => [c.group, c.resourceGroup, c.lost])).toEqual([['Finance Operators', 'Finance', ['TaskEditExisting']]]);
+    expect(access.userGroupsUnknown).toEqual(['Finance Operators']);
+  });
+
+  it('sends no /usergroups request when no ACL permission changes', async () => {
+    const e = await start();
+    const r = await runCli(['plan', '--detailed-exitcode'], { cwd: workdir(e, ['TaskRun', 'TaskEditExisting']), env: ENV });
+    expect(r.code).toBe(0);
+    expect(e.requestLog().some((x) => /\/resourcegroups\/acls$/.test(x.path))).toBe(true);
+    expect(userGroupReads(e)).toBe(0);
+  });
+});
