@@ -1,4 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readPlanFile } from '../../src/app/plan-file.js';
+import { findSchemasDir, SCHEMA_BASE_URL } from '../../src/manifest/schemas.js';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator, Variants } from '../../src/emulator/index.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
@@ -43,6 +49,17 @@ function workdir(e: RunningEmulator, permissions: readonly string[], account = '
   return testdir({ 'mftops.yaml': config, 'manifests/acl.yaml': aclManifest(permissions) });
 }
 
+/** The JSON plan view checked against schemas/output-plan.schema.json (`additionalProperties: false`). */
+function checkedPlanView(stdout: string): Record<string, unknown> {
+  const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
+  addFormats.default(ajv);
+  for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-') || f === 'plan.schema.json')) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+  const doc = JSON.parse(stdout) as Record<string, unknown>;
+  const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-plan.schema.json`)!;
+  expect(validate(doc) ? [] : validate.errors).toEqual([]);
+  return doc;
+}
+
 function userGroupReads(e: RunningEmulator): number {
   return e.requestLog().filter((r) => !r.isTokenCall && /\/usergroups$/.test(r.path)).length;
 }
@@ -68,7 +85,7 @@ describe('plan: resource-group ACL access per user (A-28)', () => {
 
     const json = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
     expect(json.code).toBe(0);
-    const access = (JSON.parse(json.stdout) as { access: { summary: string; changes: Record<string, unknown>[]; userGroupsUnknown?: string[] } }).access;
+    const access = (checkedPlanView(json.stdout) as { access: { summary: string; changes: Record<string, unknown>[]; userGroupsUnknown?: string[] } }).access;
     expect(access.summary).toBe('2 users gain access, 0 lose access');
     expect(access.userGroupsUnknown).toBeUndefined();
     expect(access.changes.map((c) => [c.user, c.resourceGroup, c.gained, c.lost, c.via, c.flagged])).toEqual([
@@ -99,12 +116,14 @@ describe('plan: resource-group ACL access per user (A-28)', () => {
     const e = await start();
     const env = { ...ENV, MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationOperator.password };
     const dir = workdir(e, ['TaskRun'], SEED_LOGINS.automationOperator.username);
-    const r = await runCli(['plan', '--format', 'json'], { cwd: dir, env });
+    const r = await runCli(['plan', '--format', 'json', '--out', 'plan.json'], { cwd: dir, env });
     expect(r.code).toBe(0);
     expect(e.requestLog().some((x) => /\/usergroups$/.test(x.path) && x.status === 403)).toBe(true);
-    const access = (JSON.parse(r.stdout) as { access: { changes: Record<string, unknown>[]; userGroupsUnknown?: string[] } }).access;
+    const access = (checkedPlanView(r.stdout) as { access: { changes: Record<string, unknown>[]; userGroupsUnknown?: string[] } }).access;
     expect(access.changes.map((c) => [c.group, c.resourceGroup, c.lost])).toEqual([['Finance Operators', 'Finance', ['TaskEditExisting']]]);
     expect(access.userGroupsUnknown).toEqual(['Finance Operators']);
+    // The saved plan keeps it, and reads back.
+    expect(readPlanFile(join(dir, 'plan.json')).access?.userGroupsUnknown).toEqual(['Finance Operators']);
   });
 
   it('sends no /usergroups request when no ACL permission changes', async () => {
@@ -113,5 +132,14 @@ describe('plan: resource-group ACL access per user (A-28)', () => {
     expect(r.code).toBe(0);
     expect(e.requestLog().some((x) => /\/resourcegroups\/acls$/.test(x.path))).toBe(true);
     expect(userGroupReads(e)).toBe(0);
+  });
+
+  it('drift names the members too: what the server grants beyond git, per user', async () => {
+    const e = await start({}, ['erin']);
+    const r = await runCli(['drift'], { cwd: workdir(e, ['TaskRun']), env: ENV });
+    expect(r.stdout).toContain('Access on the server compared with git');
+    expect(r.stdout).toContain('erin gains TaskEditExisting on resource group Finance (via user group Finance Operators)');
+    expect(r.stdout).toContain('operator gains TaskEditExisting on resource group Finance (via user group Finance Operators)');
+    expect(userGroupReads(e)).toBe(1);
   });
 });
