@@ -1,7 +1,6 @@
 import { NO_MEMBERS, computeEffectiveAccess, diffEffectiveAccess, groupMembersFrom } from '../access/effective.js';
 import type { AccessEntry } from '../access/effective.js';
 import { compareText } from '../order.js';
-import type { AccessEntry as Entry } from '../access/effective.js';
 import type { GroupMemberNames, UserGroupMemberNames } from '../live/model.js';
 import type { EntryView } from '../resources/folder-permissions.js';
 import { grantedPermissions } from '../resources/resource-group-acl.js';
@@ -102,7 +101,7 @@ function planAclAccess(aclChanges: readonly { readonly address: string; readonly
   }
   for (const [key, changed] of resourceGroups) {
     // Before: every live ACL of the resource group (the changed ones as planned from); after: the changed ones replaced.
-    const before = new Map<string, Entry>();
+    const before = new Map<string, AccessEntry>();
     for (const acl of userGroups?.acls.values() ?? []) {
       if (acl.ResourceGroupName.toLowerCase() === key) before.set(acl.UserGroupName.toLowerCase(), { type: 'Group', name: acl.UserGroupName, permissions: grantedPermissions(acl) });
     }

@@ -67,12 +67,12 @@ export function membersUnknownSentence(groups: readonly string[], q: Quote): str
 export function userGroupsUnknownSentence(groups: readonly string[], q: Quote): string {
   const names = groups.map(q).join(', ');
   return groups.length === 1
-    ? `The members of user group ${names} could not be read from the automation server (it lists them to administrators only): its own change is shown instead.`
-    : `The members of user groups ${names} could not be read from the automation server (it lists them to administrators only): their own changes are shown instead.`;
+    ? `The members of user group ${names} could not be read from the automation server (the account may not list user groups, or the server lists no members): its own change is shown instead.`
+    : `The members of user groups ${names} could not be read from the automation server (the account may not list user groups, or the server lists no members): their own changes are shown instead.`;
 }
 
 /** The sentences for groups of either server whose members could not be read (none: empty). */
-function unknownSentences(report: AccessReport, q: Quote): string[] {
+function describeUnknownMembers(report: AccessReport, q: Quote): string[] {
   const out: string[] = [];
   if (report.membersUnknown.length > 0) out.push(membersUnknownSentence(report.membersUnknown, q));
   if (report.userGroupsUnknown !== undefined && report.userGroupsUnknown.length > 0) out.push(userGroupsUnknownSentence(report.userGroupsUnknown, q));
@@ -87,7 +87,7 @@ export function renderAccessText(report: AccessReport, heading = 'Access changes
     const flags = accessFlags(c, plain);
     lines.push(`  ${flags.length > 0 ? '!' : '-'} ${describeAccessChange(c, plain)}${flags.length > 0 ? ` [${flags.join('; ')}]` : ''}`);
   }
-  for (const sentence of unknownSentences(report, plain)) lines.push(`  ${sentence}`);
+  for (const sentence of describeUnknownMembers(report, plain)) lines.push(`  ${sentence}`);
   return lines;
 }
 
@@ -103,5 +103,5 @@ export function accessMarkdownItems(report: AccessReport): string[] {
 /** The heading of the markdown access section (with the groups whose members are unknown). */
 export function accessMarkdownHead(report: AccessReport, heading = 'Access changes'): string {
   const head = `### ${heading}\n\n${escapeMd(accessCountPhrase(report))}.`;
-  return [head, ...unknownSentences(report, (t) => escapeMd(t))].join(' ');
+  return [head, ...describeUnknownMembers(report, (t) => escapeMd(t))].join(' ');
 }
