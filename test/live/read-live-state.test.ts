@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/config/model.js';
-import { planLiveReads, readLiveState } from '../../src/live/read-live-state.js';
+import { planLiveReads, readLiveState, readUserGroupMembers } from '../../src/live/read-live-state.js';
 import type { AutomationReader, TransferReader } from '../../src/live/read-live-state.js';
 import { ApiError } from '../../src/services/errors.js';
 import { Secret } from '../../src/secret.js';
@@ -232,5 +232,26 @@ describe('readLiveState: the folders of task steps on transfer hosts (cross-serv
   it('contacts the transfer server not at all when no managed folder and no step needs it', async () => {
     const live = await readLiveState({ manifests: [], transfer: untouchable<TransferReader>('transfer'), scope: SCOPE, prune: [], stepFolders: () => ({ paths: [], accounts: false }) });
     expect(live.transfer).toBeUndefined();
+  });
+});
+
+describe('readUserGroupMembers (A-28)', () => {
+  const failing = (status: number) =>
+    ({
+      listUserGroups: () => Promise.reject(new ApiError({ service: 'automation', method: 'GET', path: '/api/v1/usergroups', status, body: { fieldErrors: [] } })),
+    }) as unknown as AutomationReader;
+
+  it('keys members by lower-cased user-group name and leaves a group answered without members unknown', async () => {
+    const reader = { listUserGroups: () => Promise.resolve([{ name: 'Finance Operators', members: ['operator'] }, { name: 'Auditors' }]) } as unknown as AutomationReader;
+    const read = await readUserGroupMembers(reader);
+    expect([...read.members]).toEqual([['finance operators', ['operator']]]);
+  });
+
+  it.each([403, 404, 405, 501])('reads no members, without failing, on %i', async (status) => {
+    await expect(readUserGroupMembers(failing(status))).resolves.toEqual({ members: new Map() });
+  });
+
+  it('fails on any other server error, as every read does', async () => {
+    await expect(readUserGroupMembers(failing(500))).rejects.toBeInstanceOf(ApiError);
   });
 });

@@ -288,6 +288,22 @@ describe('scheduler, ACLs and reports', () => {
     expect(calls().slice(1).map((c) => `${c.method} ${c.path}`)).toEqual(['PUT /api/v1/tasks/scheduler/start', 'PUT /api/v1/tasks/scheduler/stop']);
   });
 
+  it('lists user groups page after page, reading members in each form (A-28)', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    const page1 = [{ Name: 'Finance Operators', Members: ['operator', 'erin'] }, { Name: 'Auditors', Users: { Username: 'dana' } }];
+    const page2 = [{ Name: 'Partner Managers', Type: 'local' }, { Description: 'no name: no group' }];
+    a.intercept({ path: '/api/v1/usergroups' }).reply(200, { items: page1, paging: { page: 1, perPage: 2, totalItems: 4, totalPages: 2 } }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/usergroups', query: { page: 2, perPage: 2 } }).reply(200, { items: page2, paging: { page: 2, perPage: 2, totalItems: 4, totalPages: 2 } }, { headers: JSON_HEADERS });
+    await expect(automationClient(agent).listUserGroups()).resolves.toEqual([
+      { name: 'Finance Operators', members: ['operator', 'erin'] },
+      { name: 'Auditors', members: ['dana'] },
+      { name: 'Partner Managers' },
+    ]);
+    expect(calls().filter((c) => c.path.startsWith('/api/v1/usergroups'))).toHaveLength(2);
+  });
+
   it('filters ACLs by group names and encodes names in paths', async () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
