@@ -17421,7 +17421,7 @@ var init_plan_file = __esm({
     };
     PLAN_FILE_START = /^\uFEFF?\s*\{\s*"formatVersion"\s*:/;
     PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "targets", "pruneOff", "errored", "applyable", "changes", "summary", "access", "transferChecks"];
-    ACCESS_KEYS = ["changes", "membersUnknown"];
+    ACCESS_KEYS = ["changes", "membersUnknown", "userGroupsUnknown"];
     ACCESS_CHANGE_KEYS = ["address", "who", "service", "target", "gained", "lost", "via", "removed", "flagged"];
     TRANSFER_CHECKS_KEYS = ["checked", "problems", "rightsUnchecked", "groupsUncounted"];
     TRANSFER_PROBLEM_KEYS = ["problem", "address", "step", "stepKind", "host", "path", "account", "missing", "source"];
@@ -20295,7 +20295,8 @@ function describeAccessChange(c, q) {
   if (c.gained.length > 0) verbs.push(`gains ${c.gained.map(q).join(", ")}`);
   if (c.lost.length > 0) verbs.push(`loses ${c.lost.map(q).join(", ")}`);
   const on = c.service === "transfer" ? q(c.target) : `resource group ${q(c.target)}`;
-  const via = c.who.type === "User" ? ` (via ${c.via.map((v) => v.type === "User" ? "own entry" : `group ${q(v.name)}`).join(", ")})` : "";
+  const groupWord = c.service === "transfer" ? "group" : "user group";
+  const via = c.who.type === "User" ? ` (via ${c.via.map((v) => v.type === "User" ? "own entry" : `${groupWord} ${q(v.name)}`).join(", ")})` : "";
   return `${who} ${verbs.join(" and ")} on ${on}${via}`;
 }
 function accessFlags(c, q) {
@@ -20308,6 +20309,16 @@ function membersUnknownSentence(groups, q) {
   const names2 = groups.map(q).join(", ");
   return groups.length === 1 ? `The members of group ${names2} could not be read from the transfer server: its own change is shown instead.` : `The members of groups ${names2} could not be read from the transfer server: their own changes are shown instead.`;
 }
+function userGroupsUnknownSentence(groups, q) {
+  const names2 = groups.map(q).join(", ");
+  return groups.length === 1 ? `The members of user group ${names2} could not be read from the automation server (the account may not list user groups, or the server lists no members): its own change is shown instead.` : `The members of user groups ${names2} could not be read from the automation server (the account may not list user groups, or the server lists no members): their own changes are shown instead.`;
+}
+function describeUnknownMembers(report, q) {
+  const out = [];
+  if (report.membersUnknown.length > 0) out.push(membersUnknownSentence(report.membersUnknown, q));
+  if (report.userGroupsUnknown !== void 0 && report.userGroupsUnknown.length > 0) out.push(userGroupsUnknownSentence(report.userGroupsUnknown, q));
+  return out;
+}
 function renderAccessText(report, heading = "Access changes") {
   const plain = (t) => escapeControl(t);
   const lines2 = [`${heading}: ${accessCountPhrase(report)}.`];
@@ -20315,7 +20326,7 @@ function renderAccessText(report, heading = "Access changes") {
     const flags = accessFlags(c, plain);
     lines2.push(`  ${flags.length > 0 ? "!" : "-"} ${describeAccessChange(c, plain)}${flags.length > 0 ? ` [${flags.join("; ")}]` : ""}`);
   }
-  if (report.membersUnknown.length > 0) lines2.push(`  ${membersUnknownSentence(report.membersUnknown, plain)}`);
+  for (const sentence of describeUnknownMembers(report, plain)) lines2.push(`  ${sentence}`);
   return lines2;
 }
 function accessMarkdownItems(report) {
@@ -20329,7 +20340,7 @@ function accessMarkdownHead(report, heading = "Access changes") {
   const head = `### ${heading}
 
 ${escapeMd(accessCountPhrase(report))}.`;
-  return report.membersUnknown.length > 0 ? `${head} ${membersUnknownSentence(report.membersUnknown, (t) => escapeMd(t))}` : head;
+  return [head, ...describeUnknownMembers(report, (t) => escapeMd(t))].join(" ");
 }
 var DRIFT_ACCESS_HEADING;
 var init_access = __esm({
@@ -48517,6 +48528,20 @@ function readAcl(raw, seen) {
   } else out.Permissions = {};
   return out;
 }
+function readUserGroupMembers(raw) {
+  const name = typeof raw.Name === "string" ? raw.Name : typeof raw.name === "string" ? raw.name : void 0;
+  if (name === void 0 || name === "") return void 0;
+  const field = USER_GROUP_MEMBER_FIELDS.find((f) => raw[f] !== void 0 && raw[f] !== null);
+  if (field === void 0) return { name };
+  const value = raw[field];
+  const items = Array.isArray(value) ? value : [value];
+  const members = [];
+  for (const item of items) {
+    const username = typeof item === "string" ? item : isRecord(item) ? MEMBER_NAME_FIELDS.map((f) => item[f]).find((v) => typeof v === "string") : void 0;
+    if (username !== void 0 && username !== "") members.push(username);
+  }
+  return { name, members };
+}
 function readNamedObject(raw, seen) {
   return raw.ID === void 0 ? raw : { ...raw, ID: readId(raw.ID, seen) };
 }
@@ -48638,7 +48663,7 @@ function readSchedulerStatus(body) {
   }
   return void 0;
 }
-var SHORT_KEYS, TIME, ON, OFF;
+var SHORT_KEYS, TIME, USER_GROUP_MEMBER_FIELDS, MEMBER_NAME_FIELDS, ON, OFF;
 var init_normalize2 = __esm({
   "src/services/automation/normalize.ts"() {
     "use strict";
@@ -48647,6 +48672,8 @@ var init_normalize2 = __esm({
     init_wire_fields();
     SHORT_KEYS = new Map(Object.entries(MIC_STEP_NAMES).map(([short, mic]) => [mic, short]));
     TIME = /^\s*(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*$/;
+    USER_GROUP_MEMBER_FIELDS = ["Members", "members", "Users", "users"];
+    MEMBER_NAME_FIELDS = ["Username", "username", "Name", "name", "UserName"];
     ON = /^(enabled|enable|running|started|start|on|active|true|1)$/i;
     OFF = /^(disabled|disable|stopped|stop|off|inactive|false|0)$/i;
   }
@@ -48695,6 +48722,7 @@ var init_client = __esm({
       "listResourceGroups",
       "getResourceGroup",
       "getUserGroup",
+      "listUserGroups",
       "listResourceGroupAcls",
       "getResourceGroupAcl",
       "getSchedulerStatus",
@@ -48789,6 +48817,10 @@ var init_client = __esm({
       }
       async getUserGroup(name) {
         return this.#object("GET", `/usergroups/${seg(name)}`);
+      }
+      async listUserGroups() {
+        const items = await this.#list("/usergroups");
+        return items.filter(isRecord).flatMap((g) => readUserGroupMembers(g) ?? []);
       }
       async listResourceGroupAcls(filter = {}) {
         const items = await this.#list("/resourcegroups/acls", { resourceGroupName: filter.resourceGroupName, userGroupName: filter.userGroupName });
@@ -49490,6 +49522,17 @@ async function readUserGroups(client, wanted, acls, t) {
     )
   );
   return { names: names2, readable };
+}
+async function readUserGroupMembers2(client) {
+  try {
+    const groups = await client.listUserGroups();
+    const members = /* @__PURE__ */ new Map();
+    for (const g of groups) if (g.members !== void 0 && !members.has(g.name.toLowerCase())) members.set(g.name.toLowerCase(), g.members);
+    return { members };
+  } catch (err) {
+    if (err instanceof ApiError && [403, 404, 405, 501].includes(err.status)) return { members: /* @__PURE__ */ new Map() };
+    throw err;
+  }
 }
 async function readTransfer(client, needs, t, parallelism, steps) {
   const managed = needs !== NO_TRANSFER_NEEDS;
@@ -50780,14 +50823,14 @@ function groupMembersFrom(members) {
   const byName = new Map(entries.map(([group, users]) => [group.toLowerCase(), users]));
   return { membersOf: (group) => byName.get(group.toLowerCase()) };
 }
-function computeEffectiveAccess(entries, members) {
+function computeEffectiveAccess(entries, members, vocabulary = FOLDER_PERMISSIONS) {
   const grants = /* @__PURE__ */ new Map();
   const unknownGroups = [];
   const reach = (user, source, permissions) => {
     const key = user.toLowerCase();
     let g = grants.get(key);
     if (!g) grants.set(key, g = { user, via: /* @__PURE__ */ new Map() });
-    for (const p of FOLDER_PERMISSIONS) {
+    for (const p of vocabulary) {
       if (!permissions.includes(p)) continue;
       const list = g.via.get(p) ?? [];
       if (!list.some((s) => s.type === source.type && s.name.toLowerCase() === source.name.toLowerCase())) list.push(source);
@@ -50803,10 +50846,10 @@ function computeEffectiveAccess(entries, members) {
   }
   const users = /* @__PURE__ */ new Map();
   for (const [key, g] of grants) {
-    const permissions = FOLDER_PERMISSIONS.filter((p) => g.via.has(p));
+    const permissions = vocabulary.filter((p) => g.via.has(p));
     users.set(key, { user: g.user, permissions, via: Object.fromEntries(permissions.map((p) => [p, g.via.get(p)])) });
   }
-  return { users, unknownGroups };
+  return { users, vocabulary, unknownGroups };
 }
 function diffEffectiveAccess(before, after) {
   const out = [];
@@ -50823,13 +50866,13 @@ function diffEffectiveAccess(before, after) {
     const a = after.unknownGroups.find((g) => g.name.toLowerCase() === key);
     const name = a?.name ?? b.name;
     const self = [{ type: "Group", name }];
-    const delta = deltaOf({ type: "Group", name }, permissionsIn(b), permissionsIn(a), () => self, () => self);
+    const delta = deltaOf({ type: "Group", name }, permissionsIn(b, after.vocabulary), permissionsIn(a, after.vocabulary), () => self, () => self);
     if (delta) out.push(delta);
   }
   return out.sort((x, y) => x.who.type === y.who.type ? compareNames(x.who.name, y.who.name) : x.who.type === "User" ? -1 : 1);
 }
-function permissionsIn(e) {
-  return e ? FOLDER_PERMISSIONS.filter((p) => e.permissions.includes(p)) : [];
+function permissionsIn(e, vocabulary) {
+  return e ? vocabulary.filter((p) => e.permissions.includes(p)) : [];
 }
 function deltaOf(who, before, after, viaAfter, viaBefore) {
   const gained = after.filter((p) => !before.includes(p));
@@ -50882,11 +50925,12 @@ var init_compose_plan = __esm({
 });
 
 // src/plan/access-changes.ts
-function planAccessChanges(changes, bases, members) {
+function planAccessChanges(changes, bases, members, userGroups) {
   const known = members ? groupMembersFrom(members.members) : NO_MEMBERS;
   const users = [];
   const groups = [];
   const membersUnknown = /* @__PURE__ */ new Set();
+  const aclChanges = [];
   for (const change of changes) {
     if (change.action === "no-op" || change.action === "blocked") continue;
     const basis = bases.get(change.address);
@@ -50902,34 +50946,67 @@ function planAccessChanges(changes, bases, members) {
         }
         break;
       }
-      case "acl": {
-        const gained = basis.after.filter((p) => !basis.before.includes(p));
-        const lost = basis.before.filter((p) => !basis.after.includes(p));
-        if (gained.length === 0 && lost.length === 0) break;
-        const who = { type: "Group", name: basis.userGroup };
-        groups.push({ address: change.address, who, service: "automation", target: basis.resourceGroup, gained, lost, via: [who], removed: basis.before.length > 0 && basis.after.length === 0, flagged: [] });
+      case "acl":
+        aclChanges.push({ address: change.address, basis });
         break;
-      }
       default: {
         const never = basis;
         throw new Error(`unknown access basis ${String(never)}`);
       }
     }
   }
+  const userGroupsUnknown = /* @__PURE__ */ new Set();
+  for (const c of planAclAccess(aclChanges, userGroups)) {
+    (c.who.type === "User" ? users : groups).push(c);
+    if (c.who.type === "Group" && userGroups !== void 0) userGroupsUnknown.add(c.who.name);
+  }
   if (users.length === 0 && groups.length === 0) return void 0;
   const byName = (a, b) => compareText2(a.who.name.toLowerCase(), b.who.name.toLowerCase());
-  return { changes: [...users.sort(byName), ...groups.sort(byName)], membersUnknown: [...membersUnknown] };
+  return {
+    changes: [...users.sort(byName), ...groups.sort(byName)],
+    membersUnknown: [...membersUnknown],
+    ...userGroupsUnknown.size > 0 ? { userGroupsUnknown: [...userGroupsUnknown] } : {}
+  };
+}
+function planAclAccess(aclChanges, userGroups) {
+  const out = [];
+  const known = userGroups ? groupMembersFrom(userGroups.members.members) : NO_MEMBERS;
+  const resourceGroups = /* @__PURE__ */ new Map();
+  for (const c of aclChanges) {
+    const key = c.basis.resourceGroup.toLowerCase();
+    resourceGroups.set(key, [...resourceGroups.get(key) ?? [], c]);
+  }
+  for (const [key, changed] of resourceGroups) {
+    const before = /* @__PURE__ */ new Map();
+    for (const acl of userGroups?.acls.values() ?? []) {
+      if (acl.ResourceGroupName.toLowerCase() === key) before.set(acl.UserGroupName.toLowerCase(), { type: "Group", name: acl.UserGroupName, permissions: grantedPermissions(acl) });
+    }
+    for (const { basis } of changed) before.set(basis.userGroup.toLowerCase(), { type: "Group", name: basis.userGroup, permissions: basis.before });
+    const after = new Map(before);
+    for (const { basis } of changed) after.set(basis.userGroup.toLowerCase(), { type: "Group", name: basis.userGroup, permissions: basis.after });
+    const target = changed[0].basis.resourceGroup;
+    const deltas = diffEffectiveAccess(computeEffectiveAccess([...before.values()], known, ACL_PERMISSIONS), computeEffectiveAccess([...after.values()], known, ACL_PERMISSIONS));
+    for (const d of deltas) {
+      const from = changed.find((c) => d.via.some((v) => v.name.toLowerCase() === c.basis.userGroup.toLowerCase())) ?? changed[0];
+      const flagged = d.gained.filter((p) => FLAGGED_ACL_GRANTS.includes(p));
+      out.push({ address: from.address, who: d.who, service: "automation", target, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
+    }
+  }
+  return out;
 }
 function accessEntry(e) {
   return { type: e.type, name: e.name, permissions: e.permissions.permissions };
 }
-var FLAGGED_GRANTS;
+var FLAGGED_GRANTS, FLAGGED_ACL_GRANTS;
 var init_access_changes = __esm({
   "src/plan/access-changes.ts"() {
     "use strict";
     init_effective();
     init_order();
+    init_resource_group_acl();
+    init_vocabulary();
     FLAGGED_GRANTS = ["admin", "deleteFiles", "share"];
+    FLAGGED_ACL_GRANTS = ["TaskAddEditDelete", "HostAddEditDelete", "ScriptAddEditDelete"];
   }
 });
 
@@ -51069,7 +51146,9 @@ function planChanges(input) {
     ...input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {},
     ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {}
   };
-  return { plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, input.live.transfer?.groupMembers)), diagnostics };
+  const automation2 = input.live.automation;
+  const userGroups = automation2?.userGroupMembers ? { members: automation2.userGroupMembers, acls: automation2.acls ?? /* @__PURE__ */ new Map() } : void 0;
+  return { plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, input.live.transfer?.groupMembers, userGroups)), diagnostics };
 }
 function orderChanges(items) {
   const isDelete = (o) => o.change.action === "delete";
@@ -51668,27 +51747,33 @@ async function buildPlan(input) {
   const transferHostname = transferUrl !== void 0 ? hostnameOf(transferUrl) : void 0;
   const match = { transferHosts: env.transferHosts ?? [], ...transferHostname !== void 0 ? { transferHostname } : {} };
   const checking = input.clients.transfer !== void 0 && (match.transferHosts.length > 0 || transferHostname !== void 0);
-  const live = await readLiveState({
+  let reported = { done: 0, total: 0 };
+  const report = input.progress;
+  const progress = report ? (done, total, what) => {
+    reported = { done, total };
+    report(done, total, what);
+  } : void 0;
+  const read = await readLiveState({
     manifests: loaded.manifests,
     ...input.clients.automation ? { automation: input.clients.automation } : {},
     ...input.clients.transfer ? { transfer: input.clients.transfer } : {},
     scope: env.scope,
     prune: env.prune,
     ...input.parallelism !== void 0 ? { parallelism: input.parallelism } : {},
-    ...input.progress ? { progress: input.progress } : {},
+    ...progress ? { progress } : {},
     ...checking ? {
-      stepFolders: (automation2) => {
-        const steps2 = findTransferSteps(loaded.manifests, automation2, match);
+      stepFolders: (automation3) => {
+        const steps2 = findTransferSteps(loaded.manifests, automation3, match);
         return { paths: steps2.map((s) => s.path), accounts: steps2.some((s) => s.account !== void 0) };
       }
     } : {}
   });
-  const resolved = resolveDesired(loaded.manifests, live);
-  const planned = planChanges({
+  const resolved = resolveDesired(loaded.manifests, read);
+  const planInput = {
     desired: resolved.desired,
-    live,
+    live: read,
     environment: env.name,
-    servers: serverIdentities2(input.servers, live),
+    servers: serverIdentities2(input.servers, read),
     manifestDigest: manifestDigest(loaded, cwd),
     scope: env.scope,
     prune: env.prune,
@@ -51698,7 +51783,13 @@ async function buildPlan(input) {
     now: (input.now ?? (() => /* @__PURE__ */ new Date()))(),
     cwd,
     taskVocabulary: getValueVocabulary("Task")
-  });
+  };
+  const first = planChanges(planInput);
+  const automation2 = input.clients.automation;
+  const members = automation2 && read.automation && first.plan.access?.changes.some((c) => c.service === "automation") ? await readUserGroupMembers2(automation2) : void 0;
+  if (members) progress?.(reported.done + 1, Math.max(reported.done, reported.total) + 1, "user groups");
+  const live = members && read.automation ? { ...read, automation: { ...read.automation, userGroupMembers: members } } : read;
+  const planned = live === read ? first : planChanges({ ...planInput, live });
   const targeted = input.targets ? new Set(planned.plan.changes.map((c) => c.address)) : void 0;
   const steps = checking ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === void 0 || targeted.has(formatAddress("Task", s.manifest.name))) : [];
   const cross = checkTransferSteps({ steps, live, changes: planned.plan.changes, cwd });
@@ -59156,7 +59247,8 @@ function accessOfChanges(report, changes) {
   const kept = report.changes.filter((c) => addresses.has(c.address));
   if (kept.length === 0) return void 0;
   const groups = new Set(kept.filter((c) => c.who.type === "Group").map((c) => c.who.name));
-  return { changes: kept, membersUnknown: report.membersUnknown.filter((g) => groups.has(g)) };
+  const userGroupsUnknown = report.userGroupsUnknown?.filter((g) => groups.has(g)) ?? [];
+  return { changes: kept, membersUnknown: report.membersUnknown.filter((g) => groups.has(g)), ...userGroupsUnknown.length > 0 ? { userGroupsUnknown } : {} };
 }
 function serverSideAccess(report) {
   return {
@@ -59166,7 +59258,7 @@ function serverSideAccess(report) {
       gained: c.lost,
       lost: c.gained,
       removed: false,
-      flagged: c.service === "transfer" ? c.lost.filter((p) => p === "admin" || p === "deleteFiles" || p === "share") : []
+      flagged: c.lost.filter((p) => (c.service === "transfer" ? FLAGGED_GRANTS : FLAGGED_ACL_GRANTS).includes(p))
     }))
   };
 }
@@ -59383,6 +59475,7 @@ var init_assemble_drift = __esm({
     init_model5();
     init_types();
     init_compose_plan();
+    init_access_changes();
     init_model2();
     init_folder_permissions();
     init_resource_group_acl();
@@ -59532,7 +59625,8 @@ function accessJsonView(report) {
       flagged: [...c.flagged],
       text: describeAccessChange(c, (t) => t)
     })),
-    membersUnknown: [...report.membersUnknown]
+    membersUnknown: [...report.membersUnknown],
+    ...report.userGroupsUnknown !== void 0 ? { userGroupsUnknown: [...report.userGroupsUnknown] } : {}
   };
 }
 function transferChecksView(checks) {
