@@ -51148,7 +51148,12 @@ function planChanges(input) {
   };
   const automation2 = input.live.automation;
   const userGroups = automation2?.userGroupMembers ? { members: automation2.userGroupMembers, acls: automation2.acls ?? /* @__PURE__ */ new Map() } : void 0;
-  return { plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, input.live.transfer?.groupMembers, userGroups)), diagnostics };
+  const transferMembers = input.live.transfer?.groupMembers;
+  return {
+    plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, transferMembers, userGroups)),
+    diagnostics,
+    accessWith: (known) => planAccessChanges(changes, bases, transferMembers, known)
+  };
 }
 function orderChanges(items) {
   const isDelete = (o) => o.change.action === "delete";
@@ -51789,12 +51794,16 @@ async function buildPlan(input) {
   const members = automation2 && read.automation && first.plan.access?.changes.some((c) => c.service === "automation") ? await readUserGroupMembers2(automation2) : void 0;
   if (members) progress?.(reported.done + 1, Math.max(reported.done, reported.total) + 1, "user groups");
   const live = members && read.automation ? { ...read, automation: { ...read.automation, userGroupMembers: members } } : read;
-  const planned = live === read ? first : planChanges({ ...planInput, live });
+  const planned = members && read.automation ? { ...first, plan: withAccess(first.plan, first.accessWith({ members, acls: read.automation.acls ?? /* @__PURE__ */ new Map() })) } : first;
   const targeted = input.targets ? new Set(planned.plan.changes.map((c) => c.address)) : void 0;
   const steps = checking ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === void 0 || targeted.has(formatAddress("Task", s.manifest.name))) : [];
   const cross = checkTransferSteps({ steps, live, changes: planned.plan.changes, cwd });
   const plan = cross.checks !== void 0 ? { ...planned.plan, transferChecks: cross.checks } : planned.plan;
   return { plan: withRemovedContent(plan, live), diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
+}
+function withAccess(plan, access) {
+  const { access: _previous, transferChecks, ...rest } = plan;
+  return { ...rest, ...access !== void 0 ? { access } : {}, ...transferChecks !== void 0 ? { transferChecks } : {} };
 }
 function serverIdentities2(servers, live) {
   const out = {};

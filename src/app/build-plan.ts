@@ -11,7 +11,7 @@ import { sortPlanDiagnostics } from '../plan/diagnostics.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
 import { manifestDigest } from '../plan/manifest-digest.js';
 import { formatAddress } from '../plan/model.js';
-import type { Plan, PruneOff, ServerIdentity } from '../plan/model.js';
+import type { AccessReport, Plan, PruneOff, ServerIdentity } from '../plan/model.js';
 import { checkTransferSteps, findTransferSteps, hostnameOf } from '../plan/cross-server.js';
 import type { TransferHostMatch } from '../plan/cross-server.js';
 import { planChanges } from '../plan/plan-changes.js';
@@ -115,13 +115,19 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
   const members = automation && read.automation && first.plan.access?.changes.some((c) => c.service === 'automation') ? await readUserGroupMembers(automation) : undefined;
   if (members) progress?.(reported.done + 1, Math.max(reported.done, reported.total) + 1, 'user groups');
   const live: LiveState = members && read.automation ? { ...read, automation: { ...read.automation, userGroupMembers: members } } : read;
-  const planned = live === read ? first : planChanges({ ...planInput, live });
+  const planned = members && read.automation ? { ...first, plan: withAccess(first.plan, first.accessWith({ members, acls: read.automation.acls ?? new Map() })) } : first;
   // With --target, only the targeted tasks' steps: the plan is about them.
   const targeted = input.targets ? new Set(planned.plan.changes.map((c) => c.address)) : undefined;
   const steps = checking ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === undefined || targeted.has(formatAddress('Task', s.manifest.name))) : [];
   const cross = checkTransferSteps({ steps, live, changes: planned.plan.changes, cwd });
   const plan = cross.checks !== undefined ? { ...planned.plan, transferChecks: cross.checks } : planned.plan;
   return { plan: withRemovedContent(plan, live), diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
+}
+
+/** The plan with another access report, in the model's key order. */
+function withAccess(plan: Plan, access: AccessReport | undefined): Plan {
+  const { access: _previous, transferChecks, ...rest } = plan;
+  return { ...rest, ...(access !== undefined ? { access } : {}), ...(transferChecks !== undefined ? { transferChecks } : {}) };
 }
 
 function serverIdentities(servers: BuildPlanInput['servers'], live: LiveState): Plan['servers'] {

@@ -17,9 +17,9 @@ import { createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnosti
 import type { PlanDiagnostic } from './diagnostics.js';
 import { composePlan } from './compose-plan.js';
 import { planAccessChanges } from './access-changes.js';
-import type { AccessBasis } from './access-changes.js';
+import type { AccessBasis, UserGroupAccess } from './access-changes.js';
 import { establishesFolderPath, formatAddress, parseAddress } from './model.js';
-import type { Change, ChangeReason, Plan, PlanHeader, PruneOff, ResourceKind, SourceRef } from './model.js';
+import type { AccessReport, Change, ChangeReason, Plan, PlanHeader, PruneOff, ResourceKind, SourceRef } from './model.js';
 
 export interface PlanChangesInput {
   readonly desired: DesiredState;
@@ -50,7 +50,17 @@ export interface PlanChangesInput {
  * missing folder, an unknown `--target`) are diagnostics; the objects concerned are left out and
  * the plan is `errored`, as it is when `desired` left manifests out.
  */
-export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics: PlanDiagnostic[] } {
+/**
+ * The plan, its diagnostics, and `accessWith`: the access report again with user-group members
+ * read after the plan (only a plan that changes an ACL needs them), without planning again.
+ */
+export interface PlannedChanges {
+  readonly plan: Plan;
+  readonly diagnostics: PlanDiagnostic[];
+  readonly accessWith: (userGroups: UserGroupAccess) => AccessReport | undefined;
+}
+
+export function planChanges(input: PlanChangesInput): PlannedChanges {
   const diagnostics: PlanDiagnostic[] = [];
   /** What each permission change starts from and ends with, for the access report. */
   const bases = new Map<string, AccessBasis>();
@@ -200,7 +210,12 @@ export function planChanges(input: PlanChangesInput): { plan: Plan; diagnostics:
   };
   const automation = input.live.automation;
   const userGroups = automation?.userGroupMembers ? { members: automation.userGroupMembers, acls: automation.acls ?? new Map() } : undefined;
-  return { plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, input.live.transfer?.groupMembers, userGroups)), diagnostics };
+  const transferMembers = input.live.transfer?.groupMembers;
+  return {
+    plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, transferMembers, userGroups)),
+    diagnostics,
+    accessWith: (known) => planAccessChanges(changes, bases, transferMembers, known),
+  };
 }
 
 interface Ordered {
