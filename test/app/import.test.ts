@@ -6,6 +6,7 @@ import { importEnvironment } from '../../src/app/import.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ConfigError } from '../../src/errors.js';
 import { saveSnapshot } from '../../src/snapshot/save-snapshot.js';
+import { writesOf } from '../apply/helpers.js';
 import { PASSWORDS, configYaml } from '../drift/helpers.js';
 import type { ConfigOptions } from '../drift/helpers.js';
 import { testdir } from '../helpers/testdir.js';
@@ -21,10 +22,6 @@ beforeEach(() => emulator.resetRequestLog());
 
 function workdir(config: Omit<ConfigOptions, 'url'> = {}): string {
   return testdir({ 'mftops.yaml': configYaml({ url: emulator.url, ...config }) });
-}
-
-function writes(): unknown[] {
-  return emulator.requestLog().filter((r) => !r.isTokenCall && r.method !== 'GET');
 }
 
 describe('importEnvironment', () => {
@@ -43,7 +40,7 @@ describe('importEnvironment', () => {
     expect(result.files.find((f) => f.relPath === 'tasks/legacy-edi-router.yaml')!.notes.some((n) => n.startsWith('steps: For steps cannot be written'))).toBe(true);
     expect(result.secrets).toEqual([{ variable: 'PAYROLL_TO_BANK_APIKEY', address: 'Task/Payroll to bank', field: 'Parameters.ApiKey' }]);
     expect(ctx.events).toEqual([]);
-    expect(writes()).toEqual([]);
+    expect(writesOf(emulator)).toEqual([]);
   });
 
   it('imports folders by path glob from the transfer service, reporting the folder reads as progress', async () => {
@@ -63,7 +60,7 @@ describe('importEnvironment', () => {
     const last = progress.at(-1) as { done: number; total: number };
     expect(last.done).toBe(last.total);
     expect(emulator.requestLog().every((r) => r.path.startsWith('/transfer/'))).toBe(true);
-    expect(writes()).toEqual([]);
+    expect(writesOf(emulator)).toEqual([]);
   });
 
   it('writes nothing over existing files without force and names them; with force it overwrites', async () => {
