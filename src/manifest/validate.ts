@@ -11,7 +11,7 @@ import { suggestName } from './suggest.js';
 import { API_VERSION, DOCUMENT_KINDS } from './types.js';
 import type { DocumentKind, Manifest, PolicyManifest, PolicySpec } from './types.js';
 import { isRecord } from '../is-record.js';
-import { compileExpression } from '../policy/compile.js';
+import { compileExpression } from './policy-expression.js';
 
 /**
  * The result of loading manifests: the desired state and everything wrong with it.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_EXPRESSION_CHARS, compileExpression } from '../../src/policy/compile.js';
+import { MAX_EXPRESSION_CHARS, compileExpression } from '../../src/manifest/policy-expression.js';
 
 describe('compileExpression', () => {
   it('compiles CEL once into a program evaluated per object', () => {
