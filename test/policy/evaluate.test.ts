@@ -95,7 +95,7 @@ describe('evaluatePolicies', () => {
     expect(await check('  match: { actions: [update, delete] }')).toBe(0);
     expect(await check('  match: { actions: [update] }', { action: 'update' })).toBe(1);
     expect(await check('', { action: 'no-op' })).toBe(0);
-    expect(policyMatches({ kind: 'Policy', name: 'p', spec: { severity: 'deny', validations: [] }, source: { file: 'x' }, sourceMap: { locate: () => ({ file: 'x' }) } }, { kind: 'Task', name: 'x', action: 'blocked' })).toBe(false);
+    expect(policyMatches({ kind: 'Policy', name: 'p', spec: { severity: 'deny', validations: [] }, source: { file: 'x', line: 1, col: 1 }, sourceMap: { locate: () => ({ file: 'x', line: 1, col: 1 }) } }, { kind: 'Task', name: 'x', action: 'blocked' })).toBe(false);
   });
 
   it('an object too large to evaluate is an error, not a pass', async () => {
