@@ -1,43 +1,12 @@
 import { EvaluationError } from '@marcbachmann/cel-js';
 import { matchesAddressGlob } from '../glob.js';
 import { isRecord } from '../is-record.js';
-import type { Manifest, PolicyManifest, PolicySeverity } from '../manifest/types.js';
+import type { Manifest, PolicyManifest } from '../manifest/types.js';
 import { sourceRef } from '../plan/plan-changes.js';
-import type { Change, JsonValue, Plan, SourceRef, ValueMarker } from '../plan/model.js';
+import type { Change, JsonValue, Plan, PolicyReport, PolicyViolation, SourceRef, ValueMarker } from '../plan/model.js';
 import { isWriteAction, readMarker } from '../plan/model.js';
 import { PASSWORD_FIELD } from '../resources/common.js';
 import { compileExpression, oneLine } from '../manifest/policy-expression.js';
-
-/**
- * One policy check that did not pass on one change of a plan (issue 17): a validation that
- * evaluated to `false` (`outcome: 'violated'`), or one that could not be evaluated to a boolean
- * (`outcome: 'error'`: an evaluation error, a value of another type, an input too large); an
- * error is never a pass. Plain data: it travels in the plan (`Plan.policy`), the plan file and
- * the JSON view.
- */
-export interface PolicyViolation {
-  /** `metadata.name` of the policy. */
-  readonly policy: string;
-  /** The policy's: any `deny` stops plan (exit 1, no plan file); `warn` is shown only. */
-  readonly severity: PolicySeverity;
-  readonly outcome: 'violated' | 'error';
-  /** The validation's `message`; for an error, what went wrong. */
-  readonly message: string;
-  /** The change checked, `Kind/name`. */
-  readonly address: string;
-  /** Where the object is declared (absent for the delete of an object no manifest declares). */
-  readonly source?: SourceRef;
-  /** Where the validation's expression is written. */
-  readonly expressionSource: SourceRef;
-}
-
-/** The policy checks of a plan; absent from a plan when no policy was loaded. */
-export interface PolicyReport {
-  /** Policies evaluated (every loaded one, matching changes or not). */
-  readonly policies: number;
-  /** In plan order, then policy name and validation order. */
-  readonly violations: readonly PolicyViolation[];
-}
 
 /** What a redacted value reads as in `object` and `oldObject`. */
 export const SENSITIVE_TEXT = '(sensitive)';
