@@ -1,10 +1,13 @@
-import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { readPlanFile } from '../../src/app/plan-file.js';
+import { findSchemasDir, SCHEMA_BASE_URL } from '../../src/manifest/schemas.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { positionOf } from '../helpers/position-of.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -58,6 +61,12 @@ describe('policies in mftops plan and validate', () => {
     expect(lines[headline + 1]).toBe('  ✗ deny no-archive-talk: Task/Month-end report — descriptions do not mention the archive (manifests/tasks/finance.yaml:59:1)');
     const json = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
     expect(json.code).toBe(1);
+    // The plan document, violations included, is what its published schema describes.
+    const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
+    addFormats.default(ajv);
+    for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+    const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-plan.schema.json`)!;
+    expect(validate(JSON.parse(json.stdout)) ? [] : validate.errors).toEqual([]);
     expect(JSON.parse(json.stdout).policy).toEqual({
       policies: 1,
       violations: [
