@@ -13,8 +13,20 @@ export type CompiledExpression =
 /** Longest expression compiled: CEL has no loops, so input size bounds the work of parsing and evaluating. */
 export const MAX_EXPRESSION_CHARS = 4096;
 
-/** Compiles a CEL expression. Pure: a syntax error is a result, never an exception. */
+/** Programs by expression: validate parses each expression once, and plan evaluates that parse. */
+const compiledByText = new Map<string, CompiledExpression>();
+
+/**
+ * Compiles a CEL expression, once per process for a given text. A syntax error is a result,
+ * never an exception.
+ */
 export function compileExpression(expression: string): CompiledExpression {
+  let compiled = compiledByText.get(expression);
+  if (compiled === undefined) compiledByText.set(expression, (compiled = compileOnce(expression)));
+  return compiled;
+}
+
+function compileOnce(expression: string): CompiledExpression {
   if (expression.length > MAX_EXPRESSION_CHARS) {
     return { ok: false, expression, reason: `the expression has ${expression.length} characters; at most ${MAX_EXPRESSION_CHARS} are allowed` };
   }

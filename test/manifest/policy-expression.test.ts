@@ -28,3 +28,10 @@ describe('compileExpression', () => {
     expect(c.ok).toBe(false);
   });
 });
+
+describe('compileExpression, twice', () => {
+  it('parses a text once: the loader and plan share the program', () => {
+    const text = "change.action == 'create'";
+    expect(compileExpression(text)).toBe(compileExpression(text));
+  });
+});
