@@ -288,7 +288,7 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     fix: 'Write the value in one of the forms the message describes (here: one entry per user or group).',
   },
   MF301: {
-    meaning: 'Two documents describe the same object: the same task name (case aside), the same resource group and user group pair, or the same folder path.',
+    meaning: 'Two documents describe the same object: the same task name (case aside), the same resource group and user group pair, the same folder path, or the same policy name.',
     example: { in: 'manifest', text: yaml(...TASK_HEAD, '  Active: 1', '---', 'apiVersion: mftops/v1', 'kind: Task', 'metadata: { name: payroll to bank }', 'spec:', '  Active: 0') },
     fix: 'Keep one document per object; the message names where the first one is.',
   },

@@ -46,6 +46,7 @@ export function validateParsedFiles(files: readonly ParsedFile[], rules?: readon
     if (file.sha256 !== undefined) fileHashes.set(file.file, file.sha256);
   }
   for (const d of runRules(out.checked, rules)) diagnostics.push(d);
+  for (const d of duplicatePolicies(out.policies)) diagnostics.push(d);
   return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
 }
 
@@ -163,6 +164,28 @@ function checkPolicy(doc: ParsedDocument, data: Record<string, unknown>, out: Ch
   const name = (data.metadata as { name?: unknown } | undefined)?.name;
   if (out.diagnostics.length > first || typeof name !== 'string' || spec === undefined) return;
   out.policies.push({ kind: 'Policy', name, spec, source: doc.start, sourceMap });
+}
+
+/** MF301 for a policy name used twice (case aside): a violation must name one policy. */
+function duplicatePolicies(policies: readonly PolicyManifest[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const first = new Map<string, PolicyManifest>();
+  for (const p of policies) {
+    const key = p.name.toLowerCase();
+    const earlier = first.get(key);
+    if (earlier === undefined) {
+      first.set(key, p);
+      continue;
+    }
+    const at = earlier.sourceMap.locate(['metadata', 'name']);
+    out.push(
+      createDiagnostic('error', 'MF301', p.sourceMap.locate(['metadata', 'name']), `Policy \`${p.name}\` is defined twice`, {
+        hint: 'one policy, one document: merge the two or rename one',
+        related: { message: 'first defined', file: at.file, line: at.line, col: at.col },
+      }),
+    );
+  }
+  return out;
 }
 
 function isKind(v: unknown): v is DocumentKind {

@@ -70,3 +70,13 @@ describe('kind: Policy', () => {
     expect(set.diagnostics.map((d) => d.summary)).toEqual(['unknown kind `Polcy` — did you mean `Policy`?']);
   });
 });
+
+describe('two policies of one name', () => {
+  it('are MF301 at the second name, pointing at the first', async () => {
+    const dir = testdir({ 'a.yaml': POLICY, 'b.yaml': POLICY.replace('tasks-described', 'Tasks-Described') });
+    const set = await loadManifests(['.'], { cwd: dir });
+    expect(set.diagnostics.map((d) => [d.code, d.file, d.line, d.summary, d.related?.file])).toEqual([
+      ['MF301', join(dir, 'b.yaml'), 3, 'Policy `Tasks-Described` is defined twice', join(dir, 'a.yaml')],
+    ]);
+  });
+});
