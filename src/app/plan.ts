@@ -11,7 +11,7 @@ import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
-import { prepareRead, serverIdentities } from './environment.js';
+import { countValidDocuments, prepareRead, serverIdentities } from './environment.js';
 import type { EnvironmentSettings, ResolvedService } from '../config/model.js';
 
 export interface PlanOptions extends EnvironmentChoice {
@@ -164,5 +164,5 @@ function pathOfRef(manifest: Manifest, ref: SecretRef): JsonPath | undefined {
 }
 
 export function reportOf(manifests: ManifestSet, diagnostics: DiagnosticsReport['diagnostics']): DiagnosticsReport {
-  return { diagnostics, manifestCount: manifests.manifests.length };
+  return { diagnostics, manifestCount: countValidDocuments(manifests) };
 }

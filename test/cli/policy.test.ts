@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { join } from 'node:path';
@@ -100,6 +100,12 @@ describe('policies in mftops plan and validate', () => {
     const r = await runCli(['plan'], { cwd: dir, env: ENV });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Policy checks: 1 policy, no violations.');
+    // validate counts the policy among the valid manifests.
+    const count = async (cwd: string) => Number(/^(\d+) manifests valid/m.exec((await runCli(['validate'], { cwd, env: ENV })).stdout)?.[1]);
+    const without = testdir({ 'mftops.yaml': readFileSync(join(dir, 'mftops.yaml'), 'utf8') });
+    cpSync(join(dir, 'manifests'), join(without, 'manifests'), { recursive: true });
+    rmSync(join(without, 'manifests/policies'), { recursive: true });
+    expect(await count(dir)).toBe((await count(without)) + 1);
   });
 
   it('a bad expression is a validate error at its file and line, before any server is asked', async () => {
