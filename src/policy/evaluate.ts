@@ -32,7 +32,9 @@ export function policyMatches(policy: PolicyManifest, change: Pick<Change, 'kind
 /**
  * Evaluates every policy on every matching change of `plan`. Pure. `manifests` are the
  * desired objects the plan was made from (matched to changes by `source`), `cwd` the folder the
- * plan's paths are relative to.
+ * plan's paths are relative to. `oldObject` is what the plan says a change removes (`removes`:
+ * the delete, or the delete half of a replace, of a task or ACL); an update's live object is
+ * not in the plan in manifest form, so there it is null too, for now.
  */
 export function evaluatePolicies(plan: Pick<Plan, 'changes'>, policies: readonly PolicyManifest[], manifests: readonly Manifest[], cwd: string | undefined): PolicyReport {
   const bySource = new Map<string, Manifest>();

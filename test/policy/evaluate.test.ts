@@ -78,6 +78,12 @@ describe('evaluatePolicies', () => {
     expect(report.violations).toEqual([]);
   });
 
+  it('on replace: both object (desired) and oldObject (removed) are there', async () => {
+    const removes = { Active: 0 };
+    const expr = "change.action == 'replace' && object.spec.Active == 1 && oldObject.spec.Active == 0";
+    expect((await setup(policy('deny', expr), { action: 'replace', removes })).report.violations).toEqual([]);
+  });
+
   it('an evaluation error or a result that is not a boolean is an error for that object, never a pass', async () => {
     const missing = (await setup(policy('deny', 'object.spec.NoSuchField == 1'))).report;
     expect(missing.violations.map((v) => [v.outcome, v.message])).toEqual([['error', 'cannot evaluate: No such key: NoSuchField']]);
