@@ -53,7 +53,7 @@ describe('policies in mftops plan and validate', () => {
     const r = await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: ENV });
     expect(r.code).toBe(1);
     expect(existsSync(join(dir, 'plan.json'))).toBe(false);
-    expect(r.stderr).toContain('a deny policy is violated; the plan is refused and not saved to plan.json');
+    expect(r.stderr).toContain('mftops: error: a deny policy is violated; the plan is refused and not saved to plan.json.');
     const lines = r.stdout.split('\n');
     const headline = lines.findIndex((l) => l.startsWith('Policy checks: 1 violation of 1 policy (1 deny'));
     expect(headline).toBeGreaterThan(0);

@@ -37,7 +37,8 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
   if (result.status === 'invalid') return 1;
   io.stdout(await renderPlan(result.plan, g, useColor(g, io)));
   if (result.status === 'denied') {
-    io.stderr(`Error: a deny policy is violated; the plan is refused${opts.out !== undefined ? ` and not saved to ${opts.out}` : ''}.\n`);
+    // On stderr in every format: with --format json, stdout holds the one plan document, violations included.
+    io.stderr(`mftops: error: a deny policy is violated; the plan is refused${opts.out !== undefined ? ` and not saved to ${opts.out}` : ''}.\n`);
     return 1;
   }
   if (opts.out !== undefined && !g.quiet) io.stderr(savedPlanHint(opts.out, result.plan));
