@@ -41,6 +41,7 @@
  * | MF308 | step-reference       | `Host` and `HostID` (or `Script` and `ScriptID`) together, or none |
  * | MF309 | duplicate-entry      | one user or group twice in a folder's entries                      |
  * | MF310 | secret-like-literal  | (warning) a parameter named like a secret holding a literal        |
+ * | MF311 | policy-expression    | a Policy's CEL expression that does not compile                    |
  *
  * MF306 is reserved (date checks for a date-list kind, which manifests do not have yet).
  *
@@ -109,6 +110,7 @@ export const DIAGNOSTIC_CODES = {
   MF308: 'step-reference',
   MF309: 'duplicate-entry',
   MF310: 'secret-like-literal',
+  MF311: 'policy-expression',
   MF401: 'unknown-host',
   MF402: 'unknown-script',
   MF403: 'unknown-date-list',
@@ -286,7 +288,7 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     fix: 'Write the value in one of the forms the message describes (here: one entry per user or group).',
   },
   MF301: {
-    meaning: 'Two documents describe the same object: the same task name (case aside), the same resource group and user group pair, or the same folder path.',
+    meaning: 'Two documents describe the same object: the same task name (case aside), the same resource group and user group pair, the same folder path, or the same policy name.',
     example: { in: 'manifest', text: yaml(...TASK_HEAD, '  Active: 1', '---', 'apiVersion: mftops/v1', 'kind: Task', 'metadata: { name: payroll to bank }', 'spec:', '  Active: 0') },
     fix: 'Keep one document per object; the message names where the first one is.',
   },
@@ -332,6 +334,14 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     meaning: 'A warning: a parameter named like a secret (password, token, API key…) holds a literal value, which would sit in git.',
     example: { in: 'manifest', text: yaml(...TASK_HEAD, '  Active: 1', '  Parameters: { ApiKey: 3f9a1c77 }') },
     fix: 'Use a `${env:NAME}` or `${file:PATH}` reference (with `secret: true`), or write `{ value: …, secret: false }` if it is not a secret.',
+  },
+  MF311: {
+    meaning: 'A `validations[].expression` of a `kind: Policy` document is not valid CEL (Common Expression Language), so the policy could never be checked.',
+    example: {
+      in: 'manifest',
+      text: yaml('apiVersion: mftops/v1', 'kind: Policy', 'metadata: { name: tasks-described }', 'spec:', '  severity: deny', '  validations:', '    - expression: "has(object.spec.Info) &&"', '      message: every task has a description'),
+    },
+    fix: 'Correct the expression (the message gives the parser\'s reason); quote it in YAML so that `:` and `#` stay part of it.',
   },
   MF401: {
     meaning: 'A step\'s `Host` (or `HostID`) names a host the automation server does not have.',

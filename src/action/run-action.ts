@@ -202,6 +202,11 @@ async function makePlan(s: Step, out: string): Promise<MadePlan> {
     const errors = errorLines(result.diagnostics, s.cwd);
     return { problems: errors.length > 0 ? errors : ['mftops plan failed (see the log)'], annotated: new Set(errors) };
   }
+  if (result.status === 'denied') {
+    // The full policy section of the summary is issue 17's next step; until then each deny is a problem line.
+    const denies = (result.plan.policy?.violations ?? []).filter((v) => v.severity === 'deny');
+    return { problems: denies.map((v) => `policy ${v.policy} denies ${v.address}: ${v.message}`), annotated: new Set() };
+  }
   return { plan: result.plan, problems: [], annotated: new Set() };
 }
 

@@ -16,6 +16,7 @@ import { checkTransferSteps, findTransferSteps, hostnameOf } from '../plan/cross
 import type { TransferHostMatch } from '../plan/cross-server.js';
 import { planChanges } from '../plan/plan-changes.js';
 import { resolveDesired } from '../plan/resolve-desired.js';
+import { evaluatePolicies } from '../policy/evaluate.js';
 
 export interface BuildPlanInput {
   /** Loaded manifests (`loadManifests`); with an error among their diagnostics nothing is read. */
@@ -120,8 +121,10 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
   const targeted = input.targets ? new Set(planned.plan.changes.map((c) => c.address)) : undefined;
   const steps = checking ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === undefined || targeted.has(formatAddress('Task', s.manifest.name))) : [];
   const cross = checkTransferSteps({ steps, live, changes: planned.plan.changes, cwd });
-  const plan = cross.checks !== undefined ? { ...planned.plan, transferChecks: cross.checks } : planned.plan;
-  return { plan: withRemovedContent(plan, live), diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
+  const checked = withRemovedContent(cross.checks !== undefined ? { ...planned.plan, transferChecks: cross.checks } : planned.plan, live);
+  // Policies see the finished plan: each change's action and what a delete removes.
+  const plan = loaded.policies.length > 0 ? { ...checked, policy: evaluatePolicies(checked, loaded.policies, loaded.manifests, cwd) } : checked;
+  return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
 }
 
 /** The plan with another access report, in the model's key order. */

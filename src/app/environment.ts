@@ -106,7 +106,7 @@ export async function prepareRead(
 ): Promise<ReadPrelude> {
   const { config, env } = openEnvironment(options, ctx);
   const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
-  if (!loaded.ok) return { status: 'invalid', diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: loaded.manifests.manifests.length } };
+  if (!loaded.ok) return { status: 'invalid', diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
   const prune = choosePrune(env, options.paths, options.prune, ctx);
   return {
     status: 'ready',
@@ -117,4 +117,9 @@ export async function prepareRead(
     services: resolveServices(config, env, ctx),
     parallelism: options.parallelism ?? DEFAULTS.readParallelism,
   };
+}
+
+/** Documents that loaded, policies included: the "N manifests valid" of validate and plan. */
+export function countValidDocuments(set: Pick<ManifestSet, 'manifests' | 'policies'>): number {
+  return set.manifests.length + set.policies.length;
 }

@@ -164,7 +164,9 @@ function checksumOf(text: string): string {
 
 type Obj = Readonly<Record<string, unknown>>;
 
-const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary', 'access', 'transferChecks'];
+const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary', 'access', 'transferChecks', 'policy'];
+const POLICY_KEYS = ['policies', 'violations'];
+const POLICY_VIOLATION_KEYS = ['policy', 'severity', 'outcome', 'message', 'address', 'source', 'expressionSource'];
 const ACCESS_KEYS = ['changes', 'membersUnknown', 'userGroupsUnknown'];
 const ACCESS_CHANGE_KEYS = ['address', 'who', 'service', 'target', 'gained', 'lost', 'via', 'removed', 'flagged'];
 const TRANSFER_CHECKS_KEYS = ['checked', 'problems', 'rightsUnchecked', 'groupsUncounted'];
@@ -215,6 +217,10 @@ function orderPlanObject(plan: Plan): Obj {
       }),
     transferChecks: (t) =>
       ordered(t as Obj, TRANSFER_CHECKS_KEYS, { problems: (ps) => (ps as readonly Obj[]).map((p) => ordered(p, TRANSFER_PROBLEM_KEYS, { source: (x) => ordered(x as Obj, SOURCE_KEYS) })) }),
+    policy: (r) =>
+      ordered(r as Obj, POLICY_KEYS, {
+        violations: (vs) => (vs as readonly Obj[]).map((v) => ordered(v, POLICY_VIOLATION_KEYS, { source: (x) => ordered(x as Obj, SOURCE_KEYS), expressionSource: (x) => ordered(x as Obj, SOURCE_KEYS) })),
+      }),
   });
 }
 

@@ -5,12 +5,13 @@ import { isRecord } from '../is-record.js';
 import type { JsonPath, Manifest } from '../manifest/types.js';
 import type { ManifestSet } from '../manifest/validate.js';
 import { isWriteAction, type Plan, type PruneOff } from '../plan/model.js';
+import { deniesPlan } from '../policy/evaluate.js';
 import { describeSecretFailure, formatSecretRef, parseSecretRef, type SecretRef } from '../secret.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
-import { prepareRead, serverIdentities } from './environment.js';
+import { countValidDocuments, prepareRead, serverIdentities } from './environment.js';
 import type { EnvironmentSettings, ResolvedService } from '../config/model.js';
 
 export interface PlanOptions extends EnvironmentChoice {
@@ -35,10 +36,13 @@ export interface PlanOptions extends EnvironmentChoice {
  * - `invalid`: a manifest or a name the servers do not know is wrong; the diagnostics say where.
  *   With a manifest error no request was even sent and there is no plan; with an error only the
  *   live state shows, `plan` is the `errored` plan (objects left out), never saved.
+ * - `denied`: a `deny` policy is violated (or could not be evaluated) on some change: the plan,
+ *   its `policy` saying where, is shown and never saved.
  * - `planned`: the plan, with the warnings found on the way, and the file it was saved to.
  */
 export type PlanResult =
   | { readonly status: 'invalid'; readonly diagnostics: DiagnosticsReport; readonly plan?: Plan }
+  | { readonly status: 'denied'; readonly plan: Plan; readonly diagnostics: DiagnosticsReport }
   | { readonly status: 'planned'; readonly plan: Plan; readonly diagnostics: DiagnosticsReport; readonly planFile?: string };
 
 /**
@@ -61,6 +65,7 @@ export async function planEnvironment(options: PlanOptions, ctx: AppContext): Pr
     await clients.close();
   }
   if (result.plan === undefined || result.plan.errored) return { status: 'invalid', diagnostics: result.diagnostics, ...(result.plan ? { plan: result.plan } : {}) };
+  if (deniesPlan(result.plan.policy)) return { status: 'denied', plan: result.plan, diagnostics: result.diagnostics };
   let planFile: string | undefined;
   if (options.out !== undefined) {
     const { writePlanFile } = await import('./plan-file.js');
@@ -159,5 +164,5 @@ function pathOfRef(manifest: Manifest, ref: SecretRef): JsonPath | undefined {
 }
 
 export function reportOf(manifests: ManifestSet, diagnostics: DiagnosticsReport['diagnostics']): DiagnosticsReport {
-  return { diagnostics, manifestCount: manifests.manifests.length };
+  return { diagnostics, manifestCount: countValidDocuments(manifests) };
 }

@@ -4,7 +4,7 @@ import { DEFAULT_CONFIG_FILE } from '../config/load-config.js';
 import { ConfigError } from '../errors.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
-import { loadEnvironmentManifests, manifestPathsOf, openEnvironment } from './environment.js';
+import { countValidDocuments, loadEnvironmentManifests, manifestPathsOf, openEnvironment } from './environment.js';
 
 export interface ValidateOptions extends EnvironmentChoice {
   /**
@@ -20,7 +20,7 @@ export interface ValidateOptions extends EnvironmentChoice {
  */
 export async function validateManifests(options: ValidateOptions, ctx: AppContext): Promise<DiagnosticsReport> {
   const loaded = await loadEnvironmentManifests(validatePaths(options, ctx), ctx);
-  return { diagnostics: loaded.manifests.diagnostics, manifestCount: loaded.manifests.manifests.length };
+  return { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) };
 }
 
 /**

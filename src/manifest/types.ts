@@ -17,6 +17,14 @@ import type { SourcePosition } from './diagnostics.js';
 export const MANIFEST_KINDS = ['Task', 'ResourceGroupAcl', 'FolderPermissions'] as const;
 export type ManifestKind = (typeof MANIFEST_KINDS)[number];
 
+/**
+ * Every kind a manifest file may hold: the resource kinds and `Policy`. A policy is not a
+ * resource: the loader keeps policies apart (`ManifestSet.policies`), so nothing that plans,
+ * applies, imports or prunes ever sees one.
+ */
+export const DOCUMENT_KINDS = [...MANIFEST_KINDS, 'Policy'] as const;
+export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
+
 export const API_VERSION = 'mftops/v1';
 
 /** A 0/1 field of the automation API. */
@@ -61,6 +69,37 @@ export interface FolderPermissionsManifest extends ManifestBase {
 }
 
 export type Manifest = TaskManifest | ResourceGroupAclManifest | FolderPermissionsManifest;
+
+// ---------------------------------------------------------------------------------------- Policy
+
+/** A `kind: Policy` document (schemas/policy.schema.json): rules checked on every plan, never a resource. */
+export interface PolicyManifest {
+  readonly kind: 'Policy';
+  readonly name: string;
+  readonly spec: PolicySpec;
+  readonly source: SourcePosition;
+  /** Positions of the document, for diagnostics at `spec.validations[i].expression`. */
+  readonly sourceMap: SourceMap;
+}
+
+/** `deny`: a violation stops plan (exit 1, no plan file); `warn`: shown only. */
+export type PolicySeverity = 'deny' | 'warn';
+
+/** Change actions a policy may match (the write actions of a plan). */
+export type PolicyAction = 'create' | 'update' | 'delete' | 'replace';
+
+export interface PolicySpec {
+  readonly severity: PolicySeverity;
+  /** Which changes are checked; an absent field (or no `match`) matches every change. */
+  readonly match?: {
+    readonly kinds?: readonly ManifestKind[];
+    /** Globs on the object's name (`*`: any run of characters, case ignored). */
+    readonly names?: readonly string[];
+    readonly actions?: readonly PolicyAction[];
+  };
+  /** Each must evaluate to `true`; `message` is shown with a violation. */
+  readonly validations: readonly { readonly expression: string; readonly message: string }[];
+}
 
 // ------------------------------------------------------------------------------------------ Task
 

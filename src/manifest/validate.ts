@@ -6,11 +6,12 @@ import type { ParsedDocument, ParsedFile } from './parse.js';
 import { runRules } from './rules.js';
 import type { CheckedDocument, Rule } from './rules.js';
 import { describeSchemaProblems, locateSchemaErrors, rejectedPath } from './schema-errors.js';
-import { getKindSchema, getValidator } from './schemas.js';
+import { POLICY_SCHEMA_FILE, getKindSchema, getValidator, getValidatorByFile } from './schemas.js';
 import { suggestName } from './suggest.js';
-import { API_VERSION, MANIFEST_KINDS } from './types.js';
-import type { Manifest, ManifestKind } from './types.js';
+import { API_VERSION, DOCUMENT_KINDS } from './types.js';
+import type { DocumentKind, Manifest, PolicyManifest, PolicySpec } from './types.js';
 import { isRecord } from '../is-record.js';
+import { compileExpression } from './policy-expression.js';
 
 /**
  * The result of loading manifests: the desired state and everything wrong with it.
@@ -19,6 +20,8 @@ import { isRecord } from '../is-record.js';
  */
 export interface ManifestSet {
   readonly manifests: readonly Manifest[];
+  /** `kind: Policy` documents whose schema passed and whose expressions all compile; never resources. */
+  readonly policies: readonly PolicyManifest[];
   /** Sorted by file, line, column. */
   readonly diagnostics: readonly Diagnostic[];
   /** Every file read, sorted. */
@@ -33,7 +36,7 @@ export interface ManifestSet {
  * problem of every file is reported; nothing stops at the first, or at a stage.
  */
 export function validateParsedFiles(files: readonly ParsedFile[], rules?: readonly Rule[]): ManifestSet {
-  const out: CheckOutput = { diagnostics: [], checked: [], manifests: [] };
+  const out: CheckOutput = { diagnostics: [], checked: [], manifests: [], policies: [] };
   const diagnostics = out.diagnostics;
   const fileHashes = new Map<string, string>();
   for (let f = 0; f < files.length; f++) {
@@ -43,7 +46,8 @@ export function validateParsedFiles(files: readonly ParsedFile[], rules?: readon
     if (file.sha256 !== undefined) fileHashes.set(file.file, file.sha256);
   }
   for (const d of runRules(out.checked, rules)) diagnostics.push(d);
-  return { manifests: out.manifests, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
+  for (const d of duplicatePolicies(out.policies)) diagnostics.push(d);
+  return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
 }
 
 /** Where checkDocument puts what it finds (one set of lists for a whole run, not one per document). */
@@ -51,6 +55,7 @@ interface CheckOutput {
   readonly diagnostics: Diagnostic[];
   readonly checked: CheckedDocument[];
   readonly manifests: Manifest[];
+  readonly policies: PolicyManifest[];
 }
 
 function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
@@ -80,12 +85,12 @@ function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
 
   const kind = data.kind;
   if (!Object.hasOwn(data, 'kind')) {
-    diagnostics.push(createDiagnostic('error', 'MF102', doc.start, `missing \`kind\`: one of ${MANIFEST_KINDS.join(', ')}`));
+    diagnostics.push(createDiagnostic('error', 'MF102', doc.start, `missing \`kind\`: one of ${DOCUMENT_KINDS.join(', ')}`));
     return;
   }
   if (!isKind(kind)) {
     const at = sourceMap.locate(['kind']);
-    const guess = typeof kind === 'string' ? suggestName(kind, MANIFEST_KINDS) : undefined;
+    const guess = typeof kind === 'string' ? suggestName(kind, DOCUMENT_KINDS) : undefined;
     if (kind === 'Config') {
       diagnostics.push(
         createDiagnostic('error', 'MF102', at, '`kind: Config` is the configuration file (mftops.yaml), not a manifest', {
@@ -95,13 +100,17 @@ function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
     } else {
       diagnostics.push(
         createDiagnostic('error', 'MF102', at, `unknown kind ${show(kind)}${guess ? ` — did you mean \`${guess}\`?` : ''}`, {
-          hint: guess ? undefined : `kinds: ${MANIFEST_KINDS.join(', ')}`,
+          hint: guess ? undefined : `kinds: ${DOCUMENT_KINDS.join(', ')}`,
         }),
       );
     }
     return;
   }
 
+  if (kind === 'Policy') {
+    checkPolicy(doc, data, out);
+    return;
+  }
   const validate = getValidator(kind);
   const schemaValid = validate(data) === true;
   const problems = schemaValid ? [] : locateSchemaErrors(validate.errors ?? [], sourceMap);
@@ -128,8 +137,59 @@ function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
   out.manifests.push({ kind, name, previousNames, spec, source: doc.start, sourceMap } as Manifest);
 }
 
-function isKind(v: unknown): v is ManifestKind {
-  return typeof v === 'string' && (MANIFEST_KINDS as readonly string[]).includes(v);
+/**
+ * A policy: its schema, then each expression compiled (MF311 at the expression). Policies skip
+ * the resource rules: none of them applies to a policy.
+ */
+function checkPolicy(doc: ParsedDocument, data: Record<string, unknown>, out: CheckOutput): void {
+  const { sourceMap } = doc;
+  const first = out.diagnostics.length;
+  const validate = getValidatorByFile(POLICY_SCHEMA_FILE);
+  if (validate(data) !== true) {
+    for (const d of describeSchemaProblems(locateSchemaErrors(validate.errors ?? [], sourceMap), { kind: 'Policy', sourceMap })) out.diagnostics.push(d);
+  }
+  const spec = data.spec as PolicySpec | undefined;
+  const validations = isRecord(spec) && Array.isArray(spec.validations) ? spec.validations : [];
+  for (let i = 0; i < validations.length; i++) {
+    const v: unknown = validations[i];
+    if (!isRecord(v) || typeof v.expression !== 'string' || v.expression === '') continue;
+    const compiled = compileExpression(v.expression);
+    if (compiled.ok) continue;
+    out.diagnostics.push(
+      createDiagnostic('error', 'MF311', sourceMap.locate(['spec', 'validations', i, 'expression']), `policy expression does not compile: ${compiled.reason}`, {
+        hint: 'policy expressions are CEL, e.g. `object.spec.Active == 1`',
+      }),
+    );
+  }
+  const name = (data.metadata as { name?: unknown } | undefined)?.name;
+  if (out.diagnostics.length > first || typeof name !== 'string' || spec === undefined) return;
+  out.policies.push({ kind: 'Policy', name, spec, source: doc.start, sourceMap });
+}
+
+/** MF301 for a policy name used twice (case aside): a violation must name one policy. */
+function duplicatePolicies(policies: readonly PolicyManifest[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const first = new Map<string, PolicyManifest>();
+  for (const p of policies) {
+    const key = p.name.toLowerCase();
+    const earlier = first.get(key);
+    if (earlier === undefined) {
+      first.set(key, p);
+      continue;
+    }
+    const at = earlier.sourceMap.locate(['metadata', 'name']);
+    out.push(
+      createDiagnostic('error', 'MF301', p.sourceMap.locate(['metadata', 'name']), `Policy \`${p.name}\` is defined twice`, {
+        hint: 'one policy, one document: merge the two or rename one',
+        related: { message: 'first defined', file: at.file, line: at.line, col: at.col },
+      }),
+    );
+  }
+  return out;
+}
+
+function isKind(v: unknown): v is DocumentKind {
+  return typeof v === 'string' && (DOCUMENT_KINDS as readonly string[]).includes(v);
 }
 
 function show(v: unknown): string {

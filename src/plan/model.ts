@@ -1,5 +1,5 @@
 import type { PrunableKind, ServiceName } from '../config/model.js';
-import type { ManifestKind } from '../manifest/types.js';
+import type { ManifestKind, PolicySeverity } from '../manifest/types.js';
 import type { Action, ChangeReason, EntryChange, FieldChange, JsonObject, Payload, Principal } from '../resources/model.js';
 export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FieldWords, InnerWords, RefNames, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, RefKind, ResourceGroupAclPayload, TaskPayload, ValueMarker } from '../resources/model.js';
 export { ACTIONS, readMarker } from '../resources/model.js';
@@ -60,6 +60,42 @@ export interface Plan {
    * step ran on one. Warnings, never a reason to refuse the plan.
    */
   readonly transferChecks?: TransferStepChecks;
+  /**
+   * The policy checks (issue 17, src/policy/evaluate.ts); absent when no policy was loaded. A plan
+   * with a `deny` violation is never saved, so a plan file holds `warn` violations only.
+   */
+  readonly policy?: PolicyReport;
+}
+
+/**
+ * One policy check that did not pass on one change of a plan (issue 17): a validation that
+ * evaluated to `false` (`outcome: 'violated'`), or one that could not be evaluated to a boolean
+ * (`outcome: 'error'`: an evaluation error, a value of another type, an input too large); an
+ * error is never a pass. Plain data: it travels in the plan (`Plan.policy`), the plan file and
+ * the JSON view.
+ */
+export interface PolicyViolation {
+  /** `metadata.name` of the policy. */
+  readonly policy: string;
+  /** The policy's: any `deny` stops plan (exit 1, no plan file); `warn` is shown only. */
+  readonly severity: PolicySeverity;
+  readonly outcome: 'violated' | 'error';
+  /** The validation's `message`; for an error, what went wrong. */
+  readonly message: string;
+  /** The change checked, `Kind/name`. */
+  readonly address: string;
+  /** Where the object is declared (absent for the delete of an object no manifest declares). */
+  readonly source?: SourceRef;
+  /** Where the validation's expression is written. */
+  readonly expressionSource: SourceRef;
+}
+
+/** The policy checks of a plan; absent from a plan when no policy was loaded. */
+export interface PolicyReport {
+  /** Policies evaluated (every loaded one, matching changes or not). */
+  readonly policies: number;
+  /** In plan order, then policy name and validation order. */
+  readonly violations: readonly PolicyViolation[];
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { AccessReport, Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, InnerWords, JsonObject, Plan, PlanSummary, Principal, PruneOff, ResourceKind, SourceRef, TransferStepChecks, TransferStepProblem } from '../plan/model.js';
+import type { AccessReport, Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, InnerWords, JsonObject, Plan, PlanSummary, PolicyReport, Principal, PruneOff, ResourceKind, SourceRef, TransferStepChecks, TransferStepProblem } from '../plan/model.js';
 import { transferProblemText, transferStepLabel } from './transfer-checks.js';
 import type { ServiceName } from '../config/model.js';
 import { describeReason } from '../resources/reasons.js';
@@ -43,6 +43,8 @@ export interface PlanJsonView extends JsonEnvelope<'mftops.plan'> {
   readonly access?: AccessJsonView;
   /** The cross-server checks of task steps on transfer hosts, each problem with its sentence; absent when no step ran on one. */
   readonly transferChecks?: TransferStepChecksJsonView;
+  /** The policy checks, as in the plan; absent when no policy was loaded. */
+  readonly policy?: PolicyReport;
 }
 
 /** The effective access changes of the plan (see `AccessReport`), with their sentences. */
@@ -165,6 +167,7 @@ export function planJsonView(plan: Plan): PlanJsonView {
     })),
     ...(plan.access !== undefined ? { access: accessJsonView(plan.access) } : {}),
     ...(plan.transferChecks !== undefined ? { transferChecks: transferChecksView(plan.transferChecks) } : {}),
+    ...(plan.policy !== undefined ? { policy: plan.policy } : {}),
   };
 }
 

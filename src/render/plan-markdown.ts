@@ -20,6 +20,7 @@ import type { CellState, FieldView } from './plan-common.js';
 import { describeReason } from '../resources/reasons.js';
 import { escapeMd } from './text.js';
 import { accessCountPhrase, accessMarkdownHead, accessMarkdownItems } from './access.js';
+import { policyMarkdown } from './policy.js';
 export { escapeMd } from './text.js';
 
 export interface PlanMarkdownOptions {
@@ -52,7 +53,8 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
   const summary = summarize(plan.changes);
 
-  const head = renderHead(plan, summary);
+  // The policy verdict is never cut: it is short (MAX_POLICY_LINES) and decides the plan.
+  const head = [renderHead(plan, summary), ...policyMarkdown(plan.policy)].join('\n\n');
   const footer = renderFooter(plan);
   const warnings = changed.filter((c) => c.action === 'delete' || c.action === 'replace');
   const warningItems = warnings.map((c) => `- ${inlineChange(c)}${c.reason === undefined ? '' : `: ${escapeMd(describeReason(c.reason))}`}`);

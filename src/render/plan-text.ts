@@ -21,6 +21,7 @@ import {
 import type { FieldView } from './plan-common.js';
 import { describeReason } from '../resources/reasons.js';
 import { accessCountPhrase, renderAccessText } from './access.js';
+import { policyText } from './policy.js';
 
 export interface PlanTextOptions {
   /** ANSI colour; the caller decides (TTY, NO_COLOR, --no-color). */
@@ -38,6 +39,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
   const lines = [`mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural(plan.changes.length, 'object')} compared, ${formatCount(summary['no-op'])} unchanged.`];
   if (plan.targets !== undefined && plan.targets.length > 0) lines.push(`Limited to --target ${plan.targets.map(quote).join(', ')}.`);
   if (plan.pruneOff !== undefined) lines.push(pruneOffSentence(plan.pruneOff));
+  lines.push(...policyText(plan.policy));
   if (listed.length === 0) {
     lines.push('', NO_CHANGES, ...transferChecksText(plan.transferChecks));
     return `${lines.join('\n')}\n`;

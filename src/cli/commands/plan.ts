@@ -36,6 +36,11 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
   if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: result.status === 'invalid' });
   if (result.status === 'invalid') return 1;
   io.stdout(await renderPlan(result.plan, g, useColor(g, io)));
+  if (result.status === 'denied') {
+    // On stderr in every format: with --format json, stdout holds the one plan document, violations included.
+    io.stderr(`mftops: error: a deny policy is violated; the plan is refused${opts.out !== undefined ? ` and not saved to ${opts.out}` : ''}.\n`);
+    return 1;
+  }
   if (opts.out !== undefined && !g.quiet) io.stderr(savedPlanHint(opts.out, result.plan));
   return opts.detailedExitcode && hasChanges(result.plan) ? 2 : 0;
 }

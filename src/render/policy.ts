@@ -1,0 +1,49 @@
+import type { PolicyReport, PolicyViolation, SourceRef } from '../plan/model.js';
+import { escapeControl, escapeMd, formatCount } from './text.js';
+
+/**
+ * The policy section of a plan (issue 17), in text and markdown: one headline, one line per
+ * violation. Shown near the top: a `deny` decides the plan's fate before any change is read.
+ */
+
+/** Violations listed in full; the rest are counted (they are all in `--format json`). */
+export const MAX_POLICY_LINES = 50;
+
+/** `Policy checks: 2 violations of 3 policies (1 deny: the plan is refused).` */
+export function policyHeadline(report: PolicyReport): string {
+  const n = report.violations.length;
+  const policies = `${formatCount(report.policies)} ${report.policies === 1 ? 'policy' : 'policies'}`;
+  if (n === 0) return `Policy checks: ${policies}, no violations.`;
+  const denies = report.violations.filter((v) => v.severity === 'deny').length;
+  const verdict = denies > 0 ? `${formatCount(denies)} deny: the plan is refused and not saved` : 'warnings only';
+  return `Policy checks: ${formatCount(n)} ${n === 1 ? 'violation' : 'violations'} of ${policies} (${verdict}).`;
+}
+
+/** `deny no-partner-admin: FolderPermissions//Acme — partner groups must never administer a folder (folders/acme.yaml:1:1)` */
+export function policyViolationText(v: PolicyViolation): string {
+  return `${v.severity} ${v.policy}: ${v.address} — ${v.message} (${place(v.source ?? v.expressionSource)})`;
+}
+
+/** Text lines: a blank line, the headline, each violation; nothing when no policy was loaded. */
+export function policyText(report: PolicyReport | undefined): string[] {
+  if (report === undefined) return [];
+  const shown = report.violations.slice(0, MAX_POLICY_LINES);
+  const rest = report.violations.length - shown.length;
+  return ['', policyHeadline(report), ...shown.map((v) => `  ${v.severity === 'deny' ? '✗' : '!'} ${escapeControl(policyViolationText(v))}`), ...(rest > 0 ? [`  … and ${formatCount(rest)} more (all in --format json)`] : [])];
+}
+
+/** A markdown block (a `[!CAUTION]` call-out for a deny, `[!WARNING]` for warnings); none without violations. */
+export function policyMarkdown(report: PolicyReport | undefined): string[] {
+  if (report === undefined || report.violations.length === 0) return [];
+  const kind = report.violations.some((v) => v.severity === 'deny') ? 'CAUTION' : 'WARNING';
+  const shown = report.violations.slice(0, MAX_POLICY_LINES);
+  const rest = report.violations.length - shown.length;
+  const items = shown.map(
+    (v) => `> - **${v.severity}** <code>${escapeMd(v.policy)}</code>: <code>${escapeMd(v.address)}</code> — ${escapeMd(v.message)} (${escapeMd(place(v.source ?? v.expressionSource))})`,
+  );
+  return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report))}**`, '>', ...items, ...(rest > 0 ? [`> - … and ${formatCount(rest)} more`] : [])].join('\n')];
+}
+
+function place(s: SourceRef): string {
+  return `${s.file}:${s.line}:${s.col}`;
+}

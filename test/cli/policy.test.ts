@@ -1,0 +1,122 @@
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { readPlanFile } from '../../src/app/plan-file.js';
+import { findSchemasDir, SCHEMA_BASE_URL } from '../../src/manifest/schemas.js';
+import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
+import { positionOf } from '../helpers/position-of.js';
+import { runCli } from '../helpers/run-cli.js';
+import { testdir } from '../helpers/testdir.js';
+
+const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
+const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: 'acme-sftp-policy-test' };
+
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  emulator = await startSeededEmulator();
+});
+afterAll(() => emulator.close());
+
+/** The example manifests against the seeded emulator, plus one policy file. */
+function workdir(policy: string): string {
+  const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }), 'manifests/policies/policy.yaml': policy });
+  cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
+  mkdirSync(join(dir, 'manifests/tasks/secrets'));
+  writeFileSync(join(dir, 'manifests/tasks/secrets/finance-share-audit.txt'), 'audit-share-policy-test');
+  return dir;
+}
+
+/** A policy on the task the examples create (`Month-end report`): its Description must not mention the archive. */
+function policy(severity: 'deny' | 'warn', expression = "!object.spec.Info.Description.contains('archive')"): string {
+  return [
+    'apiVersion: mftops/v1',
+    'kind: Policy',
+    'metadata: { name: no-archive-talk }',
+    'spec:',
+    `  severity: ${severity}`,
+    '  match: { kinds: [Task], actions: [create] }',
+    '  validations:',
+    `    - expression: ${JSON.stringify(expression)}`,
+    '      message: descriptions do not mention the archive',
+    '',
+  ].join('\n');
+}
+
+describe('policies in mftops plan and validate', () => {
+  it('a deny policy stops plan: exit 1, the violation shown near the top, no plan file', async () => {
+    const dir = workdir(policy('deny'));
+    const r = await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(1);
+    expect(existsSync(join(dir, 'plan.json'))).toBe(false);
+    expect(r.stderr).toContain('mftops: error: a deny policy is violated; the plan is refused and not saved to plan.json.');
+    const lines = r.stdout.split('\n');
+    const headline = lines.findIndex((l) => l.startsWith('Policy checks: 1 violation of 1 policy (1 deny'));
+    expect(headline).toBeGreaterThan(0);
+    expect(headline).toBeLessThan(lines.findIndex((l) => l.includes('Task/Month-end report will be created')));
+    expect(lines[headline + 1]).toBe('  ✗ deny no-archive-talk: Task/Month-end report — descriptions do not mention the archive (manifests/tasks/finance.yaml:59:1)');
+    const json = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
+    expect(json.code).toBe(1);
+    // The plan document, violations included, is what its published schema describes.
+    const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
+    addFormats.default(ajv);
+    for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+    const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-plan.schema.json`)!;
+    expect(validate(JSON.parse(json.stdout)) ? [] : validate.errors).toEqual([]);
+    expect(JSON.parse(json.stdout).policy).toEqual({
+      policies: 1,
+      violations: [
+        {
+          policy: 'no-archive-talk',
+          severity: 'deny',
+          outcome: 'violated',
+          message: 'descriptions do not mention the archive',
+          address: 'Task/Month-end report',
+          source: { file: 'manifests/tasks/finance.yaml', line: 59, col: 1 },
+          expressionSource: { file: 'manifests/policies/policy.yaml', line: 8, col: 19 },
+        },
+      ],
+    });
+    const md = await runCli(['plan', '--format', 'markdown'], { cwd: dir, env: ENV });
+    expect(md.code).toBe(1);
+    expect(md.stdout).toContain('> [!CAUTION]\n> **Policy checks: 1 violation of 1 policy (1 deny: the plan is refused and not saved).**');
+  });
+
+  it('a warn policy is shown, and the plan is saved with it and exits as usual', async () => {
+    const dir = workdir(policy('warn'));
+    const r = await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Policy checks: 1 violation of 1 policy (warnings only).');
+    expect(r.stdout).toContain('  ! warn no-archive-talk: Task/Month-end report');
+    expect(readPlanFile(join(dir, 'plan.json')).policy?.violations.map((v) => v.severity)).toEqual(['warn']);
+  });
+
+  it('a policy that keeps passing changes nothing but its headline', async () => {
+    const dir = workdir(policy('deny', "object.kind == 'Task' && change.action == 'create' && oldObject == null"));
+    const r = await runCli(['plan'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Policy checks: 1 policy, no violations.');
+    // validate counts the policy among the valid manifests.
+    const count = async (cwd: string) => Number(/^(\d+) manifests valid/m.exec((await runCli(['validate'], { cwd, env: ENV })).stdout)?.[1]);
+    const without = testdir({ 'mftops.yaml': readFileSync(join(dir, 'mftops.yaml'), 'utf8') });
+    cpSync(join(dir, 'manifests'), join(without, 'manifests'), { recursive: true });
+    rmSync(join(without, 'manifests/policies'), { recursive: true });
+    expect(await count(dir)).toBe((await count(without)) + 1);
+  });
+
+  it('a bad expression is a validate error at its file and line, before any server is asked', async () => {
+    const text = policy('deny', 'object.spec.Info.Description.contains(');
+    const dir = workdir(text);
+    const r = await runCli(['validate'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(1);
+    const at = positionOf(text, '"object.spec.Info');
+    expect(r.stdout).toContain(`manifests/policies/policy.yaml:${at.line}:${at.col}: error MF311: policy expression does not compile: Unexpected token: EOF`);
+    const plan = await runCli(['plan'], { cwd: dir, env: ENV });
+    expect(plan.code).toBe(1);
+    expect(plan.stdout + plan.stderr).toContain('MF311');
+  });
+});
