@@ -127,13 +127,13 @@ var require_identity = __commonJS({
 var require_visit = __commonJS({
   "node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
     function visit4(node, visitor) {
       const visitor_ = initVisitor(visitor);
-      if (identity.isDocument(node)) {
+      if (identity2.isDocument(node)) {
         const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
         if (cd === REMOVE)
           node.contents = null;
@@ -145,12 +145,12 @@ var require_visit = __commonJS({
     visit4.REMOVE = REMOVE;
     function visit_(key, node, visitor, path) {
       const ctrl = callVisitor(key, node, visitor, path);
-      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+      if (identity2.isNode(ctrl) || identity2.isPair(ctrl)) {
         replaceNode(key, path, ctrl);
         return visit_(key, ctrl, visitor, path);
       }
       if (typeof ctrl !== "symbol") {
-        if (identity.isCollection(node)) {
+        if (identity2.isCollection(node)) {
           path = Object.freeze(path.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
             const ci = visit_(i, node.items[i], visitor, path);
@@ -163,7 +163,7 @@ var require_visit = __commonJS({
               i -= 1;
             }
           }
-        } else if (identity.isPair(node)) {
+        } else if (identity2.isPair(node)) {
           path = Object.freeze(path.concat(node));
           const ck = visit_("key", node.key, visitor, path);
           if (ck === BREAK)
@@ -181,7 +181,7 @@ var require_visit = __commonJS({
     }
     async function visitAsync(node, visitor) {
       const visitor_ = initVisitor(visitor);
-      if (identity.isDocument(node)) {
+      if (identity2.isDocument(node)) {
         const cd = await visitAsync_(null, node.contents, visitor_, Object.freeze([node]));
         if (cd === REMOVE)
           node.contents = null;
@@ -193,12 +193,12 @@ var require_visit = __commonJS({
     visitAsync.REMOVE = REMOVE;
     async function visitAsync_(key, node, visitor, path) {
       const ctrl = await callVisitor(key, node, visitor, path);
-      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+      if (identity2.isNode(ctrl) || identity2.isPair(ctrl)) {
         replaceNode(key, path, ctrl);
         return visitAsync_(key, ctrl, visitor, path);
       }
       if (typeof ctrl !== "symbol") {
-        if (identity.isCollection(node)) {
+        if (identity2.isCollection(node)) {
           path = Object.freeze(path.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
             const ci = await visitAsync_(i, node.items[i], visitor, path);
@@ -211,7 +211,7 @@ var require_visit = __commonJS({
               i -= 1;
             }
           }
-        } else if (identity.isPair(node)) {
+        } else if (identity2.isPair(node)) {
           path = Object.freeze(path.concat(node));
           const ck = await visitAsync_("key", node.key, visitor, path);
           if (ck === BREAK)
@@ -248,31 +248,31 @@ var require_visit = __commonJS({
     function callVisitor(key, node, visitor, path) {
       if (typeof visitor === "function")
         return visitor(key, node, path);
-      if (identity.isMap(node))
+      if (identity2.isMap(node))
         return visitor.Map?.(key, node, path);
-      if (identity.isSeq(node))
+      if (identity2.isSeq(node))
         return visitor.Seq?.(key, node, path);
-      if (identity.isPair(node))
+      if (identity2.isPair(node))
         return visitor.Pair?.(key, node, path);
-      if (identity.isScalar(node))
+      if (identity2.isScalar(node))
         return visitor.Scalar?.(key, node, path);
-      if (identity.isAlias(node))
+      if (identity2.isAlias(node))
         return visitor.Alias?.(key, node, path);
       return void 0;
     }
     function replaceNode(key, path, node) {
       const parent = path[path.length - 1];
-      if (identity.isCollection(parent)) {
+      if (identity2.isCollection(parent)) {
         parent.items[key] = node;
-      } else if (identity.isPair(parent)) {
+      } else if (identity2.isPair(parent)) {
         if (key === "key")
           parent.key = node;
         else
           parent.value = node;
-      } else if (identity.isDocument(parent)) {
+      } else if (identity2.isDocument(parent)) {
         parent.contents = node;
       } else {
-        const pt = identity.isAlias(parent) ? "alias" : "scalar";
+        const pt = identity2.isAlias(parent) ? "alias" : "scalar";
         throw new Error(`Cannot replace node with ${pt} parent`);
       }
     }
@@ -285,7 +285,7 @@ var require_visit = __commonJS({
 var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var visit4 = require_visit();
     var escapeChars = {
       "!": "%21",
@@ -428,10 +428,10 @@ var require_directives = __commonJS({
         const lines2 = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
         const tagEntries = Object.entries(this.tags);
         let tagNames;
-        if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
+        if (doc && tagEntries.length > 0 && identity2.isNode(doc.contents)) {
           const tags = {};
           visit4.visit(doc.contents, (_key, node) => {
-            if (identity.isNode(node) && node.tag)
+            if (identity2.isNode(node) && node.tag)
               tags[node.tag] = true;
           });
           tagNames = Object.keys(tags);
@@ -456,7 +456,7 @@ var require_directives = __commonJS({
 var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var visit4 = require_visit();
     function anchorIsValid(anchor) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
@@ -503,7 +503,7 @@ var require_anchors = __commonJS({
         setAnchors: () => {
           for (const source of aliasObjects) {
             const ref = sourceObjects.get(source);
-            if (typeof ref === "object" && ref.anchor && (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
+            if (typeof ref === "object" && ref.anchor && (identity2.isScalar(ref.node) || identity2.isCollection(ref.node))) {
               ref.node.anchor = ref.anchor;
             } else {
               const error = new Error("Failed to resolve repeated object (this should not happen)");
@@ -576,12 +576,12 @@ var require_applyReviver = __commonJS({
 var require_toJS = __commonJS({
   "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     function toJS(value, arg, ctx) {
       if (Array.isArray(value))
         return value.map((v, i) => toJS(v, String(i), ctx));
       if (value && typeof value.toJSON === "function") {
-        if (!ctx || !identity.hasAnchor(value))
+        if (!ctx || !identity2.hasAnchor(value))
           return value.toJSON(arg, ctx);
         const data = { aliasCount: 0, count: 1, res: void 0 };
         ctx.anchors.set(value, data);
@@ -607,11 +607,11 @@ var require_Node = __commonJS({
   "node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var toJS = require_toJS();
     var NodeBase = class {
       constructor(type) {
-        Object.defineProperty(this, identity.NODE_TYPE, { value: type });
+        Object.defineProperty(this, identity2.NODE_TYPE, { value: type });
       }
       /** Create a copy of this node.  */
       clone() {
@@ -622,7 +622,7 @@ var require_Node = __commonJS({
       }
       /** A plain JavaScript representation of this node. */
       toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
-        if (!identity.isDocument(doc))
+        if (!identity2.isDocument(doc))
           throw new TypeError("A document argument is required");
         const ctx = {
           anchors: /* @__PURE__ */ new Map(),
@@ -649,12 +649,12 @@ var require_Alias = __commonJS({
     "use strict";
     var anchors = require_anchors();
     var visit4 = require_visit();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Node = require_Node();
     var toJS = require_toJS();
     var Alias = class extends Node.NodeBase {
       constructor(source) {
-        super(identity.ALIAS);
+        super(identity2.ALIAS);
         this.source = source;
         Object.defineProperty(this, "tag", {
           set() {
@@ -676,7 +676,7 @@ var require_Alias = __commonJS({
           nodes = [];
           visit4.visit(doc, {
             Node: (_key, node) => {
-              if (identity.isAlias(node) || identity.hasAnchor(node))
+              if (identity2.isAlias(node) || identity2.hasAnchor(node))
                 nodes.push(node);
             }
           });
@@ -738,11 +738,11 @@ var require_Alias = __commonJS({
       }
     };
     function getAliasCount(doc, node, anchors2) {
-      if (identity.isAlias(node)) {
+      if (identity2.isAlias(node)) {
         const source = node.resolve(doc);
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
-      } else if (identity.isCollection(node)) {
+      } else if (identity2.isCollection(node)) {
         let count3 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
@@ -750,7 +750,7 @@ var require_Alias = __commonJS({
             count3 = c;
         }
         return count3;
-      } else if (identity.isPair(node)) {
+      } else if (identity2.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
         return Math.max(kc, vc);
@@ -765,13 +765,13 @@ var require_Alias = __commonJS({
 var require_Scalar = __commonJS({
   "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Node = require_Node();
     var toJS = require_toJS();
     var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
     var Scalar = class extends Node.NodeBase {
       constructor(value) {
-        super(identity.SCALAR);
+        super(identity2.SCALAR);
         this.value = value;
       }
       toJSON(arg, ctx) {
@@ -796,7 +796,7 @@ var require_createNode = __commonJS({
   "node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var defaultTagPrefix = "tag:yaml.org,2002:";
     function findTagObject(value, tagName, tags) {
@@ -810,12 +810,12 @@ var require_createNode = __commonJS({
       return tags.find((t) => t.identify?.(value) && !t.format);
     }
     function createNode(value, tagName, ctx) {
-      if (identity.isDocument(value))
+      if (identity2.isDocument(value))
         value = value.contents;
-      if (identity.isNode(value))
+      if (identity2.isNode(value))
         return value;
-      if (identity.isPair(value)) {
-        const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
+      if (identity2.isPair(value)) {
+        const map = ctx.schema[identity2.MAP].createNode?.(ctx.schema, null, ctx);
         map.items.push(value);
         return map;
       }
@@ -847,7 +847,7 @@ var require_createNode = __commonJS({
             ref.node = node2;
           return node2;
         }
-        tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
+        tagObj = value instanceof Map ? schema[identity2.MAP] : Symbol.iterator in Object(value) ? schema[identity2.SEQ] : schema[identity2.MAP];
       }
       if (onTagObj) {
         onTagObj(tagObj);
@@ -871,7 +871,7 @@ var require_Collection = __commonJS({
   "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Node = require_Node();
     function collectionFromPath(schema, path, value) {
       let v = value;
@@ -915,7 +915,7 @@ var require_Collection = __commonJS({
         const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
         if (schema)
           copy.schema = schema;
-        copy.items = copy.items.map((it) => identity.isNode(it) || identity.isPair(it) ? it.clone(schema) : it);
+        copy.items = copy.items.map((it) => identity2.isNode(it) || identity2.isPair(it) ? it.clone(schema) : it);
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -931,7 +931,7 @@ var require_Collection = __commonJS({
         else {
           const [key, ...rest] = path;
           const node = this.get(key, true);
-          if (identity.isCollection(node))
+          if (identity2.isCollection(node))
             node.addIn(rest, value);
           else if (node === void 0 && this.schema)
             this.set(key, collectionFromPath(this.schema, rest, value));
@@ -948,7 +948,7 @@ var require_Collection = __commonJS({
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
-        if (identity.isCollection(node))
+        if (identity2.isCollection(node))
           return node.deleteIn(rest);
         else
           throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
@@ -962,16 +962,16 @@ var require_Collection = __commonJS({
         const [key, ...rest] = path;
         const node = this.get(key, true);
         if (rest.length === 0)
-          return !keepScalar && identity.isScalar(node) ? node.value : node;
+          return !keepScalar && identity2.isScalar(node) ? node.value : node;
         else
-          return identity.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
+          return identity2.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
       }
       hasAllNullValues(allowScalar) {
         return this.items.every((node) => {
-          if (!identity.isPair(node))
+          if (!identity2.isPair(node))
             return false;
           const n = node.value;
-          return n == null || allowScalar && identity.isScalar(n) && n.value == null && !n.commentBefore && !n.comment && !n.tag;
+          return n == null || allowScalar && identity2.isScalar(n) && n.value == null && !n.commentBefore && !n.comment && !n.tag;
         });
       }
       /**
@@ -982,7 +982,7 @@ var require_Collection = __commonJS({
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
-        return identity.isCollection(node) ? node.hasIn(rest) : false;
+        return identity2.isCollection(node) ? node.hasIn(rest) : false;
       }
       /**
        * Sets a value in this collection. For `!!set`, `value` needs to be a
@@ -994,7 +994,7 @@ var require_Collection = __commonJS({
           this.set(key, value);
         } else {
           const node = this.get(key, true);
-          if (identity.isCollection(node))
+          if (identity2.isCollection(node))
             node.setIn(rest, value);
           else if (node === void 0 && this.schema)
             this.set(key, collectionFromPath(this.schema, rest, value));
@@ -1450,7 +1450,7 @@ var require_stringify = __commonJS({
   "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var stringifyComment = require_stringifyComment();
     var stringifyString = require_stringifyString();
     function createStringifyContext(doc, options) {
@@ -1503,7 +1503,7 @@ var require_stringify = __commonJS({
       }
       let tagObj = void 0;
       let obj;
-      if (identity.isScalar(item)) {
+      if (identity2.isScalar(item)) {
         obj = item.value;
         let match = tags.filter((t) => t.identify?.(obj));
         if (match.length > 1) {
@@ -1526,7 +1526,7 @@ var require_stringify = __commonJS({
       if (!doc.directives)
         return "";
       const props = [];
-      const anchor = (identity.isScalar(node) || identity.isCollection(node)) && node.anchor;
+      const anchor = (identity2.isScalar(node) || identity2.isCollection(node)) && node.anchor;
       if (anchor && anchors.anchorIsValid(anchor)) {
         anchors$1.add(anchor);
         props.push(`&${anchor}`);
@@ -1537,9 +1537,9 @@ var require_stringify = __commonJS({
       return props.join(" ");
     }
     function stringify(item, ctx, onComment, onChompKeep) {
-      if (identity.isPair(item))
+      if (identity2.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
-      if (identity.isAlias(item)) {
+      if (identity2.isAlias(item)) {
         if (ctx.doc.directives)
           return item.toString(ctx);
         if (ctx.resolvedAliases?.has(item)) {
@@ -1553,15 +1553,15 @@ var require_stringify = __commonJS({
         }
       }
       let tagObj = void 0;
-      const node = identity.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
+      const node = identity2.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
       tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
       const props = stringifyProps(node, tagObj, ctx);
       if (props.length > 0)
         ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str2 = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
+      const str2 = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity2.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
       if (!props)
         return str2;
-      return identity.isScalar(node) || str2[0] === "{" || str2[0] === "[" ? `${props} ${str2}` : `${props}
+      return identity2.isScalar(node) || str2[0] === "{" || str2[0] === "[" ? `${props} ${str2}` : `${props}
 ${ctx.indent}${str2}`;
     }
     exports2.createStringifyContext = createStringifyContext;
@@ -1573,23 +1573,23 @@ ${ctx.indent}${str2}`;
 var require_stringifyPair = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
-      let keyComment = identity.isNode(key) && key.comment || null;
+      let keyComment = identity2.isNode(key) && key.comment || null;
       if (simpleKeys) {
         if (keyComment) {
           throw new Error("With simple keys, key nodes cannot have comments");
         }
-        if (identity.isCollection(key) || !identity.isNode(key) && typeof key === "object") {
+        if (identity2.isCollection(key) || !identity2.isNode(key) && typeof key === "object") {
           const msg = "With simple keys, collection cannot be used as a key value";
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity2.isCollection(key) || (identity2.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -1630,7 +1630,7 @@ ${indent}:`;
           str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
-      if (identity.isNode(value)) {
+      if (identity2.isNode(value)) {
         vsb = !!value.spaceBefore;
         vcb = value.commentBefore;
         valueComment = value.comment;
@@ -1642,10 +1642,10 @@ ${indent}:`;
           value = doc.createNode(value);
       }
       ctx.implicitKey = false;
-      if (!explicitKey && !keyComment && identity.isScalar(value))
+      if (!explicitKey && !keyComment && identity2.isScalar(value))
         ctx.indentAtStart = str2.length + 1;
       chompKeep = false;
-      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
+      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity2.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
@@ -1665,7 +1665,7 @@ ${stringifyComment.indentComment(cs, ctx.indent)}`;
           ws += `
 ${ctx.indent}`;
         }
-      } else if (!explicitKey && identity.isCollection(value)) {
+      } else if (!explicitKey && identity2.isCollection(value)) {
         const vs0 = valueStr[0];
         const nl0 = valueStr.indexOf("\n");
         const hasNewline = nl0 !== -1;
@@ -1728,7 +1728,7 @@ var require_log = __commonJS({
 var require_merge = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var MERGE_KEY = "<<";
     var merge = {
@@ -1741,10 +1741,10 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey2 = (ctx, key) => (merge.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge.tag && tag.default);
+    var isMergeKey2 = (ctx, key) => (merge.identify(key) || identity2.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge.tag && tag.default);
     function addMergeToJSMap(ctx, map, value) {
       const source = resolveAliasValue(ctx, value);
-      if (identity.isSeq(source))
+      if (identity2.isSeq(source))
         for (const it of source.items)
           mergeValue(ctx, map, it);
       else if (Array.isArray(source))
@@ -1755,7 +1755,7 @@ var require_merge = __commonJS({
     }
     function mergeValue(ctx, map, value) {
       const source = resolveAliasValue(ctx, value);
-      if (!identity.isMap(source))
+      if (!identity2.isMap(source))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source.toJSON(null, ctx, Map);
       for (const [key, value2] of srcMap) {
@@ -1776,7 +1776,7 @@ var require_merge = __commonJS({
       return map;
     }
     function resolveAliasValue(ctx, value) {
-      return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+      return ctx && identity2.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
     }
     exports2.addMergeToJSMap = addMergeToJSMap;
     exports2.isMergeKey = isMergeKey2;
@@ -1791,10 +1791,10 @@ var require_addPairToJSMap = __commonJS({
     var log = require_log();
     var merge = require_merge();
     var stringify = require_stringify();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map, { key, value }) {
-      if (identity.isNode(key) && key.addToJSMap)
+      if (identity2.isNode(key) && key.addToJSMap)
         key.addToJSMap(ctx, map, value);
       else if (merge.isMergeKey(ctx, key))
         merge.addMergeToJSMap(ctx, map, value);
@@ -1825,7 +1825,7 @@ var require_addPairToJSMap = __commonJS({
         return "";
       if (typeof jsKey !== "object")
         return String(jsKey);
-      if (identity.isNode(key) && ctx?.doc) {
+      if (identity2.isNode(key) && ctx?.doc) {
         const strCtx = stringify.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node of ctx.anchors.keys())
@@ -1855,7 +1855,7 @@ var require_Pair = __commonJS({
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
-    var identity = require_identity();
+    var identity2 = require_identity();
     function createPair(key, value, ctx) {
       const k = createNode.createNode(key, void 0, ctx);
       const v = createNode.createNode(value, void 0, ctx);
@@ -1863,15 +1863,15 @@ var require_Pair = __commonJS({
     }
     var Pair = class _Pair {
       constructor(key, value = null) {
-        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
+        Object.defineProperty(this, identity2.NODE_TYPE, { value: identity2.PAIR });
         this.key = key;
         this.value = value;
       }
       clone(schema) {
         let { key, value } = this;
-        if (identity.isNode(key))
+        if (identity2.isNode(key))
           key = key.clone(schema);
-        if (identity.isNode(value))
+        if (identity2.isNode(value))
           value = value.clone(schema);
         return new _Pair(key, value);
       }
@@ -1892,7 +1892,7 @@ var require_Pair = __commonJS({
 var require_stringifyCollection = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
@@ -1908,14 +1908,14 @@ var require_stringifyCollection = __commonJS({
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
         let comment2 = null;
-        if (identity.isNode(item)) {
+        if (identity2.isNode(item)) {
           if (!chompKeep && item.spaceBefore)
             lines2.push("");
           addCommentBefore(ctx, lines2, item.commentBefore, chompKeep);
           if (item.comment)
             comment2 = item.comment;
-        } else if (identity.isPair(item)) {
-          const ik = identity.isNode(item.key) ? item.key : null;
+        } else if (identity2.isPair(item)) {
+          const ik = identity2.isNode(item.key) ? item.key : null;
           if (ik) {
             if (!chompKeep && ik.spaceBefore)
               lines2.push("");
@@ -1963,14 +1963,14 @@ ${indent}${line}` : "\n";
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
         let comment = null;
-        if (identity.isNode(item)) {
+        if (identity2.isNode(item)) {
           if (item.spaceBefore)
             lines2.push("");
           addCommentBefore(ctx, lines2, item.commentBefore, false);
           if (item.comment)
             comment = item.comment;
-        } else if (identity.isPair(item)) {
-          const ik = identity.isNode(item.key) ? item.key : null;
+        } else if (identity2.isPair(item)) {
+          const ik = identity2.isNode(item.key) ? item.key : null;
           if (ik) {
             if (ik.spaceBefore)
               lines2.push("");
@@ -1978,7 +1978,7 @@ ${indent}${line}` : "\n";
             if (ik.comment)
               reqNewline = true;
           }
-          const iv = identity.isNode(item.value) ? item.value : null;
+          const iv = identity2.isNode(item.value) ? item.value : null;
           if (iv) {
             if (iv.comment)
               comment = iv.comment;
@@ -2046,16 +2046,16 @@ var require_YAMLMap = __commonJS({
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
     var Collection = require_Collection();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     function findPair2(items, key) {
-      const k = identity.isScalar(key) ? key.value : key;
+      const k = identity2.isScalar(key) ? key.value : key;
       for (const it of items) {
-        if (identity.isPair(it)) {
+        if (identity2.isPair(it)) {
           if (it.key === key || it.key === k)
             return it;
-          if (identity.isScalar(it.key) && it.key.value === k)
+          if (identity2.isScalar(it.key) && it.key.value === k)
             return it;
         }
       }
@@ -2066,7 +2066,7 @@ var require_YAMLMap = __commonJS({
         return "tag:yaml.org,2002:map";
       }
       constructor(schema) {
-        super(identity.MAP, schema);
+        super(identity2.MAP, schema);
         this.items = [];
       }
       /**
@@ -2104,7 +2104,7 @@ var require_YAMLMap = __commonJS({
        */
       add(pair, overwrite) {
         let _pair;
-        if (identity.isPair(pair))
+        if (identity2.isPair(pair))
           _pair = pair;
         else if (!pair || typeof pair !== "object" || !("key" in pair)) {
           _pair = new Pair.Pair(pair, pair?.value);
@@ -2115,7 +2115,7 @@ var require_YAMLMap = __commonJS({
         if (prev) {
           if (!overwrite)
             throw new Error(`Key ${_pair.key} already set`);
-          if (identity.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
+          if (identity2.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
             prev.value.value = _pair.value;
           else
             prev.value = _pair.value;
@@ -2139,7 +2139,7 @@ var require_YAMLMap = __commonJS({
       get(key, keepScalar) {
         const it = findPair2(this.items, key);
         const node = it?.value;
-        return (!keepScalar && identity.isScalar(node) ? node.value : node) ?? void 0;
+        return (!keepScalar && identity2.isScalar(node) ? node.value : node) ?? void 0;
       }
       has(key) {
         return !!findPair2(this.items, key);
@@ -2152,8 +2152,8 @@ var require_YAMLMap = __commonJS({
        * @param {Class} Type - If set, forces the returned collection type
        * @returns Instance of Type, Map, or Object
        */
-      toJSON(_, ctx, Type) {
-        const map = Type ? new Type() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+      toJSON(_, ctx, Type2) {
+        const map = Type2 ? new Type2() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
         if (ctx?.onCreate)
           ctx.onCreate(map);
         for (const item of this.items)
@@ -2164,7 +2164,7 @@ var require_YAMLMap = __commonJS({
         if (!ctx)
           return JSON.stringify(this);
         for (const item of this.items) {
-          if (!identity.isPair(item))
+          if (!identity2.isPair(item))
             throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
         }
         if (!ctx.allNullValues && this.hasAllNullValues(false))
@@ -2187,7 +2187,7 @@ var require_YAMLMap = __commonJS({
 var require_map = __commonJS({
   "node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var YAMLMap = require_YAMLMap();
     var map = {
       collection: "map",
@@ -2195,7 +2195,7 @@ var require_map = __commonJS({
       nodeClass: YAMLMap.YAMLMap,
       tag: "tag:yaml.org,2002:map",
       resolve(map2, onError) {
-        if (!identity.isMap(map2))
+        if (!identity2.isMap(map2))
           onError("Expected a mapping for this tag");
         return map2;
       },
@@ -2212,7 +2212,7 @@ var require_YAMLSeq = __commonJS({
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
     var Collection = require_Collection();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var toJS = require_toJS();
     var YAMLSeq = class extends Collection.Collection {
@@ -2220,7 +2220,7 @@ var require_YAMLSeq = __commonJS({
         return "tag:yaml.org,2002:seq";
       }
       constructor(schema) {
-        super(identity.SEQ, schema);
+        super(identity2.SEQ, schema);
         this.items = [];
       }
       add(value) {
@@ -2246,7 +2246,7 @@ var require_YAMLSeq = __commonJS({
         if (typeof idx !== "number")
           return void 0;
         const it = this.items[idx];
-        return !keepScalar && identity.isScalar(it) ? it.value : it;
+        return !keepScalar && identity2.isScalar(it) ? it.value : it;
       }
       /**
        * Checks if the collection includes a value with the key `key`.
@@ -2270,7 +2270,7 @@ var require_YAMLSeq = __commonJS({
         if (typeof idx !== "number")
           throw new Error(`Expected a valid index, not ${key}.`);
         const prev = this.items[idx];
-        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
+        if (identity2.isScalar(prev) && Scalar.isScalarValue(value))
           prev.value = value;
         else
           this.items[idx] = value;
@@ -2312,7 +2312,7 @@ var require_YAMLSeq = __commonJS({
       }
     };
     function asItemIndex(key) {
-      let idx = identity.isScalar(key) ? key.value : key;
+      let idx = identity2.isScalar(key) ? key.value : key;
       if (idx && typeof idx === "string")
         idx = Number(idx);
       return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
@@ -2325,7 +2325,7 @@ var require_YAMLSeq = __commonJS({
 var require_seq = __commonJS({
   "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var YAMLSeq = require_YAMLSeq();
     var seq = {
       collection: "seq",
@@ -2333,7 +2333,7 @@ var require_seq = __commonJS({
       nodeClass: YAMLSeq.YAMLSeq,
       tag: "tag:yaml.org,2002:seq",
       resolve(seq2, onError) {
-        if (!identity.isSeq(seq2))
+        if (!identity2.isSeq(seq2))
           onError("Expected a sequence for this tag");
         return seq2;
       },
@@ -2530,7 +2530,7 @@ var require_schema = __commonJS({
     var _null = require_null();
     var seq = require_seq();
     var string = require_string();
-    var bool = require_bool();
+    var bool2 = require_bool();
     var float = require_float();
     var int = require_int();
     var schema = [
@@ -2538,7 +2538,7 @@ var require_schema = __commonJS({
       seq.seq,
       string.string,
       _null.nullTag,
-      bool.boolTag,
+      bool2.boolTag,
       int.intOct,
       int.int,
       int.intHex,
@@ -2687,17 +2687,17 @@ var require_binary = __commonJS({
 var require_pairs = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     var YAMLSeq = require_YAMLSeq();
     function resolvePairs(seq, onError) {
-      if (identity.isSeq(seq)) {
+      if (identity2.isSeq(seq)) {
         for (let i = 0; i < seq.items.length; ++i) {
           let item = seq.items[i];
-          if (identity.isPair(item))
+          if (identity2.isPair(item))
             continue;
-          else if (identity.isMap(item)) {
+          else if (identity2.isMap(item)) {
             if (item.items.length > 1)
               onError("Each pair must have its own sequence indicator");
             const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
@@ -2711,7 +2711,7 @@ ${cn.comment}` : item.comment;
             }
             item = pair;
           }
-          seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+          seq.items[i] = identity2.isPair(item) ? item : new Pair.Pair(item);
         }
       } else
         onError("Expected a sequence for this tag");
@@ -2765,7 +2765,7 @@ ${cn.comment}` : item.comment;
 var require_omap = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var toJS = require_toJS();
     var YAMLMap = require_YAMLMap();
     var YAMLSeq = require_YAMLSeq();
@@ -2792,7 +2792,7 @@ var require_omap = __commonJS({
           ctx.onCreate(map);
         for (const pair of this.items) {
           let key, value;
-          if (identity.isPair(pair)) {
+          if (identity2.isPair(pair)) {
             key = toJS.toJS(pair.key, "", ctx);
             value = toJS.toJS(pair.value, key, ctx);
           } else {
@@ -2822,7 +2822,7 @@ var require_omap = __commonJS({
         const pairs$1 = pairs.resolvePairs(seq, onError);
         const seenKeys = [];
         for (const { key } of pairs$1.items) {
-          if (identity.isScalar(key)) {
+          if (identity2.isScalar(key)) {
             if (seenKeys.includes(key.value)) {
               onError(`Ordered maps must not include duplicate keys: ${key.value}`);
             } else {
@@ -3003,7 +3003,7 @@ var require_int2 = __commonJS({
 var require_set = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
     var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
@@ -3013,7 +3013,7 @@ var require_set = __commonJS({
       }
       add(key) {
         let pair;
-        if (identity.isPair(key))
+        if (identity2.isPair(key))
           pair = key;
         else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
           pair = new Pair.Pair(key.key, null);
@@ -3029,7 +3029,7 @@ var require_set = __commonJS({
        */
       get(key, keepPair) {
         const pair = YAMLMap.findPair(this.items, key);
-        return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
+        return !keepPair && identity2.isPair(pair) ? identity2.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
       set(key, value) {
         if (typeof value !== "boolean")
@@ -3073,7 +3073,7 @@ var require_set = __commonJS({
       tag: "tag:yaml.org,2002:set",
       createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
       resolve(map, onError) {
-        if (identity.isMap(map)) {
+        if (identity2.isMap(map)) {
           if (map.hasAllNullValues(true))
             return Object.assign(new YAMLSet(), map);
           else
@@ -3185,7 +3185,7 @@ var require_schema3 = __commonJS({
     var seq = require_seq();
     var string = require_string();
     var binary = require_binary();
-    var bool = require_bool2();
+    var bool2 = require_bool2();
     var float = require_float2();
     var int = require_int2();
     var merge = require_merge();
@@ -3198,8 +3198,8 @@ var require_schema3 = __commonJS({
       seq.seq,
       string.string,
       _null.nullTag,
-      bool.trueTag,
-      bool.falseTag,
+      bool2.trueTag,
+      bool2.falseTag,
       int.intBin,
       int.intOct,
       int.int,
@@ -3228,7 +3228,7 @@ var require_tags = __commonJS({
     var _null = require_null();
     var seq = require_seq();
     var string = require_string();
-    var bool = require_bool();
+    var bool2 = require_bool();
     var float = require_float();
     var int = require_int();
     var schema = require_schema();
@@ -3249,7 +3249,7 @@ var require_tags = __commonJS({
     ]);
     var tagsByName = {
       binary: binary.binary,
-      bool: bool.boolTag,
+      bool: bool2.boolTag,
       float: float.float,
       floatExp: float.floatExp,
       floatNaN: float.floatNaN,
@@ -3318,7 +3318,7 @@ var require_tags = __commonJS({
 var require_Schema = __commonJS({
   "node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var map = require_map();
     var seq = require_seq();
     var string = require_string();
@@ -3331,9 +3331,9 @@ var require_Schema = __commonJS({
         this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
         this.tags = tags.getTags(customTags, this.name, merge);
         this.toStringOptions = toStringDefaults ?? null;
-        Object.defineProperty(this, identity.MAP, { value: map.map });
-        Object.defineProperty(this, identity.SCALAR, { value: string.string });
-        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
+        Object.defineProperty(this, identity2.MAP, { value: map.map });
+        Object.defineProperty(this, identity2.SCALAR, { value: string.string });
+        Object.defineProperty(this, identity2.SEQ, { value: seq.seq });
         this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
       }
       clone() {
@@ -3350,7 +3350,7 @@ var require_Schema = __commonJS({
 var require_stringifyDocument = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
@@ -3377,7 +3377,7 @@ var require_stringifyDocument = __commonJS({
       let chompKeep = false;
       let contentComment = null;
       if (doc.contents) {
-        if (identity.isNode(doc.contents)) {
+        if (identity2.isNode(doc.contents)) {
           if (doc.contents.spaceBefore && hasDirectives)
             lines2.push("");
           if (doc.contents.commentBefore) {
@@ -3432,7 +3432,7 @@ var require_Document = __commonJS({
     "use strict";
     var Alias = require_Alias();
     var Collection = require_Collection();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var toJS = require_toJS();
     var Schema = require_Schema();
@@ -3447,7 +3447,7 @@ var require_Document = __commonJS({
         this.comment = null;
         this.errors = [];
         this.warnings = [];
-        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.DOC });
+        Object.defineProperty(this, identity2.NODE_TYPE, { value: identity2.DOC });
         let _replacer = null;
         if (typeof replacer === "function" || Array.isArray(replacer)) {
           _replacer = replacer;
@@ -3483,7 +3483,7 @@ var require_Document = __commonJS({
        */
       clone() {
         const copy = Object.create(_Document.prototype, {
-          [identity.NODE_TYPE]: { value: identity.DOC }
+          [identity2.NODE_TYPE]: { value: identity2.DOC }
         });
         copy.commentBefore = this.commentBefore;
         copy.comment = this.comment;
@@ -3493,7 +3493,7 @@ var require_Document = __commonJS({
         if (this.directives)
           copy.directives = this.directives.clone();
         copy.schema = this.schema.clone();
-        copy.contents = identity.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
+        copy.contents = identity2.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -3556,7 +3556,7 @@ var require_Document = __commonJS({
           sourceObjects
         };
         const node = createNode.createNode(value, tag, ctx);
-        if (flow2 && identity.isCollection(node))
+        if (flow2 && identity2.isCollection(node))
           node.flow = true;
         setAnchors();
         return node;
@@ -3596,7 +3596,7 @@ var require_Document = __commonJS({
        * `true` (collections are always returned intact).
        */
       get(key, keepScalar) {
-        return identity.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+        return identity2.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
       }
       /**
        * Returns item at `path`, or `undefined` if not found. By default unwraps
@@ -3605,14 +3605,14 @@ var require_Document = __commonJS({
        */
       getIn(path, keepScalar) {
         if (Collection.isEmptyPath(path))
-          return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path, keepScalar) : void 0;
+          return !keepScalar && identity2.isScalar(this.contents) ? this.contents.value : this.contents;
+        return identity2.isCollection(this.contents) ? this.contents.getIn(path, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
        */
       has(key) {
-        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+        return identity2.isCollection(this.contents) ? this.contents.has(key) : false;
       }
       /**
        * Checks if the document includes a value at `path`.
@@ -3620,7 +3620,7 @@ var require_Document = __commonJS({
       hasIn(path) {
         if (Collection.isEmptyPath(path))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path) : false;
+        return identity2.isCollection(this.contents) ? this.contents.hasIn(path) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3727,7 +3727,7 @@ var require_Document = __commonJS({
       }
     };
     function assertCollection(contents) {
-      if (identity.isCollection(contents))
+      if (identity2.isCollection(contents))
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
@@ -3998,13 +3998,13 @@ var require_util_flow_indent_check = __commonJS({
 var require_util_map_includes = __commonJS({
   "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     function mapIncludes(ctx, items, search) {
       const { uniqueKeys } = ctx.options;
       if (uniqueKeys === false)
         return false;
-      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b) => a === b || identity.isScalar(a) && identity.isScalar(b) && a.value === b.value;
-      return items.some((pair) => isEqual(pair.key, search));
+      const isEqual2 = typeof uniqueKeys === "function" ? uniqueKeys : (a, b) => a === b || identity2.isScalar(a) && identity2.isScalar(b) && a.value === b.value;
+      return items.some((pair) => isEqual2(pair.key, search));
     }
     exports2.mapIncludes = mapIncludes;
   }
@@ -4216,7 +4216,7 @@ var require_resolve_end = __commonJS({
 var require_resolve_flow_collection = __commonJS({
   "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
     var YAMLSeq = require_YAMLSeq();
@@ -4295,7 +4295,7 @@ var require_resolve_flow_collection = __commonJS({
             }
             if (prevItemComment) {
               let prev = coll.items[coll.items.length - 1];
-              if (identity.isPair(prev))
+              if (identity2.isPair(prev))
                 prev = prev.value ?? prev.key;
               if (prev.comment)
                 prev.comment += "\n" + prevItemComment;
@@ -4410,7 +4410,7 @@ var require_resolve_flow_collection = __commonJS({
 var require_compose_collection = __commonJS({
   "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var YAMLMap = require_YAMLMap();
     var YAMLSeq = require_YAMLSeq();
@@ -4460,7 +4460,7 @@ var require_compose_collection = __commonJS({
       }
       const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
       const res = tag.resolve?.(coll, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg), ctx.options) ?? coll;
-      const node = identity.isNode(res) ? res : new Scalar.Scalar(res);
+      const node = identity2.isNode(res) ? res : new Scalar.Scalar(res);
       node.range = coll.range;
       node.tag = tagName;
       if (tag?.format)
@@ -4879,7 +4879,7 @@ var require_resolve_flow_scalar = __commonJS({
 var require_compose_scalar = __commonJS({
   "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -4888,17 +4888,17 @@ var require_compose_scalar = __commonJS({
       const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
       let tag;
       if (ctx.options.stringKeys && ctx.atKey) {
-        tag = ctx.schema[identity.SCALAR];
+        tag = ctx.schema[identity2.SCALAR];
       } else if (tagName)
         tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
       else if (token.type === "scalar")
         tag = findScalarTagByTest(ctx, value, token, onError);
       else
-        tag = ctx.schema[identity.SCALAR];
+        tag = ctx.schema[identity2.SCALAR];
       let scalar;
       try {
         const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
-        scalar = identity.isScalar(res) ? res : new Scalar.Scalar(res);
+        scalar = identity2.isScalar(res) ? res : new Scalar.Scalar(res);
       } catch (error) {
         const msg = error instanceof Error ? error.message : String(error);
         onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
@@ -4918,7 +4918,7 @@ var require_compose_scalar = __commonJS({
     }
     function findScalarTagByName(schema, value, tagName, tagToken, onError) {
       if (tagName === "!")
-        return schema[identity.SCALAR];
+        return schema[identity2.SCALAR];
       const matchWithTest = [];
       for (const tag of schema.tags) {
         if (!tag.collection && tag.tag === tagName) {
@@ -4937,12 +4937,12 @@ var require_compose_scalar = __commonJS({
         return kt;
       }
       onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
-      return schema[identity.SCALAR];
+      return schema[identity2.SCALAR];
     }
     function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
-      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity.SCALAR];
+      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity2.SCALAR];
       if (schema.compat) {
-        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity.SCALAR];
+        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity2.SCALAR];
         if (tag.tag !== compat.tag) {
           const ts = directives.tagString(tag.tag);
           const cs = directives.tagString(compat.tag);
@@ -4991,7 +4991,7 @@ var require_compose_node = __commonJS({
   "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var composeCollection = require_compose_collection();
     var composeScalar = require_compose_scalar();
     var resolveEnd = require_resolve_end();
@@ -5037,7 +5037,7 @@ var require_compose_node = __commonJS({
       node ?? (node = composeEmptyNode(ctx, token.offset, void 0, null, props, onError));
       if (anchor && node.anchor === "")
         onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
-      if (atKey && ctx.options.stringKeys && (!identity.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
+      if (atKey && ctx.options.stringKeys && (!identity2.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
         const msg = "With stringKeys, all keys must be strings";
         onError(tag ?? token, "NON_STRING_KEY", msg);
       }
@@ -5143,7 +5143,7 @@ var require_composer = __commonJS({
     var directives = require_directives();
     var Document2 = require_Document();
     var errors = require_errors();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var composeDoc = require_compose_doc();
     var resolveEnd = require_resolve_end();
     function getErrorPos(src) {
@@ -5205,9 +5205,9 @@ var require_composer = __commonJS({
 ${comment}` : comment;
           } else if (afterEmptyLine || doc.directives.docStart || !dc) {
             doc.commentBefore = comment;
-          } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
+          } else if (identity2.isCollection(dc) && !dc.flow && dc.items.length > 0) {
             let it = dc.items[0];
-            if (identity.isPair(it))
+            if (identity2.isPair(it))
               it = it.key;
             const cb = it.commentBefore;
             it.commentBefore = cb ? `${comment}
@@ -5775,7 +5775,7 @@ var require_lexer = __commonJS({
     var flowIndicatorChars = new Set(",[]{}");
     var invalidAnchorChars = new Set(" ,[]{}\n\r	");
     var isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
-    var Lexer = class {
+    var Lexer2 = class {
       constructor() {
         this.atEnd = false;
         this.blockScalarIndent = -1;
@@ -6338,7 +6338,7 @@ var require_lexer = __commonJS({
         return yield* this.pushToIndex(i, false);
       }
     };
-    exports2.Lexer = Lexer;
+    exports2.Lexer = Lexer2;
   }
 });
 
@@ -6470,7 +6470,7 @@ var require_parser = __commonJS({
         }
       }
     }
-    var Parser = class {
+    var Parser2 = class {
       /**
        * @param onNewLine - If defined, called separately with the start position of
        *   each new line (in `parse()`, including the start of input).
@@ -7243,7 +7243,7 @@ var require_parser = __commonJS({
         }
       }
     };
-    exports2.Parser = Parser;
+    exports2.Parser = Parser2;
   }
 });
 
@@ -7255,7 +7255,7 @@ var require_public_api = __commonJS({
     var Document2 = require_Document();
     var errors = require_errors();
     var log = require_log();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var lineCounter = require_line_counter();
     var parser = require_parser();
     function parseOptions(options) {
@@ -7296,7 +7296,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse(src, reviver, options) {
+    function parse2(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -7333,11 +7333,11 @@ var require_public_api = __commonJS({
         if (!keepUndefined)
           return void 0;
       }
-      if (identity.isDocument(value) && !_replacer)
+      if (identity2.isDocument(value) && !_replacer)
         return value.toString(options);
       return new Document2.Document(value, _replacer, options).toString(options);
     }
-    exports2.parse = parse;
+    exports2.parse = parse2;
     exports2.parseAllDocuments = parseAllDocuments3;
     exports2.parseDocument = parseDocument2;
     exports2.stringify = stringify;
@@ -7353,7 +7353,7 @@ var require_dist = __commonJS({
     var Schema = require_Schema();
     var errors = require_errors();
     var Alias = require_Alias();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     var YAMLMap = require_YAMLMap();
@@ -7371,14 +7371,14 @@ var require_dist = __commonJS({
     exports2.YAMLParseError = errors.YAMLParseError;
     exports2.YAMLWarning = errors.YAMLWarning;
     exports2.Alias = Alias.Alias;
-    exports2.isAlias = identity.isAlias;
-    exports2.isCollection = identity.isCollection;
-    exports2.isDocument = identity.isDocument;
-    exports2.isMap = identity.isMap;
-    exports2.isNode = identity.isNode;
-    exports2.isPair = identity.isPair;
-    exports2.isScalar = identity.isScalar;
-    exports2.isSeq = identity.isSeq;
+    exports2.isAlias = identity2.isAlias;
+    exports2.isCollection = identity2.isCollection;
+    exports2.isDocument = identity2.isDocument;
+    exports2.isMap = identity2.isMap;
+    exports2.isNode = identity2.isNode;
+    exports2.isPair = identity2.isPair;
+    exports2.isScalar = identity2.isScalar;
+    exports2.isSeq = identity2.isSeq;
     exports2.Pair = Pair.Pair;
     exports2.Scalar = Scalar.Scalar;
     exports2.YAMLMap = YAMLMap.YAMLMap;
@@ -7491,6 +7491,7 @@ var init_diagnostics = __esm({
       MF308: "step-reference",
       MF309: "duplicate-entry",
       MF310: "secret-like-literal",
+      MF311: "policy-expression",
       MF401: "unknown-host",
       MF402: "unknown-script",
       MF403: "unknown-date-list",
@@ -7626,7 +7627,7 @@ var init_diagnostics = __esm({
         fix: "Write the value in one of the forms the message describes (here: one entry per user or group)."
       },
       MF301: {
-        meaning: "Two documents describe the same object: the same task name (case aside), the same resource group and user group pair, or the same folder path.",
+        meaning: "Two documents describe the same object: the same task name (case aside), the same resource group and user group pair, the same folder path, or the same policy name.",
         example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "---", "apiVersion: mftops/v1", "kind: Task", "metadata: { name: payroll to bank }", "spec:", "  Active: 0") },
         fix: "Keep one document per object; the message names where the first one is."
       },
@@ -7672,6 +7673,14 @@ var init_diagnostics = __esm({
         meaning: "A warning: a parameter named like a secret (password, token, API key\u2026) holds a literal value, which would sit in git.",
         example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  Parameters: { ApiKey: 3f9a1c77 }") },
         fix: "Use a `${env:NAME}` or `${file:PATH}` reference (with `secret: true`), or write `{ value: \u2026, secret: false }` if it is not a secret."
+      },
+      MF311: {
+        meaning: "A `validations[].expression` of a `kind: Policy` document is not valid CEL (Common Expression Language), so the policy could never be checked.",
+        example: {
+          in: "manifest",
+          text: yaml("apiVersion: mftops/v1", "kind: Policy", "metadata: { name: tasks-described }", "spec:", "  severity: deny", "  validations:", '    - expression: "has(object.spec.Info) &&"', "      message: every task has a description")
+        },
+        fix: "Correct the expression (the message gives the parser's reason); quote it in YAML so that `:` and `#` stay part of it."
       },
       MF401: {
         meaning: "A step's `Host` (or `HostID`) names a host the automation server does not have.",
@@ -9552,14 +9561,14 @@ var require_util = __commonJS({
       });
     }
     exports2.useFunc = useFunc;
-    var Type;
-    (function(Type2) {
-      Type2[Type2["Num"] = 0] = "Num";
-      Type2[Type2["Str"] = 1] = "Str";
-    })(Type || (exports2.Type = Type = {}));
+    var Type2;
+    (function(Type3) {
+      Type3[Type3["Num"] = 0] = "Num";
+      Type3[Type3["Str"] = 1] = "Str";
+    })(Type2 || (exports2.Type = Type2 = {}));
     function getErrorPath(dataProp, dataPropType, jsPropertySyntax) {
       if (dataProp instanceof codegen_1.Name) {
-        const isNumber = dataPropType === Type.Num;
+        const isNumber = dataPropType === Type2.Num;
         return jsPropertySyntax ? isNumber ? (0, codegen_1._)`"[" + ${dataProp} + "]"` : (0, codegen_1._)`"['" + ${dataProp} + "']"` : isNumber ? (0, codegen_1._)`"/" + ${dataProp}` : (0, codegen_1._)`"/" + ${dataProp}.replace(/~/g, "~0").replace(/\\//g, "~1")`;
       }
       return jsPropertySyntax ? (0, codegen_1.getProperty)(dataProp).toString() : "/" + escapeJsonPointer(dataProp);
@@ -10000,13 +10009,13 @@ var require_dataType = __commonJS({
       return cond;
     }
     exports2.checkDataTypes = checkDataTypes;
-    var typeError = {
+    var typeError2 = {
       message: ({ schema }) => `must be ${schema}`,
       params: ({ schema, schemaValue }) => typeof schema == "string" ? (0, codegen_1._)`{type: ${schema}}` : (0, codegen_1._)`{type: ${schemaValue}}`
     };
     function reportTypeError(it) {
       const cxt = getTypeErrorContext(it);
-      (0, errors_1.reportError)(cxt, typeError);
+      (0, errors_1.reportError)(cxt, typeError2);
     }
     exports2.reportTypeError = reportTypeError;
     function getTypeErrorContext(it) {
@@ -12229,7 +12238,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse(serialize(uri, options), options);
+        parse2(serialize2(uri, options), options);
       }
       return uri;
     }
@@ -12267,13 +12276,13 @@ var require_fast_uri = __commonJS({
         throw new Error(resolved.error);
       }
       schemelessOptions.skipEscape = true;
-      return serialize(resolved, schemelessOptions);
+      return serialize2(resolved, schemelessOptions);
     }
     function resolveComponent(base, relative8, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse(serialize(base, options), options);
-        relative8 = parse(serialize(relative8, options), options);
+        base = parse2(serialize2(base, options), options);
+        relative8 = parse2(serialize2(relative8, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative8.scheme) {
@@ -12328,7 +12337,7 @@ var require_fast_uri = __commonJS({
       const normalizedB = normalizeComparableURI(uriB, options);
       return normalizedA !== void 0 && normalizedB !== void 0 && normalizedA === normalizedB;
     }
-    function serialize(cmpts, opts) {
+    function serialize2(cmpts, opts) {
       const component = {
         host: cmpts.host,
         scheme: cmpts.scheme,
@@ -12524,9 +12533,9 @@ var require_fast_uri = __commonJS({
         if (isNaN(parsed.port)) {
           parsed.port = matches[5];
         }
-        const parseError = getParseError(parsed, matches);
-        if (parseError !== void 0) {
-          parsed.error = parsed.error || parseError;
+        const parseError2 = getParseError(parsed, matches);
+        if (parseError2 !== void 0) {
+          parsed.error = parsed.error || parseError2;
           malformedAuthorityOrPort = true;
         }
         if (parsed.host) {
@@ -12591,7 +12600,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse(uri, opts) {
+    function parse2(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -12600,7 +12609,7 @@ var require_fast_uri = __commonJS({
     function normalizeStringWithStatus(uri, opts) {
       const { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = parseWithStatus(uri, opts);
       return {
-        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize(parsed, opts),
+        normalized: malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? uri : serialize2(parsed, opts),
         malformedAuthorityOrPort,
         malformedPercentEncoding,
         malformedSchemeSpecific,
@@ -12614,7 +12623,7 @@ var require_fast_uri = __commonJS({
       }
       let value;
       try {
-        value = typeof uri === "string" ? uri : serialize(uri, opts);
+        value = typeof uri === "string" ? uri : serialize2(uri, opts);
       } catch {
         return void 0;
       }
@@ -12627,8 +12636,8 @@ var require_fast_uri = __commonJS({
       resolve: resolve13,
       resolveComponent,
       equal,
-      serialize,
-      parse
+      serialize: serialize2,
+      parse: parse2
     };
     module.exports = fastUri;
     module.exports.default = fastUri;
@@ -16577,7 +16586,7 @@ function getAjv() {
   });
   import_ajv_formats.default.default(instance);
   instance.addVocabulary(ANNOTATION_KEYWORDS);
-  for (const file of Object.values(SCHEMA_FILES)) instance.addSchema(readSchema(file), file);
+  for (const file of [...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE]) instance.addSchema(readSchema(file), file);
   ajv = instance;
   return instance;
 }
@@ -16610,7 +16619,7 @@ function getValueVocabulary(kind) {
   vocabularies.set(kind, vocabulary);
   return vocabulary;
 }
-var import__, import_ajv_formats, SCHEMA_FILES, ANNOTATION_KEYWORDS, schemasDir, ajv, validators, vocabularies;
+var import__, import_ajv_formats, SCHEMA_FILES, POLICY_SCHEMA_FILE, ANNOTATION_KEYWORDS, schemasDir, ajv, validators, vocabularies;
 var init_schemas = __esm({
   "src/manifest/schemas.ts"() {
     "use strict";
@@ -16622,6 +16631,7 @@ var init_schemas = __esm({
       ResourceGroupAcl: "resource-group-acl.schema.json",
       FolderPermissions: "folder-permissions.schema.json"
     };
+    POLICY_SCHEMA_FILE = "policy.schema.json";
     ANNOTATION_KEYWORDS = ["patternErrorMessage", "errorMessage", "markdownDescription", MEANINGS_KEYWORD];
     validators = /* @__PURE__ */ new Map();
     vocabularies = /* @__PURE__ */ new Map();
@@ -17353,7 +17363,10 @@ function orderPlanObject(plan) {
         (c) => ordered(c, ACCESS_CHANGE_KEYS, { who: (p) => ordered(p, PRINCIPAL_KEYS), via: (vs) => vs.map((v) => ordered(v, PRINCIPAL_KEYS)) })
       )
     }),
-    transferChecks: (t) => ordered(t, TRANSFER_CHECKS_KEYS, { problems: (ps) => ps.map((p) => ordered(p, TRANSFER_PROBLEM_KEYS, { source: (x) => ordered(x, SOURCE_KEYS) })) })
+    transferChecks: (t) => ordered(t, TRANSFER_CHECKS_KEYS, { problems: (ps) => ps.map((p) => ordered(p, TRANSFER_PROBLEM_KEYS, { source: (x) => ordered(x, SOURCE_KEYS) })) }),
+    policy: (r) => ordered(r, POLICY_KEYS, {
+      violations: (vs) => vs.map((v) => ordered(v, POLICY_VIOLATION_KEYS, { source: (x) => ordered(x, SOURCE_KEYS), expressionSource: (x) => ordered(x, SOURCE_KEYS) }))
+    })
   });
 }
 function orderChange(change) {
@@ -17408,7 +17421,7 @@ function ordered(data, keys, inner = {}) {
   for (const k of Object.keys(value)) if (!keys.includes(k)) put(k);
   return out;
 }
-var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, ACCESS_KEYS, ACCESS_CHANGE_KEYS, TRANSFER_CHECKS_KEYS, TRANSFER_PROBLEM_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, FIELD_WORDS_KEYS, INNER_WORDS_SIDES, INNER_WORDS_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, REF_NAMES_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
+var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, POLICY_KEYS, POLICY_VIOLATION_KEYS, ACCESS_KEYS, ACCESS_CHANGE_KEYS, TRANSFER_CHECKS_KEYS, TRANSFER_PROBLEM_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, FIELD_WORDS_KEYS, INNER_WORDS_SIDES, INNER_WORDS_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, REF_NAMES_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
 var init_plan_file = __esm({
   "src/app/plan-file.ts"() {
     "use strict";
@@ -17420,7 +17433,9 @@ var init_plan_file = __esm({
     PlanFileError = class extends MftopsError {
     };
     PLAN_FILE_START = /^\uFEFF?\s*\{\s*"formatVersion"\s*:/;
-    PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "targets", "pruneOff", "errored", "applyable", "changes", "summary", "access", "transferChecks"];
+    PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "targets", "pruneOff", "errored", "applyable", "changes", "summary", "access", "transferChecks", "policy"];
+    POLICY_KEYS = ["policies", "violations"];
+    POLICY_VIOLATION_KEYS = ["policy", "severity", "outcome", "message", "address", "source", "expressionSource"];
     ACCESS_KEYS = ["changes", "membersUnknown", "userGroupsUnknown"];
     ACCESS_CHANGE_KEYS = ["address", "who", "service", "target", "gained", "lost", "via", "removed", "flagged"];
     TRANSFER_CHECKS_KEYS = ["checked", "problems", "rightsUnchecked", "groupsUncounted"];
@@ -18259,12 +18274,13 @@ function stepKindOf(step2) {
   if ("Process" in step2) return "Process";
   return "Destination";
 }
-var MANIFEST_KINDS, API_VERSION;
+var MANIFEST_KINDS, DOCUMENT_KINDS, API_VERSION;
 var init_types = __esm({
   "src/manifest/types.ts"() {
     "use strict";
     init_vocabulary();
     MANIFEST_KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
+    DOCUMENT_KINDS = [...MANIFEST_KINDS, "Policy"];
     API_VERSION = "mftops/v1";
   }
 });
@@ -19854,9 +19870,4339 @@ var init_rules = __esm({
   }
 });
 
+// node_modules/@marcbachmann/cel-js/lib/errors.js
+function normalizeArgs(name, defaultCode, message, node, cause) {
+  if (typeof message === "string") return { name, code: defaultCode, message, node, cause };
+  const opts = message;
+  if (typeof opts !== "object") throw new Error("First param to error must be a string or object");
+  return {
+    name,
+    code: opts.code || defaultCode,
+    message: opts.message,
+    node: opts.node,
+    cause: opts.cause,
+    range: opts.range
+  };
+}
+function parseError(code5, message, node) {
+  if (typeof code5 === "object") return new ParseError(code5);
+  return new ParseError({ code: code5, message, node });
+}
+function evaluationError(code5, message, node) {
+  if (typeof code5 === "object") return new EvaluationError(code5);
+  return new EvaluationError({ code: code5, message, node });
+}
+function typeError(code5, message, node) {
+  if (typeof code5 === "object") return new TypeError2(code5);
+  return new TypeError2({ code: code5, message, node });
+}
+function normalizeRange(node) {
+  const start = node?.pos ?? node?.start;
+  if (typeof start !== "number") return;
+  const end = typeof node.end === "number" ? node.end : start;
+  return { start, end };
+}
+function formatErrorWithHighlight(message, node, range) {
+  const pos = node.pos ?? range?.start;
+  if (typeof pos !== "number") return message;
+  const input = node.input;
+  let lineNum = 1;
+  let currentPos = 0;
+  let columnNum = 0;
+  while (currentPos < pos) {
+    if (input[currentPos] === "\n") {
+      lineNum++;
+      columnNum = 0;
+    } else {
+      columnNum++;
+    }
+    currentPos++;
+  }
+  let contextStart = pos;
+  let contextEnd = pos;
+  while (contextStart > 0 && input[contextStart - 1] !== "\n") contextStart--;
+  while (contextEnd < input.length && input[contextEnd] !== "\n") contextEnd++;
+  const line = input.slice(contextStart, contextEnd);
+  const highlight = `> ${`${lineNum}`.padStart(4, " ")} | ${line}
+${" ".repeat(9 + columnNum)}^`;
+  return `${message}
+
+${highlight}`;
+}
+function attachErrorAst(error, node) {
+  if (error instanceof CelError) return error.withAst(node);
+  return error;
+}
+var CelError, ParseError, EvaluationError, TypeError2;
+var init_errors2 = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/errors.js"() {
+    CelError = class extends Error {
+      #node;
+      #code;
+      #range;
+      #summary;
+      constructor({ name, code: code5, message, node, cause, range }) {
+        super(message, cause ? { cause } : void 0);
+        this.name = name;
+        this.#code = code5;
+        this.#summary = message;
+        this.#node = node;
+        this.#range = range && normalizeRange(range) || normalizeRange(node);
+        if (!node?.input) return;
+        this.message = formatErrorWithHighlight(this.#summary, node, this.#range);
+      }
+      get node() {
+        return this.#node;
+      }
+      get code() {
+        return this.#code;
+      }
+      get range() {
+        return this.#range;
+      }
+      get summary() {
+        return this.#summary;
+      }
+      withAst(node) {
+        if (this.#node || !node?.input) return this;
+        this.#node = node;
+        this.#range ??= normalizeRange(node);
+        this.message = formatErrorWithHighlight(this.#summary, node, this.#range);
+        return this;
+      }
+    };
+    ParseError = class extends CelError {
+      constructor(message, node, cause) {
+        super(normalizeArgs("ParseError", "parse_error", message, node, cause));
+      }
+    };
+    EvaluationError = class extends CelError {
+      constructor(message, node, cause) {
+        super(normalizeArgs("EvaluationError", "evaluation_error", message, node, cause));
+      }
+    };
+    TypeError2 = class extends CelError {
+      constructor(message, node, cause) {
+        super(normalizeArgs("TypeError", "type_error", message, node, cause));
+      }
+    };
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/optional.js
+function toggleOptionalTypes(registry, enable) {
+  const optionalConstant = enable ? optionalNamespace : void 0;
+  registry.deleteVariable("optional");
+  registry.registerConstant("optional", "OptionalNamespace", optionalConstant);
+}
+function register(registry) {
+  const sync = { async: false };
+  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);
+  const optionalConstant = registry.enableOptionalTypes ? optionalNamespace : void 0;
+  registry.registerType("OptionalNamespace", OptionalNamespace);
+  registry.registerConstant("optional", "OptionalNamespace", optionalConstant);
+  functionOverload("optional.hasValue(): bool", (v) => v.hasValue());
+  functionOverload("optional<A>.value(): A", (v) => v.value());
+  registry.registerFunctionOverload("OptionalNamespace.none(): optional<T>", () => Optional.none());
+  functionOverload("OptionalNamespace.of(A): optional<A>", (_, value) => Optional.of(value));
+  function ensureOptional(value, ast, description) {
+    if (value instanceof Optional) return value;
+    throw evaluationError("optional_expected", `${description} must be optional`, ast);
+  }
+  function evaluateOptional(ev, macro, ctx) {
+    const v = ev.run(macro.receiver, ctx);
+    if (v instanceof Promise) return v.then((_v) => handleOptionalResolved(_v, ev, macro, ctx));
+    return handleOptionalResolved(v, ev, macro, ctx);
+  }
+  function handleOptionalResolved(value, ev, macro, ctx) {
+    const optional = ensureOptional(value, macro.receiver, `${macro.functionDesc} receiver`);
+    if (optional.hasValue()) return macro.onHasValue(optional);
+    return macro.onEmpty(ev, macro, ctx);
+  }
+  function ensureOptionalType(checker, node, ctx, description) {
+    const type = checker.check(node, ctx);
+    if (type.kind === "optional") return type;
+    if (type.kind === "dyn") return checker.getType("optional");
+    throw checker.createError("optional_expected", `${description} must be optional, got '${type}'`, node);
+  }
+  function createOptionalMacro({ functionDesc, evaluate: evaluate2, typeCheck, onHasValue, onEmpty }) {
+    return ({ ast, args, receiver }) => ({
+      ast,
+      functionDesc,
+      receiver,
+      arg: args[0],
+      evaluate: evaluate2,
+      typeCheck,
+      onHasValue,
+      onEmpty
+    });
+  }
+  const invalidOrValueReceiver = "optional.orValue() receiver";
+  const invalidOrReceiver = "optional.or(optional) receiver";
+  const invalidOrArg = "optional.or(optional) argument";
+  registry.registerFunctionOverload(
+    "optional.or(ast): optional<dyn>",
+    createOptionalMacro({
+      functionDesc: "optional.or(optional)",
+      evaluate: evaluateOptional,
+      typeCheck(check2, macro, ctx) {
+        const l = ensureOptionalType(check2, macro.receiver, ctx, invalidOrReceiver);
+        const r = ensureOptionalType(check2, macro.arg, ctx, invalidOrArg);
+        if (!(macro.receiver.maybeAsync || macro.arg.maybeAsync)) macro.ast.setMeta("async", false);
+        const unified = l.unify(check2.registry, r);
+        if (unified) return unified;
+        throw check2.createError(
+          "incompatible_argument_type",
+          `${macro.functionDesc} argument must be compatible type, got '${l}' and '${r}'`,
+          macro.arg
+        );
+      },
+      onHasValue: (optional) => optional,
+      onEmpty(ev, macro, ctx) {
+        const ast = macro.arg;
+        const v = ev.run(ast, ctx);
+        if (v instanceof Promise) return v.then((_v) => ensureOptional(_v, ast, invalidOrArg));
+        return ensureOptional(v, ast, invalidOrArg);
+      }
+    })
+  );
+  registry.registerFunctionOverload(
+    "optional.orValue(ast): dyn",
+    createOptionalMacro({
+      functionDesc: "optional.orValue(value)",
+      onHasValue: (optionalValue) => optionalValue.value(),
+      onEmpty(ev, macro, ctx) {
+        return ev.run(macro.arg, ctx);
+      },
+      evaluate: evaluateOptional,
+      typeCheck(check2, macro, ctx) {
+        const l = ensureOptionalType(check2, macro.receiver, ctx, invalidOrValueReceiver).valueType;
+        const r = check2.check(macro.arg, ctx);
+        if (!(macro.receiver.maybeAsync || macro.arg.maybeAsync)) macro.ast.setMeta("async", false);
+        const unified = l.unify(check2.registry, r);
+        if (unified) return unified;
+        throw check2.createError(
+          "incompatible_argument_type",
+          `${macro.functionDesc} argument must be compatible type, got '${l}' and '${r}'`,
+          macro.arg
+        );
+      }
+    })
+  );
+}
+var Optional, OPTIONAL_NONE, OptionalNamespace, optionalNamespace;
+var init_optional = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/optional.js"() {
+    init_errors2();
+    Optional = class _Optional {
+      #value;
+      constructor(value) {
+        this.#value = value;
+      }
+      static of(value) {
+        if (value === void 0) return OPTIONAL_NONE;
+        return new _Optional(value);
+      }
+      static none() {
+        return OPTIONAL_NONE;
+      }
+      hasValue() {
+        return this.#value !== void 0;
+      }
+      value() {
+        if (this.#value === void 0) {
+          throw evaluationError("optional_value_missing", "Optional value is not present");
+        }
+        return this.#value;
+      }
+      or(optional) {
+        if (this.#value !== void 0) return this;
+        if (optional instanceof _Optional) return optional;
+        throw evaluationError(
+          "invalid_optional_argument",
+          "Optional.or must be called with an Optional argument"
+        );
+      }
+      orValue(defaultValue) {
+        return this.#value === void 0 ? defaultValue : this.#value;
+      }
+      get [Symbol.toStringTag]() {
+        return "optional";
+      }
+      [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {
+        return this.#value === void 0 ? `Optional { none }` : `Optional { value: ${JSON.stringify(this.#value)} }`;
+      }
+    };
+    OPTIONAL_NONE = Object.freeze(new Optional());
+    OptionalNamespace = class {
+    };
+    optionalNamespace = new OptionalNamespace();
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/globals.js
+function isAsync(fn, fallback) {
+  if (fn?.[Symbol.toStringTag] === "AsyncFunction") return true;
+  return typeof fallback === "boolean" ? fallback : true;
+}
+var hasOwn, objKeys, objFreeze, objEntries, isArray, arrayFrom, MIN_UINT, MAX_UINT, MAX_INT, MIN_INT, RESERVED;
+var init_globals = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/globals.js"() {
+    hasOwn = Object.hasOwn;
+    objKeys = Object.keys;
+    objFreeze = Object.freeze;
+    objEntries = Object.entries;
+    isArray = Array.isArray;
+    arrayFrom = Array.from;
+    MIN_UINT = 0n;
+    MAX_UINT = 18446744073709551615n;
+    MAX_INT = 9223372036854775807n;
+    MIN_INT = -9223372036854775808n;
+    RESERVED = /* @__PURE__ */ new Set([
+      "as",
+      "break",
+      "const",
+      "continue",
+      "else",
+      "for",
+      "function",
+      "if",
+      "import",
+      "let",
+      "loop",
+      "package",
+      "namespace",
+      "return",
+      "var",
+      "void",
+      "while",
+      "__proto__",
+      "prototype"
+    ]);
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/functions.js
+function registerFunctions(registry) {
+  const sync = { async: false };
+  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);
+  const identity2 = (v) => v;
+  functionOverload("dyn(dyn): dyn", identity2);
+  for (const _t in TYPES) {
+    const type = TYPES[_t];
+    if (!(type instanceof Type)) continue;
+    functionOverload(`type(${type.name}): type`, () => type);
+  }
+  functionOverload("bool(bool): bool", identity2);
+  functionOverload("bool(string): bool", (v) => {
+    switch (v) {
+      case "1":
+      case "t":
+      case "true":
+      case "TRUE":
+      case "True":
+        return true;
+      case "0":
+      case "f":
+      case "false":
+      case "FALSE":
+      case "False":
+        return false;
+      default:
+        throw evaluationError(
+          "bool_conversion_error",
+          `bool() conversion error: invalid string value "${v}"`
+        );
+    }
+  });
+  functionOverload("size(string): int", (v) => BigInt(stringSize(v)));
+  functionOverload("size(bytes): int", (v) => BigInt(v.length));
+  functionOverload("size(list): int", (v) => BigInt(v.length ?? v.size));
+  functionOverload("size(map): int", (v) => BigInt(v instanceof Map ? v.size : objKeys(v).length));
+  functionOverload("string.size(): int", (v) => BigInt(stringSize(v)));
+  functionOverload("bytes.size(): int", (v) => BigInt(v.length));
+  functionOverload("list.size(): int", (v) => BigInt(v.length ?? v.size));
+  functionOverload("map.size(): int", (v) => BigInt(v instanceof Map ? v.size : objKeys(v).length));
+  functionOverload("bytes(string): bytes", (v) => ByteOpts.fromString(v));
+  functionOverload("bytes(bytes): bytes", identity2);
+  functionOverload("double(double): double", identity2);
+  functionOverload("double(int): double", (v) => Number(v));
+  functionOverload("double(uint): double", (v) => Number(v));
+  functionOverload("double(string): double", (v) => {
+    if (!v || v !== v.trim())
+      throw evaluationError(
+        "double_conversion_error",
+        "double() type error: cannot convert to double"
+      );
+    const s = v.toLowerCase();
+    switch (s) {
+      case "inf":
+      case "+inf":
+      case "infinity":
+      case "+infinity":
+        return Number.POSITIVE_INFINITY;
+      case "-inf":
+      case "-infinity":
+        return Number.NEGATIVE_INFINITY;
+      case "nan":
+        return Number.NaN;
+      default: {
+        const parsed = Number(v);
+        if (!Number.isNaN(parsed)) return parsed;
+        throw evaluationError(
+          "double_conversion_error",
+          "double() type error: cannot convert to double"
+        );
+      }
+    }
+  });
+  functionOverload("int(int): int", identity2);
+  functionOverload("int(double): int", (v) => {
+    if (Number.isFinite(v)) return BigInt(Math.trunc(v));
+    throw evaluationError("numeric_overflow", "int() type error: integer overflow");
+  });
+  functionOverload("int(string): int", (v) => {
+    if (v !== v.trim() || v.length > 20 || v.includes("0x")) {
+      throw evaluationError("int_conversion_error", "int() type error: cannot convert to int");
+    }
+    try {
+      const num2 = BigInt(v);
+      if (num2 <= MAX_INT && num2 >= MIN_INT) return num2;
+    } catch (_e) {
+    }
+    throw evaluationError("int_conversion_error", "int() type error: cannot convert to int");
+  });
+  functionOverload("uint(uint): uint", identity2);
+  functionOverload("uint(int): uint", (v) => {
+    try {
+      return new UnsignedInt(v);
+    } catch (e) {
+      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");
+    }
+  });
+  functionOverload("uint(double): uint", (v) => {
+    try {
+      return new UnsignedInt(Math.trunc(v));
+    } catch (e) {
+      throw evaluationError("numeric_overflow", "uint() type error: unsigned integer overflow");
+    }
+  });
+  functionOverload("uint(string): uint", (v) => {
+    if (v !== v.trim() || v.length > 20 || v.includes("0x")) {
+      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");
+    }
+    try {
+      return new UnsignedInt(v);
+    } catch (e) {
+      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");
+    }
+  });
+  functionOverload("string(string): string", identity2);
+  functionOverload("string(bool): string", (v) => `${v}`);
+  functionOverload("string(int): string", (v) => `${v}`);
+  functionOverload("string(uint): string", (v) => `${v}`);
+  functionOverload("string(bytes): string", (v) => ByteOpts.toUtf8(v));
+  functionOverload("string(double): string", (v) => {
+    if (v === Infinity) return "+Inf";
+    if (v === -Infinity) return "-Inf";
+    return `${v}`;
+  });
+  functionOverload("string.startsWith(string): bool", (a, b) => a.startsWith(b));
+  functionOverload("string.endsWith(string): bool", (a, b) => a.endsWith(b));
+  functionOverload("string.contains(string): bool", (a, b) => a.includes(b));
+  functionOverload("string.lowerAscii(): string", (a) => a.toLowerCase());
+  functionOverload("string.upperAscii(): string", (a) => a.toUpperCase());
+  functionOverload("string.trim(): string", (a) => a.trim());
+  functionOverload(
+    "string.indexOf(string): int",
+    (string, search) => BigInt(string.indexOf(search))
+  );
+  functionOverload("string.indexOf(string, int): int", (string, search, fromIndex) => {
+    if (search === "") return fromIndex;
+    fromIndex = Number(fromIndex);
+    if (fromIndex < 0 || fromIndex >= string.length) {
+      throw evaluationError(
+        "index_out_of_range",
+        "string.indexOf(search, fromIndex): fromIndex out of range"
+      );
+    }
+    return BigInt(string.indexOf(search, fromIndex));
+  });
+  functionOverload(
+    "string.lastIndexOf(string): int",
+    (string, search) => BigInt(string.lastIndexOf(search))
+  );
+  functionOverload("string.lastIndexOf(string, int): int", (string, search, fromIndex) => {
+    if (search === "") return fromIndex;
+    fromIndex = Number(fromIndex);
+    if (fromIndex < 0 || fromIndex >= string.length) {
+      throw evaluationError(
+        "index_out_of_range",
+        "string.lastIndexOf(search, fromIndex): fromIndex out of range"
+      );
+    }
+    return BigInt(string.lastIndexOf(search, fromIndex));
+  });
+  functionOverload("string.substring(int): string", (string, start) => {
+    start = Number(start);
+    if (start < 0 || start > string.length) {
+      throw evaluationError(
+        "index_out_of_range",
+        "string.substring(start, end): start index out of range"
+      );
+    }
+    return string.substring(start);
+  });
+  functionOverload("string.substring(int, int): string", (string, start, end) => {
+    start = Number(start);
+    if (start < 0 || start > string.length) {
+      throw evaluationError(
+        "index_out_of_range",
+        "string.substring(start, end): start index out of range"
+      );
+    }
+    end = Number(end);
+    if (end < start || end > string.length) {
+      throw evaluationError(
+        "index_out_of_range",
+        "string.substring(start, end): end index out of range"
+      );
+    }
+    return string.substring(start, end);
+  });
+  functionOverload("string.matches(string): bool", (a, b) => {
+    try {
+      return new RegExp(b).test(a);
+    } catch (_err) {
+      throw evaluationError("invalid_regular_expression", `Invalid regular expression: ${b}`);
+    }
+  });
+  functionOverload("string.split(string): list<string>", (s, sep7) => s.split(sep7));
+  functionOverload("string.split(string, int): list<string>", (s, sep7, l) => {
+    l = Number(l);
+    if (l === 0) return [];
+    const parts = s.split(sep7);
+    if (l < 0 || parts.length <= l) return parts;
+    const limited = parts.slice(0, l - 1);
+    limited.push(parts.slice(l - 1).join(sep7));
+    return limited;
+  });
+  functionOverload("list<string>.join(): string", (v) => {
+    for (let i = 0; i < v.length; i++) {
+      if (typeof v[i] !== "string") {
+        throw evaluationError(
+          "invalid_list_element_type",
+          "string.join(): list must contain only strings"
+        );
+      }
+    }
+    return v.join("");
+  });
+  functionOverload("list<string>.join(string): string", (v, sep7) => {
+    for (let i = 0; i < v.length; i++) {
+      if (typeof v[i] !== "string") {
+        throw evaluationError(
+          "invalid_list_element_type",
+          "string.join(separator): list must contain only strings"
+        );
+      }
+    }
+    return v.join(sep7);
+  });
+  const textEncoder = new TextEncoder("utf8");
+  const textDecoder = new TextDecoder("utf8");
+  const ByteOpts = typeof Buffer !== "undefined" ? {
+    byteLength: (v) => Buffer.byteLength(v),
+    fromString: (str2) => Buffer.from(str2, "utf8"),
+    toHex: (b) => Buffer.prototype.hexSlice.call(b, 0, b.length),
+    toBase64: (b) => Buffer.prototype.base64Slice.call(b, 0, b.length),
+    toUtf8: (b) => Buffer.prototype.utf8Slice.call(b, 0, b.length),
+    jsonParse: (b) => JSON.parse(b)
+  } : {
+    textEncoder: new TextEncoder("utf8"),
+    byteLength: (v) => textEncoder.encode(v).length,
+    fromString: (str2) => textEncoder.encode(str2),
+    toHex: Uint8Array.prototype.toHex ? (b) => b.toHex() : (b) => arrayFrom(b, (i) => i.toString(16).padStart(2, "0")).join(""),
+    toBase64: Uint8Array.prototype.toBase64 ? (b) => b.toBase64() : (b) => btoa(arrayFrom(b, (i) => String.fromCodePoint(i)).join("")),
+    toUtf8: (b) => textDecoder.decode(b),
+    jsonParse: (b) => JSON.parse(textEncoder.decode(b))
+  };
+  functionOverload("bytes.json(): map", ByteOpts.jsonParse);
+  functionOverload("bytes.hex(): string", ByteOpts.toHex);
+  functionOverload("bytes.string(): string", ByteOpts.toUtf8);
+  functionOverload("bytes.base64(): string", ByteOpts.toBase64);
+  functionOverload("bytes.at(int): int", (b, index) => {
+    if (index < 0 || index >= b.length) {
+      throw evaluationError("index_out_of_range", "Bytes index out of range");
+    }
+    return BigInt(b[index]);
+  });
+  const TS = "google.protobuf.Timestamp";
+  const GPD = "google.protobuf.Duration";
+  const TimestampType = registry.registerType(TS, Date).typeType;
+  const DurationType = registry.registerType(GPD, Duration).typeType;
+  registry.registerConstant("google", "map<string, map<string, type>>", {
+    protobuf: { Duration: DurationType, Timestamp: TimestampType }
+  });
+  function tzDate(d, timeZone) {
+    return new Date(d.toLocaleString("en-US", { timeZone }));
+  }
+  function getDayOfYear(d, tz) {
+    const workingDate = tz ? tzDate(d, tz) : new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+    const start = new Date(workingDate.getFullYear(), 0, 0);
+    return BigInt(Math.floor((workingDate - start) / 864e5) - 1);
+  }
+  functionOverload(`timestamp(string): ${TS}`, (v) => {
+    if (v.length < 20 || v.length > 30) {
+      throw evaluationError("invalid_timestamp", "timestamp() requires a string in ISO 8601 format");
+    }
+    const d = new Date(v);
+    if (d <= 253402300799999 && d >= -621355968e5) return d;
+    throw evaluationError("invalid_timestamp", "timestamp() requires a string in ISO 8601 format");
+  });
+  functionOverload(`timestamp(int): ${TS}`, (i) => {
+    i = Number(i) * 1e3;
+    if (i <= 253402300799999 && i >= -621355968e5) return new Date(i);
+    throw evaluationError(
+      "invalid_timestamp",
+      "timestamp() requires a valid integer unix timestamp"
+    );
+  });
+  functionOverload(`${TS}.getDate(): int`, (d) => BigInt(d.getUTCDate()));
+  functionOverload(`${TS}.getDate(string): int`, (d, tz) => BigInt(tzDate(d, tz).getDate()));
+  functionOverload(`${TS}.getDayOfMonth(): int`, (d) => BigInt(d.getUTCDate() - 1));
+  functionOverload(
+    `${TS}.getDayOfMonth(string): int`,
+    (d, tz) => BigInt(tzDate(d, tz).getDate() - 1)
+  );
+  functionOverload(`${TS}.getDayOfWeek(): int`, (d) => BigInt(d.getUTCDay()));
+  functionOverload(`${TS}.getDayOfWeek(string): int`, (d, tz) => BigInt(tzDate(d, tz).getDay()));
+  functionOverload(`${TS}.getDayOfYear(): int`, getDayOfYear);
+  functionOverload(`${TS}.getDayOfYear(string): int`, getDayOfYear);
+  functionOverload(`${TS}.getFullYear(): int`, (d) => BigInt(d.getUTCFullYear()));
+  functionOverload(`${TS}.getFullYear(string): int`, (d, tz) => BigInt(tzDate(d, tz).getFullYear()));
+  functionOverload(`${TS}.getHours(): int`, (d) => BigInt(d.getUTCHours()));
+  functionOverload(`${TS}.getHours(string): int`, (d, tz) => BigInt(tzDate(d, tz).getHours()));
+  functionOverload(`${TS}.getMilliseconds(): int`, (d) => BigInt(d.getUTCMilliseconds()));
+  functionOverload(`${TS}.getMilliseconds(string): int`, (d) => BigInt(d.getUTCMilliseconds()));
+  functionOverload(`${TS}.getMinutes(): int`, (d) => BigInt(d.getUTCMinutes()));
+  functionOverload(`${TS}.getMinutes(string): int`, (d, tz) => BigInt(tzDate(d, tz).getMinutes()));
+  functionOverload(`${TS}.getMonth(): int`, (d) => BigInt(d.getUTCMonth()));
+  functionOverload(`${TS}.getMonth(string): int`, (d, tz) => BigInt(tzDate(d, tz).getMonth()));
+  functionOverload(`${TS}.getSeconds(): int`, (d) => BigInt(d.getUTCSeconds()));
+  functionOverload(`${TS}.getSeconds(string): int`, (d, tz) => BigInt(tzDate(d, tz).getSeconds()));
+  const parseDurationPattern = /(\d*\.?\d*)(ns|us|µs|ms|s|m|h)/;
+  function parseDuration(string) {
+    if (!string) throw evaluationError("invalid_duration", `Invalid duration string: ''`);
+    const isNegative = string[0] === "-";
+    if (string[0] === "-" || string[0] === "+") string = string.slice(1);
+    let nanoseconds = BigInt(0);
+    while (true) {
+      const match = parseDurationPattern.exec(string);
+      if (!match) throw evaluationError("invalid_duration", `Invalid duration string: ${string}`);
+      if (match.index !== 0)
+        throw evaluationError("invalid_duration", `Invalid duration string: ${string}`);
+      string = string.slice(match[0].length);
+      const unitNanos = UNIT_NANOSECONDS[match[2]];
+      const [intPart = "0", fracPart = ""] = match[1].split(".");
+      const intVal = BigInt(intPart) * unitNanos;
+      const fracNanos = fracPart ? BigInt(fracPart.slice(0, 13).padEnd(13, "0")) * unitNanos / 10000000000000n : 0n;
+      nanoseconds += intVal + fracNanos;
+      if (string === "") break;
+    }
+    const seconds2 = nanoseconds >= billionBigInt ? nanoseconds / billionBigInt : 0n;
+    const nanos = Number(nanoseconds % billionBigInt);
+    if (isNegative) return new Duration(-seconds2, -nanos);
+    return new Duration(seconds2, nanos);
+  }
+  functionOverload(`duration(string): google.protobuf.Duration`, (s) => parseDuration(s));
+  functionOverload(`google.protobuf.Duration.getHours(): int`, (d) => d.getHours());
+  functionOverload(`google.protobuf.Duration.getMinutes(): int`, (d) => d.getMinutes());
+  functionOverload(`google.protobuf.Duration.getSeconds(): int`, (d) => d.getSeconds());
+  functionOverload(`google.protobuf.Duration.getMilliseconds(): int`, (d) => d.getMilliseconds());
+  register(registry);
+}
+function stringSize(str2) {
+  let count3 = 0;
+  for (const c of str2) count3++;
+  return count3;
+}
+var UnsignedInt, billion, billionBigInt, UNIT_NANOSECONDS, Duration;
+var init_functions = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/functions.js"() {
+    init_errors2();
+    init_registry();
+    init_optional();
+    init_globals();
+    UnsignedInt = class {
+      #value;
+      constructor(value) {
+        this.verify(typeof value === "bigint" ? value : BigInt(value));
+      }
+      get value() {
+        return this.#value;
+      }
+      valueOf() {
+        return this.#value;
+      }
+      toString() {
+        return `${this.#value}`;
+      }
+      verify(v) {
+        if (v < MIN_UINT || v > MAX_UINT) {
+          throw evaluationError("numeric_overflow", "Unsigned integer overflow");
+        }
+        this.#value = v;
+      }
+      get [Symbol.toStringTag]() {
+        return `value = ${this.#value}`;
+      }
+      [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {
+        return `UnsignedInteger { value: ${this.#value} }`;
+      }
+    };
+    billion = 1e9;
+    billionBigInt = 1000000000n;
+    UNIT_NANOSECONDS = {
+      h: 3600000000000n,
+      m: 60000000000n,
+      s: billionBigInt,
+      ms: 1000000n,
+      us: 1000n,
+      \u00B5s: 1000n,
+      ns: 1n
+    };
+    Duration = class _Duration {
+      #seconds;
+      #nanos;
+      constructor(seconds2, nanos = 0) {
+        this.#seconds = BigInt(seconds2);
+        this.#nanos = nanos;
+      }
+      get seconds() {
+        return this.#seconds;
+      }
+      get nanos() {
+        return this.#nanos;
+      }
+      valueOf() {
+        return Number(this.#seconds) * 1e3 + this.#nanos / 1e6;
+      }
+      static fromMilliseconds(ms) {
+        const totalNanos = BigInt(Math.trunc(ms * 1e6));
+        const seconds2 = totalNanos / billionBigInt;
+        const nanos = Number(totalNanos % billionBigInt);
+        return new _Duration(seconds2, nanos);
+      }
+      addDuration(other) {
+        const nanos = this.#nanos + other.nanos;
+        return new _Duration(
+          this.#seconds + other.seconds + BigInt(Math.floor(nanos / billion)),
+          nanos % billion
+        );
+      }
+      subtractDuration(other) {
+        const nanos = this.#nanos - other.nanos;
+        return new _Duration(
+          this.#seconds - other.seconds + BigInt(Math.floor(nanos / billion)),
+          (nanos + billion) % billion
+        );
+      }
+      extendTimestamp(ts) {
+        return new Date(
+          ts.getTime() + Number(this.#seconds) * 1e3 + Math.floor(this.#nanos / 1e6)
+        );
+      }
+      subtractTimestamp(ts) {
+        return new Date(
+          ts.getTime() - Number(this.#seconds) * 1e3 - Math.floor(this.#nanos / 1e6)
+        );
+      }
+      toString() {
+        const nanos = this.#nanos ? (this.#nanos / billion).toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 9 }).slice(1) : "";
+        return `${this.#seconds}${nanos}s`;
+      }
+      getHours() {
+        return this.#seconds / 3600n;
+      }
+      getMinutes() {
+        return this.#seconds / 60n;
+      }
+      getSeconds() {
+        return this.#seconds;
+      }
+      getMilliseconds() {
+        return this.#seconds * 1000n + BigInt(Math.floor(this.#nanos / 1e6));
+      }
+      get [Symbol.toStringTag]() {
+        return "google.protobuf.Duration";
+      }
+      [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {
+        return `google.protobuf.Duration { seconds: ${this.#seconds}, nanos: ${this.#nanos} }`;
+      }
+    };
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/registry.js
+function wrapMacroExpander(name, handler) {
+  const p = `Macro '${name}' must`;
+  return function macroExpander(opts) {
+    const macro = handler(opts);
+    if (!macro || typeof macro !== "object") throw new Error(`${p} return an object.`);
+    if (macro.callAst) return macro;
+    if (!macro.evaluate) throw new Error(`${p} ${macroEvaluateErr}`);
+    if (!macro.typeCheck) throw new Error(`${p} ${macroTypeCheckErr}`);
+    return macro;
+  };
+}
+function _createListType(valueType) {
+  return new TypeDeclaration({
+    kind: "list",
+    name: `list<${valueType}>`,
+    type: "list",
+    valueType
+  });
+}
+function _createPrimitiveType(name) {
+  return new TypeDeclaration({ kind: "primitive", name, type: name });
+}
+function _createMessageType(name) {
+  return new TypeDeclaration({ kind: "message", name, type: name });
+}
+function _createDynType(valueType) {
+  const name = valueType ? `dyn<${valueType}>` : "dyn";
+  return new TypeDeclaration({ kind: "dyn", name, type: name, valueType });
+}
+function _createOptionalType(valueType) {
+  const name = `optional<${valueType}>`;
+  return new TypeDeclaration({ kind: "optional", name, type: "optional", valueType });
+}
+function _createMapType(keyType, valueType) {
+  return new TypeDeclaration({
+    kind: "map",
+    name: `map<${keyType}, ${valueType}>`,
+    type: "map",
+    keyType,
+    valueType
+  });
+}
+function _createPlaceholderType(name) {
+  return new TypeDeclaration({ kind: "param", name, type: name });
+}
+function splitByComma(str2) {
+  const parts = [];
+  let current = "";
+  let depth = 0;
+  for (const char of str2) {
+    if (char === "<") depth++;
+    else if (char === ">") depth--;
+    else if (char === "," && depth === 0) {
+      parts.push(current.trim());
+      current = "";
+      continue;
+    }
+    current += char;
+  }
+  if (current) parts.push(current.trim());
+  return parts;
+}
+function createRegistry(opts) {
+  return new Registry(opts);
+}
+function protobufjsFieldToCelType(field) {
+  let fieldType;
+  if (field.map) {
+    const keyType = protobufjsTypeToCelType(field.keyType, field.resolvedKeyType);
+    const valueType = protobufjsTypeToCelType(field.type, field.resolvedType);
+    fieldType = `map<${keyType}, ${valueType}>`;
+  } else {
+    fieldType = protobufjsTypeToCelType(field.type, field.resolvedType);
+  }
+  return { type: field.repeated ? `list<${fieldType}>` : fieldType };
+}
+function protobufjsTypeToCelType(protoType, resolvedType) {
+  switch (protoType) {
+    case "string":
+      return "string";
+    case "bytes":
+      return "bytes";
+    case "bool":
+      return "bool";
+    // protobufjs uses JavaScript numbers for all numeric types
+    case "double":
+    case "float":
+    case "int32":
+    case "int64":
+    case "sint32":
+    case "sint64":
+    case "sfixed32":
+    case "sfixed64":
+    case "uint32":
+    case "uint64":
+    case "fixed32":
+    case "fixed64":
+      return "double";
+    default:
+      switch (resolvedType?.constructor.name) {
+        case "Type":
+          return resolvedType.fullName.slice(1);
+        case "Enum":
+          return "int";
+      }
+      if (protoType?.includes(".")) return protoType;
+      return "dyn";
+  }
+}
+var Type, TYPES, optionalType, valueTypeMatchers, TypeDeclaration, macroEvaluateErr, macroTypeCheckErr, VariableDeclaration, FunctionDeclaration, OperatorDeclaration, dynType, astType, listType, mapType, celTypes, Candidates, objTypesDecls, objTypes, objTypesCtor, invalidVar, invalidType, fallbackDynEqualityMatchers, Registry, isRelational, RootContext, OverlayContext;
+var init_registry = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/registry.js"() {
+    init_errors2();
+    init_functions();
+    init_optional();
+    init_globals();
+    Type = class {
+      #name;
+      constructor(name) {
+        this.#name = name;
+        objFreeze(this);
+      }
+      get name() {
+        return this.#name;
+      }
+      get [Symbol.toStringTag]() {
+        return `Type<${this.#name}>`;
+      }
+      toString() {
+        return `Type<${this.#name}>`;
+      }
+    };
+    TYPES = {
+      string: new Type("string"),
+      bool: new Type("bool"),
+      int: new Type("int"),
+      uint: new Type("uint"),
+      double: new Type("double"),
+      map: new Type("map"),
+      list: new Type("list"),
+      bytes: new Type("bytes"),
+      null_type: new Type("null"),
+      type: new Type("type")
+    };
+    optionalType = new Type("optional");
+    valueTypeMatchers = {
+      dyn(v, ev) {
+        switch (typeof v) {
+          case "string":
+          case "bigint":
+          case "number":
+          case "boolean":
+            return true;
+          case "object":
+            switch (v ? v.constructor : v) {
+              case null:
+              case void 0:
+              case Object:
+              case Map:
+              case Array:
+              case Set:
+                return true;
+              default:
+                if (ev.objectTypesByConstructor.get(v.constructor)) return true;
+            }
+        }
+        return !!ev.debugType(v);
+      },
+      string(v) {
+        return typeof v === "string";
+      },
+      int(v) {
+        return typeof v === "bigint";
+      },
+      double(v) {
+        return typeof v === "number";
+      },
+      bool(v) {
+        return typeof v === "boolean";
+      },
+      null(v) {
+        return v === null;
+      },
+      bytes(v) {
+        return v instanceof Uint8Array;
+      },
+      uint(v) {
+        return v instanceof UnsignedInt;
+      },
+      type(v) {
+        return v instanceof Type;
+      },
+      list(v) {
+        switch (v?.constructor) {
+          case Array:
+          case Set:
+            return true;
+          default:
+            return false;
+        }
+      },
+      map(v) {
+        switch (typeof v === "object" && v ? v.constructor : null) {
+          case void 0:
+          case Object:
+          case Map:
+            return true;
+          default:
+            return false;
+        }
+      },
+      optional(v) {
+        return v instanceof Optional;
+      },
+      message(v, ev) {
+        return this === ev.debugType(v);
+      }
+    };
+    valueTypeMatchers.param = valueTypeMatchers.dyn;
+    TypeDeclaration = class {
+      #matchesCache = /* @__PURE__ */ new WeakMap();
+      constructor({ kind, type, name, keyType, valueType }) {
+        this.kind = kind;
+        this.type = type;
+        this.name = name;
+        this.keyType = keyType;
+        this.valueType = valueType;
+        this.unwrappedType = kind === "dyn" && valueType ? valueType.unwrappedType : this;
+        this.wrappedType = kind === "dyn" ? this : _createDynType(this.unwrappedType);
+        this.hasDynType = this.kind === "dyn" || this.valueType?.hasDynType || this.keyType?.hasDynType || false;
+        this.hasPlaceholderType = this.kind === "param" || this.keyType?.hasPlaceholderType || this.valueType?.hasPlaceholderType || false;
+        if (kind === "list") this.fieldLazy = this.#getListField;
+        else if (kind === "map") this.fieldLazy = this.#getMapField;
+        else if (kind === "message") this.fieldLazy = this.#getMessageField;
+        else if (kind === "optional") this.fieldLazy = this.#getOptionalField;
+        this.matchesValueType = valueTypeMatchers[name] || valueTypeMatchers[kind];
+        objFreeze(this);
+      }
+      isDynOrBool() {
+        return this.type === "bool" || this.kind === "dyn";
+      }
+      isEmpty() {
+        return this.valueType && this.valueType.kind === "param";
+      }
+      unify(r, t2) {
+        const t1 = this;
+        if (t1 === t2 || t1.kind === "dyn" || t2.kind === "param") return t1;
+        if (t2.kind === "dyn" || t1.kind === "param") return t2;
+        if (t1.kind !== t2.kind) return null;
+        if (!(t1.hasPlaceholderType || t2.hasPlaceholderType || t1.hasDynType || t2.hasDynType))
+          return null;
+        const valueType = t1.valueType.unify(r, t2.valueType);
+        if (!valueType) return null;
+        switch (t1.kind) {
+          case "optional":
+            return r.getOptionalType(valueType);
+          case "list":
+            return r.getListType(valueType);
+          case "map":
+            const keyType = t1.keyType.unify(r, t2.keyType);
+            return keyType ? r.getMapType(keyType, valueType) : null;
+        }
+      }
+      templated(r, bind) {
+        if (!this.hasPlaceholderType) return this;
+        switch (this.kind) {
+          case "dyn":
+            return this.valueType.templated(r, bind);
+          case "param":
+            return bind?.get(this.name) || this;
+          case "map":
+            return r.getMapType(this.keyType.templated(r, bind), this.valueType.templated(r, bind));
+          case "list":
+            return r.getListType(this.valueType.templated(r, bind));
+          case "optional":
+            return r.getOptionalType(this.valueType.templated(r, bind));
+          default:
+            return this;
+        }
+      }
+      toString() {
+        return this.name;
+      }
+      #getOptionalField(obj, key, ast, ev) {
+        obj = obj instanceof Optional ? obj.orValue() : obj;
+        if (obj === void 0) return OPTIONAL_NONE;
+        const type = ev.debugType(obj);
+        try {
+          return Optional.of(type.fieldLazy(obj, key, ast, ev));
+        } catch (e) {
+          if (e instanceof EvaluationError) return OPTIONAL_NONE;
+          throw e;
+        }
+      }
+      #getMessageField(obj, key, ast, ev) {
+        const message = obj ? ev.objectTypesByConstructor.get(obj.constructor) : void 0;
+        if (!message) return;
+        const type = message.fields ? message.fields[key] : dynType;
+        if (!type) return void 0;
+        const value = obj instanceof Map ? obj.get(key) : obj[key];
+        if (value === void 0) return;
+        if (type.matchesValueType(value, ev)) return value;
+        throw evaluationError(
+          "field_type_mismatch",
+          `Field '${key}' is not of type '${type}', got '${ev.debugType(value)}'`,
+          ast
+        );
+      }
+      #getMapField(obj, key, ast, ev) {
+        const value = obj instanceof Map ? obj.get(key) : obj && hasOwn(obj, key) ? obj[key] : void 0;
+        if (value === void 0) return;
+        if (this.valueType.matchesValueType(value, ev)) return value;
+        throw evaluationError(
+          "field_type_mismatch",
+          `Field '${key}' is not of type '${this.valueType}', got '${ev.debugType(value)}'`,
+          ast
+        );
+      }
+      #getListElementAtIndex(list, pos) {
+        switch (list?.constructor) {
+          case Array:
+            return list[pos];
+          case Set: {
+            let i = 0;
+            for (const item of list) {
+              if (i++ !== pos) continue;
+              return item;
+            }
+          }
+        }
+      }
+      #getListField(obj, key, ast, ev) {
+        if (typeof key === "bigint") key = Number(key);
+        else if (typeof key !== "number") return;
+        const value = this.#getListElementAtIndex(obj, key);
+        if (value === void 0) {
+          if (!obj) return;
+          throw evaluationError(
+            "index_out_of_bounds",
+            `No such key: index out of bounds, index ${key} ${key < 0 ? "< 0" : `>= size ${obj.length || obj.size}`}`,
+            ast
+          );
+        }
+        if (this.valueType.matchesValueType(value, ev)) return value;
+        throw evaluationError(
+          "list_item_type_mismatch",
+          `List item with index '${key}' is not of type '${this.valueType}', got '${ev.debugType(value)}'`,
+          ast
+        );
+      }
+      fieldLazy() {
+      }
+      field(obj, key, ast, ev) {
+        const v = this.fieldLazy(obj, key, ast, ev);
+        if (v !== void 0) return v;
+        throw evaluationError("no_such_key", `No such key: ${key}`, ast);
+      }
+      matchesBoth(other) {
+        return this.matches(other) && other.matches(this);
+      }
+      matches(o) {
+        const s = this.unwrappedType;
+        o = o.unwrappedType;
+        if (s === o || s.kind === "dyn" || o.kind === "dyn" || o.kind === "param") return true;
+        return this.#matchesCache.get(o) ?? this.#matchesCache.set(o, this.#matches(s, o)).get(o);
+      }
+      #matches(s, o) {
+        switch (s.kind) {
+          case "dyn":
+          case "param":
+            return true;
+          case "list":
+            return o.kind === "list" && s.valueType.matches(o.valueType);
+          case "map":
+            return o.kind === "map" && s.keyType.matches(o.keyType) && s.valueType.matches(o.valueType);
+          case "optional":
+            return o.kind === "optional" && s.valueType.matches(o.valueType);
+          default:
+            return s.name === o.name;
+        }
+      }
+    };
+    macroEvaluateErr = `have a .callAst property or .evaluate(checker, macro, ctx) method.`;
+    macroTypeCheckErr = `have a .callAst property or .typeCheck(checker, macro, ctx) method.`;
+    VariableDeclaration = class {
+      constructor(name, type, description, value) {
+        this.name = name;
+        this.type = type;
+        this.description = description ?? null;
+        this.constant = value !== void 0;
+        this.value = value;
+        objFreeze(this);
+      }
+    };
+    FunctionDeclaration = class {
+      constructor({ name, receiverType, returnType, handler, description, params, async }) {
+        if (typeof name !== "string") throw new Error("name must be a string");
+        if (typeof handler !== "function") throw new Error("handler must be a function");
+        this.name = name;
+        this.async = isAsync(handler, async);
+        this.receiverType = receiverType ?? null;
+        this.returnType = returnType;
+        this.description = description ?? null;
+        this.params = params;
+        this.argTypes = params.map((p) => p.type);
+        this.macro = this.argTypes.includes(astType);
+        const receiverString = receiverType ? `${receiverType}.` : "";
+        this.signature = `${receiverString}${name}(${this.argTypes.join(", ")}): ${returnType}`;
+        this.handler = this.macro ? wrapMacroExpander(this.signature, handler) : handler;
+        this.partitionKey = `${receiverType ? "rcall" : "call"}:${name}:${params.length}`;
+        this.hasPlaceholderType = this.returnType.hasPlaceholderType || this.receiverType?.hasPlaceholderType || this.argTypes.some((t) => t.hasPlaceholderType) || false;
+        objFreeze(this);
+      }
+      matchesArgs(argTypes) {
+        return argTypes.length === this.argTypes.length && this.argTypes.every((t, i) => t.matches(argTypes[i])) ? this : null;
+      }
+    };
+    OperatorDeclaration = class {
+      constructor({ op, leftType, rightType, handler, returnType, async }) {
+        this.operator = op;
+        this.leftType = leftType;
+        this.rightType = rightType || null;
+        this.handler = handler;
+        this.async = isAsync(handler, async);
+        this.returnType = returnType;
+        if (rightType) this.signature = `${leftType} ${op} ${rightType}: ${returnType}`;
+        else this.signature = `${op}${leftType}: ${returnType}`;
+        this.hasPlaceholderType = this.leftType.hasPlaceholderType || this.rightType?.hasPlaceholderType || false;
+        objFreeze(this);
+      }
+      equals(other) {
+        return this.operator === other.operator && this.leftType === other.leftType && this.rightType === other.rightType;
+      }
+    };
+    dynType = _createDynType();
+    astType = _createPrimitiveType("ast");
+    listType = _createListType(dynType);
+    mapType = _createMapType(dynType, dynType);
+    celTypes = {
+      string: _createPrimitiveType("string"),
+      bool: _createPrimitiveType("bool"),
+      int: _createPrimitiveType("int"),
+      uint: _createPrimitiveType("uint"),
+      double: _createPrimitiveType("double"),
+      bytes: _createPrimitiveType("bytes"),
+      dyn: dynType,
+      null: _createPrimitiveType("null"),
+      type: _createPrimitiveType("type"),
+      optional: _createOptionalType(dynType),
+      list: listType,
+      "list<dyn>": listType,
+      map: mapType,
+      "map<dyn, dyn>": mapType
+    };
+    for (const t of [celTypes.string, celTypes.double, celTypes.int]) {
+      const list = _createListType(t);
+      const map = _createMapType(celTypes.string, t);
+      celTypes[list.name] = list;
+      celTypes[map.name] = map;
+    }
+    Object.freeze(celTypes);
+    Candidates = class {
+      returnType = null;
+      async = false;
+      macro = false;
+      #matchCache = null;
+      #checkCache = null;
+      /** @type {Array<FunctionDeclaration>|Array<OperatorDeclaration>} */
+      declarations = [];
+      constructor(registry) {
+        this.registry = registry;
+      }
+      [Symbol.iterator]() {
+        return this.declarations[Symbol.iterator]();
+      }
+      add(decl) {
+        this.returnType = (this.returnType || decl.returnType).unify(this.registry, decl.returnType) || dynType;
+        if (decl.macro) this.macro = decl;
+        if (decl.async && !this.async) this.async = true;
+        this.declarations.push(decl);
+        this.#matchCache?.clear();
+        this.#checkCache?.clear();
+      }
+      findFunction(argTypes, receiverType = null) {
+        for (let i = 0; i < this.declarations.length; i++) {
+          const match = this.#matchesFunction(this.declarations[i], argTypes, receiverType);
+          if (match) return match;
+        }
+        return null;
+      }
+      findUnaryOverload(left) {
+        const cached = (this.#matchCache ??= /* @__PURE__ */ new Map()).get(left);
+        if (cached !== void 0) return cached;
+        let value = false;
+        for (const decl of this.declarations) {
+          if (decl.leftType !== left) continue;
+          value = decl;
+          break;
+        }
+        this.#matchCache.set(left, value);
+        return value;
+      }
+      findBinaryOverload(left, right) {
+        if (left.kind === "dyn" && left.valueType) right = right.wrappedType;
+        else if (right.kind === "dyn" && right.valueType) left = left.wrappedType;
+        return (this.#matchCache ??= /* @__PURE__ */ new Map()).get(left)?.get(right) ?? this.#cacheBinary(this.#matchCache, left, right, this.#findBinaryUncached(left, right));
+      }
+      checkBinaryOverload(left, right) {
+        return (this.#checkCache ??= /* @__PURE__ */ new Map()).get(left)?.get(right) ?? this.#cacheBinary(this.#checkCache, left, right, this.#checkBinaryUncached(left, right));
+      }
+      #cacheBinary(c, l, r, v) {
+        return (c.get(l) || c.set(l, /* @__PURE__ */ new Map()).get(l)).set(r, v), v;
+      }
+      #findBinaryUncached(left, right) {
+        const ops = this.#findBinaryOverloads(left, right);
+        if (ops.length === 0) return false;
+        if (ops.length === 1) return ops[0];
+        throw new Error(`Operator overload '${ops[0].signature}' overlaps with '${ops[1].signature}'.`);
+      }
+      #checkBinaryUncached(left, right) {
+        const ops = this.#findBinaryOverloads(left, right);
+        if (ops.length === 0) return false;
+        let rt = ops[0].returnType;
+        for (let i = 1; i < ops.length; i++) rt = rt.unify(this.registry, ops[i].returnType) || dynType;
+        return rt;
+      }
+      #findBinaryOverloads(leftType, rightType) {
+        const nonexactMatches = [];
+        for (const decl of this.declarations) {
+          if (decl.leftType === leftType && decl.rightType === rightType) return [decl];
+          const secondary = this.#matchBinaryOverload(decl, leftType, rightType);
+          if (secondary) nonexactMatches.push(secondary);
+        }
+        if (nonexactMatches.length === 0) {
+          const op = this.declarations[0]?.operator;
+          if ((op === "==" || op === "!=") && leftType.kind === "dyn") {
+            return fallbackDynEqualityMatchers[op];
+          }
+        }
+        return nonexactMatches;
+      }
+      #matchBinaryOverload(decl, actualLeft, actualRight) {
+        const bindings = decl.hasPlaceholderType ? /* @__PURE__ */ new Map() : null;
+        const leftType = this.#matchTypeWithPlaceholders(decl.leftType, actualLeft, bindings);
+        if (!leftType) return;
+        const rightType = this.#matchTypeWithPlaceholders(decl.rightType, actualRight, bindings);
+        if (!rightType) return;
+        if ((decl.operator === "==" || decl.operator === "!=") && decl.leftType.kind === "dyn" && decl.leftType.valueType && actualLeft.kind !== "dyn" && actualRight.kind !== "dyn")
+          return false;
+        return decl.hasPlaceholderType ? {
+          async: decl.async,
+          signature: decl.signature,
+          handler: decl.handler,
+          leftType,
+          rightType,
+          returnType: decl.returnType.templated(this.registry, bindings)
+        } : decl;
+      }
+      #matchesFunction(fn, argTypes, receiverType) {
+        if (fn.hasPlaceholderType) return this.#matchWithPlaceholders(fn, argTypes, receiverType);
+        if (receiverType && fn.receiverType && !receiverType.matches(fn.receiverType)) return;
+        return fn.matchesArgs(argTypes);
+      }
+      #matchWithPlaceholders(fn, argTypes, receiverType) {
+        const bindings = /* @__PURE__ */ new Map();
+        if (receiverType && fn.receiverType) {
+          if (!this.#matchTypeWithPlaceholders(fn.receiverType, receiverType, bindings)) {
+            return null;
+          }
+        }
+        for (let i = 0; i < argTypes.length; i++) {
+          if (!this.#matchTypeWithPlaceholders(fn.argTypes[i], argTypes[i], bindings)) {
+            return null;
+          }
+        }
+        return {
+          async: fn.async,
+          handler: fn.handler,
+          signature: fn.signature,
+          returnType: fn.returnType.templated(this.registry, bindings)
+        };
+      }
+      #matchTypeWithPlaceholders(declared, actual, bindings) {
+        if (!declared.hasPlaceholderType) return actual.matches(declared) ? actual : null;
+        const treatAsDyn = actual.kind === "dyn";
+        if (!this.#collectPlaceholderBindings(declared, actual, bindings, treatAsDyn)) return null;
+        if (treatAsDyn) return actual;
+        return actual.matches(declared.templated(this.registry, bindings)) ? actual : null;
+      }
+      #collectPlaceholderBindings(dec, act, bind, fromDyn = false) {
+        if (!dec.hasPlaceholderType) return true;
+        if (!act) return false;
+        const asDyn = fromDyn || act.kind === "dyn";
+        act = act.unwrappedType;
+        switch (dec.kind) {
+          case "param": {
+            const type = asDyn ? dynType : act;
+            const existing = bind.get(dec.name);
+            if (!existing) return bind.set(dec.name, type) && true;
+            return existing.kind === "dyn" || type.kind === "dyn" ? true : existing.matchesBoth(type);
+          }
+          case "list": {
+            if (act.name === "dyn") act = dec;
+            if (act.kind !== "list") return false;
+            return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);
+          }
+          case "map": {
+            if (act.name === "dyn") act = dec;
+            if (act.kind !== "map") return false;
+            return this.#collectPlaceholderBindings(dec.keyType, act.keyType, bind, asDyn) && this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);
+          }
+          case "optional": {
+            if (act.name === "dyn") act = dec;
+            if (act.kind !== "optional") return false;
+            return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);
+          }
+        }
+        return true;
+      }
+    };
+    objTypesDecls = [
+      [UnsignedInt, "uint", TYPES.uint, celTypes.uint],
+      [Type, "type", TYPES.type, celTypes.type],
+      [Optional, "optional", optionalType, celTypes.optional],
+      [Uint8Array, "bytes", TYPES.bytes, celTypes.bytes],
+      ...typeof Buffer !== "undefined" ? [[Buffer, "bytes", TYPES.bytes, celTypes.bytes]] : []
+    ].map(([ctor, name, typeType, type]) => Object.freeze({ name, typeType, type, ctor }));
+    objTypes = objTypesDecls.map((t) => [t.name, t]);
+    objTypesCtor = objTypesDecls.map((t) => [t.ctor, t]);
+    invalidVar = (postfix) => new Error(`Invalid variable declaration: ${postfix}`);
+    invalidType = (postfix) => new Error(`Invalid type declaration: ${postfix}`);
+    fallbackDynEqualityMatchers = {
+      "==": [{ handler: (a, b) => a === b, returnType: celTypes.bool }],
+      "!=": [{ handler: (a, b) => a !== b, returnType: celTypes.bool }]
+    };
+    Registry = class _Registry {
+      #parent = null;
+      #typeDeclarations;
+      #ownsVariables = true;
+      #operators = null;
+      #functions = null;
+      #operatorsByOp = null;
+      #functionsByKey = null;
+      #listTypes = null;
+      #mapTypes = null;
+      #optionalTypes = null;
+      #others = null;
+      #locked = false;
+      constructor(opts = {}) {
+        this.enableOptionalTypes = opts.enableOptionalTypes ?? false;
+        this.unlistedVariablesAreDyn = opts.unlistedVariablesAreDyn ?? false;
+        const parent = opts.parent instanceof _Registry ? opts.parent : null;
+        if (parent) {
+          this.#parent = parent;
+          let opParent = parent;
+          while (opParent && !opParent.#operators) opParent = opParent.#parent;
+          let fnParent = parent;
+          while (fnParent && !fnParent.#functions) fnParent = fnParent.#parent;
+          this.#operatorsByOp = parent.#operatorsByOp;
+          this.#functionsByKey = parent.#functionsByKey;
+          this.#others = { operators: opParent.#operators, functions: fnParent.#functions };
+          this.objectTypes = new Map(parent.objectTypes);
+          this.objectTypesByConstructor = new Map(parent.objectTypesByConstructor);
+          this.variables = parent.variables;
+          this.#ownsVariables = false;
+          this.#typeDeclarations = parent.#typeDeclarations;
+          this.#listTypes = parent.#listTypes;
+          this.#mapTypes = parent.#mapTypes;
+          this.#optionalTypes = parent.#optionalTypes;
+          if (this.enableOptionalTypes !== parent.enableOptionalTypes || this.unlistedVariablesAreDyn !== parent.unlistedVariablesAreDyn) {
+            toggleOptionalTypes(this, this.enableOptionalTypes);
+          }
+        } else {
+          this.#operators = [];
+          this.#functions = [];
+          this.objectTypes = new Map(objTypes);
+          this.objectTypesByConstructor = new Map(objTypesCtor);
+          this.#typeDeclarations = new Map(objEntries(celTypes));
+          this.#listTypes = /* @__PURE__ */ new Map();
+          this.#mapTypes = /* @__PURE__ */ new Map();
+          this.#optionalTypes = /* @__PURE__ */ new Map();
+          this.variables = /* @__PURE__ */ new Map();
+          this.variables.dyn = this.unlistedVariablesAreDyn;
+          for (const n in TYPES) this.registerConstant(n, "type", TYPES[n]);
+        }
+      }
+      #ensureOwnVariables() {
+        if (this.#ownsVariables) return;
+        this.variables = new Map(this.variables);
+        this.variables.dyn = this.unlistedVariablesAreDyn;
+        this.#ownsVariables = true;
+      }
+      // Used by toggleOptionalTypes in optional.js to clear a variable before re-registering it
+      deleteVariable(name) {
+        this.#ensureOwnVariables();
+        this.variables.delete(name);
+      }
+      #pushOperator(decl) {
+        if (!this.#operators) this.#operatorsByOp = null;
+        this.operatorCandidates(decl.operator).add(decl);
+        this.#operators.push(decl);
+      }
+      #pushFunction(decl) {
+        if (!this.#functions) this.#functionsByKey = null;
+        this.#functionCandidates(decl.partitionKey).add(decl);
+        this.#functions.push(decl);
+      }
+      #ensureCandiate(c, key) {
+        return c.get(key) || c.set(key, new Candidates(this)).get(key);
+      }
+      #getOperators() {
+        if (this.#operators) return this.#operators;
+        return this.#operators = [...this.#others.operators];
+      }
+      #getFunctions() {
+        if (this.#functions) return this.#functions;
+        return this.#functions = [...this.#others.functions];
+      }
+      operatorCandidates(op) {
+        if (this.#operatorsByOp) return this.#ensureCandiate(this.#operatorsByOp, op);
+        const c = this.#operatorsByOp = /* @__PURE__ */ new Map();
+        for (const decl of this.#getOperators()) this.#ensureCandiate(c, decl.operator).add(decl);
+        return this.#ensureCandiate(c, op);
+      }
+      functionCandidates(rec, name, argLen) {
+        return this.#functionCandidates(`${rec ? "rcall" : "call"}:${name}:${argLen}`);
+      }
+      #functionCandidates(key) {
+        if (this.#functionsByKey) return this.#ensureCandiate(this.#functionsByKey, key);
+        const c = this.#functionsByKey = /* @__PURE__ */ new Map();
+        for (const decl of this.#getFunctions()) this.#ensureCandiate(c, decl.partitionKey).add(decl);
+        return this.#ensureCandiate(c, key);
+      }
+      registerVariable(name, type, opts) {
+        if (this.#locked) throw new Error("Cannot modify frozen registry");
+        let description = opts?.description;
+        let value;
+        if (typeof name === "string" && typeof type === "object" && !(type instanceof TypeDeclaration)) {
+          description = type.description;
+          value = type.value;
+          if (type.schema) type = this.registerType({ name: `$${name}`, schema: type.schema }).type;
+          else type = type.type;
+        } else if (typeof name === "object") {
+          if (name.schema) type = this.registerType({ name: `$${name.name}`, schema: name.schema }).type;
+          else type = name.type;
+          description = name.description;
+          value = name.value;
+          name = name.name;
+        }
+        if (typeof name !== "string" || !name) throw invalidVar(`name must be a string`);
+        if (RESERVED.has(name)) throw invalidVar(`'${name}' is a reserved name`);
+        if (this.variables.get(name) !== void 0) throw invalidVar(`'${name}' is already registered`);
+        if (typeof type === "string") type = this.getType(type);
+        else if (!(type instanceof TypeDeclaration)) throw invalidVar(`type is required`);
+        this.#ensureOwnVariables();
+        this.variables.set(name, new VariableDeclaration(name, type, description, value));
+        return this;
+      }
+      #registerSchemaAsType(name, schema) {
+        const fields = /* @__PURE__ */ Object.create(null);
+        for (const key of objKeys(schema)) {
+          const def = schema[key];
+          if (typeof def === "object" && def) {
+            fields[key] = this.registerType({ name: `${name}.${key}`, schema: def }).type.name;
+          } else if (typeof def === "string") {
+            fields[key] = def;
+          } else {
+            throw new Error(`Invalid field definition for '${name}.${key}'`);
+          }
+        }
+        return fields;
+      }
+      registerConstant(name, type, value) {
+        if (typeof name === "object") this.registerVariable(name);
+        else this.registerVariable({ name, type, value });
+        return this;
+      }
+      getType(typename) {
+        return this.#parseTypeString(typename, true);
+      }
+      getListType(type) {
+        return this.#listTypes.get(type) || this.#listTypes.set(type, this.#parseTypeString(`list<${type}>`, true)).get(type);
+      }
+      getMapType(a, b) {
+        return this.#mapTypes.get(a)?.get(b) || (this.#mapTypes.get(a) || this.#mapTypes.set(a, /* @__PURE__ */ new Map()).get(a)).set(b, this.#parseTypeString(`map<${a}, ${b}>`, true)).get(b);
+      }
+      getOptionalType(type) {
+        return this.#optionalTypes.get(type) || this.#optionalTypes.set(type, this.#parseTypeString(`optional<${type}>`, true)).get(type);
+      }
+      assertType(typename, type, signature) {
+        try {
+          return this.#parseTypeString(typename, true);
+        } catch (e) {
+          e.message = `Invalid ${type} '${e.unknownType || typename}' in '${signature}'`;
+          throw e;
+        }
+      }
+      getFunctionType(typename) {
+        if (typename === "ast") return astType;
+        const t = this.#parseTypeString(typename, true);
+        if (t.kind === "dyn" && t.valueType) throw new Error(`type '${t.name}' is not supported`);
+        return t;
+      }
+      registerType(name, _d) {
+        if (this.#locked) throw new Error("Cannot modify frozen registry");
+        if (typeof name === "object") _d = name, name = _d.fullName || _d.name || _d.ctor?.name;
+        if (typeof name === "string" && name[0] === ".") name = name.slice(1);
+        if (typeof name !== "string" || name.length < 2 || RESERVED.has(name)) {
+          throw invalidType(`name '${name}' is not valid`);
+        }
+        if (this.objectTypes.has(name)) throw invalidType(`type '${name}' already registered`);
+        const type = this.#parseTypeString(name, false);
+        if (type.kind !== "message") throw invalidType(`type '${name}' is not valid`);
+        const decl = {
+          name,
+          typeType: new Type(name),
+          type,
+          ctor: typeof _d === "function" ? _d : _d?.ctor,
+          convert: typeof _d === "function" ? void 0 : _d?.convert,
+          fields: typeof _d?.schema === "object" ? this.#normalizeFields(name, this.#registerSchemaAsType(name, _d.schema)) : this.#normalizeFields(name, typeof _d === "function" ? void 0 : _d?.fields)
+        };
+        if (typeof decl.ctor !== "function") {
+          if (!decl.fields) throw invalidType(`type '${name}' requires a constructor or fields`);
+          Object.assign(decl, this.#createDefaultConvert(name, decl.fields));
+        }
+        this.objectTypes.set(name, Object.freeze(decl));
+        this.objectTypesByConstructor.set(decl.ctor, decl);
+        this.registerFunctionOverload(`type(${name}): type`, () => decl.typeType, { async: false });
+        return decl;
+      }
+      /** @returns {TypeDeclaration} */
+      #parseTypeString(typeStr, requireKnownTypes = true) {
+        let match = this.#typeDeclarations.get(typeStr);
+        if (match) return match;
+        if (typeof typeStr !== "string" || !typeStr.length) {
+          throw new Error(`Invalid type: must be a string`);
+        }
+        match = typeStr.match(/^[A-Z]$/);
+        if (match) return this.#createDeclaration(_createPlaceholderType, typeStr, typeStr);
+        match = typeStr.match(/^(dyn|list|map|optional)<(.+)>$/);
+        if (!match) {
+          if (requireKnownTypes) {
+            const err = new Error(`Unknown type: ${typeStr}`);
+            err.unknownType = typeStr;
+            throw err;
+          }
+          return this.#createDeclaration(_createMessageType, typeStr, typeStr);
+        }
+        const kind = match[1];
+        const inner = match[2].trim();
+        switch (kind) {
+          case "dyn": {
+            const type = this.#parseTypeString(inner, requireKnownTypes).wrappedType;
+            this.#typeDeclarations.set(type.name, type);
+            return type;
+          }
+          case "list": {
+            const vType = this.#parseTypeString(inner, requireKnownTypes);
+            return this.#createDeclaration(_createListType, `list<${vType}>`, vType);
+          }
+          case "map": {
+            const parts = splitByComma(inner);
+            if (parts.length !== 2) throw new Error(`Invalid map type: ${typeStr}`);
+            const kType = this.#parseTypeString(parts[0], requireKnownTypes);
+            const vType = this.#parseTypeString(parts[1], requireKnownTypes);
+            return this.#createDeclaration(_createMapType, `map<${kType}, ${vType}>`, kType, vType);
+          }
+          case "optional": {
+            const vType = this.#parseTypeString(inner, requireKnownTypes);
+            return this.#createDeclaration(_createOptionalType, `optional<${vType}>`, vType);
+          }
+        }
+      }
+      #createDeclaration(creator, key, ...args) {
+        return this.#typeDeclarations.get(key) || this.#typeDeclarations.set(key, creator(...args)).get(key);
+      }
+      findMacro(name, hasReceiver, argLen) {
+        return this.functionCandidates(hasReceiver, name, argLen).macro;
+      }
+      findUnaryOverload(op, left) {
+        return this.operatorCandidates(op).findUnaryOverload(left);
+      }
+      findBinaryOverload(op, left, right) {
+        return this.operatorCandidates(op).findBinaryOverload(left, right);
+      }
+      #toCelFieldType(field) {
+        if (typeof field === "string") return { type: field };
+        if (field.id) return protobufjsFieldToCelType(field);
+        return field;
+      }
+      #toCelFieldDeclaration(typename, fields, k, requireKnownTypes = false) {
+        try {
+          const field = this.#toCelFieldType(fields[k]);
+          if (typeof field?.type !== "string") throw new Error(`unsupported declaration`);
+          return this.#parseTypeString(field.type, requireKnownTypes);
+        } catch (e) {
+          e.message = `Field '${k}' in type '${typename}' has unsupported declaration: ${JSON.stringify(fields[k])}`;
+          throw e;
+        }
+      }
+      #normalizeFields(typename, fields) {
+        if (!fields) return;
+        const all = /* @__PURE__ */ Object.create(null);
+        for (const k of objKeys(fields)) all[k] = this.#toCelFieldDeclaration(typename, fields, k);
+        return all;
+      }
+      #createDefaultConvert(name, fields) {
+        const keys = objKeys(fields);
+        const conversions = /* @__PURE__ */ Object.create(null);
+        for (const k of keys) {
+          const type = fields[k];
+          const decl = type.kind === "message" && this.objectTypes.get(type.name);
+          if (decl === false) conversions[k] = false;
+          else conversions[k] = decl.convert ? decl : false;
+        }
+        const Ctor = {
+          [name]: class extends Map {
+            #raw;
+            constructor(v) {
+              super();
+              this.#raw = v;
+            }
+            [Symbol.iterator]() {
+              if (this.size !== keys.length) for (const k of keys) this.get(k);
+              return super[Symbol.iterator]();
+            }
+            get(field) {
+              let v = super.get(field);
+              if (v !== void 0 || this.has(field)) return v;
+              const dec = conversions[field];
+              if (dec === void 0) return;
+              v = this.#raw instanceof Map ? this.#raw.get(field) : this.#raw?.[field];
+              if (dec && v && typeof v === "object") {
+                switch (v.constructor) {
+                  case void 0:
+                  case Object:
+                  case Map:
+                    v = dec.convert(v);
+                }
+              }
+              return super.set(field, v), v;
+            }
+          }
+        }[name];
+        return {
+          ctor: Ctor,
+          convert(v) {
+            if (!v) return;
+            if (v.constructor === Ctor) return v;
+            return new Ctor(v);
+          }
+        };
+      }
+      clone(opts) {
+        this.#locked = true;
+        return new _Registry({
+          parent: this,
+          unlistedVariablesAreDyn: opts.unlistedVariablesAreDyn,
+          enableOptionalTypes: opts.enableOptionalTypes
+        });
+      }
+      getDefinitions() {
+        const variables = [];
+        const functions = [];
+        for (const [, varDecl] of this.variables) {
+          if (!varDecl) continue;
+          variables.push({
+            name: varDecl.name,
+            description: varDecl.description || null,
+            type: varDecl.type.name
+          });
+        }
+        for (const decl of this.#getFunctions()) {
+          functions.push({
+            signature: decl.signature,
+            name: decl.name,
+            description: decl.description,
+            receiverType: decl.receiverType ? decl.receiverType.name : null,
+            returnType: decl.returnType.name,
+            params: decl.params.map((p) => ({
+              name: p.name,
+              type: p.type.name,
+              description: p.description
+            }))
+          });
+        }
+        return { variables, functions };
+      }
+      #parseSignature(signature) {
+        if (typeof signature !== "string") throw new Error("Invalid signature: must be a string");
+        const match = signature.match(/^(?:([a-zA-Z0-9.<>]+)\.)?(\w+)\(([^)]*)\):(.*)$/);
+        if (!match) throw new Error(`Invalid signature: ${signature}`);
+        const returnType = match[4].trim();
+        if (!returnType) throw new Error(`Invalid signature: ${signature}`);
+        return {
+          receiverType: match[1] || null,
+          name: match[2],
+          argTypes: splitByComma(match[3]),
+          returnType
+        };
+      }
+      /**
+       * @param {FunctionDeclaration} a
+       * @param {FunctionDeclaration} b
+       */
+      #functionSignatureOverlaps(a, b) {
+        if (a.name !== b.name) return false;
+        if (a.argTypes.length !== b.argTypes.length) return false;
+        if ((a.receiverType || b.receiverType) && (!a.receiverType || !b.receiverType)) return false;
+        const isDifferentReceiver = a.receiverType !== b.receiverType && a.receiverType !== dynType && b.receiverType !== dynType;
+        return !isDifferentReceiver && (b.macro || a.macro || b.argTypes.every((t, i) => {
+          const o = a.argTypes[i];
+          return t === o || t === dynType || o === dynType;
+        }));
+      }
+      /** @param {FunctionDeclaration} newDec */
+      #checkOverlappingSignatures(newDec) {
+        for (const decl of this.#functionCandidates(newDec.partitionKey)) {
+          if (!this.#functionSignatureOverlaps(decl, newDec)) continue;
+          throw new Error(
+            `Function signature '${newDec.signature}' overlaps with existing overload '${decl.signature}'.`
+          );
+        }
+      }
+      #normalizeParam(i, aType, param) {
+        if (!param) return { type: this.getFunctionType(aType), name: `arg${i}`, description: null };
+        const type = param.type || aType;
+        if (!type) throw new Error(`params[${i}].type is required`);
+        if (aType && type !== aType) throw new Error(`params[${i}].type not equal to signature type`);
+        return {
+          name: param.name || `arg${i}`,
+          type: this.getFunctionType(type),
+          description: param.description ?? null
+        };
+      }
+      registerFunctionOverload(s, handler, opts) {
+        if (this.#locked) throw new Error("Cannot modify frozen registry");
+        if (typeof s === "object") opts = s;
+        else if (typeof handler === "object") opts = handler;
+        else if (!opts) opts = {};
+        const sig = typeof s === "string" ? s : opts.signature ?? void 0;
+        const parsed = sig !== void 0 ? this.#parseSignature(sig) : void 0;
+        const name = parsed?.name || opts.name;
+        const receiverType = parsed?.receiverType || opts.receiverType;
+        const argTypes = parsed?.argTypes;
+        const returnType = parsed?.returnType || opts.returnType;
+        const params = opts.params;
+        handler = typeof handler === "function" ? handler : opts.handler;
+        let dec;
+        try {
+          if (!name) throw new Error(`signature or name are required`);
+          if (!returnType) throw new Error(`must have a returnType`);
+          if (params) {
+            if (argTypes && params.length !== argTypes.length) {
+              throw new Error(`mismatched length in params and args in signature`);
+            }
+          } else if (!argTypes) throw new Error(`signature or params are required`);
+          dec = new FunctionDeclaration({
+            name,
+            async: opts?.async,
+            receiverType: receiverType ? this.getType(receiverType) : null,
+            returnType: this.getType(returnType),
+            handler,
+            description: opts.description,
+            params: (argTypes || params).map(
+              (_, i) => this.#normalizeParam(i, argTypes?.[i], params?.[i])
+            )
+          });
+        } catch (e) {
+          if (typeof sig === "string") e.message = `Invalid function declaration '${sig}': ${e.message}`;
+          else if (name) e.message = `Invalid function declaration '${name}': ${e.message}`;
+          else e.message = `Invalid function declaration: ${e.message}`;
+          throw e;
+        }
+        this.#checkOverlappingSignatures(dec);
+        this.#pushFunction(dec);
+      }
+      registerOperatorOverload(string, handler, opts) {
+        const unaryParts = string.match(/^([-!])([\w.<>]+)(?::\s*([\w.<>]+))?$/);
+        if (unaryParts) {
+          const [, op2, operandType, returnType2] = unaryParts;
+          return this.unaryOverload(op2, operandType, handler, returnType2, opts?.async);
+        }
+        const parts = string.match(
+          /^([\w.<>]+) ([-+*%/]|==|!=|<|<=|>|>=|in) ([\w.<>]+)(?::\s*([\w.<>]+))?$/
+        );
+        if (!parts) throw new Error(`Operator overload invalid: ${string}`);
+        const [, leftType, op, rightType, returnType] = parts;
+        return this.binaryOverload(leftType, op, rightType, handler, returnType);
+      }
+      unaryOverload(op, typeStr, handler, returnTypeStr, async) {
+        if (this.#locked) throw new Error("Cannot modify frozen registry");
+        const leftType = this.assertType(typeStr, "type", `${op}${typeStr}`);
+        const returnType = this.assertType(
+          returnTypeStr || typeStr,
+          "return type",
+          `${op}${typeStr}: ${returnTypeStr || typeStr}`
+        );
+        const d = new OperatorDeclaration({ op: `${op}_`, leftType, returnType, handler, async });
+        this.#pushOperator(this.#assertOverload(d));
+      }
+      #hasOverload(d) {
+        for (const o of this.operatorCandidates(d.operator)) if (d.equals(o)) return true;
+        return false;
+      }
+      #assertOverload(decl) {
+        if (!this.#hasOverload(decl)) return decl;
+        throw new Error(`Operator overload already registered: ${decl.signature}`);
+      }
+      binaryOverload(leftTypeStr, op, rightTypeStr, handler, returnTypeStr, async) {
+        if (this.#locked) throw new Error("Cannot modify frozen registry");
+        returnTypeStr ??= isRelational.has(op) ? "bool" : leftTypeStr;
+        const sig = `${leftTypeStr} ${op} ${rightTypeStr}: ${returnTypeStr}`;
+        let leftType = this.assertType(leftTypeStr, "left type", sig);
+        let rightType = this.assertType(rightTypeStr, "right type", sig);
+        const returnType = this.assertType(returnTypeStr, "return type", sig);
+        if (leftType.kind === "dyn" && leftType.valueType) rightType = rightType.wrappedType;
+        else if (rightType.kind === "dyn" && rightType.valueType) leftType = leftType.wrappedType;
+        if (isRelational.has(op) && returnType.type !== "bool") {
+          throw new Error(`Comparison operator '${op}' must return 'bool', got '${returnType.type}'`);
+        }
+        const dec = new OperatorDeclaration({ op, leftType, rightType, returnType, handler, async });
+        if (dec.hasPlaceholderType && !(rightType.hasPlaceholderType && leftType.hasPlaceholderType)) {
+          throw new Error(
+            `Operator overload with placeholders must use them in both left and right types: ${sig}`
+          );
+        }
+        this.#assertOverload(dec);
+        if (op === "==") {
+          const declarations = [
+            new OperatorDeclaration({
+              op: "!=",
+              leftType,
+              rightType,
+              handler(a, b, ast, ev) {
+                return !handler(a, b, ast, ev);
+              },
+              returnType,
+              async
+            })
+          ];
+          if (leftType !== rightType) {
+            declarations.push(
+              new OperatorDeclaration({
+                op: "==",
+                leftType: rightType,
+                rightType: leftType,
+                handler(a, b, ast, ev) {
+                  return handler(b, a, ast, ev);
+                },
+                returnType,
+                async
+              }),
+              new OperatorDeclaration({
+                op: "!=",
+                leftType: rightType,
+                rightType: leftType,
+                handler(a, b, ast, ev) {
+                  return !handler(b, a, ast, ev);
+                },
+                returnType,
+                async
+              })
+            );
+          }
+          for (const decl of declarations) this.#assertOverload(decl);
+          for (const decl of declarations) this.#pushOperator(decl);
+        }
+        this.#pushOperator(dec);
+      }
+    };
+    isRelational = /* @__PURE__ */ new Set(["<", "<=", ">", ">=", "==", "!=", "in"]);
+    RootContext = class {
+      #vars;
+      #contextObj;
+      #contextMap;
+      #convertCache;
+      constructor(registry, context) {
+        this.#vars = registry.variables;
+        if (context === void 0 || context === null) return;
+        if (typeof context !== "object") {
+          throw evaluationError("invalid_context", "Context must be an object");
+        }
+        if (context instanceof Map) this.#contextMap = context;
+        else this.#contextObj = context;
+      }
+      getValue(key) {
+        return this.#convertCache?.get(key) || (this.#contextObj ? this.#contextObj[key] : this.#contextMap?.get(key));
+      }
+      getVariable(name) {
+        return this.#vars.get(name) ?? (this.#vars.dyn && !RESERVED.has(name) ? new VariableDeclaration(name, dynType) : void 0);
+      }
+      getCheckedValue(ev, ast) {
+        const v = this.getValue(ast.args);
+        if (v === void 0) throw ev.createError("unknown_variable", `Unknown variable: ${ast.args}`, ast);
+        if (ast.checkedType.matchesValueType(v, ev)) return v;
+        const type = ast.checkedType;
+        const valueType = ev.debugType(v);
+        if (type.kind === "message" && valueType.kind === "map") {
+          const c = ev.objectTypes.get(type.name)?.convert?.(v);
+          if (c) return (this.#convertCache ??= /* @__PURE__ */ new Map()).set(ast.args, c), c;
+        }
+        throw ev.createError(
+          "variable_type_mismatch",
+          `Variable '${ast.args}' is not of type '${type}', got '${valueType}'`,
+          ast
+        );
+      }
+      forkWithVariable(iterVar, iterType) {
+        return new OverlayContext(this, iterVar, iterType);
+      }
+    };
+    OverlayContext = class _OverlayContext {
+      #parent;
+      accuType;
+      accuValue;
+      iterValue;
+      constructor(parent, iterVar, iterType) {
+        this.#parent = parent;
+        this.iterVar = iterVar;
+        this.iterType = iterType;
+      }
+      forkWithVariable(iterVar, iterType) {
+        return new _OverlayContext(this, iterVar, iterType);
+      }
+      reuse(parent) {
+        if (!this.async) return this.#parent = parent, this;
+        const ctx = new _OverlayContext(parent, this.iterVar, this.iterType);
+        ctx.accuType = this.accuType;
+        return ctx;
+      }
+      setIterValue(v, ev) {
+        if (this.iterType.matchesValueType(v, ev)) return this.iterValue = v, this;
+        const type = this.iterType;
+        const valueType = ev.debugType(v);
+        if (type.kind === "message" && valueType.kind === "map") {
+          const c = ev.objectTypes.get(type.name)?.convert?.(v);
+          if (c) return this.iterValue = c, this;
+        }
+        throw ev.createError(
+          "variable_type_mismatch",
+          `Variable '${this.iterVar}' is not of type '${type}', got '${valueType}'`
+        );
+      }
+      setAccuType(type) {
+        return this.accuType = type, this;
+      }
+      setAccuValue(v) {
+        return this.accuValue = v, this;
+      }
+      getValue(key) {
+        return this.iterVar === key ? this.iterValue : this.#parent.getValue(key);
+      }
+      getCheckedValue(ev, ast) {
+        if (this.iterVar === ast.args) return this.iterValue;
+        return this.#parent.getCheckedValue(ev, ast);
+      }
+      getVariable(name) {
+        if (this.iterVar === name) return new VariableDeclaration(name, this.iterType);
+        return this.#parent.getVariable(name);
+      }
+    };
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/operators.js
+function unsupportedType(self, type) {
+  throw self.createError("unsupported_type", `Unsupported type: ${type}`);
+}
+function maybeAsync(l, r, h) {
+  if (r === true || r && (r?.maybeAsync || maybeAsyncArray(r))) return maybeAsyncBoth(h);
+  if (l === true || l && (l?.maybeAsync || maybeAsyncArray(l))) return maybeAsyncFirst(h);
+  return h;
+}
+function maybeAsyncBoth(handler) {
+  return handler.__asyncBoth ??= function handle(a, b, c, d) {
+    if (!(a instanceof Promise || b instanceof Promise)) return handler(a, b, c, d);
+    if (!(b instanceof Promise)) return a.then((_a) => handler(_a, b, c, d));
+    if (!(a instanceof Promise)) return b.then((_b) => handler(a, _b, c, d));
+    return Promise.all([a, b]).then((p) => handler(p[0], p[1], c, d));
+  };
+}
+function maybeAsyncFirst(handler) {
+  return handler.__asyncFirst ??= function handle(a, b, c, d) {
+    if (a instanceof Promise) return a.then((_a) => handler(_a, b, c, d));
+    return handler(a, b, c, d);
+  };
+}
+function checkAccessNode(chk, ast, ctx) {
+  ast.right = ast.args[1];
+  const leftType = chk.check(ast.left = ast.args[0], ctx);
+  if (ast.op === "[]") chk.check(ast.right, ctx);
+  ast.handle = maybeAsync(
+    ast.left,
+    ast.op === "[]" ? ast.right : false,
+    leftType !== dynType2 ? fieldAccessStatic : fieldAccess
+  );
+  if (leftType.kind !== "optional") return chk.checkAccessOnType(ast, ctx, leftType);
+  return chk.registry.getOptionalType(chk.checkAccessOnType(ast, ctx, leftType.valueType, true));
+}
+function checkOptionalAccessNode(chk, ast, ctx) {
+  ast.right = ast.args[1];
+  const leftType = chk.check(ast.left = ast.args[0], ctx);
+  if (ast.op === "[?]") chk.check(ast.right, ctx);
+  ast.handle = maybeAsync(ast.left, ast.op === "[?]" ? ast.right : false, oFieldAccess);
+  const actualType = leftType.kind === "optional" ? leftType.valueType : leftType;
+  return chk.registry.getOptionalType(chk.checkAccessOnType(ast, ctx, actualType, true));
+}
+function checkElementHomogenous(chk, ctx, expected, el, code5) {
+  const type = chk.check(el, ctx);
+  if (type === expected || expected.isEmpty()) return type;
+  if (type.isEmpty()) return expected;
+  throw chk.createError(
+    code5,
+    `${HOMOGENEOUS_PREFIX[code5]} expected type '${chk.formatType(expected)}' but found '${chk.formatType(type)}'`,
+    el
+  );
+}
+function checkElement(chk, ctx, expected, el) {
+  return expected.unify(chk.registry, chk.check(el, ctx)) || dynType2;
+}
+function ternaryConditionError(ev, value, node) {
+  const type = ev.debugRuntimeType(value);
+  return ev.createError(
+    "invalid_condition_type",
+    `${node.meta.label || "Ternary condition must be bool"}, got '${type}'`,
+    node
+  );
+}
+function handleTernary(c, ev, ast, ctx) {
+  if (c === true) return ev.run(ast.left, ctx);
+  if (c === false) return ev.run(ast.right, ctx);
+  throw ternaryConditionError(ev, c, ast.condition);
+}
+function logicalOperandError(ev, value, node) {
+  const type = ev.debugRuntimeType(value);
+  return ev.createError(
+    "invalid_logical_operand",
+    `Logical operator requires bool operands, got '${type}'`,
+    node
+  );
+}
+function logicalValueOrErr(ev, v, node) {
+  if (v instanceof Error) return v;
+  return logicalOperandError(ev, v, node);
+}
+function _logicalOp(exp, ev, ast, left, right) {
+  if (right === exp) return exp;
+  if (right === !exp) {
+    if (left === right) return right;
+    throw logicalValueOrErr(ev, left, ast.left);
+  }
+  if (right instanceof Promise) return right.then((r) => _logicalOpAsync(exp, ev, ast, left, r));
+  throw logicalOperandError(ev, right, ast.left);
+}
+function _logicalOpAsync(exp, ev, ast, left, right) {
+  if (right === exp) return exp;
+  if (typeof right !== "boolean") throw logicalOperandError(ev, right, ast.right);
+  if (typeof left !== "boolean") throw logicalValueOrErr(ev, left, ast.left);
+  return !exp;
+}
+function checkLogicalOp(chk, ast, ctx) {
+  const leftType = chk.check(ast.left = ast.args[0], ctx);
+  const rightType = chk.check(ast.right = ast.args[1], ctx);
+  if (!leftType.isDynOrBool()) {
+    throw chk.createError(
+      "invalid_logical_operand",
+      `Logical operator requires bool operands, got '${chk.formatType(leftType)}'`,
+      ast
+    );
+  }
+  if (!rightType.isDynOrBool()) {
+    throw chk.createError(
+      "invalid_logical_operand",
+      `Logical operator requires bool operands, got '${chk.formatType(rightType)}'`,
+      ast
+    );
+  }
+  return chk.boolType;
+}
+function checkUnary(chk, ast, ctx) {
+  const op = ast.op;
+  const right = chk.check(ast.args, ctx);
+  ast.candidates = chk.registry.operatorCandidates(op);
+  if (right.kind === "dyn") {
+    ast.handle = maybeAsync(ast.args, false, handleUnary);
+    return ast.candidates.returnType;
+  }
+  const overload = ast.candidates.findUnaryOverload(right);
+  if (!overload) {
+    throw chk.createError(
+      "no_such_overload",
+      `no such overload: ${op[0]}${chk.formatType(right)}`,
+      ast
+    );
+  }
+  ast.handle = maybeAsync(ast.args, false, overload.handler);
+  return overload.returnType;
+}
+function handleUnary(left, ast, ev) {
+  const leftType = ev.debugRuntimeType(left, ast.args.checkedType);
+  const overload = ast.candidates.findUnaryOverload(leftType);
+  if (overload) return overload.handler(left);
+  throw ev.createError("no_such_overload", `no such overload: ${ast.op[0]}${leftType}`, ast);
+}
+function evaluateUnary(ev, ast, ctx) {
+  return ast.handle(ev.run(ast.args, ctx), ast, ev);
+}
+function checkBinary(chk, ast, ctx) {
+  const op = ast.op;
+  const left = chk.check(ast.left = ast.args[0], ctx);
+  const right = chk.check(ast.right = ast.args[1], ctx);
+  ast.candidates = chk.registry.operatorCandidates(op);
+  const overload = left.hasDynType || right.hasDynType ? void 0 : ast.candidates.findBinaryOverload(left, right);
+  ast.handle = maybeAsync(ast.left, ast.right, overload?.handler || handleBinary);
+  if (overload) return overload.returnType;
+  const type = ast.candidates.checkBinaryOverload(left, right);
+  if (!left.hasDynType) ast.leftStaticType = left;
+  if (!right.hasDynType) ast.rightStaticType = right;
+  if (type) return type;
+  throw chk.createError(
+    "no_such_overload",
+    `no such overload: ${chk.formatType(left)} ${op} ${chk.formatType(right)}`,
+    ast
+  );
+}
+function evaluateBinary(ev, ast, ctx) {
+  return ast.handle(ev.run(ast.left, ctx), ev.run(ast.right, ctx), ast, ev);
+}
+function evaluateBinaryFirst(ev, ast, ctx) {
+  return ast.handle(ev.run(ast.left, ctx), ast.right, ast, ev);
+}
+function handleBinary(left, right, ast, ev) {
+  const leftType = ast.leftStaticType || ev.debugTypeDeep(left).wrappedType;
+  const rightType = ast.rightStaticType || ev.debugTypeDeep(right).wrappedType;
+  const overload = ast.candidates.findBinaryOverload(leftType, rightType);
+  if (overload) return overload.handler(left, right, ast, ev);
+  throw ev.createError(
+    "no_such_overload",
+    `no such overload: ${leftType} ${ast.op} ${rightType}`,
+    ast
+  );
+}
+function callFunctionHandler(handler, ev, args, ast) {
+  try {
+    const result = handler.apply(ev, args);
+    if (result instanceof Promise) {
+      return result.catch((error) => {
+        throw attachErrorAst(error, ast);
+      });
+    }
+    return result;
+  } catch (error) {
+    throw attachErrorAst(error, ast);
+  }
+}
+function callFn(args, ast, ev) {
+  const argAst = ast.args[1];
+  const types = ast.argTypes;
+  let i = argAst.length;
+  while (i--) types[i] = ev.debugRuntimeType(args[i], argAst[i].checkedType);
+  const decl = ast.candidates.findFunction(types);
+  if (decl) return callFunctionHandler(decl.handler, ev, args, ast);
+  throw ev.createError(
+    "no_matching_overload",
+    `found no matching overload for '${ast.args[0]}(${types.map((t) => t.unwrappedType).join(", ")})'`,
+    ast
+  );
+}
+function callRecFn(args, ev, ast) {
+  const [, receiverAst, argAst] = ast.args;
+  const types = ast.argTypes;
+  for (let i = 0; i < types.length; i++)
+    types[i] = ev.debugRuntimeType(args[i + 1], argAst[i].checkedType);
+  const receiverType = ev.debugRuntimeType(args[0], receiverAst.checkedType);
+  const decl = ast.candidates.findFunction(types, receiverType);
+  if (decl) return callFunctionHandler(decl.handler, ev, args, ast);
+  throw ev.createError(
+    "no_matching_overload",
+    `found no matching overload for '${receiverType.type}.${ast.args[0]}(${types.map((t) => t.unwrappedType).join(", ")})'`,
+    ast
+  );
+}
+function resolveAstArray(ev, astArray, ctx, i = astArray.length) {
+  if (i === 0) return [];
+  let async;
+  const results = new Array(i);
+  while (i--) if ((results[i] = ev.run(astArray[i], ctx)) instanceof Promise) async ??= true;
+  return async ? Promise.all(results) : results;
+}
+function safeFromEntries(entries) {
+  const obj = {};
+  for (let i = 0; i < entries.length; i++) {
+    const [k, v] = entries[i];
+    if (k === "__proto__" || k === "constructor" || k === "prototype") continue;
+    obj[k] = v;
+  }
+  return obj;
+}
+function comprehensionElementType(chk, iterable, ctx) {
+  const iterType = chk.check(iterable, ctx);
+  if (iterType.kind === "dyn") return iterType;
+  if (iterType.kind === "list") return iterType.valueType;
+  if (iterType.kind === "map") return iterType.keyType;
+  throw chk.createError(
+    "invalid_comprehension_range",
+    `Expression of type '${chk.formatType(
+      iterType
+    )}' cannot be range of a comprehension (must be list, map, or dynamic).`,
+    iterable
+  );
+}
+function toIterable(ev, args, coll) {
+  if (coll instanceof Set) return [...coll];
+  if (coll instanceof Map) return [...coll.keys()];
+  if (coll && typeof coll === "object") return objKeys(coll);
+  throw ev.createError(
+    "invalid_comprehension_range",
+    `Expression of type '${ev.debugType(
+      coll
+    )}' cannot be range of a comprehension (must be list, map, or dynamic).`,
+    args.iterable
+  );
+}
+function runQualifier(items, args, ev, ctx) {
+  if (!isArray(items)) items = toIterable(ev, args, items);
+  const accu = ev.run(args.init, ctx = args.iterCtx.reuse(ctx));
+  ctx.accuValue = accu;
+  if (ctx === args.iterCtx) return iterateQuantifier(ev, ctx, args, items, accu, 0);
+  return continueQuantifier(ev, ctx, args, items, accu, 0);
+}
+function runComprehension(items, args, ev, ctx) {
+  if (!isArray(items)) items = toIterable(ev, args, items);
+  const accu = ev.run(args.init, ctx = args.iterCtx.reuse(ctx));
+  ctx.accuValue = accu;
+  if (ctx === args.iterCtx) return iterateLoop(ev, ctx, args, items, accu, 0);
+  return continueLoop(ev, ctx, args, items, accu, 0);
+}
+function iterateLoop(ev, ctx, args, items, accu, i) {
+  const condition = args.condition;
+  const step2 = args.step;
+  const len = items.length;
+  while (i < len) {
+    if (condition && !condition(accu)) break;
+    accu = ev.run(step2, ctx.setIterValue(items[i++], ev));
+    if (accu instanceof Promise) return continueLoop(ev, ctx, args, items, accu, i);
+  }
+  return args.result(accu);
+}
+async function continueLoop(ev, ctx, args, items, accu, i) {
+  if (ctx === args.iterCtx) ctx.async = true;
+  const condition = args.condition;
+  const step2 = args.step;
+  const len = items.length;
+  accu = await accu;
+  while (i < len) {
+    if (condition && !condition(accu)) return args.result(accu);
+    accu = ev.run(step2, ctx.setIterValue(items[i++], ev));
+    if (accu instanceof Promise) accu = await accu;
+  }
+  return args.result(accu);
+}
+function iterateQuantifier(ev, ctx, args, items, accu, i, error, stp) {
+  const condition = args.condition;
+  const step2 = args.step;
+  const len = items.length;
+  while (i < len) {
+    if (!condition(accu)) return args.result(accu);
+    stp = ev.tryEval(step2, ctx.setIterValue(items[i++], ev));
+    if (stp instanceof Promise) return continueQuantifier(ev, ctx, args, items, accu, i, error, stp);
+    if (stp instanceof Error && (error ??= stp)) continue;
+    accu = stp;
+  }
+  if (error && condition(accu)) throw error;
+  return args.result(accu);
+}
+async function continueQuantifier(ev, ctx, args, items, accu, i, error, stp) {
+  if (ctx === args.iterCtx) ctx.async = true;
+  const condition = args.condition;
+  const step2 = args.step;
+  const len = items.length;
+  stp = await stp;
+  if (stp instanceof Error) error ??= stp;
+  else accu = stp;
+  while (i < len) {
+    if (!condition(accu)) return args.result(accu);
+    stp = ev.tryEval(step2, ctx.setIterValue(items[i++], ev));
+    if (stp instanceof Promise) stp = await stp;
+    if (stp instanceof Error && (error ??= stp)) continue;
+    accu = stp;
+  }
+  if (error && condition(accu)) throw error;
+  return args.result(accu);
+}
+function oFieldAccess(left, right, ast, ev) {
+  return ev.optionalType.field(left, right, ast, ev);
+}
+function fieldAccessStatic(left, right, ast, ev) {
+  return ast.left.checkedType.field(left, right, ast, ev);
+}
+function fieldAccess(left, right, ast, ev) {
+  switch (left?.constructor) {
+    case void 0:
+    case Object: {
+      const v = hasOwn(left || empty, right) ? left[right] : void 0;
+      if (v !== void 0) return ev.debugType(v), v;
+      break;
+    }
+    case Map: {
+      const v = left.get(right);
+      if (v !== void 0) return ev.debugType(v), v;
+      break;
+    }
+    case Array:
+    case Set:
+      return ev.listType.field(left, right, ast, ev);
+    default:
+      const t = ev.objectTypesByConstructor.get(left.constructor);
+      if (t) return t.type.field(left, right, ast, ev);
+      else if (typeof left === "object") unsupportedType(ev, left.constructor.name);
+  }
+  throw ev.createError("no_such_key", `No such key: ${right}`, ast);
+}
+var dynType2, Base, maybeAsyncArray, HOMOGENEOUS_PREFIX, empty, emptyList, emptyMap, OPERATORS, binaryOperators;
+var init_operators = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/operators.js"() {
+    init_registry();
+    init_globals();
+    init_errors2();
+    dynType2 = celTypes.dyn;
+    Base = class {
+      dynType = celTypes.dyn;
+      optionalType = celTypes.optional;
+      stringType = celTypes.string;
+      intType = celTypes.int;
+      doubleType = celTypes.double;
+      boolType = celTypes.bool;
+      nullType = celTypes.null;
+      listType = celTypes.list;
+      mapType = celTypes.map;
+      constructor(opts) {
+        this.opts = opts.opts;
+        this.registry = opts.registry;
+        this.objectTypes = this.registry.objectTypes;
+        this.objectTypesByConstructor = this.registry.objectTypesByConstructor;
+      }
+      /**
+       * Get a TypeDeclaration instance for a type name
+       * @param {string} typeName - The type name (e.g., 'string', 'int', 'dyn')
+       * @returns {TypeDeclaration} The type declaration instance
+       */
+      getType(typeName) {
+        return this.registry.getType(typeName);
+      }
+      debugType(v) {
+        switch (typeof v) {
+          case "string":
+            return this.stringType;
+          case "bigint":
+            return this.intType;
+          case "number":
+            return this.doubleType;
+          case "boolean":
+            return this.boolType;
+          case "object":
+            if (v === null) return this.nullType;
+            switch (v.constructor) {
+              case void 0:
+              case Object:
+              case Map:
+                return this.mapType;
+              case Array:
+              case Set:
+                return this.listType;
+              default:
+                return this.objectTypesByConstructor.get(v.constructor)?.type || unsupportedType(this, v.constructor?.name || typeof v);
+            }
+          default:
+            unsupportedType(this, typeof v);
+        }
+      }
+    };
+    maybeAsyncArray = (a) => Array.isArray(a) ? a.some((n) => n.maybeAsync) : false;
+    HOMOGENEOUS_PREFIX = {
+      heterogeneous_list_element: "List elements must have the same type,",
+      heterogeneous_map_key: "Map key uses wrong type,",
+      heterogeneous_map_value: "Map value uses wrong type,"
+    };
+    empty = /* @__PURE__ */ Object.create(null);
+    emptyList = () => [];
+    emptyMap = () => ({});
+    OPERATORS = {
+      value: {
+        check(chk, ast) {
+          return chk.debugType(ast.args);
+        },
+        evaluate(_ev, ast) {
+          return ast.args;
+        }
+      },
+      id: {
+        check(chk, ast, ctx) {
+          const variable = ctx.getVariable(ast.args);
+          if (!variable) throw chk.createError("unknown_variable", `Unknown variable: ${ast.args}`, ast);
+          if (variable.constant) {
+            const alternate = ast.clone(OPERATORS.value, variable.value);
+            ast.setMeta("alternate", alternate);
+            return chk.check(alternate, ctx);
+          }
+          return variable.type;
+        },
+        evaluate(ev, ast, ctx) {
+          return ctx.getCheckedValue(ev, ast);
+        }
+      },
+      ".": {
+        alias: "fieldAccess",
+        check: checkAccessNode,
+        evaluate: evaluateBinaryFirst
+      },
+      ".?": {
+        alias: "optionalFieldAccess",
+        check: checkOptionalAccessNode,
+        evaluate: evaluateBinaryFirst
+      },
+      "[]": {
+        alias: "bracketAccess",
+        check: checkAccessNode,
+        evaluate: evaluateBinary
+      },
+      "[?]": {
+        alias: "optionalBracketAccess",
+        check: checkOptionalAccessNode,
+        evaluate: evaluateBinary
+      },
+      call: {
+        check(chk, ast, ctx) {
+          const [functionName, args] = ast.args;
+          const candidates = ast.candidates = chk.registry.functionCandidates(
+            false,
+            functionName,
+            args.length
+          );
+          const argTypes = ast.argTypes = args.map((a) => chk.check(a, ctx));
+          const decl = candidates.findFunction(argTypes);
+          if (!decl) {
+            throw chk.createError(
+              "no_matching_overload",
+              `found no matching overload for '${functionName}(${chk.formatTypeList(argTypes)})'`,
+              ast
+            );
+          }
+          const handle = argTypes.some((t) => t.hasDynType) ? callFn : decl.handler.__handle ??= (l, _ast, e) => callFunctionHandler(decl.handler, e, l, _ast);
+          ast.handle = maybeAsync(args, false, handle);
+          return decl.returnType;
+        },
+        evaluate(ev, ast, ctx) {
+          return ast.handle(resolveAstArray(ev, ast.args[1], ctx), ast, ev);
+        }
+      },
+      rcall: {
+        check(chk, ast, ctx) {
+          const [methodName, receiver, args] = ast.args;
+          const receiverType = chk.check(receiver, ctx);
+          const candidates = ast.candidates = chk.registry.functionCandidates(
+            true,
+            methodName,
+            args.length
+          );
+          const argTypes = ast.argTypes = args.map((a) => chk.check(a, ctx));
+          ast.receiverWithArgs = [receiver, ...args];
+          ast.handle = maybeAsync(ast.receiverWithArgs, false, callRecFn);
+          if (receiverType.kind === "dyn" && candidates.returnType) return candidates.returnType;
+          const decl = candidates.findFunction(argTypes, receiverType);
+          if (!decl) {
+            throw chk.createError(
+              "no_matching_overload",
+              `found no matching overload for '${receiverType.type}.${methodName}(${chk.formatTypeList(
+                argTypes
+              )})'`,
+              ast
+            );
+          }
+          if (!receiverType.hasPlaceholderType && !argTypes.some((t) => t.hasDynType)) {
+            const fn = decl.handler;
+            const handle = fn.__handle ??= (a, ev, _ast) => callFunctionHandler(fn, ev, a, _ast);
+            ast.handle = maybeAsync(ast.receiverWithArgs, false, handle);
+          }
+          return decl.returnType;
+        },
+        evaluate(ev, ast, ctx) {
+          return ast.handle(resolveAstArray(ev, ast.receiverWithArgs, ctx), ev, ast);
+        }
+      },
+      list: {
+        check(chk, ast, ctx) {
+          const arr = ast.args;
+          const arrLen = arr.length;
+          if (arrLen === 0) return ast.setMeta("evaluate", emptyList) && chk.getType("list<T>");
+          let valueType = chk.check(arr[0], ctx);
+          const check2 = chk.opts.homogeneousAggregateLiterals ? checkElementHomogenous : checkElement;
+          for (let i = 1; i < arrLen; i++)
+            valueType = check2(chk, ctx, valueType, arr[i], "heterogeneous_list_element");
+          return chk.registry.getListType(valueType);
+        },
+        evaluate(ev, ast, ctx) {
+          return resolveAstArray(ev, ast.args, ctx);
+        }
+      },
+      map: {
+        check(chk, ast, ctx) {
+          const arr = ast.args;
+          const arrLen = arr.length;
+          if (arrLen === 0) return ast.setMeta("evaluate", emptyMap) && chk.getType("map<K, V>");
+          const check2 = chk.opts.homogeneousAggregateLiterals ? checkElementHomogenous : checkElement;
+          let keyType = chk.check(arr[0][0], ctx);
+          let valueType = chk.check(arr[0][1], ctx);
+          for (let i = 1; i < arrLen; i++) {
+            const e = arr[i];
+            keyType = check2(chk, ctx, keyType, e[0], "heterogeneous_map_key");
+            valueType = check2(chk, ctx, valueType, e[1], "heterogeneous_map_value");
+          }
+          return chk.registry.getMapType(keyType, valueType);
+        },
+        evaluate(ev, ast, ctx) {
+          const astEntries = ast.args;
+          const len = astEntries.length;
+          const results = new Array(len);
+          let async;
+          for (let i = 0; i < len; i++) {
+            const e = astEntries[i];
+            const k = ev.run(e[0], ctx);
+            const v = ev.run(e[1], ctx);
+            if (k instanceof Promise || v instanceof Promise) {
+              results[i] = Promise.all([k, v]);
+              async ??= true;
+            } else {
+              results[i] = [k, v];
+            }
+          }
+          if (async) return Promise.all(results).then(safeFromEntries);
+          return safeFromEntries(results);
+        }
+      },
+      comprehension: {
+        check(chk, ast, ctx) {
+          const args = ast.args;
+          args.iterCtx = ctx.forkWithVariable(args.iterVarName, comprehensionElementType(chk, args.iterable, ctx)).setAccuType(chk.check(args.init, ctx));
+          const stepType = chk.check(args.step, args.iterCtx);
+          const handler = args.errorsAreFatal ? runComprehension : runQualifier;
+          ast.handle = maybeAsync(args.iterable, false, handler);
+          if (args.kind === "quantifier") return chk.boolType;
+          return stepType;
+        },
+        evaluate(ev, ast, ctx) {
+          return ast.handle(ev.run(ast.args.iterable, ctx), ast.args, ev, ctx);
+        }
+      },
+      accuValue: {
+        check(_chk, _ast, ctx) {
+          return ctx.accuType;
+        },
+        evaluate(_ev, _ast, ctx) {
+          return ctx.accuValue;
+        }
+      },
+      accuInc: {
+        check(_chk, _ast, ctx) {
+          return ctx.accuType;
+        },
+        evaluate(_ev, _ast, ctx) {
+          return ctx.accuValue += 1;
+        }
+      },
+      accuPush: {
+        check(chk, ast, ctx) {
+          const listType2 = ctx.accuType;
+          const itemType = chk.check(ast.args, ctx);
+          if (!ast.args.maybeAsync) ast.setMeta("evaluate", OPERATORS.accuPush.evaluateSync);
+          if (listType2.kind === "list" && listType2.valueType.kind !== "param") return listType2;
+          return chk.registry.getListType(itemType);
+        },
+        evaluateSync(ev, ast, ctx) {
+          return ctx.accuValue.push(ev.run(ast.args, ctx)), ctx.accuValue;
+        },
+        evaluate(ev, ast, ctx) {
+          const arr = ctx.accuValue;
+          const el = ev.run(ast.args, ctx);
+          if (el instanceof Promise) return el.then((_e) => arr.push(_e) && arr);
+          arr.push(el);
+          return arr;
+        }
+      },
+      "?:": {
+        alias: "ternary",
+        check(chk, ast, ctx) {
+          const condast = ast.condition = ast.args[0];
+          const leftast = ast.left = ast.args[1];
+          const rightast = ast.right = ast.args[2];
+          const condType = chk.check(condast, ctx);
+          if (!condType.isDynOrBool()) {
+            throw chk.createError(
+              "invalid_condition_type",
+              `${condast.meta.label || "Ternary condition must be bool"}, got '${chk.formatType(condType)}'`,
+              condast
+            );
+          }
+          const leftType = chk.check(leftast, ctx);
+          const rightType = chk.check(rightast, ctx);
+          const unified = leftType.unify(chk.registry, rightType);
+          ast.handle = maybeAsync(condast, false, handleTernary);
+          if (unified) return unified;
+          throw chk.createError(
+            "incompatible_ternary_branches",
+            `Ternary branches must have the same type, got '${chk.formatType(
+              leftType
+            )}' and '${chk.formatType(rightType)}'`,
+            ast
+          );
+        },
+        evaluate(ev, ast, ctx) {
+          return ast.handle(ev.run(ast.condition, ctx), ev, ast, ctx);
+        }
+      },
+      "||": {
+        check: checkLogicalOp,
+        evaluate(ev, ast, ctx) {
+          const l = ev.tryEval(ast.left, ctx);
+          if (l === true) return true;
+          if (l === false) {
+            const right = ev.run(ast.right, ctx);
+            if (typeof right === "boolean") return right;
+            return _logicalOp(true, ev, ast, l, right);
+          }
+          if (l instanceof Promise)
+            return l.then(
+              (_l) => _l === true ? _l : _logicalOp(true, ev, ast, _l, ev.run(ast.right, ctx))
+            );
+          return _logicalOp(true, ev, ast, l, ev.run(ast.right, ctx));
+        }
+      },
+      "&&": {
+        check: checkLogicalOp,
+        evaluate(ev, ast, ctx) {
+          const l = ev.tryEval(ast.left, ctx);
+          if (l === false) return false;
+          if (l === true) {
+            const right = ev.run(ast.right, ctx);
+            if (typeof right === "boolean") return right;
+            return _logicalOp(false, ev, ast, l, right);
+          }
+          if (l instanceof Promise)
+            return l.then(
+              (_l) => _l === false ? _l : _logicalOp(false, ev, ast, _l, ev.run(ast.right, ctx))
+            );
+          return _logicalOp(false, ev, ast, l, ev.run(ast.right, ctx));
+        }
+      },
+      "!_": { alias: "unaryNot", check: checkUnary, evaluate: evaluateUnary },
+      "-_": { alias: "unaryMinus", check: checkUnary, evaluate: evaluateUnary }
+    };
+    binaryOperators = ["!=", "==", "in", "+", "-", "*", "/", "%", "<", "<=", ">", ">="];
+    for (const op of binaryOperators) OPERATORS[op] = { check: checkBinary, evaluate: evaluateBinary };
+    for (const op of objKeys(OPERATORS)) {
+      const obj = OPERATORS[op];
+      obj.name = op;
+      if (obj.alias) OPERATORS[obj.alias] = obj;
+    }
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/macros.js
+function assertIdentifier(node, message) {
+  if (node.op === "id") return node.args;
+  throw parseError("invalid_macro_argument", message, node);
+}
+function createMapExpander(hasFilter) {
+  const functionDesc = hasFilter ? "map(var, filter, transform)" : "map(var, transform)";
+  const invalidMsg = `${functionDesc} invalid predicate iteration variable`;
+  const label = `${functionDesc} filter predicate must return bool`;
+  return ({ args, receiver, ast: callAst }) => {
+    const [iterVar, predicate, transform] = hasFilter ? args : [args[0], null, args[1]];
+    let step2 = transform.clone(OPERATORS.accuPush, transform);
+    if (predicate) {
+      const accuValue = predicate.clone(OPERATORS.accuValue);
+      step2 = predicate.clone(OPERATORS.ternary, [predicate.setMeta("label", label), step2, accuValue]);
+    }
+    return {
+      callAst: callAst.clone(OPERATORS.comprehension, {
+        errorsAreFatal: true,
+        iterable: receiver,
+        iterVarName: assertIdentifier(iterVar, invalidMsg),
+        init: callAst.clone(OPERATORS.list, []),
+        step: step2,
+        result: identity
+      })
+    };
+  };
+}
+function createFilterExpander() {
+  const functionDesc = "filter(var, predicate)";
+  const invalidMsg = `${functionDesc} invalid predicate iteration variable`;
+  const label = `${functionDesc} predicate must return bool`;
+  return ({ args, receiver, ast: callAst }) => {
+    const iterVarName = assertIdentifier(args[0], invalidMsg);
+    const accuValue = callAst.clone(OPERATORS.accuValue);
+    const predicate = args[1].setMeta("label", label);
+    const appendItem = callAst.clone(OPERATORS.accuPush, callAst.clone(OPERATORS.id, iterVarName));
+    const step2 = predicate.clone(OPERATORS.ternary, [predicate, appendItem, accuValue]);
+    return {
+      callAst: callAst.clone(OPERATORS.comprehension, {
+        errorsAreFatal: true,
+        iterable: receiver,
+        iterVarName,
+        init: callAst.clone(OPERATORS.list, []),
+        step: step2,
+        result: identity
+      })
+    };
+  };
+}
+function createQuantifierExpander(opts) {
+  const invalidMsg = `${opts.name}(var, predicate) invalid predicate iteration variable`;
+  const label = `${opts.name}(var, predicate) predicate must return bool`;
+  return ({ args, receiver, ast: callAst }) => {
+    const predicate = args[1].setMeta("label", label);
+    const transform = opts.transform({ args, ast: callAst, predicate, opts });
+    return {
+      callAst: callAst.clone(OPERATORS.comprehension, {
+        kind: "quantifier",
+        errorsAreFatal: opts.errorsAreFatal || false,
+        iterable: receiver,
+        iterVarName: assertIdentifier(args[0], invalidMsg),
+        init: transform.init,
+        condition: transform.condition,
+        step: transform.step,
+        result: transform.result || identity
+      })
+    };
+  };
+}
+function createHasExpander() {
+  const invalidHasArgument = "has() invalid argument";
+  function evaluate2(ev, macro, ctx) {
+    const nodes = macro.macroHasProps;
+    let i = nodes.length;
+    let obj = ev.run(nodes[--i], ctx);
+    let inOptionalContext;
+    while (i--) {
+      const node = nodes[i];
+      if (node.op === ".?") inOptionalContext ??= true;
+      obj = ev.debugType(obj).fieldLazy(obj, node.args[1], node, ev);
+      if (obj !== void 0) continue;
+      if (!(!inOptionalContext && i && node.op === ".")) break;
+      throw evaluationError("no_such_key", `No such key: ${node.args[1]}`, node);
+    }
+    return obj !== void 0;
+  }
+  function typeCheck(checker, macro, ctx) {
+    let node = macro.args[0];
+    if (node.op !== ".") throw checker.createError("invalid_macro_argument", invalidHasArgument, node);
+    if (!macro.macroHasProps) {
+      const props = [];
+      while (node.op === "." || node.op === ".?") node = props.push(node) && node.args[0];
+      if (node.op !== "id") throw checker.createError("invalid_macro_argument", invalidHasArgument, node);
+      checker.check(node, ctx);
+      props.push(node);
+      macro.macroHasProps = props;
+    }
+    return checker.getType("bool");
+  }
+  return function({ args }) {
+    return { args, evaluate: evaluate2, typeCheck, async: false };
+  };
+}
+function registerMacros(registry) {
+  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler);
+  functionOverload("has(ast): bool", createHasExpander());
+  functionOverload(
+    "list.all(ast, ast): bool",
+    createQuantifierExpander({
+      name: "all",
+      transform({ ast: callAst, predicate, opts }) {
+        return {
+          init: callAst.clone(OPERATORS.value, true),
+          condition: identity,
+          step: predicate.clone(OPERATORS.ternary, [
+            predicate,
+            predicate.clone(OPERATORS.value, true),
+            predicate.clone(OPERATORS.value, false)
+          ])
+        };
+      }
+    })
+  );
+  functionOverload(
+    "list.exists(ast, ast): bool",
+    createQuantifierExpander({
+      name: "exists",
+      condition(accu) {
+        return !accu;
+      },
+      transform({ ast: callAst, predicate, opts }) {
+        return {
+          init: callAst.clone(OPERATORS.value, false),
+          condition: opts.condition,
+          step: predicate.clone(OPERATORS.ternary, [
+            predicate,
+            predicate.clone(OPERATORS.value, true),
+            predicate.clone(OPERATORS.value, false)
+          ])
+        };
+      }
+    })
+  );
+  functionOverload(
+    "list.exists_one(ast, ast): bool",
+    createQuantifierExpander({
+      name: "exists_one",
+      errorsAreFatal: true,
+      result(accu) {
+        return accu === 1;
+      },
+      transform({ ast: callAst, predicate, opts }) {
+        const accuValue = callAst.clone(OPERATORS.accuValue);
+        return {
+          init: callAst.clone(OPERATORS.value, 0),
+          step: predicate.clone(OPERATORS.ternary, [predicate, callAst.clone(OPERATORS.accuInc), accuValue]),
+          result: opts.result
+        };
+      }
+    })
+  );
+  functionOverload("list.map(ast, ast): list<dyn>", createMapExpander(false));
+  functionOverload("list.map(ast, ast, ast): list<dyn>", createMapExpander(true));
+  functionOverload("list.filter(ast, ast): list<dyn>", createFilterExpander());
+  class CelNamespace {
+  }
+  const celNamespace = new CelNamespace();
+  registry.registerType("CelNamespace", CelNamespace);
+  registry.registerConstant("cel", "CelNamespace", celNamespace);
+  function bindTypeCheck(checker, m, ctx) {
+    m.bindCtx = ctx.forkWithVariable(m.var, checker.check(m.val, ctx));
+    const type = checker.check(m.exp, m.bindCtx);
+    if (m.val.maybeAsync || m.exp.maybeAsync) return type;
+    m.ast.setMeta("async", false);
+    m.evaluate = bindEvaluateSync;
+    return type;
+  }
+  function bindOptionalEvaluate(ev, exp, bindCtx, ctx, boundValue) {
+    const res = ev.run(exp, ctx = bindCtx.reuse(ctx).setIterValue(boundValue, ev));
+    if (res instanceof Promise && ctx === bindCtx) ctx.async = true;
+    return res;
+  }
+  function bindEvaluate(ev, { val, exp, bindCtx }, ctx) {
+    const v = ev.run(val, ctx);
+    if (v instanceof Promise) return v.then((_v) => bindOptionalEvaluate(ev, exp, bindCtx, ctx, _v));
+    return bindOptionalEvaluate(ev, exp, bindCtx, ctx, v);
+  }
+  function bindEvaluateSync(ev, { val, exp, bindCtx }, ctx) {
+    return ev.run(exp, bindCtx.reuse(ctx).setIterValue(ev.run(val, ctx), ev));
+  }
+  functionOverload("CelNamespace.bind(ast, dyn, ast): dyn", ({ ast, args }) => {
+    return {
+      ast,
+      var: assertIdentifier(args[0], "invalid variable argument"),
+      val: args[1],
+      exp: args[2],
+      bindCtx: void 0,
+      typeCheck: bindTypeCheck,
+      evaluate: bindEvaluate
+    };
+  });
+}
+var identity;
+var init_macros = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/macros.js"() {
+    init_errors2();
+    init_operators();
+    identity = (x) => x;
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/overloads.js
+function registerOverloads(registry) {
+  const unaryOverload = (op, t, h, ret) => registry.unaryOverload(op, t, h, ret, false);
+  const binaryOverload = (l, op, r, h, ret) => registry.binaryOverload(l, op, r, h, ret, false);
+  function verifyInteger(v, ast) {
+    if (v <= MAX_INT && v >= MIN_INT) return v;
+    throw evaluationError("numeric_overflow", `integer overflow: ${v}`, ast);
+  }
+  function throwDivisionByZero(ast) {
+    throw evaluationError("division_by_zero", "division by zero", ast);
+  }
+  function throwModuloByZero(ast) {
+    throw evaluationError("modulo_by_zero", "modulo by zero", ast);
+  }
+  unaryOverload("!", "bool", (a) => !a);
+  unaryOverload("-", "int", (a) => -a);
+  binaryOverload("dyn<int>", `==`, `double`, (a, b) => a == b);
+  binaryOverload("dyn<int>", `==`, `uint`, (a, b) => a == b.valueOf());
+  binaryOverload("int", "*", "int", (a, b, ast) => verifyInteger(a * b, ast));
+  binaryOverload("int", "+", "int", (a, b, ast) => verifyInteger(a + b, ast));
+  binaryOverload("int", "-", "int", (a, b, ast) => verifyInteger(a - b, ast));
+  binaryOverload("int", "/", "int", (a, b, ast) => {
+    if (b === MIN_UINT) return throwDivisionByZero(ast);
+    return a / b;
+  });
+  binaryOverload("int", "%", "int", (a, b, ast) => {
+    if (b === MIN_UINT) return throwModuloByZero(ast);
+    return a % b;
+  });
+  unaryOverload("-", "double", (a) => -a);
+  binaryOverload("double", "*", "double", (a, b) => a * b);
+  binaryOverload("double", "+", "double", (a, b) => a + b);
+  binaryOverload("double", "-", "double", (a, b) => a - b);
+  binaryOverload("double", "/", "double", (a, b) => a / b);
+  binaryOverload("string", "+", "string", (a, b) => a + b);
+  binaryOverload("list<V>", "+", "list<V>", (a, b) => [...a, ...b]);
+  binaryOverload("bytes", "+", "bytes", (a, b) => {
+    if (!a.length) return b;
+    if (!b.length) return a;
+    const result = new Uint8Array(a.length + b.length);
+    result.set(a, 0);
+    result.set(b, a.length);
+    return result;
+  });
+  const GPD = "google.protobuf.Duration";
+  binaryOverload(GPD, "+", GPD, (a, b) => a.addDuration(b));
+  binaryOverload(GPD, "-", GPD, (a, b) => a.subtractDuration(b));
+  binaryOverload(GPD, "==", GPD, (a, b) => a.seconds === b.seconds && a.nanos === b.nanos);
+  const GPT = "google.protobuf.Timestamp";
+  binaryOverload(GPT, "==", GPT, (a, b) => a.getTime() === b.getTime());
+  binaryOverload(GPT, "-", GPT, (a, b) => Duration.fromMilliseconds(a.getTime() - b.getTime()), GPD);
+  binaryOverload(GPT, "-", GPD, (a, b) => b.subtractTimestamp(a));
+  binaryOverload(GPT, "+", GPD, (a, b) => b.extendTimestamp(a));
+  binaryOverload(GPD, "+", GPT, (a, b) => a.extendTimestamp(b));
+  function listIncludes(value, list, ast, ev) {
+    if (list instanceof Set && list.has(value)) return true;
+    for (const v of list) if (isEqual(value, v, ast, ev)) return true;
+    return false;
+  }
+  function mapIncludes(a, b) {
+    if (b instanceof Map) return b.get(a) !== void 0;
+    return hasOwn(b, a) ? b[a] !== void 0 : false;
+  }
+  function listMembership(value, list, ast, ev) {
+    return listIncludes(value, list, ast, ev);
+  }
+  binaryOverload("V", "in", "list<V>", listMembership);
+  binaryOverload("K", "in", "map<K, V>", mapIncludes);
+  for (const t of ["type", "null", "bool", "string", "int", "double"]) {
+    binaryOverload(t, "==", t, (a, b) => a === b);
+  }
+  binaryOverload("bytes", `==`, "bytes", (a, b) => {
+    if (a === b) return true;
+    let i = a.length;
+    if (i !== b.length) return false;
+    while (i--) if (a[i] !== b[i]) return false;
+    return true;
+  });
+  binaryOverload("list<V>", `==`, "list<V>", (a, b, ast, ev) => {
+    if (a === b) return true;
+    if (isArray(a) && isArray(b)) {
+      const length = a.length;
+      if (length !== b.length) return false;
+      for (let i = 0; i < length; i++) {
+        if (!isEqual(a[i], b[i], ast, ev)) return false;
+      }
+      return true;
+    }
+    if (a instanceof Set && b instanceof Set) {
+      if (a.size !== b.size) return false;
+      for (const value of a) if (!b.has(value)) return false;
+      return true;
+    }
+    const arr = a instanceof Set ? b : a;
+    const set = a instanceof Set ? a : b;
+    if (!isArray(arr)) return false;
+    if (arr.length !== set?.size) return false;
+    for (let i = 0; i < arr.length; i++) if (!set.has(arr[i])) return false;
+    return true;
+  });
+  binaryOverload("map<K, V>", `==`, "map<K, V>", (a, b, ast, ev) => {
+    if (a === b) return true;
+    if (a instanceof Map && b instanceof Map) {
+      if (a.size !== b.size) return false;
+      for (const [key, value] of a)
+        if (!(b.has(key) && isEqual(value, b.get(key), ast, ev))) return false;
+      return true;
+    }
+    if (a instanceof Map || b instanceof Map) {
+      const obj = a instanceof Map ? b : a;
+      const map = a instanceof Map ? a : b;
+      const keysObj = objKeys(obj);
+      if (map.size !== keysObj.length) return false;
+      for (const [key, value] of map) {
+        if (!(key in obj && isEqual(value, obj[key], ast, ev))) return false;
+      }
+      return true;
+    }
+    const keysA = objKeys(a);
+    const keysB = objKeys(b);
+    if (keysA.length !== keysB.length) return false;
+    for (let i = 0; i < keysA.length; i++) {
+      const key = keysA[i];
+      if (!(key in b && isEqual(a[key], b[key], ast, ev))) return false;
+    }
+    return true;
+  });
+  binaryOverload("uint", "==", "uint", (a, b) => a.valueOf() === b.valueOf());
+  binaryOverload("dyn<uint>", `==`, `double`, (a, b) => a.valueOf() == b);
+  binaryOverload("uint", "+", "uint", (a, b) => new UnsignedInt(a.valueOf() + b.valueOf()));
+  binaryOverload("uint", "-", "uint", (a, b) => new UnsignedInt(a.valueOf() - b.valueOf()));
+  binaryOverload("uint", "*", "uint", (a, b) => new UnsignedInt(a.valueOf() * b.valueOf()));
+  binaryOverload("uint", "/", "uint", (a, b, ast) => {
+    if (b.valueOf() === MIN_UINT) return throwDivisionByZero(ast);
+    return new UnsignedInt(a.valueOf() / b.valueOf());
+  });
+  binaryOverload("uint", "%", "uint", (a, b, ast) => {
+    if (b.valueOf() === MIN_UINT) return throwModuloByZero(ast);
+    return new UnsignedInt(a.valueOf() % b.valueOf());
+  });
+  for (const [left, right] of [
+    ["bool", "bool"],
+    ["int", "int"],
+    ["uint", "uint"],
+    ["double", "double"],
+    ["string", "string"],
+    ["google.protobuf.Timestamp", "google.protobuf.Timestamp"],
+    ["google.protobuf.Duration", "google.protobuf.Duration"],
+    ["int", "uint"],
+    ["int", "double"],
+    ["double", "int"],
+    ["double", "uint"],
+    ["uint", "int"],
+    ["uint", "double"]
+  ]) {
+    binaryOverload(left, "<", right, (a, b) => a < b);
+    binaryOverload(left, "<=", right, (a, b) => a <= b);
+    binaryOverload(left, ">", right, (a, b) => a > b);
+    binaryOverload(left, ">=", right, (a, b) => a >= b);
+  }
+}
+function isEqual(a, b, ast, ev) {
+  if (a === b) return true;
+  switch (typeof a) {
+    case "undefined":
+    case "string":
+    case "boolean":
+      return false;
+    case "bigint":
+      if (typeof b === "number") return a == b;
+      return false;
+    case "number":
+      if (typeof b === "bigint") return a == b;
+      return false;
+    case "object":
+      if (typeof b !== "object") return false;
+      const leftType = ev.debugType(a);
+      const rightType = ev.debugType(b);
+      if (leftType !== rightType) return false;
+      const overload = ev.registry.findBinaryOverload("==", leftType, rightType);
+      if (!overload) return false;
+      return overload.handler(a, b, ast, ev);
+  }
+  throw evaluationError("invalid_comparison_type", `Cannot compare values of type ${typeof a}`, ast);
+}
+var init_overloads = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/overloads.js"() {
+    init_functions();
+    init_errors2();
+    init_globals();
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/type-checker.js
+var toDynTypeBinding, TypeChecker;
+var init_type_checker = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/type-checker.js"() {
+    init_errors2();
+    init_operators();
+    toDynTypeBinding = (/* @__PURE__ */ new Map()).set("A", "dyn").set("T", "dyn").set("K", "dyn").set("V", "dyn");
+    TypeChecker = class extends Base {
+      constructor(opts, isEvaluating) {
+        super(opts);
+        this.createError = isEvaluating ? evaluationError : typeError;
+      }
+      /**
+       * Check an expression and return its inferred type
+       * @param {Array|any} ast - The AST node to check
+       * @returns {Object} The inferred type declaration
+       * @throws {TypeError} If type checking fails
+       */
+      check(ast, ctx) {
+        try {
+          return ast.checkedType ??= ast.check(this, ast, ctx);
+        } catch (error) {
+          throw attachErrorAst(error, ast);
+        }
+      }
+      checkAccessOnType(ast, ctx, leftType, allowMissingField = false) {
+        if (leftType === this.dynType) return leftType;
+        const indexTypeName = (ast.op === "[]" || ast.op === "[?]" ? this.check(ast.args[1], ctx) : this.stringType).type;
+        if (leftType.kind === "list") {
+          if (indexTypeName === "int" || indexTypeName === "dyn") return leftType.valueType;
+          throw this.createError("invalid_index_type", `List index must be int, got '${indexTypeName}'`, ast);
+        }
+        if (leftType.kind === "map") return leftType.valueType;
+        const customType = this.objectTypes.get(leftType.name);
+        if (customType) {
+          if (!(indexTypeName === "string" || indexTypeName === "dyn")) {
+            throw this.createError(
+              "invalid_index_type",
+              `Cannot index type '${leftType.name}' with type '${indexTypeName}'`,
+              ast
+            );
+          }
+          if (customType.fields) {
+            let keyName;
+            if (ast.op === "." || ast.op === ".?") keyName = ast.args[1];
+            else if (ast.args[1].op === "value") keyName = ast.args[1].args;
+            if (typeof keyName === "string") {
+              const fieldType = customType.fields[keyName];
+              if (fieldType) return fieldType;
+              if (allowMissingField) return this.dynType;
+              throw this.createError("no_such_key", `No such key: ${keyName}`, ast);
+            }
+          }
+          return this.dynType;
+        }
+        throw this.createError("cannot_index_type", `Cannot index type '${this.formatType(leftType)}'`, ast);
+      }
+      formatType(type) {
+        if (!type.hasPlaceholderType) return type.name;
+        return type.templated(this.registry, toDynTypeBinding).name;
+      }
+      formatTypeList(types) {
+        return types.map((t) => this.formatType(t)).join(", ");
+      }
+    };
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/parser.js
+var TOKEN, OP_FOR_TOKEN, TOKEN_BY_NUMBER, HEX_CODES, ESCAPE_ERRORS, STRING_ESCAPES, ASTNode, Lexer, globalLexer, Parser;
+var init_parser = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/parser.js"() {
+    init_functions();
+    init_errors2();
+    init_operators();
+    init_globals();
+    TOKEN = {
+      EOF: 0,
+      NUMBER: 1,
+      STRING: 2,
+      BOOLEAN: 3,
+      NULL: 4,
+      IDENTIFIER: 5,
+      PLUS: 6,
+      MINUS: 7,
+      MULTIPLY: 8,
+      DIVIDE: 9,
+      MODULO: 10,
+      EQ: 11,
+      NE: 12,
+      LT: 13,
+      LE: 14,
+      GT: 15,
+      GE: 16,
+      AND: 17,
+      OR: 18,
+      NOT: 19,
+      IN: 20,
+      LPAREN: 21,
+      RPAREN: 22,
+      LBRACKET: 23,
+      RBRACKET: 24,
+      LBRACE: 25,
+      RBRACE: 26,
+      DOT: 27,
+      COMMA: 28,
+      COLON: 29,
+      QUESTION: 30,
+      BYTES: 31
+    };
+    OP_FOR_TOKEN = {
+      [TOKEN.EQ]: OPERATORS["=="],
+      [TOKEN.PLUS]: OPERATORS["+"],
+      [TOKEN.MINUS]: OPERATORS["-"],
+      [TOKEN.MULTIPLY]: OPERATORS["*"],
+      [TOKEN.DIVIDE]: OPERATORS["/"],
+      [TOKEN.MODULO]: OPERATORS["%"],
+      [TOKEN.LE]: OPERATORS["<="],
+      [TOKEN.LT]: OPERATORS["<"],
+      [TOKEN.GE]: OPERATORS[">="],
+      [TOKEN.GT]: OPERATORS[">"],
+      [TOKEN.NE]: OPERATORS["!="],
+      [TOKEN.IN]: OPERATORS["in"]
+    };
+    TOKEN_BY_NUMBER = {};
+    for (const key in TOKEN) TOKEN_BY_NUMBER[TOKEN[key]] = key;
+    HEX_CODES = new Uint8Array(128);
+    for (const ch of "0123456789abcdefABCDEF") HEX_CODES[ch.charCodeAt(0)] = 1;
+    ESCAPE_ERRORS = {
+      bytes_unicode_escape: (e) => `\\${e} not allowed in bytes literals`,
+      invalid_unicode_escape: (e) => `Invalid Unicode escape: \\${e}`,
+      invalid_unicode_surrogate: (e) => `Invalid Unicode surrogate: \\${e}`,
+      invalid_hex_escape: (e) => `Invalid hex escape: \\${e}`,
+      invalid_octal_escape: () => "Octal escape must be 3 digits",
+      octal_escape_out_of_range: (e) => `Octal escape out of range: \\${e}`,
+      invalid_escape_sequence: (e) => `Invalid escape sequence: \\${e}`
+    };
+    STRING_ESCAPES = {
+      "\\": "\\",
+      "?": "?",
+      '"': '"',
+      "'": "'",
+      "`": "`",
+      a: "\x07",
+      b: "\b",
+      f: "\f",
+      n: "\n",
+      r: "\r",
+      t: "	",
+      v: "\v"
+    };
+    ASTNode = class _ASTNode {
+      #meta;
+      #input;
+      constructor(input, pos, start, end, op, args) {
+        this.#meta = { check: op.check, evaluate: op.evaluate };
+        this.#input = input;
+        this.op = op.name;
+        this.args = args;
+        this.pos = pos;
+        this.start = start;
+        this.end = end;
+      }
+      clone(op, args) {
+        return new _ASTNode(this.#input, this.pos, this.start, this.end, op, args);
+      }
+      get meta() {
+        return this.#meta;
+      }
+      get input() {
+        return this.#input;
+      }
+      #computeIsAsync() {
+        const ast = this.#meta.alternate ?? this;
+        switch (ast.op) {
+          case "value":
+          case "id":
+          case "accuValue":
+          case "accuInc":
+            return false;
+          case "accuPush":
+            return ast.args.maybeAsync;
+          case "!_":
+          case "-_":
+            if (ast.candidates?.async !== false) return true;
+            return ast.args.maybeAsync;
+          case "!=":
+          case "==":
+          case "in":
+          case "+":
+          case "-":
+          case "*":
+          case "/":
+          case "%":
+          case "<":
+          case "<=":
+          case ">":
+          case ">=":
+            if (ast.candidates?.async !== false) return true;
+            return ast.args.some((a) => a.maybeAsync);
+          case "call":
+          case "rcall":
+            if (ast.candidates?.async !== false) return true;
+            return (ast.receiverWithArgs || ast.args[1]).some((a) => a.maybeAsync);
+          case "comprehension":
+            return ast.args.iterable.maybeAsync || ast.args.step.maybeAsync;
+          case ".":
+          case ".?":
+            return ast.args[0].maybeAsync;
+          case "?:":
+          case "list":
+          case "[]":
+          case "[?]":
+            return ast.args.some((a) => a.maybeAsync);
+          case "||":
+          case "&&":
+            return ast.args.some((a) => a.maybeAsync);
+          case "map":
+            return ast.args.some((a) => a[0].maybeAsync || a[1].maybeAsync);
+          default:
+            return true;
+        }
+      }
+      /**
+       * Check whether we can optimize away async calling
+       * If no ast members includes a function, we can optimize the call
+       * for which we want to return true here.
+       * @returns {boolean}
+       */
+      get maybeAsync() {
+        return this.#meta.async ??= this.#computeIsAsync();
+      }
+      check(chk, ast, ctx) {
+        const meta = this.#meta;
+        if (meta.alternate) return chk.check(meta.alternate, ctx);
+        else if (meta.macro) return meta.macro.typeCheck(chk, meta.macro, ctx);
+        return meta.check(chk, ast, ctx);
+      }
+      evaluate(ev, ast, ctx) {
+        const meta = this.#meta;
+        if (meta.alternate) this.evaluate = this.#evaluateAlternate;
+        else if (meta.macro) this.evaluate = this.#evaluateMacro;
+        else this.evaluate = meta.evaluate;
+        return this.evaluate(ev, ast, ctx);
+      }
+      #evaluateAlternate(ev, ast, ctx) {
+        return (ast = this.#meta.alternate).evaluate(ev, ast, ctx);
+      }
+      #evaluateMacro(ev, ast, ctx) {
+        return (ast = this.#meta.macro).evaluate(ev, ast, ctx);
+      }
+      setMeta(key, value) {
+        return this.#meta[key] = value, this;
+      }
+      get range() {
+        return { start: this.start, end: this.end };
+      }
+      toOldStructure() {
+        const args = Array.isArray(this.args) ? this.args : [this.args];
+        return [this.op, ...args.map((a) => a instanceof _ASTNode ? a.toOldStructure() : a)];
+      }
+    };
+    Lexer = class {
+      input;
+      pos;
+      length;
+      tokenPos;
+      tokenType;
+      tokenValue;
+      reset(input) {
+        this.pos = 0;
+        this.input = input;
+        this.length = input.length;
+        return input;
+      }
+      token(pos, type, value) {
+        this.tokenPos = pos;
+        this.tokenType = type;
+        this.tokenValue = value;
+        return this;
+      }
+      // Read next token
+      nextToken() {
+        while (true) {
+          const { pos, input, length } = this;
+          if (pos >= length) return this.token(pos, TOKEN.EOF);
+          const ch = input[pos];
+          switch (ch) {
+            // Whitespaces
+            case " ":
+            case "	":
+            case "\n":
+            case "\r":
+              this.pos++;
+              continue;
+            // Operators
+            case "=":
+              if (input[pos + 1] !== "=") break;
+              return this.token((this.pos += 2) - 2, TOKEN.EQ);
+            case "&":
+              if (input[pos + 1] !== "&") break;
+              return this.token((this.pos += 2) - 2, TOKEN.AND);
+            case "|":
+              if (input[pos + 1] !== "|") break;
+              return this.token((this.pos += 2) - 2, TOKEN.OR);
+            case "+":
+              return this.token(this.pos++, TOKEN.PLUS);
+            case "-":
+              return this.token(this.pos++, TOKEN.MINUS);
+            case "*":
+              return this.token(this.pos++, TOKEN.MULTIPLY);
+            case "/":
+              if (input[pos + 1] === "/") {
+                while (this.pos < length && this.input[this.pos] !== "\n") this.pos++;
+                continue;
+              }
+              return this.token(this.pos++, TOKEN.DIVIDE);
+            case "%":
+              return this.token(this.pos++, TOKEN.MODULO);
+            case "<":
+              if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.LE);
+              return this.token(this.pos++, TOKEN.LT);
+            case ">":
+              if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.GE);
+              return this.token(this.pos++, TOKEN.GT);
+            case "!":
+              if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.NE);
+              return this.token(this.pos++, TOKEN.NOT);
+            case "(":
+              return this.token(this.pos++, TOKEN.LPAREN);
+            case ")":
+              return this.token(this.pos++, TOKEN.RPAREN);
+            case "[":
+              return this.token(this.pos++, TOKEN.LBRACKET);
+            case "]":
+              return this.token(this.pos++, TOKEN.RBRACKET);
+            case "{":
+              return this.token(this.pos++, TOKEN.LBRACE);
+            case "}":
+              return this.token(this.pos++, TOKEN.RBRACE);
+            case ".":
+              return this.token(this.pos++, TOKEN.DOT);
+            case ",":
+              return this.token(this.pos++, TOKEN.COMMA);
+            case ":":
+              return this.token(this.pos++, TOKEN.COLON);
+            case "?":
+              return this.token(this.pos++, TOKEN.QUESTION);
+            case `"`:
+            case `'`:
+              return this.readString(ch);
+            // Check for string prefixes (b, B, r, R followed by quote)
+            case "b":
+            case "B":
+            case "r":
+            case "R": {
+              const next = input[pos + 1];
+              if (next === '"' || next === "'") return ++this.pos && this.readString(next, ch);
+              return this.readIdentifier();
+            }
+            default: {
+              const code5 = ch.charCodeAt(0);
+              if (code5 <= 57 && code5 >= 48) return this.readNumber();
+              if (this._isIdentifierCharCode(code5)) return this.readIdentifier();
+            }
+          }
+          throw parseError("unexpected_character", `Unexpected character: ${ch}`, {
+            pos,
+            start: pos,
+            end: pos + 1,
+            input
+          });
+        }
+      }
+      // Characters: 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_
+      _isIdentifierCharCode(c) {
+        if (c < 48 || c > 122) return false;
+        return c >= 97 || c >= 65 && c <= 90 || c <= 57 || c === 95;
+      }
+      _parseAsDouble(start, end) {
+        const value = Number(this.input.substring(start, end));
+        if (Number.isFinite(value)) return this.token(start, TOKEN.NUMBER, value);
+        throw parseError("invalid_number", `Invalid number: ${value}`, {
+          pos: start,
+          start,
+          end,
+          input: this.input
+        });
+      }
+      _parseAsBigInt(start, end, isHex, unsigned) {
+        const string = this.input.substring(start, end);
+        if (unsigned === "u" || unsigned === "U") {
+          this.pos++;
+          try {
+            return this.token(start, TOKEN.NUMBER, new UnsignedInt(string));
+          } catch (_err) {
+          }
+        } else {
+          try {
+            return this.token(start, TOKEN.NUMBER, BigInt(string));
+          } catch (_err) {
+          }
+        }
+        throw parseError(
+          isHex ? "invalid_hex_integer" : "invalid_integer",
+          isHex ? `Invalid hex integer: ${string}` : `Invalid integer: ${string}`,
+          { pos: start, start, end: this.pos, input: this.input }
+        );
+      }
+      _readDigits(input, length, pos, code5) {
+        while (pos < length && (code5 = input.charCodeAt(pos)) && !(code5 > 57 || code5 < 48)) pos++;
+        return pos;
+      }
+      _readExponent(input, length, pos) {
+        let ch = pos < length && input[pos];
+        if (ch === "e" || ch === "E") {
+          ch = ++pos < length && input[pos];
+          if (ch === "-" || ch === "+") pos++;
+          const start = pos;
+          pos = this._readDigits(input, length, pos);
+          if (start === pos)
+            throw parseError("invalid_exponent", "Invalid exponent", {
+              pos,
+              start: pos,
+              end: Math.min(pos + 1, input.length),
+              input
+            });
+        }
+        return pos;
+      }
+      readNumber() {
+        const { input, length, pos: start } = this;
+        let pos = start;
+        if (input[pos] === "0" && (input[pos + 1] === "x" || input[pos + 1] === "X")) {
+          pos += 2;
+          while (pos < length && HEX_CODES[input[pos].charCodeAt(0)]) pos++;
+          return this._parseAsBigInt(start, this.pos = pos, true, input[pos]);
+        }
+        pos = this._readDigits(input, length, pos);
+        if (pos + 1 < length) {
+          let isDouble = false;
+          let afterpos = input[pos] === "." ? this._readDigits(input, length, pos + 1) : pos + 1;
+          if (afterpos !== pos + 1) (isDouble = true) && (pos = afterpos);
+          afterpos = this._readExponent(input, length, pos);
+          if (afterpos !== pos) (isDouble = true) && (pos = afterpos);
+          if (isDouble) return this._parseAsDouble(start, this.pos = pos);
+        }
+        return this._parseAsBigInt(start, this.pos = pos, false, input[pos]);
+      }
+      readString(del, prefix) {
+        const { input: i, pos: s } = this;
+        if (i[s + 1] === del && i[s + 2] === del) return this.readTripleQuotedString(del, prefix);
+        return this.readSingleQuotedString(del, prefix);
+      }
+      _closeQuotedString(rawStart, rawValue, prefix, pos) {
+        switch (prefix) {
+          case "b":
+          case "B": {
+            const processed = this.processEscapes(rawStart, rawValue, true);
+            const bytes = new Uint8Array(processed.length);
+            for (let i = 0; i < processed.length; i++) bytes[i] = processed.charCodeAt(i) & 255;
+            return this.token(pos - 1, TOKEN.BYTES, bytes);
+          }
+          case "r":
+          case "R": {
+            return this.token(pos - 1, TOKEN.STRING, rawValue);
+          }
+          default: {
+            const value = this.processEscapes(rawStart, rawValue, false);
+            return this.token(pos, TOKEN.STRING, value);
+          }
+        }
+      }
+      readSingleQuotedString(delimiter, prefix) {
+        const { input, length, pos: start } = this;
+        let ch;
+        let pos = this.pos + 1;
+        while (pos < length && (ch = input[pos])) {
+          switch (ch) {
+            case delimiter:
+              const rawStart = start + 1;
+              const rawValue = input.slice(rawStart, pos);
+              this.pos = ++pos;
+              return this._closeQuotedString(rawStart, rawValue, prefix, start);
+            case "\n":
+            case "\r":
+              throw parseError("newline_in_string", "Newlines not allowed in single-quoted strings", {
+                pos,
+                start: pos,
+                end: pos + 1,
+                input
+              });
+            case "\\":
+              pos++;
+          }
+          pos++;
+        }
+        throw parseError("unterminated_string", "Unterminated string", {
+          pos: start,
+          start,
+          end: input.length,
+          input
+        });
+      }
+      readTripleQuotedString(delimiter, prefix) {
+        const { input, length, pos: start } = this;
+        let ch;
+        let pos = this.pos + 3;
+        while (pos < length && (ch = input[pos])) {
+          switch (ch) {
+            case delimiter:
+              if (input[pos + 1] === delimiter && input[pos + 2] === delimiter) {
+                const rawStart = start + 3;
+                const rawValue = input.slice(rawStart, pos);
+                this.pos = pos + 3;
+                return this._closeQuotedString(rawStart, rawValue, prefix, start);
+              }
+              break;
+            case "\\":
+              pos++;
+          }
+          pos++;
+        }
+        throw parseError("unterminated_triple_quoted_string", "Unterminated triple-quoted string", {
+          pos: start,
+          start,
+          end: input.length,
+          input
+        });
+      }
+      #escapeErr(code5, offset, len, i, chars, extra) {
+        const start = offset + i;
+        return parseError(code5, ESCAPE_ERRORS[code5](extra), {
+          input: this.input,
+          pos: start,
+          start,
+          end: Math.min(start + chars, offset + len)
+        });
+      }
+      processEscapes(offset, str2, isBytes) {
+        if (!str2.includes("\\")) return str2;
+        const len = str2.length;
+        let result = "";
+        let i = 0;
+        while (i < len) {
+          if (str2[i] !== "\\" || i + 1 >= len) {
+            result += str2[i++];
+            continue;
+          }
+          const next = str2[i + 1];
+          if (STRING_ESCAPES[next]) {
+            result += STRING_ESCAPES[next];
+            i += 2;
+          } else if (next === "u" || next === "U") {
+            if (isBytes) throw this.#escapeErr("bytes_unicode_escape", offset, len, i, 2, next);
+            const hexLen = next === "u" ? 4 : 8;
+            const hex = str2.substring(i + 2, i + 2 + hexLen);
+            const c = Number.parseInt(hex, 16);
+            if (hex.length !== hexLen || !/^[0-9a-fA-F]+$/.test(hex) || c > 1114111)
+              throw this.#escapeErr("invalid_unicode_escape", offset, len, i, 2 + hexLen, next + hex);
+            if (c >= 55296 && c <= 57343)
+              throw this.#escapeErr("invalid_unicode_surrogate", offset, len, i, 2 + hexLen, next + hex);
+            result += String.fromCodePoint(c);
+            i += 2 + hexLen;
+          } else if (next === "x" || next === "X") {
+            const h = str2.substring(i + 2, i + 4);
+            if (!/^[0-9a-fA-F]{2}$/.test(h))
+              throw this.#escapeErr("invalid_hex_escape", offset, len, i, 4, next + h);
+            result += String.fromCharCode(Number.parseInt(h, 16));
+            i += 4;
+          } else if (next >= "0" && next <= "7") {
+            const o = str2.substring(i + 1, i + 4);
+            if (!/^[0-7]{3}$/.test(o)) throw this.#escapeErr("invalid_octal_escape", offset, len, i, 4);
+            const value = Number.parseInt(o, 8);
+            if (value > 255) throw this.#escapeErr("octal_escape_out_of_range", offset, len, i, 4, o);
+            result += String.fromCharCode(value);
+            i += 4;
+          } else {
+            throw this.#escapeErr("invalid_escape_sequence", offset, len, i, 2, next);
+          }
+        }
+        return result;
+      }
+      readIdentifier() {
+        const { pos, input, length } = this;
+        let p = pos;
+        while (p < length && this._isIdentifierCharCode(input[p].charCodeAt(0))) p++;
+        const value = input.substring(pos, this.pos = p);
+        switch (value) {
+          case "true":
+            return this.token(pos, TOKEN.BOOLEAN, true);
+          case "false":
+            return this.token(pos, TOKEN.BOOLEAN, false);
+          case "null":
+            return this.token(pos, TOKEN.NULL, null);
+          case "in":
+            return this.token(pos, TOKEN.IN);
+          default:
+            return this.token(pos, TOKEN.IDENTIFIER, value);
+        }
+      }
+    };
+    globalLexer = new Lexer();
+    Parser = class {
+      lexer = globalLexer;
+      input = null;
+      maxDepthRemaining = null;
+      astNodesRemaining = null;
+      type = null;
+      pos = null;
+      constructor(limits, registry) {
+        this.limits = limits;
+        this.registry = registry;
+      }
+      #limitExceeded(limitKey, pos = this.pos) {
+        throw parseError("limit_exceeded", `Exceeded ${limitKey} (${this.limits[limitKey]})`, {
+          pos,
+          start: pos,
+          end: pos,
+          input: this.input
+        });
+      }
+      #node(start, end, op, args, pos = start) {
+        const node = new ASTNode(this.input, pos, start, end, op, args);
+        if (!this.astNodesRemaining--) this.#limitExceeded("maxAstNodes", pos);
+        return node;
+      }
+      #infixNode(op, left, right) {
+        return this.#node(left.start, right.end, op, [left, right]);
+      }
+      #ternaryNode(expression, consequent, alternate) {
+        return this.#node(expression.start, alternate.end, OPERATORS.ternary, [
+          expression,
+          consequent,
+          alternate
+        ]);
+      }
+      #unaryNode(pos, op, arg) {
+        return this.#node(pos, arg.end, op, arg);
+      }
+      #accessNode(op, left, right, end, pos = left.start) {
+        return this.#node(left.start, end, op, [left, right], pos);
+      }
+      #advanceToken(returnValue = this.pos) {
+        const l = this.lexer.nextToken();
+        this.pos = l.tokenPos;
+        this.type = l.tokenType;
+        return returnValue;
+      }
+      // The value of the current token is accessed less regularly,
+      // so we use a getter to reduce assignment overhead
+      get value() {
+        return this.lexer.tokenValue;
+      }
+      consume(expectedType) {
+        if (this.type === expectedType) return this.#advanceToken();
+        throw parseError(
+          "expected_token",
+          `Expected ${TOKEN_BY_NUMBER[expectedType]}, got ${TOKEN_BY_NUMBER[this.type]}`,
+          { pos: this.pos, start: this.pos, end: this.lexer.pos, input: this.input }
+        );
+      }
+      match(type) {
+        return this.type === type;
+      }
+      // Parse entry point
+      parse(input) {
+        if (typeof input !== "string") {
+          throw parseError("expression_must_be_string", "Expression must be a string");
+        }
+        this.input = this.lexer.reset(input);
+        this.#advanceToken();
+        this.maxDepthRemaining = this.limits.maxDepth;
+        this.astNodesRemaining = this.limits.maxAstNodes;
+        const result = this.parseExpression();
+        if (this.match(TOKEN.EOF)) return result;
+        throw parseError(
+          "unexpected_character",
+          `Unexpected character: '${this.input[this.lexer.pos - 1]}'`,
+          {
+            pos: this.pos,
+            start: this.pos,
+            end: this.lexer.pos,
+            input: this.input
+          }
+        );
+      }
+      #expandMacro(start, end, op, args) {
+        const methodName = args[0];
+        const receiver = op === OPERATORS.rcall ? args[1] : null;
+        const fnArgs = op === OPERATORS.rcall ? args[2] : args[1];
+        const decl = this.registry.findMacro(methodName, !!receiver, fnArgs.length);
+        const ast = this.#node(start, end, op, args);
+        if (!decl) return ast;
+        const macro = decl.handler({ ast, args: fnArgs, receiver, methodName, parser: this });
+        if (macro.callAst) return ast.setMeta("alternate", macro.callAst);
+        return ast.setMeta("macro", macro).setMeta("async", isAsync(macro.evaluate, macro.async));
+      }
+      // Expression ::= LogicalOr ('?' Expression ':' Expression)?
+      parseExpression() {
+        if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth");
+        const expr = this.parseLogicalOr();
+        if (!this.match(TOKEN.QUESTION)) return ++this.maxDepthRemaining && expr;
+        this.#advanceToken();
+        const consequent = this.parseExpression();
+        this.consume(TOKEN.COLON);
+        const alternate = this.parseExpression();
+        this.maxDepthRemaining++;
+        return this.#ternaryNode(expr, consequent, alternate);
+      }
+      // LogicalOr ::= LogicalAnd ('||' LogicalAnd)*
+      parseLogicalOr() {
+        let expr = this.parseLogicalAnd();
+        while (this.match(TOKEN.OR)) {
+          this.#advanceToken();
+          expr = this.#infixNode(OPERATORS["||"], expr, this.parseLogicalAnd());
+        }
+        return expr;
+      }
+      // LogicalAnd ::= Equality ('&&' Equality)*
+      parseLogicalAnd() {
+        let expr = this.parseEquality();
+        while (this.match(TOKEN.AND)) {
+          this.#advanceToken();
+          expr = this.#infixNode(OPERATORS["&&"], expr, this.parseEquality());
+        }
+        return expr;
+      }
+      // Equality ::= Relational (('==' | '!=') Relational)*
+      parseEquality() {
+        let expr = this.parseRelational();
+        while (this.match(TOKEN.EQ) || this.match(TOKEN.NE)) {
+          const op = OP_FOR_TOKEN[this.type];
+          this.#advanceToken();
+          expr = this.#infixNode(op, expr, this.parseRelational());
+        }
+        return expr;
+      }
+      // Relational ::= Additive (('<' | '<=' | '>' | '>=' | 'in') Additive)*
+      parseRelational() {
+        let expr = this.parseAdditive();
+        while (this.match(TOKEN.LT) || this.match(TOKEN.LE) || this.match(TOKEN.GT) || this.match(TOKEN.GE) || this.match(TOKEN.IN)) {
+          const op = OP_FOR_TOKEN[this.type];
+          this.#advanceToken();
+          expr = this.#infixNode(op, expr, this.parseAdditive());
+        }
+        return expr;
+      }
+      // Additive ::= Multiplicative (('+' | '-') Multiplicative)*
+      parseAdditive() {
+        let expr = this.parseMultiplicative();
+        while (this.match(TOKEN.PLUS) || this.match(TOKEN.MINUS)) {
+          const op = OP_FOR_TOKEN[this.type];
+          this.#advanceToken();
+          expr = this.#infixNode(op, expr, this.parseMultiplicative());
+        }
+        return expr;
+      }
+      // Multiplicative ::= Unary (('*' | '/' | '%') Unary)*
+      parseMultiplicative() {
+        let expr = this.parseUnary();
+        while (this.match(TOKEN.MULTIPLY) || this.match(TOKEN.DIVIDE) || this.match(TOKEN.MODULO)) {
+          const op = OP_FOR_TOKEN[this.type];
+          this.#advanceToken();
+          expr = this.#infixNode(op, expr, this.parseUnary());
+        }
+        return expr;
+      }
+      // Unary ::= ('!' | '-')* Postfix
+      parseUnary() {
+        if (this.type === TOKEN.NOT) {
+          return this.#unaryNode(this.#advanceToken(), OPERATORS.unaryNot, this.parseUnary());
+        }
+        if (this.type === TOKEN.MINUS) {
+          return this.#unaryNode(this.#advanceToken(), OPERATORS.unaryMinus, this.parseUnary());
+        }
+        return this.parsePostfix();
+      }
+      // Postfix ::= Primary (('.' IDENTIFIER ('(' ArgumentList ')')? | '[' Expression ']'))*
+      parsePostfix() {
+        let expr = this.parsePrimary();
+        const depth = this.maxDepthRemaining;
+        while (true) {
+          if (this.match(TOKEN.DOT)) {
+            const dot = this.#advanceToken();
+            if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth", dot);
+            const op = this.match(TOKEN.QUESTION) && this.registry.enableOptionalTypes && this.#advanceToken() ? OPERATORS.optionalFieldAccess : OPERATORS.fieldAccess;
+            const propertyValue = this.value;
+            const start = this.pos;
+            const end = this.lexer.pos;
+            this.consume(TOKEN.IDENTIFIER);
+            if (op === OPERATORS.fieldAccess && this.match(TOKEN.LPAREN) && this.#advanceToken()) {
+              const args = this.parseArgumentList();
+              const closeEnd = this.lexer.pos;
+              this.consume(TOKEN.RPAREN);
+              expr = this.#expandMacro(expr.start, closeEnd, OPERATORS.rcall, [propertyValue, expr, args]);
+            } else {
+              expr = this.#accessNode(op, expr, propertyValue, end, start);
+            }
+            continue;
+          }
+          if (this.match(TOKEN.LBRACKET)) {
+            const bracket = this.#advanceToken();
+            if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth", bracket);
+            const op = this.match(TOKEN.QUESTION) && this.registry.enableOptionalTypes && this.#advanceToken() ? OPERATORS.optionalBracketAccess : OPERATORS.bracketAccess;
+            const index = this.parseExpression();
+            const closeEnd = this.lexer.pos;
+            this.consume(TOKEN.RBRACKET);
+            expr = this.#accessNode(op, expr, index, closeEnd);
+            continue;
+          }
+          break;
+        }
+        this.maxDepthRemaining = depth;
+        return expr;
+      }
+      // Primary ::= NUMBER | STRING | BOOLEAN | NULL | IDENTIFIER | '(' Expression ')' | Array | Object
+      parsePrimary() {
+        switch (this.type) {
+          case TOKEN.NUMBER:
+          case TOKEN.STRING:
+          case TOKEN.BYTES:
+          case TOKEN.BOOLEAN:
+          case TOKEN.NULL:
+            return this.#consumeLiteral();
+          case TOKEN.IDENTIFIER:
+            return this.#parseIdentifierPrimary();
+          case TOKEN.LPAREN:
+            return this.#parseParenthesizedExpression();
+          case TOKEN.LBRACKET:
+            return this.parseList();
+          case TOKEN.LBRACE:
+            return this.parseMap();
+        }
+        throw parseError("unexpected_token", `Unexpected token: ${TOKEN_BY_NUMBER[this.type]}`, {
+          pos: this.pos,
+          start: this.pos,
+          end: this.lexer.pos,
+          input: this.input
+        });
+      }
+      #consumeLiteral() {
+        return this.#advanceToken(this.#node(this.pos, this.lexer.pos, OPERATORS.value, this.value));
+      }
+      #parseIdentifierPrimary() {
+        const value = this.value;
+        const end = this.lexer.pos;
+        const start = this.consume(TOKEN.IDENTIFIER);
+        if (RESERVED.has(value)) {
+          throw parseError("reserved_identifier", `Reserved identifier: ${value}`, {
+            pos: start,
+            start,
+            end,
+            input: this.input
+          });
+        }
+        if (!this.match(TOKEN.LPAREN)) return this.#node(start, end, OPERATORS.id, value);
+        this.#advanceToken();
+        const args = this.parseArgumentList();
+        const closeEnd = this.lexer.pos;
+        this.consume(TOKEN.RPAREN);
+        return this.#expandMacro(start, closeEnd, OPERATORS.call, [value, args]);
+      }
+      #parseParenthesizedExpression() {
+        this.consume(TOKEN.LPAREN);
+        const expr = this.parseExpression();
+        this.consume(TOKEN.RPAREN);
+        return expr;
+      }
+      parseList() {
+        const start = this.consume(TOKEN.LBRACKET);
+        const elements = [];
+        let remainingElements = this.limits.maxListElements;
+        if (!this.match(TOKEN.RBRACKET)) {
+          elements.push(this.parseExpression());
+          if (!remainingElements--) this.#limitExceeded("maxListElements", elements.at(-1).pos);
+          while (this.match(TOKEN.COMMA)) {
+            this.#advanceToken();
+            if (this.match(TOKEN.RBRACKET)) break;
+            elements.push(this.parseExpression());
+            if (!remainingElements--) this.#limitExceeded("maxListElements", elements.at(-1).pos);
+          }
+        }
+        const closeEnd = this.lexer.pos;
+        this.consume(TOKEN.RBRACKET);
+        return this.#node(start, closeEnd, OPERATORS.list, elements);
+      }
+      parseMap() {
+        const start = this.consume(TOKEN.LBRACE);
+        const props = [];
+        let remainingEntries = this.limits.maxMapEntries;
+        if (!this.match(TOKEN.RBRACE)) {
+          props.push(this.parseProperty());
+          if (!remainingEntries--) this.#limitExceeded("maxMapEntries", props.at(-1)[0].pos);
+          while (this.match(TOKEN.COMMA)) {
+            this.#advanceToken();
+            if (this.match(TOKEN.RBRACE)) break;
+            props.push(this.parseProperty());
+            if (!remainingEntries--) this.#limitExceeded("maxMapEntries", props.at(-1)[0].pos);
+          }
+        }
+        const closeEnd = this.lexer.pos;
+        this.consume(TOKEN.RBRACE);
+        return this.#node(start, closeEnd, OPERATORS.map, props);
+      }
+      parseProperty() {
+        return [this.parseExpression(), (this.consume(TOKEN.COLON), this.parseExpression())];
+      }
+      parseArgumentList() {
+        const args = [];
+        let remainingArgs = this.limits.maxCallArguments;
+        if (!this.match(TOKEN.RPAREN)) {
+          args.push(this.parseExpression());
+          if (!remainingArgs--) this.#limitExceeded("maxCallArguments", args.at(-1).pos);
+          while (this.match(TOKEN.COMMA)) {
+            this.#advanceToken();
+            if (this.match(TOKEN.RPAREN)) break;
+            args.push(this.parseExpression());
+            if (!remainingArgs--) this.#limitExceeded("maxCallArguments", args.at(-1).pos);
+          }
+        }
+        return args;
+      }
+    };
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/options.js
+function createLimits(overrides, base = DEFAULT_LIMITS) {
+  const keys = overrides ? objKeys(overrides) : void 0;
+  if (!keys?.length) return base;
+  const merged = { ...base };
+  for (const key of keys) {
+    if (!LIMIT_KEYS.has(key)) throw new TypeError(`Unknown limits option: ${key}`);
+    const value = overrides[key];
+    if (typeof value !== "number") continue;
+    merged[key] = value;
+  }
+  return objFreeze(merged);
+}
+function bool(a, b, key) {
+  const value = a?.[key] ?? b?.[key];
+  if (typeof value !== "boolean") throw new TypeError(`Invalid option: ${key}`);
+  return value;
+}
+function createOptions(opts, base = DEFAULT_OPTIONS) {
+  if (!opts) return base;
+  return objFreeze({
+    unlistedVariablesAreDyn: bool(opts, base, "unlistedVariablesAreDyn"),
+    homogeneousAggregateLiterals: bool(opts, base, "homogeneousAggregateLiterals"),
+    enableOptionalTypes: bool(opts, base, "enableOptionalTypes"),
+    limits: createLimits(opts.limits, base.limits)
+  });
+}
+var DEFAULT_LIMITS, LIMIT_KEYS, DEFAULT_OPTIONS;
+var init_options = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/options.js"() {
+    init_globals();
+    DEFAULT_LIMITS = objFreeze({
+      maxAstNodes: 1e5,
+      maxDepth: 250,
+      maxListElements: 1e3,
+      maxMapEntries: 1e3,
+      maxCallArguments: 32
+    });
+    LIMIT_KEYS = new Set(objKeys(DEFAULT_LIMITS));
+    DEFAULT_OPTIONS = objFreeze({
+      unlistedVariablesAreDyn: false,
+      homogeneousAggregateLiterals: true,
+      enableOptionalTypes: false,
+      limits: DEFAULT_LIMITS
+    });
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/evaluator.js
+function parse(expression) {
+  return globalEnvironment.parse(expression);
+}
+var globalRegistry, Environment, Evaluator, globalEnvironment;
+var init_evaluator = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/evaluator.js"() {
+    init_registry();
+    init_errors2();
+    init_functions();
+    init_macros();
+    init_overloads();
+    init_type_checker();
+    init_parser();
+    init_options();
+    init_operators();
+    globalRegistry = createRegistry({ enableOptionalTypes: false });
+    registerFunctions(globalRegistry);
+    registerOverloads(globalRegistry);
+    registerMacros(globalRegistry);
+    Environment = class _Environment {
+      #registry;
+      #evaluator;
+      #typeChecker;
+      #evalTypeChecker;
+      #parser;
+      constructor(opts, inherited) {
+        this.opts = createOptions(opts, inherited?.opts);
+        this.#registry = (inherited instanceof _Environment ? inherited.#registry : globalRegistry).clone(this.opts);
+        const childOpts = { registry: this.#registry, opts: this.opts };
+        this.#typeChecker = new TypeChecker(childOpts);
+        this.#evalTypeChecker = new TypeChecker(childOpts, true);
+        this.#evaluator = new Evaluator(childOpts);
+        this.#parser = new Parser(this.opts.limits, this.#registry);
+        Object.freeze(this);
+      }
+      clone(opts) {
+        return new _Environment(opts, this);
+      }
+      registerFunction(signature, handler, opts) {
+        this.#registry.registerFunctionOverload(signature, handler, opts);
+        return this;
+      }
+      registerOperator(string, handler, opts) {
+        this.#registry.registerOperatorOverload(string, handler, opts);
+        return this;
+      }
+      registerType(typename, constructor) {
+        this.#registry.registerType(typename, constructor);
+        return this;
+      }
+      registerVariable(name, type, opts) {
+        this.#registry.registerVariable(name, type, opts);
+        return this;
+      }
+      registerConstant(name, type, value) {
+        this.#registry.registerConstant(name, type, value);
+        return this;
+      }
+      hasVariable(name) {
+        return this.#registry.variables.has(name);
+      }
+      getDefinitions() {
+        return this.#registry.getDefinitions();
+      }
+      check(expression) {
+        try {
+          return this.#checkAST(this.#parser.parse(expression));
+        } catch (error) {
+          return { valid: false, error };
+        }
+      }
+      #checkAST(ast) {
+        try {
+          const typeDecl = this.#typeChecker.check(ast, new RootContext(this.#registry));
+          return { valid: true, type: this.#formatTypeForCheck(typeDecl) };
+        } catch (error) {
+          return { valid: false, error };
+        }
+      }
+      #formatTypeForCheck(typeDecl) {
+        if (typeDecl.name === `list<dyn>`) return "list";
+        if (typeDecl.name === `map<dyn, dyn>`) return "map";
+        return typeDecl.name;
+      }
+      parse(expression) {
+        const ast = this.#parser.parse(expression);
+        const evaluateParsed = this.#evaluateAST.bind(this, ast);
+        evaluateParsed.check = this.#checkAST.bind(this, ast);
+        evaluateParsed.ast = ast;
+        return evaluateParsed;
+      }
+      evaluate(expression, context) {
+        return this.#evaluateAST(this.#parser.parse(expression), context);
+      }
+      #evaluateAST(ast, ctx) {
+        if (ast.checkedType) {
+          return ast.evaluate(this.#evaluator, ast, new RootContext(this.#registry, ctx));
+        } else {
+          this.#evalTypeChecker.check(ast, ctx = new RootContext(this.#registry, ctx));
+          return ast.evaluate(this.#evaluator, ast, ctx);
+        }
+      }
+    };
+    Evaluator = class extends Base {
+      constructor(opts) {
+        super(opts);
+        this.createError = evaluationError;
+      }
+      #firstMapElement(coll) {
+        if (coll instanceof Map) return coll.entries().next().value;
+        for (const key in coll) return [key, coll[key]];
+      }
+      debugRuntimeType(value, checkedType) {
+        return checkedType?.hasDynType === false ? checkedType : this.debugTypeDeep(value);
+      }
+      debugTypeDeep(value) {
+        const runtimeType = this.debugType(value);
+        switch (runtimeType.kind) {
+          case "list": {
+            const first = value instanceof Array ? value[0] : value.values().next().value;
+            if (first === void 0) return runtimeType;
+            return this.registry.getListType(this.debugTypeDeep(first));
+          }
+          case "map": {
+            const first = this.#firstMapElement(value);
+            if (!first) return runtimeType;
+            return this.registry.getMapType(
+              runtimeType.keyType.hasDynType ? this.debugTypeDeep(first[0]) : runtimeType.keyType,
+              runtimeType.valueType.hasDynType ? this.debugTypeDeep(first[1]) : runtimeType.valueType
+            );
+          }
+          default:
+            return runtimeType;
+        }
+      }
+      tryEval(ast, ctx) {
+        try {
+          const res = this.run(ast, ctx);
+          if (res instanceof Promise) return res.catch((err) => err);
+          return res;
+        } catch (err) {
+          return err;
+        }
+      }
+      run(ast, ctx) {
+        return ast.evaluate(this, ast, ctx);
+      }
+    };
+    globalEnvironment = new Environment({
+      unlistedVariablesAreDyn: true
+    });
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/serialize.js
+var init_serialize = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/serialize.js"() {
+    init_functions();
+    init_optional();
+  }
+});
+
+// node_modules/@marcbachmann/cel-js/lib/index.js
+var init_lib = __esm({
+  "node_modules/@marcbachmann/cel-js/lib/index.js"() {
+    init_errors2();
+    init_evaluator();
+    init_serialize();
+    init_optional();
+  }
+});
+
+// src/manifest/policy-expression.ts
+function compileExpression(expression) {
+  let compiled2 = compiledByText.get(expression);
+  if (compiled2 === void 0) compiledByText.set(expression, compiled2 = compileOnce(expression));
+  return compiled2;
+}
+function compileOnce(expression) {
+  if (expression.length > MAX_EXPRESSION_CHARS) {
+    return { ok: false, expression, reason: `the expression has ${expression.length} characters; at most ${MAX_EXPRESSION_CHARS} are allowed` };
+  }
+  try {
+    return { ok: true, expression, program: parse(expression) };
+  } catch (err) {
+    if (err instanceof ParseError) return { ok: false, expression, reason: oneLine2(err.summary || err.message) };
+    if (err instanceof RangeError) return { ok: false, expression, reason: "the expression is nested too deeply" };
+    throw err;
+  }
+}
+function oneLine2(message) {
+  return message.split("\n")[0].trim();
+}
+var MAX_EXPRESSION_CHARS, compiledByText;
+var init_policy_expression = __esm({
+  "src/manifest/policy-expression.ts"() {
+    "use strict";
+    init_lib();
+    MAX_EXPRESSION_CHARS = 4096;
+    compiledByText = /* @__PURE__ */ new Map();
+  }
+});
+
 // src/manifest/validate.ts
 function validateParsedFiles(files, rules) {
-  const out = { diagnostics: [], checked: [], manifests: [] };
+  const out = { diagnostics: [], checked: [], manifests: [], policies: [] };
   const diagnostics = out.diagnostics;
   const fileHashes = /* @__PURE__ */ new Map();
   for (let f = 0; f < files.length; f++) {
@@ -19866,7 +24212,8 @@ function validateParsedFiles(files, rules) {
     if (file.sha256 !== void 0) fileHashes.set(file.file, file.sha256);
   }
   for (const d of runRules(out.checked, rules)) diagnostics.push(d);
-  return { manifests: out.manifests, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
+  for (const d of duplicatePolicies(out.policies)) diagnostics.push(d);
+  return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
 }
 function checkDocument(doc, out) {
   const { data, sourceMap } = doc;
@@ -19892,12 +24239,12 @@ function checkDocument(doc, out) {
   }
   const kind = data.kind;
   if (!Object.hasOwn(data, "kind")) {
-    diagnostics.push(createDiagnostic("error", "MF102", doc.start, `missing \`kind\`: one of ${MANIFEST_KINDS.join(", ")}`));
+    diagnostics.push(createDiagnostic("error", "MF102", doc.start, `missing \`kind\`: one of ${DOCUMENT_KINDS.join(", ")}`));
     return;
   }
   if (!isKind(kind)) {
     const at = sourceMap.locate(["kind"]);
-    const guess = typeof kind === "string" ? suggestName(kind, MANIFEST_KINDS) : void 0;
+    const guess = typeof kind === "string" ? suggestName(kind, DOCUMENT_KINDS) : void 0;
     if (kind === "Config") {
       diagnostics.push(
         createDiagnostic("error", "MF102", at, "`kind: Config` is the configuration file (mftops.yaml), not a manifest", {
@@ -19907,10 +24254,14 @@ function checkDocument(doc, out) {
     } else {
       diagnostics.push(
         createDiagnostic("error", "MF102", at, `unknown kind ${show(kind)}${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, {
-          hint: guess ? void 0 : `kinds: ${MANIFEST_KINDS.join(", ")}`
+          hint: guess ? void 0 : `kinds: ${DOCUMENT_KINDS.join(", ")}`
         })
       );
     }
+    return;
+  }
+  if (kind === "Policy") {
+    checkPolicy(doc, data, out);
     return;
   }
   const validate2 = getValidator(kind);
@@ -19934,8 +24285,52 @@ function checkDocument(doc, out) {
   const spec = normalizeSpec(data.spec, specSchema, root);
   out.manifests.push({ kind, name, previousNames, spec, source: doc.start, sourceMap });
 }
+function checkPolicy(doc, data, out) {
+  const { sourceMap } = doc;
+  const first = out.diagnostics.length;
+  const validate2 = getValidatorByFile(POLICY_SCHEMA_FILE);
+  if (validate2(data) !== true) {
+    for (const d of describeSchemaProblems(locateSchemaErrors(validate2.errors ?? [], sourceMap), { kind: "Policy", sourceMap })) out.diagnostics.push(d);
+  }
+  const spec = data.spec;
+  const validations = isRecord(spec) && Array.isArray(spec.validations) ? spec.validations : [];
+  for (let i = 0; i < validations.length; i++) {
+    const v = validations[i];
+    if (!isRecord(v) || typeof v.expression !== "string" || v.expression === "") continue;
+    const compiled2 = compileExpression(v.expression);
+    if (compiled2.ok) continue;
+    out.diagnostics.push(
+      createDiagnostic("error", "MF311", sourceMap.locate(["spec", "validations", i, "expression"]), `policy expression does not compile: ${compiled2.reason}`, {
+        hint: "policy expressions are CEL, e.g. `object.spec.Active == 1`"
+      })
+    );
+  }
+  const name = data.metadata?.name;
+  if (out.diagnostics.length > first || typeof name !== "string" || spec === void 0) return;
+  out.policies.push({ kind: "Policy", name, spec, source: doc.start, sourceMap });
+}
+function duplicatePolicies(policies) {
+  const out = [];
+  const first = /* @__PURE__ */ new Map();
+  for (const p of policies) {
+    const key = p.name.toLowerCase();
+    const earlier = first.get(key);
+    if (earlier === void 0) {
+      first.set(key, p);
+      continue;
+    }
+    const at = earlier.sourceMap.locate(["metadata", "name"]);
+    out.push(
+      createDiagnostic("error", "MF301", p.sourceMap.locate(["metadata", "name"]), `Policy \`${p.name}\` is defined twice`, {
+        hint: "one policy, one document: merge the two or rename one",
+        related: { message: "first defined", file: at.file, line: at.line, col: at.col }
+      })
+    );
+  }
+  return out;
+}
 function isKind(v) {
-  return typeof v === "string" && MANIFEST_KINDS.includes(v);
+  return typeof v === "string" && DOCUMENT_KINDS.includes(v);
 }
 function show(v) {
   if (typeof v === "string") return `\`${v.length > 60 ? `${v.slice(0, 57)}...` : v}\``;
@@ -19954,6 +24349,7 @@ var init_validate = __esm({
     init_suggest();
     init_types();
     init_is_record();
+    init_policy_expression();
   }
 });
 
@@ -20166,7 +24562,7 @@ function choosePrune(env, paths, prune, ctx) {
 async function prepareRead(options, ctx) {
   const { config, env } = openEnvironment(options, ctx);
   const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
-  if (!loaded.ok) return { status: "invalid", diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: loaded.manifests.manifests.length } };
+  if (!loaded.ok) return { status: "invalid", diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
   const prune = choosePrune(env, options.paths, options.prune, ctx);
   return {
     status: "ready",
@@ -20177,6 +24573,9 @@ async function prepareRead(options, ctx) {
     services: resolveServices(config, env, ctx),
     parallelism: options.parallelism ?? DEFAULTS.readParallelism
   };
+}
+function countValidDocuments(set) {
+  return set.manifests.length + set.policies.length;
 }
 var init_environment = __esm({
   "src/app/environment.ts"() {
@@ -20351,6 +24750,46 @@ var init_access = __esm({
   }
 });
 
+// src/render/policy.ts
+function policyHeadline(report) {
+  const n = report.violations.length;
+  const policies = `${formatCount(report.policies)} ${report.policies === 1 ? "policy" : "policies"}`;
+  if (n === 0) return `Policy checks: ${policies}, no violations.`;
+  const denies = report.violations.filter((v) => v.severity === "deny").length;
+  const verdict = denies > 0 ? `${formatCount(denies)} deny: the plan is refused and not saved` : "warnings only";
+  return `Policy checks: ${formatCount(n)} ${n === 1 ? "violation" : "violations"} of ${policies} (${verdict}).`;
+}
+function policyViolationText(v) {
+  return `${v.severity} ${v.policy}: ${v.address} \u2014 ${v.message} (${place(v.source ?? v.expressionSource)})`;
+}
+function policyText(report) {
+  if (report === void 0) return [];
+  const shown = report.violations.slice(0, MAX_POLICY_LINES);
+  const rest = report.violations.length - shown.length;
+  return ["", policyHeadline(report), ...shown.map((v) => `  ${v.severity === "deny" ? "\u2717" : "!"} ${escapeControl(policyViolationText(v))}`), ...rest > 0 ? [`  \u2026 and ${formatCount(rest)} more (all in --format json)`] : []];
+}
+function policyMarkdown(report) {
+  if (report === void 0 || report.violations.length === 0) return [];
+  const kind = report.violations.some((v) => v.severity === "deny") ? "CAUTION" : "WARNING";
+  const shown = report.violations.slice(0, MAX_POLICY_LINES);
+  const rest = report.violations.length - shown.length;
+  const items = shown.map(
+    (v) => `> - **${v.severity}** <code>${escapeMd(v.policy)}</code>: <code>${escapeMd(v.address)}</code> \u2014 ${escapeMd(v.message)} (${escapeMd(place(v.source ?? v.expressionSource))})`
+  );
+  return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report))}**`, ">", ...items, ...rest > 0 ? [`> - \u2026 and ${formatCount(rest)} more`] : []].join("\n")];
+}
+function place(s) {
+  return `${s.file}:${s.line}:${s.col}`;
+}
+var MAX_POLICY_LINES;
+var init_policy = __esm({
+  "src/render/policy.ts"() {
+    "use strict";
+    init_text();
+    MAX_POLICY_LINES = 50;
+  }
+});
+
 // src/render/plan-markdown.ts
 function renderPlanMarkdown(plan, options = {}) {
   const maxLength = options.maxLength ?? DEFAULT_MARKDOWN_MAX_LENGTH;
@@ -20358,7 +24797,7 @@ function renderPlanMarkdown(plan, options = {}) {
   const hint = options.artifactHint ?? DEFAULT_ARTIFACT_HINT;
   const changed = plan.changes.filter((c) => c.action !== "no-op");
   const summary = summarize(plan.changes);
-  const head = renderHead(plan, summary);
+  const head = [renderHead(plan, summary), ...policyMarkdown(plan.policy)].join("\n\n");
   const footer2 = renderFooter(plan);
   const warnings = changed.filter((c) => c.action === "delete" || c.action === "replace");
   const warningItems = warnings.map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`);
@@ -20502,8 +24941,8 @@ function blockedHeadline(objects, entries) {
 }
 function transferCheckItems(checks) {
   return (checks?.problems ?? []).map((p) => {
-    const place = transferProblemPlace(p);
-    return `- ${code(transferStepLabel(p))}: ${escapeMd(transferProblemText(p))}${place === void 0 ? "" : ` (at ${code(place)})`}`;
+    const place2 = transferProblemPlace(p);
+    return `- ${code(transferStepLabel(p))}: ${escapeMd(transferProblemText(p))}${place2 === void 0 ? "" : ` (at ${code(place2)})`}`;
   });
 }
 function transferChecksMarkdown(checks, items, shown, hint) {
@@ -20620,6 +25059,7 @@ var init_plan_markdown = __esm({
     init_reasons();
     init_text();
     init_access();
+    init_policy();
     init_text();
     DEFAULT_MARKDOWN_MAX_LENGTH = 65e3;
     DEFAULT_ARTIFACT_HINT = "the output of `mftops plan`";
@@ -20646,7 +25086,7 @@ import { existsSync as existsSync2 } from "node:fs";
 import { resolve as resolve7 } from "node:path";
 async function validateManifests(options, ctx) {
   const loaded = await loadEnvironmentManifests(validatePaths(options, ctx), ctx);
-  return { diagnostics: loaded.manifests.diagnostics, manifestCount: loaded.manifests.manifests.length };
+  return { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) };
 }
 function validatePaths(options, ctx) {
   if (options.paths !== void 0 && options.paths.length > 0) return [...options.paths];
@@ -20665,6 +25105,1538 @@ var init_validate2 = __esm({
   }
 });
 
+// src/glob.ts
+function matchesAddressGlob(pattern, text2) {
+  return compiled("address", pattern, () => pattern.split("*").flatMap((literal, i) => i === 0 ? [{ literal }] : [ANY, { literal }])).test(text2.toLowerCase());
+}
+function compiled(dialect, pattern, parts) {
+  const key = `${dialect}:${pattern}`;
+  let re = cache.get(key);
+  if (re === void 0) {
+    re = compileGlob(parts());
+    cache.set(key, re);
+  }
+  return re;
+}
+function compileGlob(parts) {
+  const source = parts.map((part) => {
+    if ("literal" in part) return part.literal.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    switch (part.wildcard) {
+      case "any":
+        return ".*";
+      case "within-name":
+        return "[^/]*";
+      default: {
+        const never = part.wildcard;
+        throw new Error(`unknown wildcard ${String(never)}`);
+      }
+    }
+  });
+  return new RegExp(`^${source.join("")}$`, "s");
+}
+var ANY, cache;
+var init_glob = __esm({
+  "src/glob.ts"() {
+    "use strict";
+    init_folder_path();
+    ANY = { wildcard: "any" };
+    cache = /* @__PURE__ */ new Map();
+  }
+});
+
+// src/live/model.ts
+function aclKey(resourceGroup, userGroup) {
+  return `${resourceGroup.toLowerCase()}\0${userGroup.toLowerCase()}`;
+}
+function indexByName(items, nameOf, idOf = () => void 0) {
+  const byName = /* @__PURE__ */ new Map();
+  const byId = /* @__PURE__ */ new Map();
+  for (const item of items) {
+    const name = nameOf(item);
+    if (name !== void 0 && name !== "" && !byName.has(name.toLowerCase())) byName.set(name.toLowerCase(), item);
+    const id = idOf(item);
+    if (id !== void 0 && id !== "" && !byId.has(id)) byId.set(id, item);
+  }
+  return { items, byName, byId };
+}
+var init_model5 = __esm({
+  "src/live/model.ts"() {
+    "use strict";
+    init_folder_path();
+    init_folder_path();
+  }
+});
+
+// src/order.ts
+function compareText2(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+var init_order = __esm({
+  "src/order.ts"() {
+    "use strict";
+  }
+});
+
+// src/resources/common.ts
+import { createHash as createHash2 } from "node:crypto";
+function canonicalJson(value) {
+  return JSON.stringify(sortKeys(value));
+}
+function sortKeys(value) {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (!isRecord(value)) return value;
+  const out = {};
+  for (const key of Object.keys(value).sort()) {
+    const v = value[key];
+    if (v !== void 0) out[key] = sortKeys(v);
+  }
+  return out;
+}
+function sha256Of(value) {
+  return `sha256:${createHash2("sha256").update(canonicalJson(value)).digest("hex")}`;
+}
+function withoutPasswords(value) {
+  if (Array.isArray(value)) return value.map(withoutPasswords);
+  if (!isRecord(value)) return value;
+  const out = {};
+  for (const [k, v] of Object.entries(value)) if (!PASSWORD_FIELD.test(k)) out[k] = withoutPasswords(v);
+  return out;
+}
+function toJson(value) {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (Array.isArray(value)) return value.map(toJson);
+  if (isRecord(value)) {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJson(v);
+    return out;
+  }
+  return null;
+}
+function isAbsent(value) {
+  return value === void 0 || value === null;
+}
+function sameScalar(desired, live) {
+  if (desired === live) return true;
+  if (isAbsent(live)) return desired === "";
+  if (typeof desired === "number") {
+    if (typeof live === "boolean") return desired === (live ? 1 : 0);
+    if (typeof live === "string") return live.trim() !== "" && (Number(live) === desired || flagText(live) === desired);
+    return false;
+  }
+  if (typeof desired === "boolean") return sameScalar(desired ? 1 : 0, live);
+  if (typeof desired === "string" && typeof live === "number") return desired.trim() !== "" && Number(desired) === live;
+  if (typeof desired === "string" && typeof live === "boolean") return flagText(desired) === (live ? 1 : 0);
+  return false;
+}
+function flagText(text2) {
+  const t = text2.trim().toLowerCase();
+  return t === "true" ? 1 : t === "false" ? 0 : void 0;
+}
+function displayLike(desired, live) {
+  if (isAbsent(live)) return void 0;
+  if (typeof desired === "number") {
+    if (typeof live === "boolean") return live ? 1 : 0;
+    if (typeof live === "string" && live.trim() !== "" && Number.isFinite(Number(live))) return Number(live);
+  }
+  return toJson(live);
+}
+function joinPath(path, key) {
+  if (typeof key === "number") return `${path}[${key}]`;
+  return path === "" ? key : `${path}.${key}`;
+}
+function fieldChange(path, before, after, extra = {}) {
+  return {
+    path,
+    ...before !== void 0 ? { before: fieldValue(before) } : {},
+    ...after !== void 0 ? { after: fieldValue(after) } : {},
+    ...extra.forcesReplace ? { forcesReplace: true } : {}
+  };
+}
+function marker(value) {
+  MARKERS.add(value);
+  return value;
+}
+function sensitiveValue() {
+  return marker({ $sensitive: true });
+}
+function refValue(ref, id) {
+  return marker({ $ref: ref, id });
+}
+function asFieldValue(value) {
+  return fieldValue(toJsonKeepingMarkers(value));
+}
+function toJsonKeepingMarkers(value) {
+  if (isRecord(value) && MARKERS.has(value)) return value;
+  if (Array.isArray(value)) return value.map(toJsonKeepingMarkers);
+  if (!isRecord(value)) return toJson(value);
+  const out = {};
+  for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJsonKeepingMarkers(v);
+  return out;
+}
+function fieldValue(value) {
+  if (Array.isArray(value)) return value.map(fieldValue);
+  if (value === null || typeof value !== "object" || MARKERS.has(value)) return value;
+  const out = {};
+  for (const [k, v] of Object.entries(value)) out[k] = fieldValue(v);
+  return Object.keys(out).some((k) => k.startsWith("$")) ? { $data: out } : out;
+}
+function sensitiveChange(path) {
+  return { path, sensitive: true };
+}
+function displayLiveGeneric(live) {
+  if (Array.isArray(live)) return live.map(displayLiveGeneric);
+  if (!isRecord(live)) return toJson(live);
+  const out = {};
+  for (const [k, v] of Object.entries(live)) {
+    if (k === "ID" || v === void 0) continue;
+    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayLiveGeneric(v);
+  }
+  return out;
+}
+function displayDesiredGeneric(desired) {
+  if (Array.isArray(desired)) return desired.map(displayDesiredGeneric);
+  if (!isRecord(desired)) return toJson(desired);
+  const out = {};
+  for (const [k, v] of Object.entries(desired)) {
+    if (v === void 0) continue;
+    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayDesiredGeneric(v);
+  }
+  return out;
+}
+function diffSetFields(path, desired, live, out, show2 = displayLiveGeneric) {
+  if (desired === void 0) return;
+  if (isRecord(desired)) {
+    if (!isAbsent(live) && !isRecord(live)) {
+      out.push(fieldChange(path, show2(live), displayDesiredGeneric(desired)));
+      return;
+    }
+    const l = isRecord(live) ? live : {};
+    for (const [key, value] of Object.entries(desired)) {
+      if (PASSWORD_FIELD.test(key)) out.push(sensitiveChange(joinPath(path, key)));
+      else diffSetFields(joinPath(path, key), value, l[key], out, show2);
+    }
+    return;
+  }
+  if (Array.isArray(desired)) {
+    if (desired.length > 0 && desired.every(isRecord)) {
+      diffListByPosition(path, desired, live, out, (p, d, l2) => diffSetFields(p, d, l2, out, show2), show2);
+      return;
+    }
+    const l = Array.isArray(live) ? live : void 0;
+    const same = l !== void 0 && l.length === desired.length && desired.every((d, i) => sameScalar(d, l[i]));
+    if (!same && !(desired.length === 0 && isAbsent(live))) out.push(fieldChange(path, isAbsent(live) ? void 0 : show2(live), toJson(desired)));
+    return;
+  }
+  if (!sameScalar(desired, live)) out.push(fieldChange(path, displayLike(desired, live), toJson(desired)));
+}
+function diffListByPosition(path, desired, live, out, diffItem, showLive = displayLiveGeneric, showDesired = displayDesiredGeneric) {
+  const l = Array.isArray(live) ? live : [];
+  desired.forEach((d, i) => {
+    const p = joinPath(path, i);
+    if (i >= l.length || isAbsent(l[i])) out.push(fieldChange(p, void 0, showDesired(d)));
+    else diffItem(p, d, l[i], i);
+  });
+  for (let i = desired.length; i < l.length; i++) out.push(fieldChange(joinPath(path, i), showLive(l[i]), void 0));
+}
+function mergeOver(live, desired) {
+  if (isRecord(desired)) {
+    if (!isRecord(live)) return toJson(desired);
+    const out = { ...toJson(live) };
+    for (const [k, v] of Object.entries(desired)) if (v !== void 0) out[k] = mergeOver(live[k], v);
+    return out;
+  }
+  if (Array.isArray(desired) && desired.length > 0 && desired.every(isRecord) && Array.isArray(live)) {
+    return desired.map((d, i) => mergeOver(live[i], d));
+  }
+  return toJson(desired);
+}
+var PASSWORD_FIELD, MARKERS;
+var init_common = __esm({
+  "src/resources/common.ts"() {
+    "use strict";
+    init_is_record();
+    PASSWORD_FIELD = /password$/i;
+    MARKERS = /* @__PURE__ */ new WeakSet();
+  }
+});
+
+// src/resources/folder-permissions.ts
+function viewEntries(acl) {
+  const out = [];
+  for (const e of acl) {
+    if (e.type !== "User" && e.type !== "Group") continue;
+    out.push({
+      type: e.type,
+      id: String(e.id),
+      name: e.name ?? unnamedPrincipal(e.id),
+      permissions: entryPermissions(e.permissions),
+      editable: e.isEditable !== false,
+      deletable: e.isEditable !== false && e.isDeletable !== false
+    });
+  }
+  return out;
+}
+function unnamedPrincipal(id) {
+  return `#${id}`;
+}
+function entryPermissions(p) {
+  const granted = (x, key) => isRecord(x) && (x[key] === true || x[key] === 1 || x[key] === "true");
+  const share = p?.sharePermissions;
+  return {
+    permissions: FOLDER_PERMISSIONS.filter((k) => granted(p, k)),
+    sharePermissions: SHARE_PERMISSIONS.filter((k) => granted(share, k))
+  };
+}
+function desiredPermissions(e) {
+  return {
+    permissions: FOLDER_PERMISSIONS.filter((k) => e.permissions.includes(k)),
+    sharePermissions: SHARE_PERMISSIONS.filter((k) => e.sharePermissions.includes(k))
+  };
+}
+function writePermissions(p) {
+  const out = {};
+  for (const k of FOLDER_PERMISSIONS) out[k] = p.permissions.includes(k);
+  out.sharePermissions = Object.fromEntries(SHARE_PERMISSIONS.map((k) => [k, p.sharePermissions.includes(k)]));
+  return out;
+}
+function samePermissions2(a, b) {
+  const same = (x, y) => x.length === y.length && x.every((v) => y.includes(v));
+  return same(a.permissions, b.permissions) && same(a.sharePermissions, b.sharePermissions);
+}
+function entryKey2(type, id) {
+  return `${type}\0${id}`;
+}
+function fingerprintFolder(live) {
+  const entries = [...live.acl].sort((a, b) => {
+    const x = entryKey2(a.type, String(a.id));
+    const y = entryKey2(b.type, String(b.id));
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  return sha256Of({ id: String(live.folder.id), entries: entries.map(({ name: _name, serverName: _serverName, ...rest }) => toJson(rest)) });
+}
+function folderName(path) {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+function planFolder(desired, live, creation, previousPath) {
+  const exact = desired.manifest.spec.mode === "exact";
+  const byKey2 = new Map(live.map((e) => [entryKey2(e.type, e.id), e]));
+  const matched = /* @__PURE__ */ new Set();
+  const entries = [];
+  const fields = previousPath === void 0 ? [] : [{ path: "path", before: previousPath, after: desired.path }];
+  const set = [];
+  const remove = [];
+  const after = new Map(live.map((e) => [entryKey2(e.type, e.id), e]));
+  for (const d of desired.entries) {
+    const key = entryKey2(d.type, d.id);
+    matched.add(key);
+    const principal = { type: d.type, name: d.name };
+    const want = desiredPermissions(d);
+    const have = byKey2.get(key);
+    const write2 = () => {
+      set.push({ type: d.type, id: d.id, name: d.name, permissions: writePermissions(want) });
+      after.set(key, { type: d.type, id: d.id, name: d.name, permissions: want, editable: true, deletable: true });
+    };
+    if (!have || creation) {
+      entries.push({ principal, action: "create", after: want });
+      write2();
+    } else if (samePermissions2(have.permissions, want)) {
+      entries.push({ principal, action: "no-op", before: have.permissions, after: want });
+    } else if (!have.editable) {
+      entries.push({ principal, action: "blocked", reason: { code: "entry-not-editable", principal }, before: have.permissions, after: want });
+    } else {
+      entries.push({ principal, action: "update", before: have.permissions, after: want });
+      write2();
+    }
+  }
+  if (exact) {
+    for (const e of live) {
+      const key = entryKey2(e.type, e.id);
+      if (matched.has(key) || !e.deletable) continue;
+      const principal = { type: e.type, name: e.name };
+      entries.push({ principal, action: "delete", before: e.permissions, ...creation ? { reason: { code: "entry-copied-from-parent" } } : {} });
+      remove.push({ type: e.type, id: e.id, name: e.name });
+      after.delete(key);
+    }
+  }
+  const blocked = entries.filter((e) => e.action === "blocked").map((e) => e.principal);
+  const payload = {
+    kind: "FolderPermissions",
+    path: desired.path,
+    ...creation ? { create: { parentPath: creation.parentPath, name: creation.name, inheritPermissions: creation.inheritPermissions } } : {},
+    // Same name: only the parent is renamed, which moves this folder along.
+    ...previousPath !== void 0 && folderName(previousPath) !== folderName(desired.path) ? { rename: { from: previousPath, name: folderName(desired.path) } } : {},
+    set,
+    remove
+  };
+  const afterList = [...after.values()];
+  if (creation) {
+    const how = creation.inheritPermissions;
+    const reason = how === "None" ? void 0 : { code: "folder-copies-parent", parentPath: creation.parentPath, inheritPermissions: how };
+    return { action: "create", ...reason ? { reason } : {}, fields, entries, payload, after: afterList };
+  }
+  if (set.length > 0 || remove.length > 0 || previousPath !== void 0) {
+    return { action: "update", ...blocked.length > 0 ? { reason: { code: "entries-not-editable", principals: blocked, partial: true } } : {}, fields, entries, payload, after: afterList };
+  }
+  if (blocked.length > 0) return { action: "blocked", reason: { code: "entries-not-editable", principals: blocked, partial: false }, fields, entries, after: afterList };
+  return { action: "no-op", fields: [], entries, after: afterList };
+}
+function planFolderPrune(path, live) {
+  const gone = live.filter((e) => e.deletable);
+  if (gone.length === 0) return void 0;
+  return {
+    action: "delete",
+    reason: { code: "folder-pruned" },
+    fields: [],
+    entries: gone.map((e) => ({ principal: { type: e.type, name: e.name }, action: "delete", before: e.permissions })),
+    payload: { kind: "FolderPermissions", path, set: [], remove: gone.map((e) => ({ type: e.type, id: e.id, name: e.name })) },
+    after: live.filter((e) => !e.deletable)
+  };
+}
+var init_folder_permissions = __esm({
+  "src/resources/folder-permissions.ts"() {
+    "use strict";
+    init_types();
+    init_common();
+    init_is_record();
+  }
+});
+
+// src/resources/resource-group-acl.ts
+function grantedPermissions(acl) {
+  const p = acl.Permissions ?? {};
+  return ACL_PERMISSIONS.filter((name) => {
+    const v = p[name];
+    return v === 1 || v === true || v === "1" || v === "true";
+  });
+}
+function canonicalPermissions(list) {
+  return ACL_PERMISSIONS.filter((p) => list.includes(p));
+}
+function fingerprintAcl(acl) {
+  return sha256Of({ ACLID: acl.ACLID, ResourceGroupName: acl.ResourceGroupName, UserGroupName: acl.UserGroupName, Permissions: permissionFlags(grantedPermissions(acl)) });
+}
+function permissionFlags(granted) {
+  return Object.fromEntries(ACL_PERMISSIONS.map((p) => [p, granted.includes(p) ? 1 : 0]));
+}
+function planAcl(desired, live) {
+  const want = canonicalPermissions(desired.permissions);
+  const payload = { kind: "ResourceGroupAcl", resourceGroup: desired.resourceGroup, userGroup: desired.userGroup, permissions: permissionFlags(want) };
+  if (live === void 0) {
+    return {
+      action: "create",
+      fields: [fieldChange("resourceGroup", void 0, desired.resourceGroup), fieldChange("userGroup", void 0, desired.userGroup), fieldChange("permissions", void 0, want)],
+      payload
+    };
+  }
+  const have = grantedPermissions(live);
+  if (have.length === want.length && have.every((p) => want.includes(p))) return { action: "no-op", fields: [] };
+  return { action: "update", fields: [fieldChange("permissions", have, want)], payload };
+}
+var init_resource_group_acl = __esm({
+  "src/resources/resource-group-acl.ts"() {
+    "use strict";
+    init_types();
+    init_common();
+  }
+});
+
+// src/resources/task.ts
+function createTaskCatalog(a, vocabulary) {
+  return {
+    hostName: (id) => a?.hosts?.byId.get(id)?.Name,
+    scriptName: (id) => nameText(a?.scripts?.byId.get(id)?.Name),
+    dateListName: (id) => nameText(a?.dateLists?.byId.get(id)?.Name),
+    vocabulary
+  };
+}
+function nameText(x) {
+  return typeof x === "string" && x !== "" ? x : void 0;
+}
+function sameHostType(a, b) {
+  return a === b || XFER_TYPES.has(a.toLowerCase()) && XFER_TYPES.has(b.toLowerCase());
+}
+function isVolatileTaskField(key) {
+  return key === "Renamed" || key === "Scheduled" || key === "Watched" || /^x[A-Z]/.test(key);
+}
+function fingerprintTask(live) {
+  const kept = {};
+  for (const [k, v] of Object.entries(live)) if (!isVolatileTaskField(k)) kept[k] = v;
+  return sha256Of(withoutPasswords(kept));
+}
+function taskId(live) {
+  return typeof live.ID === "number" ? String(live.ID) : live.ID ?? "";
+}
+function displayLiveTaskPart(live, cat) {
+  if (Array.isArray(live)) return live.map((x) => displayLiveTaskPart(x, cat));
+  if (!isRecord(live)) return toJson(live);
+  const out = {};
+  for (const [k, v] of Object.entries(live)) {
+    if (k === "ID" || v === void 0) continue;
+    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
+    else if (k === "HostID") out.Host = hostValue(String(v), cat);
+    else if (k === "ScriptID") out.Script = scriptValue(String(v), cat);
+    else if (k === "DateListRef" && Array.isArray(v)) out.DateListRef = v.map((r) => dateListValue(dateListId(r), cat));
+    else if (k === "Parameters") out.Parameters = displayLiveParameters(v);
+    else out[k] = displayLiveTaskPart(v, cat);
+  }
+  return out;
+}
+function displayLiveParameters(params) {
+  if (!isRecord(params)) return toJson(params);
+  const out = {};
+  for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? "") : toJson(p);
+  return out;
+}
+function displayDesiredTaskPart(desired) {
+  if (Array.isArray(desired)) return desired.map(displayDesiredTaskPart);
+  if (!isRecord(desired)) return toJson(desired);
+  const out = {};
+  for (const [k, v] of Object.entries(desired)) {
+    if (v === void 0) continue;
+    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
+    else if (k === "Parameters" && isRecord(v)) {
+      const params = {};
+      for (const [name, p] of Object.entries(v)) params[name] = p.secret ? sensitiveValue() : p.value;
+      out.Parameters = params;
+    } else out[k] = displayDesiredTaskPart(v);
+  }
+  return out;
+}
+function hostValue(id, cat) {
+  return cat.hostName(id) ?? refValue("host", id);
+}
+function scriptValue(id, cat) {
+  return cat.scriptName(id) ?? refValue("script", id);
+}
+function dateListValue(id, cat) {
+  return cat.dateListName(id) ?? refValue("dateList", id);
+}
+function dateListId(ref) {
+  return isRecord(ref) ? String(ref.DateListID ?? "") : String(ref);
+}
+function diffTask(desired, live, cat) {
+  const out = [];
+  const spec = desired.manifest.spec;
+  const l = live ?? {};
+  const body = desired.body;
+  const show2 = (x) => displayLiveTaskPart(x, cat);
+  for (const [key, value] of Object.entries(spec)) {
+    if (value === void 0) continue;
+    switch (key) {
+      case "Group": {
+        const want = body.Group ?? value;
+        const have = Array.isArray(l.Group) ? l.Group.map(String) : [];
+        if (!sameNameSet(want, have)) out.push(fieldChange("Group", live && l.Group !== void 0 ? have : void 0, toJson(value), { forcesReplace: live !== void 0 }));
+        break;
+      }
+      case "Parameters":
+        diffParameters("Parameters", value, l.Parameters, out);
+        break;
+      case "Schedules":
+        diffSchedules(value.Schedule, body, l.Schedules, out, cat);
+        break;
+      case "steps":
+        diffSteps(value, body, l.steps, out, cat);
+        break;
+      default:
+        diffSetFields(key, value, l[key], out, show2);
+    }
+  }
+  return out;
+}
+function sameNameSet(a, b) {
+  const x = new Set(a.map((s) => s.toLowerCase()));
+  const y = new Set(b.map((s) => s.toLowerCase()));
+  return x.size === y.size && [...x].every((s) => y.has(s));
+}
+function diffParameters(path, desired, live, out) {
+  const l = isRecord(live) ? live : {};
+  for (const [name, p] of Object.entries(desired)) {
+    const at = joinPath(path, name);
+    if (p.secret) {
+      out.push(sensitiveChange(at));
+      continue;
+    }
+    const lp = l[name];
+    if (!isRecord(lp)) out.push(fieldChange(at, void 0, p.value));
+    else if (lp.DisplayValue === SUPPRESSED) continue;
+    else if (!sameScalar(p.value, lp.value)) out.push(fieldChange(at, displayLike(p.value, lp.value), p.value));
+  }
+}
+function diffSchedules(desired, body, liveSchedules, out, cat) {
+  const resolved = listOf(isRecord(body.Schedules) ? body.Schedules.Schedule : void 0);
+  const live = isRecord(liveSchedules) ? liveSchedules.Schedule : void 0;
+  diffListByPosition(
+    "Schedules.Schedule",
+    desired,
+    live,
+    out,
+    (path, d, l, i) => diffSchedule(path, d, resolved[i], l, out, cat),
+    (x) => displayLiveTaskPart(x, cat),
+    displayDesiredTaskPart
+  );
+}
+function diffSchedule(path, d, resolved, liveValue, out, cat) {
+  const l = isRecord(liveValue) ? liveValue : {};
+  const r = isRecord(resolved) ? resolved : {};
+  for (const [key, value] of Object.entries(d)) {
+    if (value === void 0) continue;
+    switch (key) {
+      case "Days": {
+        const days = value?.DayOfWeek;
+        if (days === void 0) break;
+        const liveDays = isRecord(l.Days) && Array.isArray(l.Days.DayOfWeek) ? l.Days.DayOfWeek.map(String) : void 0;
+        if (!sameDays(days, liveDays ?? [])) out.push(fieldChange(`${path}.Days.DayOfWeek`, liveDays && toJson(inWeekOrder(liveDays)), toJson(inWeekOrder(days))));
+        break;
+      }
+      case "DateListRef": {
+        const want = listOf(r.DateListRef).map(dateListId);
+        const liveRefs = Array.isArray(l.DateListRef) ? l.DateListRef : [];
+        const have = liveRefs.map(dateListId);
+        if (!sameNameSet(want, have)) {
+          const before = liveRefs.length > 0 ? have.map((id) => dateListValue(id, cat)) : void 0;
+          out.push(fieldChange(`${path}.DateListRef`, before, toJson(value)));
+        }
+        break;
+      }
+      case "Frequency": {
+        const intervals = value.Interval;
+        const liveIntervals = isRecord(l.Frequency) ? l.Frequency.Interval : void 0;
+        diffListByPosition(`${path}.Frequency.Interval`, intervals, liveIntervals, out, (p, di, li) => diffInterval(p, di, li, out));
+        break;
+      }
+      default:
+        diffSetFields(joinPath(path, key), value, l[key], out, (x) => displayLiveTaskPart(x, cat));
+    }
+  }
+}
+function diffInterval(path, desired, live, out) {
+  const d = isRecord(desired) ? desired : {};
+  const l = isRecord(live) ? live : {};
+  for (const key of Object.keys(d)) {
+    const want = d[key];
+    if (typeof want !== "string") continue;
+    const have = l[key];
+    if (want !== have) out.push(fieldChange(joinPath(path, key), have === void 0 ? void 0 : toJson(have), want));
+  }
+}
+function sameDays(a, b) {
+  return sameNameSet(a, b);
+}
+function inWeekOrder(days) {
+  const known = WEEK2.filter((d) => days.some((x) => x.toLowerCase() === d)).map((d) => days.find((x) => x.toLowerCase() === d));
+  const rest = days.filter((x) => !WEEK2.includes(x.toLowerCase()));
+  return [...known, ...rest];
+}
+function diffSteps(desired, body, liveSteps, out, cat) {
+  const resolved = listOf(body.steps);
+  const showLive = (x) => displayLiveTaskPart(x, cat);
+  diffListByPosition(
+    "steps",
+    desired,
+    liveSteps,
+    out,
+    (path, d, l, i) => {
+      const step2 = d;
+      const kind = stepKindOf(step2);
+      const liveKind = stepKindOfLive(l);
+      if (liveKind !== kind || !isRecord(l)) {
+        out.push(fieldChange(path, showLive(l), displayDesiredTaskPart(step2)));
+        return;
+      }
+      const r = resolved[i];
+      const resolvedBody = isRecord(r) && isRecord(r[kind]) ? r[kind] : {};
+      diffStepBody(`${path}.${kind}`, step2[kind], resolvedBody, l[liveKind], out, cat);
+    },
+    showLive,
+    displayDesiredTaskPart
+  );
+}
+function stepKindOfLive(step2) {
+  return isRecord(step2) ? Object.keys(step2)[0] : void 0;
+}
+function diffStepBody(path, d, r, liveBody, out, cat) {
+  const l = isRecord(liveBody) ? liveBody : {};
+  const liveHost = l.HostID === void 0 || l.HostID === null ? void 0 : String(l.HostID);
+  const liveScript = l.ScriptID === void 0 || l.ScriptID === null ? void 0 : String(l.ScriptID);
+  for (const [key, value] of Object.entries(d)) {
+    if (value === void 0) continue;
+    const at = joinPath(path, key);
+    if (PASSWORD_FIELD.test(key)) {
+      out.push(sensitiveChange(at));
+      continue;
+    }
+    switch (key) {
+      case "Host":
+        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === void 0 ? void 0 : hostValue(liveHost, cat), toJson(value)));
+        break;
+      case "HostID":
+        if (String(value) !== liveHost) out.push(fieldChange(at, liveHost, toJson(value)));
+        break;
+      case "Type":
+        if (typeof l.Type !== "string" || !sameHostType(String(value), l.Type)) out.push(fieldChange(at, typeof l.Type === "string" ? l.Type : void 0, toJson(value)));
+        break;
+      case "Script":
+        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === void 0 ? void 0 : scriptValue(liveScript, cat), toJson(value)));
+        break;
+      case "ScriptID":
+        if (String(value) !== liveScript) out.push(fieldChange(at, liveScript, toJson(value)));
+        break;
+      case "Parameters":
+        diffParameters(at, value, l.Parameters, out);
+        break;
+      default:
+        diffSetFields(at, value, l[key], out, (x) => displayLiveTaskPart(x, cat));
+    }
+  }
+}
+function listOf(x) {
+  return Array.isArray(x) ? x : [];
+}
+function updateTaskBody(live, desired) {
+  const out = {};
+  for (const [k, v] of Object.entries(withoutPasswords(live))) {
+    if (isVolatileTaskField(k) || v === void 0) continue;
+    out[k] = toJson(v);
+  }
+  for (const [key, value] of Object.entries(desired.body)) {
+    switch (key) {
+      case "Group":
+        break;
+      case "Name":
+        if (typeof live.Name !== "string" || live.Name.toLowerCase() !== String(value).toLowerCase()) out.Name = value;
+        break;
+      case "Parameters":
+        out.Parameters = mergeParameters(out.Parameters, value);
+        break;
+      case "steps":
+        out.steps = mergeSteps(out.steps, value);
+        break;
+      default:
+        out[key] = mergeOver(out[key], value);
+    }
+  }
+  return out;
+}
+function mergeParameters(base, desired) {
+  const out = isRecord(base) ? { ...toJson(base) } : {};
+  if (isRecord(desired)) for (const [name, p] of Object.entries(desired)) out[name] = toJson(p);
+  return out;
+}
+function mergeSteps(live, desired) {
+  const l = listOf(live);
+  return listOf(desired).map((step2, i) => {
+    const kind = stepKindOfLive(step2);
+    const liveStep = l[i];
+    if (kind === void 0 || !isRecord(step2) || !isRecord(liveStep) || stepKindOfLive(liveStep) !== kind || !isRecord(liveStep[kind])) return toJson(step2);
+    const liveBody = liveStep[kind];
+    const out = { ...toJson(liveBody) };
+    for (const [k, v] of Object.entries(step2[kind])) {
+      if (k === "Parameters") out.Parameters = mergeParameters(liveBody.Parameters, v);
+      else if (k === "Criteria") out.Criteria = toJson(v);
+      else out[k] = mergeOver(liveBody[k], v);
+    }
+    return { [kind]: out };
+  });
+}
+function stepPasswordState(body) {
+  if (typeof body.Password === "string" && body.Password !== "") return "set";
+  const ownUser = typeof body.Username === "string" && body.Username !== "" && !sameScalar(1, body.UseDefUser);
+  const key = typeof body.ClientKeyID === "string" && body.ClientKeyID !== "";
+  return body.Password === void 0 && ownUser && !key ? "likely" : void 0;
+}
+function replaceTaskBody(live, desired) {
+  const merged = updateTaskBody(live, desired);
+  const lostSecrets = [];
+  const body = stripServerIds(merged, lostSecrets, "");
+  delete body.NextEID;
+  if (desired.body.Group !== void 0) body.Group = desired.body.Group;
+  const sent = listOf(body.steps);
+  listOf(live.steps).forEach((step2, i) => {
+    const kind = stepKindOfLive(step2);
+    const liveBody = kind !== void 0 && isRecord(step2) && isRecord(step2[kind]) ? step2[kind] : void 0;
+    const sentStep = sent[i];
+    const sentBody = kind !== void 0 && isRecord(sentStep) && isRecord(sentStep[kind]) ? sentStep[kind] : void 0;
+    if (liveBody === void 0 || sentBody !== void 0 && sentBody.Password !== void 0) return;
+    if (stepPasswordState(liveBody) !== void 0) lostSecrets.push(`steps[${i}].${kind}.Password`);
+  });
+  return { body, lostSecrets };
+}
+function stripServerIds(x, lost, path) {
+  if (Array.isArray(x)) return x.map((v, i) => stripServerIds(v, lost, joinPath(path, i)));
+  if (!isRecord(x)) return x;
+  const out = {};
+  for (const [k, v] of Object.entries(x)) {
+    if (k === "ID") continue;
+    if (k === "Parameters" && isRecord(v)) {
+      const params = {};
+      for (const [name, p] of Object.entries(v)) {
+        if (isRecord(p) && p.DisplayValue === SUPPRESSED && (p.value === "" || p.value === void 0 || p.value === SUPPRESSED)) lost.push(joinPath(joinPath(path, "Parameters"), name));
+        else params[name] = p;
+      }
+      out.Parameters = params;
+    } else out[k] = stripServerIds(v, lost, joinPath(path, k));
+  }
+  return out;
+}
+function planTask(desired, live, cat, previousName) {
+  const outcome = planTaskAction(desired, live, cat, previousName);
+  const fields = outcome.fields.map((f) => withWords2(f, cat.vocabulary));
+  const payload = outcome.payload === void 0 ? void 0 : withRefNames(outcome.payload, cat);
+  return { ...outcome, fields, ...payload !== void 0 ? { payload } : {} };
+}
+function planTaskAction(desired, live, cat, previousName) {
+  const fields = diffTask(desired, live, cat);
+  const cos = desired.manifest.spec.TT === "COS" || live !== void 0 && live.TT === "COS";
+  if (live === void 0) {
+    if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "create" }, fields };
+    return { action: "create", fields, payload: { kind: "Task", body: desired.body } };
+  }
+  const all = previousName !== void 0 ? [fieldChange("Name", previousName, desired.manifest.name), ...fields] : fields;
+  if (!all.some((f) => !f.sensitive)) return { action: "no-op", fields: [] };
+  if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "update" }, fields: all };
+  if (all.some((f) => f.forcesReplace)) {
+    const { body, lostSecrets } = replaceTaskBody(live, desired);
+    return { action: "replace", reason: { code: "task-group-immutable", lostSecrets }, fields: all, payload: { kind: "Task", body } };
+  }
+  return { action: "update", fields: all, payload: { kind: "Task", body: updateTaskBody(live, desired) } };
+}
+function withWords2(field, vocabulary) {
+  if (field.sensitive === true) return field;
+  const words = describeFieldChange(vocabulary, field.path, field.before, field.after);
+  const before = describeInnerValues(vocabulary, field.path, field.before);
+  const after = describeInnerValues(vocabulary, field.path, field.after);
+  const inner = { ...before.length > 0 ? { before } : {}, ...after.length > 0 ? { after } : {} };
+  return { ...field, ...words !== void 0 ? { words } : {}, ...Object.keys(inner).length > 0 ? { innerWords: inner } : {} };
+}
+function withRefNames(payload, cat) {
+  const names2 = { host: {}, script: {}, dateList: {} };
+  const note = (kind, id, name) => {
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const n = name(String(id));
+    if (n !== void 0) names2[kind][String(id)] = n;
+  };
+  const visit4 = (x) => {
+    if (Array.isArray(x)) return x.forEach(visit4);
+    if (!isRecord(x)) return;
+    note("host", x.HostID, cat.hostName);
+    note("script", x.ScriptID, cat.scriptName);
+    if (Array.isArray(x.DateListRef)) for (const r of x.DateListRef) note("dateList", dateListId(r), cat.dateListName);
+    for (const v of Object.values(x)) visit4(v);
+  };
+  visit4(payload.body);
+  const refNames = {};
+  for (const kind of ["host", "script", "dateList"]) if (Object.keys(names2[kind]).length > 0) refNames[kind] = names2[kind];
+  return Object.keys(refNames).length === 0 ? payload : { ...payload, refNames };
+}
+var XFER_TYPES, SUPPRESSED, WEEK2;
+var init_task = __esm({
+  "src/resources/task.ts"() {
+    "use strict";
+    init_types();
+    init_value_words();
+    init_common();
+    init_is_record();
+    XFER_TYPES = /* @__PURE__ */ new Set(["silock", "xferlock"]);
+    SUPPRESSED = "(suppressed)";
+    WEEK2 = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+  }
+});
+
+// src/plan/diagnostics.ts
+function createPlanDiagnostic(code5, at, message, extra = {}) {
+  return createDiagnostic("error", code5, at, message, extra);
+}
+function createPlanWarning(code5, at, message, extra = {}) {
+  return createDiagnostic("warning", code5, at, message, extra);
+}
+function didYouMean(input, candidates) {
+  const guess = suggestName(input, [...candidates]);
+  return guess !== void 0 && guess !== input ? ` \u2014 did you mean \`${guess}\`?` : "";
+}
+var sortPlanDiagnostics;
+var init_diagnostics3 = __esm({
+  "src/plan/diagnostics.ts"() {
+    "use strict";
+    init_suggest();
+    init_diagnostics();
+    sortPlanDiagnostics = sortDiagnostics;
+  }
+});
+
+// src/plan/compose-plan.ts
+function composePlan(header, changes, errored, access) {
+  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, targets, pruneOff, transferChecks } = header;
+  const scheduled = scheduleChanges(changes);
+  return {
+    toolVersion,
+    createdAt,
+    environment,
+    servers,
+    manifestDigest: manifestDigest2,
+    ...targets !== void 0 ? { targets } : {},
+    ...pruneOff !== void 0 ? { pruneOff } : {},
+    errored,
+    applyable: isApplyable(errored, scheduled),
+    changes: scheduled,
+    summary: summarize(scheduled),
+    ...access !== void 0 ? { access } : {},
+    ...transferChecks !== void 0 ? { transferChecks } : {}
+  };
+}
+var init_compose_plan = __esm({
+  "src/plan/compose-plan.ts"() {
+    "use strict";
+    init_execution_order();
+    init_model2();
+  }
+});
+
+// src/access/effective.ts
+function groupMembersFrom(members) {
+  const entries = members instanceof Map ? [...members.entries()] : Object.entries(members);
+  const byName = new Map(entries.map(([group, users]) => [group.toLowerCase(), users]));
+  return { membersOf: (group) => byName.get(group.toLowerCase()) };
+}
+function computeEffectiveAccess(entries, members, vocabulary = FOLDER_PERMISSIONS) {
+  const grants = /* @__PURE__ */ new Map();
+  const unknownGroups = [];
+  const reach = (user, source, permissions) => {
+    const key = user.toLowerCase();
+    let g = grants.get(key);
+    if (!g) grants.set(key, g = { user, via: /* @__PURE__ */ new Map() });
+    for (const p of vocabulary) {
+      if (!permissions.includes(p)) continue;
+      const list = g.via.get(p) ?? [];
+      if (!list.some((s) => s.type === source.type && s.name.toLowerCase() === source.name.toLowerCase())) list.push(source);
+      g.via.set(p, list);
+    }
+  };
+  for (const e of entries) if (e.type === "User") reach(e.name, { type: "User", name: e.name }, e.permissions);
+  for (const e of entries) {
+    if (e.type !== "Group") continue;
+    const users2 = members.membersOf(e.name);
+    if (users2 === void 0) unknownGroups.push(e);
+    else for (const u of users2) reach(u, { type: "Group", name: e.name }, e.permissions);
+  }
+  const users = /* @__PURE__ */ new Map();
+  for (const [key, g] of grants) {
+    const permissions = vocabulary.filter((p) => g.via.has(p));
+    users.set(key, { user: g.user, permissions, via: Object.fromEntries(permissions.map((p) => [p, g.via.get(p)])) });
+  }
+  return { users, vocabulary, unknownGroups };
+}
+function diffEffectiveAccess(before, after) {
+  const out = [];
+  const keys = [.../* @__PURE__ */ new Set([...before.users.keys(), ...after.users.keys()])];
+  for (const key of keys) {
+    const b = before.users.get(key);
+    const a = after.users.get(key);
+    const delta = deltaOf({ type: "User", name: a?.user ?? b.user }, b?.permissions ?? [], a?.permissions ?? [], (p) => a?.via[p] ?? [], (p) => b?.via[p] ?? []);
+    if (delta) out.push(delta);
+  }
+  const groupKeys = [...new Set([...before.unknownGroups, ...after.unknownGroups].map((g) => g.name.toLowerCase()))];
+  for (const key of groupKeys) {
+    const b = before.unknownGroups.find((g) => g.name.toLowerCase() === key);
+    const a = after.unknownGroups.find((g) => g.name.toLowerCase() === key);
+    const name = a?.name ?? b.name;
+    const self = [{ type: "Group", name }];
+    const delta = deltaOf({ type: "Group", name }, permissionsIn(b, after.vocabulary), permissionsIn(a, after.vocabulary), () => self, () => self);
+    if (delta) out.push(delta);
+  }
+  return out.sort((x, y) => x.who.type === y.who.type ? compareNames(x.who.name, y.who.name) : x.who.type === "User" ? -1 : 1);
+}
+function permissionsIn(e, vocabulary) {
+  return e ? vocabulary.filter((p) => e.permissions.includes(p)) : [];
+}
+function deltaOf(who, before, after, viaAfter, viaBefore) {
+  const gained = after.filter((p) => !before.includes(p));
+  const lost = before.filter((p) => !after.includes(p));
+  if (gained.length === 0 && lost.length === 0) return void 0;
+  const via = [];
+  for (const s of [...gained.flatMap(viaAfter), ...lost.flatMap(viaBefore)]) if (!via.some((v) => v.type === s.type && v.name === s.name)) via.push(s);
+  via.sort((x, y) => x.type === y.type ? 0 : x.type === "User" ? -1 : 1);
+  return { who, gained, lost, via, removed: before.length > 0 && after.length === 0 };
+}
+function compareNames(a, b) {
+  return compareText2(a.toLowerCase(), b.toLowerCase()) || compareText2(a, b);
+}
+var NO_MEMBERS;
+var init_effective = __esm({
+  "src/access/effective.ts"() {
+    "use strict";
+    init_order();
+    init_vocabulary();
+    NO_MEMBERS = { membersOf: () => void 0 };
+  }
+});
+
+// src/plan/access-changes.ts
+function planAccessChanges(changes, bases, members, userGroups) {
+  const known = members ? groupMembersFrom(members.members) : NO_MEMBERS;
+  const users = [];
+  const groups = [];
+  const membersUnknown = /* @__PURE__ */ new Set();
+  const aclChanges = [];
+  for (const change of changes) {
+    if (change.action === "no-op" || change.action === "blocked") continue;
+    const basis = bases.get(change.address);
+    if (!basis) continue;
+    switch (basis.kind) {
+      case "folder": {
+        const before = computeEffectiveAccess(basis.before.map(accessEntry), known);
+        const after = computeEffectiveAccess(basis.after.map(accessEntry), known);
+        for (const d of diffEffectiveAccess(before, after)) {
+          const flagged = d.gained.filter((p) => FLAGGED_GRANTS.includes(p));
+          (d.who.type === "User" ? users : groups).push({ address: change.address, who: d.who, service: "transfer", target: change.name, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
+          if (d.who.type === "Group") membersUnknown.add(d.who.name);
+        }
+        break;
+      }
+      case "acl":
+        aclChanges.push({ address: change.address, basis });
+        break;
+      default: {
+        const never = basis;
+        throw new Error(`unknown access basis ${String(never)}`);
+      }
+    }
+  }
+  const userGroupsUnknown = /* @__PURE__ */ new Set();
+  for (const c of planAclAccess(aclChanges, userGroups)) {
+    (c.who.type === "User" ? users : groups).push(c);
+    if (c.who.type === "Group" && userGroups !== void 0) userGroupsUnknown.add(c.who.name);
+  }
+  if (users.length === 0 && groups.length === 0) return void 0;
+  const byName = (a, b) => compareText2(a.who.name.toLowerCase(), b.who.name.toLowerCase());
+  return {
+    changes: [...users.sort(byName), ...groups.sort(byName)],
+    membersUnknown: [...membersUnknown],
+    ...userGroupsUnknown.size > 0 ? { userGroupsUnknown: [...userGroupsUnknown] } : {}
+  };
+}
+function planAclAccess(aclChanges, userGroups) {
+  const out = [];
+  const known = userGroups ? groupMembersFrom(userGroups.members.members) : NO_MEMBERS;
+  const resourceGroups = /* @__PURE__ */ new Map();
+  for (const c of aclChanges) {
+    const key = c.basis.resourceGroup.toLowerCase();
+    resourceGroups.set(key, [...resourceGroups.get(key) ?? [], c]);
+  }
+  for (const [key, changed] of resourceGroups) {
+    const before = /* @__PURE__ */ new Map();
+    for (const acl of userGroups?.acls.values() ?? []) {
+      if (acl.ResourceGroupName.toLowerCase() === key) before.set(acl.UserGroupName.toLowerCase(), { type: "Group", name: acl.UserGroupName, permissions: grantedPermissions(acl) });
+    }
+    for (const { basis } of changed) before.set(basis.userGroup.toLowerCase(), { type: "Group", name: basis.userGroup, permissions: basis.before });
+    const after = new Map(before);
+    for (const { basis } of changed) after.set(basis.userGroup.toLowerCase(), { type: "Group", name: basis.userGroup, permissions: basis.after });
+    const target = changed[0].basis.resourceGroup;
+    const deltas = diffEffectiveAccess(computeEffectiveAccess([...before.values()], known, ACL_PERMISSIONS), computeEffectiveAccess([...after.values()], known, ACL_PERMISSIONS));
+    for (const d of deltas) {
+      const from = changed.find((c) => d.via.some((v) => v.name.toLowerCase() === c.basis.userGroup.toLowerCase())) ?? changed[0];
+      const flagged = d.gained.filter((p) => FLAGGED_ACL_GRANTS.includes(p));
+      out.push({ address: from.address, who: d.who, service: "automation", target, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
+    }
+  }
+  return out;
+}
+function accessEntry(e) {
+  return { type: e.type, name: e.name, permissions: e.permissions.permissions };
+}
+var FLAGGED_GRANTS, FLAGGED_ACL_GRANTS;
+var init_access_changes = __esm({
+  "src/plan/access-changes.ts"() {
+    "use strict";
+    init_effective();
+    init_order();
+    init_resource_group_acl();
+    init_vocabulary();
+    FLAGGED_GRANTS = ["admin", "deleteFiles", "share"];
+    FLAGGED_ACL_GRANTS = ["TaskAddEditDelete", "HostAddEditDelete", "ScriptAddEditDelete"];
+  }
+});
+
+// src/plan/plan-changes.ts
+import { isAbsolute as isAbsolute5, relative as relative3, sep as sep3 } from "node:path";
+function planChanges(input) {
+  const diagnostics = [];
+  const bases = /* @__PURE__ */ new Map();
+  const source = (m) => sourceRef(m.source, input.cwd);
+  const items = [];
+  let seq = 0;
+  const add = (change, rank, depth = 0) => items.push({ change, rank, depth, seq: seq++ });
+  const cat = createTaskCatalog(input.live.automation, input.taskVocabulary);
+  const liveTasks = input.live.automation?.tasks;
+  for (const d of input.desired.tasks) {
+    const m = d.manifest;
+    let live = liveTasks?.byName.get(m.name.toLowerCase());
+    let previousName;
+    if (!live) {
+      for (const old of m.previousNames) {
+        live = liveTasks?.byName.get(old.toLowerCase());
+        if (live) {
+          previousName = live.Name ?? old;
+          break;
+        }
+      }
+    }
+    const o = planTask(d, live, cat, previousName);
+    add(
+      {
+        address: formatAddress("Task", m.name),
+        kind: "Task",
+        name: m.name,
+        service: "automation",
+        action: o.action,
+        ...o.reason !== void 0 ? { reason: o.reason } : {},
+        ...previousName !== void 0 ? { previousName } : {},
+        ...live ? { liveId: taskId(live), ...fingerprintOf(o.action, () => fingerprintTask(live)) } : {},
+        fields: o.fields,
+        source: source(m),
+        ...o.payload ? { payload: o.payload } : {}
+      },
+      RANK.Task
+    );
+  }
+  const liveAcls = input.live.automation?.acls;
+  for (const d of input.desired.acls) {
+    const live = liveAcls?.get(aclKey(d.resourceGroup, d.userGroup));
+    const o = planAcl(d, live);
+    bases.set(formatAddress("ResourceGroupAcl", d.manifest.name), { kind: "acl", userGroup: d.userGroup, resourceGroup: d.resourceGroup, before: live ? grantedPermissions(live) : [], after: canonicalPermissions(d.permissions) });
+    add(
+      {
+        address: formatAddress("ResourceGroupAcl", d.manifest.name),
+        kind: "ResourceGroupAcl",
+        name: d.manifest.name,
+        service: "automation",
+        action: o.action,
+        ...live ? { liveId: live.ACLID, ...fingerprintOf(o.action, () => fingerprintAcl(live)) } : {},
+        fields: o.fields,
+        source: source(d.manifest),
+        ...o.payload ? { payload: o.payload } : {}
+      },
+      RANK.ResourceGroupAcl
+    );
+  }
+  const folders = input.live.transfer?.folders ?? /* @__PURE__ */ new Map();
+  const after = /* @__PURE__ */ new Map();
+  const entriesAfter = (path) => {
+    const key = folderKey(path);
+    const known = after.get(key);
+    if (known) return known;
+    const live = folders.get(key);
+    return live ? viewEntries(live.acl) : void 0;
+  };
+  const moved = /* @__PURE__ */ new Map();
+  const byDepth = [...input.desired.folders].map((d, i) => ({ d, i })).sort((a, b) => folderDepth(a.d.path) - folderDepth(b.d.path) || a.i - b.i);
+  for (const { d } of byDepth) {
+    const m = d.manifest;
+    const key = folderKey(d.path);
+    const live = folders.get(key);
+    const base = { address: formatAddress("FolderPermissions", d.path), kind: "FolderPermissions", name: d.path, service: "transfer", source: source(m) };
+    if (checkMovedAway(d, moved, diagnostics)) continue;
+    const previous = m.previousNames.flatMap((p, index) => {
+      const f = folders.get(folderKey(p));
+      return f ? [{ index, live: f }] : [];
+    });
+    if (live) {
+      for (const p of previous) {
+        if (p.live.folder.id === live.folder.id) continue;
+        diagnostics.push(
+          createPlanWarning("MF412", m.sourceMap.locate(["metadata", "previousNames", p.index]), `previous name ${p.live.folder.path} of folder ${d.path} still exists on the transfer server (id ${p.live.folder.id}): the plan manages ${live.folder.path} and leaves ${p.live.folder.path} alone`, {
+            hint: `delete or rename ${p.live.folder.path} on the transfer server, or drop it from previousNames`
+          })
+        );
+      }
+      const liveEntries = viewEntries(live.acl);
+      const o = planFolder(d, liveEntries);
+      after.set(key, o.after);
+      bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
+      add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
+      continue;
+    }
+    const renamed = previous[0]?.live;
+    if (renamed) {
+      const from = renamed.folder.path;
+      const identity2 = { previousName: from, liveId: String(renamed.folder.id), fingerprint: fingerprintFolder(renamed) };
+      const blocked = renameBlocked(from, d.path, moved);
+      if (blocked !== void 0) {
+        add({ ...base, action: "blocked", reason: blocked, ...identity2, fields: [{ path: "path", before: from, after: d.path }] }, RANK.FolderPermissions, folderDepth(d.path));
+        continue;
+      }
+      const liveEntries = viewEntries(renamed.acl);
+      const o = planFolder(d, liveEntries, void 0, from);
+      moved.set(folderKey(from), d.path);
+      after.set(key, o.after);
+      bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
+      add({ ...base, ...outcomeFields(o), ...identity2 }, RANK.FolderPermissions, folderDepth(d.path));
+      continue;
+    }
+    const create = planFolderCreation(d, entriesAfter, diagnostics);
+    if (!create) continue;
+    after.set(key, create.after);
+    bases.set(base.address, { kind: "folder", before: [], after: create.after });
+    add({ ...base, ...outcomeFields(create) }, RANK.FolderPermissions, folderDepth(d.path));
+  }
+  for (const change of planPrune(input, bases)) add(change.change, change.rank, change.depth);
+  let selected = items;
+  if (input.targets && input.targets.length > 0) selected = selectTargets(items, input.targets, input.desired, diagnostics);
+  const changes = orderChanges(selected);
+  const errored = hasErrors(diagnostics) || input.desired.skipped.length > 0;
+  const header = {
+    toolVersion: input.toolVersion,
+    createdAt: input.now.toISOString(),
+    environment: input.environment,
+    servers: input.servers,
+    manifestDigest: input.manifestDigest,
+    ...input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {},
+    ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {}
+  };
+  const automation2 = input.live.automation;
+  const userGroups = automation2?.userGroupMembers ? { members: automation2.userGroupMembers, acls: automation2.acls ?? /* @__PURE__ */ new Map() } : void 0;
+  const transferMembers = input.live.transfer?.groupMembers;
+  return {
+    plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, transferMembers, userGroups)),
+    diagnostics,
+    accessWith: (known) => planAccessChanges(changes, bases, transferMembers, known)
+  };
+}
+function orderChanges(items) {
+  const isDelete = (o) => o.change.action === "delete";
+  const writes = items.filter((o) => !isDelete(o)).sort((a, b) => a.rank - b.rank || a.depth - b.depth || a.seq - b.seq);
+  const deletes = items.filter(isDelete).sort((a, b) => b.rank - a.rank || b.depth - a.depth || compareText2(a.change.name, b.change.name));
+  return [...writes, ...deletes].map((o) => o.change);
+}
+function outcomeFields(o) {
+  return {
+    action: o.action,
+    ...o.reason !== void 0 ? { reason: o.reason } : {},
+    fields: o.fields,
+    entries: o.entries,
+    ...o.payload ? { payload: o.payload } : {}
+  };
+}
+function renameBlocked(from, to, moved) {
+  const oldParent = parentPath(from);
+  const newParent = parentPath(to);
+  if (oldParent === void 0) return { code: "folder-root-rename", from };
+  const parentAfter = pathAfterMoves(oldParent, moved);
+  if (newParent !== void 0 && folderKey(parentAfter) === folderKey(newParent)) return void 0;
+  return { code: "folder-move", from, to };
+}
+function checkMovedAway(d, moved, diagnostics) {
+  const parent = parentPath(d.path);
+  const above = parent === void 0 ? void 0 : movedAncestor(parent, moved);
+  if (above === void 0) return false;
+  diagnostics.push(
+    createPlanDiagnostic("MF408", d.manifest.sourceMap.locate(["metadata", "name"]), `folder ${d.path} will not exist after this plan: ${above.from} above it is renamed to ${above.to}`, {
+      hint: `name it ${pathAfterMoves(d.path, moved)}, with ${d.path} in previousNames`
+    })
+  );
+  return true;
+}
+function movedAncestor(path, moved) {
+  for (let p = trimFolderPath(path); p !== void 0; p = parentPath(p)) {
+    const to = moved.get(folderKey(p));
+    if (to !== void 0) return { from: p, to };
+  }
+  return void 0;
+}
+function pathAfterMoves(path, moved) {
+  const above = movedAncestor(path, moved);
+  return above === void 0 ? path : `${above.to}${trimFolderPath(path).slice(above.from.length)}`;
+}
+function planFolderCreation(d, entriesAfter, diagnostics) {
+  const m = d.manifest;
+  const at = m.sourceMap.locate(["metadata", "name"]);
+  const how = m.spec.createIfMissing;
+  if (!how) {
+    diagnostics.push(createPlanDiagnostic("MF408", at, `folder ${d.path} does not exist on the transfer server; add createIfMissing to create it`, { hint: "or check the path: folder paths must match the server (case aside)" }));
+    return void 0;
+  }
+  const parent = parentPath(d.path);
+  const parentEntries = parent === void 0 ? void 0 : entriesAfter(parent);
+  if (parent === void 0 || parentEntries === void 0) {
+    diagnostics.push(
+      createPlanDiagnostic("MF408", at, `cannot create folder ${d.path}: its parent ${parent ?? "(none)"} does not exist on the transfer server`, {
+        hint: `add a FolderPermissions for ${parent ?? "the parent"} with createIfMissing, or create it first`
+      })
+    );
+    return void 0;
+  }
+  const copied = how.inheritPermissions === "None" ? [] : parentEntries.map((e) => ({ ...e, editable: true, deletable: true }));
+  return planFolder(d, copied, { parentPath: parent, name: folderName(d.path), inheritPermissions: how.inheritPermissions, copied });
+}
+function planPrune(input, bases) {
+  const out = [];
+  const all = [...input.desired.tasks.map((d) => d.manifest), ...input.desired.acls.map((d) => d.manifest), ...input.desired.folders.map((d) => d.manifest), ...input.desired.skipped];
+  const inScope = new Set(input.scope.taskGroups.map((g) => g.toLowerCase()));
+  if (input.prune.includes("Task") && inScope.size > 0) {
+    const managed = /* @__PURE__ */ new Set();
+    for (const m of all) if (m.kind === "Task") for (const n of [m.name, ...m.previousNames]) managed.add(n.toLowerCase());
+    for (const t of input.live.automation?.tasks?.items ?? []) {
+      const name = t.Name ?? "";
+      const groups = Array.isArray(t.Group) ? t.Group : [];
+      if (managed.has(name.toLowerCase()) || !groups.some((g) => inScope.has(String(g).toLowerCase()))) continue;
+      out.push({
+        change: {
+          address: formatAddress("Task", name),
+          kind: "Task",
+          name,
+          service: "automation",
+          action: "delete",
+          reason: { code: "pruned", kind: "Task", scope: [...input.scope.taskGroups] },
+          liveId: taskId(t),
+          fingerprint: fingerprintTask(t),
+          fields: []
+        },
+        rank: RANK.Task,
+        depth: 0
+      });
+    }
+  }
+  if (input.prune.includes("ResourceGroupAcl") && inScope.size > 0) {
+    const managed = /* @__PURE__ */ new Set();
+    for (const d of input.desired.acls) managed.add(aclKey(d.resourceGroup, d.userGroup));
+    for (const m of input.desired.skipped) if (m.kind === "ResourceGroupAcl") managed.add(aclKey(m.spec.resourceGroup, m.spec.userGroup));
+    for (const [key, acl] of input.live.automation?.acls ?? []) {
+      if (managed.has(key) || !inScope.has(acl.ResourceGroupName.toLowerCase())) continue;
+      const name = `${acl.ResourceGroupName}/${acl.UserGroupName}`;
+      bases.set(formatAddress("ResourceGroupAcl", name), { kind: "acl", userGroup: acl.UserGroupName, resourceGroup: acl.ResourceGroupName, before: grantedPermissions(acl), after: [] });
+      out.push({
+        change: {
+          address: formatAddress("ResourceGroupAcl", name),
+          kind: "ResourceGroupAcl",
+          name,
+          service: "automation",
+          action: "delete",
+          reason: { code: "pruned", kind: "ResourceGroupAcl", scope: [...input.scope.taskGroups] },
+          liveId: acl.ACLID,
+          fingerprint: fingerprintAcl(acl),
+          fields: []
+        },
+        rank: RANK.ResourceGroupAcl,
+        depth: 0
+      });
+    }
+  }
+  const transfer2 = input.live.transfer;
+  if (input.prune.includes("FolderPermissions") && transfer2?.scopeFolders) {
+    const managed = /* @__PURE__ */ new Set();
+    for (const m of all) if (m.kind === "FolderPermissions") for (const n of [m.name, ...m.previousNames]) managed.add(folderKey(n));
+    for (const key of transfer2.scopeFolders) {
+      const live = transfer2.folders.get(key);
+      if (managed.has(key) || !live) continue;
+      const liveEntries = viewEntries(live.acl);
+      const o = planFolderPrune(live.folder.path, liveEntries);
+      if (!o) continue;
+      bases.set(formatAddress("FolderPermissions", live.folder.path), { kind: "folder", before: liveEntries, after: o.after });
+      out.push({
+        change: {
+          address: formatAddress("FolderPermissions", live.folder.path),
+          kind: "FolderPermissions",
+          name: live.folder.path,
+          service: "transfer",
+          liveId: String(live.folder.id),
+          fingerprint: fingerprintFolder(live),
+          ...outcomeFields(o)
+        },
+        rank: RANK.FolderPermissions,
+        depth: folderDepth(live.folder.path)
+      });
+    }
+  }
+  return out;
+}
+function fingerprintOf(action, fingerprint) {
+  return action === "no-op" ? {} : { fingerprint: fingerprint() };
+}
+function selectTargets(items, targets, desired, diagnostics) {
+  const aliases = (c) => {
+    const list = [c.address];
+    if (c.payload?.kind === "ResourceGroupAcl") list.push(formatAddress("ResourceGroupAcl", `${c.payload.resourceGroup}/${c.payload.userGroup}`));
+    return list.map((a) => a.toLowerCase());
+  };
+  const known = /* @__PURE__ */ new Set();
+  for (const o of items) for (const a of aliases(o.change)) known.add(a);
+  for (const m of desired.skipped) known.add(formatAddress(m.kind, m.name).toLowerCase());
+  const wanted = /* @__PURE__ */ new Set();
+  for (const t of targets) {
+    const parsed = parseAddress(t.trim());
+    const norm = parsed ? formatAddress(parsed.kind, parsed.name).toLowerCase() : void 0;
+    if (norm === void 0 || !known.has(norm)) {
+      const candidates = items.map((o) => o.change.address);
+      const summary = `--target names nothing in this plan${didYouMean(t, candidates)}`;
+      diagnostics.push(
+        parsed ? createPlanWarning("MF409", void 0, summary, { address: t.trim() }) : createPlanDiagnostic("MF409", void 0, summary, { hint: "an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll", address: t.trim() })
+      );
+      continue;
+    }
+    wanted.add(norm);
+  }
+  const chosen = new Set(items.filter((o) => aliases(o.change).some((a) => wanted.has(a))));
+  const makers = new Map(items.filter((o) => establishesFolderPath(o.change)).map((o) => [folderKey(o.change.name), o]));
+  for (const o of [...chosen]) {
+    if (!establishesFolderPath(o.change)) continue;
+    for (let p = parentPath(o.change.name); p !== void 0; p = parentPath(p)) {
+      const parent = makers.get(folderKey(p));
+      if (!parent) break;
+      chosen.add(parent);
+    }
+  }
+  return items.filter((o) => chosen.has(o));
+}
+function sourceRef(at, cwd) {
+  let file = at.file;
+  if (cwd !== void 0) {
+    const rel = relative3(cwd, at.file);
+    if (rel !== "" && !rel.startsWith("..") && !isAbsolute5(rel)) file = rel;
+  }
+  return { file: sep3 === "/" ? file : file.split(sep3).join("/"), line: at.line, col: at.col };
+}
+var RANK;
+var init_plan_changes = __esm({
+  "src/plan/plan-changes.ts"() {
+    "use strict";
+    init_model5();
+    init_folder_path();
+    init_order();
+    init_diagnostics2();
+    init_folder_permissions();
+    init_resource_group_acl();
+    init_task();
+    init_diagnostics3();
+    init_compose_plan();
+    init_access_changes();
+    init_model2();
+    RANK = { FolderPermissions: 0, ResourceGroupAcl: 1, Task: 2 };
+  }
+});
+
+// src/policy/evaluate.ts
+function policyMatches(policy, change) {
+  if (!isWriteAction(change.action)) return false;
+  const match = policy.spec.match;
+  if (match === void 0) return true;
+  if (match.kinds !== void 0 && !match.kinds.includes(change.kind)) return false;
+  if (match.actions !== void 0 && !match.actions.includes(change.action)) return false;
+  if (match.names !== void 0 && !match.names.some((glob) => matchesAddressGlob(glob, change.name))) return false;
+  return true;
+}
+function evaluatePolicies(plan, policies, manifests, cwd) {
+  const bySource = /* @__PURE__ */ new Map();
+  for (const m of manifests) bySource.set(sourceKey(sourceRef(m.source, cwd)), m);
+  const compiled2 = policies.map((policy) => ({
+    policy,
+    validations: policy.spec.validations.map((v, i) => ({
+      ...v,
+      compiled: compileExpression(v.expression),
+      at: sourceRef(policy.sourceMap.locate(["spec", "validations", i, "expression"]), cwd)
+    }))
+  }));
+  const violations = [];
+  for (const change of plan.changes) {
+    const checks = compiled2.filter((c) => policyMatches(c.policy, change));
+    if (checks.length === 0) continue;
+    const desired = change.action === "delete" || change.source === void 0 ? void 0 : bySource.get(sourceKey(change.source));
+    const context = {
+      object: desired === void 0 ? null : objectOf(desired),
+      oldObject: change.removes === void 0 ? null : { apiVersion: "mftops/v1", kind: change.kind, metadata: { name: change.previousName ?? change.name }, spec: unmarkValue(change.removes) },
+      change: { address: change.address, kind: change.kind, action: change.action }
+    };
+    const tooLarge = JSON.stringify(context).length > MAX_INPUT_CHARS;
+    for (const { policy, validations } of checks) {
+      for (const v of validations) {
+        const base = { policy: policy.name, severity: policy.spec.severity, address: change.address, ...change.source ? { source: change.source } : {}, expressionSource: v.at };
+        const outcome = tooLarge ? { ok: false, reason: `the object is larger than ${MAX_INPUT_CHARS} characters of JSON, too large to evaluate` } : v.compiled.ok ? runProgram(v.compiled.program, context) : { ok: false, reason: `the expression does not compile: ${v.compiled.reason}` };
+        if (outcome.ok && outcome.value) continue;
+        violations.push(outcome.ok ? { ...base, outcome: "violated", message: v.message } : { ...base, outcome: "error", message: `cannot evaluate: ${outcome.reason}` });
+      }
+    }
+  }
+  return { policies: policies.length, violations };
+}
+function deniesPlan(report) {
+  return report !== void 0 && report.violations.some((v) => v.severity === "deny");
+}
+function runProgram(program, context) {
+  let value;
+  try {
+    value = program(context);
+  } catch (err) {
+    if (err instanceof EvaluationError) return { ok: false, reason: oneLine2(err.summary || err.message) };
+    if (err instanceof RangeError) return { ok: false, reason: "the evaluation nested too deeply" };
+    throw err;
+  }
+  if (typeof value !== "boolean") return { ok: false, reason: `the expression gave ${describe(value)}, not true or false` };
+  return { ok: true, value };
+}
+function describe(value) {
+  if (value === null || value === void 0) return "null";
+  if (typeof value === "bigint" || typeof value === "number") return `a number (${String(value)})`;
+  if (typeof value === "string") return "a string";
+  if (Array.isArray(value)) return "a list";
+  return "a map";
+}
+function objectOf(m) {
+  const metadata = m.previousNames.length > 0 ? { name: m.name, previousNames: m.previousNames } : { name: m.name };
+  return { apiVersion: "mftops/v1", kind: m.kind, metadata, spec: redact(m.spec) };
+}
+function redact(value) {
+  if (Array.isArray(value)) return value.map(redact);
+  if (!isRecord(value)) return value;
+  const out = {};
+  const secretParameter = value.secret === true && "value" in value;
+  for (const [k, v] of Object.entries(value)) {
+    if (v === void 0) continue;
+    out[k] = PASSWORD_FIELD.test(k) && typeof v === "string" || secretParameter && k === "value" ? SENSITIVE_TEXT : redact(v);
+  }
+  return out;
+}
+function unmarkValue(v) {
+  if (Array.isArray(v)) return v.map(unmarkValue);
+  if (v === null || typeof v !== "object") return v;
+  const marker2 = readMarker(v);
+  if (marker2 !== void 0) return markerText(marker2);
+  const out = {};
+  for (const [k, x] of Object.entries(v)) out[k] = unmarkValue(x);
+  return out;
+}
+function markerText(marker2) {
+  switch (marker2.kind) {
+    case "sensitive":
+      return SENSITIVE_TEXT;
+    case "ref":
+      return marker2.id;
+    case "data":
+      return Object.fromEntries(Object.entries(marker2.data).map(([k, x]) => [k, unmarkValue(x)]));
+    default: {
+      const never = marker2;
+      throw new Error(`unknown marker ${JSON.stringify(never)}`);
+    }
+  }
+}
+function sourceKey(s) {
+  return `${s.file}\0${s.line}\0${s.col}`;
+}
+var SENSITIVE_TEXT, MAX_INPUT_CHARS;
+var init_evaluate = __esm({
+  "src/policy/evaluate.ts"() {
+    "use strict";
+    init_lib();
+    init_glob();
+    init_is_record();
+    init_plan_changes();
+    init_model2();
+    init_common();
+    init_policy_expression();
+    SENSITIVE_TEXT = "(sensitive)";
+    MAX_INPUT_CHARS = 1e6;
+  }
+});
+
 // src/services/errors.ts
 import { STATUS_CODES } from "node:http";
 function outcomeOfStatus(status) {
@@ -20675,11 +26647,11 @@ function formatApiMessage(f) {
   const title = b.title ?? b.error ?? STATUS_CODES[f.status] ?? "Error";
   const texts = [];
   for (const t of [b.detail, b.errorDescription, ...b.fieldErrors.map(formatFieldError), b.note]) {
-    const line = oneLine2(t);
+    const line = oneLine3(t);
     if (line !== "" && line !== title && !texts.includes(line)) texts.push(line);
   }
   const tail = texts.length > 0 ? `: ${texts.join("; ")}` : "";
-  return `${f.service}: ${f.method} ${f.path}: ${f.status} ${oneLine2(title)}${tail}${attemptsSuffix(f.attempts)}`;
+  return `${f.service}: ${f.method} ${f.path}: ${f.status} ${oneLine3(title)}${tail}${attemptsSuffix(f.attempts)}`;
 }
 function formatFieldError(e) {
   if (e.message === "") return e.field === "" ? "" : `${e.field} is invalid`;
@@ -20692,13 +26664,13 @@ function formatTransportMessage(f) {
 function attemptsSuffix(attempts) {
   return attempts !== void 0 && attempts > 1 ? ` (gave up after ${attempts} attempts)` : "";
 }
-function oneLine2(text2) {
+function oneLine3(text2) {
   if (text2 === void 0) return "";
   const flat = text2.replace(/\s+/g, " ").trim();
   return flat.length > MAX_TEXT ? `${flat.slice(0, MAX_TEXT - 1)}\u2026` : flat;
 }
 var ApiError, AuthError, NetworkError, TimeoutError, MAX_TEXT;
-var init_errors2 = __esm({
+var init_errors3 = __esm({
   "src/services/errors.ts"() {
     "use strict";
     init_errors();
@@ -20822,7 +26794,7 @@ var init_paging = __esm({
   "src/services/paging.ts"() {
     "use strict";
     init_is_record();
-    init_errors2();
+    init_errors3();
   }
 });
 
@@ -20863,7 +26835,7 @@ var init_session = __esm({
     init_log();
     init_secret();
     init_is_record();
-    init_errors2();
+    init_errors3();
     openSessions = /* @__PURE__ */ new Set();
     Session = class {
       service;
@@ -27775,7 +33747,7 @@ var require_client_h1 = __commonJS({
     var TIMEOUT_HEADERS = 2 | USE_FAST_TIMER;
     var TIMEOUT_BODY = 4 | USE_FAST_TIMER;
     var TIMEOUT_KEEP_ALIVE = 8 | USE_NATIVE_TIMER;
-    var Parser = class {
+    var Parser2 = class {
       /**
          * @param {import('./client.js')} client
          * @param {import('net').Socket} socket
@@ -28256,7 +34228,7 @@ var require_client_h1 = __commonJS({
       socket[kIdleSocketValidation] = 0;
       socket[kIdleSocketValidationTimeout] = null;
       socket[kSocketUsed] = false;
-      socket[kParser] = new Parser(client, socket, llhttpInstance);
+      socket[kParser] = new Parser2(client, socket, llhttpInstance);
       util.addListener(socket, "error", onHttpSocketError);
       util.addListener(socket, "readable", onHttpSocketReadable);
       util.addListener(socket, "end", onHttpSocketEnd);
@@ -47637,47 +53609,47 @@ ${captureLines}` : capture.stack;
 });
 
 // src/services/error-body.ts
-function parseErrorBody(bytes, contentType, redact) {
+function parseErrorBody(bytes, contentType, redact2) {
   const parsed = tryParseJson(bytes);
   if (parsed.ok && isRecord(parsed.value)) {
     const v = parsed.value;
-    const str2 = (x) => typeof x === "string" ? redact(x) : typeof x === "number" ? String(x) : void 0;
+    const str2 = (x) => typeof x === "string" ? redact2(x) : typeof x === "number" ? String(x) : void 0;
     const code5 = typeof v.errorCode === "number" ? v.errorCode : typeof v.error_code === "number" ? v.error_code : void 0;
     return {
       title: str2(v.title),
       // `message` is what the transfer service's revoke and some proxies answer with.
       detail: str2(v.detail) ?? str2(v.message),
       errorCode: code5,
-      fieldErrors: readFieldErrors(v.errors, redact),
+      fieldErrors: readFieldErrors(v.errors, redact2),
       error: str2(v.error),
       errorDescription: str2(v.error_description)
     };
   }
   if (bytes.length === 0) return { fieldErrors: [] };
-  return { fieldErrors: [], note: describeUnexpectedBody(bytes, contentType, parsed.ok ? "not an object" : void 0, redact) };
+  return { fieldErrors: [], note: describeUnexpectedBody(bytes, contentType, parsed.ok ? "not an object" : void 0, redact2) };
 }
-function readFieldErrors(raw, redact) {
+function readFieldErrors(raw, redact2) {
   if (!Array.isArray(raw)) return [];
   const out = [];
   for (const e of raw) {
     if (typeof e === "string") {
-      out.push({ field: "", rejected: "", message: redact(e) });
+      out.push({ field: "", rejected: "", message: redact2(e) });
       continue;
     }
     if (!isRecord(e)) continue;
     const field = typeof e.field === "string" ? e.field : "";
-    const rejected = e.rejected === void 0 || e.rejected === null ? "" : SECRET_FIELD.test(field) ? "(sensitive)" : redact(String(e.rejected));
-    const message = typeof e.message === "string" ? redact(e.message) : typeof e.defaultMessage === "string" ? redact(e.defaultMessage) : "";
+    const rejected = e.rejected === void 0 || e.rejected === null ? "" : SECRET_FIELD.test(field) ? "(sensitive)" : redact2(String(e.rejected));
+    const message = typeof e.message === "string" ? redact2(e.message) : typeof e.defaultMessage === "string" ? redact2(e.defaultMessage) : "";
     out.push({ field, rejected, message });
   }
   return out;
 }
-function describeUnexpectedBody(bytes, contentType, why, redact) {
+function describeUnexpectedBody(bytes, contentType, why, redact2) {
   const type = contentType?.split(";")[0]?.trim() || "no content type";
   const reason = why ?? (looksLikeJson(contentType) ? "invalid or truncated JSON" : "non-JSON response");
   let text2 = "";
   if (type === "text/plain" && bytes.length > 0) {
-    const snippet = redact(bytes.subarray(0, 200).toString("utf8")).replace(/\s+/g, " ").trim();
+    const snippet = redact2(bytes.subarray(0, 200).toString("utf8")).replace(/\s+/g, " ").trim();
     if (snippet !== "") text2 = `: ${snippet}`;
   }
   return `${reason} (${type}, ${bytes.length} bytes)${text2}`;
@@ -47767,7 +53739,7 @@ var init_version2 = __esm({
 });
 
 // src/services/transport.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 import { readFileSync as readFileSync8 } from "node:fs";
 import { open as open2 } from "node:fs/promises";
 import { rootCertificates } from "node:tls";
@@ -47885,7 +53857,7 @@ var init_transport = __esm({
     init_log();
     init_secret();
     init_error_body();
-    init_errors2();
+    init_errors3();
     init_retry();
     init_version2();
     WRITE_BATCH_BYTES = 1024 * 1024;
@@ -47973,7 +53945,7 @@ var init_transport = __esm({
             await handle?.close();
             throw new MftopsError(`cannot write ${destPath} (${err.code ?? "error"})`);
           }
-          const hash2 = createHash2("sha256");
+          const hash2 = createHash3("sha256");
           let bytes = 0;
           let pending = [];
           let pendingBytes = 0;
@@ -48080,8 +54052,8 @@ var init_transport = __esm({
           }
         }
         const bytes = await readAll(res.body, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0));
-        const redact = (t) => this.redact(t);
-        let body = parseErrorBody(bytes, contentType, redact);
+        const redact2 = (t) => this.redact(t);
+        let body = parseErrorBody(bytes, contentType, redact2);
         if (status >= 300 && status < 400) body = { ...body, detail: describeRedirect(firstHeader(res.headers.location), this.origin) };
         return { ok: false, failure: { kind: "status", status, body, retryAfterMs: parseRetryAfter(firstHeader(res.headers["retry-after"]), this.#now()) } };
       }
@@ -48701,7 +54673,7 @@ var init_client = __esm({
   "src/services/automation/client.ts"() {
     "use strict";
     init_is_record();
-    init_errors2();
+    init_errors3();
     init_connection();
     init_paging();
     init_normalize2();
@@ -49026,7 +54998,7 @@ var init_client2 = __esm({
   "src/services/transfer/client.ts"() {
     "use strict";
     init_is_record();
-    init_errors2();
+    init_errors3();
     init_connection();
     init_paging();
     init_folder_path();
@@ -49294,7 +55266,7 @@ var init_services = __esm({
     init_normalize2();
     init_client2();
     init_connection();
-    init_errors2();
+    init_errors3();
     init_paging();
     init_session();
     init_transport();
@@ -49379,29 +55351,6 @@ async function mapWithConcurrency(items, limit, fn) {
 var init_map_with_concurrency = __esm({
   "src/live/map-with-concurrency.ts"() {
     "use strict";
-  }
-});
-
-// src/live/model.ts
-function aclKey(resourceGroup, userGroup) {
-  return `${resourceGroup.toLowerCase()}\0${userGroup.toLowerCase()}`;
-}
-function indexByName(items, nameOf, idOf = () => void 0) {
-  const byName = /* @__PURE__ */ new Map();
-  const byId = /* @__PURE__ */ new Map();
-  for (const item of items) {
-    const name = nameOf(item);
-    if (name !== void 0 && name !== "" && !byName.has(name.toLowerCase())) byName.set(name.toLowerCase(), item);
-    const id = idOf(item);
-    if (id !== void 0 && id !== "" && !byId.has(id)) byId.set(id, item);
-  }
-  return { items, byName, byId };
-}
-var init_model5 = __esm({
-  "src/live/model.ts"() {
-    "use strict";
-    init_folder_path();
-    init_folder_path();
   }
 });
 
@@ -49685,779 +55634,12 @@ var NO_TRANSFER_NEEDS, FOLDER_LIST_THRESHOLD;
 var init_read_live_state = __esm({
   "src/live/read-live-state.ts"() {
     "use strict";
-    init_errors2();
+    init_errors3();
     init_map_with_concurrency();
     init_model5();
     init_folder_path();
     NO_TRANSFER_NEEDS = { users: false, groups: false, groupNames: [], folders: [], previous: [], creatable: [], walk: [] };
     FOLDER_LIST_THRESHOLD = 25;
-  }
-});
-
-// src/resources/common.ts
-import { createHash as createHash3 } from "node:crypto";
-function canonicalJson(value) {
-  return JSON.stringify(sortKeys(value));
-}
-function sortKeys(value) {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (!isRecord(value)) return value;
-  const out = {};
-  for (const key of Object.keys(value).sort()) {
-    const v = value[key];
-    if (v !== void 0) out[key] = sortKeys(v);
-  }
-  return out;
-}
-function sha256Of(value) {
-  return `sha256:${createHash3("sha256").update(canonicalJson(value)).digest("hex")}`;
-}
-function withoutPasswords(value) {
-  if (Array.isArray(value)) return value.map(withoutPasswords);
-  if (!isRecord(value)) return value;
-  const out = {};
-  for (const [k, v] of Object.entries(value)) if (!PASSWORD_FIELD.test(k)) out[k] = withoutPasswords(v);
-  return out;
-}
-function toJson(value) {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
-  if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (Array.isArray(value)) return value.map(toJson);
-  if (isRecord(value)) {
-    const out = {};
-    for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJson(v);
-    return out;
-  }
-  return null;
-}
-function isAbsent(value) {
-  return value === void 0 || value === null;
-}
-function sameScalar(desired, live) {
-  if (desired === live) return true;
-  if (isAbsent(live)) return desired === "";
-  if (typeof desired === "number") {
-    if (typeof live === "boolean") return desired === (live ? 1 : 0);
-    if (typeof live === "string") return live.trim() !== "" && (Number(live) === desired || flagText(live) === desired);
-    return false;
-  }
-  if (typeof desired === "boolean") return sameScalar(desired ? 1 : 0, live);
-  if (typeof desired === "string" && typeof live === "number") return desired.trim() !== "" && Number(desired) === live;
-  if (typeof desired === "string" && typeof live === "boolean") return flagText(desired) === (live ? 1 : 0);
-  return false;
-}
-function flagText(text2) {
-  const t = text2.trim().toLowerCase();
-  return t === "true" ? 1 : t === "false" ? 0 : void 0;
-}
-function displayLike(desired, live) {
-  if (isAbsent(live)) return void 0;
-  if (typeof desired === "number") {
-    if (typeof live === "boolean") return live ? 1 : 0;
-    if (typeof live === "string" && live.trim() !== "" && Number.isFinite(Number(live))) return Number(live);
-  }
-  return toJson(live);
-}
-function joinPath(path, key) {
-  if (typeof key === "number") return `${path}[${key}]`;
-  return path === "" ? key : `${path}.${key}`;
-}
-function fieldChange(path, before, after, extra = {}) {
-  return {
-    path,
-    ...before !== void 0 ? { before: fieldValue(before) } : {},
-    ...after !== void 0 ? { after: fieldValue(after) } : {},
-    ...extra.forcesReplace ? { forcesReplace: true } : {}
-  };
-}
-function marker(value) {
-  MARKERS.add(value);
-  return value;
-}
-function sensitiveValue() {
-  return marker({ $sensitive: true });
-}
-function refValue(ref, id) {
-  return marker({ $ref: ref, id });
-}
-function asFieldValue(value) {
-  return fieldValue(toJsonKeepingMarkers(value));
-}
-function toJsonKeepingMarkers(value) {
-  if (isRecord(value) && MARKERS.has(value)) return value;
-  if (Array.isArray(value)) return value.map(toJsonKeepingMarkers);
-  if (!isRecord(value)) return toJson(value);
-  const out = {};
-  for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJsonKeepingMarkers(v);
-  return out;
-}
-function fieldValue(value) {
-  if (Array.isArray(value)) return value.map(fieldValue);
-  if (value === null || typeof value !== "object" || MARKERS.has(value)) return value;
-  const out = {};
-  for (const [k, v] of Object.entries(value)) out[k] = fieldValue(v);
-  return Object.keys(out).some((k) => k.startsWith("$")) ? { $data: out } : out;
-}
-function sensitiveChange(path) {
-  return { path, sensitive: true };
-}
-function displayLiveGeneric(live) {
-  if (Array.isArray(live)) return live.map(displayLiveGeneric);
-  if (!isRecord(live)) return toJson(live);
-  const out = {};
-  for (const [k, v] of Object.entries(live)) {
-    if (k === "ID" || v === void 0) continue;
-    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayLiveGeneric(v);
-  }
-  return out;
-}
-function displayDesiredGeneric(desired) {
-  if (Array.isArray(desired)) return desired.map(displayDesiredGeneric);
-  if (!isRecord(desired)) return toJson(desired);
-  const out = {};
-  for (const [k, v] of Object.entries(desired)) {
-    if (v === void 0) continue;
-    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayDesiredGeneric(v);
-  }
-  return out;
-}
-function diffSetFields(path, desired, live, out, show2 = displayLiveGeneric) {
-  if (desired === void 0) return;
-  if (isRecord(desired)) {
-    if (!isAbsent(live) && !isRecord(live)) {
-      out.push(fieldChange(path, show2(live), displayDesiredGeneric(desired)));
-      return;
-    }
-    const l = isRecord(live) ? live : {};
-    for (const [key, value] of Object.entries(desired)) {
-      if (PASSWORD_FIELD.test(key)) out.push(sensitiveChange(joinPath(path, key)));
-      else diffSetFields(joinPath(path, key), value, l[key], out, show2);
-    }
-    return;
-  }
-  if (Array.isArray(desired)) {
-    if (desired.length > 0 && desired.every(isRecord)) {
-      diffListByPosition(path, desired, live, out, (p, d, l2) => diffSetFields(p, d, l2, out, show2), show2);
-      return;
-    }
-    const l = Array.isArray(live) ? live : void 0;
-    const same = l !== void 0 && l.length === desired.length && desired.every((d, i) => sameScalar(d, l[i]));
-    if (!same && !(desired.length === 0 && isAbsent(live))) out.push(fieldChange(path, isAbsent(live) ? void 0 : show2(live), toJson(desired)));
-    return;
-  }
-  if (!sameScalar(desired, live)) out.push(fieldChange(path, displayLike(desired, live), toJson(desired)));
-}
-function diffListByPosition(path, desired, live, out, diffItem, showLive = displayLiveGeneric, showDesired = displayDesiredGeneric) {
-  const l = Array.isArray(live) ? live : [];
-  desired.forEach((d, i) => {
-    const p = joinPath(path, i);
-    if (i >= l.length || isAbsent(l[i])) out.push(fieldChange(p, void 0, showDesired(d)));
-    else diffItem(p, d, l[i], i);
-  });
-  for (let i = desired.length; i < l.length; i++) out.push(fieldChange(joinPath(path, i), showLive(l[i]), void 0));
-}
-function mergeOver(live, desired) {
-  if (isRecord(desired)) {
-    if (!isRecord(live)) return toJson(desired);
-    const out = { ...toJson(live) };
-    for (const [k, v] of Object.entries(desired)) if (v !== void 0) out[k] = mergeOver(live[k], v);
-    return out;
-  }
-  if (Array.isArray(desired) && desired.length > 0 && desired.every(isRecord) && Array.isArray(live)) {
-    return desired.map((d, i) => mergeOver(live[i], d));
-  }
-  return toJson(desired);
-}
-var PASSWORD_FIELD, MARKERS;
-var init_common = __esm({
-  "src/resources/common.ts"() {
-    "use strict";
-    init_is_record();
-    PASSWORD_FIELD = /password$/i;
-    MARKERS = /* @__PURE__ */ new WeakSet();
-  }
-});
-
-// src/resources/folder-permissions.ts
-function viewEntries(acl) {
-  const out = [];
-  for (const e of acl) {
-    if (e.type !== "User" && e.type !== "Group") continue;
-    out.push({
-      type: e.type,
-      id: String(e.id),
-      name: e.name ?? unnamedPrincipal(e.id),
-      permissions: entryPermissions(e.permissions),
-      editable: e.isEditable !== false,
-      deletable: e.isEditable !== false && e.isDeletable !== false
-    });
-  }
-  return out;
-}
-function unnamedPrincipal(id) {
-  return `#${id}`;
-}
-function entryPermissions(p) {
-  const granted = (x, key) => isRecord(x) && (x[key] === true || x[key] === 1 || x[key] === "true");
-  const share = p?.sharePermissions;
-  return {
-    permissions: FOLDER_PERMISSIONS.filter((k) => granted(p, k)),
-    sharePermissions: SHARE_PERMISSIONS.filter((k) => granted(share, k))
-  };
-}
-function desiredPermissions(e) {
-  return {
-    permissions: FOLDER_PERMISSIONS.filter((k) => e.permissions.includes(k)),
-    sharePermissions: SHARE_PERMISSIONS.filter((k) => e.sharePermissions.includes(k))
-  };
-}
-function writePermissions(p) {
-  const out = {};
-  for (const k of FOLDER_PERMISSIONS) out[k] = p.permissions.includes(k);
-  out.sharePermissions = Object.fromEntries(SHARE_PERMISSIONS.map((k) => [k, p.sharePermissions.includes(k)]));
-  return out;
-}
-function samePermissions2(a, b) {
-  const same = (x, y) => x.length === y.length && x.every((v) => y.includes(v));
-  return same(a.permissions, b.permissions) && same(a.sharePermissions, b.sharePermissions);
-}
-function entryKey2(type, id) {
-  return `${type}\0${id}`;
-}
-function fingerprintFolder(live) {
-  const entries = [...live.acl].sort((a, b) => {
-    const x = entryKey2(a.type, String(a.id));
-    const y = entryKey2(b.type, String(b.id));
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
-  return sha256Of({ id: String(live.folder.id), entries: entries.map(({ name: _name, serverName: _serverName, ...rest }) => toJson(rest)) });
-}
-function folderName(path) {
-  return path.slice(path.lastIndexOf("/") + 1);
-}
-function planFolder(desired, live, creation, previousPath) {
-  const exact = desired.manifest.spec.mode === "exact";
-  const byKey2 = new Map(live.map((e) => [entryKey2(e.type, e.id), e]));
-  const matched = /* @__PURE__ */ new Set();
-  const entries = [];
-  const fields = previousPath === void 0 ? [] : [{ path: "path", before: previousPath, after: desired.path }];
-  const set = [];
-  const remove = [];
-  const after = new Map(live.map((e) => [entryKey2(e.type, e.id), e]));
-  for (const d of desired.entries) {
-    const key = entryKey2(d.type, d.id);
-    matched.add(key);
-    const principal = { type: d.type, name: d.name };
-    const want = desiredPermissions(d);
-    const have = byKey2.get(key);
-    const write2 = () => {
-      set.push({ type: d.type, id: d.id, name: d.name, permissions: writePermissions(want) });
-      after.set(key, { type: d.type, id: d.id, name: d.name, permissions: want, editable: true, deletable: true });
-    };
-    if (!have || creation) {
-      entries.push({ principal, action: "create", after: want });
-      write2();
-    } else if (samePermissions2(have.permissions, want)) {
-      entries.push({ principal, action: "no-op", before: have.permissions, after: want });
-    } else if (!have.editable) {
-      entries.push({ principal, action: "blocked", reason: { code: "entry-not-editable", principal }, before: have.permissions, after: want });
-    } else {
-      entries.push({ principal, action: "update", before: have.permissions, after: want });
-      write2();
-    }
-  }
-  if (exact) {
-    for (const e of live) {
-      const key = entryKey2(e.type, e.id);
-      if (matched.has(key) || !e.deletable) continue;
-      const principal = { type: e.type, name: e.name };
-      entries.push({ principal, action: "delete", before: e.permissions, ...creation ? { reason: { code: "entry-copied-from-parent" } } : {} });
-      remove.push({ type: e.type, id: e.id, name: e.name });
-      after.delete(key);
-    }
-  }
-  const blocked = entries.filter((e) => e.action === "blocked").map((e) => e.principal);
-  const payload = {
-    kind: "FolderPermissions",
-    path: desired.path,
-    ...creation ? { create: { parentPath: creation.parentPath, name: creation.name, inheritPermissions: creation.inheritPermissions } } : {},
-    // Same name: only the parent is renamed, which moves this folder along.
-    ...previousPath !== void 0 && folderName(previousPath) !== folderName(desired.path) ? { rename: { from: previousPath, name: folderName(desired.path) } } : {},
-    set,
-    remove
-  };
-  const afterList = [...after.values()];
-  if (creation) {
-    const how = creation.inheritPermissions;
-    const reason = how === "None" ? void 0 : { code: "folder-copies-parent", parentPath: creation.parentPath, inheritPermissions: how };
-    return { action: "create", ...reason ? { reason } : {}, fields, entries, payload, after: afterList };
-  }
-  if (set.length > 0 || remove.length > 0 || previousPath !== void 0) {
-    return { action: "update", ...blocked.length > 0 ? { reason: { code: "entries-not-editable", principals: blocked, partial: true } } : {}, fields, entries, payload, after: afterList };
-  }
-  if (blocked.length > 0) return { action: "blocked", reason: { code: "entries-not-editable", principals: blocked, partial: false }, fields, entries, after: afterList };
-  return { action: "no-op", fields: [], entries, after: afterList };
-}
-function planFolderPrune(path, live) {
-  const gone = live.filter((e) => e.deletable);
-  if (gone.length === 0) return void 0;
-  return {
-    action: "delete",
-    reason: { code: "folder-pruned" },
-    fields: [],
-    entries: gone.map((e) => ({ principal: { type: e.type, name: e.name }, action: "delete", before: e.permissions })),
-    payload: { kind: "FolderPermissions", path, set: [], remove: gone.map((e) => ({ type: e.type, id: e.id, name: e.name })) },
-    after: live.filter((e) => !e.deletable)
-  };
-}
-var init_folder_permissions = __esm({
-  "src/resources/folder-permissions.ts"() {
-    "use strict";
-    init_types();
-    init_common();
-    init_is_record();
-  }
-});
-
-// src/resources/resource-group-acl.ts
-function grantedPermissions(acl) {
-  const p = acl.Permissions ?? {};
-  return ACL_PERMISSIONS.filter((name) => {
-    const v = p[name];
-    return v === 1 || v === true || v === "1" || v === "true";
-  });
-}
-function canonicalPermissions(list) {
-  return ACL_PERMISSIONS.filter((p) => list.includes(p));
-}
-function fingerprintAcl(acl) {
-  return sha256Of({ ACLID: acl.ACLID, ResourceGroupName: acl.ResourceGroupName, UserGroupName: acl.UserGroupName, Permissions: permissionFlags(grantedPermissions(acl)) });
-}
-function permissionFlags(granted) {
-  return Object.fromEntries(ACL_PERMISSIONS.map((p) => [p, granted.includes(p) ? 1 : 0]));
-}
-function planAcl(desired, live) {
-  const want = canonicalPermissions(desired.permissions);
-  const payload = { kind: "ResourceGroupAcl", resourceGroup: desired.resourceGroup, userGroup: desired.userGroup, permissions: permissionFlags(want) };
-  if (live === void 0) {
-    return {
-      action: "create",
-      fields: [fieldChange("resourceGroup", void 0, desired.resourceGroup), fieldChange("userGroup", void 0, desired.userGroup), fieldChange("permissions", void 0, want)],
-      payload
-    };
-  }
-  const have = grantedPermissions(live);
-  if (have.length === want.length && have.every((p) => want.includes(p))) return { action: "no-op", fields: [] };
-  return { action: "update", fields: [fieldChange("permissions", have, want)], payload };
-}
-var init_resource_group_acl = __esm({
-  "src/resources/resource-group-acl.ts"() {
-    "use strict";
-    init_types();
-    init_common();
-  }
-});
-
-// src/resources/task.ts
-function createTaskCatalog(a, vocabulary) {
-  return {
-    hostName: (id) => a?.hosts?.byId.get(id)?.Name,
-    scriptName: (id) => nameText(a?.scripts?.byId.get(id)?.Name),
-    dateListName: (id) => nameText(a?.dateLists?.byId.get(id)?.Name),
-    vocabulary
-  };
-}
-function nameText(x) {
-  return typeof x === "string" && x !== "" ? x : void 0;
-}
-function sameHostType(a, b) {
-  return a === b || XFER_TYPES.has(a.toLowerCase()) && XFER_TYPES.has(b.toLowerCase());
-}
-function isVolatileTaskField(key) {
-  return key === "Renamed" || key === "Scheduled" || key === "Watched" || /^x[A-Z]/.test(key);
-}
-function fingerprintTask(live) {
-  const kept = {};
-  for (const [k, v] of Object.entries(live)) if (!isVolatileTaskField(k)) kept[k] = v;
-  return sha256Of(withoutPasswords(kept));
-}
-function taskId(live) {
-  return typeof live.ID === "number" ? String(live.ID) : live.ID ?? "";
-}
-function displayLiveTaskPart(live, cat) {
-  if (Array.isArray(live)) return live.map((x) => displayLiveTaskPart(x, cat));
-  if (!isRecord(live)) return toJson(live);
-  const out = {};
-  for (const [k, v] of Object.entries(live)) {
-    if (k === "ID" || v === void 0) continue;
-    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
-    else if (k === "HostID") out.Host = hostValue(String(v), cat);
-    else if (k === "ScriptID") out.Script = scriptValue(String(v), cat);
-    else if (k === "DateListRef" && Array.isArray(v)) out.DateListRef = v.map((r) => dateListValue(dateListId(r), cat));
-    else if (k === "Parameters") out.Parameters = displayLiveParameters(v);
-    else out[k] = displayLiveTaskPart(v, cat);
-  }
-  return out;
-}
-function displayLiveParameters(params) {
-  if (!isRecord(params)) return toJson(params);
-  const out = {};
-  for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? "") : toJson(p);
-  return out;
-}
-function displayDesiredTaskPart(desired) {
-  if (Array.isArray(desired)) return desired.map(displayDesiredTaskPart);
-  if (!isRecord(desired)) return toJson(desired);
-  const out = {};
-  for (const [k, v] of Object.entries(desired)) {
-    if (v === void 0) continue;
-    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
-    else if (k === "Parameters" && isRecord(v)) {
-      const params = {};
-      for (const [name, p] of Object.entries(v)) params[name] = p.secret ? sensitiveValue() : p.value;
-      out.Parameters = params;
-    } else out[k] = displayDesiredTaskPart(v);
-  }
-  return out;
-}
-function hostValue(id, cat) {
-  return cat.hostName(id) ?? refValue("host", id);
-}
-function scriptValue(id, cat) {
-  return cat.scriptName(id) ?? refValue("script", id);
-}
-function dateListValue(id, cat) {
-  return cat.dateListName(id) ?? refValue("dateList", id);
-}
-function dateListId(ref) {
-  return isRecord(ref) ? String(ref.DateListID ?? "") : String(ref);
-}
-function diffTask(desired, live, cat) {
-  const out = [];
-  const spec = desired.manifest.spec;
-  const l = live ?? {};
-  const body = desired.body;
-  const show2 = (x) => displayLiveTaskPart(x, cat);
-  for (const [key, value] of Object.entries(spec)) {
-    if (value === void 0) continue;
-    switch (key) {
-      case "Group": {
-        const want = body.Group ?? value;
-        const have = Array.isArray(l.Group) ? l.Group.map(String) : [];
-        if (!sameNameSet(want, have)) out.push(fieldChange("Group", live && l.Group !== void 0 ? have : void 0, toJson(value), { forcesReplace: live !== void 0 }));
-        break;
-      }
-      case "Parameters":
-        diffParameters("Parameters", value, l.Parameters, out);
-        break;
-      case "Schedules":
-        diffSchedules(value.Schedule, body, l.Schedules, out, cat);
-        break;
-      case "steps":
-        diffSteps(value, body, l.steps, out, cat);
-        break;
-      default:
-        diffSetFields(key, value, l[key], out, show2);
-    }
-  }
-  return out;
-}
-function sameNameSet(a, b) {
-  const x = new Set(a.map((s) => s.toLowerCase()));
-  const y = new Set(b.map((s) => s.toLowerCase()));
-  return x.size === y.size && [...x].every((s) => y.has(s));
-}
-function diffParameters(path, desired, live, out) {
-  const l = isRecord(live) ? live : {};
-  for (const [name, p] of Object.entries(desired)) {
-    const at = joinPath(path, name);
-    if (p.secret) {
-      out.push(sensitiveChange(at));
-      continue;
-    }
-    const lp = l[name];
-    if (!isRecord(lp)) out.push(fieldChange(at, void 0, p.value));
-    else if (lp.DisplayValue === SUPPRESSED) continue;
-    else if (!sameScalar(p.value, lp.value)) out.push(fieldChange(at, displayLike(p.value, lp.value), p.value));
-  }
-}
-function diffSchedules(desired, body, liveSchedules, out, cat) {
-  const resolved = listOf(isRecord(body.Schedules) ? body.Schedules.Schedule : void 0);
-  const live = isRecord(liveSchedules) ? liveSchedules.Schedule : void 0;
-  diffListByPosition(
-    "Schedules.Schedule",
-    desired,
-    live,
-    out,
-    (path, d, l, i) => diffSchedule(path, d, resolved[i], l, out, cat),
-    (x) => displayLiveTaskPart(x, cat),
-    displayDesiredTaskPart
-  );
-}
-function diffSchedule(path, d, resolved, liveValue, out, cat) {
-  const l = isRecord(liveValue) ? liveValue : {};
-  const r = isRecord(resolved) ? resolved : {};
-  for (const [key, value] of Object.entries(d)) {
-    if (value === void 0) continue;
-    switch (key) {
-      case "Days": {
-        const days = value?.DayOfWeek;
-        if (days === void 0) break;
-        const liveDays = isRecord(l.Days) && Array.isArray(l.Days.DayOfWeek) ? l.Days.DayOfWeek.map(String) : void 0;
-        if (!sameDays(days, liveDays ?? [])) out.push(fieldChange(`${path}.Days.DayOfWeek`, liveDays && toJson(inWeekOrder(liveDays)), toJson(inWeekOrder(days))));
-        break;
-      }
-      case "DateListRef": {
-        const want = listOf(r.DateListRef).map(dateListId);
-        const liveRefs = Array.isArray(l.DateListRef) ? l.DateListRef : [];
-        const have = liveRefs.map(dateListId);
-        if (!sameNameSet(want, have)) {
-          const before = liveRefs.length > 0 ? have.map((id) => dateListValue(id, cat)) : void 0;
-          out.push(fieldChange(`${path}.DateListRef`, before, toJson(value)));
-        }
-        break;
-      }
-      case "Frequency": {
-        const intervals = value.Interval;
-        const liveIntervals = isRecord(l.Frequency) ? l.Frequency.Interval : void 0;
-        diffListByPosition(`${path}.Frequency.Interval`, intervals, liveIntervals, out, (p, di, li) => diffInterval(p, di, li, out));
-        break;
-      }
-      default:
-        diffSetFields(joinPath(path, key), value, l[key], out, (x) => displayLiveTaskPart(x, cat));
-    }
-  }
-}
-function diffInterval(path, desired, live, out) {
-  const d = isRecord(desired) ? desired : {};
-  const l = isRecord(live) ? live : {};
-  for (const key of Object.keys(d)) {
-    const want = d[key];
-    if (typeof want !== "string") continue;
-    const have = l[key];
-    if (want !== have) out.push(fieldChange(joinPath(path, key), have === void 0 ? void 0 : toJson(have), want));
-  }
-}
-function sameDays(a, b) {
-  return sameNameSet(a, b);
-}
-function inWeekOrder(days) {
-  const known = WEEK2.filter((d) => days.some((x) => x.toLowerCase() === d)).map((d) => days.find((x) => x.toLowerCase() === d));
-  const rest = days.filter((x) => !WEEK2.includes(x.toLowerCase()));
-  return [...known, ...rest];
-}
-function diffSteps(desired, body, liveSteps, out, cat) {
-  const resolved = listOf(body.steps);
-  const showLive = (x) => displayLiveTaskPart(x, cat);
-  diffListByPosition(
-    "steps",
-    desired,
-    liveSteps,
-    out,
-    (path, d, l, i) => {
-      const step2 = d;
-      const kind = stepKindOf(step2);
-      const liveKind = stepKindOfLive(l);
-      if (liveKind !== kind || !isRecord(l)) {
-        out.push(fieldChange(path, showLive(l), displayDesiredTaskPart(step2)));
-        return;
-      }
-      const r = resolved[i];
-      const resolvedBody = isRecord(r) && isRecord(r[kind]) ? r[kind] : {};
-      diffStepBody(`${path}.${kind}`, step2[kind], resolvedBody, l[liveKind], out, cat);
-    },
-    showLive,
-    displayDesiredTaskPart
-  );
-}
-function stepKindOfLive(step2) {
-  return isRecord(step2) ? Object.keys(step2)[0] : void 0;
-}
-function diffStepBody(path, d, r, liveBody, out, cat) {
-  const l = isRecord(liveBody) ? liveBody : {};
-  const liveHost = l.HostID === void 0 || l.HostID === null ? void 0 : String(l.HostID);
-  const liveScript = l.ScriptID === void 0 || l.ScriptID === null ? void 0 : String(l.ScriptID);
-  for (const [key, value] of Object.entries(d)) {
-    if (value === void 0) continue;
-    const at = joinPath(path, key);
-    if (PASSWORD_FIELD.test(key)) {
-      out.push(sensitiveChange(at));
-      continue;
-    }
-    switch (key) {
-      case "Host":
-        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === void 0 ? void 0 : hostValue(liveHost, cat), toJson(value)));
-        break;
-      case "HostID":
-        if (String(value) !== liveHost) out.push(fieldChange(at, liveHost, toJson(value)));
-        break;
-      case "Type":
-        if (typeof l.Type !== "string" || !sameHostType(String(value), l.Type)) out.push(fieldChange(at, typeof l.Type === "string" ? l.Type : void 0, toJson(value)));
-        break;
-      case "Script":
-        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === void 0 ? void 0 : scriptValue(liveScript, cat), toJson(value)));
-        break;
-      case "ScriptID":
-        if (String(value) !== liveScript) out.push(fieldChange(at, liveScript, toJson(value)));
-        break;
-      case "Parameters":
-        diffParameters(at, value, l.Parameters, out);
-        break;
-      default:
-        diffSetFields(at, value, l[key], out, (x) => displayLiveTaskPart(x, cat));
-    }
-  }
-}
-function listOf(x) {
-  return Array.isArray(x) ? x : [];
-}
-function updateTaskBody(live, desired) {
-  const out = {};
-  for (const [k, v] of Object.entries(withoutPasswords(live))) {
-    if (isVolatileTaskField(k) || v === void 0) continue;
-    out[k] = toJson(v);
-  }
-  for (const [key, value] of Object.entries(desired.body)) {
-    switch (key) {
-      case "Group":
-        break;
-      case "Name":
-        if (typeof live.Name !== "string" || live.Name.toLowerCase() !== String(value).toLowerCase()) out.Name = value;
-        break;
-      case "Parameters":
-        out.Parameters = mergeParameters(out.Parameters, value);
-        break;
-      case "steps":
-        out.steps = mergeSteps(out.steps, value);
-        break;
-      default:
-        out[key] = mergeOver(out[key], value);
-    }
-  }
-  return out;
-}
-function mergeParameters(base, desired) {
-  const out = isRecord(base) ? { ...toJson(base) } : {};
-  if (isRecord(desired)) for (const [name, p] of Object.entries(desired)) out[name] = toJson(p);
-  return out;
-}
-function mergeSteps(live, desired) {
-  const l = listOf(live);
-  return listOf(desired).map((step2, i) => {
-    const kind = stepKindOfLive(step2);
-    const liveStep = l[i];
-    if (kind === void 0 || !isRecord(step2) || !isRecord(liveStep) || stepKindOfLive(liveStep) !== kind || !isRecord(liveStep[kind])) return toJson(step2);
-    const liveBody = liveStep[kind];
-    const out = { ...toJson(liveBody) };
-    for (const [k, v] of Object.entries(step2[kind])) {
-      if (k === "Parameters") out.Parameters = mergeParameters(liveBody.Parameters, v);
-      else if (k === "Criteria") out.Criteria = toJson(v);
-      else out[k] = mergeOver(liveBody[k], v);
-    }
-    return { [kind]: out };
-  });
-}
-function stepPasswordState(body) {
-  if (typeof body.Password === "string" && body.Password !== "") return "set";
-  const ownUser = typeof body.Username === "string" && body.Username !== "" && !sameScalar(1, body.UseDefUser);
-  const key = typeof body.ClientKeyID === "string" && body.ClientKeyID !== "";
-  return body.Password === void 0 && ownUser && !key ? "likely" : void 0;
-}
-function replaceTaskBody(live, desired) {
-  const merged = updateTaskBody(live, desired);
-  const lostSecrets = [];
-  const body = stripServerIds(merged, lostSecrets, "");
-  delete body.NextEID;
-  if (desired.body.Group !== void 0) body.Group = desired.body.Group;
-  const sent = listOf(body.steps);
-  listOf(live.steps).forEach((step2, i) => {
-    const kind = stepKindOfLive(step2);
-    const liveBody = kind !== void 0 && isRecord(step2) && isRecord(step2[kind]) ? step2[kind] : void 0;
-    const sentStep = sent[i];
-    const sentBody = kind !== void 0 && isRecord(sentStep) && isRecord(sentStep[kind]) ? sentStep[kind] : void 0;
-    if (liveBody === void 0 || sentBody !== void 0 && sentBody.Password !== void 0) return;
-    if (stepPasswordState(liveBody) !== void 0) lostSecrets.push(`steps[${i}].${kind}.Password`);
-  });
-  return { body, lostSecrets };
-}
-function stripServerIds(x, lost, path) {
-  if (Array.isArray(x)) return x.map((v, i) => stripServerIds(v, lost, joinPath(path, i)));
-  if (!isRecord(x)) return x;
-  const out = {};
-  for (const [k, v] of Object.entries(x)) {
-    if (k === "ID") continue;
-    if (k === "Parameters" && isRecord(v)) {
-      const params = {};
-      for (const [name, p] of Object.entries(v)) {
-        if (isRecord(p) && p.DisplayValue === SUPPRESSED && (p.value === "" || p.value === void 0 || p.value === SUPPRESSED)) lost.push(joinPath(joinPath(path, "Parameters"), name));
-        else params[name] = p;
-      }
-      out.Parameters = params;
-    } else out[k] = stripServerIds(v, lost, joinPath(path, k));
-  }
-  return out;
-}
-function planTask(desired, live, cat, previousName) {
-  const outcome = planTaskAction(desired, live, cat, previousName);
-  const fields = outcome.fields.map((f) => withWords2(f, cat.vocabulary));
-  const payload = outcome.payload === void 0 ? void 0 : withRefNames(outcome.payload, cat);
-  return { ...outcome, fields, ...payload !== void 0 ? { payload } : {} };
-}
-function planTaskAction(desired, live, cat, previousName) {
-  const fields = diffTask(desired, live, cat);
-  const cos = desired.manifest.spec.TT === "COS" || live !== void 0 && live.TT === "COS";
-  if (live === void 0) {
-    if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "create" }, fields };
-    return { action: "create", fields, payload: { kind: "Task", body: desired.body } };
-  }
-  const all = previousName !== void 0 ? [fieldChange("Name", previousName, desired.manifest.name), ...fields] : fields;
-  if (!all.some((f) => !f.sensitive)) return { action: "no-op", fields: [] };
-  if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "update" }, fields: all };
-  if (all.some((f) => f.forcesReplace)) {
-    const { body, lostSecrets } = replaceTaskBody(live, desired);
-    return { action: "replace", reason: { code: "task-group-immutable", lostSecrets }, fields: all, payload: { kind: "Task", body } };
-  }
-  return { action: "update", fields: all, payload: { kind: "Task", body: updateTaskBody(live, desired) } };
-}
-function withWords2(field, vocabulary) {
-  if (field.sensitive === true) return field;
-  const words = describeFieldChange(vocabulary, field.path, field.before, field.after);
-  const before = describeInnerValues(vocabulary, field.path, field.before);
-  const after = describeInnerValues(vocabulary, field.path, field.after);
-  const inner = { ...before.length > 0 ? { before } : {}, ...after.length > 0 ? { after } : {} };
-  return { ...field, ...words !== void 0 ? { words } : {}, ...Object.keys(inner).length > 0 ? { innerWords: inner } : {} };
-}
-function withRefNames(payload, cat) {
-  const names2 = { host: {}, script: {}, dateList: {} };
-  const note = (kind, id, name) => {
-    if (typeof id !== "string" && typeof id !== "number") return;
-    const n = name(String(id));
-    if (n !== void 0) names2[kind][String(id)] = n;
-  };
-  const visit4 = (x) => {
-    if (Array.isArray(x)) return x.forEach(visit4);
-    if (!isRecord(x)) return;
-    note("host", x.HostID, cat.hostName);
-    note("script", x.ScriptID, cat.scriptName);
-    if (Array.isArray(x.DateListRef)) for (const r of x.DateListRef) note("dateList", dateListId(r), cat.dateListName);
-    for (const v of Object.values(x)) visit4(v);
-  };
-  visit4(payload.body);
-  const refNames = {};
-  for (const kind of ["host", "script", "dateList"]) if (Object.keys(names2[kind]).length > 0) refNames[kind] = names2[kind];
-  return Object.keys(refNames).length === 0 ? payload : { ...payload, refNames };
-}
-var XFER_TYPES, SUPPRESSED, WEEK2;
-var init_task = __esm({
-  "src/resources/task.ts"() {
-    "use strict";
-    init_types();
-    init_value_words();
-    init_common();
-    init_is_record();
-    XFER_TYPES = /* @__PURE__ */ new Set(["silock", "xferlock"]);
-    SUPPRESSED = "(suppressed)";
-    WEEK2 = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
   }
 });
 
@@ -50766,37 +55948,16 @@ var init_removed_content = __esm({
   }
 });
 
-// src/plan/diagnostics.ts
-function createPlanDiagnostic(code5, at, message, extra = {}) {
-  return createDiagnostic("error", code5, at, message, extra);
-}
-function createPlanWarning(code5, at, message, extra = {}) {
-  return createDiagnostic("warning", code5, at, message, extra);
-}
-function didYouMean(input, candidates) {
-  const guess = suggestName(input, [...candidates]);
-  return guess !== void 0 && guess !== input ? ` \u2014 did you mean \`${guess}\`?` : "";
-}
-var sortPlanDiagnostics;
-var init_diagnostics3 = __esm({
-  "src/plan/diagnostics.ts"() {
-    "use strict";
-    init_suggest();
-    init_diagnostics();
-    sortPlanDiagnostics = sortDiagnostics;
-  }
-});
-
 // src/plan/manifest-digest.ts
 var manifest_digest_exports = {};
 __export(manifest_digest_exports, {
   manifestDigest: () => manifestDigest
 });
 import { createHash as createHash4 } from "node:crypto";
-import { relative as relative3, sep as sep3 } from "node:path";
+import { relative as relative4, sep as sep4 } from "node:path";
 function manifestDigest(set, cwd) {
   const hash2 = createHash4("sha256");
-  const named = set.files.map((file) => ({ file, name: relative3(cwd, file).split(sep3).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const named = set.files.map((file) => ({ file, name: relative4(cwd, file).split(sep4).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   for (const f of named) hash2.update(`${f.name}\0${set.fileHashes.get(f.file) ?? "unread"}
 `);
   return `sha256:${hash2.digest("hex")}`;
@@ -50804,566 +55965,6 @@ function manifestDigest(set, cwd) {
 var init_manifest_digest = __esm({
   "src/plan/manifest-digest.ts"() {
     "use strict";
-  }
-});
-
-// src/order.ts
-function compareText2(a, b) {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-var init_order = __esm({
-  "src/order.ts"() {
-    "use strict";
-  }
-});
-
-// src/access/effective.ts
-function groupMembersFrom(members) {
-  const entries = members instanceof Map ? [...members.entries()] : Object.entries(members);
-  const byName = new Map(entries.map(([group, users]) => [group.toLowerCase(), users]));
-  return { membersOf: (group) => byName.get(group.toLowerCase()) };
-}
-function computeEffectiveAccess(entries, members, vocabulary = FOLDER_PERMISSIONS) {
-  const grants = /* @__PURE__ */ new Map();
-  const unknownGroups = [];
-  const reach = (user, source, permissions) => {
-    const key = user.toLowerCase();
-    let g = grants.get(key);
-    if (!g) grants.set(key, g = { user, via: /* @__PURE__ */ new Map() });
-    for (const p of vocabulary) {
-      if (!permissions.includes(p)) continue;
-      const list = g.via.get(p) ?? [];
-      if (!list.some((s) => s.type === source.type && s.name.toLowerCase() === source.name.toLowerCase())) list.push(source);
-      g.via.set(p, list);
-    }
-  };
-  for (const e of entries) if (e.type === "User") reach(e.name, { type: "User", name: e.name }, e.permissions);
-  for (const e of entries) {
-    if (e.type !== "Group") continue;
-    const users2 = members.membersOf(e.name);
-    if (users2 === void 0) unknownGroups.push(e);
-    else for (const u of users2) reach(u, { type: "Group", name: e.name }, e.permissions);
-  }
-  const users = /* @__PURE__ */ new Map();
-  for (const [key, g] of grants) {
-    const permissions = vocabulary.filter((p) => g.via.has(p));
-    users.set(key, { user: g.user, permissions, via: Object.fromEntries(permissions.map((p) => [p, g.via.get(p)])) });
-  }
-  return { users, vocabulary, unknownGroups };
-}
-function diffEffectiveAccess(before, after) {
-  const out = [];
-  const keys = [.../* @__PURE__ */ new Set([...before.users.keys(), ...after.users.keys()])];
-  for (const key of keys) {
-    const b = before.users.get(key);
-    const a = after.users.get(key);
-    const delta = deltaOf({ type: "User", name: a?.user ?? b.user }, b?.permissions ?? [], a?.permissions ?? [], (p) => a?.via[p] ?? [], (p) => b?.via[p] ?? []);
-    if (delta) out.push(delta);
-  }
-  const groupKeys = [...new Set([...before.unknownGroups, ...after.unknownGroups].map((g) => g.name.toLowerCase()))];
-  for (const key of groupKeys) {
-    const b = before.unknownGroups.find((g) => g.name.toLowerCase() === key);
-    const a = after.unknownGroups.find((g) => g.name.toLowerCase() === key);
-    const name = a?.name ?? b.name;
-    const self = [{ type: "Group", name }];
-    const delta = deltaOf({ type: "Group", name }, permissionsIn(b, after.vocabulary), permissionsIn(a, after.vocabulary), () => self, () => self);
-    if (delta) out.push(delta);
-  }
-  return out.sort((x, y) => x.who.type === y.who.type ? compareNames(x.who.name, y.who.name) : x.who.type === "User" ? -1 : 1);
-}
-function permissionsIn(e, vocabulary) {
-  return e ? vocabulary.filter((p) => e.permissions.includes(p)) : [];
-}
-function deltaOf(who, before, after, viaAfter, viaBefore) {
-  const gained = after.filter((p) => !before.includes(p));
-  const lost = before.filter((p) => !after.includes(p));
-  if (gained.length === 0 && lost.length === 0) return void 0;
-  const via = [];
-  for (const s of [...gained.flatMap(viaAfter), ...lost.flatMap(viaBefore)]) if (!via.some((v) => v.type === s.type && v.name === s.name)) via.push(s);
-  via.sort((x, y) => x.type === y.type ? 0 : x.type === "User" ? -1 : 1);
-  return { who, gained, lost, via, removed: before.length > 0 && after.length === 0 };
-}
-function compareNames(a, b) {
-  return compareText2(a.toLowerCase(), b.toLowerCase()) || compareText2(a, b);
-}
-var NO_MEMBERS;
-var init_effective = __esm({
-  "src/access/effective.ts"() {
-    "use strict";
-    init_order();
-    init_vocabulary();
-    NO_MEMBERS = { membersOf: () => void 0 };
-  }
-});
-
-// src/plan/compose-plan.ts
-function composePlan(header, changes, errored, access) {
-  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, targets, pruneOff, transferChecks } = header;
-  const scheduled = scheduleChanges(changes);
-  return {
-    toolVersion,
-    createdAt,
-    environment,
-    servers,
-    manifestDigest: manifestDigest2,
-    ...targets !== void 0 ? { targets } : {},
-    ...pruneOff !== void 0 ? { pruneOff } : {},
-    errored,
-    applyable: isApplyable(errored, scheduled),
-    changes: scheduled,
-    summary: summarize(scheduled),
-    ...access !== void 0 ? { access } : {},
-    ...transferChecks !== void 0 ? { transferChecks } : {}
-  };
-}
-var init_compose_plan = __esm({
-  "src/plan/compose-plan.ts"() {
-    "use strict";
-    init_execution_order();
-    init_model2();
-  }
-});
-
-// src/plan/access-changes.ts
-function planAccessChanges(changes, bases, members, userGroups) {
-  const known = members ? groupMembersFrom(members.members) : NO_MEMBERS;
-  const users = [];
-  const groups = [];
-  const membersUnknown = /* @__PURE__ */ new Set();
-  const aclChanges = [];
-  for (const change of changes) {
-    if (change.action === "no-op" || change.action === "blocked") continue;
-    const basis = bases.get(change.address);
-    if (!basis) continue;
-    switch (basis.kind) {
-      case "folder": {
-        const before = computeEffectiveAccess(basis.before.map(accessEntry), known);
-        const after = computeEffectiveAccess(basis.after.map(accessEntry), known);
-        for (const d of diffEffectiveAccess(before, after)) {
-          const flagged = d.gained.filter((p) => FLAGGED_GRANTS.includes(p));
-          (d.who.type === "User" ? users : groups).push({ address: change.address, who: d.who, service: "transfer", target: change.name, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
-          if (d.who.type === "Group") membersUnknown.add(d.who.name);
-        }
-        break;
-      }
-      case "acl":
-        aclChanges.push({ address: change.address, basis });
-        break;
-      default: {
-        const never = basis;
-        throw new Error(`unknown access basis ${String(never)}`);
-      }
-    }
-  }
-  const userGroupsUnknown = /* @__PURE__ */ new Set();
-  for (const c of planAclAccess(aclChanges, userGroups)) {
-    (c.who.type === "User" ? users : groups).push(c);
-    if (c.who.type === "Group" && userGroups !== void 0) userGroupsUnknown.add(c.who.name);
-  }
-  if (users.length === 0 && groups.length === 0) return void 0;
-  const byName = (a, b) => compareText2(a.who.name.toLowerCase(), b.who.name.toLowerCase());
-  return {
-    changes: [...users.sort(byName), ...groups.sort(byName)],
-    membersUnknown: [...membersUnknown],
-    ...userGroupsUnknown.size > 0 ? { userGroupsUnknown: [...userGroupsUnknown] } : {}
-  };
-}
-function planAclAccess(aclChanges, userGroups) {
-  const out = [];
-  const known = userGroups ? groupMembersFrom(userGroups.members.members) : NO_MEMBERS;
-  const resourceGroups = /* @__PURE__ */ new Map();
-  for (const c of aclChanges) {
-    const key = c.basis.resourceGroup.toLowerCase();
-    resourceGroups.set(key, [...resourceGroups.get(key) ?? [], c]);
-  }
-  for (const [key, changed] of resourceGroups) {
-    const before = /* @__PURE__ */ new Map();
-    for (const acl of userGroups?.acls.values() ?? []) {
-      if (acl.ResourceGroupName.toLowerCase() === key) before.set(acl.UserGroupName.toLowerCase(), { type: "Group", name: acl.UserGroupName, permissions: grantedPermissions(acl) });
-    }
-    for (const { basis } of changed) before.set(basis.userGroup.toLowerCase(), { type: "Group", name: basis.userGroup, permissions: basis.before });
-    const after = new Map(before);
-    for (const { basis } of changed) after.set(basis.userGroup.toLowerCase(), { type: "Group", name: basis.userGroup, permissions: basis.after });
-    const target = changed[0].basis.resourceGroup;
-    const deltas = diffEffectiveAccess(computeEffectiveAccess([...before.values()], known, ACL_PERMISSIONS), computeEffectiveAccess([...after.values()], known, ACL_PERMISSIONS));
-    for (const d of deltas) {
-      const from = changed.find((c) => d.via.some((v) => v.name.toLowerCase() === c.basis.userGroup.toLowerCase())) ?? changed[0];
-      const flagged = d.gained.filter((p) => FLAGGED_ACL_GRANTS.includes(p));
-      out.push({ address: from.address, who: d.who, service: "automation", target, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
-    }
-  }
-  return out;
-}
-function accessEntry(e) {
-  return { type: e.type, name: e.name, permissions: e.permissions.permissions };
-}
-var FLAGGED_GRANTS, FLAGGED_ACL_GRANTS;
-var init_access_changes = __esm({
-  "src/plan/access-changes.ts"() {
-    "use strict";
-    init_effective();
-    init_order();
-    init_resource_group_acl();
-    init_vocabulary();
-    FLAGGED_GRANTS = ["admin", "deleteFiles", "share"];
-    FLAGGED_ACL_GRANTS = ["TaskAddEditDelete", "HostAddEditDelete", "ScriptAddEditDelete"];
-  }
-});
-
-// src/plan/plan-changes.ts
-import { isAbsolute as isAbsolute5, relative as relative4, sep as sep4 } from "node:path";
-function planChanges(input) {
-  const diagnostics = [];
-  const bases = /* @__PURE__ */ new Map();
-  const source = (m) => sourceRef(m.source, input.cwd);
-  const items = [];
-  let seq = 0;
-  const add = (change, rank, depth = 0) => items.push({ change, rank, depth, seq: seq++ });
-  const cat = createTaskCatalog(input.live.automation, input.taskVocabulary);
-  const liveTasks = input.live.automation?.tasks;
-  for (const d of input.desired.tasks) {
-    const m = d.manifest;
-    let live = liveTasks?.byName.get(m.name.toLowerCase());
-    let previousName;
-    if (!live) {
-      for (const old of m.previousNames) {
-        live = liveTasks?.byName.get(old.toLowerCase());
-        if (live) {
-          previousName = live.Name ?? old;
-          break;
-        }
-      }
-    }
-    const o = planTask(d, live, cat, previousName);
-    add(
-      {
-        address: formatAddress("Task", m.name),
-        kind: "Task",
-        name: m.name,
-        service: "automation",
-        action: o.action,
-        ...o.reason !== void 0 ? { reason: o.reason } : {},
-        ...previousName !== void 0 ? { previousName } : {},
-        ...live ? { liveId: taskId(live), ...fingerprintOf(o.action, () => fingerprintTask(live)) } : {},
-        fields: o.fields,
-        source: source(m),
-        ...o.payload ? { payload: o.payload } : {}
-      },
-      RANK.Task
-    );
-  }
-  const liveAcls = input.live.automation?.acls;
-  for (const d of input.desired.acls) {
-    const live = liveAcls?.get(aclKey(d.resourceGroup, d.userGroup));
-    const o = planAcl(d, live);
-    bases.set(formatAddress("ResourceGroupAcl", d.manifest.name), { kind: "acl", userGroup: d.userGroup, resourceGroup: d.resourceGroup, before: live ? grantedPermissions(live) : [], after: canonicalPermissions(d.permissions) });
-    add(
-      {
-        address: formatAddress("ResourceGroupAcl", d.manifest.name),
-        kind: "ResourceGroupAcl",
-        name: d.manifest.name,
-        service: "automation",
-        action: o.action,
-        ...live ? { liveId: live.ACLID, ...fingerprintOf(o.action, () => fingerprintAcl(live)) } : {},
-        fields: o.fields,
-        source: source(d.manifest),
-        ...o.payload ? { payload: o.payload } : {}
-      },
-      RANK.ResourceGroupAcl
-    );
-  }
-  const folders = input.live.transfer?.folders ?? /* @__PURE__ */ new Map();
-  const after = /* @__PURE__ */ new Map();
-  const entriesAfter = (path) => {
-    const key = folderKey(path);
-    const known = after.get(key);
-    if (known) return known;
-    const live = folders.get(key);
-    return live ? viewEntries(live.acl) : void 0;
-  };
-  const moved = /* @__PURE__ */ new Map();
-  const byDepth = [...input.desired.folders].map((d, i) => ({ d, i })).sort((a, b) => folderDepth(a.d.path) - folderDepth(b.d.path) || a.i - b.i);
-  for (const { d } of byDepth) {
-    const m = d.manifest;
-    const key = folderKey(d.path);
-    const live = folders.get(key);
-    const base = { address: formatAddress("FolderPermissions", d.path), kind: "FolderPermissions", name: d.path, service: "transfer", source: source(m) };
-    if (checkMovedAway(d, moved, diagnostics)) continue;
-    const previous = m.previousNames.flatMap((p, index) => {
-      const f = folders.get(folderKey(p));
-      return f ? [{ index, live: f }] : [];
-    });
-    if (live) {
-      for (const p of previous) {
-        if (p.live.folder.id === live.folder.id) continue;
-        diagnostics.push(
-          createPlanWarning("MF412", m.sourceMap.locate(["metadata", "previousNames", p.index]), `previous name ${p.live.folder.path} of folder ${d.path} still exists on the transfer server (id ${p.live.folder.id}): the plan manages ${live.folder.path} and leaves ${p.live.folder.path} alone`, {
-            hint: `delete or rename ${p.live.folder.path} on the transfer server, or drop it from previousNames`
-          })
-        );
-      }
-      const liveEntries = viewEntries(live.acl);
-      const o = planFolder(d, liveEntries);
-      after.set(key, o.after);
-      bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
-      add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
-      continue;
-    }
-    const renamed = previous[0]?.live;
-    if (renamed) {
-      const from = renamed.folder.path;
-      const identity = { previousName: from, liveId: String(renamed.folder.id), fingerprint: fingerprintFolder(renamed) };
-      const blocked = renameBlocked(from, d.path, moved);
-      if (blocked !== void 0) {
-        add({ ...base, action: "blocked", reason: blocked, ...identity, fields: [{ path: "path", before: from, after: d.path }] }, RANK.FolderPermissions, folderDepth(d.path));
-        continue;
-      }
-      const liveEntries = viewEntries(renamed.acl);
-      const o = planFolder(d, liveEntries, void 0, from);
-      moved.set(folderKey(from), d.path);
-      after.set(key, o.after);
-      bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
-      add({ ...base, ...outcomeFields(o), ...identity }, RANK.FolderPermissions, folderDepth(d.path));
-      continue;
-    }
-    const create = planFolderCreation(d, entriesAfter, diagnostics);
-    if (!create) continue;
-    after.set(key, create.after);
-    bases.set(base.address, { kind: "folder", before: [], after: create.after });
-    add({ ...base, ...outcomeFields(create) }, RANK.FolderPermissions, folderDepth(d.path));
-  }
-  for (const change of planPrune(input, bases)) add(change.change, change.rank, change.depth);
-  let selected = items;
-  if (input.targets && input.targets.length > 0) selected = selectTargets(items, input.targets, input.desired, diagnostics);
-  const changes = orderChanges(selected);
-  const errored = hasErrors(diagnostics) || input.desired.skipped.length > 0;
-  const header = {
-    toolVersion: input.toolVersion,
-    createdAt: input.now.toISOString(),
-    environment: input.environment,
-    servers: input.servers,
-    manifestDigest: input.manifestDigest,
-    ...input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {},
-    ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {}
-  };
-  const automation2 = input.live.automation;
-  const userGroups = automation2?.userGroupMembers ? { members: automation2.userGroupMembers, acls: automation2.acls ?? /* @__PURE__ */ new Map() } : void 0;
-  const transferMembers = input.live.transfer?.groupMembers;
-  return {
-    plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, transferMembers, userGroups)),
-    diagnostics,
-    accessWith: (known) => planAccessChanges(changes, bases, transferMembers, known)
-  };
-}
-function orderChanges(items) {
-  const isDelete = (o) => o.change.action === "delete";
-  const writes = items.filter((o) => !isDelete(o)).sort((a, b) => a.rank - b.rank || a.depth - b.depth || a.seq - b.seq);
-  const deletes = items.filter(isDelete).sort((a, b) => b.rank - a.rank || b.depth - a.depth || compareText2(a.change.name, b.change.name));
-  return [...writes, ...deletes].map((o) => o.change);
-}
-function outcomeFields(o) {
-  return {
-    action: o.action,
-    ...o.reason !== void 0 ? { reason: o.reason } : {},
-    fields: o.fields,
-    entries: o.entries,
-    ...o.payload ? { payload: o.payload } : {}
-  };
-}
-function renameBlocked(from, to, moved) {
-  const oldParent = parentPath(from);
-  const newParent = parentPath(to);
-  if (oldParent === void 0) return { code: "folder-root-rename", from };
-  const parentAfter = pathAfterMoves(oldParent, moved);
-  if (newParent !== void 0 && folderKey(parentAfter) === folderKey(newParent)) return void 0;
-  return { code: "folder-move", from, to };
-}
-function checkMovedAway(d, moved, diagnostics) {
-  const parent = parentPath(d.path);
-  const above = parent === void 0 ? void 0 : movedAncestor(parent, moved);
-  if (above === void 0) return false;
-  diagnostics.push(
-    createPlanDiagnostic("MF408", d.manifest.sourceMap.locate(["metadata", "name"]), `folder ${d.path} will not exist after this plan: ${above.from} above it is renamed to ${above.to}`, {
-      hint: `name it ${pathAfterMoves(d.path, moved)}, with ${d.path} in previousNames`
-    })
-  );
-  return true;
-}
-function movedAncestor(path, moved) {
-  for (let p = trimFolderPath(path); p !== void 0; p = parentPath(p)) {
-    const to = moved.get(folderKey(p));
-    if (to !== void 0) return { from: p, to };
-  }
-  return void 0;
-}
-function pathAfterMoves(path, moved) {
-  const above = movedAncestor(path, moved);
-  return above === void 0 ? path : `${above.to}${trimFolderPath(path).slice(above.from.length)}`;
-}
-function planFolderCreation(d, entriesAfter, diagnostics) {
-  const m = d.manifest;
-  const at = m.sourceMap.locate(["metadata", "name"]);
-  const how = m.spec.createIfMissing;
-  if (!how) {
-    diagnostics.push(createPlanDiagnostic("MF408", at, `folder ${d.path} does not exist on the transfer server; add createIfMissing to create it`, { hint: "or check the path: folder paths must match the server (case aside)" }));
-    return void 0;
-  }
-  const parent = parentPath(d.path);
-  const parentEntries = parent === void 0 ? void 0 : entriesAfter(parent);
-  if (parent === void 0 || parentEntries === void 0) {
-    diagnostics.push(
-      createPlanDiagnostic("MF408", at, `cannot create folder ${d.path}: its parent ${parent ?? "(none)"} does not exist on the transfer server`, {
-        hint: `add a FolderPermissions for ${parent ?? "the parent"} with createIfMissing, or create it first`
-      })
-    );
-    return void 0;
-  }
-  const copied = how.inheritPermissions === "None" ? [] : parentEntries.map((e) => ({ ...e, editable: true, deletable: true }));
-  return planFolder(d, copied, { parentPath: parent, name: folderName(d.path), inheritPermissions: how.inheritPermissions, copied });
-}
-function planPrune(input, bases) {
-  const out = [];
-  const all = [...input.desired.tasks.map((d) => d.manifest), ...input.desired.acls.map((d) => d.manifest), ...input.desired.folders.map((d) => d.manifest), ...input.desired.skipped];
-  const inScope = new Set(input.scope.taskGroups.map((g) => g.toLowerCase()));
-  if (input.prune.includes("Task") && inScope.size > 0) {
-    const managed = /* @__PURE__ */ new Set();
-    for (const m of all) if (m.kind === "Task") for (const n of [m.name, ...m.previousNames]) managed.add(n.toLowerCase());
-    for (const t of input.live.automation?.tasks?.items ?? []) {
-      const name = t.Name ?? "";
-      const groups = Array.isArray(t.Group) ? t.Group : [];
-      if (managed.has(name.toLowerCase()) || !groups.some((g) => inScope.has(String(g).toLowerCase()))) continue;
-      out.push({
-        change: {
-          address: formatAddress("Task", name),
-          kind: "Task",
-          name,
-          service: "automation",
-          action: "delete",
-          reason: { code: "pruned", kind: "Task", scope: [...input.scope.taskGroups] },
-          liveId: taskId(t),
-          fingerprint: fingerprintTask(t),
-          fields: []
-        },
-        rank: RANK.Task,
-        depth: 0
-      });
-    }
-  }
-  if (input.prune.includes("ResourceGroupAcl") && inScope.size > 0) {
-    const managed = /* @__PURE__ */ new Set();
-    for (const d of input.desired.acls) managed.add(aclKey(d.resourceGroup, d.userGroup));
-    for (const m of input.desired.skipped) if (m.kind === "ResourceGroupAcl") managed.add(aclKey(m.spec.resourceGroup, m.spec.userGroup));
-    for (const [key, acl] of input.live.automation?.acls ?? []) {
-      if (managed.has(key) || !inScope.has(acl.ResourceGroupName.toLowerCase())) continue;
-      const name = `${acl.ResourceGroupName}/${acl.UserGroupName}`;
-      bases.set(formatAddress("ResourceGroupAcl", name), { kind: "acl", userGroup: acl.UserGroupName, resourceGroup: acl.ResourceGroupName, before: grantedPermissions(acl), after: [] });
-      out.push({
-        change: {
-          address: formatAddress("ResourceGroupAcl", name),
-          kind: "ResourceGroupAcl",
-          name,
-          service: "automation",
-          action: "delete",
-          reason: { code: "pruned", kind: "ResourceGroupAcl", scope: [...input.scope.taskGroups] },
-          liveId: acl.ACLID,
-          fingerprint: fingerprintAcl(acl),
-          fields: []
-        },
-        rank: RANK.ResourceGroupAcl,
-        depth: 0
-      });
-    }
-  }
-  const transfer2 = input.live.transfer;
-  if (input.prune.includes("FolderPermissions") && transfer2?.scopeFolders) {
-    const managed = /* @__PURE__ */ new Set();
-    for (const m of all) if (m.kind === "FolderPermissions") for (const n of [m.name, ...m.previousNames]) managed.add(folderKey(n));
-    for (const key of transfer2.scopeFolders) {
-      const live = transfer2.folders.get(key);
-      if (managed.has(key) || !live) continue;
-      const liveEntries = viewEntries(live.acl);
-      const o = planFolderPrune(live.folder.path, liveEntries);
-      if (!o) continue;
-      bases.set(formatAddress("FolderPermissions", live.folder.path), { kind: "folder", before: liveEntries, after: o.after });
-      out.push({
-        change: {
-          address: formatAddress("FolderPermissions", live.folder.path),
-          kind: "FolderPermissions",
-          name: live.folder.path,
-          service: "transfer",
-          liveId: String(live.folder.id),
-          fingerprint: fingerprintFolder(live),
-          ...outcomeFields(o)
-        },
-        rank: RANK.FolderPermissions,
-        depth: folderDepth(live.folder.path)
-      });
-    }
-  }
-  return out;
-}
-function fingerprintOf(action, fingerprint) {
-  return action === "no-op" ? {} : { fingerprint: fingerprint() };
-}
-function selectTargets(items, targets, desired, diagnostics) {
-  const aliases = (c) => {
-    const list = [c.address];
-    if (c.payload?.kind === "ResourceGroupAcl") list.push(formatAddress("ResourceGroupAcl", `${c.payload.resourceGroup}/${c.payload.userGroup}`));
-    return list.map((a) => a.toLowerCase());
-  };
-  const known = /* @__PURE__ */ new Set();
-  for (const o of items) for (const a of aliases(o.change)) known.add(a);
-  for (const m of desired.skipped) known.add(formatAddress(m.kind, m.name).toLowerCase());
-  const wanted = /* @__PURE__ */ new Set();
-  for (const t of targets) {
-    const parsed = parseAddress(t.trim());
-    const norm = parsed ? formatAddress(parsed.kind, parsed.name).toLowerCase() : void 0;
-    if (norm === void 0 || !known.has(norm)) {
-      const candidates = items.map((o) => o.change.address);
-      const summary = `--target names nothing in this plan${didYouMean(t, candidates)}`;
-      diagnostics.push(
-        parsed ? createPlanWarning("MF409", void 0, summary, { address: t.trim() }) : createPlanDiagnostic("MF409", void 0, summary, { hint: "an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll", address: t.trim() })
-      );
-      continue;
-    }
-    wanted.add(norm);
-  }
-  const chosen = new Set(items.filter((o) => aliases(o.change).some((a) => wanted.has(a))));
-  const makers = new Map(items.filter((o) => establishesFolderPath(o.change)).map((o) => [folderKey(o.change.name), o]));
-  for (const o of [...chosen]) {
-    if (!establishesFolderPath(o.change)) continue;
-    for (let p = parentPath(o.change.name); p !== void 0; p = parentPath(p)) {
-      const parent = makers.get(folderKey(p));
-      if (!parent) break;
-      chosen.add(parent);
-    }
-  }
-  return items.filter((o) => chosen.has(o));
-}
-function sourceRef(at, cwd) {
-  let file = at.file;
-  if (cwd !== void 0) {
-    const rel = relative4(cwd, at.file);
-    if (rel !== "" && !rel.startsWith("..") && !isAbsolute5(rel)) file = rel;
-  }
-  return { file: sep4 === "/" ? file : file.split(sep4).join("/"), line: at.line, col: at.col };
-}
-var RANK;
-var init_plan_changes = __esm({
-  "src/plan/plan-changes.ts"() {
-    "use strict";
-    init_model5();
-    init_folder_path();
-    init_order();
-    init_diagnostics2();
-    init_folder_permissions();
-    init_resource_group_acl();
-    init_task();
-    init_diagnostics3();
-    init_compose_plan();
-    init_access_changes();
-    init_model2();
-    RANK = { FolderPermissions: 0, ResourceGroupAcl: 1, Task: 2 };
   }
 });
 
@@ -51798,8 +56399,9 @@ async function buildPlan(input) {
   const targeted = input.targets ? new Set(planned.plan.changes.map((c) => c.address)) : void 0;
   const steps = checking ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === void 0 || targeted.has(formatAddress("Task", s.manifest.name))) : [];
   const cross = checkTransferSteps({ steps, live, changes: planned.plan.changes, cwd });
-  const plan = cross.checks !== void 0 ? { ...planned.plan, transferChecks: cross.checks } : planned.plan;
-  return { plan: withRemovedContent(plan, live), diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
+  const checked = withRemovedContent(cross.checks !== void 0 ? { ...planned.plan, transferChecks: cross.checks } : planned.plan, live);
+  const plan = loaded.policies.length > 0 ? { ...checked, policy: evaluatePolicies(checked, loaded.policies, loaded.manifests, cwd) } : checked;
+  return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
 }
 function withAccess(plan, access) {
   const { access: _previous, transferChecks, ...rest } = plan;
@@ -51828,6 +56430,7 @@ var init_build_plan = __esm({
     init_cross_server();
     init_plan_changes();
     init_resolve_desired();
+    init_evaluate();
   }
 });
 
@@ -51954,6 +56557,7 @@ async function planEnvironment(options, ctx) {
     await clients.close();
   }
   if (result.plan === void 0 || result.plan.errored) return { status: "invalid", diagnostics: result.diagnostics, ...result.plan ? { plan: result.plan } : {} };
+  if (deniesPlan(result.plan.policy)) return { status: "denied", plan: result.plan, diagnostics: result.diagnostics };
   let planFile;
   if (options.out !== void 0) {
     const { writePlanFile: writePlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
@@ -52018,7 +56622,7 @@ function pathOfRef(manifest, ref) {
   return search(manifest.spec, ["spec"]);
 }
 function reportOf(manifests, diagnostics) {
-  return { diagnostics, manifestCount: manifests.manifests.length };
+  return { diagnostics, manifestCount: countValidDocuments(manifests) };
 }
 var init_plan = __esm({
   "src/app/plan.ts"() {
@@ -52026,6 +56630,7 @@ var init_plan = __esm({
     init_diagnostics();
     init_is_record();
     init_model2();
+    init_evaluate();
     init_secret();
     init_clients();
     init_environment();
@@ -52046,6 +56651,7 @@ function renderPlanText(plan, options) {
   const lines2 = [`mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural2(plan.changes.length, "object")} compared, ${formatCount(summary["no-op"])} unchanged.`];
   if (plan.targets !== void 0 && plan.targets.length > 0) lines2.push(`Limited to --target ${plan.targets.map(quote).join(", ")}.`);
   if (plan.pruneOff !== void 0) lines2.push(pruneOffSentence(plan.pruneOff));
+  lines2.push(...policyText(plan.policy));
   if (listed.length === 0) {
     lines2.push("", NO_CHANGES, ...transferChecksText(plan.transferChecks));
     return `${lines2.join("\n")}
@@ -52063,8 +56669,8 @@ function transferChecksText(checks) {
   if (checks === void 0) return [];
   const lines2 = ["", transferChecksHeadline(checks)];
   for (const p of checks.problems) {
-    const place = transferProblemPlace(p);
-    lines2.push(`  ! ${escapeControl(transferStepLabel(p))}: ${escapeControl(transferProblemText(p))}${place === void 0 ? "" : ` (${escapeControl(place)})`}`);
+    const place2 = transferProblemPlace(p);
+    lines2.push(`  ! ${escapeControl(transferStepLabel(p))}: ${escapeControl(transferProblemText(p))}${place2 === void 0 ? "" : ` (${escapeControl(place2)})`}`);
   }
   for (const note of transferCheckNotes(checks)) lines2.push(`  # ${note}`);
   return lines2;
@@ -52178,6 +56784,7 @@ var init_plan_text = __esm({
     init_plan_common();
     init_reasons();
     init_access();
+    init_policy();
   }
 });
 
@@ -52640,7 +57247,7 @@ var init_operations = __esm({
     init_is_record();
     init_task();
     init_errors();
-    init_errors2();
+    init_errors3();
     init_match();
     StepError = class extends MftopsError {
     };
@@ -52948,7 +57555,7 @@ var init_execute = __esm({
     "use strict";
     init_errors();
     init_folder_path();
-    init_errors2();
+    init_errors3();
     init_retry();
     init_model3();
     init_operations();
@@ -53228,7 +57835,7 @@ var init_apply_plan = __esm({
 
 // src/snapshot/errors.ts
 var SnapshotError, SnapshotIntegrityError;
-var init_errors3 = __esm({
+var init_errors4 = __esm({
   "src/snapshot/errors.ts"() {
     "use strict";
     init_errors();
@@ -53306,7 +57913,7 @@ var SNAPSHOT_KEY_VARIABLE, MAGIC, IV_BYTES, TAG_BYTES, HEADER_BYTES, TRAILER_BYT
 var init_crypto = __esm({
   "src/snapshot/crypto.ts"() {
     "use strict";
-    init_errors3();
+    init_errors4();
     SNAPSHOT_KEY_VARIABLE = "MFTOPS_SNAPSHOT_KEY";
     MAGIC = Buffer.from("MFTSNAP1", "ascii");
     IV_BYTES = 12;
@@ -53855,8 +58462,8 @@ var init_xml_checker = __esm({
           ends[count3] = attrEnd;
           count3++;
         }
-        const empty = c === SLASH;
-        if (empty) {
+        const empty2 = c === SLASH;
+        if (empty2) {
           if (j + 1 >= n || chunk[j + 1] !== GT) return -1;
           j++;
         }
@@ -53868,7 +58475,7 @@ var init_xml_checker = __esm({
         for (let k = 0; k < len; k++) names2[base + k] = chunk[nameStart + k];
         this.#namesLen = base + len;
         this.#endStartName(lt);
-        if (empty) this.#closeElement();
+        if (empty2) this.#closeElement();
         return j + 1;
       }
       #refuse(at, reason) {
@@ -58448,24 +63055,24 @@ var init_config_xml = __esm({
 // src/snapshot/export-pass.ts
 import { createHash as createHash5 } from "node:crypto";
 import { closeSync as closeSync5, fstatSync as fstatSync2, openSync as openSync5, readSync as readSync3, writeSync as writeSync2 } from "node:fs";
-function passPlainFile(path, check = true) {
+function passPlainFile(path, check2 = true) {
   const fd = openSync5(path, "r");
   try {
-    const sink = startSink(check);
+    const sink = startSink(check2);
     forEachChunk(fd, 0, Number.POSITIVE_INFINITY, (chunk) => sink.add(chunk));
     return sink.end();
   } finally {
     closeSync5(fd);
   }
 }
-function passEncryptedFile(path, key, plainName, where, check = true) {
+function passEncryptedFile(path, key, plainName, where, check2 = true) {
   const fd = openSync5(path, "r");
   try {
     const size = fstatSync2(fd).size;
     const head = readAt(fd, 0, Math.min(HEADER_BYTES, size));
     const tag = readAt(fd, Math.max(0, size - TRAILER_BYTES), Math.min(TRAILER_BYTES, size));
     const decryption = startDecryption(key, size, head, tag, plainName, where);
-    const sink = startSink(check);
+    const sink = startSink(check2);
     forEachChunk(fd, HEADER_BYTES, size - TRAILER_BYTES, (chunk) => sink.add(decryption.update(chunk)));
     sink.add(decryption.final());
     return sink.end();
@@ -58493,9 +63100,9 @@ async function settleExportXml(pass, readText, count3) {
   const problem = checkConfigXml2(text2);
   return problem === void 0 ? { taskCount: 0 } : { problem };
 }
-function startSink(check) {
+function startSink(check2) {
   const hash2 = createHash5("sha256");
-  const checker = check ? new XmlChecker() : void 0;
+  const checker = check2 ? new XmlChecker() : void 0;
   let bytes = 0;
   return {
     add: (chunk) => {
@@ -58610,7 +63217,7 @@ var init_store = __esm({
     "use strict";
     init_is_record();
     init_crypto();
-    init_errors3();
+    init_errors4();
     init_export_pass();
     init_model6();
   }
@@ -58817,7 +63424,7 @@ var init_save_snapshot = __esm({
     init_version();
     init_crypto();
     init_export_pass();
-    init_errors3();
+    init_errors4();
     init_model6();
     init_store();
   }
@@ -59075,45 +63682,6 @@ var init_apply = __esm({
     init_environment();
     init_plan_file();
     init_plan();
-  }
-});
-
-// src/glob.ts
-function matchesAddressGlob(pattern, text2) {
-  return compiled("address", pattern, () => pattern.split("*").flatMap((literal, i) => i === 0 ? [{ literal }] : [ANY, { literal }])).test(text2.toLowerCase());
-}
-function compiled(dialect, pattern, parts) {
-  const key = `${dialect}:${pattern}`;
-  let re = cache.get(key);
-  if (re === void 0) {
-    re = compileGlob(parts());
-    cache.set(key, re);
-  }
-  return re;
-}
-function compileGlob(parts) {
-  const source = parts.map((part) => {
-    if ("literal" in part) return part.literal.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    switch (part.wildcard) {
-      case "any":
-        return ".*";
-      case "within-name":
-        return "[^/]*";
-      default: {
-        const never = part.wildcard;
-        throw new Error(`unknown wildcard ${String(never)}`);
-      }
-    }
-  });
-  return new RegExp(`^${source.join("")}$`, "s");
-}
-var ANY, cache;
-var init_glob = __esm({
-  "src/glob.ts"() {
-    "use strict";
-    init_folder_path();
-    ANY = { wildcard: "any" };
-    cache = /* @__PURE__ */ new Map();
   }
 });
 
@@ -59566,7 +64134,7 @@ var init_detect_drift = __esm({
     init_build_plan();
     init_diagnostics3();
     init_acknowledge();
-    init_errors2();
+    init_errors3();
     init_assemble_drift();
     EVERY_KIND = ["Task", "ResourceGroupAcl", "FolderPermissions"];
   }
@@ -59617,7 +64185,8 @@ function planJsonView(plan) {
       ...c.source !== void 0 ? { source: { file: c.source.file, line: c.source.line, col: c.source.col } } : {}
     })),
     ...plan.access !== void 0 ? { access: accessJsonView(plan.access) } : {},
-    ...plan.transferChecks !== void 0 ? { transferChecks: transferChecksView(plan.transferChecks) } : {}
+    ...plan.transferChecks !== void 0 ? { transferChecks: transferChecksView(plan.transferChecks) } : {},
+    ...plan.policy !== void 0 ? { policy: plan.policy } : {}
   };
 }
 function accessJsonView(report) {
@@ -60199,7 +64768,7 @@ function summaryLine(report) {
 }
 function githubAnnotations(report, options) {
   return report.diagnostics.map((d) => {
-    const place = {
+    const place2 = {
       ...d.file !== void 0 ? { file: displayPath(d.file, options.cwd) } : {},
       ...d.line !== void 0 ? { line: d.line } : {},
       ...d.col !== void 0 ? { col: d.col } : {},
@@ -60208,17 +64777,17 @@ function githubAnnotations(report, options) {
       title: d.code
     };
     const summary = d.file === void 0 && d.address ? `${d.address}: ${d.summary}` : d.summary;
-    return workflowCommand(d.severity, place, [summary, ...followingLines(d, options.cwd)].join("\n"));
+    return workflowCommand(d.severity, place2, [summary, ...followingLines(d, options.cwd)].join("\n"));
   });
 }
-function workflowCommand(level, place, message) {
+function workflowCommand(level, place2, message) {
   const props = [
-    ...place.file !== void 0 ? [`file=${escapeProperty(place.file)}`] : [],
-    ...place.line !== void 0 ? [`line=${place.line}`] : [],
-    ...place.col !== void 0 ? [`col=${place.col}`] : [],
-    ...place.endLine !== void 0 ? [`endLine=${place.endLine}`] : [],
-    ...place.endColumn !== void 0 ? [`endColumn=${place.endColumn}`] : [],
-    ...place.title !== void 0 ? [`title=${escapeProperty(place.title)}`] : []
+    ...place2.file !== void 0 ? [`file=${escapeProperty(place2.file)}`] : [],
+    ...place2.line !== void 0 ? [`line=${place2.line}`] : [],
+    ...place2.col !== void 0 ? [`col=${place2.col}`] : [],
+    ...place2.endLine !== void 0 ? [`endLine=${place2.endLine}`] : [],
+    ...place2.endColumn !== void 0 ? [`endColumn=${place2.endColumn}`] : [],
+    ...place2.title !== void 0 ? [`title=${escapeProperty(place2.title)}`] : []
   ];
   return `::${level}${props.length > 0 ? ` ${props.join(",")}` : ""}::${escapeData(message)}`;
 }
@@ -60855,6 +65424,10 @@ async function makePlan(s, out) {
     const errors = errorLines(result.diagnostics, s.cwd);
     return { problems: errors.length > 0 ? errors : ["mftops plan failed (see the log)"], annotated: new Set(errors) };
   }
+  if (result.status === "denied") {
+    const denies = (result.plan.policy?.violations ?? []).filter((v) => v.severity === "deny");
+    return { problems: denies.map((v) => `policy ${v.policy} denies ${v.address}: ${v.message}`), annotated: /* @__PURE__ */ new Set() };
+  }
   return { plan: result.plan, problems: [], annotated: /* @__PURE__ */ new Set() };
 }
 async function logPlanText(s, plan) {
@@ -61079,12 +65652,12 @@ function fileSafe(name) {
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { appendFileSync, statSync as statSync2 } from "node:fs";
 var STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024;
-function formatAnnotation(level, message, place = {}) {
+function formatAnnotation(level, message, place2 = {}) {
   const props = [];
-  if (place.file !== void 0) props.push(`file=${escapeProperty(place.file)}`);
-  if (place.line !== void 0) props.push(`line=${place.line}`);
-  if (place.col !== void 0) props.push(`col=${place.col}`);
-  if (place.title !== void 0) props.push(`title=${escapeProperty(place.title)}`);
+  if (place2.file !== void 0) props.push(`file=${escapeProperty(place2.file)}`);
+  if (place2.line !== void 0) props.push(`line=${place2.line}`);
+  if (place2.col !== void 0) props.push(`col=${place2.col}`);
+  if (place2.title !== void 0) props.push(`title=${escapeProperty(place2.title)}`);
   return `::${level}${props.length > 0 ? ` ${props.join(",")}` : ""}::${escapeData(message)}
 `;
 }
@@ -61102,7 +65675,7 @@ function createFileRunner(env, stdout) {
   const runner = {
     log: (text2) => stdout(text2.endsWith("\n") ? text2 : `${text2}
 `),
-    annotate: (level, message, place) => stdout(formatAnnotation(level, message, place)),
+    annotate: (level, message, place2) => stdout(formatAnnotation(level, message, place2)),
     setOutput: (name, value) => {
       if (outputFile === void 0) stdout(`output ${name}=${value.split("\n")[0] ?? ""}
 `);
