@@ -135,6 +135,7 @@ export function renderApplySummaryJson(report: ApplyReport): string {
     ...(report.snapshot ? { snapshot: report.snapshot } : {}),
     ...(report.ledger !== undefined ? { ledger: report.ledger } : {}),
     ...(report.verification ? { verification: report.verification } : {}),
+    ...(report.policy ? { policy: report.policy } : {}),
     stats: report.stats,
   });
 }

@@ -1,0 +1,138 @@
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { findSchemasDir, SCHEMA_BASE_URL } from '../../src/manifest/schemas.js';
+import { startSeededEmulator } from '../integration/helpers.js';
+import { positionOf } from '../helpers/position-of.js';
+import { runCli } from '../helpers/run-cli.js';
+import { APPLY_ENV, APPLY_MANIFESTS, applyWorkdir, writesOf } from '../apply/helpers.js';
+
+/**
+ * Issue 17: a `deny` policy stops `mftops apply` before any write (and before the snapshot),
+ * whether apply plans itself or applies a plan file saved before the policy existed; a `warn`
+ * policy does not. The apply report names the violations, in text and JSON.
+ */
+
+const ALLOW = ['--allow-delete', '--allow-replace'];
+const POLICY_FILE = 'manifests/policy.yaml';
+const TASKS = APPLY_MANIFESTS['manifests/tasks.yaml']!;
+/** Where `Task/Apply test upload` (the task the policy refuses) is declared. */
+const UPLOAD_AT = positionOf(TASKS, 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Apply test upload }');
+
+let emulator: RunningEmulator;
+beforeEach(async () => {
+  emulator = await startSeededEmulator();
+});
+afterEach(() => emulator.close());
+
+/** A policy on the task the apply manifests create: its description must not say it is a test. */
+function policy(severity: 'deny' | 'warn'): string {
+  return [
+    'apiVersion: mftops/v1',
+    'kind: Policy',
+    'metadata: { name: no-test-tasks }',
+    'spec:',
+    `  severity: ${severity}`,
+    '  match: { kinds: [Task], actions: [create] }',
+    '  validations:',
+    `    - expression: "!object.spec.Info.Description.contains('apply tests')"`,
+    '      message: tasks made by tests stay out of production',
+    '',
+  ].join('\n');
+}
+
+/** Snapshots saved for the environment (the lock file, a dot file, is not one). */
+function snapshots(dir: string): string[] {
+  const base = join(dir, '.mftops/snapshots/lab');
+  return existsSync(base) ? readdirSync(base).filter((n) => !n.startsWith('.')) : [];
+}
+
+function schemaErrors(doc: unknown): unknown {
+  const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
+  addFormats.default(ajv);
+  for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-apply.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+  const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-apply.schema.json`)!;
+  return validate(doc) ? [] : validate.errors;
+}
+
+const DENY_LINE = `policy no-test-tasks denies Task/Apply test upload: tasks made by tests stay out of production (manifests/tasks.yaml:${UPLOAD_AT.line}:${UPLOAD_AT.col})`;
+
+describe('policies in mftops apply', () => {
+  it('a deny policy stops apply --auto-approve: exit 1, the violation named, no write request, no snapshot', async () => {
+    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: policy('deny') } });
+    const r = await runCli(['apply', '--auto-approve', ...ALLOW], { cwd: dir, env: APPLY_ENV });
+    expect(r.code).toBe(1);
+    // The plan as plan shows it, its policy section included, then the refusal.
+    expect(r.stdout).toContain('Policy checks: 1 violation of 1 policy (1 deny: the plan is refused and not saved).');
+    expect(r.stdout).toContain(`Apply refused; nothing was written:\n  - ${DENY_LINE}\n`);
+    expect(writesOf(emulator)).toEqual([]);
+    expect(snapshots(dir)).toEqual([]);
+
+    const json = await runCli(['apply', '--auto-approve', ...ALLOW, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
+    expect(json.code).toBe(1);
+    const doc = JSON.parse(json.stdout) as Record<string, unknown>;
+    expect(schemaErrors(doc)).toEqual([]);
+    expect(doc).toMatchObject({ kind: 'mftops.apply', outcome: 'refused', exitCode: 1, problems: [DENY_LINE], results: [] });
+    expect(doc['policy']).toEqual({
+      policies: 1,
+      violations: [
+        {
+          policy: 'no-test-tasks',
+          severity: 'deny',
+          outcome: 'violated',
+          message: 'tasks made by tests stay out of production',
+          address: 'Task/Apply test upload',
+          source: { file: 'manifests/tasks.yaml', ...UPLOAD_AT },
+          expressionSource: { file: POLICY_FILE, line: 8, col: 19 },
+        },
+      ],
+    });
+    expect(writesOf(emulator)).toEqual([]);
+  });
+
+  it('a warn policy lets apply proceed, and the report carries the warning', async () => {
+    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: policy('warn') } });
+    const r = await runCli(['apply', '--auto-approve', ...ALLOW, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(schemaErrors(doc)).toEqual([]);
+    expect(doc).toMatchObject({ outcome: 'applied', exitCode: 0 });
+    expect(doc['policy']).toMatchObject({ policies: 1, violations: [{ policy: 'no-test-tasks', severity: 'warn', address: 'Task/Apply test upload' }] });
+    expect(writesOf(emulator).length).toBeGreaterThan(0);
+    expect(snapshots(dir)).toHaveLength(1);
+  });
+
+  it('a plan file saved before a deny policy came is refused by it at apply, before any write', async () => {
+    const dir = applyWorkdir(emulator);
+    expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
+    // The policy is merged after the review, and lines are added above the task: found by address, not line.
+    writeFileSync(join(dir, POLICY_FILE), policy('deny'));
+    writeFileSync(join(dir, 'manifests/tasks.yaml'), `# reviewed\n# twice\n${TASKS}`);
+    const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`Apply refused; nothing was written:\n  - ${DENY_LINE.replace(`tasks.yaml:${UPLOAD_AT.line}:`, `tasks.yaml:${UPLOAD_AT.line + 2}:`)}\n`);
+    expect(writesOf(emulator)).toEqual([]);
+    expect(snapshots(dir)).toEqual([]);
+
+    // The same policy as a warning: the saved plan is applied, the report says so.
+    writeFileSync(join(dir, POLICY_FILE), policy('warn'));
+    const warned = await runCli(['apply', 'plan.json', ...ALLOW, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
+    expect(warned.code).toBe(0);
+    expect(JSON.parse(warned.stdout)).toMatchObject({ outcome: 'applied', policy: { violations: [{ severity: 'warn', address: 'Task/Apply test upload' }] } });
+  });
+
+  it('a plan file is refused when the manifests no longer load: their policies cannot be checked', async () => {
+    const dir = applyWorkdir(emulator);
+    expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
+    writeFileSync(join(dir, POLICY_FILE), policy('deny').replace("contains('apply tests')", "contains('apply tests'"));
+    const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain(`${POLICY_FILE}:8:19: error MF311`);
+    expect(writesOf(emulator)).toEqual([]);
+    rmSync(join(dir, POLICY_FILE));
+    expect((await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
+  });
+});
