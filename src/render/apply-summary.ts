@@ -2,6 +2,7 @@ import { applyExitCode, countResults, describeStale } from '../apply/model.js';
 import type { ApplyPhase, ApplyReport, ChangeResult, StaleObject, VerifyResult } from '../apply/model.js';
 import type { ResourceKind } from '../plan/model.js';
 import { renderJsonOutput } from './json-output.js';
+import { policyAnnotations } from './policy.js';
 import { escapeControl } from './text.js';
 
 /**
@@ -114,6 +115,16 @@ function pushVerification(lines: string[], v: VerifyResult, applied: number): vo
       throw new Error(`unknown verification mode ${String(never)}`);
     }
   }
+}
+
+/**
+ * `apply --format github`: an annotation per policy violation the report went by (unless the plan
+ * made now was already printed as `plan --format github` prints it, annotations included), then
+ * the text report.
+ */
+export function renderApplySummaryGithub(report: ApplyReport, options: { readonly policyShown: boolean }): string {
+  const annotations = options.policyShown ? [] : policyAnnotations(report.policy).map((l) => `${l}\n`);
+  return `${annotations.join('')}${renderApplySummaryText(report)}`;
 }
 
 /** The report as the `mftops.apply` document, with its counts and exit code. */

@@ -93,6 +93,32 @@ describe('policies in mftops apply', () => {
     expect(writesOf(emulator)).toEqual([]);
   });
 
+  it('--format github: each violation an annotation at the manifest line, in plan, apply, and apply of a plan file', async () => {
+    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: policy('deny') } });
+    const annotation = (line: number) => `::error file=manifests/tasks.yaml,line=${line},col=${UPLOAD_AT.col},title=policy no-test-tasks::tasks made by tests stay out of production (Task/Apply test upload)`;
+    const plan = await runCli(['plan', '--format', 'github'], { cwd: dir, env: APPLY_ENV });
+    expect(plan.code).toBe(1);
+    expect(plan.stdout.split('\n')[0]).toBe(annotation(UPLOAD_AT.line));
+    const apply = await runCli(['apply', '--auto-approve', ...ALLOW, '--format', 'github'], { cwd: dir, env: APPLY_ENV });
+    expect(apply.code).toBe(1);
+    // Once: the plan printed it; the report that follows does not repeat it.
+    expect(apply.stdout.split('\n').filter((l) => l.includes('title=policy'))).toEqual([annotation(UPLOAD_AT.line)]);
+    expect(apply.stdout).toContain(`Apply refused; nothing was written:\n  - ${DENY_LINE}\n`);
+
+    // A plan file saved without the policy: the report annotates what the re-check found, as a warning for warn.
+    rmSync(join(dir, POLICY_FILE));
+    expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
+    writeFileSync(join(dir, POLICY_FILE), policy('deny'));
+    const saved = await runCli(['apply', 'plan.json', ...ALLOW, '--format', 'github'], { cwd: dir, env: APPLY_ENV });
+    expect(saved.code).toBe(1);
+    expect(saved.stdout.split('\n')[0]).toBe(annotation(UPLOAD_AT.line));
+    writeFileSync(join(dir, POLICY_FILE), policy('warn'));
+    const warned = await runCli(['apply', 'plan.json', ...ALLOW, '--format', 'github'], { cwd: dir, env: APPLY_ENV });
+    expect(warned.code).toBe(0);
+    expect(warned.stdout.split('\n')[0]).toBe(annotation(UPLOAD_AT.line).replace('::error', '::warning'));
+    expect(writesOf(emulator).length).toBeGreaterThan(0);
+  });
+
   it('a warn policy lets apply proceed, and the report carries the warning', async () => {
     const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: policy('warn') } });
     const r = await runCli(['apply', '--auto-approve', ...ALLOW, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
