@@ -92,7 +92,8 @@ export function sortApplyArguments(args: readonly string[], ctx: Pick<AppContext
  * Apply to an environment: a saved plan exactly, or the plan of the manifests after approval.
  * Every refusal comes before the first write: a plan for another environment, configuration or
  * server, deletes or replaces not allowed, a secret reference without a value (every one named; a
- * saved plan's before a request is sent), a stale plan. One apply per environment at a time (a
+ * saved plan's before a request is sent), a `deny` policy (the plan's made now, before anyone is
+ * asked; a saved plan's against the policies of the manifests as they are now), a stale plan. One apply per environment at a time (a
  * lock file); a snapshot of every service before the first write; verification after.
  */
 export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): Promise<ApplyResult> {

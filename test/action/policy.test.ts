@@ -120,7 +120,7 @@ describe('policies in the Action', () => {
     expect((await step(dir, { command: 'plan', comment: 'false' })).code).toBe(2);
     writeFileSync(join(dir, POLICY_FILE), policy('deny'));
     emulator.resetRequestLog();
-    for (const inputs of [{ 'plan-file': 'mftops-plan-lab.json' }, {}]) {
+    for (const inputs of [{ 'plan-file': 'mftops-plan-lab.json' }, {}] as Record<string, string>[]) {
       const run = await step(dir, { command: 'apply', comment: 'false', 'allow-delete': 'true', 'allow-replace': 'true', ...inputs });
       expect(run.code).toBe(1);
       expect(run.outputs['exitcode']).toBe('1');

@@ -1,8 +1,11 @@
+import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runApply } from '../../src/cli/commands/apply.js';
+import { captureIo } from '../../src/cli/io.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { findSchemasDir, SCHEMA_BASE_URL } from '../../src/manifest/schemas.js';
 import { startSeededEmulator } from '../integration/helpers.js';
@@ -117,6 +120,28 @@ describe('policies in mftops apply', () => {
     expect(warned.code).toBe(0);
     expect(warned.stdout.split('\n')[0]).toBe(annotation(UPLOAD_AT.line).replace('::error', '::warning'));
     expect(writesOf(emulator).length).toBeGreaterThan(0);
+  });
+
+  it('on a terminal, a deny refuses before the question: nobody is asked to approve what apply refuses', async () => {
+    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: policy('deny') } });
+    const io = captureIo({ cwd: dir, env: APPLY_ENV, isTty: true });
+    const questions: string[] = [];
+    const deps = {
+      canAsk: true,
+      ask: async (q: string) => {
+        questions.push(q);
+        return 'yes';
+      },
+      signals: new EventEmitter(),
+      exitNow: () => {
+        throw new Error('exitNow must not be called');
+      },
+    };
+    const opts = { args: [], autoApprove: false, allowDelete: true, allowReplace: true, maxDeletes: '10', parallelism: '4' };
+    expect(await runApply({ format: 'text', color: false, quiet: false, verbose: false }, opts, io, deps)).toBe(1);
+    expect(questions).toEqual([]);
+    expect(io.out()).toContain(`Apply refused; nothing was written:\n  - ${DENY_LINE}\n`);
+    expect(writesOf(emulator)).toEqual([]);
   });
 
   it('a warn policy lets apply proceed, and the report carries the warning', async () => {
