@@ -7,7 +7,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { positionOf } from '../helpers/position-of.js';
 import { testdir } from '../helpers/testdir.js';
-import { APPLY_ENV, APPLY_MANIFESTS, applyWorkdir, writesOf } from '../apply/helpers.js';
+import { APPLY_ENV, APPLY_MANIFESTS, applyWorkdir, testTaskPolicy, writesOf } from '../apply/helpers.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
 import { parseOutputFile, pullRequestEvent } from './harness.js';
 
@@ -37,20 +37,6 @@ beforeEach(() => {
   github.comments.clear();
 });
 
-function policy(severity: 'deny' | 'warn'): string {
-  return [
-    'apiVersion: mftops/v1',
-    'kind: Policy',
-    'metadata: { name: no-test-tasks }',
-    'spec:',
-    `  severity: ${severity}`,
-    '  match: { kinds: [Task], actions: [create] }',
-    '  validations:',
-    `    - expression: "!object.spec.Info.Description.contains('apply tests')"`,
-    '      message: tasks made by tests stay out of production',
-    '',
-  ].join('\n');
-}
 
 interface StepRun {
   readonly code: number;
@@ -84,7 +70,7 @@ const ANNOTATION = `::error file=manifests/tasks.yaml,line=${UPLOAD_AT.line},col
 
 describe('policies in the Action', () => {
   it('plan: a deny fails the check run, with the violation in the summary Policy section, on the manifest line and in the PR comment', async () => {
-    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: policy('deny') } });
+    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: testTaskPolicy('deny') } });
     const run = await step(dir, { command: 'plan' });
     expect(run.code).toBe(1);
     expect(run.outputs['exitcode']).toBe('1');
@@ -105,7 +91,7 @@ describe('policies in the Action', () => {
   });
 
   it('plan: a warn is listed (summary, annotation) and the step ends as any plan with changes', async () => {
-    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: policy('warn') } });
+    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: testTaskPolicy('warn') } });
     const run = await step(dir, { command: 'plan', comment: 'false' });
     expect(run.code).toBe(2);
     expect(run.outputs['exitcode']).toBe('2');
@@ -118,7 +104,7 @@ describe('policies in the Action', () => {
   it('apply: a deny merged after the review refuses before any write, with the violation in the summary', async () => {
     const dir = applyWorkdir(emulator);
     expect((await step(dir, { command: 'plan', comment: 'false' })).code).toBe(2);
-    writeFileSync(join(dir, POLICY_FILE), policy('deny'));
+    writeFileSync(join(dir, POLICY_FILE), testTaskPolicy('deny'));
     emulator.resetRequestLog();
     for (const inputs of [{ 'plan-file': 'mftops-plan-lab.json' }, {}] as Record<string, string>[]) {
       const run = await step(dir, { command: 'apply', comment: 'false', 'allow-delete': 'true', 'allow-replace': 'true', ...inputs });
@@ -132,7 +118,7 @@ describe('policies in the Action', () => {
   });
 
   it('apply: a warn is listed and the apply goes on', async () => {
-    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: policy('warn') } });
+    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: testTaskPolicy('warn') } });
     const run = await step(dir, { command: 'apply', comment: 'false', 'allow-delete': 'true', 'allow-replace': 'true' });
     expect(run.code).toBe(0);
     expect(run.log.split('\n')).toContain(ANNOTATION.replace('::error', '::warning'));

@@ -11,7 +11,7 @@ import { findSchemasDir, SCHEMA_BASE_URL } from '../../src/manifest/schemas.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { positionOf } from '../helpers/position-of.js';
 import { runCli } from '../helpers/run-cli.js';
-import { APPLY_ENV, APPLY_MANIFESTS, applyWorkdir, writesOf } from '../apply/helpers.js';
+import { APPLY_ENV, APPLY_MANIFESTS, applyWorkdir, testTaskPolicy, writesOf } from '../apply/helpers.js';
 
 /**
  * Issue 17: a `deny` policy stops `mftops apply` before any write (and before the snapshot),
@@ -31,21 +31,6 @@ beforeEach(async () => {
 });
 afterEach(() => emulator.close());
 
-/** A policy on the task the apply manifests create: its description must not say it is a test. */
-function policy(severity: 'deny' | 'warn'): string {
-  return [
-    'apiVersion: mftops/v1',
-    'kind: Policy',
-    'metadata: { name: no-test-tasks }',
-    'spec:',
-    `  severity: ${severity}`,
-    '  match: { kinds: [Task], actions: [create] }',
-    '  validations:',
-    `    - expression: "!object.spec.Info.Description.contains('apply tests')"`,
-    '      message: tasks made by tests stay out of production',
-    '',
-  ].join('\n');
-}
 
 /** Snapshots saved for the environment (the lock file, a dot file, is not one). */
 function snapshots(dir: string): string[] {
@@ -65,7 +50,7 @@ const DENY_LINE = `policy no-test-tasks denies Task/Apply test upload: tasks mad
 
 describe('policies in mftops apply', () => {
   it('a deny policy stops apply --auto-approve: exit 1, the violation named, no write request, no snapshot', async () => {
-    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: policy('deny') } });
+    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: testTaskPolicy('deny') } });
     const r = await runCli(['apply', '--auto-approve', ...ALLOW], { cwd: dir, env: APPLY_ENV });
     expect(r.code).toBe(1);
     // The plan as plan shows it, its policy section included, then the refusal.
@@ -97,7 +82,7 @@ describe('policies in mftops apply', () => {
   });
 
   it('--format github: each violation an annotation at the manifest line, in plan, apply, and apply of a plan file', async () => {
-    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: policy('deny') } });
+    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: testTaskPolicy('deny') } });
     const annotation = (line: number) => `::error file=manifests/tasks.yaml,line=${line},col=${UPLOAD_AT.col},title=policy no-test-tasks::tasks made by tests stay out of production (Task/Apply test upload)`;
     const plan = await runCli(['plan', '--format', 'github'], { cwd: dir, env: APPLY_ENV });
     expect(plan.code).toBe(1);
@@ -111,11 +96,11 @@ describe('policies in mftops apply', () => {
     // A plan file saved without the policy: the report annotates what the re-check found, as a warning for warn.
     rmSync(join(dir, POLICY_FILE));
     expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
-    writeFileSync(join(dir, POLICY_FILE), policy('deny'));
+    writeFileSync(join(dir, POLICY_FILE), testTaskPolicy('deny'));
     const saved = await runCli(['apply', 'plan.json', ...ALLOW, '--format', 'github'], { cwd: dir, env: APPLY_ENV });
     expect(saved.code).toBe(1);
     expect(saved.stdout.split('\n')[0]).toBe(annotation(UPLOAD_AT.line));
-    writeFileSync(join(dir, POLICY_FILE), policy('warn'));
+    writeFileSync(join(dir, POLICY_FILE), testTaskPolicy('warn'));
     const warned = await runCli(['apply', 'plan.json', ...ALLOW, '--format', 'github'], { cwd: dir, env: APPLY_ENV });
     expect(warned.code).toBe(0);
     expect(warned.stdout.split('\n')[0]).toBe(annotation(UPLOAD_AT.line).replace('::error', '::warning'));
@@ -123,7 +108,7 @@ describe('policies in mftops apply', () => {
   });
 
   it('on a terminal, a deny refuses before the question: nobody is asked to approve what apply refuses', async () => {
-    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: policy('deny') } });
+    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: testTaskPolicy('deny') } });
     const io = captureIo({ cwd: dir, env: APPLY_ENV, isTty: true });
     const questions: string[] = [];
     const deps = {
@@ -145,7 +130,7 @@ describe('policies in mftops apply', () => {
   });
 
   it('a warn policy lets apply proceed, and the report carries the warning', async () => {
-    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: policy('warn') } });
+    const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: testTaskPolicy('warn') } });
     const r = await runCli(['apply', '--auto-approve', ...ALLOW, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
@@ -160,7 +145,7 @@ describe('policies in mftops apply', () => {
     const dir = applyWorkdir(emulator);
     expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
     // The policy is merged after the review, and lines are added above the task: found by address, not line.
-    writeFileSync(join(dir, POLICY_FILE), policy('deny'));
+    writeFileSync(join(dir, POLICY_FILE), testTaskPolicy('deny'));
     writeFileSync(join(dir, 'manifests/tasks.yaml'), `# reviewed\n# twice\n${TASKS}`);
     const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
     expect(r.code).toBe(1);
@@ -169,7 +154,7 @@ describe('policies in mftops apply', () => {
     expect(snapshots(dir)).toEqual([]);
 
     // The same policy as a warning: the saved plan is applied, the report says so.
-    writeFileSync(join(dir, POLICY_FILE), policy('warn'));
+    writeFileSync(join(dir, POLICY_FILE), testTaskPolicy('warn'));
     const warned = await runCli(['apply', 'plan.json', ...ALLOW, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
     expect(warned.code).toBe(0);
     expect(JSON.parse(warned.stdout)).toMatchObject({ outcome: 'applied', policy: { violations: [{ severity: 'warn', address: 'Task/Apply test upload' }] } });
@@ -178,7 +163,7 @@ describe('policies in mftops apply', () => {
   it('a plan file is refused when the manifests no longer load: their policies cannot be checked', async () => {
     const dir = applyWorkdir(emulator);
     expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
-    writeFileSync(join(dir, POLICY_FILE), policy('deny').replace("contains('apply tests')", "contains('apply tests'"));
+    writeFileSync(join(dir, POLICY_FILE), testTaskPolicy('deny').replace("contains('apply tests')", "contains('apply tests'"));
     const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain(`${POLICY_FILE}:8:19: error MF311`);
