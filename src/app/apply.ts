@@ -93,8 +93,9 @@ export function sortApplyArguments(args: readonly string[], ctx: Pick<AppContext
  * Every refusal comes before the first write: a plan for another environment, configuration or
  * server, deletes or replaces not allowed, a secret reference without a value (every one named; a
  * saved plan's before a request is sent), a `deny` policy (the plan's made now, before anyone is
- * asked; a saved plan's against the policies of the manifests as they are now), a stale plan. One apply per environment at a time (a
- * lock file); a snapshot of every service before the first write; verification after.
+ * asked; a saved plan's against the policies of the manifests as they are now), a stale plan. One
+ * apply per environment at a time (a lock file); a snapshot of every service before the first
+ * write; verification after.
  */
 export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): Promise<ApplyResult> {
   let saved: SavedPlan | undefined;
@@ -133,7 +134,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     if (rechecked.status === 'invalid') return rechecked;
     policy = rechecked.policy;
     manifests = rechecked.manifests;
-    if (deniesPlan(policy)) return { status: 'finished', report: { ...refusal(configured.name, policyDenyLines(policy)), policy: policy! }, plan: saved.plan };
+    if (policy !== undefined && deniesPlan(policy)) return { status: 'finished', report: policyRefusal(configured.name, policy), plan: saved.plan };
   }
   const services = resolveServices(config, configured, ctx);
 
@@ -181,7 +182,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
       policy = plan.policy;
       ctx.emit({ kind: 'planned', plan, diagnostics: made.diagnostics });
       // A deny refuses before anyone is asked and before the snapshot: --auto-approve changes nothing.
-      if (deniesPlan(policy)) return { status: 'finished', report: { ...refusal(env.name, policyDenyLines(policy)), policy: policy! }, plan };
+      if (policy !== undefined && deniesPlan(policy)) return { status: 'finished', report: policyRefusal(env.name, policy), plan };
       const { writeChanges } = await import('../apply/guard.js');
       // Nobody is asked about a plan apply would refuse anyway.
       const refused = async (p: Plan): Promise<boolean> => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, ctx)).length > 0;
@@ -344,6 +345,11 @@ async function recheckPolicies(
 async function secretProblems(plan: Plan, ctx: AppContext): Promise<string[]> {
   const [{ writeChanges }, { describeSecretProblems, findSecretProblems }] = await Promise.all([import('../apply/guard.js'), import('../apply/secrets.js')]);
   return describeSecretProblems(findSecretProblems(writeChanges(plan), { env: ctx.env, cwd: ctx.cwd }));
+}
+
+/** The report of an apply a `deny` policy refuses: one problem per deny violation, and the checks. */
+function policyRefusal(environment: string, policy: PolicyReport): ApplyReport {
+  return { ...refusal(environment, policyDenyLines(policy)), policy };
 }
 
 /** The report of an apply refused before anything was read. */

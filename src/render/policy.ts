@@ -81,7 +81,7 @@ export function policySummaryMarkdown(report: PolicyReport | undefined): string[
       '| Policy | Severity | Message | Object | Where |',
       '| --- | --- | --- | --- | --- |',
       ...rows,
-      ...(rest > 0 ? ['', `… and ${formatCount(rest)} more (all in the plan's JSON)`] : []),
+      ...(rest > 0 ? ['', `… and ${formatCount(rest)} more (all in the JSON output)`] : []),
     ].join('\n'),
   ];
 }

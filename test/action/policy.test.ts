@@ -37,7 +37,6 @@ beforeEach(() => {
   github.comments.clear();
 });
 
-
 interface StepRun {
   readonly code: number;
   readonly log: string;

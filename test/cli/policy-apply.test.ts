@@ -31,7 +31,6 @@ beforeEach(async () => {
 });
 afterEach(() => emulator.close());
 
-
 /** Snapshots saved for the environment (the lock file, a dot file, is not one). */
 function snapshots(dir: string): string[] {
   const base = join(dir, '.mftops/snapshots/lab');
@@ -155,9 +154,14 @@ describe('policies in mftops apply', () => {
 
     // The same policy as a warning: the saved plan is applied, the report says so.
     writeFileSync(join(dir, POLICY_FILE), testTaskPolicy('warn'));
-    const warned = await runCli(['apply', 'plan.json', ...ALLOW, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
+    const warned = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
     expect(warned.code).toBe(0);
-    expect(JSON.parse(warned.stdout)).toMatchObject({ outcome: 'applied', policy: { violations: [{ severity: 'warn', address: 'Task/Apply test upload' }] } });
+    // The plan file is not printed: the report starts with the policy checks it went by.
+    expect(warned.stdout.split('\n').slice(0, 2)).toEqual([
+      'Policy checks: 1 violation of 1 policy (warnings only).',
+      `  ! warn no-test-tasks: Task/Apply test upload — tasks made by tests stay out of production (manifests/tasks.yaml:${UPLOAD_AT.line + 2}:${UPLOAD_AT.col})`,
+    ]);
+    expect(warned.stdout).toContain('Apply complete for environment "lab"');
   });
 
   it('a plan file is refused when the manifests no longer load: their policies cannot be checked', async () => {

@@ -144,14 +144,14 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
 
 // ------------------------------------------------------------------------------------- output
 
-/** The report; with `github`, the policy annotations too unless the plan printed them (`planPrinted`). */
+/** The report, with the policy checks when the plan that showed them was not printed (`planPrinted`: a saved plan). */
 async function renderReport(report: ApplyReport, g: GlobalOptions, planPrinted: boolean): Promise<string> {
   const { renderApplySummaryGithub, renderApplySummaryJson, renderApplySummaryText } = await import('../../render/apply-summary.js');
   switch (g.format) {
     case 'json':
       return renderApplySummaryJson(report);
     case 'text':
-      return renderApplySummaryText(report);
+      return renderApplySummaryText(report, { policyShown: planPrinted });
     case 'github':
       return renderApplySummaryGithub(report, { policyShown: planPrinted });
     case 'markdown':
