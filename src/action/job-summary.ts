@@ -1,5 +1,6 @@
-import type { Plan } from '../plan/model.js';
+import type { Plan, PolicyReport } from '../plan/model.js';
 import { escapeMd, renderPlanMarkdown } from '../render/plan-markdown.js';
+import { policySummaryMarkdown } from '../render/policy.js';
 import type { PlanDifference } from './compare-plans.js';
 
 /**
@@ -54,9 +55,37 @@ export function renderMismatchSummary(environment: string, differences: readonly
   ].join('\n');
 }
 
-/** The apply report (text) under a headline. */
-export function renderApplySummary(environment: string, ok: boolean, reportText: string): string {
-  return [`### mftops apply: ${escapeMd(environment)}`, '', `${ok ? '✅' : '❌'} ${escapeMd(reportText.split('\n')[0] ?? '')}`, '', fence(reportText.trimEnd()), ''].join('\n');
+/** The apply report (text) under a headline, the policy section (when a policy was violated) above it. */
+export function renderApplySummary(environment: string, ok: boolean, reportText: string, policy?: PolicyReport): string {
+  return [
+    `### mftops apply: ${escapeMd(environment)}`,
+    '',
+    `${ok ? '✅' : '❌'} ${escapeMd(reportText.split('\n')[0] ?? '')}`,
+    '',
+    ...policySummaryMarkdown(policy).flatMap((section) => [section, '']),
+    fence(reportText.trimEnd()),
+    '',
+  ].join('\n');
+}
+
+/**
+ * The policy section a plan's summary starts with (`### Policy`: the verdict, a table of the
+ * violations); empty without violations.
+ */
+export function renderPolicySummary(policy: PolicyReport | undefined): string {
+  return policySummaryMarkdown(policy).join('\n\n');
+}
+
+/** The plan made at apply time is refused by a deny policy: nothing was applied. */
+export function renderPolicyRefusalSummary(environment: string, policy: PolicyReport | undefined): string {
+  return [
+    `### mftops apply: ${escapeMd(environment)}`,
+    '',
+    '> [!CAUTION]',
+    '> **Nothing was applied**: a `deny` policy refuses the plan made now.',
+    '',
+    ...policySummaryMarkdown(policy).flatMap((section) => [section, '']),
+  ].join('\n');
 }
 
 /** A code block no line of `text` can close. */

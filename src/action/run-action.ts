@@ -15,12 +15,13 @@ import { renderApplyPhase, renderChangeResultLine } from '../render/apply-summar
 import { errorLines, githubAnnotations, summaryLine as diagnosticsSummary } from '../render/diagnostics.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { NO_CHANGES, planSentence } from '../render/plan-common.js';
+import { policyAnnotations, policyDenyLines } from '../render/policy.js';
 import { failedChangeAnnotations } from './apply-annotations.js';
 import { comparePlans } from './compare-plans.js';
 import { readGithubContext, type GithubContext } from './context.js';
 import { createGithubApi, type GithubApi } from './github-api.js';
 import { readInputs, type ActionInputs } from './inputs.js';
-import { renderApplySummary, renderFailureSummary, renderMismatchSummary, renderPlanForSummary, renderValidateSummary } from './job-summary.js';
+import { renderApplySummary, renderFailureSummary, renderMismatchSummary, renderPlanForSummary, renderPolicyRefusalSummary, renderPolicySummary, renderValidateSummary } from './job-summary.js';
 import { planMarker, renderPlanComment, renderPlanFailureComment, upsertStickyComment } from './pr-comment.js';
 import type { Runner } from './workflow-commands.js';
 import { syncDriftIssue, type DriftFinding } from './drift-issue.js';
@@ -168,14 +169,32 @@ async function planStep(s: Step): Promise<number> {
   const plan = made.plan;
   const changes = hasChanges(plan);
   await logPlanText(s, plan);
-  setOutputs(s.a.runner, { exitcode: changes ? 2 : 0, 'has-changes': changes, 'plan-file': planFile, summary: summaryLine(plan) });
+  annotatePolicy(s, plan);
+  // A deny fails the check run: the plan is shown (summary, comment) but was not saved.
+  const denies = made.denied ? policyDenyLines(plan.policy) : [];
+  const exitcode = made.denied ? 1 : changes ? 2 : 0;
+  setOutputs(s.a.runner, {
+    exitcode,
+    'has-changes': changes,
+    ...(made.denied ? {} : { 'plan-file': planFile }),
+    summary: made.denied ? `refused by ${denies.length === 1 ? 'a deny policy' : `${denies.length} deny policy violations`}: ${denies[0] ?? ''}` : summaryLine(plan),
+  });
+  const policy = renderPolicySummary(plan.policy);
+  if (policy !== '') appendSummary(s, policy);
   appendPlanSummary(s, plan);
   if (s.inputs.comment) await postComment(s, plan.environment, renderPlanComment(plan, origin(s)));
-  return changes ? 2 : 0;
+  return exitcode;
+}
+
+/** Each policy violation as an annotation at its manifest line: an error per deny, a warning per warn. */
+function annotatePolicy(s: Step, plan: Pick<Plan, 'policy'>): void {
+  for (const line of policyAnnotations(plan.policy)) s.a.log(`${line}\n`);
 }
 
 interface MadePlan {
+  /** The plan; with `denied`, one a deny policy refuses, which was not saved. */
   readonly plan?: Plan;
+  readonly denied?: boolean;
   /** Why there is no plan, one line each. */
   readonly problems: string[];
   /** Problems already shown as annotations (the diagnostics). */
@@ -202,11 +221,7 @@ async function makePlan(s: Step, out: string): Promise<MadePlan> {
     const errors = errorLines(result.diagnostics, s.cwd);
     return { problems: errors.length > 0 ? errors : ['mftops plan failed (see the log)'], annotated: new Set(errors) };
   }
-  if (result.status === 'denied') {
-    // The full policy section of the summary is issue 17's next step; until then each deny is a problem line.
-    const denies = (result.plan.policy?.violations ?? []).filter((v) => v.severity === 'deny');
-    return { problems: denies.map((v) => `policy ${v.policy} denies ${v.address}: ${v.message}`), annotated: new Set() };
-  }
+  if (result.status === 'denied') return { plan: result.plan, denied: true, problems: [], annotated: new Set() };
   return { plan: result.plan, problems: [], annotated: new Set() };
 }
 
@@ -247,6 +262,15 @@ async function applyStep(s: Step): Promise<number> {
       s.a.runner.annotate('error', `mftops apply: the plan at apply time failed for ${environment}; nothing was applied`);
       setOutputs(s.a.runner, { exitcode: 1, summary: `mftops apply failed for ${environment}: the plan failed` });
       appendSummary(s, renderFailureSummary(`mftops apply: ${environment}`, made.problems));
+      return 1;
+    }
+    if (made.denied) {
+      await logPlanText(s, made.plan);
+      annotatePolicy(s, made.plan);
+      const denies = policyDenyLines(made.plan.policy);
+      s.a.runner.annotate('error', `mftops apply: a deny policy refuses the plan made now for ${environment}; nothing was applied`);
+      setOutputs(s.a.runner, { exitcode: 1, 'has-changes': hasChanges(made.plan), summary: `mftops apply refused for ${environment}: ${denies[0] ?? 'a deny policy is violated'}` });
+      appendSummary(s, renderPolicyRefusalSummary(environment, made.plan.policy));
       return 1;
     }
     if (reviewedFile === undefined) {
@@ -295,8 +319,15 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
     },
     s.ctx,
   );
+  if (result.status === 'invalid') {
+    // The plan file's policies are checked against the manifests as they are now, which must load.
+    annotate(s, result.diagnostics);
+    const problems = errorLines(result.diagnostics, s.cwd);
+    return fail(s.a.runner, problems.length > 0 ? [] : ['mftops apply: the manifests do not load (see the log)'], `mftops apply: ${environment}`, problems);
+  }
   if (result.status !== 'finished') throw new Error(`bug: applying a plan file gave ${result.status}`);
   const report = result.report;
+  annotatePolicy(s, report);
   const code = applyExitCode(report);
   const reportFile = resolve(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
   try {
@@ -309,7 +340,7 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
   for (const failure of failedChangeAnnotations(report, plan, s.cwd)) s.a.runner.annotate('error', failure.message, failure.place);
   if (code !== 0) s.a.runner.annotate('error', `mftops apply: ${reportText.trimEnd()}`);
   setOutputs(s.a.runner, { exitcode: code, 'has-changes': hasChanges(plan), 'plan-file': planFile, 'report-file': reportFile, summary: reportText.split('\n')[0] ?? '' });
-  appendSummary(s, renderApplySummary(environment, code === 0, reportText));
+  appendSummary(s, renderApplySummary(environment, code === 0, reportText, report.policy));
   return code;
 }
 

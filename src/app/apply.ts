@@ -7,7 +7,11 @@ import type { EnvironmentSettings, MftopsConfig, ResolvedService } from '../conf
 import { ConfigError, MftopsError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
-import type { Plan } from '../plan/model.js';
+import { formatAddress } from '../plan/model.js';
+import type { Plan, PolicyReport } from '../plan/model.js';
+import { sourceRef } from '../plan/plan-changes.js';
+import { deniesPlan } from '../policy/evaluate.js';
+import { policyDenyLines } from '../render/policy.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openClients } from './clients.js';
 import type { OpenClients } from './clients.js';
@@ -88,8 +92,10 @@ export function sortApplyArguments(args: readonly string[], ctx: Pick<AppContext
  * Apply to an environment: a saved plan exactly, or the plan of the manifests after approval.
  * Every refusal comes before the first write: a plan for another environment, configuration or
  * server, deletes or replaces not allowed, a secret reference without a value (every one named; a
- * saved plan's before a request is sent), a stale plan. One apply per environment at a time (a
- * lock file); a snapshot of every service before the first write; verification after.
+ * saved plan's before a request is sent), a `deny` policy (the plan's made now, before anyone is
+ * asked; a saved plan's against the policies of the manifests as they are now), a stale plan. One
+ * apply per environment at a time (a lock file); a snapshot of every service before the first
+ * write; verification after.
  */
 export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): Promise<ApplyResult> {
   let saved: SavedPlan | undefined;
@@ -114,18 +120,25 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   const parallelism = options.parallelism ?? DEFAULTS.applyParallelism;
   const { checkPermissions, checkPlanTarget } = await import('../apply/guard.js');
 
-  if (saved !== undefined) {
-    const problems = [...checkPlanTarget(saved.plan, configured), ...checkPermissions(saved.plan, permissions), ...(await secretProblems(saved.plan, ctx))];
-    if (problems.length > 0) return { status: 'finished', report: refusal(configured.name, problems), plan: saved.plan };
-  }
   const manifestPaths = saved === undefined && options.paths !== undefined && options.paths.length > 0 ? options.paths.map((p) => resolve(ctx.cwd, p)) : [...configured.manifests];
   if (manifestPaths.length === 0 && saved === undefined) {
     throw new ConfigError(`environment "${configured.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   }
+  // A saved plan is checked against the policies as they are now: one may have come since it was made.
+  let policy: PolicyReport | undefined;
+  let manifests: ManifestSet | undefined;
+  if (saved !== undefined) {
+    const problems = [...checkPlanTarget(saved.plan, configured), ...checkPermissions(saved.plan, permissions), ...(await secretProblems(saved.plan, ctx))];
+    if (problems.length > 0) return { status: 'finished', report: refusal(configured.name, problems), plan: saved.plan };
+    const rechecked = await recheckPolicies(saved.plan, manifestPaths, ctx);
+    if (rechecked.status === 'invalid') return rechecked;
+    policy = rechecked.policy;
+    manifests = rechecked.manifests;
+    if (policy !== undefined && deniesPlan(policy)) return { status: 'finished', report: policyRefusal(configured.name, policy), plan: saved.plan };
+  }
   const services = resolveServices(config, configured, ctx);
 
   // Manifests before any request: an invalid one stops here.
-  let manifests: ManifestSet | undefined;
   let prune: PruneChoice | undefined;
   if (saved === undefined) {
     const loaded = await loadEnvironmentManifests(manifestPaths, ctx);
@@ -166,7 +179,10 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
       );
       if (made.plan === undefined || made.plan.errored) return { status: 'invalid', diagnostics: made.diagnostics };
       plan = made.plan;
+      policy = plan.policy;
       ctx.emit({ kind: 'planned', plan, diagnostics: made.diagnostics });
+      // A deny refuses before anyone is asked and before the snapshot: --auto-approve changes nothing.
+      if (policy !== undefined && deniesPlan(policy)) return { status: 'finished', report: policyRefusal(env.name, policy), plan };
       const { writeChanges } = await import('../apply/guard.js');
       // Nobody is asked about a plan apply would refuse anyway.
       const refused = async (p: Plan): Promise<boolean> => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, ctx)).length > 0;
@@ -175,7 +191,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
       }
     }
     const report = await applyThePlan(plan, { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal }, ctx);
-    return { status: 'finished', report, plan };
+    return { status: 'finished', report: policy !== undefined ? { ...report, policy } : report, plan };
   } finally {
     options.abandon?.removeEventListener('abort', onAbandon);
     try {
@@ -298,10 +314,42 @@ async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: A
   return { mode: 'replan', unconverged: findUnconverged(applied.map((a) => a.change), result.plan) };
 }
 
+/**
+ * The policies of the environment's manifests as they are now, evaluated on a saved plan's
+ * changes (no server is asked). Each change's `object` is the manifest that declares its address
+ * now, found by address and not by the plan's line numbers, which an edit above it moves; a
+ * change no manifest declares any more sees `object: null` (an expression that reads it cannot
+ * evaluate, which a `deny` counts as a violation). Manifests that no longer load are refused:
+ * their policies cannot be known. Undefined `policy` when no manifest is a policy.
+ */
+async function recheckPolicies(
+  plan: Plan,
+  paths: readonly string[],
+  ctx: AppContext,
+): Promise<{ status: 'checked'; manifests?: ManifestSet; policy?: PolicyReport } | { status: 'invalid'; diagnostics: DiagnosticsReport }> {
+  if (paths.length === 0) return { status: 'checked' };
+  const loaded = await loadEnvironmentManifests(paths, ctx);
+  if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
+  const { manifests, policies } = loaded.manifests;
+  if (policies.length === 0) return { status: 'checked', manifests: loaded.manifests };
+  const { evaluatePolicies } = await import('../policy/evaluate.js');
+  const declared = new Map(manifests.map((m) => [formatAddress(m.kind, m.name), m]));
+  const changes = plan.changes.map(({ source: _planned, ...change }) => {
+    const m = change.action === 'delete' ? undefined : declared.get(change.address);
+    return m === undefined ? change : { ...change, source: sourceRef(m.source, ctx.cwd) };
+  });
+  return { status: 'checked', manifests: loaded.manifests, policy: evaluatePolicies({ changes }, policies, manifests, ctx.cwd) };
+}
+
 /** Every `${env:}`/`${file:}` reference the plan's writes need that has no value now, one line per variable or file. */
 async function secretProblems(plan: Plan, ctx: AppContext): Promise<string[]> {
   const [{ writeChanges }, { describeSecretProblems, findSecretProblems }] = await Promise.all([import('../apply/guard.js'), import('../apply/secrets.js')]);
   return describeSecretProblems(findSecretProblems(writeChanges(plan), { env: ctx.env, cwd: ctx.cwd }));
+}
+
+/** The report of an apply a `deny` policy refuses: one problem per deny violation, and the checks. */
+function policyRefusal(environment: string, policy: PolicyReport): ApplyReport {
+  return { ...refusal(environment, policyDenyLines(policy)), policy };
 }
 
 /** The report of an apply refused before anything was read. */

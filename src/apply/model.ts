@@ -1,4 +1,4 @@
-import type { Action, Change, ResourceKind } from '../plan/model.js';
+import type { Action, Change, PolicyReport, ResourceKind } from '../plan/model.js';
 
 /**
  * What `mftops apply` did, as data: the executor and the orchestration produce it, the renderers
@@ -146,6 +146,13 @@ export interface ApplyReport {
   readonly snapshot?: { readonly id: string; readonly path: string };
   readonly ledger?: string;
   readonly verification?: VerifyResult;
+  /**
+   * The policy checks apply went by (issue 17): the plan's, made now, or for a saved plan the
+   * policies of the manifests as they are now, evaluated again on its changes. A `deny`
+   * violation refuses the apply (`refused`, one problem per violation) before any write. Absent
+   * when no policy was loaded.
+   */
+  readonly policy?: PolicyReport;
   readonly stats: ApplyStats;
 }
 

@@ -8,14 +8,14 @@ import type { OutputFormat } from './main.js';
  * - `json`: one document on stdout, whatever happens (src/render/json-output.ts);
  * - `markdown`: a pull-request comment (plan, drift);
  * - `github`: workflow-command annotations, then the markdown (plan, drift), or the diagnostics
- *   as annotations (validate).
+ *   as annotations (validate), or the policy violations as annotations, then the text (apply).
  * Keys are the command's words as typed (`snapshot save`).
  */
 export const COMMAND_FORMATS = {
   validate: ['text', 'json', 'github'],
   status: ['text', 'json'],
   plan: ['text', 'markdown', 'json', 'github'],
-  apply: ['text', 'json'],
+  apply: ['text', 'json', 'github'],
   drift: ['text', 'markdown', 'json', 'github'],
   import: ['text', 'json'],
   'snapshot save': ['text', 'json'],

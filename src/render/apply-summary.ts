@@ -2,6 +2,7 @@ import { applyExitCode, countResults, describeStale } from '../apply/model.js';
 import type { ApplyPhase, ApplyReport, ChangeResult, StaleObject, VerifyResult } from '../apply/model.js';
 import type { ResourceKind } from '../plan/model.js';
 import { renderJsonOutput } from './json-output.js';
+import { policyAnnotations, policyText } from './policy.js';
 import { escapeControl } from './text.js';
 
 /**
@@ -12,8 +13,12 @@ import { escapeControl } from './text.js';
 
 const KINDS: readonly ResourceKind[] = ['Task', 'ResourceGroupAcl', 'FolderPermissions'];
 
-export function renderApplySummaryText(report: ApplyReport): string {
-  const lines: string[] = [];
+/**
+ * With `policyShown: false` (a saved plan, not printed by this run) the policy checks apply went
+ * by come first, unless a deny refused it (the refusal names each violation).
+ */
+export function renderApplySummaryText(report: ApplyReport, options: { readonly policyShown: boolean } = { policyShown: true }): string {
+  const lines: string[] = options.policyShown || report.outcome === 'refused' ? [] : policyText(report.policy).slice(1);
   switch (report.outcome) {
     case 'nothing':
       lines.push('Nothing to apply.');
@@ -116,6 +121,16 @@ function pushVerification(lines: string[], v: VerifyResult, applied: number): vo
   }
 }
 
+/**
+ * `apply --format github`: an annotation per policy violation the report went by (unless the plan
+ * made now was already printed as `plan --format github` prints it, annotations included), then
+ * the text report.
+ */
+export function renderApplySummaryGithub(report: ApplyReport, options: { readonly policyShown: boolean }): string {
+  const annotations = options.policyShown ? [] : policyAnnotations(report.policy).map((l) => `${l}\n`);
+  return `${annotations.join('')}${renderApplySummaryText(report, options)}`;
+}
+
 /** The report as the `mftops.apply` document, with its counts and exit code. */
 export function renderApplySummaryJson(report: ApplyReport): string {
   const counts = countResults(report.results);
@@ -135,6 +150,7 @@ export function renderApplySummaryJson(report: ApplyReport): string {
     ...(report.snapshot ? { snapshot: report.snapshot } : {}),
     ...(report.ledger !== undefined ? { ledger: report.ledger } : {}),
     ...(report.verification ? { verification: report.verification } : {}),
+    ...(report.policy ? { policy: report.policy } : {}),
     stats: report.stats,
   });
 }

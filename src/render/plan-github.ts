@@ -2,6 +2,7 @@ import type { Action, Plan, SourceRef } from '../plan/model.js';
 import { workflowCommand, type AnnotationPlace } from './diagnostics.js';
 import { actionPhrase } from './plan-common.js';
 import { renderPlanMarkdown } from './plan-markdown.js';
+import { policyAnnotations } from './policy.js';
 import { renderChangeText } from './plan-text.js';
 import { escapeControl } from './text.js';
 
@@ -14,14 +15,16 @@ export const ANNOTATION_MESSAGE_MAX = 4_000;
  * delete of an unmanaged object has none), then the markdown plan for the log or a job summary.
  * Creates and updates are notices; replaces, deletes and blocked changes are warnings. The
  * annotation's title is the change's header (`Task/x will be updated`), its message the change's
- * details as the text plan gives them.
+ * details as the text plan gives them. Policy violations come first (`policyAnnotations`): an
+ * error per `deny`, a warning per `warn`.
  */
 export function renderPlanGithub(plan: Plan): string {
+  const policies = policyAnnotations(plan.policy).map((l) => `${l}\n`);
   const annotations = plan.changes.flatMap((c) => {
     const level = annotationLevel(c.action);
     return level === undefined ? [] : [`${annotation(level, c.source, `${escapeControl(c.address)} ${actionPhrase(c.action)}`, renderChangeText(c))}\n`];
   });
-  return `${annotations.join('')}${renderPlanMarkdown(plan)}`;
+  return `${policies.join('')}${annotations.join('')}${renderPlanMarkdown(plan)}`;
 }
 
 function annotationLevel(action: Action): 'notice' | 'warning' | undefined {

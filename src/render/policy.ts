@@ -1,4 +1,5 @@
 import type { PolicyReport, PolicyViolation, SourceRef } from '../plan/model.js';
+import { workflowCommand } from './diagnostics.js';
 import { escapeControl, escapeMd, formatCount } from './text.js';
 
 /**
@@ -42,6 +43,47 @@ export function policyMarkdown(report: PolicyReport | undefined): string[] {
     (v) => `> - **${v.severity}** <code>${escapeMd(v.policy)}</code>: <code>${escapeMd(v.address)}</code> — ${escapeMd(v.message)} (${escapeMd(place(v.source ?? v.expressionSource))})`,
   );
   return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report))}**`, '>', ...items, ...(rest > 0 ? [`> - … and ${formatCount(rest)} more`] : [])].join('\n')];
+}
+
+/**
+ * One workflow-command annotation per violation (`--format github`, the Action): an error for a
+ * `deny`, a warning for a `warn`, at the object's manifest line, else at the policy's expression
+ * (a delete of an object no manifest declares). Every violation, none cut: each is on a file.
+ */
+export function policyAnnotations(report: PolicyReport | undefined): string[] {
+  return (report?.violations ?? []).map((v) => {
+    const at = v.source ?? v.expressionSource;
+    return workflowCommand(v.severity === 'deny' ? 'error' : 'warning', { file: at.file, line: at.line, col: at.col, title: `policy ${v.policy}` }, `${v.message} (${v.address})`);
+  });
+}
+
+/** Why apply refuses, one line per `deny` violation: `policy no-partner-admin denies FolderPermissions/Acme: … (folders/acme.yaml:1:1)`. */
+export function policyDenyLines(report: PolicyReport | undefined): string[] {
+  return (report?.violations ?? []).filter((v) => v.severity === 'deny').map((v) => `policy ${v.policy} denies ${v.address}: ${v.message} (${place(v.source ?? v.expressionSource)})`);
+}
+
+/**
+ * A job summary's policy section (the Action), above the plan: the verdict, then a table of
+ * every violation (policy, severity, message, object, manifest place). None without violations.
+ */
+export function policySummaryMarkdown(report: PolicyReport | undefined): string[] {
+  if (report === undefined || report.violations.length === 0) return [];
+  const denied = report.violations.some((v) => v.severity === 'deny');
+  const shown = report.violations.slice(0, MAX_POLICY_LINES);
+  const rest = report.violations.length - shown.length;
+  const rows = shown.map((v) => `| <code>${escapeMd(v.policy)}</code> | ${v.severity} | ${escapeMd(v.message)} | <code>${escapeMd(v.address)}</code> | ${escapeMd(place(v.source ?? v.expressionSource))} |`);
+  return [
+    [
+      '### Policy',
+      '',
+      `${denied ? '❌' : '⚠️'} **${escapeMd(policyHeadline(report))}**`,
+      '',
+      '| Policy | Severity | Message | Object | Where |',
+      '| --- | --- | --- | --- | --- |',
+      ...rows,
+      ...(rest > 0 ? ['', `… and ${formatCount(rest)} more (all in the JSON output)`] : []),
+    ].join('\n'),
+  ];
 }
 
 function place(s: SourceRef): string {

@@ -152,6 +152,25 @@ spec:
   };
 }
 
+/**
+ * A Policy (issue 17) on the task `APPLY_MANIFESTS` create, `Task/Apply test upload`, whose
+ * description mentions the apply tests: it is violated by that create, and by nothing else.
+ */
+export function testTaskPolicy(severity: 'deny' | 'warn'): string {
+  return [
+    'apiVersion: mftops/v1',
+    'kind: Policy',
+    'metadata: { name: no-test-tasks }',
+    'spec:',
+    `  severity: ${severity}`,
+    '  match: { kinds: [Task], actions: [create] }',
+    '  validations:',
+    `    - expression: "!object.spec.Info.Description.contains('apply tests')"`,
+    '      message: tasks made by tests stay out of production',
+    '',
+  ].join('\n');
+}
+
 /** The planned action of each address of `APPLY_MANIFESTS` (no-ops left out). */
 export const EXPECTED_ACTIONS: Record<string, string> = {
   'Task/Apply test upload': 'create',

@@ -36,8 +36,7 @@ describe('a --format a command does not print', () => {
   beforeEach(() => emulator.resetRequestLog());
 
   it.each([
-    [['apply', '--auto-approve'], 'markdown', 'apply prints text or json, not markdown'],
-    [['apply', '--auto-approve'], 'github', 'apply prints text or json, not github'],
+    [['apply', '--auto-approve'], 'markdown', 'apply prints text, json or github, not markdown'],
     [['status'], 'markdown', 'status prints text or json, not markdown'],
     [['import', '--out', 'x'], 'markdown', 'import prints text or json, not markdown'],
     [['snapshot', 'save'], 'markdown', 'snapshot save prints text or json, not markdown'],

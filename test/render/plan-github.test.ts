@@ -66,6 +66,46 @@ describe('renderPlanGithub: --format github of a plan', () => {
   });
 });
 
+describe('renderPlanGithub: policy violations', () => {
+  const plan = loadFixturePlan('every-action.json');
+  const withPolicy = {
+    ...plan,
+    policy: {
+      policies: 2,
+      violations: [
+        {
+          policy: 'no-partner-admin',
+          severity: 'deny' as const,
+          outcome: 'violated' as const,
+          message: 'partner groups must never administer a folder: 100% sure, no\nexceptions',
+          address: 'FolderPermissions/Distribution/Acme, Inbound',
+          source: { file: 'manifests/folders.yaml', line: 12, col: 1 },
+          expressionSource: { file: 'policies/p.yaml', line: 8, col: 19 },
+        },
+        {
+          policy: 'describe:tasks',
+          severity: 'warn' as const,
+          outcome: 'error' as const,
+          message: 'cannot evaluate: no such key: Info',
+          address: 'Task/Nightly cleanup',
+          expressionSource: { file: 'policies/p,2.yaml', line: 21, col: 19 },
+        },
+      ],
+    },
+  };
+
+  it('annotates each violation first: an error per deny at the object, a warning per warn, at the expression when the object has no manifest; escaped', () => {
+    const { commands } = split(renderPlanGithub(withPolicy));
+    expect(commands.slice(0, 2)).toEqual([
+      '::error file=manifests/folders.yaml,line=12,col=1,title=policy no-partner-admin::partner groups must never administer a folder: 100%25 sure, no%0Aexceptions (FolderPermissions/Distribution/Acme, Inbound)',
+      '::warning file=policies/p%2C2.yaml,line=21,col=19,title=policy describe%3Atasks::cannot evaluate: no such key: Info (Task/Nightly cleanup)',
+    ]);
+    // Then the change annotations and the markdown, as without policies (the markdown has the call-out).
+    expect(commands.slice(2)).toEqual(split(renderPlanGithub(plan)).commands);
+    expect(split(renderPlanGithub(withPolicy)).rest).toBe(renderPlanMarkdown(withPolicy));
+  });
+});
+
 describe('renderDriftGithub: --format github of a drift report', () => {
   const NOW = new Date('2026-11-22T12:00:00Z');
   const changes: Change[] = [

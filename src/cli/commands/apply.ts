@@ -56,13 +56,17 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
     if (!g.quiet) io.stderr(`${line}\n`);
   };
   let planShown: Promise<void> = Promise.resolve();
+  let planPrinted = false;
   const ctx = cliContext(g, io, (event) => {
     switch (event.kind) {
       case 'planned': {
         const { diagnostics } = event;
         if (diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, diagnostics.diagnostics, diagnostics.manifestCount);
         // The plan as `mftops plan` shows it; JSON output carries only the final report.
-        if (g.format !== 'json') planShown = renderPlan(event.plan, g, color).then((text) => io.stdout(text));
+        if (g.format !== 'json') {
+          planPrinted = true;
+          planShown = renderPlan(event.plan, g, color).then((text) => io.stdout(text));
+        }
         return true;
       }
       case 'apply-phase':
@@ -127,7 +131,7 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
       writeError(g, io, 'apply cancelled; nothing was written', 'Apply cancelled; nothing was written.');
       return 1;
     case 'finished': {
-      io.stdout(await renderReport(result.report, g));
+      io.stdout(await renderReport(result.report, g, planPrinted));
       const { applyExitCode } = await import('../../apply/model.js');
       return applyExitCode(result.report);
     }
@@ -140,15 +144,17 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
 
 // ------------------------------------------------------------------------------------- output
 
-async function renderReport(report: ApplyReport, g: GlobalOptions): Promise<string> {
-  const { renderApplySummaryJson, renderApplySummaryText } = await import('../../render/apply-summary.js');
+/** The report, with the policy checks when the plan that showed them was not printed (`planPrinted`: a saved plan). */
+async function renderReport(report: ApplyReport, g: GlobalOptions, planPrinted: boolean): Promise<string> {
+  const { renderApplySummaryGithub, renderApplySummaryJson, renderApplySummaryText } = await import('../../render/apply-summary.js');
   switch (g.format) {
     case 'json':
       return renderApplySummaryJson(report);
     case 'text':
-      return renderApplySummaryText(report);
-    case 'markdown':
+      return renderApplySummaryText(report, { policyShown: planPrinted });
     case 'github':
+      return renderApplySummaryGithub(report, { policyShown: planPrinted });
+    case 'markdown':
       // Refused before apply starts (src/cli/formats.ts).
       throw new Error(`bug: apply does not print ${g.format}`);
   }
