@@ -36,14 +36,14 @@ export type DiffEnvResult =
  * (without pruning: the view is about declared objects). Both environments' manifests are loaded
  * and checked before the first request.
  */
-export async function diffEnvironmentsOf(options: DiffEnvOptions, ctx: AppContext): Promise<DiffEnvResult> {
+export async function diffEnvironments(options: DiffEnvOptions, ctx: AppContext): Promise<DiffEnvResult> {
   if (options.a === options.b) throw new ConfigError(`diff-env compares two environments; "${options.a}" was given twice`);
-  const { diffEnvironments } = await import('../plan/diff-environments.js');
+  const { compareEnvironments } = await import('../plan/diff-environments.js');
   if (options.offline) {
     const sets = [await loadOffline(options, options.a, ctx), await loadOffline(options, options.b, ctx)] as const;
     const diagnostics = reportOfBoth(sets[0], sets[1]);
     if (!sets[0].ok || !sets[1].ok) return { status: 'invalid', diagnostics };
-    const diff = diffEnvironments({ name: options.a, manifests: sets[0].manifests.manifests }, { name: options.b, manifests: sets[1].manifests.manifests }, { cwd: ctx.cwd });
+    const diff = compareEnvironments({ name: options.a, manifests: sets[0].manifests.manifests }, { name: options.b, manifests: sets[1].manifests.manifests }, { cwd: ctx.cwd });
     return { status: 'compared', diff, diagnostics };
   }
   const choice = (environment: string) => ({ ...(options.configFile !== undefined ? { configFile: options.configFile } : {}), environment, prune: false, ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}) });
@@ -60,7 +60,7 @@ export async function diffEnvironmentsOf(options: DiffEnvOptions, ctx: AppContex
     if (planned.plan === undefined || planned.plan.errored) return { status: 'invalid', diagnostics: mergeReports(reports) };
     sides.push({ name: prelude.env.name, manifests: prelude.manifests.manifests, plan: planned.plan });
   }
-  return { status: 'compared', diff: diffEnvironments(sides[0]!, sides[1]!, { cwd: ctx.cwd }), diagnostics: mergeReports(reports) };
+  return { status: 'compared', diff: compareEnvironments(sides[0]!, sides[1]!, { cwd: ctx.cwd }), diagnostics: mergeReports(reports) };
 }
 
 async function loadOffline(options: DiffEnvOptions, environment: string, ctx: AppContext): Promise<{ ok: boolean; manifests: ManifestSet }> {

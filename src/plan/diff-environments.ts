@@ -95,7 +95,7 @@ export interface EnvironmentSide {
 }
 
 /** Compare two environments (pure): desired against desired, and each plan's standing per object. */
-export function diffEnvironments(a: EnvironmentSide, b: EnvironmentSide, options: { readonly cwd?: string } = {}): EnvironmentDiff {
+export function compareEnvironments(a: EnvironmentSide, b: EnvironmentSide, options: { readonly cwd?: string } = {}): EnvironmentDiff {
   const offline = a.plan === undefined || b.plan === undefined;
   const left = byIdentity(a.manifests);
   const right = byIdentity(b.manifests);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load.js';
-import { diffEnvironments, environmentsDiffer } from '../../src/plan/diff-environments.js';
+import { compareEnvironments, environmentsDiffer } from '../../src/plan/diff-environments.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import type { Change, Plan } from '../../src/plan/model.js';
 import { planOf } from '../apply/helpers.js';
@@ -43,7 +43,7 @@ spec:
     - Source: { Host: ${host}, Path: /out }
 `;
 
-describe('diffEnvironments: desired against desired, by identity', () => {
+describe('compareEnvironments: desired against desired, by identity', () => {
   it('matches tasks case-insensitively, compares lists of plain values as sets and folder entries by principal, in any order', async () => {
     const a = await manifestsOf(
       [task('Payroll', '[Monday, Friday]'), folder('/Finance', '    - { user: carol, permissions: [listFiles, readFiles] }\n    - { group: Team, permissions: [listFiles] }')].join('---\n'),
@@ -51,7 +51,7 @@ describe('diffEnvironments: desired against desired, by identity', () => {
     const b = await manifestsOf(
       [task('payroll', '[Friday, Monday]'), folder('/Finance', '    - { group: Team, permissions: [listFiles] }\n    - { user: carol, permissions: [readFiles, listFiles] }')].join('---\n'),
     );
-    const diff = diffEnvironments({ name: 'a', manifests: a }, { name: 'b', manifests: b });
+    const diff = compareEnvironments({ name: 'a', manifests: a }, { name: 'b', manifests: b });
     // Only the spelling of the task's name differs: its identity is the same.
     expect(diff.objects).toEqual([expect.objectContaining({ address: 'Task/Payroll', presence: 'differ', fields: [{ path: 'metadata.name', a: 'Payroll', b: 'payroll' }] })]);
     expect(diff.summary).toEqual({ onlyInA: 0, onlyInB: 0, differ: 1, same: 1, sameButNotInSync: 0 });
@@ -61,7 +61,7 @@ describe('diffEnvironments: desired against desired, by identity', () => {
   it('names the fields that differ, with each side\'s value (absent where one side does not set it), and the objects declared on one side only', async () => {
     const a = await manifestsOf([task('Payroll', '[Monday]'), acl('auditors', '[TaskRun]'), folder('/Finance', '    - { user: carol, permissions: [listFiles] }')].join('---\n'));
     const b = await manifestsOf([task('Payroll', '[Monday]', 'bank-sftp-test'), acl('finance-auditors', '[TaskRun, TaskEditExisting]'), folder('/Staging', '    - { user: carol, permissions: [listFiles] }')].join('---\n'));
-    const diff = diffEnvironments({ name: 'prod', manifests: a }, { name: 'staging', manifests: b });
+    const diff = compareEnvironments({ name: 'prod', manifests: a }, { name: 'staging', manifests: b });
     expect(diff.objects.map((o) => [o.address, o.presence, o.fields])).toEqual([
       ['Task/Payroll', 'differ', [{ path: 'steps[0].Source.Host', a: 'bank-sftp', b: 'bank-sftp-test' }]],
       // An ACL is the same object by resource group and user group, whatever its metadata.name.
@@ -85,12 +85,12 @@ describe('diffEnvironments: desired against desired, by identity', () => {
       ({ address: `Task/${name}`, kind: 'Task', name, service: 'automation', action, fields: fields.map((path) => ({ path, before: 1, after: 2 })) }) as Change;
     const planA: Plan = planOf([change('Payroll', 'no-op'), change('Statements', 'no-op')]);
     const planB: Plan = planOf([change('Payroll', 'update', ['Active']), change('Statements', 'no-op')]);
-    const diff = diffEnvironments({ name: 'a', manifests, plan: planA }, { name: 'b', manifests, plan: planB });
+    const diff = compareEnvironments({ name: 'a', manifests, plan: planA }, { name: 'b', manifests, plan: planB });
     expect(diff.offline).toBe(false);
     expect(diff.objects).toEqual([
       expect.objectContaining({ address: 'Task/Payroll', presence: 'same', live: { a: { inSync: true, action: 'no-op', fields: [] }, b: { inSync: false, action: 'update', fields: ['Active'] } } }),
     ]);
     expect(diff.summary).toEqual({ onlyInA: 0, onlyInB: 0, differ: 0, same: 1, sameButNotInSync: 1 });
-    expect(environmentsDiffer(diffEnvironments({ name: 'a', manifests, plan: planA }, { name: 'b', manifests, plan: planA }))).toBe(false);
+    expect(environmentsDiffer(compareEnvironments({ name: 'a', manifests, plan: planA }, { name: 'b', manifests, plan: planA }))).toBe(false);
   });
 });

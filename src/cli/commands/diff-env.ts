@@ -1,5 +1,5 @@
 import { PARALLELISM_RANGE } from '../../app/defaults.js';
-import { diffEnvironmentsOf } from '../../app/diff-env.js';
+import { diffEnvironments } from '../../app/diff-env.js';
 import { wholeNumberOption } from '../../app/environment.js';
 import type { EnvironmentDiff } from '../../plan/diff-environments.js';
 import { cliContext } from '../app-context.js';
@@ -23,9 +23,9 @@ export interface DiffEnvCommandOptions {
 export async function runDiffEnv(g: GlobalOptions, opts: DiffEnvCommandOptions, io: CommandIo): Promise<number> {
   const parallelism = wholeNumberOption('--parallelism', opts.parallelism, PARALLELISM_RANGE.min, PARALLELISM_RANGE.max);
   const ctx = cliContext(g, io);
-  let result: Awaited<ReturnType<typeof diffEnvironmentsOf>>;
+  let result: Awaited<ReturnType<typeof diffEnvironments>>;
   try {
-    result = await diffEnvironmentsOf({ ...(g.config !== undefined ? { configFile: g.config } : {}), a: opts.a, b: opts.b, offline: opts.offline, parallelism }, ctx);
+    result = await diffEnvironments({ ...(g.config !== undefined ? { configFile: g.config } : {}), a: opts.a, b: opts.b, offline: opts.offline, parallelism }, ctx);
   } finally {
     ctx.finish();
   }
