@@ -2,7 +2,7 @@ import { folderKey } from '../folder-path.js';
 import { isRecord } from '../is-record.js';
 import { MANIFEST_KINDS, type Manifest } from '../manifest/types.js';
 import { compareText } from '../order.js';
-import { canonicalJson, joinPath, toJson } from '../resources/common.js';
+import { canonicalJson, joinPath, PASSWORD_FIELD, sensitiveValue, toJson } from '../resources/common.js';
 import { formatAddress, type Action, type JsonValue, type Plan, type ResourceKind, type SourceRef } from './model.js';
 import { sourceRef } from './plan-changes.js';
 
@@ -183,7 +183,20 @@ function flatten(m: Manifest): Map<string, JsonValue> {
   return out;
 }
 
+/**
+ * Secrets are never compared or shown, as in a plan: password fields and secret parameter values
+ * (reference text or not) become `{"$sensitive": true}`.
+ */
 function flattenValue(path: string, value: JsonValue, out: Map<string, JsonValue>, entries = false): void {
+  if (PASSWORD_FIELD.test(path.slice(path.lastIndexOf('.') + 1))) {
+    out.set(path, sensitiveValue());
+    return;
+  }
+  if (isRecord(value) && value['secret'] === true && 'value' in value) {
+    out.set(joinPath(path, 'value'), sensitiveValue());
+    out.set(joinPath(path, 'secret'), true);
+    return;
+  }
   if (Array.isArray(value)) {
     if (value.every((v) => v === null || typeof v !== 'object')) {
       out.set(path, value);
@@ -222,7 +235,7 @@ function comparable(value: JsonValue): string {
   return canonicalJson(Array.isArray(value) ? [...value].sort((x, y) => compareText(canonicalJson(x), canonicalJson(y))) : value);
 }
 
-/** The plan's change for the object the manifest declares; an object the plan left out counts as in sync only when it has a no-op. */
+/** The plan's change for the object the manifest declares (a whole plan has one for each; none would be a no-op). */
 function standingOf(plan: Plan, m: Manifest): LiveStanding {
   const address = formatAddress(m.kind, m.name);
   const change = plan.changes.find((c) => c.address === address);

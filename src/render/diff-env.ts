@@ -2,6 +2,7 @@ import type { EnvironmentDiff, LiveStanding, ObjectDiff, Presence } from '../pla
 import type { JsonValue, SourceRef } from '../plan/model.js';
 import { renderJsonOutput } from './json-output.js';
 import { escapeControl, escapeMd, formatInline } from './text.js';
+import { displayValue } from './values.js';
 
 /**
  * The promotion view of `mftops diff-env A B` in text (terminal), markdown (a pull-request
@@ -68,7 +69,7 @@ function place(source: SourceRef | undefined): string {
 }
 
 function valueText(value: JsonValue | undefined): string {
-  return value === undefined ? '(not set)' : formatInline(value);
+  return value === undefined ? '(not set)' : formatInline(displayValue(value));
 }
 
 export function renderDiffEnvText(diff: EnvironmentDiff): string {

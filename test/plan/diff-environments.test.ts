@@ -79,6 +79,24 @@ describe('compareEnvironments: desired against desired, by identity', () => {
     expect(environmentsDiffer(diff)).toBe(true);
   });
 
+  it('never compares or shows a secret: password fields and secret parameter values are (sensitive) on both sides', async () => {
+    const secretTask = (key: string, password: string) => `apiVersion: mftops/v1
+kind: Task
+metadata: { name: Payroll }
+spec:
+  Parameters:
+    ApiKey: { value: "${key}", secret: true }
+  steps:
+    - Destination: { Host: bank-sftp, Path: /in, UseDefUser: 0, Username: push, Password: "${password}" }
+`;
+    const a = await manifestsOf(secretTask('${env:KEY_ONE}', '${env:PROD_PASSWORD}'));
+    const b = await manifestsOf(secretTask('${env:KEY_TWO}', '${env:TEST_PASSWORD}'));
+    const diff = compareEnvironments({ name: 'a', manifests: a }, { name: 'b', manifests: b });
+    expect(diff.objects).toEqual([]);
+    expect(diff.summary.same).toBe(1);
+    expect(JSON.stringify(diff)).not.toMatch(/KEY_ONE|KEY_TWO|PASSWORD/);
+  });
+
   it('with both plans: each side says whether its server is in sync with its own manifests, and an object declared alike is listed only when a server is not', async () => {
     const manifests = await manifestsOf([task('Payroll', '[Monday]'), task('Statements', '[Monday]')].join('---\n'));
     const change = (name: string, action: Change['action'], fields: string[] = []): Change =>
