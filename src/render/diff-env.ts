@@ -108,7 +108,7 @@ export function renderDiffEnvMarkdown(diff: EnvironmentDiff): string {
       const cell = (side: 'a' | 'b') => {
         const source = o.source[side];
         const live = o.live?.[side];
-        const declared = source === undefined ? 'not declared' : `\`${escapeMd(place(source))}\``;
+        const declared = source === undefined ? 'not declared' : escapeMd(place(source));
         return live === undefined ? declared : `${declared}<br>server: ${escapeMd(standingText(live))}`;
       };
       lines.push(`| ${escapeMd(symbolOf(o.presence))} | ${escapeMd(o.address)}: ${escapeMd(presencePhrase(o, diff))} | ${cell('a')} | ${cell('b')} |`);
