@@ -6,7 +6,7 @@ import type { OutputFormat } from './main.js';
  * not print is refused before the command starts, never turned silently into another.
  * - `text`: for a terminal (every command);
  * - `json`: one document on stdout, whatever happens (src/render/json-output.ts);
- * - `markdown`: a pull-request comment (plan, drift);
+ * - `markdown`: a pull-request comment (plan, drift, diff-env);
  * - `github`: workflow-command annotations, then the markdown (plan, drift), or the diagnostics
  *   as annotations (validate), or the policy violations as annotations, then the text (apply).
  * Keys are the command's words as typed (`snapshot save`).
@@ -17,6 +17,7 @@ export const COMMAND_FORMATS = {
   plan: ['text', 'markdown', 'json', 'github'],
   apply: ['text', 'json', 'github'],
   drift: ['text', 'markdown', 'json', 'github'],
+  'diff-env': ['text', 'markdown', 'json'],
   import: ['text', 'json'],
   'snapshot save': ['text', 'json'],
   'snapshot list': ['text', 'json'],

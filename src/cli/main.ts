@@ -160,6 +160,30 @@ export function buildProgram(io: CommandIo): Command {
     });
 
   program
+    .command('diff-env')
+    .description('what differs between two environments, object by object: declared in one only, declared differently, or not in sync on its server; read-only (exit 0 alike, 2 differ, 1 error)')
+    .argument('<a>', 'an environment of the configuration (e.g. staging)')
+    .argument('<b>', 'another one (e.g. production)')
+    .option('--offline', 'compare the manifests only: no request, no credential read', false)
+    .option('--parallelism <n>', 'concurrent reads per server', String(DEFAULTS.readParallelism))
+    .addHelpText(
+      'after',
+      [
+        '',
+        "Each environment's manifests are loaded (its own manifests: folders) and compared by identity:",
+        'task name, folder path, resource group and user group. Unless --offline, both servers are read',
+        "as plan reads them, and an object whose server differs from that environment's manifests is",
+        'said to be not in sync there. --env is not used: the two environments are the arguments.',
+        '',
+        'Example: mftops diff-env staging production --format markdown',
+      ].join('\n'),
+    )
+    .action(async (a: string, b: string, opts: { offline: boolean; parallelism: string }, cmd: Command) => {
+      const { runDiffEnv } = await import('./commands/diff-env.js');
+      await run(runDiffEnv(globals(cmd), { a, b, ...opts }, io));
+    });
+
+  program
     .command('import')
     .description('write minimal manifests from live objects or a saved snapshot; read-only (exit 0, 1)')
     .option('--kind <kind...>', 'Task, ResourceGroupAcl, FolderPermissions (repeat or comma-separate); default: all three, less any whose service (or scope) the environment lacks')

@@ -19,17 +19,22 @@ export interface EmulatorConfigOptions {
 }
 
 export function emulatorConfigYaml(opts: EmulatorConfigOptions): string {
+  return emulatorEnvironmentsYaml([opts]);
+}
+
+/** The same with several environments (each its `environment` name), e.g. one per emulator. */
+export function emulatorEnvironmentsYaml(environments: readonly EmulatorConfigOptions[]): string {
+  return ['apiVersion: mftops/v1', 'kind: Config', 'environments:', ...environments.flatMap(environmentLines), ''].join('\n');
+}
+
+function environmentLines(opts: EmulatorConfigOptions): string[] {
   const service = (url: string, password: string, extra = ''): string => `{ url: ${JSON.stringify(url)}, username: admin, password: ${JSON.stringify(password)}${extra} }`;
   const transferHosts = opts.transferHosts ? `, transferHosts: ${JSON.stringify(opts.transferHosts)}` : '';
   return [
-    'apiVersion: mftops/v1',
-    'kind: Config',
-    'environments:',
     `  ${opts.environment ?? 'lab'}:`,
     ...(opts.automationUrl ? [`    automation: ${service(opts.automationUrl, opts.automationPassword ?? '${env:MFT_AUTOMATION_PASSWORD}', transferHosts)}`] : []),
     ...(opts.transferUrl ? [`    transfer: ${service(opts.transferUrl, opts.transferPassword ?? '${env:MFT_TRANSFER_PASSWORD}')}`] : []),
     ...(opts.manifests ? [`    manifests: ${JSON.stringify(opts.manifests)}`] : []),
     ...(opts.scope ? [`    scope: { taskGroups: ${JSON.stringify(opts.scope.taskGroups ?? [])}, folders: ${JSON.stringify(opts.scope.folders ?? [])} }`] : []),
-    '',
-  ].join('\n');
+  ];
 }

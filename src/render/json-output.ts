@@ -26,6 +26,7 @@ export const JSON_OUTPUT_VERSIONS = {
   'mftops.fmt': 1,
   'mftops.init': 1,
   'mftops.explain': 1,
+  'mftops.diff-env': 1,
   'mftops.error': 1,
 } as const;
 

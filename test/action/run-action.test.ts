@@ -1,12 +1,16 @@
-import { copyFileSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { runAction } from '../../src/action/run-action.js';
 import { createFileRunner } from '../../src/action/workflow-commands.js';
 import { readPlanFile } from '../../src/app/plan-file.js';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import { emulatorEnvironmentsYaml } from '../../src/emulator/config-for.js';
+import { loadSeedFile, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { APPLY_ENV, applyWorkdir } from '../apply/helpers.js';
+import { testdir } from '../helpers/testdir.js';
+import { startFakeGithub } from './fake-github.js';
+import { pullRequestEvent, REPO_ROOT } from './harness.js';
 
 /**
  * The Action's steps run in this process (the process tests run the committed bundle, rebuilt
@@ -31,7 +35,7 @@ async function step(dir: string, inputs: Record<string, string>): Promise<{ code
     GITHUB_EVENT_NAME: 'push',
     GITHUB_OUTPUT: join(dir, 'github-output'),
     INPUT_COMMENT: 'false',
-    ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
+    ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => (k.startsWith('GITHUB_') ? [k, v] : [`INPUT_${k.toUpperCase()}`, v]))),
   };
   let log = '';
   const code = await runAction({ env, cwd: dir, runner: createFileRunner(env, (t) => (log += t)), log: (t) => (log += t) });
@@ -75,5 +79,67 @@ describe('the Action applying a reviewed plan', () => {
     expect(applied.log).toContain('The plan made now matches the reviewed plan reviewed.json: applying the reviewed plan.');
     expect(applied.code).toBe(0);
     expect(applied.log).toContain('Apply complete for environment "lab": 2 applied, 0 failed, 0 skipped.');
+  });
+});
+
+describe('the Action planning every environment of a pull request (a matrix)', () => {
+  it('keeps one sticky comment per environment: a job of one environment never replaces the comment of another', async () => {
+    const examples = join(REPO_ROOT, 'examples');
+    const servers = {
+      production: await startEmulator({ seed: loadSeedFile(join(examples, 'seed/emulator-seed.json')) }),
+      staging: await startEmulator({ seed: loadSeedFile(join(examples, 'seed/staging-seed.json')) }),
+    };
+    const github = await startFakeGithub();
+    onTestFinished(async () => {
+      await Promise.all([servers.production.close(), servers.staging.close(), github.close()]);
+    });
+    github.addPullRequest(7, 'Partners: test endpoints');
+    const dir = testdir({ 'event.json': pullRequestEvent(7, 'ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12') });
+    for (const folder of ['manifests', 'staging']) cpSync(join(examples, folder), join(dir, folder), { recursive: true });
+    const scope = { taskGroups: ['Finance', 'Partners', 'Operations'], folders: ['/Distribution'] };
+    writeFileSync(
+      join(dir, 'mftops.yaml'),
+      emulatorEnvironmentsYaml([
+        { environment: 'production', automationUrl: servers.production.automationUrl, transferUrl: servers.production.transferUrl, manifests: ['manifests'], scope },
+        {
+          environment: 'staging',
+          automationUrl: servers.staging.automationUrl,
+          transferUrl: servers.staging.transferUrl,
+          manifests: ['manifests/access', 'manifests/folders', 'manifests/tasks/finance.yaml', 'manifests/tasks/operations.yaml', 'staging'],
+          scope,
+        },
+      ]),
+    );
+    const job = (environment: string) =>
+      planStep(dir, {
+        environment,
+        comment: 'true',
+        'github-token': github.token,
+        GITHUB_EVENT_NAME: 'pull_request',
+        GITHUB_EVENT_PATH: join(dir, 'event.json'),
+        GITHUB_REPOSITORY: 'acme-corp/mft-config',
+        GITHUB_API_URL: github.apiUrl,
+      });
+    const planComments = () => [...github.comments.values()].filter((c) => c.body.includes('<!-- mftops:plan:'));
+
+    const first = await job('production');
+    expect(first.code, first.log).toBe(2);
+    expect((await job('staging')).code).toBe(2);
+    const [production, staging] = planComments();
+    expect(planComments()).toHaveLength(2);
+    expect(production!.body.split('\n')[0]).toBe('<!-- mftops:plan:production -->');
+    expect(production!.body).toContain('production');
+    expect(staging!.body.split('\n')[0]).toBe('<!-- mftops:plan:staging -->');
+    // Staging's own plan: its folder, which production does not have.
+    expect(staging!.body).toContain('/Distribution/Acme/Test');
+    expect(production!.body).not.toContain('/Distribution/Acme/Test');
+
+    // The next push: production's job updates production's comment, staging's stays as it was.
+    const stagingBody = staging!.body;
+    github.resetCalls();
+    expect((await job('production')).code).toBe(2);
+    expect(planComments().map((c) => c.id)).toEqual([production!.id, staging!.id]);
+    expect(github.writes()).toEqual([`PATCH /repos/acme-corp/mft-config/issues/comments/${production!.id}`]);
+    expect(github.comments.get(staging!.id)!.body).toBe(stagingBody);
   });
 });

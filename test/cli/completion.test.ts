@@ -47,6 +47,8 @@ describe('mftops completion', () => {
     expect(complete('sn')).toEqual(['snapshot']);
     expect(complete('snapshot', '')).toEqual(['save', 'list', 'verify', 'diff', 'restore', 'help']);
     expect(complete('plan', '--ta')).toEqual(['--target']);
+    expect(complete('dif')).toEqual(['diff-env']);
+    expect(complete('diff-env', 'staging', 'prod', '--of')).toEqual(['--offline']);
     expect(complete('--env', 'prod', 'plan', '--o')).toEqual(['--out']);
     expect(complete('plan', '--format', '')).toEqual(['text', 'markdown', 'json', 'github']);
     expect(complete('drift', '--format', '=', 'm')).toEqual(['markdown']);

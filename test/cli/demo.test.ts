@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('npm run demo', () => {
-  it('runs status, validate and plan against the built-in emulator with the example estate and exits 0, writing nothing', () => {
+  it('runs status, validate and plan against the built-in emulators of the example estate\'s two environments, then diff-env between them, and exits 0, writing nothing', () => {
     const r = spawnSync(process.execPath, ['dist/cli/demo.js'], { cwd: root, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' }, timeout: 60_000 });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
@@ -25,7 +25,16 @@ describe('npm run demo', () => {
     expect(r.stdout).toContain('~ steps[0].Source.DeleteOrig: 1 (delete) → 2 (rename or move)');
     expect(r.stdout).toContain('+ Active: true');
     expect(r.stdout).toContain('# Schedules: Weekdays (Mon–Fri) at 22:30, with date list Bank Holidays 2026, until the first success');
-    expect(r.stdout).toMatch(/Demo finished: \d+ requests to the emulator, 0 writes\./);
+    // Both environments of examples/mftops.yaml, each on its own emulator, each plan naming its environment.
+    expect(r.stdout).toMatch(/^\$ mftops plan --config mftops\.yaml --env production --detailed-exitcode\nmftops plan for environment "production": /m);
+    expect(r.stdout).toMatch(/^\$ mftops plan --config mftops\.yaml --env staging --detailed-exitcode\nmftops plan for environment "staging": /m);
+    expect(r.stdout.match(/^Plan: /gm)).toHaveLength(2);
+    // Then the promotion view: staging's partner endpoints and its own folder.
+    const promotion = r.stdout.slice(r.stdout.indexOf('$ mftops diff-env staging production --config mftops.yaml\n'));
+    expect(promotion).toContain('~ Task/Acme outbound: differs in 3 fields');
+    expect(promotion).toContain('< FolderPermissions/Distribution/Acme/Test: only in staging');
+    expect(promotion).toMatch(/^Environments: 1 only in staging, 0 only in production, 3 declared differently, /m);
+    expect(r.stdout).toMatch(/Demo finished: \d+ requests to the emulators of production and staging, 0 writes\./);
     expect(r.stdout).not.toContain('SEEDSECRET');
     expect(r.stdout).not.toContain('Pa55!seed');
     expect(r.stdout).not.toMatch(/demo-acme-sftp-secret|demo-audit-share-secret/);

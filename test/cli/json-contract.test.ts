@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emulatorEnvironmentsYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { findSchemasDir, SCHEMA_BASE_URL } from '../../src/manifest/schemas.js';
 import { DIAGNOSTIC_CODES } from '../../src/diagnostics.js';
@@ -132,6 +133,29 @@ describe('--format json: one document per command, described by its schema', () 
     expect(((await run('mftops.explain', 0, 'explain'))['codes'] as unknown[]).length).toBe(Object.keys(DIAGNOSTIC_CODES).length);
     expect((await run('mftops.explain', 0, 'explain', 'MF201'))['code']).toMatchObject({ code: 'MF201', name: 'unknown-field', stage: 'manifests' });
     expect(await failure(['explain', 'MF999'], dir)).toEqual([{ severity: 'error', message: expect.stringMatching(/^no diagnostic code "MF999"/) }]);
+  });
+});
+
+describe('--format json of diff-env', () => {
+  it('is one mftops.diff-env document, servers read or --offline, that its schema accepts', async () => {
+    const dir = applyWorkdir(emulator);
+    const environments = [
+      { environment: 'lab', automationUrl: emulator.automationUrl, transferUrl: emulator.transferUrl, manifests: ['manifests'] },
+      { environment: 'next', automationUrl: emulator.automationUrl, transferUrl: emulator.transferUrl, manifests: ['manifests', 'next'] },
+    ];
+    writeFileSync(join(dir, 'mftops.yaml'), emulatorEnvironmentsYaml(environments));
+    mkdirSync(join(dir, 'next'));
+    writeFileSync(
+      join(dir, 'next/extra.yaml'),
+      'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Distribution/Initech/Extra }\nspec:\n  createIfMissing: { inheritPermissions: CopyOnly }\n  mode: exact\n  entries: [{ user: bob, permissions: [listFiles] }]\n',
+    );
+    for (const offline of [[], ['--offline']]) {
+      const r = await runCli(['diff-env', 'lab', 'next', ...offline, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
+      expect(r.code, r.stderr).toBe(2);
+      const doc = documentOf(r, 'mftops.diff-env');
+      expect(doc).toMatchObject({ a: 'lab', b: 'next', offline: offline.length > 0, differ: true, summary: { onlyInA: 0, onlyInB: 1, differ: 0 } });
+      expect(doc['objects']).toContainEqual(expect.objectContaining({ address: 'FolderPermissions/Distribution/Initech/Extra', presence: 'only-in-b', source: { b: { file: 'next/extra.yaml', line: 1, col: 1 } } }));
+    }
   });
 });
 
