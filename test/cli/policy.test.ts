@@ -119,4 +119,25 @@ describe('policies in mftops plan and validate', () => {
     expect(plan.code).toBe(1);
     expect(plan.stdout + plan.stderr).toContain('MF311');
   });
+
+  it('validate evaluates the policies that read only object, with no server: a deny at the manifest line exits 1, a warn is a warning', async () => {
+    const task = ['apiVersion: mftops/v1', 'kind: Task', 'metadata: { name: Undescribed }', 'spec:', '  Active: 1', '---', 'apiVersion: mftops/v1', 'kind: Task', 'metadata: { name: Described }', 'spec:', '  Info: { Description: Sends the payroll }', ''].join('\n');
+    const rule = (severity: string, expression: string) =>
+      ['apiVersion: mftops/v1', 'kind: Policy', `metadata: { name: ${severity}-rule }`, 'spec:', `  severity: ${severity}`, '  match: { kinds: [Task] }', '  validations:', `    - expression: ${JSON.stringify(expression)}`, '      message: every task has a description', ''].join('\n');
+    // No mftops.yaml and so no server to ask: validate works from the files alone.
+    const dir = testdir({ 'tasks.yaml': task, 'deny.yaml': rule('deny', 'has(object.spec.Info) && object.spec.Info.Description != ""') });
+    const r = await runCli(['validate', '.'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('tasks.yaml:1:1: error MF312: Task/Undescribed breaks policy `deny-rule`: every task has a description');
+    expect(r.stdout).not.toContain('Task/Described breaks');
+    const warn = testdir({ 'tasks.yaml': task, 'warn.yaml': rule('warn', 'has(object.spec.Info)') });
+    const w = await runCli(['validate', '.'], { cwd: warn });
+    expect(w.code).toBe(0);
+    expect(w.stdout).toContain('tasks.yaml:1:1: warning MF312: Task/Undescribed breaks policy `warn-rule`: every task has a description');
+    // A policy that needs a plan (it reads change) is left to plan.
+    const planOnly = testdir({ 'tasks.yaml': task, 'deny.yaml': rule('deny', "change.action == 'delete' || has(object.spec.Info)") });
+    const p = await runCli(['validate', '.'], { cwd: planOnly });
+    expect(p.code).toBe(0);
+    expect(p.stdout).not.toContain('MF312');
+  });
 });
