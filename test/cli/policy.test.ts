@@ -140,4 +140,55 @@ describe('policies in mftops plan and validate', () => {
     expect(p.code).toBe(0);
     expect(p.stdout).not.toContain('MF312');
   });
+
+  it('drift evaluates the object-only policies on the live state and reports the live objects that break one', async () => {
+    // The manifest keeps the originals (DeleteOrig 2); the server's task still deletes them (1).
+    const rule = [
+      'apiVersion: mftops/v1',
+      'kind: Policy',
+      'metadata: { name: statements-kept }',
+      'spec:',
+      '  severity: deny',
+      '  match: { kinds: [Task], names: ["Bank statements*"] }',
+      '  validations:',
+      '    - expression: "!object.spec.steps.exists(s, has(s.Source) && s.Source.DeleteOrig == 1)"',
+      '      message: the bank statements are never deleted at the bank',
+      '',
+    ].join('\n');
+    const dir = workdir(rule);
+    expect((await runCli(['validate'], { cwd: dir, env: ENV })).code).toBe(0);
+    const r = await runCli(['drift'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('Policy checks of the live objects: 1 violation of 1 policy (1 deny: counted as drift).');
+    expect(r.stdout).toContain('  ✗ deny statements-kept: Task/Bank statements in — the bank statements are never deleted at the bank (manifests/tasks/finance.yaml:27:1)');
+    const json = await runCli(['drift', '--format', 'json'], { cwd: dir, env: ENV });
+    const report = JSON.parse(json.stdout);
+    expect(report.policy).toEqual({
+      policies: 1,
+      violations: [
+        {
+          policy: 'statements-kept',
+          severity: 'deny',
+          outcome: 'violated',
+          message: 'the bank statements are never deleted at the bank',
+          address: 'Task/Bank statements in',
+          source: { file: 'manifests/tasks/finance.yaml', line: 27, col: 1 },
+          expressionSource: { file: 'manifests/policies/policy.yaml', line: 8, col: 19 },
+        },
+      ],
+    });
+    const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
+    addFormats.default(ajv);
+    for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json', 'output-drift.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+    const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-drift.schema.json`)!;
+    expect(validate(report) ? [] : validate.errors).toEqual([]);
+  });
+
+  it('plan: oldObject of an update is the live task in manifest form (names, not ids)', async () => {
+    const expr = "change.action != 'update' || change.address != 'Task/Bank statements in' || (oldObject.spec.steps[0].Source.Host == 'bank-as2' && oldObject.spec.steps[0].Source.DeleteOrig == 1 && object.spec.steps[0].Source.DeleteOrig == 2)";
+    const text = ['apiVersion: mftops/v1', 'kind: Policy', 'metadata: { name: old-object }', 'spec:', '  severity: deny', '  match: { kinds: [Task] }', '  validations:', `    - expression: ${JSON.stringify(expr)}`, '      message: oldObject is the live task', ''].join('\n');
+    const r = await runCli(['plan'], { cwd: workdir(text), env: ENV });
+    expect(r.stdout).toContain('Policy checks: 1 policy, no violations.');
+    expect(r.code).toBe(0);
+  });
 });
