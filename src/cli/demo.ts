@@ -9,8 +9,9 @@ import { loadSeedFile, startEmulator } from '../emulator/index.js';
 /**
  * `npm run demo`: start the emulator on a free port with the example estate, point a temporary
  * configuration at it and run the real CLI against it, as a user would type it: status, validate,
- * then a plan of examples/manifests (exit 2: there are changes). No setup, no prompt; exits 0
- * when every step did what it should.
+ * then a plan of examples/manifests with the policies of examples/policies (exit 2: there are
+ * changes; the policies that catch something on the example estate are warnings). No setup, no
+ * prompt; exits 0 when every step did what it should.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 // The passwords of the example seed's admin accounts (examples/seed/emulator-seed.json), and the
@@ -29,13 +30,15 @@ async function runDemo(): Promise<number> {
     // A copy of the examples with their secret file beside them, as a checkout where apply runs has it.
     const manifests = join(work, 'manifests');
     cpSync(join(root, 'examples/manifests'), manifests, { recursive: true });
+    const policies = join(work, 'policies');
+    cpSync(join(root, 'examples/policies'), policies, { recursive: true });
     const secretFile = join(manifests, DEMO_SECRET_FILE.path);
     mkdirSync(dirname(secretFile), { recursive: true });
     writeFileSync(secretFile, `${DEMO_SECRET_FILE.value}\n`, { mode: 0o600 });
-    writeFileSync(config, emulatorConfigYaml({ ...emulator, environment: 'demo', manifests: [manifests] }));
+    writeFileSync(config, emulatorConfigYaml({ ...emulator, environment: 'demo', manifests: [manifests, policies] }));
     const steps: Array<{ args: string[]; expect: number }> = [
       { args: ['status', '--config', config], expect: 0 },
-      { args: ['validate', 'examples/manifests'], expect: 0 },
+      { args: ['validate', 'examples/manifests', 'examples/policies'], expect: 0 },
       { args: ['plan', '--config', config, '--detailed-exitcode'], expect: 2 },
     ];
     for (const step of steps) {

@@ -14,6 +14,7 @@ import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
+const EXAMPLE_POLICIES = fileURLToPath(new URL('../../examples/policies', import.meta.url));
 const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: 'acme-sftp-policy-test' };
 
 let emulator: RunningEmulator;
@@ -190,5 +191,29 @@ describe('policies in mftops plan and validate', () => {
     const r = await runCli(['plan'], { cwd: workdir(text), env: ENV });
     expect(r.stdout).toContain('Policy checks: 1 policy, no violations.');
     expect(r.code).toBe(0);
+  });
+
+  it('the example policies load with the example manifests and catch what they should on the example estate', async () => {
+    const dir = workdir('');
+    rmSync(join(dir, 'manifests/policies'), { recursive: true });
+    cpSync(EXAMPLE_POLICIES, join(dir, 'manifests/policies'), { recursive: true });
+    const v = await runCli(['validate'], { cwd: dir, env: ENV });
+    expect(v.code).toBe(0);
+    expect([...v.stdout.matchAll(/MF312: (\S+ \S+) breaks policy `([^`]+)`/g)].map((m) => `${m[2]} ${m[1]}`)).toEqual(['partner-originals-kept Task/Acme inbound', 'partner-originals-kept Task/Globex inbound']);
+    const plan = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
+    expect(plan.code).toBe(0);
+    const violations = (JSON.parse(plan.stdout).policy as { policies: number; violations: { policy: string; severity: string; outcome: string; address: string }[] });
+    expect(violations.policies).toBe(7);
+    expect(violations.violations.map((x) => [x.policy, x.severity, x.outcome, x.address])).toEqual([
+      ['folder-access-removal', 'warn', 'violated', 'FolderPermissions/Distribution/Acme/Inbound'],
+      ['partner-originals-kept', 'warn', 'violated', 'Task/Globex inbound'],
+    ]);
+    // On the live state: the Globex partner group may delete files on the server (deny: drift).
+    const drift = await runCli(['drift', '--format', 'json'], { cwd: dir, env: ENV });
+    expect(drift.code).toBe(2);
+    expect((JSON.parse(drift.stdout).policy.violations as { policy: string; severity: string; address: string }[]).map((x) => [x.policy, x.severity, x.address])).toEqual([
+      ['no-partner-admin', 'deny', 'FolderPermissions/Distribution/Globex/Outbound'],
+      ['partner-originals-kept', 'warn', 'Task/Acme inbound'],
+    ]);
   });
 });
