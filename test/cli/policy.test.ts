@@ -48,6 +48,14 @@ function policy(severity: 'deny' | 'warn', expression = "!object.spec.Info.Descr
   ].join('\n');
 }
 
+/** The JSON policy report of one policy (its expression at line 8 of the policy file) violated by one object of manifests/tasks/finance.yaml. */
+function oneDenyViolation(policy: string, message: string, address: string, line: number) {
+  return {
+    policies: 1,
+    violations: [{ policy, severity: 'deny', outcome: 'violated', message, address, source: { file: 'manifests/tasks/finance.yaml', line, col: 1 }, expressionSource: { file: 'manifests/policies/policy.yaml', line: 8, col: 19 } }],
+  };
+}
+
 describe('policies in mftops plan and validate', () => {
   it('a deny policy stops plan: exit 1, the violation shown near the top, no plan file', async () => {
     const dir = workdir(policy('deny'));
@@ -68,20 +76,7 @@ describe('policies in mftops plan and validate', () => {
     for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
     const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-plan.schema.json`)!;
     expect(validate(JSON.parse(json.stdout)) ? [] : validate.errors).toEqual([]);
-    expect(JSON.parse(json.stdout).policy).toEqual({
-      policies: 1,
-      violations: [
-        {
-          policy: 'no-archive-talk',
-          severity: 'deny',
-          outcome: 'violated',
-          message: 'descriptions do not mention the archive',
-          address: 'Task/Month-end report',
-          source: { file: 'manifests/tasks/finance.yaml', line: 59, col: 1 },
-          expressionSource: { file: 'manifests/policies/policy.yaml', line: 8, col: 19 },
-        },
-      ],
-    });
+    expect(JSON.parse(json.stdout).policy).toEqual(oneDenyViolation('no-archive-talk', 'descriptions do not mention the archive', 'Task/Month-end report', 59));
     const md = await runCli(['plan', '--format', 'markdown'], { cwd: dir, env: ENV });
     expect(md.code).toBe(1);
     expect(md.stdout).toContain('> [!CAUTION]\n> **Policy checks: 1 violation of 1 policy (1 deny: the plan is refused and not saved).**');
@@ -164,20 +159,7 @@ describe('policies in mftops plan and validate', () => {
     expect(r.stdout).toContain('  ✗ deny statements-kept: Task/Bank statements in — the bank statements are never deleted at the bank (manifests/tasks/finance.yaml:27:1)');
     const json = await runCli(['drift', '--format', 'json'], { cwd: dir, env: ENV });
     const report = JSON.parse(json.stdout);
-    expect(report.policy).toEqual({
-      policies: 1,
-      violations: [
-        {
-          policy: 'statements-kept',
-          severity: 'deny',
-          outcome: 'violated',
-          message: 'the bank statements are never deleted at the bank',
-          address: 'Task/Bank statements in',
-          source: { file: 'manifests/tasks/finance.yaml', line: 27, col: 1 },
-          expressionSource: { file: 'manifests/policies/policy.yaml', line: 8, col: 19 },
-        },
-      ],
-    });
+    expect(report.policy).toEqual(oneDenyViolation('statements-kept', 'the bank statements are never deleted at the bank', 'Task/Bank statements in', 27));
     const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
     addFormats.default(ajv);
     for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json', 'output-drift.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
