@@ -42,6 +42,7 @@
  * | MF309 | duplicate-entry      | one user or group twice in a folder's entries                      |
  * | MF310 | secret-like-literal  | (warning) a parameter named like a secret holding a literal        |
  * | MF311 | policy-expression    | a Policy's CEL expression that does not compile                    |
+ * | MF312 | policy-violation     | validate: a manifest breaks a policy that reads only `object` (a warning for a `warn` policy) |
  *
  * MF306 is reserved (date checks for a date-list kind, which manifests do not have yet).
  *
@@ -111,6 +112,7 @@ export const DIAGNOSTIC_CODES = {
   MF309: 'duplicate-entry',
   MF310: 'secret-like-literal',
   MF311: 'policy-expression',
+  MF312: 'policy-violation',
   MF401: 'unknown-host',
   MF402: 'unknown-script',
   MF403: 'unknown-date-list',
@@ -342,6 +344,11 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
       text: yaml('apiVersion: mftops/v1', 'kind: Policy', 'metadata: { name: tasks-described }', 'spec:', '  severity: deny', '  validations:', '    - expression: "has(object.spec.Info) &&"', '      message: every task has a description'),
     },
     fix: 'Correct the expression (the message gives the parser\'s reason); quote it in YAML so that `:` and `#` stay part of it.',
+  },
+  MF312: {
+    meaning: 'A manifest breaks a policy that reads only `object` (no `oldObject`, `change` or `access`), which validate checks on every manifest the policy matches, with no server; a `warn` policy gives a warning, a `deny` policy an error. Plan checks every policy on every change.',
+    example: { in: 'command', command: 'mftops validate', setup: 'a deny Policy on kind Task whose expression is `has(object.spec.Info)`; a task without Info' },
+    fix: 'Change the manifest so that the expression holds (the message is the policy\'s), or change the policy.',
   },
   MF401: {
     meaning: 'A step\'s `Host` (or `HostID`) names a host the automation server does not have.',

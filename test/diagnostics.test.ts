@@ -29,6 +29,7 @@ afterAll(() => emulator.close());
 const SETUP: Partial<Record<DiagnosticCode, Record<string, string | Buffer>>> = {
   MF004: { 'export.yaml': Buffer.alloc(12 * 1024 * 1024, 'a: 1\n') },
   MF005: { 'notes.yaml': Buffer.from(`\ufeff${FINE}`, 'utf16le') },
+  MF312: { 'manifests/described.yaml': 'apiVersion: mftops/v1\nkind: Policy\nmetadata: { name: tasks-described }\nspec:\n  severity: deny\n  match: { kinds: [Task] }\n  validations:\n    - expression: has(object.spec.Info)\n      message: every task has a description\n' },
 };
 
 /** Lines each command example's `setup` says the environment of mftops.yaml has. */

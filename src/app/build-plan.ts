@@ -6,7 +6,7 @@ import { hasErrors } from '../manifest/diagnostics.js';
 import { getValueVocabulary } from '../manifest/schemas.js';
 import type { ManifestSet } from '../manifest/validate.js';
 import { VERSION } from '../version.js';
-import { withRemovedContent } from '../import/removed-content.js';
+import { liveSpecs, withRemovedContent } from '../import/removed-content.js';
 import { sortPlanDiagnostics } from '../plan/diagnostics.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
 import { manifestDigest } from '../plan/manifest-digest.js';
@@ -122,8 +122,9 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
   const steps = checking ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === undefined || targeted.has(formatAddress('Task', s.manifest.name))) : [];
   const cross = checkTransferSteps({ steps, live, changes: planned.plan.changes, cwd });
   const checked = withRemovedContent(cross.checks !== undefined ? { ...planned.plan, transferChecks: cross.checks } : planned.plan, live);
-  // Policies see the finished plan: each change's action and what a delete removes.
-  const plan = loaded.policies.length > 0 ? { ...checked, policy: evaluatePolicies(checked, loaded.policies, loaded.manifests, cwd) } : checked;
+  // Policies see the finished plan: each change's action, its live object, and the access report
+  // as made again with the user-group members.
+  const plan = loaded.policies.length > 0 ? { ...checked, policy: evaluatePolicies(checked, loaded.policies, loaded.manifests, cwd, liveSpecs(checked.changes, live)) } : checked;
   return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
 }
 

@@ -11,7 +11,11 @@ import type { PlanDiagnostic } from '../plan/diagnostics.js';
 import type { DriftIgnoreRule, PrunableKind } from '../config/model.js';
 import { unmatchedRules } from '../drift/acknowledge.js';
 import { ApiError } from '../services/errors.js';
-import { assembleDrift, attributeAuditRecords, auditQueriesFor, driftAddresses, withAuditFailure } from '../drift/assemble-drift.js';
+import { assembleDrift, attributeAuditRecords, auditQueriesFor, driftAddresses, withAuditFailure, withLivePolicy } from '../drift/assemble-drift.js';
+import { liveSpecs } from '../import/removed-content.js';
+import type { Plan } from '../plan/model.js';
+import { evaluateObjectPolicies, liveObjectOf } from '../policy/evaluate.js';
+import type { PolicySubject } from '../policy/evaluate.js';
 import type { AuditAnswer, MissingFolder } from '../drift/assemble-drift.js';
 import type { DriftReport } from '../drift/model.js';
 
@@ -53,6 +57,8 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
   if (plan === undefined || live === undefined || hasErrors(diagnostics)) return { diagnostics: result.diagnostics, ...(live ? { live } : {}) };
   const ignore = env.drift?.ignore ?? [];
   let report = assembleDrift({ plan, live, prune: env.prune, ignore, now: now(), missingFolders, ...(partial === true ? { unmanagedOmitted: 'partial-manifests' as const } : {}) });
+  const policies = input.manifests.policies;
+  if (policies.length > 0) report = withLivePolicy(report, evaluateObjectPolicies(liveSubjects(plan, live), policies, input.cwd ?? process.cwd()));
   const warnings = unmatchedIgnoreWarnings(ignore, driftAddresses(plan, missingFolders), input.locateIgnore);
   const queries = auditQueriesFor(report);
   const automation = input.clients.automation;
@@ -68,6 +74,16 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
     }
   }
   return { report, diagnostics: warnings.length > 0 ? sortPlanDiagnostics([...diagnostics, ...warnings]) : diagnostics, live };
+}
+
+/** Each managed object as read (a change with a manifest and a live object), in manifest form, for the policies. */
+function liveSubjects(plan: Plan, live: LiveState): PolicySubject[] {
+  const managed = plan.changes.filter((c) => c.source !== undefined);
+  const specs = liveSpecs(managed, live);
+  return managed.flatMap((c) => {
+    const spec = specs.get(c.address);
+    return spec === undefined ? [] : [{ address: c.address, kind: c.kind, name: c.name, object: liveObjectOf(c.kind, c.previousName ?? c.name, spec), ...(c.source ? { source: c.source } : {}) }];
+  });
 }
 
 /** MF413 for each `drift.ignore` entry whose address names no object of the run, at the entry. */

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_CONFIG_FILE } from '../config/load-config.js';
 import { ConfigError } from '../errors.js';
+import type { Diagnostic } from '../manifest/diagnostics.js';
+import type { Manifest, PolicyManifest } from '../manifest/types.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { countValidDocuments, loadEnvironmentManifests, manifestPathsOf, openEnvironment } from './environment.js';
@@ -20,7 +22,28 @@ export interface ValidateOptions extends EnvironmentChoice {
  */
 export async function validateManifests(options: ValidateOptions, ctx: AppContext): Promise<DiagnosticsReport> {
   const loaded = await loadEnvironmentManifests(validatePaths(options, ctx), ctx);
-  return { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) };
+  const { manifests, policies, diagnostics } = loaded.manifests;
+  const violations = policies.length > 0 ? await policyDiagnostics(manifests, policies) : [];
+  const { sortDiagnostics } = await import('../manifest/diagnostics.js');
+  return { diagnostics: violations.length > 0 ? sortDiagnostics([...diagnostics, ...violations]) : diagnostics, manifestCount: countValidDocuments(loaded.manifests) };
+}
+
+/**
+ * The policies that read only `object`, on every valid manifest they match (no server): MF312 at
+ * the manifest (an error for `deny`, a warning for `warn`), the expression as the related place.
+ * Plan evaluates every policy again on its changes.
+ */
+async function policyDiagnostics(manifests: readonly Manifest[], policies: readonly PolicyManifest[]): Promise<Diagnostic[]> {
+  const { evaluateObjectPolicies, objectOf } = await import('../policy/evaluate.js');
+  const { createDiagnostic } = await import('../manifest/diagnostics.js');
+  const { formatAddress } = await import('../plan/model.js');
+  const subjects = manifests.map((m) => ({ address: formatAddress(m.kind, m.name), kind: m.kind, name: m.name, object: objectOf(m), source: m.source }));
+  return evaluateObjectPolicies(subjects, policies, undefined).violations.map((v) =>
+    createDiagnostic(v.severity === 'deny' ? 'error' : 'warning', 'MF312', v.source, `${v.address} breaks policy \`${v.policy}\`: ${v.message}`, {
+      related: { message: 'policy expression', ...v.expressionSource },
+      ...(v.outcome === 'error' ? { hint: 'the expression could not be evaluated on this manifest, which never counts as a pass' } : {}),
+    }),
+  );
 }
 
 /**

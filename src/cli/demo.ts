@@ -11,8 +11,9 @@ import { loadSeedFile, startEmulator, type RunningEmulator } from '../emulator/i
  * `npm run demo`: the example estate's environments (examples/mftops.yaml: production and
  * staging), each on an emulator of its own on a free port, seeded with its seed; a temporary
  * configuration points at them and the real CLI runs against them, as a user would type it:
- * status, validate, a plan of each environment (exit 2: there are changes), then diff-env
- * between the two (exit 2: they differ). No setup, no prompt; exits 0 when every step did what
+ * status, validate (manifests and the policies of examples/policies), a plan of each environment
+ * (exit 2: there are changes; the policies that catch something on the example estate are
+ * warnings), then diff-env between the two (exit 2: they differ). No setup, no prompt; exits 0 when every step did what
  * it should.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -64,7 +65,7 @@ async function runDemo(): Promise<number> {
     const names = environments.map((e) => e.name);
     const steps: Array<{ args: string[]; expect: number }> = [
       ...names.map((env) => ({ args: ['status', '--config', config, '--env', env], expect: 0 })),
-      { args: ['validate', 'examples/manifests'], expect: 0 },
+      { args: ['validate', 'examples/manifests', 'examples/policies'], expect: 0 },
       ...names.map((env) => ({ args: ['plan', '--config', config, '--env', env, '--detailed-exitcode'], expect: 2 })),
       { args: ['diff-env', ...PROMOTION, '--config', config], expect: 2 },
     ];

@@ -5,7 +5,7 @@ import { MANIFEST_KINDS } from '../manifest/types.js';
 import { composePlan } from '../plan/compose-plan.js';
 import { FLAGGED_ACL_GRANTS, FLAGGED_GRANTS } from '../plan/access-changes.js';
 import { formatAddress } from '../plan/model.js';
-import type { AccessReport, Change, EntryChange, FieldChange, Plan, SourceRef } from '../plan/model.js';
+import type { AccessReport, Change, EntryChange, FieldChange, Plan, PolicyReport, SourceRef } from '../plan/model.js';
 import { viewEntries } from '../resources/folder-permissions.js';
 import { grantedPermissions } from '../resources/resource-group-acl.js';
 import type { AuditRecord } from '../services/automation/types.js';
@@ -442,3 +442,12 @@ export function withAuditFailure(report: DriftReport, failure: { readonly httpSt
   return { ...report, audit: { state: 'unreadable', ...(status !== undefined ? { httpStatus: status } : {}), message } };
 }
 
+/**
+ * The report with the policy checks of the live state (`DriftReport.policy`): a violation of a
+ * `deny` policy makes it drift, the object having moved where no manifest may take it.
+ */
+export function withLivePolicy(report: DriftReport, policy: PolicyReport): DriftReport {
+  const { plan, ...rest } = report;
+  const denied = policy.violations.some((v) => v.severity === 'deny');
+  return { ...rest, ...(denied ? { status: 'drift' as const } : {}), policy, plan };
+}

@@ -1,4 +1,4 @@
-import type { AccessReport, Action, ChangeReason, EntryPermissions, FieldWords, InnerWords, JsonValue, Plan, Principal, ResourceKind, SourceRef } from '../plan/model.js';
+import type { AccessReport, Action, ChangeReason, EntryPermissions, FieldWords, InnerWords, JsonValue, Plan, PolicyReport, Principal, ResourceKind, SourceRef } from '../plan/model.js';
 
 /**
  * The drift report: what `mftops drift` found, as plain JSON data (the `--report FILE` content and
@@ -20,7 +20,10 @@ export interface DriftReport {
   readonly environment: string;
   /** ISO 8601 UTC: when the live state was compared. */
   readonly createdAt: string;
-  /** `in-sync`: nothing but acknowledged differences (exit 0); `drift`: anything else (exit 2). */
+  /**
+   * `in-sync`: nothing but acknowledged differences (exit 0); `drift`: anything else, a live
+   * object that breaks a `deny` policy included (exit 2).
+   */
   readonly status: DriftStatus;
   readonly summary: DriftSummary;
   /** Objects whose server state differs from their manifest, acknowledged parts left out. */
@@ -44,6 +47,13 @@ export interface DriftReport {
    * when nobody's access differs.
    */
   readonly access?: AccessReport;
+  /**
+   * The policies that read only `object` (src/policy/evaluate.ts `isObjectPolicy`) evaluated on
+   * the live state: each managed object as read, in manifest form, as `object`. A violation (or
+   * evaluation error) of a `deny` policy is drift (`status: drift`); of a `warn` policy, shown
+   * only. `policies` counts the policies evaluated. Absent when no policy was loaded.
+   */
+  readonly policy?: PolicyReport;
   /**
    * The plan the report was computed from: every manifest, plus `delete`s for the unmanaged
    * objects of the kinds the environment prunes (exactly what `mftops plan` would show). The

@@ -3,7 +3,7 @@ import type { AnySchemaObject } from 'ajv/dist/2020.js';
 import { isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
 import type { Document, Node as YamlNode, Pair, YAMLMap } from 'yaml';
 import { isRecord } from '../is-record.js';
-import { getKindSchema } from './schemas.js';
+import { getKindSchema, getValidatorByFile, POLICY_SCHEMA_FILE } from './schemas.js';
 import { MANIFEST_KINDS, type ManifestKind } from './types.js';
 import { canonicalizeQuoting, isAmbiguousScalar, TO_STRING_OPTIONS } from './yaml-scalars.js';
 export { canonicalizeQuoting, isAmbiguousScalar, TO_STRING_OPTIONS } from './yaml-scalars.js';
@@ -70,12 +70,9 @@ function canonicalizeDocument(doc: Document.Parsed): void {
   const contents = doc.contents;
   if (isMap(contents)) {
     const kind = contents.get('kind');
-    const known = typeof kind === 'string' && (MANIFEST_KINDS as readonly string[]).includes(kind);
+    const root = typeof kind === 'string' ? documentSchema(kind) : undefined;
     // An alias must follow its anchor: a document with aliases keeps its key order.
-    if (known && !hasAlias(doc)) {
-      const root = getKindSchema(kind as ManifestKind);
-      orderKeys(contents, root, root, true);
-    }
+    if (root !== undefined && !hasAlias(doc)) orderKeys(contents, root, root, true);
   }
   canonicalizeQuoting(doc);
   visit(doc, {
@@ -86,6 +83,12 @@ function canonicalizeDocument(doc: Document.Parsed): void {
       if (node.flow) padFlow(node, false);
     },
   });
+}
+
+/** The schema of a document kind (a resource kind or `Policy`); undefined for any other kind. */
+function documentSchema(kind: string): AnySchemaObject | undefined {
+  if (kind === 'Policy') return getValidatorByFile(POLICY_SCHEMA_FILE).schema as AnySchemaObject;
+  return (MANIFEST_KINDS as readonly string[]).includes(kind) ? getKindSchema(kind as ManifestKind) : undefined;
 }
 
 /** Keys in schema order, at every depth the schema describes (a stable sort: the rest keep their order). */

@@ -44,3 +44,38 @@ function compileOnce(expression: string): CompiledExpression {
 export function oneLine(message: string): string {
   return message.split('\n')[0]!.trim();
 }
+
+/** The variables a policy expression may read besides `object`: each needs a plan. */
+export const PLAN_VARIABLES: readonly string[] = ['oldObject', 'change', 'access'];
+
+/**
+ * The identifiers a compiled expression names anywhere (variables, and the loop variables of
+ * macros such as `exists(e, …)`), read from the cel-js AST.
+ */
+export function referencedIdentifiers(program: ParseResult): Set<string> {
+  const out = new Set<string>();
+  const walk = (x: unknown): void => {
+    if (Array.isArray(x)) {
+      for (const y of x) walk(y);
+      return;
+    }
+    if (x === null || typeof x !== 'object' || !('op' in x)) return;
+    const node = x as { op: unknown; args: unknown };
+    if (node.op === 'id' && typeof node.args === 'string') out.add(node.args);
+    else walk(node.args);
+  };
+  walk(program.ast);
+  return out;
+}
+
+/**
+ * Whether an expression reads `object` only, so that it can be evaluated without a server
+ * (validate) and on a live object (drift). A loop variable named like a plan variable counts as
+ * that variable: the check errs on the side of needing a plan. False for one that does not compile.
+ */
+export function needsOnlyObject(expression: string): boolean {
+  const compiled = compileExpression(expression);
+  if (!compiled.ok) return false;
+  const names = referencedIdentifiers(compiled.program);
+  return !PLAN_VARIABLES.some((v) => names.has(v));
+}

@@ -3,10 +3,10 @@ import { matchesAddressGlob } from '../glob.js';
 import { isRecord } from '../is-record.js';
 import type { Manifest, PolicyManifest } from '../manifest/types.js';
 import { sourceRef } from '../plan/plan-changes.js';
-import type { Change, JsonValue, Plan, PolicyReport, PolicyViolation, SourceRef, ValueMarker } from '../plan/model.js';
+import type { AccessReport, Change, JsonObject, JsonValue, Plan, PolicyReport, PolicyViolation, Principal, ResourceKind, SourceRef, ValueMarker } from '../plan/model.js';
 import { isWriteAction, readMarker } from '../plan/model.js';
 import { PASSWORD_FIELD } from '../resources/common.js';
-import { compileExpression, oneLine } from '../manifest/policy-expression.js';
+import { compileExpression, needsOnlyObject, oneLine } from '../manifest/policy-expression.js';
 
 /** What a redacted value reads as in `object` and `oldObject`. */
 export const SENSITIVE_TEXT = '(sensitive)';
@@ -30,16 +30,110 @@ export function policyMatches(policy: PolicyManifest, change: Pick<Change, 'kind
 }
 
 /**
+ * A policy variable `access` entry: one principal's effective-access change through the change
+ * (the plan's access report, `Plan.access`, of the change's address). `kind` is `user`, or
+ * `group` for a group whose members are not known; `gains`/`loses` are permission names;
+ * `via` the entries it comes through; `flagged` the gains a reviewer must see.
+ */
+export interface PolicyAccess {
+  readonly principal: string;
+  readonly kind: 'user' | 'group';
+  readonly service: string;
+  /** The folder path or the resource group. */
+  readonly target: string;
+  readonly gains: readonly string[];
+  readonly loses: readonly string[];
+  readonly via: readonly { readonly kind: 'user' | 'group'; readonly name: string }[];
+  readonly removed: boolean;
+  readonly flagged: readonly string[];
+}
+
+/**
  * Evaluates every policy on every matching change of `plan`. Pure. `manifests` are the
  * desired objects the plan was made from (matched to changes by `source`), `cwd` the folder the
- * plan's paths are relative to. `oldObject` is what the plan says a change removes (`removes`:
- * the delete, or the delete half of a replace, of a task or ACL); an update's live object is
- * not in the plan in manifest form, so there it is null too, for now.
+ * plan's paths are relative to. `live`: the live object of each change by address, its `spec` in
+ * manifest form (`liveSpecs`), for `oldObject`; without it (or for an address it lacks),
+ * `oldObject` is what the plan says the change removes (`removes`), else null. `access` is the
+ * plan's access report: evaluate after it is final.
  */
-export function evaluatePolicies(plan: Pick<Plan, 'changes'>, policies: readonly PolicyManifest[], manifests: readonly Manifest[], cwd: string | undefined): PolicyReport {
+export function evaluatePolicies(
+  plan: Pick<Plan, 'changes' | 'access'>,
+  policies: readonly PolicyManifest[],
+  manifests: readonly Manifest[],
+  cwd: string | undefined,
+  live?: ReadonlyMap<string, JsonObject>,
+): PolicyReport {
   const bySource = new Map<string, Manifest>();
   for (const m of manifests) bySource.set(sourceKey(sourceRef(m.source, cwd)), m);
-  const compiled = policies.map((policy) => ({
+  const compiled = compilePolicies(policies, cwd);
+  const violations: PolicyViolation[] = [];
+  for (const change of plan.changes) {
+    const checks = compiled.filter((c) => policyMatches(c.policy, change));
+    if (checks.length === 0) continue;
+    const desired = change.action === 'delete' || change.source === undefined ? undefined : bySource.get(sourceKey(change.source));
+    const oldSpec = change.action === 'create' ? undefined : (live?.get(change.address) ?? change.removes);
+    const context = {
+      object: desired === undefined ? null : objectOf(desired),
+      oldObject: oldSpec === undefined ? null : liveObjectOf(change.kind, change.previousName ?? change.name, oldSpec),
+      change: { address: change.address, kind: change.kind, action: change.action },
+      access: accessOf(plan.access, change.address),
+    };
+    violations.push(...runChecks(checks, context, { address: change.address, ...(change.source ? { source: change.source } : {}) }));
+  }
+  return { policies: policies.length, violations };
+}
+
+/**
+ * An object a policy is checked on without a plan: a desired manifest (validate) or a live
+ * object in manifest form (drift).
+ */
+export interface PolicySubject {
+  readonly address: string;
+  readonly kind: ResourceKind;
+  readonly name: string;
+  /** The object as `object` reads it (`desiredObjectOf`, `liveObjectOf`). */
+  readonly object: Record<string, unknown>;
+  /** Where the object is declared. */
+  readonly source?: SourceRef;
+}
+
+/**
+ * Evaluates the policies that need only `object` (`isObjectPolicy`) on each subject they match
+ * by kind and name; `object` is the only variable bound. Pure. Violations in subject order.
+ */
+export function evaluateObjectPolicies(subjects: readonly PolicySubject[], policies: readonly PolicyManifest[], cwd: string | undefined): PolicyReport {
+  const compiled = compilePolicies(policies.filter(isObjectPolicy), cwd);
+  const violations: PolicyViolation[] = [];
+  for (const subject of subjects) {
+    const checks = compiled.filter((c) => matchesObject(c.policy, subject));
+    if (checks.length > 0) violations.push(...runChecks(checks, { object: subject.object }, { address: subject.address, ...(subject.source ? { source: subject.source } : {}) }));
+  }
+  return { policies: compiled.length, violations };
+}
+
+/**
+ * Whether a policy can be checked on an object alone, with no plan: every expression compiles
+ * and reads none of `oldObject`, `change`, `access`, and its `match.actions` (if any) name a
+ * state the object is left in (create, update or replace; a delete-only policy is about
+ * removing, not about an object).
+ */
+export function isObjectPolicy(policy: PolicyManifest): boolean {
+  const actions = policy.spec.match?.actions;
+  if (actions !== undefined && !actions.some((a) => a !== 'delete')) return false;
+  return policy.spec.validations.every((v) => needsOnlyObject(v.expression));
+}
+
+function matchesObject(policy: PolicyManifest, subject: Pick<PolicySubject, 'kind' | 'name'>): boolean {
+  const match = policy.spec.match;
+  if (match?.kinds !== undefined && !match.kinds.includes(subject.kind)) return false;
+  if (match?.names !== undefined && !match.names.some((glob) => matchesAddressGlob(glob, subject.name))) return false;
+  return true;
+}
+
+type CompiledPolicy = ReturnType<typeof compilePolicies>[number];
+
+function compilePolicies(policies: readonly PolicyManifest[], cwd: string | undefined) {
+  return policies.map((policy) => ({
     policy,
     validations: policy.spec.validations.map((v, i) => ({
       ...v,
@@ -47,31 +141,43 @@ export function evaluatePolicies(plan: Pick<Plan, 'changes'>, policies: readonly
       at: sourceRef(policy.sourceMap.locate(['spec', 'validations', i, 'expression']), cwd),
     })),
   }));
-  const violations: PolicyViolation[] = [];
-  for (const change of plan.changes) {
-    const checks = compiled.filter((c) => policyMatches(c.policy, change));
-    if (checks.length === 0) continue;
-    const desired = change.action === 'delete' || change.source === undefined ? undefined : bySource.get(sourceKey(change.source));
-    const context = {
-      object: desired === undefined ? null : objectOf(desired),
-      oldObject: change.removes === undefined ? null : { apiVersion: 'mftops/v1', kind: change.kind, metadata: { name: change.previousName ?? change.name }, spec: unmarkValue(change.removes) },
-      change: { address: change.address, kind: change.kind, action: change.action },
-    };
-    const tooLarge = JSON.stringify(context).length > MAX_INPUT_CHARS;
-    for (const { policy, validations } of checks) {
-      for (const v of validations) {
-        const base = { policy: policy.name, severity: policy.spec.severity, address: change.address, ...(change.source ? { source: change.source } : {}), expressionSource: v.at };
-        const outcome = tooLarge
-          ? { ok: false as const, reason: `the object is larger than ${MAX_INPUT_CHARS} characters of JSON, too large to evaluate` }
-          : v.compiled.ok
-            ? runProgram(v.compiled.program, context)
-            : { ok: false as const, reason: `the expression does not compile: ${v.compiled.reason}` };
-        if (outcome.ok && outcome.value) continue;
-        violations.push(outcome.ok ? { ...base, outcome: 'violated', message: v.message } : { ...base, outcome: 'error', message: `cannot evaluate: ${outcome.reason}` });
-      }
+}
+
+/** The violations (and errors) of `checks` on one context; an input too large is an error of each. */
+function runChecks(checks: readonly CompiledPolicy[], context: Record<string, unknown>, subject: { readonly address: string; readonly source?: SourceRef }): PolicyViolation[] {
+  const tooLarge = JSON.stringify(context).length > MAX_INPUT_CHARS;
+  const out: PolicyViolation[] = [];
+  for (const { policy, validations } of checks) {
+    for (const v of validations) {
+      const base = { policy: policy.name, severity: policy.spec.severity, address: subject.address, ...(subject.source ? { source: subject.source } : {}), expressionSource: v.at };
+      const outcome = tooLarge
+        ? { ok: false as const, reason: `the object is larger than ${MAX_INPUT_CHARS} characters of JSON, too large to evaluate` }
+        : v.compiled.ok
+          ? runProgram(v.compiled.program, context)
+          : { ok: false as const, reason: `the expression does not compile: ${v.compiled.reason}` };
+      if (outcome.ok && outcome.value) continue;
+      out.push(outcome.ok ? { ...base, outcome: 'violated', message: v.message } : { ...base, outcome: 'error', message: `cannot evaluate: ${outcome.reason}` });
     }
   }
-  return { policies: policies.length, violations };
+  return out;
+}
+
+/** The `access` variable of one change: its entries of the plan's access report, in report order. */
+function accessOf(report: AccessReport | undefined, address: string): PolicyAccess[] {
+  const kindOf = (p: Principal) => (p.type === 'User' ? ('user' as const) : ('group' as const));
+  return (report?.changes ?? [])
+    .filter((c) => c.address === address)
+    .map((c) => ({
+      principal: c.who.name,
+      kind: kindOf(c.who),
+      service: c.service,
+      target: c.target,
+      gains: [...c.gained],
+      loses: [...c.lost],
+      via: c.via.map((p) => ({ kind: kindOf(p), name: p.name })),
+      removed: c.removed,
+      flagged: [...c.flagged],
+    }));
 }
 
 /** Whether any violation (or error) of a `deny` policy is in the report: plan stops. */
@@ -102,7 +208,7 @@ function describe(value: unknown): string {
 }
 
 /** The desired manifest as a policy sees it: its document form, secrets as SENSITIVE_TEXT. */
-function objectOf(m: Manifest): Record<string, unknown> {
+export function objectOf(m: Manifest): Record<string, unknown> {
   const metadata = m.previousNames.length > 0 ? { name: m.name, previousNames: m.previousNames } : { name: m.name };
   return { apiVersion: 'mftops/v1', kind: m.kind, metadata, spec: redact(m.spec) };
 }
@@ -118,6 +224,11 @@ function redact(value: unknown): unknown {
     out[k] = (PASSWORD_FIELD.test(k) && typeof v === 'string') || (secretParameter && k === 'value') ? SENSITIVE_TEXT : redact(v);
   }
   return out;
+}
+
+/** A live object's `spec` in manifest form (`liveSpecs`, `removes`) as a policy sees it: a manifest document, secrets as SENSITIVE_TEXT, references as names. */
+export function liveObjectOf(kind: ResourceKind, name: string, spec: JsonObject): Record<string, unknown> {
+  return { apiVersion: 'mftops/v1', kind, metadata: { name }, spec: unmarkValue(spec) };
 }
 
 /** A plan value (`removes`) with its markers read: `$sensitive` as SENSITIVE_TEXT, `$data` unwrapped, `$ref` as its id. */

@@ -163,6 +163,8 @@ export function driftSentence(report: DriftReport): string {
     return `In sync: the servers match the manifests${s.acknowledged > 0 ? ` (${formatCount(s.acknowledged)} acknowledged ${plural(s.acknowledged, 'difference')})` : ''}.`;
   }
   const parts = [`${formatCount(s.drifted)} ${plural(s.drifted, 'object')} ${s.drifted === 1 ? 'differs' : 'differ'}`, `${formatCount(s.unmanaged)} unmanaged`];
+  const denied = new Set(report.policy?.violations.filter((v) => v.severity === 'deny').map((v) => v.address)).size;
+  if (denied > 0) parts.push(`${formatCount(denied)} ${plural(denied, 'object breaks', 'objects break')} a deny policy`);
   if (s.acknowledged > 0) parts.push(`${formatCount(s.acknowledged)} acknowledged`);
   if (s.expired > 0) parts.push(`${formatCount(s.expired)} with an expired acknowledgement`);
   return `Drift: ${parts.join(', ')}.`;

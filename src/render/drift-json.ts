@@ -24,6 +24,7 @@ export function renderDriftJson(report: DriftReport): string {
     acknowledged: report.acknowledged,
     audit: report.audit,
     ...(report.access !== undefined ? { access: accessJsonView(report.access) } : {}),
+    ...(report.policy !== undefined ? { policy: report.policy } : {}),
     plan: planJsonView(report.plan),
   };
   return `${JSON.stringify(ordered, null, 2)}\n`;

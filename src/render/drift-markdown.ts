@@ -6,6 +6,7 @@ import { formatCount } from './text.js';
 import { transferCheckItems, transferChecksMarkdown } from './plan-markdown.js';
 import { DRIFT_ACCESS_HEADING, accessMarkdownHead, accessMarkdownItems } from './access.js';
 import { escapeMd } from './text.js';
+import { policyMarkdown } from './policy.js';
 
 export interface DriftMarkdownOptions {
   /** Longest result; default 65,000 (a GitHub issue body or comment holds 65,536). */
@@ -27,7 +28,7 @@ export function renderDriftMarkdown(report: DriftReport, options: DriftMarkdownO
   const maxLength = options.maxLength ?? DEFAULT_MAX_LENGTH;
   const hint = options.reportHint ?? DEFAULT_REPORT_HINT;
   const head = renderHead(report);
-  const blocks: string[] = [];
+  const blocks: string[] = [...policyMarkdown(report.policy, 'drift')];
   if (report.access !== undefined) blocks.push([accessMarkdownHead(report.access, DRIFT_ACCESS_HEADING), '', ...accessMarkdownItems(report.access)].join('\n'));
   if (report.drifted.length > 0) {
     blocks.push(`### Drifted objects\n\nValues read **git → server**: the manifest's value, then what the server has now.`);

@@ -18,6 +18,7 @@ import {
 import { escapeControl } from './text.js';
 import { transferChecksText } from './plan-text.js';
 import { DRIFT_ACCESS_HEADING, renderAccessText } from './access.js';
+import { policyText } from './policy.js';
 
 export interface DriftTextOptions {
   /** ANSI colour; the caller decides (TTY, NO_COLOR, --no-color). */
@@ -33,6 +34,7 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
   const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const lines = [`mftops drift for environment ${quote(report.environment)}: ${comparedSentence(report)}`];
   if (report.unmanagedOmitted !== undefined) lines.push(unmanagedOmittedSentence(report.unmanagedOmitted));
+  lines.push(...policyText(report.policy, 'drift'));
   if (report.access !== undefined) lines.push('', ...renderAccessText(report.access, DRIFT_ACCESS_HEADING));
   if (report.drifted.length > 0) {
     lines.push('', paint('1', 'Drifted (values read git → server):'));

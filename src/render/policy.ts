@@ -10,14 +10,21 @@ import { escapeControl, escapeMd, formatCount } from './text.js';
 /** Violations listed in full; the rest are counted (they are all in `--format json`). */
 export const MAX_POLICY_LINES = 50;
 
+/**
+ * Which report the policy section is in: `plan` (the changes; a deny refuses the plan) or
+ * `drift` (the live objects; a deny is drift).
+ */
+export type PolicySection = 'plan' | 'drift';
+
 /** `Policy checks: 2 violations of 3 policies (1 deny: the plan is refused).` */
-export function policyHeadline(report: PolicyReport): string {
+export function policyHeadline(report: PolicyReport, section: PolicySection = 'plan'): string {
   const n = report.violations.length;
   const policies = `${formatCount(report.policies)} ${report.policies === 1 ? 'policy' : 'policies'}`;
-  if (n === 0) return `Policy checks: ${policies}, no violations.`;
+  const title = section === 'plan' ? 'Policy checks' : 'Policy checks of the live objects';
+  if (n === 0) return `${title}: ${policies}, no violations.`;
   const denies = report.violations.filter((v) => v.severity === 'deny').length;
-  const verdict = denies > 0 ? `${formatCount(denies)} deny: the plan is refused and not saved` : 'warnings only';
-  return `Policy checks: ${formatCount(n)} ${n === 1 ? 'violation' : 'violations'} of ${policies} (${verdict}).`;
+  const verdict = denies > 0 ? `${formatCount(denies)} deny: ${section === 'plan' ? 'the plan is refused and not saved' : 'counted as drift'}` : 'warnings only';
+  return `${title}: ${formatCount(n)} ${n === 1 ? 'violation' : 'violations'} of ${policies} (${verdict}).`;
 }
 
 /** `deny no-partner-admin: FolderPermissions//Acme — partner groups must never administer a folder (folders/acme.yaml:1:1)` */
@@ -26,15 +33,15 @@ export function policyViolationText(v: PolicyViolation): string {
 }
 
 /** Text lines: a blank line, the headline, each violation; nothing when no policy was loaded. */
-export function policyText(report: PolicyReport | undefined): string[] {
+export function policyText(report: PolicyReport | undefined, section: PolicySection = 'plan'): string[] {
   if (report === undefined) return [];
   const shown = report.violations.slice(0, MAX_POLICY_LINES);
   const rest = report.violations.length - shown.length;
-  return ['', policyHeadline(report), ...shown.map((v) => `  ${v.severity === 'deny' ? '✗' : '!'} ${escapeControl(policyViolationText(v))}`), ...(rest > 0 ? [`  … and ${formatCount(rest)} more (all in --format json)`] : [])];
+  return ['', policyHeadline(report, section), ...shown.map((v) => `  ${v.severity === 'deny' ? '✗' : '!'} ${escapeControl(policyViolationText(v))}`), ...(rest > 0 ? [`  … and ${formatCount(rest)} more (all in --format json)`] : [])];
 }
 
 /** A markdown block (a `[!CAUTION]` call-out for a deny, `[!WARNING]` for warnings); none without violations. */
-export function policyMarkdown(report: PolicyReport | undefined): string[] {
+export function policyMarkdown(report: PolicyReport | undefined, section: PolicySection = 'plan'): string[] {
   if (report === undefined || report.violations.length === 0) return [];
   const kind = report.violations.some((v) => v.severity === 'deny') ? 'CAUTION' : 'WARNING';
   const shown = report.violations.slice(0, MAX_POLICY_LINES);
@@ -42,7 +49,7 @@ export function policyMarkdown(report: PolicyReport | undefined): string[] {
   const items = shown.map(
     (v) => `> - **${v.severity}** <code>${escapeMd(v.policy)}</code>: <code>${escapeMd(v.address)}</code> — ${escapeMd(v.message)} (${escapeMd(place(v.source ?? v.expressionSource))})`,
   );
-  return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report))}**`, '>', ...items, ...(rest > 0 ? [`> - … and ${formatCount(rest)} more`] : [])].join('\n')];
+  return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report, section))}**`, '>', ...items, ...(rest > 0 ? [`> - … and ${formatCount(rest)} more`] : [])].join('\n')];
 }
 
 /**

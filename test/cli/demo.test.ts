@@ -10,7 +10,13 @@ describe('npm run demo', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('All 2 services reachable.');
-    expect(r.stdout).toContain('24 manifests valid');
+    // 24 manifests and the 7 example policies; the policies that read only object are checked on them.
+    expect(r.stdout).toContain('31 manifests valid, 2 warnings');
+    expect(r.stdout).toContain('examples/manifests/tasks/partners.yaml:25:1: warning MF312: Task/Acme inbound breaks policy `partner-originals-kept`');
+    // The plan evaluates every example policy; what they catch on the example estate are warnings.
+    expect(r.stdout).toContain('Policy checks: 2 violations of 7 policies (warnings only).');
+    expect(r.stdout).toMatch(/^ {2}! warn folder-access-removal: FolderPermissions\/Distribution\/Acme\/Inbound — someone loses all access to this folder/m);
+    expect(r.stdout).toMatch(/^ {2}! warn partner-originals-kept: Task\/Globex inbound — /m);
     // The plan of the examples shows creates, updates and the advanced task it cannot change.
     expect(r.stdout).toMatch(/^Plan: [1-9]\d* to create, [1-9]\d* to update, 0 to replace, 0 to delete, 1 blocked\. [1-9]\d* users gain access, [1-9]\d* loses? access\.$/m);
     // Who gains or loses access comes before the per-object diff, group members included (issue 16).

@@ -14,6 +14,7 @@ import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
+const EXAMPLE_POLICIES = fileURLToPath(new URL('../../examples/policies', import.meta.url));
 const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: 'acme-sftp-policy-test' };
 
 let emulator: RunningEmulator;
@@ -47,6 +48,14 @@ function policy(severity: 'deny' | 'warn', expression = "!object.spec.Info.Descr
   ].join('\n');
 }
 
+/** The JSON policy report of one policy (its expression at line 8 of the policy file) violated by one object of manifests/tasks/finance.yaml. */
+function oneDenyViolation(policy: string, message: string, address: string, line: number) {
+  return {
+    policies: 1,
+    violations: [{ policy, severity: 'deny', outcome: 'violated', message, address, source: { file: 'manifests/tasks/finance.yaml', line, col: 1 }, expressionSource: { file: 'manifests/policies/policy.yaml', line: 8, col: 19 } }],
+  };
+}
+
 describe('policies in mftops plan and validate', () => {
   it('a deny policy stops plan: exit 1, the violation shown near the top, no plan file', async () => {
     const dir = workdir(policy('deny'));
@@ -67,20 +76,7 @@ describe('policies in mftops plan and validate', () => {
     for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
     const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-plan.schema.json`)!;
     expect(validate(JSON.parse(json.stdout)) ? [] : validate.errors).toEqual([]);
-    expect(JSON.parse(json.stdout).policy).toEqual({
-      policies: 1,
-      violations: [
-        {
-          policy: 'no-archive-talk',
-          severity: 'deny',
-          outcome: 'violated',
-          message: 'descriptions do not mention the archive',
-          address: 'Task/Month-end report',
-          source: { file: 'manifests/tasks/finance.yaml', line: 59, col: 1 },
-          expressionSource: { file: 'manifests/policies/policy.yaml', line: 8, col: 19 },
-        },
-      ],
-    });
+    expect(JSON.parse(json.stdout).policy).toEqual(oneDenyViolation('no-archive-talk', 'descriptions do not mention the archive', 'Task/Month-end report', 59));
     const md = await runCli(['plan', '--format', 'markdown'], { cwd: dir, env: ENV });
     expect(md.code).toBe(1);
     expect(md.stdout).toContain('> [!CAUTION]\n> **Policy checks: 1 violation of 1 policy (1 deny: the plan is refused and not saved).**');
@@ -118,5 +114,88 @@ describe('policies in mftops plan and validate', () => {
     const plan = await runCli(['plan'], { cwd: dir, env: ENV });
     expect(plan.code).toBe(1);
     expect(plan.stdout + plan.stderr).toContain('MF311');
+  });
+
+  it('validate evaluates the policies that read only object, with no server: a deny at the manifest line exits 1, a warn is a warning', async () => {
+    const task = ['apiVersion: mftops/v1', 'kind: Task', 'metadata: { name: Undescribed }', 'spec:', '  Active: 1', '---', 'apiVersion: mftops/v1', 'kind: Task', 'metadata: { name: Described }', 'spec:', '  Info: { Description: Sends the payroll }', ''].join('\n');
+    const rule = (severity: string, expression: string) =>
+      ['apiVersion: mftops/v1', 'kind: Policy', `metadata: { name: ${severity}-rule }`, 'spec:', `  severity: ${severity}`, '  match: { kinds: [Task] }', '  validations:', `    - expression: ${JSON.stringify(expression)}`, '      message: every task has a description', ''].join('\n');
+    // No mftops.yaml and so no server to ask: validate works from the files alone.
+    const dir = testdir({ 'tasks.yaml': task, 'deny.yaml': rule('deny', 'has(object.spec.Info) && object.spec.Info.Description != ""') });
+    const r = await runCli(['validate', '.'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('tasks.yaml:1:1: error MF312: Task/Undescribed breaks policy `deny-rule`: every task has a description');
+    expect(r.stdout).not.toContain('Task/Described breaks');
+    const warn = testdir({ 'tasks.yaml': task, 'warn.yaml': rule('warn', 'has(object.spec.Info)') });
+    const w = await runCli(['validate', '.'], { cwd: warn });
+    expect(w.code).toBe(0);
+    expect(w.stdout).toContain('tasks.yaml:1:1: warning MF312: Task/Undescribed breaks policy `warn-rule`: every task has a description');
+    // A policy that needs a plan (it reads change) is left to plan.
+    const planOnly = testdir({ 'tasks.yaml': task, 'deny.yaml': rule('deny', "change.action == 'delete' || has(object.spec.Info)") });
+    const p = await runCli(['validate', '.'], { cwd: planOnly });
+    expect(p.code).toBe(0);
+    expect(p.stdout).not.toContain('MF312');
+  });
+
+  it('drift evaluates the object-only policies on the live state and reports the live objects that break one', async () => {
+    // The manifest keeps the originals (DeleteOrig 2); the server's task still deletes them (1).
+    const rule = [
+      'apiVersion: mftops/v1',
+      'kind: Policy',
+      'metadata: { name: statements-kept }',
+      'spec:',
+      '  severity: deny',
+      '  match: { kinds: [Task], names: ["Bank statements*"] }',
+      '  validations:',
+      '    - expression: "!object.spec.steps.exists(s, has(s.Source) && s.Source.DeleteOrig == 1)"',
+      '      message: the bank statements are never deleted at the bank',
+      '',
+    ].join('\n');
+    const dir = workdir(rule);
+    expect((await runCli(['validate'], { cwd: dir, env: ENV })).code).toBe(0);
+    const r = await runCli(['drift'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('Policy checks of the live objects: 1 violation of 1 policy (1 deny: counted as drift).');
+    expect(r.stdout).toContain('  ✗ deny statements-kept: Task/Bank statements in — the bank statements are never deleted at the bank (manifests/tasks/finance.yaml:27:1)');
+    const json = await runCli(['drift', '--format', 'json'], { cwd: dir, env: ENV });
+    const report = JSON.parse(json.stdout);
+    expect(report.policy).toEqual(oneDenyViolation('statements-kept', 'the bank statements are never deleted at the bank', 'Task/Bank statements in', 27));
+    const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
+    addFormats.default(ajv);
+    for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json', 'output-drift.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+    const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-drift.schema.json`)!;
+    expect(validate(report) ? [] : validate.errors).toEqual([]);
+  });
+
+  it('plan: oldObject of an update is the live task in manifest form (names, not ids)', async () => {
+    const expr = "change.action != 'update' || change.address != 'Task/Bank statements in' || (oldObject.spec.steps[0].Source.Host == 'bank-as2' && oldObject.spec.steps[0].Source.DeleteOrig == 1 && object.spec.steps[0].Source.DeleteOrig == 2)";
+    const text = ['apiVersion: mftops/v1', 'kind: Policy', 'metadata: { name: old-object }', 'spec:', '  severity: deny', '  match: { kinds: [Task] }', '  validations:', `    - expression: ${JSON.stringify(expr)}`, '      message: oldObject is the live task', ''].join('\n');
+    const r = await runCli(['plan'], { cwd: workdir(text), env: ENV });
+    expect(r.stdout).toContain('Policy checks: 1 policy, no violations.');
+    expect(r.code).toBe(0);
+  });
+
+  it('the example policies load with the example manifests and catch what they should on the example estate', async () => {
+    const dir = workdir('');
+    rmSync(join(dir, 'manifests/policies'), { recursive: true });
+    cpSync(EXAMPLE_POLICIES, join(dir, 'manifests/policies'), { recursive: true });
+    const v = await runCli(['validate'], { cwd: dir, env: ENV });
+    expect(v.code).toBe(0);
+    expect([...v.stdout.matchAll(/MF312: (\S+ \S+) breaks policy `([^`]+)`/g)].map((m) => `${m[2]} ${m[1]}`)).toEqual(['partner-originals-kept Task/Acme inbound', 'partner-originals-kept Task/Globex inbound']);
+    const plan = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
+    expect(plan.code).toBe(0);
+    const violations = (JSON.parse(plan.stdout).policy as { policies: number; violations: { policy: string; severity: string; outcome: string; address: string }[] });
+    expect(violations.policies).toBe(7);
+    expect(violations.violations.map((x) => [x.policy, x.severity, x.outcome, x.address])).toEqual([
+      ['folder-access-removal', 'warn', 'violated', 'FolderPermissions/Distribution/Acme/Inbound'],
+      ['partner-originals-kept', 'warn', 'violated', 'Task/Globex inbound'],
+    ]);
+    // On the live state: the Globex partner group may delete files on the server (deny: drift).
+    const drift = await runCli(['drift', '--format', 'json'], { cwd: dir, env: ENV });
+    expect(drift.code).toBe(2);
+    expect((JSON.parse(drift.stdout).policy.violations as { policy: string; severity: string; address: string }[]).map((x) => [x.policy, x.severity, x.address])).toEqual([
+      ['no-partner-admin', 'deny', 'FolderPermissions/Distribution/Globex/Outbound'],
+      ['partner-originals-kept', 'warn', 'Task/Acme inbound'],
+    ]);
   });
 });

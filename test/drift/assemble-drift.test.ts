@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DriftIgnoreRule, PrunableKind } from '../../src/config/model.js';
-import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure } from '../../src/drift/assemble-drift.js';
+import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure, withLivePolicy } from '../../src/drift/assemble-drift.js';
 import { driftExitCode } from '../../src/drift/model.js';
 import { folderKey, indexByName } from '../../src/live/model.js';
 import type { LiveState } from '../../src/live/model.js';
@@ -268,5 +268,25 @@ describe('access on the server compared with git', () => {
     const report = assembleDrift({ plan: planWithAccess(), live, prune: [], ignore: [{ address: folder.address, where: 'mftops.yaml:1:1' }], now: NOW });
     expect(report.drifted.map((d) => d.address)).toEqual(['Task/Payroll to bank']);
     expect(report.access).toBeUndefined();
+  });
+});
+
+describe('withLivePolicy', () => {
+  const violation = (severity: 'deny' | 'warn') => ({ policy: 'keep-originals', severity, outcome: 'violated' as const, message: 'partner originals are kept', address: 'Task/Acme inbound', source: { file: 'tasks.yaml', line: 3, col: 1 }, expressionSource: { file: 'policies.yaml', line: 8, col: 19 } });
+
+  it('a live object that breaks a deny policy is drift (exit 2), shown in text and markdown; a warn leaves an in-sync report in sync', () => {
+    const inSync = assemble([quiet]);
+    expect(inSync.status).toBe('in-sync');
+    const denied = withLivePolicy(inSync, { policies: 1, violations: [violation('deny')] });
+    expect(denied.status).toBe('drift');
+    expect(driftExitCode(denied)).toBe(2);
+    const text = renderDriftText(denied, { color: false });
+    expect(text).toContain('Policy checks of the live objects: 1 violation of 1 policy (1 deny: counted as drift).');
+    expect(text).toContain('  ✗ deny keep-originals: Task/Acme inbound — partner originals are kept (tasks.yaml:3:1)');
+    expect(text).toContain('Drift: 0 objects differ, 0 unmanaged, 1 object breaks a deny policy.');
+    expect(renderDriftMarkdown(denied)).toContain('> **Policy checks of the live objects: 1 violation of 1 policy (1 deny: counted as drift).**');
+    const warned = withLivePolicy(inSync, { policies: 1, violations: [violation('warn')] });
+    expect(driftExitCode(warned)).toBe(0);
+    expect(renderDriftText(warned, { color: false })).toContain('  ! warn keep-originals: Task/Acme inbound');
   });
 });

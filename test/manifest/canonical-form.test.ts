@@ -66,6 +66,11 @@ describe('the canonical form of a manifest file', () => {
     expect(out).toContain('Frequency: { Interval: [{ StartTime: "02:00" }] }');
   });
 
+  it('puts the keys of a Policy in its schema order too', () => {
+    const text = ['spec:', '  validations:', '    - message: m', '      expression: "true"', '  match: { names: [x], kinds: [Task] }', '  severity: warn', 'metadata: { name: p }', 'kind: Policy', 'apiVersion: mftops/v1', ''].join('\n');
+    expect(formatManifestText(text)).toBe(['apiVersion: mftops/v1', 'kind: Policy', 'metadata: { name: p }', 'spec:', '  severity: warn', '  match: { kinds: [Task], names: [x] }', '  validations:', '    - expression: "true"', '      message: m', ''].join('\n'));
+  });
+
   it('keeps every document of a file, its separators and the comments between them', () => {
     const text = readFileSync(join(EXAMPLES, 'access', 'resource-group-acls.yaml'), 'utf8');
     const shuffled = text.replace(/^(apiVersion: mftops\/v1)\n(kind: ResourceGroupAcl)$/gm, '$2\n$1');

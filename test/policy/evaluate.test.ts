@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load.js';
-import type { Change } from '../../src/plan/model.js';
+import type { AccessReport, Change, JsonObject } from '../../src/plan/model.js';
 import { sourceRef } from '../../src/plan/plan-changes.js';
-import { deniesPlan, evaluatePolicies, policyMatches } from '../../src/policy/evaluate.js';
+import { deniesPlan, evaluateObjectPolicies, evaluatePolicies, isObjectPolicy, objectOf, policyMatches } from '../../src/policy/evaluate.js';
 import { positionOf } from '../helpers/position-of.js';
 import { testdir } from '../helpers/testdir.js';
 
@@ -23,14 +23,14 @@ function policy(severity: string, expression: string, extra = ''): string {
 }
 
 /** Loads the task and one policy, and a plan with one change of the task. */
-async function setup(policyText: string, change: Partial<Change> = {}) {
+async function setup(policyText: string, change: Partial<Change> = {}, extra: { live?: ReadonlyMap<string, JsonObject>; access?: AccessReport } = {}) {
   const dir = testdir({ 'task.yaml': TASK, 'policy.yaml': policyText });
   const set = await loadManifests(['.'], { cwd: dir });
   expect(set.diagnostics).toEqual([]);
   const task = set.manifests[0]!;
   const base: Change = { address: 'Task/Payroll to bank', kind: 'Task', name: 'Payroll to bank', service: 'automation', action: 'create', fields: [], source: sourceRef(task.source, dir) };
-  const plan = { changes: [{ ...base, ...change }] };
-  return { dir, report: evaluatePolicies(plan, set.policies, set.manifests, dir) };
+  const plan = { changes: [{ ...base, ...change }], ...(extra.access ? { access: extra.access } : {}) };
+  return { dir, set, report: evaluatePolicies(plan, set.policies, set.manifests, dir, extra.live) };
 }
 
 describe('evaluatePolicies', () => {
@@ -108,5 +108,44 @@ describe('evaluatePolicies', () => {
     const removes = { Notes: 'x'.repeat(1_100_000) };
     const { report } = await setup(policy('deny', 'true'), { action: 'delete', removes, source: undefined });
     expect(report.violations.map((v) => [v.outcome, v.message])).toEqual([['error', 'cannot evaluate: the object is larger than 1000000 characters of JSON, too large to evaluate']]);
+  });
+
+  it('oldObject on update: the live object in manifest form (names, secrets redacted), from the live specs', async () => {
+    const live = new Map<string, JsonObject>([['Task/Payroll to bank', { Active: 0, steps: [{ Source: { Host: 'payroll-sftp', Password: { $sensitive: true } } }] }]]);
+    const expr = "change.action == 'update' && oldObject.kind == 'Task' && oldObject.metadata.name == 'Payroll to bank' && oldObject.spec.Active == 0 && object.spec.Active == 1 && oldObject.spec.steps[0].Source.Host == 'payroll-sftp' && oldObject.spec.steps[0].Source.Password == '(sensitive)'";
+    expect((await setup(policy('deny', expr), { action: 'update' }, { live })).report.violations).toEqual([]);
+    // Without the live object, oldObject is null: the same expression fails.
+    expect((await setup(policy('deny', expr), { action: 'update' })).report.violations.map((v) => v.outcome)).toEqual(['error']);
+  });
+
+  it('access: the effective-access changes of that object, an empty list when none', async () => {
+    const access: AccessReport = {
+      changes: [
+        { address: 'Task/Payroll to bank', who: { type: 'User', name: 'alice' }, service: 'transfer', target: '/Acme', gained: ['admin', 'listFiles'], lost: [], via: [{ type: 'Group', name: 'Acme Partners' }], removed: false, flagged: ['admin'] },
+        { address: 'Task/Other', who: { type: 'User', name: 'bob' }, service: 'transfer', target: '/Other', gained: ['admin'], lost: [], via: [], removed: false, flagged: ['admin'] },
+      ],
+      membersUnknown: [],
+    };
+    const expr = "access.size() == 1 && access[0].principal == 'alice' && access[0].kind == 'user' && 'admin' in access[0].gains && access[0].loses == [] && access[0].via[0].kind == 'group' && access[0].via[0].name == 'Acme Partners' && access[0].flagged == ['admin'] && access[0].target == '/Acme' && !access[0].removed";
+    expect((await setup(policy('deny', expr), {}, { access })).report.violations).toEqual([]);
+    expect((await setup(policy('deny', '!access.exists(a, "admin" in a.gains)'), {}, { access })).report.violations.map((v) => v.outcome)).toEqual(['violated']);
+    expect((await setup(policy('deny', 'access == []'))).report.violations).toEqual([]);
+  });
+
+  it('object-only policies: found from the expression, evaluated on objects with object alone', async () => {
+    const { set, dir } = await setup(policy('deny', "object.spec.Active == 0 && !object.spec.steps.exists(s, has(s.Source) && s.Source.Host == 'payroll-sftp')"));
+    const subject = { address: 'Task/Payroll to bank', kind: 'Task' as const, name: 'Payroll to bank', object: objectOf(set.manifests[0]!), source: { file: 'task.yaml', line: 1, col: 1 } };
+    const report = evaluateObjectPolicies([subject], set.policies, dir);
+    expect(report.policies).toBe(1);
+    expect(report.violations.map((v) => [v.outcome, v.address, v.source])).toEqual([['violated', 'Task/Payroll to bank', { file: 'task.yaml', line: 1, col: 1 }]]);
+    const object = (await setup(policy('deny', 'object.kind == "Task"'))).set.policies[0]!;
+    expect(isObjectPolicy(object)).toBe(true);
+    for (const expr of ['oldObject == null', 'change.action == "create"', 'access.size() == 0', 'object.spec.steps.all(change, true)']) {
+      expect(isObjectPolicy((await setup(policy('deny', expr))).set.policies[0]!), expr).toBe(false);
+    }
+    expect(isObjectPolicy((await setup(policy('deny', 'true', '  match: { actions: [delete] }'))).set.policies[0]!)).toBe(false);
+    expect(isObjectPolicy((await setup(policy('deny', 'true', '  match: { actions: [delete, update] }'))).set.policies[0]!)).toBe(true);
+    // Kinds and names still match; a policy that does not match checks nothing.
+    expect(evaluateObjectPolicies([subject], (await setup(policy('deny', 'false', '  match: { kinds: [FolderPermissions] }'))).set.policies, dir).violations).toEqual([]);
   });
 });
