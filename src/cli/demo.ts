@@ -71,7 +71,7 @@ async function runDemo(): Promise<number> {
     ];
     for (const step of steps) {
       process.stdout.write(`\n$ mftops ${step.args.map((a) => (a === config ? 'mftops.yaml' : a)).join(' ')}\n`);
-      const code = await runCli(step.args);
+      const code = await runCli(step.args, work);
       if (code !== step.expect) {
         process.stderr.write(`demo: mftops ${step.args[0]} exited ${code}, expected ${step.expect}\n`);
         return 1;
@@ -87,10 +87,10 @@ async function runDemo(): Promise<number> {
   }
 }
 
-function runCli(args: readonly string[]): Promise<number> {
+function runCli(args: readonly string[], cwd: string): Promise<number> {
   return new Promise((resolveRun) => {
     const child = spawn(process.execPath, [join(root, 'bin/mftops.js'), ...args], {
-      cwd: root,
+      cwd,
       env: { ...process.env, ...DEMO_ENV },
       stdio: 'inherit',
     });

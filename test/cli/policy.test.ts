@@ -165,6 +165,9 @@ describe('policies in mftops plan and validate', () => {
     for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json', 'output-drift.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
     const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-drift.schema.json`)!;
     expect(validate(report) ? [] : validate.errors).toEqual([]);
+    const github = await runCli(['drift', '--format', 'github'], { cwd: dir, env: ENV });
+    expect(github.code).toBe(2);
+    expect(github.stdout.split('\n')[0]).toBe('::error file=manifests/tasks/finance.yaml,line=27,col=1,title=policy statements-kept::the bank statements are never deleted at the bank (Task/Bank statements in)');
   });
 
   it('plan: oldObject of an update is the live task in manifest form (names, not ids)', async () => {
