@@ -1,3 +1,4 @@
+import { deniesPlan } from '../policy/evaluate.js';
 import type { Plan } from '../plan/model.js';
 import { escapeMd, renderPlanMarkdown } from '../render/plan-markdown.js';
 import type { GithubApi, IssueComment } from './github-api.js';
@@ -35,7 +36,9 @@ export function markerName(environment: string): string {
 export function renderPlanComment(plan: Plan, origin: CommentOrigin, limit: number = GITHUB_COMMENT_LIMIT): string {
   const head = `${planMarker(plan.environment)}\n`;
   const foot = `\n---\n${footer(origin)}\n`;
-  const hint = origin.runUrl === undefined ? 'the plan file of this workflow run' : `the plan file of [this workflow run](${origin.runUrl})`;
+  // A plan a deny policy stopped saved no plan file: the rest of it is in the run's log.
+  const what = deniesPlan(plan.policy) ? 'the log' : 'the plan file';
+  const hint = origin.runUrl === undefined ? `${what} of this workflow run` : `${what} of [this workflow run](${origin.runUrl})`;
   const body = renderPlanMarkdown(plan, { maxLength: limit - head.length - foot.length, artifactHint: hint });
   return `${head}${body}${foot}`;
 }

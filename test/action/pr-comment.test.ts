@@ -38,6 +38,16 @@ describe('the pull-request comment', () => {
     expect(body.trimEnd().split('\n').at(-1)).toBe(`<sub>Updated by mftops in [workflow run](${ORIGIN.runUrl}) for commit 9f8e7d6c5b4a. This comment is replaced on every run.</sub>`);
   });
 
+  it('points a shortened plan that a deny policy stopped at the run log, not at a plan file it never saved', () => {
+    const { plan } = generatePlan(5000);
+    const at = { file: 'manifests/tasks.yaml', line: 3, col: 1 };
+    const denied = { ...plan, policy: { policies: 1, violations: [{ policy: 'no-admin', severity: 'deny' as const, outcome: 'violated' as const, message: 'no admin', address: 'Task/x', source: at, expressionSource: at }] } };
+    const body = renderPlanComment(denied, ORIGIN);
+    expect(body).toContain(`the log of [this workflow run](${ORIGIN.runUrl})`);
+    expect(body).not.toContain('the plan file of');
+    expect(renderPlanComment(plan, ORIGIN)).toContain(`the plan file of [this workflow run](${ORIGIN.runUrl})`);
+  });
+
   it('keeps a small plan whole, every changed object in a collapsed section', () => {
     const plan = loadFixturePlan('every-action.json');
     const body = renderPlanComment(plan, ORIGIN);
