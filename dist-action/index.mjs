@@ -7492,6 +7492,7 @@ var init_diagnostics = __esm({
       MF309: "duplicate-entry",
       MF310: "secret-like-literal",
       MF311: "policy-expression",
+      MF312: "policy-violation",
       MF401: "unknown-host",
       MF402: "unknown-script",
       MF403: "unknown-date-list",
@@ -7681,6 +7682,11 @@ var init_diagnostics = __esm({
           text: yaml("apiVersion: mftops/v1", "kind: Policy", "metadata: { name: tasks-described }", "spec:", "  severity: deny", "  validations:", '    - expression: "has(object.spec.Info) &&"', "      message: every task has a description")
         },
         fix: "Correct the expression (the message gives the parser's reason); quote it in YAML so that `:` and `#` stay part of it."
+      },
+      MF312: {
+        meaning: "A manifest breaks a policy that reads only `object` (no `oldObject`, `change` or `access`), which validate checks on every manifest the policy matches, with no server; a `warn` policy gives a warning, a `deny` policy an error. Plan checks every policy on every change.",
+        example: { in: "command", command: "mftops validate", setup: "a deny Policy on kind Task whose expression is `has(object.spec.Info)`; a task without Info" },
+        fix: "Change the manifest so that the expression holds (the message is the policy's), or change the policy."
       },
       MF401: {
         meaning: "A step's `Host` (or `HostID`) names a host the automation server does not have.",
@@ -17004,15 +17010,28 @@ function readMarker(value) {
   if (keys.length === 1 && data !== null && typeof data === "object" && !Array.isArray(data)) return { kind: "data", data };
   return void 0;
 }
-var REF_KINDS;
+var ACTIONS, REF_KINDS;
 var init_model = __esm({
   "src/resources/model.ts"() {
     "use strict";
+    ACTIONS = ["create", "update", "replace", "delete", "no-op", "blocked"];
     REF_KINDS = ["host", "script", "dateList"];
   }
 });
 
 // src/plan/model.ts
+var model_exports = {};
+__export(model_exports, {
+  ACTIONS: () => ACTIONS,
+  establishesFolderPath: () => establishesFolderPath,
+  formatAddress: () => formatAddress,
+  hasChanges: () => hasChanges,
+  isApplyable: () => isApplyable,
+  isWriteAction: () => isWriteAction,
+  parseAddress: () => parseAddress,
+  readMarker: () => readMarker,
+  summarize: () => summarize
+});
 function establishesFolderPath(change) {
   return change.kind === "FolderPermissions" && (change.action === "create" || change.action === "update" && change.previousName !== void 0);
 }
@@ -17465,8 +17484,8 @@ var init_plan_file = __esm({
 });
 
 // src/apply/model.ts
-var model_exports = {};
-__export(model_exports, {
+var model_exports2 = {};
+__export(model_exports2, {
   applyExitCode: () => applyExitCode,
   countResults: () => countResults,
   describeStale: () => describeStale,
@@ -17523,8 +17542,8 @@ var init_model3 = __esm({
 });
 
 // src/drift/model.ts
-var model_exports2 = {};
-__export(model_exports2, {
+var model_exports3 = {};
+__export(model_exports3, {
   DRIFT_FORMAT_VERSION: () => DRIFT_FORMAT_VERSION,
   driftExitCode: () => driftExitCode
 });
@@ -17576,8 +17595,80 @@ var init_json_output = __esm({
       "mftops.fmt": 1,
       "mftops.init": 1,
       "mftops.explain": 1,
+      "mftops.diff-env": 1,
       "mftops.error": 1
     };
+  }
+});
+
+// src/render/diagnostics.ts
+import { isAbsolute as isAbsolute3, relative as relative2, sep } from "node:path";
+function displayPath(file, cwd) {
+  const rel = relative2(cwd, file);
+  const shown = rel === "" ? "." : rel.startsWith("..") || isAbsolute3(rel) ? file : rel;
+  return sep === "/" ? shown : shown.split(sep).join("/");
+}
+function summaryLine(report) {
+  const { errors, warnings } = countDiagnostics(report.diagnostics);
+  const w = warnings > 0 ? `${warnings} ${plural(warnings, "warning")}` : "";
+  if (errors > 0) {
+    const files = new Set(report.diagnostics.flatMap((d) => d.severity === "error" && d.file !== void 0 ? [d.file] : [])).size;
+    return `${errors} ${plural(errors, "error")}${w ? ` and ${w}` : ""}${files > 0 ? ` in ${files} ${plural(files, "file")}` : ""}`;
+  }
+  return `${report.manifestCount} ${plural(report.manifestCount, "manifest")} valid${w ? `, ${w}` : ""}`;
+}
+function githubAnnotations(report, options) {
+  return report.diagnostics.map((d) => {
+    const place2 = {
+      ...d.file !== void 0 ? { file: displayPath(d.file, options.cwd) } : {},
+      ...d.line !== void 0 ? { line: d.line } : {},
+      ...d.col !== void 0 ? { col: d.col } : {},
+      ...d.endLine !== void 0 ? { endLine: d.endLine } : {},
+      ...d.endCol !== void 0 && d.endLine === d.line ? { endColumn: d.endCol } : {},
+      title: d.code
+    };
+    const summary = d.file === void 0 && d.address ? `${d.address}: ${d.summary}` : d.summary;
+    return workflowCommand(d.severity, place2, [summary, ...followingLines(d, options.cwd)].join("\n"));
+  });
+}
+function workflowCommand(level, place2, message) {
+  const props = [
+    ...place2.file !== void 0 ? [`file=${escapeProperty(place2.file)}`] : [],
+    ...place2.line !== void 0 ? [`line=${place2.line}`] : [],
+    ...place2.col !== void 0 ? [`col=${place2.col}`] : [],
+    ...place2.endLine !== void 0 ? [`endLine=${place2.endLine}`] : [],
+    ...place2.endColumn !== void 0 ? [`endColumn=${place2.endColumn}`] : [],
+    ...place2.title !== void 0 ? [`title=${escapeProperty(place2.title)}`] : []
+  ];
+  return `::${level}${props.length > 0 ? ` ${props.join(",")}` : ""}::${escapeData(message)}`;
+}
+function errorLines(report, cwd) {
+  return report.diagnostics.filter((d) => d.severity === "error").map((d) => {
+    const where = d.file !== void 0 ? `${displayPath(d.file, cwd)}${d.line !== void 0 ? `:${d.line}` : ""}` : d.address;
+    return where ? `${where}: ${d.summary}` : d.summary;
+  });
+}
+function followingLines(d, cwd) {
+  return [
+    ...d.detail !== void 0 ? d.detail.split("\n") : [],
+    ...d.hint !== void 0 ? [`hint: ${d.hint}`] : [],
+    ...d.related !== void 0 ? [`${d.related.message} at ${displayPath(d.related.file, cwd)}:${d.related.line}:${d.related.col}`] : []
+  ];
+}
+function escapeData(text2) {
+  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+function escapeProperty(text2) {
+  return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+function plural(n, word) {
+  return n === 1 ? word : `${word}s`;
+}
+var init_diagnostics3 = __esm({
+  "src/render/diagnostics.ts"() {
+    "use strict";
+    init_diagnostics();
+    init_json_output();
   }
 });
 
@@ -17611,16 +17702,87 @@ var init_text = __esm({
   }
 });
 
+// src/render/policy.ts
+function policyHeadline(report, section = "plan") {
+  const n = report.violations.length;
+  const policies = `${formatCount(report.policies)} ${report.policies === 1 ? "policy" : "policies"}`;
+  const title = section === "plan" ? "Policy checks" : "Policy checks of the live objects";
+  if (n === 0) return `${title}: ${policies}, no violations.`;
+  const denies = report.violations.filter((v) => v.severity === "deny").length;
+  const verdict = denies > 0 ? `${formatCount(denies)} deny: ${section === "plan" ? "the plan is refused and not saved" : "counted as drift"}` : "warnings only";
+  return `${title}: ${formatCount(n)} ${n === 1 ? "violation" : "violations"} of ${policies} (${verdict}).`;
+}
+function policyViolationText(v) {
+  return `${v.severity} ${v.policy}: ${v.address} \u2014 ${v.message} (${place(v.source ?? v.expressionSource)})`;
+}
+function policyText(report, section = "plan") {
+  if (report === void 0) return [];
+  const shown = report.violations.slice(0, MAX_POLICY_LINES);
+  const rest = report.violations.length - shown.length;
+  return ["", policyHeadline(report, section), ...shown.map((v) => `  ${v.severity === "deny" ? "\u2717" : "!"} ${escapeControl(policyViolationText(v))}`), ...rest > 0 ? [`  \u2026 and ${formatCount(rest)} more (all in --format json)`] : []];
+}
+function policyMarkdown(report, section = "plan") {
+  if (report === void 0 || report.violations.length === 0) return [];
+  const kind = report.violations.some((v) => v.severity === "deny") ? "CAUTION" : "WARNING";
+  const shown = report.violations.slice(0, MAX_POLICY_LINES);
+  const rest = report.violations.length - shown.length;
+  const items = shown.map(
+    (v) => `> - **${v.severity}** <code>${escapeMd(v.policy)}</code>: <code>${escapeMd(v.address)}</code> \u2014 ${escapeMd(v.message)} (${escapeMd(place(v.source ?? v.expressionSource))})`
+  );
+  return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report, section))}**`, ">", ...items, ...rest > 0 ? [`> - \u2026 and ${formatCount(rest)} more`] : []].join("\n")];
+}
+function policyAnnotations(report) {
+  return (report?.violations ?? []).map((v) => {
+    const at = v.source ?? v.expressionSource;
+    return workflowCommand(v.severity === "deny" ? "error" : "warning", { file: at.file, line: at.line, col: at.col, title: `policy ${v.policy}` }, `${v.message} (${v.address})`);
+  });
+}
+function policyDenyLines(report) {
+  return (report?.violations ?? []).filter((v) => v.severity === "deny").map((v) => `policy ${v.policy} denies ${v.address}: ${v.message} (${place(v.source ?? v.expressionSource)})`);
+}
+function policySummaryMarkdown(report) {
+  if (report === void 0 || report.violations.length === 0) return [];
+  const denied = report.violations.some((v) => v.severity === "deny");
+  const shown = report.violations.slice(0, MAX_POLICY_LINES);
+  const rest = report.violations.length - shown.length;
+  const rows = shown.map((v) => `| <code>${escapeMd(v.policy)}</code> | ${v.severity} | ${escapeMd(v.message)} | <code>${escapeMd(v.address)}</code> | ${escapeMd(place(v.source ?? v.expressionSource))} |`);
+  return [
+    [
+      "### Policy",
+      "",
+      `${denied ? "\u274C" : "\u26A0\uFE0F"} **${escapeMd(policyHeadline(report))}**`,
+      "",
+      "| Policy | Severity | Message | Object | Where |",
+      "| --- | --- | --- | --- | --- |",
+      ...rows,
+      ...rest > 0 ? ["", `\u2026 and ${formatCount(rest)} more (all in the JSON output)`] : []
+    ].join("\n")
+  ];
+}
+function place(s) {
+  return `${s.file}:${s.line}:${s.col}`;
+}
+var MAX_POLICY_LINES;
+var init_policy = __esm({
+  "src/render/policy.ts"() {
+    "use strict";
+    init_diagnostics3();
+    init_text();
+    MAX_POLICY_LINES = 50;
+  }
+});
+
 // src/render/apply-summary.ts
 var apply_summary_exports = {};
 __export(apply_summary_exports, {
   renderApplyPhase: () => renderApplyPhase,
+  renderApplySummaryGithub: () => renderApplySummaryGithub,
   renderApplySummaryJson: () => renderApplySummaryJson,
   renderApplySummaryText: () => renderApplySummaryText,
   renderChangeResultLine: () => renderChangeResultLine
 });
-function renderApplySummaryText(report) {
-  const lines2 = [];
+function renderApplySummaryText(report, options = { policyShown: true }) {
+  const lines2 = options.policyShown || report.outcome === "refused" ? [] : policyText(report.policy).slice(1);
   switch (report.outcome) {
     case "nothing":
       lines2.push("Nothing to apply.");
@@ -17720,6 +17882,11 @@ function pushVerification(lines2, v, applied) {
     }
   }
 }
+function renderApplySummaryGithub(report, options) {
+  const annotations = options.policyShown ? [] : policyAnnotations(report.policy).map((l) => `${l}
+`);
+  return `${annotations.join("")}${renderApplySummaryText(report, options)}`;
+}
 function renderApplySummaryJson(report) {
   const counts = countResults(report.results);
   const perKind = Object.fromEntries(KINDS.flatMap((k) => {
@@ -17738,6 +17905,7 @@ function renderApplySummaryJson(report) {
     ...report.snapshot ? { snapshot: report.snapshot } : {},
     ...report.ledger !== void 0 ? { ledger: report.ledger } : {},
     ...report.verification ? { verification: report.verification } : {},
+    ...report.policy ? { policy: report.policy } : {},
     stats: report.stats
   });
 }
@@ -17801,6 +17969,7 @@ var init_apply_summary = __esm({
     "use strict";
     init_model3();
     init_json_output();
+    init_policy();
     init_text();
     KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
   }
@@ -24190,13 +24359,35 @@ function compileOnce(expression) {
 function oneLine2(message) {
   return message.split("\n")[0].trim();
 }
-var MAX_EXPRESSION_CHARS, compiledByText;
+function referencedIdentifiers(program) {
+  const out = /* @__PURE__ */ new Set();
+  const walk2 = (x) => {
+    if (Array.isArray(x)) {
+      for (const y of x) walk2(y);
+      return;
+    }
+    if (x === null || typeof x !== "object" || !("op" in x)) return;
+    const node = x;
+    if (node.op === "id" && typeof node.args === "string") out.add(node.args);
+    else walk2(node.args);
+  };
+  walk2(program.ast);
+  return out;
+}
+function needsOnlyObject(expression) {
+  const compiled2 = compileExpression(expression);
+  if (!compiled2.ok) return false;
+  const names2 = referencedIdentifiers(compiled2.program);
+  return !PLAN_VARIABLES.some((v) => names2.has(v));
+}
+var MAX_EXPRESSION_CHARS, compiledByText, PLAN_VARIABLES;
 var init_policy_expression = __esm({
   "src/manifest/policy-expression.ts"() {
     "use strict";
     init_lib();
     MAX_EXPRESSION_CHARS = 4096;
     compiledByText = /* @__PURE__ */ new Map();
+    PLAN_VARIABLES = ["oldObject", "change", "access"];
   }
 });
 
@@ -24750,46 +24941,6 @@ var init_access = __esm({
   }
 });
 
-// src/render/policy.ts
-function policyHeadline(report) {
-  const n = report.violations.length;
-  const policies = `${formatCount(report.policies)} ${report.policies === 1 ? "policy" : "policies"}`;
-  if (n === 0) return `Policy checks: ${policies}, no violations.`;
-  const denies = report.violations.filter((v) => v.severity === "deny").length;
-  const verdict = denies > 0 ? `${formatCount(denies)} deny: the plan is refused and not saved` : "warnings only";
-  return `Policy checks: ${formatCount(n)} ${n === 1 ? "violation" : "violations"} of ${policies} (${verdict}).`;
-}
-function policyViolationText(v) {
-  return `${v.severity} ${v.policy}: ${v.address} \u2014 ${v.message} (${place(v.source ?? v.expressionSource)})`;
-}
-function policyText(report) {
-  if (report === void 0) return [];
-  const shown = report.violations.slice(0, MAX_POLICY_LINES);
-  const rest = report.violations.length - shown.length;
-  return ["", policyHeadline(report), ...shown.map((v) => `  ${v.severity === "deny" ? "\u2717" : "!"} ${escapeControl(policyViolationText(v))}`), ...rest > 0 ? [`  \u2026 and ${formatCount(rest)} more (all in --format json)`] : []];
-}
-function policyMarkdown(report) {
-  if (report === void 0 || report.violations.length === 0) return [];
-  const kind = report.violations.some((v) => v.severity === "deny") ? "CAUTION" : "WARNING";
-  const shown = report.violations.slice(0, MAX_POLICY_LINES);
-  const rest = report.violations.length - shown.length;
-  const items = shown.map(
-    (v) => `> - **${v.severity}** <code>${escapeMd(v.policy)}</code>: <code>${escapeMd(v.address)}</code> \u2014 ${escapeMd(v.message)} (${escapeMd(place(v.source ?? v.expressionSource))})`
-  );
-  return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report))}**`, ">", ...items, ...rest > 0 ? [`> - \u2026 and ${formatCount(rest)} more`] : []].join("\n")];
-}
-function place(s) {
-  return `${s.file}:${s.line}:${s.col}`;
-}
-var MAX_POLICY_LINES;
-var init_policy = __esm({
-  "src/render/policy.ts"() {
-    "use strict";
-    init_text();
-    MAX_POLICY_LINES = 50;
-  }
-});
-
 // src/render/plan-markdown.ts
 function renderPlanMarkdown(plan, options = {}) {
   const maxLength = options.maxLength ?? DEFAULT_MARKDOWN_MAX_LENGTH;
@@ -25073,35 +25224,6 @@ var init_plan_markdown = __esm({
       ["no-op", "Unchanged"]
     ];
     CELL = { granted: "\u2713", denied: "\u2717", added: "+", removed: "\u2212" };
-  }
-});
-
-// src/app/validate.ts
-var validate_exports = {};
-__export(validate_exports, {
-  validateManifests: () => validateManifests,
-  validatePaths: () => validatePaths
-});
-import { existsSync as existsSync2 } from "node:fs";
-import { resolve as resolve7 } from "node:path";
-async function validateManifests(options, ctx) {
-  const loaded = await loadEnvironmentManifests(validatePaths(options, ctx), ctx);
-  return { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) };
-}
-function validatePaths(options, ctx) {
-  if (options.paths !== void 0 && options.paths.length > 0) return [...options.paths];
-  if (options.configFile === void 0 && !existsSync2(resolve7(ctx.cwd, DEFAULT_CONFIG_FILE))) {
-    throw new ConfigError(`no manifest paths given and no ${DEFAULT_CONFIG_FILE} here: run mftops validate PATH\u2026 or pass --config FILE`);
-  }
-  const { config, env } = openEnvironment(options, ctx);
-  return manifestPathsOf([], config, env, ctx);
-}
-var init_validate2 = __esm({
-  "src/app/validate.ts"() {
-    "use strict";
-    init_load_config();
-    init_errors();
-    init_environment();
   }
 });
 
@@ -25956,7 +26078,7 @@ function didYouMean(input, candidates) {
   return guess !== void 0 && guess !== input ? ` \u2014 did you mean \`${guess}\`?` : "";
 }
 var sortPlanDiagnostics;
-var init_diagnostics3 = __esm({
+var init_diagnostics4 = __esm({
   "src/plan/diagnostics.ts"() {
     "use strict";
     init_suggest();
@@ -26507,7 +26629,7 @@ var init_plan_changes = __esm({
     init_folder_permissions();
     init_resource_group_acl();
     init_task();
-    init_diagnostics3();
+    init_diagnostics4();
     init_compose_plan();
     init_access_changes();
     init_model2();
@@ -26516,6 +26638,18 @@ var init_plan_changes = __esm({
 });
 
 // src/policy/evaluate.ts
+var evaluate_exports = {};
+__export(evaluate_exports, {
+  MAX_INPUT_CHARS: () => MAX_INPUT_CHARS,
+  SENSITIVE_TEXT: () => SENSITIVE_TEXT,
+  deniesPlan: () => deniesPlan,
+  evaluateObjectPolicies: () => evaluateObjectPolicies,
+  evaluatePolicies: () => evaluatePolicies,
+  isObjectPolicy: () => isObjectPolicy,
+  liveObjectOf: () => liveObjectOf,
+  objectOf: () => objectOf,
+  policyMatches: () => policyMatches
+});
 function policyMatches(policy, change) {
   if (!isWriteAction(change.action)) return false;
   const match = policy.spec.match;
@@ -26525,10 +26659,48 @@ function policyMatches(policy, change) {
   if (match.names !== void 0 && !match.names.some((glob) => matchesAddressGlob(glob, change.name))) return false;
   return true;
 }
-function evaluatePolicies(plan, policies, manifests, cwd) {
+function evaluatePolicies(plan, policies, manifests, cwd, live) {
   const bySource = /* @__PURE__ */ new Map();
   for (const m of manifests) bySource.set(sourceKey(sourceRef(m.source, cwd)), m);
-  const compiled2 = policies.map((policy) => ({
+  const compiled2 = compilePolicies(policies, cwd);
+  const violations = [];
+  for (const change of plan.changes) {
+    const checks = compiled2.filter((c) => policyMatches(c.policy, change));
+    if (checks.length === 0) continue;
+    const desired = change.action === "delete" || change.source === void 0 ? void 0 : bySource.get(sourceKey(change.source));
+    const oldSpec = change.action === "create" ? void 0 : live?.get(change.address) ?? change.removes;
+    const context = {
+      object: desired === void 0 ? null : objectOf(desired),
+      oldObject: oldSpec === void 0 ? null : liveObjectOf(change.kind, change.previousName ?? change.name, oldSpec),
+      change: { address: change.address, kind: change.kind, action: change.action },
+      access: accessOf(plan.access, change.address)
+    };
+    violations.push(...runChecks(checks, context, { address: change.address, ...change.source ? { source: change.source } : {} }));
+  }
+  return { policies: policies.length, violations };
+}
+function evaluateObjectPolicies(subjects, policies, cwd) {
+  const compiled2 = compilePolicies(policies.filter(isObjectPolicy), cwd);
+  const violations = [];
+  for (const subject of subjects) {
+    const checks = compiled2.filter((c) => matchesObject(c.policy, subject));
+    if (checks.length > 0) violations.push(...runChecks(checks, { object: subject.object }, { address: subject.address, ...subject.source ? { source: subject.source } : {} }));
+  }
+  return { policies: compiled2.length, violations };
+}
+function isObjectPolicy(policy) {
+  const actions = policy.spec.match?.actions;
+  if (actions !== void 0 && !actions.some((a) => a !== "delete")) return false;
+  return policy.spec.validations.every((v) => needsOnlyObject(v.expression));
+}
+function matchesObject(policy, subject) {
+  const match = policy.spec.match;
+  if (match?.kinds !== void 0 && !match.kinds.includes(subject.kind)) return false;
+  if (match?.names !== void 0 && !match.names.some((glob) => matchesAddressGlob(glob, subject.name))) return false;
+  return true;
+}
+function compilePolicies(policies, cwd) {
+  return policies.map((policy) => ({
     policy,
     validations: policy.spec.validations.map((v, i) => ({
       ...v,
@@ -26536,27 +26708,33 @@ function evaluatePolicies(plan, policies, manifests, cwd) {
       at: sourceRef(policy.sourceMap.locate(["spec", "validations", i, "expression"]), cwd)
     }))
   }));
-  const violations = [];
-  for (const change of plan.changes) {
-    const checks = compiled2.filter((c) => policyMatches(c.policy, change));
-    if (checks.length === 0) continue;
-    const desired = change.action === "delete" || change.source === void 0 ? void 0 : bySource.get(sourceKey(change.source));
-    const context = {
-      object: desired === void 0 ? null : objectOf(desired),
-      oldObject: change.removes === void 0 ? null : { apiVersion: "mftops/v1", kind: change.kind, metadata: { name: change.previousName ?? change.name }, spec: unmarkValue(change.removes) },
-      change: { address: change.address, kind: change.kind, action: change.action }
-    };
-    const tooLarge = JSON.stringify(context).length > MAX_INPUT_CHARS;
-    for (const { policy, validations } of checks) {
-      for (const v of validations) {
-        const base = { policy: policy.name, severity: policy.spec.severity, address: change.address, ...change.source ? { source: change.source } : {}, expressionSource: v.at };
-        const outcome = tooLarge ? { ok: false, reason: `the object is larger than ${MAX_INPUT_CHARS} characters of JSON, too large to evaluate` } : v.compiled.ok ? runProgram(v.compiled.program, context) : { ok: false, reason: `the expression does not compile: ${v.compiled.reason}` };
-        if (outcome.ok && outcome.value) continue;
-        violations.push(outcome.ok ? { ...base, outcome: "violated", message: v.message } : { ...base, outcome: "error", message: `cannot evaluate: ${outcome.reason}` });
-      }
+}
+function runChecks(checks, context, subject) {
+  const tooLarge = JSON.stringify(context).length > MAX_INPUT_CHARS;
+  const out = [];
+  for (const { policy, validations } of checks) {
+    for (const v of validations) {
+      const base = { policy: policy.name, severity: policy.spec.severity, address: subject.address, ...subject.source ? { source: subject.source } : {}, expressionSource: v.at };
+      const outcome = tooLarge ? { ok: false, reason: `the object is larger than ${MAX_INPUT_CHARS} characters of JSON, too large to evaluate` } : v.compiled.ok ? runProgram(v.compiled.program, context) : { ok: false, reason: `the expression does not compile: ${v.compiled.reason}` };
+      if (outcome.ok && outcome.value) continue;
+      out.push(outcome.ok ? { ...base, outcome: "violated", message: v.message } : { ...base, outcome: "error", message: `cannot evaluate: ${outcome.reason}` });
     }
   }
-  return { policies: policies.length, violations };
+  return out;
+}
+function accessOf(report, address) {
+  const kindOf = (p) => p.type === "User" ? "user" : "group";
+  return (report?.changes ?? []).filter((c) => c.address === address).map((c) => ({
+    principal: c.who.name,
+    kind: kindOf(c.who),
+    service: c.service,
+    target: c.target,
+    gains: [...c.gained],
+    loses: [...c.lost],
+    via: c.via.map((p) => ({ kind: kindOf(p), name: p.name })),
+    removed: c.removed,
+    flagged: [...c.flagged]
+  }));
 }
 function deniesPlan(report) {
   return report !== void 0 && report.violations.some((v) => v.severity === "deny");
@@ -26594,6 +26772,9 @@ function redact(value) {
     out[k] = PASSWORD_FIELD.test(k) && typeof v === "string" || secretParameter && k === "value" ? SENSITIVE_TEXT : redact(v);
   }
   return out;
+}
+function liveObjectOf(kind, name, spec) {
+  return { apiVersion: "mftops/v1", kind, metadata: { name }, spec: unmarkValue(spec) };
 }
 function unmarkValue(v) {
   if (Array.isArray(v)) return v.map(unmarkValue);
@@ -26634,6 +26815,50 @@ var init_evaluate = __esm({
     init_policy_expression();
     SENSITIVE_TEXT = "(sensitive)";
     MAX_INPUT_CHARS = 1e6;
+  }
+});
+
+// src/app/validate.ts
+var validate_exports = {};
+__export(validate_exports, {
+  validateManifests: () => validateManifests,
+  validatePaths: () => validatePaths
+});
+import { existsSync as existsSync2 } from "node:fs";
+import { resolve as resolve7 } from "node:path";
+async function validateManifests(options, ctx) {
+  const loaded = await loadEnvironmentManifests(validatePaths(options, ctx), ctx);
+  const { manifests, policies, diagnostics } = loaded.manifests;
+  const violations = policies.length > 0 ? await policyDiagnostics(manifests, policies) : [];
+  const { sortDiagnostics: sortDiagnostics2 } = await Promise.resolve().then(() => (init_diagnostics2(), diagnostics_exports));
+  return { diagnostics: violations.length > 0 ? sortDiagnostics2([...diagnostics, ...violations]) : diagnostics, manifestCount: countValidDocuments(loaded.manifests) };
+}
+async function policyDiagnostics(manifests, policies) {
+  const { evaluateObjectPolicies: evaluateObjectPolicies2, objectOf: objectOf2 } = await Promise.resolve().then(() => (init_evaluate(), evaluate_exports));
+  const { createDiagnostic: createDiagnostic2 } = await Promise.resolve().then(() => (init_diagnostics2(), diagnostics_exports));
+  const { formatAddress: formatAddress2 } = await Promise.resolve().then(() => (init_model2(), model_exports));
+  const subjects = manifests.map((m) => ({ address: formatAddress2(m.kind, m.name), kind: m.kind, name: m.name, object: objectOf2(m), source: m.source }));
+  return evaluateObjectPolicies2(subjects, policies, void 0).violations.map(
+    (v) => createDiagnostic2(v.severity === "deny" ? "error" : "warning", "MF312", v.source, `${v.address} breaks policy \`${v.policy}\`: ${v.message}`, {
+      related: { message: "policy expression", ...v.expressionSource },
+      ...v.outcome === "error" ? { hint: "the expression could not be evaluated on this manifest, which never counts as a pass" } : {}
+    })
+  );
+}
+function validatePaths(options, ctx) {
+  if (options.paths !== void 0 && options.paths.length > 0) return [...options.paths];
+  if (options.configFile === void 0 && !existsSync2(resolve7(ctx.cwd, DEFAULT_CONFIG_FILE))) {
+    throw new ConfigError(`no manifest paths given and no ${DEFAULT_CONFIG_FILE} here: run mftops validate PATH\u2026 or pass --config FILE`);
+  }
+  const { config, env } = openEnvironment(options, ctx);
+  return manifestPathsOf([], config, env, ctx);
+}
+var init_validate2 = __esm({
+  "src/app/validate.ts"() {
+    "use strict";
+    init_load_config();
+    init_errors();
+    init_environment();
   }
 });
 
@@ -55873,6 +56098,23 @@ function aclToManifest(acl, label = aclLabel(acl)) {
   const spec = { resourceGroup: acl.ResourceGroupName, userGroup: acl.UserGroupName, permissions: grantedPermissions(acl) };
   return finish("ResourceGroupAcl", `${acl.ResourceGroupName}/${acl.UserGroupName}`, formatAddress("ResourceGroupAcl", label), label, spec, []);
 }
+function folderToManifest(folder) {
+  const path = folder.folder.path;
+  const notes = [];
+  const others = folder.acl.filter((e) => e.type !== "User" && e.type !== "Group");
+  if (others.length > 0) notes.push(`${others.length} entr${others.length === 1 ? "y" : "ies"} of type ${[...new Set(others.map((e) => e.type))].join(", ")} cannot be managed and ${others.length === 1 ? "is" : "are"} left out (plan never touches them)`);
+  const unnamed2 = folder.acl.filter((e) => (e.type === "User" || e.type === "Group") && e.name === void 0);
+  if (unnamed2.length > 0) {
+    const who = unnamed2.map((e) => `${e.type.toLowerCase()} id ${e.id}${e.serverName !== void 0 ? ` ("${e.serverName}")` : ""}`).join(", ");
+    notes.push(`${who}: not in the user and group lists this account can read, so no username or group name is known; left out, and the mode is additive so that plan leaves ${unnamed2.length === 1 ? "it" : "them"} alone`);
+  }
+  const entries = viewEntries(folder.acl.filter((e) => !unnamed2.includes(e))).map((e) => ({
+    [e.type === "User" ? "user" : "group"]: e.name,
+    permissions: [...e.permissions.permissions],
+    ...e.permissions.sharePermissions.length > 0 ? { sharePermissions: [...e.permissions.sharePermissions] } : {}
+  }));
+  return finish("FolderPermissions", path, formatAddress("FolderPermissions", path), path, { mode: unnamed2.length > 0 ? "additive" : "exact", entries }, notes);
+}
 function finish(kind, name, address, metadataName, spec, notes) {
   const root = getKindSchema(kind);
   const specSchema = root.properties.spec;
@@ -55900,8 +56142,18 @@ var init_to_manifest = __esm({
 
 // src/import/removed-content.ts
 function withRemovedContent(plan, live) {
-  const removing = (c) => c.action === "delete" || c.action === "replace";
+  const removing = (c) => (c.action === "delete" || c.action === "replace") && c.kind !== "FolderPermissions";
   if (!plan.changes.some(removing)) return plan;
+  const specs = liveSpecs(plan.changes.filter(removing), live);
+  return {
+    ...plan,
+    changes: plan.changes.map((c) => {
+      const content = specs.get(c.address);
+      return content === void 0 ? c : { ...c, removes: content };
+    })
+  };
+}
+function liveSpecs(changes, live) {
   const catalog = createImportCatalog({
     hosts: live.automation?.hosts?.items ?? [],
     scripts: live.automation?.scripts?.items ?? [],
@@ -55909,8 +56161,8 @@ function withRemovedContent(plan, live) {
   });
   const secrets = createSecretRedactor(sensitiveValue);
   const aclsById = new Map([...live.automation?.acls?.values() ?? []].map((a) => [a.ACLID, a]));
-  const removes = (change) => {
-    if (!removing(change)) return void 0;
+  const specOfChange = (change) => {
+    if (change.action === "create") return void 0;
     switch (change.kind) {
       case "Task": {
         const task = change.liveId === void 0 ? void 0 : live.automation?.tasks?.byId.get(change.liveId);
@@ -55920,21 +56172,22 @@ function withRemovedContent(plan, live) {
         const acl = change.liveId === void 0 ? void 0 : aclsById.get(change.liveId);
         return acl === void 0 ? void 0 : specOf(aclToManifest(acl).document);
       }
-      case "FolderPermissions":
-        return void 0;
+      case "FolderPermissions": {
+        const folder = live.transfer?.folders.get(folderKey(change.previousName ?? change.name));
+        return folder === void 0 || folder === null ? void 0 : specOf(folderToManifest(folder).document);
+      }
       default: {
         const never = change.kind;
         throw new Error(`unknown kind ${String(never)}`);
       }
     }
   };
-  return {
-    ...plan,
-    changes: plan.changes.map((c) => {
-      const content = removes(c);
-      return content === void 0 ? c : { ...c, removes: content };
-    })
-  };
+  const out = /* @__PURE__ */ new Map();
+  for (const c of changes) {
+    const spec = specOfChange(c);
+    if (spec !== void 0) out.set(c.address, spec);
+  }
+  return out;
 }
 function specOf(document) {
   const spec = asFieldValue(document.spec);
@@ -55943,6 +56196,7 @@ function specOf(document) {
 var init_removed_content = __esm({
   "src/import/removed-content.ts"() {
     "use strict";
+    init_folder_path();
     init_common();
     init_to_manifest();
   }
@@ -56109,7 +56363,7 @@ var init_cross_server = __esm({
     init_types();
     init_vocabulary();
     init_effective();
-    init_diagnostics3();
+    init_diagnostics4();
     init_model2();
     init_plan_changes();
   }
@@ -56333,7 +56587,7 @@ var init_resolve_desired = __esm({
     init_types();
     init_common();
     init_task();
-    init_diagnostics3();
+    init_diagnostics4();
     init_model2();
     SUPPRESSED3 = "(suppressed)";
   }
@@ -56400,7 +56654,7 @@ async function buildPlan(input) {
   const steps = checking ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === void 0 || targeted.has(formatAddress("Task", s.manifest.name))) : [];
   const cross = checkTransferSteps({ steps, live, changes: planned.plan.changes, cwd });
   const checked = withRemovedContent(cross.checks !== void 0 ? { ...planned.plan, transferChecks: cross.checks } : planned.plan, live);
-  const plan = loaded.policies.length > 0 ? { ...checked, policy: evaluatePolicies(checked, loaded.policies, loaded.manifests, cwd) } : checked;
+  const plan = loaded.policies.length > 0 ? { ...checked, policy: evaluatePolicies(checked, loaded.policies, loaded.manifests, cwd, liveSpecs(checked.changes, live)) } : checked;
   return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
 }
 function withAccess(plan, access) {
@@ -56424,7 +56678,7 @@ var init_build_plan = __esm({
     init_schemas();
     init_version();
     init_removed_content();
-    init_diagnostics3();
+    init_diagnostics4();
     init_manifest_digest();
     init_model2();
     init_cross_server();
@@ -63519,16 +63773,22 @@ async function applyEnvironment(options, ctx) {
   };
   const parallelism = options.parallelism ?? DEFAULTS.applyParallelism;
   const { checkPermissions: checkPermissions2, checkPlanTarget: checkPlanTarget2 } = await Promise.resolve().then(() => (init_guard(), guard_exports));
-  if (saved !== void 0) {
-    const problems = [...checkPlanTarget2(saved.plan, configured), ...checkPermissions2(saved.plan, permissions), ...await secretProblems(saved.plan, ctx)];
-    if (problems.length > 0) return { status: "finished", report: refusal(configured.name, problems), plan: saved.plan };
-  }
   const manifestPaths = saved === void 0 && options.paths !== void 0 && options.paths.length > 0 ? options.paths.map((p) => resolve10(ctx.cwd, p)) : [...configured.manifests];
   if (manifestPaths.length === 0 && saved === void 0) {
     throw new ConfigError(`environment "${configured.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   }
-  const services = resolveServices(config, configured, ctx);
+  let policy;
   let manifests;
+  if (saved !== void 0) {
+    const problems = [...checkPlanTarget2(saved.plan, configured), ...checkPermissions2(saved.plan, permissions), ...await secretProblems(saved.plan, ctx)];
+    if (problems.length > 0) return { status: "finished", report: refusal(configured.name, problems), plan: saved.plan };
+    const rechecked = await recheckPolicies(saved.plan, manifestPaths, ctx);
+    if (rechecked.status === "invalid") return rechecked;
+    policy = rechecked.policy;
+    manifests = rechecked.manifests;
+    if (policy !== void 0 && deniesPlan(policy)) return { status: "finished", report: policyRefusal(configured.name, policy), plan: saved.plan };
+  }
+  const services = resolveServices(config, configured, ctx);
   let prune;
   if (saved === void 0) {
     const loaded = await loadEnvironmentManifests(manifestPaths, ctx);
@@ -63563,7 +63823,9 @@ async function applyEnvironment(options, ctx) {
       );
       if (made.plan === void 0 || made.plan.errored) return { status: "invalid", diagnostics: made.diagnostics };
       plan = made.plan;
+      policy = plan.policy;
       ctx.emit({ kind: "planned", plan, diagnostics: made.diagnostics });
+      if (policy !== void 0 && deniesPlan(policy)) return { status: "finished", report: policyRefusal(env.name, policy), plan };
       const { writeChanges: writeChanges2 } = await Promise.resolve().then(() => (init_guard(), guard_exports));
       const refused = async (p) => checkPermissions2(p, permissions).length > 0 || (await secretProblems(p, ctx)).length > 0;
       if (options.approve !== void 0 && writeChanges2(plan).length > 0 && !await refused(plan) && !await options.approve(plan)) {
@@ -63571,7 +63833,7 @@ async function applyEnvironment(options, ctx) {
       }
     }
     const report = await applyThePlan(plan, { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal }, ctx);
-    return { status: "finished", report, plan };
+    return { status: "finished", report: policy !== void 0 ? { ...report, policy } : report, plan };
   } finally {
     options.abandon?.removeEventListener("abort", onAbandon);
     try {
@@ -63665,9 +63927,26 @@ async function verifyApplied(plan, applied, r, ctx) {
   if (!result.plan) throw new MftopsError("the re-plan found errors in the manifests");
   return { mode: "replan", unconverged: findUnconverged2(applied.map((a) => a.change), result.plan) };
 }
+async function recheckPolicies(plan, paths, ctx) {
+  if (paths.length === 0) return { status: "checked" };
+  const loaded = await loadEnvironmentManifests(paths, ctx);
+  if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
+  const { manifests, policies } = loaded.manifests;
+  if (policies.length === 0) return { status: "checked", manifests: loaded.manifests };
+  const { evaluatePolicies: evaluatePolicies2 } = await Promise.resolve().then(() => (init_evaluate(), evaluate_exports));
+  const declared = new Map(manifests.map((m) => [formatAddress(m.kind, m.name), m]));
+  const changes = plan.changes.map(({ source: _planned, ...change }) => {
+    const m = change.action === "delete" ? void 0 : declared.get(change.address);
+    return m === void 0 ? change : { ...change, source: sourceRef(m.source, ctx.cwd) };
+  });
+  return { status: "checked", manifests: loaded.manifests, policy: evaluatePolicies2({ changes }, policies, manifests, ctx.cwd) };
+}
 async function secretProblems(plan, ctx) {
   const [{ writeChanges: writeChanges2 }, { describeSecretProblems: describeSecretProblems2, findSecretProblems: findSecretProblems2 }] = await Promise.all([Promise.resolve().then(() => (init_guard(), guard_exports)), Promise.resolve().then(() => (init_secrets(), secrets_exports))]);
   return describeSecretProblems2(findSecretProblems2(writeChanges2(plan), { env: ctx.env, cwd: ctx.cwd }));
+}
+function policyRefusal(environment, policy) {
+  return { ...refusal(environment, policyDenyLines(policy)), policy };
 }
 function refusal(environment, problems) {
   return { environment, outcome: "refused", problems, stale: [], results: [], stats: { writes: 0, unknownOutcomes: 0, confirmedByReread: 0, retriedAfterReread: 0, wallMs: 0 } };
@@ -63677,6 +63956,10 @@ var init_apply = __esm({
     "use strict";
     init_errors();
     init_diagnostics2();
+    init_model2();
+    init_plan_changes();
+    init_evaluate();
+    init_policy();
     init_clients();
     init_defaults();
     init_environment();
@@ -64045,6 +64328,11 @@ function withAuditFailure(report, failure) {
   const message = status === 401 || status === 403 ? `audit report not readable with this account: ${status}` : status === 404 ? "audit report not available on this server: 404" : `audit report could not be read${status !== void 0 ? `: ${status}` : ""}${failure.detail ? ` (${failure.detail})` : ""}`;
   return { ...report, audit: { state: "unreadable", ...status !== void 0 ? { httpStatus: status } : {}, message } };
 }
+function withLivePolicy(report, policy) {
+  const { plan, ...rest } = report;
+  const denied = policy.violations.some((v) => v.severity === "deny");
+  return { ...rest, ...denied ? { status: "drift" } : {}, policy, plan };
+}
 var AUDIT_MAX_COUNT, NOT_A_CHANGE, AUDIT_TARGET_TYPES, AUDITED_KINDS;
 var init_assemble_drift = __esm({
   "src/drift/assemble-drift.ts"() {
@@ -64082,6 +64370,8 @@ async function detectDrift(input) {
   if (plan === void 0 || live === void 0 || hasErrors(diagnostics)) return { diagnostics: result.diagnostics, ...live ? { live } : {} };
   const ignore = env.drift?.ignore ?? [];
   let report = assembleDrift({ plan, live, prune: env.prune, ignore, now: now(), missingFolders, ...partial === true ? { unmanagedOmitted: "partial-manifests" } : {} });
+  const policies = input.manifests.policies;
+  if (policies.length > 0) report = withLivePolicy(report, evaluateObjectPolicies(liveSubjects(plan, live), policies, input.cwd ?? process.cwd()));
   const warnings = unmatchedIgnoreWarnings(ignore, driftAddresses(plan, missingFolders), input.locateIgnore);
   const queries = auditQueriesFor(report);
   const automation2 = input.clients.automation;
@@ -64096,6 +64386,14 @@ async function detectDrift(input) {
     }
   }
   return { report, diagnostics: warnings.length > 0 ? sortPlanDiagnostics([...diagnostics, ...warnings]) : diagnostics, live };
+}
+function liveSubjects(plan, live) {
+  const managed = plan.changes.filter((c) => c.source !== void 0);
+  const specs = liveSpecs(managed, live);
+  return managed.flatMap((c) => {
+    const spec = specs.get(c.address);
+    return spec === void 0 ? [] : [{ address: c.address, kind: c.kind, name: c.name, object: liveObjectOf(c.kind, c.previousName ?? c.name, spec), ...c.source ? { source: c.source } : {} }];
+  });
 }
 function unmatchedIgnoreWarnings(ignore, addresses, locate) {
   return unmatchedRules(ignore, addresses).map((i) => {
@@ -64132,10 +64430,12 @@ var init_detect_drift = __esm({
     init_errors();
     init_diagnostics2();
     init_build_plan();
-    init_diagnostics3();
+    init_diagnostics4();
     init_acknowledge();
     init_errors3();
     init_assemble_drift();
+    init_removed_content();
+    init_evaluate();
     EVERY_KIND = ["Task", "ResourceGroupAcl", "FolderPermissions"];
   }
 });
@@ -64273,6 +64573,7 @@ function renderDriftJson(report) {
     acknowledged: report.acknowledged,
     audit: report.audit,
     ...report.access !== void 0 ? { access: accessJsonView(report.access) } : {},
+    ...report.policy !== void 0 ? { policy: report.policy } : {},
     plan: planJsonView(report.plan)
   };
   return `${JSON.stringify(ordered2, null, 2)}
@@ -64487,6 +64788,8 @@ function driftSentence(report) {
     return `In sync: the servers match the manifests${s.acknowledged > 0 ? ` (${formatCount(s.acknowledged)} acknowledged ${plural3(s.acknowledged, "difference")})` : ""}.`;
   }
   const parts = [`${formatCount(s.drifted)} ${plural3(s.drifted, "object")} ${s.drifted === 1 ? "differs" : "differ"}`, `${formatCount(s.unmanaged)} unmanaged`];
+  const denied = new Set(report.policy?.violations.filter((v) => v.severity === "deny").map((v) => v.address)).size;
+  if (denied > 0) parts.push(`${formatCount(denied)} ${plural3(denied, "object breaks", "objects break")} a deny policy`);
   if (s.acknowledged > 0) parts.push(`${formatCount(s.acknowledged)} acknowledged`);
   if (s.expired > 0) parts.push(`${formatCount(s.expired)} with an expired acknowledgement`);
   return `Drift: ${parts.join(", ")}.`;
@@ -64529,7 +64832,7 @@ function renderDriftMarkdown(report, options = {}) {
   const maxLength = options.maxLength ?? DEFAULT_MAX_LENGTH;
   const hint = options.reportHint ?? DEFAULT_REPORT_HINT;
   const head = renderHead2(report);
-  const blocks = [];
+  const blocks = [...policyMarkdown(report.policy, "drift")];
   if (report.access !== void 0) blocks.push([accessMarkdownHead(report.access, DRIFT_ACCESS_HEADING), "", ...accessMarkdownItems(report.access)].join("\n"));
   if (report.drifted.length > 0) {
     blocks.push(`### Drifted objects
@@ -64656,6 +64959,7 @@ var init_drift_markdown = __esm({
     init_plan_markdown();
     init_access();
     init_text();
+    init_policy();
     DEFAULT_MAX_LENGTH = 65e3;
     DEFAULT_REPORT_HINT = "the JSON report of `mftops drift --report FILE`";
   }
@@ -64671,6 +64975,7 @@ function renderDriftText(report, options) {
   const paint = (code5, text2) => options.color ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
   const lines2 = [`mftops drift for environment ${quote2(report.environment)}: ${comparedSentence(report)}`];
   if (report.unmanagedOmitted !== void 0) lines2.push(unmanagedOmittedSentence(report.unmanagedOmitted));
+  lines2.push(...policyText(report.policy, "drift"));
   if (report.access !== void 0) lines2.push("", ...renderAccessText(report.access, DRIFT_ACCESS_HEADING));
   if (report.drifted.length > 0) {
     lines2.push("", paint("1", "Drifted (values read git \u2192 server):"));
@@ -64732,6 +65037,7 @@ var init_drift_text = __esm({
     init_text();
     init_plan_text();
     init_access();
+    init_policy();
   }
 });
 
@@ -64743,81 +65049,16 @@ init_log();
 init_model2();
 init_plan_file();
 init_apply_summary();
+init_diagnostics3();
+init_plan_common();
+init_policy();
 import { randomBytes as randomBytes4 } from "node:crypto";
 import { rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute as isAbsolute8, join as join8, relative as relative7, resolve as resolve12 } from "node:path";
 
-// src/render/diagnostics.ts
-init_diagnostics();
-init_json_output();
-import { isAbsolute as isAbsolute3, relative as relative2, sep } from "node:path";
-function displayPath(file, cwd) {
-  const rel = relative2(cwd, file);
-  const shown = rel === "" ? "." : rel.startsWith("..") || isAbsolute3(rel) ? file : rel;
-  return sep === "/" ? shown : shown.split(sep).join("/");
-}
-function summaryLine(report) {
-  const { errors, warnings } = countDiagnostics(report.diagnostics);
-  const w = warnings > 0 ? `${warnings} ${plural(warnings, "warning")}` : "";
-  if (errors > 0) {
-    const files = new Set(report.diagnostics.flatMap((d) => d.severity === "error" && d.file !== void 0 ? [d.file] : [])).size;
-    return `${errors} ${plural(errors, "error")}${w ? ` and ${w}` : ""}${files > 0 ? ` in ${files} ${plural(files, "file")}` : ""}`;
-  }
-  return `${report.manifestCount} ${plural(report.manifestCount, "manifest")} valid${w ? `, ${w}` : ""}`;
-}
-function githubAnnotations(report, options) {
-  return report.diagnostics.map((d) => {
-    const place2 = {
-      ...d.file !== void 0 ? { file: displayPath(d.file, options.cwd) } : {},
-      ...d.line !== void 0 ? { line: d.line } : {},
-      ...d.col !== void 0 ? { col: d.col } : {},
-      ...d.endLine !== void 0 ? { endLine: d.endLine } : {},
-      ...d.endCol !== void 0 && d.endLine === d.line ? { endColumn: d.endCol } : {},
-      title: d.code
-    };
-    const summary = d.file === void 0 && d.address ? `${d.address}: ${d.summary}` : d.summary;
-    return workflowCommand(d.severity, place2, [summary, ...followingLines(d, options.cwd)].join("\n"));
-  });
-}
-function workflowCommand(level, place2, message) {
-  const props = [
-    ...place2.file !== void 0 ? [`file=${escapeProperty(place2.file)}`] : [],
-    ...place2.line !== void 0 ? [`line=${place2.line}`] : [],
-    ...place2.col !== void 0 ? [`col=${place2.col}`] : [],
-    ...place2.endLine !== void 0 ? [`endLine=${place2.endLine}`] : [],
-    ...place2.endColumn !== void 0 ? [`endColumn=${place2.endColumn}`] : [],
-    ...place2.title !== void 0 ? [`title=${escapeProperty(place2.title)}`] : []
-  ];
-  return `::${level}${props.length > 0 ? ` ${props.join(",")}` : ""}::${escapeData(message)}`;
-}
-function errorLines(report, cwd) {
-  return report.diagnostics.filter((d) => d.severity === "error").map((d) => {
-    const where = d.file !== void 0 ? `${displayPath(d.file, cwd)}${d.line !== void 0 ? `:${d.line}` : ""}` : d.address;
-    return where ? `${where}: ${d.summary}` : d.summary;
-  });
-}
-function followingLines(d, cwd) {
-  return [
-    ...d.detail !== void 0 ? d.detail.split("\n") : [],
-    ...d.hint !== void 0 ? [`hint: ${d.hint}`] : [],
-    ...d.related !== void 0 ? [`${d.related.message} at ${displayPath(d.related.file, cwd)}:${d.related.line}:${d.related.col}`] : []
-  ];
-}
-function escapeData(text2) {
-  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-}
-function escapeProperty(text2) {
-  return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
-function plural(n, word) {
-  return n === 1 ? word : `${word}s`;
-}
-
-// src/action/run-action.ts
-init_plan_common();
-
 // src/action/apply-annotations.ts
+init_diagnostics3();
 import { resolve as resolve3 } from "node:path";
 function failedChangeAnnotations(report, plan, cwd) {
   const sources = new Map(plan.changes.map((c) => [c.address, c.source]));
@@ -65157,6 +65398,7 @@ function readWholeNumber(env, name, range) {
 
 // src/action/job-summary.ts
 init_plan_markdown();
+init_policy();
 function renderPlanForSummary(plan, maxBytes, artifactHint) {
   let maxLength = maxBytes;
   for (let attempt = 0; attempt < 6; attempt++) {
@@ -65194,8 +65436,29 @@ function renderMismatchSummary(environment, differences) {
     ""
   ].join("\n");
 }
-function renderApplySummary(environment, ok, reportText) {
-  return [`### mftops apply: ${escapeMd(environment)}`, "", `${ok ? "\u2705" : "\u274C"} ${escapeMd(reportText.split("\n")[0] ?? "")}`, "", fence2(reportText.trimEnd()), ""].join("\n");
+function renderApplySummary(environment, ok, reportText, policy) {
+  return [
+    `### mftops apply: ${escapeMd(environment)}`,
+    "",
+    `${ok ? "\u2705" : "\u274C"} ${escapeMd(reportText.split("\n")[0] ?? "")}`,
+    "",
+    ...policySummaryMarkdown(policy).flatMap((section) => [section, ""]),
+    fence2(reportText.trimEnd()),
+    ""
+  ].join("\n");
+}
+function renderPolicySummary(policy) {
+  return policySummaryMarkdown(policy).join("\n\n");
+}
+function renderPolicyRefusalSummary(environment, policy) {
+  return [
+    `### mftops apply: ${escapeMd(environment)}`,
+    "",
+    "> [!CAUTION]",
+    "> **Nothing was applied**: a `deny` policy refuses the plan made now.",
+    "",
+    ...policySummaryMarkdown(policy).flatMap((section) => [section, ""])
+  ].join("\n");
 }
 function fence2(text2) {
   let longest = 0;
@@ -65207,6 +65470,7 @@ ${marks}`;
 }
 
 // src/action/pr-comment.ts
+init_evaluate();
 init_plan_markdown();
 var GITHUB_COMMENT_LIMIT = 65536;
 function planMarker(environment) {
@@ -65222,7 +65486,8 @@ function renderPlanComment(plan, origin2, limit = GITHUB_COMMENT_LIMIT) {
 ---
 ${footer(origin2)}
 `;
-  const hint = origin2.runUrl === void 0 ? "the plan file of this workflow run" : `the plan file of [this workflow run](${origin2.runUrl})`;
+  const what = deniesPlan(plan.policy) ? "the log" : "the plan file";
+  const hint = origin2.runUrl === void 0 ? `${what} of this workflow run` : `${what} of [this workflow run](${origin2.runUrl})`;
   const body = renderPlanMarkdown(plan, { maxLength: limit - head.length - foot.length, artifactHint: hint });
   return `${head}${body}${foot}`;
 }
@@ -65400,10 +65665,24 @@ async function planStep(s) {
   const plan = made.plan;
   const changes = hasChanges(plan);
   await logPlanText(s, plan);
-  setOutputs(s.a.runner, { exitcode: changes ? 2 : 0, "has-changes": changes, "plan-file": planFile, summary: summaryLine2(plan) });
+  annotatePolicy(s, plan);
+  const denies = made.denied ? policyDenyLines(plan.policy) : [];
+  const exitcode = made.denied ? 1 : changes ? 2 : 0;
+  setOutputs(s.a.runner, {
+    exitcode,
+    "has-changes": changes,
+    ...made.denied ? {} : { "plan-file": planFile },
+    summary: made.denied ? `refused by ${denies.length === 1 ? "a deny policy" : `${denies.length} deny policy violations`}: ${denies[0] ?? ""}` : summaryLine2(plan)
+  });
+  const policy = renderPolicySummary(plan.policy);
+  if (policy !== "") appendSummary(s, policy);
   appendPlanSummary(s, plan);
   if (s.inputs.comment) await postComment(s, plan.environment, renderPlanComment(plan, origin(s)));
-  return changes ? 2 : 0;
+  return exitcode;
+}
+function annotatePolicy(s, plan) {
+  for (const line of policyAnnotations(plan.policy)) s.a.log(`${line}
+`);
 }
 async function makePlan(s, out) {
   const { planEnvironment: planEnvironment2 } = await Promise.resolve().then(() => (init_plan(), plan_exports));
@@ -65424,10 +65703,7 @@ async function makePlan(s, out) {
     const errors = errorLines(result.diagnostics, s.cwd);
     return { problems: errors.length > 0 ? errors : ["mftops plan failed (see the log)"], annotated: new Set(errors) };
   }
-  if (result.status === "denied") {
-    const denies = (result.plan.policy?.violations ?? []).filter((v) => v.severity === "deny");
-    return { problems: denies.map((v) => `policy ${v.policy} denies ${v.address}: ${v.message}`), annotated: /* @__PURE__ */ new Set() };
-  }
+  if (result.status === "denied") return { plan: result.plan, denied: true, problems: [], annotated: /* @__PURE__ */ new Set() };
   return { plan: result.plan, problems: [], annotated: /* @__PURE__ */ new Set() };
 }
 async function logPlanText(s, plan) {
@@ -65457,6 +65733,15 @@ async function applyStep(s) {
       s.a.runner.annotate("error", `mftops apply: the plan at apply time failed for ${environment}; nothing was applied`);
       setOutputs(s.a.runner, { exitcode: 1, summary: `mftops apply failed for ${environment}: the plan failed` });
       appendSummary(s, renderFailureSummary(`mftops apply: ${environment}`, made.problems));
+      return 1;
+    }
+    if (made.denied) {
+      await logPlanText(s, made.plan);
+      annotatePolicy(s, made.plan);
+      const denies = policyDenyLines(made.plan.policy);
+      s.a.runner.annotate("error", `mftops apply: a deny policy refuses the plan made now for ${environment}; nothing was applied`);
+      setOutputs(s.a.runner, { exitcode: 1, "has-changes": hasChanges(made.plan), summary: `mftops apply refused for ${environment}: ${denies[0] ?? "a deny policy is violated"}` });
+      appendSummary(s, renderPolicyRefusalSummary(environment, made.plan.policy));
       return 1;
     }
     if (reviewedFile === void 0) {
@@ -65489,7 +65774,7 @@ async function applyPlanFile(s, environment, planFile, plan) {
   await logPlanText(s, plan);
   const [{ applyEnvironment: applyEnvironment2 }, { applyExitCode: applyExitCode2 }, { renderApplySummaryJson: renderApplySummaryJson2, renderApplySummaryText: renderApplySummaryText2 }] = await Promise.all([
     Promise.resolve().then(() => (init_apply(), apply_exports)),
-    Promise.resolve().then(() => (init_model3(), model_exports)),
+    Promise.resolve().then(() => (init_model3(), model_exports2)),
     Promise.resolve().then(() => (init_apply_summary(), apply_summary_exports))
   ]);
   const result = await applyEnvironment2(
@@ -65503,8 +65788,14 @@ async function applyPlanFile(s, environment, planFile, plan) {
     },
     s.ctx
   );
+  if (result.status === "invalid") {
+    annotate(s, result.diagnostics);
+    const problems = errorLines(result.diagnostics, s.cwd);
+    return fail2(s.a.runner, problems.length > 0 ? [] : ["mftops apply: the manifests do not load (see the log)"], `mftops apply: ${environment}`, problems);
+  }
   if (result.status !== "finished") throw new Error(`bug: applying a plan file gave ${result.status}`);
   const report = result.report;
+  annotatePolicy(s, report);
   const code5 = applyExitCode2(report);
   const reportFile = resolve12(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
   try {
@@ -65517,13 +65808,13 @@ async function applyPlanFile(s, environment, planFile, plan) {
   for (const failure of failedChangeAnnotations(report, plan, s.cwd)) s.a.runner.annotate("error", failure.message, failure.place);
   if (code5 !== 0) s.a.runner.annotate("error", `mftops apply: ${reportText.trimEnd()}`);
   setOutputs(s.a.runner, { exitcode: code5, "has-changes": hasChanges(plan), "plan-file": planFile, "report-file": reportFile, summary: reportText.split("\n")[0] ?? "" });
-  appendSummary(s, renderApplySummary(environment, code5 === 0, reportText));
+  appendSummary(s, renderApplySummary(environment, code5 === 0, reportText, report.policy));
   return code5;
 }
 async function driftStep(s) {
   const environment = environmentName(s);
   const reportFile = resolve12(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
-  const [{ driftEnvironment: driftEnvironment2 }, { driftExitCode: driftExitCode2 }] = await Promise.all([Promise.resolve().then(() => (init_drift(), drift_exports)), Promise.resolve().then(() => (init_model4(), model_exports2))]);
+  const [{ driftEnvironment: driftEnvironment2 }, { driftExitCode: driftExitCode2 }] = await Promise.all([Promise.resolve().then(() => (init_drift(), drift_exports)), Promise.resolve().then(() => (init_model4(), model_exports3))]);
   const result = await driftEnvironment2({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) }, s.ctx);
   annotate(s, result.diagnostics);
   if (result.status === "invalid") {
@@ -65649,6 +65940,7 @@ function fileSafe(name) {
 }
 
 // src/action/workflow-commands.ts
+init_diagnostics3();
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { appendFileSync, statSync as statSync2 } from "node:fs";
 var STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024;
