@@ -166,6 +166,7 @@ async function plannedTaskBodies(count: number, work: string): Promise<JsonObjec
       const first = await buildPlan({ manifests, clients: { automation: toReadonlyAutomationClient(client) }, environment: env, servers: {}, cwd: work });
       for (const c of first.plan?.changes ?? []) if (c.action === 'create' && c.payload?.kind === 'Task') bodies.push(standIns(c.payload.body) as JsonObject);
       rmSync(dir, { recursive: true, force: true });
+      process.stderr.write(`bench: planned task bodies ${from}..${bodies.length} (${Math.round(process.memoryUsage().rss / 1048576)} MB)\n`);
     }
     return bodies;
   } finally {
