@@ -66,20 +66,36 @@ function aclManifest(i: number, changed: boolean): string {
 /** Whether object `i` is one of the 1% whose manifest differs from the live state. */
 export const isChanged = (i: number): boolean => i % 100 === 0;
 
+const writeObject = (dir: string, kind: string, i: number, text: string): void => {
+  const file = join(dir, kind, `batch-${String(Math.floor(i / 50)).padStart(3, '0')}`, `${kind}-${i}.yaml`);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+};
+
 /**
  * One file per object under `dir`, 50 per folder. `changed` false: the manifests as populated;
  * true: 1% of each kind changed.
  */
 export function writeEstateManifests(dir: string, size: EstateSize, changed: boolean): void {
-  const write = (kind: string, i: number, text: string): void => {
-    const file = join(dir, kind, `batch-${String(Math.floor(i / 50)).padStart(3, '0')}`, `${kind}-${i}.yaml`);
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, text);
-  };
   for (let i = 0; i < size.tasks; i++) {
     const text = generateTaskManifest(i);
-    write('task', i, changed && isChanged(i) ? text.replace(/Description: (.*)/, 'Description: $1 (changed)') : text);
+    writeObject(dir, 'task', i, changed && isChanged(i) ? text.replace(/Description: (.*)/, 'Description: $1 (changed)') : text);
   }
-  for (let i = 0; i < size.folders; i++) write('folder', i, folderManifest(i, changed && isChanged(i)));
-  for (let i = 0; i < size.acls; i++) write('acl', i, aclManifest(i, changed && isChanged(i)));
+  for (let i = 0; i < size.folders; i++) writeObject(dir, 'folder', i, folderManifest(i, changed && isChanged(i)));
+  for (let i = 0; i < size.acls; i++) writeObject(dir, 'acl', i, aclManifest(i, changed && isChanged(i)));
+}
+
+/** Task manifests `from`..`to - 1` as populated (unchanged), laid out as `writeEstateManifests` does. */
+export function writeTaskManifests(dir: string, from: number, to: number): void {
+  for (let i = from; i < to; i++) writeObject(dir, 'task', i, generateTaskManifest(i));
+}
+
+/**
+ * The estate of `objects` objects in the bench's proportions, 10 tasks : 2 folders : 1 ACL
+ * (13,000 objects: 10,000 tasks, 2,000 folders, 1,000 ACLs).
+ */
+export function estateOf(objects: number): EstateSize {
+  const tasks = Math.round((objects * 10) / 13);
+  const folders = Math.round((objects * 2) / 13);
+  return { tasks, folders, acls: Math.max(0, objects - tasks - folders) };
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { emulatorConfigYaml } from '../src/emulator/config-for.js';
 import { exportConfig } from '../src/emulator/config-xml.js';
 import { countRequests, loadSeedFile, startEmulator } from '../src/emulator/index.js';
-import type { RunningEmulator } from '../src/emulator/index.js';
+import type { EmulatorSeed, RunningEmulator } from '../src/emulator/index.js';
 import type { JsonObject } from '../src/emulator/json.js';
 import { mapWithConcurrency } from '../src/live/map-with-concurrency.js';
 import { loadManifests } from '../src/manifest/load.js';
@@ -13,21 +13,27 @@ import { buildPlan } from '../src/app/build-plan.js';
 import type { JsonValue } from '../src/plan/model.js';
 import { Secret, parseSecretRef } from '../src/secret.js';
 import { createAutomationClient, createTransferClient, toReadonlyAutomationClient } from '../src/services/index.js';
-import { extendSeed, writeEstateManifests } from './estate.js';
+import { estateOf, extendSeed, writeEstateManifests, writeTaskManifests } from './estate.js';
 import type { EstateSize } from './estate.js';
 import { generateTaskManifest } from './generate-manifests.js';
 import { ROOT as root } from './root.js';
+import type { ReaderInput } from './per-object-reader.js';
 
 /**
  * `npm run bench` (issue 8): a large estate in the emulator, then the real CLI in child processes,
  * each measured for wall time, CPU time (user + system), peak RSS and the HTTP requests the
- * emulator saw (and the most it answered at once). Writes bench/results.json and prints a table
- * with the targets. `acl-reads` is not a CLI run: it times plan's 2,000 folder ACL reads alone, the
- * floor the per-request cost of this machine puts under plan.
+ * emulator saw (and the most it answered at once), beside the CPU the emulator (this process)
+ * used meanwhile. Writes bench/results.json and prints a table with the targets, each saying
+ * whether its baseline was measured in the run or is modelled. `per-object-reader` is the measured
+ * peer of plan (issue 19): a per-resource refresh in a child process. `acl-reads` is not a CLI
+ * run: it times plan's 2,000 folder ACL reads alone, the floor the per-request cost of this
+ * machine puts under plan. `scaling` is the cost curve: plan and drift at several estate sizes.
  *
  * Environment knobs (for quick runs): BENCH_TASKS, BENCH_FOLDERS, BENCH_ACLS, BENCH_LATENCY_MS,
  * BENCH_PLAN_PARALLELISM, BENCH_APPLY_CHANGES, BENCH_APPLY_LEVELS (e.g. "1,4,16"),
- * BENCH_SNAPSHOT_MB, BENCH_ONLY (comma list of scenario names), BENCH_OUT (results file).
+ * BENCH_SNAPSHOT_MB, BENCH_SCALING (objects per point, e.g. "1k,10k,30k,100k", the default;
+ * "none" skips it), BENCH_ONLY (comma list of scenario names; `scaling` for the curve),
+ * BENCH_OUT (results file).
  * BENCH_HOLD=1 sets up the estate, prints its folder and waits (for profiling the CLI by hand).
  */
 const bin = join(root, 'bin/mftops.js');
@@ -48,12 +54,17 @@ const SECRET_ENV = Object.fromEntries([
 ]);
 const CHILD_ENV = { ...process.env, BENCH_AUTOMATION_PW: AUTOMATION_PW, BENCH_TRANSFER_PW: TRANSFER_PW, ...SECRET_ENV, NO_COLOR: '1' };
 
-/** One measured run of the CLI. */
+/** One measured run of the CLI (or of the per-object reader). */
 interface Run {
   readonly exitCode: number | null;
   readonly wallMs: number;
   readonly cpuMs: number;
   readonly peakRssMb: number;
+  /**
+   * CPU time of this (the bench) process while the child ran: the emulator's, which competes with
+   * the child for the 2 cores. When it approaches the wall time, the emulator is the limit.
+   */
+  readonly emulatorCpuMs: number;
   readonly stdout: string;
   readonly stderr: string;
 }
@@ -63,6 +74,7 @@ interface Scenario {
   readonly wallMs: number;
   readonly cpuMs: number;
   readonly peakRssMb: number;
+  readonly emulatorCpuMs?: number;
   readonly requests?: number;
   readonly exitCode?: number | null;
   readonly [extra: string]: unknown;
@@ -73,10 +85,16 @@ const want = (name: string): boolean => !ONLY || ONLY.includes(name);
 
 /** The CLI in a child process under GNU time: its own rusage, not the emulator's. */
 function runCli(args: readonly string[], cwd: string): Promise<Run> {
+  return runNode(bin, args, cwd);
+}
+
+/** A node script in a child process under GNU time, with the bench process's CPU meanwhile. */
+function runNode(script: string, args: readonly string[], cwd: string): Promise<Run> {
   const timeFile = join(tmpdir(), `mftops-bench-time-${process.pid}-${Math.random().toString(36).slice(2)}`);
   return new Promise((resolveRun, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, bin, ...args], { cwd, env: CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const cpu = process.cpuUsage();
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, script, ...args], { cwd, env: CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
@@ -84,6 +102,7 @@ function runCli(args: readonly string[], cwd: string): Promise<Run> {
     child.on('error', reject);
     child.on('close', (code) => {
       const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const used = process.cpuUsage(cpu);
       const [user, sys, rss] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
       rmSync(timeFile, { force: true });
       resolveRun({
@@ -91,6 +110,7 @@ function runCli(args: readonly string[], cwd: string): Promise<Run> {
         wallMs: Math.round(wallMs),
         cpuMs: Math.round(((user ?? 0) + (sys ?? 0)) * 1000),
         peakRssMb: Math.round((rss ?? 0) / 1024),
+        emulatorCpuMs: Math.round((used.user + used.system) / 1000),
         stdout: Buffer.concat(out).toString('utf8'),
         stderr: Buffer.concat(err).toString('utf8'),
       });
@@ -127,24 +147,39 @@ function standIns(x: JsonValue): JsonValue {
   return x;
 }
 
-/** Create the generated tasks through the API (at 0 ms latency), from a plan against the seed. */
-async function populateTasks(emulator: RunningEmulator, work: string): Promise<number> {
-  const dir = join(work, 'populate');
-  writeEstateManifests(dir, { tasks: SIZE.tasks, folders: 0, acls: 0 }, false);
+/**
+ * The POST bodies of generated tasks 0..count-1, as apply would send them: planned (in chunks, to
+ * bound this process's memory) against an emulator holding the seed, secrets resolved to stand-ins.
+ * Seeded straight into each estate's emulator (`startEstate`), they are what the API would have
+ * stored, without creating 100,000 tasks through it.
+ */
+async function plannedTaskBodies(count: number, work: string): Promise<JsonObject[]> {
+  const emulator = await startEmulator({ seed: loadSeedFile(join(root, 'examples/seed/emulator-seed.json')) });
   const client = createAutomationClient({ url: emulator.automationUrl, username: 'admin', password: new Secret(AUTOMATION_PW) });
+  const bodies: JsonObject[] = [];
   try {
-    const manifests = await loadManifests([dir], { cwd: work });
-    const env = { name: 'bench', manifests: [], scope: { taskGroups: [], folders: [] }, prune: [] };
-    const first = await buildPlan({ manifests, clients: { automation: toReadonlyAutomationClient(client) }, environment: env, servers: {}, cwd: work });
-    const creates = (first.plan?.changes ?? []).filter((c) => c.action === 'create' && c.payload?.kind === 'Task');
-    await mapWithConcurrency(creates, 16, async (c) => {
-      if (c.payload?.kind === 'Task') await client.createTask(standIns(c.payload.body) as Record<string, unknown>);
-    });
-    return creates.length;
+    for (let from = 0; from < count; from += 10_000) {
+      const dir = join(work, 'populate');
+      writeTaskManifests(dir, from, Math.min(count, from + 10_000));
+      const manifests = await loadManifests([dir], { cwd: work });
+      const env = { name: 'bench', manifests: [], scope: { taskGroups: [], folders: [] }, prune: [] };
+      const first = await buildPlan({ manifests, clients: { automation: toReadonlyAutomationClient(client) }, environment: env, servers: {}, cwd: work });
+      for (const c of first.plan?.changes ?? []) if (c.action === 'create' && c.payload?.kind === 'Task') bodies.push(standIns(c.payload.body) as JsonObject);
+      rmSync(dir, { recursive: true, force: true });
+      process.stderr.write(`bench: planned task bodies ${from}..${bodies.length} (${Math.round(process.memoryUsage().rss / 1048576)} MB)\n`);
+    }
+    return bodies;
   } finally {
     await client.close();
-    rmSync(dir, { recursive: true, force: true });
+    await emulator.close();
   }
+}
+
+/** An emulator holding the bench estate of `size`, its tasks the first `size.tasks` of `bodies`. */
+function startEstate(size: EstateSize, bodies: readonly JsonObject[]): Promise<RunningEmulator> {
+  const seed = extendSeed(loadSeedFile(join(root, 'examples/seed/emulator-seed.json')), size) as EmulatorSeed & { automation: { tasks?: JsonObject[] } };
+  seed.automation.tasks = [...(seed.automation.tasks ?? []), ...bodies.slice(0, size.tasks)];
+  return startEmulator({ seed });
 }
 
 function configFile(emulator: RunningEmulator, opts: { transfer: boolean; manifests: string[]; extra?: string }): string {
@@ -158,30 +193,57 @@ function configFile(emulator: RunningEmulator, opts: { transfer: boolean; manife
 }
 
 /** The fewest requests a plan of the estate needs, by the API references (see report). */
-function planFewestRequests(seedFolders: number): { total: number; perObject: number; parts: Record<string, number> } {
+function planFewestRequests(size: EstateSize, seedFolders: number): { total: number; parts: Record<string, number> } {
   const parts = {
     tokens: 2,
     automationLists: 8, // info, tasks, hosts, custom + standard scripts, date lists, resource groups, ACLs
     transferGroups: 1,
-    folderPages: Math.ceil((SIZE.folders + seedFolders) / 1000),
-    folderAcls: SIZE.folders, // no bulk ACL read exists: one GET /folders/{id}/acls per folder
+    folderPages: Math.ceil((size.folders + seedFolders) / 1000),
+    folderAcls: size.folders, // no bulk ACL read exists: one GET /folders/{id}/acls per folder
     tokenRevokes: 2,
   };
-  return { total: Object.values(parts).reduce((a, b) => a + b, 0), perObject: SIZE.tasks + SIZE.folders + SIZE.acls, parts };
+  return { total: Object.values(parts).reduce((a, b) => a + b, 0), parts };
 }
 
-async function benchEstate(work: string): Promise<void> {
-  const base = loadSeedFile(join(root, 'examples/seed/emulator-seed.json'));
-  const seed = extendSeed(base, SIZE);
-  const emulator = await startEmulator({ seed });
+/** The estate's manifests (1% changed) and its mftops.yaml in `dir`. */
+function writeEstate(dir: string, emulator: RunningEmulator, size: EstateSize): void {
+  writeEstateManifests(join(dir, 'manifests'), size, true);
+  const scope = `    scope: { taskGroups: [Finance, Partners, Operations], folders: [/Bench] }\n`;
+  writeFileSync(join(dir, 'mftops.yaml'), configFile(emulator, { transfer: true, manifests: ['manifests'] }) + scope);
+}
+
+/** `mftops plan` or `drift` of the estate in `dir`, with its request floor (the emulator at LATENCY). */
+async function measureRead(emulator: RunningEmulator, command: 'plan' | 'drift', dir: string, size: EstateSize): Promise<Scenario> {
+  const seedFolders = emulator.state.transfer.folders.length - size.folders;
+  const fewest = planFewestRequests(size, seedFolders);
+  const c = await counted(emulator, () => runCli([command, '--parallelism', String(PLAN_P), ...(command === 'plan' ? ['--detailed-exitcode'] : []), '-q'], dir));
+  const r = c.value;
+  return {
+    name: command,
+    objects: size.tasks + size.folders + size.acls,
+    latencyMs: LATENCY,
+    parallelism: PLAN_P,
+    ...metrics(r),
+    requests: c.requests,
+    tokenRequests: c.tokenRequests,
+    writes: c.writes,
+    emulatorCpuMs: c.emulatorCpuMs,
+    peakConcurrency: c.peakConcurrency,
+    exitCode: r.exitCode,
+    summary: /(Plan|Drift): (.*)/.exec(r.stdout)?.[2],
+    fewestRequests: fewest.total,
+    fewestRequestsParts: fewest.parts,
+    lowerBoundMs: Math.round((fewest.total * LATENCY) / PLAN_P),
+    ...(r.exitCode !== 0 && r.exitCode !== 2 ? { stderr: r.stderr.slice(-2000) } : {}),
+  };
+}
+
+async function benchEstate(work: string, bodies: readonly JsonObject[]): Promise<void> {
+  const t0 = Date.now();
+  const emulator = await startEstate(SIZE, bodies);
   try {
-    const t0 = Date.now();
-    const populated = await populateTasks(emulator, work);
-    process.stderr.write(`bench: populated ${populated} tasks, ${SIZE.folders} folders, ${SIZE.acls} ACLs in ${Date.now() - t0} ms\n`);
-    const manifests = join(work, 'manifests');
-    writeEstateManifests(manifests, SIZE, true);
-    const scope = `    scope: { taskGroups: [Finance, Partners, Operations], folders: [/Bench] }\n`;
-    writeFileSync(join(work, 'mftops.yaml'), configFile(emulator, { transfer: true, manifests: ['manifests'] }) + scope);
+    process.stderr.write(`bench: seeded ${SIZE.tasks} tasks, ${SIZE.folders} folders, ${SIZE.acls} ACLs in ${Date.now() - t0} ms\n`);
+    writeEstate(work, emulator, SIZE);
     const count = SIZE.tasks + SIZE.folders + SIZE.acls;
     if (process.env.BENCH_HOLD) {
       emulator.configure({ latencyMs: LATENCY });
@@ -195,39 +257,46 @@ async function benchEstate(work: string): Promise<void> {
       push({ name: 'validate', manifests: count, ...metrics(r), exitCode: r.exitCode });
     }
     emulator.configure({ latencyMs: LATENCY });
-    const seedFolders = emulator.state.transfer.folders.length - SIZE.folders;
-    const fewest = planFewestRequests(seedFolders);
-    for (const command of ['plan', 'drift'] as const) {
-      if (!want(command)) continue;
-      const c = await counted(emulator, () => runCli([command, '--parallelism', String(PLAN_P), ...(command === 'plan' ? ['--detailed-exitcode'] : []), '-q'], work));
-      const r = c.value;
-      const summary = /(Plan|Drift): (.*)/.exec(r.stdout)?.[2];
-      push({
-        name: command,
-        objects: count,
-        latencyMs: LATENCY,
-        parallelism: PLAN_P,
-        ...metrics(r),
-        requests: c.requests,
-        tokenRequests: c.tokenRequests,
-        writes: c.writes,
-        emulatorCpuMs: c.emulatorCpuMs,
-        peakConcurrency: c.peakConcurrency,
-        exitCode: r.exitCode,
-        summary,
-        fewestRequests: fewest.total,
-        fewestRequestsParts: fewest.parts,
-        lowerBoundMs: Math.round((fewest.total * LATENCY) / PLAN_P),
-        perObjectReader: { parallelism: 10, requests: fewest.perObject, wallMs: Math.round((fewest.perObject * LATENCY) / 10) },
-        ...(r.exitCode !== 0 && r.exitCode !== 2 ? { stderr: r.stderr.slice(-2000) } : {}),
-      });
-    }
-
+    for (const command of ['plan', 'drift'] as const) if (want(command)) push(await measureRead(emulator, command, work, SIZE));
+    if (want('per-object-reader')) await benchPerObjectReader(emulator, work);
     if (want('acl-reads')) await benchAclReads(emulator);
     if (want('snapshot')) await benchSnapshot(emulator, work);
   } finally {
     await emulator.close();
   }
+}
+
+/**
+ * The measured peer (issue 19): a per-resource refresh of the estate, one GET per task, per
+ * resource-group ACL, per folder and per folder's ACL (ids known, as from a state file), at
+ * parallelism 10, with the CLI's client settings, in a child process timed like the CLI.
+ */
+async function benchPerObjectReader(emulator: RunningEmulator, work: string): Promise<void> {
+  const a = emulator.state.automation;
+  const input: ReaderInput = {
+    automationUrl: emulator.automationUrl,
+    transferUrl: emulator.transferUrl,
+    taskIds: a.tasks.filter((t) => String(t['Name']).startsWith('Generated task')).map((t) => String(t['ID'])),
+    aclIds: a.acls.filter((acl) => acl.ResourceGroupName.startsWith('Bench RG')).map((acl) => acl.ACLID),
+    folderIds: emulator.state.transfer.folders.filter((f) => f.path.startsWith('/Bench/')).map((f) => String(f.id)),
+    parallelism: 10,
+  };
+  const file = join(work, 'per-object-reader.json');
+  writeFileSync(file, JSON.stringify(input));
+  const c = await counted(emulator, () => runNode(join(root, 'dist-bench/bench/per-object-reader.js'), [file], work));
+  const r = c.value;
+  push({
+    name: 'per-object-reader',
+    objects: input.taskIds.length + input.aclIds.length + input.folderIds.length,
+    latencyMs: LATENCY,
+    parallelism: input.parallelism,
+    ...metrics(r),
+    requests: c.requests,
+    emulatorCpuMs: c.emulatorCpuMs,
+    peakConcurrency: c.peakConcurrency,
+    exitCode: r.exitCode,
+    ...(r.exitCode !== 0 ? { stderr: r.stderr.slice(-2000) } : {}),
+  });
 }
 
 /**
@@ -362,8 +431,8 @@ async function benchColdStart(name: string, args: readonly string[]): Promise<vo
   push({ name, wallMs: med((r) => r.wallMs), cpuMs: med((r) => r.cpuMs), peakRssMb: med((r) => r.peakRssMb), runsWallMs: runs.map((r) => r.wallMs), exitCode: runs[0]!.exitCode });
 }
 
-function metrics(r: Run): { wallMs: number; cpuMs: number; peakRssMb: number } {
-  return { wallMs: r.wallMs, cpuMs: r.cpuMs, peakRssMb: r.peakRssMb };
+function metrics(r: Run): { wallMs: number; cpuMs: number; peakRssMb: number; emulatorCpuMs: number } {
+  return { wallMs: r.wallMs, cpuMs: r.cpuMs, peakRssMb: r.peakRssMb, emulatorCpuMs: r.emulatorCpuMs };
 }
 
 function push(s: Scenario): void {
@@ -371,73 +440,217 @@ function push(s: Scenario): void {
   process.stderr.write(`bench: ${JSON.stringify(s)}\n`);
 }
 
-/** Target checks of issue 8; `undefined` when the scenario was not run. */
-function targets(): { target: string; measured: string; met: boolean }[] {
+/** One target: `baseline` says whether what it is compared with was measured in this run or is arithmetic. */
+interface Target {
+  readonly target: string;
+  readonly baseline: 'measured' | 'modelled' | 'fixed';
+  readonly measured: string;
+  readonly met: boolean;
+}
+
+/** Target checks of issues 8 and 19, of the scenarios that ran. */
+function targets(): Target[] {
   const get = (n: string): Scenario | undefined => results.find((r) => r.name === n);
-  const out: { target: string; measured: string; met: boolean }[] = [];
+  const out: Target[] = [];
+  const floor = 'modelled: fewest requests × latency ÷ parallelism';
   const plan = get('plan');
   if (plan) {
     const lb = plan['lowerBoundMs'] as number;
-    const reader = plan['perObjectReader'] as { requests: number; wallMs: number };
-    out.push({ target: 'plan wall ≤ 1.3× lower bound', measured: `${plan.wallMs} ms vs ${lb} ms (${(plan.wallMs / lb).toFixed(2)}×)`, met: plan.wallMs <= 1.3 * lb });
-    out.push({ target: 'plan ≥ 6× fewer requests than per-object reader', measured: `${plan.requests} vs ${reader.requests} (${(reader.requests / (plan.requests ?? 1)).toFixed(1)}×)`, met: reader.requests / (plan.requests ?? 1) >= 6 });
-    out.push({ target: 'plan ≥ 10× less wall than per-object reader', measured: `${plan.wallMs} ms vs ${reader.wallMs} ms (${(reader.wallMs / plan.wallMs).toFixed(1)}×)`, met: reader.wallMs / plan.wallMs >= 10 });
-    out.push({ target: 'plan CPU ≤ 2 s', measured: `${plan.cpuMs} ms`, met: plan.cpuMs <= 2000 });
-    out.push({ target: 'plan peak RSS ≤ 512 MB', measured: `${plan.peakRssMb} MB`, met: plan.peakRssMb <= 512 });
+    out.push({ target: 'plan wall ≤ 1.3× request floor', baseline: 'modelled', measured: `${plan.wallMs} ms vs ${lb} ms (${(plan.wallMs / lb).toFixed(2)}×; ${floor})`, met: plan.wallMs <= 1.3 * lb });
+    const reader = get('per-object-reader');
+    if (reader?.requests !== undefined && plan.requests !== undefined) {
+      out.push({ target: 'plan ≥ 6× fewer requests than per-object reader', baseline: 'measured', measured: `${plan.requests} vs ${reader.requests} (${(reader.requests / plan.requests).toFixed(1)}×)`, met: reader.requests / plan.requests >= 6 });
+      out.push({ target: 'plan ≥ 10× less wall than per-object reader', baseline: 'measured', measured: `${plan.wallMs} ms vs ${reader.wallMs} ms (${(reader.wallMs / plan.wallMs).toFixed(1)}×)`, met: reader.wallMs / plan.wallMs >= 10 });
+    }
+    out.push({ target: 'plan CPU ≤ 2 s', baseline: 'fixed', measured: `${plan.cpuMs} ms (emulator ${String(plan.emulatorCpuMs)} ms)`, met: plan.cpuMs <= 2000 });
+    out.push({ target: 'plan peak RSS ≤ 512 MB', baseline: 'fixed', measured: `${plan.peakRssMb} MB`, met: plan.peakRssMb <= 512 });
   }
   const validate = get('validate');
-  if (validate) out.push({ target: `validate ${String(validate['manifests'])} manifests ≤ 3 s`, measured: `${validate.wallMs} ms`, met: validate.wallMs <= 3000 });
+  if (validate) out.push({ target: `validate ${String(validate['manifests'])} manifests ≤ 3 s`, baseline: 'fixed', measured: `${validate.wallMs} ms`, met: validate.wallMs <= 3000 });
   const apply = get('apply-p16');
   if (apply) {
     const lb = apply['lowerBoundMs'] as number;
-    out.push({ target: 'apply p16 ≤ 1.5× lower bound', measured: `${apply.wallMs} ms vs ${lb} ms (${(apply.wallMs / lb).toFixed(2)}×)`, met: apply.wallMs <= 1.5 * lb });
+    out.push({ target: 'apply p16 ≤ 1.5× request floor', baseline: 'modelled', measured: `${apply.wallMs} ms vs ${lb} ms (${(apply.wallMs / lb).toFixed(2)}×; modelled: dependent rounds + writes ÷ parallelism, × latency)`, met: apply.wallMs <= 1.5 * lb });
   }
   const snap = get('snapshot');
   if (snap) {
     const mb = snap['exportMb'] as number;
-    out.push({ target: `snapshot ${mb} MB save + verify ≤ 3 s`, measured: `${snap.wallMs} ms`, met: snap.wallMs <= 3000 });
-    out.push({ target: 'snapshot peak RSS ≤ 3× file size', measured: `${snap.peakRssMb} MB vs ${Math.round(3 * mb)} MB`, met: snap.peakRssMb <= 3 * mb });
+    out.push({ target: `snapshot ${mb} MB save + verify ≤ 3 s`, baseline: 'fixed', measured: `${snap.wallMs} ms`, met: snap.wallMs <= 3000 });
+    out.push({ target: 'snapshot peak RSS ≤ 3× file size', baseline: 'fixed', measured: `${snap.peakRssMb} MB vs ${Math.round(3 * mb)} MB`, met: snap.peakRssMb <= 3 * mb });
   }
   const help = get('help-cold');
-  if (help) out.push({ target: 'mftops --help ≤ 150 ms median cold start', measured: `${help.wallMs} ms`, met: help.wallMs <= 150 });
+  if (help) out.push({ target: 'mftops --help ≤ 150 ms median cold start', baseline: 'fixed', measured: `${help.wallMs} ms`, met: help.wallMs <= 150 });
+  const largest = scaling.filter((s) => s.command === 'plan').at(-1);
+  if (largest) {
+    out.push({
+      target: `scaling: plan of ${largest.objects} objects ≤ 1.3× request floor`,
+      baseline: 'modelled',
+      measured: `${largest.wallMs} ms vs ${largest.lowerBoundMs} ms (${(largest.wallMs / largest.lowerBoundMs).toFixed(2)}×; ${floor})`,
+      met: ranFine(largest) && largest.wallMs <= 1.3 * largest.lowerBoundMs,
+    });
+    const peak = Math.max(...scaling.map((s) => s.peakRssMb));
+    const failed = scaling.filter((s) => !ranFine(s)).map((s) => `${s.command} ${s.objects} exited ${String(s.exitCode)}`);
+    out.push({ target: 'scaling: peak RSS ≤ 1 GB at every size', baseline: 'fixed', measured: `${peak} MB${failed.length > 0 ? ` (${failed.join(', ')})` : ''}`, met: peak <= 1024 && failed.length === 0 });
+    const from = scaling.find((s) => s.command === 'plan' && s.objects >= 10_000);
+    if (from && from !== largest) {
+      const growth = largest.cpuMs / largest.objects / (from.cpuMs / from.objects);
+      out.push({
+        target: `scaling: plan CPU per object flat from ${from.objects} to ${largest.objects} (≤ 1.2×)`,
+        baseline: 'measured',
+        measured: `${(from.cpuMs / from.objects).toFixed(3)} → ${(largest.cpuMs / largest.objects).toFixed(3)} ms per object (${growth.toFixed(2)}×)`,
+        met: ranFine(largest) && ranFine(from) && growth <= 1.2,
+      });
+    }
+  }
   return out;
 }
 
 function table(): string {
-  const rows = [['scenario', 'wall ms', 'cpu ms', 'rss MB', 'emulator cpu ms', 'requests', 'lower bound ms', 'fewest req', 'per-object reader (p10)']];
+  const rows = [['scenario', 'wall ms', 'cpu ms', 'emulator cpu ms', 'rss MB', 'requests', 'floor ms', 'fewest req']];
   for (const r of results) {
-    const reader = r['perObjectReader'] as { requests: number; wallMs: number } | undefined;
     rows.push([
       r.name,
       String(r.wallMs),
       String(r.cpuMs),
+      r.emulatorCpuMs === undefined ? '' : String(r.emulatorCpuMs),
       String(r.peakRssMb),
-      r['emulatorCpuMs'] === undefined ? '' : String(r['emulatorCpuMs']),
       r.requests === undefined ? '' : String(r.requests),
       r['lowerBoundMs'] === undefined ? '' : String(r['lowerBoundMs']),
       r['fewestRequests'] === undefined ? '' : String(r['fewestRequests']),
-      reader ? `${reader.requests} req, ${reader.wallMs} ms` : '',
     ]);
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const line = (row: string[]): string => row.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   const t = targets();
   const tw = Math.max(...t.map((x) => x.target.length), 6);
   return [
-    line(rows[0]!),
-    ...rows.slice(1).map(line),
+    formatRows(rows),
+    ...(scaling.length > 0 ? ['', scalingTable()] : []),
     '',
-    `${'target'.padEnd(tw)}  met  measured`,
-    ...t.map((x) => `${x.target.padEnd(tw)}  ${x.met ? 'yes' : 'NO '}  ${x.measured}`),
+    `${'target'.padEnd(tw)}  met  baseline  measured`,
+    ...t.map((x) => `${x.target.padEnd(tw)}  ${x.met ? 'yes' : 'NO '}  ${x.baseline.padEnd(8)}  ${x.measured}`),
   ].join('\n');
+}
+
+function formatRows(rows: readonly string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return rows.map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+/** One point of the cost curve. */
+interface ScalingPoint {
+  readonly command: 'plan' | 'drift';
+  readonly objects: number;
+  readonly size: EstateSize;
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly emulatorCpuMs: number;
+  readonly peakRssMb: number;
+  readonly requests: number;
+  readonly lowerBoundMs: number;
+  readonly exitCode: number | null;
+  readonly summary?: string;
+  /** Growth figures: per object, and wall over the request floor. */
+  readonly requestsPerObject: number;
+  readonly cpuMsPerObject: number;
+  readonly rssKbPerObject: number;
+  readonly wallVsFloor: number;
+  readonly stderr?: string;
+}
+
+const scaling: ScalingPoint[] = [];
+
+/** The command finished (0: no changes, 2: changes); any other exit makes its figures meaningless. */
+const ranFine = (p: ScalingPoint): boolean => p.exitCode === 0 || p.exitCode === 2;
+
+/** `1k`, `10k`, `2.5k`, `500`: a number of objects. */
+function parseCount(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(k?)$/i.exec(text.trim());
+  if (!m) throw new Error(`BENCH_SCALING: ${text} is not a count of objects (e.g. 10k)`);
+  return Math.round(Number(m[1]) * (m[2] ? 1000 : 1));
+}
+
+const SCALING = (process.env.BENCH_SCALING ?? '1k,10k,30k,100k').split(',').filter((x) => x.trim() !== '' && x !== 'none').map(parseCount);
+
+/**
+ * The cost curve (issue 19): plan and drift of estates of each size in the bench's proportions
+ * (`estateOf`), each in its own emulator seeded directly, the CLI timed as above.
+ */
+async function benchScaling(work: string, bodies: readonly JsonObject[]): Promise<void> {
+  for (const objects of SCALING) {
+    const size = estateOf(objects);
+    const dir = join(work, `scale-${objects}`);
+    const emulator = await startEstate(size, bodies);
+    try {
+      writeEstate(dir, emulator, size);
+      emulator.configure({ latencyMs: LATENCY });
+      for (const command of ['plan', 'drift'] as const) {
+        const s = await measureRead(emulator, command, dir, size);
+        const point: ScalingPoint = {
+          command,
+          objects,
+          size,
+          wallMs: s.wallMs,
+          cpuMs: s.cpuMs,
+          emulatorCpuMs: s.emulatorCpuMs ?? 0,
+          peakRssMb: s.peakRssMb,
+          requests: s.requests ?? 0,
+          lowerBoundMs: s['lowerBoundMs'] as number,
+          exitCode: s.exitCode ?? null,
+          ...(typeof s['summary'] === 'string' ? { summary: s['summary'] } : {}),
+          requestsPerObject: round3((s.requests ?? 0) / objects),
+          cpuMsPerObject: round3(s.cpuMs / objects),
+          rssKbPerObject: round3((s.peakRssMb * 1024) / objects),
+          wallVsFloor: round3(s.wallMs / (s['lowerBoundMs'] as number)),
+          ...(typeof s['stderr'] === 'string' ? { stderr: s['stderr'] } : {}),
+        };
+        scaling.push(point);
+        process.stderr.write(`bench: scaling ${JSON.stringify(point)}\n`);
+      }
+    } finally {
+      await emulator.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** The cost curve as a table, with each figure's growth over the previous size of the same command. */
+function scalingTable(): string {
+  const rows = [['cost curve', 'objects', 'wall ms', 'floor ms', 'wall/floor', 'cpu ms', 'emulator cpu ms', 'rss MB', 'requests', 'req/object', 'cpu ms/object', 'rss KB/object', 'cpu/object growth']];
+  for (const p of scaling) {
+    const previous = scaling.filter((q) => q.command === p.command && q.objects < p.objects).at(-1);
+    rows.push([
+      p.command,
+      String(p.objects),
+      String(p.wallMs),
+      String(p.lowerBoundMs),
+      p.wallVsFloor.toFixed(2),
+      String(p.cpuMs),
+      String(p.emulatorCpuMs),
+      String(p.peakRssMb),
+      String(p.requests),
+      p.requestsPerObject.toFixed(3),
+      p.cpuMsPerObject.toFixed(3),
+      p.rssKbPerObject.toFixed(1),
+      previous ? `${(p.cpuMsPerObject / previous.cpuMsPerObject).toFixed(2)}× vs ${previous.objects}` : '',
+    ]);
+  }
+  return formatRows(rows);
 }
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'mftops-bench-'));
   const started = new Date();
   try {
-    if (['validate', 'plan', 'drift', 'acl-reads', 'snapshot'].some(want)) await benchEstate(work);
+    const estate = ['validate', 'plan', 'drift', 'per-object-reader', 'acl-reads', 'snapshot'].some(want);
+    const scaled = want('scaling') && !process.env.BENCH_HOLD ? SCALING : [];
+    const taskCount = Math.max(estate ? SIZE.tasks : 0, ...scaled.map((n) => estateOf(n).tasks));
+    const t0 = Date.now();
+    const bodies = taskCount > 0 ? await plannedTaskBodies(taskCount, work) : [];
+    process.stderr.write(`bench: planned ${bodies.length} task bodies in ${Date.now() - t0} ms\n`);
+    if (estate) await benchEstate(work, bodies);
     if (process.env.BENCH_HOLD) return; // held for profiling: nothing was measured
+    if (scaled.length > 0) await benchScaling(work, bodies);
     for (const p of APPLY_LEVELS) if (want(`apply-p${p}`) || want('apply')) await benchApply(work, p);
     if (want('help-cold')) await benchColdStart('help-cold', ['--help']);
     if (want('validate-examples-cold')) await benchColdStart('validate-examples-cold', ['validate', 'examples/manifests', '-q']);
@@ -450,6 +663,7 @@ async function main(): Promise<void> {
     estate: { ...SIZE, changed: '1% of each kind' },
     latencyMs: LATENCY,
     scenarios: results,
+    scaling,
     targets: targets(),
   };
   mkdirSync(join(OUT, '..'), { recursive: true });

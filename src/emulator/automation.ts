@@ -152,11 +152,15 @@ function listResponse<T>(c: Ctx, items: readonly T[], nameOf: (t: T) => string, 
   if (!q.ok) return invalid(q.errors);
   const mask = q.value.mask;
   // Names computed once per item, not twice per comparison (a 10,000-task list sorts in 140,000).
+  // Lower-cased once too: compareText lower-cases both names per comparison (77,000 tasks: 2.6 million a page).
   const hits = items
-    .map((item) => ({ item, name: nameOf(item) }))
+    .map((item) => {
+      const name = nameOf(item);
+      return { item, name, lower: name.toLowerCase() };
+    })
     .filter((h) => mask === undefined || matchesNameMask(h.name, mask))
-    .sort((x, y) => compareText(x.name, y.name));
-  return jsonResponse(200, automationPage(hits.map((h) => render(h.item, q.value)), q.value, sortField, c.v['automation.envelope']));
+    .sort((x, y) => (x.lower < y.lower ? -1 : x.lower > y.lower ? 1 : compareText(x.name, y.name)));
+  return jsonResponse(200, automationPage(hits, q.value, sortField, c.v['automation.envelope'], (h) => render(h.item, q.value)));
 }
 
 function simpleList(c: Ctx, items: readonly JsonObject[]): ApiResponse {
@@ -457,7 +461,7 @@ function listAcls(c: Ctx): ApiResponse {
   const q = parseAutomationListQuery(c.req.query);
   if (!q.ok) return invalid(q.errors);
   const sorted = [...acls].sort((x, y) => compareText(x.ResourceGroupName, y.ResourceGroupName) || compareText(x.UserGroupName, y.UserGroupName));
-  return jsonResponse(200, automationPage(sorted.map((x) => pickFields(encodeAcl(x, c.v), q.value.fields)), q.value, 'ResourceGroupName', c.v['automation.envelope']));
+  return jsonResponse(200, automationPage(sorted, q.value, 'ResourceGroupName', c.v['automation.envelope'], (x) => pickFields(encodeAcl(x, c.v), q.value.fields)));
 }
 
 function getAcl(c: Ctx, p: Params): ApiResponse {

@@ -155,7 +155,7 @@ function listResponse<T>(c: Ctx, items: readonly T[], sortFields: readonly strin
   const q = parseTransferListQuery(c.req.query, sortFields, defaultSort);
   if (!q.ok) return badQuery(q.errors);
   const sorted = sortItems(items, q.value, sortValue);
-  const page = transferPage(sorted.map(render), q.value, c.v);
+  const page = transferPage(sorted, q.value, c.v, render);
   return page ? jsonResponse(200, page) : err(404, `page ${q.value.page} is past the last page`);
 }
 
@@ -393,7 +393,7 @@ function aclAnswer(c: Ctx, f: TransferFolder, written: FolderAclEntry): ApiRespo
     case 'list': {
       const sorted = [...f.acl].sort((x, y) => compareText(shownName(c, x) ?? '', shownName(c, y) ?? ''));
       const q: TransferListQuery = { page: 1, perPage: Math.max(25, sorted.length), sortField: 'name', sortDirection: 'asc' };
-      return jsonResponse(200, transferPage(sorted.map((e) => renderEntry(c, e)), q, c.v) ?? {});
+      return jsonResponse(200, transferPage(sorted, q, c.v, (e) => renderEntry(c, e)) ?? {});
     }
     case 'entry':
       return jsonResponse(200, renderEntry(c, written));

@@ -3,12 +3,13 @@ import { checkServiceUrl } from '../config/service-url.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Secret } from '../secret.js';
+import { ApiError } from './errors.js';
 import type { HttpMethod, ServiceName } from './errors.js';
 import { readAllPages } from './paging.js';
-import type { PagingPlan } from './paging.js';
+import type { PageQuery, PagingPlan } from './paging.js';
 import type { RetryClass, RetryOptions } from './retry.js';
 import { Session } from './session.js';
-import { Transport, createDispatcher } from './transport.js';
+import { TOO_LARGE_NOTE, Transport, createDispatcher } from './transport.js';
 import type { HttpRequest, QueryParams, RequestBody, Timeouts } from './transport.js';
 
 /** What both client factories take. */
@@ -137,10 +138,20 @@ export class Connection {
     return this.call(method, path, opts, (t, req) => t.sendJson(req));
   }
 
-  /** Every item of a list at `path` (see `readAllPages`). */
-  list(path: string, plan: PagingPlan, query: QueryParams = {}): Promise<unknown[]> {
+  /**
+   * Every item of a list at `path` (see `readAllPages`). A whole list asked for at once
+   * (`all-first`) that is too big for one answer (JSON_BODY_LIMIT: 77,000 tasks are ~100 MB) is
+   * read again page by page.
+   */
+  async list(path: string, plan: PagingPlan, query: QueryParams = {}): Promise<unknown[]> {
     const label = () => ({ service: this.service, method: 'GET' as const, path: `${this.session.knownApiBase ?? ''}${path}` });
-    return readAllPages((q) => this.json('GET', path, { query: { ...query, ...q } }), plan, label);
+    const fetchPage = (q: PageQuery) => this.json('GET', path, { query: { ...query, ...q } });
+    try {
+      return await readAllPages(fetchPage, plan, label);
+    } catch (err) {
+      if (plan.mode !== 'all-first' || !(err instanceof ApiError) || err.status !== 200 || err.detail !== TOO_LARGE_NOTE) throw err;
+      return readAllPages(fetchPage, { ...plan, mode: 'paged' }, label);
+    }
   }
 
   close(): Promise<void> {

@@ -79,23 +79,76 @@ export async function readAllPages(fetchPage: (q: PageQuery) => Promise<unknown>
   let page = 1;
   let perPage = plan.perPage;
   let previous: string | undefined;
+  let pagesRead = 0;
+  let total: number | undefined;
   if (plan.mode === 'all-first') {
     const first = await read({});
-    all.push(...first.items);
+    pushAll(all, first.items);
     if (first.totalPages === undefined || first.page === undefined || first.page >= first.totalPages || first.items.length === 0) return all;
     page = first.page + 1;
     perPage = first.perPage ?? (first.items.length || plan.perPage);
-    previous = JSON.stringify(first.items);
+    previous = pageSignature(first.items);
+    pagesRead = 1;
+    total = first.totalPages;
   }
-  for (let pagesRead = plan.mode === 'all-first' ? 1 : 0; ; pagesRead++) {
-    if (pagesRead >= maxPages) fail(`more than ${maxPages} pages`);
-    const p = await read({ page, perPage });
+  /** Checks page `p` (asked as `page`) against the one before; true when it is the last. */
+  const take = (p: ListPage): boolean => {
     if (p.page !== undefined && p.page !== page) fail(`asked for page ${page}, the server answered page ${p.page}`);
-    const signature = JSON.stringify(p.items);
+    const signature = pageSignature(p.items);
     if (p.items.length > 0 && signature === previous) fail(`page ${page} repeats page ${page - 1}`);
     previous = signature;
-    all.push(...p.items);
-    if (p.totalPages === undefined || page >= p.totalPages || p.items.length === 0) return all;
+    pushAll(all, p.items);
+    total = p.totalPages;
+    return p.totalPages === undefined || page >= p.totalPages || p.items.length === 0;
+  };
+  for (; ; pagesRead++) {
+    if (pagesRead >= maxPages) fail(`more than ${maxPages} pages`);
+    // Two pages read one by one show the server pages as asked; the rest it announced are then
+    // asked for a few at once and checked in order as if read one by one (100 pages: 100 ÷
+    // PAGES_IN_FLIGHT round trips instead of 100).
+    if (pagesRead >= 2 && total !== undefined && total > page && total <= maxPages) {
+      const ahead = await readPagesAhead(page, total, (n) => read({ page: n, perPage }));
+      for (const p of ahead) {
+        if (take(p)) return all;
+        page++;
+        pagesRead++;
+      }
+      pagesRead--; // the loop's own increment
+      continue;
+    }
+    const p = await read({ page, perPage });
+    if (take(p)) return all;
     page++;
   }
+}
+
+/**
+ * What tells a repeated page from the next one: its size and its first and last items. Pages of a
+ * list hold different objects, so a page equal in these is the same page again; stringifying
+ * whole pages cost a 77-page task list 100 MB of text (0.4 s of CPU at 100,000 objects).
+ */
+function pageSignature(items: readonly unknown[]): string {
+  return JSON.stringify([items.length, items[0], items[items.length - 1]]);
+}
+
+/** Pages a read keeps in flight once it knows how many there are. */
+export const PAGES_IN_FLIGHT = 8;
+
+/** Pages `from`..`to`, in order, at most PAGES_IN_FLIGHT asked at once. */
+async function readPagesAhead(from: number, to: number, read: (page: number) => Promise<ListPage>): Promise<ListPage[]> {
+  const out: ListPage[] = [];
+  let next = from;
+  const worker = async (): Promise<void> => {
+    while (next <= to) {
+      const n = next++;
+      out[n - from] = await read(n);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PAGES_IN_FLIGHT, Math.max(0, to - from + 1)) }, worker));
+  return out;
+}
+
+/** `items` appended to `all` (a spread of 100,000 arguments overflows the stack). */
+function pushAll(all: unknown[], items: readonly unknown[]): void {
+  for (const item of items) all.push(item);
 }

@@ -156,6 +156,8 @@ class UnexpectedBody extends Error {
 const ERROR_BODY_LIMIT = 64 * 1024;
 /** A JSON answer bigger than this is refused (a hostile or broken server must not fill memory). */
 export const JSON_BODY_LIMIT = 32 * 1024 * 1024;
+/** What an answer over JSON_BODY_LIMIT fails with (`ApiError.detail`). */
+export const TOO_LARGE_NOTE = `response body larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MiB where a JSON answer was expected (a list of this size is paged)`;
 const MAX_REMEMBERED_SECRETS = 16;
 
 /**
@@ -210,7 +212,7 @@ export class Transport {
     return this.send(req, async (res) => {
       const bytes = await readAll(res.body, JSON_BODY_LIMIT);
       if (bytes.length >= JSON_BODY_LIMIT) {
-        throw new UnexpectedBody(`response body larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MiB where a JSON answer was expected (a list of this size is paged)`);
+        throw new UnexpectedBody(TOO_LARGE_NOTE);
       }
       if (bytes.length === 0) return undefined;
       const parsed = tryParseJson(bytes);

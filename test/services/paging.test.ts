@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/services/errors.js';
-import { parseListPage, readAllPages } from '../../src/services/paging.js';
+import { JSON_BODY_LIMIT } from '../../src/services/transport.js';
+import { PAGES_IN_FLIGHT, parseListPage, readAllPages } from '../../src/services/paging.js';
 import type { PageQuery } from '../../src/services/paging.js';
 import { AUTOMATION, JSON_HEADERS, TRANSFER, automationClient, createMock, replyDirectory, replyToken, transferClient } from './helpers.js';
 
@@ -91,6 +92,27 @@ describe('reading every page', () => {
     expect(calls).toBe(2);
   });
 
+  it('asks for the pages a server announced a few at once after the first two, and keeps their order', async () => {
+    const all = Array.from({ length: 40 }, (_, i) => i);
+    let inFlight = 0;
+    let most = 0;
+    const asked: number[] = [];
+    const slow = async (q: PageQuery): Promise<unknown> => {
+      asked.push(q.page ?? 0);
+      inFlight++;
+      most = Math.max(most, inFlight);
+      // Later pages answer sooner: the order of the items must still be the pages' order.
+      await new Promise((r) => setTimeout(r, 20 - (q.page ?? 0)));
+      inFlight--;
+      const page = q.page ?? 1;
+      return { items: all.slice((page - 1) * 2, page * 2), paging: { page, perPage: 2, totalItems: all.length, totalPages: 20 } };
+    };
+    await expect(readAllPages(slow, { mode: 'paged', perPage: 2 }, label)).resolves.toEqual(all);
+    expect(asked.slice(0, 2)).toEqual([1, 2]);
+    expect([...asked].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(most).toBe(PAGES_IN_FLIGHT);
+  });
+
   it('stops a server that repeats the same items without page numbers', async () => {
     const repeating = async (): Promise<unknown> => ({ items: ['x'], totalItems: 10, itemsPerPage: 1 });
     await expect(readAllPages(repeating, { mode: 'paged', perPage: 1 }, label)).rejects.toThrow('page 2 repeats page 1; paging stopped');
@@ -137,5 +159,23 @@ describe('clients page the way each service wants', () => {
       { page: '2', perPage: '1000' },
       { page: '3', perPage: '1000' },
     ]);
+  });
+
+  it('an automation list too big for one answer is read again page by page', async () => {
+    const { agent, pool, calls } = createMock();
+    const a = pool(AUTOMATION);
+    replyToken(a, { access: 'tok' });
+    const big = 'x'.repeat(JSON_BODY_LIMIT);
+    a.intercept({ path: '/api/v1/customscripts', query: {} }).reply(200, `{"items":[{"ID":"0","Name":"${big}"}]}`, { headers: JSON_HEADERS });
+    for (const page of [1, 2]) {
+      a.intercept({ path: '/api/v1/customscripts', query: { page, perPage: 1000 } }).reply(
+        200,
+        { items: [{ ID: String(page), Name: `s${page}` }], paging: { page, perPage: 1000, totalItems: 1001, totalPages: 2 } },
+        { headers: JSON_HEADERS },
+      );
+    }
+    const scripts = await automationClient(agent).listCustomScripts();
+    expect(scripts.map((s) => s.Name)).toEqual(['s1', 's2']);
+    expect(calls().filter((c) => c.path.startsWith('/api/v1/customscripts')).map((c) => c.query)).toEqual([{}, { page: '1', perPage: '1000' }, { page: '2', perPage: '1000' }]);
   });
 });
