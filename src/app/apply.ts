@@ -13,7 +13,7 @@ import { openClients } from './clients.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
-import { choosePrune, loadEnvironmentManifests, openEnvironment, resolveServices, serverIdentities } from './environment.js';
+import { choosePrune, loadEnvironmentManifests, manifestEnvironmentOf, openEnvironment, resolveServices, serverIdentities } from './environment.js';
 import type { PruneChoice } from './environment.js';
 import { holdsPlanFile } from './plan-file.js';
 import type { SavedPlan } from './plan-file.js';
@@ -128,7 +128,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   let manifests: ManifestSet | undefined;
   let prune: PruneChoice | undefined;
   if (saved === undefined) {
-    const loaded = await loadEnvironmentManifests(manifestPaths, ctx);
+    const loaded = await loadEnvironmentManifests(manifestPaths, ctx, manifestEnvironmentOf(config, configured));
     if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
     manifests = loaded.manifests;
     prune = choosePrune(configured, options.paths, options.prune, ctx);
