@@ -265,7 +265,6 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
     }
     case 'anyOf':
     case 'oneOf': {
-      if (path[path.length - 2] === 'vars') return problem('MF505', 'a variable must be a string, a number, a boolean or a list of them');
       // Alternatives that each require a key (an environment's services): "one of these keys".
       const keys = ((e.parentSchema?.[e.keyword] ?? []) as { required?: string[] }[]).flatMap((alternative) => alternative.required ?? []);
       return problem('MF504', `needs at least one of ${keys.map((k) => `\`${k}\``).join(', ')}`);
@@ -289,6 +288,7 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
       }
       return problem('MF505', /folders/.test(where) ? 'must be an absolute folder path starting with /' : `does not match ${String(p['pattern'])}`);
     case 'type':
+      if (path[2] === 'vars' && path.length >= 4) return problem('MF505', 'a variable must be a string, a number, a boolean or a list of them');
       return problem('MF505', `must be ${String(p['type']) === 'object' ? 'a mapping' : String(p['type']) === 'array' ? 'a list' : `a ${String(p['type'])}`}`);
     case 'minLength':
       return problem('MF505', 'must not be empty');

@@ -19,7 +19,8 @@ import { composePlan } from './compose-plan.js';
 import { planAccessChanges } from './access-changes.js';
 import type { AccessBasis, UserGroupAccess } from './access-changes.js';
 import { establishesFolderPath, formatAddress, parseAddress } from './model.js';
-import type { AccessReport, Change, ChangeReason, Plan, PlanHeader, PruneOff, ResourceKind, SourceRef } from './model.js';
+import type { AccessReport, Change, ChangeReason, FieldChange, Plan, PlanHeader, PruneOff, ResourceKind, SourceRef } from './model.js';
+import { parseFieldPath } from '../resources/common.js';
 
 export interface PlanChangesInput {
   readonly desired: DesiredState;
@@ -28,6 +29,8 @@ export interface PlanChangesInput {
   readonly environment: string;
   readonly servers: Plan['servers'];
   readonly manifestDigest: string;
+  /** The variables the manifests used (ManifestSet.variables): the plan records them. */
+  readonly variables?: Plan['variables'];
   readonly scope: Scope;
   readonly prune: readonly PrunableKind[];
   /** Why the environment's `prune` is off for this run (`prune` is then empty): the plan says so. */
@@ -96,7 +99,7 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
         ...(o.reason !== undefined ? { reason: o.reason } : {}),
         ...(previousName !== undefined ? { previousName } : {}),
         ...(live ? { liveId: taskId(live), ...fingerprintOf(o.action, () => fingerprintTask(live)) } : {}),
-        fields: o.fields,
+        fields: withOrigins(o.fields, m, input.cwd),
         source: source(m),
         ...(o.payload ? { payload: o.payload } : {}),
       },
@@ -118,7 +121,7 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
         service: 'automation',
         action: o.action,
         ...(live ? { liveId: live.ACLID, ...fingerprintOf(o.action, () => fingerprintAcl(live)) } : {}),
-        fields: o.fields,
+        fields: withOrigins(o.fields, d.manifest, input.cwd),
         source: source(d.manifest),
         ...(o.payload ? { payload: o.payload } : {}),
       },
@@ -205,6 +208,7 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
     environment: input.environment,
     servers: input.servers,
     manifestDigest: input.manifestDigest,
+    ...(input.variables !== undefined && Object.keys(input.variables).length > 0 ? { variables: input.variables } : {}),
     ...(input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {}),
     ...(input.pruneOff !== undefined ? { pruneOff: input.pruneOff } : {}),
   };
@@ -234,6 +238,19 @@ function orderChanges(items: readonly Ordered[]): Change[] {
   const writes = items.filter((o) => !isDelete(o)).sort((a, b) => a.rank - b.rank || a.depth - b.depth || a.seq - b.seq);
   const deletes = items.filter(isDelete).sort((a, b) => b.rank - a.rank || b.depth - a.depth || compareText(a.change.name, b.change.name));
   return [...writes, ...deletes].map((o) => o.change);
+}
+
+/**
+ * The fields with their `origin` where a `kind: Patch` gave the manifest value (README:
+ * Environments): a field's display path is its path under `spec`.
+ */
+function withOrigins(fields: readonly FieldChange[], m: Manifest, cwd: string | undefined): readonly FieldChange[] {
+  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
+  if (patchedAt === undefined) return fields;
+  return fields.map((f) => {
+    const at = patchedAt(['spec', ...parseFieldPath(f.path)]);
+    return at === undefined ? f : { ...f, origin: sourceRef(at, cwd) };
+  });
 }
 
 function outcomeFields(o: FolderOutcome): Pick<Change, 'action' | 'reason' | 'fields' | 'entries' | 'payload'> {
