@@ -281,7 +281,7 @@ async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: A
   const payloads = async (note: string): Promise<VerifyResult> => ({ mode: 'payloads', note, unconverged: await verifyPayloads(applied, r.clients.full, r.parallelism) });
   // Manifests loaded by this apply are the ones its plan was made from; a saved plan's are re-read.
   const unchanged = r.manifests !== undefined && manifestDigest(r.manifests, ctx.cwd) === plan.manifestDigest;
-  const manifests = unchanged ? r.manifests! : await loadManifests(r.manifestPaths, { cwd: ctx.cwd });
+  const manifests = unchanged ? r.manifests! : await loadManifests(r.manifestPaths, { cwd: ctx.cwd, environment: manifestEnvironmentOf(r.config, r.env) });
   if (hasErrors(manifests.diagnostics)) return payloads('the manifests no longer load without errors, so the written payloads were checked instead of a re-plan');
   if (!unchanged && manifestDigest(manifests, ctx.cwd) !== plan.manifestDigest) {
     return payloads('the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan');

@@ -37,11 +37,11 @@ export interface ManifestSet {
 
 /**
  * Checks parsed files: envelope, schema, normalisation, then the rules across all documents, those
- * with schema errors included (a rule skips only the values the schema rejected). With an
- * environment, first the documents for it are chosen and their variables substituted (before
- * the schema, so its errors see the values); without one, every document counts and a `${var:}`
- * is MF320. Pure. Every
- * problem of every file is reported; nothing stops at the first, or at a stage.
+ * with schema errors included (a rule skips only the values the schema rejected). First, for the
+ * environment: the documents for it are chosen, their variables substituted (before the schema,
+ * so its errors see the values) and its patches applied; without one, every document counts and
+ * a `${var:}` is MF320. Pure. Every problem of every file is reported; nothing stops at the
+ * first, or at a stage.
  */
 export function validateParsedFiles(files: readonly ParsedFile[], rules?: readonly Rule[], environment: ManifestEnvironment = NO_ENVIRONMENT): ManifestSet {
   const out: CheckOutput = { diagnostics: [], checked: [], manifests: [], policies: [] };

@@ -66,6 +66,8 @@ describe('environments end to end', () => {
 
     const apply = await runCli(['apply', 'plan.json'], { cwd: dir, env: ENV });
     expect(apply.code, apply.stderr).toBe(0);
+    // Verified by a re-plan of the same manifests, read for the same environment.
+    expect(apply.stdout + apply.stderr).not.toContain('no longer load');
     const again = await runCli(['plan', '--env', 'staging', '--detailed-exitcode'], { cwd: dir, env: ENV });
     expect(again.stdout).toContain('No changes');
     expect(again.code).toBe(0);
