@@ -1,5 +1,5 @@
 import { createDiagnostic } from './diagnostics.js';
-import type { Diagnostic } from './diagnostics.js';
+import type { Diagnostic, SourcePosition } from './diagnostics.js';
 import type { ParsedDocument } from './parse.js';
 import { suggestName } from './suggest.js';
 import type { JsonPath, VarValue } from './types.js';
@@ -58,8 +58,11 @@ export function selectDocument(doc: ParsedDocument, env: ManifestEnvironment, di
  */
 export function substituteVariables(doc: ParsedDocument, env: ManifestEnvironment, diagnostics: Diagnostic[], used: Map<string, VarValue>): ParsedDocument {
   const unresolved: JsonPath[] = [];
+  /** The reference in the text at `path` starting at `offset` (see referenceAt), or the value. */
+  let reference: { readonly text: string; readonly offset: number } | undefined;
   const problem = (code: 'MF320' | 'MF321', path: JsonPath, summary: string, hint?: string): void => {
-    diagnostics.push(createDiagnostic('error', code, doc.sourceMap.locate(path), summary, { hint }));
+    const at = doc.sourceMap.locate(path);
+    diagnostics.push(createDiagnostic('error', code, reference === undefined ? at : referenceAt(at, reference.text, reference.offset), summary, { hint }));
     unresolved.push(path);
   };
   const lookup = (name: string, path: JsonPath): VarValue | undefined => {
@@ -78,17 +81,20 @@ export function substituteVariables(doc: ParsedDocument, env: ManifestEnvironmen
   };
   const text = (value: string, path: JsonPath, secret: boolean): unknown => {
     if (!value.includes('{var:')) return value;
+    reference = undefined;
     if (secret && /(^|[^$])\$\{var:/.test(value)) {
       problem('MF321', path, 'a variable cannot stand for a secret', 'secrets stay ${env:NAME} or ${file:PATH} references; variables are recorded in plan files');
       return value;
     }
     const whole = WHOLE_REFERENCE.exec(value);
     if (whole) {
+      reference = { text: value, offset: 0 };
       const found = lookup(whole[1]!.trim(), path);
       return found === undefined ? value : Array.isArray(found) ? [...found] : found;
     }
-    return value.replace(VAR_REFERENCE, (match, escape: string, name: string) => {
+    return value.replace(VAR_REFERENCE, (match, escape: string, name: string, offset: number) => {
       if (escape === '$') return match.slice(1);
+      reference = { text: value, offset };
       const found = lookup(name.trim(), path);
       if (found === undefined) return match;
       if (Array.isArray(found)) {
@@ -128,4 +134,16 @@ export function substituteVariables(doc: ParsedDocument, env: ManifestEnvironmen
   const data = walk(doc.data, [], false);
   if (data === doc.data && unresolved.length === 0) return doc;
   return { ...doc, data, ...(unresolved.length > 0 ? { unresolved } : {}) };
+}
+
+/**
+ * The place of a reference `offset` characters into a one-line text written at `at`: exact when
+ * the text is written as it reads, plain or quoted without escapes (its written length tells
+ * which); otherwise the value's place.
+ */
+function referenceAt(at: SourcePosition, text: string, offset: number): SourcePosition {
+  if (at.endLine !== at.line || at.endCol === undefined || text.includes('\n')) return at;
+  const written = at.endCol - at.col;
+  const shift = written === text.length ? offset : written === text.length + 2 ? offset + 1 : undefined;
+  return shift === undefined ? at : { file: at.file, line: at.line, col: at.col + shift };
 }

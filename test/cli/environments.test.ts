@@ -81,7 +81,7 @@ describe('environments end to end', () => {
     const dir = testdir({ 'mftops.yaml': config({ staging: '{ retries: 4, partner: Acme, groups: [Operations] }' }), 'manifests/task.yaml': text });
     const r = await runCli(['plan', '--env', 'staging'], { cwd: dir, env: ENV });
     expect(r.code).toBe(1);
-    const at = positionOf(text, '"${var:retrys}"');
+    const at = positionOf(text, '${var:retrys}');
     expect(r.stdout + r.stderr).toContain(`manifests/task.yaml:${at.line}:${at.col}`);
     expect(r.stdout + r.stderr).toMatch(/MF320.*variable `retrys` is not defined for environment `staging` — did you mean `retries`\?/);
     expect(emulator.requestLog()).toEqual([]);

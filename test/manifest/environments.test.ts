@@ -42,11 +42,14 @@ describe('variables', () => {
   });
 
   it('an undefined variable is MF320 at its reference, with a near name; schema errors keep their places', () => {
-    const text = TASK('Payroll', `  Active: 1\n  Group: [Finance]\n  Info: { Description: "\${var:partnr}" }\n  Frobnicate: 1\n`);
+    const text = TASK('Payroll', `  Active: 1\n  Group: [Finance]\n  Info:\n    Description: "\${var:partnr}"\n    Notes: /Home/\${var:partnr}/in\n  Frobnicate: 1\n`);
     const set = check({ 'a.yaml': text }, STAGING);
     const codes = set.diagnostics.map((d) => [d.code, d.line, d.col]);
-    expect(codes).toContainEqual(['MF320', positionOf(text, '"${var:partnr}"').line, positionOf(text, '"${var:partnr}"').col]);
+    // At the reference itself: inside the quotes, and inside a longer text.
+    expect(codes).toContainEqual(['MF320', positionOf(text, '${var:partnr}').line, positionOf(text, '${var:partnr}').col]);
+    expect(codes).toContainEqual(['MF320', positionOf(text, '${var:partnr}/in').line, positionOf(text, '${var:partnr}/in').col]);
     expect(codes).toContainEqual(['MF201', positionOf(text, 'Frobnicate').line, positionOf(text, 'Frobnicate').col]);
+    expect(codes.filter((c) => c[0] !== 'MF320' && c[0] !== 'MF201')).toEqual([]);
     const mf320 = set.diagnostics.find((d) => d.code === 'MF320')!;
     expect(mf320.summary).toBe('variable `partnr` is not defined for environment `staging` — did you mean `partner`?');
     expect(set.manifests).toEqual([]);
