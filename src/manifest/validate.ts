@@ -150,7 +150,8 @@ function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
   const previousNames =
     !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n): n is string => typeof n === 'string') : [];
   // Every document of a known kind goes to the rules, valid or not: their problems come with the schema's.
-  out.checked.push({ kind, name, previousNames, spec: data.spec, rejected, start: doc.start, sourceMap });
+  const environments = Array.isArray(metadata?.environments) ? metadata.environments.filter((e): e is string => typeof e === 'string') : undefined;
+  out.checked.push({ kind, name, previousNames, spec: data.spec, rejected, start: doc.start, sourceMap, ...(environments !== undefined ? { environments } : {}) });
   if (!schemaValid || diagnostics.length > first || name === undefined) return;
 
   const root = getKindSchema(kind);

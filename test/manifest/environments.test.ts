@@ -99,6 +99,12 @@ describe('metadata.environments', () => {
     expect([dup[0]!.file, dup[0]!.related?.file].sort()).toEqual(['/m/again.yaml', '/m/staging.yaml']);
   });
 
+  it('read without an environment, documents for different environments do not clash; documents sharing one do', () => {
+    expect(check(files).diagnostics).toEqual([]);
+    const both = check({ ...files, 'again.yaml': TASK('Nightly', '  Active: 1\n  Group: [Finance]\n', '  environments: [production]\n') });
+    expect(both.diagnostics.map((d) => [d.code, d.file, d.related?.file])).toEqual([['MF301', '/m/again.yaml', '/m/production.yaml']]);
+  });
+
   it('an environment the configuration does not have is MF322 at the name', () => {
     const text = TASK('Nightly', '  Active: 1\n  Group: [Finance]\n', '  environments: [stagin]\n');
     const set = check({ 'a.yaml': text }, STAGING);
