@@ -179,7 +179,7 @@ const FIELD_KEYS = ['path', 'before', 'after', 'sensitive', 'forcesReplace', 'wo
 const FIELD_WORDS_KEYS = ['form', 'before', 'after'];
 const INNER_WORDS_SIDES = ['before', 'after'];
 const INNER_WORDS_KEYS = ['path', 'form', 'text'];
-const ENTRY_KEYS = ['principal', 'action', 'reason', 'before', 'after'];
+const ENTRY_KEYS = ['principal', 'action', 'reason', 'before', 'after', 'origin'];
 const PRINCIPAL_KEYS = ['type', 'name'];
 const ENTRY_PERMISSION_KEYS = ['permissions', 'sharePermissions'];
 const SOURCE_KEYS = ['file', 'line', 'col'];
@@ -244,7 +244,7 @@ function orderField(field: FieldChange): Obj {
 
 function orderEntry(entry: EntryChange): Obj {
   const perms = (p: unknown) => ordered(p as Obj, ENTRY_PERMISSION_KEYS);
-  return ordered(entry, ENTRY_KEYS, { principal: (p) => ordered(p as Obj, PRINCIPAL_KEYS), before: perms, after: perms });
+  return ordered(entry, ENTRY_KEYS, { principal: (p) => ordered(p as Obj, PRINCIPAL_KEYS), before: perms, after: perms, origin: (s) => ordered(s as Obj, SOURCE_KEYS) });
 }
 
 function orderPayload(payload: Payload): Obj {

@@ -43,7 +43,7 @@ export function applyPatches(docs: readonly ParsedDocument[], environment: strin
     const i = out.findIndex((d) => isRecord(d.data) && d.data.kind === spec.target.kind && isRecord(d.data.metadata) && d.data.metadata.name === spec.target.name);
     if (i < 0) {
       diagnostics.push(
-        createDiagnostic('error', 'MF323', patch.sourceMap.locate(['spec', 'target']), `patch target ${spec.target.kind}/${spec.target.name} is not defined in environment \`${environment}\``, {
+        createDiagnostic('error', 'MF323', patch.sourceMap.locate(['spec', 'target']), `patch target ${spec.target.kind}${spec.target.name.startsWith('/') ? '' : '/'}${spec.target.name} is not defined in environment \`${environment}\``, {
           hint: 'correct the target, or limit the patch with metadata.environments',
         }),
       );

@@ -6,7 +6,7 @@ import { folderDepth, parentPath, trimFolderPath } from '../folder-path.js';
 import { compareText } from '../order.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import type { SourcePosition } from '../manifest/diagnostics.js';
-import type { Manifest } from '../manifest/types.js';
+import type { FolderPermissionsManifest, Manifest } from '../manifest/types.js';
 import type { ValueVocabulary } from '../manifest/value-words.js';
 import { fingerprintFolder, folderName, planFolder, planFolderPrune, viewEntries } from '../resources/folder-permissions.js';
 import type { EntryView, FolderOutcome } from '../resources/folder-permissions.js';
@@ -19,7 +19,7 @@ import { composePlan } from './compose-plan.js';
 import { planAccessChanges } from './access-changes.js';
 import type { AccessBasis, UserGroupAccess } from './access-changes.js';
 import { establishesFolderPath, formatAddress, parseAddress } from './model.js';
-import type { AccessReport, Change, ChangeReason, FieldChange, Plan, PlanHeader, PruneOff, ResourceKind, SourceRef } from './model.js';
+import type { AccessReport, Change, ChangeReason, EntryChange, FieldChange, Plan, PlanHeader, PruneOff, ResourceKind, SourceRef } from './model.js';
 import { parseFieldPath } from '../resources/common.js';
 
 export interface PlanChangesInput {
@@ -166,7 +166,7 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
       const o = planFolder(d, liveEntries);
       after.set(key, o.after);
       bases.set(base.address, { kind: 'folder', before: liveEntries, after: o.after });
-      add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
+      add({ ...base, ...outcomeFields(o, m, input.cwd), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const renamed = previous[0]?.live;
@@ -183,14 +183,14 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
       moved.set(folderKey(from), d.path);
       after.set(key, o.after);
       bases.set(base.address, { kind: 'folder', before: liveEntries, after: o.after });
-      add({ ...base, ...outcomeFields(o), ...identity }, RANK.FolderPermissions, folderDepth(d.path));
+      add({ ...base, ...outcomeFields(o, m, input.cwd), ...identity }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const create = planFolderCreation(d, entriesAfter, diagnostics);
     if (!create) continue;
     after.set(key, create.after);
     bases.set(base.address, { kind: 'folder', before: [], after: create.after });
-    add({ ...base, ...outcomeFields(create) }, RANK.FolderPermissions, folderDepth(d.path));
+    add({ ...base, ...outcomeFields(create, m, input.cwd) }, RANK.FolderPermissions, folderDepth(d.path));
   }
 
   // --------------------------------------------------------------------------------- prune
@@ -253,12 +253,24 @@ function withOrigins(fields: readonly FieldChange[], m: Manifest, cwd: string | 
   });
 }
 
-function outcomeFields(o: FolderOutcome): Pick<Change, 'action' | 'reason' | 'fields' | 'entries' | 'payload'> {
+/** The folder's entries with their `origin` where a `kind: Patch` wrote the manifest's entry (by principal). */
+function withEntryOrigins(entries: readonly EntryChange[], m: FolderPermissionsManifest, cwd: string | undefined): readonly EntryChange[] {
+  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
+  if (patchedAt === undefined) return entries;
+  return entries.map((e) => {
+    const name = e.principal.name.toLowerCase();
+    const i = m.spec.entries.findIndex((w) => (e.principal.type === 'User' ? w.user : w.group)?.toLowerCase() === name);
+    const at = i < 0 ? undefined : patchedAt(['spec', 'entries', i]);
+    return at === undefined ? e : { ...e, origin: sourceRef(at, cwd) };
+  });
+}
+
+function outcomeFields(o: FolderOutcome, m?: FolderPermissionsManifest, cwd?: string): Pick<Change, 'action' | 'reason' | 'fields' | 'entries' | 'payload'> {
   return {
     action: o.action,
     ...(o.reason !== undefined ? { reason: o.reason } : {}),
     fields: o.fields,
-    entries: o.entries,
+    entries: m === undefined ? o.entries : withEntryOrigins(o.entries, m, cwd),
     ...(o.payload ? { payload: o.payload } : {}),
   };
 }

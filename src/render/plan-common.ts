@@ -129,6 +129,11 @@ export function fieldNote(view: FieldView): string {
   return `${view.forcesReplace ? ' # forces replacement' : ''}${view.origin !== undefined ? ` # from ${view.origin}` : ''}`;
 }
 
+/** ` # from FILE:LINE` after a folder entry's line when a patch wrote it; else nothing. */
+export function originNote(origin: EntryChange['origin']): string {
+  return origin === undefined ? '' : ` # from ${escapeControl(`${origin.file}:${origin.line}`)}`;
+}
+
 export function viewField(change: FieldChange, action: Action): FieldView {
   const field = displayField(change);
   const symbol = field.before === undefined && field.after !== undefined ? '+' : field.after === undefined && field.before !== undefined ? '-' : field.before === undefined ? (action === 'create' ? '+' : action === 'delete' ? '-' : '~') : '~';

@@ -163,6 +163,7 @@ export function planJsonView(plan: Plan): PlanJsonView {
               ...(e.reason !== undefined ? { reason: reasonView(e.reason) } : {}),
               ...(e.before !== undefined ? { before: permissionsView(e.before) } : {}),
               ...(e.after !== undefined ? { after: permissionsView(e.after) } : {}),
+              ...(e.origin !== undefined ? { origin: { file: e.origin.file, line: e.origin.line, col: e.origin.col } } : {}),
             })),
           }
         : {}),

@@ -361,7 +361,8 @@ function fence(lang: string, lines: readonly string[]): string {
 const CELL: Readonly<Record<CellState, string>> = { granted: '✓', denied: '✗', added: '+', removed: '−' };
 
 function entryActionWord(entry: EntryChange): string {
-  return entry.action === 'no-op' ? 'unchanged' : entry.action;
+  const word = entry.action === 'no-op' ? 'unchanged' : entry.action;
+  return entry.origin === undefined ? word : `${word} (from ${escapeMd(`${entry.origin.file}:${entry.origin.line}`)})`;
 }
 
 /** Rows: principals; columns: permissions (then share permissions in use); ✓ ✗ + −. */

@@ -19,6 +19,7 @@ import {
   viewField,
   variablesSentence,
   fieldNote,
+  originNote,
 } from './plan-common.js';
 import type { FieldView } from './plan-common.js';
 import { describeReason } from '../resources/reasons.js';
@@ -98,7 +99,7 @@ function renderChange(change: Change, paint: Painter): string[] {
       case 'create':
       case 'update':
       case 'delete':
-        lines.push(`${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}`);
+        lines.push(`${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}${originNote(entry.origin)}`);
         break;
       default: {
         const never: never = entry.action;

@@ -115,6 +115,8 @@ export interface EntryChange {
   readonly reason?: EntryReason;
   readonly before?: EntryPermissions;
   readonly after?: EntryPermissions;
+  /** Where a `kind: Patch` wrote the manifest's entry (its final origin); absent: the manifest's own document. */
+  readonly origin?: { readonly file: string; readonly line: number; readonly col: number };
 }
 
 export interface EntryPermissions {

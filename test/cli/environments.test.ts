@@ -166,4 +166,32 @@ describe('environments end to end', () => {
     const staging = await runCli(['plan', '--env', 'staging'], { cwd: dir, env });
     expect(staging.stdout).not.toContain('Info.Notes');
   });
+
+  it('an overlay of folder entries: merged by principal, each patched entry shown with the patch\'s FILE:LINE', async () => {
+    const base = readFileSync(join(import.meta.dirname, '../../examples/manifests/folders/partner-folders.yaml'), 'utf8').split('\n---\n')[0]!;
+    const patch = [
+      'apiVersion: mftops/v1',
+      'kind: Patch',
+      'metadata: { name: alice reads only, environments: [production] }',
+      'spec:',
+      '  target: { kind: FolderPermissions, name: /Distribution/Acme/Outbound }',
+      '  patch:',
+      '    entries:',
+      '      - user: alice',
+      '        permissions: [listFiles, readFiles]',
+      '',
+    ].join('\n');
+    const dir = testdir({ 'mftops.yaml': config({ staging: '{ partner: Acme }', production: '{ partner: Acme }' }), 'manifests/folders.yaml': base, 'manifests/patch.yaml': patch });
+    const at = positionOf(patch, '- user: alice');
+    const text = await runCli(['plan', '--env', 'production'], { cwd: dir, env: ENV });
+    expect(text.stderr).toBe('');
+    expect(text.stdout).toMatch(new RegExp(`~ User "alice": .*# from manifests/patch\\.yaml:${at.line}$`, 'm'));
+    // The other entries are the base's: no origin, and not changed.
+    expect(text.stdout).not.toMatch(/acme-svc.*# from/);
+    const json = await runCli(['plan', '--env', 'production', '--format', 'json'], { cwd: dir, env: ENV });
+    const entries = JSON.parse(json.stdout).changes.find((c: { address: string }) => c.address === 'FolderPermissions/Distribution/Acme/Outbound').entries;
+    expect(entries.find((e: { principal: { name: string } }) => e.principal.name === 'alice').origin).toEqual({ file: 'manifests/patch.yaml', line: at.line, col: at.col + 2 });
+    const md = await runCli(['plan', '--env', 'production', '--format', 'markdown'], { cwd: dir, env: ENV });
+    expect(md.stdout).toContain(`| User alice | update (from manifests/patch.yaml:${at.line}) |`);
+  });
 });

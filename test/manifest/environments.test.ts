@@ -170,7 +170,7 @@ describe('kind: Patch', () => {
     const set = check({ 'patch.yaml': patch }, STAGING);
     expect(set.diagnostics.map((d) => [d.code, d.file, d.line, d.summary])).toEqual([
       ['MF323', '/m/patch.yaml', positionOf(patch, '{ kind: Task').line, 'patch target Task/Payroll is not defined in environment `staging`'],
-      ['MF323', '/m/patch.yaml', positionOf(patch, '{ kind: FolderPermissions').line, 'patch target FolderPermissions//Home/acme/in is not defined in environment `staging`'],
+      ['MF323', '/m/patch.yaml', positionOf(patch, '{ kind: FolderPermissions').line, 'patch target FolderPermissions/Home/acme/in is not defined in environment `staging`'],
     ]);
   });
 });
