@@ -10,7 +10,7 @@ import { isRecord } from '../is-record.js';
 import { getValidatorByFile } from '../manifest/schemas.js';
 import type { SourceMap } from '../manifest/types.js';
 import { describeSecretFailure, parseSecretRef, readSecretRef, type Secret, type SecretRef } from '../secret.js';
-import type { DriftIgnoreRule, EnvironmentSettings, VarValue, MftopsConfig, PrunableKind, ResolvedService, ServiceName, ServiceSettings } from './model.js';
+import type { DriftIgnoreRule, EnvironmentSettings, MftopsConfig, VarValue, PrunableKind, ResolvedService, ServiceName, ServiceSettings } from './model.js';
 
 import { checkServiceUrl } from './service-url.js';
 export { checkServiceUrl } from './service-url.js';

@@ -24,7 +24,6 @@ export interface ServiceSettings {
   readonly caFile?: string;
 }
 
-
 /** What counts as managed in an environment; objects in scope that no manifest names are unmanaged. */
 export interface Scope {
   readonly taskGroups: readonly string[];
@@ -45,8 +44,8 @@ export interface EnvironmentSettings {
   /** Absolute paths of manifest files or folders. */
   readonly manifests: readonly string[];
   /**
-   * `vars`: the values of `${var:NAME}` in this environment's manifests (absent: none). Not secrets: plan files
-   * record the ones a plan used, and `show` prints them.
+   * `vars`: the values of `${var:NAME}` in this environment's manifests (absent: none). Not
+   * secrets: plan files record the ones a plan used, and `show` prints them.
    */
   readonly vars?: Readonly<Record<string, VarValue>>;
   readonly scope: Scope;
