@@ -193,5 +193,10 @@ describe('environments end to end', () => {
     expect(entries.find((e: { principal: { name: string } }) => e.principal.name === 'alice').origin).toEqual({ file: 'manifests/patch.yaml', line: at.line, col: at.col + 2 });
     const md = await runCli(['plan', '--env', 'production', '--format', 'markdown'], { cwd: dir, env: ENV });
     expect(md.stdout).toContain(`| User alice | update (from manifests/patch.yaml:${at.line}) |`);
+    // The plan file keeps the origins (its schema allows them) and show prints them.
+    expect((await runCli(['plan', '--env', 'production', '--out', 'plan.json'], { cwd: dir, env: ENV })).code).toBe(0);
+    const show = await runCli(['show', 'plan.json'], { cwd: dir, env: ENV });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(`# from manifests/patch.yaml:${at.line}`);
   });
 });
