@@ -43,6 +43,10 @@
  * | MF310 | secret-like-literal  | (warning) a parameter named like a secret holding a literal        |
  * | MF311 | policy-expression    | a Policy's CEL expression that does not compile                    |
  * | MF312 | policy-violation     | validate: a manifest breaks a policy that reads only `object` (a warning for a `warn` policy) |
+ * | MF320 | undefined-variable   | a `${var:NAME}` the environment does not define (or no environment) |
+ * | MF321 | variable-use         | a `${var:}` in a secret field, or a list variable inside a text    |
+ * | MF322 | unknown-environment  | `metadata.environments` names an environment mftops.yaml lacks     |
+ * | MF323 | patch-target         | a `kind: Patch` whose target is not defined in an environment      |
  *
  * MF306 is reserved (date checks for a date-list kind, which manifests do not have yet).
  *
@@ -113,6 +117,10 @@ export const DIAGNOSTIC_CODES = {
   MF310: 'secret-like-literal',
   MF311: 'policy-expression',
   MF312: 'policy-violation',
+  MF320: 'undefined-variable',
+  MF321: 'variable-use',
+  MF322: 'unknown-environment',
+  MF323: 'patch-target',
   MF401: 'unknown-host',
   MF402: 'unknown-script',
   MF403: 'unknown-date-list',
@@ -349,6 +357,30 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     meaning: 'A manifest breaks a policy that reads only `object` (no `oldObject`, `change` or `access`), which validate checks on every manifest the policy matches, with no server; a `warn` policy gives a warning, a `deny` policy an error. Plan checks every policy on every change.',
     example: { in: 'command', command: 'mftops validate', setup: 'a deny Policy on kind Task whose expression is `has(object.spec.Info)`; a task without Info' },
     fix: 'Change the manifest so that the expression holds (the message is the policy\'s), or change the policy.',
+  },
+  MF320: {
+    meaning: 'A manifest uses `${var:NAME}` and the environment it is read for does not define `NAME` in `environments.<name>.vars` of mftops.yaml; or the manifests are checked without an environment (`mftops validate PATH…` without --env), where no variable has a value.',
+    example: { in: 'manifest', text: yaml(...TASK_HEAD, '  Group: [Finance]', '  Active: ${var:active}') },
+    fix: 'Add the variable to the environment\'s `vars` (the message suggests a near name), or correct the name; check manifests with variables with --env NAME (without --env and with a configuration, validate checks every environment).',
+  },
+  MF321: {
+    meaning: 'A `${var:NAME}` where a variable cannot go: in a password or a secret parameter (variables are not secrets: plan files record them), or a list variable inside a longer text.',
+    example: { in: 'manifest', text: yaml(...TASK_HEAD, '  Active: 1', '  steps:', '    - Destination: { Host: bank-as2, Path: /in, Password: "${var:bank_password}" }') },
+    fix: 'Write secrets as `${env:NAME}` or `${file:PATH}`; use a list variable as a whole value (`Group: ${var:groups}`).',
+  },
+  MF322: {
+    meaning: '`metadata.environments` names an environment that mftops.yaml does not have, so the document would silently count nowhere under that name.',
+    example: { in: 'command', command: 'mftops validate', setup: 'manifests/staging.yaml is limited to `environments: [stagin]`' },
+    fix: 'Correct the name (the message suggests the nearest) or add the environment to mftops.yaml.',
+  },
+  MF323: {
+    meaning: 'A `kind: Patch` names a target (`spec.target`: kind and name) that no manifest defines in an environment the patch is for, so there is nothing to patch there.',
+    example: {
+      in: 'command',
+      command: 'mftops validate',
+      setup: 'manifests/patch.yaml patches `Task/Payroll to bnak`, which no manifest defines',
+    },
+    fix: 'Correct the target\'s kind or name, or limit the patch (`metadata.environments`) to the environments that have its target.',
   },
   MF401: {
     meaning: 'A step\'s `Host` (or `HostID`) names a host the automation server does not have.',

@@ -30,6 +30,10 @@ const SETUP: Partial<Record<DiagnosticCode, Record<string, string | Buffer>>> = 
   MF004: { 'export.yaml': Buffer.alloc(12 * 1024 * 1024, 'a: 1\n') },
   MF005: { 'notes.yaml': Buffer.from(`\ufeff${FINE}`, 'utf16le') },
   MF312: { 'manifests/described.yaml': 'apiVersion: mftops/v1\nkind: Policy\nmetadata: { name: tasks-described }\nspec:\n  severity: deny\n  match: { kinds: [Task] }\n  validations:\n    - expression: has(object.spec.Info)\n      message: every task has a description\n' },
+  MF322: { 'manifests/staging.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Staging only, environments: [stagin] }\nspec:\n  Group: [Finance]\n' },
+  MF323: {
+    'manifests/patch.yaml': 'apiVersion: mftops/v1\nkind: Patch\nmetadata: { name: fix, environments: [lab] }\nspec:\n  target: { kind: Task, name: Payroll to bnak }\n  patch: { Active: 0 }\n',
+  },
 };
 
 /** Lines each command example's `setup` says the environment of mftops.yaml has. */

@@ -17,7 +17,7 @@ import { openClients } from './clients.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
-import { choosePrune, loadEnvironmentManifests, openEnvironment, resolveServices, serverIdentities } from './environment.js';
+import { choosePrune, loadEnvironmentManifests, manifestEnvironmentOf, openEnvironment, resolveServices, serverIdentities } from './environment.js';
 import type { PruneChoice } from './environment.js';
 import { holdsPlanFile } from './plan-file.js';
 import type { SavedPlan } from './plan-file.js';
@@ -141,7 +141,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   // Manifests before any request: an invalid one stops here.
   let prune: PruneChoice | undefined;
   if (saved === undefined) {
-    const loaded = await loadEnvironmentManifests(manifestPaths, ctx);
+    const loaded = await loadEnvironmentManifests(manifestPaths, ctx, manifestEnvironmentOf(config, configured));
     if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
     manifests = loaded.manifests;
     prune = choosePrune(configured, options.paths, options.prune, ctx);
@@ -297,7 +297,7 @@ async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: A
   const payloads = async (note: string): Promise<VerifyResult> => ({ mode: 'payloads', note, unconverged: await verifyPayloads(applied, r.clients.full, r.parallelism) });
   // Manifests loaded by this apply are the ones its plan was made from; a saved plan's are re-read.
   const unchanged = r.manifests !== undefined && manifestDigest(r.manifests, ctx.cwd) === plan.manifestDigest;
-  const manifests = unchanged ? r.manifests! : await loadManifests(r.manifestPaths, { cwd: ctx.cwd });
+  const manifests = unchanged ? r.manifests! : await loadManifests(r.manifestPaths, { cwd: ctx.cwd, environment: manifestEnvironmentOf(r.config, r.env) });
   if (hasErrors(manifests.diagnostics)) return payloads('the manifests no longer load without errors, so the written payloads were checked instead of a re-plan');
   if (!unchanged && manifestDigest(manifests, ctx.cwd) !== plan.manifestDigest) {
     return payloads('the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan');

@@ -1,3 +1,4 @@
+import { compareText } from '../order.js';
 import type { EnvironmentSettings, ServiceName } from '../config/model.js';
 import type { LiveState } from '../live/model.js';
 import { readLiveState, readUserGroupMembers } from '../live/read-live-state.js';
@@ -100,6 +101,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     environment: env.name,
     servers: serverIdentities(input.servers, read),
     manifestDigest: manifestDigest(loaded, cwd),
+    variables: Object.fromEntries([...loaded.variables].sort(([a], [b]) => compareText(a, b))),
     scope: env.scope,
     prune: env.prune,
     ...(input.pruneOff !== undefined ? { pruneOff: input.pruneOff } : {}),

@@ -4,6 +4,7 @@ import type { EnvironmentSettings, MftopsConfig, PrunableKind, ResolvedService, 
 import { ConfigError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
+import type { ManifestEnvironment } from '../manifest/variables.js';
 import type { PruneOff } from '../plan/model.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
@@ -34,10 +35,18 @@ export function manifestPathsOf(paths: readonly string[] | undefined, config: Mf
   return chosen;
 }
 
-/** The manifests, loaded and checked; `ok` false when any has an error (no request may follow). */
-export async function loadEnvironmentManifests(paths: readonly string[], ctx: Pick<AppContext, 'cwd'>): Promise<{ ok: boolean; manifests: ManifestSet }> {
+/** What the manifests of an environment are read with: its name and variables, and the configuration's environment names. */
+export function manifestEnvironmentOf(config: MftopsConfig, env: EnvironmentSettings): ManifestEnvironment {
+  return { name: env.name, vars: env.vars ?? {}, known: [...config.environments.keys()] };
+}
+
+/**
+ * The manifests, loaded and checked for an environment (`manifestEnvironmentOf`: documents for
+ * it, variables substituted); `ok` false when any has an error (no request may follow).
+ */
+export async function loadEnvironmentManifests(paths: readonly string[], ctx: Pick<AppContext, 'cwd'>, environment?: ManifestEnvironment): Promise<{ ok: boolean; manifests: ManifestSet }> {
   const { loadManifests } = await import('../manifest/load.js');
-  const manifests = await loadManifests(paths, { cwd: ctx.cwd });
+  const manifests = await loadManifests(paths, { cwd: ctx.cwd, ...(environment !== undefined ? { environment } : {}) });
   return { ok: !hasErrors(manifests.diagnostics), manifests };
 }
 
@@ -105,7 +114,7 @@ export async function prepareRead(
   ctx: Pick<AppContext, 'cwd' | 'env' | 'emit'>,
 ): Promise<ReadPrelude> {
   const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
+  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx, manifestEnvironmentOf(config, env));
   if (!loaded.ok) return { status: 'invalid', diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
   const prune = choosePrune(env, options.paths, options.prune, ctx);
   return {

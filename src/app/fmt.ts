@@ -22,7 +22,8 @@ export interface FmtOptions extends EnvironmentChoice {
  */
 export async function formatManifests(options: FmtOptions, ctx: AppContext): Promise<FmtReport> {
   const { manifests } = await loadEnvironmentManifests(validatePaths(options, ctx), ctx);
-  const errors = manifests.diagnostics.filter((d) => d.severity === 'error');
+  // Read without an environment, a `${var:}` has no value (MF320): that does not stop formatting.
+  const errors = manifests.diagnostics.filter((d) => d.severity === 'error' && d.code !== 'MF320');
   const invalid = new Set(errors.flatMap((d) => (d.file !== undefined ? [d.file] : [])));
   const files = manifests.files.map((file): FmtFile => {
     if (invalid.has(file)) return { file, state: 'invalid' };

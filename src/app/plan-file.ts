@@ -164,7 +164,7 @@ function checksumOf(text: string): string {
 
 type Obj = Readonly<Record<string, unknown>>;
 
-const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary', 'access', 'transferChecks', 'policy'];
+const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'variables', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary', 'access', 'transferChecks', 'policy'];
 const POLICY_KEYS = ['policies', 'violations'];
 const POLICY_VIOLATION_KEYS = ['policy', 'severity', 'outcome', 'message', 'address', 'source', 'expressionSource'];
 const ACCESS_KEYS = ['changes', 'membersUnknown', 'userGroupsUnknown'];
@@ -175,11 +175,11 @@ const PRUNE_OFF_KEYS = ['reason', 'kinds'];
 const SERVICE_KEYS = ['automation', 'transfer'];
 const SERVER_KEYS = ['url', 'version', 'username'];
 const CHANGE_KEYS = ['address', 'kind', 'name', 'service', 'action', 'reason', 'previousName', 'liveId', 'fingerprint', 'wave', 'needs', 'fields', 'entries', 'removes', 'source', 'payload'];
-const FIELD_KEYS = ['path', 'before', 'after', 'sensitive', 'forcesReplace', 'words', 'innerWords'];
+const FIELD_KEYS = ['path', 'before', 'after', 'sensitive', 'forcesReplace', 'words', 'innerWords', 'origin'];
 const FIELD_WORDS_KEYS = ['form', 'before', 'after'];
 const INNER_WORDS_SIDES = ['before', 'after'];
 const INNER_WORDS_KEYS = ['path', 'form', 'text'];
-const ENTRY_KEYS = ['principal', 'action', 'reason', 'before', 'after'];
+const ENTRY_KEYS = ['principal', 'action', 'reason', 'before', 'after', 'origin'];
 const PRINCIPAL_KEYS = ['type', 'name'];
 const ENTRY_PERMISSION_KEYS = ['permissions', 'sharePermissions'];
 const SOURCE_KEYS = ['file', 'line', 'col'];
@@ -237,13 +237,14 @@ function orderField(field: FieldChange): Obj {
   const inner = (list: unknown) => (list as readonly Obj[]).map((w) => ordered(w, INNER_WORDS_KEYS));
   return ordered(field, FIELD_KEYS, {
     words: (w) => ordered(w as Obj, FIELD_WORDS_KEYS),
+    origin: (s) => ordered(s as Obj, SOURCE_KEYS),
     innerWords: (w) => ordered(w as Obj, INNER_WORDS_SIDES, { before: inner, after: inner }),
   });
 }
 
 function orderEntry(entry: EntryChange): Obj {
   const perms = (p: unknown) => ordered(p as Obj, ENTRY_PERMISSION_KEYS);
-  return ordered(entry, ENTRY_KEYS, { principal: (p) => ordered(p as Obj, PRINCIPAL_KEYS), before: perms, after: perms });
+  return ordered(entry, ENTRY_KEYS, { principal: (p) => ordered(p as Obj, PRINCIPAL_KEYS), before: perms, after: perms, origin: (s) => ordered(s as Obj, SOURCE_KEYS) });
 }
 
 function orderPayload(payload: Payload): Obj {

@@ -1,5 +1,5 @@
 import { DEFAULT_CONFIG_FILE, loadConfig, resolveEnvironmentServices, selectEnvironment } from '../config/load-config.js';
-import type { EnvironmentSettings, ResolvedService, ServiceName } from '../config/model.js';
+import type { EnvironmentSettings, MftopsConfig, ResolvedService, ServiceName } from '../config/model.js';
 import { ConfigError } from '../errors.js';
 import { folderKey, uniqueFolderPaths } from '../folder-path.js';
 import type { LiveFolder } from '../live/model.js';
@@ -12,7 +12,7 @@ import type { SnapshotRef } from '../snapshot/store.js';
 import { openClients, openReadonlyClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
-import { loadEnvironmentManifests, openEnvironment, resolveServices } from './environment.js';
+import { loadEnvironmentManifests, manifestEnvironmentOf, openEnvironment, resolveServices } from './environment.js';
 
 /**
  * Snapshots of an environment: save, list, verify, diff, restore. The store itself is
@@ -43,7 +43,7 @@ export async function saveEnvironmentSnapshot(options: SnapshotSaveOptions, ctx:
   const parallelism = options.parallelism ?? DEFAULTS.readParallelism;
   if (named.length > 0 && !transfer) throw new ConfigError(`--folder needs a transfer service in environment "${env.name}" of ${config.file}`);
   // The manifests are read before any request, as plan does.
-  const managed = transfer && named.length === 0 ? await managedFolders(env, ctx) : [];
+  const managed = transfer && named.length === 0 ? await managedFolders(config, env, ctx) : [];
   if (transfer && named.length === 0 && managed.length === 0 && env.scope.folders.length === 0) {
     ctx.emit({
       kind: 'warning',
@@ -234,9 +234,9 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
  * The environment's FolderPermissions manifests (their names are the folders they manage).
  * Manifests with errors are a warning, not a refusal: a backup must not wait for a typo.
  */
-async function managedFolders(env: EnvironmentSettings, ctx: AppContext): Promise<FolderPermissionsManifest[]> {
+async function managedFolders(config: MftopsConfig, env: EnvironmentSettings, ctx: AppContext): Promise<FolderPermissionsManifest[]> {
   if (env.manifests.length === 0) return [];
-  const { ok, manifests } = await loadEnvironmentManifests(env.manifests, ctx);
+  const { ok, manifests } = await loadEnvironmentManifests(env.manifests, ctx, manifestEnvironmentOf(config, env));
   if (!ok) {
     ctx.emit({
       kind: 'warning',

@@ -10,7 +10,7 @@ import { isRecord } from '../is-record.js';
 import { getValidatorByFile } from '../manifest/schemas.js';
 import type { SourceMap } from '../manifest/types.js';
 import { describeSecretFailure, parseSecretRef, readSecretRef, type Secret, type SecretRef } from '../secret.js';
-import type { DriftIgnoreRule, EnvironmentSettings, MftopsConfig, PrunableKind, ResolvedService, ServiceName, ServiceSettings } from './model.js';
+import type { DriftIgnoreRule, EnvironmentSettings, MftopsConfig, VarValue, PrunableKind, ResolvedService, ServiceName, ServiceSettings } from './model.js';
 
 import { checkServiceUrl } from './service-url.js';
 export { checkServiceUrl } from './service-url.js';
@@ -79,6 +79,17 @@ function checkValues(data: unknown, sourceMap: SourceMap, rejected: readonly (re
       const urlProblem = checkServiceUrl(service.url);
       if (urlProblem) problems.push(createDiagnostic('error', 'MF507', sourceMap.locate(path), `environments.${name}.${which}.url: ${urlProblem}`));
     }
+    const vars = isRecord(env.vars) ? env.vars : {};
+    for (const [key, value] of Object.entries(vars)) {
+      const path = ['environments', name, 'vars', key];
+      const texts = Array.isArray(value) ? value : [value];
+      if (touchesRejected(rejected, path) || !texts.some((v) => typeof v === 'string' && /\$\{(env|file):/.test(v))) continue;
+      problems.push(
+        createDiagnostic('error', 'MF505', sourceMap.locate(path), `environments.${name}.vars.${key}: a variable cannot hold a secret reference`, {
+          hint: 'variables are not secrets (plan files record them): write the ${env:}/${file:} reference in the manifest itself',
+        }),
+      );
+    }
     const ignore = isRecord(env.drift) && Array.isArray(env.drift.ignore) ? env.drift.ignore : [];
     ignore.forEach((rule: unknown, i) => {
       const path = ['environments', name, 'drift', 'ignore', i, 'until'];
@@ -107,6 +118,7 @@ interface RawEnvironment {
   automation?: RawService & { transferHosts?: string[] };
   transfer?: RawService;
   manifests?: string[];
+  vars?: Record<string, VarValue>;
   scope?: { taskGroups?: string[]; folders?: string[] };
   prune?: PrunableKind[];
   drift?: { ignore?: RawIgnoreRule[] };
@@ -156,6 +168,7 @@ function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: Sourc
       ...(transfer ? { transfer } : {}),
       ...(env.automation?.transferHosts !== undefined ? { transferHosts: [...env.automation.transferHosts] } : {}),
       manifests: (env.manifests ?? []).map((p) => resolve(dir, p)),
+      ...(env.vars !== undefined ? { vars: { ...env.vars } } : {}),
       scope: { taskGroups: env.scope?.taskGroups ?? [], folders: env.scope?.folders ?? [] },
       prune: env.prune ?? [],
       ...(env.drift !== undefined ? { drift: { ignore } } : {}),
@@ -267,11 +280,15 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
         return problem('MF506', 'must be a ${env:NAME} or ${file:PATH} reference; passwords are never written in the configuration file');
       }
       if (/\.until$/.test(where)) return problem('MF505', 'must be a date written YYYY-MM-DD');
+      if (path[path.length - 1] === 'vars' && e.propertyName !== undefined) {
+        return createDiagnostic('error', 'MF505', at, `${where}.${e.propertyName}: variable names start with a letter or _ and use letters, digits, _, . and -`);
+      }
       if (path[0] === 'environments' && path.length === 1 && e.propertyName !== undefined) {
         return createDiagnostic('error', 'MF505', at, `environments.${e.propertyName}: environment names use letters, digits, ., _ and -`);
       }
       return problem('MF505', /folders/.test(where) ? 'must be an absolute folder path starting with /' : `does not match ${String(p['pattern'])}`);
     case 'type':
+      if (path[2] === 'vars' && path.length >= 4) return problem('MF505', 'a variable must be a string, a number, a boolean or a list of them');
       return problem('MF505', `must be ${String(p['type']) === 'object' ? 'a mapping' : String(p['type']) === 'array' ? 'a list' : `a ${String(p['type'])}`}`);
     case 'minLength':
       return problem('MF505', 'must not be empty');

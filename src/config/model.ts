@@ -1,4 +1,5 @@
-import type { SourceMap } from '../manifest/types.js';
+import type { SourceMap, VarValue } from '../manifest/types.js';
+export type { VarValue } from '../manifest/types.js';
 import type { Secret, SecretRef } from '../secret.js';
 
 export type { ServiceName } from '../vocabulary.js';
@@ -42,6 +43,11 @@ export interface EnvironmentSettings {
   readonly transferHosts?: readonly string[];
   /** Absolute paths of manifest files or folders. */
   readonly manifests: readonly string[];
+  /**
+   * `vars`: the values of `${var:NAME}` in this environment's manifests (absent: none). Not
+   * secrets: plan files record the ones a plan used, and `show` prints them.
+   */
+  readonly vars?: Readonly<Record<string, VarValue>>;
   readonly scope: Scope;
   readonly prune: readonly PrunableKind[];
   /** `drift:` settings; absent when the environment has none. */

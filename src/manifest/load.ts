@@ -9,6 +9,7 @@ import type { ParseLimits, ParsedFile } from './parse.js';
 import type { Rule } from './rules.js';
 import { validateParsedFiles } from './validate.js';
 import type { ManifestSet } from './validate.js';
+import type { ManifestEnvironment } from './variables.js';
 
 export interface LoadOptions {
   /** Relative paths are resolved against this folder (default: the process's). */
@@ -16,6 +17,8 @@ export interface LoadOptions {
   readonly limits?: Partial<ParseLimits>;
   /** Rules to run instead of the default set (tests). */
   readonly rules?: readonly Rule[];
+  /** The environment the manifests are for (documents chosen, `${var:}` substituted); absent: none (a `${var:}` is MF320). */
+  readonly environment?: ManifestEnvironment;
 }
 
 /**
@@ -29,7 +32,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const { files, regular, diagnostics } = await collectManifestFiles(paths, cwd);
   // Files are small and read synchronously; `files` is already sorted.
   const parsed = files.map((file) => readManifestFile(file, limits, regular.get(file) === true));
-  const result = validateParsedFiles(parsed, options.rules);
+  const result = validateParsedFiles(parsed, options.rules, options.environment);
   // The set's diagnostics are sorted already; only the paths' own problems need merging in.
   if (diagnostics.length === 0) return result;
   return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };

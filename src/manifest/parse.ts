@@ -26,6 +26,11 @@ export interface ParsedDocument {
   /** Where the document starts. */
   readonly start: SourcePosition;
   readonly sourceMap: SourceMap;
+  /**
+   * Values left as written because a `${var:}` in them could not be substituted (MF320, MF321
+   * reported): the schema's and the rules' problems there would repeat those, and are not given.
+   */
+  readonly unresolved?: readonly JsonPath[];
 }
 
 export interface ParsedFile {

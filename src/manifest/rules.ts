@@ -24,6 +24,16 @@ export interface CheckedDocument {
   readonly rejected: readonly (readonly string[])[];
   readonly start: SourcePosition;
   readonly sourceMap: SourceMap;
+  /**
+   * `metadata.environments`: the document is for these environments only; absent: for all. Read
+   * without an environment, two documents for one object clash only when they share one.
+   */
+  readonly environments?: readonly string[];
+}
+
+/** Whether two documents can be read for one environment: either is for all, or their lists share one. */
+function shareAnEnvironment(a: CheckedDocument, b: CheckedDocument): boolean {
+  return a.environments === undefined || b.environments === undefined || a.environments.some((e) => b.environments!.includes(e));
 }
 
 /** The value at `path` can be checked: see touchesRejected. */
@@ -78,14 +88,24 @@ function describeIdentity(doc: CheckedDocument): string {
 /** Two documents for one server object: the task name (case-insensitive), ACL pair, folder path. */
 export const checkDuplicateIdentities: Rule = (docs) => {
   const out: Diagnostic[] = [];
-  const seen = new Map<string, CheckedDocument>();
-  const seenNames = new Map<string, CheckedDocument>();
+  const seen = new Map<string, CheckedDocument[]>();
+  const seenNames = new Map<string, CheckedDocument[]>();
+  /** The earlier document under `key` that clashes with `doc`, else undefined (and `doc` is remembered). */
+  const clash = (map: Map<string, CheckedDocument[]>, key: string, doc: CheckedDocument): CheckedDocument | undefined => {
+    const earlier = map.get(key);
+    const first = earlier?.find((e) => shareAnEnvironment(e, doc));
+    if (first === undefined) {
+      if (earlier) earlier.push(doc);
+      else map.set(key, [doc]);
+    }
+    return first;
+  };
   for (let d = 0; d < docs.length; d++) {
     const doc = docs[d]!;
     const id = identityKey(doc);
     if (id !== undefined) {
       const key = `${doc.kind}\u0000${id}`;
-      const first = seen.get(key);
+      const first = clash(seen, key, doc);
       if (first) {
         const at = doc.kind === 'ResourceGroupAcl' ? doc.sourceMap.locate(['spec', 'resourceGroup']) : doc.sourceMap.locate(['metadata', 'name']);
         out.push(
@@ -96,12 +116,10 @@ export const checkDuplicateIdentities: Rule = (docs) => {
         );
         continue;
       }
-      seen.set(key, doc);
     }
     // An ACL's name is only a label, but addresses (`ResourceGroupAcl/<name>`) must stay unique.
     if (doc.kind === 'ResourceGroupAcl' && doc.name !== undefined) {
-      const key = doc.name.toLowerCase();
-      const first = seenNames.get(key);
+      const first = clash(seenNames, doc.name.toLowerCase(), doc);
       if (first) {
         out.push(
           createDiagnostic('error', 'MF301', doc.sourceMap.locate(['metadata', 'name']), `two ResourceGroupAcl documents are named \`${doc.name}\``, {
@@ -109,8 +127,6 @@ export const checkDuplicateIdentities: Rule = (docs) => {
             related: related('first defined', first.sourceMap.locate(['metadata', 'name'])),
           }),
         );
-      } else {
-        seenNames.set(key, doc);
       }
     }
   }

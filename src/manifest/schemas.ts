@@ -18,6 +18,9 @@ export const SCHEMA_FILES: Readonly<Record<ManifestKind, string>> = {
 /** The schema of `kind: Policy` (policies are not resources: see DOCUMENT_KINDS). */
 export const POLICY_SCHEMA_FILE = 'policy.schema.json';
 
+/** The schema of `kind: Patch` (overlays, applied by the loader: never resources). */
+export const PATCH_SCHEMA_FILE = 'patch.schema.json';
+
 /** The union of all kinds, for editors (`# yaml-language-server: $schema=…`). */
 export const MANIFEST_SCHEMA_FILE = 'manifest.schema.json';
 
@@ -87,7 +90,7 @@ export function getAjv(): Ajv2020 {
   });
   addFormats.default(instance);
   instance.addVocabulary(ANNOTATION_KEYWORDS);
-  for (const file of [...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE]) instance.addSchema(readSchema(file), file);
+  for (const file of [...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE]) instance.addSchema(readSchema(file), file);
   ajv = instance;
   return instance;
 }

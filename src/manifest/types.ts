@@ -18,14 +18,21 @@ export const MANIFEST_KINDS = ['Task', 'ResourceGroupAcl', 'FolderPermissions'] 
 export type ManifestKind = (typeof MANIFEST_KINDS)[number];
 
 /**
- * Every kind a manifest file may hold: the resource kinds and `Policy`. A policy is not a
- * resource: the loader keeps policies apart (`ManifestSet.policies`), so nothing that plans,
- * applies, imports or prunes ever sees one.
+ * Every kind a manifest file may hold: the resource kinds, `Policy` and `Patch`. Neither is a
+ * resource: the loader keeps policies apart (`ManifestSet.policies`) and merges patches into
+ * their targets (src/manifest/patch.ts), so nothing that plans, applies, imports or prunes ever
+ * sees one.
  */
-export const DOCUMENT_KINDS = [...MANIFEST_KINDS, 'Policy'] as const;
+export const DOCUMENT_KINDS = [...MANIFEST_KINDS, 'Policy', 'Patch'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 
 export const API_VERSION = 'mftops/v1';
+
+/**
+ * A variable's value (`environments.<name>.vars` of mftops.yaml); a manifest value that is only
+ * `${var:NAME}` takes its type. Variables are not secrets.
+ */
+export type VarValue = string | number | boolean | readonly (string | number | boolean)[];
 
 /** A 0/1 field of the automation API. */
 export type Flag = 0 | 1;
@@ -40,6 +47,11 @@ export interface SourceMap {
    * in the document resolves to the deepest part that does, so the answer is always a place.
    */
   locate(path: JsonPath | string, target?: 'value' | 'key'): SourcePosition;
+  /**
+   * Where the value at `path` (or the value it is part of) was written by a `kind: Patch`, when
+   * a patch gave it its final value; absent/undefined: it is the document's own.
+   */
+  patchedAt?(path: JsonPath): SourcePosition | undefined;
 }
 
 interface ManifestBase {

@@ -9,7 +9,10 @@ import { describeSchemaProblems, locateSchemaErrors, rejectedPath } from './sche
 import { POLICY_SCHEMA_FILE, getKindSchema, getValidator, getValidatorByFile } from './schemas.js';
 import { suggestName } from './suggest.js';
 import { API_VERSION, DOCUMENT_KINDS } from './types.js';
-import type { DocumentKind, Manifest, PolicyManifest, PolicySpec } from './types.js';
+import type { DocumentKind, Manifest, PolicyManifest, PolicySpec, VarValue } from './types.js';
+import { selectDocument, substituteVariables } from './variables.js';
+import { applyPatches } from './patch.js';
+import type { ManifestEnvironment } from './variables.js';
 import { isRecord } from '../is-record.js';
 import { compileExpression } from './policy-expression.js';
 
@@ -28,27 +31,41 @@ export interface ManifestSet {
   readonly files: readonly string[];
   /** `sha256:<hex>` of each file's bytes as read, by file (files that could not be read have none). */
   readonly fileHashes: ReadonlyMap<string, string>;
+  /** The variables the manifests use (`${var:NAME}`), by name, with their values; empty without an environment. */
+  readonly variables: ReadonlyMap<string, VarValue>;
 }
 
 /**
  * Checks parsed files: envelope, schema, normalisation, then the rules across all documents, those
- * with schema errors included (a rule skips only the values the schema rejected). Pure. Every
- * problem of every file is reported; nothing stops at the first, or at a stage.
+ * with schema errors included (a rule skips only the values the schema rejected). First, for the
+ * environment: the documents for it are chosen, their variables substituted (before the schema,
+ * so its errors see the values) and its patches applied; without one, every document counts and
+ * a `${var:}` is MF320. Pure. Every problem of every file is reported; nothing stops at the
+ * first, or at a stage.
  */
-export function validateParsedFiles(files: readonly ParsedFile[], rules?: readonly Rule[]): ManifestSet {
+export function validateParsedFiles(files: readonly ParsedFile[], rules?: readonly Rule[], environment: ManifestEnvironment = NO_ENVIRONMENT): ManifestSet {
   const out: CheckOutput = { diagnostics: [], checked: [], manifests: [], policies: [] };
   const diagnostics = out.diagnostics;
   const fileHashes = new Map<string, string>();
+  const variables = new Map<string, VarValue>();
+  const docs: ParsedDocument[] = [];
   for (let f = 0; f < files.length; f++) {
     const file = files[f]!;
     for (let i = 0; i < file.diagnostics.length; i++) diagnostics.push(file.diagnostics[i]!);
-    for (let i = 0; i < file.documents.length; i++) checkDocument(file.documents[i]!, out);
+    for (let i = 0; i < file.documents.length; i++) {
+      const doc = file.documents[i]!;
+      if (selectDocument(doc, environment, diagnostics)) docs.push(substituteVariables(doc, environment, diagnostics, variables));
+    }
     if (file.sha256 !== undefined) fileHashes.set(file.file, file.sha256);
   }
+  for (const doc of applyPatches(docs, environment.name, diagnostics)) checkDocument(doc, out);
   for (const d of runRules(out.checked, rules)) diagnostics.push(d);
   for (const d of duplicatePolicies(out.policies)) diagnostics.push(d);
-  return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
+  return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes, variables };
 }
+
+/** Manifests read without an environment: every document, no variable. */
+const NO_ENVIRONMENT: ManifestEnvironment = { vars: {} };
 
 /** Where checkDocument puts what it finds (one set of lists for a whole run, not one per document). */
 interface CheckOutput {
@@ -111,11 +128,16 @@ function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
     checkPolicy(doc, data, out);
     return;
   }
+  // Patches were applied (or reported) before: applyPatches passes none on.
+  if (kind === 'Patch') return;
   const validate = getValidator(kind);
   const schemaValid = validate(data) === true;
-  const problems = schemaValid ? [] : locateSchemaErrors(validate.errors ?? [], sourceMap);
+  const unresolved = (doc.unresolved ?? []).map((p) => p.map(String));
+  const located = schemaValid ? [] : locateSchemaErrors(validate.errors ?? [], sourceMap);
+  // A value whose variable was not substituted is reported once, by MF320/MF321.
+  const problems = unresolved.length === 0 ? located : located.filter((p) => !unresolved.some((u) => u.every((s, i) => p.path[i] === s)));
   for (const d of describeSchemaProblems(problems, { kind, sourceMap })) diagnostics.push(d);
-  const rejected: (readonly string[])[] = [];
+  const rejected: (readonly string[])[] = [...unresolved];
   for (const p of problems) {
     const path = rejectedPath(p);
     if (path !== undefined) rejected.push(path);
@@ -128,7 +150,8 @@ function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
   const previousNames =
     !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n): n is string => typeof n === 'string') : [];
   // Every document of a known kind goes to the rules, valid or not: their problems come with the schema's.
-  out.checked.push({ kind, name, previousNames, spec: data.spec, rejected, start: doc.start, sourceMap });
+  const environments = Array.isArray(metadata?.environments) ? metadata.environments.filter((e): e is string => typeof e === 'string') : undefined;
+  out.checked.push({ kind, name, previousNames, spec: data.spec, rejected, start: doc.start, sourceMap, ...(environments !== undefined ? { environments } : {}) });
   if (!schemaValid || diagnostics.length > first || name === undefined) return;
 
   const root = getKindSchema(kind);

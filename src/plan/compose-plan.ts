@@ -8,7 +8,7 @@ import type { AccessReport, Change, Plan, PlanHeader } from './model.js';
  * them. For the planner, and for readers that keep a part of a plan, as drift does.
  */
 export function composePlan(header: PlanHeader, changes: readonly Change[], errored: boolean, access?: AccessReport): Plan {
-  const { toolVersion, createdAt, environment, servers, manifestDigest, targets, pruneOff, transferChecks } = header;
+  const { toolVersion, createdAt, environment, servers, manifestDigest, variables, targets, pruneOff, transferChecks } = header;
   const scheduled = scheduleChanges(changes);
   return {
     toolVersion,
@@ -16,6 +16,7 @@ export function composePlan(header: PlanHeader, changes: readonly Change[], erro
     environment,
     servers,
     manifestDigest,
+    ...(variables !== undefined ? { variables } : {}),
     ...(targets !== undefined ? { targets } : {}),
     ...(pruneOff !== undefined ? { pruneOff } : {}),
     errored,

@@ -1,5 +1,5 @@
 import type { PrunableKind, ServiceName } from '../config/model.js';
-import type { ManifestKind, PolicySeverity } from '../manifest/types.js';
+import type { ManifestKind, PolicySeverity, VarValue } from '../manifest/types.js';
 import type { Action, ChangeReason, EntryChange, FieldChange, JsonObject, Payload, Principal } from '../resources/model.js';
 export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FieldWords, InnerWords, RefNames, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, RefKind, ResourceGroupAclPayload, TaskPayload, ValueMarker } from '../resources/model.js';
 export { ACTIONS, readMarker } from '../resources/model.js';
@@ -29,6 +29,12 @@ export interface Plan {
   readonly servers: Readonly<Partial<Record<ServiceName, ServerIdentity>>>;
   /** sha256 over the manifest files (paths and bytes) the plan was computed from. */
   readonly manifestDigest: string;
+  /**
+   * The variables the manifests used (`${var:NAME}` → value from mftops.yaml), by name; absent
+   * when they used none. Variables are not secrets by definition (secrets are `${env:}`/`${file:}`
+   * references, which a variable may not hold), so they may be recorded and shown.
+   */
+  readonly variables?: Readonly<Record<string, VarValue>>;
   /** `--target` addresses, when the plan was limited to them. */
   readonly targets?: readonly string[];
   /** Set when the environment configures `prune` but this plan pruned nothing, and why. */

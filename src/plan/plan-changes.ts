@@ -6,7 +6,7 @@ import { folderDepth, parentPath, trimFolderPath } from '../folder-path.js';
 import { compareText } from '../order.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import type { SourcePosition } from '../manifest/diagnostics.js';
-import type { Manifest } from '../manifest/types.js';
+import type { FolderPermissionsManifest, Manifest } from '../manifest/types.js';
 import type { ValueVocabulary } from '../manifest/value-words.js';
 import { fingerprintFolder, folderName, planFolder, planFolderPrune, viewEntries } from '../resources/folder-permissions.js';
 import type { EntryView, FolderOutcome } from '../resources/folder-permissions.js';
@@ -19,7 +19,8 @@ import { composePlan } from './compose-plan.js';
 import { planAccessChanges } from './access-changes.js';
 import type { AccessBasis, UserGroupAccess } from './access-changes.js';
 import { establishesFolderPath, formatAddress, parseAddress } from './model.js';
-import type { AccessReport, Change, ChangeReason, Plan, PlanHeader, PruneOff, ResourceKind, SourceRef } from './model.js';
+import type { AccessReport, Change, ChangeReason, EntryChange, FieldChange, Plan, PlanHeader, PruneOff, ResourceKind, SourceRef } from './model.js';
+import { parseFieldPath } from '../resources/common.js';
 
 export interface PlanChangesInput {
   readonly desired: DesiredState;
@@ -28,6 +29,8 @@ export interface PlanChangesInput {
   readonly environment: string;
   readonly servers: Plan['servers'];
   readonly manifestDigest: string;
+  /** The variables the manifests used (ManifestSet.variables): the plan records them. */
+  readonly variables?: Plan['variables'];
   readonly scope: Scope;
   readonly prune: readonly PrunableKind[];
   /** Why the environment's `prune` is off for this run (`prune` is then empty): the plan says so. */
@@ -96,7 +99,7 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
         ...(o.reason !== undefined ? { reason: o.reason } : {}),
         ...(previousName !== undefined ? { previousName } : {}),
         ...(live ? { liveId: taskId(live), ...fingerprintOf(o.action, () => fingerprintTask(live)) } : {}),
-        fields: o.fields,
+        fields: withOrigins(o.fields, m, input.cwd),
         source: source(m),
         ...(o.payload ? { payload: o.payload } : {}),
       },
@@ -118,7 +121,7 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
         service: 'automation',
         action: o.action,
         ...(live ? { liveId: live.ACLID, ...fingerprintOf(o.action, () => fingerprintAcl(live)) } : {}),
-        fields: o.fields,
+        fields: withOrigins(o.fields, d.manifest, input.cwd),
         source: source(d.manifest),
         ...(o.payload ? { payload: o.payload } : {}),
       },
@@ -163,7 +166,7 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
       const o = planFolder(d, liveEntries);
       after.set(key, o.after);
       bases.set(base.address, { kind: 'folder', before: liveEntries, after: o.after });
-      add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
+      add({ ...base, ...outcomeFields(o, m, input.cwd), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const renamed = previous[0]?.live;
@@ -180,14 +183,14 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
       moved.set(folderKey(from), d.path);
       after.set(key, o.after);
       bases.set(base.address, { kind: 'folder', before: liveEntries, after: o.after });
-      add({ ...base, ...outcomeFields(o), ...identity }, RANK.FolderPermissions, folderDepth(d.path));
+      add({ ...base, ...outcomeFields(o, m, input.cwd), ...identity }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const create = planFolderCreation(d, entriesAfter, diagnostics);
     if (!create) continue;
     after.set(key, create.after);
     bases.set(base.address, { kind: 'folder', before: [], after: create.after });
-    add({ ...base, ...outcomeFields(create) }, RANK.FolderPermissions, folderDepth(d.path));
+    add({ ...base, ...outcomeFields(create, m, input.cwd) }, RANK.FolderPermissions, folderDepth(d.path));
   }
 
   // --------------------------------------------------------------------------------- prune
@@ -205,6 +208,7 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
     environment: input.environment,
     servers: input.servers,
     manifestDigest: input.manifestDigest,
+    ...(input.variables !== undefined && Object.keys(input.variables).length > 0 ? { variables: input.variables } : {}),
     ...(input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {}),
     ...(input.pruneOff !== undefined ? { pruneOff: input.pruneOff } : {}),
   };
@@ -236,12 +240,37 @@ function orderChanges(items: readonly Ordered[]): Change[] {
   return [...writes, ...deletes].map((o) => o.change);
 }
 
-function outcomeFields(o: FolderOutcome): Pick<Change, 'action' | 'reason' | 'fields' | 'entries' | 'payload'> {
+/**
+ * The fields with their `origin` where a `kind: Patch` gave the manifest value (README:
+ * Environments): a field's display path is its path under `spec`.
+ */
+function withOrigins(fields: readonly FieldChange[], m: Manifest, cwd: string | undefined): readonly FieldChange[] {
+  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
+  if (patchedAt === undefined) return fields;
+  return fields.map((f) => {
+    const at = patchedAt(['spec', ...parseFieldPath(f.path)]);
+    return at === undefined ? f : { ...f, origin: sourceRef(at, cwd) };
+  });
+}
+
+/** The folder's entries with their `origin` where a `kind: Patch` wrote the manifest's entry (by principal). */
+function withEntryOrigins(entries: readonly EntryChange[], m: FolderPermissionsManifest, cwd: string | undefined): readonly EntryChange[] {
+  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
+  if (patchedAt === undefined) return entries;
+  return entries.map((e) => {
+    const name = e.principal.name.toLowerCase();
+    const i = m.spec.entries.findIndex((w) => (e.principal.type === 'User' ? w.user : w.group)?.toLowerCase() === name);
+    const at = i < 0 ? undefined : patchedAt(['spec', 'entries', i]);
+    return at === undefined ? e : { ...e, origin: sourceRef(at, cwd) };
+  });
+}
+
+function outcomeFields(o: FolderOutcome, m?: FolderPermissionsManifest, cwd?: string): Pick<Change, 'action' | 'reason' | 'fields' | 'entries' | 'payload'> {
   return {
     action: o.action,
     ...(o.reason !== undefined ? { reason: o.reason } : {}),
     fields: o.fields,
-    entries: o.entries,
+    entries: m === undefined ? o.entries : withEntryOrigins(o.entries, m, cwd),
     ...(o.payload ? { payload: o.payload } : {}),
   };
 }

@@ -2,7 +2,7 @@ import { structuredPatch } from 'diff';
 import { Document } from 'yaml';
 import { canonicalizeQuoting, TO_STRING_OPTIONS } from '../manifest/yaml-scalars.js';
 import { FOLDER_PERMISSIONS, MANIFEST_KINDS, SHARE_PERMISSIONS } from '../manifest/types.js';
-import type { Action, Change, EntryChange, EntryPermissions, FieldChange, InnerWords, JsonValue, PlanSummary, PruneOff, ResourceKind } from '../plan/model.js';
+import type { Action, Change, EntryChange, EntryPermissions, FieldChange, InnerWords, JsonValue, Plan, PlanSummary, PruneOff, ResourceKind } from '../plan/model.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
 export { escapeControl, formatCount, formatInline } from './text.js';
 import { describeSchedules, NOT_SCHEDULED, readSchedule, readSchedules } from './schedule-words.js';
@@ -107,16 +107,42 @@ const INLINE_WIDTH = 120;
  * two values' text (strings as they are, anything else as indented JSON), each line starting with
  * ` `, `+`, `-` or `@@` (hunk headers only when both sides exist).
  */
-export type FieldView = { readonly symbol: '+' | '-' | '~'; readonly path: string; readonly forcesReplace: boolean } & (
+export type FieldView = {
+  readonly symbol: '+' | '-' | '~';
+  readonly path: string;
+  readonly forcesReplace: boolean;
+  /** `FILE:LINE` of the `kind: Patch` that gave the value (its final origin), when one did. */
+  readonly origin?: string;
+} & (
   | { readonly form: 'sensitive' }
   | { readonly form: 'inline'; readonly before?: string; readonly after?: string }
   | { readonly form: 'block'; readonly lines: readonly string[] }
 );
 
+/** `Variables: partner = "acme", retries = 5.`: the values the manifests were read with (never secrets). */
+export function variablesSentence(variables: NonNullable<Plan['variables']>): string {
+  return `Variables: ${Object.entries(variables).map(([name, value]) => `${escapeControl(name)} = ${escapeControl(JSON.stringify(value))}`).join(', ')}.`;
+}
+
+/** The comment after a field's line: it forces a replacement, a patch gave its value. */
+export function fieldNote(view: FieldView): string {
+  return `${view.forcesReplace ? ' # forces replacement' : ''}${view.origin !== undefined ? ` # from ${view.origin}` : ''}`;
+}
+
+/** ` # from FILE:LINE` after a folder entry's line when a patch wrote it; else nothing. */
+export function originNote(origin: EntryChange['origin']): string {
+  return origin === undefined ? '' : ` # from ${escapeControl(`${origin.file}:${origin.line}`)}`;
+}
+
 export function viewField(change: FieldChange, action: Action): FieldView {
   const field = displayField(change);
   const symbol = field.before === undefined && field.after !== undefined ? '+' : field.after === undefined && field.before !== undefined ? '-' : field.before === undefined ? (action === 'create' ? '+' : action === 'delete' ? '-' : '~') : '~';
-  const base = { symbol, path: escapeControl(field.path), forcesReplace: field.forcesReplace === true } as const;
+  const base = {
+    symbol,
+    path: escapeControl(field.path),
+    forcesReplace: field.forcesReplace === true,
+    ...(field.origin !== undefined ? { origin: escapeControl(`${field.origin.file}:${field.origin.line}`) } : {}),
+  } as const;
   if (field.sensitive === true) return { ...base, form: 'sensitive' };
   const multiline = (v: JsonValue | undefined) => typeof v === 'string' && v.includes('\n');
   if (!multiline(field.before) && !multiline(field.after)) {

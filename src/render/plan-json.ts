@@ -27,6 +27,8 @@ export interface PlanJsonView extends JsonEnvelope<'mftops.plan'> {
   readonly servers: Plan['servers'];
   /** sha256 over the manifest files the plan was computed from. */
   readonly manifestDigest: string;
+  /** The variables the manifests used and their values (never secrets); absent when none. */
+  readonly variables?: Plan['variables'];
   /** `--target` addresses, when the plan was limited to them. */
   readonly targets?: readonly string[];
   /** Set when the environment configures `prune` but this plan pruned nothing: why, and the kinds it would have pruned. */
@@ -128,6 +130,7 @@ export function planJsonView(plan: Plan): PlanJsonView {
     environment: plan.environment,
     servers: serversView(plan.servers),
     manifestDigest: plan.manifestDigest,
+    ...(plan.variables !== undefined ? { variables: { ...plan.variables } } : {}),
     ...(plan.targets !== undefined ? { targets: [...plan.targets] } : {}),
     ...(plan.pruneOff !== undefined ? { pruneOff: { reason: plan.pruneOff.reason, kinds: [...plan.pruneOff.kinds], text: pruneOffSentence(plan.pruneOff) } } : {}),
     errored: plan.errored,
@@ -148,6 +151,7 @@ export function planJsonView(plan: Plan): PlanJsonView {
         ...(f.after !== undefined ? { after: f.after } : {}),
         ...(f.sensitive !== undefined ? { sensitive: f.sensitive } : {}),
         ...(f.forcesReplace !== undefined ? { forcesReplace: f.forcesReplace } : {}),
+        ...(f.origin !== undefined ? { origin: { file: f.origin.file, line: f.origin.line, col: f.origin.col } } : {}),
         ...(f.words !== undefined ? { words: { form: f.words.form, ...(f.words.before !== undefined ? { before: f.words.before } : {}), ...(f.words.after !== undefined ? { after: f.words.after } : {}) } } : {}),
         ...(f.innerWords !== undefined ? { innerWords: { ...(f.innerWords.before !== undefined ? { before: f.innerWords.before.map(innerWordsView) } : {}), ...(f.innerWords.after !== undefined ? { after: f.innerWords.after.map(innerWordsView) } : {}) } } : {}),
       })),
@@ -159,6 +163,7 @@ export function planJsonView(plan: Plan): PlanJsonView {
               ...(e.reason !== undefined ? { reason: reasonView(e.reason) } : {}),
               ...(e.before !== undefined ? { before: permissionsView(e.before) } : {}),
               ...(e.after !== undefined ? { after: permissionsView(e.after) } : {}),
+              ...(e.origin !== undefined ? { origin: { file: e.origin.file, line: e.origin.line, col: e.origin.col } } : {}),
             })),
           }
         : {}),

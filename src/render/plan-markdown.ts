@@ -15,6 +15,8 @@ import {
   scheduleText,
   symbolOf,
   viewField,
+  variablesSentence,
+  fieldNote,
 } from './plan-common.js';
 import type { CellState, FieldView } from './plan-common.js';
 import { describeReason } from '../resources/reasons.js';
@@ -297,6 +299,7 @@ function renderFooter(plan: Plan): string {
     parts.push(`${service} ${escapeMd(clip(s.url, 200))}${s.version === undefined ? '' : ` ${escapeMd(clip(s.version, 40))}`} as ${escapeMd(clip(s.username, 80))}`);
   }
   parts.push(`manifests ${escapeMd(clip(plan.manifestDigest, 80))}`);
+  if (plan.variables !== undefined) parts.push(escapeMd(clip(variablesSentence(plan.variables), 400)));
   return `<sub>${parts.join(' · ')}</sub>`;
 }
 
@@ -330,7 +333,7 @@ function renderDetails(change: Change): string {
 }
 
 function diffLines(view: FieldView): string[] {
-  const forces = view.forcesReplace ? ' # forces replacement' : '';
+  const forces = fieldNote(view);
   switch (view.form) {
     case 'sensitive':
       return [`${view.symbol} ${view.path}: (sensitive)${forces}`];
@@ -358,7 +361,8 @@ function fence(lang: string, lines: readonly string[]): string {
 const CELL: Readonly<Record<CellState, string>> = { granted: '✓', denied: '✗', added: '+', removed: '−' };
 
 function entryActionWord(entry: EntryChange): string {
-  return entry.action === 'no-op' ? 'unchanged' : entry.action;
+  const word = entry.action === 'no-op' ? 'unchanged' : entry.action;
+  return entry.origin === undefined ? word : `${word} (from ${escapeMd(`${entry.origin.file}:${entry.origin.line}`)})`;
 }
 
 /** Rows: principals; columns: permissions (then share permissions in use); ✓ ✗ + −. */

@@ -17,6 +17,9 @@ import {
   scheduleText,
   symbolOf,
   viewField,
+  variablesSentence,
+  fieldNote,
+  originNote,
 } from './plan-common.js';
 import type { FieldView } from './plan-common.js';
 import { describeReason } from '../resources/reasons.js';
@@ -37,6 +40,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
   const summary = summarize(plan.changes);
   const listed = plan.changes.filter((c) => c.action !== 'no-op');
   const lines = [`mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural(plan.changes.length, 'object')} compared, ${formatCount(summary['no-op'])} unchanged.`];
+  if (plan.variables !== undefined) lines.push(variablesSentence(plan.variables));
   if (plan.targets !== undefined && plan.targets.length > 0) lines.push(`Limited to --target ${plan.targets.map(quote).join(', ')}.`);
   if (plan.pruneOff !== undefined) lines.push(pruneOffSentence(plan.pruneOff));
   lines.push(...policyText(plan.policy));
@@ -95,7 +99,7 @@ function renderChange(change: Change, paint: Painter): string[] {
       case 'create':
       case 'update':
       case 'delete':
-        lines.push(`${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}`);
+        lines.push(`${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}${originNote(entry.origin)}`);
         break;
       default: {
         const never: never = entry.action;
@@ -110,7 +114,7 @@ function renderChange(change: Change, paint: Painter): string[] {
 
 function renderField(view: FieldView, paint: Painter): string[] {
   const sym = paint.sign(view.symbol, view.symbol);
-  const forces = view.forcesReplace ? ' # forces replacement' : '';
+  const forces = fieldNote(view);
   switch (view.form) {
     case 'sensitive':
       return [`${sym} ${view.path}: (sensitive)${forces}`];

@@ -1,6 +1,8 @@
 import { readMarker } from '../plan/model.js';
 import type { FieldWords, InnerWords, JsonObject, JsonValue, RefKind } from '../plan/model.js';
 import { escapeControl, formatInline } from './text.js';
+import { parseFieldPath } from '../resources/common.js';
+export { parseFieldPath } from '../resources/common.js';
 
 /**
  * A field value as a reader sees it (pure): markers become the words they stand for —
@@ -74,9 +76,3 @@ export function withInnerWords(value: JsonValue, inner: readonly InnerWords[] | 
   return out;
 }
 
-/** `a.b[0].c` → `['a', 'b', 0, 'c']`. */
-export function parseFieldPath(path: string): (string | number)[] {
-  const out: (string | number)[] = [];
-  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
-  return out;
-}

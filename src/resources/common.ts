@@ -97,6 +97,13 @@ export function joinPath(path: string, key: string | number): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
+/** `a.b[0].c` → `['a', 'b', 0, 'c']`: a display path's segments (the inverse of joinPath). */
+export function parseFieldPath(path: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
+  return out;
+}
+
 /**
  * A field change with `before`/`after` only when they have a value. Every field value of a plan
  * is made here: the values become field values (see `ValueMarker` in model.ts), so data objects

@@ -91,6 +91,11 @@ export interface FieldChange {
   readonly words?: FieldWords;
   /** Words of the values inside an object or list value (a whole step or schedule), per side. */
   readonly innerWords?: { readonly before?: readonly InnerWords[]; readonly after?: readonly InnerWords[] };
+  /**
+   * Where the manifest value was written when a `kind: Patch` gave it (its final origin, paths
+   * relative to the working folder); absent: the manifest's own document.
+   */
+  readonly origin?: { readonly file: string; readonly line: number; readonly col: number };
 }
 
 
@@ -110,6 +115,8 @@ export interface EntryChange {
   readonly reason?: EntryReason;
   readonly before?: EntryPermissions;
   readonly after?: EntryPermissions;
+  /** Where a `kind: Patch` wrote the manifest's entry (its final origin); absent: the manifest's own document. */
+  readonly origin?: { readonly file: string; readonly line: number; readonly col: number };
 }
 
 export interface EntryPermissions {

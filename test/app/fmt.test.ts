@@ -31,6 +31,14 @@ describe('formatManifests', () => {
     expect(states(await formatManifests({ paths: ['m'], check: false }, recordingContext(dir)), dir)).toEqual({ 'm/a.yaml': 'formatted', 'm/b.yaml': 'formatted' });
   });
 
+  it('formats a manifest that uses variables (they have no value while formatting)', async () => {
+    const withVars = (quote: string) => scrambled('Auditors').replace(`userGroup: 'Auditors'`, `userGroup: ${quote}\${var:auditors}${quote}`);
+    const dir = testdir({ 'a.yaml': withVars("'") });
+    const report = await formatManifests({ paths: ['.'], check: false }, recordingContext(dir));
+    expect(report.status).toBe('ok');
+    expect(readFileSync(join(dir, 'a.yaml'), 'utf8')).toBe(canonical('Auditors').replace('userGroup: Auditors', 'userGroup: ${var:auditors}'));
+  });
+
   it('with check, writes nothing and reports the files that are not formatted', async () => {
     const dir = testdir({ 'a.yaml': scrambled('Auditors'), 'b.yaml': canonical('Operators') });
     const report = await formatManifests({ paths: ['.'], check: true }, recordingContext(dir));

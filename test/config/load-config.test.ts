@@ -60,6 +60,19 @@ describe('loadConfig', () => {
     expect(config.environments.get('test')?.automation).toBeUndefined();
   });
 
+  it('reads an environment\'s vars with their types; refuses a mapping, a bad name and a secret reference as a value (MF505)', () => {
+    const withVars = GOOD.replace('    prune: [FolderPermissions]\n', '    prune: [FolderPermissions]\n    vars: { retries: 3, partner: acme, strict: true, groups: [Finance, Ops] }\n');
+    const config = loadConfig('mftops.yaml', testdir({ 'mftops.yaml': withVars }));
+    expect(config.environments.get('prod')?.vars).toEqual({ retries: 3, partner: 'acme', strict: true, groups: ['Finance', 'Ops'] });
+    expect(config.environments.get('test')?.vars).toBeUndefined();
+    const bad = withVars.replace('strict: true', 'strict: { a: 1 }, 9lives: x, token: "${env:TOKEN}"');
+    expect(configErrorOf(() => loadConfig('mftops.yaml', testdir({ 'mftops.yaml': bad }))).diagnostics.map((d) => [d.code, d.summary])).toEqual([
+      ['MF505', 'environments.prod.vars.strict: a variable must be a string, a number, a boolean or a list of them'],
+      ['MF505', 'environments.prod.vars.9lives: variable names start with a letter or _ and use letters, digits, _, . and -'],
+      ['MF505', 'environments.prod.vars.token: a variable cannot hold a secret reference'],
+    ]);
+  });
+
   it('reads automation.transferHosts, the hosts the cross-server checks look at; a host named twice, or the key on transfer, is refused', () => {
     const withHosts = GOOD.replace('      caFile: certs/corp-ca.pem\n', '      caFile: certs/corp-ca.pem\n      transferHosts: [xfer, xfer-sftp]\n');
     const config = loadConfig('mftops.yaml', testdir({ 'mftops.yaml': withHosts }));
