@@ -44,7 +44,7 @@ function workdir(): string {
         environment: 'staging',
         automationUrl: staging.automationUrl,
         transferUrl: staging.transferUrl,
-        manifests: ['manifests/access', 'manifests/folders', 'manifests/tasks/finance.yaml', 'manifests/tasks/operations.yaml', 'staging'],
+        manifests: ['manifests', 'staging'],
         scope,
       },
     ]),
