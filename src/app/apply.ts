@@ -19,6 +19,7 @@ import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
 import { choosePrune, loadEnvironmentManifests, manifestEnvironmentOf, openEnvironment, resolveServices, serverIdentities } from './environment.js';
 import type { PruneChoice } from './environment.js';
+import type { ManifestEnvironment } from '../manifest/variables.js';
 import { holdsPlanFile } from './plan-file.js';
 import type { SavedPlan } from './plan-file.js';
 import { planManifests, reportOf } from './plan.js';
@@ -130,7 +131,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   if (saved !== undefined) {
     const problems = [...checkPlanTarget(saved.plan, configured), ...checkPermissions(saved.plan, permissions), ...(await secretProblems(saved.plan, ctx))];
     if (problems.length > 0) return { status: 'finished', report: refusal(configured.name, problems), plan: saved.plan };
-    const rechecked = await recheckPolicies(saved.plan, manifestPaths, ctx);
+    const rechecked = await recheckPolicies(saved.plan, manifestPaths, manifestEnvironmentOf(config, configured), ctx);
     if (rechecked.status === 'invalid') return rechecked;
     policy = rechecked.policy;
     manifests = rechecked.manifests;
@@ -325,10 +326,11 @@ async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: A
 async function recheckPolicies(
   plan: Plan,
   paths: readonly string[],
+  environment: ManifestEnvironment,
   ctx: AppContext,
 ): Promise<{ status: 'checked'; manifests?: ManifestSet; policy?: PolicyReport } | { status: 'invalid'; diagnostics: DiagnosticsReport }> {
   if (paths.length === 0) return { status: 'checked' };
-  const loaded = await loadEnvironmentManifests(paths, ctx);
+  const loaded = await loadEnvironmentManifests(paths, ctx, environment);
   if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
   const { manifests, policies } = loaded.manifests;
   if (policies.length === 0) return { status: 'checked', manifests: loaded.manifests };

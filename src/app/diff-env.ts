@@ -6,7 +6,7 @@ import type { EnvironmentDiff, EnvironmentSide } from '../plan/diff-environments
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients } from './clients.js';
 import type { AppContext } from './context.js';
-import { countValidDocuments, loadEnvironmentManifests, manifestPathsOf, openEnvironment, prepareRead, type ReadPrelude } from './environment.js';
+import { countValidDocuments, loadEnvironmentManifests, manifestEnvironmentOf, manifestPathsOf, openEnvironment, prepareRead, type ReadPrelude } from './environment.js';
 import { planManifests } from './plan.js';
 
 export interface DiffEnvOptions {
@@ -65,7 +65,7 @@ export async function diffEnvironments(options: DiffEnvOptions, ctx: AppContext)
 
 async function loadOffline(options: DiffEnvOptions, environment: string, ctx: AppContext): Promise<{ ok: boolean; manifests: ManifestSet }> {
   const { config, env } = openEnvironment({ ...(options.configFile !== undefined ? { configFile: options.configFile } : {}), environment }, ctx);
-  return loadEnvironmentManifests(manifestPathsOf(undefined, config, env, ctx), ctx);
+  return loadEnvironmentManifests(manifestPathsOf(undefined, config, env, ctx), ctx, manifestEnvironmentOf(config, env));
 }
 
 async function planOf(prelude: Extract<ReadPrelude, { status: 'ready' }>, ctx: AppContext): Promise<Awaited<ReturnType<typeof planManifests>>> {
