@@ -76,6 +76,40 @@ describe('environments end to end', () => {
     expect(production.stdout).toMatch(/RetryCount: 4 → 7/);
   });
 
+  it('a plan file of manifests with variables is re-checked against the policies for its environment, and diff-env --offline compares the values', async () => {
+    const policy = [
+      'apiVersion: mftops/v1',
+      'kind: Policy',
+      'metadata: { name: few-retries }',
+      'spec:',
+      '  severity: deny',
+      '  match: { kinds: [Task] }',
+      '  validations:',
+      '    - expression: object == null || object.spec.steps.all(s, !has(s.Source) || !has(s.Source.RetryCount) || s.Source.RetryCount <= 5)',
+      '      message: at most 5 retries',
+      '',
+    ].join('\n');
+    const dir = testdir({
+      'mftops.yaml': config({ staging: '{ retries: 4, partner: Globex, groups: [Operations] }', production: '{ retries: 7, partner: Globex, groups: [Operations] }' }),
+      'manifests/task.yaml': TASK,
+      'manifests/policy.yaml': policy,
+    });
+    const plan = await runCli(['plan', '--env', 'staging', '--out', 'plan.json'], { cwd: dir, env: ENV });
+    expect(plan.code, plan.stderr).toBe(0);
+    const apply = await runCli(['apply', 'plan.json'], { cwd: dir, env: ENV });
+    expect(apply.stderr).not.toMatch(/MF320/);
+    expect(apply.code, apply.stderr).toBe(0);
+    // The same manifests for production break the policy (7 retries): plan is refused there.
+    const production = await runCli(['plan', '--env', 'production'], { cwd: dir, env: ENV });
+    expect(production.code).toBe(1);
+    expect(production.stdout).toContain('deny few-retries: Task/Env test Globex');
+    emulator.resetRequestLog();
+    const diff = await runCli(['diff-env', 'staging', 'production', '--offline'], { cwd: dir, env: {} });
+    expect(diff.code, diff.stderr).toBe(2);
+    expect(diff.stdout).toContain(['    steps[0].Source.RetryCount', '      staging:    4', '      production: 7'].join('\n'));
+    expect(emulator.requestLog()).toEqual([]);
+  });
+
   it('an undefined variable stops plan at FILE:LINE:COL, naming it, before any request', async () => {
     const text = TASK.replace('${var:retries}', '${var:retrys}');
     const dir = testdir({ 'mftops.yaml': config({ staging: '{ retries: 4, partner: Acme, groups: [Operations] }' }), 'manifests/task.yaml': text });
