@@ -7493,6 +7493,10 @@ var init_diagnostics = __esm({
       MF310: "secret-like-literal",
       MF311: "policy-expression",
       MF312: "policy-violation",
+      MF320: "undefined-variable",
+      MF321: "variable-use",
+      MF322: "unknown-environment",
+      MF323: "patch-target",
       MF401: "unknown-host",
       MF402: "unknown-script",
       MF403: "unknown-date-list",
@@ -7687,6 +7691,30 @@ var init_diagnostics = __esm({
         meaning: "A manifest breaks a policy that reads only `object` (no `oldObject`, `change` or `access`), which validate checks on every manifest the policy matches, with no server; a `warn` policy gives a warning, a `deny` policy an error. Plan checks every policy on every change.",
         example: { in: "command", command: "mftops validate", setup: "a deny Policy on kind Task whose expression is `has(object.spec.Info)`; a task without Info" },
         fix: "Change the manifest so that the expression holds (the message is the policy's), or change the policy."
+      },
+      MF320: {
+        meaning: "A manifest uses `${var:NAME}` and the environment it is read for does not define `NAME` in `environments.<name>.vars` of mftops.yaml; or the manifests are checked without an environment (`mftops validate PATH\u2026` without --env), where no variable has a value.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Group: [Finance]", "  Active: ${var:active}") },
+        fix: "Add the variable to the environment's `vars` (the message suggests a near name), or correct the name; check manifests with variables with --env NAME (without --env and with a configuration, validate checks every environment)."
+      },
+      MF321: {
+        meaning: "A `${var:NAME}` where a variable cannot go: in a password or a secret parameter (variables are not secrets: plan files record them), or a list variable inside a longer text.",
+        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", '    - Destination: { Host: bank-as2, Path: /in, Password: "${var:bank_password}" }') },
+        fix: "Write secrets as `${env:NAME}` or `${file:PATH}`; use a list variable as a whole value (`Group: ${var:groups}`)."
+      },
+      MF322: {
+        meaning: "`metadata.environments` names an environment that mftops.yaml does not have, so the document would silently count nowhere under that name.",
+        example: { in: "command", command: "mftops validate", setup: "manifests/staging.yaml is limited to `environments: [stagin]`" },
+        fix: "Correct the name (the message suggests the nearest) or add the environment to mftops.yaml."
+      },
+      MF323: {
+        meaning: "A `kind: Patch` names a target (`spec.target`: kind and name) that no manifest defines in an environment the patch is for, so there is nothing to patch there.",
+        example: {
+          in: "command",
+          command: "mftops validate",
+          setup: "manifests/patch.yaml patches `Task/Payroll to bnak`, which no manifest defines"
+        },
+        fix: "Correct the target's kind or name, or limit the patch (`metadata.environments`) to the environments that have its target."
       },
       MF401: {
         meaning: "A step's `Host` (or `HostID`) names a host the automation server does not have.",
@@ -16592,7 +16620,7 @@ function getAjv() {
   });
   import_ajv_formats.default.default(instance);
   instance.addVocabulary(ANNOTATION_KEYWORDS);
-  for (const file of [...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE]) instance.addSchema(readSchema(file), file);
+  for (const file of [...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE]) instance.addSchema(readSchema(file), file);
   ajv = instance;
   return instance;
 }
@@ -16625,7 +16653,7 @@ function getValueVocabulary(kind) {
   vocabularies.set(kind, vocabulary);
   return vocabulary;
 }
-var import__, import_ajv_formats, SCHEMA_FILES, POLICY_SCHEMA_FILE, ANNOTATION_KEYWORDS, schemasDir, ajv, validators, vocabularies;
+var import__, import_ajv_formats, SCHEMA_FILES, POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE, ANNOTATION_KEYWORDS, schemasDir, ajv, validators, vocabularies;
 var init_schemas = __esm({
   "src/manifest/schemas.ts"() {
     "use strict";
@@ -16638,6 +16666,7 @@ var init_schemas = __esm({
       FolderPermissions: "folder-permissions.schema.json"
     };
     POLICY_SCHEMA_FILE = "policy.schema.json";
+    PATCH_SCHEMA_FILE = "patch.schema.json";
     ANNOTATION_KEYWORDS = ["patternErrorMessage", "errorMessage", "markdownDescription", MEANINGS_KEYWORD];
     validators = /* @__PURE__ */ new Map();
     vocabularies = /* @__PURE__ */ new Map();
@@ -16808,6 +16837,17 @@ function checkValues(data, sourceMap, rejected) {
       const urlProblem = checkServiceUrl(service.url);
       if (urlProblem) problems.push(createDiagnostic("error", "MF507", sourceMap.locate(path), `environments.${name}.${which}.url: ${urlProblem}`));
     }
+    const vars = isRecord(env.vars) ? env.vars : {};
+    for (const [key, value] of Object.entries(vars)) {
+      const path = ["environments", name, "vars", key];
+      const texts = Array.isArray(value) ? value : [value];
+      if (touchesRejected(rejected, path) || !texts.some((v) => typeof v === "string" && /\$\{(env|file):/.test(v))) continue;
+      problems.push(
+        createDiagnostic("error", "MF505", sourceMap.locate(path), `environments.${name}.vars.${key}: a variable cannot hold a secret reference`, {
+          hint: "variables are not secrets (plan files record them): write the ${env:}/${file:} reference in the manifest itself"
+        })
+      );
+    }
     const ignore = isRecord(env.drift) && Array.isArray(env.drift.ignore) ? env.drift.ignore : [];
     ignore.forEach((rule, i) => {
       const path = ["environments", name, "drift", "ignore", i, "until"];
@@ -16856,6 +16896,7 @@ function buildConfig(raw, file, cwd, sourceMap) {
       ...transfer2 ? { transfer: transfer2 } : {},
       ...env.automation?.transferHosts !== void 0 ? { transferHosts: [...env.automation.transferHosts] } : {},
       manifests: (env.manifests ?? []).map((p) => resolve2(dir, p)),
+      ...env.vars !== void 0 ? { vars: { ...env.vars } } : {},
       scope: { taskGroups: env.scope?.taskGroups ?? [], folders: env.scope?.folders ?? [] },
       prune: env.prune ?? [],
       ...env.drift !== void 0 ? { drift: { ignore } } : {}
@@ -16936,11 +16977,15 @@ function describeProblem({ error: e, path, at }) {
         return problem("MF506", "must be a ${env:NAME} or ${file:PATH} reference; passwords are never written in the configuration file");
       }
       if (/\.until$/.test(where)) return problem("MF505", "must be a date written YYYY-MM-DD");
+      if (path[path.length - 1] === "vars" && e.propertyName !== void 0) {
+        return createDiagnostic("error", "MF505", at, `${where}.${e.propertyName}: variable names start with a letter or _ and use letters, digits, _, . and -`);
+      }
       if (path[0] === "environments" && path.length === 1 && e.propertyName !== void 0) {
         return createDiagnostic("error", "MF505", at, `environments.${e.propertyName}: environment names use letters, digits, ., _ and -`);
       }
       return problem("MF505", /folders/.test(where) ? "must be an absolute folder path starting with /" : `does not match ${String(p["pattern"])}`);
     case "type":
+      if (path[2] === "vars" && path.length >= 4) return problem("MF505", "a variable must be a string, a number, a boolean or a list of them");
       return problem("MF505", `must be ${String(p["type"]) === "object" ? "a mapping" : String(p["type"]) === "array" ? "a list" : `a ${String(p["type"])}`}`);
     case "minLength":
       return problem("MF505", "must not be empty");
@@ -17400,12 +17445,13 @@ function orderField(field) {
   const inner = (list) => list.map((w) => ordered(w, INNER_WORDS_KEYS));
   return ordered(field, FIELD_KEYS, {
     words: (w) => ordered(w, FIELD_WORDS_KEYS),
+    origin: (s) => ordered(s, SOURCE_KEYS),
     innerWords: (w) => ordered(w, INNER_WORDS_SIDES, { before: inner, after: inner })
   });
 }
 function orderEntry(entry) {
   const perms = (p) => ordered(p, ENTRY_PERMISSION_KEYS);
-  return ordered(entry, ENTRY_KEYS, { principal: (p) => ordered(p, PRINCIPAL_KEYS), before: perms, after: perms });
+  return ordered(entry, ENTRY_KEYS, { principal: (p) => ordered(p, PRINCIPAL_KEYS), before: perms, after: perms, origin: (s) => ordered(s, SOURCE_KEYS) });
 }
 function orderPayload(payload) {
   switch (payload.kind) {
@@ -17452,7 +17498,7 @@ var init_plan_file = __esm({
     PlanFileError = class extends MftopsError {
     };
     PLAN_FILE_START = /^\uFEFF?\s*\{\s*"formatVersion"\s*:/;
-    PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "targets", "pruneOff", "errored", "applyable", "changes", "summary", "access", "transferChecks", "policy"];
+    PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "variables", "targets", "pruneOff", "errored", "applyable", "changes", "summary", "access", "transferChecks", "policy"];
     POLICY_KEYS = ["policies", "violations"];
     POLICY_VIOLATION_KEYS = ["policy", "severity", "outcome", "message", "address", "source", "expressionSource"];
     ACCESS_KEYS = ["changes", "membersUnknown", "userGroupsUnknown"];
@@ -17463,11 +17509,11 @@ var init_plan_file = __esm({
     SERVICE_KEYS = ["automation", "transfer"];
     SERVER_KEYS = ["url", "version", "username"];
     CHANGE_KEYS = ["address", "kind", "name", "service", "action", "reason", "previousName", "liveId", "fingerprint", "wave", "needs", "fields", "entries", "removes", "source", "payload"];
-    FIELD_KEYS = ["path", "before", "after", "sensitive", "forcesReplace", "words", "innerWords"];
+    FIELD_KEYS = ["path", "before", "after", "sensitive", "forcesReplace", "words", "innerWords", "origin"];
     FIELD_WORDS_KEYS = ["form", "before", "after"];
     INNER_WORDS_SIDES = ["before", "after"];
     INNER_WORDS_KEYS = ["path", "form", "text"];
-    ENTRY_KEYS = ["principal", "action", "reason", "before", "after"];
+    ENTRY_KEYS = ["principal", "action", "reason", "before", "after", "origin"];
     PRINCIPAL_KEYS = ["type", "name"];
     ENTRY_PERMISSION_KEYS = ["permissions", "sharePermissions"];
     SOURCE_KEYS = ["file", "line", "col"];
@@ -18449,7 +18495,7 @@ var init_types = __esm({
     "use strict";
     init_vocabulary();
     MANIFEST_KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
-    DOCUMENT_KINDS = [...MANIFEST_KINDS, "Policy"];
+    DOCUMENT_KINDS = [...MANIFEST_KINDS, "Policy", "Patch"];
     API_VERSION = "mftops/v1";
   }
 });
@@ -18577,6 +18623,195 @@ var init_schedule_words = __esm({
   }
 });
 
+// src/resources/common.ts
+import { createHash as createHash2 } from "node:crypto";
+function canonicalJson(value) {
+  return JSON.stringify(sortKeys(value));
+}
+function sortKeys(value) {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (!isRecord(value)) return value;
+  const out = {};
+  for (const key of Object.keys(value).sort()) {
+    const v = value[key];
+    if (v !== void 0) out[key] = sortKeys(v);
+  }
+  return out;
+}
+function sha256Of(value) {
+  return `sha256:${createHash2("sha256").update(canonicalJson(value)).digest("hex")}`;
+}
+function withoutPasswords(value) {
+  if (Array.isArray(value)) return value.map(withoutPasswords);
+  if (!isRecord(value)) return value;
+  const out = {};
+  for (const [k, v] of Object.entries(value)) if (!PASSWORD_FIELD.test(k)) out[k] = withoutPasswords(v);
+  return out;
+}
+function toJson(value) {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (Array.isArray(value)) return value.map(toJson);
+  if (isRecord(value)) {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJson(v);
+    return out;
+  }
+  return null;
+}
+function isAbsent(value) {
+  return value === void 0 || value === null;
+}
+function sameScalar(desired, live) {
+  if (desired === live) return true;
+  if (isAbsent(live)) return desired === "";
+  if (typeof desired === "number") {
+    if (typeof live === "boolean") return desired === (live ? 1 : 0);
+    if (typeof live === "string") return live.trim() !== "" && (Number(live) === desired || flagText(live) === desired);
+    return false;
+  }
+  if (typeof desired === "boolean") return sameScalar(desired ? 1 : 0, live);
+  if (typeof desired === "string" && typeof live === "number") return desired.trim() !== "" && Number(desired) === live;
+  if (typeof desired === "string" && typeof live === "boolean") return flagText(desired) === (live ? 1 : 0);
+  return false;
+}
+function flagText(text2) {
+  const t = text2.trim().toLowerCase();
+  return t === "true" ? 1 : t === "false" ? 0 : void 0;
+}
+function displayLike(desired, live) {
+  if (isAbsent(live)) return void 0;
+  if (typeof desired === "number") {
+    if (typeof live === "boolean") return live ? 1 : 0;
+    if (typeof live === "string" && live.trim() !== "" && Number.isFinite(Number(live))) return Number(live);
+  }
+  return toJson(live);
+}
+function joinPath(path, key) {
+  if (typeof key === "number") return `${path}[${key}]`;
+  return path === "" ? key : `${path}.${key}`;
+}
+function parseFieldPath(path) {
+  const out = [];
+  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== void 0 ? Number(m[2]) : m[1]);
+  return out;
+}
+function fieldChange(path, before, after, extra = {}) {
+  return {
+    path,
+    ...before !== void 0 ? { before: fieldValue(before) } : {},
+    ...after !== void 0 ? { after: fieldValue(after) } : {},
+    ...extra.forcesReplace ? { forcesReplace: true } : {}
+  };
+}
+function marker(value) {
+  MARKERS.add(value);
+  return value;
+}
+function sensitiveValue() {
+  return marker({ $sensitive: true });
+}
+function refValue(ref, id) {
+  return marker({ $ref: ref, id });
+}
+function asFieldValue(value) {
+  return fieldValue(toJsonKeepingMarkers(value));
+}
+function toJsonKeepingMarkers(value) {
+  if (isRecord(value) && MARKERS.has(value)) return value;
+  if (Array.isArray(value)) return value.map(toJsonKeepingMarkers);
+  if (!isRecord(value)) return toJson(value);
+  const out = {};
+  for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJsonKeepingMarkers(v);
+  return out;
+}
+function fieldValue(value) {
+  if (Array.isArray(value)) return value.map(fieldValue);
+  if (value === null || typeof value !== "object" || MARKERS.has(value)) return value;
+  const out = {};
+  for (const [k, v] of Object.entries(value)) out[k] = fieldValue(v);
+  return Object.keys(out).some((k) => k.startsWith("$")) ? { $data: out } : out;
+}
+function sensitiveChange(path) {
+  return { path, sensitive: true };
+}
+function displayLiveGeneric(live) {
+  if (Array.isArray(live)) return live.map(displayLiveGeneric);
+  if (!isRecord(live)) return toJson(live);
+  const out = {};
+  for (const [k, v] of Object.entries(live)) {
+    if (k === "ID" || v === void 0) continue;
+    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayLiveGeneric(v);
+  }
+  return out;
+}
+function displayDesiredGeneric(desired) {
+  if (Array.isArray(desired)) return desired.map(displayDesiredGeneric);
+  if (!isRecord(desired)) return toJson(desired);
+  const out = {};
+  for (const [k, v] of Object.entries(desired)) {
+    if (v === void 0) continue;
+    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayDesiredGeneric(v);
+  }
+  return out;
+}
+function diffSetFields(path, desired, live, out, show2 = displayLiveGeneric) {
+  if (desired === void 0) return;
+  if (isRecord(desired)) {
+    if (!isAbsent(live) && !isRecord(live)) {
+      out.push(fieldChange(path, show2(live), displayDesiredGeneric(desired)));
+      return;
+    }
+    const l = isRecord(live) ? live : {};
+    for (const [key, value] of Object.entries(desired)) {
+      if (PASSWORD_FIELD.test(key)) out.push(sensitiveChange(joinPath(path, key)));
+      else diffSetFields(joinPath(path, key), value, l[key], out, show2);
+    }
+    return;
+  }
+  if (Array.isArray(desired)) {
+    if (desired.length > 0 && desired.every(isRecord)) {
+      diffListByPosition(path, desired, live, out, (p, d, l2) => diffSetFields(p, d, l2, out, show2), show2);
+      return;
+    }
+    const l = Array.isArray(live) ? live : void 0;
+    const same = l !== void 0 && l.length === desired.length && desired.every((d, i) => sameScalar(d, l[i]));
+    if (!same && !(desired.length === 0 && isAbsent(live))) out.push(fieldChange(path, isAbsent(live) ? void 0 : show2(live), toJson(desired)));
+    return;
+  }
+  if (!sameScalar(desired, live)) out.push(fieldChange(path, displayLike(desired, live), toJson(desired)));
+}
+function diffListByPosition(path, desired, live, out, diffItem, showLive = displayLiveGeneric, showDesired = displayDesiredGeneric) {
+  const l = Array.isArray(live) ? live : [];
+  desired.forEach((d, i) => {
+    const p = joinPath(path, i);
+    if (i >= l.length || isAbsent(l[i])) out.push(fieldChange(p, void 0, showDesired(d)));
+    else diffItem(p, d, l[i], i);
+  });
+  for (let i = desired.length; i < l.length; i++) out.push(fieldChange(joinPath(path, i), showLive(l[i]), void 0));
+}
+function mergeOver(live, desired) {
+  if (isRecord(desired)) {
+    if (!isRecord(live)) return toJson(desired);
+    const out = { ...toJson(live) };
+    for (const [k, v] of Object.entries(desired)) if (v !== void 0) out[k] = mergeOver(live[k], v);
+    return out;
+  }
+  if (Array.isArray(desired) && desired.length > 0 && desired.every(isRecord) && Array.isArray(live)) {
+    return desired.map((d, i) => mergeOver(live[i], d));
+  }
+  return toJson(desired);
+}
+var PASSWORD_FIELD, MARKERS;
+var init_common = __esm({
+  "src/resources/common.ts"() {
+    "use strict";
+    init_is_record();
+    PASSWORD_FIELD = /password$/i;
+    MARKERS = /* @__PURE__ */ new WeakSet();
+  }
+});
+
 // src/render/values.ts
 function displayValue(value) {
   if (value === null || typeof value !== "object") return value;
@@ -18630,17 +18865,14 @@ function withInnerWords(value, inner) {
   }
   return out;
 }
-function parseFieldPath(path) {
-  const out = [];
-  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== void 0 ? Number(m[2]) : m[1]);
-  return out;
-}
 var REF_WORDS;
 var init_values = __esm({
   "src/render/values.ts"() {
     "use strict";
     init_model2();
     init_text();
+    init_common();
+    init_common();
     REF_WORDS = { host: "host", script: "script", dateList: "date list" };
   }
 });
@@ -18716,10 +18948,24 @@ function countByKind(changes) {
     return counts === void 0 ? [] : [{ kind, counts }];
   });
 }
+function variablesSentence(variables) {
+  return `Variables: ${Object.entries(variables).map(([name, value]) => `${escapeControl(name)} = ${escapeControl(JSON.stringify(value))}`).join(", ")}.`;
+}
+function fieldNote(view) {
+  return `${view.forcesReplace ? " # forces replacement" : ""}${view.origin !== void 0 ? ` # from ${view.origin}` : ""}`;
+}
+function originNote(origin2) {
+  return origin2 === void 0 ? "" : ` # from ${escapeControl(`${origin2.file}:${origin2.line}`)}`;
+}
 function viewField(change, action) {
   const field = displayField(change);
   const symbol = field.before === void 0 && field.after !== void 0 ? "+" : field.after === void 0 && field.before !== void 0 ? "-" : field.before === void 0 ? action === "create" ? "+" : action === "delete" ? "-" : "~" : "~";
-  const base = { symbol, path: escapeControl(field.path), forcesReplace: field.forcesReplace === true };
+  const base = {
+    symbol,
+    path: escapeControl(field.path),
+    forcesReplace: field.forcesReplace === true,
+    ...field.origin !== void 0 ? { origin: escapeControl(`${field.origin.file}:${field.origin.line}`) } : {}
+  };
   if (field.sensitive === true) return { ...base, form: "sensitive" };
   const multiline = (v) => typeof v === "string" && v.includes("\n");
   if (!multiline(field.before) && !multiline(field.after)) {
@@ -19680,6 +19926,9 @@ var init_normalize = __esm({
 });
 
 // src/manifest/rules.ts
+function shareAnEnvironment(a, b) {
+  return a.environments === void 0 || b.environments === void 0 || a.environments.some((e) => b.environments.includes(e));
+}
 function usable(doc, path) {
   return doc.rejected.length === 0 || !touchesRejected(doc.rejected, path);
 }
@@ -19789,12 +20038,21 @@ var init_rules = __esm({
       const out = [];
       const seen = /* @__PURE__ */ new Map();
       const seenNames = /* @__PURE__ */ new Map();
+      const clash = (map, key, doc) => {
+        const earlier = map.get(key);
+        const first = earlier?.find((e) => shareAnEnvironment(e, doc));
+        if (first === void 0) {
+          if (earlier) earlier.push(doc);
+          else map.set(key, [doc]);
+        }
+        return first;
+      };
       for (let d = 0; d < docs.length; d++) {
         const doc = docs[d];
         const id = identityKey(doc);
         if (id !== void 0) {
           const key = `${doc.kind}\0${id}`;
-          const first = seen.get(key);
+          const first = clash(seen, key, doc);
           if (first) {
             const at = doc.kind === "ResourceGroupAcl" ? doc.sourceMap.locate(["spec", "resourceGroup"]) : doc.sourceMap.locate(["metadata", "name"]);
             out.push(
@@ -19805,11 +20063,9 @@ var init_rules = __esm({
             );
             continue;
           }
-          seen.set(key, doc);
         }
         if (doc.kind === "ResourceGroupAcl" && doc.name !== void 0) {
-          const key = doc.name.toLowerCase();
-          const first = seenNames.get(key);
+          const first = clash(seenNames, doc.name.toLowerCase(), doc);
           if (first) {
             out.push(
               createDiagnostic("error", "MF301", doc.sourceMap.locate(["metadata", "name"]), `two ResourceGroupAcl documents are named \`${doc.name}\``, {
@@ -19817,8 +20073,6 @@ var init_rules = __esm({
                 related: related("first defined", first.sourceMap.locate(["metadata", "name"]))
               })
             );
-          } else {
-            seenNames.set(key, doc);
           }
         }
       }
@@ -20036,6 +20290,214 @@ var init_rules = __esm({
       checkFolderEntries
     ];
     derived = /* @__PURE__ */ new WeakMap();
+  }
+});
+
+// src/manifest/variables.ts
+function selectDocument(doc, env, diagnostics) {
+  const metadata = isRecord(doc.data) ? doc.data.metadata : void 0;
+  const names2 = isRecord(metadata) && Array.isArray(metadata.environments) ? metadata.environments : void 0;
+  if (names2 === void 0) return true;
+  if (env.known !== void 0) {
+    names2.forEach((n, i) => {
+      if (typeof n !== "string" || env.known.includes(n)) return;
+      const guess = suggestName(n, env.known);
+      diagnostics.push(
+        createDiagnostic("error", "MF322", doc.sourceMap.locate(["metadata", "environments", i]), `environment \`${n}\` is not in the configuration${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, {
+          hint: `environments: ${env.known.join(", ")}`
+        })
+      );
+    });
+  }
+  return env.name === void 0 || names2.includes(env.name);
+}
+function substituteVariables(doc, env, diagnostics, used) {
+  const unresolved = [];
+  let reference;
+  const problem = (code5, path, summary, hint) => {
+    const at = doc.sourceMap.locate(path);
+    diagnostics.push(createDiagnostic("error", code5, reference === void 0 ? at : referenceAt(at, reference.text, reference.offset), summary, { hint }));
+    unresolved.push(path);
+  };
+  const lookup = (name, path) => {
+    if (Object.hasOwn(env.vars, name)) {
+      const value = env.vars[name];
+      used.set(name, value);
+      return value;
+    }
+    if (env.name === void 0) {
+      problem("MF320", path, `variable \`${name}\` needs an environment`, "variables come from mftops.yaml: run with --env NAME (and --config FILE when it is not ./mftops.yaml)");
+    } else {
+      const guess = suggestName(name, Object.keys(env.vars));
+      problem("MF320", path, `variable \`${name}\` is not defined for environment \`${env.name}\`${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, `add it to environments.${env.name}.vars in mftops.yaml`);
+    }
+    return void 0;
+  };
+  const text2 = (value, path, secret) => {
+    if (!value.includes("{var:")) return value;
+    reference = void 0;
+    if (secret && /(^|[^$])\$\{var:/.test(value)) {
+      problem("MF321", path, "a variable cannot stand for a secret", "secrets stay ${env:NAME} or ${file:PATH} references; variables are recorded in plan files");
+      return value;
+    }
+    const whole = WHOLE_REFERENCE.exec(value);
+    if (whole) {
+      reference = { text: value, offset: 0 };
+      const found = lookup(whole[1].trim(), path);
+      return found === void 0 ? value : Array.isArray(found) ? [...found] : found;
+    }
+    return value.replace(VAR_REFERENCE, (match, escape2, name, offset) => {
+      if (escape2 === "$") return match.slice(1);
+      reference = { text: value, offset };
+      const found = lookup(name.trim(), path);
+      if (found === void 0) return match;
+      if (Array.isArray(found)) {
+        problem("MF321", path, `variable \`${name.trim()}\` is a list and cannot be part of a longer text`, "use it as the whole value: `Field: ${var:NAME}`");
+        return match;
+      }
+      return String(found);
+    });
+  };
+  const walk2 = (value, path, secret) => {
+    if (typeof value === "string") return text2(value, path, secret);
+    if (Array.isArray(value)) {
+      let out;
+      value.forEach((item, i) => {
+        const next = walk2(item, [...path, i], false);
+        if (next !== item) (out ??= [...value])[i] = next;
+      });
+      return out ?? value;
+    }
+    if (isRecord(value)) {
+      let out;
+      const secretValue = value.secret === true;
+      for (const key of Object.keys(value)) {
+        const item = value[key];
+        const next = walk2(item, [...path, key], /password/i.test(key) || secretValue && key === "value");
+        if (next !== item) {
+          out ??= { ...value };
+          Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
+        }
+      }
+      return out ?? value;
+    }
+    return value;
+  };
+  const data = walk2(doc.data, [], false);
+  if (data === doc.data && unresolved.length === 0) return doc;
+  return { ...doc, data, ...unresolved.length > 0 ? { unresolved } : {} };
+}
+function referenceAt(at, text2, offset) {
+  if (at.endLine !== at.line || at.endCol === void 0 || text2.includes("\n")) return at;
+  const written = at.endCol - at.col;
+  const shift = written === text2.length ? offset : written === text2.length + 2 ? offset + 1 : void 0;
+  return shift === void 0 ? at : { file: at.file, line: at.line, col: at.col + shift };
+}
+var VAR_REFERENCE, WHOLE_REFERENCE;
+var init_variables = __esm({
+  "src/manifest/variables.ts"() {
+    "use strict";
+    init_diagnostics2();
+    init_suggest();
+    init_is_record();
+    VAR_REFERENCE = /\$(\$?)\{var:([^}]*)\}/g;
+    WHOLE_REFERENCE = /^\$\{var:([^}]*)\}$/;
+  }
+});
+
+// src/manifest/patch.ts
+function applyPatches(docs, environment, diagnostics) {
+  const out = [];
+  const patches = [];
+  for (const doc of docs) (isRecord(doc.data) && doc.data.kind === "Patch" ? patches : out).push(doc);
+  for (const patch of patches) {
+    const validate2 = getValidatorByFile(PATCH_SCHEMA_FILE);
+    if (validate2(patch.data) !== true) {
+      for (const d of describeSchemaProblems(locateSchemaErrors(validate2.errors ?? [], patch.sourceMap), { kind: "Patch", sourceMap: patch.sourceMap })) diagnostics.push(d);
+      continue;
+    }
+    if (environment === void 0) continue;
+    const spec = patch.data.spec;
+    const i = out.findIndex((d) => isRecord(d.data) && d.data.kind === spec.target.kind && isRecord(d.data.metadata) && d.data.metadata.name === spec.target.name);
+    if (i < 0) {
+      diagnostics.push(
+        createDiagnostic("error", "MF323", patch.sourceMap.locate(["spec", "target"]), `patch target ${spec.target.kind}${spec.target.name.startsWith("/") ? "" : "/"}${spec.target.name} is not defined in environment \`${environment}\``, {
+          hint: "correct the target, or limit the patch with metadata.environments"
+        })
+      );
+      continue;
+    }
+    out[i] = patchDocument(out[i], patch, spec.patch, spec.target.kind);
+  }
+  return out;
+}
+function patchDocument(target, patch, changes, kind) {
+  const origins = [];
+  const data = target.data;
+  const spec = mergePatch(data.spec, changes, ["spec"], ["spec", "patch"], kind, origins);
+  return { ...target, data: { ...data, spec }, sourceMap: overlaySourceMap(target.sourceMap, patch.sourceMap, origins) };
+}
+function mergePatch(base, changes, to, from, kind, origins) {
+  if (!isRecord(changes)) {
+    origins.push({ to, from });
+    return changes;
+  }
+  const out = isRecord(base) ? { ...base } : {};
+  if (!isRecord(base)) origins.push({ to, from });
+  for (const key of Object.keys(changes)) {
+    const value = changes[key];
+    if (value === null) {
+      delete out[key];
+    } else if (kind === "FolderPermissions" && to.length === 1 && key === "entries" && Array.isArray(value) && Array.isArray(out[key])) {
+      out[key] = mergeEntries(out[key], value, [...to, key], [...from, key], origins);
+    } else {
+      Object.defineProperty(out, key, { value: mergePatch(out[key], value, [...to, key], [...from, key], kind, origins), enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return out;
+}
+function mergeEntries(base, changes, to, from, origins) {
+  const principal = (e) => isRecord(e) ? typeof e.user === "string" ? `user:${e.user}` : typeof e.group === "string" ? `group:${e.group}` : void 0 : void 0;
+  const out = [...base];
+  changes.forEach((entry, j) => {
+    const key = principal(entry);
+    const i = key === void 0 ? -1 : out.findIndex((e) => principal(e) === key);
+    const at = i < 0 ? out.length : i;
+    out[at] = entry;
+    origins.push({ to: [...to, at], from: [...from, j] });
+  });
+  return out;
+}
+function overlaySourceMap(base, patch, origins) {
+  const originOf = (segments) => {
+    let best;
+    for (const o of origins) {
+      if (o.to.length <= segments.length && o.to.every((s, i) => String(s) === segments[i]) && (best === void 0 || o.to.length > best.to.length)) best = o;
+    }
+    return best;
+  };
+  const inPatch = (o, segments) => [...o.from, ...segments.slice(o.to.length)];
+  return {
+    locate(path, target) {
+      const segments = (typeof path === "string" ? parseJsonPointer(path) : path).map(String);
+      const origin2 = originOf(segments);
+      return origin2 === void 0 ? base.locate(path, target) : patch.locate(inPatch(origin2, segments), target);
+    },
+    patchedAt(path) {
+      const segments = path.map(String);
+      const origin2 = originOf(segments);
+      return origin2 === void 0 ? base.patchedAt?.(path) : patch.locate(inPatch(origin2, segments));
+    }
+  };
+}
+var init_patch = __esm({
+  "src/manifest/patch.ts"() {
+    "use strict";
+    init_diagnostics2();
+    init_schema_errors();
+    init_schemas();
+    init_positions();
+    init_is_record();
   }
 });
 
@@ -24392,19 +24854,25 @@ var init_policy_expression = __esm({
 });
 
 // src/manifest/validate.ts
-function validateParsedFiles(files, rules) {
+function validateParsedFiles(files, rules, environment = NO_ENVIRONMENT) {
   const out = { diagnostics: [], checked: [], manifests: [], policies: [] };
   const diagnostics = out.diagnostics;
   const fileHashes = /* @__PURE__ */ new Map();
+  const variables = /* @__PURE__ */ new Map();
+  const docs = [];
   for (let f = 0; f < files.length; f++) {
     const file = files[f];
     for (let i = 0; i < file.diagnostics.length; i++) diagnostics.push(file.diagnostics[i]);
-    for (let i = 0; i < file.documents.length; i++) checkDocument(file.documents[i], out);
+    for (let i = 0; i < file.documents.length; i++) {
+      const doc = file.documents[i];
+      if (selectDocument(doc, environment, diagnostics)) docs.push(substituteVariables(doc, environment, diagnostics, variables));
+    }
     if (file.sha256 !== void 0) fileHashes.set(file.file, file.sha256);
   }
+  for (const doc of applyPatches(docs, environment.name, diagnostics)) checkDocument(doc, out);
   for (const d of runRules(out.checked, rules)) diagnostics.push(d);
   for (const d of duplicatePolicies(out.policies)) diagnostics.push(d);
-  return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes };
+  return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes, variables };
 }
 function checkDocument(doc, out) {
   const { data, sourceMap } = doc;
@@ -24455,11 +24923,14 @@ function checkDocument(doc, out) {
     checkPolicy(doc, data, out);
     return;
   }
+  if (kind === "Patch") return;
   const validate2 = getValidator(kind);
   const schemaValid = validate2(data) === true;
-  const problems = schemaValid ? [] : locateSchemaErrors(validate2.errors ?? [], sourceMap);
+  const unresolved = (doc.unresolved ?? []).map((p) => p.map(String));
+  const located = schemaValid ? [] : locateSchemaErrors(validate2.errors ?? [], sourceMap);
+  const problems = unresolved.length === 0 ? located : located.filter((p) => !unresolved.some((u) => u.every((s, i) => p.path[i] === s)));
   for (const d of describeSchemaProblems(problems, { kind, sourceMap })) diagnostics.push(d);
-  const rejected = [];
+  const rejected = [...unresolved];
   for (const p of problems) {
     const path = rejectedPath(p);
     if (path !== void 0) rejected.push(path);
@@ -24469,7 +24940,8 @@ function checkDocument(doc, out) {
   for (let i = first; i < diagnostics.length; i++) if (diagnostics[i].code === "MF103") metadataErrors = true;
   const name = !metadataErrors && typeof metadata?.name === "string" ? metadata.name : void 0;
   const previousNames = !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n) => typeof n === "string") : [];
-  out.checked.push({ kind, name, previousNames, spec: data.spec, rejected, start: doc.start, sourceMap });
+  const environments = Array.isArray(metadata?.environments) ? metadata.environments.filter((e) => typeof e === "string") : void 0;
+  out.checked.push({ kind, name, previousNames, spec: data.spec, rejected, start: doc.start, sourceMap, ...environments !== void 0 ? { environments } : {} });
   if (!schemaValid || diagnostics.length > first || name === void 0) return;
   const root = getKindSchema(kind);
   const specSchema = (root.$defs ?? {}).spec ?? {};
@@ -24529,6 +25001,7 @@ function show(v) {
   if (typeof v === "object") return Array.isArray(v) ? "a list" : "a mapping";
   return `\`${String(v)}\``;
 }
+var NO_ENVIRONMENT;
 var init_validate = __esm({
   "src/manifest/validate.ts"() {
     "use strict";
@@ -24539,8 +25012,11 @@ var init_validate = __esm({
     init_schemas();
     init_suggest();
     init_types();
+    init_variables();
+    init_patch();
     init_is_record();
     init_policy_expression();
+    NO_ENVIRONMENT = { vars: {} };
   }
 });
 
@@ -24562,7 +25038,7 @@ async function loadManifests(paths, options = {}) {
   const limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
   const { files, regular, diagnostics } = await collectManifestFiles(paths, cwd);
   const parsed = files.map((file) => readManifestFile(file, limits, regular.get(file) === true));
-  const result = validateParsedFiles(parsed, options.rules);
+  const result = validateParsedFiles(parsed, options.rules, options.environment);
   if (diagnostics.length === 0) return result;
   return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };
 }
@@ -24726,9 +25202,12 @@ function manifestPathsOf(paths, config, env, ctx) {
   if (chosen.length === 0) throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   return chosen;
 }
-async function loadEnvironmentManifests(paths, ctx) {
+function manifestEnvironmentOf(config, env) {
+  return { name: env.name, vars: env.vars ?? {}, known: [...config.environments.keys()] };
+}
+async function loadEnvironmentManifests(paths, ctx, environment) {
   const { loadManifests: loadManifests2 } = await Promise.resolve().then(() => (init_load(), load_exports));
-  const manifests = await loadManifests2(paths, { cwd: ctx.cwd });
+  const manifests = await loadManifests2(paths, { cwd: ctx.cwd, ...environment !== void 0 ? { environment } : {} });
   return { ok: !hasErrors(manifests.diagnostics), manifests };
 }
 function wholeNumberOption(option, text2, min, max) {
@@ -24752,7 +25231,7 @@ function choosePrune(env, paths, prune, ctx) {
 }
 async function prepareRead(options, ctx) {
   const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx);
+  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx, manifestEnvironmentOf(config, env));
   if (!loaded.ok) return { status: "invalid", diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
   const prune = choosePrune(env, options.paths, options.prune, ctx);
   return {
@@ -25123,6 +25602,7 @@ function renderFooter(plan) {
     parts.push(`${service} ${escapeMd(clip(s.url, 200))}${s.version === void 0 ? "" : ` ${escapeMd(clip(s.version, 40))}`} as ${escapeMd(clip(s.username, 80))}`);
   }
   parts.push(`manifests ${escapeMd(clip(plan.manifestDigest, 80))}`);
+  if (plan.variables !== void 0) parts.push(escapeMd(clip(variablesSentence(plan.variables), 400)));
   return `<sub>${parts.join(" \xB7 ")}</sub>`;
 }
 function inlineChange(change) {
@@ -25157,7 +25637,7 @@ ${body.join("\n\n")}
 </details>`;
 }
 function diffLines2(view) {
-  const forces = view.forcesReplace ? " # forces replacement" : "";
+  const forces = fieldNote(view);
   switch (view.form) {
     case "sensitive":
       return [`${view.symbol} ${view.path}: (sensitive)${forces}`];
@@ -25181,7 +25661,8 @@ ${lines2.join("\n")}
 ${marks}`;
 }
 function entryActionWord(entry) {
-  return entry.action === "no-op" ? "unchanged" : entry.action;
+  const word = entry.action === "no-op" ? "unchanged" : entry.action;
+  return entry.origin === void 0 ? word : `${word} (from ${escapeMd(`${entry.origin.file}:${entry.origin.line}`)})`;
 }
 function permissionMatrix(entries) {
   const columns = permissionColumns(entries);
@@ -25296,190 +25777,6 @@ function compareText2(a, b) {
 var init_order = __esm({
   "src/order.ts"() {
     "use strict";
-  }
-});
-
-// src/resources/common.ts
-import { createHash as createHash2 } from "node:crypto";
-function canonicalJson(value) {
-  return JSON.stringify(sortKeys(value));
-}
-function sortKeys(value) {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (!isRecord(value)) return value;
-  const out = {};
-  for (const key of Object.keys(value).sort()) {
-    const v = value[key];
-    if (v !== void 0) out[key] = sortKeys(v);
-  }
-  return out;
-}
-function sha256Of(value) {
-  return `sha256:${createHash2("sha256").update(canonicalJson(value)).digest("hex")}`;
-}
-function withoutPasswords(value) {
-  if (Array.isArray(value)) return value.map(withoutPasswords);
-  if (!isRecord(value)) return value;
-  const out = {};
-  for (const [k, v] of Object.entries(value)) if (!PASSWORD_FIELD.test(k)) out[k] = withoutPasswords(v);
-  return out;
-}
-function toJson(value) {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
-  if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (Array.isArray(value)) return value.map(toJson);
-  if (isRecord(value)) {
-    const out = {};
-    for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJson(v);
-    return out;
-  }
-  return null;
-}
-function isAbsent(value) {
-  return value === void 0 || value === null;
-}
-function sameScalar(desired, live) {
-  if (desired === live) return true;
-  if (isAbsent(live)) return desired === "";
-  if (typeof desired === "number") {
-    if (typeof live === "boolean") return desired === (live ? 1 : 0);
-    if (typeof live === "string") return live.trim() !== "" && (Number(live) === desired || flagText(live) === desired);
-    return false;
-  }
-  if (typeof desired === "boolean") return sameScalar(desired ? 1 : 0, live);
-  if (typeof desired === "string" && typeof live === "number") return desired.trim() !== "" && Number(desired) === live;
-  if (typeof desired === "string" && typeof live === "boolean") return flagText(desired) === (live ? 1 : 0);
-  return false;
-}
-function flagText(text2) {
-  const t = text2.trim().toLowerCase();
-  return t === "true" ? 1 : t === "false" ? 0 : void 0;
-}
-function displayLike(desired, live) {
-  if (isAbsent(live)) return void 0;
-  if (typeof desired === "number") {
-    if (typeof live === "boolean") return live ? 1 : 0;
-    if (typeof live === "string" && live.trim() !== "" && Number.isFinite(Number(live))) return Number(live);
-  }
-  return toJson(live);
-}
-function joinPath(path, key) {
-  if (typeof key === "number") return `${path}[${key}]`;
-  return path === "" ? key : `${path}.${key}`;
-}
-function fieldChange(path, before, after, extra = {}) {
-  return {
-    path,
-    ...before !== void 0 ? { before: fieldValue(before) } : {},
-    ...after !== void 0 ? { after: fieldValue(after) } : {},
-    ...extra.forcesReplace ? { forcesReplace: true } : {}
-  };
-}
-function marker(value) {
-  MARKERS.add(value);
-  return value;
-}
-function sensitiveValue() {
-  return marker({ $sensitive: true });
-}
-function refValue(ref, id) {
-  return marker({ $ref: ref, id });
-}
-function asFieldValue(value) {
-  return fieldValue(toJsonKeepingMarkers(value));
-}
-function toJsonKeepingMarkers(value) {
-  if (isRecord(value) && MARKERS.has(value)) return value;
-  if (Array.isArray(value)) return value.map(toJsonKeepingMarkers);
-  if (!isRecord(value)) return toJson(value);
-  const out = {};
-  for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJsonKeepingMarkers(v);
-  return out;
-}
-function fieldValue(value) {
-  if (Array.isArray(value)) return value.map(fieldValue);
-  if (value === null || typeof value !== "object" || MARKERS.has(value)) return value;
-  const out = {};
-  for (const [k, v] of Object.entries(value)) out[k] = fieldValue(v);
-  return Object.keys(out).some((k) => k.startsWith("$")) ? { $data: out } : out;
-}
-function sensitiveChange(path) {
-  return { path, sensitive: true };
-}
-function displayLiveGeneric(live) {
-  if (Array.isArray(live)) return live.map(displayLiveGeneric);
-  if (!isRecord(live)) return toJson(live);
-  const out = {};
-  for (const [k, v] of Object.entries(live)) {
-    if (k === "ID" || v === void 0) continue;
-    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayLiveGeneric(v);
-  }
-  return out;
-}
-function displayDesiredGeneric(desired) {
-  if (Array.isArray(desired)) return desired.map(displayDesiredGeneric);
-  if (!isRecord(desired)) return toJson(desired);
-  const out = {};
-  for (const [k, v] of Object.entries(desired)) {
-    if (v === void 0) continue;
-    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayDesiredGeneric(v);
-  }
-  return out;
-}
-function diffSetFields(path, desired, live, out, show2 = displayLiveGeneric) {
-  if (desired === void 0) return;
-  if (isRecord(desired)) {
-    if (!isAbsent(live) && !isRecord(live)) {
-      out.push(fieldChange(path, show2(live), displayDesiredGeneric(desired)));
-      return;
-    }
-    const l = isRecord(live) ? live : {};
-    for (const [key, value] of Object.entries(desired)) {
-      if (PASSWORD_FIELD.test(key)) out.push(sensitiveChange(joinPath(path, key)));
-      else diffSetFields(joinPath(path, key), value, l[key], out, show2);
-    }
-    return;
-  }
-  if (Array.isArray(desired)) {
-    if (desired.length > 0 && desired.every(isRecord)) {
-      diffListByPosition(path, desired, live, out, (p, d, l2) => diffSetFields(p, d, l2, out, show2), show2);
-      return;
-    }
-    const l = Array.isArray(live) ? live : void 0;
-    const same = l !== void 0 && l.length === desired.length && desired.every((d, i) => sameScalar(d, l[i]));
-    if (!same && !(desired.length === 0 && isAbsent(live))) out.push(fieldChange(path, isAbsent(live) ? void 0 : show2(live), toJson(desired)));
-    return;
-  }
-  if (!sameScalar(desired, live)) out.push(fieldChange(path, displayLike(desired, live), toJson(desired)));
-}
-function diffListByPosition(path, desired, live, out, diffItem, showLive = displayLiveGeneric, showDesired = displayDesiredGeneric) {
-  const l = Array.isArray(live) ? live : [];
-  desired.forEach((d, i) => {
-    const p = joinPath(path, i);
-    if (i >= l.length || isAbsent(l[i])) out.push(fieldChange(p, void 0, showDesired(d)));
-    else diffItem(p, d, l[i], i);
-  });
-  for (let i = desired.length; i < l.length; i++) out.push(fieldChange(joinPath(path, i), showLive(l[i]), void 0));
-}
-function mergeOver(live, desired) {
-  if (isRecord(desired)) {
-    if (!isRecord(live)) return toJson(desired);
-    const out = { ...toJson(live) };
-    for (const [k, v] of Object.entries(desired)) if (v !== void 0) out[k] = mergeOver(live[k], v);
-    return out;
-  }
-  if (Array.isArray(desired) && desired.length > 0 && desired.every(isRecord) && Array.isArray(live)) {
-    return desired.map((d, i) => mergeOver(live[i], d));
-  }
-  return toJson(desired);
-}
-var PASSWORD_FIELD, MARKERS;
-var init_common = __esm({
-  "src/resources/common.ts"() {
-    "use strict";
-    init_is_record();
-    PASSWORD_FIELD = /password$/i;
-    MARKERS = /* @__PURE__ */ new WeakSet();
   }
 });
 
@@ -26089,7 +26386,7 @@ var init_diagnostics4 = __esm({
 
 // src/plan/compose-plan.ts
 function composePlan(header, changes, errored, access) {
-  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, targets, pruneOff, transferChecks } = header;
+  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, variables, targets, pruneOff, transferChecks } = header;
   const scheduled = scheduleChanges(changes);
   return {
     toolVersion,
@@ -26097,6 +26394,7 @@ function composePlan(header, changes, errored, access) {
     environment,
     servers,
     manifestDigest: manifestDigest2,
+    ...variables !== void 0 ? { variables } : {},
     ...targets !== void 0 ? { targets } : {},
     ...pruneOff !== void 0 ? { pruneOff } : {},
     errored,
@@ -26315,7 +26613,7 @@ function planChanges(input) {
         ...o.reason !== void 0 ? { reason: o.reason } : {},
         ...previousName !== void 0 ? { previousName } : {},
         ...live ? { liveId: taskId(live), ...fingerprintOf(o.action, () => fingerprintTask(live)) } : {},
-        fields: o.fields,
+        fields: withOrigins(o.fields, m, input.cwd),
         source: source(m),
         ...o.payload ? { payload: o.payload } : {}
       },
@@ -26335,7 +26633,7 @@ function planChanges(input) {
         service: "automation",
         action: o.action,
         ...live ? { liveId: live.ACLID, ...fingerprintOf(o.action, () => fingerprintAcl(live)) } : {},
-        fields: o.fields,
+        fields: withOrigins(o.fields, d.manifest, input.cwd),
         source: source(d.manifest),
         ...o.payload ? { payload: o.payload } : {}
       },
@@ -26376,7 +26674,7 @@ function planChanges(input) {
       const o = planFolder(d, liveEntries);
       after.set(key, o.after);
       bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
-      add({ ...base, ...outcomeFields(o), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
+      add({ ...base, ...outcomeFields(o, m, input.cwd), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const renamed = previous[0]?.live;
@@ -26393,14 +26691,14 @@ function planChanges(input) {
       moved.set(folderKey(from), d.path);
       after.set(key, o.after);
       bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
-      add({ ...base, ...outcomeFields(o), ...identity2 }, RANK.FolderPermissions, folderDepth(d.path));
+      add({ ...base, ...outcomeFields(o, m, input.cwd), ...identity2 }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
     const create = planFolderCreation(d, entriesAfter, diagnostics);
     if (!create) continue;
     after.set(key, create.after);
     bases.set(base.address, { kind: "folder", before: [], after: create.after });
-    add({ ...base, ...outcomeFields(create) }, RANK.FolderPermissions, folderDepth(d.path));
+    add({ ...base, ...outcomeFields(create, m, input.cwd) }, RANK.FolderPermissions, folderDepth(d.path));
   }
   for (const change of planPrune(input, bases)) add(change.change, change.rank, change.depth);
   let selected = items;
@@ -26413,6 +26711,7 @@ function planChanges(input) {
     environment: input.environment,
     servers: input.servers,
     manifestDigest: input.manifestDigest,
+    ...input.variables !== void 0 && Object.keys(input.variables).length > 0 ? { variables: input.variables } : {},
     ...input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {},
     ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {}
   };
@@ -26431,12 +26730,30 @@ function orderChanges(items) {
   const deletes = items.filter(isDelete).sort((a, b) => b.rank - a.rank || b.depth - a.depth || compareText2(a.change.name, b.change.name));
   return [...writes, ...deletes].map((o) => o.change);
 }
-function outcomeFields(o) {
+function withOrigins(fields, m, cwd) {
+  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
+  if (patchedAt === void 0) return fields;
+  return fields.map((f) => {
+    const at = patchedAt(["spec", ...parseFieldPath(f.path)]);
+    return at === void 0 ? f : { ...f, origin: sourceRef(at, cwd) };
+  });
+}
+function withEntryOrigins(entries, m, cwd) {
+  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
+  if (patchedAt === void 0) return entries;
+  return entries.map((e) => {
+    const name = e.principal.name.toLowerCase();
+    const i = m.spec.entries.findIndex((w) => (e.principal.type === "User" ? w.user : w.group)?.toLowerCase() === name);
+    const at = i < 0 ? void 0 : patchedAt(["spec", "entries", i]);
+    return at === void 0 ? e : { ...e, origin: sourceRef(at, cwd) };
+  });
+}
+function outcomeFields(o, m, cwd) {
   return {
     action: o.action,
     ...o.reason !== void 0 ? { reason: o.reason } : {},
     fields: o.fields,
-    entries: o.entries,
+    entries: m === void 0 ? o.entries : withEntryOrigins(o.entries, m, cwd),
     ...o.payload ? { payload: o.payload } : {}
   };
 }
@@ -26633,6 +26950,7 @@ var init_plan_changes = __esm({
     init_compose_plan();
     init_access_changes();
     init_model2();
+    init_common();
     RANK = { FolderPermissions: 0, ResourceGroupAcl: 1, Task: 2 };
   }
 });
@@ -26827,11 +27145,41 @@ __export(validate_exports, {
 import { existsSync as existsSync2 } from "node:fs";
 import { resolve as resolve7 } from "node:path";
 async function validateManifests(options, ctx) {
-  const loaded = await loadEnvironmentManifests(validatePaths(options, ctx), ctx);
-  const { manifests, policies, diagnostics } = loaded.manifests;
-  const violations = policies.length > 0 ? await policyDiagnostics(manifests, policies) : [];
-  const { sortDiagnostics: sortDiagnostics2 } = await Promise.resolve().then(() => (init_diagnostics2(), diagnostics_exports));
-  return { diagnostics: violations.length > 0 ? sortDiagnostics2([...diagnostics, ...violations]) : diagnostics, manifestCount: countValidDocuments(loaded.manifests) };
+  const paths = options.paths !== void 0 && options.paths.length > 0 ? options.paths : void 0;
+  if (paths !== void 0 && options.configFile === void 0 && options.environment === void 0) {
+    const loaded = await loadEnvironmentManifests(paths, ctx);
+    return { diagnostics: sortDiagnostics(await withPolicyDiagnostics(loaded.manifests)), manifestCount: countValidDocuments(loaded.manifests) };
+  }
+  if (paths === void 0) requireConfig(options, ctx);
+  const config = loadConfig(options.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd);
+  const chosen = options.environment !== void 0 ? [selectEnvironment(config, options.environment)] : [...config.environments.values()];
+  const runs = [];
+  for (const env of chosen) {
+    const loaded = await loadEnvironmentManifests(manifestPathsOf(paths ?? [], config, env, ctx), ctx, manifestEnvironmentOf(config, env));
+    runs.push({ env: env.name, manifests: loaded.manifests, diagnostics: await withPolicyDiagnostics(loaded.manifests) });
+  }
+  return mergeEnvironmentReports(runs);
+}
+function mergeEnvironmentReports(runs) {
+  const found = /* @__PURE__ */ new Map();
+  const valid = /* @__PURE__ */ new Set();
+  for (const { env, manifests, diagnostics: all } of runs) {
+    for (const d of all) {
+      const key = JSON.stringify([d.code, d.file, d.line, d.col, d.summary]);
+      const seen = found.get(key);
+      if (seen === void 0) found.set(key, { diagnostic: d, envs: [env] });
+      else if (!seen.envs.includes(env)) seen.envs.push(env);
+    }
+    for (const m of [...manifests.manifests, ...manifests.policies]) valid.add(`${m.source.file}:${m.source.line}:${m.source.col}`);
+  }
+  const diagnostics = [...found.values()].map(
+    ({ diagnostic, envs }) => envs.length === runs.length ? diagnostic : { ...diagnostic, summary: `${diagnostic.summary} (environment${envs.length > 1 ? "s" : ""} ${envs.join(", ")})` }
+  );
+  return { diagnostics: sortDiagnostics(diagnostics), manifestCount: valid.size };
+}
+async function withPolicyDiagnostics(set) {
+  const { manifests, policies, diagnostics } = set;
+  return policies.length > 0 ? [...diagnostics, ...await policyDiagnostics(manifests, policies)] : [...diagnostics];
 }
 async function policyDiagnostics(manifests, policies) {
   const { evaluateObjectPolicies: evaluateObjectPolicies2, objectOf: objectOf2 } = await Promise.resolve().then(() => (init_evaluate(), evaluate_exports));
@@ -26847,11 +27195,14 @@ async function policyDiagnostics(manifests, policies) {
 }
 function validatePaths(options, ctx) {
   if (options.paths !== void 0 && options.paths.length > 0) return [...options.paths];
+  requireConfig(options, ctx);
+  const { config, env } = openEnvironment(options, ctx);
+  return manifestPathsOf([], config, env, ctx);
+}
+function requireConfig(options, ctx) {
   if (options.configFile === void 0 && !existsSync2(resolve7(ctx.cwd, DEFAULT_CONFIG_FILE))) {
     throw new ConfigError(`no manifest paths given and no ${DEFAULT_CONFIG_FILE} here: run mftops validate PATH\u2026 or pass --config FILE`);
   }
-  const { config, env } = openEnvironment(options, ctx);
-  return manifestPathsOf([], config, env, ctx);
 }
 var init_validate2 = __esm({
   "src/app/validate.ts"() {
@@ -26859,6 +27210,8 @@ var init_validate2 = __esm({
     init_load_config();
     init_errors();
     init_environment();
+    init_load_config();
+    init_diagnostics();
   }
 });
 
@@ -26995,31 +27348,69 @@ async function readAllPages(fetchPage, plan, label) {
   let page = 1;
   let perPage = plan.perPage;
   let previous;
+  let pagesRead = 0;
+  let total;
   if (plan.mode === "all-first") {
     const first = await read({});
-    all.push(...first.items);
+    pushAll(all, first.items);
     if (first.totalPages === void 0 || first.page === void 0 || first.page >= first.totalPages || first.items.length === 0) return all;
     page = first.page + 1;
     perPage = first.perPage ?? (first.items.length || plan.perPage);
-    previous = JSON.stringify(first.items);
+    previous = pageSignature(first.items);
+    pagesRead = 1;
+    total = first.totalPages;
   }
-  for (let pagesRead = plan.mode === "all-first" ? 1 : 0; ; pagesRead++) {
-    if (pagesRead >= maxPages) fail3(`more than ${maxPages} pages`);
-    const p = await read({ page, perPage });
+  const take = (p) => {
     if (p.page !== void 0 && p.page !== page) fail3(`asked for page ${page}, the server answered page ${p.page}`);
-    const signature = JSON.stringify(p.items);
+    const signature = pageSignature(p.items);
     if (p.items.length > 0 && signature === previous) fail3(`page ${page} repeats page ${page - 1}`);
     previous = signature;
-    all.push(...p.items);
-    if (p.totalPages === void 0 || page >= p.totalPages || p.items.length === 0) return all;
+    pushAll(all, p.items);
+    total = p.totalPages;
+    return p.totalPages === void 0 || page >= p.totalPages || p.items.length === 0;
+  };
+  for (; ; pagesRead++) {
+    if (pagesRead >= maxPages) fail3(`more than ${maxPages} pages`);
+    if (pagesRead >= 2 && total !== void 0 && total > page && total <= maxPages) {
+      const ahead = await readPagesAhead(page, total, (n) => read({ page: n, perPage }));
+      for (const p2 of ahead) {
+        if (take(p2)) return all;
+        page++;
+        pagesRead++;
+      }
+      pagesRead--;
+      continue;
+    }
+    const p = await read({ page, perPage });
+    if (take(p)) return all;
     page++;
   }
 }
+function pageSignature(items) {
+  return JSON.stringify([items.length, items[0], items[items.length - 1]]);
+}
+async function readPagesAhead(from, to, read) {
+  const out = [];
+  let next = from;
+  const worker = async () => {
+    while (next <= to) {
+      const n = next++;
+      out[n - from] = await read(n);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PAGES_IN_FLIGHT, Math.max(0, to - from + 1)) }, worker));
+  return out;
+}
+function pushAll(all, items) {
+  for (const item of items) all.push(item);
+}
+var PAGES_IN_FLIGHT;
 var init_paging = __esm({
   "src/services/paging.ts"() {
     "use strict";
     init_is_record();
     init_errors3();
+    PAGES_IN_FLIGHT = 8;
   }
 });
 
@@ -54073,7 +54464,7 @@ function errorMessage(err) {
 function seconds(ms) {
   return ms % 1e3 === 0 ? `${ms / 1e3} s` : `${ms} ms`;
 }
-var import_undici, WRITE_BATCH_BYTES, UnexpectedBody, ERROR_BODY_LIMIT, JSON_BODY_LIMIT, MAX_REMEMBERED_SECRETS, Transport;
+var import_undici, WRITE_BATCH_BYTES, UnexpectedBody, ERROR_BODY_LIMIT, JSON_BODY_LIMIT, TOO_LARGE_NOTE, MAX_REMEMBERED_SECRETS, Transport;
 var init_transport = __esm({
   "src/services/transport.ts"() {
     "use strict";
@@ -54095,6 +54486,7 @@ var init_transport = __esm({
     };
     ERROR_BODY_LIMIT = 64 * 1024;
     JSON_BODY_LIMIT = 32 * 1024 * 1024;
+    TOO_LARGE_NOTE = `response body larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MiB where a JSON answer was expected (a list of this size is paged)`;
     MAX_REMEMBERED_SECRETS = 16;
     Transport = class {
       service;
@@ -54138,7 +54530,7 @@ var init_transport = __esm({
         return this.send(req, async (res) => {
           const bytes = await readAll(res.body, JSON_BODY_LIMIT);
           if (bytes.length >= JSON_BODY_LIMIT) {
-            throw new UnexpectedBody(`response body larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MiB where a JSON answer was expected (a list of this size is paged)`);
+            throw new UnexpectedBody(TOO_LARGE_NOTE);
           }
           if (bytes.length === 0) return void 0;
           const parsed = tryParseJson(bytes);
@@ -54398,6 +54790,7 @@ var init_connection = __esm({
     "use strict";
     init_service_url();
     init_errors();
+    init_errors3();
     init_paging();
     init_session();
     init_transport();
@@ -54449,10 +54842,20 @@ var init_connection = __esm({
       json(method, path, opts = {}) {
         return this.call(method, path, opts, (t, req) => t.sendJson(req));
       }
-      /** Every item of a list at `path` (see `readAllPages`). */
-      list(path, plan, query = {}) {
+      /**
+       * Every item of a list at `path` (see `readAllPages`). A whole list asked for at once
+       * (`all-first`) that is too big for one answer (JSON_BODY_LIMIT: 77,000 tasks are ~100 MB) is
+       * read again page by page.
+       */
+      async list(path, plan, query = {}) {
         const label = () => ({ service: this.service, method: "GET", path: `${this.session.knownApiBase ?? ""}${path}` });
-        return readAllPages((q) => this.json("GET", path, { query: { ...query, ...q } }), plan, label);
+        const fetchPage = (q) => this.json("GET", path, { query: { ...query, ...q } });
+        try {
+          return await readAllPages(fetchPage, plan, label);
+        } catch (err) {
+          if (plan.mode !== "all-first" || !(err instanceof ApiError) || err.status !== 200 || err.detail !== TOO_LARGE_NOTE) throw err;
+          return readAllPages(fetchPage, { ...plan, mode: "paged" }, label);
+        }
       }
       close() {
         this.#closed ??= (async () => {
@@ -56635,6 +57038,7 @@ async function buildPlan(input) {
     environment: env.name,
     servers: serverIdentities2(input.servers, read),
     manifestDigest: manifestDigest(loaded, cwd),
+    variables: Object.fromEntries([...loaded.variables].sort(([a], [b]) => compareText2(a, b))),
     scope: env.scope,
     prune: env.prune,
     ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {},
@@ -56673,6 +57077,7 @@ function serverIdentities2(servers, live) {
 var init_build_plan = __esm({
   "src/app/build-plan.ts"() {
     "use strict";
+    init_order();
     init_read_live_state();
     init_diagnostics2();
     init_schemas();
@@ -56903,6 +57308,7 @@ function renderPlanText(plan, options) {
   const summary = summarize(plan.changes);
   const listed = plan.changes.filter((c) => c.action !== "no-op");
   const lines2 = [`mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural2(plan.changes.length, "object")} compared, ${formatCount(summary["no-op"])} unchanged.`];
+  if (plan.variables !== void 0) lines2.push(variablesSentence(plan.variables));
   if (plan.targets !== void 0 && plan.targets.length > 0) lines2.push(`Limited to --target ${plan.targets.map(quote).join(", ")}.`);
   if (plan.pruneOff !== void 0) lines2.push(pruneOffSentence(plan.pruneOff));
   lines2.push(...policyText(plan.policy));
@@ -56954,7 +57360,7 @@ function renderChange(change, paint) {
       case "create":
       case "update":
       case "delete":
-        lines2.push(`${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}`);
+        lines2.push(`${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}${originNote(entry.origin)}`);
         break;
       default: {
         const never = entry.action;
@@ -56968,7 +57374,7 @@ function renderChange(change, paint) {
 }
 function renderField(view, paint) {
   const sym = paint.sign(view.symbol, view.symbol);
-  const forces = view.forcesReplace ? " # forces replacement" : "";
+  const forces = fieldNote(view);
   switch (view.form) {
     case "sensitive":
       return [`${sym} ${view.path}: (sensitive)${forces}`];
@@ -63782,7 +64188,7 @@ async function applyEnvironment(options, ctx) {
   if (saved !== void 0) {
     const problems = [...checkPlanTarget2(saved.plan, configured), ...checkPermissions2(saved.plan, permissions), ...await secretProblems(saved.plan, ctx)];
     if (problems.length > 0) return { status: "finished", report: refusal(configured.name, problems), plan: saved.plan };
-    const rechecked = await recheckPolicies(saved.plan, manifestPaths, ctx);
+    const rechecked = await recheckPolicies(saved.plan, manifestPaths, manifestEnvironmentOf(config, configured), ctx);
     if (rechecked.status === "invalid") return rechecked;
     policy = rechecked.policy;
     manifests = rechecked.manifests;
@@ -63791,7 +64197,7 @@ async function applyEnvironment(options, ctx) {
   const services = resolveServices(config, configured, ctx);
   let prune;
   if (saved === void 0) {
-    const loaded = await loadEnvironmentManifests(manifestPaths, ctx);
+    const loaded = await loadEnvironmentManifests(manifestPaths, ctx, manifestEnvironmentOf(config, configured));
     if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
     manifests = loaded.manifests;
     prune = choosePrune(configured, options.paths, options.prune, ctx);
@@ -63911,7 +64317,7 @@ async function verifyApplied(plan, applied, r, ctx) {
   ]);
   const payloads = async (note) => ({ mode: "payloads", note, unconverged: await verifyPayloads2(applied, r.clients.full, r.parallelism) });
   const unchanged = r.manifests !== void 0 && manifestDigest2(r.manifests, ctx.cwd) === plan.manifestDigest;
-  const manifests = unchanged ? r.manifests : await loadManifests2(r.manifestPaths, { cwd: ctx.cwd });
+  const manifests = unchanged ? r.manifests : await loadManifests2(r.manifestPaths, { cwd: ctx.cwd, environment: manifestEnvironmentOf(r.config, r.env) });
   if (hasErrors(manifests.diagnostics)) return payloads("the manifests no longer load without errors, so the written payloads were checked instead of a re-plan");
   if (!unchanged && manifestDigest2(manifests, ctx.cwd) !== plan.manifestDigest) {
     return payloads("the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan");
@@ -63927,9 +64333,9 @@ async function verifyApplied(plan, applied, r, ctx) {
   if (!result.plan) throw new MftopsError("the re-plan found errors in the manifests");
   return { mode: "replan", unconverged: findUnconverged2(applied.map((a) => a.change), result.plan) };
 }
-async function recheckPolicies(plan, paths, ctx) {
+async function recheckPolicies(plan, paths, environment, ctx) {
   if (paths.length === 0) return { status: "checked" };
-  const loaded = await loadEnvironmentManifests(paths, ctx);
+  const loaded = await loadEnvironmentManifests(paths, ctx, environment);
   if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
   const { manifests, policies } = loaded.manifests;
   if (policies.length === 0) return { status: "checked", manifests: loaded.manifests };
@@ -64449,6 +64855,7 @@ function planJsonView(plan) {
     environment: plan.environment,
     servers: serversView(plan.servers),
     manifestDigest: plan.manifestDigest,
+    ...plan.variables !== void 0 ? { variables: { ...plan.variables } } : {},
     ...plan.targets !== void 0 ? { targets: [...plan.targets] } : {},
     ...plan.pruneOff !== void 0 ? { pruneOff: { reason: plan.pruneOff.reason, kinds: [...plan.pruneOff.kinds], text: pruneOffSentence(plan.pruneOff) } } : {},
     errored: plan.errored,
@@ -64469,6 +64876,7 @@ function planJsonView(plan) {
         ...f.after !== void 0 ? { after: f.after } : {},
         ...f.sensitive !== void 0 ? { sensitive: f.sensitive } : {},
         ...f.forcesReplace !== void 0 ? { forcesReplace: f.forcesReplace } : {},
+        ...f.origin !== void 0 ? { origin: { file: f.origin.file, line: f.origin.line, col: f.origin.col } } : {},
         ...f.words !== void 0 ? { words: { form: f.words.form, ...f.words.before !== void 0 ? { before: f.words.before } : {}, ...f.words.after !== void 0 ? { after: f.words.after } : {} } } : {},
         ...f.innerWords !== void 0 ? { innerWords: { ...f.innerWords.before !== void 0 ? { before: f.innerWords.before.map(innerWordsView) } : {}, ...f.innerWords.after !== void 0 ? { after: f.innerWords.after.map(innerWordsView) } : {} } } : {}
       })),
@@ -64478,7 +64886,8 @@ function planJsonView(plan) {
           action: e.action,
           ...e.reason !== void 0 ? { reason: reasonView(e.reason) } : {},
           ...e.before !== void 0 ? { before: permissionsView(e.before) } : {},
-          ...e.after !== void 0 ? { after: permissionsView(e.after) } : {}
+          ...e.after !== void 0 ? { after: permissionsView(e.after) } : {},
+          ...e.origin !== void 0 ? { origin: { file: e.origin.file, line: e.origin.line, col: e.origin.col } } : {}
         }))
       } : {},
       ...c.removes !== void 0 ? { removes: c.removes } : {},
@@ -65053,7 +65462,7 @@ init_diagnostics3();
 init_plan_common();
 init_policy();
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync5, rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute as isAbsolute8, join as join8, relative as relative7, resolve as resolve12 } from "node:path";
 
@@ -65632,7 +66041,9 @@ function actionContext(a, cwd) {
 }
 async function validateStep(s) {
   const { validateManifests: validateManifests2 } = await Promise.resolve().then(() => (init_validate2(), validate_exports));
-  const report = await validateManifests2({ ...s.choice, ...s.inputs.paths.length > 0 ? { paths: s.inputs.paths } : {} }, s.ctx);
+  const { configFile, ...rest } = s.choice;
+  const choice = s.inputs.paths.length > 0 && configFile !== void 0 && !existsSync5(configFile) ? rest : s.choice;
+  const report = await validateManifests2({ ...choice, ...s.inputs.paths.length > 0 ? { paths: s.inputs.paths } : {} }, s.ctx);
   const ok = !report.diagnostics.some((d) => d.severity === "error");
   annotate(s, report);
   const line = summaryLine(report);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { AppContext, EnvironmentChoice } from '../app/context.js';
@@ -130,7 +130,10 @@ function actionContext(a: ActionEnvironment, cwd: string): AppContext {
 
 async function validateStep(s: Step): Promise<number> {
   const { validateManifests } = await import('../app/validate.js');
-  const report = await validateManifests({ ...s.choice, ...(s.inputs.paths.length > 0 ? { paths: s.inputs.paths } : {}) }, s.ctx);
+  // `paths` with no configuration file (the `config` input defaults to mftops.yaml): the paths alone, as `mftops validate PATH…`.
+  const { configFile, ...rest } = s.choice;
+  const choice = s.inputs.paths.length > 0 && configFile !== undefined && !existsSync(configFile) ? rest : s.choice;
+  const report = await validateManifests({ ...choice, ...(s.inputs.paths.length > 0 ? { paths: s.inputs.paths } : {}) }, s.ctx);
   const ok = !report.diagnostics.some((d) => d.severity === 'error');
   annotate(s, report);
   const line = diagnosticsSummary(report);

@@ -105,7 +105,7 @@ describe('the Action planning every environment of a pull request (a matrix)', (
           environment: 'staging',
           automationUrl: servers.staging.automationUrl,
           transferUrl: servers.staging.transferUrl,
-          manifests: ['manifests/access', 'manifests/folders', 'manifests/tasks/finance.yaml', 'manifests/tasks/operations.yaml', 'staging'],
+          manifests: ['manifests', 'staging'],
           scope,
         },
       ]),
