@@ -47,6 +47,9 @@
  * | MF321 | variable-use         | a `${var:}` in a secret field, or a list variable inside a text    |
  * | MF322 | unknown-environment  | `metadata.environments` names an environment mftops.yaml lacks     |
  * | MF323 | patch-target         | a `kind: Patch` whose target is not defined in an environment      |
+ * | MF324 | folder-path          | a folder path with a `.` or `..` name, a control character or a character folder names cannot hold |
+ * | MF325 | secret-file-place    | a `${file:}` outside the repository and `secrets.fileRoots`, below /proc, /sys or /dev, or not a regular file |
+ * | MF326 | credential-variable  | a manifest `${env:}` naming a variable mftops.yaml signs in with   |
  *
  * MF306 is reserved (date checks for a date-list kind, which manifests do not have yet).
  *
@@ -121,6 +124,9 @@ export const DIAGNOSTIC_CODES = {
   MF321: 'variable-use',
   MF322: 'unknown-environment',
   MF323: 'patch-target',
+  MF324: 'folder-path',
+  MF325: 'secret-file-place',
+  MF326: 'credential-variable',
   MF401: 'unknown-host',
   MF402: 'unknown-script',
   MF403: 'unknown-date-list',
@@ -381,6 +387,21 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
       setup: 'manifests/patch.yaml patches `Task/Payroll to bnak`, which no manifest defines',
     },
     fix: 'Correct the target\'s kind or name, or limit the patch (`metadata.environments`) to the environments that have its target.',
+  },
+  MF324: {
+    meaning: 'A folder path with a name the file transfer server cannot hold as one folder: `.` or `..` (apply would create a folder literally named `..`), a control character, or one of `\\ : * ? " < > |` (the characters Windows forbids in a name; the transfer API reference does not list its own).',
+    example: { in: 'manifest', text: yaml('apiVersion: mftops/v1', 'kind: FolderPermissions', 'metadata: { name: /Distribution/.. }', 'spec:', '  createIfMissing: { inheritPermissions: None }', '  mode: additive', '  entries:', '    - { user: alice, permissions: [listFiles] }') },
+    fix: 'Write the folder\'s absolute path with its real names, one per level: `/Distribution/Acme`.',
+  },
+  MF325: {
+    meaning: 'A manifest\'s `${file:PATH}` points where manifest secrets may not be read: outside the repository (the folder of mftops.yaml, or of the manifests without one) and the `secrets.fileRoots` of mftops.yaml once symlinks are resolved, below /proc, /sys or /dev, or at something that is not a regular file (a FIFO, a device). Apply sends the value to a server, which keeps it in every export.',
+    example: { in: 'command', command: 'mftops validate', setup: 'a task whose destination `Password` is `${file:/etc/hostname}`' },
+    fix: 'Keep the secret file inside the repository (and out of git), or add its folder to `secrets: { fileRoots: [...] }` in mftops.yaml.',
+  },
+  MF326: {
+    meaning: 'A manifest\'s `${env:NAME}` names a variable that mftops.yaml reads a service\'s username or password from: apply would send the administrator\'s credential to the server as, say, a task password.',
+    example: { in: 'command', command: 'mftops validate', setup: 'a task whose destination `Password` is `${env:MFT_AUTOMATION_PASSWORD}`' },
+    fix: 'Give the task its own variable (`${env:BANK_SFTP_PASSWORD}`), even when its value is the same.',
   },
   MF401: {
     meaning: 'A step\'s `Host` (or `HostID`) names a host the automation server does not have.',

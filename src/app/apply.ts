@@ -4,6 +4,7 @@ import type { AppliedChange } from '../apply/apply-plan.js';
 import type { ApplyPermissions } from '../apply/guard.js';
 import type { ApplyReport, VerifyResult } from '../apply/model.js';
 import type { EnvironmentSettings, MftopsConfig, ResolvedService } from '../config/model.js';
+import type { SecretConfinement } from '../secret.js';
 import { ConfigError, MftopsError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
@@ -17,7 +18,7 @@ import { openClients } from './clients.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
-import { choosePrune, loadEnvironmentManifests, manifestEnvironmentOf, openEnvironment, resolveServices, serverIdentities } from './environment.js';
+import { choosePrune, loadEnvironmentManifests, manifestEnvironmentOf, openEnvironment, resolveServices, secretConfinementOf, serverIdentities } from './environment.js';
 import type { PruneChoice } from './environment.js';
 import type { ManifestEnvironment } from '../manifest/variables.js';
 import { holdsPlanFile } from './plan-file.js';
@@ -129,9 +130,9 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   let policy: PolicyReport | undefined;
   let manifests: ManifestSet | undefined;
   if (saved !== undefined) {
-    const problems = [...checkPlanTarget(saved.plan, configured), ...checkPermissions(saved.plan, permissions), ...(await secretProblems(saved.plan, ctx))];
+    const problems = [...checkPlanTarget(saved.plan, configured), ...checkPermissions(saved.plan, permissions), ...(await secretProblems(saved.plan, config, ctx))];
     if (problems.length > 0) return { status: 'finished', report: refusal(configured.name, problems), plan: saved.plan };
-    const rechecked = await recheckPolicies(saved.plan, manifestPaths, manifestEnvironmentOf(config, configured), ctx);
+    const rechecked = await recheckPolicies(saved.plan, manifestPaths, manifestEnvironmentOf(config, configured), secretConfinementOf(config), ctx);
     if (rechecked.status === 'invalid') return rechecked;
     policy = rechecked.policy;
     manifests = rechecked.manifests;
@@ -142,7 +143,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   // Manifests before any request: an invalid one stops here.
   let prune: PruneChoice | undefined;
   if (saved === undefined) {
-    const loaded = await loadEnvironmentManifests(manifestPaths, ctx, manifestEnvironmentOf(config, configured));
+    const loaded = await loadEnvironmentManifests(manifestPaths, ctx, manifestEnvironmentOf(config, configured), secretConfinementOf(config));
     if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
     manifests = loaded.manifests;
     prune = choosePrune(configured, options.paths, options.prune, ctx);
@@ -175,7 +176,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     if (plan === undefined) {
       const made = await planManifests(
         manifests!,
-        { readers: clients.readers, env, services, parallelism, ...(prune?.off ? { pruneOff: prune.off } : {}), ...(options.targets !== undefined && options.targets.length > 0 ? { targets: options.targets } : {}) },
+        { readers: clients.readers, env, services, parallelism, confinement: secretConfinementOf(config), ...(prune?.off ? { pruneOff: prune.off } : {}), ...(options.targets !== undefined && options.targets.length > 0 ? { targets: options.targets } : {}) },
         ctx,
       );
       if (made.plan === undefined || made.plan.errored) return { status: 'invalid', diagnostics: made.diagnostics };
@@ -186,7 +187,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
       if (policy !== undefined && deniesPlan(policy)) return { status: 'finished', report: policyRefusal(env.name, policy), plan };
       const { writeChanges } = await import('../apply/guard.js');
       // Nobody is asked about a plan apply would refuse anyway.
-      const refused = async (p: Plan): Promise<boolean> => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, ctx)).length > 0;
+      const refused = async (p: Plan): Promise<boolean> => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, config, ctx)).length > 0;
       if (options.approve !== undefined && writeChanges(plan).length > 0 && !(await refused(plan)) && !(await options.approve(plan))) {
         return { status: 'cancelled', plan };
       }
@@ -255,7 +256,7 @@ async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<A
     clients: r.clients.full,
     readers: r.clients.readers,
     parallelism: r.parallelism,
-    secrets: { env: ctx.env, cwd: ctx.cwd },
+    secrets: { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(r.config) },
     ...(r.signal ? { signal: r.signal } : {}),
     // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
     takeSnapshot: async (folders) => {
@@ -327,10 +328,11 @@ async function recheckPolicies(
   plan: Plan,
   paths: readonly string[],
   environment: ManifestEnvironment,
+  confinement: SecretConfinement,
   ctx: AppContext,
 ): Promise<{ status: 'checked'; manifests?: ManifestSet; policy?: PolicyReport } | { status: 'invalid'; diagnostics: DiagnosticsReport }> {
   if (paths.length === 0) return { status: 'checked' };
-  const loaded = await loadEnvironmentManifests(paths, ctx, environment);
+  const loaded = await loadEnvironmentManifests(paths, ctx, environment, confinement);
   if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
   const { manifests, policies } = loaded.manifests;
   if (policies.length === 0) return { status: 'checked', manifests: loaded.manifests };
@@ -344,9 +346,9 @@ async function recheckPolicies(
 }
 
 /** Every `${env:}`/`${file:}` reference the plan's writes need that has no value now, one line per variable or file. */
-async function secretProblems(plan: Plan, ctx: AppContext): Promise<string[]> {
+async function secretProblems(plan: Plan, config: MftopsConfig, ctx: AppContext): Promise<string[]> {
   const [{ writeChanges }, { describeSecretProblems, findSecretProblems }] = await Promise.all([import('../apply/guard.js'), import('../apply/secrets.js')]);
-  return describeSecretProblems(findSecretProblems(writeChanges(plan), { env: ctx.env, cwd: ctx.cwd }));
+  return describeSecretProblems(findSecretProblems(writeChanges(plan), { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(config) }));
 }
 
 /** The report of an apply a `deny` policy refuses: one problem per deny violation, and the checks. */

@@ -6,7 +6,7 @@ import type { EnvironmentDiff, EnvironmentSide } from '../plan/diff-environments
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients } from './clients.js';
 import type { AppContext } from './context.js';
-import { countValidDocuments, loadEnvironmentManifests, manifestEnvironmentOf, manifestPathsOf, openEnvironment, prepareRead, type ReadPrelude } from './environment.js';
+import { countValidDocuments, loadEnvironmentManifests, manifestEnvironmentOf, manifestPathsOf, openEnvironment, prepareRead, secretConfinementOf, type ReadPrelude } from './environment.js';
 import { planManifests } from './plan.js';
 
 export interface DiffEnvOptions {
@@ -65,13 +65,13 @@ export async function diffEnvironments(options: DiffEnvOptions, ctx: AppContext)
 
 async function loadOffline(options: DiffEnvOptions, environment: string, ctx: AppContext): Promise<{ ok: boolean; manifests: ManifestSet }> {
   const { config, env } = openEnvironment({ ...(options.configFile !== undefined ? { configFile: options.configFile } : {}), environment }, ctx);
-  return loadEnvironmentManifests(manifestPathsOf(undefined, config, env, ctx), ctx, manifestEnvironmentOf(config, env));
+  return loadEnvironmentManifests(manifestPathsOf(undefined, config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));
 }
 
 async function planOf(prelude: Extract<ReadPrelude, { status: 'ready' }>, ctx: AppContext): Promise<Awaited<ReturnType<typeof planManifests>>> {
   const clients = await openReadonlyClients(prelude.services, ctx, { parallelism: prelude.parallelism });
   try {
-    return await planManifests(prelude.manifests, { readers: clients.readers, env: prelude.env, services: prelude.services, parallelism: prelude.parallelism, ...(prelude.prune.off ? { pruneOff: prelude.prune.off } : {}) }, ctx);
+    return await planManifests(prelude.manifests, { readers: clients.readers, env: prelude.env, services: prelude.services, parallelism: prelude.parallelism, confinement: secretConfinementOf(prelude.config), ...(prelude.prune.off ? { pruneOff: prelude.prune.off } : {}) }, ctx);
   } finally {
     await clients.close();
   }

@@ -1,8 +1,10 @@
-import { resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
 import { DEFAULT_CONFIG_FILE, loadConfig, resolveEnvironmentServices, resolveService, selectEnvironment } from '../config/load-config.js';
 import type { EnvironmentSettings, MftopsConfig, PrunableKind, ResolvedService, ServiceName } from '../config/model.js';
 import { ConfigError } from '../errors.js';
-import { hasErrors } from '../manifest/diagnostics.js';
+import { createDiagnostic, hasErrors, sortDiagnostics, type Diagnostic } from '../manifest/diagnostics.js';
+import { checkConfinedRef, describeSecretFailure, type SecretConfinement } from '../secret.js';
 import type { ManifestSet } from '../manifest/validate.js';
 import type { ManifestEnvironment } from '../manifest/variables.js';
 import type { PruneOff } from '../plan/model.js';
@@ -42,12 +44,78 @@ export function manifestEnvironmentOf(config: MftopsConfig, env: EnvironmentSett
 
 /**
  * The manifests, loaded and checked for an environment (`manifestEnvironmentOf`: documents for
- * it, variables substituted); `ok` false when any has an error (no request may follow).
+ * it, variables substituted) and, given `confinement`, their secret references checked against it
+ * (MF325, MF326); `ok` false when any has an error (no request may follow).
  */
-export async function loadEnvironmentManifests(paths: readonly string[], ctx: Pick<AppContext, 'cwd'>, environment?: ManifestEnvironment): Promise<{ ok: boolean; manifests: ManifestSet }> {
+export async function loadEnvironmentManifests(
+  paths: readonly string[],
+  ctx: Pick<AppContext, 'cwd'>,
+  environment?: ManifestEnvironment,
+  confinement?: SecretConfinement,
+): Promise<{ ok: boolean; manifests: ManifestSet }> {
   const { loadManifests } = await import('../manifest/load.js');
-  const manifests = await loadManifests(paths, { cwd: ctx.cwd, ...(environment !== undefined ? { environment } : {}) });
+  const loaded = await loadManifests(paths, { cwd: ctx.cwd, ...(environment !== undefined ? { environment } : {}) });
+  const refused = confinement !== undefined ? await confineSecretReferences(loaded, confinement, ctx) : [];
+  const manifests = refused.length > 0 ? { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...refused]) } : loaded;
   return { ok: !hasErrors(manifests.diagnostics), manifests };
+}
+
+/**
+ * Where the manifests' secret references may point (`SecretConfinement`): files in the folder of
+ * mftops.yaml and its `secrets.fileRoots`; no variable any environment's service signs in with.
+ */
+export function secretConfinementOf(config: MftopsConfig): SecretConfinement {
+  const variables = new Set<string>();
+  for (const env of config.environments.values()) {
+    for (const service of [env.automation, env.transfer]) {
+      if (service === undefined) continue;
+      for (const ref of [service.username, service.password]) if (typeof ref !== 'string' && ref.kind === 'env') variables.add(ref.name);
+    }
+  }
+  return { fileRoots: [dirname(config.file), ...config.secrets.fileRoots], credentialVariables: [...variables].sort() };
+}
+
+/**
+ * Without mftops.yaml (`validate PATH…`): files in the manifests' root, the deepest folder that
+ * holds every path given (a file's folder, a folder itself); no credential is known.
+ */
+export function manifestRootConfinement(paths: readonly string[], ctx: Pick<AppContext, 'cwd'>): SecretConfinement {
+  const folders = paths.map((p) => {
+    const full = resolve(ctx.cwd, p);
+    try {
+      return statSync(full).isDirectory() ? full : dirname(full);
+    } catch {
+      return dirname(full);
+    }
+  });
+  let root = folders[0] ?? resolve(ctx.cwd);
+  for (const f of folders) while (f !== root && !f.startsWith(root.endsWith(sep) ? root : `${root}${sep}`)) root = dirname(root);
+  return { fileRoots: [root], credentialVariables: [] };
+}
+
+/** MF325/MF326 at each reference of the manifests that points where `confinement` does not allow. */
+async function confineSecretReferences(set: ManifestSet, confinement: SecretConfinement, ctx: Pick<AppContext, 'cwd'>): Promise<Diagnostic[]> {
+  const { listSecretReferences } = await import('../manifest/secret-references.js');
+  const out: Diagnostic[] = [];
+  for (const { manifest, path, ref } of listSecretReferences(set.manifests)) {
+    const failure = checkConfinedRef(ref, dirname(resolve(ctx.cwd, manifest.source.file)), confinement);
+    if (failure === undefined) continue;
+    const at = manifest.sourceMap.locate(path);
+    if (failure.kind === 'env') {
+      out.push(
+        createDiagnostic('error', 'MF326', at, `\${env:${ref.kind === 'env' ? ref.name : ''}} is a service credential of mftops.yaml: a manifest may not send it to a server`, {
+          hint: 'give the object its own variable, even when its value is the same',
+        }),
+      );
+    } else {
+      out.push(
+        createDiagnostic('error', 'MF325', at, describeSecretFailure(failure), {
+          hint: `manifest secrets are read only from regular files in ${confinement.fileRoots.join(', ')}; add a folder to secrets.fileRoots in mftops.yaml to allow it`,
+        }),
+      );
+    }
+  }
+  return out;
 }
 
 /** A whole-number option (`--parallelism`, an Action input) in a range, or a one-line error naming it. */
@@ -114,7 +182,7 @@ export async function prepareRead(
   ctx: Pick<AppContext, 'cwd' | 'env' | 'emit'>,
 ): Promise<ReadPrelude> {
   const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx, manifestEnvironmentOf(config, env));
+  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));
   if (!loaded.ok) return { status: 'invalid', diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
   const prune = choosePrune(env, options.paths, options.prune, ctx);
   return {

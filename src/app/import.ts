@@ -84,6 +84,7 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
     ctx.emit({ kind: 'warning', message: 'the snapshot holds no folder permissions (a snapshot keeps only the folders an apply touched, or those snapshot save was given or found)' });
   }
   const result = importObjects(source, selection);
+  for (const message of result.skipped) ctx.emit({ kind: 'warning', message });
   if (result.manifests.length === 0) return { status: 'nothing', reason: `no ${kinds.join(', ')} in ${source.origin} matches ${describeSelection(selection)}` };
 
   const { existingFiles, planImportFiles, writeImportFiles } = await import('../import/write-files.js');

@@ -6,12 +6,12 @@ import type { JsonPath, Manifest } from '../manifest/types.js';
 import type { ManifestSet } from '../manifest/validate.js';
 import { isWriteAction, type Plan, type PruneOff } from '../plan/model.js';
 import { deniesPlan } from '../policy/evaluate.js';
-import { describeSecretFailure, formatSecretRef, parseSecretRef, type SecretRef } from '../secret.js';
+import { describeSecretFailure, formatSecretRef, parseSecretRef, type SecretConfinement, type SecretRef } from '../secret.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
-import { countValidDocuments, prepareRead, serverIdentities } from './environment.js';
+import { countValidDocuments, prepareRead, secretConfinementOf, serverIdentities } from './environment.js';
 import type { EnvironmentSettings, ResolvedService } from '../config/model.js';
 
 export interface PlanOptions extends EnvironmentChoice {
@@ -58,7 +58,7 @@ export async function planEnvironment(options: PlanOptions, ctx: AppContext): Pr
   try {
     result = await planManifests(
       prelude.manifests,
-      { readers: clients.readers, env, services, parallelism, ...(prune.off ? { pruneOff: prune.off } : {}), ...(options.targets ? { targets: options.targets } : {}) },
+      { readers: clients.readers, env, services, parallelism, confinement: secretConfinementOf(prelude.config), ...(prune.off ? { pruneOff: prune.off } : {}), ...(options.targets ? { targets: options.targets } : {}) },
       ctx,
     );
   } finally {
@@ -94,6 +94,8 @@ export interface PlanManifestsInput {
   readonly services: readonly ResolvedService[];
   readonly parallelism: number;
   readonly targets?: readonly string[];
+  /** Where the manifests' secret references may point (`secretConfinementOf`). */
+  readonly confinement: SecretConfinement;
 }
 
 /**
@@ -116,16 +118,16 @@ export async function planManifests(manifests: ManifestSet, input: PlanManifests
     ...(ctx.now ? { now: ctx.now } : {}),
   });
   if (result.plan === undefined) return { diagnostics: reportOf(manifests, result.diagnostics) };
-  const unresolved = await secretWarnings(result.plan, manifests, ctx);
+  const unresolved = await secretWarnings(result.plan, manifests, input.confinement, ctx);
   return { plan: result.plan, diagnostics: reportOf(manifests, unresolved.length > 0 ? sortDiagnostics([...result.diagnostics, ...unresolved]) : result.diagnostics) };
 }
 
 /** MF414 for each reference the plan's writes send that has no value now, at the field that holds it. */
-async function secretWarnings(plan: Plan, manifests: ManifestSet, ctx: AppContext): Promise<Diagnostic[]> {
+async function secretWarnings(plan: Plan, manifests: ManifestSet, confinement: SecretConfinement, ctx: AppContext): Promise<Diagnostic[]> {
   const { findSecretProblems } = await import('../apply/secrets.js');
   const problems = findSecretProblems(
     plan.changes.filter((c) => isWriteAction(c.action)),
-    { env: ctx.env, cwd: ctx.cwd },
+    { env: ctx.env, cwd: ctx.cwd, confinement },
   );
   return problems.map((p) =>
     createDiagnostic('warning', 'MF414', placeOfSecret(p, manifests, ctx.cwd), `${describeSecretFailure(p.failure)}: apply will refuse this plan`, {

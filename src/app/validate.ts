@@ -5,7 +5,7 @@ import { ConfigError } from '../errors.js';
 import type { Manifest, PolicyManifest } from '../manifest/types.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
-import { countValidDocuments, loadEnvironmentManifests, manifestEnvironmentOf, manifestPathsOf, openEnvironment } from './environment.js';
+import { countValidDocuments, loadEnvironmentManifests, manifestEnvironmentOf, manifestPathsOf, manifestRootConfinement, openEnvironment, secretConfinementOf } from './environment.js';
 import { loadConfig, selectEnvironment } from '../config/load-config.js';
 import { sortDiagnostics, type Diagnostic } from '../diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
@@ -30,7 +30,7 @@ export interface ValidateOptions extends EnvironmentChoice {
 export async function validateManifests(options: ValidateOptions, ctx: AppContext): Promise<DiagnosticsReport> {
   const paths = options.paths !== undefined && options.paths.length > 0 ? options.paths : undefined;
   if (paths !== undefined && options.configFile === undefined && options.environment === undefined) {
-    const loaded = await loadEnvironmentManifests(paths, ctx);
+    const loaded = await loadEnvironmentManifests(paths, ctx, undefined, manifestRootConfinement(paths, ctx));
     return { diagnostics: sortDiagnostics(await withPolicyDiagnostics(loaded.manifests)), manifestCount: countValidDocuments(loaded.manifests) };
   }
   if (paths === undefined) requireConfig(options, ctx);
@@ -38,7 +38,7 @@ export async function validateManifests(options: ValidateOptions, ctx: AppContex
   const chosen = options.environment !== undefined ? [selectEnvironment(config, options.environment)] : [...config.environments.values()];
   const runs: { env: string; manifests: ManifestSet; diagnostics: readonly Diagnostic[] }[] = [];
   for (const env of chosen) {
-    const loaded = await loadEnvironmentManifests(manifestPathsOf(paths ?? [], config, env, ctx), ctx, manifestEnvironmentOf(config, env));
+    const loaded = await loadEnvironmentManifests(manifestPathsOf(paths ?? [], config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));
     runs.push({ env: env.name, manifests: loaded.manifests, diagnostics: await withPolicyDiagnostics(loaded.manifests) });
   }
   return mergeEnvironmentReports(runs);

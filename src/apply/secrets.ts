@@ -1,14 +1,16 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Change, JsonObject, JsonValue, Payload, SourceRef } from '../plan/model.js';
 import { describeSecretFailure, parseSecretRef, readSecretRef } from '../secret.js';
-import type { SecretFailure, SecretRef } from '../secret.js';
+import type { SecretConfinement, SecretFailure, SecretRef } from '../secret.js';
 
 /**
  * A plan (and a plan file) holds secrets as `${env:NAME}` / `${file:PATH}` reference text only.
  * Apply resolves every reference of every change it writes before the first write, and one
  * reference without a value refuses the whole apply: a file-transfer server half configured is an
  * outage. Plan checks the same references, to warn before anyone applies. `${file:}` paths are
- * relative to the folder of the manifest that declares the object, as the user wrote them there.
+ * relative to the folder of the manifest that declares the object, as the user wrote them there,
+ * and confined (`SecretConfinement`): a reference that points where a manifest may not is refused
+ * like one without a value.
  */
 
 export interface SecretContext {
@@ -16,6 +18,8 @@ export interface SecretContext {
   readonly env: NodeJS.ProcessEnv;
   /** The working folder: `change.source.file` is relative to it. */
   readonly cwd: string;
+  /** Where references may point: a plan file made elsewhere, or a link changed since, is refused here too. */
+  readonly confinement: SecretConfinement;
 }
 
 /** A reference a change sends that has no value now. Holds no value: it may be shown anywhere. */
@@ -54,7 +58,7 @@ export function resolveChangeSecrets(changes: readonly Change[], ctx: SecretCont
       const at = ref.kind === 'env' ? `env\u0000${ref.name}` : `file\u0000${resolve(baseDir, ref.path)}`;
       let read = reads.get(at);
       if (read === undefined) {
-        read = readSecretRef(ref, { env: ctx.env, baseDir });
+        read = readSecretRef(ref, { env: ctx.env, baseDir, confinement: ctx.confinement });
         reads.set(at, read);
         if (read.ok) values.push(read.secret.reveal());
       }

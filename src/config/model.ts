@@ -88,6 +88,12 @@ export interface MftopsConfig {
   readonly file: string;
   readonly environments: ReadonlyMap<string, EnvironmentSettings>;
   readonly snapshots: { readonly dir: string; readonly keep: number };
+  /**
+   * `secrets.fileRoots`: absolute folders, beside the folder of this file, that a manifest's
+   * `${file:}` may read (e.g. /run/secrets); empty when not set. This file's own credentials are
+   * not confined.
+   */
+  readonly secrets: { readonly fileRoots: readonly string[] };
   /** Where everything is written in the file, for problems found after loading (a variable that is not set). */
   readonly sourceMap: SourceMap;
 }

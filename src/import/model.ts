@@ -75,6 +75,11 @@ export interface SecretPlaceholder {
 export interface ImportResult {
   readonly manifests: readonly ImportedManifest[];
   readonly secrets: readonly SecretPlaceholder[];
+  /**
+   * Live objects left out because their manifest would not validate, each with why (a folder
+   * path with `..`, a control or forbidden character: MF324). The import warns and writes the rest.
+   */
+  readonly skipped: readonly string[];
 }
 
 /** A manifest file about to be written. */

@@ -2,7 +2,7 @@ import { ConfigError } from '../errors.js';
 import { folderKey } from '../live/model.js';
 import { aclLabel, aclToManifest, createImportCatalog, createSecretNamer, folderToManifest, taskToManifest } from './to-manifest.js';
 import type { ImportedManifest, ImportKind, ImportResult, ImportSelection, ImportSource } from './model.js';
-import { isSameOrBelow } from '../folder-path.js';
+import { folderPathProblem, isSameOrBelow, trimFolderPath } from '../folder-path.js';
 import { compareText } from '../order.js';
 import { matchesNameMask, matchesPathGlob } from '../glob.js';
 
@@ -19,6 +19,7 @@ export function importObjects(source: ImportSource, selection: ImportSelection):
   const catalog = createImportCatalog(source);
   const secrets = createSecretNamer();
   const manifests: ImportedManifest[] = [];
+  const skipped: string[] = [];
   const byName = <T>(list: readonly T[], nameOf: (x: T) => string) => [...list].sort((a, b) => compareText(nameOf(a).toLowerCase(), nameOf(b).toLowerCase()));
   for (const kind of orderKinds(selection.kinds)) {
     switch (kind) {
@@ -37,7 +38,12 @@ export function importObjects(source: ImportSource, selection: ImportSelection):
         break;
       }
       case 'FolderPermissions':
-        for (const folder of byName(selectFolders(source, selection), (f) => f.folder.path)) manifests.push(folderToManifest(folder));
+        for (const folder of byName(selectFolders(source, selection), (f) => f.folder.path)) {
+          // A manifest that would not validate is worse than none: it stops every later plan.
+          const problem = folderPathProblem(trimFolderPath(folder.folder.path));
+          if (problem === undefined) manifests.push(folderToManifest(folder));
+          else skipped.push(`folder ${JSON.stringify(folder.folder.path)} not imported (MF324): ${problem}`);
+        }
         break;
       default: {
         const never: never = kind;
@@ -45,7 +51,7 @@ export function importObjects(source: ImportSource, selection: ImportSelection):
       }
     }
   }
-  return { manifests, secrets: secrets.list() };
+  return { manifests, secrets: secrets.list(), skipped };
 }
 
 function orderKinds(kinds: readonly ImportKind[]): ImportKind[] {

@@ -4,6 +4,7 @@ import { touchesRejected } from './schema-errors.js';
 import type { Diagnostic, SourcePosition } from './diagnostics.js';
 import type { JsonPath, ManifestKind, SourceMap } from './types.js';
 import { isRecord } from '../is-record.js';
+import { folderPathProblem } from '../folder-path.js';
 
 /**
  * A document as the rules see it: its kind and identity are known; `spec` is raw data, which may
@@ -417,6 +418,33 @@ export const checkFolderEntries: Rule = (docs) => {
   return out;
 };
 
+// ---------------------------------------------------------------------------- folder paths (MF324)
+
+/**
+ * A FolderPermissions path (and each previous path) names one real folder per level: no `.` or
+ * `..`, no control or forbidden character. Apply creates missing folders by name, so `..` would
+ * become a folder, not a step up. Empty names and spaces around a name are the schema's (MF206).
+ */
+export const checkFolderPaths: Rule = (docs) => {
+  const out: Diagnostic[] = [];
+  for (const doc of ofKind(docs, 'FolderPermissions')) {
+    const paths: { path: JsonPath; value: unknown }[] = [];
+    if (doc.name !== undefined) paths.push({ path: ['metadata', 'name'], value: doc.name });
+    doc.previousNames.forEach((value, i) => paths.push({ path: ['metadata', 'previousNames', i], value }));
+    for (const { path, value } of paths) {
+      if (typeof value !== 'string' || !usable(doc, path)) continue;
+      const problem = folderPathProblem(value);
+      if (problem === undefined) continue;
+      out.push(
+        createDiagnostic('error', 'MF324', doc.sourceMap.locate(path), `folder path \`${value}\` cannot be used: ${problem}`, {
+          hint: 'write the absolute path of the folder with its real names, one per level: /Distribution/Acme',
+        }),
+      );
+    }
+  }
+  return out;
+};
+
 /** Every rule, in the order they run. */
 export const RULES: readonly Rule[] = [
   checkDuplicateIdentities,
@@ -427,6 +455,7 @@ export const RULES: readonly Rule[] = [
   checkTimesOfDay,
   checkSecretParameters,
   checkFolderEntries,
+  checkFolderPaths,
 ];
 
 /**

@@ -43,7 +43,7 @@ function input(overrides: Partial<ApplyPlanInput> = {}): ApplyPlanInput & { veri
     clients: { automation: h.automation, transfer: h.transfer },
     readers: { automation: toReadonlyAutomationClient(h.automation), transfer: toReadonlyTransferClient(h.transfer) },
     parallelism: 4,
-    secrets: { env: APPLY_ENV, cwd: dir },
+    secrets: { env: APPLY_ENV, cwd: dir, confinement: { fileRoots: [dir], credentialVariables: ['MFT_AUTOMATION_PASSWORD', 'MFT_TRANSFER_PASSWORD'] } },
     retry: { sleep: async () => {} },
     takeSnapshot: async (folders) => {
       snapshots.push([...folders]);
@@ -109,7 +109,7 @@ it('refuses deletes it is not allowed before reading anything', async () => {
 it('refuses the whole plan before reading anything when secrets have no value, naming each with the permission problems', async () => {
   h.emulator.resetRequestLog();
   const { PAYROLL_API_KEY: _key, APPLY_TEST_TOKEN: _token, ...env } = APPLY_ENV;
-  const i = input({ secrets: { env, cwd: dir }, permissions: { allowDelete: false, allowReplace: true, maxDeletes: 10 } });
+  const i = input({ secrets: { env, cwd: dir, confinement: { fileRoots: [dir], credentialVariables: [] } }, permissions: { allowDelete: false, allowReplace: true, maxDeletes: 10 } });
   const report = await applyPlan(i);
   expect(report.outcome).toBe('refused');
   expect(report.problems).toEqual([

@@ -244,7 +244,7 @@ export function tasksNamed(emulator: RunningEmulator, name: string): Record<stri
 
 /** The changes' secrets resolved from `env`, as apply resolves them before the first write (for executor tests); one missing fails the test. */
 export function resolvedSecrets(changes: readonly Change[], env: NodeJS.ProcessEnv = {}, cwd = process.cwd()): ResolvedSecrets {
-  const resolution = resolveChangeSecrets(changes, { env, cwd });
+  const resolution = resolveChangeSecrets(changes, { env, cwd, confinement: { fileRoots: [cwd], credentialVariables: [] } });
   if (!resolution.ok) throw new Error(describeSecretProblems(resolution.problems).join('\n'));
   return resolution.resolved;
 }

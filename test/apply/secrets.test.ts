@@ -4,6 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { describeSecretProblems, findSecretProblems, redactSecrets, resolveChangeSecrets } from '../../src/apply/secrets.js';
 import { testdir } from '../helpers/testdir.js';
 import { change, taskCreate } from './helpers.js';
+import type { SecretConfinement } from '../../src/secret.js';
+
+/** Files in `root` only, no credential variable. */
+function inside(root: string): SecretConfinement {
+  return { fileRoots: [root], credentialVariables: [] };
+}
 
 describe('resolveChangeSecrets', () => {
   it('replaces ${env:} and ${file:} references; file paths are relative to the manifest folder', () => {
@@ -13,7 +19,7 @@ describe('resolveChangeSecrets', () => {
       { Parameters: { Key: { value: '${env:KEY}', DisplayValue: '(suppressed)' }, Plain: { value: 'not a ${env:REF} reference' } }, steps: [{ Destination: { HostID: '1', Password: '${file:secrets/pw.txt}' } }] },
       { file: 'manifests/tasks/t.yaml', line: 1, col: 1 },
     );
-    const r = resolveChangeSecrets([c], { env: { KEY: 'from-env' }, cwd });
+    const r = resolveChangeSecrets([c], { env: { KEY: 'from-env' }, cwd, confinement: inside(cwd) });
     if (!r.ok) throw new Error('not resolved');
     const payload = r.resolved.payloads.get('Task/T')!;
     expect(payload.kind === 'Task' && payload.body['Parameters']).toEqual({ Key: { value: 'from-env', DisplayValue: '(suppressed)' }, Plain: { value: 'not a ${env:REF} reference' } });
@@ -31,7 +37,7 @@ describe('resolveChangeSecrets', () => {
       taskCreate('B', { Parameters: { Key: { value: '${env:UNSET_ONE}' }, Ok: { value: '${env:SET_ONE}' } }, steps: [{ Source: { HostID: '1', Password: '${file:empty.txt}' } }, { Destination: { HostID: '1', Password: '${file:ok.txt}' } }] }, source(9)),
       taskCreate('C', { steps: [{ Destination: { HostID: '1', Password: '${file:ok.txt}' } }, { Destination: { HostID: '2', Password: '${file:ok.txt}' } }] }),
     ];
-    const r = resolveChangeSecrets(changes, { env: { EMPTY_ONE: '', SET_ONE: 'env-secret-value' }, cwd });
+    const r = resolveChangeSecrets(changes, { env: { EMPTY_ONE: '', SET_ONE: 'env-secret-value' }, cwd, confinement: inside(cwd) });
     expect(r.ok).toBe(false);
     const problems = r.ok ? [] : r.problems;
     expect(problems.map((p) => [p.address, p.failure])).toEqual([
@@ -59,8 +65,8 @@ describe('resolveChangeSecrets', () => {
     const cwd = testdir({ 'm/locked.txt': 'locked-secret-value', 'm/folder/x': '' });
     chmodSync(join(cwd, 'm/locked.txt'), 0o000);
     const c = taskCreate('A', { steps: [{ Destination: { HostID: '1', Password: '${file:folder}' } }, { Destination: { HostID: '2', Password: '${file:locked.txt}' } }] }, { file: 'm/t.yaml', line: 1, col: 1 });
-    const lines = describeSecretProblems(findSecretProblems([c], { env: {}, cwd }));
-    expect(lines[0]).toBe(`secret file ${join(cwd, 'm/folder')} cannot be read (EISDIR): needed by Task/A (m/t.yaml:1)`);
+    const lines = describeSecretProblems(findSecretProblems([c], { env: {}, cwd, confinement: inside(cwd) }));
+    expect(lines[0]).toBe(`secret file ${join(cwd, 'm/folder')} is not a regular file (a FIFO, device, socket or folder): needed by Task/A (m/t.yaml:1)`);
     // root reads any file: then the locked file is no problem at all.
     if (process.getuid?.() !== 0) expect(lines[1]).toBe(`secret file ${join(cwd, 'm/locked.txt')} cannot be read (EACCES): needed by Task/A (m/t.yaml:1)`);
   });
@@ -68,9 +74,9 @@ describe('resolveChangeSecrets', () => {
   it('has nothing to do for changes without a payload or without references', () => {
     const gone = change({ kind: 'Task', name: 'Gone', action: 'delete', liveId: '1' });
     const acl = change({ kind: 'ResourceGroupAcl', name: 'a', action: 'create', payload: { kind: 'ResourceGroupAcl', resourceGroup: 'R', userGroup: 'U', permissions: { TaskRun: 1 } } });
-    const r = resolveChangeSecrets([gone, acl], { env: {}, cwd: '/' });
+    const r = resolveChangeSecrets([gone, acl], { env: {}, cwd: '/', confinement: inside('/') });
     expect(r.ok && [...r.resolved.payloads]).toEqual([['ResourceGroupAcl/a', acl.payload]]);
-    expect(findSecretProblems([gone, acl], { env: {}, cwd: '/' })).toEqual([]);
+    expect(findSecretProblems([gone, acl], { env: {}, cwd: '/', confinement: inside('/') })).toEqual([]);
   });
 });
 
