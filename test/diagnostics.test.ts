@@ -31,6 +31,8 @@ const SETUP: Partial<Record<DiagnosticCode, Record<string, string | Buffer>>> = 
   MF005: { 'notes.yaml': Buffer.from(`\ufeff${FINE}`, 'utf16le') },
   MF312: { 'manifests/described.yaml': 'apiVersion: mftops/v1\nkind: Policy\nmetadata: { name: tasks-described }\nspec:\n  severity: deny\n  match: { kinds: [Task] }\n  validations:\n    - expression: has(object.spec.Info)\n      message: every task has a description\n' },
   MF322: { 'manifests/staging.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Staging only, environments: [stagin] }\nspec:\n  Group: [Finance]\n' },
+  MF325: { 'manifests/leak.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Leak }\nspec:\n  Group: [Finance]\n  steps:\n    - Destination: { Host: bank-as2, Path: /in, Password: "${file:/etc/hostname}" }\n' },
+  MF326: { 'manifests/leak.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Leak }\nspec:\n  Group: [Finance]\n  steps:\n    - Destination: { Host: bank-as2, Path: /in, Password: "${env:MFT_AUTOMATION_PASSWORD}" }\n' },
   MF323: {
     'manifests/patch.yaml': 'apiVersion: mftops/v1\nkind: Patch\nmetadata: { name: fix, environments: [lab] }\nspec:\n  target: { kind: Task, name: Payroll to bnak }\n  patch: { Active: 0 }\n',
   },

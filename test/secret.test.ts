@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { Secret, describeSecretFailure, formatSecretRef, parseSecretRef, readSecretRef } from '../src/secret.js';
+import { Secret, checkConfinedRef, describeSecretFailure, formatSecretRef, parseSecretRef, readSecretRef } from '../src/secret.js';
 import type { SecretRef } from '../src/secret.js';
 
 describe('Secret', () => {
@@ -50,5 +50,51 @@ describe('secret references', () => {
     expect(why({ kind: 'file', path: 'missing.txt' })).toBe(`secret file ${join(dir, 'missing.txt')} does not exist`);
     expect(why({ kind: 'file', path: 'blank.txt' })).toBe(`secret file ${join(dir, 'blank.txt')} is empty`);
     expect(why({ kind: 'file', path: '.' })).toBe(`secret file ${dir} cannot be read (EISDIR)`);
+  });
+});
+
+describe('checkConfinedRef: where a manifest\'s reference may point', () => {
+  const setup = () => {
+    const root = mkdtempSync(join(tmpdir(), 'mftops-confine-'));
+    const outside = mkdtempSync(join(tmpdir(), 'mftops-outside-'));
+    writeFileSync(join(root, 'pw.txt'), 'in\n');
+    writeFileSync(join(outside, 'pw.txt'), 'out\n');
+    symlinkSync(join(outside, 'pw.txt'), join(root, 'link.txt'));
+    symlinkSync(outside, join(root, 'linked-folder'));
+    return { root, outside, c: { fileRoots: [root], credentialVariables: ['MFT_AUTOMATION_PASSWORD'] } };
+  };
+  const file = (path: string): SecretRef => ({ kind: 'file', path });
+
+  it('allows regular files inside a root, existing or not (reading says it is missing)', () => {
+    const { root, c } = setup();
+    expect(checkConfinedRef(file('pw.txt'), root, c)).toBeUndefined();
+    expect(checkConfinedRef(file(join(root, 'pw.txt')), '/', c)).toBeUndefined();
+    expect(checkConfinedRef(file('not-yet.txt'), root, c)).toBeUndefined();
+    expect(checkConfinedRef({ kind: 'env', name: 'TASK_PASSWORD' }, root, c)).toBeUndefined();
+  });
+
+  it('refuses absolute paths and ../ escapes outside, symlinks (to a file or a folder) that lead outside, system folders, FIFOs and credentials', () => {
+    const { root, outside, c } = setup();
+    expect(checkConfinedRef(file('/etc/hostname'), root, c)).toMatchObject({ why: 'outside', path: '/etc/hostname' });
+    expect(checkConfinedRef(file('../../../../../../etc/hostname'), root, c)).toMatchObject({ why: 'outside', path: '/etc/hostname' });
+    expect(checkConfinedRef(file('link.txt'), root, c)).toMatchObject({ why: 'outside', resolved: join(outside, 'pw.txt') });
+    expect(checkConfinedRef(file('linked-folder/pw.txt'), root, c)).toMatchObject({ why: 'outside', resolved: join(outside, 'pw.txt') });
+    expect(checkConfinedRef(file('linked-folder/missing.txt'), root, c)).toMatchObject({ why: 'outside' });
+    expect(checkConfinedRef(file('/proc/self/environ'), root, { ...c, fileRoots: ['/'] })).toMatchObject({ why: 'system' });
+    expect(checkConfinedRef(file('/dev/stdin'), root, { ...c, fileRoots: ['/'] })).toMatchObject({ why: 'system' });
+    expect(checkConfinedRef(file('.'), root, c)).toMatchObject({ why: 'not-a-file' });
+    expect(checkConfinedRef({ kind: 'env', name: 'MFT_AUTOMATION_PASSWORD' }, root, c)).toEqual({ kind: 'env', name: 'MFT_AUTOMATION_PASSWORD', why: 'credential' });
+  });
+
+  it('readSecretRef with a confinement refuses instead of reading, and reads what is allowed', () => {
+    const { root, c } = setup();
+    const read = (ref: SecretRef) => readSecretRef(ref, { env: { MFT_AUTOMATION_PASSWORD: 'admin-pw' }, baseDir: root, confinement: c });
+    expect(read(file('link.txt'))).toMatchObject({ ok: false, failure: { why: 'outside' } });
+    expect(read({ kind: 'env', name: 'MFT_AUTOMATION_PASSWORD' })).toMatchObject({ ok: false, failure: { why: 'credential' } });
+    const ok = read(file('pw.txt'));
+    expect(ok.ok && ok.secret.reveal()).toBe('in');
+    // Without one (mftops.yaml's own credentials), any file is read, as before.
+    const own = readSecretRef(file('link.txt'), { env: {}, baseDir: root });
+    expect(own.ok && own.secret.reveal()).toBe('out');
   });
 });

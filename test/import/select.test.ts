@@ -63,3 +63,15 @@ describe('what an import takes', () => {
     expect(() => checkSelection({ kinds: ['Task'], all: true, scope: none }, 'prod')).not.toThrow();
   });
 });
+
+describe('folders whose path would not validate (MF324)', () => {
+  it('are skipped, each named with why; the others are imported', () => {
+    const from: ImportSource = { ...source, folders: [...source.folders, folder('/Distribution/..', [alice]), folder('/Distribution/a:b/', [alice])] };
+    const result = importObjects(from, { kinds: ['FolderPermissions'], all: false, scope: { taskGroups: [], folders: ['/Distribution'] } });
+    expect(result.manifests.map((m) => m.address)).toEqual(['FolderPermissions/Distribution/Acme/Inbound', 'FolderPermissions/Distribution/Acme/Outbound']);
+    expect(result.skipped).toEqual([
+      'folder "/Distribution/.." not imported (MF324): it has a folder named `..`, which the server would create as such rather than stay or go up',
+      'folder "/Distribution/a:b/" not imported (MF324): the name `a:b` holds `:`, which a folder name cannot (\\ : * ? " < > |)',
+    ]);
+  });
+});
