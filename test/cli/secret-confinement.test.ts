@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -136,6 +136,25 @@ describe('${file:} is confined to the repository', () => {
     const apply = await runCli(['apply', '--auto-approve'], { cwd: dir, env: APPLY_ENV });
     expect(apply.code).toBe(0);
     expect(JSON.stringify(tasksNamed(emulator, 'Exfiltration test'))).toContain('inside-secret-8812');
+  });
+});
+
+describe('a saved plan is checked again when applied', () => {
+  it('a secret file replaced by a symlink out of the repository after plan --out: apply refuses, nothing is written', { timeout: 60_000 }, async () => {
+    const outside = testdir({ 'secret.txt': `${OUTSIDE_SECRET}\n` });
+    const { dir } = project('${file:secrets/pw.txt}');
+    mkdirSync(join(dir, 'manifests/secrets'));
+    const pw = join(dir, 'manifests/secrets/pw.txt');
+    writeFileSync(pw, 'inside-secret-8812\n');
+    expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
+    rmSync(pw);
+    symlinkSync(join(outside, 'secret.txt'), pw);
+    emulator.resetRequestLog();
+    const apply = await runCli(['apply', 'plan.json'], { cwd: dir, env: APPLY_ENV });
+    expect(apply.code).toBe(1);
+    expect(apply.stdout).toContain(`Apply refused; nothing was written:\n  - secret file ${pw} (a link to ${join(outside, 'secret.txt')}) is outside the folders manifest secrets may be read from`);
+    expect(writesOf(emulator)).toEqual([]);
+    expect(tasksNamed(emulator, 'Exfiltration test')).toEqual([]);
   });
 });
 
