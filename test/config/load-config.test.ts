@@ -60,6 +60,17 @@ describe('loadConfig', () => {
     expect(config.environments.get('test')?.automation).toBeUndefined();
   });
 
+  it('reads secrets.fileRoots relative to the file\'s folder (none: empty); the confinement adds the file\'s folder and the credential variables of every environment', async () => {
+    const dir = testdir({ 'mftops.yaml': `${GOOD}secrets: { fileRoots: [/run/secrets, ../shared-secrets] }\n` });
+    const config = loadConfig('mftops.yaml', dir);
+    expect(config.secrets).toEqual({ fileRoots: ['/run/secrets', join(dir, '../shared-secrets')] });
+    const { secretConfinementOf } = await import('../../src/app/environment.js');
+    expect(secretConfinementOf(config)).toEqual({ fileRoots: [dir, '/run/secrets', join(dir, '../shared-secrets')], credentialVariables: ['MFT_AUTOMATION_PASSWORD', 'MFT_AUTOMATION_USER', 'T'] });
+    expect(loadConfig('mftops.yaml', testdir({ 'mftops.yaml': GOOD })).secrets).toEqual({ fileRoots: [] });
+    const bad = testdir({ 'mftops.yaml': `${GOOD}secrets: { fileRoot: [/run/secrets] }\n` });
+    expect(() => loadConfig('mftops.yaml', bad)).toThrow(/MF503|fileRoot/);
+  });
+
   it('reads an environment\'s vars with their types; refuses a mapping, a bad name and a secret reference as a value (MF505)', () => {
     const withVars = GOOD.replace('    prune: [FolderPermissions]\n', '    prune: [FolderPermissions]\n    vars: { retries: 3, partner: acme, strict: true, groups: [Finance, Ops] }\n');
     const config = loadConfig('mftops.yaml', testdir({ 'mftops.yaml': withVars }));
