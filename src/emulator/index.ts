@@ -39,7 +39,7 @@ export interface EmulatorOptions {
   /** Refresh-token lifetime of both services, default 900. */
   refreshTtlSeconds?: number;
   /**
-   * Lists that change while read (register B-8): every `every`-th page request of a folder's ACL
+   * Lists that change while read (register B-10): every `every`-th page request of a folder's ACL
    * list or the user list adds an entry at its front, `times` times per list (default: for ever).
    */
   listChurn?: { readonly every: number; readonly times?: number };

@@ -2,7 +2,7 @@ import { userIdFor } from './seed.js';
 import type { FolderAclEntry, TransferFolder, TransferState, TransferUser } from './state.js';
 
 /**
- * Another client writing while mftops reads (register B-8): every `every`-th page request of a
+ * Another client writing while mftops reads (register B-10): every `every`-th page request of a
  * churned list (each folder's ACL list, the user list; counted per list) first adds an entry at
  * the front of that list, `times` times per list, or for ever when `times` is undefined. A new
  * user `0-churn-N` (sorting before any letter) is created; on an ACL list it also gets an entry

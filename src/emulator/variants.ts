@@ -151,7 +151,7 @@ export const VARIANT_SWITCHES = {
     description: 'transfer lists are {items, paging: {page, perPage, totalItems, totalPages}, sorting}, or the flat {items, currentPage, totalItems, itemsPerPage, sorting}',
   },
   'transfer.maxPerPage': {
-    register: 'B-1',
+    register: 'B-9',
     values: ['asked', 'capped', 'echo'],
     divergent: 'echo',
     description:

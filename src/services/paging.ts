@@ -133,10 +133,9 @@ async function readOnce(read: (q: PageQuery) => Promise<ListPage>, plan: PagingP
   if (total === undefined && (first.totalPages === undefined || first.page === undefined)) return all;
   if (first.items.length === 0) return total === undefined || total === 0 ? all : moved(`page 1 is empty, the server reported totalItems ${total}`);
   if (total !== undefined && first.items.length >= total) return all.length === total ? all : moved(`page 1 holds ${all.length} items, the server reported totalItems ${total}`);
-  // The server's page size is what it served when it served less than it reported while more
-  // follow: it capped the size and echoed the request (or the `all-first` "everything").
-  const reported = first.perPage ?? first.items.length;
-  const size = first.items.length < reported || first.items.length > reported ? first.items.length : reported;
+  // More follow, so page 1 is full: its length is the server's page size, whatever `perPage` says
+  // (a server that caps the size may echo the size asked, or the `all-first` "everything").
+  const size = first.items.length;
   let pages = total !== undefined ? Math.ceil(total / size) : (first.totalPages ?? 1);
   if (pages <= 1) return all;
 
