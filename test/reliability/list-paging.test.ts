@@ -82,9 +82,9 @@ describe('a folder ACL list that changes while it is read', () => {
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);
     expect(writes(emu)).toEqual([]);
-  });
+  }, 60_000);
 
-  it('a list that never holds still fails import, plan and apply with one line naming the list, writing nothing', async () => {
+  it('a list that never holds still fails import, plan, apply and drift with one line naming the list, writing nothing', async () => {
     const { emu, dir } = await start({ variants: { 'transfer.maxPerPage': 'capped' }, listChurn: { every: 2 } });
     const r = await runCli(['import', '--kind', 'FolderPermissions', '--name', FOLDER, '--out', 'manifests'], { cwd: dir, env: ENV });
     expect(r.code).toBe(1);
@@ -108,7 +108,7 @@ describe('a folder ACL list that changes while it is read', () => {
       expect(hasStackTrace(c.stderr + c.stdout)).toBe(false);
     }
     expect(writes(emu)).toEqual([]);
-  });
+  }, 120_000);
 });
 
 describe('a server that caps perPage at 100', () => {
@@ -134,5 +134,5 @@ describe('a server that caps perPage at 100', () => {
     const moved = changes[0]!.entries.filter((e) => e.action !== 'no-op');
     expect(moved).toEqual([expect.objectContaining({ principal: { type: 'User', name: 'bob' }, action: 'create' })]);
     expect(changes[0]!.entries.length).toBe(serverUsers(emu).length + 1);
-  });
+  }, 60_000);
 });
