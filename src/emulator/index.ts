@@ -4,6 +4,7 @@ import type { EmulatorSeed } from './seed.js';
 import { createState } from './seed.js';
 import type { RequestRecord } from './server.js';
 import { createEmulatorServer } from './server.js';
+import { createListChurn } from './list-churn.js';
 import type { EmulatorState } from './state.js';
 import type { Profile, Variants } from './variants.js';
 import { resolveVariants } from './variants.js';
@@ -37,6 +38,11 @@ export interface EmulatorOptions {
   accessTtlSeconds?: number;
   /** Refresh-token lifetime of both services, default 900. */
   refreshTtlSeconds?: number;
+  /**
+   * Lists that change while read (register B-10): every `every`-th page request of a folder's ACL
+   * list or the user list adds an entry at its front, `times` times per list (default: for ever).
+   */
+  listChurn?: { readonly every: number; readonly times?: number };
 }
 
 export interface RunningEmulator {
@@ -89,6 +95,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   check(Number.isFinite(faultRate) && faultRate >= 0 && faultRate <= 1, `fault rate must be from 0 to 1, not ${faultRate}`);
   check(Number.isFinite(slowResponseMs) && slowResponseMs >= 0, `slow response must be 0 or more milliseconds, not ${slowResponseMs}`);
   check(access > 0 && refresh > 0, 'token lifetimes must be positive');
+  const churn = options.listChurn;
+  if (churn) {
+    check(Number.isInteger(churn.every) && churn.every > 0, `list churn: every must be a positive integer, not ${churn.every}`);
+    check(churn.times === undefined || (Number.isInteger(churn.times) && churn.times >= 0), `list churn: times must be 0 or more, not ${String(churn.times)}`);
+  }
   // A ConfigError naming the known profiles, switches or readings.
   const variants = resolveVariants(profile, options.variants ?? {});
   const state = createState(options.seed, profile, variants);
@@ -100,6 +111,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     faultRate,
     slowResponseMs,
     faultSeed: options.faultSeed ?? 1,
+    listChurn: churn ? createListChurn(churn.every, churn.times) : undefined,
     urls: () => urls,
   };
   const { server, log, concurrency } = createEmulatorServer(config);

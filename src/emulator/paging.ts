@@ -144,21 +144,45 @@ export function parseTransferListQuery(
  * flat `{items, currentPage, totalItems, itemsPerPage, sorting}`. `undefined` means "a page past the
  * end answers 404" (`transfer.pastLastPage=404`).
  */
-export function transferPage<T>(items: readonly T[], q: TransferListQuery, v: Variants, render: (item: T) => Json): JsonObject | undefined {
+export function transferPage<T>(items: readonly T[], asked: TransferListQuery, v: Variants, render: (item: T) => Json): JsonObject | undefined {
+  const served = servedPageSize(asked.perPage, v['transfer.maxPerPage']);
+  const q: TransferListQuery = { ...asked, perPage: served.perPage };
   const totalPages = Math.ceil(items.length / q.perPage);
   if (v['transfer.pastLastPage'] === '404' && q.page > 1 && q.page > totalPages) return undefined;
   const start = (q.page - 1) * q.perPage;
   const pageItems = start >= items.length ? [] : items.slice(start, start + q.perPage).map(render);
+  // `echo` reports the size asked, and totalPages computed from it, though it served fewer.
+  const reported = served.reported;
+  const reportedPages = Math.ceil(items.length / reported);
   const sorting = [{ sortField: q.sortField, sortDirection: q.sortDirection }];
   const envelope = v['transfer.envelope'];
   switch (envelope) {
     case 'paging':
-      return { items: pageItems, paging: { page: q.page, perPage: q.perPage, totalItems: items.length, totalPages }, sorting };
+      return { items: pageItems, paging: { page: q.page, perPage: reported, totalItems: items.length, totalPages: reportedPages }, sorting };
     case 'flat':
-      return { items: pageItems, currentPage: q.page, totalItems: items.length, itemsPerPage: q.perPage, sorting };
+      return { items: pageItems, currentPage: q.page, totalItems: items.length, itemsPerPage: reported, sorting };
     default: {
       const never: never = envelope;
       throw new Error(`unknown transfer envelope ${String(never)}`);
+    }
+  }
+}
+
+/** The most items a `capped`/`echo` server puts on a page (one real client pages by 200). */
+export const CAPPED_PAGE_SIZE = 100;
+
+/** The page size served and the one reported for `perPage` asked, in the `transfer.maxPerPage` reading. */
+function servedPageSize(asked: number, cap: Variants['transfer.maxPerPage']): { perPage: number; reported: number } {
+  switch (cap) {
+    case 'asked':
+      return { perPage: asked, reported: asked };
+    case 'capped':
+      return { perPage: Math.min(asked, CAPPED_PAGE_SIZE), reported: Math.min(asked, CAPPED_PAGE_SIZE) };
+    case 'echo':
+      return { perPage: Math.min(asked, CAPPED_PAGE_SIZE), reported: asked };
+    default: {
+      const never: never = cap;
+      throw new Error(`unknown transfer.maxPerPage ${String(never)}`);
     }
   }
 }

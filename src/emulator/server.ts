@@ -7,6 +7,7 @@ import type { ApiRequest, ApiResponse } from './http.js';
 import { automationError, jsonResponse, transferError } from './http.js';
 import type { EmulatorState, Variants } from './state.js';
 import { handleTransfer } from './transfer.js';
+import type { ListChurn } from './list-churn.js';
 
 /** Which server a request was for; `other` is anything outside both services and the control API. */
 export type ServiceName = 'automation' | 'transfer' | 'other';
@@ -84,6 +85,8 @@ export interface ServerConfig {
   /** How long a `slow-answer` fault holds the answer; 0 (default) leaves that kind out of the draw. */
   slowResponseMs: number;
   readonly faultSeed: number;
+  /** Lists that change while they are read; undefined: they hold still. */
+  readonly listChurn?: ListChurn | undefined;
   /** Filled by the caller once the port is known (for /_emulator/health). */
   readonly urls: () => { url: string; automationUrl: string; transferUrl: string };
 }
@@ -211,7 +214,7 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
     else {
       const apiReq: ApiRequest = { method, path: sub, query: url.searchParams, headers: req.headers, body, remoteAddress: req.socket.remoteAddress ?? '127.0.0.1' };
       try {
-        response = service === 'automation' ? handleAutomation(apiReq, { state: cfg.state, lifetimes: cfg.lifetimes }) : handleTransfer(apiReq, { state: cfg.state, lifetimes: cfg.lifetimes });
+        response = service === 'automation' ? handleAutomation(apiReq, { state: cfg.state, lifetimes: cfg.lifetimes }) : handleTransfer(apiReq, { state: cfg.state, lifetimes: cfg.lifetimes, churn: cfg.listChurn });
       } catch (e) {
         response = errorOf(500, `emulator bug: ${(e as Error).message}`);
       }

@@ -5,6 +5,8 @@ import { emptyResponse, isFormRequest, isJsonRequest, jsonResponse, matchRoute, 
 import type { Json, JsonObject } from './json.js';
 import { isJsonObject, showRejected } from './json.js';
 import type { TransferListQuery } from './paging.js';
+import { churnAcl, churnUsers } from './list-churn.js';
+import type { ListChurn } from './list-churn.js';
 import { compareText, matchesGlob, parseTransferListQuery, transferPage } from './paging.js';
 import type { EmulatorState, FolderAclEntry, FolderPermissions, TransferFolder, TransferState, TransferUser, Variants } from './state.js';
 import { FOLDER_PERMISSION_KEYS, SHARE_PERMISSION_KEYS, nowMs } from './state.js';
@@ -14,6 +16,8 @@ import { NAMED_SETS } from './variants.js';
 export interface TransferRuntime {
   readonly state: EmulatorState;
   readonly lifetimes: TokenLifetimes;
+  /** Lists that change while they are read (`listChurn` option); undefined: they hold still. */
+  readonly churn?: ListChurn | undefined;
 }
 
 interface Ctx {
@@ -215,6 +219,7 @@ function listUsers(c: Ctx): ApiResponse {
   const groupId = c.v['transfer.groupMembers'] === 'usersFilter' ? c.req.query.get('groupId') : null;
   const group = groupId === null ? undefined : c.t.groups.find((g) => String(g.id) === groupId);
   if (groupId !== null && !group) return err(404, `no group has id ${groupId}`);
+  churnUsers(c.rt.churn, c.t);
   const users = c.t.users.filter(
     (u) => (name === null || name === '' || (exact ? u.username.toLowerCase() === name.toLowerCase() : u.username.toLowerCase().includes(name.toLowerCase()))) && (!group || group.members.includes(u.id)),
   );
@@ -383,6 +388,7 @@ function renderEntry(c: Ctx, e: FolderAclEntry): JsonObject {
 function listAcl(c: Ctx, p: Params): ApiResponse {
   const f = visibleFolder(c, p.id!);
   if (!f) return folderForbidden(p.id!);
+  churnAcl(c.rt.churn, c.t, f, { ...emptyPermissions(), readFiles: true, listFiles: true });
   return listResponse(c, f.acl, ['name', 'type'], 'name', (e, field) => (field === 'type' ? e.type : (shownName(c, e) ?? '')), (e) => renderEntry(c, e));
 }
 

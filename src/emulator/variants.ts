@@ -150,6 +150,13 @@ export const VARIANT_SWITCHES = {
     values: ['paging', 'flat'],
     description: 'transfer lists are {items, paging: {page, perPage, totalItems, totalPages}, sorting}, or the flat {items, currentPage, totalItems, itemsPerPage, sorting}',
   },
+  'transfer.maxPerPage': {
+    register: 'B-9',
+    values: ['asked', 'capped', 'echo'],
+    divergent: 'echo',
+    description:
+      'transfer list pages hold as many items as perPage asks, at most 100 (the envelope reports 100), or at most 100 while the envelope reports the perPage asked (and totalPages from it); divergent: echo (a client trusting the reported size stops after page 1)',
+  },
   'transfer.pastLastPage': {
     register: 'B-2',
     values: ['empty', '404'],

@@ -283,7 +283,9 @@ class HttpTransferClient implements TransferClient {
     // The whole list, as gaps.md says; an answer that is not a list (one entry, nothing: T-9) is
     // read back rather than guessed at.
     const page = body === undefined ? undefined : parseListPage(body);
-    if (page === undefined || (page.totalPages !== undefined && page.totalPages > 1)) return this.listFolderAcls(folderId);
+    // A list answer that holds fewer entries than its totals say (a capped page) is read back too.
+    const partial = (page?.totalPages ?? 1) > 1 || (page?.totalItems ?? 0) > (page?.items.length ?? 0);
+    if (page === undefined || partial) return this.listFolderAcls(folderId);
     return this.#readEntries(page.items.filter(isRecord));
   }
 
