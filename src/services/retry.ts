@@ -24,8 +24,9 @@ export function retriesStatus(retry: RetryClass, status: number): boolean {
 }
 
 /**
- * A status that says "too many requests, slow down": retried until the time budget is spent
- * whatever the attempt count, and it halves the requests in flight (`AdaptiveLimit`).
+ * A status that says "too many requests, slow down": it halves the requests in flight
+ * (`AdaptiveLimit`). A 429, and a 503 with `Retry-After`, are retried until the time budget is
+ * spent whatever the attempt count: the server said when to come back.
  */
 export function isThrottleStatus(status: number): boolean {
   return status === 429 || status === 503;
@@ -53,8 +54,8 @@ export function retriesTransientFailures(retry: RetryClass): boolean {
  */
 export interface RetryOptions {
   /**
-   * Attempts in total, the first included, for failures that are not throttling (5xx but 503,
-   * resets, timeouts). Default 5. Throttled answers (429, 503) do not count: they are retried as
+   * Attempts in total, the first included, counting failures other than throttling (5xx, resets,
+   * timeouts). Default 5. A 429, and a 503 with `Retry-After`, do not count: they are retried as
    * long as the budget lasts, since the server said when to come back.
    */
   readonly maxAttempts?: number;

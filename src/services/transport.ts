@@ -348,7 +348,9 @@ export class Transport {
       const f = result.failure;
       const throttled = f.kind === 'status' && isThrottleStatus(f.status);
       this.#inFlight.observe(permit, throttled ? 'throttled' : 'other', f.kind === 'status' ? String(f.status) : '');
-      if (throttled) throttledSince ??= this.#now();
+      // The server said when to come back: such answers do not count against the attempt bound.
+      const paced = f.kind === 'status' && (f.status === 429 || (throttled && f.retryAfterMs !== undefined));
+      if (paced) throttledSince ??= this.#now();
       else counted++;
       const left = counted < this.#policy.maxAttempts;
       if (tokens !== undefined && bearer !== undefined && !req.tokenCall && f.kind === 'status' && f.status === 401) {
@@ -367,14 +369,14 @@ export class Transport {
         if (elapsed + delay <= this.#policy.budgetMs) {
           const what = f.kind === 'status' ? String(f.status) : f.code;
           this.#logger.debug(
-            throttled
+            paced
               ? `${this.service}: ${req.method} ${req.path}: ${what}, throttled, retry ${attempt + 1} in ${delay} ms${retryAfterMs !== undefined ? ' (Retry-After)' : ''}; ${roundSeconds(this.#policy.budgetMs - elapsed - delay)} of the ${seconds(this.#policy.budgetMs)} retry budget left`
               : `${this.service}: ${req.method} ${req.path}: ${what}, retry ${attempt + 1}/${this.#policy.maxAttempts} in ${delay} ms`,
           );
           await this.#policy.sleep(delay);
           continue;
         }
-        if (throttled && throttledSince !== undefined) throw this.#throttledError(req, f, attempt, this.#now() - throttledSince, delay);
+        if (paced && throttledSince !== undefined) throw this.#throttledError(req, f, attempt, this.#now() - throttledSince, delay);
       }
       throw this.#toError(req, f, attempt);
     }

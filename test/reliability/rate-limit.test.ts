@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { startSeededEmulator } from '../integration/helpers.js';
+import { hasStackTrace, runCli } from '../helpers/run-cli.js';
+import { APPLY_ENV, EXPECTED_ACTIONS, applyWorkdir } from '../apply/helpers.js';
+
+/**
+ * Behind a gateway that answers 2 requests per second per service (429 with Retry-After beyond),
+ * plan, import and apply still complete at the default parallelism: the client honours
+ * Retry-After within the retry budget and lowers its requests in flight. Before, a read gave up
+ * after 5 attempts (~7 s) and apply lost changes after a few 429s.
+ */
+const RATE = 2;
+const ALLOW = ['--allow-delete', '--allow-replace'];
+/** The hang detector of each run (the runs take tens of seconds at 2 requests/s). */
+const RUN_MS = 240_000;
+
+let emulator: RunningEmulator;
+beforeEach(async () => {
+  emulator = await startSeededEmulator({ rateLimit: RATE });
+});
+afterEach(() => emulator.close());
+
+function throttled(): number {
+  return emulator.requestLog().filter((r) => r.status === 429).length;
+}
+
+describe('a server limited to 2 requests per second per service', () => {
+  it('gets a complete plan at the default parallelism, throttled on the way', async () => {
+    const dir = applyWorkdir(emulator);
+    const r = await runCli(['plan', '--format', 'json', '-v'], { cwd: dir, env: APPLY_ENV, timeoutMs: RUN_MS });
+    expect(hasStackTrace(r.stderr)).toBe(false);
+    expect(r.code).toBe(0);
+    const plan = JSON.parse(r.stdout) as { summary: Record<string, number> };
+    expect(plan.summary['create']).toBeGreaterThan(0);
+    expect(throttled()).toBeGreaterThan(0);
+    // -v prints the budget in force and the client slowing down.
+    expect(r.stderr).toMatch(/debug: automation: request deadline 120 s, export deadline 600 s, retry budget 60 s, up to \d+ requests in flight/);
+    expect(r.stderr).toMatch(/debug: (automation|transfer): throttled \(429\): at most \d+ requests in flight/);
+    expect(r.stderr).toMatch(/429, throttled, retry \d+ in \d+ ms \(Retry-After\)/);
+  }, RUN_MS + 10_000);
+
+  it('gets a complete import of everything', async () => {
+    const dir = applyWorkdir(emulator);
+    const r = await runCli(['import', '--all', '--out', 'imported'], { cwd: dir, env: APPLY_ENV, timeoutMs: RUN_MS });
+    expect(r.stderr).not.toMatch(/error/);
+    expect(r.code).toBe(0);
+    expect(throttled()).toBeGreaterThan(0);
+  }, RUN_MS + 10_000);
+
+  it('applies every change at the default parallelism, and the plan after it is empty', async () => {
+    const dir = applyWorkdir(emulator);
+    const r = await runCli(['apply', '--auto-approve', ...ALLOW], { cwd: dir, env: APPLY_ENV, timeoutMs: RUN_MS });
+    expect(r.stderr).not.toMatch(/failed|error/i);
+    expect(r.code).toBe(0);
+    const total = Object.keys(EXPECTED_ACTIONS).length;
+    expect(r.stdout).toContain(`Apply complete for environment "lab": ${total} applied, 0 failed, 0 skipped.`);
+    expect(throttled()).toBeGreaterThan(0);
+    const after = await runCli(['plan', '--detailed-exitcode', '-q'], { cwd: dir, env: APPLY_ENV, timeoutMs: RUN_MS });
+    expect(after.code).toBe(0);
+  }, 2 * RUN_MS + 10_000);
+});
