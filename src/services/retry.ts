@@ -128,11 +128,16 @@ export function backoffDelay(attempt: number, policy: BackoffPolicy): number {
   return Math.floor(policy.random() * cap);
 }
 
-/** `Retry-After` as milliseconds from `nowMs`: delta-seconds or an HTTP date; undefined if unreadable. */
+/**
+ * `Retry-After` as milliseconds from `nowMs`: delta-seconds or an HTTP date (a date already past is
+ * 0); undefined if unreadable. A date names its day or month in letters: `-5` or `1.5`, which
+ * `Date.parse` would take for years, are not dates.
+ */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (!/[a-z]{3}/i.test(text)) return undefined;
   const when = Date.parse(text);
   if (Number.isNaN(when)) return undefined;
   return Math.max(0, when - nowMs);
