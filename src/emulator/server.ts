@@ -156,7 +156,9 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
     if (cfg.rateLimit <= 0) return undefined;
     const b = buckets[service];
     const now = performance.now();
-    b.tokens = Math.min(cfg.rateLimit, (b.at === 0 ? cfg.rateLimit : b.tokens) + ((now - (b.at || now)) / 1000) * cfg.rateLimit);
+    // Holds a second's worth of requests, and at least one (a rate under 1/s still lets one through).
+    const capacity = Math.max(1, cfg.rateLimit);
+    b.tokens = Math.min(capacity, (b.at === 0 ? capacity : b.tokens) + ((now - (b.at || now)) / 1000) * cfg.rateLimit);
     b.at = now;
     if (b.tokens >= 1) {
       b.tokens -= 1;
