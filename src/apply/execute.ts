@@ -331,11 +331,13 @@ async function runStep(first: Step, run: RunContext, counters: ChangeCounters): 
 }
 
 /**
- * What a failed request means for a retry. A 429 was not processed: like not sent. Errors
- * that are not HTTP answers (a missing parent folder) are refusals.
+ * What a failed request means for a retry. A 429 was retried by the transport (it was not
+ * processed) until the retry budget was spent: the server still throttles, so it fails the change
+ * rather than start another budget. Errors that are not HTTP answers (a missing parent folder)
+ * are refusals.
  */
 function outcomeOf(err: unknown): 'rejected' | 'not-sent' | 'unknown' {
-  if (err instanceof ApiError) return err.status === 429 ? 'not-sent' : err.outcome;
+  if (err instanceof ApiError) return err.outcome;
   if (err instanceof NetworkError) return err.outcome;
   if (isMftopsError(err)) return 'rejected';
   throw err;

@@ -258,6 +258,7 @@ export function buildProgram(io: CommandIo): Command {
     .addOption(new Option('--profile <profile>', 'named set of server variants (docs/server-variants.md)').choices(PROFILES).default('current'))
     .option('--variant <name=value>', 'serve one reading of the register, e.g. automation.days=short (repeatable; wins over --profile)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--access-ttl <seconds>', 'lifetime of access tokens', '300')
+    .option('--rate-limit <per-second>', 'answer at most this many requests per second per service, then 429 with Retry-After (0: no limit)', '0')
     .action(async (opts: Omit<EmulatorCommandOptions, 'quiet'>, cmd: Command) => {
       const { runEmulator } = await import('./commands/emulator.js');
       await run(runEmulator({ ...opts, quiet: globals(cmd).quiet }, io));

@@ -28,6 +28,8 @@ export interface EmulatorOptions {
   faultRate?: number;
   /** How long a `slow-answer` fault holds its answer (ms); default 0: no such fault is drawn. */
   slowResponseMs?: number;
+  /** Requests per second each service answers; over it, 429 with `Retry-After`. Default 0: no limit. */
+  rateLimit?: number;
   /** PRNG seed so fault sequences replay; default 1. */
   faultSeed?: number;
   /** The named set of switches: `current` (default), `legacy` or `divergent` (see docs/server-variants.md). */
@@ -54,7 +56,7 @@ export interface RunningEmulator {
   readonly transferUrl: string;
   readonly port: number;
   /** Change latency or fault rate while running (e.g. populate a large state fast, then measure). */
-  configure(change: { readonly latencyMs?: number; readonly faultRate?: number; readonly slowResponseMs?: number }): void;
+  configure(change: { readonly latencyMs?: number; readonly faultRate?: number; readonly slowResponseMs?: number; readonly rateLimit?: number }): void;
   requestLog(): readonly RequestRecord[];
   /** The most requests the emulator was answering at once since start or `resetRequestLog`. */
   peakConcurrency(): number;
@@ -87,6 +89,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const latencyMs = options.latencyMs ?? 0;
   const faultRate = options.faultRate ?? 0;
   const slowResponseMs = options.slowResponseMs ?? 0;
+  const rateLimit = options.rateLimit ?? 0;
   const profile = options.profile ?? 'current';
   const access = options.accessTtlSeconds ?? 300;
   const refresh = options.refreshTtlSeconds ?? 900;
@@ -94,6 +97,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   check(Number.isFinite(latencyMs) && latencyMs >= 0, `latency must be 0 or more milliseconds, not ${latencyMs}`);
   check(Number.isFinite(faultRate) && faultRate >= 0 && faultRate <= 1, `fault rate must be from 0 to 1, not ${faultRate}`);
   check(Number.isFinite(slowResponseMs) && slowResponseMs >= 0, `slow response must be 0 or more milliseconds, not ${slowResponseMs}`);
+  check(Number.isFinite(rateLimit) && rateLimit >= 0, `rate limit must be 0 or more requests per second, not ${rateLimit}`);
   check(access > 0 && refresh > 0, 'token lifetimes must be positive');
   const churn = options.listChurn;
   if (churn) {
@@ -110,6 +114,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     latencyMs,
     faultRate,
     slowResponseMs,
+    rateLimit,
     faultSeed: options.faultSeed ?? 1,
     listChurn: churn ? createListChurn(churn.every, churn.times) : undefined,
     urls: () => urls,
@@ -142,6 +147,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (change.slowResponseMs !== undefined) {
         check(Number.isFinite(change.slowResponseMs) && change.slowResponseMs >= 0, `slow response must be 0 or more milliseconds, not ${change.slowResponseMs}`);
         config.slowResponseMs = change.slowResponseMs;
+      }
+      if (change.rateLimit !== undefined) {
+        check(Number.isFinite(change.rateLimit) && change.rateLimit >= 0, `rate limit must be 0 or more requests per second, not ${change.rateLimit}`);
+        config.rateLimit = change.rateLimit;
       }
     },
     requestLog: () => [...log],

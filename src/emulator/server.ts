@@ -84,6 +84,12 @@ export interface ServerConfig {
   faultRate: number;
   /** How long a `slow-answer` fault holds the answer; 0 (default) leaves that kind out of the draw. */
   slowResponseMs: number;
+  /**
+   * Requests per second each service answers (a token bucket per service holding one second of
+   * them); over it a request gets 429 with `Retry-After` in seconds. 0 (default): no limit.
+   * A gateway's limit, which neither reference shows (register B-11).
+   */
+  rateLimit: number;
   readonly faultSeed: number;
   /** Lists that change while they are read; undefined: they hold still. */
   readonly listChurn?: ListChurn | undefined;
@@ -146,6 +152,23 @@ export interface EmulatorServer {
 export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
   const log: RequestRecord[] = [];
   const random = createRandom(cfg.faultSeed);
+  const buckets = { automation: createBucket(), transfer: createBucket() };
+
+  /** Takes one request from the service's bucket; undefined when it may go, else the seconds to wait. */
+  function throttle(service: 'automation' | 'transfer'): number | undefined {
+    if (cfg.rateLimit <= 0) return undefined;
+    const b = buckets[service];
+    const now = performance.now();
+    // Holds a second's worth of requests, and at least one (a rate under 1/s still lets one through).
+    const capacity = Math.max(1, cfg.rateLimit);
+    b.tokens = Math.min(capacity, (b.at === 0 ? capacity : b.tokens) + ((now - (b.at || now)) / 1000) * cfg.rateLimit);
+    b.at = now;
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return undefined;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / cfg.rateLimit));
+  }
 
   function pickFault(write: boolean): FaultKind | undefined {
     if (cfg.faultRate <= 0 || random() >= cfg.faultRate) return undefined;
@@ -189,8 +212,13 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
     // A token call is one whatever the base path: a client probing the wrong base path still only asks for a token.
     const isTokenCall = sub === '/token' || sub === '/token/revoke' || /\/api\/v1\/token(\/revoke)?$/.test(path);
     const body = await readBody(req);
-    if (cfg.latencyMs > 0) await new Promise((r) => setTimeout(r, cfg.latencyMs));
     const errorOf = service === 'transfer' ? transferError : automationError;
+    const wait = service === 'other' ? undefined : throttle(service);
+    if (wait !== undefined) {
+      log.push({ service, method, path, status: 429, isTokenCall });
+      return send(res, errorOf(429, `rate limit: ${cfg.rateLimit} requests per second per service`, undefined, { 'retry-after': String(wait) }));
+    }
+    if (cfg.latencyMs > 0) await new Promise((r) => setTimeout(r, cfg.latencyMs));
     const fault = service === 'other' ? undefined : pickFault(WRITE_METHODS.has(method));
     const record = (status: number): void => {
       log.push({ service, method, path, status, isTokenCall, ...(fault ? { fault } : {}) });
@@ -249,4 +277,9 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
     });
   });
   return { server, log, concurrency };
+}
+
+/** A token bucket's level and when it was last filled (`performance.now()`; 0: never used, full). */
+function createBucket(): { tokens: number; at: number } {
+  return { tokens: 0, at: 0 };
 }

@@ -296,6 +296,7 @@ function hint(input: string, candidates: readonly string[]): string {
  */
 const OPTION_SWITCHES: Readonly<Record<string, string>> = {
   'tokens.accessTtl': 'the access-token lifetime is the --access-ttl option (accessTtlSeconds), not a variant',
+  'limits.rate': 'the per-service rate limit is the --rate-limit option (rateLimit, requests per second), not a variant',
 };
 
 /** Check one `name = value`; a mistake is a ConfigError naming the known names or values. */

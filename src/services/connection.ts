@@ -10,7 +10,7 @@ import type { PageQuery, PagingPlan } from './paging.js';
 import type { RetryClass, RetryOptions } from './retry.js';
 import { Session } from './session.js';
 import { TOO_LARGE_NOTE, Transport, createDispatcher } from './transport.js';
-import type { HttpRequest, QueryParams, RequestBody, Timeouts } from './transport.js';
+import type { DeadlineKind, HttpRequest, QueryParams, RequestBody, Timeouts } from './transport.js';
 
 /** What both client factories take. */
 export interface ClientOptions {
@@ -50,20 +50,45 @@ export function parseBaseUrl(service: ServiceName, url: string): BaseUrl {
 
 /** Overrides the per-request time limits (headers, body, connect) of every request, in milliseconds. */
 export const TIMEOUT_VARIABLE = 'MFTOPS_HTTP_TIMEOUT_MS';
+/** Overrides the total deadline of each request (`Timeouts.deadlineMs`). */
+export const DEADLINE_VARIABLE = 'MFTOPS_HTTP_DEADLINE_MS';
+/** Overrides the total deadline of the configuration export (`Timeouts.exportDeadlineMs`). */
+export const SNAPSHOT_DEADLINE_VARIABLE = 'MFTOPS_SNAPSHOT_DEADLINE_MS';
+/** Overrides the total retry budget of each request (`RetryOptions.budgetMs`). */
+export const RETRY_BUDGET_VARIABLE = 'MFTOPS_RETRY_BUDGET_MS';
 
 /**
- * `MFTOPS_HTTP_TIMEOUT_MS` as the three time limits (a server that never answers then fails in
- * that time, not the 30 s default); undefined when unset. A value that is not a whole number of
- * milliseconds from 100 to 600 000 is a `ConfigError`.
+ * The time limits the environment sets (a server that never answers then fails in that time, not
+ * the default): `MFTOPS_HTTP_TIMEOUT_MS` as the three idle limits, `MFTOPS_HTTP_DEADLINE_MS` and
+ * `MFTOPS_SNAPSHOT_DEADLINE_MS` as the total deadlines; undefined when none is set. A value that
+ * is not a whole number of milliseconds in its range is a `ConfigError`.
  */
 export function readTimeoutsFromEnv(env: NodeJS.ProcessEnv): Timeouts | undefined {
-  const text = env[TIMEOUT_VARIABLE];
+  const idle = readMilliseconds(env, TIMEOUT_VARIABLE, 100, 600_000);
+  const deadline = readMilliseconds(env, DEADLINE_VARIABLE, 100, 3_600_000);
+  const exportDeadline = readMilliseconds(env, SNAPSHOT_DEADLINE_VARIABLE, 100, 86_400_000);
+  if (idle === undefined && deadline === undefined && exportDeadline === undefined) return undefined;
+  return {
+    ...(idle !== undefined ? { headersMs: idle, bodyMs: idle, connectMs: idle } : {}),
+    ...(deadline !== undefined ? { deadlineMs: deadline } : {}),
+    ...(exportDeadline !== undefined ? { exportDeadlineMs: exportDeadline } : {}),
+  };
+}
+
+/** `MFTOPS_RETRY_BUDGET_MS` as the retry options it sets; `{}` when unset. */
+export function readRetryFromEnv(env: NodeJS.ProcessEnv): RetryOptions {
+  const budget = readMilliseconds(env, RETRY_BUDGET_VARIABLE, 0, 3_600_000);
+  return budget === undefined ? {} : { budgetMs: budget };
+}
+
+function readMilliseconds(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
+  const text = env[name];
   if (text === undefined || text.trim() === '') return undefined;
   const ms = Number(text);
-  if (!/^\d+$/.test(text.trim()) || ms < 100 || ms > 600_000) {
-    throw new ConfigError(`${TIMEOUT_VARIABLE} must be a whole number of milliseconds from 100 to 600000, not "${text}"`);
+  if (!/^\d+$/.test(text.trim()) || ms < min || ms > max) {
+    throw new ConfigError(`${name} must be a whole number of milliseconds from ${min} to ${max}, not "${text}"`);
   }
-  return { headersMs: ms, bodyMs: ms, connectMs: ms };
+  return ms;
 }
 
 export interface ConnectionOptions extends ClientOptions {
@@ -79,6 +104,8 @@ export interface CallOptions {
   readonly accept?: string;
   /** Default: `read` for GET, `write` for anything else. */
   readonly retry?: RetryClass;
+  /** Default `request`; the configuration export has its own. */
+  readonly deadline?: DeadlineKind;
 }
 
 /**
@@ -95,7 +122,8 @@ export class Connection {
   constructor(opts: ConnectionOptions) {
     this.service = opts.service;
     const base = parseBaseUrl(opts.service, opts.url);
-    const timeouts = opts.timeouts ?? readTimeoutsFromEnv(opts.env ?? process.env);
+    const env = opts.env ?? process.env;
+    const timeouts = opts.timeouts ?? readTimeoutsFromEnv(env);
     const dispatcher = opts.dispatcher ?? createDispatcher({ caFile: opts.caFile, connections: opts.connections, timeouts, env: opts.env });
     this.transport = new Transport({
       service: opts.service,
@@ -103,10 +131,12 @@ export class Connection {
       dispatcher,
       ownsDispatcher: opts.dispatcher === undefined,
       logger: opts.logger,
-      retry: opts.retry,
+      retry: { ...readRetryFromEnv(env), ...opts.retry },
       timeouts,
       now: opts.now,
+      maxInFlight: opts.connections ?? 8,
     });
+    opts.logger?.debug(`${opts.service}: ${this.transport.describeLimits()}`);
     this.session = new Session({
       transport: this.transport,
       apiBaseCandidates: opts.apiBaseCandidates(base.basePath),
@@ -130,6 +160,7 @@ export class Connection {
       body: opts.body,
       accept: opts.accept,
       retry: opts.retry ?? (method === 'GET' ? 'read' : 'write'),
+      ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
     };
     return consume(this.transport, req);
   }

@@ -59,6 +59,8 @@ export interface ApiErrorFields extends RequestLabel {
   readonly outcome?: RequestOutcome;
   /** Attempts made (retries included); shown in the message when more than one. */
   readonly attempts?: number;
+  /** The server kept throttling until the retry budget was spent: the body's note says for how long. */
+  readonly throttled?: boolean;
 }
 
 /**
@@ -78,8 +80,11 @@ export class ApiError extends MftopsError {
   readonly fieldErrors: readonly FieldError[];
   readonly outcome: RequestOutcome;
   readonly attempts: number;
+  /** Given up on because the server kept throttling (429, 503) for the whole retry budget. */
+  readonly throttled: boolean;
   constructor(fields: ApiErrorFields) {
     super(formatApiMessage(fields));
+    this.throttled = fields.throttled ?? false;
     this.service = fields.service;
     this.method = fields.method;
     this.path = fields.path;
@@ -143,6 +148,7 @@ export function outcomeOfStatus(status: number): RequestOutcome {
 
 function formatApiMessage(f: ApiErrorFields): string {
   const b = f.body;
+  if (f.throttled === true) return `${f.service}: ${f.method} ${f.path}: ${oneLine(b.note)} (${f.attempts ?? 1} attempts)`;
   const title = b.title ?? b.error ?? STATUS_CODES[f.status] ?? 'Error';
   const texts: string[] = [];
   for (const t of [b.detail, b.errorDescription, ...b.fieldErrors.map(formatFieldError), b.note]) {

@@ -11,7 +11,8 @@ import { Secret } from '../secret.js';
 import { describeUnexpectedBody, looksLikeJson, parseErrorBody, tryParseJson } from './error-body.js';
 import { ApiError, AuthError, NetworkError, TimeoutError } from './errors.js';
 import type { ErrorBody, HttpMethod, RequestOutcome, ServiceName } from './errors.js';
-import { computeRetryDelay, isRetryableStatus, parseRetryAfter, resolveRetryPolicy, retriesTransientFailures } from './retry.js';
+import { AdaptiveLimit } from './adaptive-limit.js';
+import { computeRetryDelay, isThrottleStatus, parseRetryAfter, resolveRetryPolicy, retriesStatus, retriesTransientFailures } from './retry.js';
 import type { RetryClass, RetryOptions, RetryPolicy } from './retry.js';
 import { readUserAgent } from './version.js';
 
@@ -26,7 +27,21 @@ export interface Timeouts {
   readonly bodyMs?: number;
   /** TCP + TLS connect. Default 10 000 ms. */
   readonly connectMs?: number;
+  /**
+   * Total deadline of one attempt, from sending to the last byte of the body: a server that drips
+   * a byte now and then never trips the idle limits above, but trips this. Not retried (a second
+   * attempt would be as slow). Default 120 000 ms (`MFTOPS_HTTP_DEADLINE_MS`).
+   */
+  readonly deadlineMs?: number;
+  /** The same for the configuration export (`deadline: 'export'`), which may be 100 MB. Default 600 000 ms (`MFTOPS_SNAPSHOT_DEADLINE_MS`). */
+  readonly exportDeadlineMs?: number;
 }
+
+/** Defaults of `Timeouts`: the numbers the README's reliability section gives. */
+export const DEFAULT_TIMEOUTS: Required<Timeouts> = { headersMs: 30_000, bodyMs: 60_000, connectMs: 10_000, deadlineMs: 120_000, exportDeadlineMs: 600_000 };
+
+/** Which total deadline a request has: every call's, or the configuration export's longer one. */
+export type DeadlineKind = 'request' | 'export';
 
 export interface DispatcherOptions {
   /** Extra CA (PEM) trusted besides the public roots; TLS is always verified. */
@@ -77,7 +92,7 @@ function readCaFile(path: string): string {
 }
 
 function resolveTimeouts(t: Timeouts | undefined): Required<Timeouts> {
-  return { headersMs: t?.headersMs ?? 30_000, bodyMs: t?.bodyMs ?? 60_000, connectMs: t?.connectMs ?? 10_000 };
+  return { ...DEFAULT_TIMEOUTS, ...Object.fromEntries(Object.entries(t ?? {}).filter(([, v]) => v !== undefined)) };
 }
 
 export type QueryParams = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -112,6 +127,8 @@ export interface HttpRequest {
   readonly retry: RetryClass;
   /** A token endpoint call: counted apart, and 400/401/403 become `AuthError`. */
   readonly tokenCall?: boolean;
+  /** Default `request`. */
+  readonly deadline?: DeadlineKind;
 }
 
 /** A 2xx response whose body the caller consumes. */
@@ -132,6 +149,8 @@ export interface TransportOptions {
   readonly retry?: RetryOptions;
   readonly timeouts?: Timeouts;
   readonly now?: () => number;
+  /** Most requests in flight to this service (the adaptive limit's ceiling). Default 8. */
+  readonly maxInFlight?: number;
 }
 
 /**
@@ -180,6 +199,7 @@ export class Transport {
   readonly #now: () => number;
   readonly #userAgent: string;
   readonly #secrets: Secret[] = [];
+  readonly #inFlight: AdaptiveLimit;
 
   constructor(opts: TransportOptions) {
     this.service = opts.service;
@@ -191,6 +211,18 @@ export class Transport {
     this.#timeouts = resolveTimeouts(opts.timeouts);
     this.#now = opts.now ?? Date.now;
     this.#userAgent = readUserAgent();
+    this.#inFlight = new AdaptiveLimit(opts.maxInFlight ?? 8, (limit, why) => this.#logger.debug(`${this.service}: ${why}: at most ${limit} requests in flight`));
+  }
+
+  /** Requests this service may have in flight now (it falls when the server throttles). */
+  get inFlightLimit(): number {
+    return this.#inFlight.limit;
+  }
+
+  /** The deadlines and budget in force, for `-v`. */
+  describeLimits(): string {
+    const t = this.#timeouts;
+    return `request deadline ${seconds(t.deadlineMs)}, export deadline ${seconds(t.exportDeadlineMs)}, retry budget ${seconds(this.#policy.budgetMs)}, up to ${this.#inFlight.max} requests in flight`;
   }
 
   /** A value to cut out of any server text that ends up in an error (passwords, tokens). */
@@ -286,22 +318,41 @@ export class Transport {
   }
 
   /**
-   * Sends `req` until it succeeds or may not be retried, within the policy's attempt bound and time
-   * budget. A 401 to a session token is retried at once with a new token, whatever the retry class
-   * (the server did not process the request); a 401 right after that renewal means the server
-   * refuses the account itself, and is an `AuthError`.
+   * Sends `req` until it succeeds or may not be retried, within the policy's time budget; failures
+   * other than throttling also within its attempt bound. A 401 to a session token is retried at
+   * once with a new token, whatever the retry class (the server did not process the request); a
+   * 401 right after that renewal means the server refuses the account itself, and is an
+   * `AuthError`. Each attempt holds a place of the service's adaptive in-flight limit; none is
+   * held while waiting for a token or a retry.
    */
   async send<T>(req: HttpRequest, consume: (res: RawResponse) => Promise<T>): Promise<T> {
     const started = this.#now();
     const fixed = req.bearer instanceof Secret ? req.bearer : undefined;
     const tokens = req.bearer instanceof Secret ? undefined : req.bearer;
     let renewed = false; // this attempt's token replaces one the server refused on the attempt before
+    let counted = 0; // failed attempts the attempt bound counts (throttle answers are not)
+    let throttledSince: number | undefined;
     for (let attempt = 1; ; attempt++) {
       const bearer = tokens === undefined ? fixed : await tokens.accessToken();
-      const result = await this.#attempt(req, bearer, consume);
-      if (result.ok) return result.value;
+      const permit = await this.#inFlight.acquire();
+      let result: Attempt<T>;
+      try {
+        result = await this.#attempt(req, bearer, consume);
+      } finally {
+        this.#inFlight.release();
+      }
+      if (result.ok) {
+        this.#inFlight.observe(permit, 'success');
+        return result.value;
+      }
       const f = result.failure;
-      const left = attempt < this.#policy.maxAttempts;
+      const throttled = f.kind === 'status' && isThrottleStatus(f.status);
+      this.#inFlight.observe(permit, throttled ? 'throttled' : 'other', f.kind === 'status' ? String(f.status) : '');
+      // The server said when to come back: such answers do not count against the attempt bound.
+      const paced = f.kind === 'status' && (f.status === 429 || (throttled && f.retryAfterMs !== undefined));
+      if (paced) throttledSince ??= this.#now();
+      else counted++;
+      const left = counted < this.#policy.maxAttempts;
       if (tokens !== undefined && bearer !== undefined && !req.tokenCall && f.kind === 'status' && f.status === 401) {
         tokens.invalidate(bearer);
         if (renewed) throw this.#refusedToken(req, f, 'access token refused even after a refresh');
@@ -311,22 +362,68 @@ export class Transport {
         continue;
       }
       renewed = false;
-      if (retriesTransientFailures(req.retry) && left && isRetryableFailure(f)) {
-        const delay = computeRetryDelay(attempt, f.kind === 'status' ? f.retryAfterMs : undefined, this.#policy);
-        if (this.#now() - started + delay <= this.#policy.budgetMs) {
+      const retryAfterMs = f.kind === 'status' ? f.retryAfterMs : undefined;
+      const delay = computeRetryDelay(attempt, retryAfterMs, this.#policy);
+      if (left && isRetryableFailure(req.retry, f)) {
+        const elapsed = this.#now() - started;
+        if (elapsed + delay <= this.#policy.budgetMs) {
           const what = f.kind === 'status' ? String(f.status) : f.code;
-          this.#logger.debug(`${this.service}: ${req.method} ${req.path}: ${what}, retry ${attempt + 1}/${this.#policy.maxAttempts} in ${delay} ms`);
+          this.#logger.debug(
+            paced
+              ? `${this.service}: ${req.method} ${req.path}: ${what}, throttled, retry ${attempt + 1} in ${delay} ms${retryAfterMs !== undefined ? ' (Retry-After)' : ''}; ${roundSeconds(this.#policy.budgetMs - elapsed - delay)} of the ${seconds(this.#policy.budgetMs)} retry budget left`
+              : `${this.service}: ${req.method} ${req.path}: ${what}, retry ${attempt + 1}/${this.#policy.maxAttempts} in ${delay} ms`,
+          );
           await this.#policy.sleep(delay);
           continue;
         }
+        if (paced && throttledSince !== undefined) throw this.#throttledError(req, f, attempt, this.#now() - throttledSince, delay);
       }
       throw this.#toError(req, f, attempt);
     }
   }
 
+  /** A throttle answer whose next wait no longer fits in the retry budget. */
+  #throttledError(req: HttpRequest, f: Failure, attempts: number, throttledMs: number, nextMs: number): Error {
+    if (f.kind !== 'status') return this.#toError(req, f, attempts);
+    const more = nextMs > 0 ? ` (it asks for ${roundSeconds(nextMs)} more)` : '';
+    const note = `the server throttled (${f.status}) for ${roundSeconds(throttledMs)}${more}; retry budget ${seconds(this.#policy.budgetMs)} spent`;
+    return new ApiError({ service: this.service, method: req.method, path: req.path, status: f.status, body: { fieldErrors: [], note }, attempts, throttled: true });
+  }
+
   async #attempt<T>(req: HttpRequest, bearer: Secret | undefined, consume: (res: RawResponse) => Promise<T>): Promise<Attempt<T>> {
     this.requestCount++;
     if (req.tokenCall) this.tokenRequestCount++;
+    const deadlineMs = this.#deadlineOf(req);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), deadlineMs);
+    try {
+      return await this.#attemptWithin(req, bearer, consume, deadline.signal);
+    } catch (err) {
+      if (!deadline.signal.aborted) throw err;
+      const flag = (req.deadline ?? 'request') === 'export' ? 'MFTOPS_SNAPSHOT_DEADLINE_MS' : 'MFTOPS_HTTP_DEADLINE_MS';
+      const reason = `no complete answer within the ${seconds(deadlineMs)} deadline (${flag})`;
+      return { ok: false, failure: { kind: 'timeout', code: 'DEADLINE', reason, outcome: 'unknown', retryable: false } };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #deadlineOf(req: HttpRequest): number {
+    const kind = req.deadline ?? 'request';
+    switch (kind) {
+      case 'request':
+        return this.#timeouts.deadlineMs;
+      case 'export':
+        return this.#timeouts.exportDeadlineMs;
+      default: {
+        const never: never = kind;
+        throw new Error(`unknown deadline ${String(never)}`);
+      }
+    }
+  }
+
+  /** One attempt; any failure once `signal` is aborted is the deadline's (the caller maps it). */
+  async #attemptWithin<T>(req: HttpRequest, bearer: Secret | undefined, consume: (res: RawResponse) => Promise<T>, signal: AbortSignal): Promise<Attempt<T>> {
     const started = this.#now();
     let res: Dispatcher.ResponseData;
     try {
@@ -338,8 +435,10 @@ export class Transport {
         body: encodeBody(req.body),
         headersTimeout: this.#timeouts.headersMs,
         bodyTimeout: this.#timeouts.bodyMs,
+        signal,
       });
     } catch (err) {
+      if (signal.aborted) throw err;
       return { ok: false, failure: this.#classify(err) };
     }
     const status = res.statusCode;
@@ -350,6 +449,7 @@ export class Transport {
         return { ok: true, value: await consume({ status, contentType, body: res.body }) };
       } catch (err) {
         res.body.destroy();
+        if (signal.aborted) throw err;
         if (err instanceof UnexpectedBody) {
           return { ok: false, failure: { kind: 'status', status, body: { fieldErrors: [], note: err.note }, retryAfterMs: undefined } };
         }
@@ -358,6 +458,7 @@ export class Transport {
       }
     }
     const bytes = await readAll(res.body, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0));
+    if (signal.aborted) throw new Error('deadline');
     const redact = (t: string): string => this.redact(t);
     let body = parseErrorBody(bytes, contentType, redact);
     if (status >= 300 && status < 400) body = { ...body, detail: describeRedirect(firstHeader(res.headers.location), this.origin) };
@@ -459,8 +560,8 @@ export class Transport {
   }
 }
 
-function isRetryableFailure(f: Failure): boolean {
-  return f.kind === 'status' ? isRetryableStatus(f.status) : f.retryable;
+function isRetryableFailure(retry: RetryClass, f: Failure): boolean {
+  return f.kind === 'status' ? retriesStatus(retry, f.status) : retriesTransientFailures(retry) && f.retryable;
 }
 
 function describeRedirect(location: string | undefined, origin: string): string {
@@ -537,5 +638,10 @@ function errorMessage(err: unknown): string {
 }
 
 function seconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+  return ms % 1000 === 0 || ms > 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+}
+
+/** A measured duration, to the tenth of a second. */
+function roundSeconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
 }

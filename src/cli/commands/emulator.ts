@@ -11,6 +11,8 @@ export interface EmulatorCommandOptions {
   /** `NAME=VALUE` switches of the register, in the order given. */
   readonly variant: readonly string[];
   readonly accessTtl: string;
+  /** Requests per second per service; `0`: no limit. */
+  readonly rateLimit?: string;
   readonly quiet: boolean;
 }
 
@@ -21,6 +23,7 @@ export async function runEmulator(opts: EmulatorCommandOptions, io: CommandIo): 
   const faultRate = parseNumber('--fault-rate', opts.faultRate, { min: 0, max: 1, integer: false });
   const faultSeed = parseNumber('--fault-seed', opts.faultSeed, { min: 0, max: 2 ** 31, integer: true });
   const accessTtlSeconds = parseNumber('--access-ttl', opts.accessTtl, { min: 1, max: 86_400, integer: true });
+  const rateLimit = parseNumber('--rate-limit', opts.rateLimit ?? '0', { min: 0, max: 100_000, integer: false });
   const { startEmulator, loadSeedFile, parseVariantAssignments, describeVariants, PROFILES } = await import('../../emulator/index.js');
   const profile = PROFILES.find((p) => p === opts.profile) ?? 'current';
   const overrides = parseVariantAssignments(opts.variant);
@@ -33,6 +36,7 @@ export async function runEmulator(opts: EmulatorCommandOptions, io: CommandIo): 
     profile,
     variants: overrides,
     accessTtlSeconds,
+    rateLimit,
     ...(seed ? { seed } : {}),
   });
   const changed = describeVariants(emulator.state.variants);

@@ -279,7 +279,7 @@ class HttpAutomationClient implements AutomationClient {
   }
 
   async exportConfig(destPath: string): Promise<ExportResult> {
-    return this.#c.call('GET', '/config', { accept: 'application/xml, application/json' }, (t, req) => t.sendToFile(req, destPath));
+    return this.#c.call('GET', '/config', { accept: 'application/xml, application/json', deadline: 'export' }, (t, req) => t.sendToFile(req, destPath));
   }
 
   async importConfig(xml: Buffer | string): Promise<void> {
