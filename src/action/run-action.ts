@@ -482,6 +482,18 @@ function appendSummary(s: Step, markdown: string): void {
  * A failed step: `problems` become error annotations; `shown` are problems the command already
  * annotated itself (listed in the summary, not annotated twice).
  */
+/**
+ * The step's failure for an error nobody handled (the crash guard of the entry point): the same
+ * `::error` annotation, outputs and summary as any failure, with "a bug in mftops" only when the
+ * error is not one of ours. Not again when that very message was already annotated (an unhandled
+ * copy of an error the step also caught).
+ */
+export function failOnCrash(runner: Runner, err: unknown, annotated: ReadonlySet<string> = new Set()): void {
+  const message = messageOf(err);
+  if (annotated.has(message)) return;
+  fail(runner, [message], 'mftops');
+}
+
 function fail(runner: Runner, problems: readonly string[], title: string, shown: readonly string[] = []): number {
   for (const p of problems) runner.annotate('error', p);
   const all = [...shown, ...problems];

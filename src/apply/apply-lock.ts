@@ -113,6 +113,18 @@ export function describeTakeover(lock: ApplyLock): string | undefined {
   return t === undefined ? undefined : `took over a stale apply lock (pid ${t.pid} on ${t.host}, since ${t.startedAt}, expired or no longer running): the ledger of that run is in its snapshot folder`;
 }
 
+/** The release of every lock this process holds, for a crash that never reaches the caller's `finally`. */
+const heldLocks = new Set<() => void>();
+
+/**
+ * Release every apply lock this process holds (the crash guard: an error nobody caught must not
+ * leave the environment locked for the lock's lifetime). Each release is the lock's own, so a
+ * lock another apply took over is left alone.
+ */
+export function releaseHeldApplyLocks(): void {
+  for (const release of [...heldLocks]) release();
+}
+
 function holdLock(path: string, mine: LockOwner, ttl: number, now: () => number, tookOverFrom: LockOwner | undefined, created: string | undefined): ApplyLock {
   let released = false;
   const renew = setInterval(() => {
@@ -127,11 +139,13 @@ function holdLock(path: string, mine: LockOwner, ttl: number, now: () => number,
   renew.unref();
   const onExit = (): void => release();
   process.once('exit', onExit);
+  heldLocks.add(release);
   function release(): void {
     if (released) return;
     released = true;
     clearInterval(renew);
     process.off('exit', onExit);
+    heldLocks.delete(release);
     const current = readOwner(path);
     // Remove only our own lock (a stale-takeover by someone else must not be undone).
     if (current !== 'gone' && current !== 'unreadable' && current.pid === mine.pid && current.host === mine.host && current.startedAt === mine.startedAt) {

@@ -27,13 +27,33 @@ export type OutputFormat = 'text' | 'markdown' | 'json' | 'github';
 /**
  * Parse arguments, run one command, set the exit code. Commands are imported lazily so that
  * `--help` and `validate` do not pay for undici and the emulator.
+ *
+ * Run as the program (no `io` given), the process is guarded: a rejection nobody handled or an
+ * exception nobody caught is reported as any error is (one line, or the JSON error document),
+ * the apply lock released and the tokens revoked, exit 1; never Node's stack trace. An error is
+ * reported once, whichever of the two sees it first (an unhandled copy of an error the command
+ * also throws is the same error).
  */
-export async function main(argv: readonly string[], io: CommandIo = processIo()): Promise<void> {
-  const program = buildProgram(io);
+export async function main(argv: readonly string[], io?: CommandIo): Promise<void> {
+  const out = io ?? processIo();
+  const program = buildProgram(out);
+  const verbose = argv.includes('-v') || argv.includes('--verbose');
+  let reported = false;
+  const report = async (err: unknown, fromGuard: boolean): Promise<void> => {
+    if (reported) return;
+    reported = true;
+    const code = await exitCodeFor(err, out, program.opts<Partial<GlobalOptions>>(), verbose);
+    // A stray failure after a command ended well is still a failure.
+    process.exitCode = fromGuard ? 1 : code;
+  };
+  if (io === undefined) {
+    const { installCrashGuard } = await import('../app/crash-guard.js');
+    installCrashGuard({ report: (err) => report(err, true) });
+  }
   try {
     await program.parseAsync([...argv]);
   } catch (err) {
-    process.exitCode = await exitCodeFor(err, io, program.opts<Partial<GlobalOptions>>(), argv.includes('-v') || argv.includes('--verbose'));
+    await report(err, false);
   }
 }
 

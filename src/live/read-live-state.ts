@@ -132,6 +132,10 @@ export async function readLiveState(input: ReadLiveStateInput): Promise<LiveStat
   const reading = needs.automation && input.automation ? readAutomation(input.automation, needs.automation, tracker) : Promise.resolve(undefined);
   const stepFolders = input.stepFolders;
   const steps = stepFolders ? reading.then(stepFolders) : undefined;
+  // The transfer reads await `steps` only after their own requests, and an automation read that
+  // fails first rejects it before anyone listens: unhandled, Node ends the process with a stack
+  // trace. Its failure is `reading`'s (reported by Promise.all below) or is awaited in readTransfer.
+  steps?.catch(() => undefined);
   const transferReads = input.transfer && (needs.transfer || steps) ? readTransfer(input.transfer, needs.transfer ?? NO_TRANSFER_NEEDS, tracker, parallelism, steps) : undefined;
   const [automation, transfer] = await Promise.all([reading, transferReads]);
   return { ...(automation ? { automation } : {}), ...(transfer ? { transfer } : {}) };

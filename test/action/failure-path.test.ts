@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { runAction } from '../../src/action/run-action.js';
+import { failOnCrash, runAction } from '../../src/action/run-action.js';
+import { MftopsError } from '../../src/errors.js';
 import { createFileRunner } from '../../src/action/workflow-commands.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { testdir } from '../helpers/testdir.js';
@@ -46,5 +47,33 @@ describe('the Action on an operating-system error', () => {
     const outputs = parseOutputFile(readFileSync(join(files, 'output'), 'utf8'));
     expect(outputs['exitcode']).toBe('1');
     expect(outputs['summary']).toMatch(/^mftops apply failed: cannot write the apply report .*: it is a folder \(EISDIR\)/);
+  });
+});
+
+/** The entry point's crash guard reports through `failOnCrash` (issue 23, finding 8). */
+describe('the Action on an error nobody handled', () => {
+  const runnerFor = (files: string) => {
+    const env: NodeJS.ProcessEnv = { GITHUB_OUTPUT: join(files, 'output'), GITHUB_STEP_SUMMARY: join(files, 'summary') };
+    let log = '';
+    return { runner: createFileRunner(env, (t) => void (log += t)), log: () => log, outputs: () => parseOutputFile(readFileSync(join(files, 'output'), 'utf8')) };
+  };
+
+  it('fails the step with one ::error, "a bug in mftops" only for an error that is not ours, never a stack', () => {
+    const files = testdir({ output: '', summary: '' });
+    const r = runnerFor(files);
+    failOnCrash(r.runner, new TypeError('injected: a promise nobody awaited'));
+    expect(r.log().split('\n').filter((l) => l.startsWith('::error'))).toEqual(['::error::internal error: injected: a promise nobody awaited (this is a bug in mftops; please report it)']);
+    expect(hasStackTrace(r.log())).toBe(false);
+    expect(r.outputs()['exitcode']).toBe('1');
+
+    const ours = runnerFor(testdir({ output: '', summary: '' }));
+    failOnCrash(ours.runner, new MftopsError('automation: POST /api/v1/token: 400 invalid_grant'));
+    expect(ours.log().split('\n').filter((l) => l.startsWith('::error'))).toEqual(['::error::automation: POST /api/v1/token: 400 invalid_grant']);
+  });
+
+  it('does not annotate again an error the step already failed with', () => {
+    const r = runnerFor(testdir({ output: '', summary: '' }));
+    failOnCrash(r.runner, new MftopsError('the same error'), new Set(['the same error']));
+    expect(r.log()).toBe('');
   });
 });

@@ -70,8 +70,8 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** Pass a request on to the emulator; resolves when the emulator's answer is complete (whether or not the client is still there to read it). */
-function forward(emulator: RunningEmulator, req: IncomingMessage, res: ServerResponse, body?: Buffer): Promise<void> {
+/** Pass a request on to the emulator (also for proxies of other tests); resolves when the emulator's answer is complete (whether or not the client is still there to read it). */
+export function forward(emulator: RunningEmulator, req: IncomingMessage, res: ServerResponse, body?: Buffer): Promise<void> {
   res.on('error', () => undefined); // a client that is gone (killed) cannot read the answer
   return new Promise((done) => {
     const upstream = request({ host: '127.0.0.1', port: emulator.port, method: req.method, path: req.url, headers: req.headers }, (up) => {

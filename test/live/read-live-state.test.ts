@@ -235,6 +235,33 @@ describe('readLiveState: the folders of task steps on transfer hosts (cross-serv
   });
 });
 
+describe('readLiveState: a failed read is one rejection, handled (issue 23, finding 8)', () => {
+  it('an automation read that fails before the transfer reads end leaves no rejection unhandled (the steps\' folders wait on it)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const refused = new ApiError({ service: 'automation', method: 'POST', path: '/api/v1/token', status: 400, body: { fieldErrors: [], note: 'invalid_grant' } });
+      // Every automation call fails at once (a wrong password); the transfer reads take a turn of the event loop each.
+      const automation = new Proxy({}, { get: (_t, prop) => (prop === 'then' ? undefined : () => Promise.reject(refused)) }) as AutomationReader;
+      const read = readLiveState({
+        manifests: manifestsFrom([taskYaml('Payroll', '  Group: [Finance]\n'), folderDoc('/Distribution/A')].join('---\n')),
+        automation,
+        transfer: fakeTransfer({ '/Distribution/A': [] }, [], true),
+        scope: SCOPE,
+        prune: [],
+        stepFolders: () => ({ paths: ['/Distribution/B'], accounts: false }),
+      });
+      await expect(read).rejects.toBe(refused);
+      // Unhandled rejections are reported once the microtasks of a turn have run: two turns.
+      for (let turn = 0; turn < 2; turn++) await new Promise((r) => setImmediate(r));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
 describe('readUserGroupMembers (A-28)', () => {
   const failing = (status: number) =>
     ({

@@ -66,6 +66,9 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
         if (g.format !== 'json') {
           planPrinted = true;
           planShown = renderPlan(event.plan, g, color).then((text) => io.stdout(text));
+          // Awaited before the question, or after the apply: a failure in between must not be an
+          // unhandled rejection (the awaits still see it).
+          planShown.catch(() => undefined);
         }
         return true;
       }
