@@ -78,7 +78,11 @@ export async function readTouchedObjects(changes: readonly Change[], readers: St
   };
 }
 
-/** One list per kind of name the changes resolved, all at once; scripts are both lists, as the plan reads them. */
+/**
+ * One list per kind of name the changes resolved, all at once; scripts are both lists, as the
+ * plan reads them. The transfer client keeps its user and group lists: they are read afresh, or an
+ * apply that planned itself would compare the plan's lists with themselves.
+ */
 async function readNameLists(changes: readonly Change[], readers: StaleCheckReaders): Promise<NameLists> {
   const kinds = resolvedNameKinds(changes);
   const automation = () => need(readers.automation, 'automation');
@@ -89,8 +93,8 @@ async function readNameLists(changes: readonly Change[], readers: StaleCheckRead
       return { name: typeof name(x) === 'string' ? (name(x) as string) : '', ...(i !== undefined ? { id: i } : {}) };
     });
   const [user, group, host, script, dateList, resourceGroup] = await Promise.all([
-    kinds.has('user') ? transfer().listUsers().then((l) => named(l, (u) => u.username, (u) => u.id)) : undefined,
-    kinds.has('group') ? transfer().listGroups().then((l) => named(l, (g) => g.name, (g) => g.id)) : undefined,
+    kinds.has('user') ? transfer().listUsers({ fresh: true }).then((l) => named(l, (u) => u.username, (u) => u.id)) : undefined,
+    kinds.has('group') ? transfer().listGroups({ fresh: true }).then((l) => named(l, (g) => g.name, (g) => g.id)) : undefined,
     kinds.has('host') ? automation().listHosts().then((l) => named(l, (h) => h.Name, (h) => h.ID)) : undefined,
     kinds.has('script')
       ? Promise.all([automation().listCustomScripts(), automation().listStandardScripts()]).then(([custom, standard]) => named([...custom, ...standard], (s) => s.Name, (s) => s.ID))
