@@ -138,7 +138,7 @@ describe('apply that plans itself checks the names between its plan and its firs
     } finally {
       await measured.close();
     }
-    expect(staleCheckRead).toBeGreaterThan(1);
+    expect(staleCheckRead, 'apply reads the user list again between its plan and its first write').toBeGreaterThan(1);
 
     const proxy = await startHoldProxy(emulator, (method, path, nth) => method === 'GET' && path.split('?')[0] === usersPath && nth === staleCheckRead);
     try {
