@@ -1,5 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
+import { findSchemasDir, SCHEMA_BASE_URL } from '../../src/manifest/schemas.js';
 import { countRequests } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startHoldProxy } from '../helpers/hold-proxy.js';
@@ -58,6 +63,14 @@ function swapNames<T>(items: T[], field: keyof T, a: string, b: string): void {
   (first as Record<keyof T, unknown>)[field] = b;
 }
 
+function applySchemaErrors(doc: unknown): unknown {
+  const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
+  addFormats.default(ajv);
+  for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-apply.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+  const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-apply.schema.json`)!;
+  return validate(doc) ? [] : validate.errors;
+}
+
 const idOf = <T extends { id: string | number }>(items: readonly T[], pick: (x: T) => boolean): string => String(items.find(pick)!.id);
 
 let emulator: RunningEmulator;
@@ -103,6 +116,7 @@ describe('apply PLANFILE checks every name the plan resolved', () => {
     expect(countRequests(emulator.requestLog()).writes).toBe(0);
     const report = JSON.parse(r.stdout) as { outcome: string; movedNames: { kind: string; name: string; addresses: string[]; message: string }[] };
     expect(report.outcome).toBe('stale');
+    expect(applySchemaErrors(report)).toEqual([]);
     expect(report.movedNames.map((m) => [m.kind, m.name, m.addresses])).toEqual([
       ['group', 'Acme Partners', ['FolderPermissions/Distribution/Acme/Outbound']],
       ['host', 'local-fs', ['Task/Moved names upload']],
