@@ -27,8 +27,12 @@ export interface PlanFile {
   readonly checksum: string;
 }
 
-/** Format 1 (mftops before reason codes, markers and the carried order) held the plan's fields at the top. */
-export const PLAN_FILE_FORMAT = 2;
+/**
+ * Format 1 (mftops before reason codes, markers and the carried order) held the plan's fields at
+ * the top; format 2 did not record the names each change resolved (`Change.resolved`), so apply
+ * could not tell a renamed principal: both are refused with a hint to plan again.
+ */
+export const PLAN_FILE_FORMAT = 3;
 
 /** What a plan file holds besides the plan: how it was made. */
 export interface PlanFileContext {
@@ -111,7 +115,7 @@ export function parseSavedPlan(text: string, path: string): SavedPlan {
     throw new PlanFileError(`${path} is not a plan file: it has no checksum (only mftops plan --out writes plan files)`);
   }
   if (version !== PLAN_FILE_FORMAT) {
-    const made = version === 1 ? 'an older mftops' : 'another version of mftops';
+    const made = version === 1 || version === 2 ? 'an older mftops' : 'another version of mftops';
     throw new PlanFileError(`${path} is a plan file of format ${JSON.stringify(version)}, made by ${made}; this mftops reads format ${PLAN_FILE_FORMAT} only: make the plan again with mftops plan --out`);
   }
   if (typeof checksum !== 'string' || checksum !== checksumOf(JSON.stringify(rest, null, 2))) {
@@ -136,7 +140,7 @@ const PLAN_FILE_START = /^\uFEFF?\s*\{\s*"formatVersion"\s*:/;
 
 /**
  * Whether `path` holds a plan file, by its content, whatever its name: a JSON object whose first
- * member is `formatVersion`, as every plan file begins (`{\n  "formatVersion": 2,`). Only the
+ * member is `formatVersion`, as every plan file begins (`{\n  "formatVersion": 3,`). Only the
  * start is read, so a plan file cut short, or of another format, still counts (and `readPlanFile`
  * then says what is wrong with it). A YAML manifest never begins so; a folder, or a path that
  * cannot be read, is not a plan file.
@@ -174,7 +178,7 @@ const TRANSFER_PROBLEM_KEYS = ['problem', 'address', 'step', 'stepKind', 'host',
 const PRUNE_OFF_KEYS = ['reason', 'kinds'];
 const SERVICE_KEYS = ['automation', 'transfer'];
 const SERVER_KEYS = ['url', 'version', 'username'];
-const CHANGE_KEYS = ['address', 'kind', 'name', 'service', 'action', 'reason', 'previousName', 'liveId', 'fingerprint', 'wave', 'needs', 'fields', 'entries', 'removes', 'source', 'payload'];
+const CHANGE_KEYS = ['address', 'kind', 'name', 'service', 'action', 'reason', 'previousName', 'liveId', 'fingerprint', 'resolved', 'wave', 'needs', 'fields', 'entries', 'removes', 'source', 'payload'];
 const FIELD_KEYS = ['path', 'before', 'after', 'sensitive', 'forcesReplace', 'words', 'innerWords', 'origin'];
 const FIELD_WORDS_KEYS = ['form', 'before', 'after'];
 const INNER_WORDS_SIDES = ['before', 'after'];
@@ -183,6 +187,7 @@ const ENTRY_KEYS = ['principal', 'action', 'reason', 'before', 'after', 'origin'
 const PRINCIPAL_KEYS = ['type', 'name'];
 const ENTRY_PERMISSION_KEYS = ['permissions', 'sharePermissions'];
 const SOURCE_KEYS = ['file', 'line', 'col'];
+const RESOLVED_KEYS = ['kind', 'name', 'id'];
 const SUMMARY_KEYS = ['create', 'update', 'replace', 'delete', 'no-op', 'blocked'];
 const TASK_PAYLOAD_KEYS = ['kind', 'body', 'refNames'];
 const REF_NAMES_KEYS = ['host', 'script', 'dateList'];
@@ -229,6 +234,7 @@ function orderChange(change: Change): Obj {
     fields: (fs) => (fs as readonly FieldChange[]).map(orderField),
     entries: (es) => (es as readonly EntryChange[]).map(orderEntry),
     source: (s) => ordered(s as Obj, SOURCE_KEYS),
+    resolved: (rs) => (rs as readonly Obj[]).map((r) => ordered(r, RESOLVED_KEYS)),
     payload: (p) => orderPayload(p as Payload),
   });
 }

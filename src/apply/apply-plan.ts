@@ -16,6 +16,7 @@ import { describeSecretProblems, resolveChangeSecrets } from './secrets.js';
 import type { SecretContext } from './secrets.js';
 import { findStaleObjects, readTouchedObjects } from './stale-check.js';
 import type { StaleCheckReaders } from './stale-check.js';
+import { findMovedNames } from './moved-names.js';
 
 /** The ledger's file name inside the snapshot folder. */
 export const LEDGER_FILE = 'ledger.jsonl';
@@ -90,8 +91,11 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
   if (input.signal?.aborted) return interrupted();
 
   input.onPhase?.('stale-check');
-  const stale = findStaleObjects(writes, await readTouchedObjects(writes, input.readers, input.parallelism));
-  if (stale.length > 0) return { ...base, outcome: 'stale', stale, stats: stats([]) };
+  const touched = await readTouchedObjects(writes, input.readers, input.parallelism);
+  const stale = findStaleObjects(writes, touched);
+  // A name that resolves to another principal now would send the plan's grant to it: refused like a moved object.
+  const movedNames = findMovedNames(writes, touched.names);
+  if (stale.length > 0 || movedNames.length > 0) return { ...base, outcome: 'stale', stale, ...(movedNames.length > 0 ? { movedNames } : {}), stats: stats([]) };
   if (input.signal?.aborted) return interrupted();
 
   input.onPhase?.('snapshot');

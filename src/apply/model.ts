@@ -1,4 +1,4 @@
-import type { Action, Change, PolicyReport, ResourceKind } from '../plan/model.js';
+import type { Action, Change, NameKind, PolicyReport, ResourceKind } from '../plan/model.js';
 
 /**
  * What `mftops apply` did, as data: the executor and the orchestration produce it, the renderers
@@ -79,6 +79,57 @@ export interface StaleObject {
   readonly detail?: string;
 }
 
+/**
+ * A name a plan resolved to a server object that resolves otherwise now (issue 23): another id,
+ * or nothing. A write by the plan's id would reach another principal than the plan showed.
+ */
+export interface MovedName {
+  readonly kind: NameKind;
+  /** As the manifest writes it. */
+  readonly name: string;
+  /** The id at plan time; absent for a resource group (no id). */
+  readonly was?: string;
+  /** The id the name resolves to now; absent: no object has the name now. */
+  readonly now?: string;
+  /** What the plan-time id is named now; absent when no object has that id any more (or no id). */
+  readonly wasNowNamed?: string;
+  /** The changes that use the name, in plan order. */
+  readonly addresses: readonly string[];
+}
+
+/**
+ * One line: `user "bob" was id 12 at plan time and is now id 40 (id 12 is now named "dave")`.
+ * Names are quoted as JSON strings, so a name with quotes or control characters stays one line.
+ */
+export function describeMovedName(m: MovedName): string {
+  const what = `${describeNameKind(m.kind)} ${JSON.stringify(m.name)}`;
+  if (m.was === undefined) return `${what} existed at plan time and no longer does`;
+  const now = m.now !== undefined ? `is now id ${m.now}` : `now names nothing`;
+  const was = m.wasNowNamed !== undefined ? `id ${m.was} is now named ${JSON.stringify(m.wasNowNamed)}` : `id ${m.was} no longer exists`;
+  return `${what} was id ${m.was} at plan time and ${now} (${was})`;
+}
+
+export function describeNameKind(kind: NameKind): string {
+  switch (kind) {
+    case 'user':
+      return 'user';
+    case 'group':
+      return 'group';
+    case 'host':
+      return 'host';
+    case 'script':
+      return 'script';
+    case 'dateList':
+      return 'date list';
+    case 'resourceGroup':
+      return 'resource group';
+    default: {
+      const never: never = kind;
+      throw new Error(`unknown name kind ${String(never)}`);
+    }
+  }
+}
+
 /** A change the verification re-plan still wants to make. */
 export interface Unconverged {
   readonly address: string;
@@ -141,6 +192,8 @@ export interface ApplyReport {
   readonly problems: readonly string[];
   /** `stale`: what moved. */
   readonly stale: readonly StaleObject[];
+  /** `stale`: names the plan resolved that resolve otherwise now (`Change.resolved`); absent when none. */
+  readonly movedNames?: readonly MovedName[];
   /** One per change apply was asked to make or skip, in plan order (no-ops left out). */
   readonly results: readonly ChangeResult[];
   readonly snapshot?: { readonly id: string; readonly path: string };

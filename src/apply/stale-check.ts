@@ -11,17 +11,20 @@ import type { ReadonlyAutomationClient } from '../services/automation/client.js'
 import type { ResourceGroupAcl, Task } from '../services/automation/types.js';
 import type { ReadonlyTransferClient } from '../services/transfer/client.js';
 import type { StaleObject } from './model.js';
+import { resolvedNameKinds } from './moved-names.js';
+import type { NameLists } from './moved-names.js';
 
 /**
  * The stale-plan guard: before anything is written, every object the plan touches is read
  * again and its fingerprint computed the way the plan computed it. Reading is I/O
  * (`readTouchedObjects`, the fewest requests: one task list, one ACL list, each touched folder by
- * path and its ACL); comparing is pure (`findStaleObjects`).
+ * path and its ACL; and one list per kind of name the writes resolved: users, groups, hosts,
+ * scripts, date lists, resource groups); comparing is pure (`findStaleObjects`, `findMovedNames`).
  */
 
 export interface StaleCheckReaders {
-  readonly automation?: Pick<ReadonlyAutomationClient, 'listTasks' | 'listResourceGroupAcls'>;
-  readonly transfer?: Pick<ReadonlyTransferClient, 'findFolderByPath' | 'listFolderAcls'>;
+  readonly automation?: Pick<ReadonlyAutomationClient, 'listTasks' | 'listResourceGroupAcls' | 'listHosts' | 'listCustomScripts' | 'listStandardScripts' | 'listDateLists' | 'listResourceGroups'>;
+  readonly transfer?: Pick<ReadonlyTransferClient, 'findFolderByPath' | 'listFolderAcls' | 'listUsers' | 'listGroups'>;
 }
 
 /** The touched objects as they are now. */
@@ -33,6 +36,8 @@ export interface TouchedObjects {
   readonly folders: ReadonlyMap<string, LiveFolder | null>;
   /** Parents of folders to create (those the plan does not create itself) by `folderKey`: do they exist. */
   readonly parents: ReadonlyMap<string, boolean>;
+  /** The lists the writes' resolved names are looked up in again (`Change.resolved`). */
+  readonly names: NameLists;
 }
 
 export async function readTouchedObjects(changes: readonly Change[], readers: StaleCheckReaders, parallelism: number): Promise<TouchedObjects> {
@@ -52,7 +57,7 @@ export async function readTouchedObjects(changes: readonly Change[], readers: St
       .filter((p): p is string => p !== undefined && !created.has(folderKey(p))),
   );
 
-  const [tasks, acls, folders, parentFound] = await Promise.all([
+  const [tasks, acls, folders, parentFound, names] = await Promise.all([
     needTasks ? automation!.listTasks() : undefined,
     needAcls ? automation!.listResourceGroupAcls() : undefined,
     transfer
@@ -62,13 +67,47 @@ export async function readTouchedObjects(changes: readonly Change[], readers: St
         })
       : [],
     transfer ? mapWithConcurrency(parents, parallelism, async (path) => (await transfer.findFolderByPath(path)) !== null) : [],
+    readNameLists(changes, readers),
   ]);
   return {
     ...(tasks ? { tasks } : {}),
     ...(acls ? { acls } : {}),
     folders: new Map(paths.map((p, i) => [folderKey(p), folders[i] ?? null])),
     parents: new Map(parents.map((p, i) => [folderKey(p), parentFound[i] ?? false])),
+    names,
   };
+}
+
+/**
+ * One list per kind of name the changes resolved, all at once; scripts are both lists, as the
+ * plan reads them. The transfer client keeps its user and group lists: they are read afresh, or an
+ * apply that planned itself would compare the plan's lists with themselves.
+ */
+async function readNameLists(changes: readonly Change[], readers: StaleCheckReaders): Promise<NameLists> {
+  const kinds = resolvedNameKinds(changes);
+  const automation = () => need(readers.automation, 'automation');
+  const transfer = () => need(readers.transfer, 'transfer');
+  const named = <T>(items: readonly T[], name: (x: T) => unknown, id?: (x: T) => unknown) =>
+    items.map((x) => {
+      const i = id ? idText(id(x)) : undefined;
+      return { name: typeof name(x) === 'string' ? (name(x) as string) : '', ...(i !== undefined ? { id: i } : {}) };
+    });
+  const [user, group, host, script, dateList, resourceGroup] = await Promise.all([
+    kinds.has('user') ? transfer().listUsers({ fresh: true }).then((l) => named(l, (u) => u.username, (u) => u.id)) : undefined,
+    kinds.has('group') ? transfer().listGroups({ fresh: true }).then((l) => named(l, (g) => g.name, (g) => g.id)) : undefined,
+    kinds.has('host') ? automation().listHosts().then((l) => named(l, (h) => h.Name, (h) => h.ID)) : undefined,
+    kinds.has('script')
+      ? Promise.all([automation().listCustomScripts(), automation().listStandardScripts()]).then(([custom, standard]) => named([...custom, ...standard], (s) => s.Name, (s) => s.ID))
+      : undefined,
+    kinds.has('dateList') ? automation().listDateLists().then((l) => named(l, (d) => d.Name, (d) => d.ID)) : undefined,
+    kinds.has('resourceGroup') ? automation().listResourceGroups().then((l) => named(l, (g) => g.Name)) : undefined,
+  ]);
+  return { ...(user ? { user } : {}), ...(group ? { group } : {}), ...(host ? { host } : {}), ...(script ? { script } : {}), ...(dateList ? { dateList } : {}), ...(resourceGroup ? { resourceGroup } : {}) };
+}
+
+/** Ids as the plan keyed them: strings, numbers as text. */
+function idText(id: unknown): string | undefined {
+  return typeof id === 'string' ? id : typeof id === 'number' ? String(id) : undefined;
 }
 
 /** Every touched object that moved since the plan, in plan order. */

@@ -1,7 +1,7 @@
 import type { PrunableKind, ServiceName } from '../config/model.js';
 import type { ManifestKind, PolicySeverity, VarValue } from '../manifest/types.js';
-import type { Action, ChangeReason, EntryChange, FieldChange, JsonObject, Payload, Principal } from '../resources/model.js';
-export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FieldWords, InnerWords, RefNames, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, RefKind, ResourceGroupAclPayload, TaskPayload, ValueMarker } from '../resources/model.js';
+import type { Action, ChangeReason, EntryChange, FieldChange, JsonObject, Payload, Principal, ResolvedName } from '../resources/model.js';
+export type { Action, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FieldWords, InnerWords, RefNames, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, RefKind, NameKind, ResolvedName, ResourceGroupAclPayload, TaskPayload, ValueMarker } from '../resources/model.js';
 export { ACTIONS, readMarker } from '../resources/model.js';
 
 /**
@@ -9,7 +9,7 @@ export { ACTIONS, readMarker } from '../resources/model.js';
  * Terraform's `plans.Plan`, it is computed by a pure function of (desired state, live state) and
  * carries everything apply needs, so apply never re-derives intent from manifests — its order
  * included. This is the in-memory model; it reaches the world in two forms of its own:
- * - the plan file (`--out`, src/plan/plan-file.ts): `PlanFile`, format 2, described by
+ * - the plan file (`--out`, src/plan/plan-file.ts): `PlanFile`, format 3, described by
  *   `schemas/plan.schema.json`, read back only by mftops (payloads and fingerprints included);
  * - the `--format json` view (src/render/plan-json.ts): `PlanJsonView`, a public shape with its
  *   own `formatVersion`, for scripts.
@@ -254,6 +254,14 @@ export interface Change {
    * whole plan if any fingerprint moved.
    */
   readonly fingerprint?: string;
+  /**
+   * Write changes only: every name the change resolved to a server object (users and groups of
+   * folder entries, hosts, scripts, date lists, resource groups), each once, in manifest order;
+   * absent when it resolved none. Apply re-reads the lists and refuses the whole plan when one
+   * now resolves to another id, or to nothing. Folders by path are checked by `liveId` and
+   * `fingerprint`; objects the plan creates by the stale check's `appeared`.
+   */
+  readonly resolved?: readonly ResolvedName[];
   /**
    * Write changes only (create, update, replace, delete): the wave apply runs the change in.
    * Waves run one after the other from 0, the changes of a wave side by side (up to

@@ -18,8 +18,8 @@ import type { PlanDiagnostic } from './diagnostics.js';
 import { composePlan } from './compose-plan.js';
 import { planAccessChanges } from './access-changes.js';
 import type { AccessBasis, UserGroupAccess } from './access-changes.js';
-import { establishesFolderPath, formatAddress, parseAddress } from './model.js';
-import type { AccessReport, Change, ChangeReason, EntryChange, FieldChange, Plan, PlanHeader, PruneOff, ResourceKind, SourceRef } from './model.js';
+import { establishesFolderPath, formatAddress, isWriteAction, parseAddress } from './model.js';
+import type { AccessReport, Change, ChangeReason, EntryChange, FieldChange, Plan, PlanHeader, PruneOff, ResolvedName, ResourceKind, SourceRef } from './model.js';
 import { parseFieldPath } from '../resources/common.js';
 
 export interface PlanChangesInput {
@@ -199,7 +199,7 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
   // ------------------------------------------------------------------------- targets, order
   let selected = items;
   if (input.targets && input.targets.length > 0) selected = selectTargets(items, input.targets, input.desired, diagnostics);
-  const changes = orderChanges(selected);
+  const changes = withResolvedNames(orderChanges(selected), input.desired);
   // Manifests whose references did not resolve were reported (and left out) by resolveDesired.
   const errored = hasErrors(diagnostics) || input.desired.skipped.length > 0;
   const header: PlanHeader = {
@@ -220,6 +220,18 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
     diagnostics,
     accessWith: (known) => planAccessChanges(changes, bases, transferMembers, known),
   };
+}
+
+/** Each write change with the names its desired object resolved (`Change.resolved`), for apply to check again. */
+function withResolvedNames(changes: readonly Change[], desired: DesiredState): Change[] {
+  const byAddress = new Map<string, readonly ResolvedName[]>();
+  for (const d of desired.tasks) byAddress.set(formatAddress('Task', d.manifest.name), d.resolved);
+  for (const d of desired.acls) byAddress.set(formatAddress('ResourceGroupAcl', d.manifest.name), d.resolved);
+  for (const d of desired.folders) byAddress.set(formatAddress('FolderPermissions', d.path), d.resolved);
+  return changes.map((c) => {
+    const resolved = isWriteAction(c.action) ? byAddress.get(c.address) : undefined;
+    return resolved !== undefined && resolved.length > 0 ? { ...c, resolved } : c;
+  });
 }
 
 interface Ordered {

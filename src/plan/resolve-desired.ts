@@ -6,7 +6,7 @@ import { sameHostType } from '../resources/task.js';
 import type { DesiredAcl, DesiredEntry, DesiredFolder, DesiredState, DesiredTask } from './desired.js';
 import { createPlanDiagnostic, didYouMean } from './diagnostics.js';
 import type { PlanDiagnostic, PlanDiagnosticCode } from './diagnostics.js';
-import { formatAddress, type JsonObject, type JsonValue } from './model.js';
+import { formatAddress, type JsonObject, type JsonValue, type NameKind, type ResolvedName } from './model.js';
 
 /** What a suppressed secret parameter shows as; sent with a secret so the server keeps it secret. */
 export const SUPPRESSED = '(suppressed)';
@@ -87,6 +87,24 @@ function reporter(m: Manifest): { report: (code: PlanDiagnosticCode, path: JsonP
   };
 }
 
+/** Records what one object's names resolved to, each name once (by kind and case-folded name). */
+type Note = (kind: NameKind, name: string, id?: string) => void;
+
+function nameRecorder(): { note: Note; list: ResolvedName[] } {
+  const list: ResolvedName[] = [];
+  const seen = new Set<string>();
+  return {
+    list,
+    note: (kind, name, id) => {
+      const key = `${kind}\u0000${name.toLowerCase()}`;
+      // An object the server lists without an id gives nothing to check by id.
+      if (seen.has(key) || id === '') return;
+      seen.add(key);
+      list.push(id === undefined ? { kind, name } : { kind, name, id });
+    },
+  };
+}
+
 function names<T>(index: NamedIndex<T> | undefined, nameOf: (x: T) => string | undefined): string[] {
   if (!index) return [];
   return index.items.map(nameOf).filter((n): n is string => typeof n === 'string' && n !== '');
@@ -96,6 +114,7 @@ function names<T>(index: NamedIndex<T> | undefined, nameOf: (x: T) => string | u
 
 function resolveTask(m: TaskManifest, a: AutomationLiveState): Resolution<DesiredTask> {
   const r = reporter(m);
+  const n = nameRecorder();
   const body: Record<string, JsonValue> = { Name: m.name };
   for (const [key, value] of Object.entries(m.spec) as [string, unknown][]) {
     if (value === undefined) continue;
@@ -107,6 +126,7 @@ function resolveTask(m: TaskManifest, a: AutomationLiveState): Resolution<Desire
             r.report('MF404', ['spec', 'Group', i], `no resource group named \`${name}\` on the automation server${didYouMean(name, names(a.resourceGroups, (g) => g.Name))}`);
             return name;
           }
+          n.note('resourceGroup', name);
           return group.Name;
         });
         break;
@@ -114,16 +134,16 @@ function resolveTask(m: TaskManifest, a: AutomationLiveState): Resolution<Desire
         body.Parameters = wireParameters(value as Parameters);
         break;
       case 'Schedules':
-        body.Schedules = { Schedule: (value as { Schedule: readonly Schedule[] }).Schedule.map((s, i) => resolveSchedule(s, i, a, r.report)) };
+        body.Schedules = { Schedule: (value as { Schedule: readonly Schedule[] }).Schedule.map((s, i) => resolveSchedule(s, i, a, r.report, n.note)) };
         break;
       case 'steps':
-        body.steps = (value as readonly Step[]).map((s, i) => resolveStep(s, i, a, r.report));
+        body.steps = (value as readonly Step[]).map((s, i) => resolveStep(s, i, a, r.report, n.note));
         break;
       default:
         body[key] = toJson(value);
     }
   }
-  return { value: { manifest: m, body }, diagnostics: r.list };
+  return { value: { manifest: m, body, resolved: n.list }, diagnostics: r.list };
 }
 
 /** Manifest parameters (`{value, secret}`) as the API takes them. */
@@ -135,7 +155,7 @@ export function wireParameters(params: Parameters): JsonObject {
 
 type Report = (code: PlanDiagnosticCode, path: JsonPath, message: string, hint?: string) => void;
 
-function resolveSchedule(s: Schedule, index: number, a: AutomationLiveState, report: Report): JsonObject {
+function resolveSchedule(s: Schedule, index: number, a: AutomationLiveState, report: Report, note: Note): JsonObject {
   const out: Record<string, JsonValue> = {};
   for (const [key, value] of Object.entries(s) as [string, unknown][]) {
     if (value === undefined) continue;
@@ -149,13 +169,14 @@ function resolveSchedule(s: Schedule, index: number, a: AutomationLiveState, rep
         report('MF403', ['spec', 'Schedules', 'Schedule', index, 'DateListRef', j], `no date list named \`${name}\` on the automation server${didYouMean(name, names(a.dateLists, (d) => d.Name))}`);
         return { DateListID: '' };
       }
+      note('dateList', name, String(list.ID ?? ''));
       return { DateListID: String(list.ID ?? '') };
     });
   }
   return out;
 }
 
-function resolveStep(step: Step, index: number, a: AutomationLiveState, report: Report): JsonObject {
+function resolveStep(step: Step, index: number, a: AutomationLiveState, report: Report, note: Note): JsonObject {
   const kind = stepKindOf(step);
   const body = (step as unknown as Record<string, Record<string, unknown>>)[kind]!;
   const path: JsonPath = ['spec', 'steps', index, kind];
@@ -164,6 +185,7 @@ function resolveStep(step: Step, index: number, a: AutomationLiveState, report: 
     case 'Source':
     case 'Destination': {
       const host = findHost(body, path, a, report);
+      if (host && typeof body.Host === 'string') note('host', body.Host, host.ID);
       for (const [key, value] of Object.entries(body)) {
         if (value === undefined) continue;
         if (key === 'Host' || key === 'HostID') {
@@ -184,6 +206,7 @@ function resolveStep(step: Step, index: number, a: AutomationLiveState, report: 
         if (key === 'Script') {
           const script = a.scripts?.byName.get(String(value).toLowerCase());
           if (!script) report('MF402', [...path, 'Script'], `no custom or standard script named \`${String(value)}\` on the automation server${didYouMean(String(value), names(a.scripts, (s) => s.Name))}`);
+          if (script) note('script', String(value), String(script.ID ?? ''));
           out.ScriptID = script ? String(script.ID ?? '') : '';
         } else if (key === 'ScriptID') {
           if (!a.scripts?.byId.has(String(value))) report('MF402', [...path, 'ScriptID'], `no custom or standard script has ID \`${String(value)}\` on the automation server`, 'name the script with `Script` instead: ids differ between servers');
@@ -219,24 +242,26 @@ function findHost(body: Record<string, unknown>, path: JsonPath, a: AutomationLi
 
 function resolveAcl(m: ResourceGroupAclManifest, a: AutomationLiveState): Resolution<DesiredAcl> {
   const r = reporter(m);
+  const n = nameRecorder();
   const { resourceGroup, userGroup, permissions } = m.spec;
   const group = a.resourceGroups?.byName.get(resourceGroup.toLowerCase());
   if (!group) {
     r.report('MF404', ['spec', 'resourceGroup'], `no resource group named \`${resourceGroup}\` on the automation server${didYouMean(resourceGroup, names(a.resourceGroups, (g) => g.Name))}`);
-  }
+  } else n.note('resourceGroup', resourceGroup);
   let userGroupName = userGroup;
   const known = a.userGroups?.names.get(userGroup.toLowerCase());
   if (known !== undefined) userGroupName = known;
   else if (a.userGroups?.readable) {
     r.report('MF405', ['spec', 'userGroup'], `no user group named \`${userGroup}\` on the automation server${didYouMean(userGroup, a.userGroups.names.values())}`, 'user group names are case-sensitive on the server');
   }
-  return { value: { manifest: m, resourceGroup: group?.Name ?? resourceGroup, userGroup: userGroupName, permissions }, diagnostics: r.list };
+  return { value: { manifest: m, resourceGroup: group?.Name ?? resourceGroup, userGroup: userGroupName, permissions, resolved: n.list }, diagnostics: r.list };
 }
 
 // ----------------------------------------------------------------------------- FolderPermissions
 
 function resolveFolder(m: FolderPermissionsManifest, t: TransferLiveState): Resolution<DesiredFolder> {
   const r = reporter(m);
+  const n = nameRecorder();
   const entries: DesiredEntry[] = [];
   m.spec.entries.forEach((e, index) => {
     const permissions = e.permissions;
@@ -244,12 +269,18 @@ function resolveFolder(m: FolderPermissionsManifest, t: TransferLiveState): Reso
     if (e.user !== undefined) {
       const user = t.users?.byName.get(e.user.toLowerCase());
       if (!user) r.report('MF406', ['spec', 'entries', index, 'user'], `no user named \`${e.user}\` on the transfer server${didYouMean(e.user, names(t.users, (u) => u.username))}`);
-      else entries.push({ type: 'User', name: e.user, id: user.id, permissions, sharePermissions, index });
+      else {
+        n.note('user', e.user, user.id);
+        entries.push({ type: 'User', name: e.user, id: user.id, permissions, sharePermissions, index });
+      }
     } else if (e.group !== undefined) {
       const group = t.groups?.byName.get(e.group.toLowerCase());
       if (!group) r.report('MF407', ['spec', 'entries', index, 'group'], `no group named \`${e.group}\` on the transfer server${didYouMean(e.group, names(t.groups, (g) => g.name))}`);
-      else entries.push({ type: 'Group', name: e.group, id: group.id, permissions, sharePermissions, index });
+      else {
+        n.note('group', e.group, group.id);
+        entries.push({ type: 'Group', name: e.group, id: group.id, permissions, sharePermissions, index });
+      }
     }
   });
-  return { value: { manifest: m, path: m.name, entries }, diagnostics: r.list };
+  return { value: { manifest: m, path: m.name, entries, resolved: n.list }, diagnostics: r.list };
 }

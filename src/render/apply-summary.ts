@@ -1,4 +1,4 @@
-import { applyExitCode, countResults, describeStale } from '../apply/model.js';
+import { applyExitCode, countResults, describeMovedName, describeStale } from '../apply/model.js';
 import type { ApplyPhase, ApplyReport, ChangeResult, StaleObject, VerifyResult } from '../apply/model.js';
 import type { ResourceKind } from '../plan/model.js';
 import { renderJsonOutput } from './json-output.js';
@@ -28,11 +28,15 @@ export function renderApplySummaryText(report: ApplyReport, options: { readonly 
       lines.push('Apply refused; nothing was written:');
       for (const p of report.problems) lines.push(`  - ${text(p)}`);
       break;
-    case 'stale':
-      lines.push(`The plan is stale; nothing was written: ${count(report.stale.length, 'object')} moved on the servers since the plan was made.`);
+    case 'stale': {
+      const names = report.movedNames ?? [];
+      const moved = [...(report.stale.length > 0 || names.length === 0 ? [count(report.stale.length, 'object')] : []), ...(names.length > 0 ? [count(names.length, 'name')] : [])];
+      lines.push(`The plan is stale; nothing was written: ${moved.join(' and ')} moved on the servers since the plan was made.`);
       for (const s of report.stale) lines.push(`  ${staleSymbol(s)} ${text(s.address)}: ${staleWords(s)}`);
+      for (const m of names) lines.push(`  plan is stale: ${text(describeMovedName(m))}`);
       lines.push('Make a new plan (mftops plan --out FILE), review it, and apply that one.');
       break;
+    }
     case 'no-snapshot':
       lines.push('Apply stopped before the first write: no verified snapshot.');
       for (const p of report.problems) lines.push(`  - ${text(p)}`);
@@ -146,6 +150,7 @@ export function renderApplySummaryJson(report: ApplyReport): string {
     perKind,
     ...(report.problems.length > 0 ? { problems: report.problems } : {}),
     ...(report.stale.length > 0 ? { stale: report.stale } : {}),
+    ...(report.movedNames !== undefined && report.movedNames.length > 0 ? { movedNames: report.movedNames.map((m) => ({ ...m, message: describeMovedName(m) })) } : {}),
     results: report.results,
     ...(report.snapshot ? { snapshot: report.snapshot } : {}),
     ...(report.ledger !== undefined ? { ledger: report.ledger } : {}),

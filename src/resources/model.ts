@@ -124,6 +124,29 @@ export interface EntryPermissions {
   readonly sharePermissions: readonly string[];
 }
 
+/**
+ * The kinds of names a plan resolves to server objects (issue 23), by where they are written:
+ * - `user`, `group`: the principals of folder entries, transfer users and groups (ids);
+ * - `host`, `script`, `dateList`: the references of task steps and schedules (ids);
+ * - `resourceGroup`: task `Group`s and ACL resource groups, which have no id: the name is the
+ *   identity, so only that one still has it can be checked.
+ * User groups are not here: they have no id and no list (each is looked up by name).
+ */
+export type NameKind = 'user' | 'group' | 'host' | 'script' | 'dateList' | 'resourceGroup';
+
+/**
+ * One name a change resolved at plan time, and what it resolved to. Apply re-reads the lists and
+ * refuses the plan, before any write, when the name now resolves to another id or to nothing: a
+ * write by id would otherwise reach whoever holds the id now (a renamed user gets another's grant).
+ */
+export interface ResolvedName {
+  readonly kind: NameKind;
+  /** As the manifest writes it; looked up case-insensitively, as the plan looked it up. */
+  readonly name: string;
+  /** The server id the name resolved to; absent for `resourceGroup` (no id). */
+  readonly id?: string;
+}
+
 /** The request bodies apply will send, per kind. Ids resolved at plan time. */
 export type Payload = TaskPayload | ResourceGroupAclPayload | FolderPermissionsPayload;
 
@@ -219,6 +242,8 @@ export interface DesiredTask {
    * those of the manifest.
    */
   readonly body: JsonObject;
+  /** The names resolved to server objects on the way (each once), for apply to check again. */
+  readonly resolved: readonly ResolvedName[];
 }
 
 export interface DesiredAcl {
@@ -228,6 +253,8 @@ export interface DesiredAcl {
   /** The server's spelling of the user group when known, else as written. */
   readonly userGroup: string;
   readonly permissions: readonly AclPermission[];
+  /** The names resolved to server objects on the way (each once), for apply to check again. */
+  readonly resolved: readonly ResolvedName[];
 }
 
 export interface DesiredFolder {
@@ -235,6 +262,8 @@ export interface DesiredFolder {
   /** The folder path as written (`metadata.name`). */
   readonly path: string;
   readonly entries: readonly DesiredEntry[];
+  /** The names resolved to server objects on the way (each once), for apply to check again. */
+  readonly resolved: readonly ResolvedName[];
 }
 
 /** One folder entry with its principal resolved to a transfer-server id. */

@@ -85,7 +85,7 @@ describe('buildPlan against the emulator (examples/manifests and the example see
     addFormats.default(ajv);
     const schema = (await import('../../schemas/plan.schema.json', { with: { type: 'json' } })).default;
     const validate = ajv.compile(schema);
-    const ok = validate({ formatVersion: 2, plan, checksum: `sha256:${'0'.repeat(64)}` });
+    const ok = validate({ formatVersion: 3, plan, checksum: `sha256:${'0'.repeat(64)}` });
     expect(validate.errors ?? []).toEqual([]);
     expect(ok).toBe(true);
   });

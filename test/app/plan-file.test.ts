@@ -94,10 +94,10 @@ describe('plan file', () => {
     expect(errorOf(() => parsePlan('[1,2]', 'p.json'))).toBe('p.json is not a plan file: no formatVersion');
   });
 
-  it('writes format 2: the version, the plan, the checksum of the two', () => {
+  it('writes format 3: the version, the plan, the checksum of the two', () => {
     const file = JSON.parse(serializePlan(samplePlan())) as Record<string, unknown>;
     expect(Object.keys(file)).toEqual(['formatVersion', 'plan', 'checksum']);
-    expect(file.formatVersion).toBe(2);
+    expect(file.formatVersion).toBe(3);
     expect(file.plan).toEqual(samplePlan());
   });
 
@@ -107,17 +107,22 @@ describe('plan file', () => {
     const v1 = { formatVersion: 1, ...old, changes: old.changes.map(({ wave: _w, ...c }) => ({ ...c, reason: 'advanced (TT=COS) tasks cannot be changed through the API' })) };
     const body = JSON.stringify(v1, null, 2);
     const text = `${JSON.stringify({ ...v1, checksum: `sha256:${createHash('sha256').update(body).digest('hex')}` }, null, 2)}\n`;
-    expect(errorOf(() => parsePlan(text, 'old.json'))).toBe('old.json is a plan file of format 1, made by an older mftops; this mftops reads format 2 only: make the plan again with mftops plan --out');
+    expect(errorOf(() => parsePlan(text, 'old.json'))).toBe('old.json is a plan file of format 1, made by an older mftops; this mftops reads format 3 only: make the plan again with mftops plan --out');
+  });
+
+  it('refuses a version 2 plan file, which did not record the names its changes resolved, as made by an older mftops', () => {
+    const text = rechecksum(serializePlan(samplePlan()).replace('"formatVersion": 3', '"formatVersion": 2'));
+    expect(errorOf(() => parsePlan(text, 'v2.json'))).toBe('v2.json is a plan file of format 2, made by an older mftops; this mftops reads format 3 only: make the plan again with mftops plan --out');
   });
 
   it('refuses another format version before anything else', () => {
-    const text = serializePlan(samplePlan()).replace('"formatVersion": 2', '"formatVersion": 3');
-    expect(errorOf(() => parsePlan(text, 'p.json'))).toBe('p.json is a plan file of format 3, made by another version of mftops; this mftops reads format 2 only: make the plan again with mftops plan --out');
+    const text = serializePlan(samplePlan()).replace('"formatVersion": 3', '"formatVersion": 4');
+    expect(errorOf(() => parsePlan(text, 'p.json'))).toBe('p.json is a plan file of format 4, made by another version of mftops; this mftops reads format 3 only: make the plan again with mftops plan --out');
   });
 
   it('refuses a well-formed file whose content breaks the schema, even with a matching checksum', () => {
     const { summary: _s, ...noSummary } = samplePlan();
-    const text = rechecksum(JSON.stringify({ formatVersion: 2, plan: noSummary, checksum: '' }));
+    const text = rechecksum(JSON.stringify({ formatVersion: 3, plan: noSummary, checksum: '' }));
     expect(errorOf(() => parsePlan(text, 'p.json'))).toMatch(/^p\.json is not a valid plan file: \/plan must have required property 'summary'/);
   });
 
@@ -218,8 +223,8 @@ describe('plan file key order (orderPlanKeys)', () => {
 describe('holdsPlanFile: a plan file is found by its content, whatever its name', () => {
   it('is true for a plan file of any name, and for one cut short or of another format (apply then says what is wrong)', () => {
     const text = serializePlan(samplePlan());
-    const dir = testdir({ tfplan: text, 'cut-short': text.slice(0, 40), 'plan.v3': text.replace('"formatVersion": 2', '"formatVersion": 3'), 'view.out': renderPlanJson(samplePlan()) });
-    for (const name of ['tfplan', 'cut-short', 'plan.v3', 'view.out']) expect(holdsPlanFile(join(dir, name)), name).toBe(true);
+    const dir = testdir({ tfplan: text, 'cut-short': text.slice(0, 40), 'plan.v4': text.replace('"formatVersion": 3', '"formatVersion": 4'), 'view.out': renderPlanJson(samplePlan()) });
+    for (const name of ['tfplan', 'cut-short', 'plan.v4', 'view.out']) expect(holdsPlanFile(join(dir, name)), name).toBe(true);
   });
 
   it('is false for a YAML manifest (also one written as JSON), a folder, an empty or missing file', () => {

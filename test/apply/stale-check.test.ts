@@ -28,7 +28,7 @@ async function staleNow() {
   return findStaleObjects(writeChanges(plan), await readTouchedObjects(writeChanges(plan), readers(), 4));
 }
 
-it('finds nothing when nothing moved, with one task list, one ACL list and each touched folder by path and ACL', async () => {
+it('finds nothing when nothing moved, with one task list, one ACL list, each touched folder by path and ACL, and one list per kind of name resolved', async () => {
   h.emulator.resetRequestLog();
   expect(await staleNow()).toEqual([]);
   const reads = h.emulator.requestLog().filter((r) => !r.isTokenCall);
@@ -39,7 +39,14 @@ it('finds nothing when nothing moved, with one task list, one ACL list and each 
   // Five touched folders (one to create) and the new folder's parent: six lookups, four ACL lists.
   expect(paths.filter((p) => p.endsWith('/folders'))).toHaveLength(6);
   expect(paths.filter((p) => p.endsWith('/acls') && p.includes('/folders/'))).toHaveLength(4);
-  expect(reads).toHaveLength(12);
+  // The names the writes resolved: one list per kind, never one read per name.
+  expect(paths.filter((p) => /\/(users|groups|hosts|resourcegroups|customscripts|standardscripts|datelists)$/.test(p)).sort()).toEqual([
+    '/automation/api/v1/hosts',
+    '/automation/api/v1/resourcegroups',
+    '/transfer/api/v1/groups',
+    '/transfer/api/v1/users',
+  ]);
+  expect(reads).toHaveLength(16);
 });
 
 it('names each object that changed, appeared or went away since the plan', async () => {

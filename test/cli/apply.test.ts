@@ -203,17 +203,19 @@ describe('mftops apply against the emulator', () => {
   it('records a change the server refuses (422) as failed with its message, applies the rest, and exits 1', async () => {
     const dir = applyWorkdir(emulator);
     expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
-    // The host the new task sends to disappears (hosts are not objects the plan touches).
-    emulator.state.automation.hosts = emulator.state.automation.hosts.filter((h) => h.fields['Name'] !== 'initech-s3');
+    // The host the new task sends to changes type (same name and id, so the plan's names still hold;
+    // a host that disappeared would be refused before any write, as a name that moved).
+    const host = emulator.state.automation.hosts.find((h) => h.fields['Name'] === 'initech-s3')!;
+    host.type = host.type === 'SSHFTP' ? 'FTP' : 'SSHFTP';
     const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
     expect(r.code).toBe(1);
     const total = Object.keys(EXPECTED_ACTIONS).length;
     expect(r.stdout).toContain(`${total - 1} applied, 1 failed, 0 skipped.`);
-    expect(r.stdout).toMatch(/x Task\/Apply test upload \(create\): automation: POST \/automation\/api\/v1\/tasks: 422 .*no host has this ID/);
+    expect(r.stdout).toMatch(/x Task\/Apply test upload \(create\): automation: POST \/automation\/api\/v1\/tasks: 422 .*must be (SSHFTP|FTP), the type of host/);
     const ledger = readLedger(join(snapshotDir(dir), 'ledger.jsonl'));
     const lines = changeLines(ledger, 'Task/Apply test upload');
     expect(lines.map((l) => (l.event === 'change' ? l.status : ''))).toEqual(['pending', 'failed']);
-    expect(lines[1]).toMatchObject({ error: expect.stringMatching(/422 .*no host has this ID/) as unknown });
+    expect(lines[1]).toMatchObject({ error: expect.stringMatching(/422 .*must be (SSHFTP|FTP), the type of host/) as unknown });
     expect(ledger.filter((l) => l.event === 'change' && l.status === 'ok')).toHaveLength(total - 1);
     expect(tasksNamed(emulator, 'Apply test upload')).toEqual([]);
     for (const secret of ALL_SECRETS) expect(`${r.stdout}${r.stderr}${JSON.stringify(ledger)}`).not.toContain(secret);

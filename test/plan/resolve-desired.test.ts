@@ -63,6 +63,42 @@ describe('resolveDesired', () => {
     expect(desired.skipped.map((m) => m.name)).toEqual(['Broken task', 'typo', '/Distribution/Acme']);
   });
 
+  it('records each name it resolved, once per object, with the id it resolved to (what apply checks again)', () => {
+    const manifests = manifestsFrom(
+      [
+        taskYaml(
+          'Named',
+          `  Group: [finance, Finance]
+  Schedules:
+    Schedule:
+      - DateListRef: [Bank Holidays]
+        Frequency: { Interval: [{ StartTime: "02:00", EndTime: "02:00" }] }
+  steps:
+    - Source: { Host: Payroll-SFTP, Path: /out }
+    - Process: { Script: PGP Encrypt, Run: per-file }
+    - Destination: { HostID: "12", Path: /in }
+`,
+        ),
+        `apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: x }\nspec:\n  resourceGroup: Partners\n  userGroup: Auditors\n  permissions: [TaskRun]\n`,
+        `apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /A }\nspec:\n  mode: additive\n  entries:\n    - user: bob\n      permissions: [listFiles]\n    - group: Acme Partners\n      permissions: [listFiles]\n`,
+      ].join('---\n'),
+    );
+    const { desired, diagnostics } = resolveDesired(manifests, { automation: automationState(), transfer: transferState([]) });
+    expect(diagnostics).toEqual([]);
+    // A HostID written as an id resolves no name; a user group has no id and no list.
+    expect(desired.tasks[0]!.resolved).toEqual([
+      { kind: 'resourceGroup', name: 'finance' },
+      { kind: 'dateList', name: 'Bank Holidays', id: '31' },
+      { kind: 'host', name: 'Payroll-SFTP', id: '11' },
+      { kind: 'script', name: 'PGP Encrypt', id: '21' },
+    ]);
+    expect(desired.acls[0]!.resolved).toEqual([{ kind: 'resourceGroup', name: 'Partners' }]);
+    expect(desired.folders[0]!.resolved).toEqual([
+      { kind: 'user', name: 'bob', id: 'u-bob' },
+      { kind: 'group', name: 'Acme Partners', id: '7' },
+    ]);
+  });
+
   it('accepts ids pasted from API output, and reports an id the server does not have', () => {
     const manifests = manifestsFrom(taskYaml('By id', '  steps:\n    - Source: { HostID: "11", Path: /a }\n    - Process: { ScriptID: "99" }\n'));
     const { desired, diagnostics } = resolveDesired(manifests, { automation: automationState() });

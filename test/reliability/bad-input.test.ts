@@ -55,7 +55,7 @@ describe('plan files', () => {
     const v1 = { formatVersion: 1, toolVersion: '0.1.0', createdAt: '2026-11-22T00:00:00.000Z', environment: 'lab', servers: {}, manifestDigest: `sha256:${'0'.repeat(64)}`, changes: [], summary: { create: 0, update: 0, replace: 0, delete: 0, 'no-op': 0, blocked: 0 } };
     writeFileSync(join(dir, 'old.json'), `${JSON.stringify({ ...v1, checksum: `sha256:${'0'.repeat(64)}` }, null, 2)}\n`);
     const r = await runCli(['apply', 'old.json'], { cwd: dir, env: APPLY_ENV });
-    expectRefusedOffline(r, /^mftops: error: .*old\.json is a plan file of format 1, made by an older mftops; this mftops reads format 2 only: make the plan again with mftops plan --out$/m);
+    expectRefusedOffline(r, /^mftops: error: .*old\.json is a plan file of format 1, made by an older mftops; this mftops reads format 3 only: make the plan again with mftops plan --out$/m);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

@@ -57,7 +57,7 @@ describe('golden renderings of test/fixtures/plans/deletes.json', () => {
 
   it('plan file: valid against plan.schema.json, key order its own golden file', () => {
     const validate = getValidatorByFile('plan.schema.json');
-    expect(validate({ formatVersion: 2, checksum: `sha256:${'0'.repeat(64)}`, plan }), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ formatVersion: 3, checksum: `sha256:${'0'.repeat(64)}`, plan }), JSON.stringify(validate.errors)).toBe(true);
     expectGolden(`${JSON.stringify(orderPlanKeys(plan), null, 2)}\n`, 'deletes.json', { updatable: false });
   });
 });

@@ -29,6 +29,11 @@ export const TRANSFER_READ_METHODS = [
 
 export type TransferReadMethod = (typeof TRANSFER_READ_METHODS)[number];
 
+/** How a list the client keeps is read: `fresh` reads it from the server again. */
+export interface ListOptions {
+  readonly fresh?: boolean;
+}
+
 export interface TransferClient {
   readonly service: 'transfer';
   /** HTTP requests sent so far, token calls and retries included. */
@@ -41,10 +46,13 @@ export interface TransferClient {
   currentUser(): Promise<TransferUser>;
   /** The user with exactly this username, or null. */
   findUser(username: string): Promise<TransferUser | null>;
-  /** Every user (read once per client: ACL entries are named through it). */
-  listUsers(): Promise<TransferUser[]>;
-  /** Every group (read once per client). */
-  listGroups(): Promise<TransferGroup[]>;
+  /**
+   * Every user (read once per client: ACL entries are named through it). `fresh` reads it again
+   * and keeps that: apply's check of the names a plan resolved must see renames since the plan.
+   */
+  listUsers(options?: ListOptions): Promise<TransferUser[]>;
+  /** Every group (read once per client; `fresh` as for `listUsers`). */
+  listGroups(options?: ListOptions): Promise<TransferGroup[]>;
   /**
    * The members of these groups (by id), in whichever form the server answers (T-16): the user
    * records' group field (no extra request), else one `GET /groups/{id}/members` per group, else
@@ -128,11 +136,13 @@ class HttpTransferClient implements TransferClient {
     return users.find((u) => u.username === username) ?? users.find((u) => u.username.toLowerCase() === username.toLowerCase()) ?? null;
   }
 
-  listUsers(): Promise<TransferUser[]> {
+  listUsers(options: ListOptions = {}): Promise<TransferUser[]> {
+    if (options.fresh === true) this.#users = undefined;
     return (this.#users ??= forgetOnFailure(this.#list('/users').then((items) => items.map(readUser)), () => (this.#users = undefined)));
   }
 
-  listGroups(): Promise<TransferGroup[]> {
+  listGroups(options: ListOptions = {}): Promise<TransferGroup[]> {
+    if (options.fresh === true) this.#groups = undefined;
     return (this.#groups ??= forgetOnFailure(this.#list('/groups').then((items) => items.map(readGroup)), () => (this.#groups = undefined)));
   }
 
