@@ -25,18 +25,16 @@ export function findSnapshotGaps(held: { readonly automation?: ExportContents; r
 
 function listGaps(one: string, many: string, held: readonly ExportItem[], live: readonly LiveItem[], touched: readonly string[]): string[] {
   const ids = new Set(held.flatMap((item) => (item.id !== undefined ? [item.id] : [])));
-  const missing = live.filter((item) => !ids.has(item.id));
-  const gaps: string[] = [];
+  const changed = new Set(touched);
+  // The objects this apply changes first: they are the ones a restore would need.
+  const missing = [...live.filter((item) => changed.has(item.id)), ...live.filter((item) => !changed.has(item.id))].filter((item) => !ids.has(item.id));
   if (held.length < live.length) {
-    gaps.push(`the automation export holds ${held.length} ${held.length === 1 ? one : many} but the server lists ${live.length}${missing.length > 0 ? ` (missing: ${nameSome(missing)})` : ''}`);
+    return [`the automation export holds ${held.length} ${held.length === 1 ? one : many} but the server lists ${live.length}${missing.length > 0 ? ` (missing: ${nameSome(missing)})` : ''}`];
   }
   const lacking = touched.filter((id) => !ids.has(id));
-  if (lacking.length > 0) {
-    const byId = new Map(live.map((item) => [item.id, item]));
-    const named = lacking.map((id) => byId.get(id) ?? { id, name: '' });
-    gaps.push(`the automation export lacks ${lacking.length === 1 ? `the ${one}` : `${lacking.length} ${many}`} this apply changes (${nameSome(named)})`);
-  }
-  return gaps;
+  if (lacking.length === 0) return [];
+  const byId = new Map(live.map((item) => [item.id, item]));
+  return [`the automation export lacks ${lacking.length === 1 ? `the ${one}` : `${lacking.length} ${many}`} this apply changes (${nameSome(lacking.map((id) => byId.get(id) ?? { id, name: '' }))})`];
 }
 
 function nameSome(items: readonly LiveItem[]): string {
