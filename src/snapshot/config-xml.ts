@@ -64,7 +64,7 @@ export function inspectConfigXml(text: string): ConfigXmlVerdict {
 export type ConfigXmlVerdict = { readonly problem: string; readonly declaration?: true } | { readonly taskCount: number; readonly contents?: ExportContents };
 
 /** The problem of an export with a DOCTYPE or entity declaration: the server's answer, not a bug of mftops. */
-export const DECLARATION_PROBLEM = 'it contains a DOCTYPE/entity declaration, which mftops refuses (server answer, not an mftops bug)';
+export const DECLARATION_PROBLEM = 'contains a DOCTYPE/entity declaration, which mftops refuses (server answer, not an mftops bug)';
 
 const DECLARATION = /<!(?:DOCTYPE|ENTITY|ELEMENT|ATTLIST|NOTATION)/gi;
 

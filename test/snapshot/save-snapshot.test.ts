@@ -271,7 +271,7 @@ describe('a failed save leaves nothing behind', () => {
     };
     const err2 = await saveFrom(emulator, clients, dir, { automation: diskFull }).catch((e: unknown) => e);
     expect(err2).toBeInstanceOf(SnapshotError);
-    expect((err2 as Error).message).toMatch(/^snapshot not saved: cannot write in \S+: no space left on the device \(ENOSPC\): free some space/);
+    expect((err2 as Error).message).toMatch(/^snapshot not saved: cannot write snapshot \S+\/automation-config\.xml: no space left on the device \(ENOSPC\): free some space/);
     expect(treeOf(dir)).toEqual(['lab']);
   });
 
