@@ -839,3 +839,22 @@ describe('transfer switches', () => {
     expect(all.every((u: object) => !('groupIds' in u))).toBe(true);
   });
 });
+
+describe('rule 139: automation.export, the hostile exports', () => {
+  it('GET /config answers the whole configuration, an empty AutomationConfig, or the configuration behind a DOCTYPE with an entity bomb or an external entity', async () => {
+    const full = (await (await automation({})).get('/config')).text;
+    await emu!.close();
+    expect(full).toMatch(/^<\?xml[^>]*>\n<Config /);
+    expect((await (await automation({ 'automation.export': 'empty' })).get('/config')).text).toBe('<AutomationConfig></AutomationConfig>');
+    await emu!.close();
+    const bomb = (await (await automation({ 'automation.export': 'entityBomb' })).get('/config')).text;
+    await emu!.close();
+    expect(bomb).toMatch(/<!DOCTYPE Config \[\n {2}<!ENTITY lol "lol">\n(?: {2}<!ENTITY lol\d ".*">\n){9}\]>/);
+    expect(bomb).toContain('<Note>&lol9;</Note>');
+    // The configuration itself is whole: only the DOCTYPE gives it away.
+    expect(bomb.match(/<Task /g)).toHaveLength(full.match(/<Task /g)!.length);
+    const external = (await (await automation({ 'automation.export': 'externalEntity' })).get('/config')).text;
+    expect(external).toContain('<!ENTITY secret SYSTEM "file:///etc/passwd">');
+    expect(external).toContain('<Note>&secret;</Note>');
+  });
+});
