@@ -540,7 +540,6 @@ function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
-
 /**
  * `batch` written whole. `writev` may write only a part and say so (a disk that fills up: the
  * rest then fails with ENOSPC on the next write); ignoring the count cut the export silently.
