@@ -259,7 +259,7 @@ async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<A
     secrets: { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(r.config) },
     ...(r.signal ? { signal: r.signal } : {}),
     // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
-    takeSnapshot: async (folders) => {
+    takeSnapshot: async (folders, baseline) => {
       const { saveSnapshot } = await import('../snapshot/save-snapshot.js');
       const automation = r.clients.full.automation;
       const version = plan.servers.automation?.version;
@@ -273,6 +273,7 @@ async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<A
         dir: r.config.snapshots.dir,
         keep: r.config.snapshots.keep,
         note: 'before apply',
+        baseline,
         processEnv: ctx.env,
         logger: ctx.logger,
       });

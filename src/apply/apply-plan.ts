@@ -14,6 +14,8 @@ import type { ApplyReport, ApplyStats, ChangeResult, VerifyResult } from './mode
 import type { WriteClients } from './operations.js';
 import { describeSecretProblems, resolveChangeSecrets } from './secrets.js';
 import type { SecretContext } from './secrets.js';
+import { readSnapshotBaseline } from './snapshot-baseline.js';
+import type { ExportBaseline } from '../snapshot/model.js';
 import { findStaleObjects, readTouchedObjects } from './stale-check.js';
 import type { StaleCheckReaders } from './stale-check.js';
 import { findMovedNames } from './moved-names.js';
@@ -43,9 +45,10 @@ export interface ApplyPlanInput {
   readonly secrets: SecretContext;
   /**
    * Save the snapshot of everything the plan may change (the automation export, these transfer
-   * folders). Throws a `SnapshotError` when it cannot: then nothing is written.
+   * folders), holding at least `baseline` (what the server held a moment before). Throws a
+   * `SnapshotError` when it cannot: then nothing is written.
    */
-  readonly takeSnapshot: (folders: readonly string[]) => Promise<{ readonly id: string; readonly path: string }>;
+  readonly takeSnapshot: (folders: readonly string[], baseline: ExportBaseline) => Promise<{ readonly id: string; readonly path: string }>;
   /** Check the applied changes afterwards (re-plan, or payloads; see `VerifyMode`). */
   readonly verify: (applied: readonly AppliedChange[]) => Promise<VerifyResult>;
   /** Ctrl-C. Before the first write: nothing is written; after: see `executeChanges`. */
@@ -100,8 +103,9 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
 
   input.onPhase?.('snapshot');
   let snapshot: { readonly id: string; readonly path: string };
+  const folders = touchedFolders(writes);
   try {
-    snapshot = await input.takeSnapshot(touchedFolders(writes));
+    snapshot = await input.takeSnapshot(folders, await readSnapshotBaseline(writes, touched, input.readers, folders));
   } catch (err) {
     if (!isMftopsError(err)) throw err;
     return { ...base, outcome: 'no-snapshot', problems: [`${err.message}; nothing was applied`], stats: stats([]) };

@@ -2,7 +2,7 @@ import type { TokenDialect, TokenErrorCode, TokenLifetimes } from './auth.js';
 import { checkBearer, handleTokenGrant, revokeToken } from './auth.js';
 import { recordAudit, parseAuditQuery, runAuditQuery } from './audit.js';
 import { decodeAcl, decodeTask, encodeAcl, encodeObjectId, encodeValue, withDecodeErrors } from './automation-wire.js';
-import { exportConfig, importConfig } from './config-xml.js';
+import { exportConfig, hostileExport, importConfig } from './config-xml.js';
 import type { ApiRequest, ApiResponse, FieldError, Params, Route } from './http.js';
 import { automationError, emptyResponse, isFormRequest, isJsonRequest, jsonResponse, matchRoute, parseJsonBody } from './http.js';
 import type { Json, JsonObject } from './json.js';
@@ -573,7 +573,8 @@ function info(c: Ctx): ApiResponse {
 function getConfig(c: Ctx): ApiResponse {
   const denied = adminOnly(c, 'exporting the configuration');
   if (denied) return denied;
-  return { status: 200, body: exportConfig(c.a, NAMED_SETS[c.rt.state.profile].details.appVersion), contentType: 'application/xml; charset=utf-8' };
+  const full = (): string => exportConfig(c.a, NAMED_SETS[c.rt.state.profile].details.appVersion);
+  return { status: 200, body: hostileExport(c.v['automation.export'], full), contentType: 'application/xml; charset=utf-8' };
 }
 
 function putConfig(c: Ctx): ApiResponse {

@@ -250,6 +250,34 @@ export function exportConfig(state: AutomationState, appVersion: string): string
   return out.join('');
 }
 
+/** The export as `automation.export` (rule 139) serves it: whole, or one of the hostile answers. */
+export function hostileExport(reading: Variants['automation.export'], full: () => string): string {
+  switch (reading) {
+    case 'full':
+      return full();
+    case 'empty':
+      return '<AutomationConfig></AutomationConfig>';
+    case 'entityBomb': {
+      const levels = ['  <!ENTITY lol "lol">'];
+      for (let i = 1; i <= 9; i++) levels.push(`  <!ENTITY lol${i} "${`&lol${i === 1 ? '' : i - 1};`.repeat(10)}">`);
+      return withDoctype(full(), levels, '&lol9;');
+    }
+    case 'externalEntity':
+      return withDoctype(full(), ['  <!ENTITY secret SYSTEM "file:///etc/passwd">'], '&secret;');
+    default: {
+      const never: never = reading;
+      throw new Error(`unknown automation.export ${String(never)}`);
+    }
+  }
+}
+
+/** The whole export with an internal DTD of `entities` and a `<Note>` that uses `use`, first in the root. */
+function withDoctype(xml: string, entities: readonly string[], use: string): string {
+  const rootEnd = xml.indexOf('>', xml.indexOf(`<${CONFIG_ROOT}`)) + 1;
+  const declEnd = xml.indexOf('?>') + 2;
+  return `${xml.slice(0, declEnd)}\n<!DOCTYPE ${CONFIG_ROOT} [\n${entities.join('\n')}\n]>${xml.slice(declEnd, rootEnd)}\n  <Note>${use}</Note>${xml.slice(rootEnd)}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Import
 

@@ -18,6 +18,11 @@ export interface VariantSwitch {
   readonly divergent?: string;
   /** One line: what the switch changes, and, with three readings, why `divergent` takes its pick. */
   readonly description: string;
+  /**
+   * Readings no faithful server gives (a broken or hostile answer mftops must refuse, not read):
+   * never part of a named set, and not round-tripped by the fidelity tests.
+   */
+  readonly hostile?: true;
 }
 
 /**
@@ -122,6 +127,13 @@ export const VARIANT_SWITCHES = {
     register: 'B-1, A-22',
     values: ['paging', 'bare'],
     description: 'automation lists and the audit report are {items, paging, sorting}, or a bare array of the page\'s items',
+  },
+  'automation.export': {
+    register: 'A-29',
+    values: ['full', 'empty', 'entityBomb', 'externalEntity'],
+    hostile: true,
+    description:
+      'GET /config answers the whole configuration, an empty <AutomationConfig></AutomationConfig>, the configuration behind a DOCTYPE whose nested entities expand a billion-fold (one task named &lol9;), or behind a DOCTYPE with an external entity (file:///etc/passwd); mftops must refuse all but the first as a backup',
   },
   'tokens.type': {
     register: 'B-3',
@@ -247,7 +259,7 @@ function divergentVariants(): Partial<Variants> {
   const out: Record<string, string> = {};
   for (const name of VARIANT_NAMES) {
     const s: VariantSwitch = VARIANT_SWITCHES[name];
-    out[name] = s.divergent ?? s.values[1];
+    if (!s.hostile) out[name] = s.divergent ?? s.values[1];
   }
   return out as Partial<Variants>;
 }

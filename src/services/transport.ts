@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
-import { ConfigError, MftopsError, isMftopsError } from '../errors.js';
+import { ConfigError, MftopsError, isMftopsError, systemError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { Secret } from '../secret.js';
@@ -276,7 +276,7 @@ export class Transport {
       } catch (err) {
         await res.body.dump().catch(() => undefined);
         await handle?.close();
-        throw new MftopsError(`cannot write ${destPath} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+        throw systemError(`cannot write ${destPath}`, err);
       }
       const hash = createHash('sha256');
       let bytes = 0;
@@ -290,10 +290,10 @@ export class Transport {
         pending = [];
         pendingBytes = 0;
         try {
-          await handle.writev(batch);
+          await writeWhole(handle, batch);
         } catch (err) {
           res.body.destroy();
-          throw new MftopsError(`cannot write ${destPath} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+          throw systemError(`cannot write ${destPath}`, err);
         }
       };
       try {
@@ -644,4 +644,20 @@ function seconds(ms: number): string {
 /** A measured duration, to the tenth of a second. */
 function roundSeconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
+}
+
+/**
+ * `batch` written whole. `writev` may write only a part and say so (a disk that fills up: the
+ * rest then fails with ENOSPC on the next write); ignoring the count cut the export silently.
+ */
+async function writeWhole(handle: FileHandle, batch: readonly Buffer[]): Promise<void> {
+  const total = batch.reduce((n, b) => n + b.length, 0);
+  const { bytesWritten } = await handle.writev(batch as Buffer[]);
+  if (bytesWritten >= total) return;
+  const rest = Buffer.concat(batch).subarray(bytesWritten);
+  for (let done = 0; done < rest.length; ) {
+    const { bytesWritten: n } = await handle.write(rest, done, rest.length - done);
+    if (n === 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
+    done += n;
+  }
 }

@@ -1,6 +1,8 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { MftopsError } from '../errors.js';
 import { decodeXmlEntities } from '../xml-entities.js';
-import { checkXmlBytes } from './xml-checker.js';
+import type { ExportContents } from './model.js';
+import { aclItem, checkXmlBytes, taskItem } from './xml-checker.js';
 
 /**
  * Reading the automation export (`GET /config`) with fast-xml-parser. The stored bytes are never
@@ -54,12 +56,38 @@ export function inspectConfigXml(text: string): ConfigXmlVerdict {
   return inspect(text, true);
 }
 
-/** What checking an export says: why it is not well-formed, or how many tasks it holds. */
-export type ConfigXmlVerdict = { readonly problem: string } | { readonly taskCount: number };
+/**
+ * What checking an export says: why it is not well-formed (`declaration`: it holds a DOCTYPE or
+ * another markup declaration, which mftops refuses), or how many tasks it holds and (when counted)
+ * what it holds of the lists apply checks.
+ */
+export type ConfigXmlVerdict = { readonly problem: string; readonly declaration?: true } | { readonly taskCount: number; readonly contents?: ExportContents };
+
+/** The problem of an export with a DOCTYPE or entity declaration: the server's answer, not a bug of mftops. */
+export const DECLARATION_PROBLEM = 'contains a DOCTYPE/entity declaration, which mftops refuses (server answer, not an mftops bug)';
+
+const DECLARATION = /<!(?:DOCTYPE|ENTITY|ELEMENT|ATTLIST|NOTATION)/gi;
+
+/**
+ * Whether `text` holds a markup declaration outside comments and CDATA (where `<!DOCTYPE` is only
+ * text). Checked before fast-xml-parser sees the text: its DOCTYPE reader expands internal
+ * entities (a billion laughs) and throws on external ones.
+ */
+export function hasMarkupDeclaration(text: string): boolean {
+  for (const m of text.matchAll(DECLARATION)) {
+    const at = m.index;
+    if (text.lastIndexOf('<![CDATA[', at) > text.lastIndexOf(']]>', at)) continue;
+    if (text.lastIndexOf('<!--', at) > text.lastIndexOf('-->', at)) continue;
+    return true;
+  }
+  return false;
+}
 
 /** checkConfigXml for bytes in memory: the streaming checker first, fast-xml-parser when it refuses. */
 export function checkConfigBytes(bytes: Buffer): string | undefined {
-  return checkXmlBytes(bytes).ok ? undefined : checkConfigXml(bytes.toString('utf8'));
+  const checked = checkXmlBytes(bytes);
+  if (checked.ok) return undefined;
+  return checked.declaration ? DECLARATION_PROBLEM : checkConfigXml(bytes.toString('utf8'));
 }
 
 /** Without `count`, everything below the root is skipped (the cheapest parse that finds roots). */
@@ -67,6 +95,7 @@ function inspect(text: string, count: boolean): ConfigXmlVerdict {
   const body = stripBom(text);
   // Not `body.trim()`: that copies the whole export to find out whether it is blank.
   if (!/\S/.test(body)) return { problem: 'the document is empty' };
+  if (hasMarkupDeclaration(body)) return { problem: DECLARATION_PROBLEM, declaration: true };
   const result = XMLValidator.validate(body);
   if (result !== true) {
     const at = [result.err.line !== undefined ? `line ${result.err.line}` : '', result.err.col !== undefined ? `column ${result.err.col}` : ''].filter(Boolean).join(', ');
@@ -74,16 +103,23 @@ function inspect(text: string, count: boolean): ConfigXmlVerdict {
   }
   const roots = topLevelElements(new XMLParser({ ...FAITHFUL, stopNodes: count ? SKIPPED_FOR_COUNT : ['*.*'] }).parse(body) as OrderedNode[]);
   if (roots.length !== 1) return { problem: roots.length === 0 ? 'no root element' : `${roots.length} root elements (${roots.map((r) => r.name).join(', ')}); expected one` };
-  return { taskCount: count ? countTasksIn(roots) : 0 };
+  if (!count) return { taskCount: 0 };
+  const contents = contentsOf(roots[0]!);
+  return { taskCount: contents.tasks.length, contents };
 }
 
-function countTasksIn(roots: readonly RawElement[]): number {
-  const tasks = roots[0]?.children.find((n) => n.name === 'Tasks');
-  return tasks ? tasks.children.filter((n) => n.name === 'Task').length : 0;
+/** The streaming checker's ExportContents, from the parse (attributes of stop nodes are parsed too). */
+function contentsOf(root: RawElement): ExportContents {
+  const items = (section: string, item: string): Record<string, string>[] =>
+    (root.children.find((n) => n.name === section)?.children ?? [])
+      .filter((n) => n.name === item)
+      .map((n) => Object.fromEntries(Object.entries(n.attrs).map(([k, v]) => [k, decodeXmlEntities(String(v))])));
+  return { tasks: items('Tasks', 'Task').map(taskItem), acls: items('ACLs', 'ACL').map(aclItem) };
 }
 
 /** The whole document as a tree; `text` must pass checkConfigXml. */
 export function parseConfigXml(text: string): XmlElement {
+  if (hasMarkupDeclaration(text)) throw new MftopsError(`the automation export ${DECLARATION_PROBLEM}`);
   const roots = topLevelElements(new XMLParser(FAITHFUL).parse(stripBom(text)) as OrderedNode[]);
   const root = roots[0];
   if (!root) throw new Error('parseConfigXml: no root element (call checkConfigXml first)');

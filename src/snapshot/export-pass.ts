@@ -75,12 +75,14 @@ export function encryptFileTo(from: string, fd: number, key: SnapshotKey, plainN
  * The verdict on a checked pass: its task count when the streaming checker vouches for the
  * export; otherwise fast-xml-parser decides on the whole text (`readText` is only called then,
  * and only then is the library loaded), with the same problem text and task count as before the
- * checker existed. `count: false` is checkConfigXml's cheaper parse (task count 0).
+ * checker existed; a DOCTYPE or entity declaration is refused without it. `count: false` is checkConfigXml's cheaper parse (task count 0).
  */
 export async function settleExportXml(pass: ExportPass, readText: () => string, count: boolean): Promise<ConfigXmlVerdict> {
   if (!pass.xml) throw new Error('settleExportXml: the pass did not check the XML');
-  if (pass.xml.ok) return { taskCount: count ? pass.xml.taskCount : 0 };
-  const { checkConfigXml, inspectConfigXml } = await import('./config-xml.js');
+  if (pass.xml.ok) return count ? { taskCount: pass.xml.taskCount, contents: pass.xml.contents } : { taskCount: 0 };
+  const { checkConfigXml, inspectConfigXml, DECLARATION_PROBLEM } = await import('./config-xml.js');
+  // Never handed to fast-xml-parser (see XmlRefusal.declaration).
+  if (pass.xml.declaration) return { problem: DECLARATION_PROBLEM, declaration: true };
   const text = readText();
   if (count) return inspectConfigXml(text);
   const problem = checkConfigXml(text);

@@ -1,4 +1,4 @@
-import { checkConfigBytes } from './config-xml.js';
+import { checkConfigBytes, DECLARATION_PROBLEM } from './config-xml.js';
 import { SnapshotIntegrityError } from './errors.js';
 import { AUTOMATION_FILE, type SavedFolder, type SnapshotInfo, type SnapshotManifest } from './model.js';
 import { openSnapshot, readChecked, readFolders, toInfo, type SnapshotRef } from './store.js';
@@ -29,7 +29,7 @@ export function loadSnapshot(dir: string, ref: SnapshotRef, processEnv: NodeJS.P
   if (manifest.automation) {
     automationXml = readChecked(folder, manifest.automation, AUTOMATION_FILE, key, where);
     const problem = checkConfigBytes(automationXml);
-    if (problem) throw new SnapshotIntegrityError(`${where}: ${manifest.automation.file} is not well-formed XML: ${problem}`, manifest.automation.file);
+    if (problem) throw new SnapshotIntegrityError(`${where}: ${manifest.automation.file} ${problem === DECLARATION_PROBLEM ? problem : `is not well-formed XML: ${problem}`}`, manifest.automation.file);
   }
   const folders = readFolders(folder, manifest, key, where);
   return { info: toInfo(manifest, folder), manifest, ...(automationXml ? { automationXml } : {}), folders };

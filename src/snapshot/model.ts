@@ -258,3 +258,46 @@ export interface PartsDiff {
   readonly automationNotCompared?: string;
   readonly folders: FoldersDiff;
 }
+
+/**
+ * One item of a list section of the automation export (`<Tasks><Task ID="…" Name="…">`,
+ * `<ACLs><ACL ACLID="…" ResourceGroupName="…" UserGroupName="…">`): the attributes that identify
+ * it, entities decoded; absent when the element does not carry them.
+ */
+export interface ExportItem {
+  /** `ID` (tasks) or `ACLID`, else `ID` (ACLs). */
+  readonly id?: string;
+  /** `Name` (tasks); `ResourceGroupName / UserGroupName` (ACLs). */
+  readonly name?: string;
+}
+
+/**
+ * What the export holds of the lists apply checks it against: the items of the root's first
+ * `Tasks` and `ACLs` sections, in document order (none when the section is missing).
+ */
+export interface ExportContents {
+  readonly tasks: readonly ExportItem[];
+  readonly acls: readonly ExportItem[];
+}
+
+/** An object as the live list answered it: its server id and the name a message shows. */
+export interface LiveItem {
+  readonly id: string;
+  readonly name: string;
+}
+
+/**
+ * What a backup of the server must hold (apply, before its first write): the live lists read
+ * just before the export, and the ids of the objects the plan updates, replaces or deletes. A
+ * list absent here is not checked (not read: its service has nothing this apply could change).
+ */
+export interface ExportBaseline {
+  readonly tasks?: { readonly live: readonly LiveItem[]; readonly touched: readonly string[] };
+  readonly acls?: { readonly live: readonly LiveItem[]; readonly touched: readonly string[] };
+  /**
+   * Transfer folders as apply's stale check just read them, by path: the folder id (null: no
+   * folder there) and how many ACL entries it has. The saved folder must be the same folder
+   * with at least as many entries.
+   */
+  readonly folders?: readonly { readonly path: string; readonly id: string | null; readonly entries: number }[];
+}

@@ -2,18 +2,22 @@ import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-file.js';
-import { isMftopsError, systemError } from '../errors.js';
+import { isMftopsError, systemError, systemErrorOf } from '../errors.js';
 import { folderKey, uniqueFolderPaths } from '../folder-path.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { AutomationClient, TransferClient } from '../services/index.js';
 import { VERSION } from '../version.js';
 import { decryptBuffer, encryptBuffer, readSnapshotKey, type SnapshotKey } from './crypto.js';
 import { encryptFileTo, passEncryptedFile, passPlainFile, settleExportXml, type ExportPass } from './export-pass.js';
+import { DECLARATION_PROBLEM } from './config-xml.js';
 import { SnapshotError } from './errors.js';
+import { findSnapshotGaps } from './export-check.js';
 import {
   AUTOMATION_FILE,
   ENCRYPTED_SUFFIX,
   ENVIRONMENT_NAME,
+  type ExportBaseline,
+  type ExportContents,
   FOLDERS_FILE,
   MANIFEST_FILE,
   SNAPSHOT_FORMAT_VERSION,
@@ -64,6 +68,11 @@ export interface SaveSnapshotOptions {
   readonly processEnv?: NodeJS.ProcessEnv;
   /** Retention problems are warnings (the snapshot itself is saved by then). */
   readonly logger?: Logger;
+  /**
+   * What the server held a moment before (apply: the lists it just read, the objects it will
+   * change): a snapshot that lacks any of it is not saved (see export-check.ts).
+   */
+  readonly baseline?: ExportBaseline;
 }
 
 /**
@@ -100,7 +109,12 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
   try {
     const automation = opts.automation ? await saveAutomation(tmp, opts.automation, opts, key) : undefined;
     const named = opts.transfer ? await readNamedFolders(opts.transfer, folders) : [];
-    const transfer = saveTransfer ? await saveFolders(tmp, [...named, ...unnamed(opts.foldersRead ?? [], folders)], key) : undefined;
+    const saved = [...named, ...unnamed(opts.foldersRead ?? [], folders)];
+    if (opts.baseline) {
+      const gaps = findSnapshotGaps({ ...(automation ? { automation: automation.contents } : {}), ...(saveTransfer ? { folders: saved } : {}) }, opts.baseline);
+      if (gaps.length > 0) throw new SnapshotError(`snapshot not saved: ${gaps.join('; ')}: not a backup of this server`);
+    }
+    const transfer = saveTransfer ? await saveFolders(tmp, saved, key) : undefined;
     const id = await freeId(envDir, when);
     const manifest: SnapshotManifest = {
       formatVersion: SNAPSHOT_FORMAT_VERSION,
@@ -109,11 +123,11 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
       createdAt: fromSnapshotId(id),
       toolVersion: VERSION,
       ...(opts.note !== undefined ? { note: opts.note } : {}),
-      ...(automation ? { automation } : {}),
+      ...(automation ? { automation: automation.file } : {}),
       ...(transfer ? { transfer: { ...transfer, ...(opts.transferUrl !== undefined ? { url: opts.transferUrl } : {}) } } : {}),
       ...(key ? { encryption: { algorithm: 'aes-256-gcm' as const, keyCheck: key.check } } : {}),
     };
-    await writeFileAtomic(join(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+    await writing(join(tmp, MANIFEST_FILE), () => writeFileAtomic(join(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 }));
     await syncFolder(tmp);
     const final = join(envDir, id);
     await rename(tmp, final);
@@ -137,35 +151,66 @@ function fromSnapshotId(id: string): string {
   return id.replace(/^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-/, '$1:$2:');
 }
 
-async function saveAutomation(tmp: string, source: SnapshotAutomationSource, opts: SaveSnapshotOptions, key: SnapshotKey | undefined): Promise<NonNullable<SnapshotManifest['automation']>> {
+async function saveAutomation(
+  tmp: string,
+  source: SnapshotAutomationSource,
+  opts: SaveSnapshotOptions,
+  key: SnapshotKey | undefined,
+): Promise<{ file: NonNullable<SnapshotManifest['automation']>; contents: ExportContents }> {
   const part = join(tmp, `${AUTOMATION_FILE}.part`);
-  const received = await source.exportConfig(part);
+  // Named as the file it becomes: the `.part` suffix is ours, not the user's concern.
+  const shown = join(tmp, key ? `${AUTOMATION_FILE}${ENCRYPTED_SUFFIX}` : AUTOMATION_FILE);
+  let received;
+  try {
+    received = await source.exportConfig(part);
+  } catch (err) {
+    // The client words a file error as its own; the cause is the disk's (ENOSPC, EDQUOT, EROFS…).
+    const disk = systemErrorOf(err) ?? systemErrorOf((err as { cause?: unknown } | undefined)?.cause);
+    if (disk) throw new SnapshotError(systemError(`snapshot not saved: cannot write snapshot ${shown}`, disk).message, { cause: err });
+    throw err;
+  }
   // Read back what is on disk (the hash must be of the stored bytes, not only of the received
   // ones), hash and check it in one streaming pass while the thread pool syncs it.
-  const stored = await whileSyncing(part, () => passPlainFile(part));
+  const stored = await writing(shown, () => whileSyncing(part, () => passPlainFile(part)));
   if (stored.bytes !== received.bytes || stored.sha256 !== received.sha256) {
     throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE} on disk differs from what the server sent (${stored.bytes} of ${received.bytes} bytes)`);
   }
   const checked = await settleExportXml(stored, () => readFileSync(part, 'utf8'), true);
-  if ('problem' in checked) throw new SnapshotError(`snapshot not saved: the export from ${opts.automationUrl} is not well-formed XML: ${checked.problem}`);
+  if ('problem' in checked) {
+    if (checked.declaration) throw new SnapshotError(`snapshot not saved: the automation export from ${opts.automationUrl} ${DECLARATION_PROBLEM}`);
+    throw new SnapshotError(`snapshot not saved: the export from ${opts.automationUrl} is not well-formed XML: ${checked.problem}`);
+  }
   const taskCount = checked.taskCount;
 
   let file = AUTOMATION_FILE;
   if (key) {
     file = `${AUTOMATION_FILE}${ENCRYPTED_SUFFIX}`;
-    await writeEncryptedExport(part, join(tmp, file), stored, key);
+    await writing(shown, () => writeEncryptedExport(part, join(tmp, file), stored, key));
     await unlink(part);
   } else {
     await rename(part, join(tmp, file));
   }
   return {
-    file,
-    bytes: stored.bytes,
-    sha256: stored.sha256,
-    url: opts.automationUrl!,
-    ...(opts.serverVersion !== undefined ? { serverVersion: opts.serverVersion } : {}),
-    taskCount,
+    file: {
+      file,
+      bytes: stored.bytes,
+      sha256: stored.sha256,
+      url: opts.automationUrl!,
+      ...(opts.serverVersion !== undefined ? { serverVersion: opts.serverVersion } : {}),
+      taskCount,
+    },
+    contents: checked.contents ?? { tasks: [], acls: [] },
   };
+}
+
+/** `work` writing `path`: a file-system error says the path and the cause (`no space left on the device (ENOSPC)`). */
+async function writing<T>(path: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!isFsError(err)) throw err;
+    throw new SnapshotError(systemError(`snapshot not saved: cannot write snapshot ${path}`, err).message, { cause: err });
+  }
 }
 
 /**
@@ -226,13 +271,9 @@ function unnamed(read: readonly SavedFolder[], named: readonly string[]): SavedF
 async function saveFolders(tmp: string, folders: readonly SavedFolder[], key: SnapshotKey | undefined): Promise<SnapshotFile & { folderCount: number }> {
   const body: SavedFolders = { formatVersion: SNAPSHOT_FORMAT_VERSION, folders };
   const plain = Buffer.from(`${JSON.stringify(body, null, 2)}\n`, 'utf8');
-  let file = FOLDERS_FILE;
-  if (key) {
-    file = `${FOLDERS_FILE}${ENCRYPTED_SUFFIX}`;
-    await writeEncrypted(join(tmp, file), plain, FOLDERS_FILE, key);
-  } else {
-    await writeFileAtomic(join(tmp, file), plain, { mode: 0o600 });
-  }
+  const file = key ? `${FOLDERS_FILE}${ENCRYPTED_SUFFIX}` : FOLDERS_FILE;
+  const path = join(tmp, file);
+  await writing(path, () => (key ? writeEncrypted(path, plain, FOLDERS_FILE, key) : writeFileAtomic(path, plain, { mode: 0o600 })));
   return { file, bytes: plain.length, sha256: sha256Hex(plain), folderCount: folders.length };
 }
 

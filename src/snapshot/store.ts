@@ -235,7 +235,7 @@ async function checkStoredExport(folder: string, file: SnapshotFile, key: Snapsh
     return (key ? decryptBuffer(key, data, AUTOMATION_FILE, where) : data).toString('utf8');
   };
   const verdict = await settleExportXml(pass, readText, false);
-  if ('problem' in verdict) throw new SnapshotIntegrityError(`${where}: ${file.file} is not well-formed XML: ${verdict.problem}`, file.file);
+  if ('problem' in verdict) throw new SnapshotIntegrityError(`${where}: ${file.file} ${verdict.declaration ? verdict.problem : `is not well-formed XML: ${verdict.problem}`}`, file.file);
 }
 
 function checkFileName(file: SnapshotFile, plainName: string, key: SnapshotKey | undefined, where: string): void {

@@ -1,13 +1,20 @@
+import { decodeXmlEntities } from '../xml-entities.js';
+import type { ExportContents, ExportItem } from './model.js';
+
 /**
  * A streaming well-formedness check of the automation export, fed the bytes as they arrive (UTF-8,
- * chunks cut anywhere), in constant memory: one pass that also finds the root elements and counts
- * the `Task` elements of the root's first `Tasks` section.
+ * chunks cut anywhere), in constant memory besides the items kept: one pass that also finds the root elements and counts
+ * the `Task` elements of the root's first `Tasks` section, keeping the identifying attributes of
+ * those and of the `ACL` elements of its first `ACLs` section (apply checks them against the live
+ * lists).
  *
  * It is deliberately stricter than fast-xml-parser: it accepts only documents that
  * `XMLValidator.validate` accepts and that the faithful parse of config-xml.ts reads into the same
  * structure (so the same root and task count). What it does not accept it *refuses*, and the
  * caller then runs the fast-xml-parser check on the whole text for the verdict and the message
- * users see (line, column). Refused on purpose, although some are well-formed: a DOCTYPE,
+ * users see (line, column), except for a DOCTYPE or other markup declaration, which is refused
+ * outright (`declaration`: fast-xml-parser would expand or fetch its entities, or throw). Refused on
+ * purpose, although some are well-formed: a DOCTYPE,
  * processing instructions other than the XML declaration at the very start, CDATA outside the
  * root, comments that start with `-`, non-ASCII or library-reserved names (`constructor`,
  * `toString`…), nesting deeper than {@link MAX_DEPTH}, entity references other than the five
@@ -22,6 +29,8 @@ export interface XmlShape {
   readonly root: string;
   /** `Task` children of the root's first `Tasks` child (0 when there is none). */
   readonly taskCount: number;
+  /** The items of the root's first `Tasks` and `ACLs` sections: what apply checks the export against. */
+  readonly contents: ExportContents;
 }
 
 /** The checker cannot vouch for the document: ask fast-xml-parser (the reason is for tests and debugging). */
@@ -30,6 +39,11 @@ export interface XmlRefusal {
   /** Byte offset where the checker stopped. */
   readonly offset: number;
   readonly reason: string;
+  /**
+   * A DOCTYPE or another markup declaration (`<!ENTITY`…): refused outright, never handed to
+   * fast-xml-parser (entity-expansion bombs, external entities). It is the server's answer.
+   */
+  readonly declaration?: true;
 }
 
 export type XmlCheck = XmlShape | XmlRefusal;
@@ -95,6 +109,12 @@ const BOM = [0xef, 0xbb, 0xbf];
 const CDATA_OPEN = [...'[CDATA['].map((c) => c.charCodeAt(0));
 const TASKS = [...'Tasks'].map((c) => c.charCodeAt(0));
 const TASK = [...'Task'].map((c) => c.charCodeAt(0));
+const ACLS = [...'ACLs'].map((c) => c.charCodeAt(0));
+const ACL = [...'ACL'].map((c) => c.charCodeAt(0));
+/** Attributes of a `Task` or `ACL` item that identify it (see ExportItem). */
+const ITEM_ATTRIBUTES = ['ID', 'Name', 'ACLID', 'ResourceGroupName', 'UserGroupName'].map((name) => ({ name, bytes: [...name].map((c) => c.charCodeAt(0)) }));
+/** An identifying attribute longer than this is kept cut (no id or name is this long; memory stays bounded). */
+const MAX_CAPTURE = 4096;
 /** Names fast-xml-parser throws on or renames (util.js criticalProperties and DANGEROUS_PROPERTY_NAMES). */
 const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
 /** 1 at `length * 256 + first byte` of each reserved name: most names are cleared by one load. */
@@ -147,6 +167,15 @@ export class XmlChecker {
   // Task counting: 0 = no Tasks section yet, 1 = inside the first one, 2 = past it.
   #tasks = 0;
   #taskCount = 0;
+  // The same for the first ACLs section.
+  #acls = 0;
+  // Items of the two sections: identifying attributes by name; #item is the one whose start tag
+  // is being read (only then are its attributes captured, on the byte machine).
+  readonly #taskItems: Record<string, string>[] = [];
+  readonly #aclItems: Record<string, string>[] = [];
+  #item: Record<string, string> | undefined;
+  #capture: string | undefined;
+  #captured: number[] = [];
 
   push(chunk: Uint8Array): void {
     if (this.#state === S_REFUSED) return;
@@ -198,6 +227,7 @@ export class XmlChecker {
             if (b === q || b === LT || b === AMP) break;
             j++;
           }
+          if (this.#capture !== undefined) this.#keep(chunk, i, j);
           if (j === n) {
             i = n;
             continue;
@@ -206,6 +236,7 @@ export class XmlChecker {
           if (b === q) {
             state = S_IN_TAG;
             this.#spaced = false;
+            if (this.#capture !== undefined) this.#endCapture();
           } else if (b === AMP) {
             state = S_ENTITY;
             this.#entityReturn = S_ATTR_VALUE;
@@ -364,7 +395,10 @@ export class XmlChecker {
         case S_ENTITY:
           if (c === SEMI) {
             if (!isReference(this.#entity, 0, this.#entity.length)) state = this.#refuse(i, 'unknown or malformed reference');
-            else state = this.#entityReturn;
+            else {
+              state = this.#entityReturn;
+              if (state === S_ATTR_VALUE && this.#capture !== undefined) this.#keep([AMP, ...this.#entity, SEMI], 0, this.#entity.length + 2);
+            }
           } else if (this.#entity.length === MAX_ENTITY) state = this.#refuse(i, 'reference too long');
           else this.#entity.push(c);
           break;
@@ -390,7 +424,10 @@ export class XmlChecker {
           else if (c === CDATA_OPEN[0] && this.#depth > 0) {
             state = S_CDATA_OPEN;
             this.#cdataAt = 1;
-          } else state = this.#refuse(i, c === 0x44 ? 'a DOCTYPE' : 'bad character after `<!`');
+          } else if (CLASS[c] === C_NAME_START) {
+            this.#refusal ??= { ok: false, offset: this.#offset + i, reason: c === 0x44 ? 'a DOCTYPE' : 'a markup declaration', declaration: true };
+            state = S_REFUSED;
+          } else state = this.#refuse(i, 'bad character after `<!`');
           break;
         case S_COMMENT_OPEN:
           if (c === DASH) state = S_COMMENT_FIRST;
@@ -449,7 +486,7 @@ export class XmlChecker {
       if (!this.#rootSeen) this.#refuse(0, 'no root element');
       else if (!this.#rootClosed || this.#state !== S_OUTSIDE) this.#refuse(0, 'the document ends inside markup');
     }
-    return this.#refusal ?? { ok: true, root: this.#rootName, taskCount: this.#taskCount };
+    return this.#refusal ?? { ok: true, root: this.#rootName, taskCount: this.#taskCount, contents: { tasks: this.#taskItems.map(taskItem), acls: this.#aclItems.map(aclItem) } };
   }
 
   /**
@@ -478,6 +515,8 @@ export class XmlChecker {
       return j + 1;
     }
     if (CLASS[c] !== C_NAME_START || this.#depth === MAX_DEPTH || (this.#depth === 0 && this.#rootSeen)) return -1;
+    // An item of a section apply checks: its attributes are captured on the byte machine.
+    if (this.#depth === 2 && (this.#tasks === 1 || this.#acls === 1)) return -1;
     const nameStart = j;
     while (j < n && IS_NAME[chunk[j]!] === 1) j++;
     if (j >= n) return -1;
@@ -549,6 +588,18 @@ export class XmlChecker {
     return j + 1;
   }
 
+  /** Bytes [from, to) of an identifying attribute's value, as written (references decoded at the end). */
+  #keep(bytes: ArrayLike<number>, from: number, to: number): void {
+    const room = MAX_CAPTURE - this.#captured.length;
+    for (let k = from; k < Math.min(to, from + room); k++) this.#captured.push(bytes[k]!);
+  }
+
+  #endCapture(): void {
+    this.#item![this.#capture!] = decodeXmlEntities(Buffer.from(this.#captured).toString('utf8'));
+    this.#capture = undefined;
+    this.#captured = [];
+  }
+
   #refuse(at: number, reason: string): typeof S_REFUSED {
     this.#refusal ??= { ok: false, offset: this.#offset + at, reason };
     return S_REFUSED;
@@ -580,6 +631,8 @@ export class XmlChecker {
       if (same) return this.#refuse(at, 'repeated attribute');
     }
     if (isReserved(bytes, start, len)) return this.#refuse(at, 'reserved attribute name');
+    this.#capture = this.#item !== undefined ? ITEM_ATTRIBUTES.find((a) => equalsBytes(bytes, start, len, a.bytes))?.name : undefined;
+    this.#captured = [];
     this.#attrHash[k] = h;
     this.#attrCount = k + 1;
     this.#attrStart[k + 1] = this.#attrLen;
@@ -592,6 +645,7 @@ export class XmlChecker {
     const len = this.#namesLen - start;
     if (isReserved(this.#names, start, len)) return this.#refuse(at, 'reserved element name');
     const level = ++this.#depth;
+    this.#item = undefined;
     this.#attrCount = 0;
     this.#attrLen = 0;
     this.#attrStart[0] = 0;
@@ -599,8 +653,19 @@ export class XmlChecker {
     if (level === 1) {
       this.#rootSeen = true;
       this.#rootName = String.fromCharCode(...this.#names.subarray(start, this.#namesLen));
-    } else if (level === 2 && this.#tasks === 0 && equalsBytes(this.#names, start, len, TASKS)) this.#tasks = 1;
-    else if (level === 3 && this.#tasks === 1 && equalsBytes(this.#names, start, len, TASK)) this.#taskCount++;
+    } else if (level === 2) {
+      if (this.#tasks === 0 && equalsBytes(this.#names, start, len, TASKS)) this.#tasks = 1;
+      else if (this.#acls === 0 && equalsBytes(this.#names, start, len, ACLS)) this.#acls = 1;
+    } else if (level === 3) {
+      if (this.#tasks === 1 && equalsBytes(this.#names, start, len, TASK)) {
+        this.#taskCount++;
+        this.#item = {};
+        this.#taskItems.push(this.#item);
+      } else if (this.#acls === 1 && equalsBytes(this.#names, start, len, ACL)) {
+        this.#item = {};
+        this.#aclItems.push(this.#item);
+      }
+    }
     return S_IN_TAG;
   }
 
@@ -609,12 +674,26 @@ export class XmlChecker {
     const level = this.#depth--;
     this.#namesLen = this.#nameStart[this.#depth]!;
     if (level === 2 && this.#tasks === 1) this.#tasks = 2;
+    if (level === 2 && this.#acls === 1) this.#acls = 2;
     if (level === 1) {
       this.#rootClosed = true;
       return S_OUTSIDE;
     }
     return S_TEXT;
   }
+}
+
+/** A task's identifying attributes as an ExportItem (shared with config-xml.ts's fallback parse). */
+export function taskItem(attrs: Readonly<Record<string, string>>): ExportItem {
+  return { ...(attrs['ID'] !== undefined ? { id: attrs['ID'] } : {}), ...(attrs['Name'] !== undefined ? { name: attrs['Name'] } : {}) };
+}
+
+/** An ACL's: `ACLID` (else `ID`) and `resource group / user group`. */
+export function aclItem(attrs: Readonly<Record<string, string>>): ExportItem {
+  const id = attrs['ACLID'] ?? attrs['ID'];
+  const rg = attrs['ResourceGroupName'];
+  const ug = attrs['UserGroupName'];
+  return { ...(id !== undefined ? { id } : {}), ...(rg !== undefined || ug !== undefined ? { name: `${rg ?? '?'} / ${ug ?? '?'}` } : {}) };
 }
 
 /** Check a whole document held in memory (one chunk). */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Profile, RunningEmulator, Variants } from '../../src/emulator/index.js';
+import type { Profile, RunningEmulator, Variants, VariantSwitch } from '../../src/emulator/index.js';
 import { PROFILES, VARIANT_NAMES, VARIANT_SWITCHES, parseVariantAssignments, startEmulator } from '../../src/emulator/index.js';
 import type { Api, Reply } from './helpers.js';
 import { ADMIN, XFER_ADMIN, automationBase, form, login, raw, taskBody, transferBase, withEmulator } from './helpers.js';
@@ -113,7 +113,12 @@ describe('the input rule and the named sets', () => {
 
     emu = await startEmulator({ profile: 'divergent' });
     const divergent = (await raw(`${emu.url}/_emulator/health`)).body.variants;
-    for (const name of VARIANT_NAMES) expect(divergent[name], name).not.toBe(VARIANT_SWITCHES[name].values[0]);
+    // Hostile readings (a broken export…) are no server's form: never in a named set.
+    for (const name of VARIANT_NAMES) {
+      const s: VariantSwitch = VARIANT_SWITCHES[name];
+      if (s.hostile) expect(divergent[name], name).toBe(s.values[0]);
+      else expect(divergent[name], name).not.toBe(s.values[0]);
+    }
     expect(divergent).toMatchObject({ 'automation.flags': 'string', 'automation.times': 'seconds', 'automation.dateListRef': 'string', 'transfer.aclName': 'fullName', 'transfer.pathFilter': 'ignored' });
   });
 
@@ -832,5 +837,24 @@ describe('transfer switches', () => {
     const all = (await api.get('/users?groupId=' + group)).body.items;
     expect(all.length).toBe(emu!.state.transfer.users.length);
     expect(all.every((u: object) => !('groupIds' in u))).toBe(true);
+  });
+});
+
+describe('rule 139: automation.export, the hostile exports', () => {
+  it('GET /config answers the whole configuration, an empty AutomationConfig, or the configuration behind a DOCTYPE with an entity bomb or an external entity', async () => {
+    const full = (await (await automation({})).get('/config')).text;
+    await emu!.close();
+    expect(full).toMatch(/^<\?xml[^>]*>\n<Config /);
+    expect((await (await automation({ 'automation.export': 'empty' })).get('/config')).text).toBe('<AutomationConfig></AutomationConfig>');
+    await emu!.close();
+    const bomb = (await (await automation({ 'automation.export': 'entityBomb' })).get('/config')).text;
+    await emu!.close();
+    expect(bomb).toMatch(/<!DOCTYPE Config \[\n {2}<!ENTITY lol "lol">\n(?: {2}<!ENTITY lol\d ".*">\n){9}\]>/);
+    expect(bomb).toContain('<Note>&lol9;</Note>');
+    // The configuration itself is whole: only the DOCTYPE gives it away.
+    expect(bomb.match(/<Task /g)).toHaveLength(full.match(/<Task /g)!.length);
+    const external = (await (await automation({ 'automation.export': 'externalEntity' })).get('/config')).text;
+    expect(external).toContain('<!ENTITY secret SYSTEM "file:///etc/passwd">');
+    expect(external).toContain('<Note>&secret;</Note>');
   });
 });

@@ -23,8 +23,8 @@ describe('inspectConfigXml and parseConfigXml', () => {
   const xml = '<Config><Hosts><Task Name="not a task"/></Hosts><Tasks><Task Name="a"/><Task Name="b"><Task/></Task><Other/></Tasks></Config>';
 
   it('counts only the Task elements of the Tasks section', () => {
-    expect(inspectConfigXml(xml)).toEqual({ taskCount: 2 });
-    expect(inspectConfigXml('<Config><Hosts/></Config>')).toEqual({ taskCount: 0 });
+    expect(inspectConfigXml(xml)).toEqual({ taskCount: 2, contents: { tasks: [{ name: 'a' }, { name: 'b' }], acls: [] } });
+    expect(inspectConfigXml('<Config><Hosts/></Config>')).toEqual({ taskCount: 0, contents: { tasks: [], acls: [] } });
   });
 
   it('keeps values as written: no number guessing, entities decoded once, order kept', () => {

@@ -271,8 +271,22 @@ describe('a failed save leaves nothing behind', () => {
     };
     const err2 = await saveFrom(emulator, clients, dir, { automation: diskFull }).catch((e: unknown) => e);
     expect(err2).toBeInstanceOf(SnapshotError);
-    expect((err2 as Error).message).toMatch(/^snapshot not saved: cannot write in \S+: no space left on the device \(ENOSPC\): free some space/);
+    expect((err2 as Error).message).toMatch(/^snapshot not saved: cannot write snapshot \S+\/automation-config\.xml: no space left on the device \(ENOSPC\): free some space/);
     expect(treeOf(dir)).toEqual(['lab']);
+  });
+
+  it('when the transfer service answers a folder with fewer ACL entries than a moment before (issue 23 finding 4, transfer part)', async () => {
+    const dir = testdir({});
+    const folder = await clients.transfer.findFolderByPath('/Distribution/Acme/Outbound');
+    const entries = (await clients.transfer.listFolderAcls(folder!.id)).length;
+    expect(entries).toBeGreaterThan(0);
+    const emptied = { findFolderByPath: clients.transfer.findFolderByPath.bind(clients.transfer), listFolderAcls: () => Promise.resolve([]) };
+    const baseline = { folders: [{ path: '/Distribution/Acme/Outbound', id: folder!.id, entries }] };
+    const err = await saveFrom(emulator, clients, dir, { transfer: emptied, folders: ['/Distribution/Acme/Outbound'], baseline }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe(`snapshot not saved: the snapshot holds 0 ACL entries of folder /Distribution/Acme/Outbound but the server listed ${entries}: not a backup of this server`);
+    expect(treeOf(dir)).toEqual(['lab']);
+    // The same folders read faithfully are saved.
+    await saveFrom(emulator, clients, dir, { folders: ['/Distribution/Acme/Outbound'], baseline });
   });
 
   it('when a transfer folder cannot be read', async () => {

@@ -43,10 +43,10 @@ function bytewise(bytes: Buffer): XmlCheck {
 function expectSafe(text: string): XmlCheck {
   const bytes = Buffer.from(text, 'utf8');
   const mine = checkXmlBytes(bytes);
-  if (mine.ok) expect(reference(text), text).toEqual({ taskCount: mine.taskCount });
+  if (mine.ok) expect(reference(text), text).toEqual({ taskCount: mine.taskCount, contents: mine.contents });
   const byByte = bytewise(bytes);
   expect(byByte.ok, text).toBe(mine.ok);
-  if (mine.ok && byByte.ok) expect(byByte.taskCount).toBe(mine.taskCount);
+  if (mine.ok && byByte.ok) expect(byByte).toEqual(mine);
   return mine;
 }
 
@@ -74,7 +74,7 @@ describe('XmlChecker', () => {
     for (const text of [...VALID, seed]) {
       const verdict = checkXmlBytes(Buffer.from(text, 'utf8'));
       expect(verdict.ok, text).toBe(true);
-      expect(reference(text), text).toEqual({ taskCount: verdict.ok ? verdict.taskCount : -1 });
+      expect(reference(text), text).toEqual(verdict.ok ? { taskCount: verdict.taskCount, contents: verdict.contents } : {});
     }
     expect(checkXmlBytes(Buffer.from(seed))).toMatchObject({ ok: true, root: 'Config' });
   });
@@ -182,5 +182,36 @@ describe('XmlChecker', () => {
     // Both kinds occur: the mutations are not all fatal, and not all harmless.
     expect(accepted).toBeGreaterThan(100);
     expect(refused).toBeGreaterThan(300);
+  });
+});
+
+describe('XmlChecker: what apply checks the export against (issue 23 findings 4 and 9)', () => {
+  const EXPORT = '<Config><ACLs><ACL ACLID="7" ResourceGroupName="Fin &amp; Ops" UserGroupName="Auditors"><Permissions TaskRun="1"/></ACL><ACL ID="8"/></ACLs><Tasks>\n  <Task ID="12" Name="Pay &quot;roll&quot; &#233;"><Source ID="1" Name="not the task"/></Task>\n  <Task Name="no id"/>\n</Tasks><Tasks><Task ID="99"/></Tasks></Config>';
+
+  it('keeps the ids and names of the first Tasks and ACLs sections, references decoded, however the chunks are cut', () => {
+    const whole = checkXmlBytes(Buffer.from(EXPORT));
+    expect(whole).toMatchObject({
+      ok: true,
+      taskCount: 2,
+      contents: { tasks: [{ id: '12', name: 'Pay "roll" é' }, { name: 'no id' }], acls: [{ id: '7', name: 'Fin & Ops / Auditors' }, { id: '8' }] },
+    });
+    expect(bytewise(Buffer.from(EXPORT))).toEqual(whole);
+    const bytes = Buffer.from(EXPORT);
+    for (let cut = 0; cut <= bytes.length; cut++) expect(checkInPieces(bytes, [cut]), `cut at ${cut}`).toEqual(whole);
+    // fast-xml-parser, when the checker cannot vouch for a document, reads the same.
+    expect(reference(EXPORT)).toEqual({ taskCount: 2, contents: (whole as { contents: unknown }).contents });
+  });
+
+  it('refuses a DOCTYPE or entity declaration outright (never handed to fast-xml-parser), and so does the fallback parse', () => {
+    const bomb = `<?xml version="1.0"?>\n<!DOCTYPE Config [\n <!ENTITY lol "lol">\n <!ENTITY lol1 "&lol;&lol;">\n]>\n<Config><Tasks><Task ID="1" Name="&lol1;"/></Tasks></Config>`;
+    const external = '<!DOCTYPE Config [<!ENTITY x SYSTEM "file:///etc/passwd">]><Config><Tasks><Task Name="&x;"/></Tasks></Config>';
+    for (const text of [bomb, external, '<!DOCTYPE Config><Config/>']) {
+      expect(checkXmlBytes(Buffer.from(text)), text).toMatchObject({ ok: false, declaration: true });
+      expect(reference(text), text).toEqual({ problem: 'contains a DOCTYPE/entity declaration, which mftops refuses (server answer, not an mftops bug)', declaration: true });
+    }
+    // Behind a processing instruction the checker stops first; the fallback still refuses it.
+    expect(reference(`<?pi x?>${external}`)).toMatchObject({ declaration: true });
+    // In a comment or CDATA it is only text.
+    expect(reference('<!-- <!DOCTYPE x> --><Config><Tasks><Task><![CDATA[<!DOCTYPE html>]]></Task></Tasks></Config>')).toMatchObject({ taskCount: 1 });
   });
 });
