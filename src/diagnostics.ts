@@ -19,6 +19,7 @@
  * | MF005 | not-text             | binary content or bytes that are not UTF-8                         |
  * | MF006 | no-manifests         | an empty file, or a folder without `*.yaml`/`*.yml` files          |
  * | MF007 | unreadable-path      | a path that does not exist or cannot be read (a file, no line)     |
+ * | MF008 | manifests-too-large  | all manifests of a run together over the total limit (64 MB by default), none checked |
  * | MF100 | not-a-mapping        | a document that is not a mapping (a list, a scalar)                |
  * | MF101 | api-version          | `apiVersion` missing or not `mftops/v1`                            |
  * | MF102 | kind                 | `kind` missing or unknown ("did you mean")                         |
@@ -93,6 +94,7 @@ export const DIAGNOSTIC_CODES = {
   MF005: 'not-text',
   MF006: 'no-manifests',
   MF007: 'unreadable-path',
+  MF008: 'manifests-too-large',
   MF100: 'not-a-mapping',
   MF101: 'api-version',
   MF102: 'kind',
@@ -231,6 +233,11 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     meaning: 'A path given on the command line or in `manifests:` does not exist or cannot be read.',
     example: { in: 'command', command: 'mftops validate manifests/tasks/payrol.yaml' },
     fix: 'Check the spelling and the permissions; paths in mftops.yaml are relative to its folder, paths on the command line to the working folder.',
+  },
+  MF008: {
+    meaning: 'The manifests of one run hold more bytes together than `limits.manifestMegabytes` of mftops.yaml allows (64 MB by default), which bounds the memory a run takes; none of them was checked.',
+    example: { in: 'command', command: 'mftops validate', setup: 'mftops.yaml sets limits: { manifestMegabytes: 1 }; manifests/ holds 1.2 MB' },
+    fix: 'Raise `limits.manifestMegabytes` (the machine needs about ten times the manifests\' size in memory), or take out what is not a manifest (exports, generated files).',
   },
   MF100: {
     meaning: 'A YAML document is not a mapping: it is a list or a plain value, where a manifest has `apiVersion`, `kind`, `metadata` and `spec`.',

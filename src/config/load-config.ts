@@ -132,6 +132,7 @@ interface RawIgnoreRule {
 interface RawConfig {
   environments: Record<string, RawEnvironment>;
   snapshots?: { dir?: string; keep?: number };
+  limits?: { manifestMegabytes?: number };
 }
 
 /** The configuration of a file that passed the schema and checkValues. */
@@ -179,6 +180,7 @@ function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: Sourc
     file,
     environments,
     snapshots: { dir: isAbsolute(snapDir) ? snapDir : resolve(dir, snapDir), keep: raw.snapshots?.keep ?? 30 },
+    ...(raw.limits?.manifestMegabytes !== undefined ? { maxManifestBytes: raw.limits.manifestMegabytes * 1024 * 1024 } : {}),
     sourceMap,
   };
 }

@@ -88,6 +88,8 @@ export interface MftopsConfig {
   readonly file: string;
   readonly environments: ReadonlyMap<string, EnvironmentSettings>;
   readonly snapshots: { readonly dir: string; readonly keep: number };
+  /** `limits.manifestMegabytes`, in bytes; absent: the default (DEFAULT_MANIFEST_MEGABYTES). */
+  readonly maxManifestBytes?: number;
   /** Where everything is written in the file, for problems found after loading (a variable that is not set). */
   readonly sourceMap: SourceMap;
 }
