@@ -353,7 +353,7 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     fix: 'Use a `${env:NAME}` or `${file:PATH}` reference (with `secret: true`), or write `{ value: …, secret: false }` if it is not a secret.',
   },
   MF311: {
-    meaning: 'A `validations[].expression` of a `kind: Policy` document is not valid CEL (Common Expression Language), so the policy could never be checked.',
+    meaning: 'A `validations[].expression` of a `kind: Policy` document is not valid CEL (Common Expression Language), so the policy could never be checked; or its estimated cost is over 1,000,000 steps (comprehensions nested over long lists), so it could run for hours.',
     example: {
       in: 'manifest',
       text: yaml('apiVersion: mftops/v1', 'kind: Policy', 'metadata: { name: tasks-described }', 'spec:', '  severity: deny', '  validations:', '    - expression: "has(object.spec.Info) &&"', '      message: every task has a description'),
