@@ -19,6 +19,7 @@
  * | MF005 | not-text             | binary content or bytes that are not UTF-8                         |
  * | MF006 | no-manifests         | an empty file, or a folder without `*.yaml`/`*.yml` files          |
  * | MF007 | unreadable-path      | a path that does not exist or cannot be read (a file, no line)     |
+ * | MF008 | manifests-too-large  | all manifests of a run together over the total limit (64 MB by default), none checked |
  * | MF100 | not-a-mapping        | a document that is not a mapping (a list, a scalar)                |
  * | MF101 | api-version          | `apiVersion` missing or not `mftops/v1`                            |
  * | MF102 | kind                 | `kind` missing or unknown ("did you mean")                         |
@@ -96,6 +97,7 @@ export const DIAGNOSTIC_CODES = {
   MF005: 'not-text',
   MF006: 'no-manifests',
   MF007: 'unreadable-path',
+  MF008: 'manifests-too-large',
   MF100: 'not-a-mapping',
   MF101: 'api-version',
   MF102: 'kind',
@@ -238,6 +240,11 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     example: { in: 'command', command: 'mftops validate manifests/tasks/payrol.yaml' },
     fix: 'Check the spelling and the permissions; paths in mftops.yaml are relative to its folder, paths on the command line to the working folder.',
   },
+  MF008: {
+    meaning: 'The manifests of one run hold more bytes together than `limits.manifestMegabytes` of mftops.yaml allows (64 MB by default), which bounds the memory a run takes; none of them was checked.',
+    example: { in: 'command', command: 'mftops validate', setup: 'mftops.yaml sets limits: { manifestMegabytes: 1 }; manifests/ holds 1.2 MB' },
+    fix: 'Raise `limits.manifestMegabytes` (the machine needs about ten times the manifests\' size in memory), or take out what is not a manifest (exports, generated files).',
+  },
   MF100: {
     meaning: 'A YAML document is not a mapping: it is a list or a plain value, where a manifest has `apiVersion`, `kind`, `metadata` and `spec`.',
     example: { in: 'manifest', text: yaml('- apiVersion: mftops/v1', '  kind: Task') },
@@ -352,7 +359,7 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     fix: 'Use a `${env:NAME}` or `${file:PATH}` reference (with `secret: true`), or write `{ value: …, secret: false }` if it is not a secret.',
   },
   MF311: {
-    meaning: 'A `validations[].expression` of a `kind: Policy` document is not valid CEL (Common Expression Language), so the policy could never be checked.',
+    meaning: 'A `validations[].expression` of a `kind: Policy` document is not valid CEL (Common Expression Language), so the policy could never be checked; or its estimated cost is over 1,000,000 steps (comprehensions nested over long lists), so it could run for hours.',
     example: {
       in: 'manifest',
       text: yaml('apiVersion: mftops/v1', 'kind: Policy', 'metadata: { name: tasks-described }', 'spec:', '  severity: deny', '  validations:', '    - expression: "has(object.spec.Info) &&"', '      message: every task has a description'),

@@ -28,6 +28,10 @@ afterAll(() => emulator.close());
 /** What each command example's `setup` says must be there, made. */
 const SETUP: Partial<Record<DiagnosticCode, Record<string, string | Buffer>>> = {
   MF004: { 'export.yaml': Buffer.alloc(12 * 1024 * 1024, 'a: 1\n') },
+  MF008: {
+    'mftops.yaml': 'apiVersion: mftops/v1\nkind: Config\nlimits: { manifestMegabytes: 1 }\nenvironments:\n  lab:\n    automation: { url: http://127.0.0.1:9/automation, username: admin, password: "${env:MFT_AUTOMATION_PASSWORD}" }\n    manifests: [manifests]\n',
+    'manifests/generated.yaml': `${FINE}#${'x'.repeat(1_200_000)}\n`,
+  },
   MF005: { 'notes.yaml': Buffer.from(`\ufeff${FINE}`, 'utf16le') },
   MF312: { 'manifests/described.yaml': 'apiVersion: mftops/v1\nkind: Policy\nmetadata: { name: tasks-described }\nspec:\n  severity: deny\n  match: { kinds: [Task] }\n  validations:\n    - expression: has(object.spec.Info)\n      message: every task has a description\n' },
   MF322: { 'manifests/staging.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Staging only, environments: [stagin] }\nspec:\n  Group: [Finance]\n' },

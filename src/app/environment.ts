@@ -39,7 +39,7 @@ export function manifestPathsOf(paths: readonly string[] | undefined, config: Mf
 
 /** What the manifests of an environment are read with: its name and variables, and the configuration's environment names. */
 export function manifestEnvironmentOf(config: MftopsConfig, env: EnvironmentSettings): ManifestEnvironment {
-  return { name: env.name, vars: env.vars ?? {}, known: [...config.environments.keys()] };
+  return { name: env.name, vars: env.vars ?? {}, known: [...config.environments.keys()], ...(config.maxManifestBytes !== undefined ? { maxManifestBytes: config.maxManifestBytes } : {}) };
 }
 
 /**

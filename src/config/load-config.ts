@@ -133,6 +133,7 @@ interface RawConfig {
   environments: Record<string, RawEnvironment>;
   snapshots?: { dir?: string; keep?: number };
   secrets?: { fileRoots?: string[] };
+  limits?: { manifestMegabytes?: number };
 }
 
 /** The configuration of a file that passed the schema and checkValues. */
@@ -181,6 +182,7 @@ function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: Sourc
     environments,
     snapshots: { dir: isAbsolute(snapDir) ? snapDir : resolve(dir, snapDir), keep: raw.snapshots?.keep ?? 30 },
     secrets: { fileRoots: (raw.secrets?.fileRoots ?? []).map((p) => resolve(dir, p)) },
+    ...(raw.limits?.manifestMegabytes !== undefined ? { maxManifestBytes: raw.limits.manifestMegabytes * 1024 * 1024 } : {}),
     sourceMap,
   };
 }

@@ -94,6 +94,8 @@ export interface MftopsConfig {
    * not confined.
    */
   readonly secrets: { readonly fileRoots: readonly string[] };
+  /** `limits.manifestMegabytes`, in bytes; absent: the default (DEFAULT_MANIFEST_MEGABYTES). */
+  readonly maxManifestBytes?: number;
   /** Where everything is written in the file, for problems found after loading (a variable that is not set). */
   readonly sourceMap: SourceMap;
 }

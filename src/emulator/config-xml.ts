@@ -250,7 +250,7 @@ export function exportConfig(state: AutomationState, appVersion: string): string
   return out.join('');
 }
 
-/** The export as `automation.export` (rule 139) serves it: whole, or one of the hostile answers. */
+/** The export as `automation.export` (rule 141) serves it: whole, or one of the hostile answers. */
 export function hostileExport(reading: Variants['automation.export'], full: () => string): string {
   switch (reading) {
     case 'full':

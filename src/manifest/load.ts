@@ -1,10 +1,10 @@
 import { hash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import { createDiagnostic, sortDiagnostics } from './diagnostics.js';
 import type { Diagnostic } from './diagnostics.js';
-import { DEFAULT_PARSE_LIMITS, checkFileSize, parseManifestFile } from './parse.js';
+import { DEFAULT_PARSE_LIMITS, checkFileSize, formatBytes, parseManifestFile } from './parse.js';
 import type { ParseLimits, ParsedFile } from './parse.js';
 import type { Rule } from './rules.js';
 import { validateParsedFiles } from './validate.js';
@@ -28,10 +28,18 @@ export interface LoadOptions {
  */
 export async function loadManifests(paths: readonly string[], options: LoadOptions = {}): Promise<ManifestSet> {
   const cwd = options.cwd ?? process.cwd();
-  const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
+  const maxTotalBytes = options.environment?.maxManifestBytes;
+  const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...(maxTotalBytes !== undefined ? { maxTotalBytes } : {}), ...options.limits };
   const { files, regular, diagnostics } = await collectManifestFiles(paths, cwd);
   // Files are small and read synchronously; `files` is already sorted.
-  const parsed = files.map((file) => readManifestFile(file, limits, regular.get(file) === true));
+  const parsed: ParsedFile[] = [];
+  let total = 0;
+  for (let i = 0; i < files.length; i++) {
+    const read = readManifestFile(files[i]!, limits, regular.get(files[i]!) === true, limits.maxTotalBytes - total);
+    if ('over' in read) return nothingLoaded(totalTooLarge(files, i, total + read.over, limits.maxTotalBytes));
+    total += read.bytes;
+    parsed.push(read.parsed);
+  }
   const result = validateParsedFiles(parsed, options.rules, options.environment);
   // The set's diagnostics are sorted already; only the paths' own problems need merging in.
   if (diagnostics.length === 0) return result;
@@ -142,32 +150,59 @@ export function isManifestFileName(name: string): boolean {
  * as regular is read with one `pread` into a reused buffer when it fits (see readSmallFile);
  * otherwise one `fstat` serves both the type and size checks and the read (see readOpenFile).
  */
-function readManifestFile(file: string, limits: ParseLimits, knownRegular: boolean): ParsedFile {
+function readManifestFile(file: string, limits: ParseLimits, knownRegular: boolean, remaining: number): { parsed: ParsedFile; bytes: number } | { over: number } {
   let fd: number;
   try {
     fd = openSync(file, 'r');
   } catch (err) {
-    return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file }, `cannot read file: ${errnoText(err)}`)] };
+    return { parsed: { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file }, `cannot read file: ${errnoText(err)}`)] }, bytes: 0 };
   }
+  const none = (diagnostic: Diagnostic) => ({ parsed: { file, documents: [], diagnostics: [diagnostic] }, bytes: 0 });
   try {
     let bytes = knownRegular ? readSmallFile(fd, limits.maxFileBytes) : undefined;
     if (bytes === undefined) {
       const info = fstatSync(fd);
-      if (!info.isFile()) {
-        return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file }, 'not a regular file')] };
-      }
+      if (!info.isFile()) return none(createDiagnostic('error', 'MF007', { file }, 'not a regular file'));
       const tooLarge = checkFileSize(file, info.size, limits);
-      if (tooLarge) return { file, documents: [], diagnostics: [tooLarge] };
+      if (tooLarge) return none(tooLarge);
+      if (info.size > remaining) return { over: info.size };
       bytes = readOpenFile(fd, info.size);
     }
+    if (bytes.byteLength > remaining) return { over: bytes.byteLength };
     // Parsing and hashing keep nothing of `bytes`, which may be the reused buffer.
     const parsed = parseManifestFile(file, bytes, limits);
-    return { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash('sha256', bytes, 'hex')}` };
+    return { parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash('sha256', bytes, 'hex')}` }, bytes: bytes.byteLength };
   } catch (err) {
-    return { file, documents: [], diagnostics: [createDiagnostic('error', 'MF007', { file }, `cannot read file: ${errnoText(err)}`)] };
+    return none(createDiagnostic('error', 'MF007', { file }, `cannot read file: ${errnoText(err)}`));
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * MF008 for manifests over the total limit: `files[index]` took the total read so far (`read`)
+ * past it. The total named is of every file (the rest measured by size, not read), so that the
+ * user sees how far over the limit the set is.
+ */
+function totalTooLarge(files: readonly string[], index: number, read: number, limit: number): Diagnostic {
+  let total = read;
+  for (const file of files.slice(index + 1)) total += statSafe(file);
+  return createDiagnostic('error', 'MF008', { file: files[index]! }, `the manifests hold ${formatBytes(total)} in ${files.length} files, over the ${formatBytes(limit)} limit for one run; nothing was checked`, {
+    hint: 'raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time',
+  });
+}
+
+function statSafe(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** A set with one diagnostic and nothing loaded. */
+function nothingLoaded(diagnostic: Diagnostic): ManifestSet {
+  return { manifests: [], policies: [], diagnostics: [diagnostic], files: [], fileHashes: new Map(), variables: new Map() };
 }
 
 /** Manifests are small: nearly all fit this buffer, which every read of one shares. */

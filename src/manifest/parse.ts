@@ -12,9 +12,14 @@ export interface ParseLimits {
   readonly maxFileBytes: number;
   /** Alias expansions allowed per document (yaml's `maxAliasCount`); past it: MF003. */
   readonly maxAliasCount: number;
+  /** All files of one load together: past it, nothing more is parsed (MF008). */
+  readonly maxTotalBytes: number;
 }
 
-export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxFileBytes: 10 * 1024 * 1024, maxAliasCount: 100 };
+/** The default of `limits.manifestMegabytes` in mftops.yaml. */
+export const DEFAULT_MANIFEST_MEGABYTES = 64;
+
+export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxFileBytes: 10 * 1024 * 1024, maxAliasCount: 100, maxTotalBytes: DEFAULT_MANIFEST_MEGABYTES * 1024 * 1024 };
 
 /** One YAML document of a file, as plain data with a way back to its source. */
 export interface ParsedDocument {
@@ -255,7 +260,7 @@ function oneLine(err: unknown): string {
   return first.replace(/ at line \d+, column \d+:?$/, '').trim();
 }
 
-function formatBytes(n: number): string {
+export function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
   if (n >= 1024) return `${Math.round((n / 1024) * 10) / 10} KB`;
   return `${n} bytes`;

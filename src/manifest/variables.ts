@@ -16,6 +16,8 @@ export interface ManifestEnvironment {
   readonly vars: Readonly<Record<string, VarValue>>;
   /** Every environment of the configuration, for checking `metadata.environments`; absent: no configuration. */
   readonly known?: readonly string[];
+  /** `limits.manifestMegabytes` of mftops.yaml, in bytes: the most all manifests of one run may hold together (MF008). */
+  readonly maxManifestBytes?: number;
 }
 
 /** `${var:NAME}`, or the escape `$${var:NAME}` (group 1 is `$`), which stands for the text `${var:NAME}`. */

@@ -7,6 +7,7 @@ import type { AccessReport, Change, JsonObject, JsonValue, Plan, PolicyReport, P
 import { isWriteAction, readMarker } from '../plan/model.js';
 import { PASSWORD_FIELD } from '../resources/common.js';
 import { compileExpression, needsOnlyObject, oneLine } from '../manifest/policy-expression.js';
+import { runEachWithin } from './run-within.js';
 
 /** What a redacted value reads as in `object` and `oldObject`. */
 export const SENSITIVE_TEXT = '(sensitive)';
@@ -17,6 +18,13 @@ export const SENSITIVE_TEXT = '(sensitive)';
  * expression (see MAX_EXPRESSION_CHARS) times the size of its input; this caps the second.
  */
 export const MAX_INPUT_CHARS = 1_000_000;
+
+/**
+ * Longest one evaluation may run, in milliseconds, before it is stopped (between this and twice
+ * this): the input's size bounds a linear expression, but comprehensions nested over the input
+ * (or a regular expression that backtracks) multiply it, which no estimate of the text bounds.
+ */
+export const EVALUATION_BUDGET_MS = 1000;
 
 /** Whether a change is one the policy checks: only write changes, filtered by `match`. */
 export function policyMatches(policy: PolicyManifest, change: Pick<Change, 'kind' | 'name' | 'action'>): boolean {
@@ -66,7 +74,7 @@ export function evaluatePolicies(
   const bySource = new Map<string, Manifest>();
   for (const m of manifests) bySource.set(sourceKey(sourceRef(m.source, cwd)), m);
   const compiled = compilePolicies(policies, cwd);
-  const violations: PolicyViolation[] = [];
+  const pending: Pending[] = [];
   for (const change of plan.changes) {
     const checks = compiled.filter((c) => policyMatches(c.policy, change));
     if (checks.length === 0) continue;
@@ -78,9 +86,9 @@ export function evaluatePolicies(
       change: { address: change.address, kind: change.kind, action: change.action },
       access: accessOf(plan.access, change.address),
     };
-    violations.push(...runChecks(checks, context, { address: change.address, ...(change.source ? { source: change.source } : {}) }));
+    pending.push(...pendingChecks(checks, context, { address: change.address, ...(change.source ? { source: change.source } : {}) }));
   }
-  return { policies: policies.length, violations };
+  return { policies: policies.length, violations: settle(pending) };
 }
 
 /**
@@ -103,12 +111,12 @@ export interface PolicySubject {
  */
 export function evaluateObjectPolicies(subjects: readonly PolicySubject[], policies: readonly PolicyManifest[], cwd: string | undefined): PolicyReport {
   const compiled = compilePolicies(policies.filter(isObjectPolicy), cwd);
-  const violations: PolicyViolation[] = [];
+  const pending: Pending[] = [];
   for (const subject of subjects) {
     const checks = compiled.filter((c) => matchesObject(c.policy, subject));
-    if (checks.length > 0) violations.push(...runChecks(checks, { object: subject.object }, { address: subject.address, ...(subject.source ? { source: subject.source } : {}) }));
+    if (checks.length > 0) pending.push(...pendingChecks(checks, { object: subject.object }, { address: subject.address, ...(subject.source ? { source: subject.source } : {}) }));
   }
-  return { policies: compiled.length, violations };
+  return { policies: compiled.length, violations: settle(pending) };
 }
 
 /**
@@ -143,24 +151,64 @@ function compilePolicies(policies: readonly PolicyManifest[], cwd: string | unde
   }));
 }
 
-/** The violations (and errors) of `checks` on one context; an input too large is an error of each. */
-function runChecks(checks: readonly CompiledPolicy[], context: Record<string, unknown>, subject: { readonly address: string; readonly source?: SourceRef }): PolicyViolation[] {
+/** What one evaluation gives: true or false, or why there is no answer. */
+type Outcome = { readonly ok: true; readonly value: boolean } | { readonly ok: false; readonly reason: string };
+
+/** One expression to evaluate on one context, or its outcome when known without evaluating. */
+interface Pending {
+  readonly base: Omit<PolicyViolation, 'outcome' | 'message'>;
+  readonly message: string;
+  readonly program: ((context: Record<string, unknown>) => unknown) | undefined;
+  readonly context: Record<string, unknown>;
+  readonly known?: Outcome;
+}
+
+/** The evaluations of `checks` on one context; an input too large is an error of each. */
+function pendingChecks(checks: readonly CompiledPolicy[], context: Record<string, unknown>, subject: { readonly address: string; readonly source?: SourceRef }): Pending[] {
   const tooLarge = JSON.stringify(context).length > MAX_INPUT_CHARS;
-  const out: PolicyViolation[] = [];
+  const out: Pending[] = [];
   for (const { policy, validations } of checks) {
     for (const v of validations) {
       const base = { policy: policy.name, severity: policy.spec.severity, address: subject.address, ...(subject.source ? { source: subject.source } : {}), expressionSource: v.at };
-      const outcome = tooLarge
-        ? { ok: false as const, reason: `the object is larger than ${MAX_INPUT_CHARS} characters of JSON, too large to evaluate` }
+      const known: Outcome | undefined = tooLarge
+        ? { ok: false, reason: `the object is larger than ${MAX_INPUT_CHARS} characters of JSON, too large to evaluate` }
         : v.compiled.ok
-          ? runProgram(v.compiled.program, context)
-          : { ok: false as const, reason: `the expression does not compile: ${v.compiled.reason}` };
-      if (outcome.ok && outcome.value) continue;
-      out.push(outcome.ok ? { ...base, outcome: 'violated', message: v.message } : { ...base, outcome: 'error', message: `cannot evaluate: ${outcome.reason}` });
+          ? undefined
+          : { ok: false, reason: `the expression does not compile: ${v.compiled.reason}` };
+      out.push({ base, message: v.message, program: v.compiled.ok ? v.compiled.program : undefined, context, ...(known ? { known } : {}) });
     }
   }
   return out;
 }
+
+/**
+ * Evaluates the pending checks, each within EVALUATION_BUDGET_MS: one that runs over is an
+ * error of its policy on that object, and its expression is not evaluated again in this process
+ * (an error on every later object), so that a slow expression costs one budget, not one per object.
+ */
+function settle(pending: readonly Pending[]): PolicyViolation[] {
+  const steps = pending.map((p) => (): Outcome => {
+    if (p.known !== undefined) return p.known;
+    if (p.program === undefined) return { ok: false, reason: 'the expression does not compile' };
+    if (overran.has(p.program)) return { ok: false, reason: `the expression ran over its time budget (${EVALUATION_BUDGET_MS} ms) on an earlier object` };
+    return runProgram(p.program, p.context);
+  });
+  const results = runEachWithin(steps, EVALUATION_BUDGET_MS, (i) => {
+    const program = pending[i]!.program;
+    if (program !== undefined) overran.add(program);
+  });
+  const out: PolicyViolation[] = [];
+  results.forEach((r, i) => {
+    const p = pending[i]!;
+    const outcome: Outcome = r.ok ? r.value : { ok: false, reason: `the evaluation ran over its time budget of ${EVALUATION_BUDGET_MS} ms and was stopped` };
+    if (outcome.ok && outcome.value) return;
+    out.push(outcome.ok ? { ...p.base, outcome: 'violated', message: p.message } : { ...p.base, outcome: 'error', message: `cannot evaluate: ${outcome.reason}` });
+  });
+  return out;
+}
+
+/** Programs that ran over their budget: cel-js may leave a stopped program's state half-reset. */
+const overran = new WeakSet<object>();
 
 /** The `access` variable of one change: its entries of the plan's access report, in report order. */
 function accessOf(report: AccessReport | undefined, address: string): PolicyAccess[] {
@@ -186,7 +234,7 @@ export function deniesPlan(report: PolicyReport | undefined): boolean {
 }
 
 /** One evaluation; anything but a boolean result is an error (never a pass). */
-function runProgram(program: (context: Record<string, unknown>) => unknown, context: Record<string, unknown>): { ok: true; value: boolean } | { ok: false; reason: string } {
+function runProgram(program: (context: Record<string, unknown>) => unknown, context: Record<string, unknown>): Outcome {
   let value: unknown;
   try {
     value = program(context);

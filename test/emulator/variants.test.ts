@@ -840,7 +840,7 @@ describe('transfer switches', () => {
   });
 });
 
-describe('rule 139: automation.export, the hostile exports', () => {
+describe('rule 141: automation.export, the hostile exports', () => {
   it('GET /config answers the whole configuration, an empty AutomationConfig, or the configuration behind a DOCTYPE with an entity bomb or an external entity', async () => {
     const full = (await (await automation({})).get('/config')).text;
     await emu!.close();

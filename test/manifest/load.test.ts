@@ -162,6 +162,29 @@ describe('reading files', () => {
     expect(large.diagnostics.map((d) => [d.code, d.file])).toEqual([['MF004', join(dir, 'large/over.yaml')]]);
   });
 
+  it('bounds the total of all files of one load: past it, MF008 naming the total and the limit, and nothing parsed or checked', async () => {
+    const dir = testdir({
+      'm/1.yaml': taskOfSize('One', 600),
+      'm/2.yaml': taskOfSize('Two', 600),
+      // Broken, and after the limit is passed: never parsed, so no MF001.
+      'm/3.yaml': Buffer.from('a: [unclosed\n'),
+      'big/1.yaml': taskOfSize('Big one', 100_000),
+      'big/2.yaml': taskOfSize('Big two', 100_000),
+    });
+    const over = await loadManifests(['m'], { cwd: dir, limits: { maxTotalBytes: 1000 } });
+    expect(over.manifests).toEqual([]);
+    expect(over.diagnostics.map((d) => [d.code, d.severity, d.file, d.summary])).toEqual([
+      ['MF008', 'error', join(dir, 'm/2.yaml'), 'the manifests hold 1.2 KB in 3 files, over the 1000 bytes limit for one run; nothing was checked'],
+    ]);
+    // At the limit exactly, everything is read.
+    const at = await loadManifests(['m/1.yaml', 'm/2.yaml'], { cwd: dir, limits: { maxTotalBytes: 1200 } });
+    expect(at.diagnostics).toEqual([]);
+    expect(at.manifests.map((m) => m.name)).toEqual(['One', 'Two']);
+    // Files above the read buffer, and the limit from the environment (mftops.yaml's limits.manifestMegabytes).
+    const big = await loadManifests(['big'], { cwd: dir, environment: { vars: {}, maxManifestBytes: 150_000 } });
+    expect(big.diagnostics.map((d) => [d.code, d.summary])).toEqual([['MF008', 'the manifests hold 195.3 KB in 2 files, over the 146.5 KB limit for one run; nothing was checked']]);
+  });
+
   it('names the files of a folder however the folder is spelled', async () => {
     const dir = testdir({ 'm/a.yaml': TASK('A'), 'm/sub/b.yml': TASK('B') });
     for (const spelling of ['m', 'm/', './m', 'm/sub/..', join(dir, 'm')]) {
@@ -258,7 +281,7 @@ describe('parseManifestFile', () => {
   });
 
   it('applies the size limit it is given', () => {
-    const parsed = parseManifestFile('x.yaml', TASK('A'), { maxFileBytes: 10, maxAliasCount: 100 });
+    const parsed = parseManifestFile('x.yaml', TASK('A'), { maxFileBytes: 10, maxAliasCount: 100, maxTotalBytes: 1000 });
     expect(parsed.diagnostics.map((d) => d.code)).toEqual(['MF004']);
   });
 
