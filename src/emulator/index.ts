@@ -27,6 +27,10 @@ export interface EmulatorOptions {
   faultRate?: number;
   /** How long a `slow-answer` fault holds its answer (ms); default 0: no such fault is drawn. */
   slowResponseMs?: number;
+  /** Whether `short-read` (a body cut short, then the connection closed) joins the fault draw; default false. */
+  shortReads?: boolean;
+  /** How many users `list-churn` may add to the transfer `/users` list between page reads; default 0: none. */
+  listChurn?: number;
   /** PRNG seed so fault sequences replay; default 1. */
   faultSeed?: number;
   /** The named set of switches: `current` (default), `legacy` or `divergent` (see docs/server-variants.md). */
@@ -48,7 +52,7 @@ export interface RunningEmulator {
   readonly transferUrl: string;
   readonly port: number;
   /** Change latency or fault rate while running (e.g. populate a large state fast, then measure). */
-  configure(change: { readonly latencyMs?: number; readonly faultRate?: number; readonly slowResponseMs?: number }): void;
+  configure(change: { readonly latencyMs?: number; readonly faultRate?: number; readonly slowResponseMs?: number; readonly shortReads?: boolean; readonly listChurn?: number }): void;
   requestLog(): readonly RequestRecord[];
   /** The most requests the emulator was answering at once since start or `resetRequestLog`. */
   peakConcurrency(): number;
@@ -81,6 +85,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const latencyMs = options.latencyMs ?? 0;
   const faultRate = options.faultRate ?? 0;
   const slowResponseMs = options.slowResponseMs ?? 0;
+  const listChurn = options.listChurn ?? 0;
   const profile = options.profile ?? 'current';
   const access = options.accessTtlSeconds ?? 300;
   const refresh = options.refreshTtlSeconds ?? 900;
@@ -88,6 +93,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   check(Number.isFinite(latencyMs) && latencyMs >= 0, `latency must be 0 or more milliseconds, not ${latencyMs}`);
   check(Number.isFinite(faultRate) && faultRate >= 0 && faultRate <= 1, `fault rate must be from 0 to 1, not ${faultRate}`);
   check(Number.isFinite(slowResponseMs) && slowResponseMs >= 0, `slow response must be 0 or more milliseconds, not ${slowResponseMs}`);
+  check(Number.isInteger(listChurn) && listChurn >= 0, `list churn must be a whole number of users, 0 or more, not ${listChurn}`);
   check(access > 0 && refresh > 0, 'token lifetimes must be positive');
   // A ConfigError naming the known profiles, switches or readings.
   const variants = resolveVariants(profile, options.variants ?? {});
@@ -99,6 +105,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     latencyMs,
     faultRate,
     slowResponseMs,
+    shortReads: options.shortReads ?? false,
+    listChurn,
     faultSeed: options.faultSeed ?? 1,
     urls: () => urls,
   };
@@ -130,6 +138,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (change.slowResponseMs !== undefined) {
         check(Number.isFinite(change.slowResponseMs) && change.slowResponseMs >= 0, `slow response must be 0 or more milliseconds, not ${change.slowResponseMs}`);
         config.slowResponseMs = change.slowResponseMs;
+      }
+      if (change.shortReads !== undefined) config.shortReads = change.shortReads;
+      if (change.listChurn !== undefined) {
+        check(Number.isInteger(change.listChurn) && change.listChurn >= 0, `list churn must be a whole number of users, 0 or more, not ${change.listChurn}`);
+        config.listChurn = change.listChurn;
       }
     },
     requestLog: () => [...log],

@@ -8,7 +8,7 @@ import { runChaos } from '../../bench/chaos.js';
  */
 it('converges through faults and a SIGKILL with no duplicate, nothing lost, and only clear errors', async () => {
   const lines: string[] = [];
-  const results = await runChaos({ rates: [0.3], rounds: 1, seed: 21, budgetMs: 60_000, killRate: 0, log: (l) => lines.push(l) });
+  const results = await runChaos({ rates: [0.3], rounds: 1, seed: 21, budgetMs: 60_000, killRate: 0, minRuns: 0, log: (l) => lines.push(l) });
   const r = results.results[0]!;
   expect(r.faultsInjected).toBeGreaterThan(10);
   expect(Object.keys(r.faultsByKind)).toEqual(expect.arrayContaining(['slow-answer', 'reset']));
