@@ -21,4 +21,4 @@ it('converges through faults and a SIGKILL with no duplicate, nothing lost, and 
   expect(r.roundsConverged).toBe(1);
   expect(r.runs).toBe(r.runsToConverge[0]);
   expect(results.passed).toBe(true);
-}, 120_000);
+});
