@@ -208,7 +208,7 @@ function tallyStackTraces(tally: { runs: number; frames: number; nodeBanners: nu
   tally.unhandledRejections += signs.unhandledRejections;
   if (tally.samples.length < 6) {
     const lines = output.split('\n').filter((l) => l.trim() !== '');
-    const at = Math.max(0, lines.findIndex((l) => /^ {4}at |^Node\.js v\d|UnhandledPromiseRejection/.test(l)) - 2);
+    const at = Math.max(0, lines.findIndex((l) => /^ {4}at |^Node\.js v\d|UnhandledPromiseRejection/.test(l)) - 1);
     tally.samples.push(`${label}: ${lines.slice(at, at + 5).join(' | ').slice(0, 500)}`);
   }
 }
