@@ -1,13 +1,15 @@
 /**
- * `npm run chaos`: the fault campaign of issue 9. Against the emulator at each fault rate (500,
- * 503, resets, answers held past the client timeout, faults after the write happened), with access
+ * `npm run chaos`: the fault campaign of issues 9 and 23. Against the emulator at each fault rate
+ * (500, 503, resets, answers held past the client timeout, faults after the write happened, bodies
+ * cut short, a paged user list growing between its pages), with access
  * tokens that expire every 3 s and apply processes SIGKILLed at random points, it applies rounds
  * of mixed changes (task creates and updates, ACL creates and updates, folder creates, entry
  * updates and deletes) over and over until each round converges, and counts: runs, faults,
  * duplicates, lost changes, runs that ended in a clear error, runs to converge, SIGKILL
- * recoveries. Fixed seed, bounded time. Writes `bench/chaos-results.json` (or `--out`).
+ * recoveries, and stack traces in any run's output (every plan and apply, killed ones too).
+ * Fixed seed, bounded time. Writes `bench/chaos-results.json` (or `--out`).
  *
- *   node dist-bench/bench/chaos.js [--rates 0.1,0.3] [--rounds 5] [--seed 9] [--budget-s 400] [--kill-rate 0.35] [--out FILE]
+ *   node dist-bench/bench/chaos.js [--rates 0.3,0.5] [--rounds 8] [--min-runs 60] [--seed 9] [--budget-s 600] [--kill-rate 0.35] [--out FILE]
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -17,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { emulatorConfigYaml } from '../src/emulator/config-for.js';
 import { createRandom } from '../src/emulator/server.js';
 import { countRequests, loadSeedFile, startEmulator } from '../src/emulator/index.js';
-import type { RequestRecord, RunningEmulator } from '../src/emulator/index.js';
+import type { EmulatorSeed, RequestRecord, RunningEmulator } from '../src/emulator/index.js';
 import { generateTaskManifest } from './generate-manifests.js';
 import { ROOT } from './root.js';
 
@@ -31,6 +33,13 @@ const ACCESS_TTL_S = 3;
 const BASE_TASKS = 16;
 const MAX_RUNS_PER_ROUND = 12;
 const RUN_TIMEOUT_MS = 120_000;
+/**
+ * Transfer users added to the seed so `/users` spans two pages at the client's 1,000 per page:
+ * list churn needs a read between pages to land in.
+ */
+const BULK_USERS = 1_000;
+/** Users list churn may add per round (the bound of "a list gaining entries while read"). */
+const CHURN_PER_ROUND = 3;
 
 /** Options of one campaign. */
 export interface ChaosOptions {
@@ -41,6 +50,8 @@ export interface ChaosOptions {
   readonly budgetMs: number;
   /** Probability that an apply run is SIGKILLed at a random moment. */
   readonly killRate: number;
+  /** Apply runs the campaign must make over all rates to count (issue 23: at least 60). */
+  readonly minRuns: number;
   readonly log?: (line: string) => void;
 }
 
@@ -60,6 +71,23 @@ export interface KillRecord {
   readonly okButMissing: readonly string[];
   /** The next run converged (exit 0) with no duplicate, after taking over the stale lock. */
   recovered?: boolean;
+}
+
+/**
+ * Stack traces in what the runs printed (stdout and stderr of every plan and apply, killed runs
+ * too): a user must never see one, whatever the server does.
+ */
+export interface StackTraceCount {
+  /** Runs whose output held any of the three signs below. */
+  readonly runs: number;
+  /** Lines of a stack (`    at …`). */
+  readonly frames: number;
+  /** Node's crash banner (`Node.js v20…`), printed after an uncaught error. */
+  readonly nodeBanners: number;
+  /** `UnhandledPromiseRejection` (a promise rejected with nobody waiting for it). */
+  readonly unhandledRejections: number;
+  /** The first few, as `command: first lines`. */
+  readonly samples: readonly string[];
 }
 
 /** The counts of one fault rate. */
@@ -84,6 +112,7 @@ export interface RateResult {
   /** Runs that ended otherwise (stack trace, internal error, hang, unknown exit): must be 0. */
   readonly unclearEnds: number;
   readonly unclearSamples: readonly string[];
+  readonly stackTraces: StackTraceCount;
   /** Apply runs (kills included) each round needed to converge. */
   readonly runsToConverge: readonly number[];
   readonly lockTakeovers: number;
@@ -99,7 +128,12 @@ export interface ChaosResults {
   readonly seed: number;
   readonly settings: Record<string, number | string>;
   readonly results: readonly RateResult[];
-  /** Every rate: 0 duplicates, 0 lost, 0 unclear ends, every round converged. */
+  /** Apply runs over all rates, and the campaign's minimum. */
+  readonly runs: number;
+  readonly minRuns: number;
+  /** Stack traces over all rates. */
+  readonly stackTraces: number;
+  /** Every rate: 0 duplicates, 0 lost, 0 unclear ends, 0 stack traces, every round converged; at least `minRuns` runs. */
   readonly passed: boolean;
 }
 
@@ -157,7 +191,36 @@ function runCli(args: readonly string[], cwd: string, env: Record<string, string
 
 const hasStackTrace = (text: string): boolean => /\n\s+at .+\(.+:\d+:\d+\)/.test(text) || /^\s+at file:\/\//m.test(text);
 
+/** The signs of a crash in one run's output; all zero for a run that ended as mftops meant. */
+export function stackTraceSigns(text: string): { frames: number; nodeBanners: number; unhandledRejections: number } {
+  const count = (re: RegExp): number => text.match(re)?.length ?? 0;
+  return { frames: count(/^ {4}at /gm), nodeBanners: count(/^Node\.js v\d/gm), unhandledRejections: count(/UnhandledPromiseRejection/g) };
+}
+
+/** Adds one run's signs to a rate's tally (`label` names the command in the sample). */
+function tallyStackTraces(tally: { runs: number; frames: number; nodeBanners: number; unhandledRejections: number; samples: string[] }, label: string, run: CliRun): void {
+  const output = `${run.stdout}\n${run.stderr}`;
+  const signs = stackTraceSigns(output);
+  if (signs.frames + signs.nodeBanners + signs.unhandledRejections === 0) return;
+  tally.runs++;
+  tally.frames += signs.frames;
+  tally.nodeBanners += signs.nodeBanners;
+  tally.unhandledRejections += signs.unhandledRejections;
+  if (tally.samples.length < 6) {
+    const lines = output.split('\n').filter((l) => l.trim() !== '');
+    const at = Math.max(0, lines.findIndex((l) => /^ {4}at |^Node\.js v\d|UnhandledPromiseRejection/.test(l)) - 1);
+    tally.samples.push(`${label}: ${lines.slice(at, at + 5).join(' | ').slice(0, 500)}`);
+  }
+}
+
 // ---------------------------------------------------------------------------------- the estate
+
+/** The example seed with BULK_USERS more transfer users, none of them in a group or an ACL. */
+function chaosSeed(): EmulatorSeed {
+  const seed = loadSeedFile(SEED);
+  const bulk = Array.from({ length: BULK_USERS }, (_, i) => ({ username: `bulk-user-${String(i).padStart(4, '0')}`, password: `bulk-${i}-Pa55!`, permission: 'User' as const }));
+  return { ...seed, transfer: { ...seed.transfer, users: [...(seed.transfer?.users ?? []), ...bulk] } };
+}
 
 const taskName = (i: number): string => `Generated task ${String(i).padStart(5, '0')}`;
 const PERMS_A = ['TaskRun'];
@@ -355,7 +418,7 @@ async function runRate(rate: number, opts: ChaosOptions, deadline: number): Prom
   const say = opts.log ?? (() => {});
   const started = Date.now();
   const random = createRandom(opts.seed * 1000 + Math.round(rate * 100));
-  const emulator = await startEmulator({ seed: loadSeedFile(SEED), faultSeed: opts.seed, accessTtlSeconds: ACCESS_TTL_S });
+  const emulator = await startEmulator({ seed: chaosSeed(), faultSeed: opts.seed, accessTtlSeconds: ACCESS_TTL_S, shortReads: true });
   const dir = mkdtempSync(join(tmpdir(), 'mftops-chaos-'));
   const env = {
     MFT_AUTOMATION_PASSWORD: PASSWORDS.automation,
@@ -369,6 +432,7 @@ async function runRate(rate: number, opts: ChaosOptions, deadline: number): Prom
   const counts = { runs: 0, killed: 0, clear: 0, unclear: 0, takeovers: 0, unknown: 0, confirmed: 0, lost: 0, planned: 0 };
   const unclearSamples: string[] = [];
   const clearSamples: string[] = [];
+  const stacks = { runs: 0, frames: 0, nodeBanners: 0, unhandledRejections: 0, samples: [] as string[] };
   const runsToConverge: number[] = [];
   const kills: KillRecord[] = [];
   let roundsDone = 0;
@@ -379,13 +443,14 @@ async function runRate(rate: number, opts: ChaosOptions, deadline: number): Prom
       roundsDone++;
       writeWorkdir(dir, emulator, roundManifests(r));
       const planned = await runCli(['plan', '--format', 'json', '-q'], dir, env);
+      tallyStackTraces(stacks, `round ${r} plan`, planned);
       try {
         const summary = (JSON.parse(planned.stdout) as { summary: Record<string, number> }).summary;
         counts.planned += (summary['create'] ?? 0) + (summary['update'] ?? 0) + (summary['delete'] ?? 0) + (summary['replace'] ?? 0);
       } catch {
         throw new Error(`round ${r}: the fault-free plan failed: ${planned.stderr.trim()}`);
       }
-      emulator.configure({ faultRate: rate, slowResponseMs: SLOW_ANSWER_MS });
+      emulator.configure({ faultRate: rate, slowResponseMs: SLOW_ANSWER_MS, churnFaults: CHURN_PER_ROUND });
       let runs = 0;
       let converged = false;
       const pendingKills: KillRecord[] = [];
@@ -403,6 +468,7 @@ async function runRate(rate: number, opts: ChaosOptions, deadline: number): Prom
             ? { afterMs: Math.round(500 + random() * 8000) }
             : { afterMs: Math.round(random() * 150), inWrites: { dir, known: before } };
         const run = await runCli(applyArgs, dir, env, kill);
+        tallyStackTraces(stacks, `round ${r} apply ${runs}${run.signal === 'SIGKILL' ? ' (killed)' : ''}`, run);
         if (/took over a stale apply lock/.test(run.stderr)) counts.takeovers++;
         if (run.signal === 'SIGKILL' && !run.timedOut) {
           counts.killed++;
@@ -438,10 +504,11 @@ async function runRate(rate: number, opts: ChaosOptions, deadline: number): Prom
       }
       for (const entry of emulator.requestLog()) log.push(entry);
       emulator.resetRequestLog();
-      emulator.configure({ faultRate: 0, slowResponseMs: 0 });
+      emulator.configure({ faultRate: 0, slowResponseMs: 0, churnFaults: 0 });
       runsToConverge.push(runs);
       // The truth, without faults: a fresh plan must show nothing left to do.
       const check = await runCli(['plan', '--format', 'json', '-q'], dir, env);
+      tallyStackTraces(stacks, `round ${r} check plan`, check);
       try {
         const summary = (JSON.parse(check.stdout) as { summary: Record<string, number> }).summary;
         const left = (summary['create'] ?? 0) + (summary['update'] ?? 0) + (summary['delete'] ?? 0) + (summary['replace'] ?? 0);
@@ -471,6 +538,7 @@ async function runRate(rate: number, opts: ChaosOptions, deadline: number): Prom
       clearErrorSamples: clearSamples,
       unclearEnds: counts.unclear,
       unclearSamples,
+      stackTraces: stacks,
       runsToConverge,
       lockTakeovers: counts.takeovers,
       sigkillRecoveries: kills.filter((k) => k.recovered === true).length,
@@ -494,9 +562,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResults> {
     const share = Date.now() + (deadline - Date.now()) / (opts.rates.length - results.length);
     results.push(await runRate(rate, opts, share));
   }
-  const passed = results.every(
-    (r) => r.duplicates === 0 && r.lostChanges === 0 && r.unclearEnds === 0 && r.roundsConverged === r.rounds && r.kills.every((k) => k.okButMissing.length === 0),
-  );
+  const runs = results.reduce((n, r) => n + r.runs, 0);
+  const stackTraces = results.reduce((n, r) => n + r.stackTraces.runs, 0);
+  const passed =
+    runs >= opts.minRuns &&
+    stackTraces === 0 &&
+    results.every((r) => r.duplicates === 0 && r.lostChanges === 0 && r.unclearEnds === 0 && r.roundsConverged === r.rounds && r.kills.every((k) => k.okButMissing.length === 0));
   return {
     generatedAt: new Date().toISOString(),
     seed: opts.seed,
@@ -508,9 +579,14 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResults> {
       roundsPerRate: opts.rounds,
       maxRunsPerRound: MAX_RUNS_PER_ROUND,
       budgetSeconds: Math.round(opts.budgetMs / 1000),
-      faultKinds: 'error-500, error-503, reset, write-then-500, write-then-reset, slow-answer',
+      faultKinds: 'error-500, error-503, reset, write-then-500, write-then-reset, slow-answer, short-read, list-churn',
+      transferUsers: `seed + ${BULK_USERS} (two pages of /users)`,
+      listChurnPerRound: CHURN_PER_ROUND,
     },
     results,
+    runs,
+    minRuns: opts.minRuns,
+    stackTraces,
     passed,
   };
 }
@@ -521,13 +597,14 @@ function argValue(argv: readonly string[], name: string): string | undefined {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const rates = (argValue(argv, '--rates') ?? '0.1,0.3').split(',').map(Number);
+  const rates = (argValue(argv, '--rates') ?? '0.3,0.5').split(',').map(Number);
   const out = resolve(argValue(argv, '--out') ?? join(ROOT, 'bench', 'chaos-results.json'));
   const results = await runChaos({
     rates,
-    rounds: Number(argValue(argv, '--rounds') ?? 5),
+    rounds: Number(argValue(argv, '--rounds') ?? 8),
+    minRuns: Number(argValue(argv, '--min-runs') ?? 60),
     seed: Number(argValue(argv, '--seed') ?? 9),
-    budgetMs: Number(argValue(argv, '--budget-s') ?? 400) * 1000,
+    budgetMs: Number(argValue(argv, '--budget-s') ?? 600) * 1000,
     killRate: Number(argValue(argv, '--kill-rate') ?? 0.35),
     log: (line) => process.stderr.write(`${line}\n`),
   });
@@ -536,9 +613,13 @@ async function main(argv: readonly string[]): Promise<void> {
   for (const r of results.results) {
     process.stdout.write(
       `fault rate ${r.faultRate}: ${r.runs} runs (${r.runsKilled} SIGKILLed), ${r.faultsInjected} faults, ${r.duplicates} duplicates, ${r.lostChanges} lost, ` +
-        `${r.clearErrors} clear errors, ${r.unclearEnds} unclear, runs to converge ${r.runsToConverge.join('/')}, ${r.sigkillRecoveries} SIGKILL recoveries\n`,
+        `${r.clearErrors} clear errors, ${r.unclearEnds} unclear, runs to converge ${r.runsToConverge.join('/')}, ${r.sigkillRecoveries} SIGKILL recoveries, ` +
+        `${r.stackTraces.runs} runs with a stack trace (${r.stackTraces.frames} frames, ${r.stackTraces.nodeBanners} Node.js banners, ${r.stackTraces.unhandledRejections} unhandled rejections), ` +
+        `faults ${Object.entries(r.faultsByKind).map(([k, n]) => `${k} ${n}`).join(', ')}\n`,
     );
+    for (const sample of r.stackTraces.samples) process.stdout.write(`  stack trace: ${sample}\n`);
   }
+  if (results.runs < results.minRuns) process.stdout.write(`only ${results.runs} apply runs, fewer than ${results.minRuns}: raise --budget-s or --rounds\n`);
   process.stdout.write(`${results.passed ? 'PASSED' : 'FAILED'}; results in ${out}\n`);
   process.exitCode = results.passed ? 0 : 1;
 }

@@ -30,6 +30,10 @@ export interface EmulatorOptions {
   slowResponseMs?: number;
   /** Requests per second each service answers; over it, 429 with `Retry-After`. Default 0: no limit. */
   rateLimit?: number;
+  /** Whether `short-read` (a body cut short, then the connection closed) joins the fault draw; default false. */
+  shortReads?: boolean;
+  /** How many users `list-churn` may add to the transfer `/users` list between page reads; default 0: none. */
+  churnFaults?: number;
   /** PRNG seed so fault sequences replay; default 1. */
   faultSeed?: number;
   /** The named set of switches: `current` (default), `legacy` or `divergent` (see docs/server-variants.md). */
@@ -56,7 +60,7 @@ export interface RunningEmulator {
   readonly transferUrl: string;
   readonly port: number;
   /** Change latency or fault rate while running (e.g. populate a large state fast, then measure). */
-  configure(change: { readonly latencyMs?: number; readonly faultRate?: number; readonly slowResponseMs?: number; readonly rateLimit?: number }): void;
+  configure(change: { readonly latencyMs?: number; readonly faultRate?: number; readonly slowResponseMs?: number; readonly rateLimit?: number; readonly shortReads?: boolean; readonly churnFaults?: number }): void;
   requestLog(): readonly RequestRecord[];
   /** The most requests the emulator was answering at once since start or `resetRequestLog`. */
   peakConcurrency(): number;
@@ -90,6 +94,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const faultRate = options.faultRate ?? 0;
   const slowResponseMs = options.slowResponseMs ?? 0;
   const rateLimit = options.rateLimit ?? 0;
+  const churnFaults = options.churnFaults ?? 0;
   const profile = options.profile ?? 'current';
   const access = options.accessTtlSeconds ?? 300;
   const refresh = options.refreshTtlSeconds ?? 900;
@@ -98,6 +103,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   check(Number.isFinite(faultRate) && faultRate >= 0 && faultRate <= 1, `fault rate must be from 0 to 1, not ${faultRate}`);
   check(Number.isFinite(slowResponseMs) && slowResponseMs >= 0, `slow response must be 0 or more milliseconds, not ${slowResponseMs}`);
   check(Number.isFinite(rateLimit) && rateLimit >= 0, `rate limit must be 0 or more requests per second, not ${rateLimit}`);
+  check(Number.isInteger(churnFaults) && churnFaults >= 0, `churn faults must be a whole number of users, 0 or more, not ${churnFaults}`);
   check(access > 0 && refresh > 0, 'token lifetimes must be positive');
   const churn = options.listChurn;
   if (churn) {
@@ -115,6 +121,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     faultRate,
     slowResponseMs,
     rateLimit,
+    shortReads: options.shortReads ?? false,
+    churnFaults,
     faultSeed: options.faultSeed ?? 1,
     listChurn: churn ? createListChurn(churn.every, churn.times) : undefined,
     urls: () => urls,
@@ -151,6 +159,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (change.rateLimit !== undefined) {
         check(Number.isFinite(change.rateLimit) && change.rateLimit >= 0, `rate limit must be 0 or more requests per second, not ${change.rateLimit}`);
         config.rateLimit = change.rateLimit;
+      }
+      if (change.shortReads !== undefined) config.shortReads = change.shortReads;
+      if (change.churnFaults !== undefined) {
+        check(Number.isInteger(change.churnFaults) && change.churnFaults >= 0, `churn faults must be a whole number of users, 0 or more, not ${change.churnFaults}`);
+        config.churnFaults = change.churnFaults;
       }
     },
     requestLog: () => [...log],

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TokenLifetimes } from './auth.js';
 import { handleAutomation } from './automation.js';
+import { addChurnUser, readsLaterPage } from './churn.js';
 import type { ApiRequest, ApiResponse } from './http.js';
 import { automationError, jsonResponse, transferError } from './http.js';
 import type { EmulatorState, Variants } from './state.js';
@@ -16,9 +17,13 @@ export type ServiceName = 'automation' | 'transfer' | 'other';
  * An injected fault. `error-500`, `error-503` and `reset` happen before the request is handled;
  * `write-then-500` and `write-then-reset` (writes only) happen after the write took effect;
  * `slow-answer` (only while `slowResponseMs` > 0) handles the request at once and holds the
- * answer for `slowResponseMs`, past a client's timeout: the work is done, the answer is late.
+ * answer for `slowResponseMs`, past a client's timeout: the work is done, the answer is late. `short-read` (only with
+ * `shortReads`) handles the request (a write takes effect), sends the status and the full
+ * `content-length`, then half the body, and closes the connection. `list-churn` (only while
+ * `churnFaults` > 0) adds a transfer user before answering a later page of `/users`, so the list
+ * grows between page reads; the request is answered normally.
  */
-export type FaultKind = 'error-500' | 'error-503' | 'reset' | 'write-then-500' | 'write-then-reset' | 'slow-answer';
+export type FaultKind = 'error-500' | 'error-503' | 'reset' | 'write-then-500' | 'write-then-reset' | 'slow-answer' | 'short-read' | 'list-churn';
 
 /** One API request as the request log keeps it (control calls are not logged). */
 export interface RequestRecord {
@@ -90,6 +95,10 @@ export interface ServerConfig {
    * A gateway's limit, which neither reference shows (register B-11).
    */
   rateLimit: number;
+  /** Whether `short-read` joins the draw; false (default) leaves the draw as it was. */
+  shortReads: boolean;
+  /** Users `list-churn` may still add (a budget, counted down); 0 (default): no churn. */
+  churnFaults: number;
   readonly faultSeed: number;
   /** Lists that change while they are read; undefined: they hold still. */
   readonly listChurn?: ListChurn | undefined;
@@ -136,6 +145,13 @@ function send(res: ServerResponse, r: ApiResponse): void {
   res.end(r.body);
 }
 
+/** Status, headers and the full `content-length`, then half the body, then the connection closes. */
+function sendShort(res: ServerResponse, r: ApiResponse): void {
+  const body = Buffer.from(r.body ?? '');
+  res.writeHead(r.status, { ...(r.headers ?? {}), 'content-type': r.contentType ?? 'application/json; charset=utf-8', 'content-length': Math.max(1, body.length) });
+  res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
+}
+
 function resetConnection(socket: Socket): void {
   if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
   else socket.destroy();
@@ -174,6 +190,7 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
     if (cfg.faultRate <= 0 || random() >= cfg.faultRate) return undefined;
     const kinds: FaultKind[] = write ? ['error-500', 'error-503', 'reset', 'write-then-500', 'write-then-reset'] : ['error-500', 'error-503', 'reset'];
     if (cfg.slowResponseMs > 0) kinds.push('slow-answer');
+    if (cfg.shortReads) kinds.push('short-read');
     return kinds[Math.min(kinds.length - 1, Math.floor(random() * kinds.length))];
   }
 
@@ -219,7 +236,14 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
       return send(res, errorOf(429, `rate limit: ${cfg.rateLimit} requests per second per service`, undefined, { 'retry-after': String(wait) }));
     }
     if (cfg.latencyMs > 0) await new Promise((r) => setTimeout(r, cfg.latencyMs));
-    const fault = service === 'other' ? undefined : pickFault(WRITE_METHODS.has(method));
+    // Churn is drawn apart from the other kinds (and only where it can happen), so enabling it
+    // leaves every other request's draw as it was.
+    const churn = cfg.churnFaults > 0 && readsLaterPage(service, method, sub, url.searchParams) && random() < cfg.faultRate;
+    if (churn) {
+      cfg.churnFaults--;
+      addChurnUser(cfg.state);
+    }
+    const fault = service === 'other' ? undefined : churn ? 'list-churn' : pickFault(WRITE_METHODS.has(method));
     const record = (status: number): void => {
       log.push({ service, method, path, status, isTokenCall, ...(fault ? { fault } : {}) });
     };
@@ -259,6 +283,10 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
         await new Promise((r) => setTimeout(r, cfg.slowResponseMs));
         if (!res.destroyed && !req.socket.destroyed) send(res, response);
         return;
+      case 'short-read':
+        record(response.status);
+        return sendShort(res, response);
+      case 'list-churn':
       case undefined:
         record(response.status);
         return send(res, response);

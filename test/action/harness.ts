@@ -6,6 +6,7 @@ import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SEED_LOGINS } from '../integration/helpers.js';
 import { testdir } from '../helpers/testdir.js';
+import { CLI_HANG_GUARD_MS } from '../helpers/run-cli.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The committed bundle `action.yml` runs. */
@@ -104,7 +105,7 @@ export function runActionProcess(o: RunOptions): Promise<ActionRun> {
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_HANG_GUARD_MS);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

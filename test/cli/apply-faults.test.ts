@@ -41,11 +41,11 @@ it(
   async () => {
     // Before the faults: 50 of the 200 tasks exist, with another description (so 150 creates, 50 updates).
     const old = applyWorkdir(emulator, { prune: [], manifests: manifests(0, PREEXISTING, (t) => t.replace(/Description: (.*)/, 'Description: $1 (old)')) });
-    const seeded = await runCli(['apply', '--auto-approve', '-q'], { cwd: old, env: ENV, timeoutMs: 60_000 });
+    const seeded = await runCli(['apply', '--auto-approve', '-q'], { cwd: old, env: ENV });
     expect(seeded.code).toBe(0);
 
     const dir = applyWorkdir(emulator, { prune: [], manifests: manifests(0, TASKS) });
-    const planned = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV, timeoutMs: 60_000 });
+    const planned = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
     const summary = (JSON.parse(planned.stdout) as { summary: Record<string, number> }).summary;
     expect(summary).toMatchObject({ create: TASKS - PREEXISTING, update: PREEXISTING, delete: 0, replace: 0 });
 
@@ -56,7 +56,7 @@ it(
     let code: number | null = 1;
     while (code !== 0 && runs < MAX_RUNS) {
       runs++;
-      const r = await runCli(['apply', '--auto-approve', '--format', 'json', '-q'], { cwd: dir, env: ENV, timeoutMs: 90_000 });
+      const r = await runCli(['apply', '--auto-approve', '--format', 'json', '-q'], { cwd: dir, env: ENV });
       code = r.code;
       // A run may also stop before its report (a read that failed five times): then it printed an error.
       if (r.stdout.trim().startsWith('{')) reports.push(JSON.parse(r.stdout) as RunReport);
@@ -66,7 +66,7 @@ it(
     emulator.configure({ faultRate: 0 });
     expect(code).toBe(0);
 
-    const after = await runCli(['plan', '--detailed-exitcode', '-q'], { cwd: dir, env: ENV, timeoutMs: 60_000 });
+    const after = await runCli(['plan', '--detailed-exitcode', '-q'], { cwd: dir, env: ENV });
     expect(after.code).toBe(0);
     // No duplicate and no lost task: each generated name exactly once.
     const counts = Array.from({ length: TASKS }, (_, i) => tasksNamed(emulator, nameOf(i)).length);

@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { CLI_HANG_GUARD_MS } from '../helpers/run-cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('npm run demo', () => {
   it('runs status, validate and plan against the built-in emulators of the example estate\'s two environments, then diff-env between them, and exits 0, writing nothing', () => {
-    const r = spawnSync(process.execPath, ['dist/cli/demo.js'], { cwd: root, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' }, timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['dist/cli/demo.js'], { cwd: root, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' }, timeout: CLI_HANG_GUARD_MS });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('All 2 services reachable.');

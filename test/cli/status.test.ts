@@ -68,5 +68,5 @@ describe('mftops status against the emulator', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/error: automation: POST \/automation\/api\/v1\/token: connection refused/);
     expect(r.stdout).toContain('1 of 2 services failed.');
-  }, 30_000);
+  });
 });

@@ -1,7 +1,15 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../../bin/mftops.js', import.meta.url));
+
+/**
+ * How long a CLI run may take before it counts as a hang and is killed (its code is then null).
+ * Just under the test timeout (vitest.config.ts) so a hang fails with the run's own output; far
+ * above any real run, so a loaded machine never cuts off one that is only slow.
+ */
+export const CLI_HANG_GUARD_MS = 170_000;
 
 export interface CliResult {
   readonly code: number | null;
@@ -27,9 +35,20 @@ export function runCli(args: readonly string[], opts: { cwd?: string; env?: Reco
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? CLI_HANG_GUARD_MS);
+    // A run still going when its test ends (a test that failed or timed out) is killed then, so
+    // it cannot write to an emulator the next test shares.
+    let ended = false;
+    try {
+      onTestFinished(() => {
+        if (!ended) child.kill('SIGKILL');
+      });
+    } catch {
+      // called from a hook (beforeAll…), not a test: the timer alone guards it
+    }
     child.on('error', reject);
     child.on('close', (code) => {
+      ended = true;
       clearTimeout(timer);
       resolveRun({ code, stdout, stderr });
     });

@@ -38,7 +38,7 @@ describe('two applies on one environment', () => {
     const proxy = await startHoldProxy(emulator, (method, path, nth) => method === 'POST' && path === TASK_CREATE && nth === 1);
     onTestFinished(() => proxy.close());
     const dir = applyWorkdir(emulator, { automationUrl: `${proxy.url}/automation` });
-    const runs = [runCli(APPLY, { cwd: dir, env: APPLY_ENV, timeoutMs: 60_000 }), runCli(APPLY, { cwd: dir, env: APPLY_ENV, timeoutMs: 60_000 })] as const;
+    const runs = [runCli(APPLY, { cwd: dir, env: APPLY_ENV }), runCli(APPLY, { cwd: dir, env: APPLY_ENV })] as const;
     const held = await proxy.nextHeld();
     const firstDone = await Promise.race(runs);
     expect(firstDone.code).toBe(1);
@@ -53,9 +53,9 @@ describe('two applies on one environment', () => {
     expect(ledgers(dir)).toHaveLength(1);
     expect(tasksNamed(emulator, 'Apply test upload')).toHaveLength(1);
     expect(existsSync(join(dir, '.mftops', 'snapshots', 'lab', 'apply.lock'))).toBe(false);
-    const again = await runCli(['plan', '--detailed-exitcode', '-q'], { cwd: dir, env: APPLY_ENV, timeoutMs: 60_000 });
+    const again = await runCli(['plan', '--detailed-exitcode', '-q'], { cwd: dir, env: APPLY_ENV });
     expect(again.code).toBe(0);
-  }, 90_000);
+  });
 
   it('after a SIGKILL mid-apply: the ledger shows what was done, the next apply takes over the lock and converges with no duplicate', async () => {
     // Undo the first test's work on the names this test creates, so there is something to write.
@@ -92,12 +92,12 @@ describe('two applies on one environment', () => {
     for (const n of okNames) expect(tasksNamed(emulator, n)).toHaveLength(1);
     expect(seedTaskNames().filter((n) => !before.has(n))).toHaveLength(3);
 
-    const next = await runCli(APPLY, { cwd: dir, env: APPLY_ENV, timeoutMs: 60_000 });
+    const next = await runCli(APPLY, { cwd: dir, env: APPLY_ENV });
     expect(next.code).toBe(0);
     expect(next.stderr).toMatch(/mftops: warning: took over a stale apply lock \(pid \d+/);
-    const plan = await runCli(['plan', '--detailed-exitcode', '-q'], { cwd: dir, env: APPLY_ENV, timeoutMs: 60_000 });
+    const plan = await runCli(['plan', '--detailed-exitcode', '-q'], { cwd: dir, env: APPLY_ENV });
     expect(plan.code).toBe(0);
     for (let i = 0; i < 12; i++) expect(tasksNamed(emulator, `Killed apply ${i}`)).toHaveLength(1);
     expect(seedTaskNames().filter((n) => !before.has(n))).toHaveLength(12);
-  }, 90_000);
+  });
 });

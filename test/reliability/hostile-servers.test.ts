@@ -67,9 +67,9 @@ function workdir(url: string, extra = ''): string {
   });
 }
 
-/** `mftops plan` against `url`; a run still going after 30 s is killed (its code is then null, not 1). */
+/** `mftops plan` against `url`; a run still going after CLI_HANG_GUARD_MS is a hang: killed, its code null, not 1. */
 function planAgainst(url: string, extra = ''): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  return runCli(['plan'], { cwd: workdir(url, extra), env: { HOSTILE_PASSWORD: PASSWORD, MFTOPS_HTTP_TIMEOUT_MS: String(TIMEOUT_MS) }, timeoutMs: 30_000 });
+  return runCli(['plan'], { cwd: workdir(url, extra), env: { HOSTILE_PASSWORD: PASSWORD, MFTOPS_HTTP_TIMEOUT_MS: String(TIMEOUT_MS) } });
 }
 
 /** The promises of every case: exit 1 of its own accord (never a hang), one clear line, no trace, no secret. */
@@ -192,6 +192,6 @@ describe('hostile and broken servers', () => {
       expectClearFailure(trusted, /503/);
       expect(trusted.stderr).not.toMatch(/TLS/);
       expect(seen.some((x) => /\/token$/.test(x.path))).toBe(true);
-    }, 40_000);
+    });
   });
 });

@@ -66,7 +66,7 @@ describe('secrets', () => {
     const env = { ...APPLY_ENV, MFTOPS_SNAPSHOT_KEY: SNAPSHOT_KEY };
     const outputs: Array<[string, CliResult]> = [];
     const cli = async (args: string[], e: Record<string, string> = env): Promise<CliResult> => {
-      const r = await runCli(args, { cwd: dir, env: e, timeoutMs: 60_000 });
+      const r = await runCli(args, { cwd: dir, env: e });
       outputs.push([args.join(' '), r]);
       return r;
     };
@@ -134,5 +134,5 @@ describe('secrets', () => {
     // The harness finds a leak when there is one (a check that cannot fail proves nothing).
     writeFileSync(join(dir, 'leaky.txt'), `token=${tokens[0]}`);
     expect(findLeaks([{ where: 'leaky.txt', text: readFileSync(join(dir, 'leaky.txt'), 'utf8') }], tokens)).toHaveLength(1);
-  }, 150_000);
+  });
 });
