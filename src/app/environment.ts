@@ -108,11 +108,13 @@ async function confineSecretReferences(set: ManifestSet, confinement: SecretConf
         }),
       );
     } else {
-      out.push(
-        createDiagnostic('error', 'MF325', at, describeSecretFailure(failure), {
-          hint: `manifest secrets are read only from regular files in ${confinement.fileRoots.join(', ')}; add a folder to secrets.fileRoots in mftops.yaml to allow it`,
-        }),
-      );
+      const hint =
+        failure.why === 'outside'
+          ? 'keep the file in the repository (out of git), or add its folder to secrets.fileRoots in mftops.yaml'
+          : failure.why === 'system'
+            ? 'put the value in a regular file in the repository (out of git) or in a folder of secrets.fileRoots'
+            : 'point at a regular file';
+      out.push(createDiagnostic('error', 'MF325', at, describeSecretFailure(failure), { hint }));
     }
   }
   return out;
