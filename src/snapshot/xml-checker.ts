@@ -156,6 +156,8 @@ export class XmlChecker {
   readonly #tagHash = new Int32Array(MAX_ATTRS);
   readonly #tagStart = new Int32Array(MAX_ATTRS);
   readonly #tagEnd = new Int32Array(MAX_ATTRS);
+  readonly #tagValueStart = new Int32Array(MAX_ATTRS);
+  readonly #tagValueEnd = new Int32Array(MAX_ATTRS);
   #hash = 0;
   #spaced = false; // whitespace since the tag name or the last attribute value
   #quote = 0;
@@ -175,11 +177,19 @@ export class XmlChecker {
   readonly #aclItems: Record<string, string>[] = [];
   #item: Record<string, string> | undefined;
   #capture: string | undefined;
-  #captured: number[] = [];
+  /**
+   * The value so far when it spans chunks or holds references, one char per byte (latin1: a
+   * UTF-8 sequence cut by a chunk's end stays whole). A value whole in one chunk is decoded from
+   * it at once.
+   */
+  #captured = '';
+  /** The current chunk as a Buffer (for slicing values out of it). */
+  #chunk: Buffer = Buffer.alloc(0);
 
   push(chunk: Uint8Array): void {
     if (this.#state === S_REFUSED) return;
     const n = chunk.length;
+    this.#chunk = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     let state = this.#state;
     let i = 0;
     // The hot states (content, attribute values, names, whitespace in tags) run inner loops
@@ -227,8 +237,8 @@ export class XmlChecker {
             if (b === q || b === LT || b === AMP) break;
             j++;
           }
-          if (this.#capture !== undefined) this.#keep(chunk, i, j);
           if (j === n) {
+            if (this.#capture !== undefined) this.#keep(i, j);
             i = n;
             continue;
           }
@@ -236,8 +246,9 @@ export class XmlChecker {
           if (b === q) {
             state = S_IN_TAG;
             this.#spaced = false;
-            if (this.#capture !== undefined) this.#endCapture();
+            if (this.#capture !== undefined) this.#endCapture(i, j);
           } else if (b === AMP) {
+            if (this.#capture !== undefined) this.#keep(i, j);
             state = S_ENTITY;
             this.#entityReturn = S_ATTR_VALUE;
             this.#entity.length = 0;
@@ -397,7 +408,7 @@ export class XmlChecker {
             if (!isReference(this.#entity, 0, this.#entity.length)) state = this.#refuse(i, 'unknown or malformed reference');
             else {
               state = this.#entityReturn;
-              if (state === S_ATTR_VALUE && this.#capture !== undefined) this.#keep([AMP, ...this.#entity, SEMI], 0, this.#entity.length + 2);
+              if (state === S_ATTR_VALUE && this.#capture !== undefined) this.#captured += String.fromCharCode(AMP, ...this.#entity, SEMI);
             }
           } else if (this.#entity.length === MAX_ENTITY) state = this.#refuse(i, 'reference too long');
           else this.#entity.push(c);
@@ -515,8 +526,6 @@ export class XmlChecker {
       return j + 1;
     }
     if (CLASS[c] !== C_NAME_START || this.#depth === MAX_DEPTH || (this.#depth === 0 && this.#rootSeen)) return -1;
-    // An item of a section apply checks: its attributes are captured on the byte machine.
-    if (this.#depth === 2 && (this.#tasks === 1 || this.#acls === 1)) return -1;
     const nameStart = j;
     while (j < n && IS_NAME[chunk[j]!] === 1) j++;
     if (j >= n) return -1;
@@ -551,6 +560,7 @@ export class XmlChecker {
       const q = chunk[j]!;
       if (q !== DQ && q !== SQ) return -1;
       j++;
+      const valueStart = j;
       while (j < n) {
         const b = chunk[j]!;
         if (b === q) break;
@@ -561,6 +571,7 @@ export class XmlChecker {
         } else j++;
       }
       if (j + 1 >= n) return -1;
+      const valueEnd = j;
       j++;
       for (let a = 0; a < count; a++) {
         if (hashes[a] === h && sameBytes(chunk, starts[a]!, ends[a]!, attrStart, attrEnd)) return -1;
@@ -569,6 +580,8 @@ export class XmlChecker {
       hashes[count] = h;
       starts[count] = attrStart;
       ends[count] = attrEnd;
+      this.#tagValueStart[count] = valueStart;
+      this.#tagValueEnd[count] = valueEnd;
       count++;
     }
     const empty = c === SLASH;
@@ -584,20 +597,35 @@ export class XmlChecker {
     for (let k = 0; k < len; k++) names[base + k] = chunk[nameStart + k]!;
     this.#namesLen = base + len;
     this.#endStartName(lt);
+    if (this.#item !== undefined) {
+      for (let a = 0; a < count; a++) {
+        const wanted = ITEM_ATTRIBUTES.find((w) => equalsBytes(chunk, starts[a]!, ends[a]! - starts[a]!, w.bytes));
+        if (wanted === undefined) continue;
+        const from = this.#tagValueStart[a]!;
+        this.#item[wanted.name] = decodeXmlEntities(this.#chunk.toString('utf8', from, Math.min(this.#tagValueEnd[a]!, from + MAX_CAPTURE)));
+      }
+    }
     if (empty) this.#closeElement();
     return j + 1;
   }
 
-  /** Bytes [from, to) of an identifying attribute's value, as written (references decoded at the end). */
-  #keep(bytes: ArrayLike<number>, from: number, to: number): void {
-    const room = MAX_CAPTURE - this.#captured.length;
-    for (let k = from; k < Math.min(to, from + room); k++) this.#captured.push(bytes[k]!);
+  /** Bytes [from, to) of the current chunk belong to the value being captured (more follow): the byte machine's capture, for a tag cut by a chunk's end. */
+  #keep(from: number, to: number): void {
+    const end = Math.min(to, from + MAX_CAPTURE - this.#captured.length);
+    if (end > from) this.#captured += this.#chunk.toString('latin1', from, end);
   }
 
-  #endCapture(): void {
-    this.#item![this.#capture!] = decodeXmlEntities(Buffer.from(this.#captured).toString('utf8'));
+  /** The value ends with bytes [from, to) of the current chunk. */
+  #endCapture(from: number, to: number): void {
+    let value: string;
+    if (this.#captured === '') value = this.#chunk.toString('utf8', from, Math.min(to, from + MAX_CAPTURE));
+    else {
+      this.#keep(from, to);
+      value = Buffer.from(this.#captured, 'latin1').toString('utf8');
+    }
+    this.#item![this.#capture!] = decodeXmlEntities(value);
     this.#capture = undefined;
-    this.#captured = [];
+    this.#captured = '';
   }
 
   #refuse(at: number, reason: string): typeof S_REFUSED {
@@ -632,7 +660,7 @@ export class XmlChecker {
     }
     if (isReserved(bytes, start, len)) return this.#refuse(at, 'reserved attribute name');
     this.#capture = this.#item !== undefined ? ITEM_ATTRIBUTES.find((a) => equalsBytes(bytes, start, len, a.bytes))?.name : undefined;
-    this.#captured = [];
+    this.#captured = '';
     this.#attrHash[k] = h;
     this.#attrCount = k + 1;
     this.#attrStart[k + 1] = this.#attrLen;
@@ -685,7 +713,10 @@ export class XmlChecker {
 
 /** A task's identifying attributes as an ExportItem (shared with config-xml.ts's fallback parse). */
 export function taskItem(attrs: Readonly<Record<string, string>>): ExportItem {
-  return { ...(attrs['ID'] !== undefined ? { id: attrs['ID'] } : {}), ...(attrs['Name'] !== undefined ? { name: attrs['Name'] } : {}) };
+  const item: { id?: string; name?: string } = {};
+  if (attrs['ID'] !== undefined) item.id = attrs['ID'];
+  if (attrs['Name'] !== undefined) item.name = attrs['Name'];
+  return item;
 }
 
 /** An ACL's: `ACLID` (else `ID`) and `resource group / user group`. */
