@@ -48,6 +48,775 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
+// src/atomic-file.ts
+import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { open, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+function writeFileAtomicSync(path, data, opts) {
+  const tmp = temporaryPathFor(path);
+  try {
+    const fd = openSync(tmp, "wx", opts.mode);
+    try {
+      writeFileSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+async function writeFileAtomic(path, data, opts) {
+  const tmp = temporaryPathFor(path);
+  try {
+    const file = await open(tmp, "wx", opts.mode);
+    try {
+      if (typeof data === "function") await data(file);
+      else await file.writeFile(data);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}
+function temporaryPathFor(path) {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+}
+var init_atomic_file = __esm({
+  "src/atomic-file.ts"() {
+    "use strict";
+  }
+});
+
+// src/errors.ts
+function isMftopsError(err) {
+  return typeof err === "object" && err !== null && err.isMftopsError === true;
+}
+function diagnosticsOf(err) {
+  if (!isMftopsError(err)) return [];
+  const list = err.diagnostics;
+  return Array.isArray(list) ? list : [];
+}
+function systemErrorOf(err) {
+  if (typeof err !== "object" || err === null) return void 0;
+  const e = err;
+  return typeof e.code === "string" && typeof e.syscall === "string" && Object.hasOwn(SYSTEM_ERRORS, e.code) ? e : void 0;
+}
+function systemError(what, err) {
+  const code5 = err?.code;
+  const known = code5 !== void 0 && Object.hasOwn(SYSTEM_ERRORS, code5) ? SYSTEM_ERRORS[code5] : void 0;
+  return new MftopsError(known ? `${what}: ${known.reason} (${code5}): ${known.hint}` : `${what} (${code5 ?? "error"})`, { cause: err });
+}
+function userMessageOf(err) {
+  if (isMftopsError(err)) return err.message;
+  const e = systemErrorOf(err);
+  if (e === void 0) return void 0;
+  const { port, address } = e;
+  const verb = SYSCALL_VERBS[e.syscall] ?? e.syscall;
+  const what = e.path !== void 0 ? `cannot ${verb} ${e.path}` : typeof port === "number" ? `cannot ${verb} on ${String(address ?? "port")}:${port}` : `${e.syscall} failed`;
+  return systemError(what, e).message;
+}
+var MftopsError, ConfigError, SYSTEM_ERRORS, SYSCALL_VERBS;
+var init_errors = __esm({
+  "src/errors.ts"() {
+    "use strict";
+    MftopsError = class extends Error {
+      /** Marks every subclass across module copies (bundles, tests), like aws-cdk's branded errors. */
+      isMftopsError = true;
+      constructor(message, options) {
+        super(message, options);
+        this.name = new.target.name;
+      }
+    };
+    ConfigError = class extends MftopsError {
+      diagnostics;
+      constructor(message, options = {}) {
+        super(message, options.cause !== void 0 ? { cause: options.cause } : void 0);
+        this.diagnostics = options.diagnostics ?? [];
+      }
+    };
+    SYSTEM_ERRORS = {
+      EACCES: { reason: "permission denied", hint: "check the permissions of the file and its folder, or choose another path" },
+      EPERM: { reason: "operation not permitted", hint: "check the permissions of the file and its folder, or choose another path" },
+      ENOSPC: { reason: "no space left on the device", hint: "free some space, or choose a path on another disk" },
+      EDQUOT: { reason: "disk quota exceeded", hint: "free some space, or choose a path on another disk" },
+      EROFS: { reason: "the file system is read-only", hint: "choose a path on a writable file system" },
+      EMFILE: { reason: "too many open files", hint: "raise the limit of open files (ulimit -n), or lower --parallelism" },
+      ENFILE: { reason: "too many open files on this system", hint: "close other programs, or lower --parallelism" },
+      ENOENT: { reason: "no such file or folder", hint: "check the path; a folder to write into must exist first" },
+      ENOTDIR: { reason: "a part of the path is not a folder", hint: "check the path" },
+      EISDIR: { reason: "it is a folder", hint: "give the path of a file" },
+      EADDRINUSE: { reason: "the address is in use", hint: "pick another port, or stop the process that holds it" },
+      EADDRNOTAVAIL: { reason: "the address is not available on this machine", hint: "pick another address" }
+    };
+    SYSCALL_VERBS = {
+      open: "open",
+      read: "read",
+      write: "write to",
+      scandir: "read the folder",
+      mkdir: "create the folder",
+      mkdtemp: "create a folder in",
+      rmdir: "remove the folder",
+      unlink: "remove",
+      rename: "rename",
+      link: "link",
+      copyfile: "copy",
+      stat: "read",
+      lstat: "read",
+      chmod: "change the permissions of",
+      listen: "listen"
+    };
+  }
+});
+
+// src/apply/apply-lock.ts
+var apply_lock_exports = {};
+__export(apply_lock_exports, {
+  DEFAULT_LOCK_TTL_MS: () => DEFAULT_LOCK_TTL_MS,
+  LOCK_FILE: () => LOCK_FILE,
+  acquireApplyLock: () => acquireApplyLock,
+  describeTakeover: () => describeTakeover,
+  releaseHeldApplyLocks: () => releaseHeldApplyLocks,
+  staleReason: () => staleReason
+});
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { linkSync, mkdirSync, readFileSync, renameSync as renameSync2, rmdirSync, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { hostname } from "node:os";
+import { dirname as dirname2, join as join2, relative } from "node:path";
+function acquireApplyLock(opts) {
+  const now = opts.now ?? Date.now;
+  const ttl = opts.ttlMs ?? DEFAULT_LOCK_TTL_MS;
+  const pid = opts.pid ?? process.pid;
+  const host = opts.host ?? hostname();
+  const isAlive = opts.isAlive ?? processIsAlive;
+  const path = join2(opts.dir, LOCK_FILE);
+  let created;
+  try {
+    created = mkdirSync(opts.dir, { recursive: true, mode: 448 });
+  } catch (err) {
+    throw systemError(`cannot create ${opts.dir} for the apply lock`, err);
+  }
+  const owner = () => ({
+    pid,
+    host,
+    startedAt: new Date(now()).toISOString(),
+    expiresAt: new Date(now() + ttl).toISOString(),
+    environment: opts.environment
+  });
+  let tookOverFrom;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const mine = owner();
+    if (createExclusive(path, mine)) return holdLock(path, mine, ttl, now, tookOverFrom, created);
+    const theirs = readOwner(path);
+    if (theirs === "gone") continue;
+    const reason = theirs === "unreadable" ? void 0 : staleReason(theirs, host, now(), isAlive);
+    if (theirs !== "unreadable" && reason === void 0) {
+      throw new MftopsError(
+        `another apply to environment "${opts.environment}" is running (pid ${theirs.pid} on ${theirs.host}, since ${theirs.startedAt}; the lock expires at ${theirs.expiresAt} unless renewed): wait for it, or delete ${path} if you are sure it is gone`
+      );
+    }
+    if (theirs === "unreadable") {
+      throw new MftopsError(`the apply lock ${path} exists but cannot be read: another apply may be starting; delete it if you are sure none runs`);
+    }
+    try {
+      renameSync2(path, `${path}.stale-${pid}`);
+      rmSync2(`${path}.stale-${pid}`, { force: true });
+    } catch {
+      continue;
+    }
+    tookOverFrom = theirs;
+  }
+  throw new MftopsError(`could not take the apply lock ${path}: other applies keep taking it; try again`);
+}
+function staleReason(owner, host, nowMs, isAlive) {
+  if (Date.parse(owner.expiresAt) <= nowMs) return `expired at ${owner.expiresAt}`;
+  if (owner.host === host && !isAlive(owner.pid)) return `process ${owner.pid} is no longer running`;
+  return void 0;
+}
+function describeTakeover(lock) {
+  const t = lock.tookOverFrom;
+  return t === void 0 ? void 0 : `took over a stale apply lock (pid ${t.pid} on ${t.host}, since ${t.startedAt}, expired or no longer running): the ledger of that run is in its snapshot folder`;
+}
+function releaseHeldApplyLocks() {
+  for (const release of [...heldLocks]) release();
+}
+function holdLock(path, mine, ttl, now, tookOverFrom, created) {
+  let released = false;
+  const renew = setInterval(() => {
+    if (released) return;
+    const next = { ...mine, expiresAt: new Date(now() + ttl).toISOString() };
+    try {
+      writeFileAtomicSync(path, `${JSON.stringify(next)}
+`, { mode: 384 });
+    } catch {
+    }
+  }, Math.max(1e3, Math.floor(ttl / 3)));
+  renew.unref();
+  const onExit = () => release();
+  process.once("exit", onExit);
+  heldLocks.add(release);
+  function release() {
+    if (released) return;
+    released = true;
+    clearInterval(renew);
+    process.off("exit", onExit);
+    heldLocks.delete(release);
+    const current = readOwner(path);
+    if (current !== "gone" && current !== "unreadable" && current.pid === mine.pid && current.host === mine.host && current.startedAt === mine.startedAt) {
+      rmSync2(path, { force: true });
+    }
+    if (created !== void 0) removeEmptyFolders(dirname2(path), created);
+  }
+  return { path, release, ...tookOverFrom ? { tookOverFrom } : {} };
+}
+function removeEmptyFolders(dir, top) {
+  for (let d = dir; ; d = dirname2(d)) {
+    if (relative(top, d).startsWith("..")) return;
+    try {
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+    if (d === top) return;
+  }
+}
+function createExclusive(path, owner) {
+  const text2 = `${JSON.stringify(owner)}
+`;
+  const draft = `${path}.${owner.pid}-${randomBytes2(6).toString("hex")}.new`;
+  try {
+    writeFileSync2(draft, text2, { mode: 384, flag: "wx" });
+    try {
+      linkSync(draft, path);
+    } catch (err) {
+      const code5 = err.code ?? "";
+      if (code5 === "EEXIST") return false;
+      if (!NO_HARD_LINKS.has(code5)) throw err;
+      writeFileSync2(path, text2, { mode: 384, flag: "wx" });
+    }
+    return true;
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+    throw systemError(`cannot create the apply lock ${path}`, err);
+  } finally {
+    rmSync2(draft, { force: true });
+  }
+}
+function readOwner(path) {
+  let text2;
+  try {
+    text2 = readFileSync(path, "utf8");
+  } catch (err) {
+    return err.code === "ENOENT" ? "gone" : "unreadable";
+  }
+  try {
+    const v = JSON.parse(text2);
+    if (typeof v.pid === "number" && typeof v.host === "string" && typeof v.startedAt === "string" && typeof v.expiresAt === "string") {
+      return { pid: v.pid, host: v.host, startedAt: v.startedAt, expiresAt: v.expiresAt, environment: String(v.environment ?? "") };
+    }
+  } catch {
+  }
+  return "unreadable";
+}
+function processIsAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+var LOCK_FILE, DEFAULT_LOCK_TTL_MS, heldLocks, NO_HARD_LINKS;
+var init_apply_lock = __esm({
+  "src/apply/apply-lock.ts"() {
+    "use strict";
+    init_atomic_file();
+    init_errors();
+    LOCK_FILE = "apply.lock";
+    DEFAULT_LOCK_TTL_MS = 10 * 6e4;
+    heldLocks = /* @__PURE__ */ new Set();
+    NO_HARD_LINKS = /* @__PURE__ */ new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+  }
+});
+
+// src/log.ts
+function createLogger(verbosity, write2 = (l) => process.stderr.write(l)) {
+  return {
+    debug: (m) => {
+      if (verbosity === "verbose") write2(`debug: ${m}
+`);
+    },
+    info: (m) => {
+      if (verbosity !== "quiet") write2(`${m}
+`);
+    },
+    warn: (m) => write2(`warning: ${m}
+`)
+  };
+}
+var silentLogger;
+var init_log = __esm({
+  "src/log.ts"() {
+    "use strict";
+    silentLogger = { debug: () => {
+    }, info: () => {
+    }, warn: () => {
+    } };
+  }
+});
+
+// src/secret.ts
+import { closeSync as closeSync2, constants, existsSync, fstatSync, openSync as openSync2, readFileSync as readFileSync2, realpathSync, statSync } from "node:fs";
+import { dirname as dirname3, isAbsolute, join as join3, relative as relative2, resolve, sep } from "node:path";
+import { inspect } from "node:util";
+function parseSecretRef(text2) {
+  const m = SECRET_REF.exec(text2.trim());
+  if (!m) return void 0;
+  const body = m[2].trim();
+  return m[1] === "env" ? { kind: "env", name: body } : { kind: "file", path: body };
+}
+function formatSecretRef(ref) {
+  switch (ref.kind) {
+    case "env":
+      return `\${env:${ref.name}}`;
+    case "file":
+      return `\${file:${ref.path}}`;
+  }
+}
+function checkConfinedRef(ref, baseDir, confinement) {
+  switch (ref.kind) {
+    case "env":
+      return confinement.credentialVariables.includes(ref.name) ? { kind: "env", name: ref.name, why: "credential" } : void 0;
+    case "file": {
+      const path = isAbsolute(ref.path) ? resolve(ref.path) : resolve(baseDir, ref.path);
+      const resolved = realPathOf(path);
+      if (SYSTEM_FOLDERS.some((f) => isInside(path, f) || isInside(resolved, f))) return { kind: "file", path, why: "system" };
+      const roots = confinement.fileRoots.map((r) => realPathOf(resolve(r)));
+      if (!roots.some((r) => isInside(resolved, r))) return { kind: "file", path, why: "outside", resolved, roots: confinement.fileRoots };
+      let isFile = true;
+      try {
+        isFile = statSync(resolved).isFile();
+      } catch {
+      }
+      return isFile ? void 0 : { kind: "file", path, why: "not-a-file" };
+    }
+  }
+}
+function realPathOf(path) {
+  let existing = path;
+  while (!existsSync(existing)) {
+    const up = dirname3(existing);
+    if (up === existing) return path;
+    existing = up;
+  }
+  try {
+    return join3(realpathSync.native(existing), relative2(existing, path));
+  } catch {
+    return path;
+  }
+}
+function isInside(path, folder) {
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
+}
+function readSecretRef(ref, ctx) {
+  switch (ref.kind) {
+    case "env": {
+      const refused = ctx.confinement !== void 0 ? checkConfinedRef(ref, ctx.baseDir, ctx.confinement) : void 0;
+      if (refused !== void 0) return { ok: false, failure: refused };
+      const value = ctx.env[ref.name];
+      if (value === void 0) return { ok: false, failure: { kind: "env", name: ref.name, why: "unset" } };
+      if (value === "") return { ok: false, failure: { kind: "env", name: ref.name, why: "empty" } };
+      return { ok: true, secret: new Secret(value) };
+    }
+    case "file": {
+      const path = isAbsolute(ref.path) ? ref.path : resolve(ctx.baseDir, ref.path);
+      if (ctx.confinement !== void 0) {
+        const refused = checkConfinedRef(ref, ctx.baseDir, ctx.confinement);
+        if (refused !== void 0) return { ok: false, failure: refused };
+      }
+      let text2;
+      try {
+        text2 = ctx.confinement !== void 0 ? readRegularFile(realpathSync.native(path)) : readFileSync2(path, "utf8");
+      } catch (err) {
+        const code5 = err.code ?? "unreadable";
+        return { ok: false, failure: code5 === "ENOENT" ? { kind: "file", path, why: "missing" } : { kind: "file", path, why: "unreadable", code: code5 } };
+      }
+      const value = text2.replace(/\r?\n$/, "");
+      if (value === "") return { ok: false, failure: { kind: "file", path, why: "empty" } };
+      return { ok: true, secret: new Secret(value) };
+    }
+  }
+}
+function readRegularFile(path) {
+  const fd = openSync2(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: "ENOTREGULAR" });
+    return readFileSync2(fd, "utf8");
+  } finally {
+    closeSync2(fd);
+  }
+}
+function describeSecretFailure(f) {
+  switch (f.kind) {
+    case "env":
+      switch (f.why) {
+        case "unset":
+          return `environment variable ${f.name} is not set`;
+        case "empty":
+          return `environment variable ${f.name} is set but empty`;
+        case "credential":
+          return `environment variable ${f.name} holds a service credential of mftops.yaml, which a manifest may not send to a server`;
+        default: {
+          const never = f;
+          throw new Error(`unknown secret failure ${String(never)}`);
+        }
+      }
+    case "file":
+      switch (f.why) {
+        case "missing":
+          return `secret file ${f.path} does not exist`;
+        case "empty":
+          return `secret file ${f.path} is empty`;
+        case "unreadable":
+          return `secret file ${f.path} cannot be read (${f.code})`;
+        case "outside":
+          return `secret file ${f.path}${f.resolved !== f.path ? ` (a link to ${f.resolved})` : ""} is outside the folders manifest secrets may be read from (${f.roots.join(", ")})`;
+        case "system":
+          return `secret file ${f.path} is below /proc, /sys or /dev, which manifest secrets are never read from`;
+        case "not-a-file":
+          return `secret file ${f.path} is not a regular file (a FIFO, device, socket or folder)`;
+        default: {
+          const never = f;
+          throw new Error(`unknown secret failure ${String(never)}`);
+        }
+      }
+  }
+}
+var Secret, SECRET_REF, SYSTEM_FOLDERS;
+var init_secret = __esm({
+  "src/secret.ts"() {
+    "use strict";
+    Secret = class {
+      #value;
+      constructor(value) {
+        this.#value = value;
+      }
+      reveal() {
+        return this.#value;
+      }
+      toString() {
+        return "(sensitive)";
+      }
+      toJSON() {
+        return "(sensitive)";
+      }
+      [inspect.custom]() {
+        return "Secret((sensitive))";
+      }
+    };
+    SECRET_REF = /^\$\{(env|file):([^}]+)\}$/;
+    SYSTEM_FOLDERS = ["/proc", "/sys", "/dev"];
+  }
+});
+
+// src/is-record.ts
+function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+var init_is_record = __esm({
+  "src/is-record.ts"() {
+    "use strict";
+  }
+});
+
+// src/services/errors.ts
+import { STATUS_CODES } from "node:http";
+function outcomeOfStatus(status) {
+  return status >= 300 && status < 500 ? "rejected" : "unknown";
+}
+function formatApiMessage(f) {
+  const b = f.body;
+  if (f.throttled === true) return `${f.service}: ${f.method} ${f.path}: ${oneLine(b.note)} (${f.attempts ?? 1} attempts)`;
+  const title = b.title ?? b.error ?? STATUS_CODES[f.status] ?? "Error";
+  const texts = [];
+  for (const t of [b.detail, b.errorDescription, ...b.fieldErrors.map(formatFieldError), b.note]) {
+    const line = oneLine(t);
+    if (line !== "" && line !== title && !texts.includes(line)) texts.push(line);
+  }
+  const tail = texts.length > 0 ? `: ${texts.join("; ")}` : "";
+  return `${f.service}: ${f.method} ${f.path}: ${f.status} ${oneLine(title)}${tail}${attemptsSuffix(f.attempts)}`;
+}
+function formatFieldError(e) {
+  if (e.message === "") return e.field === "" ? "" : `${e.field} is invalid`;
+  if (e.field === "" || e.message.toLowerCase().includes(e.field.toLowerCase())) return e.message;
+  return `${e.field}: ${e.message}`;
+}
+function formatTransportMessage(f) {
+  return `${f.service}: ${f.method} ${f.path}: ${f.reason} (${f.code})${attemptsSuffix(f.attempts)}`;
+}
+function attemptsSuffix(attempts) {
+  return attempts !== void 0 && attempts > 1 ? ` (gave up after ${attempts} attempts)` : "";
+}
+function oneLine(text2) {
+  if (text2 === void 0) return "";
+  const flat = text2.replace(/\s+/g, " ").trim();
+  return flat.length > MAX_TEXT ? `${flat.slice(0, MAX_TEXT - 1)}\u2026` : flat;
+}
+var ApiError, AuthError, NetworkError, TimeoutError, MAX_TEXT;
+var init_errors2 = __esm({
+  "src/services/errors.ts"() {
+    "use strict";
+    init_errors();
+    ApiError = class extends MftopsError {
+      service;
+      method;
+      /** Request path without the query string. */
+      path;
+      status;
+      title;
+      detail;
+      errorCode;
+      fieldErrors;
+      outcome;
+      attempts;
+      /** Given up on because the server kept throttling (429, 503) for the whole retry budget. */
+      throttled;
+      constructor(fields) {
+        super(formatApiMessage(fields));
+        this.throttled = fields.throttled ?? false;
+        this.service = fields.service;
+        this.method = fields.method;
+        this.path = fields.path;
+        this.status = fields.status;
+        this.title = fields.body.title ?? fields.body.error;
+        this.detail = fields.body.detail ?? fields.body.errorDescription ?? fields.body.note;
+        this.errorCode = fields.body.errorCode;
+        this.fieldErrors = fields.body.fieldErrors;
+        this.outcome = fields.outcome ?? outcomeOfStatus(fields.status);
+        this.attempts = fields.attempts ?? 1;
+      }
+    };
+    AuthError = class extends ApiError {
+      error;
+      constructor(fields) {
+        super(fields);
+        this.error = fields.body.error;
+      }
+    };
+    NetworkError = class extends MftopsError {
+      service;
+      method;
+      path;
+      code;
+      outcome;
+      attempts;
+      constructor(fields) {
+        super(formatTransportMessage(fields));
+        this.service = fields.service;
+        this.method = fields.method;
+        this.path = fields.path;
+        this.code = fields.code;
+        this.outcome = fields.outcome;
+        this.attempts = fields.attempts ?? 1;
+      }
+    };
+    TimeoutError = class extends NetworkError {
+    };
+    MAX_TEXT = 300;
+  }
+});
+
+// src/services/session.ts
+var session_exports = {};
+__export(session_exports, {
+  Session: () => Session,
+  closeAllSessions: () => closeAllSessions,
+  countOpenSessions: () => countOpenSessions,
+  installShutdownHandlers: () => installShutdownHandlers
+});
+function countOpenSessions() {
+  return openSessions.size;
+}
+async function closeAllSessions(timeoutMs = 3e3) {
+  const all = Promise.allSettled([...openSessions].map((s) => s.close()));
+  let timer;
+  const limit = new Promise((resolve13) => {
+    timer = setTimeout(resolve13, timeoutMs);
+    timer.unref();
+  });
+  await Promise.race([all, limit]);
+  clearTimeout(timer);
+}
+function installShutdownHandlers(opts = {}) {
+  const signals = opts.signals ?? process;
+  const exit = opts.exit ?? ((code5) => process.exit(code5));
+  const handle = (code5) => () => {
+    void closeAllSessions(opts.timeoutMs).finally(() => exit(code5));
+  };
+  const onInt = handle(130);
+  const onTerm = handle(143);
+  signals.once("SIGINT", onInt);
+  signals.once("SIGTERM", onTerm);
+  return () => {
+    signals.off("SIGINT", onInt);
+    signals.off("SIGTERM", onTerm);
+  };
+}
+var openSessions, Session;
+var init_session = __esm({
+  "src/services/session.ts"() {
+    "use strict";
+    init_errors();
+    init_log();
+    init_secret();
+    init_is_record();
+    init_errors2();
+    openSessions = /* @__PURE__ */ new Set();
+    Session = class {
+      service;
+      #transport;
+      #candidates;
+      #username;
+      #password;
+      #revokeWithBearer;
+      #defaultLifetimeSec;
+      #now;
+      #logger;
+      #apiBase;
+      #tokens;
+      #pending;
+      #closed = false;
+      constructor(opts) {
+        if (opts.apiBaseCandidates.length === 0) throw new Error("a session needs at least one API base path");
+        this.service = opts.transport.service;
+        this.#transport = opts.transport;
+        this.#candidates = opts.apiBaseCandidates;
+        this.#apiBase = opts.apiBaseCandidates.length === 1 ? opts.apiBaseCandidates[0] : void 0;
+        this.#username = opts.username;
+        this.#password = opts.password;
+        this.#revokeWithBearer = opts.revokeWithBearer;
+        this.#defaultLifetimeSec = opts.defaultLifetimeSec;
+        this.#now = opts.now ?? Date.now;
+        this.#logger = opts.logger ?? silentLogger;
+        this.#transport.rememberSecret(opts.password);
+      }
+      /** The API base path (e.g. `/api/v1`); known after the first token call when it had to be probed. */
+      get apiBase() {
+        if (this.#apiBase === void 0) throw new Error(`${this.service}: API base path not probed yet`);
+        return this.#apiBase;
+      }
+      /** The base path if already known, without a token call. */
+      get knownApiBase() {
+        return this.#apiBase;
+      }
+      /** A valid access token, fetching or refreshing it first when needed. */
+      async accessToken() {
+        if (this.#closed) throw new MftopsError(`${this.service}: the connection is closed`);
+        const t = this.#tokens;
+        if (t !== void 0 && this.#now() < t.refreshAt) return t.access;
+        if (this.#pending === void 0) {
+          this.#pending = this.#obtain().finally(() => {
+            this.#pending = void 0;
+          });
+        }
+        return this.#pending;
+      }
+      /** The server refused `token` (401): the next `accessToken()` refreshes, unless another caller already did. */
+      invalidate(token) {
+        const t = this.#tokens;
+        if (t !== void 0 && t.access === token) this.#tokens = { ...t, refreshAt: -Infinity };
+      }
+      /** Revoke the refresh token, then the access token; failures are logged at debug level only. */
+      async close() {
+        if (this.#closed) return;
+        this.#closed = true;
+        openSessions.delete(this);
+        if (this.#pending !== void 0) await this.#pending.catch(() => void 0);
+        const t = this.#tokens;
+        this.#tokens = void 0;
+        if (t === void 0 || this.#apiBase === void 0) return;
+        if (t.refresh !== void 0) await this.#revoke(t.refresh, t.access, "refresh");
+        await this.#revoke(t.access, t.access, "access");
+      }
+      async #obtain() {
+        const refresh = this.#tokens?.refresh;
+        if (refresh !== void 0) {
+          try {
+            this.#logger.debug(`${this.service}: refreshing the access token`);
+            return await this.#grant({ grant_type: "refresh_token", refresh_token: refresh });
+          } catch (err) {
+            if (!(err instanceof AuthError)) throw err;
+            this.#logger.debug(`${this.service}: refresh refused (${err.status}), signing in again`);
+          }
+        }
+        this.#logger.debug(`${this.service}: signing in as ${this.#username}`);
+        return this.#grant({ grant_type: "password", username: this.#username, password: this.#password });
+      }
+      async #grant(form) {
+        const candidates = this.#apiBase !== void 0 ? [this.#apiBase] : this.#candidates;
+        for (let i = 0; i < candidates.length; i++) {
+          const base = candidates[i];
+          const path = `${base}/token`;
+          let body;
+          try {
+            body = await this.#transport.sendJson({ method: "POST", path, body: { kind: "form", value: form }, retry: "read", tokenCall: true });
+          } catch (err) {
+            if (err instanceof ApiError && err.status === 404 && i < candidates.length - 1) {
+              this.#logger.debug(`${this.service}: no token endpoint at ${path}, trying the next base path`);
+              continue;
+            }
+            throw err;
+          }
+          this.#apiBase = base;
+          return this.#store(body, path);
+        }
+        throw new Error("unreachable: the candidate loop returns or throws");
+      }
+      #store(body, path) {
+        const access = isRecord(body) && typeof body.access_token === "string" && body.access_token !== "" ? body.access_token : void 0;
+        if (access === void 0 || !isRecord(body)) {
+          throw new AuthError({ service: this.service, method: "POST", path, status: 200, body: { fieldErrors: [], note: "token response without access_token" } });
+        }
+        const type = body.token_type;
+        if (typeof type === "string" && type.toLowerCase() !== "bearer") {
+          throw new AuthError({ service: this.service, method: "POST", path, status: 200, body: { fieldErrors: [], note: `unsupported token type ${type}` } });
+        }
+        const expires = Number(body.expires_in);
+        const lifetimeMs = (Number.isFinite(expires) && expires > 0 ? expires : this.#defaultLifetimeSec) * 1e3;
+        const margin = Math.min(lifetimeMs * 0.2, 3e4);
+        const accessSecret = new Secret(access);
+        const refreshSecret = typeof body.refresh_token === "string" && body.refresh_token !== "" ? new Secret(body.refresh_token) : this.#tokens?.refresh;
+        this.#transport.rememberSecret(accessSecret);
+        if (refreshSecret !== void 0) this.#transport.rememberSecret(refreshSecret);
+        this.#tokens = { access: accessSecret, refresh: refreshSecret, refreshAt: this.#now() + lifetimeMs - margin };
+        openSessions.add(this);
+        return accessSecret;
+      }
+      async #revoke(token, access, which) {
+        try {
+          await this.#transport.sendDiscard({
+            method: "POST",
+            path: `${this.apiBase}/token/revoke`,
+            body: { kind: "form", value: { token } },
+            ...this.#revokeWithBearer ? { bearer: access } : {},
+            retry: "write",
+            tokenCall: true
+          });
+        } catch (err) {
+          this.#logger.debug(`${this.service}: revoke of the ${which} token failed: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    };
+  }
+});
+
 // src/app/defaults.ts
 var DEFAULTS, PARALLELISM_RANGE, MAX_DELETES_RANGE;
 var init_defaults = __esm({
@@ -66,9 +835,9 @@ var init_defaults = __esm({
   }
 });
 
-// node_modules/yaml/dist/nodes/identity.js
+// ../main/node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -92,7 +861,7 @@ var require_identity = __commonJS({
         }
       return false;
     }
-    function isNode(node) {
+    function isNode2(node) {
       if (node && typeof node === "object")
         switch (node[NODE_TYPE]) {
           case ALIAS:
@@ -116,16 +885,16 @@ var require_identity = __commonJS({
     exports2.isCollection = isCollection;
     exports2.isDocument = isDocument;
     exports2.isMap = isMap3;
-    exports2.isNode = isNode;
+    exports2.isNode = isNode2;
     exports2.isPair = isPair3;
     exports2.isScalar = isScalar3;
     exports2.isSeq = isSeq3;
   }
 });
 
-// node_modules/yaml/dist/visit.js
+// ../main/node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "node_modules/yaml/dist/visit.js"(exports2) {
+  "../main/node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -281,9 +1050,9 @@ var require_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/directives.js
+// ../main/node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var visit4 = require_visit();
@@ -452,9 +1221,9 @@ var require_directives = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/anchors.js
+// ../main/node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var visit4 = require_visit();
@@ -522,9 +1291,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/applyReviver.js
+// ../main/node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -572,9 +1341,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/toJS.js
+// ../main/node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     function toJS(value, arg, ctx) {
@@ -602,9 +1371,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Node.js
+// ../main/node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity2 = require_identity();
@@ -643,9 +1412,9 @@ var require_Node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Alias.js
+// ../main/node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit4 = require_visit();
@@ -761,9 +1530,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Scalar.js
+// ../main/node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Node = require_Node();
@@ -791,9 +1560,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/createNode.js
+// ../main/node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity2 = require_identity();
@@ -866,9 +1635,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Collection.js
+// ../main/node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity2 = require_identity();
@@ -1009,9 +1778,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyComment.js
+// ../main/node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str2) => str2.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
@@ -1026,9 +1795,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/foldFlowLines.js
+// ../main/node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -1162,9 +1931,9 @@ ${indent}${text2.slice(fold + 1, end2)}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyString.js
+// ../main/node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -1445,9 +2214,9 @@ ${indent}`);
   }
 });
 
-// node_modules/yaml/dist/stringify/stringify.js
+// ../main/node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity2 = require_identity();
@@ -1569,9 +2338,9 @@ ${ctx.indent}${str2}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyPair.js
+// ../main/node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Scalar = require_Scalar();
@@ -1702,9 +2471,9 @@ ${ctx.indent}`;
   }
 });
 
-// node_modules/yaml/dist/log.js
+// ../main/node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "node_modules/yaml/dist/log.js"(exports2) {
+  "../main/node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
@@ -1724,9 +2493,9 @@ var require_log = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Scalar = require_Scalar();
@@ -1784,9 +2553,9 @@ var require_merge = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/addPairToJSMap.js
+// ../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
     var merge = require_merge();
@@ -1848,9 +2617,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Pair.js
+// ../main/node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -1888,9 +2657,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyCollection.js
+// ../main/node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var stringify = require_stringify();
@@ -1996,7 +2765,7 @@ ${indent}${line}` : "\n";
           str2 += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines2.reduce((sum2, line) => sum2 + line.length + 2, 2) + (str2.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines2.reduce((sum3, line) => sum3 + line.length + 2, 2) + (str2.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
             str2 += ",";
@@ -2012,7 +2781,7 @@ ${indent}${line}` : "\n";
         return start + end;
       } else {
         if (!reqNewline) {
-          const len = lines2.reduce((sum2, line) => sum2 + line.length + 2, 2);
+          const len = lines2.reduce((sum3, line) => sum3 + line.length + 2, 2);
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
@@ -2039,9 +2808,9 @@ ${indent}${end}`;
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLMap.js
+// ../main/node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -2183,9 +2952,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/map.js
+// ../main/node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -2205,9 +2974,9 @@ var require_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLSeq.js
+// ../main/node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -2321,9 +3090,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/seq.js
+// ../main/node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -2343,9 +3112,9 @@ var require_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/string.js
+// ../main/node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string = {
@@ -2362,9 +3131,9 @@ var require_string = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/null.js
+// ../main/node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -2380,9 +3149,9 @@ var require_null = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/bool.js
+// ../main/node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -2404,9 +3173,9 @@ var require_bool = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyNumber.js
+// ../main/node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -2431,9 +3200,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/float.js
+// ../main/node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -2477,9 +3246,9 @@ var require_float = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/int.js
+// ../main/node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -2522,9 +3291,9 @@ var require_int = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/schema.js
+// ../main/node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map = require_map();
     var _null = require_null();
@@ -2550,9 +3319,9 @@ var require_schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/json/schema.js
+// ../main/node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map = require_map();
@@ -2617,9 +3386,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -2683,9 +3452,9 @@ var require_binary = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Pair = require_Pair();
@@ -2761,9 +3530,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var toJS = require_toJS();
@@ -2839,9 +3608,9 @@ var require_omap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -2871,9 +3640,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/float.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -2920,9 +3689,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/int.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -2999,9 +3768,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/set.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Pair = require_Pair();
@@ -3088,9 +3857,9 @@ var require_set = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str2, asBigInt) {
@@ -3176,9 +3945,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map = require_map();
     var _null = require_null();
@@ -3220,9 +3989,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/tags.js
+// ../main/node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map = require_map();
     var _null = require_null();
@@ -3314,9 +4083,9 @@ var require_tags = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/Schema.js
+// ../main/node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var map = require_map();
@@ -3346,9 +4115,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyDocument.js
+// ../main/node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var stringify = require_stringify();
@@ -3426,9 +4195,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/Document.js
+// ../main/node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection = require_Collection();
@@ -3735,9 +4504,9 @@ var require_Document = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/errors.js
+// ../main/node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "node_modules/yaml/dist/errors.js"(exports2) {
+  "../main/node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code5, message) {
@@ -3800,9 +4569,9 @@ ${pointer}
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-props.js
+// ../main/node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow: flow2, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -3934,9 +4703,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-contains-newline.js
+// ../main/node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -3976,9 +4745,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-flow-indent-check.js
+// ../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent, fc, onError) {
@@ -3994,9 +4763,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-map-includes.js
+// ../main/node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     function mapIncludes(ctx, items, search) {
@@ -4010,9 +4779,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-map.js
+// ../main/node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -4029,10 +4798,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep7, value } = collItem;
+        const { start, key, sep: sep9, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep7?.[0],
+          next: key ?? sep9?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -4046,7 +4815,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep7) {
+          if (!keyProps.anchor && !keyProps.tag && !sep9) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -4070,7 +4839,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep7 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep9 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -4086,7 +4855,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep7, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep9, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -4118,9 +4887,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-seq.js
+// ../main/node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -4169,15 +4938,15 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-end.js
+// ../main/node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep7 = "";
+        let sep9 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -4191,13 +4960,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep7 + cb;
-              sep7 = "";
+                comment += sep9 + cb;
+              sep9 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep7 += source;
+                sep9 += source;
               hasSpace = true;
               break;
             default:
@@ -4212,9 +4981,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-collection.js
+// ../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Pair = require_Pair();
@@ -4240,18 +5009,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep7, value } = collItem;
+        const { start, key, sep: sep9, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep7?.[0],
+          next: key ?? sep9?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep7 && !value) {
+          if (!props.anchor && !props.tag && !sep9 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -4305,8 +5074,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap3 && !sep7 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep7, null, props, onError);
+        if (!isMap3 && !sep9 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep9, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -4318,7 +5087,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep7 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep9 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -4329,8 +5098,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap3 && !props.found && ctx.options.strict) {
-              if (sep7)
-                for (const st of sep7) {
+              if (sep9)
+                for (const st of sep9) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -4347,7 +5116,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep7, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep9, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -4406,9 +5175,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-collection.js
+// ../main/node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Scalar = require_Scalar();
@@ -4471,9 +5240,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-scalar.js
+// ../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -4527,7 +5296,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep7 = "";
+      let sep9 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines2[i][0].slice(trimIndent) + "\n";
@@ -4544,24 +5313,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep7 + indent.slice(trimIndent) + content;
-          sep7 = "\n";
+          value += sep9 + indent.slice(trimIndent) + content;
+          sep9 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep7 === " ")
-            sep7 = "\n";
-          else if (!prevMoreIndented && sep7 === "\n")
-            sep7 = "\n\n";
-          value += sep7 + indent.slice(trimIndent) + content;
-          sep7 = "\n";
+          if (sep9 === " ")
+            sep9 = "\n";
+          else if (!prevMoreIndented && sep9 === "\n")
+            sep9 = "\n\n";
+          value += sep9 + indent.slice(trimIndent) + content;
+          sep9 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep7 === "\n")
+          if (sep9 === "\n")
             value += "\n";
           else
-            sep7 = "\n";
+            sep9 = "\n";
         } else {
-          value += sep7 + content;
-          sep7 = " ";
+          value += sep9 + content;
+          sep9 = " ";
           prevMoreIndented = false;
         }
       }
@@ -4654,9 +5423,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// ../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -4744,25 +5513,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep7 = " ";
+      let sep9 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep7 === "\n")
-            res += sep7;
+          if (sep9 === "\n")
+            res += sep9;
           else
-            sep7 = "\n";
+            sep9 = "\n";
         } else {
-          res += sep7 + lm;
-          sep7 = " ";
+          res += sep9 + lm;
+          sep9 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep7 + (match?.[1] ?? "");
+      return res + sep9 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -4875,9 +5644,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-scalar.js
+// ../main/node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Scalar = require_Scalar();
@@ -4956,9 +5725,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// ../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -4986,9 +5755,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-node.js
+// ../main/node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity2 = require_identity();
@@ -5092,9 +5861,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-doc.js
+// ../main/node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document2 = require_Document();
     var composeNode = require_compose_node();
@@ -5135,9 +5904,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/composer.js
+// ../main/node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -5343,9 +6112,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// node_modules/yaml/dist/parse/cst-scalar.js
+// ../main/node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -5528,9 +6297,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-stringify.js
+// ../main/node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
     var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -5572,14 +6341,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep7, value }) {
+    function stringifyItem({ start, key, sep: sep9, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep7)
-        for (const st of sep7)
+      if (sep9)
+        for (const st of sep9)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -5589,9 +6358,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-visit.js
+// ../main/node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
@@ -5651,9 +6420,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst.js
+// ../main/node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -5753,9 +6522,9 @@ var require_cst = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/lexer.js
+// ../main/node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -6342,9 +7111,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/line-counter.js
+// ../main/node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter3 = class {
       constructor() {
@@ -6373,9 +7142,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/parser.js
+// ../main/node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -6746,18 +7515,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep7;
+          let sep9;
           if (scalar.end) {
-            sep7 = scalar.end;
-            sep7.push(this.sourceToken);
+            sep9 = scalar.end;
+            sep9.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep7 = [this.sourceToken];
+            sep9 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep7 }]
+            items: [{ start, key: scalar, sep: sep9 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -6910,15 +7679,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep7 = it.sep;
-                  sep7.push(this.sourceToken);
+                  const sep9 = it.sep;
+                  sep9.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep7 }]
+                    items: [{ start: start2, key, sep: sep9 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -7112,13 +7881,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep7 = fc.end.splice(1, fc.end.length);
-            sep7.push(this.sourceToken);
+            const sep9 = fc.end.splice(1, fc.end.length);
+            sep9.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep7 }]
+              items: [{ start, key: fc, sep: sep9 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -7247,9 +8016,9 @@ var require_parser = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/public-api.js
+// ../main/node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "node_modules/yaml/dist/public-api.js"(exports2) {
+  "../main/node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document2 = require_Document();
@@ -7344,9 +8113,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/index.js
+// ../main/node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "node_modules/yaml/dist/index.js"(exports2) {
+  "../main/node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document2 = require_Document();
@@ -7469,6 +8238,7 @@ var init_diagnostics = __esm({
       MF005: "not-text",
       MF006: "no-manifests",
       MF007: "unreadable-path",
+      MF008: "manifests-too-large",
       MF100: "not-a-mapping",
       MF101: "api-version",
       MF102: "kind",
@@ -7497,6 +8267,9 @@ var init_diagnostics = __esm({
       MF321: "variable-use",
       MF322: "unknown-environment",
       MF323: "patch-target",
+      MF324: "folder-path",
+      MF325: "secret-file-place",
+      MF326: "credential-variable",
       MF401: "unknown-host",
       MF402: "unknown-script",
       MF403: "unknown-date-list",
@@ -7565,6 +8338,11 @@ var init_diagnostics = __esm({
         meaning: "A path given on the command line or in `manifests:` does not exist or cannot be read.",
         example: { in: "command", command: "mftops validate manifests/tasks/payrol.yaml" },
         fix: "Check the spelling and the permissions; paths in mftops.yaml are relative to its folder, paths on the command line to the working folder."
+      },
+      MF008: {
+        meaning: "The manifests of one run hold more bytes together than `limits.manifestMegabytes` of mftops.yaml allows (64 MB by default), which bounds the memory a run takes; none of them was checked.",
+        example: { in: "command", command: "mftops validate", setup: "mftops.yaml sets limits: { manifestMegabytes: 1 }; manifests/ holds 1.2 MB" },
+        fix: "Raise `limits.manifestMegabytes` (the machine needs about ten times the manifests' size in memory), or take out what is not a manifest (exports, generated files)."
       },
       MF100: {
         meaning: "A YAML document is not a mapping: it is a list or a plain value, where a manifest has `apiVersion`, `kind`, `metadata` and `spec`.",
@@ -7680,7 +8458,7 @@ var init_diagnostics = __esm({
         fix: "Use a `${env:NAME}` or `${file:PATH}` reference (with `secret: true`), or write `{ value: \u2026, secret: false }` if it is not a secret."
       },
       MF311: {
-        meaning: "A `validations[].expression` of a `kind: Policy` document is not valid CEL (Common Expression Language), so the policy could never be checked.",
+        meaning: "A `validations[].expression` of a `kind: Policy` document is not valid CEL (Common Expression Language), so the policy could never be checked; or its estimated cost is over 1,000,000 steps (comprehensions nested over long lists), so it could run for hours.",
         example: {
           in: "manifest",
           text: yaml("apiVersion: mftops/v1", "kind: Policy", "metadata: { name: tasks-described }", "spec:", "  severity: deny", "  validations:", '    - expression: "has(object.spec.Info) &&"', "      message: every task has a description")
@@ -7715,6 +8493,21 @@ var init_diagnostics = __esm({
           setup: "manifests/patch.yaml patches `Task/Payroll to bnak`, which no manifest defines"
         },
         fix: "Correct the target's kind or name, or limit the patch (`metadata.environments`) to the environments that have its target."
+      },
+      MF324: {
+        meaning: 'A folder path with a name the file transfer server cannot hold as one folder: `.` or `..` (apply would create a folder literally named `..`), a control character, or one of `\\ : * ? " < > |` (the characters Windows forbids in a name; the transfer API reference does not list its own).',
+        example: { in: "manifest", text: yaml("apiVersion: mftops/v1", "kind: FolderPermissions", "metadata: { name: /Distribution/.. }", "spec:", "  createIfMissing: { inheritPermissions: None }", "  mode: additive", "  entries:", "    - { user: alice, permissions: [listFiles] }") },
+        fix: "Write the folder's absolute path with its real names, one per level: `/Distribution/Acme`."
+      },
+      MF325: {
+        meaning: "A manifest's `${file:PATH}` points where manifest secrets may not be read: outside the repository (the folder of mftops.yaml, or of the manifests without one) and the `secrets.fileRoots` of mftops.yaml once symlinks are resolved, below /proc, /sys or /dev, or at something that is not a regular file (a FIFO, a device). Apply sends the value to a server, which keeps it in every export.",
+        example: { in: "command", command: "mftops validate", setup: "a task whose destination `Password` is `${file:/etc/hostname}`" },
+        fix: "Keep the secret file inside the repository (and out of git), or add its folder to `secrets: { fileRoots: [...] }` in mftops.yaml."
+      },
+      MF326: {
+        meaning: "A manifest's `${env:NAME}` names a variable that mftops.yaml reads a service's username or password from: apply would send the administrator's credential to the server as, say, a task password.",
+        example: { in: "command", command: "mftops validate", setup: "a task whose destination `Password` is `${env:MFT_AUTOMATION_PASSWORD}`" },
+        fix: "Give the task its own variable (`${env:BANK_SFTP_PASSWORD}`), even when its value is the same."
       },
       MF401: {
         meaning: "A step's `Host` (or `HostID`) names a host the automation server does not have.",
@@ -7854,87 +8647,6 @@ var init_diagnostics = __esm({
         example: { in: "config", text: yaml(...CONFIG_HEAD, "    automation:", "      url: https://automation.example.com", "      username: admin", "      password: ${env:MFT_AUTOMATION_PASSWORD}") },
         fix: "Set the variable (or create the file) in the environment mftops runs in; in the GitHub Action, pass it through the step's `env:` from a secret."
       }
-    };
-  }
-});
-
-// src/errors.ts
-function isMftopsError(err) {
-  return typeof err === "object" && err !== null && err.isMftopsError === true;
-}
-function diagnosticsOf(err) {
-  if (!isMftopsError(err)) return [];
-  const list = err.diagnostics;
-  return Array.isArray(list) ? list : [];
-}
-function systemErrorOf(err) {
-  if (typeof err !== "object" || err === null) return void 0;
-  const e = err;
-  return typeof e.code === "string" && typeof e.syscall === "string" && Object.hasOwn(SYSTEM_ERRORS, e.code) ? e : void 0;
-}
-function systemError(what, err) {
-  const code5 = err?.code;
-  const known = code5 !== void 0 && Object.hasOwn(SYSTEM_ERRORS, code5) ? SYSTEM_ERRORS[code5] : void 0;
-  return new MftopsError(known ? `${what}: ${known.reason} (${code5}): ${known.hint}` : `${what} (${code5 ?? "error"})`, { cause: err });
-}
-function userMessageOf(err) {
-  if (isMftopsError(err)) return err.message;
-  const e = systemErrorOf(err);
-  if (e === void 0) return void 0;
-  const { port, address } = e;
-  const verb = SYSCALL_VERBS[e.syscall] ?? e.syscall;
-  const what = e.path !== void 0 ? `cannot ${verb} ${e.path}` : typeof port === "number" ? `cannot ${verb} on ${String(address ?? "port")}:${port}` : `${e.syscall} failed`;
-  return systemError(what, e).message;
-}
-var MftopsError, ConfigError, SYSTEM_ERRORS, SYSCALL_VERBS;
-var init_errors = __esm({
-  "src/errors.ts"() {
-    "use strict";
-    MftopsError = class extends Error {
-      /** Marks every subclass across module copies (bundles, tests), like aws-cdk's branded errors. */
-      isMftopsError = true;
-      constructor(message, options) {
-        super(message, options);
-        this.name = new.target.name;
-      }
-    };
-    ConfigError = class extends MftopsError {
-      diagnostics;
-      constructor(message, options = {}) {
-        super(message, options.cause !== void 0 ? { cause: options.cause } : void 0);
-        this.diagnostics = options.diagnostics ?? [];
-      }
-    };
-    SYSTEM_ERRORS = {
-      EACCES: { reason: "permission denied", hint: "check the permissions of the file and its folder, or choose another path" },
-      EPERM: { reason: "operation not permitted", hint: "check the permissions of the file and its folder, or choose another path" },
-      ENOSPC: { reason: "no space left on the device", hint: "free some space, or choose a path on another disk" },
-      EDQUOT: { reason: "disk quota exceeded", hint: "free some space, or choose a path on another disk" },
-      EROFS: { reason: "the file system is read-only", hint: "choose a path on a writable file system" },
-      EMFILE: { reason: "too many open files", hint: "raise the limit of open files (ulimit -n), or lower --parallelism" },
-      ENFILE: { reason: "too many open files on this system", hint: "close other programs, or lower --parallelism" },
-      ENOENT: { reason: "no such file or folder", hint: "check the path; a folder to write into must exist first" },
-      ENOTDIR: { reason: "a part of the path is not a folder", hint: "check the path" },
-      EISDIR: { reason: "it is a folder", hint: "give the path of a file" },
-      EADDRINUSE: { reason: "the address is in use", hint: "pick another port, or stop the process that holds it" },
-      EADDRNOTAVAIL: { reason: "the address is not available on this machine", hint: "pick another address" }
-    };
-    SYSCALL_VERBS = {
-      open: "open",
-      read: "read",
-      write: "write to",
-      scandir: "read the folder",
-      mkdir: "create the folder",
-      mkdtemp: "create a folder in",
-      rmdir: "remove the folder",
-      unlink: "remove",
-      rename: "rename",
-      link: "link",
-      copyfile: "copy",
-      stat: "read",
-      lstat: "read",
-      chmod: "change the permissions of",
-      listen: "listen"
     };
   }
 });
@@ -8095,16 +8807,6 @@ function suggestName(input, candidates) {
 }
 var init_suggest = __esm({
   "src/manifest/suggest.ts"() {
-    "use strict";
-  }
-});
-
-// src/is-record.ts
-function isRecord(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-var init_is_record = __esm({
-  "src/is-record.ts"() {
     "use strict";
   }
 });
@@ -8434,9 +9136,9 @@ var init_schema_errors = __esm({
   }
 });
 
-// node_modules/ajv/dist/compile/codegen/code.js
+// ../main/node_modules/ajv/dist/compile/codegen/code.js
 var require_code = __commonJS({
-  "node_modules/ajv/dist/compile/codegen/code.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/codegen/code.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.regexpCode = exports2.getEsmExportName = exports2.getProperty = exports2.safeStringify = exports2.stringify = exports2.strConcat = exports2.addCodeArg = exports2.str = exports2._ = exports2.nil = exports2._Code = exports2.Name = exports2.IDENTIFIER = exports2._CodeOrName = void 0;
@@ -8588,9 +9290,9 @@ var require_code = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/codegen/scope.js
+// ../main/node_modules/ajv/dist/compile/codegen/scope.js
 var require_scope = __commonJS({
-  "node_modules/ajv/dist/compile/codegen/scope.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/codegen/scope.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ValueScope = exports2.ValueScopeName = exports2.Scope = exports2.varKinds = exports2.UsedValueState = void 0;
@@ -8733,9 +9435,9 @@ var require_scope = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/codegen/index.js
+// ../main/node_modules/ajv/dist/compile/codegen/index.js
 var require_codegen = __commonJS({
-  "node_modules/ajv/dist/compile/codegen/index.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/codegen/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.or = exports2.and = exports2.not = exports2.CodeGen = exports2.operators = exports2.varKinds = exports2.ValueScopeName = exports2.ValueScope = exports2.Scope = exports2.Name = exports2.regexpCode = exports2.stringify = exports2.getProperty = exports2.nil = exports2.strConcat = exports2.str = exports2._ = void 0;
@@ -8811,11 +9513,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n;
       }
-      optimizeNames(names2, constants) {
+      optimizeNames(names2, constants2) {
         if (!names2[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names2, constants);
+          this.rhs = optimizeExpr(this.rhs, names2, constants2);
         return this;
       }
       get names() {
@@ -8832,10 +9534,10 @@ var require_codegen = __commonJS({
       render({ _n }) {
         return `${this.lhs} = ${this.rhs};` + _n;
       }
-      optimizeNames(names2, constants) {
+      optimizeNames(names2, constants2) {
         if (this.lhs instanceof code_1.Name && !names2[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names2, constants);
+        this.rhs = optimizeExpr(this.rhs, names2, constants2);
         return this;
       }
       get names() {
@@ -8896,8 +9598,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names2, constants) {
-        this.code = optimizeExpr(this.code, names2, constants);
+      optimizeNames(names2, constants2) {
+        this.code = optimizeExpr(this.code, names2, constants2);
         return this;
       }
       get names() {
@@ -8926,12 +9628,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names2, constants) {
+      optimizeNames(names2, constants2) {
         const { nodes } = this;
         let i = nodes.length;
         while (i--) {
           const n = nodes[i];
-          if (n.optimizeNames(names2, constants))
+          if (n.optimizeNames(names2, constants2))
             continue;
           subtractNames(names2, n.names);
           nodes.splice(i, 1);
@@ -8984,12 +9686,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names2, constants) {
+      optimizeNames(names2, constants2) {
         var _a;
-        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names2, constants);
-        if (!(super.optimizeNames(names2, constants) || this.else))
+        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names2, constants2);
+        if (!(super.optimizeNames(names2, constants2) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names2, constants);
+        this.condition = optimizeExpr(this.condition, names2, constants2);
         return this;
       }
       get names() {
@@ -9012,10 +9714,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names2, constants) {
-        if (!super.optimizeNames(names2, constants))
+      optimizeNames(names2, constants2) {
+        if (!super.optimizeNames(names2, constants2))
           return;
-        this.iteration = optimizeExpr(this.iteration, names2, constants);
+        this.iteration = optimizeExpr(this.iteration, names2, constants2);
         return this;
       }
       get names() {
@@ -9051,10 +9753,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names2, constants) {
-        if (!super.optimizeNames(names2, constants))
+      optimizeNames(names2, constants2) {
+        if (!super.optimizeNames(names2, constants2))
           return;
-        this.iterable = optimizeExpr(this.iterable, names2, constants);
+        this.iterable = optimizeExpr(this.iterable, names2, constants2);
         return this;
       }
       get names() {
@@ -9096,11 +9798,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names2, constants) {
+      optimizeNames(names2, constants2) {
         var _a, _b;
-        super.optimizeNames(names2, constants);
-        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names2, constants);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names2, constants);
+        super.optimizeNames(names2, constants2);
+        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names2, constants2);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names2, constants2);
         return this;
       }
       get names() {
@@ -9401,7 +10103,7 @@ var require_codegen = __commonJS({
     function addExprNames(names2, from) {
       return from instanceof code_1._CodeOrName ? addNames(names2, from.names) : names2;
     }
-    function optimizeExpr(expr, names2, constants) {
+    function optimizeExpr(expr, names2, constants2) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -9416,14 +10118,14 @@ var require_codegen = __commonJS({
         return items;
       }, []));
       function replaceName(n) {
-        const c = constants[n.str];
+        const c = constants2[n.str];
         if (c === void 0 || names2[n.str] !== 1)
           return n;
         delete names2[n.str];
         return c;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names2[c.str] === 1 && constants[c.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names2[c.str] === 1 && constants2[c.str] !== void 0);
       }
     }
     function subtractNames(names2, from) {
@@ -9453,9 +10155,9 @@ var require_codegen = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/util.js
+// ../main/node_modules/ajv/dist/compile/util.js
 var require_util = __commonJS({
-  "node_modules/ajv/dist/compile/util.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/util.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.checkStrictMode = exports2.getErrorPath = exports2.Type = exports2.useFunc = exports2.setEvaluated = exports2.evaluatedPropsToName = exports2.mergeEvaluated = exports2.eachItem = exports2.unescapeJsonPointer = exports2.escapeJsonPointer = exports2.escapeFragment = exports2.unescapeFragment = exports2.schemaRefOrVal = exports2.schemaHasRulesButRef = exports2.schemaHasRules = exports2.checkUnknownRules = exports2.alwaysValidSchema = exports2.toHash = void 0;
@@ -9620,9 +10322,9 @@ var require_util = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/names.js
+// ../main/node_modules/ajv/dist/compile/names.js
 var require_names = __commonJS({
-  "node_modules/ajv/dist/compile/names.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/names.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -9659,9 +10361,9 @@ var require_names = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/errors.js
+// ../main/node_modules/ajv/dist/compile/errors.js
 var require_errors2 = __commonJS({
-  "node_modules/ajv/dist/compile/errors.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/errors.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.extendErrors = exports2.resetErrorsCount = exports2.reportExtraError = exports2.reportError = exports2.keyword$DataError = exports2.keywordError = void 0;
@@ -9781,9 +10483,9 @@ var require_errors2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/boolSchema.js
+// ../main/node_modules/ajv/dist/compile/validate/boolSchema.js
 var require_boolSchema = __commonJS({
-  "node_modules/ajv/dist/compile/validate/boolSchema.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/validate/boolSchema.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.boolOrEmptySchema = exports2.topBoolOrEmptySchema = void 0;
@@ -9832,9 +10534,9 @@ var require_boolSchema = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/rules.js
+// ../main/node_modules/ajv/dist/compile/rules.js
 var require_rules = __commonJS({
-  "node_modules/ajv/dist/compile/rules.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/rules.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.getRules = exports2.isJSONType = void 0;
@@ -9863,9 +10565,9 @@ var require_rules = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/applicability.js
+// ../main/node_modules/ajv/dist/compile/validate/applicability.js
 var require_applicability = __commonJS({
-  "node_modules/ajv/dist/compile/validate/applicability.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/validate/applicability.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.shouldUseRule = exports2.shouldUseGroup = exports2.schemaHasRulesForType = void 0;
@@ -9886,9 +10588,9 @@ var require_applicability = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/dataType.js
+// ../main/node_modules/ajv/dist/compile/validate/dataType.js
 var require_dataType = __commonJS({
-  "node_modules/ajv/dist/compile/validate/dataType.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/validate/dataType.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.reportTypeError = exports2.checkDataTypes = exports2.checkDataType = exports2.coerceAndCheckDataType = exports2.getJSONTypes = exports2.getSchemaTypes = exports2.DataType = void 0;
@@ -10070,9 +10772,9 @@ var require_dataType = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/defaults.js
+// ../main/node_modules/ajv/dist/compile/validate/defaults.js
 var require_defaults = __commonJS({
-  "node_modules/ajv/dist/compile/validate/defaults.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/validate/defaults.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.assignDefaults = void 0;
@@ -10107,9 +10809,9 @@ var require_defaults = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/code.js
+// ../main/node_modules/ajv/dist/vocabularies/code.js
 var require_code2 = __commonJS({
-  "node_modules/ajv/dist/vocabularies/code.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/code.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.validateUnion = exports2.validateArray = exports2.usePattern = exports2.callValidateCode = exports2.schemaProperties = exports2.allSchemaProperties = exports2.noPropertyInData = exports2.propertyInData = exports2.isOwnProperty = exports2.hasPropFunc = exports2.reportMissingProp = exports2.checkMissingProp = exports2.checkReportMissingProp = void 0;
@@ -10240,9 +10942,9 @@ var require_code2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/keyword.js
+// ../main/node_modules/ajv/dist/compile/validate/keyword.js
 var require_keyword = __commonJS({
-  "node_modules/ajv/dist/compile/validate/keyword.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/validate/keyword.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.validateKeywordUsage = exports2.validSchemaType = exports2.funcKeywordCode = exports2.macroKeywordCode = void 0;
@@ -10358,9 +11060,9 @@ var require_keyword = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/subschema.js
+// ../main/node_modules/ajv/dist/compile/validate/subschema.js
 var require_subschema = __commonJS({
-  "node_modules/ajv/dist/compile/validate/subschema.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/validate/subschema.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.extendSubschemaMode = exports2.extendSubschemaData = exports2.getSubschema = void 0;
@@ -10441,9 +11143,9 @@ var require_subschema = __commonJS({
   }
 });
 
-// node_modules/fast-deep-equal/index.js
+// ../main/node_modules/fast-deep-equal/index.js
 var require_fast_deep_equal = __commonJS({
-  "node_modules/fast-deep-equal/index.js"(exports2, module) {
+  "../main/node_modules/fast-deep-equal/index.js"(exports2, module) {
     "use strict";
     module.exports = function equal(a, b) {
       if (a === b) return true;
@@ -10476,9 +11178,9 @@ var require_fast_deep_equal = __commonJS({
   }
 });
 
-// node_modules/json-schema-traverse/index.js
+// ../main/node_modules/json-schema-traverse/index.js
 var require_json_schema_traverse = __commonJS({
-  "node_modules/json-schema-traverse/index.js"(exports2, module) {
+  "../main/node_modules/json-schema-traverse/index.js"(exports2, module) {
     "use strict";
     var traverse = module.exports = function(schema, opts, cb) {
       if (typeof opts == "function") {
@@ -10564,9 +11266,9 @@ var require_json_schema_traverse = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/resolve.js
+// ../main/node_modules/ajv/dist/compile/resolve.js
 var require_resolve = __commonJS({
-  "node_modules/ajv/dist/compile/resolve.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/resolve.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.getSchemaRefs = exports2.resolveUrl = exports2.normalizeId = exports2._getFullPath = exports2.getFullPath = exports2.inlineRef = void 0;
@@ -10720,9 +11422,9 @@ var require_resolve = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/index.js
+// ../main/node_modules/ajv/dist/compile/validate/index.js
 var require_validate = __commonJS({
-  "node_modules/ajv/dist/compile/validate/index.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/validate/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.getData = exports2.KeywordCxt = exports2.validateFunctionCode = void 0;
@@ -11228,9 +11930,9 @@ var require_validate = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/runtime/validation_error.js
+// ../main/node_modules/ajv/dist/runtime/validation_error.js
 var require_validation_error = __commonJS({
-  "node_modules/ajv/dist/runtime/validation_error.js"(exports2) {
+  "../main/node_modules/ajv/dist/runtime/validation_error.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var ValidationError = class extends Error {
@@ -11244,9 +11946,9 @@ var require_validation_error = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/ref_error.js
+// ../main/node_modules/ajv/dist/compile/ref_error.js
 var require_ref_error = __commonJS({
-  "node_modules/ajv/dist/compile/ref_error.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/ref_error.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var resolve_1 = require_resolve();
@@ -11261,9 +11963,9 @@ var require_ref_error = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/index.js
+// ../main/node_modules/ajv/dist/compile/index.js
 var require_compile = __commonJS({
-  "node_modules/ajv/dist/compile/index.js"(exports2) {
+  "../main/node_modules/ajv/dist/compile/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.resolveSchema = exports2.getCompilingSchema = exports2.resolveRef = exports2.compileSchema = exports2.SchemaEnv = void 0;
@@ -11485,9 +12187,9 @@ var require_compile = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/data.json
+// ../main/node_modules/ajv/dist/refs/data.json
 var require_data = __commonJS({
-  "node_modules/ajv/dist/refs/data.json"(exports2, module) {
+  "../main/node_modules/ajv/dist/refs/data.json"(exports2, module) {
     module.exports = {
       $id: "https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#",
       description: "Meta-schema for $data reference (JSON AnySchema extension proposal)",
@@ -11504,9 +12206,9 @@ var require_data = __commonJS({
   }
 });
 
-// node_modules/fast-uri/lib/utils.js
+// ../main/node_modules/fast-uri/lib/utils.js
 var require_utils = __commonJS({
-  "node_modules/fast-uri/lib/utils.js"(exports2, module) {
+  "../main/node_modules/fast-uri/lib/utils.js"(exports2, module) {
     "use strict";
     var isUUID = RegExp.prototype.test.bind(/^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/iu);
     var isIPv4 = RegExp.prototype.test.bind(/^(?:(?:25[0-5]|2[0-4]\d|1\d{2}|[1-9]\d|\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d{2}|[1-9]\d|\d)$/u);
@@ -12038,9 +12740,9 @@ var require_utils = __commonJS({
   }
 });
 
-// node_modules/fast-uri/lib/schemes.js
+// ../main/node_modules/fast-uri/lib/schemes.js
 var require_schemes = __commonJS({
-  "node_modules/fast-uri/lib/schemes.js"(exports2, module) {
+  "../main/node_modules/fast-uri/lib/schemes.js"(exports2, module) {
     "use strict";
     var { isUUID } = require_utils();
     var URN_REG = /^([\da-z][\d\-a-z]{0,31}):((?:[\w!$'()*+,\-./:;=@]|%[\da-f]{2})+)$/iu;
@@ -12249,9 +12951,9 @@ var require_schemes = __commonJS({
   }
 });
 
-// node_modules/fast-uri/index.js
+// ../main/node_modules/fast-uri/index.js
 var require_fast_uri = __commonJS({
-  "node_modules/fast-uri/index.js"(exports2, module) {
+  "../main/node_modules/fast-uri/index.js"(exports2, module) {
     "use strict";
     var { normalizeIPv6, removeDotSegments, removeDotSegmentsRelative, recomposeAuthority, normalizePercentEncoding, normalizePathEncoding, serializePathEncoding, normalizeQueryFragmentEncoding, encodeQuery, encodeFragment, reescapeHostDelimiters, isIPv4, nonSimpleDomain } = require_utils();
     var { SCHEMES, getSchemeHandler } = require_schemes();
@@ -12312,50 +13014,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize2(resolved, schemelessOptions);
     }
-    function resolveComponent(base, relative8, options, skipNormalization) {
+    function resolveComponent(base, relative9, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base = parse2(serialize2(base, options), options);
-        relative8 = parse2(serialize2(relative8, options), options);
+        relative9 = parse2(serialize2(relative9, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative8.scheme) {
-        target.scheme = relative8.scheme;
-        target.userinfo = relative8.userinfo;
-        target.host = relative8.host;
-        target.port = relative8.port;
-        target.path = removeDotSegments(relative8.path || "");
-        target.query = relative8.query;
+      if (!options.tolerant && relative9.scheme) {
+        target.scheme = relative9.scheme;
+        target.userinfo = relative9.userinfo;
+        target.host = relative9.host;
+        target.port = relative9.port;
+        target.path = removeDotSegments(relative9.path || "");
+        target.query = relative9.query;
       } else {
-        if (relative8.userinfo !== void 0 || relative8.host !== void 0 || relative8.port !== void 0) {
-          target.userinfo = relative8.userinfo;
-          target.host = relative8.host;
-          target.port = relative8.port;
-          target.path = removeDotSegments(relative8.path || "");
-          target.query = relative8.query;
+        if (relative9.userinfo !== void 0 || relative9.host !== void 0 || relative9.port !== void 0) {
+          target.userinfo = relative9.userinfo;
+          target.host = relative9.host;
+          target.port = relative9.port;
+          target.path = removeDotSegments(relative9.path || "");
+          target.query = relative9.query;
         } else {
-          if (!relative8.path) {
+          if (!relative9.path) {
             target.path = base.path;
-            if (relative8.query !== void 0) {
-              target.query = relative8.query;
+            if (relative9.query !== void 0) {
+              target.query = relative9.query;
             } else {
               target.query = base.query;
             }
           } else {
-            if (relative8.path[0] === "/") {
-              target.path = removeDotSegments(relative8.path);
+            if (relative9.path[0] === "/") {
+              target.path = removeDotSegments(relative9.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target.path = "/" + relative8.path;
+                target.path = "/" + relative9.path;
               } else if (!base.path) {
-                target.path = relative8.path;
+                target.path = relative9.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative8.path;
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative9.path;
               }
               target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative8.query;
+            target.query = relative9.query;
           }
           target.userinfo = base.userinfo;
           target.host = base.host;
@@ -12363,7 +13065,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base.scheme;
       }
-      target.fragment = relative8.fragment;
+      target.fragment = relative9.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -12679,9 +13381,9 @@ var require_fast_uri = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/runtime/uri.js
+// ../main/node_modules/ajv/dist/runtime/uri.js
 var require_uri = __commonJS({
-  "node_modules/ajv/dist/runtime/uri.js"(exports2) {
+  "../main/node_modules/ajv/dist/runtime/uri.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var uri = require_fast_uri();
@@ -12690,9 +13392,9 @@ var require_uri = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/core.js
+// ../main/node_modules/ajv/dist/core.js
 var require_core = __commonJS({
-  "node_modules/ajv/dist/core.js"(exports2) {
+  "../main/node_modules/ajv/dist/core.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.CodeGen = exports2.Name = exports2.nil = exports2.stringify = exports2.str = exports2._ = exports2.KeywordCxt = void 0;
@@ -13301,9 +14003,9 @@ var require_core = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/core/id.js
+// ../main/node_modules/ajv/dist/vocabularies/core/id.js
 var require_id = __commonJS({
-  "node_modules/ajv/dist/vocabularies/core/id.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/core/id.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var def = {
@@ -13316,9 +14018,9 @@ var require_id = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/core/ref.js
+// ../main/node_modules/ajv/dist/vocabularies/core/ref.js
 var require_ref = __commonJS({
-  "node_modules/ajv/dist/vocabularies/core/ref.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/core/ref.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.callRef = exports2.getValidate = void 0;
@@ -13438,9 +14140,9 @@ var require_ref = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/core/index.js
+// ../main/node_modules/ajv/dist/vocabularies/core/index.js
 var require_core2 = __commonJS({
-  "node_modules/ajv/dist/vocabularies/core/index.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/core/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var id_1 = require_id();
@@ -13459,9 +14161,9 @@ var require_core2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/limitNumber.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/limitNumber.js
 var require_limitNumber = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/limitNumber.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/limitNumber.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -13491,9 +14193,9 @@ var require_limitNumber = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/multipleOf.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/multipleOf.js
 var require_multipleOf = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/multipleOf.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/multipleOf.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -13519,9 +14221,9 @@ var require_multipleOf = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/runtime/ucs2length.js
+// ../main/node_modules/ajv/dist/runtime/ucs2length.js
 var require_ucs2length = __commonJS({
-  "node_modules/ajv/dist/runtime/ucs2length.js"(exports2) {
+  "../main/node_modules/ajv/dist/runtime/ucs2length.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     function ucs2length(str2) {
@@ -13545,9 +14247,9 @@ var require_ucs2length = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/limitLength.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/limitLength.js
 var require_limitLength = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/limitLength.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/limitLength.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -13577,9 +14279,9 @@ var require_limitLength = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/pattern.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/pattern.js
 var require_pattern = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/pattern.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/pattern.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -13614,9 +14316,9 @@ var require_pattern = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/limitProperties.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/limitProperties.js
 var require_limitProperties = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/limitProperties.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/limitProperties.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -13643,9 +14345,9 @@ var require_limitProperties = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/required.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/required.js
 var require_required = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/required.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/required.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -13725,9 +14427,9 @@ var require_required = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/limitItems.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/limitItems.js
 var require_limitItems = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/limitItems.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/limitItems.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -13754,9 +14456,9 @@ var require_limitItems = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/runtime/equal.js
+// ../main/node_modules/ajv/dist/runtime/equal.js
 var require_equal = __commonJS({
-  "node_modules/ajv/dist/runtime/equal.js"(exports2) {
+  "../main/node_modules/ajv/dist/runtime/equal.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var equal = require_fast_deep_equal();
@@ -13765,9 +14467,9 @@ var require_equal = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/uniqueItems.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/uniqueItems.js
 var require_uniqueItems = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/uniqueItems.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/uniqueItems.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dataType_1 = require_dataType();
@@ -13832,9 +14534,9 @@ var require_uniqueItems = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/const.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/const.js
 var require_const = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/const.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/const.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -13861,9 +14563,9 @@ var require_const = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/enum.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/enum.js
 var require_enum = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/enum.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/enum.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -13910,9 +14612,9 @@ var require_enum = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/index.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/index.js
 var require_validation = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/index.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var limitNumber_1 = require_limitNumber();
@@ -13948,9 +14650,9 @@ var require_validation = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/additionalItems.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/additionalItems.js
 var require_additionalItems = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/additionalItems.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/additionalItems.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.validateAdditionalItems = void 0;
@@ -14001,9 +14703,9 @@ var require_additionalItems = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/items.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/items.js
 var require_items = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/items.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/items.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.validateTuple = void 0;
@@ -14058,9 +14760,9 @@ var require_items = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/prefixItems.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/prefixItems.js
 var require_prefixItems = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/prefixItems.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/prefixItems.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var items_1 = require_items();
@@ -14075,9 +14777,9 @@ var require_prefixItems = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/items2020.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/items2020.js
 var require_items2020 = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/items2020.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/items2020.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14110,9 +14812,9 @@ var require_items2020 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/contains.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/contains.js
 var require_contains = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/contains.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/contains.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14204,9 +14906,9 @@ var require_contains = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/dependencies.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/dependencies.js
 var require_dependencies = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/dependencies.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/dependencies.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.validateSchemaDeps = exports2.validatePropertyDeps = exports2.error = void 0;
@@ -14298,9 +15000,9 @@ var require_dependencies = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/propertyNames.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/propertyNames.js
 var require_propertyNames = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/propertyNames.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/propertyNames.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14341,9 +15043,9 @@ var require_propertyNames = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js
 var require_additionalProperties = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -14447,9 +15149,9 @@ var require_additionalProperties = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/properties.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/properties.js
 var require_properties = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/properties.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/properties.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var validate_1 = require_validate();
@@ -14505,9 +15207,9 @@ var require_properties = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/patternProperties.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/patternProperties.js
 var require_patternProperties = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/patternProperties.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/patternProperties.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -14579,9 +15281,9 @@ var require_patternProperties = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/not.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/not.js
 var require_not = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/not.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/not.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var util_1 = require_util();
@@ -14610,9 +15312,9 @@ var require_not = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/anyOf.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/anyOf.js
 var require_anyOf = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/anyOf.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/anyOf.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -14627,9 +15329,9 @@ var require_anyOf = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/oneOf.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/oneOf.js
 var require_oneOf = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/oneOf.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/oneOf.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14685,9 +15387,9 @@ var require_oneOf = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/allOf.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/allOf.js
 var require_allOf = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/allOf.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/allOf.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var util_1 = require_util();
@@ -14712,9 +15414,9 @@ var require_allOf = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/if.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/if.js
 var require_if = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/if.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/if.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14781,9 +15483,9 @@ var require_if = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/thenElse.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/thenElse.js
 var require_thenElse = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/thenElse.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/thenElse.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var util_1 = require_util();
@@ -14799,9 +15501,9 @@ var require_thenElse = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/index.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/index.js
 var require_applicator = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/index.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var additionalItems_1 = require_additionalItems();
@@ -14847,9 +15549,9 @@ var require_applicator = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js
+// ../main/node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js
 var require_dynamicAnchor = __commonJS({
-  "node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.dynamicAnchor = void 0;
@@ -14882,9 +15584,9 @@ var require_dynamicAnchor = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js
+// ../main/node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js
 var require_dynamicRef = __commonJS({
-  "node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.dynamicRef = void 0;
@@ -14928,9 +15630,9 @@ var require_dynamicRef = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js
+// ../main/node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js
 var require_recursiveAnchor = __commonJS({
-  "node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dynamicAnchor_1 = require_dynamicAnchor();
@@ -14949,9 +15651,9 @@ var require_recursiveAnchor = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js
+// ../main/node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js
 var require_recursiveRef = __commonJS({
-  "node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dynamicRef_1 = require_dynamicRef();
@@ -14964,9 +15666,9 @@ var require_recursiveRef = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/dynamic/index.js
+// ../main/node_modules/ajv/dist/vocabularies/dynamic/index.js
 var require_dynamic = __commonJS({
-  "node_modules/ajv/dist/vocabularies/dynamic/index.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/dynamic/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dynamicAnchor_1 = require_dynamicAnchor();
@@ -14978,9 +15680,9 @@ var require_dynamic = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/dependentRequired.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/dependentRequired.js
 var require_dependentRequired = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/dependentRequired.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/dependentRequired.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dependencies_1 = require_dependencies();
@@ -14995,9 +15697,9 @@ var require_dependentRequired = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js
+// ../main/node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js
 var require_dependentSchemas = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dependencies_1 = require_dependencies();
@@ -15011,9 +15713,9 @@ var require_dependentSchemas = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/limitContains.js
+// ../main/node_modules/ajv/dist/vocabularies/validation/limitContains.js
 var require_limitContains = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/limitContains.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/validation/limitContains.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var util_1 = require_util();
@@ -15031,9 +15733,9 @@ var require_limitContains = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/next.js
+// ../main/node_modules/ajv/dist/vocabularies/next.js
 var require_next = __commonJS({
-  "node_modules/ajv/dist/vocabularies/next.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/next.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dependentRequired_1 = require_dependentRequired();
@@ -15044,9 +15746,9 @@ var require_next = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js
+// ../main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js
 var require_unevaluatedProperties = __commonJS({
-  "node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -15110,9 +15812,9 @@ var require_unevaluatedProperties = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js
+// ../main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js
 var require_unevaluatedItems = __commonJS({
-  "node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -15154,9 +15856,9 @@ var require_unevaluatedItems = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/unevaluated/index.js
+// ../main/node_modules/ajv/dist/vocabularies/unevaluated/index.js
 var require_unevaluated = __commonJS({
-  "node_modules/ajv/dist/vocabularies/unevaluated/index.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/unevaluated/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var unevaluatedProperties_1 = require_unevaluatedProperties();
@@ -15166,9 +15868,9 @@ var require_unevaluated = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/format/format.js
+// ../main/node_modules/ajv/dist/vocabularies/format/format.js
 var require_format = __commonJS({
-  "node_modules/ajv/dist/vocabularies/format/format.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/format/format.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -15256,9 +15958,9 @@ var require_format = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/format/index.js
+// ../main/node_modules/ajv/dist/vocabularies/format/index.js
 var require_format2 = __commonJS({
-  "node_modules/ajv/dist/vocabularies/format/index.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/format/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var format_1 = require_format();
@@ -15267,9 +15969,9 @@ var require_format2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/metadata.js
+// ../main/node_modules/ajv/dist/vocabularies/metadata.js
 var require_metadata = __commonJS({
-  "node_modules/ajv/dist/vocabularies/metadata.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/metadata.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.contentVocabulary = exports2.metadataVocabulary = void 0;
@@ -15290,9 +15992,9 @@ var require_metadata = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/draft2020.js
+// ../main/node_modules/ajv/dist/vocabularies/draft2020.js
 var require_draft2020 = __commonJS({
-  "node_modules/ajv/dist/vocabularies/draft2020.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/draft2020.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var core_1 = require_core2();
@@ -15318,9 +16020,9 @@ var require_draft2020 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/discriminator/types.js
+// ../main/node_modules/ajv/dist/vocabularies/discriminator/types.js
 var require_types = __commonJS({
-  "node_modules/ajv/dist/vocabularies/discriminator/types.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/discriminator/types.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.DiscrError = void 0;
@@ -15332,9 +16034,9 @@ var require_types = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/discriminator/index.js
+// ../main/node_modules/ajv/dist/vocabularies/discriminator/index.js
 var require_discriminator = __commonJS({
-  "node_modules/ajv/dist/vocabularies/discriminator/index.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/discriminator/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -15437,9 +16139,9 @@ var require_discriminator = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/schema.json
+// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/schema.json
 var require_schema4 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/schema.json"(exports2, module) {
+  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/schema.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/schema",
@@ -15497,9 +16199,9 @@ var require_schema4 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json
+// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json
 var require_applicator2 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json"(exports2, module) {
+  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/applicator",
@@ -15550,9 +16252,9 @@ var require_applicator2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json
+// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json
 var require_unevaluated2 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json"(exports2, module) {
+  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/unevaluated",
@@ -15570,9 +16272,9 @@ var require_unevaluated2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json
+// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json
 var require_content = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json"(exports2, module) {
+  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/content",
@@ -15591,9 +16293,9 @@ var require_content = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json
+// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json
 var require_core3 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json"(exports2, module) {
+  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/core",
@@ -15647,9 +16349,9 @@ var require_core3 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json
+// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json
 var require_format_annotation = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json"(exports2, module) {
+  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/format-annotation",
@@ -15666,9 +16368,9 @@ var require_format_annotation = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json
+// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json
 var require_meta_data = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json"(exports2, module) {
+  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/meta-data",
@@ -15707,9 +16409,9 @@ var require_meta_data = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json
+// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json
 var require_validation2 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json"(exports2, module) {
+  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/validation",
@@ -15802,9 +16504,9 @@ var require_validation2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/index.js
+// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/index.js
 var require_json_schema_2020_12 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/index.js"(exports2) {
+  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var metaSchema = require_schema4();
@@ -15837,9 +16539,9 @@ var require_json_schema_2020_12 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/2020.js
+// ../main/node_modules/ajv/dist/2020.js
 var require__ = __commonJS({
-  "node_modules/ajv/dist/2020.js"(exports2, module) {
+  "../main/node_modules/ajv/dist/2020.js"(exports2, module) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.MissingRefError = exports2.ValidationError = exports2.CodeGen = exports2.Name = exports2.nil = exports2.stringify = exports2.str = exports2._ = exports2.KeywordCxt = exports2.Ajv2020 = void 0;
@@ -15914,9 +16616,9 @@ var require__ = __commonJS({
   }
 });
 
-// node_modules/ajv-formats/dist/formats.js
+// ../main/node_modules/ajv-formats/dist/formats.js
 var require_formats = __commonJS({
-  "node_modules/ajv-formats/dist/formats.js"(exports2) {
+  "../main/node_modules/ajv-formats/dist/formats.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.formatNames = exports2.fastFormats = exports2.fullFormats = void 0;
@@ -16117,9 +16819,9 @@ var require_formats = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/draft7.js
+// ../main/node_modules/ajv/dist/vocabularies/draft7.js
 var require_draft7 = __commonJS({
-  "node_modules/ajv/dist/vocabularies/draft7.js"(exports2) {
+  "../main/node_modules/ajv/dist/vocabularies/draft7.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var core_1 = require_core2();
@@ -16139,9 +16841,9 @@ var require_draft7 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-draft-07.json
+// ../main/node_modules/ajv/dist/refs/json-schema-draft-07.json
 var require_json_schema_draft_07 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-draft-07.json"(exports2, module) {
+  "../main/node_modules/ajv/dist/refs/json-schema-draft-07.json"(exports2, module) {
     module.exports = {
       $schema: "http://json-schema.org/draft-07/schema#",
       $id: "http://json-schema.org/draft-07/schema#",
@@ -16296,9 +16998,9 @@ var require_json_schema_draft_07 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/ajv.js
+// ../main/node_modules/ajv/dist/ajv.js
 var require_ajv = __commonJS({
-  "node_modules/ajv/dist/ajv.js"(exports2, module) {
+  "../main/node_modules/ajv/dist/ajv.js"(exports2, module) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.MissingRefError = exports2.ValidationError = exports2.CodeGen = exports2.Name = exports2.nil = exports2.stringify = exports2.str = exports2._ = exports2.KeywordCxt = exports2.Ajv = void 0;
@@ -16366,9 +17068,9 @@ var require_ajv = __commonJS({
   }
 });
 
-// node_modules/ajv-formats/dist/limit.js
+// ../main/node_modules/ajv-formats/dist/limit.js
 var require_limit = __commonJS({
-  "node_modules/ajv-formats/dist/limit.js"(exports2) {
+  "../main/node_modules/ajv-formats/dist/limit.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.formatLimitDefinition = void 0;
@@ -16438,9 +17140,9 @@ var require_limit = __commonJS({
   }
 });
 
-// node_modules/ajv-formats/dist/index.js
+// ../main/node_modules/ajv-formats/dist/index.js
 var require_dist2 = __commonJS({
-  "node_modules/ajv-formats/dist/index.js"(exports2, module) {
+  "../main/node_modules/ajv-formats/dist/index.js"(exports2, module) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var formats_1 = require_formats();
@@ -16577,22 +17279,22 @@ var init_value_words = __esm({
 });
 
 // src/manifest/schemas.ts
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync as existsSync2, readFileSync as readFileSync3 } from "node:fs";
+import { dirname as dirname4, join as join4 } from "node:path";
 import { fileURLToPath } from "node:url";
 function findSchemasDir() {
   if (schemasDir !== void 0) return schemasDir;
-  let dir = dirname(fileURLToPath(new URL("../src/manifest/schemas.ts", import.meta.url).href));
+  let dir = dirname4(fileURLToPath(new URL("../src/manifest/schemas.ts", import.meta.url).href));
   for (; ; ) {
-    const candidate = join(dir, "schemas");
-    if (existsSync(join(candidate, SCHEMA_FILES.Task))) return schemasDir = candidate;
-    const parent = dirname(dir);
+    const candidate = join4(dir, "schemas");
+    if (existsSync2(join4(candidate, SCHEMA_FILES.Task))) return schemasDir = candidate;
+    const parent = dirname4(dir);
     if (parent === dir) throw new Error(`schemas/${SCHEMA_FILES.Task} not found above ${fileURLToPath(new URL("../src/manifest/schemas.ts", import.meta.url).href)}`);
     dir = parent;
   }
 }
 function readSchema(file) {
-  return JSON.parse(readFileSync(join(findSchemasDir(), file), "utf8"));
+  return JSON.parse(readFileSync3(join4(findSchemasDir(), file), "utf8"));
 }
 function getAjv() {
   if (ajv) return ajv;
@@ -16673,92 +17375,6 @@ var init_schemas = __esm({
   }
 });
 
-// src/secret.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
-import { inspect } from "node:util";
-function parseSecretRef(text2) {
-  const m = SECRET_REF.exec(text2.trim());
-  if (!m) return void 0;
-  const body = m[2].trim();
-  return m[1] === "env" ? { kind: "env", name: body } : { kind: "file", path: body };
-}
-function formatSecretRef(ref) {
-  switch (ref.kind) {
-    case "env":
-      return `\${env:${ref.name}}`;
-    case "file":
-      return `\${file:${ref.path}}`;
-  }
-}
-function readSecretRef(ref, ctx) {
-  switch (ref.kind) {
-    case "env": {
-      const value = ctx.env[ref.name];
-      if (value === void 0) return { ok: false, failure: { kind: "env", name: ref.name, why: "unset" } };
-      if (value === "") return { ok: false, failure: { kind: "env", name: ref.name, why: "empty" } };
-      return { ok: true, secret: new Secret(value) };
-    }
-    case "file": {
-      const path = isAbsolute(ref.path) ? ref.path : resolve(ctx.baseDir, ref.path);
-      let text2;
-      try {
-        text2 = readFileSync2(path, "utf8");
-      } catch (err) {
-        const code5 = err.code ?? "unreadable";
-        return { ok: false, failure: code5 === "ENOENT" ? { kind: "file", path, why: "missing" } : { kind: "file", path, why: "unreadable", code: code5 } };
-      }
-      const value = text2.replace(/\r?\n$/, "");
-      if (value === "") return { ok: false, failure: { kind: "file", path, why: "empty" } };
-      return { ok: true, secret: new Secret(value) };
-    }
-  }
-}
-function describeSecretFailure(f) {
-  switch (f.kind) {
-    case "env":
-      return `environment variable ${f.name} is ${f.why === "unset" ? "not set" : "set but empty"}`;
-    case "file":
-      switch (f.why) {
-        case "missing":
-          return `secret file ${f.path} does not exist`;
-        case "empty":
-          return `secret file ${f.path} is empty`;
-        case "unreadable":
-          return `secret file ${f.path} cannot be read (${f.code})`;
-        default: {
-          const never = f;
-          throw new Error(`unknown secret failure ${String(never)}`);
-        }
-      }
-  }
-}
-var Secret, SECRET_REF;
-var init_secret = __esm({
-  "src/secret.ts"() {
-    "use strict";
-    Secret = class {
-      #value;
-      constructor(value) {
-        this.#value = value;
-      }
-      reveal() {
-        return this.#value;
-      }
-      toString() {
-        return "(sensitive)";
-      }
-      toJSON() {
-        return "(sensitive)";
-      }
-      [inspect.custom]() {
-        return "Secret((sensitive))";
-      }
-    };
-    SECRET_REF = /^\$\{(env|file):([^}]+)\}$/;
-  }
-});
-
 // src/config/service-url.ts
 function checkServiceUrl(url) {
   let parsed;
@@ -16787,13 +17403,13 @@ var init_service_url = __esm({
 });
 
 // src/config/load-config.ts
-import { readFileSync as readFileSync3 } from "node:fs";
-import { dirname as dirname2, isAbsolute as isAbsolute2, relative, resolve as resolve2 } from "node:path";
+import { readFileSync as readFileSync4 } from "node:fs";
+import { dirname as dirname5, isAbsolute as isAbsolute2, relative as relative3, resolve as resolve2 } from "node:path";
 function loadConfig(path, cwd = process.cwd()) {
   const file = resolve2(cwd, path);
   let text2;
   try {
-    text2 = readFileSync3(file, "utf8");
+    text2 = readFileSync4(file, "utf8");
   } catch (err) {
     const code5 = err.code;
     throw configError(
@@ -16859,13 +17475,13 @@ function checkValues(data, sourceMap, rejected) {
 }
 function configError(diagnostics, cwd) {
   const sorted = sortDiagnostics(diagnostics);
-  const show2 = (file) => cwd === void 0 ? file : relative(cwd, file) || file;
+  const show2 = (file) => cwd === void 0 ? file : relative3(cwd, file) || file;
   const lines2 = sorted.map((d) => `${placeOf(d, show2) ?? ""}: ${d.summary}${d.hint !== void 0 ? ` (${d.hint})` : ""}`);
   return new ConfigError(lines2.join("\n"), { diagnostics: sorted });
 }
 function buildConfig(raw, file, cwd, sourceMap) {
-  const dir = dirname2(file);
-  const shown = relative(cwd, file) || file;
+  const dir = dirname5(file);
+  const shown = relative3(cwd, file) || file;
   const environments = /* @__PURE__ */ new Map();
   for (const [name, env] of Object.entries(raw.environments)) {
     const service = (which) => {
@@ -16907,6 +17523,8 @@ function buildConfig(raw, file, cwd, sourceMap) {
     file,
     environments,
     snapshots: { dir: isAbsolute2(snapDir) ? snapDir : resolve2(dir, snapDir), keep: raw.snapshots?.keep ?? 30 },
+    secrets: { fileRoots: (raw.secrets?.fileRoots ?? []).map((p) => resolve2(dir, p)) },
+    ...raw.limits?.manifestMegabytes !== void 0 ? { maxManifestBytes: raw.limits.manifestMegabytes * 1024 * 1024 } : {},
     sourceMap
   };
 }
@@ -16928,7 +17546,7 @@ function resolveEnvironmentServices(config, env, which, processEnv) {
   const problems = [];
   const secret = (service, field, ref) => {
     const path = ["environments", env.name, service, field];
-    const read = readSecretRef(ref, { env: processEnv, baseDir: dirname2(config.file) });
+    const read = readSecretRef(ref, { env: processEnv, baseDir: dirname5(config.file) });
     if (read.ok) return read.secret;
     problems.push(createDiagnostic("error", "MF508", config.sourceMap.locate(path), `${path.join(".")}: ${describeSecretFailure(read.failure)}`));
     return void 0;
@@ -17017,32 +17635,6 @@ var init_load_config = __esm({
   }
 });
 
-// src/log.ts
-function createLogger(verbosity, write2 = (l) => process.stderr.write(l)) {
-  return {
-    debug: (m) => {
-      if (verbosity === "verbose") write2(`debug: ${m}
-`);
-    },
-    info: (m) => {
-      if (verbosity !== "quiet") write2(`${m}
-`);
-    },
-    warn: (m) => write2(`warning: ${m}
-`)
-  };
-}
-var silentLogger;
-var init_log = __esm({
-  "src/log.ts"() {
-    "use strict";
-    silentLogger = { debug: () => {
-    }, info: () => {
-    }, warn: () => {
-    } };
-  }
-});
-
 // src/resources/model.ts
 function readMarker(value) {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return void 0;
@@ -17120,53 +17712,6 @@ var init_model2 = __esm({
   }
 });
 
-// src/atomic-file.ts
-import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
-import { basename, dirname as dirname3, join as join2 } from "node:path";
-function writeFileAtomicSync(path, data, opts) {
-  const tmp = temporaryPathFor(path);
-  try {
-    const fd = openSync(tmp, "wx", opts.mode);
-    try {
-      writeFileSync(fd, data);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-}
-async function writeFileAtomic(path, data, opts) {
-  const tmp = temporaryPathFor(path);
-  try {
-    const file = await open(tmp, "wx", opts.mode);
-    try {
-      if (typeof data === "function") await data(file);
-      else await file.writeFile(data);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
-}
-function temporaryPathFor(path) {
-  return join2(dirname3(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-}
-var init_atomic_file = __esm({
-  "src/atomic-file.ts"() {
-    "use strict";
-  }
-});
-
 // src/folder-path.ts
 function trimFolderPath(path) {
   return path.length > 1 ? path.replace(/\/+$/, "") : path;
@@ -17197,9 +17742,25 @@ function uniqueFolderPaths(paths) {
     return true;
   });
 }
+function folderPathProblem(path) {
+  if (!path.startsWith("/")) return "it does not start with /";
+  if (path === "/") return void 0;
+  const names2 = path.slice(1).split("/");
+  for (const name of names2) {
+    if (name === "") return "it has an empty name (`//` or a trailing `/`)";
+    if (name === "." || name === "..") return `it has a folder named \`${name}\`, which the server would create as such rather than stay or go up`;
+    const control = [...name].find((c) => /[\u0000-\u001f\u007f-\u009f]/.test(c));
+    if (control !== void 0) return `the name ${JSON.stringify(name)} holds a control character (U+${control.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")})`;
+    const forbidden = [...name].find((c) => FORBIDDEN_FOLDER_NAME_CHARACTERS.includes(c));
+    if (forbidden !== void 0) return `the name \`${name}\` holds \`${forbidden}\`, which a folder name cannot (${FORBIDDEN_FOLDER_NAME_CHARACTERS.split("").join(" ")})`;
+  }
+  return void 0;
+}
+var FORBIDDEN_FOLDER_NAME_CHARACTERS;
 var init_folder_path = __esm({
   "src/folder-path.ts"() {
     "use strict";
+    FORBIDDEN_FOLDER_NAME_CHARACTERS = '\\:*?"<>|';
   }
 });
 
@@ -17324,7 +17885,7 @@ __export(plan_file_exports, {
   writePlanFile: () => writePlanFile
 });
 import { createHash } from "node:crypto";
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync4, readSync, statSync } from "node:fs";
+import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync5, readSync, statSync as statSync2 } from "node:fs";
 function serializePlan(plan, context = {}) {
   if (plan.errored) throw new PlanFileError(`cannot save the plan: ${ERRORED_PLAN}`);
   const body = {
@@ -17349,7 +17910,7 @@ function readPlanFile(path) {
 function readSavedPlan(path) {
   let text2;
   try {
-    text2 = readFileSync4(path, "utf8");
+    text2 = readFileSync5(path, "utf8");
   } catch (err) {
     const code5 = err.code;
     throw new PlanFileError(code5 === "ENOENT" ? `plan file ${path} not found` : systemError(`cannot read plan file ${path}`, err).message);
@@ -17378,7 +17939,7 @@ function parseSavedPlan(text2, path) {
     throw new PlanFileError(`${path} is not a plan file: it has no checksum (only mftops plan --out writes plan files)`);
   }
   if (version !== PLAN_FILE_FORMAT) {
-    const made = version === 1 ? "an older mftops" : "another version of mftops";
+    const made = version === 1 || version === 2 ? "an older mftops" : "another version of mftops";
     throw new PlanFileError(`${path} is a plan file of format ${JSON.stringify(version)}, made by ${made}; this mftops reads format ${PLAN_FILE_FORMAT} only: make the plan again with mftops plan --out`);
   }
   if (typeof checksum !== "string" || checksum !== checksumOf(JSON.stringify(rest, null, 2))) {
@@ -17399,15 +17960,15 @@ function parseSavedPlan(text2, path) {
 function holdsPlanFile(path) {
   let fd;
   try {
-    if (!statSync(path).isFile()) return false;
-    fd = openSync2(path, "r");
+    if (!statSync2(path).isFile()) return false;
+    fd = openSync3(path, "r");
     const head = Buffer.alloc(256);
     const read = readSync(fd, head, 0, head.length, 0);
     return PLAN_FILE_START.test(head.subarray(0, read).toString("utf8"));
   } catch {
     return false;
   } finally {
-    if (fd !== void 0) closeSync2(fd);
+    if (fd !== void 0) closeSync3(fd);
   }
 }
 function checksumOf(text2) {
@@ -17438,6 +17999,7 @@ function orderChange(change) {
     fields: (fs) => fs.map(orderField),
     entries: (es) => es.map(orderEntry),
     source: (s) => ordered(s, SOURCE_KEYS),
+    resolved: (rs) => rs.map((r) => ordered(r, RESOLVED_KEYS)),
     payload: (p) => orderPayload(p)
   });
 }
@@ -17486,7 +18048,7 @@ function ordered(data, keys, inner = {}) {
   for (const k of Object.keys(value)) if (!keys.includes(k)) put(k);
   return out;
 }
-var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, POLICY_KEYS, POLICY_VIOLATION_KEYS, ACCESS_KEYS, ACCESS_CHANGE_KEYS, TRANSFER_CHECKS_KEYS, TRANSFER_PROBLEM_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, FIELD_WORDS_KEYS, INNER_WORDS_SIDES, INNER_WORDS_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, REF_NAMES_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
+var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, POLICY_KEYS, POLICY_VIOLATION_KEYS, ACCESS_KEYS, ACCESS_CHANGE_KEYS, TRANSFER_CHECKS_KEYS, TRANSFER_PROBLEM_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, FIELD_WORDS_KEYS, INNER_WORDS_SIDES, INNER_WORDS_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, RESOLVED_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, REF_NAMES_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
 var init_plan_file = __esm({
   "src/app/plan-file.ts"() {
     "use strict";
@@ -17494,7 +18056,7 @@ var init_plan_file = __esm({
     init_schemas();
     init_errors();
     init_plan_check();
-    PLAN_FILE_FORMAT = 2;
+    PLAN_FILE_FORMAT = 3;
     PlanFileError = class extends MftopsError {
     };
     PLAN_FILE_START = /^\uFEFF?\s*\{\s*"formatVersion"\s*:/;
@@ -17508,7 +18070,7 @@ var init_plan_file = __esm({
     PRUNE_OFF_KEYS = ["reason", "kinds"];
     SERVICE_KEYS = ["automation", "transfer"];
     SERVER_KEYS = ["url", "version", "username"];
-    CHANGE_KEYS = ["address", "kind", "name", "service", "action", "reason", "previousName", "liveId", "fingerprint", "wave", "needs", "fields", "entries", "removes", "source", "payload"];
+    CHANGE_KEYS = ["address", "kind", "name", "service", "action", "reason", "previousName", "liveId", "fingerprint", "resolved", "wave", "needs", "fields", "entries", "removes", "source", "payload"];
     FIELD_KEYS = ["path", "before", "after", "sensitive", "forcesReplace", "words", "innerWords", "origin"];
     FIELD_WORDS_KEYS = ["form", "before", "after"];
     INNER_WORDS_SIDES = ["before", "after"];
@@ -17517,6 +18079,7 @@ var init_plan_file = __esm({
     PRINCIPAL_KEYS = ["type", "name"];
     ENTRY_PERMISSION_KEYS = ["permissions", "sharePermissions"];
     SOURCE_KEYS = ["file", "line", "col"];
+    RESOLVED_KEYS = ["kind", "name", "id"];
     SUMMARY_KEYS = ["create", "update", "replace", "delete", "no-op", "blocked"];
     TASK_PAYLOAD_KEYS = ["kind", "body", "refNames"];
     REF_NAMES_KEYS = ["host", "script", "dateList"];
@@ -17534,6 +18097,8 @@ var model_exports2 = {};
 __export(model_exports2, {
   applyExitCode: () => applyExitCode,
   countResults: () => countResults,
+  describeMovedName: () => describeMovedName,
+  describeNameKind: () => describeNameKind,
   describeStale: () => describeStale,
   isWriteAction: () => isWriteAction,
   skippedResult: () => skippedResult
@@ -17549,6 +18114,33 @@ function describeStale(how) {
     default: {
       const never = how;
       throw new Error(`unknown stale kind ${String(never)}`);
+    }
+  }
+}
+function describeMovedName(m) {
+  const what = `${describeNameKind(m.kind)} ${JSON.stringify(m.name)}`;
+  if (m.was === void 0) return `${what} existed at plan time and no longer does`;
+  const now = m.now !== void 0 ? `is now id ${m.now}` : `now names nothing`;
+  const was = m.wasNowNamed !== void 0 ? `id ${m.was} is now named ${JSON.stringify(m.wasNowNamed)}` : `id ${m.was} no longer exists`;
+  return `${what} was id ${m.was} at plan time and ${now} (${was})`;
+}
+function describeNameKind(kind) {
+  switch (kind) {
+    case "user":
+      return "user";
+    case "group":
+      return "group";
+    case "host":
+      return "host";
+    case "script":
+      return "script";
+    case "dateList":
+      return "date list";
+    case "resourceGroup":
+      return "resource group";
+    default: {
+      const never = kind;
+      throw new Error(`unknown name kind ${String(never)}`);
     }
   }
 }
@@ -17648,18 +18240,18 @@ var init_json_output = __esm({
 });
 
 // src/render/diagnostics.ts
-import { isAbsolute as isAbsolute3, relative as relative2, sep } from "node:path";
+import { isAbsolute as isAbsolute3, relative as relative4, sep as sep2 } from "node:path";
 function displayPath(file, cwd) {
-  const rel = relative2(cwd, file);
+  const rel = relative4(cwd, file);
   const shown = rel === "" ? "." : rel.startsWith("..") || isAbsolute3(rel) ? file : rel;
-  return sep === "/" ? shown : shown.split(sep).join("/");
+  return sep2 === "/" ? shown : shown.split(sep2).join("/");
 }
 function summaryLine(report) {
   const { errors, warnings } = countDiagnostics(report.diagnostics);
   const w = warnings > 0 ? `${warnings} ${plural(warnings, "warning")}` : "";
   if (errors > 0) {
-    const files = new Set(report.diagnostics.flatMap((d) => d.severity === "error" && d.file !== void 0 ? [d.file] : [])).size;
-    return `${errors} ${plural(errors, "error")}${w ? ` and ${w}` : ""}${files > 0 ? ` in ${files} ${plural(files, "file")}` : ""}`;
+    const files2 = new Set(report.diagnostics.flatMap((d) => d.severity === "error" && d.file !== void 0 ? [d.file] : [])).size;
+    return `${errors} ${plural(errors, "error")}${w ? ` and ${w}` : ""}${files2 > 0 ? ` in ${files2} ${plural(files2, "file")}` : ""}`;
   }
   return `${report.manifestCount} ${plural(report.manifestCount, "manifest")} valid${w ? `, ${w}` : ""}`;
 }
@@ -17838,11 +18430,15 @@ function renderApplySummaryText(report, options = { policyShown: true }) {
       lines2.push("Apply refused; nothing was written:");
       for (const p of report.problems) lines2.push(`  - ${text(p)}`);
       break;
-    case "stale":
-      lines2.push(`The plan is stale; nothing was written: ${count(report.stale.length, "object")} moved on the servers since the plan was made.`);
+    case "stale": {
+      const names2 = report.movedNames ?? [];
+      const moved = [...report.stale.length > 0 || names2.length === 0 ? [count(report.stale.length, "object")] : [], ...names2.length > 0 ? [count(names2.length, "name")] : []];
+      lines2.push(`The plan is stale; nothing was written: ${moved.join(" and ")} moved on the servers since the plan was made.`);
       for (const s of report.stale) lines2.push(`  ${staleSymbol(s)} ${text(s.address)}: ${staleWords(s)}`);
+      for (const m of names2) lines2.push(`  plan is stale: ${text(describeMovedName(m))}`);
       lines2.push("Make a new plan (mftops plan --out FILE), review it, and apply that one.");
       break;
+    }
     case "no-snapshot":
       lines2.push("Apply stopped before the first write: no verified snapshot.");
       for (const p of report.problems) lines2.push(`  - ${text(p)}`);
@@ -17947,6 +18543,7 @@ function renderApplySummaryJson(report) {
     perKind,
     ...report.problems.length > 0 ? { problems: report.problems } : {},
     ...report.stale.length > 0 ? { stale: report.stale } : {},
+    ...report.movedNames !== void 0 && report.movedNames.length > 0 ? { movedNames: report.movedNames.map((m) => ({ ...m, message: describeMovedName(m) })) } : {},
     results: report.results,
     ...report.snapshot ? { snapshot: report.snapshot } : {},
     ...report.ledger !== void 0 ? { ledger: report.ledger } : {},
@@ -18021,10 +18618,10 @@ var init_apply_summary = __esm({
   }
 });
 
-// node_modules/diff/libesm/diff/base.js
+// ../main/node_modules/diff/libesm/diff/base.js
 var Diff;
 var init_base = __esm({
-  "node_modules/diff/libesm/diff/base.js"() {
+  "../main/node_modules/diff/libesm/diff/base.js"() {
     Diff = class {
       diff(oldStr, newStr, options = {}) {
         let callback;
@@ -18228,7 +18825,7 @@ var init_base = __esm({
   }
 });
 
-// node_modules/diff/libesm/diff/line.js
+// ../main/node_modules/diff/libesm/diff/line.js
 function diffLines(oldStr, newStr, options) {
   return lineDiff.diff(oldStr, newStr, options);
 }
@@ -18252,7 +18849,7 @@ function tokenize(value, options) {
 }
 var LineDiff, lineDiff;
 var init_line = __esm({
-  "node_modules/diff/libesm/diff/line.js"() {
+  "../main/node_modules/diff/libesm/diff/line.js"() {
     init_base();
     LineDiff = class extends Diff {
       constructor() {
@@ -18282,7 +18879,7 @@ var init_line = __esm({
   }
 });
 
-// node_modules/diff/libesm/patch/create.js
+// ../main/node_modules/diff/libesm/patch/create.js
 function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
   let optionsObj;
   if (!options) {
@@ -18400,14 +18997,14 @@ function splitLines(text2) {
   return result;
 }
 var init_create = __esm({
-  "node_modules/diff/libesm/patch/create.js"() {
+  "../main/node_modules/diff/libesm/patch/create.js"() {
     init_line();
   }
 });
 
-// node_modules/diff/libesm/index.js
+// ../main/node_modules/diff/libesm/index.js
 var init_libesm = __esm({
-  "node_modules/diff/libesm/index.js"() {
+  "../main/node_modules/diff/libesm/index.js"() {
     init_create();
   }
 });
@@ -19206,10 +19803,10 @@ var init_plan_common = __esm({
 });
 
 // src/version.ts
-import { readFileSync as readFileSync6 } from "node:fs";
+import { readFileSync as readFileSync7 } from "node:fs";
 function readVersion() {
   try {
-    const pkg = JSON.parse(readFileSync6(new URL("../package.json", new URL("../src/version.ts", import.meta.url).href), "utf8"));
+    const pkg = JSON.parse(readFileSync7(new URL("../package.json", new URL("../src/version.ts", import.meta.url).href), "utf8"));
     return pkg.name === "mftops" && typeof pkg.version === "string" ? pkg.version : "0.0.0";
   } catch {
     return "0.0.0";
@@ -19620,10 +20217,10 @@ var init_fast_yaml = __esm({
           if (next === 44 || next === 125 || next === -1) bail();
           out[key] = this.value();
           this.#ws();
-          const sep7 = this.#at(this.#p);
+          const sep9 = this.#at(this.#p);
           this.#p++;
-          if (sep7 === 125) return out;
-          if (sep7 !== 44) bail();
+          if (sep9 === 125) return out;
+          if (sep9 !== 44) bail();
         }
       }
     };
@@ -19669,7 +20266,7 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
     const parsed = (0, import_yaml5.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
     docs = Array.isArray(parsed) ? parsed : [];
   } catch (err) {
-    return fail(file, [createDiagnostic("error", "MF003", fileStart, `YAML could not be parsed: ${oneLine(err)}`)]);
+    return fail(file, [createDiagnostic("error", "MF003", fileStart, `YAML could not be parsed: ${oneLine2(err)}`)]);
   }
   const at = (offset, end) => {
     const p = lineCounter.linePos(offset);
@@ -19686,7 +20283,7 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
     try {
       data = doc.toJS({ maxAliasCount: limits.maxAliasCount });
     } catch (err) {
-      const message = oneLine(err);
+      const message = oneLine2(err);
       const start = at(doc.contents.range?.[0] ?? 0);
       if (/excessive alias count/i.test(message)) {
         diagnostics.push(
@@ -19758,13 +20355,13 @@ function yamlDiagnostic(severity, err, text2, at) {
       const quote3 = /closing (["'])/.exec(err.message)?.[1];
       const open4 = quote3 === void 0 ? -1 : text2.lastIndexOf(quote3, start - 1);
       if (quote3 !== void 0 && open4 >= 0) return createDiagnostic(severity, "MF001", at(open4), `string opened with ${quote3} is never closed`);
-      return createDiagnostic(severity, "MF001", where, `YAML: ${oneLine(err.message)}`);
+      return createDiagnostic(severity, "MF001", where, `YAML: ${oneLine2(err.message)}`);
     }
     default:
-      return createDiagnostic(severity, "MF001", where, `YAML: ${oneLine(err.message)}`);
+      return createDiagnostic(severity, "MF001", where, `YAML: ${oneLine2(err.message)}`);
   }
 }
-function oneLine(err) {
+function oneLine2(err) {
   const text2 = err instanceof Error ? err.message : String(err);
   const first = text2.split(/\r?\n/)[0] ?? "";
   return first.replace(/ at line \d+, column \d+:?$/, "").trim();
@@ -19794,7 +20391,7 @@ function firstInvalidUtf8(file, bytes) {
   }
   return { file, line: 1, col: 1 };
 }
-var import_yaml5, DEFAULT_PARSE_LIMITS, UTF8, NO_DIAGNOSTICS, LazyFileSourceMaps, LazySourceMap;
+var import_yaml5, DEFAULT_MANIFEST_MEGABYTES, DEFAULT_PARSE_LIMITS, UTF8, NO_DIAGNOSTICS, LazyFileSourceMaps, LazySourceMap;
 var init_parse = __esm({
   "src/manifest/parse.ts"() {
     "use strict";
@@ -19802,7 +20399,8 @@ var init_parse = __esm({
     init_diagnostics2();
     init_fast_yaml();
     init_positions();
-    DEFAULT_PARSE_LIMITS = { maxFileBytes: 10 * 1024 * 1024, maxAliasCount: 100 };
+    DEFAULT_MANIFEST_MEGABYTES = 64;
+    DEFAULT_PARSE_LIMITS = { maxFileBytes: 10 * 1024 * 1024, maxAliasCount: 100, maxTotalBytes: DEFAULT_MANIFEST_MEGABYTES * 1024 * 1024 };
     UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
     NO_DIAGNOSTICS = Object.freeze([]);
     LazyFileSourceMaps = class {
@@ -20026,7 +20624,7 @@ function related(message, at) {
 function asRecord(v) {
   return isRecord(v) ? v : void 0;
 }
-var checkDuplicateIdentities, checkPreviousNames, checkAclPermissions, stepPath, checkRenameOriginal, checkStepReferences, HH_MM, TIME_FIELDS, checkTimesOfDay, SECRET_NAME, checkSecretParameters, checkFolderEntries, RULES, derived;
+var checkDuplicateIdentities, checkPreviousNames, checkAclPermissions, stepPath, checkRenameOriginal, checkStepReferences, HH_MM, TIME_FIELDS, checkTimesOfDay, SECRET_NAME, checkSecretParameters, checkFolderEntries, checkFolderPaths, RULES, derived;
 var init_rules = __esm({
   "src/manifest/rules.ts"() {
     "use strict";
@@ -20034,6 +20632,7 @@ var init_rules = __esm({
     init_diagnostics2();
     init_schema_errors();
     init_is_record();
+    init_folder_path();
     checkDuplicateIdentities = (docs) => {
       const out = [];
       const seen = /* @__PURE__ */ new Map();
@@ -20279,6 +20878,25 @@ var init_rules = __esm({
       }
       return out;
     };
+    checkFolderPaths = (docs) => {
+      const out = [];
+      for (const doc of ofKind(docs, "FolderPermissions")) {
+        const paths = [];
+        if (doc.name !== void 0) paths.push({ path: ["metadata", "name"], value: doc.name });
+        doc.previousNames.forEach((value, i) => paths.push({ path: ["metadata", "previousNames", i], value }));
+        for (const { path, value } of paths) {
+          if (typeof value !== "string" || !usable(doc, path)) continue;
+          const problem = folderPathProblem(value);
+          if (problem === void 0) continue;
+          out.push(
+            createDiagnostic("error", "MF324", doc.sourceMap.locate(path), `folder path \`${value}\` cannot be used: ${problem}`, {
+              hint: "write the absolute path of the folder with its real names, one per level: /Distribution/Acme"
+            })
+          );
+        }
+      }
+      return out;
+    };
     RULES = [
       checkDuplicateIdentities,
       checkPreviousNames,
@@ -20287,7 +20905,8 @@ var init_rules = __esm({
       checkStepReferences,
       checkTimesOfDay,
       checkSecretParameters,
-      checkFolderEntries
+      checkFolderEntries,
+      checkFolderPaths
     ];
     derived = /* @__PURE__ */ new WeakMap();
   }
@@ -20501,7 +21120,7 @@ var init_patch = __esm({
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/errors.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/errors.js
 function normalizeArgs(name, defaultCode, message, node, cause) {
   if (typeof message === "string") return { name, code: defaultCode, message, node, cause };
   const opts = message;
@@ -20565,8 +21184,8 @@ function attachErrorAst(error, node) {
   return error;
 }
 var CelError, ParseError, EvaluationError, TypeError2;
-var init_errors2 = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/errors.js"() {
+var init_errors3 = __esm({
+  "../main/node_modules/@marcbachmann/cel-js/lib/errors.js"() {
     CelError = class extends Error {
       #node;
       #code;
@@ -20620,7 +21239,7 @@ var init_errors2 = __esm({
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/optional.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/optional.js
 function toggleOptionalTypes(registry, enable) {
   const optionalConstant = enable ? optionalNamespace : void 0;
   registry.deleteVariable("optional");
@@ -20723,8 +21342,8 @@ function register(registry) {
 }
 var Optional, OPTIONAL_NONE, OptionalNamespace, optionalNamespace;
 var init_optional = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/optional.js"() {
-    init_errors2();
+  "../main/node_modules/@marcbachmann/cel-js/lib/optional.js"() {
+    init_errors3();
     Optional = class _Optional {
       #value;
       constructor(value) {
@@ -20771,14 +21390,14 @@ var init_optional = __esm({
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/globals.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/globals.js
 function isAsync(fn, fallback) {
   if (fn?.[Symbol.toStringTag] === "AsyncFunction") return true;
   return typeof fallback === "boolean" ? fallback : true;
 }
 var hasOwn, objKeys, objFreeze, objEntries, isArray, arrayFrom, MIN_UINT, MAX_UINT, MAX_INT, MIN_INT, RESERVED;
 var init_globals = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/globals.js"() {
+  "../main/node_modules/@marcbachmann/cel-js/lib/globals.js"() {
     hasOwn = Object.hasOwn;
     objKeys = Object.keys;
     objFreeze = Object.freeze;
@@ -20813,7 +21432,7 @@ var init_globals = __esm({
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/functions.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/functions.js
 function registerFunctions(registry) {
   const sync = { async: false };
   const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);
@@ -21008,14 +21627,14 @@ function registerFunctions(registry) {
       throw evaluationError("invalid_regular_expression", `Invalid regular expression: ${b}`);
     }
   });
-  functionOverload("string.split(string): list<string>", (s, sep7) => s.split(sep7));
-  functionOverload("string.split(string, int): list<string>", (s, sep7, l) => {
+  functionOverload("string.split(string): list<string>", (s, sep9) => s.split(sep9));
+  functionOverload("string.split(string, int): list<string>", (s, sep9, l) => {
     l = Number(l);
     if (l === 0) return [];
-    const parts = s.split(sep7);
+    const parts = s.split(sep9);
     if (l < 0 || parts.length <= l) return parts;
     const limited = parts.slice(0, l - 1);
-    limited.push(parts.slice(l - 1).join(sep7));
+    limited.push(parts.slice(l - 1).join(sep9));
     return limited;
   });
   functionOverload("list<string>.join(): string", (v) => {
@@ -21029,7 +21648,7 @@ function registerFunctions(registry) {
     }
     return v.join("");
   });
-  functionOverload("list<string>.join(string): string", (v, sep7) => {
+  functionOverload("list<string>.join(string): string", (v, sep9) => {
     for (let i = 0; i < v.length; i++) {
       if (typeof v[i] !== "string") {
         throw evaluationError(
@@ -21038,7 +21657,7 @@ function registerFunctions(registry) {
         );
       }
     }
-    return v.join(sep7);
+    return v.join(sep9);
   });
   const textEncoder = new TextEncoder("utf8");
   const textDecoder = new TextDecoder("utf8");
@@ -21160,8 +21779,8 @@ function stringSize(str2) {
 }
 var UnsignedInt, billion, billionBigInt, UNIT_NANOSECONDS, Duration;
 var init_functions = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/functions.js"() {
-    init_errors2();
+  "../main/node_modules/@marcbachmann/cel-js/lib/functions.js"() {
+    init_errors3();
     init_registry();
     init_optional();
     init_globals();
@@ -21275,7 +21894,7 @@ var init_functions = __esm({
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/registry.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/registry.js
 function wrapMacroExpander(name, handler) {
   const p = `Macro '${name}' must`;
   return function macroExpander(opts) {
@@ -21387,8 +22006,8 @@ function protobufjsTypeToCelType(protoType, resolvedType) {
 }
 var Type, TYPES, optionalType, valueTypeMatchers, TypeDeclaration, macroEvaluateErr, macroTypeCheckErr, VariableDeclaration, FunctionDeclaration, OperatorDeclaration, dynType, astType, listType, mapType, celTypes, Candidates, objTypesDecls, objTypes, objTypesCtor, invalidVar, invalidType, fallbackDynEqualityMatchers, Registry, isRelational, RootContext, OverlayContext;
 var init_registry = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/registry.js"() {
-    init_errors2();
+  "../main/node_modules/@marcbachmann/cel-js/lib/registry.js"() {
+    init_errors3();
     init_functions();
     init_optional();
     init_globals();
@@ -22541,7 +23160,7 @@ var init_registry = __esm({
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/operators.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/operators.js
 function unsupportedType(self, type) {
   throw self.createError("unsupported_type", `Unsupported type: ${type}`);
 }
@@ -22901,10 +23520,10 @@ function fieldAccess(left, right, ast, ev) {
 }
 var dynType2, Base, maybeAsyncArray, HOMOGENEOUS_PREFIX, empty, emptyList, emptyMap, OPERATORS, binaryOperators;
 var init_operators = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/operators.js"() {
+  "../main/node_modules/@marcbachmann/cel-js/lib/operators.js"() {
     init_registry();
     init_globals();
-    init_errors2();
+    init_errors3();
     dynType2 = celTypes.dyn;
     Base = class {
       dynType = celTypes.dyn;
@@ -23247,7 +23866,7 @@ var init_operators = __esm({
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/macros.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/macros.js
 function assertIdentifier(node, message) {
   if (node.op === "id") return node.args;
   throw parseError("invalid_macro_argument", message, node);
@@ -23452,14 +24071,14 @@ function registerMacros(registry) {
 }
 var identity;
 var init_macros = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/macros.js"() {
-    init_errors2();
+  "../main/node_modules/@marcbachmann/cel-js/lib/macros.js"() {
+    init_errors3();
     init_operators();
     identity = (x) => x;
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/overloads.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/overloads.js
 function registerOverloads(registry) {
   const unaryOverload = (op, t, h, ret) => registry.unaryOverload(op, t, h, ret, false);
   const binaryOverload = (l, op, r, h, ret) => registry.binaryOverload(l, op, r, h, ret, false);
@@ -23645,18 +24264,18 @@ function isEqual(a, b, ast, ev) {
   throw evaluationError("invalid_comparison_type", `Cannot compare values of type ${typeof a}`, ast);
 }
 var init_overloads = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/overloads.js"() {
+  "../main/node_modules/@marcbachmann/cel-js/lib/overloads.js"() {
     init_functions();
-    init_errors2();
+    init_errors3();
     init_globals();
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/type-checker.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/type-checker.js
 var toDynTypeBinding, TypeChecker;
 var init_type_checker = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/type-checker.js"() {
-    init_errors2();
+  "../main/node_modules/@marcbachmann/cel-js/lib/type-checker.js"() {
+    init_errors3();
     init_operators();
     toDynTypeBinding = (/* @__PURE__ */ new Map()).set("A", "dyn").set("T", "dyn").set("K", "dyn").set("V", "dyn");
     TypeChecker = class extends Base {
@@ -23720,12 +24339,12 @@ var init_type_checker = __esm({
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/parser.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/parser.js
 var TOKEN, OP_FOR_TOKEN, TOKEN_BY_NUMBER, HEX_CODES, ESCAPE_ERRORS, STRING_ESCAPES, ASTNode, Lexer, globalLexer, Parser;
 var init_parser = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/parser.js"() {
+  "../main/node_modules/@marcbachmann/cel-js/lib/parser.js"() {
     init_functions();
-    init_errors2();
+    init_errors3();
     init_operators();
     init_globals();
     TOKEN = {
@@ -24579,7 +25198,7 @@ var init_parser = __esm({
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/options.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/options.js
 function createLimits(overrides, base = DEFAULT_LIMITS) {
   const keys = overrides ? objKeys(overrides) : void 0;
   if (!keys?.length) return base;
@@ -24608,7 +25227,7 @@ function createOptions(opts, base = DEFAULT_OPTIONS) {
 }
 var DEFAULT_LIMITS, LIMIT_KEYS, DEFAULT_OPTIONS;
 var init_options = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/options.js"() {
+  "../main/node_modules/@marcbachmann/cel-js/lib/options.js"() {
     init_globals();
     DEFAULT_LIMITS = objFreeze({
       maxAstNodes: 1e5,
@@ -24627,15 +25246,15 @@ var init_options = __esm({
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/evaluator.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/evaluator.js
 function parse(expression) {
   return globalEnvironment.parse(expression);
 }
 var globalRegistry, Environment, Evaluator, globalEnvironment;
 var init_evaluator = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/evaluator.js"() {
+  "../main/node_modules/@marcbachmann/cel-js/lib/evaluator.js"() {
     init_registry();
-    init_errors2();
+    init_errors3();
     init_functions();
     init_macros();
     init_overloads();
@@ -24782,18 +25401,18 @@ var init_evaluator = __esm({
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/serialize.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/serialize.js
 var init_serialize = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/serialize.js"() {
+  "../main/node_modules/@marcbachmann/cel-js/lib/serialize.js"() {
     init_functions();
     init_optional();
   }
 });
 
-// node_modules/@marcbachmann/cel-js/lib/index.js
+// ../main/node_modules/@marcbachmann/cel-js/lib/index.js
 var init_lib = __esm({
-  "node_modules/@marcbachmann/cel-js/lib/index.js"() {
-    init_errors2();
+  "../main/node_modules/@marcbachmann/cel-js/lib/index.js"() {
+    init_errors3();
     init_evaluator();
     init_serialize();
     init_optional();
@@ -24811,14 +25430,92 @@ function compileOnce(expression) {
     return { ok: false, expression, reason: `the expression has ${expression.length} characters; at most ${MAX_EXPRESSION_CHARS} are allowed` };
   }
   try {
-    return { ok: true, expression, program: parse(expression) };
+    const program = parse(expression);
+    const cost = estimateCost(program);
+    if (cost > MAX_EXPRESSION_COST) {
+      return { ok: false, expression, reason: `its estimated cost is ${formatCost(cost)} steps, over the limit of ${formatCost(MAX_EXPRESSION_COST)} (loops over lists nested in loops multiply)` };
+    }
+    return { ok: true, expression, program };
   } catch (err) {
-    if (err instanceof ParseError) return { ok: false, expression, reason: oneLine2(err.summary || err.message) };
+    if (err instanceof ParseError) return { ok: false, expression, reason: oneLine3(err.summary || err.message) };
     if (err instanceof RangeError) return { ok: false, expression, reason: "the expression is nested too deeply" };
     throw err;
   }
 }
-function oneLine2(message) {
+function estimateCost(program) {
+  return estimate(program.ast, /* @__PURE__ */ new Map()).cost;
+}
+function isNode(x) {
+  return x !== null && typeof x === "object" && !Array.isArray(x) && "op" in x;
+}
+function estimate(node, scope) {
+  if (Array.isArray(node)) return { cost: node.reduce((sum3, x) => sum3 + estimate(x, scope).cost, 0), shape: void 0 };
+  if (!isNode(node)) return { cost: 0, shape: void 0 };
+  const args = node.args;
+  switch (node.op) {
+    case "id":
+      return { cost: 1, shape: typeof args === "string" ? scope.get(args) : void 0 };
+    case "list": {
+      const items = Array.isArray(args) ? args.map((a) => estimate(a, scope)) : [];
+      return { cost: 1 + sum(items.map((i) => i.cost)), shape: { length: items.length, element: joinShapes(items.map((i) => i.shape)) } };
+    }
+    case "map": {
+      const entries = Array.isArray(args) ? args.map((e) => Array.isArray(e) ? e.map((x) => estimate(x, scope)) : []) : [];
+      return { cost: 1 + sum(entries.flat().map((i) => i.cost)), shape: { length: entries.length, element: joinShapes(entries.map((e) => e[0]?.shape)) } };
+    }
+    case "rcall":
+      return estimateCall(node, scope);
+    case "+":
+    case "==":
+    case "!=":
+    case "in": {
+      const [a, b] = Array.isArray(args) ? args.map((x) => estimate(x, scope)) : [];
+      const cost = 1 + (a?.cost ?? 0) + (b?.cost ?? 0) + deepSize(a?.shape) + deepSize(b?.shape);
+      const shape = node.op === "+" && a?.shape && b?.shape ? { length: a.shape.length + b.shape.length, element: joinShapes([a.shape.element, b.shape.element]) } : void 0;
+      return { cost, shape };
+    }
+    default:
+      return { cost: 1 + estimate(args, scope).cost, shape: void 0 };
+  }
+}
+function estimateCall(node, scope) {
+  const [name, receiver, callArgs] = Array.isArray(node.args) ? node.args : [];
+  const params = Array.isArray(callArgs) ? callArgs : [];
+  const variable = isNode(params[0]) && params[0].op === "id" && typeof params[0].args === "string" ? params[0].args : void 0;
+  if (typeof name === "string" && COMPREHENSIONS.has(name) && variable !== void 0) {
+    const range = estimate(receiver, scope);
+    const inner = new Map(scope).set(variable, range.shape?.element);
+    const body = params.slice(1).map((p) => estimate(p, inner));
+    const times = range.shape?.length ?? 1;
+    const cost = range.cost + times * (1 + sum(body.map((b) => b.cost)));
+    const shape = name === "map" ? { length: times, element: body[body.length - 1]?.shape } : name === "filter" ? range.shape : void 0;
+    return { cost, shape };
+  }
+  if (name === "bind" && variable !== void 0) {
+    const value = estimate(params[1], scope);
+    const body = estimate(params[2], new Map(scope).set(variable, value.shape));
+    return { cost: 1 + value.cost + body.cost, shape: body.shape };
+  }
+  return { cost: 1 + estimate(receiver, scope).cost + estimate(params, scope).cost, shape: void 0 };
+}
+function joinShapes(shapes) {
+  let out;
+  for (const s of shapes) {
+    if (s === void 0) continue;
+    out = out === void 0 ? s : { length: Math.max(out.length, s.length), element: joinShapes([out.element, s.element]) };
+  }
+  return out;
+}
+function deepSize(shape) {
+  return shape === void 0 ? 0 : shape.length * (1 + deepSize(shape.element));
+}
+function sum(xs) {
+  return xs.reduce((a, b) => a + b, 0);
+}
+function formatCost(n) {
+  return n > 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString("en-US");
+}
+function oneLine3(message) {
   return message.split("\n")[0].trim();
 }
 function referencedIdentifiers(program) {
@@ -24842,26 +25539,28 @@ function needsOnlyObject(expression) {
   const names2 = referencedIdentifiers(compiled2.program);
   return !PLAN_VARIABLES.some((v) => names2.has(v));
 }
-var MAX_EXPRESSION_CHARS, compiledByText, PLAN_VARIABLES;
+var MAX_EXPRESSION_CHARS, compiledByText, MAX_EXPRESSION_COST, COMPREHENSIONS, PLAN_VARIABLES;
 var init_policy_expression = __esm({
   "src/manifest/policy-expression.ts"() {
     "use strict";
     init_lib();
     MAX_EXPRESSION_CHARS = 4096;
     compiledByText = /* @__PURE__ */ new Map();
+    MAX_EXPRESSION_COST = 1e6;
+    COMPREHENSIONS = /* @__PURE__ */ new Set(["all", "exists", "exists_one", "map", "filter"]);
     PLAN_VARIABLES = ["oldObject", "change", "access"];
   }
 });
 
 // src/manifest/validate.ts
-function validateParsedFiles(files, rules, environment = NO_ENVIRONMENT) {
+function validateParsedFiles(files2, rules, environment = NO_ENVIRONMENT) {
   const out = { diagnostics: [], checked: [], manifests: [], policies: [] };
   const diagnostics = out.diagnostics;
   const fileHashes = /* @__PURE__ */ new Map();
   const variables = /* @__PURE__ */ new Map();
   const docs = [];
-  for (let f = 0; f < files.length; f++) {
-    const file = files[f];
+  for (let f = 0; f < files2.length; f++) {
+    const file = files2[f];
     for (let i = 0; i < file.diagnostics.length; i++) diagnostics.push(file.diagnostics[i]);
     for (let i = 0; i < file.documents.length; i++) {
       const doc = file.documents[i];
@@ -24872,7 +25571,7 @@ function validateParsedFiles(files, rules, environment = NO_ENVIRONMENT) {
   for (const doc of applyPatches(docs, environment.name, diagnostics)) checkDocument(doc, out);
   for (const d of runRules(out.checked, rules)) diagnostics.push(d);
   for (const d of duplicatePolicies(out.policies)) diagnostics.push(d);
-  return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes, variables };
+  return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files2.map((f) => f.file).sort(), fileHashes, variables };
 }
 function checkDocument(doc, out) {
   const { data, sourceMap } = doc;
@@ -25030,27 +25729,35 @@ __export(load_exports, {
   readSmallFile: () => readSmallFile
 });
 import { hash } from "node:crypto";
-import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync7, readSync as readSync2 } from "node:fs";
+import { closeSync as closeSync4, fstatSync as fstatSync2, openSync as openSync4, readFileSync as readFileSync8, readSync as readSync2, statSync as statSync3 } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
-import { extname, resolve as resolve4, sep as sep2 } from "node:path";
+import { extname, resolve as resolve4, sep as sep3 } from "node:path";
 async function loadManifests(paths, options = {}) {
   const cwd = options.cwd ?? process.cwd();
-  const limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
-  const { files, regular, diagnostics } = await collectManifestFiles(paths, cwd);
-  const parsed = files.map((file) => readManifestFile(file, limits, regular.get(file) === true));
+  const maxTotalBytes = options.environment?.maxManifestBytes;
+  const limits = { ...DEFAULT_PARSE_LIMITS, ...maxTotalBytes !== void 0 ? { maxTotalBytes } : {}, ...options.limits };
+  const { files: files2, regular, diagnostics } = await collectManifestFiles(paths, cwd);
+  const parsed = [];
+  let total = 0;
+  for (let i = 0; i < files2.length; i++) {
+    const read = readManifestFile(files2[i], limits, regular.get(files2[i]) === true, limits.maxTotalBytes - total);
+    if ("over" in read) return nothingLoaded(totalTooLarge(files2, i, total + read.over, limits.maxTotalBytes));
+    total += read.bytes;
+    parsed.push(read.parsed);
+  }
   const result = validateParsedFiles(parsed, options.rules, options.environment);
   if (diagnostics.length === 0) return result;
   return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };
 }
 async function collectManifestFiles(paths, cwd) {
-  const files = /* @__PURE__ */ new Map();
+  const files2 = /* @__PURE__ */ new Map();
   const realFiles = /* @__PURE__ */ new Set();
   const diagnostics = [];
   const visitedDirs = /* @__PURE__ */ new Map();
   const addFile = (file, real, regular) => {
     if (realFiles.has(real)) return;
     realFiles.add(real);
-    files.set(file, regular);
+    files2.set(file, regular);
   };
   const walk2 = async (dir) => {
     const real = await realpath(dir).catch(() => dir);
@@ -25106,40 +25813,58 @@ async function collectManifestFiles(paths, cwd) {
       addFile(full, await realpath(full).catch(() => full), false);
     }
   }
-  return { files: [...files.keys()].sort(), regular: files, diagnostics };
+  return { files: [...files2.keys()].sort(), regular: files2, diagnostics };
 }
 function childPath(dir, name) {
-  return dir.endsWith(sep2) ? dir + name : dir + sep2 + name;
+  return dir.endsWith(sep3) ? dir + name : dir + sep3 + name;
 }
 function isManifestFileName(name) {
   const ext = extname(name).toLowerCase();
   return ext === ".yaml" || ext === ".yml";
 }
-function readManifestFile(file, limits, knownRegular) {
+function readManifestFile(file, limits, knownRegular, remaining) {
   let fd;
   try {
-    fd = openSync3(file, "r");
+    fd = openSync4(file, "r");
   } catch (err) {
-    return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`)] };
+    return { parsed: { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`)] }, bytes: 0 };
   }
+  const none = (diagnostic) => ({ parsed: { file, documents: [], diagnostics: [diagnostic] }, bytes: 0 });
   try {
     let bytes = knownRegular ? readSmallFile(fd, limits.maxFileBytes) : void 0;
     if (bytes === void 0) {
-      const info = fstatSync(fd);
-      if (!info.isFile()) {
-        return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file }, "not a regular file")] };
-      }
+      const info = fstatSync2(fd);
+      if (!info.isFile()) return none(createDiagnostic("error", "MF007", { file }, "not a regular file"));
       const tooLarge = checkFileSize(file, info.size, limits);
-      if (tooLarge) return { file, documents: [], diagnostics: [tooLarge] };
+      if (tooLarge) return none(tooLarge);
+      if (info.size > remaining) return { over: info.size };
       bytes = readOpenFile(fd, info.size);
     }
+    if (bytes.byteLength > remaining) return { over: bytes.byteLength };
     const parsed = parseManifestFile(file, bytes, limits);
-    return { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash("sha256", bytes, "hex")}` };
+    return { parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash("sha256", bytes, "hex")}` }, bytes: bytes.byteLength };
   } catch (err) {
-    return { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`)] };
+    return none(createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`));
   } finally {
-    closeSync3(fd);
+    closeSync4(fd);
   }
+}
+function totalTooLarge(files2, index, read, limit) {
+  let total = read;
+  for (const file of files2.slice(index + 1)) total += statSafe(file);
+  return createDiagnostic("error", "MF008", { file: files2[index] }, `the manifests hold ${formatBytes(total)} in ${files2.length} files, over the ${formatBytes(limit)} limit for one run; nothing was checked`, {
+    hint: "raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time"
+  });
+}
+function statSafe(file) {
+  try {
+    return statSync3(file).size;
+  } catch {
+    return 0;
+  }
+}
+function nothingLoaded(diagnostic) {
+  return { manifests: [], policies: [], diagnostics: [diagnostic], files: [], fileHashes: /* @__PURE__ */ new Map(), variables: /* @__PURE__ */ new Map() };
 }
 function readSmallFile(fd, maxBytes) {
   const buffer = smallFileBuffer ??= Buffer.allocUnsafe(SMALL_FILE_BYTES);
@@ -25148,7 +25873,7 @@ function readSmallFile(fd, maxBytes) {
   return n < want ? buffer.subarray(0, n) : void 0;
 }
 function readOpenFile(fd, size) {
-  if (size === 0) return readFileSync7(fd);
+  if (size === 0) return readFileSync8(fd);
   const buffer = Buffer.allocUnsafe(size);
   let total = 0;
   while (total < size) {
@@ -25185,8 +25910,39 @@ var init_load = __esm({
   }
 });
 
+// src/manifest/secret-references.ts
+var secret_references_exports = {};
+__export(secret_references_exports, {
+  listSecretReferences: () => listSecretReferences
+});
+function listSecretReferences(manifests) {
+  const out = [];
+  for (const manifest of manifests) {
+    const walk2 = (value, path) => {
+      if (typeof value === "string") {
+        if (!value.includes("${")) return;
+        const ref = parseSecretRef(value);
+        if (ref !== void 0) out.push({ manifest, path, ref });
+        return;
+      }
+      if (Array.isArray(value)) value.forEach((item, i) => walk2(item, [...path, i]));
+      else if (isRecord(value)) for (const [key, item] of Object.entries(value)) walk2(item, [...path, key]);
+    };
+    walk2(manifest.spec, ["spec"]);
+  }
+  return out;
+}
+var init_secret_references = __esm({
+  "src/manifest/secret-references.ts"() {
+    "use strict";
+    init_is_record();
+    init_secret();
+  }
+});
+
 // src/app/environment.ts
-import { resolve as resolve5 } from "node:path";
+import { statSync as statSync4 } from "node:fs";
+import { dirname as dirname6, resolve as resolve5, sep as sep4 } from "node:path";
 function openEnvironment(choice, ctx) {
   const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd);
   return { config, env: selectEnvironment(config, choice.environment) };
@@ -25203,12 +25959,57 @@ function manifestPathsOf(paths, config, env, ctx) {
   return chosen;
 }
 function manifestEnvironmentOf(config, env) {
-  return { name: env.name, vars: env.vars ?? {}, known: [...config.environments.keys()] };
+  return { name: env.name, vars: env.vars ?? {}, known: [...config.environments.keys()], ...config.maxManifestBytes !== void 0 ? { maxManifestBytes: config.maxManifestBytes } : {} };
 }
-async function loadEnvironmentManifests(paths, ctx, environment) {
+async function loadEnvironmentManifests(paths, ctx, environment, confinement) {
   const { loadManifests: loadManifests2 } = await Promise.resolve().then(() => (init_load(), load_exports));
-  const manifests = await loadManifests2(paths, { cwd: ctx.cwd, ...environment !== void 0 ? { environment } : {} });
+  const loaded = await loadManifests2(paths, { cwd: ctx.cwd, ...environment !== void 0 ? { environment } : {} });
+  const refused = confinement !== void 0 ? await confineSecretReferences(loaded, confinement, ctx) : [];
+  const manifests = refused.length > 0 ? { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...refused]) } : loaded;
   return { ok: !hasErrors(manifests.diagnostics), manifests };
+}
+function secretConfinementOf(config) {
+  const variables = /* @__PURE__ */ new Set();
+  for (const env of config.environments.values()) {
+    for (const service of [env.automation, env.transfer]) {
+      if (service === void 0) continue;
+      for (const ref of [service.username, service.password]) if (typeof ref !== "string" && ref.kind === "env") variables.add(ref.name);
+    }
+  }
+  return { fileRoots: [dirname6(config.file), ...config.secrets.fileRoots], credentialVariables: [...variables].sort() };
+}
+function manifestRootConfinement(paths, ctx) {
+  const folders = paths.map((p) => {
+    const full = resolve5(ctx.cwd, p);
+    try {
+      return statSync4(full).isDirectory() ? full : dirname6(full);
+    } catch {
+      return dirname6(full);
+    }
+  });
+  let root = folders[0] ?? resolve5(ctx.cwd);
+  for (const f of folders) while (f !== root && !f.startsWith(root.endsWith(sep4) ? root : `${root}${sep4}`)) root = dirname6(root);
+  return { fileRoots: [root], credentialVariables: [] };
+}
+async function confineSecretReferences(set, confinement, ctx) {
+  const { listSecretReferences: listSecretReferences2 } = await Promise.resolve().then(() => (init_secret_references(), secret_references_exports));
+  const out = [];
+  for (const { manifest, path, ref } of listSecretReferences2(set.manifests)) {
+    const failure = checkConfinedRef(ref, dirname6(resolve5(ctx.cwd, manifest.source.file)), confinement);
+    if (failure === void 0) continue;
+    const at = manifest.sourceMap.locate(path);
+    if (failure.kind === "env") {
+      out.push(
+        createDiagnostic("error", "MF326", at, `\${env:${ref.kind === "env" ? ref.name : ""}} is a service credential of mftops.yaml: a manifest may not send it to a server`, {
+          hint: "give the object its own variable, even when its value is the same"
+        })
+      );
+    } else {
+      const hint = failure.why === "outside" ? "keep the file in the repository (out of git), or add its folder to secrets.fileRoots in mftops.yaml" : failure.why === "system" ? "put the value in a regular file in the repository (out of git) or in a folder of secrets.fileRoots" : "point at a regular file";
+      out.push(createDiagnostic("error", "MF325", at, describeSecretFailure(failure), { hint }));
+    }
+  }
+  return out;
 }
 function wholeNumberOption(option, text2, min, max) {
   const n = Number(text2);
@@ -25231,7 +26032,7 @@ function choosePrune(env, paths, prune, ctx) {
 }
 async function prepareRead(options, ctx) {
   const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx, manifestEnvironmentOf(config, env));
+  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));
   if (!loaded.ok) return { status: "invalid", diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
   const prune = choosePrune(env, options.paths, options.prune, ctx);
   return {
@@ -25253,6 +26054,7 @@ var init_environment = __esm({
     init_load_config();
     init_errors();
     init_diagnostics2();
+    init_secret();
     init_defaults();
   }
 });
@@ -25538,7 +26340,7 @@ function prefixSums(values2) {
   return sums;
 }
 function blocksLength(blocks) {
-  return blocks.reduce((sum2, b) => sum2 + b.length, 0) + 2 * Math.max(0, blocks.length - 1) + 1;
+  return blocks.reduce((sum3, b) => sum3 + b.length, 0) + 2 * Math.max(0, blocks.length - 1) + 1;
 }
 function renderHead(plan, summary) {
   const env = plan.environment.length > TITLE_NAME_MAX ? `${plan.environment.slice(0, TITLE_NAME_MAX)}\u2026` : plan.environment;
@@ -26579,7 +27381,7 @@ var init_access_changes = __esm({
 });
 
 // src/plan/plan-changes.ts
-import { isAbsolute as isAbsolute5, relative as relative3, sep as sep3 } from "node:path";
+import { isAbsolute as isAbsolute5, relative as relative5, sep as sep5 } from "node:path";
 function planChanges(input) {
   const diagnostics = [];
   const bases = /* @__PURE__ */ new Map();
@@ -26703,7 +27505,7 @@ function planChanges(input) {
   for (const change of planPrune(input, bases)) add(change.change, change.rank, change.depth);
   let selected = items;
   if (input.targets && input.targets.length > 0) selected = selectTargets(items, input.targets, input.desired, diagnostics);
-  const changes = orderChanges(selected);
+  const changes = withResolvedNames(orderChanges(selected), input.desired);
   const errored = hasErrors(diagnostics) || input.desired.skipped.length > 0;
   const header = {
     toolVersion: input.toolVersion,
@@ -26723,6 +27525,16 @@ function planChanges(input) {
     diagnostics,
     accessWith: (known) => planAccessChanges(changes, bases, transferMembers, known)
   };
+}
+function withResolvedNames(changes, desired) {
+  const byAddress = /* @__PURE__ */ new Map();
+  for (const d of desired.tasks) byAddress.set(formatAddress("Task", d.manifest.name), d.resolved);
+  for (const d of desired.acls) byAddress.set(formatAddress("ResourceGroupAcl", d.manifest.name), d.resolved);
+  for (const d of desired.folders) byAddress.set(formatAddress("FolderPermissions", d.path), d.resolved);
+  return changes.map((c) => {
+    const resolved = isWriteAction(c.action) ? byAddress.get(c.address) : void 0;
+    return resolved !== void 0 && resolved.length > 0 ? { ...c, resolved } : c;
+  });
 }
 function orderChanges(items) {
   const isDelete = (o) => o.change.action === "delete";
@@ -26930,10 +27742,10 @@ function selectTargets(items, targets, desired, diagnostics) {
 function sourceRef(at, cwd) {
   let file = at.file;
   if (cwd !== void 0) {
-    const rel = relative3(cwd, at.file);
+    const rel = relative5(cwd, at.file);
     if (rel !== "" && !rel.startsWith("..") && !isAbsolute5(rel)) file = rel;
   }
-  return { file: sep3 === "/" ? file : file.split(sep3).join("/"), line: at.line, col: at.col };
+  return { file: sep5 === "/" ? file : file.split(sep5).join("/"), line: at.line, col: at.col };
 }
 var RANK;
 var init_plan_changes = __esm({
@@ -26955,9 +27767,48 @@ var init_plan_changes = __esm({
   }
 });
 
+// src/policy/run-within.ts
+import { Script, createContext } from "node:vm";
+function runEachWithin(steps, budgetMs, onOverrun) {
+  const out = [];
+  let next = 0;
+  const box = {
+    run: () => {
+      const started = performance.now();
+      do {
+        out.push({ ok: true, value: steps[next]() });
+        next++;
+      } while (next < steps.length && performance.now() - started < budgetMs);
+    }
+  };
+  const context = createContext(box);
+  while (next < steps.length) {
+    try {
+      CALL.runInContext(context, { timeout: 2 * budgetMs });
+    } catch (err) {
+      if (!isTimeout(err)) throw err;
+      out.push({ ok: false, overran: true });
+      onOverrun?.(next);
+      next++;
+    }
+  }
+  return out;
+}
+function isTimeout(err) {
+  return typeof err === "object" && err !== null && err.code === "ERR_SCRIPT_EXECUTION_TIMEOUT";
+}
+var CALL;
+var init_run_within = __esm({
+  "src/policy/run-within.ts"() {
+    "use strict";
+    CALL = new Script("run()");
+  }
+});
+
 // src/policy/evaluate.ts
 var evaluate_exports = {};
 __export(evaluate_exports, {
+  EVALUATION_BUDGET_MS: () => EVALUATION_BUDGET_MS,
   MAX_INPUT_CHARS: () => MAX_INPUT_CHARS,
   SENSITIVE_TEXT: () => SENSITIVE_TEXT,
   deniesPlan: () => deniesPlan,
@@ -26981,7 +27832,7 @@ function evaluatePolicies(plan, policies, manifests, cwd, live) {
   const bySource = /* @__PURE__ */ new Map();
   for (const m of manifests) bySource.set(sourceKey(sourceRef(m.source, cwd)), m);
   const compiled2 = compilePolicies(policies, cwd);
-  const violations = [];
+  const pending = [];
   for (const change of plan.changes) {
     const checks = compiled2.filter((c) => policyMatches(c.policy, change));
     if (checks.length === 0) continue;
@@ -26993,18 +27844,18 @@ function evaluatePolicies(plan, policies, manifests, cwd, live) {
       change: { address: change.address, kind: change.kind, action: change.action },
       access: accessOf(plan.access, change.address)
     };
-    violations.push(...runChecks(checks, context, { address: change.address, ...change.source ? { source: change.source } : {} }));
+    pending.push(...pendingChecks(checks, context, { address: change.address, ...change.source ? { source: change.source } : {} }));
   }
-  return { policies: policies.length, violations };
+  return { policies: policies.length, violations: settle(pending) };
 }
 function evaluateObjectPolicies(subjects, policies, cwd) {
   const compiled2 = compilePolicies(policies.filter(isObjectPolicy), cwd);
-  const violations = [];
+  const pending = [];
   for (const subject of subjects) {
     const checks = compiled2.filter((c) => matchesObject(c.policy, subject));
-    if (checks.length > 0) violations.push(...runChecks(checks, { object: subject.object }, { address: subject.address, ...subject.source ? { source: subject.source } : {} }));
+    if (checks.length > 0) pending.push(...pendingChecks(checks, { object: subject.object }, { address: subject.address, ...subject.source ? { source: subject.source } : {} }));
   }
-  return { policies: compiled2.length, violations };
+  return { policies: compiled2.length, violations: settle(pending) };
 }
 function isObjectPolicy(policy) {
   const actions = policy.spec.match?.actions;
@@ -27027,17 +27878,36 @@ function compilePolicies(policies, cwd) {
     }))
   }));
 }
-function runChecks(checks, context, subject) {
+function pendingChecks(checks, context, subject) {
   const tooLarge = JSON.stringify(context).length > MAX_INPUT_CHARS;
   const out = [];
   for (const { policy, validations } of checks) {
     for (const v of validations) {
       const base = { policy: policy.name, severity: policy.spec.severity, address: subject.address, ...subject.source ? { source: subject.source } : {}, expressionSource: v.at };
-      const outcome = tooLarge ? { ok: false, reason: `the object is larger than ${MAX_INPUT_CHARS} characters of JSON, too large to evaluate` } : v.compiled.ok ? runProgram(v.compiled.program, context) : { ok: false, reason: `the expression does not compile: ${v.compiled.reason}` };
-      if (outcome.ok && outcome.value) continue;
-      out.push(outcome.ok ? { ...base, outcome: "violated", message: v.message } : { ...base, outcome: "error", message: `cannot evaluate: ${outcome.reason}` });
+      const known = tooLarge ? { ok: false, reason: `the object is larger than ${MAX_INPUT_CHARS} characters of JSON, too large to evaluate` } : v.compiled.ok ? void 0 : { ok: false, reason: `the expression does not compile: ${v.compiled.reason}` };
+      out.push({ base, message: v.message, program: v.compiled.ok ? v.compiled.program : void 0, context, ...known ? { known } : {} });
     }
   }
+  return out;
+}
+function settle(pending) {
+  const steps = pending.map((p) => () => {
+    if (p.known !== void 0) return p.known;
+    if (p.program === void 0) return { ok: false, reason: "the expression does not compile" };
+    if (overran.has(p.program)) return { ok: false, reason: `the expression ran over its time budget (${EVALUATION_BUDGET_MS} ms) on an earlier object` };
+    return runProgram(p.program, p.context);
+  });
+  const results = runEachWithin(steps, EVALUATION_BUDGET_MS, (i) => {
+    const program = pending[i].program;
+    if (program !== void 0) overran.add(program);
+  });
+  const out = [];
+  results.forEach((r, i) => {
+    const p = pending[i];
+    const outcome = r.ok ? r.value : { ok: false, reason: `the evaluation ran over its time budget of ${EVALUATION_BUDGET_MS} ms and was stopped` };
+    if (outcome.ok && outcome.value) return;
+    out.push(outcome.ok ? { ...p.base, outcome: "violated", message: p.message } : { ...p.base, outcome: "error", message: `cannot evaluate: ${outcome.reason}` });
+  });
   return out;
 }
 function accessOf(report, address) {
@@ -27062,7 +27932,7 @@ function runProgram(program, context) {
   try {
     value = program(context);
   } catch (err) {
-    if (err instanceof EvaluationError) return { ok: false, reason: oneLine2(err.summary || err.message) };
+    if (err instanceof EvaluationError) return { ok: false, reason: oneLine3(err.summary || err.message) };
     if (err instanceof RangeError) return { ok: false, reason: "the evaluation nested too deeply" };
     throw err;
   }
@@ -27120,7 +27990,7 @@ function markerText(marker2) {
 function sourceKey(s) {
   return `${s.file}\0${s.line}\0${s.col}`;
 }
-var SENSITIVE_TEXT, MAX_INPUT_CHARS;
+var SENSITIVE_TEXT, MAX_INPUT_CHARS, EVALUATION_BUDGET_MS, overran;
 var init_evaluate = __esm({
   "src/policy/evaluate.ts"() {
     "use strict";
@@ -27131,8 +28001,11 @@ var init_evaluate = __esm({
     init_model2();
     init_common();
     init_policy_expression();
+    init_run_within();
     SENSITIVE_TEXT = "(sensitive)";
     MAX_INPUT_CHARS = 1e6;
+    EVALUATION_BUDGET_MS = 1e3;
+    overran = /* @__PURE__ */ new WeakSet();
   }
 });
 
@@ -27142,12 +28015,12 @@ __export(validate_exports, {
   validateManifests: () => validateManifests,
   validatePaths: () => validatePaths
 });
-import { existsSync as existsSync2 } from "node:fs";
+import { existsSync as existsSync3 } from "node:fs";
 import { resolve as resolve7 } from "node:path";
 async function validateManifests(options, ctx) {
   const paths = options.paths !== void 0 && options.paths.length > 0 ? options.paths : void 0;
   if (paths !== void 0 && options.configFile === void 0 && options.environment === void 0) {
-    const loaded = await loadEnvironmentManifests(paths, ctx);
+    const loaded = await loadEnvironmentManifests(paths, ctx, void 0, manifestRootConfinement(paths, ctx));
     return { diagnostics: sortDiagnostics(await withPolicyDiagnostics(loaded.manifests)), manifestCount: countValidDocuments(loaded.manifests) };
   }
   if (paths === void 0) requireConfig(options, ctx);
@@ -27155,7 +28028,7 @@ async function validateManifests(options, ctx) {
   const chosen = options.environment !== void 0 ? [selectEnvironment(config, options.environment)] : [...config.environments.values()];
   const runs = [];
   for (const env of chosen) {
-    const loaded = await loadEnvironmentManifests(manifestPathsOf(paths ?? [], config, env, ctx), ctx, manifestEnvironmentOf(config, env));
+    const loaded = await loadEnvironmentManifests(manifestPathsOf(paths ?? [], config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));
     runs.push({ env: env.name, manifests: loaded.manifests, diagnostics: await withPolicyDiagnostics(loaded.manifests) });
   }
   return mergeEnvironmentReports(runs);
@@ -27200,7 +28073,7 @@ function validatePaths(options, ctx) {
   return manifestPathsOf([], config, env, ctx);
 }
 function requireConfig(options, ctx) {
-  if (options.configFile === void 0 && !existsSync2(resolve7(ctx.cwd, DEFAULT_CONFIG_FILE))) {
+  if (options.configFile === void 0 && !existsSync3(resolve7(ctx.cwd, DEFAULT_CONFIG_FILE))) {
     throw new ConfigError(`no manifest paths given and no ${DEFAULT_CONFIG_FILE} here: run mftops validate PATH\u2026 or pass --config FILE`);
   }
 }
@@ -27215,114 +28088,24 @@ var init_validate2 = __esm({
   }
 });
 
-// src/services/errors.ts
-import { STATUS_CODES } from "node:http";
-function outcomeOfStatus(status) {
-  return status >= 300 && status < 500 ? "rejected" : "unknown";
-}
-function formatApiMessage(f) {
-  const b = f.body;
-  const title = b.title ?? b.error ?? STATUS_CODES[f.status] ?? "Error";
-  const texts = [];
-  for (const t of [b.detail, b.errorDescription, ...b.fieldErrors.map(formatFieldError), b.note]) {
-    const line = oneLine3(t);
-    if (line !== "" && line !== title && !texts.includes(line)) texts.push(line);
-  }
-  const tail = texts.length > 0 ? `: ${texts.join("; ")}` : "";
-  return `${f.service}: ${f.method} ${f.path}: ${f.status} ${oneLine3(title)}${tail}${attemptsSuffix(f.attempts)}`;
-}
-function formatFieldError(e) {
-  if (e.message === "") return e.field === "" ? "" : `${e.field} is invalid`;
-  if (e.field === "" || e.message.toLowerCase().includes(e.field.toLowerCase())) return e.message;
-  return `${e.field}: ${e.message}`;
-}
-function formatTransportMessage(f) {
-  return `${f.service}: ${f.method} ${f.path}: ${f.reason} (${f.code})${attemptsSuffix(f.attempts)}`;
-}
-function attemptsSuffix(attempts) {
-  return attempts !== void 0 && attempts > 1 ? ` (gave up after ${attempts} attempts)` : "";
-}
-function oneLine3(text2) {
-  if (text2 === void 0) return "";
-  const flat = text2.replace(/\s+/g, " ").trim();
-  return flat.length > MAX_TEXT ? `${flat.slice(0, MAX_TEXT - 1)}\u2026` : flat;
-}
-var ApiError, AuthError, NetworkError, TimeoutError, MAX_TEXT;
-var init_errors3 = __esm({
-  "src/services/errors.ts"() {
-    "use strict";
-    init_errors();
-    ApiError = class extends MftopsError {
-      service;
-      method;
-      /** Request path without the query string. */
-      path;
-      status;
-      title;
-      detail;
-      errorCode;
-      fieldErrors;
-      outcome;
-      attempts;
-      constructor(fields) {
-        super(formatApiMessage(fields));
-        this.service = fields.service;
-        this.method = fields.method;
-        this.path = fields.path;
-        this.status = fields.status;
-        this.title = fields.body.title ?? fields.body.error;
-        this.detail = fields.body.detail ?? fields.body.errorDescription ?? fields.body.note;
-        this.errorCode = fields.body.errorCode;
-        this.fieldErrors = fields.body.fieldErrors;
-        this.outcome = fields.outcome ?? outcomeOfStatus(fields.status);
-        this.attempts = fields.attempts ?? 1;
-      }
-    };
-    AuthError = class extends ApiError {
-      error;
-      constructor(fields) {
-        super(fields);
-        this.error = fields.body.error;
-      }
-    };
-    NetworkError = class extends MftopsError {
-      service;
-      method;
-      path;
-      code;
-      outcome;
-      attempts;
-      constructor(fields) {
-        super(formatTransportMessage(fields));
-        this.service = fields.service;
-        this.method = fields.method;
-        this.path = fields.path;
-        this.code = fields.code;
-        this.outcome = fields.outcome;
-        this.attempts = fields.attempts ?? 1;
-      }
-    };
-    TimeoutError = class extends NetworkError {
-    };
-    MAX_TEXT = 300;
-  }
-});
-
 // src/services/paging.ts
 function parseListPage(body) {
-  if (body === void 0 || body === null) return { items: [], page: void 0, perPage: void 0, totalPages: void 0 };
-  if (Array.isArray(body)) return { items: body, page: void 0, perPage: void 0, totalPages: void 0 };
+  if (body === void 0 || body === null) return { items: [], ...COMPLETE };
+  if (Array.isArray(body)) return { items: body, ...COMPLETE };
   if (!isRecord(body) || !Array.isArray(body.items)) return void 0;
   const items = body.items;
-  if (isRecord(body.paging)) {
-    const p = body.paging;
-    const page = num(p.page);
-    const perPage2 = num(p.perPage);
-    const totalPages = num(p.totalPages) ?? pagesFor(num(p.totalItems), perPage2);
-    return { items, page, perPage: perPage2, totalPages };
-  }
-  const perPage = num(body.itemsPerPage) ?? num(body.perPage);
-  return { items, page: num(body.currentPage) ?? num(body.page), perPage, totalPages: num(body.totalPages) ?? pagesFor(num(body.totalItems), perPage) };
+  const p = isRecord(body.paging) ? body.paging : {};
+  const field = (...names2) => {
+    for (const n of names2) {
+      const v = num(p[n]) ?? num(body[n]);
+      if (v !== void 0) return v;
+    }
+    return void 0;
+  };
+  const perPage = field("perPage", "itemsPerPage", "pageSize");
+  const totalItems = field("totalItems", "totalCount", "total");
+  const page = field("page", "currentPage", "pageNumber");
+  return { items, page, perPage, totalPages: field("totalPages", "pageCount") ?? pagesFor(totalItems, perPage), totalItems };
 }
 function pagesFor(totalItems, perPage) {
   if (totalItems === void 0 || perPage === void 0) return void 0;
@@ -27335,56 +28118,96 @@ function num(x) {
   return void 0;
 }
 async function readAllPages(fetchPage, plan, label) {
-  const maxPages = plan.maxPages ?? 1e4;
-  const fail3 = (note) => {
-    throw new ApiError({ ...label(), status: 200, body: { fieldErrors: [], note: `${note}; paging stopped` } });
+  const attempts = plan.readAttempts ?? LIST_READ_ATTEMPTS;
+  const fail3 = (note2) => {
+    throw new ApiError({ ...label(), status: 200, body: { fieldErrors: [], note: `${note2}; paging stopped` } });
   };
   const read = async (q) => {
     const body = await fetchPage(q);
-    const page2 = parseListPage(body);
-    return page2 ?? fail3(`expected a list (items), got ${Array.isArray(body) ? "array" : typeof body}`);
+    const page = parseListPage(body);
+    return page ?? fail3(`expected a list (items), got ${Array.isArray(body) ? "array" : typeof body}`);
   };
-  const all = [];
-  let page = 1;
-  let perPage = plan.perPage;
-  let previous;
-  let pagesRead = 0;
-  let total;
-  if (plan.mode === "all-first") {
-    const first = await read({});
-    pushAll(all, first.items);
-    if (first.totalPages === void 0 || first.page === void 0 || first.page >= first.totalPages || first.items.length === 0) return all;
-    page = first.page + 1;
-    perPage = first.perPage ?? (first.items.length || plan.perPage);
-    previous = pageSignature(first.items);
-    pagesRead = 1;
-    total = first.totalPages;
+  let last = "";
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      return await readOnce(read, plan, fail3);
+    } catch (err) {
+      if (!(err instanceof ListMoved)) throw err;
+      last = err.message;
+    }
   }
+  const note = `the list changed while it was read, ${attempts} reads in a row (last: ${last}); paging stopped`;
+  throw new ListChangedError({ ...label(), status: 200, body: { fieldErrors: [], note } });
+}
+async function readOnce(read, plan, fail3) {
+  const maxPages = plan.maxPages ?? 1e4;
+  const moved = (note) => {
+    throw new ListMoved(note);
+  };
+  const first = await read(plan.mode === "all-first" ? {} : { page: 1, perPage: plan.perPage });
+  if (plan.mode === "paged" && first.page !== void 0 && first.page !== 1) fail3(`asked for page 1, the server answered page ${first.page}`);
+  const all = [];
+  pushAll(all, first.items);
+  const total = first.totalItems;
+  if (total === void 0 && (first.totalPages === void 0 || first.page === void 0)) return all;
+  if (first.items.length === 0) return total === void 0 || total === 0 ? all : moved(`page 1 is empty, the server reported totalItems ${total}`);
+  if (total !== void 0 && first.items.length >= total) return all.length === total ? all : moved(`page 1 holds ${all.length} items, the server reported totalItems ${total}`);
+  const size = first.items.length;
+  let pages = total !== void 0 ? Math.ceil(total / size) : first.totalPages ?? 1;
+  if (pages <= 1) return all;
+  const keys = /* @__PURE__ */ new Map();
+  noteKeys(keys, first.items, 1, moved);
+  let previous = pageSignature(first.items);
+  let page = 2;
   const take = (p) => {
     if (p.page !== void 0 && p.page !== page) fail3(`asked for page ${page}, the server answered page ${p.page}`);
     const signature = pageSignature(p.items);
     if (p.items.length > 0 && signature === previous) fail3(`page ${page} repeats page ${page - 1}`);
     previous = signature;
+    if (total !== void 0 && p.totalItems !== void 0 && p.totalItems !== total) moved(`totalItems went from ${total} to ${p.totalItems} at page ${page}`);
+    noteKeys(keys, p.items, page, moved);
     pushAll(all, p.items);
-    total = p.totalPages;
-    return p.totalPages === void 0 || page >= p.totalPages || p.items.length === 0;
+    if (total === void 0) {
+      pages = p.totalPages ?? pages;
+      return page >= pages || p.items.length === 0;
+    }
+    if (page < pages && p.items.length !== size) moved(`page ${page} of ${pages} holds ${p.items.length} items, not ${size}`);
+    if (page < pages) return false;
+    if (all.length !== total) moved(`read ${all.length} items, the server reported totalItems ${total}`);
+    return true;
   };
-  for (; ; pagesRead++) {
+  for (let pagesRead = 1; ; ) {
     if (pagesRead >= maxPages) fail3(`more than ${maxPages} pages`);
-    if (pagesRead >= 2 && total !== void 0 && total > page && total <= maxPages) {
-      const ahead = await readPagesAhead(page, total, (n) => read({ page: n, perPage }));
+    if (pagesRead >= 2 && pages > page && pages <= maxPages) {
+      const ahead = await readPagesAhead(page, pages, (n) => read({ page: n, perPage: size }));
       for (const p2 of ahead) {
         if (take(p2)) return all;
         page++;
         pagesRead++;
       }
-      pagesRead--;
       continue;
     }
-    const p = await read({ page, perPage });
+    const p = await read({ page, perPage: size });
     if (take(p)) return all;
     page++;
+    pagesRead++;
   }
+}
+function noteKeys(keys, items, page, moved) {
+  for (const item of items) {
+    const key = itemKey(item);
+    if (key === void 0) continue;
+    const seen = keys.get(key);
+    if (seen !== void 0 && seen !== page) moved(`page ${page} holds an item page ${seen} held (${key})`);
+    keys.set(key, page);
+  }
+}
+function itemKey(item) {
+  if (!isRecord(item)) return void 0;
+  const id = item.id ?? item.ID ?? item.ACLID;
+  if (typeof id !== "string" && typeof id !== "number") return void 0;
+  const type = item.type ?? item.Type;
+  return typeof type === "string" ? `${type.toLowerCase()}:${id}` : `id ${id}`;
 }
 function pageSignature(items) {
   return JSON.stringify([items.length, items[0], items[items.length - 1]]);
@@ -27404,196 +28227,25 @@ async function readPagesAhead(from, to, read) {
 function pushAll(all, items) {
   for (const item of items) all.push(item);
 }
-var PAGES_IN_FLIGHT;
+var COMPLETE, LIST_READ_ATTEMPTS, ListChangedError, ListMoved, PAGES_IN_FLIGHT;
 var init_paging = __esm({
   "src/services/paging.ts"() {
     "use strict";
     init_is_record();
-    init_errors3();
+    init_errors2();
+    COMPLETE = { page: void 0, perPage: void 0, totalPages: void 0, totalItems: void 0 };
+    LIST_READ_ATTEMPTS = 3;
+    ListChangedError = class extends ApiError {
+    };
+    ListMoved = class extends Error {
+    };
     PAGES_IN_FLIGHT = 8;
   }
 });
 
-// src/services/session.ts
-function countOpenSessions() {
-  return openSessions.size;
-}
-async function closeAllSessions(timeoutMs = 3e3) {
-  const all = Promise.allSettled([...openSessions].map((s) => s.close()));
-  let timer;
-  const limit = new Promise((resolve13) => {
-    timer = setTimeout(resolve13, timeoutMs);
-    timer.unref();
-  });
-  await Promise.race([all, limit]);
-  clearTimeout(timer);
-}
-function installShutdownHandlers(opts = {}) {
-  const signals = opts.signals ?? process;
-  const exit = opts.exit ?? ((code5) => process.exit(code5));
-  const handle = (code5) => () => {
-    void closeAllSessions(opts.timeoutMs).finally(() => exit(code5));
-  };
-  const onInt = handle(130);
-  const onTerm = handle(143);
-  signals.once("SIGINT", onInt);
-  signals.once("SIGTERM", onTerm);
-  return () => {
-    signals.off("SIGINT", onInt);
-    signals.off("SIGTERM", onTerm);
-  };
-}
-var openSessions, Session;
-var init_session = __esm({
-  "src/services/session.ts"() {
-    "use strict";
-    init_errors();
-    init_log();
-    init_secret();
-    init_is_record();
-    init_errors3();
-    openSessions = /* @__PURE__ */ new Set();
-    Session = class {
-      service;
-      #transport;
-      #candidates;
-      #username;
-      #password;
-      #revokeWithBearer;
-      #defaultLifetimeSec;
-      #now;
-      #logger;
-      #apiBase;
-      #tokens;
-      #pending;
-      #closed = false;
-      constructor(opts) {
-        if (opts.apiBaseCandidates.length === 0) throw new Error("a session needs at least one API base path");
-        this.service = opts.transport.service;
-        this.#transport = opts.transport;
-        this.#candidates = opts.apiBaseCandidates;
-        this.#apiBase = opts.apiBaseCandidates.length === 1 ? opts.apiBaseCandidates[0] : void 0;
-        this.#username = opts.username;
-        this.#password = opts.password;
-        this.#revokeWithBearer = opts.revokeWithBearer;
-        this.#defaultLifetimeSec = opts.defaultLifetimeSec;
-        this.#now = opts.now ?? Date.now;
-        this.#logger = opts.logger ?? silentLogger;
-        this.#transport.rememberSecret(opts.password);
-      }
-      /** The API base path (e.g. `/api/v1`); known after the first token call when it had to be probed. */
-      get apiBase() {
-        if (this.#apiBase === void 0) throw new Error(`${this.service}: API base path not probed yet`);
-        return this.#apiBase;
-      }
-      /** The base path if already known, without a token call. */
-      get knownApiBase() {
-        return this.#apiBase;
-      }
-      /** A valid access token, fetching or refreshing it first when needed. */
-      async accessToken() {
-        if (this.#closed) throw new MftopsError(`${this.service}: the connection is closed`);
-        const t = this.#tokens;
-        if (t !== void 0 && this.#now() < t.refreshAt) return t.access;
-        if (this.#pending === void 0) {
-          this.#pending = this.#obtain().finally(() => {
-            this.#pending = void 0;
-          });
-        }
-        return this.#pending;
-      }
-      /** The server refused `token` (401): the next `accessToken()` refreshes, unless another caller already did. */
-      invalidate(token) {
-        const t = this.#tokens;
-        if (t !== void 0 && t.access === token) this.#tokens = { ...t, refreshAt: -Infinity };
-      }
-      /** Revoke the refresh token, then the access token; failures are logged at debug level only. */
-      async close() {
-        if (this.#closed) return;
-        this.#closed = true;
-        openSessions.delete(this);
-        if (this.#pending !== void 0) await this.#pending.catch(() => void 0);
-        const t = this.#tokens;
-        this.#tokens = void 0;
-        if (t === void 0 || this.#apiBase === void 0) return;
-        if (t.refresh !== void 0) await this.#revoke(t.refresh, t.access, "refresh");
-        await this.#revoke(t.access, t.access, "access");
-      }
-      async #obtain() {
-        const refresh = this.#tokens?.refresh;
-        if (refresh !== void 0) {
-          try {
-            this.#logger.debug(`${this.service}: refreshing the access token`);
-            return await this.#grant({ grant_type: "refresh_token", refresh_token: refresh });
-          } catch (err) {
-            if (!(err instanceof AuthError)) throw err;
-            this.#logger.debug(`${this.service}: refresh refused (${err.status}), signing in again`);
-          }
-        }
-        this.#logger.debug(`${this.service}: signing in as ${this.#username}`);
-        return this.#grant({ grant_type: "password", username: this.#username, password: this.#password });
-      }
-      async #grant(form) {
-        const candidates = this.#apiBase !== void 0 ? [this.#apiBase] : this.#candidates;
-        for (let i = 0; i < candidates.length; i++) {
-          const base = candidates[i];
-          const path = `${base}/token`;
-          let body;
-          try {
-            body = await this.#transport.sendJson({ method: "POST", path, body: { kind: "form", value: form }, retry: "read", tokenCall: true });
-          } catch (err) {
-            if (err instanceof ApiError && err.status === 404 && i < candidates.length - 1) {
-              this.#logger.debug(`${this.service}: no token endpoint at ${path}, trying the next base path`);
-              continue;
-            }
-            throw err;
-          }
-          this.#apiBase = base;
-          return this.#store(body, path);
-        }
-        throw new Error("unreachable: the candidate loop returns or throws");
-      }
-      #store(body, path) {
-        const access = isRecord(body) && typeof body.access_token === "string" && body.access_token !== "" ? body.access_token : void 0;
-        if (access === void 0 || !isRecord(body)) {
-          throw new AuthError({ service: this.service, method: "POST", path, status: 200, body: { fieldErrors: [], note: "token response without access_token" } });
-        }
-        const type = body.token_type;
-        if (typeof type === "string" && type.toLowerCase() !== "bearer") {
-          throw new AuthError({ service: this.service, method: "POST", path, status: 200, body: { fieldErrors: [], note: `unsupported token type ${type}` } });
-        }
-        const expires = Number(body.expires_in);
-        const lifetimeMs = (Number.isFinite(expires) && expires > 0 ? expires : this.#defaultLifetimeSec) * 1e3;
-        const margin = Math.min(lifetimeMs * 0.2, 3e4);
-        const accessSecret = new Secret(access);
-        const refreshSecret = typeof body.refresh_token === "string" && body.refresh_token !== "" ? new Secret(body.refresh_token) : this.#tokens?.refresh;
-        this.#transport.rememberSecret(accessSecret);
-        if (refreshSecret !== void 0) this.#transport.rememberSecret(refreshSecret);
-        this.#tokens = { access: accessSecret, refresh: refreshSecret, refreshAt: this.#now() + lifetimeMs - margin };
-        openSessions.add(this);
-        return accessSecret;
-      }
-      async #revoke(token, access, which) {
-        try {
-          await this.#transport.sendDiscard({
-            method: "POST",
-            path: `${this.apiBase}/token/revoke`,
-            body: { kind: "form", value: { token } },
-            ...this.#revokeWithBearer ? { bearer: access } : {},
-            retry: "write",
-            tokenCall: true
-          });
-        } catch (err) {
-          this.#logger.debug(`${this.service}: revoke of the ${which} token failed: ${err instanceof Error ? err.message : String(err)}`);
-        }
-      }
-    };
-  }
-});
-
-// node_modules/undici/lib/core/symbols.js
+// ../main/node_modules/undici/lib/core/symbols.js
 var require_symbols = __commonJS({
-  "node_modules/undici/lib/core/symbols.js"(exports2, module) {
+  "../main/node_modules/undici/lib/core/symbols.js"(exports2, module) {
     "use strict";
     module.exports = {
       kClose: /* @__PURE__ */ Symbol("close"),
@@ -27672,9 +28324,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// node_modules/undici/lib/util/timers.js
+// ../main/node_modules/undici/lib/util/timers.js
 var require_timers = __commonJS({
-  "node_modules/undici/lib/util/timers.js"(exports2, module) {
+  "../main/node_modules/undici/lib/util/timers.js"(exports2, module) {
     "use strict";
     var fastNow = 0;
     var RESOLUTION_MS = 1e3;
@@ -27901,9 +28553,9 @@ var require_timers = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/errors.js
+// ../main/node_modules/undici/lib/core/errors.js
 var require_errors3 = __commonJS({
-  "node_modules/undici/lib/core/errors.js"(exports2, module) {
+  "../main/node_modules/undici/lib/core/errors.js"(exports2, module) {
     "use strict";
     var kUndiciError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR");
     var UndiciError = class extends Error {
@@ -28310,9 +28962,9 @@ var require_errors3 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/constants.js
+// ../main/node_modules/undici/lib/core/constants.js
 var require_constants = __commonJS({
-  "node_modules/undici/lib/core/constants.js"(exports2, module) {
+  "../main/node_modules/undici/lib/core/constants.js"(exports2, module) {
     "use strict";
     var wellknownHeaderNames = (
       /** @type {const} */
@@ -28438,9 +29090,9 @@ var require_constants = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/tree.js
+// ../main/node_modules/undici/lib/core/tree.js
 var require_tree = __commonJS({
-  "node_modules/undici/lib/core/tree.js"(exports2, module) {
+  "../main/node_modules/undici/lib/core/tree.js"(exports2, module) {
     "use strict";
     var {
       wellknownHeaderNames,
@@ -28580,9 +29232,9 @@ var require_tree = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/util.js
+// ../main/node_modules/undici/lib/core/util.js
 var require_util2 = __commonJS({
-  "node_modules/undici/lib/core/util.js"(exports2, module) {
+  "../main/node_modules/undici/lib/core/util.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { kDestroyed, kBodyUsed, kListeners, kBody } = require_symbols();
@@ -29415,9 +30067,9 @@ var require_util2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/util/stats.js
+// ../main/node_modules/undici/lib/util/stats.js
 var require_stats = __commonJS({
-  "node_modules/undici/lib/util/stats.js"(exports2, module) {
+  "../main/node_modules/undici/lib/util/stats.js"(exports2, module) {
     "use strict";
     var {
       kConnected,
@@ -29449,9 +30101,9 @@ var require_stats = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/diagnostics.js
+// ../main/node_modules/undici/lib/core/diagnostics.js
 var require_diagnostics = __commonJS({
-  "node_modules/undici/lib/core/diagnostics.js"(exports2, module) {
+  "../main/node_modules/undici/lib/core/diagnostics.js"(exports2, module) {
     "use strict";
     var diagnosticsChannel = __require("node:diagnostics_channel");
     var util = __require("node:util");
@@ -29666,9 +30318,9 @@ var require_diagnostics = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/request.js
+// ../main/node_modules/undici/lib/core/request.js
 var require_request = __commonJS({
-  "node_modules/undici/lib/core/request.js"(exports2, module) {
+  "../main/node_modules/undici/lib/core/request.js"(exports2, module) {
     "use strict";
     var {
       InvalidArgumentError,
@@ -30062,9 +30714,9 @@ var require_request = __commonJS({
   }
 });
 
-// node_modules/undici/lib/handler/wrap-handler.js
+// ../main/node_modules/undici/lib/handler/wrap-handler.js
 var require_wrap_handler = __commonJS({
-  "node_modules/undici/lib/handler/wrap-handler.js"(exports2, module) {
+  "../main/node_modules/undici/lib/handler/wrap-handler.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError } = require_errors3();
     module.exports = class WrapHandler {
@@ -30145,9 +30797,9 @@ var require_wrap_handler = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/dispatcher.js
+// ../main/node_modules/undici/lib/dispatcher/dispatcher.js
 var require_dispatcher = __commonJS({
-  "node_modules/undici/lib/dispatcher/dispatcher.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/dispatcher.js"(exports2, module) {
     "use strict";
     var EventEmitter = __require("node:events");
     var WrapHandler = require_wrap_handler();
@@ -30187,9 +30839,9 @@ var require_dispatcher = __commonJS({
   }
 });
 
-// node_modules/undici/lib/handler/unwrap-handler.js
+// ../main/node_modules/undici/lib/handler/unwrap-handler.js
 var require_unwrap_handler = __commonJS({
-  "node_modules/undici/lib/handler/unwrap-handler.js"(exports2, module) {
+  "../main/node_modules/undici/lib/handler/unwrap-handler.js"(exports2, module) {
     "use strict";
     var { parseHeaders } = require_util2();
     var { InvalidArgumentError } = require_errors3();
@@ -30275,9 +30927,9 @@ var require_unwrap_handler = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/dispatcher-base.js
+// ../main/node_modules/undici/lib/dispatcher/dispatcher-base.js
 var require_dispatcher_base = __commonJS({
-  "node_modules/undici/lib/dispatcher/dispatcher-base.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/dispatcher-base.js"(exports2, module) {
     "use strict";
     var buffer = __require("node:buffer");
     var Dispatcher = require_dispatcher();
@@ -30438,9 +31090,9 @@ var require_dispatcher_base = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/connect.js
+// ../main/node_modules/undici/lib/core/connect.js
 var require_connect = __commonJS({
-  "node_modules/undici/lib/core/connect.js"(exports2, module) {
+  "../main/node_modules/undici/lib/core/connect.js"(exports2, module) {
     "use strict";
     var net = __require("node:net");
     var assert = __require("node:assert");
@@ -30568,9 +31220,9 @@ var require_connect = __commonJS({
   }
 });
 
-// node_modules/undici/lib/llhttp/utils.js
+// ../main/node_modules/undici/lib/llhttp/utils.js
 var require_utils2 = __commonJS({
-  "node_modules/undici/lib/llhttp/utils.js"(exports2) {
+  "../main/node_modules/undici/lib/llhttp/utils.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.enumToMap = enumToMap;
@@ -30584,9 +31236,9 @@ var require_utils2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/llhttp/constants.js
+// ../main/node_modules/undici/lib/llhttp/constants.js
 var require_constants2 = __commonJS({
-  "node_modules/undici/lib/llhttp/constants.js"(exports2) {
+  "../main/node_modules/undici/lib/llhttp/constants.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.SPECIAL_HEADERS = exports2.MINOR = exports2.MAJOR = exports2.HTAB_SP_VCHAR_OBS_TEXT = exports2.QUOTED_STRING = exports2.CONNECTION_TOKEN_CHARS = exports2.HEADER_CHARS = exports2.TOKEN = exports2.HEX = exports2.URL_CHAR = exports2.USERINFO_CHARS = exports2.MARK = exports2.ALPHANUM = exports2.NUM = exports2.HEX_MAP = exports2.NUM_MAP = exports2.ALPHA = exports2.STATUSES_HTTP = exports2.H_METHOD_MAP = exports2.METHOD_MAP = exports2.METHODS_RTSP = exports2.METHODS_ICE = exports2.METHODS_HTTP = exports2.HEADER_STATE = exports2.FINISH = exports2.STATUSES = exports2.METHODS = exports2.LENIENT_FLAGS = exports2.FLAGS = exports2.TYPE = exports2.ERROR = void 0;
@@ -31207,9 +31859,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/llhttp/llhttp-wasm.js
+// ../main/node_modules/undici/lib/llhttp/llhttp-wasm.js
 var require_llhttp_wasm = __commonJS({
-  "node_modules/undici/lib/llhttp/llhttp-wasm.js"(exports2, module) {
+  "../main/node_modules/undici/lib/llhttp/llhttp-wasm.js"(exports2, module) {
     "use strict";
     var { Buffer: Buffer2 } = __require("node:buffer");
     var wasmBase64 = "AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAn9/AGABfwBgBH9/f38Bf2AAAGADf39/AALLAQgDZW52GHdhc21fb25faGVhZGVyc19jb21wbGV0ZQAEA2VudhV3YXNtX29uX21lc3NhZ2VfYmVnaW4AAANlbnYLd2FzbV9vbl91cmwAAQNlbnYOd2FzbV9vbl9zdGF0dXMAAQNlbnYUd2FzbV9vbl9oZWFkZXJfZmllbGQAAQNlbnYUd2FzbV9vbl9oZWFkZXJfdmFsdWUAAQNlbnYMd2FzbV9vbl9ib2R5AAEDZW52GHdhc21fb25fbWVzc2FnZV9jb21wbGV0ZQAAAzU0BQYAAAMAAAAAAAADAQMAAwMDAAACAAAAAAICAgICAgICAgIBAQEBAQEBAQEBAwAAAwAAAAQFAXABExMFAwEAAgYIAX8BQcDZBAsHxQcoBm1lbW9yeQIAC19pbml0aWFsaXplAAgZX19pbmRpcmVjdF9mdW5jdGlvbl90YWJsZQEAC2xsaHR0cF9pbml0AAkYbGxodHRwX3Nob3VsZF9rZWVwX2FsaXZlADcMbGxodHRwX2FsbG9jAAsGbWFsbG9jADkLbGxodHRwX2ZyZWUADARmcmVlAAwPbGxodHRwX2dldF90eXBlAA0VbGxodHRwX2dldF9odHRwX21ham9yAA4VbGxodHRwX2dldF9odHRwX21pbm9yAA8RbGxodHRwX2dldF9tZXRob2QAEBZsbGh0dHBfZ2V0X3N0YXR1c19jb2RlABESbGxodHRwX2dldF91cGdyYWRlABIMbGxodHRwX3Jlc2V0ABMObGxodHRwX2V4ZWN1dGUAFBRsbGh0dHBfc2V0dGluZ3NfaW5pdAAVDWxsaHR0cF9maW5pc2gAFgxsbGh0dHBfcGF1c2UAFw1sbGh0dHBfcmVzdW1lABgbbGxodHRwX3Jlc3VtZV9hZnRlcl91cGdyYWRlABkQbGxodHRwX2dldF9lcnJubwAaF2xsaHR0cF9nZXRfZXJyb3JfcmVhc29uABsXbGxodHRwX3NldF9lcnJvcl9yZWFzb24AHBRsbGh0dHBfZ2V0X2Vycm9yX3BvcwAdEWxsaHR0cF9lcnJub19uYW1lAB4SbGxodHRwX21ldGhvZF9uYW1lAB8SbGxodHRwX3N0YXR1c19uYW1lACAabGxodHRwX3NldF9sZW5pZW50X2hlYWRlcnMAISFsbGh0dHBfc2V0X2xlbmllbnRfY2h1bmtlZF9sZW5ndGgAIh1sbGh0dHBfc2V0X2xlbmllbnRfa2VlcF9hbGl2ZQAjJGxsaHR0cF9zZXRfbGVuaWVudF90cmFuc2Zlcl9lbmNvZGluZwAkGmxsaHR0cF9zZXRfbGVuaWVudF92ZXJzaW9uACUjbGxodHRwX3NldF9sZW5pZW50X2RhdGFfYWZ0ZXJfY2xvc2UAJidsbGh0dHBfc2V0X2xlbmllbnRfb3B0aW9uYWxfbGZfYWZ0ZXJfY3IAJyxsbGh0dHBfc2V0X2xlbmllbnRfb3B0aW9uYWxfY3JsZl9hZnRlcl9jaHVuawAoKGxsaHR0cF9zZXRfbGVuaWVudF9vcHRpb25hbF9jcl9iZWZvcmVfbGYAKSpsbGh0dHBfc2V0X2xlbmllbnRfc3BhY2VzX2FmdGVyX2NodW5rX3NpemUAKhhsbGh0dHBfbWVzc2FnZV9uZWVkc19lb2YANgkYAQBBAQsSAQIDBAUKBgcyNDMuKy8tLDAxCq/ZAjQWAEHA1QAoAgAEQAALQcDVAEEBNgIACxQAIAAQOCAAIAI2AjggACABOgAoCxQAIAAgAC8BNCAALQAwIAAQNxAACx4BAX9BwAAQOiIBEDggAUGACDYCOCABIAA6ACggAQuPDAEHfwJAIABFDQAgAEEIayIBIABBBGsoAgAiAEF4cSIEaiEFAkAgAEEBcQ0AIABBA3FFDQEgASABKAIAIgBrIgFB1NUAKAIASQ0BIAAgBGohBAJAAkBB2NUAKAIAIAFHBEAgAEH/AU0EQCAAQQN2IQMgASgCCCIAIAEoAgwiAkYEQEHE1QBBxNUAKAIAQX4gA3dxNgIADAULIAIgADYCCCAAIAI2AgwMBAsgASgCGCEGIAEgASgCDCIARwRAIAAgASgCCCICNgIIIAIgADYCDAwDCyABQRRqIgMoAgAiAkUEQCABKAIQIgJFDQIgAUEQaiEDCwNAIAMhByACIgBBFGoiAygCACICDQAgAEEQaiEDIAAoAhAiAg0ACyAHQQA2AgAMAgsgBSgCBCIAQQNxQQNHDQIgBSAAQX5xNgIEQczVACAENgIAIAUgBDYCACABIARBAXI2AgQMAwtBACEACyAGRQ0AAkAgASgCHCICQQJ0QfTXAGoiAygCACABRgRAIAMgADYCACAADQFByNUAQcjVACgCAEF+IAJ3cTYCAAwCCyAGQRBBFCAGKAIQIAFGG2ogADYCACAARQ0BCyAAIAY2AhggASgCECICBEAgACACNgIQIAIgADYCGAsgAUEUaigCACICRQ0AIABBFGogAjYCACACIAA2AhgLIAEgBU8NACAFKAIEIgBBAXFFDQACQAJAAkACQCAAQQJxRQRAQdzVACgCACAFRgRAQdzVACABNgIAQdDVAEHQ1QAoAgAgBGoiADYCACABIABBAXI2AgQgAUHY1QAoAgBHDQZBzNUAQQA2AgBB2NUAQQA2AgAMBgtB2NUAKAIAIAVGBEBB2NUAIAE2AgBBzNUAQczVACgCACAEaiIANgIAIAEgAEEBcjYCBCAAIAFqIAA2AgAMBgsgAEF4cSAEaiEEIABB/wFNBEAgAEEDdiEDIAUoAggiACAFKAIMIgJGBEBBxNUAQcTVACgCAEF+IAN3cTYCAAwFCyACIAA2AgggACACNgIMDAQLIAUoAhghBiAFIAUoAgwiAEcEQEHU1QAoAgAaIAAgBSgCCCICNgIIIAIgADYCDAwDCyAFQRRqIgMoAgAiAkUEQCAFKAIQIgJFDQIgBUEQaiEDCwNAIAMhByACIgBBFGoiAygCACICDQAgAEEQaiEDIAAoAhAiAg0ACyAHQQA2AgAMAgsgBSAAQX5xNgIEIAEgBGogBDYCACABIARBAXI2AgQMAwtBACEACyAGRQ0AAkAgBSgCHCICQQJ0QfTXAGoiAygCACAFRgRAIAMgADYCACAADQFByNUAQcjVACgCAEF+IAJ3cTYCAAwCCyAGQRBBFCAGKAIQIAVGG2ogADYCACAARQ0BCyAAIAY2AhggBSgCECICBEAgACACNgIQIAIgADYCGAsgBUEUaigCACICRQ0AIABBFGogAjYCACACIAA2AhgLIAEgBGogBDYCACABIARBAXI2AgQgAUHY1QAoAgBHDQBBzNUAIAQ2AgAMAQsgBEH/AU0EQCAEQXhxQezVAGohAAJ/QcTVACgCACICQQEgBEEDdnQiA3FFBEBBxNUAIAIgA3I2AgAgAAwBCyAAKAIICyICIAE2AgwgACABNgIIIAEgADYCDCABIAI2AggMAQtBHyECIARB////B00EQCAEQSYgBEEIdmciAGt2QQFxIABBAXRrQT5qIQILIAEgAjYCHCABQgA3AhAgAkECdEH01wBqIQACQEHI1QAoAgAiA0EBIAJ0IgdxRQRAIAAgATYCAEHI1QAgAyAHcjYCACABIAA2AhggASABNgIIIAEgATYCDAwBCyAEQRkgAkEBdmtBACACQR9HG3QhAiAAKAIAIQACQANAIAAiAygCBEF4cSAERg0BIAJBHXYhACACQQF0IQIgAyAAQQRxakEQaiIHKAIAIgANAAsgByABNgIAIAEgAzYCGCABIAE2AgwgASABNgIIDAELIAMoAggiACABNgIMIAMgATYCCCABQQA2AhggASADNgIMIAEgADYCCAtB5NUAQeTVACgCAEEBayIAQX8gABs2AgALCwcAIAAtACgLBwAgAC0AKgsHACAALQArCwcAIAAtACkLBwAgAC8BNAsHACAALQAwC0ABBH8gACgCGCEBIAAvAS4hAiAALQAoIQMgACgCOCEEIAAQOCAAIAQ2AjggACADOgAoIAAgAjsBLiAAIAE2AhgL5YUCAgd/A34gASACaiEEAkAgACIDKAIMIgANACADKAIEBEAgAyABNgIECyMAQRBrIgkkAAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAn8CQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAygCHCICQQJrDvwBAfkBAgMEBQYHCAkKCwwNDg8QERL4ARP3ARQV9gEWF/UBGBkaGxwdHh8g/QH7ASH0ASIjJCUmJygpKivzASwtLi8wMTLyAfEBMzTwAe8BNTY3ODk6Ozw9Pj9AQUJDREVGR0hJSktMTU5P+gFQUVJT7gHtAVTsAVXrAVZXWFla6gFbXF1eX2BhYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ent8fX5/gAGBAYIBgwGEAYUBhgGHAYgBiQGKAYsBjAGNAY4BjwGQAZEBkgGTAZQBlQGWAZcBmAGZAZoBmwGcAZ0BngGfAaABoQGiAaMBpAGlAaYBpwGoAakBqgGrAawBrQGuAa8BsAGxAbIBswG0AbUBtgG3AbgBuQG6AbsBvAG9Ab4BvwHAAcEBwgHDAcQBxQHGAccByAHJAcoBywHMAc0BzgHpAegBzwHnAdAB5gHRAdIB0wHUAeUB1QHWAdcB2AHZAdoB2wHcAd0B3gHfAeAB4QHiAeMBAPwBC0EADOMBC0EODOIBC0ENDOEBC0EPDOABC0EQDN8BC0ETDN4BC0EUDN0BC0EVDNwBC0EWDNsBC0EXDNoBC0EYDNkBC0EZDNgBC0EaDNcBC0EbDNYBC0EcDNUBC0EdDNQBC0EeDNMBC0EfDNIBC0EgDNEBC0EhDNABC0EIDM8BC0EiDM4BC0EkDM0BC0EjDMwBC0EHDMsBC0ElDMoBC0EmDMkBC0EnDMgBC0EoDMcBC0ESDMYBC0ERDMUBC0EpDMQBC0EqDMMBC0ErDMIBC0EsDMEBC0HeAQzAAQtBLgy/AQtBLwy+AQtBMAy9AQtBMQy8AQtBMgy7AQtBMwy6AQtBNAy5AQtB3wEMuAELQTUMtwELQTkMtgELQQwMtQELQTYMtAELQTcMswELQTgMsgELQT4MsQELQToMsAELQeABDK8BC0ELDK4BC0E/DK0BC0E7DKwBC0EKDKsBC0E8DKoBC0E9DKkBC0HhAQyoAQtBwQAMpwELQcAADKYBC0HCAAylAQtBCQykAQtBLQyjAQtBwwAMogELQcQADKEBC0HFAAygAQtBxgAMnwELQccADJ4BC0HIAAydAQtByQAMnAELQcoADJsBC0HLAAyaAQtBzAAMmQELQc0ADJgBC0HOAAyXAQtBzwAMlgELQdAADJUBC0HRAAyUAQtB0gAMkwELQdMADJIBC0HVAAyRAQtB1AAMkAELQdYADI8BC0HXAAyOAQtB2AAMjQELQdkADIwBC0HaAAyLAQtB2wAMigELQdwADIkBC0HdAAyIAQtB3gAMhwELQd8ADIYBC0HgAAyFAQtB4QAMhAELQeIADIMBC0HjAAyCAQtB5AAMgQELQeUADIABC0HiAQx/C0HmAAx+C0HnAAx9C0EGDHwLQegADHsLQQUMegtB6QAMeQtBBAx4C0HqAAx3C0HrAAx2C0HsAAx1C0HtAAx0C0EDDHMLQe4ADHILQe8ADHELQfAADHALQfIADG8LQfEADG4LQfMADG0LQfQADGwLQfUADGsLQfYADGoLQQIMaQtB9wAMaAtB+AAMZwtB+QAMZgtB+gAMZQtB+wAMZAtB/AAMYwtB/QAMYgtB/gAMYQtB/wAMYAtBgAEMXwtBgQEMXgtBggEMXQtBgwEMXAtBhAEMWwtBhQEMWgtBhgEMWQtBhwEMWAtBiAEMVwtBiQEMVgtBigEMVQtBiwEMVAtBjAEMUwtBjQEMUgtBjgEMUQtBjwEMUAtBkAEMTwtBkQEMTgtBkgEMTQtBkwEMTAtBlAEMSwtBlQEMSgtBlgEMSQtBlwEMSAtBmAEMRwtBmQEMRgtBmgEMRQtBmwEMRAtBnAEMQwtBnQEMQgtBngEMQQtBnwEMQAtBoAEMPwtBoQEMPgtBogEMPQtBowEMPAtBpAEMOwtBpQEMOgtBpgEMOQtBpwEMOAtBqAEMNwtBqQEMNgtBqgEMNQtBqwEMNAtBrAEMMwtBrQEMMgtBrgEMMQtBrwEMMAtBsAEMLwtBsQEMLgtBsgEMLQtBswEMLAtBtAEMKwtBtQEMKgtBtgEMKQtBtwEMKAtBuAEMJwtBuQEMJgtBugEMJQtBuwEMJAtBvAEMIwtBvQEMIgtBvgEMIQtBvwEMIAtBwAEMHwtBwQEMHgtBwgEMHQtBAQwcC0HDAQwbC0HEAQwaC0HFAQwZC0HGAQwYC0HHAQwXC0HIAQwWC0HJAQwVC0HKAQwUC0HLAQwTC0HMAQwSC0HNAQwRC0HOAQwQC0HPAQwPC0HQAQwOC0HRAQwNC0HSAQwMC0HTAQwLC0HUAQwKC0HVAQwJC0HWAQwIC0HjAQwHC0HXAQwGC0HYAQwFC0HZAQwEC0HaAQwDC0HbAQwCC0HdAQwBC0HcAQshAgNAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCADAn8CQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAn8CQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAn8CQAJAAkACQAJAAkACQAJ/AkACQAJAAn8CQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAMCfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAg7jAQABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4fICEjJCUnKCmeA5sDmgORA4oDgwOAA/0C+wL4AvIC8QLvAu0C6ALnAuYC5QLkAtwC2wLaAtkC2ALXAtYC1QLPAs4CzALLAsoCyQLIAscCxgLEAsMCvgK8AroCuQK4ArcCtgK1ArQCswKyArECsAKuAq0CqQKoAqcCpgKlAqQCowKiAqECoAKfApgCkAKMAosCigKBAv4B/QH8AfsB+gH5AfgB9wH1AfMB8AHrAekB6AHnAeYB5QHkAeMB4gHhAeAB3wHeAd0B3AHaAdkB2AHXAdYB1QHUAdMB0gHRAdABzwHOAc0BzAHLAcoByQHIAccBxgHFAcQBwwHCAcEBwAG/Ab4BvQG8AbsBugG5AbgBtwG2AbUBtAGzAbIBsQGwAa8BrgGtAawBqwGqAakBqAGnAaYBpQGkAaMBogGfAZ4BmQGYAZcBlgGVAZQBkwGSAZEBkAGPAY0BjAGHAYYBhQGEAYMBggF9fHt6eXZ1dFBRUlNUVQsgASAERw1yQf0BIQIMvgMLIAEgBEcNmAFB2wEhAgy9AwsgASAERw3xAUGOASECDLwDCyABIARHDfwBQYQBIQIMuwMLIAEgBEcNigJB/wAhAgy6AwsgASAERw2RAkH9ACECDLkDCyABIARHDZQCQfsAIQIMuAMLIAEgBEcNHkEeIQIMtwMLIAEgBEcNGUEYIQIMtgMLIAEgBEcNygJBzQAhAgy1AwsgASAERw3VAkHGACECDLQDCyABIARHDdYCQcMAIQIMswMLIAEgBEcN3AJBOCECDLIDCyADLQAwQQFGDa0DDIkDC0EAIQACQAJAAkAgAy0AKkUNACADLQArRQ0AIAMvATIiAkECcUUNAQwCCyADLwEyIgJBAXFFDQELQQEhACADLQAoQQFGDQAgAy8BNCIGQeQAa0HkAEkNACAGQcwBRg0AIAZBsAJGDQAgAkHAAHENAEEAIQAgAkGIBHFBgARGDQAgAkEocUEARyEACyADQQA7ATIgA0EAOgAxAkAgAEUEQCADQQA6ADEgAy0ALkEEcQ0BDLEDCyADQgA3AyALIANBADoAMSADQQE6ADYMSAtBACEAAkAgAygCOCICRQ0AIAIoAjAiAkUNACADIAIRAAAhAAsgAEUNSCAAQRVHDWIgA0EENgIcIAMgATYCFCADQdIbNgIQIANBFTYCDEEAIQIMrwMLIAEgBEYEQEEGIQIMrwMLIAEtAABBCkcNGSABQQFqIQEMGgsgA0IANwMgQRIhAgyUAwsgASAERw2KA0EjIQIMrAMLIAEgBEYEQEEHIQIMrAMLAkACQCABLQAAQQprDgQBGBgAGAsgAUEBaiEBQRAhAgyTAwsgAUEBaiEBIANBL2otAABBAXENF0EAIQIgA0EANgIcIAMgATYCFCADQZkgNgIQIANBGTYCDAyrAwsgAyADKQMgIgwgBCABa60iCn0iC0IAIAsgDFgbNwMgIAogDFoNGEEIIQIMqgMLIAEgBEcEQCADQQk2AgggAyABNgIEQRQhAgyRAwtBCSECDKkDCyADKQMgUA2uAgxDCyABIARGBEBBCyECDKgDCyABLQAAQQpHDRYgAUEBaiEBDBcLIANBL2otAABBAXFFDRkMJgtBACEAAkAgAygCOCICRQ0AIAIoAlAiAkUNACADIAIRAAAhAAsgAA0ZDEILQQAhAAJAIAMoAjgiAkUNACACKAJQIgJFDQAgAyACEQAAIQALIAANGgwkC0EAIQACQCADKAI4IgJFDQAgAigCUCICRQ0AIAMgAhEAACEACyAADRsMMgsgA0Evai0AAEEBcUUNHAwiC0EAIQACQCADKAI4IgJFDQAgAigCVCICRQ0AIAMgAhEAACEACyAADRwMQgtBACEAAkAgAygCOCICRQ0AIAIoAlQiAkUNACADIAIRAAAhAAsgAA0dDCALIAEgBEYEQEETIQIMoAMLAkAgAS0AACIAQQprDgQfIyMAIgsgAUEBaiEBDB8LQQAhAAJAIAMoAjgiAkUNACACKAJUIgJFDQAgAyACEQAAIQALIAANIgxCCyABIARGBEBBFiECDJ4DCyABLQAAQcDBAGotAABBAUcNIwyDAwsCQANAIAEtAABBsDtqLQAAIgBBAUcEQAJAIABBAmsOAgMAJwsgAUEBaiEBQSEhAgyGAwsgBCABQQFqIgFHDQALQRghAgydAwsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAFBAWoiARA0IgANIQxBC0EAIQACQCADKAI4IgJFDQAgAigCVCICRQ0AIAMgAhEAACEACyAADSMMKgsgASAERgRAQRwhAgybAwsgA0EKNgIIIAMgATYCBEEAIQACQCADKAI4IgJFDQAgAigCUCICRQ0AIAMgAhEAACEACyAADSVBJCECDIEDCyABIARHBEADQCABLQAAQbA9ai0AACIAQQNHBEAgAEEBaw4FGBomggMlJgsgBCABQQFqIgFHDQALQRshAgyaAwtBGyECDJkDCwNAIAEtAABBsD9qLQAAIgBBA0cEQCAAQQFrDgUPEScTJicLIAQgAUEBaiIBRw0AC0EeIQIMmAMLIAEgBEcEQCADQQs2AgggAyABNgIEQQchAgz/AgtBHyECDJcDCyABIARGBEBBICECDJcDCwJAIAEtAABBDWsOFC4/Pz8/Pz8/Pz8/Pz8/Pz8/Pz8APwtBACECIANBADYCHCADQb8LNgIQIANBAjYCDCADIAFBAWo2AhQMlgMLIANBL2ohAgNAIAEgBEYEQEEhIQIMlwMLAkACQAJAIAEtAAAiAEEJaw4YAgApKQEpKSkpKSkpKSkpKSkpKSkpKSkCJwsgAUEBaiEBIANBL2otAABBAXFFDQoMGAsgAUEBaiEBDBcLIAFBAWohASACLQAAQQJxDQALQQAhAiADQQA2AhwgAyABNgIUIANBnxU2AhAgA0EMNgIMDJUDCyADLQAuQYABcUUNAQtBACEAAkAgAygCOCICRQ0AIAIoAlwiAkUNACADIAIRAAAhAAsgAEUN5gIgAEEVRgRAIANBJDYCHCADIAE2AhQgA0GbGzYCECADQRU2AgxBACECDJQDC0EAIQIgA0EANgIcIAMgATYCFCADQZAONgIQIANBFDYCDAyTAwtBACECIANBADYCHCADIAE2AhQgA0G+IDYCECADQQI2AgwMkgMLIAMoAgQhAEEAIQIgA0EANgIEIAMgACABIAynaiIBEDIiAEUNKyADQQc2AhwgAyABNgIUIAMgADYCDAyRAwsgAy0ALkHAAHFFDQELQQAhAAJAIAMoAjgiAkUNACACKAJYIgJFDQAgAyACEQAAIQALIABFDSsgAEEVRgRAIANBCjYCHCADIAE2AhQgA0HrGTYCECADQRU2AgxBACECDJADC0EAIQIgA0EANgIcIAMgATYCFCADQZMMNgIQIANBEzYCDAyPAwtBACECIANBADYCHCADIAE2AhQgA0GCFTYCECADQQI2AgwMjgMLQQAhAiADQQA2AhwgAyABNgIUIANB3RQ2AhAgA0EZNgIMDI0DC0EAIQIgA0EANgIcIAMgATYCFCADQeYdNgIQIANBGTYCDAyMAwsgAEEVRg09QQAhAiADQQA2AhwgAyABNgIUIANB0A82AhAgA0EiNgIMDIsDCyADKAIEIQBBACECIANBADYCBCADIAAgARAzIgBFDSggA0ENNgIcIAMgATYCFCADIAA2AgwMigMLIABBFUYNOkEAIQIgA0EANgIcIAMgATYCFCADQdAPNgIQIANBIjYCDAyJAwsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEQMyIARQRAIAFBAWohAQwoCyADQQ42AhwgAyAANgIMIAMgAUEBajYCFAyIAwsgAEEVRg03QQAhAiADQQA2AhwgAyABNgIUIANB0A82AhAgA0EiNgIMDIcDCyADKAIEIQBBACECIANBADYCBCADIAAgARAzIgBFBEAgAUEBaiEBDCcLIANBDzYCHCADIAA2AgwgAyABQQFqNgIUDIYDC0EAIQIgA0EANgIcIAMgATYCFCADQeIXNgIQIANBGTYCDAyFAwsgAEEVRg0zQQAhAiADQQA2AhwgAyABNgIUIANB1gw2AhAgA0EjNgIMDIQDCyADKAIEIQBBACECIANBADYCBCADIAAgARA0IgBFDSUgA0ERNgIcIAMgATYCFCADIAA2AgwMgwMLIABBFUYNMEEAIQIgA0EANgIcIAMgATYCFCADQdYMNgIQIANBIzYCDAyCAwsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEQNCIARQRAIAFBAWohAQwlCyADQRI2AhwgAyAANgIMIAMgAUEBajYCFAyBAwsgA0Evai0AAEEBcUUNAQtBFyECDOYCC0EAIQIgA0EANgIcIAMgATYCFCADQeIXNgIQIANBGTYCDAz+AgsgAEE7Rw0AIAFBAWohAQwMC0EAIQIgA0EANgIcIAMgATYCFCADQZIYNgIQIANBAjYCDAz8AgsgAEEVRg0oQQAhAiADQQA2AhwgAyABNgIUIANB1gw2AhAgA0EjNgIMDPsCCyADQRQ2AhwgAyABNgIUIAMgADYCDAz6AgsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEQNCIARQRAIAFBAWohAQz1AgsgA0EVNgIcIAMgADYCDCADIAFBAWo2AhQM+QILIAMoAgQhAEEAIQIgA0EANgIEIAMgACABEDQiAEUEQCABQQFqIQEM8wILIANBFzYCHCADIAA2AgwgAyABQQFqNgIUDPgCCyAAQRVGDSNBACECIANBADYCHCADIAE2AhQgA0HWDDYCECADQSM2AgwM9wILIAMoAgQhAEEAIQIgA0EANgIEIAMgACABEDQiAEUEQCABQQFqIQEMHQsgA0EZNgIcIAMgADYCDCADIAFBAWo2AhQM9gILIAMoAgQhAEEAIQIgA0EANgIEIAMgACABEDQiAEUEQCABQQFqIQEM7wILIANBGjYCHCADIAA2AgwgAyABQQFqNgIUDPUCCyAAQRVGDR9BACECIANBADYCHCADIAE2AhQgA0HQDzYCECADQSI2AgwM9AILIAMoAgQhACADQQA2AgQgAyAAIAEQMyIARQRAIAFBAWohAQwbCyADQRw2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIM8wILIAMoAgQhACADQQA2AgQgAyAAIAEQMyIARQRAIAFBAWohAQzrAgsgA0EdNgIcIAMgADYCDCADIAFBAWo2AhRBACECDPICCyAAQTtHDQEgAUEBaiEBC0EmIQIM1wILQQAhAiADQQA2AhwgAyABNgIUIANBnxU2AhAgA0EMNgIMDO8CCyABIARHBEADQCABLQAAQSBHDYQCIAQgAUEBaiIBRw0AC0EsIQIM7wILQSwhAgzuAgsgASAERgRAQTQhAgzuAgsCQAJAA0ACQCABLQAAQQprDgQCAAADAAsgBCABQQFqIgFHDQALQTQhAgzvAgsgAygCBCEAIANBADYCBCADIAAgARAxIgBFDZ8CIANBMjYCHCADIAE2AhQgAyAANgIMQQAhAgzuAgsgAygCBCEAIANBADYCBCADIAAgARAxIgBFBEAgAUEBaiEBDJ8CCyADQTI2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIM7QILIAEgBEcEQAJAA0AgAS0AAEEwayIAQf8BcUEKTwRAQTohAgzXAgsgAykDICILQpmz5syZs+bMGVYNASADIAtCCn4iCjcDICAKIACtQv8BgyILQn+FVg0BIAMgCiALfDcDICAEIAFBAWoiAUcNAAtBwAAhAgzuAgsgAygCBCEAIANBADYCBCADIAAgAUEBaiIBEDEiAA0XDOICC0HAACECDOwCCyABIARGBEBByQAhAgzsAgsCQANAAkAgAS0AAEEJaw4YAAKiAqICqQKiAqICogKiAqICogKiAqICogKiAqICogKiAqICogKiAqICogIAogILIAQgAUEBaiIBRw0AC0HJACECDOwCCyABQQFqIQEgA0Evai0AAEEBcQ2lAiADQQA2AhwgAyABNgIUIANBlxA2AhAgA0EKNgIMQQAhAgzrAgsgASAERwRAA0AgAS0AAEEgRw0VIAQgAUEBaiIBRw0AC0H4ACECDOsCC0H4ACECDOoCCyADQQI6ACgMOAtBACECIANBADYCHCADQb8LNgIQIANBAjYCDCADIAFBAWo2AhQM6AILQQAhAgzOAgtBDSECDM0CC0ETIQIMzAILQRUhAgzLAgtBFiECDMoCC0EYIQIMyQILQRkhAgzIAgtBGiECDMcCC0EbIQIMxgILQRwhAgzFAgtBHSECDMQCC0EeIQIMwwILQR8hAgzCAgtBICECDMECC0EiIQIMwAILQSMhAgy/AgtBJSECDL4CC0HlACECDL0CCyADQT02AhwgAyABNgIUIAMgADYCDEEAIQIM1QILIANBGzYCHCADIAE2AhQgA0GkHDYCECADQRU2AgxBACECDNQCCyADQSA2AhwgAyABNgIUIANBmBo2AhAgA0EVNgIMQQAhAgzTAgsgA0ETNgIcIAMgATYCFCADQZgaNgIQIANBFTYCDEEAIQIM0gILIANBCzYCHCADIAE2AhQgA0GYGjYCECADQRU2AgxBACECDNECCyADQRA2AhwgAyABNgIUIANBmBo2AhAgA0EVNgIMQQAhAgzQAgsgA0EgNgIcIAMgATYCFCADQaQcNgIQIANBFTYCDEEAIQIMzwILIANBCzYCHCADIAE2AhQgA0GkHDYCECADQRU2AgxBACECDM4CCyADQQw2AhwgAyABNgIUIANBpBw2AhAgA0EVNgIMQQAhAgzNAgtBACECIANBADYCHCADIAE2AhQgA0HdDjYCECADQRI2AgwMzAILAkADQAJAIAEtAABBCmsOBAACAgACCyAEIAFBAWoiAUcNAAtB/QEhAgzMAgsCQAJAIAMtADZBAUcNAEEAIQACQCADKAI4IgJFDQAgAigCYCICRQ0AIAMgAhEAACEACyAARQ0AIABBFUcNASADQfwBNgIcIAMgATYCFCADQdwZNgIQIANBFTYCDEEAIQIMzQILQdwBIQIMswILIANBADYCHCADIAE2AhQgA0H5CzYCECADQR82AgxBACECDMsCCwJAAkAgAy0AKEEBaw4CBAEAC0HbASECDLICC0HUASECDLECCyADQQI6ADFBACEAAkAgAygCOCICRQ0AIAIoAgAiAkUNACADIAIRAAAhAAsgAEUEQEHdASECDLECCyAAQRVHBEAgA0EANgIcIAMgATYCFCADQbQMNgIQIANBEDYCDEEAIQIMygILIANB+wE2AhwgAyABNgIUIANBgRo2AhAgA0EVNgIMQQAhAgzJAgsgASAERgRAQfoBIQIMyQILIAEtAABByABGDQEgA0EBOgAoC0HAASECDK4CC0HaASECDK0CCyABIARHBEAgA0EMNgIIIAMgATYCBEHZASECDK0CC0H5ASECDMUCCyABIARGBEBB+AEhAgzFAgsgAS0AAEHIAEcNBCABQQFqIQFB2AEhAgyrAgsgASAERgRAQfcBIQIMxAILAkACQCABLQAAQcUAaw4QAAUFBQUFBQUFBQUFBQUFAQULIAFBAWohAUHWASECDKsCCyABQQFqIQFB1wEhAgyqAgtB9gEhAiABIARGDcICIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQbrVAGotAABHDQMgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADMMCCyADKAIEIQAgA0IANwMAIAMgACAGQQFqIgEQLiIARQRAQeMBIQIMqgILIANB9QE2AhwgAyABNgIUIAMgADYCDEEAIQIMwgILQfQBIQIgASAERg3BAiADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEG41QBqLQAARw0CIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzCAgsgA0GBBDsBKCADKAIEIQAgA0IANwMAIAMgACAGQQFqIgEQLiIADQMMAgsgA0EANgIAC0EAIQIgA0EANgIcIAMgATYCFCADQeUfNgIQIANBCDYCDAy/AgtB1QEhAgylAgsgA0HzATYCHCADIAE2AhQgAyAANgIMQQAhAgy9AgtBACEAAkAgAygCOCICRQ0AIAIoAkAiAkUNACADIAIRAAAhAAsgAEUNbiAAQRVHBEAgA0EANgIcIAMgATYCFCADQYIPNgIQIANBIDYCDEEAIQIMvQILIANBjwE2AhwgAyABNgIUIANB7Bs2AhAgA0EVNgIMQQAhAgy8AgsgASAERwRAIANBDTYCCCADIAE2AgRB0wEhAgyjAgtB8gEhAgy7AgsgASAERgRAQfEBIQIMuwILAkACQAJAIAEtAABByABrDgsAAQgICAgICAgIAggLIAFBAWohAUHQASECDKMCCyABQQFqIQFB0QEhAgyiAgsgAUEBaiEBQdIBIQIMoQILQfABIQIgASAERg25AiADKAIAIgAgBCABa2ohBiABIABrQQJqIQUDQCABLQAAIABBtdUAai0AAEcNBCAAQQJGDQMgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAY2AgAMuQILQe8BIQIgASAERg24AiADKAIAIgAgBCABa2ohBiABIABrQQFqIQUDQCABLQAAIABBs9UAai0AAEcNAyAAQQFGDQIgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAY2AgAMuAILQe4BIQIgASAERg23AiADKAIAIgAgBCABa2ohBiABIABrQQJqIQUDQCABLQAAIABBsNUAai0AAEcNAiAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAY2AgAMtwILIAMoAgQhACADQgA3AwAgAyAAIAVBAWoiARArIgBFDQIgA0HsATYCHCADIAE2AhQgAyAANgIMQQAhAgy2AgsgA0EANgIACyADKAIEIQAgA0EANgIEIAMgACABECsiAEUNnAIgA0HtATYCHCADIAE2AhQgAyAANgIMQQAhAgy0AgtBzwEhAgyaAgtBACEAAkAgAygCOCICRQ0AIAIoAjQiAkUNACADIAIRAAAhAAsCQCAABEAgAEEVRg0BIANBADYCHCADIAE2AhQgA0HqDTYCECADQSY2AgxBACECDLQCC0HOASECDJoCCyADQesBNgIcIAMgATYCFCADQYAbNgIQIANBFTYCDEEAIQIMsgILIAEgBEYEQEHrASECDLICCyABLQAAQS9GBEAgAUEBaiEBDAELIANBADYCHCADIAE2AhQgA0GyODYCECADQQg2AgxBACECDLECC0HNASECDJcCCyABIARHBEAgA0EONgIIIAMgATYCBEHMASECDJcCC0HqASECDK8CCyABIARGBEBB6QEhAgyvAgsgAS0AAEEwayIAQf8BcUEKSQRAIAMgADoAKiABQQFqIQFBywEhAgyWAgsgAygCBCEAIANBADYCBCADIAAgARAvIgBFDZcCIANB6AE2AhwgAyABNgIUIAMgADYCDEEAIQIMrgILIAEgBEYEQEHnASECDK4CCwJAIAEtAABBLkYEQCABQQFqIQEMAQsgAygCBCEAIANBADYCBCADIAAgARAvIgBFDZgCIANB5gE2AhwgAyABNgIUIAMgADYCDEEAIQIMrgILQcoBIQIMlAILIAEgBEYEQEHlASECDK0CC0EAIQBBASEFQQEhB0EAIQICQAJAAkACQAJAAn8CQAJAAkACQAJAAkACQCABLQAAQTBrDgoKCQABAgMEBQYICwtBAgwGC0EDDAULQQQMBAtBBQwDC0EGDAILQQcMAQtBCAshAkEAIQVBACEHDAILQQkhAkEBIQBBACEFQQAhBwwBC0EAIQVBASECCyADIAI6ACsgAUEBaiEBAkACQCADLQAuQRBxDQACQAJAAkAgAy0AKg4DAQACBAsgB0UNAwwCCyAADQEMAgsgBUUNAQsgAygCBCEAIANBADYCBCADIAAgARAvIgBFDQIgA0HiATYCHCADIAE2AhQgAyAANgIMQQAhAgyvAgsgAygCBCEAIANBADYCBCADIAAgARAvIgBFDZoCIANB4wE2AhwgAyABNgIUIAMgADYCDEEAIQIMrgILIAMoAgQhACADQQA2AgQgAyAAIAEQLyIARQ2YAiADQeQBNgIcIAMgATYCFCADIAA2AgwMrQILQckBIQIMkwILQQAhAAJAIAMoAjgiAkUNACACKAJEIgJFDQAgAyACEQAAIQALAkAgAARAIABBFUYNASADQQA2AhwgAyABNgIUIANBpA02AhAgA0EhNgIMQQAhAgytAgtByAEhAgyTAgsgA0HhATYCHCADIAE2AhQgA0HQGjYCECADQRU2AgxBACECDKsCCyABIARGBEBB4QEhAgyrAgsCQCABLQAAQSBGBEAgA0EAOwE0IAFBAWohAQwBCyADQQA2AhwgAyABNgIUIANBmRE2AhAgA0EJNgIMQQAhAgyrAgtBxwEhAgyRAgsgASAERgRAQeABIQIMqgILAkAgAS0AAEEwa0H/AXEiAkEKSQRAIAFBAWohAQJAIAMvATQiAEGZM0sNACADIABBCmwiADsBNCAAQf7/A3EgAkH//wNzSw0AIAMgACACajsBNAwCC0EAIQIgA0EANgIcIAMgATYCFCADQZUeNgIQIANBDTYCDAyrAgsgA0EANgIcIAMgATYCFCADQZUeNgIQIANBDTYCDEEAIQIMqgILQcYBIQIMkAILIAEgBEYEQEHfASECDKkCCwJAIAEtAABBMGtB/wFxIgJBCkkEQCABQQFqIQECQCADLwE0IgBBmTNLDQAgAyAAQQpsIgA7ATQgAEH+/wNxIAJB//8Dc0sNACADIAAgAmo7ATQMAgtBACECIANBADYCHCADIAE2AhQgA0GVHjYCECADQQ02AgwMqgILIANBADYCHCADIAE2AhQgA0GVHjYCECADQQ02AgxBACECDKkCC0HFASECDI8CCyABIARGBEBB3gEhAgyoAgsCQCABLQAAQTBrQf8BcSICQQpJBEAgAUEBaiEBAkAgAy8BNCIAQZkzSw0AIAMgAEEKbCIAOwE0IABB/v8DcSACQf//A3NLDQAgAyAAIAJqOwE0DAILQQAhAiADQQA2AhwgAyABNgIUIANBlR42AhAgA0ENNgIMDKkCCyADQQA2AhwgAyABNgIUIANBlR42AhAgA0ENNgIMQQAhAgyoAgtBxAEhAgyOAgsgASAERgRAQd0BIQIMpwILAkACQAJAAkAgAS0AAEEKaw4XAgMDAAMDAwMDAwMDAwMDAwMDAwMDAwEDCyABQQFqDAULIAFBAWohAUHDASECDI8CCyABQQFqIQEgA0Evai0AAEEBcQ0IIANBADYCHCADIAE2AhQgA0GNCzYCECADQQ02AgxBACECDKcCCyADQQA2AhwgAyABNgIUIANBjQs2AhAgA0ENNgIMQQAhAgymAgsgASAERwRAIANBDzYCCCADIAE2AgRBASECDI0CC0HcASECDKUCCwJAAkADQAJAIAEtAABBCmsOBAIAAAMACyAEIAFBAWoiAUcNAAtB2wEhAgymAgsgAygCBCEAIANBADYCBCADIAAgARAtIgBFBEAgAUEBaiEBDAQLIANB2gE2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIMpQILIAMoAgQhACADQQA2AgQgAyAAIAEQLSIADQEgAUEBagshAUHBASECDIoCCyADQdkBNgIcIAMgADYCDCADIAFBAWo2AhRBACECDKICC0HCASECDIgCCyADQS9qLQAAQQFxDQEgA0EANgIcIAMgATYCFCADQeQcNgIQIANBGTYCDEEAIQIMoAILIAEgBEYEQEHZASECDKACCwJAAkACQCABLQAAQQprDgQBAgIAAgsgAUEBaiEBDAILIAFBAWohAQwBCyADLQAuQcAAcUUNAQtBACEAAkAgAygCOCICRQ0AIAIoAjwiAkUNACADIAIRAAAhAAsgAEUNoAEgAEEVRgRAIANB2QA2AhwgAyABNgIUIANBtxo2AhAgA0EVNgIMQQAhAgyfAgsgA0EANgIcIAMgATYCFCADQYANNgIQIANBGzYCDEEAIQIMngILIANBADYCHCADIAE2AhQgA0HcKDYCECADQQI2AgxBACECDJ0CCyABIARHBEAgA0EMNgIIIAMgATYCBEG/ASECDIQCC0HYASECDJwCCyABIARGBEBB1wEhAgycAgsCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAEtAABBwQBrDhUAAQIDWgQFBlpaWgcICQoLDA0ODxBaCyABQQFqIQFB+wAhAgySAgsgAUEBaiEBQfwAIQIMkQILIAFBAWohAUGBASECDJACCyABQQFqIQFBhQEhAgyPAgsgAUEBaiEBQYYBIQIMjgILIAFBAWohAUGJASECDI0CCyABQQFqIQFBigEhAgyMAgsgAUEBaiEBQY0BIQIMiwILIAFBAWohAUGWASECDIoCCyABQQFqIQFBlwEhAgyJAgsgAUEBaiEBQZgBIQIMiAILIAFBAWohAUGlASECDIcCCyABQQFqIQFBpgEhAgyGAgsgAUEBaiEBQawBIQIMhQILIAFBAWohAUG0ASECDIQCCyABQQFqIQFBtwEhAgyDAgsgAUEBaiEBQb4BIQIMggILIAEgBEYEQEHWASECDJsCCyABLQAAQc4ARw1IIAFBAWohAUG9ASECDIECCyABIARGBEBB1QEhAgyaAgsCQAJAAkAgAS0AAEHCAGsOEgBKSkpKSkpKSkoBSkpKSkpKAkoLIAFBAWohAUG4ASECDIICCyABQQFqIQFBuwEhAgyBAgsgAUEBaiEBQbwBIQIMgAILQdQBIQIgASAERg2YAiADKAIAIgAgBCABa2ohBSABIABrQQdqIQYCQANAIAEtAAAgAEGo1QBqLQAARw1FIABBB0YNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyZAgsgA0EANgIAIAZBAWohAUEbDEULIAEgBEYEQEHTASECDJgCCwJAAkAgAS0AAEHJAGsOBwBHR0dHRwFHCyABQQFqIQFBuQEhAgz/AQsgAUEBaiEBQboBIQIM/gELQdIBIQIgASAERg2WAiADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGm1QBqLQAARw1DIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyXAgsgA0EANgIAIAZBAWohAUEPDEMLQdEBIQIgASAERg2VAiADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGk1QBqLQAARw1CIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyWAgsgA0EANgIAIAZBAWohAUEgDEILQdABIQIgASAERg2UAiADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGh1QBqLQAARw1BIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyVAgsgA0EANgIAIAZBAWohAUESDEELIAEgBEYEQEHPASECDJQCCwJAAkAgAS0AAEHFAGsODgBDQ0NDQ0NDQ0NDQ0MBQwsgAUEBaiEBQbUBIQIM+wELIAFBAWohAUG2ASECDPoBC0HOASECIAEgBEYNkgIgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBntUAai0AAEcNPyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMkwILIANBADYCACAGQQFqIQFBBww/C0HNASECIAEgBEYNkQIgAygCACIAIAQgAWtqIQUgASAAa0EFaiEGAkADQCABLQAAIABBmNUAai0AAEcNPiAAQQVGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMkgILIANBADYCACAGQQFqIQFBKAw+CyABIARGBEBBzAEhAgyRAgsCQAJAAkAgAS0AAEHFAGsOEQBBQUFBQUFBQUEBQUFBQUECQQsgAUEBaiEBQbEBIQIM+QELIAFBAWohAUGyASECDPgBCyABQQFqIQFBswEhAgz3AQtBywEhAiABIARGDY8CIAMoAgAiACAEIAFraiEFIAEgAGtBBmohBgJAA0AgAS0AACAAQZHVAGotAABHDTwgAEEGRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJACCyADQQA2AgAgBkEBaiEBQRoMPAtBygEhAiABIARGDY4CIAMoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQY3VAGotAABHDTsgAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADI8CCyADQQA2AgAgBkEBaiEBQSEMOwsgASAERgRAQckBIQIMjgILAkACQCABLQAAQcEAaw4UAD09PT09PT09PT09PT09PT09PQE9CyABQQFqIQFBrQEhAgz1AQsgAUEBaiEBQbABIQIM9AELIAEgBEYEQEHIASECDI0CCwJAAkAgAS0AAEHVAGsOCwA8PDw8PDw8PDwBPAsgAUEBaiEBQa4BIQIM9AELIAFBAWohAUGvASECDPMBC0HHASECIAEgBEYNiwIgAygCACIAIAQgAWtqIQUgASAAa0EIaiEGAkADQCABLQAAIABBhNUAai0AAEcNOCAAQQhGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMjAILIANBADYCACAGQQFqIQFBKgw4CyABIARGBEBBxgEhAgyLAgsgAS0AAEHQAEcNOCABQQFqIQFBJQw3C0HFASECIAEgBEYNiQIgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBgdUAai0AAEcNNiAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMigILIANBADYCACAGQQFqIQFBDgw2CyABIARGBEBBxAEhAgyJAgsgAS0AAEHFAEcNNiABQQFqIQFBqwEhAgzvAQsgASAERgRAQcMBIQIMiAILAkACQAJAAkAgAS0AAEHCAGsODwABAjk5OTk5OTk5OTk5AzkLIAFBAWohAUGnASECDPEBCyABQQFqIQFBqAEhAgzwAQsgAUEBaiEBQakBIQIM7wELIAFBAWohAUGqASECDO4BC0HCASECIAEgBEYNhgIgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABB/tQAai0AAEcNMyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMhwILIANBADYCACAGQQFqIQFBFAwzC0HBASECIAEgBEYNhQIgAygCACIAIAQgAWtqIQUgASAAa0EEaiEGAkADQCABLQAAIABB+dQAai0AAEcNMiAAQQRGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMhgILIANBADYCACAGQQFqIQFBKwwyC0HAASECIAEgBEYNhAIgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABB9tQAai0AAEcNMSAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMhQILIANBADYCACAGQQFqIQFBLAwxC0G/ASECIAEgBEYNgwIgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBodUAai0AAEcNMCAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMhAILIANBADYCACAGQQFqIQFBEQwwC0G+ASECIAEgBEYNggIgAygCACIAIAQgAWtqIQUgASAAa0EDaiEGAkADQCABLQAAIABB8tQAai0AAEcNLyAAQQNGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMgwILIANBADYCACAGQQFqIQFBLgwvCyABIARGBEBBvQEhAgyCAgsCQAJAAkACQAJAIAEtAABBwQBrDhUANDQ0NDQ0NDQ0NAE0NAI0NAM0NAQ0CyABQQFqIQFBmwEhAgzsAQsgAUEBaiEBQZwBIQIM6wELIAFBAWohAUGdASECDOoBCyABQQFqIQFBogEhAgzpAQsgAUEBaiEBQaQBIQIM6AELIAEgBEYEQEG8ASECDIECCwJAAkAgAS0AAEHSAGsOAwAwATALIAFBAWohAUGjASECDOgBCyABQQFqIQFBBAwtC0G7ASECIAEgBEYN/wEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB8NQAai0AAEcNLCAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMgAILIANBADYCACAGQQFqIQFBHQwsCyABIARGBEBBugEhAgz/AQsCQAJAIAEtAABByQBrDgcBLi4uLi4ALgsgAUEBaiEBQaEBIQIM5gELIAFBAWohAUEiDCsLIAEgBEYEQEG5ASECDP4BCyABLQAAQdAARw0rIAFBAWohAUGgASECDOQBCyABIARGBEBBuAEhAgz9AQsCQAJAIAEtAABBxgBrDgsALCwsLCwsLCwsASwLIAFBAWohAUGeASECDOQBCyABQQFqIQFBnwEhAgzjAQtBtwEhAiABIARGDfsBIAMoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQezUAGotAABHDSggAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPwBCyADQQA2AgAgBkEBaiEBQQ0MKAtBtgEhAiABIARGDfoBIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQaHVAGotAABHDScgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPsBCyADQQA2AgAgBkEBaiEBQQwMJwtBtQEhAiABIARGDfkBIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQerUAGotAABHDSYgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPoBCyADQQA2AgAgBkEBaiEBQQMMJgtBtAEhAiABIARGDfgBIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQejUAGotAABHDSUgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPkBCyADQQA2AgAgBkEBaiEBQSYMJQsgASAERgRAQbMBIQIM+AELAkACQCABLQAAQdQAaw4CAAEnCyABQQFqIQFBmQEhAgzfAQsgAUEBaiEBQZoBIQIM3gELQbIBIQIgASAERg32ASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHm1ABqLQAARw0jIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAz3AQsgA0EANgIAIAZBAWohAUEnDCMLQbEBIQIgASAERg31ASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHk1ABqLQAARw0iIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAz2AQsgA0EANgIAIAZBAWohAUEcDCILQbABIQIgASAERg30ASADKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEHe1ABqLQAARw0hIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAz1AQsgA0EANgIAIAZBAWohAUEGDCELQa8BIQIgASAERg3zASADKAIAIgAgBCABa2ohBSABIABrQQRqIQYCQANAIAEtAAAgAEHZ1ABqLQAARw0gIABBBEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAz0AQsgA0EANgIAIAZBAWohAUEZDCALIAEgBEYEQEGuASECDPMBCwJAAkACQAJAIAEtAABBLWsOIwAkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJAEkJCQkJAIkJCQDJAsgAUEBaiEBQY4BIQIM3AELIAFBAWohAUGPASECDNsBCyABQQFqIQFBlAEhAgzaAQsgAUEBaiEBQZUBIQIM2QELQa0BIQIgASAERg3xASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHX1ABqLQAARw0eIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzyAQsgA0EANgIAIAZBAWohAUELDB4LIAEgBEYEQEGsASECDPEBCwJAAkAgAS0AAEHBAGsOAwAgASALIAFBAWohAUGQASECDNgBCyABQQFqIQFBkwEhAgzXAQsgASAERgRAQasBIQIM8AELAkACQCABLQAAQcEAaw4PAB8fHx8fHx8fHx8fHx8BHwsgAUEBaiEBQZEBIQIM1wELIAFBAWohAUGSASECDNYBCyABIARGBEBBqgEhAgzvAQsgAS0AAEHMAEcNHCABQQFqIQFBCgwbC0GpASECIAEgBEYN7QEgAygCACIAIAQgAWtqIQUgASAAa0EFaiEGAkADQCABLQAAIABB0dQAai0AAEcNGiAAQQVGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM7gELIANBADYCACAGQQFqIQFBHgwaC0GoASECIAEgBEYN7AEgAygCACIAIAQgAWtqIQUgASAAa0EGaiEGAkADQCABLQAAIABBytQAai0AAEcNGSAAQQZGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM7QELIANBADYCACAGQQFqIQFBFQwZC0GnASECIAEgBEYN6wEgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBx9QAai0AAEcNGCAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM7AELIANBADYCACAGQQFqIQFBFwwYC0GmASECIAEgBEYN6gEgAygCACIAIAQgAWtqIQUgASAAa0EFaiEGAkADQCABLQAAIABBwdQAai0AAEcNFyAAQQVGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM6wELIANBADYCACAGQQFqIQFBGAwXCyABIARGBEBBpQEhAgzqAQsCQAJAIAEtAABByQBrDgcAGRkZGRkBGQsgAUEBaiEBQYsBIQIM0QELIAFBAWohAUGMASECDNABC0GkASECIAEgBEYN6AEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBptUAai0AAEcNFSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM6QELIANBADYCACAGQQFqIQFBCQwVC0GjASECIAEgBEYN5wEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBpNUAai0AAEcNFCAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM6AELIANBADYCACAGQQFqIQFBHwwUC0GiASECIAEgBEYN5gEgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBvtQAai0AAEcNEyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM5wELIANBADYCACAGQQFqIQFBAgwTC0GhASECIAEgBEYN5QEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGA0AgAS0AACAAQbzUAGotAABHDREgAEEBRg0CIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADOUBCyABIARGBEBBoAEhAgzlAQtBASABLQAAQd8ARw0RGiABQQFqIQFBhwEhAgzLAQsgA0EANgIAIAZBAWohAUGIASECDMoBC0GfASECIAEgBEYN4gEgAygCACIAIAQgAWtqIQUgASAAa0EIaiEGAkADQCABLQAAIABBhNUAai0AAEcNDyAAQQhGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM4wELIANBADYCACAGQQFqIQFBKQwPC0GeASECIAEgBEYN4QEgAygCACIAIAQgAWtqIQUgASAAa0EDaiEGAkADQCABLQAAIABBuNQAai0AAEcNDiAAQQNGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM4gELIANBADYCACAGQQFqIQFBLQwOCyABIARGBEBBnQEhAgzhAQsgAS0AAEHFAEcNDiABQQFqIQFBhAEhAgzHAQsgASAERgRAQZwBIQIM4AELAkACQCABLQAAQcwAaw4IAA8PDw8PDwEPCyABQQFqIQFBggEhAgzHAQsgAUEBaiEBQYMBIQIMxgELQZsBIQIgASAERg3eASADKAIAIgAgBCABa2ohBSABIABrQQRqIQYCQANAIAEtAAAgAEGz1ABqLQAARw0LIABBBEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzfAQsgA0EANgIAIAZBAWohAUEjDAsLQZoBIQIgASAERg3dASADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGw1ABqLQAARw0KIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzeAQsgA0EANgIAIAZBAWohAUEADAoLIAEgBEYEQEGZASECDN0BCwJAAkAgAS0AAEHIAGsOCAAMDAwMDAwBDAsgAUEBaiEBQf0AIQIMxAELIAFBAWohAUGAASECDMMBCyABIARGBEBBmAEhAgzcAQsCQAJAIAEtAABBzgBrDgMACwELCyABQQFqIQFB/gAhAgzDAQsgAUEBaiEBQf8AIQIMwgELIAEgBEYEQEGXASECDNsBCyABLQAAQdkARw0IIAFBAWohAUEIDAcLQZYBIQIgASAERg3ZASADKAIAIgAgBCABa2ohBSABIABrQQNqIQYCQANAIAEtAAAgAEGs1ABqLQAARw0GIABBA0YNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzaAQsgA0EANgIAIAZBAWohAUEFDAYLQZUBIQIgASAERg3YASADKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEGm1ABqLQAARw0FIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzZAQsgA0EANgIAIAZBAWohAUEWDAULQZQBIQIgASAERg3XASADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGh1QBqLQAARw0EIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzYAQsgA0EANgIAIAZBAWohAUEQDAQLIAEgBEYEQEGTASECDNcBCwJAAkAgAS0AAEHDAGsODAAGBgYGBgYGBgYGAQYLIAFBAWohAUH5ACECDL4BCyABQQFqIQFB+gAhAgy9AQtBkgEhAiABIARGDdUBIAMoAgAiACAEIAFraiEFIAEgAGtBBWohBgJAA0AgAS0AACAAQaDUAGotAABHDQIgAEEFRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADNYBCyADQQA2AgAgBkEBaiEBQSQMAgsgA0EANgIADAILIAEgBEYEQEGRASECDNQBCyABLQAAQcwARw0BIAFBAWohAUETCzoAKSADKAIEIQAgA0EANgIEIAMgACABEC4iAA0CDAELQQAhAiADQQA2AhwgAyABNgIUIANB/h82AhAgA0EGNgIMDNEBC0H4ACECDLcBCyADQZABNgIcIAMgATYCFCADIAA2AgxBACECDM8BC0EAIQACQCADKAI4IgJFDQAgAigCQCICRQ0AIAMgAhEAACEACyAARQ0AIABBFUYNASADQQA2AhwgAyABNgIUIANBgg82AhAgA0EgNgIMQQAhAgzOAQtB9wAhAgy0AQsgA0GPATYCHCADIAE2AhQgA0HsGzYCECADQRU2AgxBACECDMwBCyABIARGBEBBjwEhAgzMAQsCQCABLQAAQSBGBEAgAUEBaiEBDAELIANBADYCHCADIAE2AhQgA0GbHzYCECADQQY2AgxBACECDMwBC0ECIQIMsgELA0AgAS0AAEEgRw0CIAQgAUEBaiIBRw0AC0GOASECDMoBCyABIARGBEBBjQEhAgzKAQsCQCABLQAAQQlrDgRKAABKAAtB9QAhAgywAQsgAy0AKUEFRgRAQfYAIQIMsAELQfQAIQIMrwELIAEgBEYEQEGMASECDMgBCyADQRA2AgggAyABNgIEDAoLIAEgBEYEQEGLASECDMcBCwJAIAEtAABBCWsOBEcAAEcAC0HzACECDK0BCyABIARHBEAgA0EQNgIIIAMgATYCBEHxACECDK0BC0GKASECDMUBCwJAIAEgBEcEQANAIAEtAABBoNAAai0AACIAQQNHBEACQCAAQQFrDgJJAAQLQfAAIQIMrwELIAQgAUEBaiIBRw0AC0GIASECDMYBC0GIASECDMUBCyADQQA2AhwgAyABNgIUIANB2yA2AhAgA0EHNgIMQQAhAgzEAQsgASAERgRAQYkBIQIMxAELAkACQAJAIAEtAABBoNIAai0AAEEBaw4DRgIAAQtB8gAhAgysAQsgA0EANgIcIAMgATYCFCADQbQSNgIQIANBBzYCDEEAIQIMxAELQeoAIQIMqgELIAEgBEcEQCABQQFqIQFB7wAhAgyqAQtBhwEhAgzCAQsgBCABIgBGBEBBhgEhAgzCAQsgAC0AACIBQS9GBEAgAEEBaiEBQe4AIQIMqQELIAFBCWsiAkEXSw0BIAAhAUEBIAJ0QZuAgARxDUEMAQsgBCABIgBGBEBBhQEhAgzBAQsgAC0AAEEvRw0AIABBAWohAQwDC0EAIQIgA0EANgIcIAMgADYCFCADQdsgNgIQIANBBzYCDAy/AQsCQAJAAkACQAJAA0AgAS0AAEGgzgBqLQAAIgBBBUcEQAJAAkAgAEEBaw4IRwUGBwgABAEIC0HrACECDK0BCyABQQFqIQFB7QAhAgysAQsgBCABQQFqIgFHDQALQYQBIQIMwwELIAFBAWoMFAsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDR4gA0HbADYCHCADIAE2AhQgAyAANgIMQQAhAgzBAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDR4gA0HdADYCHCADIAE2AhQgAyAANgIMQQAhAgzAAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDR4gA0H6ADYCHCADIAE2AhQgAyAANgIMQQAhAgy/AQsgA0EANgIcIAMgATYCFCADQfkPNgIQIANBBzYCDEEAIQIMvgELIAEgBEYEQEGDASECDL4BCwJAIAEtAABBoM4Aai0AAEEBaw4IPgQFBgAIAgMHCyABQQFqIQELQQMhAgyjAQsgAUEBagwNC0EAIQIgA0EANgIcIANB0RI2AhAgA0EHNgIMIAMgAUEBajYCFAy6AQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDRYgA0HbADYCHCADIAE2AhQgAyAANgIMQQAhAgy5AQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDRYgA0HdADYCHCADIAE2AhQgAyAANgIMQQAhAgy4AQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDRYgA0H6ADYCHCADIAE2AhQgAyAANgIMQQAhAgy3AQsgA0EANgIcIAMgATYCFCADQfkPNgIQIANBBzYCDEEAIQIMtgELQewAIQIMnAELIAEgBEYEQEGCASECDLUBCyABQQFqDAILIAEgBEYEQEGBASECDLQBCyABQQFqDAELIAEgBEYNASABQQFqCyEBQQQhAgyYAQtBgAEhAgywAQsDQCABLQAAQaDMAGotAAAiAEECRwRAIABBAUcEQEHpACECDJkBCwwxCyAEIAFBAWoiAUcNAAtB/wAhAgyvAQsgASAERgRAQf4AIQIMrwELAkAgAS0AAEEJaw43LwMGLwQGBgYGBgYGBgYGBgYGBgYGBgYFBgYCBgYGBgYGBgYGBgYGBgYGBgYGBgYGBgYGBgYGAAYLIAFBAWoLIQFBBSECDJQBCyABQQFqDAYLIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0IIANB2wA2AhwgAyABNgIUIAMgADYCDEEAIQIMqwELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0IIANB3QA2AhwgAyABNgIUIAMgADYCDEEAIQIMqgELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0IIANB+gA2AhwgAyABNgIUIAMgADYCDEEAIQIMqQELIANBADYCHCADIAE2AhQgA0GNFDYCECADQQc2AgxBACECDKgBCwJAAkACQAJAA0AgAS0AAEGgygBqLQAAIgBBBUcEQAJAIABBAWsOBi4DBAUGAAYLQegAIQIMlAELIAQgAUEBaiIBRw0AC0H9ACECDKsBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNByADQdsANgIcIAMgATYCFCADIAA2AgxBACECDKoBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNByADQd0ANgIcIAMgATYCFCADIAA2AgxBACECDKkBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNByADQfoANgIcIAMgATYCFCADIAA2AgxBACECDKgBCyADQQA2AhwgAyABNgIUIANB5Ag2AhAgA0EHNgIMQQAhAgynAQsgASAERg0BIAFBAWoLIQFBBiECDIwBC0H8ACECDKQBCwJAAkACQAJAA0AgAS0AAEGgyABqLQAAIgBBBUcEQCAAQQFrDgQpAgMEBQsgBCABQQFqIgFHDQALQfsAIQIMpwELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0DIANB2wA2AhwgAyABNgIUIAMgADYCDEEAIQIMpgELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0DIANB3QA2AhwgAyABNgIUIAMgADYCDEEAIQIMpQELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0DIANB+gA2AhwgAyABNgIUIAMgADYCDEEAIQIMpAELIANBADYCHCADIAE2AhQgA0G8CjYCECADQQc2AgxBACECDKMBC0HPACECDIkBC0HRACECDIgBC0HnACECDIcBCyABIARGBEBB+gAhAgygAQsCQCABLQAAQQlrDgQgAAAgAAsgAUEBaiEBQeYAIQIMhgELIAEgBEYEQEH5ACECDJ8BCwJAIAEtAABBCWsOBB8AAB8AC0EAIQACQCADKAI4IgJFDQAgAigCOCICRQ0AIAMgAhEAACEACyAARQRAQeIBIQIMhgELIABBFUcEQCADQQA2AhwgAyABNgIUIANByQ02AhAgA0EaNgIMQQAhAgyfAQsgA0H4ADYCHCADIAE2AhQgA0HqGjYCECADQRU2AgxBACECDJ4BCyABIARHBEAgA0ENNgIIIAMgATYCBEHkACECDIUBC0H3ACECDJ0BCyABIARGBEBB9gAhAgydAQsCQAJAAkAgAS0AAEHIAGsOCwABCwsLCwsLCwsCCwsgAUEBaiEBQd0AIQIMhQELIAFBAWohAUHgACECDIQBCyABQQFqIQFB4wAhAgyDAQtB9QAhAiABIARGDZsBIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQbXVAGotAABHDQggAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJwBCyADKAIEIQAgA0IANwMAIAMgACAGQQFqIgEQKyIABEAgA0H0ADYCHCADIAE2AhQgAyAANgIMQQAhAgycAQtB4gAhAgyCAQtBACEAAkAgAygCOCICRQ0AIAIoAjQiAkUNACADIAIRAAAhAAsCQCAABEAgAEEVRg0BIANBADYCHCADIAE2AhQgA0HqDTYCECADQSY2AgxBACECDJwBC0HhACECDIIBCyADQfMANgIcIAMgATYCFCADQYAbNgIQIANBFTYCDEEAIQIMmgELIAMtACkiAEEja0ELSQ0JAkAgAEEGSw0AQQEgAHRBygBxRQ0ADAoLQQAhAiADQQA2AhwgAyABNgIUIANB7Qk2AhAgA0EINgIMDJkBC0HyACECIAEgBEYNmAEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBs9UAai0AAEcNBSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMmQELIAMoAgQhACADQgA3AwAgAyAAIAZBAWoiARArIgAEQCADQfEANgIcIAMgATYCFCADIAA2AgxBACECDJkBC0HfACECDH8LQQAhAAJAIAMoAjgiAkUNACACKAI0IgJFDQAgAyACEQAAIQALAkAgAARAIABBFUYNASADQQA2AhwgAyABNgIUIANB6g02AhAgA0EmNgIMQQAhAgyZAQtB3gAhAgx/CyADQfAANgIcIAMgATYCFCADQYAbNgIQIANBFTYCDEEAIQIMlwELIAMtAClBIUYNBiADQQA2AhwgAyABNgIUIANBkQo2AhAgA0EINgIMQQAhAgyWAQtB7wAhAiABIARGDZUBIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQbDVAGotAABHDQIgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJYBCyADKAIEIQAgA0IANwMAIAMgACAGQQFqIgEQKyIARQ0CIANB7QA2AhwgAyABNgIUIAMgADYCDEEAIQIMlQELIANBADYCAAsgAygCBCEAIANBADYCBCADIAAgARArIgBFDYABIANB7gA2AhwgAyABNgIUIAMgADYCDEEAIQIMkwELQdwAIQIMeQtBACEAAkAgAygCOCICRQ0AIAIoAjQiAkUNACADIAIRAAAhAAsCQCAABEAgAEEVRg0BIANBADYCHCADIAE2AhQgA0HqDTYCECADQSY2AgxBACECDJMBC0HbACECDHkLIANB7AA2AhwgAyABNgIUIANBgBs2AhAgA0EVNgIMQQAhAgyRAQsgAy0AKSIAQSNJDQAgAEEuRg0AIANBADYCHCADIAE2AhQgA0HJCTYCECADQQg2AgxBACECDJABC0HaACECDHYLIAEgBEYEQEHrACECDI8BCwJAIAEtAABBL0YEQCABQQFqIQEMAQsgA0EANgIcIAMgATYCFCADQbI4NgIQIANBCDYCDEEAIQIMjwELQdkAIQIMdQsgASAERwRAIANBDjYCCCADIAE2AgRB2AAhAgx1C0HqACECDI0BCyABIARGBEBB6QAhAgyNAQsgAS0AAEEwayIAQf8BcUEKSQRAIAMgADoAKiABQQFqIQFB1wAhAgx0CyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNeiADQegANgIcIAMgATYCFCADIAA2AgxBACECDIwBCyABIARGBEBB5wAhAgyMAQsCQCABLQAAQS5GBEAgAUEBaiEBDAELIAMoAgQhACADQQA2AgQgAyAAIAEQLyIARQ17IANB5gA2AhwgAyABNgIUIAMgADYCDEEAIQIMjAELQdYAIQIMcgsgASAERgRAQeUAIQIMiwELQQAhAEEBIQVBASEHQQAhAgJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAIAEtAABBMGsOCgoJAAECAwQFBggLC0ECDAYLQQMMBQtBBAwEC0EFDAMLQQYMAgtBBwwBC0EICyECQQAhBUEAIQcMAgtBCSECQQEhAEEAIQVBACEHDAELQQAhBUEBIQILIAMgAjoAKyABQQFqIQECQAJAIAMtAC5BEHENAAJAAkACQCADLQAqDgMBAAIECyAHRQ0DDAILIAANAQwCCyAFRQ0BCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNAiADQeIANgIcIAMgATYCFCADIAA2AgxBACECDI0BCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNfSADQeMANgIcIAMgATYCFCADIAA2AgxBACECDIwBCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNeyADQeQANgIcIAMgATYCFCADIAA2AgwMiwELQdQAIQIMcQsgAy0AKUEiRg2GAUHTACECDHALQQAhAAJAIAMoAjgiAkUNACACKAJEIgJFDQAgAyACEQAAIQALIABFBEBB1QAhAgxwCyAAQRVHBEAgA0EANgIcIAMgATYCFCADQaQNNgIQIANBITYCDEEAIQIMiQELIANB4QA2AhwgAyABNgIUIANB0Bo2AhAgA0EVNgIMQQAhAgyIAQsgASAERgRAQeAAIQIMiAELAkACQAJAAkACQCABLQAAQQprDgQBBAQABAsgAUEBaiEBDAELIAFBAWohASADQS9qLQAAQQFxRQ0BC0HSACECDHALIANBADYCHCADIAE2AhQgA0G2ETYCECADQQk2AgxBACECDIgBCyADQQA2AhwgAyABNgIUIANBthE2AhAgA0EJNgIMQQAhAgyHAQsgASAERgRAQd8AIQIMhwELIAEtAABBCkYEQCABQQFqIQEMCQsgAy0ALkHAAHENCCADQQA2AhwgAyABNgIUIANBthE2AhAgA0ECNgIMQQAhAgyGAQsgASAERgRAQd0AIQIMhgELIAEtAAAiAkENRgRAIAFBAWohAUHQACECDG0LIAEhACACQQlrDgQFAQEFAQsgBCABIgBGBEBB3AAhAgyFAQsgAC0AAEEKRw0AIABBAWoMAgtBACECIANBADYCHCADIAA2AhQgA0HKLTYCECADQQc2AgwMgwELIAEgBEYEQEHbACECDIMBCwJAIAEtAABBCWsOBAMAAAMACyABQQFqCyEBQc4AIQIMaAsgASAERgRAQdoAIQIMgQELIAEtAABBCWsOBAABAQABC0EAIQIgA0EANgIcIANBmhI2AhAgA0EHNgIMIAMgAUEBajYCFAx/CyADQYASOwEqQQAhAAJAIAMoAjgiAkUNACACKAI4IgJFDQAgAyACEQAAIQALIABFDQAgAEEVRw0BIANB2QA2AhwgAyABNgIUIANB6ho2AhAgA0EVNgIMQQAhAgx+C0HNACECDGQLIANBADYCHCADIAE2AhQgA0HJDTYCECADQRo2AgxBACECDHwLIAEgBEYEQEHZACECDHwLIAEtAABBIEcNPSABQQFqIQEgAy0ALkEBcQ09IANBADYCHCADIAE2AhQgA0HCHDYCECADQR42AgxBACECDHsLIAEgBEYEQEHYACECDHsLAkACQAJAAkACQCABLQAAIgBBCmsOBAIDAwABCyABQQFqIQFBLCECDGULIABBOkcNASADQQA2AhwgAyABNgIUIANB5xE2AhAgA0EKNgIMQQAhAgx9CyABQQFqIQEgA0Evai0AAEEBcUUNcyADLQAyQYABcUUEQCADQTJqIQIgAxA1QQAhAAJAIAMoAjgiBkUNACAGKAIoIgZFDQAgAyAGEQAAIQALAkACQCAADhZNTEsBAQEBAQEBAQEBAQEBAQEBAQEAAQsgA0EpNgIcIAMgATYCFCADQawZNgIQIANBFTYCDEEAIQIMfgsgA0EANgIcIAMgATYCFCADQeULNgIQIANBETYCDEEAIQIMfQtBACEAAkAgAygCOCICRQ0AIAIoAlwiAkUNACADIAIRAAAhAAsgAEUNWSAAQRVHDQEgA0EFNgIcIAMgATYCFCADQZsbNgIQIANBFTYCDEEAIQIMfAtBywAhAgxiC0EAIQIgA0EANgIcIAMgATYCFCADQZAONgIQIANBFDYCDAx6CyADIAMvATJBgAFyOwEyDDsLIAEgBEcEQCADQRE2AgggAyABNgIEQcoAIQIMYAtB1wAhAgx4CyABIARGBEBB1gAhAgx4CwJAAkACQAJAIAEtAAAiAEEgciAAIABBwQBrQf8BcUEaSRtB/wFxQeMAaw4TAEBAQEBAQEBAQEBAQAFAQEACA0ALIAFBAWohAUHGACECDGELIAFBAWohAUHHACECDGALIAFBAWohAUHIACECDF8LIAFBAWohAUHJACECDF4LQdUAIQIgBCABIgBGDXYgBCABayADKAIAIgFqIQYgACABa0EFaiEHA0AgAUGQyABqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0IQQQgAUEFRg0KGiABQQFqIQEgBCAAQQFqIgBHDQALIAMgBjYCAAx2C0HUACECIAQgASIARg11IAQgAWsgAygCACIBaiEGIAAgAWtBD2ohBwNAIAFBgMgAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNB0EDIAFBD0YNCRogAUEBaiEBIAQgAEEBaiIARw0ACyADIAY2AgAMdQtB0wAhAiAEIAEiAEYNdCAEIAFrIAMoAgAiAWohBiAAIAFrQQ5qIQcDQCABQeLHAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQYgAUEORg0HIAFBAWohASAEIABBAWoiAEcNAAsgAyAGNgIADHQLQdIAIQIgBCABIgBGDXMgBCABayADKAIAIgFqIQUgACABa0EBaiEGA0AgAUHgxwBqLQAAIAAtAAAiB0EgciAHIAdBwQBrQf8BcUEaSRtB/wFxRw0FIAFBAUYNAiABQQFqIQEgBCAAQQFqIgBHDQALIAMgBTYCAAxzCyABIARGBEBB0QAhAgxzCwJAAkAgAS0AACIAQSByIAAgAEHBAGtB/wFxQRpJG0H/AXFB7gBrDgcAOTk5OTkBOQsgAUEBaiEBQcMAIQIMWgsgAUEBaiEBQcQAIQIMWQsgA0EANgIAIAZBAWohAUHFACECDFgLQdAAIQIgBCABIgBGDXAgBCABayADKAIAIgFqIQYgACABa0EJaiEHA0AgAUHWxwBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0CQQIgAUEJRg0EGiABQQFqIQEgBCAAQQFqIgBHDQALIAMgBjYCAAxwC0HPACECIAQgASIARg1vIAQgAWsgAygCACIBaiEGIAAgAWtBBWohBwNAIAFB0McAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNASABQQVGDQIgAUEBaiEBIAQgAEEBaiIARw0ACyADIAY2AgAMbwsgACEBIANBADYCAAwzC0EBCzoALCADQQA2AgAgB0EBaiEBC0EtIQIMUgsCQANAIAEtAABB0MUAai0AAEEBRw0BIAQgAUEBaiIBRw0AC0HNACECDGsLQcIAIQIMUQsgASAERgRAQcwAIQIMagsgAS0AAEE6RgRAIAMoAgQhACADQQA2AgQgAyAAIAEQMCIARQ0zIANBywA2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIMagsgA0EANgIcIAMgATYCFCADQecRNgIQIANBCjYCDEEAIQIMaQsCQAJAIAMtACxBAmsOAgABJwsgA0Ezai0AAEECcUUNJiADLQAuQQJxDSYgA0EANgIcIAMgATYCFCADQaYUNgIQIANBCzYCDEEAIQIMaQsgAy0AMkEgcUUNJSADLQAuQQJxDSUgA0EANgIcIAMgATYCFCADQb0TNgIQIANBDzYCDEEAIQIMaAtBACEAAkAgAygCOCICRQ0AIAIoAkgiAkUNACADIAIRAAAhAAsgAEUEQEHBACECDE8LIABBFUcEQCADQQA2AhwgAyABNgIUIANBpg82AhAgA0EcNgIMQQAhAgxoCyADQcoANgIcIAMgATYCFCADQYUcNgIQIANBFTYCDEEAIQIMZwsgASAERwRAA0AgAS0AAEHAwQBqLQAAQQFHDRcgBCABQQFqIgFHDQALQcQAIQIMZwtBxAAhAgxmCyABIARHBEADQAJAIAEtAAAiAEEgciAAIABBwQBrQf8BcUEaSRtB/wFxIgBBCUYNACAAQSBGDQACQAJAAkACQCAAQeMAaw4TAAMDAwMDAwMBAwMDAwMDAwMDAgMLIAFBAWohAUE2IQIMUgsgAUEBaiEBQTchAgxRCyABQQFqIQFBOCECDFALDBULIAQgAUEBaiIBRw0AC0E8IQIMZgtBPCECDGULIAEgBEYEQEHIACECDGULIANBEjYCCCADIAE2AgQCQAJAAkACQAJAIAMtACxBAWsOBBQAAQIJCyADLQAyQSBxDQNB4AEhAgxPCwJAIAMvATIiAEEIcUUNACADLQAoQQFHDQAgAy0ALkEIcUUNAgsgAyAAQff7A3FBgARyOwEyDAsLIAMgAy8BMkEQcjsBMgwECyADQQA2AgQgAyABIAEQMSIABEAgA0HBADYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgxmCyABQQFqIQEMWAsgA0EANgIcIAMgATYCFCADQfQTNgIQIANBBDYCDEEAIQIMZAtBxwAhAiABIARGDWMgAygCACIAIAQgAWtqIQUgASAAa0EGaiEGAkADQCAAQcDFAGotAAAgAS0AAEEgckcNASAAQQZGDUogAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMZAsgA0EANgIADAULAkAgASAERwRAA0AgAS0AAEHAwwBqLQAAIgBBAUcEQCAAQQJHDQMgAUEBaiEBDAULIAQgAUEBaiIBRw0AC0HFACECDGQLQcUAIQIMYwsLIANBADoALAwBC0ELIQIMRwtBPyECDEYLAkACQANAIAEtAAAiAEEgRwRAAkAgAEEKaw4EAwUFAwALIABBLEYNAwwECyAEIAFBAWoiAUcNAAtBxgAhAgxgCyADQQg6ACwMDgsgAy0AKEEBRw0CIAMtAC5BCHENAiADKAIEIQAgA0EANgIEIAMgACABEDEiAARAIANBwgA2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIMXwsgAUEBaiEBDFALQTshAgxECwJAA0AgAS0AACIAQSBHIABBCUdxDQEgBCABQQFqIgFHDQALQcMAIQIMXQsLQTwhAgxCCwJAAkAgASAERwRAA0AgAS0AACIAQSBHBEAgAEEKaw4EAwQEAwQLIAQgAUEBaiIBRw0AC0E/IQIMXQtBPyECDFwLIAMgAy8BMkEgcjsBMgwKCyADKAIEIQAgA0EANgIEIAMgACABEDEiAEUNTiADQT42AhwgAyABNgIUIAMgADYCDEEAIQIMWgsCQCABIARHBEADQCABLQAAQcDDAGotAAAiAEEBRwRAIABBAkYNAwwMCyAEIAFBAWoiAUcNAAtBNyECDFsLQTchAgxaCyABQQFqIQEMBAtBOyECIAQgASIARg1YIAQgAWsgAygCACIBaiEGIAAgAWtBBWohBwJAA0AgAUGQyABqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBBUYEQEEHIQEMPwsgAUEBaiEBIAQgAEEBaiIARw0ACyADIAY2AgAMWQsgA0EANgIAIAAhAQwFC0E6IQIgBCABIgBGDVcgBCABayADKAIAIgFqIQYgACABa0EIaiEHAkADQCABQbTBAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQEgAUEIRgRAQQUhAQw+CyABQQFqIQEgBCAAQQFqIgBHDQALIAMgBjYCAAxYCyADQQA2AgAgACEBDAQLQTkhAiAEIAEiAEYNViAEIAFrIAMoAgAiAWohBiAAIAFrQQNqIQcCQANAIAFBsMEAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNASABQQNGBEBBBiEBDD0LIAFBAWohASAEIABBAWoiAEcNAAsgAyAGNgIADFcLIANBADYCACAAIQEMAwsCQANAIAEtAAAiAEEgRwRAIABBCmsOBAcEBAcCCyAEIAFBAWoiAUcNAAtBOCECDFYLIABBLEcNASABQQFqIQBBASEBAkACQAJAAkACQCADLQAsQQVrDgQDAQIEAAsgACEBDAQLQQIhAQwBC0EEIQELIANBAToALCADIAMvATIgAXI7ATIgACEBDAELIAMgAy8BMkEIcjsBMiAAIQELQT4hAgw7CyADQQA6ACwLQTkhAgw5CyABIARGBEBBNiECDFILAkACQAJAAkACQCABLQAAQQprDgQAAgIBAgsgAygCBCEAIANBADYCBCADIAAgARAxIgBFDQIgA0EzNgIcIAMgATYCFCADIAA2AgxBACECDFULIAMoAgQhACADQQA2AgQgAyAAIAEQMSIARQRAIAFBAWohAQwGCyADQTI2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIMVAsgAy0ALkEBcQRAQd8BIQIMOwsgAygCBCEAIANBADYCBCADIAAgARAxIgANAQxJC0E0IQIMOQsgA0E1NgIcIAMgATYCFCADIAA2AgxBACECDFELQTUhAgw3CyADQS9qLQAAQQFxDQAgA0EANgIcIAMgATYCFCADQesWNgIQIANBGTYCDEEAIQIMTwtBMyECDDULIAEgBEYEQEEyIQIMTgsCQCABLQAAQQpGBEAgAUEBaiEBDAELIANBADYCHCADIAE2AhQgA0GSFzYCECADQQM2AgxBACECDE4LQTIhAgw0CyABIARGBEBBMSECDE0LAkAgAS0AACIAQQlGDQAgAEEgRg0AQQEhAgJAIAMtACxBBWsOBAYEBQANCyADIAMvATJBCHI7ATIMDAsgAy0ALkEBcUUNASADLQAsQQhHDQAgA0EAOgAsC0E9IQIMMgsgA0EANgIcIAMgATYCFCADQcIWNgIQIANBCjYCDEEAIQIMSgtBAiECDAELQQQhAgsgA0EBOgAsIAMgAy8BMiACcjsBMgwGCyABIARGBEBBMCECDEcLIAEtAABBCkYEQCABQQFqIQEMAQsgAy0ALkEBcQ0AIANBADYCHCADIAE2AhQgA0HcKDYCECADQQI2AgxBACECDEYLQTAhAgwsCyABQQFqIQFBMSECDCsLIAEgBEYEQEEvIQIMRAsgAS0AACIAQQlHIABBIEdxRQRAIAFBAWohASADLQAuQQFxDQEgA0EANgIcIAMgATYCFCADQZcQNgIQIANBCjYCDEEAIQIMRAtBASECAkACQAJAAkACQAJAIAMtACxBAmsOBwUEBAMBAgAECyADIAMvATJBCHI7ATIMAwtBAiECDAELQQQhAgsgA0EBOgAsIAMgAy8BMiACcjsBMgtBLyECDCsLIANBADYCHCADIAE2AhQgA0GEEzYCECADQQs2AgxBACECDEMLQeEBIQIMKQsgASAERgRAQS4hAgxCCyADQQA2AgQgA0ESNgIIIAMgASABEDEiAA0BC0EuIQIMJwsgA0EtNgIcIAMgATYCFCADIAA2AgxBACECDD8LQQAhAAJAIAMoAjgiAkUNACACKAJMIgJFDQAgAyACEQAAIQALIABFDQAgAEEVRw0BIANB2AA2AhwgAyABNgIUIANBsxs2AhAgA0EVNgIMQQAhAgw+C0HMACECDCQLIANBADYCHCADIAE2AhQgA0GzDjYCECADQR02AgxBACECDDwLIAEgBEYEQEHOACECDDwLIAEtAAAiAEEgRg0CIABBOkYNAQsgA0EAOgAsQQkhAgwhCyADKAIEIQAgA0EANgIEIAMgACABEDAiAA0BDAILIAMtAC5BAXEEQEHeASECDCALIAMoAgQhACADQQA2AgQgAyAAIAEQMCIARQ0CIANBKjYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgw4CyADQcsANgIcIAMgADYCDCADIAFBAWo2AhRBACECDDcLIAFBAWohAUHAACECDB0LIAFBAWohAQwsCyABIARGBEBBKyECDDULAkAgAS0AAEEKRgRAIAFBAWohAQwBCyADLQAuQcAAcUUNBgsgAy0AMkGAAXEEQEEAIQACQCADKAI4IgJFDQAgAigCXCICRQ0AIAMgAhEAACEACyAARQ0SIABBFUYEQCADQQU2AhwgAyABNgIUIANBmxs2AhAgA0EVNgIMQQAhAgw2CyADQQA2AhwgAyABNgIUIANBkA42AhAgA0EUNgIMQQAhAgw1CyADQTJqIQIgAxA1QQAhAAJAIAMoAjgiBkUNACAGKAIoIgZFDQAgAyAGEQAAIQALIAAOFgIBAAQEBAQEBAQEBAQEBAQEBAQEBAMECyADQQE6ADALIAIgAi8BAEHAAHI7AQALQSshAgwYCyADQSk2AhwgAyABNgIUIANBrBk2AhAgA0EVNgIMQQAhAgwwCyADQQA2AhwgAyABNgIUIANB5Qs2AhAgA0ERNgIMQQAhAgwvCyADQQA2AhwgAyABNgIUIANBpQs2AhAgA0ECNgIMQQAhAgwuC0EBIQcgAy8BMiIFQQhxRQRAIAMpAyBCAFIhBwsCQCADLQAwBEBBASEAIAMtAClBBUYNASAFQcAAcUUgB3FFDQELAkAgAy0AKCICQQJGBEBBASEAIAMvATQiBkHlAEYNAkEAIQAgBUHAAHENAiAGQeQARg0CIAZB5gBrQQJJDQIgBkHMAUYNAiAGQbACRg0CDAELQQAhACAFQcAAcQ0BC0ECIQAgBUEIcQ0AIAVBgARxBEACQCACQQFHDQAgAy0ALkEKcQ0AQQUhAAwCC0EEIQAMAQsgBUEgcUUEQCADEDZBAEdBAnQhAAwBC0EAQQMgAykDIFAbIQALIABBAWsOBQIABwEDBAtBESECDBMLIANBAToAMQwpC0EAIQICQCADKAI4IgBFDQAgACgCMCIARQ0AIAMgABEAACECCyACRQ0mIAJBFUYEQCADQQM2AhwgAyABNgIUIANB0hs2AhAgA0EVNgIMQQAhAgwrC0EAIQIgA0EANgIcIAMgATYCFCADQd0ONgIQIANBEjYCDAwqCyADQQA2AhwgAyABNgIUIANB+SA2AhAgA0EPNgIMQQAhAgwpC0EAIQACQCADKAI4IgJFDQAgAigCMCICRQ0AIAMgAhEAACEACyAADQELQQ4hAgwOCyAAQRVGBEAgA0ECNgIcIAMgATYCFCADQdIbNgIQIANBFTYCDEEAIQIMJwsgA0EANgIcIAMgATYCFCADQd0ONgIQIANBEjYCDEEAIQIMJgtBKiECDAwLIAEgBEcEQCADQQk2AgggAyABNgIEQSkhAgwMC0EmIQIMJAsgAyADKQMgIgwgBCABa60iCn0iC0IAIAsgDFgbNwMgIAogDFQEQEElIQIMJAsgAygCBCEAIANBADYCBCADIAAgASAMp2oiARAyIgBFDQAgA0EFNgIcIAMgATYCFCADIAA2AgxBACECDCMLQQ8hAgwJC0IAIQoCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAS0AAEEwaw43FxYAAQIDBAUGBxQUFBQUFBQICQoLDA0UFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFA4PEBESExQLQgIhCgwWC0IDIQoMFQtCBCEKDBQLQgUhCgwTC0IGIQoMEgtCByEKDBELQgghCgwQC0IJIQoMDwtCCiEKDA4LQgshCgwNC0IMIQoMDAtCDSEKDAsLQg4hCgwKC0IPIQoMCQtCCiEKDAgLQgshCgwHC0IMIQoMBgtCDSEKDAULQg4hCgwEC0IPIQoMAwsgA0EANgIcIAMgATYCFCADQZ8VNgIQIANBDDYCDEEAIQIMIQsgASAERgRAQSIhAgwhC0IAIQoCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAEtAABBMGsONxUUAAECAwQFBgcWFhYWFhYWCAkKCwwNFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYODxAREhMWC0ICIQoMFAtCAyEKDBMLQgQhCgwSC0IFIQoMEQtCBiEKDBALQgchCgwPC0IIIQoMDgtCCSEKDA0LQgohCgwMC0ILIQoMCwtCDCEKDAoLQg0hCgwJC0IOIQoMCAtCDyEKDAcLQgohCgwGC0ILIQoMBQtCDCEKDAQLQg0hCgwDC0IOIQoMAgtCDyEKDAELQgEhCgsgAUEBaiEBIAMpAyAiC0L//////////w9YBEAgAyALQgSGIAqENwMgDAILIANBADYCHCADIAE2AhQgA0G1CTYCECADQQw2AgxBACECDB4LQSchAgwEC0EoIQIMAwsgAyABOgAsIANBADYCACAHQQFqIQFBDCECDAILIANBADYCACAGQQFqIQFBCiECDAELIAFBAWohAUEIIQIMAAsAC0EAIQIgA0EANgIcIAMgATYCFCADQbI4NgIQIANBCDYCDAwXC0EAIQIgA0EANgIcIAMgATYCFCADQYMRNgIQIANBCTYCDAwWC0EAIQIgA0EANgIcIAMgATYCFCADQd8KNgIQIANBCTYCDAwVC0EAIQIgA0EANgIcIAMgATYCFCADQe0QNgIQIANBCTYCDAwUC0EAIQIgA0EANgIcIAMgATYCFCADQdIRNgIQIANBCTYCDAwTC0EAIQIgA0EANgIcIAMgATYCFCADQbI4NgIQIANBCDYCDAwSC0EAIQIgA0EANgIcIAMgATYCFCADQYMRNgIQIANBCTYCDAwRC0EAIQIgA0EANgIcIAMgATYCFCADQd8KNgIQIANBCTYCDAwQC0EAIQIgA0EANgIcIAMgATYCFCADQe0QNgIQIANBCTYCDAwPC0EAIQIgA0EANgIcIAMgATYCFCADQdIRNgIQIANBCTYCDAwOC0EAIQIgA0EANgIcIAMgATYCFCADQbkXNgIQIANBDzYCDAwNC0EAIQIgA0EANgIcIAMgATYCFCADQbkXNgIQIANBDzYCDAwMC0EAIQIgA0EANgIcIAMgATYCFCADQZkTNgIQIANBCzYCDAwLC0EAIQIgA0EANgIcIAMgATYCFCADQZ0JNgIQIANBCzYCDAwKC0EAIQIgA0EANgIcIAMgATYCFCADQZcQNgIQIANBCjYCDAwJC0EAIQIgA0EANgIcIAMgATYCFCADQbEQNgIQIANBCjYCDAwIC0EAIQIgA0EANgIcIAMgATYCFCADQbsdNgIQIANBAjYCDAwHC0EAIQIgA0EANgIcIAMgATYCFCADQZYWNgIQIANBAjYCDAwGC0EAIQIgA0EANgIcIAMgATYCFCADQfkYNgIQIANBAjYCDAwFC0EAIQIgA0EANgIcIAMgATYCFCADQcQYNgIQIANBAjYCDAwECyADQQI2AhwgAyABNgIUIANBqR42AhAgA0EWNgIMQQAhAgwDC0HeACECIAEgBEYNAiAJQQhqIQcgAygCACEFAkACQCABIARHBEAgBUGWyABqIQggBCAFaiABayEGIAVBf3NBCmoiBSABaiEAA0AgAS0AACAILQAARwRAQQIhCAwDCyAFRQRAQQAhCCAAIQEMAwsgBUEBayEFIAhBAWohCCAEIAFBAWoiAUcNAAsgBiEFIAQhAQsgB0EBNgIAIAMgBTYCAAwBCyADQQA2AgAgByAINgIACyAHIAE2AgQgCSgCDCEAAkACQCAJKAIIQQFrDgIEAQALIANBADYCHCADQcIeNgIQIANBFzYCDCADIABBAWo2AhRBACECDAMLIANBADYCHCADIAA2AhQgA0HXHjYCECADQQk2AgxBACECDAILIAEgBEYEQEEoIQIMAgsgA0EJNgIIIAMgATYCBEEnIQIMAQsgASAERgRAQQEhAgwBCwNAAkACQAJAIAEtAABBCmsOBAABAQABCyABQQFqIQEMAQsgAUEBaiEBIAMtAC5BIHENAEEAIQIgA0EANgIcIAMgATYCFCADQaEhNgIQIANBBTYCDAwCC0EBIQIgASAERw0ACwsgCUEQaiQAIAJFBEAgAygCDCEADAELIAMgAjYCHEEAIQAgAygCBCIBRQ0AIAMgASAEIAMoAggRAQAiAUUNACADIAQ2AhQgAyABNgIMIAEhAAsgAAu+AgECfyAAQQA6AAAgAEHkAGoiAUEBa0EAOgAAIABBADoAAiAAQQA6AAEgAUEDa0EAOgAAIAFBAmtBADoAACAAQQA6AAMgAUEEa0EAOgAAQQAgAGtBA3EiASAAaiIAQQA2AgBB5AAgAWtBfHEiAiAAaiIBQQRrQQA2AgACQCACQQlJDQAgAEEANgIIIABBADYCBCABQQhrQQA2AgAgAUEMa0EANgIAIAJBGUkNACAAQQA2AhggAEEANgIUIABBADYCECAAQQA2AgwgAUEQa0EANgIAIAFBFGtBADYCACABQRhrQQA2AgAgAUEca0EANgIAIAIgAEEEcUEYciICayIBQSBJDQAgACACaiEAA0AgAEIANwMYIABCADcDECAAQgA3AwggAEIANwMAIABBIGohACABQSBrIgFBH0sNAAsLC1YBAX8CQCAAKAIMDQACQAJAAkACQCAALQAxDgMBAAMCCyAAKAI4IgFFDQAgASgCMCIBRQ0AIAAgAREAACIBDQMLQQAPCwALIABByhk2AhBBDiEBCyABCxoAIAAoAgxFBEAgAEHeHzYCECAAQRU2AgwLCxQAIAAoAgxBFUYEQCAAQQA2AgwLCxQAIAAoAgxBFkYEQCAAQQA2AgwLCwcAIAAoAgwLBwAgACgCEAsJACAAIAE2AhALBwAgACgCFAsrAAJAIABBJ08NAEL//////wkgAK2IQgGDUA0AIABBAnRB0DhqKAIADwsACxcAIABBL08EQAALIABBAnRB7DlqKAIAC78JAQF/QfQtIQECQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCAAQeQAaw70A2NiAAFhYWFhYWECAwQFYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYQYHCAkKCwwNDg9hYWFhYRBhYWFhYWFhYWFhYRFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWESExQVFhcYGRobYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYRwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1NmE3ODk6YWFhYWFhYWE7YWFhPGFhYWE9Pj9hYWFhYWFhYUBhYUFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFCQ0RFRkdISUpLTE1OT1BRUlNhYWFhYWFhYVRVVldYWVpbYVxdYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhXmFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYV9gYQtB6iwPC0GYJg8LQe0xDwtBoDcPC0HJKQ8LQbQpDwtBli0PC0HrKw8LQaI1DwtB2zQPC0HgKQ8LQeMkDwtB1SQPC0HuJA8LQeYlDwtByjQPC0HQNw8LQao1DwtB9SwPC0H2Jg8LQYIiDwtB8jMPC0G+KA8LQec3DwtBzSEPC0HAIQ8LQbglDwtByyUPC0GWJA8LQY80DwtBzTUPC0HdKg8LQe4zDwtBnDQPC0GeMQ8LQfQ1DwtB5SIPC0GvJQ8LQZkxDwtBsjYPC0H5Ng8LQcQyDwtB3SwPC0GCMQ8LQcExDwtBjTcPC0HJJA8LQew2DwtB5yoPC0HIIw8LQeIhDwtByTcPC0GlIg8LQZQiDwtB2zYPC0HeNQ8LQYYmDwtBvCsPC0GLMg8LQaAjDwtB9jAPC0GALA8LQYkrDwtBpCYPC0HyIw8LQYEoDwtBqzIPC0HrJw8LQcI2DwtBoiQPC0HPKg8LQdwjDwtBhycPC0HkNA8LQbciDwtBrTEPC0HVIg8LQa80DwtB3iYPC0HWMg8LQfQ0DwtBgTgPC0H0Nw8LQZI2DwtBnScPC0GCKQ8LQY0jDwtB1zEPC0G9NQ8LQbQ3DwtB2DAPC0G2Jw8LQZo4DwtBpyoPC0HEJw8LQa4jDwtB9SIPCwALQcomIQELIAELFwAgACAALwEuQf7/A3EgAUEAR3I7AS4LGgAgACAALwEuQf3/A3EgAUEAR0EBdHI7AS4LGgAgACAALwEuQfv/A3EgAUEAR0ECdHI7AS4LGgAgACAALwEuQff/A3EgAUEAR0EDdHI7AS4LGgAgACAALwEuQe//A3EgAUEAR0EEdHI7AS4LGgAgACAALwEuQd//A3EgAUEAR0EFdHI7AS4LGgAgACAALwEuQb//A3EgAUEAR0EGdHI7AS4LGgAgACAALwEuQf/+A3EgAUEAR0EHdHI7AS4LGgAgACAALwEuQf/9A3EgAUEAR0EIdHI7AS4LGgAgACAALwEuQf/7A3EgAUEAR0EJdHI7AS4LPgECfwJAIAAoAjgiA0UNACADKAIEIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEHhEjYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIIIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEH8ETYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIMIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEHsCjYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIQIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEH6HjYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIUIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEHLEDYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIYIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEG3HzYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIcIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEG/FTYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIsIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEH+CDYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIgIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEGMHTYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIkIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEHmFTYCEEEYIQQLIAQLOAAgAAJ/IAAvATJBFHFBFEYEQEEBIAAtAChBAUYNARogAC8BNEHlAEYMAQsgAC0AKUEFRgs6ADALWQECfwJAIAAtAChBAUYNACAALwE0IgFB5ABrQeQASQ0AIAFBzAFGDQAgAUGwAkYNACAALwEyIgBBwABxDQBBASECIABBiARxQYAERg0AIABBKHFFIQILIAILjAEBAn8CQAJAAkAgAC0AKkUNACAALQArRQ0AIAAvATIiAUECcUUNAQwCCyAALwEyIgFBAXFFDQELQQEhAiAALQAoQQFGDQAgAC8BNCIAQeQAa0HkAEkNACAAQcwBRg0AIABBsAJGDQAgAUHAAHENAEEAIQIgAUGIBHFBgARGDQAgAUEocUEARyECCyACC1cAIABBGGpCADcDACAAQgA3AwAgAEE4akIANwMAIABBMGpCADcDACAAQShqQgA3AwAgAEEgakIANwMAIABBEGpCADcDACAAQQhqQgA3AwAgAEH9ATYCHAsGACAAEDoLmi0BC38jAEEQayIKJABB3NUAKAIAIglFBEBBnNkAKAIAIgVFBEBBqNkAQn83AgBBoNkAQoCAhICAgMAANwIAQZzZACAKQQhqQXBxQdiq1aoFcyIFNgIAQbDZAEEANgIAQYDZAEEANgIAC0GE2QBBwNkENgIAQdTVAEHA2QQ2AgBB6NUAIAU2AgBB5NUAQX82AgBBiNkAQcCmAzYCAANAIAFBgNYAaiABQfTVAGoiAjYCACACIAFB7NUAaiIDNgIAIAFB+NUAaiADNgIAIAFBiNYAaiABQfzVAGoiAzYCACADIAI2AgAgAUGQ1gBqIAFBhNYAaiICNgIAIAIgAzYCACABQYzWAGogAjYCACABQSBqIgFBgAJHDQALQczZBEGBpgM2AgBB4NUAQazZACgCADYCAEHQ1QBBgKYDNgIAQdzVAEHI2QQ2AgBBzP8HQTg2AgBByNkEIQkLAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAEHsAU0EQEHE1QAoAgAiBkEQIABBE2pBcHEgAEELSRsiBEEDdiIAdiIBQQNxBEACQCABQQFxIAByQQFzIgJBA3QiAEHs1QBqIgEgAEH01QBqKAIAIgAoAggiA0YEQEHE1QAgBkF+IAJ3cTYCAAwBCyABIAM2AgggAyABNgIMCyAAQQhqIQEgACACQQN0IgJBA3I2AgQgACACaiIAIAAoAgRBAXI2AgQMEQtBzNUAKAIAIgggBE8NASABBEACQEECIAB0IgJBACACa3IgASAAdHFoIgBBA3QiAkHs1QBqIgEgAkH01QBqKAIAIgIoAggiA0YEQEHE1QAgBkF+IAB3cSIGNgIADAELIAEgAzYCCCADIAE2AgwLIAIgBEEDcjYCBCAAQQN0IgAgBGshBSAAIAJqIAU2AgAgAiAEaiIEIAVBAXI2AgQgCARAIAhBeHFB7NUAaiEAQdjVACgCACEDAn9BASAIQQN2dCIBIAZxRQRAQcTVACABIAZyNgIAIAAMAQsgACgCCAsiASADNgIMIAAgAzYCCCADIAA2AgwgAyABNgIICyACQQhqIQFB2NUAIAQ2AgBBzNUAIAU2AgAMEQtByNUAKAIAIgtFDQEgC2hBAnRB9NcAaigCACIAKAIEQXhxIARrIQUgACECA0ACQCACKAIQIgFFBEAgAkEUaigCACIBRQ0BCyABKAIEQXhxIARrIgMgBUkhAiADIAUgAhshBSABIAAgAhshACABIQIMAQsLIAAoAhghCSAAKAIMIgMgAEcEQEHU1QAoAgAaIAMgACgCCCIBNgIIIAEgAzYCDAwQCyAAQRRqIgIoAgAiAUUEQCAAKAIQIgFFDQMgAEEQaiECCwNAIAIhByABIgNBFGoiAigCACIBDQAgA0EQaiECIAMoAhAiAQ0ACyAHQQA2AgAMDwtBfyEEIABBv39LDQAgAEETaiIBQXBxIQRByNUAKAIAIghFDQBBACAEayEFAkACQAJAAn9BACAEQYACSQ0AGkEfIARB////B0sNABogBEEmIAFBCHZnIgBrdkEBcSAAQQF0a0E+agsiBkECdEH01wBqKAIAIgJFBEBBACEBQQAhAwwBC0EAIQEgBEEZIAZBAXZrQQAgBkEfRxt0IQBBACEDA0ACQCACKAIEQXhxIARrIgcgBU8NACACIQMgByIFDQBBACEFIAIhAQwDCyABIAJBFGooAgAiByAHIAIgAEEddkEEcWpBEGooAgAiAkYbIAEgBxshASAAQQF0IQAgAg0ACwsgASADckUEQEEAIQNBAiAGdCIAQQAgAGtyIAhxIgBFDQMgAGhBAnRB9NcAaigCACEBCyABRQ0BCwNAIAEoAgRBeHEgBGsiAiAFSSEAIAIgBSAAGyEFIAEgAyAAGyEDIAEoAhAiAAR/IAAFIAFBFGooAgALIgENAAsLIANFDQAgBUHM1QAoAgAgBGtPDQAgAygCGCEHIAMgAygCDCIARwRAQdTVACgCABogACADKAIIIgE2AgggASAANgIMDA4LIANBFGoiAigCACIBRQRAIAMoAhAiAUUNAyADQRBqIQILA0AgAiEGIAEiAEEUaiICKAIAIgENACAAQRBqIQIgACgCECIBDQALIAZBADYCAAwNC0HM1QAoAgAiAyAETwRAQdjVACgCACEBAkAgAyAEayICQRBPBEAgASAEaiIAIAJBAXI2AgQgASADaiACNgIAIAEgBEEDcjYCBAwBCyABIANBA3I2AgQgASADaiIAIAAoAgRBAXI2AgRBACEAQQAhAgtBzNUAIAI2AgBB2NUAIAA2AgAgAUEIaiEBDA8LQdDVACgCACIDIARLBEAgBCAJaiIAIAMgBGsiAUEBcjYCBEHc1QAgADYCAEHQ1QAgATYCACAJIARBA3I2AgQgCUEIaiEBDA8LQQAhASAEAn9BnNkAKAIABEBBpNkAKAIADAELQajZAEJ/NwIAQaDZAEKAgISAgIDAADcCAEGc2QAgCkEMakFwcUHYqtWqBXM2AgBBsNkAQQA2AgBBgNkAQQA2AgBBgIAECyIAIARBxwBqIgVqIgZBACAAayIHcSICTwRAQbTZAEEwNgIADA8LAkBB/NgAKAIAIgFFDQBB9NgAKAIAIgggAmohACAAIAFNIAAgCEtxDQBBACEBQbTZAEEwNgIADA8LQYDZAC0AAEEEcQ0EAkACQCAJBEBBhNkAIQEDQCABKAIAIgAgCU0EQCAAIAEoAgRqIAlLDQMLIAEoAggiAQ0ACwtBABA7IgBBf0YNBSACIQZBoNkAKAIAIgFBAWsiAyAAcQRAIAIgAGsgACADakEAIAFrcWohBgsgBCAGTw0FIAZB/v///wdLDQVB/NgAKAIAIgMEQEH02AAoAgAiByAGaiEBIAEgB00NBiABIANLDQYLIAYQOyIBIABHDQEMBwsgBiADayAHcSIGQf7///8HSw0EIAYQOyEAIAAgASgCACABKAIEakYNAyAAIQELAkAgBiAEQcgAak8NACABQX9GDQBBpNkAKAIAIgAgBSAGa2pBACAAa3EiAEH+////B0sEQCABIQAMBwsgABA7QX9HBEAgACAGaiEGIAEhAAwHC0EAIAZrEDsaDAQLIAEiAEF/Rw0FDAMLQQAhAwwMC0EAIQAMCgsgAEF/Rw0CC0GA2QBBgNkAKAIAQQRyNgIACyACQf7///8HSw0BIAIQOyEAQQAQOyEBIABBf0YNASABQX9GDQEgACABTw0BIAEgAGsiBiAEQThqTQ0BC0H02ABB9NgAKAIAIAZqIgE2AgBB+NgAKAIAIAFJBEBB+NgAIAE2AgALAkACQAJAQdzVACgCACICBEBBhNkAIQEDQCAAIAEoAgAiAyABKAIEIgVqRg0CIAEoAggiAQ0ACwwCC0HU1QAoAgAiAUEARyAAIAFPcUUEQEHU1QAgADYCAAtBACEBQYjZACAGNgIAQYTZACAANgIAQeTVAEF/NgIAQejVAEGc2QAoAgA2AgBBkNkAQQA2AgADQCABQYDWAGogAUH01QBqIgI2AgAgAiABQezVAGoiAzYCACABQfjVAGogAzYCACABQYjWAGogAUH81QBqIgM2AgAgAyACNgIAIAFBkNYAaiABQYTWAGoiAjYCACACIAM2AgAgAUGM1gBqIAI2AgAgAUEgaiIBQYACRw0AC0F4IABrQQ9xIgEgAGoiAiAGQThrIgMgAWsiAUEBcjYCBEHg1QBBrNkAKAIANgIAQdDVACABNgIAQdzVACACNgIAIAAgA2pBODYCBAwCCyAAIAJNDQAgAiADSQ0AIAEoAgxBCHENAEF4IAJrQQ9xIgAgAmoiA0HQ1QAoAgAgBmoiByAAayIAQQFyNgIEIAEgBSAGajYCBEHg1QBBrNkAKAIANgIAQdDVACAANgIAQdzVACADNgIAIAIgB2pBODYCBAwBCyAAQdTVACgCAEkEQEHU1QAgADYCAAsgACAGaiEDQYTZACEBAkACQAJAA0AgAyABKAIARwRAIAEoAggiAQ0BDAILCyABLQAMQQhxRQ0BC0GE2QAhAQNAIAEoAgAiAyACTQRAIAMgASgCBGoiBSACSw0DCyABKAIIIQEMAAsACyABIAA2AgAgASABKAIEIAZqNgIEIABBeCAAa0EPcWoiCSAEQQNyNgIEIANBeCADa0EPcWoiBiAEIAlqIgRrIQEgAiAGRgRAQdzVACAENgIAQdDVAEHQ1QAoAgAgAWoiADYCACAEIABBAXI2AgQMCAtB2NUAKAIAIAZGBEBB2NUAIAQ2AgBBzNUAQczVACgCACABaiIANgIAIAQgAEEBcjYCBCAAIARqIAA2AgAMCAsgBigCBCIFQQNxQQFHDQYgBUF4cSEIIAVB/wFNBEAgBUEDdiEDIAYoAggiACAGKAIMIgJGBEBBxNUAQcTVACgCAEF+IAN3cTYCAAwHCyACIAA2AgggACACNgIMDAYLIAYoAhghByAGIAYoAgwiAEcEQCAAIAYoAggiAjYCCCACIAA2AgwMBQsgBkEUaiICKAIAIgVFBEAgBigCECIFRQ0EIAZBEGohAgsDQCACIQMgBSIAQRRqIgIoAgAiBQ0AIABBEGohAiAAKAIQIgUNAAsgA0EANgIADAQLQXggAGtBD3EiASAAaiIHIAZBOGsiAyABayIBQQFyNgIEIAAgA2pBODYCBCACIAVBNyAFa0EPcWpBP2siAyADIAJBEGpJGyIDQSM2AgRB4NUAQazZACgCADYCAEHQ1QAgATYCAEHc1QAgBzYCACADQRBqQYzZACkCADcCACADQYTZACkCADcCCEGM2QAgA0EIajYCAEGI2QAgBjYCAEGE2QAgADYCAEGQ2QBBADYCACADQSRqIQEDQCABQQc2AgAgBSABQQRqIgFLDQALIAIgA0YNACADIAMoAgRBfnE2AgQgAyADIAJrIgU2AgAgAiAFQQFyNgIEIAVB/wFNBEAgBUF4cUHs1QBqIQACf0HE1QAoAgAiAUEBIAVBA3Z0IgNxRQRAQcTVACABIANyNgIAIAAMAQsgACgCCAsiASACNgIMIAAgAjYCCCACIAA2AgwgAiABNgIIDAELQR8hASAFQf///wdNBEAgBUEmIAVBCHZnIgBrdkEBcSAAQQF0a0E+aiEBCyACIAE2AhwgAkIANwIQIAFBAnRB9NcAaiEAQcjVACgCACIDQQEgAXQiBnFFBEAgACACNgIAQcjVACADIAZyNgIAIAIgADYCGCACIAI2AgggAiACNgIMDAELIAVBGSABQQF2a0EAIAFBH0cbdCEBIAAoAgAhAwJAA0AgAyIAKAIEQXhxIAVGDQEgAUEddiEDIAFBAXQhASAAIANBBHFqQRBqIgYoAgAiAw0ACyAGIAI2AgAgAiAANgIYIAIgAjYCDCACIAI2AggMAQsgACgCCCIBIAI2AgwgACACNgIIIAJBADYCGCACIAA2AgwgAiABNgIIC0HQ1QAoAgAiASAETQ0AQdzVACgCACIAIARqIgIgASAEayIBQQFyNgIEQdDVACABNgIAQdzVACACNgIAIAAgBEEDcjYCBCAAQQhqIQEMCAtBACEBQbTZAEEwNgIADAcLQQAhAAsgB0UNAAJAIAYoAhwiAkECdEH01wBqIgMoAgAgBkYEQCADIAA2AgAgAA0BQcjVAEHI1QAoAgBBfiACd3E2AgAMAgsgB0EQQRQgBygCECAGRhtqIAA2AgAgAEUNAQsgACAHNgIYIAYoAhAiAgRAIAAgAjYCECACIAA2AhgLIAZBFGooAgAiAkUNACAAQRRqIAI2AgAgAiAANgIYCyABIAhqIQEgBiAIaiIGKAIEIQULIAYgBUF+cTYCBCABIARqIAE2AgAgBCABQQFyNgIEIAFB/wFNBEAgAUF4cUHs1QBqIQACf0HE1QAoAgAiAkEBIAFBA3Z0IgFxRQRAQcTVACABIAJyNgIAIAAMAQsgACgCCAsiASAENgIMIAAgBDYCCCAEIAA2AgwgBCABNgIIDAELQR8hBSABQf///wdNBEAgAUEmIAFBCHZnIgBrdkEBcSAAQQF0a0E+aiEFCyAEIAU2AhwgBEIANwIQIAVBAnRB9NcAaiEAQcjVACgCACICQQEgBXQiA3FFBEAgACAENgIAQcjVACACIANyNgIAIAQgADYCGCAEIAQ2AgggBCAENgIMDAELIAFBGSAFQQF2a0EAIAVBH0cbdCEFIAAoAgAhAAJAA0AgACICKAIEQXhxIAFGDQEgBUEddiEAIAVBAXQhBSACIABBBHFqQRBqIgMoAgAiAA0ACyADIAQ2AgAgBCACNgIYIAQgBDYCDCAEIAQ2AggMAQsgAigCCCIAIAQ2AgwgAiAENgIIIARBADYCGCAEIAI2AgwgBCAANgIICyAJQQhqIQEMAgsCQCAHRQ0AAkAgAygCHCIBQQJ0QfTXAGoiAigCACADRgRAIAIgADYCACAADQFByNUAIAhBfiABd3EiCDYCAAwCCyAHQRBBFCAHKAIQIANGG2ogADYCACAARQ0BCyAAIAc2AhggAygCECIBBEAgACABNgIQIAEgADYCGAsgA0EUaigCACIBRQ0AIABBFGogATYCACABIAA2AhgLAkAgBUEPTQRAIAMgBCAFaiIAQQNyNgIEIAAgA2oiACAAKAIEQQFyNgIEDAELIAMgBGoiAiAFQQFyNgIEIAMgBEEDcjYCBCACIAVqIAU2AgAgBUH/AU0EQCAFQXhxQezVAGohAAJ/QcTVACgCACIBQQEgBUEDdnQiBXFFBEBBxNUAIAEgBXI2AgAgAAwBCyAAKAIICyIBIAI2AgwgACACNgIIIAIgADYCDCACIAE2AggMAQtBHyEBIAVB////B00EQCAFQSYgBUEIdmciAGt2QQFxIABBAXRrQT5qIQELIAIgATYCHCACQgA3AhAgAUECdEH01wBqIQBBASABdCIEIAhxRQRAIAAgAjYCAEHI1QAgBCAIcjYCACACIAA2AhggAiACNgIIIAIgAjYCDAwBCyAFQRkgAUEBdmtBACABQR9HG3QhASAAKAIAIQQCQANAIAQiACgCBEF4cSAFRg0BIAFBHXYhBCABQQF0IQEgACAEQQRxakEQaiIGKAIAIgQNAAsgBiACNgIAIAIgADYCGCACIAI2AgwgAiACNgIIDAELIAAoAggiASACNgIMIAAgAjYCCCACQQA2AhggAiAANgIMIAIgATYCCAsgA0EIaiEBDAELAkAgCUUNAAJAIAAoAhwiAUECdEH01wBqIgIoAgAgAEYEQCACIAM2AgAgAw0BQcjVACALQX4gAXdxNgIADAILIAlBEEEUIAkoAhAgAEYbaiADNgIAIANFDQELIAMgCTYCGCAAKAIQIgEEQCADIAE2AhAgASADNgIYCyAAQRRqKAIAIgFFDQAgA0EUaiABNgIAIAEgAzYCGAsCQCAFQQ9NBEAgACAEIAVqIgFBA3I2AgQgACABaiIBIAEoAgRBAXI2AgQMAQsgACAEaiIHIAVBAXI2AgQgACAEQQNyNgIEIAUgB2ogBTYCACAIBEAgCEF4cUHs1QBqIQFB2NUAKAIAIQMCf0EBIAhBA3Z0IgIgBnFFBEBBxNUAIAIgBnI2AgAgAQwBCyABKAIICyICIAM2AgwgASADNgIIIAMgATYCDCADIAI2AggLQdjVACAHNgIAQczVACAFNgIACyAAQQhqIQELIApBEGokACABC0MAIABFBEA/AEEQdA8LAkAgAEH//wNxDQAgAEEASA0AIABBEHZAACIAQX9GBEBBtNkAQTA2AgBBfw8LIABBEHQPCwALC5lCIgBBgAgLDQEAAAAAAAAAAgAAAAMAQZgICwUEAAAABQBBqAgLCQYAAAAHAAAACABB5AgLwjJJbnZhbGlkIGNoYXIgaW4gdXJsIHF1ZXJ5AFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fYm9keQBDb250ZW50LUxlbmd0aCBvdmVyZmxvdwBDaHVuayBzaXplIG92ZXJmbG93AEludmFsaWQgbWV0aG9kIGZvciBIVFRQL3gueCByZXF1ZXN0AEludmFsaWQgbWV0aG9kIGZvciBSVFNQL3gueCByZXF1ZXN0AEV4cGVjdGVkIFNPVVJDRSBtZXRob2QgZm9yIElDRS94LnggcmVxdWVzdABJbnZhbGlkIGNoYXIgaW4gdXJsIGZyYWdtZW50IHN0YXJ0AEV4cGVjdGVkIGRvdABTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3N0YXR1cwBJbnZhbGlkIHJlc3BvbnNlIHN0YXR1cwBFeHBlY3RlZCBMRiBhZnRlciBoZWFkZXJzAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIGV4dGVuc2lvbnMAVXNlciBjYWxsYmFjayBlcnJvcgBgb25fcmVzZXRgIGNhbGxiYWNrIGVycm9yAGBvbl9jaHVua19oZWFkZXJgIGNhbGxiYWNrIGVycm9yAGBvbl9tZXNzYWdlX2JlZ2luYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfZXh0ZW5zaW9uX3ZhbHVlYCBjYWxsYmFjayBlcnJvcgBgb25fc3RhdHVzX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fdmVyc2lvbl9jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX3VybF9jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX3Byb3RvY29sX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9oZWFkZXJfdmFsdWVfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9tZXNzYWdlX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fbWV0aG9kX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25faGVhZGVyX2ZpZWxkX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfZXh0ZW5zaW9uX25hbWVgIGNhbGxiYWNrIGVycm9yAFVuZXhwZWN0ZWQgY2hhciBpbiB1cmwgc2VydmVyAEludmFsaWQgaGVhZGVyIHZhbHVlIGNoYXIASW52YWxpZCBoZWFkZXIgZmllbGQgY2hhcgBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3ZlcnNpb24ASW52YWxpZCBtaW5vciB2ZXJzaW9uAEludmFsaWQgbWFqb3IgdmVyc2lvbgBFeHBlY3RlZCBzcGFjZSBhZnRlciB2ZXJzaW9uAEV4cGVjdGVkIENSTEYgYWZ0ZXIgdmVyc2lvbgBJbnZhbGlkIEhUVFAgdmVyc2lvbgBJbnZhbGlkIGhlYWRlciB0b2tlbgBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3VybABJbnZhbGlkIGNoYXJhY3RlcnMgaW4gdXJsAFVuZXhwZWN0ZWQgc3RhcnQgY2hhciBpbiB1cmwARG91YmxlIEAgaW4gdXJsAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fcHJvdG9jb2wARW1wdHkgQ29udGVudC1MZW5ndGgASW52YWxpZCBjaGFyYWN0ZXIgaW4gQ29udGVudC1MZW5ndGgAVHJhbnNmZXItRW5jb2RpbmcgY2FuJ3QgYmUgcHJlc2VudCB3aXRoIENvbnRlbnQtTGVuZ3RoAER1cGxpY2F0ZSBDb250ZW50LUxlbmd0aABJbnZhbGlkIGNoYXIgaW4gdXJsIHBhdGgAQ29udGVudC1MZW5ndGggY2FuJ3QgYmUgcHJlc2VudCB3aXRoIFRyYW5zZmVyLUVuY29kaW5nAE1pc3NpbmcgZXhwZWN0ZWQgQ1IgYWZ0ZXIgY2h1bmsgc2l6ZQBFeHBlY3RlZCBMRiBhZnRlciBjaHVuayBzaXplAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIHNpemUAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9oZWFkZXJfdmFsdWUAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9jaHVua19leHRlbnNpb25fdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyB2YWx1ZQBVbmV4cGVjdGVkIHdoaXRlc3BhY2UgYWZ0ZXIgaGVhZGVyIHZhbHVlAE1pc3NpbmcgZXhwZWN0ZWQgQ1IgYWZ0ZXIgaGVhZGVyIHZhbHVlAE1pc3NpbmcgZXhwZWN0ZWQgTEYgYWZ0ZXIgaGVhZGVyIHZhbHVlAEludmFsaWQgYFRyYW5zZmVyLUVuY29kaW5nYCBoZWFkZXIgdmFsdWUATWlzc2luZyBleHBlY3RlZCBDUiBhZnRlciBjaHVuayBleHRlbnNpb24gdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBxdW90ZSB2YWx1ZQBJbnZhbGlkIHF1b3RlZC1wYWlyIGluIGNodW5rIGV4dGVuc2lvbnMgcXVvdGVkIHZhbHVlAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIGV4dGVuc2lvbnMgcXVvdGVkIHZhbHVlAFBhdXNlZCBieSBvbl9oZWFkZXJzX2NvbXBsZXRlAEludmFsaWQgRU9GIHN0YXRlAG9uX3Jlc2V0IHBhdXNlAG9uX2NodW5rX2hlYWRlciBwYXVzZQBvbl9tZXNzYWdlX2JlZ2luIHBhdXNlAG9uX2NodW5rX2V4dGVuc2lvbl92YWx1ZSBwYXVzZQBvbl9zdGF0dXNfY29tcGxldGUgcGF1c2UAb25fdmVyc2lvbl9jb21wbGV0ZSBwYXVzZQBvbl91cmxfY29tcGxldGUgcGF1c2UAb25fcHJvdG9jb2xfY29tcGxldGUgcGF1c2UAb25fY2h1bmtfY29tcGxldGUgcGF1c2UAb25faGVhZGVyX3ZhbHVlX2NvbXBsZXRlIHBhdXNlAG9uX21lc3NhZ2VfY29tcGxldGUgcGF1c2UAb25fbWV0aG9kX2NvbXBsZXRlIHBhdXNlAG9uX2hlYWRlcl9maWVsZF9jb21wbGV0ZSBwYXVzZQBvbl9jaHVua19leHRlbnNpb25fbmFtZSBwYXVzZQBVbmV4cGVjdGVkIHNwYWNlIGFmdGVyIHN0YXJ0IGxpbmUATWlzc2luZyBleHBlY3RlZCBDUiBhZnRlciByZXNwb25zZSBsaW5lAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fY2h1bmtfZXh0ZW5zaW9uX25hbWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBuYW1lAE1pc3NpbmcgZXhwZWN0ZWQgQ1IgYWZ0ZXIgY2h1bmsgZXh0ZW5zaW9uIG5hbWUASW52YWxpZCBzdGF0dXMgY29kZQBQYXVzZSBvbiBDT05ORUNUL1VwZ3JhZGUAUGF1c2Ugb24gUFJJL1VwZ3JhZGUARXhwZWN0ZWQgSFRUUC8yIENvbm5lY3Rpb24gUHJlZmFjZQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX21ldGhvZABFeHBlY3RlZCBzcGFjZSBhZnRlciBtZXRob2QAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9oZWFkZXJfZmllbGQAUGF1c2VkAEludmFsaWQgd29yZCBlbmNvdW50ZXJlZABJbnZhbGlkIG1ldGhvZCBlbmNvdW50ZXJlZABNaXNzaW5nIGV4cGVjdGVkIENSIGFmdGVyIGNodW5rIGRhdGEARXhwZWN0ZWQgTEYgYWZ0ZXIgY2h1bmsgZGF0YQBVbmV4cGVjdGVkIGNoYXIgaW4gdXJsIHNjaGVtYQBSZXF1ZXN0IGhhcyBpbnZhbGlkIGBUcmFuc2Zlci1FbmNvZGluZ2AARGF0YSBhZnRlciBgQ29ubmVjdGlvbjogY2xvc2VgAFNXSVRDSF9QUk9YWQBVU0VfUFJPWFkATUtBQ1RJVklUWQBVTlBST0NFU1NBQkxFX0VOVElUWQBRVUVSWQBDT1BZAE1PVkVEX1BFUk1BTkVOVExZAFRPT19FQVJMWQBOT1RJRlkARkFJTEVEX0RFUEVOREVOQ1kAQkFEX0dBVEVXQVkAUExBWQBQVVQAQ0hFQ0tPVVQAR0FURVdBWV9USU1FT1VUAFJFUVVFU1RfVElNRU9VVABORVRXT1JLX0NPTk5FQ1RfVElNRU9VVABDT05ORUNUSU9OX1RJTUVPVVQATE9HSU5fVElNRU9VVABORVRXT1JLX1JFQURfVElNRU9VVABQT1NUAE1JU0RJUkVDVEVEX1JFUVVFU1QAQ0xJRU5UX0NMT1NFRF9SRVFVRVNUAENMSUVOVF9DTE9TRURfTE9BRF9CQUxBTkNFRF9SRVFVRVNUAEJBRF9SRVFVRVNUAEhUVFBfUkVRVUVTVF9TRU5UX1RPX0hUVFBTX1BPUlQAUkVQT1JUAElNX0FfVEVBUE9UAFJFU0VUX0NPTlRFTlQATk9fQ09OVEVOVABQQVJUSUFMX0NPTlRFTlQASFBFX0lOVkFMSURfQ09OU1RBTlQASFBFX0NCX1JFU0VUAEdFVABIUEVfU1RSSUNUAENPTkZMSUNUAFRFTVBPUkFSWV9SRURJUkVDVABQRVJNQU5FTlRfUkVESVJFQ1QAQ09OTkVDVABNVUxUSV9TVEFUVVMASFBFX0lOVkFMSURfU1RBVFVTAFRPT19NQU5ZX1JFUVVFU1RTAEVBUkxZX0hJTlRTAFVOQVZBSUxBQkxFX0ZPUl9MRUdBTF9SRUFTT05TAE9QVElPTlMAU1dJVENISU5HX1BST1RPQ09MUwBWQVJJQU5UX0FMU09fTkVHT1RJQVRFUwBNVUxUSVBMRV9DSE9JQ0VTAElOVEVSTkFMX1NFUlZFUl9FUlJPUgBXRUJfU0VSVkVSX1VOS05PV05fRVJST1IAUkFJTEdVTl9FUlJPUgBJREVOVElUWV9QUk9WSURFUl9BVVRIRU5USUNBVElPTl9FUlJPUgBTU0xfQ0VSVElGSUNBVEVfRVJST1IASU5WQUxJRF9YX0ZPUldBUkRFRF9GT1IAU0VUX1BBUkFNRVRFUgBHRVRfUEFSQU1FVEVSAEhQRV9VU0VSAFNFRV9PVEhFUgBIUEVfQ0JfQ0hVTktfSEVBREVSAEV4cGVjdGVkIExGIGFmdGVyIENSAE1LQ0FMRU5EQVIAU0VUVVAAV0VCX1NFUlZFUl9JU19ET1dOAFRFQVJET1dOAEhQRV9DTE9TRURfQ09OTkVDVElPTgBIRVVSSVNUSUNfRVhQSVJBVElPTgBESVNDT05ORUNURURfT1BFUkFUSU9OAE5PTl9BVVRIT1JJVEFUSVZFX0lORk9STUFUSU9OAEhQRV9JTlZBTElEX1ZFUlNJT04ASFBFX0NCX01FU1NBR0VfQkVHSU4AU0lURV9JU19GUk9aRU4ASFBFX0lOVkFMSURfSEVBREVSX1RPS0VOAElOVkFMSURfVE9LRU4ARk9SQklEREVOAEVOSEFOQ0VfWU9VUl9DQUxNAEhQRV9JTlZBTElEX1VSTABCTE9DS0VEX0JZX1BBUkVOVEFMX0NPTlRST0wATUtDT0wAQUNMAEhQRV9JTlRFUk5BTABSRVFVRVNUX0hFQURFUl9GSUVMRFNfVE9PX0xBUkdFX1VOT0ZGSUNJQUwASFBFX09LAFVOTElOSwBVTkxPQ0sAUFJJAFJFVFJZX1dJVEgASFBFX0lOVkFMSURfQ09OVEVOVF9MRU5HVEgASFBFX1VORVhQRUNURURfQ09OVEVOVF9MRU5HVEgARkxVU0gAUFJPUFBBVENIAE0tU0VBUkNIAFVSSV9UT09fTE9ORwBQUk9DRVNTSU5HAE1JU0NFTExBTkVPVVNfUEVSU0lTVEVOVF9XQVJOSU5HAE1JU0NFTExBTkVPVVNfV0FSTklORwBIUEVfSU5WQUxJRF9UUkFOU0ZFUl9FTkNPRElORwBFeHBlY3RlZCBDUkxGAEhQRV9JTlZBTElEX0NIVU5LX1NJWkUATU9WRQBDT05USU5VRQBIUEVfQ0JfU1RBVFVTX0NPTVBMRVRFAEhQRV9DQl9IRUFERVJTX0NPTVBMRVRFAEhQRV9DQl9WRVJTSU9OX0NPTVBMRVRFAEhQRV9DQl9VUkxfQ09NUExFVEUASFBFX0NCX1BST1RPQ09MX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19DT01QTEVURQBIUEVfQ0JfSEVBREVSX1ZBTFVFX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19FWFRFTlNJT05fVkFMVUVfQ09NUExFVEUASFBFX0NCX0NIVU5LX0VYVEVOU0lPTl9OQU1FX0NPTVBMRVRFAEhQRV9DQl9NRVNTQUdFX0NPTVBMRVRFAEhQRV9DQl9NRVRIT0RfQ09NUExFVEUASFBFX0NCX0hFQURFUl9GSUVMRF9DT01QTEVURQBERUxFVEUASFBFX0lOVkFMSURfRU9GX1NUQVRFAElOVkFMSURfU1NMX0NFUlRJRklDQVRFAFBBVVNFAE5PX1JFU1BPTlNFAFVOU1VQUE9SVEVEX01FRElBX1RZUEUAR09ORQBOT1RfQUNDRVBUQUJMRQBTRVJWSUNFX1VOQVZBSUxBQkxFAFJBTkdFX05PVF9TQVRJU0ZJQUJMRQBPUklHSU5fSVNfVU5SRUFDSEFCTEUAUkVTUE9OU0VfSVNfU1RBTEUAUFVSR0UATUVSR0UAUkVRVUVTVF9IRUFERVJfRklFTERTX1RPT19MQVJHRQBSRVFVRVNUX0hFQURFUl9UT09fTEFSR0UAUEFZTE9BRF9UT09fTEFSR0UASU5TVUZGSUNJRU5UX1NUT1JBR0UASFBFX1BBVVNFRF9VUEdSQURFAEhQRV9QQVVTRURfSDJfVVBHUkFERQBTT1VSQ0UAQU5OT1VOQ0UAVFJBQ0UASFBFX1VORVhQRUNURURfU1BBQ0UAREVTQ1JJQkUAVU5TVUJTQ1JJQkUAUkVDT1JEAEhQRV9JTlZBTElEX01FVEhPRABOT1RfRk9VTkQAUFJPUEZJTkQAVU5CSU5EAFJFQklORABVTkFVVEhPUklaRUQATUVUSE9EX05PVF9BTExPV0VEAEhUVFBfVkVSU0lPTl9OT1RfU1VQUE9SVEVEAEFMUkVBRFlfUkVQT1JURUQAQUNDRVBURUQATk9UX0lNUExFTUVOVEVEAExPT1BfREVURUNURUQASFBFX0NSX0VYUEVDVEVEAEhQRV9MRl9FWFBFQ1RFRABDUkVBVEVEAElNX1VTRUQASFBFX1BBVVNFRABUSU1FT1VUX09DQ1VSRUQAUEFZTUVOVF9SRVFVSVJFRABQUkVDT05ESVRJT05fUkVRVUlSRUQAUFJPWFlfQVVUSEVOVElDQVRJT05fUkVRVUlSRUQATkVUV09SS19BVVRIRU5USUNBVElPTl9SRVFVSVJFRABMRU5HVEhfUkVRVUlSRUQAU1NMX0NFUlRJRklDQVRFX1JFUVVJUkVEAFVQR1JBREVfUkVRVUlSRUQAUEFHRV9FWFBJUkVEAFBSRUNPTkRJVElPTl9GQUlMRUQARVhQRUNUQVRJT05fRkFJTEVEAFJFVkFMSURBVElPTl9GQUlMRUQAU1NMX0hBTkRTSEFLRV9GQUlMRUQATE9DS0VEAFRSQU5TRk9STUFUSU9OX0FQUExJRUQATk9UX01PRElGSUVEAE5PVF9FWFRFTkRFRABCQU5EV0lEVEhfTElNSVRfRVhDRUVERUQAU0lURV9JU19PVkVSTE9BREVEAEhFQUQARXhwZWN0ZWQgSFRUUC8sIFJUU1AvIG9yIElDRS8A5xUAAK8VAACkEgAAkhoAACYWAACeFAAA2xkAAHkVAAB+EgAA/hQAADYVAAALFgAA2BYAAPMSAABCGAAArBYAABIVAAAUFwAA7xcAAEgUAABxFwAAshoAAGsZAAB+GQAANRQAAIIaAABEFwAA/RYAAB4YAACHFwAAqhkAAJMSAAAHGAAALBcAAMoXAACkFwAA5xUAAOcVAABYFwAAOxgAAKASAAAtHAAAwxEAAEgRAADeEgAAQhMAAKQZAAD9EAAA9xUAAKUVAADvFgAA+BkAAEoWAABWFgAA9RUAAAoaAAAIGgAAARoAAKsVAABCEgAA1xAAAEwRAAAFGQAAVBYAAB4RAADKGQAAyBkAAE4WAAD/GAAAcRQAAPAVAADuFQAAlBkAAPwVAAC/GQAAmxkAAHwUAABDEQAAcBgAAJUUAAAnFAAAGRQAANUSAADUGQAARBYAAPcQAEG5OwsBAQBB0DsL4AEBAQIBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEDAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBBuj0LBAEAAAIAQdE9C14DBAMDAwMDAAADAwADAwADAwMDAwMDAwMDAAUAAAAAAAMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAwADAEG6PwsEAQAAAgBB0T8LXgMAAwMDAwMAAAMDAAMDAAMDAwMDAwMDAwMABAAFAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwADAAMAQbDBAAsNbG9zZWVlcC1hbGl2ZQBBycEACwEBAEHgwQAL4AEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBBycMACwEBAEHgwwAL5wEBAQEBAQEBAQEBAQECAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAWNodW5rZWQAQfHFAAteAQABAQEBAQAAAQEAAQEAAQEBAQEBAQEBAQAAAAAAAAABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQAAAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEAAQBB0McACyFlY3Rpb25lbnQtbGVuZ3Rob25yb3h5LWNvbm5lY3Rpb24AQYDIAAsgcmFuc2Zlci1lbmNvZGluZ3BncmFkZQ0KDQpTTQ0KDQoAQanIAAsFAQIAAQMAQcDIAAtfBAUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUAQanKAAsFAQIAAQMAQcDKAAtfBAUFBgUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUAQanMAAsEAQAAAQBBwcwAC14CAgACAgICAgICAgICAgICAgICAgICAgICAgICAgIAAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAEGpzgALBQECAAEDAEHAzgALXwQFAAAFBQUFBQUFBQUFBQYFBQUFBQUFBQUFBQUABQAHCAUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQAFAAUABQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUAAAAFAEGp0AALBQEBAAEBAEHA0AALAQEAQdrQAAtBAgAAAAAAAAMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAAAAAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAQanSAAsFAQEAAQEAQcDSAAsBAQBBytIACwYCAAAAAAIAQeHSAAs6AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAAAAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwBBoNQAC50BTk9VTkNFRUNLT1VUTkVDVEVURUNSSUJFTFVTSEVURUFEU0VBUkNIUkdFQ1RJVklUWUxFTkRBUlZFT1RJRllQVElPTlNDSFNFQVlTVEFUQ0hHRVVFUllPUkRJUkVDVE9SVFJDSFBBUkFNRVRFUlVSQ0VCU0NSSUJFQVJET1dOQUNFSU5ETktDS1VCU0NSSUJFVFRQQ0VUU1BBRFRQLw==";
@@ -31222,9 +31874,9 @@ var require_llhttp_wasm = __commonJS({
   }
 });
 
-// node_modules/undici/lib/llhttp/llhttp_simd-wasm.js
+// ../main/node_modules/undici/lib/llhttp/llhttp_simd-wasm.js
 var require_llhttp_simd_wasm = __commonJS({
-  "node_modules/undici/lib/llhttp/llhttp_simd-wasm.js"(exports2, module) {
+  "../main/node_modules/undici/lib/llhttp/llhttp_simd-wasm.js"(exports2, module) {
     "use strict";
     var { Buffer: Buffer2 } = __require("node:buffer");
     var wasmBase64 = "AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAn9/AGABfwBgBH9/f38Bf2AAAGADf39/AALLAQgDZW52GHdhc21fb25faGVhZGVyc19jb21wbGV0ZQAEA2VudhV3YXNtX29uX21lc3NhZ2VfYmVnaW4AAANlbnYLd2FzbV9vbl91cmwAAQNlbnYOd2FzbV9vbl9zdGF0dXMAAQNlbnYUd2FzbV9vbl9oZWFkZXJfZmllbGQAAQNlbnYUd2FzbV9vbl9oZWFkZXJfdmFsdWUAAQNlbnYMd2FzbV9vbl9ib2R5AAEDZW52GHdhc21fb25fbWVzc2FnZV9jb21wbGV0ZQAAAzU0BQYAAAMAAAAAAAADAQMAAwMDAAACAAAAAAICAgICAgICAgIBAQEBAQEBAQEBAwAAAwAAAAQFAXABExMFAwEAAgYIAX8BQcDZBAsHxQcoBm1lbW9yeQIAC19pbml0aWFsaXplAAgZX19pbmRpcmVjdF9mdW5jdGlvbl90YWJsZQEAC2xsaHR0cF9pbml0AAkYbGxodHRwX3Nob3VsZF9rZWVwX2FsaXZlADcMbGxodHRwX2FsbG9jAAsGbWFsbG9jADkLbGxodHRwX2ZyZWUADARmcmVlAAwPbGxodHRwX2dldF90eXBlAA0VbGxodHRwX2dldF9odHRwX21ham9yAA4VbGxodHRwX2dldF9odHRwX21pbm9yAA8RbGxodHRwX2dldF9tZXRob2QAEBZsbGh0dHBfZ2V0X3N0YXR1c19jb2RlABESbGxodHRwX2dldF91cGdyYWRlABIMbGxodHRwX3Jlc2V0ABMObGxodHRwX2V4ZWN1dGUAFBRsbGh0dHBfc2V0dGluZ3NfaW5pdAAVDWxsaHR0cF9maW5pc2gAFgxsbGh0dHBfcGF1c2UAFw1sbGh0dHBfcmVzdW1lABgbbGxodHRwX3Jlc3VtZV9hZnRlcl91cGdyYWRlABkQbGxodHRwX2dldF9lcnJubwAaF2xsaHR0cF9nZXRfZXJyb3JfcmVhc29uABsXbGxodHRwX3NldF9lcnJvcl9yZWFzb24AHBRsbGh0dHBfZ2V0X2Vycm9yX3BvcwAdEWxsaHR0cF9lcnJub19uYW1lAB4SbGxodHRwX21ldGhvZF9uYW1lAB8SbGxodHRwX3N0YXR1c19uYW1lACAabGxodHRwX3NldF9sZW5pZW50X2hlYWRlcnMAISFsbGh0dHBfc2V0X2xlbmllbnRfY2h1bmtlZF9sZW5ndGgAIh1sbGh0dHBfc2V0X2xlbmllbnRfa2VlcF9hbGl2ZQAjJGxsaHR0cF9zZXRfbGVuaWVudF90cmFuc2Zlcl9lbmNvZGluZwAkGmxsaHR0cF9zZXRfbGVuaWVudF92ZXJzaW9uACUjbGxodHRwX3NldF9sZW5pZW50X2RhdGFfYWZ0ZXJfY2xvc2UAJidsbGh0dHBfc2V0X2xlbmllbnRfb3B0aW9uYWxfbGZfYWZ0ZXJfY3IAJyxsbGh0dHBfc2V0X2xlbmllbnRfb3B0aW9uYWxfY3JsZl9hZnRlcl9jaHVuawAoKGxsaHR0cF9zZXRfbGVuaWVudF9vcHRpb25hbF9jcl9iZWZvcmVfbGYAKSpsbGh0dHBfc2V0X2xlbmllbnRfc3BhY2VzX2FmdGVyX2NodW5rX3NpemUAKhhsbGh0dHBfbWVzc2FnZV9uZWVkc19lb2YANgkYAQBBAQsSAQIDBAUKBgcyNDMuKy8tLDAxCuzaAjQWAEHA1QAoAgAEQAALQcDVAEEBNgIACxQAIAAQOCAAIAI2AjggACABOgAoCxQAIAAgAC8BNCAALQAwIAAQNxAACx4BAX9BwAAQOiIBEDggAUGACDYCOCABIAA6ACggAQuPDAEHfwJAIABFDQAgAEEIayIBIABBBGsoAgAiAEF4cSIEaiEFAkAgAEEBcQ0AIABBA3FFDQEgASABKAIAIgBrIgFB1NUAKAIASQ0BIAAgBGohBAJAAkBB2NUAKAIAIAFHBEAgAEH/AU0EQCAAQQN2IQMgASgCCCIAIAEoAgwiAkYEQEHE1QBBxNUAKAIAQX4gA3dxNgIADAULIAIgADYCCCAAIAI2AgwMBAsgASgCGCEGIAEgASgCDCIARwRAIAAgASgCCCICNgIIIAIgADYCDAwDCyABQRRqIgMoAgAiAkUEQCABKAIQIgJFDQIgAUEQaiEDCwNAIAMhByACIgBBFGoiAygCACICDQAgAEEQaiEDIAAoAhAiAg0ACyAHQQA2AgAMAgsgBSgCBCIAQQNxQQNHDQIgBSAAQX5xNgIEQczVACAENgIAIAUgBDYCACABIARBAXI2AgQMAwtBACEACyAGRQ0AAkAgASgCHCICQQJ0QfTXAGoiAygCACABRgRAIAMgADYCACAADQFByNUAQcjVACgCAEF+IAJ3cTYCAAwCCyAGQRBBFCAGKAIQIAFGG2ogADYCACAARQ0BCyAAIAY2AhggASgCECICBEAgACACNgIQIAIgADYCGAsgAUEUaigCACICRQ0AIABBFGogAjYCACACIAA2AhgLIAEgBU8NACAFKAIEIgBBAXFFDQACQAJAAkACQCAAQQJxRQRAQdzVACgCACAFRgRAQdzVACABNgIAQdDVAEHQ1QAoAgAgBGoiADYCACABIABBAXI2AgQgAUHY1QAoAgBHDQZBzNUAQQA2AgBB2NUAQQA2AgAMBgtB2NUAKAIAIAVGBEBB2NUAIAE2AgBBzNUAQczVACgCACAEaiIANgIAIAEgAEEBcjYCBCAAIAFqIAA2AgAMBgsgAEF4cSAEaiEEIABB/wFNBEAgAEEDdiEDIAUoAggiACAFKAIMIgJGBEBBxNUAQcTVACgCAEF+IAN3cTYCAAwFCyACIAA2AgggACACNgIMDAQLIAUoAhghBiAFIAUoAgwiAEcEQEHU1QAoAgAaIAAgBSgCCCICNgIIIAIgADYCDAwDCyAFQRRqIgMoAgAiAkUEQCAFKAIQIgJFDQIgBUEQaiEDCwNAIAMhByACIgBBFGoiAygCACICDQAgAEEQaiEDIAAoAhAiAg0ACyAHQQA2AgAMAgsgBSAAQX5xNgIEIAEgBGogBDYCACABIARBAXI2AgQMAwtBACEACyAGRQ0AAkAgBSgCHCICQQJ0QfTXAGoiAygCACAFRgRAIAMgADYCACAADQFByNUAQcjVACgCAEF+IAJ3cTYCAAwCCyAGQRBBFCAGKAIQIAVGG2ogADYCACAARQ0BCyAAIAY2AhggBSgCECICBEAgACACNgIQIAIgADYCGAsgBUEUaigCACICRQ0AIABBFGogAjYCACACIAA2AhgLIAEgBGogBDYCACABIARBAXI2AgQgAUHY1QAoAgBHDQBBzNUAIAQ2AgAMAQsgBEH/AU0EQCAEQXhxQezVAGohAAJ/QcTVACgCACICQQEgBEEDdnQiA3FFBEBBxNUAIAIgA3I2AgAgAAwBCyAAKAIICyICIAE2AgwgACABNgIIIAEgADYCDCABIAI2AggMAQtBHyECIARB////B00EQCAEQSYgBEEIdmciAGt2QQFxIABBAXRrQT5qIQILIAEgAjYCHCABQgA3AhAgAkECdEH01wBqIQACQEHI1QAoAgAiA0EBIAJ0IgdxRQRAIAAgATYCAEHI1QAgAyAHcjYCACABIAA2AhggASABNgIIIAEgATYCDAwBCyAEQRkgAkEBdmtBACACQR9HG3QhAiAAKAIAIQACQANAIAAiAygCBEF4cSAERg0BIAJBHXYhACACQQF0IQIgAyAAQQRxakEQaiIHKAIAIgANAAsgByABNgIAIAEgAzYCGCABIAE2AgwgASABNgIIDAELIAMoAggiACABNgIMIAMgATYCCCABQQA2AhggASADNgIMIAEgADYCCAtB5NUAQeTVACgCAEEBayIAQX8gABs2AgALCwcAIAAtACgLBwAgAC0AKgsHACAALQArCwcAIAAtACkLBwAgAC8BNAsHACAALQAwC0ABBH8gACgCGCEBIAAvAS4hAiAALQAoIQMgACgCOCEEIAAQOCAAIAQ2AjggACADOgAoIAAgAjsBLiAAIAE2AhgLhocCAwd/A34BeyABIAJqIQQCQCAAIgMoAgwiAA0AIAMoAgQEQCADIAE2AgQLIwBBEGsiCSQAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCADKAIcIgJBAmsO/AEB+QECAwQFBgcICQoLDA0ODxAREvgBE/cBFBX2ARYX9QEYGRobHB0eHyD9AfsBIfQBIiMkJSYnKCkqK/MBLC0uLzAxMvIB8QEzNPAB7wE1Njc4OTo7PD0+P0BBQkNERUZHSElKS0xNTk/6AVBRUlPuAe0BVOwBVesBVldYWVrqAVtcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6e3x9fn+AAYEBggGDAYQBhQGGAYcBiAGJAYoBiwGMAY0BjgGPAZABkQGSAZMBlAGVAZYBlwGYAZkBmgGbAZwBnQGeAZ8BoAGhAaIBowGkAaUBpgGnAagBqQGqAasBrAGtAa4BrwGwAbEBsgGzAbQBtQG2AbcBuAG5AboBuwG8Ab0BvgG/AcABwQHCAcMBxAHFAcYBxwHIAckBygHLAcwBzQHOAekB6AHPAecB0AHmAdEB0gHTAdQB5QHVAdYB1wHYAdkB2gHbAdwB3QHeAd8B4AHhAeIB4wEA/AELQQAM4wELQQ4M4gELQQ0M4QELQQ8M4AELQRAM3wELQRMM3gELQRQM3QELQRUM3AELQRYM2wELQRcM2gELQRgM2QELQRkM2AELQRoM1wELQRsM1gELQRwM1QELQR0M1AELQR4M0wELQR8M0gELQSAM0QELQSEM0AELQQgMzwELQSIMzgELQSQMzQELQSMMzAELQQcMywELQSUMygELQSYMyQELQScMyAELQSgMxwELQRIMxgELQREMxQELQSkMxAELQSoMwwELQSsMwgELQSwMwQELQd4BDMABC0EuDL8BC0EvDL4BC0EwDL0BC0ExDLwBC0EyDLsBC0EzDLoBC0E0DLkBC0HfAQy4AQtBNQy3AQtBOQy2AQtBDAy1AQtBNgy0AQtBNwyzAQtBOAyyAQtBPgyxAQtBOgywAQtB4AEMrwELQQsMrgELQT8MrQELQTsMrAELQQoMqwELQTwMqgELQT0MqQELQeEBDKgBC0HBAAynAQtBwAAMpgELQcIADKUBC0EJDKQBC0EtDKMBC0HDAAyiAQtBxAAMoQELQcUADKABC0HGAAyfAQtBxwAMngELQcgADJ0BC0HJAAycAQtBygAMmwELQcsADJoBC0HMAAyZAQtBzQAMmAELQc4ADJcBC0HPAAyWAQtB0AAMlQELQdEADJQBC0HSAAyTAQtB0wAMkgELQdUADJEBC0HUAAyQAQtB1gAMjwELQdcADI4BC0HYAAyNAQtB2QAMjAELQdoADIsBC0HbAAyKAQtB3AAMiQELQd0ADIgBC0HeAAyHAQtB3wAMhgELQeAADIUBC0HhAAyEAQtB4gAMgwELQeMADIIBC0HkAAyBAQtB5QAMgAELQeIBDH8LQeYADH4LQecADH0LQQYMfAtB6AAMewtBBQx6C0HpAAx5C0EEDHgLQeoADHcLQesADHYLQewADHULQe0ADHQLQQMMcwtB7gAMcgtB7wAMcQtB8AAMcAtB8gAMbwtB8QAMbgtB8wAMbQtB9AAMbAtB9QAMawtB9gAMagtBAgxpC0H3AAxoC0H4AAxnC0H5AAxmC0H6AAxlC0H7AAxkC0H8AAxjC0H9AAxiC0H+AAxhC0H/AAxgC0GAAQxfC0GBAQxeC0GCAQxdC0GDAQxcC0GEAQxbC0GFAQxaC0GGAQxZC0GHAQxYC0GIAQxXC0GJAQxWC0GKAQxVC0GLAQxUC0GMAQxTC0GNAQxSC0GOAQxRC0GPAQxQC0GQAQxPC0GRAQxOC0GSAQxNC0GTAQxMC0GUAQxLC0GVAQxKC0GWAQxJC0GXAQxIC0GYAQxHC0GZAQxGC0GaAQxFC0GbAQxEC0GcAQxDC0GdAQxCC0GeAQxBC0GfAQxAC0GgAQw/C0GhAQw+C0GiAQw9C0GjAQw8C0GkAQw7C0GlAQw6C0GmAQw5C0GnAQw4C0GoAQw3C0GpAQw2C0GqAQw1C0GrAQw0C0GsAQwzC0GtAQwyC0GuAQwxC0GvAQwwC0GwAQwvC0GxAQwuC0GyAQwtC0GzAQwsC0G0AQwrC0G1AQwqC0G2AQwpC0G3AQwoC0G4AQwnC0G5AQwmC0G6AQwlC0G7AQwkC0G8AQwjC0G9AQwiC0G+AQwhC0G/AQwgC0HAAQwfC0HBAQweC0HCAQwdC0EBDBwLQcMBDBsLQcQBDBoLQcUBDBkLQcYBDBgLQccBDBcLQcgBDBYLQckBDBULQcoBDBQLQcsBDBMLQcwBDBILQc0BDBELQc4BDBALQc8BDA8LQdABDA4LQdEBDA0LQdIBDAwLQdMBDAsLQdQBDAoLQdUBDAkLQdYBDAgLQeMBDAcLQdcBDAYLQdgBDAULQdkBDAQLQdoBDAMLQdsBDAILQd0BDAELQdwBCyECA0ACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAMCfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAAn8CQAJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAwJ/AkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJ/AkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCACDuMBAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISMkJScoKZ4DmwOaA5EDigODA4AD/QL7AvgC8gLxAu8C7QLoAucC5gLlAuQC3ALbAtoC2QLYAtcC1gLVAs8CzgLMAssCygLJAsgCxwLGAsQCwwK+ArwCugK5ArgCtwK2ArUCtAKzArICsQKwAq4CrQKpAqgCpwKmAqUCpAKjAqICoQKgAp8CmAKQAowCiwKKAoEC/gH9AfwB+wH6AfkB+AH3AfUB8wHwAesB6QHoAecB5gHlAeQB4wHiAeEB4AHfAd4B3QHcAdoB2QHYAdcB1gHVAdQB0wHSAdEB0AHPAc4BzQHMAcsBygHJAcgBxwHGAcUBxAHDAcIBwQHAAb8BvgG9AbwBuwG6AbkBuAG3AbYBtQG0AbMBsgGxAbABrwGuAa0BrAGrAaoBqQGoAacBpgGlAaQBowGiAZ8BngGZAZgBlwGWAZUBlAGTAZIBkQGQAY8BjQGMAYcBhgGFAYQBgwGCAX18e3p5dnV0UFFSU1RVCyABIARHDXJB/QEhAgy+AwsgASAERw2YAUHbASECDL0DCyABIARHDfEBQY4BIQIMvAMLIAEgBEcN/AFBhAEhAgy7AwsgASAERw2KAkH/ACECDLoDCyABIARHDZECQf0AIQIMuQMLIAEgBEcNlAJB+wAhAgy4AwsgASAERw0eQR4hAgy3AwsgASAERw0ZQRghAgy2AwsgASAERw3KAkHNACECDLUDCyABIARHDdUCQcYAIQIMtAMLIAEgBEcN1gJBwwAhAgyzAwsgASAERw3cAkE4IQIMsgMLIAMtADBBAUYNrQMMiQMLQQAhAAJAAkACQCADLQAqRQ0AIAMtACtFDQAgAy8BMiICQQJxRQ0BDAILIAMvATIiAkEBcUUNAQtBASEAIAMtAChBAUYNACADLwE0IgZB5ABrQeQASQ0AIAZBzAFGDQAgBkGwAkYNACACQcAAcQ0AQQAhACACQYgEcUGABEYNACACQShxQQBHIQALIANBADsBMiADQQA6ADECQCAARQRAIANBADoAMSADLQAuQQRxDQEMsQMLIANCADcDIAsgA0EAOgAxIANBAToANgxIC0EAIQACQCADKAI4IgJFDQAgAigCMCICRQ0AIAMgAhEAACEACyAARQ1IIABBFUcNYiADQQQ2AhwgAyABNgIUIANB0hs2AhAgA0EVNgIMQQAhAgyvAwsgASAERgRAQQYhAgyvAwsgAS0AAEEKRw0ZIAFBAWohAQwaCyADQgA3AyBBEiECDJQDCyABIARHDYoDQSMhAgysAwsgASAERgRAQQchAgysAwsCQAJAIAEtAABBCmsOBAEYGAAYCyABQQFqIQFBECECDJMDCyABQQFqIQEgA0Evai0AAEEBcQ0XQQAhAiADQQA2AhwgAyABNgIUIANBmSA2AhAgA0EZNgIMDKsDCyADIAMpAyAiDCAEIAFrrSIKfSILQgAgCyAMWBs3AyAgCiAMWg0YQQghAgyqAwsgASAERwRAIANBCTYCCCADIAE2AgRBFCECDJEDC0EJIQIMqQMLIAMpAyBQDa4CDEMLIAEgBEYEQEELIQIMqAMLIAEtAABBCkcNFiABQQFqIQEMFwsgA0Evai0AAEEBcUUNGQwmC0EAIQACQCADKAI4IgJFDQAgAigCUCICRQ0AIAMgAhEAACEACyAADRkMQgtBACEAAkAgAygCOCICRQ0AIAIoAlAiAkUNACADIAIRAAAhAAsgAA0aDCQLQQAhAAJAIAMoAjgiAkUNACACKAJQIgJFDQAgAyACEQAAIQALIAANGwwyCyADQS9qLQAAQQFxRQ0cDCILQQAhAAJAIAMoAjgiAkUNACACKAJUIgJFDQAgAyACEQAAIQALIAANHAxCC0EAIQACQCADKAI4IgJFDQAgAigCVCICRQ0AIAMgAhEAACEACyAADR0MIAsgASAERgRAQRMhAgygAwsCQCABLQAAIgBBCmsOBB8jIwAiCyABQQFqIQEMHwtBACEAAkAgAygCOCICRQ0AIAIoAlQiAkUNACADIAIRAAAhAAsgAA0iDEILIAEgBEYEQEEWIQIMngMLIAEtAABBwMEAai0AAEEBRw0jDIMDCwJAA0AgAS0AAEGwO2otAAAiAEEBRwRAAkAgAEECaw4CAwAnCyABQQFqIQFBISECDIYDCyAEIAFBAWoiAUcNAAtBGCECDJ0DCyADKAIEIQBBACECIANBADYCBCADIAAgAUEBaiIBEDQiAA0hDEELQQAhAAJAIAMoAjgiAkUNACACKAJUIgJFDQAgAyACEQAAIQALIAANIwwqCyABIARGBEBBHCECDJsDCyADQQo2AgggAyABNgIEQQAhAAJAIAMoAjgiAkUNACACKAJQIgJFDQAgAyACEQAAIQALIAANJUEkIQIMgQMLIAEgBEcEQANAIAEtAABBsD1qLQAAIgBBA0cEQCAAQQFrDgUYGiaCAyUmCyAEIAFBAWoiAUcNAAtBGyECDJoDC0EbIQIMmQMLA0AgAS0AAEGwP2otAAAiAEEDRwRAIABBAWsOBQ8RJxMmJwsgBCABQQFqIgFHDQALQR4hAgyYAwsgASAERwRAIANBCzYCCCADIAE2AgRBByECDP8CC0EfIQIMlwMLIAEgBEYEQEEgIQIMlwMLAkAgAS0AAEENaw4ULj8/Pz8/Pz8/Pz8/Pz8/Pz8/PwA/C0EAIQIgA0EANgIcIANBvws2AhAgA0ECNgIMIAMgAUEBajYCFAyWAwsgA0EvaiECA0AgASAERgRAQSEhAgyXAwsCQAJAAkAgAS0AACIAQQlrDhgCACkpASkpKSkpKSkpKSkpKSkpKSkpKQInCyABQQFqIQEgA0Evai0AAEEBcUUNCgwYCyABQQFqIQEMFwsgAUEBaiEBIAItAABBAnENAAtBACECIANBADYCHCADIAE2AhQgA0GfFTYCECADQQw2AgwMlQMLIAMtAC5BgAFxRQ0BC0EAIQACQCADKAI4IgJFDQAgAigCXCICRQ0AIAMgAhEAACEACyAARQ3mAiAAQRVGBEAgA0EkNgIcIAMgATYCFCADQZsbNgIQIANBFTYCDEEAIQIMlAMLQQAhAiADQQA2AhwgAyABNgIUIANBkA42AhAgA0EUNgIMDJMDC0EAIQIgA0EANgIcIAMgATYCFCADQb4gNgIQIANBAjYCDAySAwsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEgDKdqIgEQMiIARQ0rIANBBzYCHCADIAE2AhQgAyAANgIMDJEDCyADLQAuQcAAcUUNAQtBACEAAkAgAygCOCICRQ0AIAIoAlgiAkUNACADIAIRAAAhAAsgAEUNKyAAQRVGBEAgA0EKNgIcIAMgATYCFCADQesZNgIQIANBFTYCDEEAIQIMkAMLQQAhAiADQQA2AhwgAyABNgIUIANBkww2AhAgA0ETNgIMDI8DC0EAIQIgA0EANgIcIAMgATYCFCADQYIVNgIQIANBAjYCDAyOAwtBACECIANBADYCHCADIAE2AhQgA0HdFDYCECADQRk2AgwMjQMLQQAhAiADQQA2AhwgAyABNgIUIANB5h02AhAgA0EZNgIMDIwDCyAAQRVGDT1BACECIANBADYCHCADIAE2AhQgA0HQDzYCECADQSI2AgwMiwMLIAMoAgQhAEEAIQIgA0EANgIEIAMgACABEDMiAEUNKCADQQ02AhwgAyABNgIUIAMgADYCDAyKAwsgAEEVRg06QQAhAiADQQA2AhwgAyABNgIUIANB0A82AhAgA0EiNgIMDIkDCyADKAIEIQBBACECIANBADYCBCADIAAgARAzIgBFBEAgAUEBaiEBDCgLIANBDjYCHCADIAA2AgwgAyABQQFqNgIUDIgDCyAAQRVGDTdBACECIANBADYCHCADIAE2AhQgA0HQDzYCECADQSI2AgwMhwMLIAMoAgQhAEEAIQIgA0EANgIEIAMgACABEDMiAEUEQCABQQFqIQEMJwsgA0EPNgIcIAMgADYCDCADIAFBAWo2AhQMhgMLQQAhAiADQQA2AhwgAyABNgIUIANB4hc2AhAgA0EZNgIMDIUDCyAAQRVGDTNBACECIANBADYCHCADIAE2AhQgA0HWDDYCECADQSM2AgwMhAMLIAMoAgQhAEEAIQIgA0EANgIEIAMgACABEDQiAEUNJSADQRE2AhwgAyABNgIUIAMgADYCDAyDAwsgAEEVRg0wQQAhAiADQQA2AhwgAyABNgIUIANB1gw2AhAgA0EjNgIMDIIDCyADKAIEIQBBACECIANBADYCBCADIAAgARA0IgBFBEAgAUEBaiEBDCULIANBEjYCHCADIAA2AgwgAyABQQFqNgIUDIEDCyADQS9qLQAAQQFxRQ0BC0EXIQIM5gILQQAhAiADQQA2AhwgAyABNgIUIANB4hc2AhAgA0EZNgIMDP4CCyAAQTtHDQAgAUEBaiEBDAwLQQAhAiADQQA2AhwgAyABNgIUIANBkhg2AhAgA0ECNgIMDPwCCyAAQRVGDShBACECIANBADYCHCADIAE2AhQgA0HWDDYCECADQSM2AgwM+wILIANBFDYCHCADIAE2AhQgAyAANgIMDPoCCyADKAIEIQBBACECIANBADYCBCADIAAgARA0IgBFBEAgAUEBaiEBDPUCCyADQRU2AhwgAyAANgIMIAMgAUEBajYCFAz5AgsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEQNCIARQRAIAFBAWohAQzzAgsgA0EXNgIcIAMgADYCDCADIAFBAWo2AhQM+AILIABBFUYNI0EAIQIgA0EANgIcIAMgATYCFCADQdYMNgIQIANBIzYCDAz3AgsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEQNCIARQRAIAFBAWohAQwdCyADQRk2AhwgAyAANgIMIAMgAUEBajYCFAz2AgsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEQNCIARQRAIAFBAWohAQzvAgsgA0EaNgIcIAMgADYCDCADIAFBAWo2AhQM9QILIABBFUYNH0EAIQIgA0EANgIcIAMgATYCFCADQdAPNgIQIANBIjYCDAz0AgsgAygCBCEAIANBADYCBCADIAAgARAzIgBFBEAgAUEBaiEBDBsLIANBHDYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgzzAgsgAygCBCEAIANBADYCBCADIAAgARAzIgBFBEAgAUEBaiEBDOsCCyADQR02AhwgAyAANgIMIAMgAUEBajYCFEEAIQIM8gILIABBO0cNASABQQFqIQELQSYhAgzXAgtBACECIANBADYCHCADIAE2AhQgA0GfFTYCECADQQw2AgwM7wILIAEgBEcEQANAIAEtAABBIEcNhAIgBCABQQFqIgFHDQALQSwhAgzvAgtBLCECDO4CCyABIARGBEBBNCECDO4CCwJAAkADQAJAIAEtAABBCmsOBAIAAAMACyAEIAFBAWoiAUcNAAtBNCECDO8CCyADKAIEIQAgA0EANgIEIAMgACABEDEiAEUNnwIgA0EyNgIcIAMgATYCFCADIAA2AgxBACECDO4CCyADKAIEIQAgA0EANgIEIAMgACABEDEiAEUEQCABQQFqIQEMnwILIANBMjYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgztAgsgASAERwRAAkADQCABLQAAQTBrIgBB/wFxQQpPBEBBOiECDNcCCyADKQMgIgtCmbPmzJmz5swZVg0BIAMgC0IKfiIKNwMgIAogAK1C/wGDIgtCf4VWDQEgAyAKIAt8NwMgIAQgAUEBaiIBRw0AC0HAACECDO4CCyADKAIEIQAgA0EANgIEIAMgACABQQFqIgEQMSIADRcM4gILQcAAIQIM7AILIAEgBEYEQEHJACECDOwCCwJAA0ACQCABLQAAQQlrDhgAAqICogKpAqICogKiAqICogKiAqICogKiAqICogKiAqICogKiAqICogKiAgCiAgsgBCABQQFqIgFHDQALQckAIQIM7AILIAFBAWohASADQS9qLQAAQQFxDaUCIANBADYCHCADIAE2AhQgA0GXEDYCECADQQo2AgxBACECDOsCCyABIARHBEADQCABLQAAQSBHDRUgBCABQQFqIgFHDQALQfgAIQIM6wILQfgAIQIM6gILIANBAjoAKAw4C0EAIQIgA0EANgIcIANBvws2AhAgA0ECNgIMIAMgAUEBajYCFAzoAgtBACECDM4CC0ENIQIMzQILQRMhAgzMAgtBFSECDMsCC0EWIQIMygILQRghAgzJAgtBGSECDMgCC0EaIQIMxwILQRshAgzGAgtBHCECDMUCC0EdIQIMxAILQR4hAgzDAgtBHyECDMICC0EgIQIMwQILQSIhAgzAAgtBIyECDL8CC0ElIQIMvgILQeUAIQIMvQILIANBPTYCHCADIAE2AhQgAyAANgIMQQAhAgzVAgsgA0EbNgIcIAMgATYCFCADQaQcNgIQIANBFTYCDEEAIQIM1AILIANBIDYCHCADIAE2AhQgA0GYGjYCECADQRU2AgxBACECDNMCCyADQRM2AhwgAyABNgIUIANBmBo2AhAgA0EVNgIMQQAhAgzSAgsgA0ELNgIcIAMgATYCFCADQZgaNgIQIANBFTYCDEEAIQIM0QILIANBEDYCHCADIAE2AhQgA0GYGjYCECADQRU2AgxBACECDNACCyADQSA2AhwgAyABNgIUIANBpBw2AhAgA0EVNgIMQQAhAgzPAgsgA0ELNgIcIAMgATYCFCADQaQcNgIQIANBFTYCDEEAIQIMzgILIANBDDYCHCADIAE2AhQgA0GkHDYCECADQRU2AgxBACECDM0CC0EAIQIgA0EANgIcIAMgATYCFCADQd0ONgIQIANBEjYCDAzMAgsCQANAAkAgAS0AAEEKaw4EAAICAAILIAQgAUEBaiIBRw0AC0H9ASECDMwCCwJAAkAgAy0ANkEBRw0AQQAhAAJAIAMoAjgiAkUNACACKAJgIgJFDQAgAyACEQAAIQALIABFDQAgAEEVRw0BIANB/AE2AhwgAyABNgIUIANB3Bk2AhAgA0EVNgIMQQAhAgzNAgtB3AEhAgyzAgsgA0EANgIcIAMgATYCFCADQfkLNgIQIANBHzYCDEEAIQIMywILAkACQCADLQAoQQFrDgIEAQALQdsBIQIMsgILQdQBIQIMsQILIANBAjoAMUEAIQACQCADKAI4IgJFDQAgAigCACICRQ0AIAMgAhEAACEACyAARQRAQd0BIQIMsQILIABBFUcEQCADQQA2AhwgAyABNgIUIANBtAw2AhAgA0EQNgIMQQAhAgzKAgsgA0H7ATYCHCADIAE2AhQgA0GBGjYCECADQRU2AgxBACECDMkCCyABIARGBEBB+gEhAgzJAgsgAS0AAEHIAEYNASADQQE6ACgLQcABIQIMrgILQdoBIQIMrQILIAEgBEcEQCADQQw2AgggAyABNgIEQdkBIQIMrQILQfkBIQIMxQILIAEgBEYEQEH4ASECDMUCCyABLQAAQcgARw0EIAFBAWohAUHYASECDKsCCyABIARGBEBB9wEhAgzEAgsCQAJAIAEtAABBxQBrDhAABQUFBQUFBQUFBQUFBQUBBQsgAUEBaiEBQdYBIQIMqwILIAFBAWohAUHXASECDKoCC0H2ASECIAEgBEYNwgIgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABButUAai0AAEcNAyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMwwILIAMoAgQhACADQgA3AwAgAyAAIAZBAWoiARAuIgBFBEBB4wEhAgyqAgsgA0H1ATYCHCADIAE2AhQgAyAANgIMQQAhAgzCAgtB9AEhAiABIARGDcECIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQbjVAGotAABHDQIgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADMICCyADQYEEOwEoIAMoAgQhACADQgA3AwAgAyAAIAZBAWoiARAuIgANAwwCCyADQQA2AgALQQAhAiADQQA2AhwgAyABNgIUIANB5R82AhAgA0EINgIMDL8CC0HVASECDKUCCyADQfMBNgIcIAMgATYCFCADIAA2AgxBACECDL0CC0EAIQACQCADKAI4IgJFDQAgAigCQCICRQ0AIAMgAhEAACEACyAARQ1uIABBFUcEQCADQQA2AhwgAyABNgIUIANBgg82AhAgA0EgNgIMQQAhAgy9AgsgA0GPATYCHCADIAE2AhQgA0HsGzYCECADQRU2AgxBACECDLwCCyABIARHBEAgA0ENNgIIIAMgATYCBEHTASECDKMCC0HyASECDLsCCyABIARGBEBB8QEhAgy7AgsCQAJAAkAgAS0AAEHIAGsOCwABCAgICAgICAgCCAsgAUEBaiEBQdABIQIMowILIAFBAWohAUHRASECDKICCyABQQFqIQFB0gEhAgyhAgtB8AEhAiABIARGDbkCIAMoAgAiACAEIAFraiEGIAEgAGtBAmohBQNAIAEtAAAgAEG11QBqLQAARw0EIABBAkYNAyAAQQFqIQAgBCABQQFqIgFHDQALIAMgBjYCAAy5AgtB7wEhAiABIARGDbgCIAMoAgAiACAEIAFraiEGIAEgAGtBAWohBQNAIAEtAAAgAEGz1QBqLQAARw0DIABBAUYNAiAAQQFqIQAgBCABQQFqIgFHDQALIAMgBjYCAAy4AgtB7gEhAiABIARGDbcCIAMoAgAiACAEIAFraiEGIAEgAGtBAmohBQNAIAEtAAAgAEGw1QBqLQAARw0CIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBjYCAAy3AgsgAygCBCEAIANCADcDACADIAAgBUEBaiIBECsiAEUNAiADQewBNgIcIAMgATYCFCADIAA2AgxBACECDLYCCyADQQA2AgALIAMoAgQhACADQQA2AgQgAyAAIAEQKyIARQ2cAiADQe0BNgIcIAMgATYCFCADIAA2AgxBACECDLQCC0HPASECDJoCC0EAIQACQCADKAI4IgJFDQAgAigCNCICRQ0AIAMgAhEAACEACwJAIAAEQCAAQRVGDQEgA0EANgIcIAMgATYCFCADQeoNNgIQIANBJjYCDEEAIQIMtAILQc4BIQIMmgILIANB6wE2AhwgAyABNgIUIANBgBs2AhAgA0EVNgIMQQAhAgyyAgsgASAERgRAQesBIQIMsgILIAEtAABBL0YEQCABQQFqIQEMAQsgA0EANgIcIAMgATYCFCADQbI4NgIQIANBCDYCDEEAIQIMsQILQc0BIQIMlwILIAEgBEcEQCADQQ42AgggAyABNgIEQcwBIQIMlwILQeoBIQIMrwILIAEgBEYEQEHpASECDK8CCyABLQAAQTBrIgBB/wFxQQpJBEAgAyAAOgAqIAFBAWohAUHLASECDJYCCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNlwIgA0HoATYCHCADIAE2AhQgAyAANgIMQQAhAgyuAgsgASAERgRAQecBIQIMrgILAkAgAS0AAEEuRgRAIAFBAWohAQwBCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNmAIgA0HmATYCHCADIAE2AhQgAyAANgIMQQAhAgyuAgtBygEhAgyUAgsgASAERgRAQeUBIQIMrQILQQAhAEEBIQVBASEHQQAhAgJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAIAEtAABBMGsOCgoJAAECAwQFBggLC0ECDAYLQQMMBQtBBAwEC0EFDAMLQQYMAgtBBwwBC0EICyECQQAhBUEAIQcMAgtBCSECQQEhAEEAIQVBACEHDAELQQAhBUEBIQILIAMgAjoAKyABQQFqIQECQAJAIAMtAC5BEHENAAJAAkACQCADLQAqDgMBAAIECyAHRQ0DDAILIAANAQwCCyAFRQ0BCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNAiADQeIBNgIcIAMgATYCFCADIAA2AgxBACECDK8CCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNmgIgA0HjATYCHCADIAE2AhQgAyAANgIMQQAhAgyuAgsgAygCBCEAIANBADYCBCADIAAgARAvIgBFDZgCIANB5AE2AhwgAyABNgIUIAMgADYCDAytAgtByQEhAgyTAgtBACEAAkAgAygCOCICRQ0AIAIoAkQiAkUNACADIAIRAAAhAAsCQCAABEAgAEEVRg0BIANBADYCHCADIAE2AhQgA0GkDTYCECADQSE2AgxBACECDK0CC0HIASECDJMCCyADQeEBNgIcIAMgATYCFCADQdAaNgIQIANBFTYCDEEAIQIMqwILIAEgBEYEQEHhASECDKsCCwJAIAEtAABBIEYEQCADQQA7ATQgAUEBaiEBDAELIANBADYCHCADIAE2AhQgA0GZETYCECADQQk2AgxBACECDKsCC0HHASECDJECCyABIARGBEBB4AEhAgyqAgsCQCABLQAAQTBrQf8BcSICQQpJBEAgAUEBaiEBAkAgAy8BNCIAQZkzSw0AIAMgAEEKbCIAOwE0IABB/v8DcSACQf//A3NLDQAgAyAAIAJqOwE0DAILQQAhAiADQQA2AhwgAyABNgIUIANBlR42AhAgA0ENNgIMDKsCCyADQQA2AhwgAyABNgIUIANBlR42AhAgA0ENNgIMQQAhAgyqAgtBxgEhAgyQAgsgASAERgRAQd8BIQIMqQILAkAgAS0AAEEwa0H/AXEiAkEKSQRAIAFBAWohAQJAIAMvATQiAEGZM0sNACADIABBCmwiADsBNCAAQf7/A3EgAkH//wNzSw0AIAMgACACajsBNAwCC0EAIQIgA0EANgIcIAMgATYCFCADQZUeNgIQIANBDTYCDAyqAgsgA0EANgIcIAMgATYCFCADQZUeNgIQIANBDTYCDEEAIQIMqQILQcUBIQIMjwILIAEgBEYEQEHeASECDKgCCwJAIAEtAABBMGtB/wFxIgJBCkkEQCABQQFqIQECQCADLwE0IgBBmTNLDQAgAyAAQQpsIgA7ATQgAEH+/wNxIAJB//8Dc0sNACADIAAgAmo7ATQMAgtBACECIANBADYCHCADIAE2AhQgA0GVHjYCECADQQ02AgwMqQILIANBADYCHCADIAE2AhQgA0GVHjYCECADQQ02AgxBACECDKgCC0HEASECDI4CCyABIARGBEBB3QEhAgynAgsCQAJAAkACQCABLQAAQQprDhcCAwMAAwMDAwMDAwMDAwMDAwMDAwMDAQMLIAFBAWoMBQsgAUEBaiEBQcMBIQIMjwILIAFBAWohASADQS9qLQAAQQFxDQggA0EANgIcIAMgATYCFCADQY0LNgIQIANBDTYCDEEAIQIMpwILIANBADYCHCADIAE2AhQgA0GNCzYCECADQQ02AgxBACECDKYCCyABIARHBEAgA0EPNgIIIAMgATYCBEEBIQIMjQILQdwBIQIMpQILAkACQANAAkAgAS0AAEEKaw4EAgAAAwALIAQgAUEBaiIBRw0AC0HbASECDKYCCyADKAIEIQAgA0EANgIEIAMgACABEC0iAEUEQCABQQFqIQEMBAsgA0HaATYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgylAgsgAygCBCEAIANBADYCBCADIAAgARAtIgANASABQQFqCyEBQcEBIQIMigILIANB2QE2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIMogILQcIBIQIMiAILIANBL2otAABBAXENASADQQA2AhwgAyABNgIUIANB5Bw2AhAgA0EZNgIMQQAhAgygAgsgASAERgRAQdkBIQIMoAILAkACQAJAIAEtAABBCmsOBAECAgACCyABQQFqIQEMAgsgAUEBaiEBDAELIAMtAC5BwABxRQ0BC0EAIQACQCADKAI4IgJFDQAgAigCPCICRQ0AIAMgAhEAACEACyAARQ2gASAAQRVGBEAgA0HZADYCHCADIAE2AhQgA0G3GjYCECADQRU2AgxBACECDJ8CCyADQQA2AhwgAyABNgIUIANBgA02AhAgA0EbNgIMQQAhAgyeAgsgA0EANgIcIAMgATYCFCADQdwoNgIQIANBAjYCDEEAIQIMnQILIAEgBEcEQCADQQw2AgggAyABNgIEQb8BIQIMhAILQdgBIQIMnAILIAEgBEYEQEHXASECDJwCCwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAS0AAEHBAGsOFQABAgNaBAUGWlpaBwgJCgsMDQ4PEFoLIAFBAWohAUH7ACECDJICCyABQQFqIQFB/AAhAgyRAgsgAUEBaiEBQYEBIQIMkAILIAFBAWohAUGFASECDI8CCyABQQFqIQFBhgEhAgyOAgsgAUEBaiEBQYkBIQIMjQILIAFBAWohAUGKASECDIwCCyABQQFqIQFBjQEhAgyLAgsgAUEBaiEBQZYBIQIMigILIAFBAWohAUGXASECDIkCCyABQQFqIQFBmAEhAgyIAgsgAUEBaiEBQaUBIQIMhwILIAFBAWohAUGmASECDIYCCyABQQFqIQFBrAEhAgyFAgsgAUEBaiEBQbQBIQIMhAILIAFBAWohAUG3ASECDIMCCyABQQFqIQFBvgEhAgyCAgsgASAERgRAQdYBIQIMmwILIAEtAABBzgBHDUggAUEBaiEBQb0BIQIMgQILIAEgBEYEQEHVASECDJoCCwJAAkACQCABLQAAQcIAaw4SAEpKSkpKSkpKSgFKSkpKSkoCSgsgAUEBaiEBQbgBIQIMggILIAFBAWohAUG7ASECDIECCyABQQFqIQFBvAEhAgyAAgtB1AEhAiABIARGDZgCIAMoAgAiACAEIAFraiEFIAEgAGtBB2ohBgJAA0AgAS0AACAAQajVAGotAABHDUUgAEEHRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJkCCyADQQA2AgAgBkEBaiEBQRsMRQsgASAERgRAQdMBIQIMmAILAkACQCABLQAAQckAaw4HAEdHR0dHAUcLIAFBAWohAUG5ASECDP8BCyABQQFqIQFBugEhAgz+AQtB0gEhAiABIARGDZYCIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQabVAGotAABHDUMgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJcCCyADQQA2AgAgBkEBaiEBQQ8MQwtB0QEhAiABIARGDZUCIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQaTVAGotAABHDUIgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJYCCyADQQA2AgAgBkEBaiEBQSAMQgtB0AEhAiABIARGDZQCIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQaHVAGotAABHDUEgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJUCCyADQQA2AgAgBkEBaiEBQRIMQQsgASAERgRAQc8BIQIMlAILAkACQCABLQAAQcUAaw4OAENDQ0NDQ0NDQ0NDQwFDCyABQQFqIQFBtQEhAgz7AQsgAUEBaiEBQbYBIQIM+gELQc4BIQIgASAERg2SAiADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGe1QBqLQAARw0/IABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyTAgsgA0EANgIAIAZBAWohAUEHDD8LQc0BIQIgASAERg2RAiADKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEGY1QBqLQAARw0+IABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAySAgsgA0EANgIAIAZBAWohAUEoDD4LIAEgBEYEQEHMASECDJECCwJAAkACQCABLQAAQcUAaw4RAEFBQUFBQUFBQQFBQUFBQQJBCyABQQFqIQFBsQEhAgz5AQsgAUEBaiEBQbIBIQIM+AELIAFBAWohAUGzASECDPcBC0HLASECIAEgBEYNjwIgAygCACIAIAQgAWtqIQUgASAAa0EGaiEGAkADQCABLQAAIABBkdUAai0AAEcNPCAAQQZGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMkAILIANBADYCACAGQQFqIQFBGgw8C0HKASECIAEgBEYNjgIgAygCACIAIAQgAWtqIQUgASAAa0EDaiEGAkADQCABLQAAIABBjdUAai0AAEcNOyAAQQNGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMjwILIANBADYCACAGQQFqIQFBIQw7CyABIARGBEBByQEhAgyOAgsCQAJAIAEtAABBwQBrDhQAPT09PT09PT09PT09PT09PT09AT0LIAFBAWohAUGtASECDPUBCyABQQFqIQFBsAEhAgz0AQsgASAERgRAQcgBIQIMjQILAkACQCABLQAAQdUAaw4LADw8PDw8PDw8PAE8CyABQQFqIQFBrgEhAgz0AQsgAUEBaiEBQa8BIQIM8wELQccBIQIgASAERg2LAiADKAIAIgAgBCABa2ohBSABIABrQQhqIQYCQANAIAEtAAAgAEGE1QBqLQAARw04IABBCEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyMAgsgA0EANgIAIAZBAWohAUEqDDgLIAEgBEYEQEHGASECDIsCCyABLQAAQdAARw04IAFBAWohAUElDDcLQcUBIQIgASAERg2JAiADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGB1QBqLQAARw02IABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyKAgsgA0EANgIAIAZBAWohAUEODDYLIAEgBEYEQEHEASECDIkCCyABLQAAQcUARw02IAFBAWohAUGrASECDO8BCyABIARGBEBBwwEhAgyIAgsCQAJAAkACQCABLQAAQcIAaw4PAAECOTk5OTk5OTk5OTkDOQsgAUEBaiEBQacBIQIM8QELIAFBAWohAUGoASECDPABCyABQQFqIQFBqQEhAgzvAQsgAUEBaiEBQaoBIQIM7gELQcIBIQIgASAERg2GAiADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEH+1ABqLQAARw0zIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyHAgsgA0EANgIAIAZBAWohAUEUDDMLQcEBIQIgASAERg2FAiADKAIAIgAgBCABa2ohBSABIABrQQRqIQYCQANAIAEtAAAgAEH51ABqLQAARw0yIABBBEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyGAgsgA0EANgIAIAZBAWohAUErDDILQcABIQIgASAERg2EAiADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEH21ABqLQAARw0xIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyFAgsgA0EANgIAIAZBAWohAUEsDDELQb8BIQIgASAERg2DAiADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGh1QBqLQAARw0wIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyEAgsgA0EANgIAIAZBAWohAUERDDALQb4BIQIgASAERg2CAiADKAIAIgAgBCABa2ohBSABIABrQQNqIQYCQANAIAEtAAAgAEHy1ABqLQAARw0vIABBA0YNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyDAgsgA0EANgIAIAZBAWohAUEuDC8LIAEgBEYEQEG9ASECDIICCwJAAkACQAJAAkAgAS0AAEHBAGsOFQA0NDQ0NDQ0NDQ0ATQ0AjQ0AzQ0BDQLIAFBAWohAUGbASECDOwBCyABQQFqIQFBnAEhAgzrAQsgAUEBaiEBQZ0BIQIM6gELIAFBAWohAUGiASECDOkBCyABQQFqIQFBpAEhAgzoAQsgASAERgRAQbwBIQIMgQILAkACQCABLQAAQdIAaw4DADABMAsgAUEBaiEBQaMBIQIM6AELIAFBAWohAUEEDC0LQbsBIQIgASAERg3/ASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHw1ABqLQAARw0sIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyAAgsgA0EANgIAIAZBAWohAUEdDCwLIAEgBEYEQEG6ASECDP8BCwJAAkAgAS0AAEHJAGsOBwEuLi4uLgAuCyABQQFqIQFBoQEhAgzmAQsgAUEBaiEBQSIMKwsgASAERgRAQbkBIQIM/gELIAEtAABB0ABHDSsgAUEBaiEBQaABIQIM5AELIAEgBEYEQEG4ASECDP0BCwJAAkAgAS0AAEHGAGsOCwAsLCwsLCwsLCwBLAsgAUEBaiEBQZ4BIQIM5AELIAFBAWohAUGfASECDOMBC0G3ASECIAEgBEYN+wEgAygCACIAIAQgAWtqIQUgASAAa0EDaiEGAkADQCABLQAAIABB7NQAai0AAEcNKCAAQQNGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM/AELIANBADYCACAGQQFqIQFBDQwoC0G2ASECIAEgBEYN+gEgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBodUAai0AAEcNJyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM+wELIANBADYCACAGQQFqIQFBDAwnC0G1ASECIAEgBEYN+QEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB6tQAai0AAEcNJiAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM+gELIANBADYCACAGQQFqIQFBAwwmC0G0ASECIAEgBEYN+AEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB6NQAai0AAEcNJSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM+QELIANBADYCACAGQQFqIQFBJgwlCyABIARGBEBBswEhAgz4AQsCQAJAIAEtAABB1ABrDgIAAScLIAFBAWohAUGZASECDN8BCyABQQFqIQFBmgEhAgzeAQtBsgEhAiABIARGDfYBIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQebUAGotAABHDSMgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPcBCyADQQA2AgAgBkEBaiEBQScMIwtBsQEhAiABIARGDfUBIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQeTUAGotAABHDSIgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPYBCyADQQA2AgAgBkEBaiEBQRwMIgtBsAEhAiABIARGDfQBIAMoAgAiACAEIAFraiEFIAEgAGtBBWohBgJAA0AgAS0AACAAQd7UAGotAABHDSEgAEEFRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPUBCyADQQA2AgAgBkEBaiEBQQYMIQtBrwEhAiABIARGDfMBIAMoAgAiACAEIAFraiEFIAEgAGtBBGohBgJAA0AgAS0AACAAQdnUAGotAABHDSAgAEEERg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPQBCyADQQA2AgAgBkEBaiEBQRkMIAsgASAERgRAQa4BIQIM8wELAkACQAJAAkAgAS0AAEEtaw4jACQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkASQkJCQkAiQkJAMkCyABQQFqIQFBjgEhAgzcAQsgAUEBaiEBQY8BIQIM2wELIAFBAWohAUGUASECDNoBCyABQQFqIQFBlQEhAgzZAQtBrQEhAiABIARGDfEBIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQdfUAGotAABHDR4gAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPIBCyADQQA2AgAgBkEBaiEBQQsMHgsgASAERgRAQawBIQIM8QELAkACQCABLQAAQcEAaw4DACABIAsgAUEBaiEBQZABIQIM2AELIAFBAWohAUGTASECDNcBCyABIARGBEBBqwEhAgzwAQsCQAJAIAEtAABBwQBrDg8AHx8fHx8fHx8fHx8fHwEfCyABQQFqIQFBkQEhAgzXAQsgAUEBaiEBQZIBIQIM1gELIAEgBEYEQEGqASECDO8BCyABLQAAQcwARw0cIAFBAWohAUEKDBsLQakBIQIgASAERg3tASADKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEHR1ABqLQAARw0aIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzuAQsgA0EANgIAIAZBAWohAUEeDBoLQagBIQIgASAERg3sASADKAIAIgAgBCABa2ohBSABIABrQQZqIQYCQANAIAEtAAAgAEHK1ABqLQAARw0ZIABBBkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAztAQsgA0EANgIAIAZBAWohAUEVDBkLQacBIQIgASAERg3rASADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHH1ABqLQAARw0YIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzsAQsgA0EANgIAIAZBAWohAUEXDBgLQaYBIQIgASAERg3qASADKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEHB1ABqLQAARw0XIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzrAQsgA0EANgIAIAZBAWohAUEYDBcLIAEgBEYEQEGlASECDOoBCwJAAkAgAS0AAEHJAGsOBwAZGRkZGQEZCyABQQFqIQFBiwEhAgzRAQsgAUEBaiEBQYwBIQIM0AELQaQBIQIgASAERg3oASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGm1QBqLQAARw0VIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzpAQsgA0EANgIAIAZBAWohAUEJDBULQaMBIQIgASAERg3nASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGk1QBqLQAARw0UIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzoAQsgA0EANgIAIAZBAWohAUEfDBQLQaIBIQIgASAERg3mASADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEG+1ABqLQAARw0TIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAznAQsgA0EANgIAIAZBAWohAUECDBMLQaEBIQIgASAERg3lASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYDQCABLQAAIABBvNQAai0AAEcNESAAQQFGDQIgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM5QELIAEgBEYEQEGgASECDOUBC0EBIAEtAABB3wBHDREaIAFBAWohAUGHASECDMsBCyADQQA2AgAgBkEBaiEBQYgBIQIMygELQZ8BIQIgASAERg3iASADKAIAIgAgBCABa2ohBSABIABrQQhqIQYCQANAIAEtAAAgAEGE1QBqLQAARw0PIABBCEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzjAQsgA0EANgIAIAZBAWohAUEpDA8LQZ4BIQIgASAERg3hASADKAIAIgAgBCABa2ohBSABIABrQQNqIQYCQANAIAEtAAAgAEG41ABqLQAARw0OIABBA0YNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAziAQsgA0EANgIAIAZBAWohAUEtDA4LIAEgBEYEQEGdASECDOEBCyABLQAAQcUARw0OIAFBAWohAUGEASECDMcBCyABIARGBEBBnAEhAgzgAQsCQAJAIAEtAABBzABrDggADw8PDw8PAQ8LIAFBAWohAUGCASECDMcBCyABQQFqIQFBgwEhAgzGAQtBmwEhAiABIARGDd4BIAMoAgAiACAEIAFraiEFIAEgAGtBBGohBgJAA0AgAS0AACAAQbPUAGotAABHDQsgAEEERg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADN8BCyADQQA2AgAgBkEBaiEBQSMMCwtBmgEhAiABIARGDd0BIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQbDUAGotAABHDQogAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADN4BCyADQQA2AgAgBkEBaiEBQQAMCgsgASAERgRAQZkBIQIM3QELAkACQCABLQAAQcgAaw4IAAwMDAwMDAEMCyABQQFqIQFB/QAhAgzEAQsgAUEBaiEBQYABIQIMwwELIAEgBEYEQEGYASECDNwBCwJAAkAgAS0AAEHOAGsOAwALAQsLIAFBAWohAUH+ACECDMMBCyABQQFqIQFB/wAhAgzCAQsgASAERgRAQZcBIQIM2wELIAEtAABB2QBHDQggAUEBaiEBQQgMBwtBlgEhAiABIARGDdkBIAMoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQazUAGotAABHDQYgAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADNoBCyADQQA2AgAgBkEBaiEBQQUMBgtBlQEhAiABIARGDdgBIAMoAgAiACAEIAFraiEFIAEgAGtBBWohBgJAA0AgAS0AACAAQabUAGotAABHDQUgAEEFRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADNkBCyADQQA2AgAgBkEBaiEBQRYMBQtBlAEhAiABIARGDdcBIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQaHVAGotAABHDQQgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADNgBCyADQQA2AgAgBkEBaiEBQRAMBAsgASAERgRAQZMBIQIM1wELAkACQCABLQAAQcMAaw4MAAYGBgYGBgYGBgYBBgsgAUEBaiEBQfkAIQIMvgELIAFBAWohAUH6ACECDL0BC0GSASECIAEgBEYN1QEgAygCACIAIAQgAWtqIQUgASAAa0EFaiEGAkADQCABLQAAIABBoNQAai0AAEcNAiAAQQVGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM1gELIANBADYCACAGQQFqIQFBJAwCCyADQQA2AgAMAgsgASAERgRAQZEBIQIM1AELIAEtAABBzABHDQEgAUEBaiEBQRMLOgApIAMoAgQhACADQQA2AgQgAyAAIAEQLiIADQIMAQtBACECIANBADYCHCADIAE2AhQgA0H+HzYCECADQQY2AgwM0QELQfgAIQIMtwELIANBkAE2AhwgAyABNgIUIAMgADYCDEEAIQIMzwELQQAhAAJAIAMoAjgiAkUNACACKAJAIgJFDQAgAyACEQAAIQALIABFDQAgAEEVRg0BIANBADYCHCADIAE2AhQgA0GCDzYCECADQSA2AgxBACECDM4BC0H3ACECDLQBCyADQY8BNgIcIAMgATYCFCADQewbNgIQIANBFTYCDEEAIQIMzAELIAEgBEYEQEGPASECDMwBCwJAIAEtAABBIEYEQCABQQFqIQEMAQsgA0EANgIcIAMgATYCFCADQZsfNgIQIANBBjYCDEEAIQIMzAELQQIhAgyyAQsDQCABLQAAQSBHDQIgBCABQQFqIgFHDQALQY4BIQIMygELIAEgBEYEQEGNASECDMoBCwJAIAEtAABBCWsOBEoAAEoAC0H1ACECDLABCyADLQApQQVGBEBB9gAhAgywAQtB9AAhAgyvAQsgASAERgRAQYwBIQIMyAELIANBEDYCCCADIAE2AgQMCgsgASAERgRAQYsBIQIMxwELAkAgAS0AAEEJaw4ERwAARwALQfMAIQIMrQELIAEgBEcEQCADQRA2AgggAyABNgIEQfEAIQIMrQELQYoBIQIMxQELAkAgASAERwRAA0AgAS0AAEGg0ABqLQAAIgBBA0cEQAJAIABBAWsOAkkABAtB8AAhAgyvAQsgBCABQQFqIgFHDQALQYgBIQIMxgELQYgBIQIMxQELIANBADYCHCADIAE2AhQgA0HbIDYCECADQQc2AgxBACECDMQBCyABIARGBEBBiQEhAgzEAQsCQAJAAkAgAS0AAEGg0gBqLQAAQQFrDgNGAgABC0HyACECDKwBCyADQQA2AhwgAyABNgIUIANBtBI2AhAgA0EHNgIMQQAhAgzEAQtB6gAhAgyqAQsgASAERwRAIAFBAWohAUHvACECDKoBC0GHASECDMIBCyAEIAEiAEYEQEGGASECDMIBCyAALQAAIgFBL0YEQCAAQQFqIQFB7gAhAgypAQsgAUEJayICQRdLDQEgACEBQQEgAnRBm4CABHENQQwBCyAEIAEiAEYEQEGFASECDMEBCyAALQAAQS9HDQAgAEEBaiEBDAMLQQAhAiADQQA2AhwgAyAANgIUIANB2yA2AhAgA0EHNgIMDL8BCwJAAkACQAJAAkADQCABLQAAQaDOAGotAAAiAEEFRwRAAkACQCAAQQFrDghHBQYHCAAEAQgLQesAIQIMrQELIAFBAWohAUHtACECDKwBCyAEIAFBAWoiAUcNAAtBhAEhAgzDAQsgAUEBagwUCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNHiADQdsANgIcIAMgATYCFCADIAA2AgxBACECDMEBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNHiADQd0ANgIcIAMgATYCFCADIAA2AgxBACECDMABCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNHiADQfoANgIcIAMgATYCFCADIAA2AgxBACECDL8BCyADQQA2AhwgAyABNgIUIANB+Q82AhAgA0EHNgIMQQAhAgy+AQsgASAERgRAQYMBIQIMvgELAkAgAS0AAEGgzgBqLQAAQQFrDgg+BAUGAAgCAwcLIAFBAWohAQtBAyECDKMBCyABQQFqDA0LQQAhAiADQQA2AhwgA0HREjYCECADQQc2AgwgAyABQQFqNgIUDLoBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNFiADQdsANgIcIAMgATYCFCADIAA2AgxBACECDLkBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNFiADQd0ANgIcIAMgATYCFCADIAA2AgxBACECDLgBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNFiADQfoANgIcIAMgATYCFCADIAA2AgxBACECDLcBCyADQQA2AhwgAyABNgIUIANB+Q82AhAgA0EHNgIMQQAhAgy2AQtB7AAhAgycAQsgASAERgRAQYIBIQIMtQELIAFBAWoMAgsgASAERgRAQYEBIQIMtAELIAFBAWoMAQsgASAERg0BIAFBAWoLIQFBBCECDJgBC0GAASECDLABCwNAIAEtAABBoMwAai0AACIAQQJHBEAgAEEBRwRAQekAIQIMmQELDDELIAQgAUEBaiIBRw0AC0H/ACECDK8BCyABIARGBEBB/gAhAgyvAQsCQCABLQAAQQlrDjcvAwYvBAYGBgYGBgYGBgYGBgYGBgYGBgUGBgIGBgYGBgYGBgYGBgYGBgYGBgYGBgYGBgYGBgYABgsgAUEBagshAUEFIQIMlAELIAFBAWoMBgsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDQggA0HbADYCHCADIAE2AhQgAyAANgIMQQAhAgyrAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDQggA0HdADYCHCADIAE2AhQgAyAANgIMQQAhAgyqAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDQggA0H6ADYCHCADIAE2AhQgAyAANgIMQQAhAgypAQsgA0EANgIcIAMgATYCFCADQY0UNgIQIANBBzYCDEEAIQIMqAELAkACQAJAAkADQCABLQAAQaDKAGotAAAiAEEFRwRAAkAgAEEBaw4GLgMEBQYABgtB6AAhAgyUAQsgBCABQQFqIgFHDQALQf0AIQIMqwELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0HIANB2wA2AhwgAyABNgIUIAMgADYCDEEAIQIMqgELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0HIANB3QA2AhwgAyABNgIUIAMgADYCDEEAIQIMqQELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0HIANB+gA2AhwgAyABNgIUIAMgADYCDEEAIQIMqAELIANBADYCHCADIAE2AhQgA0HkCDYCECADQQc2AgxBACECDKcBCyABIARGDQEgAUEBagshAUEGIQIMjAELQfwAIQIMpAELAkACQAJAAkADQCABLQAAQaDIAGotAAAiAEEFRwRAIABBAWsOBCkCAwQFCyAEIAFBAWoiAUcNAAtB+wAhAgynAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDQMgA0HbADYCHCADIAE2AhQgAyAANgIMQQAhAgymAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDQMgA0HdADYCHCADIAE2AhQgAyAANgIMQQAhAgylAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDQMgA0H6ADYCHCADIAE2AhQgAyAANgIMQQAhAgykAQsgA0EANgIcIAMgATYCFCADQbwKNgIQIANBBzYCDEEAIQIMowELQc8AIQIMiQELQdEAIQIMiAELQecAIQIMhwELIAEgBEYEQEH6ACECDKABCwJAIAEtAABBCWsOBCAAACAACyABQQFqIQFB5gAhAgyGAQsgASAERgRAQfkAIQIMnwELAkAgAS0AAEEJaw4EHwAAHwALQQAhAAJAIAMoAjgiAkUNACACKAI4IgJFDQAgAyACEQAAIQALIABFBEBB4gEhAgyGAQsgAEEVRwRAIANBADYCHCADIAE2AhQgA0HJDTYCECADQRo2AgxBACECDJ8BCyADQfgANgIcIAMgATYCFCADQeoaNgIQIANBFTYCDEEAIQIMngELIAEgBEcEQCADQQ02AgggAyABNgIEQeQAIQIMhQELQfcAIQIMnQELIAEgBEYEQEH2ACECDJ0BCwJAAkACQCABLQAAQcgAaw4LAAELCwsLCwsLCwILCyABQQFqIQFB3QAhAgyFAQsgAUEBaiEBQeAAIQIMhAELIAFBAWohAUHjACECDIMBC0H1ACECIAEgBEYNmwEgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBtdUAai0AAEcNCCAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMnAELIAMoAgQhACADQgA3AwAgAyAAIAZBAWoiARArIgAEQCADQfQANgIcIAMgATYCFCADIAA2AgxBACECDJwBC0HiACECDIIBC0EAIQACQCADKAI4IgJFDQAgAigCNCICRQ0AIAMgAhEAACEACwJAIAAEQCAAQRVGDQEgA0EANgIcIAMgATYCFCADQeoNNgIQIANBJjYCDEEAIQIMnAELQeEAIQIMggELIANB8wA2AhwgAyABNgIUIANBgBs2AhAgA0EVNgIMQQAhAgyaAQsgAy0AKSIAQSNrQQtJDQkCQCAAQQZLDQBBASAAdEHKAHFFDQAMCgtBACECIANBADYCHCADIAE2AhQgA0HtCTYCECADQQg2AgwMmQELQfIAIQIgASAERg2YASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGz1QBqLQAARw0FIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyZAQsgAygCBCEAIANCADcDACADIAAgBkEBaiIBECsiAARAIANB8QA2AhwgAyABNgIUIAMgADYCDEEAIQIMmQELQd8AIQIMfwtBACEAAkAgAygCOCICRQ0AIAIoAjQiAkUNACADIAIRAAAhAAsCQCAABEAgAEEVRg0BIANBADYCHCADIAE2AhQgA0HqDTYCECADQSY2AgxBACECDJkBC0HeACECDH8LIANB8AA2AhwgAyABNgIUIANBgBs2AhAgA0EVNgIMQQAhAgyXAQsgAy0AKUEhRg0GIANBADYCHCADIAE2AhQgA0GRCjYCECADQQg2AgxBACECDJYBC0HvACECIAEgBEYNlQEgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBsNUAai0AAEcNAiAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMlgELIAMoAgQhACADQgA3AwAgAyAAIAZBAWoiARArIgBFDQIgA0HtADYCHCADIAE2AhQgAyAANgIMQQAhAgyVAQsgA0EANgIACyADKAIEIQAgA0EANgIEIAMgACABECsiAEUNgAEgA0HuADYCHCADIAE2AhQgAyAANgIMQQAhAgyTAQtB3AAhAgx5C0EAIQACQCADKAI4IgJFDQAgAigCNCICRQ0AIAMgAhEAACEACwJAIAAEQCAAQRVGDQEgA0EANgIcIAMgATYCFCADQeoNNgIQIANBJjYCDEEAIQIMkwELQdsAIQIMeQsgA0HsADYCHCADIAE2AhQgA0GAGzYCECADQRU2AgxBACECDJEBCyADLQApIgBBI0kNACAAQS5GDQAgA0EANgIcIAMgATYCFCADQckJNgIQIANBCDYCDEEAIQIMkAELQdoAIQIMdgsgASAERgRAQesAIQIMjwELAkAgAS0AAEEvRgRAIAFBAWohAQwBCyADQQA2AhwgAyABNgIUIANBsjg2AhAgA0EINgIMQQAhAgyPAQtB2QAhAgx1CyABIARHBEAgA0EONgIIIAMgATYCBEHYACECDHULQeoAIQIMjQELIAEgBEYEQEHpACECDI0BCyABLQAAQTBrIgBB/wFxQQpJBEAgAyAAOgAqIAFBAWohAUHXACECDHQLIAMoAgQhACADQQA2AgQgAyAAIAEQLyIARQ16IANB6AA2AhwgAyABNgIUIAMgADYCDEEAIQIMjAELIAEgBEYEQEHnACECDIwBCwJAIAEtAABBLkYEQCABQQFqIQEMAQsgAygCBCEAIANBADYCBCADIAAgARAvIgBFDXsgA0HmADYCHCADIAE2AhQgAyAANgIMQQAhAgyMAQtB1gAhAgxyCyABIARGBEBB5QAhAgyLAQtBACEAQQEhBUEBIQdBACECAkACQAJAAkACQAJ/AkACQAJAAkACQAJAAkAgAS0AAEEwaw4KCgkAAQIDBAUGCAsLQQIMBgtBAwwFC0EEDAQLQQUMAwtBBgwCC0EHDAELQQgLIQJBACEFQQAhBwwCC0EJIQJBASEAQQAhBUEAIQcMAQtBACEFQQEhAgsgAyACOgArIAFBAWohAQJAAkAgAy0ALkEQcQ0AAkACQAJAIAMtACoOAwEAAgQLIAdFDQMMAgsgAA0BDAILIAVFDQELIAMoAgQhACADQQA2AgQgAyAAIAEQLyIARQ0CIANB4gA2AhwgAyABNgIUIAMgADYCDEEAIQIMjQELIAMoAgQhACADQQA2AgQgAyAAIAEQLyIARQ19IANB4wA2AhwgAyABNgIUIAMgADYCDEEAIQIMjAELIAMoAgQhACADQQA2AgQgAyAAIAEQLyIARQ17IANB5AA2AhwgAyABNgIUIAMgADYCDAyLAQtB1AAhAgxxCyADLQApQSJGDYYBQdMAIQIMcAtBACEAAkAgAygCOCICRQ0AIAIoAkQiAkUNACADIAIRAAAhAAsgAEUEQEHVACECDHALIABBFUcEQCADQQA2AhwgAyABNgIUIANBpA02AhAgA0EhNgIMQQAhAgyJAQsgA0HhADYCHCADIAE2AhQgA0HQGjYCECADQRU2AgxBACECDIgBCyABIARGBEBB4AAhAgyIAQsCQAJAAkACQAJAIAEtAABBCmsOBAEEBAAECyABQQFqIQEMAQsgAUEBaiEBIANBL2otAABBAXFFDQELQdIAIQIMcAsgA0EANgIcIAMgATYCFCADQbYRNgIQIANBCTYCDEEAIQIMiAELIANBADYCHCADIAE2AhQgA0G2ETYCECADQQk2AgxBACECDIcBCyABIARGBEBB3wAhAgyHAQsgAS0AAEEKRgRAIAFBAWohAQwJCyADLQAuQcAAcQ0IIANBADYCHCADIAE2AhQgA0G2ETYCECADQQI2AgxBACECDIYBCyABIARGBEBB3QAhAgyGAQsgAS0AACICQQ1GBEAgAUEBaiEBQdAAIQIMbQsgASEAIAJBCWsOBAUBAQUBCyAEIAEiAEYEQEHcACECDIUBCyAALQAAQQpHDQAgAEEBagwCC0EAIQIgA0EANgIcIAMgADYCFCADQcotNgIQIANBBzYCDAyDAQsgASAERgRAQdsAIQIMgwELAkAgAS0AAEEJaw4EAwAAAwALIAFBAWoLIQFBzgAhAgxoCyABIARGBEBB2gAhAgyBAQsgAS0AAEEJaw4EAAEBAAELQQAhAiADQQA2AhwgA0GaEjYCECADQQc2AgwgAyABQQFqNgIUDH8LIANBgBI7ASpBACEAAkAgAygCOCICRQ0AIAIoAjgiAkUNACADIAIRAAAhAAsgAEUNACAAQRVHDQEgA0HZADYCHCADIAE2AhQgA0HqGjYCECADQRU2AgxBACECDH4LQc0AIQIMZAsgA0EANgIcIAMgATYCFCADQckNNgIQIANBGjYCDEEAIQIMfAsgASAERgRAQdkAIQIMfAsgAS0AAEEgRw09IAFBAWohASADLQAuQQFxDT0gA0EANgIcIAMgATYCFCADQcIcNgIQIANBHjYCDEEAIQIMewsgASAERgRAQdgAIQIMewsCQAJAAkACQAJAIAEtAAAiAEEKaw4EAgMDAAELIAFBAWohAUEsIQIMZQsgAEE6Rw0BIANBADYCHCADIAE2AhQgA0HnETYCECADQQo2AgxBACECDH0LIAFBAWohASADQS9qLQAAQQFxRQ1zIAMtADJBgAFxRQRAIANBMmohAiADEDVBACEAAkAgAygCOCIGRQ0AIAYoAigiBkUNACADIAYRAAAhAAsCQAJAIAAOFk1MSwEBAQEBAQEBAQEBAQEBAQEBAQABCyADQSk2AhwgAyABNgIUIANBrBk2AhAgA0EVNgIMQQAhAgx+CyADQQA2AhwgAyABNgIUIANB5Qs2AhAgA0ERNgIMQQAhAgx9C0EAIQACQCADKAI4IgJFDQAgAigCXCICRQ0AIAMgAhEAACEACyAARQ1ZIABBFUcNASADQQU2AhwgAyABNgIUIANBmxs2AhAgA0EVNgIMQQAhAgx8C0HLACECDGILQQAhAiADQQA2AhwgAyABNgIUIANBkA42AhAgA0EUNgIMDHoLIAMgAy8BMkGAAXI7ATIMOwsgASAERwRAIANBETYCCCADIAE2AgRBygAhAgxgC0HXACECDHgLIAEgBEYEQEHWACECDHgLAkACQAJAAkAgAS0AACIAQSByIAAgAEHBAGtB/wFxQRpJG0H/AXFB4wBrDhMAQEBAQEBAQEBAQEBAAUBAQAIDQAsgAUEBaiEBQcYAIQIMYQsgAUEBaiEBQccAIQIMYAsgAUEBaiEBQcgAIQIMXwsgAUEBaiEBQckAIQIMXgtB1QAhAiAEIAEiAEYNdiAEIAFrIAMoAgAiAWohBiAAIAFrQQVqIQcDQCABQZDIAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQhBBCABQQVGDQoaIAFBAWohASAEIABBAWoiAEcNAAsgAyAGNgIADHYLQdQAIQIgBCABIgBGDXUgBCABayADKAIAIgFqIQYgACABa0EPaiEHA0AgAUGAyABqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0HQQMgAUEPRg0JGiABQQFqIQEgBCAAQQFqIgBHDQALIAMgBjYCAAx1C0HTACECIAQgASIARg10IAQgAWsgAygCACIBaiEGIAAgAWtBDmohBwNAIAFB4scAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNBiABQQ5GDQcgAUEBaiEBIAQgAEEBaiIARw0ACyADIAY2AgAMdAtB0gAhAiAEIAEiAEYNcyAEIAFrIAMoAgAiAWohBSAAIAFrQQFqIQYDQCABQeDHAGotAAAgAC0AACIHQSByIAcgB0HBAGtB/wFxQRpJG0H/AXFHDQUgAUEBRg0CIAFBAWohASAEIABBAWoiAEcNAAsgAyAFNgIADHMLIAEgBEYEQEHRACECDHMLAkACQCABLQAAIgBBIHIgACAAQcEAa0H/AXFBGkkbQf8BcUHuAGsOBwA5OTk5OQE5CyABQQFqIQFBwwAhAgxaCyABQQFqIQFBxAAhAgxZCyADQQA2AgAgBkEBaiEBQcUAIQIMWAtB0AAhAiAEIAEiAEYNcCAEIAFrIAMoAgAiAWohBiAAIAFrQQlqIQcDQCABQdbHAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQJBAiABQQlGDQQaIAFBAWohASAEIABBAWoiAEcNAAsgAyAGNgIADHALQc8AIQIgBCABIgBGDW8gBCABayADKAIAIgFqIQYgACABa0EFaiEHA0AgAUHQxwBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBBUYNAiABQQFqIQEgBCAAQQFqIgBHDQALIAMgBjYCAAxvCyAAIQEgA0EANgIADDMLQQELOgAsIANBADYCACAHQQFqIQELQS0hAgxSCwJAA0AgAS0AAEHQxQBqLQAAQQFHDQEgBCABQQFqIgFHDQALQc0AIQIMawtBwgAhAgxRCyABIARGBEBBzAAhAgxqCyABLQAAQTpGBEAgAygCBCEAIANBADYCBCADIAAgARAwIgBFDTMgA0HLADYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgxqCyADQQA2AhwgAyABNgIUIANB5xE2AhAgA0EKNgIMQQAhAgxpCwJAAkAgAy0ALEECaw4CAAEnCyADQTNqLQAAQQJxRQ0mIAMtAC5BAnENJiADQQA2AhwgAyABNgIUIANBphQ2AhAgA0ELNgIMQQAhAgxpCyADLQAyQSBxRQ0lIAMtAC5BAnENJSADQQA2AhwgAyABNgIUIANBvRM2AhAgA0EPNgIMQQAhAgxoC0EAIQACQCADKAI4IgJFDQAgAigCSCICRQ0AIAMgAhEAACEACyAARQRAQcEAIQIMTwsgAEEVRwRAIANBADYCHCADIAE2AhQgA0GmDzYCECADQRw2AgxBACECDGgLIANBygA2AhwgAyABNgIUIANBhRw2AhAgA0EVNgIMQQAhAgxnCyABIARHBEAgASECA0AgBCACIgFrQRBOBEAgAUEQaiEC/Qz/////////////////////IAH9AAAAIg1BB/1sIA39DODg4ODg4ODg4ODg4ODg4OD9bv0MX19fX19fX19fX19fX19fX/0mIA39DAkJCQkJCQkJCQkJCQkJCQn9I/1Q/VL9ZEF/c2giAEEQRg0BIAAgAWohAQwYCyABIARGBEBBxAAhAgxpCyABLQAAQcDBAGotAABBAUcNFyAEIAFBAWoiAkcNAAtBxAAhAgxnC0HEACECDGYLIAEgBEcEQANAAkAgAS0AACIAQSByIAAgAEHBAGtB/wFxQRpJG0H/AXEiAEEJRg0AIABBIEYNAAJAAkACQAJAIABB4wBrDhMAAwMDAwMDAwEDAwMDAwMDAwMCAwsgAUEBaiEBQTYhAgxSCyABQQFqIQFBNyECDFELIAFBAWohAUE4IQIMUAsMFQsgBCABQQFqIgFHDQALQTwhAgxmC0E8IQIMZQsgASAERgRAQcgAIQIMZQsgA0ESNgIIIAMgATYCBAJAAkACQAJAAkAgAy0ALEEBaw4EFAABAgkLIAMtADJBIHENA0HgASECDE8LAkAgAy8BMiIAQQhxRQ0AIAMtAChBAUcNACADLQAuQQhxRQ0CCyADIABB9/sDcUGABHI7ATIMCwsgAyADLwEyQRByOwEyDAQLIANBADYCBCADIAEgARAxIgAEQCADQcEANgIcIAMgADYCDCADIAFBAWo2AhRBACECDGYLIAFBAWohAQxYCyADQQA2AhwgAyABNgIUIANB9BM2AhAgA0EENgIMQQAhAgxkC0HHACECIAEgBEYNYyADKAIAIgAgBCABa2ohBSABIABrQQZqIQYCQANAIABBwMUAai0AACABLQAAQSByRw0BIABBBkYNSiAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAxkCyADQQA2AgAMBQsCQCABIARHBEADQCABLQAAQcDDAGotAAAiAEEBRwRAIABBAkcNAyABQQFqIQEMBQsgBCABQQFqIgFHDQALQcUAIQIMZAtBxQAhAgxjCwsgA0EAOgAsDAELQQshAgxHC0E/IQIMRgsCQAJAA0AgAS0AACIAQSBHBEACQCAAQQprDgQDBQUDAAsgAEEsRg0DDAQLIAQgAUEBaiIBRw0AC0HGACECDGALIANBCDoALAwOCyADLQAoQQFHDQIgAy0ALkEIcQ0CIAMoAgQhACADQQA2AgQgAyAAIAEQMSIABEAgA0HCADYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgxfCyABQQFqIQEMUAtBOyECDEQLAkADQCABLQAAIgBBIEcgAEEJR3ENASAEIAFBAWoiAUcNAAtBwwAhAgxdCwtBPCECDEILAkACQCABIARHBEADQCABLQAAIgBBIEcEQCAAQQprDgQDBAQDBAsgBCABQQFqIgFHDQALQT8hAgxdC0E/IQIMXAsgAyADLwEyQSByOwEyDAoLIAMoAgQhACADQQA2AgQgAyAAIAEQMSIARQ1OIANBPjYCHCADIAE2AhQgAyAANgIMQQAhAgxaCwJAIAEgBEcEQANAIAEtAABBwMMAai0AACIAQQFHBEAgAEECRg0DDAwLIAQgAUEBaiIBRw0AC0E3IQIMWwtBNyECDFoLIAFBAWohAQwEC0E7IQIgBCABIgBGDVggBCABayADKAIAIgFqIQYgACABa0EFaiEHAkADQCABQZDIAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQEgAUEFRgRAQQchAQw/CyABQQFqIQEgBCAAQQFqIgBHDQALIAMgBjYCAAxZCyADQQA2AgAgACEBDAULQTohAiAEIAEiAEYNVyAEIAFrIAMoAgAiAWohBiAAIAFrQQhqIQcCQANAIAFBtMEAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNASABQQhGBEBBBSEBDD4LIAFBAWohASAEIABBAWoiAEcNAAsgAyAGNgIADFgLIANBADYCACAAIQEMBAtBOSECIAQgASIARg1WIAQgAWsgAygCACIBaiEGIAAgAWtBA2ohBwJAA0AgAUGwwQBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBA0YEQEEGIQEMPQsgAUEBaiEBIAQgAEEBaiIARw0ACyADIAY2AgAMVwsgA0EANgIAIAAhAQwDCwJAA0AgAS0AACIAQSBHBEAgAEEKaw4EBwQEBwILIAQgAUEBaiIBRw0AC0E4IQIMVgsgAEEsRw0BIAFBAWohAEEBIQECQAJAAkACQAJAIAMtACxBBWsOBAMBAgQACyAAIQEMBAtBAiEBDAELQQQhAQsgA0EBOgAsIAMgAy8BMiABcjsBMiAAIQEMAQsgAyADLwEyQQhyOwEyIAAhAQtBPiECDDsLIANBADoALAtBOSECDDkLIAEgBEYEQEE2IQIMUgsCQAJAAkACQAJAIAEtAABBCmsOBAACAgECCyADKAIEIQAgA0EANgIEIAMgACABEDEiAEUNAiADQTM2AhwgAyABNgIUIAMgADYCDEEAIQIMVQsgAygCBCEAIANBADYCBCADIAAgARAxIgBFBEAgAUEBaiEBDAYLIANBMjYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgxUCyADLQAuQQFxBEBB3wEhAgw7CyADKAIEIQAgA0EANgIEIAMgACABEDEiAA0BDEkLQTQhAgw5CyADQTU2AhwgAyABNgIUIAMgADYCDEEAIQIMUQtBNSECDDcLIANBL2otAABBAXENACADQQA2AhwgAyABNgIUIANB6xY2AhAgA0EZNgIMQQAhAgxPC0EzIQIMNQsgASAERgRAQTIhAgxOCwJAIAEtAABBCkYEQCABQQFqIQEMAQsgA0EANgIcIAMgATYCFCADQZIXNgIQIANBAzYCDEEAIQIMTgtBMiECDDQLIAEgBEYEQEExIQIMTQsCQCABLQAAIgBBCUYNACAAQSBGDQBBASECAkAgAy0ALEEFaw4EBgQFAA0LIAMgAy8BMkEIcjsBMgwMCyADLQAuQQFxRQ0BIAMtACxBCEcNACADQQA6ACwLQT0hAgwyCyADQQA2AhwgAyABNgIUIANBwhY2AhAgA0EKNgIMQQAhAgxKC0ECIQIMAQtBBCECCyADQQE6ACwgAyADLwEyIAJyOwEyDAYLIAEgBEYEQEEwIQIMRwsgAS0AAEEKRgRAIAFBAWohAQwBCyADLQAuQQFxDQAgA0EANgIcIAMgATYCFCADQdwoNgIQIANBAjYCDEEAIQIMRgtBMCECDCwLIAFBAWohAUExIQIMKwsgASAERgRAQS8hAgxECyABLQAAIgBBCUcgAEEgR3FFBEAgAUEBaiEBIAMtAC5BAXENASADQQA2AhwgAyABNgIUIANBlxA2AhAgA0EKNgIMQQAhAgxEC0EBIQICQAJAAkACQAJAAkAgAy0ALEECaw4HBQQEAwECAAQLIAMgAy8BMkEIcjsBMgwDC0ECIQIMAQtBBCECCyADQQE6ACwgAyADLwEyIAJyOwEyC0EvIQIMKwsgA0EANgIcIAMgATYCFCADQYQTNgIQIANBCzYCDEEAIQIMQwtB4QEhAgwpCyABIARGBEBBLiECDEILIANBADYCBCADQRI2AgggAyABIAEQMSIADQELQS4hAgwnCyADQS02AhwgAyABNgIUIAMgADYCDEEAIQIMPwtBACEAAkAgAygCOCICRQ0AIAIoAkwiAkUNACADIAIRAAAhAAsgAEUNACAAQRVHDQEgA0HYADYCHCADIAE2AhQgA0GzGzYCECADQRU2AgxBACECDD4LQcwAIQIMJAsgA0EANgIcIAMgATYCFCADQbMONgIQIANBHTYCDEEAIQIMPAsgASAERgRAQc4AIQIMPAsgAS0AACIAQSBGDQIgAEE6Rg0BCyADQQA6ACxBCSECDCELIAMoAgQhACADQQA2AgQgAyAAIAEQMCIADQEMAgsgAy0ALkEBcQRAQd4BIQIMIAsgAygCBCEAIANBADYCBCADIAAgARAwIgBFDQIgA0EqNgIcIAMgADYCDCADIAFBAWo2AhRBACECDDgLIANBywA2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIMNwsgAUEBaiEBQcAAIQIMHQsgAUEBaiEBDCwLIAEgBEYEQEErIQIMNQsCQCABLQAAQQpGBEAgAUEBaiEBDAELIAMtAC5BwABxRQ0GCyADLQAyQYABcQRAQQAhAAJAIAMoAjgiAkUNACACKAJcIgJFDQAgAyACEQAAIQALIABFDRIgAEEVRgRAIANBBTYCHCADIAE2AhQgA0GbGzYCECADQRU2AgxBACECDDYLIANBADYCHCADIAE2AhQgA0GQDjYCECADQRQ2AgxBACECDDULIANBMmohAiADEDVBACEAAkAgAygCOCIGRQ0AIAYoAigiBkUNACADIAYRAAAhAAsgAA4WAgEABAQEBAQEBAQEBAQEBAQEBAQEAwQLIANBAToAMAsgAiACLwEAQcAAcjsBAAtBKyECDBgLIANBKTYCHCADIAE2AhQgA0GsGTYCECADQRU2AgxBACECDDALIANBADYCHCADIAE2AhQgA0HlCzYCECADQRE2AgxBACECDC8LIANBADYCHCADIAE2AhQgA0GlCzYCECADQQI2AgxBACECDC4LQQEhByADLwEyIgVBCHFFBEAgAykDIEIAUiEHCwJAIAMtADAEQEEBIQAgAy0AKUEFRg0BIAVBwABxRSAHcUUNAQsCQCADLQAoIgJBAkYEQEEBIQAgAy8BNCIGQeUARg0CQQAhACAFQcAAcQ0CIAZB5ABGDQIgBkHmAGtBAkkNAiAGQcwBRg0CIAZBsAJGDQIMAQtBACEAIAVBwABxDQELQQIhACAFQQhxDQAgBUGABHEEQAJAIAJBAUcNACADLQAuQQpxDQBBBSEADAILQQQhAAwBCyAFQSBxRQRAIAMQNkEAR0ECdCEADAELQQBBAyADKQMgUBshAAsgAEEBaw4FAgAHAQMEC0ERIQIMEwsgA0EBOgAxDCkLQQAhAgJAIAMoAjgiAEUNACAAKAIwIgBFDQAgAyAAEQAAIQILIAJFDSYgAkEVRgRAIANBAzYCHCADIAE2AhQgA0HSGzYCECADQRU2AgxBACECDCsLQQAhAiADQQA2AhwgAyABNgIUIANB3Q42AhAgA0ESNgIMDCoLIANBADYCHCADIAE2AhQgA0H5IDYCECADQQ82AgxBACECDCkLQQAhAAJAIAMoAjgiAkUNACACKAIwIgJFDQAgAyACEQAAIQALIAANAQtBDiECDA4LIABBFUYEQCADQQI2AhwgAyABNgIUIANB0hs2AhAgA0EVNgIMQQAhAgwnCyADQQA2AhwgAyABNgIUIANB3Q42AhAgA0ESNgIMQQAhAgwmC0EqIQIMDAsgASAERwRAIANBCTYCCCADIAE2AgRBKSECDAwLQSYhAgwkCyADIAMpAyAiDCAEIAFrrSIKfSILQgAgCyAMWBs3AyAgCiAMVARAQSUhAgwkCyADKAIEIQAgA0EANgIEIAMgACABIAynaiIBEDIiAEUNACADQQU2AhwgAyABNgIUIAMgADYCDEEAIQIMIwtBDyECDAkLQgAhCgJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCABLQAAQTBrDjcXFgABAgMEBQYHFBQUFBQUFAgJCgsMDRQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUDg8QERITFAtCAiEKDBYLQgMhCgwVC0IEIQoMFAtCBSEKDBMLQgYhCgwSC0IHIQoMEQtCCCEKDBALQgkhCgwPC0IKIQoMDgtCCyEKDA0LQgwhCgwMC0INIQoMCwtCDiEKDAoLQg8hCgwJC0IKIQoMCAtCCyEKDAcLQgwhCgwGC0INIQoMBQtCDiEKDAQLQg8hCgwDCyADQQA2AhwgAyABNgIUIANBnxU2AhAgA0EMNgIMQQAhAgwhCyABIARGBEBBIiECDCELQgAhCgJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAS0AAEEwaw43FRQAAQIDBAUGBxYWFhYWFhYICQoLDA0WFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFg4PEBESExYLQgIhCgwUC0IDIQoMEwtCBCEKDBILQgUhCgwRC0IGIQoMEAtCByEKDA8LQgghCgwOC0IJIQoMDQtCCiEKDAwLQgshCgwLC0IMIQoMCgtCDSEKDAkLQg4hCgwIC0IPIQoMBwtCCiEKDAYLQgshCgwFC0IMIQoMBAtCDSEKDAMLQg4hCgwCC0IPIQoMAQtCASEKCyABQQFqIQEgAykDICILQv//////////D1gEQCADIAtCBIYgCoQ3AyAMAgsgA0EANgIcIAMgATYCFCADQbUJNgIQIANBDDYCDEEAIQIMHgtBJyECDAQLQSghAgwDCyADIAE6ACwgA0EANgIAIAdBAWohAUEMIQIMAgsgA0EANgIAIAZBAWohAUEKIQIMAQsgAUEBaiEBQQghAgwACwALQQAhAiADQQA2AhwgAyABNgIUIANBsjg2AhAgA0EINgIMDBcLQQAhAiADQQA2AhwgAyABNgIUIANBgxE2AhAgA0EJNgIMDBYLQQAhAiADQQA2AhwgAyABNgIUIANB3wo2AhAgA0EJNgIMDBULQQAhAiADQQA2AhwgAyABNgIUIANB7RA2AhAgA0EJNgIMDBQLQQAhAiADQQA2AhwgAyABNgIUIANB0hE2AhAgA0EJNgIMDBMLQQAhAiADQQA2AhwgAyABNgIUIANBsjg2AhAgA0EINgIMDBILQQAhAiADQQA2AhwgAyABNgIUIANBgxE2AhAgA0EJNgIMDBELQQAhAiADQQA2AhwgAyABNgIUIANB3wo2AhAgA0EJNgIMDBALQQAhAiADQQA2AhwgAyABNgIUIANB7RA2AhAgA0EJNgIMDA8LQQAhAiADQQA2AhwgAyABNgIUIANB0hE2AhAgA0EJNgIMDA4LQQAhAiADQQA2AhwgAyABNgIUIANBuRc2AhAgA0EPNgIMDA0LQQAhAiADQQA2AhwgAyABNgIUIANBuRc2AhAgA0EPNgIMDAwLQQAhAiADQQA2AhwgAyABNgIUIANBmRM2AhAgA0ELNgIMDAsLQQAhAiADQQA2AhwgAyABNgIUIANBnQk2AhAgA0ELNgIMDAoLQQAhAiADQQA2AhwgAyABNgIUIANBlxA2AhAgA0EKNgIMDAkLQQAhAiADQQA2AhwgAyABNgIUIANBsRA2AhAgA0EKNgIMDAgLQQAhAiADQQA2AhwgAyABNgIUIANBux02AhAgA0ECNgIMDAcLQQAhAiADQQA2AhwgAyABNgIUIANBlhY2AhAgA0ECNgIMDAYLQQAhAiADQQA2AhwgAyABNgIUIANB+Rg2AhAgA0ECNgIMDAULQQAhAiADQQA2AhwgAyABNgIUIANBxBg2AhAgA0ECNgIMDAQLIANBAjYCHCADIAE2AhQgA0GpHjYCECADQRY2AgxBACECDAMLQd4AIQIgASAERg0CIAlBCGohByADKAIAIQUCQAJAIAEgBEcEQCAFQZbIAGohCCAEIAVqIAFrIQYgBUF/c0EKaiIFIAFqIQADQCABLQAAIAgtAABHBEBBAiEIDAMLIAVFBEBBACEIIAAhAQwDCyAFQQFrIQUgCEEBaiEIIAQgAUEBaiIBRw0ACyAGIQUgBCEBCyAHQQE2AgAgAyAFNgIADAELIANBADYCACAHIAg2AgALIAcgATYCBCAJKAIMIQACQAJAIAkoAghBAWsOAgQBAAsgA0EANgIcIANBwh42AhAgA0EXNgIMIAMgAEEBajYCFEEAIQIMAwsgA0EANgIcIAMgADYCFCADQdceNgIQIANBCTYCDEEAIQIMAgsgASAERgRAQSghAgwCCyADQQk2AgggAyABNgIEQSchAgwBCyABIARGBEBBASECDAELA0ACQAJAAkAgAS0AAEEKaw4EAAEBAAELIAFBAWohAQwBCyABQQFqIQEgAy0ALkEgcQ0AQQAhAiADQQA2AhwgAyABNgIUIANBoSE2AhAgA0EFNgIMDAILQQEhAiABIARHDQALCyAJQRBqJAAgAkUEQCADKAIMIQAMAQsgAyACNgIcQQAhACADKAIEIgFFDQAgAyABIAQgAygCCBEBACIBRQ0AIAMgBDYCFCADIAE2AgwgASEACyAAC74CAQJ/IABBADoAACAAQeQAaiIBQQFrQQA6AAAgAEEAOgACIABBADoAASABQQNrQQA6AAAgAUECa0EAOgAAIABBADoAAyABQQRrQQA6AABBACAAa0EDcSIBIABqIgBBADYCAEHkACABa0F8cSICIABqIgFBBGtBADYCAAJAIAJBCUkNACAAQQA2AgggAEEANgIEIAFBCGtBADYCACABQQxrQQA2AgAgAkEZSQ0AIABBADYCGCAAQQA2AhQgAEEANgIQIABBADYCDCABQRBrQQA2AgAgAUEUa0EANgIAIAFBGGtBADYCACABQRxrQQA2AgAgAiAAQQRxQRhyIgJrIgFBIEkNACAAIAJqIQADQCAAQgA3AxggAEIANwMQIABCADcDCCAAQgA3AwAgAEEgaiEAIAFBIGsiAUEfSw0ACwsLVgEBfwJAIAAoAgwNAAJAAkACQAJAIAAtADEOAwEAAwILIAAoAjgiAUUNACABKAIwIgFFDQAgACABEQAAIgENAwtBAA8LAAsgAEHKGTYCEEEOIQELIAELGgAgACgCDEUEQCAAQd4fNgIQIABBFTYCDAsLFAAgACgCDEEVRgRAIABBADYCDAsLFAAgACgCDEEWRgRAIABBADYCDAsLBwAgACgCDAsHACAAKAIQCwkAIAAgATYCEAsHACAAKAIUCysAAkAgAEEnTw0AQv//////CSAArYhCAYNQDQAgAEECdEHQOGooAgAPCwALFwAgAEEvTwRAAAsgAEECdEHsOWooAgALvwkBAX9B9C0hAQJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIABB5ABrDvQDY2IAAWFhYWFhYQIDBAVhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhBgcICQoLDA0OD2FhYWFhEGFhYWFhYWFhYWFhEWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYRITFBUWFxgZGhthYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhHB0eHyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2YTc4OTphYWFhYWFhYTthYWE8YWFhYT0+P2FhYWFhYWFhQGFhQWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYUJDREVGR0hJSktMTU5PUFFSU2FhYWFhYWFhVFVWV1hZWlthXF1hYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFeYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhX2BhC0HqLA8LQZgmDwtB7TEPC0GgNw8LQckpDwtBtCkPC0GWLQ8LQesrDwtBojUPC0HbNA8LQeApDwtB4yQPC0HVJA8LQe4kDwtB5iUPC0HKNA8LQdA3DwtBqjUPC0H1LA8LQfYmDwtBgiIPC0HyMw8LQb4oDwtB5zcPC0HNIQ8LQcAhDwtBuCUPC0HLJQ8LQZYkDwtBjzQPC0HNNQ8LQd0qDwtB7jMPC0GcNA8LQZ4xDwtB9DUPC0HlIg8LQa8lDwtBmTEPC0GyNg8LQfk2DwtBxDIPC0HdLA8LQYIxDwtBwTEPC0GNNw8LQckkDwtB7DYPC0HnKg8LQcgjDwtB4iEPC0HJNw8LQaUiDwtBlCIPC0HbNg8LQd41DwtBhiYPC0G8Kw8LQYsyDwtBoCMPC0H2MA8LQYAsDwtBiSsPC0GkJg8LQfIjDwtBgSgPC0GrMg8LQesnDwtBwjYPC0GiJA8LQc8qDwtB3CMPC0GHJw8LQeQ0DwtBtyIPC0GtMQ8LQdUiDwtBrzQPC0HeJg8LQdYyDwtB9DQPC0GBOA8LQfQ3DwtBkjYPC0GdJw8LQYIpDwtBjSMPC0HXMQ8LQb01DwtBtDcPC0HYMA8LQbYnDwtBmjgPC0GnKg8LQcQnDwtBriMPC0H1Ig8LAAtByiYhAQsgAQsXACAAIAAvAS5B/v8DcSABQQBHcjsBLgsaACAAIAAvAS5B/f8DcSABQQBHQQF0cjsBLgsaACAAIAAvAS5B+/8DcSABQQBHQQJ0cjsBLgsaACAAIAAvAS5B9/8DcSABQQBHQQN0cjsBLgsaACAAIAAvAS5B7/8DcSABQQBHQQR0cjsBLgsaACAAIAAvAS5B3/8DcSABQQBHQQV0cjsBLgsaACAAIAAvAS5Bv/8DcSABQQBHQQZ0cjsBLgsaACAAIAAvAS5B//4DcSABQQBHQQd0cjsBLgsaACAAIAAvAS5B//0DcSABQQBHQQh0cjsBLgsaACAAIAAvAS5B//sDcSABQQBHQQl0cjsBLgs+AQJ/AkAgACgCOCIDRQ0AIAMoAgQiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQeESNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAggiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQfwRNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAgwiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQewKNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAhAiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQfoeNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAhQiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQcsQNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAhgiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQbcfNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAhwiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQb8VNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAiwiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQf4INgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAiAiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQYwdNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAiQiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQeYVNgIQQRghBAsgBAs4ACAAAn8gAC8BMkEUcUEURgRAQQEgAC0AKEEBRg0BGiAALwE0QeUARgwBCyAALQApQQVGCzoAMAtZAQJ/AkAgAC0AKEEBRg0AIAAvATQiAUHkAGtB5ABJDQAgAUHMAUYNACABQbACRg0AIAAvATIiAEHAAHENAEEBIQIgAEGIBHFBgARGDQAgAEEocUUhAgsgAguMAQECfwJAAkACQCAALQAqRQ0AIAAtACtFDQAgAC8BMiIBQQJxRQ0BDAILIAAvATIiAUEBcUUNAQtBASECIAAtAChBAUYNACAALwE0IgBB5ABrQeQASQ0AIABBzAFGDQAgAEGwAkYNACABQcAAcQ0AQQAhAiABQYgEcUGABEYNACABQShxQQBHIQILIAILcwAgAEEQav0MAAAAAAAAAAAAAAAAAAAAAP0LAwAgAP0MAAAAAAAAAAAAAAAAAAAAAP0LAwAgAEEwav0MAAAAAAAAAAAAAAAAAAAAAP0LAwAgAEEgav0MAAAAAAAAAAAAAAAAAAAAAP0LAwAgAEH9ATYCHAsGACAAEDoLmi0BC38jAEEQayIKJABB3NUAKAIAIglFBEBBnNkAKAIAIgVFBEBBqNkAQn83AgBBoNkAQoCAhICAgMAANwIAQZzZACAKQQhqQXBxQdiq1aoFcyIFNgIAQbDZAEEANgIAQYDZAEEANgIAC0GE2QBBwNkENgIAQdTVAEHA2QQ2AgBB6NUAIAU2AgBB5NUAQX82AgBBiNkAQcCmAzYCAANAIAFBgNYAaiABQfTVAGoiAjYCACACIAFB7NUAaiIDNgIAIAFB+NUAaiADNgIAIAFBiNYAaiABQfzVAGoiAzYCACADIAI2AgAgAUGQ1gBqIAFBhNYAaiICNgIAIAIgAzYCACABQYzWAGogAjYCACABQSBqIgFBgAJHDQALQczZBEGBpgM2AgBB4NUAQazZACgCADYCAEHQ1QBBgKYDNgIAQdzVAEHI2QQ2AgBBzP8HQTg2AgBByNkEIQkLAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAEHsAU0EQEHE1QAoAgAiBkEQIABBE2pBcHEgAEELSRsiBEEDdiIAdiIBQQNxBEACQCABQQFxIAByQQFzIgJBA3QiAEHs1QBqIgEgAEH01QBqKAIAIgAoAggiA0YEQEHE1QAgBkF+IAJ3cTYCAAwBCyABIAM2AgggAyABNgIMCyAAQQhqIQEgACACQQN0IgJBA3I2AgQgACACaiIAIAAoAgRBAXI2AgQMEQtBzNUAKAIAIgggBE8NASABBEACQEECIAB0IgJBACACa3IgASAAdHFoIgBBA3QiAkHs1QBqIgEgAkH01QBqKAIAIgIoAggiA0YEQEHE1QAgBkF+IAB3cSIGNgIADAELIAEgAzYCCCADIAE2AgwLIAIgBEEDcjYCBCAAQQN0IgAgBGshBSAAIAJqIAU2AgAgAiAEaiIEIAVBAXI2AgQgCARAIAhBeHFB7NUAaiEAQdjVACgCACEDAn9BASAIQQN2dCIBIAZxRQRAQcTVACABIAZyNgIAIAAMAQsgACgCCAsiASADNgIMIAAgAzYCCCADIAA2AgwgAyABNgIICyACQQhqIQFB2NUAIAQ2AgBBzNUAIAU2AgAMEQtByNUAKAIAIgtFDQEgC2hBAnRB9NcAaigCACIAKAIEQXhxIARrIQUgACECA0ACQCACKAIQIgFFBEAgAkEUaigCACIBRQ0BCyABKAIEQXhxIARrIgMgBUkhAiADIAUgAhshBSABIAAgAhshACABIQIMAQsLIAAoAhghCSAAKAIMIgMgAEcEQEHU1QAoAgAaIAMgACgCCCIBNgIIIAEgAzYCDAwQCyAAQRRqIgIoAgAiAUUEQCAAKAIQIgFFDQMgAEEQaiECCwNAIAIhByABIgNBFGoiAigCACIBDQAgA0EQaiECIAMoAhAiAQ0ACyAHQQA2AgAMDwtBfyEEIABBv39LDQAgAEETaiIBQXBxIQRByNUAKAIAIghFDQBBACAEayEFAkACQAJAAn9BACAEQYACSQ0AGkEfIARB////B0sNABogBEEmIAFBCHZnIgBrdkEBcSAAQQF0a0E+agsiBkECdEH01wBqKAIAIgJFBEBBACEBQQAhAwwBC0EAIQEgBEEZIAZBAXZrQQAgBkEfRxt0IQBBACEDA0ACQCACKAIEQXhxIARrIgcgBU8NACACIQMgByIFDQBBACEFIAIhAQwDCyABIAJBFGooAgAiByAHIAIgAEEddkEEcWpBEGooAgAiAkYbIAEgBxshASAAQQF0IQAgAg0ACwsgASADckUEQEEAIQNBAiAGdCIAQQAgAGtyIAhxIgBFDQMgAGhBAnRB9NcAaigCACEBCyABRQ0BCwNAIAEoAgRBeHEgBGsiAiAFSSEAIAIgBSAAGyEFIAEgAyAAGyEDIAEoAhAiAAR/IAAFIAFBFGooAgALIgENAAsLIANFDQAgBUHM1QAoAgAgBGtPDQAgAygCGCEHIAMgAygCDCIARwRAQdTVACgCABogACADKAIIIgE2AgggASAANgIMDA4LIANBFGoiAigCACIBRQRAIAMoAhAiAUUNAyADQRBqIQILA0AgAiEGIAEiAEEUaiICKAIAIgENACAAQRBqIQIgACgCECIBDQALIAZBADYCAAwNC0HM1QAoAgAiAyAETwRAQdjVACgCACEBAkAgAyAEayICQRBPBEAgASAEaiIAIAJBAXI2AgQgASADaiACNgIAIAEgBEEDcjYCBAwBCyABIANBA3I2AgQgASADaiIAIAAoAgRBAXI2AgRBACEAQQAhAgtBzNUAIAI2AgBB2NUAIAA2AgAgAUEIaiEBDA8LQdDVACgCACIDIARLBEAgBCAJaiIAIAMgBGsiAUEBcjYCBEHc1QAgADYCAEHQ1QAgATYCACAJIARBA3I2AgQgCUEIaiEBDA8LQQAhASAEAn9BnNkAKAIABEBBpNkAKAIADAELQajZAEJ/NwIAQaDZAEKAgISAgIDAADcCAEGc2QAgCkEMakFwcUHYqtWqBXM2AgBBsNkAQQA2AgBBgNkAQQA2AgBBgIAECyIAIARBxwBqIgVqIgZBACAAayIHcSICTwRAQbTZAEEwNgIADA8LAkBB/NgAKAIAIgFFDQBB9NgAKAIAIgggAmohACAAIAFNIAAgCEtxDQBBACEBQbTZAEEwNgIADA8LQYDZAC0AAEEEcQ0EAkACQCAJBEBBhNkAIQEDQCABKAIAIgAgCU0EQCAAIAEoAgRqIAlLDQMLIAEoAggiAQ0ACwtBABA7IgBBf0YNBSACIQZBoNkAKAIAIgFBAWsiAyAAcQRAIAIgAGsgACADakEAIAFrcWohBgsgBCAGTw0FIAZB/v///wdLDQVB/NgAKAIAIgMEQEH02AAoAgAiByAGaiEBIAEgB00NBiABIANLDQYLIAYQOyIBIABHDQEMBwsgBiADayAHcSIGQf7///8HSw0EIAYQOyEAIAAgASgCACABKAIEakYNAyAAIQELAkAgBiAEQcgAak8NACABQX9GDQBBpNkAKAIAIgAgBSAGa2pBACAAa3EiAEH+////B0sEQCABIQAMBwsgABA7QX9HBEAgACAGaiEGIAEhAAwHC0EAIAZrEDsaDAQLIAEiAEF/Rw0FDAMLQQAhAwwMC0EAIQAMCgsgAEF/Rw0CC0GA2QBBgNkAKAIAQQRyNgIACyACQf7///8HSw0BIAIQOyEAQQAQOyEBIABBf0YNASABQX9GDQEgACABTw0BIAEgAGsiBiAEQThqTQ0BC0H02ABB9NgAKAIAIAZqIgE2AgBB+NgAKAIAIAFJBEBB+NgAIAE2AgALAkACQAJAQdzVACgCACICBEBBhNkAIQEDQCAAIAEoAgAiAyABKAIEIgVqRg0CIAEoAggiAQ0ACwwCC0HU1QAoAgAiAUEARyAAIAFPcUUEQEHU1QAgADYCAAtBACEBQYjZACAGNgIAQYTZACAANgIAQeTVAEF/NgIAQejVAEGc2QAoAgA2AgBBkNkAQQA2AgADQCABQYDWAGogAUH01QBqIgI2AgAgAiABQezVAGoiAzYCACABQfjVAGogAzYCACABQYjWAGogAUH81QBqIgM2AgAgAyACNgIAIAFBkNYAaiABQYTWAGoiAjYCACACIAM2AgAgAUGM1gBqIAI2AgAgAUEgaiIBQYACRw0AC0F4IABrQQ9xIgEgAGoiAiAGQThrIgMgAWsiAUEBcjYCBEHg1QBBrNkAKAIANgIAQdDVACABNgIAQdzVACACNgIAIAAgA2pBODYCBAwCCyAAIAJNDQAgAiADSQ0AIAEoAgxBCHENAEF4IAJrQQ9xIgAgAmoiA0HQ1QAoAgAgBmoiByAAayIAQQFyNgIEIAEgBSAGajYCBEHg1QBBrNkAKAIANgIAQdDVACAANgIAQdzVACADNgIAIAIgB2pBODYCBAwBCyAAQdTVACgCAEkEQEHU1QAgADYCAAsgACAGaiEDQYTZACEBAkACQAJAA0AgAyABKAIARwRAIAEoAggiAQ0BDAILCyABLQAMQQhxRQ0BC0GE2QAhAQNAIAEoAgAiAyACTQRAIAMgASgCBGoiBSACSw0DCyABKAIIIQEMAAsACyABIAA2AgAgASABKAIEIAZqNgIEIABBeCAAa0EPcWoiCSAEQQNyNgIEIANBeCADa0EPcWoiBiAEIAlqIgRrIQEgAiAGRgRAQdzVACAENgIAQdDVAEHQ1QAoAgAgAWoiADYCACAEIABBAXI2AgQMCAtB2NUAKAIAIAZGBEBB2NUAIAQ2AgBBzNUAQczVACgCACABaiIANgIAIAQgAEEBcjYCBCAAIARqIAA2AgAMCAsgBigCBCIFQQNxQQFHDQYgBUF4cSEIIAVB/wFNBEAgBUEDdiEDIAYoAggiACAGKAIMIgJGBEBBxNUAQcTVACgCAEF+IAN3cTYCAAwHCyACIAA2AgggACACNgIMDAYLIAYoAhghByAGIAYoAgwiAEcEQCAAIAYoAggiAjYCCCACIAA2AgwMBQsgBkEUaiICKAIAIgVFBEAgBigCECIFRQ0EIAZBEGohAgsDQCACIQMgBSIAQRRqIgIoAgAiBQ0AIABBEGohAiAAKAIQIgUNAAsgA0EANgIADAQLQXggAGtBD3EiASAAaiIHIAZBOGsiAyABayIBQQFyNgIEIAAgA2pBODYCBCACIAVBNyAFa0EPcWpBP2siAyADIAJBEGpJGyIDQSM2AgRB4NUAQazZACgCADYCAEHQ1QAgATYCAEHc1QAgBzYCACADQRBqQYzZACkCADcCACADQYTZACkCADcCCEGM2QAgA0EIajYCAEGI2QAgBjYCAEGE2QAgADYCAEGQ2QBBADYCACADQSRqIQEDQCABQQc2AgAgBSABQQRqIgFLDQALIAIgA0YNACADIAMoAgRBfnE2AgQgAyADIAJrIgU2AgAgAiAFQQFyNgIEIAVB/wFNBEAgBUF4cUHs1QBqIQACf0HE1QAoAgAiAUEBIAVBA3Z0IgNxRQRAQcTVACABIANyNgIAIAAMAQsgACgCCAsiASACNgIMIAAgAjYCCCACIAA2AgwgAiABNgIIDAELQR8hASAFQf///wdNBEAgBUEmIAVBCHZnIgBrdkEBcSAAQQF0a0E+aiEBCyACIAE2AhwgAkIANwIQIAFBAnRB9NcAaiEAQcjVACgCACIDQQEgAXQiBnFFBEAgACACNgIAQcjVACADIAZyNgIAIAIgADYCGCACIAI2AgggAiACNgIMDAELIAVBGSABQQF2a0EAIAFBH0cbdCEBIAAoAgAhAwJAA0AgAyIAKAIEQXhxIAVGDQEgAUEddiEDIAFBAXQhASAAIANBBHFqQRBqIgYoAgAiAw0ACyAGIAI2AgAgAiAANgIYIAIgAjYCDCACIAI2AggMAQsgACgCCCIBIAI2AgwgACACNgIIIAJBADYCGCACIAA2AgwgAiABNgIIC0HQ1QAoAgAiASAETQ0AQdzVACgCACIAIARqIgIgASAEayIBQQFyNgIEQdDVACABNgIAQdzVACACNgIAIAAgBEEDcjYCBCAAQQhqIQEMCAtBACEBQbTZAEEwNgIADAcLQQAhAAsgB0UNAAJAIAYoAhwiAkECdEH01wBqIgMoAgAgBkYEQCADIAA2AgAgAA0BQcjVAEHI1QAoAgBBfiACd3E2AgAMAgsgB0EQQRQgBygCECAGRhtqIAA2AgAgAEUNAQsgACAHNgIYIAYoAhAiAgRAIAAgAjYCECACIAA2AhgLIAZBFGooAgAiAkUNACAAQRRqIAI2AgAgAiAANgIYCyABIAhqIQEgBiAIaiIGKAIEIQULIAYgBUF+cTYCBCABIARqIAE2AgAgBCABQQFyNgIEIAFB/wFNBEAgAUF4cUHs1QBqIQACf0HE1QAoAgAiAkEBIAFBA3Z0IgFxRQRAQcTVACABIAJyNgIAIAAMAQsgACgCCAsiASAENgIMIAAgBDYCCCAEIAA2AgwgBCABNgIIDAELQR8hBSABQf///wdNBEAgAUEmIAFBCHZnIgBrdkEBcSAAQQF0a0E+aiEFCyAEIAU2AhwgBEIANwIQIAVBAnRB9NcAaiEAQcjVACgCACICQQEgBXQiA3FFBEAgACAENgIAQcjVACACIANyNgIAIAQgADYCGCAEIAQ2AgggBCAENgIMDAELIAFBGSAFQQF2a0EAIAVBH0cbdCEFIAAoAgAhAAJAA0AgACICKAIEQXhxIAFGDQEgBUEddiEAIAVBAXQhBSACIABBBHFqQRBqIgMoAgAiAA0ACyADIAQ2AgAgBCACNgIYIAQgBDYCDCAEIAQ2AggMAQsgAigCCCIAIAQ2AgwgAiAENgIIIARBADYCGCAEIAI2AgwgBCAANgIICyAJQQhqIQEMAgsCQCAHRQ0AAkAgAygCHCIBQQJ0QfTXAGoiAigCACADRgRAIAIgADYCACAADQFByNUAIAhBfiABd3EiCDYCAAwCCyAHQRBBFCAHKAIQIANGG2ogADYCACAARQ0BCyAAIAc2AhggAygCECIBBEAgACABNgIQIAEgADYCGAsgA0EUaigCACIBRQ0AIABBFGogATYCACABIAA2AhgLAkAgBUEPTQRAIAMgBCAFaiIAQQNyNgIEIAAgA2oiACAAKAIEQQFyNgIEDAELIAMgBGoiAiAFQQFyNgIEIAMgBEEDcjYCBCACIAVqIAU2AgAgBUH/AU0EQCAFQXhxQezVAGohAAJ/QcTVACgCACIBQQEgBUEDdnQiBXFFBEBBxNUAIAEgBXI2AgAgAAwBCyAAKAIICyIBIAI2AgwgACACNgIIIAIgADYCDCACIAE2AggMAQtBHyEBIAVB////B00EQCAFQSYgBUEIdmciAGt2QQFxIABBAXRrQT5qIQELIAIgATYCHCACQgA3AhAgAUECdEH01wBqIQBBASABdCIEIAhxRQRAIAAgAjYCAEHI1QAgBCAIcjYCACACIAA2AhggAiACNgIIIAIgAjYCDAwBCyAFQRkgAUEBdmtBACABQR9HG3QhASAAKAIAIQQCQANAIAQiACgCBEF4cSAFRg0BIAFBHXYhBCABQQF0IQEgACAEQQRxakEQaiIGKAIAIgQNAAsgBiACNgIAIAIgADYCGCACIAI2AgwgAiACNgIIDAELIAAoAggiASACNgIMIAAgAjYCCCACQQA2AhggAiAANgIMIAIgATYCCAsgA0EIaiEBDAELAkAgCUUNAAJAIAAoAhwiAUECdEH01wBqIgIoAgAgAEYEQCACIAM2AgAgAw0BQcjVACALQX4gAXdxNgIADAILIAlBEEEUIAkoAhAgAEYbaiADNgIAIANFDQELIAMgCTYCGCAAKAIQIgEEQCADIAE2AhAgASADNgIYCyAAQRRqKAIAIgFFDQAgA0EUaiABNgIAIAEgAzYCGAsCQCAFQQ9NBEAgACAEIAVqIgFBA3I2AgQgACABaiIBIAEoAgRBAXI2AgQMAQsgACAEaiIHIAVBAXI2AgQgACAEQQNyNgIEIAUgB2ogBTYCACAIBEAgCEF4cUHs1QBqIQFB2NUAKAIAIQMCf0EBIAhBA3Z0IgIgBnFFBEBBxNUAIAIgBnI2AgAgAQwBCyABKAIICyICIAM2AgwgASADNgIIIAMgATYCDCADIAI2AggLQdjVACAHNgIAQczVACAFNgIACyAAQQhqIQELIApBEGokACABC0MAIABFBEA/AEEQdA8LAkAgAEH//wNxDQAgAEEASA0AIABBEHZAACIAQX9GBEBBtNkAQTA2AgBBfw8LIABBEHQPCwALC5lCIgBBgAgLDQEAAAAAAAAAAgAAAAMAQZgICwUEAAAABQBBqAgLCQYAAAAHAAAACABB5AgLwjJJbnZhbGlkIGNoYXIgaW4gdXJsIHF1ZXJ5AFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fYm9keQBDb250ZW50LUxlbmd0aCBvdmVyZmxvdwBDaHVuayBzaXplIG92ZXJmbG93AEludmFsaWQgbWV0aG9kIGZvciBIVFRQL3gueCByZXF1ZXN0AEludmFsaWQgbWV0aG9kIGZvciBSVFNQL3gueCByZXF1ZXN0AEV4cGVjdGVkIFNPVVJDRSBtZXRob2QgZm9yIElDRS94LnggcmVxdWVzdABJbnZhbGlkIGNoYXIgaW4gdXJsIGZyYWdtZW50IHN0YXJ0AEV4cGVjdGVkIGRvdABTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3N0YXR1cwBJbnZhbGlkIHJlc3BvbnNlIHN0YXR1cwBFeHBlY3RlZCBMRiBhZnRlciBoZWFkZXJzAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIGV4dGVuc2lvbnMAVXNlciBjYWxsYmFjayBlcnJvcgBgb25fcmVzZXRgIGNhbGxiYWNrIGVycm9yAGBvbl9jaHVua19oZWFkZXJgIGNhbGxiYWNrIGVycm9yAGBvbl9tZXNzYWdlX2JlZ2luYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfZXh0ZW5zaW9uX3ZhbHVlYCBjYWxsYmFjayBlcnJvcgBgb25fc3RhdHVzX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fdmVyc2lvbl9jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX3VybF9jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX3Byb3RvY29sX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9oZWFkZXJfdmFsdWVfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9tZXNzYWdlX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fbWV0aG9kX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25faGVhZGVyX2ZpZWxkX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfZXh0ZW5zaW9uX25hbWVgIGNhbGxiYWNrIGVycm9yAFVuZXhwZWN0ZWQgY2hhciBpbiB1cmwgc2VydmVyAEludmFsaWQgaGVhZGVyIHZhbHVlIGNoYXIASW52YWxpZCBoZWFkZXIgZmllbGQgY2hhcgBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3ZlcnNpb24ASW52YWxpZCBtaW5vciB2ZXJzaW9uAEludmFsaWQgbWFqb3IgdmVyc2lvbgBFeHBlY3RlZCBzcGFjZSBhZnRlciB2ZXJzaW9uAEV4cGVjdGVkIENSTEYgYWZ0ZXIgdmVyc2lvbgBJbnZhbGlkIEhUVFAgdmVyc2lvbgBJbnZhbGlkIGhlYWRlciB0b2tlbgBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3VybABJbnZhbGlkIGNoYXJhY3RlcnMgaW4gdXJsAFVuZXhwZWN0ZWQgc3RhcnQgY2hhciBpbiB1cmwARG91YmxlIEAgaW4gdXJsAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fcHJvdG9jb2wARW1wdHkgQ29udGVudC1MZW5ndGgASW52YWxpZCBjaGFyYWN0ZXIgaW4gQ29udGVudC1MZW5ndGgAVHJhbnNmZXItRW5jb2RpbmcgY2FuJ3QgYmUgcHJlc2VudCB3aXRoIENvbnRlbnQtTGVuZ3RoAER1cGxpY2F0ZSBDb250ZW50LUxlbmd0aABJbnZhbGlkIGNoYXIgaW4gdXJsIHBhdGgAQ29udGVudC1MZW5ndGggY2FuJ3QgYmUgcHJlc2VudCB3aXRoIFRyYW5zZmVyLUVuY29kaW5nAE1pc3NpbmcgZXhwZWN0ZWQgQ1IgYWZ0ZXIgY2h1bmsgc2l6ZQBFeHBlY3RlZCBMRiBhZnRlciBjaHVuayBzaXplAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIHNpemUAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9oZWFkZXJfdmFsdWUAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9jaHVua19leHRlbnNpb25fdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyB2YWx1ZQBVbmV4cGVjdGVkIHdoaXRlc3BhY2UgYWZ0ZXIgaGVhZGVyIHZhbHVlAE1pc3NpbmcgZXhwZWN0ZWQgQ1IgYWZ0ZXIgaGVhZGVyIHZhbHVlAE1pc3NpbmcgZXhwZWN0ZWQgTEYgYWZ0ZXIgaGVhZGVyIHZhbHVlAEludmFsaWQgYFRyYW5zZmVyLUVuY29kaW5nYCBoZWFkZXIgdmFsdWUATWlzc2luZyBleHBlY3RlZCBDUiBhZnRlciBjaHVuayBleHRlbnNpb24gdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBxdW90ZSB2YWx1ZQBJbnZhbGlkIHF1b3RlZC1wYWlyIGluIGNodW5rIGV4dGVuc2lvbnMgcXVvdGVkIHZhbHVlAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIGV4dGVuc2lvbnMgcXVvdGVkIHZhbHVlAFBhdXNlZCBieSBvbl9oZWFkZXJzX2NvbXBsZXRlAEludmFsaWQgRU9GIHN0YXRlAG9uX3Jlc2V0IHBhdXNlAG9uX2NodW5rX2hlYWRlciBwYXVzZQBvbl9tZXNzYWdlX2JlZ2luIHBhdXNlAG9uX2NodW5rX2V4dGVuc2lvbl92YWx1ZSBwYXVzZQBvbl9zdGF0dXNfY29tcGxldGUgcGF1c2UAb25fdmVyc2lvbl9jb21wbGV0ZSBwYXVzZQBvbl91cmxfY29tcGxldGUgcGF1c2UAb25fcHJvdG9jb2xfY29tcGxldGUgcGF1c2UAb25fY2h1bmtfY29tcGxldGUgcGF1c2UAb25faGVhZGVyX3ZhbHVlX2NvbXBsZXRlIHBhdXNlAG9uX21lc3NhZ2VfY29tcGxldGUgcGF1c2UAb25fbWV0aG9kX2NvbXBsZXRlIHBhdXNlAG9uX2hlYWRlcl9maWVsZF9jb21wbGV0ZSBwYXVzZQBvbl9jaHVua19leHRlbnNpb25fbmFtZSBwYXVzZQBVbmV4cGVjdGVkIHNwYWNlIGFmdGVyIHN0YXJ0IGxpbmUATWlzc2luZyBleHBlY3RlZCBDUiBhZnRlciByZXNwb25zZSBsaW5lAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fY2h1bmtfZXh0ZW5zaW9uX25hbWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBuYW1lAE1pc3NpbmcgZXhwZWN0ZWQgQ1IgYWZ0ZXIgY2h1bmsgZXh0ZW5zaW9uIG5hbWUASW52YWxpZCBzdGF0dXMgY29kZQBQYXVzZSBvbiBDT05ORUNUL1VwZ3JhZGUAUGF1c2Ugb24gUFJJL1VwZ3JhZGUARXhwZWN0ZWQgSFRUUC8yIENvbm5lY3Rpb24gUHJlZmFjZQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX21ldGhvZABFeHBlY3RlZCBzcGFjZSBhZnRlciBtZXRob2QAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9oZWFkZXJfZmllbGQAUGF1c2VkAEludmFsaWQgd29yZCBlbmNvdW50ZXJlZABJbnZhbGlkIG1ldGhvZCBlbmNvdW50ZXJlZABNaXNzaW5nIGV4cGVjdGVkIENSIGFmdGVyIGNodW5rIGRhdGEARXhwZWN0ZWQgTEYgYWZ0ZXIgY2h1bmsgZGF0YQBVbmV4cGVjdGVkIGNoYXIgaW4gdXJsIHNjaGVtYQBSZXF1ZXN0IGhhcyBpbnZhbGlkIGBUcmFuc2Zlci1FbmNvZGluZ2AARGF0YSBhZnRlciBgQ29ubmVjdGlvbjogY2xvc2VgAFNXSVRDSF9QUk9YWQBVU0VfUFJPWFkATUtBQ1RJVklUWQBVTlBST0NFU1NBQkxFX0VOVElUWQBRVUVSWQBDT1BZAE1PVkVEX1BFUk1BTkVOVExZAFRPT19FQVJMWQBOT1RJRlkARkFJTEVEX0RFUEVOREVOQ1kAQkFEX0dBVEVXQVkAUExBWQBQVVQAQ0hFQ0tPVVQAR0FURVdBWV9USU1FT1VUAFJFUVVFU1RfVElNRU9VVABORVRXT1JLX0NPTk5FQ1RfVElNRU9VVABDT05ORUNUSU9OX1RJTUVPVVQATE9HSU5fVElNRU9VVABORVRXT1JLX1JFQURfVElNRU9VVABQT1NUAE1JU0RJUkVDVEVEX1JFUVVFU1QAQ0xJRU5UX0NMT1NFRF9SRVFVRVNUAENMSUVOVF9DTE9TRURfTE9BRF9CQUxBTkNFRF9SRVFVRVNUAEJBRF9SRVFVRVNUAEhUVFBfUkVRVUVTVF9TRU5UX1RPX0hUVFBTX1BPUlQAUkVQT1JUAElNX0FfVEVBUE9UAFJFU0VUX0NPTlRFTlQATk9fQ09OVEVOVABQQVJUSUFMX0NPTlRFTlQASFBFX0lOVkFMSURfQ09OU1RBTlQASFBFX0NCX1JFU0VUAEdFVABIUEVfU1RSSUNUAENPTkZMSUNUAFRFTVBPUkFSWV9SRURJUkVDVABQRVJNQU5FTlRfUkVESVJFQ1QAQ09OTkVDVABNVUxUSV9TVEFUVVMASFBFX0lOVkFMSURfU1RBVFVTAFRPT19NQU5ZX1JFUVVFU1RTAEVBUkxZX0hJTlRTAFVOQVZBSUxBQkxFX0ZPUl9MRUdBTF9SRUFTT05TAE9QVElPTlMAU1dJVENISU5HX1BST1RPQ09MUwBWQVJJQU5UX0FMU09fTkVHT1RJQVRFUwBNVUxUSVBMRV9DSE9JQ0VTAElOVEVSTkFMX1NFUlZFUl9FUlJPUgBXRUJfU0VSVkVSX1VOS05PV05fRVJST1IAUkFJTEdVTl9FUlJPUgBJREVOVElUWV9QUk9WSURFUl9BVVRIRU5USUNBVElPTl9FUlJPUgBTU0xfQ0VSVElGSUNBVEVfRVJST1IASU5WQUxJRF9YX0ZPUldBUkRFRF9GT1IAU0VUX1BBUkFNRVRFUgBHRVRfUEFSQU1FVEVSAEhQRV9VU0VSAFNFRV9PVEhFUgBIUEVfQ0JfQ0hVTktfSEVBREVSAEV4cGVjdGVkIExGIGFmdGVyIENSAE1LQ0FMRU5EQVIAU0VUVVAAV0VCX1NFUlZFUl9JU19ET1dOAFRFQVJET1dOAEhQRV9DTE9TRURfQ09OTkVDVElPTgBIRVVSSVNUSUNfRVhQSVJBVElPTgBESVNDT05ORUNURURfT1BFUkFUSU9OAE5PTl9BVVRIT1JJVEFUSVZFX0lORk9STUFUSU9OAEhQRV9JTlZBTElEX1ZFUlNJT04ASFBFX0NCX01FU1NBR0VfQkVHSU4AU0lURV9JU19GUk9aRU4ASFBFX0lOVkFMSURfSEVBREVSX1RPS0VOAElOVkFMSURfVE9LRU4ARk9SQklEREVOAEVOSEFOQ0VfWU9VUl9DQUxNAEhQRV9JTlZBTElEX1VSTABCTE9DS0VEX0JZX1BBUkVOVEFMX0NPTlRST0wATUtDT0wAQUNMAEhQRV9JTlRFUk5BTABSRVFVRVNUX0hFQURFUl9GSUVMRFNfVE9PX0xBUkdFX1VOT0ZGSUNJQUwASFBFX09LAFVOTElOSwBVTkxPQ0sAUFJJAFJFVFJZX1dJVEgASFBFX0lOVkFMSURfQ09OVEVOVF9MRU5HVEgASFBFX1VORVhQRUNURURfQ09OVEVOVF9MRU5HVEgARkxVU0gAUFJPUFBBVENIAE0tU0VBUkNIAFVSSV9UT09fTE9ORwBQUk9DRVNTSU5HAE1JU0NFTExBTkVPVVNfUEVSU0lTVEVOVF9XQVJOSU5HAE1JU0NFTExBTkVPVVNfV0FSTklORwBIUEVfSU5WQUxJRF9UUkFOU0ZFUl9FTkNPRElORwBFeHBlY3RlZCBDUkxGAEhQRV9JTlZBTElEX0NIVU5LX1NJWkUATU9WRQBDT05USU5VRQBIUEVfQ0JfU1RBVFVTX0NPTVBMRVRFAEhQRV9DQl9IRUFERVJTX0NPTVBMRVRFAEhQRV9DQl9WRVJTSU9OX0NPTVBMRVRFAEhQRV9DQl9VUkxfQ09NUExFVEUASFBFX0NCX1BST1RPQ09MX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19DT01QTEVURQBIUEVfQ0JfSEVBREVSX1ZBTFVFX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19FWFRFTlNJT05fVkFMVUVfQ09NUExFVEUASFBFX0NCX0NIVU5LX0VYVEVOU0lPTl9OQU1FX0NPTVBMRVRFAEhQRV9DQl9NRVNTQUdFX0NPTVBMRVRFAEhQRV9DQl9NRVRIT0RfQ09NUExFVEUASFBFX0NCX0hFQURFUl9GSUVMRF9DT01QTEVURQBERUxFVEUASFBFX0lOVkFMSURfRU9GX1NUQVRFAElOVkFMSURfU1NMX0NFUlRJRklDQVRFAFBBVVNFAE5PX1JFU1BPTlNFAFVOU1VQUE9SVEVEX01FRElBX1RZUEUAR09ORQBOT1RfQUNDRVBUQUJMRQBTRVJWSUNFX1VOQVZBSUxBQkxFAFJBTkdFX05PVF9TQVRJU0ZJQUJMRQBPUklHSU5fSVNfVU5SRUFDSEFCTEUAUkVTUE9OU0VfSVNfU1RBTEUAUFVSR0UATUVSR0UAUkVRVUVTVF9IRUFERVJfRklFTERTX1RPT19MQVJHRQBSRVFVRVNUX0hFQURFUl9UT09fTEFSR0UAUEFZTE9BRF9UT09fTEFSR0UASU5TVUZGSUNJRU5UX1NUT1JBR0UASFBFX1BBVVNFRF9VUEdSQURFAEhQRV9QQVVTRURfSDJfVVBHUkFERQBTT1VSQ0UAQU5OT1VOQ0UAVFJBQ0UASFBFX1VORVhQRUNURURfU1BBQ0UAREVTQ1JJQkUAVU5TVUJTQ1JJQkUAUkVDT1JEAEhQRV9JTlZBTElEX01FVEhPRABOT1RfRk9VTkQAUFJPUEZJTkQAVU5CSU5EAFJFQklORABVTkFVVEhPUklaRUQATUVUSE9EX05PVF9BTExPV0VEAEhUVFBfVkVSU0lPTl9OT1RfU1VQUE9SVEVEAEFMUkVBRFlfUkVQT1JURUQAQUNDRVBURUQATk9UX0lNUExFTUVOVEVEAExPT1BfREVURUNURUQASFBFX0NSX0VYUEVDVEVEAEhQRV9MRl9FWFBFQ1RFRABDUkVBVEVEAElNX1VTRUQASFBFX1BBVVNFRABUSU1FT1VUX09DQ1VSRUQAUEFZTUVOVF9SRVFVSVJFRABQUkVDT05ESVRJT05fUkVRVUlSRUQAUFJPWFlfQVVUSEVOVElDQVRJT05fUkVRVUlSRUQATkVUV09SS19BVVRIRU5USUNBVElPTl9SRVFVSVJFRABMRU5HVEhfUkVRVUlSRUQAU1NMX0NFUlRJRklDQVRFX1JFUVVJUkVEAFVQR1JBREVfUkVRVUlSRUQAUEFHRV9FWFBJUkVEAFBSRUNPTkRJVElPTl9GQUlMRUQARVhQRUNUQVRJT05fRkFJTEVEAFJFVkFMSURBVElPTl9GQUlMRUQAU1NMX0hBTkRTSEFLRV9GQUlMRUQATE9DS0VEAFRSQU5TRk9STUFUSU9OX0FQUExJRUQATk9UX01PRElGSUVEAE5PVF9FWFRFTkRFRABCQU5EV0lEVEhfTElNSVRfRVhDRUVERUQAU0lURV9JU19PVkVSTE9BREVEAEhFQUQARXhwZWN0ZWQgSFRUUC8sIFJUU1AvIG9yIElDRS8A5xUAAK8VAACkEgAAkhoAACYWAACeFAAA2xkAAHkVAAB+EgAA/hQAADYVAAALFgAA2BYAAPMSAABCGAAArBYAABIVAAAUFwAA7xcAAEgUAABxFwAAshoAAGsZAAB+GQAANRQAAIIaAABEFwAA/RYAAB4YAACHFwAAqhkAAJMSAAAHGAAALBcAAMoXAACkFwAA5xUAAOcVAABYFwAAOxgAAKASAAAtHAAAwxEAAEgRAADeEgAAQhMAAKQZAAD9EAAA9xUAAKUVAADvFgAA+BkAAEoWAABWFgAA9RUAAAoaAAAIGgAAARoAAKsVAABCEgAA1xAAAEwRAAAFGQAAVBYAAB4RAADKGQAAyBkAAE4WAAD/GAAAcRQAAPAVAADuFQAAlBkAAPwVAAC/GQAAmxkAAHwUAABDEQAAcBgAAJUUAAAnFAAAGRQAANUSAADUGQAARBYAAPcQAEG5OwsBAQBB0DsL4AEBAQIBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEDAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBBuj0LBAEAAAIAQdE9C14DBAMDAwMDAAADAwADAwADAwMDAwMDAwMDAAUAAAAAAAMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAwADAEG6PwsEAQAAAgBB0T8LXgMAAwMDAwMAAAMDAAMDAAMDAwMDAwMDAwMABAAFAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwADAAMAQbDBAAsNbG9zZWVlcC1hbGl2ZQBBycEACwEBAEHgwQAL4AEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBBycMACwEBAEHgwwAL5wEBAQEBAQEBAQEBAQECAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAWNodW5rZWQAQfHFAAteAQABAQEBAQAAAQEAAQEAAQEBAQEBAQEBAQAAAAAAAAABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQAAAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEAAQBB0McACyFlY3Rpb25lbnQtbGVuZ3Rob25yb3h5LWNvbm5lY3Rpb24AQYDIAAsgcmFuc2Zlci1lbmNvZGluZ3BncmFkZQ0KDQpTTQ0KDQoAQanIAAsFAQIAAQMAQcDIAAtfBAUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUAQanKAAsFAQIAAQMAQcDKAAtfBAUFBgUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUAQanMAAsEAQAAAQBBwcwAC14CAgACAgICAgICAgICAgICAgICAgICAgICAgICAgIAAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAEGpzgALBQECAAEDAEHAzgALXwQFAAAFBQUFBQUFBQUFBQYFBQUFBQUFBQUFBQUABQAHCAUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQAFAAUABQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUAAAAFAEGp0AALBQEBAAEBAEHA0AALAQEAQdrQAAtBAgAAAAAAAAMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAAAAAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAQanSAAsFAQEAAQEAQcDSAAsBAQBBytIACwYCAAAAAAIAQeHSAAs6AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAAAAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwBBoNQAC50BTk9VTkNFRUNLT1VUTkVDVEVURUNSSUJFTFVTSEVURUFEU0VBUkNIUkdFQ1RJVklUWUxFTkRBUlZFT1RJRllQVElPTlNDSFNFQVlTVEFUQ0hHRVVFUllPUkRJUkVDVE9SVFJDSFBBUkFNRVRFUlVSQ0VCU0NSSUJFQVJET1dOQUNFSU5ETktDS1VCU0NSSUJFVFRQQ0VUU1BBRFRQLw==";
@@ -31237,9 +31889,9 @@ var require_llhttp_simd_wasm = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/constants.js
+// ../main/node_modules/undici/lib/web/fetch/constants.js
 var require_constants3 = __commonJS({
-  "node_modules/undici/lib/web/fetch/constants.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/fetch/constants.js"(exports2, module) {
     "use strict";
     var corsSafeListedMethods = (
       /** @type {const} */
@@ -31461,9 +32113,9 @@ var require_constants3 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/global.js
+// ../main/node_modules/undici/lib/web/fetch/global.js
 var require_global = __commonJS({
-  "node_modules/undici/lib/web/fetch/global.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/fetch/global.js"(exports2, module) {
     "use strict";
     var globalOrigin = /* @__PURE__ */ Symbol.for("undici.globalOrigin.1");
     function getGlobalOrigin() {
@@ -31497,9 +32149,9 @@ var require_global = __commonJS({
   }
 });
 
-// node_modules/undici/lib/encoding/index.js
+// ../main/node_modules/undici/lib/encoding/index.js
 var require_encoding = __commonJS({
-  "node_modules/undici/lib/encoding/index.js"(exports2, module) {
+  "../main/node_modules/undici/lib/encoding/index.js"(exports2, module) {
     "use strict";
     var textDecoder = new TextDecoder();
     function utf8DecodeBytes(buffer) {
@@ -31518,9 +32170,9 @@ var require_encoding = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/infra/index.js
+// ../main/node_modules/undici/lib/web/infra/index.js
 var require_infra = __commonJS({
-  "node_modules/undici/lib/web/infra/index.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/infra/index.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { utf8DecodeBytes } = require_encoding();
@@ -31636,9 +32288,9 @@ var require_infra = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/data-url.js
+// ../main/node_modules/undici/lib/web/fetch/data-url.js
 var require_data_url = __commonJS({
-  "node_modules/undici/lib/web/fetch/data-url.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/fetch/data-url.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { forgivingBase64, collectASequenceOfCodePoints, collectASequenceOfCodePointsFast, isomorphicDecode, removeASCIIWhitespace, removeChars } = require_infra();
@@ -31915,9 +32567,9 @@ var require_data_url = __commonJS({
   }
 });
 
-// node_modules/undici/lib/util/runtime-features.js
+// ../main/node_modules/undici/lib/util/runtime-features.js
 var require_runtime_features = __commonJS({
-  "node_modules/undici/lib/util/runtime-features.js"(exports2, module) {
+  "../main/node_modules/undici/lib/util/runtime-features.js"(exports2, module) {
     "use strict";
     var lazyLoaders = {
       __proto__: null,
@@ -32017,9 +32669,9 @@ var require_runtime_features = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/webidl/index.js
+// ../main/node_modules/undici/lib/web/webidl/index.js
 var require_webidl = __commonJS({
-  "node_modules/undici/lib/web/webidl/index.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/webidl/index.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { types, inspect: inspect3 } = __require("node:util");
@@ -32619,9 +33271,9 @@ var require_webidl = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/util.js
+// ../main/node_modules/undici/lib/web/fetch/util.js
 var require_util3 = __commonJS({
-  "node_modules/undici/lib/web/fetch/util.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/fetch/util.js"(exports2, module) {
     "use strict";
     var { Transform } = __require("node:stream");
     var zlib = __require("node:zlib");
@@ -33386,9 +34038,9 @@ var require_util3 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/formdata.js
+// ../main/node_modules/undici/lib/web/fetch/formdata.js
 var require_formdata = __commonJS({
-  "node_modules/undici/lib/web/fetch/formdata.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/fetch/formdata.js"(exports2, module) {
     "use strict";
     var { iteratorMixin } = require_util3();
     var { kEnumerableProperty } = require_util2();
@@ -33548,9 +34200,9 @@ var require_formdata = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/formdata-parser.js
+// ../main/node_modules/undici/lib/web/fetch/formdata-parser.js
 var require_formdata_parser = __commonJS({
-  "node_modules/undici/lib/web/fetch/formdata-parser.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/fetch/formdata-parser.js"(exports2, module) {
     "use strict";
     var { bufferToLowerCasedHeaderName } = require_util2();
     var { HTTP_TOKEN_CODEPOINTS } = require_data_url();
@@ -33878,9 +34530,9 @@ var require_formdata_parser = __commonJS({
   }
 });
 
-// node_modules/undici/lib/util/promise.js
+// ../main/node_modules/undici/lib/util/promise.js
 var require_promise = __commonJS({
-  "node_modules/undici/lib/util/promise.js"(exports2, module) {
+  "../main/node_modules/undici/lib/util/promise.js"(exports2, module) {
     "use strict";
     function createDeferredPromise() {
       let res;
@@ -33897,9 +34549,9 @@ var require_promise = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/body.js
+// ../main/node_modules/undici/lib/web/fetch/body.js
 var require_body = __commonJS({
-  "node_modules/undici/lib/web/fetch/body.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/fetch/body.js"(exports2, module) {
     "use strict";
     var util = require_util2();
     var {
@@ -34180,9 +34832,9 @@ Content-Type: ${value.type || "application/octet-stream"}\r
   }
 });
 
-// node_modules/undici/lib/dispatcher/client-h1.js
+// ../main/node_modules/undici/lib/dispatcher/client-h1.js
 var require_client_h1 = __commonJS({
-  "node_modules/undici/lib/dispatcher/client-h1.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/client-h1.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var util = require_util2();
@@ -34235,7 +34887,7 @@ var require_client_h1 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols();
-    var constants = require_constants2();
+    var constants2 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -34371,7 +35023,7 @@ var require_client_h1 = __commonJS({
          */
       constructor(client, socket, { exports: exports3 }) {
         this.llhttp = exports3;
-        this.ptr = this.llhttp.llhttp_alloc(constants.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants2.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -34467,11 +35119,11 @@ var require_client_h1 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret !== constants.ERROR.OK) {
+          if (ret !== constants2.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret === constants.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants2.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret === constants.ERROR.PAUSED) {
+            } else if (ret === constants2.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -34494,10 +35146,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants.ERROR.OK) {
+        if (ret === constants2.ERROR.OK) {
           return null;
         }
-        if (ret === constants.ERROR.PAUSED || ret === constants.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants2.ERROR.PAUSED || ret === constants2.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -34514,7 +35166,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants.ERROR[ret], data);
+        return new HTTPParserError(message, constants2.ERROR[ret], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -34725,7 +35377,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants.ERROR.PAUSED : 0;
+        return pause ? constants2.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -34751,7 +35403,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request.onData(buf) === false) {
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         }
         return 0;
       }
@@ -34791,13 +35443,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -35471,9 +36123,9 @@ ${len.toString(16)}\r
   }
 });
 
-// node_modules/undici/lib/dispatcher/client-h2.js
+// ../main/node_modules/undici/lib/dispatcher/client-h2.js
 var require_client_h2 = __commonJS({
-  "node_modules/undici/lib/dispatcher/client-h2.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/client-h2.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { pipeline } = __require("node:stream");
@@ -36237,9 +36889,9 @@ var require_client_h2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/client.js
+// ../main/node_modules/undici/lib/dispatcher/client.js
 var require_client = __commonJS({
-  "node_modules/undici/lib/dispatcher/client.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/client.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var net = __require("node:net");
@@ -36769,9 +37421,9 @@ var require_client = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/fixed-queue.js
+// ../main/node_modules/undici/lib/dispatcher/fixed-queue.js
 var require_fixed_queue = __commonJS({
-  "node_modules/undici/lib/dispatcher/fixed-queue.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/fixed-queue.js"(exports2, module) {
     "use strict";
     var kSize = 2048;
     var kMask = kSize - 1;
@@ -36840,9 +37492,9 @@ var require_fixed_queue = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/pool-base.js
+// ../main/node_modules/undici/lib/dispatcher/pool-base.js
 var require_pool_base = __commonJS({
-  "node_modules/undici/lib/dispatcher/pool-base.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/pool-base.js"(exports2, module) {
     "use strict";
     var { PoolStats } = require_stats();
     var DispatcherBase = require_dispatcher_base();
@@ -37016,9 +37668,9 @@ var require_pool_base = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/pool.js
+// ../main/node_modules/undici/lib/dispatcher/pool.js
 var require_pool = __commonJS({
-  "node_modules/undici/lib/dispatcher/pool.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/pool.js"(exports2, module) {
     "use strict";
     var {
       PoolBase,
@@ -37118,9 +37770,9 @@ var require_pool = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/balanced-pool.js
+// ../main/node_modules/undici/lib/dispatcher/balanced-pool.js
 var require_balanced_pool = __commonJS({
-  "node_modules/undici/lib/dispatcher/balanced-pool.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/balanced-pool.js"(exports2, module) {
     "use strict";
     var {
       BalancedPoolMissingUpstreamError,
@@ -37268,9 +37920,9 @@ var require_balanced_pool = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/round-robin-pool.js
+// ../main/node_modules/undici/lib/dispatcher/round-robin-pool.js
 var require_round_robin_pool = __commonJS({
-  "node_modules/undici/lib/dispatcher/round-robin-pool.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/round-robin-pool.js"(exports2, module) {
     "use strict";
     var {
       PoolBase,
@@ -37385,9 +38037,9 @@ var require_round_robin_pool = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/agent.js
+// ../main/node_modules/undici/lib/dispatcher/agent.js
 var require_agent = __commonJS({
-  "node_modules/undici/lib/dispatcher/agent.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/agent.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError, MaxOriginsReachedError } = require_errors3();
     var { kClients, kRunning, kClose, kDestroy, kDispatch, kUrl } = require_symbols();
@@ -37521,9 +38173,9 @@ var require_agent = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/socks5-utils.js
+// ../main/node_modules/undici/lib/core/socks5-utils.js
 var require_socks5_utils = __commonJS({
-  "node_modules/undici/lib/core/socks5-utils.js"(exports2, module) {
+  "../main/node_modules/undici/lib/core/socks5-utils.js"(exports2, module) {
     "use strict";
     var { Buffer: Buffer2 } = __require("node:buffer");
     var net = __require("node:net");
@@ -37682,9 +38334,9 @@ var require_socks5_utils = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/socks5-client.js
+// ../main/node_modules/undici/lib/core/socks5-client.js
 var require_socks5_client = __commonJS({
-  "node_modules/undici/lib/core/socks5-client.js"(exports2, module) {
+  "../main/node_modules/undici/lib/core/socks5-client.js"(exports2, module) {
     "use strict";
     var { EventEmitter } = __require("node:events");
     var { Buffer: Buffer2 } = __require("node:buffer");
@@ -38015,9 +38667,9 @@ var require_socks5_client = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/socks5-proxy-agent.js
+// ../main/node_modules/undici/lib/dispatcher/socks5-proxy-agent.js
 var require_socks5_proxy_agent = __commonJS({
-  "node_modules/undici/lib/dispatcher/socks5-proxy-agent.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/socks5-proxy-agent.js"(exports2, module) {
     "use strict";
     var { URL: URL2 } = __require("node:url");
     var tls;
@@ -38218,9 +38870,9 @@ var require_socks5_proxy_agent = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/proxy-agent.js
+// ../main/node_modules/undici/lib/dispatcher/proxy-agent.js
 var require_proxy_agent = __commonJS({
-  "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols();
     var Agent2 = require_agent();
@@ -38475,9 +39127,9 @@ var require_proxy_agent = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/env-http-proxy-agent.js
+// ../main/node_modules/undici/lib/dispatcher/env-http-proxy-agent.js
 var require_env_http_proxy_agent = __commonJS({
-  "node_modules/undici/lib/dispatcher/env-http-proxy-agent.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/env-http-proxy-agent.js"(exports2, module) {
     "use strict";
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
@@ -38598,9 +39250,9 @@ var require_env_http_proxy_agent = __commonJS({
   }
 });
 
-// node_modules/undici/lib/handler/retry-handler.js
+// ../main/node_modules/undici/lib/handler/retry-handler.js
 var require_retry_handler = __commonJS({
-  "node_modules/undici/lib/handler/retry-handler.js"(exports2, module) {
+  "../main/node_modules/undici/lib/handler/retry-handler.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { kRetryHandlerDefaultRetry } = require_symbols();
@@ -39003,9 +39655,9 @@ var require_retry_handler = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/retry-agent.js
+// ../main/node_modules/undici/lib/dispatcher/retry-agent.js
 var require_retry_agent = __commonJS({
-  "node_modules/undici/lib/dispatcher/retry-agent.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/retry-agent.js"(exports2, module) {
     "use strict";
     var Dispatcher = require_dispatcher();
     var RetryHandler = require_retry_handler();
@@ -39038,9 +39690,9 @@ var require_retry_agent = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/h2c-client.js
+// ../main/node_modules/undici/lib/dispatcher/h2c-client.js
 var require_h2c_client = __commonJS({
-  "node_modules/undici/lib/dispatcher/h2c-client.js"(exports2, module) {
+  "../main/node_modules/undici/lib/dispatcher/h2c-client.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError } = require_errors3();
     var Client = require_client();
@@ -39081,9 +39733,9 @@ var require_h2c_client = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/readable.js
+// ../main/node_modules/undici/lib/api/readable.js
 var require_readable = __commonJS({
-  "node_modules/undici/lib/api/readable.js"(exports2, module) {
+  "../main/node_modules/undici/lib/api/readable.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { Readable } = __require("node:stream");
@@ -39483,9 +40135,9 @@ var require_readable = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/api-request.js
+// ../main/node_modules/undici/lib/api/api-request.js
 var require_api_request = __commonJS({
-  "node_modules/undici/lib/api/api-request.js"(exports2, module) {
+  "../main/node_modules/undici/lib/api/api-request.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
@@ -39661,9 +40313,9 @@ var require_api_request = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/abort-signal.js
+// ../main/node_modules/undici/lib/api/abort-signal.js
 var require_abort_signal = __commonJS({
-  "node_modules/undici/lib/api/abort-signal.js"(exports2, module) {
+  "../main/node_modules/undici/lib/api/abort-signal.js"(exports2, module) {
     "use strict";
     var { addAbortListener } = require_util2();
     var { RequestAbortedError } = require_errors3();
@@ -39713,9 +40365,9 @@ var require_abort_signal = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/api-stream.js
+// ../main/node_modules/undici/lib/api/api-stream.js
 var require_api_stream = __commonJS({
-  "node_modules/undici/lib/api/api-stream.js"(exports2, module) {
+  "../main/node_modules/undici/lib/api/api-stream.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { finished } = __require("node:stream");
@@ -39874,9 +40526,9 @@ var require_api_stream = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/api-pipeline.js
+// ../main/node_modules/undici/lib/api/api-pipeline.js
 var require_api_pipeline = __commonJS({
-  "node_modules/undici/lib/api/api-pipeline.js"(exports2, module) {
+  "../main/node_modules/undici/lib/api/api-pipeline.js"(exports2, module) {
     "use strict";
     var {
       Readable,
@@ -40075,9 +40727,9 @@ var require_api_pipeline = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/api-upgrade.js
+// ../main/node_modules/undici/lib/api/api-upgrade.js
 var require_api_upgrade = __commonJS({
-  "node_modules/undici/lib/api/api-upgrade.js"(exports2, module) {
+  "../main/node_modules/undici/lib/api/api-upgrade.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError, SocketError } = require_errors3();
     var { AsyncResource } = __require("node:async_hooks");
@@ -40169,9 +40821,9 @@ var require_api_upgrade = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/api-connect.js
+// ../main/node_modules/undici/lib/api/api-connect.js
 var require_api_connect = __commonJS({
-  "node_modules/undici/lib/api/api-connect.js"(exports2, module) {
+  "../main/node_modules/undici/lib/api/api-connect.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
@@ -40260,9 +40912,9 @@ var require_api_connect = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/index.js
+// ../main/node_modules/undici/lib/api/index.js
 var require_api = __commonJS({
-  "node_modules/undici/lib/api/index.js"(exports2, module) {
+  "../main/node_modules/undici/lib/api/index.js"(exports2, module) {
     "use strict";
     module.exports.request = require_api_request();
     module.exports.stream = require_api_stream();
@@ -40272,9 +40924,9 @@ var require_api = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-errors.js
+// ../main/node_modules/undici/lib/mock/mock-errors.js
 var require_mock_errors = __commonJS({
-  "node_modules/undici/lib/mock/mock-errors.js"(exports2, module) {
+  "../main/node_modules/undici/lib/mock/mock-errors.js"(exports2, module) {
     "use strict";
     var { UndiciError } = require_errors3();
     var kMockNotMatchedError = /* @__PURE__ */ Symbol.for("undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED");
@@ -40298,9 +40950,9 @@ var require_mock_errors = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-symbols.js
+// ../main/node_modules/undici/lib/mock/mock-symbols.js
 var require_mock_symbols = __commonJS({
-  "node_modules/undici/lib/mock/mock-symbols.js"(exports2, module) {
+  "../main/node_modules/undici/lib/mock/mock-symbols.js"(exports2, module) {
     "use strict";
     module.exports = {
       kAgent: /* @__PURE__ */ Symbol("agent"),
@@ -40335,9 +40987,9 @@ var require_mock_symbols = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-utils.js
+// ../main/node_modules/undici/lib/mock/mock-utils.js
 var require_mock_utils = __commonJS({
-  "node_modules/undici/lib/mock/mock-utils.js"(exports2, module) {
+  "../main/node_modules/undici/lib/mock/mock-utils.js"(exports2, module) {
     "use strict";
     var { MockNotMatchedError } = require_mock_errors();
     var {
@@ -40712,9 +41364,9 @@ var require_mock_utils = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-interceptor.js
+// ../main/node_modules/undici/lib/mock/mock-interceptor.js
 var require_mock_interceptor = __commonJS({
-  "node_modules/undici/lib/mock/mock-interceptor.js"(exports2, module) {
+  "../main/node_modules/undici/lib/mock/mock-interceptor.js"(exports2, module) {
     "use strict";
     var { getResponseData, buildKey, addMockDispatch } = require_mock_utils();
     var {
@@ -40876,9 +41528,9 @@ var require_mock_interceptor = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-client.js
+// ../main/node_modules/undici/lib/mock/mock-client.js
 var require_mock_client = __commonJS({
-  "node_modules/undici/lib/mock/mock-client.js"(exports2, module) {
+  "../main/node_modules/undici/lib/mock/mock-client.js"(exports2, module) {
     "use strict";
     var { promisify } = __require("node:util");
     var Client = require_client();
@@ -40937,9 +41589,9 @@ var require_mock_client = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-call-history.js
+// ../main/node_modules/undici/lib/mock/mock-call-history.js
 var require_mock_call_history = __commonJS({
-  "node_modules/undici/lib/mock/mock-call-history.js"(exports2, module) {
+  "../main/node_modules/undici/lib/mock/mock-call-history.js"(exports2, module) {
     "use strict";
     var { kMockCallHistoryAddLog } = require_mock_symbols();
     var { InvalidArgumentError } = require_errors3();
@@ -41137,9 +41789,9 @@ var require_mock_call_history = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-pool.js
+// ../main/node_modules/undici/lib/mock/mock-pool.js
 var require_mock_pool = __commonJS({
-  "node_modules/undici/lib/mock/mock-pool.js"(exports2, module) {
+  "../main/node_modules/undici/lib/mock/mock-pool.js"(exports2, module) {
     "use strict";
     var { promisify } = __require("node:util");
     var Pool = require_pool();
@@ -41198,9 +41850,9 @@ var require_mock_pool = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/pending-interceptors-formatter.js
+// ../main/node_modules/undici/lib/mock/pending-interceptors-formatter.js
 var require_pending_interceptors_formatter = __commonJS({
-  "node_modules/undici/lib/mock/pending-interceptors-formatter.js"(exports2, module) {
+  "../main/node_modules/undici/lib/mock/pending-interceptors-formatter.js"(exports2, module) {
     "use strict";
     var { Transform } = __require("node:stream");
     var { Console } = __require("node:console");
@@ -41239,9 +41891,9 @@ var require_pending_interceptors_formatter = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-agent.js
+// ../main/node_modules/undici/lib/mock/mock-agent.js
 var require_mock_agent = __commonJS({
-  "node_modules/undici/lib/mock/mock-agent.js"(exports2, module) {
+  "../main/node_modules/undici/lib/mock/mock-agent.js"(exports2, module) {
     "use strict";
     var { kClients } = require_symbols();
     var Agent2 = require_agent();
@@ -41423,9 +42075,9 @@ ${pendingInterceptorsFormatter.format(pending)}`.trim()
   }
 });
 
-// node_modules/undici/lib/mock/snapshot-utils.js
+// ../main/node_modules/undici/lib/mock/snapshot-utils.js
 var require_snapshot_utils = __commonJS({
-  "node_modules/undici/lib/mock/snapshot-utils.js"(exports2, module) {
+  "../main/node_modules/undici/lib/mock/snapshot-utils.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError } = require_errors3();
     var { runtimeFeatures } = require_runtime_features();
@@ -41509,12 +42161,12 @@ var require_snapshot_utils = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/snapshot-recorder.js
+// ../main/node_modules/undici/lib/mock/snapshot-recorder.js
 var require_snapshot_recorder = __commonJS({
-  "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module) {
+  "../main/node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module) {
     "use strict";
     var { writeFile, readFile: readFile2, mkdir: mkdir2 } = __require("node:fs/promises");
-    var { dirname: dirname6, resolve: resolve13 } = __require("node:path");
+    var { dirname: dirname8, resolve: resolve13 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -41745,7 +42397,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         const resolvedPath = resolve13(path);
-        await mkdir2(dirname6(resolvedPath), { recursive: true });
+        await mkdir2(dirname8(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash2, snapshot]) => ({
           hash: hash2,
           snapshot
@@ -41885,9 +42537,9 @@ var require_snapshot_recorder = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/snapshot-agent.js
+// ../main/node_modules/undici/lib/mock/snapshot-agent.js
 var require_snapshot_agent = __commonJS({
-  "node_modules/undici/lib/mock/snapshot-agent.js"(exports2, module) {
+  "../main/node_modules/undici/lib/mock/snapshot-agent.js"(exports2, module) {
     "use strict";
     var Agent2 = require_agent();
     var MockAgent = require_mock_agent();
@@ -42172,9 +42824,9 @@ var require_snapshot_agent = __commonJS({
   }
 });
 
-// node_modules/undici/lib/global.js
+// ../main/node_modules/undici/lib/global.js
 var require_global2 = __commonJS({
-  "node_modules/undici/lib/global.js"(exports2, module) {
+  "../main/node_modules/undici/lib/global.js"(exports2, module) {
     "use strict";
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
@@ -42226,9 +42878,9 @@ var require_global2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/handler/decorator-handler.js
+// ../main/node_modules/undici/lib/handler/decorator-handler.js
 var require_decorator_handler = __commonJS({
-  "node_modules/undici/lib/handler/decorator-handler.js"(exports2, module) {
+  "../main/node_modules/undici/lib/handler/decorator-handler.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var WrapHandler = require_wrap_handler();
@@ -42282,9 +42934,9 @@ var require_decorator_handler = __commonJS({
   }
 });
 
-// node_modules/undici/lib/handler/redirect-handler.js
+// ../main/node_modules/undici/lib/handler/redirect-handler.js
 var require_redirect_handler = __commonJS({
-  "node_modules/undici/lib/handler/redirect-handler.js"(exports2, module) {
+  "../main/node_modules/undici/lib/handler/redirect-handler.js"(exports2, module) {
     "use strict";
     var util = require_util2();
     var { kBodyUsed, kRedirectCacheControl } = require_symbols();
@@ -42459,9 +43111,9 @@ var require_redirect_handler = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/redirect.js
+// ../main/node_modules/undici/lib/interceptor/redirect.js
 var require_redirect = __commonJS({
-  "node_modules/undici/lib/interceptor/redirect.js"(exports2, module) {
+  "../main/node_modules/undici/lib/interceptor/redirect.js"(exports2, module) {
     "use strict";
     var RedirectHandler = require_redirect_handler();
     function createRedirectInterceptor({ maxRedirections: defaultMaxRedirections } = {}) {
@@ -42481,9 +43133,9 @@ var require_redirect = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/response-error.js
+// ../main/node_modules/undici/lib/interceptor/response-error.js
 var require_response_error = __commonJS({
-  "node_modules/undici/lib/interceptor/response-error.js"(exports2, module) {
+  "../main/node_modules/undici/lib/interceptor/response-error.js"(exports2, module) {
     "use strict";
     var DecoratorHandler = require_decorator_handler();
     var { ResponseError } = require_errors3();
@@ -42563,9 +43215,9 @@ var require_response_error = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/retry.js
+// ../main/node_modules/undici/lib/interceptor/retry.js
 var require_retry = __commonJS({
-  "node_modules/undici/lib/interceptor/retry.js"(exports2, module) {
+  "../main/node_modules/undici/lib/interceptor/retry.js"(exports2, module) {
     "use strict";
     var RetryHandler = require_retry_handler();
     module.exports = (globalOpts) => {
@@ -42587,9 +43239,9 @@ var require_retry = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/dump.js
+// ../main/node_modules/undici/lib/interceptor/dump.js
 var require_dump = __commonJS({
-  "node_modules/undici/lib/interceptor/dump.js"(exports2, module) {
+  "../main/node_modules/undici/lib/interceptor/dump.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError, RequestAbortedError } = require_errors3();
     var DecoratorHandler = require_decorator_handler();
@@ -42664,9 +43316,9 @@ var require_dump = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/dns.js
+// ../main/node_modules/undici/lib/interceptor/dns.js
 var require_dns = __commonJS({
-  "node_modules/undici/lib/interceptor/dns.js"(exports2, module) {
+  "../main/node_modules/undici/lib/interceptor/dns.js"(exports2, module) {
     "use strict";
     var { isIP } = __require("node:net");
     var { lookup } = __require("node:dns");
@@ -43103,9 +43755,9 @@ var require_dns = __commonJS({
   }
 });
 
-// node_modules/undici/lib/util/cache.js
+// ../main/node_modules/undici/lib/util/cache.js
 var require_cache = __commonJS({
-  "node_modules/undici/lib/util/cache.js"(exports2, module) {
+  "../main/node_modules/undici/lib/util/cache.js"(exports2, module) {
     "use strict";
     var {
       safeHTTPMethods,
@@ -43619,9 +44271,9 @@ var require_cache = __commonJS({
   }
 });
 
-// node_modules/undici/lib/util/date.js
+// ../main/node_modules/undici/lib/util/date.js
 var require_date = __commonJS({
-  "node_modules/undici/lib/util/date.js"(exports2, module) {
+  "../main/node_modules/undici/lib/util/date.js"(exports2, module) {
     "use strict";
     function parseHttpDate(date) {
       switch (date[3]) {
@@ -44119,9 +44771,9 @@ var require_date = __commonJS({
   }
 });
 
-// node_modules/undici/lib/handler/cache-handler.js
+// ../main/node_modules/undici/lib/handler/cache-handler.js
 var require_cache_handler = __commonJS({
-  "node_modules/undici/lib/handler/cache-handler.js"(exports2, module) {
+  "../main/node_modules/undici/lib/handler/cache-handler.js"(exports2, module) {
     "use strict";
     var util = require_util2();
     var { kRedirectCacheControl } = require_symbols();
@@ -44867,9 +45519,9 @@ var require_cache_handler = __commonJS({
   }
 });
 
-// node_modules/undici/lib/cache/memory-cache-store.js
+// ../main/node_modules/undici/lib/cache/memory-cache-store.js
 var require_memory_cache_store = __commonJS({
-  "node_modules/undici/lib/cache/memory-cache-store.js"(exports2, module) {
+  "../main/node_modules/undici/lib/cache/memory-cache-store.js"(exports2, module) {
     "use strict";
     var { Writable } = __require("node:stream");
     var { EventEmitter } = __require("node:events");
@@ -45075,9 +45727,9 @@ var require_memory_cache_store = __commonJS({
   }
 });
 
-// node_modules/undici/lib/handler/cache-revalidation-handler.js
+// ../main/node_modules/undici/lib/handler/cache-revalidation-handler.js
 var require_cache_revalidation_handler = __commonJS({
-  "node_modules/undici/lib/handler/cache-revalidation-handler.js"(exports2, module) {
+  "../main/node_modules/undici/lib/handler/cache-revalidation-handler.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var CacheRevalidationHandler = class {
@@ -45162,9 +45814,9 @@ var require_cache_revalidation_handler = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/cache.js
+// ../main/node_modules/undici/lib/interceptor/cache.js
 var require_cache2 = __commonJS({
-  "node_modules/undici/lib/interceptor/cache.js"(exports2, module) {
+  "../main/node_modules/undici/lib/interceptor/cache.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { Readable } = __require("node:stream");
@@ -45672,9 +46324,9 @@ var require_cache2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/decompress.js
+// ../main/node_modules/undici/lib/interceptor/decompress.js
 var require_decompress = __commonJS({
-  "node_modules/undici/lib/interceptor/decompress.js"(exports2, module) {
+  "../main/node_modules/undici/lib/interceptor/decompress.js"(exports2, module) {
     "use strict";
     var { createInflate, createGunzip, createBrotliDecompress, createZstdDecompress } = __require("node:zlib");
     var { pipeline, Transform: TransformStream2 } = __require("node:stream");
@@ -46149,9 +46801,9 @@ var require_decompress = __commonJS({
   }
 });
 
-// node_modules/undici/lib/handler/deduplication-handler.js
+// ../main/node_modules/undici/lib/handler/deduplication-handler.js
 var require_deduplication_handler = __commonJS({
-  "node_modules/undici/lib/handler/deduplication-handler.js"(exports2, module) {
+  "../main/node_modules/undici/lib/handler/deduplication-handler.js"(exports2, module) {
     "use strict";
     var { RequestAbortedError } = require_errors3();
     var DEFAULT_MAX_BUFFER_SIZE = 5 * 1024 * 1024;
@@ -46540,9 +47192,9 @@ var require_deduplication_handler = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/deduplicate.js
+// ../main/node_modules/undici/lib/interceptor/deduplicate.js
 var require_deduplicate = __commonJS({
-  "node_modules/undici/lib/interceptor/deduplicate.js"(exports2, module) {
+  "../main/node_modules/undici/lib/interceptor/deduplicate.js"(exports2, module) {
     "use strict";
     var diagnosticsChannel = __require("node:diagnostics_channel");
     var util = require_util2();
@@ -46625,9 +47277,9 @@ var require_deduplicate = __commonJS({
   }
 });
 
-// node_modules/undici/lib/cache/sqlite-cache-store.js
+// ../main/node_modules/undici/lib/cache/sqlite-cache-store.js
 var require_sqlite_cache_store = __commonJS({
-  "node_modules/undici/lib/cache/sqlite-cache-store.js"(exports2, module) {
+  "../main/node_modules/undici/lib/cache/sqlite-cache-store.js"(exports2, module) {
     "use strict";
     var { Writable } = __require("node:stream");
     var { assertCacheKey, assertCacheValue } = require_cache();
@@ -46989,9 +47641,9 @@ var require_sqlite_cache_store = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/headers.js
+// ../main/node_modules/undici/lib/web/fetch/headers.js
 var require_headers = __commonJS({
-  "node_modules/undici/lib/web/fetch/headers.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/fetch/headers.js"(exports2, module) {
     "use strict";
     var { kConstruct } = require_symbols();
     var { kEnumerableProperty } = require_util2();
@@ -47450,9 +48102,9 @@ var require_headers = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/response.js
+// ../main/node_modules/undici/lib/web/fetch/response.js
 var require_response = __commonJS({
-  "node_modules/undici/lib/web/fetch/response.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/fetch/response.js"(exports2, module) {
     "use strict";
     var { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
     var { extractBody, cloneBody, mixinBody, streamRegistry, bodyUnusable } = require_body();
@@ -47872,9 +48524,9 @@ var require_response = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/request.js
+// ../main/node_modules/undici/lib/web/fetch/request.js
 var require_request2 = __commonJS({
-  "node_modules/undici/lib/web/fetch/request.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/fetch/request.js"(exports2, module) {
     "use strict";
     var { extractBody, mixinBody, cloneBody, bodyUnusable } = require_body();
     var { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = require_headers();
@@ -48628,9 +49280,9 @@ var require_request2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js
+// ../main/node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js
 var require_subresource_integrity = __commonJS({
-  "node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { runtimeFeatures } = require_runtime_features();
@@ -48766,9 +49418,9 @@ var require_subresource_integrity = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/index.js
+// ../main/node_modules/undici/lib/web/fetch/index.js
 var require_fetch = __commonJS({
-  "node_modules/undici/lib/web/fetch/index.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/fetch/index.js"(exports2, module) {
     "use strict";
     var {
       makeNetworkError,
@@ -49910,9 +50562,9 @@ var require_fetch = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cache/util.js
+// ../main/node_modules/undici/lib/web/cache/util.js
 var require_util4 = __commonJS({
-  "node_modules/undici/lib/web/cache/util.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/cache/util.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { URLSerializer } = require_data_url();
@@ -49940,9 +50592,9 @@ var require_util4 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cache/cache.js
+// ../main/node_modules/undici/lib/web/cache/cache.js
 var require_cache3 = __commonJS({
-  "node_modules/undici/lib/web/cache/cache.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/cache/cache.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { kConstruct } = require_symbols();
@@ -50489,9 +51141,9 @@ var require_cache3 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cache/cachestorage.js
+// ../main/node_modules/undici/lib/web/cache/cachestorage.js
 var require_cachestorage = __commonJS({
-  "node_modules/undici/lib/web/cache/cachestorage.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/cache/cachestorage.js"(exports2, module) {
     "use strict";
     var { Cache } = require_cache3();
     var { webidl } = require_webidl();
@@ -50599,9 +51251,9 @@ var require_cachestorage = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cookies/constants.js
+// ../main/node_modules/undici/lib/web/cookies/constants.js
 var require_constants4 = __commonJS({
-  "node_modules/undici/lib/web/cookies/constants.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/cookies/constants.js"(exports2, module) {
     "use strict";
     var maxAttributeValueSize = 1024;
     var maxNameValuePairSize = 4096;
@@ -50612,9 +51264,9 @@ var require_constants4 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cookies/util.js
+// ../main/node_modules/undici/lib/web/cookies/util.js
 var require_util5 = __commonJS({
-  "node_modules/undici/lib/web/cookies/util.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/cookies/util.js"(exports2, module) {
     "use strict";
     function isCTLExcludingHtab(value) {
       for (let i = 0; i < value.length; ++i) {
@@ -50824,9 +51476,9 @@ var require_util5 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cookies/parse.js
+// ../main/node_modules/undici/lib/web/cookies/parse.js
 var require_parse = __commonJS({
-  "node_modules/undici/lib/web/cookies/parse.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/cookies/parse.js"(exports2, module) {
     "use strict";
     var { collectASequenceOfCodePointsFast } = require_infra();
     var { maxNameValuePairSize, maxAttributeValueSize } = require_constants4();
@@ -50961,9 +51613,9 @@ var require_parse = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cookies/index.js
+// ../main/node_modules/undici/lib/web/cookies/index.js
 var require_cookies = __commonJS({
-  "node_modules/undici/lib/web/cookies/index.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/cookies/index.js"(exports2, module) {
     "use strict";
     var { parseSetCookie } = require_parse();
     var { stringify } = require_util5();
@@ -51096,9 +51748,9 @@ var require_cookies = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/events.js
+// ../main/node_modules/undici/lib/web/websocket/events.js
 var require_events = __commonJS({
-  "node_modules/undici/lib/web/websocket/events.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/websocket/events.js"(exports2, module) {
     "use strict";
     var { webidl } = require_webidl();
     var { kEnumerableProperty } = require_util2();
@@ -51364,9 +52016,9 @@ var require_events = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/constants.js
+// ../main/node_modules/undici/lib/web/websocket/constants.js
 var require_constants5 = __commonJS({
-  "node_modules/undici/lib/web/websocket/constants.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/websocket/constants.js"(exports2, module) {
     "use strict";
     var uid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
     var staticPropertyDescriptors = {
@@ -51420,9 +52072,9 @@ var require_constants5 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/util.js
+// ../main/node_modules/undici/lib/web/websocket/util.js
 var require_util6 = __commonJS({
-  "node_modules/undici/lib/web/websocket/util.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/websocket/util.js"(exports2, module) {
     "use strict";
     var { states, opcodes } = require_constants5();
     var { isUtf8 } = __require("node:buffer");
@@ -51597,9 +52249,9 @@ var require_util6 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/frame.js
+// ../main/node_modules/undici/lib/web/websocket/frame.js
 var require_frame = __commonJS({
-  "node_modules/undici/lib/web/websocket/frame.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/websocket/frame.js"(exports2, module) {
     "use strict";
     var { runtimeFeatures } = require_runtime_features();
     var { maxUnsigned16Bit, opcodes } = require_constants5();
@@ -51702,9 +52354,9 @@ var require_frame = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/connection.js
+// ../main/node_modules/undici/lib/web/websocket/connection.js
 var require_connection = __commonJS({
-  "node_modules/undici/lib/web/websocket/connection.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/websocket/connection.js"(exports2, module) {
     "use strict";
     var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants5();
     var { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util6();
@@ -51864,9 +52516,9 @@ var require_connection = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/permessage-deflate.js
+// ../main/node_modules/undici/lib/web/websocket/permessage-deflate.js
 var require_permessage_deflate = __commonJS({
-  "node_modules/undici/lib/web/websocket/permessage-deflate.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/websocket/permessage-deflate.js"(exports2, module) {
     "use strict";
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util6();
@@ -51946,9 +52598,9 @@ var require_permessage_deflate = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/receiver.js
+// ../main/node_modules/undici/lib/web/websocket/receiver.js
 var require_receiver = __commonJS({
-  "node_modules/undici/lib/web/websocket/receiver.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/websocket/receiver.js"(exports2, module) {
     "use strict";
     var { Writable } = __require("node:stream");
     var assert = __require("node:assert");
@@ -52314,9 +52966,9 @@ var require_receiver = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/sender.js
+// ../main/node_modules/undici/lib/web/websocket/sender.js
 var require_sender = __commonJS({
-  "node_modules/undici/lib/web/websocket/sender.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/websocket/sender.js"(exports2, module) {
     "use strict";
     var { WebsocketFrameSend } = require_frame();
     var { opcodes, sendHints } = require_constants5();
@@ -52401,9 +53053,9 @@ var require_sender = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/websocket.js
+// ../main/node_modules/undici/lib/web/websocket/websocket.js
 var require_websocket = __commonJS({
-  "node_modules/undici/lib/web/websocket/websocket.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/websocket/websocket.js"(exports2, module) {
     "use strict";
     var { isArrayBuffer } = __require("node:util/types");
     var { webidl } = require_webidl();
@@ -52891,9 +53543,9 @@ var require_websocket = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/stream/websocketerror.js
+// ../main/node_modules/undici/lib/web/websocket/stream/websocketerror.js
 var require_websocketerror = __commonJS({
-  "node_modules/undici/lib/web/websocket/stream/websocketerror.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/websocket/stream/websocketerror.js"(exports2, module) {
     "use strict";
     var { webidl } = require_webidl();
     var { validateCloseCodeAndReason } = require_util6();
@@ -52971,9 +53623,9 @@ var require_websocketerror = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/stream/websocketstream.js
+// ../main/node_modules/undici/lib/web/websocket/stream/websocketstream.js
 var require_websocketstream = __commonJS({
-  "node_modules/undici/lib/web/websocket/stream/websocketstream.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/websocket/stream/websocketstream.js"(exports2, module) {
     "use strict";
     var { createDeferredPromise } = require_promise();
     var { environmentSettingsObject } = require_util3();
@@ -53282,9 +53934,9 @@ var require_websocketstream = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/eventsource/util.js
+// ../main/node_modules/undici/lib/web/eventsource/util.js
 var require_util7 = __commonJS({
-  "node_modules/undici/lib/web/eventsource/util.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/eventsource/util.js"(exports2, module) {
     "use strict";
     function isValidLastEventId(value) {
       return value.indexOf("\0") === -1;
@@ -53303,9 +53955,9 @@ var require_util7 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/eventsource/eventsource-stream.js
+// ../main/node_modules/undici/lib/web/eventsource/eventsource-stream.js
 var require_eventsource_stream = __commonJS({
-  "node_modules/undici/lib/web/eventsource/eventsource-stream.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/eventsource/eventsource-stream.js"(exports2, module) {
     "use strict";
     var buffer = __require("node:buffer");
     var { Transform } = __require("node:stream");
@@ -53709,9 +54361,9 @@ ${value}`;
   }
 });
 
-// node_modules/undici/lib/web/eventsource/eventsource.js
+// ../main/node_modules/undici/lib/web/eventsource/eventsource.js
 var require_eventsource = __commonJS({
-  "node_modules/undici/lib/web/eventsource/eventsource.js"(exports2, module) {
+  "../main/node_modules/undici/lib/web/eventsource/eventsource.js"(exports2, module) {
     "use strict";
     var { pipeline } = __require("node:stream");
     var { fetching } = require_fetch();
@@ -54029,9 +54681,9 @@ var require_eventsource = __commonJS({
   }
 });
 
-// node_modules/undici/index.js
+// ../main/node_modules/undici/index.js
 var require_undici = __commonJS({
-  "node_modules/undici/index.js"(exports2, module) {
+  "../main/node_modules/undici/index.js"(exports2, module) {
     "use strict";
     var Client = require_client();
     var Dispatcher = require_dispatcher();
@@ -54290,7 +54942,84 @@ var init_error_body = __esm({
   }
 });
 
+// src/services/adaptive-limit.ts
+var AdaptiveLimit;
+var init_adaptive_limit = __esm({
+  "src/services/adaptive-limit.ts"() {
+    "use strict";
+    AdaptiveLimit = class {
+      max;
+      #limit;
+      #inFlight = 0;
+      #epoch = 0;
+      /** Successes since the limit last changed; a round is `limit` of them. */
+      #successes = 0;
+      #waiters = [];
+      #onChange;
+      constructor(max, onChange = () => {
+      }) {
+        if (!Number.isInteger(max) || max < 1) throw new RangeError(`in-flight limit must be a positive integer, not ${max}`);
+        this.max = max;
+        this.#limit = max;
+        this.#onChange = onChange;
+      }
+      get limit() {
+        return this.#limit;
+      }
+      get inFlight() {
+        return this.#inFlight;
+      }
+      async acquire() {
+        if (this.#inFlight < this.#limit && this.#waiters.length === 0) this.#inFlight++;
+        else await new Promise((resolve13) => this.#waiters.push(resolve13));
+        return { epoch: this.#epoch };
+      }
+      /** Gives the permit back, after `observe`. */
+      release() {
+        this.#inFlight--;
+        while (this.#waiters.length > 0 && this.#inFlight < this.#limit) {
+          this.#inFlight++;
+          this.#waiters.shift()();
+        }
+      }
+      /** Adapts the limit to how the attempt sent under `permit` ended; `what` names the answer (`429`). */
+      observe(permit, signal, what = "") {
+        switch (signal) {
+          case "success":
+            if (++this.#successes >= this.#limit && this.#limit < this.max) {
+              this.#limit++;
+              this.#successes = 0;
+              this.#epoch++;
+              this.#onChange(this.#limit, "answers again");
+            }
+            break;
+          case "throttled":
+            if (permit.epoch === this.#epoch) {
+              this.#limit = Math.max(1, Math.floor(this.#limit / 2));
+              this.#successes = 0;
+              this.#epoch++;
+              this.#onChange(this.#limit, `throttled${what === "" ? "" : ` (${what})`}`);
+            }
+            break;
+          case "other":
+            break;
+          default: {
+            const never = signal;
+            throw new Error(`unknown attempt signal ${String(never)}`);
+          }
+        }
+      }
+    };
+  }
+});
+
 // src/services/retry.ts
+function retriesStatus(retry, status) {
+  return status === 429 || retriesTransientFailures(retry) && isRetryableStatus(status);
+}
+function isThrottleStatus(status) {
+  return status === 429 || status === 503;
+}
 function retriesTransientFailures(retry) {
   switch (retry) {
     case "read":
@@ -54307,7 +55036,7 @@ function retriesTransientFailures(retry) {
 function resolveRetryPolicy(opts) {
   return {
     maxAttempts: Math.max(1, opts?.maxAttempts ?? 5),
-    budgetMs: opts?.budgetMs ?? 6e4,
+    budgetMs: opts?.budgetMs ?? DEFAULT_RETRY_BUDGET_MS,
     baseDelayMs: opts?.baseDelayMs ?? 250,
     maxDelayMs: opts?.maxDelayMs ?? 1e4,
     retryAfterCapMs: opts?.retryAfterCapMs ?? 3e4,
@@ -54333,13 +55062,16 @@ function parseRetryAfter(value, nowMs) {
   if (value === void 0) return void 0;
   const text2 = value.trim();
   if (/^\d+$/.test(text2)) return Number(text2) * 1e3;
+  if (!/[a-z]{3}/i.test(text2)) return void 0;
   const when = Date.parse(text2);
   if (Number.isNaN(when)) return void 0;
   return Math.max(0, when - nowMs);
 }
+var DEFAULT_RETRY_BUDGET_MS;
 var init_retry = __esm({
   "src/services/retry.ts"() {
     "use strict";
+    DEFAULT_RETRY_BUDGET_MS = 6e4;
   }
 });
 
@@ -54356,7 +55088,7 @@ var init_version2 = __esm({
 
 // src/services/transport.ts
 import { createHash as createHash3 } from "node:crypto";
-import { readFileSync as readFileSync8 } from "node:fs";
+import { readFileSync as readFileSync9 } from "node:fs";
 import { open as open2 } from "node:fs/promises";
 import { rootCertificates } from "node:tls";
 function createDispatcher(opts = {}) {
@@ -54384,16 +55116,16 @@ function createDispatcher(opts = {}) {
 }
 function readCaFile(path) {
   try {
-    return readFileSync8(path, "utf8");
+    return readFileSync9(path, "utf8");
   } catch (err) {
     throw new ConfigError(`cannot read caFile ${path} (${err.code ?? "unreadable"})`);
   }
 }
 function resolveTimeouts(t) {
-  return { headersMs: t?.headersMs ?? 3e4, bodyMs: t?.bodyMs ?? 6e4, connectMs: t?.connectMs ?? 1e4 };
+  return { ...DEFAULT_TIMEOUTS, ...Object.fromEntries(Object.entries(t ?? {}).filter(([, v]) => v !== void 0)) };
 }
-function isRetryableFailure(f) {
-  return f.kind === "status" ? isRetryableStatus(f.status) : f.retryable;
+function isRetryableFailure(retry, f) {
+  return f.kind === "status" ? retriesStatus(retry, f.status) : retriesTransientFailures(retry) && f.retryable;
 }
 function describeRedirect(location, origin2) {
   let target = "another location";
@@ -54462,9 +55194,23 @@ function errorMessage(err) {
   return err instanceof Error ? err.message.replace(/\s+/g, " ").slice(0, 200) : "unknown error";
 }
 function seconds(ms) {
-  return ms % 1e3 === 0 ? `${ms / 1e3} s` : `${ms} ms`;
+  return ms % 1e3 === 0 || ms > 1e3 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }
-var import_undici, WRITE_BATCH_BYTES, UnexpectedBody, ERROR_BODY_LIMIT, JSON_BODY_LIMIT, TOO_LARGE_NOTE, MAX_REMEMBERED_SECRETS, Transport;
+function roundSeconds(ms) {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+async function writeWhole(handle, batch) {
+  const total = batch.reduce((n, b) => n + b.length, 0);
+  const { bytesWritten } = await handle.writev(batch);
+  if (bytesWritten >= total) return;
+  const rest = Buffer.concat(batch).subarray(bytesWritten);
+  for (let done = 0; done < rest.length; ) {
+    const { bytesWritten: n } = await handle.write(rest, done, rest.length - done);
+    if (n === 0) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", syscall: "write" });
+    done += n;
+  }
+}
+var import_undici, WRITE_BATCH_BYTES, DEFAULT_TIMEOUTS, UnexpectedBody, ERROR_BODY_LIMIT, JSON_BODY_LIMIT, TOO_LARGE_NOTE, MAX_REMEMBERED_SECRETS, Transport;
 var init_transport = __esm({
   "src/services/transport.ts"() {
     "use strict";
@@ -54473,10 +55219,12 @@ var init_transport = __esm({
     init_log();
     init_secret();
     init_error_body();
-    init_errors3();
+    init_errors2();
+    init_adaptive_limit();
     init_retry();
     init_version2();
     WRITE_BATCH_BYTES = 1024 * 1024;
+    DEFAULT_TIMEOUTS = { headersMs: 3e4, bodyMs: 6e4, connectMs: 1e4, deadlineMs: 12e4, exportDeadlineMs: 6e5 };
     UnexpectedBody = class extends Error {
       note;
       constructor(note) {
@@ -54503,6 +55251,7 @@ var init_transport = __esm({
       #now;
       #userAgent;
       #secrets = [];
+      #inFlight;
       constructor(opts) {
         this.service = opts.service;
         this.origin = opts.origin;
@@ -54513,6 +55262,16 @@ var init_transport = __esm({
         this.#timeouts = resolveTimeouts(opts.timeouts);
         this.#now = opts.now ?? Date.now;
         this.#userAgent = readUserAgent();
+        this.#inFlight = new AdaptiveLimit(opts.maxInFlight ?? 8, (limit, why) => this.#logger.debug(`${this.service}: ${why}: at most ${limit} requests in flight`));
+      }
+      /** Requests this service may have in flight now (it falls when the server throttles). */
+      get inFlightLimit() {
+        return this.#inFlight.limit;
+      }
+      /** The deadlines and budget in force, for `-v`. */
+      describeLimits() {
+        const t = this.#timeouts;
+        return `request deadline ${seconds(t.deadlineMs)}, export deadline ${seconds(t.exportDeadlineMs)}, retry budget ${seconds(this.#policy.budgetMs)}, up to ${this.#inFlight.max} requests in flight`;
       }
       /** A value to cut out of any server text that ends up in an error (passwords, tokens). */
       rememberSecret(secret) {
@@ -54560,7 +55319,7 @@ var init_transport = __esm({
           } catch (err) {
             await res.body.dump().catch(() => void 0);
             await handle?.close();
-            throw new MftopsError(`cannot write ${destPath} (${err.code ?? "error"})`);
+            throw systemError(`cannot write ${destPath}`, err);
           }
           const hash2 = createHash3("sha256");
           let bytes = 0;
@@ -54572,10 +55331,10 @@ var init_transport = __esm({
             pending = [];
             pendingBytes = 0;
             try {
-              await handle.writev(batch);
+              await writeWhole(handle, batch);
             } catch (err) {
               res.body.destroy();
-              throw new MftopsError(`cannot write ${destPath} (${err.code ?? "error"})`);
+              throw systemError(`cannot write ${destPath}`, err);
             }
           };
           try {
@@ -54598,22 +55357,40 @@ var init_transport = __esm({
         if (this.#ownsDispatcher) await this.#dispatcher.close();
       }
       /**
-       * Sends `req` until it succeeds or may not be retried, within the policy's attempt bound and time
-       * budget. A 401 to a session token is retried at once with a new token, whatever the retry class
-       * (the server did not process the request); a 401 right after that renewal means the server
-       * refuses the account itself, and is an `AuthError`.
+       * Sends `req` until it succeeds or may not be retried, within the policy's time budget; failures
+       * other than throttling also within its attempt bound. A 401 to a session token is retried at
+       * once with a new token, whatever the retry class (the server did not process the request); a
+       * 401 right after that renewal means the server refuses the account itself, and is an
+       * `AuthError`. Each attempt holds a place of the service's adaptive in-flight limit; none is
+       * held while waiting for a token or a retry.
        */
       async send(req, consume) {
         const started = this.#now();
         const fixed = req.bearer instanceof Secret ? req.bearer : void 0;
         const tokens = req.bearer instanceof Secret ? void 0 : req.bearer;
         let renewed = false;
+        let counted = 0;
+        let throttledSince;
         for (let attempt = 1; ; attempt++) {
           const bearer = tokens === void 0 ? fixed : await tokens.accessToken();
-          const result = await this.#attempt(req, bearer, consume);
-          if (result.ok) return result.value;
+          const permit = await this.#inFlight.acquire();
+          let result;
+          try {
+            result = await this.#attempt(req, bearer, consume);
+          } finally {
+            this.#inFlight.release();
+          }
+          if (result.ok) {
+            this.#inFlight.observe(permit, "success");
+            return result.value;
+          }
           const f = result.failure;
-          const left = attempt < this.#policy.maxAttempts;
+          const throttled = f.kind === "status" && isThrottleStatus(f.status);
+          this.#inFlight.observe(permit, throttled ? "throttled" : "other", f.kind === "status" ? String(f.status) : "");
+          const paced = f.kind === "status" && (f.status === 429 || throttled && f.retryAfterMs !== void 0);
+          if (paced) throttledSince ??= this.#now();
+          else counted++;
+          const left = counted < this.#policy.maxAttempts;
           if (tokens !== void 0 && bearer !== void 0 && !req.tokenCall && f.kind === "status" && f.status === 401) {
             tokens.invalidate(bearer);
             if (renewed) throw this.#refusedToken(req, f, "access token refused even after a refresh");
@@ -54623,21 +55400,62 @@ var init_transport = __esm({
             continue;
           }
           renewed = false;
-          if (retriesTransientFailures(req.retry) && left && isRetryableFailure(f)) {
-            const delay = computeRetryDelay(attempt, f.kind === "status" ? f.retryAfterMs : void 0, this.#policy);
-            if (this.#now() - started + delay <= this.#policy.budgetMs) {
+          const retryAfterMs = f.kind === "status" ? f.retryAfterMs : void 0;
+          const delay = computeRetryDelay(attempt, retryAfterMs, this.#policy);
+          if (left && isRetryableFailure(req.retry, f)) {
+            const elapsed = this.#now() - started;
+            if (elapsed + delay <= this.#policy.budgetMs) {
               const what = f.kind === "status" ? String(f.status) : f.code;
-              this.#logger.debug(`${this.service}: ${req.method} ${req.path}: ${what}, retry ${attempt + 1}/${this.#policy.maxAttempts} in ${delay} ms`);
+              this.#logger.debug(
+                paced ? `${this.service}: ${req.method} ${req.path}: ${what}, throttled, retry ${attempt + 1} in ${delay} ms${retryAfterMs !== void 0 ? " (Retry-After)" : ""}; ${roundSeconds(this.#policy.budgetMs - elapsed - delay)} of the ${seconds(this.#policy.budgetMs)} retry budget left` : `${this.service}: ${req.method} ${req.path}: ${what}, retry ${attempt + 1}/${this.#policy.maxAttempts} in ${delay} ms`
+              );
               await this.#policy.sleep(delay);
               continue;
             }
+            if (paced && throttledSince !== void 0) throw this.#throttledError(req, f, attempt, this.#now() - throttledSince, delay);
           }
           throw this.#toError(req, f, attempt);
         }
       }
+      /** A throttle answer whose next wait no longer fits in the retry budget. */
+      #throttledError(req, f, attempts, throttledMs, nextMs) {
+        if (f.kind !== "status") return this.#toError(req, f, attempts);
+        const more = nextMs > 0 ? ` (it asks for ${roundSeconds(nextMs)} more)` : "";
+        const note = `the server throttled (${f.status}) for ${roundSeconds(throttledMs)}${more}; retry budget ${seconds(this.#policy.budgetMs)} spent`;
+        return new ApiError({ service: this.service, method: req.method, path: req.path, status: f.status, body: { fieldErrors: [], note }, attempts, throttled: true });
+      }
       async #attempt(req, bearer, consume) {
         this.requestCount++;
         if (req.tokenCall) this.tokenRequestCount++;
+        const deadlineMs = this.#deadlineOf(req);
+        const deadline = new AbortController();
+        const timer = setTimeout(() => deadline.abort(), deadlineMs);
+        try {
+          return await this.#attemptWithin(req, bearer, consume, deadline.signal);
+        } catch (err) {
+          if (!deadline.signal.aborted) throw err;
+          const flag = (req.deadline ?? "request") === "export" ? "MFTOPS_SNAPSHOT_DEADLINE_MS" : "MFTOPS_HTTP_DEADLINE_MS";
+          const reason = `no complete answer within the ${seconds(deadlineMs)} deadline (${flag})`;
+          return { ok: false, failure: { kind: "timeout", code: "DEADLINE", reason, outcome: "unknown", retryable: false } };
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+      #deadlineOf(req) {
+        const kind = req.deadline ?? "request";
+        switch (kind) {
+          case "request":
+            return this.#timeouts.deadlineMs;
+          case "export":
+            return this.#timeouts.exportDeadlineMs;
+          default: {
+            const never = kind;
+            throw new Error(`unknown deadline ${String(never)}`);
+          }
+        }
+      }
+      /** One attempt; any failure once `signal` is aborted is the deadline's (the caller maps it). */
+      async #attemptWithin(req, bearer, consume, signal) {
         const started = this.#now();
         let res;
         try {
@@ -54648,9 +55466,11 @@ var init_transport = __esm({
             headers: this.#headers(req, bearer),
             body: encodeBody(req.body),
             headersTimeout: this.#timeouts.headersMs,
-            bodyTimeout: this.#timeouts.bodyMs
+            bodyTimeout: this.#timeouts.bodyMs,
+            signal
           });
         } catch (err) {
+          if (signal.aborted) throw err;
           return { ok: false, failure: this.#classify(err) };
         }
         const status = res.statusCode;
@@ -54661,6 +55481,7 @@ var init_transport = __esm({
             return { ok: true, value: await consume({ status, contentType, body: res.body }) };
           } catch (err) {
             res.body.destroy();
+            if (signal.aborted) throw err;
             if (err instanceof UnexpectedBody) {
               return { ok: false, failure: { kind: "status", status, body: { fieldErrors: [], note: err.note }, retryAfterMs: void 0 } };
             }
@@ -54669,6 +55490,7 @@ var init_transport = __esm({
           }
         }
         const bytes = await readAll(res.body, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0));
+        if (signal.aborted) throw new Error("deadline");
         const redact2 = (t) => this.redact(t);
         let body = parseErrorBody(bytes, contentType, redact2);
         if (status >= 300 && status < 400) body = { ...body, detail: describeRedirect(firstHeader(res.headers.location), this.origin) };
@@ -54776,25 +55598,43 @@ function parseBaseUrl(service, url) {
   return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, "") };
 }
 function readTimeoutsFromEnv(env) {
-  const text2 = env[TIMEOUT_VARIABLE];
+  const idle = readMilliseconds(env, TIMEOUT_VARIABLE, 100, 6e5);
+  const deadline = readMilliseconds(env, DEADLINE_VARIABLE, 100, 36e5);
+  const exportDeadline = readMilliseconds(env, SNAPSHOT_DEADLINE_VARIABLE, 100, 864e5);
+  if (idle === void 0 && deadline === void 0 && exportDeadline === void 0) return void 0;
+  return {
+    ...idle !== void 0 ? { headersMs: idle, bodyMs: idle, connectMs: idle } : {},
+    ...deadline !== void 0 ? { deadlineMs: deadline } : {},
+    ...exportDeadline !== void 0 ? { exportDeadlineMs: exportDeadline } : {}
+  };
+}
+function readRetryFromEnv(env) {
+  const budget = readMilliseconds(env, RETRY_BUDGET_VARIABLE, 0, 36e5);
+  return budget === void 0 ? {} : { budgetMs: budget };
+}
+function readMilliseconds(env, name, min, max) {
+  const text2 = env[name];
   if (text2 === void 0 || text2.trim() === "") return void 0;
   const ms = Number(text2);
-  if (!/^\d+$/.test(text2.trim()) || ms < 100 || ms > 6e5) {
-    throw new ConfigError(`${TIMEOUT_VARIABLE} must be a whole number of milliseconds from 100 to 600000, not "${text2}"`);
+  if (!/^\d+$/.test(text2.trim()) || ms < min || ms > max) {
+    throw new ConfigError(`${name} must be a whole number of milliseconds from ${min} to ${max}, not "${text2}"`);
   }
-  return { headersMs: ms, bodyMs: ms, connectMs: ms };
+  return ms;
 }
-var TIMEOUT_VARIABLE, Connection;
+var TIMEOUT_VARIABLE, DEADLINE_VARIABLE, SNAPSHOT_DEADLINE_VARIABLE, RETRY_BUDGET_VARIABLE, Connection;
 var init_connection = __esm({
   "src/services/connection.ts"() {
     "use strict";
     init_service_url();
     init_errors();
-    init_errors3();
+    init_errors2();
     init_paging();
     init_session();
     init_transport();
     TIMEOUT_VARIABLE = "MFTOPS_HTTP_TIMEOUT_MS";
+    DEADLINE_VARIABLE = "MFTOPS_HTTP_DEADLINE_MS";
+    SNAPSHOT_DEADLINE_VARIABLE = "MFTOPS_SNAPSHOT_DEADLINE_MS";
+    RETRY_BUDGET_VARIABLE = "MFTOPS_RETRY_BUDGET_MS";
     Connection = class {
       service;
       transport;
@@ -54803,7 +55643,8 @@ var init_connection = __esm({
       constructor(opts) {
         this.service = opts.service;
         const base = parseBaseUrl(opts.service, opts.url);
-        const timeouts = opts.timeouts ?? readTimeoutsFromEnv(opts.env ?? process.env);
+        const env = opts.env ?? process.env;
+        const timeouts = opts.timeouts ?? readTimeoutsFromEnv(env);
         const dispatcher = opts.dispatcher ?? createDispatcher({ caFile: opts.caFile, connections: opts.connections, timeouts, env: opts.env });
         this.transport = new Transport({
           service: opts.service,
@@ -54811,10 +55652,12 @@ var init_connection = __esm({
           dispatcher,
           ownsDispatcher: opts.dispatcher === void 0,
           logger: opts.logger,
-          retry: opts.retry,
+          retry: { ...readRetryFromEnv(env), ...opts.retry },
           timeouts,
-          now: opts.now
+          now: opts.now,
+          maxInFlight: opts.connections ?? 8
         });
+        opts.logger?.debug(`${opts.service}: ${this.transport.describeLimits()}`);
         this.session = new Session({
           transport: this.transport,
           apiBaseCandidates: opts.apiBaseCandidates(base.basePath),
@@ -54835,7 +55678,8 @@ var init_connection = __esm({
           bearer: this.session,
           body: opts.body,
           accept: opts.accept,
-          retry: opts.retry ?? (method === "GET" ? "read" : "write")
+          retry: opts.retry ?? (method === "GET" ? "read" : "write"),
+          ...opts.deadline !== void 0 ? { deadline: opts.deadline } : {}
         };
         return consume(this.transport, req);
       }
@@ -55301,7 +56145,7 @@ var init_client = __esm({
   "src/services/automation/client.ts"() {
     "use strict";
     init_is_record();
-    init_errors3();
+    init_errors2();
     init_connection();
     init_paging();
     init_normalize2();
@@ -55451,7 +56295,7 @@ var init_client = __esm({
         await this.#c.json("PUT", "/tasks/scheduler/stop");
       }
       async exportConfig(destPath) {
-        return this.#c.call("GET", "/config", { accept: "application/xml, application/json" }, (t, req) => t.sendToFile(req, destPath));
+        return this.#c.call("GET", "/config", { accept: "application/xml, application/json", deadline: "export" }, (t, req) => t.sendToFile(req, destPath));
       }
       async importConfig(xml) {
         await this.#c.call("PUT", "/config", { body: { kind: "xml", value: xml }, retry: "idempotent" }, (t, req) => t.sendDiscard(req));
@@ -55626,7 +56470,7 @@ var init_client2 = __esm({
   "src/services/transfer/client.ts"() {
     "use strict";
     init_is_record();
-    init_errors3();
+    init_errors2();
     init_connection();
     init_paging();
     init_folder_path();
@@ -55681,10 +56525,12 @@ var init_client2 = __esm({
         const users = (await this.#c.list("/users", LIST2, { username, isExactMatch: true })).filter(isRecord).map(readUser);
         return users.find((u) => u.username === username) ?? users.find((u) => u.username.toLowerCase() === username.toLowerCase()) ?? null;
       }
-      listUsers() {
+      listUsers(options = {}) {
+        if (options.fresh === true) this.#users = void 0;
         return this.#users ??= forgetOnFailure(this.#list("/users").then((items) => items.map(readUser)), () => this.#users = void 0);
       }
-      listGroups() {
+      listGroups(options = {}) {
+        if (options.fresh === true) this.#groups = void 0;
         return this.#groups ??= forgetOnFailure(this.#list("/groups").then((items) => items.map(readGroup)), () => this.#groups = void 0);
       }
       async listGroupMembers(groupIds) {
@@ -55811,7 +56657,8 @@ var init_client2 = __esm({
         const value = { type: entry.type, id: String(entry.id), permissions: entry.permissions };
         const body = await this.#c.json(method, path, { body: { kind: "json", value } });
         const page = body === void 0 ? void 0 : parseListPage(body);
-        if (page === void 0 || page.totalPages !== void 0 && page.totalPages > 1) return this.listFolderAcls(folderId2);
+        const partial = (page?.totalPages ?? 1) > 1 || (page?.totalItems ?? 0) > (page?.items.length ?? 0);
+        if (page === void 0 || partial) return this.listFolderAcls(folderId2);
         return this.#readEntries(page.items.filter(isRecord));
       }
       /** Entries named through the user and group lists, which are read only when an entry needs them. */
@@ -55894,7 +56741,7 @@ var init_services = __esm({
     init_normalize2();
     init_client2();
     init_connection();
-    init_errors3();
+    init_errors2();
     init_paging();
     init_session();
     init_transport();
@@ -56023,6 +56870,7 @@ async function readLiveState(input) {
   const reading = needs.automation && input.automation ? readAutomation(input.automation, needs.automation, tracker) : Promise.resolve(void 0);
   const stepFolders = input.stepFolders;
   const steps = stepFolders ? reading.then(stepFolders) : void 0;
+  steps?.catch(() => void 0);
   const transferReads = input.transfer && (needs.transfer || steps) ? readTransfer(input.transfer, needs.transfer ?? NO_TRANSFER_NEEDS, tracker, parallelism, steps) : void 0;
   const [automation2, transfer2] = await Promise.all([reading, transferReads]);
   return { ...automation2 ? { automation: automation2 } : {}, ...transfer2 ? { transfer: transfer2 } : {} };
@@ -56262,7 +57110,7 @@ var NO_TRANSFER_NEEDS, FOLDER_LIST_THRESHOLD;
 var init_read_live_state = __esm({
   "src/live/read-live-state.ts"() {
     "use strict";
-    init_errors3();
+    init_errors2();
     init_map_with_concurrency();
     init_model5();
     init_folder_path();
@@ -56316,13 +57164,13 @@ function shapeToSchema(value, node, root, path, notes) {
     const out = {};
     for (const [key, sub] of Object.entries(props ?? {})) {
       if (value[key] === void 0) continue;
-      out[key] = shapeToSchema(value[key], sub, root, join3(path, key), notes);
+      out[key] = shapeToSchema(value[key], sub, root, join5(path, key), notes);
     }
     for (const [key, v] of Object.entries(value)) {
       if (props !== void 0 && key in props) continue;
       if (v === void 0) continue;
-      if (isRecord(extra)) out[key] = shapeToSchema(v, extra, root, join3(path, key), notes);
-      else if (extra === false) notes.push(`${join3(path, key)} has no place in a manifest and is left out`);
+      if (isRecord(extra)) out[key] = shapeToSchema(v, extra, root, join5(path, key), notes);
+      else if (extra === false) notes.push(`${join5(path, key)} has no place in a manifest and is left out`);
       else out[key] = v;
     }
     return out;
@@ -56351,7 +57199,7 @@ function typesOf(schema) {
   const t = schema.type;
   return typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x) => typeof x === "string") : [];
 }
-function join3(path, key) {
+function join5(path, key) {
   return path === "" ? key : `${path}.${key}`;
 }
 var init_shape_to_schema = __esm({
@@ -56611,10 +57459,10 @@ __export(manifest_digest_exports, {
   manifestDigest: () => manifestDigest
 });
 import { createHash as createHash4 } from "node:crypto";
-import { relative as relative4, sep as sep4 } from "node:path";
+import { relative as relative6, sep as sep6 } from "node:path";
 function manifestDigest(set, cwd) {
   const hash2 = createHash4("sha256");
-  const named = set.files.map((file) => ({ file, name: relative4(cwd, file).split(sep4).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const named = set.files.map((file) => ({ file, name: relative6(cwd, file).split(sep6).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   for (const f of named) hash2.update(`${f.name}\0${set.fileHashes.get(f.file) ?? "unread"}
 `);
   return `sha256:${hash2.digest("hex")}`;
@@ -56833,12 +57681,26 @@ function reporter(m) {
     report: (code5, path, message, hint) => list.push(createPlanDiagnostic(code5, m.sourceMap.locate(path), message, { hint, address: formatAddress(m.kind, m.name) }))
   };
 }
+function nameRecorder() {
+  const list = [];
+  const seen = /* @__PURE__ */ new Set();
+  return {
+    list,
+    note: (kind, name, id) => {
+      const key = `${kind}\0${name.toLowerCase()}`;
+      if (seen.has(key) || id === "") return;
+      seen.add(key);
+      list.push(id === void 0 ? { kind, name } : { kind, name, id });
+    }
+  };
+}
 function names(index, nameOf) {
   if (!index) return [];
   return index.items.map(nameOf).filter((n) => typeof n === "string" && n !== "");
 }
 function resolveTask(m, a) {
   const r = reporter(m);
+  const n = nameRecorder();
   const body = { Name: m.name };
   for (const [key, value] of Object.entries(m.spec)) {
     if (value === void 0) continue;
@@ -56850,6 +57712,7 @@ function resolveTask(m, a) {
             r.report("MF404", ["spec", "Group", i], `no resource group named \`${name}\` on the automation server${didYouMean(name, names(a.resourceGroups, (g) => g.Name))}`);
             return name;
           }
+          n.note("resourceGroup", name);
           return group.Name;
         });
         break;
@@ -56857,23 +57720,23 @@ function resolveTask(m, a) {
         body.Parameters = wireParameters(value);
         break;
       case "Schedules":
-        body.Schedules = { Schedule: value.Schedule.map((s, i) => resolveSchedule(s, i, a, r.report)) };
+        body.Schedules = { Schedule: value.Schedule.map((s, i) => resolveSchedule(s, i, a, r.report, n.note)) };
         break;
       case "steps":
-        body.steps = value.map((s, i) => resolveStep(s, i, a, r.report));
+        body.steps = value.map((s, i) => resolveStep(s, i, a, r.report, n.note));
         break;
       default:
         body[key] = toJson(value);
     }
   }
-  return { value: { manifest: m, body }, diagnostics: r.list };
+  return { value: { manifest: m, body, resolved: n.list }, diagnostics: r.list };
 }
 function wireParameters(params) {
   const out = {};
   for (const [name, p] of Object.entries(params)) out[name] = p.secret ? { value: p.value, DisplayValue: SUPPRESSED3 } : { value: p.value };
   return out;
 }
-function resolveSchedule(s, index, a, report) {
+function resolveSchedule(s, index, a, report, note) {
   const out = {};
   for (const [key, value] of Object.entries(s)) {
     if (value === void 0) continue;
@@ -56887,12 +57750,13 @@ function resolveSchedule(s, index, a, report) {
         report("MF403", ["spec", "Schedules", "Schedule", index, "DateListRef", j], `no date list named \`${name}\` on the automation server${didYouMean(name, names(a.dateLists, (d) => d.Name))}`);
         return { DateListID: "" };
       }
+      note("dateList", name, String(list.ID ?? ""));
       return { DateListID: String(list.ID ?? "") };
     });
   }
   return out;
 }
-function resolveStep(step2, index, a, report) {
+function resolveStep(step2, index, a, report, note) {
   const kind = stepKindOf(step2);
   const body = step2[kind];
   const path = ["spec", "steps", index, kind];
@@ -56901,6 +57765,7 @@ function resolveStep(step2, index, a, report) {
     case "Source":
     case "Destination": {
       const host = findHost(body, path, a, report);
+      if (host && typeof body.Host === "string") note("host", body.Host, host.ID);
       for (const [key, value] of Object.entries(body)) {
         if (value === void 0) continue;
         if (key === "Host" || key === "HostID") {
@@ -56921,6 +57786,7 @@ function resolveStep(step2, index, a, report) {
         if (key === "Script") {
           const script = a.scripts?.byName.get(String(value).toLowerCase());
           if (!script) report("MF402", [...path, "Script"], `no custom or standard script named \`${String(value)}\` on the automation server${didYouMean(String(value), names(a.scripts, (s) => s.Name))}`);
+          if (script) note("script", String(value), String(script.ID ?? ""));
           out.ScriptID = script ? String(script.ID ?? "") : "";
         } else if (key === "ScriptID") {
           if (!a.scripts?.byId.has(String(value))) report("MF402", [...path, "ScriptID"], `no custom or standard script has ID \`${String(value)}\` on the automation server`, "name the script with `Script` instead: ids differ between servers");
@@ -56952,21 +57818,23 @@ function findHost(body, path, a, report) {
 }
 function resolveAcl(m, a) {
   const r = reporter(m);
+  const n = nameRecorder();
   const { resourceGroup, userGroup, permissions } = m.spec;
   const group = a.resourceGroups?.byName.get(resourceGroup.toLowerCase());
   if (!group) {
     r.report("MF404", ["spec", "resourceGroup"], `no resource group named \`${resourceGroup}\` on the automation server${didYouMean(resourceGroup, names(a.resourceGroups, (g) => g.Name))}`);
-  }
+  } else n.note("resourceGroup", resourceGroup);
   let userGroupName = userGroup;
   const known = a.userGroups?.names.get(userGroup.toLowerCase());
   if (known !== void 0) userGroupName = known;
   else if (a.userGroups?.readable) {
     r.report("MF405", ["spec", "userGroup"], `no user group named \`${userGroup}\` on the automation server${didYouMean(userGroup, a.userGroups.names.values())}`, "user group names are case-sensitive on the server");
   }
-  return { value: { manifest: m, resourceGroup: group?.Name ?? resourceGroup, userGroup: userGroupName, permissions }, diagnostics: r.list };
+  return { value: { manifest: m, resourceGroup: group?.Name ?? resourceGroup, userGroup: userGroupName, permissions, resolved: n.list }, diagnostics: r.list };
 }
 function resolveFolder(m, t) {
   const r = reporter(m);
+  const n = nameRecorder();
   const entries = [];
   m.spec.entries.forEach((e, index) => {
     const permissions = e.permissions;
@@ -56974,14 +57842,20 @@ function resolveFolder(m, t) {
     if (e.user !== void 0) {
       const user = t.users?.byName.get(e.user.toLowerCase());
       if (!user) r.report("MF406", ["spec", "entries", index, "user"], `no user named \`${e.user}\` on the transfer server${didYouMean(e.user, names(t.users, (u) => u.username))}`);
-      else entries.push({ type: "User", name: e.user, id: user.id, permissions, sharePermissions, index });
+      else {
+        n.note("user", e.user, user.id);
+        entries.push({ type: "User", name: e.user, id: user.id, permissions, sharePermissions, index });
+      }
     } else if (e.group !== void 0) {
       const group = t.groups?.byName.get(e.group.toLowerCase());
       if (!group) r.report("MF407", ["spec", "entries", index, "group"], `no group named \`${e.group}\` on the transfer server${didYouMean(e.group, names(t.groups, (g) => g.name))}`);
-      else entries.push({ type: "Group", name: e.group, id: group.id, permissions, sharePermissions, index });
+      else {
+        n.note("group", e.group, group.id);
+        entries.push({ type: "Group", name: e.group, id: group.id, permissions, sharePermissions, index });
+      }
     }
   });
-  return { value: { manifest: m, path: m.name, entries }, diagnostics: r.list };
+  return { value: { manifest: m, path: m.name, entries, resolved: n.list }, diagnostics: r.list };
 }
 var SUPPRESSED3;
 var init_resolve_desired = __esm({
@@ -57101,7 +57975,7 @@ __export(secrets_exports, {
   redactSecrets: () => redactSecrets,
   resolveChangeSecrets: () => resolveChangeSecrets
 });
-import { dirname as dirname4, isAbsolute as isAbsolute6, resolve as resolve8 } from "node:path";
+import { dirname as dirname7, isAbsolute as isAbsolute6, resolve as resolve8 } from "node:path";
 function resolveChangeSecrets(changes, ctx) {
   const payloads = /* @__PURE__ */ new Map();
   const values2 = [];
@@ -57114,7 +57988,7 @@ function resolveChangeSecrets(changes, ctx) {
       const at = ref.kind === "env" ? `env\0${ref.name}` : `file\0${resolve8(baseDir, ref.path)}`;
       let read = reads.get(at);
       if (read === void 0) {
-        read = readSecretRef(ref, { env: ctx.env, baseDir });
+        read = readSecretRef(ref, { env: ctx.env, baseDir, confinement: ctx.confinement });
         reads.set(at, read);
         if (read.ok) values2.push(read.secret.reveal());
       }
@@ -57155,7 +58029,7 @@ function failureKey(f) {
 }
 function manifestFolder(change, ctx) {
   const source = change.source;
-  return source ? dirname4(isAbsolute6(source.file) ? source.file : resolve8(ctx.cwd, source.file)) : ctx.cwd;
+  return source ? dirname7(isAbsolute6(source.file) ? source.file : resolve8(ctx.cwd, source.file)) : ctx.cwd;
 }
 function mapPayloadRefs(change, value) {
   const payload = change.payload;
@@ -57209,7 +58083,7 @@ async function planEnvironment(options, ctx) {
   try {
     result = await planManifests(
       prelude.manifests,
-      { readers: clients.readers, env, services, parallelism, ...prune.off ? { pruneOff: prune.off } : {}, ...options.targets ? { targets: options.targets } : {} },
+      { readers: clients.readers, env, services, parallelism, confinement: secretConfinementOf(prelude.config), ...prune.off ? { pruneOff: prune.off } : {}, ...options.targets ? { targets: options.targets } : {} },
       ctx
     );
   } finally {
@@ -57240,14 +58114,14 @@ async function planManifests(manifests, input, ctx) {
     ...ctx.now ? { now: ctx.now } : {}
   });
   if (result.plan === void 0) return { diagnostics: reportOf(manifests, result.diagnostics) };
-  const unresolved = await secretWarnings(result.plan, manifests, ctx);
+  const unresolved = await secretWarnings(result.plan, manifests, input.confinement, ctx);
   return { plan: result.plan, diagnostics: reportOf(manifests, unresolved.length > 0 ? sortDiagnostics([...result.diagnostics, ...unresolved]) : result.diagnostics) };
 }
-async function secretWarnings(plan, manifests, ctx) {
+async function secretWarnings(plan, manifests, confinement, ctx) {
   const { findSecretProblems: findSecretProblems2 } = await Promise.resolve().then(() => (init_secrets(), secrets_exports));
   const problems = findSecretProblems2(
     plan.changes.filter((c) => isWriteAction(c.action)),
-    { env: ctx.env, cwd: ctx.cwd }
+    { env: ctx.env, cwd: ctx.cwd, confinement }
   );
   return problems.map(
     (p) => createDiagnostic("warning", "MF414", placeOfSecret(p, manifests, ctx.cwd), `${describeSecretFailure(p.failure)}: apply will refuse this plan`, {
@@ -57527,169 +58401,6 @@ var init_guard = __esm({
   }
 });
 
-// src/apply/apply-lock.ts
-var apply_lock_exports = {};
-__export(apply_lock_exports, {
-  DEFAULT_LOCK_TTL_MS: () => DEFAULT_LOCK_TTL_MS,
-  LOCK_FILE: () => LOCK_FILE,
-  acquireApplyLock: () => acquireApplyLock,
-  describeTakeover: () => describeTakeover,
-  staleReason: () => staleReason
-});
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { linkSync, mkdirSync, readFileSync as readFileSync9, renameSync as renameSync2, rmdirSync, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
-import { hostname } from "node:os";
-import { dirname as dirname5, join as join4, relative as relative5 } from "node:path";
-function acquireApplyLock(opts) {
-  const now = opts.now ?? Date.now;
-  const ttl = opts.ttlMs ?? DEFAULT_LOCK_TTL_MS;
-  const pid = opts.pid ?? process.pid;
-  const host = opts.host ?? hostname();
-  const isAlive = opts.isAlive ?? processIsAlive;
-  const path = join4(opts.dir, LOCK_FILE);
-  let created;
-  try {
-    created = mkdirSync(opts.dir, { recursive: true, mode: 448 });
-  } catch (err) {
-    throw systemError(`cannot create ${opts.dir} for the apply lock`, err);
-  }
-  const owner = () => ({
-    pid,
-    host,
-    startedAt: new Date(now()).toISOString(),
-    expiresAt: new Date(now() + ttl).toISOString(),
-    environment: opts.environment
-  });
-  let tookOverFrom;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const mine = owner();
-    if (createExclusive(path, mine)) return holdLock(path, mine, ttl, now, tookOverFrom, created);
-    const theirs = readOwner(path);
-    if (theirs === "gone") continue;
-    const reason = theirs === "unreadable" ? void 0 : staleReason(theirs, host, now(), isAlive);
-    if (theirs !== "unreadable" && reason === void 0) {
-      throw new MftopsError(
-        `another apply to environment "${opts.environment}" is running (pid ${theirs.pid} on ${theirs.host}, since ${theirs.startedAt}; the lock expires at ${theirs.expiresAt} unless renewed): wait for it, or delete ${path} if you are sure it is gone`
-      );
-    }
-    if (theirs === "unreadable") {
-      throw new MftopsError(`the apply lock ${path} exists but cannot be read: another apply may be starting; delete it if you are sure none runs`);
-    }
-    try {
-      renameSync2(path, `${path}.stale-${pid}`);
-      rmSync2(`${path}.stale-${pid}`, { force: true });
-    } catch {
-      continue;
-    }
-    tookOverFrom = theirs;
-  }
-  throw new MftopsError(`could not take the apply lock ${path}: other applies keep taking it; try again`);
-}
-function staleReason(owner, host, nowMs, isAlive) {
-  if (Date.parse(owner.expiresAt) <= nowMs) return `expired at ${owner.expiresAt}`;
-  if (owner.host === host && !isAlive(owner.pid)) return `process ${owner.pid} is no longer running`;
-  return void 0;
-}
-function describeTakeover(lock) {
-  const t = lock.tookOverFrom;
-  return t === void 0 ? void 0 : `took over a stale apply lock (pid ${t.pid} on ${t.host}, since ${t.startedAt}, expired or no longer running): the ledger of that run is in its snapshot folder`;
-}
-function holdLock(path, mine, ttl, now, tookOverFrom, created) {
-  let released = false;
-  const renew = setInterval(() => {
-    if (released) return;
-    const next = { ...mine, expiresAt: new Date(now() + ttl).toISOString() };
-    try {
-      writeFileAtomicSync(path, `${JSON.stringify(next)}
-`, { mode: 384 });
-    } catch {
-    }
-  }, Math.max(1e3, Math.floor(ttl / 3)));
-  renew.unref();
-  const onExit = () => release();
-  process.once("exit", onExit);
-  function release() {
-    if (released) return;
-    released = true;
-    clearInterval(renew);
-    process.off("exit", onExit);
-    const current = readOwner(path);
-    if (current !== "gone" && current !== "unreadable" && current.pid === mine.pid && current.host === mine.host && current.startedAt === mine.startedAt) {
-      rmSync2(path, { force: true });
-    }
-    if (created !== void 0) removeEmptyFolders(dirname5(path), created);
-  }
-  return { path, release, ...tookOverFrom ? { tookOverFrom } : {} };
-}
-function removeEmptyFolders(dir, top) {
-  for (let d = dir; ; d = dirname5(d)) {
-    if (relative5(top, d).startsWith("..")) return;
-    try {
-      rmdirSync(d);
-    } catch {
-      return;
-    }
-    if (d === top) return;
-  }
-}
-function createExclusive(path, owner) {
-  const text2 = `${JSON.stringify(owner)}
-`;
-  const draft = `${path}.${owner.pid}-${randomBytes2(6).toString("hex")}.new`;
-  try {
-    writeFileSync2(draft, text2, { mode: 384, flag: "wx" });
-    try {
-      linkSync(draft, path);
-    } catch (err) {
-      const code5 = err.code ?? "";
-      if (code5 === "EEXIST") return false;
-      if (!NO_HARD_LINKS.has(code5)) throw err;
-      writeFileSync2(path, text2, { mode: 384, flag: "wx" });
-    }
-    return true;
-  } catch (err) {
-    if (err.code === "EEXIST") return false;
-    throw systemError(`cannot create the apply lock ${path}`, err);
-  } finally {
-    rmSync2(draft, { force: true });
-  }
-}
-function readOwner(path) {
-  let text2;
-  try {
-    text2 = readFileSync9(path, "utf8");
-  } catch (err) {
-    return err.code === "ENOENT" ? "gone" : "unreadable";
-  }
-  try {
-    const v = JSON.parse(text2);
-    if (typeof v.pid === "number" && typeof v.host === "string" && typeof v.startedAt === "string" && typeof v.expiresAt === "string") {
-      return { pid: v.pid, host: v.host, startedAt: v.startedAt, expiresAt: v.expiresAt, environment: String(v.environment ?? "") };
-    }
-  } catch {
-  }
-  return "unreadable";
-}
-function processIsAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-var LOCK_FILE, DEFAULT_LOCK_TTL_MS, NO_HARD_LINKS;
-var init_apply_lock = __esm({
-  "src/apply/apply-lock.ts"() {
-    "use strict";
-    init_atomic_file();
-    init_errors();
-    LOCK_FILE = "apply.lock";
-    DEFAULT_LOCK_TTL_MS = 10 * 6e4;
-    NO_HARD_LINKS = /* @__PURE__ */ new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
-  }
-});
-
 // src/apply/match.ts
 function holdsSent(sent, read) {
   if (sent === void 0) return true;
@@ -57907,7 +58618,7 @@ var init_operations = __esm({
     init_is_record();
     init_task();
     init_errors();
-    init_errors3();
+    init_errors2();
     init_match();
     StepError = class extends MftopsError {
     };
@@ -58172,7 +58883,7 @@ async function runStep(first, run, counters) {
   }
 }
 function outcomeOf(err) {
-  if (err instanceof ApiError) return err.status === 429 ? "not-sent" : err.outcome;
+  if (err instanceof ApiError) return err.outcome;
   if (err instanceof NetworkError) return err.outcome;
   if (isMftopsError(err)) return "rejected";
   throw err;
@@ -58215,7 +58926,7 @@ var init_execute = __esm({
     "use strict";
     init_errors();
     init_folder_path();
-    init_errors3();
+    init_errors2();
     init_retry();
     init_model3();
     init_operations();
@@ -58226,11 +58937,11 @@ var init_execute = __esm({
 });
 
 // src/apply/ledger.ts
-import { closeSync as closeSync4, fsyncSync as fsyncSync2, openSync as openSync4, writeSync } from "node:fs";
+import { closeSync as closeSync5, fsyncSync as fsyncSync2, openSync as openSync5, writeSync } from "node:fs";
 function openLedger(path, now = () => /* @__PURE__ */ new Date()) {
   let fd;
   try {
-    fd = openSync4(path, "wx", 384);
+    fd = openSync5(path, "wx", 384);
   } catch (err) {
     throw systemError(`cannot create the ledger ${path}`, err);
   }
@@ -58250,7 +58961,7 @@ function openLedger(path, now = () => /* @__PURE__ */ new Date()) {
       try {
         fsyncSync2(fd);
       } finally {
-        closeSync4(fd);
+        closeSync5(fd);
         fd = void 0;
       }
     }
@@ -58260,6 +58971,81 @@ var init_ledger = __esm({
   "src/apply/ledger.ts"() {
     "use strict";
     init_errors();
+  }
+});
+
+// src/apply/snapshot-baseline.ts
+async function readSnapshotBaseline(changes, touched, readers, folders) {
+  const automation2 = readers.automation;
+  const [tasks, acls] = automation2 ? await Promise.all([touched.tasks ?? automation2.listTasks(), touched.acls ?? automation2.listResourceGroupAcls()]) : [void 0, void 0];
+  const changed = (kind) => changes.flatMap((c) => c.kind === kind && c.action !== "create" && c.liveId !== void 0 ? [c.liveId] : []);
+  return {
+    ...tasks ? { tasks: { live: tasks.map((t) => ({ id: taskId(t), name: typeof t.Name === "string" ? t.Name : "" })), touched: changed("Task") } } : {},
+    ...acls ? { acls: { live: acls.map((a) => ({ id: String(a.ACLID), name: `${a.ResourceGroupName} / ${a.UserGroupName}` })), touched: changed("ResourceGroupAcl") } } : {},
+    ...folders.length > 0 ? {
+      folders: folders.map((path) => {
+        const live = touched.folders.get(folderKey(path));
+        return { path, id: live ? live.folder.id : null, entries: live ? live.acl.length : 0 };
+      })
+    } : {}
+  };
+}
+var init_snapshot_baseline = __esm({
+  "src/apply/snapshot-baseline.ts"() {
+    "use strict";
+    init_folder_path();
+    init_task();
+  }
+});
+
+// src/apply/moved-names.ts
+function resolvedNameKinds(changes) {
+  return new Set(changes.flatMap((c) => (c.resolved ?? []).map((r) => r.kind)));
+}
+function findMovedNames(changes, lists) {
+  const moved = /* @__PURE__ */ new Map();
+  const indexes = /* @__PURE__ */ new Map();
+  const indexOf = (kind) => {
+    let index = indexes.get(kind);
+    if (index) return index;
+    const list = lists[kind];
+    if (list === void 0) throw new Error(`the ${describeNameKind(kind)} list was not read for the stale-plan check`);
+    index = { byName: /* @__PURE__ */ new Map(), byId: /* @__PURE__ */ new Map() };
+    for (const item of list) {
+      if (item.name !== "" && !index.byName.has(item.name.toLowerCase())) index.byName.set(item.name.toLowerCase(), item);
+      if (item.id !== void 0 && item.id !== "" && !index.byId.has(item.id)) index.byId.set(item.id, item);
+    }
+    indexes.set(kind, index);
+    return index;
+  };
+  for (const c of changes) {
+    for (const r of c.resolved ?? []) {
+      const key = `${r.kind}\0${r.name.toLowerCase()}\0${r.id ?? ""}`;
+      const known = moved.get(key);
+      if (known) {
+        if (!known.addresses.includes(c.address)) known.addresses.push(c.address);
+        continue;
+      }
+      const index = indexOf(r.kind);
+      const now = index.byName.get(r.name.toLowerCase());
+      const same = r.id === void 0 ? now !== void 0 : now?.id === r.id;
+      if (same) continue;
+      moved.set(key, { resolved: r, now, wasNow: r.id === void 0 ? void 0 : index.byId.get(r.id), addresses: [c.address] });
+    }
+  }
+  return [...moved.values()].map(({ resolved: r, now, wasNow, addresses }) => ({
+    kind: r.kind,
+    name: r.name,
+    ...r.id !== void 0 ? { was: r.id } : {},
+    ...now?.id !== void 0 ? { now: now.id } : {},
+    ...wasNow !== void 0 ? { wasNowNamed: wasNow.name } : {},
+    addresses
+  }));
+}
+var init_moved_names = __esm({
+  "src/apply/moved-names.ts"() {
+    "use strict";
+    init_model3();
   }
 });
 
@@ -58275,21 +59061,44 @@ async function readTouchedObjects(changes, readers, parallelism) {
   const parents = uniqueFolderPaths(
     folderChanges.filter((c) => c.action === "create").map(createdFolderParent).filter((p) => p !== void 0 && !created.has(folderKey(p)))
   );
-  const [tasks, acls, folders, parentFound] = await Promise.all([
+  const [tasks, acls, folders, parentFound, names2] = await Promise.all([
     needTasks ? automation2.listTasks() : void 0,
     needAcls ? automation2.listResourceGroupAcls() : void 0,
     transfer2 ? mapWithConcurrency(paths, parallelism, async (path) => {
       const folder = await transfer2.findFolderByPath(path);
       return folder ? { folder, acl: await transfer2.listFolderAcls(folder.id) } : null;
     }) : [],
-    transfer2 ? mapWithConcurrency(parents, parallelism, async (path) => await transfer2.findFolderByPath(path) !== null) : []
+    transfer2 ? mapWithConcurrency(parents, parallelism, async (path) => await transfer2.findFolderByPath(path) !== null) : [],
+    readNameLists(changes, readers)
   ]);
   return {
     ...tasks ? { tasks } : {},
     ...acls ? { acls } : {},
     folders: new Map(paths.map((p, i) => [folderKey(p), folders[i] ?? null])),
-    parents: new Map(parents.map((p, i) => [folderKey(p), parentFound[i] ?? false]))
+    parents: new Map(parents.map((p, i) => [folderKey(p), parentFound[i] ?? false])),
+    names: names2
   };
+}
+async function readNameLists(changes, readers) {
+  const kinds = resolvedNameKinds(changes);
+  const automation2 = () => need(readers.automation, "automation");
+  const transfer2 = () => need(readers.transfer, "transfer");
+  const named = (items, name, id) => items.map((x) => {
+    const i = id ? idText2(id(x)) : void 0;
+    return { name: typeof name(x) === "string" ? name(x) : "", ...i !== void 0 ? { id: i } : {} };
+  });
+  const [user, group, host, script, dateList, resourceGroup] = await Promise.all([
+    kinds.has("user") ? transfer2().listUsers({ fresh: true }).then((l) => named(l, (u) => u.username, (u) => u.id)) : void 0,
+    kinds.has("group") ? transfer2().listGroups({ fresh: true }).then((l) => named(l, (g) => g.name, (g) => g.id)) : void 0,
+    kinds.has("host") ? automation2().listHosts().then((l) => named(l, (h) => h.Name, (h) => h.ID)) : void 0,
+    kinds.has("script") ? Promise.all([automation2().listCustomScripts(), automation2().listStandardScripts()]).then(([custom, standard]) => named([...custom, ...standard], (s) => s.Name, (s) => s.ID)) : void 0,
+    kinds.has("dateList") ? automation2().listDateLists().then((l) => named(l, (d) => d.Name, (d) => d.ID)) : void 0,
+    kinds.has("resourceGroup") ? automation2().listResourceGroups().then((l) => named(l, (g) => g.Name)) : void 0
+  ]);
+  return { ...user ? { user } : {}, ...group ? { group } : {}, ...host ? { host } : {}, ...script ? { script } : {}, ...dateList ? { dateList } : {}, ...resourceGroup ? { resourceGroup } : {} };
+}
+function idText2(id) {
+  return typeof id === "string" ? id : typeof id === "number" ? String(id) : void 0;
 }
 function findStaleObjects(changes, now) {
   const out = [];
@@ -58369,6 +59178,7 @@ var init_stale_check = __esm({
     init_folder_permissions();
     init_resource_group_acl();
     init_task();
+    init_moved_names();
   }
 });
 
@@ -58379,7 +59189,7 @@ __export(apply_plan_exports, {
   applyPlan: () => applyPlan,
   touchedFolders: () => touchedFolders
 });
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 async function applyPlan(input) {
   const now = input.now ?? Date.now;
   const started = now();
@@ -58388,9 +59198,9 @@ async function applyPlan(input) {
   const blocked = blockedChanges(plan).map((c) => skippedResult(c, `blocked: ${c.reason === void 0 ? "the API cannot make this change" : describeReason(c.reason)}`));
   const base = { environment: plan.environment, problems: [], stale: [], results: blocked };
   const stats = (results2, retriedAfterReread = 0) => ({
-    writes: sum(results2, (r) => r.writes),
-    unknownOutcomes: sum(results2, (r) => r.unknownOutcomes),
-    confirmedByReread: sum(results2, (r) => r.confirmedByReread),
+    writes: sum2(results2, (r) => r.writes),
+    unknownOutcomes: sum2(results2, (r) => r.unknownOutcomes),
+    confirmedByReread: sum2(results2, (r) => r.confirmedByReread),
     retriedAfterReread,
     wallMs: now() - started
   });
@@ -58403,20 +59213,23 @@ async function applyPlan(input) {
   const interrupted = () => ({ ...base, outcome: "interrupted", problems: ["interrupted before the first write: nothing was changed"], stats: stats([]) });
   if (input.signal?.aborted) return interrupted();
   input.onPhase?.("stale-check");
-  const stale = findStaleObjects(writes, await readTouchedObjects(writes, input.readers, input.parallelism));
-  if (stale.length > 0) return { ...base, outcome: "stale", stale, stats: stats([]) };
+  const touched = await readTouchedObjects(writes, input.readers, input.parallelism);
+  const stale = findStaleObjects(writes, touched);
+  const movedNames = findMovedNames(writes, touched.names);
+  if (stale.length > 0 || movedNames.length > 0) return { ...base, outcome: "stale", stale, ...movedNames.length > 0 ? { movedNames } : {}, stats: stats([]) };
   if (input.signal?.aborted) return interrupted();
   input.onPhase?.("snapshot");
   let snapshot;
+  const folders = touchedFolders(writes);
   try {
-    snapshot = await input.takeSnapshot(touchedFolders(writes));
+    snapshot = await input.takeSnapshot(folders, await readSnapshotBaseline(writes, touched, input.readers, folders));
   } catch (err) {
     if (!isMftopsError(err)) throw err;
     return { ...base, outcome: "no-snapshot", problems: [`${err.message}; nothing was applied`], stats: stats([]) };
   }
   const snapshotRef = { id: snapshot.id, path: snapshot.path };
   if (input.signal?.aborted) return { ...interrupted(), snapshot: snapshotRef };
-  const ledger = (input.openLedger ?? openLedger)(join5(snapshot.path, LEDGER_FILE));
+  const ledger = (input.openLedger ?? openLedger)(join6(snapshot.path, LEDGER_FILE));
   let executed;
   try {
     ledger.write({ event: "start", environment: plan.environment, planCreatedAt: plan.createdAt, manifestDigest: plan.manifestDigest, snapshot: snapshot.id, changes: writes.length });
@@ -58473,7 +59286,7 @@ function mergeInPlanOrder(plan, executed, blocked) {
     return r ? [r] : [];
   });
 }
-function sum(results, of) {
+function sum2(results, of) {
   return results.reduce((n, r) => n + of(r), 0);
 }
 var LEDGER_FILE;
@@ -58488,7 +59301,9 @@ var init_apply_plan = __esm({
     init_ledger();
     init_model3();
     init_secrets();
+    init_snapshot_baseline();
     init_stale_check();
+    init_moved_names();
     LEDGER_FILE = "ledger.jsonl";
   }
 });
@@ -58583,7 +59398,39 @@ var init_crypto = __esm({
   }
 });
 
+// src/xml-entities.ts
+function decodeXmlEntities(s) {
+  if (!s.includes("&")) return s;
+  return s.replace(ENTITY, (whole, name) => {
+    if (name.startsWith("#")) {
+      const code5 = name[1] === "x" ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
+      return code5 <= 1114111 ? String.fromCodePoint(code5) : whole;
+    }
+    return NAMED[name] ?? whole;
+  });
+}
+var ENTITY, NAMED;
+var init_xml_entities = __esm({
+  "src/xml-entities.ts"() {
+    "use strict";
+    ENTITY = /&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g;
+    NAMED = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
+  }
+});
+
 // src/snapshot/xml-checker.ts
+function taskItem(attrs) {
+  const item = {};
+  if (attrs["ID"] !== void 0) item.id = attrs["ID"];
+  if (attrs["Name"] !== void 0) item.name = attrs["Name"];
+  return item;
+}
+function aclItem(attrs) {
+  const id = attrs["ACLID"] ?? attrs["ID"];
+  const rg = attrs["ResourceGroupName"];
+  const ug = attrs["UserGroupName"];
+  return { ...id !== void 0 ? { id } : {}, ...rg !== void 0 || ug !== void 0 ? { name: `${rg ?? "?"} / ${ug ?? "?"}` } : {} };
+}
 function checkXmlBytes(bytes) {
   const checker = new XmlChecker();
   checker.push(bytes);
@@ -58640,10 +59487,11 @@ function hexDigit(b) {
   if (b >= 65 && b <= 70) return b - 55;
   return -1;
 }
-var MAX_DEPTH, S_START, S_BOM, S_OUTSIDE, S_TEXT, S_LT, S_START_NAME, S_IN_TAG, S_ATTR_NAME, S_ATTR_EQ, S_ATTR_QUOTE, S_ATTR_VALUE, S_EMPTY_END, S_END_NAME, S_END_SPACE, S_ENTITY, S_BANG, S_COMMENT_OPEN, S_COMMENT_FIRST, S_COMMENT, S_CDATA_OPEN, S_CDATA, S_DECL, S_REFUSED, C_NAME_START, C_NAME, C_SPACE, CLASS, IS_NAME, LT, GT, AMP, SLASH, EQ, DQ, SQ, BANG, QM, DASH2, RSQB, SEMI, BOM, CDATA_OPEN, TASKS, TASK, RESERVED_NAMES, RESERVED_SHAPE, XML_DECL, MAX_DECL, MAX_ENTITY, MAX_ATTRS, NAME_ROOM, XmlChecker, NAMED_REFERENCES;
+var MAX_DEPTH, S_START, S_BOM, S_OUTSIDE, S_TEXT, S_LT, S_START_NAME, S_IN_TAG, S_ATTR_NAME, S_ATTR_EQ, S_ATTR_QUOTE, S_ATTR_VALUE, S_EMPTY_END, S_END_NAME, S_END_SPACE, S_ENTITY, S_BANG, S_COMMENT_OPEN, S_COMMENT_FIRST, S_COMMENT, S_CDATA_OPEN, S_CDATA, S_DECL, S_REFUSED, C_NAME_START, C_NAME, C_SPACE, CLASS, IS_NAME, LT, GT, AMP, SLASH, EQ, DQ, SQ, BANG, QM, DASH2, RSQB, SEMI, BOM, CDATA_OPEN, TASKS, TASK, ACLS, ACL, ITEM_ATTRIBUTES, MAX_CAPTURE, RESERVED_NAMES, RESERVED_SHAPE, XML_DECL, MAX_DECL, MAX_ENTITY, MAX_ATTRS, NAME_ROOM, XmlChecker, NAMED_REFERENCES;
 var init_xml_checker = __esm({
   "src/snapshot/xml-checker.ts"() {
     "use strict";
+    init_xml_entities();
     MAX_DEPTH = 64;
     S_START = 0;
     S_BOM = 1;
@@ -58696,6 +59544,10 @@ var init_xml_checker = __esm({
     CDATA_OPEN = [..."[CDATA["].map((c) => c.charCodeAt(0));
     TASKS = [..."Tasks"].map((c) => c.charCodeAt(0));
     TASK = [..."Task"].map((c) => c.charCodeAt(0));
+    ACLS = [..."ACLs"].map((c) => c.charCodeAt(0));
+    ACL = [..."ACL"].map((c) => c.charCodeAt(0));
+    ITEM_ATTRIBUTES = ["ID", "Name", "ACLID", "ResourceGroupName", "UserGroupName"].map((name) => ({ name, bytes: [...name].map((c) => c.charCodeAt(0)) }));
+    MAX_CAPTURE = 4096;
     RESERVED_NAMES = /* @__PURE__ */ new Set(["__proto__", "constructor", "prototype", "hasOwnProperty", "toString", "valueOf", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"]);
     RESERVED_SHAPE = new Uint8Array(32 * 256);
     for (const name of RESERVED_NAMES) RESERVED_SHAPE[name.length * 256 + name.charCodeAt(0)] = 1;
@@ -58730,6 +59582,8 @@ var init_xml_checker = __esm({
       #tagHash = new Int32Array(MAX_ATTRS);
       #tagStart = new Int32Array(MAX_ATTRS);
       #tagEnd = new Int32Array(MAX_ATTRS);
+      #tagValueStart = new Int32Array(MAX_ATTRS);
+      #tagValueEnd = new Int32Array(MAX_ATTRS);
       #hash = 0;
       #spaced = false;
       // whitespace since the tag name or the last attribute value
@@ -58743,9 +59597,26 @@ var init_xml_checker = __esm({
       // Task counting: 0 = no Tasks section yet, 1 = inside the first one, 2 = past it.
       #tasks = 0;
       #taskCount = 0;
+      // The same for the first ACLs section.
+      #acls = 0;
+      // Items of the two sections: identifying attributes by name; #item is the one whose start tag
+      // is being read (only then are its attributes captured, on the byte machine).
+      #taskItems = [];
+      #aclItems = [];
+      #item;
+      #capture;
+      /**
+       * The value so far when it spans chunks or holds references, one char per byte (latin1: a
+       * UTF-8 sequence cut by a chunk's end stays whole). A value whole in one chunk is decoded from
+       * it at once.
+       */
+      #captured = "";
+      /** The current chunk as a Buffer (for slicing values out of it). */
+      #chunk = Buffer.alloc(0);
       push(chunk) {
         if (this.#state === S_REFUSED) return;
         const n = chunk.length;
+        this.#chunk = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
         let state = this.#state;
         let i = 0;
         while (i < n && state !== S_REFUSED) {
@@ -58792,6 +59663,7 @@ var init_xml_checker = __esm({
                 j++;
               }
               if (j === n) {
+                if (this.#capture !== void 0) this.#keep(i, j);
                 i = n;
                 continue;
               }
@@ -58799,7 +59671,9 @@ var init_xml_checker = __esm({
               if (b === q) {
                 state = S_IN_TAG;
                 this.#spaced = false;
+                if (this.#capture !== void 0) this.#endCapture(i, j);
               } else if (b === AMP) {
+                if (this.#capture !== void 0) this.#keep(i, j);
                 state = S_ENTITY;
                 this.#entityReturn = S_ATTR_VALUE;
                 this.#entity.length = 0;
@@ -58957,7 +59831,10 @@ var init_xml_checker = __esm({
             case S_ENTITY:
               if (c === SEMI) {
                 if (!isReference(this.#entity, 0, this.#entity.length)) state = this.#refuse(i, "unknown or malformed reference");
-                else state = this.#entityReturn;
+                else {
+                  state = this.#entityReturn;
+                  if (state === S_ATTR_VALUE && this.#capture !== void 0) this.#captured += String.fromCharCode(AMP, ...this.#entity, SEMI);
+                }
               } else if (this.#entity.length === MAX_ENTITY) state = this.#refuse(i, "reference too long");
               else this.#entity.push(c);
               break;
@@ -58983,7 +59860,10 @@ var init_xml_checker = __esm({
               else if (c === CDATA_OPEN[0] && this.#depth > 0) {
                 state = S_CDATA_OPEN;
                 this.#cdataAt = 1;
-              } else state = this.#refuse(i, c === 68 ? "a DOCTYPE" : "bad character after `<!`");
+              } else if (CLASS[c] === C_NAME_START) {
+                this.#refusal ??= { ok: false, offset: this.#offset + i, reason: c === 68 ? "a DOCTYPE" : "a markup declaration", declaration: true };
+                state = S_REFUSED;
+              } else state = this.#refuse(i, "bad character after `<!`");
               break;
             case S_COMMENT_OPEN:
               if (c === DASH2) state = S_COMMENT_FIRST;
@@ -59040,7 +59920,7 @@ var init_xml_checker = __esm({
           if (!this.#rootSeen) this.#refuse(0, "no root element");
           else if (!this.#rootClosed || this.#state !== S_OUTSIDE) this.#refuse(0, "the document ends inside markup");
         }
-        return this.#refusal ?? { ok: true, root: this.#rootName, taskCount: this.#taskCount };
+        return this.#refusal ?? { ok: true, root: this.#rootName, taskCount: this.#taskCount, contents: { tasks: this.#taskItems.map(taskItem), acls: this.#aclItems.map(aclItem) } };
       }
       /**
        * The fast path: an ordinary start, empty or end tag at `lt` read in one go when it lies whole
@@ -59102,6 +59982,7 @@ var init_xml_checker = __esm({
           const q = chunk[j];
           if (q !== DQ && q !== SQ) return -1;
           j++;
+          const valueStart = j;
           while (j < n) {
             const b = chunk[j];
             if (b === q) break;
@@ -59112,6 +59993,7 @@ var init_xml_checker = __esm({
             } else j++;
           }
           if (j + 1 >= n) return -1;
+          const valueEnd = j;
           j++;
           for (let a = 0; a < count3; a++) {
             if (hashes[a] === h && sameBytes(chunk, starts[a], ends[a], attrStart, attrEnd)) return -1;
@@ -59120,6 +60002,8 @@ var init_xml_checker = __esm({
           hashes[count3] = h;
           starts[count3] = attrStart;
           ends[count3] = attrEnd;
+          this.#tagValueStart[count3] = valueStart;
+          this.#tagValueEnd[count3] = valueEnd;
           count3++;
         }
         const empty2 = c === SLASH;
@@ -59135,8 +60019,33 @@ var init_xml_checker = __esm({
         for (let k = 0; k < len; k++) names2[base + k] = chunk[nameStart + k];
         this.#namesLen = base + len;
         this.#endStartName(lt);
+        if (this.#item !== void 0) {
+          for (let a = 0; a < count3; a++) {
+            const wanted = ITEM_ATTRIBUTES.find((w) => equalsBytes(chunk, starts[a], ends[a] - starts[a], w.bytes));
+            if (wanted === void 0) continue;
+            const from = this.#tagValueStart[a];
+            this.#item[wanted.name] = decodeXmlEntities(this.#chunk.toString("utf8", from, Math.min(this.#tagValueEnd[a], from + MAX_CAPTURE)));
+          }
+        }
         if (empty2) this.#closeElement();
         return j + 1;
+      }
+      /** Bytes [from, to) of the current chunk belong to the value being captured (more follow): the byte machine's capture, for a tag cut by a chunk's end. */
+      #keep(from, to) {
+        const end = Math.min(to, from + MAX_CAPTURE - this.#captured.length);
+        if (end > from) this.#captured += this.#chunk.toString("latin1", from, end);
+      }
+      /** The value ends with bytes [from, to) of the current chunk. */
+      #endCapture(from, to) {
+        let value;
+        if (this.#captured === "") value = this.#chunk.toString("utf8", from, Math.min(to, from + MAX_CAPTURE));
+        else {
+          this.#keep(from, to);
+          value = Buffer.from(this.#captured, "latin1").toString("utf8");
+        }
+        this.#item[this.#capture] = decodeXmlEntities(value);
+        this.#capture = void 0;
+        this.#captured = "";
       }
       #refuse(at, reason) {
         this.#refusal ??= { ok: false, offset: this.#offset + at, reason };
@@ -59167,6 +60076,8 @@ var init_xml_checker = __esm({
           if (same) return this.#refuse(at, "repeated attribute");
         }
         if (isReserved(bytes, start, len)) return this.#refuse(at, "reserved attribute name");
+        this.#capture = this.#item !== void 0 ? ITEM_ATTRIBUTES.find((a) => equalsBytes(bytes, start, len, a.bytes))?.name : void 0;
+        this.#captured = "";
         this.#attrHash[k] = h;
         this.#attrCount = k + 1;
         this.#attrStart[k + 1] = this.#attrLen;
@@ -59178,6 +60089,7 @@ var init_xml_checker = __esm({
         const len = this.#namesLen - start;
         if (isReserved(this.#names, start, len)) return this.#refuse(at, "reserved element name");
         const level = ++this.#depth;
+        this.#item = void 0;
         this.#attrCount = 0;
         this.#attrLen = 0;
         this.#attrStart[0] = 0;
@@ -59185,8 +60097,19 @@ var init_xml_checker = __esm({
         if (level === 1) {
           this.#rootSeen = true;
           this.#rootName = String.fromCharCode(...this.#names.subarray(start, this.#namesLen));
-        } else if (level === 2 && this.#tasks === 0 && equalsBytes(this.#names, start, len, TASKS)) this.#tasks = 1;
-        else if (level === 3 && this.#tasks === 1 && equalsBytes(this.#names, start, len, TASK)) this.#taskCount++;
+        } else if (level === 2) {
+          if (this.#tasks === 0 && equalsBytes(this.#names, start, len, TASKS)) this.#tasks = 1;
+          else if (this.#acls === 0 && equalsBytes(this.#names, start, len, ACLS)) this.#acls = 1;
+        } else if (level === 3) {
+          if (this.#tasks === 1 && equalsBytes(this.#names, start, len, TASK)) {
+            this.#taskCount++;
+            this.#item = {};
+            this.#taskItems.push(this.#item);
+          } else if (this.#acls === 1 && equalsBytes(this.#names, start, len, ACL)) {
+            this.#item = {};
+            this.#aclItems.push(this.#item);
+          }
+        }
         return S_IN_TAG;
       }
       /** `/>` or an end tag's `>`: the top element is closed. */
@@ -59194,6 +60117,7 @@ var init_xml_checker = __esm({
         const level = this.#depth--;
         this.#namesLen = this.#nameStart[this.#depth];
         if (level === 2 && this.#tasks === 1) this.#tasks = 2;
+        if (level === 2 && this.#acls === 1) this.#acls = 2;
         if (level === 1) {
           this.#rootClosed = true;
           return S_OUTSIDE;
@@ -59205,7 +60129,7 @@ var init_xml_checker = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/util.js
+// ../main/node_modules/fast-xml-parser/src/util.js
 function getAllMatches(string, regex) {
   const matches = [];
   let match = regex.exec(string);
@@ -59226,7 +60150,7 @@ function isExist(v) {
 }
 var nameStartChar, nameChar, nameRegexp, regexName, isName, DANGEROUS_PROPERTY_NAMES, criticalProperties;
 var init_util = __esm({
-  "node_modules/fast-xml-parser/src/util.js"() {
+  "../main/node_modules/fast-xml-parser/src/util.js"() {
     "use strict";
     nameStartChar = ":A-Za-z_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD";
     nameChar = nameStartChar + "\\-.\\d\\u00B7\\u0300-\\u036F\\u203F-\\u2040";
@@ -59252,7 +60176,7 @@ var init_util = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/validator.js
+// ../main/node_modules/fast-xml-parser/src/validator.js
 function validate(xmlData, options) {
   options = Object.assign({}, defaultOptions, options);
   const tags = [];
@@ -59598,7 +60522,7 @@ function getPositionFromMatch(match) {
 }
 var defaultOptions, doubleQuote, singleQuote;
 var init_validator = __esm({
-  "node_modules/fast-xml-parser/src/validator.js"() {
+  "../main/node_modules/fast-xml-parser/src/validator.js"() {
     "use strict";
     init_util();
     defaultOptions = {
@@ -59611,10 +60535,10 @@ var init_validator = __esm({
   }
 });
 
-// node_modules/@nodable/entities/src/entities.js
+// ../main/node_modules/@nodable/entities/src/entities.js
 var CURRENCY, XML, COMMON_HTML;
 var init_entities = __esm({
-  "node_modules/@nodable/entities/src/entities.js"() {
+  "../main/node_modules/@nodable/entities/src/entities.js"() {
     CURRENCY = {
       cent: "\xA2",
       pound: "\xA3",
@@ -59664,7 +60588,7 @@ var init_entities = __esm({
   }
 });
 
-// node_modules/@nodable/entities/src/EntityDecoder.js
+// ../main/node_modules/@nodable/entities/src/EntityDecoder.js
 function validateEntityName(name) {
   if (name[0] === "#") {
     throw new Error(`[EntityReplacer] Invalid character '#' in entity name: "${name}"`);
@@ -59713,7 +60637,7 @@ function parseNCRConfig(ncr) {
 }
 var ENTITY_ACTION, SPECIAL_CHARS, LIMIT_TIER_EXTERNAL, LIMIT_TIER_BASE, LIMIT_TIER_ALL, NCR_LEVEL, XML10_ALLOWED_C0, EntityDecoder;
 var init_EntityDecoder = __esm({
-  "node_modules/@nodable/entities/src/EntityDecoder.js"() {
+  "../main/node_modules/@nodable/entities/src/EntityDecoder.js"() {
     init_entities();
     ENTITY_ACTION = Object.freeze({
       /** Resolve and expand the entity normally. */
@@ -60114,15 +61038,15 @@ var init_EntityDecoder = __esm({
   }
 });
 
-// node_modules/@nodable/entities/src/index.js
+// ../main/node_modules/@nodable/entities/src/index.js
 var init_src = __esm({
-  "node_modules/@nodable/entities/src/index.js"() {
+  "../main/node_modules/@nodable/entities/src/index.js"() {
     init_EntityDecoder();
     init_entities();
   }
 });
 
-// node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
 function validatePropertyName(propertyName, optionName) {
   if (typeof propertyName !== "string") {
     return;
@@ -60171,7 +61095,7 @@ function normalizeProcessEntities(value, htmlEntities) {
 }
 var defaultOnDangerousProperty, defaultOptions2, buildOptions;
 var init_OptionsBuilder = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js"() {
+  "../main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js"() {
     init_util();
     defaultOnDangerousProperty = (name) => {
       if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
@@ -60263,10 +61187,10 @@ var init_OptionsBuilder = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
 var METADATA_SYMBOL, XmlNode;
 var init_xmlNode = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/xmlNode.js"() {
+  "../main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js"() {
     "use strict";
     if (typeof Symbol !== "function") {
       METADATA_SYMBOL = "@@xmlMetadata";
@@ -60311,10 +61235,10 @@ var init_xmlNode = __esm({
   }
 });
 
-// node_modules/xml-naming/src/index.js
+// ../main/node_modules/xml-naming/src/index.js
 var nameStartChar10, nameChar10, nameStartChar11, nameChar11, buildRegexes, regexes10, regexes11, nameStartCharAscii, nameCharAscii, regexesAscii, getRegexes, qName;
 var init_src2 = __esm({
-  "node_modules/xml-naming/src/index.js"() {
+  "../main/node_modules/xml-naming/src/index.js"() {
     nameStartChar10 = ":A-Za-z_\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD";
     nameChar10 = nameStartChar10 + "\\-\\.\\d\xB7\u0300-\u036F\u203F-\u2040";
     nameStartChar11 = ":A-Za-z_\xC0-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
@@ -60344,7 +61268,7 @@ var init_src2 = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
 function hasSeq(data, seq, i) {
   for (let j = 0; j < seq.length; j++) {
     if (seq[j] !== data[i + j + 1]) return false;
@@ -60359,7 +61283,7 @@ function validateEntityName2(name, xmlVersion) {
 }
 var DocTypeReader, skipWhitespace;
 var init_DocTypeReader = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js"() {
+  "../main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js"() {
     init_src2();
     DocTypeReader = class {
       constructor(options, xmlVersion) {
@@ -60641,10 +61565,10 @@ var init_DocTypeReader = __esm({
   }
 });
 
-// node_modules/anynum/digitTable.js
+// ../main/node_modules/anynum/digitTable.js
 var SCRIPT_ZEROS, NOT_DIGIT, HIGH_MAP, LOW_MAX, LOW_MIN, TABLE_OFFSET, TABLE_SIZE, TABLE;
 var init_digitTable = __esm({
-  "node_modules/anynum/digitTable.js"() {
+  "../main/node_modules/anynum/digitTable.js"() {
     SCRIPT_ZEROS = [
       // Basic Latin (ASCII) — included for completeness / pass-through
       48,
@@ -60796,7 +61720,7 @@ var init_digitTable = __esm({
   }
 });
 
-// node_modules/anynum/anynum.js
+// ../main/node_modules/anynum/anynum.js
 function anynum(str2) {
   if (typeof str2 !== "string") return str2;
   const len = str2.length;
@@ -60870,7 +61794,7 @@ function anynum(str2) {
 }
 var CHAR_0, CHAR_9, CHAR_MINUS, MINUS_SET, anynum_default;
 var init_anynum = __esm({
-  "node_modules/anynum/anynum.js"() {
+  "../main/node_modules/anynum/anynum.js"() {
     "use strict";
     init_digitTable();
     CHAR_0 = 48;
@@ -60881,7 +61805,7 @@ var init_anynum = __esm({
   }
 });
 
-// node_modules/strnum/strnum.js
+// ../main/node_modules/strnum/strnum.js
 function toNumber(str2, options = {}) {
   options = Object.assign({}, consider, options);
   if (!str2 || typeof str2 !== "string") return str2;
@@ -61004,7 +61928,7 @@ function handleInfinity(str2, num2, options) {
 }
 var hexRegex, binRegex, octRegex, numRegex, consider, eNotationRegx;
 var init_strnum = __esm({
-  "node_modules/strnum/strnum.js"() {
+  "../main/node_modules/strnum/strnum.js"() {
     init_anynum();
     hexRegex = /^[-+]?0x[a-fA-F0-9]+$/;
     binRegex = /^0b[01]+$/;
@@ -61026,7 +61950,7 @@ var init_strnum = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/ignoreAttributes.js
+// ../main/node_modules/fast-xml-parser/src/ignoreAttributes.js
 function getIgnoreAttributesFn(ignoreAttributes) {
   if (typeof ignoreAttributes === "function") {
     return ignoreAttributes;
@@ -61046,14 +61970,14 @@ function getIgnoreAttributesFn(ignoreAttributes) {
   return () => false;
 }
 var init_ignoreAttributes = __esm({
-  "node_modules/fast-xml-parser/src/ignoreAttributes.js"() {
+  "../main/node_modules/fast-xml-parser/src/ignoreAttributes.js"() {
   }
 });
 
-// node_modules/path-expression-matcher/src/Expression.js
+// ../main/node_modules/path-expression-matcher/src/Expression.js
 var Expression;
 var init_Expression = __esm({
-  "node_modules/path-expression-matcher/src/Expression.js"() {
+  "../main/node_modules/path-expression-matcher/src/Expression.js"() {
     Expression = class {
       /**
        * Create a new Expression
@@ -61218,10 +62142,10 @@ var init_Expression = __esm({
   }
 });
 
-// node_modules/path-expression-matcher/src/ExpressionSet.js
+// ../main/node_modules/path-expression-matcher/src/ExpressionSet.js
 var ExpressionSet;
 var init_ExpressionSet = __esm({
-  "node_modules/path-expression-matcher/src/ExpressionSet.js"() {
+  "../main/node_modules/path-expression-matcher/src/ExpressionSet.js"() {
     ExpressionSet = class {
       constructor() {
         this._byDepthAndTag = /* @__PURE__ */ new Map();
@@ -61392,10 +62316,10 @@ var init_ExpressionSet = __esm({
   }
 });
 
-// node_modules/path-expression-matcher/src/Matcher.js
+// ../main/node_modules/path-expression-matcher/src/Matcher.js
 var MatcherView, Matcher;
 var init_Matcher = __esm({
-  "node_modules/path-expression-matcher/src/Matcher.js"() {
+  "../main/node_modules/path-expression-matcher/src/Matcher.js"() {
     MatcherView = class {
       /**
        * @param {Matcher} matcher - The parent Matcher instance to read from.
@@ -61723,21 +62647,21 @@ var init_Matcher = __esm({
        * @returns {string}
        */
       toString(separator, includeNamespace = true) {
-        const sep7 = separator || this.separator;
-        const isDefault2 = sep7 === this.separator && includeNamespace === true;
+        const sep9 = separator || this.separator;
+        const isDefault2 = sep9 === this.separator && includeNamespace === true;
         if (isDefault2) {
           if (this._pathStringCache !== null) {
             return this._pathStringCache;
           }
           const result = this.path.map(
             (n) => n.namespace ? `${n.namespace}:${n.tag}` : n.tag
-          ).join(sep7);
+          ).join(sep9);
           this._pathStringCache = result;
           return result;
         }
         return this.path.map(
           (n) => includeNamespace && n.namespace ? `${n.namespace}:${n.tag}` : n.tag
-        ).join(sep7);
+        ).join(sep9);
       }
       /**
        * Get path as array of tag names.
@@ -61914,19 +62838,19 @@ var init_Matcher = __esm({
   }
 });
 
-// node_modules/path-expression-matcher/src/index.js
+// ../main/node_modules/path-expression-matcher/src/index.js
 var init_src3 = __esm({
-  "node_modules/path-expression-matcher/src/index.js"() {
+  "../main/node_modules/path-expression-matcher/src/index.js"() {
     init_Expression();
     init_Matcher();
     init_ExpressionSet();
   }
 });
 
-// node_modules/is-unsafe/src/contexts/html.js
+// ../main/node_modules/is-unsafe/src/contexts/html.js
 var HTML_PATTERNS, html_default;
 var init_html = __esm({
-  "node_modules/is-unsafe/src/contexts/html.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/html.js"() {
     HTML_PATTERNS = [
       {
         id: "html-script-open",
@@ -62021,10 +62945,10 @@ var init_html = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/xml.js
+// ../main/node_modules/is-unsafe/src/contexts/xml.js
 var XML_PATTERNS, xml_default;
 var init_xml = __esm({
-  "node_modules/is-unsafe/src/contexts/xml.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/xml.js"() {
     XML_PATTERNS = [
       {
         id: "xml-cdata-injection",
@@ -62094,10 +63018,10 @@ var init_xml = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/svg.js
+// ../main/node_modules/is-unsafe/src/contexts/svg.js
 var SVG_PATTERNS, svg_default;
 var init_svg = __esm({
-  "node_modules/is-unsafe/src/contexts/svg.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/svg.js"() {
     SVG_PATTERNS = [
       {
         id: "svg-script-element",
@@ -62171,10 +63095,10 @@ var init_svg = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/sql.js
+// ../main/node_modules/is-unsafe/src/contexts/sql.js
 var SQL_PATTERNS, sql_default;
 var init_sql = __esm({
-  "node_modules/is-unsafe/src/contexts/sql.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/sql.js"() {
     SQL_PATTERNS = [
       {
         id: "sql-block-comment-open",
@@ -62258,10 +63182,10 @@ var init_sql = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/shell.js
+// ../main/node_modules/is-unsafe/src/contexts/shell.js
 var SHELL_PATTERNS, shell_default;
 var init_shell = __esm({
-  "node_modules/is-unsafe/src/contexts/shell.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/shell.js"() {
     SHELL_PATTERNS = [
       {
         id: "shell-path-traversal-unix",
@@ -62361,10 +63285,10 @@ var init_shell = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/redos.js
+// ../main/node_modules/is-unsafe/src/contexts/redos.js
 var REDOS_PATTERNS, redos_default;
 var init_redos = __esm({
-  "node_modules/is-unsafe/src/contexts/redos.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/redos.js"() {
     REDOS_PATTERNS = [
       {
         id: "redos-nested-quantifier-plus",
@@ -62415,77 +63339,77 @@ var init_redos = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/nosql.js
-var sep5, NOSQL_PATTERNS, nosql_default;
+// ../main/node_modules/is-unsafe/src/contexts/nosql.js
+var sep7, NOSQL_PATTERNS, nosql_default;
 var init_nosql = __esm({
-  "node_modules/is-unsafe/src/contexts/nosql.js"() {
-    sep5 = `["'\\s]*:`;
+  "../main/node_modules/is-unsafe/src/contexts/nosql.js"() {
+    sep7 = `["'\\s]*:`;
     NOSQL_PATTERNS = [
       // ─── MongoDB $ operator injection ────────────────────────────────────────
       {
         id: "nosql-where-operator",
         description: "$where \u2014 executes arbitrary JavaScript server-side in MongoDB",
-        pattern: new RegExp(`\\$where${sep5}`, "i")
+        pattern: new RegExp(`\\$where${sep7}`, "i")
       },
       {
         id: "nosql-ne-operator",
         description: '$ne \u2014 "not equal" operator used to bypass equality checks',
-        pattern: new RegExp(`\\$ne${sep5}`, "i")
+        pattern: new RegExp(`\\$ne${sep7}`, "i")
       },
       {
         id: "nosql-gt-operator",
         description: '$gt \u2014 "greater than" used to bypass password/value checks',
-        pattern: new RegExp(`\\$gte?${sep5}`, "i")
+        pattern: new RegExp(`\\$gte?${sep7}`, "i")
       },
       {
         id: "nosql-lt-operator",
         description: '$lt / $lte \u2014 "less than" bypass variants',
-        pattern: new RegExp(`\\$lte?${sep5}`, "i")
+        pattern: new RegExp(`\\$lte?${sep7}`, "i")
       },
       {
         id: "nosql-regex-operator",
         description: "$regex \u2014 can be used to extract data character by character (blind injection)",
-        pattern: new RegExp(`\\$regex${sep5}`, "i")
+        pattern: new RegExp(`\\$regex${sep7}`, "i")
       },
       {
         id: "nosql-or-operator",
         description: "$or \u2014 logical OR; used to create always-true conditions",
-        pattern: new RegExp(`\\$or${sep5}\\s*\\[`, "i")
+        pattern: new RegExp(`\\$or${sep7}\\s*\\[`, "i")
       },
       {
         id: "nosql-and-operator",
         description: "$and \u2014 logical AND operator injection",
-        pattern: new RegExp(`\\$and${sep5}\\s*\\[`, "i")
+        pattern: new RegExp(`\\$and${sep7}\\s*\\[`, "i")
       },
       {
         id: "nosql-nor-operator",
         description: "$nor \u2014 logical NOR operator injection",
-        pattern: new RegExp(`\\$nor${sep5}\\s*\\[`, "i")
+        pattern: new RegExp(`\\$nor${sep7}\\s*\\[`, "i")
       },
       {
         id: "nosql-exists-operator",
         description: "$exists \u2014 can enumerate fields to determine schema",
-        pattern: new RegExp(`\\$exists${sep5}`, "i")
+        pattern: new RegExp(`\\$exists${sep7}`, "i")
       },
       {
         id: "nosql-in-operator",
         description: "$in \u2014 matches any value in a list; can enumerate values",
-        pattern: new RegExp(`\\$in${sep5}\\s*\\[`, "i")
+        pattern: new RegExp(`\\$in${sep7}\\s*\\[`, "i")
       },
       {
         id: "nosql-expr-operator",
         description: "$expr \u2014 allows aggregation expressions in queries (MongoDB 3.6+)",
-        pattern: new RegExp(`\\$expr${sep5}`, "i")
+        pattern: new RegExp(`\\$expr${sep7}`, "i")
       },
       {
         id: "nosql-function-operator",
         description: "$function \u2014 executes arbitrary JavaScript in MongoDB 4.4+",
-        pattern: new RegExp(`\\$function${sep5}`, "i")
+        pattern: new RegExp(`\\$function${sep7}`, "i")
       },
       {
         id: "nosql-accumulator-operator",
         description: "$accumulator \u2014 custom aggregation with arbitrary JS execution",
-        pattern: new RegExp(`\\$accumulator${sep5}`, "i")
+        pattern: new RegExp(`\\$accumulator${sep7}`, "i")
       },
       // ─── Prototype pollution ─────────────────────────────────────────────────
       {
@@ -62510,10 +63434,10 @@ var init_nosql = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/log.js
+// ../main/node_modules/is-unsafe/src/contexts/log.js
 var LOG_PATTERNS, log_default;
 var init_log2 = __esm({
-  "node_modules/is-unsafe/src/contexts/log.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/log.js"() {
     LOG_PATTERNS = [
       // ─── CRLF / newline injection ─────────────────────────────────────────────
       {
@@ -62589,10 +63513,10 @@ var init_log2 = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/sql-strict.js
+// ../main/node_modules/is-unsafe/src/contexts/sql-strict.js
 var SQL_STRICT_EXTRA, SQL_STRICT_PATTERNS, sql_strict_default;
 var init_sql_strict = __esm({
-  "node_modules/is-unsafe/src/contexts/sql-strict.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/sql-strict.js"() {
     init_sql();
     SQL_STRICT_EXTRA = [
       {
@@ -62616,22 +63540,22 @@ var init_sql_strict = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/util/decode-entities.js
+// ../main/node_modules/is-unsafe/src/util/decode-entities.js
 function decodeEntities(input) {
   if (input.indexOf("&") === -1) return input;
   return input.replace(ENTITY_RE, (match, hex, dec, name) => {
     if (name !== void 0) {
-      return Object.prototype.hasOwnProperty.call(NAMED, name) ? NAMED[name] : match;
+      return Object.prototype.hasOwnProperty.call(NAMED2, name) ? NAMED2[name] : match;
     }
     const cp = hex !== void 0 ? parseInt(hex, 16) : parseInt(dec, 10);
     if (!Number.isFinite(cp) || cp > 1114111) return match;
     return String.fromCodePoint(cp);
   });
 }
-var NAMED, ENTITY_RE;
+var NAMED2, ENTITY_RE;
 var init_decode_entities = __esm({
-  "node_modules/is-unsafe/src/util/decode-entities.js"() {
-    NAMED = Object.freeze({
+  "../main/node_modules/is-unsafe/src/util/decode-entities.js"() {
+    NAMED2 = Object.freeze({
       colon: ":",
       Tab: "	",
       NewLine: "\n"
@@ -62640,7 +63564,7 @@ var init_decode_entities = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/index.js
+// ../main/node_modules/is-unsafe/src/index.js
 function assertString(value) {
   if (typeof value !== "string") {
     throw new TypeError(
@@ -62701,7 +63625,7 @@ function isUnsafe(value, context) {
 }
 var VALID_CONTEXTS;
 var init_src4 = __esm({
-  "node_modules/is-unsafe/src/index.js"() {
+  "../main/node_modules/is-unsafe/src/index.js"() {
     init_html();
     init_xml();
     init_sql_strict();
@@ -62740,7 +63664,7 @@ var init_src4 = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
 function extractRawAttributes(prefixedAttrs, options) {
   if (!prefixedAttrs) return {};
   const attrs = options.attributesGroupName ? prefixedAttrs[options.attributesGroupName] : prefixedAttrs;
@@ -63050,8 +63974,8 @@ function readStopNodeData(xmlData, tagName, i) {
           const nextLt = xmlData.indexOf("<", i + 1);
           if (nextLt === -1 || nextLt > nextGt) {
             const exp = xmlData.substring(i + 1, nextGt);
-            const sep7 = exp.search(/\s/);
-            const name = sep7 === -1 ? exp : exp.substring(0, sep7);
+            const sep9 = exp.search(/\s/);
+            const name = sep9 === -1 ? exp : exp.substring(0, sep9);
             if (name === tagName && exp[exp.length - 1] !== "/") openTagCount++;
             i = nextGt;
           }
@@ -63095,7 +64019,7 @@ function sanitizeName(name, options) {
 }
 var OrderedObjParser, attrsRegx, parseXml;
 var init_OrderedObjParser = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js"() {
+  "../main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js"() {
     "use strict";
     init_util();
     init_xmlNode();
@@ -63394,7 +64318,7 @@ var init_OrderedObjParser = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/xmlparser/node2json.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/node2json.js
 function stripAttributePrefix(attrs, prefix) {
   if (!attrs || typeof attrs !== "object") return {};
   if (!prefix) return attrs;
@@ -63506,17 +64430,17 @@ function isLeafTag(obj, options) {
 }
 var METADATA_SYMBOL2;
 var init_node2json = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/node2json.js"() {
+  "../main/node_modules/fast-xml-parser/src/xmlparser/node2json.js"() {
     "use strict";
     init_xmlNode();
     METADATA_SYMBOL2 = XmlNode.getMetaDataSymbol();
   }
 });
 
-// node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
 var XMLParser;
 var init_XMLParser = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/XMLParser.js"() {
+  "../main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js"() {
     init_OptionsBuilder();
     init_OrderedObjParser();
     init_node2json();
@@ -63587,10 +64511,10 @@ var init_XMLParser = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/fxp.js
+// ../main/node_modules/fast-xml-parser/src/fxp.js
 var XMLValidator;
 var init_fxp = __esm({
-  "node_modules/fast-xml-parser/src/fxp.js"() {
+  "../main/node_modules/fast-xml-parser/src/fxp.js"() {
     "use strict";
     init_validator();
     init_XMLParser();
@@ -63600,31 +64524,13 @@ var init_fxp = __esm({
   }
 });
 
-// src/xml-entities.ts
-function decodeXmlEntities(s) {
-  if (!s.includes("&")) return s;
-  return s.replace(ENTITY, (whole, name) => {
-    if (name.startsWith("#")) {
-      const code5 = name[1] === "x" ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
-      return code5 <= 1114111 ? String.fromCodePoint(code5) : whole;
-    }
-    return NAMED2[name] ?? whole;
-  });
-}
-var ENTITY, NAMED2;
-var init_xml_entities = __esm({
-  "src/xml-entities.ts"() {
-    "use strict";
-    ENTITY = /&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g;
-    NAMED2 = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
-  }
-});
-
 // src/snapshot/config-xml.ts
 var config_xml_exports = {};
 __export(config_xml_exports, {
+  DECLARATION_PROBLEM: () => DECLARATION_PROBLEM,
   checkConfigBytes: () => checkConfigBytes,
   checkConfigXml: () => checkConfigXml,
+  hasMarkupDeclaration: () => hasMarkupDeclaration,
   inspectConfigXml: () => inspectConfigXml,
   parseConfigXml: () => parseConfigXml
 });
@@ -63635,12 +64541,24 @@ function checkConfigXml(text2) {
 function inspectConfigXml(text2) {
   return inspect2(text2, true);
 }
+function hasMarkupDeclaration(text2) {
+  for (const m of text2.matchAll(DECLARATION)) {
+    const at = m.index;
+    if (text2.lastIndexOf("<![CDATA[", at) > text2.lastIndexOf("]]>", at)) continue;
+    if (text2.lastIndexOf("<!--", at) > text2.lastIndexOf("-->", at)) continue;
+    return true;
+  }
+  return false;
+}
 function checkConfigBytes(bytes) {
-  return checkXmlBytes(bytes).ok ? void 0 : checkConfigXml(bytes.toString("utf8"));
+  const checked = checkXmlBytes(bytes);
+  if (checked.ok) return void 0;
+  return checked.declaration ? DECLARATION_PROBLEM : checkConfigXml(bytes.toString("utf8"));
 }
 function inspect2(text2, count3) {
   const body = stripBom(text2);
   if (!/\S/.test(body)) return { problem: "the document is empty" };
+  if (hasMarkupDeclaration(body)) return { problem: DECLARATION_PROBLEM, declaration: true };
   const result = XMLValidator.validate(body);
   if (result !== true) {
     const at = [result.err.line !== void 0 ? `line ${result.err.line}` : "", result.err.col !== void 0 ? `column ${result.err.col}` : ""].filter(Boolean).join(", ");
@@ -63648,13 +64566,16 @@ function inspect2(text2, count3) {
   }
   const roots = topLevelElements(new XMLParser({ ...FAITHFUL, stopNodes: count3 ? SKIPPED_FOR_COUNT : ["*.*"] }).parse(body));
   if (roots.length !== 1) return { problem: roots.length === 0 ? "no root element" : `${roots.length} root elements (${roots.map((r) => r.name).join(", ")}); expected one` };
-  return { taskCount: count3 ? countTasksIn(roots) : 0 };
+  if (!count3) return { taskCount: 0 };
+  const contents = contentsOf(roots[0]);
+  return { taskCount: contents.tasks.length, contents };
 }
-function countTasksIn(roots) {
-  const tasks = roots[0]?.children.find((n) => n.name === "Tasks");
-  return tasks ? tasks.children.filter((n) => n.name === "Task").length : 0;
+function contentsOf(root) {
+  const items = (section, item) => (root.children.find((n) => n.name === section)?.children ?? []).filter((n) => n.name === item).map((n) => Object.fromEntries(Object.entries(n.attrs).map(([k, v]) => [k, decodeXmlEntities(String(v))])));
+  return { tasks: items("Tasks", "Task").map(taskItem), acls: items("ACLs", "ACL").map(aclItem) };
 }
 function parseConfigXml(text2) {
+  if (hasMarkupDeclaration(text2)) throw new MftopsError(`the automation export ${DECLARATION_PROBLEM}`);
   const roots = topLevelElements(new XMLParser(FAITHFUL).parse(stripBom(text2)));
   const root = roots[0];
   if (!root) throw new Error("parseConfigXml: no root element (call checkConfigXml first)");
@@ -63690,11 +64611,12 @@ function toElement(raw) {
 function stripBom(text2) {
   return text2.charCodeAt(0) === 65279 ? text2.slice(1) : text2;
 }
-var FAITHFUL, SKIPPED_FOR_COUNT;
+var FAITHFUL, SKIPPED_FOR_COUNT, DECLARATION_PROBLEM, DECLARATION;
 var init_config_xml = __esm({
   "src/snapshot/config-xml.ts"() {
     "use strict";
     init_fxp();
+    init_errors();
     init_xml_entities();
     init_xml_checker();
     FAITHFUL = {
@@ -63709,26 +64631,28 @@ var init_config_xml = __esm({
       ignorePiTags: true
     };
     SKIPPED_FOR_COUNT = ["*.Task", "*.Hosts", "*.CustomScripts", "*.Users", "*.DateLists"];
+    DECLARATION_PROBLEM = "contains a DOCTYPE/entity declaration, which mftops refuses (server answer, not an mftops bug)";
+    DECLARATION = /<!(?:DOCTYPE|ENTITY|ELEMENT|ATTLIST|NOTATION)/gi;
   }
 });
 
 // src/snapshot/export-pass.ts
 import { createHash as createHash5 } from "node:crypto";
-import { closeSync as closeSync5, fstatSync as fstatSync2, openSync as openSync5, readSync as readSync3, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync6, fstatSync as fstatSync3, openSync as openSync6, readSync as readSync3, writeSync as writeSync2 } from "node:fs";
 function passPlainFile(path, check2 = true) {
-  const fd = openSync5(path, "r");
+  const fd = openSync6(path, "r");
   try {
     const sink = startSink(check2);
     forEachChunk(fd, 0, Number.POSITIVE_INFINITY, (chunk) => sink.add(chunk));
     return sink.end();
   } finally {
-    closeSync5(fd);
+    closeSync6(fd);
   }
 }
 function passEncryptedFile(path, key, plainName, where, check2 = true) {
-  const fd = openSync5(path, "r");
+  const fd = openSync6(path, "r");
   try {
-    const size = fstatSync2(fd).size;
+    const size = fstatSync3(fd).size;
     const head = readAt(fd, 0, Math.min(HEADER_BYTES, size));
     const tag = readAt(fd, Math.max(0, size - TRAILER_BYTES), Math.min(TRAILER_BYTES, size));
     const decryption = startDecryption(key, size, head, tag, plainName, where);
@@ -63737,24 +64661,25 @@ function passEncryptedFile(path, key, plainName, where, check2 = true) {
     sink.add(decryption.final());
     return sink.end();
   } finally {
-    closeSync5(fd);
+    closeSync6(fd);
   }
 }
 function encryptFileTo(from, fd, key, plainName) {
   const encryption = startEncryption(key, plainName);
   writeAll(fd, encryption.header);
-  const source = openSync5(from, "r");
+  const source = openSync6(from, "r");
   try {
     forEachChunk(source, 0, Number.POSITIVE_INFINITY, (chunk) => writeAll(fd, encryption.update(chunk)));
   } finally {
-    closeSync5(source);
+    closeSync6(source);
   }
   writeAll(fd, encryption.final());
 }
 async function settleExportXml(pass, readText, count3) {
   if (!pass.xml) throw new Error("settleExportXml: the pass did not check the XML");
-  if (pass.xml.ok) return { taskCount: count3 ? pass.xml.taskCount : 0 };
-  const { checkConfigXml: checkConfigXml2, inspectConfigXml: inspectConfigXml2 } = await Promise.resolve().then(() => (init_config_xml(), config_xml_exports));
+  if (pass.xml.ok) return count3 ? { taskCount: pass.xml.taskCount, contents: pass.xml.contents } : { taskCount: 0 };
+  const { checkConfigXml: checkConfigXml2, inspectConfigXml: inspectConfigXml2, DECLARATION_PROBLEM: DECLARATION_PROBLEM2 } = await Promise.resolve().then(() => (init_config_xml(), config_xml_exports));
+  if (pass.xml.declaration) return { problem: DECLARATION_PROBLEM2, declaration: true };
   const text2 = readText();
   if (count3) return inspectConfigXml2(text2);
   const problem = checkConfigXml2(text2);
@@ -63809,6 +64734,55 @@ var init_export_pass = __esm({
   }
 });
 
+// src/snapshot/export-check.ts
+function findSnapshotGaps(held, baseline) {
+  const gaps = [];
+  if (held.automation) {
+    if (baseline.tasks) gaps.push(...listGaps("task", "tasks", held.automation.tasks, baseline.tasks.live, baseline.tasks.touched));
+    if (baseline.acls) gaps.push(...listGaps("resource-group ACL", "resource-group ACLs", held.automation.acls, baseline.acls.live, baseline.acls.touched));
+  }
+  if (held.folders && baseline.folders) gaps.push(...folderGaps(held.folders, baseline.folders));
+  return gaps;
+}
+function listGaps(one, many, held, live, touched) {
+  const ids = new Set(held.flatMap((item) => item.id !== void 0 ? [item.id] : []));
+  const changed = new Set(touched);
+  const missing = [...live.filter((item) => changed.has(item.id)), ...live.filter((item) => !changed.has(item.id))].filter((item) => !ids.has(item.id));
+  if (held.length < live.length) {
+    return [`the automation export holds ${held.length} ${held.length === 1 ? one : many} but the server lists ${live.length}${missing.length > 0 ? ` (missing: ${nameSome(missing)})` : ""}`];
+  }
+  const lacking = touched.filter((id) => !ids.has(id));
+  if (lacking.length === 0) return [];
+  const byId = new Map(live.map((item) => [item.id, item]));
+  return [`the automation export lacks ${lacking.length === 1 ? `the ${one}` : `${lacking.length} ${many}`} this apply changes (${nameSome(lacking.map((id) => byId.get(id) ?? { id, name: "" }))})`];
+}
+function nameSome(items) {
+  const shown = items.slice(0, NAMED_MISSING).map((item) => item.name !== "" ? `${item.name} (ID ${item.id})` : `ID ${item.id}`);
+  return items.length > NAMED_MISSING ? `${shown.join(", ")}, \u2026 ${items.length - NAMED_MISSING} more` : shown.join(", ");
+}
+function folderGaps(saved, live) {
+  const byKey2 = new Map(saved.map((f) => [folderKey(f.path), f]));
+  const gaps = [];
+  for (const want of live) {
+    const got = byKey2.get(folderKey(want.path));
+    if (got === void 0) gaps.push(`the snapshot lacks folder ${want.path}`);
+    else if (got.id !== want.id) gaps.push(`folder ${want.path} is ${describeId(got.id)} in the snapshot but was ${describeId(want.id)} a moment before`);
+    else if (got.entries.length < want.entries) gaps.push(`the snapshot holds ${got.entries.length} ACL entries of folder ${want.path} but the server listed ${want.entries}`);
+  }
+  return gaps;
+}
+function describeId(id) {
+  return id === null ? "absent" : `id ${id}`;
+}
+var NAMED_MISSING;
+var init_export_check = __esm({
+  "src/snapshot/export-check.ts"() {
+    "use strict";
+    init_folder_path();
+    NAMED_MISSING = 5;
+  }
+});
+
 // src/snapshot/model.ts
 var SNAPSHOT_FORMAT_VERSION, MANIFEST_FILE, AUTOMATION_FILE, FOLDERS_FILE, ENCRYPTED_SUFFIX, SNAPSHOT_ID, ENVIRONMENT_NAME;
 var init_model6 = __esm({
@@ -63826,15 +64800,15 @@ var init_model6 = __esm({
 
 // src/snapshot/store.ts
 import { createHash as createHash6 } from "node:crypto";
-import { existsSync as existsSync3, readdirSync, readFileSync as readFileSync10, rmSync as rmSync3 } from "node:fs";
-import { join as join6 } from "node:path";
+import { existsSync as existsSync4, readdirSync, readFileSync as readFileSync10, rmSync as rmSync3 } from "node:fs";
+import { join as join7 } from "node:path";
 function snapshotPath(dir, ref) {
-  return join6(dir, ref.env, ref.id);
+  return join7(dir, ref.env, ref.id);
 }
 function listSnapshotRefs(dir, env) {
   const envs = env !== void 0 ? [env] : subfolders(dir).filter((n) => !n.startsWith("."));
   return envs.flatMap(
-    (e) => subfolders(join6(dir, e)).filter((n) => SNAPSHOT_ID.test(n)).sort().map((id) => ({ env: e, id }))
+    (e) => subfolders(join7(dir, e)).filter((n) => SNAPSHOT_ID.test(n)).sort().map((id) => ({ env: e, id }))
   );
 }
 function pruneSnapshots(dir, env, keep, protect = []) {
@@ -63865,7 +64839,7 @@ function sha256Hex(data) {
   return createHash6("sha256").update(data).digest("hex");
 }
 function subfolders(path) {
-  if (!existsSync3(path)) return [];
+  if (!existsSync4(path)) return [];
   try {
     return readdirSync(path, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
   } catch (err) {
@@ -63892,7 +64866,7 @@ __export(save_snapshot_exports, {
 });
 import { readFileSync as readFileSync11 } from "node:fs";
 import { chmod, mkdir, mkdtemp, open as open3, readFile, rename as rename2, rm as rm2, stat as stat2, unlink } from "node:fs/promises";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 async function saveSnapshot(opts) {
   if (!ENVIRONMENT_NAME.test(opts.env)) throw new SnapshotError(`snapshot not saved: "${opts.env}" is not an environment name`);
   const key = readSnapshotKey(opts.processEnv ?? process.env);
@@ -63902,7 +64876,7 @@ async function saveSnapshot(opts) {
   const saveTransfer = opts.transfer !== void 0 || opts.foldersRead !== void 0;
   if (!opts.automation && !saveTransfer) throw new SnapshotError("snapshot not saved: neither the automation nor the transfer service to save");
   if (opts.automation && opts.automationUrl === void 0) throw new Error("saveSnapshot: automationUrl is required with automation");
-  const envDir = join7(opts.dir, opts.env);
+  const envDir = join8(opts.dir, opts.env);
   try {
     await mkdir(envDir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -63911,7 +64885,7 @@ async function saveSnapshot(opts) {
   const when = opts.now ?? /* @__PURE__ */ new Date();
   let tmp;
   try {
-    tmp = await mkdtemp(join7(envDir, `.tmp-${toSnapshotId(when)}-`));
+    tmp = await mkdtemp(join8(envDir, `.tmp-${toSnapshotId(when)}-`));
     await chmod(tmp, 448);
   } catch (err) {
     throw new SnapshotError(systemError(`snapshot not saved: cannot create a folder in ${envDir}`, err).message);
@@ -63919,7 +64893,12 @@ async function saveSnapshot(opts) {
   try {
     const automation2 = opts.automation ? await saveAutomation(tmp, opts.automation, opts, key) : void 0;
     const named = opts.transfer ? await readNamedFolders(opts.transfer, folders) : [];
-    const transfer2 = saveTransfer ? await saveFolders(tmp, [...named, ...unnamed(opts.foldersRead ?? [], folders)], key) : void 0;
+    const saved = [...named, ...unnamed(opts.foldersRead ?? [], folders)];
+    if (opts.baseline) {
+      const gaps = findSnapshotGaps({ ...automation2 ? { automation: automation2.contents } : {}, ...saveTransfer ? { folders: saved } : {} }, opts.baseline);
+      if (gaps.length > 0) throw new SnapshotError(`snapshot not saved: ${gaps.join("; ")}: not a backup of this server`);
+    }
+    const transfer2 = saveTransfer ? await saveFolders(tmp, saved, key) : void 0;
     const id = await freeId(envDir, when);
     const manifest = {
       formatVersion: SNAPSHOT_FORMAT_VERSION,
@@ -63928,14 +64907,14 @@ async function saveSnapshot(opts) {
       createdAt: fromSnapshotId(id),
       toolVersion: VERSION,
       ...opts.note !== void 0 ? { note: opts.note } : {},
-      ...automation2 ? { automation: automation2 } : {},
+      ...automation2 ? { automation: automation2.file } : {},
       ...transfer2 ? { transfer: { ...transfer2, ...opts.transferUrl !== void 0 ? { url: opts.transferUrl } : {} } } : {},
       ...key ? { encryption: { algorithm: "aes-256-gcm", keyCheck: key.check } } : {}
     };
-    await writeFileAtomic(join7(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}
-`, { mode: 384 });
+    await writing(join8(tmp, MANIFEST_FILE), () => writeFileAtomic(join8(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}
+`, { mode: 384 }));
     await syncFolder(tmp);
-    const final = join7(envDir, id);
+    const final = join8(envDir, id);
     await rename2(tmp, final);
     await syncFolder(envDir);
     pruneAfterSave(opts, id);
@@ -63954,31 +64933,53 @@ function fromSnapshotId(id) {
   return id.replace(/^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-/, "$1:$2:");
 }
 async function saveAutomation(tmp, source, opts, key) {
-  const part = join7(tmp, `${AUTOMATION_FILE}.part`);
-  const received = await source.exportConfig(part);
-  const stored = await whileSyncing(part, () => passPlainFile(part));
+  const part = join8(tmp, `${AUTOMATION_FILE}.part`);
+  const shown = join8(tmp, key ? `${AUTOMATION_FILE}${ENCRYPTED_SUFFIX}` : AUTOMATION_FILE);
+  let received;
+  try {
+    received = await source.exportConfig(part);
+  } catch (err) {
+    const disk = systemErrorOf(err) ?? systemErrorOf(err?.cause);
+    if (disk) throw new SnapshotError(systemError(`snapshot not saved: cannot write snapshot ${shown}`, disk).message, { cause: err });
+    throw err;
+  }
+  const stored = await writing(shown, () => whileSyncing(part, () => passPlainFile(part)));
   if (stored.bytes !== received.bytes || stored.sha256 !== received.sha256) {
     throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE} on disk differs from what the server sent (${stored.bytes} of ${received.bytes} bytes)`);
   }
   const checked = await settleExportXml(stored, () => readFileSync11(part, "utf8"), true);
-  if ("problem" in checked) throw new SnapshotError(`snapshot not saved: the export from ${opts.automationUrl} is not well-formed XML: ${checked.problem}`);
+  if ("problem" in checked) {
+    if (checked.declaration) throw new SnapshotError(`snapshot not saved: the automation export from ${opts.automationUrl} ${DECLARATION_PROBLEM}`);
+    throw new SnapshotError(`snapshot not saved: the export from ${opts.automationUrl} is not well-formed XML: ${checked.problem}`);
+  }
   const taskCount = checked.taskCount;
   let file = AUTOMATION_FILE;
   if (key) {
     file = `${AUTOMATION_FILE}${ENCRYPTED_SUFFIX}`;
-    await writeEncryptedExport(part, join7(tmp, file), stored, key);
+    await writing(shown, () => writeEncryptedExport(part, join8(tmp, file), stored, key));
     await unlink(part);
   } else {
-    await rename2(part, join7(tmp, file));
+    await rename2(part, join8(tmp, file));
   }
   return {
-    file,
-    bytes: stored.bytes,
-    sha256: stored.sha256,
-    url: opts.automationUrl,
-    ...opts.serverVersion !== void 0 ? { serverVersion: opts.serverVersion } : {},
-    taskCount
+    file: {
+      file,
+      bytes: stored.bytes,
+      sha256: stored.sha256,
+      url: opts.automationUrl,
+      ...opts.serverVersion !== void 0 ? { serverVersion: opts.serverVersion } : {},
+      taskCount
+    },
+    contents: checked.contents ?? { tasks: [], acls: [] }
   };
+}
+async function writing(path, work) {
+  try {
+    return await work();
+  } catch (err) {
+    if (!isFsError(err)) throw err;
+    throw new SnapshotError(systemError(`snapshot not saved: cannot write snapshot ${path}`, err).message, { cause: err });
+  }
 }
 async function whileSyncing(path, work) {
   const handle = await open3(path, "r+");
@@ -64024,13 +65025,9 @@ async function saveFolders(tmp, folders, key) {
   const body = { formatVersion: SNAPSHOT_FORMAT_VERSION, folders };
   const plain = Buffer.from(`${JSON.stringify(body, null, 2)}
 `, "utf8");
-  let file = FOLDERS_FILE;
-  if (key) {
-    file = `${FOLDERS_FILE}${ENCRYPTED_SUFFIX}`;
-    await writeEncrypted(join7(tmp, file), plain, FOLDERS_FILE, key);
-  } else {
-    await writeFileAtomic(join7(tmp, file), plain, { mode: 384 });
-  }
+  const file = key ? `${FOLDERS_FILE}${ENCRYPTED_SUFFIX}` : FOLDERS_FILE;
+  const path = join8(tmp, file);
+  await writing(path, () => key ? writeEncrypted(path, plain, FOLDERS_FILE, key) : writeFileAtomic(path, plain, { mode: 384 }));
   return { file, bytes: plain.length, sha256: sha256Hex(plain), folderCount: folders.length };
 }
 async function writeEncrypted(path, plain, plainName, key) {
@@ -64052,7 +65049,7 @@ async function freeId(envDir, when) {
   for (let t = when.getTime(); ; t++) {
     const id = toSnapshotId(new Date(t));
     try {
-      await stat2(join7(envDir, id));
+      await stat2(join8(envDir, id));
     } catch (err) {
       if (code2(err) === "ENOENT") return id;
       throw err;
@@ -64084,7 +65081,9 @@ var init_save_snapshot = __esm({
     init_version();
     init_crypto();
     init_export_pass();
+    init_config_xml();
     init_errors4();
+    init_export_check();
     init_model6();
     init_store();
   }
@@ -64144,12 +65143,12 @@ __export(apply_exports, {
   applyEnvironment: () => applyEnvironment,
   sortApplyArguments: () => sortApplyArguments
 });
-import { existsSync as existsSync4, realpathSync } from "node:fs";
+import { existsSync as existsSync5, realpathSync as realpathSync2 } from "node:fs";
 import { resolve as resolve10 } from "node:path";
 function sortApplyArguments(args, ctx) {
   const plans2 = args.filter((a) => a.toLowerCase().endsWith(".json") || holdsPlanFile(resolve10(ctx.cwd, a)));
   if (plans2.length === 0) {
-    if (args.length === 1 && !existsSync4(resolve10(ctx.cwd, args[0]))) {
+    if (args.length === 1 && !existsSync5(resolve10(ctx.cwd, args[0]))) {
       throw new ConfigError(`${args[0]} does not exist: give a plan file saved by mftops plan --out, or manifest files or folders`);
     }
     return { paths: args };
@@ -64186,9 +65185,9 @@ async function applyEnvironment(options, ctx) {
   let policy;
   let manifests;
   if (saved !== void 0) {
-    const problems = [...checkPlanTarget2(saved.plan, configured), ...checkPermissions2(saved.plan, permissions), ...await secretProblems(saved.plan, ctx)];
+    const problems = [...checkPlanTarget2(saved.plan, configured), ...checkPermissions2(saved.plan, permissions), ...await secretProblems(saved.plan, config, ctx)];
     if (problems.length > 0) return { status: "finished", report: refusal(configured.name, problems), plan: saved.plan };
-    const rechecked = await recheckPolicies(saved.plan, manifestPaths, manifestEnvironmentOf(config, configured), ctx);
+    const rechecked = await recheckPolicies(saved.plan, manifestPaths, manifestEnvironmentOf(config, configured), secretConfinementOf(config), ctx);
     if (rechecked.status === "invalid") return rechecked;
     policy = rechecked.policy;
     manifests = rechecked.manifests;
@@ -64197,7 +65196,7 @@ async function applyEnvironment(options, ctx) {
   const services = resolveServices(config, configured, ctx);
   let prune;
   if (saved === void 0) {
-    const loaded = await loadEnvironmentManifests(manifestPaths, ctx, manifestEnvironmentOf(config, configured));
+    const loaded = await loadEnvironmentManifests(manifestPaths, ctx, manifestEnvironmentOf(config, configured), secretConfinementOf(config));
     if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
     manifests = loaded.manifests;
     prune = choosePrune(configured, options.paths, options.prune, ctx);
@@ -64224,7 +65223,7 @@ async function applyEnvironment(options, ctx) {
     if (plan === void 0) {
       const made = await planManifests(
         manifests,
-        { readers: clients.readers, env, services, parallelism, ...prune?.off ? { pruneOff: prune.off } : {}, ...options.targets !== void 0 && options.targets.length > 0 ? { targets: options.targets } : {} },
+        { readers: clients.readers, env, services, parallelism, confinement: secretConfinementOf(config), ...prune?.off ? { pruneOff: prune.off } : {}, ...options.targets !== void 0 && options.targets.length > 0 ? { targets: options.targets } : {} },
         ctx
       );
       if (made.plan === void 0 || made.plan.errored) return { status: "invalid", diagnostics: made.diagnostics };
@@ -64233,7 +65232,7 @@ async function applyEnvironment(options, ctx) {
       ctx.emit({ kind: "planned", plan, diagnostics: made.diagnostics });
       if (policy !== void 0 && deniesPlan(policy)) return { status: "finished", report: policyRefusal(env.name, policy), plan };
       const { writeChanges: writeChanges2 } = await Promise.resolve().then(() => (init_guard(), guard_exports));
-      const refused = async (p) => checkPermissions2(p, permissions).length > 0 || (await secretProblems(p, ctx)).length > 0;
+      const refused = async (p) => checkPermissions2(p, permissions).length > 0 || (await secretProblems(p, config, ctx)).length > 0;
       if (options.approve !== void 0 && writeChanges2(plan).length > 0 && !await refused(plan) && !await options.approve(plan)) {
         return { status: "cancelled", plan };
       }
@@ -64257,13 +65256,13 @@ function savedPlanConfiguration(saved, options, ctx) {
     const given = resolve10(ctx.cwd, options.configFile);
     if (!sameFile(given, recorded)) return `the plan was made with the configuration ${recorded}, not ${given} (--config): apply it without --config, or plan again with this configuration`;
   }
-  if (!existsSync4(recorded)) throw new ConfigError(`the plan was made with the configuration ${recorded}, which no longer exists: plan again`);
+  if (!existsSync5(recorded)) throw new ConfigError(`the plan was made with the configuration ${recorded}, which no longer exists: plan again`);
   return { configFile: recorded, environment };
 }
 function sameFile(a, b) {
   const real = (p) => {
     try {
-      return realpathSync(p);
+      return realpathSync2(p);
     } catch {
       return resolve10(p);
     }
@@ -64281,10 +65280,10 @@ async function applyThePlan(plan, r, ctx) {
     clients: r.clients.full,
     readers: r.clients.readers,
     parallelism: r.parallelism,
-    secrets: { env: ctx.env, cwd: ctx.cwd },
+    secrets: { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(r.config) },
     ...r.signal ? { signal: r.signal } : {},
     // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
-    takeSnapshot: async (folders) => {
+    takeSnapshot: async (folders, baseline) => {
       const { saveSnapshot: saveSnapshot2 } = await Promise.resolve().then(() => (init_save_snapshot(), save_snapshot_exports));
       const automation2 = r.clients.full.automation;
       const version = plan.servers.automation?.version;
@@ -64298,6 +65297,7 @@ async function applyThePlan(plan, r, ctx) {
         dir: r.config.snapshots.dir,
         keep: r.config.snapshots.keep,
         note: "before apply",
+        baseline,
         processEnv: ctx.env,
         logger: ctx.logger
       });
@@ -64333,9 +65333,9 @@ async function verifyApplied(plan, applied, r, ctx) {
   if (!result.plan) throw new MftopsError("the re-plan found errors in the manifests");
   return { mode: "replan", unconverged: findUnconverged2(applied.map((a) => a.change), result.plan) };
 }
-async function recheckPolicies(plan, paths, environment, ctx) {
+async function recheckPolicies(plan, paths, environment, confinement, ctx) {
   if (paths.length === 0) return { status: "checked" };
-  const loaded = await loadEnvironmentManifests(paths, ctx, environment);
+  const loaded = await loadEnvironmentManifests(paths, ctx, environment, confinement);
   if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
   const { manifests, policies } = loaded.manifests;
   if (policies.length === 0) return { status: "checked", manifests: loaded.manifests };
@@ -64347,9 +65347,9 @@ async function recheckPolicies(plan, paths, environment, ctx) {
   });
   return { status: "checked", manifests: loaded.manifests, policy: evaluatePolicies2({ changes }, policies, manifests, ctx.cwd) };
 }
-async function secretProblems(plan, ctx) {
+async function secretProblems(plan, config, ctx) {
   const [{ writeChanges: writeChanges2 }, { describeSecretProblems: describeSecretProblems2, findSecretProblems: findSecretProblems2 }] = await Promise.all([Promise.resolve().then(() => (init_guard(), guard_exports)), Promise.resolve().then(() => (init_secrets(), secrets_exports))]);
-  return describeSecretProblems2(findSecretProblems2(writeChanges2(plan), { env: ctx.env, cwd: ctx.cwd }));
+  return describeSecretProblems2(findSecretProblems2(writeChanges2(plan), { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(config) }));
 }
 function policyRefusal(environment, policy) {
   return { ...refusal(environment, policyDenyLines(policy)), policy };
@@ -64765,7 +65765,7 @@ var detect_drift_exports = {};
 __export(detect_drift_exports, {
   detectDrift: () => detectDrift
 });
-import { isAbsolute as isAbsolute7, relative as relative6, sep as sep6 } from "node:path";
+import { isAbsolute as isAbsolute7, relative as relative7, sep as sep8 } from "node:path";
 async function detectDrift(input) {
   const env = input.environment;
   const now = input.now ?? (() => /* @__PURE__ */ new Date());
@@ -64820,8 +65820,8 @@ function separateMissingFolders(manifests, all, cwd) {
       diagnostics.push(d);
       continue;
     }
-    const file = relative6(cwd, m.source.file);
-    const shown = file !== "" && !file.startsWith("..") && !isAbsolute7(file) ? file.split(sep6).join("/") : m.source.file;
+    const file = relative7(cwd, m.source.file);
+    const shown = file !== "" && !file.startsWith("..") && !isAbsolute7(file) ? file.split(sep8).join("/") : m.source.file;
     missingFolders.push({ path: m.name, reason: d.summary, source: { file: shown, line: m.source.line, col: m.source.col } });
   }
   return { missingFolders, diagnostics };
@@ -64838,7 +65838,7 @@ var init_detect_drift = __esm({
     init_build_plan();
     init_diagnostics4();
     init_acknowledge();
-    init_errors3();
+    init_errors2();
     init_assemble_drift();
     init_removed_content();
     init_evaluate();
@@ -65450,6 +66450,41 @@ var init_drift_text = __esm({
   }
 });
 
+// src/app/crash-guard.ts
+var CRASH_REVOKE_TIMEOUT_MS = 3e3;
+function installCrashGuard(opts) {
+  const target = opts.target ?? process;
+  const exit = opts.exit ?? ((code5) => process.exit(code5));
+  const release = opts.release ?? releaseAfterCrash;
+  let crashed = false;
+  const onCrash = (err) => {
+    if (crashed) return;
+    crashed = true;
+    const report = async () => {
+      try {
+        await opts.report(err);
+      } catch {
+      }
+    };
+    void report().then(() => release().catch(() => void 0)).finally(() => exit(1));
+  };
+  target.on("unhandledRejection", onCrash);
+  target.on("uncaughtException", onCrash);
+  return () => {
+    target.off("unhandledRejection", onCrash);
+    target.off("uncaughtException", onCrash);
+  };
+}
+async function releaseAfterCrash() {
+  const { releaseHeldApplyLocks: releaseHeldApplyLocks2 } = await Promise.resolve().then(() => (init_apply_lock(), apply_lock_exports));
+  try {
+    releaseHeldApplyLocks2();
+  } finally {
+    const { closeAllSessions: closeAllSessions2 } = await Promise.resolve().then(() => (init_session(), session_exports));
+    await closeAllSessions2(CRASH_REVOKE_TIMEOUT_MS);
+  }
+}
+
 // src/action/run-action.ts
 init_defaults();
 init_load_config();
@@ -65462,9 +66497,9 @@ init_diagnostics3();
 init_plan_common();
 init_policy();
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { existsSync as existsSync5, rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync6, rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute8, join as join8, relative as relative7, resolve as resolve12 } from "node:path";
+import { isAbsolute as isAbsolute8, join as join9, relative as relative8, resolve as resolve12 } from "node:path";
 
 // src/action/apply-annotations.ts
 init_diagnostics3();
@@ -65548,7 +66583,7 @@ function union(a, b) {
 // src/action/context.ts
 init_errors();
 init_is_record();
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 var DEFAULT_API_URL = "https://api.github.com";
 var DEFAULT_SERVER_URL = "https://github.com";
 function readGithubContext(env, cwd) {
@@ -65578,7 +66613,7 @@ function readGithubContext(env, cwd) {
 function readEvent(path) {
   let text2;
   try {
-    text2 = readFileSync5(path, "utf8");
+    text2 = readFileSync6(path, "utf8");
   } catch (err) {
     throw new MftopsError(`cannot read the event payload GITHUB_EVENT_PATH=${path} (${err.code ?? "error"})`);
   }
@@ -65975,16 +67010,16 @@ async function syncDriftIssue(api, finding, origin2, now = /* @__PURE__ */ new D
 
 // src/action/run-action.ts
 async function runAction(a) {
-  const { runner } = a;
+  const { runner: runner2 } = a;
   let context;
   let inputs;
   try {
     context = readGithubContext(a.env, a.cwd);
     inputs = readInputs(a.env, context.eventName, context.workspace);
   } catch (err) {
-    return fail2(runner, [messageOf3(err)], "mftops");
+    return fail2(runner2, [messageOf3(err)], "mftops");
   }
-  const cwd = isInside(inputs.workingDirectory, context.workspace) ? context.workspace : inputs.workingDirectory;
+  const cwd = isInside2(inputs.workingDirectory, context.workspace) ? context.workspace : inputs.workingDirectory;
   const choice = { configFile: inputs.config, ...inputs.environment !== void 0 ? { environment: inputs.environment } : {} };
   const step2 = { a, inputs, context, choice, cwd, ctx: actionContext(a, cwd) };
   try {
@@ -66006,8 +67041,8 @@ async function runAction(a) {
     if (userMessageOf(err) === void 0 && err instanceof Error && err.stack !== void 0) a.log(`${err.stack}
 `);
     const diagnostics = diagnosticsOf(err);
-    if (diagnostics.length > 0) return fail2(runner, [], `mftops ${inputs.command}`, annotateProblems(step2, diagnostics));
-    return fail2(runner, [messageOf3(err)], `mftops ${inputs.command}`);
+    if (diagnostics.length > 0) return fail2(runner2, [], `mftops ${inputs.command}`, annotateProblems(step2, diagnostics));
+    return fail2(runner2, [messageOf3(err)], `mftops ${inputs.command}`);
   }
 }
 function actionContext(a, cwd) {
@@ -66042,7 +67077,7 @@ function actionContext(a, cwd) {
 async function validateStep(s) {
   const { validateManifests: validateManifests2 } = await Promise.resolve().then(() => (init_validate2(), validate_exports));
   const { configFile, ...rest } = s.choice;
-  const choice = s.inputs.paths.length > 0 && configFile !== void 0 && !existsSync5(configFile) ? rest : s.choice;
+  const choice = s.inputs.paths.length > 0 && configFile !== void 0 && !existsSync6(configFile) ? rest : s.choice;
   const report = await validateManifests2({ ...choice, ...s.inputs.paths.length > 0 ? { paths: s.inputs.paths } : {} }, s.ctx);
   const ok = !report.diagnostics.some((d) => d.severity === "error");
   annotate(s, report);
@@ -66136,7 +67171,7 @@ function summaryLine2(plan) {
 async function applyStep(s) {
   const environment = environmentName(s);
   const reviewedFile = s.inputs.planFile;
-  const fresh = reviewedFile !== void 0 ? join8(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes4(4).toString("hex")}.json`) : resolve12(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const fresh = reviewedFile !== void 0 ? join9(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes4(4).toString("hex")}.json`) : resolve12(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   try {
     const made = await makePlan(s, fresh);
     if (made.plan === void 0) {
@@ -66320,31 +67355,36 @@ function pruneOption(s) {
 function environmentName(s) {
   return selectEnvironment(loadConfig(s.inputs.config, s.cwd), s.inputs.environment).name;
 }
-function setOutputs(runner, outputs) {
-  for (const [name, value] of Object.entries(outputs)) runner.setOutput(name, String(value));
+function setOutputs(runner2, outputs) {
+  for (const [name, value] of Object.entries(outputs)) runner2.setOutput(name, String(value));
 }
 function appendSummary(s, markdown) {
   if (!s.a.runner.appendSummary(`${markdown}
 `)) s.a.runner.log("(the job summary was not written: GITHUB_STEP_SUMMARY is not set, or the step summary is full)");
 }
-function fail2(runner, problems, title, shown = []) {
-  for (const p of problems) runner.annotate("error", p);
+function failOnCrash(runner2, err, annotated2 = /* @__PURE__ */ new Set()) {
+  const message = messageOf3(err);
+  if (annotated2.has(message)) return;
+  fail2(runner2, [message], "mftops");
+}
+function fail2(runner2, problems, title, shown = []) {
+  for (const p of problems) runner2.annotate("error", p);
   const all = [...shown, ...problems];
-  runner.setOutput("exitcode", "1");
-  runner.setOutput("summary", `${title} failed: ${all[0] ?? ""}`);
-  runner.appendSummary(`${renderFailureSummary(title, all)}
+  runner2.setOutput("exitcode", "1");
+  runner2.setOutput("summary", `${title} failed: ${all[0] ?? ""}`);
+  runner2.appendSummary(`${renderFailureSummary(title, all)}
 `);
   return 1;
 }
 function messageOf3(err) {
   return userMessageOf(err) ?? `internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in mftops; please report it)`;
 }
-function isInside(path, folder) {
-  const rel = relative7(folder, path);
+function isInside2(path, folder) {
+  const rel = relative8(folder, path);
   return rel === "" || !rel.startsWith("..") && !isAbsolute8(rel);
 }
 function relativeTo(cwd, path) {
-  return isInside(path, cwd) ? relative7(cwd, path) || "." : path;
+  return isInside2(path, cwd) ? relative8(cwd, path) || "." : path;
 }
 function fileSafe(name) {
   return name.replace(/[^A-Za-z0-9._-]/g, "_");
@@ -66353,7 +67393,7 @@ function fileSafe(name) {
 // src/action/workflow-commands.ts
 init_diagnostics3();
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { appendFileSync, statSync as statSync2 } from "node:fs";
+import { appendFileSync, statSync as statSync5 } from "node:fs";
 var STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024;
 function formatAnnotation(level, message, place2 = {}) {
   const props = [];
@@ -66375,7 +67415,7 @@ function createFileRunner(env, stdout) {
   const outputFile = nonEmpty3(env["GITHUB_OUTPUT"]);
   const summaryFile = nonEmpty3(env["GITHUB_STEP_SUMMARY"]);
   let summaryBytes = summaryFile === void 0 ? 0 : sizeOf(summaryFile);
-  const runner = {
+  const runner2 = {
     log: (text2) => stdout(text2.endsWith("\n") ? text2 : `${text2}
 `),
     annotate: (level, message, place2) => stdout(formatAnnotation(level, message, place2)),
@@ -66403,14 +67443,14 @@ function createFileRunner(env, stdout) {
       }
     }
   };
-  return runner;
+  return runner2;
 }
 function nonEmpty3(value) {
   return value === void 0 || value === "" ? void 0 : value;
 }
 function sizeOf(file) {
   try {
-    return statSync2(file).size;
+    return statSync5(file).size;
   } catch {
     return 0;
   }
@@ -66418,7 +67458,17 @@ function sizeOf(file) {
 
 // src/action/main.ts
 var write = (text2) => void process.stdout.write(text2);
-var code4 = await runAction({ env: process.env, cwd: process.cwd(), runner: createFileRunner(process.env, write), log: write });
+var files = createFileRunner(process.env, write);
+var annotated = /* @__PURE__ */ new Set();
+var runner = {
+  ...files,
+  annotate: (level, message, place2) => {
+    if (level === "error") annotated.add(message);
+    files.annotate(level, message, place2);
+  }
+};
+installCrashGuard({ report: (err) => failOnCrash(runner, err, annotated) });
+var code4 = await runAction({ env: process.env, cwd: process.cwd(), runner, log: write });
 process.exitCode = code4 === 1 ? 1 : 0;
 /*! Bundled license information:
 
