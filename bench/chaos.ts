@@ -137,7 +137,7 @@ export interface ChaosResults {
   readonly passed: boolean;
 }
 
-interface CliRun {
+export interface CliRun {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
@@ -381,13 +381,22 @@ function inspectKill(emulator: RunningEmulator, round: number, afterMs: number, 
 }
 
 /** A run that did not exit 0 ended clearly when it said what went wrong in one line or in its report. */
-function classifyEnd(run: CliRun): 'ok' | 'clear' | 'unclear' {
+export function classifyEnd(run: CliRun): 'ok' | 'clear' | 'unclear' {
   if (run.code === 0) return 'ok';
   if (run.timedOut || run.code !== 1) return 'unclear';
   if (hasStackTrace(run.stderr) || /internal error/.test(run.stderr)) return 'unclear';
   if (/^mftops: error: \S/m.test(run.stderr)) return 'clear';
   try {
-    const report = JSON.parse(run.stdout) as { outcome?: string; results?: Array<{ status: string; error?: string }>; problems?: string[]; verification?: { error?: string; unconverged?: unknown[] } };
+    const report = JSON.parse(run.stdout) as {
+      kind?: string;
+      errors?: Array<{ message?: string }>;
+      outcome?: string;
+      results?: Array<{ status: string; error?: string }>;
+      problems?: string[];
+      verification?: { error?: string; unconverged?: unknown[] };
+    };
+    // --format json: a command that failed without a result of its own says why in its `mftops.error` document.
+    if (report.kind === 'mftops.error' && (report.errors ?? []).length > 0 && report.errors!.every((e) => typeof e.message === 'string' && e.message !== '')) return 'clear';
     const failed = (report.results ?? []).filter((r) => r.status === 'failed');
     if (failed.length > 0 && failed.every((r) => typeof r.error === 'string' && r.error !== '')) return 'clear';
     if ((report.problems ?? []).length > 0 || report.verification?.error !== undefined || (report.verification?.unconverged ?? []).length > 0) return 'clear';
@@ -495,7 +504,7 @@ async function runRate(rate: number, opts: ChaosOptions, deadline: number): Prom
         }
         else {
           counts.unclear++;
-          if (unclearSamples.length < 5) unclearSamples.push(`exit ${run.code}${run.timedOut ? ' (hang)' : ''}: ${(run.stderr || run.stdout).slice(0, 400)}`);
+          if (unclearSamples.length < 5) unclearSamples.push(`exit ${run.code}${run.timedOut ? ' (hang)' : ''}: stderr: ${run.stderr.slice(0, 400)} stdout: ${run.stdout.slice(0, 600)}`);
         }
         if (end === 'ok') {
           const clean = countDuplicates(emulator) === 0;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runChaos, stackTraceSigns } from '../../bench/chaos.js';
+import { classifyEnd, runChaos, stackTraceSigns } from '../../bench/chaos.js';
+import type { CliRun } from '../../bench/chaos.js';
 
 /**
  * A short run of the fault campaign (`npm run chaos` runs the long one at 0.3 and 0.5 and commits
@@ -47,5 +48,15 @@ describe('the stack-trace count of the campaign', () => {
     const results = await runChaos({ rates: [0.3], rounds: 0, seed: 21, budgetMs: 10_000, killRate: 0, minRuns: 60 });
     expect(results.runs).toBe(0);
     expect(results.passed).toBe(false);
+  });
+
+  it('takes an mftops.error document that says why (--format json) as a clear end, and one that does not as unclear', () => {
+    const run = (stdout: string, stderr = ''): CliRun => ({ code: 1, signal: null, stdout, stderr, ms: 1, timedOut: false });
+    const error = (message: string): string => JSON.stringify({ formatVersion: 1, kind: 'mftops.error', errors: [{ severity: 'error', message }] });
+    const takeover = 'mftops: warning: took over a stale apply lock (pid 1 on vm, expired or no longer running)\n';
+    expect(classifyEnd(run(error('transfer: GET /transfer/api/v1/users: the list changed while it was read, 3 reads in a row'), takeover))).toBe('clear');
+    expect(classifyEnd(run(error(''), takeover))).toBe('unclear');
+    expect(classifyEnd(run(JSON.stringify({ formatVersion: 1, kind: 'mftops.error', errors: [] }), takeover))).toBe('unclear');
+    expect(classifyEnd(run(error('anything'), 'node:internal/process/promises:394\n    at readLiveState (file:///x.js:1:1)\n'))).toBe('unclear');
   });
 });
