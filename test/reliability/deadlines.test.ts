@@ -1,11 +1,12 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { forward } from '../helpers/hold-proxy.js';
 import { APPLY_ENV, applyWorkdir, writesOf } from '../apply/helpers.js';
 
 /**
@@ -63,12 +64,7 @@ function dripExportProxy(emulator: RunningEmulator): Promise<string> {
       drip(res, 'application/xml');
       return;
     }
-    const upstream = request({ host: '127.0.0.1', port: emulator.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
+    void forward(emulator, req, res);
   });
 }
 
