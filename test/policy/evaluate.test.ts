@@ -171,5 +171,5 @@ describe('the time budget of one evaluation', () => {
     for (const v of later) expect(v.message).toContain('ran over its time budget');
     // The other policy is still evaluated on every object (its own outcome: violated).
     expect(report.violations.filter((v) => v.policy === 'q').map((v) => [v.address, v.outcome])).toEqual(subjects.map((s) => [s.address, 'violated']));
-  });
+  }, 30_000);
 });
