@@ -30,7 +30,7 @@ async function setup(policyText: string, change: Partial<Change> = {}, extra: { 
   const task = set.manifests[0]!;
   const base: Change = { address: 'Task/Payroll to bank', kind: 'Task', name: 'Payroll to bank', service: 'automation', action: 'create', fields: [], source: sourceRef(task.source, dir) };
   const plan = { changes: [{ ...base, ...change }], ...(extra.access ? { access: extra.access } : {}) };
-  return { dir, set, report: evaluatePolicies(plan, set.policies, set.manifests, dir, extra.live) };
+  return { dir, set, report: await evaluatePolicies(plan, set.policies, set.manifests, dir, extra.live) };
 }
 
 describe('evaluatePolicies', () => {
@@ -135,7 +135,7 @@ describe('evaluatePolicies', () => {
   it('object-only policies: found from the expression, evaluated on objects with object alone', async () => {
     const { set, dir } = await setup(policy('deny', "object.spec.Active == 0 && !object.spec.steps.exists(s, has(s.Source) && s.Source.Host == 'payroll-sftp')"));
     const subject = { address: 'Task/Payroll to bank', kind: 'Task' as const, name: 'Payroll to bank', object: objectOf(set.manifests[0]!), source: { file: 'task.yaml', line: 1, col: 1 } };
-    const report = evaluateObjectPolicies([subject], set.policies, dir);
+    const report = await evaluateObjectPolicies([subject], set.policies, dir);
     expect(report.policies).toBe(1);
     expect(report.violations.map((v) => [v.outcome, v.address, v.source])).toEqual([['violated', 'Task/Payroll to bank', { file: 'task.yaml', line: 1, col: 1 }]]);
     const object = (await setup(policy('deny', 'object.kind == "Task"'))).set.policies[0]!;
@@ -146,7 +146,7 @@ describe('evaluatePolicies', () => {
     expect(isObjectPolicy((await setup(policy('deny', 'true', '  match: { actions: [delete] }'))).set.policies[0]!)).toBe(false);
     expect(isObjectPolicy((await setup(policy('deny', 'true', '  match: { actions: [delete, update] }'))).set.policies[0]!)).toBe(true);
     // Kinds and names still match; a policy that does not match checks nothing.
-    expect(evaluateObjectPolicies([subject], (await setup(policy('deny', 'false', '  match: { kinds: [FolderPermissions] }'))).set.policies, dir).violations).toEqual([]);
+    expect((await evaluateObjectPolicies([subject], (await setup(policy('deny', 'false', '  match: { kinds: [FolderPermissions] }'))).set.policies, dir)).violations).toEqual([]);
   });
 });
 

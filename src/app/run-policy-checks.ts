@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { EVALUATION_BUDGET_MS, runChecksInThread, type Outcome, type PolicyCheck, type RunPolicyChecks } from '../policy/evaluate.js';
+
+/** The worker script, next to this module once built (dist/app/); absent when run from src/. */
+const WORKER = new URL('./policy-worker.js', import.meta.url);
+
+/**
+ * Runs policy checks in a worker thread, each within `budgetMs` (EVALUATION_BUDGET_MS): when one
+ * runs over, the worker is stopped, that check is an error, and the rest go on in a fresh worker.
+ * An expression that ran over is not evaluated again in this run (an error on every later object),
+ * so a slow expression costs one budget, not one per object. Where the worker script does not
+ * exist (the sources under a test runner, the Action's one-file bundle) it evaluates in this
+ * thread, with no budget.
+ */
+export function createPolicyRunner(budgetMs: number = EVALUATION_BUDGET_MS): RunPolicyChecks {
+  if (!existsSync(fileURLToPath(WORKER))) return runChecksInThread;
+  const overran = new Set<string>();
+  return async (checks) => {
+    const outcomes: Outcome[] = [];
+    while (outcomes.length < checks.length) {
+      const from = outcomes.length;
+      const rest = checks.slice(from);
+      const skipped = rest.findIndex((c) => overran.has(c.expression));
+      if (skipped === 0) {
+        outcomes.push({ ok: false, reason: `the expression ran over its time budget (${budgetMs} ms) on an earlier object` });
+        continue;
+      }
+      const batch = skipped === -1 ? rest : rest.slice(0, skipped);
+      const got = await runInWorker(batch, budgetMs);
+      outcomes.push(...got);
+      if (got.length < batch.length) {
+        overran.add(batch[got.length]!.expression);
+        outcomes.push({ ok: false, reason: `the evaluation ran over its time budget of ${budgetMs} ms and was stopped` });
+      }
+    }
+    return outcomes;
+  };
+}
+
+/**
+ * The outcomes of `checks` in one worker, in order, up to the first that runs over `budgetMs`
+ * (not included). The budget starts when the worker is ready, so its start-up is not counted.
+ */
+function runInWorker(checks: readonly PolicyCheck[], budgetMs: number): Promise<Outcome[]> {
+  return new Promise((resolve, reject) => {
+    const outcomes: Outcome[] = [];
+    const worker = new Worker(WORKER);
+    let timer: NodeJS.Timeout | undefined;
+    let done = false;
+    const finish = (error?: Error): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      if (error === undefined) resolve(outcomes);
+      else reject(error);
+    };
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => finish(), budgetMs);
+    };
+    worker.on('message', (message: 'ready' | { index: number; outcome: Outcome }) => {
+      if (message === 'ready') {
+        arm();
+        worker.postMessage(checks);
+        return;
+      }
+      outcomes.push(message.outcome);
+      if (outcomes.length === checks.length) finish();
+      else arm();
+    });
+    worker.on('error', (err) => finish(err));
+    worker.on('exit', (code) => finish(done ? undefined : new Error(`the policy worker stopped (exit code ${code})`)));
+  });
+}
