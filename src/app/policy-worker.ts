@@ -1,7 +1,7 @@
 // The worker thread of run-policy-checks.ts: evaluates the checks it is sent, in order, posting
 // each outcome as it is known, so that the main thread can stop it when one runs over its budget.
 import { parentPort } from 'node:worker_threads';
-import { evaluateCheck, type PolicyCheck } from '../policy/evaluate.js';
+import { evaluateCheck, type PolicyCheck } from '../policy/run-check.js';
 
 const port = parentPort;
 if (port !== null) {

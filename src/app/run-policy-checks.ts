@@ -57,9 +57,10 @@ function runInWorker(checks: readonly PolicyCheck[], budgetMs: number): Promise<
       if (error === undefined) resolve(outcomes);
       else reject(error);
     };
+    // Re-armed on each outcome: the budget is per check, not per batch.
     const arm = (): void => {
-      clearTimeout(timer);
-      timer = setTimeout(() => finish(), budgetMs);
+      if (timer === undefined) timer = setTimeout(() => finish(), budgetMs);
+      else timer.refresh();
     };
     worker.on('message', (message: 'ready' | { index: number; outcome: Outcome }) => {
       if (message === 'ready') {

@@ -1,4 +1,3 @@
-import { EvaluationError } from '@marcbachmann/cel-js';
 import { matchesAddressGlob } from '../glob.js';
 import { isRecord } from '../is-record.js';
 import type { Manifest, PolicyManifest } from '../manifest/types.js';
@@ -6,7 +5,10 @@ import { sourceRef } from '../plan/plan-changes.js';
 import type { AccessReport, Change, JsonObject, JsonValue, Plan, PolicyReport, PolicyViolation, Principal, ResourceKind, SourceRef, ValueMarker } from '../plan/model.js';
 import { isWriteAction, readMarker } from '../plan/model.js';
 import { PASSWORD_FIELD } from '../resources/common.js';
-import { compileExpression, needsOnlyObject, oneLine } from '../manifest/policy-expression.js';
+import { compileExpression, needsOnlyObject } from '../manifest/policy-expression.js';
+import { evaluateCheck, type Outcome, type PolicyCheck } from './run-check.js';
+
+export type { Outcome, PolicyCheck } from './run-check.js';
 
 /** What a redacted value reads as in `object` and `oldObject`. */
 export const SENSITIVE_TEXT = '(sensitive)';
@@ -26,16 +28,6 @@ export const MAX_INPUT_CHARS = 1_000_000;
  */
 export const EVALUATION_BUDGET_MS = 1000;
 
-/** One evaluation to run: an expression (compiled by `compileExpression`) on one context. */
-export interface PolicyCheck {
-  readonly expression: string;
-  /** The variables (`object`, …): plain data, at most MAX_INPUT_CHARS of JSON. */
-  readonly context: Record<string, unknown>;
-}
-
-/** What one evaluation gives: true or false, or why there is no answer. */
-export type Outcome = { readonly ok: true; readonly value: boolean } | { readonly ok: false; readonly reason: string };
-
 /**
  * Runs checks in order, one outcome each; a runner with a budget gives an over-budget check an
  * error outcome. I/O (threads, timers) lives in the runner, so this module stays pure.
@@ -44,13 +36,6 @@ export type RunPolicyChecks = (checks: readonly PolicyCheck[]) => Promise<readon
 
 /** Evaluates in this thread, with no time budget: for callers that cannot start a worker. */
 export const runChecksInThread: RunPolicyChecks = async (checks) => checks.map((c) => evaluateCheck(c));
-
-/** One evaluation of a check (the expression compiled once per process). */
-export function evaluateCheck(check: PolicyCheck): Outcome {
-  const compiled = compileExpression(check.expression);
-  if (!compiled.ok) return { ok: false, reason: `the expression does not compile: ${compiled.reason}` };
-  return runProgram(compiled.program, check.context);
-}
 
 /** Whether a change is one the policy checks: only write changes, filtered by `match`. */
 export function policyMatches(policy: PolicyManifest, change: Pick<Change, 'kind' | 'name' | 'action'>): boolean {
@@ -246,28 +231,6 @@ function accessOf(report: AccessReport | undefined, address: string): PolicyAcce
 /** Whether any violation (or error) of a `deny` policy is in the report: plan stops. */
 export function deniesPlan(report: PolicyReport | undefined): boolean {
   return report !== undefined && report.violations.some((v) => v.severity === 'deny');
-}
-
-/** One evaluation; anything but a boolean result is an error (never a pass). */
-function runProgram(program: (context: Record<string, unknown>) => unknown, context: Record<string, unknown>): Outcome {
-  let value: unknown;
-  try {
-    value = program(context);
-  } catch (err) {
-    if (err instanceof EvaluationError) return { ok: false, reason: oneLine(err.summary || err.message) };
-    if (err instanceof RangeError) return { ok: false, reason: 'the evaluation nested too deeply' };
-    throw err;
-  }
-  if (typeof value !== 'boolean') return { ok: false, reason: `the expression gave ${describe(value)}, not true or false` };
-  return { ok: true, value };
-}
-
-function describe(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'bigint' || typeof value === 'number') return `a number (${String(value)})`;
-  if (typeof value === 'string') return 'a string';
-  if (Array.isArray(value)) return 'a list';
-  return 'a map';
 }
 
 /** The desired manifest as a policy sees it: its document form, secrets as SENSITIVE_TEXT. */
