@@ -6,16 +6,20 @@ import { EVALUATION_BUDGET_MS, runChecksInThread, type Outcome, type PolicyCheck
 /** The worker script, next to this module once built (dist/app/); absent when run from src/. */
 const WORKER = new URL('./policy-worker.js', import.meta.url);
 
+/** The worker's code in the Action's one-file bundle (defined by scripts/build-action.mjs); undefined elsewhere. */
+declare const MFTOPS_POLICY_WORKER: string | undefined;
+const BUNDLED_WORKER = typeof MFTOPS_POLICY_WORKER === 'string' ? MFTOPS_POLICY_WORKER : undefined;
+
 /**
  * Runs policy checks in a worker thread, each within `budgetMs` (EVALUATION_BUDGET_MS): when one
  * runs over, the worker is stopped, that check is an error, and the rest go on in a fresh worker.
  * An expression that ran over is not evaluated again in this run (an error on every later object),
  * so a slow expression costs one budget, not one per object. Where the worker script does not
- * exist (the sources under a test runner, the Action's one-file bundle) it evaluates in this
- * thread, with no budget.
+ * exist and is not bundled (the sources under a test runner) it evaluates in this thread, with
+ * no budget.
  */
 export function createPolicyRunner(budgetMs: number = EVALUATION_BUDGET_MS): RunPolicyChecks {
-  if (!existsSync(fileURLToPath(WORKER))) return runChecksInThread;
+  if (BUNDLED_WORKER === undefined && !existsSync(fileURLToPath(WORKER))) return runChecksInThread;
   const overran = new Set<string>();
   return async (checks) => {
     const outcomes: Outcome[] = [];
@@ -46,7 +50,7 @@ export function createPolicyRunner(budgetMs: number = EVALUATION_BUDGET_MS): Run
 function runInWorker(checks: readonly PolicyCheck[], budgetMs: number): Promise<Outcome[]> {
   return new Promise((resolve, reject) => {
     const outcomes: Outcome[] = [];
-    const worker = new Worker(WORKER);
+    const worker = BUNDLED_WORKER === undefined ? new Worker(WORKER) : new Worker(BUNDLED_WORKER, { eval: true });
     let timer: NodeJS.Timeout | undefined;
     let done = false;
     const finish = (error?: Error): void => {
