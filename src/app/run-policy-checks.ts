@@ -33,10 +33,10 @@ export function createPolicyRunner(budgetMs: number = EVALUATION_BUDGET_MS): Run
       }
       const batch = skipped === -1 ? rest : rest.slice(0, skipped);
       const got = await runInWorker(batch, budgetMs);
-      outcomes.push(...got);
-      if (got.length < batch.length) {
-        overran.add(batch[got.length]!.expression);
-        outcomes.push({ ok: false, reason: `the evaluation ran over its time budget of ${budgetMs} ms and was stopped` });
+      outcomes.push(...got.outcomes);
+      if (got.outcomes.length < batch.length) {
+        overran.add(batch[got.outcomes.length]!.expression);
+        outcomes.push({ ok: false, reason: got.failure ?? `the evaluation ran over its time budget of ${budgetMs} ms and was stopped` });
       }
     }
     return outcomes;
@@ -44,22 +44,22 @@ export function createPolicyRunner(budgetMs: number = EVALUATION_BUDGET_MS): Run
 }
 
 /**
- * The outcomes of `checks` in one worker, in order, up to the first that runs over `budgetMs`
- * (not included). The budget starts when the worker is ready, so its start-up is not counted.
+ * The outcomes of `checks` in one worker, in order, up to the first that runs over `budgetMs` or
+ * stops the worker (not included; `failure` says why when it was not the budget, e.g. out of
+ * memory). The budget starts when the worker is ready, so its start-up is not counted.
  */
-function runInWorker(checks: readonly PolicyCheck[], budgetMs: number): Promise<Outcome[]> {
-  return new Promise((resolve, reject) => {
+function runInWorker(checks: readonly PolicyCheck[], budgetMs: number): Promise<{ outcomes: Outcome[]; failure?: string }> {
+  return new Promise((resolve) => {
     const outcomes: Outcome[] = [];
     const worker = BUNDLED_WORKER === undefined ? new Worker(WORKER) : new Worker(BUNDLED_WORKER, { eval: true });
     let timer: NodeJS.Timeout | undefined;
     let done = false;
-    const finish = (error?: Error): void => {
+    const finish = (failure?: string): void => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       void worker.terminate();
-      if (error === undefined) resolve(outcomes);
-      else reject(error);
+      resolve(failure === undefined ? { outcomes } : { outcomes, failure });
     };
     // Re-armed on each outcome: the budget is per check, not per batch.
     const arm = (): void => {
@@ -76,7 +76,7 @@ function runInWorker(checks: readonly PolicyCheck[], budgetMs: number): Promise<
       if (outcomes.length === checks.length) finish();
       else arm();
     });
-    worker.on('error', (err) => finish(err));
-    worker.on('exit', (code) => finish(done ? undefined : new Error(`the policy worker stopped (exit code ${code})`)));
+    worker.on('error', (err) => finish(`the evaluation stopped: ${err.message.split('\n')[0]}`));
+    worker.on('exit', (code) => finish(`the evaluation stopped (exit code ${code})`));
   });
 }
