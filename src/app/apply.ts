@@ -338,12 +338,13 @@ async function recheckPolicies(
   const { manifests, policies } = loaded.manifests;
   if (policies.length === 0) return { status: 'checked', manifests: loaded.manifests };
   const { evaluatePolicies } = await import('../policy/evaluate.js');
+  const { createPolicyRunner } = await import('./run-policy-checks.js');
   const declared = new Map(manifests.map((m) => [formatAddress(m.kind, m.name), m]));
   const changes = plan.changes.map(({ source: _planned, ...change }) => {
     const m = change.action === 'delete' ? undefined : declared.get(change.address);
     return m === undefined ? change : { ...change, source: sourceRef(m.source, ctx.cwd) };
   });
-  return { status: 'checked', manifests: loaded.manifests, policy: evaluatePolicies({ changes }, policies, manifests, ctx.cwd) };
+  return { status: 'checked', manifests: loaded.manifests, policy: await evaluatePolicies({ changes }, policies, manifests, ctx.cwd, undefined, createPolicyRunner()) };
 }
 
 /** Every `${env:}`/`${file:}` reference the plan's writes need that has no value now, one line per variable or file. */

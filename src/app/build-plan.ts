@@ -18,6 +18,7 @@ import type { TransferHostMatch } from '../plan/cross-server.js';
 import { planChanges } from '../plan/plan-changes.js';
 import { resolveDesired } from '../plan/resolve-desired.js';
 import { evaluatePolicies } from '../policy/evaluate.js';
+import { createPolicyRunner } from './run-policy-checks.js';
 
 export interface BuildPlanInput {
   /** Loaded manifests (`loadManifests`); with an error among their diagnostics nothing is read. */
@@ -126,7 +127,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
   const checked = withRemovedContent(cross.checks !== undefined ? { ...planned.plan, transferChecks: cross.checks } : planned.plan, live);
   // Policies see the finished plan: each change's action, its live object, and the access report
   // as made again with the user-group members.
-  const plan = loaded.policies.length > 0 ? { ...checked, policy: evaluatePolicies(checked, loaded.policies, loaded.manifests, cwd, liveSpecs(checked.changes, live)) } : checked;
+  const plan = loaded.policies.length > 0 ? { ...checked, policy: await evaluatePolicies(checked, loaded.policies, loaded.manifests, cwd, liveSpecs(checked.changes, live), createPolicyRunner()) } : checked;
   return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
 }
 

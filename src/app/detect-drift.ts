@@ -15,6 +15,7 @@ import { assembleDrift, attributeAuditRecords, auditQueriesFor, driftAddresses, 
 import { liveSpecs } from '../import/removed-content.js';
 import type { Plan } from '../plan/model.js';
 import { evaluateObjectPolicies, liveObjectOf } from '../policy/evaluate.js';
+import { createPolicyRunner } from './run-policy-checks.js';
 import type { PolicySubject } from '../policy/evaluate.js';
 import type { AuditAnswer, MissingFolder } from '../drift/assemble-drift.js';
 import type { DriftReport } from '../drift/model.js';
@@ -58,7 +59,7 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
   const ignore = env.drift?.ignore ?? [];
   let report = assembleDrift({ plan, live, prune: env.prune, ignore, now: now(), missingFolders, ...(partial === true ? { unmanagedOmitted: 'partial-manifests' as const } : {}) });
   const policies = input.manifests.policies;
-  if (policies.length > 0) report = withLivePolicy(report, evaluateObjectPolicies(liveSubjects(plan, live), policies, input.cwd ?? process.cwd()));
+  if (policies.length > 0) report = withLivePolicy(report, await evaluateObjectPolicies(liveSubjects(plan, live), policies, input.cwd ?? process.cwd(), createPolicyRunner()));
   const warnings = unmatchedIgnoreWarnings(ignore, driftAddresses(plan, missingFolders), input.locateIgnore);
   const queries = auditQueriesFor(report);
   const automation = input.clients.automation;

@@ -82,8 +82,9 @@ async function policyDiagnostics(manifests: readonly Manifest[], policies: reado
   const { evaluateObjectPolicies, objectOf } = await import('../policy/evaluate.js');
   const { createDiagnostic } = await import('../manifest/diagnostics.js');
   const { formatAddress } = await import('../plan/model.js');
+  const { createPolicyRunner } = await import('./run-policy-checks.js');
   const subjects = manifests.map((m) => ({ address: formatAddress(m.kind, m.name), kind: m.kind, name: m.name, object: objectOf(m), source: m.source }));
-  return evaluateObjectPolicies(subjects, policies, undefined).violations.map((v) =>
+  return (await evaluateObjectPolicies(subjects, policies, undefined, createPolicyRunner())).violations.map((v) =>
     createDiagnostic(v.severity === 'deny' ? 'error' : 'warning', 'MF312', v.source, `${v.address} breaks policy \`${v.policy}\`: ${v.message}`, {
       related: { message: 'policy expression', ...v.expressionSource },
       ...(v.outcome === 'error' ? { hint: 'the expression could not be evaluated on this manifest, which never counts as a pass' } : {}),

@@ -32,6 +32,12 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...(maxTotalBytes !== undefined ? { maxTotalBytes } : {}), ...options.limits };
   const { files, regular, diagnostics } = await collectManifestFiles(paths, cwd);
   // Files are small and read synchronously; `files` is already sorted.
+  // Sizes first (one `stat` each), so that a set over the limit is refused before any parsing;
+  // the running total below still holds if a file grows meanwhile.
+  const sizes = files.map((file) => sizeToRead(file, limits.maxFileBytes));
+  let sum = 0;
+  const crossing = sizes.findIndex((size) => (sum += size) > limits.maxTotalBytes);
+  if (crossing >= 0) return nothingLoaded(totalTooLarge(files, crossing, sum, limits.maxTotalBytes));
   const parsed: ParsedFile[] = [];
   let total = 0;
   for (let i = 0; i < files.length; i++) {
@@ -180,21 +186,22 @@ function readManifestFile(file: string, limits: ParseLimits, knownRegular: boole
 }
 
 /**
- * MF008 for manifests over the total limit: `files[index]` took the total read so far (`read`)
- * past it. The total named is of every file (the rest measured by size, not read), so that the
- * user sees how far over the limit the set is.
+ * MF008 for manifests over the total limit, at `files[index]`, which took the total (`read`, the
+ * bytes up to and including it) past it. The total named is of every file (the rest by size), so
+ * that the user sees how far over the limit the set is.
  */
 function totalTooLarge(files: readonly string[], index: number, read: number, limit: number): Diagnostic {
-  let total = read;
-  for (const file of files.slice(index + 1)) total += statSafe(file);
+  const total = files.slice(index + 1).reduce((sum, file) => sum + sizeToRead(file, Infinity), read);
   return createDiagnostic('error', 'MF008', { file: files[index]! }, `the manifests hold ${formatBytes(total)} in ${files.length} files, over the ${formatBytes(limit)} limit for one run; nothing was checked`, {
     hint: 'raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time',
   });
 }
 
-function statSafe(file: string): number {
+/** The bytes a file will be read as: 0 for one over the per-file limit (MF004, not read) or that cannot be read (reported when it is). */
+function sizeToRead(file: string, maxFileBytes: number): number {
   try {
-    return statSync(file).size;
+    const size = statSync(file).size;
+    return size > maxFileBytes ? 0 : size;
   } catch {
     return 0;
   }

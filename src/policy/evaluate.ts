@@ -1,4 +1,3 @@
-import { EvaluationError } from '@marcbachmann/cel-js';
 import { matchesAddressGlob } from '../glob.js';
 import { isRecord } from '../is-record.js';
 import type { Manifest, PolicyManifest } from '../manifest/types.js';
@@ -6,8 +5,10 @@ import { sourceRef } from '../plan/plan-changes.js';
 import type { AccessReport, Change, JsonObject, JsonValue, Plan, PolicyReport, PolicyViolation, Principal, ResourceKind, SourceRef, ValueMarker } from '../plan/model.js';
 import { isWriteAction, readMarker } from '../plan/model.js';
 import { PASSWORD_FIELD } from '../resources/common.js';
-import { compileExpression, needsOnlyObject, oneLine } from '../manifest/policy-expression.js';
-import { runEachWithin } from './run-within.js';
+import { compileExpression, needsOnlyObject } from '../manifest/policy-expression.js';
+import { evaluateCheck, type Outcome, type PolicyCheck } from './run-check.js';
+
+export type { Outcome, PolicyCheck } from './run-check.js';
 
 /** What a redacted value reads as in `object` and `oldObject`. */
 export const SENSITIVE_TEXT = '(sensitive)';
@@ -20,11 +21,21 @@ export const SENSITIVE_TEXT = '(sensitive)';
 export const MAX_INPUT_CHARS = 1_000_000;
 
 /**
- * Longest one evaluation may run, in milliseconds, before it is stopped (between this and twice
- * this): the input's size bounds a linear expression, but comprehensions nested over the input
- * (or a regular expression that backtracks) multiply it, which no estimate of the text bounds.
+ * Longest one evaluation may run, in milliseconds, before it is stopped: the input's size bounds
+ * a linear expression, but comprehensions nested over the input (or a regular expression that
+ * backtracks) multiply it, which no estimate of the text bounds. Enforced by the runner the
+ * caller passes (src/app/run-policy-checks.ts evaluates in a worker thread it stops).
  */
 export const EVALUATION_BUDGET_MS = 1000;
+
+/**
+ * Runs checks in order, one outcome each; a runner with a budget gives an over-budget check an
+ * error outcome. I/O (threads, timers) lives in the runner, so this module stays pure.
+ */
+export type RunPolicyChecks = (checks: readonly PolicyCheck[]) => Promise<readonly Outcome[]>;
+
+/** Evaluates in this thread, with no time budget: for callers that cannot start a worker. */
+export const runChecksInThread: RunPolicyChecks = async (checks) => checks.map((c) => evaluateCheck(c));
 
 /** Whether a change is one the policy checks: only write changes, filtered by `match`. */
 export function policyMatches(policy: PolicyManifest, change: Pick<Change, 'kind' | 'name' | 'action'>): boolean {
@@ -62,15 +73,16 @@ export interface PolicyAccess {
  * plan's paths are relative to. `live`: the live object of each change by address, its `spec` in
  * manifest form (`liveSpecs`), for `oldObject`; without it (or for an address it lacks),
  * `oldObject` is what the plan says the change removes (`removes`), else null. `access` is the
- * plan's access report: evaluate after it is final.
+ * plan's access report: evaluate after it is final. `run` evaluates (the caller's budget).
  */
-export function evaluatePolicies(
+export async function evaluatePolicies(
   plan: Pick<Plan, 'changes' | 'access'>,
   policies: readonly PolicyManifest[],
   manifests: readonly Manifest[],
   cwd: string | undefined,
   live?: ReadonlyMap<string, JsonObject>,
-): PolicyReport {
+  run: RunPolicyChecks = runChecksInThread,
+): Promise<PolicyReport> {
   const bySource = new Map<string, Manifest>();
   for (const m of manifests) bySource.set(sourceKey(sourceRef(m.source, cwd)), m);
   const compiled = compilePolicies(policies, cwd);
@@ -88,7 +100,7 @@ export function evaluatePolicies(
     };
     pending.push(...pendingChecks(checks, context, { address: change.address, ...(change.source ? { source: change.source } : {}) }));
   }
-  return { policies: policies.length, violations: settle(pending) };
+  return { policies: policies.length, violations: await settle(pending, run) };
 }
 
 /**
@@ -107,16 +119,22 @@ export interface PolicySubject {
 
 /**
  * Evaluates the policies that need only `object` (`isObjectPolicy`) on each subject they match
- * by kind and name; `object` is the only variable bound. Pure. Violations in subject order.
+ * by kind and name; `object` is the only variable bound. Pure but for `run`. Violations in
+ * subject order.
  */
-export function evaluateObjectPolicies(subjects: readonly PolicySubject[], policies: readonly PolicyManifest[], cwd: string | undefined): PolicyReport {
+export async function evaluateObjectPolicies(
+  subjects: readonly PolicySubject[],
+  policies: readonly PolicyManifest[],
+  cwd: string | undefined,
+  run: RunPolicyChecks = runChecksInThread,
+): Promise<PolicyReport> {
   const compiled = compilePolicies(policies.filter(isObjectPolicy), cwd);
   const pending: Pending[] = [];
   for (const subject of subjects) {
     const checks = compiled.filter((c) => matchesObject(c.policy, subject));
     if (checks.length > 0) pending.push(...pendingChecks(checks, { object: subject.object }, { address: subject.address, ...(subject.source ? { source: subject.source } : {}) }));
   }
-  return { policies: compiled.length, violations: settle(pending) };
+  return { policies: compiled.length, violations: await settle(pending, run) };
 }
 
 /**
@@ -151,14 +169,11 @@ function compilePolicies(policies: readonly PolicyManifest[], cwd: string | unde
   }));
 }
 
-/** What one evaluation gives: true or false, or why there is no answer. */
-type Outcome = { readonly ok: true; readonly value: boolean } | { readonly ok: false; readonly reason: string };
-
 /** One expression to evaluate on one context, or its outcome when known without evaluating. */
 interface Pending {
   readonly base: Omit<PolicyViolation, 'outcome' | 'message'>;
   readonly message: string;
-  readonly program: ((context: Record<string, unknown>) => unknown) | undefined;
+  readonly expression: string;
   readonly context: Record<string, unknown>;
   readonly known?: Outcome;
 }
@@ -175,40 +190,25 @@ function pendingChecks(checks: readonly CompiledPolicy[], context: Record<string
         : v.compiled.ok
           ? undefined
           : { ok: false, reason: `the expression does not compile: ${v.compiled.reason}` };
-      out.push({ base, message: v.message, program: v.compiled.ok ? v.compiled.program : undefined, context, ...(known ? { known } : {}) });
+      out.push({ base, message: v.message, expression: v.expression, context, ...(known ? { known } : {}) });
     }
   }
   return out;
 }
 
-/**
- * Evaluates the pending checks, each within EVALUATION_BUDGET_MS: one that runs over is an
- * error of its policy on that object, and its expression is not evaluated again in this process
- * (an error on every later object), so that a slow expression costs one budget, not one per object.
- */
-function settle(pending: readonly Pending[]): PolicyViolation[] {
-  const steps = pending.map((p) => (): Outcome => {
-    if (p.known !== undefined) return p.known;
-    if (p.program === undefined) return { ok: false, reason: 'the expression does not compile' };
-    if (overran.has(p.program)) return { ok: false, reason: `the expression ran over its time budget (${EVALUATION_BUDGET_MS} ms) on an earlier object` };
-    return runProgram(p.program, p.context);
-  });
-  const results = runEachWithin(steps, EVALUATION_BUDGET_MS, (i) => {
-    const program = pending[i]!.program;
-    if (program !== undefined) overran.add(program);
-  });
+/** Evaluates the pending checks whose outcome is not already known, in one batch through `run`. */
+async function settle(pending: readonly Pending[], run: RunPolicyChecks): Promise<PolicyViolation[]> {
+  const toRun = pending.filter((p) => p.known === undefined);
+  const outcomes = await run(toRun.map((p) => ({ expression: p.expression, context: p.context })));
+  const byCheck = new Map(toRun.map((p, i) => [p, outcomes[i]!]));
   const out: PolicyViolation[] = [];
-  results.forEach((r, i) => {
-    const p = pending[i]!;
-    const outcome: Outcome = r.ok ? r.value : { ok: false, reason: `the evaluation ran over its time budget of ${EVALUATION_BUDGET_MS} ms and was stopped` };
-    if (outcome.ok && outcome.value) return;
+  for (const p of pending) {
+    const outcome = p.known ?? byCheck.get(p)!;
+    if (outcome.ok && outcome.value) continue;
     out.push(outcome.ok ? { ...p.base, outcome: 'violated', message: p.message } : { ...p.base, outcome: 'error', message: `cannot evaluate: ${outcome.reason}` });
-  });
+  }
   return out;
 }
-
-/** Programs that ran over their budget: cel-js may leave a stopped program's state half-reset. */
-const overran = new WeakSet<object>();
 
 /** The `access` variable of one change: its entries of the plan's access report, in report order. */
 function accessOf(report: AccessReport | undefined, address: string): PolicyAccess[] {
@@ -231,28 +231,6 @@ function accessOf(report: AccessReport | undefined, address: string): PolicyAcce
 /** Whether any violation (or error) of a `deny` policy is in the report: plan stops. */
 export function deniesPlan(report: PolicyReport | undefined): boolean {
   return report !== undefined && report.violations.some((v) => v.severity === 'deny');
-}
-
-/** One evaluation; anything but a boolean result is an error (never a pass). */
-function runProgram(program: (context: Record<string, unknown>) => unknown, context: Record<string, unknown>): Outcome {
-  let value: unknown;
-  try {
-    value = program(context);
-  } catch (err) {
-    if (err instanceof EvaluationError) return { ok: false, reason: oneLine(err.summary || err.message) };
-    if (err instanceof RangeError) return { ok: false, reason: 'the evaluation nested too deeply' };
-    throw err;
-  }
-  if (typeof value !== 'boolean') return { ok: false, reason: `the expression gave ${describe(value)}, not true or false` };
-  return { ok: true, value };
-}
-
-function describe(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'bigint' || typeof value === 'number') return `a number (${String(value)})`;
-  if (typeof value === 'string') return 'a string';
-  if (Array.isArray(value)) return 'a list';
-  return 'a map';
 }
 
 /** The desired manifest as a policy sees it: its document form, secrets as SENSITIVE_TEXT. */

@@ -1,0 +1,12 @@
+// The worker thread of run-policy-checks.ts: evaluates the checks it is sent, in order, posting
+// each outcome as it is known, so that the main thread can stop it when one runs over its budget.
+import { parentPort } from 'node:worker_threads';
+import { evaluateCheck, type PolicyCheck } from '../policy/run-check.js';
+
+const port = parentPort;
+if (port !== null) {
+  port.on('message', (checks: readonly PolicyCheck[]) => {
+    checks.forEach((check, index) => port.postMessage({ index, outcome: evaluateCheck(check) }));
+  });
+  port.postMessage('ready');
+}
