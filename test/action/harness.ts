@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
@@ -171,4 +171,19 @@ export function put(workspace: string, path: string, text: string): string {
   const full = join(workspace, path);
   writeFileSync(full, text);
   return full;
+}
+
+/**
+ * A bare checkout of the action (what action.yml needs) whose bundle is built from the sources as
+ * they are now (the committed one is rebuilt only after a merge); the bundle's path.
+ */
+export async function freshBundle(): Promise<string> {
+  const action = testdir({});
+  for (const part of ['action.yml', 'package.json', 'schemas']) cpSync(join(REPO_ROOT, part), join(action, part), { recursive: true });
+  mkdirSync(join(action, 'dist-action'));
+  const bundle = join(action, 'dist-action', 'index.mjs');
+  await new Promise<void>((resolve, reject) =>
+    execFile(process.execPath, [join(REPO_ROOT, 'scripts', 'build-action.mjs'), '--outfile', bundle], { cwd: REPO_ROOT }, (err) => (err ? reject(err) : resolve())),
+  );
+  return bundle;
 }

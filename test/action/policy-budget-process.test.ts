@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startSeededEmulator } from '../integration/helpers.js';
-import { testdir } from '../helpers/testdir.js';
-import { checkout, CREDENTIALS, REPO_ROOT, runActionProcess } from './harness.js';
+import { checkout, CREDENTIALS, freshBundle, runActionProcess } from './harness.js';
 
 /**
  * The Action is one bundled file with no worker script next to it: the bundle carries the policy
@@ -12,16 +10,6 @@ import { checkout, CREDENTIALS, REPO_ROOT, runActionProcess } from './harness.js
  * (the committed one is rebuilt after a merge), an expression that backtracks is stopped by the
  * time budget there too; before, the runner's process ran until killed (the harness's 25 s).
  */
-async function freshBundle(): Promise<string> {
-  const action = testdir({});
-  for (const part of ['action.yml', 'package.json', 'schemas']) cpSync(join(REPO_ROOT, part), join(action, part), { recursive: true });
-  mkdirSync(join(action, 'dist-action'));
-  const bundle = join(action, 'dist-action', 'index.mjs');
-  await new Promise<void>((resolve, reject) =>
-    execFile(process.execPath, [join(REPO_ROOT, 'scripts', 'build-action.mjs'), '--outfile', bundle], { cwd: REPO_ROOT }, (err) => (err ? reject(err) : resolve())),
-  );
-  return bundle;
-}
 
 const POLICY = [
   'apiVersion: mftops/v1',

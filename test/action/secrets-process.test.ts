@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
-import { testdir } from '../helpers/testdir.js';
 import { writesOf } from '../apply/helpers.js';
-import { ALL_SECRETS, checkout, CREDENTIALS, MANIFEST_SECRETS, REPO_ROOT, runActionProcess } from './harness.js';
+import { ALL_SECRETS, checkout, CREDENTIALS, freshBundle, MANIFEST_SECRETS, runActionProcess } from './harness.js';
 
 /**
  * The Action runs the apply use case of src/app, so a missing secret refuses its apply as it
@@ -18,17 +16,6 @@ import { ALL_SECRETS, checkout, CREDENTIALS, MANIFEST_SECRETS, REPO_ROOT, runAct
 const GLOBEX_SECRET = 'globex-ftp-env-secret-3390';
 const AUDIT_FILE = 'mft/manifests/tasks/secrets/finance-share-audit.txt';
 
-/** A bare checkout of the action (what action.yml needs) whose bundle is built from the sources now; its path. */
-async function freshBundle(): Promise<string> {
-  const action = testdir({});
-  for (const part of ['action.yml', 'package.json', 'schemas']) cpSync(join(REPO_ROOT, part), join(action, part), { recursive: true });
-  mkdirSync(join(action, 'dist-action'));
-  const bundle = join(action, 'dist-action', 'index.mjs');
-  await new Promise<void>((resolve, reject) =>
-    execFile(process.execPath, [join(REPO_ROOT, 'scripts', 'build-action.mjs'), '--outfile', bundle], { cwd: REPO_ROOT }, (err) => (err ? reject(err) : resolve())),
-  );
-  return bundle;
-}
 
 /** The example checkout, with a second `${env:}` secret in a task the plan updates. */
 function checkoutWithTwoVariables(emulator: RunningEmulator): string {
