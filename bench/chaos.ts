@@ -9,7 +9,7 @@
  * recoveries, and stack traces in any run's output (every plan and apply, killed ones too).
  * Fixed seed, bounded time. Writes `bench/chaos-results.json` (or `--out`).
  *
- *   node dist-bench/bench/chaos.js [--rates 0.3,0.5] [--rounds 8] [--min-runs 60] [--seed 9] [--budget-s 600] [--kill-rate 0.35] [--out FILE]
+ *   node dist-bench/bench/chaos.js [--rates 0.3,0.5] [--rounds 12] [--min-runs 60] [--seed 9] [--budget-s 1800] [--kill-rate 0.35] [--out FILE]
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -610,10 +610,10 @@ async function main(argv: readonly string[]): Promise<void> {
   const out = resolve(argValue(argv, '--out') ?? join(ROOT, 'bench', 'chaos-results.json'));
   const results = await runChaos({
     rates,
-    rounds: Number(argValue(argv, '--rounds') ?? 8),
+    rounds: Number(argValue(argv, '--rounds') ?? 12),
     minRuns: Number(argValue(argv, '--min-runs') ?? 60),
     seed: Number(argValue(argv, '--seed') ?? 9),
-    budgetMs: Number(argValue(argv, '--budget-s') ?? 600) * 1000,
+    budgetMs: Number(argValue(argv, '--budget-s') ?? 1800) * 1000,
     killRate: Number(argValue(argv, '--kill-rate') ?? 0.35),
     log: (line) => process.stderr.write(`${line}\n`),
   });
