@@ -129,10 +129,18 @@ function folder(schema: (file: string) => string): string {
   );
 }
 
+/**
+ * Where the workflows' action comes from:
+ * - `installed`: the mftops package the repository installs (`uses: ./PATH/node_modules/mftops`);
+ *   a local action path always resolves once `npm ci` has run in `installDir`, and
+ *   package-lock.json pins its version, so each job that runs the action gets that step first;
+ * - `ref`: a published action as given to `init --action-ref` (`OWNER/REPO[/PATH]@REF`).
+ */
+export type WorkflowAction = { readonly kind: 'installed'; readonly uses: string; readonly installDir: string } | { readonly kind: 'ref'; readonly uses: string };
+
 /** What a workflow of examples/workflows becomes in a project `mftops init` writes. */
 export interface WorkflowSettings {
-  /** `uses:` of the action, e.g. `mftops/mftops@v1`. */
-  readonly action: string;
+  readonly action: WorkflowAction;
   /** The project folder relative to the repository root (`.` when it is the root), `/`-separated. */
   readonly projectDir: string;
   readonly environment: string;
@@ -141,22 +149,82 @@ export interface WorkflowSettings {
 }
 
 /**
- * An example workflow made to work in the project: the published action instead of this
- * repository's checkout (`uses: ./`), the project folder instead of the examples' `mft/`, and
- * the starter's one environment in the matrix. Throws when the example no longer has the form
- * this expects (a bug: the examples changed without this).
+ * An example workflow made to work in the project: the action the project can resolve instead of
+ * this repository's checkout (`uses: ./`), the project folder instead of the examples' `mft/`, the
+ * starter's one environment in the matrix, and none of the comments that only make sense in this
+ * repository. Throws when the example no longer has the form this expects (a bug: the examples
+ * changed without this; test/app/init.test.ts holds it).
  */
 export function adaptWorkflow(text: string, s: WorkflowSettings): string {
   const here = s.projectDir === '.' ? '' : `${s.projectDir}/`;
-  const dir = /^[\w./-]+$/.test(s.projectDir) ? s.projectDir : JSON.stringify(s.projectDir);
-  let out = replaceAll(text, /^(\s*(?:- )?uses: )\.\/$/gm, `$1${s.action}`, s.source, 'uses: ./');
+  const dir = yamlPath(s.projectDir);
+  let out = dropExampleComments(text);
+  if (s.action.kind === 'installed') out = installBeforeAction(out, s.action.installDir, s.source);
+  out = replaceAll(out, /^(\s*(?:- )?uses: )\.\/$/gm, `$1${s.action.uses}`, s.source, 'uses: ./');
   out = replaceAll(out, /^(\s*environment: )\[staging, prod\]$/gm, `$1[${s.environment}]`, s.source, 'environment: [staging, prod]');
   out = replaceAll(out, /^(\s*working-directory: )mft$/gm, `$1${dir}`, s.source, 'working-directory: mft');
   out = out.replace(/^(\s*)- 'mft\/\*\*'$/gm, (_m, indent: string) => (here === '' ? `${indent}- 'mftops.yaml'\n${indent}- 'manifests/**'` : `${indent}- '${here}**'`));
   out = out.replace(/\bmft\/\.mftops\//g, `${here}.mftops/`);
-  return `# Written by mftops init from ${s.source}.\n${out}`;
+  const origin =
+    s.action.kind === 'installed'
+      ? `# Its action is ${s.action.uses}: the mftops package of this repository, at the version\n# package-lock.json pins, installed by the npm ci step before it.\n`
+      : `# The action: ${s.action.uses} (mftops init --action-ref).\n`;
+  return `# Written by mftops init from ${s.source}.\n${origin}${out}`;
 }
 
+/**
+ * Without the lines that speak of this repository: the header paragraph on copying the example
+ * (its `mft/` folder, `uses: ./`), and the example estate's own secrets.
+ */
+function dropExampleComments(text: string): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    // A comment paragraph (up to the next `#` line or a non-comment) that starts "# Copy to".
+    if (/^# Copy to /.test(line)) {
+      while (i + 1 < lines.length && /^#\s*\S/.test(lines[i + 1]!)) i++;
+      // The `#` line that separated it from the next paragraph goes with it.
+      if (i + 1 < lines.length && lines[i + 1] === '#' && out.at(-1) === '#') i++;
+      continue;
+    }
+    // The example manifests' secret: kept as an example of where such secrets go.
+    const secret = /^(\s*)(ACME_SFTP_PASSWORD: .*)$/.exec(line);
+    out.push(secret ? `${secret[1]}# e.g. ${secret[2]}` : line);
+  }
+  return out.join('\n');
+}
+
+/** An `npm ci` step after the checkout of every job that runs the action (`uses: ./`). */
+function installBeforeAction(text: string, installDir: string, source: string): string {
+  const lines = text.split('\n');
+  const jobsAt = lines.findIndex((l) => /^jobs:\s*$/.test(l));
+  if (jobsAt < 0) throw new Error(`${source} has no \`jobs:\`: mftops init no longer matches the example workflows`);
+  // Jobs start at the keys two spaces in under `jobs:`.
+  const starts = lines.flatMap((l, i) => (i > jobsAt && /^ {2}[A-Za-z_][\w-]*:\s*$/.test(l) ? [i] : []));
+  const inserts: { at: number; step: string[] }[] = [];
+  starts.forEach((start, n) => {
+    const end = starts[n + 1] ?? lines.length;
+    const job = lines.slice(start, end);
+    if (!job.some((l) => /^\s*(?:- )?uses: \.\/$/.test(l))) return;
+    const checkout = job.findIndex((l) => /^\s*- uses: actions\/checkout@\S+\s*$/.test(l));
+    if (checkout < 0) throw new Error(`${source}: job ${lines[start]!.trim()} runs the action without a checkout step: mftops init no longer matches the example workflows`);
+    const indent = /^(\s*)-/.exec(job[checkout]!)![1]!;
+    // The checkout step ends at the next line as far out as its `-` (the next step, a comment, a blank).
+    let after = checkout + 1;
+    while (after < job.length && job[after]!.startsWith(`${indent}  `)) after++;
+    const step = [`${indent}- name: Install mftops (package-lock.json)`, `${indent}  run: npm ci --no-audit --no-fund`];
+    if (installDir !== '.') step.push(`${indent}  working-directory: ${yamlPath(installDir)}`);
+    inserts.push({ at: start + after, step });
+  });
+  for (const { at, step } of inserts.reverse()) lines.splice(at, 0, ...step);
+  return lines.join('\n');
+}
+
+/** A repository path as a YAML scalar: plain when it can be, quoted otherwise. */
+function yamlPath(path: string): string {
+  return /^[\w./-]+$/.test(path) ? path : JSON.stringify(path);
+}
 function replaceAll(text: string, pattern: RegExp, replacement: string, source: string, what: string): string {
   if (!pattern.test(text)) throw new Error(`${source} has no line \`${what}\`: mftops init no longer matches the example workflows`);
   pattern.lastIndex = 0;

@@ -299,9 +299,10 @@ export function buildProgram(io: CommandIo): Command {
     .description('start a project: a commented mftops.yaml (one environment, --env NAME, default prod), an example manifest of each kind, and the GitHub workflows; never overwrites')
     .argument('[dir]', 'the project folder (default: the working folder)')
     .option('--force', 'overwrite files that exist', false)
-    .action(async (dir: string | undefined, opts: { force: boolean }, cmd: Command) => {
+    .option('--action-ref <owner/repo@ref>', 'the action the workflows use (default: ./node_modules/mftops, the mftops this repository installs)')
+    .action(async (dir: string | undefined, opts: { force: boolean; actionRef?: string }, cmd: Command) => {
       const { runInit } = await import('./commands/init.js');
-      await run(runInit(globals(cmd), { ...(dir !== undefined ? { dir } : {}), force: opts.force }, io));
+      await run(runInit(globals(cmd), { ...(dir !== undefined ? { dir } : {}), force: opts.force, ...(opts.actionRef !== undefined ? { actionRef: opts.actionRef } : {}) }, io));
     });
   program
     .command('explain')
