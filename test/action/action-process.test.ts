@@ -5,7 +5,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { readPlanFile } from '../../src/app/plan-file.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
-import { ALL_SECRETS, checkout, CREDENTIALS, findNode24, pullRequestEvent, runActionProcess, type ActionRun } from './harness.js';
+import { ALL_SECRETS, checkout, CREDENTIALS, NODE24_RUNTIME, pullRequestEvent, runActionProcess, type ActionRun, type Runtime } from './harness.js';
 
 /**
  * The Action as a runner runs it: the committed bundle in a child process, inputs as INPUT_*,
@@ -101,10 +101,9 @@ describe('command: validate', () => {
 });
 
 /** The runtimes the bundle must run on: this Node 20, and Node 24 (`runs.using: node24`). */
-type Runtime = [name: string, findNode: () => Promise<string>];
 const RUNTIMES: Runtime[] = [
   ['Node 20', () => Promise.resolve(process.execPath)],
-  ['Node 24', findNode24],
+  NODE24_RUNTIME,
 ];
 
 describe('command: plan on a pull request', () => {

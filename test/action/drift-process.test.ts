@@ -5,7 +5,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { testdir } from '../helpers/testdir.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
-import { CREDENTIALS, findNode24, runActionProcess, type ActionRun } from './harness.js';
+import { CREDENTIALS, NODE24_RUNTIME, runActionProcess, type ActionRun, type Runtime } from './harness.js';
 
 /**
  * The nightly drift job, as a runner runs it: one issue per environment, labelled mftops-drift,
@@ -24,10 +24,9 @@ spec:
 `;
 const MARKER = '<!-- mftops:drift:prod -->';
 
-type Runtime = [name: string, findNode: () => Promise<string>];
 const RUNTIMES: Runtime[] = [
   ['Node 20', () => Promise.resolve(process.execPath)],
-  ['Node 24', findNode24],
+  NODE24_RUNTIME,
 ];
 
 let github: FakeGithub;

@@ -140,21 +140,34 @@ export function parseOutputFile(text: string): Record<string, string> {
 
 let node24: Promise<string> | undefined;
 
+/** MFTOPS_NODE24, when set: the Node 24 binary `.ci/run` passes in (scripts/node24.mjs fetches it). */
+const GIVEN_NODE24 = process.env['MFTOPS_NODE24'] || undefined;
+
 /**
- * The Node 24 binary (the runtime `runs.using: node24` gets): the one `.ci/run` passes in
- * MFTOPS_NODE24, else the pinned one `scripts/node24.mjs` fetches through npx. Rejects when there
- * is none, so that the Node 24 runs fail instead of passing unseen. Resolved once per test file.
+ * The Node 24 binary in MFTOPS_NODE24 (the runtime `runs.using: node24` gets). Rejects when it is
+ * not Node 24, so that a wrong binary fails the Node 24 runs instead of passing unseen. Resolved
+ * once per test file.
  */
 export function findNode24(): Promise<string> {
   node24 ??= (async () => {
-    const given = process.env['MFTOPS_NODE24'];
-    const path = given !== undefined && given !== '' ? given : await run(process.execPath, [join(REPO_ROOT, 'scripts', 'node24.mjs')], 'scripts/node24.mjs');
-    const version = await run(path, ['-p', 'process.version'], `MFTOPS_NODE24 (${path})`);
-    if (!version.startsWith('v24.')) throw new Error(`MFTOPS_NODE24 (${path}) is Node ${version}, not Node 24`);
-    return path;
+    if (GIVEN_NODE24 === undefined) throw new Error('no Node 24 for the Action tests: MFTOPS_NODE24 is not set (see README: Development)');
+    const version = await run(GIVEN_NODE24, ['-p', 'process.version'], `MFTOPS_NODE24 (${GIVEN_NODE24})`);
+    if (!version.startsWith('v24.')) throw new Error(`MFTOPS_NODE24 (${GIVEN_NODE24}) is Node ${version}, not Node 24`);
+    return GIVEN_NODE24;
   })();
   return node24;
 }
+
+/** A runtime a process test runs the bundle on: its name (in the test's title) and how to find the binary. */
+export type Runtime = [name: string, findNode: () => Promise<string>];
+
+/**
+ * The Node 24 runtime of the process tests: MFTOPS_NODE24 when set (`.ci/run` sets it, so CI runs
+ * the bundle on Node 24 and fails without one); otherwise this Node stands in, and the test's
+ * title says so. `npm test` itself never downloads a runtime: `npm ci` installs everything.
+ */
+export const NODE24_RUNTIME: Runtime =
+  GIVEN_NODE24 !== undefined ? ['Node 24', findNode24] : [`Node 24 not given (MFTOPS_NODE24 unset): this Node ${process.version} stands in`, () => Promise.resolve(process.execPath)];
 
 /** The trimmed stdout of a command, or an error that says what failed and why. */
 function run(command: string, args: readonly string[], what: string): Promise<string> {

@@ -127,8 +127,8 @@ describe('--format json: one document per command, described by its schema', () 
     expect(fmt).toMatchObject({ status: 'invalid', check: true, diagnostics: [{ code: 'MF201', file: 'manifests/broken.yaml' }] });
     expect(fmt['files']).toContainEqual({ file: 'manifests/messy.yaml', state: 'unformatted' });
 
-    expect(await run('mftops.init', 0, 'init', 'fresh')).toMatchObject({ dir: 'fresh', files: expect.arrayContaining(['fresh/mftops.yaml']) });
-    expect((await failure(['init', 'fresh'], dir))[0]).toMatchObject({ severity: 'error', message: expect.stringMatching(/already exist; nothing was written .* fresh\/mftops\.yaml/) });
+    expect(await run('mftops.init', 0, 'init', 'fresh', '--action-ref', 'acme-corp/mftops@v1')).toMatchObject({ dir: 'fresh', files: expect.arrayContaining(['fresh/mftops.yaml']), action: 'acme-corp/mftops@v1' });
+    expect((await failure(['init', 'fresh', '--action-ref', 'acme-corp/mftops@v1'], dir))[0]).toMatchObject({ severity: 'error', message: expect.stringMatching(/already exist; nothing was written .* fresh\/mftops\.yaml/) });
 
     expect(((await run('mftops.explain', 0, 'explain'))['codes'] as unknown[]).length).toBe(Object.keys(DIAGNOSTIC_CODES).length);
     expect((await run('mftops.explain', 0, 'explain', 'MF201'))['code']).toMatchObject({ code: 'MF201', name: 'unknown-field', stage: 'manifests' });
