@@ -106,7 +106,7 @@ describe('the package', () => {
     expect(unwanted).toEqual([]);
   });
 
-  it('installs with npm i -D into an empty folder, and npx mftops runs init, validate and plan against npx mftops emulator', async () => {
+  it('installs with npm i -D into an empty folder, and npx mftops runs init, validate and plan against npx mftops emulator', { timeout: 400_000 }, async () => {
     const version = await npx(['--version'], project);
     expect(version.code, version.stderr).toBe(0);
     expect(version.stdout).toContain((JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version);
