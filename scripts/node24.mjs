@@ -5,8 +5,9 @@
  *
  * The binary comes from the pinned `node` package of the npm registry through npx, into npm's
  * cache (not into node_modules, so no second `node` lands on the PATH of npm scripts). `.ci/run`
- * calls this once and passes the path to the tests in MFTOPS_NODE24; without that variable the
- * tests call it themselves. Either way a missing Node 24 fails the tests.
+ * calls this once, fails when it cannot, and passes the path to the tests in MFTOPS_NODE24. The
+ * tests never call it: `npm test` downloads nothing (without the variable this Node stands in,
+ * test/action/harness.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
