@@ -11,8 +11,9 @@ import { sameScalar } from '../resources/common.js';
  * blank, so the server gives it the same default back. What it costs: a later change of that
  * field on the server is not drift, as for any field a manifest does not set.
  *
- * Only fields whose blank value is known are here: 0/1 options whose 0 means "off" with no
- * host-level twin. A `UseDef*` flag, an option a `UseDef*` flag overrides from the host (`Passive`,
+ * Only fields whose blank value is known or plain are here: task fields the emulator documents,
+ * and 0/1 options whose 0 means "off" with no host-level twin. A `UseDef*` flag (and `UDMxBy`,
+ * `UDMxFi`: "use the default" limits), an option a `UseDef*` flag takes from the host (`Passive`,
  * `ReuseSSL`, `BlindDL`, `SetFileAttr`, `UseWinCopyFileAPI`), counts, timeouts and `DeleteOrig`
  * stay as the server answers them: nothing says what a blank one becomes.
  */
@@ -26,8 +27,9 @@ export interface DroppedDefault {
   readonly source: string;
 }
 
-const BLANK = 'A §4.3 rule 4 ("blank fields receive defaults"); value: emulator SPEC rule 32';
-const OFF = 'A §4.3 rule 4 ("blank fields receive defaults"); A §2.4a/§2.5 list it as a 0/1 option, 0 = off; value observed on servers (issue 24)';
+const BLANK = 'A §4.3 rule 4 ("blank fields receive defaults"); the value: emulator SPEC rule 32';
+const SEEN = (what: string) => `${what}; seen as the blank value in imports (issue 24)`;
+const OFF = 'a 0/1 option whose 0 is off (A §2.4a/§2.5); the blank value is not shown: read as 0, as for NewFilesOnly';
 
 export const DROPPED_DEFAULTS: readonly DroppedDefault[] = [
   { part: 'task', field: 'AR', value: 0, source: BLANK },
@@ -35,13 +37,11 @@ export const DROPPED_DEFAULTS: readonly DroppedDefault[] = [
   { part: 'task', field: 'CacheNames', value: 'random', source: 'A §2.4a "random (default)"' },
   { part: 'task', field: 'TT', value: '', source: BLANK },
   { part: 'task', field: 'UseDefStateCaching', value: 0, source: BLANK },
-  { part: 'schedule', field: 'Multi', value: 0, source: 'A §2.4a Schedule "0 = does not span midnight"; value observed on servers (issue 24)' },
-  { part: 'schedule', field: 'FailIfNoSuccessInSched', value: 0, source: OFF },
-  { part: 'schedule', field: 'OnlyUntilFirstSuccess', value: 0, source: OFF },
-  { part: 'schedule', field: 'RunEvenIfNotif', value: 0, source: OFF },
-  ...['DelRename', 'NewFilesOnly', 'RetryIfNoFiles', 'SearchSubdirs', 'SyF', 'SyT', 'UDMxBy', 'UDMxFi', 'Unzip', 'UseLCaseComp'].map(
-    (field): DroppedDefault => ({ part: 'step', field, value: 0, source: OFF }),
-  ),
+  { part: 'schedule', field: 'Multi', value: 0, source: SEEN('A §2.4a "0 = does not span midnight"') },
+  ...['FailIfNoSuccessInSched', 'OnlyUntilFirstSuccess', 'RunEvenIfNotif'].map((field): DroppedDefault => ({ part: 'schedule', field, value: 0, source: OFF })),
+  { part: 'step', field: 'NewFilesOnly', value: 0, source: SEEN('A §2.5 0/1 option') },
+  { part: 'step', field: 'Unzip', value: 0, source: SEEN('A §2.5 0/1 option') },
+  ...['DelRename', 'RetryIfNoFiles', 'SearchSubdirs', 'SyF', 'SyT', 'UseLCaseComp'].map((field): DroppedDefault => ({ part: 'step', field, value: 0, source: OFF })),
 ];
 
 const BY_PART = new Map<string, DroppedDefault>(DROPPED_DEFAULTS.map((d) => [`${d.part}.${d.field}`, d]));
