@@ -280,3 +280,31 @@ describe('mftops import onboarding an existing estate (issue 24)', () => {
     }
   });
 });
+
+describe("the README's ten-minute path for an existing estate", () => {
+  it('init, remove the examples, set URLs and scope, import, plan: no changes', async () => {
+    const dir = testdir({});
+    const init = await runCli(['init'], { cwd: dir });
+    expect(init.code, init.stderr).toBe(0);
+    for (const f of files(join(dir, 'manifests'))) {
+      expect(f).toMatch(/^[a-z]+\/example-[a-z]+\.yaml$/);
+      rmSync(join(dir, 'manifests', f));
+    }
+    const config = readFileSync(join(dir, 'mftops.yaml'), 'utf8');
+    const edited = config
+      .replace('https://automation.example.com', `${emulator.url}/automation`)
+      .replace('https://transfer.example.com', `${emulator.url}/transfer`)
+      .replace(/scope: \{[^}]*\}/, 'scope: { taskGroups: [Finance, Partners], folders: [/Distribution] }');
+    expect(edited).not.toBe(config);
+    writeFileSync(join(dir, 'mftops.yaml'), edited);
+    const env = { MFT_AUTOMATION_USER: 'admin', MFT_TRANSFER_USER: 'admin', MFT_AUTOMATION_PASSWORD: PASSWORDS.MFT_AUTOMATION_PASSWORD, MFT_TRANSFER_PASSWORD: PASSWORDS.MFT_TRANSFER_PASSWORD };
+    expect((await runCli(['status'], { cwd: dir, env })).code).toBe(0);
+    const imported = await runCli(['import'], { cwd: dir, env });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).not.toContain('warning');
+    expect(imported.stdout).toMatch(/ into manifests:\n/);
+    const plan = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: { ...env, PAYROLL_TO_BANK_APIKEY: 'stand-in' } });
+    expect(plan.stdout).toContain('No changes. The servers match the manifests.');
+    expect(plan.code).toBe(0);
+  });
+});
