@@ -258,7 +258,7 @@ describe('mftops import onboarding an existing estate (issue 24)', () => {
     expect((await admin.call('POST', '/tasks', body)).status).toBe(201);
     try {
       const dir = workdir();
-      const r = await runCli(['import', '--kind', 'Task', '--name', 'Defaults written out'], { cwd: dir, env: { ...PASSWORDS } });
+      const r = await runCli(['import', '--kind', 'Task', '--name', 'Defaults written out', '--out', 'manifests'], { cwd: dir, env: { ...PASSWORDS } });
       expect(r.code, r.stderr).toBe(0);
       const written = parse(readFileSync(join(dir, 'manifests', 'tasks', 'defaults-written-out.yaml'), 'utf8'));
       expect(written.spec).toEqual({
