@@ -86,10 +86,12 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
   const outDir = options.out !== undefined ? resolve(ctx.cwd, options.out) : firstManifestsFolder(config, env);
 
   const source = options.fromSnapshot !== undefined ? await readSnapshot(config.snapshots.dir, options.fromSnapshot, env.name, kinds, ctx) : await readServers(config, env, selection, options.parallelism ?? DEFAULTS.readParallelism, ctx);
-  if (options.fromSnapshot !== undefined && kinds.includes('FolderPermissions') && source.folders.length === 0) {
+  const noSavedFolders = options.fromSnapshot !== undefined && kinds.includes('FolderPermissions') && source.folders.length === 0;
+  if (noSavedFolders) {
     ctx.emit({ kind: 'warning', message: 'the snapshot holds no folder permissions (a snapshot keeps only the folders an apply touched, or those snapshot save was given or found)' });
   }
-  for (const u of findUnmatchedScope(source, selection)) {
+  // With no folder saved at all, the line above says it for every scope folder.
+  for (const u of findUnmatchedScope(source, selection).filter((x) => !(noSavedFolders && x.key === 'folders'))) {
     const at = config.sourceMap.locate(['environments', env.name, 'scope', u.key, u.index]);
     ctx.emit({ kind: 'warning', message: `${shownPath(config.file, ctx.cwd)}:${at.line}:${at.col}: scope.${u.key} ${JSON.stringify(u.entry)} ${u.why}` });
   }
