@@ -104,12 +104,7 @@ function selectFolders(source: ImportSource, s: ImportSelection): ImportSource['
   });
 }
 
-/**
- * Scope entries this import found nothing for (pure), in the order of the scope: a task group no
- * task (and, with ACLs, no resource-group ACL) is in, a folder root with no folder at or below
- * it, or none there with user or group entries. Only the parts of the scope the selected kinds
- * read; none with `--name` or `--all`, which replace the scope.
- */
+/** A scope entry an import found nothing for: `scope.<key>[index]` of the environment. */
 export interface UnmatchedScopeEntry {
   readonly key: 'taskGroups' | 'folders';
   readonly index: number;
@@ -118,6 +113,12 @@ export interface UnmatchedScopeEntry {
   readonly why: string;
 }
 
+/**
+ * Scope entries this import found nothing for (pure), in the order of the scope: a task group no
+ * task (and, with ACLs, no resource-group ACL) is in, a folder root with no folder at or below
+ * it, or none there with user or group entries. Only the parts of the scope the selected kinds
+ * read; none with `--name` or `--all`, which replace the scope.
+ */
 export function findUnmatchedScope(source: ImportSource, selection: ImportSelection): UnmatchedScopeEntry[] {
   if (selection.name !== undefined || selection.all) return [];
   const out: UnmatchedScopeEntry[] = [];
@@ -139,8 +140,7 @@ export function findUnmatchedScope(source: ImportSource, selection: ImportSelect
       if (below.length === 0) {
         const why = source.origin.startsWith('snapshot ') ? `matches no folder saved in ${source.origin}` : 'matches no folder: there is no such folder, or this account cannot see it';
         out.push({ key: 'folders', index, entry, why });
-      }
-      else if (!below.some((f) => f.acl.some((e) => e.type === 'User' || e.type === 'Group'))) {
+      } else if (!below.some((f) => f.acl.some((e) => e.type === 'User' || e.type === 'Group'))) {
         out.push({ key: 'folders', index, entry, why: `matches no folder with user or group entries (${below.length === 1 ? 'the folder has none' : `none of its ${below.length} folders has any`})` });
       }
     });
