@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { EnvironmentSettings, MftopsConfig, Scope, ServiceName } from '../config/model.js';
 import { resolveEnvironmentServices } from '../config/load-config.js';
 import { ConfigError } from '../errors.js';
@@ -17,7 +18,10 @@ export interface ImportOptions extends EnvironmentChoice {
   readonly kinds?: readonly ImportKind[];
   /** Tasks and ACLs: a name mask; folders: a path or glob starting with `/`. Given, it replaces the scope. */
   readonly name?: string;
-  /** The folder the files go to (relative to `cwd`); default `cwd`. */
+  /**
+   * The folder the files go to (relative to `cwd`). Default: the environment's first manifests
+   * folder, so that the next plan reads them; one outside every manifests folder is warned about.
+   */
   readonly out?: string;
   /** Every object the accounts see, not only the environment's scope. */
   readonly all?: boolean;
@@ -76,19 +80,32 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
   }
   if (name !== undefined && kinds.includes('FolderPermissions') && !name.startsWith('/')) throw new ConfigError(`--name for FolderPermissions is a folder path starting with /, not "${name}"`);
   const selection: ImportSelection = { kinds, ...(name !== undefined ? { name } : {}), all, scope: env.scope };
-  const { checkSelection, importObjects } = await import('../import/select.js');
+  const { checkSelection, findUnmatchedScope, importObjects } = await import('../import/select.js');
   checkSelection(selection, env.name);
+  // Before any request: a folder to write into, or why there is none.
+  const outDir = options.out !== undefined ? resolve(ctx.cwd, options.out) : firstManifestsFolder(config, env);
 
   const source = options.fromSnapshot !== undefined ? await readSnapshot(config.snapshots.dir, options.fromSnapshot, env.name, kinds, ctx) : await readServers(config, env, selection, options.parallelism ?? DEFAULTS.readParallelism, ctx);
-  if (options.fromSnapshot !== undefined && kinds.includes('FolderPermissions') && source.folders.length === 0) {
+  const noSavedFolders = options.fromSnapshot !== undefined && kinds.includes('FolderPermissions') && source.folders.length === 0;
+  if (noSavedFolders) {
     ctx.emit({ kind: 'warning', message: 'the snapshot holds no folder permissions (a snapshot keeps only the folders an apply touched, or those snapshot save was given or found)' });
+  }
+  // With no folder saved at all, the line above says it for every scope folder.
+  for (const u of findUnmatchedScope(source, selection).filter((x) => !(noSavedFolders && x.key === 'folders'))) {
+    const at = config.sourceMap.locate(['environments', env.name, 'scope', u.key, u.index]);
+    ctx.emit({ kind: 'warning', message: `${shownPath(config.file, ctx.cwd)}:${at.line}:${at.col}: scope.${u.key} ${JSON.stringify(u.entry)} ${u.why}` });
   }
   const result = importObjects(source, selection);
   for (const message of result.skipped) ctx.emit({ kind: 'warning', message });
   if (result.manifests.length === 0) return { status: 'nothing', reason: `no ${kinds.join(', ')} in ${source.origin} matches ${describeSelection(selection)}` };
 
   const { existingFiles, planImportFiles, writeImportFiles } = await import('../import/write-files.js');
-  const outDir = resolve(ctx.cwd, options.out ?? '.');
+  if (options.out !== undefined && !env.manifests.some((m) => isSameOrInside(outDir, m))) {
+    ctx.emit({
+      kind: 'warning',
+      message: `--out ${shownPath(outDir, ctx.cwd)} is outside the manifests of environment "${env.name}" (${env.manifests.map((m) => shownPath(m, ctx.cwd)).join(', ') || 'none'}): the next plan will not read these files`,
+    });
+  }
   const files = planImportFiles(result.manifests, outDir);
   const existing = existingFiles(files);
   const force = options.force ?? false;
@@ -101,6 +118,29 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
     files: files.map((f, i) => ({ path: f.path, relPath: f.relPath, address: f.address, notes: result.manifests[i]!.notes })),
     secrets: result.secrets,
   };
+}
+
+/**
+ * Where an import writes by default: the first of the environment's manifests that is a folder
+ * (or not there yet: it is created), so that plan reads what import wrote. A manifest file is
+ * skipped; an environment with no folder among its manifests needs `--out`.
+ */
+function firstManifestsFolder(config: MftopsConfig, env: EnvironmentSettings): string {
+  const folder = env.manifests.find((m) => !existsSync(m) || statSync(m).isDirectory());
+  if (folder !== undefined) return folder;
+  const what = env.manifests.length === 0 ? 'lists no manifests' : 'lists only manifest files';
+  throw new ConfigError(`environment "${env.name}" ${what} in ${config.file}: pass --out DIR, or add a folder to its manifests: [...]`);
+}
+
+function isSameOrInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === '' || !(rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel));
+}
+
+/** A path as messages show it: relative to the working folder when it is inside it. */
+function shownPath(path: string, cwd: string): string {
+  const rel = relative(cwd, path);
+  return rel === '' ? '.' : rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel) ? path : rel;
 }
 
 /**

@@ -208,7 +208,7 @@ export function buildProgram(io: CommandIo): Command {
     .description('write minimal manifests from live objects or a saved snapshot; read-only (exit 0, 1)')
     .option('--kind <kind...>', 'Task, ResourceGroupAcl, FolderPermissions (repeat or comma-separate); default: all three, less any whose service (or scope) the environment lacks')
     .option('--name <pattern>', 'tasks/ACLs: name mask (x, x*, *x, *x*); folders: path or glob (* in a name, ** across); without --kind, a pattern starting with / imports folders, any other tasks and ACLs')
-    .option('--out <dir>', 'folder to write into', '.')
+    .option('--out <dir>', "folder to write into (default: the environment's first manifests folder)")
     .option('--all', 'every object the account sees, not only the scope', false)
     .option('--force', 'overwrite existing files', false)
     .option('--from-snapshot <id>', 'read a saved snapshot (id, prefix, latest) instead of the servers')

@@ -103,3 +103,47 @@ function selectFolders(source: ImportSource, s: ImportSelection): ImportSource['
     return s.all || roots.some((r) => isSameOrBelow(f.folder.path, r));
   });
 }
+
+/** A scope entry an import found nothing for: `scope.<key>[index]` of the environment. */
+export interface UnmatchedScopeEntry {
+  readonly key: 'taskGroups' | 'folders';
+  readonly index: number;
+  readonly entry: string;
+  /** What it matched none of: `no task`, `no such folder`… */
+  readonly why: string;
+}
+
+/**
+ * Scope entries this import found nothing for (pure), in the order of the scope: a task group no
+ * task (and, with ACLs, no resource-group ACL) is in, a folder root with no folder at or below
+ * it, or none there with user or group entries. Only the parts of the scope the selected kinds
+ * read; none with `--name` or `--all`, which replace the scope.
+ */
+export function findUnmatchedScope(source: ImportSource, selection: ImportSelection): UnmatchedScopeEntry[] {
+  if (selection.name !== undefined || selection.all) return [];
+  const out: UnmatchedScopeEntry[] = [];
+  const wantTasks = selection.kinds.includes('Task');
+  const wantAcls = selection.kinds.includes('ResourceGroupAcl');
+  if (wantTasks || wantAcls) {
+    selection.scope.taskGroups.forEach((entry, index) => {
+      const group = entry.toLowerCase();
+      const tasks = source.tasks.some((t) => String(t.Name ?? '') !== '' && Array.isArray(t.Group) && t.Group.some((g) => String(g).toLowerCase() === group));
+      const acls = source.acls.some((a) => a.ResourceGroupName.toLowerCase() === group);
+      // A group with an ACL but no task is still worth a line: the import brings none of its tasks.
+      const none = [...(wantTasks && !tasks ? ['no task'] : []), ...(wantAcls && !acls && (!wantTasks || !tasks) ? ['no resource-group ACL'] : [])];
+      if (none.length > 0) out.push({ key: 'taskGroups', index, entry, why: `matches ${none.join(' and ')}` });
+    });
+  }
+  if (selection.kinds.includes('FolderPermissions')) {
+    selection.scope.folders.forEach((entry, index) => {
+      const below = source.folders.filter((f) => isSameOrBelow(f.folder.path, entry));
+      if (below.length === 0) {
+        const why = source.origin.startsWith('snapshot ') ? `matches no folder saved in ${source.origin}` : 'matches no folder: there is no such folder, or this account cannot see it';
+        out.push({ key: 'folders', index, entry, why });
+      } else if (!below.some((f) => f.acl.some((e) => e.type === 'User' || e.type === 'Group'))) {
+        out.push({ key: 'folders', index, entry, why: `matches no folder with user or group entries (${below.length === 1 ? 'the folder has none' : `none of its ${below.length} folders has any`})` });
+      }
+    });
+  }
+  return out;
+}

@@ -3,13 +3,14 @@ import type { LiveFolder } from '../live/model.js';
 import { getKindSchema } from '../manifest/schemas.js';
 import { API_VERSION } from '../manifest/types.js';
 import { formatAddress } from '../plan/model.js';
-import { PASSWORD_FIELD, sameScalar } from '../resources/common.js';
+import { PASSWORD_FIELD } from '../resources/common.js';
 import { isRecord } from '../is-record.js';
 import { viewEntries } from '../resources/folder-permissions.js';
 import { grantedPermissions } from '../resources/resource-group-acl.js';
 import { sameHostType, stepPasswordState } from '../resources/task.js';
 import type { ResourceGroupAcl, Task } from '../services/automation/types.js';
 import type { ImportedManifest, ImportKind, ImportSource, SecretPlaceholder } from './model.js';
+import { isDroppedDefault } from './dropped-defaults.js';
 import { shapeToSchema } from './shape-to-schema.js';
 
 /**
@@ -18,9 +19,9 @@ import { shapeToSchema } from './shape-to-schema.js';
  * - Task: ids become names (`HostID` → `Host`, `ScriptID` → `Script`, date-list ids → names);
  *   server-numbered and read-only fields (`ID`, step and schedule `ID`s, `NextEID`, `Renamed`,
  *   `Scheduled`, `Watched`, `x*`) are dropped; fields equal to the server's default for a blank
- *   field (`AR` 0, `CacheNames` random, `TT` "", `UseDefStateCaching` 0, empty `Info` texts,
- *   empty `Schedules`, `Parameters`, `NextActions`, `steps`) are dropped, and so is a step's
- *   `Type` when it is its host's; secrets become `${env:NAME}` placeholders. `Active` is always
+ *   field (the register `DROPPED_DEFAULTS`: `AR` 0, `CacheNames` random, a schedule's `Multi` 0,
+ *   a step's `NewFilesOnly` 0…; empty `Info` texts, empty `Schedules`, `Parameters`,
+ *   `NextActions`, `steps`) are dropped, and so is a step's `Type` when it is its host's; secrets become `${env:NAME}` placeholders. `Active` is always
  *   written, default or not: a task someone pauses on the server is the drift people most need
  *   to hear about, and only fields a manifest sets are compared.
  * - ResourceGroupAcl: the pair and the granted permissions; the label is made from the pair.
@@ -96,9 +97,9 @@ export function taskToManifest(task: Task, catalog: ImportCatalog, secrets: Secr
   const t = task as Record<string, unknown>;
 
   spec.Active = t.Active ?? 1;
-  if (!isDefault(t.AR, 0)) spec.AR = t.AR;
-  if (t.CAS !== undefined && t.CAS !== null && t.CAS !== '' && t.CAS !== 'EMPTY') spec.CAS = t.CAS;
-  if (t.CacheNames !== undefined && t.CacheNames !== null && t.CacheNames !== 'random') spec.CacheNames = t.CacheNames;
+  if (!isDroppedDefault('task', 'AR', t.AR)) spec.AR = t.AR;
+  if (!isDroppedDefault('task', 'CAS', t.CAS)) spec.CAS = t.CAS;
+  if (!isDroppedDefault('task', 'CacheNames', t.CacheNames)) spec.CacheNames = t.CacheNames;
   if (Array.isArray(t.Group) && t.Group.length > 0) spec.Group = t.Group.map(String);
   if (isRecord(t.Info)) {
     const info: Record<string, unknown> = {};
@@ -122,16 +123,12 @@ export function taskToManifest(task: Task, catalog: ImportCatalog, secrets: Secr
   if (other.length > 0) notes.push(`steps: ${other.map((k) => k ?? '(empty)').join(', ')} steps cannot be written in a manifest yet; the steps are left out (plan then leaves them as they are)`);
   else if (steps.length > 0) spec.steps = steps.map((s, i) => step(s as Record<string, unknown>, i, { name, address, catalog, secrets, notes }));
 
-  if (typeof t.TT === 'string' && t.TT !== '') {
+  if (typeof t.TT === 'string' && !isDroppedDefault('task', 'TT', t.TT)) {
     if (t.TT === 'COS') spec.TT = 'COS';
     else notes.push(`TT: "${t.TT}" cannot be written in a manifest; left out`);
   }
-  if (!isDefault(t.UseDefStateCaching, 0)) spec.UseDefStateCaching = t.UseDefStateCaching;
+  if (!isDroppedDefault('task', 'UseDefStateCaching', t.UseDefStateCaching)) spec.UseDefStateCaching = t.UseDefStateCaching;
   return finish('Task', name, address, name, spec, notes);
-}
-
-function isDefault(value: unknown, fallback: number): boolean {
-  return value === undefined || value === null || sameScalar(fallback, value);
 }
 
 /** Parameters by name: a secret (suppressed) one as a placeholder, the others as their value text. */
@@ -148,6 +145,7 @@ function parameters(params: unknown, placeholder: (name: string) => unknown): Re
 function schedule(s: unknown, index: number, catalog: ImportCatalog, notes: string[]): unknown {
   if (!isRecord(s)) return s;
   const out = withoutIds(s) as Record<string, unknown>;
+  for (const key of Object.keys(out)) if (isDroppedDefault('schedule', key, out[key])) delete out[key];
   if (Array.isArray(s.DateListRef)) {
     const names: string[] = [];
     for (const ref of s.DateListRef) {
@@ -178,6 +176,7 @@ function step(s: Record<string, unknown>, index: number, c: StepContext): Record
   const host = body.HostID !== undefined && body.HostID !== null ? c.catalog.host(String(body.HostID)) : undefined;
   for (const [key, value] of Object.entries(body)) {
     if (key === 'ID' || value === undefined || value === null) continue;
+    if ((kind === 'Source' || kind === 'Destination') && isDroppedDefault('step', key, value)) continue;
     if (PASSWORD_FIELD.test(key)) {
       if (value !== '') out[key] = c.secrets.placeholder(c.address, `${at}.${key}`, [c.name, `step${index + 1}`, key]);
       continue;

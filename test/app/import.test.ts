@@ -66,10 +66,11 @@ describe('importEnvironment', () => {
   it('writes nothing over existing files without force and names them; with force it overwrites', async () => {
     const dir = workdir();
     expect((await importEnvironment({ kinds: ['Task'], name: '*bank*' }, recordingContext(dir, PASSWORDS))).status).toBe('imported');
-    const kept = join(dir, 'tasks', 'payroll-to-bank.yaml');
+    // No out: the environment's manifests folder.
+    const kept = join(dir, 'manifests', 'tasks', 'payroll-to-bank.yaml');
     writeFileSync(kept, '# my edits\n');
     const again = await importEnvironment({ kinds: ['Task'], name: '*bank*' }, recordingContext(dir, PASSWORDS));
-    expect(again).toEqual({ status: 'exists', files: [join(dir, 'tasks', 'bank-statements-in.yaml'), kept] });
+    expect(again).toEqual({ status: 'exists', files: [join(dir, 'manifests', 'tasks', 'bank-statements-in.yaml'), kept] });
     expect(readFileSync(kept, 'utf8')).toBe('# my edits\n');
     const forced = await importEnvironment({ kinds: ['Task'], name: '*bank*', force: true }, recordingContext(dir, PASSWORDS));
     expect(forced.status).toBe('imported');
@@ -96,7 +97,7 @@ describe('importEnvironment', () => {
 
     const noFolderScope = workdir({ scope: { taskGroups: ['Finance'], folders: [] } });
     const scoped = recordingContext(noFolderScope, PASSWORDS);
-    const finance = await importEnvironment({ out: 'm' }, scoped);
+    const finance = await importEnvironment({}, scoped);
     expect(finance.status === 'imported' && finance.files.map((f) => f.address)).toEqual(['Task/Bank statements in', 'Task/Payroll to bank', 'ResourceGroupAcl/finance-finance-operators']);
     expect(messagesOf(scoped.events)).toEqual(['note: environment "lab" has no scope.folders: FolderPermissions not imported']);
   });

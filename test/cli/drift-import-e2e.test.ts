@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
@@ -17,19 +17,33 @@ for (const profile of ['current', 'legacy'] as const) {
     });
     afterAll(() => emulator.close());
 
-    it('imports every kind, then plans no change; a change made behind its back is drift with the user who made it', async () => {
+    it('imports every kind into the manifests folder as minimal manifests, then plans no change; a change made behind its back is drift with the user who made it', async () => {
+      // A task as a server that fills blank fields answers it: options written out, most of them 0.
+      const admin = automationClientFor(emulator);
+      await admin.createTask({
+        Name: 'Filled in by the server',
+        Group: ['Partners'],
+        Schedules: { Schedule: [{ Multi: 0, RunEvenIfNotif: 0, Frequency: { Interval: [{ StartTime: '05:00', EndTime: '05:00' }] } }] },
+        steps: [{ Source: { HostID: '201004', Path: '/out', NewFilesOnly: 0, Unzip: 0, SearchSubdirs: 0, UseDefRetryCount: 0 } }, { Destination: { HostID: '201007', Path: '/in' } }],
+      });
+      await admin.close();
       const config = emulatorConfigYaml({ ...emulator, manifests: ['imported'] }).replace(
         '    manifests:',
         '    scope: { taskGroups: [Finance, Partners, Operations], folders: [/Distribution, /Finance] }\n    manifests:',
       );
       const dir = testdir({ 'mftops.yaml': config });
-      const imported = await runCli(['import', '--kind', 'Task,ResourceGroupAcl,FolderPermissions', '--out', 'imported'], { cwd: dir, env: ENV });
-      expect(imported.stderr).not.toMatch(/error/i);
+      // No --out: the environment's manifests folder, which the plan below reads.
+      const imported = await runCli(['import', '--kind', 'Task,ResourceGroupAcl,FolderPermissions'], { cwd: dir, env: ENV });
+      expect(imported.stderr).not.toMatch(/error|warning/i);
       expect(imported.code).toBe(0);
-      expect(readdirSync(join(dir, 'imported', 'tasks')).length).toBe(8);
+      expect(readdirSync(join(dir, 'imported', 'tasks')).length).toBe(9);
+      const filled = readFileSync(join(dir, 'imported', 'tasks', 'filled-in-by-the-server.yaml'), 'utf8');
+      expect(filled).not.toMatch(/Multi|RunEvenIfNotif|NewFilesOnly|Unzip|SearchSubdirs/);
+      expect(filled).toContain('UseDefRetryCount: 0');
 
       const env = { ...ENV, ...placeholderValues(imported.stderr) };
       const plan = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env });
+      expect(plan.stdout).toContain('20 objects compared, 20 unchanged');
       expect(plan.stdout).toContain('No changes.');
       expect(plan.code).toBe(0);
       expect((await runCli(['drift'], { cwd: dir, env })).code).toBe(0);

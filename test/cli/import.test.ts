@@ -190,3 +190,121 @@ describe('mftops import', () => {
     await expect(runIn(workdir({ scope: { taskGroups: ['Finance'], folders: [] } }), { kind: ['FolderPermissions'] })).rejects.toThrow('has no scope.folders');
   });
 });
+
+describe('mftops import onboarding an existing estate (issue 24)', () => {
+  it("writes into the environment's first manifests folder by default, so that the next plan reads them and shows no change", async () => {
+    const dir = testdir({ 'mftops.yaml': configYaml({ url: emulator.url, manifests: ['mft/common', 'mft/prod'] }) });
+    const imported = await runCli(['import'], { cwd: dir, env: { ...PASSWORDS } });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toMatch(/^Imported 17 objects from .* into mft\/common:\n/);
+    expect(imported.stderr).not.toContain('warning');
+    expect(files(dir).filter((f) => f !== 'mftops.yaml').every((f) => f.startsWith('mft/common/'))).toBe(true);
+    expect(readdirSync(join(dir, 'mft', 'common')).sort()).toEqual(['access', 'folders', 'tasks']);
+    const env = { ...PASSWORDS, PAYROLL_TO_BANK_APIKEY: 'stand-in' };
+    const plan = await runCli(['plan', 'mft/common', '--detailed-exitcode'], { cwd: dir, env });
+    expect(plan.stdout).toContain('17 objects compared, 17 unchanged');
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.code).toBe(0);
+  });
+
+  it('warns once when an explicit --out is outside every manifests folder, and not when it is inside one', async () => {
+    const dir = workdir();
+    const outside = await runCli(['import', '--kind', 'Task', '--out', '.'], { cwd: dir, env: { ...PASSWORDS } });
+    expect(outside.code, outside.stderr).toBe(0);
+    expect(outside.stderr.split('\n').filter((l) => l.includes('warning'))).toEqual([
+      'mftops: warning: --out . is outside the manifests of environment "lab" (manifests): the next plan will not read these files',
+    ]);
+    expect(existsSync(join(dir, 'tasks', 'payroll-to-bank.yaml'))).toBe(true);
+    const inside = await runCli(['import', '--kind', 'Task', '--out', 'manifests/imported'], { cwd: dir, env: { ...PASSWORDS } });
+    expect(inside.code, inside.stderr).toBe(0);
+    expect(inside.stderr).not.toContain('warning');
+  });
+
+  it('refuses, before any request, an environment whose manifests hold no folder to write into unless --out is given', async () => {
+    const dir = workdir({ manifests: ['all.yaml'] });
+    writeFileSync(join(dir, 'all.yaml'), '');
+    const r = await runCli(['import'], { cwd: dir, env: { ...PASSWORDS } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^mftops: error: environment "lab" lists only manifest files in .*mftops\.yaml: pass --out DIR, or add a folder to its manifests: \[\.\.\.\]\n$/);
+    expect(emulator.requestLog()).toEqual([]);
+  });
+
+  it('warns for every scope entry that matches nothing, each at its line in mftops.yaml, and still imports the rest (exit 0)', async () => {
+    const dir = workdir({ scope: { taskGroups: ['Finance', 'Nope'], folders: ['/Distribution', '/Reports'] } });
+    const text = readFileSync(join(dir, 'mftops.yaml'), 'utf8').split('\n');
+    const line = (entry: string) => `mftops.yaml:${text.findIndex((l) => l.trimEnd().endsWith(`- ${entry}`)) + 1}:${text.find((l) => l.trimEnd().endsWith(`- ${entry}`))!.indexOf(entry) + 1}`;
+    const r = await runCli(['import'], { cwd: dir, env: { ...PASSWORDS } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n').filter((l) => l.includes('warning'))).toEqual([
+      `mftops: warning: ${line('Nope')}: scope.taskGroups "Nope" matches no task and no resource-group ACL`,
+      `mftops: warning: ${line('/Reports')}: scope.folders "/Reports" matches no folder: there is no such folder, or this account cannot see it`,
+    ]);
+    expect(r.stdout).toMatch(/^Imported 9 objects/);
+  });
+
+  it('writes minimal manifests: the server defaults of the register are left out, other zeros kept, and the next plan shows no change', async () => {
+    const admin = await login(`${emulator.automationUrl}/api/v1`, SEED_LOGINS.automationAdmin);
+    // As a server that fills blank fields answers a task: every option written, most of them 0.
+    const body = taskBody('Defaults written out', {
+      AR: 0,
+      CacheNames: 'random',
+      UseDefStateCaching: 0,
+      Schedules: { Schedule: [{ Multi: 0, FailIfNoSuccessInSched: 0, OnlyUntilFirstSuccess: 0, RunEvenIfNotif: 0, Frequency: { Interval: [{ StartTime: '01:00', EndTime: '01:00' }] } }] },
+      steps: [
+        { Source: { HostID: '201004', Path: '/outgoing', FileMask: '*.txt', NewFilesOnly: 0, Unzip: 0, SearchSubdirs: 0, DelRename: 0, RetryIfNoFiles: 0, UseDefRetryCount: 0, Passive: 0, RetryCount: 0, DeleteOrig: 0 } },
+        { Destination: { HostID: '201007', Path: 'D:\\in', UseLCaseComp: 0, OverwriteOrig: 0 } },
+      ],
+    });
+    expect((await admin.call('POST', '/tasks', body)).status).toBe(201);
+    try {
+      const dir = workdir();
+      const r = await runCli(['import', '--kind', 'Task', '--name', 'Defaults written out', '--out', 'manifests'], { cwd: dir, env: { ...PASSWORDS } });
+      expect(r.code, r.stderr).toBe(0);
+      const written = parse(readFileSync(join(dir, 'manifests', 'tasks', 'defaults-written-out.yaml'), 'utf8'));
+      expect(written.spec).toEqual({
+        Active: 1,
+        Group: ['Partners'],
+        Schedules: { Schedule: [{ Frequency: { Interval: [{ StartTime: '01:00', EndTime: '01:00' }] } }] },
+        steps: [
+          // Fields whose blank value nothing documents stay as the server answered them.
+          { Source: { Host: 'acme-sftp', Path: '/outgoing', FileMask: '*.txt', DeleteOrig: 0, RetryCount: 0, UseDefRetryCount: 0, Passive: 0 } },
+          { Destination: { Host: 'local-fs', Path: 'D:\\in', OverwriteOrig: 0 } },
+        ],
+      });
+      const plan = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: { ...PASSWORDS } });
+      expect(plan.stdout).toContain('No changes.');
+      expect(plan.code).toBe(0);
+    } finally {
+      const t = emulator.state.automation.tasks.find((x) => x.Name === 'Defaults written out');
+      if (t) expect((await admin.call('DELETE', `/tasks/${String(t.ID)}`)).status).toBe(204);
+    }
+  });
+});
+
+describe("the README's ten-minute path for an existing estate", () => {
+  it('init, remove the examples, set URLs and scope, import, plan: no changes', async () => {
+    const dir = testdir({});
+    const init = await runCli(['init'], { cwd: dir });
+    expect(init.code, init.stderr).toBe(0);
+    for (const f of files(join(dir, 'manifests'))) {
+      expect(f).toMatch(/^[a-z]+\/example-[a-z]+\.yaml$/);
+      rmSync(join(dir, 'manifests', f));
+    }
+    const config = readFileSync(join(dir, 'mftops.yaml'), 'utf8');
+    const edited = config
+      .replace('https://automation.example.com', `${emulator.url}/automation`)
+      .replace('https://transfer.example.com', `${emulator.url}/transfer`)
+      .replace(/scope: \{[^}]*\}/, 'scope: { taskGroups: [Finance, Partners], folders: [/Distribution] }');
+    expect(edited).not.toBe(config);
+    writeFileSync(join(dir, 'mftops.yaml'), edited);
+    const env = { MFT_AUTOMATION_USER: 'admin', MFT_TRANSFER_USER: 'admin', MFT_AUTOMATION_PASSWORD: PASSWORDS.MFT_AUTOMATION_PASSWORD, MFT_TRANSFER_PASSWORD: PASSWORDS.MFT_TRANSFER_PASSWORD };
+    expect((await runCli(['status'], { cwd: dir, env })).code).toBe(0);
+    const imported = await runCli(['import'], { cwd: dir, env });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).not.toContain('warning');
+    expect(imported.stdout).toMatch(/ into manifests:\n/);
+    const plan = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: { ...env, PAYROLL_TO_BANK_APIKEY: 'stand-in' } });
+    expect(plan.stdout).toContain('No changes. The servers match the manifests.');
+    expect(plan.code).toBe(0);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ImportSelection, ImportSource } from '../../src/import/model.js';
-import { checkSelection, importObjects } from '../../src/import/select.js';
+import { checkSelection, findUnmatchedScope, importObjects } from '../../src/import/select.js';
 import type { LiveFolder } from '../../src/live/model.js';
 
 const folder = (path: string, entries: LiveFolder['acl'] = []): LiveFolder => ({ folder: { id: path, name: path.split('/').pop() ?? '', path }, acl: entries });
@@ -73,5 +73,41 @@ describe('folders whose path would not validate (MF324)', () => {
       'folder "/Distribution/.." not imported (MF324): it has a folder named `..`, which the server would create as such rather than stay or go up',
       'folder "/Distribution/a:b/" not imported (MF324): the name `a:b` holds `:`, which a folder name cannot (\\ : * ? " < > |)',
     ]);
+  });
+});
+
+describe('scope entries an import finds nothing for', () => {
+  const scope = { taskGroups: ['finance', 'Operations', 'Reports', 'Audit'], folders: ['/Distribution', '/distribution/acme', '/Reports', '/Empty'] };
+  const withAudit: ImportSource = {
+    ...source,
+    acls: [...source.acls, { ACLID: '3', ResourceGroupName: 'Audit', UserGroupName: 'Auditors', Permissions: {} }],
+    folders: [...source.folders, folder('/Empty'), folder('/Empty/Sub')],
+  };
+  const unmatched = (kinds: ImportSelection['kinds'], extra: Partial<ImportSelection> = {}) =>
+    findUnmatchedScope(withAudit, { kinds, all: false, scope, ...extra }).map((u) => `${u.key}[${u.index}] ${u.entry}: ${u.why}`);
+
+  it('names each entry once, in scope order, with what it matched none of (case aside, as the selection matches)', () => {
+    expect(unmatched(['Task', 'ResourceGroupAcl', 'FolderPermissions'])).toEqual([
+      // Operations has a task and no ACL: it matches. Audit has an ACL but no task: the import brings none of its tasks.
+      'taskGroups[2] Reports: matches no task and no resource-group ACL',
+      'taskGroups[3] Audit: matches no task',
+      'folders[2] /Reports: matches no folder: there is no such folder, or this account cannot see it',
+      'folders[3] /Empty: matches no folder with user or group entries (none of its 2 folders has any)',
+    ]);
+  });
+
+  it('looks only at the parts of the scope the kinds read', () => {
+    expect(unmatched(['ResourceGroupAcl'])).toEqual(['taskGroups[1] Operations: matches no resource-group ACL', 'taskGroups[2] Reports: matches no resource-group ACL']);
+    expect(unmatched(['FolderPermissions'])).toHaveLength(2);
+  });
+
+  it('says nothing when --name or --all replaces the scope', () => {
+    expect(unmatched(['Task', 'FolderPermissions'], { name: 'x' })).toEqual([]);
+    expect(unmatched(['Task', 'FolderPermissions'], { all: true })).toEqual([]);
+  });
+
+  it('says "not saved" for a snapshot, which holds only some folders', () => {
+    const snap = findUnmatchedScope({ ...withAudit, origin: 'snapshot lab/2026-11-27T08-00-00Z' }, { kinds: ['FolderPermissions'], all: false, scope: { taskGroups: [], folders: ['/Reports'] } });
+    expect(snap.map((u) => u.why)).toEqual(['matches no folder saved in snapshot lab/2026-11-27T08-00-00Z']);
   });
 });

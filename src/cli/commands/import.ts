@@ -18,7 +18,7 @@ export interface ImportCommandOptions {
    */
   readonly kind?: readonly string[];
   readonly name?: string;
-  /** Output folder; default the working folder. */
+  /** Output folder; default the environment's first manifests folder. */
   readonly out?: string;
   readonly all: boolean;
   readonly force: boolean;
