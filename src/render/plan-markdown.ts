@@ -60,9 +60,9 @@ const APPLY_REFUSALS: readonly DiagnosticCode[] = ['MF414'];
  * by policy; access changes grouped by principal; cross-server checks; every changed object named
  * in a compact list (kind and action counted); then one `<details>` per changed object,
  * destructive ones first. When the whole does not fit in `maxLength`, detail goes first, from the
- * end: the `<details>`, the footer, the cross-server items, the access items, then names from the
- * end of the compact list (counted, with a pointer to the full plan), then blocked, destructive
- * and MF414 items. The title, verdict, counts and policy section are never cut; if even they do
+ * end: the `<details>`, the footer, the cross-server items, the access items, the blocked and
+ * destructive call-out items, then names from the end of the compact list (counted, with a
+ * pointer to the full plan), then MF414 items. The title, verdict, counts and policy section are never cut; if even they do
  * not fit, that is a caller bug and a RangeError.
  */
 export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}): string {
@@ -85,7 +85,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
   ];
   const blockedObjects = summary.blocked;
   const blockedEntries = blockedItems.length - blockedObjects;
-  const verdict = memo((shown: number) => renderVerdict(plan, summary, blockedItems.length, refusalItems, shown, hint));
+  const verdict = memo((shown: number) => renderVerdict(plan, summary, [blockedObjects, blockedEntries], refusalItems, shown, hint));
   // The policy verdict is never cut: it is short (MAX_POLICY_LINES groups) and decides the plan.
   const head = [renderTitle(plan), planLine(plan, summary)];
   const policy = policyMarkdown(plan.policy);
@@ -107,7 +107,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
   // list and of the details.
   const ordered = [...changed.filter((c) => c.action === 'delete'), ...changed.filter((c) => c.action === 'replace'), ...changed.filter((c) => c.action === 'blocked'), ...changed.filter((c) => c.action === 'create' || c.action === 'update')];
   const n = ordered.length;
-  const named = memo((count: number) => (n === 0 ? [] : [changedObjects(plan, ordered, count, hint)]));
+  const named = memo((count: number) => [changedObjects(plan, ordered, count, hint)]);
 
   // Details past maxLength can never be shown, so they are not rendered: 5,000 changes stay fast.
   const details: string[] = [];
@@ -119,8 +119,9 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
     detailSums.push(detailSums[detailSums.length - 1]! + d.length + 2);
   }
   const DETAILS_HEADER = '### Details';
-  const note = (kept: number) => {
-    if (kept >= n || n === 0) return [];
+  // Once names are cut, their sentence says where the full plan is; this one would repeat it.
+  const note = (kept: number, count: number) => {
+    if (kept >= n || n === 0 || count < n) return [];
     const all = `${formatCount(n)} changed ${n === 1 ? 'object' : 'objects'}`;
     const what = kept === 0 ? `the details of the ${all} are left out` : `the details of the last ${formatCount(n - kept)} of the ${all} are left out`;
     return [`> [!NOTE]\n> To keep this comment under ${formatCount(maxLength)} characters, ${what}. The full plan is in ${hint}.`];
@@ -136,7 +137,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
     ...accessSection(layout.accessShown),
     ...checkBlock(layout.checkShown),
     ...named(layout.named),
-    ...note(layout.kept),
+    ...note(layout.kept, layout.named),
   ];
   const assemble = (layout: Layout): string[] => [...fixedBlocks(layout), ...(layout.kept > 0 ? [DETAILS_HEADER] : []), ...details.slice(0, layout.kept), ...(layout.footer ? [footer] : [])];
   const lengthOf = (layout: Layout) => blocksLength([...fixedBlocks(layout), ...(layout.kept > 0 ? [DETAILS_HEADER] : []), ...(layout.footer ? [footer] : [])]) + detailSums[layout.kept]!;
@@ -181,8 +182,9 @@ interface Layout {
 
 /**
  * The richest layout that fits, dropping in the documented order; undefined if none does. The
- * compact list of names is cut only after every detail, so a reviewer sees every object named
- * whenever the names fit at all.
+ * compact list of names is cut only after every detail (the call-outs' reasons included: the list
+ * names destructive changes first too), so a reviewer sees every object named whenever the names
+ * fit at all.
  */
 function chooseLayout(full: Layout, fits: (l: Layout) => boolean): Layout | undefined {
   if (fits(full)) return full;
@@ -190,7 +192,7 @@ function chooseLayout(full: Layout, fits: (l: Layout) => boolean): Layout | unde
   if (kept !== undefined) return { ...full, kept };
   let l: Layout = { ...full, kept: 0, footer: false };
   if (fits(l)) return l;
-  const steps: (keyof Omit<Layout, 'kept' | 'footer'>)[] = ['checkShown', 'accessShown', 'named', 'cautionShown', 'warningShown', 'refusalShown'];
+  const steps: (keyof Omit<Layout, 'kept' | 'footer'>)[] = ['checkShown', 'accessShown', 'cautionShown', 'warningShown', 'named', 'refusalShown'];
   for (const key of steps) {
     const base = l;
     const best = largest(0, full[key] - 1, (x) => fits({ ...base, [key]: x }));
@@ -262,7 +264,7 @@ function planLine(plan: Plan, summary: PlanSummary): string {
  * call-out (`[!CAUTION]` when it is refused or blocked, `[!WARNING]` when it needs a flag), or
  * `Ready to apply` in a `[!NOTE]`. Nothing for a plan without changes.
  */
-function renderVerdict(plan: Plan, summary: PlanSummary, blocked: number, refusals: readonly string[], shown: number, hint: string): string[] {
+function renderVerdict(plan: Plan, summary: PlanSummary, [objects, entries]: readonly [number, number], refusals: readonly string[], shown: number, hint: string): string[] {
   const caution: string[] = [];
   const warning: string[] = [];
   const denies = (plan.policy?.violations ?? []).filter((v) => v.severity === 'deny').length;
@@ -275,7 +277,10 @@ function renderVerdict(plan: Plan, summary: PlanSummary, blocked: number, refusa
     if (shown < n) lines.push(shown > 0 ? `- …and ${formatCount(n - shown)} more, in ${hint}.` : `They are listed in ${hint}.`);
     caution.push(lines.join('\n'));
   }
-  if (blocked > 0) caution.push(`**Blocked:** ${formatCount(blocked)} ${blocked === 1 ? 'change' : 'changes'} the API cannot make, listed below; a person has to.`);
+  if (objects + entries > 0) {
+    const parts = [...(objects > 0 ? [`${formatCount(objects)} ${objects === 1 ? 'change' : 'changes'}`] : []), ...(entries > 0 ? [`${formatCount(entries)} folder ACL ${entries === 1 ? 'entry' : 'entries'}`] : [])];
+    caution.push(`**Blocked:** ${parts.join(' and ')} the API cannot make, listed below; a person has to.`);
+  }
   if (summary.delete > 0) warning.push(`**Needs \`--allow-delete\`:** it deletes ${formatCount(summary.delete)} ${summary.delete === 1 ? 'object' : 'objects'}, listed below.`);
   if (summary.replace > 0) warning.push(`**Needs \`--allow-replace\`:** it replaces ${formatCount(summary.replace)} ${summary.replace === 1 ? 'object' : 'objects'} by a delete and a create, listed below.`);
   const reasons = [...caution, ...warning];
@@ -320,7 +325,7 @@ const COMPACT_ACTIONS = [
  */
 function changedObjects(plan: Plan, ordered: readonly Change[], named: number, hint: string): string {
   const summary = summarize(plan.changes);
-  const lines = ['### Changed objects', '', `| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(' | ')} |`, `|:--|${TABLE_ACTIONS.map(() => '--:').join('|')}|`];
+  const lines = [...(ordered.length > 0 ? ['### Changed objects', ''] : []), `| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(' | ')} |`, `|:--|${TABLE_ACTIONS.map(() => '--:').join('|')}|`];
   for (const { kind, counts } of countByKind(plan.changes)) lines.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(' | ')} |`);
   lines.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(' | ')} |`, '');
   const shownSet = new Set(ordered.slice(0, named));
@@ -335,7 +340,7 @@ function changedObjects(plan: Plan, ordered: readonly Change[], named: number, h
       const list = `${names.join(', ')}${rest > 0 ? `${names.length > 0 ? ', ' : ''}${rest === group.length ? '' : 'and '}${formatCount(rest)} not named here` : ''}`;
       // A long run of creates or updates is folded (still in the comment, found by the browser's
       // search); destructive and blocked ones are always in view.
-      const fold = group.length > FOLD_NAMES && (action === 'create' || action === 'update');
+      const fold = shown.length > FOLD_NAMES && (action === 'create' || action === 'update');
       lines.push(fold ? `- <details><summary>${label}</summary>
 
   ${list}
@@ -348,9 +353,9 @@ function changedObjects(plan: Plan, ordered: readonly Change[], named: number, h
   return lines.join('\n');
 }
 
-/** A name in a code span (markdown does not apply inside), or `<code>` when it holds a backtick or edge spaces. */
+/** A plain name in a code span (short), any other in `<code>` with markup escaped. */
 function codeName(name: string): string {
-  return /`|^\s|\s$|[\r\n]/.test(name) ? code(name) : `\`${name}\``;
+  return escapeMd(name) !== name || /`|^\s|\s$|[\r\n]/.test(name) ? code(name) : `\`${name}\``;
 }
 
 /** The cross-server problems as markdown list items. */
