@@ -90,6 +90,8 @@ describe('policies in the Action', () => {
     expect(comment.body).toContain('> [!CAUTION]\n> **Policy checks: 1 violation of 1 policy (1 deny: the plan is refused and not saved).**');
     expect(comment.body).toContain('> - **deny** <code>no-test-tasks</code>: <code>Task/Apply test upload</code>');
     expect(comment.body).not.toContain('The plan failed');
+    // A reviewer reads that it is refused first, before any count.
+    expect(comment.body.split('\n').slice(1, 5)).toEqual(['## mftops plan: lab', '', '> [!CAUTION]', '> **Refused by policy:** 1 `deny` violation, listed below. The plan was not saved; it cannot be applied.']);
   });
 
   it('plan: a warn is listed (summary, annotation) and the step ends as any plan with changes', async () => {
