@@ -5,7 +5,7 @@
  * (`> [!WARNING]`) included, and screenshots it with headless Chromium; prints the page's height
  * and, for each heading or alert title, the pixel offset it starts at.
  *
- *   node scripts/render-comment.mjs FILE.md OUT.png [--height 1000] [--chromium /usr/bin/chromium]
+ *   node scripts/render-comment.mjs FILE.md OUT.png [--height 1000] [--open] [--chromium /usr/bin/chromium]
  *
  * Not part of the package (devDependencies only).
  */
@@ -24,6 +24,8 @@ const opt = (name, fallback) => {
   return value;
 };
 const height = Number(opt('--height', '1000'));
+// `--open`: every <details> expanded, as a reviewer who clicks them all sees it.
+const open = args.includes('--open') ? (args.splice(args.indexOf('--open'), 1), true) : false;
 const chromium = opt('--chromium', '/usr/bin/chromium');
 const [input, output] = args;
 if (input === undefined || output === undefined) {
@@ -37,7 +39,8 @@ const TITLES = { NOTE: 'Note', TIP: 'Tip', IMPORTANT: 'Important', WARNING: 'War
 // GitHub's alerts: a blockquote whose first line is `[!TYPE]`.
 const alerts = (html) =>
   html.replace(/<blockquote>\s*<p>\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*/g, (_, type) => `<blockquote class="markdown-alert markdown-alert-${type.toLowerCase()}"><p class="markdown-alert-title">${TITLES[type]}</p><p>`);
-const body = alerts(marked.parse(readFileSync(input, 'utf8'), { gfm: true }));
+const html0 = alerts(marked.parse(readFileSync(input, 'utf8'), { gfm: true }));
+const body = open ? html0.replace(/<details>/g, '<details open>') : html0;
 const page = `<!doctype html><html><head><meta charset="utf-8"><style>${css}
 body { margin: 0; background: #fff; }
 .markdown-body { box-sizing: border-box; max-width: 900px; padding: 16px 24px; }

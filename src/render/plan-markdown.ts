@@ -484,8 +484,9 @@ function permissionMatrix(entries: readonly EntryChange[]): string {
   const changing = all.filter((c) => entries.some((e) => ['added', 'removed'].includes(cellState(e, c))));
   const columns = changing.length > 0 ? changing : all.filter((c) => entries.some((e) => cellState(e, c) === 'granted'));
   const header = columns.map((c) => escapeMd(c.set === 'sharePermissions' ? `share: ${c.name}` : c.name));
-  const lines = [`| Principal | Change | ${header.join(' | ')} |`, `|:--|:--|${columns.map(() => ':-:').join('|')}|`];
-  for (const e of entries) lines.push(`| ${e.principal.type} ${escapeMd(e.principal.name)} | ${entryActionWord(e)} | ${columns.map((c) => CELL[cellState(e, c)]).join(' | ')} |`);
+  const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  const lines = [row(['Principal', 'Change', ...header]), `|${[':--', ':--', ...columns.map(() => ':-:')].join('|')}|`];
+  for (const e of entries) lines.push(row([`${e.principal.type} ${escapeMd(e.principal.name)}`, entryActionWord(e), ...columns.map((c) => CELL[cellState(e, c)])]));
   const others = all.length - columns.length;
   lines.push('', `**added**, **removed**: by this change · yes: granted before and after · ·: not granted${changing.length > 0 && others > 0 ? ` · the other ${formatCount(others)} permissions do not change` : ''}`);
   return lines.join('\n');

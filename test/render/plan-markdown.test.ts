@@ -163,6 +163,20 @@ describe('renderPlanMarkdown on the every-action fixture', () => {
     for (const table of md.split('\n').filter((l) => l.startsWith('| User') || l.startsWith('| Group'))) expect(table).not.toMatch(/[✓✗−]| \+ /);
   });
 
+  it('draws a matrix with no permission columns as a well-formed table when no entry has any permission', () => {
+    const folder: Change = {
+      address: 'FolderPermissions/Empty',
+      kind: 'FolderPermissions',
+      name: '/Empty',
+      service: 'transfer',
+      action: 'update',
+      fields: [],
+      entries: [{ principal: { type: 'User', name: 'eve' }, action: 'blocked', reason: { code: 'entry-not-editable', principal: { type: 'User', name: 'eve' } }, before: { permissions: [], sharePermissions: [] } }],
+    };
+    const out = renderPlanMarkdown(planWith([folder]));
+    expect(out).toContain('| Principal | Change |\n|:--|:--|\n| User eve | blocked |\n');
+  });
+
   it('is not cut when it fits, and says nothing about left-out details', () => {
     expect(md).not.toContain('[!NOTE]');
     expect(md).toContain('<sub>mftops 0.1.0 · 2026-03-02T09:14:07Z · automation https://automation.example.com/api/v1 2024.1.0.58 as mftops-svc');
