@@ -1,3 +1,4 @@
+import type { Diagnostic } from '../diagnostics.js';
 import type { Plan, PolicyReport } from '../plan/model.js';
 import { escapeMd, renderPlanMarkdown } from '../render/plan-markdown.js';
 import { policySummaryMarkdown } from '../render/policy.js';
@@ -10,13 +11,14 @@ import type { PlanDifference } from './compare-plans.js';
  */
 
 /**
- * The plan in at most `maxBytes` UTF-8 bytes, summary whole. Throws a RangeError only when even
- * the summary cannot fit (a few hundred bytes), which the caller reports.
+ * The plan in at most `maxBytes` UTF-8 bytes, summary whole: its title first, then the verdict, its
+ * one policy section, and the rest as in the comment. Throws a RangeError only when even the
+ * summary cannot fit (a few hundred bytes), which the caller reports.
  */
-export function renderPlanForSummary(plan: Plan, maxBytes: number, artifactHint: string): string {
+export function renderPlanForSummary(plan: Plan, maxBytes: number, artifactHint: string, diagnostics: readonly Diagnostic[] = []): string {
   let maxLength = maxBytes;
   for (let attempt = 0; attempt < 6; attempt++) {
-    const md = renderPlanMarkdown(plan, { maxLength, artifactHint });
+    const md = renderPlanMarkdown(plan, { maxLength, artifactHint, diagnostics });
     const bytes = Buffer.byteLength(md, 'utf8');
     if (bytes <= maxBytes) return md;
     // Shrink in proportion to the overshoot, plus a little: the byte/character ratio varies.
@@ -24,7 +26,7 @@ export function renderPlanForSummary(plan: Plan, maxBytes: number, artifactHint:
     if (maxLength <= 0) break;
   }
   // Three UTF-8 bytes per UTF-16 unit at most: this always fits.
-  return renderPlanMarkdown(plan, { maxLength: Math.floor(maxBytes / 3), artifactHint });
+  return renderPlanMarkdown(plan, { maxLength: Math.floor(maxBytes / 3), artifactHint, diagnostics });
 }
 
 export function renderValidateSummary(ok: boolean, line: string): string {
@@ -66,14 +68,6 @@ export function renderApplySummary(environment: string, ok: boolean, reportText:
     fence(reportText.trimEnd()),
     '',
   ].join('\n');
-}
-
-/**
- * The policy section a plan's summary starts with (`### Policy`: the verdict, a table of the
- * violations); empty without violations.
- */
-export function renderPolicySummary(policy: PolicyReport | undefined): string {
-  return policySummaryMarkdown(policy).join('\n\n');
 }
 
 /** The plan made at apply time is refused by a deny policy: nothing was applied. */

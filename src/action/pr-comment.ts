@@ -1,4 +1,5 @@
 import { deniesPlan } from '../policy/evaluate.js';
+import type { Diagnostic } from '../diagnostics.js';
 import type { Plan } from '../plan/model.js';
 import { escapeMd, renderPlanMarkdown } from '../render/plan-markdown.js';
 import type { GithubApi, IssueComment } from './github-api.js';
@@ -28,18 +29,19 @@ export function markerName(environment: string): string {
 }
 
 /**
- * The pull-request comment for a plan: marker, the markdown plan (summary table first,
- * destructive changes called out, details collapsed), a footer linking the run that holds the
- * plan file. The plan is fitted to what the marker and footer leave of GitHub's limit, so the
- * whole body always fits and the summary is never cut.
+ * The pull-request comment for a plan: marker, the markdown plan (the verdict first, with the
+ * MF414 warnings of `diagnostics` that make apply refuse it; destructive changes; every changed
+ * object named; details collapsed), a footer linking the run that holds the plan file. The plan
+ * is fitted to what the marker and footer leave of GitHub's limit, so the whole body always fits
+ * and the verdict is never cut.
  */
-export function renderPlanComment(plan: Plan, origin: CommentOrigin, limit: number = GITHUB_COMMENT_LIMIT): string {
+export function renderPlanComment(plan: Plan, origin: CommentOrigin, limit: number = GITHUB_COMMENT_LIMIT, diagnostics: readonly Diagnostic[] = []): string {
   const head = `${planMarker(plan.environment)}\n`;
   const foot = `\n---\n${footer(origin)}\n`;
   // A plan a deny policy stopped saved no plan file: the rest of it is in the run's log.
   const what = deniesPlan(plan.policy) ? 'the log' : 'the plan file';
   const hint = origin.runUrl === undefined ? `${what} of this workflow run` : `${what} of [this workflow run](${origin.runUrl})`;
-  const body = renderPlanMarkdown(plan, { maxLength: limit - head.length - foot.length, artifactHint: hint });
+  const body = renderPlanMarkdown(plan, { maxLength: limit - head.length - foot.length, artifactHint: hint, diagnostics });
   return `${head}${body}${foot}`;
 }
 

@@ -21,7 +21,7 @@ import { comparePlans } from './compare-plans.js';
 import { readGithubContext, type GithubContext } from './context.js';
 import { createGithubApi, type GithubApi } from './github-api.js';
 import { readInputs, type ActionInputs } from './inputs.js';
-import { renderApplySummary, renderFailureSummary, renderMismatchSummary, renderPlanForSummary, renderPolicyRefusalSummary, renderPolicySummary, renderValidateSummary } from './job-summary.js';
+import { renderApplySummary, renderFailureSummary, renderMismatchSummary, renderPlanForSummary, renderPolicyRefusalSummary, renderValidateSummary } from './job-summary.js';
 import { planMarker, renderPlanComment, renderPlanFailureComment, upsertStickyComment } from './pr-comment.js';
 import type { Runner } from './workflow-commands.js';
 import { syncDriftIssue, type DriftFinding } from './drift-issue.js';
@@ -182,10 +182,9 @@ async function planStep(s: Step): Promise<number> {
     ...(made.denied ? {} : { 'plan-file': planFile }),
     summary: made.denied ? `refused by ${denies.length === 1 ? 'a deny policy' : `${denies.length} deny policy violations`}: ${denies[0] ?? ''}` : summaryLine(plan),
   });
-  const policy = renderPolicySummary(plan.policy);
-  if (policy !== '') appendSummary(s, policy);
-  appendPlanSummary(s, plan);
-  if (s.inputs.comment) await postComment(s, plan.environment, renderPlanComment(plan, origin(s)));
+  // One policy section, in the plan's markdown under its title (the summary is the comment's twin).
+  appendPlanSummary(s, plan, made.diagnostics);
+  if (s.inputs.comment) await postComment(s, plan.environment, renderPlanComment(plan, origin(s), undefined, made.diagnostics));
   return exitcode;
 }
 
@@ -202,6 +201,8 @@ interface MadePlan {
   readonly problems: string[];
   /** Problems already shown as annotations (the diagnostics). */
   readonly annotated: Set<string>;
+  /** The plan's diagnostics (warnings such as MF414, which the comment's verdict shows). */
+  readonly diagnostics?: readonly Diagnostic[];
 }
 
 /** The plan of the step's manifests, saved to `out`; the diagnostics as annotations. */
@@ -224,8 +225,9 @@ async function makePlan(s: Step, out: string): Promise<MadePlan> {
     const errors = errorLines(result.diagnostics, s.cwd);
     return { problems: errors.length > 0 ? errors : ['mftops plan failed (see the log)'], annotated: new Set(errors) };
   }
-  if (result.status === 'denied') return { plan: result.plan, denied: true, problems: [], annotated: new Set() };
-  return { plan: result.plan, problems: [], annotated: new Set() };
+  const diagnostics = result.diagnostics.diagnostics;
+  if (result.status === 'denied') return { plan: result.plan, denied: true, problems: [], annotated: new Set(), diagnostics };
+  return { plan: result.plan, problems: [], annotated: new Set(), diagnostics };
 }
 
 async function logPlanText(s: Step, plan: Plan): Promise<void> {
@@ -233,14 +235,14 @@ async function logPlanText(s: Step, plan: Plan): Promise<void> {
   await s.a.runner.group(`Plan for ${plan.environment}: ${summaryLine(plan)}`, async () => s.a.runner.log(renderPlanText(plan, { color: false })));
 }
 
-function appendPlanSummary(s: Step, plan: Plan): void {
+function appendPlanSummary(s: Step, plan: Plan, diagnostics: readonly Diagnostic[] = []): void {
   const room = s.a.runner.summaryRoom();
   if (room < 4096) {
     s.a.runner.annotate('warning', 'the job summary is full: the plan is only in the log and the plan file');
     return;
   }
   const hint = s.context.runUrl === undefined ? 'the plan file' : `the plan file of [this workflow run](${s.context.runUrl})`;
-  appendSummary(s, renderPlanForSummary(plan, room - 64, hint));
+  appendSummary(s, renderPlanForSummary(plan, room - 64, hint, diagnostics));
 }
 
 function summaryLine(plan: Plan): string {

@@ -43,6 +43,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
   if (plan.variables !== undefined) lines.push(variablesSentence(plan.variables));
   if (plan.targets !== undefined && plan.targets.length > 0) lines.push(`Limited to --target ${plan.targets.map(quote).join(', ')}.`);
   if (plan.pruneOff !== undefined) lines.push(pruneOffSentence(plan.pruneOff));
+  lines.push(...verdictText(plan, listed, paint));
   lines.push(...policyText(plan.policy));
   if (listed.length === 0) {
     lines.push('', NO_CHANGES, ...transferChecksText(plan.transferChecks));
@@ -54,6 +55,25 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
   for (const change of listed) lines.push('', ...renderChange(change, paint));
   lines.push('', paint.bold(`${planSentence(summary)}${plan.access === undefined ? '' : ` ${accessCountPhrase(plan.access)}.`}`), ...transferChecksText(plan.transferChecks));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What stands in the way of applying the plan, before anything else: refused by policy,
+ * incomplete, blocked changes, and the deletes and replaces apply needs a flag for, each named.
+ * Nothing when the plan can be applied as it is.
+ */
+function verdictText(plan: Plan, listed: readonly Change[], paint: Painter): string[] {
+  const lines: string[] = [];
+  const denies = (plan.policy?.violations ?? []).filter((v) => v.severity === 'deny').length;
+  if (denies > 0) lines.push(`Refused by policy: ${formatCount(denies)} deny ${plural(denies, 'violation')} (below); the plan is not saved and cannot be applied.`);
+  if (plan.errored) lines.push('Incomplete: errors left objects out of this plan; it cannot be saved or applied.');
+  const blocked = listed.filter((c) => c.action === 'blocked');
+  if (blocked.length > 0) lines.push(`Blocked: ${formatCount(blocked.length)} ${plural(blocked.length, 'change')} the API cannot make; a person has to:`, ...blocked.map((c) => `  ${paint.action('blocked', '!')} ${escapeControl(c.address)}`));
+  for (const [action, flag, verb] of [['delete', '--allow-delete', 'deletes'], ['replace', '--allow-replace', 'replaces']] as const) {
+    const these = listed.filter((c) => c.action === action);
+    if (these.length > 0) lines.push(`Needs ${flag}: it ${verb} ${formatCount(these.length)} ${plural(these.length, 'object')}:`, ...these.map((c) => `  ${paint.action(action, symbolOf(action))} ${escapeControl(c.address)}`));
+  }
+  return lines.length > 0 ? ['', ...lines] : [];
 }
 
 /**

@@ -40,16 +40,56 @@ export function policyText(report: PolicyReport | undefined, section: PolicySect
   return ['', policyHeadline(report, section), ...shown.map((v) => `  ${v.severity === 'deny' ? '✗' : '!'} ${escapeControl(policyViolationText(v))}`), ...(rest > 0 ? [`  … and ${formatCount(rest)} more (all in --format json)`] : [])];
 }
 
-/** A markdown block (a `[!CAUTION]` call-out for a deny, `[!WARNING]` for warnings); none without violations. */
+/**
+ * Violations of one policy with one message (most of a large plan's violations are one rule
+ * broken by many objects): the objects in plan order, the first one's place.
+ */
+export interface PolicyGroup {
+  readonly policy: string;
+  readonly severity: PolicyViolation['severity'];
+  readonly message: string;
+  readonly addresses: readonly string[];
+  /** Where the first violation is (its object's manifest line, else the policy's expression). */
+  readonly place: string;
+}
+
+/** Objects named per group in markdown; the rest are counted. */
+export const MAX_GROUP_OBJECTS = 10;
+
+/** The violations grouped by policy and message: `deny` groups first, then in plan order. */
+export function groupViolations(report: PolicyReport): PolicyGroup[] {
+  const groups = new Map<string, { policy: string; severity: PolicyViolation['severity']; message: string; addresses: string[]; place: string }>();
+  for (const v of report.violations) {
+    const key = JSON.stringify([v.policy, v.severity, v.message]);
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, { policy: v.policy, severity: v.severity, message: v.message, addresses: [v.address], place: place(v.source ?? v.expressionSource) });
+    else g.addresses.push(v.address);
+  }
+  const all = [...groups.values()];
+  return [...all.filter((g) => g.severity === 'deny'), ...all.filter((g) => g.severity !== 'deny')];
+}
+
+/** `**warn** <code>p</code>: <code>Task/x</code> — message (place)`, or for many objects `… (48 objects): message — <code>Task/a</code>, …, and 38 more`. */
+function policyGroupMarkdown(g: PolicyGroup): string {
+  const head = `**${g.severity}** <code>${escapeMd(g.policy)}</code>`;
+  if (g.addresses.length === 1) return `${head}: <code>${escapeMd(g.addresses[0]!)}</code> — ${escapeMd(g.message)} (${escapeMd(g.place)})`;
+  const shown = g.addresses.slice(0, MAX_GROUP_OBJECTS).map((a) => `<code>${escapeMd(a)}</code>`);
+  const rest = g.addresses.length - shown.length;
+  return `${head} (${formatCount(g.addresses.length)} objects): ${escapeMd(g.message)} — ${shown.join(', ')}${rest > 0 ? `, and ${formatCount(rest)} more` : ''}`;
+}
+
+/**
+ * A markdown block (a `[!CAUTION]` call-out for a deny, `[!WARNING]` for warnings), one item per
+ * policy and message with its objects counted; none without violations.
+ */
 export function policyMarkdown(report: PolicyReport | undefined, section: PolicySection = 'plan'): string[] {
   if (report === undefined || report.violations.length === 0) return [];
   const kind = report.violations.some((v) => v.severity === 'deny') ? 'CAUTION' : 'WARNING';
-  const shown = report.violations.slice(0, MAX_POLICY_LINES);
-  const rest = report.violations.length - shown.length;
-  const items = shown.map(
-    (v) => `> - **${v.severity}** <code>${escapeMd(v.policy)}</code>: <code>${escapeMd(v.address)}</code> — ${escapeMd(v.message)} (${escapeMd(place(v.source ?? v.expressionSource))})`,
-  );
-  return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report, section))}**`, '>', ...items, ...(rest > 0 ? [`> - … and ${formatCount(rest)} more`] : [])].join('\n')];
+  const groups = groupViolations(report);
+  const shown = groups.slice(0, MAX_POLICY_LINES);
+  const rest = groups.length - shown.length;
+  const items = shown.map((g) => `> - ${policyGroupMarkdown(g)}`);
+  return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report, section))}**`, '>', ...items, ...(rest > 0 ? [`> - … and ${formatCount(rest)} more (all in the JSON output)`] : [])].join('\n')];
 }
 
 /**
@@ -70,25 +110,22 @@ export function policyDenyLines(report: PolicyReport | undefined): string[] {
 }
 
 /**
- * A job summary's policy section (the Action), above the plan: the verdict, then a table of
- * every violation (policy, severity, message, object, manifest place). None without violations.
+ * The policy section of an apply's job summary (the Action): the verdict, then one item per
+ * policy and message with its objects (a list, not a table: the messages are the long part and
+ * get the page's width). None without violations. A plan's summary has it in the plan markdown.
  */
 export function policySummaryMarkdown(report: PolicyReport | undefined): string[] {
   if (report === undefined || report.violations.length === 0) return [];
   const denied = report.violations.some((v) => v.severity === 'deny');
-  const shown = report.violations.slice(0, MAX_POLICY_LINES);
-  const rest = report.violations.length - shown.length;
-  const rows = shown.map((v) => `| <code>${escapeMd(v.policy)}</code> | ${v.severity} | ${escapeMd(v.message)} | <code>${escapeMd(v.address)}</code> | ${escapeMd(place(v.source ?? v.expressionSource))} |`);
+  const groups = groupViolations(report);
+  const shown = groups.slice(0, MAX_POLICY_LINES);
+  const rest = groups.length - shown.length;
   return [
     [
-      '### Policy',
-      '',
       `${denied ? '❌' : '⚠️'} **${escapeMd(policyHeadline(report))}**`,
       '',
-      '| Policy | Severity | Message | Object | Where |',
-      '| --- | --- | --- | --- | --- |',
-      ...rows,
-      ...(rest > 0 ? ['', `… and ${formatCount(rest)} more (all in the JSON output)`] : []),
+      ...shown.map((g) => `- ${policyGroupMarkdown(g)}`),
+      ...(rest > 0 ? [`- … and ${formatCount(rest)} more (all in the JSON output)`] : []),
     ].join('\n'),
   ];
 }

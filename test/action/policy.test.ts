@@ -64,7 +64,8 @@ async function step(dir: string, inputs: Record<string, string>): Promise<StepRu
   return { code, log, outputs: parseOutputFile(readFileSync(join(files, 'output'), 'utf8')), summary: readFileSync(join(files, 'summary'), 'utf8') };
 }
 
-const ROW = `| <code>no-test-tasks</code> | deny | tasks made by tests stay out of production | <code>Task/Apply test upload</code> | ${PLACE} |`;
+/** The violation as the summaries and the comment list it: grouped by policy, the message given the line's width. */
+const ROW = `- **deny** <code>no-test-tasks</code>: <code>Task/Apply test upload</code> — tasks made by tests stay out of production (${PLACE})`;
 const ANNOTATION = `::error file=manifests/tasks.yaml,line=${UPLOAD_AT.line},col=${UPLOAD_AT.col},title=policy no-test-tasks::tasks made by tests stay out of production (Task/Apply test upload)`;
 
 describe('policies in the Action', () => {
@@ -77,16 +78,20 @@ describe('policies in the Action', () => {
     expect(run.outputs['summary']).toBe(`refused by a deny policy: policy no-test-tasks denies Task/Apply test upload: tasks made by tests stay out of production (${PLACE})`);
     expect(existsSync(join(dir, 'mftops-plan-lab.json'))).toBe(false);
     expect(run.log.split('\n')).toContain(ANNOTATION);
-    // The Policy section comes first, before the plan.
-    expect(run.summary.startsWith('### Policy\n\n❌ **Policy checks: 1 violation of 1 policy (1 deny: the plan is refused and not saved).**\n')).toBe(true);
-    expect(run.summary.split('\n')).toContain(ROW);
-    expect(run.summary.indexOf('**Plan:**')).toBeGreaterThan(run.summary.indexOf(ROW));
+    // The title first, then the verdict; one policy section, before the objects.
+    expect(run.summary.startsWith('## mftops plan: lab\n\n> [!CAUTION]\n> **Refused by policy:** 1 `deny` violation, listed below.')).toBe(true);
+    expect(run.summary.match(/Policy checks:/g)).toHaveLength(1);
+    expect(run.summary).not.toContain('### Policy');
+    expect(run.summary.split('\n')).toContain(`> ${ROW}`);
+    expect(run.summary.indexOf('### Changed objects')).toBeGreaterThan(run.summary.indexOf(ROW));
     // The comment is the plan with its caution call-out, not a "the plan failed" note.
     expect(run.log.split('\n').filter((l) => l.startsWith('::warning'))).toEqual([]);
     const comment = [...github.comments.values()].find((c) => c.issue_number === PR)!;
     expect(comment.body).toContain('> [!CAUTION]\n> **Policy checks: 1 violation of 1 policy (1 deny: the plan is refused and not saved).**');
     expect(comment.body).toContain('> - **deny** <code>no-test-tasks</code>: <code>Task/Apply test upload</code>');
     expect(comment.body).not.toContain('The plan failed');
+    // A reviewer reads that it is refused first, before any count.
+    expect(comment.body.split('\n').slice(1, 5)).toEqual(['## mftops plan: lab', '', '> [!CAUTION]', '> **Refused by policy:** 1 `deny` violation, listed below. The plan was not saved; it cannot be applied.']);
   });
 
   it('plan: a warn is listed (summary, annotation) and the step ends as any plan with changes', async () => {
@@ -96,8 +101,10 @@ describe('policies in the Action', () => {
     expect(run.outputs['exitcode']).toBe('2');
     expect(existsSync(join(dir, 'mftops-plan-lab.json'))).toBe(true);
     expect(run.log.split('\n')).toContain(ANNOTATION.replace('::error', '::warning'));
-    expect(run.summary.startsWith('### Policy\n\n⚠️ **Policy checks: 1 violation of 1 policy (warnings only).**\n')).toBe(true);
-    expect(run.summary.split('\n')).toContain(ROW.replace('| deny |', '| warn |'));
+    expect(run.summary.startsWith('## mftops plan: lab\n')).toBe(true);
+    expect(run.summary.match(/Policy checks:/g)).toHaveLength(1);
+    expect(run.summary).toContain('> [!WARNING]\n> **Policy checks: 1 violation of 1 policy (warnings only).**\n');
+    expect(run.summary.split('\n')).toContain(`> ${ROW.replace('**deny**', '**warn**')}`);
   });
 
   it('apply: a deny merged after the review refuses before any write, with the violation in the summary', async () => {
@@ -112,6 +119,7 @@ describe('policies in the Action', () => {
       expect(run.log.split('\n')).toContain(ANNOTATION);
       expect(run.summary).toContain('**Nothing was applied**: a `deny` policy refuses the plan made now.');
       expect(run.summary.split('\n')).toContain(ROW);
+      expect(run.summary.startsWith('### mftops apply: lab\n')).toBe(true);
       expect(writesOf(emulator)).toEqual([]);
     }
   });
@@ -122,7 +130,7 @@ describe('policies in the Action', () => {
     expect(run.code).toBe(0);
     expect(run.log.split('\n')).toContain(ANNOTATION.replace('::error', '::warning'));
     expect(run.summary).toContain('✅ Apply complete for environment');
-    expect(run.summary.split('\n')).toContain(ROW.replace('| deny |', '| warn |'));
+    expect(run.summary.split('\n')).toContain(ROW.replace('**deny**', '**warn**'));
     expect(writesOf(emulator).length).toBeGreaterThan(0);
   });
 });

@@ -29,9 +29,11 @@ describe('the pull-request comment', () => {
     const total = (a: 'create' | 'update' | 'replace' | 'delete' | 'blocked' | 'no-op') => counts.Task[a] + counts.ResourceGroupAcl[a] + counts.FolderPermissions[a];
     const bold = (a: Parameters<typeof total>[0]) => `**${String(total(a)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}**`;
     expect(body).toContain(`| **Total** | ${(['create', 'update', 'replace', 'delete', 'blocked', 'no-op'] as const).map(bold).join(' | ')} |`);
-    // Destructive changes are called out right after the summary, before anything else.
-    expect(body.indexOf('> [!WARNING]')).toBeGreaterThan(body.indexOf('**Plan:**'));
-    expect(body.indexOf('> [!WARNING]')).toBeLessThan(body.indexOf('> [!CAUTION]'));
+    // The verdict first; destructive changes are called out right after the counts, before anything else.
+    expect(body.split('\n').slice(3, 5)).toEqual(['> [!CAUTION]', '> **Blocked:** 500 changes the API cannot make, listed below; a person has to.']);
+    const warning = body.indexOf('> [!WARNING]\n> **1,000 destructive changes:**');
+    expect(warning).toBeGreaterThan(body.indexOf('**Plan:**'));
+    expect(warning).toBeLessThan(body.indexOf('> [!CAUTION]\n> **500 changes blocked:**'));
     expect(body).toContain(` ${bold('delete').slice(2, -2)} to delete (needs \`--allow-delete\`)`);
     // Where the rest is, and which run made it.
     expect(body).toContain(`the plan file of [this workflow run](${ORIGIN.runUrl})`);

@@ -50,10 +50,11 @@ describe('a plan whose only change is a group entry names each member who gains 
     expect(text).toContain('0 blocked. 1 user gains access, 3 lose access.');
   });
 
-  it('markdown: the access section comes right after the summary', () => {
+  it('markdown: who loses all access is called out after the verdict; the access section, by principal, comes before the objects', () => {
     const md = renderPlanMarkdown(plan, { artifactHint: 'the plan artifact' });
     expectGolden(md, 'group-entry.md');
-    expect(md.indexOf('### Access changes')).toBeLessThan(md.indexOf('<details>'));
+    expect(md.indexOf('> - bob **loses all access** on 1 folder: `/Distribution/Acme/Outbound`')).toBeLessThan(md.indexOf('<b>Access changes:</b>'));
+    expect(md.indexOf('<b>Access changes:</b>')).toBeLessThan(md.indexOf('### Changed objects'));
     expect(md).toContain('- :warning: acme-svc loses readFiles, listFiles on /Distribution/Acme/Outbound (via group Acme Partners) — **no access left**');
   });
 

@@ -3,6 +3,7 @@ import { DEFAULTS, PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';
 import { hasChanges, type Plan } from '../../plan/model.js';
 import { cliContext, environmentChoice } from '../app-context.js';
+import type { Diagnostic } from '../../diagnostics.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { useColor, writeDiagnostics } from './common.js';
@@ -35,7 +36,7 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
   }
   if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: result.status === 'invalid' });
   if (result.status === 'invalid') return 1;
-  io.stdout(await renderPlan(result.plan, g, useColor(g, io)));
+  io.stdout(await renderPlan(result.plan, g, useColor(g, io), result.diagnostics.diagnostics));
   if (result.status === 'denied') {
     // On stderr in every format: with --format json, stdout holds the one plan document, violations included.
     io.stderr(`mftops: error: a deny policy is violated; the plan is refused${opts.out !== undefined ? ` and not saved to ${opts.out}` : ''}.\n`);
@@ -67,8 +68,11 @@ function shellWord(path: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The plan in the chosen format (renderers load lazily: each costs start-up time). */
-export async function renderPlan(plan: Plan, g: GlobalOptions, color: boolean): Promise<string> {
+/**
+ * The plan in the chosen format (renderers load lazily: each costs start-up time); markdown puts
+ * the `diagnostics` that make apply refuse the plan (MF414) in its verdict.
+ */
+export async function renderPlan(plan: Plan, g: GlobalOptions, color: boolean, diagnostics: readonly Diagnostic[] = []): Promise<string> {
   switch (g.format) {
     case 'text': {
       const { renderPlanText } = await import('../../render/plan-text.js');
@@ -76,7 +80,7 @@ export async function renderPlan(plan: Plan, g: GlobalOptions, color: boolean): 
     }
     case 'markdown': {
       const { renderPlanMarkdown } = await import('../../render/plan-markdown.js');
-      return renderPlanMarkdown(plan);
+      return renderPlanMarkdown(plan, { diagnostics });
     }
     case 'github': {
       const { renderPlanGithub } = await import('../../render/plan-github.js');
