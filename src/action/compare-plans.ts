@@ -6,9 +6,11 @@ import type { Change, EntryChange, FieldChange, Plan } from '../plan/model.js';
  * - `added`: the new plan changes an object the reviewed plan left alone (or did not have);
  * - `dropped`: the reviewed plan changed it, the new plan no longer does;
  * - `action`: both change it, differently (`update` became `replace`);
- * - `fields`: same action, but field or ACL-entry values differ (the reviewer saw other values).
+ * - `fields`: same action, but field or ACL-entry values differ (the reviewer saw other values);
+ * - `moved` (`findUnreviewedChanges` only): the object changed on the server since its review, and
+ *   no other reviewed plan changes it (so no earlier merge's apply explains it).
  */
-export type PlanDifferenceKind = 'added' | 'dropped' | 'action' | 'fields';
+export type PlanDifferenceKind = 'added' | 'dropped' | 'action' | 'fields' | 'moved';
 
 export interface PlanDifference {
   readonly address: string;
@@ -111,6 +113,10 @@ function union<K>(a: Map<K, unknown>, b: Map<K, unknown>): K[] {
  *   after a reviewed change: a value changed on the server behind git's back is never overwritten
  *   unseen;
  * - each folder entry likewise (principal, permissions after and before).
+ * An object the server changed since it was reviewed (its fingerprint moved) is covered only when
+ * another reviewed plan changes it too: the apply of an earlier merge moved it. That is why the
+ * reviewed plans given include those of pull requests already applied since the oldest of the
+ * reviews (see examples/workflows/apply.yml).
  * What the reviewed plans would change and the plan made now no longer does (applied meanwhile,
  * or undone by a later merge) writes nothing and is not a difference. `blocked` changes write
  * nothing either. The result lists what is not covered; empty means the plan may be applied.
@@ -142,7 +148,17 @@ export function findUnreviewedChanges(reviewed: readonly Plan[], current: Plan):
       ...c.fields.filter((f) => !fieldCovered(f, sameAction)).map((f) => f.path),
       ...(c.entries ?? []).filter((e) => e.action !== 'no-op' && !entryCovered(e, sameAction)).map((e) => `entry ${entryKey(e)}`),
     ];
-    if (unseen.length > 0) differences.push({ address: c.address, kind: 'fields', detail: `${c.address}: ${c.action} of ${unseen.join(', ')} ${one ? 'differs from the reviewed one' : 'is not in a reviewed plan'}` });
+    if (unseen.length > 0) {
+      differences.push({ address: c.address, kind: 'fields', detail: `${c.address}: ${c.action} of ${unseen.join(', ')} ${one ? 'differs from the reviewed one' : 'is not in a reviewed plan'}` });
+      continue;
+    }
+    // Moved since every review of it: only an earlier merge's apply may have moved it, so another
+    // reviewed plan must change it too; else it was changed behind git's back.
+    const reviewedAt = candidates.filter((r) => r.fingerprint !== undefined);
+    if (c.fingerprint !== undefined && reviewedAt.length > 0 && !reviewedAt.some((r) => r.fingerprint === c.fingerprint)) {
+      const plans = reviewed.filter((p) => p.changes.some((r) => r.address === c.address && r.action !== 'no-op' && r.action !== 'blocked')).length;
+      if (plans < 2) differences.push({ address: c.address, kind: 'moved', detail: `${c.address}: changed on the server since the review, and no other reviewed plan changes it` });
+    }
   }
   return differences;
 }

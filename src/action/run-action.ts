@@ -307,12 +307,22 @@ async function applyReviewed(s: Step, environment: string): Promise<ApplyStepOut
       appendSummary(s, renderPolicyRefusalSummary(environment, made.plan.policy));
       return { code: 1, result: refused('Nothing was applied: a deny policy refuses the plan made now.', denies) };
     }
+    if (reviewedFiles.length === 0 && prs.length > 0) {
+      // Merged pull requests without their plans: what they changed was reviewed on no plan here.
+      const problem = `pull-requests ${prs.map((n) => `#${n}`).join(', ')} given without a reviewed plan-file: nothing was applied`;
+      s.a.runner.annotate('error', `mftops apply: ${problem}`);
+      setOutputs(s.a.runner, { exitcode: 1, 'has-changes': hasChanges(made.plan), summary: `mftops apply refused for ${environment}: no reviewed plan` });
+      appendSummary(s, renderFailureSummary(`mftops apply: ${environment}`, [problem]));
+      return { code: 1, result: refused(`Nothing was applied: ${problem.replace(/: nothing was applied$/, '')}.`, []) };
+    }
     if (reviewedFiles.length === 0) {
       s.a.runner.log('No reviewed plan-file given: applying the plan made now.');
       return await applyPlanFile(s, environment, fresh, made.plan);
     }
     const reviewed = reviewedFiles.map((f) => readPlanFile(f));
     const only = reviewed.length === 1 ? reviewed[0] : undefined;
+    // One reviewed plan the plan made now matches: that very file is applied, so that apply's own
+    // stale guard refuses it when anything it touches moved since the review.
     if (only !== undefined && comparePlans(only, made.plan).length === 0) {
       s.a.runner.log(`The plan made now matches the reviewed plan ${relativeTo(s.cwd, reviewedFiles[0]!)}: applying the reviewed plan.`);
       return await applyPlanFile(s, environment, reviewedFiles[0]!, only);
