@@ -101,7 +101,7 @@ async function repository(): Promise<Repository> {
  * those of every pull request merged since the last apply that ended before the oldest of their
  * reviews (so that a change an earlier merge's apply made since is explained).
  */
-function applyJob(repo: Repository, name: string, n: number): () => Promise<void> {
+function applyJob(repo: Repository, name: string, n: number, how: { readonly eventName?: string; readonly env?: Readonly<Record<string, string>> } = {}): () => Promise<void> {
   return async () => {
     const lastMerge = (before: number) => Math.max(...repo.applied.filter((a) => a.at < before).map((a) => a.merge));
     const mergedSince = (merge: number) => [...repo.merges.keys()].filter((pr) => pr > merge && pr <= n);
@@ -117,9 +117,9 @@ function applyJob(repo: Repository, name: string, n: number): () => Promise<void
         'github-token': repo.github.token,
       },
       workspace: repo.merges.get(n)!,
-      eventName: 'push',
+      eventName: how.eventName ?? 'push',
       github: { apiUrl: repo.github.apiUrl },
-      env: { ...CREDENTIALS, GITHUB_SHA: sha(100 + n) },
+      env: { ...CREDENTIALS, GITHUB_SHA: sha(100 + n), ...how.env },
       bundle,
     });
     repo.runs.push({ name, merge: n, pullRequests, window, run });
@@ -182,5 +182,30 @@ describe('apply.yml: three merges in a row', () => {
     // #2's apply was cancelled; the run that applied it says so on #2.
     for (const pr of [1, 2, 3]) expect(applyComment(repo.github, pr), `pull request #${pr}`).toMatch(/## mftops apply: lab — ✅ Applied and verified/);
     expect(applyComment(repo.github, 2)).toContain('Applied together, each change reviewed on one of: #2, #3.');
+  });
+
+  it('a failed apply is posted to its pull request with the way to re-run, and running the workflow by hand applies it', async () => {
+    const repo = await repository();
+    const before = task(repo.emulator, 'Nightly cleanup').Info.Description;
+    // The write account's password was rotated and the secret not yet: the apply cannot sign in.
+    await applyJob(repo, 'apply merge 1', 1, { env: { MFT_AUTOMATION_PASSWORD: 'rotated-and-not-updated' } })();
+    expect(repo.runs[0]!.run.code).toBe(1);
+    expect(task(repo.emulator, 'Nightly cleanup').Info.Description).toBe(before);
+    const failed = applyComment(repo.github, 1)!;
+    expect(failed).toMatch(/^## mftops apply: lab — ⛔ Not applied$/m);
+    expect(failed).toContain('Nothing was applied: the plan at apply time failed.');
+    expect(failed).toContain('Actions → mftops apply → Run workflow');
+    expect(failed).not.toContain('rotated-and-not-updated');
+
+    // Fixed; run by hand from main's head: the merge of #1 is still the one to apply.
+    await applyJob(repo, 'apply by hand', 1, { eventName: 'workflow_dispatch' })();
+    expect(repo.runs[1]!.pullRequests).toEqual([1]);
+    expect(repo.runs[1]!.run.code, repo.runs[1]!.run.stdout).toBe(0);
+    expect(task(repo.emulator, 'Nightly cleanup').Info.Description).toMatch(/\(PR 1\)$/);
+    const applied = applyComment(repo.github, 1)!;
+    expect(applied).toMatch(/^## mftops apply: lab — ✅ Applied and verified$/m);
+    expect(applied).toMatch(/^Snapshot before the first write: `[^`]+`/m);
+    // Updated in place: one apply comment for the environment on the pull request.
+    expect([...repo.github.comments.values()].filter((c) => c.issue_number === 1)).toHaveLength(1);
   });
 });
