@@ -343,7 +343,7 @@ async function applyReviewed(s: Step, environment: string): Promise<ApplyStepOut
       return { code: 1, result: refused(`Nothing was applied: ${headline.replace(/:$/, '.')}`, differences.map((d) => d.detail)) };
     }
     s.a.runner.log(
-      hasChanges(made.plan)
+      made.plan.applyable
         ? `Every change of the plan made now is in ${only !== undefined ? `the reviewed plan ${relativeTo(s.cwd, reviewedFiles[0]!)}` : `one of the ${reviewed.length} reviewed plans`} (the rest is applied already): applying the plan made now.`
         : 'The plan made now has nothing to do: what was reviewed is on the servers already.',
     );
