@@ -23,8 +23,20 @@ export interface ActionInputs {
   /**
    * `plan-file`. For `plan`: where to save the plan (default `mftops-plan-ENV.json` in the
    * working directory). For `apply`: the reviewed plan to apply; absent means plan, then apply.
+   * With several reviewed plans (`planFiles`), the first.
    */
   readonly planFile?: string;
+  /**
+   * `plan-file`, one file per line. For `apply`: the reviewed plans of the pull requests merged
+   * since the last successful apply; more than one when an apply was lost (cancelled, failed) and
+   * this one catches up under the rule of `findUnreviewedChanges`. Empty when not given.
+   */
+  readonly planFiles: readonly string[];
+  /**
+   * `pull-requests` (apply): the merged pull requests whose reviewed plans are applied; each gets
+   * the apply's result as one comment per environment, updated in place by later runs.
+   */
+  readonly pullRequests: readonly number[];
   /** Post the sticky PR comment (plan) / maintain the drift issue (drift). */
   readonly comment: boolean;
   /** Token for the GitHub REST calls; empty when the workflow passes none. */
@@ -73,16 +85,20 @@ export function readInputs(env: NodeJS.ProcessEnv, eventName: string | undefined
   const workingDirectory = resolve(workspace, getInput(env, 'working-directory') || '.');
   const fromWorkdir = (p: string) => (isAbsolute(p) ? p : resolve(workingDirectory, p));
   const environment = getInput(env, 'environment');
-  const planFile = getInput(env, 'plan-file');
+  const planFiles = splitLines(getInput(env, 'plan-file')).map(fromWorkdir);
+  if (planFiles.length > 1 && command !== 'apply') throw new ActionInputError(`input "plan-file" names ${planFiles.length} files: only apply takes several (the reviewed plans)`);
   const prune = readBoolean(env, 'prune', undefined);
-  const commentDefault = command === 'drift' || (eventName !== undefined && PULL_REQUEST_EVENTS.has(eventName));
+  // apply: its result goes to the pull requests named by `pull-requests` (none: no comment).
+  const commentDefault = command === 'drift' || command === 'apply' || (eventName !== undefined && PULL_REQUEST_EVENTS.has(eventName));
   const parallelism = readWholeNumber(env, 'parallelism', PARALLELISM_RANGE);
   return {
     command,
     ...(environment !== '' ? { environment } : {}),
     config: fromWorkdir(getInput(env, 'config') || 'mftops.yaml'),
     paths: splitLines(getInput(env, 'paths')).map(fromWorkdir),
-    ...(planFile !== '' ? { planFile: fromWorkdir(planFile) } : {}),
+    ...(planFiles[0] !== undefined ? { planFile: planFiles[0] } : {}),
+    planFiles,
+    pullRequests: readPullRequests(env),
     comment: readBoolean(env, 'comment', commentDefault),
     githubToken: getInput(env, 'github-token'),
     workingDirectory,
@@ -104,6 +120,18 @@ export function splitLines(value: string): string[] {
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+/** `pull-requests`: numbers separated by spaces, commas or new lines, each written `12` or `#12`. */
+function readPullRequests(env: NodeJS.ProcessEnv): number[] {
+  const raw = getInput(env, 'pull-requests');
+  const numbers: number[] = [];
+  for (const word of raw.split(/[\s,]+/).filter((w) => w !== '')) {
+    const n = /^#?([1-9][0-9]{0,9})$/.exec(word);
+    if (n === null) throw new ActionInputError(`input "pull-requests" must list pull request numbers, not "${word}"`);
+    if (!numbers.includes(Number(n[1]))) numbers.push(Number(n[1]));
+  }
+  return numbers;
 }
 
 /** YAML 1.2 core booleans, as `core.getBooleanInput` reads them; empty means the default. */

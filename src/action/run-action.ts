@@ -17,7 +17,9 @@ import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { NO_CHANGES, planSentence } from '../render/plan-common.js';
 import { policyAnnotations, policyDenyLines } from '../render/policy.js';
 import { failedChangeAnnotations } from './apply-annotations.js';
-import { comparePlans } from './compare-plans.js';
+import { comparePlans, findUnreviewedChanges } from './compare-plans.js';
+import { postApplyResult, type ApplyResult, type ApplyResultStatus } from './apply-comment.js';
+import type { ApplyOutcome } from '../apply/model.js';
 import { readGithubContext, type GithubContext } from './context.js';
 import { createGithubApi, type GithubApi } from './github-api.js';
 import { readInputs, type ActionInputs } from './inputs.js';
@@ -253,13 +255,42 @@ function summaryLine(plan: Plan): string {
 
 async function applyStep(s: Step): Promise<number> {
   const environment = environmentName(s);
-  const reviewedFile = s.inputs.planFile;
-  // Plan first: with a reviewed plan, to compare (then the new plan is thrown away); without
-  // one, it is the plan to apply, kept beside the configuration like the plan command's.
+  let outcome: ApplyStepOutcome;
+  try {
+    outcome = await applyReviewed(s, environment);
+  } catch (err) {
+    // The failure reaches the merged pull requests too, then fails the step as any error does.
+    if (isMftopsError(err)) await postApplyComment(s, { environment, status: 'refused', headline: `Nothing was applied: ${err.message}`, details: [], pullRequests: s.inputs.pullRequests });
+    throw err;
+  }
+  await postApplyComment(s, outcome.result);
+  return outcome.code;
+}
+
+interface ApplyStepOutcome {
+  readonly code: number;
+  /** What the merged pull requests are told. */
+  readonly result: ApplyResult;
+}
+
+/**
+ * Plan first, then apply what was reviewed. With one reviewed plan that the plan made now matches,
+ * the reviewed plan file itself is applied (its fingerprints are the review's). Otherwise (a
+ * catch-up after a lost apply, or parts already applied) the plan made now is applied when every
+ * write in it is covered by the reviewed plans (`findUnreviewedChanges`); else nothing is.
+ * Without a reviewed plan, the plan made now is applied.
+ */
+async function applyReviewed(s: Step, environment: string): Promise<ApplyStepOutcome> {
+  const reviewedFiles = s.inputs.planFiles;
+  const prs = s.inputs.pullRequests;
+  const refused = (headline: string, details: readonly string[]): ApplyResult => ({ environment, status: 'refused', headline, details, pullRequests: prs });
+  // The plan made now: with reviewed plans, to compare (kept only when it is the one applied);
+  // without, it is the plan to apply, kept beside the configuration like the plan command's.
   const fresh =
-    reviewedFile !== undefined
+    reviewedFiles.length > 0
       ? join(s.a.env['RUNNER_TEMP'] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes(4).toString('hex')}.json`)
       : resolve(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  let keepFresh = reviewedFiles.length === 0;
   try {
     const made = await makePlan(s, fresh);
     if (made.plan === undefined) {
@@ -267,7 +298,7 @@ async function applyStep(s: Step): Promise<number> {
       s.a.runner.annotate('error', `mftops apply: the plan at apply time failed for ${environment}; nothing was applied`);
       setOutputs(s.a.runner, { exitcode: 1, summary: `mftops apply failed for ${environment}: the plan failed` });
       appendSummary(s, renderFailureSummary(`mftops apply: ${environment}`, made.problems));
-      return 1;
+      return { code: 1, result: refused('Nothing was applied: the plan at apply time failed.', made.problems) };
     }
     if (made.denied) {
       await logPlanText(s, made.plan);
@@ -276,37 +307,57 @@ async function applyStep(s: Step): Promise<number> {
       s.a.runner.annotate('error', `mftops apply: a deny policy refuses the plan made now for ${environment}; nothing was applied`);
       setOutputs(s.a.runner, { exitcode: 1, 'has-changes': hasChanges(made.plan), summary: `mftops apply refused for ${environment}: ${denies[0] ?? 'a deny policy is violated'}` });
       appendSummary(s, renderPolicyRefusalSummary(environment, made.plan.policy));
-      return 1;
+      return { code: 1, result: refused('Nothing was applied: a deny policy refuses the plan made now.', denies) };
     }
-    if (reviewedFile === undefined) {
+    if (reviewedFiles.length === 0 && prs.length > 0) {
+      // Merged pull requests without their plans: what they changed was reviewed on no plan here.
+      const problem = `pull-requests ${prs.map((n) => `#${n}`).join(', ')} given without a reviewed plan-file: nothing was applied`;
+      s.a.runner.annotate('error', `mftops apply: ${problem}`);
+      setOutputs(s.a.runner, { exitcode: 1, 'has-changes': hasChanges(made.plan), summary: `mftops apply refused for ${environment}: no reviewed plan` });
+      appendSummary(s, renderFailureSummary(`mftops apply: ${environment}`, [problem]));
+      return { code: 1, result: refused(`Nothing was applied: ${problem.replace(/: nothing was applied$/, '')}.`, []) };
+    }
+    if (reviewedFiles.length === 0) {
       s.a.runner.log('No reviewed plan-file given: applying the plan made now.');
       return await applyPlanFile(s, environment, fresh, made.plan);
     }
-    const reviewed = readPlanFile(reviewedFile);
-    const differences = comparePlans(reviewed, made.plan);
+    const reviewed = reviewedFiles.map((f) => readPlanFile(f));
+    const only = reviewed.length === 1 ? reviewed[0] : undefined;
+    // One reviewed plan the plan made now matches: that very file is applied, so that apply's own
+    // stale guard refuses it when anything it touches moved since the review.
+    if (only !== undefined && comparePlans(only, made.plan).length === 0) {
+      s.a.runner.log(`The plan made now matches the reviewed plan ${relativeTo(s.cwd, reviewedFiles[0]!)}: applying the reviewed plan.`);
+      return await applyPlanFile(s, environment, reviewedFiles[0]!, only);
+    }
+    const differences = findUnreviewedChanges(reviewed, made.plan);
     if (differences.length > 0) {
       const objects = `${differences.length} ${differences.length === 1 ? 'object' : 'objects'}`;
+      const headline =
+        only !== undefined
+          ? `the plan made now differs from the reviewed plan in ${objects}; nothing was applied. Plan again on a pull request and review it:`
+          : `the plan made now changes ${objects} no reviewed plan of the ${reviewed.length} pull requests merged since the last successful apply changes so; nothing was applied. Plan again on a pull request and review it:`;
       s.a.runner.annotate(
         'error',
-        [
-          `mftops apply: the plan made now differs from the reviewed plan in ${objects}; nothing was applied. Plan again on a pull request and review it:`,
-          ...differences.slice(0, 50).map((d) => `  ${d.detail}`),
-          ...(differences.length > 50 ? [`  …and ${differences.length - 50} more (see the job summary)`] : []),
-        ].join('\n'),
+        [`mftops apply: ${headline}`, ...differences.slice(0, 50).map((d) => `  ${d.detail}`), ...(differences.length > 50 ? [`  …and ${differences.length - 50} more (see the job summary)`] : [])].join('\n'),
       );
-      setOutputs(s.a.runner, { exitcode: 1, 'has-changes': hasChanges(made.plan), 'plan-file': reviewedFile, summary: `refused: the plan differs from the reviewed plan in ${objects}` });
+      setOutputs(s.a.runner, { exitcode: 1, 'has-changes': hasChanges(made.plan), 'plan-file': reviewedFiles[0]!, summary: `refused: the plan differs from the reviewed ${only !== undefined ? 'plan' : 'plans'} in ${objects}` });
       appendSummary(s, renderMismatchSummary(environment, differences));
-      return 1;
+      return { code: 1, result: refused(`Nothing was applied: ${headline.replace(/:$/, '.')}`, differences.map((d) => d.detail)) };
     }
-    s.a.runner.log(`The plan made now matches the reviewed plan ${relativeTo(s.cwd, reviewedFile)}: applying the reviewed plan.`);
-    return await applyPlanFile(s, environment, reviewedFile, reviewed);
+    s.a.runner.log(
+      made.plan.applyable
+        ? `Every change of the plan made now is in ${only !== undefined ? `the reviewed plan ${relativeTo(s.cwd, reviewedFiles[0]!)}` : `one of the ${reviewed.length} reviewed plans`} (the rest is applied already): applying the plan made now.`
+        : 'The plan made now has nothing to do: what was reviewed is on the servers already.',
+    );
+    keepFresh = true;
+    return await applyPlanFile(s, environment, fresh, made.plan);
   } finally {
-    if (reviewedFile !== undefined) rmSync(fresh, { force: true });
+    if (!keepFresh) rmSync(fresh, { force: true });
   }
 }
 
 /** Apply the plan file (stale-plan guard, snapshot, verify); its JSON report kept as the report file. */
-async function applyPlanFile(s: Step, environment: string, planFile: string, plan: Plan): Promise<number> {
+async function applyPlanFile(s: Step, environment: string, planFile: string, plan: Plan): Promise<ApplyStepOutcome> {
   await logPlanText(s, plan);
   const [{ applyEnvironment }, { applyExitCode }, { renderApplySummaryJson, renderApplySummaryText }] = await Promise.all([
     import('../app/apply.js'),
@@ -328,7 +379,8 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
     // The plan file's policies are checked against the manifests as they are now, which must load.
     annotate(s, result.diagnostics);
     const problems = errorLines(result.diagnostics, s.cwd);
-    return fail(s.a.runner, problems.length > 0 ? [] : ['mftops apply: the manifests do not load (see the log)'], `mftops apply: ${environment}`, problems);
+    const code = fail(s.a.runner, problems.length > 0 ? [] : ['mftops apply: the manifests do not load (see the log)'], `mftops apply: ${environment}`, problems);
+    return { code, result: { environment, status: 'refused', headline: 'Nothing was applied: the manifests do not load.', details: problems, pullRequests: s.inputs.pullRequests } };
   }
   if (result.status !== 'finished') throw new Error(`bug: applying a plan file gave ${result.status}`);
   const report = result.report;
@@ -346,7 +398,61 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
   if (code !== 0) s.a.runner.annotate('error', `mftops apply: ${reportText.trimEnd()}`);
   setOutputs(s.a.runner, { exitcode: code, 'has-changes': hasChanges(plan), 'plan-file': planFile, 'report-file': reportFile, summary: reportText.split('\n')[0] ?? '' });
   appendSummary(s, renderApplySummary(environment, code === 0, reportText, report.policy));
-  return code;
+  const [headline = '', ...rest] = reportText.trimEnd().split('\n');
+  const verification = report.verification;
+  const verified = verification !== undefined && verification.mode !== 'skipped' && verification.error === undefined && verification.unconverged.length === 0;
+  return {
+    code,
+    result: {
+      environment,
+      status: applyResultStatus(report.outcome, code),
+      headline,
+      details: rest,
+      ...(report.snapshot !== undefined ? { snapshotId: report.snapshot.id } : {}),
+      ...(verified ? { verifiedBy: verification.mode } : {}),
+      pullRequests: s.inputs.pullRequests,
+    },
+  };
+}
+
+/** How an apply report reads on the pull request: `refused` when it wrote nothing, `failed` when it wrote and did not finish cleanly. */
+function applyResultStatus(outcome: ApplyOutcome, code: number): ApplyResultStatus {
+  switch (outcome) {
+    case 'nothing':
+      return code === 0 ? 'nothing' : 'failed';
+    case 'applied':
+      return code === 0 ? 'applied' : 'failed';
+    case 'interrupted':
+      return 'failed';
+    case 'refused':
+    case 'stale':
+    case 'no-snapshot':
+      return 'refused';
+    default: {
+      const never: never = outcome;
+      throw new Error(`unknown apply outcome ${String(never)}`);
+    }
+  }
+}
+
+/**
+ * The apply's result on each merged pull request (`pull-requests`). Not posted is a warning, never
+ * a failure of the apply: the step's own status and summary still say how it ended.
+ */
+async function postApplyComment(s: Step, result: ApplyResult): Promise<void> {
+  if (!s.inputs.comment || result.pullRequests.length === 0) return;
+  const api = githubApi(s);
+  if (typeof api === 'string') {
+    s.a.runner.annotate('warning', `the apply result was not posted to the pull requests: ${api}`);
+    return;
+  }
+  try {
+    for (const posted of await postApplyResult(api, result, { ...(s.context.runUrl !== undefined ? { runUrl: s.context.runUrl } : {}), ...(s.context.sha !== undefined ? { sha: s.context.sha } : {}) })) {
+      s.a.runner.log(`${posted.action === 'created' ? 'Posted' : 'Updated'} the apply result on pull request #${posted.pullRequest}${posted.comment.htmlUrl !== undefined ? `: ${posted.comment.htmlUrl}` : ''}`);
+    }
+  } catch (err) {
+    s.a.runner.annotate('warning', `the apply result was not posted to the pull requests: ${messageOf(err)}`);
+  }
 }
 
 // --------------------------------------------------------------------------------------- drift

@@ -4,7 +4,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { readPlanFile } from '../../src/app/plan-file.js';
 import { startSeededEmulator } from '../integration/helpers.js';
-import { ALL_SECRETS, checkout, CREDENTIALS, runActionProcess, type ActionRun } from './harness.js';
+import { ALL_SECRETS, checkout, CREDENTIALS, freshBundle, runActionProcess, type ActionRun } from './harness.js';
 
 /**
  * Apply on merge, as a runner runs it: the reviewed plan (the pull request's plan file) is applied
@@ -34,8 +34,8 @@ async function reviewedPlan(ws: string): Promise<string> {
   return reviewed;
 }
 
-function apply(ws: string, planFile: string): Promise<ActionRun> {
-  return runActionProcess({ inputs: { command: 'apply', 'working-directory': 'mft', 'plan-file': planFile }, workspace: ws, eventName: 'push', env: CREDENTIALS });
+function apply(ws: string, planFile: string, bundle?: string): Promise<ActionRun> {
+  return runActionProcess({ inputs: { command: 'apply', 'working-directory': 'mft', 'plan-file': planFile }, workspace: ws, eventName: 'push', env: CREDENTIALS, ...(bundle !== undefined ? { bundle } : {}) });
 }
 
 describe('command: apply with the reviewed plan', () => {
@@ -64,11 +64,19 @@ describe('command: apply with the reviewed plan', () => {
     const everything = [run.stdout, run.summary, JSON.stringify(run.outputs), readFileSync(run.outputs['report-file']!, 'utf8')].join('\n');
     for (const secret of ALL_SECRETS) expect(everything).not.toContain(secret);
 
-    // Applied: the same reviewed plan is now stale (its objects moved), and nothing more is written.
+  });
+
+  it('a second run of an applied merge (a re-run) writes nothing and succeeds: what was reviewed is on the servers', async () => {
+    const emulator = await freshEmulator();
+    const ws = checkout(emulator);
+    const reviewed = await reviewedPlan(ws);
+    const bundle = await freshBundle();
+    expect((await apply(ws, reviewed, bundle)).code).toBe(0);
     emulator.resetRequestLog();
-    const again = await apply(ws, reviewed);
-    expect(again.code).toBe(1);
-    expect(again.stdout).toMatch(/^::error::mftops apply: the plan made now differs from the reviewed plan/m);
+    const again = await apply(ws, reviewed, bundle);
+    expect(again.code, again.stdout).toBe(0);
+    expect(again.stdout).toContain('The plan made now has nothing to do: what was reviewed is on the servers already.');
+    expect(again.stdout).not.toContain('::error');
     expect(writesTo(emulator)).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparePlans } from '../../src/action/compare-plans.js';
+import { comparePlans, findUnreviewedChanges } from '../../src/action/compare-plans.js';
 import type { Change, Plan } from '../../src/plan/model.js';
 import { loadFixturePlan } from '../fixtures/plans/load.js';
 
@@ -77,5 +77,49 @@ describe('comparing the reviewed plan with the plan made now', () => {
 
   it('refuses a plan for another environment outright', () => {
     expect(comparePlans(reviewed, { ...reviewed, environment: 'staging' }).map((d) => d.detail)).toEqual(['the reviewed plan is for environment "prod", the new one for "staging"']);
+  });
+});
+
+describe('the review rule of an apply that catches up: every write of the plan made now is in a reviewed plan', () => {
+  const PAYROLL = 'Task/Payroll to bank';
+  /** The reviewed plan cut in two pull requests: the payroll task's first field in one, the rest in the other. */
+  function split(): [Plan, Plan] {
+    const first = withChange(reviewed, PAYROLL, (c) => ({ ...c, fields: c.fields.slice(0, 1) }));
+    const second = withChange(reviewed, PAYROLL, (c) => ({ ...c, fields: c.fields.slice(1) }));
+    return [{ ...first, changes: first.changes.filter((c) => c.address === PAYROLL) }, second];
+  }
+
+  it('accepts the union of two reviewed plans that each changed part of one object, and what was applied meanwhile', () => {
+    const [a, b] = split();
+    expect(findUnreviewedChanges([a, b], reviewed)).toEqual([]);
+    // One pull request's part is on the server already: the plan made now no longer has it.
+    expect(findUnreviewedChanges([a, b], withChange(reviewed, PAYROLL, (c) => ({ ...c, fields: c.fields.slice(1) })))).toEqual([]);
+    expect(findUnreviewedChanges([a, b], withChange(reviewed, 'Task/Globex inbound', () => undefined))).toEqual([]);
+  });
+
+  it('refuses a value no reviewer saw written, and a write over a value no reviewer saw on the server', () => {
+    const [a, b] = split();
+    const written = withChange(reviewed, PAYROLL, (c) => ({ ...c, fields: c.fields.map((f, i) => (i === 1 ? { ...f, after: '04:00' } : f)) }));
+    expect(findUnreviewedChanges([a, b], written)).toEqual([
+      { address: PAYROLL, kind: 'fields', detail: `${PAYROLL}: update of Schedules.Schedule[0].Frequency.Interval[0].StartTime is not in a reviewed plan` },
+    ]);
+    // Someone set 02:30 in the admin UI after the review: the reviewed 03:30 is not written over it unseen.
+    const overwritten = withChange(reviewed, PAYROLL, (c) => ({ ...c, fields: c.fields.map((f, i) => (i === 1 ? { ...f, before: '02:30' } : f)) }));
+    expect(findUnreviewedChanges([a, b], overwritten).map((d) => d.kind)).toEqual(['fields']);
+  });
+
+  it('refuses an object no reviewed plan changes, or with another action', () => {
+    const [a, b] = split();
+    const added = withChange(reviewed, 'Task/Acme outbound', (c) => ({ ...c, action: 'update', fields: [{ path: 'Active', before: 1, after: 0 }] }));
+    expect(findUnreviewedChanges([a, b], added)).toEqual([{ address: 'Task/Acme outbound', kind: 'added', detail: 'Task/Acme outbound: not in any reviewed plan, now update' }]);
+    const replaced = withChange(reviewed, PAYROLL, (c) => ({ ...c, action: 'replace' }));
+    expect(findUnreviewedChanges([a, b], replaced).map((d) => d.detail)).toEqual([`${PAYROLL}: reviewed as update, now replace`]);
+  });
+
+  it('writes an object that moved since its review only when another reviewed plan changes it (an earlier merge was applied)', () => {
+    const moved = withChange(reviewed, PAYROLL, (c) => ({ ...c, fingerprint: `sha256:${'1'.repeat(64)}` }));
+    expect(findUnreviewedChanges([reviewed], moved)).toEqual([{ address: PAYROLL, kind: 'moved', detail: `${PAYROLL}: changed on the server since the review, and no other reviewed plan changes it` }]);
+    const [a, b] = split();
+    expect(findUnreviewedChanges([a, b], moved)).toEqual([]);
   });
 });

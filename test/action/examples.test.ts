@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { ACTION_COMMANDS } from '../../src/action/inputs.js';
 import { DEFAULTS, PARALLELISM_RANGE } from '../../src/app/defaults.js';
+import { createConcurrencyGroup, exampleJobConcurrency } from './concurrency-group.js';
 import { REPO_ROOT } from './harness.js';
 
 /**
@@ -255,3 +256,55 @@ function evaluate(expression: string, context: Record<string, unknown>): unknown
 function truthy(value: unknown): boolean {
   return value !== null && value !== undefined && value !== false && value !== '' && value !== 0;
 }
+
+/**
+ * Workflows that never lose an apply (issue 24): a job that hangs is stopped; drift never reads
+ * a server mid-apply and never cancels an apply waiting its turn (GitHub's default queue keeps
+ * one waiting run per group and cancels it for a newer one); a lost apply can be run again by hand.
+ */
+describe('examples/workflows: no apply lost', () => {
+  interface Job {
+    'timeout-minutes'?: unknown;
+    concurrency?: unknown;
+  }
+  const workflows = files.map((file) => ({ file, workflow: parseYaml(join(WORKFLOWS, file)) as { on: Record<string, unknown>; permissions?: Record<string, string>; jobs: Record<string, Job> } }));
+
+  it('every job has timeout-minutes, a whole number of minutes', () => {
+    const jobs = workflows.flatMap(({ file, workflow }) => Object.entries(workflow.jobs).map(([name, job]) => ({ where: `${file}: ${name}`, timeout: job['timeout-minutes'] })));
+    expect(jobs.length).toBeGreaterThanOrEqual(4);
+    for (const { where, timeout } of jobs) expect(Number.isInteger(timeout) && (timeout as number) > 0, `${where} has no timeout-minutes`).toBe(true);
+  });
+
+  it('drift and apply share one concurrency group per environment, never cancel the run in progress, and keep every waiting run', () => {
+    for (const environment of ['staging', 'prod']) {
+      const apply = exampleJobConcurrency('apply.yml', 'apply', environment);
+      const drift = exampleJobConcurrency('drift.yml', 'drift', environment);
+      expect(drift.group.toLowerCase()).toBe(apply.group.toLowerCase());
+      for (const c of [apply, drift]) expect(c).toMatchObject({ cancelInProgress: false, queue: 'max' });
+    }
+    expect(exampleJobConcurrency('apply.yml', 'apply', 'staging').group).not.toBe(exampleJobConcurrency('apply.yml', 'apply', 'prod').group);
+  });
+
+  it('a nightly drift queued behind a waiting apply neither cancels it nor runs before it', async () => {
+    const group = createConcurrencyGroup();
+    const done: string[] = [];
+    const job = (name: string) => async () => void done.push(name);
+    let release!: () => void;
+    const running = new Promise<void>((r) => (release = r));
+    group.enqueue('apply merge 1', exampleJobConcurrency('apply.yml', 'apply', 'prod'), () => running.then(() => void done.push('apply merge 1')));
+    group.enqueue('apply merge 2', exampleJobConcurrency('apply.yml', 'apply', 'prod'), job('apply merge 2'));
+    group.enqueue('drift', exampleJobConcurrency('drift.yml', 'drift', 'prod'), job('drift'));
+    group.enqueue('apply merge 3', exampleJobConcurrency('apply.yml', 'apply', 'prod'), job('apply merge 3'));
+    release();
+    await group.idle();
+    expect(group.events.filter((e) => e.startsWith('cancel'))).toEqual([]);
+    expect(done).toEqual(['apply merge 1', 'apply merge 2', 'drift', 'apply merge 3']);
+  });
+
+  it('apply can be run by hand (workflow_dispatch), only on main, and may post its result to pull requests', () => {
+    const apply = workflows.find((w) => w.file === 'apply.yml')!.workflow;
+    expect(Object.keys(apply.on)).toEqual(expect.arrayContaining(['push', 'workflow_dispatch']));
+    expect((apply.jobs['apply'] as { if?: string }).if).toBe("github.ref == 'refs/heads/main'");
+    expect(apply.permissions).toMatchObject({ 'pull-requests': 'write', actions: 'read' });
+  });
+});

@@ -30,13 +30,31 @@ describe('inputs', () => {
       config: `${WS}/infra/mft/mftops.yaml`,
       paths: [`${WS}/infra/mft/manifests/common`, `${WS}/infra/mft/manifests/prod with space`],
       planFile: `${WS}/infra/mft/plans/prod.json`,
-      comment: false,
+      planFiles: [`${WS}/infra/mft/plans/prod.json`],
+      pullRequests: [],
+      // apply posts its result to the pull-requests given (none here).
+      comment: true,
       githubToken: 'ghs_x',
       workingDirectory: `${WS}/infra/mft`,
       allowDelete: true,
       allowReplace: false,
       maxDeletes: DEFAULTS.maxDeletes,
     });
+  });
+
+  it('apply: reads several reviewed plans, one per line, and the merged pull requests to post the result to; comments by default', () => {
+    const inputs = readInputs({ INPUT_COMMAND: 'apply', 'INPUT_PLAN-FILE': '/tmp/r/pr-12/p.json\n\n/tmp/r/pr-14/p.json\n', 'INPUT_PULL-REQUESTS': '12 #14,12' }, 'push', WS);
+    expect(inputs).toMatchObject({ planFile: '/tmp/r/pr-12/p.json', planFiles: ['/tmp/r/pr-12/p.json', '/tmp/r/pr-14/p.json'], pullRequests: [12, 14], comment: true });
+    const error = (env: NodeJS.ProcessEnv) => {
+      try {
+        readInputs(env, 'push', WS);
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    expect(error({ INPUT_COMMAND: 'apply', 'INPUT_PULL-REQUESTS': '12 main' })).toBe('input "pull-requests" must list pull request numbers, not "main"');
+    expect(error({ INPUT_COMMAND: 'plan', 'INPUT_PLAN-FILE': 'a.json\nb.json' })).toBe('input "plan-file" names 2 files: only apply takes several (the reviewed plans)');
   });
 
   it('reads max-deletes and parallelism as whole numbers; empty takes the defaults every view shares', () => {
