@@ -77,8 +77,8 @@ export async function saveEnvironmentSnapshot(options: SnapshotSaveOptions, ctx:
 
 /** The saved snapshots of the chosen environment; with several environments and none chosen, of them all (rather than ask). */
 export async function listEnvironmentSnapshots(choice: EnvironmentChoice, ctx: Pick<AppContext, 'cwd'>): Promise<SnapshotList> {
-  const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd);
-  const envName = choice.environment !== undefined || config.environments.size === 1 ? selectEnvironment(config, choice.environment).name : undefined;
+  const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd, choice.configFileFrom);
+  const envName = choice.environment !== undefined || config.environments.size === 1 ? selectEnvironment(config, choice.environment, choice.environmentFrom).name : undefined;
   const { listSnapshots } = await import('../snapshot/store.js');
   return listSnapshots(config.snapshots.dir, envName);
 }
