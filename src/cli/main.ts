@@ -5,7 +5,7 @@ import { processIo, type CommandIo } from './io.js';
 import { checkFormat } from './formats.js';
 import { VERSION } from '../version.js';
 import { PROFILES } from '../emulator/variants.js';
-import { SHELLS } from '../render/completion.js';
+import { ENVIRONMENTS_COMMAND, SHELLS } from '../render/completion.js';
 import type { ApplyCommandOptions } from './commands/apply.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
 import type { PlanCommandOptions } from './commands/plan.js';
@@ -342,6 +342,15 @@ export function buildProgram(io: CommandIo): Command {
     .action(async (shell: string) => {
       const { runCompletion } = await import('./commands/completion.js');
       await run(runCompletion(program, shell, io));
+    });
+
+  // Run by the completion scripts at TAB time (src/render/completion.ts); not for people.
+  program
+    .command(ENVIRONMENTS_COMMAND, { hidden: true })
+    .description('the environments of the configuration, one a line (for shell completion)')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { runEnvironmentNames } = await import('./commands/completion.js');
+      await run(runEnvironmentNames(globals(cmd), io));
     });
 
   return program;
