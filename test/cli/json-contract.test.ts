@@ -180,7 +180,7 @@ describe('--format json: a command that fails prints an mftops.error document on
     const dir = applyWorkdir(emulator);
     const messages = async (args: readonly string[]) => (await failure(args, dir)).map((e) => [e['severity'], e['code'], e['message']]);
     expect(await messages(['--env', 'staging', 'status'])).toEqual([['error', undefined, expect.stringMatching(/^environment "staging" is not in /)]]);
-    expect(await messages(['plan', '--no-such-option'])).toEqual([['error', undefined, "unknown option '--no-such-option'"]]);
+    expect(await messages(['plan', '--no-such-option'])).toEqual([['error', undefined, "unknown option '--no-such-option' (see mftops plan --help)"]]);
     expect(await messages(['import', '--kind', 'Task', '--name', 'No such task*', '--out', 'x'])).toEqual([['error', undefined, expect.stringMatching(/^nothing to import: /)]]);
     expect(await messages(['emulator'])).toEqual([['error', undefined, 'emulator prints text, not json']]);
     const unreachable = applyWorkdir(emulator, { automationUrl: 'http://127.0.0.1:9/automation' });
