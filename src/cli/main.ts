@@ -273,7 +273,7 @@ export function buildProgram(io: CommandIo): Command {
     });
   snapshot
     .command('diff')
-    .description('tasks, hosts, resource-group ACLs and folder ACL entries added, removed or changed between two snapshots')
+    .description('tasks, hosts, resource-group ACLs and folder ACL entries added, removed or changed between two snapshots (exit 0 alike, 2 differ, 1 error)')
     .argument('<a>', 'older snapshot')
     .argument('<b>', 'newer snapshot')
     .action(async (a: string, b: string, _opts: unknown, cmd: Command) => {
@@ -285,10 +285,11 @@ export function buildProgram(io: CommandIo): Command {
     .description('put a snapshot back (PUT /config and the saved folder ACL entries), after saving a snapshot of what it replaces')
     .argument('<id>', 'snapshot id, a unique prefix, or latest')
     .option('--auto-approve', 'do not ask for confirmation', false)
+    .option('--dry-run', 'show what the restore would change (reads only) and write nothing', false)
     .addOption(new Option('--service <service>', 'restore only this part of the snapshot (default: every part it holds)').choices(['automation', 'transfer']))
-    .action(async (id: string, opts: { autoApprove: boolean; service?: ServiceName }, cmd: Command) => {
+    .action(async (id: string, opts: { autoApprove: boolean; dryRun: boolean; service?: ServiceName }, cmd: Command) => {
       const { runSnapshotRestore } = await import('./commands/snapshot.js');
-      await run(runSnapshotRestore(globals(cmd), { id, autoApprove: opts.autoApprove, ...(opts.service ? { service: opts.service } : {}) }, io));
+      await run(runSnapshotRestore(globals(cmd), { id, autoApprove: opts.autoApprove, dryRun: opts.dryRun, ...(opts.service ? { service: opts.service } : {}) }, io));
     });
 
   program

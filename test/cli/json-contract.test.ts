@@ -101,7 +101,8 @@ describe('--format json: one document per command, described by its schema', () 
     expect(ids).toHaveLength(2);
     expect(ids.at(-1)).toBe((saved['snapshot'] as { id: string }).id);
     expect(await run('mftops.snapshot.verify', 0, 'snapshot', 'verify', ids[0]!)).toMatchObject({ ok: true });
-    expect(await run('mftops.snapshot.diff', 0, 'snapshot', 'diff', ids[0]!, ids[1]!)).toMatchObject({ a: { id: ids[0] }, b: { id: ids[1] } });
+    // The apply between them changed the servers: they differ, exit 2.
+    expect(await run('mftops.snapshot.diff', 2, 'snapshot', 'diff', ids[0]!, ids[1]!)).toMatchObject({ a: { id: ids[0] }, b: { id: ids[1] } });
     expect(await run('mftops.snapshot.restore', 0, 'snapshot', 'restore', ids[0]!, '--auto-approve')).toMatchObject({ complete: true, restored: { id: ids[0] } });
 
     const imported = await run('mftops.import', 0, 'import', '--out', 'imported', '--kind', 'Task');
