@@ -227,7 +227,7 @@ function valueWords(v: string, kind: DiffKind, path: string, wording: DiffWordin
       return describeFieldValue(wording.task, key, v) ?? describeFieldValue(wording.task, `steps.${key}`, v);
     }
     case 'resourceGroupAcl':
-      return (ACL_PERMISSIONS as readonly string[]).includes(path) && (v === '0' || v === '1') ? { form: 'flag', text: String(v === '1') } : undefined;
+      return (ACL_PERMISSIONS as readonly string[]).includes(path.split('.').at(-1) ?? '') && (v === '0' || v === '1') ? { form: 'flag', text: String(v === '1') } : undefined;
     case 'host':
       return undefined;
     default: {
