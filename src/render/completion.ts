@@ -408,7 +408,8 @@ function fishScript(program: CompletionCommand): string {
     '            set config $words[$i]',
     '        end',
     '    end',
-    `    $words[1] ${ENVIRONMENTS_COMMAND} $config 2>/dev/null`,
+    // `command`: fish before 3.0 runs no variable as a command.
+    `    command $words[1] ${ENVIRONMENTS_COMMAND} $config 2>/dev/null`,
     'end',
     '',
     `# True when the command line is at the command path $argv[1].`,
