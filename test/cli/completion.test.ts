@@ -81,6 +81,12 @@ describe('mftops completion', () => {
     expect(bashComplete(script, [bin, 'plan', '--env', ''], testdir({}))).toEqual([]);
   });
 
+  it('offers no hidden command: not as a command, not after help', () => {
+    const described = describeCommand(program, '');
+    expect(described.commands.map((c) => c.name)).not.toContain('__environments');
+    expect(described.commands.find((c) => c.name === 'help')?.arguments).toEqual(described.commands.filter((c) => c.name !== 'help').map((c) => c.name));
+  });
+
   it('completes a command added to the program, with no change to the completion code', () => {
     const dir = testdir({});
     const p = buildProgram(captureIo());
