@@ -89,6 +89,8 @@
  * | MF507 | config-service-url       | a service URL that is not a URL, holds credentials, or is plain http to a non-loopback host |
  * | MF508 | config-unresolved-secret | an `${env:NAME}` that is not set or a `${file:PATH}` that cannot be read, when a command needs it |
  */
+
+import { DOCUMENT_KINDS } from './vocabulary.js';
 export const DIAGNOSTIC_CODES = {
   MF001: 'yaml-syntax',
   MF002: 'duplicate-key',
@@ -191,6 +193,11 @@ function yaml(...lines: string[]): string {
   return lines.map((l) => `${l}\n`).join('');
 }
 
+/** `a, b or c`. */
+function orList(words: readonly string[]): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]!}`;
+}
+
 const TASK_HEAD = ['apiVersion: mftops/v1', 'kind: Task', 'metadata: { name: Payroll to bank }', 'spec:'];
 const ACL_HEAD = ['apiVersion: mftops/v1', 'kind: ResourceGroupAcl', 'metadata: { name: finance-operators }', 'spec:'];
 const FOLDER_HEAD = ['apiVersion: mftops/v1', 'kind: FolderPermissions', 'metadata: { name: /Distribution/Acme/Outbound }', 'spec:'];
@@ -256,9 +263,9 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     fix: 'Write `apiVersion: mftops/v1`.',
   },
   MF102: {
-    meaning: '`kind` is missing or unknown; a manifest is a `Task`, a `ResourceGroupAcl` or a `FolderPermissions`.',
+    meaning: `\`kind\` is missing or unknown; a manifest is ${orList(DOCUMENT_KINDS.map((k) => `a \`${k}\``))}.`,
     example: { in: 'manifest', text: yaml('apiVersion: mftops/v1', 'kind: Tasks', 'metadata: { name: Payroll to bank }', 'spec: { Active: 1 }') },
-    fix: 'Write one of the three kinds (the message suggests the nearest); `kind: Config` belongs in mftops.yaml.',
+    fix: `Write one of the ${DOCUMENT_KINDS.length} kinds (the message suggests the nearest); \`kind: Config\` belongs in mftops.yaml.`,
   },
   MF103: {
     meaning: '`metadata` or `metadata.name` is missing or malformed: a name is one line without leading or trailing spaces, and a folder name is an absolute path.',

@@ -72,3 +72,16 @@ export const MIC_STEP_NAMES = {
   RunTask: 'MicRunTaskType',
   UpdOrig: 'MicUpdOrigType',
 } as const;
+
+/** The resource kinds a manifest declares. */
+export const MANIFEST_KINDS = ['Task', 'ResourceGroupAcl', 'FolderPermissions'] as const;
+export type ManifestKind = (typeof MANIFEST_KINDS)[number];
+
+/**
+ * Every kind a manifest file may hold: the resource kinds, `Policy` and `Patch`. Neither is a
+ * resource: the loader keeps policies apart (`ManifestSet.policies`) and merges patches into
+ * their targets (src/manifest/patch.ts), so nothing that plans, applies, imports or prunes ever
+ * sees one. The one list: the schema's kinds, MF102's message and its explanation read it.
+ */
+export const DOCUMENT_KINDS = [...MANIFEST_KINDS, 'Policy', 'Patch'] as const;
+export type DocumentKind = (typeof DOCUMENT_KINDS)[number];

@@ -214,7 +214,7 @@ function savedPlanConfiguration(saved: SavedPlan, options: ApplyOptions, ctx: Pi
   if (options.planConfig === 'given' || recorded === undefined) return { ...(options.configFile !== undefined ? { configFile: options.configFile } : {}), environment };
   if (options.configFile !== undefined) {
     const given = resolve(ctx.cwd, options.configFile);
-    if (!sameFile(given, recorded)) return `the plan was made with the configuration ${recorded}, not ${given} (--config): apply it without --config, or plan again with this configuration`;
+    if (!sameFile(given, recorded)) return `the plan was made with the configuration ${recorded}, not ${given} (${options.configFileFrom ?? '--config'}): apply it without ${options.configFileFrom ?? '--config'}, or plan again with this configuration`;
   }
   if (!existsSync(recorded)) throw new ConfigError(`the plan was made with the configuration ${recorded}, which no longer exists: plan again`);
   return { configFile: recorded, environment };

@@ -26,4 +26,7 @@ export interface EnvironmentChoice {
   readonly configFile?: string;
   /** Default: the configuration's only environment. */
   readonly environment?: string;
+  /** Where `configFile` / `environment` came from when not a flag (`MFTOPS_CONFIG`): errors name it. */
+  readonly configFileFrom?: string;
+  readonly environmentFrom?: string;
 }

@@ -16,8 +16,8 @@ import { DEFAULTS } from './defaults.js';
 
 /** The configuration and the environment a use case works on. */
 export function openEnvironment(choice: EnvironmentChoice, ctx: Pick<AppContext, 'cwd'>): { config: MftopsConfig; env: EnvironmentSettings } {
-  const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd);
-  return { config, env: selectEnvironment(config, choice.environment) };
+  const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd, choice.configFileFrom);
+  return { config, env: selectEnvironment(config, choice.environment, choice.environmentFrom) };
 }
 
 /** Credentials of every configured service, resolved now: missing variables (all of them named) stop the use case before any request. */

@@ -77,8 +77,8 @@ export async function saveEnvironmentSnapshot(options: SnapshotSaveOptions, ctx:
 
 /** The saved snapshots of the chosen environment; with several environments and none chosen, of them all (rather than ask). */
 export async function listEnvironmentSnapshots(choice: EnvironmentChoice, ctx: Pick<AppContext, 'cwd'>): Promise<SnapshotList> {
-  const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd);
-  const envName = choice.environment !== undefined || config.environments.size === 1 ? selectEnvironment(config, choice.environment).name : undefined;
+  const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd, choice.configFileFrom);
+  const envName = choice.environment !== undefined || config.environments.size === 1 ? selectEnvironment(config, choice.environment, choice.environmentFrom).name : undefined;
   const { listSnapshots } = await import('../snapshot/store.js');
   return listSnapshots(config.snapshots.dir, envName);
 }
@@ -148,6 +148,8 @@ export interface SnapshotRestoreOptions extends SnapshotIdOptions {
    * and before the first write; false cancels. Absent: approved.
    */
   readonly approve?: (description: RestoreDescription & { readonly diff: PartsDiff }) => Promise<boolean>;
+  /** Read the live servers and compare them with the snapshot, then stop: `previewed`, nothing written, no snapshot taken. */
+  readonly dryRun?: boolean;
 }
 
 /**
@@ -155,7 +157,10 @@ export interface SnapshotRestoreOptions extends SnapshotIdOptions {
  * - `restored`: what was put back (`complete` false when a folder could not be; `verified` false
  *   when what was read back does not match the snapshot), from `ref`.
  */
-export type SnapshotRestoreResult = { readonly status: 'cancelled' } | { readonly status: 'restored'; readonly ref: SnapshotRef; readonly result: RestoreResult };
+export type SnapshotRestoreResult =
+  | { readonly status: 'cancelled' }
+  | { readonly status: 'previewed'; readonly ref: SnapshotRef; readonly description: RestoreDescription; readonly diff: PartsDiff }
+  | { readonly status: 'restored'; readonly ref: SnapshotRef; readonly result: RestoreResult };
 
 /**
  * Put a snapshot back: each part it holds, or the one `service` names. The snapshot is checked
@@ -219,6 +224,7 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
       logger: ctx.logger,
     };
     const prepared = await prepareRestore(restore);
+    if (options.dryRun === true) return { status: 'previewed', ref, description, diff: prepared.diff };
     if (options.approve !== undefined && !(await options.approve({ ...description, diff: prepared.diff }))) return { status: 'cancelled' };
     const info = automationClient ? await automationClient.info() : undefined;
     const result = await applyRestore(prepared, { ...restore, ...(info?.appVersion !== undefined ? { serverVersion: info.appVersion } : {}) });

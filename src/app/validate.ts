@@ -34,8 +34,8 @@ export async function validateManifests(options: ValidateOptions, ctx: AppContex
     return { diagnostics: sortDiagnostics(await withPolicyDiagnostics(loaded.manifests)), manifestCount: countValidDocuments(loaded.manifests) };
   }
   if (paths === undefined) requireConfig(options, ctx);
-  const config = loadConfig(options.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd);
-  const chosen = options.environment !== undefined ? [selectEnvironment(config, options.environment)] : [...config.environments.values()];
+  const config = loadConfig(options.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd, options.configFileFrom);
+  const chosen = options.environment !== undefined ? [selectEnvironment(config, options.environment, options.environmentFrom)] : [...config.environments.values()];
   const runs: { env: string; manifests: ManifestSet; diagnostics: readonly Diagnostic[] }[] = [];
   for (const env of chosen) {
     const loaded = await loadEnvironmentManifests(manifestPathsOf(paths ?? [], config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));

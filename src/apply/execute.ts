@@ -4,7 +4,7 @@ import type { Change } from '../plan/model.js';
 import { ApiError, NetworkError } from '../services/errors.js';
 import { backoffDelay } from '../services/retry.js';
 import type { LedgerWriter } from './ledger.js';
-import { skippedResult } from './model.js';
+import { INTERRUPTED_BEFORE_START, skippedResult } from './model.js';
 import type { ChangeIds, ChangeResult } from './model.js';
 import { confirmStep, sendStep } from './operations.js';
 import type { StepContext, WriteClients } from './operations.js';
@@ -118,7 +118,7 @@ export async function executeChanges(input: ExecuteInput): Promise<ExecuteResult
     const complete = await runWave(members, { order, results, changes: input.changes, limit: input.parallelism, runOne, finishSkipped, signal, drainMs: input.drainTimeoutMs ?? 30_000 });
     if (!complete) interrupted = true;
   }
-  return { results: results.map((r, i) => r ?? skippedResult(input.changes[i]!, 'interrupted before it started')), interrupted, retriedAfterReread: counters.retriedAfterReread };
+  return { results: results.map((r, i) => r ?? skippedResult(input.changes[i]!, INTERRUPTED_BEFORE_START)), interrupted, retriedAfterReread: counters.retriedAfterReread };
 }
 
 // ------------------------------------------------------------------------------------- order
@@ -169,7 +169,7 @@ async function runWave(members: readonly number[], w: Wave): Promise<boolean> {
   });
   while (waiting.length > 0 || running.size > 0) {
     if (signal?.aborted) {
-      for (const i of waiting) finishSkipped(i, 'interrupted before it started', false);
+      for (const i of waiting) finishSkipped(i, INTERRUPTED_BEFORE_START, false);
       waiting.length = 0;
       if (running.size > 0) {
         let timer: NodeJS.Timeout | undefined;

@@ -241,6 +241,9 @@ export function applyExitCode(report: ApplyReport): 0 | 1 {
   }
 }
 
+/** Why a change was skipped when a Ctrl-C came before it started (the report counts these rather than listing them). */
+export const INTERRUPTED_BEFORE_START = 'interrupted before it started';
+
 /** A skipped result for a change that is never sent. */
 export function skippedResult(change: Change, reason: string): ChangeResult {
   return { address: change.address, kind: change.kind, action: change.action, status: 'skipped', error: reason, writes: 0, unknownOutcomes: 0, confirmedByReread: 0 };

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app/context.js';
+import type { AppContext, EnvironmentChoice } from '../app/context.js';
 import type { AppEvent } from '../app/events.js';
 import type { CommandIo } from './io.js';
 import type { GlobalOptions } from './main.js';
@@ -46,6 +46,11 @@ export function cliContext(g: GlobalOptions, io: CommandIo, more?: (event: AppEv
 }
 
 /** The environment choice of the global options. */
-export function environmentChoice(g: GlobalOptions): { configFile?: string; environment?: string } {
-  return { ...(g.config !== undefined ? { configFile: g.config } : {}), ...(g.env !== undefined ? { environment: g.env } : {}) };
+export function environmentChoice(g: GlobalOptions): EnvironmentChoice {
+  return {
+    ...(g.config !== undefined ? { configFile: g.config } : {}),
+    ...(g.env !== undefined ? { environment: g.env } : {}),
+    ...(g.configFrom !== undefined ? { configFileFrom: g.configFrom } : {}),
+    ...(g.envFrom !== undefined ? { environmentFrom: g.envFrom } : {}),
+  };
 }

@@ -29,6 +29,7 @@ export const COMMAND_FORMATS = {
   init: ['text', 'json'],
   explain: ['text', 'markdown', 'json'],
   completion: ['text'],
+  __environments: ['text'],
   emulator: ['text'],
 } as const satisfies Record<string, readonly OutputFormat[]>;
 

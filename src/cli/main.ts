@@ -5,7 +5,7 @@ import { processIo, type CommandIo } from './io.js';
 import { checkFormat } from './formats.js';
 import { VERSION } from '../version.js';
 import { PROFILES } from '../emulator/variants.js';
-import { SHELLS } from '../render/completion.js';
+import { ENVIRONMENTS_COMMAND, SHELLS } from '../render/completion.js';
 import type { ApplyCommandOptions } from './commands/apply.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
 import type { PlanCommandOptions } from './commands/plan.js';
@@ -16,6 +16,10 @@ import type { ServiceName } from '../vocabulary.js';
 export interface GlobalOptions {
   readonly config?: string;
   readonly env?: string;
+  /** Set when `config` came from MFTOPS_CONFIG (no --config given): messages name the variable. */
+  readonly configFrom?: OptionVariable;
+  /** Set when `env` came from MFTOPS_ENV (no --env given). */
+  readonly envFrom?: OptionVariable;
   readonly format: OutputFormat;
   readonly color: boolean;
   readonly quiet: boolean;
@@ -23,6 +27,24 @@ export interface GlobalOptions {
 }
 
 export type OutputFormat = 'text' | 'markdown' | 'json' | 'github';
+
+/** The environment variables that stand in for a global option not given on the command line. */
+export type OptionVariable = 'MFTOPS_CONFIG' | 'MFTOPS_ENV';
+
+/**
+ * The global options with MFTOPS_CONFIG and MFTOPS_ENV filling in `--config` and `--env` when
+ * those were not given (a flag always wins; an empty variable is unset), each marked with where
+ * it came from. `init` names a new environment: a variable set for another project does not.
+ */
+export function withOptionVariables(g: GlobalOptions, env: NodeJS.ProcessEnv, command: string): GlobalOptions {
+  const config = env['MFTOPS_CONFIG'] ?? '';
+  const name = env['MFTOPS_ENV'] ?? '';
+  return {
+    ...g,
+    ...(g.config === undefined && config !== '' ? { config, configFrom: 'MFTOPS_CONFIG' as const } : {}),
+    ...(g.env === undefined && name !== '' && command !== 'init' ? { env: name, envFrom: 'MFTOPS_ENV' as const } : {}),
+  };
+}
 
 /**
  * Parse arguments, run one command, set the exit code. Commands are imported lazily so that
@@ -42,7 +64,7 @@ export async function main(argv: readonly string[], io?: CommandIo): Promise<voi
   const report = async (err: unknown, fromGuard: boolean): Promise<void> => {
     if (reported) return;
     reported = true;
-    const code = await exitCodeFor(err, out, program.opts<Partial<GlobalOptions>>(), verbose);
+    const code = await exitCodeFor(err, out, program.opts<Partial<GlobalOptions>>(), verbose, typedCommand(program, argv));
     // A stray failure after a command ended well is still a failure.
     process.exitCode = fromGuard ? 1 : code;
   };
@@ -57,14 +79,14 @@ export async function main(argv: readonly string[], io?: CommandIo): Promise<voi
   }
 }
 
-async function exitCodeFor(err: unknown, io: CommandIo, g: Partial<GlobalOptions>, verbose: boolean): Promise<number> {
+async function exitCodeFor(err: unknown, io: CommandIo, g: Partial<GlobalOptions>, verbose: boolean, typed: string): Promise<number> {
   // Help and version are successes.
   if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')) return 0;
   const { writeDiagnostics, writeError } = await import('./commands/common.js');
   const options: GlobalOptions = { quiet: false, verbose: false, ...g, format: g.format ?? 'text', color: g.color ?? true };
   if (err instanceof CommanderError) {
-    // Commander printed the usage error on stderr; --format json wants its one document on stdout too.
-    if (options.format === 'json') writeError(options, io, err.message.replace(/^error: /, ''));
+    // A usage error is an error like any other: one line (commander's own output is silenced).
+    writeError(options, io, usageErrorLine(err.message, typed));
     return 1;
   }
   const diagnostics = diagnosticsOf(err);
@@ -92,17 +114,19 @@ export function buildProgram(io: CommandIo): Command {
   const program = new Command('mftops')
     .description('GitOps for managed-file-transfer servers: validate, plan and apply tasks, resource-group ACLs and folder permissions from YAML.')
     .version(VERSION, '--version')
-    .option('--config <file>', 'configuration file (default: mftops.yaml in the working folder)')
-    .option('--env <name>', 'environment in the configuration file (default: the only one)')
+    .option('--config <file>', 'configuration file (default: $MFTOPS_CONFIG, else mftops.yaml in the working folder)')
+    .option('--env <name>', 'environment in the configuration file (default: $MFTOPS_ENV, else the only one)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json', 'github']).default('text'))
     .option('--no-color', 'no colour in output (also NO_COLOR)')
     .option('-q, --quiet', 'only errors and results', false)
     .option('-v, --verbose', 'log requests, retries and token refreshes to stderr', false)
-    .showHelpAfterError('(run mftops --help for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
+    // Usage errors are written by exitCodeFor, in the one-line form of every error.
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s), outputError: () => undefined })
+    // A command's --help lists the options every command takes too (copied to each command).
+    .configureHelp({ showGlobalOptions: true });
 
-  const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as GlobalOptions;
+  const globals = (cmd: Command): GlobalOptions => withOptionVariables(cmd.optsWithGlobals() as GlobalOptions, io.env, commandPath(cmd));
   const run = (code: Promise<number>): Promise<void> => code.then((c) => void (process.exitCode = c));
 
   // A --format the command does not print is refused before it starts (src/cli/formats.ts).
@@ -249,7 +273,7 @@ export function buildProgram(io: CommandIo): Command {
     });
   snapshot
     .command('diff')
-    .description('tasks, hosts, resource-group ACLs and folder ACL entries added, removed or changed between two snapshots')
+    .description('tasks, hosts, resource-group ACLs and folder ACL entries added, removed or changed between two snapshots (exit 0 alike, 2 differ, 1 error)')
     .argument('<a>', 'older snapshot')
     .argument('<b>', 'newer snapshot')
     .action(async (a: string, b: string, _opts: unknown, cmd: Command) => {
@@ -261,10 +285,11 @@ export function buildProgram(io: CommandIo): Command {
     .description('put a snapshot back (PUT /config and the saved folder ACL entries), after saving a snapshot of what it replaces')
     .argument('<id>', 'snapshot id, a unique prefix, or latest')
     .option('--auto-approve', 'do not ask for confirmation', false)
+    .option('--dry-run', 'show what the restore would change (reads only) and write nothing', false)
     .addOption(new Option('--service <service>', 'restore only this part of the snapshot (default: every part it holds)').choices(['automation', 'transfer']))
-    .action(async (id: string, opts: { autoApprove: boolean; service?: ServiceName }, cmd: Command) => {
+    .action(async (id: string, opts: { autoApprove: boolean; dryRun: boolean; service?: ServiceName }, cmd: Command) => {
       const { runSnapshotRestore } = await import('./commands/snapshot.js');
-      await run(runSnapshotRestore(globals(cmd), { id, autoApprove: opts.autoApprove, ...(opts.service ? { service: opts.service } : {}) }, io));
+      await run(runSnapshotRestore(globals(cmd), { id, autoApprove: opts.autoApprove, dryRun: opts.dryRun, ...(opts.service ? { service: opts.service } : {}) }, io));
     });
 
   program
@@ -321,7 +346,46 @@ export function buildProgram(io: CommandIo): Command {
       await run(runCompletion(program, shell, io));
     });
 
+  // Run by the completion scripts at TAB time (src/render/completion.ts); not for people.
+  program
+    .command(ENVIRONMENTS_COMMAND, { hidden: true })
+    .description('the environments of the configuration, one a line (for shell completion)')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { runEnvironmentNames } = await import('./commands/completion.js');
+      await run(runEnvironmentNames(globals(cmd), io));
+    });
+
   return program;
+}
+
+/**
+ * Commander's usage error as one line: `unknown command 'paln' (did you mean plan?)`; without a
+ * suggestion, where to read the usage.
+ */
+export function usageErrorLine(message: string, command = ''): string {
+  const [first = '', ...rest] = message.replace(/^error: /, '').split('\n');
+  const suggestion = /^\(Did you mean (.+)\?\)$/.exec(rest.join(' ').trim());
+  if (suggestion) return `${first} (did you mean ${suggestion[1]}?)`;
+  return `${[first, ...rest].join(' ').trim()} (see mftops ${command === '' ? '' : `${command} `}--help)`;
+}
+
+/** The command words of the command line (`snapshot restore`), as far as they name commands. */
+function typedCommand(program: Command, argv: readonly string[]): string {
+  const words: string[] = [];
+  let at = program;
+  const args = argv.slice(2);
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (word.startsWith('-')) {
+      if (['--config', '--env', '--format'].includes(word)) i++;
+      continue;
+    }
+    const next = at.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (next === undefined) break;
+    words.push(next.name());
+    at = next;
+  }
+  return words.join(' ');
 }
 
 /** `snapshot save`: the command's words as typed, without the program's name. */

@@ -22,7 +22,7 @@ export const DEFAULT_CONFIG_FILE = 'mftops.yaml';
  * Read and check `mftops.yaml`. Every problem in the file is a diagnostic (MF5xx) at its place,
  * all of them at once, in one ConfigError. Secrets are not resolved here.
  */
-export function loadConfig(path: string, cwd: string = process.cwd()): MftopsConfig {
+export function loadConfig(path: string, cwd: string = process.cwd(), from?: string): MftopsConfig {
   const file = resolve(cwd, path);
   let text: string;
   try {
@@ -32,7 +32,7 @@ export function loadConfig(path: string, cwd: string = process.cwd()): MftopsCon
     throw configError(
       [
         code === 'ENOENT'
-          ? createDiagnostic('error', 'MF501', { file }, 'configuration file not found', { hint: 'pass --config FILE, or run from the folder that holds mftops.yaml' })
+          ? createDiagnostic('error', 'MF501', { file }, 'configuration file not found', { hint: from !== undefined ? `${from} names this file; fix it, or pass --config FILE` : 'pass --config FILE, or run from the folder that holds mftops.yaml' })
           : createDiagnostic('error', 'MF501', { file }, systemError('cannot read the configuration file', err).message),
       ],
       cwd,
@@ -197,14 +197,14 @@ function isCalendarDate(text: string): boolean {
  * The environment a command works on: the one named, or the only one. Unknown names list the
  * known ones.
  */
-export function selectEnvironment(config: MftopsConfig, name: string | undefined): EnvironmentSettings {
+export function selectEnvironment(config: MftopsConfig, name: string | undefined, from?: string): EnvironmentSettings {
   const names = [...config.environments.keys()];
   if (name === undefined) {
     if (names.length === 1) return config.environments.get(names[0]!)!;
     throw new ConfigError(`${config.file}: several environments (${names.join(', ')}); choose one with --env NAME`);
   }
   const env = config.environments.get(name);
-  if (!env) throw new ConfigError(`environment "${name}" is not in ${config.file} (known: ${names.join(', ')})`);
+  if (!env) throw new ConfigError(`environment "${name}"${from !== undefined ? ` (from ${from})` : ''} is not in ${config.file} (known: ${names.join(', ')})`);
   return env;
 }
 

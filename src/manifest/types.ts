@@ -14,17 +14,9 @@ import type { SourcePosition } from './diagnostics.js';
  * manifest gives an id (`HostID`, `ScriptID`); plan resolves names against each server.
  */
 
-export const MANIFEST_KINDS = ['Task', 'ResourceGroupAcl', 'FolderPermissions'] as const;
-export type ManifestKind = (typeof MANIFEST_KINDS)[number];
-
-/**
- * Every kind a manifest file may hold: the resource kinds, `Policy` and `Patch`. Neither is a
- * resource: the loader keeps policies apart (`ManifestSet.policies`) and merges patches into
- * their targets (src/manifest/patch.ts), so nothing that plans, applies, imports or prunes ever
- * sees one.
- */
-export const DOCUMENT_KINDS = [...MANIFEST_KINDS, 'Policy', 'Patch'] as const;
-export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
+// The lists live with the other closed vocabularies, where the diagnostics (a leaf) can read them.
+import type { DocumentKind, ManifestKind } from '../vocabulary.js';
+export { DOCUMENT_KINDS, MANIFEST_KINDS, type DocumentKind, type ManifestKind } from '../vocabulary.js';
 
 export const API_VERSION = 'mftops/v1';
 

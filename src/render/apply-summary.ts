@@ -1,6 +1,6 @@
-import { applyExitCode, countResults, describeMovedName, describeStale } from '../apply/model.js';
+import { applyExitCode, countResults, describeMovedName, describeStale, INTERRUPTED_BEFORE_START } from '../apply/model.js';
 import type { ApplyPhase, ApplyReport, ChangeResult, StaleObject, VerifyResult } from '../apply/model.js';
-import type { ResourceKind } from '../plan/model.js';
+import { summarize, type Plan, type ResourceKind } from '../plan/model.js';
 import { renderJsonOutput } from './json-output.js';
 import { policyAnnotations, policyText } from './policy.js';
 import { escapeControl } from './text.js';
@@ -12,6 +12,18 @@ import { escapeControl } from './text.js';
  */
 
 const KINDS: readonly ResourceKind[] = ['Task', 'ResourceGroupAcl', 'FolderPermissions'];
+
+/**
+ * The question apply asks before a fresh plan's writes, naming what a "yes" does and where:
+ * `Apply 3 changes (1 create, 2 update, 0 delete) to environment "prod"? Only 'yes' is accepted: `
+ * (replaces counted when there are any; blocked changes are never written, so not counted).
+ */
+export function renderApprovalQuestion(plan: Plan): string {
+  const c = summarize(plan.changes);
+  const total = c.create + c.update + c.replace + c.delete;
+  const parts = [`${c.create} create`, `${c.update} update`, ...(c.replace > 0 ? [`${c.replace} replace`] : []), `${c.delete} delete`];
+  return `Apply ${count(total, 'change')} (${parts.join(', ')}) to environment "${text(plan.environment)}"? Only 'yes' is accepted: `;
+}
 
 /**
  * With `policyShown: false` (a saved plan, not printed by this run) the policy checks apply went
@@ -90,7 +102,13 @@ function pushSkipped(lines: string[], results: readonly ChangeResult[]): void {
     lines.push(`Blocked (${blocked.length}), a person must make these changes:`);
     for (const r of blocked) lines.push(`  ! ${text(r.address)}: ${text((r.error ?? '').replace(/^blocked: /, ''))}`);
   }
-  const other = skipped.filter((r) => r.action !== 'blocked');
+  // Changes an interrupt kept from starting: counted, not listed (a Ctrl-C in a large apply left
+  // hundreds); `--format json` and the ledger name each one, and a new plan shows what remains.
+  const interrupted = skipped.filter((r) => r.action !== 'blocked' && r.error === INTERRUPTED_BEFORE_START);
+  if (interrupted.length > 0) {
+    lines.push(`Not started (${interrupted.length}): interrupted before they began, not applied; mftops plan shows what remains (--format json and the ledger name each one).`);
+  }
+  const other = skipped.filter((r) => r.action !== 'blocked' && r.error !== INTERRUPTED_BEFORE_START);
   if (other.length > 0) {
     lines.push(`Not started (${other.length}):`);
     for (const r of other) lines.push(`  - ${text(r.address)} (${r.action}): ${text(r.error ?? 'skipped')}`);

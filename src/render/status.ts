@@ -37,8 +37,11 @@ export interface StatusReport {
   readonly services: readonly ServiceStatus[];
 }
 
-export function renderStatusText(report: StatusReport): string {
-  const lines = [`Environment ${report.environment} (${report.configFile})`];
+/** `from`: the variables that chose the environment or the file (MFTOPS_ENV), said beside them. */
+export function renderStatusText(report: StatusReport, from: { readonly environment?: string; readonly configFile?: string } = {}): string {
+  const env = from.environment !== undefined ? `${report.environment} (from ${from.environment})` : report.environment;
+  const file = from.configFile !== undefined ? `${report.configFile}, from ${from.configFile}` : report.configFile;
+  const lines = [`Environment ${env} (${file})`];
   for (const s of report.services) {
     lines.push(`  ${s.service.padEnd(10)} ${s.url}`);
     if (!s.ok) {

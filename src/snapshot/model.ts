@@ -301,3 +301,12 @@ export interface ExportBaseline {
    */
   readonly folders?: readonly { readonly path: string; readonly id: string | null; readonly entries: number }[];
 }
+
+/**
+ * The diff found a difference: an object added, removed or changed, or a folder's ACL entries
+ * changed (what its summary counts; a folder saved on one side only is not compared). `snapshot
+ * diff` exits 2 then, as plan and diff-env do.
+ */
+export function hasDifferences(diff: PartsDiff): boolean {
+  return (diff.kinds ?? []).some((k) => k.added.length + k.removed.length + k.changed.length > 0) || diff.folders.changed.length > 0;
+}

@@ -1,14 +1,27 @@
 import { SENSITIVE, type DiffEntry, type DiffKind, type PartsDiff, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from './model.js';
 import type { ServiceName } from '../vocabulary.js';
+import { ACL_PERMISSIONS } from '../vocabulary.js';
+import { describeFieldValue, type ValueVocabulary } from '../manifest/value-words.js';
 import { renderJsonOutput } from '../render/json-output.js';
+import { withWords } from '../render/values.js';
 import type { RestoreResult } from './restore-snapshot.js';
 
 /** Renderers of the snapshot commands' results: pure, and given only data that holds no secret. */
 
 const MAX_VALUE = 160;
 
-export function renderSnapshotDiffText(diff: SnapshotDiff): string {
-  const body = diffLines(diff, { a: 'A', b: 'B', absentA: 'when A was taken', absentB: 'when B was taken', both: 'saved in both snapshots', onlyInOne: 'saved in one snapshot only' });
+/**
+ * How a diff says the values of the fields it shows, as plan says them: a task's 0/1 flag as
+ * `true`/`false`, an enumerated code with its meaning (`1 (delete)`), from the task schema
+ * (`getValueVocabulary('Task')`); a resource-group ACL's permissions as flags; a whole number
+ * bare, any other text quoted. Without a vocabulary, tasks' values are only quoted or bare.
+ */
+export interface DiffWording {
+  readonly task?: ValueVocabulary;
+}
+
+export function renderSnapshotDiffText(diff: SnapshotDiff, wording: DiffWording = {}): string {
+  const body = diffLines(diff, { a: 'A', b: 'B', absentA: 'when A was taken', absentB: 'when B was taken', both: 'saved in both snapshots', onlyInOne: 'saved in one snapshot only' }, wording);
   return `${[`Snapshot diff ${diff.a.env}/${diff.a.id} → ${diff.b.env}/${diff.b.id}`, '', ...body].join('\n')}\n`;
 }
 
@@ -16,8 +29,8 @@ export function renderSnapshotDiffText(diff: SnapshotDiff): string {
  * What a restore changes, shown before it asks: the live configuration (A) → the snapshot (B),
  * so `+` is put back and `-` is removed by the restore.
  */
-export function renderRestoreDiffText(diff: PartsDiff, snapshot: string): string {
-  const body = diffLines(diff, { a: 'the live servers', b: 'the snapshot', absentA: 'now', absentB: 'when the snapshot was taken', both: 'compared', onlyInOne: 'compared on one side only' });
+export function renderRestoreDiffText(diff: PartsDiff, snapshot: string, wording: DiffWording = {}): string {
+  const body = diffLines(diff, { a: 'the live servers', b: 'the snapshot', absentA: 'now', absentB: 'when the snapshot was taken', both: 'compared', onlyInOne: 'compared on one side only' }, wording);
   return `${[`What the restore changes (live → ${snapshot}; + put back, - removed, ~ changed):`, ...body].join('\n')}\n`;
 }
 
@@ -33,7 +46,7 @@ interface DiffSides {
   readonly onlyInOne: string;
 }
 
-function diffLines(diff: PartsDiff, sides: DiffSides): string[] {
+function diffLines(diff: PartsDiff, sides: DiffSides, wording: DiffWording): string[] {
   const lines: string[] = [];
   let added = 0;
   let removed = 0;
@@ -48,7 +61,7 @@ function diffLines(diff: PartsDiff, sides: DiffSides): string[] {
     for (const name of k.removed) lines.push(`  - ${name}`);
     for (const c of k.changed) {
       lines.push(`  ~ ${c.name}`);
-      for (const f of c.fields) lines.push(`      ${f.path}: ${showValue(f.before)} → ${showValue(f.after)}`);
+      for (const f of c.fields) lines.push(`      ${f.path}: ${showValue(f.before, k.kind, f.path, wording)} → ${showValue(f.after, k.kind, f.path, wording)}`);
     }
   }
   const f = diff.folders;
@@ -76,7 +89,6 @@ export function renderSnapshotDiffJson(diff: SnapshotDiff): string {
   return renderJsonOutput('mftops.snapshot.diff', diff);
 }
 
-/** True when the diff found anything. */
 export function renderSnapshotListText(list: SnapshotList): string {
   if (list.snapshots.length === 0 && list.unreadable.length === 0) return 'No snapshots.\n';
   const rows = [['ENV', 'ID', 'TASKS', 'SIZE', 'FOLDERS', 'ENCRYPTED', 'SHA256', 'NOTE']];
@@ -193,9 +205,34 @@ function permissionsText(p: Pick<DiffEntry, 'permissions' | 'sharePermissions'>)
   return p.sharePermissions.length > 0 ? `${main}; share: ${p.sharePermissions.join(', ')}` : main;
 }
 
-function showValue(v: string | undefined): string {
+function showValue(v: string | undefined, kind: DiffKind, path: string, wording: DiffWording): string {
   if (v === undefined) return '(absent)';
   if (v === SENSITIVE) return SENSITIVE;
-  const quoted = JSON.stringify(v);
-  return quoted.length > MAX_VALUE ? `${quoted.slice(0, MAX_VALUE - 2)}…"` : quoted;
+  const said = valueWords(v, kind, path, wording);
+  // The export has no types: a whole number is shown as plan shows a number, anything else as text.
+  const quoted = /^-?(0|[1-9]\d{0,14})$/.test(v) ? v : JSON.stringify(v);
+  return withWords(quoted.length > MAX_VALUE ? `${quoted.slice(0, MAX_VALUE - 2)}…"` : quoted, said?.form, said?.text);
+}
+
+/**
+ * The words of a value at an export path: a task's by its manifest field (steps are written as
+ * their step elements, so `Source.DeleteOrig` is the manifest's `steps.Source.DeleteOrig`); an
+ * ACL's permission attribute as a flag.
+ */
+function valueWords(v: string, kind: DiffKind, path: string, wording: DiffWording): ReturnType<typeof describeFieldValue> {
+  switch (kind) {
+    case 'task': {
+      if (wording.task === undefined) return undefined;
+      const key = path.replace(/\[[^\]]*\]/g, '');
+      return describeFieldValue(wording.task, key, v) ?? describeFieldValue(wording.task, `steps.${key}`, v);
+    }
+    case 'resourceGroupAcl':
+      return (ACL_PERMISSIONS as readonly string[]).includes(path.split('.').at(-1) ?? '') && (v === '0' || v === '1') ? { form: 'flag', text: String(v === '1') } : undefined;
+    case 'host':
+      return undefined;
+    default: {
+      const never: never = kind;
+      throw new Error(`unknown diff kind ${String(never)}`);
+    }
+  }
 }

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { APPROVAL_QUESTION, runApply } from '../../src/cli/commands/apply.js';
+import { runApply } from '../../src/cli/commands/apply.js';
 import type { ApplyCommandDeps, ApplyCommandOptions } from '../../src/cli/commands/apply.js';
 import { captureIo } from '../../src/cli/io.js';
 import type { GlobalOptions } from '../../src/cli/main.js';
@@ -41,12 +41,13 @@ beforeEach(async () => {
 });
 afterEach(() => emulator.close());
 
-it('on a terminal, shows the plan, asks, and writes nothing unless the answer is exactly yes', async () => {
+it('on a terminal, shows the plan, asks naming the counts and the environment, and writes nothing unless the answer is exactly yes', async () => {
   const dir = applyWorkdir(emulator);
   const io = captureIo({ cwd: dir, env: APPLY_ENV, isTty: true });
   const deps = terminal('y');
   expect(await runApply(g, opts(), io, deps)).toBe(1);
-  expect(deps.questions).toEqual([APPROVAL_QUESTION]);
+  // As the plan's summary counts them (blocked changes are never written).
+  expect(deps.questions).toEqual([`Apply 12 changes (3 create, 4 update, 1 replace, 4 delete) to environment "lab"? Only 'yes' is accepted: `]);
   expect(io.out()).toMatch(/^Plan: 3 to create, 4 to update, 1 to replace, 4 to delete, 0 blocked\. \d+ users? gains? access, \d+ loses? access\.$/m);
   expect(io.err()).toContain('Apply cancelled; nothing was written.');
   expect(writesOf(emulator)).toEqual([]);
@@ -57,7 +58,7 @@ it('applies after "yes", with manifest paths given on the command line', async (
   const io = captureIo({ cwd: dir, env: APPLY_ENV, isTty: true });
   const deps = terminal('yes');
   expect(await runApply(g, opts({ args: ['manifests/acls.yaml'] }), io, deps)).toBe(0);
-  expect(deps.questions).toHaveLength(1);
+  expect(deps.questions).toEqual([`Apply 2 changes (1 create, 1 update, 0 delete) to environment "lab"? Only 'yes' is accepted: `]);
   expect(io.out()).toContain('Apply complete for environment "lab": 2 applied, 0 failed, 0 skipped.');
   expect(writesOf(emulator).map((w) => w.split(' ')[0]).sort()).toEqual(['POST', 'PUT']);
 });

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { describeCommand } from '../../src/cli/commands/completion.js';
@@ -10,9 +11,9 @@ import { renderCompletion, SHELLS } from '../../src/render/completion.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
 
-/** Every command of a commander program with the words that lead to it, and its options' long flags. */
+/** Every command of a commander program with the words that lead to it, and its options' long flags (not the hidden `__environments` the scripts run). */
 function commandsOf(cmd: Command, path: string[] = []): { path: string[]; options: string[] }[] {
-  return cmd.commands.flatMap((c) => [{ path: [...path, c.name()], options: c.options.flatMap((o) => (o.long ? [o.long] : [])) }, ...commandsOf(c, [...path, c.name()])]);
+  return cmd.commands.filter((c) => !c.name().startsWith('__')).flatMap((c) => [{ path: [...path, c.name()], options: c.options.flatMap((o) => (o.long ? [o.long] : [])) }, ...commandsOf(c, [...path, c.name()])]);
 }
 
 /** What bash completes for a command line whose last word is at the cursor. */
@@ -25,6 +26,7 @@ function bashComplete(script: string, words: readonly string[], cwd: string): st
 }
 
 const program = buildProgram(captureIo());
+const BIN = fileURLToPath(new URL('../../bin/mftops.js', import.meta.url));
 
 describe('mftops completion', () => {
   it.each(SHELLS)('%s: the script names every command, subcommand and option of the program', async (shell) => {
@@ -59,6 +61,30 @@ describe('mftops completion', () => {
     expect(complete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
     expect(complete('validate', 'man')).toEqual(['manifests']);
     expect(complete('status', '')).toEqual([]);
+  });
+
+  it('bash completes --env and diff-env\'s arguments with the environments of the configuration, not file names', async () => {
+    const config = (envs: string[]) => ['apiVersion: mftops/v1', 'kind: Config', 'environments:', ...envs.flatMap((e) => [`  ${e}:`, '    transfer: { url: "http://127.0.0.1:1", username: admin, password: "${env:PW}" }']), ''].join('\n');
+    const dir = testdir({ 'mftops.yaml': config(['staging', 'production']), 'other/mftops.yaml': config(['lab']), 'stale.txt': '' });
+    // The script runs the program as the command line names it: a wrapper stands for the installed bin.
+    const bin = join(dir, 'mftops-bin');
+    writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
+    const script = (await runCli(['completion', 'bash'])).stdout;
+    const complete = (...words: string[]) => bashComplete(script, [bin, ...words], dir);
+    expect(complete('plan', '--env', '')).toEqual(['staging', 'production']);
+    expect(complete('--env', 'st')).toEqual(['staging']);
+    expect(complete('diff-env', '')).toEqual(['staging', 'production']);
+    expect(complete('diff-env', 'staging', 'p')).toEqual(['production']);
+    expect(complete('--config', 'other/mftops.yaml', 'status', '--env', '')).toEqual(['lab']);
+    expect(complete('--config', '=', 'other/mftops.yaml', 'status', '--env', '')).toEqual(['lab']);
+    // No configuration here: nothing to offer, and no error in the command line.
+    expect(bashComplete(script, [bin, 'plan', '--env', ''], testdir({}))).toEqual([]);
+  });
+
+  it('offers no hidden command: not as a command, not after help', () => {
+    const described = describeCommand(program, '');
+    expect(described.commands.map((c) => c.name)).not.toContain('__environments');
+    expect(described.commands.find((c) => c.name === 'help')?.arguments).toEqual(described.commands.filter((c) => c.name !== 'help').map((c) => c.name));
   });
 
   it('completes a command added to the program, with no change to the completion code', () => {

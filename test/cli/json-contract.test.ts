@@ -101,7 +101,8 @@ describe('--format json: one document per command, described by its schema', () 
     expect(ids).toHaveLength(2);
     expect(ids.at(-1)).toBe((saved['snapshot'] as { id: string }).id);
     expect(await run('mftops.snapshot.verify', 0, 'snapshot', 'verify', ids[0]!)).toMatchObject({ ok: true });
-    expect(await run('mftops.snapshot.diff', 0, 'snapshot', 'diff', ids[0]!, ids[1]!)).toMatchObject({ a: { id: ids[0] }, b: { id: ids[1] } });
+    // The apply between them changed the servers: they differ, exit 2.
+    expect(await run('mftops.snapshot.diff', 2, 'snapshot', 'diff', ids[0]!, ids[1]!)).toMatchObject({ a: { id: ids[0] }, b: { id: ids[1] } });
     expect(await run('mftops.snapshot.restore', 0, 'snapshot', 'restore', ids[0]!, '--auto-approve')).toMatchObject({ complete: true, restored: { id: ids[0] } });
 
     const imported = await run('mftops.import', 0, 'import', '--out', 'imported', '--kind', 'Task');
@@ -180,7 +181,7 @@ describe('--format json: a command that fails prints an mftops.error document on
     const dir = applyWorkdir(emulator);
     const messages = async (args: readonly string[]) => (await failure(args, dir)).map((e) => [e['severity'], e['code'], e['message']]);
     expect(await messages(['--env', 'staging', 'status'])).toEqual([['error', undefined, expect.stringMatching(/^environment "staging" is not in /)]]);
-    expect(await messages(['plan', '--no-such-option'])).toEqual([['error', undefined, "unknown option '--no-such-option'"]]);
+    expect(await messages(['plan', '--no-such-option'])).toEqual([['error', undefined, "unknown option '--no-such-option' (see mftops plan --help)"]]);
     expect(await messages(['import', '--kind', 'Task', '--name', 'No such task*', '--out', 'x'])).toEqual([['error', undefined, expect.stringMatching(/^nothing to import: /)]]);
     expect(await messages(['emulator'])).toEqual([['error', undefined, 'emulator prints text, not json']]);
     const unreachable = applyWorkdir(emulator, { automationUrl: 'http://127.0.0.1:9/automation' });

@@ -17,13 +17,30 @@ describe('mftops command line', () => {
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  it('exits 1 with usage help on an unknown command or option', async () => {
-    const r = await runCli(['aply']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/unknown command 'aply'/);
-    const o = await runCli(['status', '--bogus']);
-    expect(o.code).toBe(1);
-    expect(o.stderr).toMatch(/unknown option '--bogus'/);
+  it('a usage error is one error line like any other, with the nearest command or option, exit 1', async () => {
+    const r = await runCli(['paln']);
+    expect(r).toEqual({ code: 1, stdout: '', stderr: "mftops: error: unknown command 'paln' (did you mean plan?)\n" });
+    const o = await runCli(['plan', '--detailed-exitcod']);
+    expect(o).toEqual({ code: 1, stdout: '', stderr: "mftops: error: unknown option '--detailed-exitcod' (did you mean --detailed-exitcode?)\n" });
+    const b = await runCli(['status', '--bogus']);
+    expect(b).toEqual({ code: 1, stdout: '', stderr: "mftops: error: unknown option '--bogus' (see mftops status --help)\n" });
+    const m = await runCli(['--env', 'lab', 'snapshot', 'verify']);
+    expect(m).toEqual({ code: 1, stdout: '', stderr: "mftops: error: missing required argument 'id' (see mftops snapshot verify --help)\n" });
+    // --format json: the one error document on stdout, as for any other error.
+    const j = await runCli(['--format', 'json', 'paln']);
+    expect(j.code).toBe(1);
+    expect(j.stderr).toBe('');
+    expect(JSON.parse(j.stdout)).toMatchObject({ kind: 'mftops.error', errors: [expect.objectContaining({ message: "unknown command 'paln' (did you mean plan?)" })] });
+  });
+
+  it("a command's --help lists the global options too", async () => {
+    for (const args of [['plan', '--help'], ['snapshot', 'restore', '--help']]) {
+      const r = await runCli(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Global Options:$/m);
+      for (const o of ['--config <file>', '--env <name>', '--format <format>', '--no-color', '-q, --quiet', '-v, --verbose']) expect(r.stdout, `${args.join(' ')}: ${o}`).toContain(o);
+    }
+    expect((await runCli(['--help'])).stdout).toContain('(default: $MFTOPS_ENV, else the only one)');
   });
 
   it('reports a missing configuration file at the file, with how to point at it, exit 1, no stack trace', async () => {

@@ -45,14 +45,34 @@ describe('mftops snapshot through the CLI', () => {
     expect(list.stdout).toContain(id1!);
     expect((await cli('snapshot', 'verify', id1!)).code).toBe(0);
     const diff = await cli('snapshot', 'diff', id1!, 'latest');
-    expect(diff.code).toBe(0);
+    // They differ: exit 2, as plan --detailed-exitcode, drift and diff-env.
+    expect(diff.code).toBe(2);
     expect(diff.stdout).toContain('Nightly cleanup');
 
+    const writes = () => emulator.requestLog().filter((r) => !r.isTokenCall && r.method !== 'GET');
+    const snapshots = () => readdirSync(envDir).filter((n) => n !== 'apply.lock').length;
     emulator.resetRequestLog();
     const refused = await cli('snapshot', 'restore', id1!);
+    // Without a terminal: what it would change first (reads only), then the refusal; nothing written, no snapshot taken.
     expect(refused.code).toBe(1);
-    // Refused without a terminal before any request, as before the diff was shown.
-    expect(emulator.requestLog().filter((r) => !r.isTokenCall)).toEqual([]);
+    expect(refused.stdout).toMatch(/^Restoring lab\/.+\n[^]*^ {2}\+ Nightly cleanup$/m);
+    expect(refused.stderr).toBe('mftops: error: snapshot restore replaces the whole automation configuration: run it on a terminal to confirm, or pass --auto-approve (--dry-run only shows what it would change)\n');
+    expect(writes()).toEqual([]);
+    expect(snapshots()).toBe(2);
+    expect(await client.listTasks()).toHaveLength(before.length - 1);
+
+    // --dry-run: the same preview, exit 0, no write request, no snapshot; as JSON, the diff document.
+    emulator.resetRequestLog();
+    const dry = await cli('snapshot', 'restore', id1!, '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/^Dry run: restoring lab\/.+\n[^]*^ {2}\+ Nightly cleanup\n[^]*^Dry run: nothing was written\. To restore: mftops snapshot restore \S+\n$/m);
+    const dryJson = await cli('--format', 'json', 'snapshot', 'restore', id1!, '--dry-run', '--auto-approve');
+    expect(dryJson.code).toBe(0);
+    const preview = JSON.parse(dryJson.stdout) as { kind: string; a: { id: string }; kinds: { kind: string; added: string[] }[] };
+    expect(preview).toMatchObject({ kind: 'mftops.snapshot.diff', a: { id: 'live' } });
+    expect(preview.kinds.find((k) => k.kind === 'task')?.added).toEqual(['Nightly cleanup']);
+    expect(writes()).toEqual([]);
+    expect(snapshots()).toBe(2);
     expect(await client.listTasks()).toHaveLength(before.length - 1);
     const restored = await cli('--format', 'json', 'snapshot', 'restore', id1!, '--auto-approve');
     expect(restored.code).toBe(0);
@@ -115,7 +135,7 @@ describe('mftops snapshot through the CLI', () => {
     expect(save.stdout).toContain('folder permissions of 1 transfer folder(s) saved');
     expect((await cli('snapshot', 'verify', 'latest')).code).toBe(0);
     const diff = await cli('snapshot', 'diff', applied!, 'latest');
-    expect(diff.code).toBe(0);
+    expect(diff.code).toBe(2);
     expect(diff.stdout).toContain('Automation configuration: not compared (neither snapshot holds an automation export)\n');
     expect(diff.stdout).toContain('Folder ACLs: 1 changed (1 folder(s) saved in both snapshots)\n  ~ /Distribution/Acme/Inbound\n      - User alice: readFiles, deleteFiles, listFiles\n');
 

@@ -202,7 +202,7 @@ describe('mftops snapshot save in a transfer-only environment', () => {
 });
 
 describe('mftops snapshot diff', () => {
-  it('shows what changed between two snapshots, without secrets', async () => {
+  it('shows what changed between two snapshots, without secrets, and exits 2; 0 when they hold the same', async () => {
     const dir = project();
     const a = await save(dir);
     const client = automationClientFor(emulator);
@@ -211,13 +211,16 @@ describe('mftops snapshot diff', () => {
     await client.close();
     const b = await save(dir);
 
+    const same = ioIn(dir);
+    expect(await runSnapshotDiff(g(), { a: b.id, b: b.id }, same)).toBe(0);
+    expect(same.out()).toContain('No differences in tasks, hosts, resource-group ACLs or folder ACLs.');
     const io = ioIn(dir);
-    expect(await runSnapshotDiff(g(), { a: a.id, b: b.id }, io)).toBe(0);
+    expect(await runSnapshotDiff(g(), { a: a.id, b: b.id }, io)).toBe(2);
     expect(io.out()).toContain('Tasks: 1 changed\n  ~ Payroll to bank\n      Info.Description: "Nightly payroll file to the bank" → "Diffed by the CLI test"\n');
     expect(io.out()).toContain('Hosts: no changes\n');
     expectNoSecrets(io.out() + io.err());
     const json = ioIn(dir);
-    expect(await runSnapshotDiff(g('json'), { a: a.id, b: 'latest' }, json)).toBe(0);
+    expect(await runSnapshotDiff(g('json'), { a: a.id, b: 'latest' }, json)).toBe(2);
     expect((JSON.parse(json.out()) as { kinds: Array<{ changed: Array<{ name: string }> }> }).kinds[0]!.changed.map((c) => c.name)).toEqual(['Payroll to bank']);
     expectNoSecrets(json.out());
   });
@@ -237,7 +240,7 @@ describe('mftops snapshot diff', () => {
     const b = await save(dir);
 
     const io = ioIn(dir);
-    expect(await runSnapshotDiff(g(), { a: a.id, b: b.id }, io)).toBe(0);
+    expect(await runSnapshotDiff(g(), { a: a.id, b: b.id }, io)).toBe(2);
     expect(io.out()).toContain(
       [
         'Folder ACLs: 1 changed (3 folder(s) saved in both snapshots)',
@@ -250,7 +253,7 @@ describe('mftops snapshot diff', () => {
     );
     expect(io.out().trimEnd().split('\n').at(-1)).toBe('0 added, 0 removed, 1 changed.');
     const json = ioIn(dir);
-    expect(await runSnapshotDiff(g('json'), { a: a.id, b: b.id }, json)).toBe(0);
+    expect(await runSnapshotDiff(g('json'), { a: a.id, b: b.id }, json)).toBe(2);
     expect((JSON.parse(json.out()) as SnapshotDiff).folders).toEqual({
       compared: 3,
       onlyInA: [],
@@ -278,17 +281,56 @@ describe('mftops snapshot diff', () => {
     expect(await transfer.listFolderAcls(outbound.id)).toEqual(before);
     await transfer.close();
   });
+
+  it('says flags and codes as plan says them: true/false, a code with its meaning, numbers bare', async () => {
+    const dir = project();
+    const a = await save(dir);
+    const client = automationClientFor(emulator);
+    const payroll = (await client.listTasks({ name: 'Payroll to bank' }))[0]!;
+    // Active 1 → 0; the Source step's DeleteOrig 0 → 1 and RetryCount 3 → 4.
+    const steps = (payroll.steps ?? []).map((step) => ('Source' in step ? { Source: { ...step.Source, DeleteOrig: 1, RetryCount: 4 } } : step));
+    const flipped = { ...payroll, Active: 0, steps } as typeof payroll;
+    await client.updateTask(payroll.ID!, flipped);
+    const b = await save(dir);
+    await client.updateTask(payroll.ID!, payroll);
+    await client.close();
+    const io = ioIn(dir);
+    expect(await runSnapshotDiff(g(), { a: a.id, b: b.id }, io)).toBe(2);
+    expect(payroll.Active).toBe(1);
+    expect(io.out()).toContain('      Active: true → false\n');
+    expect(io.out()).toMatch(/^ {6}Source\.DeleteOrig: 0 \(\w[^)]*\) → 1 \(delete\)$/m);
+    expect(io.out()).toContain('      Source.RetryCount: 3 → 4\n');
+    expect(io.out()).not.toMatch(/"\d+" → "\d+"/);
+  });
 });
 
 describe('mftops snapshot restore', () => {
-  it('refuses without a terminal unless --auto-approve, and writes nothing', async () => {
+  it('without a terminal, shows what it would change, then refuses unless --auto-approve, and writes nothing', async () => {
     const dir = project();
     const info = await save(dir);
     emulator.resetRequestLog();
-    const err = await runSnapshotRestore(g(), { id: info.id }, ioIn(dir)).catch((e: unknown) => e);
+    const io = ioIn(dir);
+    const err = await runSnapshotRestore(g(), { id: info.id }, io).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as Error).message).toBe('snapshot restore replaces the whole automation configuration: run it on a terminal to confirm, or pass --auto-approve');
-    expect(emulator.requestLog()).toEqual([]);
+    expect((err as Error).message).toBe('snapshot restore replaces the whole automation configuration: run it on a terminal to confirm, or pass --auto-approve (--dry-run only shows what it would change)');
+    expect(io.out()).toContain(`Restoring lab/${info.id}`);
+    expect(io.out()).toContain('What the restore changes (live → ');
+    expect(writesOf(emulator)).toEqual([]);
+    // Signed in to read, and signed out again.
+    expect(emulator.requestLog().filter((r) => r.path.endsWith('/token/revoke')).length).toBeGreaterThan(0);
+  });
+
+  it('--dry-run shows what it would change and writes nothing, not even a snapshot: exit 0', async () => {
+    const dir = project();
+    const info = await save(dir);
+    const before = readdirSync(join(dir, 'backups', 'lab'));
+    emulator.resetRequestLog();
+    const io = ioIn(dir);
+    expect(await runSnapshotRestore(g(), { id: info.id, dryRun: true }, io)).toBe(0);
+    expect(io.out()).toContain(`Dry run: restoring lab/${info.id}`);
+    expect(io.out()).toMatch(/Dry run: nothing was written\. To restore: mftops snapshot restore \S+\n$/);
+    expect(writesOf(emulator)).toEqual([]);
+    expect(readdirSync(join(dir, 'backups', 'lab'))).toEqual(before);
   });
 
   it('asks on a terminal: anything but "yes" cancels, "yes" restores after a fresh snapshot', async () => {

@@ -70,3 +70,39 @@ describe('mftops status against the emulator', () => {
     expect(r.stdout).toContain('1 of 2 services failed.');
   });
 });
+
+describe('MFTOPS_CONFIG and MFTOPS_ENV', () => {
+  function twoEnvironments(): string {
+    const services = [
+      `    automation: { url: "${emulator.automationUrl}", username: admin, password: "\${env:AUTO_PW}" }`,
+      `    transfer: { url: "${emulator.transferUrl}", username: admin, password: "\${env:XFER_PW}" }`,
+    ];
+    return testdir({ 'conf/two.yaml': ['apiVersion: mftops/v1', 'kind: Config', 'environments:', '  lab:', ...services, '  prod:', ...services, ''].join('\n') });
+  }
+  const env = { ...ENV, XFER_PW: SEED_LOGINS.transferAdmin.password };
+
+  it('stand in for --config and --env, say so in status, and lose to the flags', async () => {
+    const dir = twoEnvironments();
+    const file = `${dir}/conf/two.yaml`;
+    const both = await runCli(['status'], { cwd: dir, env: { ...env, MFTOPS_CONFIG: 'conf/two.yaml', MFTOPS_ENV: 'prod' } });
+    expect(both.code).toBe(0);
+    expect(both.stdout.split('\n')[0]).toBe(`Environment prod (from MFTOPS_ENV) (${file}, from MFTOPS_CONFIG)`);
+    const flag = await runCli(['status', '--env', 'lab'], { cwd: dir, env: { ...env, MFTOPS_CONFIG: 'conf/two.yaml', MFTOPS_ENV: 'prod' } });
+    expect(flag.code).toBe(0);
+    expect(flag.stdout.split('\n')[0]).toBe(`Environment lab (${file}, from MFTOPS_CONFIG)`);
+    const flags = await runCli(['--config', 'conf/two.yaml', 'status', '--env', 'prod'], { cwd: dir, env: { ...env, MFTOPS_CONFIG: 'nowhere.yaml', MFTOPS_ENV: 'nothing' } });
+    expect(flags.code).toBe(0);
+    expect(flags.stdout.split('\n')[0]).toBe(`Environment prod (${file})`);
+  });
+
+  it('errors name the variable a wrong value came from', async () => {
+    const dir = twoEnvironments();
+    const env1 = await runCli(['status'], { cwd: dir, env: { ...env, MFTOPS_CONFIG: 'conf/two.yaml', MFTOPS_ENV: 'prd' } });
+    expect(env1.code).toBe(1);
+    expect(env1.stderr).toBe(`mftops: error: environment "prd" (from MFTOPS_ENV) is not in ${dir}/conf/two.yaml (known: lab, prod)\n`);
+    const config = await runCli(['status'], { cwd: dir, env: { ...env, MFTOPS_CONFIG: 'conf/too.yaml' } });
+    expect(config.code).toBe(1);
+    expect(config.stderr).toBe('conf/too.yaml: error MF501: configuration file not found\n  hint: MFTOPS_CONFIG names this file; fix it, or pass --config FILE\n1 error in 1 file\n');
+    expect(hasStackTrace(env1.stderr + config.stderr)).toBe(false);
+  });
+});

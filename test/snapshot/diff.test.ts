@@ -15,6 +15,7 @@ import {
   type SavedAclEntry,
   type SavedFolder,
 } from '../../src/snapshot/index.js';
+import { getValueVocabulary } from '../../src/manifest/schemas.js';
 import { testdir } from '../helpers/testdir.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { clientsFor, KEY_HEX, saveFrom, type Clients } from './helpers.js';
@@ -242,13 +243,16 @@ describe('diffSnapshots against the emulator', () => {
       },
     ]);
 
-    const text = renderSnapshotDiffText(diff);
+    // Values as plan says them: a task flag and an ACL permission as true/false, other text quoted.
+    const text = renderSnapshotDiffText(diff, { task: getValueVocabulary('Task') });
     const json = renderSnapshotDiffJson(diff);
     for (const out of [text, json]) {
       expect(out).not.toMatch(/SEEDSECRET|NEWSECRET|Pa55!seed/);
     }
     expect(text).toContain(`Snapshot diff lab/${a.id} → lab/${b.id}`);
-    expect(text).toContain('Tasks: 1 added, 1 removed, 1 changed\n  + Archive sweep\n  - Nightly cleanup\n  ~ Payroll to bank\n      Active: "1" → "0"\n');
+    expect(text).toContain('Tasks: 1 added, 1 removed, 1 changed\n  + Archive sweep\n  - Nightly cleanup\n  ~ Payroll to bank\n      Active: true → false\n');
+    expect(text).toContain('      Desc: "Globex FTPS server" → "Globex FTPS (new)"\n');
+    expect(text).toContain('  ~ Finance / Finance Operators\n      Permissions.TaskRun: true → false\n');
     expect(text).toContain('      DefPassword: (sensitive) → (sensitive)\n');
     expect(text).toContain('Resource-group ACLs: 1 removed, 1 changed\n');
     expect(text.trimEnd().split('\n').at(-1)).toBe('1 added, 2 removed, 3 changed.');

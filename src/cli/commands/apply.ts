@@ -1,5 +1,5 @@
 import type { ApplyReport } from '../../apply/model.js';
-import { renderApplyPhase, renderChangeResultLine } from '../../render/apply-summary.js';
+import { renderApplyPhase, renderApprovalQuestion, renderChangeResultLine } from '../../render/apply-summary.js';
 import { applyEnvironment, sortApplyArguments } from '../../app/apply.js';
 import { MAX_DELETES_RANGE, PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';
@@ -33,8 +33,6 @@ export interface ApplyCommandDeps {
   /** The second Ctrl-C: revoke the tokens and leave at once. */
   readonly exitNow: (code: number) => void;
 }
-
-export const APPROVAL_QUESTION = "Apply these changes? Only 'yes' is accepted: ";
 
 /**
  * `mftops apply [PLANFILE | PATH…]`: the view of `applyEnvironment`. A saved plan is applied
@@ -76,7 +74,8 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
         say(renderApplyPhase(event.phase, event.writes, event.parallelism));
         return true;
       case 'change-result':
-        say(renderChangeResultLine(event.result));
+        // What never started is said once, by the report on stdout (counted, not listed one by one).
+        if (event.result.status !== 'skipped') say(renderChangeResultLine(event.result));
         return true;
       case 'abandoned':
         deps.exitNow(1);
@@ -109,9 +108,9 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
         parallelism,
         ...(planFile === undefined && !opts.autoApprove
           ? {
-              approve: async () => {
+              approve: async (plan) => {
                 await planShown;
-                return (await deps.ask(APPROVAL_QUESTION)).trim() === 'yes';
+                return (await deps.ask(renderApprovalQuestion(plan))).trim() === 'yes';
               },
             }
           : {}),

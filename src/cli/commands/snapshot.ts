@@ -10,8 +10,9 @@ import {
 import type { ServiceName } from '../../config/model.js';
 import { ConfigError } from '../../errors.js';
 import type { RestoreResult } from '../../snapshot/restore-snapshot.js';
-import type { PartsDiff, SnapshotInfo } from '../../snapshot/model.js';
+import { hasDifferences, type PartsDiff, type SnapshotInfo } from '../../snapshot/model.js';
 import type { SnapshotRef } from '../../snapshot/store.js';
+import type { DiffWording } from '../../snapshot/render.js';
 import { cliContext, environmentChoice, type CliContext } from '../app-context.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
@@ -42,6 +43,8 @@ export interface SnapshotDiffOptions {
 export interface SnapshotRestoreOptions {
   readonly id: string;
   readonly autoApprove?: boolean;
+  /** Show what the restore would change (reads only) and stop: nothing written, exit 0. */
+  readonly dryRun?: boolean;
   /** Restore only this part of the snapshot; default every part it holds. */
   readonly service?: ServiceName;
   /**
@@ -92,40 +95,43 @@ export async function runSnapshotVerify(g: GlobalOptions, opts: SnapshotIdOption
   }
 }
 
+/** Exit 0 when the snapshots hold the same, 2 when they differ (as plan --detailed-exitcode, drift and diff-env). */
 export async function runSnapshotDiff(g: GlobalOptions, opts: SnapshotDiffOptions, io: CommandIo): Promise<number> {
   const diff = await diffEnvironmentSnapshots({ ...environmentChoice(g), a: opts.a, b: opts.b }, io);
   const { renderSnapshotDiffJson, renderSnapshotDiffText } = await import('../../snapshot/render.js');
-  io.stdout(g.format === 'json' ? renderSnapshotDiffJson(diff) : renderSnapshotDiffText(diff));
-  return 0;
+  io.stdout(g.format === 'json' ? renderSnapshotDiffJson(diff) : renderSnapshotDiffText(diff, await diffWording()));
+  return hasDifferences(diff) ? 2 : 0;
 }
 
 /**
- * Refuse without a terminal unless --auto-approve (before any request); say what will be replaced
- * and what differs between the live servers and the snapshot, then ask on the terminal (`yes`;
- * --auto-approve does not ask); then print what was put back and whether it read back as the
- * snapshot. Exit 0 when everything was restored and verified, else 1.
+ * Say what will be replaced and what differs between the live servers and the snapshot (reads
+ * only); then with --dry-run stop there (exit 0), off a terminal without --auto-approve refuse
+ * (exit 1), on one ask (`yes`; --auto-approve does not ask); then print what was put back and
+ * whether it read back as the snapshot. Exit 0 when everything was restored and verified, else 1.
  */
 export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestoreOptions, io: CommandIo): Promise<number> {
   const interactive = io.isTty && (opts.ask !== undefined || Boolean(process.stdin.isTTY));
-  const precheck = (d: RestoreDescription): void => {
-    const what = d.automationUrl !== undefined ? 'replaces the whole automation configuration' : `resets the ACLs of ${d.folderCount} transfer folder(s)`;
-    if (!interactive) throw new ConfigError(`snapshot restore ${what}: run it on a terminal to confirm, or pass --auto-approve`);
-  };
-  const approve = async (d: RestoreDescription & { readonly diff: PartsDiff }): Promise<boolean> => {
-    // With --auto-approve the JSON document carries the diff; the text still shows it before the writes.
-    if (opts.autoApprove && g.format === 'json') return true;
+  const preview = async (d: RestoreDescription & { readonly diff: PartsDiff }): Promise<void> => {
     const { describeSnapshot, renderRestoreDiffText } = await import('../../snapshot/render.js');
     io.stdout(
       [
-        `Restoring ${describeSnapshot(d.snapshot)} taken ${d.snapshot.createdAt}`,
+        `${opts.dryRun === true ? 'Dry run: restoring' : 'Restoring'} ${describeSnapshot(d.snapshot)} taken ${d.snapshot.createdAt}`,
         ...(d.automationUrl !== undefined ? [`  replaces the whole automation configuration of ${d.automationUrl}`] : []),
         ...(d.folderCount > 0 ? [`  ${d.automationUrl !== undefined ? 'and resets' : 'resets'} the ACLs of ${d.folderCount} transfer folder(s) on ${d.transferUrl}`] : []),
         '  A snapshot of the current state is taken first.',
         '',
-        renderRestoreDiffText(d.diff, `${d.snapshot.env}/${d.snapshot.id}`),
+        renderRestoreDiffText(d.diff, `${d.snapshot.env}/${d.snapshot.id}`, await diffWording()),
       ].join('\n'),
     );
+  };
+  const approve = async (d: RestoreDescription & { readonly diff: PartsDiff }): Promise<boolean> => {
+    // With --format json the one document carries the diff (or the refusal): no text beside it.
+    if (g.format !== 'json') await preview(d);
     if (opts.autoApprove) return true;
+    if (!interactive) {
+      const what = d.automationUrl !== undefined ? 'replaces the whole automation configuration' : `resets the ACLs of ${d.folderCount} transfer folder(s)`;
+      throw new ConfigError(`snapshot restore ${what}: run it on a terminal to confirm, or pass --auto-approve (--dry-run only shows what it would change)`);
+    }
     const answer = await (opts.ask ?? askOnStdin)('Type "yes" to restore: ');
     return answer?.trim() === 'yes';
   };
@@ -133,7 +139,7 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
   let restored: Awaited<ReturnType<typeof restoreEnvironmentSnapshot>>;
   try {
     restored = await restoreEnvironmentSnapshot(
-      { ...environmentChoice(g), id: opts.id, ...(opts.service !== undefined ? { service: opts.service } : {}), ...(opts.autoApprove ? {} : { precheck }), approve },
+      { ...environmentChoice(g), id: opts.id, ...(opts.service !== undefined ? { service: opts.service } : {}), approve, ...(opts.dryRun === true ? { dryRun: true } : {}) },
       ctx,
     );
   } finally {
@@ -143,6 +149,17 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
     case 'cancelled':
       writeError(g, io, 'restore cancelled', 'Restore cancelled.');
       return 1;
+    case 'previewed': {
+      if (g.format === 'json') {
+        // The mftops.snapshot.diff document, from the live servers (`a`, id `live`) to the snapshot.
+        const { renderSnapshotDiffJson } = await import('../../snapshot/render.js');
+        io.stdout(renderSnapshotDiffJson({ ...restored.diff, a: { env: restored.ref.env, id: 'live' }, b: { env: restored.ref.env, id: restored.ref.id } }));
+      } else {
+        await preview({ ...restored.description, diff: restored.diff });
+        io.stdout(`Dry run: nothing was written. To restore: mftops snapshot restore ${restored.ref.id}${opts.service !== undefined ? ` --service ${opts.service}` : ''}\n`);
+      }
+      return 0;
+    }
     case 'restored': {
       const { result, ref } = restored;
       io.stdout(g.format === 'json' ? (await import('../../snapshot/render.js')).renderRestoredJson(result) : await restoredText(result, ref));
@@ -164,6 +181,12 @@ function snapshotContext(g: GlobalOptions, io: CommandIo): CliContext {
     io.stderr(`warning: ${event.message}\n`);
     return true;
   });
+}
+
+/** The words plan says task values in, for the diffs of snapshot diff and restore. */
+async function diffWording(): Promise<DiffWording> {
+  const { getValueVocabulary } = await import('../../manifest/schemas.js');
+  return { task: getValueVocabulary('Task') };
 }
 
 async function savedText(s: SnapshotInfo): Promise<string> {

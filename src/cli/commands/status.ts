@@ -16,6 +16,6 @@ export async function runStatus(g: GlobalOptions, io: CommandIo): Promise<number
   } finally {
     ctx.finish();
   }
-  io.stdout(g.format === 'json' ? renderStatusJson(report) : renderStatusText(report));
+  io.stdout(g.format === 'json' ? renderStatusJson(report) : renderStatusText(report, { ...(g.envFrom !== undefined ? { environment: g.envFrom } : {}), ...(g.configFrom !== undefined ? { configFile: g.configFrom } : {}) }));
   return report.services.every((r) => r.ok) ? 0 : 1;
 }
