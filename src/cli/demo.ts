@@ -74,7 +74,7 @@ async function runDemo(withEnvironments: boolean): Promise<number> {
     if (!(await cli(['status', ...env], 0))) return 1;
 
     narrate(2, 'plan: what would change, read-only, saved for apply.', 'Look at the policy checks, then "Access changes" (who gains or loses what, through which', 'group), then what is blocked (a person must do it), and the counts on the last line.');
-    if (!(await cli(['plan', ...env, '--out', 'demo.plan'], 0, { head: 24, tail: 1, rest: 'every changed object field by field; `mftops show demo.plan` prints the whole plan' }))) return 1;
+    if (!(await cli(['plan', ...env, '--out', 'demo.plan'], 0, { head: 24, tail: 3, rest: 'every changed object field by field; `mftops show demo.plan` prints the whole plan' }))) return 1;
 
     narrate(3, 'apply: exactly the saved plan, after checking the servers did not change since;', 'a snapshot of both servers first, then the writes, then a fresh plan to verify.');
     const applied = await cli(['apply', ...env, 'demo.plan'], 0);
@@ -95,7 +95,8 @@ async function runDemo(withEnvironments: boolean): Promise<number> {
     if (withEnvironments) {
       out('');
       out('==> Two environments: staging runs on an emulator of its own; the manifests are shared, and examples/staging/');
-      out('    holds what differs (overlays, a folder). diff-env is the promotion view: what differs before staging goes to production.');
+      out('    holds what differs (overlays, a folder). diff-env is the promotion view: what differs before staging goes to production;');
+      out('    --offline compares the manifests only (without it, each server is also compared with its own manifests).');
       if (!(await cli(['diff-env', ...PROMOTION, '--offline'], 2))) return 1;
     }
 
