@@ -41,6 +41,8 @@ interface Excerpt {
   readonly tail: number;
   /** What the elided lines are and how to see them. */
   readonly rest: string;
+  /** Elided lines shown all the same (after the count): summaries and the headers of destructive or blocked changes, wherever the output puts them. */
+  readonly keep?: RegExp;
 }
 
 interface Ran {
@@ -73,8 +75,8 @@ async function runDemo(withEnvironments: boolean): Promise<number> {
     narrate(1, 'status: can mftops reach both servers and sign in with the configured credentials?');
     if (!(await cli(['status', ...env], 0))) return 1;
 
-    narrate(2, 'plan: what would change, read-only, saved for apply.', 'Look at the policy checks, then "Access changes" (who gains or loses what, through which', 'group), then what is blocked (a person must do it), and the counts on the last line.');
-    if (!(await cli(['plan', ...env, '--out', 'demo.plan'], 0, { head: 24, tail: 3, rest: 'every changed object field by field; `mftops show demo.plan` prints the whole plan' }))) return 1;
+    narrate(2, 'plan: what would change, read-only, saved for apply.', 'Look at the policy checks, then "Access changes" (who gains or loses what, through which', 'group), then what is blocked (a person must do it), and the counts on the line "Plan:".');
+    if (!(await cli(['plan', ...env, '--out', 'demo.plan'], 0, { head: 24, tail: 1, keep: /^(Plan|Cross-server checks): |^(-\/\+|-|!) [A-Z]\w+\//, rest: 'every changed object field by field; `mftops show demo.plan` prints the whole plan' }))) return 1;
 
     narrate(3, 'apply: exactly the saved plan, after checking the servers did not change since;', 'a snapshot of both servers first, then the writes, then a fresh plan to verify.');
     const applied = await cli(['apply', ...env, 'demo.plan'], 0);
@@ -169,8 +171,9 @@ async function runStep(args: readonly string[], expect: number, cwd: string, exc
 
 function excerptOf(lines: readonly string[], excerpt: Excerpt | undefined): readonly string[] {
   if (excerpt === undefined || lines.length <= excerpt.head + excerpt.tail + 1) return lines;
-  const hidden = lines.length - excerpt.head - excerpt.tail;
-  return [...lines.slice(0, excerpt.head), `    … ${hidden} more lines: ${excerpt.rest} …`, ...lines.slice(lines.length - excerpt.tail)];
+  const middle = lines.slice(excerpt.head, lines.length - excerpt.tail);
+  const kept = excerpt.keep ? middle.filter((l) => excerpt.keep!.test(l)) : [];
+  return [...lines.slice(0, excerpt.head), `    … ${middle.length - kept.length} more lines: ${excerpt.rest} …`, ...kept, ...lines.slice(lines.length - excerpt.tail)];
 }
 
 /** The CLI as a user runs it; stdout and stderr as one stream of lines, in the order they came. */

@@ -46,6 +46,7 @@ describe('npm run demo', () => {
     expect(plan).toContain('Policy checks: 7 policies, no violations.');
     expect(plan).toMatch(/^Access changes: \d+ users gain access, 1 loses access\.$/m);
     expect(plan).toMatch(/^ {4}… \d+ more lines: every changed object field by field; `mftops show demo\.plan` prints the whole plan …$/m);
+    expect(plan).toContain('\n! Task/Legacy EDI router is blocked\n');
     expect(plan).toMatch(/^Plan: [1-9]\d* to create, [1-9]\d* to update, 0 to replace, 0 to delete, 1 blocked\./m);
 
     // Apply: the saved plan, a snapshot first, verified after.
