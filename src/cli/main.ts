@@ -304,6 +304,8 @@ export function buildProgram(io: CommandIo): Command {
     .option('--variant <name=value>', 'serve one reading of the register, e.g. automation.days=short (repeatable; wins over --profile)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--access-ttl <seconds>', 'lifetime of access tokens', '300')
     .option('--rate-limit <per-second>', 'answer at most this many requests per second per service, then 429 with Retry-After (0: no limit)', '0')
+    .option('--write-config <file>', 'also write an mftops.yaml for this emulator to FILE (passwords as ${env:} references; refused if FILE exists)')
+    .option('--force', 'with --write-config: overwrite FILE', false)
     .action(async (opts: Omit<EmulatorCommandOptions, 'quiet'>, cmd: Command) => {
       const { runEmulator } = await import('./commands/emulator.js');
       await run(runEmulator({ ...opts, quiet: globals(cmd).quiet }, io));

@@ -10,7 +10,7 @@ import type { Profile, Variants } from './variants.js';
 import { resolveVariants } from './variants.js';
 
 export type { EmulatorSeed, AutomationSeed, TransferSeed, FolderSeed, FolderAclSeed, AutomationUserSeed, TransferUserSeed, TransferGroupSeed } from './seed.js';
-export { loadSeedFile, DEFAULT_AUTOMATION_ADMIN, DEFAULT_TRANSFER_ADMIN } from './seed.js';
+export { loadSeedFile, seedAdmins, DEFAULT_AUTOMATION_ADMIN, DEFAULT_TRANSFER_ADMIN } from './seed.js';
 export type { EmulatorState } from './state.js';
 export type { Profile, Variants, VariantName, VariantSwitch, NamedSet, ProfileDetails } from './variants.js';
 export { VARIANT_SWITCHES, VARIANT_NAMES, NAMED_SETS, PROFILES, resolveVariants, parseVariantAssignments, describeVariants } from './variants.js';

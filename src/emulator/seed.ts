@@ -109,6 +109,21 @@ export interface EmulatorSeed {
 export const DEFAULT_AUTOMATION_ADMIN = { username: 'admin', password: 'admin-Pa55!seed' } as const;
 export const DEFAULT_TRANSFER_ADMIN = { username: 'admin', password: 'xfer-admin-Pa55!seed' } as const;
 
+/**
+ * The accounts mftops signs in with on an emulator started from this seed (absent: the empty
+ * state's): the first automation user in the administrators group and the first transfer user
+ * with `SysAdmin` (else `Admin`); a service whose seed has neither has none.
+ */
+export function seedAdmins(seed: EmulatorSeed | undefined): { readonly automation?: { readonly username: string; readonly password: string }; readonly transfer?: { readonly username: string; readonly password: string } } {
+  const automation = seed?.automation?.users === undefined ? DEFAULT_AUTOMATION_ADMIN : seed.automation.users.find((u) => u.isAdmin === true);
+  const transferUsers = seed?.transfer?.users;
+  const transfer = transferUsers === undefined ? DEFAULT_TRANSFER_ADMIN : (transferUsers.find((u) => u.permission === 'SysAdmin') ?? transferUsers.find((u) => u.permission === 'Admin'));
+  return {
+    ...(automation ? { automation: { username: automation.username, password: automation.password } } : {}),
+    ...(transfer ? { transfer: { username: transfer.username, password: transfer.password } } : {}),
+  };
+}
+
 function fail(message: string): never {
   throw new ConfigError(`emulator seed: ${message}`);
 }

@@ -47,7 +47,7 @@ describe('environmentStatus', () => {
         username: 'admin',
         role: 'SysAdmin',
         counts: [
-          { key: 'users', count: 7 },
+          { key: 'users', count: 8 },
           { key: 'groups', count: 4 },
         ],
         requests: true,

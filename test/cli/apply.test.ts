@@ -138,7 +138,7 @@ describe('mftops apply against the emulator', () => {
     const saved = JSON.parse(readFileSync(join(snap, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string; id: string | null; entries: Array<{ name?: string }> }> };
     const savedInbound = saved.folders.find((f) => f.path === '/Distribution/Acme/Inbound')!;
     expect(savedInbound.id).toBe(String(inbound.id));
-    expect(savedInbound.entries.map((e) => e.name).sort()).toEqual(['Acme Partners', 'alice']);
+    expect(savedInbound.entries.map((e) => e.name).sort()).toEqual(['Acme Partners', 'alice', 'automation-svc']);
     expect(saved.folders.find((f) => f.path === '/Finance/Reports')).toEqual({ path: '/Finance/Reports', id: null, entries: [] });
     expect((await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
   });
@@ -241,7 +241,8 @@ describe('mftops apply: a folder renamed through previousNames', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Apply complete for environment "lab": 1 applied, 0 failed, 0 skipped.');
     // One folder, the same one, at the new path with the manifest's entries; none at the old path.
-    expect(writesOf(emulator)).toEqual([`PATCH /transfer/api/v1/folders/${inbound!.id}`, `DELETE /transfer/api/v1/folders/${inbound!.id}/acls`]);
+    // The entries the manifest does not name go: alice's and automation-svc's.
+    expect(writesOf(emulator)).toEqual([`PATCH /transfer/api/v1/folders/${inbound!.id}`, `DELETE /transfer/api/v1/folders/${inbound!.id}/acls`, `DELETE /transfer/api/v1/folders/${inbound!.id}/acls`]);
     expect(folderAt('/Distribution/Acme/Inbound')).toEqual([]);
     const incoming = folderAt('/Distribution/Acme/Incoming');
     expect(incoming.map((f) => f.id)).toEqual([inbound!.id]);

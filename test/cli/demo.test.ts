@@ -1,49 +1,101 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CLI_HANG_GUARD_MS } from '../helpers/run-cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
+/** `npm run demo` (after the build): its exit code, stdout and stderr. */
+function runDemo(args: readonly string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, ['dist/cli/demo.js', ...args], { cwd: root, env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    child.on('close', (code) => resolveRun({ code, stdout, stderr }));
+  });
+}
+
+/** The output of one narrated step: from its `==> N/6` line to the next. */
+function step(stdout: string, n: number): string {
+  const start = stdout.indexOf(`\n==> ${n}/6 `);
+  expect(start).toBeGreaterThan(0);
+  const end = stdout.indexOf('\n==> ', start + 1);
+  return stdout.slice(start, end < 0 ? undefined : end);
+}
+
+/** No warning of any kind: no diagnostic warning, no count of them, no `warn` policy violation. */
+const WARNING = /\bwarn(ing)?s?\b/i;
+
 describe('npm run demo', () => {
-  it('runs status, validate and plan against the built-in emulators of the example estate\'s two environments, then diff-env between them, and exits 0, writing nothing', () => {
-    const r = spawnSync(process.execPath, ['dist/cli/demo.js'], { cwd: root, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' }, timeout: CLI_HANG_GUARD_MS });
+  it('narrates the whole loop on the example estate in about 150 lines, without a warning, and ends with the next step', async () => {
+    const r = await runDemo();
     expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    expect(r.stdout).toContain('All 2 services reachable.');
-    // 24 manifests and the 7 example policies; the policies that read only object are checked on them.
-    expect(r.stdout).toContain('31 manifests valid, 2 warnings');
-    expect(r.stdout).toContain('examples/manifests/tasks/partners.yaml:25:1: warning MF312: Task/Acme inbound breaks policy `partner-originals-kept`');
-    // The plan evaluates every example policy; what they catch on the example estate are warnings.
-    expect(r.stdout).toContain('Policy checks: 2 violations of 7 policies (warnings only).');
-    expect(r.stdout).toMatch(/^ {2}! warn folder-access-removal: FolderPermissions\/Distribution\/Acme\/Inbound — someone loses all access to this folder/m);
-    expect(r.stdout).toMatch(/^ {2}! warn partner-originals-kept: Task\/Globex inbound — /m);
-    // The plan of the examples shows creates, updates and the advanced task it cannot change.
-    expect(r.stdout).toMatch(/^Plan: [1-9]\d* to create, [1-9]\d* to update, 0 to replace, 0 to delete, 1 blocked\. [1-9]\d* users gain access, [1-9]\d* loses? access\.$/m);
-    // Who gains or loses access comes before the per-object diff, group members included (issue 16).
-    expect(r.stdout.indexOf('Access changes: ')).toBeGreaterThan(0);
-    expect(r.stdout.indexOf('Access changes: ')).toBeLessThan(r.stdout.indexOf('! Task/Legacy EDI router is blocked'));
-    expect(r.stdout).toContain('  - alice gains readFiles, writeFiles, listFiles on /Finance/Payroll (via group Finance Team)');
-    expect(r.stdout).toContain('  - globex-svc gains notify on /Distribution/Globex/Inbound (via group Globex Partners)');
-    // Resource-group ACLs per user too: the automation server lists the user group's members (A-28).
-    expect(r.stdout).toContain('  - dana gains TaskRun on resource group Finance (via user group Auditors)');
-    expect(r.stdout).toContain('! Task/Legacy EDI router is blocked');
-    // Values read in words: codes with their meaning, flags as the manifests write them, date lists by name.
-    expect(r.stdout).toContain('~ steps[0].Source.DeleteOrig: 1 (delete) → 2 (rename or move)');
-    expect(r.stdout).toContain('+ Active: true');
-    expect(r.stdout).toContain('# Schedules: Weekdays (Mon–Fri) at 22:30, with date list Bank Holidays 2026, until the first success');
-    // Both environments of examples/mftops.yaml, each on its own emulator, each plan naming its environment.
-    expect(r.stdout).toMatch(/^\$ mftops plan --config mftops\.yaml --env production --detailed-exitcode\nmftops plan for environment "production": /m);
-    expect(r.stdout).toMatch(/^\$ mftops plan --config mftops\.yaml --env staging --detailed-exitcode\nmftops plan for environment "staging": /m);
-    expect(r.stdout.match(/^Plan: /gm)).toHaveLength(2);
-    // Then the promotion view: staging's partner endpoints and its own folder.
-    const promotion = r.stdout.slice(r.stdout.indexOf('$ mftops diff-env staging production --config mftops.yaml\n'));
-    expect(promotion).toContain('~ Task/Acme outbound: differs in 3 fields');
-    expect(promotion).toContain('< FolderPermissions/Distribution/Acme/Test: only in staging');
-    expect(promotion).toMatch(/^Environments: 1 only in staging, 0 only in production, 3 declared differently, /m);
-    expect(r.stdout).toMatch(/Demo finished: \d+ requests to the emulators of production and staging, 0 writes\./);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(100);
+    expect(lines.length).toBeLessThanOrEqual(180);
+    expect(lines.filter((l) => WARNING.test(l))).toEqual([]);
+    // Six narrated steps, in order, each running the CLI as a user types it (one environment: no --env).
+    expect(lines.filter((l) => /^==> \d\/6 /.test(l)).map((l) => l.split(':')[0])).toEqual(['==> 1/6 status', '==> 2/6 plan', '==> 3/6 apply', "==> 4/6 a change behind git's back", '==> 5/6 drift', '==> 6/6 restore']);
+    expect(lines.filter((l) => l.startsWith('$ mftops ')).map((l) => l.replace(/restore \S+/, 'restore ID'))).toEqual(['$ mftops status', '$ mftops plan --out demo.plan', '$ mftops apply demo.plan', '$ mftops drift', '$ mftops snapshot restore ID --auto-approve']);
+
+    expect(step(r.stdout, 1)).toContain('All 2 services reachable.');
+    // The plan: what to look at first (policies, who gains or loses access), the rest counted, and its counts.
+    const plan = step(r.stdout, 2);
+    expect(plan).toContain('Policy checks: 7 policies, no violations.');
+    expect(plan).toMatch(/^Access changes: \d+ users gain access, 1 loses access\.$/m);
+    expect(plan).toMatch(/^ {4}… \d+ more lines: every changed object field by field; `mftops show demo\.plan` prints the whole plan …$/m);
+    expect(plan).toContain('\n! Task/Legacy EDI router is blocked\n');
+    expect(plan).toMatch(/^Plan: [1-9]\d* to create, [1-9]\d* to update, 0 to replace, 0 to delete, 1 blocked\./m);
+
+    // Apply: the saved plan, a snapshot first, verified after.
+    const apply = step(r.stdout, 3);
+    expect(apply).toMatch(/^Apply complete for environment "production": ([1-9]\d*) applied, 0 failed, 1 skipped\.$/m);
+    expect(apply).toMatch(/^Verified: [1-9]\d* applied changes re-planned from the manifests, all in sync\.$/m);
+    const snapshot = /^Snapshot: .*\/production\/(\S+)$/m.exec(apply)?.[1];
+    expect(snapshot).toBeDefined();
+
+    // Another user edits a task through the REST API; drift names that user, from the audit log.
+    expect(step(r.stdout, 4)).toMatch(/^PUT \/automation\/api\/v1\/tasks\/\d+ as operator: Frequency\.Interval\[0\] 02:00 → 04:30, HTTP 200$/m);
+    const drift = step(r.stdout, 5);
+    expect(drift).toContain('~ Task/Payroll to bank differs from its manifest\n    last change: operator, ');
+    expect(drift).toContain('Schedules.Schedule[0].Frequency.Interval[0].StartTime: "02:00" → "04:30"');
+    expect(drift).toMatch(/^Drift: 2 objects differ, 0 unmanaged\.$/m);
+
+    // Restore of the snapshot apply took, read back and compared.
+    const restore = step(r.stdout, 6);
+    expect(restore).toContain(`$ mftops snapshot restore ${snapshot!} --auto-approve`);
+    expect(restore).toMatch(/^Saved the state before the restore as production\/\S+ /m);
+    expect(restore).toContain(`Verified: read back, the restored parts match production/${snapshot!}.`);
+
+    expect(lines.at(-2)).toMatch(/^Demo finished: \d+ requests to the emulator, [1-9]\d* of them writes/);
+    expect(lines.at(-1)).toBe('Next, in your own repository: `npx mftops init` (mftops.yaml, manifests/, the workflows), then `npx mftops import` to write manifests of what your servers hold.');
     expect(r.stdout).not.toContain('SEEDSECRET');
     expect(r.stdout).not.toContain('Pa55!seed');
     expect(r.stdout).not.toMatch(/demo-acme-sftp-secret|demo-audit-share-secret/);
+  });
+
+  it('--environments adds staging and the promotion view, still without a warning', async () => {
+    const r = await runDemo(['--environments']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(260);
+    expect(lines.filter((l) => WARNING.test(l))).toEqual([]);
+    // Two environments in mftops.yaml: the loop names production.
+    expect(r.stdout).toContain('$ mftops apply --env production demo.plan\n');
+    const promotion = r.stdout.slice(r.stdout.indexOf('$ mftops diff-env staging production --offline\n'));
+    expect(promotion).toContain('~ Task/Acme outbound: differs in 3 fields');
+    expect(promotion).toContain('< FolderPermissions/Distribution/Acme/Test: only in staging');
+    expect(promotion).toMatch(/^Environments: 1 only in staging, 0 only in production, 3 declared differently/m);
+    expect(lines.at(-1)).toMatch(/^Next, in your own repository: `npx mftops init`/);
+  });
+
+  it('refuses an unknown option in one line', async () => {
+    const r = await runDemo(['--environment']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('demo: unknown option --environment; the only option is --environments (adds staging and the promotion view)\n');
   });
 });

@@ -1,8 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
+import { testdir } from '../helpers/testdir.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mftops.js', import.meta.url));
 const SEED = fileURLToPath(new URL('../../examples/seed/emulator-seed.json', import.meta.url));
@@ -67,3 +70,71 @@ describe('mftops emulator --profile and --variant', () => {
     expect(profile.stderr).toContain('current, legacy, divergent');
   });
 });
+
+describe('mftops emulator: credentials and an mftops.yaml', () => {
+  /** The passwords of the printed `export` line, as a shell would set them. */
+  function exported(stdout: string): Record<string, string> {
+    const line = stdout.split('\n').find((l) => l.startsWith('  export '));
+    expect(line).toBeDefined();
+    return Object.fromEntries([...line!.matchAll(/([A-Z_]+)='([^']*)'/g)].map((m) => [m[1]!, m[2]!]));
+  }
+
+  it("prints the seed's administrators, the export line for their passwords and an mftops.yaml that status accepts", async () => {
+    const { stdout } = await startCli(['--seed', SEED]);
+    // The URL lines stay as they were (scripts read them); what is new comes after them.
+    const lines = stdout.split('\n');
+    expect(lines.slice(1, 4).map((l) => l.replace(/\d+/g, 'N'))).toEqual(['  automation: http://N.N.N.N:N/automation', '  transfer:   http://N.N.N.N:N/transfer', '  requests:   http://N.N.N.N:N/_emulator/requests']);
+    const rest = await untilQuiet(stdout, /manifests: /);
+    expect(rest).toContain('  automation sign-in: admin / admin-Pa55!seed\n  transfer sign-in:   admin / xfer-admin-Pa55!seed\n');
+    expect(exported(rest)).toEqual({ MFT_AUTOMATION_PASSWORD: 'admin-Pa55!seed', MFT_TRANSFER_PASSWORD: 'xfer-admin-Pa55!seed' });
+    // The snippet: references, never the password itself, and no account but the admins'.
+    const yaml = rest.slice(rest.indexOf('  apiVersion: mftops/v1')).split('\n').map((l) => l.slice(2)).join('\n');
+    expect(yaml).toContain('password: "${env:MFT_AUTOMATION_PASSWORD}"');
+    expect(yaml).not.toContain('Pa55!seed');
+    expect(rest).not.toContain('SEEDSECRET');
+    const dir = testdir({ 'mftops.yaml': yaml });
+    const status = await runCli(['status'], { cwd: dir, env: exported(rest) });
+    expect(status.stderr).toBe('');
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('Environment emulator (');
+    expect(status.stdout).toContain('All 2 services reachable.');
+  });
+
+  it('--write-config FILE writes that mftops.yaml, never over an existing file without --force', async () => {
+    const dir = testdir({ 'taken.yaml': 'mine\n' });
+    const refused = await runCli(['emulator', '--port', '0', '--write-config', join(dir, 'taken.yaml')]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`mftops: error: ${join(dir, 'taken.yaml')} exists: pass --force to overwrite it, or choose another file\n`);
+    expect(refused.stdout).toBe('');
+    expect(readFileSync(join(dir, 'taken.yaml'), 'utf8')).toBe('mine\n');
+
+    const { stdout } = await startCli(['--write-config', join(dir, 'mftops.yaml')]);
+    const rest = await untilQuiet(stdout, /Wrote /);
+    expect(rest).toContain(`Wrote ${join(dir, 'mftops.yaml')}: environment "emulator" on this emulator`);
+    const written = readFileSync(join(dir, 'mftops.yaml'), 'utf8');
+    expect(written).toMatch(/^# mftops\.yaml for the mftops emulator at http:\/\/127\.0\.0\.1:\d+, written by mftops emulator --write-config\.\n/);
+    expect(written).not.toContain('Pa55!seed');
+    const status = await runCli(['status'], { cwd: dir, env: exported(rest) });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('All 2 services reachable.');
+  });
+
+  it('--force overwrites an existing FILE', async () => {
+    const dir = testdir({ 'mftops.yaml': 'old\n' });
+    const { stdout } = await startCli(['--write-config', join(dir, 'mftops.yaml'), '--force']);
+    await untilQuiet(stdout, /Wrote /);
+    expect(readFileSync(join(dir, 'mftops.yaml'), 'utf8')).toContain('kind: Config');
+  });
+});
+
+/** The emulator's stdout once it has printed a line matching `last` (it prints its start block at once, then nothing). */
+function untilQuiet(sofar: string, last: RegExp): Promise<string> {
+  if (last.test(sofar)) return Promise.resolve(sofar);
+  return new Promise((resolveAll) => {
+    let text = sofar;
+    child!.stdout!.on('data', (d: Buffer) => {
+      text += d.toString('utf8');
+      if (last.test(text)) resolveAll(text);
+    });
+  });
+}

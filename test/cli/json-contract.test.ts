@@ -77,7 +77,7 @@ describe('--format json: one document per command, described by its schema', () 
     const status = await run('mftops.status', 0, 'status');
     expect((status['services'] as Array<{ counts: object }>).map((s) => s.counts)).toEqual([
       { tasks: 8, hosts: 8, resourceGroups: 3, resourceGroupAcls: 3 },
-      { users: 7, groups: 4 },
+      { users: 8, groups: 4 },
     ]);
 
     const plan = await run('mftops.plan', 0, 'plan');

@@ -178,21 +178,19 @@ describe('policies in mftops plan and validate', () => {
     expect(r.code).toBe(0);
   });
 
-  it('the example policies load with the example manifests and catch what they should on the example estate', async () => {
+  it('the example policies load with the example manifests, which keep them all, and catch what they should on the live example estate', async () => {
     const dir = workdir('');
     rmSync(join(dir, 'manifests/policies'), { recursive: true });
     cpSync(EXAMPLE_POLICIES, join(dir, 'manifests/policies'), { recursive: true });
     const v = await runCli(['validate'], { cwd: dir, env: ENV });
     expect(v.code).toBe(0);
-    expect([...v.stdout.matchAll(/MF312: (\S+ \S+) breaks policy `([^`]+)`/g)].map((m) => `${m[2]} ${m[1]}`)).toEqual(['partner-originals-kept Task/Acme inbound', 'partner-originals-kept Task/Globex inbound']);
+    // The example manifests keep every example policy: the demo and "Try it by hand" show no warning.
+    expect([...v.stdout.matchAll(/MF312: (\S+ \S+) breaks policy `([^`]+)`/g)]).toEqual([]);
     const plan = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
     expect(plan.code).toBe(0);
     const violations = (JSON.parse(plan.stdout).policy as { policies: number; violations: { policy: string; severity: string; outcome: string; address: string }[] });
     expect(violations.policies).toBe(7);
-    expect(violations.violations.map((x) => [x.policy, x.severity, x.outcome, x.address])).toEqual([
-      ['folder-access-removal', 'warn', 'violated', 'FolderPermissions/Distribution/Acme/Inbound'],
-      ['partner-originals-kept', 'warn', 'violated', 'Task/Globex inbound'],
-    ]);
+    expect(violations.violations).toEqual([]);
     // On the live state: the Globex partner group may delete files on the server (deny: drift).
     const drift = await runCli(['drift', '--format', 'json'], { cwd: dir, env: ENV });
     expect(drift.code).toBe(2);

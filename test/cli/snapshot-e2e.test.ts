@@ -100,6 +100,8 @@ describe('mftops snapshot through the CLI', () => {
         '  entries:',
         '    - group: Acme Partners',
         '      permissions: [listFiles, writeFiles]',
+        '    - user: automation-svc',
+        '      permissions: [listFiles, writeFiles]',
         '',
       ].join('\n'),
     });
@@ -112,7 +114,7 @@ describe('mftops snapshot through the CLI', () => {
     const transfer = transferClientFor(emulator);
     const inbound = (await transfer.findFolderByPath('/Distribution/Acme/Inbound'))!;
     const names = async () => (await transfer.listFolderAcls(inbound.id)).map((e) => e.name).sort();
-    expect(await names()).toEqual(['Acme Partners', 'alice']);
+    expect(await names()).toEqual(['Acme Partners', 'alice', 'automation-svc']);
 
     const plan = await cli('plan', '--detailed-exitcode');
     expect(plan.stdout).toContain('FolderPermissions/Distribution/Acme/Inbound');
@@ -120,7 +122,7 @@ describe('mftops snapshot through the CLI', () => {
     const apply = await cli('apply', '--auto-approve');
     expect(apply.stderr).not.toMatch(/error/i);
     expect(apply.code).toBe(0);
-    expect(await names()).toEqual(['Acme Partners']);
+    expect(await names()).toEqual(['Acme Partners', 'automation-svc']);
     const [applied] = readdirSync(join(dir, 'snaps', 'files'));
     expect(readdirSync(join(dir, 'snaps', 'files', applied!)).sort()).toEqual(['ledger.jsonl', 'snapshot.json', 'transfer-folders.json']);
     const list = await cli('snapshot', 'list');
@@ -142,7 +144,7 @@ describe('mftops snapshot through the CLI', () => {
     const restore = await cli('snapshot', 'restore', applied!, '--auto-approve');
     expect(restore.stdout).toContain('  /Distribution/Acme/Inbound: 1 entries put back, 0 removed\n');
     expect(restore.code).toBe(0);
-    expect(await names()).toEqual(['Acme Partners', 'alice']);
+    expect(await names()).toEqual(['Acme Partners', 'alice', 'automation-svc']);
     expect((await cli('plan', '--detailed-exitcode')).code).toBe(2);
     expect(readdirSync(join(dir, 'snaps', 'files'))).toHaveLength(3);
 

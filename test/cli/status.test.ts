@@ -24,7 +24,7 @@ describe('mftops status against the emulator', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('ok, version 2025.1.0, signed in as admin (administrator)');
     expect(text.stdout).toContain('8 tasks, 8 hosts, 3 resource groups, 3 resource-group ACLs');
-    expect(text.stdout).toContain('7 users, 4 groups');
+    expect(text.stdout).toContain('8 users, 4 groups');
     expect(text.stdout).toContain('All 2 services reachable.');
 
     const json = await runCli(['status', '--format', 'json'], { cwd: dir, env: ENV });
@@ -36,7 +36,7 @@ describe('mftops status against the emulator', () => {
     ]);
     expect(report.services.map((s) => s.counts)).toEqual([
       { tasks: 8, hosts: 8, resourceGroups: 3, resourceGroupAcls: 3 },
-      { users: 7, groups: 4 },
+      { users: 8, groups: 4 },
     ]);
   });
 

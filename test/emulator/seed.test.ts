@@ -84,7 +84,7 @@ describe('emulator seed', () => {
     const t = await login(transferBase(emu), XFER_ADMIN);
     const paths = (await t.get('/folders?perPage=100')).body.items.map((f: { path: string }) => f.path);
     for (const p of ['/', '/Distribution', '/Distribution/Acme/Inbound', '/Distribution/Globex/Outbound', '/Distribution/Initech/Inbound', '/Finance/Payroll', '/Home/alice']) expect(paths).toContain(p);
-    expect((await t.get('/users?perPage=100')).body.items.map((u: { username: string }) => u.username)).toEqual(['acme-svc', 'admin', 'alice', 'bob', 'carol', 'globex-svc', 'initech-svc']);
+    expect((await t.get('/users?perPage=100')).body.items.map((u: { username: string }) => u.username)).toEqual(['acme-svc', 'admin', 'alice', 'automation-svc', 'bob', 'carol', 'globex-svc', 'initech-svc']);
   });
 
   it('rule 98: seed ids are optional (assigned), the transfer-server host type may be spelled siLock or xferLock, and options are checked', async () => {

@@ -636,7 +636,7 @@ describe('transfer switches', () => {
     expect((await api.get('/groups?perPage=2&page=3')).status).toBe(404);
   });
 
-  /** The folder /Distribution/Acme/Inbound with entries for admin and initech-svc added: their usernames and full names sort in opposite orders. */
+  /** The folder /Distribution/Acme/Inbound (alice, automation-svc) with entries for admin and initech-svc added: their usernames and full names sort in opposite orders. */
   async function folderWithEntries(api: Api): Promise<string> {
     const f = (await api.get('/folders?path=/Distribution/Acme/Inbound')).body.items[0];
     const users = (await api.get('/users?perPage=100')).body.items as { id: string; username: string }[];
@@ -650,20 +650,20 @@ describe('transfer switches', () => {
   it('rule 129: transfer.aclName=username names entries by username (groups by name) and sorts by it', async () => {
     const api = await transfer({ 'transfer.aclName': 'username' });
     const id = await folderWithEntries(api);
-    expect((await api.get(`/folders/${id}/acls`)).body.items.map((e: { name: string }) => e.name)).toEqual(['Acme Partners', 'admin', 'alice', 'initech-svc']);
+    expect((await api.get(`/folders/${id}/acls`)).body.items.map((e: { name: string }) => e.name)).toEqual(['Acme Partners', 'admin', 'alice', 'automation-svc', 'initech-svc']);
   });
 
   it("rule 129: transfer.aclName=fullName names user entries by the user's full name (groups by name) and sorts by it", async () => {
     const api = await transfer({ 'transfer.aclName': 'fullName' });
     const id = await folderWithEntries(api);
-    expect((await api.get(`/folders/${id}/acls`)).body.items.map((e: { name: string }) => e.name)).toEqual(['Acme Partners', 'Alice Martin', 'Initech service account', 'Transfer Administrator']);
+    expect((await api.get(`/folders/${id}/acls`)).body.items.map((e: { name: string }) => e.name)).toEqual(['Acme Partners', 'Alice Martin', 'Automation server (host xfer)', 'Initech service account', 'Transfer Administrator']);
   });
 
   it('rule 129: transfer.aclName=absent answers entries without a name', async () => {
     const api = await transfer({ 'transfer.aclName': 'absent' });
     const id = await folderWithEntries(api);
     const items = (await api.get(`/folders/${id}/acls`)).body.items as object[];
-    expect(items).toHaveLength(4);
+    expect(items).toHaveLength(5);
     for (const e of items) expect('name' in e).toBe(false);
   });
 
@@ -677,14 +677,14 @@ describe('transfer switches', () => {
   it('rule 130: transfer.entryType=exact answers User/Group and refuses user/group', async () => {
     const api = await transfer({ 'transfer.entryType': 'exact' });
     const { id, alice } = await acmeInbound(api);
-    expect((await api.get(`/folders/${id}/acls`)).body.items.map((e: { type: string }) => e.type)).toEqual(['Group', 'User']);
+    expect((await api.get(`/folders/${id}/acls`)).body.items.map((e: { type: string }) => e.type)).toEqual(['Group', 'User', 'User']);
     expectRefused(await api.call('PUT', `/folders/${id}/acls`, { type: 'user', id: alice, permissions: { listFiles: true } }), 'type');
   });
 
   it('rule 130: transfer.entryType=lower answers user/group and takes User/Group or user/group', async () => {
     const api = await transfer({ 'transfer.entryType': 'lower' });
     const { id, alice, group } = await acmeInbound(api);
-    expect((await api.get(`/folders/${id}/acls`)).body.items.map((e: { type: string }) => e.type)).toEqual(['group', 'user']);
+    expect((await api.get(`/folders/${id}/acls`)).body.items.map((e: { type: string }) => e.type)).toEqual(['group', 'user', 'user']);
     expect((await api.call('PUT', `/folders/${id}/acls`, { type: 'user', id: alice, permissions: { listFiles: true } })).status).toBe(200);
     expect((await api.call('PUT', `/folders/${id}/acls`, { type: 'Group', id: group, permissions: { listFiles: true } })).status).toBe(200);
     expect((await api.call('DELETE', `/folders/${id}/acls`, { type: 'group', id: group })).status).toBe(204);
@@ -782,7 +782,7 @@ describe('transfer switches', () => {
     const { id, alice } = await acmeInbound(api);
     const r = await api.call('POST', `/folders/${id}/acls`, { type: 'User', id: alice, permissions: { listFiles: true } });
     expect(r.status).toBe(200);
-    expect(r.body.items.map((e: { name: string }) => e.name)).toEqual(['Acme Partners', 'alice']);
+    expect(r.body.items.map((e: { name: string }) => e.name)).toEqual(['Acme Partners', 'alice', 'automation-svc']);
   });
 
   it('rule 136: transfer.aclAnswer=entry answers an entry write with the entry written', async () => {

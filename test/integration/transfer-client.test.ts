@@ -25,7 +25,7 @@ describe('transfer client ↔ emulator', () => {
     const me = await client.currentUser();
     expect(me.username).toBe('admin');
     const users = await client.listUsers();
-    expect(users.map((u) => u.username).sort()).toEqual(['acme-svc', 'admin', 'alice', 'bob', 'carol', 'globex-svc', 'initech-svc']);
+    expect(users.map((u) => u.username).sort()).toEqual(['acme-svc', 'admin', 'alice', 'automation-svc', 'bob', 'carol', 'globex-svc', 'initech-svc']);
     expect(typeof users[0]!.id).toBe('string');
     expect((await client.findUser('alice'))?.username).toBe('alice');
     expect(await client.findUser('nobody')).toBeNull();
