@@ -154,7 +154,7 @@ describe('mftops snapshot save in a transfer-only environment', () => {
     expect(manifest.automation).toBeUndefined();
     const saved = JSON.parse(readFileSync(join(folder, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string; entries: Array<{ name?: string }> }> };
     expect(saved.folders.map((f) => f.path)).toEqual(['/Distribution/Acme', '/Distribution/Acme/Inbound', '/Distribution/Acme/Outbound', '/Finance/Payroll']);
-    expect(saved.folders[3]!.entries.map((e) => e.name)).toEqual(['carol', 'automation-svc']);
+    expect(saved.folders[3]!.entries.map((e) => e.name)).toEqual(['automation-svc', 'carol']);
 
     const list = ioIn(dir);
     expect(await runSnapshotList(g('text', 'files'), list)).toBe(0);
