@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../diagnostics.js';
-import type { Plan, PolicyReport } from '../plan/model.js';
+import { hasChanges, summarize, type Plan, type PolicyReport } from '../plan/model.js';
+import { NO_CHANGES, planSentence } from '../render/plan-common.js';
 import { escapeMd, renderPlanMarkdown } from '../render/plan-markdown.js';
 import { policySummaryMarkdown } from '../render/policy.js';
 import type { PlanDifference } from './compare-plans.js';
@@ -17,16 +18,33 @@ import type { PlanDifference } from './compare-plans.js';
  */
 export function renderPlanForSummary(plan: Plan, maxBytes: number, artifactHint: string, diagnostics: readonly Diagnostic[] = []): string {
   let maxLength = maxBytes;
-  for (let attempt = 0; attempt < 6; attempt++) {
-    const md = renderPlanMarkdown(plan, { maxLength, artifactHint, diagnostics });
+  for (let attempt = 0; attempt < 6 && maxLength > 0; attempt++) {
+    const md = fitOrUndefined(plan, maxLength, artifactHint, diagnostics);
+    if (md === undefined) break;
     const bytes = Buffer.byteLength(md, 'utf8');
     if (bytes <= maxBytes) return md;
     // Shrink in proportion to the overshoot, plus a little: the byte/character ratio varies.
     maxLength = Math.floor((maxLength * maxBytes) / bytes) - 1024;
-    if (maxLength <= 0) break;
   }
-  // Three UTF-8 bytes per UTF-16 unit at most: this always fits.
-  return renderPlanMarkdown(plan, { maxLength: Math.floor(maxBytes / 3), artifactHint, diagnostics });
+  // Three UTF-8 bytes per UTF-16 unit at most: this always fits, when the summary itself does.
+  return fitOrUndefined(plan, Math.floor(maxBytes / 3), artifactHint, diagnostics) ?? planTooLargeForSummary(plan, maxBytes, artifactHint);
+}
+
+/** The plan's markdown in `maxLength` characters, or undefined when not even its summary fits. */
+function fitOrUndefined(plan: Plan, maxLength: number, artifactHint: string, diagnostics: readonly Diagnostic[]): string | undefined {
+  try {
+    return renderPlanMarkdown(plan, { maxLength, artifactHint, diagnostics });
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
+/** What a step with too little summary room left says instead of the plan: where the plan is. */
+function planTooLargeForSummary(plan: Plan, maxBytes: number, artifactHint: string): string {
+  const counts = hasChanges(plan) ? planSentence(summarize(plan.changes)) : NO_CHANGES;
+  const text = `## mftops plan: ${escapeMd(plan.environment.slice(0, 80))}\n\n${counts}\n\nThe job summary has no room left for this plan: it is in ${artifactHint} and the log.\n`;
+  return Buffer.byteLength(text, 'utf8') <= maxBytes ? text : Buffer.from(text, 'utf8').subarray(0, Math.max(0, maxBytes)).toString('utf8').replace(/\uFFFD$/, '');
 }
 
 export function renderValidateSummary(ok: boolean, line: string): string {

@@ -84,6 +84,19 @@ describe('the job summary', () => {
     }
   });
 
+  it('never throws when the room left is too small for the plan summary: it says so in a few lines', () => {
+    const { plan } = generatePlan(5000);
+    // The Action only writes a plan summary with at least 4 KiB left; 1/3 of that is below what the
+    // verdict and counts need, which made the last fallback throw a RangeError.
+    for (const maxBytes of [4032, 4500, 5000, 5500, 600]) {
+      const md = renderPlanForSummary(plan, maxBytes, 'the plan file');
+      expect(Buffer.byteLength(md, 'utf8')).toBeLessThanOrEqual(maxBytes);
+      expect(md).toContain('mftops plan');
+    }
+    const tiny = renderPlanForSummary(plan, 600, 'the plan file');
+    expect(tiny).toContain('the plan file');
+  });
+
   it('counts bytes, not characters: a plan of multi-byte names still fits', () => {
     const { plan } = generatePlan(3000);
     const wide = { ...plan, changes: plan.changes.map((c) => ({ ...c, address: `${c.address} 日本語のタスク名前` })) };
