@@ -8165,10 +8165,65 @@ var require_dist = __commonJS({
   }
 });
 
+// src/vocabulary.ts
+function canonicalDayName(text2) {
+  const t = text2.trim().toLowerCase();
+  if (t.length < 3) return void 0;
+  const i = SHORT_WEEK_DAYS.findIndex((d) => d.toLowerCase() === t.slice(0, 3));
+  if (i < 0) return void 0;
+  const long = WEEK_DAYS[i];
+  return t === long.toLowerCase() || t.length === 3 ? long : void 0;
+}
+var ACL_PERMISSIONS, FOLDER_PERMISSIONS, SHARE_PERMISSIONS, WEEK_DAYS, SHORT_WEEK_DAYS, MIC_STEP_NAMES, MANIFEST_KINDS, DOCUMENT_KINDS;
+var init_vocabulary = __esm({
+  "src/vocabulary.ts"() {
+    "use strict";
+    ACL_PERMISSIONS = [
+      "TaskRun",
+      "TaskEditExisting",
+      "TaskAddEditDelete",
+      "HostAddEditDelete",
+      "ScriptAddEditDelete",
+      "SSLAddEditDelete",
+      "SSHAddEditDelete",
+      "PGPAddEditDelete"
+    ];
+    FOLDER_PERMISSIONS = [
+      "readFiles",
+      "writeFiles",
+      "deleteFiles",
+      "listFiles",
+      "notify",
+      "addDeleteSubfolders",
+      "share",
+      "admin",
+      "listUsers"
+    ];
+    SHARE_PERMISSIONS = ["readFiles", "writeFiles", "deleteFiles", "listFiles", "notify", "listUsers"];
+    WEEK_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+    SHORT_WEEK_DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    MIC_STEP_NAMES = {
+      Source: "MicSourceType",
+      Process: "MicProcessType",
+      Destination: "MicDestinationType",
+      Email: "MicEmailType",
+      For: "MicForType",
+      If: "MicIfType",
+      RunTask: "MicRunTaskType",
+      UpdOrig: "MicUpdOrigType"
+    };
+    MANIFEST_KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
+    DOCUMENT_KINDS = [...MANIFEST_KINDS, "Policy", "Patch"];
+  }
+});
+
 // src/diagnostics.ts
 function yaml(...lines2) {
   return lines2.map((l) => `${l}
 `).join("");
+}
+function orList(words) {
+  return words.length <= 1 ? words[0] ?? "" : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
 }
 function createDiagnostic(severity, code5, at, summary, extra = {}) {
   const positioned = at?.line !== void 0 && at.col !== void 0;
@@ -8230,6 +8285,7 @@ var DIAGNOSTIC_CODES, TASK_HEAD, ACL_HEAD, FOLDER_HEAD, CONFIG_HEAD, AUTOMATION,
 var init_diagnostics = __esm({
   "src/diagnostics.ts"() {
     "use strict";
+    init_vocabulary();
     DIAGNOSTIC_CODES = {
       MF001: "yaml-syntax",
       MF002: "duplicate-key",
@@ -8355,9 +8411,9 @@ var init_diagnostics = __esm({
         fix: "Write `apiVersion: mftops/v1`."
       },
       MF102: {
-        meaning: "`kind` is missing or unknown; a manifest is a `Task`, a `ResourceGroupAcl` or a `FolderPermissions`.",
+        meaning: `\`kind\` is missing or unknown; a manifest is ${orList(DOCUMENT_KINDS.map((k) => `a \`${k}\``))}.`,
         example: { in: "manifest", text: yaml("apiVersion: mftops/v1", "kind: Tasks", "metadata: { name: Payroll to bank }", "spec: { Active: 1 }") },
-        fix: "Write one of the three kinds (the message suggests the nearest); `kind: Config` belongs in mftops.yaml."
+        fix: `Write one of the ${DOCUMENT_KINDS.length} kinds (the message suggests the nearest); \`kind: Config\` belongs in mftops.yaml.`
       },
       MF103: {
         meaning: "`metadata` or `metadata.name` is missing or malformed: a name is one line without leading or trailing spaces, and a folder name is an absolute path.",
@@ -17405,7 +17461,7 @@ var init_service_url = __esm({
 // src/config/load-config.ts
 import { readFileSync as readFileSync4 } from "node:fs";
 import { dirname as dirname5, isAbsolute as isAbsolute2, relative as relative3, resolve as resolve2 } from "node:path";
-function loadConfig(path, cwd = process.cwd()) {
+function loadConfig(path, cwd = process.cwd(), from) {
   const file = resolve2(cwd, path);
   let text2;
   try {
@@ -17414,7 +17470,7 @@ function loadConfig(path, cwd = process.cwd()) {
     const code5 = err.code;
     throw configError(
       [
-        code5 === "ENOENT" ? createDiagnostic("error", "MF501", { file }, "configuration file not found", { hint: "pass --config FILE, or run from the folder that holds mftops.yaml" }) : createDiagnostic("error", "MF501", { file }, systemError("cannot read the configuration file", err).message)
+        code5 === "ENOENT" ? createDiagnostic("error", "MF501", { file }, "configuration file not found", { hint: from !== void 0 ? `${from} names this file; fix it, or pass --config FILE` : "pass --config FILE, or run from the folder that holds mftops.yaml" }) : createDiagnostic("error", "MF501", { file }, systemError("cannot read the configuration file", err).message)
       ],
       cwd
     );
@@ -17423,9 +17479,9 @@ function loadConfig(path, cwd = process.cwd()) {
   const doc = (0, import_yaml2.parseDocument)(text2, { lineCounter, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
     const rangeOf = ([start, end]) => {
-      const from = lineCounter.linePos(start);
+      const from2 = lineCounter.linePos(start);
       const to = end > start ? lineCounter.linePos(end) : void 0;
-      return { file, line: from.line, col: from.col, ...to ? { endLine: to.line, endCol: to.col } : {} };
+      return { file, line: from2.line, col: from2.col, ...to ? { endLine: to.line, endCol: to.col } : {} };
     };
     throw configError(
       doc.errors.map((e) => createDiagnostic("error", "MF502", rangeOf(e.pos), e.message.split("\n")[0])),
@@ -17532,14 +17588,14 @@ function isCalendarDate(text2) {
   const time = Date.parse(`${text2}T00:00:00Z`);
   return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === text2;
 }
-function selectEnvironment(config, name) {
+function selectEnvironment(config, name, from) {
   const names2 = [...config.environments.keys()];
   if (name === void 0) {
     if (names2.length === 1) return config.environments.get(names2[0]);
     throw new ConfigError(`${config.file}: several environments (${names2.join(", ")}); choose one with --env NAME`);
   }
   const env = config.environments.get(name);
-  if (!env) throw new ConfigError(`environment "${name}" is not in ${config.file} (known: ${names2.join(", ")})`);
+  if (!env) throw new ConfigError(`environment "${name}"${from !== void 0 ? ` (from ${from})` : ""} is not in ${config.file} (known: ${names2.join(", ")})`);
   return env;
 }
 function resolveEnvironmentServices(config, env, which, processEnv) {
@@ -18095,6 +18151,7 @@ var init_plan_file = __esm({
 // src/apply/model.ts
 var model_exports2 = {};
 __export(model_exports2, {
+  INTERRUPTED_BEFORE_START: () => INTERRUPTED_BEFORE_START,
   applyExitCode: () => applyExitCode,
   countResults: () => countResults,
   describeMovedName: () => describeMovedName,
@@ -18172,10 +18229,12 @@ function applyExitCode(report) {
 function skippedResult(change, reason) {
   return { address: change.address, kind: change.kind, action: change.action, status: "skipped", error: reason, writes: 0, unknownOutcomes: 0, confirmedByReread: 0 };
 }
+var INTERRUPTED_BEFORE_START;
 var init_model3 = __esm({
   "src/apply/model.ts"() {
     "use strict";
     init_model2();
+    INTERRUPTED_BEFORE_START = "interrupted before it started";
   }
 });
 
@@ -18359,15 +18418,32 @@ function policyText(report, section = "plan") {
   const rest = report.violations.length - shown.length;
   return ["", policyHeadline(report, section), ...shown.map((v) => `  ${v.severity === "deny" ? "\u2717" : "!"} ${escapeControl(policyViolationText(v))}`), ...rest > 0 ? [`  \u2026 and ${formatCount(rest)} more (all in --format json)`] : []];
 }
+function groupViolations(report) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const v of report.violations) {
+    const key = JSON.stringify([v.policy, v.severity, v.message]);
+    const g = groups.get(key);
+    if (g === void 0) groups.set(key, { policy: v.policy, severity: v.severity, message: v.message, addresses: [v.address], place: place(v.source ?? v.expressionSource) });
+    else g.addresses.push(v.address);
+  }
+  const all = [...groups.values()];
+  return [...all.filter((g) => g.severity === "deny"), ...all.filter((g) => g.severity !== "deny")];
+}
+function policyGroupMarkdown(g) {
+  const head = `**${g.severity}** <code>${escapeMd(g.policy)}</code>`;
+  if (g.addresses.length === 1) return `${head}: <code>${escapeMd(g.addresses[0])}</code> \u2014 ${escapeMd(g.message)} (${escapeMd(g.place)})`;
+  const shown = g.addresses.slice(0, MAX_GROUP_OBJECTS).map((a) => `<code>${escapeMd(a)}</code>`);
+  const rest = g.addresses.length - shown.length;
+  return `${head} (${formatCount(g.addresses.length)} objects): ${escapeMd(g.message)} \u2014 ${shown.join(", ")}${rest > 0 ? `, and ${formatCount(rest)} more` : ""}`;
+}
 function policyMarkdown(report, section = "plan") {
   if (report === void 0 || report.violations.length === 0) return [];
   const kind = report.violations.some((v) => v.severity === "deny") ? "CAUTION" : "WARNING";
-  const shown = report.violations.slice(0, MAX_POLICY_LINES);
-  const rest = report.violations.length - shown.length;
-  const items = shown.map(
-    (v) => `> - **${v.severity}** <code>${escapeMd(v.policy)}</code>: <code>${escapeMd(v.address)}</code> \u2014 ${escapeMd(v.message)} (${escapeMd(place(v.source ?? v.expressionSource))})`
-  );
-  return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report, section))}**`, ">", ...items, ...rest > 0 ? [`> - \u2026 and ${formatCount(rest)} more`] : []].join("\n")];
+  const groups = groupViolations(report);
+  const shown = groups.slice(0, MAX_POLICY_LINES);
+  const rest = groups.length - shown.length;
+  const items = shown.map((g) => `> - ${policyGroupMarkdown(g)}`);
+  return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report, section))}**`, ">", ...items, ...rest > 0 ? [`> - \u2026 and ${formatCount(rest)} more (all in the JSON output)`] : []].join("\n")];
 }
 function policyAnnotations(report) {
   return (report?.violations ?? []).map((v) => {
@@ -18381,32 +18457,29 @@ function policyDenyLines(report) {
 function policySummaryMarkdown(report) {
   if (report === void 0 || report.violations.length === 0) return [];
   const denied = report.violations.some((v) => v.severity === "deny");
-  const shown = report.violations.slice(0, MAX_POLICY_LINES);
-  const rest = report.violations.length - shown.length;
-  const rows = shown.map((v) => `| <code>${escapeMd(v.policy)}</code> | ${v.severity} | ${escapeMd(v.message)} | <code>${escapeMd(v.address)}</code> | ${escapeMd(place(v.source ?? v.expressionSource))} |`);
+  const groups = groupViolations(report);
+  const shown = groups.slice(0, MAX_POLICY_LINES);
+  const rest = groups.length - shown.length;
   return [
     [
-      "### Policy",
-      "",
       `${denied ? "\u274C" : "\u26A0\uFE0F"} **${escapeMd(policyHeadline(report))}**`,
       "",
-      "| Policy | Severity | Message | Object | Where |",
-      "| --- | --- | --- | --- | --- |",
-      ...rows,
-      ...rest > 0 ? ["", `\u2026 and ${formatCount(rest)} more (all in the JSON output)`] : []
+      ...shown.map((g) => `- ${policyGroupMarkdown(g)}`),
+      ...rest > 0 ? [`- \u2026 and ${formatCount(rest)} more (all in the JSON output)`] : []
     ].join("\n")
   ];
 }
 function place(s) {
   return `${s.file}:${s.line}:${s.col}`;
 }
-var MAX_POLICY_LINES;
+var MAX_POLICY_LINES, MAX_GROUP_OBJECTS;
 var init_policy = __esm({
   "src/render/policy.ts"() {
     "use strict";
     init_diagnostics3();
     init_text();
     MAX_POLICY_LINES = 50;
+    MAX_GROUP_OBJECTS = 10;
   }
 });
 
@@ -18417,8 +18490,15 @@ __export(apply_summary_exports, {
   renderApplySummaryGithub: () => renderApplySummaryGithub,
   renderApplySummaryJson: () => renderApplySummaryJson,
   renderApplySummaryText: () => renderApplySummaryText,
+  renderApprovalQuestion: () => renderApprovalQuestion,
   renderChangeResultLine: () => renderChangeResultLine
 });
+function renderApprovalQuestion(plan) {
+  const c = summarize(plan.changes);
+  const total = c.create + c.update + c.replace + c.delete;
+  const parts = [`${c.create} create`, `${c.update} update`, ...c.replace > 0 ? [`${c.replace} replace`] : [], `${c.delete} delete`];
+  return `Apply ${count(total, "change")} (${parts.join(", ")}) to environment "${text(plan.environment)}"? Only 'yes' is accepted: `;
+}
 function renderApplySummaryText(report, options = { policyShown: true }) {
   const lines2 = options.policyShown || report.outcome === "refused" ? [] : policyText(report.policy).slice(1);
   switch (report.outcome) {
@@ -18491,7 +18571,11 @@ function pushSkipped(lines2, results) {
     lines2.push(`Blocked (${blocked.length}), a person must make these changes:`);
     for (const r of blocked) lines2.push(`  ! ${text(r.address)}: ${text((r.error ?? "").replace(/^blocked: /, ""))}`);
   }
-  const other = skipped.filter((r) => r.action !== "blocked");
+  const interrupted = skipped.filter((r) => r.action !== "blocked" && r.error === INTERRUPTED_BEFORE_START);
+  if (interrupted.length > 0) {
+    lines2.push(`Not started (${interrupted.length}): interrupted before they began, not applied; mftops plan shows what remains (--format json and the ledger name each one).`);
+  }
+  const other = skipped.filter((r) => r.action !== "blocked" && r.error !== INTERRUPTED_BEFORE_START);
   if (other.length > 0) {
     lines2.push(`Not started (${other.length}):`);
     for (const r of other) lines2.push(`  - ${text(r.address)} (${r.action}): ${text(r.error ?? "skipped")}`);
@@ -18611,6 +18695,7 @@ var init_apply_summary = __esm({
   "src/render/apply-summary.ts"() {
     "use strict";
     init_model3();
+    init_model2();
     init_json_output();
     init_policy();
     init_text();
@@ -19030,69 +19115,18 @@ var init_yaml_scalars = __esm({
   }
 });
 
-// src/vocabulary.ts
-function canonicalDayName(text2) {
-  const t = text2.trim().toLowerCase();
-  if (t.length < 3) return void 0;
-  const i = SHORT_WEEK_DAYS.findIndex((d) => d.toLowerCase() === t.slice(0, 3));
-  if (i < 0) return void 0;
-  const long = WEEK_DAYS[i];
-  return t === long.toLowerCase() || t.length === 3 ? long : void 0;
-}
-var ACL_PERMISSIONS, FOLDER_PERMISSIONS, SHARE_PERMISSIONS, WEEK_DAYS, SHORT_WEEK_DAYS, MIC_STEP_NAMES;
-var init_vocabulary = __esm({
-  "src/vocabulary.ts"() {
-    "use strict";
-    ACL_PERMISSIONS = [
-      "TaskRun",
-      "TaskEditExisting",
-      "TaskAddEditDelete",
-      "HostAddEditDelete",
-      "ScriptAddEditDelete",
-      "SSLAddEditDelete",
-      "SSHAddEditDelete",
-      "PGPAddEditDelete"
-    ];
-    FOLDER_PERMISSIONS = [
-      "readFiles",
-      "writeFiles",
-      "deleteFiles",
-      "listFiles",
-      "notify",
-      "addDeleteSubfolders",
-      "share",
-      "admin",
-      "listUsers"
-    ];
-    SHARE_PERMISSIONS = ["readFiles", "writeFiles", "deleteFiles", "listFiles", "notify", "listUsers"];
-    WEEK_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
-    SHORT_WEEK_DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
-    MIC_STEP_NAMES = {
-      Source: "MicSourceType",
-      Process: "MicProcessType",
-      Destination: "MicDestinationType",
-      Email: "MicEmailType",
-      For: "MicForType",
-      If: "MicIfType",
-      RunTask: "MicRunTaskType",
-      UpdOrig: "MicUpdOrigType"
-    };
-  }
-});
-
 // src/manifest/types.ts
 function stepKindOf(step2) {
   if ("Source" in step2) return "Source";
   if ("Process" in step2) return "Process";
   return "Destination";
 }
-var MANIFEST_KINDS, DOCUMENT_KINDS, API_VERSION;
+var API_VERSION;
 var init_types = __esm({
   "src/manifest/types.ts"() {
     "use strict";
     init_vocabulary();
-    MANIFEST_KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
-    DOCUMENT_KINDS = [...MANIFEST_KINDS, "Policy", "Patch"];
+    init_vocabulary();
     API_VERSION = "mftops/v1";
   }
 });
@@ -19802,1321 +19836,1861 @@ var init_plan_common = __esm({
   }
 });
 
-// src/version.ts
-import { readFileSync as readFileSync7 } from "node:fs";
-function readVersion() {
-  try {
-    const pkg = JSON.parse(readFileSync7(new URL("../package.json", new URL("../src/version.ts", import.meta.url).href), "utf8"));
-    return pkg.name === "mftops" && typeof pkg.version === "string" ? pkg.version : "0.0.0";
-  } catch {
-    return "0.0.0";
+// src/render/transfer-checks.ts
+function transferChecksHeadline(checks) {
+  const n = checks.problems.length;
+  const problems = n === 0 ? "no problems" : `${formatCount(n)} ${n === 1 ? "problem" : "problems"}`;
+  return `Cross-server checks: ${formatCount(checks.checked)} task ${checks.checked === 1 ? "step" : "steps"} on transfer hosts checked, ${problems}.`;
+}
+function transferStepLabel(p) {
+  return `${p.address} step ${p.step + 1} (${p.stepKind}) on host ${p.host}`;
+}
+function transferProblemText(p) {
+  const missing = (p.missing ?? []).join(", ");
+  switch (p.problem) {
+    case "missing-folder":
+      return `folder ${p.path} does not exist on the transfer server, and this plan does not create it`;
+    case "unknown-account":
+      return p.account === void 0 ? `no account to check (the host has no DefUsername, the step no Username); the step needs ${missing} on ${p.path}` : `account ${p.account} is not a user of the transfer server; the step needs ${missing} on ${p.path}`;
+    case "missing-rights":
+      return `account ${p.account ?? "(none)"} lacks ${missing} on ${p.path}`;
+    default: {
+      const never = p.problem;
+      throw new Error(`unknown transfer step problem ${String(never)}`);
+    }
   }
 }
-var VERSION;
-var init_version = __esm({
-  "src/version.ts"() {
+function transferProblemPlace(p) {
+  return p.source === void 0 ? void 0 : `${p.source.file}:${p.source.line}:${p.source.col}`;
+}
+function transferCheckNotes(checks) {
+  const notes = [];
+  if (checks.rightsUnchecked === "users-unreadable") notes.push("The accounts' rights were not checked: the transfer account may not list users.");
+  if (checks.groupsUncounted === "membership-unreadable") notes.push("The members of some groups could not be read from the transfer server: an entry of such a group may grant what a step above lacks.");
+  return notes;
+}
+var init_transfer_checks = __esm({
+  "src/render/transfer-checks.ts"() {
     "use strict";
-    VERSION = readVersion();
+    init_text();
   }
 });
 
-// src/manifest/fast-yaml.ts
-function parseSimpleYaml(text2) {
-  if (text2.includes("	") || text2.includes("\r")) return void 0;
-  try {
-    return readDocuments(text2);
-  } catch (err) {
-    if (err instanceof OutOfSubset || err instanceof RangeError) return void 0;
-    throw err;
-  } finally {
-    if (lines.start.length > MAX_KEPT_LINES) lines = newLineTable(INITIAL_LINES);
-    flow.reset("", 0, 0);
-  }
-}
-function addLine(start, end, indent, no) {
-  const i = lines.count;
-  if (i === lines.start.length) {
-    const grow = (a) => {
-      const bigger = new Int32Array(a.length * 2);
-      bigger.set(a);
-      return bigger;
-    };
-    lines.start = grow(lines.start);
-    lines.end = grow(lines.end);
-    lines.indent = grow(lines.indent);
-    lines.no = grow(lines.no);
-  }
-  lines.start[i] = start;
-  lines.end[i] = end;
-  lines.indent[i] = indent;
-  lines.no[i] = no;
-  lines.count = i + 1;
-}
-function readDocuments(text2) {
-  lines.count = 0;
-  const segments = [0];
-  let separators = 0;
-  let lineNo = 0;
-  for (let pos = 0; pos <= text2.length; ) {
-    let nl = text2.indexOf("\n", pos);
-    if (nl === -1) nl = text2.length;
-    lineNo++;
-    const c0 = pos < nl ? text2.charCodeAt(pos) : -1;
-    if (c0 === DASH && text2.startsWith("---", pos)) {
-      if (nl - pos !== 3) bail();
-      separators++;
-      segments.push(lines.count);
-      pos = nl + 1;
-      continue;
+// src/resources/reasons.ts
+function describeReason(reason) {
+  switch (reason.code) {
+    case "advanced-task":
+      return `advanced (TT=COS) tasks cannot be ${reason.operation === "create" ? "created" : "changed"} through the API`;
+    case "task-group-immutable": {
+      const lost = reason.lostSecrets;
+      const tail = lost.length > 0 ? `; secrets the server does not show and the manifest does not carry (${lost.join(", ")}) cannot be copied and are lost: write them in the manifest as \`\${env:\u2026}\`` : "";
+      return `\`Group\` cannot change after creation: the task is deleted and created again${tail}`;
     }
-    if (c0 === 37 || c0 === 46 && text2.startsWith("...", pos)) bail();
-    let start = pos;
-    while (start < nl && text2.charCodeAt(start) === SPACE) start++;
-    let end = nl;
-    while (end > start && text2.charCodeAt(end - 1) === SPACE) end--;
-    if (end > start && text2.charCodeAt(start) !== HASH) addLine(start, end, start - pos, lineNo);
-    pos = nl + 1;
-  }
-  segments.push(lines.count);
-  const first = separators > 0 && segments[1] === 0 ? 1 : 0;
-  const docs = [];
-  for (let s = first; s < segments.length - 1; s++) {
-    const from = segments[s];
-    const to = segments[s + 1];
-    if (from === to) bail();
-    if (lines.indent[from] !== 0) bail();
-    const reader = new BlockReader(text2, from, to);
-    if (reader.isSeqItem(from)) bail();
-    const data = reader.mapping(0);
-    if (!reader.done()) bail();
-    docs.push({ index: s - first, data, line: lines.no[from], col: 1 });
-  }
-  if (docs.length === 0) bail();
-  return docs;
-}
-function keyColon(text2, p, end) {
-  const c0 = text2.charCodeAt(p);
-  if (!(c0 < 128 && KEY_START[c0] === 1)) return -1;
-  let h = c0;
-  let i = p + 1;
-  for (; ; ) {
-    for (; i < end; i++) {
-      const c2 = text2.charCodeAt(i);
-      if (!isKeyChar(c2)) break;
-      h = h * 31 + c2 | 0;
+    case "pruned": {
+      const [what, kinds] = reason.kind === "Task" ? ["task", "Tasks"] : ["ACL", "ResourceGroupAcls"];
+      return `no manifest manages this ${what} in scope (${reason.scope.join(", ")}), and ${kinds} are pruned`;
     }
-    if (i >= end) return -1;
-    const c = text2.charCodeAt(i);
-    if (c === COLON) {
-      keyHash = h;
-      return i + 1 === end || text2.charCodeAt(i + 1) === SPACE ? i : -1;
-    }
-    if (c === SPACE && i + 1 < end && isKeyChar(text2.charCodeAt(i + 1))) {
-      h = h * 31 + SPACE | 0;
-      i++;
-      continue;
-    }
-    return -1;
-  }
-}
-function readKey(text2, start, colon) {
-  const slot = keyHash & KEY_CACHE_SIZE - 1;
-  const cached = keyCache[slot];
-  if (cached !== void 0 && cached.length === colon - start && text2.startsWith(cached, start)) return cached;
-  const key = text2.slice(start, colon);
-  if (resolvePlain(key) !== key || key === "__proto__") bail();
-  keyCache[slot] = key;
-  return key;
-}
-function readLineValue(text2, start, end) {
-  const c = text2.charCodeAt(start);
-  if (c === 34 || c === 39 || c === 91 || c === 123) {
-    flow.reset(text2, start, end);
-    const value = flow.value();
-    flow.end();
-    return value;
-  }
-  let stop = end;
-  for (let i = start + 1; i < end; i++) {
-    if (text2.charCodeAt(i) === HASH && text2.charCodeAt(i - 1) === SPACE) {
-      stop = i - 1;
-      break;
+    case "folder-pruned":
+      return "no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted";
+    case "folder-root-rename":
+      return `the root folder ${reason.from} cannot be renamed`;
+    case "folder-move":
+      return `${reason.from} \u2192 ${reason.to} moves the folder to another parent folder; the API can only rename it in place: move it on the transfer server (or rename it without moving), then plan again`;
+    case "folder-copies-parent":
+      return `created under ${reason.parentPath} with a copy of its permissions (${reason.inheritPermissions})`;
+    case "entries-not-editable":
+      return `${reason.principals.map(principalWords).join(", ")}: not editable on the server; ${reason.partial ? "the other entries are applied" : "the wanted change cannot be made through the API"}`;
+    case "entry-not-editable":
+      return `the entry of ${principalWords(reason.principal)} cannot be changed on the server (not editable)`;
+    case "entry-copied-from-parent":
+      return "copied from the parent folder";
+    default: {
+      const never = reason;
+      throw new Error(`unknown reason ${JSON.stringify(never)}`);
     }
   }
-  while (stop > start && text2.charCodeAt(stop - 1) === SPACE) stop--;
-  const plain = text2.slice(start, stop);
-  if (plain.includes(": ") || plain.endsWith(":")) bail();
-  return resolvePlain(plain);
 }
-function resolvePlain(s) {
-  if (s === "") bail();
-  const c0 = s.charCodeAt(0);
-  if (c0 < 128 && PLAIN_START[c0] === 1) bail();
-  switch (s) {
-    case "~":
-    case "null":
-    case "Null":
-    case "NULL":
-      return null;
-    case "true":
-    case "True":
-    case "TRUE":
-      return true;
-    case "false":
-    case "False":
-    case "FALSE":
-      return false;
-    default:
-      break;
-  }
-  const first = c0 === 43 ? 1 : 0;
-  const c = first < s.length ? s.charCodeAt(first) : -1;
-  if (c === 46) bail();
-  if (isDigit(c)) {
-    for (let i = first + 1; i < s.length; i++) if (!isDigit(s.charCodeAt(i))) bail();
-    return Number(s);
-  }
-  return s;
+function principalWords(p) {
+  return `${p.type === "User" ? "user" : "group"} ${p.name}`;
 }
-var OutOfSubset, bail, SPACE, HASH, DASH, COLON, INITIAL_LINES, MAX_KEPT_LINES, newLineTable, lines, KEY_CHAR, KEY_START, isKeyChar, keyHash, KEY_CACHE_SIZE, keyCache, BlockReader, PLAIN_START, isDigit, MAX_FLOW_DEPTH, FlowReader, flow;
-var init_fast_yaml = __esm({
-  "src/manifest/fast-yaml.ts"() {
+var init_reasons = __esm({
+  "src/resources/reasons.ts"() {
     "use strict";
-    OutOfSubset = class extends Error {
-    };
-    bail = () => {
-      throw new OutOfSubset();
-    };
-    SPACE = 32;
-    HASH = 35;
-    DASH = 45;
-    COLON = 58;
-    INITIAL_LINES = 256;
-    MAX_KEPT_LINES = 1 << 16;
-    newLineTable = (size) => ({ start: new Int32Array(size), end: new Int32Array(size), indent: new Int32Array(size), no: new Int32Array(size), count: 0 });
-    lines = newLineTable(INITIAL_LINES);
-    KEY_CHAR = new Uint8Array(128);
-    KEY_START = new Uint8Array(128);
-    for (let c = 0; c < 128; c++) {
-      const letter = c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95 || c === 36;
-      KEY_START[c] = letter ? 1 : 0;
-      KEY_CHAR[c] = letter || c >= 48 && c <= 57 || c === 46 || c === 47 || c === DASH ? 1 : 0;
-    }
-    isKeyChar = (c) => c < 128 && KEY_CHAR[c] === 1;
-    keyHash = 0;
-    KEY_CACHE_SIZE = 1024;
-    keyCache = new Array(KEY_CACHE_SIZE).fill(void 0);
-    BlockReader = class {
-      #i;
-      #to;
-      #text;
-      constructor(text2, from, to) {
-        this.#text = text2;
-        this.#i = from;
-        this.#to = to;
-      }
-      done() {
-        return this.#i >= this.#to;
-      }
-      /** `-` alone or `- …` at the start of line `i`'s text. */
-      isSeqItem(i) {
-        const start = lines.start[i];
-        if (this.#text.charCodeAt(start) !== DASH) return false;
-        return start + 1 === lines.end[i] || this.#text.charCodeAt(start + 1) === SPACE;
-      }
-      mapping(indent) {
-        const out = {};
-        const text2 = this.#text;
-        const { start: starts, end: ends, indent: indents } = lines;
-        while (this.#i < this.#to) {
-          const i = this.#i;
-          const lineIndent = indents[i];
-          if (lineIndent < indent) break;
-          if (lineIndent > indent || this.isSeqItem(i)) bail();
-          const start = starts[i];
-          const end = ends[i];
-          const colon = keyColon(text2, start, end);
-          if (colon === -1) bail();
-          const key = readKey(text2, start, colon);
-          if (Object.hasOwn(out, key)) bail();
-          let rest = colon + 1;
-          while (rest < end && text2.charCodeAt(rest) === SPACE) rest++;
-          this.#i++;
-          out[key] = rest === end || text2.charCodeAt(rest) === HASH ? this.#nested(indent, true) : this.#inline(rest, end, indent);
-        }
-        return out;
-      }
-      sequence(indent) {
-        const out = [];
-        const text2 = this.#text;
-        const { start: starts, end: ends, indent: indents } = lines;
-        while (this.#i < this.#to) {
-          const i = this.#i;
-          const lineIndent = indents[i];
-          if (lineIndent < indent) break;
-          if (lineIndent > indent) bail();
-          if (!this.isSeqItem(i)) break;
-          const start = starts[i];
-          const end = ends[i];
-          let rest = start + 1;
-          while (rest < end && text2.charCodeAt(rest) === SPACE) rest++;
-          if (rest === end || text2.charCodeAt(rest) === HASH) {
-            this.#i++;
-            out.push(this.#nested(indent, false));
-          } else {
-            starts[i] = rest;
-            const nestedSeq = this.isSeqItem(i);
-            if (nestedSeq || keyColon(text2, rest, end) !== -1) {
-              indents[i] = lineIndent + (rest - start);
-              out.push(nestedSeq ? this.sequence(indents[i]) : this.mapping(indents[i]));
-            } else {
-              this.#i++;
-              out.push(this.#inline(rest, end, indent));
-            }
-          }
-        }
-        return out;
-      }
-      /** The value below a key or dash with nothing after it: a deeper block, or null. */
-      #nested(indent, underKey) {
-        if (this.#i >= this.#to) return null;
-        const next = this.#i;
-        const nextIndent = lines.indent[next];
-        if (nextIndent > indent) return this.isSeqItem(next) ? this.sequence(nextIndent) : this.mapping(nextIndent);
-        if (underKey && nextIndent === indent && this.isSeqItem(next)) return this.sequence(indent);
-        return null;
-      }
-      /** A value on the rest of a line; a deeper line after it would continue it (not in the subset). */
-      #inline(start, end, indent) {
-        const value = readLineValue(this.#text, start, end);
-        if (this.#i < this.#to && lines.indent[this.#i] > indent) bail();
-        return value;
-      }
-    };
-    PLAIN_START = new Uint8Array(128);
-    for (const ch of "-?:,[]{}#&*!|>'\"%@`") PLAIN_START[ch.charCodeAt(0)] = 1;
-    isDigit = (c) => c >= 48 && c <= 57;
-    MAX_FLOW_DEPTH = 32;
-    FlowReader = class {
-      #p = 0;
-      #depth = 0;
-      #s = "";
-      #end = 0;
-      reset(s, start, end) {
-        this.#s = s;
-        this.#p = start;
-        this.#end = end;
-        this.#depth = 0;
-      }
-      /** The character code at `i`, or -1 past the end of the line. */
-      #at(i) {
-        return i < this.#end ? this.#s.charCodeAt(i) : -1;
-      }
-      #ws() {
-        while (this.#at(this.#p) === SPACE) this.#p++;
-      }
-      /** Only a comment (after a space) may follow the value. */
-      end() {
-        const before = this.#p;
-        this.#ws();
-        if (this.#p < this.#end && !(this.#s.charCodeAt(this.#p) === HASH && this.#p > before)) bail();
-      }
-      value() {
-        const c = this.#at(this.#p);
-        if (c === 34) return this.#double();
-        if (c === 39) return this.#single();
-        if (c === 91 || c === 123) {
-          if (++this.#depth > MAX_FLOW_DEPTH) bail();
-          const v = c === 91 ? this.#seq() : this.#map();
-          this.#depth--;
-          return v;
-        }
-        return this.#plain();
-      }
-      #double() {
-        const close = this.#s.indexOf('"', this.#p + 1);
-        if (close === -1 || close >= this.#end) bail();
-        const body = this.#s.slice(this.#p + 1, close);
-        if (body.includes("\\")) bail();
-        this.#p = close + 1;
-        return body;
-      }
-      #single() {
-        const s = this.#s;
-        let out = "";
-        let from = this.#p + 1;
-        for (; ; ) {
-          const quote3 = s.indexOf("'", from);
-          if (quote3 === -1 || quote3 >= this.#end) bail();
-          out += s.slice(from, quote3);
-          if (this.#at(quote3 + 1) === 39) {
-            out += "'";
-            from = quote3 + 2;
-            continue;
-          }
-          this.#p = quote3 + 1;
-          return out;
-        }
-      }
-      #plain() {
-        const start = this.#p;
-        const s = this.#s;
-        const end = this.#end;
-        let i = start;
-        for (; i < end; i++) {
-          const c = s.charCodeAt(i);
-          if (c === 44 || c === 93 || c === 125) break;
-          if (c === 91 || c === 123) bail();
-          if (c === COLON) {
-            const n = this.#at(i + 1);
-            if (n === -1 || n === SPACE || n === 44 || n === 93 || n === 125) break;
-          }
-          if (c === HASH && s.charCodeAt(i - 1) === SPACE) bail();
-        }
-        this.#p = i;
-        let stop = i;
-        while (stop > start && s.charCodeAt(stop - 1) === SPACE) stop--;
-        return resolvePlain(s.slice(start, stop));
-      }
-      #seq() {
-        this.#p++;
-        const out = [];
-        this.#ws();
-        if (this.#at(this.#p) === 93) {
-          this.#p++;
-          return out;
-        }
-        for (; ; ) {
-          this.#ws();
-          out.push(this.value());
-          this.#ws();
-          const c = this.#at(this.#p);
-          this.#p++;
-          if (c === 93) return out;
-          if (c !== 44) bail();
-        }
-      }
-      #map() {
-        this.#p++;
-        const out = {};
-        this.#ws();
-        if (this.#at(this.#p) === 125) {
-          this.#p++;
-          return out;
-        }
-        for (; ; ) {
-          this.#ws();
-          const c = this.#at(this.#p);
-          if (c === 34 || c === 39 || c === 91 || c === 123) bail();
-          const key = this.#plain();
-          if (typeof key !== "string" || key === "__proto__" || Object.hasOwn(out, key)) bail();
-          if (this.#at(this.#p) !== COLON || this.#at(this.#p + 1) !== SPACE) bail();
-          this.#p += 2;
-          this.#ws();
-          const next = this.#at(this.#p);
-          if (next === 44 || next === 125 || next === -1) bail();
-          out[key] = this.value();
-          this.#ws();
-          const sep9 = this.#at(this.#p);
-          this.#p++;
-          if (sep9 === 125) return out;
-          if (sep9 !== 44) bail();
-        }
-      }
-    };
-    flow = new FlowReader();
   }
 });
 
-// src/manifest/parse.ts
-function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
-  const fileStart = { file, line: 1, col: 1 };
-  const tooLarge = checkFileSize(file, typeof content === "string" ? Buffer.byteLength(content) : content.byteLength, limits);
-  if (tooLarge) return fail(file, [tooLarge]);
-  let text2;
-  if (typeof content === "string") {
-    text2 = content;
-  } else {
-    if (content.includes(0)) {
-      return fail(file, [createDiagnostic("error", "MF005", fileStart, "file holds binary data (NUL bytes), not YAML text")]);
-    }
-    try {
-      text2 = UTF8.decode(content);
-    } catch {
-      return fail(file, [
-        createDiagnostic("error", "MF005", firstInvalidUtf8(file, content), "file is not valid UTF-8 text", { hint: "save it as UTF-8" })
-      ]);
-    }
+// src/render/access.ts
+function accessCountPhrase(report) {
+  const users = { gain: /* @__PURE__ */ new Set(), lose: /* @__PURE__ */ new Set() };
+  const groups = { gain: /* @__PURE__ */ new Set(), lose: /* @__PURE__ */ new Set(), all: /* @__PURE__ */ new Set() };
+  for (const c of report.changes) {
+    const key = `${c.service}\0${c.who.name.toLowerCase()}`;
+    const into = c.who.type === "User" ? users : groups;
+    if (c.who.type !== "User") groups.all.add(key);
+    if (c.gained.length > 0) into.gain.add(key);
+    if (c.lost.length > 0) into.lose.add(key);
   }
-  if (text2.includes("\0")) {
-    return fail(file, [createDiagnostic("error", "MF005", fileStart, "file holds binary data (NUL characters), not YAML text")]);
+  const parts = [];
+  const ug = users.gain.size;
+  const ul = users.lose.size;
+  if (ug > 0) parts.push(`${formatCount(ug)} ${ug === 1 ? "user gains" : "users gain"} access`);
+  if (ul > 0) parts.push(ug > 0 ? `${formatCount(ul)} ${ul === 1 ? "loses" : "lose"} access` : `${formatCount(ul)} ${ul === 1 ? "user loses" : "users lose"} access`);
+  const n = groups.all.size;
+  if (n > 0) {
+    const g = groups.gain.size;
+    const l = groups.lose.size;
+    const noun = `${formatCount(n)} ${n === 1 ? "group" : "groups"} with unknown members`;
+    if (g > 0 && l === 0) parts.push(`${noun} ${n === 1 ? "gains" : "gain"} access`);
+    else if (l > 0 && g === 0) parts.push(`${noun} ${n === 1 ? "loses" : "lose"} access`);
+    else parts.push(`${noun} ${n === 1 ? "changes" : "change"} (${formatCount(g)} ${g === 1 ? "gains" : "gain"}, ${formatCount(l)} ${l === 1 ? "loses" : "lose"} access)`);
   }
-  if (text2.charCodeAt(0) === 65279) text2 = text2.slice(1);
-  const fast = parseSimpleYaml(text2);
-  if (fast) {
-    const maps = new LazyFileSourceMaps(file, text2);
-    const documents2 = fast.map((d) => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: new LazySourceMap(maps, d.index) }));
-    return { file, documents: documents2, diagnostics: NO_DIAGNOSTICS };
+  return parts.length > 0 ? parts.join(", ") : "no one gains or loses access";
+}
+function describeAccessChange(c, q) {
+  const who = accessWho(c, q);
+  const verbs = [];
+  if (c.gained.length > 0) verbs.push(`gains ${c.gained.map(q).join(", ")}`);
+  if (c.lost.length > 0) verbs.push(`loses ${c.lost.map(q).join(", ")}`);
+  const on = c.service === "transfer" ? q(c.target) : `resource group ${q(c.target)}`;
+  const groupWord = c.service === "transfer" ? "group" : "user group";
+  const via = c.who.type === "User" ? ` (via ${c.via.map((v) => v.type === "User" ? "own entry" : `${groupWord} ${q(v.name)}`).join(", ")})` : "";
+  return `${who} ${verbs.join(" and ")} on ${on}${via}`;
+}
+function accessWho(c, q) {
+  return c.who.type === "User" ? q(c.who.name) : c.service === "transfer" ? `group ${q(c.who.name)} (members unknown)` : `user group ${q(c.who.name)} (members not shown)`;
+}
+function accessFlags(c, q) {
+  const out = [];
+  if (c.flagged.length > 0) out.push(`grants ${c.flagged.map(q).join(", ")}`);
+  if (c.removed) out.push("no access left");
+  return out;
+}
+function membersUnknownSentence(groups, q) {
+  const names2 = groups.map(q).join(", ");
+  return groups.length === 1 ? `The members of group ${names2} could not be read from the transfer server: its own change is shown instead.` : `The members of groups ${names2} could not be read from the transfer server: their own changes are shown instead.`;
+}
+function userGroupsUnknownSentence(groups, q) {
+  const names2 = groups.map(q).join(", ");
+  return groups.length === 1 ? `The members of user group ${names2} could not be read from the automation server (the account may not list user groups, or the server lists no members): its own change is shown instead.` : `The members of user groups ${names2} could not be read from the automation server (the account may not list user groups, or the server lists no members): their own changes are shown instead.`;
+}
+function describeUnknownMembers(report, q) {
+  const out = [];
+  if (report.membersUnknown.length > 0) out.push(membersUnknownSentence(report.membersUnknown, q));
+  if (report.userGroupsUnknown !== void 0 && report.userGroupsUnknown.length > 0) out.push(userGroupsUnknownSentence(report.userGroupsUnknown, q));
+  return out;
+}
+function renderAccessText(report, heading = "Access changes") {
+  const plain = (t) => escapeControl(t);
+  const lines2 = [`${heading}: ${accessCountPhrase(report)}.`];
+  for (const c of report.changes) {
+    const flags = accessFlags(c, plain);
+    lines2.push(`  ${flags.length > 0 ? "!" : "-"} ${describeAccessChange(c, plain)}${flags.length > 0 ? ` [${flags.join("; ")}]` : ""}`);
   }
-  const lineCounter = new import_yaml5.LineCounter();
-  const diagnostics = [];
-  const documents = [];
-  let docs;
-  try {
-    const parsed = (0, import_yaml5.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
-    docs = Array.isArray(parsed) ? parsed : [];
-  } catch (err) {
-    return fail(file, [createDiagnostic("error", "MF003", fileStart, `YAML could not be parsed: ${oneLine2(err)}`)]);
-  }
-  const at = (offset, end) => {
-    const p = lineCounter.linePos(offset);
-    if (end === void 0 || end <= offset) return { file, line: p.line, col: p.col };
-    const e = lineCounter.linePos(end);
-    return { file, line: p.line, col: p.col, endLine: e.line, endCol: e.col };
-  };
-  docs.forEach((doc, index) => {
-    for (const err of doc.errors) diagnostics.push(yamlDiagnostic("error", err, text2, at));
-    for (const warn of doc.warnings) diagnostics.push(yamlDiagnostic("warning", warn, text2, at));
-    if (doc.errors.length > 0) return;
-    if (doc.contents === null || isEmptyScalar(doc.contents) && doc.contents.range?.[0] === doc.contents.range?.[1]) return;
-    let data;
-    try {
-      data = doc.toJS({ maxAliasCount: limits.maxAliasCount });
-    } catch (err) {
-      const message = oneLine2(err);
-      const start = at(doc.contents.range?.[0] ?? 0);
-      if (/excessive alias count/i.test(message)) {
-        diagnostics.push(
-          createDiagnostic("error", "MF003", start, `aliases expand too much (over ${limits.maxAliasCount} expansions): refusing a possible "billion laughs" document`)
-        );
-      } else if (/unresolved alias/i.test(message)) {
-        const alias = findUnresolvedAlias(doc);
-        const name = alias?.source ?? "";
-        const where = alias?.range ? at(alias.range[0], alias.range[1]) : start;
-        diagnostics.push(createDiagnostic("error", "MF001", where, `alias \`*${name}\` refers to no anchor \`&${name}\` before it in this document`));
-      } else {
-        diagnostics.push(createDiagnostic("error", "MF001", start, `YAML: ${message}`));
-      }
-      return;
-    }
-    const sourceMap = createSourceMap(doc, lineCounter, file);
-    documents.push({ file, index, data, start: sourceMap.locate([]), sourceMap });
+  for (const sentence of describeUnknownMembers(report, plain)) lines2.push(`  ${sentence}`);
+  return lines2;
+}
+function accessMarkdownItems(report) {
+  const md = (t) => escapeMd(t);
+  return report.changes.map((c) => {
+    const flags = accessFlags(c, (t) => `\`${t.replace(/`/g, "")}\``);
+    return flags.length > 0 ? `- :warning: ${describeAccessChange(c, md)} \u2014 **${flags.join("; ")}**` : `- ${describeAccessChange(c, md)}`;
   });
-  if (documents.length === 0 && diagnostics.every((d) => d.severity !== "error")) {
-    diagnostics.push(
-      createDiagnostic("error", "MF006", fileStart, text2.trim() === "" ? "file is empty" : "file holds no YAML documents (only comments or empty documents)", {
-        hint: "add a manifest or delete the file"
-      })
+}
+function accessMarkdownHead(report, heading = "Access changes") {
+  const head = `### ${heading}
+
+${escapeMd(accessCountPhrase(report))}.`;
+  return [head, ...describeUnknownMembers(report, (t) => escapeMd(t))].join(" ");
+}
+function byPrincipal(changes) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const c of changes) {
+    const key = `${c.service}\0${c.who.type}\0${c.who.name.toLowerCase()}`;
+    const g = groups.get(key);
+    if (g === void 0) groups.set(key, [c]);
+    else g.push(c);
+  }
+  return [...groups.values()];
+}
+function targetsMd(changes) {
+  const first = changes[0];
+  const noun = first.service === "transfer" ? changes.length === 1 ? "folder" : "folders" : changes.length === 1 ? "resource group" : "resource groups";
+  const shown = changes.slice(0, MAX_TARGETS).map((c) => `\`${c.target.replace(/`/g, "")}\``);
+  const rest = changes.length - shown.length;
+  return `${formatCount(changes.length)} ${noun}: ${shown.join(", ")}${rest > 0 ? `, and ${formatCount(rest)} more` : ""}`;
+}
+function union2(lists) {
+  return [...new Set(lists.flat())];
+}
+function accessAlertItems(report) {
+  const md = (t) => escapeMd(t);
+  const tick = (t) => `\`${t.replace(/`/g, "")}\``;
+  const out = [];
+  for (const group of byPrincipal(report.changes)) {
+    const who = accessWho(group[0], md);
+    const removed = group.filter((c) => c.removed);
+    if (removed.length > 0) out.push(`- ${who} **loses all access** on ${targetsMd(removed)}`);
+    const flagged = group.filter((c) => c.flagged.length > 0);
+    if (flagged.length > 0) out.push(`- ${who} **gains ${union2(flagged.map((c) => c.flagged)).map(tick).join(", ")}** on ${targetsMd(flagged)}`);
+  }
+  return out;
+}
+function accessGroupItems(report) {
+  const md = (t) => escapeMd(t);
+  const tick = (t) => `\`${t.replace(/`/g, "")}\``;
+  return byPrincipal(report.changes).map((group) => {
+    const alert = group.some((c) => c.flagged.length > 0 || c.removed) ? ":warning: " : "";
+    if (group.length === 1) {
+      const c = group[0];
+      const flags2 = accessFlags(c, tick);
+      return `- ${alert}${describeAccessChange(c, md)}${flags2.length > 0 ? ` \u2014 **${flags2.join("; ")}**` : ""}`;
+    }
+    const gains = group.filter((c) => c.gained.length > 0);
+    const losses = group.filter((c) => c.lost.length > 0);
+    const verbs = [];
+    if (gains.length > 0) verbs.push(`gains ${union2(gains.map((c) => c.gained)).map(md).join(", ")} on ${targetsMd(gains)}`);
+    if (losses.length > 0) verbs.push(`loses ${union2(losses.map((c) => c.lost)).map(md).join(", ")} on ${targetsMd(losses)}`);
+    const removed = group.filter((c) => c.removed).length;
+    const flagged = union2(group.map((c) => c.flagged));
+    const flags = [...flagged.length > 0 ? [`grants ${flagged.map(tick).join(", ")}`] : [], ...removed > 0 ? [`no access left on ${formatCount(removed)}`] : []];
+    return `- ${alert}${accessWho(group[0], md)} (${formatCount(group.length)} changes) ${verbs.join("; ")}${flags.length > 0 ? ` \u2014 **${flags.join("; ")}**` : ""}`;
+  });
+}
+function unknownMembersMarkdown(report) {
+  return describeUnknownMembers(report, (t) => escapeMd(t));
+}
+var DRIFT_ACCESS_HEADING, MAX_TARGETS;
+var init_access = __esm({
+  "src/render/access.ts"() {
+    "use strict";
+    init_text();
+    DRIFT_ACCESS_HEADING = "Access on the server compared with git";
+    MAX_TARGETS = 10;
+  }
+});
+
+// src/render/plan-markdown.ts
+function renderPlanMarkdown(plan, options = {}) {
+  const maxLength = options.maxLength ?? DEFAULT_MARKDOWN_MAX_LENGTH;
+  if (!Number.isInteger(maxLength) || maxLength <= 0) throw new RangeError(`maxLength must be a positive integer, got ${String(maxLength)}`);
+  const hint = options.artifactHint ?? DEFAULT_ARTIFACT_HINT;
+  const changed = plan.changes.filter((c) => c.action !== "no-op");
+  const summary = summarize(plan.changes);
+  const refusalItems = (options.diagnostics ?? []).filter((d) => APPLY_REFUSALS.includes(d.code)).map((d) => `- ${d.address === void 0 ? "" : `${code(d.address)}: `}${escapeMd(d.summary.replace(/: apply will refuse this plan$/, ""))}${d.hint === void 0 ? "" : ` (${escapeMd(d.hint)})`}`);
+  const blockedItems = [
+    ...changed.filter((c) => c.action === "blocked").map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`),
+    ...changed.flatMap(
+      (c) => c.action === "blocked" ? [] : (c.entries ?? []).filter((e) => e.action === "blocked").map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`)
+    )
+  ];
+  const blockedObjects = summary.blocked;
+  const blockedEntries = blockedItems.length - blockedObjects;
+  const verdict = memo((shown) => renderVerdict(plan, summary, [blockedObjects, blockedEntries], refusalItems, shown, hint));
+  const head = [renderTitle(plan), planLine(plan, summary)];
+  const policy = policyMarkdown(plan.policy);
+  const footer2 = renderFooter(plan);
+  const destructive = changed.filter((c) => c.action === "delete" || c.action === "replace");
+  const warningItems = [
+    ...destructive.map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`),
+    ...plan.access === void 0 ? [] : accessAlertItems(plan.access)
+  ];
+  const warningCallout = memo((shown) => warningItems.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary, warningItems.length - destructive.length), warningItems, shown, hint)]);
+  const cautionCallout = memo((shown) => blockedItems.length === 0 ? [] : [callout("CAUTION", blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]);
+  const accessItems = plan.access === void 0 ? [] : accessGroupItems(plan.access);
+  const accessSection = memo((shown) => plan.access === void 0 ? [] : [accessBlock(plan.access, accessItems, shown, hint)]);
+  const checkItems = transferCheckItems(plan.transferChecks);
+  const checkBlock = memo((shown) => transferChecksMarkdown(plan.transferChecks, checkItems, shown, hint));
+  const ordered2 = [...changed.filter((c) => c.action === "delete"), ...changed.filter((c) => c.action === "replace"), ...changed.filter((c) => c.action === "blocked"), ...changed.filter((c) => c.action === "create" || c.action === "update")];
+  const n = ordered2.length;
+  const named = memo((count3) => [changedObjects(plan, ordered2, count3, hint)]);
+  const details = [];
+  const detailSums = [0];
+  for (const c of ordered2) {
+    if (detailSums[detailSums.length - 1] > maxLength) break;
+    const d = renderDetails(c);
+    details.push(d);
+    detailSums.push(detailSums[detailSums.length - 1] + d.length + 2);
+  }
+  const DETAILS_HEADER = "### Details";
+  const note = (kept, count3) => {
+    if (kept >= n || n === 0 || count3 < n) return [];
+    const all = `${formatCount(n)} changed ${n === 1 ? "object" : "objects"}`;
+    const what = kept === 0 ? `the details of the ${all} are left out` : `the details of the last ${formatCount(n - kept)} of the ${all} are left out`;
+    return [`> [!NOTE]
+> To keep this comment under ${formatCount(maxLength)} characters, ${what}. The full plan is in ${hint}.`];
+  };
+  const fixedBlocks = (layout2) => [
+    ...head.slice(0, 1),
+    ...verdict(layout2.refusalShown),
+    ...head.slice(1),
+    ...warningCallout(layout2.warningShown),
+    ...cautionCallout(layout2.cautionShown),
+    ...policy,
+    ...accessSection(layout2.accessShown),
+    ...checkBlock(layout2.checkShown),
+    ...named(layout2.named),
+    ...note(layout2.kept, layout2.named)
+  ];
+  const assemble = (layout2) => [...fixedBlocks(layout2), ...layout2.kept > 0 ? [DETAILS_HEADER] : [], ...details.slice(0, layout2.kept), ...layout2.footer ? [footer2] : []];
+  const lengthOf = (layout2) => blocksLength([...fixedBlocks(layout2), ...layout2.kept > 0 ? [DETAILS_HEADER] : [], ...layout2.footer ? [footer2] : []]) + detailSums[layout2.kept];
+  const fits = (layout2) => lengthOf(layout2) <= maxLength;
+  const full = {
+    refusalShown: refusalItems.length,
+    warningShown: warningItems.length,
+    cautionShown: blockedItems.length,
+    accessShown: accessItems.length,
+    checkShown: checkItems.length,
+    named: n,
+    kept: details.length,
+    footer: true
+  };
+  const layout = chooseLayout(full, fits);
+  if (layout === void 0) {
+    const minimal = { ...full, refusalShown: 0, warningShown: 0, cautionShown: 0, accessShown: 0, checkShown: 0, named: 0, kept: 0, footer: false };
+    throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
+  }
+  const text2 = `${assemble(layout).join("\n\n")}
+`;
+  if (text2.length > maxLength) throw new Error(`bug: markdown plan is ${text2.length} characters, over the ${maxLength} it was fitted to`);
+  return text2;
+}
+function chooseLayout(full, fits) {
+  if (fits(full)) return full;
+  const kept = largest(0, full.kept, (k) => fits({ ...full, kept: k }));
+  if (kept !== void 0) return { ...full, kept };
+  let l = { ...full, kept: 0, footer: false };
+  if (fits(l)) return l;
+  const steps = ["checkShown", "accessShown", "cautionShown", "warningShown", "named", "refusalShown"];
+  for (const key of steps) {
+    const base = l;
+    const best = largest(0, full[key] - 1, (x) => fits({ ...base, [key]: x }));
+    if (best !== void 0) return { ...base, [key]: best };
+    l = { ...base, [key]: 0 };
+  }
+  return fits(l) ? l : void 0;
+}
+function largest(lo, hi, ok) {
+  if (hi < lo || !ok(lo)) return void 0;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (ok(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+function memo(f) {
+  const cache2 = /* @__PURE__ */ new Map();
+  return (n) => {
+    let v = cache2.get(n);
+    if (v === void 0) {
+      v = f(n);
+      cache2.set(n, v);
+    }
+    return v;
+  };
+}
+function blocksLength(blocks) {
+  return blocks.reduce((sum3, b) => sum3 + b.length, 0) + 2 * Math.max(0, blocks.length - 1) + 1;
+}
+function renderTitle(plan) {
+  const env = plan.environment.length > TITLE_NAME_MAX ? `${plan.environment.slice(0, TITLE_NAME_MAX)}\u2026` : plan.environment;
+  const lines2 = [`## mftops plan: ${escapeMd(env)}`];
+  const targets = plan.targets ?? [];
+  if (targets.length > 0) lines2.push("", `Limited to ${formatCount(targets.length)} \`--target\` ${targets.length === 1 ? "address" : "addresses"}.`);
+  if (plan.pruneOff !== void 0) lines2.push("", `> [!NOTE]
+> ${escapeMd(pruneOffSentence(plan.pruneOff))}`);
+  return lines2.join("\n");
+}
+function planLine(plan, summary) {
+  const changes = plan.changes.some((c) => c.action !== "no-op");
+  const access = plan.access === void 0 ? "" : ` ${escapeMd(accessCountPhrase(plan.access))}.`;
+  return changes ? `**Plan:** ${planSentence(summary).slice("Plan: ".length)}${access}` : `**No changes.** ${NO_CHANGES.slice("No changes. ".length)}`;
+}
+function renderVerdict(plan, summary, [objects, entries], refusals, shown, hint) {
+  const caution = [];
+  const warning = [];
+  const denies = (plan.policy?.violations ?? []).filter((v) => v.severity === "deny").length;
+  if (denies > 0) caution.push(`**Refused by policy:** ${formatCount(denies)} \`deny\` ${denies === 1 ? "violation" : "violations"}, listed below. The plan was not saved; it cannot be applied.`);
+  if (plan.errored) caution.push("**Incomplete:** errors left objects out of this plan (see the log); it cannot be saved or applied.");
+  if (refusals.length > 0) {
+    const n = refusals.length;
+    const lines2 = [`**Apply will refuse this plan** (MF414): ${formatCount(n)} secret ${n === 1 ? "reference has" : "references have"} no value where the plan ran.`];
+    if (shown > 0) lines2.push(...refusals.slice(0, shown));
+    if (shown < n) lines2.push(shown > 0 ? `- \u2026and ${formatCount(n - shown)} more, in ${hint}.` : `They are listed in ${hint}.`);
+    caution.push(lines2.join("\n"));
+  }
+  if (objects + entries > 0) {
+    const parts = [...objects > 0 ? [`${formatCount(objects)} ${objects === 1 ? "change" : "changes"}`] : [], ...entries > 0 ? [`${formatCount(entries)} folder ACL ${entries === 1 ? "entry" : "entries"}`] : []];
+    caution.push(`**Blocked:** ${parts.join(" and ")} the API cannot make, listed below; a person has to.`);
+  }
+  if (summary.delete > 0) warning.push(`**Needs \`--allow-delete\`:** it deletes ${formatCount(summary.delete)} ${summary.delete === 1 ? "object" : "objects"}, listed below.`);
+  if (summary.replace > 0) warning.push(`**Needs \`--allow-replace\`:** it replaces ${formatCount(summary.replace)} ${summary.replace === 1 ? "object" : "objects"} by a delete and a create, listed below.`);
+  const reasons = [...caution, ...warning];
+  if (reasons.length === 0) {
+    if (!plan.changes.some((c) => c.action !== "no-op")) return [];
+    return ["> [!NOTE]\n> **Ready to apply:** nothing in this plan needs a flag, a person or a secret it lacks."];
+  }
+  const type = caution.length > 0 ? "CAUTION" : "WARNING";
+  return [[`> [!${type}]`, ...reasons.flatMap((r, i) => [...i > 0 ? [">"] : [], ...r.split("\n").map((l) => `> ${l}`)])].join("\n")];
+}
+function destructiveHeadline(summary, accessItems) {
+  const parts = [];
+  if (summary.delete > 0) parts.push(`${formatCount(summary.delete)} to delete (needs \`--allow-delete\`)`);
+  if (summary.replace > 0) parts.push(`${formatCount(summary.replace)} to replace by delete and create (needs \`--allow-replace\`)`);
+  const total = summary.delete + summary.replace;
+  const changes = `${formatCount(accessItems)} access ${accessItems === 1 ? "change" : "changes"} to look at (all access removed, or a permission to review granted)`;
+  if (total === 0) return `**${changes.slice(0, 1).toUpperCase()}${changes.slice(1)}.**`;
+  const access = accessItems > 0 ? `; ${changes}` : "";
+  return `**${formatCount(total)} destructive ${total === 1 ? "change" : "changes"}:** ${parts.join(", ")}${access}.`;
+}
+function blockedHeadline(objects, entries) {
+  const parts = [];
+  if (objects > 0) parts.push(`${formatCount(objects)} ${objects === 1 ? "change" : "changes"}`);
+  if (entries > 0) parts.push(`${formatCount(entries)} folder ACL ${entries === 1 ? "entry" : "entries"}`);
+  const one = objects + entries === 1;
+  return `**${parts.join(" and ")} blocked:** the API cannot do ${one ? "it" : "them"}; a person has to.`;
+}
+function changedObjects(plan, ordered2, named, hint) {
+  const summary = summarize(plan.changes);
+  const lines2 = [...ordered2.length > 0 ? ["### Changed objects", ""] : [], `| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(" | ")} |`, `|:--|${TABLE_ACTIONS.map(() => "--:").join("|")}|`];
+  for (const { kind, counts } of countByKind(plan.changes)) lines2.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(" | ")} |`);
+  lines2.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(" | ")} |`, "");
+  const shownSet = new Set(ordered2.slice(0, named));
+  for (const [action, words] of COMPACT_ACTIONS) {
+    for (const { kind } of countByKind(plan.changes)) {
+      const group = ordered2.filter((c) => c.action === action && c.kind === kind);
+      if (group.length === 0) continue;
+      const shown = group.filter((c) => shownSet.has(c));
+      const rest = group.length - shown.length;
+      const names2 = shown.map((c) => `${codeName(c.name)}${c.previousName === void 0 ? "" : ` (was ${codeName(c.previousName)})`}`);
+      const label = `<code>${symbolOf(action)}</code> <b>${kind}</b>, ${formatCount(group.length)} ${words}`;
+      const list = `${names2.join(", ")}${rest > 0 ? `${names2.length > 0 ? ", " : ""}${rest === group.length ? "" : "and "}${formatCount(rest)} not named here` : ""}`;
+      const fold = shown.length > FOLD_NAMES && (action === "create" || action === "update");
+      lines2.push(fold ? `- <details><summary>${label}</summary>
+
+  ${list}
+
+  </details>` : `- ${label}: ${list}`);
+    }
+  }
+  const unnamed2 = ordered2.length - Math.min(named, ordered2.length);
+  if (unnamed2 > 0) lines2.push("", `${formatCount(unnamed2)} of the ${formatCount(ordered2.length)} changed objects are not named here, to keep this comment within its size. The full plan is in ${hint}.`);
+  return lines2.join("\n");
+}
+function codeName(name) {
+  return escapeMd(name) !== name || /`|^\s|\s$|[\r\n]/.test(name) ? code(name) : `\`${name}\``;
+}
+function transferCheckItems(checks) {
+  return (checks?.problems ?? []).map((p) => {
+    const place2 = transferProblemPlace(p);
+    return `- ${code(transferStepLabel(p))}: ${escapeMd(transferProblemText(p))}${place2 === void 0 ? "" : ` (at ${code(place2)})`}`;
+  });
+}
+function transferChecksMarkdown(checks, items, shown, hint) {
+  if (checks === void 0) return [];
+  const notes = transferCheckNotes(checks).map((n) => escapeMd(n));
+  const headline = `**${escapeMd(transferChecksHeadline(checks))}**`;
+  if (items.length === 0) return [[headline, ...notes].join(" ")];
+  return [[callout("WARNING", headline, items, shown, hint), ...notes.map((n) => `> ${n}`)].join("\n>\n")];
+}
+function accessBlock(report, items, shown, hint) {
+  const open4 = items.length <= ACCESS_OPEN_MAX ? " open" : "";
+  const lines2 = [`<details${open4}><summary><b>Access changes:</b> ${escapeMd(accessCountPhrase(report))} (${formatCount(items.length)} ${items.length === 1 ? "principal" : "principals"})</summary>`, ""];
+  const unknown = unknownMembersMarkdown(report);
+  if (unknown.length > 0) lines2.push(unknown.join(" "), "");
+  if (shown > 0) lines2.push(...items.slice(0, shown));
+  if (shown < items.length) lines2.push(shown > 0 ? `- \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `The list is in ${hint}.`);
+  lines2.push("", "</details>");
+  return lines2.join("\n");
+}
+function callout(type, headline, items, shown, hint) {
+  const lines2 = [`> [!${type}]`, `> ${headline}`];
+  if (shown > 0) lines2.push(">", ...items.slice(0, shown).map((i) => `> ${i}`));
+  if (shown < items.length) lines2.push(shown > 0 ? `> - \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `> The list is in ${hint}.`);
+  return lines2.join("\n");
+}
+function renderFooter(plan) {
+  const parts = [`mftops ${escapeMd(plan.toolVersion)}`, escapeMd(plan.createdAt)];
+  for (const service of ["automation", "transfer"]) {
+    const s = plan.servers[service];
+    if (s === void 0) continue;
+    parts.push(`${service} ${escapeMd(clip(s.url, 200))}${s.version === void 0 ? "" : ` ${escapeMd(clip(s.version, 40))}`} as ${escapeMd(clip(s.username, 80))}`);
+  }
+  parts.push(`manifests ${escapeMd(clip(plan.manifestDigest, 80))}`);
+  if (plan.variables !== void 0) parts.push(escapeMd(clip(variablesSentence(plan.variables), 400)));
+  return `<sub>${parts.join(" \xB7 ")}</sub>`;
+}
+function inlineChange(change) {
+  const renamed = change.previousName === void 0 ? "" : ` (renamed from ${code(change.previousName)})`;
+  return `<code>${symbolOf(change.action)}</code> <b>${escapeMd(change.address)}</b> ${change.action}${renamed}`;
+}
+function renderDetails(change) {
+  const body = [];
+  const meta = [];
+  if (change.source !== void 0) meta.push(`Declared in ${code(`${change.source.file}:${change.source.line}:${change.source.col}`)}`);
+  else if (change.action === "delete") meta.push("Not declared in any manifest");
+  if (change.liveId !== void 0) meta.push(`live id ${code(change.liveId)}`);
+  if (meta.length > 0) body.push(`${meta.join(" \xB7 ")}.`);
+  if (change.reason !== void 0) body.push(`**Reason:** ${escapeMd(describeReason(change.reason))}`);
+  const removed = removedLines(change);
+  const removedBlock = removed.length === 0 ? [] : [`**${change.action === "replace" ? "Deleted first, as it is now" : "Removes"}:**
+
+${fence("diff", removed.map((l) => `- ${l}`))}`];
+  if (change.action !== "replace") body.push(...removedBlock);
+  if (change.fields.length > 0) body.push(fence("diff", change.fields.flatMap((f) => diffLines2(viewField(f, change.action)))));
+  for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
+  if (change.action === "replace") body.push(...removedBlock);
+  const entries = change.entries ?? [];
+  if (entries.length > 0) body.push(permissionMatrix(entries));
+  const blocked = entries.filter((e) => e.action === "blocked");
+  if (blocked.length > 0) body.push(blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`).join("\n"));
+  if (body.length === 0) body.push("Nothing else to show.");
+  return `<details><summary>${inlineChange(change)}</summary>
+
+${body.join("\n\n")}
+
+</details>`;
+}
+function diffLines2(view) {
+  const forces = fieldNote(view);
+  switch (view.form) {
+    case "sensitive":
+      return [`${view.symbol} ${view.path}: (sensitive)${forces}`];
+    case "inline":
+      if (view.before !== void 0 && view.after !== void 0) return [`- ${view.path}: ${view.before}`, `+ ${view.path}: ${view.after}${forces}`];
+      return [`${view.symbol} ${view.path}: ${view.after ?? view.before ?? ""}${forces}`];
+    case "block":
+      return [`${view.symbol} ${view.path}:${forces}`, ...view.lines.map((l) => l.startsWith("@@") ? l : `${l.slice(0, 1)}  ${l.slice(1)}`)];
+    default: {
+      const never = view;
+      throw new Error(`unknown field form ${String(never)}`);
+    }
+  }
+}
+function fence(lang, lines2) {
+  let longest = 0;
+  for (const l of lines2) for (const run of l.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const marks = "`".repeat(Math.max(3, longest + 1));
+  return `${marks}${lang}
+${lines2.join("\n")}
+${marks}`;
+}
+function entryActionWord(entry) {
+  const word = entry.action === "no-op" ? "unchanged" : entry.action;
+  return entry.origin === void 0 ? word : `${word} (from ${escapeMd(`${entry.origin.file}:${entry.origin.line}`)})`;
+}
+function permissionMatrix(entries) {
+  const all = permissionColumns(entries);
+  const changing = all.filter((c) => entries.some((e) => ["added", "removed"].includes(cellState(e, c))));
+  const columns = changing.length > 0 ? changing : all.filter((c) => entries.some((e) => cellState(e, c) === "granted"));
+  const header = columns.map((c) => escapeMd(c.set === "sharePermissions" ? `share: ${c.name}` : c.name));
+  const row = (cells) => `| ${cells.join(" | ")} |`;
+  const lines2 = [row(["Principal", "Change", ...header]), `|${[":--", ":--", ...columns.map(() => ":-:")].join("|")}|`];
+  for (const e of entries) lines2.push(row([`${e.principal.type} ${escapeMd(e.principal.name)}`, entryActionWord(e), ...columns.map((c) => CELL[cellState(e, c)])]));
+  const others = all.length - columns.length;
+  lines2.push("", `**added**, **removed**: by this change \xB7 yes: granted before and after \xB7 \xB7: not granted${changing.length > 0 && others > 0 ? ` \xB7 the other ${formatCount(others)} permissions do not change` : ""}`);
+  return lines2.join("\n");
+}
+function principalMd(entry) {
+  return `${entry.principal.type.toLowerCase()} ${code(entry.principal.name)}`;
+}
+function code(text2) {
+  return `<code>${escapeMd(text2)}</code>`;
+}
+function clip(text2, max) {
+  return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
+}
+var DEFAULT_MARKDOWN_MAX_LENGTH, DEFAULT_ARTIFACT_HINT, TITLE_NAME_MAX, FOLD_NAMES, ACCESS_OPEN_MAX, APPLY_REFUSALS, TABLE_ACTIONS, COMPACT_ACTIONS, CELL;
+var init_plan_markdown = __esm({
+  "src/render/plan-markdown.ts"() {
+    "use strict";
+    init_model2();
+    init_transfer_checks();
+    init_plan_common();
+    init_reasons();
+    init_text();
+    init_access();
+    init_policy();
+    init_text();
+    DEFAULT_MARKDOWN_MAX_LENGTH = 65e3;
+    DEFAULT_ARTIFACT_HINT = "the output of `mftops plan`";
+    TITLE_NAME_MAX = 80;
+    FOLD_NAMES = 20;
+    ACCESS_OPEN_MAX = 15;
+    APPLY_REFUSALS = ["MF414"];
+    TABLE_ACTIONS = [
+      ["create", "Create"],
+      ["update", "Update"],
+      ["replace", "Replace"],
+      ["delete", "Delete"],
+      ["blocked", "Blocked"],
+      ["no-op", "Unchanged"]
+    ];
+    COMPACT_ACTIONS = [
+      ["delete", "to delete"],
+      ["replace", "to replace"],
+      ["blocked", "blocked"],
+      ["create", "to create"],
+      ["update", "to update"]
+    ];
+    CELL = { granted: "yes", denied: "\xB7", added: "**added**", removed: "**removed**" };
+  }
+});
+
+// src/glob.ts
+function matchesAddressGlob(pattern, text2) {
+  return compiled("address", pattern, () => pattern.split("*").flatMap((literal, i) => i === 0 ? [{ literal }] : [ANY, { literal }])).test(text2.toLowerCase());
+}
+function compiled(dialect, pattern, parts) {
+  const key = `${dialect}:${pattern}`;
+  let re = cache.get(key);
+  if (re === void 0) {
+    re = compileGlob(parts());
+    cache.set(key, re);
+  }
+  return re;
+}
+function compileGlob(parts) {
+  const source = parts.map((part) => {
+    if ("literal" in part) return part.literal.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    switch (part.wildcard) {
+      case "any":
+        return ".*";
+      case "within-name":
+        return "[^/]*";
+      default: {
+        const never = part.wildcard;
+        throw new Error(`unknown wildcard ${String(never)}`);
+      }
+    }
+  });
+  return new RegExp(`^${source.join("")}$`, "s");
+}
+var ANY, cache;
+var init_glob = __esm({
+  "src/glob.ts"() {
+    "use strict";
+    init_folder_path();
+    ANY = { wildcard: "any" };
+    cache = /* @__PURE__ */ new Map();
+  }
+});
+
+// src/live/model.ts
+function aclKey(resourceGroup, userGroup) {
+  return `${resourceGroup.toLowerCase()}\0${userGroup.toLowerCase()}`;
+}
+function indexByName(items, nameOf, idOf = () => void 0) {
+  const byName = /* @__PURE__ */ new Map();
+  const byId = /* @__PURE__ */ new Map();
+  for (const item of items) {
+    const name = nameOf(item);
+    if (name !== void 0 && name !== "" && !byName.has(name.toLowerCase())) byName.set(name.toLowerCase(), item);
+    const id = idOf(item);
+    if (id !== void 0 && id !== "" && !byId.has(id)) byId.set(id, item);
+  }
+  return { items, byName, byId };
+}
+var init_model5 = __esm({
+  "src/live/model.ts"() {
+    "use strict";
+    init_folder_path();
+    init_folder_path();
+  }
+});
+
+// src/order.ts
+function compareText2(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+var init_order = __esm({
+  "src/order.ts"() {
+    "use strict";
+  }
+});
+
+// src/resources/folder-permissions.ts
+function viewEntries(acl) {
+  const out = [];
+  for (const e of acl) {
+    if (e.type !== "User" && e.type !== "Group") continue;
+    out.push({
+      type: e.type,
+      id: String(e.id),
+      name: e.name ?? unnamedPrincipal(e.id),
+      permissions: entryPermissions(e.permissions),
+      editable: e.isEditable !== false,
+      deletable: e.isEditable !== false && e.isDeletable !== false
+    });
+  }
+  return out;
+}
+function unnamedPrincipal(id) {
+  return `#${id}`;
+}
+function entryPermissions(p) {
+  const granted = (x, key) => isRecord(x) && (x[key] === true || x[key] === 1 || x[key] === "true");
+  const share = p?.sharePermissions;
+  return {
+    permissions: FOLDER_PERMISSIONS.filter((k) => granted(p, k)),
+    sharePermissions: SHARE_PERMISSIONS.filter((k) => granted(share, k))
+  };
+}
+function desiredPermissions(e) {
+  return {
+    permissions: FOLDER_PERMISSIONS.filter((k) => e.permissions.includes(k)),
+    sharePermissions: SHARE_PERMISSIONS.filter((k) => e.sharePermissions.includes(k))
+  };
+}
+function writePermissions(p) {
+  const out = {};
+  for (const k of FOLDER_PERMISSIONS) out[k] = p.permissions.includes(k);
+  out.sharePermissions = Object.fromEntries(SHARE_PERMISSIONS.map((k) => [k, p.sharePermissions.includes(k)]));
+  return out;
+}
+function samePermissions2(a, b) {
+  const same = (x, y) => x.length === y.length && x.every((v) => y.includes(v));
+  return same(a.permissions, b.permissions) && same(a.sharePermissions, b.sharePermissions);
+}
+function entryKey2(type, id) {
+  return `${type}\0${id}`;
+}
+function fingerprintFolder(live) {
+  const entries = [...live.acl].sort((a, b) => {
+    const x = entryKey2(a.type, String(a.id));
+    const y = entryKey2(b.type, String(b.id));
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  return sha256Of({ id: String(live.folder.id), entries: entries.map(({ name: _name, serverName: _serverName, ...rest }) => toJson(rest)) });
+}
+function folderName(path) {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+function planFolder(desired, live, creation, previousPath) {
+  const exact = desired.manifest.spec.mode === "exact";
+  const byKey2 = new Map(live.map((e) => [entryKey2(e.type, e.id), e]));
+  const matched = /* @__PURE__ */ new Set();
+  const entries = [];
+  const fields = previousPath === void 0 ? [] : [{ path: "path", before: previousPath, after: desired.path }];
+  const set = [];
+  const remove = [];
+  const after = new Map(live.map((e) => [entryKey2(e.type, e.id), e]));
+  for (const d of desired.entries) {
+    const key = entryKey2(d.type, d.id);
+    matched.add(key);
+    const principal = { type: d.type, name: d.name };
+    const want = desiredPermissions(d);
+    const have = byKey2.get(key);
+    const write2 = () => {
+      set.push({ type: d.type, id: d.id, name: d.name, permissions: writePermissions(want) });
+      after.set(key, { type: d.type, id: d.id, name: d.name, permissions: want, editable: true, deletable: true });
+    };
+    if (!have || creation) {
+      entries.push({ principal, action: "create", after: want });
+      write2();
+    } else if (samePermissions2(have.permissions, want)) {
+      entries.push({ principal, action: "no-op", before: have.permissions, after: want });
+    } else if (!have.editable) {
+      entries.push({ principal, action: "blocked", reason: { code: "entry-not-editable", principal }, before: have.permissions, after: want });
+    } else {
+      entries.push({ principal, action: "update", before: have.permissions, after: want });
+      write2();
+    }
+  }
+  if (exact) {
+    for (const e of live) {
+      const key = entryKey2(e.type, e.id);
+      if (matched.has(key) || !e.deletable) continue;
+      const principal = { type: e.type, name: e.name };
+      entries.push({ principal, action: "delete", before: e.permissions, ...creation ? { reason: { code: "entry-copied-from-parent" } } : {} });
+      remove.push({ type: e.type, id: e.id, name: e.name });
+      after.delete(key);
+    }
+  }
+  const blocked = entries.filter((e) => e.action === "blocked").map((e) => e.principal);
+  const payload = {
+    kind: "FolderPermissions",
+    path: desired.path,
+    ...creation ? { create: { parentPath: creation.parentPath, name: creation.name, inheritPermissions: creation.inheritPermissions } } : {},
+    // Same name: only the parent is renamed, which moves this folder along.
+    ...previousPath !== void 0 && folderName(previousPath) !== folderName(desired.path) ? { rename: { from: previousPath, name: folderName(desired.path) } } : {},
+    set,
+    remove
+  };
+  const afterList = [...after.values()];
+  if (creation) {
+    const how = creation.inheritPermissions;
+    const reason = how === "None" ? void 0 : { code: "folder-copies-parent", parentPath: creation.parentPath, inheritPermissions: how };
+    return { action: "create", ...reason ? { reason } : {}, fields, entries, payload, after: afterList };
+  }
+  if (set.length > 0 || remove.length > 0 || previousPath !== void 0) {
+    return { action: "update", ...blocked.length > 0 ? { reason: { code: "entries-not-editable", principals: blocked, partial: true } } : {}, fields, entries, payload, after: afterList };
+  }
+  if (blocked.length > 0) return { action: "blocked", reason: { code: "entries-not-editable", principals: blocked, partial: false }, fields, entries, after: afterList };
+  return { action: "no-op", fields: [], entries, after: afterList };
+}
+function planFolderPrune(path, live) {
+  const gone = live.filter((e) => e.deletable);
+  if (gone.length === 0) return void 0;
+  return {
+    action: "delete",
+    reason: { code: "folder-pruned" },
+    fields: [],
+    entries: gone.map((e) => ({ principal: { type: e.type, name: e.name }, action: "delete", before: e.permissions })),
+    payload: { kind: "FolderPermissions", path, set: [], remove: gone.map((e) => ({ type: e.type, id: e.id, name: e.name })) },
+    after: live.filter((e) => !e.deletable)
+  };
+}
+var init_folder_permissions = __esm({
+  "src/resources/folder-permissions.ts"() {
+    "use strict";
+    init_types();
+    init_common();
+    init_is_record();
+  }
+});
+
+// src/resources/resource-group-acl.ts
+function grantedPermissions(acl) {
+  const p = acl.Permissions ?? {};
+  return ACL_PERMISSIONS.filter((name) => {
+    const v = p[name];
+    return v === 1 || v === true || v === "1" || v === "true";
+  });
+}
+function canonicalPermissions(list) {
+  return ACL_PERMISSIONS.filter((p) => list.includes(p));
+}
+function fingerprintAcl(acl) {
+  return sha256Of({ ACLID: acl.ACLID, ResourceGroupName: acl.ResourceGroupName, UserGroupName: acl.UserGroupName, Permissions: permissionFlags(grantedPermissions(acl)) });
+}
+function permissionFlags(granted) {
+  return Object.fromEntries(ACL_PERMISSIONS.map((p) => [p, granted.includes(p) ? 1 : 0]));
+}
+function planAcl(desired, live) {
+  const want = canonicalPermissions(desired.permissions);
+  const payload = { kind: "ResourceGroupAcl", resourceGroup: desired.resourceGroup, userGroup: desired.userGroup, permissions: permissionFlags(want) };
+  if (live === void 0) {
+    return {
+      action: "create",
+      fields: [fieldChange("resourceGroup", void 0, desired.resourceGroup), fieldChange("userGroup", void 0, desired.userGroup), fieldChange("permissions", void 0, want)],
+      payload
+    };
+  }
+  const have = grantedPermissions(live);
+  if (have.length === want.length && have.every((p) => want.includes(p))) return { action: "no-op", fields: [] };
+  return { action: "update", fields: [fieldChange("permissions", have, want)], payload };
+}
+var init_resource_group_acl = __esm({
+  "src/resources/resource-group-acl.ts"() {
+    "use strict";
+    init_types();
+    init_common();
+  }
+});
+
+// src/resources/task.ts
+function createTaskCatalog(a, vocabulary) {
+  return {
+    hostName: (id) => a?.hosts?.byId.get(id)?.Name,
+    scriptName: (id) => nameText(a?.scripts?.byId.get(id)?.Name),
+    dateListName: (id) => nameText(a?.dateLists?.byId.get(id)?.Name),
+    vocabulary
+  };
+}
+function nameText(x) {
+  return typeof x === "string" && x !== "" ? x : void 0;
+}
+function sameHostType(a, b) {
+  return a === b || XFER_TYPES.has(a.toLowerCase()) && XFER_TYPES.has(b.toLowerCase());
+}
+function isVolatileTaskField(key) {
+  return key === "Renamed" || key === "Scheduled" || key === "Watched" || /^x[A-Z]/.test(key);
+}
+function fingerprintTask(live) {
+  const kept = {};
+  for (const [k, v] of Object.entries(live)) if (!isVolatileTaskField(k)) kept[k] = v;
+  return sha256Of(withoutPasswords(kept));
+}
+function taskId(live) {
+  return typeof live.ID === "number" ? String(live.ID) : live.ID ?? "";
+}
+function displayLiveTaskPart(live, cat) {
+  if (Array.isArray(live)) return live.map((x) => displayLiveTaskPart(x, cat));
+  if (!isRecord(live)) return toJson(live);
+  const out = {};
+  for (const [k, v] of Object.entries(live)) {
+    if (k === "ID" || v === void 0) continue;
+    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
+    else if (k === "HostID") out.Host = hostValue(String(v), cat);
+    else if (k === "ScriptID") out.Script = scriptValue(String(v), cat);
+    else if (k === "DateListRef" && Array.isArray(v)) out.DateListRef = v.map((r) => dateListValue(dateListId(r), cat));
+    else if (k === "Parameters") out.Parameters = displayLiveParameters(v);
+    else out[k] = displayLiveTaskPart(v, cat);
+  }
+  return out;
+}
+function displayLiveParameters(params) {
+  if (!isRecord(params)) return toJson(params);
+  const out = {};
+  for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? "") : toJson(p);
+  return out;
+}
+function displayDesiredTaskPart(desired) {
+  if (Array.isArray(desired)) return desired.map(displayDesiredTaskPart);
+  if (!isRecord(desired)) return toJson(desired);
+  const out = {};
+  for (const [k, v] of Object.entries(desired)) {
+    if (v === void 0) continue;
+    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
+    else if (k === "Parameters" && isRecord(v)) {
+      const params = {};
+      for (const [name, p] of Object.entries(v)) params[name] = p.secret ? sensitiveValue() : p.value;
+      out.Parameters = params;
+    } else out[k] = displayDesiredTaskPart(v);
+  }
+  return out;
+}
+function hostValue(id, cat) {
+  return cat.hostName(id) ?? refValue("host", id);
+}
+function scriptValue(id, cat) {
+  return cat.scriptName(id) ?? refValue("script", id);
+}
+function dateListValue(id, cat) {
+  return cat.dateListName(id) ?? refValue("dateList", id);
+}
+function dateListId(ref) {
+  return isRecord(ref) ? String(ref.DateListID ?? "") : String(ref);
+}
+function diffTask(desired, live, cat) {
+  const out = [];
+  const spec = desired.manifest.spec;
+  const l = live ?? {};
+  const body = desired.body;
+  const show2 = (x) => displayLiveTaskPart(x, cat);
+  for (const [key, value] of Object.entries(spec)) {
+    if (value === void 0) continue;
+    switch (key) {
+      case "Group": {
+        const want = body.Group ?? value;
+        const have = Array.isArray(l.Group) ? l.Group.map(String) : [];
+        if (!sameNameSet(want, have)) out.push(fieldChange("Group", live && l.Group !== void 0 ? have : void 0, toJson(value), { forcesReplace: live !== void 0 }));
+        break;
+      }
+      case "Parameters":
+        diffParameters("Parameters", value, l.Parameters, out);
+        break;
+      case "Schedules":
+        diffSchedules(value.Schedule, body, l.Schedules, out, cat);
+        break;
+      case "steps":
+        diffSteps(value, body, l.steps, out, cat);
+        break;
+      default:
+        diffSetFields(key, value, l[key], out, show2);
+    }
+  }
+  return out;
+}
+function sameNameSet(a, b) {
+  const x = new Set(a.map((s) => s.toLowerCase()));
+  const y = new Set(b.map((s) => s.toLowerCase()));
+  return x.size === y.size && [...x].every((s) => y.has(s));
+}
+function diffParameters(path, desired, live, out) {
+  const l = isRecord(live) ? live : {};
+  for (const [name, p] of Object.entries(desired)) {
+    const at = joinPath(path, name);
+    if (p.secret) {
+      out.push(sensitiveChange(at));
+      continue;
+    }
+    const lp = l[name];
+    if (!isRecord(lp)) out.push(fieldChange(at, void 0, p.value));
+    else if (lp.DisplayValue === SUPPRESSED) continue;
+    else if (!sameScalar(p.value, lp.value)) out.push(fieldChange(at, displayLike(p.value, lp.value), p.value));
+  }
+}
+function diffSchedules(desired, body, liveSchedules, out, cat) {
+  const resolved = listOf(isRecord(body.Schedules) ? body.Schedules.Schedule : void 0);
+  const live = isRecord(liveSchedules) ? liveSchedules.Schedule : void 0;
+  diffListByPosition(
+    "Schedules.Schedule",
+    desired,
+    live,
+    out,
+    (path, d, l, i) => diffSchedule(path, d, resolved[i], l, out, cat),
+    (x) => displayLiveTaskPart(x, cat),
+    displayDesiredTaskPart
+  );
+}
+function diffSchedule(path, d, resolved, liveValue, out, cat) {
+  const l = isRecord(liveValue) ? liveValue : {};
+  const r = isRecord(resolved) ? resolved : {};
+  for (const [key, value] of Object.entries(d)) {
+    if (value === void 0) continue;
+    switch (key) {
+      case "Days": {
+        const days = value?.DayOfWeek;
+        if (days === void 0) break;
+        const liveDays = isRecord(l.Days) && Array.isArray(l.Days.DayOfWeek) ? l.Days.DayOfWeek.map(String) : void 0;
+        if (!sameDays(days, liveDays ?? [])) out.push(fieldChange(`${path}.Days.DayOfWeek`, liveDays && toJson(inWeekOrder(liveDays)), toJson(inWeekOrder(days))));
+        break;
+      }
+      case "DateListRef": {
+        const want = listOf(r.DateListRef).map(dateListId);
+        const liveRefs = Array.isArray(l.DateListRef) ? l.DateListRef : [];
+        const have = liveRefs.map(dateListId);
+        if (!sameNameSet(want, have)) {
+          const before = liveRefs.length > 0 ? have.map((id) => dateListValue(id, cat)) : void 0;
+          out.push(fieldChange(`${path}.DateListRef`, before, toJson(value)));
+        }
+        break;
+      }
+      case "Frequency": {
+        const intervals = value.Interval;
+        const liveIntervals = isRecord(l.Frequency) ? l.Frequency.Interval : void 0;
+        diffListByPosition(`${path}.Frequency.Interval`, intervals, liveIntervals, out, (p, di, li) => diffInterval(p, di, li, out));
+        break;
+      }
+      default:
+        diffSetFields(joinPath(path, key), value, l[key], out, (x) => displayLiveTaskPart(x, cat));
+    }
+  }
+}
+function diffInterval(path, desired, live, out) {
+  const d = isRecord(desired) ? desired : {};
+  const l = isRecord(live) ? live : {};
+  for (const key of Object.keys(d)) {
+    const want = d[key];
+    if (typeof want !== "string") continue;
+    const have = l[key];
+    if (want !== have) out.push(fieldChange(joinPath(path, key), have === void 0 ? void 0 : toJson(have), want));
+  }
+}
+function sameDays(a, b) {
+  return sameNameSet(a, b);
+}
+function inWeekOrder(days) {
+  const known = WEEK2.filter((d) => days.some((x) => x.toLowerCase() === d)).map((d) => days.find((x) => x.toLowerCase() === d));
+  const rest = days.filter((x) => !WEEK2.includes(x.toLowerCase()));
+  return [...known, ...rest];
+}
+function diffSteps(desired, body, liveSteps, out, cat) {
+  const resolved = listOf(body.steps);
+  const showLive = (x) => displayLiveTaskPart(x, cat);
+  diffListByPosition(
+    "steps",
+    desired,
+    liveSteps,
+    out,
+    (path, d, l, i) => {
+      const step2 = d;
+      const kind = stepKindOf(step2);
+      const liveKind = stepKindOfLive(l);
+      if (liveKind !== kind || !isRecord(l)) {
+        out.push(fieldChange(path, showLive(l), displayDesiredTaskPart(step2)));
+        return;
+      }
+      const r = resolved[i];
+      const resolvedBody = isRecord(r) && isRecord(r[kind]) ? r[kind] : {};
+      diffStepBody(`${path}.${kind}`, step2[kind], resolvedBody, l[liveKind], out, cat);
+    },
+    showLive,
+    displayDesiredTaskPart
+  );
+}
+function stepKindOfLive(step2) {
+  return isRecord(step2) ? Object.keys(step2)[0] : void 0;
+}
+function diffStepBody(path, d, r, liveBody, out, cat) {
+  const l = isRecord(liveBody) ? liveBody : {};
+  const liveHost = l.HostID === void 0 || l.HostID === null ? void 0 : String(l.HostID);
+  const liveScript = l.ScriptID === void 0 || l.ScriptID === null ? void 0 : String(l.ScriptID);
+  for (const [key, value] of Object.entries(d)) {
+    if (value === void 0) continue;
+    const at = joinPath(path, key);
+    if (PASSWORD_FIELD.test(key)) {
+      out.push(sensitiveChange(at));
+      continue;
+    }
+    switch (key) {
+      case "Host":
+        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === void 0 ? void 0 : hostValue(liveHost, cat), toJson(value)));
+        break;
+      case "HostID":
+        if (String(value) !== liveHost) out.push(fieldChange(at, liveHost, toJson(value)));
+        break;
+      case "Type":
+        if (typeof l.Type !== "string" || !sameHostType(String(value), l.Type)) out.push(fieldChange(at, typeof l.Type === "string" ? l.Type : void 0, toJson(value)));
+        break;
+      case "Script":
+        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === void 0 ? void 0 : scriptValue(liveScript, cat), toJson(value)));
+        break;
+      case "ScriptID":
+        if (String(value) !== liveScript) out.push(fieldChange(at, liveScript, toJson(value)));
+        break;
+      case "Parameters":
+        diffParameters(at, value, l.Parameters, out);
+        break;
+      default:
+        diffSetFields(at, value, l[key], out, (x) => displayLiveTaskPart(x, cat));
+    }
+  }
+}
+function listOf(x) {
+  return Array.isArray(x) ? x : [];
+}
+function updateTaskBody(live, desired) {
+  const out = {};
+  for (const [k, v] of Object.entries(withoutPasswords(live))) {
+    if (isVolatileTaskField(k) || v === void 0) continue;
+    out[k] = toJson(v);
+  }
+  for (const [key, value] of Object.entries(desired.body)) {
+    switch (key) {
+      case "Group":
+        break;
+      case "Name":
+        if (typeof live.Name !== "string" || live.Name.toLowerCase() !== String(value).toLowerCase()) out.Name = value;
+        break;
+      case "Parameters":
+        out.Parameters = mergeParameters(out.Parameters, value);
+        break;
+      case "steps":
+        out.steps = mergeSteps(out.steps, value);
+        break;
+      default:
+        out[key] = mergeOver(out[key], value);
+    }
+  }
+  return out;
+}
+function mergeParameters(base, desired) {
+  const out = isRecord(base) ? { ...toJson(base) } : {};
+  if (isRecord(desired)) for (const [name, p] of Object.entries(desired)) out[name] = toJson(p);
+  return out;
+}
+function mergeSteps(live, desired) {
+  const l = listOf(live);
+  return listOf(desired).map((step2, i) => {
+    const kind = stepKindOfLive(step2);
+    const liveStep = l[i];
+    if (kind === void 0 || !isRecord(step2) || !isRecord(liveStep) || stepKindOfLive(liveStep) !== kind || !isRecord(liveStep[kind])) return toJson(step2);
+    const liveBody = liveStep[kind];
+    const out = { ...toJson(liveBody) };
+    for (const [k, v] of Object.entries(step2[kind])) {
+      if (k === "Parameters") out.Parameters = mergeParameters(liveBody.Parameters, v);
+      else if (k === "Criteria") out.Criteria = toJson(v);
+      else out[k] = mergeOver(liveBody[k], v);
+    }
+    return { [kind]: out };
+  });
+}
+function stepPasswordState(body) {
+  if (typeof body.Password === "string" && body.Password !== "") return "set";
+  const ownUser = typeof body.Username === "string" && body.Username !== "" && !sameScalar(1, body.UseDefUser);
+  const key = typeof body.ClientKeyID === "string" && body.ClientKeyID !== "";
+  return body.Password === void 0 && ownUser && !key ? "likely" : void 0;
+}
+function replaceTaskBody(live, desired) {
+  const merged = updateTaskBody(live, desired);
+  const lostSecrets = [];
+  const body = stripServerIds(merged, lostSecrets, "");
+  delete body.NextEID;
+  if (desired.body.Group !== void 0) body.Group = desired.body.Group;
+  const sent = listOf(body.steps);
+  listOf(live.steps).forEach((step2, i) => {
+    const kind = stepKindOfLive(step2);
+    const liveBody = kind !== void 0 && isRecord(step2) && isRecord(step2[kind]) ? step2[kind] : void 0;
+    const sentStep = sent[i];
+    const sentBody = kind !== void 0 && isRecord(sentStep) && isRecord(sentStep[kind]) ? sentStep[kind] : void 0;
+    if (liveBody === void 0 || sentBody !== void 0 && sentBody.Password !== void 0) return;
+    if (stepPasswordState(liveBody) !== void 0) lostSecrets.push(`steps[${i}].${kind}.Password`);
+  });
+  return { body, lostSecrets };
+}
+function stripServerIds(x, lost, path) {
+  if (Array.isArray(x)) return x.map((v, i) => stripServerIds(v, lost, joinPath(path, i)));
+  if (!isRecord(x)) return x;
+  const out = {};
+  for (const [k, v] of Object.entries(x)) {
+    if (k === "ID") continue;
+    if (k === "Parameters" && isRecord(v)) {
+      const params = {};
+      for (const [name, p] of Object.entries(v)) {
+        if (isRecord(p) && p.DisplayValue === SUPPRESSED && (p.value === "" || p.value === void 0 || p.value === SUPPRESSED)) lost.push(joinPath(joinPath(path, "Parameters"), name));
+        else params[name] = p;
+      }
+      out.Parameters = params;
+    } else out[k] = stripServerIds(v, lost, joinPath(path, k));
+  }
+  return out;
+}
+function planTask(desired, live, cat, previousName) {
+  const outcome = planTaskAction(desired, live, cat, previousName);
+  const fields = outcome.fields.map((f) => withWords2(f, cat.vocabulary));
+  const payload = outcome.payload === void 0 ? void 0 : withRefNames(outcome.payload, cat);
+  return { ...outcome, fields, ...payload !== void 0 ? { payload } : {} };
+}
+function planTaskAction(desired, live, cat, previousName) {
+  const fields = diffTask(desired, live, cat);
+  const cos = desired.manifest.spec.TT === "COS" || live !== void 0 && live.TT === "COS";
+  if (live === void 0) {
+    if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "create" }, fields };
+    return { action: "create", fields, payload: { kind: "Task", body: desired.body } };
+  }
+  const all = previousName !== void 0 ? [fieldChange("Name", previousName, desired.manifest.name), ...fields] : fields;
+  if (!all.some((f) => !f.sensitive)) return { action: "no-op", fields: [] };
+  if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "update" }, fields: all };
+  if (all.some((f) => f.forcesReplace)) {
+    const { body, lostSecrets } = replaceTaskBody(live, desired);
+    return { action: "replace", reason: { code: "task-group-immutable", lostSecrets }, fields: all, payload: { kind: "Task", body } };
+  }
+  return { action: "update", fields: all, payload: { kind: "Task", body: updateTaskBody(live, desired) } };
+}
+function withWords2(field, vocabulary) {
+  if (field.sensitive === true) return field;
+  const words = describeFieldChange(vocabulary, field.path, field.before, field.after);
+  const before = describeInnerValues(vocabulary, field.path, field.before);
+  const after = describeInnerValues(vocabulary, field.path, field.after);
+  const inner = { ...before.length > 0 ? { before } : {}, ...after.length > 0 ? { after } : {} };
+  return { ...field, ...words !== void 0 ? { words } : {}, ...Object.keys(inner).length > 0 ? { innerWords: inner } : {} };
+}
+function withRefNames(payload, cat) {
+  const names2 = { host: {}, script: {}, dateList: {} };
+  const note = (kind, id, name) => {
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const n = name(String(id));
+    if (n !== void 0) names2[kind][String(id)] = n;
+  };
+  const visit4 = (x) => {
+    if (Array.isArray(x)) return x.forEach(visit4);
+    if (!isRecord(x)) return;
+    note("host", x.HostID, cat.hostName);
+    note("script", x.ScriptID, cat.scriptName);
+    if (Array.isArray(x.DateListRef)) for (const r of x.DateListRef) note("dateList", dateListId(r), cat.dateListName);
+    for (const v of Object.values(x)) visit4(v);
+  };
+  visit4(payload.body);
+  const refNames = {};
+  for (const kind of ["host", "script", "dateList"]) if (Object.keys(names2[kind]).length > 0) refNames[kind] = names2[kind];
+  return Object.keys(refNames).length === 0 ? payload : { ...payload, refNames };
+}
+var XFER_TYPES, SUPPRESSED, WEEK2;
+var init_task = __esm({
+  "src/resources/task.ts"() {
+    "use strict";
+    init_types();
+    init_value_words();
+    init_common();
+    init_is_record();
+    XFER_TYPES = /* @__PURE__ */ new Set(["silock", "xferlock"]);
+    SUPPRESSED = "(suppressed)";
+    WEEK2 = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+  }
+});
+
+// src/plan/diagnostics.ts
+function createPlanDiagnostic(code5, at, message, extra = {}) {
+  return createDiagnostic("error", code5, at, message, extra);
+}
+function createPlanWarning(code5, at, message, extra = {}) {
+  return createDiagnostic("warning", code5, at, message, extra);
+}
+function didYouMean(input, candidates) {
+  const guess = suggestName(input, [...candidates]);
+  return guess !== void 0 && guess !== input ? ` \u2014 did you mean \`${guess}\`?` : "";
+}
+var sortPlanDiagnostics;
+var init_diagnostics4 = __esm({
+  "src/plan/diagnostics.ts"() {
+    "use strict";
+    init_suggest();
+    init_diagnostics();
+    sortPlanDiagnostics = sortDiagnostics;
+  }
+});
+
+// src/plan/compose-plan.ts
+function composePlan(header, changes, errored, access) {
+  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, variables, targets, pruneOff, transferChecks } = header;
+  const scheduled = scheduleChanges(changes);
+  return {
+    toolVersion,
+    createdAt,
+    environment,
+    servers,
+    manifestDigest: manifestDigest2,
+    ...variables !== void 0 ? { variables } : {},
+    ...targets !== void 0 ? { targets } : {},
+    ...pruneOff !== void 0 ? { pruneOff } : {},
+    errored,
+    applyable: isApplyable(errored, scheduled),
+    changes: scheduled,
+    summary: summarize(scheduled),
+    ...access !== void 0 ? { access } : {},
+    ...transferChecks !== void 0 ? { transferChecks } : {}
+  };
+}
+var init_compose_plan = __esm({
+  "src/plan/compose-plan.ts"() {
+    "use strict";
+    init_execution_order();
+    init_model2();
+  }
+});
+
+// src/access/effective.ts
+function groupMembersFrom(members) {
+  const entries = members instanceof Map ? [...members.entries()] : Object.entries(members);
+  const byName = new Map(entries.map(([group, users]) => [group.toLowerCase(), users]));
+  return { membersOf: (group) => byName.get(group.toLowerCase()) };
+}
+function computeEffectiveAccess(entries, members, vocabulary = FOLDER_PERMISSIONS) {
+  const grants = /* @__PURE__ */ new Map();
+  const unknownGroups = [];
+  const reach = (user, source, permissions) => {
+    const key = user.toLowerCase();
+    let g = grants.get(key);
+    if (!g) grants.set(key, g = { user, via: /* @__PURE__ */ new Map() });
+    for (const p of vocabulary) {
+      if (!permissions.includes(p)) continue;
+      const list = g.via.get(p) ?? [];
+      if (!list.some((s) => s.type === source.type && s.name.toLowerCase() === source.name.toLowerCase())) list.push(source);
+      g.via.set(p, list);
+    }
+  };
+  for (const e of entries) if (e.type === "User") reach(e.name, { type: "User", name: e.name }, e.permissions);
+  for (const e of entries) {
+    if (e.type !== "Group") continue;
+    const users2 = members.membersOf(e.name);
+    if (users2 === void 0) unknownGroups.push(e);
+    else for (const u of users2) reach(u, { type: "Group", name: e.name }, e.permissions);
+  }
+  const users = /* @__PURE__ */ new Map();
+  for (const [key, g] of grants) {
+    const permissions = vocabulary.filter((p) => g.via.has(p));
+    users.set(key, { user: g.user, permissions, via: Object.fromEntries(permissions.map((p) => [p, g.via.get(p)])) });
+  }
+  return { users, vocabulary, unknownGroups };
+}
+function diffEffectiveAccess(before, after) {
+  const out = [];
+  const keys = [.../* @__PURE__ */ new Set([...before.users.keys(), ...after.users.keys()])];
+  for (const key of keys) {
+    const b = before.users.get(key);
+    const a = after.users.get(key);
+    const delta = deltaOf({ type: "User", name: a?.user ?? b.user }, b?.permissions ?? [], a?.permissions ?? [], (p) => a?.via[p] ?? [], (p) => b?.via[p] ?? []);
+    if (delta) out.push(delta);
+  }
+  const groupKeys = [...new Set([...before.unknownGroups, ...after.unknownGroups].map((g) => g.name.toLowerCase()))];
+  for (const key of groupKeys) {
+    const b = before.unknownGroups.find((g) => g.name.toLowerCase() === key);
+    const a = after.unknownGroups.find((g) => g.name.toLowerCase() === key);
+    const name = a?.name ?? b.name;
+    const self = [{ type: "Group", name }];
+    const delta = deltaOf({ type: "Group", name }, permissionsIn(b, after.vocabulary), permissionsIn(a, after.vocabulary), () => self, () => self);
+    if (delta) out.push(delta);
+  }
+  return out.sort((x, y) => x.who.type === y.who.type ? compareNames(x.who.name, y.who.name) : x.who.type === "User" ? -1 : 1);
+}
+function permissionsIn(e, vocabulary) {
+  return e ? vocabulary.filter((p) => e.permissions.includes(p)) : [];
+}
+function deltaOf(who, before, after, viaAfter, viaBefore) {
+  const gained = after.filter((p) => !before.includes(p));
+  const lost = before.filter((p) => !after.includes(p));
+  if (gained.length === 0 && lost.length === 0) return void 0;
+  const via = [];
+  for (const s of [...gained.flatMap(viaAfter), ...lost.flatMap(viaBefore)]) if (!via.some((v) => v.type === s.type && v.name === s.name)) via.push(s);
+  via.sort((x, y) => x.type === y.type ? 0 : x.type === "User" ? -1 : 1);
+  return { who, gained, lost, via, removed: before.length > 0 && after.length === 0 };
+}
+function compareNames(a, b) {
+  return compareText2(a.toLowerCase(), b.toLowerCase()) || compareText2(a, b);
+}
+var NO_MEMBERS;
+var init_effective = __esm({
+  "src/access/effective.ts"() {
+    "use strict";
+    init_order();
+    init_vocabulary();
+    NO_MEMBERS = { membersOf: () => void 0 };
+  }
+});
+
+// src/plan/access-changes.ts
+function planAccessChanges(changes, bases, members, userGroups) {
+  const known = members ? groupMembersFrom(members.members) : NO_MEMBERS;
+  const users = [];
+  const groups = [];
+  const membersUnknown = /* @__PURE__ */ new Set();
+  const aclChanges = [];
+  for (const change of changes) {
+    if (change.action === "no-op" || change.action === "blocked") continue;
+    const basis = bases.get(change.address);
+    if (!basis) continue;
+    switch (basis.kind) {
+      case "folder": {
+        const before = computeEffectiveAccess(basis.before.map(accessEntry), known);
+        const after = computeEffectiveAccess(basis.after.map(accessEntry), known);
+        for (const d of diffEffectiveAccess(before, after)) {
+          const flagged = d.gained.filter((p) => FLAGGED_GRANTS.includes(p));
+          (d.who.type === "User" ? users : groups).push({ address: change.address, who: d.who, service: "transfer", target: change.name, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
+          if (d.who.type === "Group") membersUnknown.add(d.who.name);
+        }
+        break;
+      }
+      case "acl":
+        aclChanges.push({ address: change.address, basis });
+        break;
+      default: {
+        const never = basis;
+        throw new Error(`unknown access basis ${String(never)}`);
+      }
+    }
+  }
+  const userGroupsUnknown = /* @__PURE__ */ new Set();
+  for (const c of planAclAccess(aclChanges, userGroups)) {
+    (c.who.type === "User" ? users : groups).push(c);
+    if (c.who.type === "Group" && userGroups !== void 0) userGroupsUnknown.add(c.who.name);
+  }
+  if (users.length === 0 && groups.length === 0) return void 0;
+  const byName = (a, b) => compareText2(a.who.name.toLowerCase(), b.who.name.toLowerCase());
+  return {
+    changes: [...users.sort(byName), ...groups.sort(byName)],
+    membersUnknown: [...membersUnknown],
+    ...userGroupsUnknown.size > 0 ? { userGroupsUnknown: [...userGroupsUnknown] } : {}
+  };
+}
+function planAclAccess(aclChanges, userGroups) {
+  const out = [];
+  const known = userGroups ? groupMembersFrom(userGroups.members.members) : NO_MEMBERS;
+  const resourceGroups = /* @__PURE__ */ new Map();
+  for (const c of aclChanges) {
+    const key = c.basis.resourceGroup.toLowerCase();
+    resourceGroups.set(key, [...resourceGroups.get(key) ?? [], c]);
+  }
+  for (const [key, changed] of resourceGroups) {
+    const before = /* @__PURE__ */ new Map();
+    for (const acl of userGroups?.acls.values() ?? []) {
+      if (acl.ResourceGroupName.toLowerCase() === key) before.set(acl.UserGroupName.toLowerCase(), { type: "Group", name: acl.UserGroupName, permissions: grantedPermissions(acl) });
+    }
+    for (const { basis } of changed) before.set(basis.userGroup.toLowerCase(), { type: "Group", name: basis.userGroup, permissions: basis.before });
+    const after = new Map(before);
+    for (const { basis } of changed) after.set(basis.userGroup.toLowerCase(), { type: "Group", name: basis.userGroup, permissions: basis.after });
+    const target = changed[0].basis.resourceGroup;
+    const deltas = diffEffectiveAccess(computeEffectiveAccess([...before.values()], known, ACL_PERMISSIONS), computeEffectiveAccess([...after.values()], known, ACL_PERMISSIONS));
+    for (const d of deltas) {
+      const from = changed.find((c) => d.via.some((v) => v.name.toLowerCase() === c.basis.userGroup.toLowerCase())) ?? changed[0];
+      const flagged = d.gained.filter((p) => FLAGGED_ACL_GRANTS.includes(p));
+      out.push({ address: from.address, who: d.who, service: "automation", target, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
+    }
+  }
+  return out;
+}
+function accessEntry(e) {
+  return { type: e.type, name: e.name, permissions: e.permissions.permissions };
+}
+var FLAGGED_GRANTS, FLAGGED_ACL_GRANTS;
+var init_access_changes = __esm({
+  "src/plan/access-changes.ts"() {
+    "use strict";
+    init_effective();
+    init_order();
+    init_resource_group_acl();
+    init_vocabulary();
+    FLAGGED_GRANTS = ["admin", "deleteFiles", "share"];
+    FLAGGED_ACL_GRANTS = ["TaskAddEditDelete", "HostAddEditDelete", "ScriptAddEditDelete"];
+  }
+});
+
+// src/plan/plan-changes.ts
+import { isAbsolute as isAbsolute4, relative as relative5, sep as sep3 } from "node:path";
+function planChanges(input) {
+  const diagnostics = [];
+  const bases = /* @__PURE__ */ new Map();
+  const source = (m) => sourceRef(m.source, input.cwd);
+  const items = [];
+  let seq = 0;
+  const add = (change, rank, depth = 0) => items.push({ change, rank, depth, seq: seq++ });
+  const cat = createTaskCatalog(input.live.automation, input.taskVocabulary);
+  const liveTasks = input.live.automation?.tasks;
+  for (const d of input.desired.tasks) {
+    const m = d.manifest;
+    let live = liveTasks?.byName.get(m.name.toLowerCase());
+    let previousName;
+    if (!live) {
+      for (const old of m.previousNames) {
+        live = liveTasks?.byName.get(old.toLowerCase());
+        if (live) {
+          previousName = live.Name ?? old;
+          break;
+        }
+      }
+    }
+    const o = planTask(d, live, cat, previousName);
+    add(
+      {
+        address: formatAddress("Task", m.name),
+        kind: "Task",
+        name: m.name,
+        service: "automation",
+        action: o.action,
+        ...o.reason !== void 0 ? { reason: o.reason } : {},
+        ...previousName !== void 0 ? { previousName } : {},
+        ...live ? { liveId: taskId(live), ...fingerprintOf(o.action, () => fingerprintTask(live)) } : {},
+        fields: withOrigins(o.fields, m, input.cwd),
+        source: source(m),
+        ...o.payload ? { payload: o.payload } : {}
+      },
+      RANK.Task
     );
   }
-  return { file, documents, diagnostics };
-}
-function checkFileSize(file, size, limits = DEFAULT_PARSE_LIMITS) {
-  if (size <= limits.maxFileBytes) return void 0;
-  return createDiagnostic("error", "MF004", { file, line: 1, col: 1 }, `file is ${formatBytes(size)}, over the ${formatBytes(limits.maxFileBytes)} limit for a manifest file`, {
-    hint: "split it into several files"
-  });
-}
-function findUnresolvedAlias(doc) {
-  let found;
-  (0, import_yaml5.visit)(doc, {
-    Alias(_key, node) {
-      if (node.resolve(doc) === void 0) {
-        found = node;
-        return import_yaml5.visit.BREAK;
-      }
-      return void 0;
-    }
-  });
-  return found;
-}
-function fail(file, diagnostics) {
-  return { file, documents: [], diagnostics };
-}
-function isEmptyScalar(node) {
-  return typeof node === "object" && node !== null && "value" in node && node.value === null;
-}
-function yamlDiagnostic(severity, err, text2, at) {
-  const [start, end] = err.pos;
-  const where = at(start, end);
-  switch (err.code) {
-    case "DUPLICATE_KEY": {
-      const lineRest = text2.slice(start, text2.indexOf("\n", start) === -1 ? void 0 : text2.indexOf("\n", start));
-      const key = (/^\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^:#{}[\],]*?))\s*:/.exec(lineRest)?.slice(1).find((k) => k !== void 0) ?? "").trim();
-      return createDiagnostic(severity, "MF002", where, key ? `duplicate key \`${key}\` in this mapping` : "duplicate key in this mapping", {
-        hint: "a key may appear once per mapping; keep one"
-      });
-    }
-    case "TAB_AS_INDENT":
-      return createDiagnostic(severity, "MF001", where, "tab used for indentation; YAML indents with spaces only");
-    case "RESOURCE_EXHAUSTION":
-      return createDiagnostic(severity, "MF003", where, "document nests too deeply to be read");
-    case "MISSING_CHAR": {
-      const quote3 = /closing (["'])/.exec(err.message)?.[1];
-      const open4 = quote3 === void 0 ? -1 : text2.lastIndexOf(quote3, start - 1);
-      if (quote3 !== void 0 && open4 >= 0) return createDiagnostic(severity, "MF001", at(open4), `string opened with ${quote3} is never closed`);
-      return createDiagnostic(severity, "MF001", where, `YAML: ${oneLine2(err.message)}`);
-    }
-    default:
-      return createDiagnostic(severity, "MF001", where, `YAML: ${oneLine2(err.message)}`);
+  const liveAcls = input.live.automation?.acls;
+  for (const d of input.desired.acls) {
+    const live = liveAcls?.get(aclKey(d.resourceGroup, d.userGroup));
+    const o = planAcl(d, live);
+    bases.set(formatAddress("ResourceGroupAcl", d.manifest.name), { kind: "acl", userGroup: d.userGroup, resourceGroup: d.resourceGroup, before: live ? grantedPermissions(live) : [], after: canonicalPermissions(d.permissions) });
+    add(
+      {
+        address: formatAddress("ResourceGroupAcl", d.manifest.name),
+        kind: "ResourceGroupAcl",
+        name: d.manifest.name,
+        service: "automation",
+        action: o.action,
+        ...live ? { liveId: live.ACLID, ...fingerprintOf(o.action, () => fingerprintAcl(live)) } : {},
+        fields: withOrigins(o.fields, d.manifest, input.cwd),
+        source: source(d.manifest),
+        ...o.payload ? { payload: o.payload } : {}
+      },
+      RANK.ResourceGroupAcl
+    );
   }
-}
-function oneLine2(err) {
-  const text2 = err instanceof Error ? err.message : String(err);
-  const first = text2.split(/\r?\n/)[0] ?? "";
-  return first.replace(/ at line \d+, column \d+:?$/, "").trim();
-}
-function formatBytes(n) {
-  if (n >= 1024 * 1024) return `${Math.round(n / (1024 * 1024) * 10) / 10} MB`;
-  if (n >= 1024) return `${Math.round(n / 1024 * 10) / 10} KB`;
-  return `${n} bytes`;
-}
-function firstInvalidUtf8(file, bytes) {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < bytes.length; ) {
-    const b = bytes[i];
-    const len = b < 128 ? 1 : b >= 194 && b <= 223 ? 2 : b >= 224 && b <= 239 ? 3 : b >= 240 && b <= 244 ? 4 : 0;
-    let ok = len > 0 && i + len <= bytes.length;
-    for (let k = 1; ok && k < len; k++) ok = (bytes[i + k] & 192) === 128;
-    if (!ok) {
-      const col = new TextDecoder().decode(bytes.subarray(lineStart, i)).length + 1;
-      return { file, line, col };
-    }
-    if (b === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-    i += len;
-  }
-  return { file, line: 1, col: 1 };
-}
-var import_yaml5, DEFAULT_MANIFEST_MEGABYTES, DEFAULT_PARSE_LIMITS, UTF8, NO_DIAGNOSTICS, LazyFileSourceMaps, LazySourceMap;
-var init_parse = __esm({
-  "src/manifest/parse.ts"() {
-    "use strict";
-    import_yaml5 = __toESM(require_dist(), 1);
-    init_diagnostics2();
-    init_fast_yaml();
-    init_positions();
-    DEFAULT_MANIFEST_MEGABYTES = 64;
-    DEFAULT_PARSE_LIMITS = { maxFileBytes: 10 * 1024 * 1024, maxAliasCount: 100, maxTotalBytes: DEFAULT_MANIFEST_MEGABYTES * 1024 * 1024 };
-    UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-    NO_DIAGNOSTICS = Object.freeze([]);
-    LazyFileSourceMaps = class {
-      #file;
-      #text;
-      #parsed;
-      #maps;
-      constructor(file, text2) {
-        this.#file = file;
-        this.#text = text2;
-      }
-      mapOf(index) {
-        const maps = this.#maps ??= /* @__PURE__ */ new Map();
-        let map = maps.get(index);
-        if (map) return map;
-        if (!this.#parsed) {
-          const lineCounter = new import_yaml5.LineCounter();
-          const docs = (0, import_yaml5.parseAllDocuments)(this.#text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
-          this.#parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
-        }
-        const doc = this.#parsed.docs[index];
-        if (!doc) throw new Error(`${this.#file}: document ${index} not found when locating a position (fast and full YAML readers disagree)`);
-        map = createSourceMap(doc, this.#parsed.lineCounter, this.#file);
-        maps.set(index, map);
-        return map;
-      }
-    };
-    LazySourceMap = class {
-      #maps;
-      #index;
-      constructor(maps, index) {
-        this.#maps = maps;
-        this.#index = index;
-      }
-      locate(path, target) {
-        return this.#maps.mapOf(this.#index).locate(path, target);
-      }
-    };
-  }
-});
-
-// src/manifest/normalize.ts
-function normalizeSpec(spec, specSchema, root) {
-  return walk(spec, planFor(specSchema, root), 0);
-}
-function planFor(schema, root) {
-  if (typeof schema !== "object" || schema === null) return OPAQUE;
-  let byNode = plans.get(root);
-  if (!byNode) plans.set(root, byNode = /* @__PURE__ */ new WeakMap());
-  const cached = byNode.get(schema);
-  if (cached) return cached;
-  const resolved = resolveRef(schema, root);
-  const properties = /* @__PURE__ */ new Map();
-  const items = resolved.items;
-  const plan = { flag: isFlagSchema(resolved), parameters: resolved.title === "Parameters", days: items !== void 0 && isDaySchema(resolveRef(items, root)), items: void 0, properties };
-  byNode.set(schema, plan);
-  if (items !== void 0) plan.items = planFor(items, root);
-  const props = resolved.properties ?? {};
-  for (const key of Object.keys(props)) {
-    const child = props[key];
-    if (child !== void 0) properties.set(key, planFor(child, root));
-  }
-  return plan;
-}
-function walk(data, plan, depth) {
-  if (depth > 64) return data;
-  if (typeof data !== "object" || data === null) return plan.flag && typeof data === "boolean" ? data ? 1 : 0 : data;
-  if (Array.isArray(data)) {
-    if (plan.days) return [...new Set(data.map((d) => typeof d === "string" ? canonicalDayName(d) ?? d : d))];
-    const items = plan.items;
-    const out2 = new Array(data.length);
-    for (let i = 0; i < data.length; i++) out2[i] = items === void 0 ? data[i] : walk(data[i], items, depth + 1);
-    return out2;
-  }
-  const record = data;
-  if (plan.parameters) return normalizeParameters(record);
-  const out = {};
-  const properties = plan.properties;
-  for (const key in record) {
-    if (!Object.hasOwn(record, key)) continue;
-    const child = properties.get(key);
-    const value = child === void 0 ? record[key] : walk(record[key], child, depth + 1);
-    if (key === "__proto__") setOwn(out, key, value);
-    else out[key] = value;
-  }
-  return out;
-}
-function normalizeParameters(data) {
-  const out = {};
-  for (const name in data) {
-    if (!Object.hasOwn(data, name)) continue;
-    const raw = data[name];
-    const record = isRecord(raw);
-    const value = record ? raw.value : raw;
-    const text2 = typeof value === "number" ? String(value) : typeof value === "string" ? value : "";
-    const marked = record && raw.secret === true;
-    const param = { value: text2, secret: marked || parseSecretRef(text2) !== void 0 };
-    if (name === "__proto__") setOwn(out, name, param);
-    else out[name] = param;
-  }
-  return out;
-}
-function isDaySchema(schema) {
-  const e = schema.enum;
-  return Array.isArray(e) && WEEK_DAYS.every((d) => e.includes(d));
-}
-function setOwn(target, key, value) {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-var plans, OPAQUE;
-var init_normalize = __esm({
-  "src/manifest/normalize.ts"() {
-    "use strict";
-    init_secret();
-    init_vocabulary();
-    init_is_record();
-    init_value_words();
-    plans = /* @__PURE__ */ new WeakMap();
-    OPAQUE = { flag: false, parameters: false, days: false, items: void 0, properties: /* @__PURE__ */ new Map() };
-  }
-});
-
-// src/manifest/rules.ts
-function shareAnEnvironment(a, b) {
-  return a.environments === void 0 || b.environments === void 0 || a.environments.some((e) => b.environments.includes(e));
-}
-function usable(doc, path) {
-  return doc.rejected.length === 0 || !touchesRejected(doc.rejected, path);
-}
-function identityKey(doc) {
-  if (doc.name === void 0) return void 0;
-  switch (doc.kind) {
-    case "Task":
-    case "FolderPermissions":
-      return doc.name.toLowerCase();
-    case "ResourceGroupAcl": {
-      const spec = asRecord(doc.spec);
-      const rg = spec?.resourceGroup;
-      const ug = spec?.userGroup;
-      if (typeof rg !== "string" || typeof ug !== "string") return void 0;
-      return `${rg.toLowerCase()}\0${ug.toLowerCase()}`;
-    }
-    default: {
-      const never = doc.kind;
-      throw new Error(`unknown kind ${String(never)}`);
-    }
-  }
-}
-function describeIdentity(doc) {
-  switch (doc.kind) {
-    case "Task":
-      return `Task \`${doc.name}\``;
-    case "FolderPermissions":
-      return `FolderPermissions for \`${doc.name}\``;
-    case "ResourceGroupAcl": {
-      const spec = asRecord(doc.spec);
-      return `a ResourceGroupAcl for resource group \`${String(spec?.resourceGroup)}\` and user group \`${String(spec?.userGroup)}\``;
-    }
-    default: {
-      const never = doc.kind;
-      throw new Error(`unknown kind ${String(never)}`);
-    }
-  }
-}
-function stepsOf(docs) {
-  const memo2 = derivedOf(docs);
-  if (memo2.steps) return memo2.steps;
-  const out = [];
-  const tasks = ofKind(docs, "Task");
-  for (let t = 0; t < tasks.length; t++) {
-    const doc = tasks[t];
-    const steps = asRecord(doc.spec)?.steps;
-    if (!Array.isArray(steps)) continue;
-    for (let i = 0; i < steps.length; i++) {
-      const step2 = asRecord(steps[i]);
-      if (!step2) continue;
-      for (const kind of Object.keys(step2)) {
-        const record = asRecord(step2[kind]);
-        if (record) out.push({ doc, index: i, kind, body: record });
-      }
-    }
-  }
-  memo2.steps = out;
-  return out;
-}
-function parameterMaps(docs) {
-  const out = [];
-  const tasks = ofKind(docs, "Task");
-  for (let t = 0; t < tasks.length; t++) {
-    const doc = tasks[t];
-    const top = asRecord(asRecord(doc.spec)?.Parameters);
-    if (top) out.push({ doc, params: top, path: ["spec", "Parameters"] });
-  }
-  const steps = stepsOf(docs);
-  for (let s = 0; s < steps.length; s++) {
-    const step2 = steps[s];
-    const params = step2.kind === "Process" ? asRecord(step2.body.Parameters) : void 0;
-    if (params) out.push({ doc: step2.doc, params, path: [...stepPath(step2), "Parameters"] });
-  }
-  return out;
-}
-function derivedOf(docs) {
-  let d = derived.get(docs);
-  if (!d) derived.set(docs, d = { byKind: /* @__PURE__ */ new Map() });
-  return d;
-}
-function runRules(documents, rules = RULES) {
-  const out = [];
-  for (const rule of rules) for (const d of rule(documents)) out.push(d);
-  return out;
-}
-function ofKind(docs, kind) {
-  const byKind = derivedOf(docs).byKind;
-  let list = byKind.get(kind);
-  if (!list) byKind.set(kind, list = docs.filter((d) => d.kind === kind));
-  return list;
-}
-function related(message, at) {
-  return { message, file: at.file, line: at.line, col: at.col };
-}
-function asRecord(v) {
-  return isRecord(v) ? v : void 0;
-}
-var checkDuplicateIdentities, checkPreviousNames, checkAclPermissions, stepPath, checkRenameOriginal, checkStepReferences, HH_MM, TIME_FIELDS, checkTimesOfDay, SECRET_NAME, checkSecretParameters, checkFolderEntries, checkFolderPaths, RULES, derived;
-var init_rules = __esm({
-  "src/manifest/rules.ts"() {
-    "use strict";
-    init_secret();
-    init_diagnostics2();
-    init_schema_errors();
-    init_is_record();
-    init_folder_path();
-    checkDuplicateIdentities = (docs) => {
-      const out = [];
-      const seen = /* @__PURE__ */ new Map();
-      const seenNames = /* @__PURE__ */ new Map();
-      const clash = (map, key, doc) => {
-        const earlier = map.get(key);
-        const first = earlier?.find((e) => shareAnEnvironment(e, doc));
-        if (first === void 0) {
-          if (earlier) earlier.push(doc);
-          else map.set(key, [doc]);
-        }
-        return first;
-      };
-      for (let d = 0; d < docs.length; d++) {
-        const doc = docs[d];
-        const id = identityKey(doc);
-        if (id !== void 0) {
-          const key = `${doc.kind}\0${id}`;
-          const first = clash(seen, key, doc);
-          if (first) {
-            const at = doc.kind === "ResourceGroupAcl" ? doc.sourceMap.locate(["spec", "resourceGroup"]) : doc.sourceMap.locate(["metadata", "name"]);
-            out.push(
-              createDiagnostic("error", "MF301", at, `${describeIdentity(doc)} is defined twice`, {
-                hint: "one object, one document: merge the two or rename one",
-                related: related("first defined", first.sourceMap.locate(doc.kind === "ResourceGroupAcl" ? ["spec", "resourceGroup"] : ["metadata", "name"]))
-              })
-            );
-            continue;
-          }
-        }
-        if (doc.kind === "ResourceGroupAcl" && doc.name !== void 0) {
-          const first = clash(seenNames, doc.name.toLowerCase(), doc);
-          if (first) {
-            out.push(
-              createDiagnostic("error", "MF301", doc.sourceMap.locate(["metadata", "name"]), `two ResourceGroupAcl documents are named \`${doc.name}\``, {
-                hint: "names address ACLs in plans (ResourceGroupAcl/<name>): give each its own",
-                related: related("first defined", first.sourceMap.locate(["metadata", "name"]))
-              })
-            );
-          }
-        }
-      }
-      return out;
-    };
-    checkPreviousNames = (docs) => {
-      const out = [];
-      const claimedAny = docs.some((doc) => doc.name !== void 0 && doc.previousNames.length > 0);
-      if (!claimedAny) return out;
-      const live = /* @__PURE__ */ new Map();
-      for (let d = 0; d < docs.length; d++) {
-        const doc = docs[d];
-        if (doc.name === void 0) continue;
-        const key = `${doc.kind}\0${doc.name.toLowerCase()}`;
-        if (!live.has(key)) live.set(key, doc);
-      }
-      const claimed = /* @__PURE__ */ new Map();
-      for (let d = 0; d < docs.length; d++) {
-        const doc = docs[d];
-        if (doc.name === void 0) continue;
-        const ownName = doc.name.toLowerCase();
-        for (let index = 0; index < doc.previousNames.length; index++) {
-          const previous = doc.previousNames[index];
-          const at = () => doc.sourceMap.locate(["metadata", "previousNames", index]);
-          const key = `${doc.kind}\0${previous.toLowerCase()}`;
-          const owner = live.get(key);
-          if (previous.toLowerCase() === ownName) {
-            out.push(createDiagnostic("error", "MF302", at(), `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, { hint: "a previous name is what the object was called before a rename" }));
-          } else if (owner) {
-            out.push(
-              createDiagnostic("error", "MF302", at(), `previous name \`${previous}\` is also the name of a ${doc.kind} in these manifests`, {
-                hint: "an object cannot be renamed away from a name that is still managed: drop the previous name or the other document",
-                related: related("defined", owner.sourceMap.locate(["metadata", "name"]))
-              })
-            );
-          } else {
-            const first = claimed.get(key);
-            if (first) {
-              out.push(
-                createDiagnostic("error", "MF302", at(), `previous name \`${previous}\` is claimed by two ${doc.kind} documents`, {
-                  hint: "only one object can be renamed from a name",
-                  related: related("also claimed", first.doc.sourceMap.locate(["metadata", "previousNames", first.index]))
-                })
-              );
-            } else {
-              claimed.set(key, { doc, index });
-            }
-          }
-        }
-      }
-      return out;
-    };
-    checkAclPermissions = (docs) => {
-      const out = [];
-      for (const doc of ofKind(docs, "ResourceGroupAcl")) {
-        const perms = asRecord(doc.spec)?.permissions;
-        if (!Array.isArray(perms) || !usable(doc, ["spec", "permissions"])) continue;
-        const index = perms.indexOf("TaskAddEditDelete");
-        if (index >= 0 && !perms.includes("TaskEditExisting")) {
-          out.push(
-            createDiagnostic("error", "MF303", doc.sourceMap.locate(["spec", "permissions", index]), "`TaskAddEditDelete` needs `TaskEditExisting`: the server refuses one without the other", {
-              hint: "add TaskEditExisting to permissions"
-            })
-          );
-        }
-      }
-      return out;
-    };
-    stepPath = (step2) => ["spec", "steps", step2.index, step2.kind];
-    checkRenameOriginal = (docs) => {
-      const out = [];
-      const steps = stepsOf(docs);
-      for (let s = 0; s < steps.length; s++) {
-        const step2 = steps[s];
-        const { doc, kind, body } = step2;
-        if (kind !== "Source" || body.DeleteOrig === 2 || !usable(doc, [...stepPath(step2), "DeleteOrig"])) continue;
-        const now = body.DeleteOrig === void 0 ? "not set" : String(body.DeleteOrig);
-        for (const field of ["RenameTo", "DelRename"]) {
-          const v = body[field];
-          const set = field === "RenameTo" ? typeof v === "string" && v !== "" : v === 1 || v === true;
-          if (!set || !usable(doc, [...stepPath(step2), field])) continue;
-          out.push(
-            createDiagnostic("error", "MF304", doc.sourceMap.locate([...stepPath(step2), field], "key"), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
-              hint: `set DeleteOrig: 2, or remove ${field}`
-            })
-          );
-        }
-      }
-      return out;
-    };
-    checkStepReferences = (docs) => {
-      const out = [];
-      const pairs = {
-        Source: ["Host", "HostID", "host"],
-        Destination: ["Host", "HostID", "host"],
-        Process: ["Script", "ScriptID", "script"]
-      };
-      const steps = stepsOf(docs);
-      for (let s = 0; s < steps.length; s++) {
-        const step2 = steps[s];
-        const { doc, kind, body } = step2;
-        const pair = pairs[kind];
-        if (!pair || !usable(doc, stepPath(step2))) continue;
-        const [byName, byId, noun] = pair;
-        const hasName = body[byName] !== void 0;
-        const hasId = body[byId] !== void 0;
-        if (hasName && hasId) {
-          out.push(
-            createDiagnostic("error", "MF308", doc.sourceMap.locate([...stepPath(step2), byId], "key"), `${kind} step names its ${noun} twice, by \`${byName}\` and by \`${byId}\``, {
-              hint: `keep \`${byName}\` (names work on every server) and remove \`${byId}\``
-            })
-          );
-        } else if (!hasName && !hasId) {
-          out.push(
-            createDiagnostic("error", "MF308", doc.sourceMap.locate(stepPath(step2), "key"), `${kind} step does not say which ${noun}: add \`${byName}\` (its name) or \`${byId}\``)
-          );
-        }
-      }
-      return out;
-    };
-    HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
-    TIME_FIELDS = ["StartTime", "EndTime"];
-    checkTimesOfDay = (docs) => {
-      const out = [];
-      const tasks = ofKind(docs, "Task");
-      for (let t = 0; t < tasks.length; t++) {
-        const doc = tasks[t];
-        const schedules = asRecord(asRecord(doc.spec)?.Schedules)?.Schedule;
-        if (!Array.isArray(schedules)) continue;
-        for (let s = 0; s < schedules.length; s++) {
-          const intervals = asRecord(asRecord(asRecord(schedules[s])?.Frequency))?.Interval;
-          if (!Array.isArray(intervals)) continue;
-          for (let i = 0; i < intervals.length; i++) {
-            const interval = intervals[i];
-            for (const field of TIME_FIELDS) {
-              const v = asRecord(interval)?.[field];
-              const path = ["spec", "Schedules", "Schedule", s, "Frequency", "Interval", i, field];
-              if (typeof v !== "string" || HH_MM.test(v) || !usable(doc, path)) continue;
-              const short = /^\d:[0-5]\d$/.test(v) ? `write two-digit hours: 0${v}` : 'a time of day from 00:00 to 23:59, quoted: "02:00"';
-              out.push(
-                createDiagnostic("error", "MF305", doc.sourceMap.locate(path), `\`${field}\` must be a time \`HH:mm\` between 00:00 and 23:59, not \`${v}\``, {
-                  hint: short
-                })
-              );
-            }
-          }
-        }
-      }
-      return out;
-    };
-    SECRET_NAME = /pass(word|wd|phrase)?$|secret|token|api.?key|private.?key|credential/i;
-    checkSecretParameters = (docs) => {
-      const out = [];
-      const maps = parameterMaps(docs);
-      for (let m = 0; m < maps.length; m++) {
-        const { doc, params, path } = maps[m];
-        for (const name of Object.keys(params)) {
-          if (!usable(doc, [...path, name])) continue;
-          const raw = params[name];
-          const record = asRecord(raw);
-          const value = record ? record.value : raw;
-          const isRef = typeof value === "string" && parseSecretRef(value) !== void 0;
-          if (isRef) continue;
-          if (record?.secret === true) {
-            out.push(
-              createDiagnostic("error", "MF307", doc.sourceMap.locate([...path, name, "value"]), `secret parameter \`${name}\` must be a \`\${env:NAME}\` or \`\${file:PATH}\` reference, not a literal`, {
-                hint: "keep secrets out of git: reference an environment variable or a file"
-              })
-            );
-          } else if (SECRET_NAME.test(name) && typeof value === "string" && value !== "" && record?.secret !== false) {
-            out.push(
-              createDiagnostic("warning", "MF310", doc.sourceMap.locate(record ? [...path, name, "value"] : [...path, name]), `parameter \`${name}\` looks like a secret but holds a literal value`, {
-                hint: "use a ${env:NAME} or ${file:PATH} reference, or mark it `secret: false` if it is not a secret"
-              })
-            );
-          }
-        }
-      }
-      return out;
-    };
-    checkFolderEntries = (docs) => {
-      const out = [];
-      for (const doc of ofKind(docs, "FolderPermissions")) {
-        const entries = asRecord(doc.spec)?.entries;
-        if (!Array.isArray(entries)) continue;
-        const seen = /* @__PURE__ */ new Map();
-        entries.forEach((entry, i) => {
-          const e = asRecord(entry);
-          const who = typeof e?.user === "string" ? ["user", e.user] : typeof e?.group === "string" ? ["group", e.group] : void 0;
-          if (!who || !usable(doc, ["spec", "entries", i, who[0]])) return;
-          const key = `${who[0]}\0${who[1].toLowerCase()}`;
-          const first = seen.get(key);
-          if (first !== void 0) {
-            out.push(
-              createDiagnostic("error", "MF309", doc.sourceMap.locate(["spec", "entries", i, who[0]]), `${who[0]} \`${who[1]}\` has two entries in this folder`, {
-                hint: "merge their permissions into one entry",
-                related: related("first entry", doc.sourceMap.locate(["spec", "entries", first, who[0]]))
-              })
-            );
-          } else {
-            seen.set(key, i);
-          }
-        });
-      }
-      return out;
-    };
-    checkFolderPaths = (docs) => {
-      const out = [];
-      for (const doc of ofKind(docs, "FolderPermissions")) {
-        const paths = [];
-        if (doc.name !== void 0) paths.push({ path: ["metadata", "name"], value: doc.name });
-        doc.previousNames.forEach((value, i) => paths.push({ path: ["metadata", "previousNames", i], value }));
-        for (const { path, value } of paths) {
-          if (typeof value !== "string" || !usable(doc, path)) continue;
-          const problem = folderPathProblem(value);
-          if (problem === void 0) continue;
-          out.push(
-            createDiagnostic("error", "MF324", doc.sourceMap.locate(path), `folder path \`${value}\` cannot be used: ${problem}`, {
-              hint: "write the absolute path of the folder with its real names, one per level: /Distribution/Acme"
-            })
-          );
-        }
-      }
-      return out;
-    };
-    RULES = [
-      checkDuplicateIdentities,
-      checkPreviousNames,
-      checkAclPermissions,
-      checkRenameOriginal,
-      checkStepReferences,
-      checkTimesOfDay,
-      checkSecretParameters,
-      checkFolderEntries,
-      checkFolderPaths
-    ];
-    derived = /* @__PURE__ */ new WeakMap();
-  }
-});
-
-// src/manifest/variables.ts
-function selectDocument(doc, env, diagnostics) {
-  const metadata = isRecord(doc.data) ? doc.data.metadata : void 0;
-  const names2 = isRecord(metadata) && Array.isArray(metadata.environments) ? metadata.environments : void 0;
-  if (names2 === void 0) return true;
-  if (env.known !== void 0) {
-    names2.forEach((n, i) => {
-      if (typeof n !== "string" || env.known.includes(n)) return;
-      const guess = suggestName(n, env.known);
-      diagnostics.push(
-        createDiagnostic("error", "MF322", doc.sourceMap.locate(["metadata", "environments", i]), `environment \`${n}\` is not in the configuration${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, {
-          hint: `environments: ${env.known.join(", ")}`
-        })
-      );
+  const folders = input.live.transfer?.folders ?? /* @__PURE__ */ new Map();
+  const after = /* @__PURE__ */ new Map();
+  const entriesAfter = (path) => {
+    const key = folderKey(path);
+    const known = after.get(key);
+    if (known) return known;
+    const live = folders.get(key);
+    return live ? viewEntries(live.acl) : void 0;
+  };
+  const moved = /* @__PURE__ */ new Map();
+  const byDepth = [...input.desired.folders].map((d, i) => ({ d, i })).sort((a, b) => folderDepth(a.d.path) - folderDepth(b.d.path) || a.i - b.i);
+  for (const { d } of byDepth) {
+    const m = d.manifest;
+    const key = folderKey(d.path);
+    const live = folders.get(key);
+    const base = { address: formatAddress("FolderPermissions", d.path), kind: "FolderPermissions", name: d.path, service: "transfer", source: source(m) };
+    if (checkMovedAway(d, moved, diagnostics)) continue;
+    const previous = m.previousNames.flatMap((p, index) => {
+      const f = folders.get(folderKey(p));
+      return f ? [{ index, live: f }] : [];
     });
-  }
-  return env.name === void 0 || names2.includes(env.name);
-}
-function substituteVariables(doc, env, diagnostics, used) {
-  const unresolved = [];
-  let reference;
-  const problem = (code5, path, summary, hint) => {
-    const at = doc.sourceMap.locate(path);
-    diagnostics.push(createDiagnostic("error", code5, reference === void 0 ? at : referenceAt(at, reference.text, reference.offset), summary, { hint }));
-    unresolved.push(path);
-  };
-  const lookup = (name, path) => {
-    if (Object.hasOwn(env.vars, name)) {
-      const value = env.vars[name];
-      used.set(name, value);
-      return value;
-    }
-    if (env.name === void 0) {
-      problem("MF320", path, `variable \`${name}\` needs an environment`, "variables come from mftops.yaml: run with --env NAME (and --config FILE when it is not ./mftops.yaml)");
-    } else {
-      const guess = suggestName(name, Object.keys(env.vars));
-      problem("MF320", path, `variable \`${name}\` is not defined for environment \`${env.name}\`${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, `add it to environments.${env.name}.vars in mftops.yaml`);
-    }
-    return void 0;
-  };
-  const text2 = (value, path, secret) => {
-    if (!value.includes("{var:")) return value;
-    reference = void 0;
-    if (secret && /(^|[^$])\$\{var:/.test(value)) {
-      problem("MF321", path, "a variable cannot stand for a secret", "secrets stay ${env:NAME} or ${file:PATH} references; variables are recorded in plan files");
-      return value;
-    }
-    const whole = WHOLE_REFERENCE.exec(value);
-    if (whole) {
-      reference = { text: value, offset: 0 };
-      const found = lookup(whole[1].trim(), path);
-      return found === void 0 ? value : Array.isArray(found) ? [...found] : found;
-    }
-    return value.replace(VAR_REFERENCE, (match, escape2, name, offset) => {
-      if (escape2 === "$") return match.slice(1);
-      reference = { text: value, offset };
-      const found = lookup(name.trim(), path);
-      if (found === void 0) return match;
-      if (Array.isArray(found)) {
-        problem("MF321", path, `variable \`${name.trim()}\` is a list and cannot be part of a longer text`, "use it as the whole value: `Field: ${var:NAME}`");
-        return match;
+    if (live) {
+      for (const p of previous) {
+        if (p.live.folder.id === live.folder.id) continue;
+        diagnostics.push(
+          createPlanWarning("MF412", m.sourceMap.locate(["metadata", "previousNames", p.index]), `previous name ${p.live.folder.path} of folder ${d.path} still exists on the transfer server (id ${p.live.folder.id}): the plan manages ${live.folder.path} and leaves ${p.live.folder.path} alone`, {
+            hint: `delete or rename ${p.live.folder.path} on the transfer server, or drop it from previousNames`
+          })
+        );
       }
-      return String(found);
-    });
-  };
-  const walk2 = (value, path, secret) => {
-    if (typeof value === "string") return text2(value, path, secret);
-    if (Array.isArray(value)) {
-      let out;
-      value.forEach((item, i) => {
-        const next = walk2(item, [...path, i], false);
-        if (next !== item) (out ??= [...value])[i] = next;
-      });
-      return out ?? value;
-    }
-    if (isRecord(value)) {
-      let out;
-      const secretValue = value.secret === true;
-      for (const key of Object.keys(value)) {
-        const item = value[key];
-        const next = walk2(item, [...path, key], /password/i.test(key) || secretValue && key === "value");
-        if (next !== item) {
-          out ??= { ...value };
-          Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
-        }
-      }
-      return out ?? value;
-    }
-    return value;
-  };
-  const data = walk2(doc.data, [], false);
-  if (data === doc.data && unresolved.length === 0) return doc;
-  return { ...doc, data, ...unresolved.length > 0 ? { unresolved } : {} };
-}
-function referenceAt(at, text2, offset) {
-  if (at.endLine !== at.line || at.endCol === void 0 || text2.includes("\n")) return at;
-  const written = at.endCol - at.col;
-  const shift = written === text2.length ? offset : written === text2.length + 2 ? offset + 1 : void 0;
-  return shift === void 0 ? at : { file: at.file, line: at.line, col: at.col + shift };
-}
-var VAR_REFERENCE, WHOLE_REFERENCE;
-var init_variables = __esm({
-  "src/manifest/variables.ts"() {
-    "use strict";
-    init_diagnostics2();
-    init_suggest();
-    init_is_record();
-    VAR_REFERENCE = /\$(\$?)\{var:([^}]*)\}/g;
-    WHOLE_REFERENCE = /^\$\{var:([^}]*)\}$/;
-  }
-});
-
-// src/manifest/patch.ts
-function applyPatches(docs, environment, diagnostics) {
-  const out = [];
-  const patches = [];
-  for (const doc of docs) (isRecord(doc.data) && doc.data.kind === "Patch" ? patches : out).push(doc);
-  for (const patch of patches) {
-    const validate2 = getValidatorByFile(PATCH_SCHEMA_FILE);
-    if (validate2(patch.data) !== true) {
-      for (const d of describeSchemaProblems(locateSchemaErrors(validate2.errors ?? [], patch.sourceMap), { kind: "Patch", sourceMap: patch.sourceMap })) diagnostics.push(d);
+      const liveEntries = viewEntries(live.acl);
+      const o = planFolder(d, liveEntries);
+      after.set(key, o.after);
+      bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
+      add({ ...base, ...outcomeFields(o, m, input.cwd), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
-    if (environment === void 0) continue;
-    const spec = patch.data.spec;
-    const i = out.findIndex((d) => isRecord(d.data) && d.data.kind === spec.target.kind && isRecord(d.data.metadata) && d.data.metadata.name === spec.target.name);
-    if (i < 0) {
-      diagnostics.push(
-        createDiagnostic("error", "MF323", patch.sourceMap.locate(["spec", "target"]), `patch target ${spec.target.kind}${spec.target.name.startsWith("/") ? "" : "/"}${spec.target.name} is not defined in environment \`${environment}\``, {
-          hint: "correct the target, or limit the patch with metadata.environments"
-        })
-      );
+    const renamed = previous[0]?.live;
+    if (renamed) {
+      const from = renamed.folder.path;
+      const identity2 = { previousName: from, liveId: String(renamed.folder.id), fingerprint: fingerprintFolder(renamed) };
+      const blocked = renameBlocked(from, d.path, moved);
+      if (blocked !== void 0) {
+        add({ ...base, action: "blocked", reason: blocked, ...identity2, fields: [{ path: "path", before: from, after: d.path }] }, RANK.FolderPermissions, folderDepth(d.path));
+        continue;
+      }
+      const liveEntries = viewEntries(renamed.acl);
+      const o = planFolder(d, liveEntries, void 0, from);
+      moved.set(folderKey(from), d.path);
+      after.set(key, o.after);
+      bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
+      add({ ...base, ...outcomeFields(o, m, input.cwd), ...identity2 }, RANK.FolderPermissions, folderDepth(d.path));
       continue;
     }
-    out[i] = patchDocument(out[i], patch, spec.patch, spec.target.kind);
+    const create = planFolderCreation(d, entriesAfter, diagnostics);
+    if (!create) continue;
+    after.set(key, create.after);
+    bases.set(base.address, { kind: "folder", before: [], after: create.after });
+    add({ ...base, ...outcomeFields(create, m, input.cwd) }, RANK.FolderPermissions, folderDepth(d.path));
   }
-  return out;
-}
-function patchDocument(target, patch, changes, kind) {
-  const origins = [];
-  const data = target.data;
-  const spec = mergePatch(data.spec, changes, ["spec"], ["spec", "patch"], kind, origins);
-  return { ...target, data: { ...data, spec }, sourceMap: overlaySourceMap(target.sourceMap, patch.sourceMap, origins) };
-}
-function mergePatch(base, changes, to, from, kind, origins) {
-  if (!isRecord(changes)) {
-    origins.push({ to, from });
-    return changes;
-  }
-  const out = isRecord(base) ? { ...base } : {};
-  if (!isRecord(base)) origins.push({ to, from });
-  for (const key of Object.keys(changes)) {
-    const value = changes[key];
-    if (value === null) {
-      delete out[key];
-    } else if (kind === "FolderPermissions" && to.length === 1 && key === "entries" && Array.isArray(value) && Array.isArray(out[key])) {
-      out[key] = mergeEntries(out[key], value, [...to, key], [...from, key], origins);
-    } else {
-      Object.defineProperty(out, key, { value: mergePatch(out[key], value, [...to, key], [...from, key], kind, origins), enumerable: true, writable: true, configurable: true });
-    }
-  }
-  return out;
-}
-function mergeEntries(base, changes, to, from, origins) {
-  const principal = (e) => isRecord(e) ? typeof e.user === "string" ? `user:${e.user}` : typeof e.group === "string" ? `group:${e.group}` : void 0 : void 0;
-  const out = [...base];
-  changes.forEach((entry, j) => {
-    const key = principal(entry);
-    const i = key === void 0 ? -1 : out.findIndex((e) => principal(e) === key);
-    const at = i < 0 ? out.length : i;
-    out[at] = entry;
-    origins.push({ to: [...to, at], from: [...from, j] });
-  });
-  return out;
-}
-function overlaySourceMap(base, patch, origins) {
-  const originOf = (segments) => {
-    let best;
-    for (const o of origins) {
-      if (o.to.length <= segments.length && o.to.every((s, i) => String(s) === segments[i]) && (best === void 0 || o.to.length > best.to.length)) best = o;
-    }
-    return best;
+  for (const change of planPrune(input, bases)) add(change.change, change.rank, change.depth);
+  let selected = items;
+  if (input.targets && input.targets.length > 0) selected = selectTargets(items, input.targets, input.desired, diagnostics);
+  const changes = withResolvedNames(orderChanges(selected), input.desired);
+  const errored = hasErrors(diagnostics) || input.desired.skipped.length > 0;
+  const header = {
+    toolVersion: input.toolVersion,
+    createdAt: input.now.toISOString(),
+    environment: input.environment,
+    servers: input.servers,
+    manifestDigest: input.manifestDigest,
+    ...input.variables !== void 0 && Object.keys(input.variables).length > 0 ? { variables: input.variables } : {},
+    ...input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {},
+    ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {}
   };
-  const inPatch = (o, segments) => [...o.from, ...segments.slice(o.to.length)];
+  const automation2 = input.live.automation;
+  const userGroups = automation2?.userGroupMembers ? { members: automation2.userGroupMembers, acls: automation2.acls ?? /* @__PURE__ */ new Map() } : void 0;
+  const transferMembers = input.live.transfer?.groupMembers;
   return {
-    locate(path, target) {
-      const segments = (typeof path === "string" ? parseJsonPointer(path) : path).map(String);
-      const origin2 = originOf(segments);
-      return origin2 === void 0 ? base.locate(path, target) : patch.locate(inPatch(origin2, segments), target);
-    },
-    patchedAt(path) {
-      const segments = path.map(String);
-      const origin2 = originOf(segments);
-      return origin2 === void 0 ? base.patchedAt?.(path) : patch.locate(inPatch(origin2, segments));
-    }
+    plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, transferMembers, userGroups)),
+    diagnostics,
+    accessWith: (known) => planAccessChanges(changes, bases, transferMembers, known)
   };
 }
-var init_patch = __esm({
-  "src/manifest/patch.ts"() {
+function withResolvedNames(changes, desired) {
+  const byAddress = /* @__PURE__ */ new Map();
+  for (const d of desired.tasks) byAddress.set(formatAddress("Task", d.manifest.name), d.resolved);
+  for (const d of desired.acls) byAddress.set(formatAddress("ResourceGroupAcl", d.manifest.name), d.resolved);
+  for (const d of desired.folders) byAddress.set(formatAddress("FolderPermissions", d.path), d.resolved);
+  return changes.map((c) => {
+    const resolved = isWriteAction(c.action) ? byAddress.get(c.address) : void 0;
+    return resolved !== void 0 && resolved.length > 0 ? { ...c, resolved } : c;
+  });
+}
+function orderChanges(items) {
+  const isDelete = (o) => o.change.action === "delete";
+  const writes = items.filter((o) => !isDelete(o)).sort((a, b) => a.rank - b.rank || a.depth - b.depth || a.seq - b.seq);
+  const deletes = items.filter(isDelete).sort((a, b) => b.rank - a.rank || b.depth - a.depth || compareText2(a.change.name, b.change.name));
+  return [...writes, ...deletes].map((o) => o.change);
+}
+function withOrigins(fields, m, cwd) {
+  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
+  if (patchedAt === void 0) return fields;
+  return fields.map((f) => {
+    const at = patchedAt(["spec", ...parseFieldPath(f.path)]);
+    return at === void 0 ? f : { ...f, origin: sourceRef(at, cwd) };
+  });
+}
+function withEntryOrigins(entries, m, cwd) {
+  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
+  if (patchedAt === void 0) return entries;
+  return entries.map((e) => {
+    const name = e.principal.name.toLowerCase();
+    const i = m.spec.entries.findIndex((w) => (e.principal.type === "User" ? w.user : w.group)?.toLowerCase() === name);
+    const at = i < 0 ? void 0 : patchedAt(["spec", "entries", i]);
+    return at === void 0 ? e : { ...e, origin: sourceRef(at, cwd) };
+  });
+}
+function outcomeFields(o, m, cwd) {
+  return {
+    action: o.action,
+    ...o.reason !== void 0 ? { reason: o.reason } : {},
+    fields: o.fields,
+    entries: m === void 0 ? o.entries : withEntryOrigins(o.entries, m, cwd),
+    ...o.payload ? { payload: o.payload } : {}
+  };
+}
+function renameBlocked(from, to, moved) {
+  const oldParent = parentPath(from);
+  const newParent = parentPath(to);
+  if (oldParent === void 0) return { code: "folder-root-rename", from };
+  const parentAfter = pathAfterMoves(oldParent, moved);
+  if (newParent !== void 0 && folderKey(parentAfter) === folderKey(newParent)) return void 0;
+  return { code: "folder-move", from, to };
+}
+function checkMovedAway(d, moved, diagnostics) {
+  const parent = parentPath(d.path);
+  const above = parent === void 0 ? void 0 : movedAncestor(parent, moved);
+  if (above === void 0) return false;
+  diagnostics.push(
+    createPlanDiagnostic("MF408", d.manifest.sourceMap.locate(["metadata", "name"]), `folder ${d.path} will not exist after this plan: ${above.from} above it is renamed to ${above.to}`, {
+      hint: `name it ${pathAfterMoves(d.path, moved)}, with ${d.path} in previousNames`
+    })
+  );
+  return true;
+}
+function movedAncestor(path, moved) {
+  for (let p = trimFolderPath(path); p !== void 0; p = parentPath(p)) {
+    const to = moved.get(folderKey(p));
+    if (to !== void 0) return { from: p, to };
+  }
+  return void 0;
+}
+function pathAfterMoves(path, moved) {
+  const above = movedAncestor(path, moved);
+  return above === void 0 ? path : `${above.to}${trimFolderPath(path).slice(above.from.length)}`;
+}
+function planFolderCreation(d, entriesAfter, diagnostics) {
+  const m = d.manifest;
+  const at = m.sourceMap.locate(["metadata", "name"]);
+  const how = m.spec.createIfMissing;
+  if (!how) {
+    diagnostics.push(createPlanDiagnostic("MF408", at, `folder ${d.path} does not exist on the transfer server; add createIfMissing to create it`, { hint: "or check the path: folder paths must match the server (case aside)" }));
+    return void 0;
+  }
+  const parent = parentPath(d.path);
+  const parentEntries = parent === void 0 ? void 0 : entriesAfter(parent);
+  if (parent === void 0 || parentEntries === void 0) {
+    diagnostics.push(
+      createPlanDiagnostic("MF408", at, `cannot create folder ${d.path}: its parent ${parent ?? "(none)"} does not exist on the transfer server`, {
+        hint: `add a FolderPermissions for ${parent ?? "the parent"} with createIfMissing, or create it first`
+      })
+    );
+    return void 0;
+  }
+  const copied = how.inheritPermissions === "None" ? [] : parentEntries.map((e) => ({ ...e, editable: true, deletable: true }));
+  return planFolder(d, copied, { parentPath: parent, name: folderName(d.path), inheritPermissions: how.inheritPermissions, copied });
+}
+function planPrune(input, bases) {
+  const out = [];
+  const all = [...input.desired.tasks.map((d) => d.manifest), ...input.desired.acls.map((d) => d.manifest), ...input.desired.folders.map((d) => d.manifest), ...input.desired.skipped];
+  const inScope = new Set(input.scope.taskGroups.map((g) => g.toLowerCase()));
+  if (input.prune.includes("Task") && inScope.size > 0) {
+    const managed = /* @__PURE__ */ new Set();
+    for (const m of all) if (m.kind === "Task") for (const n of [m.name, ...m.previousNames]) managed.add(n.toLowerCase());
+    for (const t of input.live.automation?.tasks?.items ?? []) {
+      const name = t.Name ?? "";
+      const groups = Array.isArray(t.Group) ? t.Group : [];
+      if (managed.has(name.toLowerCase()) || !groups.some((g) => inScope.has(String(g).toLowerCase()))) continue;
+      out.push({
+        change: {
+          address: formatAddress("Task", name),
+          kind: "Task",
+          name,
+          service: "automation",
+          action: "delete",
+          reason: { code: "pruned", kind: "Task", scope: [...input.scope.taskGroups] },
+          liveId: taskId(t),
+          fingerprint: fingerprintTask(t),
+          fields: []
+        },
+        rank: RANK.Task,
+        depth: 0
+      });
+    }
+  }
+  if (input.prune.includes("ResourceGroupAcl") && inScope.size > 0) {
+    const managed = /* @__PURE__ */ new Set();
+    for (const d of input.desired.acls) managed.add(aclKey(d.resourceGroup, d.userGroup));
+    for (const m of input.desired.skipped) if (m.kind === "ResourceGroupAcl") managed.add(aclKey(m.spec.resourceGroup, m.spec.userGroup));
+    for (const [key, acl] of input.live.automation?.acls ?? []) {
+      if (managed.has(key) || !inScope.has(acl.ResourceGroupName.toLowerCase())) continue;
+      const name = `${acl.ResourceGroupName}/${acl.UserGroupName}`;
+      bases.set(formatAddress("ResourceGroupAcl", name), { kind: "acl", userGroup: acl.UserGroupName, resourceGroup: acl.ResourceGroupName, before: grantedPermissions(acl), after: [] });
+      out.push({
+        change: {
+          address: formatAddress("ResourceGroupAcl", name),
+          kind: "ResourceGroupAcl",
+          name,
+          service: "automation",
+          action: "delete",
+          reason: { code: "pruned", kind: "ResourceGroupAcl", scope: [...input.scope.taskGroups] },
+          liveId: acl.ACLID,
+          fingerprint: fingerprintAcl(acl),
+          fields: []
+        },
+        rank: RANK.ResourceGroupAcl,
+        depth: 0
+      });
+    }
+  }
+  const transfer2 = input.live.transfer;
+  if (input.prune.includes("FolderPermissions") && transfer2?.scopeFolders) {
+    const managed = /* @__PURE__ */ new Set();
+    for (const m of all) if (m.kind === "FolderPermissions") for (const n of [m.name, ...m.previousNames]) managed.add(folderKey(n));
+    for (const key of transfer2.scopeFolders) {
+      const live = transfer2.folders.get(key);
+      if (managed.has(key) || !live) continue;
+      const liveEntries = viewEntries(live.acl);
+      const o = planFolderPrune(live.folder.path, liveEntries);
+      if (!o) continue;
+      bases.set(formatAddress("FolderPermissions", live.folder.path), { kind: "folder", before: liveEntries, after: o.after });
+      out.push({
+        change: {
+          address: formatAddress("FolderPermissions", live.folder.path),
+          kind: "FolderPermissions",
+          name: live.folder.path,
+          service: "transfer",
+          liveId: String(live.folder.id),
+          fingerprint: fingerprintFolder(live),
+          ...outcomeFields(o)
+        },
+        rank: RANK.FolderPermissions,
+        depth: folderDepth(live.folder.path)
+      });
+    }
+  }
+  return out;
+}
+function fingerprintOf(action, fingerprint) {
+  return action === "no-op" ? {} : { fingerprint: fingerprint() };
+}
+function selectTargets(items, targets, desired, diagnostics) {
+  const aliases = (c) => {
+    const list = [c.address];
+    if (c.payload?.kind === "ResourceGroupAcl") list.push(formatAddress("ResourceGroupAcl", `${c.payload.resourceGroup}/${c.payload.userGroup}`));
+    return list.map((a) => a.toLowerCase());
+  };
+  const known = /* @__PURE__ */ new Set();
+  for (const o of items) for (const a of aliases(o.change)) known.add(a);
+  for (const m of desired.skipped) known.add(formatAddress(m.kind, m.name).toLowerCase());
+  const wanted = /* @__PURE__ */ new Set();
+  for (const t of targets) {
+    const parsed = parseAddress(t.trim());
+    const norm = parsed ? formatAddress(parsed.kind, parsed.name).toLowerCase() : void 0;
+    if (norm === void 0 || !known.has(norm)) {
+      const candidates = items.map((o) => o.change.address);
+      const summary = `--target names nothing in this plan${didYouMean(t, candidates)}`;
+      diagnostics.push(
+        parsed ? createPlanWarning("MF409", void 0, summary, { address: t.trim() }) : createPlanDiagnostic("MF409", void 0, summary, { hint: "an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll", address: t.trim() })
+      );
+      continue;
+    }
+    wanted.add(norm);
+  }
+  const chosen = new Set(items.filter((o) => aliases(o.change).some((a) => wanted.has(a))));
+  const makers = new Map(items.filter((o) => establishesFolderPath(o.change)).map((o) => [folderKey(o.change.name), o]));
+  for (const o of [...chosen]) {
+    if (!establishesFolderPath(o.change)) continue;
+    for (let p = parentPath(o.change.name); p !== void 0; p = parentPath(p)) {
+      const parent = makers.get(folderKey(p));
+      if (!parent) break;
+      chosen.add(parent);
+    }
+  }
+  return items.filter((o) => chosen.has(o));
+}
+function sourceRef(at, cwd) {
+  let file = at.file;
+  if (cwd !== void 0) {
+    const rel = relative5(cwd, at.file);
+    if (rel !== "" && !rel.startsWith("..") && !isAbsolute4(rel)) file = rel;
+  }
+  return { file: sep3 === "/" ? file : file.split(sep3).join("/"), line: at.line, col: at.col };
+}
+var RANK;
+var init_plan_changes = __esm({
+  "src/plan/plan-changes.ts"() {
     "use strict";
+    init_model5();
+    init_folder_path();
+    init_order();
     init_diagnostics2();
-    init_schema_errors();
-    init_schemas();
-    init_positions();
-    init_is_record();
+    init_folder_permissions();
+    init_resource_group_acl();
+    init_task();
+    init_diagnostics4();
+    init_compose_plan();
+    init_access_changes();
+    init_model2();
+    init_common();
+    RANK = { FolderPermissions: 0, ResourceGroupAcl: 1, Task: 2 };
   }
 });
 
@@ -25437,7 +26011,7 @@ function compileOnce(expression) {
     }
     return { ok: true, expression, program };
   } catch (err) {
-    if (err instanceof ParseError) return { ok: false, expression, reason: oneLine3(err.summary || err.message) };
+    if (err instanceof ParseError) return { ok: false, expression, reason: oneLine2(err.summary || err.message) };
     if (err instanceof RangeError) return { ok: false, expression, reason: "the expression is nested too deeply" };
     throw err;
   }
@@ -25515,7 +26089,7 @@ function sum(xs) {
 function formatCost(n) {
   return n > 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString("en-US");
 }
-function oneLine3(message) {
+function oneLine2(message) {
   return message.split("\n")[0].trim();
 }
 function referencedIdentifiers(program) {
@@ -25552,2225 +26126,6 @@ var init_policy_expression = __esm({
   }
 });
 
-// src/manifest/validate.ts
-function validateParsedFiles(files2, rules, environment = NO_ENVIRONMENT) {
-  const out = { diagnostics: [], checked: [], manifests: [], policies: [] };
-  const diagnostics = out.diagnostics;
-  const fileHashes = /* @__PURE__ */ new Map();
-  const variables = /* @__PURE__ */ new Map();
-  const docs = [];
-  for (let f = 0; f < files2.length; f++) {
-    const file = files2[f];
-    for (let i = 0; i < file.diagnostics.length; i++) diagnostics.push(file.diagnostics[i]);
-    for (let i = 0; i < file.documents.length; i++) {
-      const doc = file.documents[i];
-      if (selectDocument(doc, environment, diagnostics)) docs.push(substituteVariables(doc, environment, diagnostics, variables));
-    }
-    if (file.sha256 !== void 0) fileHashes.set(file.file, file.sha256);
-  }
-  for (const doc of applyPatches(docs, environment.name, diagnostics)) checkDocument(doc, out);
-  for (const d of runRules(out.checked, rules)) diagnostics.push(d);
-  for (const d of duplicatePolicies(out.policies)) diagnostics.push(d);
-  return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files2.map((f) => f.file).sort(), fileHashes, variables };
-}
-function checkDocument(doc, out) {
-  const { data, sourceMap } = doc;
-  const diagnostics = out.diagnostics;
-  const first = diagnostics.length;
-  if (!isRecord(data)) {
-    const found = Array.isArray(data) ? "a list" : data === null ? "empty" : `a ${typeof data === "string" ? "text" : typeof data} value`;
-    diagnostics.push(
-      createDiagnostic("error", "MF100", doc.start, `a manifest must be a mapping with apiVersion, kind, metadata and spec; this document is ${found}`, {
-        hint: Array.isArray(data) ? "separate documents with `---` lines instead of making a list of them" : void 0
-      })
-    );
-    return;
-  }
-  if (!Object.hasOwn(data, "apiVersion")) {
-    diagnostics.push(createDiagnostic("error", "MF101", doc.start, `missing \`apiVersion: ${API_VERSION}\``));
-  } else if (data.apiVersion !== API_VERSION) {
-    diagnostics.push(
-      createDiagnostic("error", "MF101", sourceMap.locate(["apiVersion"]), `\`apiVersion\` must be \`${API_VERSION}\`, not ${show(data.apiVersion)}`, {
-        hint: "this version of mftops reads mftops/v1 manifests"
-      })
-    );
-  }
-  const kind = data.kind;
-  if (!Object.hasOwn(data, "kind")) {
-    diagnostics.push(createDiagnostic("error", "MF102", doc.start, `missing \`kind\`: one of ${DOCUMENT_KINDS.join(", ")}`));
-    return;
-  }
-  if (!isKind(kind)) {
-    const at = sourceMap.locate(["kind"]);
-    const guess = typeof kind === "string" ? suggestName(kind, DOCUMENT_KINDS) : void 0;
-    if (kind === "Config") {
-      diagnostics.push(
-        createDiagnostic("error", "MF102", at, "`kind: Config` is the configuration file (mftops.yaml), not a manifest", {
-          hint: "pass the manifest folders to validate, not the configuration file"
-        })
-      );
-    } else {
-      diagnostics.push(
-        createDiagnostic("error", "MF102", at, `unknown kind ${show(kind)}${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, {
-          hint: guess ? void 0 : `kinds: ${DOCUMENT_KINDS.join(", ")}`
-        })
-      );
-    }
-    return;
-  }
-  if (kind === "Policy") {
-    checkPolicy(doc, data, out);
-    return;
-  }
-  if (kind === "Patch") return;
-  const validate2 = getValidator(kind);
-  const schemaValid = validate2(data) === true;
-  const unresolved = (doc.unresolved ?? []).map((p) => p.map(String));
-  const located = schemaValid ? [] : locateSchemaErrors(validate2.errors ?? [], sourceMap);
-  const problems = unresolved.length === 0 ? located : located.filter((p) => !unresolved.some((u) => u.every((s, i) => p.path[i] === s)));
-  for (const d of describeSchemaProblems(problems, { kind, sourceMap })) diagnostics.push(d);
-  const rejected = [...unresolved];
-  for (const p of problems) {
-    const path = rejectedPath(p);
-    if (path !== void 0) rejected.push(path);
-  }
-  const metadata = isRecord(data.metadata) ? data.metadata : void 0;
-  let metadataErrors = false;
-  for (let i = first; i < diagnostics.length; i++) if (diagnostics[i].code === "MF103") metadataErrors = true;
-  const name = !metadataErrors && typeof metadata?.name === "string" ? metadata.name : void 0;
-  const previousNames = !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n) => typeof n === "string") : [];
-  const environments = Array.isArray(metadata?.environments) ? metadata.environments.filter((e) => typeof e === "string") : void 0;
-  out.checked.push({ kind, name, previousNames, spec: data.spec, rejected, start: doc.start, sourceMap, ...environments !== void 0 ? { environments } : {} });
-  if (!schemaValid || diagnostics.length > first || name === void 0) return;
-  const root = getKindSchema(kind);
-  const specSchema = (root.$defs ?? {}).spec ?? {};
-  const spec = normalizeSpec(data.spec, specSchema, root);
-  out.manifests.push({ kind, name, previousNames, spec, source: doc.start, sourceMap });
-}
-function checkPolicy(doc, data, out) {
-  const { sourceMap } = doc;
-  const first = out.diagnostics.length;
-  const validate2 = getValidatorByFile(POLICY_SCHEMA_FILE);
-  if (validate2(data) !== true) {
-    for (const d of describeSchemaProblems(locateSchemaErrors(validate2.errors ?? [], sourceMap), { kind: "Policy", sourceMap })) out.diagnostics.push(d);
-  }
-  const spec = data.spec;
-  const validations = isRecord(spec) && Array.isArray(spec.validations) ? spec.validations : [];
-  for (let i = 0; i < validations.length; i++) {
-    const v = validations[i];
-    if (!isRecord(v) || typeof v.expression !== "string" || v.expression === "") continue;
-    const compiled2 = compileExpression(v.expression);
-    if (compiled2.ok) continue;
-    out.diagnostics.push(
-      createDiagnostic("error", "MF311", sourceMap.locate(["spec", "validations", i, "expression"]), `policy expression does not compile: ${compiled2.reason}`, {
-        hint: "policy expressions are CEL, e.g. `object.spec.Active == 1`"
-      })
-    );
-  }
-  const name = data.metadata?.name;
-  if (out.diagnostics.length > first || typeof name !== "string" || spec === void 0) return;
-  out.policies.push({ kind: "Policy", name, spec, source: doc.start, sourceMap });
-}
-function duplicatePolicies(policies) {
-  const out = [];
-  const first = /* @__PURE__ */ new Map();
-  for (const p of policies) {
-    const key = p.name.toLowerCase();
-    const earlier = first.get(key);
-    if (earlier === void 0) {
-      first.set(key, p);
-      continue;
-    }
-    const at = earlier.sourceMap.locate(["metadata", "name"]);
-    out.push(
-      createDiagnostic("error", "MF301", p.sourceMap.locate(["metadata", "name"]), `Policy \`${p.name}\` is defined twice`, {
-        hint: "one policy, one document: merge the two or rename one",
-        related: { message: "first defined", file: at.file, line: at.line, col: at.col }
-      })
-    );
-  }
-  return out;
-}
-function isKind(v) {
-  return typeof v === "string" && DOCUMENT_KINDS.includes(v);
-}
-function show(v) {
-  if (typeof v === "string") return `\`${v.length > 60 ? `${v.slice(0, 57)}...` : v}\``;
-  if (v === null || v === void 0) return "empty";
-  if (typeof v === "object") return Array.isArray(v) ? "a list" : "a mapping";
-  return `\`${String(v)}\``;
-}
-var NO_ENVIRONMENT;
-var init_validate = __esm({
-  "src/manifest/validate.ts"() {
-    "use strict";
-    init_diagnostics2();
-    init_normalize();
-    init_rules();
-    init_schema_errors();
-    init_schemas();
-    init_suggest();
-    init_types();
-    init_variables();
-    init_patch();
-    init_is_record();
-    init_policy_expression();
-    NO_ENVIRONMENT = { vars: {} };
-  }
-});
-
-// src/manifest/load.ts
-var load_exports = {};
-__export(load_exports, {
-  collectManifestFiles: () => collectManifestFiles,
-  isManifestFileName: () => isManifestFileName,
-  loadManifests: () => loadManifests,
-  readOpenFile: () => readOpenFile,
-  readSmallFile: () => readSmallFile
-});
-import { hash } from "node:crypto";
-import { closeSync as closeSync4, fstatSync as fstatSync2, openSync as openSync4, readFileSync as readFileSync8, readSync as readSync2, statSync as statSync3 } from "node:fs";
-import { readdir, realpath, stat } from "node:fs/promises";
-import { extname, resolve as resolve4, sep as sep3 } from "node:path";
-async function loadManifests(paths, options = {}) {
-  const cwd = options.cwd ?? process.cwd();
-  const maxTotalBytes = options.environment?.maxManifestBytes;
-  const limits = { ...DEFAULT_PARSE_LIMITS, ...maxTotalBytes !== void 0 ? { maxTotalBytes } : {}, ...options.limits };
-  const { files: files2, regular, diagnostics } = await collectManifestFiles(paths, cwd);
-  const sizes = files2.map((file) => sizeToRead(file, limits.maxFileBytes));
-  let sum3 = 0;
-  const crossing = sizes.findIndex((size) => (sum3 += size) > limits.maxTotalBytes);
-  if (crossing >= 0) return nothingLoaded(totalTooLarge(files2, crossing, sum3, limits.maxTotalBytes));
-  const parsed = [];
-  let total = 0;
-  for (let i = 0; i < files2.length; i++) {
-    const read = readManifestFile(files2[i], limits, regular.get(files2[i]) === true, limits.maxTotalBytes - total);
-    if ("over" in read) return nothingLoaded(totalTooLarge(files2, i, total + read.over, limits.maxTotalBytes));
-    total += read.bytes;
-    parsed.push(read.parsed);
-  }
-  const result = validateParsedFiles(parsed, options.rules, options.environment);
-  if (diagnostics.length === 0) return result;
-  return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };
-}
-async function collectManifestFiles(paths, cwd) {
-  const files2 = /* @__PURE__ */ new Map();
-  const realFiles = /* @__PURE__ */ new Set();
-  const diagnostics = [];
-  const visitedDirs = /* @__PURE__ */ new Map();
-  const addFile = (file, real, regular) => {
-    if (realFiles.has(real)) return;
-    realFiles.add(real);
-    files2.set(file, regular);
-  };
-  const walk2 = async (dir) => {
-    const real = await realpath(dir).catch(() => dir);
-    const known = visitedDirs.get(real);
-    if (known !== void 0) return known;
-    visitedDirs.set(real, 0);
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      diagnostics.push(createDiagnostic("error", "MF007", { file: dir }, `cannot read folder: ${errnoText(err)}`));
-      return 0;
-    }
-    entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-    let count3 = 0;
-    for (let i = 0; i < entries.length; i++) {
-      const entry = entries[i];
-      const full = childPath(dir, entry.name);
-      let isDir = entry.isDirectory();
-      let isFile = entry.isFile();
-      if (entry.isSymbolicLink()) {
-        const target = await stat(full).catch(() => void 0);
-        isDir = target?.isDirectory() ?? false;
-        isFile = target?.isFile() ?? false;
-      }
-      if (isDir) {
-        if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
-        count3 += await walk2(full);
-      } else if (isFile && isManifestFileName(entry.name)) {
-        const realFile = entry.isSymbolicLink() ? await realpath(full).catch(() => full) : real === dir ? full : childPath(real, entry.name);
-        addFile(full, realFile, !entry.isSymbolicLink());
-        count3++;
-      }
-    }
-    visitedDirs.set(real, count3);
-    return count3;
-  };
-  for (const p of paths) {
-    const full = resolve4(cwd, p);
-    let info;
-    try {
-      info = await stat(full);
-    } catch (err) {
-      diagnostics.push(createDiagnostic("error", "MF007", { file: full }, `cannot read ${p}: ${errnoText(err)}`));
-      continue;
-    }
-    if (info.isDirectory()) {
-      const found = await walk2(full);
-      if (found === 0) {
-        diagnostics.push(createDiagnostic("error", "MF006", { file: full, line: 1, col: 1 }, `no *.yaml or *.yml files under ${p}`, { hint: "check the path" }));
-      }
-    } else {
-      addFile(full, await realpath(full).catch(() => full), false);
-    }
-  }
-  return { files: [...files2.keys()].sort(), regular: files2, diagnostics };
-}
-function childPath(dir, name) {
-  return dir.endsWith(sep3) ? dir + name : dir + sep3 + name;
-}
-function isManifestFileName(name) {
-  const ext = extname(name).toLowerCase();
-  return ext === ".yaml" || ext === ".yml";
-}
-function readManifestFile(file, limits, knownRegular, remaining) {
-  let fd;
-  try {
-    fd = openSync4(file, "r");
-  } catch (err) {
-    return { parsed: { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`)] }, bytes: 0 };
-  }
-  const none = (diagnostic) => ({ parsed: { file, documents: [], diagnostics: [diagnostic] }, bytes: 0 });
-  try {
-    let bytes = knownRegular ? readSmallFile(fd, limits.maxFileBytes) : void 0;
-    if (bytes === void 0) {
-      const info = fstatSync2(fd);
-      if (!info.isFile()) return none(createDiagnostic("error", "MF007", { file }, "not a regular file"));
-      const tooLarge = checkFileSize(file, info.size, limits);
-      if (tooLarge) return none(tooLarge);
-      if (info.size > remaining) return { over: info.size };
-      bytes = readOpenFile(fd, info.size);
-    }
-    if (bytes.byteLength > remaining) return { over: bytes.byteLength };
-    const parsed = parseManifestFile(file, bytes, limits);
-    return { parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash("sha256", bytes, "hex")}` }, bytes: bytes.byteLength };
-  } catch (err) {
-    return none(createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`));
-  } finally {
-    closeSync4(fd);
-  }
-}
-function totalTooLarge(files2, index, read, limit) {
-  const total = files2.slice(index + 1).reduce((sum3, file) => sum3 + sizeToRead(file, Infinity), read);
-  return createDiagnostic("error", "MF008", { file: files2[index] }, `the manifests hold ${formatBytes(total)} in ${files2.length} files, over the ${formatBytes(limit)} limit for one run; nothing was checked`, {
-    hint: "raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time"
-  });
-}
-function sizeToRead(file, maxFileBytes) {
-  try {
-    const size = statSync3(file).size;
-    return size > maxFileBytes ? 0 : size;
-  } catch {
-    return 0;
-  }
-}
-function nothingLoaded(diagnostic) {
-  return { manifests: [], policies: [], diagnostics: [diagnostic], files: [], fileHashes: /* @__PURE__ */ new Map(), variables: /* @__PURE__ */ new Map() };
-}
-function readSmallFile(fd, maxBytes) {
-  const buffer = smallFileBuffer ??= Buffer.allocUnsafe(SMALL_FILE_BYTES);
-  const want = Math.min(SMALL_FILE_BYTES, maxBytes + 1);
-  const n = readSync2(fd, buffer, 0, want, 0);
-  return n < want ? buffer.subarray(0, n) : void 0;
-}
-function readOpenFile(fd, size) {
-  if (size === 0) return readFileSync8(fd);
-  const buffer = Buffer.allocUnsafe(size);
-  let total = 0;
-  while (total < size) {
-    const n = readSync2(fd, buffer, total, size - total, null);
-    if (n === 0) break;
-    total += n;
-  }
-  return total < size ? buffer.subarray(0, total) : buffer;
-}
-function errnoText(err) {
-  const code5 = err?.code;
-  switch (code5) {
-    case "ENOENT":
-      return "no such file or folder";
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    case "EISDIR":
-      return "is a folder";
-    case "ELOOP":
-      return "too many symbolic links";
-    default:
-      return code5 ?? (err instanceof Error ? err.message : String(err));
-  }
-}
-var SMALL_FILE_BYTES, smallFileBuffer;
-var init_load = __esm({
-  "src/manifest/load.ts"() {
-    "use strict";
-    init_diagnostics2();
-    init_parse();
-    init_validate();
-    SMALL_FILE_BYTES = 64 * 1024;
-  }
-});
-
-// src/manifest/secret-references.ts
-var secret_references_exports = {};
-__export(secret_references_exports, {
-  listSecretReferences: () => listSecretReferences
-});
-function listSecretReferences(manifests) {
-  const out = [];
-  for (const manifest of manifests) {
-    const walk2 = (value, path) => {
-      if (typeof value === "string") {
-        if (!value.includes("${")) return;
-        const ref = parseSecretRef(value);
-        if (ref !== void 0) out.push({ manifest, path, ref });
-        return;
-      }
-      if (Array.isArray(value)) value.forEach((item, i) => walk2(item, [...path, i]));
-      else if (isRecord(value)) for (const [key, item] of Object.entries(value)) walk2(item, [...path, key]);
-    };
-    walk2(manifest.spec, ["spec"]);
-  }
-  return out;
-}
-var init_secret_references = __esm({
-  "src/manifest/secret-references.ts"() {
-    "use strict";
-    init_is_record();
-    init_secret();
-  }
-});
-
-// src/app/environment.ts
-import { statSync as statSync4 } from "node:fs";
-import { dirname as dirname6, resolve as resolve5, sep as sep4 } from "node:path";
-function openEnvironment(choice, ctx) {
-  const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd);
-  return { config, env: selectEnvironment(config, choice.environment) };
-}
-function resolveServices(config, env, ctx) {
-  return resolveEnvironmentServices(config, env, ["automation", "transfer"], ctx.env);
-}
-function serverIdentities(services) {
-  return Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }]));
-}
-function manifestPathsOf(paths, config, env, ctx) {
-  const chosen = paths !== void 0 && paths.length > 0 ? paths.map((p) => resolve5(ctx.cwd, p)) : [...env.manifests];
-  if (chosen.length === 0) throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
-  return chosen;
-}
-function manifestEnvironmentOf(config, env) {
-  return { name: env.name, vars: env.vars ?? {}, known: [...config.environments.keys()], ...config.maxManifestBytes !== void 0 ? { maxManifestBytes: config.maxManifestBytes } : {} };
-}
-async function loadEnvironmentManifests(paths, ctx, environment, confinement) {
-  const { loadManifests: loadManifests2 } = await Promise.resolve().then(() => (init_load(), load_exports));
-  const loaded = await loadManifests2(paths, { cwd: ctx.cwd, ...environment !== void 0 ? { environment } : {} });
-  const refused = confinement !== void 0 ? await confineSecretReferences(loaded, confinement, ctx) : [];
-  const manifests = refused.length > 0 ? { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...refused]) } : loaded;
-  return { ok: !hasErrors(manifests.diagnostics), manifests };
-}
-function secretConfinementOf(config) {
-  const variables = /* @__PURE__ */ new Set();
-  for (const env of config.environments.values()) {
-    for (const service of [env.automation, env.transfer]) {
-      if (service === void 0) continue;
-      for (const ref of [service.username, service.password]) if (typeof ref !== "string" && ref.kind === "env") variables.add(ref.name);
-    }
-  }
-  return { fileRoots: [dirname6(config.file), ...config.secrets.fileRoots], credentialVariables: [...variables].sort() };
-}
-function manifestRootConfinement(paths, ctx) {
-  const folders = paths.map((p) => {
-    const full = resolve5(ctx.cwd, p);
-    try {
-      return statSync4(full).isDirectory() ? full : dirname6(full);
-    } catch {
-      return dirname6(full);
-    }
-  });
-  let root = folders[0] ?? resolve5(ctx.cwd);
-  for (const f of folders) while (f !== root && !f.startsWith(root.endsWith(sep4) ? root : `${root}${sep4}`)) root = dirname6(root);
-  return { fileRoots: [root], credentialVariables: [] };
-}
-async function confineSecretReferences(set, confinement, ctx) {
-  const { listSecretReferences: listSecretReferences2 } = await Promise.resolve().then(() => (init_secret_references(), secret_references_exports));
-  const out = [];
-  for (const { manifest, path, ref } of listSecretReferences2(set.manifests)) {
-    const failure = checkConfinedRef(ref, dirname6(resolve5(ctx.cwd, manifest.source.file)), confinement);
-    if (failure === void 0) continue;
-    const at = manifest.sourceMap.locate(path);
-    if (failure.kind === "env") {
-      out.push(
-        createDiagnostic("error", "MF326", at, `\${env:${ref.kind === "env" ? ref.name : ""}} is a service credential of mftops.yaml: a manifest may not send it to a server`, {
-          hint: "give the object its own variable, even when its value is the same"
-        })
-      );
-    } else {
-      const hint = failure.why === "outside" ? "keep the file in the repository (out of git), or add its folder to secrets.fileRoots in mftops.yaml" : failure.why === "system" ? "put the value in a regular file in the repository (out of git) or in a folder of secrets.fileRoots" : "point at a regular file";
-      out.push(createDiagnostic("error", "MF325", at, describeSecretFailure(failure), { hint }));
-    }
-  }
-  return out;
-}
-function wholeNumberOption(option, text2, min, max) {
-  const n = Number(text2);
-  if (!/^\d+$/.test(text2.trim()) || !Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text2}"`);
-  }
-  return n;
-}
-function choosePrune(env, paths, prune, ctx) {
-  const own = new Set(env.manifests.map((p) => resolve5(p)));
-  const given = new Set((paths ?? []).map((p) => resolve5(ctx.cwd, p)));
-  const partial = prune !== true && given.size > 0 && !(given.size === own.size && [...given].every((p) => own.has(p)));
-  if (env.prune.length === 0) {
-    if (prune === true) ctx.emit({ kind: "warning", message: `--prune has no effect: environment "${env.name}" prunes nothing (it has no prune: list)` });
-    return { kinds: [], partial };
-  }
-  if (prune === false) return { kinds: [], partial, off: { reason: "disabled", kinds: env.prune } };
-  if (partial) return { kinds: [], partial, off: { reason: "partial-manifests", kinds: env.prune } };
-  return { kinds: env.prune, partial };
-}
-async function prepareRead(options, ctx) {
-  const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));
-  if (!loaded.ok) return { status: "invalid", diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
-  const prune = choosePrune(env, options.paths, options.prune, ctx);
-  return {
-    status: "ready",
-    config,
-    env: { ...env, prune: prune.kinds },
-    prune,
-    manifests: loaded.manifests,
-    services: resolveServices(config, env, ctx),
-    parallelism: options.parallelism ?? DEFAULTS.readParallelism
-  };
-}
-function countValidDocuments(set) {
-  return set.manifests.length + set.policies.length;
-}
-var init_environment = __esm({
-  "src/app/environment.ts"() {
-    "use strict";
-    init_load_config();
-    init_errors();
-    init_diagnostics2();
-    init_secret();
-    init_defaults();
-  }
-});
-
-// src/render/transfer-checks.ts
-function transferChecksHeadline(checks) {
-  const n = checks.problems.length;
-  const problems = n === 0 ? "no problems" : `${formatCount(n)} ${n === 1 ? "problem" : "problems"}`;
-  return `Cross-server checks: ${formatCount(checks.checked)} task ${checks.checked === 1 ? "step" : "steps"} on transfer hosts checked, ${problems}.`;
-}
-function transferStepLabel(p) {
-  return `${p.address} step ${p.step + 1} (${p.stepKind}) on host ${p.host}`;
-}
-function transferProblemText(p) {
-  const missing = (p.missing ?? []).join(", ");
-  switch (p.problem) {
-    case "missing-folder":
-      return `folder ${p.path} does not exist on the transfer server, and this plan does not create it`;
-    case "unknown-account":
-      return p.account === void 0 ? `no account to check (the host has no DefUsername, the step no Username); the step needs ${missing} on ${p.path}` : `account ${p.account} is not a user of the transfer server; the step needs ${missing} on ${p.path}`;
-    case "missing-rights":
-      return `account ${p.account ?? "(none)"} lacks ${missing} on ${p.path}`;
-    default: {
-      const never = p.problem;
-      throw new Error(`unknown transfer step problem ${String(never)}`);
-    }
-  }
-}
-function transferProblemPlace(p) {
-  return p.source === void 0 ? void 0 : `${p.source.file}:${p.source.line}:${p.source.col}`;
-}
-function transferCheckNotes(checks) {
-  const notes = [];
-  if (checks.rightsUnchecked === "users-unreadable") notes.push("The accounts' rights were not checked: the transfer account may not list users.");
-  if (checks.groupsUncounted === "membership-unreadable") notes.push("The members of some groups could not be read from the transfer server: an entry of such a group may grant what a step above lacks.");
-  return notes;
-}
-var init_transfer_checks = __esm({
-  "src/render/transfer-checks.ts"() {
-    "use strict";
-    init_text();
-  }
-});
-
-// src/resources/reasons.ts
-function describeReason(reason) {
-  switch (reason.code) {
-    case "advanced-task":
-      return `advanced (TT=COS) tasks cannot be ${reason.operation === "create" ? "created" : "changed"} through the API`;
-    case "task-group-immutable": {
-      const lost = reason.lostSecrets;
-      const tail = lost.length > 0 ? `; secrets the server does not show and the manifest does not carry (${lost.join(", ")}) cannot be copied and are lost: write them in the manifest as \`\${env:\u2026}\`` : "";
-      return `\`Group\` cannot change after creation: the task is deleted and created again${tail}`;
-    }
-    case "pruned": {
-      const [what, kinds] = reason.kind === "Task" ? ["task", "Tasks"] : ["ACL", "ResourceGroupAcls"];
-      return `no manifest manages this ${what} in scope (${reason.scope.join(", ")}), and ${kinds} are pruned`;
-    }
-    case "folder-pruned":
-      return "no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted";
-    case "folder-root-rename":
-      return `the root folder ${reason.from} cannot be renamed`;
-    case "folder-move":
-      return `${reason.from} \u2192 ${reason.to} moves the folder to another parent folder; the API can only rename it in place: move it on the transfer server (or rename it without moving), then plan again`;
-    case "folder-copies-parent":
-      return `created under ${reason.parentPath} with a copy of its permissions (${reason.inheritPermissions})`;
-    case "entries-not-editable":
-      return `${reason.principals.map(principalWords).join(", ")}: not editable on the server; ${reason.partial ? "the other entries are applied" : "the wanted change cannot be made through the API"}`;
-    case "entry-not-editable":
-      return `the entry of ${principalWords(reason.principal)} cannot be changed on the server (not editable)`;
-    case "entry-copied-from-parent":
-      return "copied from the parent folder";
-    default: {
-      const never = reason;
-      throw new Error(`unknown reason ${JSON.stringify(never)}`);
-    }
-  }
-}
-function principalWords(p) {
-  return `${p.type === "User" ? "user" : "group"} ${p.name}`;
-}
-var init_reasons = __esm({
-  "src/resources/reasons.ts"() {
-    "use strict";
-  }
-});
-
-// src/render/access.ts
-function accessCountPhrase(report) {
-  const gain = /* @__PURE__ */ new Set();
-  const lose = /* @__PURE__ */ new Set();
-  const groups = /* @__PURE__ */ new Set();
-  for (const c of report.changes) {
-    if (c.who.type !== "User") {
-      groups.add(`${c.service}\0${c.who.name.toLowerCase()}`);
-      continue;
-    }
-    if (c.gained.length > 0) gain.add(c.who.name.toLowerCase());
-    if (c.lost.length > 0) lose.add(c.who.name.toLowerCase());
-  }
-  const parts = [];
-  if (gain.size > 0 || lose.size > 0) parts.push(`${formatCount(gain.size)} ${gain.size === 1 ? "user gains" : "users gain"} access`, `${formatCount(lose.size)} ${lose.size === 1 ? "loses" : "lose"} access`);
-  if (groups.size > 0) parts.push(`${formatCount(groups.size)} ${groups.size === 1 ? "group" : "groups"} with unknown members ${groups.size === 1 ? "changes" : "change"}`);
-  return parts.join(", ");
-}
-function describeAccessChange(c, q) {
-  const who = c.who.type === "User" ? q(c.who.name) : c.service === "transfer" ? `group ${q(c.who.name)} (members unknown)` : `user group ${q(c.who.name)} (members not shown)`;
-  const verbs = [];
-  if (c.gained.length > 0) verbs.push(`gains ${c.gained.map(q).join(", ")}`);
-  if (c.lost.length > 0) verbs.push(`loses ${c.lost.map(q).join(", ")}`);
-  const on = c.service === "transfer" ? q(c.target) : `resource group ${q(c.target)}`;
-  const groupWord = c.service === "transfer" ? "group" : "user group";
-  const via = c.who.type === "User" ? ` (via ${c.via.map((v) => v.type === "User" ? "own entry" : `${groupWord} ${q(v.name)}`).join(", ")})` : "";
-  return `${who} ${verbs.join(" and ")} on ${on}${via}`;
-}
-function accessFlags(c, q) {
-  const out = [];
-  if (c.flagged.length > 0) out.push(`grants ${c.flagged.map(q).join(", ")}`);
-  if (c.removed) out.push("no access left");
-  return out;
-}
-function membersUnknownSentence(groups, q) {
-  const names2 = groups.map(q).join(", ");
-  return groups.length === 1 ? `The members of group ${names2} could not be read from the transfer server: its own change is shown instead.` : `The members of groups ${names2} could not be read from the transfer server: their own changes are shown instead.`;
-}
-function userGroupsUnknownSentence(groups, q) {
-  const names2 = groups.map(q).join(", ");
-  return groups.length === 1 ? `The members of user group ${names2} could not be read from the automation server (the account may not list user groups, or the server lists no members): its own change is shown instead.` : `The members of user groups ${names2} could not be read from the automation server (the account may not list user groups, or the server lists no members): their own changes are shown instead.`;
-}
-function describeUnknownMembers(report, q) {
-  const out = [];
-  if (report.membersUnknown.length > 0) out.push(membersUnknownSentence(report.membersUnknown, q));
-  if (report.userGroupsUnknown !== void 0 && report.userGroupsUnknown.length > 0) out.push(userGroupsUnknownSentence(report.userGroupsUnknown, q));
-  return out;
-}
-function renderAccessText(report, heading = "Access changes") {
-  const plain = (t) => escapeControl(t);
-  const lines2 = [`${heading}: ${accessCountPhrase(report)}.`];
-  for (const c of report.changes) {
-    const flags = accessFlags(c, plain);
-    lines2.push(`  ${flags.length > 0 ? "!" : "-"} ${describeAccessChange(c, plain)}${flags.length > 0 ? ` [${flags.join("; ")}]` : ""}`);
-  }
-  for (const sentence of describeUnknownMembers(report, plain)) lines2.push(`  ${sentence}`);
-  return lines2;
-}
-function accessMarkdownItems(report) {
-  const md = (t) => escapeMd(t);
-  return report.changes.map((c) => {
-    const flags = accessFlags(c, (t) => `\`${t.replace(/`/g, "")}\``);
-    return flags.length > 0 ? `- :warning: ${describeAccessChange(c, md)} \u2014 **${flags.join("; ")}**` : `- ${describeAccessChange(c, md)}`;
-  });
-}
-function accessMarkdownHead(report, heading = "Access changes") {
-  const head = `### ${heading}
-
-${escapeMd(accessCountPhrase(report))}.`;
-  return [head, ...describeUnknownMembers(report, (t) => escapeMd(t))].join(" ");
-}
-var DRIFT_ACCESS_HEADING;
-var init_access = __esm({
-  "src/render/access.ts"() {
-    "use strict";
-    init_text();
-    DRIFT_ACCESS_HEADING = "Access on the server compared with git";
-  }
-});
-
-// src/render/plan-markdown.ts
-function renderPlanMarkdown(plan, options = {}) {
-  const maxLength = options.maxLength ?? DEFAULT_MARKDOWN_MAX_LENGTH;
-  if (!Number.isInteger(maxLength) || maxLength <= 0) throw new RangeError(`maxLength must be a positive integer, got ${String(maxLength)}`);
-  const hint = options.artifactHint ?? DEFAULT_ARTIFACT_HINT;
-  const changed = plan.changes.filter((c) => c.action !== "no-op");
-  const summary = summarize(plan.changes);
-  const head = [renderHead(plan, summary), ...policyMarkdown(plan.policy)].join("\n\n");
-  const footer2 = renderFooter(plan);
-  const warnings = changed.filter((c) => c.action === "delete" || c.action === "replace");
-  const warningItems = warnings.map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`);
-  const blockedItems = [
-    ...changed.filter((c) => c.action === "blocked").map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`),
-    ...changed.flatMap(
-      (c) => c.action === "blocked" ? [] : (c.entries ?? []).filter((e) => e.action === "blocked").map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`)
-    )
-  ];
-  const blockedObjects = summary.blocked;
-  const blockedEntries = blockedItems.length - blockedObjects;
-  const warningCallout = memo((shown) => warnings.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary), warningItems, shown, hint)]);
-  const cautionCallout = memo((shown) => blockedItems.length === 0 ? [] : [callout("CAUTION", blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]);
-  const accessItems = plan.access === void 0 ? [] : accessMarkdownItems(plan.access);
-  const accessSection = memo((shown) => plan.access === void 0 ? [] : [accessBlock(accessMarkdownHead(plan.access), accessItems, shown, hint)]);
-  const checkItems = transferCheckItems(plan.transferChecks);
-  const checkBlock = memo((shown) => transferChecksMarkdown(plan.transferChecks, checkItems, shown, hint));
-  const details = [];
-  const detailSums = [0];
-  for (const c of changed) {
-    if (detailSums[detailSums.length - 1] > maxLength) break;
-    const d = renderDetails(c);
-    details.push(d);
-    detailSums.push(detailSums[detailSums.length - 1] + d.length + 2);
-  }
-  const listLines = changed.map((c) => `- ${inlineChange(c)}`);
-  const n = changed.length;
-  const note = (kept, listed) => {
-    if (kept >= n) return [];
-    const all = `${formatCount(n)} changed ${n === 1 ? "object" : "objects"}`;
-    const are = n === 1 ? "is" : "are";
-    const what = listed === 0 ? `none of the ${all} ${are} listed here` : listed < n ? `only the first ${formatCount(listed)} of the ${all} are listed, without details` : kept === 0 ? `the ${all} ${are} listed without details` : `the details of the last ${formatCount(n - kept)} of the ${all} are left out`;
-    return [`> [!NOTE]
-> To keep this comment under ${formatCount(maxLength)} characters, ${what}. The full plan is in ${hint}.`];
-  };
-  const LIST_HEADER = "Also changed (details left out):";
-  const assemble = (layout2) => [
-    head,
-    ...accessSection(layout2.accessShown),
-    ...warningCallout(layout2.warningShown),
-    ...cautionCallout(layout2.cautionShown),
-    ...checkBlock(layout2.checkShown),
-    ...note(layout2.kept, layout2.listed),
-    ...details.slice(0, layout2.kept),
-    ...layout2.listed > layout2.kept ? [[LIST_HEADER, ...listLines.slice(layout2.kept, layout2.listed)].join("\n")] : [],
-    ...layout2.footer ? [footer2] : []
-  ];
-  const lineSums = prefixSums(listLines.map((l) => l.length + 1));
-  const fixedLength = (layout2) => blocksLength([head, ...accessSection(layout2.accessShown), ...warningCallout(layout2.warningShown), ...cautionCallout(layout2.cautionShown), ...checkBlock(layout2.checkShown), ...note(layout2.kept, layout2.listed), ...layout2.footer ? [footer2] : []]);
-  const lengthOf = (layout2) => {
-    let len = fixedLength(layout2) + detailSums[layout2.kept];
-    if (layout2.listed > layout2.kept) len += LIST_HEADER.length + 2 + lineSums[layout2.listed] - lineSums[layout2.kept];
-    return len;
-  };
-  const fits = (layout2) => lengthOf(layout2) <= maxLength;
-  const full = { accessShown: accessItems.length, warningShown: warningItems.length, cautionShown: blockedItems.length, checkShown: checkItems.length, kept: details.length, listed: n, footer: true };
-  const layout = chooseLayout(full, fits);
-  if (layout === void 0) {
-    const minimal = { ...full, accessShown: 0, warningShown: 0, cautionShown: 0, checkShown: 0, kept: 0, listed: 0, footer: false };
-    throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
-  }
-  const text2 = `${assemble(layout).join("\n\n")}
-`;
-  if (text2.length > maxLength) throw new Error(`bug: markdown plan is ${text2.length} characters, over the ${maxLength} it was fitted to`);
-  return text2;
-}
-function chooseLayout(full, fits) {
-  if (fits(full)) return full;
-  const kept = largest(0, full.kept, (k) => fits({ ...full, kept: k }));
-  if (kept !== void 0) return { ...full, kept };
-  const listed = largest(0, full.listed - 1, (l) => fits({ ...full, kept: 0, listed: l }));
-  if (listed !== void 0) return { ...full, kept: 0, listed };
-  const bare = { ...full, kept: 0, listed: 0, footer: false };
-  if (fits(bare)) return bare;
-  const checkShown = largest(0, full.checkShown - 1, (c) => fits({ ...bare, checkShown: c }));
-  if (checkShown !== void 0) return { ...bare, checkShown };
-  const unchecked = { ...bare, checkShown: 0 };
-  const cautionShown = largest(0, full.cautionShown - 1, (c) => fits({ ...unchecked, cautionShown: c }));
-  if (cautionShown !== void 0) return { ...unchecked, cautionShown };
-  const warningShown = largest(0, full.warningShown, (w) => fits({ ...unchecked, cautionShown: 0, warningShown: w }));
-  if (warningShown !== void 0) return { ...unchecked, cautionShown: 0, warningShown };
-  const accessShown = largest(0, full.accessShown - 1, (a) => fits({ ...unchecked, cautionShown: 0, warningShown: 0, accessShown: a }));
-  return accessShown === void 0 ? void 0 : { ...unchecked, cautionShown: 0, warningShown: 0, accessShown };
-}
-function largest(lo, hi, ok) {
-  if (hi < lo || !ok(lo)) return void 0;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (ok(mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-function memo(f) {
-  const cache2 = /* @__PURE__ */ new Map();
-  return (n) => {
-    let v = cache2.get(n);
-    if (v === void 0) {
-      v = f(n);
-      cache2.set(n, v);
-    }
-    return v;
-  };
-}
-function prefixSums(values2) {
-  const sums = [0];
-  for (const v of values2) sums.push(sums[sums.length - 1] + v);
-  return sums;
-}
-function blocksLength(blocks) {
-  return blocks.reduce((sum3, b) => sum3 + b.length, 0) + 2 * Math.max(0, blocks.length - 1) + 1;
-}
-function renderHead(plan, summary) {
-  const env = plan.environment.length > TITLE_NAME_MAX ? `${plan.environment.slice(0, TITLE_NAME_MAX)}\u2026` : plan.environment;
-  const lines2 = [`## mftops plan: ${escapeMd(env)}`, ""];
-  const targets = plan.targets ?? [];
-  if (targets.length > 0) lines2.push(`Limited to ${formatCount(targets.length)} \`--target\` ${targets.length === 1 ? "address" : "addresses"}.`, "");
-  if (plan.pruneOff !== void 0) lines2.push(`> [!NOTE]
-> ${escapeMd(pruneOffSentence(plan.pruneOff))}`, "");
-  lines2.push(`| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(" | ")} |`, `|:--|${TABLE_ACTIONS.map(() => "--:").join("|")}|`);
-  for (const { kind, counts } of countByKind(plan.changes)) lines2.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(" | ")} |`);
-  lines2.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(" | ")} |`, "");
-  const changes = plan.changes.some((c) => c.action !== "no-op");
-  const access = plan.access === void 0 ? "" : ` ${escapeMd(accessCountPhrase(plan.access))}.`;
-  lines2.push(changes ? `**Plan:** ${planSentence(summary).slice("Plan: ".length)}${access}` : `**No changes.** ${NO_CHANGES.slice("No changes. ".length)}`);
-  return lines2.join("\n");
-}
-function destructiveHeadline(summary) {
-  const parts = [];
-  if (summary.delete > 0) parts.push(`${formatCount(summary.delete)} to delete (needs \`--allow-delete\`)`);
-  if (summary.replace > 0) parts.push(`${formatCount(summary.replace)} to replace by delete and create (needs \`--allow-replace\`)`);
-  const total = summary.delete + summary.replace;
-  return `**${formatCount(total)} destructive ${total === 1 ? "change" : "changes"}:** ${parts.join(", ")}.`;
-}
-function blockedHeadline(objects, entries) {
-  const parts = [];
-  if (objects > 0) parts.push(`${formatCount(objects)} ${objects === 1 ? "change" : "changes"}`);
-  if (entries > 0) parts.push(`${formatCount(entries)} folder ACL ${entries === 1 ? "entry" : "entries"}`);
-  const one = objects + entries === 1;
-  return `**${parts.join(" and ")} blocked:** the API cannot do ${one ? "it" : "them"}; a person has to.`;
-}
-function transferCheckItems(checks) {
-  return (checks?.problems ?? []).map((p) => {
-    const place2 = transferProblemPlace(p);
-    return `- ${code(transferStepLabel(p))}: ${escapeMd(transferProblemText(p))}${place2 === void 0 ? "" : ` (at ${code(place2)})`}`;
-  });
-}
-function transferChecksMarkdown(checks, items, shown, hint) {
-  if (checks === void 0) return [];
-  const notes = transferCheckNotes(checks).map((n) => escapeMd(n));
-  const headline = `**${escapeMd(transferChecksHeadline(checks))}**`;
-  if (items.length === 0) return [[headline, ...notes].join(" ")];
-  return [[callout("WARNING", headline, items, shown, hint), ...notes.map((n) => `> ${n}`)].join("\n>\n")];
-}
-function accessBlock(head, items, shown, hint) {
-  const lines2 = [head];
-  if (shown > 0) lines2.push("", ...items.slice(0, shown));
-  if (shown < items.length) lines2.push("", shown > 0 ? `- \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `The list is in ${hint}.`);
-  return lines2.join("\n");
-}
-function callout(type, headline, items, shown, hint) {
-  const lines2 = [`> [!${type}]`, `> ${headline}`];
-  if (shown > 0) lines2.push(">", ...items.slice(0, shown).map((i) => `> ${i}`));
-  if (shown < items.length) lines2.push(shown > 0 ? `> - \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `> The list is in ${hint}.`);
-  return lines2.join("\n");
-}
-function renderFooter(plan) {
-  const parts = [`mftops ${escapeMd(plan.toolVersion)}`, escapeMd(plan.createdAt)];
-  for (const service of ["automation", "transfer"]) {
-    const s = plan.servers[service];
-    if (s === void 0) continue;
-    parts.push(`${service} ${escapeMd(clip(s.url, 200))}${s.version === void 0 ? "" : ` ${escapeMd(clip(s.version, 40))}`} as ${escapeMd(clip(s.username, 80))}`);
-  }
-  parts.push(`manifests ${escapeMd(clip(plan.manifestDigest, 80))}`);
-  if (plan.variables !== void 0) parts.push(escapeMd(clip(variablesSentence(plan.variables), 400)));
-  return `<sub>${parts.join(" \xB7 ")}</sub>`;
-}
-function inlineChange(change) {
-  const renamed = change.previousName === void 0 ? "" : ` (renamed from ${code(change.previousName)})`;
-  return `<code>${symbolOf(change.action)}</code> <b>${escapeMd(change.address)}</b> ${change.action}${renamed}`;
-}
-function renderDetails(change) {
-  const body = [];
-  const meta = [];
-  if (change.source !== void 0) meta.push(`Declared in ${code(`${change.source.file}:${change.source.line}:${change.source.col}`)}`);
-  else if (change.action === "delete") meta.push("Not declared in any manifest");
-  if (change.liveId !== void 0) meta.push(`live id ${code(change.liveId)}`);
-  if (meta.length > 0) body.push(`${meta.join(" \xB7 ")}.`);
-  if (change.reason !== void 0) body.push(`**Reason:** ${escapeMd(describeReason(change.reason))}`);
-  const removed = removedLines(change);
-  const removedBlock = removed.length === 0 ? [] : [`**${change.action === "replace" ? "Deleted first, as it is now" : "Removes"}:**
-
-${fence("diff", removed.map((l) => `- ${l}`))}`];
-  if (change.action !== "replace") body.push(...removedBlock);
-  if (change.fields.length > 0) body.push(fence("diff", change.fields.flatMap((f) => diffLines2(viewField(f, change.action)))));
-  for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
-  if (change.action === "replace") body.push(...removedBlock);
-  const entries = change.entries ?? [];
-  if (entries.length > 0) body.push(permissionMatrix(entries));
-  const blocked = entries.filter((e) => e.action === "blocked");
-  if (blocked.length > 0) body.push(blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`).join("\n"));
-  if (body.length === 0) body.push("Nothing else to show.");
-  return `<details><summary>${inlineChange(change)}</summary>
-
-${body.join("\n\n")}
-
-</details>`;
-}
-function diffLines2(view) {
-  const forces = fieldNote(view);
-  switch (view.form) {
-    case "sensitive":
-      return [`${view.symbol} ${view.path}: (sensitive)${forces}`];
-    case "inline":
-      if (view.before !== void 0 && view.after !== void 0) return [`- ${view.path}: ${view.before}`, `+ ${view.path}: ${view.after}${forces}`];
-      return [`${view.symbol} ${view.path}: ${view.after ?? view.before ?? ""}${forces}`];
-    case "block":
-      return [`${view.symbol} ${view.path}:${forces}`, ...view.lines.map((l) => l.startsWith("@@") ? l : `${l.slice(0, 1)}  ${l.slice(1)}`)];
-    default: {
-      const never = view;
-      throw new Error(`unknown field form ${String(never)}`);
-    }
-  }
-}
-function fence(lang, lines2) {
-  let longest = 0;
-  for (const l of lines2) for (const run of l.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
-  const marks = "`".repeat(Math.max(3, longest + 1));
-  return `${marks}${lang}
-${lines2.join("\n")}
-${marks}`;
-}
-function entryActionWord(entry) {
-  const word = entry.action === "no-op" ? "unchanged" : entry.action;
-  return entry.origin === void 0 ? word : `${word} (from ${escapeMd(`${entry.origin.file}:${entry.origin.line}`)})`;
-}
-function permissionMatrix(entries) {
-  const columns = permissionColumns(entries);
-  const header = columns.map((c) => escapeMd(c.set === "sharePermissions" ? `share: ${c.name}` : c.name));
-  const lines2 = [`| Principal | Change | ${header.join(" | ")} |`, `|:--|:--|${columns.map(() => ":-:").join("|")}|`];
-  for (const e of entries) lines2.push(`| ${e.principal.type} ${escapeMd(e.principal.name)} | ${entryActionWord(e)} | ${columns.map((c) => CELL[cellState(e, c)]).join(" | ")} |`);
-  lines2.push("", "\u2713 granted \xB7 \u2717 not granted \xB7 + granted by this change \xB7 \u2212 removed by this change");
-  return lines2.join("\n");
-}
-function principalMd(entry) {
-  return `${entry.principal.type.toLowerCase()} ${code(entry.principal.name)}`;
-}
-function code(text2) {
-  return `<code>${escapeMd(text2)}</code>`;
-}
-function clip(text2, max) {
-  return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
-}
-var DEFAULT_MARKDOWN_MAX_LENGTH, DEFAULT_ARTIFACT_HINT, TITLE_NAME_MAX, TABLE_ACTIONS, CELL;
-var init_plan_markdown = __esm({
-  "src/render/plan-markdown.ts"() {
-    "use strict";
-    init_model2();
-    init_transfer_checks();
-    init_plan_common();
-    init_reasons();
-    init_text();
-    init_access();
-    init_policy();
-    init_text();
-    DEFAULT_MARKDOWN_MAX_LENGTH = 65e3;
-    DEFAULT_ARTIFACT_HINT = "the output of `mftops plan`";
-    TITLE_NAME_MAX = 80;
-    TABLE_ACTIONS = [
-      ["create", "Create"],
-      ["update", "Update"],
-      ["replace", "Replace"],
-      ["delete", "Delete"],
-      ["blocked", "Blocked"],
-      ["no-op", "Unchanged"]
-    ];
-    CELL = { granted: "\u2713", denied: "\u2717", added: "+", removed: "\u2212" };
-  }
-});
-
-// src/glob.ts
-function matchesAddressGlob(pattern, text2) {
-  return compiled("address", pattern, () => pattern.split("*").flatMap((literal, i) => i === 0 ? [{ literal }] : [ANY, { literal }])).test(text2.toLowerCase());
-}
-function compiled(dialect, pattern, parts) {
-  const key = `${dialect}:${pattern}`;
-  let re = cache.get(key);
-  if (re === void 0) {
-    re = compileGlob(parts());
-    cache.set(key, re);
-  }
-  return re;
-}
-function compileGlob(parts) {
-  const source = parts.map((part) => {
-    if ("literal" in part) return part.literal.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    switch (part.wildcard) {
-      case "any":
-        return ".*";
-      case "within-name":
-        return "[^/]*";
-      default: {
-        const never = part.wildcard;
-        throw new Error(`unknown wildcard ${String(never)}`);
-      }
-    }
-  });
-  return new RegExp(`^${source.join("")}$`, "s");
-}
-var ANY, cache;
-var init_glob = __esm({
-  "src/glob.ts"() {
-    "use strict";
-    init_folder_path();
-    ANY = { wildcard: "any" };
-    cache = /* @__PURE__ */ new Map();
-  }
-});
-
-// src/live/model.ts
-function aclKey(resourceGroup, userGroup) {
-  return `${resourceGroup.toLowerCase()}\0${userGroup.toLowerCase()}`;
-}
-function indexByName(items, nameOf, idOf = () => void 0) {
-  const byName = /* @__PURE__ */ new Map();
-  const byId = /* @__PURE__ */ new Map();
-  for (const item of items) {
-    const name = nameOf(item);
-    if (name !== void 0 && name !== "" && !byName.has(name.toLowerCase())) byName.set(name.toLowerCase(), item);
-    const id = idOf(item);
-    if (id !== void 0 && id !== "" && !byId.has(id)) byId.set(id, item);
-  }
-  return { items, byName, byId };
-}
-var init_model5 = __esm({
-  "src/live/model.ts"() {
-    "use strict";
-    init_folder_path();
-    init_folder_path();
-  }
-});
-
-// src/order.ts
-function compareText2(a, b) {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-var init_order = __esm({
-  "src/order.ts"() {
-    "use strict";
-  }
-});
-
-// src/resources/folder-permissions.ts
-function viewEntries(acl) {
-  const out = [];
-  for (const e of acl) {
-    if (e.type !== "User" && e.type !== "Group") continue;
-    out.push({
-      type: e.type,
-      id: String(e.id),
-      name: e.name ?? unnamedPrincipal(e.id),
-      permissions: entryPermissions(e.permissions),
-      editable: e.isEditable !== false,
-      deletable: e.isEditable !== false && e.isDeletable !== false
-    });
-  }
-  return out;
-}
-function unnamedPrincipal(id) {
-  return `#${id}`;
-}
-function entryPermissions(p) {
-  const granted = (x, key) => isRecord(x) && (x[key] === true || x[key] === 1 || x[key] === "true");
-  const share = p?.sharePermissions;
-  return {
-    permissions: FOLDER_PERMISSIONS.filter((k) => granted(p, k)),
-    sharePermissions: SHARE_PERMISSIONS.filter((k) => granted(share, k))
-  };
-}
-function desiredPermissions(e) {
-  return {
-    permissions: FOLDER_PERMISSIONS.filter((k) => e.permissions.includes(k)),
-    sharePermissions: SHARE_PERMISSIONS.filter((k) => e.sharePermissions.includes(k))
-  };
-}
-function writePermissions(p) {
-  const out = {};
-  for (const k of FOLDER_PERMISSIONS) out[k] = p.permissions.includes(k);
-  out.sharePermissions = Object.fromEntries(SHARE_PERMISSIONS.map((k) => [k, p.sharePermissions.includes(k)]));
-  return out;
-}
-function samePermissions2(a, b) {
-  const same = (x, y) => x.length === y.length && x.every((v) => y.includes(v));
-  return same(a.permissions, b.permissions) && same(a.sharePermissions, b.sharePermissions);
-}
-function entryKey2(type, id) {
-  return `${type}\0${id}`;
-}
-function fingerprintFolder(live) {
-  const entries = [...live.acl].sort((a, b) => {
-    const x = entryKey2(a.type, String(a.id));
-    const y = entryKey2(b.type, String(b.id));
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
-  return sha256Of({ id: String(live.folder.id), entries: entries.map(({ name: _name, serverName: _serverName, ...rest }) => toJson(rest)) });
-}
-function folderName(path) {
-  return path.slice(path.lastIndexOf("/") + 1);
-}
-function planFolder(desired, live, creation, previousPath) {
-  const exact = desired.manifest.spec.mode === "exact";
-  const byKey2 = new Map(live.map((e) => [entryKey2(e.type, e.id), e]));
-  const matched = /* @__PURE__ */ new Set();
-  const entries = [];
-  const fields = previousPath === void 0 ? [] : [{ path: "path", before: previousPath, after: desired.path }];
-  const set = [];
-  const remove = [];
-  const after = new Map(live.map((e) => [entryKey2(e.type, e.id), e]));
-  for (const d of desired.entries) {
-    const key = entryKey2(d.type, d.id);
-    matched.add(key);
-    const principal = { type: d.type, name: d.name };
-    const want = desiredPermissions(d);
-    const have = byKey2.get(key);
-    const write2 = () => {
-      set.push({ type: d.type, id: d.id, name: d.name, permissions: writePermissions(want) });
-      after.set(key, { type: d.type, id: d.id, name: d.name, permissions: want, editable: true, deletable: true });
-    };
-    if (!have || creation) {
-      entries.push({ principal, action: "create", after: want });
-      write2();
-    } else if (samePermissions2(have.permissions, want)) {
-      entries.push({ principal, action: "no-op", before: have.permissions, after: want });
-    } else if (!have.editable) {
-      entries.push({ principal, action: "blocked", reason: { code: "entry-not-editable", principal }, before: have.permissions, after: want });
-    } else {
-      entries.push({ principal, action: "update", before: have.permissions, after: want });
-      write2();
-    }
-  }
-  if (exact) {
-    for (const e of live) {
-      const key = entryKey2(e.type, e.id);
-      if (matched.has(key) || !e.deletable) continue;
-      const principal = { type: e.type, name: e.name };
-      entries.push({ principal, action: "delete", before: e.permissions, ...creation ? { reason: { code: "entry-copied-from-parent" } } : {} });
-      remove.push({ type: e.type, id: e.id, name: e.name });
-      after.delete(key);
-    }
-  }
-  const blocked = entries.filter((e) => e.action === "blocked").map((e) => e.principal);
-  const payload = {
-    kind: "FolderPermissions",
-    path: desired.path,
-    ...creation ? { create: { parentPath: creation.parentPath, name: creation.name, inheritPermissions: creation.inheritPermissions } } : {},
-    // Same name: only the parent is renamed, which moves this folder along.
-    ...previousPath !== void 0 && folderName(previousPath) !== folderName(desired.path) ? { rename: { from: previousPath, name: folderName(desired.path) } } : {},
-    set,
-    remove
-  };
-  const afterList = [...after.values()];
-  if (creation) {
-    const how = creation.inheritPermissions;
-    const reason = how === "None" ? void 0 : { code: "folder-copies-parent", parentPath: creation.parentPath, inheritPermissions: how };
-    return { action: "create", ...reason ? { reason } : {}, fields, entries, payload, after: afterList };
-  }
-  if (set.length > 0 || remove.length > 0 || previousPath !== void 0) {
-    return { action: "update", ...blocked.length > 0 ? { reason: { code: "entries-not-editable", principals: blocked, partial: true } } : {}, fields, entries, payload, after: afterList };
-  }
-  if (blocked.length > 0) return { action: "blocked", reason: { code: "entries-not-editable", principals: blocked, partial: false }, fields, entries, after: afterList };
-  return { action: "no-op", fields: [], entries, after: afterList };
-}
-function planFolderPrune(path, live) {
-  const gone = live.filter((e) => e.deletable);
-  if (gone.length === 0) return void 0;
-  return {
-    action: "delete",
-    reason: { code: "folder-pruned" },
-    fields: [],
-    entries: gone.map((e) => ({ principal: { type: e.type, name: e.name }, action: "delete", before: e.permissions })),
-    payload: { kind: "FolderPermissions", path, set: [], remove: gone.map((e) => ({ type: e.type, id: e.id, name: e.name })) },
-    after: live.filter((e) => !e.deletable)
-  };
-}
-var init_folder_permissions = __esm({
-  "src/resources/folder-permissions.ts"() {
-    "use strict";
-    init_types();
-    init_common();
-    init_is_record();
-  }
-});
-
-// src/resources/resource-group-acl.ts
-function grantedPermissions(acl) {
-  const p = acl.Permissions ?? {};
-  return ACL_PERMISSIONS.filter((name) => {
-    const v = p[name];
-    return v === 1 || v === true || v === "1" || v === "true";
-  });
-}
-function canonicalPermissions(list) {
-  return ACL_PERMISSIONS.filter((p) => list.includes(p));
-}
-function fingerprintAcl(acl) {
-  return sha256Of({ ACLID: acl.ACLID, ResourceGroupName: acl.ResourceGroupName, UserGroupName: acl.UserGroupName, Permissions: permissionFlags(grantedPermissions(acl)) });
-}
-function permissionFlags(granted) {
-  return Object.fromEntries(ACL_PERMISSIONS.map((p) => [p, granted.includes(p) ? 1 : 0]));
-}
-function planAcl(desired, live) {
-  const want = canonicalPermissions(desired.permissions);
-  const payload = { kind: "ResourceGroupAcl", resourceGroup: desired.resourceGroup, userGroup: desired.userGroup, permissions: permissionFlags(want) };
-  if (live === void 0) {
-    return {
-      action: "create",
-      fields: [fieldChange("resourceGroup", void 0, desired.resourceGroup), fieldChange("userGroup", void 0, desired.userGroup), fieldChange("permissions", void 0, want)],
-      payload
-    };
-  }
-  const have = grantedPermissions(live);
-  if (have.length === want.length && have.every((p) => want.includes(p))) return { action: "no-op", fields: [] };
-  return { action: "update", fields: [fieldChange("permissions", have, want)], payload };
-}
-var init_resource_group_acl = __esm({
-  "src/resources/resource-group-acl.ts"() {
-    "use strict";
-    init_types();
-    init_common();
-  }
-});
-
-// src/resources/task.ts
-function createTaskCatalog(a, vocabulary) {
-  return {
-    hostName: (id) => a?.hosts?.byId.get(id)?.Name,
-    scriptName: (id) => nameText(a?.scripts?.byId.get(id)?.Name),
-    dateListName: (id) => nameText(a?.dateLists?.byId.get(id)?.Name),
-    vocabulary
-  };
-}
-function nameText(x) {
-  return typeof x === "string" && x !== "" ? x : void 0;
-}
-function sameHostType(a, b) {
-  return a === b || XFER_TYPES.has(a.toLowerCase()) && XFER_TYPES.has(b.toLowerCase());
-}
-function isVolatileTaskField(key) {
-  return key === "Renamed" || key === "Scheduled" || key === "Watched" || /^x[A-Z]/.test(key);
-}
-function fingerprintTask(live) {
-  const kept = {};
-  for (const [k, v] of Object.entries(live)) if (!isVolatileTaskField(k)) kept[k] = v;
-  return sha256Of(withoutPasswords(kept));
-}
-function taskId(live) {
-  return typeof live.ID === "number" ? String(live.ID) : live.ID ?? "";
-}
-function displayLiveTaskPart(live, cat) {
-  if (Array.isArray(live)) return live.map((x) => displayLiveTaskPart(x, cat));
-  if (!isRecord(live)) return toJson(live);
-  const out = {};
-  for (const [k, v] of Object.entries(live)) {
-    if (k === "ID" || v === void 0) continue;
-    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
-    else if (k === "HostID") out.Host = hostValue(String(v), cat);
-    else if (k === "ScriptID") out.Script = scriptValue(String(v), cat);
-    else if (k === "DateListRef" && Array.isArray(v)) out.DateListRef = v.map((r) => dateListValue(dateListId(r), cat));
-    else if (k === "Parameters") out.Parameters = displayLiveParameters(v);
-    else out[k] = displayLiveTaskPart(v, cat);
-  }
-  return out;
-}
-function displayLiveParameters(params) {
-  if (!isRecord(params)) return toJson(params);
-  const out = {};
-  for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? "") : toJson(p);
-  return out;
-}
-function displayDesiredTaskPart(desired) {
-  if (Array.isArray(desired)) return desired.map(displayDesiredTaskPart);
-  if (!isRecord(desired)) return toJson(desired);
-  const out = {};
-  for (const [k, v] of Object.entries(desired)) {
-    if (v === void 0) continue;
-    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
-    else if (k === "Parameters" && isRecord(v)) {
-      const params = {};
-      for (const [name, p] of Object.entries(v)) params[name] = p.secret ? sensitiveValue() : p.value;
-      out.Parameters = params;
-    } else out[k] = displayDesiredTaskPart(v);
-  }
-  return out;
-}
-function hostValue(id, cat) {
-  return cat.hostName(id) ?? refValue("host", id);
-}
-function scriptValue(id, cat) {
-  return cat.scriptName(id) ?? refValue("script", id);
-}
-function dateListValue(id, cat) {
-  return cat.dateListName(id) ?? refValue("dateList", id);
-}
-function dateListId(ref) {
-  return isRecord(ref) ? String(ref.DateListID ?? "") : String(ref);
-}
-function diffTask(desired, live, cat) {
-  const out = [];
-  const spec = desired.manifest.spec;
-  const l = live ?? {};
-  const body = desired.body;
-  const show2 = (x) => displayLiveTaskPart(x, cat);
-  for (const [key, value] of Object.entries(spec)) {
-    if (value === void 0) continue;
-    switch (key) {
-      case "Group": {
-        const want = body.Group ?? value;
-        const have = Array.isArray(l.Group) ? l.Group.map(String) : [];
-        if (!sameNameSet(want, have)) out.push(fieldChange("Group", live && l.Group !== void 0 ? have : void 0, toJson(value), { forcesReplace: live !== void 0 }));
-        break;
-      }
-      case "Parameters":
-        diffParameters("Parameters", value, l.Parameters, out);
-        break;
-      case "Schedules":
-        diffSchedules(value.Schedule, body, l.Schedules, out, cat);
-        break;
-      case "steps":
-        diffSteps(value, body, l.steps, out, cat);
-        break;
-      default:
-        diffSetFields(key, value, l[key], out, show2);
-    }
-  }
-  return out;
-}
-function sameNameSet(a, b) {
-  const x = new Set(a.map((s) => s.toLowerCase()));
-  const y = new Set(b.map((s) => s.toLowerCase()));
-  return x.size === y.size && [...x].every((s) => y.has(s));
-}
-function diffParameters(path, desired, live, out) {
-  const l = isRecord(live) ? live : {};
-  for (const [name, p] of Object.entries(desired)) {
-    const at = joinPath(path, name);
-    if (p.secret) {
-      out.push(sensitiveChange(at));
-      continue;
-    }
-    const lp = l[name];
-    if (!isRecord(lp)) out.push(fieldChange(at, void 0, p.value));
-    else if (lp.DisplayValue === SUPPRESSED) continue;
-    else if (!sameScalar(p.value, lp.value)) out.push(fieldChange(at, displayLike(p.value, lp.value), p.value));
-  }
-}
-function diffSchedules(desired, body, liveSchedules, out, cat) {
-  const resolved = listOf(isRecord(body.Schedules) ? body.Schedules.Schedule : void 0);
-  const live = isRecord(liveSchedules) ? liveSchedules.Schedule : void 0;
-  diffListByPosition(
-    "Schedules.Schedule",
-    desired,
-    live,
-    out,
-    (path, d, l, i) => diffSchedule(path, d, resolved[i], l, out, cat),
-    (x) => displayLiveTaskPart(x, cat),
-    displayDesiredTaskPart
-  );
-}
-function diffSchedule(path, d, resolved, liveValue, out, cat) {
-  const l = isRecord(liveValue) ? liveValue : {};
-  const r = isRecord(resolved) ? resolved : {};
-  for (const [key, value] of Object.entries(d)) {
-    if (value === void 0) continue;
-    switch (key) {
-      case "Days": {
-        const days = value?.DayOfWeek;
-        if (days === void 0) break;
-        const liveDays = isRecord(l.Days) && Array.isArray(l.Days.DayOfWeek) ? l.Days.DayOfWeek.map(String) : void 0;
-        if (!sameDays(days, liveDays ?? [])) out.push(fieldChange(`${path}.Days.DayOfWeek`, liveDays && toJson(inWeekOrder(liveDays)), toJson(inWeekOrder(days))));
-        break;
-      }
-      case "DateListRef": {
-        const want = listOf(r.DateListRef).map(dateListId);
-        const liveRefs = Array.isArray(l.DateListRef) ? l.DateListRef : [];
-        const have = liveRefs.map(dateListId);
-        if (!sameNameSet(want, have)) {
-          const before = liveRefs.length > 0 ? have.map((id) => dateListValue(id, cat)) : void 0;
-          out.push(fieldChange(`${path}.DateListRef`, before, toJson(value)));
-        }
-        break;
-      }
-      case "Frequency": {
-        const intervals = value.Interval;
-        const liveIntervals = isRecord(l.Frequency) ? l.Frequency.Interval : void 0;
-        diffListByPosition(`${path}.Frequency.Interval`, intervals, liveIntervals, out, (p, di, li) => diffInterval(p, di, li, out));
-        break;
-      }
-      default:
-        diffSetFields(joinPath(path, key), value, l[key], out, (x) => displayLiveTaskPart(x, cat));
-    }
-  }
-}
-function diffInterval(path, desired, live, out) {
-  const d = isRecord(desired) ? desired : {};
-  const l = isRecord(live) ? live : {};
-  for (const key of Object.keys(d)) {
-    const want = d[key];
-    if (typeof want !== "string") continue;
-    const have = l[key];
-    if (want !== have) out.push(fieldChange(joinPath(path, key), have === void 0 ? void 0 : toJson(have), want));
-  }
-}
-function sameDays(a, b) {
-  return sameNameSet(a, b);
-}
-function inWeekOrder(days) {
-  const known = WEEK2.filter((d) => days.some((x) => x.toLowerCase() === d)).map((d) => days.find((x) => x.toLowerCase() === d));
-  const rest = days.filter((x) => !WEEK2.includes(x.toLowerCase()));
-  return [...known, ...rest];
-}
-function diffSteps(desired, body, liveSteps, out, cat) {
-  const resolved = listOf(body.steps);
-  const showLive = (x) => displayLiveTaskPart(x, cat);
-  diffListByPosition(
-    "steps",
-    desired,
-    liveSteps,
-    out,
-    (path, d, l, i) => {
-      const step2 = d;
-      const kind = stepKindOf(step2);
-      const liveKind = stepKindOfLive(l);
-      if (liveKind !== kind || !isRecord(l)) {
-        out.push(fieldChange(path, showLive(l), displayDesiredTaskPart(step2)));
-        return;
-      }
-      const r = resolved[i];
-      const resolvedBody = isRecord(r) && isRecord(r[kind]) ? r[kind] : {};
-      diffStepBody(`${path}.${kind}`, step2[kind], resolvedBody, l[liveKind], out, cat);
-    },
-    showLive,
-    displayDesiredTaskPart
-  );
-}
-function stepKindOfLive(step2) {
-  return isRecord(step2) ? Object.keys(step2)[0] : void 0;
-}
-function diffStepBody(path, d, r, liveBody, out, cat) {
-  const l = isRecord(liveBody) ? liveBody : {};
-  const liveHost = l.HostID === void 0 || l.HostID === null ? void 0 : String(l.HostID);
-  const liveScript = l.ScriptID === void 0 || l.ScriptID === null ? void 0 : String(l.ScriptID);
-  for (const [key, value] of Object.entries(d)) {
-    if (value === void 0) continue;
-    const at = joinPath(path, key);
-    if (PASSWORD_FIELD.test(key)) {
-      out.push(sensitiveChange(at));
-      continue;
-    }
-    switch (key) {
-      case "Host":
-        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === void 0 ? void 0 : hostValue(liveHost, cat), toJson(value)));
-        break;
-      case "HostID":
-        if (String(value) !== liveHost) out.push(fieldChange(at, liveHost, toJson(value)));
-        break;
-      case "Type":
-        if (typeof l.Type !== "string" || !sameHostType(String(value), l.Type)) out.push(fieldChange(at, typeof l.Type === "string" ? l.Type : void 0, toJson(value)));
-        break;
-      case "Script":
-        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === void 0 ? void 0 : scriptValue(liveScript, cat), toJson(value)));
-        break;
-      case "ScriptID":
-        if (String(value) !== liveScript) out.push(fieldChange(at, liveScript, toJson(value)));
-        break;
-      case "Parameters":
-        diffParameters(at, value, l.Parameters, out);
-        break;
-      default:
-        diffSetFields(at, value, l[key], out, (x) => displayLiveTaskPart(x, cat));
-    }
-  }
-}
-function listOf(x) {
-  return Array.isArray(x) ? x : [];
-}
-function updateTaskBody(live, desired) {
-  const out = {};
-  for (const [k, v] of Object.entries(withoutPasswords(live))) {
-    if (isVolatileTaskField(k) || v === void 0) continue;
-    out[k] = toJson(v);
-  }
-  for (const [key, value] of Object.entries(desired.body)) {
-    switch (key) {
-      case "Group":
-        break;
-      case "Name":
-        if (typeof live.Name !== "string" || live.Name.toLowerCase() !== String(value).toLowerCase()) out.Name = value;
-        break;
-      case "Parameters":
-        out.Parameters = mergeParameters(out.Parameters, value);
-        break;
-      case "steps":
-        out.steps = mergeSteps(out.steps, value);
-        break;
-      default:
-        out[key] = mergeOver(out[key], value);
-    }
-  }
-  return out;
-}
-function mergeParameters(base, desired) {
-  const out = isRecord(base) ? { ...toJson(base) } : {};
-  if (isRecord(desired)) for (const [name, p] of Object.entries(desired)) out[name] = toJson(p);
-  return out;
-}
-function mergeSteps(live, desired) {
-  const l = listOf(live);
-  return listOf(desired).map((step2, i) => {
-    const kind = stepKindOfLive(step2);
-    const liveStep = l[i];
-    if (kind === void 0 || !isRecord(step2) || !isRecord(liveStep) || stepKindOfLive(liveStep) !== kind || !isRecord(liveStep[kind])) return toJson(step2);
-    const liveBody = liveStep[kind];
-    const out = { ...toJson(liveBody) };
-    for (const [k, v] of Object.entries(step2[kind])) {
-      if (k === "Parameters") out.Parameters = mergeParameters(liveBody.Parameters, v);
-      else if (k === "Criteria") out.Criteria = toJson(v);
-      else out[k] = mergeOver(liveBody[k], v);
-    }
-    return { [kind]: out };
-  });
-}
-function stepPasswordState(body) {
-  if (typeof body.Password === "string" && body.Password !== "") return "set";
-  const ownUser = typeof body.Username === "string" && body.Username !== "" && !sameScalar(1, body.UseDefUser);
-  const key = typeof body.ClientKeyID === "string" && body.ClientKeyID !== "";
-  return body.Password === void 0 && ownUser && !key ? "likely" : void 0;
-}
-function replaceTaskBody(live, desired) {
-  const merged = updateTaskBody(live, desired);
-  const lostSecrets = [];
-  const body = stripServerIds(merged, lostSecrets, "");
-  delete body.NextEID;
-  if (desired.body.Group !== void 0) body.Group = desired.body.Group;
-  const sent = listOf(body.steps);
-  listOf(live.steps).forEach((step2, i) => {
-    const kind = stepKindOfLive(step2);
-    const liveBody = kind !== void 0 && isRecord(step2) && isRecord(step2[kind]) ? step2[kind] : void 0;
-    const sentStep = sent[i];
-    const sentBody = kind !== void 0 && isRecord(sentStep) && isRecord(sentStep[kind]) ? sentStep[kind] : void 0;
-    if (liveBody === void 0 || sentBody !== void 0 && sentBody.Password !== void 0) return;
-    if (stepPasswordState(liveBody) !== void 0) lostSecrets.push(`steps[${i}].${kind}.Password`);
-  });
-  return { body, lostSecrets };
-}
-function stripServerIds(x, lost, path) {
-  if (Array.isArray(x)) return x.map((v, i) => stripServerIds(v, lost, joinPath(path, i)));
-  if (!isRecord(x)) return x;
-  const out = {};
-  for (const [k, v] of Object.entries(x)) {
-    if (k === "ID") continue;
-    if (k === "Parameters" && isRecord(v)) {
-      const params = {};
-      for (const [name, p] of Object.entries(v)) {
-        if (isRecord(p) && p.DisplayValue === SUPPRESSED && (p.value === "" || p.value === void 0 || p.value === SUPPRESSED)) lost.push(joinPath(joinPath(path, "Parameters"), name));
-        else params[name] = p;
-      }
-      out.Parameters = params;
-    } else out[k] = stripServerIds(v, lost, joinPath(path, k));
-  }
-  return out;
-}
-function planTask(desired, live, cat, previousName) {
-  const outcome = planTaskAction(desired, live, cat, previousName);
-  const fields = outcome.fields.map((f) => withWords2(f, cat.vocabulary));
-  const payload = outcome.payload === void 0 ? void 0 : withRefNames(outcome.payload, cat);
-  return { ...outcome, fields, ...payload !== void 0 ? { payload } : {} };
-}
-function planTaskAction(desired, live, cat, previousName) {
-  const fields = diffTask(desired, live, cat);
-  const cos = desired.manifest.spec.TT === "COS" || live !== void 0 && live.TT === "COS";
-  if (live === void 0) {
-    if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "create" }, fields };
-    return { action: "create", fields, payload: { kind: "Task", body: desired.body } };
-  }
-  const all = previousName !== void 0 ? [fieldChange("Name", previousName, desired.manifest.name), ...fields] : fields;
-  if (!all.some((f) => !f.sensitive)) return { action: "no-op", fields: [] };
-  if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "update" }, fields: all };
-  if (all.some((f) => f.forcesReplace)) {
-    const { body, lostSecrets } = replaceTaskBody(live, desired);
-    return { action: "replace", reason: { code: "task-group-immutable", lostSecrets }, fields: all, payload: { kind: "Task", body } };
-  }
-  return { action: "update", fields: all, payload: { kind: "Task", body: updateTaskBody(live, desired) } };
-}
-function withWords2(field, vocabulary) {
-  if (field.sensitive === true) return field;
-  const words = describeFieldChange(vocabulary, field.path, field.before, field.after);
-  const before = describeInnerValues(vocabulary, field.path, field.before);
-  const after = describeInnerValues(vocabulary, field.path, field.after);
-  const inner = { ...before.length > 0 ? { before } : {}, ...after.length > 0 ? { after } : {} };
-  return { ...field, ...words !== void 0 ? { words } : {}, ...Object.keys(inner).length > 0 ? { innerWords: inner } : {} };
-}
-function withRefNames(payload, cat) {
-  const names2 = { host: {}, script: {}, dateList: {} };
-  const note = (kind, id, name) => {
-    if (typeof id !== "string" && typeof id !== "number") return;
-    const n = name(String(id));
-    if (n !== void 0) names2[kind][String(id)] = n;
-  };
-  const visit4 = (x) => {
-    if (Array.isArray(x)) return x.forEach(visit4);
-    if (!isRecord(x)) return;
-    note("host", x.HostID, cat.hostName);
-    note("script", x.ScriptID, cat.scriptName);
-    if (Array.isArray(x.DateListRef)) for (const r of x.DateListRef) note("dateList", dateListId(r), cat.dateListName);
-    for (const v of Object.values(x)) visit4(v);
-  };
-  visit4(payload.body);
-  const refNames = {};
-  for (const kind of ["host", "script", "dateList"]) if (Object.keys(names2[kind]).length > 0) refNames[kind] = names2[kind];
-  return Object.keys(refNames).length === 0 ? payload : { ...payload, refNames };
-}
-var XFER_TYPES, SUPPRESSED, WEEK2;
-var init_task = __esm({
-  "src/resources/task.ts"() {
-    "use strict";
-    init_types();
-    init_value_words();
-    init_common();
-    init_is_record();
-    XFER_TYPES = /* @__PURE__ */ new Set(["silock", "xferlock"]);
-    SUPPRESSED = "(suppressed)";
-    WEEK2 = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
-  }
-});
-
-// src/plan/diagnostics.ts
-function createPlanDiagnostic(code5, at, message, extra = {}) {
-  return createDiagnostic("error", code5, at, message, extra);
-}
-function createPlanWarning(code5, at, message, extra = {}) {
-  return createDiagnostic("warning", code5, at, message, extra);
-}
-function didYouMean(input, candidates) {
-  const guess = suggestName(input, [...candidates]);
-  return guess !== void 0 && guess !== input ? ` \u2014 did you mean \`${guess}\`?` : "";
-}
-var sortPlanDiagnostics;
-var init_diagnostics4 = __esm({
-  "src/plan/diagnostics.ts"() {
-    "use strict";
-    init_suggest();
-    init_diagnostics();
-    sortPlanDiagnostics = sortDiagnostics;
-  }
-});
-
-// src/plan/compose-plan.ts
-function composePlan(header, changes, errored, access) {
-  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, variables, targets, pruneOff, transferChecks } = header;
-  const scheduled = scheduleChanges(changes);
-  return {
-    toolVersion,
-    createdAt,
-    environment,
-    servers,
-    manifestDigest: manifestDigest2,
-    ...variables !== void 0 ? { variables } : {},
-    ...targets !== void 0 ? { targets } : {},
-    ...pruneOff !== void 0 ? { pruneOff } : {},
-    errored,
-    applyable: isApplyable(errored, scheduled),
-    changes: scheduled,
-    summary: summarize(scheduled),
-    ...access !== void 0 ? { access } : {},
-    ...transferChecks !== void 0 ? { transferChecks } : {}
-  };
-}
-var init_compose_plan = __esm({
-  "src/plan/compose-plan.ts"() {
-    "use strict";
-    init_execution_order();
-    init_model2();
-  }
-});
-
-// src/access/effective.ts
-function groupMembersFrom(members) {
-  const entries = members instanceof Map ? [...members.entries()] : Object.entries(members);
-  const byName = new Map(entries.map(([group, users]) => [group.toLowerCase(), users]));
-  return { membersOf: (group) => byName.get(group.toLowerCase()) };
-}
-function computeEffectiveAccess(entries, members, vocabulary = FOLDER_PERMISSIONS) {
-  const grants = /* @__PURE__ */ new Map();
-  const unknownGroups = [];
-  const reach = (user, source, permissions) => {
-    const key = user.toLowerCase();
-    let g = grants.get(key);
-    if (!g) grants.set(key, g = { user, via: /* @__PURE__ */ new Map() });
-    for (const p of vocabulary) {
-      if (!permissions.includes(p)) continue;
-      const list = g.via.get(p) ?? [];
-      if (!list.some((s) => s.type === source.type && s.name.toLowerCase() === source.name.toLowerCase())) list.push(source);
-      g.via.set(p, list);
-    }
-  };
-  for (const e of entries) if (e.type === "User") reach(e.name, { type: "User", name: e.name }, e.permissions);
-  for (const e of entries) {
-    if (e.type !== "Group") continue;
-    const users2 = members.membersOf(e.name);
-    if (users2 === void 0) unknownGroups.push(e);
-    else for (const u of users2) reach(u, { type: "Group", name: e.name }, e.permissions);
-  }
-  const users = /* @__PURE__ */ new Map();
-  for (const [key, g] of grants) {
-    const permissions = vocabulary.filter((p) => g.via.has(p));
-    users.set(key, { user: g.user, permissions, via: Object.fromEntries(permissions.map((p) => [p, g.via.get(p)])) });
-  }
-  return { users, vocabulary, unknownGroups };
-}
-function diffEffectiveAccess(before, after) {
-  const out = [];
-  const keys = [.../* @__PURE__ */ new Set([...before.users.keys(), ...after.users.keys()])];
-  for (const key of keys) {
-    const b = before.users.get(key);
-    const a = after.users.get(key);
-    const delta = deltaOf({ type: "User", name: a?.user ?? b.user }, b?.permissions ?? [], a?.permissions ?? [], (p) => a?.via[p] ?? [], (p) => b?.via[p] ?? []);
-    if (delta) out.push(delta);
-  }
-  const groupKeys = [...new Set([...before.unknownGroups, ...after.unknownGroups].map((g) => g.name.toLowerCase()))];
-  for (const key of groupKeys) {
-    const b = before.unknownGroups.find((g) => g.name.toLowerCase() === key);
-    const a = after.unknownGroups.find((g) => g.name.toLowerCase() === key);
-    const name = a?.name ?? b.name;
-    const self = [{ type: "Group", name }];
-    const delta = deltaOf({ type: "Group", name }, permissionsIn(b, after.vocabulary), permissionsIn(a, after.vocabulary), () => self, () => self);
-    if (delta) out.push(delta);
-  }
-  return out.sort((x, y) => x.who.type === y.who.type ? compareNames(x.who.name, y.who.name) : x.who.type === "User" ? -1 : 1);
-}
-function permissionsIn(e, vocabulary) {
-  return e ? vocabulary.filter((p) => e.permissions.includes(p)) : [];
-}
-function deltaOf(who, before, after, viaAfter, viaBefore) {
-  const gained = after.filter((p) => !before.includes(p));
-  const lost = before.filter((p) => !after.includes(p));
-  if (gained.length === 0 && lost.length === 0) return void 0;
-  const via = [];
-  for (const s of [...gained.flatMap(viaAfter), ...lost.flatMap(viaBefore)]) if (!via.some((v) => v.type === s.type && v.name === s.name)) via.push(s);
-  via.sort((x, y) => x.type === y.type ? 0 : x.type === "User" ? -1 : 1);
-  return { who, gained, lost, via, removed: before.length > 0 && after.length === 0 };
-}
-function compareNames(a, b) {
-  return compareText2(a.toLowerCase(), b.toLowerCase()) || compareText2(a, b);
-}
-var NO_MEMBERS;
-var init_effective = __esm({
-  "src/access/effective.ts"() {
-    "use strict";
-    init_order();
-    init_vocabulary();
-    NO_MEMBERS = { membersOf: () => void 0 };
-  }
-});
-
-// src/plan/access-changes.ts
-function planAccessChanges(changes, bases, members, userGroups) {
-  const known = members ? groupMembersFrom(members.members) : NO_MEMBERS;
-  const users = [];
-  const groups = [];
-  const membersUnknown = /* @__PURE__ */ new Set();
-  const aclChanges = [];
-  for (const change of changes) {
-    if (change.action === "no-op" || change.action === "blocked") continue;
-    const basis = bases.get(change.address);
-    if (!basis) continue;
-    switch (basis.kind) {
-      case "folder": {
-        const before = computeEffectiveAccess(basis.before.map(accessEntry), known);
-        const after = computeEffectiveAccess(basis.after.map(accessEntry), known);
-        for (const d of diffEffectiveAccess(before, after)) {
-          const flagged = d.gained.filter((p) => FLAGGED_GRANTS.includes(p));
-          (d.who.type === "User" ? users : groups).push({ address: change.address, who: d.who, service: "transfer", target: change.name, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
-          if (d.who.type === "Group") membersUnknown.add(d.who.name);
-        }
-        break;
-      }
-      case "acl":
-        aclChanges.push({ address: change.address, basis });
-        break;
-      default: {
-        const never = basis;
-        throw new Error(`unknown access basis ${String(never)}`);
-      }
-    }
-  }
-  const userGroupsUnknown = /* @__PURE__ */ new Set();
-  for (const c of planAclAccess(aclChanges, userGroups)) {
-    (c.who.type === "User" ? users : groups).push(c);
-    if (c.who.type === "Group" && userGroups !== void 0) userGroupsUnknown.add(c.who.name);
-  }
-  if (users.length === 0 && groups.length === 0) return void 0;
-  const byName = (a, b) => compareText2(a.who.name.toLowerCase(), b.who.name.toLowerCase());
-  return {
-    changes: [...users.sort(byName), ...groups.sort(byName)],
-    membersUnknown: [...membersUnknown],
-    ...userGroupsUnknown.size > 0 ? { userGroupsUnknown: [...userGroupsUnknown] } : {}
-  };
-}
-function planAclAccess(aclChanges, userGroups) {
-  const out = [];
-  const known = userGroups ? groupMembersFrom(userGroups.members.members) : NO_MEMBERS;
-  const resourceGroups = /* @__PURE__ */ new Map();
-  for (const c of aclChanges) {
-    const key = c.basis.resourceGroup.toLowerCase();
-    resourceGroups.set(key, [...resourceGroups.get(key) ?? [], c]);
-  }
-  for (const [key, changed] of resourceGroups) {
-    const before = /* @__PURE__ */ new Map();
-    for (const acl of userGroups?.acls.values() ?? []) {
-      if (acl.ResourceGroupName.toLowerCase() === key) before.set(acl.UserGroupName.toLowerCase(), { type: "Group", name: acl.UserGroupName, permissions: grantedPermissions(acl) });
-    }
-    for (const { basis } of changed) before.set(basis.userGroup.toLowerCase(), { type: "Group", name: basis.userGroup, permissions: basis.before });
-    const after = new Map(before);
-    for (const { basis } of changed) after.set(basis.userGroup.toLowerCase(), { type: "Group", name: basis.userGroup, permissions: basis.after });
-    const target = changed[0].basis.resourceGroup;
-    const deltas = diffEffectiveAccess(computeEffectiveAccess([...before.values()], known, ACL_PERMISSIONS), computeEffectiveAccess([...after.values()], known, ACL_PERMISSIONS));
-    for (const d of deltas) {
-      const from = changed.find((c) => d.via.some((v) => v.name.toLowerCase() === c.basis.userGroup.toLowerCase())) ?? changed[0];
-      const flagged = d.gained.filter((p) => FLAGGED_ACL_GRANTS.includes(p));
-      out.push({ address: from.address, who: d.who, service: "automation", target, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
-    }
-  }
-  return out;
-}
-function accessEntry(e) {
-  return { type: e.type, name: e.name, permissions: e.permissions.permissions };
-}
-var FLAGGED_GRANTS, FLAGGED_ACL_GRANTS;
-var init_access_changes = __esm({
-  "src/plan/access-changes.ts"() {
-    "use strict";
-    init_effective();
-    init_order();
-    init_resource_group_acl();
-    init_vocabulary();
-    FLAGGED_GRANTS = ["admin", "deleteFiles", "share"];
-    FLAGGED_ACL_GRANTS = ["TaskAddEditDelete", "HostAddEditDelete", "ScriptAddEditDelete"];
-  }
-});
-
-// src/plan/plan-changes.ts
-import { isAbsolute as isAbsolute5, relative as relative5, sep as sep5 } from "node:path";
-function planChanges(input) {
-  const diagnostics = [];
-  const bases = /* @__PURE__ */ new Map();
-  const source = (m) => sourceRef(m.source, input.cwd);
-  const items = [];
-  let seq = 0;
-  const add = (change, rank, depth = 0) => items.push({ change, rank, depth, seq: seq++ });
-  const cat = createTaskCatalog(input.live.automation, input.taskVocabulary);
-  const liveTasks = input.live.automation?.tasks;
-  for (const d of input.desired.tasks) {
-    const m = d.manifest;
-    let live = liveTasks?.byName.get(m.name.toLowerCase());
-    let previousName;
-    if (!live) {
-      for (const old of m.previousNames) {
-        live = liveTasks?.byName.get(old.toLowerCase());
-        if (live) {
-          previousName = live.Name ?? old;
-          break;
-        }
-      }
-    }
-    const o = planTask(d, live, cat, previousName);
-    add(
-      {
-        address: formatAddress("Task", m.name),
-        kind: "Task",
-        name: m.name,
-        service: "automation",
-        action: o.action,
-        ...o.reason !== void 0 ? { reason: o.reason } : {},
-        ...previousName !== void 0 ? { previousName } : {},
-        ...live ? { liveId: taskId(live), ...fingerprintOf(o.action, () => fingerprintTask(live)) } : {},
-        fields: withOrigins(o.fields, m, input.cwd),
-        source: source(m),
-        ...o.payload ? { payload: o.payload } : {}
-      },
-      RANK.Task
-    );
-  }
-  const liveAcls = input.live.automation?.acls;
-  for (const d of input.desired.acls) {
-    const live = liveAcls?.get(aclKey(d.resourceGroup, d.userGroup));
-    const o = planAcl(d, live);
-    bases.set(formatAddress("ResourceGroupAcl", d.manifest.name), { kind: "acl", userGroup: d.userGroup, resourceGroup: d.resourceGroup, before: live ? grantedPermissions(live) : [], after: canonicalPermissions(d.permissions) });
-    add(
-      {
-        address: formatAddress("ResourceGroupAcl", d.manifest.name),
-        kind: "ResourceGroupAcl",
-        name: d.manifest.name,
-        service: "automation",
-        action: o.action,
-        ...live ? { liveId: live.ACLID, ...fingerprintOf(o.action, () => fingerprintAcl(live)) } : {},
-        fields: withOrigins(o.fields, d.manifest, input.cwd),
-        source: source(d.manifest),
-        ...o.payload ? { payload: o.payload } : {}
-      },
-      RANK.ResourceGroupAcl
-    );
-  }
-  const folders = input.live.transfer?.folders ?? /* @__PURE__ */ new Map();
-  const after = /* @__PURE__ */ new Map();
-  const entriesAfter = (path) => {
-    const key = folderKey(path);
-    const known = after.get(key);
-    if (known) return known;
-    const live = folders.get(key);
-    return live ? viewEntries(live.acl) : void 0;
-  };
-  const moved = /* @__PURE__ */ new Map();
-  const byDepth = [...input.desired.folders].map((d, i) => ({ d, i })).sort((a, b) => folderDepth(a.d.path) - folderDepth(b.d.path) || a.i - b.i);
-  for (const { d } of byDepth) {
-    const m = d.manifest;
-    const key = folderKey(d.path);
-    const live = folders.get(key);
-    const base = { address: formatAddress("FolderPermissions", d.path), kind: "FolderPermissions", name: d.path, service: "transfer", source: source(m) };
-    if (checkMovedAway(d, moved, diagnostics)) continue;
-    const previous = m.previousNames.flatMap((p, index) => {
-      const f = folders.get(folderKey(p));
-      return f ? [{ index, live: f }] : [];
-    });
-    if (live) {
-      for (const p of previous) {
-        if (p.live.folder.id === live.folder.id) continue;
-        diagnostics.push(
-          createPlanWarning("MF412", m.sourceMap.locate(["metadata", "previousNames", p.index]), `previous name ${p.live.folder.path} of folder ${d.path} still exists on the transfer server (id ${p.live.folder.id}): the plan manages ${live.folder.path} and leaves ${p.live.folder.path} alone`, {
-            hint: `delete or rename ${p.live.folder.path} on the transfer server, or drop it from previousNames`
-          })
-        );
-      }
-      const liveEntries = viewEntries(live.acl);
-      const o = planFolder(d, liveEntries);
-      after.set(key, o.after);
-      bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
-      add({ ...base, ...outcomeFields(o, m, input.cwd), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
-      continue;
-    }
-    const renamed = previous[0]?.live;
-    if (renamed) {
-      const from = renamed.folder.path;
-      const identity2 = { previousName: from, liveId: String(renamed.folder.id), fingerprint: fingerprintFolder(renamed) };
-      const blocked = renameBlocked(from, d.path, moved);
-      if (blocked !== void 0) {
-        add({ ...base, action: "blocked", reason: blocked, ...identity2, fields: [{ path: "path", before: from, after: d.path }] }, RANK.FolderPermissions, folderDepth(d.path));
-        continue;
-      }
-      const liveEntries = viewEntries(renamed.acl);
-      const o = planFolder(d, liveEntries, void 0, from);
-      moved.set(folderKey(from), d.path);
-      after.set(key, o.after);
-      bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
-      add({ ...base, ...outcomeFields(o, m, input.cwd), ...identity2 }, RANK.FolderPermissions, folderDepth(d.path));
-      continue;
-    }
-    const create = planFolderCreation(d, entriesAfter, diagnostics);
-    if (!create) continue;
-    after.set(key, create.after);
-    bases.set(base.address, { kind: "folder", before: [], after: create.after });
-    add({ ...base, ...outcomeFields(create, m, input.cwd) }, RANK.FolderPermissions, folderDepth(d.path));
-  }
-  for (const change of planPrune(input, bases)) add(change.change, change.rank, change.depth);
-  let selected = items;
-  if (input.targets && input.targets.length > 0) selected = selectTargets(items, input.targets, input.desired, diagnostics);
-  const changes = withResolvedNames(orderChanges(selected), input.desired);
-  const errored = hasErrors(diagnostics) || input.desired.skipped.length > 0;
-  const header = {
-    toolVersion: input.toolVersion,
-    createdAt: input.now.toISOString(),
-    environment: input.environment,
-    servers: input.servers,
-    manifestDigest: input.manifestDigest,
-    ...input.variables !== void 0 && Object.keys(input.variables).length > 0 ? { variables: input.variables } : {},
-    ...input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {},
-    ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {}
-  };
-  const automation2 = input.live.automation;
-  const userGroups = automation2?.userGroupMembers ? { members: automation2.userGroupMembers, acls: automation2.acls ?? /* @__PURE__ */ new Map() } : void 0;
-  const transferMembers = input.live.transfer?.groupMembers;
-  return {
-    plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, transferMembers, userGroups)),
-    diagnostics,
-    accessWith: (known) => planAccessChanges(changes, bases, transferMembers, known)
-  };
-}
-function withResolvedNames(changes, desired) {
-  const byAddress = /* @__PURE__ */ new Map();
-  for (const d of desired.tasks) byAddress.set(formatAddress("Task", d.manifest.name), d.resolved);
-  for (const d of desired.acls) byAddress.set(formatAddress("ResourceGroupAcl", d.manifest.name), d.resolved);
-  for (const d of desired.folders) byAddress.set(formatAddress("FolderPermissions", d.path), d.resolved);
-  return changes.map((c) => {
-    const resolved = isWriteAction(c.action) ? byAddress.get(c.address) : void 0;
-    return resolved !== void 0 && resolved.length > 0 ? { ...c, resolved } : c;
-  });
-}
-function orderChanges(items) {
-  const isDelete = (o) => o.change.action === "delete";
-  const writes = items.filter((o) => !isDelete(o)).sort((a, b) => a.rank - b.rank || a.depth - b.depth || a.seq - b.seq);
-  const deletes = items.filter(isDelete).sort((a, b) => b.rank - a.rank || b.depth - a.depth || compareText2(a.change.name, b.change.name));
-  return [...writes, ...deletes].map((o) => o.change);
-}
-function withOrigins(fields, m, cwd) {
-  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
-  if (patchedAt === void 0) return fields;
-  return fields.map((f) => {
-    const at = patchedAt(["spec", ...parseFieldPath(f.path)]);
-    return at === void 0 ? f : { ...f, origin: sourceRef(at, cwd) };
-  });
-}
-function withEntryOrigins(entries, m, cwd) {
-  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
-  if (patchedAt === void 0) return entries;
-  return entries.map((e) => {
-    const name = e.principal.name.toLowerCase();
-    const i = m.spec.entries.findIndex((w) => (e.principal.type === "User" ? w.user : w.group)?.toLowerCase() === name);
-    const at = i < 0 ? void 0 : patchedAt(["spec", "entries", i]);
-    return at === void 0 ? e : { ...e, origin: sourceRef(at, cwd) };
-  });
-}
-function outcomeFields(o, m, cwd) {
-  return {
-    action: o.action,
-    ...o.reason !== void 0 ? { reason: o.reason } : {},
-    fields: o.fields,
-    entries: m === void 0 ? o.entries : withEntryOrigins(o.entries, m, cwd),
-    ...o.payload ? { payload: o.payload } : {}
-  };
-}
-function renameBlocked(from, to, moved) {
-  const oldParent = parentPath(from);
-  const newParent = parentPath(to);
-  if (oldParent === void 0) return { code: "folder-root-rename", from };
-  const parentAfter = pathAfterMoves(oldParent, moved);
-  if (newParent !== void 0 && folderKey(parentAfter) === folderKey(newParent)) return void 0;
-  return { code: "folder-move", from, to };
-}
-function checkMovedAway(d, moved, diagnostics) {
-  const parent = parentPath(d.path);
-  const above = parent === void 0 ? void 0 : movedAncestor(parent, moved);
-  if (above === void 0) return false;
-  diagnostics.push(
-    createPlanDiagnostic("MF408", d.manifest.sourceMap.locate(["metadata", "name"]), `folder ${d.path} will not exist after this plan: ${above.from} above it is renamed to ${above.to}`, {
-      hint: `name it ${pathAfterMoves(d.path, moved)}, with ${d.path} in previousNames`
-    })
-  );
-  return true;
-}
-function movedAncestor(path, moved) {
-  for (let p = trimFolderPath(path); p !== void 0; p = parentPath(p)) {
-    const to = moved.get(folderKey(p));
-    if (to !== void 0) return { from: p, to };
-  }
-  return void 0;
-}
-function pathAfterMoves(path, moved) {
-  const above = movedAncestor(path, moved);
-  return above === void 0 ? path : `${above.to}${trimFolderPath(path).slice(above.from.length)}`;
-}
-function planFolderCreation(d, entriesAfter, diagnostics) {
-  const m = d.manifest;
-  const at = m.sourceMap.locate(["metadata", "name"]);
-  const how = m.spec.createIfMissing;
-  if (!how) {
-    diagnostics.push(createPlanDiagnostic("MF408", at, `folder ${d.path} does not exist on the transfer server; add createIfMissing to create it`, { hint: "or check the path: folder paths must match the server (case aside)" }));
-    return void 0;
-  }
-  const parent = parentPath(d.path);
-  const parentEntries = parent === void 0 ? void 0 : entriesAfter(parent);
-  if (parent === void 0 || parentEntries === void 0) {
-    diagnostics.push(
-      createPlanDiagnostic("MF408", at, `cannot create folder ${d.path}: its parent ${parent ?? "(none)"} does not exist on the transfer server`, {
-        hint: `add a FolderPermissions for ${parent ?? "the parent"} with createIfMissing, or create it first`
-      })
-    );
-    return void 0;
-  }
-  const copied = how.inheritPermissions === "None" ? [] : parentEntries.map((e) => ({ ...e, editable: true, deletable: true }));
-  return planFolder(d, copied, { parentPath: parent, name: folderName(d.path), inheritPermissions: how.inheritPermissions, copied });
-}
-function planPrune(input, bases) {
-  const out = [];
-  const all = [...input.desired.tasks.map((d) => d.manifest), ...input.desired.acls.map((d) => d.manifest), ...input.desired.folders.map((d) => d.manifest), ...input.desired.skipped];
-  const inScope = new Set(input.scope.taskGroups.map((g) => g.toLowerCase()));
-  if (input.prune.includes("Task") && inScope.size > 0) {
-    const managed = /* @__PURE__ */ new Set();
-    for (const m of all) if (m.kind === "Task") for (const n of [m.name, ...m.previousNames]) managed.add(n.toLowerCase());
-    for (const t of input.live.automation?.tasks?.items ?? []) {
-      const name = t.Name ?? "";
-      const groups = Array.isArray(t.Group) ? t.Group : [];
-      if (managed.has(name.toLowerCase()) || !groups.some((g) => inScope.has(String(g).toLowerCase()))) continue;
-      out.push({
-        change: {
-          address: formatAddress("Task", name),
-          kind: "Task",
-          name,
-          service: "automation",
-          action: "delete",
-          reason: { code: "pruned", kind: "Task", scope: [...input.scope.taskGroups] },
-          liveId: taskId(t),
-          fingerprint: fingerprintTask(t),
-          fields: []
-        },
-        rank: RANK.Task,
-        depth: 0
-      });
-    }
-  }
-  if (input.prune.includes("ResourceGroupAcl") && inScope.size > 0) {
-    const managed = /* @__PURE__ */ new Set();
-    for (const d of input.desired.acls) managed.add(aclKey(d.resourceGroup, d.userGroup));
-    for (const m of input.desired.skipped) if (m.kind === "ResourceGroupAcl") managed.add(aclKey(m.spec.resourceGroup, m.spec.userGroup));
-    for (const [key, acl] of input.live.automation?.acls ?? []) {
-      if (managed.has(key) || !inScope.has(acl.ResourceGroupName.toLowerCase())) continue;
-      const name = `${acl.ResourceGroupName}/${acl.UserGroupName}`;
-      bases.set(formatAddress("ResourceGroupAcl", name), { kind: "acl", userGroup: acl.UserGroupName, resourceGroup: acl.ResourceGroupName, before: grantedPermissions(acl), after: [] });
-      out.push({
-        change: {
-          address: formatAddress("ResourceGroupAcl", name),
-          kind: "ResourceGroupAcl",
-          name,
-          service: "automation",
-          action: "delete",
-          reason: { code: "pruned", kind: "ResourceGroupAcl", scope: [...input.scope.taskGroups] },
-          liveId: acl.ACLID,
-          fingerprint: fingerprintAcl(acl),
-          fields: []
-        },
-        rank: RANK.ResourceGroupAcl,
-        depth: 0
-      });
-    }
-  }
-  const transfer2 = input.live.transfer;
-  if (input.prune.includes("FolderPermissions") && transfer2?.scopeFolders) {
-    const managed = /* @__PURE__ */ new Set();
-    for (const m of all) if (m.kind === "FolderPermissions") for (const n of [m.name, ...m.previousNames]) managed.add(folderKey(n));
-    for (const key of transfer2.scopeFolders) {
-      const live = transfer2.folders.get(key);
-      if (managed.has(key) || !live) continue;
-      const liveEntries = viewEntries(live.acl);
-      const o = planFolderPrune(live.folder.path, liveEntries);
-      if (!o) continue;
-      bases.set(formatAddress("FolderPermissions", live.folder.path), { kind: "folder", before: liveEntries, after: o.after });
-      out.push({
-        change: {
-          address: formatAddress("FolderPermissions", live.folder.path),
-          kind: "FolderPermissions",
-          name: live.folder.path,
-          service: "transfer",
-          liveId: String(live.folder.id),
-          fingerprint: fingerprintFolder(live),
-          ...outcomeFields(o)
-        },
-        rank: RANK.FolderPermissions,
-        depth: folderDepth(live.folder.path)
-      });
-    }
-  }
-  return out;
-}
-function fingerprintOf(action, fingerprint) {
-  return action === "no-op" ? {} : { fingerprint: fingerprint() };
-}
-function selectTargets(items, targets, desired, diagnostics) {
-  const aliases = (c) => {
-    const list = [c.address];
-    if (c.payload?.kind === "ResourceGroupAcl") list.push(formatAddress("ResourceGroupAcl", `${c.payload.resourceGroup}/${c.payload.userGroup}`));
-    return list.map((a) => a.toLowerCase());
-  };
-  const known = /* @__PURE__ */ new Set();
-  for (const o of items) for (const a of aliases(o.change)) known.add(a);
-  for (const m of desired.skipped) known.add(formatAddress(m.kind, m.name).toLowerCase());
-  const wanted = /* @__PURE__ */ new Set();
-  for (const t of targets) {
-    const parsed = parseAddress(t.trim());
-    const norm = parsed ? formatAddress(parsed.kind, parsed.name).toLowerCase() : void 0;
-    if (norm === void 0 || !known.has(norm)) {
-      const candidates = items.map((o) => o.change.address);
-      const summary = `--target names nothing in this plan${didYouMean(t, candidates)}`;
-      diagnostics.push(
-        parsed ? createPlanWarning("MF409", void 0, summary, { address: t.trim() }) : createPlanDiagnostic("MF409", void 0, summary, { hint: "an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll", address: t.trim() })
-      );
-      continue;
-    }
-    wanted.add(norm);
-  }
-  const chosen = new Set(items.filter((o) => aliases(o.change).some((a) => wanted.has(a))));
-  const makers = new Map(items.filter((o) => establishesFolderPath(o.change)).map((o) => [folderKey(o.change.name), o]));
-  for (const o of [...chosen]) {
-    if (!establishesFolderPath(o.change)) continue;
-    for (let p = parentPath(o.change.name); p !== void 0; p = parentPath(p)) {
-      const parent = makers.get(folderKey(p));
-      if (!parent) break;
-      chosen.add(parent);
-    }
-  }
-  return items.filter((o) => chosen.has(o));
-}
-function sourceRef(at, cwd) {
-  let file = at.file;
-  if (cwd !== void 0) {
-    const rel = relative5(cwd, at.file);
-    if (rel !== "" && !rel.startsWith("..") && !isAbsolute5(rel)) file = rel;
-  }
-  return { file: sep5 === "/" ? file : file.split(sep5).join("/"), line: at.line, col: at.col };
-}
-var RANK;
-var init_plan_changes = __esm({
-  "src/plan/plan-changes.ts"() {
-    "use strict";
-    init_model5();
-    init_folder_path();
-    init_order();
-    init_diagnostics2();
-    init_folder_permissions();
-    init_resource_group_acl();
-    init_task();
-    init_diagnostics4();
-    init_compose_plan();
-    init_access_changes();
-    init_model2();
-    init_common();
-    RANK = { FolderPermissions: 0, ResourceGroupAcl: 1, Task: 2 };
-  }
-});
-
 // src/policy/run-check.ts
 function evaluateCheck(check2) {
   const compiled2 = compileExpression(check2.expression);
@@ -27782,7 +26137,7 @@ function runProgram(program, context) {
   try {
     value = program(context);
   } catch (err) {
-    if (err instanceof EvaluationError) return { ok: false, reason: oneLine3(err.summary || err.message) };
+    if (err instanceof EvaluationError) return { ok: false, reason: oneLine2(err.summary || err.message) };
     if (err instanceof RangeError) return { ok: false, reason: "the evaluation nested too deeply" };
     throw err;
   }
@@ -27981,6 +26336,1835 @@ var init_evaluate = __esm({
   }
 });
 
+// src/version.ts
+import { readFileSync as readFileSync7 } from "node:fs";
+function readVersion() {
+  try {
+    const pkg = JSON.parse(readFileSync7(new URL("../package.json", new URL("../src/version.ts", import.meta.url).href), "utf8"));
+    return pkg.name === "mftops" && typeof pkg.version === "string" ? pkg.version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+var VERSION;
+var init_version = __esm({
+  "src/version.ts"() {
+    "use strict";
+    VERSION = readVersion();
+  }
+});
+
+// src/manifest/fast-yaml.ts
+function parseSimpleYaml(text2) {
+  if (text2.includes("	") || text2.includes("\r")) return void 0;
+  try {
+    return readDocuments(text2);
+  } catch (err) {
+    if (err instanceof OutOfSubset || err instanceof RangeError) return void 0;
+    throw err;
+  } finally {
+    if (lines.start.length > MAX_KEPT_LINES) lines = newLineTable(INITIAL_LINES);
+    flow.reset("", 0, 0);
+  }
+}
+function addLine(start, end, indent, no) {
+  const i = lines.count;
+  if (i === lines.start.length) {
+    const grow = (a) => {
+      const bigger = new Int32Array(a.length * 2);
+      bigger.set(a);
+      return bigger;
+    };
+    lines.start = grow(lines.start);
+    lines.end = grow(lines.end);
+    lines.indent = grow(lines.indent);
+    lines.no = grow(lines.no);
+  }
+  lines.start[i] = start;
+  lines.end[i] = end;
+  lines.indent[i] = indent;
+  lines.no[i] = no;
+  lines.count = i + 1;
+}
+function readDocuments(text2) {
+  lines.count = 0;
+  const segments = [0];
+  let separators = 0;
+  let lineNo = 0;
+  for (let pos = 0; pos <= text2.length; ) {
+    let nl = text2.indexOf("\n", pos);
+    if (nl === -1) nl = text2.length;
+    lineNo++;
+    const c0 = pos < nl ? text2.charCodeAt(pos) : -1;
+    if (c0 === DASH && text2.startsWith("---", pos)) {
+      if (nl - pos !== 3) bail();
+      separators++;
+      segments.push(lines.count);
+      pos = nl + 1;
+      continue;
+    }
+    if (c0 === 37 || c0 === 46 && text2.startsWith("...", pos)) bail();
+    let start = pos;
+    while (start < nl && text2.charCodeAt(start) === SPACE) start++;
+    let end = nl;
+    while (end > start && text2.charCodeAt(end - 1) === SPACE) end--;
+    if (end > start && text2.charCodeAt(start) !== HASH) addLine(start, end, start - pos, lineNo);
+    pos = nl + 1;
+  }
+  segments.push(lines.count);
+  const first = separators > 0 && segments[1] === 0 ? 1 : 0;
+  const docs = [];
+  for (let s = first; s < segments.length - 1; s++) {
+    const from = segments[s];
+    const to = segments[s + 1];
+    if (from === to) bail();
+    if (lines.indent[from] !== 0) bail();
+    const reader = new BlockReader(text2, from, to);
+    if (reader.isSeqItem(from)) bail();
+    const data = reader.mapping(0);
+    if (!reader.done()) bail();
+    docs.push({ index: s - first, data, line: lines.no[from], col: 1 });
+  }
+  if (docs.length === 0) bail();
+  return docs;
+}
+function keyColon(text2, p, end) {
+  const c0 = text2.charCodeAt(p);
+  if (!(c0 < 128 && KEY_START[c0] === 1)) return -1;
+  let h = c0;
+  let i = p + 1;
+  for (; ; ) {
+    for (; i < end; i++) {
+      const c2 = text2.charCodeAt(i);
+      if (!isKeyChar(c2)) break;
+      h = h * 31 + c2 | 0;
+    }
+    if (i >= end) return -1;
+    const c = text2.charCodeAt(i);
+    if (c === COLON) {
+      keyHash = h;
+      return i + 1 === end || text2.charCodeAt(i + 1) === SPACE ? i : -1;
+    }
+    if (c === SPACE && i + 1 < end && isKeyChar(text2.charCodeAt(i + 1))) {
+      h = h * 31 + SPACE | 0;
+      i++;
+      continue;
+    }
+    return -1;
+  }
+}
+function readKey(text2, start, colon) {
+  const slot = keyHash & KEY_CACHE_SIZE - 1;
+  const cached = keyCache[slot];
+  if (cached !== void 0 && cached.length === colon - start && text2.startsWith(cached, start)) return cached;
+  const key = text2.slice(start, colon);
+  if (resolvePlain(key) !== key || key === "__proto__") bail();
+  keyCache[slot] = key;
+  return key;
+}
+function readLineValue(text2, start, end) {
+  const c = text2.charCodeAt(start);
+  if (c === 34 || c === 39 || c === 91 || c === 123) {
+    flow.reset(text2, start, end);
+    const value = flow.value();
+    flow.end();
+    return value;
+  }
+  let stop = end;
+  for (let i = start + 1; i < end; i++) {
+    if (text2.charCodeAt(i) === HASH && text2.charCodeAt(i - 1) === SPACE) {
+      stop = i - 1;
+      break;
+    }
+  }
+  while (stop > start && text2.charCodeAt(stop - 1) === SPACE) stop--;
+  const plain = text2.slice(start, stop);
+  if (plain.includes(": ") || plain.endsWith(":")) bail();
+  return resolvePlain(plain);
+}
+function resolvePlain(s) {
+  if (s === "") bail();
+  const c0 = s.charCodeAt(0);
+  if (c0 < 128 && PLAIN_START[c0] === 1) bail();
+  switch (s) {
+    case "~":
+    case "null":
+    case "Null":
+    case "NULL":
+      return null;
+    case "true":
+    case "True":
+    case "TRUE":
+      return true;
+    case "false":
+    case "False":
+    case "FALSE":
+      return false;
+    default:
+      break;
+  }
+  const first = c0 === 43 ? 1 : 0;
+  const c = first < s.length ? s.charCodeAt(first) : -1;
+  if (c === 46) bail();
+  if (isDigit(c)) {
+    for (let i = first + 1; i < s.length; i++) if (!isDigit(s.charCodeAt(i))) bail();
+    return Number(s);
+  }
+  return s;
+}
+var OutOfSubset, bail, SPACE, HASH, DASH, COLON, INITIAL_LINES, MAX_KEPT_LINES, newLineTable, lines, KEY_CHAR, KEY_START, isKeyChar, keyHash, KEY_CACHE_SIZE, keyCache, BlockReader, PLAIN_START, isDigit, MAX_FLOW_DEPTH, FlowReader, flow;
+var init_fast_yaml = __esm({
+  "src/manifest/fast-yaml.ts"() {
+    "use strict";
+    OutOfSubset = class extends Error {
+    };
+    bail = () => {
+      throw new OutOfSubset();
+    };
+    SPACE = 32;
+    HASH = 35;
+    DASH = 45;
+    COLON = 58;
+    INITIAL_LINES = 256;
+    MAX_KEPT_LINES = 1 << 16;
+    newLineTable = (size) => ({ start: new Int32Array(size), end: new Int32Array(size), indent: new Int32Array(size), no: new Int32Array(size), count: 0 });
+    lines = newLineTable(INITIAL_LINES);
+    KEY_CHAR = new Uint8Array(128);
+    KEY_START = new Uint8Array(128);
+    for (let c = 0; c < 128; c++) {
+      const letter = c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95 || c === 36;
+      KEY_START[c] = letter ? 1 : 0;
+      KEY_CHAR[c] = letter || c >= 48 && c <= 57 || c === 46 || c === 47 || c === DASH ? 1 : 0;
+    }
+    isKeyChar = (c) => c < 128 && KEY_CHAR[c] === 1;
+    keyHash = 0;
+    KEY_CACHE_SIZE = 1024;
+    keyCache = new Array(KEY_CACHE_SIZE).fill(void 0);
+    BlockReader = class {
+      #i;
+      #to;
+      #text;
+      constructor(text2, from, to) {
+        this.#text = text2;
+        this.#i = from;
+        this.#to = to;
+      }
+      done() {
+        return this.#i >= this.#to;
+      }
+      /** `-` alone or `- …` at the start of line `i`'s text. */
+      isSeqItem(i) {
+        const start = lines.start[i];
+        if (this.#text.charCodeAt(start) !== DASH) return false;
+        return start + 1 === lines.end[i] || this.#text.charCodeAt(start + 1) === SPACE;
+      }
+      mapping(indent) {
+        const out = {};
+        const text2 = this.#text;
+        const { start: starts, end: ends, indent: indents } = lines;
+        while (this.#i < this.#to) {
+          const i = this.#i;
+          const lineIndent = indents[i];
+          if (lineIndent < indent) break;
+          if (lineIndent > indent || this.isSeqItem(i)) bail();
+          const start = starts[i];
+          const end = ends[i];
+          const colon = keyColon(text2, start, end);
+          if (colon === -1) bail();
+          const key = readKey(text2, start, colon);
+          if (Object.hasOwn(out, key)) bail();
+          let rest = colon + 1;
+          while (rest < end && text2.charCodeAt(rest) === SPACE) rest++;
+          this.#i++;
+          out[key] = rest === end || text2.charCodeAt(rest) === HASH ? this.#nested(indent, true) : this.#inline(rest, end, indent);
+        }
+        return out;
+      }
+      sequence(indent) {
+        const out = [];
+        const text2 = this.#text;
+        const { start: starts, end: ends, indent: indents } = lines;
+        while (this.#i < this.#to) {
+          const i = this.#i;
+          const lineIndent = indents[i];
+          if (lineIndent < indent) break;
+          if (lineIndent > indent) bail();
+          if (!this.isSeqItem(i)) break;
+          const start = starts[i];
+          const end = ends[i];
+          let rest = start + 1;
+          while (rest < end && text2.charCodeAt(rest) === SPACE) rest++;
+          if (rest === end || text2.charCodeAt(rest) === HASH) {
+            this.#i++;
+            out.push(this.#nested(indent, false));
+          } else {
+            starts[i] = rest;
+            const nestedSeq = this.isSeqItem(i);
+            if (nestedSeq || keyColon(text2, rest, end) !== -1) {
+              indents[i] = lineIndent + (rest - start);
+              out.push(nestedSeq ? this.sequence(indents[i]) : this.mapping(indents[i]));
+            } else {
+              this.#i++;
+              out.push(this.#inline(rest, end, indent));
+            }
+          }
+        }
+        return out;
+      }
+      /** The value below a key or dash with nothing after it: a deeper block, or null. */
+      #nested(indent, underKey) {
+        if (this.#i >= this.#to) return null;
+        const next = this.#i;
+        const nextIndent = lines.indent[next];
+        if (nextIndent > indent) return this.isSeqItem(next) ? this.sequence(nextIndent) : this.mapping(nextIndent);
+        if (underKey && nextIndent === indent && this.isSeqItem(next)) return this.sequence(indent);
+        return null;
+      }
+      /** A value on the rest of a line; a deeper line after it would continue it (not in the subset). */
+      #inline(start, end, indent) {
+        const value = readLineValue(this.#text, start, end);
+        if (this.#i < this.#to && lines.indent[this.#i] > indent) bail();
+        return value;
+      }
+    };
+    PLAIN_START = new Uint8Array(128);
+    for (const ch of "-?:,[]{}#&*!|>'\"%@`") PLAIN_START[ch.charCodeAt(0)] = 1;
+    isDigit = (c) => c >= 48 && c <= 57;
+    MAX_FLOW_DEPTH = 32;
+    FlowReader = class {
+      #p = 0;
+      #depth = 0;
+      #s = "";
+      #end = 0;
+      reset(s, start, end) {
+        this.#s = s;
+        this.#p = start;
+        this.#end = end;
+        this.#depth = 0;
+      }
+      /** The character code at `i`, or -1 past the end of the line. */
+      #at(i) {
+        return i < this.#end ? this.#s.charCodeAt(i) : -1;
+      }
+      #ws() {
+        while (this.#at(this.#p) === SPACE) this.#p++;
+      }
+      /** Only a comment (after a space) may follow the value. */
+      end() {
+        const before = this.#p;
+        this.#ws();
+        if (this.#p < this.#end && !(this.#s.charCodeAt(this.#p) === HASH && this.#p > before)) bail();
+      }
+      value() {
+        const c = this.#at(this.#p);
+        if (c === 34) return this.#double();
+        if (c === 39) return this.#single();
+        if (c === 91 || c === 123) {
+          if (++this.#depth > MAX_FLOW_DEPTH) bail();
+          const v = c === 91 ? this.#seq() : this.#map();
+          this.#depth--;
+          return v;
+        }
+        return this.#plain();
+      }
+      #double() {
+        const close = this.#s.indexOf('"', this.#p + 1);
+        if (close === -1 || close >= this.#end) bail();
+        const body = this.#s.slice(this.#p + 1, close);
+        if (body.includes("\\")) bail();
+        this.#p = close + 1;
+        return body;
+      }
+      #single() {
+        const s = this.#s;
+        let out = "";
+        let from = this.#p + 1;
+        for (; ; ) {
+          const quote3 = s.indexOf("'", from);
+          if (quote3 === -1 || quote3 >= this.#end) bail();
+          out += s.slice(from, quote3);
+          if (this.#at(quote3 + 1) === 39) {
+            out += "'";
+            from = quote3 + 2;
+            continue;
+          }
+          this.#p = quote3 + 1;
+          return out;
+        }
+      }
+      #plain() {
+        const start = this.#p;
+        const s = this.#s;
+        const end = this.#end;
+        let i = start;
+        for (; i < end; i++) {
+          const c = s.charCodeAt(i);
+          if (c === 44 || c === 93 || c === 125) break;
+          if (c === 91 || c === 123) bail();
+          if (c === COLON) {
+            const n = this.#at(i + 1);
+            if (n === -1 || n === SPACE || n === 44 || n === 93 || n === 125) break;
+          }
+          if (c === HASH && s.charCodeAt(i - 1) === SPACE) bail();
+        }
+        this.#p = i;
+        let stop = i;
+        while (stop > start && s.charCodeAt(stop - 1) === SPACE) stop--;
+        return resolvePlain(s.slice(start, stop));
+      }
+      #seq() {
+        this.#p++;
+        const out = [];
+        this.#ws();
+        if (this.#at(this.#p) === 93) {
+          this.#p++;
+          return out;
+        }
+        for (; ; ) {
+          this.#ws();
+          out.push(this.value());
+          this.#ws();
+          const c = this.#at(this.#p);
+          this.#p++;
+          if (c === 93) return out;
+          if (c !== 44) bail();
+        }
+      }
+      #map() {
+        this.#p++;
+        const out = {};
+        this.#ws();
+        if (this.#at(this.#p) === 125) {
+          this.#p++;
+          return out;
+        }
+        for (; ; ) {
+          this.#ws();
+          const c = this.#at(this.#p);
+          if (c === 34 || c === 39 || c === 91 || c === 123) bail();
+          const key = this.#plain();
+          if (typeof key !== "string" || key === "__proto__" || Object.hasOwn(out, key)) bail();
+          if (this.#at(this.#p) !== COLON || this.#at(this.#p + 1) !== SPACE) bail();
+          this.#p += 2;
+          this.#ws();
+          const next = this.#at(this.#p);
+          if (next === 44 || next === 125 || next === -1) bail();
+          out[key] = this.value();
+          this.#ws();
+          const sep9 = this.#at(this.#p);
+          this.#p++;
+          if (sep9 === 125) return out;
+          if (sep9 !== 44) bail();
+        }
+      }
+    };
+    flow = new FlowReader();
+  }
+});
+
+// src/manifest/parse.ts
+function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
+  const fileStart = { file, line: 1, col: 1 };
+  const tooLarge = checkFileSize(file, typeof content === "string" ? Buffer.byteLength(content) : content.byteLength, limits);
+  if (tooLarge) return fail(file, [tooLarge]);
+  let text2;
+  if (typeof content === "string") {
+    text2 = content;
+  } else {
+    if (content.includes(0)) {
+      return fail(file, [createDiagnostic("error", "MF005", fileStart, "file holds binary data (NUL bytes), not YAML text")]);
+    }
+    try {
+      text2 = UTF8.decode(content);
+    } catch {
+      return fail(file, [
+        createDiagnostic("error", "MF005", firstInvalidUtf8(file, content), "file is not valid UTF-8 text", { hint: "save it as UTF-8" })
+      ]);
+    }
+  }
+  if (text2.includes("\0")) {
+    return fail(file, [createDiagnostic("error", "MF005", fileStart, "file holds binary data (NUL characters), not YAML text")]);
+  }
+  if (text2.charCodeAt(0) === 65279) text2 = text2.slice(1);
+  const fast = parseSimpleYaml(text2);
+  if (fast) {
+    const maps = new LazyFileSourceMaps(file, text2);
+    const documents2 = fast.map((d) => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: new LazySourceMap(maps, d.index) }));
+    return { file, documents: documents2, diagnostics: NO_DIAGNOSTICS };
+  }
+  const lineCounter = new import_yaml5.LineCounter();
+  const diagnostics = [];
+  const documents = [];
+  let docs;
+  try {
+    const parsed = (0, import_yaml5.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
+    docs = Array.isArray(parsed) ? parsed : [];
+  } catch (err) {
+    return fail(file, [createDiagnostic("error", "MF003", fileStart, `YAML could not be parsed: ${oneLine3(err)}`)]);
+  }
+  const at = (offset, end) => {
+    const p = lineCounter.linePos(offset);
+    if (end === void 0 || end <= offset) return { file, line: p.line, col: p.col };
+    const e = lineCounter.linePos(end);
+    return { file, line: p.line, col: p.col, endLine: e.line, endCol: e.col };
+  };
+  docs.forEach((doc, index) => {
+    for (const err of doc.errors) diagnostics.push(yamlDiagnostic("error", err, text2, at));
+    for (const warn of doc.warnings) diagnostics.push(yamlDiagnostic("warning", warn, text2, at));
+    if (doc.errors.length > 0) return;
+    if (doc.contents === null || isEmptyScalar(doc.contents) && doc.contents.range?.[0] === doc.contents.range?.[1]) return;
+    let data;
+    try {
+      data = doc.toJS({ maxAliasCount: limits.maxAliasCount });
+    } catch (err) {
+      const message = oneLine3(err);
+      const start = at(doc.contents.range?.[0] ?? 0);
+      if (/excessive alias count/i.test(message)) {
+        diagnostics.push(
+          createDiagnostic("error", "MF003", start, `aliases expand too much (over ${limits.maxAliasCount} expansions): refusing a possible "billion laughs" document`)
+        );
+      } else if (/unresolved alias/i.test(message)) {
+        const alias = findUnresolvedAlias(doc);
+        const name = alias?.source ?? "";
+        const where = alias?.range ? at(alias.range[0], alias.range[1]) : start;
+        diagnostics.push(createDiagnostic("error", "MF001", where, `alias \`*${name}\` refers to no anchor \`&${name}\` before it in this document`));
+      } else {
+        diagnostics.push(createDiagnostic("error", "MF001", start, `YAML: ${message}`));
+      }
+      return;
+    }
+    const sourceMap = createSourceMap(doc, lineCounter, file);
+    documents.push({ file, index, data, start: sourceMap.locate([]), sourceMap });
+  });
+  if (documents.length === 0 && diagnostics.every((d) => d.severity !== "error")) {
+    diagnostics.push(
+      createDiagnostic("error", "MF006", fileStart, text2.trim() === "" ? "file is empty" : "file holds no YAML documents (only comments or empty documents)", {
+        hint: "add a manifest or delete the file"
+      })
+    );
+  }
+  return { file, documents, diagnostics };
+}
+function checkFileSize(file, size, limits = DEFAULT_PARSE_LIMITS) {
+  if (size <= limits.maxFileBytes) return void 0;
+  return createDiagnostic("error", "MF004", { file, line: 1, col: 1 }, `file is ${formatBytes(size)}, over the ${formatBytes(limits.maxFileBytes)} limit for a manifest file`, {
+    hint: "split it into several files"
+  });
+}
+function findUnresolvedAlias(doc) {
+  let found;
+  (0, import_yaml5.visit)(doc, {
+    Alias(_key, node) {
+      if (node.resolve(doc) === void 0) {
+        found = node;
+        return import_yaml5.visit.BREAK;
+      }
+      return void 0;
+    }
+  });
+  return found;
+}
+function fail(file, diagnostics) {
+  return { file, documents: [], diagnostics };
+}
+function isEmptyScalar(node) {
+  return typeof node === "object" && node !== null && "value" in node && node.value === null;
+}
+function yamlDiagnostic(severity, err, text2, at) {
+  const [start, end] = err.pos;
+  const where = at(start, end);
+  switch (err.code) {
+    case "DUPLICATE_KEY": {
+      const lineRest = text2.slice(start, text2.indexOf("\n", start) === -1 ? void 0 : text2.indexOf("\n", start));
+      const key = (/^\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^:#{}[\],]*?))\s*:/.exec(lineRest)?.slice(1).find((k) => k !== void 0) ?? "").trim();
+      return createDiagnostic(severity, "MF002", where, key ? `duplicate key \`${key}\` in this mapping` : "duplicate key in this mapping", {
+        hint: "a key may appear once per mapping; keep one"
+      });
+    }
+    case "TAB_AS_INDENT":
+      return createDiagnostic(severity, "MF001", where, "tab used for indentation; YAML indents with spaces only");
+    case "RESOURCE_EXHAUSTION":
+      return createDiagnostic(severity, "MF003", where, "document nests too deeply to be read");
+    case "MISSING_CHAR": {
+      const quote3 = /closing (["'])/.exec(err.message)?.[1];
+      const open4 = quote3 === void 0 ? -1 : text2.lastIndexOf(quote3, start - 1);
+      if (quote3 !== void 0 && open4 >= 0) return createDiagnostic(severity, "MF001", at(open4), `string opened with ${quote3} is never closed`);
+      return createDiagnostic(severity, "MF001", where, `YAML: ${oneLine3(err.message)}`);
+    }
+    default:
+      return createDiagnostic(severity, "MF001", where, `YAML: ${oneLine3(err.message)}`);
+  }
+}
+function oneLine3(err) {
+  const text2 = err instanceof Error ? err.message : String(err);
+  const first = text2.split(/\r?\n/)[0] ?? "";
+  return first.replace(/ at line \d+, column \d+:?$/, "").trim();
+}
+function formatBytes(n) {
+  if (n >= 1024 * 1024) return `${Math.round(n / (1024 * 1024) * 10) / 10} MB`;
+  if (n >= 1024) return `${Math.round(n / 1024 * 10) / 10} KB`;
+  return `${n} bytes`;
+}
+function firstInvalidUtf8(file, bytes) {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i];
+    const len = b < 128 ? 1 : b >= 194 && b <= 223 ? 2 : b >= 224 && b <= 239 ? 3 : b >= 240 && b <= 244 ? 4 : 0;
+    let ok = len > 0 && i + len <= bytes.length;
+    for (let k = 1; ok && k < len; k++) ok = (bytes[i + k] & 192) === 128;
+    if (!ok) {
+      const col = new TextDecoder().decode(bytes.subarray(lineStart, i)).length + 1;
+      return { file, line, col };
+    }
+    if (b === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+    i += len;
+  }
+  return { file, line: 1, col: 1 };
+}
+var import_yaml5, DEFAULT_MANIFEST_MEGABYTES, DEFAULT_PARSE_LIMITS, UTF8, NO_DIAGNOSTICS, LazyFileSourceMaps, LazySourceMap;
+var init_parse = __esm({
+  "src/manifest/parse.ts"() {
+    "use strict";
+    import_yaml5 = __toESM(require_dist(), 1);
+    init_diagnostics2();
+    init_fast_yaml();
+    init_positions();
+    DEFAULT_MANIFEST_MEGABYTES = 64;
+    DEFAULT_PARSE_LIMITS = { maxFileBytes: 10 * 1024 * 1024, maxAliasCount: 100, maxTotalBytes: DEFAULT_MANIFEST_MEGABYTES * 1024 * 1024 };
+    UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+    NO_DIAGNOSTICS = Object.freeze([]);
+    LazyFileSourceMaps = class {
+      #file;
+      #text;
+      #parsed;
+      #maps;
+      constructor(file, text2) {
+        this.#file = file;
+        this.#text = text2;
+      }
+      mapOf(index) {
+        const maps = this.#maps ??= /* @__PURE__ */ new Map();
+        let map = maps.get(index);
+        if (map) return map;
+        if (!this.#parsed) {
+          const lineCounter = new import_yaml5.LineCounter();
+          const docs = (0, import_yaml5.parseAllDocuments)(this.#text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
+          this.#parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
+        }
+        const doc = this.#parsed.docs[index];
+        if (!doc) throw new Error(`${this.#file}: document ${index} not found when locating a position (fast and full YAML readers disagree)`);
+        map = createSourceMap(doc, this.#parsed.lineCounter, this.#file);
+        maps.set(index, map);
+        return map;
+      }
+    };
+    LazySourceMap = class {
+      #maps;
+      #index;
+      constructor(maps, index) {
+        this.#maps = maps;
+        this.#index = index;
+      }
+      locate(path, target) {
+        return this.#maps.mapOf(this.#index).locate(path, target);
+      }
+    };
+  }
+});
+
+// src/manifest/normalize.ts
+function normalizeSpec(spec, specSchema, root) {
+  return walk(spec, planFor(specSchema, root), 0);
+}
+function planFor(schema, root) {
+  if (typeof schema !== "object" || schema === null) return OPAQUE;
+  let byNode = plans.get(root);
+  if (!byNode) plans.set(root, byNode = /* @__PURE__ */ new WeakMap());
+  const cached = byNode.get(schema);
+  if (cached) return cached;
+  const resolved = resolveRef(schema, root);
+  const properties = /* @__PURE__ */ new Map();
+  const items = resolved.items;
+  const plan = { flag: isFlagSchema(resolved), parameters: resolved.title === "Parameters", days: items !== void 0 && isDaySchema(resolveRef(items, root)), items: void 0, properties };
+  byNode.set(schema, plan);
+  if (items !== void 0) plan.items = planFor(items, root);
+  const props = resolved.properties ?? {};
+  for (const key of Object.keys(props)) {
+    const child = props[key];
+    if (child !== void 0) properties.set(key, planFor(child, root));
+  }
+  return plan;
+}
+function walk(data, plan, depth) {
+  if (depth > 64) return data;
+  if (typeof data !== "object" || data === null) return plan.flag && typeof data === "boolean" ? data ? 1 : 0 : data;
+  if (Array.isArray(data)) {
+    if (plan.days) return [...new Set(data.map((d) => typeof d === "string" ? canonicalDayName(d) ?? d : d))];
+    const items = plan.items;
+    const out2 = new Array(data.length);
+    for (let i = 0; i < data.length; i++) out2[i] = items === void 0 ? data[i] : walk(data[i], items, depth + 1);
+    return out2;
+  }
+  const record = data;
+  if (plan.parameters) return normalizeParameters(record);
+  const out = {};
+  const properties = plan.properties;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const child = properties.get(key);
+    const value = child === void 0 ? record[key] : walk(record[key], child, depth + 1);
+    if (key === "__proto__") setOwn(out, key, value);
+    else out[key] = value;
+  }
+  return out;
+}
+function normalizeParameters(data) {
+  const out = {};
+  for (const name in data) {
+    if (!Object.hasOwn(data, name)) continue;
+    const raw = data[name];
+    const record = isRecord(raw);
+    const value = record ? raw.value : raw;
+    const text2 = typeof value === "number" ? String(value) : typeof value === "string" ? value : "";
+    const marked = record && raw.secret === true;
+    const param = { value: text2, secret: marked || parseSecretRef(text2) !== void 0 };
+    if (name === "__proto__") setOwn(out, name, param);
+    else out[name] = param;
+  }
+  return out;
+}
+function isDaySchema(schema) {
+  const e = schema.enum;
+  return Array.isArray(e) && WEEK_DAYS.every((d) => e.includes(d));
+}
+function setOwn(target, key, value) {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+var plans, OPAQUE;
+var init_normalize = __esm({
+  "src/manifest/normalize.ts"() {
+    "use strict";
+    init_secret();
+    init_vocabulary();
+    init_is_record();
+    init_value_words();
+    plans = /* @__PURE__ */ new WeakMap();
+    OPAQUE = { flag: false, parameters: false, days: false, items: void 0, properties: /* @__PURE__ */ new Map() };
+  }
+});
+
+// src/manifest/rules.ts
+function shareAnEnvironment(a, b) {
+  return a.environments === void 0 || b.environments === void 0 || a.environments.some((e) => b.environments.includes(e));
+}
+function usable(doc, path) {
+  return doc.rejected.length === 0 || !touchesRejected(doc.rejected, path);
+}
+function identityKey(doc) {
+  if (doc.name === void 0) return void 0;
+  switch (doc.kind) {
+    case "Task":
+    case "FolderPermissions":
+      return doc.name.toLowerCase();
+    case "ResourceGroupAcl": {
+      const spec = asRecord(doc.spec);
+      const rg = spec?.resourceGroup;
+      const ug = spec?.userGroup;
+      if (typeof rg !== "string" || typeof ug !== "string") return void 0;
+      return `${rg.toLowerCase()}\0${ug.toLowerCase()}`;
+    }
+    default: {
+      const never = doc.kind;
+      throw new Error(`unknown kind ${String(never)}`);
+    }
+  }
+}
+function describeIdentity(doc) {
+  switch (doc.kind) {
+    case "Task":
+      return `Task \`${doc.name}\``;
+    case "FolderPermissions":
+      return `FolderPermissions for \`${doc.name}\``;
+    case "ResourceGroupAcl": {
+      const spec = asRecord(doc.spec);
+      return `a ResourceGroupAcl for resource group \`${String(spec?.resourceGroup)}\` and user group \`${String(spec?.userGroup)}\``;
+    }
+    default: {
+      const never = doc.kind;
+      throw new Error(`unknown kind ${String(never)}`);
+    }
+  }
+}
+function stepsOf(docs) {
+  const memo2 = derivedOf(docs);
+  if (memo2.steps) return memo2.steps;
+  const out = [];
+  const tasks = ofKind(docs, "Task");
+  for (let t = 0; t < tasks.length; t++) {
+    const doc = tasks[t];
+    const steps = asRecord(doc.spec)?.steps;
+    if (!Array.isArray(steps)) continue;
+    for (let i = 0; i < steps.length; i++) {
+      const step2 = asRecord(steps[i]);
+      if (!step2) continue;
+      for (const kind of Object.keys(step2)) {
+        const record = asRecord(step2[kind]);
+        if (record) out.push({ doc, index: i, kind, body: record });
+      }
+    }
+  }
+  memo2.steps = out;
+  return out;
+}
+function parameterMaps(docs) {
+  const out = [];
+  const tasks = ofKind(docs, "Task");
+  for (let t = 0; t < tasks.length; t++) {
+    const doc = tasks[t];
+    const top = asRecord(asRecord(doc.spec)?.Parameters);
+    if (top) out.push({ doc, params: top, path: ["spec", "Parameters"] });
+  }
+  const steps = stepsOf(docs);
+  for (let s = 0; s < steps.length; s++) {
+    const step2 = steps[s];
+    const params = step2.kind === "Process" ? asRecord(step2.body.Parameters) : void 0;
+    if (params) out.push({ doc: step2.doc, params, path: [...stepPath(step2), "Parameters"] });
+  }
+  return out;
+}
+function derivedOf(docs) {
+  let d = derived.get(docs);
+  if (!d) derived.set(docs, d = { byKind: /* @__PURE__ */ new Map() });
+  return d;
+}
+function runRules(documents, rules = RULES) {
+  const out = [];
+  for (const rule of rules) for (const d of rule(documents)) out.push(d);
+  return out;
+}
+function ofKind(docs, kind) {
+  const byKind = derivedOf(docs).byKind;
+  let list = byKind.get(kind);
+  if (!list) byKind.set(kind, list = docs.filter((d) => d.kind === kind));
+  return list;
+}
+function related(message, at) {
+  return { message, file: at.file, line: at.line, col: at.col };
+}
+function asRecord(v) {
+  return isRecord(v) ? v : void 0;
+}
+var checkDuplicateIdentities, checkPreviousNames, checkAclPermissions, stepPath, checkRenameOriginal, checkStepReferences, HH_MM, TIME_FIELDS, checkTimesOfDay, SECRET_NAME, checkSecretParameters, checkFolderEntries, checkFolderPaths, RULES, derived;
+var init_rules = __esm({
+  "src/manifest/rules.ts"() {
+    "use strict";
+    init_secret();
+    init_diagnostics2();
+    init_schema_errors();
+    init_is_record();
+    init_folder_path();
+    checkDuplicateIdentities = (docs) => {
+      const out = [];
+      const seen = /* @__PURE__ */ new Map();
+      const seenNames = /* @__PURE__ */ new Map();
+      const clash = (map, key, doc) => {
+        const earlier = map.get(key);
+        const first = earlier?.find((e) => shareAnEnvironment(e, doc));
+        if (first === void 0) {
+          if (earlier) earlier.push(doc);
+          else map.set(key, [doc]);
+        }
+        return first;
+      };
+      for (let d = 0; d < docs.length; d++) {
+        const doc = docs[d];
+        const id = identityKey(doc);
+        if (id !== void 0) {
+          const key = `${doc.kind}\0${id}`;
+          const first = clash(seen, key, doc);
+          if (first) {
+            const at = doc.kind === "ResourceGroupAcl" ? doc.sourceMap.locate(["spec", "resourceGroup"]) : doc.sourceMap.locate(["metadata", "name"]);
+            out.push(
+              createDiagnostic("error", "MF301", at, `${describeIdentity(doc)} is defined twice`, {
+                hint: "one object, one document: merge the two or rename one",
+                related: related("first defined", first.sourceMap.locate(doc.kind === "ResourceGroupAcl" ? ["spec", "resourceGroup"] : ["metadata", "name"]))
+              })
+            );
+            continue;
+          }
+        }
+        if (doc.kind === "ResourceGroupAcl" && doc.name !== void 0) {
+          const first = clash(seenNames, doc.name.toLowerCase(), doc);
+          if (first) {
+            out.push(
+              createDiagnostic("error", "MF301", doc.sourceMap.locate(["metadata", "name"]), `two ResourceGroupAcl documents are named \`${doc.name}\``, {
+                hint: "names address ACLs in plans (ResourceGroupAcl/<name>): give each its own",
+                related: related("first defined", first.sourceMap.locate(["metadata", "name"]))
+              })
+            );
+          }
+        }
+      }
+      return out;
+    };
+    checkPreviousNames = (docs) => {
+      const out = [];
+      const claimedAny = docs.some((doc) => doc.name !== void 0 && doc.previousNames.length > 0);
+      if (!claimedAny) return out;
+      const live = /* @__PURE__ */ new Map();
+      for (let d = 0; d < docs.length; d++) {
+        const doc = docs[d];
+        if (doc.name === void 0) continue;
+        const key = `${doc.kind}\0${doc.name.toLowerCase()}`;
+        if (!live.has(key)) live.set(key, doc);
+      }
+      const claimed = /* @__PURE__ */ new Map();
+      for (let d = 0; d < docs.length; d++) {
+        const doc = docs[d];
+        if (doc.name === void 0) continue;
+        const ownName = doc.name.toLowerCase();
+        for (let index = 0; index < doc.previousNames.length; index++) {
+          const previous = doc.previousNames[index];
+          const at = () => doc.sourceMap.locate(["metadata", "previousNames", index]);
+          const key = `${doc.kind}\0${previous.toLowerCase()}`;
+          const owner = live.get(key);
+          if (previous.toLowerCase() === ownName) {
+            out.push(createDiagnostic("error", "MF302", at(), `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, { hint: "a previous name is what the object was called before a rename" }));
+          } else if (owner) {
+            out.push(
+              createDiagnostic("error", "MF302", at(), `previous name \`${previous}\` is also the name of a ${doc.kind} in these manifests`, {
+                hint: "an object cannot be renamed away from a name that is still managed: drop the previous name or the other document",
+                related: related("defined", owner.sourceMap.locate(["metadata", "name"]))
+              })
+            );
+          } else {
+            const first = claimed.get(key);
+            if (first) {
+              out.push(
+                createDiagnostic("error", "MF302", at(), `previous name \`${previous}\` is claimed by two ${doc.kind} documents`, {
+                  hint: "only one object can be renamed from a name",
+                  related: related("also claimed", first.doc.sourceMap.locate(["metadata", "previousNames", first.index]))
+                })
+              );
+            } else {
+              claimed.set(key, { doc, index });
+            }
+          }
+        }
+      }
+      return out;
+    };
+    checkAclPermissions = (docs) => {
+      const out = [];
+      for (const doc of ofKind(docs, "ResourceGroupAcl")) {
+        const perms = asRecord(doc.spec)?.permissions;
+        if (!Array.isArray(perms) || !usable(doc, ["spec", "permissions"])) continue;
+        const index = perms.indexOf("TaskAddEditDelete");
+        if (index >= 0 && !perms.includes("TaskEditExisting")) {
+          out.push(
+            createDiagnostic("error", "MF303", doc.sourceMap.locate(["spec", "permissions", index]), "`TaskAddEditDelete` needs `TaskEditExisting`: the server refuses one without the other", {
+              hint: "add TaskEditExisting to permissions"
+            })
+          );
+        }
+      }
+      return out;
+    };
+    stepPath = (step2) => ["spec", "steps", step2.index, step2.kind];
+    checkRenameOriginal = (docs) => {
+      const out = [];
+      const steps = stepsOf(docs);
+      for (let s = 0; s < steps.length; s++) {
+        const step2 = steps[s];
+        const { doc, kind, body } = step2;
+        if (kind !== "Source" || body.DeleteOrig === 2 || !usable(doc, [...stepPath(step2), "DeleteOrig"])) continue;
+        const now = body.DeleteOrig === void 0 ? "not set" : String(body.DeleteOrig);
+        for (const field of ["RenameTo", "DelRename"]) {
+          const v = body[field];
+          const set = field === "RenameTo" ? typeof v === "string" && v !== "" : v === 1 || v === true;
+          if (!set || !usable(doc, [...stepPath(step2), field])) continue;
+          out.push(
+            createDiagnostic("error", "MF304", doc.sourceMap.locate([...stepPath(step2), field], "key"), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
+              hint: `set DeleteOrig: 2, or remove ${field}`
+            })
+          );
+        }
+      }
+      return out;
+    };
+    checkStepReferences = (docs) => {
+      const out = [];
+      const pairs = {
+        Source: ["Host", "HostID", "host"],
+        Destination: ["Host", "HostID", "host"],
+        Process: ["Script", "ScriptID", "script"]
+      };
+      const steps = stepsOf(docs);
+      for (let s = 0; s < steps.length; s++) {
+        const step2 = steps[s];
+        const { doc, kind, body } = step2;
+        const pair = pairs[kind];
+        if (!pair || !usable(doc, stepPath(step2))) continue;
+        const [byName, byId, noun] = pair;
+        const hasName = body[byName] !== void 0;
+        const hasId = body[byId] !== void 0;
+        if (hasName && hasId) {
+          out.push(
+            createDiagnostic("error", "MF308", doc.sourceMap.locate([...stepPath(step2), byId], "key"), `${kind} step names its ${noun} twice, by \`${byName}\` and by \`${byId}\``, {
+              hint: `keep \`${byName}\` (names work on every server) and remove \`${byId}\``
+            })
+          );
+        } else if (!hasName && !hasId) {
+          out.push(
+            createDiagnostic("error", "MF308", doc.sourceMap.locate(stepPath(step2), "key"), `${kind} step does not say which ${noun}: add \`${byName}\` (its name) or \`${byId}\``)
+          );
+        }
+      }
+      return out;
+    };
+    HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+    TIME_FIELDS = ["StartTime", "EndTime"];
+    checkTimesOfDay = (docs) => {
+      const out = [];
+      const tasks = ofKind(docs, "Task");
+      for (let t = 0; t < tasks.length; t++) {
+        const doc = tasks[t];
+        const schedules = asRecord(asRecord(doc.spec)?.Schedules)?.Schedule;
+        if (!Array.isArray(schedules)) continue;
+        for (let s = 0; s < schedules.length; s++) {
+          const intervals = asRecord(asRecord(asRecord(schedules[s])?.Frequency))?.Interval;
+          if (!Array.isArray(intervals)) continue;
+          for (let i = 0; i < intervals.length; i++) {
+            const interval = intervals[i];
+            for (const field of TIME_FIELDS) {
+              const v = asRecord(interval)?.[field];
+              const path = ["spec", "Schedules", "Schedule", s, "Frequency", "Interval", i, field];
+              if (typeof v !== "string" || HH_MM.test(v) || !usable(doc, path)) continue;
+              const short = /^\d:[0-5]\d$/.test(v) ? `write two-digit hours: 0${v}` : 'a time of day from 00:00 to 23:59, quoted: "02:00"';
+              out.push(
+                createDiagnostic("error", "MF305", doc.sourceMap.locate(path), `\`${field}\` must be a time \`HH:mm\` between 00:00 and 23:59, not \`${v}\``, {
+                  hint: short
+                })
+              );
+            }
+          }
+        }
+      }
+      return out;
+    };
+    SECRET_NAME = /pass(word|wd|phrase)?$|secret|token|api.?key|private.?key|credential/i;
+    checkSecretParameters = (docs) => {
+      const out = [];
+      const maps = parameterMaps(docs);
+      for (let m = 0; m < maps.length; m++) {
+        const { doc, params, path } = maps[m];
+        for (const name of Object.keys(params)) {
+          if (!usable(doc, [...path, name])) continue;
+          const raw = params[name];
+          const record = asRecord(raw);
+          const value = record ? record.value : raw;
+          const isRef = typeof value === "string" && parseSecretRef(value) !== void 0;
+          if (isRef) continue;
+          if (record?.secret === true) {
+            out.push(
+              createDiagnostic("error", "MF307", doc.sourceMap.locate([...path, name, "value"]), `secret parameter \`${name}\` must be a \`\${env:NAME}\` or \`\${file:PATH}\` reference, not a literal`, {
+                hint: "keep secrets out of git: reference an environment variable or a file"
+              })
+            );
+          } else if (SECRET_NAME.test(name) && typeof value === "string" && value !== "" && record?.secret !== false) {
+            out.push(
+              createDiagnostic("warning", "MF310", doc.sourceMap.locate(record ? [...path, name, "value"] : [...path, name]), `parameter \`${name}\` looks like a secret but holds a literal value`, {
+                hint: "use a ${env:NAME} or ${file:PATH} reference, or mark it `secret: false` if it is not a secret"
+              })
+            );
+          }
+        }
+      }
+      return out;
+    };
+    checkFolderEntries = (docs) => {
+      const out = [];
+      for (const doc of ofKind(docs, "FolderPermissions")) {
+        const entries = asRecord(doc.spec)?.entries;
+        if (!Array.isArray(entries)) continue;
+        const seen = /* @__PURE__ */ new Map();
+        entries.forEach((entry, i) => {
+          const e = asRecord(entry);
+          const who = typeof e?.user === "string" ? ["user", e.user] : typeof e?.group === "string" ? ["group", e.group] : void 0;
+          if (!who || !usable(doc, ["spec", "entries", i, who[0]])) return;
+          const key = `${who[0]}\0${who[1].toLowerCase()}`;
+          const first = seen.get(key);
+          if (first !== void 0) {
+            out.push(
+              createDiagnostic("error", "MF309", doc.sourceMap.locate(["spec", "entries", i, who[0]]), `${who[0]} \`${who[1]}\` has two entries in this folder`, {
+                hint: "merge their permissions into one entry",
+                related: related("first entry", doc.sourceMap.locate(["spec", "entries", first, who[0]]))
+              })
+            );
+          } else {
+            seen.set(key, i);
+          }
+        });
+      }
+      return out;
+    };
+    checkFolderPaths = (docs) => {
+      const out = [];
+      for (const doc of ofKind(docs, "FolderPermissions")) {
+        const paths = [];
+        if (doc.name !== void 0) paths.push({ path: ["metadata", "name"], value: doc.name });
+        doc.previousNames.forEach((value, i) => paths.push({ path: ["metadata", "previousNames", i], value }));
+        for (const { path, value } of paths) {
+          if (typeof value !== "string" || !usable(doc, path)) continue;
+          const problem = folderPathProblem(value);
+          if (problem === void 0) continue;
+          out.push(
+            createDiagnostic("error", "MF324", doc.sourceMap.locate(path), `folder path \`${value}\` cannot be used: ${problem}`, {
+              hint: "write the absolute path of the folder with its real names, one per level: /Distribution/Acme"
+            })
+          );
+        }
+      }
+      return out;
+    };
+    RULES = [
+      checkDuplicateIdentities,
+      checkPreviousNames,
+      checkAclPermissions,
+      checkRenameOriginal,
+      checkStepReferences,
+      checkTimesOfDay,
+      checkSecretParameters,
+      checkFolderEntries,
+      checkFolderPaths
+    ];
+    derived = /* @__PURE__ */ new WeakMap();
+  }
+});
+
+// src/manifest/variables.ts
+function selectDocument(doc, env, diagnostics) {
+  const metadata = isRecord(doc.data) ? doc.data.metadata : void 0;
+  const names2 = isRecord(metadata) && Array.isArray(metadata.environments) ? metadata.environments : void 0;
+  if (names2 === void 0) return true;
+  if (env.known !== void 0) {
+    names2.forEach((n, i) => {
+      if (typeof n !== "string" || env.known.includes(n)) return;
+      const guess = suggestName(n, env.known);
+      diagnostics.push(
+        createDiagnostic("error", "MF322", doc.sourceMap.locate(["metadata", "environments", i]), `environment \`${n}\` is not in the configuration${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, {
+          hint: `environments: ${env.known.join(", ")}`
+        })
+      );
+    });
+  }
+  return env.name === void 0 || names2.includes(env.name);
+}
+function substituteVariables(doc, env, diagnostics, used) {
+  const unresolved = [];
+  let reference;
+  const problem = (code5, path, summary, hint) => {
+    const at = doc.sourceMap.locate(path);
+    diagnostics.push(createDiagnostic("error", code5, reference === void 0 ? at : referenceAt(at, reference.text, reference.offset), summary, { hint }));
+    unresolved.push(path);
+  };
+  const lookup = (name, path) => {
+    if (Object.hasOwn(env.vars, name)) {
+      const value = env.vars[name];
+      used.set(name, value);
+      return value;
+    }
+    if (env.name === void 0) {
+      problem("MF320", path, `variable \`${name}\` needs an environment`, "variables come from mftops.yaml: run with --env NAME (and --config FILE when it is not ./mftops.yaml)");
+    } else {
+      const guess = suggestName(name, Object.keys(env.vars));
+      problem("MF320", path, `variable \`${name}\` is not defined for environment \`${env.name}\`${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, `add it to environments.${env.name}.vars in mftops.yaml`);
+    }
+    return void 0;
+  };
+  const text2 = (value, path, secret) => {
+    if (!value.includes("{var:")) return value;
+    reference = void 0;
+    if (secret && /(^|[^$])\$\{var:/.test(value)) {
+      problem("MF321", path, "a variable cannot stand for a secret", "secrets stay ${env:NAME} or ${file:PATH} references; variables are recorded in plan files");
+      return value;
+    }
+    const whole = WHOLE_REFERENCE.exec(value);
+    if (whole) {
+      reference = { text: value, offset: 0 };
+      const found = lookup(whole[1].trim(), path);
+      return found === void 0 ? value : Array.isArray(found) ? [...found] : found;
+    }
+    return value.replace(VAR_REFERENCE, (match, escape2, name, offset) => {
+      if (escape2 === "$") return match.slice(1);
+      reference = { text: value, offset };
+      const found = lookup(name.trim(), path);
+      if (found === void 0) return match;
+      if (Array.isArray(found)) {
+        problem("MF321", path, `variable \`${name.trim()}\` is a list and cannot be part of a longer text`, "use it as the whole value: `Field: ${var:NAME}`");
+        return match;
+      }
+      return String(found);
+    });
+  };
+  const walk2 = (value, path, secret) => {
+    if (typeof value === "string") return text2(value, path, secret);
+    if (Array.isArray(value)) {
+      let out;
+      value.forEach((item, i) => {
+        const next = walk2(item, [...path, i], false);
+        if (next !== item) (out ??= [...value])[i] = next;
+      });
+      return out ?? value;
+    }
+    if (isRecord(value)) {
+      let out;
+      const secretValue = value.secret === true;
+      for (const key of Object.keys(value)) {
+        const item = value[key];
+        const next = walk2(item, [...path, key], /password/i.test(key) || secretValue && key === "value");
+        if (next !== item) {
+          out ??= { ...value };
+          Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
+        }
+      }
+      return out ?? value;
+    }
+    return value;
+  };
+  const data = walk2(doc.data, [], false);
+  if (data === doc.data && unresolved.length === 0) return doc;
+  return { ...doc, data, ...unresolved.length > 0 ? { unresolved } : {} };
+}
+function referenceAt(at, text2, offset) {
+  if (at.endLine !== at.line || at.endCol === void 0 || text2.includes("\n")) return at;
+  const written = at.endCol - at.col;
+  const shift = written === text2.length ? offset : written === text2.length + 2 ? offset + 1 : void 0;
+  return shift === void 0 ? at : { file: at.file, line: at.line, col: at.col + shift };
+}
+var VAR_REFERENCE, WHOLE_REFERENCE;
+var init_variables = __esm({
+  "src/manifest/variables.ts"() {
+    "use strict";
+    init_diagnostics2();
+    init_suggest();
+    init_is_record();
+    VAR_REFERENCE = /\$(\$?)\{var:([^}]*)\}/g;
+    WHOLE_REFERENCE = /^\$\{var:([^}]*)\}$/;
+  }
+});
+
+// src/manifest/patch.ts
+function applyPatches(docs, environment, diagnostics) {
+  const out = [];
+  const patches = [];
+  for (const doc of docs) (isRecord(doc.data) && doc.data.kind === "Patch" ? patches : out).push(doc);
+  for (const patch of patches) {
+    const validate2 = getValidatorByFile(PATCH_SCHEMA_FILE);
+    if (validate2(patch.data) !== true) {
+      for (const d of describeSchemaProblems(locateSchemaErrors(validate2.errors ?? [], patch.sourceMap), { kind: "Patch", sourceMap: patch.sourceMap })) diagnostics.push(d);
+      continue;
+    }
+    if (environment === void 0) continue;
+    const spec = patch.data.spec;
+    const i = out.findIndex((d) => isRecord(d.data) && d.data.kind === spec.target.kind && isRecord(d.data.metadata) && d.data.metadata.name === spec.target.name);
+    if (i < 0) {
+      diagnostics.push(
+        createDiagnostic("error", "MF323", patch.sourceMap.locate(["spec", "target"]), `patch target ${spec.target.kind}${spec.target.name.startsWith("/") ? "" : "/"}${spec.target.name} is not defined in environment \`${environment}\``, {
+          hint: "correct the target, or limit the patch with metadata.environments"
+        })
+      );
+      continue;
+    }
+    out[i] = patchDocument(out[i], patch, spec.patch, spec.target.kind);
+  }
+  return out;
+}
+function patchDocument(target, patch, changes, kind) {
+  const origins = [];
+  const data = target.data;
+  const spec = mergePatch(data.spec, changes, ["spec"], ["spec", "patch"], kind, origins);
+  return { ...target, data: { ...data, spec }, sourceMap: overlaySourceMap(target.sourceMap, patch.sourceMap, origins) };
+}
+function mergePatch(base, changes, to, from, kind, origins) {
+  if (!isRecord(changes)) {
+    origins.push({ to, from });
+    return changes;
+  }
+  const out = isRecord(base) ? { ...base } : {};
+  if (!isRecord(base)) origins.push({ to, from });
+  for (const key of Object.keys(changes)) {
+    const value = changes[key];
+    if (value === null) {
+      delete out[key];
+    } else if (kind === "FolderPermissions" && to.length === 1 && key === "entries" && Array.isArray(value) && Array.isArray(out[key])) {
+      out[key] = mergeEntries(out[key], value, [...to, key], [...from, key], origins);
+    } else {
+      Object.defineProperty(out, key, { value: mergePatch(out[key], value, [...to, key], [...from, key], kind, origins), enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return out;
+}
+function mergeEntries(base, changes, to, from, origins) {
+  const principal = (e) => isRecord(e) ? typeof e.user === "string" ? `user:${e.user}` : typeof e.group === "string" ? `group:${e.group}` : void 0 : void 0;
+  const out = [...base];
+  changes.forEach((entry, j) => {
+    const key = principal(entry);
+    const i = key === void 0 ? -1 : out.findIndex((e) => principal(e) === key);
+    const at = i < 0 ? out.length : i;
+    out[at] = entry;
+    origins.push({ to: [...to, at], from: [...from, j] });
+  });
+  return out;
+}
+function overlaySourceMap(base, patch, origins) {
+  const originOf = (segments) => {
+    let best;
+    for (const o of origins) {
+      if (o.to.length <= segments.length && o.to.every((s, i) => String(s) === segments[i]) && (best === void 0 || o.to.length > best.to.length)) best = o;
+    }
+    return best;
+  };
+  const inPatch = (o, segments) => [...o.from, ...segments.slice(o.to.length)];
+  return {
+    locate(path, target) {
+      const segments = (typeof path === "string" ? parseJsonPointer(path) : path).map(String);
+      const origin2 = originOf(segments);
+      return origin2 === void 0 ? base.locate(path, target) : patch.locate(inPatch(origin2, segments), target);
+    },
+    patchedAt(path) {
+      const segments = path.map(String);
+      const origin2 = originOf(segments);
+      return origin2 === void 0 ? base.patchedAt?.(path) : patch.locate(inPatch(origin2, segments));
+    }
+  };
+}
+var init_patch = __esm({
+  "src/manifest/patch.ts"() {
+    "use strict";
+    init_diagnostics2();
+    init_schema_errors();
+    init_schemas();
+    init_positions();
+    init_is_record();
+  }
+});
+
+// src/manifest/validate.ts
+function validateParsedFiles(files2, rules, environment = NO_ENVIRONMENT) {
+  const out = { diagnostics: [], checked: [], manifests: [], policies: [] };
+  const diagnostics = out.diagnostics;
+  const fileHashes = /* @__PURE__ */ new Map();
+  const variables = /* @__PURE__ */ new Map();
+  const docs = [];
+  for (let f = 0; f < files2.length; f++) {
+    const file = files2[f];
+    for (let i = 0; i < file.diagnostics.length; i++) diagnostics.push(file.diagnostics[i]);
+    for (let i = 0; i < file.documents.length; i++) {
+      const doc = file.documents[i];
+      if (selectDocument(doc, environment, diagnostics)) docs.push(substituteVariables(doc, environment, diagnostics, variables));
+    }
+    if (file.sha256 !== void 0) fileHashes.set(file.file, file.sha256);
+  }
+  for (const doc of applyPatches(docs, environment.name, diagnostics)) checkDocument(doc, out);
+  for (const d of runRules(out.checked, rules)) diagnostics.push(d);
+  for (const d of duplicatePolicies(out.policies)) diagnostics.push(d);
+  return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files2.map((f) => f.file).sort(), fileHashes, variables };
+}
+function checkDocument(doc, out) {
+  const { data, sourceMap } = doc;
+  const diagnostics = out.diagnostics;
+  const first = diagnostics.length;
+  if (!isRecord(data)) {
+    const found = Array.isArray(data) ? "a list" : data === null ? "empty" : `a ${typeof data === "string" ? "text" : typeof data} value`;
+    diagnostics.push(
+      createDiagnostic("error", "MF100", doc.start, `a manifest must be a mapping with apiVersion, kind, metadata and spec; this document is ${found}`, {
+        hint: Array.isArray(data) ? "separate documents with `---` lines instead of making a list of them" : void 0
+      })
+    );
+    return;
+  }
+  if (!Object.hasOwn(data, "apiVersion")) {
+    diagnostics.push(createDiagnostic("error", "MF101", doc.start, `missing \`apiVersion: ${API_VERSION}\``));
+  } else if (data.apiVersion !== API_VERSION) {
+    diagnostics.push(
+      createDiagnostic("error", "MF101", sourceMap.locate(["apiVersion"]), `\`apiVersion\` must be \`${API_VERSION}\`, not ${show(data.apiVersion)}`, {
+        hint: "this version of mftops reads mftops/v1 manifests"
+      })
+    );
+  }
+  const kind = data.kind;
+  if (!Object.hasOwn(data, "kind")) {
+    diagnostics.push(createDiagnostic("error", "MF102", doc.start, `missing \`kind\`: one of ${DOCUMENT_KINDS.join(", ")}`));
+    return;
+  }
+  if (!isKind(kind)) {
+    const at = sourceMap.locate(["kind"]);
+    const guess = typeof kind === "string" ? suggestName(kind, DOCUMENT_KINDS) : void 0;
+    if (kind === "Config") {
+      diagnostics.push(
+        createDiagnostic("error", "MF102", at, "`kind: Config` is the configuration file (mftops.yaml), not a manifest", {
+          hint: "pass the manifest folders to validate, not the configuration file"
+        })
+      );
+    } else {
+      diagnostics.push(
+        createDiagnostic("error", "MF102", at, `unknown kind ${show(kind)}${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, {
+          hint: guess ? void 0 : `kinds: ${DOCUMENT_KINDS.join(", ")}`
+        })
+      );
+    }
+    return;
+  }
+  if (kind === "Policy") {
+    checkPolicy(doc, data, out);
+    return;
+  }
+  if (kind === "Patch") return;
+  const validate2 = getValidator(kind);
+  const schemaValid = validate2(data) === true;
+  const unresolved = (doc.unresolved ?? []).map((p) => p.map(String));
+  const located = schemaValid ? [] : locateSchemaErrors(validate2.errors ?? [], sourceMap);
+  const problems = unresolved.length === 0 ? located : located.filter((p) => !unresolved.some((u) => u.every((s, i) => p.path[i] === s)));
+  for (const d of describeSchemaProblems(problems, { kind, sourceMap })) diagnostics.push(d);
+  const rejected = [...unresolved];
+  for (const p of problems) {
+    const path = rejectedPath(p);
+    if (path !== void 0) rejected.push(path);
+  }
+  const metadata = isRecord(data.metadata) ? data.metadata : void 0;
+  let metadataErrors = false;
+  for (let i = first; i < diagnostics.length; i++) if (diagnostics[i].code === "MF103") metadataErrors = true;
+  const name = !metadataErrors && typeof metadata?.name === "string" ? metadata.name : void 0;
+  const previousNames = !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n) => typeof n === "string") : [];
+  const environments = Array.isArray(metadata?.environments) ? metadata.environments.filter((e) => typeof e === "string") : void 0;
+  out.checked.push({ kind, name, previousNames, spec: data.spec, rejected, start: doc.start, sourceMap, ...environments !== void 0 ? { environments } : {} });
+  if (!schemaValid || diagnostics.length > first || name === void 0) return;
+  const root = getKindSchema(kind);
+  const specSchema = (root.$defs ?? {}).spec ?? {};
+  const spec = normalizeSpec(data.spec, specSchema, root);
+  out.manifests.push({ kind, name, previousNames, spec, source: doc.start, sourceMap });
+}
+function checkPolicy(doc, data, out) {
+  const { sourceMap } = doc;
+  const first = out.diagnostics.length;
+  const validate2 = getValidatorByFile(POLICY_SCHEMA_FILE);
+  if (validate2(data) !== true) {
+    for (const d of describeSchemaProblems(locateSchemaErrors(validate2.errors ?? [], sourceMap), { kind: "Policy", sourceMap })) out.diagnostics.push(d);
+  }
+  const spec = data.spec;
+  const validations = isRecord(spec) && Array.isArray(spec.validations) ? spec.validations : [];
+  for (let i = 0; i < validations.length; i++) {
+    const v = validations[i];
+    if (!isRecord(v) || typeof v.expression !== "string" || v.expression === "") continue;
+    const compiled2 = compileExpression(v.expression);
+    if (compiled2.ok) continue;
+    out.diagnostics.push(
+      createDiagnostic("error", "MF311", sourceMap.locate(["spec", "validations", i, "expression"]), `policy expression does not compile: ${compiled2.reason}`, {
+        hint: "policy expressions are CEL, e.g. `object.spec.Active == 1`"
+      })
+    );
+  }
+  const name = data.metadata?.name;
+  if (out.diagnostics.length > first || typeof name !== "string" || spec === void 0) return;
+  out.policies.push({ kind: "Policy", name, spec, source: doc.start, sourceMap });
+}
+function duplicatePolicies(policies) {
+  const out = [];
+  const first = /* @__PURE__ */ new Map();
+  for (const p of policies) {
+    const key = p.name.toLowerCase();
+    const earlier = first.get(key);
+    if (earlier === void 0) {
+      first.set(key, p);
+      continue;
+    }
+    const at = earlier.sourceMap.locate(["metadata", "name"]);
+    out.push(
+      createDiagnostic("error", "MF301", p.sourceMap.locate(["metadata", "name"]), `Policy \`${p.name}\` is defined twice`, {
+        hint: "one policy, one document: merge the two or rename one",
+        related: { message: "first defined", file: at.file, line: at.line, col: at.col }
+      })
+    );
+  }
+  return out;
+}
+function isKind(v) {
+  return typeof v === "string" && DOCUMENT_KINDS.includes(v);
+}
+function show(v) {
+  if (typeof v === "string") return `\`${v.length > 60 ? `${v.slice(0, 57)}...` : v}\``;
+  if (v === null || v === void 0) return "empty";
+  if (typeof v === "object") return Array.isArray(v) ? "a list" : "a mapping";
+  return `\`${String(v)}\``;
+}
+var NO_ENVIRONMENT;
+var init_validate = __esm({
+  "src/manifest/validate.ts"() {
+    "use strict";
+    init_diagnostics2();
+    init_normalize();
+    init_rules();
+    init_schema_errors();
+    init_schemas();
+    init_suggest();
+    init_types();
+    init_variables();
+    init_patch();
+    init_is_record();
+    init_policy_expression();
+    NO_ENVIRONMENT = { vars: {} };
+  }
+});
+
+// src/manifest/load.ts
+var load_exports = {};
+__export(load_exports, {
+  collectManifestFiles: () => collectManifestFiles,
+  isManifestFileName: () => isManifestFileName,
+  loadManifests: () => loadManifests,
+  readOpenFile: () => readOpenFile,
+  readSmallFile: () => readSmallFile
+});
+import { hash } from "node:crypto";
+import { closeSync as closeSync4, fstatSync as fstatSync2, openSync as openSync4, readFileSync as readFileSync8, readSync as readSync2, statSync as statSync3 } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { extname, resolve as resolve4, sep as sep4 } from "node:path";
+async function loadManifests(paths, options = {}) {
+  const cwd = options.cwd ?? process.cwd();
+  const maxTotalBytes = options.environment?.maxManifestBytes;
+  const limits = { ...DEFAULT_PARSE_LIMITS, ...maxTotalBytes !== void 0 ? { maxTotalBytes } : {}, ...options.limits };
+  const { files: files2, regular, diagnostics } = await collectManifestFiles(paths, cwd);
+  const sizes = files2.map((file) => sizeToRead(file, limits.maxFileBytes));
+  let sum3 = 0;
+  const crossing = sizes.findIndex((size) => (sum3 += size) > limits.maxTotalBytes);
+  if (crossing >= 0) return nothingLoaded(totalTooLarge(files2, crossing, sum3, limits.maxTotalBytes));
+  const parsed = [];
+  let total = 0;
+  for (let i = 0; i < files2.length; i++) {
+    const read = readManifestFile(files2[i], limits, regular.get(files2[i]) === true, limits.maxTotalBytes - total);
+    if ("over" in read) return nothingLoaded(totalTooLarge(files2, i, total + read.over, limits.maxTotalBytes));
+    total += read.bytes;
+    parsed.push(read.parsed);
+  }
+  const result = validateParsedFiles(parsed, options.rules, options.environment);
+  if (diagnostics.length === 0) return result;
+  return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };
+}
+async function collectManifestFiles(paths, cwd) {
+  const files2 = /* @__PURE__ */ new Map();
+  const realFiles = /* @__PURE__ */ new Set();
+  const diagnostics = [];
+  const visitedDirs = /* @__PURE__ */ new Map();
+  const addFile = (file, real, regular) => {
+    if (realFiles.has(real)) return;
+    realFiles.add(real);
+    files2.set(file, regular);
+  };
+  const walk2 = async (dir) => {
+    const real = await realpath(dir).catch(() => dir);
+    const known = visitedDirs.get(real);
+    if (known !== void 0) return known;
+    visitedDirs.set(real, 0);
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      diagnostics.push(createDiagnostic("error", "MF007", { file: dir }, `cannot read folder: ${errnoText(err)}`));
+      return 0;
+    }
+    entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    let count3 = 0;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i];
+      const full = childPath(dir, entry.name);
+      let isDir = entry.isDirectory();
+      let isFile = entry.isFile();
+      if (entry.isSymbolicLink()) {
+        const target = await stat(full).catch(() => void 0);
+        isDir = target?.isDirectory() ?? false;
+        isFile = target?.isFile() ?? false;
+      }
+      if (isDir) {
+        if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+        count3 += await walk2(full);
+      } else if (isFile && isManifestFileName(entry.name)) {
+        const realFile = entry.isSymbolicLink() ? await realpath(full).catch(() => full) : real === dir ? full : childPath(real, entry.name);
+        addFile(full, realFile, !entry.isSymbolicLink());
+        count3++;
+      }
+    }
+    visitedDirs.set(real, count3);
+    return count3;
+  };
+  for (const p of paths) {
+    const full = resolve4(cwd, p);
+    let info;
+    try {
+      info = await stat(full);
+    } catch (err) {
+      diagnostics.push(createDiagnostic("error", "MF007", { file: full }, `cannot read ${p}: ${errnoText(err)}`));
+      continue;
+    }
+    if (info.isDirectory()) {
+      const found = await walk2(full);
+      if (found === 0) {
+        diagnostics.push(createDiagnostic("error", "MF006", { file: full, line: 1, col: 1 }, `no *.yaml or *.yml files under ${p}`, { hint: "check the path" }));
+      }
+    } else {
+      addFile(full, await realpath(full).catch(() => full), false);
+    }
+  }
+  return { files: [...files2.keys()].sort(), regular: files2, diagnostics };
+}
+function childPath(dir, name) {
+  return dir.endsWith(sep4) ? dir + name : dir + sep4 + name;
+}
+function isManifestFileName(name) {
+  const ext = extname(name).toLowerCase();
+  return ext === ".yaml" || ext === ".yml";
+}
+function readManifestFile(file, limits, knownRegular, remaining) {
+  let fd;
+  try {
+    fd = openSync4(file, "r");
+  } catch (err) {
+    return { parsed: { file, documents: [], diagnostics: [createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`)] }, bytes: 0 };
+  }
+  const none = (diagnostic) => ({ parsed: { file, documents: [], diagnostics: [diagnostic] }, bytes: 0 });
+  try {
+    let bytes = knownRegular ? readSmallFile(fd, limits.maxFileBytes) : void 0;
+    if (bytes === void 0) {
+      const info = fstatSync2(fd);
+      if (!info.isFile()) return none(createDiagnostic("error", "MF007", { file }, "not a regular file"));
+      const tooLarge = checkFileSize(file, info.size, limits);
+      if (tooLarge) return none(tooLarge);
+      if (info.size > remaining) return { over: info.size };
+      bytes = readOpenFile(fd, info.size);
+    }
+    if (bytes.byteLength > remaining) return { over: bytes.byteLength };
+    const parsed = parseManifestFile(file, bytes, limits);
+    return { parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash("sha256", bytes, "hex")}` }, bytes: bytes.byteLength };
+  } catch (err) {
+    return none(createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`));
+  } finally {
+    closeSync4(fd);
+  }
+}
+function totalTooLarge(files2, index, read, limit) {
+  const total = files2.slice(index + 1).reduce((sum3, file) => sum3 + sizeToRead(file, Infinity), read);
+  return createDiagnostic("error", "MF008", { file: files2[index] }, `the manifests hold ${formatBytes(total)} in ${files2.length} files, over the ${formatBytes(limit)} limit for one run; nothing was checked`, {
+    hint: "raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time"
+  });
+}
+function sizeToRead(file, maxFileBytes) {
+  try {
+    const size = statSync3(file).size;
+    return size > maxFileBytes ? 0 : size;
+  } catch {
+    return 0;
+  }
+}
+function nothingLoaded(diagnostic) {
+  return { manifests: [], policies: [], diagnostics: [diagnostic], files: [], fileHashes: /* @__PURE__ */ new Map(), variables: /* @__PURE__ */ new Map() };
+}
+function readSmallFile(fd, maxBytes) {
+  const buffer = smallFileBuffer ??= Buffer.allocUnsafe(SMALL_FILE_BYTES);
+  const want = Math.min(SMALL_FILE_BYTES, maxBytes + 1);
+  const n = readSync2(fd, buffer, 0, want, 0);
+  return n < want ? buffer.subarray(0, n) : void 0;
+}
+function readOpenFile(fd, size) {
+  if (size === 0) return readFileSync8(fd);
+  const buffer = Buffer.allocUnsafe(size);
+  let total = 0;
+  while (total < size) {
+    const n = readSync2(fd, buffer, total, size - total, null);
+    if (n === 0) break;
+    total += n;
+  }
+  return total < size ? buffer.subarray(0, total) : buffer;
+}
+function errnoText(err) {
+  const code5 = err?.code;
+  switch (code5) {
+    case "ENOENT":
+      return "no such file or folder";
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "EISDIR":
+      return "is a folder";
+    case "ELOOP":
+      return "too many symbolic links";
+    default:
+      return code5 ?? (err instanceof Error ? err.message : String(err));
+  }
+}
+var SMALL_FILE_BYTES, smallFileBuffer;
+var init_load = __esm({
+  "src/manifest/load.ts"() {
+    "use strict";
+    init_diagnostics2();
+    init_parse();
+    init_validate();
+    SMALL_FILE_BYTES = 64 * 1024;
+  }
+});
+
+// src/manifest/secret-references.ts
+var secret_references_exports = {};
+__export(secret_references_exports, {
+  listSecretReferences: () => listSecretReferences
+});
+function listSecretReferences(manifests) {
+  const out = [];
+  for (const manifest of manifests) {
+    const walk2 = (value, path) => {
+      if (typeof value === "string") {
+        if (!value.includes("${")) return;
+        const ref = parseSecretRef(value);
+        if (ref !== void 0) out.push({ manifest, path, ref });
+        return;
+      }
+      if (Array.isArray(value)) value.forEach((item, i) => walk2(item, [...path, i]));
+      else if (isRecord(value)) for (const [key, item] of Object.entries(value)) walk2(item, [...path, key]);
+    };
+    walk2(manifest.spec, ["spec"]);
+  }
+  return out;
+}
+var init_secret_references = __esm({
+  "src/manifest/secret-references.ts"() {
+    "use strict";
+    init_is_record();
+    init_secret();
+  }
+});
+
+// src/app/environment.ts
+import { statSync as statSync4 } from "node:fs";
+import { dirname as dirname6, resolve as resolve5, sep as sep5 } from "node:path";
+function openEnvironment(choice, ctx) {
+  const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd, choice.configFileFrom);
+  return { config, env: selectEnvironment(config, choice.environment, choice.environmentFrom) };
+}
+function resolveServices(config, env, ctx) {
+  return resolveEnvironmentServices(config, env, ["automation", "transfer"], ctx.env);
+}
+function serverIdentities(services) {
+  return Object.fromEntries(services.map((s) => [s.name, { url: s.url, username: s.username }]));
+}
+function manifestPathsOf(paths, config, env, ctx) {
+  const chosen = paths !== void 0 && paths.length > 0 ? paths.map((p) => resolve5(ctx.cwd, p)) : [...env.manifests];
+  if (chosen.length === 0) throw new ConfigError(`environment "${env.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
+  return chosen;
+}
+function manifestEnvironmentOf(config, env) {
+  return { name: env.name, vars: env.vars ?? {}, known: [...config.environments.keys()], ...config.maxManifestBytes !== void 0 ? { maxManifestBytes: config.maxManifestBytes } : {} };
+}
+async function loadEnvironmentManifests(paths, ctx, environment, confinement) {
+  const { loadManifests: loadManifests2 } = await Promise.resolve().then(() => (init_load(), load_exports));
+  const loaded = await loadManifests2(paths, { cwd: ctx.cwd, ...environment !== void 0 ? { environment } : {} });
+  const refused = confinement !== void 0 ? await confineSecretReferences(loaded, confinement, ctx) : [];
+  const manifests = refused.length > 0 ? { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...refused]) } : loaded;
+  return { ok: !hasErrors(manifests.diagnostics), manifests };
+}
+function secretConfinementOf(config) {
+  const variables = /* @__PURE__ */ new Set();
+  for (const env of config.environments.values()) {
+    for (const service of [env.automation, env.transfer]) {
+      if (service === void 0) continue;
+      for (const ref of [service.username, service.password]) if (typeof ref !== "string" && ref.kind === "env") variables.add(ref.name);
+    }
+  }
+  return { fileRoots: [dirname6(config.file), ...config.secrets.fileRoots], credentialVariables: [...variables].sort() };
+}
+function manifestRootConfinement(paths, ctx) {
+  const folders = paths.map((p) => {
+    const full = resolve5(ctx.cwd, p);
+    try {
+      return statSync4(full).isDirectory() ? full : dirname6(full);
+    } catch {
+      return dirname6(full);
+    }
+  });
+  let root = folders[0] ?? resolve5(ctx.cwd);
+  for (const f of folders) while (f !== root && !f.startsWith(root.endsWith(sep5) ? root : `${root}${sep5}`)) root = dirname6(root);
+  return { fileRoots: [root], credentialVariables: [] };
+}
+async function confineSecretReferences(set, confinement, ctx) {
+  const { listSecretReferences: listSecretReferences2 } = await Promise.resolve().then(() => (init_secret_references(), secret_references_exports));
+  const out = [];
+  for (const { manifest, path, ref } of listSecretReferences2(set.manifests)) {
+    const failure = checkConfinedRef(ref, dirname6(resolve5(ctx.cwd, manifest.source.file)), confinement);
+    if (failure === void 0) continue;
+    const at = manifest.sourceMap.locate(path);
+    if (failure.kind === "env") {
+      out.push(
+        createDiagnostic("error", "MF326", at, `\${env:${ref.kind === "env" ? ref.name : ""}} is a service credential of mftops.yaml: a manifest may not send it to a server`, {
+          hint: "give the object its own variable, even when its value is the same"
+        })
+      );
+    } else {
+      const hint = failure.why === "outside" ? "keep the file in the repository (out of git), or add its folder to secrets.fileRoots in mftops.yaml" : failure.why === "system" ? "put the value in a regular file in the repository (out of git) or in a folder of secrets.fileRoots" : "point at a regular file";
+      out.push(createDiagnostic("error", "MF325", at, describeSecretFailure(failure), { hint }));
+    }
+  }
+  return out;
+}
+function wholeNumberOption(option, text2, min, max) {
+  const n = Number(text2);
+  if (!/^\d+$/.test(text2.trim()) || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text2}"`);
+  }
+  return n;
+}
+function choosePrune(env, paths, prune, ctx) {
+  const own = new Set(env.manifests.map((p) => resolve5(p)));
+  const given = new Set((paths ?? []).map((p) => resolve5(ctx.cwd, p)));
+  const partial = prune !== true && given.size > 0 && !(given.size === own.size && [...given].every((p) => own.has(p)));
+  if (env.prune.length === 0) {
+    if (prune === true) ctx.emit({ kind: "warning", message: `--prune has no effect: environment "${env.name}" prunes nothing (it has no prune: list)` });
+    return { kinds: [], partial };
+  }
+  if (prune === false) return { kinds: [], partial, off: { reason: "disabled", kinds: env.prune } };
+  if (partial) return { kinds: [], partial, off: { reason: "partial-manifests", kinds: env.prune } };
+  return { kinds: env.prune, partial };
+}
+async function prepareRead(options, ctx) {
+  const { config, env } = openEnvironment(options, ctx);
+  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));
+  if (!loaded.ok) return { status: "invalid", diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
+  const prune = choosePrune(env, options.paths, options.prune, ctx);
+  return {
+    status: "ready",
+    config,
+    env: { ...env, prune: prune.kinds },
+    prune,
+    manifests: loaded.manifests,
+    services: resolveServices(config, env, ctx),
+    parallelism: options.parallelism ?? DEFAULTS.readParallelism
+  };
+}
+function countValidDocuments(set) {
+  return set.manifests.length + set.policies.length;
+}
+var init_environment = __esm({
+  "src/app/environment.ts"() {
+    "use strict";
+    init_load_config();
+    init_errors();
+    init_diagnostics2();
+    init_secret();
+    init_defaults();
+  }
+});
+
 // src/app/run-policy-checks.ts
 var run_policy_checks_exports = {};
 __export(run_policy_checks_exports, {
@@ -28069,8 +28253,8 @@ async function validateManifests(options, ctx) {
     return { diagnostics: sortDiagnostics(await withPolicyDiagnostics(loaded.manifests)), manifestCount: countValidDocuments(loaded.manifests) };
   }
   if (paths === void 0) requireConfig(options, ctx);
-  const config = loadConfig(options.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd);
-  const chosen = options.environment !== void 0 ? [selectEnvironment(config, options.environment)] : [...config.environments.values()];
+  const config = loadConfig(options.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd, options.configFileFrom);
+  const chosen = options.environment !== void 0 ? [selectEnvironment(config, options.environment, options.environmentFrom)] : [...config.environments.values()];
   const runs = [];
   for (const env of chosen) {
     const loaded = await loadEnvironmentManifests(manifestPathsOf(paths ?? [], config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));
@@ -57165,6 +57349,38 @@ var init_read_live_state = __esm({
   }
 });
 
+// src/import/dropped-defaults.ts
+function isDroppedDefault(part, field, value) {
+  const d = BY_PART.get(`${part}.${field}`);
+  if (d === void 0) return false;
+  if (value === void 0 || value === null) return true;
+  if (d.field === "CAS" && value === "EMPTY") return true;
+  return sameScalar(d.value, value);
+}
+var BLANK, SEEN, OFF2, DROPPED_DEFAULTS, BY_PART;
+var init_dropped_defaults = __esm({
+  "src/import/dropped-defaults.ts"() {
+    "use strict";
+    init_common();
+    BLANK = 'A \xA74.3 rule 4 ("blank fields receive defaults"); the value: emulator SPEC rule 32';
+    SEEN = (what) => `${what}; seen as the blank value in imports (issue 24)`;
+    OFF2 = "a 0/1 option whose 0 is off (A \xA72.4a/\xA72.5); the blank value is not shown: read as 0, as for NewFilesOnly";
+    DROPPED_DEFAULTS = [
+      { part: "task", field: "AR", value: 0, source: BLANK },
+      { part: "task", field: "CAS", value: "", source: 'A \xA72.4a enum EMPTY, N, A; `EMPTY` and `""` are the blank value (register A-7)' },
+      { part: "task", field: "CacheNames", value: "random", source: 'A \xA72.4a "random (default)"' },
+      { part: "task", field: "TT", value: "", source: BLANK },
+      { part: "task", field: "UseDefStateCaching", value: 0, source: BLANK },
+      { part: "schedule", field: "Multi", value: 0, source: SEEN('A \xA72.4a "0 = does not span midnight"') },
+      ...["FailIfNoSuccessInSched", "OnlyUntilFirstSuccess", "RunEvenIfNotif"].map((field) => ({ part: "schedule", field, value: 0, source: OFF2 })),
+      { part: "step", field: "NewFilesOnly", value: 0, source: SEEN("A \xA72.5 0/1 option") },
+      { part: "step", field: "Unzip", value: 0, source: SEEN("A \xA72.5 0/1 option") },
+      ...["DelRename", "RetryIfNoFiles", "SearchSubdirs", "SyF", "SyT", "UseLCaseComp"].map((field) => ({ part: "step", field, value: 0, source: OFF2 }))
+    ];
+    BY_PART = new Map(DROPPED_DEFAULTS.map((d) => [`${d.part}.${d.field}`, d]));
+  }
+});
+
 // src/manifest/canonical-form.ts
 function resolveSchemaRef(node, root) {
   let n = node;
@@ -57274,9 +57490,9 @@ function taskToManifest(task, catalog, secrets) {
   const spec = {};
   const t = task;
   spec.Active = t.Active ?? 1;
-  if (!isDefault(t.AR, 0)) spec.AR = t.AR;
-  if (t.CAS !== void 0 && t.CAS !== null && t.CAS !== "" && t.CAS !== "EMPTY") spec.CAS = t.CAS;
-  if (t.CacheNames !== void 0 && t.CacheNames !== null && t.CacheNames !== "random") spec.CacheNames = t.CacheNames;
+  if (!isDroppedDefault("task", "AR", t.AR)) spec.AR = t.AR;
+  if (!isDroppedDefault("task", "CAS", t.CAS)) spec.CAS = t.CAS;
+  if (!isDroppedDefault("task", "CacheNames", t.CacheNames)) spec.CacheNames = t.CacheNames;
   if (Array.isArray(t.Group) && t.Group.length > 0) spec.Group = t.Group.map(String);
   if (isRecord(t.Info)) {
     const info = {};
@@ -57298,15 +57514,12 @@ function taskToManifest(task, catalog, secrets) {
   const other = [...new Set(kinds.filter((k) => k === void 0 || !MANIFEST_STEP_KINDS.has(k)))];
   if (other.length > 0) notes.push(`steps: ${other.map((k) => k ?? "(empty)").join(", ")} steps cannot be written in a manifest yet; the steps are left out (plan then leaves them as they are)`);
   else if (steps.length > 0) spec.steps = steps.map((s, i) => step(s, i, { name, address, catalog, secrets, notes }));
-  if (typeof t.TT === "string" && t.TT !== "") {
+  if (typeof t.TT === "string" && !isDroppedDefault("task", "TT", t.TT)) {
     if (t.TT === "COS") spec.TT = "COS";
     else notes.push(`TT: "${t.TT}" cannot be written in a manifest; left out`);
   }
-  if (!isDefault(t.UseDefStateCaching, 0)) spec.UseDefStateCaching = t.UseDefStateCaching;
+  if (!isDroppedDefault("task", "UseDefStateCaching", t.UseDefStateCaching)) spec.UseDefStateCaching = t.UseDefStateCaching;
   return finish("Task", name, address, name, spec, notes);
-}
-function isDefault(value, fallback) {
-  return value === void 0 || value === null || sameScalar(fallback, value);
 }
 function parameters(params, placeholder) {
   const out = {};
@@ -57320,6 +57533,7 @@ function parameters(params, placeholder) {
 function schedule(s, index, catalog, notes) {
   if (!isRecord(s)) return s;
   const out = withoutIds(s);
+  for (const key of Object.keys(out)) if (isDroppedDefault("schedule", key, out[key])) delete out[key];
   if (Array.isArray(s.DateListRef)) {
     const names2 = [];
     for (const ref of s.DateListRef) {
@@ -57341,6 +57555,7 @@ function step(s, index, c) {
   const host = body.HostID !== void 0 && body.HostID !== null ? c.catalog.host(String(body.HostID)) : void 0;
   for (const [key, value] of Object.entries(body)) {
     if (key === "ID" || value === void 0 || value === null) continue;
+    if ((kind === "Source" || kind === "Destination") && isDroppedDefault("step", key, value)) continue;
     if (PASSWORD_FIELD.test(key)) {
       if (value !== "") out[key] = c.secrets.placeholder(c.address, `${at}.${key}`, [c.name, `step${index + 1}`, key]);
       continue;
@@ -57431,6 +57646,7 @@ var init_to_manifest = __esm({
     init_folder_permissions();
     init_resource_group_acl();
     init_task();
+    init_dropped_defaults();
     init_shape_to_schema();
     SUPPRESSED2 = "(suppressed)";
     MANIFEST_STEP_KINDS = /* @__PURE__ */ new Set(["Source", "Process", "Destination"]);
@@ -58232,6 +58448,7 @@ function renderPlanText(plan, options) {
   if (plan.variables !== void 0) lines2.push(variablesSentence(plan.variables));
   if (plan.targets !== void 0 && plan.targets.length > 0) lines2.push(`Limited to --target ${plan.targets.map(quote).join(", ")}.`);
   if (plan.pruneOff !== void 0) lines2.push(pruneOffSentence(plan.pruneOff));
+  lines2.push(...verdictText(plan, listed, paint));
   lines2.push(...policyText(plan.policy));
   if (listed.length === 0) {
     lines2.push("", NO_CHANGES, ...transferChecksText(plan.transferChecks));
@@ -58245,6 +58462,19 @@ function renderPlanText(plan, options) {
   lines2.push("", paint.bold(`${planSentence(summary)}${plan.access === void 0 ? "" : ` ${accessCountPhrase(plan.access)}.`}`), ...transferChecksText(plan.transferChecks));
   return `${lines2.join("\n")}
 `;
+}
+function verdictText(plan, listed, paint) {
+  const lines2 = [];
+  const denies = (plan.policy?.violations ?? []).filter((v) => v.severity === "deny").length;
+  if (denies > 0) lines2.push(`Refused by policy: ${formatCount(denies)} deny ${plural2(denies, "violation")} (below); the plan is not saved and cannot be applied.`);
+  if (plan.errored) lines2.push("Incomplete: errors left objects out of this plan; it cannot be saved or applied.");
+  const blocked = listed.filter((c) => c.action === "blocked");
+  if (blocked.length > 0) lines2.push(`Blocked: ${formatCount(blocked.length)} ${plural2(blocked.length, "change")} the API cannot make; a person has to:`, ...blocked.map((c) => `  ${paint.action("blocked", "!")} ${escapeControl(c.address)}`));
+  for (const [action, flag, verb] of [["delete", "--allow-delete", "deletes"], ["replace", "--allow-replace", "replaces"]]) {
+    const these = listed.filter((c) => c.action === action);
+    if (these.length > 0) lines2.push(`Needs ${flag}: it ${verb} ${formatCount(these.length)} ${plural2(these.length, "object")}:`, ...these.map((c) => `  ${paint.action(action, symbolOf(action))} ${escapeControl(c.address)}`));
+  }
+  return lines2.length > 0 ? ["", ...lines2] : [];
 }
 function transferChecksText(checks) {
   if (checks === void 0) return [];
@@ -58776,7 +59006,7 @@ async function executeChanges(input) {
     const complete = await runWave(members, { order, results, changes: input.changes, limit: input.parallelism, runOne, finishSkipped, signal, drainMs: input.drainTimeoutMs ?? 3e4 });
     if (!complete) interrupted = true;
   }
-  return { results: results.map((r, i) => r ?? skippedResult(input.changes[i], "interrupted before it started")), interrupted, retriedAfterReread: counters.retriedAfterReread };
+  return { results: results.map((r, i) => r ?? skippedResult(input.changes[i], INTERRUPTED_BEFORE_START)), interrupted, retriedAfterReread: counters.retriedAfterReread };
 }
 function orderOf(changes) {
   const index = new Map(changes.map((c, i) => [c.address, i]));
@@ -58797,7 +59027,7 @@ async function runWave(members, w) {
   });
   while (waiting.length > 0 || running.size > 0) {
     if (signal?.aborted) {
-      for (const i of waiting) finishSkipped(i, "interrupted before it started", false);
+      for (const i of waiting) finishSkipped(i, INTERRUPTED_BEFORE_START, false);
       waiting.length = 0;
       if (running.size > 0) {
         let timer;
@@ -62695,8 +62925,8 @@ var init_Matcher = __esm({
        */
       toString(separator, includeNamespace = true) {
         const sep9 = separator || this.separator;
-        const isDefault2 = sep9 === this.separator && includeNamespace === true;
-        if (isDefault2) {
+        const isDefault = sep9 === this.separator && includeNamespace === true;
+        if (isDefault) {
           if (this._pathStringCache !== null) {
             return this._pathStringCache;
           }
@@ -65301,7 +65531,7 @@ function savedPlanConfiguration(saved, options, ctx) {
   if (options.planConfig === "given" || recorded === void 0) return { ...options.configFile !== void 0 ? { configFile: options.configFile } : {}, environment };
   if (options.configFile !== void 0) {
     const given = resolve10(ctx.cwd, options.configFile);
-    if (!sameFile(given, recorded)) return `the plan was made with the configuration ${recorded}, not ${given} (--config): apply it without --config, or plan again with this configuration`;
+    if (!sameFile(given, recorded)) return `the plan was made with the configuration ${recorded}, not ${given} (${options.configFileFrom ?? "--config"}): apply it without ${options.configFileFrom ?? "--config"}, or plan again with this configuration`;
   }
   if (!existsSync6(recorded)) throw new ConfigError(`the plan was made with the configuration ${recorded}, which no longer exists: plan again`);
   return { configFile: recorded, environment };
@@ -66289,7 +66519,7 @@ __export(drift_markdown_exports, {
 function renderDriftMarkdown(report, options = {}) {
   const maxLength = options.maxLength ?? DEFAULT_MAX_LENGTH;
   const hint = options.reportHint ?? DEFAULT_REPORT_HINT;
-  const head = renderHead2(report);
+  const head = renderHead(report);
   const blocks = [...policyMarkdown(report.policy, "drift")];
   if (report.access !== void 0) blocks.push([accessMarkdownHead(report.access, DRIFT_ACCESS_HEADING), "", ...accessMarkdownItems(report.access)].join("\n"));
   if (report.drifted.length > 0) {
@@ -66322,7 +66552,7 @@ function cutNote(count3, hint) {
   return `> [!NOTE]
 > ${formatCount(count3)} more ${count3 === 1 ? "section is" : "sections are"} left out to keep this under GitHub's size limit; the full report is in ${hint}.`;
 }
-function renderHead2(report) {
+function renderHead(report) {
   const s = report.summary;
   const verdict = report.status === "in-sync" ? "\u2705 in sync" : "\u26A0\uFE0F drift";
   const rows = [
@@ -66628,6 +66858,260 @@ function byKey(items, key) {
 function union(a, b) {
   return [.../* @__PURE__ */ new Set([...a.keys(), ...b.keys()])];
 }
+function findUnreviewedChanges(reviewed, current) {
+  const other = reviewed.find((p) => p.environment !== current.environment);
+  if (other !== void 0) {
+    return [{ address: "(plan)", kind: "action", detail: `a reviewed plan is for environment "${other.environment}", the new one for "${current.environment}"` }];
+  }
+  const seen = /* @__PURE__ */ new Map();
+  for (const plan of reviewed) for (const c of plan.changes) if (c.action !== "no-op" && c.action !== "blocked") seen.set(c.address, [...seen.get(c.address) ?? [], c]);
+  const one = reviewed.length === 1;
+  const differences = [];
+  for (const c of current.changes) {
+    if (c.action === "no-op" || c.action === "blocked") continue;
+    const candidates = seen.get(c.address) ?? [];
+    if (candidates.length === 0) {
+      differences.push({ address: c.address, kind: "added", detail: `${c.address}: not in ${one ? "the reviewed plan" : "any reviewed plan"}, now ${c.action}` });
+      continue;
+    }
+    const sameAction = candidates.filter((r) => r.action === c.action || c.action === "update" && r.action === "create");
+    if (sameAction.length === 0) {
+      differences.push({ address: c.address, kind: "action", detail: `${c.address}: reviewed as ${[...new Set(candidates.map((r) => r.action))].join(" or ")}, now ${c.action}` });
+      continue;
+    }
+    const unseen = [
+      ...c.previousName !== void 0 && !sameAction.some((r) => r.previousName === c.previousName) ? ["previous name"] : [],
+      ...c.fields.filter((f) => !fieldCovered(f, sameAction)).map((f) => f.path),
+      ...(c.entries ?? []).filter((e) => e.action !== "no-op" && !entryCovered(e, sameAction)).map((e) => `entry ${entryKey(e)}`)
+    ];
+    if (unseen.length > 0) {
+      differences.push({ address: c.address, kind: "fields", detail: `${c.address}: ${c.action} of ${unseen.join(", ")} ${one ? "differs from the reviewed one" : "is not in a reviewed plan"}` });
+      continue;
+    }
+    const reviewedAt = candidates.filter((r) => r.fingerprint !== void 0);
+    if (c.fingerprint !== void 0 && reviewedAt.length > 0 && !reviewedAt.some((r) => r.fingerprint === c.fingerprint)) {
+      const plans2 = reviewed.filter((p) => p.changes.some((r) => r.address === c.address && r.action !== "no-op" && r.action !== "blocked")).length;
+      if (plans2 < 2) differences.push({ address: c.address, kind: "moved", detail: `${c.address}: changed on the server since the review, and no other reviewed plan changes it` });
+    }
+  }
+  return differences;
+}
+function fieldCovered(f, reviewed) {
+  const same = reviewed.flatMap((r) => r.fields.filter((g) => g.path === f.path));
+  if (f.sensitive === true) return same.some((g) => g.sensitive === true);
+  const written = same.some((g) => g.sensitive !== true && g.forcesReplace === f.forcesReplace && isDeepStrictEqual(g.after, f.after));
+  const replacedSeen = same.some((g) => g.sensitive !== true && (isDeepStrictEqual(g.before, f.before) || isDeepStrictEqual(g.after, f.before)));
+  return written && replacedSeen;
+}
+function entryCovered(e, reviewed) {
+  const key = entryKey(e);
+  const same = reviewed.flatMap((r) => (r.entries ?? []).filter((g) => g.action !== "no-op" && entryKey(g) === key));
+  return same.some((g) => samePermissions(g.after, e.after)) && same.some((g) => samePermissions(g.before, e.before) || samePermissions(g.after, e.before));
+}
+
+// src/action/apply-comment.ts
+init_plan_markdown();
+
+// src/action/job-summary.ts
+init_model2();
+init_plan_common();
+init_plan_markdown();
+init_policy();
+function renderPlanForSummary(plan, maxBytes, artifactHint, diagnostics = []) {
+  let maxLength = maxBytes;
+  for (let attempt = 0; attempt < 6 && maxLength > 0; attempt++) {
+    const md = fitOrUndefined(plan, maxLength, artifactHint, diagnostics);
+    if (md === void 0) break;
+    const bytes = Buffer.byteLength(md, "utf8");
+    if (bytes <= maxBytes) return md;
+    maxLength = Math.floor(maxLength * maxBytes / bytes) - 1024;
+  }
+  return fitOrUndefined(plan, Math.floor(maxBytes / 3), artifactHint, diagnostics) ?? planTooLargeForSummary(plan, maxBytes, artifactHint);
+}
+function fitOrUndefined(plan, maxLength, artifactHint, diagnostics) {
+  try {
+    return renderPlanMarkdown(plan, { maxLength, artifactHint, diagnostics });
+  } catch (error) {
+    if (error instanceof RangeError) return void 0;
+    throw error;
+  }
+}
+function planTooLargeForSummary(plan, maxBytes, artifactHint) {
+  const counts = hasChanges(plan) ? planSentence(summarize(plan.changes)) : NO_CHANGES;
+  const text2 = `## mftops plan: ${escapeMd(plan.environment.slice(0, 80))}
+
+${counts}
+
+The job summary has no room left for this plan: it is in ${artifactHint} and the log.
+`;
+  return Buffer.byteLength(text2, "utf8") <= maxBytes ? text2 : Buffer.from(text2, "utf8").subarray(0, Math.max(0, maxBytes)).toString("utf8").replace(/\uFFFD$/, "");
+}
+function renderValidateSummary(ok, line) {
+  return `### mftops validate
+
+${ok ? "\u2705" : "\u274C"} ${escapeMd(line)}${ok ? "" : " (see the annotations on the files)"}
+`;
+}
+function renderFailureSummary(title, problems) {
+  const shown = problems.slice(0, 50).map((p) => `- ${escapeMd(p)}`);
+  const more = problems.length > shown.length ? [`- \u2026and ${problems.length - shown.length} more in the log`] : [];
+  return [`### ${escapeMd(title)}`, "", "> [!CAUTION]", `> ${escapeMd(title)} failed.`, "", ...shown, ...more, ""].join("\n");
+}
+function renderMismatchSummary(environment, differences) {
+  const shown = differences.slice(0, 200).map((d) => `- ${escapeMd(d.detail)}`);
+  const more = differences.length > shown.length ? [`- \u2026and ${differences.length - shown.length} more in the log`] : [];
+  return [
+    `### mftops apply: ${escapeMd(environment)}`,
+    "",
+    "> [!CAUTION]",
+    `> **Nothing was applied**: the plan made now differs from the reviewed plan in ${differences.length} ${differences.length === 1 ? "object" : "objects"}.`,
+    "> Plan the change again on a pull request, review it, and merge that.",
+    "",
+    ...shown,
+    ...more,
+    ""
+  ].join("\n");
+}
+function renderApplySummary(environment, ok, reportText, policy) {
+  return [
+    `### mftops apply: ${escapeMd(environment)}`,
+    "",
+    `${ok ? "\u2705" : "\u274C"} ${escapeMd(reportText.split("\n")[0] ?? "")}`,
+    "",
+    ...policySummaryMarkdown(policy).flatMap((section) => [section, ""]),
+    fence2(reportText.trimEnd()),
+    ""
+  ].join("\n");
+}
+function renderPolicyRefusalSummary(environment, policy) {
+  return [
+    `### mftops apply: ${escapeMd(environment)}`,
+    "",
+    "> [!CAUTION]",
+    "> **Nothing was applied**: a `deny` policy refuses the plan made now.",
+    "",
+    ...policySummaryMarkdown(policy).flatMap((section) => [section, ""])
+  ].join("\n");
+}
+function fence2(text2) {
+  let longest = 0;
+  for (const run of text2.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const marks = "`".repeat(Math.max(3, longest + 1));
+  return `${marks}text
+${text2}
+${marks}`;
+}
+
+// src/action/pr-comment.ts
+init_evaluate();
+init_plan_markdown();
+var GITHUB_COMMENT_LIMIT = 65536;
+function planMarker(environment) {
+  return `<!-- mftops:plan:${markerName(environment)} -->`;
+}
+function markerName(environment) {
+  return environment.replace(/[^A-Za-z0-9._-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+}
+function renderPlanComment(plan, origin2, limit = GITHUB_COMMENT_LIMIT, diagnostics = []) {
+  const head = `${planMarker(plan.environment)}
+`;
+  const foot = `
+---
+${footer(origin2)}
+`;
+  const what = deniesPlan(plan.policy) ? "the log" : "the plan file";
+  const hint = origin2.runUrl === void 0 ? `${what} of this workflow run` : `${what} of [this workflow run](${origin2.runUrl})`;
+  const body = renderPlanMarkdown(plan, { maxLength: limit - head.length - foot.length, artifactHint: hint, diagnostics });
+  return `${head}${body}${foot}`;
+}
+function renderPlanFailureComment(environment, problems, origin2) {
+  const shown = problems.slice(0, 20).map((p) => `> - ${escapeMd(clip2(p.replace(/\s+/g, " "), 500))}`);
+  const more = problems.length > shown.length ? [`> - \u2026and ${problems.length - shown.length} more in the run's log.`] : [];
+  const where = origin2.runUrl === void 0 ? "the log of this workflow run" : `the log of [this workflow run](${origin2.runUrl})`;
+  return [
+    planMarker(environment),
+    `## mftops plan: ${escapeMd(environment)}`,
+    "",
+    "> [!CAUTION]",
+    `> **The plan failed**; there is no plan to review for this commit. Details are in ${where}.`,
+    ...shown.length > 0 ? [">", ...shown, ...more] : [],
+    "",
+    "---",
+    footer(origin2),
+    ""
+  ].join("\n");
+}
+function footer(origin2) {
+  const parts = ["<sub>Updated by mftops"];
+  if (origin2.runUrl !== void 0) parts.push(` in [workflow run](${origin2.runUrl})`);
+  if (origin2.sha !== void 0) parts.push(` for commit ${origin2.sha.slice(0, 12)}`);
+  parts.push(". This comment is replaced on every run.</sub>");
+  return parts.join("");
+}
+function clip2(text2, max) {
+  return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
+}
+async function upsertStickyComment(api, issueNumber, marker2, body) {
+  if (!body.includes(marker2)) throw new Error("bug: a sticky comment body must carry its marker");
+  const existing = (await api.listIssueComments(issueNumber)).find((c) => c.body.includes(marker2));
+  if (existing === void 0) return { action: "created", comment: await api.createIssueComment(issueNumber, body) };
+  return { action: "updated", comment: await api.updateIssueComment(existing.id, body) };
+}
+
+// src/action/apply-comment.ts
+function applyMarker(environment) {
+  return `<!-- mftops:apply:${markerName(environment)} -->`;
+}
+var TITLES = {
+  applied: "\u2705 Applied",
+  nothing: "\u2705 Already applied",
+  failed: "\u274C Apply failed",
+  refused: "\u26D4 Not applied"
+};
+function renderApplyComment(result, origin2, limit = GITHUB_COMMENT_LIMIT) {
+  const env = escapeMd(result.environment);
+  const verdict = `## mftops apply: ${env} \u2014 ${TITLES[result.status]}${result.status === "applied" && result.verifiedBy !== void 0 ? " and verified" : ""}`;
+  const run = origin2.runUrl === void 0 ? "this workflow run" : `[this workflow run](${origin2.runUrl})`;
+  const lines2 = [applyMarker(result.environment), verdict, "", escapeMd(result.headline)];
+  if (result.snapshotId !== void 0) lines2.push("", `Snapshot before the first write: \`${result.snapshotId}\` (\`mftops snapshot restore ${result.snapshotId}\` puts ${env} back as it was).`);
+  if (result.status === "applied") {
+    lines2.push(
+      "",
+      result.verifiedBy === "replan" ? "Verified: a plan made after the writes finds nothing left to change." : result.verifiedBy === "payloads" ? "Verified: every object written was read back and holds what was sent." : "Not verified: see the log of the run."
+    );
+  }
+  if (result.pullRequests.length > 1) lines2.push("", `Applied together, each change reviewed on one of: ${result.pullRequests.map((n) => `#${n}`).join(", ")}.`);
+  if (result.status === "failed" || result.status === "refused") {
+    lines2.push(
+      "",
+      "> [!CAUTION]",
+      `> What was merged is **not** (all) on the servers of ${env}. Fix the cause, then run the *mftops apply* workflow again (Actions \u2192 mftops apply \u2192 Run workflow): it plans main and applies what the pull requests merged since the last successful apply reviewed. A change nobody reviewed needs a pull request.`
+    );
+  }
+  const foot = ["", "---", `<sub>mftops apply in ${run}${origin2.sha !== void 0 ? ` for commit ${origin2.sha.slice(0, 12)}` : ""}. This comment is updated by every apply of ${env}.</sub>`, ""];
+  const head = lines2.join("\n");
+  const tail = foot.join("\n");
+  if (result.details.length === 0) return `${head}
+${tail}`;
+  const room = limit - head.length - tail.length - 200;
+  let body = result.details.join("\n");
+  if (body.length > room) body = `${body.slice(0, Math.max(0, room))}
+\u2026(cut: the rest is in the log of the run)`;
+  return `${head}
+
+<details><summary>Details</summary>
+
+${fence2(body)}
+
+</details>
+${tail}`;
+}
+async function postApplyResult(api, result, origin2) {
+  const body = renderApplyComment(result, origin2);
+  const posted = [];
+  for (const n of result.pullRequests) posted.push({ pullRequest: n, ...await upsertStickyComment(api, n, applyMarker(result.environment), body) });
+  return posted;
+}
 
 // src/action/context.ts
 init_errors();
@@ -66827,7 +67311,7 @@ function toIssue(data) {
 init_defaults();
 init_environment();
 init_errors();
-import { isAbsolute as isAbsolute4, resolve as resolve6 } from "node:path";
+import { isAbsolute as isAbsolute5, resolve as resolve6 } from "node:path";
 var ACTION_COMMANDS = ["validate", "plan", "apply", "drift"];
 var ActionInputError = class extends MftopsError {
 };
@@ -66843,18 +67327,21 @@ function readInputs(env, eventName, workspace) {
     );
   }
   const workingDirectory = resolve6(workspace, getInput(env, "working-directory") || ".");
-  const fromWorkdir = (p) => isAbsolute4(p) ? p : resolve6(workingDirectory, p);
+  const fromWorkdir = (p) => isAbsolute5(p) ? p : resolve6(workingDirectory, p);
   const environment = getInput(env, "environment");
-  const planFile = getInput(env, "plan-file");
+  const planFiles = splitLines2(getInput(env, "plan-file")).map(fromWorkdir);
+  if (planFiles.length > 1 && command !== "apply") throw new ActionInputError(`input "plan-file" names ${planFiles.length} files: only apply takes several (the reviewed plans)`);
   const prune = readBoolean(env, "prune", void 0);
-  const commentDefault = command === "drift" || eventName !== void 0 && PULL_REQUEST_EVENTS.has(eventName);
+  const commentDefault = command === "drift" || command === "apply" || eventName !== void 0 && PULL_REQUEST_EVENTS.has(eventName);
   const parallelism = readWholeNumber(env, "parallelism", PARALLELISM_RANGE);
   return {
     command,
     ...environment !== "" ? { environment } : {},
     config: fromWorkdir(getInput(env, "config") || "mftops.yaml"),
     paths: splitLines2(getInput(env, "paths")).map(fromWorkdir),
-    ...planFile !== "" ? { planFile: fromWorkdir(planFile) } : {},
+    ...planFiles[0] !== void 0 ? { planFile: planFiles[0] } : {},
+    planFiles,
+    pullRequests: readPullRequests(env),
     comment: readBoolean(env, "comment", commentDefault),
     githubToken: getInput(env, "github-token"),
     workingDirectory,
@@ -66870,6 +67357,16 @@ function isActionCommand(value) {
 }
 function splitLines2(value) {
   return value.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+}
+function readPullRequests(env) {
+  const raw = getInput(env, "pull-requests");
+  const numbers = [];
+  for (const word of raw.split(/[\s,]+/).filter((w) => w !== "")) {
+    const n = /^#?([1-9][0-9]{0,9})$/.exec(word);
+    if (n === null) throw new ActionInputError(`input "pull-requests" must list pull request numbers, not "${word}"`);
+    if (!numbers.includes(Number(n[1]))) numbers.push(Number(n[1]));
+  }
+  return numbers;
 }
 function readBoolean(env, name, fallback) {
   const raw = getInput(env, name);
@@ -66887,135 +67384,6 @@ function readWholeNumber(env, name, range) {
     if (!isMftopsError(err)) throw err;
     throw new ActionInputError(err.message);
   }
-}
-
-// src/action/job-summary.ts
-init_plan_markdown();
-init_policy();
-function renderPlanForSummary(plan, maxBytes, artifactHint) {
-  let maxLength = maxBytes;
-  for (let attempt = 0; attempt < 6; attempt++) {
-    const md = renderPlanMarkdown(plan, { maxLength, artifactHint });
-    const bytes = Buffer.byteLength(md, "utf8");
-    if (bytes <= maxBytes) return md;
-    maxLength = Math.floor(maxLength * maxBytes / bytes) - 1024;
-    if (maxLength <= 0) break;
-  }
-  return renderPlanMarkdown(plan, { maxLength: Math.floor(maxBytes / 3), artifactHint });
-}
-function renderValidateSummary(ok, line) {
-  return `### mftops validate
-
-${ok ? "\u2705" : "\u274C"} ${escapeMd(line)}${ok ? "" : " (see the annotations on the files)"}
-`;
-}
-function renderFailureSummary(title, problems) {
-  const shown = problems.slice(0, 50).map((p) => `- ${escapeMd(p)}`);
-  const more = problems.length > shown.length ? [`- \u2026and ${problems.length - shown.length} more in the log`] : [];
-  return [`### ${escapeMd(title)}`, "", "> [!CAUTION]", `> ${escapeMd(title)} failed.`, "", ...shown, ...more, ""].join("\n");
-}
-function renderMismatchSummary(environment, differences) {
-  const shown = differences.slice(0, 200).map((d) => `- ${escapeMd(d.detail)}`);
-  const more = differences.length > shown.length ? [`- \u2026and ${differences.length - shown.length} more in the log`] : [];
-  return [
-    `### mftops apply: ${escapeMd(environment)}`,
-    "",
-    "> [!CAUTION]",
-    `> **Nothing was applied**: the plan made now differs from the reviewed plan in ${differences.length} ${differences.length === 1 ? "object" : "objects"}.`,
-    "> Plan the change again on a pull request, review it, and merge that.",
-    "",
-    ...shown,
-    ...more,
-    ""
-  ].join("\n");
-}
-function renderApplySummary(environment, ok, reportText, policy) {
-  return [
-    `### mftops apply: ${escapeMd(environment)}`,
-    "",
-    `${ok ? "\u2705" : "\u274C"} ${escapeMd(reportText.split("\n")[0] ?? "")}`,
-    "",
-    ...policySummaryMarkdown(policy).flatMap((section) => [section, ""]),
-    fence2(reportText.trimEnd()),
-    ""
-  ].join("\n");
-}
-function renderPolicySummary(policy) {
-  return policySummaryMarkdown(policy).join("\n\n");
-}
-function renderPolicyRefusalSummary(environment, policy) {
-  return [
-    `### mftops apply: ${escapeMd(environment)}`,
-    "",
-    "> [!CAUTION]",
-    "> **Nothing was applied**: a `deny` policy refuses the plan made now.",
-    "",
-    ...policySummaryMarkdown(policy).flatMap((section) => [section, ""])
-  ].join("\n");
-}
-function fence2(text2) {
-  let longest = 0;
-  for (const run of text2.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
-  const marks = "`".repeat(Math.max(3, longest + 1));
-  return `${marks}text
-${text2}
-${marks}`;
-}
-
-// src/action/pr-comment.ts
-init_evaluate();
-init_plan_markdown();
-var GITHUB_COMMENT_LIMIT = 65536;
-function planMarker(environment) {
-  return `<!-- mftops:plan:${markerName(environment)} -->`;
-}
-function markerName(environment) {
-  return environment.replace(/[^A-Za-z0-9._-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
-}
-function renderPlanComment(plan, origin2, limit = GITHUB_COMMENT_LIMIT) {
-  const head = `${planMarker(plan.environment)}
-`;
-  const foot = `
----
-${footer(origin2)}
-`;
-  const what = deniesPlan(plan.policy) ? "the log" : "the plan file";
-  const hint = origin2.runUrl === void 0 ? `${what} of this workflow run` : `${what} of [this workflow run](${origin2.runUrl})`;
-  const body = renderPlanMarkdown(plan, { maxLength: limit - head.length - foot.length, artifactHint: hint });
-  return `${head}${body}${foot}`;
-}
-function renderPlanFailureComment(environment, problems, origin2) {
-  const shown = problems.slice(0, 20).map((p) => `> - ${escapeMd(clip2(p.replace(/\s+/g, " "), 500))}`);
-  const more = problems.length > shown.length ? [`> - \u2026and ${problems.length - shown.length} more in the run's log.`] : [];
-  const where = origin2.runUrl === void 0 ? "the log of this workflow run" : `the log of [this workflow run](${origin2.runUrl})`;
-  return [
-    planMarker(environment),
-    `## mftops plan: ${escapeMd(environment)}`,
-    "",
-    "> [!CAUTION]",
-    `> **The plan failed**; there is no plan to review for this commit. Details are in ${where}.`,
-    ...shown.length > 0 ? [">", ...shown, ...more] : [],
-    "",
-    "---",
-    footer(origin2),
-    ""
-  ].join("\n");
-}
-function footer(origin2) {
-  const parts = ["<sub>Updated by mftops"];
-  if (origin2.runUrl !== void 0) parts.push(` in [workflow run](${origin2.runUrl})`);
-  if (origin2.sha !== void 0) parts.push(` for commit ${origin2.sha.slice(0, 12)}`);
-  parts.push(". This comment is replaced on every run.</sub>");
-  return parts.join("");
-}
-function clip2(text2, max) {
-  return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
-}
-async function upsertStickyComment(api, issueNumber, marker2, body) {
-  if (!body.includes(marker2)) throw new Error("bug: a sticky comment body must carry its marker");
-  const existing = (await api.listIssueComments(issueNumber)).find((c) => c.body.includes(marker2));
-  if (existing === void 0) return { action: "created", comment: await api.createIssueComment(issueNumber, body) };
-  return { action: "updated", comment: await api.updateIssueComment(existing.id, body) };
 }
 
 // src/action/drift-issue.ts
@@ -67169,10 +67537,8 @@ async function planStep(s) {
     ...made.denied ? {} : { "plan-file": planFile },
     summary: made.denied ? `refused by ${denies.length === 1 ? "a deny policy" : `${denies.length} deny policy violations`}: ${denies[0] ?? ""}` : summaryLine2(plan)
   });
-  const policy = renderPolicySummary(plan.policy);
-  if (policy !== "") appendSummary(s, policy);
-  appendPlanSummary(s, plan);
-  if (s.inputs.comment) await postComment(s, plan.environment, renderPlanComment(plan, origin(s)));
+  appendPlanSummary(s, plan, made.diagnostics);
+  if (s.inputs.comment) await postComment(s, plan.environment, renderPlanComment(plan, origin(s), void 0, made.diagnostics));
   return exitcode;
 }
 function annotatePolicy(s, plan) {
@@ -67186,9 +67552,9 @@ async function makePlan(s, out) {
     result = await planEnvironment2({ ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) }, s.ctx);
   } catch (err) {
     if (!isMftopsError(err)) throw err;
-    const diagnostics = diagnosticsOf(err);
-    if (diagnostics.length > 0) {
-      const problems = annotateProblems(s, diagnostics);
+    const diagnostics2 = diagnosticsOf(err);
+    if (diagnostics2.length > 0) {
+      const problems = annotateProblems(s, diagnostics2);
       return { problems, annotated: new Set(problems) };
     }
     return { problems: [err.message], annotated: /* @__PURE__ */ new Set() };
@@ -67198,29 +67564,44 @@ async function makePlan(s, out) {
     const errors = errorLines(result.diagnostics, s.cwd);
     return { problems: errors.length > 0 ? errors : ["mftops plan failed (see the log)"], annotated: new Set(errors) };
   }
-  if (result.status === "denied") return { plan: result.plan, denied: true, problems: [], annotated: /* @__PURE__ */ new Set() };
-  return { plan: result.plan, problems: [], annotated: /* @__PURE__ */ new Set() };
+  const diagnostics = result.diagnostics.diagnostics;
+  if (result.status === "denied") return { plan: result.plan, denied: true, problems: [], annotated: /* @__PURE__ */ new Set(), diagnostics };
+  return { plan: result.plan, problems: [], annotated: /* @__PURE__ */ new Set(), diagnostics };
 }
 async function logPlanText(s, plan) {
   const { renderPlanText: renderPlanText2 } = await Promise.resolve().then(() => (init_plan_text(), plan_text_exports));
   await s.a.runner.group(`Plan for ${plan.environment}: ${summaryLine2(plan)}`, async () => s.a.runner.log(renderPlanText2(plan, { color: false })));
 }
-function appendPlanSummary(s, plan) {
+function appendPlanSummary(s, plan, diagnostics = []) {
   const room = s.a.runner.summaryRoom();
   if (room < 4096) {
     s.a.runner.annotate("warning", "the job summary is full: the plan is only in the log and the plan file");
     return;
   }
   const hint = s.context.runUrl === void 0 ? "the plan file" : `the plan file of [this workflow run](${s.context.runUrl})`;
-  appendSummary(s, renderPlanForSummary(plan, room - 64, hint));
+  appendSummary(s, renderPlanForSummary(plan, room - 64, hint, diagnostics));
 }
 function summaryLine2(plan) {
   return hasChanges(plan) ? planSentence(summarize(plan.changes)) : NO_CHANGES;
 }
 async function applyStep(s) {
   const environment = environmentName(s);
-  const reviewedFile = s.inputs.planFile;
-  const fresh = reviewedFile !== void 0 ? join9(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes4(4).toString("hex")}.json`) : resolve12(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  let outcome;
+  try {
+    outcome = await applyReviewed(s, environment);
+  } catch (err) {
+    if (isMftopsError(err)) await postApplyComment(s, { environment, status: "refused", headline: `Nothing was applied: ${err.message}`, details: [], pullRequests: s.inputs.pullRequests });
+    throw err;
+  }
+  await postApplyComment(s, outcome.result);
+  return outcome.code;
+}
+async function applyReviewed(s, environment) {
+  const reviewedFiles = s.inputs.planFiles;
+  const prs = s.inputs.pullRequests;
+  const refused = (headline, details) => ({ environment, status: "refused", headline, details, pullRequests: prs });
+  const fresh = reviewedFiles.length > 0 ? join9(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes4(4).toString("hex")}.json`) : resolve12(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  let keepFresh = reviewedFiles.length === 0;
   try {
     const made = await makePlan(s, fresh);
     if (made.plan === void 0) {
@@ -67228,7 +67609,7 @@ async function applyStep(s) {
       s.a.runner.annotate("error", `mftops apply: the plan at apply time failed for ${environment}; nothing was applied`);
       setOutputs(s.a.runner, { exitcode: 1, summary: `mftops apply failed for ${environment}: the plan failed` });
       appendSummary(s, renderFailureSummary(`mftops apply: ${environment}`, made.problems));
-      return 1;
+      return { code: 1, result: refused("Nothing was applied: the plan at apply time failed.", made.problems) };
     }
     if (made.denied) {
       await logPlanText(s, made.plan);
@@ -67237,32 +67618,44 @@ async function applyStep(s) {
       s.a.runner.annotate("error", `mftops apply: a deny policy refuses the plan made now for ${environment}; nothing was applied`);
       setOutputs(s.a.runner, { exitcode: 1, "has-changes": hasChanges(made.plan), summary: `mftops apply refused for ${environment}: ${denies[0] ?? "a deny policy is violated"}` });
       appendSummary(s, renderPolicyRefusalSummary(environment, made.plan.policy));
-      return 1;
+      return { code: 1, result: refused("Nothing was applied: a deny policy refuses the plan made now.", denies) };
     }
-    if (reviewedFile === void 0) {
+    if (reviewedFiles.length === 0 && prs.length > 0) {
+      const problem = `pull-requests ${prs.map((n) => `#${n}`).join(", ")} given without a reviewed plan-file: nothing was applied`;
+      s.a.runner.annotate("error", `mftops apply: ${problem}`);
+      setOutputs(s.a.runner, { exitcode: 1, "has-changes": hasChanges(made.plan), summary: `mftops apply refused for ${environment}: no reviewed plan` });
+      appendSummary(s, renderFailureSummary(`mftops apply: ${environment}`, [problem]));
+      return { code: 1, result: refused(`Nothing was applied: ${problem.replace(/: nothing was applied$/, "")}.`, []) };
+    }
+    if (reviewedFiles.length === 0) {
       s.a.runner.log("No reviewed plan-file given: applying the plan made now.");
       return await applyPlanFile(s, environment, fresh, made.plan);
     }
-    const reviewed = readPlanFile(reviewedFile);
-    const differences = comparePlans(reviewed, made.plan);
+    const reviewed = reviewedFiles.map((f) => readPlanFile(f));
+    const only = reviewed.length === 1 ? reviewed[0] : void 0;
+    if (only !== void 0 && comparePlans(only, made.plan).length === 0) {
+      s.a.runner.log(`The plan made now matches the reviewed plan ${relativeTo(s.cwd, reviewedFiles[0])}: applying the reviewed plan.`);
+      return await applyPlanFile(s, environment, reviewedFiles[0], only);
+    }
+    const differences = findUnreviewedChanges(reviewed, made.plan);
     if (differences.length > 0) {
       const objects = `${differences.length} ${differences.length === 1 ? "object" : "objects"}`;
+      const headline = only !== void 0 ? `the plan made now differs from the reviewed plan in ${objects}; nothing was applied. Plan again on a pull request and review it:` : `the plan made now changes ${objects} no reviewed plan of the ${reviewed.length} pull requests merged since the last successful apply changes so; nothing was applied. Plan again on a pull request and review it:`;
       s.a.runner.annotate(
         "error",
-        [
-          `mftops apply: the plan made now differs from the reviewed plan in ${objects}; nothing was applied. Plan again on a pull request and review it:`,
-          ...differences.slice(0, 50).map((d) => `  ${d.detail}`),
-          ...differences.length > 50 ? [`  \u2026and ${differences.length - 50} more (see the job summary)`] : []
-        ].join("\n")
+        [`mftops apply: ${headline}`, ...differences.slice(0, 50).map((d) => `  ${d.detail}`), ...differences.length > 50 ? [`  \u2026and ${differences.length - 50} more (see the job summary)`] : []].join("\n")
       );
-      setOutputs(s.a.runner, { exitcode: 1, "has-changes": hasChanges(made.plan), "plan-file": reviewedFile, summary: `refused: the plan differs from the reviewed plan in ${objects}` });
+      setOutputs(s.a.runner, { exitcode: 1, "has-changes": hasChanges(made.plan), "plan-file": reviewedFiles[0], summary: `refused: the plan differs from the reviewed ${only !== void 0 ? "plan" : "plans"} in ${objects}` });
       appendSummary(s, renderMismatchSummary(environment, differences));
-      return 1;
+      return { code: 1, result: refused(`Nothing was applied: ${headline.replace(/:$/, ".")}`, differences.map((d) => d.detail)) };
     }
-    s.a.runner.log(`The plan made now matches the reviewed plan ${relativeTo(s.cwd, reviewedFile)}: applying the reviewed plan.`);
-    return await applyPlanFile(s, environment, reviewedFile, reviewed);
+    s.a.runner.log(
+      made.plan.applyable ? `Every change of the plan made now is in ${only !== void 0 ? `the reviewed plan ${relativeTo(s.cwd, reviewedFiles[0])}` : `one of the ${reviewed.length} reviewed plans`} (the rest is applied already): applying the plan made now.` : "The plan made now has nothing to do: what was reviewed is on the servers already."
+    );
+    keepFresh = true;
+    return await applyPlanFile(s, environment, fresh, made.plan);
   } finally {
-    if (reviewedFile !== void 0) rmSync4(fresh, { force: true });
+    if (!keepFresh) rmSync4(fresh, { force: true });
   }
 }
 async function applyPlanFile(s, environment, planFile, plan) {
@@ -67286,7 +67679,8 @@ async function applyPlanFile(s, environment, planFile, plan) {
   if (result.status === "invalid") {
     annotate(s, result.diagnostics);
     const problems = errorLines(result.diagnostics, s.cwd);
-    return fail2(s.a.runner, problems.length > 0 ? [] : ["mftops apply: the manifests do not load (see the log)"], `mftops apply: ${environment}`, problems);
+    const code6 = fail2(s.a.runner, problems.length > 0 ? [] : ["mftops apply: the manifests do not load (see the log)"], `mftops apply: ${environment}`, problems);
+    return { code: code6, result: { environment, status: "refused", headline: "Nothing was applied: the manifests do not load.", details: problems, pullRequests: s.inputs.pullRequests } };
   }
   if (result.status !== "finished") throw new Error(`bug: applying a plan file gave ${result.status}`);
   const report = result.report;
@@ -67304,7 +67698,54 @@ async function applyPlanFile(s, environment, planFile, plan) {
   if (code5 !== 0) s.a.runner.annotate("error", `mftops apply: ${reportText.trimEnd()}`);
   setOutputs(s.a.runner, { exitcode: code5, "has-changes": hasChanges(plan), "plan-file": planFile, "report-file": reportFile, summary: reportText.split("\n")[0] ?? "" });
   appendSummary(s, renderApplySummary(environment, code5 === 0, reportText, report.policy));
-  return code5;
+  const [headline = "", ...rest] = reportText.trimEnd().split("\n");
+  const verification = report.verification;
+  const verified = verification !== void 0 && verification.mode !== "skipped" && verification.error === void 0 && verification.unconverged.length === 0;
+  return {
+    code: code5,
+    result: {
+      environment,
+      status: applyResultStatus(report.outcome, code5),
+      headline,
+      details: rest,
+      ...report.snapshot !== void 0 ? { snapshotId: report.snapshot.id } : {},
+      ...verified ? { verifiedBy: verification.mode } : {},
+      pullRequests: s.inputs.pullRequests
+    }
+  };
+}
+function applyResultStatus(outcome, code5) {
+  switch (outcome) {
+    case "nothing":
+      return code5 === 0 ? "nothing" : "failed";
+    case "applied":
+      return code5 === 0 ? "applied" : "failed";
+    case "interrupted":
+      return "failed";
+    case "refused":
+    case "stale":
+    case "no-snapshot":
+      return "refused";
+    default: {
+      const never = outcome;
+      throw new Error(`unknown apply outcome ${String(never)}`);
+    }
+  }
+}
+async function postApplyComment(s, result) {
+  if (!s.inputs.comment || result.pullRequests.length === 0) return;
+  const api = githubApi(s);
+  if (typeof api === "string") {
+    s.a.runner.annotate("warning", `the apply result was not posted to the pull requests: ${api}`);
+    return;
+  }
+  try {
+    for (const posted of await postApplyResult(api, result, { ...s.context.runUrl !== void 0 ? { runUrl: s.context.runUrl } : {}, ...s.context.sha !== void 0 ? { sha: s.context.sha } : {} })) {
+      s.a.runner.log(`${posted.action === "created" ? "Posted" : "Updated"} the apply result on pull request #${posted.pullRequest}${posted.comment.htmlUrl !== void 0 ? `: ${posted.comment.htmlUrl}` : ""}`);
+    }
+  } catch (err) {
+    s.a.runner.annotate("warning", `the apply result was not posted to the pull requests: ${messageOf3(err)}`);
+  }
 }
 async function driftStep(s) {
   const environment = environmentName(s);
