@@ -162,6 +162,14 @@ export function adaptWorkflow(text: string, s: WorkflowSettings): string {
   if (s.action.kind === 'installed') out = installBeforeAction(out, s.action.installDir, s.source);
   out = replaceAll(out, /^(\s*(?:- )?uses: )\.\/$/gm, `$1${s.action.uses}`, s.source, 'uses: ./');
   out = replaceAll(out, /^(\s*environment: )\[staging, prod\]$/gm, `$1[${s.environment}]`, s.source, 'environment: [staging, prod]');
+  // The starter has one environment: the example's "staging first" says how to order several.
+  out = out.replace(
+    /^# - One job per environment, staging first (\(max-parallel: 1, fail-fast\)): prod is not touched when\n#   staging fails\.$/m,
+    '# - One job per environment $1: with several, list them in the order to apply,\n#   e.g. [staging, prod], so that prod is not touched when staging fails.',
+  );
+  // The review rule's document is in the package (or, with --action-ref, in that repository).
+  const rules = s.action.kind === 'installed' ? `${s.action.installDir === '.' ? '' : `${s.action.installDir}/`}node_modules/mftops/examples/workflows/README.md` : `examples/workflows/README.md of ${s.action.uses}`;
+  out = out.replace(/(?<![\w/])examples\/workflows\/README\.md\b/g, rules);
   out = replaceAll(out, /^(\s*working-directory: )mft$/gm, `$1${dir}`, s.source, 'working-directory: mft');
   out = out.replace(/^(\s*)- 'mft\/\*\*'$/gm, (_m, indent: string) => (here === '' ? `${indent}- 'mftops.yaml'\n${indent}- 'manifests/**'` : `${indent}- '${here}**'`));
   out = out.replace(/\bmft\/\.mftops\//g, `${here}.mftops/`);

@@ -31,7 +31,7 @@ const workflow = (path: string) => parse(readFileSync(path, 'utf8')) as Workflow
 /** The steps that run mftops's action: every step but the actions/… ones. */
 const actionSteps = (w: Workflow) => Object.values(w.jobs).flatMap((j) => j.steps.filter((s) => s.uses !== undefined && !s.uses.startsWith('actions/')));
 /** Lines of the written workflows that only make sense in mftops's own repository. */
-const EXAMPLE_ONLY = [/^# Copy to /m, /here under/, /These examples/, /\bmft\//, /^\s*(- )?uses: \.\/$/m, /<org>\/mftops/, /^\s*ACME_SFTP_PASSWORD:/m];
+const EXAMPLE_ONLY = [/^# Copy to /m, /here under/, /These examples/, /\bmft\//, /^\s*(- )?uses: \.\/$/m, /<org>\/mftops/, /^\s*ACME_SFTP_PASSWORD:/m, /(?<!node_modules\/mftops\/)examples\/workflows\/README\.md(?! of )/, /staging first/];
 
 /** Each job that runs the action installs mftops (npm ci in `installDir`) after its checkout and before the action. */
 function expectInstallBeforeAction(w: Workflow, uses: string, installDir: string | undefined, file: string): void {

@@ -1,7 +1,12 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('mftops command line', () => {
   it('lists the commands that exist in --help and exits 0', async () => {
@@ -9,6 +14,15 @@ describe('mftops command line', () => {
     expect(r.code).toBe(0);
     for (const cmd of ['validate', 'status', 'emulator']) expect(r.stdout).toMatch(new RegExp(`^  ${cmd}\\b`, 'm'));
     expect(r.stdout).toContain('--config <file>');
+  });
+
+  it('in a copy that was never built, says so in one line instead of "Cannot find module", exit 1', () => {
+    // The launcher as a git checkout has it before npm run build: bin/ without dist/.
+    const dir = testdir({ 'package.json': '{ "type": "module" }\n', 'bin/mftops.js': readFileSync(join(ROOT, 'bin/mftops.js'), 'utf8') });
+    const r = spawnSync(process.execPath, [join(dir, 'bin/mftops.js'), 'plan'], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('mftops: error: this copy of mftops is not built (no dist/cli/main.js): run npm ci && npm run build in its folder, or install the packed package\n');
   });
 
   it('prints its version', async () => {
