@@ -183,6 +183,8 @@ function runCli(args: readonly string[], cwd: string): Promise<Ran> {
       cwd,
       env: { ...process.env, ...DEMO_ENV },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Every wait has a deadline: a step the CLI's own deadlines did not end is killed (exit 1 below).
+      timeout: STEP_DEADLINE_MS,
     });
     const pending = { stdout: '', stderr: '' };
     const lines: string[] = [];
@@ -200,9 +202,13 @@ function runCli(args: readonly string[], cwd: string): Promise<Ran> {
   });
 }
 
+const STEP_DEADLINE_MS = 300_000;
+const REQUEST_DEADLINE_MS = 30_000;
+
 /** Edit a task through the automation REST API as another user, as the console would; the line to print. */
 async function changeBehindGitsBack(automationUrl: string): Promise<string> {
   const api = `${automationUrl}/api/v1`;
+  const fetch = (url: string, init: RequestInit = {}) => globalThis.fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_DEADLINE_MS) });
   const tokenAnswer = await fetch(`${api}/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
