@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, copyFileSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Document, isScalar, visit } from 'yaml';
 import { MftopsError, systemError } from '../errors.js';
 import { canonicalizeQuoting, TO_STRING_OPTIONS } from '../manifest/canonical-form.js';
@@ -102,21 +102,63 @@ export function existingFiles<F extends FileToWrite>(files: readonly F[]): F[] {
 }
 
 /**
- * Write the files. Without `force`, a file that exists is never replaced: the call refuses
- * before writing anything (`existingFiles` is the check; `wx` closes the race with anything that
- * creates one meanwhile).
+ * Write the files, all or none. Without `force`, a file that exists is never replaced: the call
+ * refuses before writing anything (`existingFiles` is the check; linking each file into place
+ * closes the race with anything that creates one meanwhile). Every file is first written whole to
+ * a temporary name beside its target, so a full disk or an unwritable folder leaves no file and no
+ * folder of this call behind; only then are they moved into place.
  */
 export function writeImportFiles(files: readonly FileToWrite[], options: { readonly force: boolean }): void {
   if (!options.force) {
     const existing = existingFiles(files);
     if (existing.length > 0) throw new MftopsError(`refusing to overwrite ${existing.map((f) => f.relPath).join(', ')} (use --force)`);
   }
-  for (const f of files) {
-    try {
-      mkdirSync(dirname(f.path), { recursive: true });
-      writeFileSync(f.path, f.text, { flag: options.force ? 'w' : 'wx' });
-    } catch (err) {
-      throw systemError(`cannot write ${f.path}`, err);
+  const createdDirs: string[] = [];
+  const staged: { readonly file: FileToWrite; readonly tmp: string }[] = [];
+  const placed: string[] = [];
+  let clash: FileToWrite | undefined;
+  let current = files[0];
+  try {
+    for (const f of files) {
+      current = f;
+      const dir = dirname(f.path);
+      const created = mkdirSync(dir, { recursive: true });
+      if (created !== undefined) createdDirs.push(created);
+      const tmp = join(dir, `.${basename(f.path)}.${randomBytes(6).toString('hex')}.tmp`);
+      staged.push({ file: f, tmp });
+      writeFileSync(tmp, f.text, { flag: 'wx' });
     }
+    for (const { file, tmp } of staged) {
+      current = file;
+      if (options.force) renameSync(tmp, file.path);
+      else {
+        clash = file;
+        placeWithoutReplacing(tmp, file.path);
+        clash = undefined;
+        placed.push(file.path);
+        rmSync(tmp, { force: true });
+      }
+    }
+  } catch (err) {
+    for (const { tmp } of staged) rmSync(tmp, { force: true });
+    for (const path of placed) rmSync(path, { force: true });
+    for (const dir of createdDirs.reverse()) rmSync(dir, { recursive: true, force: true });
+    // Created by something else since the check above.
+    if (clash !== undefined && isCode(err, 'EEXIST')) throw new MftopsError(`refusing to overwrite ${clash.relPath} (use --force); nothing was written`);
+    throw systemError(`cannot write ${current?.path ?? 'the files'}; nothing was written`, err);
   }
+}
+
+/** A hard link fails when the target exists; a file system without links gets an exclusive copy. */
+function placeWithoutReplacing(tmp: string, target: string): void {
+  try {
+    linkSync(tmp, target);
+  } catch (err) {
+    if (isCode(err, 'EEXIST')) throw err;
+    copyFileSync(tmp, target, constants.COPYFILE_EXCL);
+  }
+}
+
+function isCode(err: unknown, code: string): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;
 }

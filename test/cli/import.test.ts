@@ -11,6 +11,7 @@ import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { login, taskBody } from '../emulator/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { installedMftops } from '../helpers/installed-mftops.js';
 import { PASSWORDS, configYaml, globals, io } from '../drift/helpers.js';
 import type { ConfigOptions } from '../drift/helpers.js';
 
@@ -283,7 +284,8 @@ describe('mftops import onboarding an existing estate (issue 24)', () => {
 
 describe("the README's ten-minute path for an existing estate", () => {
   it('init, remove the examples, set URLs and scope, import, plan: no changes', async () => {
-    const dir = testdir({});
+    // After `npm i -D mftops`, as the path starts: init points the workflows at that install.
+    const dir = testdir(installedMftops());
     const init = await runCli(['init'], { cwd: dir });
     expect(init.code, init.stderr).toBe(0);
     for (const f of files(join(dir, 'manifests'))) {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -131,6 +131,18 @@ describe('writing', () => {
     expect(readFileSync(join(out, 'tasks', 'b.yaml'), 'utf8')).toBe('mine\n');
     expect(existsSync(join(out, 'tasks', 'a.yaml'))).toBe(false);
     expect(existsSync(join(out, 'tasks', 'c.yaml'))).toBe(false);
+  });
+
+  it('writes all or none: a file that cannot be written leaves no file and no new folder behind', () => {
+    // folders/ is a file here, so the FolderPermissions manifest cannot be written (as a full disk
+    // would stop it): the task written before it must not stay, nor the folders made for it.
+    const out = testdir({ 'folders': 'not a folder\n' });
+    const files = planImportFiles([manifest('Task', 'a'), manifest('FolderPermissions', '/A/B'), manifest('Task', 'c')], out);
+    for (const force of [false, true]) {
+      expect(() => writeImportFiles(files, { force })).toThrow(/cannot write .*folders.*; nothing was written/);
+      expect(existsSync(join(out, 'tasks')), `force ${force}`).toBe(false);
+      expect(readdirSync(out)).toEqual(['folders']);
+    }
   });
 
   it('overwrites with force, and creates the folders it needs', () => {
