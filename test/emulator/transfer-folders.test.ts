@@ -77,7 +77,8 @@ describe('transfer folders and folder ACLs', () => {
   it('rule 86: GET /folders/{id}/acls pages entries {type, id, name, permissions{…, sharePermissions}, isEditable, isDeletable}', async () => {
     const id = await folderId('/Distribution/Acme/Outbound');
     const r = await api.get(`/folders/${id}/acls`);
-    expect(entries(r)).toEqual(['Group:Acme Partners', 'User:alice']);
+    // automation-svc: the example xfer host's account (examples/seed), with the rights its steps need.
+    expect(entries(r)).toEqual(['Group:Acme Partners', 'User:alice', 'User:automation-svc']);
     expect(r.body.items[1]).toEqual({
       type: 'User',
       id: await userId('alice'),
@@ -89,7 +90,7 @@ describe('transfer folders and folder ACLs', () => {
       isEditable: true,
       isDeletable: true,
     });
-    expect(r.body.paging.totalItems).toBe(2);
+    expect(r.body.paging.totalItems).toBe(3);
   });
 
   it('rule 87: POST /folders/{id}/acls sets one entry (missing permissions are false) and answers the whole list', async () => {
@@ -97,7 +98,7 @@ describe('transfer folders and folder ACLs', () => {
     const bob = await userId('bob');
     const r = await api.call('POST', `/folders/${id}/acls`, { type: 'User', id: bob, permissions: { listFiles: true, readFiles: true } });
     expect(r.status).toBe(200);
-    expect(entries(r)).toEqual(['User:bob', 'Group:Globex Partners']);
+    expect(entries(r)).toEqual(['User:automation-svc', 'User:bob', 'Group:Globex Partners']);
     const entry = r.body.items.find((e: { name: string }) => e.name === 'bob');
     expect(entry.permissions).toMatchObject({ listFiles: true, readFiles: true, writeFiles: false, admin: false, sharePermissions: { readFiles: false } });
     expect((await api.call('POST', `/folders/${id}/acls`, { type: 'User', id: bob, permissions: { listFiles: true, colour: true } })).status).toBe(422);
@@ -118,7 +119,7 @@ describe('transfer folders and folder ACLs', () => {
     const alice = await userId('alice');
     const r = await api.call('DELETE', `/folders/${id}/acls`, { type: 'User', id: alice });
     expect(r.status).toBe(204);
-    expect(entries(await api.get(`/folders/${id}/acls`))).toEqual(['Group:Acme Partners']);
+    expect(entries(await api.get(`/folders/${id}/acls`))).toEqual(['Group:Acme Partners', 'User:automation-svc']);
     expect((await api.call('DELETE', `/folders/${id}/acls`, { type: 'User', id: alice })).status).toBe(404);
   });
 
