@@ -1,14 +1,13 @@
-import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { nestedComprehension } from '../helpers/nested-comprehension.js';
 import { positionOf } from '../helpers/position-of.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { exampleWorkdir } from '../helpers/example-workdir.js';
 
 const TASK = ['apiVersion: mftops/v1', 'kind: Task', 'metadata: { name: Payroll }', 'spec:', '  Active: 1', ''].join('\n');
 
@@ -31,7 +30,6 @@ describe('a policy whose work is exponential in its text', () => {
 // is stopped and is an error of its policy at the expression. Before the budget these ran for
 // minutes: runCli kills the CLI after HANG_MS, which is the hang detector (no timed assertion).
 const HANG_MS = 60_000;
-const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
 const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: 'acme-sftp-budget-test' };
 
 /** A deny policy on tasks; its expression is at line 8, column 19 of its file. */
@@ -94,13 +92,7 @@ describe('the time budget of one policy evaluation', () => {
     });
     afterAll(() => emulator.close());
 
-    function workdir(policy: string): string {
-      const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }), 'manifests/policies/policy.yaml': policy });
-      cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
-      mkdirSync(join(dir, 'manifests/tasks/secrets'));
-      writeFileSync(join(dir, 'manifests/tasks/secrets/finance-share-audit.txt'), 'audit-share-budget-test');
-      return dir;
-    }
+    const workdir = (policy: string): string => exampleWorkdir(emulator, policy, 'audit-share-budget-test');
 
     it('plan refuses on a backtracking regular expression: exit 1, the error at the expression, no plan file', async () => {
       const dir = workdir(denyPolicy(BACKTRACKING_ON_CHANGE));

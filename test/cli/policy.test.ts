@@ -1,10 +1,9 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { readPlanFile } from '../../src/app/plan-file.js';
 import { findSchemasDir, SCHEMA_BASE_URL } from '../../src/manifest/schemas.js';
@@ -12,8 +11,8 @@ import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { positionOf } from '../helpers/position-of.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { exampleWorkdir } from '../helpers/example-workdir.js';
 
-const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
 const EXAMPLE_POLICIES = fileURLToPath(new URL('../../examples/policies', import.meta.url));
 const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: 'acme-sftp-policy-test' };
 
@@ -24,13 +23,7 @@ beforeAll(async () => {
 afterAll(() => emulator.close());
 
 /** The example manifests against the seeded emulator, plus one policy file. */
-function workdir(policy: string): string {
-  const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }), 'manifests/policies/policy.yaml': policy });
-  cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
-  mkdirSync(join(dir, 'manifests/tasks/secrets'));
-  writeFileSync(join(dir, 'manifests/tasks/secrets/finance-share-audit.txt'), 'audit-share-policy-test');
-  return dir;
-}
+const workdir = (policy: string): string => exampleWorkdir(emulator, policy, 'audit-share-policy-test');
 
 /** A policy on the task the examples create (`Month-end report`): its Description must not mention the archive. */
 function policy(severity: 'deny' | 'warn', expression = "!object.spec.Info.Description.contains('archive')"): string {
