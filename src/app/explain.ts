@@ -1,4 +1,5 @@
-import { DIAGNOSTIC_CODES, DIAGNOSTIC_EXPLANATIONS, type DiagnosticCode } from '../diagnostics.js';
+import { DIAGNOSTIC_EXPLANATIONS } from '../diagnostic-catalogue.js';
+import { DIAGNOSTIC_CODES, type DiagnosticCode } from '../diagnostics.js';
 import { suggestName } from '../manifest/suggest.js';
 import type { ExplainedCode, ExplainReport } from '../render/explain.js';
 
@@ -7,7 +8,7 @@ export interface ExplainOptions {
   readonly code?: string;
 }
 
-/** What a diagnostic code means, from the one table in src/diagnostics.ts; no I/O. */
+/** What a diagnostic code means, from the catalogue in src/diagnostic-catalogue.ts; no I/O. */
 export function explainCode(options: ExplainOptions): ExplainReport {
   const codes = (Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[]).map(explained);
   if (options.code === undefined || options.code.trim() === '') return { status: 'list', codes };

@@ -1,4 +1,5 @@
-import type { DiagnosticCode, DiagnosticExplanation } from '../diagnostics.js';
+import type { DiagnosticExplanation } from '../diagnostic-catalogue.js';
+import type { DiagnosticCode } from '../diagnostics.js';
 import { renderJsonOutput } from './json-output.js';
 
 /** One diagnostic code with what `mftops explain` says about it. */
