@@ -6,8 +6,7 @@ import type { LiveFolder } from '../live/model.js';
 import type { FolderPermissionsManifest } from '../manifest/types.js';
 import { compareText } from '../order.js';
 import type { ReadonlyTransferClient } from '../services/index.js';
-import type { RestoreResult } from '../snapshot/restore-snapshot.js';
-import type { PartsDiff, SavedAclEntry, SavedFolder, SnapshotDiff, SnapshotInfo, SnapshotList, VerifiedSnapshot } from '../snapshot/model.js';
+import type { PartsDiff, RestoreResult, SavedAclEntry, SavedFolder, SnapshotDiff, SnapshotInfo, SnapshotList, VerifiedSnapshot } from '../snapshot/model.js';
 import type { SnapshotRef } from '../snapshot/store.js';
 import { openClients, openReadonlyClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
@@ -173,7 +172,7 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
   const { config, env } = openEnvironment(options, ctx);
   const { resolveSnapshotId, describeRef } = await import('../snapshot/store.js');
   const { loadSnapshot } = await import('../snapshot/load-snapshot.js');
-  const { describePart } = await import('../snapshot/render.js');
+  const { describePart } = await import('../snapshot/model.js');
   const ref = resolveSnapshotId(config.snapshots.dir, options.id, env.name);
   const loaded = loadSnapshot(config.snapshots.dir, ref, ctx.env);
   const held = loaded.info.services;

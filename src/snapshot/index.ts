@@ -12,22 +12,8 @@ export { diffSavedFolders } from './diff-folders.js';
 export { diffSnapshots } from './diff-snapshots.js';
 export { SnapshotError, SnapshotIntegrityError } from './errors.js';
 export * from './model.js';
-export {
-  describePart,
-  describeSnapshot,
-  formatBytes,
-  renderAlteredJson,
-  renderRestoredJson,
-  renderSavedJson,
-  renderSnapshotDiffJson,
-  renderSnapshotDiffText,
-  renderSnapshotListJson,
-  renderSnapshotListText,
-  renderVerifiedJson,
-  renderVerifiedText,
-} from './render.js';
 export { restoreSnapshot } from './restore-snapshot.js';
-export type { FolderRestore, RestoreAutomationTarget, RestoreResult, RestoreSnapshotOptions, RestoreTransferTarget } from './restore-snapshot.js';
+export type { RestoreAutomationTarget, RestoreSnapshotOptions, RestoreTransferTarget } from './restore-snapshot.js';
 export { saveSnapshot, toSnapshotId } from './save-snapshot.js';
 export type { SaveSnapshotOptions, SnapshotAutomationSource, SnapshotTransferSource } from './save-snapshot.js';
 export { loadSnapshot } from './load-snapshot.js';

@@ -310,3 +310,56 @@ export interface ExportBaseline {
 export function hasDifferences(diff: PartsDiff): boolean {
   return (diff.kinds ?? []).some((k) => k.added.length + k.removed.length + k.changed.length > 0) || diff.folders.changed.length > 0;
 }
+
+/** What happened to one saved folder's ACL. */
+export interface FolderRestore {
+  readonly path: string;
+  /**
+   * `restored`: entries put back (`put`) and removed (`deleted`); `unchanged`: already as saved;
+   * `absent`: no folder then and none now; `missing`: the folder existed then and is gone now
+   * (folders cannot be created back from a snapshot); `failed`: see `error`.
+   */
+  readonly outcome: 'restored' | 'unchanged' | 'absent' | 'missing' | 'failed';
+  readonly put: number;
+  readonly deleted: number;
+  /** Live entries left alone: not editable, not deletable, or of a type mftops never touches. */
+  readonly kept: number;
+  /** The folder did not exist when the snapshot was taken: its entries were removed, the folder stays. */
+  readonly createdSince?: boolean;
+  readonly error?: string;
+}
+
+/** What a restore did (`snapshot restore`'s result; its JSON output). */
+export interface RestoreResult {
+  readonly restored: SnapshotInfo;
+  /** The parts put back, automation first. */
+  readonly services: readonly ServiceName[];
+  /** What the restore changed: the live configuration (A) → the snapshot (B), read before any write. */
+  readonly diff: PartsDiff;
+  /** The snapshot of the state the restore replaced. */
+  readonly preRestore: SnapshotInfo;
+  readonly folders: readonly FolderRestore[];
+  /** True when every folder was restored (or needed nothing). */
+  readonly complete: boolean;
+  /**
+   * Read back after the writes, the restored parts match the snapshot: the automation export
+   * object for object, each restored folder's entries as the restore leaves them.
+   */
+  readonly verified: boolean;
+  /** What did not match when read back (empty when `verified`), e.g. `task Payroll to bank differs from the snapshot (Info.Description)`. */
+  readonly mismatches: readonly string[];
+}
+
+/** What one part of a snapshot holds, for messages: `automation export`, `transfer folder ACLs`. */
+export function describePart(service: ServiceName): string {
+  switch (service) {
+    case 'automation':
+      return 'automation export';
+    case 'transfer':
+      return 'transfer folder ACLs';
+    default: {
+      const never: never = service;
+      throw new Error(`unknown service ${String(never)}`);
+    }
+  }
+}

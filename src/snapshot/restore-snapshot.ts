@@ -7,11 +7,10 @@ import { parseConfigXml } from './config-xml.js';
 import { diffConfigs } from './diff-configs.js';
 import { diffParts, type SavedParts } from './diff-snapshots.js';
 import { SnapshotError } from './errors.js';
-import type { DiffKind, PartsDiff, SavedAclEntry, SavedFolder, SnapshotInfo } from './model.js';
+import { describePart, type DiffKind, type FolderRestore, type PartsDiff, type RestoreResult, type SavedAclEntry, type SavedFolder, type SnapshotInfo } from './model.js';
 import { readNamedFolders, saveSnapshot } from './save-snapshot.js';
 import { loadSnapshot, type LoadedSnapshot } from './load-snapshot.js';
 import { describeRef, resolveSnapshotId, type SnapshotRef } from './store.js';
-import { describePart } from './render.js';
 import { canonicalJson } from '../resources/common.js';
 import type { ServiceName } from '../vocabulary.js';
 
@@ -40,44 +39,6 @@ export interface RestoreSnapshotOptions {
   readonly now?: Date;
   readonly processEnv?: NodeJS.ProcessEnv;
   readonly logger?: Logger;
-}
-
-/** What happened to one saved folder's ACL. */
-export interface FolderRestore {
-  readonly path: string;
-  /**
-   * `restored`: entries put back (`put`) and removed (`deleted`); `unchanged`: already as saved;
-   * `absent`: no folder then and none now; `missing`: the folder existed then and is gone now
-   * (folders cannot be created back from a snapshot); `failed`: see `error`.
-   */
-  readonly outcome: 'restored' | 'unchanged' | 'absent' | 'missing' | 'failed';
-  readonly put: number;
-  readonly deleted: number;
-  /** Live entries left alone: not editable, not deletable, or of a type mftops never touches. */
-  readonly kept: number;
-  /** The folder did not exist when the snapshot was taken: its entries were removed, the folder stays. */
-  readonly createdSince?: boolean;
-  readonly error?: string;
-}
-
-export interface RestoreResult {
-  readonly restored: SnapshotInfo;
-  /** The parts put back, automation first. */
-  readonly services: readonly ServiceName[];
-  /** What the restore changed: the live configuration (A) → the snapshot (B), read before any write. */
-  readonly diff: PartsDiff;
-  /** The snapshot of the state the restore replaced. */
-  readonly preRestore: SnapshotInfo;
-  readonly folders: readonly FolderRestore[];
-  /** True when every folder was restored (or needed nothing). */
-  readonly complete: boolean;
-  /**
-   * Read back after the writes, the restored parts match the snapshot: the automation export
-   * object for object, each restored folder's entries as the restore leaves them.
-   */
-  readonly verified: boolean;
-  /** What did not match when read back (empty when `verified`), e.g. `task Payroll to bank differs from the snapshot (Info.Description)`. */
-  readonly mismatches: readonly string[];
 }
 
 /** A restore checked and compared with the live servers, before anything is written. */

@@ -7,14 +7,13 @@ import {
   diffSavedFolders,
   diffSnapshots,
   parseConfigXml,
-  renderSnapshotDiffJson,
-  renderSnapshotDiffText,
   SENSITIVE,
   type ConfigDiff,
   type KindDiff,
   type SavedAclEntry,
   type SavedFolder,
 } from '../../src/snapshot/index.js';
+import { renderSnapshotDiffJson, renderSnapshotDiffText } from '../../src/render/snapshot.js';
 import { getValueVocabulary } from '../../src/manifest/schemas.js';
 import { testdir } from '../helpers/testdir.js';
 import { startSeededEmulator } from '../integration/helpers.js';

@@ -9,10 +9,9 @@ import {
 } from '../../app/snapshot.js';
 import type { ServiceName } from '../../config/model.js';
 import { ConfigError } from '../../errors.js';
-import type { RestoreResult } from '../../snapshot/restore-snapshot.js';
-import { hasDifferences, type PartsDiff, type SnapshotInfo } from '../../snapshot/model.js';
+import { hasDifferences, type PartsDiff, type RestoreResult, type SnapshotInfo } from '../../snapshot/model.js';
 import type { SnapshotRef } from '../../snapshot/store.js';
-import type { DiffWording } from '../../snapshot/render.js';
+import type { DiffWording } from '../../render/snapshot.js';
 import { cliContext, environmentChoice, type CliContext } from '../app-context.js';
 import type { CommandIo } from '../io.js';
 import type { GlobalOptions } from '../main.js';
@@ -63,13 +62,13 @@ export async function runSnapshotSave(g: GlobalOptions, opts: SnapshotSaveOption
   } finally {
     ctx.finish();
   }
-  io.stdout(g.format === 'json' ? (await import('../../snapshot/render.js')).renderSavedJson(saved) : await savedText(saved));
+  io.stdout(g.format === 'json' ? (await import('../../render/snapshot.js')).renderSavedJson(saved) : await savedText(saved));
   return 0;
 }
 
 export async function runSnapshotList(g: GlobalOptions, io: CommandIo): Promise<number> {
   const list = await listEnvironmentSnapshots(environmentChoice(g), io);
-  const { renderSnapshotListJson, renderSnapshotListText } = await import('../../snapshot/render.js');
+  const { renderSnapshotListJson, renderSnapshotListText } = await import('../../render/snapshot.js');
   io.stdout(g.format === 'json' ? renderSnapshotListJson(list) : renderSnapshotListText(list));
   return 0;
 }
@@ -79,12 +78,12 @@ export async function runSnapshotVerify(g: GlobalOptions, opts: SnapshotIdOption
   const result = await verifyEnvironmentSnapshot({ ...environmentChoice(g), id: opts.id }, io);
   switch (result.status) {
     case 'verified': {
-      const { renderVerifiedJson, renderVerifiedText } = await import('../../snapshot/render.js');
+      const { renderVerifiedJson, renderVerifiedText } = await import('../../render/snapshot.js');
       io.stdout(g.format === 'json' ? renderVerifiedJson(result.verified) : renderVerifiedText(result.verified));
       return 0;
     }
     case 'altered': {
-      const { renderAlteredJson } = await import('../../snapshot/render.js');
+      const { renderAlteredJson } = await import('../../render/snapshot.js');
       io.stdout(g.format === 'json' ? renderAlteredJson({ ref: result.snapshot, file: result.file, error: result.error }) : `Snapshot ${result.snapshot} FAILED verification: ${result.error}\n`);
       return 1;
     }
@@ -98,7 +97,7 @@ export async function runSnapshotVerify(g: GlobalOptions, opts: SnapshotIdOption
 /** Exit 0 when the snapshots hold the same, 2 when they differ (as plan --detailed-exitcode, drift and diff-env). */
 export async function runSnapshotDiff(g: GlobalOptions, opts: SnapshotDiffOptions, io: CommandIo): Promise<number> {
   const diff = await diffEnvironmentSnapshots({ ...environmentChoice(g), a: opts.a, b: opts.b }, io);
-  const { renderSnapshotDiffJson, renderSnapshotDiffText } = await import('../../snapshot/render.js');
+  const { renderSnapshotDiffJson, renderSnapshotDiffText } = await import('../../render/snapshot.js');
   io.stdout(g.format === 'json' ? renderSnapshotDiffJson(diff) : renderSnapshotDiffText(diff, await diffWording()));
   return hasDifferences(diff) ? 2 : 0;
 }
@@ -112,7 +111,7 @@ export async function runSnapshotDiff(g: GlobalOptions, opts: SnapshotDiffOption
 export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestoreOptions, io: CommandIo): Promise<number> {
   const interactive = io.isTty && (opts.ask !== undefined || Boolean(process.stdin.isTTY));
   const preview = async (d: RestoreDescription & { readonly diff: PartsDiff }): Promise<void> => {
-    const { describeSnapshot, renderRestoreDiffText } = await import('../../snapshot/render.js');
+    const { describeSnapshot, renderRestoreDiffText } = await import('../../render/snapshot.js');
     io.stdout(
       [
         `${opts.dryRun === true ? 'Dry run: restoring' : 'Restoring'} ${describeSnapshot(d.snapshot)} taken ${d.snapshot.createdAt}`,
@@ -152,7 +151,7 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
     case 'previewed': {
       if (g.format === 'json') {
         // The mftops.snapshot.diff document, from the live servers (`a`, id `live`) to the snapshot.
-        const { renderSnapshotDiffJson } = await import('../../snapshot/render.js');
+        const { renderSnapshotDiffJson } = await import('../../render/snapshot.js');
         io.stdout(renderSnapshotDiffJson({ ...restored.diff, a: { env: restored.ref.env, id: 'live' }, b: { env: restored.ref.env, id: restored.ref.id } }));
       } else {
         await preview({ ...restored.description, diff: restored.diff });
@@ -162,7 +161,7 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
     }
     case 'restored': {
       const { result, ref } = restored;
-      io.stdout(g.format === 'json' ? (await import('../../snapshot/render.js')).renderRestoredJson(result) : await restoredText(result, ref));
+      io.stdout(g.format === 'json' ? (await import('../../render/snapshot.js')).renderRestoredJson(result) : await restoredText(result, ref));
       return result.complete && result.verified ? 0 : 1;
     }
     default: {
@@ -190,7 +189,7 @@ async function diffWording(): Promise<DiffWording> {
 }
 
 async function savedText(s: SnapshotInfo): Promise<string> {
-  const { describeSnapshot } = await import('../../snapshot/render.js');
+  const { describeSnapshot } = await import('../../render/snapshot.js');
   const lines = [`Saved snapshot ${describeSnapshot(s)}`, `  ${s.path}`];
   if (s.sha256 !== undefined) lines.push(`  sha256 ${s.sha256}`);
   if (s.services.includes('transfer')) lines.push(`  folder permissions of ${s.folderCount} transfer folder(s) saved`);
@@ -198,7 +197,7 @@ async function savedText(s: SnapshotInfo): Promise<string> {
 }
 
 async function restoredText(result: RestoreResult, ref: SnapshotRef): Promise<string> {
-  const [{ describeSnapshot }, { describeRef }] = await Promise.all([import('../../snapshot/render.js'), import('../../snapshot/store.js')]);
+  const [{ describeSnapshot }, { describeRef }] = await Promise.all([import('../../render/snapshot.js'), import('../../snapshot/store.js')]);
   const lines = [`Saved the state before the restore as ${describeSnapshot(result.preRestore)}.`];
   if (result.services.includes('automation')) lines.push(`Restored the automation configuration from ${describeRef(ref)}.`);
   if (result.services.includes('transfer')) lines.push(`Folder ACLs of ${result.folders.length} transfer folder(s) from ${describeRef(ref)}:`);

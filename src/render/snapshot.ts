@@ -1,10 +1,8 @@
-import { SENSITIVE, type DiffEntry, type DiffKind, type PartsDiff, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from './model.js';
-import type { ServiceName } from '../vocabulary.js';
+import { SENSITIVE, type DiffEntry, type DiffKind, type PartsDiff, type RestoreResult, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from '../snapshot/model.js';
 import { ACL_PERMISSIONS } from '../vocabulary.js';
 import { describeFieldValue, type ValueVocabulary } from '../manifest/value-words.js';
-import { renderJsonOutput } from '../render/json-output.js';
-import { withWords } from '../render/values.js';
-import type { RestoreResult } from './restore-snapshot.js';
+import { renderJsonOutput } from './json-output.js';
+import { withWords } from './values.js';
 
 /** Renderers of the snapshot commands' results: pure, and given only data that holds no secret. */
 
@@ -153,20 +151,6 @@ export function describeSnapshot(s: SnapshotInfo): string {
 
 function folderPart(s: SnapshotInfo): string[] {
   return s.services.includes('transfer') ? [`${s.folderCount} transfer folder(s)`] : [];
-}
-
-/** What one part of a snapshot holds, for messages: `automation export`, `transfer folder ACLs`. */
-export function describePart(service: ServiceName): string {
-  switch (service) {
-    case 'automation':
-      return 'automation export';
-    case 'transfer':
-      return 'transfer folder ACLs';
-    default: {
-      const never: never = service;
-      throw new Error(`unknown service ${String(never)}`);
-    }
-  }
 }
 
 export function formatBytes(n: number): string {
