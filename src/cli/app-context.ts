@@ -1,7 +1,6 @@
 import type { AppContext, EnvironmentChoice } from '../app/context.js';
 import type { AppEvent } from '../app/events.js';
-import type { CommandIo } from './io.js';
-import type { GlobalOptions } from './main.js';
+import type { CommandIo, GlobalOptions } from './io.js';
 import { createProgress } from './progress.js';
 import { loggerFor } from './commands/common.js';
 

@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import type { OutputFormat } from './main.js';
+import type { OutputFormat } from './io.js';
 
 /**
  * The `--format`s each command prints, the one place that decides it: a format a command does

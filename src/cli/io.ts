@@ -2,7 +2,8 @@
  * What a command may touch of the process: its output streams, environment and working folder.
  * Commands receive this instead of using `process` directly, so tests run them in-process and read
  * what they wrote. stdout carries the result (plan, report, JSON); stderr carries progress, warnings
- * and errors.
+ * and errors. The global options every command is given are here too, so that a command's module
+ * imports its inputs from this leaf and never from src/cli/main.ts, which imports the commands.
  */
 export interface CommandIo {
   readonly stdout: (text: string) => void;
@@ -14,6 +15,26 @@ export interface CommandIo {
   /** stderr is a terminal: progress lines may be drawn there. */
   readonly stderrIsTty?: boolean;
 }
+
+/** Options every command accepts (DESIGN.md §1). */
+export interface GlobalOptions {
+  readonly config?: string;
+  readonly env?: string;
+  /** Set when `config` came from MFTOPS_CONFIG (no --config given): messages name the variable. */
+  readonly configFrom?: OptionVariable;
+  /** Set when `env` came from MFTOPS_ENV (no --env given). */
+  readonly envFrom?: OptionVariable;
+  readonly format: OutputFormat;
+  readonly color: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+}
+
+/** `--format`; the formats each command accepts are in src/cli/formats.ts. */
+export type OutputFormat = 'text' | 'markdown' | 'json' | 'github';
+
+/** The environment variables that stand in for a global option not given on the command line. */
+export type OptionVariable = 'MFTOPS_CONFIG' | 'MFTOPS_ENV';
 
 export function processIo(): CommandIo {
   return {

@@ -1,7 +1,7 @@
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { DEFAULTS } from '../app/defaults.js';
 import { diagnosticsOf, userMessageOf } from '../errors.js';
-import { processIo, type CommandIo } from './io.js';
+import { processIo, type CommandIo, type GlobalOptions } from './io.js';
 import { checkFormat } from './formats.js';
 import { VERSION } from '../version.js';
 import { PROFILES } from '../emulator/variants.js';
@@ -11,25 +11,6 @@ import type { EmulatorCommandOptions } from './commands/emulator.js';
 import type { PlanCommandOptions } from './commands/plan.js';
 import type { ImportCommandOptions } from './commands/import.js';
 import type { ServiceName } from '../vocabulary.js';
-
-/** Options every command accepts (DESIGN.md §1). */
-export interface GlobalOptions {
-  readonly config?: string;
-  readonly env?: string;
-  /** Set when `config` came from MFTOPS_CONFIG (no --config given): messages name the variable. */
-  readonly configFrom?: OptionVariable;
-  /** Set when `env` came from MFTOPS_ENV (no --env given). */
-  readonly envFrom?: OptionVariable;
-  readonly format: OutputFormat;
-  readonly color: boolean;
-  readonly quiet: boolean;
-  readonly verbose: boolean;
-}
-
-export type OutputFormat = 'text' | 'markdown' | 'json' | 'github';
-
-/** The environment variables that stand in for a global option not given on the command line. */
-export type OptionVariable = 'MFTOPS_CONFIG' | 'MFTOPS_ENV';
 
 /**
  * The global options with MFTOPS_CONFIG and MFTOPS_ENV filling in `--config` and `--env` when

@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureIo } from '../../src/cli/io.js';
-import type { GlobalOptions } from '../../src/cli/main.js';
+import { captureIo, type GlobalOptions } from '../../src/cli/io.js';
 import { runSnapshotDiff, runSnapshotList, runSnapshotRestore, runSnapshotSave, runSnapshotVerify } from '../../src/cli/commands/snapshot.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ConfigError } from '../../src/errors.js';

@@ -1,8 +1,7 @@
 import { request, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { stringify } from 'yaml';
-import { captureIo } from '../../src/cli/io.js';
-import type { GlobalOptions } from '../../src/cli/main.js';
+import { captureIo, type GlobalOptions } from '../../src/cli/io.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { DriftIgnoreRule } from '../../src/config/model.js';
 import { SEED_LOGINS } from '../integration/helpers.js';

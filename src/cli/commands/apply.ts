@@ -5,8 +5,7 @@ import { MAX_DELETES_RANGE, PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';
 import { ConfigError } from '../../errors.js';
 import { cliContext, environmentChoice } from '../app-context.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 import { useColor, writeDiagnostics, writeError } from './common.js';
 import { renderPlan } from './plan.js';
 

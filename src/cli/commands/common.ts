@@ -1,8 +1,7 @@
 import { createLogger, type Logger } from '../../log.js';
 import type { Diagnostic } from '../../diagnostics.js';
 import { renderDiagnostics, renderErrorJson } from '../../render/diagnostics.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 
 /** What the command views share: colour, diagnostics, log lines. */
 

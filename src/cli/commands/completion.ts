@@ -3,8 +3,7 @@ import { completionScript, listEnvironmentNames } from '../../app/completion.js'
 import { DIAGNOSTIC_CODES } from '../../diagnostics.js';
 import { MANIFEST_KINDS } from '../../manifest/types.js';
 import type { CompletionCommand, CompletionOption, CompletionValues } from '../../render/completion.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 
 /**
  * Values of options and arguments that commander does not know as choices (free text it splits

@@ -3,8 +3,7 @@ import { diffEnvironments } from '../../app/diff-env.js';
 import { wholeNumberOption } from '../../app/environment.js';
 import type { EnvironmentDiff } from '../../plan/diff-environments.js';
 import { cliContext } from '../app-context.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 import { writeDiagnostics } from './common.js';
 
 export interface DiffEnvCommandOptions {

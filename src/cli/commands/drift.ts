@@ -3,8 +3,7 @@ import { DEFAULTS, PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';
 import type { DriftReport } from '../../drift/model.js';
 import { cliContext, environmentChoice } from '../app-context.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 import { useColor, writeDiagnostics } from './common.js';
 
 export interface DriftCommandOptions {

@@ -1,7 +1,6 @@
 import { explainCode } from '../../app/explain.js';
 import { renderExplainJson, renderExplainMarkdown, renderExplainText } from '../../render/explain.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 import { writeError } from './common.js';
 
 /**

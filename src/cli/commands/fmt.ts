@@ -1,8 +1,7 @@
 import { formatManifests } from '../../app/fmt.js';
 import { renderFmtGithub, renderFmtJson, renderFmtText } from '../../render/fmt.js';
 import { cliContext, environmentChoice } from '../app-context.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 import { writeDiagnostics } from './common.js';
 
 export interface FmtCommandOptions {

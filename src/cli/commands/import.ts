@@ -7,8 +7,7 @@ import type { ImportKind } from '../../import/model.js';
 import { MANIFEST_KINDS } from '../../manifest/types.js';
 import { renderJsonOutput } from '../../render/json-output.js';
 import { cliContext, environmentChoice } from '../app-context.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 import { writeError } from './common.js';
 
 export interface ImportCommandOptions {

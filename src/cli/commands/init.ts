@@ -1,7 +1,6 @@
 import { initProject } from '../../app/init.js';
 import { displayPath } from '../../render/diagnostics.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 import { renderJsonOutput } from '../../render/json-output.js';
 import { writeError } from './common.js';
 

@@ -4,8 +4,7 @@ import { wholeNumberOption } from '../../app/environment.js';
 import { hasChanges, type Plan } from '../../plan/model.js';
 import { cliContext, environmentChoice } from '../app-context.js';
 import type { Diagnostic } from '../../diagnostics.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 import { useColor, writeDiagnostics } from './common.js';
 
 export interface PlanCommandOptions {

@@ -1,6 +1,5 @@
 import { showPlanFile } from '../../app/show.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 import { useColor } from './common.js';
 import { renderPlan } from './plan.js';
 

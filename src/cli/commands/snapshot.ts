@@ -13,8 +13,7 @@ import { hasDifferences, type PartsDiff, type RestoreResult, type SnapshotInfo }
 import type { SnapshotRef } from '../../snapshot/store.js';
 import type { DiffWording } from '../../render/snapshot.js';
 import { cliContext, environmentChoice, type CliContext } from '../app-context.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 import { writeError } from './common.js';
 
 /**

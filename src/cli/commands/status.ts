@@ -1,8 +1,7 @@
 import { environmentStatus } from '../../app/status.js';
 import { renderStatusJson, renderStatusText } from '../../render/status.js';
 import { cliContext, environmentChoice } from '../app-context.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { CommandIo, GlobalOptions } from '../io.js';
 
 /**
  * `mftops status`: the view of `environmentStatus`, one block per service. Read-only. Exit 0 when

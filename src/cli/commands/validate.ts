@@ -4,8 +4,7 @@ import { hasErrors } from '../../manifest/diagnostics.js';
 import { renderDiagnostics, type DiagnosticsReport } from '../../render/diagnostics.js';
 import type { DiagnosticsFormat } from '../../render/diagnostics.js';
 import { cliContext, environmentChoice } from '../app-context.js';
-import type { CommandIo } from '../io.js';
-import type { GlobalOptions, OutputFormat } from '../main.js';
+import type { CommandIo, GlobalOptions, OutputFormat } from '../io.js';
 import { useColor } from './common.js';
 
 export interface ValidateOptions {
