@@ -11,7 +11,7 @@ import { diagnosticsOf, isMftopsError, systemError, userMessageOf } from '../err
 import { createLogger } from '../log.js';
 import { hasChanges, summarize, type Plan } from '../plan/model.js';
 import { readPlanFile } from '../app/plan-file.js';
-import { renderApplyPhase, renderChangeResultLine } from '../render/apply-summary.js';
+import { renderApplyPhase, renderChangeResultLine, renderApplySummaryJson, renderApplySummaryText } from '../render/apply-summary.js';
 import { errorLines, githubAnnotations, summaryLine as diagnosticsSummary } from '../render/diagnostics.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { NO_CHANGES, planSentence } from '../render/plan-common.js';
@@ -19,7 +19,7 @@ import { policyAnnotations, policyDenyLines } from '../render/policy.js';
 import { failedChangeAnnotations } from './apply-annotations.js';
 import { comparePlans, findUnreviewedChanges } from './compare-plans.js';
 import { postApplyResult, type ApplyResult, type ApplyResultStatus } from './apply-comment.js';
-import type { ApplyOutcome } from '../apply/model.js';
+import { applyExitCode, type ApplyOutcome } from '../apply/model.js';
 import { readGithubContext, type GithubContext } from './context.js';
 import { createGithubApi, type GithubApi } from './github-api.js';
 import { readInputs, type ActionInputs } from './inputs.js';
@@ -27,6 +27,11 @@ import { renderApplySummary, renderFailureSummary, renderMismatchSummary, render
 import { planMarker, renderPlanComment, renderPlanFailureComment, upsertStickyComment } from './pr-comment.js';
 import type { Runner } from './workflow-commands.js';
 import { syncDriftIssue, type DriftFinding } from './drift-issue.js';
+import { renderPlanText } from '../render/plan-text.js';
+import { driftExitCode } from '../drift/model.js';
+import { renderDriftMarkdown } from '../render/drift-markdown.js';
+import { renderDriftText } from '../render/drift-text.js';
+import { driftSentence } from '../render/drift-common.js';
 
 /**
  * The Action's job: read inputs and the run's context, run one use case of the application layer
@@ -233,7 +238,6 @@ async function makePlan(s: Step, out: string): Promise<MadePlan> {
 }
 
 async function logPlanText(s: Step, plan: Plan): Promise<void> {
-  const { renderPlanText } = await import('../render/plan-text.js');
   await s.a.runner.group(`Plan for ${plan.environment}: ${summaryLine(plan)}`, async () => s.a.runner.log(renderPlanText(plan, { color: false })));
 }
 
@@ -359,11 +363,7 @@ async function applyReviewed(s: Step, environment: string): Promise<ApplyStepOut
 /** Apply the plan file (stale-plan guard, snapshot, verify); its JSON report kept as the report file. */
 async function applyPlanFile(s: Step, environment: string, planFile: string, plan: Plan): Promise<ApplyStepOutcome> {
   await logPlanText(s, plan);
-  const [{ applyEnvironment }, { applyExitCode }, { renderApplySummaryJson, renderApplySummaryText }] = await Promise.all([
-    import('../app/apply.js'),
-    import('../apply/model.js'),
-    import('../render/apply-summary.js'),
-  ]);
+  const { applyEnvironment } = await import('../app/apply.js');
   const result = await applyEnvironment(
     {
       ...s.choice,
@@ -460,7 +460,7 @@ async function postApplyComment(s: Step, result: ApplyResult): Promise<void> {
 async function driftStep(s: Step): Promise<number> {
   const environment = environmentName(s);
   const reportFile = resolve(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
-  const [{ driftEnvironment }, { driftExitCode }] = await Promise.all([import('../app/drift.js'), import('../drift/model.js')]);
+  const { driftEnvironment } = await import('../app/drift.js');
   const result = await driftEnvironment({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) }, s.ctx);
   annotate(s, result.diagnostics);
   if (result.status === 'invalid') {
@@ -469,11 +469,6 @@ async function driftStep(s: Step): Promise<number> {
   }
   const report = result.report;
   const code = driftExitCode(report);
-  const [{ renderDriftMarkdown }, { renderDriftText }, { driftSentence }] = await Promise.all([
-    import('../render/drift-markdown.js'),
-    import('../render/drift-text.js'),
-    import('../render/drift-common.js'),
-  ]);
   const sentence = driftSentence(report);
   await s.a.runner.group(`Drift report for ${report.environment}: ${sentence}`, async () => s.a.runner.log(renderDriftText(report, { color: false })));
   const reportHint = s.context.runUrl === undefined ? 'the JSON report of this run' : `the JSON report of [this workflow run](${s.context.runUrl})`;

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { AppliedChange } from '../apply/apply-plan.js';
-import type { ApplyPermissions } from '../apply/guard.js';
+import { applyPlan, type AppliedChange } from '../apply/apply-plan.js';
+import { checkPermissions, checkPlanTarget, writeChanges, type ApplyPermissions } from '../apply/guard.js';
 import type { ApplyReport, VerifyResult } from '../apply/model.js';
 import type { EnvironmentSettings, MftopsConfig, ResolvedService } from '../config/model.js';
 import type { SecretConfinement } from '../secret.js';
@@ -11,7 +11,7 @@ import type { ManifestSet } from '../manifest/validate.js';
 import { formatAddress } from '../plan/model.js';
 import type { Plan, PolicyReport } from '../plan/model.js';
 import { sourceRef } from '../plan/plan-changes.js';
-import { deniesPlan } from '../policy/evaluate.js';
+import { deniesPlan, evaluatePolicies } from '../policy/evaluate.js';
 import { policyDenyLines } from '../render/policy.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openClients } from './clients.js';
@@ -21,9 +21,17 @@ import { DEFAULTS } from './defaults.js';
 import { choosePrune, loadEnvironmentManifests, manifestEnvironmentOf, openEnvironment, resolveServices, secretConfinementOf, serverIdentities } from './environment.js';
 import type { PruneChoice } from './environment.js';
 import type { ManifestEnvironment } from '../manifest/variables.js';
-import { holdsPlanFile } from './plan-file.js';
+import { holdsPlanFile, readSavedPlan } from './plan-file.js';
 import type { SavedPlan } from './plan-file.js';
 import { planManifests, reportOf } from './plan.js';
+import { acquireApplyLock, describeTakeover } from '../apply/apply-lock.js';
+import { saveSnapshot } from '../snapshot/save-snapshot.js';
+import { createPolicyRunner } from './run-policy-checks.js';
+import { loadManifests } from '../manifest/load.js';
+import { buildPlan } from './build-plan.js';
+import { manifestDigest } from '../plan/manifest-digest.js';
+import { findUnconverged, verifyPayloads } from '../apply/verify.js';
+import { describeSecretProblems, findSecretProblems } from '../apply/secrets.js';
 
 export interface ApplyOptions extends EnvironmentChoice {
   /** A plan saved by `plan --out` (relative to `cwd`), applied exactly; else the manifests are planned first. */
@@ -107,7 +115,6 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
       throw new ConfigError('--target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target');
     }
     if (options.prune !== undefined) throw new ConfigError(`--${options.prune ? '' : 'no-'}prune cannot be used with a saved plan: what it prunes was decided when it was made`);
-    const { readSavedPlan } = await import('./plan-file.js');
     saved = readSavedPlan(resolve(ctx.cwd, options.planFile));
     const chosen = savedPlanConfiguration(saved, options, ctx);
     if (typeof chosen === 'string') return { status: 'finished', report: refusal(saved.plan.environment, [chosen]), plan: saved.plan };
@@ -120,7 +127,6 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     maxDeletes: options.permissions?.maxDeletes ?? DEFAULTS.maxDeletes,
   };
   const parallelism = options.parallelism ?? DEFAULTS.applyParallelism;
-  const { checkPermissions, checkPlanTarget } = await import('../apply/guard.js');
 
   const manifestPaths = saved === undefined && options.paths !== undefined && options.paths.length > 0 ? options.paths.map((p) => resolve(ctx.cwd, p)) : [...configured.manifests];
   if (manifestPaths.length === 0 && saved === undefined) {
@@ -153,7 +159,6 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
 
   // One apply per environment at a time: taken before the first request, released when done or
   // abandoned (and, as a last resort, on process exit).
-  const { acquireApplyLock, describeTakeover } = await import('../apply/apply-lock.js');
   const lock = acquireApplyLock({ dir: resolve(config.snapshots.dir, env.name), environment: env.name });
   const takeover = describeTakeover(lock);
   if (takeover !== undefined) ctx.emit({ kind: 'warning', message: takeover });
@@ -185,7 +190,6 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
       ctx.emit({ kind: 'planned', plan, diagnostics: made.diagnostics });
       // A deny refuses before anyone is asked and before the snapshot: --auto-approve changes nothing.
       if (policy !== undefined && deniesPlan(policy)) return { status: 'finished', report: policyRefusal(env.name, policy), plan };
-      const { writeChanges } = await import('../apply/guard.js');
       // Nobody is asked about a plan apply would refuse anyway.
       const refused = async (p: Plan): Promise<boolean> => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, config, ctx)).length > 0;
       if (options.approve !== undefined && writeChanges(plan).length > 0 && !(await refused(plan)) && !(await options.approve(plan))) {
@@ -246,7 +250,6 @@ interface ApplyRun {
 }
 
 async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<ApplyReport> {
-  const [{ applyPlan }, { writeChanges }] = await Promise.all([import('../apply/apply-plan.js'), import('../apply/guard.js')]);
   const writes = writeChanges(plan).length;
   const automationService = r.services.find((s) => s.name === 'automation');
   const transferService = r.services.find((s) => s.name === 'transfer');
@@ -260,7 +263,6 @@ async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<A
     ...(r.signal ? { signal: r.signal } : {}),
     // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
     takeSnapshot: async (folders, baseline) => {
-      const { saveSnapshot } = await import('../snapshot/save-snapshot.js');
       const automation = r.clients.full.automation;
       const version = plan.servers.automation?.version;
       const info = await saveSnapshot({
@@ -291,12 +293,6 @@ async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<A
  * written payloads against the servers, and say why.
  */
 async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: ApplyRun, ctx: AppContext): Promise<VerifyResult> {
-  const [{ loadManifests }, { buildPlan }, { manifestDigest }, { findUnconverged, verifyPayloads }] = await Promise.all([
-    import('../manifest/load.js'),
-    import('./build-plan.js'),
-    import('../plan/manifest-digest.js'),
-    import('../apply/verify.js'),
-  ]);
   const payloads = async (note: string): Promise<VerifyResult> => ({ mode: 'payloads', note, unconverged: await verifyPayloads(applied, r.clients.full, r.parallelism) });
   // Manifests loaded by this apply are the ones its plan was made from; a saved plan's are re-read.
   const unchanged = r.manifests !== undefined && manifestDigest(r.manifests, ctx.cwd) === plan.manifestDigest;
@@ -337,8 +333,6 @@ async function recheckPolicies(
   if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
   const { manifests, policies } = loaded.manifests;
   if (policies.length === 0) return { status: 'checked', manifests: loaded.manifests };
-  const { evaluatePolicies } = await import('../policy/evaluate.js');
-  const { createPolicyRunner } = await import('./run-policy-checks.js');
   const declared = new Map(manifests.map((m) => [formatAddress(m.kind, m.name), m]));
   const changes = plan.changes.map(({ source: _planned, ...change }) => {
     const m = change.action === 'delete' ? undefined : declared.get(change.address);
@@ -349,7 +343,6 @@ async function recheckPolicies(
 
 /** Every `${env:}`/`${file:}` reference the plan's writes need that has no value now, one line per variable or file. */
 async function secretProblems(plan: Plan, config: MftopsConfig, ctx: AppContext): Promise<string[]> {
-  const [{ writeChanges }, { describeSecretProblems, findSecretProblems }] = await Promise.all([import('../apply/guard.js'), import('../apply/secrets.js')]);
   return describeSecretProblems(findSecretProblems(writeChanges(plan), { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(config) }));
 }
 

@@ -6,6 +6,9 @@
  * are; this is for the ones not found yet.
  */
 
+import { releaseHeldApplyLocks } from '../apply/apply-lock.js';
+import { closeAllSessions } from '../services/session.js';
+
 /** Time given to revoking the tokens before the process exits all the same. */
 export const CRASH_REVOKE_TIMEOUT_MS = 3000;
 
@@ -54,15 +57,12 @@ export function installCrashGuard(opts: CrashGuardOptions): () => void {
 
 /**
  * What the normal error path releases: the apply locks this process holds, then the tokens of
- * every open session (bounded). The modules are loaded only if not loaded yet by the command,
- * in which case there is nothing of theirs to release, which is cheap either way.
+ * every open session (bounded).
  */
 export async function releaseAfterCrash(): Promise<void> {
-  const { releaseHeldApplyLocks } = await import('../apply/apply-lock.js');
   try {
     releaseHeldApplyLocks();
   } finally {
-    const { closeAllSessions } = await import('../services/session.js');
     await closeAllSessions(CRASH_REVOKE_TIMEOUT_MS);
   }
 }

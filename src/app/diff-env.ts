@@ -2,7 +2,7 @@ import { ConfigError } from '../errors.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { sortDiagnostics } from '../diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
-import type { EnvironmentDiff, EnvironmentSide } from '../plan/diff-environments.js';
+import { compareEnvironments, type EnvironmentDiff, type EnvironmentSide } from '../plan/diff-environments.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients } from './clients.js';
 import type { AppContext } from './context.js';
@@ -38,7 +38,6 @@ export type DiffEnvResult =
  */
 export async function diffEnvironments(options: DiffEnvOptions, ctx: AppContext): Promise<DiffEnvResult> {
   if (options.a === options.b) throw new ConfigError(`diff-env compares two environments; "${options.a}" was given twice`);
-  const { compareEnvironments } = await import('../plan/diff-environments.js');
   if (options.offline) {
     const sets = [await loadOffline(options, options.a, ctx), await loadOffline(options, options.b, ctx)] as const;
     const diagnostics = reportOfBoth(sets[0], sets[1]);

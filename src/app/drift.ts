@@ -7,6 +7,9 @@ import { openReadonlyClients, progressEvents } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { prepareRead, serverIdentities } from './environment.js';
 import { reportOf } from './plan.js';
+import { detectDrift } from './detect-drift.js';
+import { hasErrors } from '../manifest/diagnostics.js';
+import { renderDriftJson } from '../render/drift-json.js';
 
 export interface DriftOptions extends EnvironmentChoice {
   /** Manifest files and folders (relative to `cwd`); default: the environment's. */
@@ -37,7 +40,6 @@ export async function driftEnvironment(options: DriftOptions, ctx: AppContext): 
   const prelude = await prepareRead(options, ctx);
   if (prelude.status === 'invalid') return prelude;
   const { config, env, services, parallelism, manifests, prune } = prelude;
-  const { detectDrift } = await import('./detect-drift.js');
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result: Awaited<ReturnType<typeof detectDrift>>;
   try {
@@ -58,11 +60,9 @@ export async function driftEnvironment(options: DriftOptions, ctx: AppContext): 
     await clients.close();
   }
   const diagnostics = reportOf(manifests, result.diagnostics);
-  const { hasErrors } = await import('../manifest/diagnostics.js');
   if (result.report === undefined || hasErrors(result.diagnostics)) return { status: 'invalid', diagnostics };
   let reportFile: string | undefined;
   if (options.reportFile !== undefined) {
-    const { renderDriftJson } = await import('../render/drift-json.js');
     reportFile = resolve(ctx.cwd, options.reportFile);
     writeReportFile(reportFile, renderDriftJson(result.report));
   }

@@ -11,6 +11,8 @@ import type { PruneOff } from '../plan/model.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
+import { loadManifests } from '../manifest/load.js';
+import { listSecretReferences } from '../manifest/secret-references.js';
 
 /** The parts of a use case that come before the first request, shared by all of them. */
 
@@ -53,7 +55,6 @@ export async function loadEnvironmentManifests(
   environment?: ManifestEnvironment,
   confinement?: SecretConfinement,
 ): Promise<{ ok: boolean; manifests: ManifestSet }> {
-  const { loadManifests } = await import('../manifest/load.js');
   const loaded = await loadManifests(paths, { cwd: ctx.cwd, ...(environment !== undefined ? { environment } : {}) });
   const refused = confinement !== undefined ? await confineSecretReferences(loaded, confinement, ctx) : [];
   const manifests = refused.length > 0 ? { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...refused]) } : loaded;
@@ -95,7 +96,6 @@ export function manifestRootConfinement(paths: readonly string[], ctx: Pick<AppC
 
 /** MF325/MF326 at each reference of the manifests that points where `confinement` does not allow. */
 async function confineSecretReferences(set: ManifestSet, confinement: SecretConfinement, ctx: Pick<AppContext, 'cwd'>): Promise<Diagnostic[]> {
-  const { listSecretReferences } = await import('../manifest/secret-references.js');
   const out: Diagnostic[] = [];
   for (const { manifest, path, ref } of listSecretReferences(set.manifests)) {
     const failure = checkConfinedRef(ref, dirname(resolve(ctx.cwd, manifest.source.file)), confinement);

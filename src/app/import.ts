@@ -9,6 +9,11 @@ import { openReadonlyClients, progressEvents } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
 import { openEnvironment } from './environment.js';
+import { checkSelection, findUnmatchedScope, importObjects } from '../import/select.js';
+import { existingFiles, planImportFiles, writeImportFiles } from '../import/write-files.js';
+import { loadSnapshot, parseConfigXml, resolveSnapshotId } from '../snapshot/index.js';
+import { decodeConfigExport, decodeSavedFolders } from '../import/from-snapshot.js';
+import { readImportSource } from '../import/read-live-source.js';
 
 export interface ImportOptions extends EnvironmentChoice {
   /**
@@ -80,7 +85,6 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
   }
   if (name !== undefined && kinds.includes('FolderPermissions') && !name.startsWith('/')) throw new ConfigError(`--name for FolderPermissions is a folder path starting with /, not "${name}"`);
   const selection: ImportSelection = { kinds, ...(name !== undefined ? { name } : {}), all, scope: env.scope };
-  const { checkSelection, findUnmatchedScope, importObjects } = await import('../import/select.js');
   checkSelection(selection, env.name);
   // Before any request: a folder to write into, or why there is none.
   const outDir = options.out !== undefined ? resolve(ctx.cwd, options.out) : firstManifestsFolder(config, env);
@@ -99,7 +103,6 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
   for (const message of result.skipped) ctx.emit({ kind: 'warning', message });
   if (result.manifests.length === 0) return { status: 'nothing', reason: `no ${kinds.join(', ')} in ${source.origin} matches ${describeSelection(selection)}` };
 
-  const { existingFiles, planImportFiles, writeImportFiles } = await import('../import/write-files.js');
   if (options.out !== undefined && !env.manifests.some((m) => isSameOrInside(outDir, m))) {
     ctx.emit({
       kind: 'warning',
@@ -173,8 +176,6 @@ const SERVED_KINDS: readonly { readonly service: ServiceName; readonly served: r
 ];
 
 async function readSnapshot(dir: string, id: string, env: string, kinds: readonly ImportKind[], ctx: Pick<AppContext, 'env'>): Promise<ImportSource> {
-  const { loadSnapshot, parseConfigXml, resolveSnapshotId } = await import('../snapshot/index.js');
-  const { decodeConfigExport, decodeSavedFolders } = await import('../import/from-snapshot.js');
   const ref = resolveSnapshotId(dir, id, env);
   const loaded = loadSnapshot(dir, ref, ctx.env);
   const origin = `snapshot ${ref.env}/${ref.id}`;
@@ -198,7 +199,6 @@ async function readServers(config: MftopsConfig, env: EnvironmentSettings, selec
   }
   // Both services' credentials at once: every missing variable is named.
   const services = resolveEnvironmentServices(config, env, needed, ctx.env);
-  const { readImportSource } = await import('../import/read-live-source.js');
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   try {
     return await readImportSource({

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { SecretProblem } from '../apply/secrets.js';
+import { findSecretProblems, type SecretProblem } from '../apply/secrets.js';
 import { createDiagnostic, sortDiagnostics, type Diagnostic } from '../diagnostics.js';
 import { isRecord } from '../is-record.js';
 import type { JsonPath, Manifest } from '../manifest/types.js';
@@ -13,6 +13,8 @@ import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { countValidDocuments, prepareRead, secretConfinementOf, serverIdentities } from './environment.js';
 import type { EnvironmentSettings, ResolvedService } from '../config/model.js';
+import { writePlanFile } from './plan-file.js';
+import { buildPlan } from './build-plan.js';
 
 export interface PlanOptions extends EnvironmentChoice {
   /** Manifest files and folders (relative to `cwd`); default: the environment's. */
@@ -68,7 +70,6 @@ export async function planEnvironment(options: PlanOptions, ctx: AppContext): Pr
   if (deniesPlan(result.plan.policy)) return { status: 'denied', plan: result.plan, diagnostics: result.diagnostics };
   let planFile: string | undefined;
   if (options.out !== undefined) {
-    const { writePlanFile } = await import('./plan-file.js');
     planFile = resolve(ctx.cwd, options.out);
     writePlanFile(planFile, result.plan, { configFile: prelude.config.file });
   }
@@ -104,7 +105,6 @@ export interface PlanManifestsInput {
  * value here: apply would refuse the plan.
  */
 export async function planManifests(manifests: ManifestSet, input: PlanManifestsInput, ctx: AppContext): Promise<PlanOfManifests> {
-  const { buildPlan } = await import('./build-plan.js');
   const result = await buildPlan({
     manifests,
     clients: input.readers,
@@ -124,7 +124,6 @@ export async function planManifests(manifests: ManifestSet, input: PlanManifests
 
 /** MF414 for each reference the plan's writes send that has no value now, at the field that holds it. */
 async function secretWarnings(plan: Plan, manifests: ManifestSet, confinement: SecretConfinement, ctx: AppContext): Promise<Diagnostic[]> {
-  const { findSecretProblems } = await import('../apply/secrets.js');
   const problems = findSecretProblems(
     plan.changes.filter((c) => isWriteAction(c.action)),
     { env: ctx.env, cwd: ctx.cwd, confinement },

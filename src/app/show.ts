@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Plan } from '../plan/model.js';
 import type { AppContext } from './context.js';
+import { readSavedPlan } from './plan-file.js';
 
 export interface ShowOptions {
   /** A plan file saved by `plan --out` (relative to `cwd`), whatever its name. */
@@ -19,7 +20,6 @@ export type ShowResult = { readonly status: 'shown'; readonly plan: Plan; readon
  * what is shown is what apply would run.
  */
 export async function showPlanFile(options: ShowOptions, ctx: Pick<AppContext, 'cwd'>): Promise<ShowResult> {
-  const { readSavedPlan } = await import('./plan-file.js');
   const file = resolve(ctx.cwd, options.planFile);
   const saved = readSavedPlan(file);
   return { status: 'shown', plan: saved.plan, file, ...(saved.configFile !== undefined ? { configFile: saved.configFile } : {}) };

@@ -6,12 +6,18 @@ import type { LiveFolder } from '../live/model.js';
 import type { FolderPermissionsManifest } from '../manifest/types.js';
 import { compareText } from '../order.js';
 import type { ReadonlyTransferClient } from '../services/index.js';
-import type { PartsDiff, RestoreResult, SavedAclEntry, SavedFolder, SnapshotDiff, SnapshotInfo, SnapshotList, VerifiedSnapshot } from '../snapshot/model.js';
-import type { SnapshotRef } from '../snapshot/store.js';
+import { describePart, type PartsDiff, type RestoreResult, type SavedAclEntry, type SavedFolder, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from '../snapshot/model.js';
+import { listSnapshots, verifySnapshot, resolveSnapshotId, describeRef, type SnapshotRef } from '../snapshot/store.js';
 import { openClients, openReadonlyClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
 import { loadEnvironmentManifests, manifestEnvironmentOf, openEnvironment, resolveServices } from './environment.js';
+import { saveSnapshot } from '../snapshot/save-snapshot.js';
+import { SnapshotIntegrityError } from '../snapshot/errors.js';
+import { diffSnapshots } from '../snapshot/diff-snapshots.js';
+import { loadSnapshot } from '../snapshot/load-snapshot.js';
+import { prepareRestore, applyRestore } from '../snapshot/restore-snapshot.js';
+import { readLiveState } from '../live/read-live-state.js';
 
 /**
  * Snapshots of an environment: save, list, verify, diff, restore. The store itself is
@@ -49,7 +55,6 @@ export async function saveEnvironmentSnapshot(options: SnapshotSaveOptions, ctx:
       message: `no folder permissions saved: environment "${env.name}" has no FolderPermissions manifests and no scope.folders in ${config.file} (name folders with --folder, or set scope.folders)`,
     });
   }
-  const { saveSnapshot } = await import('../snapshot/save-snapshot.js');
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   try {
     const reader = clients.readers.automation;
@@ -78,7 +83,6 @@ export async function saveEnvironmentSnapshot(options: SnapshotSaveOptions, ctx:
 export async function listEnvironmentSnapshots(choice: EnvironmentChoice, ctx: Pick<AppContext, 'cwd'>): Promise<SnapshotList> {
   const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd, choice.configFileFrom);
   const envName = choice.environment !== undefined || config.environments.size === 1 ? selectEnvironment(config, choice.environment, choice.environmentFrom).name : undefined;
-  const { listSnapshots } = await import('../snapshot/store.js');
   return listSnapshots(config.snapshots.dir, envName);
 }
 
@@ -98,8 +102,6 @@ export type SnapshotVerifyResult =
 /** Check a snapshot: the sha256 of every file, well-formed XML. An altered snapshot is a result, not an exception. */
 export async function verifyEnvironmentSnapshot(options: SnapshotIdOptions, ctx: Pick<AppContext, 'cwd' | 'env'>): Promise<SnapshotVerifyResult> {
   const { config, env } = openEnvironment(options, ctx);
-  const { verifySnapshot, resolveSnapshotId, describeRef } = await import('../snapshot/store.js');
-  const { SnapshotIntegrityError } = await import('../snapshot/errors.js');
   const ref = resolveSnapshotId(config.snapshots.dir, options.id, env.name);
   try {
     return { status: 'verified', verified: await verifySnapshot(config.snapshots.dir, describeRef(ref), { env: env.name, processEnv: ctx.env }) };
@@ -119,7 +121,6 @@ export interface SnapshotDiffOptions extends EnvironmentChoice {
 /** What changed between two snapshots of the environment: tasks, hosts, resource-group ACLs, folder ACL entries. */
 export async function diffEnvironmentSnapshots(options: SnapshotDiffOptions, ctx: Pick<AppContext, 'cwd' | 'env'>): Promise<SnapshotDiff> {
   const { config, env } = openEnvironment(options, ctx);
-  const { diffSnapshots } = await import('../snapshot/diff-snapshots.js');
   return diffSnapshots(config.snapshots.dir, options.a, options.b, { env: env.name, processEnv: ctx.env });
 }
 
@@ -170,9 +171,6 @@ export type SnapshotRestoreResult =
  */
 export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions, ctx: AppContext): Promise<SnapshotRestoreResult> {
   const { config, env } = openEnvironment(options, ctx);
-  const { resolveSnapshotId, describeRef } = await import('../snapshot/store.js');
-  const { loadSnapshot } = await import('../snapshot/load-snapshot.js');
-  const { describePart } = await import('../snapshot/model.js');
   const ref = resolveSnapshotId(config.snapshots.dir, options.id, env.name);
   const loaded = loadSnapshot(config.snapshots.dir, ref, ctx.env);
   const held = loaded.info.services;
@@ -205,7 +203,6 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
   };
   options.precheck?.(description);
 
-  const { prepareRestore, applyRestore } = await import('../snapshot/restore-snapshot.js');
   const opened = await openClients([automation, transfer].filter((s): s is ResolvedService => s !== undefined), ctx);
   try {
     const { automation: automationClient, transfer: transferClient } = opened.full;
@@ -264,7 +261,6 @@ async function readEnvironmentFolders(
   parallelism: number,
 ): Promise<SavedFolder[]> {
   if (managed.length === 0 && env.scope.folders.length === 0) return [];
-  const { readLiveState } = await import('../live/read-live-state.js');
   const live = await readLiveState({ manifests: managed, transfer, scope: env.scope, prune: ['FolderPermissions'], parallelism });
   const found = live.transfer?.folders ?? new Map<string, LiveFolder | null>();
   const walked = (live.transfer?.scopeFolders ?? []).map((k) => found.get(k)?.folder.path ?? k);

@@ -9,6 +9,10 @@ import { countValidDocuments, loadEnvironmentManifests, manifestEnvironmentOf, m
 import { loadConfig, selectEnvironment } from '../config/load-config.js';
 import { sortDiagnostics, type Diagnostic } from '../diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
+import { evaluateObjectPolicies, objectOf } from '../policy/evaluate.js';
+import { createDiagnostic } from '../manifest/diagnostics.js';
+import { formatAddress } from '../plan/model.js';
+import { createPolicyRunner } from './run-policy-checks.js';
 
 export interface ValidateOptions extends EnvironmentChoice {
   /**
@@ -79,10 +83,6 @@ async function withPolicyDiagnostics(set: ManifestSet): Promise<Diagnostic[]> {
  * Plan evaluates every policy again on its changes.
  */
 async function policyDiagnostics(manifests: readonly Manifest[], policies: readonly PolicyManifest[]): Promise<Diagnostic[]> {
-  const { evaluateObjectPolicies, objectOf } = await import('../policy/evaluate.js');
-  const { createDiagnostic } = await import('../manifest/diagnostics.js');
-  const { formatAddress } = await import('../plan/model.js');
-  const { createPolicyRunner } = await import('./run-policy-checks.js');
   const subjects = manifests.map((m) => ({ address: formatAddress(m.kind, m.name), kind: m.kind, name: m.name, object: objectOf(m), source: m.source }));
   return (await evaluateObjectPolicies(subjects, policies, undefined, createPolicyRunner())).violations.map((v) =>
     createDiagnostic(v.severity === 'deny' ? 'error' : 'warning', 'MF312', v.source, `${v.address} breaks policy \`${v.policy}\`: ${v.message}`, {

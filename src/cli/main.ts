@@ -11,6 +11,8 @@ import type { EmulatorCommandOptions } from './commands/emulator.js';
 import type { PlanCommandOptions } from './commands/plan.js';
 import type { ImportCommandOptions } from './commands/import.js';
 import type { ServiceName } from '../vocabulary.js';
+import { installCrashGuard } from '../app/crash-guard.js';
+import { writeDiagnostics, writeError } from './commands/common.js';
 
 /**
  * The global options with MFTOPS_CONFIG and MFTOPS_ENV filling in `--config` and `--env` when
@@ -50,7 +52,6 @@ export async function main(argv: readonly string[], io?: CommandIo): Promise<voi
     process.exitCode = fromGuard ? 1 : code;
   };
   if (io === undefined) {
-    const { installCrashGuard } = await import('../app/crash-guard.js');
     installCrashGuard({ report: (err) => report(err, true) });
   }
   try {
@@ -63,7 +64,6 @@ export async function main(argv: readonly string[], io?: CommandIo): Promise<voi
 async function exitCodeFor(err: unknown, io: CommandIo, g: Partial<GlobalOptions>, verbose: boolean, typed: string): Promise<number> {
   // Help and version are successes.
   if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')) return 0;
-  const { writeDiagnostics, writeError } = await import('./commands/common.js');
   const options: GlobalOptions = { quiet: false, verbose: false, ...g, format: g.format ?? 'text', color: g.color ?? true };
   if (err instanceof CommanderError) {
     // A usage error is an error like any other: one line (commander's own output is silenced).

@@ -1,5 +1,5 @@
-import type { ApplyReport } from '../../apply/model.js';
-import { renderApplyPhase, renderApprovalQuestion, renderChangeResultLine } from '../../render/apply-summary.js';
+import { applyExitCode, type ApplyReport } from '../../apply/model.js';
+import { renderApplyPhase, renderApprovalQuestion, renderChangeResultLine, renderApplySummaryGithub, renderApplySummaryJson, renderApplySummaryText } from '../../render/apply-summary.js';
 import { applyEnvironment, sortApplyArguments } from '../../app/apply.js';
 import { MAX_DELETES_RANGE, PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';
@@ -8,6 +8,7 @@ import { cliContext, environmentChoice } from '../app-context.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
 import { useColor, writeDiagnostics, writeError } from './common.js';
 import { renderPlan } from './plan.js';
+import { createInterface } from 'node:readline/promises';
 
 export interface ApplyCommandOptions {
   /** One saved plan file, or manifest files and folders (none: the environment's). */
@@ -133,7 +134,6 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
       return 1;
     case 'finished': {
       io.stdout(await renderReport(result.report, g, planPrinted));
-      const { applyExitCode } = await import('../../apply/model.js');
       return applyExitCode(result.report);
     }
     default: {
@@ -147,7 +147,6 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
 
 /** The report, with the policy checks when the plan that showed them was not printed (`planPrinted`: a saved plan). */
 async function renderReport(report: ApplyReport, g: GlobalOptions, planPrinted: boolean): Promise<string> {
-  const { renderApplySummaryGithub, renderApplySummaryJson, renderApplySummaryText } = await import('../../render/apply-summary.js');
   switch (g.format) {
     case 'json':
       return renderApplySummaryJson(report);
@@ -167,7 +166,6 @@ function processDeps(): ApplyCommandDeps {
   return {
     canAsk: Boolean(process.stdin.isTTY),
     ask: async (question) => {
-      const { createInterface } = await import('node:readline/promises');
       const rl = createInterface({ input: process.stdin, output: process.stderr });
       // Ctrl-C at the question is a "no" (readline would otherwise only pause the input).
       const asking = new AbortController();

@@ -1,10 +1,11 @@
 import { PARALLELISM_RANGE } from '../../app/defaults.js';
 import { diffEnvironments } from '../../app/diff-env.js';
 import { wholeNumberOption } from '../../app/environment.js';
-import type { EnvironmentDiff } from '../../plan/diff-environments.js';
+import { environmentsDiffer, type EnvironmentDiff } from '../../plan/diff-environments.js';
 import { cliContext } from '../app-context.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
 import { writeDiagnostics } from './common.js';
+import { renderDiffEnvJson, renderDiffEnvMarkdown, renderDiffEnvText } from '../../render/diff-env.js';
 
 export interface DiffEnvCommandOptions {
   readonly a: string;
@@ -31,12 +32,10 @@ export async function runDiffEnv(g: GlobalOptions, opts: DiffEnvCommandOptions, 
   if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: result.status === 'invalid' });
   if (result.status === 'invalid') return 1;
   io.stdout(await renderDiffEnv(result.diff, g));
-  const { environmentsDiffer } = await import('../../plan/diff-environments.js');
   return environmentsDiffer(result.diff) ? 2 : 0;
 }
 
 async function renderDiffEnv(diff: EnvironmentDiff, g: GlobalOptions): Promise<string> {
-  const { renderDiffEnvJson, renderDiffEnvMarkdown, renderDiffEnvText } = await import('../../render/diff-env.js');
   switch (g.format) {
     case 'text':
       return renderDiffEnvText(diff);

@@ -1,10 +1,14 @@
 import { driftEnvironment } from '../../app/drift.js';
 import { DEFAULTS, PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';
-import type { DriftReport } from '../../drift/model.js';
+import { driftExitCode, type DriftReport } from '../../drift/model.js';
 import { cliContext, environmentChoice } from '../app-context.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
 import { useColor, writeDiagnostics } from './common.js';
+import { renderDriftText } from '../../render/drift-text.js';
+import { renderDriftMarkdown } from '../../render/drift-markdown.js';
+import { renderDriftGithub } from '../../render/drift-github.js';
+import { renderDriftJson } from '../../render/drift-json.js';
 
 export interface DriftCommandOptions {
   readonly paths: readonly string[];
@@ -41,26 +45,21 @@ export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: 
   if (result.status === 'invalid') return 1;
   io.stdout(await renderReport(result.report, g, useColor(g, io)));
   if (opts.report !== undefined && !g.quiet) io.stderr(`Wrote the drift report to ${opts.report}\n`);
-  const { driftExitCode } = await import('../../drift/model.js');
   return driftExitCode(result.report);
 }
 
 async function renderReport(report: DriftReport, g: GlobalOptions, color: boolean): Promise<string> {
   switch (g.format) {
     case 'text': {
-      const { renderDriftText } = await import('../../render/drift-text.js');
       return renderDriftText(report, { color });
     }
     case 'markdown': {
-      const { renderDriftMarkdown } = await import('../../render/drift-markdown.js');
       return renderDriftMarkdown(report);
     }
     case 'github': {
-      const { renderDriftGithub } = await import('../../render/drift-github.js');
       return renderDriftGithub(report);
     }
     case 'json': {
-      const { renderDriftJson } = await import('../../render/drift-json.js');
       return renderDriftJson(report);
     }
   }

@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import { writeFileAtomicSync } from '../../atomic-file.js';
 import { ConfigError, systemError } from '../../errors.js';
 import type { CommandIo } from '../io.js';
+import { startEmulator, loadSeedFile, parseVariantAssignments, describeVariants, seedAdmins, PROFILES } from '../../emulator/index.js';
+import { emulatorConfigYaml } from '../../emulator/config-for.js';
 
 /** The variables the printed mftops.yaml reads the passwords from, as `mftops init` and the README name them. */
 const PASSWORD_VARIABLES = { automation: 'MFT_AUTOMATION_PASSWORD', transfer: 'MFT_TRANSFER_PASSWORD' } as const;
@@ -35,8 +37,6 @@ export async function runEmulator(opts: EmulatorCommandOptions, io: CommandIo): 
   const faultSeed = parseNumber('--fault-seed', opts.faultSeed, { min: 0, max: 2 ** 31, integer: true });
   const accessTtlSeconds = parseNumber('--access-ttl', opts.accessTtl, { min: 1, max: 86_400, integer: true });
   const rateLimit = parseNumber('--rate-limit', opts.rateLimit ?? '0', { min: 0, max: 100_000, integer: false });
-  const { startEmulator, loadSeedFile, parseVariantAssignments, describeVariants, seedAdmins, PROFILES } = await import('../../emulator/index.js');
-  const { emulatorConfigYaml } = await import('../../emulator/config-for.js');
   const profile = PROFILES.find((p) => p === opts.profile) ?? 'current';
   const overrides = parseVariantAssignments(opts.variant);
   const seed = opts.seed !== undefined ? loadSeedFile(opts.seed) : undefined;

@@ -6,6 +6,10 @@ import { cliContext, environmentChoice } from '../app-context.js';
 import type { Diagnostic } from '../../diagnostics.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
 import { useColor, writeDiagnostics } from './common.js';
+import { renderPlanText } from '../../render/plan-text.js';
+import { renderPlanMarkdown } from '../../render/plan-markdown.js';
+import { renderPlanGithub } from '../../render/plan-github.js';
+import { renderPlanJson } from '../../render/plan-json.js';
 
 export interface PlanCommandOptions {
   readonly paths: readonly string[];
@@ -68,26 +72,18 @@ function shellWord(path: string): string {
 }
 
 /**
- * The plan in the chosen format (renderers load lazily: each costs start-up time); markdown puts
- * the `diagnostics` that make apply refuse the plan (MF414) in its verdict.
+ * The plan in the chosen format; markdown puts the `diagnostics` that make apply refuse the plan
+ * (MF414) in its verdict. A promise: apply prints it while the use case goes on.
  */
 export async function renderPlan(plan: Plan, g: GlobalOptions, color: boolean, diagnostics: readonly Diagnostic[] = []): Promise<string> {
   switch (g.format) {
-    case 'text': {
-      const { renderPlanText } = await import('../../render/plan-text.js');
+    case 'text':
       return renderPlanText(plan, { color });
-    }
-    case 'markdown': {
-      const { renderPlanMarkdown } = await import('../../render/plan-markdown.js');
+    case 'markdown':
       return renderPlanMarkdown(plan, { diagnostics });
-    }
-    case 'github': {
-      const { renderPlanGithub } = await import('../../render/plan-github.js');
+    case 'github':
       return renderPlanGithub(plan);
-    }
-    case 'json': {
-      const { renderPlanJson } = await import('../../render/plan-json.js');
+    case 'json':
       return renderPlanJson(plan);
-    }
   }
 }

@@ -10,11 +10,12 @@ import {
 import type { ServiceName } from '../../config/model.js';
 import { ConfigError } from '../../errors.js';
 import { hasDifferences, type PartsDiff, type RestoreResult, type SnapshotInfo } from '../../snapshot/model.js';
-import type { SnapshotRef } from '../../snapshot/store.js';
-import type { DiffWording } from '../../render/snapshot.js';
+import { describeRef, type SnapshotRef } from '../../snapshot/store.js';
+import { renderSnapshotListJson, renderSnapshotListText, renderVerifiedJson, renderVerifiedText, renderAlteredJson, renderSnapshotDiffJson, renderSnapshotDiffText, describeSnapshot, renderRestoreDiffText, renderSavedJson, renderRestoredJson, type DiffWording } from '../../render/snapshot.js';
 import { cliContext, environmentChoice, type CliContext } from '../app-context.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
 import { writeError } from './common.js';
+import { getValueVocabulary } from '../../manifest/schemas.js';
 
 /**
  * `mftops snapshot save | list | verify ID | diff A B | restore ID`: the views of the snapshot use
@@ -61,13 +62,12 @@ export async function runSnapshotSave(g: GlobalOptions, opts: SnapshotSaveOption
   } finally {
     ctx.finish();
   }
-  io.stdout(g.format === 'json' ? (await import('../../render/snapshot.js')).renderSavedJson(saved) : await savedText(saved));
+  io.stdout(g.format === 'json' ? renderSavedJson(saved) : savedText(saved));
   return 0;
 }
 
 export async function runSnapshotList(g: GlobalOptions, io: CommandIo): Promise<number> {
   const list = await listEnvironmentSnapshots(environmentChoice(g), io);
-  const { renderSnapshotListJson, renderSnapshotListText } = await import('../../render/snapshot.js');
   io.stdout(g.format === 'json' ? renderSnapshotListJson(list) : renderSnapshotListText(list));
   return 0;
 }
@@ -77,12 +77,10 @@ export async function runSnapshotVerify(g: GlobalOptions, opts: SnapshotIdOption
   const result = await verifyEnvironmentSnapshot({ ...environmentChoice(g), id: opts.id }, io);
   switch (result.status) {
     case 'verified': {
-      const { renderVerifiedJson, renderVerifiedText } = await import('../../render/snapshot.js');
       io.stdout(g.format === 'json' ? renderVerifiedJson(result.verified) : renderVerifiedText(result.verified));
       return 0;
     }
     case 'altered': {
-      const { renderAlteredJson } = await import('../../render/snapshot.js');
       io.stdout(g.format === 'json' ? renderAlteredJson({ ref: result.snapshot, file: result.file, error: result.error }) : `Snapshot ${result.snapshot} FAILED verification: ${result.error}\n`);
       return 1;
     }
@@ -96,8 +94,7 @@ export async function runSnapshotVerify(g: GlobalOptions, opts: SnapshotIdOption
 /** Exit 0 when the snapshots hold the same, 2 when they differ (as plan --detailed-exitcode, drift and diff-env). */
 export async function runSnapshotDiff(g: GlobalOptions, opts: SnapshotDiffOptions, io: CommandIo): Promise<number> {
   const diff = await diffEnvironmentSnapshots({ ...environmentChoice(g), a: opts.a, b: opts.b }, io);
-  const { renderSnapshotDiffJson, renderSnapshotDiffText } = await import('../../render/snapshot.js');
-  io.stdout(g.format === 'json' ? renderSnapshotDiffJson(diff) : renderSnapshotDiffText(diff, await diffWording()));
+  io.stdout(g.format === 'json' ? renderSnapshotDiffJson(diff) : renderSnapshotDiffText(diff, diffWording()));
   return hasDifferences(diff) ? 2 : 0;
 }
 
@@ -109,8 +106,7 @@ export async function runSnapshotDiff(g: GlobalOptions, opts: SnapshotDiffOption
  */
 export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestoreOptions, io: CommandIo): Promise<number> {
   const interactive = io.isTty && (opts.ask !== undefined || Boolean(process.stdin.isTTY));
-  const preview = async (d: RestoreDescription & { readonly diff: PartsDiff }): Promise<void> => {
-    const { describeSnapshot, renderRestoreDiffText } = await import('../../render/snapshot.js');
+  const preview = (d: RestoreDescription & { readonly diff: PartsDiff }): void => {
     io.stdout(
       [
         `${opts.dryRun === true ? 'Dry run: restoring' : 'Restoring'} ${describeSnapshot(d.snapshot)} taken ${d.snapshot.createdAt}`,
@@ -118,13 +114,13 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
         ...(d.folderCount > 0 ? [`  ${d.automationUrl !== undefined ? 'and resets' : 'resets'} the ACLs of ${d.folderCount} transfer folder(s) on ${d.transferUrl}`] : []),
         '  A snapshot of the current state is taken first.',
         '',
-        renderRestoreDiffText(d.diff, `${d.snapshot.env}/${d.snapshot.id}`, await diffWording()),
+        renderRestoreDiffText(d.diff, `${d.snapshot.env}/${d.snapshot.id}`, diffWording()),
       ].join('\n'),
     );
   };
   const approve = async (d: RestoreDescription & { readonly diff: PartsDiff }): Promise<boolean> => {
     // With --format json the one document carries the diff (or the refusal): no text beside it.
-    if (g.format !== 'json') await preview(d);
+    if (g.format !== 'json') preview(d);
     if (opts.autoApprove) return true;
     if (!interactive) {
       const what = d.automationUrl !== undefined ? 'replaces the whole automation configuration' : `resets the ACLs of ${d.folderCount} transfer folder(s)`;
@@ -150,17 +146,16 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
     case 'previewed': {
       if (g.format === 'json') {
         // The mftops.snapshot.diff document, from the live servers (`a`, id `live`) to the snapshot.
-        const { renderSnapshotDiffJson } = await import('../../render/snapshot.js');
         io.stdout(renderSnapshotDiffJson({ ...restored.diff, a: { env: restored.ref.env, id: 'live' }, b: { env: restored.ref.env, id: restored.ref.id } }));
       } else {
-        await preview({ ...restored.description, diff: restored.diff });
+        preview({ ...restored.description, diff: restored.diff });
         io.stdout(`Dry run: nothing was written. To restore: mftops snapshot restore ${restored.ref.id}${opts.service !== undefined ? ` --service ${opts.service}` : ''}\n`);
       }
       return 0;
     }
     case 'restored': {
       const { result, ref } = restored;
-      io.stdout(g.format === 'json' ? (await import('../../render/snapshot.js')).renderRestoredJson(result) : await restoredText(result, ref));
+      io.stdout(g.format === 'json' ? renderRestoredJson(result) : restoredText(result, ref));
       return result.complete && result.verified ? 0 : 1;
     }
     default: {
@@ -182,21 +177,18 @@ function snapshotContext(g: GlobalOptions, io: CommandIo): CliContext {
 }
 
 /** The words plan says task values in, for the diffs of snapshot diff and restore. */
-async function diffWording(): Promise<DiffWording> {
-  const { getValueVocabulary } = await import('../../manifest/schemas.js');
+function diffWording(): DiffWording {
   return { task: getValueVocabulary('Task') };
 }
 
-async function savedText(s: SnapshotInfo): Promise<string> {
-  const { describeSnapshot } = await import('../../render/snapshot.js');
+function savedText(s: SnapshotInfo): string {
   const lines = [`Saved snapshot ${describeSnapshot(s)}`, `  ${s.path}`];
   if (s.sha256 !== undefined) lines.push(`  sha256 ${s.sha256}`);
   if (s.services.includes('transfer')) lines.push(`  folder permissions of ${s.folderCount} transfer folder(s) saved`);
   return `${lines.join('\n')}\n`;
 }
 
-async function restoredText(result: RestoreResult, ref: SnapshotRef): Promise<string> {
-  const [{ describeSnapshot }, { describeRef }] = await Promise.all([import('../../render/snapshot.js'), import('../../snapshot/store.js')]);
+function restoredText(result: RestoreResult, ref: SnapshotRef): string {
   const lines = [`Saved the state before the restore as ${describeSnapshot(result.preRestore)}.`];
   if (result.services.includes('automation')) lines.push(`Restored the automation configuration from ${describeRef(ref)}.`);
   if (result.services.includes('transfer')) lines.push(`Folder ACLs of ${result.folders.length} transfer folder(s) from ${describeRef(ref)}:`);
