@@ -92,6 +92,8 @@
  * | MF508 | config-unresolved-secret | an `${env:NAME}` that is not set or a `${file:PATH}` that cannot be read, when a command needs it |
  */
 
+import { withDefined } from './with-defined.js';
+
 export const DIAGNOSTIC_CODES = {
   MF001: 'yaml-syntax',
   MF002: 'duplicate-key',
@@ -237,14 +239,17 @@ export function createDiagnostic(severity: Severity, code: DiagnosticCode, at: S
     severity,
     code,
     summary,
-    ...(extra.detail !== undefined ? { detail: extra.detail } : {}),
-    ...(extra.hint !== undefined ? { hint: extra.hint } : {}),
-    ...(at !== undefined ? { file: at.file } : {}),
-    ...(positioned ? { line: at.line, col: at.col } : {}),
-    ...(positioned && at.endLine !== undefined ? { endLine: at.endLine } : {}),
-    ...(positioned && at.endCol !== undefined ? { endCol: at.endCol } : {}),
-    ...(extra.address !== undefined ? { address: extra.address } : {}),
-    ...(extra.related !== undefined ? { related: extra.related } : {}),
+    ...withDefined({
+      detail: extra.detail,
+      hint: extra.hint,
+      file: at?.file,
+      line: positioned ? at.line : undefined,
+      col: positioned ? at.col : undefined,
+      endLine: positioned ? at.endLine : undefined,
+      endCol: positioned ? at.endCol : undefined,
+      address: extra.address,
+      related: extra.related,
+    }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { MftopsError } from '../errors.js';
 import { isRecord } from '../is-record.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * What the runner tells a step about the run, from its `GITHUB_*` variables and the event
@@ -43,14 +44,18 @@ export function readGithubContext(env: NodeJS.ProcessEnv, cwd: string): GithubCo
   const pullRequest = eventPath === undefined ? undefined : pullRequestOf(readEvent(eventPath));
   const sha = nonEmpty(env['GITHUB_SHA']);
   return {
-    ...(eventName !== undefined ? { eventName } : {}),
-    ...(repo !== undefined ? { repo } : {}),
+    ...withDefined({
+      eventName,
+      repo,
+    }),
     apiUrl: trimSlash(nonEmpty(env['GITHUB_API_URL']) ?? DEFAULT_API_URL),
     serverUrl,
-    ...(runUrl !== undefined ? { runUrl } : {}),
-    ...(runId !== undefined ? { runId } : {}),
-    ...(pullRequest !== undefined ? { pullRequest } : {}),
-    ...(sha !== undefined ? { sha } : {}),
+    ...withDefined({
+      runUrl,
+      runId,
+      pullRequest,
+      sha,
+    }),
     workspace: nonEmpty(env['GITHUB_WORKSPACE']) ?? cwd,
   };
 }
@@ -76,7 +81,7 @@ export function pullRequestOf(event: unknown): { number: number; headSha?: strin
   if (isRecord(pr) && typeof pr['number'] === 'number') {
     const head = pr['head'];
     const headSha = isRecord(head) && typeof head['sha'] === 'string' ? head['sha'] : undefined;
-    return { number: pr['number'], ...(headSha !== undefined ? { headSha } : {}) };
+    return { number: pr['number'], ...withDefined({ headSha }) };
   }
   const issue = event['issue'];
   if (isRecord(issue) && typeof issue['number'] === 'number' && isRecord(issue['pull_request'])) return { number: issue['number'] };

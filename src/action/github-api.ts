@@ -1,6 +1,7 @@
 import { MftopsError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { isRecord } from '../is-record.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * The few GitHub REST calls the Action makes (issue comments on pull requests, drift issues),
@@ -97,7 +98,7 @@ export function createGithubApi(options: GithubApiOptions): GithubApi {
         }
       }
       const next = nextLink(res.headers.get('link'));
-      return { status: res.status, data, ...(next !== undefined ? { next } : {}) };
+      return { status: res.status, data, ...withDefined({ next }) };
     }
   }
 
@@ -126,10 +127,12 @@ export function createGithubApi(options: GithubApiOptions): GithubApi {
       toIssue(
         (
           await call('PATCH', `${base}${repoPath}/issues/${n}`, {
-            ...(change.title !== undefined ? { title: change.title } : {}),
-            ...(change.body !== undefined ? { body: change.body } : {}),
-            ...(change.state !== undefined ? { state: change.state } : {}),
-            ...(change.stateReason !== undefined ? { state_reason: change.stateReason } : {}),
+            ...withDefined({
+              title: change.title,
+              body: change.body,
+              state: change.state,
+              state_reason: change.stateReason,
+            }),
           })
         ).data,
       ),

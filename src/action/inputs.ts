@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { DEFAULTS, MAX_DELETES_RANGE, PARALLELISM_RANGE } from '../app/defaults.js';
 import { wholeNumberOption } from '../app/environment.js';
 import { isMftopsError, MftopsError } from '../errors.js';
+import { withDefined } from '../with-defined.js';
 
 /** The Action's `command` input: which mftops command the step runs. */
 export type ActionCommand = 'validate' | 'plan' | 'apply' | 'drift';
@@ -96,7 +97,7 @@ export function readInputs(env: NodeJS.ProcessEnv, eventName: string | undefined
     ...(environment !== '' ? { environment } : {}),
     config: fromWorkdir(getInput(env, 'config') || 'mftops.yaml'),
     paths: splitLines(getInput(env, 'paths')).map(fromWorkdir),
-    ...(planFiles[0] !== undefined ? { planFile: planFiles[0] } : {}),
+    ...withDefined({ planFile: planFiles[0] }),
     planFiles,
     pullRequests: readPullRequests(env),
     comment: readBoolean(env, 'comment', commentDefault),
@@ -105,8 +106,10 @@ export function readInputs(env: NodeJS.ProcessEnv, eventName: string | undefined
     allowDelete: readBoolean(env, 'allow-delete', false),
     allowReplace: readBoolean(env, 'allow-replace', false),
     maxDeletes: readWholeNumber(env, 'max-deletes', MAX_DELETES_RANGE) ?? DEFAULTS.maxDeletes,
-    ...(parallelism !== undefined ? { parallelism } : {}),
-    ...(prune !== undefined ? { prune } : {}),
+    ...withDefined({
+      parallelism,
+      prune,
+    }),
   };
 }
 

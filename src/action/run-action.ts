@@ -32,6 +32,7 @@ import { driftExitCode } from '../drift/model.js';
 import { renderDriftMarkdown } from '../render/drift-markdown.js';
 import { renderDriftText } from '../render/drift-text.js';
 import { driftSentence } from '../render/drift-common.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * The Action's job: read inputs and the run's context, run one use case of the application layer
@@ -64,7 +65,7 @@ export async function runAction(a: ActionEnvironment): Promise<number> {
   }
   // Paths in annotations and plans are relative to the repository root, where GitHub expects them.
   const cwd = isInside(inputs.workingDirectory, context.workspace) ? context.workspace : inputs.workingDirectory;
-  const choice: EnvironmentChoice = { configFile: inputs.config, ...(inputs.environment !== undefined ? { environment: inputs.environment } : {}) };
+  const choice: EnvironmentChoice = { configFile: inputs.config, ...withDefined({ environment: inputs.environment }) };
   const step: Step = { a, inputs, context, choice, cwd, ctx: actionContext(a, cwd) };
   try {
     switch (inputs.command) {
@@ -408,7 +409,7 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
       status: applyResultStatus(report.outcome, code),
       headline,
       details: rest,
-      ...(report.snapshot !== undefined ? { snapshotId: report.snapshot.id } : {}),
+      ...withDefined({ snapshotId: report.snapshot?.id }),
       ...(verified ? { verifiedBy: verification.mode } : {}),
       pullRequests: s.inputs.pullRequests,
     },
@@ -447,7 +448,7 @@ async function postApplyComment(s: Step, result: ApplyResult): Promise<void> {
     return;
   }
   try {
-    for (const posted of await postApplyResult(api, result, { ...(s.context.runUrl !== undefined ? { runUrl: s.context.runUrl } : {}), ...(s.context.sha !== undefined ? { sha: s.context.sha } : {}) })) {
+    for (const posted of await postApplyResult(api, result, withDefined({ runUrl: s.context.runUrl, sha: s.context.sha }))) {
       s.a.runner.log(`${posted.action === 'created' ? 'Posted' : 'Updated'} the apply result on pull request #${posted.pullRequest}${posted.comment.htmlUrl !== undefined ? `: ${posted.comment.htmlUrl}` : ''}`);
     }
   } catch (err) {
@@ -526,7 +527,7 @@ async function updateDriftIssue(s: Step, finding: DriftFinding): Promise<boolean
 
 function origin(s: Step): { runUrl?: string; sha?: string } {
   const sha = s.context.pullRequest?.headSha ?? s.context.sha;
-  return { ...(s.context.runUrl !== undefined ? { runUrl: s.context.runUrl } : {}), ...(sha !== undefined ? { sha } : {}) };
+  return withDefined({ runUrl: s.context.runUrl, sha });
 }
 
 /** The REST client, or why there is none (a warning, never a failure of the plan). */

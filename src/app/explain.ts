@@ -2,6 +2,7 @@ import { DIAGNOSTIC_EXPLANATIONS } from '../diagnostic-catalogue.js';
 import { DIAGNOSTIC_CODES, type DiagnosticCode } from '../diagnostics.js';
 import { suggestName } from '../manifest/suggest.js';
 import type { ExplainedCode, ExplainReport } from '../render/explain.js';
+import { withDefined } from '../with-defined.js';
 
 export interface ExplainOptions {
   /** A code (`MF201`, `mf201`, `201`) or a code's name (`unknown-field`); none: every code. */
@@ -17,7 +18,7 @@ export function explainCode(options: ExplainOptions): ExplainReport {
   const found = codes.find((c) => c.code === wanted || c.name === wanted);
   if (found) return { status: 'found', code: found };
   const suggestion = suggestName(wanted, [...codes.map((c) => c.code), ...codes.map((c) => c.name)]);
-  return { status: 'unknown', query, ...(suggestion !== undefined ? { suggestion } : {}) };
+  return { status: 'unknown', query, ...withDefined({ suggestion }) };
 }
 
 function explained(code: DiagnosticCode): ExplainedCode {

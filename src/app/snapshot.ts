@@ -12,6 +12,7 @@ import { openClients, openReadonlyClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
 import { loadEnvironmentManifests, manifestEnvironmentOf, openEnvironment, resolveServices } from './environment.js';
+import { withDefined } from '../with-defined.js';
 import { saveSnapshot } from '../snapshot/save-snapshot.js';
 import { SnapshotIntegrityError } from '../snapshot/errors.js';
 import { diffSnapshots } from '../snapshot/diff-snapshots.js';
@@ -62,15 +63,13 @@ export async function saveEnvironmentSnapshot(options: SnapshotSaveOptions, ctx:
     const foldersRead = clients.readers.transfer && named.length === 0 ? await readEnvironmentFolders(clients.readers.transfer, managed, env, parallelism) : undefined;
     return await saveSnapshot({
       ...(reader && automation ? { automation: reader, automationUrl: automation.url } : {}),
-      ...(info?.appVersion !== undefined ? { serverVersion: info.appVersion } : {}),
-      ...(clients.readers.transfer ? { transfer: clients.readers.transfer } : {}),
-      ...(transfer ? { transferUrl: transfer.url } : {}),
+      ...withDefined({ serverVersion: info?.appVersion, transfer: clients.readers.transfer, transferUrl: transfer?.url }),
       folders: named,
-      ...(foldersRead ? { foldersRead } : {}),
+      ...withDefined({ foldersRead }),
       env: env.name,
       dir: config.snapshots.dir,
       keep: config.snapshots.keep,
-      ...(ctx.now ? { now: ctx.now() } : {}),
+      ...withDefined({ now: ctx.now?.() }),
       processEnv: ctx.env,
       logger: ctx.logger,
     });
@@ -197,9 +196,9 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
 
   const description: RestoreDescription = {
     snapshot: loaded.info,
-    ...(automation ? { automationUrl: automation.url } : {}),
+    ...withDefined({ automationUrl: automation?.url }),
     folderCount: folders.length,
-    ...(transfer ? { transferUrl: transfer.url } : {}),
+    ...withDefined({ transferUrl: transfer?.url }),
   };
   options.precheck?.(description);
 
@@ -212,10 +211,9 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
       id: describeRef(ref),
       services,
       ...(automationClient && automation ? { automation: automationClient, automationUrl: automation.url } : {}),
-      ...(transferClient ? { transfer: transferClient } : {}),
-      ...(transfer ? { transferUrl: transfer.url } : {}),
+      ...withDefined({ transfer: transferClient, transferUrl: transfer?.url }),
       keep: config.snapshots.keep,
-      ...(ctx.now ? { now: ctx.now() } : {}),
+      ...withDefined({ now: ctx.now?.() }),
       processEnv: ctx.env,
       logger: ctx.logger,
     };
@@ -223,7 +221,7 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
     if (options.dryRun === true) return { status: 'previewed', ref, description, diff: prepared.diff };
     if (options.approve !== undefined && !(await options.approve({ ...description, diff: prepared.diff }))) return { status: 'cancelled' };
     const info = automationClient ? await automationClient.info() : undefined;
-    const result = await applyRestore(prepared, { ...restore, ...(info?.appVersion !== undefined ? { serverVersion: info.appVersion } : {}) });
+    const result = await applyRestore(prepared, { ...restore, ...withDefined({ serverVersion: info?.appVersion }) });
     return { status: 'restored', ref, result };
   } finally {
     await opened.close();

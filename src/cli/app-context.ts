@@ -3,6 +3,7 @@ import type { AppEvent } from '../app/events.js';
 import type { CommandIo, GlobalOptions } from './io.js';
 import { createProgress } from './progress.js';
 import { loggerFor } from './commands/common.js';
+import { withDefined } from '../with-defined.js';
 
 /** The application context of one CLI command, and `finish()` to erase its progress line. */
 export interface CliContext extends AppContext {
@@ -47,9 +48,11 @@ export function cliContext(g: GlobalOptions, io: CommandIo, more?: (event: AppEv
 /** The environment choice of the global options. */
 export function environmentChoice(g: GlobalOptions): EnvironmentChoice {
   return {
-    ...(g.config !== undefined ? { configFile: g.config } : {}),
-    ...(g.env !== undefined ? { environment: g.env } : {}),
-    ...(g.configFrom !== undefined ? { configFileFrom: g.configFrom } : {}),
-    ...(g.envFrom !== undefined ? { environmentFrom: g.envFrom } : {}),
+    ...withDefined({
+      configFile: g.config,
+      environment: g.env,
+      configFileFrom: g.configFrom,
+      environmentFrom: g.envFrom,
+    }),
   };
 }

@@ -7,6 +7,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { EnvironmentSettings } from '../config/model.js';
 import { emulatorEnvironmentsYaml } from '../emulator/config-for.js';
 import { loadSeedFile, startEmulator, type RunningEmulator } from '../emulator/index.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * `npm run demo`: the whole loop on the example estate, narrated, in about 150 lines. The
@@ -132,7 +133,7 @@ function prepareWorkFolder(work: string, environments: readonly EnvironmentSetti
           transferUrl: emulator.transferUrl,
           manifests: env.manifests.map((p) => relative(work, join(copy, relative(examples, p)))),
           scope: env.scope,
-          ...(env.transferHosts ? { transferHosts: env.transferHosts } : {}),
+          ...withDefined({ transferHosts: env.transferHosts }),
         };
       }),
     ),

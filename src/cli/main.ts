@@ -13,6 +13,7 @@ import type { ImportCommandOptions } from './commands/import.js';
 import type { ServiceName } from '../vocabulary.js';
 import { installCrashGuard } from '../app/crash-guard.js';
 import { writeDiagnostics, writeError } from './commands/common.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * The global options with MFTOPS_CONFIG and MFTOPS_ENV filling in `--config` and `--env` when
@@ -270,7 +271,7 @@ export function buildProgram(io: CommandIo): Command {
     .addOption(new Option('--service <service>', 'restore only this part of the snapshot (default: every part it holds)').choices(['automation', 'transfer']))
     .action(async (id: string, opts: { autoApprove: boolean; dryRun: boolean; service?: ServiceName }, cmd: Command) => {
       const { runSnapshotRestore } = await import('./commands/snapshot.js');
-      await run(runSnapshotRestore(globals(cmd), { id, autoApprove: opts.autoApprove, dryRun: opts.dryRun, ...(opts.service ? { service: opts.service } : {}) }, io));
+      await run(runSnapshotRestore(globals(cmd), { id, autoApprove: opts.autoApprove, dryRun: opts.dryRun, ...withDefined({ service: opts.service }) }, io));
     });
 
   program
@@ -310,7 +311,7 @@ export function buildProgram(io: CommandIo): Command {
     .option('--action-ref <owner/repo@ref>', 'the action the workflows use (default: ./node_modules/mftops, the mftops this repository installs)')
     .action(async (dir: string | undefined, opts: { force: boolean; actionRef?: string }, cmd: Command) => {
       const { runInit } = await import('./commands/init.js');
-      await run(runInit(globals(cmd), { ...(dir !== undefined ? { dir } : {}), force: opts.force, ...(opts.actionRef !== undefined ? { actionRef: opts.actionRef } : {}) }, io));
+      await run(runInit(globals(cmd), { ...withDefined({ dir }), force: opts.force, ...withDefined({ actionRef: opts.actionRef }) }, io));
     });
   program
     .command('explain')

@@ -3,6 +3,7 @@ import { compareText } from '../order.js';
 import { entryKey, entryPermissions } from '../resources/folder-permissions.js';
 import type { FolderPermissions } from '../services/transfer/types.js';
 import type { ChangedEntry, DiffEntry, FolderDiff, FoldersDiff, SavedAclEntry, SavedFolder } from './model.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * Compare the folder ACLs two snapshots saved (A → B), folder by folder (paths as the server
@@ -39,7 +40,7 @@ function diffFolder(a: SavedFolder, b: SavedFolder): FolderDiff | undefined {
     changed.push({
       type: y.type,
       id: y.id,
-      ...(name !== undefined ? { name } : {}),
+      ...withDefined({ name }),
       before: { permissions: x.permissions, sharePermissions: x.sharePermissions },
       after: { permissions: y.permissions, sharePermissions: y.sharePermissions },
     });

@@ -3,6 +3,7 @@ import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { checkConfigXml, inspectConfigXml, DECLARATION_PROBLEM, type ConfigXmlVerdict } from './config-xml.js';
 import { HEADER_BYTES, startDecryption, startEncryption, TRAILER_BYTES, type SnapshotKey } from './crypto.js';
 import { XmlChecker, type XmlCheck } from './xml-checker.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * One pass over a stored export, in chunks: never the whole file in memory (a 100 MB export,
@@ -104,7 +105,7 @@ function startSink(check: boolean): Sink {
       hash.update(chunk);
       checker?.push(chunk);
     },
-    end: () => ({ bytes, sha256: hash.digest('hex'), ...(checker ? { xml: checker.end() } : {}) }),
+    end: () => ({ bytes, sha256: hash.digest('hex'), ...withDefined({ xml: checker?.end() }) }),
   };
 }
 

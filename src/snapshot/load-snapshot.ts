@@ -2,6 +2,7 @@ import { checkConfigBytes, DECLARATION_PROBLEM } from './config-xml.js';
 import { SnapshotIntegrityError } from './errors.js';
 import { AUTOMATION_FILE, type SavedFolder, type SnapshotInfo, type SnapshotManifest } from './model.js';
 import { openSnapshot, readChecked, readFolders, toInfo, type SnapshotRef } from './store.js';
+import { withDefined } from '../with-defined.js';
 
 /*
  * Reading a snapshot whole, for restore, diff and import. Apart from store.ts because it needs
@@ -32,6 +33,6 @@ export function loadSnapshot(dir: string, ref: SnapshotRef, processEnv: NodeJS.P
     if (problem) throw new SnapshotIntegrityError(`${where}: ${manifest.automation.file} ${problem === DECLARATION_PROBLEM ? problem : `is not well-formed XML: ${problem}`}`, manifest.automation.file);
   }
   const folders = readFolders(folder, manifest, key, where);
-  return { info: toInfo(manifest, folder), manifest, ...(automationXml ? { automationXml } : {}), folders };
+  return { info: toInfo(manifest, folder), manifest, ...withDefined({ automationXml }), folders };
 }
 

@@ -13,6 +13,7 @@ import { loadSnapshot, type LoadedSnapshot } from './load-snapshot.js';
 import { describeRef, resolveSnapshotId, type SnapshotRef } from './store.js';
 import { canonicalJson } from '../resources/common.js';
 import type { ServiceName } from '../vocabulary.js';
+import { withDefined } from '../with-defined.js';
 
 export type RestoreAutomationTarget = Pick<AutomationClient, 'exportConfig' | 'importConfig'>;
 /** What a restore reads before it writes (the diff): read-only clients do. */
@@ -91,19 +92,18 @@ export async function applyRestore(prepared: PreparedRestore, opts: RestoreSnaps
   const { ref, snapshot: loaded, services } = prepared;
   const { automationXml, folders } = partsToRestore(loaded, services);
   const preRestore = await saveSnapshot({
-    ...(automationXml ? { automation: opts.automation!, ...(opts.automationUrl !== undefined ? { automationUrl: opts.automationUrl } : {}) } : {}),
-    ...(opts.serverVersion !== undefined ? { serverVersion: opts.serverVersion } : {}),
+    ...(automationXml ? { automation: opts.automation!, ...withDefined({ automationUrl: opts.automationUrl }) } : {}),
+    ...withDefined({ serverVersion: opts.serverVersion }),
     ...(services.includes('transfer') && opts.transfer ? { transfer: opts.transfer } : {}),
-    ...(opts.transferUrl !== undefined ? { transferUrl: opts.transferUrl } : {}),
+    ...withDefined({ transferUrl: opts.transferUrl }),
     folders: folders.map((f) => f.path),
     env: opts.env,
     dir: opts.dir,
     keep: opts.keep,
     protect: [ref.id],
-    ...(opts.now ? { now: opts.now } : {}),
+    ...withDefined({ now: opts.now }),
     note: `before restoring ${ref.id}`,
-    ...(opts.processEnv ? { processEnv: opts.processEnv } : {}),
-    ...(opts.logger ? { logger: opts.logger } : {}),
+    ...withDefined({ processEnv: opts.processEnv, logger: opts.logger }),
   });
 
   if (automationXml) {

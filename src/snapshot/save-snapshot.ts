@@ -29,6 +29,7 @@ import {
   type SnapshotManifest,
 } from './model.js';
 import { pruneSnapshots, sha256Hex, toInfo } from './store.js';
+import { withDefined } from '../with-defined.js';
 
 /** What saving needs of the automation client (the read-only view has it). */
 export type SnapshotAutomationSource = Pick<AutomationClient, 'exportConfig'>;
@@ -122,9 +123,9 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
       environment: opts.env,
       createdAt: fromSnapshotId(id),
       toolVersion: VERSION,
-      ...(opts.note !== undefined ? { note: opts.note } : {}),
-      ...(automation ? { automation: automation.file } : {}),
-      ...(transfer ? { transfer: { ...transfer, ...(opts.transferUrl !== undefined ? { url: opts.transferUrl } : {}) } } : {}),
+      ...withDefined({ note: opts.note }),
+      ...withDefined({ automation: automation?.file }),
+      ...(transfer ? { transfer: { ...transfer, ...withDefined({ url: opts.transferUrl }) } } : {}),
       ...(key ? { encryption: { algorithm: 'aes-256-gcm' as const, keyCheck: key.check } } : {}),
     };
     await writing(join(tmp, MANIFEST_FILE), () => writeFileAtomic(join(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 }));
@@ -196,7 +197,7 @@ async function saveAutomation(
       bytes: stored.bytes,
       sha256: stored.sha256,
       url: opts.automationUrl!,
-      ...(opts.serverVersion !== undefined ? { serverVersion: opts.serverVersion } : {}),
+      ...withDefined({ serverVersion: opts.serverVersion }),
       taskCount,
     },
     contents: checked.contents ?? { tasks: [], acls: [] },

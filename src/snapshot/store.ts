@@ -22,6 +22,7 @@ import {
   type UnreadableSnapshot,
   type VerifiedSnapshot,
 } from './model.js';
+import { withDefined } from '../with-defined.js';
 
 /** Where a snapshot lives: `<dir>/<env>/<id>`. */
 export interface SnapshotRef {
@@ -167,13 +168,13 @@ export function toInfo(m: SnapshotManifest, path: string): SnapshotInfo {
     createdAt: m.createdAt,
     services: [...(a ? (['automation'] as const) : []), ...(t ? (['transfer'] as const) : [])],
     ...(a
-      ? { bytes: a.bytes, sha256: a.sha256, taskCount: a.taskCount, serverUrl: a.url, ...(a.serverVersion !== undefined ? { serverVersion: a.serverVersion } : {}) }
+      ? { bytes: a.bytes, sha256: a.sha256, taskCount: a.taskCount, serverUrl: a.url, ...withDefined({ serverVersion: a.serverVersion }) }
       : {}),
     folderCount: t?.folderCount ?? 0,
-    ...(t?.url !== undefined ? { transferUrl: t.url } : {}),
+    ...withDefined({ transferUrl: t?.url }),
     encrypted: m.encryption !== undefined,
     toolVersion: m.toolVersion,
-    ...(m.note !== undefined ? { note: m.note } : {}),
+    ...withDefined({ note: m.note }),
   };
 }
 

@@ -1,5 +1,6 @@
 import { decodeXmlEntities } from '../xml-entities.js';
 import type { ExportContents, ExportItem } from './model.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * A streaming well-formedness check of the automation export, fed the bytes as they arrive (UTF-8,
@@ -724,7 +725,7 @@ export function aclItem(attrs: Readonly<Record<string, string>>): ExportItem {
   const id = attrs['ACLID'] ?? attrs['ID'];
   const rg = attrs['ResourceGroupName'];
   const ug = attrs['UserGroupName'];
-  return { ...(id !== undefined ? { id } : {}), ...(rg !== undefined || ug !== undefined ? { name: `${rg ?? '?'} / ${ug ?? '?'}` } : {}) };
+  return { ...withDefined({ id }), ...(rg !== undefined || ug !== undefined ? { name: `${rg ?? '?'} / ${ug ?? '?'}` } : {}) };
 }
 
 /** Check a whole document held in memory (one chunk). */

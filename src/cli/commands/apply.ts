@@ -9,6 +9,7 @@ import type { CommandIo, GlobalOptions } from '../io.js';
 import { useColor, writeDiagnostics, writeError } from './common.js';
 import { renderPlan } from './plan.js';
 import { createInterface } from 'node:readline/promises';
+import { withDefined } from '../../with-defined.js';
 
 export interface ApplyCommandOptions {
   /** One saved plan file, or manifest files and folders (none: the environment's). */
@@ -103,7 +104,7 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
         ...environmentChoice(g),
         ...sorted,
         ...(opts.target !== undefined && opts.target.length > 0 ? { targets: opts.target } : {}),
-        ...(opts.prune !== undefined ? { prune: opts.prune } : {}),
+        ...withDefined({ prune: opts.prune }),
         permissions: { allowDelete: opts.allowDelete, allowReplace: opts.allowReplace, maxDeletes },
         parallelism,
         ...(planFile === undefined && !opts.autoApprove

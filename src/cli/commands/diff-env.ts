@@ -6,6 +6,7 @@ import { cliContext } from '../app-context.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
 import { writeDiagnostics } from './common.js';
 import { renderDiffEnvJson, renderDiffEnvMarkdown, renderDiffEnvText } from '../../render/diff-env.js';
+import { withDefined } from '../../with-defined.js';
 
 export interface DiffEnvCommandOptions {
   readonly a: string;
@@ -25,7 +26,7 @@ export async function runDiffEnv(g: GlobalOptions, opts: DiffEnvCommandOptions, 
   const ctx = cliContext(g, io);
   let result: Awaited<ReturnType<typeof diffEnvironments>>;
   try {
-    result = await diffEnvironments({ ...(g.config !== undefined ? { configFile: g.config } : {}), a: opts.a, b: opts.b, offline: opts.offline, parallelism }, ctx);
+    result = await diffEnvironments({ ...withDefined({ configFile: g.config }), a: opts.a, b: opts.b, offline: opts.offline, parallelism }, ctx);
   } finally {
     ctx.finish();
   }

@@ -9,6 +9,7 @@ import { renderDriftText } from '../../render/drift-text.js';
 import { renderDriftMarkdown } from '../../render/drift-markdown.js';
 import { renderDriftGithub } from '../../render/drift-github.js';
 import { renderDriftJson } from '../../render/drift-json.js';
+import { withDefined } from '../../with-defined.js';
 
 export interface DriftCommandOptions {
   readonly paths: readonly string[];
@@ -31,11 +32,11 @@ export interface DriftDependencies {
  */
 export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: CommandIo, deps: DriftDependencies = {}): Promise<number> {
   const parallelism = wholeNumberOption('--parallelism', opts.parallelism ?? String(DEFAULTS.readParallelism), PARALLELISM_RANGE.min, PARALLELISM_RANGE.max);
-  const ctx = { ...cliContext(g, io), ...(deps.now ? { now: deps.now } : {}) };
+  const ctx = { ...cliContext(g, io), ...withDefined({ now: deps.now }) };
   let result: Awaited<ReturnType<typeof driftEnvironment>>;
   try {
     result = await driftEnvironment(
-      { ...environmentChoice(g), paths: opts.paths, parallelism, ...(opts.report !== undefined ? { reportFile: opts.report } : {}), ...(opts.prune !== undefined ? { prune: opts.prune } : {}) },
+      { ...environmentChoice(g), paths: opts.paths, parallelism, ...withDefined({ reportFile: opts.report, prune: opts.prune }) },
       ctx,
     );
   } finally {

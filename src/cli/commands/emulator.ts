@@ -5,6 +5,7 @@ import { ConfigError, systemError } from '../../errors.js';
 import type { CommandIo } from '../io.js';
 import { startEmulator, loadSeedFile, parseVariantAssignments, describeVariants, seedAdmins, PROFILES } from '../../emulator/index.js';
 import { emulatorConfigYaml } from '../../emulator/config-for.js';
+import { withDefined } from '../../with-defined.js';
 
 /** The variables the printed mftops.yaml reads the passwords from, as `mftops init` and the README name them. */
 const PASSWORD_VARIABLES = { automation: 'MFT_AUTOMATION_PASSWORD', transfer: 'MFT_TRANSFER_PASSWORD' } as const;
@@ -52,7 +53,7 @@ export async function runEmulator(opts: EmulatorCommandOptions, io: CommandIo): 
     variants: overrides,
     accessTtlSeconds,
     rateLimit,
-    ...(seed ? { seed } : {}),
+    ...withDefined({ seed }),
   });
   const changed = describeVariants(emulator.state.variants);
   io.stdout(

@@ -9,6 +9,7 @@ import { renderJsonOutput } from '../../render/json-output.js';
 import { cliContext, environmentChoice } from '../app-context.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
 import { writeError } from './common.js';
+import { withDefined } from '../../with-defined.js';
 
 export interface ImportCommandOptions {
   /**
@@ -40,12 +41,14 @@ export async function runImport(g: GlobalOptions, opts: ImportCommandOptions, io
     result = await importEnvironment(
       {
         ...environmentChoice(g),
-        ...(kinds !== undefined ? { kinds } : {}),
-        ...(opts.name !== undefined ? { name: opts.name } : {}),
-        ...(opts.out !== undefined ? { out: opts.out } : {}),
+        ...withDefined({
+          kinds,
+          name: opts.name,
+          out: opts.out,
+        }),
         all: opts.all,
         force: opts.force,
-        ...(opts.fromSnapshot !== undefined ? { fromSnapshot: opts.fromSnapshot } : {}),
+        ...withDefined({ fromSnapshot: opts.fromSnapshot }),
         parallelism,
       },
       ctx,

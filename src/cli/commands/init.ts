@@ -3,6 +3,7 @@ import { displayPath } from '../../render/diagnostics.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
 import { renderJsonOutput } from '../../render/json-output.js';
 import { writeError } from './common.js';
+import { withDefined } from '../../with-defined.js';
 
 export interface InitCommandOptions {
   readonly dir?: string;
@@ -17,10 +18,12 @@ export interface InitCommandOptions {
 export async function runInit(g: GlobalOptions, opts: InitCommandOptions, io: CommandIo): Promise<number> {
   const result = initProject(
     {
-      ...(opts.dir !== undefined ? { dir: opts.dir } : {}),
-      ...(g.env !== undefined ? { environment: g.env } : {}),
+      ...withDefined({
+        dir: opts.dir,
+        environment: g.env,
+      }),
       force: opts.force,
-      ...(opts.actionRef !== undefined ? { actionRef: opts.actionRef } : {}),
+      ...withDefined({ actionRef: opts.actionRef }),
     },
     { cwd: io.cwd },
   );

@@ -10,6 +10,7 @@ import { renderPlanText } from '../../render/plan-text.js';
 import { renderPlanMarkdown } from '../../render/plan-markdown.js';
 import { renderPlanGithub } from '../../render/plan-github.js';
 import { renderPlanJson } from '../../render/plan-json.js';
+import { withDefined } from '../../with-defined.js';
 
 export interface PlanCommandOptions {
   readonly paths: readonly string[];
@@ -31,7 +32,7 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
   let result: Awaited<ReturnType<typeof planEnvironment>>;
   try {
     result = await planEnvironment(
-      { ...environmentChoice(g), paths: opts.paths, targets: opts.target, parallelism, ...(opts.out !== undefined ? { out: opts.out } : {}), ...(opts.prune !== undefined ? { prune: opts.prune } : {}) },
+      { ...environmentChoice(g), paths: opts.paths, targets: opts.target, parallelism, ...withDefined({ out: opts.out, prune: opts.prune }) },
       ctx,
     );
   } finally {

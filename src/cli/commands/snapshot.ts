@@ -16,6 +16,7 @@ import { cliContext, environmentChoice, type CliContext } from '../app-context.j
 import type { CommandIo, GlobalOptions } from '../io.js';
 import { writeError } from './common.js';
 import { getValueVocabulary } from '../../manifest/schemas.js';
+import { withDefined } from '../../with-defined.js';
 
 /**
  * `mftops snapshot save | list | verify ID | diff A B | restore ID`: the views of the snapshot use
@@ -58,7 +59,7 @@ export async function runSnapshotSave(g: GlobalOptions, opts: SnapshotSaveOption
   const ctx = snapshotContext(g, io);
   let saved: SnapshotInfo;
   try {
-    saved = await saveEnvironmentSnapshot({ ...environmentChoice(g), ...(opts.folder !== undefined ? { folders: opts.folder } : {}) }, ctx);
+    saved = await saveEnvironmentSnapshot({ ...environmentChoice(g), ...withDefined({ folders: opts.folder }) }, ctx);
   } finally {
     ctx.finish();
   }
@@ -133,7 +134,7 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
   let restored: Awaited<ReturnType<typeof restoreEnvironmentSnapshot>>;
   try {
     restored = await restoreEnvironmentSnapshot(
-      { ...environmentChoice(g), id: opts.id, ...(opts.service !== undefined ? { service: opts.service } : {}), approve, ...(opts.dryRun === true ? { dryRun: true } : {}) },
+      { ...environmentChoice(g), id: opts.id, ...withDefined({ service: opts.service }), approve, ...(opts.dryRun === true ? { dryRun: true } : {}) },
       ctx,
     );
   } finally {
