@@ -1,5 +1,5 @@
 import type { ResolvedService } from '../config/model.js';
-import { createAutomationClient, createTransferClient, installShutdownHandlers, toReadonlyAutomationClient, toReadonlyTransferClient, type AutomationClient, type ReadonlyAutomationClient, type ReadonlyTransferClient, type TransferClient } from '../services/index.js';
+import type { AutomationClient, ReadonlyAutomationClient, ReadonlyTransferClient, TransferClient } from '../services/index.js';
 import type { AppContext } from './context.js';
 
 /** One client per configured service, and the read-only views of them. */
@@ -24,6 +24,9 @@ export interface OpenClientsOptions {
 }
 
 export async function openClients(services: readonly ResolvedService[], ctx: Pick<AppContext, 'logger' | 'env'>, options: OpenClientsOptions = {}): Promise<OpenClients> {
+  // Lazy (measured): the HTTP stack (undici) loads only when a client is opened, so the commands
+  // that import this module and work offline (snapshot list, verify, diff; diff-env --offline) do not load it.
+  const { createAutomationClient, createTransferClient, installShutdownHandlers, toReadonlyAutomationClient, toReadonlyTransferClient } = await import('../services/index.js');
   const uninstall = options.shutdownHandlers === false ? () => {} : installShutdownHandlers();
   const full: { automation?: AutomationClient; transfer?: TransferClient } = {};
   for (const s of services) {

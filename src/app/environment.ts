@@ -11,7 +11,6 @@ import type { PruneOff } from '../plan/model.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
-import { loadManifests } from '../manifest/load.js';
 import { listSecretReferences } from '../manifest/secret-references.js';
 
 /** The parts of a use case that come before the first request, shared by all of them. */
@@ -55,6 +54,9 @@ export async function loadEnvironmentManifests(
   environment?: ManifestEnvironment,
   confinement?: SecretConfinement,
 ): Promise<{ ok: boolean; manifests: ManifestSet }> {
+  // Lazy (measured): the manifest loader (YAML, the schemas, cel-js for policies) loads only when
+  // manifests are read; the commands that never read them (snapshot list, verify, diff) do not load it.
+  const { loadManifests } = await import('../manifest/load.js');
   const loaded = await loadManifests(paths, { cwd: ctx.cwd, ...(environment !== undefined ? { environment } : {}) });
   const refused = confinement !== undefined ? await confineSecretReferences(loaded, confinement, ctx) : [];
   const manifests = refused.length > 0 ? { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...refused]) } : loaded;

@@ -13,16 +13,16 @@ import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
 import { loadEnvironmentManifests, manifestEnvironmentOf, openEnvironment, resolveServices } from './environment.js';
 import { withDefined } from '../with-defined.js';
-import { saveSnapshot } from '../snapshot/save-snapshot.js';
 import { SnapshotIntegrityError } from '../snapshot/errors.js';
-import { diffSnapshots } from '../snapshot/diff-snapshots.js';
-import { loadSnapshot } from '../snapshot/load-snapshot.js';
-import { prepareRestore, applyRestore } from '../snapshot/restore-snapshot.js';
-import { readLiveState } from '../live/read-live-state.js';
 
 /**
  * Snapshots of an environment: save, list, verify, diff, restore. The store itself is
  * src/snapshot/; these use cases choose the environment, its folders and its clients.
+ *
+ * One module for five commands, so each use case imports the heavy part of the store it alone
+ * needs when it runs (a dispatch, as src/cli/main.ts does for commands): measured with
+ * `snapshot list`, static imports of them made it load 88 modules of mftops instead of 47, and
+ * with them undici, fast-xml-parser and cel-js, none of which listing needs.
  */
 
 export interface SnapshotSaveOptions extends EnvironmentChoice {
@@ -56,6 +56,7 @@ export async function saveEnvironmentSnapshot(options: SnapshotSaveOptions, ctx:
       message: `no folder permissions saved: environment "${env.name}" has no FolderPermissions manifests and no scope.folders in ${config.file} (name folders with --folder, or set scope.folders)`,
     });
   }
+  const { saveSnapshot } = await import('../snapshot/save-snapshot.js');
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   try {
     const reader = clients.readers.automation;
@@ -120,6 +121,7 @@ export interface SnapshotDiffOptions extends EnvironmentChoice {
 /** What changed between two snapshots of the environment: tasks, hosts, resource-group ACLs, folder ACL entries. */
 export async function diffEnvironmentSnapshots(options: SnapshotDiffOptions, ctx: Pick<AppContext, 'cwd' | 'env'>): Promise<SnapshotDiff> {
   const { config, env } = openEnvironment(options, ctx);
+  const { diffSnapshots } = await import('../snapshot/diff-snapshots.js');
   return diffSnapshots(config.snapshots.dir, options.a, options.b, { env: env.name, processEnv: ctx.env });
 }
 
@@ -171,6 +173,7 @@ export type SnapshotRestoreResult =
 export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions, ctx: AppContext): Promise<SnapshotRestoreResult> {
   const { config, env } = openEnvironment(options, ctx);
   const ref = resolveSnapshotId(config.snapshots.dir, options.id, env.name);
+  const { loadSnapshot } = await import('../snapshot/load-snapshot.js');
   const loaded = loadSnapshot(config.snapshots.dir, ref, ctx.env);
   const held = loaded.info.services;
   if (options.service !== undefined && !held.includes(options.service)) {
@@ -202,6 +205,7 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
   };
   options.precheck?.(description);
 
+  const { prepareRestore, applyRestore } = await import('../snapshot/restore-snapshot.js');
   const opened = await openClients([automation, transfer].filter((s): s is ResolvedService => s !== undefined), ctx);
   try {
     const { automation: automationClient, transfer: transferClient } = opened.full;
@@ -259,6 +263,7 @@ async function readEnvironmentFolders(
   parallelism: number,
 ): Promise<SavedFolder[]> {
   if (managed.length === 0 && env.scope.folders.length === 0) return [];
+  const { readLiveState } = await import('../live/read-live-state.js');
   const live = await readLiveState({ manifests: managed, transfer, scope: env.scope, prune: ['FolderPermissions'], parallelism });
   const found = live.transfer?.folders ?? new Map<string, LiveFolder | null>();
   const walked = (live.transfer?.scopeFolders ?? []).map((k) => found.get(k)?.folder.path ?? k);

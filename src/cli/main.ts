@@ -12,7 +12,6 @@ import type { PlanCommandOptions } from './commands/plan.js';
 import type { ImportCommandOptions } from './commands/import.js';
 import type { ServiceName } from '../vocabulary.js';
 import { installCrashGuard } from '../app/crash-guard.js';
-import { writeDiagnostics, writeError } from './commands/common.js';
 import { withDefined } from '../with-defined.js';
 
 /**
@@ -65,6 +64,9 @@ export async function main(argv: readonly string[], io?: CommandIo): Promise<voi
 async function exitCodeFor(err: unknown, io: CommandIo, g: Partial<GlobalOptions>, verbose: boolean, typed: string): Promise<number> {
   // Help and version are successes.
   if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')) return 0;
+  // Lazy (measured), as the commands are: the error path's renderers are 8 modules `--help` and a
+  // command that succeeds do not load.
+  const { writeDiagnostics, writeError } = await import('./commands/common.js');
   const options: GlobalOptions = { quiet: false, verbose: false, ...g, format: g.format ?? 'text', color: g.color ?? true };
   if (err instanceof CommanderError) {
     // A usage error is an error like any other: one line (commander's own output is silenced).

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import { checkConfigXml, inspectConfigXml, DECLARATION_PROBLEM, type ConfigXmlVerdict } from './config-xml.js';
+import type { ConfigXmlVerdict } from './config-xml.js';
 import { HEADER_BYTES, startDecryption, startEncryption, TRAILER_BYTES, type SnapshotKey } from './crypto.js';
 import { XmlChecker, type XmlCheck } from './xml-checker.js';
 import { withDefined } from '../with-defined.js';
@@ -81,6 +81,9 @@ export function encryptFileTo(from: string, fd: number, key: SnapshotKey, plainN
 export async function settleExportXml(pass: ExportPass, readText: () => string, count: boolean): Promise<ConfigXmlVerdict> {
   if (!pass.xml) throw new Error('settleExportXml: the pass did not check the XML');
   if (pass.xml.ok) return count ? { taskCount: pass.xml.taskCount, contents: pass.xml.contents } : { taskCount: 0 };
+  // Lazy (measured): store.ts imports this module, and `snapshot list` and `verify` load none of
+  // fast-xml-parser's 11 files this way.
+  const { checkConfigXml, inspectConfigXml, DECLARATION_PROBLEM } = await import('./config-xml.js');
   // Never handed to fast-xml-parser (see XmlRefusal.declaration).
   if (pass.xml.declaration) return { problem: DECLARATION_PROBLEM, declaration: true };
   const text = readText();
