@@ -14,7 +14,6 @@ import type { AppContext, EnvironmentChoice } from './context.js';
 import { countValidDocuments, prepareRead, secretConfinementOf, serverIdentities } from './environment.js';
 import type { EnvironmentSettings, ResolvedService } from '../config/model.js';
 import { writePlanFile } from './plan-file.js';
-import { buildPlan } from './build-plan.js';
 
 export interface PlanOptions extends EnvironmentChoice {
   /** Manifest files and folders (relative to `cwd`); default: the environment's. */
@@ -105,6 +104,9 @@ export interface PlanManifestsInput {
  * value here: apply would refuse the plan.
  */
 export async function planManifests(manifests: ManifestSet, input: PlanManifestsInput, ctx: AppContext): Promise<PlanOfManifests> {
+  // Lazy (measured): drift and diff-env --offline import this module and never plan; a static
+  // import made them load the planner's 19 modules more.
+  const { buildPlan } = await import('./build-plan.js');
   const result = await buildPlan({
     manifests,
     clients: input.readers,
