@@ -11,6 +11,7 @@ import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { login, taskBody } from '../emulator/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { readTask, readTasks } from '../helpers/emulator-test-api.js';
 import { installedMftops } from '../helpers/installed-mftops.js';
 import { PASSWORDS, configYaml, globals, io } from '../drift/helpers.js';
 import type { ConfigOptions } from '../drift/helpers.js';
@@ -98,8 +99,8 @@ describe('mftops import', () => {
       const loaded = await loadManifests([join(dir, 'manifests')], { cwd: dir });
       expect(loaded.diagnostics).toEqual([]);
     } finally {
-      for (const t of emulator.state.automation.tasks.filter((x) => ['../../escape', '..\\windows\\evil', 'CON'].includes(String(x.Name)))) {
-        expect((await admin.call('DELETE', `/tasks/${String(t.ID)}`)).status).toBe(204);
+      for (const t of readTasks(emulator, (x) => ['../../escape', '..\\windows\\evil', 'CON'].includes(String(x['Name'])))) {
+        expect((await admin.call('DELETE', `/tasks/${String(t['ID'])}`)).status).toBe(204);
       }
     }
   });
@@ -276,8 +277,8 @@ describe('mftops import onboarding an existing estate (issue 24)', () => {
       expect(plan.stdout).toContain('No changes.');
       expect(plan.code).toBe(0);
     } finally {
-      const t = emulator.state.automation.tasks.find((x) => x.Name === 'Defaults written out');
-      if (t) expect((await admin.call('DELETE', `/tasks/${String(t.ID)}`)).status).toBe(204);
+      const t = readTask(emulator, { name: 'Defaults written out' });
+      if (t) expect((await admin.call('DELETE', `/tasks/${String(t['ID'])}`)).status).toBe(204);
     }
   });
 });
