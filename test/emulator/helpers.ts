@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { expect, vi } from 'vitest';
 import type { EmulatorOptions, EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
+import { readVariants } from '../helpers/emulator-test-api.js';
 
 export const SEED_PATH = new URL('../../examples/seed/emulator-seed.json', import.meta.url).pathname;
 
@@ -64,7 +65,7 @@ export async function login(base: string, user: { username: string; password: st
 }
 
 export function automationBase(emu: RunningEmulator): string {
-  return emu.state.variants['automation.basePath'] === 'webadmin' ? `${emu.automationUrl}/webadmin/api/v1` : `${emu.automationUrl}/api/v1`;
+  return readVariants(emu)['automation.basePath'] === 'webadmin' ? `${emu.automationUrl}/webadmin/api/v1` : `${emu.automationUrl}/api/v1`;
 }
 export function transferBase(emu: RunningEmulator): string {
   return `${emu.transferUrl}/api/v1`;
