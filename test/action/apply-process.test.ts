@@ -2,8 +2,10 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { JsonObject } from '../../src/emulator/json.js';
 import { readPlanFile } from '../../src/app/plan-file.js';
 import { startSeededEmulator } from '../integration/helpers.js';
+import { editAclByHand, editTaskByHand } from '../helpers/emulator-test-api.js';
 import { ALL_SECRETS, checkout, CREDENTIALS, freshBundle, runActionProcess, type ActionRun } from './harness.js';
 
 /**
@@ -105,8 +107,9 @@ describe('command: apply with the reviewed plan', () => {
     const emulator = await freshEmulator();
     const ws = checkout(emulator);
     const reviewed = await reviewedPlan(ws);
-    const acl = emulator.state.automation.acls.find((a) => a.ResourceGroupName === 'Partners' && a.UserGroupName === 'Partner Managers')!;
-    acl.Permissions.TaskRun = 0;
+    editAclByHand(emulator, 'Partners', 'Partner Managers', (acl) => {
+      acl.Permissions.TaskRun = 0;
+    });
     emulator.resetRequestLog();
 
     const run = await apply(ws, reviewed);
@@ -120,8 +123,9 @@ describe('command: apply with the reviewed plan', () => {
     const ws = checkout(emulator);
     const reviewed = await reviewedPlan(ws);
     // A note no manifest sets: the plans stay the same, but the live task is not the one reviewed.
-    const task = emulator.state.automation.tasks.find((t) => t['Name'] === 'Globex outbound') as { Info: Record<string, unknown> };
-    task.Info = { ...task.Info, Notes: 'edited in the admin UI after the review' };
+    editTaskByHand(emulator, { name: 'Globex outbound' }, (task) => {
+      task['Info'] = { ...(task['Info'] as JsonObject), Notes: 'edited in the admin UI after the review' };
+    });
     emulator.resetRequestLog();
 
     const run = await apply(ws, reviewed);
