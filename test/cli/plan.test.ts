@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -11,8 +11,8 @@ import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { startHoldProxy } from '../helpers/hold-proxy.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { copyExampleManifests, emulatorWorkdir } from '../helpers/example-workdir.js';
 
-const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
 const SEED_FILE = fileURLToPath(new URL('../../examples/seed/emulator-seed.json', import.meta.url));
 /** The example manifests' secrets: `${env:ACME_SFTP_PASSWORD}`, and the `${file:}` the work folder holds. */
 const MANIFEST_SECRETS = { acmeSftp: 'acme-sftp-plan-test-secret', auditShare: 'audit-share-plan-test-secret' };
@@ -29,10 +29,8 @@ beforeEach(() => emulator.resetRequestLog());
 
 /** A working folder with mftops.yaml pointing at the emulator and a copy of the example manifests, with their secret file. */
 function workdir(): string {
-  const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
-  cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
-  mkdirSync(join(dir, 'manifests/tasks/secrets'));
-  writeFileSync(join(dir, 'manifests/tasks/secrets/finance-share-audit.txt'), MANIFEST_SECRETS.auditShare);
+  const dir = emulatorWorkdir(emulator);
+  copyExampleManifests(dir, MANIFEST_SECRETS.auditShare);
   return dir;
 }
 

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
-import { testdir } from '../helpers/testdir.js';
+import { emulatorWorkdir } from '../helpers/example-workdir.js';
 import { editFolderByHand, readFolders } from '../helpers/emulator-test-api.js';
 
 /**
@@ -46,7 +45,7 @@ describe('folder identity ignores case (T-6)', () => {
       '      permissions: [listFiles, writeFiles, readFiles]',
       '',
     ].join('\n');
-    const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...e, manifests: ['manifests'] }), 'manifests/inbound.yaml': manifest });
+    const dir = emulatorWorkdir(e, { 'manifests/inbound.yaml': manifest });
     const plan = await runCli(['plan'], { cwd: dir, env: ENV });
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('~ FolderPermissions/Distribution/Acme/Inbound will be updated');
