@@ -3,9 +3,9 @@ import { request as httpRequest } from 'node:http';
 import { expect, vi } from 'vitest';
 import type { EmulatorOptions, EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
-import { readVariants } from '../helpers/emulator-test-api.js';
+import { EXAMPLE_SEED_FILES, readVariants } from '../helpers/emulator-test-api.js';
 
-export const SEED_PATH = new URL('../../examples/seed/emulator-seed.json', import.meta.url).pathname;
+export const SEED_PATH = EXAMPLE_SEED_FILES.production;
 
 /** A fresh copy of the example seed (tests may edit it). */
 export function exampleSeed(): EmulatorSeed {

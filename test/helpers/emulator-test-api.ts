@@ -1,4 +1,6 @@
-import type { RunningEmulator, Variants } from '../../src/emulator/index.js';
+import { fileURLToPath } from 'node:url';
+import type { EmulatorOptions, RunningEmulator, Variants } from '../../src/emulator/index.js';
+import { loadSeedFile, startEmulator } from '../../src/emulator/index.js';
 import type { JsonObject } from '../../src/emulator/json.js';
 import type { AclRecord, AutomationUser, FolderAclEntry, HostRecord, TokenRecord, TransferFolder, TransferGroup, TransferUser } from '../../src/emulator/state.js';
 import { nowMs } from '../../src/emulator/state.js';
@@ -32,6 +34,18 @@ function found<T>(value: T | undefined, what: string): T {
 }
 
 // ----------------------------------------------------------------------------- the emulator itself
+
+/** The example estates' seed files (examples/seed): the production servers' and the staging servers'. */
+export const EXAMPLE_SEED_FILES = {
+  production: fileURLToPath(new URL('../../examples/seed/emulator-seed.json', import.meta.url)),
+  staging: fileURLToPath(new URL('../../examples/seed/staging-seed.json', import.meta.url)),
+} as const;
+
+/** An emulator on a free loopback port holding an example estate: production's, unless `estate` names staging. */
+export function startSeededEmulator(options: Omit<EmulatorOptions, 'seed'> & { readonly estate?: keyof typeof EXAMPLE_SEED_FILES } = {}): Promise<RunningEmulator> {
+  const { estate = 'production', ...rest } = options;
+  return startEmulator({ ...rest, seed: loadSeedFile(EXAMPLE_SEED_FILES[estate]) });
+}
 
 /** The reading of every switch of the register the emulator was started with. */
 export function readVariants(emulator: RunningEmulator): Variants {
