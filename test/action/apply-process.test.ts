@@ -5,7 +5,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { JsonObject } from '../../src/emulator/json.js';
 import { readPlanFile } from '../../src/app/plan-file.js';
 import { startSeededEmulator } from '../integration/helpers.js';
-import { editAclByHand, editTaskByHand } from '../helpers/emulator-test-api.js';
+import { editAclByHand, editTaskByHand, listWrites } from '../helpers/emulator-test-api.js';
 import { ALL_SECRETS, checkout, CREDENTIALS, freshBundle, runActionProcess, type ActionRun } from './harness.js';
 
 /**
@@ -20,12 +20,6 @@ async function freshEmulator(): Promise<RunningEmulator> {
   return emulator;
 }
 
-function writesTo(emulator: RunningEmulator): string[] {
-  return emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
-}
 
 /** The pull request's plan, saved as the plan workflow does, then copied where the apply job downloads it. */
 async function reviewedPlan(ws: string): Promise<string> {
@@ -62,7 +56,7 @@ describe('command: apply with the reviewed plan', () => {
     expect(report.counts.ok).toBe(writable);
     expect(run.outputs['summary']).toMatch(/^Apply complete/);
     expect(run.summary).toContain('### mftops apply: lab');
-    expect(writesTo(emulator).length).toBeGreaterThan(0);
+    expect(listWrites(emulator).length).toBeGreaterThan(0);
     const everything = [run.stdout, run.summary, JSON.stringify(run.outputs), readFileSync(run.outputs['report-file']!, 'utf8')].join('\n');
     for (const secret of ALL_SECRETS) expect(everything).not.toContain(secret);
 
@@ -79,7 +73,7 @@ describe('command: apply with the reviewed plan', () => {
     expect(again.code, again.stdout).toBe(0);
     expect(again.stdout).toContain('The plan made now has nothing to do: what was reviewed is on the servers already.');
     expect(again.stdout).not.toContain('::error');
-    expect(writesTo(emulator)).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 
   it('refuses, writing nothing, when the merged manifests plan differently from the reviewed plan, and names the object', async () => {
@@ -100,7 +94,7 @@ describe('command: apply with the reviewed plan', () => {
     expect(error).toMatch(/differs from the reviewed plan in 1 object; nothing was applied/);
     expect(error).toContain('%0A  Task/Nightly cleanup: update of Info.Description differs from the reviewed one');
     expect(run.summary).toContain('Nothing was applied');
-    expect(writesTo(emulator)).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 
   it('refuses when the server changed since the review, naming the object', async () => {
@@ -115,7 +109,7 @@ describe('command: apply with the reviewed plan', () => {
     const run = await apply(ws, reviewed);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^::error::.*ResourceGroupAcl\/partner-managers: not in the reviewed plan, now update/m);
-    expect(writesTo(emulator)).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 
   it("surfaces apply's own stale-plan guard: an object moved in a field the plan does not show", async () => {
@@ -133,7 +127,7 @@ describe('command: apply with the reviewed plan', () => {
     expect(run.stdout).toContain('matches the reviewed plan');
     expect(run.stdout).toMatch(/^::error::mftops apply: The plan is stale; nothing was written.*Task\/Globex outbound/m);
     expect(JSON.parse(readFileSync(run.outputs['report-file']!, 'utf8'))).toMatchObject({ outcome: 'stale' });
-    expect(writesTo(emulator)).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 
   it('without a reviewed plan, applies the plan it makes and keeps it as the plan-file output', async () => {
@@ -145,7 +139,7 @@ describe('command: apply with the reviewed plan', () => {
     expect(run.outputs['plan-file']).toBe(join(ws, 'mft', 'mftops-plan-lab.json'));
     const applied = readPlanFile(run.outputs['plan-file']!).changes.filter((c) => c.action !== 'no-op' && c.action !== 'blocked').length;
     expect(JSON.parse(readFileSync(run.outputs['report-file']!, 'utf8'))).toMatchObject({ outcome: 'applied', counts: { ok: applied, failed: 0 } });
-    expect(writesTo(emulator).length).toBeGreaterThan(0);
+    expect(listWrites(emulator).length).toBeGreaterThan(0);
   });
 
   it('fails with a one-line error when the plan file is not a plan', async () => {
@@ -155,6 +149,6 @@ describe('command: apply with the reviewed plan', () => {
     const run = await apply(ws, join(ws, 'not-a-plan.json'));
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^::error::.*not-a-plan\.json is not a plan file: no formatVersion$/m);
-    expect(writesTo(emulator)).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import { ApiError, NetworkError } from '../../src/services/errors.js';
 import type { Folder } from '../../src/services/transfer/types.js';
 import { startHarness } from '../plan/helpers.js';
 import type { Harness } from '../plan/helpers.js';
-import { advanceClock, readFolder, readFolders } from '../helpers/emulator-test-api.js';
+import { advanceClock, listWrites, readFolder, readFolders } from '../helpers/emulator-test-api.js';
 import { change, entryFlags, resolvedSecrets, taskCreate, tasksNamed } from './helpers.js';
 
 /**
@@ -61,10 +61,7 @@ function run(changes: readonly Change[], clients: WriteClients = { automation: h
 }
 
 function writes(): string[] {
-  return h.emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
+  return listWrites(h.emulator);
 }
 
 describe('a write whose outcome is unknown is re-read by identity before anything is sent again', () => {

@@ -219,13 +219,8 @@ export function applyWorkdir(emulator: RunningEmulator, options: WorkdirOptions 
   });
 }
 
-/** Requests that may have changed something: not GET, not a token call. */
-export function writesOf(emulator: RunningEmulator): string[] {
-  return emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
-}
+/** Requests that may have changed something: not GET, not a token call (the name its many importers use). */
+export { listWrites as writesOf } from '../helpers/emulator-test-api.js';
 
 export type LedgerLine = LedgerEntry & { readonly time: string };
 

@@ -4,6 +4,7 @@ import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
 import { copyExampleManifests, emulatorWorkdir } from '../helpers/example-workdir.js';
+import { listWrites } from '../helpers/emulator-test-api.js';
 
 /**
  * Problems that are not in a manifest line, end to end: the configuration file's (coded, at their
@@ -154,7 +155,7 @@ describe('a --target that names nothing', () => {
     emulator.resetRequestLog();
     const applied = await runCli(['apply', 'plan.json', '--auto-approve'], { cwd: dir, env: ENV });
     expect(applied.code).toBe(0);
-    expect(emulator.requestLog().filter((r) => !r.isTokenCall && r.method !== 'GET')).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 
   it('one that is not an address at all is an error', async () => {

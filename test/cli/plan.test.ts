@@ -11,7 +11,7 @@ import { startHoldProxy } from '../helpers/hold-proxy.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
 import { copyExampleManifests, emulatorWorkdir } from '../helpers/example-workdir.js';
-import { EXAMPLE_SEED_FILES } from '../helpers/emulator-test-api.js';
+import { EXAMPLE_SEED_FILES, listWrites } from '../helpers/emulator-test-api.js';
 
 /** The example manifests' secrets: `${env:ACME_SFTP_PASSWORD}`, and the `${file:}` the work folder holds. */
 const MANIFEST_SECRETS = { acmeSftp: 'acme-sftp-plan-test-secret', auditShare: 'audit-share-plan-test-secret' };
@@ -34,10 +34,7 @@ function workdir(): string {
 }
 
 function writes(): string[] {
-  return emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
+  return listWrites(emulator);
 }
 
 describe('mftops plan against the emulator', () => {

@@ -3,7 +3,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { emulatorWorkdir } from '../helpers/example-workdir.js';
-import { editFolderByHand, readFolders } from '../helpers/emulator-test-api.js';
+import { editFolderByHand, listWrites, readFolders } from '../helpers/emulator-test-api.js';
 
 /**
  * End to end, through the CLI, over HTTP: the findings of a server that answers in forms our
@@ -16,13 +16,6 @@ afterEach(async () => {
   await emulator?.close();
   emulator = undefined;
 });
-
-function writes(e: RunningEmulator): string[] {
-  return e
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
-}
 
 describe('folder identity ignores case (T-6)', () => {
   it('finds /distribution/acme/INBOUND for a manifest of /Distribution/Acme/Inbound: no second folder, no 409', async () => {
@@ -56,7 +49,7 @@ describe('folder identity ignores case (T-6)', () => {
     expect(apply.stderr).not.toMatch(/409|error/);
     expect(apply.code).toBe(0);
     expect(readFolders(e)).toHaveLength(folders);
-    expect(writes(e).filter((w) => w.includes('/subfolders'))).toEqual([]);
+    expect(listWrites(e).filter((w) => w.includes('/subfolders'))).toEqual([]);
     const again = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: ENV });
     expect(again.code).toBe(0);
   });

@@ -82,6 +82,14 @@ export function issueAutomationToken(emulator: RunningEmulator, token: string, r
   emulator.state.automation.tokens.set(token, { ...record });
 }
 
+/** The requests that may have changed something since start or the last `resetRequestLog`, as `METHOD /path`: reads and token calls left out. */
+export function listWrites(emulator: RunningEmulator): string[] {
+  return emulator
+    .requestLog()
+    .filter((r) => !r.isTokenCall && r.method !== 'GET')
+    .map((r) => `${r.method} ${r.path}`);
+}
+
 /** How many records the automation service's audit report holds. */
 export function countAuditRecords(emulator: RunningEmulator): number {
   return emulator.state.automation.audit.length;

@@ -10,7 +10,7 @@ import { FOLDER_PERMISSION_KEYS, SHARE_PERMISSION_KEYS } from '../../src/emulato
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
-import { addFolderEntryByHand, addTransferUser, readFolder, readTransferUsers } from '../helpers/emulator-test-api.js';
+import { addFolderEntryByHand, addTransferUser, listWrites, readFolder, readTransferUsers } from '../helpers/emulator-test-api.js';
 
 // Findings 2 and 11 of issue 23: a list read while it changes, and a server that caps perPage.
 
@@ -59,10 +59,6 @@ function imported(dir: string): { file: string; doc: Record<string, unknown>; us
   return { file, doc, users: entries.flatMap((e) => (e.user === undefined ? [] : [e.user])) };
 }
 
-function writes(emu: RunningEmulator): string[] {
-  return emu.requestLog().filter((r) => !r.isTokenCall && r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
-}
-
 describe('a folder ACL list that changes while it is read', () => {
   it('import under churn (an entry added at the front between page reads, twice) writes every entry exactly once, and plan then has nothing to do', async () => {
     const { emu, dir } = await start({ variants: { 'transfer.maxPerPage': 'capped' }, listChurn: { every: 2, times: 2 } });
@@ -79,7 +75,7 @@ describe('a folder ACL list that changes while it is read', () => {
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);
-    expect(writes(emu)).toEqual([]);
+    expect(listWrites(emu)).toEqual([]);
   }, 60_000);
 
   it('a list that never holds still fails import, plan, apply and drift with one line naming the list, writing nothing', async () => {
@@ -105,7 +101,7 @@ describe('a folder ACL list that changes while it is read', () => {
       expect(c.stderr, args[0]).toContain('the list changed while it was read, 3 reads in a row');
       expect(hasStackTrace(c.stderr + c.stdout)).toBe(false);
     }
-    expect(writes(emu)).toEqual([]);
+    expect(listWrites(emu)).toEqual([]);
   }, 120_000);
 });
 
