@@ -12,9 +12,9 @@ import { nowMs } from '../../src/emulator/state.js';
  * an object is made here once.
  *
  * Reads answer copies (a test cannot change the server by editing what it read) and include what
- * the REST API never shows (secret parameter values, host passwords, the ACL entries' editability).
- * Changes by hand bypass the REST API: no request is logged and no audit record is written, as for
- * a change made in the admin UI that the REST audit report does not cover.
+ * the REST API never shows (secret parameter values, host and step passwords). Changes by hand
+ * bypass the REST API: no request is logged and no audit record is written (the emulator keeps
+ * none for them), so drift names no one as their author.
  */
 
 /** A task is found by its exact `Name` or by its `ID`. */
@@ -248,6 +248,7 @@ export function deleteFolderByHand(emulator: RunningEmulator, path: string): voi
   emulator.state.transfer.folders = emulator.state.transfer.folders.filter((f) => f.path !== path && !f.path.startsWith(`${path}/`));
 }
 
+/** Swaps the values of `field` of the items named `a` and `b` (found without regard to case), as a person at the console would. */
 function swapNames<T>(items: readonly T[], field: keyof T, a: string, b: string): void {
   const find = (name: string): T => found(items.find((x) => String(x[field]).toLowerCase() === name.toLowerCase()), `${String(field)} ${name}`);
   const first = find(a);
