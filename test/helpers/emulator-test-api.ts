@@ -14,7 +14,7 @@ import { nowMs } from '../../src/emulator/state.js';
  * Reads answer copies (a test cannot change the server by editing what it read) and include what
  * the REST API never shows (secret parameter values, host and step passwords). Changes by hand
  * bypass the REST API: no request is logged and no audit record is written (the emulator keeps
- * none for them), so drift names no one as their author.
+ * none for them; a test that needs one makes its change through the REST API).
  */
 
 /** A task is found by its exact `Name` or by its `ID`. */
