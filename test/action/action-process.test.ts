@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { readPlanFile } from '../../src/app/plan-file.js';
 import { startSeededEmulator } from '../integration/helpers.js';
+import { listWrites } from '../helpers/emulator-test-api.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
 import { ALL_SECRETS, checkout, CREDENTIALS, NODE24_RUNTIME, pullRequestEvent, runActionProcess, type ActionRun, type Runtime } from './harness.js';
 
@@ -33,10 +34,7 @@ beforeEach(() => {
 });
 
 function mftWrites(): string[] {
-  return emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
+  return listWrites(emulator);
 }
 
 function planOnPullRequest(workspace: string, sha: string, extra: { node?: string } = {}): Promise<ActionRun> {

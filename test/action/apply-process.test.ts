@@ -2,8 +2,10 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { JsonObject } from '../../src/emulator/json.js';
 import { readPlanFile } from '../../src/app/plan-file.js';
 import { startSeededEmulator } from '../integration/helpers.js';
+import { editAclByHand, editTaskByHand, listWrites } from '../helpers/emulator-test-api.js';
 import { ALL_SECRETS, checkout, CREDENTIALS, freshBundle, runActionProcess, type ActionRun } from './harness.js';
 
 /**
@@ -18,12 +20,6 @@ async function freshEmulator(): Promise<RunningEmulator> {
   return emulator;
 }
 
-function writesTo(emulator: RunningEmulator): string[] {
-  return emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
-}
 
 /** The pull request's plan, saved as the plan workflow does, then copied where the apply job downloads it. */
 async function reviewedPlan(ws: string): Promise<string> {
@@ -60,7 +56,7 @@ describe('command: apply with the reviewed plan', () => {
     expect(report.counts.ok).toBe(writable);
     expect(run.outputs['summary']).toMatch(/^Apply complete/);
     expect(run.summary).toContain('### mftops apply: lab');
-    expect(writesTo(emulator).length).toBeGreaterThan(0);
+    expect(listWrites(emulator).length).toBeGreaterThan(0);
     const everything = [run.stdout, run.summary, JSON.stringify(run.outputs), readFileSync(run.outputs['report-file']!, 'utf8')].join('\n');
     for (const secret of ALL_SECRETS) expect(everything).not.toContain(secret);
 
@@ -77,7 +73,7 @@ describe('command: apply with the reviewed plan', () => {
     expect(again.code, again.stdout).toBe(0);
     expect(again.stdout).toContain('The plan made now has nothing to do: what was reviewed is on the servers already.');
     expect(again.stdout).not.toContain('::error');
-    expect(writesTo(emulator)).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 
   it('refuses, writing nothing, when the merged manifests plan differently from the reviewed plan, and names the object', async () => {
@@ -98,21 +94,22 @@ describe('command: apply with the reviewed plan', () => {
     expect(error).toMatch(/differs from the reviewed plan in 1 object; nothing was applied/);
     expect(error).toContain('%0A  Task/Nightly cleanup: update of Info.Description differs from the reviewed one');
     expect(run.summary).toContain('Nothing was applied');
-    expect(writesTo(emulator)).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 
   it('refuses when the server changed since the review, naming the object', async () => {
     const emulator = await freshEmulator();
     const ws = checkout(emulator);
     const reviewed = await reviewedPlan(ws);
-    const acl = emulator.state.automation.acls.find((a) => a.ResourceGroupName === 'Partners' && a.UserGroupName === 'Partner Managers')!;
-    acl.Permissions.TaskRun = 0;
+    editAclByHand(emulator, 'Partners', 'Partner Managers', (acl) => {
+      acl.Permissions.TaskRun = 0;
+    });
     emulator.resetRequestLog();
 
     const run = await apply(ws, reviewed);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^::error::.*ResourceGroupAcl\/partner-managers: not in the reviewed plan, now update/m);
-    expect(writesTo(emulator)).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 
   it("surfaces apply's own stale-plan guard: an object moved in a field the plan does not show", async () => {
@@ -120,8 +117,9 @@ describe('command: apply with the reviewed plan', () => {
     const ws = checkout(emulator);
     const reviewed = await reviewedPlan(ws);
     // A note no manifest sets: the plans stay the same, but the live task is not the one reviewed.
-    const task = emulator.state.automation.tasks.find((t) => t['Name'] === 'Globex outbound') as { Info: Record<string, unknown> };
-    task.Info = { ...task.Info, Notes: 'edited in the admin UI after the review' };
+    editTaskByHand(emulator, { name: 'Globex outbound' }, (task) => {
+      task['Info'] = { ...(task['Info'] as JsonObject), Notes: 'edited in the admin UI after the review' };
+    });
     emulator.resetRequestLog();
 
     const run = await apply(ws, reviewed);
@@ -129,7 +127,7 @@ describe('command: apply with the reviewed plan', () => {
     expect(run.stdout).toContain('matches the reviewed plan');
     expect(run.stdout).toMatch(/^::error::mftops apply: The plan is stale; nothing was written.*Task\/Globex outbound/m);
     expect(JSON.parse(readFileSync(run.outputs['report-file']!, 'utf8'))).toMatchObject({ outcome: 'stale' });
-    expect(writesTo(emulator)).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 
   it('without a reviewed plan, applies the plan it makes and keeps it as the plan-file output', async () => {
@@ -141,7 +139,7 @@ describe('command: apply with the reviewed plan', () => {
     expect(run.outputs['plan-file']).toBe(join(ws, 'mft', 'mftops-plan-lab.json'));
     const applied = readPlanFile(run.outputs['plan-file']!).changes.filter((c) => c.action !== 'no-op' && c.action !== 'blocked').length;
     expect(JSON.parse(readFileSync(run.outputs['report-file']!, 'utf8'))).toMatchObject({ outcome: 'applied', counts: { ok: applied, failed: 0 } });
-    expect(writesTo(emulator).length).toBeGreaterThan(0);
+    expect(listWrites(emulator).length).toBeGreaterThan(0);
   });
 
   it('fails with a one-line error when the plan file is not a plan', async () => {
@@ -151,6 +149,6 @@ describe('command: apply with the reviewed plan', () => {
     const run = await apply(ws, join(ws, 'not-a-plan.json'));
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^::error::.*not-a-plan\.json is not a plan file: no formatVersion$/m);
-    expect(writesTo(emulator)).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 });

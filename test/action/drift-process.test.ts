@@ -2,8 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { AclPermission } from '../../src/emulator/state.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { testdir } from '../helpers/testdir.js';
+import { editAclByHand } from '../helpers/emulator-test-api.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
 import { CREDENTIALS, NODE24_RUNTIME, runActionProcess, type ActionRun, type Runtime } from './harness.js';
 
@@ -35,10 +37,9 @@ beforeAll(async () => {
 });
 afterAll(() => github.close());
 
-function financeAcl(emulator: RunningEmulator): { Permissions: Record<string, 0 | 1> } {
-  const acl = emulator.state.automation.acls.find((a) => a.ResourceGroupName === 'Finance' && a.UserGroupName === 'Finance Operators');
-  if (acl === undefined) throw new Error('the seed has no Finance / Finance Operators ACL');
-  return acl;
+/** Sets permissions of the seed's Finance / Finance Operators ACL on the server, behind git's back. */
+function setFinanceAcl(emulator: RunningEmulator, permissions: Readonly<Partial<Record<AclPermission, 0 | 1>>>): void {
+  editAclByHand(emulator, 'Finance', 'Finance Operators', (acl) => Object.assign(acl.Permissions, permissions));
 }
 
 describe('command: drift on a schedule', () => {
@@ -74,7 +75,7 @@ describe('command: drift on a schedule', () => {
     expect(driftIssues()).toEqual([]);
 
     // 2. Someone removes TaskRun on the server: drift. The step succeeds (exit code 2 in the output) and opens the issue.
-    financeAcl(emulator).Permissions.TaskRun = 0;
+    setFinanceAcl(emulator, { TaskRun: 0 });
     github.resetCalls();
     const opened = await drift();
     expect(opened.code).toBe(0);
@@ -95,7 +96,7 @@ describe('command: drift on a schedule', () => {
     expect(issue.body.length).toBeLessThanOrEqual(65_536);
 
     // 3. The drift lasts and grows: the same issue is updated, no second one.
-    financeAcl(emulator).Permissions.TaskEditExisting = 0;
+    setFinanceAcl(emulator, { TaskEditExisting: 0 });
     github.resetCalls();
     const updated = await drift();
     expect(updated.code).toBe(0);
@@ -107,8 +108,7 @@ describe('command: drift on a schedule', () => {
     expect(driftIssues()[0]!.body).not.toBe(issue.body);
 
     // 4. The server is put back: a comment says so and the issue is closed.
-    financeAcl(emulator).Permissions.TaskRun = 1;
-    financeAcl(emulator).Permissions.TaskEditExisting = 1;
+    setFinanceAcl(emulator, { TaskRun: 1, TaskEditExisting: 1 });
     github.resetCalls();
     const closed = await drift();
     expect(closed.code).toBe(0);
@@ -132,7 +132,7 @@ describe('command: drift on a schedule', () => {
     ctx.onTestFinished(() => emulator.close());
     github.issues.clear();
     github.labels.delete('mftops-drift');
-    financeAcl(emulator).Permissions.TaskRun = 0;
+    setFinanceAcl(emulator, { TaskRun: 0 });
     const ws = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, environment: 'prod', manifests: ['manifests'] }), 'manifests/acl.yaml': ACL_MANIFEST });
     github.refuseWrites = 403;
     try {

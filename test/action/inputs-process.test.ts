@@ -6,6 +6,7 @@ import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import { countRequests, loadSeedFile, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { startHoldProxy, type HeldRequest, type HoldProxy } from '../helpers/hold-proxy.js';
 import { testdir } from '../helpers/testdir.js';
+import { deleteTaskByHand, readTasks } from '../helpers/emulator-test-api.js';
 import { SEED_PATH, startSeededEmulator } from '../integration/helpers.js';
 import { checkout, CREDENTIALS, runActionProcess, type ActionRun } from './harness.js';
 
@@ -47,7 +48,7 @@ describe('input: max-deletes', () => {
     rmSync(join(ws, 'mft/manifests/tasks/partners.yaml'));
     return ws;
   }
-  const partnerTasks = (emulator: RunningEmulator) => emulator.state.automation.tasks.filter((t) => (t['Group'] as string[] | undefined)?.includes('Partners') ?? false);
+  const partnerTasks = (emulator: RunningEmulator) => readTasks(emulator, (t) => (t['Group'] as string[] | undefined)?.includes('Partners') ?? false);
 
   it('refuses, writing nothing, a plan that deletes more objects than max-deletes; applies it when max-deletes allows as many', async () => {
     const emulator = await freshEmulator();
@@ -133,7 +134,7 @@ describe('input: parallelism', () => {
 describe('apply failures', () => {
   it('puts one error annotation per failed change on the line of its manifest, besides the summary annotation', async () => {
     const emulator = await freshEmulator();
-    const ids = Object.fromEntries(emulator.state.automation.tasks.map((t) => [String(t['Name']), String(t['ID'])]));
+    const ids = Object.fromEntries(readTasks(emulator).map((t) => [String(t['Name']), String(t['ID'])]));
     const doomed = new Map([
       [`/automation/api/v1/tasks/${ids['Nightly cleanup']}`, 'Nightly cleanup'],
       [`/automation/api/v1/tasks/${ids['Globex outbound']}`, 'Globex outbound'],
@@ -145,7 +146,7 @@ describe('apply failures', () => {
     for (let i = 0; i < doomed.size; i++) {
       const held = await proxy.nextHeld();
       const name = doomed.get(held.path)!;
-      emulator.state.automation.tasks = emulator.state.automation.tasks.filter((t) => t['Name'] !== name);
+      deleteTaskByHand(emulator, name);
       await held.release();
     }
     const r = await run;

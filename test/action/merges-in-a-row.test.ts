@@ -4,6 +4,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { testdir } from '../helpers/testdir.js';
+import { readTask } from '../helpers/emulator-test-api.js';
 import { createConcurrencyGroup, exampleJobConcurrency, type ConcurrencyGroup, type JobConcurrency } from './concurrency-group.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
 import { checkout, CREDENTIALS, freshBundle, pullRequestEvent, runActionProcess, type ActionRun } from './harness.js';
@@ -134,7 +135,7 @@ function mergeThree(repo: Repository, group: ConcurrencyGroup, concurrency: JobC
 }
 
 function task(emulator: RunningEmulator, name: string): { Info: { Description?: string }; Parameters?: unknown } {
-  const t = emulator.state.automation.tasks.find((x) => x['Name'] === name);
+  const t = readTask(emulator, { name });
   if (t === undefined) throw new Error(`no task ${name}`);
   return t as unknown as { Info: { Description?: string }; Parameters?: unknown };
 }

@@ -5,7 +5,7 @@ import { runAction } from '../../src/action/run-action.js';
 import { createFileRunner } from '../../src/action/workflow-commands.js';
 import { readPlanFile } from '../../src/app/plan-file.js';
 import { emulatorEnvironmentsYaml } from '../../src/emulator/config-for.js';
-import { loadSeedFile, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { APPLY_ENV, applyWorkdir } from '../apply/helpers.js';
 import { testdir } from '../helpers/testdir.js';
@@ -86,8 +86,8 @@ describe('the Action planning every environment of a pull request (a matrix)', (
   it('keeps one sticky comment per environment: a job of one environment never replaces the comment of another', async () => {
     const examples = join(REPO_ROOT, 'examples');
     const servers = {
-      production: await startEmulator({ seed: loadSeedFile(join(examples, 'seed/emulator-seed.json')) }),
-      staging: await startEmulator({ seed: loadSeedFile(join(examples, 'seed/staging-seed.json')) }),
+      production: await startSeededEmulator(),
+      staging: await startSeededEmulator({ estate: 'staging' }),
     };
     const github = await startFakeGithub();
     onTestFinished(async () => {

@@ -5,6 +5,7 @@ import { parsePlan, serializePlan } from '../../src/app/plan-file.js';
 import { renderPlanText } from '../../src/render/plan-text.js';
 import { EXAMPLE_MANIFESTS, planPaths, startHarness } from '../plan/helpers.js';
 import type { Harness } from '../plan/helpers.js';
+import { editTaskByHand } from '../helpers/emulator-test-api.js';
 
 /**
  * The example estate, moved on the server so that the plan must show what it cannot name: steps
@@ -12,11 +13,16 @@ import type { Harness } from '../plan/helpers.js';
  * hidden from the account), and a removed step with a password of its own.
  */
 function moveEstate(emulator: RunningEmulator): void {
-  const task = (name: string) => emulator.state.automation.tasks.find((t) => t['Name'] === name) as Record<string, any>;
-  task('Acme outbound').steps[1].Destination.HostID = '209999';
-  task('Acme outbound').steps.push({ Destination: { HostID: '201004', Path: '/copy', Username: 'acme-copy', Password: 'Pa55-step-secret' } });
-  task('Acme inbound').steps[1].Process.ScriptID = '309999';
-  task('Payroll to bank').Schedules.Schedule[0].DateListRef = [{ DateListID: '303999' }];
+  editTaskByHand(emulator, { name: 'Acme outbound' }, (task: Record<string, any>) => {
+    task.steps[1].Destination.HostID = '209999';
+    task.steps.push({ Destination: { HostID: '201004', Path: '/copy', Username: 'acme-copy', Password: 'Pa55-step-secret' } });
+  });
+  editTaskByHand(emulator, { name: 'Acme inbound' }, (task: Record<string, any>) => {
+    task.steps[1].Process.ScriptID = '309999';
+  });
+  editTaskByHand(emulator, { name: 'Payroll to bank' }, (task: Record<string, any>) => {
+    task.Schedules.Schedule[0].DateListRef = [{ DateListID: '303999' }];
+  });
 }
 
 const DISPLAY_STRINGS = /\((host|script|date list) ID |\(sensitive\)/;

@@ -1,17 +1,15 @@
-import { cpSync, existsSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEnvironment } from '../../src/app/apply.js';
 import type { AppContext } from '../../src/app/context.js';
 import { planEnvironment } from '../../src/app/plan.js';
-import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { silentLogger } from '../../src/log.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
-import { testdir } from '../helpers/testdir.js';
+import { copyExampleManifests, emulatorWorkdir } from '../helpers/example-workdir.js';
+import { listWrites } from '../helpers/emulator-test-api.js';
 
-const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
 const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
 
 let emulator: RunningEmulator;
@@ -22,8 +20,8 @@ afterAll(() => emulator.close());
 
 /** The example manifests plus a task on a host the automation server does not have: an error only the live state shows. */
 function workdirWithUnknownHost(): string {
-  const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
-  cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
+  const dir = emulatorWorkdir(emulator);
+  copyExampleManifests(dir);
   writeFileSync(
     join(dir, 'manifests', 'unknown.yaml'),
     'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Unknown host task }\nspec:\n  Group: [Partners]\n  steps:\n    - Source: { Host: acme-sftpp, Path: /x, FileMask: "*" }\n',
@@ -54,6 +52,6 @@ describe('a plan with plan-time errors', () => {
     emulator.resetRequestLog();
     const result = await applyEnvironment({}, context(dir));
     expect(result.status).toBe('invalid');
-    expect(emulator.requestLog().filter((r) => !r.isTokenCall && r.method !== 'GET')).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import type { Plan } from '../../src/plan/model.js';
 import { toReadonlyAutomationClient, toReadonlyTransferClient } from '../../src/services/index.js';
 import { saveSnapshot } from '../../src/snapshot/index.js';
 import { testdir } from '../helpers/testdir.js';
+import { listWrites } from '../helpers/emulator-test-api.js';
 import { planPaths, startHarness } from '../plan/helpers.js';
 import type { Harness } from '../plan/helpers.js';
 import { APPLY_ENV, APPLY_MANIFESTS, EXPECTED_ACTIONS, change, planOf, readLedger } from './helpers.js';
@@ -28,10 +29,7 @@ beforeEach(async () => {
 afterEach(() => h.close());
 
 function writes(): string[] {
-  return h.emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
+  return listWrites(h.emulator);
 }
 
 function input(overrides: Partial<ApplyPlanInput> = {}): ApplyPlanInput & { verified: AppliedChange[][]; snapshots: string[][] } {

@@ -9,6 +9,7 @@ import { ApiError, NetworkError } from '../../src/services/errors.js';
 import type { Folder } from '../../src/services/transfer/types.js';
 import { startHarness } from '../plan/helpers.js';
 import type { Harness } from '../plan/helpers.js';
+import { advanceClock, listWrites, readFolder, readFolders } from '../helpers/emulator-test-api.js';
 import { change, entryFlags, resolvedSecrets, taskCreate, tasksNamed } from './helpers.js';
 
 /**
@@ -60,10 +61,7 @@ function run(changes: readonly Change[], clients: WriteClients = { automation: h
 }
 
 function writes(): string[] {
-  return h.emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
+  return listWrites(h.emulator);
 }
 
 describe('a write whose outcome is unknown is re-read by identity before anything is sent again', () => {
@@ -142,7 +140,7 @@ describe('a write whose outcome is unknown is re-read by identity before anythin
         `DELETE /automation/api/v1/resourcegroups/acls/${acl.ACLID}`,
       ].sort(),
     );
-    expect(h.emulator.state.transfer.folders.filter((f) => f.path === '/Finance/Archive')).toHaveLength(1);
+    expect(readFolders(h.emulator, (f) => f.path === '/Finance/Archive')).toHaveLength(1);
     const archiveAcl = await h.transfer.listFolderAcls(out.results[0]!.ids!.folder!);
     expect(archiveAcl.map((e) => e.name)).toEqual(['Finance Team']);
   });
@@ -151,7 +149,7 @@ describe('a write whose outcome is unknown is re-read by identity before anythin
     const acmeTeam = (await h.transfer.listGroups()).find((g) => g.name === 'Acme Partners')!;
     const rename = (from: string, name: string): Change => {
       const path = `${from.slice(0, from.lastIndexOf('/'))}/${name}`;
-      const id = h.emulator.state.transfer.folders.find((f) => f.path === from)!.id;
+      const id = readFolder(h.emulator, from)!.id;
       const set = [{ type: 'Group' as const, id: acmeTeam.id, name: 'Acme Partners', permissions: entryFlags(['listFiles']) }];
       return change({ kind: 'FolderPermissions', name: path, action: 'update', previousName: from, liveId: String(id), payload: { kind: 'FolderPermissions', path, rename: { from, name }, set, remove: [] } });
     };
@@ -162,7 +160,7 @@ describe('a write whose outcome is unknown is re-read by identity before anythin
       ['FolderPermissions/Distribution/Acme/Incoming', 'ok', 2, 1, 1],
       ['FolderPermissions/Distribution/Globex/Incoming', 'ok', 3, 1, 0],
     ]);
-    const paths = h.emulator.state.transfer.folders.map((f) => f.path);
+    const paths = readFolders(h.emulator).map((f) => f.path);
     expect(paths).toEqual(expect.arrayContaining(['/Distribution/Acme/Incoming', '/Distribution/Globex/Incoming']));
     expect(paths).not.toEqual(expect.arrayContaining(['/Distribution/Acme/Inbound']));
     expect(paths).not.toEqual(expect.arrayContaining(['/Distribution/Globex/Inbound']));
@@ -197,7 +195,7 @@ it('a token that expires mid-apply is refreshed by the session (401, refresh, sa
       if (prop !== 'createTask' || typeof value !== 'function') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       return async (...args: unknown[]) => {
         // Before the third create, ten minutes pass: the access token is now expired on the server.
-        if (++calls === 3) h.emulator.state.clockOffsetMs += 10 * 60 * 1000;
+        if (++calls === 3) advanceClock(h.emulator, 10 * 60 * 1000);
         return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
       };
     },

@@ -9,6 +9,7 @@ import { formatAddress } from '../../src/plan/model.js';
 import type { Change, JsonObject, JsonValue, Plan, PlanHeader } from '../../src/plan/model.js';
 import { SEED_LOGINS } from '../integration/helpers.js';
 import { testdir } from '../helpers/testdir.js';
+import { readTasks } from '../helpers/emulator-test-api.js';
 
 /** Secret values the apply tests put in the environment and in a secret file: none may leak. */
 export const SECRETS = {
@@ -218,13 +219,8 @@ export function applyWorkdir(emulator: RunningEmulator, options: WorkdirOptions 
   });
 }
 
-/** Requests that may have changed something: not GET, not a token call. */
-export function writesOf(emulator: RunningEmulator): string[] {
-  return emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
-}
+/** Requests that may have changed something: not GET, not a token call (the name its many importers use). */
+export { listWrites as writesOf } from '../helpers/emulator-test-api.js';
 
 export type LedgerLine = LedgerEntry & { readonly time: string };
 
@@ -237,7 +233,7 @@ export function readLedger(path: string): LedgerLine[] {
 
 /** Tasks in the emulator with this name (case-insensitive). */
 export function tasksNamed(emulator: RunningEmulator, name: string): Record<string, unknown>[] {
-  return emulator.state.automation.tasks.filter((t) => String(t['Name']).toLowerCase() === name.toLowerCase());
+  return readTasks(emulator, (t) => String(t['Name']).toLowerCase() === name.toLowerCase());
 }
 
 // ------------------------------------------------------------------------------ hand-made changes

@@ -5,6 +5,7 @@ import { findStaleObjects, readTouchedObjects } from '../../src/apply/stale-chec
 import type { Plan } from '../../src/plan/model.js';
 import { toReadonlyAutomationClient, toReadonlyTransferClient } from '../../src/services/index.js';
 import { testdir } from '../helpers/testdir.js';
+import { deleteFolderByHand } from '../helpers/emulator-test-api.js';
 import { planPaths, startHarness } from '../plan/helpers.js';
 import type { Harness } from '../plan/helpers.js';
 import { APPLY_MANIFESTS, renameManifests } from './helpers.js';
@@ -75,8 +76,7 @@ it('names each object that changed, appeared or went away since the plan', async
 });
 
 it('a folder to create whose parent went away is stale too', async () => {
-  const parent = h.emulator.state.transfer.folders.find((f) => f.path === '/Finance')!;
-  h.emulator.state.transfer.folders = h.emulator.state.transfer.folders.filter((f) => f !== parent && !f.path.startsWith('/Finance/'));
+  deleteFolderByHand(h.emulator, '/Finance');
   const stale = await staleNow();
   expect(stale).toContainEqual({ address: 'FolderPermissions/Finance/Reports', how: 'gone', detail: 'its parent folder /Finance no longer exists' });
   expect(stale).toContainEqual({ address: 'FolderPermissions/Finance/Payroll', how: 'gone', detail: expect.stringMatching(/^folder id \d+$/) as unknown });
@@ -92,7 +92,7 @@ it('reads a renamed folder at its previous path: stale when it changed or went f
   const acme = (await h.transfer.findFolderByPath('/Distribution/Acme'))!;
   const incoming = await h.transfer.createSubfolder(acme.id, { name: 'Incoming', inheritPermissions: 'None' });
   expect(await check()).toEqual([{ address: 'FolderPermissions/Distribution/Acme/Incoming', how: 'appeared', detail: `folder /Distribution/Acme/Incoming now exists (id ${incoming.id}): the rename would collide with it` }]);
-  h.emulator.state.transfer.folders = h.emulator.state.transfer.folders.filter((f) => String(f.id) !== incoming.id);
+  deleteFolderByHand(h.emulator, '/Distribution/Acme/Incoming');
 
   const inbound = (await h.transfer.findFolderByPath('/Distribution/Acme/Inbound'))!;
   const bob = (await h.transfer.listUsers()).find((u) => u.username === 'bob')!;

@@ -7,6 +7,7 @@ import { generateTaskManifest } from '../../bench/generate-manifests.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startHoldProxy, type HoldProxy } from '../helpers/hold-proxy.js';
 import { startSeededEmulator } from '../integration/helpers.js';
+import { readTasks } from '../helpers/emulator-test-api.js';
 import { APPLY_ENV, applyWorkdir, readLedger } from '../apply/helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mftops.js', import.meta.url));
@@ -76,7 +77,7 @@ it('Ctrl-C: the write in flight finishes, nothing new starts, the ledger is fini
   expect(statuses.filter((s) => s === 'pending')).toHaveLength(statuses.filter((s) => s === 'ok').length);
   expect(statuses.filter((s) => s === 'ok').length + statuses.filter((s) => s === 'skipped').length).toBe(20);
   // What the ledger says was written is what the server has.
-  const created = emulator.state.automation.tasks.filter((t) => String(t['Name']).startsWith('Generated task'));
+  const created = readTasks(emulator, (t) => String(t['Name']).startsWith('Generated task'));
   expect(created).toHaveLength(statuses.filter((s) => s === 'ok').length);
   // Both sessions were revoked on the way out.
   const revokes = emulator.requestLog().filter((x) => x.path.endsWith('/token/revoke'));

@@ -10,6 +10,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startHoldProxy } from '../helpers/hold-proxy.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { readHosts, readTransferGroups, readTransferUsers, swapHostNames, swapTransferGroupNames, swapTransferUserNames } from '../helpers/emulator-test-api.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { APPLY_ENV } from '../apply/helpers.js';
 
@@ -49,20 +50,6 @@ function workdir(emulator: RunningEmulator, base = emulator.url): string {
   });
 }
 
-/** Rename through a third name, as a person at the server's console would swap two names. */
-function swapNames<T>(items: T[], field: keyof T, a: string, b: string): void {
-  const find = (name: string) => {
-    const found = items.find((x) => String(x[field]).toLowerCase() === name.toLowerCase());
-    if (!found) throw new Error(`no ${name} in the seed`);
-    return found;
-  };
-  const first = find(a);
-  const second = find(b);
-  (first as Record<keyof T, unknown>)[field] = `${a}-swapping`;
-  (second as Record<keyof T, unknown>)[field] = a;
-  (first as Record<keyof T, unknown>)[field] = b;
-}
-
 function applySchemaErrors(doc: unknown): unknown {
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
   addFormats.default(ajv);
@@ -83,10 +70,10 @@ describe('apply PLANFILE checks every name the plan resolved', () => {
   it('refuses, with 0 writes, a plan whose user bob was renamed and another user took the name', async () => {
     const dir = workdir(emulator);
     expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
-    const users = emulator.state.transfer.users;
+    const users = readTransferUsers(emulator);
     const bob = idOf(users, (u) => u.username === 'bob');
     const carol = idOf(users, (u) => u.username === 'carol');
-    swapNames(users, 'username', 'bob', 'carol');
+    swapTransferUserNames(emulator, 'bob', 'carol');
 
     emulator.resetRequestLog();
     const r = await runCli(['apply', 'plan.json'], { cwd: dir, env: APPLY_ENV });
@@ -101,14 +88,14 @@ describe('apply PLANFILE checks every name the plan resolved', () => {
   it('refuses, with 0 writes, a plan whose groups swapped names; the JSON report names each moved name and the changes that use it', async () => {
     const dir = workdir(emulator);
     expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
-    const groups = emulator.state.transfer.groups;
+    const groups = readTransferGroups(emulator);
     const acme = idOf(groups, (g) => g.name === 'Acme Partners');
     const globex = idOf(groups, (g) => g.name === 'Globex Partners');
-    swapNames(groups, 'name', 'Acme Partners', 'Globex Partners');
-    const hosts = emulator.state.automation.hosts.map((h) => h.fields as { ID: string; Name: string });
+    swapTransferGroupNames(emulator, 'Acme Partners', 'Globex Partners');
+    const hosts = readHosts(emulator).map((h) => h.fields as { ID: string; Name: string });
     const localFs = hosts.find((h) => h.Name === 'local-fs')!.ID;
     const other = { ...hosts.find((h) => h.Name !== 'local-fs')! };
-    swapNames(hosts, 'Name', 'local-fs', other.Name);
+    swapHostNames(emulator, 'local-fs', other.Name);
 
     emulator.resetRequestLog();
     const r = await runCli(['apply', 'plan.json', '--format', 'json'], { cwd: dir, env: APPLY_ENV });
@@ -160,10 +147,10 @@ describe('apply that plans itself checks the names between its plan and its firs
       emulator.resetRequestLog();
       const run = runCli(['apply', '--auto-approve'], { cwd: dir, env: APPLY_ENV });
       const held = await proxy.nextHeld();
-      const users = emulator.state.transfer.users;
+      const users = readTransferUsers(emulator);
       const bob = idOf(users, (u) => u.username === 'bob');
       const carol = idOf(users, (u) => u.username === 'carol');
-      swapNames(users, 'username', 'bob', 'carol');
+      swapTransferUserNames(emulator, 'bob', 'carol');
       await held.release();
       const r = await run;
       expect(r.code).toBe(1);

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { automationClientFor, startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
+import { editHostByHand, readFolder, readFolders, readTransferGroup } from '../helpers/emulator-test-api.js';
 import { ALL_SECRETS, APPLY_ENV, APPLY_MANIFESTS, EXPECTED_ACTIONS, SECRETS, applyWorkdir, readLedger, renameManifests, tasksNamed, writesOf } from '../apply/helpers.js';
 import type { LedgerLine } from '../apply/helpers.js';
 
@@ -58,7 +59,7 @@ describe('mftops apply against the emulator', () => {
     // What the servers hold now.
     expect(tasksNamed(emulator, 'Acme inbound').map((t) => t['Group'])).toEqual([['Finance']]);
     expect(tasksNamed(emulator, 'Nightly cleanup')).toEqual([]);
-    expect(emulator.state.transfer.folders.some((f) => f.path === '/Finance/Reports')).toBe(true);
+    expect(readFolder(emulator, '/Finance/Reports')).toBeDefined();
 
     // Secrets reached the server, and nothing else.
     expect(JSON.stringify(tasksNamed(emulator, 'Payroll to bank'))).toContain(SECRETS.payrollKey);
@@ -123,7 +124,7 @@ describe('mftops apply against the emulator', () => {
 
   it('applies in a transfer-only environment after a snapshot of the ACLs of the folders the plan touches', async () => {
     const dir = applyWorkdir(emulator, { automationUrl: '', prune: ['FolderPermissions'], manifests: { 'manifests/folders.yaml': APPLY_MANIFESTS['manifests/folders.yaml']! } });
-    const inbound = emulator.state.transfer.folders.find((f) => f.path === '/Distribution/Acme/Inbound')!;
+    const inbound = readFolder(emulator, '/Distribution/Acme/Inbound')!;
     const r = await runCli(['apply', '--auto-approve', '--allow-delete'], { cwd: dir, env: APPLY_ENV });
     expect(r.stderr).not.toMatch(/failed|error/i);
     expect(r.code).toBe(0);
@@ -205,8 +206,9 @@ describe('mftops apply against the emulator', () => {
     expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
     // The host the new task sends to changes type (same name and id, so the plan's names still hold;
     // a host that disappeared would be refused before any write, as a name that moved).
-    const host = emulator.state.automation.hosts.find((h) => h.fields['Name'] === 'initech-s3')!;
-    host.type = host.type === 'SSHFTP' ? 'FTP' : 'SSHFTP';
+    editHostByHand(emulator, 'initech-s3', (host) => {
+      host.type = host.type === 'SSHFTP' ? 'FTP' : 'SSHFTP';
+    });
     const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
     expect(r.code).toBe(1);
     const total = Object.keys(EXPECTED_ACTIONS).length;
@@ -223,7 +225,7 @@ describe('mftops apply against the emulator', () => {
 });
 
 describe('mftops apply: a folder renamed through previousNames', () => {
-  const folderAt = (path: string) => emulator.state.transfer.folders.filter((f) => f.path.toLowerCase() === path.toLowerCase());
+  const folderAt = (path: string) => readFolders(emulator, (f) => f.path.toLowerCase() === path.toLowerCase());
 
   it('plans one update with the rename, renames the folder in place with the manifest\'s entries, then plans nothing', async () => {
     const dir = applyWorkdir(emulator, { manifests: renameManifests(), prune: [] });
@@ -246,7 +248,7 @@ describe('mftops apply: a folder renamed through previousNames', () => {
     expect(folderAt('/Distribution/Acme/Inbound')).toEqual([]);
     const incoming = folderAt('/Distribution/Acme/Incoming');
     expect(incoming.map((f) => f.id)).toEqual([inbound!.id]);
-    const acme = emulator.state.transfer.groups.find((g) => g.name === 'Acme Partners')!;
+    const acme = readTransferGroup(emulator, 'Acme Partners')!;
     expect(incoming[0]!.acl.map((e) => [e.type, e.id, e.permissions.listFiles, e.permissions.writeFiles, e.permissions.readFiles])).toEqual([['Group', String(acme.id), true, true, false]]);
 
     // The ledger names the old path; the snapshot holds the folder's entries from before, under it.

@@ -1,12 +1,10 @@
-import { cpSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { copyExampleManifests, emulatorWorkdir } from '../helpers/example-workdir.js';
+import { listWrites } from '../helpers/emulator-test-api.js';
 
 /**
  * Problems that are not in a manifest line, end to end: the configuration file's (coded, at their
@@ -120,7 +118,6 @@ describe('configuration problems', () => {
 });
 
 describe('a --target that names nothing', () => {
-  const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
   const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
   const SUMMARY = '--target names nothing in this plan — did you mean `Task/Month-end report`?';
   let emulator: RunningEmulator;
@@ -130,8 +127,8 @@ describe('a --target that names nothing', () => {
   afterAll(() => emulator.close());
 
   it('is a warning at its address, with no file, in text, JSON and GitHub annotations', async () => {
-    const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
-    cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
+    const dir = emulatorWorkdir(emulator);
+    copyExampleManifests(dir);
     const plan = (...args: string[]) => runCli(['plan', '--target', 'Task/Month-end reprot', ...args], { cwd: dir, env: ENV });
 
     const text = await plan();
@@ -150,20 +147,20 @@ describe('a --target that names nothing', () => {
   });
 
   it('a plan limited to nothing is saved with no change, and applying it writes nothing', async () => {
-    const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
-    cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
+    const dir = emulatorWorkdir(emulator);
+    copyExampleManifests(dir);
     const planned = await runCli(['plan', '--target', 'Task/Month-end reprot', '--out', 'plan.json'], { cwd: dir, env: ENV });
     expect(planned.code).toBe(0);
     expect(planned.stderr).toContain('warning MF409');
     emulator.resetRequestLog();
     const applied = await runCli(['apply', 'plan.json', '--auto-approve'], { cwd: dir, env: ENV });
     expect(applied.code).toBe(0);
-    expect(emulator.requestLog().filter((r) => !r.isTokenCall && r.method !== 'GET')).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 
   it('one that is not an address at all is an error', async () => {
-    const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
-    cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
+    const dir = emulatorWorkdir(emulator);
+    copyExampleManifests(dir);
     const r = await runCli(['plan', '--target', 'Tsk/Month-end report'], { cwd: dir, env: ENV });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');

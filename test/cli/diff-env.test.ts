@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emulatorEnvironmentsYaml } from '../../src/emulator/config-for.js';
-import { loadSeedFile, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ALL_SECRETS, APPLY_ENV, writesOf } from '../apply/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { startSeededEmulator } from '../helpers/emulator-test-api.js';
 
 /**
  * `mftops diff-env` end to end, through the CLI over HTTP: the example estate's two environments
@@ -18,8 +19,8 @@ const EXAMPLES = fileURLToPath(new URL('../../examples', import.meta.url));
 let prod: RunningEmulator;
 let staging: RunningEmulator;
 beforeAll(async () => {
-  prod = await startEmulator({ seed: loadSeedFile(join(EXAMPLES, 'seed/emulator-seed.json')) });
-  staging = await startEmulator({ seed: loadSeedFile(join(EXAMPLES, 'seed/staging-seed.json')) });
+  prod = await startSeededEmulator();
+  staging = await startSeededEmulator({ estate: 'staging' });
 });
 afterAll(async () => {
   await prod.close();

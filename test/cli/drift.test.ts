@@ -8,6 +8,7 @@ import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { login, taskBody } from '../emulator/helpers.js';
 import type { Api } from '../emulator/helpers.js';
 import { testdir } from '../helpers/testdir.js';
+import { addAutomationUser, deleteFolderByHand, readFolder, readTransferUser } from '../helpers/emulator-test-api.js';
 import { configYaml, globals, io, startAuditBlockingProxy, writesAndPosts } from '../drift/helpers.js';
 import type { ConfigOptions } from '../drift/helpers.js';
 
@@ -89,8 +90,8 @@ describe('mftops drift', () => {
     const admin = await automationAs('admin');
     expect((await admin.call('PUT', '/resourcegroups/acls/501001', { Permissions: { TaskRun: 0 } })).status).toBe(200);
     const transfer = await login(`${emulator.transferUrl}/api/v1`, SEED_LOGINS.transferAdmin);
-    const acme = emulator.state.transfer.folders.find((f) => f.path === '/Distribution/Acme/Inbound')!;
-    const alice = emulator.state.transfer.users.find((u) => u.username === 'alice')!;
+    const acme = readFolder(emulator, '/Distribution/Acme/Inbound')!;
+    const alice = readTransferUser(emulator, 'alice')!;
     expect((await transfer.call('DELETE', `/folders/${acme.id}/acls`, { type: 'User', id: String(alice.id) })).status).toBe(204);
     const r = await drift(dir);
     expect(r.code).toBe(2);
@@ -103,7 +104,7 @@ describe('mftops drift', () => {
   it('names who changed an ACL through the API (audit report), in text, markdown and JSON, with one audit query', async () => {
     const dir = await inSyncWorkdir();
     const secops = { username: 'secops', password: 'secops-Pa55!test' };
-    emulator.state.automation.users.push({ Username: secops.username, Password: secops.password, IsAdmin: true, MemberOf: ['Administrators'] });
+    addAutomationUser(emulator, { Username: secops.username, Password: secops.password, IsAdmin: true, MemberOf: ['Administrators'] });
     const api = await login(`${emulator.automationUrl}/api/v1`, secops);
     expect((await api.call('PUT', '/resourcegroups/acls/501002', { Permissions: { TaskRun: 0 } })).status).toBe(200);
     emulator.resetRequestLog();
@@ -124,9 +125,9 @@ describe('mftops drift', () => {
   it('says once that folder changes are not attributed (no audit report on the transfer service), only when folders drifted', async () => {
     const dir = await inSyncWorkdir();
     const transfer = await login(`${emulator.transferUrl}/api/v1`, SEED_LOGINS.transferAdmin);
-    const alice = emulator.state.transfer.users.find((u) => u.username === 'alice')!;
+    const alice = readTransferUser(emulator, 'alice')!;
     for (const path of ['/Distribution/Acme/Inbound', '/Distribution/Acme/Outbound']) {
-      const folder = emulator.state.transfer.folders.find((f) => f.path === path)!;
+      const folder = readFolder(emulator, path)!;
       expect((await transfer.call('PUT', `/folders/${folder.id}/acls`, { type: 'User', id: String(alice.id), permissions: { listFiles: true } })).status).toBe(200);
     }
     const r = await drift(dir);
@@ -138,7 +139,7 @@ describe('mftops drift', () => {
   it('reports a managed folder that is gone from the server as missing (exit 2), not as an error', async () => {
     const dir = await inSyncWorkdir();
     // The transfer API has no folder delete: remove it the way an administrator's UI would.
-    emulator.state.transfer.folders = emulator.state.transfer.folders.filter((f) => f.path !== '/Distribution/Globex/Inbound');
+    deleteFolderByHand(emulator, '/Distribution/Globex/Inbound');
     const r = await drift(dir);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(2);

@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { EXAMPLE_SEED_FILES } from '../helpers/emulator-test-api.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mftops.js', import.meta.url));
-const SEED = fileURLToPath(new URL('../../examples/seed/emulator-seed.json', import.meta.url));
+const SEED = EXAMPLE_SEED_FILES.production;
 
 let child: ChildProcess | undefined;
 afterEach(async () => {

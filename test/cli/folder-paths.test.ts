@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { positionOf } from '../helpers/position-of.js';
+import { addFolderByHand, readFolder, readFolders } from '../helpers/emulator-test-api.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { APPLY_ENV, applyWorkdir, writesOf } from '../apply/helpers.js';
 
@@ -36,7 +37,7 @@ function folderManifest(path: string): string {
 
 /** Folders of the emulator whose name is this (any parent). */
 function foldersNamed(name: string): string[] {
-  return emulator.state.transfer.folders.filter((f) => f.name === name).map((f) => f.path);
+  return readFolders(emulator, (f) => f.name === name).map((f) => f.path);
 }
 
 describe('folder paths that do not name one folder per level', () => {
@@ -71,9 +72,9 @@ describe('folder paths that do not name one folder per level', () => {
   });
 
   it('import skips a live folder whose path would not validate, with a warning naming it, and writes the others', { timeout: 60_000 }, async () => {
-    const parent = emulator.state.transfer.folders.find((f) => f.path === '/Distribution')!;
-    const model = emulator.state.transfer.folders.find((f) => f.acl.length > 0 && f.path.startsWith('/Distribution/'))!;
-    emulator.state.transfer.folders.push({ ...model, id: 990001, parentId: parent.id, name: '..', path: '/Distribution/..', acl: model.acl.map((e) => ({ ...e })) });
+    const parent = readFolder(emulator, '/Distribution')!;
+    const [model] = readFolders(emulator, (f) => f.acl.length > 0 && f.path.startsWith('/Distribution/'));
+    addFolderByHand(emulator, { ...model!, id: 990001, parentId: parent.id, name: '..', path: '/Distribution/..' });
     const dir = applyWorkdir(emulator, { manifests: {}, prune: [] });
 
     const r = await runCli(['import', '--kind', 'FolderPermissions', '--name', '/Distribution/**', '--out', 'imported'], { cwd: dir, env: APPLY_ENV });

@@ -11,6 +11,7 @@ import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { login, taskBody } from '../emulator/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { listWrites, readTask, readTasks } from '../helpers/emulator-test-api.js';
 import { installedMftops } from '../helpers/installed-mftops.js';
 import { PASSWORDS, configYaml, globals, io } from '../drift/helpers.js';
 import type { ConfigOptions } from '../drift/helpers.js';
@@ -59,7 +60,7 @@ describe('mftops import', () => {
     expect(lines.at(-1)).toBe('  PAYROLL_TO_BANK_APIKEY  Task/Payroll to bank: Parameters.ApiKey');
     expect(r.stderr).toContain('mftops: note: tasks/legacy-edi-router.yaml: steps: For steps cannot be written');
     expect(readFileSync(join(dir, 'manifests', 'tasks', 'payroll-to-bank.yaml'), 'utf8')).toContain('value: ${env:PAYROLL_TO_BANK_APIKEY}');
-    expect(emulator.requestLog().filter((x) => !x.isTokenCall && x.method !== 'GET')).toEqual([]);
+    expect(listWrites(emulator)).toEqual([]);
   });
 
   it('never overwrites without --force: it names the files and writes nothing', async () => {
@@ -98,8 +99,8 @@ describe('mftops import', () => {
       const loaded = await loadManifests([join(dir, 'manifests')], { cwd: dir });
       expect(loaded.diagnostics).toEqual([]);
     } finally {
-      for (const t of emulator.state.automation.tasks.filter((x) => ['../../escape', '..\\windows\\evil', 'CON'].includes(String(x.Name)))) {
-        expect((await admin.call('DELETE', `/tasks/${String(t.ID)}`)).status).toBe(204);
+      for (const t of readTasks(emulator, (x) => ['../../escape', '..\\windows\\evil', 'CON'].includes(String(x['Name'])))) {
+        expect((await admin.call('DELETE', `/tasks/${String(t['ID'])}`)).status).toBe(204);
       }
     }
   });
@@ -276,8 +277,8 @@ describe('mftops import onboarding an existing estate (issue 24)', () => {
       expect(plan.stdout).toContain('No changes.');
       expect(plan.code).toBe(0);
     } finally {
-      const t = emulator.state.automation.tasks.find((x) => x.Name === 'Defaults written out');
-      if (t) expect((await admin.call('DELETE', `/tasks/${String(t.ID)}`)).status).toBe(204);
+      const t = readTask(emulator, { name: 'Defaults written out' });
+      if (t) expect((await admin.call('DELETE', `/tasks/${String(t['ID'])}`)).status).toBe(204);
     }
   });
 });

@@ -1,14 +1,11 @@
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
-import { testdir } from '../helpers/testdir.js';
+import { copyExampleManifests, emulatorWorkdir } from '../helpers/example-workdir.js';
 
-const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
 const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: 'acme-sftp-words-test', PAYROLL_API_KEY: 'payroll-words-test' };
 
 let emulator: RunningEmulator;
@@ -23,10 +20,8 @@ afterAll(() => emulator.close());
  * where the date list is an id.
  */
 function workdir(): string {
-  const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
-  cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
-  mkdirSync(join(dir, 'manifests/tasks/secrets'));
-  writeFileSync(join(dir, 'manifests/tasks/secrets/finance-share-audit.txt'), 'audit-share-words-test');
+  const dir = emulatorWorkdir(emulator);
+  copyExampleManifests(dir, 'audit-share-words-test');
   const finance = join(dir, 'manifests/tasks/finance.yaml');
   const text = readFileSync(finance, 'utf8');
   const moved = text.replace('Interval: [{ StartTime: "02:00", EndTime: "02:00" }]', 'Interval: [{ StartTime: "03:30", EndTime: "03:30" }]');

@@ -1,6 +1,5 @@
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import { countRequests, loadSeedFile, startEmulator } from '../../src/emulator/index.js';
@@ -11,9 +10,9 @@ import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { startHoldProxy } from '../helpers/hold-proxy.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { copyExampleManifests, emulatorWorkdir } from '../helpers/example-workdir.js';
+import { EXAMPLE_SEED_FILES, listWrites } from '../helpers/emulator-test-api.js';
 
-const EXAMPLES = fileURLToPath(new URL('../../examples/manifests', import.meta.url));
-const SEED_FILE = fileURLToPath(new URL('../../examples/seed/emulator-seed.json', import.meta.url));
 /** The example manifests' secrets: `${env:ACME_SFTP_PASSWORD}`, and the `${file:}` the work folder holds. */
 const MANIFEST_SECRETS = { acmeSftp: 'acme-sftp-plan-test-secret', auditShare: 'audit-share-plan-test-secret' };
 const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: MANIFEST_SECRETS.acmeSftp };
@@ -29,18 +28,13 @@ beforeEach(() => emulator.resetRequestLog());
 
 /** A working folder with mftops.yaml pointing at the emulator and a copy of the example manifests, with their secret file. */
 function workdir(): string {
-  const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }) });
-  cpSync(EXAMPLES, join(dir, 'manifests'), { recursive: true });
-  mkdirSync(join(dir, 'manifests/tasks/secrets'));
-  writeFileSync(join(dir, 'manifests/tasks/secrets/finance-share-audit.txt'), MANIFEST_SECRETS.auditShare);
+  const dir = emulatorWorkdir(emulator);
+  copyExampleManifests(dir, MANIFEST_SECRETS.auditShare);
   return dir;
 }
 
 function writes(): string[] {
-  return emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
+  return listWrites(emulator);
 }
 
 describe('mftops plan against the emulator', () => {
@@ -131,7 +125,7 @@ describe('mftops plan against the emulator', () => {
 
   it('keeps --parallelism reads in flight, beyond the 8 connections a pool opens by default', async () => {
     const size = { tasks: 0, folders: 40, acls: 0 };
-    const big = await startEmulator({ seed: extendSeed(loadSeedFile(SEED_FILE), size) });
+    const big = await startEmulator({ seed: extendSeed(loadSeedFile(EXAMPLE_SEED_FILES.production), size) });
     // The first 20 folder ACL reads are held until all 20 are in flight at once (with the pool's
     // default 8 connections, the 9th would never come and the test would time out).
     let held = 0;

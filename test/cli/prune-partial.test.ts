@@ -4,6 +4,7 @@ import type { DriftReport } from '../../src/drift/model.js';
 import type { PlanJsonView } from '../../src/render/plan-json.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
+import { readTask } from '../helpers/emulator-test-api.js';
 import { APPLY_ENV, applyWorkdir, writesOf } from '../apply/helpers.js';
 
 /**
@@ -68,7 +69,7 @@ describe('apply with part of the manifests', () => {
     expect(r.stdout).toContain(OFF);
     expect(r.stdout).toContain('Apply complete for environment "lab": 2 applied, 0 failed, 0 skipped.');
     expect(writesOf(emulator).filter((w) => w.startsWith('DELETE'))).toEqual([]);
-    expect(emulator.state.automation.tasks.some((t) => t['Name'] === 'Legacy EDI router')).toBe(true);
+    expect(readTask(emulator, { name: 'Legacy EDI router' })).toBeDefined();
   });
 });
 

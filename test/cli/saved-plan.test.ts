@@ -6,6 +6,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli, type CliResult } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { readAcl, readFolder } from '../helpers/emulator-test-api.js';
 import { APPLY_ENV, APPLY_MANIFESTS, applyWorkdir, writesOf } from '../apply/helpers.js';
 
 let emulator: RunningEmulator;
@@ -58,8 +59,8 @@ describe('a saved plan, as in Terraform', () => {
     expect(apply.stderr).not.toMatch(/error/i);
     expect(apply.code).toBe(0);
     expect(apply.stdout).toContain('Apply complete for environment "staging": 5 applied, 0 failed, 0 skipped.');
-    expect(emulator.state.automation.acls.some((a) => a.ResourceGroupName === 'Finance' && a.UserGroupName === 'Auditors')).toBe(true);
-    expect(emulator.state.transfer.folders.some((f) => f.path === '/Finance/Reports')).toBe(true);
+    expect(readAcl(emulator, 'Finance', 'Auditors')).toBeDefined();
+    expect(readFolder(emulator, '/Finance/Reports')).toBeDefined();
     expect(existsSync(join(work, 'infra/.mftops/snapshots/staging'))).toBe(true);
     const again = await runCli(['--config', 'infra/mftops.yaml', '--env', 'staging', 'plan', '--detailed-exitcode'], { cwd: work, env: APPLY_ENV });
     expect(again.code).toBe(0);
@@ -115,7 +116,7 @@ describe('apply --target', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Limited to --target "ResourceGroupAcl/finance-auditors", "FolderPermissions/Finance/Reports".');
     expect(r.stdout).toContain('Apply complete for environment "lab": 2 applied, 0 failed, 0 skipped.');
-    const reports = emulator.state.transfer.folders.find((f) => f.path === '/Finance/Reports')!;
+    const reports = readFolder(emulator, '/Finance/Reports')!;
     expect(writesOf(emulator).sort()).toEqual(['POST /automation/api/v1/resourcegroups/acls', 'POST /transfer/api/v1/folders/1011/subfolders', `PUT /transfer/api/v1/folders/${reports.id}/acls`]);
   });
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
-import { testdir } from '../helpers/testdir.js';
+import { emulatorWorkdir } from '../helpers/example-workdir.js';
+import { editFolderByHand, listWrites, readFolders } from '../helpers/emulator-test-api.js';
 
 /**
  * End to end, through the CLI, over HTTP: the findings of a server that answers in forms our
@@ -17,20 +17,14 @@ afterEach(async () => {
   emulator = undefined;
 });
 
-function writes(e: RunningEmulator): string[] {
-  return e
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
-}
-
 describe('folder identity ignores case (T-6)', () => {
   it('finds /distribution/acme/INBOUND for a manifest of /Distribution/Acme/Inbound: no second folder, no 409', async () => {
     const e = (emulator = await startSeededEmulator());
-    for (const f of e.state.transfer.folders) {
-      if (!f.path.startsWith('/Distribution/Acme')) continue;
-      f.path = f.path.replace('/Distribution/Acme', '/distribution/acme').replace(/\/Inbound$/, '/INBOUND');
-      f.name = f.path.split('/').pop()!;
+    for (const { path } of readFolders(e, (f) => f.path.startsWith('/Distribution/Acme'))) {
+      editFolderByHand(e, path, (f) => {
+        f.path = f.path.replace('/Distribution/Acme', '/distribution/acme').replace(/\/Inbound$/, '/INBOUND');
+        f.name = f.path.split('/').pop()!;
+      });
     }
     const manifest = [
       'apiVersion: mftops/v1',
@@ -44,18 +38,18 @@ describe('folder identity ignores case (T-6)', () => {
       '      permissions: [listFiles, writeFiles, readFiles]',
       '',
     ].join('\n');
-    const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...e, manifests: ['manifests'] }), 'manifests/inbound.yaml': manifest });
+    const dir = emulatorWorkdir(e, { 'manifests/inbound.yaml': manifest });
     const plan = await runCli(['plan'], { cwd: dir, env: ENV });
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('~ FolderPermissions/Distribution/Acme/Inbound will be updated');
     expect(plan.stdout).not.toContain('will be created');
-    const folders = e.state.transfer.folders.length;
+    const folders = readFolders(e).length;
     e.resetRequestLog();
     const apply = await runCli(['apply', '--auto-approve'], { cwd: dir, env: ENV });
     expect(apply.stderr).not.toMatch(/409|error/);
     expect(apply.code).toBe(0);
-    expect(e.state.transfer.folders).toHaveLength(folders);
-    expect(writes(e).filter((w) => w.includes('/subfolders'))).toEqual([]);
+    expect(readFolders(e)).toHaveLength(folders);
+    expect(listWrites(e).filter((w) => w.includes('/subfolders'))).toEqual([]);
     const again = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: ENV });
     expect(again.code).toBe(0);
   });

@@ -2,9 +2,10 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSeedFile, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { startSeededEmulator } from '../helpers/emulator-test-api.js';
 
 /**
  * The README's "Try it by hand against the emulator", command by command, in a copy of the
@@ -28,8 +29,8 @@ function exportedVariables(): Record<string, string> {
 let production: RunningEmulator;
 let staging: RunningEmulator;
 beforeAll(async () => {
-  production = await startEmulator({ seed: loadSeedFile(join(ROOT, 'examples/seed/emulator-seed.json')) });
-  staging = await startEmulator({ seed: loadSeedFile(join(ROOT, 'examples/seed/staging-seed.json')) });
+  production = await startSeededEmulator();
+  staging = await startSeededEmulator({ estate: 'staging' });
 });
 afterAll(async () => {
   await production.close();

@@ -10,6 +10,7 @@ import type { RunningEmulator, Variants } from '../../src/emulator/index.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { addAutomationUser } from '../helpers/emulator-test-api.js';
 
 /**
  * Issue 16, resource-group ACLs: a plan names each member of the user group whose ACL changes
@@ -40,7 +41,7 @@ function aclManifest(permissions: readonly string[]): string {
 
 async function start(variants: Partial<Variants> = {}, extraMembers: readonly string[] = []): Promise<RunningEmulator> {
   const e = (emulator = await startSeededEmulator({ variants }));
-  for (const name of extraMembers) e.state.automation.users.push({ Username: name, Password: `${name}-Pa55!test`, IsAdmin: false, MemberOf: ['Finance Operators'] });
+  for (const name of extraMembers) addAutomationUser(e, { Username: name, Password: `${name}-Pa55!test`, IsAdmin: false, MemberOf: ['Finance Operators'] });
   return e;
 }
 

@@ -80,10 +80,5 @@ export async function startAuditBlockingProxy(emulator: RunningEmulator, status:
   };
 }
 
-/** Non-GET requests that are not token calls, as `METHOD path`. */
-export function writesAndPosts(emulator: RunningEmulator): string[] {
-  return emulator
-    .requestLog()
-    .filter((r) => !r.isTokenCall && r.method !== 'GET')
-    .map((r) => `${r.method} ${r.path}`);
-}
+/** Non-GET requests that are not token calls, as `METHOD path` (the name its importers use). */
+export { listWrites as writesAndPosts } from '../helpers/emulator-test-api.js';

@@ -6,6 +6,7 @@ import type { PrunableKind } from '../../src/config/model.js';
 import type { Change } from '../../src/plan/model.js';
 import { planPaths, startHarness } from '../plan/helpers.js';
 import type { Harness } from '../plan/helpers.js';
+import { readAcls, readFolder, readTasks, readTransferUser } from '../helpers/emulator-test-api.js';
 
 /**
  * The engine plans `delete` only for unmanaged objects in scope of a pruned kind, and never for
@@ -33,11 +34,11 @@ const deletes = (changes: readonly Change[]) => changes.filter((c) => c.action =
 describe('prune never reaches outside scope', () => {
   it('deletes only tasks and ACLs of the task groups in scope (matched without regard to case)', async () => {
     const { plan } = await planPaths(h, [dir], { env: { prune: EVERY_KIND, scope: { taskGroups: ['finance'], folders: [] } }, cwd: dir });
-    const state = h.emulator.state.automation;
-    const financeTasks = state.tasks.filter((t) => (t.Group as string[]).includes('Finance')).map((t) => `Task/${String(t.Name)}`);
-    const financeAcls = state.acls.filter((a) => a.ResourceGroupName === 'Finance').map((a) => `ResourceGroupAcl/${a.ResourceGroupName}/${a.UserGroupName}`);
+    const tasks = readTasks(h.emulator);
+    const financeTasks = tasks.filter((t) => (t['Group'] as string[]).includes('Finance')).map((t) => `Task/${String(t['Name'])}`);
+    const financeAcls = readAcls(h.emulator).filter((a) => a.ResourceGroupName === 'Finance').map((a) => `ResourceGroupAcl/${a.ResourceGroupName}/${a.UserGroupName}`);
     expect(financeTasks.length).toBeGreaterThan(0);
-    expect(state.tasks.length).toBeGreaterThan(financeTasks.length);
+    expect(tasks.length).toBeGreaterThan(financeTasks.length);
     expect(deletes(plan!.changes).map((c) => c.address).sort()).toEqual([...financeTasks, ...financeAcls].sort());
   });
 
@@ -58,15 +59,15 @@ describe('prune never reaches outside scope', () => {
 
 describe('prune never removes a non-editable entry', () => {
   it('leaves a home folder whose only entry is its owner out of the deletes entirely', async () => {
-    const home = h.emulator.state.transfer.folders.find((f) => f.path === '/Home/alice')!;
+    const home = readFolder(h.emulator, '/Home/alice')!;
     expect(home.acl.some((e) => e.isEditable === false)).toBe(true);
     const { plan } = await planPaths(h, [dir], { env: { prune: EVERY_KIND, scope: { taskGroups: [], folders: ['/Home'] } }, cwd: dir });
     expect(deletes(plan!.changes).map((c) => c.address)).toEqual([]);
   });
 
   it('removes only the editable entries of a folder that also has a non-editable one', async () => {
-    const home = h.emulator.state.transfer.folders.find((f) => f.path === '/Home/alice')!;
-    const bob = h.emulator.state.transfer.users.find((u) => u.username === 'bob')!;
+    const home = readFolder(h.emulator, '/Home/alice')!;
+    const bob = readTransferUser(h.emulator, 'bob')!;
     await h.transfer.setFolderAcl(home.id, { type: 'User', id: String(bob.id), permissions: { listFiles: true } });
     try {
       const { plan } = await planPaths(h, [dir], { env: { prune: EVERY_KIND, scope: { taskGroups: [], folders: ['/Home'] } }, cwd: dir });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
+import { setClockOffset } from '../helpers/emulator-test-api.js';
 import { ADMIN, automationBase, form, login, raw } from './helpers.js';
 
 let emu: RunningEmulator;
@@ -35,7 +36,7 @@ describe('automation tokens', () => {
   it('rule 16: an access token stops working after accessTtlSeconds (401)', async () => {
     const api = await login(base, ADMIN);
     expect((await api.get('/info')).status).toBe(200);
-    emu.state.clockOffsetMs = 301_000;
+    setClockOffset(emu, 301_000);
     const r = await api.get('/info');
     expect(r.status).toBe(401);
     expect(r.body.detail).toMatch(/expired/);
@@ -55,7 +56,7 @@ describe('automation tokens', () => {
 
   it('rule 18: a refresh token stops working after refreshTtlSeconds', async () => {
     const first = await form(`${base}/token`, { grant_type: 'password', ...ADMIN });
-    emu.state.clockOffsetMs = 901_000;
+    setClockOffset(emu, 901_000);
     const r = await form(`${base}/token`, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token });
     expect(r.status).toBe(400);
     expect(r.body.error).toBe('invalid_grant');
@@ -75,7 +76,7 @@ describe('automation tokens', () => {
     expect((await revoke(api.token)).status).toBe(200);
     expect((await revoke('never-issued')).status).toBe(200);
     const other = await login(base, ADMIN);
-    emu.state.clockOffsetMs = 10_000_000;
+    setClockOffset(emu, 10_000_000);
     expect((await revoke(other.token)).status).toBe(200);
   });
 

@@ -1,6 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { deleteHostByHand, readHosts, readTask, setClockOffset } from '../helpers/emulator-test-api.js';
 import type { Api } from './helpers.js';
 import { ADMIN, OPERATOR, automationBase, login, taskBody, withEmulator } from './helpers.js';
 
@@ -69,14 +70,14 @@ describe('automation config and audit', () => {
     await api.call('PUT', '/resourcegroups/acls/501001', { Permissions: { TaskRun: 0 } });
     await api.call('POST', '/resourcegroups/acls', { ResourceGroupName: 'Partners', UserGroupName: 'Auditors' });
     await api.call('PUT', '/tasks/scheduler/stop');
-    emu.state.automation.hosts.pop();
+    deleteHostByHand(emu, String(readHosts(emu).at(-1)!.fields['Name']));
     expect(await readAll(api)).not.toEqual(before);
 
     expect((await putXml(exported)).status).toBe(204);
     expect(await readAll(api)).toEqual(before);
     const reexported = (await api.get('/config')).text;
     expect(reexported.replace(/ NextID="\d+"/, '')).toBe(exported.replace(/ NextID="\d+"/, ''));
-    expect(emu.state.automation.tasks.find((t) => t.ID === '401001')!.Parameters).toMatchObject({ Parameter: expect.arrayContaining([{ Name: 'ApiKey', value: 'bank-api-SEEDSECRET-8', Secret: 1 }]) });
+    expect(readTask(emu, { id: '401001' })!['Parameters']).toMatchObject({ Parameter: expect.arrayContaining([{ Name: 'ApiKey', value: 'bank-api-SEEDSECRET-8', Secret: 1 }]) });
     const next = await api.call('POST', '/tasks', taskBody('Made after import'));
     expect(Number(next.body.ID)).toBeGreaterThan(Number(created.body.ID));
   });
@@ -124,7 +125,7 @@ describe('automation config and audit', () => {
 
   it('rule 70: POST /reports/audit filters with RSQL ==, =ge=, =le= joined by ;, orders by a field (! for descending) and caps at maxCount', async () => {
     for (const n of ['A1', 'A2', 'A3']) await api.call('POST', '/tasks', taskBody(n));
-    emu.state.clockOffsetMs = 120_000;
+    setClockOffset(emu, 120_000);
     await api.call('PUT', '/tasks/scheduler/stop');
     const all = (await api.call('POST', '/reports/audit', {})).body.items as { LogTime: string; TaskName: string }[];
     const cut = all[3]!.LogTime;

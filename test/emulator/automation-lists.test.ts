@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { addGlobalParameter } from '../helpers/emulator-test-api.js';
 import type { Api } from './helpers.js';
 import { ADMIN, OPERATOR, automationBase, exampleSeed, login, withEmulator } from './helpers.js';
 
@@ -39,7 +40,7 @@ describe('automation lists', () => {
   });
 
   it('rule 25: page alone uses the default page size of 25', async () => {
-    for (let i = 0; i < 30; i++) emu.state.automation.globalParameters.push({ ID: `9${i}`, Name: `P${String(i).padStart(2, '0')}`, Value: '' });
+    for (let i = 0; i < 30; i++) addGlobalParameter(emu, { ID: `9${i}`, Name: `P${String(i).padStart(2, '0')}`, Value: '' });
     const r = await api.get('/globalparameters?page=2');
     expect(r.body.paging.perPage).toBe(25);
     expect(r.body.items).toHaveLength(30 + 2 - 25);

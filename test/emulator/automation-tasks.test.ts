@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { addAutomationUser, readTask, readTasks } from '../helpers/emulator-test-api.js';
 import type { Api } from './helpers.js';
 import { ADMIN, OPERATOR, automationBase, login, taskBody, withEmulator } from './helpers.js';
 
@@ -23,7 +24,7 @@ describe('automation info and tasks', () => {
   it('rule 32: POST /tasks answers 201 with a new unique ID, defaults for blank fields, numbered elements, NextEID and Type from the host', async () => {
     const r = await api.call('POST', '/tasks', taskBody('New partner task', { Schedules: { Schedule: [{ Frequency: { Interval: [{ StartTime: '01:00', EndTime: '01:00' }] } }] } }));
     expect(r.status).toBe(201);
-    const ids = emu.state.automation.tasks.map((t) => t.ID);
+    const ids = readTasks(emu).map((t) => t['ID']);
     expect(new Set(ids).size).toBe(ids.length);
     expect(r.body).toMatchObject({ ID: expect.stringMatching(/^[0-9]+$/), Name: 'New partner task', Active: 1, AR: 0, CacheNames: 'random', TT: '', Info: { Description: '', Notes: '' }, Parameters: {}, NextActions: {} });
     const elementIds = [r.body.Schedules.Schedule[0].ID, r.body.steps[0].Source.ID, r.body.steps[1].Destination.ID];
@@ -132,7 +133,7 @@ describe('automation info and tasks', () => {
   });
 
   it('rule 42: a non-admin creator must give Group (422)', async () => {
-    emu.state.automation.users.push({ Username: 'pm', Password: 'pm', IsAdmin: false, MemberOf: ['Partner Managers'] });
+    addAutomationUser(emu, { Username: 'pm', Password: 'pm', IsAdmin: false, MemberOf: ['Partner Managers'] });
     const pm = await login(automationBase(emu), { username: 'pm', password: 'pm' });
     const r = await pm.call('POST', '/tasks', taskBody('No group', { Group: [] }));
     expect(r.status).toBe(422);
@@ -147,7 +148,7 @@ describe('automation info and tasks', () => {
     expect(payroll).toMatchObject({ xAlter: true, xAddEditDelete: false, xRun: true });
     expect((await op.call('PUT', '/tasks/401001', { ...payroll, Active: 0 })).status).toBe(200);
     expect((await op.call('DELETE', '/tasks/401001')).status).toBe(403);
-    emu.state.automation.users.push({ Username: 'aud', Password: 'aud', IsAdmin: false, MemberOf: ['Auditors'] });
+    addAutomationUser(emu, { Username: 'aud', Password: 'aud', IsAdmin: false, MemberOf: ['Auditors'] });
     const aud = await login(automationBase(emu), { username: 'aud', password: 'aud' });
     const cleanup = (await aud.get('/tasks/401007')).body;
     expect((await aud.call('PUT', '/tasks/401007', cleanup)).status).toBe(403);
@@ -159,7 +160,7 @@ describe('automation info and tasks', () => {
     expect(before.Parameters.Recipient).toEqual({ value: 'bank-payments@bank.example.com', DisplayValue: 'bank-payments@bank.example.com' });
     const r = await api.call('PUT', '/tasks/401001', { ...before, Parameters: { ...before.Parameters, Recipient: { value: 'new@bank.example.com' } } });
     expect(r.status).toBe(200);
-    const stored = emu.state.automation.tasks.find((t) => t.ID === '401001')!.Parameters as { Parameter: { Name: string; value: string }[] };
+    const stored = readTask(emu, { id: '401001' })!['Parameters'] as unknown as { Parameter: { Name: string; value: string }[] };
     expect(stored.Parameter.find((p) => p.Name === 'ApiKey')!.value).toBe('bank-api-SEEDSECRET-8');
     expect(r.body.Parameters.Recipient.value).toBe('new@bank.example.com');
     const created = await api.call('POST', '/tasks', taskBody('With secret', { Parameters: { Token: { value: 's3cret', Secret: 1 } } }));
@@ -180,7 +181,7 @@ describe('automation info and tasks', () => {
     expect(listed.text).not.toContain('SEEDSECRET');
     const echoed = await api.call('PUT', `/tasks/${created.body.ID}`, read.body);
     expect(echoed.status).toBe(200);
-    const stored = emu.state.automation.tasks.find((t) => t.ID === created.body.ID)!;
+    const stored = readTask(emu, { id: created.body.ID })!;
     expect(JSON.stringify(stored)).toContain('step-SEEDSECRET-99');
     const fresh = structuredClone(read.body);
     delete fresh.steps[0].Source.ID;
@@ -201,7 +202,7 @@ describe('automation info and tasks', () => {
     expect(b.body.Parameters).toEqual(a.body.Parameters);
     const kept = await legacy.call('PUT', '/tasks/401001', t);
     expect(kept.status).toBe(200);
-    const stored = emu.state.automation.tasks.find((x) => x.ID === '401001')!.Parameters as { Parameter: { Name: string; value: string }[] };
+    const stored = readTask(emu, { id: '401001' })!['Parameters'] as unknown as { Parameter: { Name: string; value: string }[] };
     expect(stored.Parameter.find((p) => p.Name === 'ApiKey')!.value).toBe('bank-api-SEEDSECRET-8');
   });
 

@@ -3,8 +3,9 @@ import { request as httpRequest } from 'node:http';
 import { expect, vi } from 'vitest';
 import type { EmulatorOptions, EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
+import { EXAMPLE_SEED_FILES, readVariants } from '../helpers/emulator-test-api.js';
 
-export const SEED_PATH = new URL('../../examples/seed/emulator-seed.json', import.meta.url).pathname;
+export const SEED_PATH = EXAMPLE_SEED_FILES.production;
 
 /** A fresh copy of the example seed (tests may edit it). */
 export function exampleSeed(): EmulatorSeed {
@@ -64,7 +65,7 @@ export async function login(base: string, user: { username: string; password: st
 }
 
 export function automationBase(emu: RunningEmulator): string {
-  return emu.state.variants['automation.basePath'] === 'webadmin' ? `${emu.automationUrl}/webadmin/api/v1` : `${emu.automationUrl}/api/v1`;
+  return readVariants(emu)['automation.basePath'] === 'webadmin' ? `${emu.automationUrl}/webadmin/api/v1` : `${emu.automationUrl}/api/v1`;
 }
 export function transferBase(emu: RunningEmulator): string {
   return `${emu.transferUrl}/api/v1`;

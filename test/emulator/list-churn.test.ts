@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { addTransferUser, readTransferUsers } from '../helpers/emulator-test-api.js';
 import { XFER_ADMIN, login, transferBase, withEmulator } from './helpers.js';
 
 let emu: RunningEmulator | undefined;
@@ -16,7 +17,7 @@ async function start(options: EmulatorOptions) {
 /** 150 users more than the seed's, so the user list has two pages of 100. */
 function addUsers(e: RunningEmulator): void {
   for (let i = 0; i < 150; i++) {
-    e.state.transfer.users.push({ id: `u${i}`, username: `user-${String(i).padStart(3, '0')}`, password: 'x', fullName: 'x', email: 'x@example.com', permission: 'User', status: 'Active', orgID: 0, homeFolderID: 0 });
+    addTransferUser(e, { id: `u${i}`, username: `user-${String(i).padStart(3, '0')}`, password: 'x', fullName: 'x', email: 'x@example.com', permission: 'User', status: 'Active', orgID: 0, homeFolderID: 0 });
   }
 }
 
@@ -24,7 +25,7 @@ describe('transfer.maxPerPage (register B-9)', () => {
   it('rule 139: capped serves at most 100 a page and says so; echo serves 100 and reports the perPage asked', async () => {
     const capped = await start({ variants: { 'transfer.maxPerPage': 'capped' } });
     addUsers(emu!);
-    const total = emu!.state.transfer.users.length;
+    const total = readTransferUsers(emu!).length;
     const page2 = await capped.get('/users?page=2&perPage=1000');
     expect(page2.body.items).toHaveLength(total - 100);
     expect(page2.body.paging).toEqual({ page: 2, perPage: 100, totalItems: total, totalPages: 2 });

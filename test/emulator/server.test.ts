@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
+import { countAuditRecords, issueAutomationToken, readTask } from '../helpers/emulator-test-api.js';
 import { ADMIN, XFER_ADMIN, automationBase, fakeClock, form, login, plainRequest, raw, taskBody, transferBase, withEmulator } from './helpers.js';
 
 let emu: RunningEmulator | undefined;
@@ -166,15 +167,15 @@ describe('emulator server', () => {
 
   it('rule 10: write-then-500 and write-then-reset faults apply the write before failing; the other faults do not', async () => {
     emu = await startEmulator({ faultRate: 1, faultSeed: 11 });
-    emu.state.automation.tokens.set('t0k', { kind: 'access', username: 'admin', expiresAt: Date.now() + 60_000, revoked: false });
+    issueAutomationToken(emu, 't0k', { kind: 'access', username: 'admin', expiresAt: Date.now() + 60_000, revoked: false });
     const seen = new Set<string>();
     for (let i = 0; i < 40; i++) {
-      const before = emu.state.automation.audit.length;
+      const before = countAuditRecords(emu);
       const action = i % 2 === 0 ? 'stop' : 'start';
       await fetch(`${emu.automationUrl}/api/v1/tasks/scheduler/${action}`, { method: 'PUT', headers: { authorization: 'Bearer t0k' } }).catch(() => undefined);
       const fault = emu.requestLog().at(-1)!.fault!;
       seen.add(fault);
-      expect(emu.state.automation.audit.length - before).toBe(fault.startsWith('write-then') ? 1 : 0);
+      expect(countAuditRecords(emu) - before).toBe(fault.startsWith('write-then') ? 1 : 0);
     }
     expect(seen).toContain('write-then-500');
     expect(seen).toContain('write-then-reset');
@@ -223,6 +224,6 @@ describe('emulator server', () => {
     const a = await login(automationBase(emu), ADMIN);
     const r = await a.call('POST', '/tasks', JSON.stringify(taskBody('Typed')), { 'content-type': 'text/plain' });
     expect(r.status).toBe(415);
-    expect(emu.state.automation.tasks.some((t) => t.Name === 'Typed')).toBe(false);
+    expect(readTask(emu, { name: 'Typed' })).toBeUndefined();
   });
 });

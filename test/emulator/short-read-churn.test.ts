@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
+import { readTasks, readTransferUsers } from '../helpers/emulator-test-api.js';
 import { ADMIN, automationBase, exampleSeed, form, taskBody, transferBase, withEmulator, XFER_ADMIN } from './helpers.js';
 
 let emu: RunningEmulator | undefined;
@@ -75,7 +76,7 @@ describe('emulator short-read fault (SPEC rule 104)', () => {
       if (e.requestLog()[before]?.fault === 'short-read') created = name;
     }
     expect(created).not.toBe('');
-    expect(e.state.automation.tasks.filter((t) => t['Name'] === created)).toHaveLength(1);
+    expect(readTasks(e, (t) => t['Name'] === created)).toHaveLength(1);
   });
 
   it('is never drawn without shortReads, so earlier fault sequences replay unchanged', async () => {
@@ -100,7 +101,7 @@ describe('emulator list-churn fault (SPEC rule 105)', () => {
     emu = await withEmulator({ seed: seedWithUsers(30), faultSeed: 5, churnFaults: 2 });
     const e = emu;
     const bearer = await transferToken(e);
-    const base = e.state.transfer.users.length;
+    const base = readTransferUsers(e).length;
     const page = async (n: number): Promise<string[]> => {
       const r = await fetch(`${transferBase(e)}/users?page=${n}&perPage=10`, { headers: { authorization: `Bearer ${bearer}` } });
       expect(r.status).toBe(200);
@@ -112,13 +113,13 @@ describe('emulator list-churn fault (SPEC rule 105)', () => {
     const second = await page(2);
     expect(e.requestLog().at(-1)?.fault).toBe('list-churn');
     expect(second[0]).toBe(first.at(-1));
-    expect(e.state.transfer.users).toHaveLength(base + 1);
+    expect(readTransferUsers(e)).toHaveLength(base + 1);
     await page(3);
-    expect(e.state.transfer.users).toHaveLength(base + 2);
+    expect(readTransferUsers(e)).toHaveLength(base + 2);
     // The budget is spent: later pages get the other kinds of fault, never churn.
     for (let i = 0; i < 10; i++) await fetch(`${transferBase(e)}/users?page=2&perPage=10`, { headers: { authorization: `Bearer ${bearer}` } }).catch(() => undefined);
     expect(e.requestLog().filter((r) => r.fault === 'list-churn')).toHaveLength(2);
-    expect(e.state.transfer.users).toHaveLength(base + 2);
+    expect(readTransferUsers(e)).toHaveLength(base + 2);
     expect(() => e.configure({ churnFaults: -1 })).toThrow(/churn faults must be a whole number/);
     await expect(withEmulator({ churnFaults: 1.5 })).rejects.toThrow(/churn faults must be a whole number/);
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { readTasks } from '../helpers/emulator-test-api.js';
 import { ADMIN, automationBase, fakeClock, form, plainRequest, taskBody, withEmulator } from './helpers.js';
 
 let emu: RunningEmulator | undefined;
@@ -43,7 +44,7 @@ describe('emulator slow-answer fault (SPEC rule 102)', () => {
         }
       }
       expect(slowIndex).toBeGreaterThanOrEqual(0);
-      expect(e.state.automation.tasks.filter((t) => t['Name'] === name(slowIndex))).toHaveLength(1);
+      expect(readTasks(e, (t) => t['Name'] === name(slowIndex))).toHaveLength(1);
 
       // A patient client gets the full answer at slowResponseMs, not before.
       let answered = false;

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { setClockOffset } from '../helpers/emulator-test-api.js';
 import type { Api } from './helpers.js';
 import { XFER_ADMIN, exampleSeed, form, login, raw, transferBase, withEmulator } from './helpers.js';
 
@@ -48,7 +49,7 @@ describe('transfer tokens, users, groups, paging', () => {
     const r = await raw(`${base}/users/self`);
     expect(r.status).toBe(401);
     expect(r.body).toEqual({ title: 'Unauthorized', detail: expect.any(String), errorCode: 401 });
-    emu.state.clockOffsetMs = 301_000;
+    setClockOffset(emu, 301_000);
     expect((await api.get('/users/self')).status).toBe(401);
   });
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Profile, RunningEmulator, Variants, VariantSwitch } from '../../src/emulator/index.js';
 import { PROFILES, VARIANT_NAMES, VARIANT_SWITCHES, parseVariantAssignments, startEmulator } from '../../src/emulator/index.js';
+import { readAclById, readAcls, readFolders, readTask, readTransferUsers } from '../helpers/emulator-test-api.js';
 import type { Api, Reply } from './helpers.js';
 import { ADMIN, XFER_ADMIN, automationBase, form, login, raw, taskBody, transferBase, withEmulator } from './helpers.js';
 
@@ -22,11 +23,11 @@ async function transfer(variants: Partial<Variants>): Promise<Api> {
 }
 
 function stored(id: string): Record<string, any> {
-  return emu!.state.automation.tasks.find((t) => t.ID === id)!;
+  return readTask(emu!, { id })!;
 }
 
 function storedByName(name: string): Record<string, any> {
-  return emu!.state.automation.tasks.find((t) => t.Name === name)!;
+  return readTask(emu!, { name })!;
 }
 
 const fieldsOf = (r: Reply): string[] => (r.body?.errors ?? []).map((e: { field: string }) => e.field);
@@ -56,11 +57,10 @@ describe('the input rule and the named sets', () => {
         expect((await put(api, id, read.body)).status).toBeLessThan(300);
         expect(stored(id)).toEqual(before);
       }
-      for (const acl of emu!.state.automation.acls) {
-        const before = structuredClone(acl);
-        const read = await api.get(`/resourcegroups/acls/${acl.ACLID}`);
-        expect((await api.call('PUT', `/resourcegroups/acls/${acl.ACLID}`, read.body)).status).toBe(200);
-        expect(acl).toEqual(before);
+      for (const before of readAcls(emu!)) {
+        const read = await api.get(`/resourcegroups/acls/${before.ACLID}`);
+        expect((await api.call('PUT', `/resourcegroups/acls/${before.ACLID}`, read.body)).status).toBe(200);
+        expect(readAclById(emu!, before.ACLID)).toEqual(before);
       }
       await emu!.close();
     }
@@ -206,7 +206,7 @@ describe('automation switches', () => {
     expect((await post(api, taskBody('Documented form', { Active: 0 }))).status).toBe(201);
     expectRefused(await post(api, taskBody('Third form', { Active: '0' })), 'Active');
     expect((await api.call('PUT', '/resourcegroups/acls/501001', { Permissions: { TaskRun: false } })).status).toBe(200);
-    expect(emu!.state.automation.acls.find((a) => a.ACLID === '501001')!.Permissions.TaskRun).toBe(0);
+    expect(readAclById(emu!, '501001')!.Permissions.TaskRun).toBe(0);
     expectRefused(await api.call('PUT', '/resourcegroups/acls/501001', { Permissions: { TaskRun: '1' } }), 'Permissions.TaskRun');
   });
 
@@ -705,7 +705,8 @@ describe('transfer switches', () => {
     const entry = (await api.get(`/folders/${id}/acls`)).body.items[1];
     expect(entry.permissions).toMatchObject({ listFiles: 1, admin: 0, sharePermissions: { readFiles: 0 } });
     expect((await api.call('PUT', `/folders/${id}/acls`, { type: 'User', id: alice, permissions: { listFiles: 1, readFiles: true, sharePermissions: { notify: 1 } } })).status).toBe(200);
-    const written = emu!.state.transfer.folders.find((f) => String(f.id) === id)!.acl.find((e) => e.id === alice)!.permissions;
+    const [folder] = readFolders(emu!, (f) => String(f.id) === id);
+    const written = folder!.acl.find((e) => e.id === alice)!.permissions;
     expect(written).toMatchObject({ listFiles: true, readFiles: true, writeFiles: false, sharePermissions: { notify: true } });
     expectRefused(await api.call('PUT', `/folders/${id}/acls`, { type: 'User', id: alice, permissions: { listFiles: '1' } }), 'permissions.listFiles');
   });
@@ -810,7 +811,7 @@ describe('transfer switches', () => {
     const api = await transfer({ 'transfer.groupMembers': 'members' });
     const group = await acmePartners(api);
     expect(usernames(await api.get(`/groups/${group}/members`))).toEqual(['acme-svc', 'bob']);
-    expect((await api.get('/users?groupId=' + group)).body.items.length).toBe(emu!.state.transfer.users.length);
+    expect((await api.get('/users?groupId=' + group)).body.items.length).toBe(readTransferUsers(emu!).length);
     expect((await api.get('/users')).body.items[0].groupIds).toBeUndefined();
   });
 
@@ -835,7 +836,7 @@ describe('transfer switches', () => {
     const group = await acmePartners(api);
     expect((await api.get(`/groups/${group}/members`)).status).toBe(404);
     const all = (await api.get('/users?groupId=' + group)).body.items;
-    expect(all.length).toBe(emu!.state.transfer.users.length);
+    expect(all.length).toBe(readTransferUsers(emu!).length);
     expect(all.every((u: object) => !('groupIds' in u))).toBe(true);
   });
 });

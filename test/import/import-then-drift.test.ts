@@ -8,6 +8,7 @@ import { loadManifests } from '../../src/manifest/load.js';
 import { SCHEMA_BASE_URL, findSchemasDir } from '../../src/manifest/schemas.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { testdir } from '../helpers/testdir.js';
+import { readAcls, readFolders, readTasks } from '../helpers/emulator-test-api.js';
 import { configYaml, globals, io, writesAndPosts } from '../drift/helpers.js';
 
 let emulator: RunningEmulator | undefined;
@@ -35,11 +36,10 @@ describe('import everything, then drift: no difference', () => {
       expect(await runImport(globals(), { kind: ['FolderPermissions'], out: 'manifests', all: true, force: false }, folders)).toBe(0);
 
       // Every object of the seed is there: 8 tasks, 3 ACLs, and the folders that have entries.
-      const state = emulator.state;
-      const foldersWithEntries = state.transfer.folders.filter((f) => f.acl.length > 0).length;
+      const foldersWithEntries = readFolders(emulator, (f) => f.acl.length > 0).length;
       const files = filesUnder(join(dir, 'manifests'));
-      expect(files.filter((f) => f.includes('/tasks/'))).toHaveLength(state.automation.tasks.length);
-      expect(files.filter((f) => f.includes('/access/'))).toHaveLength(state.automation.acls.length);
+      expect(files.filter((f) => f.includes('/tasks/'))).toHaveLength(readTasks(emulator).length);
+      expect(files.filter((f) => f.includes('/access/'))).toHaveLength(readAcls(emulator).length);
       expect(files.filter((f) => f.includes('/folders/'))).toHaveLength(foldersWithEntries);
       for (const f of files) {
         const first = readFileSync(f, 'utf8').split('\n')[0]!;

@@ -1,8 +1,11 @@
-import { loadSeedFile, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { Secret } from '../../src/secret.js';
 import { createAutomationClient, createTransferClient, type AutomationClient, type ClientOptions, type TransferClient } from '../../src/services/index.js';
+import { EXAMPLE_SEED_FILES } from '../helpers/emulator-test-api.js';
 
-export const SEED_PATH = new URL('../../examples/seed/emulator-seed.json', import.meta.url).pathname;
+/** The example estate in an emulator on a free loopback port (kept here for the tests that import it from here). */
+export { startSeededEmulator } from '../helpers/emulator-test-api.js';
+export const SEED_PATH = EXAMPLE_SEED_FILES.production;
 
 /** Passwords of the example seed's accounts (examples/seed/emulator-seed.json). */
 export const SEED_LOGINS = {
@@ -10,11 +13,6 @@ export const SEED_LOGINS = {
   automationOperator: { username: 'operator', password: 'operator-Pa55!seed' },
   transferAdmin: { username: 'admin', password: 'xfer-admin-Pa55!seed' },
 } as const;
-
-/** The example estate in an emulator on a free loopback port. */
-export function startSeededEmulator(options: Omit<EmulatorOptions, 'seed'> = {}): Promise<RunningEmulator> {
-  return startEmulator({ ...options, seed: loadSeedFile(SEED_PATH) });
-}
 
 /** Clients without retries unless `options` gives a retry policy (and a clock). */
 type ClientOverrides = Pick<ClientOptions, 'retry' | 'now'>;

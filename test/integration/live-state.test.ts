@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { AutomationClient, TransferClient } from '../../src/services/index.js';
 import { SEED_LOGINS, automationClientFor, startSeededEmulator, transferClientFor } from './helpers.js';
+import { advanceClock, readServerTime } from '../helpers/emulator-test-api.js';
 
 /**
  * Everything of the example estate that mftops manages or refers to, read through the clients.
@@ -97,7 +98,7 @@ describe('reading the live state of the example estate', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const emulator = await startSeededEmulator({ profile: 'current', accessTtlSeconds: 2 });
     running.push(emulator);
-    const now = () => Date.now() + emulator.state.clockOffsetMs;
+    const now = () => readServerTime(emulator);
     const a = automationClientFor(emulator, SEED_LOGINS.automationAdmin, { now });
     const t = transferClientFor(emulator, { now });
     clients.push(a, t);
@@ -105,7 +106,7 @@ describe('reading the live state of the example estate', () => {
     for (let round = 0; round < 50; round++) {
       await Promise.all([a.listTasks({ fields: ['ID'] }), t.currentUser()]);
       calls++;
-      emulator.state.clockOffsetMs += 100;
+      advanceClock(emulator, 100);
     }
     expect(calls).toBe(50);
     const log = emulator.requestLog();

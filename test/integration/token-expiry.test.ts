@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { RetryOptions } from '../../src/services/retry.js';
 import { SEED_LOGINS, automationClientFor, startSeededEmulator, transferClientFor } from './helpers.js';
+import { advanceClock, readClockOffset, readServerTime } from '../helpers/emulator-test-api.js';
 
 let emulator: RunningEmulator | undefined;
 let clients: Array<{ close(): Promise<void> }> = [];
@@ -22,10 +23,10 @@ afterEach(async () => {
 function emulatorTime(e: RunningEmulator): { now: () => number; retry: RetryOptions; advance: (ms: number) => void } {
   vi.useFakeTimers({ toFake: ['Date'] });
   const advance = (ms: number): void => {
-    e.state.clockOffsetMs += ms;
+    advanceClock(e, ms);
   };
   // Eight attempts: at a 30 % fault rate, a request that fails every one of them is unlikely over a run.
-  return { now: () => Date.now() + e.state.clockOffsetMs, retry: { maxAttempts: 8, sleep: async (ms) => advance(ms), random: () => 0.5 }, advance };
+  return { now: () => readServerTime(e), retry: { maxAttempts: 8, sleep: async (ms) => advance(ms), random: () => 0.5 }, advance };
 }
 
 describe('short access tokens with faults', () => {
@@ -42,7 +43,7 @@ describe('short access tokens with faults', () => {
     }
     const log = emulator.requestLog();
     // The run outlived many tokens, and met many faults and retries on the way.
-    expect(emulator.state.clockOffsetMs).toBeGreaterThan(100 * 2000);
+    expect(readClockOffset(emulator)).toBeGreaterThan(100 * 2000);
     expect(log.filter((r) => r.fault !== undefined).length).toBeGreaterThan(150);
     expect(a.tokenRequestCount).toBeGreaterThan(100);
     // Every attempt, retries included, carried a token that was valid when it was sent.

@@ -8,6 +8,7 @@ import { APPLY_ENV, applyWorkdir, readLedger, tasksNamed } from '../apply/helper
 import { startHoldProxy } from '../helpers/hold-proxy.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { startSeededEmulator } from '../integration/helpers.js';
+import { readTasks } from '../helpers/emulator-test-api.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mftops.js', import.meta.url));
 const APPLY = ['apply', '--auto-approve', '--allow-delete', '--allow-replace', '--parallelism', '1', '-q'];
@@ -28,7 +29,7 @@ function ledgers(dir: string): string[] {
 }
 
 function seedTaskNames(): string[] {
-  return emulator.state.automation.tasks.map((t) => String(t['Name']));
+  return readTasks(emulator).map((t) => String(t['Name']));
 }
 
 describe('two applies on one environment', () => {

@@ -10,6 +10,7 @@ import { FOLDER_PERMISSION_KEYS, SHARE_PERMISSION_KEYS } from '../../src/emulato
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
+import { addFolderEntryByHand, addTransferUser, listWrites, readFolder, readTransferUsers } from '../helpers/emulator-test-api.js';
 
 // Findings 2 and 11 of issue 23: a list read while it changes, and a server that caps perPage.
 
@@ -30,15 +31,13 @@ afterEach(async () => {
 async function start(options: Omit<EmulatorOptions, 'seed'>): Promise<{ emu: RunningEmulator; dir: string }> {
   const emu = await startSeededEmulator(options);
   emulator = emu;
-  const t = emu.state.transfer;
-  const folder = t.folders.find((f) => f.path === FOLDER)!;
   const share = Object.fromEntries(SHARE_PERMISSION_KEYS.map((k) => [k, false]));
   const permissions = { ...Object.fromEntries(FOLDER_PERMISSION_KEYS.map((k) => [k, k === 'readFiles' || k === 'listFiles'])), sharePermissions: share } as FolderAclEntry['permissions'];
   for (let i = 1; i <= ENTRIES; i++) {
     const username = `a-user-${String(i).padStart(3, '0')}`;
     const id = userIdFor(username);
-    t.users.push({ id, username, password: 'x', fullName: username, email: `${username}@example.com`, permission: 'User', status: 'Active', orgID: 0, homeFolderID: 0 });
-    folder.acl.push({ type: 'User', id, permissions, isEditable: true, isDeletable: true });
+    addTransferUser(emu, { id, username, password: 'x', fullName: username, email: `${username}@example.com`, permission: 'User', status: 'Active', orgID: 0, homeFolderID: 0 });
+    addFolderEntryByHand(emu, FOLDER, { type: 'User', id, permissions, isEditable: true, isDeletable: true });
   }
   const config = emulatorConfigYaml({ transferUrl: emu.transferUrl, manifests: ['manifests'], scope: { folders: [FOLDER] } });
   return { emu, dir: testdir({ 'mftops.yaml': config }) };
@@ -46,9 +45,8 @@ async function start(options: Omit<EmulatorOptions, 'seed'>): Promise<{ emu: Run
 
 /** Usernames of the folder's entries on the server now. */
 function serverUsers(emu: RunningEmulator): string[] {
-  const t = emu.state.transfer;
-  const folder = t.folders.find((f) => f.path === FOLDER)!;
-  return folder.acl.filter((e) => e.type === 'User').map((e) => t.users.find((u) => u.id === e.id)!.username);
+  const users = readTransferUsers(emu);
+  return readFolder(emu, FOLDER)!.acl.filter((e) => e.type === 'User').map((e) => users.find((u) => u.id === e.id)!.username);
 }
 
 /** The one imported FolderPermissions manifest and the users its entries name. */
@@ -59,10 +57,6 @@ function imported(dir: string): { file: string; doc: Record<string, unknown>; us
   const doc = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   const entries = (doc.spec as { entries: { user?: string }[] }).entries;
   return { file, doc, users: entries.flatMap((e) => (e.user === undefined ? [] : [e.user])) };
-}
-
-function writes(emu: RunningEmulator): string[] {
-  return emu.requestLog().filter((r) => !r.isTokenCall && r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
 }
 
 describe('a folder ACL list that changes while it is read', () => {
@@ -81,7 +75,7 @@ describe('a folder ACL list that changes while it is read', () => {
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);
-    expect(writes(emu)).toEqual([]);
+    expect(listWrites(emu)).toEqual([]);
   }, 60_000);
 
   it('a list that never holds still fails import, plan, apply and drift with one line naming the list, writing nothing', async () => {
@@ -93,7 +87,7 @@ describe('a folder ACL list that changes while it is read', () => {
     expect(existsSync(join(dir, 'manifests'))).toBe(false);
 
     // A manifest of the folder as it is: plan and apply read the same list, and must not act on it.
-    const folder = emu.state.transfer.folders.find((f) => f.path === FOLDER)!;
+    const folder = readFolder(emu, FOLDER)!;
     writeFileSync(
       join(dir, 'folder.yaml'),
       stringify({ apiVersion: 'mftops/v1', kind: 'FolderPermissions', metadata: { name: FOLDER }, spec: { mode: 'exact', entries: [{ user: 'bob', permissions: ['readFiles'] }] } }),
@@ -107,7 +101,7 @@ describe('a folder ACL list that changes while it is read', () => {
       expect(c.stderr, args[0]).toContain('the list changed while it was read, 3 reads in a row');
       expect(hasStackTrace(c.stderr + c.stdout)).toBe(false);
     }
-    expect(writes(emu)).toEqual([]);
+    expect(listWrites(emu)).toEqual([]);
   }, 120_000);
 });
 

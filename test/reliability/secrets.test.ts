@@ -9,6 +9,7 @@ import { APPLY_ENV, SECRETS, applyWorkdir } from '../apply/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 import type { CliResult } from '../helpers/run-cli.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
+import { readIssuedTokens } from '../helpers/emulator-test-api.js';
 
 /**
  * One harness for every secret mftops handles: it seeds known values (server passwords, the
@@ -41,7 +42,7 @@ afterAll(async () => {
 
 /** Every token either server ever issued (access and refresh), valid or not. */
 function issuedTokens(): string[] {
-  return [...emulator.state.automation.tokens.keys(), ...emulator.state.transfer.tokens.keys()];
+  return readIssuedTokens(emulator);
 }
 
 function filesUnder(dir: string): string[] {
