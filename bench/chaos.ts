@@ -222,7 +222,6 @@ function chaosSeed(): EmulatorSeed {
   return { ...seed, transfer: { ...seed.transfer, users: [...(seed.transfer?.users ?? []), ...bulk] } };
 }
 
-const taskName = (i: number): string => `Generated task ${String(i).padStart(5, '0')}`;
 const PERMS_A = ['TaskRun'];
 const PERMS_B = ['TaskRun', 'TaskEditExisting'];
 

@@ -1,5 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveServices } from '../src/app/environment.js';
 import { planEnvironment } from '../src/app/plan.js';

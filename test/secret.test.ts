@@ -9,6 +9,7 @@ import type { SecretRef } from '../src/secret.js';
 describe('Secret', () => {
   it('never prints its value through string, JSON or inspect', () => {
     const s = new Secret('hunter2-SEEDED');
+    // eslint-disable-next-line @typescript-eslint/restrict-template-expressions -- the point: a Secret in a template literal
     const outputs = [String(s), `${s}`, JSON.stringify({ s }), inspect(s), inspect({ nested: { s } })];
     for (const out of outputs) expect(out).not.toContain('hunter2-SEEDED');
     expect(s.reveal()).toBe('hunter2-SEEDED');

@@ -60,6 +60,7 @@ export async function openClients(services: readonly ResolvedService[], ctx: Pic
       ...(full.transfer ? { transfer: toReadonlyTransferClient(full.transfer) } : {}),
     },
     close: () => {
+      // eslint-disable-next-line @typescript-eslint/await-thenable -- an absent client's close() is undefined, which Promise.all passes through
       closed ??= Promise.all([full.automation?.close(), full.transfer?.close()].map((p) => p?.catch(() => undefined))).then(() => uninstall());
       return closed;
     },

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
-import { DEFAULT_CONFIG_FILE, loadConfig, resolveEnvironmentServices, resolveService, selectEnvironment } from '../config/load-config.js';
+import { DEFAULT_CONFIG_FILE, loadConfig, resolveEnvironmentServices, selectEnvironment } from '../config/load-config.js';
 import type { EnvironmentSettings, MftopsConfig, PrunableKind, ResolvedService, ServiceName } from '../config/model.js';
 import { ConfigError } from '../errors.js';
 import { createDiagnostic, hasErrors, sortDiagnostics, type Diagnostic } from '../manifest/diagnostics.js';

@@ -3,7 +3,7 @@ import { PASSWORD_FIELD } from '../resources/common.js';
 import { isRecord } from '../is-record.js';
 import { readAcl, readTask } from '../services/automation/normalize.js';
 import type { AutomationWireForms } from '../services/automation/normalize.js';
-import type { Host, NamedObject, ResourceGroupAcl, Task } from '../services/automation/types.js';
+import type { Host, NamedObject } from '../services/automation/types.js';
 import type { FolderAclEntry } from '../services/transfer/types.js';
 import type { XmlElement } from '../snapshot/config-xml.js';
 import type { SavedFolder } from '../snapshot/model.js';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, copyFileSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { Document, isScalar, visit } from 'yaml';
+import { Document } from 'yaml';
 import { MftopsError, systemError } from '../errors.js';
 import { canonicalizeQuoting, TO_STRING_OPTIONS } from '../manifest/canonical-form.js';
 import { SCHEMA_BASE_URL, SCHEMA_FILES } from '../manifest/schemas.js';

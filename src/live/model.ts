@@ -1,7 +1,6 @@
 import type { AboutInfo, DateList, Host, NamedObject, ResourceGroup, ResourceGroupAcl, Task } from '../services/automation/types.js';
 import type { Folder, FolderAclEntry, GroupMembersForm, TransferGroup, TransferUser } from '../services/transfer/types.js';
 export { folderKey, uniqueFolderPaths } from '../folder-path.js';
-import { folderKey } from '../folder-path.js';
 
 /**
  * What the servers hold, as far as a plan needs it: read once by `readLiveState` (the I/O edge),

@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AnySchemaObject } from 'ajv/dist/2020.js';
-import { isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
+import { isMap, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
 import type { Document, Node as YamlNode, Pair, YAMLMap } from 'yaml';
 import { isRecord } from '../is-record.js';
 import { getKindSchema, getValidatorByFile, POLICY_SCHEMA_FILE } from './schemas.js';
 import { MANIFEST_KINDS, type ManifestKind } from './types.js';
-import { canonicalizeQuoting, isAmbiguousScalar, TO_STRING_OPTIONS } from './yaml-scalars.js';
+import { canonicalizeQuoting, TO_STRING_OPTIONS } from './yaml-scalars.js';
 export { canonicalizeQuoting, isAmbiguousScalar, TO_STRING_OPTIONS } from './yaml-scalars.js';
 
 /**

@@ -1,4 +1,4 @@
-import { LineCounter, isAlias, parseAllDocuments, visit } from 'yaml';
+import { LineCounter, parseAllDocuments, visit } from 'yaml';
 import type { Alias, Document, YAMLError } from 'yaml';
 import { createDiagnostic } from './diagnostics.js';
 import type { Diagnostic, SourcePosition } from './diagnostics.js';

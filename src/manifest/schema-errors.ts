@@ -394,7 +394,6 @@ function formatAllowed(values: readonly unknown[]): string {
 
 /** Keeps control characters and very long keys out of one-line messages. */
 function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
   const clean = text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return clean.length > 80 ? `${clean.slice(0, 77)}...` : clean;
 }

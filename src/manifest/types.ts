@@ -15,7 +15,7 @@ import type { SourcePosition } from './diagnostics.js';
  */
 
 // The lists live with the other closed vocabularies, where the diagnostics (a leaf) can read them.
-import type { DocumentKind, ManifestKind } from '../vocabulary.js';
+import type { ManifestKind } from '../vocabulary.js';
 export { DOCUMENT_KINDS, MANIFEST_KINDS, type DocumentKind, type ManifestKind } from '../vocabulary.js';
 
 export const API_VERSION = 'mftops/v1';

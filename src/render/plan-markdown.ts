@@ -5,7 +5,6 @@ import {
   cellState,
   countByKind,
   describeScheduleChange,
-  escapeControl,
   formatCount,
   NO_CHANGES,
   permissionColumns,

@@ -4,7 +4,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
-import { ConfigError, MftopsError, isMftopsError, systemError } from '../errors.js';
+import { ConfigError, isMftopsError, systemError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { Secret } from '../secret.js';

@@ -78,7 +78,7 @@ const S_DECL = 21; // the XML declaration, collected whole
 const S_REFUSED = 22;
 
 // Byte classes.
-const C_OTHER = 0;
+// 0: any other byte (the fill of a new Uint8Array).
 const C_NAME_START = 1; // A-Z a-z _ :
 const C_NAME = 2; // digits . -
 const C_SPACE = 3; // space, tab, CR, LF

@@ -73,7 +73,10 @@ export function createConcurrencyGroup(): ConcurrencyGroup {
     if (running !== undefined || pending.length > 0) return;
     const ws = waiters;
     waiters = [];
-    for (const w of ws) failure === undefined ? w.resolve() : w.reject(failure);
+    for (const w of ws) {
+      if (failure === undefined) w.resolve();
+      else w.reject(failure);
+    }
   };
   const start = (job: QueuedJob, run: () => Promise<void>): void => {
     running = job;

@@ -9,7 +9,6 @@ import { createAutomationClient } from '../../src/services/index.js';
 import {
   listSnapshots,
   loadSnapshot,
-  saveSnapshot,
   SnapshotError,
   SnapshotIntegrityError,
   verifySnapshot,
