@@ -1,5 +1,5 @@
 import type { Manifest } from '../manifest/types.js';
-import type { DesiredAcl, DesiredFolder, DesiredTask } from '../resources/model.js';
+import type { DesiredOf, ResourceKind } from '../kinds/kind.js';
 export type { DesiredAcl, DesiredEntry, DesiredFolder, DesiredTask } from '../resources/model.js';
 
 /**
@@ -10,14 +10,11 @@ export type { DesiredAcl, DesiredEntry, DesiredFolder, DesiredTask } from '../re
  * An object whose references do not all resolve is not here: it is a diagnostic instead.
  */
 export interface DesiredState {
-  /** In manifest order (files sorted, documents in file order). */
-  readonly tasks: readonly DesiredTask[];
-  readonly acls: readonly DesiredAcl[];
-  readonly folders: readonly DesiredFolder[];
+  /** The desired objects of each kind, in manifest order (files sorted, documents in file order). */
+  readonly byKind: { readonly [K in ResourceKind]: readonly DesiredOf<K>[] };
   /**
    * Manifests left out because a reference did not resolve. Their objects are still managed:
    * never pruned, and valid `--target`s (they just plan nothing until fixed).
    */
   readonly skipped: readonly Manifest[];
 }
-
