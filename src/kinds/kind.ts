@@ -2,7 +2,7 @@ import type { LiveState } from '../live/model.js';
 import type { Scope } from '../config/model.js';
 import type { FolderPermissionsManifest, Manifest, ManifestKind, ResourceGroupAclManifest, TaskManifest } from '../manifest/types.js';
 import type { ValueVocabulary } from '../manifest/value-words.js';
-import type { Change, DesiredAcl, DesiredFolder, DesiredTask, NameKind } from '../resources/model.js';
+import type { Change, DesiredAcl, DesiredFolder, DesiredTask, EntryPermissions, NameKind, Principal } from '../resources/model.js';
 import type { ServiceName } from '../vocabulary.js';
 import type { EntryView } from './folder-permissions/plan.js';
 import type { PlanDiagnostic } from './diagnostics.js';
@@ -30,6 +30,23 @@ export type DesiredOf<K extends ResourceKind> = DesiredByKind[K];
 export type AccessBasis =
   | { readonly kind: 'folder'; readonly before: readonly EntryView[]; readonly after: readonly EntryView[] }
   | { readonly kind: 'acl'; readonly userGroup: string; readonly resourceGroup: string; readonly before: readonly string[]; readonly after: readonly string[] };
+
+/** What an unmanaged object is, in a line: enough to decide whether to import or delete it (the drift report's). */
+export type UnmanagedDetail =
+  | { readonly kind: 'Task'; readonly groups: readonly string[] }
+  | { readonly kind: 'ResourceGroupAcl'; readonly resourceGroup: string; readonly userGroup: string; readonly permissions: readonly string[] }
+  | { readonly kind: 'FolderPermissions'; readonly entries: readonly { readonly principal: Principal; readonly grant: EntryPermissions }[] };
+
+/** The unmanaged detail of kind `K`. */
+export type UnmanagedDetailOf<K extends ResourceKind> = Extract<UnmanagedDetail, { readonly kind: K }>;
+
+/** The renderer's words a kind's wording is made with (the kinds load no renderer). */
+export interface KindWords {
+  /** Server text made safe to print on one line. */
+  readonly escape: (text: string) => string;
+  /** A folder entry's permissions in words. */
+  readonly grant: (grant: EntryPermissions) => string;
+}
 
 /** A manifest's references resolved (`value`), or what did not resolve (`diagnostics`, then it is left out). */
 export interface Resolution<T> {
@@ -103,4 +120,8 @@ export interface KindDefinition<K extends ResourceKind> {
   readonly plan: (context: PlanContext<K>) => void;
   /** The deletes of the unmanaged objects in scope (called only when `prune` lists the kind). */
   readonly prune: (context: PlanContext<K>) => void;
+  /** What the unmanaged object a prune `change` deletes is, from the live state the plan was made from (drift lists it). */
+  readonly unmanagedDetail: (change: Change, live: LiveState) => UnmanagedDetailOf<K>;
+  /** That detail in a line of words: `task in Finance`, `Operators on Finance: TaskRun`. */
+  readonly describeUnmanaged: (detail: UnmanagedDetailOf<K>, words: KindWords) => string;
 }

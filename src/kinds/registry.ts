@@ -1,3 +1,4 @@
+import type { PrunableKind } from '../config/model.js';
 import type { KindDefinition, ResourceKind } from './kind.js';
 import { FOLDER_PERMISSIONS } from './folder-permissions/definition.js';
 import { RESOURCE_GROUP_ACL } from './resource-group-acl/definition.js';
@@ -34,3 +35,6 @@ export function kindsInRank(): readonly KindDefinition<ResourceKind>[] {
 export function forEachKind(visit: <K extends ResourceKind>(definition: KindDefinition<K>) => void): void {
   for (const kind of EVERY_KIND) visit(kindOf(kind));
 }
+
+/** The kinds `prune` may list, in manifest order. */
+export const PRUNABLE_KINDS: readonly PrunableKind[] = EVERY_KIND.filter((kind) => KINDS[kind].prunable);

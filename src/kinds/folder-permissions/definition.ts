@@ -1,5 +1,6 @@
 import { folderKey } from '../../live/model.js';
 import type { KindDefinition } from '../kind.js';
+import { viewEntries } from './plan.js';
 import { planFolders, pruneFolders } from './plan-folders.js';
 import { resolveFolder } from './resolve.js';
 
@@ -19,6 +20,16 @@ export const FOLDER_PERMISSIONS: KindDefinition<'FolderPermissions'> = {
   references: ['user', 'group'],
   resolve: (m, live) => resolveFolder(m, live.transfer!),
   nameOf: (d) => d.path,
+  unmanagedDetail: (change, live) => {
+    const folder = live.transfer?.folders.get(folderKey(change.name));
+    const entries = folder ? viewEntries(folder.acl) : [];
+    return {
+      kind: 'FolderPermissions',
+      entries: entries.map((e) => ({ principal: { type: e.type, name: e.name }, grant: { permissions: [...e.permissions.permissions], sharePermissions: [...e.permissions.sharePermissions] } })),
+    };
+  },
+  describeUnmanaged: (detail, words) =>
+    detail.entries.length === 0 ? 'no entries' : detail.entries.map((e) => `${e.principal.type.toLowerCase()} ${words.escape(e.principal.name)} (${words.grant(e.grant)})`).join('; '),
   plan: planFolders,
   prune: pruneFolders,
 };

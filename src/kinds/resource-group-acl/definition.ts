@@ -23,6 +23,18 @@ export const RESOURCE_GROUP_ACL: KindDefinition<'ResourceGroupAcl'> = {
   resolve: (m, live) => resolveAcl(m, live.automation!),
   nameOf: (d) => d.manifest.name,
 
+  unmanagedDetail: (change, live) => {
+    const acl = [...(live.automation?.acls?.values() ?? [])].find((a) => a.ACLID === change.liveId);
+    const slash = change.name.indexOf('/');
+    return {
+      kind: 'ResourceGroupAcl',
+      resourceGroup: acl?.ResourceGroupName ?? change.name.slice(0, Math.max(0, slash)),
+      userGroup: acl?.UserGroupName ?? change.name.slice(slash + 1),
+      permissions: acl ? grantedPermissions(acl) : [],
+    };
+  },
+  describeUnmanaged: (detail, words) => `${words.escape(detail.userGroup)} on ${words.escape(detail.resourceGroup)}: ${detail.permissions.length === 0 ? 'no permissions' : detail.permissions.join(', ')}`,
+
   plan: (context) => {
     const liveAcls = context.live.automation?.acls;
     for (const desired of context.desired) {

@@ -19,6 +19,12 @@ export const TASK: KindDefinition<'Task'> = {
   resolve: (m, live) => resolveTask(m, live.automation!),
   nameOf: (d) => d.manifest.name,
 
+  unmanagedDetail: (change, live) => {
+    const task = change.liveId !== undefined ? live.automation?.tasks?.byId.get(change.liveId) : undefined;
+    return { kind: 'Task', groups: Array.isArray(task?.Group) ? task.Group.map(String) : [] };
+  },
+  describeUnmanaged: (detail, words) => (detail.groups.length === 0 ? 'task in no group' : `task in ${detail.groups.map(words.escape).join(', ')}`),
+
   plan: (context) => {
     const catalog = createTaskCatalog(context.live.automation, context.taskVocabulary);
     const liveTasks = context.live.automation?.tasks;
