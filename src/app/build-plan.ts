@@ -7,6 +7,7 @@ import { hasErrors } from '../manifest/diagnostics.js';
 import { getValueVocabulary } from '../manifest/schemas.js';
 import type { ManifestSet } from '../manifest/validate.js';
 import { VERSION } from '../version.js';
+import { withDefined } from '../with-defined.js';
 import { liveSpecs, withRemovedContent } from '../import/removed-content.js';
 import { sortPlanDiagnostics } from '../plan/diagnostics.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
@@ -67,7 +68,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
   const env = input.environment;
   const transferUrl = input.servers.transfer?.url;
   const transferHostname = transferUrl !== undefined ? hostnameOf(transferUrl) : undefined;
-  const match: TransferHostMatch = { transferHosts: env.transferHosts ?? [], ...(transferHostname !== undefined ? { transferHostname } : {}) };
+  const match: TransferHostMatch = { transferHosts: env.transferHosts ?? [], ...withDefined({ transferHostname }) };
   const checking = input.clients.transfer !== undefined && (match.transferHosts.length > 0 || transferHostname !== undefined);
   // The last progress reported, for the user-group read after the plan (numbered on from it).
   let reported = { done: 0, total: 0 };
@@ -80,12 +81,10 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     : undefined;
   const read = await readLiveState({
       manifests: loaded.manifests,
-      ...(input.clients.automation ? { automation: input.clients.automation } : {}),
-      ...(input.clients.transfer ? { transfer: input.clients.transfer } : {}),
+      ...withDefined({ automation: input.clients.automation, transfer: input.clients.transfer }),
       scope: env.scope,
       prune: env.prune,
-      ...(input.parallelism !== undefined ? { parallelism: input.parallelism } : {}),
-      ...(progress ? { progress } : {}),
+      ...withDefined({ parallelism: input.parallelism, progress }),
       ...(checking
         ? {
             stepFolders: (automation) => {
@@ -105,8 +104,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     variables: Object.fromEntries([...loaded.variables].sort(([a], [b]) => compareText(a, b))),
     scope: env.scope,
     prune: env.prune,
-    ...(input.pruneOff !== undefined ? { pruneOff: input.pruneOff } : {}),
-    ...(input.targets ? { targets: input.targets } : {}),
+    ...withDefined({ pruneOff: input.pruneOff, targets: input.targets }),
     toolVersion: input.toolVersion ?? VERSION,
     now: (input.now ?? (() => new Date()))(),
     cwd,
@@ -134,7 +132,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
 /** The plan with another access report, in the model's key order. */
 function withAccess(plan: Plan, access: AccessReport | undefined): Plan {
   const { access: _previous, transferChecks, ...rest } = plan;
-  return { ...rest, ...(access !== undefined ? { access } : {}), ...(transferChecks !== undefined ? { transferChecks } : {}) };
+  return { ...rest, ...withDefined({ access, transferChecks }) };
 }
 
 function serverIdentities(servers: BuildPlanInput['servers'], live: LiveState): Plan['servers'] {
