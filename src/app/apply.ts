@@ -10,7 +10,7 @@ import { hasErrors } from '../manifest/diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
 import { formatAddress } from '../plan/model.js';
 import type { Plan, PolicyReport } from '../plan/model.js';
-import { sourceRef } from '../plan/plan-changes.js';
+import { sourceRef } from '../plan/compute-plan.js';
 import { deniesPlan } from '../policy/evaluate.js';
 import { policyDenyLines } from '../render/policy.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
@@ -291,9 +291,9 @@ async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<A
  * written payloads against the servers, and say why.
  */
 async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: ApplyRun, ctx: AppContext): Promise<VerifyResult> {
-  const [{ loadManifests }, { buildPlan }, { manifestDigest }, { findUnconverged, verifyPayloads }] = await Promise.all([
+  const [{ loadManifests }, { readAndPlan }, { manifestDigest }, { findUnconverged, verifyPayloads }] = await Promise.all([
     import('../manifest/load.js'),
-    import('./build-plan.js'),
+    import('./read-and-plan.js'),
     import('../plan/manifest-digest.js'),
     import('../apply/verify.js'),
   ]);
@@ -305,7 +305,7 @@ async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: A
   if (!unchanged && manifestDigest(manifests, ctx.cwd) !== plan.manifestDigest) {
     return payloads('the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan');
   }
-  const result = await buildPlan({
+  const result = await readAndPlan({
     manifests,
     clients: r.clients.readers,
     environment: r.env,

@@ -104,8 +104,8 @@ export interface PlanManifestsInput {
  * value here: apply would refuse the plan.
  */
 export async function planManifests(manifests: ManifestSet, input: PlanManifestsInput, ctx: AppContext): Promise<PlanOfManifests> {
-  const { buildPlan } = await import('./build-plan.js');
-  const result = await buildPlan({
+  const { readAndPlan } = await import('./read-and-plan.js');
+  const result = await readAndPlan({
     manifests,
     clients: input.readers,
     environment: input.env,

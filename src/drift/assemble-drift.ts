@@ -1,7 +1,7 @@
 import type { DriftIgnoreRule, PrunableKind } from '../config/model.js';
 import type { LiveState } from '../live/model.js';
 import { MANIFEST_KINDS } from '../manifest/types.js';
-import { composePlan } from '../plan/compose-plan.js';
+import { assemblePlan } from '../plan/assemble-plan.js';
 import { FLAGGED_ACL_GRANTS, FLAGGED_GRANTS } from '../plan/access-changes.js';
 import { kindOf } from '../kinds/registry.js';
 import { formatAddress } from '../plan/model.js';
@@ -118,7 +118,7 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
   }
 
   const keptAccess = accessOfChanges(input.plan.access, kept);
-  const plan = composePlan(input.plan, kept, input.plan.errored, keptAccess);
+  const plan = assemblePlan(input.plan, kept, input.plan.errored, keptAccess);
   const driftedAddresses = new Set(drifted.map((d) => d.address));
   const access = accessOfChanges(keptAccess, kept.filter((c) => driftedAddresses.has(c.address)));
   const managed = kept.filter((c) => c.action !== 'delete').length + (input.missingFolders?.length ?? 0);

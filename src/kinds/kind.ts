@@ -55,7 +55,7 @@ export interface Resolution<T> {
 }
 
 /**
- * What a kind's planning reads and where it puts its changes: one `planChanges` run (pure). The
+ * What a kind's planning reads and where it puts its changes: one `computePlan` run (pure). The
  * kinds are planned one after another in the order of `KINDS`; `add` keeps the order they add in.
  */
 export interface PlanContext<K extends ResourceKind> {

@@ -4,7 +4,7 @@ export type { DesiredAcl, DesiredEntry, DesiredFolder, DesiredTask } from '../re
 
 /**
  * The desired state after references were resolved against the live servers: what
- * `resolveDesired` hands to `planChanges`. Every object keeps its manifest (for names as the
+ * `resolveDesired` hands to `computePlan`. Every object keeps its manifest (for names as the
  * user wrote them and for source positions); the resolved parts hold server ids.
  *
  * An object whose references do not all resolve is not here: it is a diagnostic instead.

@@ -5,7 +5,7 @@ import { EVERY_KIND, kindOf } from '../kinds/registry.js';
 import { compareText } from '../order.js';
 import { canonicalJson, joinPath, PASSWORD_FIELD, sensitiveValue, toJson } from '../resources/common.js';
 import { formatAddress, type Action, type JsonValue, type Plan, type ResourceKind, type SourceRef } from './model.js';
-import { sourceRef } from './plan-changes.js';
+import { sourceRef } from './compute-plan.js';
 
 /**
  * The promotion view (`mftops diff-env A B`): what differs between two environments, object by

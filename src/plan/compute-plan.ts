@@ -11,7 +11,7 @@ import { withDefined } from '../with-defined.js';
 import type { DesiredState } from './desired.js';
 import { createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
-import { composePlan } from './compose-plan.js';
+import { assemblePlan } from './assemble-plan.js';
 import { planAccessChanges } from './access-changes.js';
 import type { UserGroupAccess } from './access-changes.js';
 import { establishesFolderPath, formatAddress, isWriteAction, parseAddress } from './model.js';
@@ -19,7 +19,7 @@ import type { AccessReport, Change, Plan, PlanHeader, PruneOff, ResolvedName } f
 
 export { sourceRef } from '../kinds/source.js';
 
-export interface PlanChangesInput {
+export interface ComputePlanInput {
   readonly desired: DesiredState;
   readonly live: LiveState;
   /** Environment name from mftops.yaml. */
@@ -54,13 +54,13 @@ export interface PlanChangesInput {
  * The plan, its diagnostics, and `accessWith`: the access report again with user-group members
  * read after the plan (only a plan that changes an ACL needs them), without planning again.
  */
-export interface PlannedChanges {
+export interface ComputedPlan {
   readonly plan: Plan;
   readonly diagnostics: PlanDiagnostic[];
   readonly accessWith: (userGroups: UserGroupAccess) => AccessReport | undefined;
 }
 
-export function planChanges(input: PlanChangesInput): PlannedChanges {
+export function computePlan(input: ComputePlanInput): ComputedPlan {
   const diagnostics: PlanDiagnostic[] = [];
   /** What each permission change starts from and ends with, for the access report. */
   const bases = new Map<string, AccessBasis>();
@@ -105,7 +105,7 @@ export function planChanges(input: PlanChangesInput): PlannedChanges {
   const userGroups = automation?.userGroupMembers ? { members: automation.userGroupMembers, acls: automation.acls ?? new Map() } : undefined;
   const transferMembers = input.live.transfer?.groupMembers;
   return {
-    plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, transferMembers, userGroups)),
+    plan: assemblePlan(header, changes, errored, planAccessChanges(changes, bases, transferMembers, userGroups)),
     diagnostics,
     accessWith: (known) => planAccessChanges(changes, bases, transferMembers, known),
   };

@@ -16,12 +16,12 @@ import { formatAddress } from '../plan/model.js';
 import type { AccessReport, Plan, PruneOff, ServerIdentity } from '../plan/model.js';
 import { checkTransferSteps, findTransferSteps, hostnameOf } from '../plan/cross-server.js';
 import type { TransferHostMatch } from '../plan/cross-server.js';
-import { planChanges } from '../plan/plan-changes.js';
+import { computePlan } from '../plan/compute-plan.js';
 import { resolveDesired } from '../plan/resolve-desired.js';
 import { evaluatePolicies } from '../policy/evaluate.js';
 import { createPolicyRunner } from './run-policy-checks.js';
 
-export interface BuildPlanInput {
+export interface ReadAndPlanInput {
   /** Loaded manifests (`loadManifests`); with an error among their diagnostics nothing is read. */
   readonly manifests: ManifestSet;
   /** Read-only clients: building a plan cannot write. A service without a client is not read. */
@@ -43,7 +43,7 @@ export interface BuildPlanInput {
   readonly now?: () => Date;
 }
 
-export interface BuildPlanResult {
+export interface ReadAndPlanResult {
   /**
    * The plan; undefined when the manifests have errors (then the servers were not contacted).
    * When `diagnostics` holds an error the plan leaves the objects concerned out: show it, but
@@ -61,7 +61,7 @@ export interface BuildPlanResult {
  * ids, diff. I/O happens in `readLiveState` and in reading the manifest bytes for the digest;
  * everything else is pure.
  */
-export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult> {
+export async function readAndPlan(input: ReadAndPlanInput): Promise<ReadAndPlanResult> {
   const cwd = input.cwd ?? process.cwd();
   const loaded = input.manifests;
   if (hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
@@ -110,7 +110,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     cwd,
     taskVocabulary: getValueVocabulary('Task'),
   };
-  const first = planChanges(planInput);
+  const first = computePlan(planInput);
   // User-group members are read only for a plan that changes an ACL's permissions (A-28), then
   // the plan is made again (pure) with them: its access section names each member.
   const automation = input.clients.automation;
@@ -135,7 +135,7 @@ function withAccess(plan: Plan, access: AccessReport | undefined): Plan {
   return { ...rest, ...withDefined({ access, transferChecks }) };
 }
 
-function serverIdentities(servers: BuildPlanInput['servers'], live: LiveState): Plan['servers'] {
+function serverIdentities(servers: ReadAndPlanInput['servers'], live: LiveState): Plan['servers'] {
   const out: Partial<Record<ServiceName, ServerIdentity>> = {};
   if (servers.automation) {
     const version = live.automation?.info?.appVersion;
