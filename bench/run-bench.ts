@@ -9,7 +9,7 @@ import type { EmulatorSeed, RunningEmulator } from '../src/emulator/index.js';
 import type { JsonObject } from '../src/emulator/json.js';
 import { mapWithConcurrency } from '../src/live/map-with-concurrency.js';
 import { loadManifests } from '../src/manifest/load.js';
-import { buildPlan } from '../src/app/build-plan.js';
+import { readAndPlan } from '../src/app/read-and-plan.js';
 import type { JsonValue } from '../src/plan/model.js';
 import { Secret, parseSecretRef } from '../src/secret.js';
 import { createAutomationClient, createTransferClient, toReadonlyAutomationClient } from '../src/services/index.js';
@@ -163,7 +163,7 @@ async function plannedTaskBodies(count: number, work: string): Promise<JsonObjec
       writeTaskManifests(dir, from, Math.min(count, from + 10_000));
       const manifests = await loadManifests([dir], { cwd: work });
       const env = { name: 'bench', manifests: [], scope: { taskGroups: [], folders: [] }, prune: [] };
-      const first = await buildPlan({ manifests, clients: { automation: toReadonlyAutomationClient(client) }, environment: env, servers: {}, cwd: work });
+      const first = await readAndPlan({ manifests, clients: { automation: toReadonlyAutomationClient(client) }, environment: env, servers: {}, cwd: work });
       for (const c of first.plan?.changes ?? []) if (c.action === 'create' && c.payload?.kind === 'Task') bodies.push(standIns(c.payload.body) as JsonObject);
       rmSync(dir, { recursive: true, force: true });
       process.stderr.write(`bench: planned task bodies ${from}..${bodies.length} (${Math.round(process.memoryUsage().rss / 1048576)} MB)\n`);

@@ -37,7 +37,13 @@ const EDGES: readonly Edge[] = sourceFiles(SRC).flatMap((file) => {
   return out;
 });
 
-const area = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : path);
+/**
+ * The top folder of a path under src/, except that the kinds are two areas: their I/O half
+ * (`kinds/io-registry.ts`, `kinds/kind-io.ts`, `kinds/<kind>/io.ts`, `kinds/<kind>/io-*.ts`) is
+ * `kinds-io`, the rest of `kinds/` the pure half, `kinds`.
+ */
+const KINDS_IO = /^kinds\/(io-registry\.ts|kind-io\.ts|[^/]+\/io(-[^/]*)?\.ts)$/;
+const area = (path: string): string => (KINDS_IO.test(path) ? 'kinds-io' : path.includes('/') ? path.slice(0, path.indexOf('/')) : path);
 const show = (e: Edge): string => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`;
 
 /** Packages and modules that do I/O: the pure core may not load them. */
@@ -75,6 +81,7 @@ describe('the layers of docs/architecture.md', () => {
   it('sees the import graph (the parser finds the imports it is meant to hold)', () => {
     expect(EDGES.length).toBeGreaterThan(500);
     expect(EDGES).toContainEqual({ from: 'cli/main.ts', to: 'errors.ts', typeOnly: false });
+    expect(['kinds/task/io.ts', 'kinds/task/io-steps.ts', 'kinds/kind-io.ts', 'kinds/io-registry.ts', 'kinds/task/definition.ts', 'kinds/registry.ts'].map(area)).toEqual(['kinds-io', 'kinds-io', 'kinds-io', 'kinds-io', 'kinds', 'kinds']);
   });
 
   it('the Action imports nothing from the CLI: both are views of src/app', () => {
@@ -87,7 +94,7 @@ describe('the layers of docs/architecture.md', () => {
     expect(EDGES.filter((e) => area(e.from) === 'app' && views.has(area(e.to))).map(show)).toEqual([]);
   });
 
-  it.each(['plan', 'render', 'resources', 'access'])('src/%s loads no I/O, directly or through what it imports', (layer) => {
+  it.each(['plan', 'render', 'resources', 'access', 'kinds'])('src/%s loads no I/O, directly or through what it imports', (layer) => {
     const offending = EDGES.filter((e) => area(e.from) === layer)
       .map((e) => e.from)
       .filter((f, i, all) => all.indexOf(f) === i)
@@ -95,9 +102,20 @@ describe('the layers of docs/architecture.md', () => {
     expect(offending).toEqual([]);
   });
 
-  it.each(['plan', 'render', 'resources', 'access'])('src/%s reads the I/O areas only through their data modules', (layer) => {
-    const io = new Set(['services', 'live', 'apply', 'snapshot', 'drift', 'import', 'app', 'cli', 'action', 'emulator']);
+  it.each(['plan', 'render', 'resources', 'access', 'kinds'])('src/%s reads the I/O areas only through their data modules', (layer) => {
+    const io = new Set(['services', 'live', 'apply', 'snapshot', 'drift', 'import', 'app', 'cli', 'action', 'emulator', 'kinds-io']);
     expect(EDGES.filter((e) => area(e.from) === layer && io.has(area(e.to)) && !DATA_MODULES.has(e.to)).map(show)).toEqual([]);
+  });
+
+  it('pure code imports only the pure halves of the kinds (type-only imports count)', () => {
+    const pure = new Set(['plan', 'render', 'resources', 'access', 'policy', 'kinds']);
+    const pureFiles = (e: Edge) => pure.has(area(e.from)) || e.from === 'drift/assemble-drift.ts' || e.from === 'drift/acknowledge.ts';
+    expect(EDGES.filter((e) => pureFiles(e) && area(e.to) === 'kinds-io').map(show)).toEqual([]);
+  });
+
+  it('the kinds sit below the plan, the renderers and the phases that loop over them (type-only imports count)', () => {
+    const above = new Set(['plan', 'render', 'drift', 'import', 'policy', 'apply', 'live', 'snapshot', 'app', 'cli', 'action']);
+    expect(EDGES.filter((e) => area(e.from) === 'kinds' && above.has(area(e.to)) && !DATA_MODULES.has(e.to)).map(show)).toEqual([]);
   });
 
   it('no two areas of src import each other', () => {

@@ -10,7 +10,7 @@ import { hasErrors } from '../manifest/diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
 import { formatAddress } from '../plan/model.js';
 import type { Plan, PolicyReport } from '../plan/model.js';
-import { sourceRef } from '../plan/plan-changes.js';
+import { sourceRef } from '../plan/compute-plan.js';
 import { deniesPlan, evaluatePolicies } from '../policy/evaluate.js';
 import { policyDenyLines } from '../render/policy.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
@@ -28,7 +28,7 @@ import { acquireApplyLock, describeTakeover } from '../apply/apply-lock.js';
 import { saveSnapshot } from '../snapshot/save-snapshot.js';
 import { createPolicyRunner } from './run-policy-checks.js';
 import { loadManifests } from '../manifest/load.js';
-import { buildPlan } from './build-plan.js';
+import { readAndPlan } from './read-and-plan.js';
 import { manifestDigest } from '../plan/manifest-digest.js';
 import { findUnconverged, verifyPayloads } from '../apply/verify.js';
 import { describeSecretProblems, findSecretProblems } from '../apply/secrets.js';
@@ -301,7 +301,7 @@ async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: A
   if (!unchanged && manifestDigest(manifests, ctx.cwd) !== plan.manifestDigest) {
     return payloads('the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan');
   }
-  const result = await buildPlan({
+  const result = await readAndPlan({
     manifests,
     clients: r.clients.readers,
     environment: r.env,

@@ -4,11 +4,12 @@ import type { LiveState } from '../live/model.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import type { SourcePosition } from '../manifest/diagnostics.js';
 import type { Manifest } from '../manifest/types.js';
-import { buildPlan } from './build-plan.js';
-import type { BuildPlanInput } from './build-plan.js';
+import { readAndPlan } from './read-and-plan.js';
+import type { ReadAndPlanInput } from './read-and-plan.js';
 import { createPlanWarning, didYouMean, sortPlanDiagnostics } from '../plan/diagnostics.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
-import type { DriftIgnoreRule, PrunableKind } from '../config/model.js';
+import type { DriftIgnoreRule } from '../config/model.js';
+import { PRUNABLE_KINDS } from '../kinds/registry.js';
 import { unmatchedRules } from '../drift/acknowledge.js';
 import { ApiError } from '../services/errors.js';
 import { assembleDrift, attributeAuditRecords, auditQueriesFor, driftAddresses, withAuditFailure, withLivePolicy } from '../drift/assemble-drift.js';
@@ -20,8 +21,8 @@ import type { PolicySubject } from '../policy/evaluate.js';
 import type { AuditAnswer, MissingFolder } from '../drift/assemble-drift.js';
 import type { DriftReport } from '../drift/model.js';
 
-/** What buildPlan takes, but never `--target`: drift looks at everything. */
-export interface DetectDriftInput extends Omit<BuildPlanInput, 'targets'> {
+/** What readAndPlan takes, but never `--target`: drift looks at everything. */
+export interface DetectDriftInput extends Omit<ReadAndPlanInput, 'targets'> {
   /**
    * Only part of the manifests was given (`PruneChoice.partial`): objects in scope that none of
    * them names are not looked for, since the others may manage them; the report says so.
@@ -39,9 +40,6 @@ export interface DetectDriftResult {
   readonly live?: LiveState;
 }
 
-/** Every kind: the plan must list the unmanaged objects of all of them, pruned or not. */
-const EVERY_KIND: readonly PrunableKind[] = ['Task', 'ResourceGroupAcl', 'FolderPermissions'];
-
 /**
  * `mftops drift` as a library call: a plan of every manifest with every kind's unmanaged objects
  * in scope, through the read-only clients, then the acknowledgements, then the audit queries for
@@ -52,7 +50,8 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
   const env = input.environment;
   const now = input.now ?? (() => new Date());
   const { partial, ...planInput } = input;
-  const result = await buildPlan({ ...planInput, environment: { ...env, prune: partial === true ? [] : EVERY_KIND }, now });
+  // Every prunable kind: the plan must list the unmanaged objects of all of them, pruned or not.
+  const result = await readAndPlan({ ...planInput, environment: { ...env, prune: partial === true ? [] : PRUNABLE_KINDS }, now });
   const { plan, live } = result;
   const { missingFolders, diagnostics } = separateMissingFolders(input.manifests.manifests, result.diagnostics, input.cwd ?? process.cwd());
   if (plan === undefined || live === undefined || hasErrors(diagnostics)) return { diagnostics: result.diagnostics, ...(live ? { live } : {}) };

@@ -4,7 +4,8 @@ import type { EnvironmentSettings, MftopsConfig, Scope, ServiceName } from '../c
 import { resolveEnvironmentServices } from '../config/load-config.js';
 import { ConfigError } from '../errors.js';
 import type { ImportKind, ImportSelection, ImportSource, SecretPlaceholder } from '../import/model.js';
-import { MANIFEST_KINDS } from '../manifest/types.js';
+import { isPathNamed } from '../kinds/address.js';
+import { EVERY_KIND, KINDS } from '../kinds/registry.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
@@ -151,7 +152,7 @@ function shownPath(path: string, cwd: string): string {
  * would leave nothing: then the explicit kind's error says why.
  */
 function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: boolean, ctx: Pick<AppContext, 'emit'>): ImportKind[] {
-  const wanted: readonly ImportKind[] = name === undefined ? MANIFEST_KINDS : name.startsWith('/') ? ['FolderPermissions'] : ['Task', 'ResourceGroupAcl'];
+  const wanted: readonly ImportKind[] = name === undefined ? EVERY_KIND : EVERY_KIND.filter((kind) => isPathNamed(kind) === name.startsWith('/'));
   const notes: string[] = [];
   let kinds = [...wanted];
   for (const { service, served, scopeKey } of SERVED_KINDS) {
@@ -168,10 +169,10 @@ function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: b
 }
 
 /** Which service holds each kind, and the part of `scope` that selects it. */
-const SERVED_KINDS: readonly { readonly service: ServiceName; readonly served: readonly ImportKind[]; readonly scopeKey: keyof Scope }[] = [
-  { service: 'automation', served: ['Task', 'ResourceGroupAcl'], scopeKey: 'taskGroups' },
-  { service: 'transfer', served: ['FolderPermissions'], scopeKey: 'folders' },
-];
+const SERVED_KINDS: readonly { readonly service: ServiceName; readonly served: readonly ImportKind[]; readonly scopeKey: keyof Scope }[] = (['automation', 'transfer'] as const).flatMap((service) => {
+  const served = EVERY_KIND.filter((kind) => KINDS[kind].service === service);
+  return served[0] === undefined ? [] : [{ service, served, scopeKey: KINDS[served[0]].scopeKey }];
+});
 
 async function readSnapshot(dir: string, id: string, env: string, kinds: readonly ImportKind[], ctx: Pick<AppContext, 'env'>): Promise<ImportSource> {
   // Lazy (measured): the snapshot store and its XML parser load for --from-snapshot only; an

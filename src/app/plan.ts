@@ -106,8 +106,8 @@ export interface PlanManifestsInput {
 export async function planManifests(manifests: ManifestSet, input: PlanManifestsInput, ctx: AppContext): Promise<PlanOfManifests> {
   // Lazy (measured): drift and diff-env --offline import this module and never plan; a static
   // import made them load the planner's 19 modules more.
-  const { buildPlan } = await import('./build-plan.js');
-  const result = await buildPlan({
+  const { readAndPlan } = await import('./read-and-plan.js');
+  const result = await readAndPlan({
     manifests,
     clients: input.readers,
     environment: input.env,

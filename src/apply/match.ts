@@ -1,6 +1,6 @@
 import { PASSWORD_FIELD, sameScalar } from '../resources/common.js';
 import { isRecord } from '../is-record.js';
-import { isVolatileTaskField } from '../resources/task.js';
+import { isVolatileTaskField } from '../kinds/task/plan.js';
 import { parseSecretRef } from '../secret.js';
 
 const SUPPRESSED = '(suppressed)';

@@ -1,7 +1,7 @@
 import { folderKey } from '../live/model.js';
-import { entryPermissions } from '../resources/folder-permissions.js';
+import { entryPermissions } from '../kinds/folder-permissions/plan.js';
 import { isRecord } from '../is-record.js';
-import { taskId } from '../resources/task.js';
+import { taskId } from '../kinds/task/plan.js';
 import { MftopsError } from '../errors.js';
 import type { AutomationClient } from '../services/automation/client.js';
 import type { ResourceGroupAcl, Task } from '../services/automation/types.js';

@@ -1,6 +1,6 @@
 import { folderKey } from '../folder-path.js';
 import type { Change } from '../plan/model.js';
-import { taskId } from '../resources/task.js';
+import { taskId } from '../kinds/task/plan.js';
 import type { ExportBaseline } from '../snapshot/model.js';
 import type { StaleCheckReaders, TouchedObjects } from './stale-check.js';
 

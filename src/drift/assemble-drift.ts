@@ -1,13 +1,11 @@
 import type { DriftIgnoreRule, PrunableKind } from '../config/model.js';
-import { folderKey } from '../live/model.js';
 import type { LiveState } from '../live/model.js';
 import { MANIFEST_KINDS } from '../manifest/types.js';
-import { composePlan } from '../plan/compose-plan.js';
+import { assemblePlan } from '../plan/assemble-plan.js';
 import { FLAGGED_ACL_GRANTS, FLAGGED_GRANTS } from '../plan/access-changes.js';
+import { kindOf } from '../kinds/registry.js';
 import { formatAddress } from '../plan/model.js';
 import type { AccessReport, Change, EntryChange, FieldChange, Plan, PolicyReport, SourceRef } from '../plan/model.js';
-import { viewEntries } from '../resources/folder-permissions.js';
-import { grantedPermissions } from '../resources/resource-group-acl.js';
 import type { AuditRecord } from '../services/automation/types.js';
 import { expiredOf, judgeDifference, ruleOf } from './acknowledge.js';
 import type { DifferenceRef } from './acknowledge.js';
@@ -120,7 +118,7 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
   }
 
   const keptAccess = accessOfChanges(input.plan.access, kept);
-  const plan = composePlan(input.plan, kept, input.plan.errored, keptAccess);
+  const plan = assemblePlan(input.plan, kept, input.plan.errored, keptAccess);
   const driftedAddresses = new Set(drifted.map((d) => d.address));
   const access = accessOfChanges(keptAccess, kept.filter((c) => driftedAddresses.has(c.address)));
   const managed = kept.filter((c) => c.action !== 'delete').length + (input.missingFolders?.length ?? 0);
@@ -315,34 +313,7 @@ function grantJson(g: { permissions: readonly string[]; sharePermissions: readon
 }
 
 function unmanagedDetail(change: Change, live: LiveState): UnmanagedDetail {
-  switch (change.kind) {
-    case 'Task': {
-      const task = change.liveId !== undefined ? live.automation?.tasks?.byId.get(change.liveId) : undefined;
-      return { kind: 'Task', groups: Array.isArray(task?.Group) ? task.Group.map(String) : [] };
-    }
-    case 'ResourceGroupAcl': {
-      const acl = [...(live.automation?.acls?.values() ?? [])].find((a) => a.ACLID === change.liveId);
-      const slash = change.name.indexOf('/');
-      return {
-        kind: 'ResourceGroupAcl',
-        resourceGroup: acl?.ResourceGroupName ?? change.name.slice(0, Math.max(0, slash)),
-        userGroup: acl?.UserGroupName ?? change.name.slice(slash + 1),
-        permissions: acl ? grantedPermissions(acl) : [],
-      };
-    }
-    case 'FolderPermissions': {
-      const folder = live.transfer?.folders.get(folderKey(change.name));
-      const entries = folder ? viewEntries(folder.acl) : [];
-      return {
-        kind: 'FolderPermissions',
-        entries: entries.map((e) => ({ principal: { type: e.type, name: e.name }, grant: grantJson(e.permissions) })),
-      };
-    }
-    default: {
-      const never: never = change.kind;
-      throw new Error(`unknown kind ${String(never)}`);
-    }
-  }
+  return kindOf(change.kind).unmanagedDetail(change, live);
 }
 
 // ------------------------------------------------------------------------------------- audit

@@ -174,11 +174,9 @@ export interface UnmanagedObject {
   readonly lastChange?: AuditAttribution;
 }
 
-/** What an unmanaged object is, in a line: enough to decide whether to import or delete it. */
-export type UnmanagedDetail =
-  | { readonly kind: 'Task'; readonly groups: readonly string[] }
-  | { readonly kind: 'ResourceGroupAcl'; readonly resourceGroup: string; readonly userGroup: string; readonly permissions: readonly string[] }
-  | { readonly kind: 'FolderPermissions'; readonly entries: readonly { readonly principal: Principal; readonly grant: EntryGrant }[] };
+/** What an unmanaged object is, in a line (each kind's: `KindDefinition.unmanagedDetail`). */
+export type { UnmanagedDetail } from '../kinds/kind.js';
+import type { UnmanagedDetail } from '../kinds/kind.js';
 
 /** A difference an `ignore` rule accepts. */
 export interface AcknowledgedItem {

@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import { EVERY_KIND, KINDS } from '../kinds/registry.js';
 import { folderKey } from '../live/model.js';
 import { aclLabel, aclToManifest, createImportCatalog, createSecretNamer, folderToManifest, taskToManifest } from './to-manifest.js';
 import type { ImportedManifest, ImportKind, ImportResult, ImportSelection, ImportSource } from './model.js';
@@ -54,18 +55,18 @@ export function importObjects(source: ImportSource, selection: ImportSelection):
   return { manifests, secrets: secrets.list(), skipped };
 }
 
+/** The selected kinds in manifest order (the registry's), whatever order they were asked in. */
 function orderKinds(kinds: readonly ImportKind[]): ImportKind[] {
-  const all: readonly ImportKind[] = ['Task', 'ResourceGroupAcl', 'FolderPermissions'];
-  return all.filter((k) => kinds.includes(k));
+  return EVERY_KIND.filter((k) => kinds.includes(k));
 }
 
 /** Refuses a selection that names nothing to look in (no scope, no --name, no --all). */
 export function checkSelection(selection: ImportSelection, environment: string): void {
   if (selection.name !== undefined || selection.all) return;
   for (const kind of selection.kinds) {
-    const empty = kind === 'FolderPermissions' ? selection.scope.folders.length === 0 : selection.scope.taskGroups.length === 0;
-    if (!empty) continue;
-    const key = kind === 'FolderPermissions' ? 'scope.folders' : 'scope.taskGroups';
+    const { scopeKey } = KINDS[kind];
+    if (selection.scope[scopeKey].length > 0) continue;
+    const key = `scope.${scopeKey}`;
     throw new ConfigError(`environment "${environment}" has no ${key}: pass --name PATTERN, or --all to import every ${kind} the account can see`);
   }
 }

@@ -2,19 +2,16 @@ import { NO_MEMBERS, computeEffectiveAccess, diffEffectiveAccess, groupMembersFr
 import type { AccessEntry } from '../access/effective.js';
 import { compareText } from '../order.js';
 import type { GroupMemberNames, UserGroupMemberNames } from '../live/model.js';
-import type { EntryView } from '../resources/folder-permissions.js';
-import { grantedPermissions } from '../resources/resource-group-acl.js';
+import { grantedPermissions } from '../kinds/resource-group-acl/plan.js';
 import type { ResourceGroupAcl } from '../services/automation/types.js';
 import { ACL_PERMISSIONS } from '../vocabulary.js';
 import type { AccessChange, AccessReport, Change } from './model.js';
+import type { AccessBasis } from '../kinds/kind.js';
+import type { EntryView } from '../kinds/folder-permissions/plan.js';
 
-/**
- * The entries or permissions one change starts from and ends with, kept by the planner for the
- * access report (the change itself lists only the entries the manifest names).
- */
-export type AccessBasis =
-  | { readonly kind: 'folder'; readonly before: readonly EntryView[]; readonly after: readonly EntryView[] }
-  | { readonly kind: 'acl'; readonly userGroup: string; readonly resourceGroup: string; readonly before: readonly string[]; readonly after: readonly string[] };
+/** What each permission change starts from and ends with (moved down to the kinds, which plan them). */
+export type { AccessBasis } from '../kinds/kind.js';
+
 
 /** Folder permissions a grant of which a reviewer must see (issue 16). */
 export const FLAGGED_GRANTS: readonly string[] = ['admin', 'deleteFiles', 'share'];

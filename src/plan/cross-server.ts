@@ -12,7 +12,7 @@ import { createPlanWarning } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
 import { formatAddress } from './model.js';
 import type { Change, FolderPermissionsPayload, TransferStepChecks, TransferStepProblem } from './model.js';
-import { sourceRef } from './plan-changes.js';
+import { sourceRef } from './compute-plan.js';
 
 /**
  * Which automation hosts point at this environment's transfer service: those `transferHosts`

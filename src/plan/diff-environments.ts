@@ -1,10 +1,11 @@
-import { folderKey } from '../folder-path.js';
 import { isRecord } from '../is-record.js';
-import { MANIFEST_KINDS, type Manifest } from '../manifest/types.js';
+import type { Manifest } from '../manifest/types.js';
+import type { ManifestOf } from '../kinds/kind.js';
+import { EVERY_KIND, kindOf } from '../kinds/registry.js';
 import { compareText } from '../order.js';
 import { canonicalJson, joinPath, PASSWORD_FIELD, sensitiveValue, toJson } from '../resources/common.js';
 import { formatAddress, type Action, type JsonValue, type Plan, type ResourceKind, type SourceRef } from './model.js';
-import { sourceRef } from './plan-changes.js';
+import { sourceRef } from './compute-plan.js';
 
 /**
  * The promotion view (`mftops diff-env A B`): what differs between two environments, object by
@@ -142,7 +143,7 @@ export function compareEnvironments(a: EnvironmentSide, b: EnvironmentSide, opti
       ...(live ? { live } : {}),
     });
   }
-  objects.sort((x, y) => MANIFEST_KINDS.indexOf(x.kind) - MANIFEST_KINDS.indexOf(y.kind) || compareText(x.name, y.name));
+  objects.sort((x, y) => EVERY_KIND.indexOf(x.kind) - EVERY_KIND.indexOf(y.kind) || compareText(x.name, y.name));
   return { a: a.name, b: b.name, offline, objects, summary };
 }
 
@@ -152,19 +153,8 @@ export function environmentsDiffer(diff: EnvironmentDiff): boolean {
 }
 
 /** What makes two documents the same server object (as MF301 decides), with the kind. */
-function identityOf(m: Manifest): string {
-  switch (m.kind) {
-    case 'Task':
-      return `Task\u0000${m.name.toLowerCase()}`;
-    case 'FolderPermissions':
-      return `FolderPermissions\u0000${folderKey(m.name)}`;
-    case 'ResourceGroupAcl':
-      return `ResourceGroupAcl\u0000${m.spec.resourceGroup.toLowerCase()}\u0000${m.spec.userGroup.toLowerCase()}`;
-    default: {
-      const never: never = m;
-      throw new Error(`unknown kind ${JSON.stringify(never)}`);
-    }
-  }
+function identityOf<K extends ResourceKind>(m: ManifestOf<K>): string {
+  return `${m.kind}\u0000${kindOf<K>(m.kind).identityOf(m)}`;
 }
 
 function byIdentity(manifests: readonly Manifest[]): Map<string, Manifest> {

@@ -1,4 +1,7 @@
 import { folderDepth, folderKey, parentPath } from '../folder-path.js';
+import { isPathNamed } from '../kinds/address.js';
+import { kindsInRank } from '../kinds/registry.js';
+import { withDefined } from '../with-defined.js';
 import { establishesFolderPath, isWriteAction } from './model.js';
 import type { Change } from './model.js';
 
@@ -17,28 +20,17 @@ import type { Change } from './model.js';
 export function scheduleChanges(changes: readonly Change[]): Change[] {
   const writes = changes.filter((c) => isWriteAction(c.action));
   const makers = folderMakers(writes);
-  const maxDepth = Math.max(0, ...writes.filter((c) => c.kind === 'FolderPermissions').map((c) => folderDepth(c.name)));
-  const rawWave = (c: Change): number => {
-    if (c.action !== 'delete') return 0;
-    switch (c.kind) {
-      case 'Task':
-        return 1;
-      case 'ResourceGroupAcl':
-        return 2;
-      case 'FolderPermissions':
-        return 3 + maxDepth - folderDepth(c.name);
-      default: {
-        const never: never = c.kind;
-        throw new Error(`unknown kind ${String(never)}`);
-      }
-    }
-  };
+  // Deletes in reverse rank order, one wave per kind; a path-named kind's deepest paths first, a wave per depth.
+  const deleteOrder = [...kindsInRank()].reverse().map((definition) => definition.kind);
+  const depthOf = (c: Change): number => (isPathNamed(c.kind) ? folderDepth(c.name) : 0);
+  const maxDepth = Math.max(0, ...writes.map(depthOf));
+  const rawWave = (c: Change): number => (c.action === 'delete' ? 1 + deleteOrder.indexOf(c.kind) * (maxDepth + 1) + maxDepth - depthOf(c) : 0);
   const used = [...new Set(writes.map(rawWave))].sort((a, b) => a - b);
   return changes.map((c) => {
     const { wave: _wave, needs: _needs, ...rest } = c;
     if (!isWriteAction(c.action)) return rest;
     const needs = neededMaker(c, makers);
-    return { ...rest, wave: used.indexOf(rawWave(c)), ...(needs !== undefined ? { needs } : {}) };
+    return { ...rest, wave: used.indexOf(rawWave(c)), ...withDefined({ needs }) };
   });
 }
 

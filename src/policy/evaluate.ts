@@ -1,7 +1,7 @@
 import { matchesAddressGlob } from '../glob.js';
 import { isRecord } from '../is-record.js';
 import type { Manifest, PolicyManifest } from '../manifest/types.js';
-import { sourceRef } from '../plan/plan-changes.js';
+import { sourceRef } from '../plan/compute-plan.js';
 import type { AccessReport, Change, JsonObject, JsonValue, Plan, PolicyReport, PolicyViolation, Principal, ResourceKind, SourceRef, ValueMarker } from '../plan/model.js';
 import { isWriteAction, readMarker } from '../plan/model.js';
 import { PASSWORD_FIELD } from '../resources/common.js';

@@ -1,6 +1,7 @@
 import { applyExitCode, countResults, describeMovedName, describeStale, INTERRUPTED_BEFORE_START } from '../apply/model.js';
 import type { ApplyPhase, ApplyReport, ChangeResult, StaleObject, VerifyResult } from '../apply/model.js';
-import { summarize, type Plan, type ResourceKind } from '../plan/model.js';
+import { EVERY_KIND } from '../kinds/registry.js';
+import { summarize, type Plan } from '../plan/model.js';
 import { renderJsonOutput } from './json-output.js';
 import { policyAnnotations, policyText } from './policy.js';
 import { escapeControl } from './text.js';
@@ -10,8 +11,6 @@ import { escapeControl } from './text.js';
  * snapshot and the ledger are, and what verification found; or why nothing was written. Text
  * for people, JSON for the Action and scripts. Messages are already one line and redacted.
  */
-
-const KINDS: readonly ResourceKind[] = ['Task', 'ResourceGroupAcl', 'FolderPermissions'];
 
 /**
  * The question apply asks before a fresh plan's writes, naming what a "yes" does and where:
@@ -70,7 +69,7 @@ function pushRun(lines: string[], report: ApplyReport): void {
   const head = report.outcome === 'interrupted' ? 'Apply interrupted' : applyExitCode(report) === 0 ? 'Apply complete' : 'Apply finished with errors';
   lines.push(`${head} for environment "${text(report.environment)}": ${c.ok} applied, ${c.failed} failed, ${c.skipped} skipped.`);
   if (report.outcome === 'interrupted' && report.results.length === 0) for (const p of report.problems) lines.push(`  ${text(p)}`);
-  for (const kind of KINDS) {
+  for (const kind of EVERY_KIND) {
     const of = report.results.filter((r) => r.kind === kind);
     if (of.length === 0) continue;
     const k = countResults(of);
@@ -156,7 +155,7 @@ export function renderApplySummaryGithub(report: ApplyReport, options: { readonl
 /** The report as the `mftops.apply` document, with its counts and exit code. */
 export function renderApplySummaryJson(report: ApplyReport): string {
   const counts = countResults(report.results);
-  const perKind = Object.fromEntries(KINDS.flatMap((k) => {
+  const perKind = Object.fromEntries(EVERY_KIND.flatMap((k) => {
     const of = report.results.filter((r) => r.kind === k);
     return of.length > 0 ? [[k, countResults(of)]] : [];
   }));

@@ -1,6 +1,8 @@
 import type { AuditAttribution, AuditStatus, DriftedEntry, DriftedField, DriftedObject, DriftKind, DriftReport, EntryGrant, ExpiredAcknowledgement, UnmanagedObject, UnmanagedOmitted } from '../drift/model.js';
 import type { FieldWords, InnerWords, JsonValue } from '../plan/model.js';
 import { describeReason } from '../resources/reasons.js';
+import type { ResourceKind, UnmanagedDetailOf } from '../kinds/kind.js';
+import { kindOf } from '../kinds/registry.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
 import { displayValue, withInnerWords, withWords } from './values.js';
 
@@ -113,19 +115,11 @@ export function expiredText(e: ExpiredAcknowledgement): string {
 
 /** What an unmanaged object is, in a line. */
 export function unmanagedText(u: UnmanagedObject): string {
-  const d = u.detail;
-  switch (d.kind) {
-    case 'Task':
-      return d.groups.length === 0 ? 'task in no group' : `task in ${d.groups.map(escapeControl).join(', ')}`;
-    case 'ResourceGroupAcl':
-      return `${escapeControl(d.userGroup)} on ${escapeControl(d.resourceGroup)}: ${d.permissions.length === 0 ? 'no permissions' : d.permissions.join(', ')}`;
-    case 'FolderPermissions':
-      return d.entries.length === 0 ? 'no entries' : d.entries.map((e) => `${e.principal.type.toLowerCase()} ${escapeControl(e.principal.name)} (${grantText(e.grant)})`).join('; ');
-    default: {
-      const never: never = d;
-      throw new Error(`unknown unmanaged kind ${String(never)}`);
-    }
-  }
+  return describeUnmanaged(u.detail);
+}
+
+function describeUnmanaged<K extends ResourceKind>(detail: UnmanagedDetailOf<K>): string {
+  return kindOf(detail.kind as K).describeUnmanaged(detail, { escape: escapeControl, grant: grantText });
 }
 
 /**

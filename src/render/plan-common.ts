@@ -1,7 +1,8 @@
 import { structuredPatch } from 'diff';
 import { Document } from 'yaml';
 import { canonicalizeQuoting, TO_STRING_OPTIONS } from '../manifest/yaml-scalars.js';
-import { FOLDER_PERMISSIONS, MANIFEST_KINDS, SHARE_PERMISSIONS } from '../manifest/types.js';
+import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../manifest/types.js';
+import { EVERY_KIND } from '../kinds/registry.js';
 import type { Action, Change, EntryChange, EntryPermissions, FieldChange, InnerWords, JsonValue, Plan, PlanSummary, PruneOff, ResourceKind } from '../plan/model.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
 export { escapeControl, formatCount, formatInline } from './text.js';
@@ -91,7 +92,7 @@ export function countByKind(changes: readonly Change[]): { kind: ResourceKind; c
     }
     counts[c.action]++;
   }
-  return MANIFEST_KINDS.flatMap((kind) => {
+  return EVERY_KIND.flatMap((kind) => {
     const counts = byKind.get(kind);
     return counts === undefined ? [] : [{ kind, counts }];
   });

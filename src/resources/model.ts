@@ -1,5 +1,7 @@
 import type { FieldWords, InnerWords } from '../manifest/value-words.js';
 export type { FieldWords, InnerWords } from '../manifest/value-words.js';
+import type { ServiceName } from '../vocabulary.js';
+import type { ManifestKind } from '../vocabulary.js';
 import type { AclPermission, FolderPermission, FolderPermissionsManifest, ResourceGroupAclManifest, SharePermission, TaskManifest } from '../manifest/types.js';
 
 /**
@@ -278,3 +280,82 @@ export interface DesiredEntry {
   /** Position in `spec.entries`, for source positions. */
   readonly index: number;
 }
+
+/** One object of a plan: what happens to it and why (src/plan/model.ts: `Plan.changes`). */
+export interface Change {
+  /** `Kind/name`, e.g. `Task/Payroll to bank`, `FolderPermissions/Distribution/Acme`; the `--target` syntax. */
+  readonly address: string;
+  readonly kind: ManifestKind;
+  /**
+   * The identity: task name; an ACL's `metadata.name` (or `resourceGroup/userGroup` for an
+   * unmanaged one); folder path.
+   */
+  readonly name: string;
+  readonly service: ServiceName;
+  readonly action: Action;
+  /**
+   * Why, as a code with its parameters (the sentence is rendering): every `blocked`, `replace` and
+   * `delete`, a create that copies its parent's permissions, an update that leaves entries out.
+   */
+  readonly reason?: ChangeReason;
+  /**
+   * The live name when the object is renamed through `metadata.previousNames`; for a folder, its
+   * live path (renamed in place, or moved along with a parent folder this plan renames).
+   */
+  readonly previousName?: string;
+  /** Server id of the live object (absent for `create`). */
+  readonly liveId?: string;
+  /**
+   * sha256 of the live object as read (volatile server fields excluded), absent for `create` and
+   * `no-op` (apply leaves those alone). Apply re-reads every object it writes and refuses the
+   * whole plan if any fingerprint moved.
+   */
+  readonly fingerprint?: string;
+  /**
+   * Write changes only: every name the change resolved to a server object (users and groups of
+   * folder entries, hosts, scripts, date lists, resource groups), each once, in manifest order;
+   * absent when it resolved none. Apply re-reads the lists and refuses the whole plan when one
+   * now resolves to another id, or to nothing. Folders by path are checked by `liveId` and
+   * `fingerprint`; objects the plan creates by the stale check's `appeared`.
+   */
+  readonly resolved?: readonly ResolvedName[];
+  /**
+   * Write changes only (create, update, replace, delete): the wave apply runs the change in.
+   * Waves run one after the other from 0, the changes of a wave side by side (up to
+   * `--parallelism` at once). Creates and updates are the first wave; deletes follow in waves of
+   * their own: tasks, then ACLs, then folders deepest first. `changes` lists them wave by wave.
+   */
+  readonly wave?: number;
+  /**
+   * The address of the change this one waits for, in its wave, and is not started without: for
+   * a folder below a folder this plan creates or renames, the change of the nearest such folder.
+   */
+  readonly needs?: string;
+  /**
+   * Field-level differences, in manifest order. Empty for `no-op`. For FolderPermissions the
+   * differences of ACL entries are in `entries`, not here.
+   */
+  readonly fields: readonly FieldChange[];
+  /** Folder permissions only: per-entry view for the permission matrix and for apply. */
+  readonly entries?: readonly EntryChange[];
+  /**
+   * A `delete` or `replace` of a task or resource-group ACL: what it removes (a replace deletes
+   * the live object first), the live object's `spec` as `mftops import` would write it (names,
+   * not ids), secrets as `{"$sensitive": true}` markers; values are field values (see
+   * `ValueMarker`). A folder's delete lists its entries instead. Absent in plans made before
+   * mftops showed it.
+   */
+  readonly removes?: JsonObject;
+  /** Where the object is declared (absent for `delete` of an unmanaged object). */
+  readonly source?: SourceRef;
+  /** What apply sends (ids resolved, secrets as references); absent for `no-op` and `blocked`. */
+  readonly payload?: Payload;
+}
+
+/** A manifest position, paths relative to the working folder. */
+export interface SourceRef {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+}
+

@@ -1,6 +1,6 @@
 import { folderKey } from '../folder-path.js';
 import { compareText } from '../order.js';
-import { entryKey, entryPermissions } from '../resources/folder-permissions.js';
+import { entryKey, entryPermissions } from '../kinds/folder-permissions/plan.js';
 import type { FolderPermissions } from '../services/transfer/types.js';
 import type { ChangedEntry, DiffEntry, FolderDiff, FoldersDiff, SavedAclEntry, SavedFolder } from './model.js';
 import { withDefined } from '../with-defined.js';

@@ -4,7 +4,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { LedgerEntry } from '../../src/apply/ledger.js';
 import { describeSecretProblems, resolveChangeSecrets } from '../../src/apply/secrets.js';
 import type { ResolvedSecrets } from '../../src/apply/secrets.js';
-import { composePlan } from '../../src/plan/compose-plan.js';
+import { assemblePlan } from '../../src/plan/assemble-plan.js';
 import { formatAddress } from '../../src/plan/model.js';
 import type { Change, JsonObject, JsonValue, Plan, PlanHeader } from '../../src/plan/model.js';
 import { SEED_LOGINS } from '../integration/helpers.js';
@@ -276,7 +276,7 @@ export function entryFlags(granted: readonly string[]): Record<string, boolean |
 /** A plan of these changes, for guard and orchestration tests. */
 export function planOf(changes: readonly Change[], overrides: Partial<PlanHeader> & { errored?: boolean } = {}): Plan {
   const { errored = false, ...header } = overrides;
-  return composePlan(
+  return assemblePlan(
     {
       toolVersion: '0.0.0-test',
       createdAt: '2026-11-22T00:00:00.000Z',

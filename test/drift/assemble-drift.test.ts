@@ -4,7 +4,7 @@ import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure
 import { driftExitCode } from '../../src/drift/model.js';
 import { folderKey, indexByName } from '../../src/live/model.js';
 import type { LiveState } from '../../src/live/model.js';
-import { composePlan } from '../../src/plan/compose-plan.js';
+import { assemblePlan } from '../../src/plan/assemble-plan.js';
 import type { Change, Plan } from '../../src/plan/model.js';
 import type { Task } from '../../src/services/automation/types.js';
 import { renderDriftMarkdown } from '../../src/render/drift-markdown.js';
@@ -67,7 +67,7 @@ const strayFolder: Change = {
 };
 
 function plan(changes: readonly Change[]): Plan {
-  return composePlan({ toolVersion: 'test', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, changes, false);
+  return assemblePlan({ toolVersion: 'test', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, changes, false);
 }
 
 const live: LiveState = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assembleDrift, attributeAuditRecords, auditQueriesFor, withAuditFailure } from '../../src/drift/assemble-drift.js';
 import type { DriftReport } from '../../src/drift/model.js';
-import { composePlan } from '../../src/plan/compose-plan.js';
+import { assemblePlan } from '../../src/plan/assemble-plan.js';
 import type { Change } from '../../src/plan/model.js';
 import { renderDriftJson } from '../../src/render/drift-json.js';
 import { renderDriftMarkdown } from '../../src/render/drift-markdown.js';
@@ -12,7 +12,7 @@ const NOW = new Date('2026-11-22T12:00:00Z');
 
 function report(changes: Change[]): DriftReport {
   return assembleDrift({
-    plan: composePlan({ toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, changes, false),
+    plan: assemblePlan({ toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, changes, false),
     live: {},
     prune: [],
     ignore: [],
@@ -148,7 +148,7 @@ describe('drift renderers', () => {
   });
 
   it('say when unmanaged objects were not looked for because only part of the manifests was given', () => {
-    const plan = composePlan({ toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, [changed('Payroll', [{ path: 'Info.Description', before: 'a', after: 'b' }])], false);
+    const plan = assemblePlan({ toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, [changed('Payroll', [{ path: 'Info.Description', before: 'a', after: 'b' }])], false);
     const r = assembleDrift({ plan, live: {}, prune: [], ignore: [], now: NOW, unmanagedOmitted: 'partial-manifests' });
     const sentence = 'Unmanaged objects are not listed: only part of the manifests was given, and the others may manage what these do not name (pass --prune to list them anyway).';
     expect(renderDriftText(r, { color: false }).split('\n')[1]).toBe(sentence);

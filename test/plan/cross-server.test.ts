@@ -13,7 +13,7 @@ const MATCH: TransferHostMatch = { transferHosts: ['XFER'], transferHostname: 'x
 const steps = (...lines: string[]) => taskYaml('T', `  steps:\n${lines.map((l) => `    - ${l}\n`).join('')}`);
 const folderDoc = (path: string, body: string) => `---\napiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: ${path} }\nspec:\n${body}`;
 
-/** Plan the manifests against this state and run the checks, as buildPlan does. */
+/** Plan the manifests against this state and run the checks, as readAndPlan does. */
 function check(yaml: string, transfer: TransferLiveState, match: TransferHostMatch = MATCH) {
   const manifests = manifestsFrom(yaml);
   const live: LiveState = { automation: automationState({ hosts }), transfer };

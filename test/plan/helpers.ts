@@ -4,8 +4,8 @@ import type { EnvironmentSettings, PrunableKind } from '../../src/config/model.j
 import type { EmulatorOptions, EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { loadManifests } from '../../src/manifest/load.js';
-import { buildPlan } from '../../src/app/build-plan.js';
-import type { BuildPlanResult } from '../../src/app/build-plan.js';
+import { readAndPlan } from '../../src/app/read-and-plan.js';
+import type { ReadAndPlanResult } from '../../src/app/read-and-plan.js';
 import type { Change } from '../../src/plan/model.js';
 import { Secret } from '../../src/secret.js';
 import { createAutomationClient, toReadonlyAutomationClient } from '../../src/services/automation/client.js';
@@ -51,10 +51,10 @@ export function environment(overrides: Partial<EnvironmentSettings> = {}): Envir
 }
 
 /** Load manifests from paths and plan them against the harness with read-only clients. */
-export async function planPaths(h: Harness, paths: readonly string[], options: { env?: Partial<EnvironmentSettings>; targets?: string[]; cwd?: string } = {}): Promise<BuildPlanResult> {
+export async function planPaths(h: Harness, paths: readonly string[], options: { env?: Partial<EnvironmentSettings>; targets?: string[]; cwd?: string } = {}): Promise<ReadAndPlanResult> {
   const cwd = options.cwd ?? ROOT;
   const manifests = await loadManifests(paths, { cwd });
-  return buildPlan({
+  return readAndPlan({
     manifests,
     clients: { automation: toReadonlyAutomationClient(h.automation), transfer: toReadonlyTransferClient(h.transfer) },
     environment: environment(options.env),

@@ -57,9 +57,9 @@ describe('resolveDesired', () => {
     ]);
     expect(diagnostics.every((d) => d.severity === 'error')).toBe(true);
     // Objects with an unknown name are left out of the desired state, but stay known as managed.
-    expect(desired.tasks).toEqual([]);
-    expect(desired.acls).toEqual([]);
-    expect(desired.folders).toEqual([]);
+    expect(desired.byKind.Task).toEqual([]);
+    expect(desired.byKind.ResourceGroupAcl).toEqual([]);
+    expect(desired.byKind.FolderPermissions).toEqual([]);
     expect(desired.skipped.map((m) => m.name)).toEqual(['Broken task', 'typo', '/Distribution/Acme']);
   });
 
@@ -86,14 +86,14 @@ describe('resolveDesired', () => {
     const { desired, diagnostics } = resolveDesired(manifests, { automation: automationState(), transfer: transferState([]) });
     expect(diagnostics).toEqual([]);
     // A HostID written as an id resolves no name; a user group has no id and no list.
-    expect(desired.tasks[0]!.resolved).toEqual([
+    expect(desired.byKind.Task[0]!.resolved).toEqual([
       { kind: 'resourceGroup', name: 'finance' },
       { kind: 'dateList', name: 'Bank Holidays', id: '31' },
       { kind: 'host', name: 'Payroll-SFTP', id: '11' },
       { kind: 'script', name: 'PGP Encrypt', id: '21' },
     ]);
-    expect(desired.acls[0]!.resolved).toEqual([{ kind: 'resourceGroup', name: 'Partners' }]);
-    expect(desired.folders[0]!.resolved).toEqual([
+    expect(desired.byKind.ResourceGroupAcl[0]!.resolved).toEqual([{ kind: 'resourceGroup', name: 'Partners' }]);
+    expect(desired.byKind.FolderPermissions[0]!.resolved).toEqual([
       { kind: 'user', name: 'bob', id: 'u-bob' },
       { kind: 'group', name: 'Acme Partners', id: '7' },
     ]);
@@ -104,16 +104,16 @@ describe('resolveDesired', () => {
     const { desired, diagnostics } = resolveDesired(manifests, { automation: automationState() });
     expect(diagnostics.map((d) => d.code)).toEqual(['MF402']);
     expect(diagnostics[0]!.summary).toContain('no custom or standard script has ID `99`');
-    expect(desired.tasks).toEqual([]);
+    expect(desired.byKind.Task).toEqual([]);
     const ok = resolveDesired(manifestsFrom(taskYaml('By id', '  steps:\n    - Source: { HostID: "11", Path: /a }\n')), { automation: automationState() });
-    expect(ok.desired.tasks[0]!.body.steps).toEqual([{ Source: { HostID: '11', Type: 'SSHFTP', Path: '/a' } }]);
+    expect(ok.desired.byKind.Task[0]!.body.steps).toEqual([{ Source: { HostID: '11', Type: 'SSHFTP', Path: '/a' } }]);
   });
 
   it('does not call an unreadable user group unknown', () => {
     const manifests = manifestsFrom(`apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: x }\nspec:\n  resourceGroup: Finance\n  userGroup: Nobody Knows\n  permissions: []\n`);
     const { desired, diagnostics } = resolveDesired(manifests, { automation: automationState({ userGroupsReadable: false }) });
     expect(diagnostics).toEqual([]);
-    expect(desired.acls[0]!.userGroup).toBe('Nobody Knows');
+    expect(desired.byKind.ResourceGroupAcl[0]!.userGroup).toBe('Nobody Knows');
   });
 
   it('says once per service when manifests need a service the environment does not configure', () => {

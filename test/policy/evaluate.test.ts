@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load.js';
 import type { AccessReport, Change, JsonObject } from '../../src/plan/model.js';
-import { sourceRef } from '../../src/plan/plan-changes.js';
+import { sourceRef } from '../../src/plan/compute-plan.js';
 import { deniesPlan, evaluateObjectPolicies, evaluatePolicies, isObjectPolicy, objectOf, policyMatches } from '../../src/policy/evaluate.js';
 import { positionOf } from '../helpers/position-of.js';
 import { testdir } from '../helpers/testdir.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assembleDrift } from '../../src/drift/assemble-drift.js';
-import { composePlan } from '../../src/plan/compose-plan.js';
+import { assemblePlan } from '../../src/plan/assemble-plan.js';
 import type { Change } from '../../src/plan/model.js';
 import { renderDriftGithub } from '../../src/render/drift-github.js';
 import { renderDriftMarkdown } from '../../src/render/drift-markdown.js';
@@ -58,7 +58,7 @@ describe('renderPlanGithub: --format github of a plan', () => {
 
   it('cuts a long message and keeps each annotation one workflow command', () => {
     const long: Change = { address: 'Task/Long', kind: 'Task', name: 'Long', service: 'automation', action: 'update', liveId: '1', fields: [{ path: 'Info.Notes', before: 'a', after: `x\n${'y'.repeat(2 * ANNOTATION_MESSAGE_MAX)}` }], source: { file: 'm.yaml', line: 3, col: 1 } };
-    const out = renderPlanGithub(composePlan({ toolVersion: 't', createdAt: '2026-11-22T12:00:00.000Z', environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, [long], false));
+    const out = renderPlanGithub(assemblePlan({ toolVersion: 't', createdAt: '2026-11-22T12:00:00.000Z', environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, [long], false));
     const { commands } = split(out);
     expect(commands).toHaveLength(1);
     expect(parse(commands[0]!).message.length).toBeLessThan(ANNOTATION_MESSAGE_MAX + 100);
@@ -113,7 +113,7 @@ describe('renderDriftGithub: --format github of a drift report', () => {
     { address: 'Task/Quiet', kind: 'Task', name: 'Quiet', service: 'automation', action: 'no-op', liveId: '2', fields: [], source: { file: 'manifests/tasks.yaml', line: 30, col: 1 } },
   ];
   const report = assembleDrift({
-    plan: composePlan({ toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, changes, false),
+    plan: assemblePlan({ toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, changes, false),
     live: {},
     prune: [],
     ignore: [],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composePlan } from '../../src/plan/compose-plan.js';
+import { assemblePlan } from '../../src/plan/assemble-plan.js';
 import type { Change, JsonValue } from '../../src/plan/model.js';
 import { renderPlanText } from '../../src/render/plan-text.js';
 import { displayValue, withInnerWords, withWords } from '../../src/render/values.js';
@@ -34,7 +34,7 @@ describe('displayValue: field values as a reader sees them', () => {
         { path: 'steps[1]', before: { Custom: { $data: { $sensitive: true } } } },
       ],
     };
-    const text = renderPlanText(composePlan(HEADER, [change], false), { color: false });
+    const text = renderPlanText(assemblePlan(HEADER, [change], false), { color: false });
     expect(text).toContain('    ~ steps[0].Source.Host: "(host ID 12)" → "sftp"\n');
     expect(text).toContain('    - steps[1]: {"Custom": {"$sensitive": true}}\n');
   });

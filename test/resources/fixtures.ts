@@ -8,8 +8,8 @@ import { validateParsedFiles } from '../../src/manifest/validate.js';
 import type { DesiredState } from '../../src/plan/desired.js';
 import type { PlanDiagnostic } from '../../src/plan/diagnostics.js';
 import type { Plan } from '../../src/plan/model.js';
-import { planChanges } from '../../src/plan/plan-changes.js';
-import type { PlanChangesInput } from '../../src/plan/plan-changes.js';
+import { computePlan } from '../../src/plan/compute-plan.js';
+import type { ComputePlanInput } from '../../src/plan/compute-plan.js';
 import { resolveDesired } from '../../src/plan/resolve-desired.js';
 import type { DateList, Host, ResourceGroupAcl, Task } from '../../src/services/automation/types.js';
 import type { FolderAclEntry, TransferGroup, TransferUser } from '../../src/services/transfer/types.js';
@@ -101,10 +101,10 @@ export function entry(type: 'User' | 'Group', id: string, name: string, granted:
 export function planFrom(
   manifests: Manifest[],
   live: LiveState,
-  options: Partial<Omit<PlanChangesInput, 'desired' | 'live'>> = {},
+  options: Partial<Omit<ComputePlanInput, 'desired' | 'live'>> = {},
 ): { plan: Plan; diagnostics: PlanDiagnostic[]; desired: DesiredState } {
   const resolved = resolveDesired(manifests, live);
-  const { plan, diagnostics } = planChanges({
+  const { plan, diagnostics } = computePlan({
     desired: resolved.desired,
     live,
     environment: 'test',

@@ -1,10 +1,10 @@
-import type { AutomationLiveState } from '../live/model.js';
-import type { Parameters, Schedule, Step, TaskSpec } from '../manifest/types.js';
-import { stepKindOf } from '../manifest/types.js';
-import type { Action, ChangeReason, DesiredTask, FieldChange, JsonObject, JsonValue, RefKind, RefNames, TaskPayload } from './model.js';
-import { describeFieldChange, describeInnerValues } from '../manifest/value-words.js';
-import type { ValueVocabulary } from '../manifest/value-words.js';
-import type { Task } from '../services/automation/types.js';
+import type { AutomationLiveState } from '../../live/model.js';
+import type { Parameters, Schedule, Step, TaskSpec } from '../../manifest/types.js';
+import { stepKindOf } from '../../manifest/types.js';
+import type { Action, ChangeReason, DesiredTask, FieldChange, JsonObject, JsonValue, RefKind, RefNames, TaskPayload } from '../../resources/model.js';
+import { describeFieldChange, describeInnerValues } from '../../manifest/value-words.js';
+import type { ValueVocabulary } from '../../manifest/value-words.js';
+import type { Task } from '../../services/automation/types.js';
 import {
   PASSWORD_FIELD,
   diffListByPosition,
@@ -20,8 +20,8 @@ import {
   sha256Of,
   toJson,
   withoutPasswords,
-} from './common.js';
-import { isRecord } from '../is-record.js';
+} from '../../resources/common.js';
+import { isRecord } from '../../is-record.js';
 
 /**
  * The Task kind (automation API §2.4a, gaps.md "Tasks").

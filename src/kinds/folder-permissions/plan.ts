@@ -1,9 +1,9 @@
-import type { LiveFolder } from '../live/model.js';
-import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../manifest/types.js';
-import type { Action, ChangeReason, DesiredEntry, DesiredFolder, EntryChange, EntryPermissions, FieldChange, FolderPermissionsPayload, Principal } from './model.js';
-import type { FolderAclEntry, FolderPermissions } from '../services/transfer/types.js';
-import { sha256Of, toJson } from './common.js';
-import { isRecord } from '../is-record.js';
+import type { LiveFolder } from '../../live/model.js';
+import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../../manifest/types.js';
+import type { Action, ChangeReason, DesiredEntry, DesiredFolder, EntryChange, EntryPermissions, FieldChange, FolderPermissionsPayload, Principal } from '../../resources/model.js';
+import type { FolderAclEntry, FolderPermissions } from '../../services/transfer/types.js';
+import { sha256Of, toJson } from '../../resources/common.js';
+import { isRecord } from '../../is-record.js';
 
 /**
  * The FolderPermissions kind (transfer API folder ACLs, gaps.md "Folder ACLs").

@@ -8,7 +8,7 @@ import { countRequests } from '../../src/emulator/index.js';
 import { folderKey, indexByName } from '../../src/live/model.js';
 import type { LiveFolder, LiveState } from '../../src/live/model.js';
 import { loadManifests } from '../../src/manifest/load.js';
-import { buildPlan } from '../../src/app/build-plan.js';
+import { readAndPlan } from '../../src/app/read-and-plan.js';
 import type { Change, Plan } from '../../src/plan/model.js';
 import { toReadonlyAutomationClient } from '../../src/services/automation/client.js';
 import { toReadonlyTransferClient } from '../../src/services/transfer/client.js';
@@ -34,7 +34,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('buildPlan against the emulator (examples/manifests and the example seed)', () => {
+describe('readAndPlan against the emulator (examples/manifests and the example seed)', () => {
   it('sends no write: only token calls and GETs leave during a plan', async () => {
     const { plan, diagnostics } = await planPaths(h, [EXAMPLE_MANIFESTS]);
     expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
@@ -218,11 +218,11 @@ describe('a manifest written from the live object plans no change', () => {
   });
 });
 
-describe('buildPlan inputs', () => {
+describe('readAndPlan inputs', () => {
   it('reports progress up to the number of requests made', async () => {
     const seen: [number, number, string][] = [];
     const manifests = await loadManifests([EXAMPLE_MANIFESTS], { cwd: ROOT });
-    await buildPlan({
+    await readAndPlan({
       manifests,
       clients: { automation: toReadonlyAutomationClient(h.automation), transfer: toReadonlyTransferClient(h.transfer) },
       environment: environment(),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../../src/plan/model.js';
-import { fingerprintAcl, grantedPermissions } from '../../src/resources/resource-group-acl.js';
-import type { ResourceGroupAcl } from '../../src/services/automation/types.js';
-import { automationState, manifestsFrom, planFrom } from './fixtures.js';
+import type { Change } from '../../../src/plan/model.js';
+import { fingerprintAcl, grantedPermissions } from '../../../src/kinds/resource-group-acl/plan.js';
+import type { ResourceGroupAcl } from '../../../src/services/automation/types.js';
+import { automationState, manifestsFrom, planFrom } from '../../resources/fixtures.js';
 
 function aclYaml(name: string, resourceGroup: string, userGroup: string, permissions: string[]): string {
   return `apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: ${name} }\nspec:\n  resourceGroup: ${resourceGroup}\n  userGroup: ${userGroup}\n  permissions: [${permissions.join(', ')}]\n`;

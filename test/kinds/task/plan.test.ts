@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Change, FieldChange } from '../../src/plan/model.js';
-import { fingerprintTask, inWeekOrder } from '../../src/resources/task.js';
-import { readTask } from '../../src/services/automation/normalize.js';
-import type { Task } from '../../src/services/automation/types.js';
-import { automationState, manifestsFrom, planFrom, taskYaml } from './fixtures.js';
+import type { Change, FieldChange } from '../../../src/plan/model.js';
+import { fingerprintTask, inWeekOrder } from '../../../src/kinds/task/plan.js';
+import { readTask } from '../../../src/services/automation/normalize.js';
+import type { Task } from '../../../src/services/automation/types.js';
+import { automationState, manifestsFrom, planFrom, taskYaml } from '../../resources/fixtures.js';
 
 /** A live task as GET /tasks answers it (current profile), matching SPEC below. */
 function liveTask(): Task {

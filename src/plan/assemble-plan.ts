@@ -7,7 +7,7 @@ import type { AccessReport, Change, Plan, PlanHeader } from './model.js';
  * execution order of the write changes (`wave`, `needs`), `applyable` and the counts follow from
  * them. For the planner, and for readers that keep a part of a plan, as drift does.
  */
-export function composePlan(header: PlanHeader, changes: readonly Change[], errored: boolean, access?: AccessReport): Plan {
+export function assemblePlan(header: PlanHeader, changes: readonly Change[], errored: boolean, access?: AccessReport): Plan {
   const { toolVersion, createdAt, environment, servers, manifestDigest, variables, targets, pruneOff, transferChecks } = header;
   const scheduled = scheduleChanges(changes);
   return {

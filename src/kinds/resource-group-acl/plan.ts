@@ -1,8 +1,8 @@
-import { ACL_PERMISSIONS } from '../manifest/types.js';
-import type { AclPermission } from '../manifest/types.js';
-import type { Action, DesiredAcl, FieldChange, ResourceGroupAclPayload } from './model.js';
-import type { ResourceGroupAcl } from '../services/automation/types.js';
-import { fieldChange, sha256Of } from './common.js';
+import { ACL_PERMISSIONS } from '../../manifest/types.js';
+import type { AclPermission } from '../../manifest/types.js';
+import type { Action, DesiredAcl, FieldChange, ResourceGroupAclPayload } from '../../resources/model.js';
+import type { ResourceGroupAcl } from '../../services/automation/types.js';
+import { fieldChange, sha256Of } from '../../resources/common.js';
 
 /**
  * The ResourceGroupAcl kind (gaps.md "Resource-group ACLs").

@@ -11,7 +11,7 @@ const aclDoc = (name: string, rg: string, ug: string) => `apiVersion: mftops/v1\
 const docs = (...d: string[]) => manifestsFrom(d.join('---\n'));
 const summaryOf = (p: Plan) => p.changes.map((c) => `${c.action} ${c.address}`);
 
-describe('planChanges: the plan', () => {
+describe('computePlan: the plan', () => {
   it('carries the run metadata, counts per action and the manifest position relative to cwd', () => {
     const { plan } = planFrom(docs(taskYaml('New', '  Active: 1\n')), { automation: automationState() }, { cwd: '/work', environment: 'prod' });
     expect(plan).toMatchObject({ toolVersion: '0.0.0-test', createdAt: '2026-11-22T00:00:00.000Z', environment: 'prod' });
@@ -41,7 +41,7 @@ describe('planChanges: the plan', () => {
   });
 });
 
-describe('planChanges: renames', () => {
+describe('computePlan: renames', () => {
   it('renames through previousNames: an update with the old name, never delete + create', () => {
     const manifests = docs(taskYaml('Month-end report', '  Active: 1\n', '  previousNames: [Old name, Monthly report]\n'));
     const live: LiveState = { automation: automationState({ tasks: [task('7', 'Monthly report', 'Finance')] }) };
@@ -61,7 +61,7 @@ describe('planChanges: renames', () => {
   });
 });
 
-describe('planChanges: folder renames', () => {
+describe('computePlan: folder renames', () => {
   const renamedDoc = (path: string, previous: string[], extra = '', mode = 'exact') =>
     folderDoc(path, extra, mode).replace(`metadata: { name: ${path} }`, `metadata: { name: ${path}, previousNames: [${previous.join(', ')}] }`);
   const inbound = (acl = [entry('User', 'u-alice', 'alice', ['listFiles'])]) => ({ path: '/Distribution/Acme/Inbound', id: '5', acl });
@@ -156,7 +156,7 @@ describe('planChanges: folder renames', () => {
   });
 });
 
-describe('planChanges: prune', () => {
+describe('computePlan: prune', () => {
   const live = (): LiveState => ({
     automation: automationState({
       tasks: [task('1', 'Managed', 'Finance'), task('2', 'Stray', 'Finance'), task('3', 'Elsewhere', 'Marketing'), task('4', 'Renamed away', 'Partners')],
@@ -207,7 +207,7 @@ describe('planChanges: prune', () => {
   });
 });
 
-describe('planChanges: folders to create', () => {
+describe('computePlan: folders to create', () => {
   it('creates a missing folder with createIfMissing under its existing parent', () => {
     const live: LiveState = { transfer: transferState([{ path: '/Finance', acl: [entry('Group', '8', 'Finance Team', ['readFiles'])] }], { missing: ['/Finance/Reports'] }) };
     const { plan, diagnostics } = planFrom(docs(folderDoc('/Finance/Reports', '  createIfMissing: { inheritPermissions: None }\n')), live);
@@ -254,7 +254,7 @@ describe('planChanges: folders to create', () => {
   });
 });
 
-describe('planChanges: --target', () => {
+describe('computePlan: --target', () => {
   const manifests = () => docs(taskYaml('One', '  Active: 1\n'), taskYaml('Two', '  Active: 1\n'), aclDoc('ops', 'Finance', 'Finance Operators'));
   const live = (): LiveState => ({ automation: automationState() });
 
@@ -294,7 +294,7 @@ describe('planChanges: --target', () => {
   });
 });
 
-describe('planChanges: order', () => {
+describe('computePlan: order', () => {
   it('orders folders (parents first), then ACLs, then tasks, then deletes in reverse', () => {
     const manifests = docs(
       taskYaml('T1', '  Active: 1\n'),

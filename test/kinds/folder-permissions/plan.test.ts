@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Change, FolderPermissionsPayload } from '../../src/plan/model.js';
-import { fingerprintFolder, viewEntries } from '../../src/resources/folder-permissions.js';
-import type { FolderAclEntry } from '../../src/services/transfer/types.js';
-import { entry, manifestsFrom, planFrom, transferState } from './fixtures.js';
+import type { Change, FolderPermissionsPayload } from '../../../src/plan/model.js';
+import { fingerprintFolder, viewEntries } from '../../../src/kinds/folder-permissions/plan.js';
+import type { FolderAclEntry } from '../../../src/services/transfer/types.js';
+import { entry, manifestsFrom, planFrom, transferState } from '../../resources/fixtures.js';
 
 function folderYaml(path: string, mode: 'exact' | 'additive', entries: string, extra = ''): string {
   return `apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: ${path} }\nspec:\n${extra}  mode: ${mode}\n  entries:\n${entries}`;

@@ -7,6 +7,7 @@ import { hasErrors } from '../manifest/diagnostics.js';
 import { getValueVocabulary } from '../manifest/schemas.js';
 import type { ManifestSet } from '../manifest/validate.js';
 import { VERSION } from '../version.js';
+import { withDefined } from '../with-defined.js';
 import { liveSpecs, withRemovedContent } from '../import/removed-content.js';
 import { sortPlanDiagnostics } from '../plan/diagnostics.js';
 import type { PlanDiagnostic } from '../plan/diagnostics.js';
@@ -15,12 +16,12 @@ import { formatAddress } from '../plan/model.js';
 import type { AccessReport, Plan, PruneOff, ServerIdentity } from '../plan/model.js';
 import { checkTransferSteps, findTransferSteps, hostnameOf } from '../plan/cross-server.js';
 import type { TransferHostMatch } from '../plan/cross-server.js';
-import { planChanges } from '../plan/plan-changes.js';
+import { computePlan } from '../plan/compute-plan.js';
 import { resolveDesired } from '../plan/resolve-desired.js';
 import { evaluatePolicies } from '../policy/evaluate.js';
 import { createPolicyRunner } from './run-policy-checks.js';
 
-export interface BuildPlanInput {
+export interface ReadAndPlanInput {
   /** Loaded manifests (`loadManifests`); with an error among their diagnostics nothing is read. */
   readonly manifests: ManifestSet;
   /** Read-only clients: building a plan cannot write. A service without a client is not read. */
@@ -42,7 +43,7 @@ export interface BuildPlanInput {
   readonly now?: () => Date;
 }
 
-export interface BuildPlanResult {
+export interface ReadAndPlanResult {
   /**
    * The plan; undefined when the manifests have errors (then the servers were not contacted).
    * When `diagnostics` holds an error the plan leaves the objects concerned out: show it, but
@@ -60,14 +61,14 @@ export interface BuildPlanResult {
  * ids, diff. I/O happens in `readLiveState` and in reading the manifest bytes for the digest;
  * everything else is pure.
  */
-export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult> {
+export async function readAndPlan(input: ReadAndPlanInput): Promise<ReadAndPlanResult> {
   const cwd = input.cwd ?? process.cwd();
   const loaded = input.manifests;
   if (hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
   const env = input.environment;
   const transferUrl = input.servers.transfer?.url;
   const transferHostname = transferUrl !== undefined ? hostnameOf(transferUrl) : undefined;
-  const match: TransferHostMatch = { transferHosts: env.transferHosts ?? [], ...(transferHostname !== undefined ? { transferHostname } : {}) };
+  const match: TransferHostMatch = { transferHosts: env.transferHosts ?? [], ...withDefined({ transferHostname }) };
   const checking = input.clients.transfer !== undefined && (match.transferHosts.length > 0 || transferHostname !== undefined);
   // The last progress reported, for the user-group read after the plan (numbered on from it).
   let reported = { done: 0, total: 0 };
@@ -80,12 +81,10 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     : undefined;
   const read = await readLiveState({
       manifests: loaded.manifests,
-      ...(input.clients.automation ? { automation: input.clients.automation } : {}),
-      ...(input.clients.transfer ? { transfer: input.clients.transfer } : {}),
+      ...withDefined({ automation: input.clients.automation, transfer: input.clients.transfer }),
       scope: env.scope,
       prune: env.prune,
-      ...(input.parallelism !== undefined ? { parallelism: input.parallelism } : {}),
-      ...(progress ? { progress } : {}),
+      ...withDefined({ parallelism: input.parallelism, progress }),
       ...(checking
         ? {
             stepFolders: (automation) => {
@@ -105,14 +104,13 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
     variables: Object.fromEntries([...loaded.variables].sort(([a], [b]) => compareText(a, b))),
     scope: env.scope,
     prune: env.prune,
-    ...(input.pruneOff !== undefined ? { pruneOff: input.pruneOff } : {}),
-    ...(input.targets ? { targets: input.targets } : {}),
+    ...withDefined({ pruneOff: input.pruneOff, targets: input.targets }),
     toolVersion: input.toolVersion ?? VERSION,
     now: (input.now ?? (() => new Date()))(),
     cwd,
     taskVocabulary: getValueVocabulary('Task'),
   };
-  const first = planChanges(planInput);
+  const first = computePlan(planInput);
   // User-group members are read only for a plan that changes an ACL's permissions (A-28), then
   // the plan is made again (pure) with them: its access section names each member.
   const automation = input.clients.automation;
@@ -134,10 +132,10 @@ export async function buildPlan(input: BuildPlanInput): Promise<BuildPlanResult>
 /** The plan with another access report, in the model's key order. */
 function withAccess(plan: Plan, access: AccessReport | undefined): Plan {
   const { access: _previous, transferChecks, ...rest } = plan;
-  return { ...rest, ...(access !== undefined ? { access } : {}), ...(transferChecks !== undefined ? { transferChecks } : {}) };
+  return { ...rest, ...withDefined({ access, transferChecks }) };
 }
 
-function serverIdentities(servers: BuildPlanInput['servers'], live: LiveState): Plan['servers'] {
+function serverIdentities(servers: ReadAndPlanInput['servers'], live: LiveState): Plan['servers'] {
   const out: Partial<Record<ServiceName, ServerIdentity>> = {};
   if (servers.automation) {
     const version = live.automation?.info?.appVersion;

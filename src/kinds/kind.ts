@@ -1,0 +1,127 @@
+import type { LiveState } from '../live/model.js';
+import type { Scope } from '../config/model.js';
+import type { FolderPermissionsManifest, Manifest, ManifestKind, ResourceGroupAclManifest, TaskManifest } from '../manifest/types.js';
+import type { ValueVocabulary } from '../manifest/value-words.js';
+import type { Change, DesiredAcl, DesiredFolder, DesiredTask, EntryPermissions, NameKind, Principal } from '../resources/model.js';
+import type { ServiceName } from '../vocabulary.js';
+import type { EntryView } from './folder-permissions/plan.js';
+import type { PlanDiagnostic } from './diagnostics.js';
+
+/** Resource kinds a plan manages: the manifest kinds. */
+export type ResourceKind = ManifestKind;
+
+/** The manifest of kind `K`. */
+export type ManifestOf<K extends ResourceKind> = Extract<Manifest, { readonly kind: K }>;
+
+/** The desired object of each kind: its manifest with its references resolved to server ids. */
+export interface DesiredByKind {
+  readonly Task: DesiredTask;
+  readonly ResourceGroupAcl: DesiredAcl;
+  readonly FolderPermissions: DesiredFolder;
+}
+
+/** The desired object of kind `K`. */
+export type DesiredOf<K extends ResourceKind> = DesiredByKind[K];
+
+/**
+ * What each permission change starts from and ends with (src/plan/access-changes.ts computes who
+ * gains and loses what from it): a folder's entries, or a resource-group ACL's permissions.
+ */
+export type AccessBasis =
+  | { readonly kind: 'folder'; readonly before: readonly EntryView[]; readonly after: readonly EntryView[] }
+  | { readonly kind: 'acl'; readonly userGroup: string; readonly resourceGroup: string; readonly before: readonly string[]; readonly after: readonly string[] };
+
+/** What an unmanaged object is, in a line: enough to decide whether to import or delete it (the drift report's). */
+export type UnmanagedDetail =
+  | { readonly kind: 'Task'; readonly groups: readonly string[] }
+  | { readonly kind: 'ResourceGroupAcl'; readonly resourceGroup: string; readonly userGroup: string; readonly permissions: readonly string[] }
+  | { readonly kind: 'FolderPermissions'; readonly entries: readonly { readonly principal: Principal; readonly grant: EntryPermissions }[] };
+
+/** The unmanaged detail of kind `K`. */
+export type UnmanagedDetailOf<K extends ResourceKind> = Extract<UnmanagedDetail, { readonly kind: K }>;
+
+/** The renderer's words a kind's wording is made with (the kinds load no renderer). */
+export interface KindWords {
+  /** Server text made safe to print on one line. */
+  readonly escape: (text: string) => string;
+  /** A folder entry's permissions in words. */
+  readonly grant: (grant: EntryPermissions) => string;
+}
+
+/** A manifest's references resolved (`value`), or what did not resolve (`diagnostics`, then it is left out). */
+export interface Resolution<T> {
+  readonly value: T;
+  readonly diagnostics: readonly PlanDiagnostic[];
+}
+
+/**
+ * What a kind's planning reads and where it puts its changes: one `computePlan` run (pure). The
+ * kinds are planned one after another in the order of `KINDS`; `add` keeps the order they add in.
+ */
+export interface PlanContext<K extends ResourceKind> {
+  /** The kind's desired objects, in manifest order. */
+  readonly desired: readonly DesiredOf<K>[];
+  /** Manifests of every kind left out because a reference did not resolve: still managed, never pruned. */
+  readonly skipped: readonly Manifest[];
+  readonly live: LiveState;
+  readonly scope: Scope;
+  /** Manifest paths in `source` are shown relative to this folder (absent: as loaded). */
+  readonly cwd: string | undefined;
+  /** The words of the task fields, from the task schema. */
+  readonly taskVocabulary: ValueVocabulary;
+  /** Plan-time problems the live state reveals; the objects concerned are left out. */
+  readonly diagnostics: PlanDiagnostic[];
+  /** What each permission change starts from and ends with, by address, for the access report. */
+  readonly bases: Map<string, AccessBasis>;
+  /** One change of this kind; `depth`: a path-named kind's path depth (parents first, deletes children first). */
+  readonly add: (change: Change, depth?: number) => void;
+}
+
+/**
+ * One resource kind, as the pure code sees it: everything the plan, the drift report, import
+ * selection, `diff-env` and the renderers need to know of a kind that is not the same for all.
+ * `src/kinds/registry.ts` holds one per kind in a mapped type over `ResourceKind`, so a new kind
+ * that lacks a field, or a kind with no definition, is a compile error rather than a search. Its
+ * I/O (reads, write steps, re-find, stale read) is `KindIo<K>` in `src/kinds/kind-io.ts`.
+ */
+export interface KindDefinition<K extends ResourceKind> {
+  readonly kind: K;
+  /** The server the kind's objects live on. */
+  readonly service: ServiceName;
+  /**
+   * Plan and execution order of creates and updates, from 0 (objects others refer to first);
+   * deletes run in the reverse order, one wave per kind.
+   */
+  readonly rank: number;
+  /** The kind's manifest schema in `schemas/`. */
+  readonly schema: string;
+  /**
+   * What makes two manifests the same server object (as MF301 decides), without the kind: a
+   * task's name, an ACL's resource group and user group, a folder's path, case folded.
+   */
+  readonly identityOf: (manifest: ManifestOf<K>) => string;
+  /**
+   * The part of the environment's `scope` that bounds prune and import for this kind: task
+   * groups (tasks, and ACLs on those resource groups) or folder roots.
+   */
+  readonly scopeKey: keyof Pick<Scope, 'taskGroups' | 'folders'>;
+  /** Whether `prune` may list it: unmanaged objects of the kind in scope are deleted. */
+  readonly prunable: boolean;
+  /** The kinds of server objects it names (resolved to ids by `resolve`, checked again by apply). */
+  readonly references: readonly NameKind[];
+  /**
+   * The manifest's references resolved against the live state of its service (present: a
+   * manifest whose service is not configured is reported before this is called).
+   */
+  readonly resolve: (manifest: ManifestOf<K>, live: LiveState) => Resolution<DesiredOf<K>>;
+  /** The name a desired object's address is made of (`metadata.name`, a folder's path). */
+  readonly nameOf: (desired: DesiredOf<K>) => string;
+  /** Plans the desired objects of the kind: one change each, or a diagnostic that leaves it out. */
+  readonly plan: (context: PlanContext<K>) => void;
+  /** The deletes of the unmanaged objects in scope (called only when `prune` lists the kind). */
+  readonly prune: (context: PlanContext<K>) => void;
+  /** What the unmanaged object a prune `change` deletes is, from the live state the plan was made from (drift lists it). */
+  readonly unmanagedDetail: (change: Change, live: LiveState) => UnmanagedDetailOf<K>;
+  /** That detail in a line of words: `task in Finance`, `Operators on Finance: TaskRun`. */
+  readonly describeUnmanaged: (detail: UnmanagedDetailOf<K>, words: KindWords) => string;
+}
