@@ -37,7 +37,9 @@ const EDGES: readonly Edge[] = sourceFiles(SRC).flatMap((file) => {
   return out;
 });
 
-const area = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : path);
+/** The I/O half of the kind registry: an area of its own (`kinds-io`), below `live` and `apply`; the rest of `kinds/` is the pure half. */
+const KINDS_IO = /^kinds\/(io-registry\.ts|kind-io\.ts|[^/]+\/io(-[^/]+)?\.ts)$/;
+const area = (path: string): string => (KINDS_IO.test(path) ? 'kinds-io' : path.includes('/') ? path.slice(0, path.indexOf('/')) : path);
 const show = (e: Edge): string => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`;
 
 /** Packages and modules that do I/O: the pure core may not load them. */
@@ -87,7 +89,16 @@ describe('the layers of docs/architecture.md', () => {
     expect(EDGES.filter((e) => area(e.from) === 'app' && views.has(area(e.to))).map(show)).toEqual([]);
   });
 
-  it.each(['plan', 'render', 'resources', 'access'])('src/%s loads no I/O, directly or through what it imports', (layer) => {
+  it.each(['plan', 'render', 'resources', 'access', 'policy', 'kinds'])('src/%s imports only the pure halves of the kinds, never their I/O half (src/kinds/kind-io.ts, io-registry.ts, */io.ts)', (layer) => {
+    expect(EDGES.filter((e) => area(e.from) === layer && area(e.to) === 'kinds-io').map(show)).toEqual([]);
+  });
+
+  it('sees the I/O half of the kinds as its own area', () => {
+    expect(['kinds/io-registry.ts', 'kinds/kind-io.ts', 'kinds/task/io.ts', 'kinds/task/io-match.ts'].map(area)).toEqual(['kinds-io', 'kinds-io', 'kinds-io', 'kinds-io']);
+    expect(['kinds/created-ids.ts', 'kinds/task/definition.ts'].map(area)).toEqual(['kinds', 'kinds']);
+  });
+
+  it.each(['plan', 'render', 'resources', 'access', 'kinds'])('src/%s loads no I/O, directly or through what it imports', (layer) => {
     const offending = EDGES.filter((e) => area(e.from) === layer)
       .map((e) => e.from)
       .filter((f, i, all) => all.indexOf(f) === i)
@@ -95,8 +106,8 @@ describe('the layers of docs/architecture.md', () => {
     expect(offending).toEqual([]);
   });
 
-  it.each(['plan', 'render', 'resources', 'access'])('src/%s reads the I/O areas only through their data modules', (layer) => {
-    const io = new Set(['services', 'live', 'apply', 'snapshot', 'drift', 'import', 'app', 'cli', 'action', 'emulator']);
+  it.each(['plan', 'render', 'resources', 'access', 'kinds'])('src/%s reads the I/O areas only through their data modules', (layer) => {
+    const io = new Set(['services', 'live', 'apply', 'snapshot', 'drift', 'import', 'app', 'cli', 'action', 'emulator', 'kinds-io']);
     expect(EDGES.filter((e) => area(e.from) === layer && io.has(area(e.to)) && !DATA_MODULES.has(e.to)).map(show)).toEqual([]);
   });
 
