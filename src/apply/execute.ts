@@ -58,7 +58,7 @@ export interface ExecuteResult {
  * Sends the changes: in the plan's order, at most `parallelism` at a time.
  *
  * Order, as the plan gives it (src/plan/execution-order.ts): wave after wave; in a wave, changes
- * start in plan order, and a change that `needs` another (a folder under a folder this plan
+ * start in plan order, and a change that `needs` another (today a folder under a folder this plan
  * creates or renames) waits for it and fails unstarted when it failed. A failed change never
  * stops the others.
  *
@@ -199,8 +199,8 @@ async function runWave(members: readonly number[], w: Wave): Promise<boolean> {
       }
       waiting.splice(k, 1);
       if (needs !== undefined && results[needs]!.status !== 'ok') {
-        const parent = changes[needs]!;
-        finishSkipped(i, `not started: ${parent.action === 'create' ? 'creating' : 'renaming'} its parent folder (${parent.address}) failed`, true);
+        const needed = changes[needs]!;
+        finishSkipped(i, `not started: ${KIND_IO[needed.kind].describeNeeded(needed)} failed`, true);
         continue;
       }
       running.set(
@@ -209,8 +209,8 @@ async function runWave(members: readonly number[], w: Wave): Promise<boolean> {
       );
     }
     if (running.size === 0) {
-      // Only changes whose parent is in no wave could be left: the plan's order is broken.
-      for (const i of waiting) finishSkipped(i, 'not started: its parent folder create never ran', true);
+      // Only changes whose needed change is in no wave could be left: the plan's order is broken.
+      for (const i of waiting) finishSkipped(i, `not started: the change it needs (${changes[i]!.needs ?? ''}) never ran`, true);
       waiting.length = 0;
       break;
     }

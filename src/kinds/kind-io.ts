@@ -40,6 +40,8 @@ export interface KindIo<K extends ResourceKind> {
   readTouched(changes: readonly Change[], readers: StaleCheckReaders, parallelism: number): Promise<TouchedOf<K>>;
   /** Pure: how the change's object moved since the plan (none: it did not). */
   findStale(change: Change, now: TouchedOf<K>): StaleFinding[];
+  /** Words for a change of this kind that another change of the apply needs, as the reason that one is not started: `creating its parent folder (…)`. */
+  describeNeeded(needed: Change): string;
   /** The payload with each string `walk` maps (secret references replaced by values); a kind whose payload holds none returns it as it is. */
   mapPayloadStrings(payload: Payload, walk: (value: JsonValue) => JsonValue): Payload;
 }
@@ -160,4 +162,10 @@ export function planBug(change: Change, what: string): never {
 /** The change's live id, which an update or delete must have. */
 export function liveIdOf(change: Change): string {
   return change.liveId ?? planBug(change, 'no live id in the plan');
+}
+
+/** `creating Task/Payroll (which it needs)`: a needed change in words any kind may use. */
+export function describeNeededChange(needed: Change): string {
+  const verbs: Readonly<Record<Change['action'], string>> = { create: 'creating', update: 'updating', replace: 'replacing', delete: 'deleting', 'no-op': 'checking', blocked: 'unblocking' };
+  return `${verbs[needed.action]} ${needed.address} (which it needs)`;
 }

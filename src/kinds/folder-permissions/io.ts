@@ -173,6 +173,8 @@ export const FOLDER_PERMISSIONS_IO: KindIo<'FolderPermissions'> = {
     return [];
   },
 
+  describeNeeded: (needed) => `${needed.action === 'create' ? 'creating' : 'renaming'} its parent folder (${needed.address})`,
+
   // Permission flags and principal ids: nothing in them can be a reference.
   mapPayloadStrings: (payload) => payload,
 };

@@ -2,7 +2,7 @@ import { isRecord } from '../../is-record.js';
 import { aclKey } from '../../live/model.js';
 import { fingerprintAcl } from '../../resources/resource-group-acl.js';
 import type { ResourceGroupAcl } from '../../services/automation/types.js';
-import { automationWriter, liveIdOf, needReader, planBug, readOrNull } from '../kind-io.js';
+import { automationWriter, describeNeededChange, liveIdOf, needReader, planBug, readOrNull } from '../kind-io.js';
 import type { KindIo, StepContext } from '../kind-io.js';
 
 /** The requests of a resource-group ACL change. */
@@ -99,6 +99,8 @@ export const RESOURCE_GROUP_ACL_IO: KindIo<'ResourceGroupAcl'> = {
     if (!live) return [{ how: 'gone', detail: `ACLID ${c.liveId ?? '?'}` }];
     return fingerprintAcl(live) !== c.fingerprint ? [{ how: 'changed' }] : [];
   },
+
+  describeNeeded: describeNeededChange,
 
   // Permission flags and a pair of names: nothing in them can be a reference.
   mapPayloadStrings: (payload) => payload,

@@ -2,7 +2,7 @@ import type { Change } from '../../plan/model.js';
 import type { JsonObject } from '../../resources/model.js';
 import { fingerprintTask, taskId } from '../../resources/task.js';
 import type { Task } from '../../services/automation/types.js';
-import { automationWriter, liveIdOf, needReader, planBug, readOrNull } from '../kind-io.js';
+import { automationWriter, describeNeededChange, liveIdOf, needReader, planBug, readOrNull } from '../kind-io.js';
 import type { KindIo, StaleFinding, StepContext } from '../kind-io.js';
 import { holdsSent } from './io-match.js';
 
@@ -116,6 +116,8 @@ export const TASK_IO: KindIo<'Task'> = {
     if (c.previousName !== undefined) return renameCollision(c, now);
     return [];
   },
+
+  describeNeeded: describeNeededChange,
 
   mapPayloadStrings(payload, walk) {
     return payload.kind === 'Task' ? { kind: 'Task', body: walk(payload.body) as JsonObject } : payload;
