@@ -1,7 +1,7 @@
 import { CreatedIds } from '../kinds/created-ids.js';
 import { KIND_IO } from '../kinds/io-registry.js';
 import type { KindIo, StepContext, WriteClients } from '../kinds/kind-io.js';
-import { mapWithConcurrency } from '../live/map-with-concurrency.js';
+import { mapWithConcurrency } from '../map-with-concurrency.js';
 import type { Change, Plan, ResourceKind } from '../plan/model.js';
 import { describeReason } from '../resources/reasons.js';
 import type { ChangeResult, Unconverged } from './model.js';

@@ -1,4 +1,6 @@
+import type { PrunableKind, Scope } from '../config/model.js';
 import { MftopsError } from '../errors.js';
+import type { Manifest } from '../manifest/types.js';
 import type { Change, ResourceKind } from '../plan/model.js';
 import type { JsonValue, Payload } from '../resources/model.js';
 import type { AutomationClient, ReadonlyAutomationClient } from '../services/automation/client.js';
@@ -22,6 +24,11 @@ export interface KindIo<K extends ResourceKind> {
   idsOf(id: string): ChangeIds;
   /** Its object's id among `ids`, once known: what the table of the apply's ids records. */
   idIn(ids: ChangeIds): string | undefined;
+  /**
+   * What a plan must read for the manifests of this kind (pure; every manifest given is of the
+   * kind, and there may be none when the kind is pruned): its part of `LiveNeeds`.
+   */
+  liveNeeds(manifests: readonly Manifest[], scope: Scope, prune: readonly PrunableKind[]): LiveNeedsPart;
   /**
    * The requests of a write change, in order, from its payload (secrets resolved). A change whose
    * data cannot be sent (no payload, no live id for an update) is a bug in the plan: it throws.
@@ -65,6 +72,47 @@ export type TouchedOf<K extends ResourceKind> = KindIoTypes[K]['touched'];
  */
 export type Step = StepOf<ResourceKind>;
 export type StepOp = Step['op'];
+
+/**
+ * What a plan must read, derived from the manifests and the prune settings alone (pure,
+ * `planLiveReads` in src/live), so that a service nothing needs is never contacted and a list
+ * nothing needs is never fetched.
+ */
+export interface LiveNeeds {
+  readonly automation?: {
+    /** Task manifests, or a prune of Tasks with task groups in scope. */
+    readonly tasks: boolean;
+    /** Hosts, scripts and date lists: the names Task manifests reference, and pruned tasks are shown with. */
+    readonly catalogs: boolean;
+    /** Task groups and ACL resource groups are checked against them. */
+    readonly resourceGroups: boolean;
+    /** ACL manifests, or a prune of ResourceGroupAcls with task groups in scope. */
+    readonly acls: boolean;
+    /** User groups named by ACL manifests (looked up unless a live ACL already names them). */
+    readonly userGroups: readonly string[];
+  };
+  readonly transfer?: {
+    /** Folder entries name users / groups: the lists are read to resolve names to ids. */
+    readonly users: boolean;
+    readonly groups: boolean;
+    /** Groups the folder manifests name: their members are read (with those of the groups live entries name). */
+    readonly groupNames: readonly string[];
+    /** Managed folder paths. */
+    readonly folders: readonly string[];
+    /** Their previous paths (`metadata.previousNames`): a folder found at one is renamed, not created. */
+    readonly previous: readonly string[];
+    /** Managed folders that may be created: their parent is looked up when they are missing. */
+    readonly creatable: readonly string[];
+    /** Scope roots to walk (prune of FolderPermissions). */
+    readonly walk: readonly string[];
+  };
+}
+
+/** A kind's part of `LiveNeeds`: only what it needs; the parts are merged, flags or'ed and lists joined. */
+export interface LiveNeedsPart {
+  readonly automation?: Partial<NonNullable<LiveNeeds['automation']>>;
+  readonly transfer?: Partial<NonNullable<LiveNeeds['transfer']>>;
+}
 
 /** Server ids a change produced or worked on, for the ledger and the summary. */
 export interface ChangeIds {

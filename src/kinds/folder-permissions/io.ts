@@ -1,11 +1,11 @@
 import { folderKey, parentPath, uniqueFolderPaths } from '../../folder-path.js';
-import { mapWithConcurrency } from '../../live/map-with-concurrency.js';
-import type { LiveFolder } from '../../live/model.js';
+import { mapWithConcurrency } from '../../map-with-concurrency.js';
+import type { FolderPermissionsManifest } from '../../manifest/types.js';
 import { formatAddress } from '../../plan/model.js';
 import type { Change } from '../../plan/model.js';
 import { entryPermissions, fingerprintFolder } from '../../resources/folder-permissions.js';
 import type { FolderPermissionsPayload } from '../../resources/model.js';
-import type { FolderAclEntry, FolderPermissions } from '../../services/transfer/types.js';
+import type { Folder, FolderAclEntry, FolderPermissions } from '../../services/transfer/types.js';
 import { needReader, planBug, StepError, transferWriter } from '../kind-io.js';
 import type { KindIo, StepContext } from '../kind-io.js';
 
@@ -40,10 +40,16 @@ export type FolderStep =
   /** DELETE /folders/{id}/acls with `{type, id}`. */
   | { readonly op: 'entry-remove'; readonly address: string; readonly folderPath: string; readonly entry: EntryRef };
 
+/** A folder and its ACL entries as read (the live state's `LiveFolder`, which sits above this module). */
+interface TouchedFolder {
+  readonly folder: Folder;
+  readonly acl: readonly FolderAclEntry[];
+}
+
 /** The touched folders as they are now. */
 export interface FolderTouched {
   /** Touched folders by `folderKey`: the folder and its ACL, or null when no folder has the path. */
-  readonly folders: ReadonlyMap<string, LiveFolder | null>;
+  readonly folders: ReadonlyMap<string, TouchedFolder | null>;
   /** Parents of folders to create (those the plan does not create itself) by `folderKey`: do they exist. */
   readonly parents: ReadonlyMap<string, boolean>;
 }
@@ -52,6 +58,23 @@ export const FOLDER_PERMISSIONS_IO: KindIo<'FolderPermissions'> = {
   kind: 'FolderPermissions',
   idsOf: (id) => ({ folder: id }),
   idIn: (ids) => ids.folder,
+
+  liveNeeds(manifests, scope, prune) {
+    const folders = manifests.filter((m): m is FolderPermissionsManifest => m.kind === 'FolderPermissions');
+    const walk = prune.includes('FolderPermissions') ? [...scope.folders] : [];
+    if (folders.length === 0 && walk.length === 0) return {};
+    return {
+      transfer: {
+        users: folders.some((m) => m.spec.entries.some((e) => e.user !== undefined)),
+        groups: folders.some((m) => m.spec.entries.some((e) => e.group !== undefined)),
+        groupNames: [...new Set(folders.flatMap((m) => m.spec.entries.flatMap((e) => (e.group !== undefined ? [e.group] : []))))],
+        folders: folders.map((m) => m.name),
+        previous: folders.flatMap((m) => m.previousNames),
+        creatable: folders.filter((m) => m.spec.createIfMissing !== undefined).map((m) => m.name),
+        walk,
+      },
+    };
+  },
 
   planSteps(change, payload) {
     if (payload?.kind !== 'FolderPermissions') return planBug(change, 'no folder payload');
@@ -143,7 +166,7 @@ export const FOLDER_PERMISSIONS_IO: KindIo<'FolderPermissions'> = {
         .filter((p): p is string => p !== undefined && !created.has(folderKey(p))),
     );
     const [folders, parentFound] = await Promise.all([
-      mapWithConcurrency(paths, parallelism, async (path): Promise<LiveFolder | null> => {
+      mapWithConcurrency(paths, parallelism, async (path): Promise<TouchedFolder | null> => {
         const folder = await transfer.findFolderByPath(path);
         return folder ? { folder, acl: await transfer.listFolderAcls(folder.id) } : null;
       }),

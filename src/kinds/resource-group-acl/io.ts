@@ -1,6 +1,7 @@
 import { isRecord } from '../../is-record.js';
-import { aclKey } from '../../live/model.js';
+import { aclKey } from '../../resource-group-acl-key.js';
 import { fingerprintAcl } from '../../resources/resource-group-acl.js';
+import type { ResourceGroupAclManifest } from '../../manifest/types.js';
 import type { ResourceGroupAcl } from '../../services/automation/types.js';
 import { automationWriter, describeNeededChange, liveIdOf, needReader, planBug, readOrNull } from '../kind-io.js';
 import type { KindIo, StepContext } from '../kind-io.js';
@@ -24,6 +25,15 @@ export const RESOURCE_GROUP_ACL_IO: KindIo<'ResourceGroupAcl'> = {
   kind: 'ResourceGroupAcl',
   idsOf: (id) => ({ acl: id }),
   idIn: (ids) => ids.acl,
+
+  liveNeeds(manifests, scope, prune) {
+    const acls = manifests.filter((m): m is ResourceGroupAclManifest => m.kind === 'ResourceGroupAcl');
+    const pruned = prune.includes('ResourceGroupAcl') && scope.taskGroups.length > 0;
+    if (acls.length === 0 && !pruned) return {};
+    // User groups named by ACL manifests (looked up unless a live ACL already names them).
+    const userGroups = [...new Set(acls.map((m) => m.spec.userGroup))];
+    return { automation: { resourceGroups: acls.length > 0, acls: true, userGroups } };
+  },
 
   planSteps(change, payload) {
     if (change.action === 'delete') return [{ op: 'acl-delete', id: liveIdOf(change) }];

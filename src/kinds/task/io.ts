@@ -26,6 +26,13 @@ export const TASK_IO: KindIo<'Task'> = {
   idsOf: (id) => ({ task: id }),
   idIn: (ids) => ids.task,
 
+  liveNeeds(manifests, scope, prune) {
+    const pruned = prune.includes('Task') && scope.taskGroups.length > 0;
+    if (manifests.length === 0 && !pruned) return {};
+    // A pruned task is shown as a manifest would write it: host, script and date-list names.
+    return { automation: { tasks: true, catalogs: true, resourceGroups: manifests.length > 0 } };
+  },
+
   planSteps(change, payload) {
     if (change.action === 'delete') return [{ op: 'task-delete', id: liveIdOf(change) }];
     if (payload?.kind !== 'Task') return planBug(change, 'no task payload');
