@@ -256,7 +256,8 @@ async function runKindChange<K extends ResourceKind>(io: KindIo<K>, change: Chan
     if (s > 0 && run.aborted()) return failedResult(change, `interrupted after ${s} of ${steps.length} requests`, counters, ids);
     const outcome = await runStep(io, steps[s]!, run, counters);
     if (outcome.kind === 'failed') {
-      const tail = s > 0 ? ` (after ${s} of ${steps.length} requests of this change had succeeded${change.action === 'replace' ? ': the task was deleted but not created again' : ''})` : '';
+      const leftUndone = io.describeLeftUndone(change);
+      const tail = s > 0 ? ` (after ${s} of ${steps.length} requests of this change had succeeded${leftUndone !== undefined ? `: ${leftUndone}` : ''})` : '';
       return failedResult(change, `${redactSecrets(outcome.message, run.secrets)}${tail}`, counters, ids);
     }
     ids = { ...ids, ...outcome.ids };

@@ -48,8 +48,8 @@ export async function verifyPayloads(applied: readonly { change: Change; result:
 
 async function verifyChange<K extends ResourceKind>(io: KindIo<K>, change: Change, result: ChangeResult, ctx: StepContext): Promise<Unconverged | undefined> {
   for (const step of io.verifySteps(change, result.ids)) {
-    const c = await io.confirmStep(step, ctx);
-    if (c.kind !== 'done') return { address: change.address, action: change.action, reason: c.kind === 'fail' ? c.message : `the server does not hold what was sent (${step.op})` };
+    const found = await io.confirmStep(step, ctx);
+    if (found.kind !== 'done') return { address: change.address, action: change.action, reason: found.kind === 'fail' ? found.message : `the server does not hold what was sent (${step.op})` };
   }
   return undefined;
 }

@@ -47,6 +47,8 @@ export interface KindIo<K extends ResourceKind> {
   readTouched(changes: readonly Change[], readers: StaleCheckReaders, parallelism: number): Promise<TouchedOf<K>>;
   /** Pure: how the change's object moved since the plan (none: it did not). */
   findStale(change: Change, now: TouchedOf<K>): StaleFinding[];
+  /** What a change of this kind leaves undone when a request after its first fails (`the task was deleted but not created again`), if it says more than the count. */
+  describeLeftUndone(change: Change): string | undefined;
   /** Words for a change of this kind that another change of the apply needs, as the reason that one is not started: `creating its parent folder (…)`. */
   describeNeeded(needed: Change): string;
   /** The payload with each string `walk` maps (secret references replaced by values); a kind whose payload holds none returns it as it is. */

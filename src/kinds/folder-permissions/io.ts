@@ -196,6 +196,7 @@ export const FOLDER_PERMISSIONS_IO: KindIo<'FolderPermissions'> = {
     return [];
   },
 
+  describeLeftUndone: () => undefined,
   describeNeeded: (needed) => `${needed.action === 'create' ? 'creating' : 'renaming'} its parent folder (${needed.address})`,
 
   // Permission flags and principal ids: nothing in them can be a reference.

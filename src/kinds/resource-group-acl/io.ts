@@ -110,6 +110,7 @@ export const RESOURCE_GROUP_ACL_IO: KindIo<'ResourceGroupAcl'> = {
     return fingerprintAcl(live) !== c.fingerprint ? [{ how: 'changed' }] : [];
   },
 
+  describeLeftUndone: () => undefined,
   describeNeeded: describeNeededChange,
 
   // Permission flags and a pair of names: nothing in them can be a reference.

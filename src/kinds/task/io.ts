@@ -124,6 +124,7 @@ export const TASK_IO: KindIo<'Task'> = {
     return [];
   },
 
+  describeLeftUndone: (change) => (change.action === 'replace' ? 'the task was deleted but not created again' : undefined),
   describeNeeded: describeNeededChange,
 
   mapPayloadStrings(payload, walk) {
