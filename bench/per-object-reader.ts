@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mapWithConcurrency } from '../src/live/map-with-concurrency.js';
+import { mapWithConcurrency } from '../src/map-with-concurrency.js';
 import { Secret } from '../src/secret.js';
 import { createAutomationClient, createTransferClient } from '../src/services/index.js';
 

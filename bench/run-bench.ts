@@ -7,7 +7,7 @@ import { exportConfig } from '../src/emulator/config-xml.js';
 import { countRequests, loadSeedFile, startEmulator } from '../src/emulator/index.js';
 import type { EmulatorSeed, RunningEmulator } from '../src/emulator/index.js';
 import type { JsonObject } from '../src/emulator/json.js';
-import { mapWithConcurrency } from '../src/live/map-with-concurrency.js';
+import { mapWithConcurrency } from '../src/map-with-concurrency.js';
 import { loadManifests } from '../src/manifest/load.js';
 import { readAndPlan } from '../src/app/read-and-plan.js';
 import type { JsonValue } from '../src/plan/model.js';

@@ -94,6 +94,11 @@ describe('the layers of docs/architecture.md', () => {
     expect(EDGES.filter((e) => area(e.from) === 'app' && views.has(area(e.to))).map(show)).toEqual([]);
   });
 
+  it('sees the I/O half of the kinds as its own area', () => {
+    expect(['kinds/io-registry.ts', 'kinds/kind-io.ts', 'kinds/task/io.ts', 'kinds/task/io-match.ts'].map(area)).toEqual(['kinds-io', 'kinds-io', 'kinds-io', 'kinds-io']);
+    expect(['kinds/created-ids.ts', 'kinds/task/definition.ts'].map(area)).toEqual(['kinds', 'kinds']);
+  });
+
   it.each(['plan', 'render', 'resources', 'access', 'kinds'])('src/%s loads no I/O, directly or through what it imports', (layer) => {
     const offending = EDGES.filter((e) => area(e.from) === layer)
       .map((e) => e.from)

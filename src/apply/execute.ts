@@ -1,15 +1,14 @@
 import { isMftopsError, userMessageOf } from '../errors.js';
-import { folderKey } from '../folder-path.js';
-import type { Change } from '../plan/model.js';
+import { CreatedIds } from '../kinds/created-ids.js';
+import { KIND_IO } from '../kinds/io-registry.js';
+import type { KindIo, StepContext, StepOf, WriteClients } from '../kinds/kind-io.js';
+import type { Change, ResourceKind } from '../plan/model.js';
 import { ApiError, NetworkError } from '../services/errors.js';
 import { backoffDelay } from '../services/retry.js';
+import { withDefined } from '../with-defined.js';
 import type { LedgerWriter } from './ledger.js';
 import { INTERRUPTED_BEFORE_START, skippedResult } from './model.js';
 import type { ChangeIds, ChangeResult } from './model.js';
-import { confirmStep, sendStep } from './operations.js';
-import type { StepContext, WriteClients } from './operations.js';
-import { planSteps } from './steps.js';
-import type { Step } from './steps.js';
 import { redactSecrets } from './secrets.js';
 import type { ResolvedSecrets } from './secrets.js';
 
@@ -59,7 +58,7 @@ export interface ExecuteResult {
  * Sends the changes: in the plan's order, at most `parallelism` at a time.
  *
  * Order, as the plan gives it (src/plan/execution-order.ts): wave after wave; in a wave, changes
- * start in plan order, and a change that `needs` another (a folder under a folder this plan
+ * start in plan order, and a change that `needs` another (today a folder under a folder this plan
  * creates or renames) waits for it and fails unstarted when it failed. A failed change never
  * stops the others.
  *
@@ -71,7 +70,7 @@ export interface ExecuteResult {
  */
 export async function executeChanges(input: ExecuteInput): Promise<ExecuteResult> {
   const policy = retryPolicy(input.retry);
-  const ctx: StepContext = { clients: input.clients, folderIds: new Map() };
+  const ctx: StepContext = { clients: input.clients, created: new CreatedIds() };
   const results: (ChangeResult | undefined)[] = input.changes.map(() => undefined);
   const secrets = input.secrets.values;
   const counters = { retriedAfterReread: 0 };
@@ -200,8 +199,8 @@ async function runWave(members: readonly number[], w: Wave): Promise<boolean> {
       }
       waiting.splice(k, 1);
       if (needs !== undefined && results[needs]!.status !== 'ok') {
-        const parent = changes[needs]!;
-        finishSkipped(i, `not started: ${parent.action === 'create' ? 'creating' : 'renaming'} its parent folder (${parent.address}) failed`, true);
+        const needed = changes[needs]!;
+        finishSkipped(i, `not started: ${KIND_IO[needed.kind].describeNeeded(needed)} failed`, true);
         continue;
       }
       running.set(
@@ -210,8 +209,8 @@ async function runWave(members: readonly number[], w: Wave): Promise<boolean> {
       );
     }
     if (running.size === 0) {
-      // Only changes whose parent is in no wave could be left: the plan's order is broken.
-      for (const i of waiting) finishSkipped(i, 'not started: its parent folder create never ran', true);
+      // Only changes whose needed change is in no wave could be left: the plan's order is broken.
+      for (const i of waiting) finishSkipped(i, `not started: the change it needs (${changes[i]!.needs ?? ''}) never ran`, true);
       waiting.length = 0;
       break;
     }
@@ -240,23 +239,31 @@ interface RunContext {
 }
 
 async function runChange(change: Change, run: RunContext): Promise<ChangeResult> {
+  return runKindChange(KIND_IO[change.kind], change, run);
+}
+
+async function runKindChange<K extends ResourceKind>(io: KindIo<K>, change: Change, run: RunContext): Promise<ChangeResult> {
   const counters = emptyCounters();
-  run.ledger.write({ event: 'change', address: change.address, action: change.action, status: 'pending', ...(change.previousName !== undefined ? { previousName: change.previousName } : {}) });
+  run.ledger.write({ event: 'change', address: change.address, action: change.action, status: 'pending', ...withDefined({ previousName: change.previousName }) });
   const payload = run.payloads.get(change.address);
   // Never the reference text in place of a secret.
   if (change.payload !== undefined && payload === undefined) throw new Error(`${change.address}: its secrets were not resolved before the apply`);
-  const steps = planSteps(change, payload);
-  if (change.kind === 'FolderPermissions' && change.liveId !== undefined) run.ctx.folderIds.set(folderKey(change.name), change.liveId);
+  const steps = io.planSteps(change, payload);
+  if (change.liveId !== undefined) run.ctx.created.record(change.address, change.liveId);
 
-  let ids: ChangeIds = change.liveId !== undefined ? idsOf(change, change.liveId) : {};
+  let ids: ChangeIds = change.liveId !== undefined ? io.idsOf(change.liveId) : {};
   for (let s = 0; s < steps.length; s++) {
     if (s > 0 && run.aborted()) return failedResult(change, `interrupted after ${s} of ${steps.length} requests`, counters, ids);
-    const outcome = await runStep(steps[s]!, run, counters);
+    const outcome = await runStep(io, steps[s]!, run, counters);
     if (outcome.kind === 'failed') {
-      const tail = s > 0 ? ` (after ${s} of ${steps.length} requests of this change had succeeded${change.action === 'replace' ? ': the task was deleted but not created again' : ''})` : '';
+      const leftUndone = io.describeLeftUndone(change);
+      const tail = s > 0 ? ` (after ${s} of ${steps.length} requests of this change had succeeded${leftUndone !== undefined ? `: ${leftUndone}` : ''})` : '';
       return failedResult(change, `${redactSecrets(outcome.message, run.secrets)}${tail}`, counters, ids);
     }
     ids = { ...ids, ...outcome.ids };
+    // A create's id, once its write returned it or its re-find found it: the later steps of this change, and the changes that need it, write with it.
+    const id = io.idIn(ids);
+    if (id !== undefined) run.ctx.created.record(change.address, id);
   }
   return { address: change.address, kind: change.kind, action: change.action, status: 'ok', ids, ...counters };
 }
@@ -264,7 +271,7 @@ async function runChange(change: Change, run: RunContext): Promise<ChangeResult>
 type StepOutcome = { readonly kind: 'ok'; readonly ids: ChangeIds } | { readonly kind: 'failed'; readonly message: string };
 
 /** The per-step state machine: send → (unknown outcome) → confirm → done | send again. */
-async function runStep(first: Step, run: RunContext, counters: ChangeCounters): Promise<StepOutcome> {
+async function runStep<K extends ResourceKind>(io: KindIo<K>, first: StepOf<K>, run: RunContext, counters: ChangeCounters): Promise<StepOutcome> {
   let step = first;
   let state: 'send' | 'confirm' = 'send';
   let sends = 0;
@@ -280,7 +287,7 @@ async function runStep(first: Step, run: RunContext, counters: ChangeCounters): 
         sends++;
         counters.writes++;
         try {
-          return { kind: 'ok', ids: await sendStep(step, run.ctx) };
+          return { kind: 'ok', ids: await io.sendStep(step, run.ctx) };
         } catch (err) {
           const outcome = outcomeOf(err);
           lastError = messageOf(err);
@@ -305,7 +312,7 @@ async function runStep(first: Step, run: RunContext, counters: ChangeCounters): 
         await run.policy.sleep(backoffDelay(sends, run.policy));
         let found;
         try {
-          found = await confirmStep(step, run.ctx);
+          found = await io.confirmStep(step, run.ctx);
         } catch (err) {
           return { kind: 'failed', message: `${lastError}; the write may have taken effect, and re-reading it failed: ${messageOf(err)}` };
         }
@@ -355,21 +362,6 @@ function retryPolicy(opts: StepRetryOptions | undefined): Required<StepRetryOpti
     sleep: opts?.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     random: opts?.random ?? Math.random,
   };
-}
-
-function idsOf(change: Change, id: string): ChangeIds {
-  switch (change.kind) {
-    case 'Task':
-      return { task: id };
-    case 'ResourceGroupAcl':
-      return { acl: id };
-    case 'FolderPermissions':
-      return { folder: id };
-    default: {
-      const never: never = change.kind;
-      throw new Error(`unknown kind ${String(never)}`);
-    }
-  }
 }
 
 function emptyCounters(): ChangeCounters {

@@ -11,9 +11,9 @@ export { blockedChanges, checkPermissions, checkPlanTarget, DEFAULT_MAX_DELETES,
 export type { ApplyPermissions } from './guard.js';
 export { memoryLedger, openLedger } from './ledger.js';
 export type { LedgerEntry, LedgerWriter } from './ledger.js';
-export { holdsSent } from './match.js';
+export { holdsSent } from '../kinds/task/io-match.js';
 export * from './model.js';
-export { confirmStep, sendStep, StepError } from './operations.js';
+export { StepError } from './operations.js';
 export type { AutomationWriter, Confirmation, StepContext, TransferWriter, WriteClients } from './operations.js';
 export { describeSecretProblems, findSecretProblems, redactSecrets, resolveChangeSecrets } from './secrets.js';
 export type { ResolvedSecrets, SecretContext, SecretProblem, SecretResolution } from './secrets.js';

@@ -1,3 +1,4 @@
+import type { ChangeIds, StaleHow } from '../kinds/kind-io.js';
 import type { Action, Change, NameKind, PolicyReport, ResourceKind } from '../plan/model.js';
 
 /**
@@ -7,6 +8,7 @@ import type { Action, Change, NameKind, PolicyReport, ResourceKind } from '../pl
  */
 
 export type { WriteAction } from '../plan/model.js';
+export type { ChangeIds, StaleHow } from '../kinds/kind-io.js';
 export { isWriteAction } from '../plan/model.js';
 
 /** The phases of an apply, in order; each is announced as it starts. */
@@ -20,14 +22,6 @@ export type ApplyPhase = 'stale-check' | 'snapshot' | 'write' | 'verify';
  * - `skipped`: never sent: blocked in the plan, or interrupted (Ctrl-C) before it started.
  */
 export type ChangeStatus = 'ok' | 'failed' | 'skipped';
-
-/** Server ids a change produced or worked on, for the ledger and the summary. */
-export interface ChangeIds {
-  /** Task id: the created one for `create`/`replace`, the live one otherwise. */
-  readonly task?: string;
-  readonly acl?: string;
-  readonly folder?: string;
-}
 
 export interface ChangeResult {
   readonly address: string;
@@ -47,14 +41,6 @@ export interface ChangeResult {
   /** Of those, the ones the re-read showed had taken effect (no retry needed). */
   readonly confirmedByReread: number;
 }
-
-/**
- * An object that moved between plan and apply.
- * - `changed`: its fingerprint differs from the one the plan was computed from;
- * - `appeared`: the plan creates it, and it now exists;
- * - `gone`: the plan changes or deletes it (or creates a folder under it), and it no longer exists.
- */
-export type StaleHow = 'changed' | 'appeared' | 'gone';
 
 /** Words for `how`, for messages and renderers. */
 export function describeStale(how: StaleHow): string {

@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { Change, JsonObject, JsonValue, Payload, SourceRef } from '../plan/model.js';
+import { KIND_IO } from '../kinds/io-registry.js';
+import type { Change, JsonValue, Payload, SourceRef } from '../plan/model.js';
 import { describeSecretFailure, parseSecretRef, readSecretRef } from '../secret.js';
 import type { SecretConfinement, SecretFailure, SecretRef } from '../secret.js';
 
@@ -132,16 +133,5 @@ function mapPayloadRefs(change: Change, value: (ref: SecretRef) => string | unde
     }
     return v;
   };
-  switch (payload.kind) {
-    case 'Task':
-      return { kind: 'Task', body: walk(payload.body) as JsonObject };
-    case 'ResourceGroupAcl':
-    case 'FolderPermissions':
-      // Permission flags and principal ids: nothing in them can be a reference.
-      return payload;
-    default: {
-      const never: never = payload;
-      throw new Error(`unknown payload ${String(never)}`);
-    }
-  }
+  return KIND_IO[payload.kind].mapPayloadStrings(payload, walk);
 }

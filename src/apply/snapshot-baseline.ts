@@ -13,7 +13,7 @@ import type { StaleCheckReaders, TouchedObjects } from './stale-check.js';
  */
 export async function readSnapshotBaseline(changes: readonly Change[], touched: TouchedObjects, readers: StaleCheckReaders, folders: readonly string[]): Promise<ExportBaseline> {
   const automation = readers.automation;
-  const [tasks, acls] = automation ? await Promise.all([touched.tasks ?? automation.listTasks(), touched.acls ?? automation.listResourceGroupAcls()]) : [undefined, undefined];
+  const [tasks, acls] = automation ? await Promise.all([touched.kinds.Task?.list ?? automation.listTasks(), touched.kinds.ResourceGroupAcl?.list ?? automation.listResourceGroupAcls()]) : [undefined, undefined];
   const changed = (kind: Change['kind']): string[] => changes.flatMap((c) => (c.kind === kind && c.action !== 'create' && c.liveId !== undefined ? [c.liveId] : []));
   return {
     ...(tasks ? { tasks: { live: tasks.map((t) => ({ id: taskId(t), name: typeof t.Name === 'string' ? t.Name : '' })), touched: changed('Task') } } : {}),
@@ -21,7 +21,7 @@ export async function readSnapshotBaseline(changes: readonly Change[], touched: 
     ...(folders.length > 0
       ? {
           folders: folders.map((path) => {
-            const live = touched.folders.get(folderKey(path));
+            const live = touched.kinds.FolderPermissions?.folders.get(folderKey(path));
             return { path, id: live ? live.folder.id : null, entries: live ? live.acl.length : 0 };
           }),
         }

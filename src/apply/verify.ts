@@ -1,11 +1,10 @@
-import { mapWithConcurrency } from '../live/map-with-concurrency.js';
-import { folderKey } from '../live/model.js';
-import type { Change, Plan } from '../plan/model.js';
+import { CreatedIds } from '../kinds/created-ids.js';
+import { KIND_IO } from '../kinds/io-registry.js';
+import type { KindIo, StepContext, WriteClients } from '../kinds/kind-io.js';
+import { mapWithConcurrency } from '../map-with-concurrency.js';
+import type { Change, Plan, ResourceKind } from '../plan/model.js';
 import { describeReason } from '../resources/reasons.js';
 import type { ChangeResult, Unconverged } from './model.js';
-import { confirmStep } from './operations.js';
-import type { StepContext, WriteClients } from './operations.js';
-import { planSteps } from './steps.js';
 
 /**
  * After the writes: did the servers end where the plan said? Two ways, see `VerifyMode`.
@@ -38,20 +37,19 @@ export function findUnconverged(applied: readonly Change[], replan: Plan): Uncon
  * outcome). Secret values are not compared (they read back suppressed).
  */
 export async function verifyPayloads(applied: readonly { change: Change; result: ChangeResult }[], clients: WriteClients, parallelism: number): Promise<Unconverged[]> {
-  const ctx: StepContext = { clients, folderIds: new Map() };
+  const ctx: StepContext = { clients, created: new CreatedIds() };
   for (const { change, result } of applied) {
-    const id = result.ids?.folder;
-    if (change.kind === 'FolderPermissions' && id !== undefined) ctx.folderIds.set(folderKey(change.name), id);
+    const id = result.ids !== undefined ? KIND_IO[change.kind].idIn(result.ids) : undefined;
+    if (id !== undefined) ctx.created.record(change.address, id);
   }
-  const found = await mapWithConcurrency(applied, parallelism, async ({ change, result }): Promise<Unconverged | undefined> => {
-    // A replace's delete is not checked: the task it created has the same name.
-    const steps = planSteps(change, change.payload).filter((s, i, all) => !(change.action === 'replace' && s.op === 'task-delete' && i < all.length - 1));
-    for (const step of steps) {
-      const checked = step.op === 'task-update' && result.ids?.task !== undefined ? { ...step, id: result.ids.task } : step;
-      const c = await confirmStep(checked, ctx);
-      if (c.kind !== 'done') return { address: change.address, action: change.action, reason: c.kind === 'fail' ? c.message : `the server does not hold what was sent (${step.op})` };
-    }
-    return undefined;
-  });
+  const found = await mapWithConcurrency(applied, parallelism, ({ change, result }) => verifyChange(KIND_IO[change.kind], change, result, ctx));
   return found.filter((u): u is Unconverged => u !== undefined);
+}
+
+async function verifyChange<K extends ResourceKind>(io: KindIo<K>, change: Change, result: ChangeResult, ctx: StepContext): Promise<Unconverged | undefined> {
+  for (const step of io.verifySteps(change, result.ids)) {
+    const found = await io.confirmStep(step, ctx);
+    if (found.kind !== 'done') return { address: change.address, action: change.action, reason: found.kind === 'fail' ? found.message : `the server does not hold what was sent (${step.op})` };
+  }
+  return undefined;
 }

@@ -1,6 +1,9 @@
 import type { AboutInfo, DateList, Host, NamedObject, ResourceGroup, ResourceGroupAcl, Task } from '../services/automation/types.js';
 import type { Folder, FolderAclEntry, GroupMembersForm, TransferGroup, TransferUser } from '../services/transfer/types.js';
 export { folderKey, uniqueFolderPaths } from '../folder-path.js';
+import { folderKey } from '../folder-path.js';
+// The stale check reads ACLs by this key too, below this module: it lives in a leaf.
+export { aclKey } from '../resource-group-acl-key.js';
 
 /**
  * What the servers hold, as far as a plan needs it: read once by `readLiveState` (the I/O edge),
@@ -107,11 +110,6 @@ export interface GroupMemberNames {
 export interface LiveFolder {
   readonly folder: Folder;
   readonly acl: readonly FolderAclEntry[];
-}
-
-/** The key of a resource-group ACL: the (resource group, user group) pair, case-folded. */
-export function aclKey(resourceGroup: string, userGroup: string): string {
-  return `${resourceGroup.toLowerCase()}\u0000${userGroup.toLowerCase()}`;
 }
 
 /** Index items by lower-cased name and by id (first one wins on a clash). */

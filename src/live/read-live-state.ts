@@ -5,10 +5,14 @@ import type { ResourceGroupAcl } from '../services/automation/types.js';
 import { ApiError } from '../services/errors.js';
 import type { ReadonlyTransferClient, TransferClient } from '../services/transfer/client.js';
 import type { Folder, FolderAclEntry, TransferUser } from '../services/transfer/types.js';
-import { mapWithConcurrency } from './map-with-concurrency.js';
+import { mapWithConcurrency } from '../map-with-concurrency.js';
 import { aclKey, folderKey, indexByName, uniqueFolderPaths } from './model.js';
 import type { AutomationLiveState, GroupMemberNames, LiveFolder, LiveScript, LiveState, TransferLiveState, UserGroupMemberNames } from './model.js';
 import { isSameOrBelow, parentPath } from '../folder-path.js';
+import { KIND_IO } from '../kinds/io-registry.js';
+import type { LiveNeeds } from '../kinds/kind-io.js';
+
+export type { LiveNeeds } from '../kinds/kind-io.js';
 
 /** Called after each request of a long read: requests done, requests known so far, what was read. */
 export type ProgressCallback = (done: number, total: number, what: string) => void;
@@ -51,71 +55,42 @@ export interface StepFolderNeeds {
 }
 
 /**
- * What must be read, derived from the manifests and the prune settings alone (pure), so that a
- * service nothing needs is never contacted and a list nothing needs is never fetched.
+ * What must be read, derived from the manifests and the prune settings alone (pure): each kind's
+ * part (`KindIo.liveNeeds`), flags or'ed and lists joined, so that a service nothing needs is never
+ * contacted and a list nothing needs is never fetched.
  */
-export interface LiveNeeds {
-  readonly automation?: {
-    /** Task manifests, or a prune of Tasks with task groups in scope. */
-    readonly tasks: boolean;
-    /** Hosts, scripts and date lists: the names Task manifests reference, and pruned tasks are shown with. */
-    readonly catalogs: boolean;
-    /** Task groups and ACL resource groups are checked against them. */
-    readonly resourceGroups: boolean;
-    /** ACL manifests, or a prune of ResourceGroupAcls with task groups in scope. */
-    readonly acls: boolean;
-    /** User groups named by ACL manifests (looked up unless a live ACL already names them). */
-    readonly userGroups: readonly string[];
-  };
-  readonly transfer?: {
-    /** Folder entries name users / groups: the lists are read to resolve names to ids. */
-    readonly users: boolean;
-    readonly groups: boolean;
-    /** Groups the folder manifests name: their members are read (with those of the groups live entries name). */
-    readonly groupNames: readonly string[];
-    /** Managed folder paths. */
-    readonly folders: readonly string[];
-    /** Their previous paths (`metadata.previousNames`): a folder found at one is renamed, not created. */
-    readonly previous: readonly string[];
-    /** Managed folders that may be created: their parent is looked up when they are missing. */
-    readonly creatable: readonly string[];
-    /** Scope roots to walk (prune of FolderPermissions). */
-    readonly walk: readonly string[];
-  };
-}
-
 export function planLiveReads(manifests: readonly Manifest[], scope: Scope, prune: readonly PrunableKind[]): LiveNeeds {
-  const tasks = manifests.filter((m) => m.kind === 'Task');
-  const acls = manifests.filter((m) => m.kind === 'ResourceGroupAcl');
-  const folders = manifests.filter((m) => m.kind === 'FolderPermissions');
-  const pruneTasks = prune.includes('Task') && scope.taskGroups.length > 0;
-  const pruneAcls = prune.includes('ResourceGroupAcl') && scope.taskGroups.length > 0;
-  const walk = prune.includes('FolderPermissions') ? [...scope.folders] : [];
-  const needs: { automation?: LiveNeeds['automation']; transfer?: LiveNeeds['transfer'] } = {};
-  if (tasks.length > 0 || acls.length > 0 || pruneTasks || pruneAcls) {
-    const userGroups = new Map<string, string>();
-    for (const m of acls) if (!userGroups.has(m.spec.userGroup)) userGroups.set(m.spec.userGroup, m.spec.userGroup);
-    needs.automation = {
-      tasks: tasks.length > 0 || pruneTasks,
-      // A pruned task is shown as a manifest would write it: host, script and date-list names.
-      catalogs: tasks.length > 0 || pruneTasks,
-      resourceGroups: tasks.length > 0 || acls.length > 0,
-      acls: acls.length > 0 || pruneAcls,
-      userGroups: [...userGroups.values()],
-    };
-  }
-  if (folders.length > 0 || walk.length > 0) {
-    needs.transfer = {
-      users: folders.some((m) => m.spec.entries.some((e) => e.user !== undefined)),
-      groups: folders.some((m) => m.spec.entries.some((e) => e.group !== undefined)),
-      groupNames: [...new Set(folders.flatMap((m) => m.spec.entries.flatMap((e) => (e.group !== undefined ? [e.group] : []))))],
-      folders: folders.map((m) => m.name),
-      previous: folders.flatMap((m) => m.previousNames),
-      creatable: folders.filter((m) => m.spec.createIfMissing !== undefined).map((m) => m.name),
-      walk,
-    };
-  }
-  return needs;
+  const parts = Object.values(KIND_IO).map((io) => io.liveNeeds(manifests.filter((m) => m.kind === io.kind), scope, prune));
+  const automation = parts.flatMap((p) => p.automation ?? []);
+  const transfer = parts.flatMap((p) => p.transfer ?? []);
+  const any = <T>(of: readonly T[], flag: (part: T) => boolean | undefined) => of.some((part) => flag(part) === true);
+  const joined = <T>(of: readonly T[], list: (part: T) => readonly string[] | undefined) => of.flatMap((part) => list(part) ?? []);
+  return {
+    ...(automation.length > 0
+      ? {
+          automation: {
+            tasks: any(automation, (p) => p.tasks),
+            catalogs: any(automation, (p) => p.catalogs),
+            resourceGroups: any(automation, (p) => p.resourceGroups),
+            acls: any(automation, (p) => p.acls),
+            userGroups: joined(automation, (p) => p.userGroups),
+          },
+        }
+      : {}),
+    ...(transfer.length > 0
+      ? {
+          transfer: {
+            users: any(transfer, (p) => p.users),
+            groups: any(transfer, (p) => p.groups),
+            groupNames: joined(transfer, (p) => p.groupNames),
+            folders: joined(transfer, (p) => p.folders),
+            previous: joined(transfer, (p) => p.previous),
+            creatable: joined(transfer, (p) => p.creatable),
+            walk: joined(transfer, (p) => p.walk),
+          },
+        }
+      : {}),
+  };
 }
 
 /**

@@ -337,6 +337,27 @@ describe('order and concurrency', () => {
     expect(calls).toEqual(['delete-entry 1', 'delete-entry 5']);
   });
 
+  it('any change may wait for another by address, not only a folder for its parent: it starts after it succeeded, and not at all when it failed', async () => {
+    const calls: string[] = [];
+    const automation = {
+      createTask: async (body: { Name: string }) => {
+        calls.push(`create ${body.Name}`);
+        await settle();
+        if (body.Name === 'Refused') throw new ApiError({ service: 'automation', method: 'POST', path: '/tasks', status: 400, body: { title: 'Bad Request', fieldErrors: [] } });
+        return { ...body, ID: calls.length };
+      },
+    } as unknown as AutomationWriter;
+    const chain = (first: string, second: string): Change[] => {
+      const a = { ...taskCreate(first), wave: 0 };
+      return [a, { ...taskCreate(second), wave: 0, needs: a.address }];
+    };
+    const changes = [...chain('Refused', 'After refused'), ...chain('Made', 'After made')];
+    const out = await executeChanges({ changes, clients: { automation }, ledger: memoryLedger(), parallelism: 8, secrets: resolvedSecrets(changes), retry: noSleep });
+    expect(out.results.map((r) => r.status)).toEqual(['failed', 'failed', 'ok', 'ok']);
+    expect(out.results[1]).toMatchObject({ writes: 0, error: 'not started: creating Task/Refused (which it needs) failed' });
+    expect(calls).toEqual(['create Refused', 'create Made', 'create After made']);
+  });
+
   it('a folder whose parent could not be created is not started, and says why', async () => {
     const { client, calls } = fakeTransfer({ failCreateOf: '/a/b' });
     const out = await run([createFolder('/a/b'), createFolder('/a/b/c')], { transfer: client }).done;

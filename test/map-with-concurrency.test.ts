@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapWithConcurrency } from '../../src/live/map-with-concurrency.js';
+import { mapWithConcurrency } from '../src/map-with-concurrency.js';
 
 /** Let every promise that can settle settle: one turn of the event loop, no timer. */
 const settle = () => new Promise((r) => setImmediate(r));

@@ -1,7 +1,7 @@
-import { PASSWORD_FIELD, sameScalar } from '../resources/common.js';
-import { isRecord } from '../is-record.js';
-import { isVolatileTaskField } from '../kinds/task/plan.js';
-import { parseSecretRef } from '../secret.js';
+import { PASSWORD_FIELD, sameScalar } from '../../resources/common.js';
+import { isRecord } from '../../is-record.js';
+import { isVolatileTaskField } from './plan.js';
+import { parseSecretRef } from '../../secret.js';
 
 const SUPPRESSED = '(suppressed)';
 

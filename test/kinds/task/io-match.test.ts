@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { holdsSent } from '../../src/apply/match.js';
-import { readTask } from '../../src/services/automation/normalize.js';
+import { holdsSent } from '../../../src/kinds/task/io-match.js';
+import { readTask } from '../../../src/services/automation/normalize.js';
 
 it('compares only what was sent, the way the server means it', () => {
   const read = { ID: '9', Name: 'T', Active: true, NextEID: 4, Renamed: false, Info: { Description: 'd', Notes: '' }, steps: [{ Source: { ID: '1', HostID: 12, Path: '/x', Type: 'SSHFTP' } }] };
