@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EVERY_KIND, KINDS, kindsInRank } from '../../src/kinds/registry.js';
 import { MANIFEST_KINDS } from '../../src/manifest/types.js';
+import { SCHEMA_FILES } from '../../src/manifest/schemas.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ResourceGroupAcl, Task } from '../../src/services/automation/types.js';
@@ -15,8 +16,11 @@ describe('the kind registry', () => {
     for (const kind of EVERY_KIND) expect(KINDS[kind].kind).toBe(kind);
   });
 
-  it('names a schema that exists for each kind, and ranks are distinct', () => {
-    for (const kind of EVERY_KIND) expect(existsSync(fileURLToPath(new URL(`../../schemas/${KINDS[kind].schema}`, import.meta.url)))).toBe(true);
+  it('names the schema the manifest loader validates each kind with, and ranks are distinct', () => {
+    for (const kind of EVERY_KIND) {
+      expect(KINDS[kind].schema).toBe(SCHEMA_FILES[kind]);
+      expect(existsSync(fileURLToPath(new URL(`../../schemas/${KINDS[kind].schema}`, import.meta.url)))).toBe(true);
+    }
     expect(new Set(EVERY_KIND.map((kind) => KINDS[kind].rank)).size).toBe(EVERY_KIND.length);
   });
 
