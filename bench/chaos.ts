@@ -158,7 +158,11 @@ interface KillPlan {
 function runCli(args: readonly string[], cwd: string, env: Record<string, string>, killPlan?: KillPlan): Promise<CliRun> {
   return new Promise((done, fail) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -198,7 +202,11 @@ export function stackTraceSigns(text: string): { frames: number; nodeBanners: nu
 }
 
 /** Adds one run's signs to a rate's tally (`label` names the command in the sample). */
-function tallyStackTraces(tally: { runs: number; frames: number; nodeBanners: number; unhandledRejections: number; samples: string[] }, label: string, run: CliRun): void {
+function tallyStackTraces(
+  tally: { runs: number; frames: number; nodeBanners: number; unhandledRejections: number; samples: string[] },
+  label: string,
+  run: CliRun,
+): void {
   const output = `${run.stdout}\n${run.stderr}`;
   const signs = stackTraceSigns(output);
   if (signs.frames + signs.nodeBanners + signs.unhandledRejections === 0) return;
@@ -209,7 +217,12 @@ function tallyStackTraces(tally: { runs: number; frames: number; nodeBanners: nu
   if (tally.samples.length < 6) {
     const lines = output.split('\n').filter((l) => l.trim() !== '');
     const at = Math.max(0, lines.findIndex((l) => /^ {4}at |^Node\.js v\d|UnhandledPromiseRejection/.test(l)) - 1);
-    tally.samples.push(`${label}: ${lines.slice(at, at + 5).join(' | ').slice(0, 500)}`);
+    tally.samples.push(
+      `${label}: ${lines
+        .slice(at, at + 5)
+        .join(' | ')
+        .slice(0, 500)}`,
+    );
   }
 }
 
@@ -218,7 +231,11 @@ function tallyStackTraces(tally: { runs: number; frames: number; nodeBanners: nu
 /** The example seed with BULK_USERS more transfer users, none of them in a group or an ACL. */
 function chaosSeed(): EmulatorSeed {
   const seed = loadSeedFile(SEED);
-  const bulk = Array.from({ length: BULK_USERS }, (_, i) => ({ username: `bulk-user-${String(i).padStart(4, '0')}`, password: `bulk-${i}-Pa55!`, permission: 'User' as const }));
+  const bulk = Array.from({ length: BULK_USERS }, (_, i) => ({
+    username: `bulk-user-${String(i).padStart(4, '0')}`,
+    password: `bulk-${i}-Pa55!`,
+    permission: 'User' as const,
+  }));
   return { ...seed, transfer: { ...seed.transfer, users: [...(seed.transfer?.users ?? []), ...bulk] } };
 }
 
@@ -241,12 +258,19 @@ function roundManifests(r: number): Record<string, string> {
     acl('finance-operators', 'Finance', 'Finance Operators', perms),
   ].join('---\n');
   files['manifests/folders.yaml'] = [
-    folder('/Distribution/Globex/Inbound', 'exact', [['group', 'Globex Partners', r % 2 === 0 ? ['listFiles', 'writeFiles'] : ['listFiles', 'readFiles', 'writeFiles']]]),
+    folder('/Distribution/Globex/Inbound', 'exact', [
+      ['group', 'Globex Partners', r % 2 === 0 ? ['listFiles', 'writeFiles'] : ['listFiles', 'readFiles', 'writeFiles']],
+    ]),
     folder('/Distribution/Globex/Outbound', 'exact', [['group', 'Globex Partners', ['listFiles', 'readFiles']]]),
-    folder(`/Distribution/Globex/Chaos-${r}`, 'exact', [
-      ['group', 'Globex Partners', ['listFiles', 'readFiles']],
-      ['user', 'bob', ['listFiles']],
-    ], true),
+    folder(
+      `/Distribution/Globex/Chaos-${r}`,
+      'exact',
+      [
+        ['group', 'Globex Partners', ['listFiles', 'readFiles']],
+        ['user', 'bob', ['listFiles']],
+      ],
+      true,
+    ),
   ].join('---\n');
   return files;
 }
@@ -337,13 +361,15 @@ function ledgersIn(dir: string): string[] {
   } catch {
     return [];
   }
-  return ids.map((id) => join(root, id, 'ledger.jsonl')).filter((p) => {
-    try {
-      return statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  });
+  return ids
+    .map((id) => join(root, id, 'ledger.jsonl'))
+    .filter((p) => {
+      try {
+        return statSync(p).isFile();
+      } catch {
+        return false;
+      }
+    });
 }
 
 function readLedger(path: string): LedgerLine[] {
@@ -395,7 +421,8 @@ export function classifyEnd(run: CliRun): 'ok' | 'clear' | 'unclear' {
       verification?: { error?: string; unconverged?: unknown[] };
     };
     // --format json: a command that failed without a result of its own says why in its `mftops.error` document.
-    if (report.kind === 'mftops.error' && (report.errors ?? []).length > 0 && report.errors!.every((e) => typeof e.message === 'string' && e.message !== '')) return 'clear';
+    if (report.kind === 'mftops.error' && (report.errors ?? []).length > 0 && report.errors!.every((e) => typeof e.message === 'string' && e.message !== ''))
+      return 'clear';
     const failed = (report.results ?? []).filter((r) => r.status === 'failed');
     if (failed.length > 0 && failed.every((r) => typeof r.error === 'string' && r.error !== '')) return 'clear';
     if ((report.problems ?? []).length > 0 || report.verification?.error !== undefined || (report.verification?.unconverged ?? []).length > 0) return 'clear';
@@ -411,7 +438,11 @@ function firstErrorLine(run: CliRun): string {
   const line = /^mftops: error: .*$/m.exec(run.stderr)?.[0];
   if (line !== undefined) return line.slice(0, 300);
   try {
-    const report = JSON.parse(run.stdout) as { outcome?: string; results?: Array<{ address: string; status: string; error?: string }>; verification?: { error?: string } };
+    const report = JSON.parse(run.stdout) as {
+      outcome?: string;
+      results?: Array<{ address: string; status: string; error?: string }>;
+      verification?: { error?: string };
+    };
     const failed = (report.results ?? []).find((r) => r.status === 'failed');
     if (failed) return `${report.outcome ?? ''}: ${failed.address}: ${failed.error ?? ''}`.slice(0, 300);
     return `${report.outcome ?? ''}: ${report.verification?.error ?? 'not converged'}`.slice(0, 300);
@@ -484,7 +515,9 @@ async function runRate(rate: number, opts: ChaosOptions, deadline: number): Prom
           const rec = inspectKill(emulator, r, kill?.afterMs ?? 0, fresh, kill?.inWrites !== undefined);
           kills.push(rec);
           pendingKills.push(rec);
-          say(`  rate ${rate} round ${r} run ${runs}: SIGKILL ${kill?.inWrites ? `${kill.afterMs} ms after its first write` : `after ${kill?.afterMs} ms`} (${rec.phase}; ledger ok ${rec.ledgerOk}, in flight ${rec.ledgerInFlight})`);
+          say(
+            `  rate ${rate} round ${r} run ${runs}: SIGKILL ${kill?.inWrites ? `${kill.afterMs} ms after its first write` : `after ${kill?.afterMs} ms`} (${rec.phase}; ledger ok ${rec.ledgerOk}, in flight ${rec.ledgerInFlight})`,
+          );
           continue;
         }
         try {
@@ -500,10 +533,10 @@ async function runRate(rate: number, opts: ChaosOptions, deadline: number): Prom
         else if (end === 'clear') {
           counts.clear++;
           if (clearSamples.length < 6) clearSamples.push(firstErrorLine(run));
-        }
-        else {
+        } else {
           counts.unclear++;
-          if (unclearSamples.length < 5) unclearSamples.push(`exit ${run.code}${run.timedOut ? ' (hang)' : ''}: stderr: ${run.stderr.slice(0, 400)} stdout: ${run.stdout.slice(0, 600)}`);
+          if (unclearSamples.length < 5)
+            unclearSamples.push(`exit ${run.code}${run.timedOut ? ' (hang)' : ''}: stderr: ${run.stderr.slice(0, 400)} stdout: ${run.stdout.slice(0, 600)}`);
         }
         if (end === 'ok') {
           const clean = countDuplicates(emulator) === 0;
@@ -575,7 +608,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResults> {
   const passed =
     runs >= opts.minRuns &&
     stackTraces === 0 &&
-    results.every((r) => r.duplicates === 0 && r.lostChanges === 0 && r.unclearEnds === 0 && r.roundsConverged === r.rounds && r.kills.every((k) => k.okButMissing.length === 0));
+    results.every(
+      (r) =>
+        r.duplicates === 0 && r.lostChanges === 0 && r.unclearEnds === 0 && r.roundsConverged === r.rounds && r.kills.every((k) => k.okButMissing.length === 0),
+    );
   return {
     generatedAt: new Date().toISOString(),
     seed: opts.seed,
@@ -623,7 +659,9 @@ async function main(argv: readonly string[]): Promise<void> {
       `fault rate ${r.faultRate}: ${r.runs} runs (${r.runsKilled} SIGKILLed), ${r.faultsInjected} faults, ${r.duplicates} duplicates, ${r.lostChanges} lost, ` +
         `${r.clearErrors} clear errors, ${r.unclearEnds} unclear, runs to converge ${r.runsToConverge.join('/')}, ${r.sigkillRecoveries} SIGKILL recoveries, ` +
         `${r.stackTraces.runs} runs with a stack trace (${r.stackTraces.frames} frames, ${r.stackTraces.nodeBanners} Node.js banners, ${r.stackTraces.unhandledRejections} unhandled rejections), ` +
-        `faults ${Object.entries(r.faultsByKind).map(([k, n]) => `${k} ${n}`).join(', ')}\n`,
+        `faults ${Object.entries(r.faultsByKind)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ')}\n`,
     );
     for (const sample of r.stackTraces.samples) process.stdout.write(`  stack trace: ${sample}\n`);
   }

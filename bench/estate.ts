@@ -18,7 +18,13 @@ export interface EstateSize {
 /** Entries per managed folder, and the groups they name. */
 export const ENTRIES_PER_FOLDER = 5;
 const RESOURCE_GROUPS = 10;
-const FOLDER_PERMISSIONS = [['listFiles', 'readFiles'], ['listFiles', 'readFiles', 'writeFiles'], ['listFiles'], ['listFiles', 'readFiles', 'deleteFiles'], ['listFiles', 'writeFiles']] as const;
+const FOLDER_PERMISSIONS = [
+  ['listFiles', 'readFiles'],
+  ['listFiles', 'readFiles', 'writeFiles'],
+  ['listFiles'],
+  ['listFiles', 'readFiles', 'deleteFiles'],
+  ['listFiles', 'writeFiles'],
+] as const;
 
 export const benchFolderPath = (i: number): string => `/Bench/F${String(i).padStart(5, '0')}`;
 const benchGroup = (k: number): string => `Bench Group ${k}`;
@@ -31,11 +37,19 @@ export function extendSeed(base: EmulatorSeed, size: EstateSize): EmulatorSeed {
   const seed = structuredClone(base) as EmulatorSeed & { automation: Record<string, unknown[]>; transfer: Record<string, unknown[]> };
   const a = seed.automation;
   const t = seed.transfer;
-  a.userGroups = [...(a.userGroups ?? []), ...Array.from({ length: userGroups }, (_, i) => ({ Name: ugName(i * RESOURCE_GROUPS), Type: 'local', Description: 'bench' }))];
+  a.userGroups = [
+    ...(a.userGroups ?? []),
+    ...Array.from({ length: userGroups }, (_, i) => ({ Name: ugName(i * RESOURCE_GROUPS), Type: 'local', Description: 'bench' })),
+  ];
   a.resourceGroups = [...(a.resourceGroups ?? []), ...Array.from({ length: RESOURCE_GROUPS }, (_, i) => ({ Name: rgName(i), Notes: 'bench' }))];
   a.acls = [
     ...(a.acls ?? []),
-    ...Array.from({ length: size.acls }, (_, i) => ({ ACLID: String(9_000_000 + i), ResourceGroupName: rgName(i), UserGroupName: ugName(i), Permissions: { TaskRun: 1 } })),
+    ...Array.from({ length: size.acls }, (_, i) => ({
+      ACLID: String(9_000_000 + i),
+      ResourceGroupName: rgName(i),
+      UserGroupName: ugName(i),
+      Permissions: { TaskRun: 1 },
+    })),
   ];
   t.groups = [...(t.groups ?? []), ...Array.from({ length: ENTRIES_PER_FOLDER }, (_, k) => ({ name: benchGroup(k), description: 'bench', members: [] }))];
   t.folders = [
@@ -44,7 +58,11 @@ export function extendSeed(base: EmulatorSeed, size: EstateSize): EmulatorSeed {
     ...Array.from({ length: size.folders }, (_, i) => ({
       path: benchFolderPath(i),
       description: 'bench',
-      acl: FOLDER_PERMISSIONS.map((perms, k) => ({ type: 'Group' as const, name: benchGroup(k), permissions: Object.fromEntries(perms.map((p) => [p, true])) })),
+      acl: FOLDER_PERMISSIONS.map((perms, k) => ({
+        type: 'Group' as const,
+        name: benchGroup(k),
+        permissions: Object.fromEntries(perms.map((p) => [p, true])),
+      })),
     })),
   ];
   return seed;

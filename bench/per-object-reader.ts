@@ -24,7 +24,12 @@ async function main(): Promise<void> {
   const input = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as ReaderInput;
   // The same client settings as the CLI's (src/app/clients.ts): keep-alive pool of max(8, parallelism).
   const connections = Math.max(8, input.parallelism);
-  const automation = createAutomationClient({ url: input.automationUrl, username: 'admin', password: new Secret(process.env.BENCH_AUTOMATION_PW ?? ''), connections });
+  const automation = createAutomationClient({
+    url: input.automationUrl,
+    username: 'admin',
+    password: new Secret(process.env.BENCH_AUTOMATION_PW ?? ''),
+    connections,
+  });
   const transfer = createTransferClient({ url: input.transferUrl, username: 'admin', password: new Secret(process.env.BENCH_TRANSFER_PW ?? ''), connections });
   try {
     const reads: (() => Promise<unknown>)[] = [

@@ -94,7 +94,11 @@ function runNode(script: string, args: readonly string[], cwd: string): Promise<
   return new Promise((resolveRun, reject) => {
     const started = process.hrtime.bigint();
     const cpu = process.cpuUsage();
-    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, script, ...args], { cwd, env: CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, script, ...args], {
+      cwd,
+      env: CHILD_ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
@@ -216,7 +220,9 @@ function writeEstate(dir: string, emulator: RunningEmulator, size: EstateSize): 
 async function measureRead(emulator: RunningEmulator, command: 'plan' | 'drift', dir: string, size: EstateSize): Promise<Scenario> {
   const seedFolders = emulator.state.transfer.folders.length - size.folders;
   const fewest = planFewestRequests(size, seedFolders);
-  const c = await counted(emulator, () => runCli([command, '--parallelism', String(PLAN_P), ...(command === 'plan' ? ['--detailed-exitcode'] : []), '-q'], dir));
+  const c = await counted(emulator, () =>
+    runCli([command, '--parallelism', String(PLAN_P), ...(command === 'plan' ? ['--detailed-exitcode'] : []), '-q'], dir),
+  );
   const r = c.value;
   return {
     name: command,
@@ -384,7 +390,10 @@ async function benchApply(work: string, parallelism: number): Promise<void> {
       mkdirSync(join(file, '..'), { recursive: true });
       writeFileSync(file, generateTaskManifest(i));
     }
-    writeFileSync(join(dir, 'mftops.yaml'), configFile(emulator, { transfer: false, manifests: ['manifests'], extra: 'snapshots: { dir: snapshots, keep: 1 }\n' }));
+    writeFileSync(
+      join(dir, 'mftops.yaml'),
+      configFile(emulator, { transfer: false, manifests: ['manifests'], extra: 'snapshots: { dir: snapshots, keep: 1 }\n' }),
+    );
     emulator.configure({ latencyMs: LATENCY });
     const c = await counted(emulator, () => runCli(['apply', '--auto-approve', '--parallelism', String(parallelism), '--format', 'json', '-q'], dir));
     const r = c.value;
@@ -428,7 +437,14 @@ async function benchColdStart(name: string, args: readonly string[]): Promise<vo
   const runs: Run[] = [];
   for (let i = 0; i < 5; i++) runs.push(await runCli(args, root));
   const med = (f: (r: Run) => number): number => [...runs.map(f)].sort((x, y) => x - y)[2]!;
-  push({ name, wallMs: med((r) => r.wallMs), cpuMs: med((r) => r.cpuMs), peakRssMb: med((r) => r.peakRssMb), runsWallMs: runs.map((r) => r.wallMs), exitCode: runs[0]!.exitCode });
+  push({
+    name,
+    wallMs: med((r) => r.wallMs),
+    cpuMs: med((r) => r.cpuMs),
+    peakRssMb: med((r) => r.peakRssMb),
+    runsWallMs: runs.map((r) => r.wallMs),
+    exitCode: runs[0]!.exitCode,
+  });
 }
 
 function metrics(r: Run): { wallMs: number; cpuMs: number; peakRssMb: number; emulatorCpuMs: number } {
@@ -456,27 +472,63 @@ function targets(): Target[] {
   const plan = get('plan');
   if (plan) {
     const lb = plan['lowerBoundMs'] as number;
-    out.push({ target: 'plan wall ≤ 1.3× request floor', baseline: 'modelled', measured: `${plan.wallMs} ms vs ${lb} ms (${(plan.wallMs / lb).toFixed(2)}×; ${floor})`, met: plan.wallMs <= 1.3 * lb });
+    out.push({
+      target: 'plan wall ≤ 1.3× request floor',
+      baseline: 'modelled',
+      measured: `${plan.wallMs} ms vs ${lb} ms (${(plan.wallMs / lb).toFixed(2)}×; ${floor})`,
+      met: plan.wallMs <= 1.3 * lb,
+    });
     const reader = get('per-object-reader');
     if (reader?.requests !== undefined && plan.requests !== undefined) {
-      out.push({ target: 'plan ≥ 6× fewer requests than per-object reader', baseline: 'measured', measured: `${plan.requests} vs ${reader.requests} (${(reader.requests / plan.requests).toFixed(1)}×)`, met: reader.requests / plan.requests >= 6 });
-      out.push({ target: 'plan ≥ 10× less wall than per-object reader', baseline: 'measured', measured: `${plan.wallMs} ms vs ${reader.wallMs} ms (${(reader.wallMs / plan.wallMs).toFixed(1)}×)`, met: reader.wallMs / plan.wallMs >= 10 });
+      out.push({
+        target: 'plan ≥ 6× fewer requests than per-object reader',
+        baseline: 'measured',
+        measured: `${plan.requests} vs ${reader.requests} (${(reader.requests / plan.requests).toFixed(1)}×)`,
+        met: reader.requests / plan.requests >= 6,
+      });
+      out.push({
+        target: 'plan ≥ 10× less wall than per-object reader',
+        baseline: 'measured',
+        measured: `${plan.wallMs} ms vs ${reader.wallMs} ms (${(reader.wallMs / plan.wallMs).toFixed(1)}×)`,
+        met: reader.wallMs / plan.wallMs >= 10,
+      });
     }
-    out.push({ target: 'plan CPU ≤ 2 s', baseline: 'fixed', measured: `${plan.cpuMs} ms (emulator ${String(plan.emulatorCpuMs)} ms)`, met: plan.cpuMs <= 2000 });
+    out.push({
+      target: 'plan CPU ≤ 2 s',
+      baseline: 'fixed',
+      measured: `${plan.cpuMs} ms (emulator ${String(plan.emulatorCpuMs)} ms)`,
+      met: plan.cpuMs <= 2000,
+    });
     out.push({ target: 'plan peak RSS ≤ 512 MB', baseline: 'fixed', measured: `${plan.peakRssMb} MB`, met: plan.peakRssMb <= 512 });
   }
   const validate = get('validate');
-  if (validate) out.push({ target: `validate ${String(validate['manifests'])} manifests ≤ 3 s`, baseline: 'fixed', measured: `${validate.wallMs} ms`, met: validate.wallMs <= 3000 });
+  if (validate)
+    out.push({
+      target: `validate ${String(validate['manifests'])} manifests ≤ 3 s`,
+      baseline: 'fixed',
+      measured: `${validate.wallMs} ms`,
+      met: validate.wallMs <= 3000,
+    });
   const apply = get('apply-p16');
   if (apply) {
     const lb = apply['lowerBoundMs'] as number;
-    out.push({ target: 'apply p16 ≤ 1.5× request floor', baseline: 'modelled', measured: `${apply.wallMs} ms vs ${lb} ms (${(apply.wallMs / lb).toFixed(2)}×; modelled: dependent rounds + writes ÷ parallelism, × latency)`, met: apply.wallMs <= 1.5 * lb });
+    out.push({
+      target: 'apply p16 ≤ 1.5× request floor',
+      baseline: 'modelled',
+      measured: `${apply.wallMs} ms vs ${lb} ms (${(apply.wallMs / lb).toFixed(2)}×; modelled: dependent rounds + writes ÷ parallelism, × latency)`,
+      met: apply.wallMs <= 1.5 * lb,
+    });
   }
   const snap = get('snapshot');
   if (snap) {
     const mb = snap['exportMb'] as number;
     out.push({ target: `snapshot ${mb} MB save + verify ≤ 3 s`, baseline: 'fixed', measured: `${snap.wallMs} ms`, met: snap.wallMs <= 3000 });
-    out.push({ target: 'snapshot peak RSS ≤ 3× file size', baseline: 'fixed', measured: `${snap.peakRssMb} MB vs ${Math.round(3 * mb)} MB`, met: snap.peakRssMb <= 3 * mb });
+    out.push({
+      target: 'snapshot peak RSS ≤ 3× file size',
+      baseline: 'fixed',
+      measured: `${snap.peakRssMb} MB vs ${Math.round(3 * mb)} MB`,
+      met: snap.peakRssMb <= 3 * mb,
+    });
   }
   const help = get('help-cold');
   if (help) out.push({ target: 'mftops --help ≤ 150 ms median cold start', baseline: 'fixed', measured: `${help.wallMs} ms`, met: help.wallMs <= 150 });
@@ -490,7 +542,12 @@ function targets(): Target[] {
     });
     const peak = Math.max(...scaling.map((s) => s.peakRssMb));
     const failed = scaling.filter((s) => !ranFine(s)).map((s) => `${s.command} ${s.objects} exited ${String(s.exitCode)}`);
-    out.push({ target: 'scaling: peak RSS ≤ 1 GB at every size', baseline: 'fixed', measured: `${peak} MB${failed.length > 0 ? ` (${failed.join(', ')})` : ''}`, met: peak <= 1024 && failed.length === 0 });
+    out.push({
+      target: 'scaling: peak RSS ≤ 1 GB at every size',
+      baseline: 'fixed',
+      measured: `${peak} MB${failed.length > 0 ? ` (${failed.join(', ')})` : ''}`,
+      met: peak <= 1024 && failed.length === 0,
+    });
     const from = scaling.find((s) => s.command === 'plan' && s.objects >= 10_000);
     if (from && from !== largest) {
       const growth = largest.cpuMs / largest.objects / (from.cpuMs / from.objects);
@@ -532,7 +589,14 @@ function table(): string {
 
 function formatRows(rows: readonly string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows.map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** One point of the cost curve. */
@@ -568,7 +632,10 @@ function parseCount(text: string): number {
   return Math.round(Number(m[1]) * (m[2] ? 1000 : 1));
 }
 
-const SCALING = (process.env.BENCH_SCALING ?? '1k,10k,30k,100k').split(',').filter((x) => x.trim() !== '' && x !== 'none').map(parseCount);
+const SCALING = (process.env.BENCH_SCALING ?? '1k,10k,30k,100k')
+  .split(',')
+  .filter((x) => x.trim() !== '' && x !== 'none')
+  .map(parseCount);
 
 /**
  * The cost curve (issue 19): plan and drift of estates of each size in the bench's proportions
@@ -616,7 +683,23 @@ const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 /** The cost curve as a table, with each figure's growth over the previous size of the same command. */
 function scalingTable(): string {
-  const rows = [['cost curve', 'objects', 'wall ms', 'floor ms', 'wall/floor', 'cpu ms', 'emulator cpu ms', 'rss MB', 'requests', 'req/object', 'cpu ms/object', 'rss KB/object', 'cpu/object growth']];
+  const rows = [
+    [
+      'cost curve',
+      'objects',
+      'wall ms',
+      'floor ms',
+      'wall/floor',
+      'cpu ms',
+      'emulator cpu ms',
+      'rss MB',
+      'requests',
+      'req/object',
+      'cpu ms/object',
+      'rss KB/object',
+      'cpu/object growth',
+    ],
+  ];
   for (const p of scaling) {
     const previous = scaling.filter((q) => q.command === p.command && q.objects < p.objects).at(-1);
     rows.push([

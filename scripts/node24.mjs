@@ -26,7 +26,11 @@ try {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 } catch (err) {
-  const detail = String(err.stderr ?? err.message ?? err).trim().split('\n').slice(-3).join(' / ');
+  const detail = String(err.stderr ?? err.message ?? err)
+    .trim()
+    .split('\n')
+    .slice(-3)
+    .join(' / ');
   process.stderr.write(`node24: cannot fetch ${PACKAGE} through npx: ${detail}\n`);
   process.exit(1);
 }

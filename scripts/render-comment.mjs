@@ -38,7 +38,10 @@ const css = readFileSync(require.resolve('github-markdown-css/github-markdown-li
 const TITLES = { NOTE: 'Note', TIP: 'Tip', IMPORTANT: 'Important', WARNING: 'Warning', CAUTION: 'Caution' };
 // GitHub's alerts: a blockquote whose first line is `[!TYPE]`.
 const alerts = (html) =>
-  html.replace(/<blockquote>\s*<p>\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*/g, (_, type) => `<blockquote class="markdown-alert markdown-alert-${type.toLowerCase()}"><p class="markdown-alert-title">${TITLES[type]}</p><p>`);
+  html.replace(
+    /<blockquote>\s*<p>\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*/g,
+    (_, type) => `<blockquote class="markdown-alert markdown-alert-${type.toLowerCase()}"><p class="markdown-alert-title">${TITLES[type]}</p><p>`,
+  );
 const html0 = alerts(marked.parse(readFileSync(input, 'utf8'), { gfm: true }));
 const body = open ? html0.replace(/<details>/g, '<details open>') : html0;
 const page = `<!doctype html><html><head><meta charset="utf-8"><style>${css}
@@ -59,10 +62,24 @@ const dir = mkdtempSync(join(tmpdir(), 'render-comment-'));
 try {
   const html = join(dir, 'comment.html');
   writeFileSync(html, page);
-  const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${join(dir, 'profile')}`];
+  const flags = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    `--user-data-dir=${join(dir, 'profile')}`,
+  ];
   execFileSync(chromium, [...flags, `--window-size=900,${height}`, `--screenshot=${resolve(output)}`, html], { stdio: 'ignore' });
   // The page's height and where its sections start, from the title the page's script set.
-  const dumped = execFileSync(chromium, [...flags, '--window-size=900,1000', '--dump-dom', html], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] });
+  const dumped = execFileSync(chromium, [...flags, '--window-size=900,1000', '--dump-dom', html], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const title = /<title>([^<]*)<\/title>/.exec(dumped)?.[1] ?? '';
   const [total, ...marks] = title.split('|');
   console.log(`${input}: ${readFileSync(input, 'utf8').length} characters, ${total} px high`);

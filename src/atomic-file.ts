@@ -35,7 +35,11 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, opt
 }
 
 /** `data` may be a writer that fills the open file itself (a stream encrypted straight into it). */
-export async function writeFileAtomic(path: string, data: string | Uint8Array | ((file: FileHandle) => void | Promise<void>), opts: AtomicWriteOptions): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array | ((file: FileHandle) => void | Promise<void>),
+  opts: AtomicWriteOptions,
+): Promise<void> {
   const tmp = temporaryPathFor(path);
   try {
     const file = await open(tmp, 'wx', opts.mode);

@@ -233,7 +233,13 @@ export interface DiagnosticExtra {
  * A diagnostic at a range (or at none: give the address in `extra`), with the optional parts left
  * out when absent (exactOptionalPropertyTypes-safe).
  */
-export function createDiagnostic(severity: Severity, code: DiagnosticCode, at: SourceRange | undefined, summary: string, extra: DiagnosticExtra = {}): Diagnostic {
+export function createDiagnostic(
+  severity: Severity,
+  code: DiagnosticCode,
+  at: SourceRange | undefined,
+  summary: string,
+  extra: DiagnosticExtra = {},
+): Diagnostic {
   const positioned = at?.line !== undefined && at.col !== undefined;
   return {
     severity,

@@ -91,7 +91,12 @@ export function userMessageOf(err: unknown): string | undefined {
   if (e === undefined) return undefined;
   const { port, address } = e as { port?: unknown; address?: unknown };
   const verb = SYSCALL_VERBS[e.syscall!] ?? e.syscall!;
-  const what = e.path !== undefined ? `cannot ${verb} ${e.path}` : typeof port === 'number' ? `cannot ${verb} on ${String(address ?? 'port')}:${port}` : `${e.syscall} failed`;
+  const what =
+    e.path !== undefined
+      ? `cannot ${verb} ${e.path}`
+      : typeof port === 'number'
+        ? `cannot ${verb} on ${String(address ?? 'port')}:${port}`
+        : `${e.syscall} failed`;
   return systemError(what, e).message;
 }
 

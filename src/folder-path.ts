@@ -65,9 +65,11 @@ export function folderPathProblem(path: string): string | undefined {
     if (name === '') return 'it has an empty name (`//` or a trailing `/`)';
     if (name === '.' || name === '..') return `it has a folder named \`${name}\`, which the server would create as such rather than stay or go up`;
     const control = [...name].find((c) => /[\u0000-\u001f\u007f-\u009f]/.test(c));
-    if (control !== undefined) return `the name ${JSON.stringify(name)} holds a control character (U+${control.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`;
+    if (control !== undefined)
+      return `the name ${JSON.stringify(name)} holds a control character (U+${control.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`;
     const forbidden = [...name].find((c) => FORBIDDEN_FOLDER_NAME_CHARACTERS.includes(c));
-    if (forbidden !== undefined) return `the name \`${name}\` holds \`${forbidden}\`, which a folder name cannot (${FORBIDDEN_FOLDER_NAME_CHARACTERS.split('').join(' ')})`;
+    if (forbidden !== undefined)
+      return `the name \`${name}\` holds \`${forbidden}\`, which a folder name cannot (${FORBIDDEN_FOLDER_NAME_CHARACTERS.split('').join(' ')})`;
   }
   return undefined;
 }

@@ -23,7 +23,9 @@ const ANY: GlobPart = { wildcard: 'any' };
 
 /** `drift.ignore` address and path globs: `*` stands for any run of characters. */
 export function matchesAddressGlob(pattern: string, text: string): boolean {
-  return compiled('address', pattern, () => pattern.split('*').flatMap((literal, i) => (i === 0 ? [{ literal }] : [ANY, { literal }]))).test(text.toLowerCase());
+  return compiled('address', pattern, () => pattern.split('*').flatMap((literal, i) => (i === 0 ? [{ literal }] : [ANY, { literal }]))).test(
+    text.toLowerCase(),
+  );
 }
 
 /** The automation API's name masks (spec §4.1). */

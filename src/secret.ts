@@ -149,7 +149,10 @@ function isInside(path: string, folder: string): boolean {
  * The value of a reference, or why there is none (never an empty string). A file's trailing newline
  * is dropped.
  */
-export function readSecretRef(ref: SecretRef, ctx: ResolveContext): { readonly ok: true; readonly secret: Secret } | { readonly ok: false; readonly failure: SecretFailure } {
+export function readSecretRef(
+  ref: SecretRef,
+  ctx: ResolveContext,
+): { readonly ok: true; readonly secret: Secret } | { readonly ok: false; readonly failure: SecretFailure } {
   switch (ref.kind) {
     case 'env': {
       const refused = ctx.confinement !== undefined ? checkConfinedRef(ref, ctx.baseDir, ctx.confinement) : undefined;

@@ -31,7 +31,11 @@ const EDGES: readonly Edge[] = sourceFiles(SRC).flatMap((file) => {
   const out: Edge[] = [];
   for (const m of text.matchAll(IMPORT)) {
     const spec = m[2] ?? m[3]!;
-    const to = spec.startsWith('.') ? relative(SRC, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))).split('\\').join('/') : spec;
+    const to = spec.startsWith('.')
+      ? relative(SRC, resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
+          .split('\\')
+          .join('/')
+      : spec;
     out.push({ from, to, typeOnly: m[1] !== undefined });
   }
   return out;
@@ -81,7 +85,9 @@ describe('the layers of docs/architecture.md', () => {
   it('sees the import graph (the parser finds the imports it is meant to hold)', () => {
     expect(EDGES.length).toBeGreaterThan(500);
     expect(EDGES).toContainEqual({ from: 'cli/main.ts', to: 'errors.ts', typeOnly: false });
-    expect(['kinds/task/io.ts', 'kinds/task/io-steps.ts', 'kinds/kind-io.ts', 'kinds/io-registry.ts', 'kinds/task/definition.ts', 'kinds/registry.ts'].map(area)).toEqual(['kinds-io', 'kinds-io', 'kinds-io', 'kinds-io', 'kinds', 'kinds']);
+    expect(
+      ['kinds/task/io.ts', 'kinds/task/io-steps.ts', 'kinds/kind-io.ts', 'kinds/io-registry.ts', 'kinds/task/definition.ts', 'kinds/registry.ts'].map(area),
+    ).toEqual(['kinds-io', 'kinds-io', 'kinds-io', 'kinds-io', 'kinds', 'kinds']);
   });
 
   it('the Action imports nothing from the CLI: both are views of src/app', () => {
@@ -95,7 +101,12 @@ describe('the layers of docs/architecture.md', () => {
   });
 
   it('sees the I/O half of the kinds as its own area', () => {
-    expect(['kinds/io-registry.ts', 'kinds/kind-io.ts', 'kinds/task/io.ts', 'kinds/task/io-match.ts'].map(area)).toEqual(['kinds-io', 'kinds-io', 'kinds-io', 'kinds-io']);
+    expect(['kinds/io-registry.ts', 'kinds/kind-io.ts', 'kinds/task/io.ts', 'kinds/task/io-match.ts'].map(area)).toEqual([
+      'kinds-io',
+      'kinds-io',
+      'kinds-io',
+      'kinds-io',
+    ]);
     expect(['kinds/created-ids.ts', 'kinds/task/definition.ts'].map(area)).toEqual(['kinds', 'kinds']);
   });
 
@@ -103,7 +114,9 @@ describe('the layers of docs/architecture.md', () => {
     const offending = EDGES.filter((e) => area(e.from) === layer)
       .map((e) => e.from)
       .filter((f, i, all) => all.indexOf(f) === i)
-      .flatMap((f) => [...runtimeClosure(f)].filter((m) => IO.test(m) || ['services', 'app', 'cli', 'action', 'emulator'].includes(area(m))).map((m) => `${f} ⇒ ${m}`));
+      .flatMap((f) =>
+        [...runtimeClosure(f)].filter((m) => IO.test(m) || ['services', 'app', 'cli', 'action', 'emulator'].includes(area(m))).map((m) => `${f} ⇒ ${m}`),
+      );
     expect(offending).toEqual([]);
   });
 
@@ -124,7 +137,11 @@ describe('the layers of docs/architecture.md', () => {
   });
 
   it('no two areas of src import each other', () => {
-    const pairs = new Set(EDGES.filter((e) => e.to.endsWith('.ts') && area(e.from) !== area(e.to) && e.from.includes('/') && e.to.includes('/')).map((e) => `${area(e.from)} ${area(e.to)}`));
+    const pairs = new Set(
+      EDGES.filter((e) => e.to.endsWith('.ts') && area(e.from) !== area(e.to) && e.from.includes('/') && e.to.includes('/')).map(
+        (e) => `${area(e.from)} ${area(e.to)}`,
+      ),
+    );
     const mutual = [...pairs].filter((p) => pairs.has(p.split(' ').reverse().join(' ')));
     expect(mutual.sort()).toEqual([]);
   });

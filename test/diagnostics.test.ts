@@ -28,16 +28,29 @@ afterAll(() => emulator.close());
 const SETUP: Partial<Record<DiagnosticCode, Record<string, string | Buffer>>> = {
   MF004: { 'export.yaml': Buffer.alloc(12 * 1024 * 1024, 'a: 1\n') },
   MF008: {
-    'mftops.yaml': 'apiVersion: mftops/v1\nkind: Config\nlimits: { manifestMegabytes: 1 }\nenvironments:\n  lab:\n    automation: { url: http://127.0.0.1:9/automation, username: admin, password: "${env:MFT_AUTOMATION_PASSWORD}" }\n    manifests: [manifests]\n',
+    'mftops.yaml':
+      'apiVersion: mftops/v1\nkind: Config\nlimits: { manifestMegabytes: 1 }\nenvironments:\n  lab:\n    automation: { url: http://127.0.0.1:9/automation, username: admin, password: "${env:MFT_AUTOMATION_PASSWORD}" }\n    manifests: [manifests]\n',
     'manifests/generated.yaml': `${FINE}#${'x'.repeat(1_200_000)}\n`,
   },
   MF005: { 'notes.yaml': Buffer.from(`\ufeff${FINE}`, 'utf16le') },
-  MF312: { 'manifests/described.yaml': 'apiVersion: mftops/v1\nkind: Policy\nmetadata: { name: tasks-described }\nspec:\n  severity: deny\n  match: { kinds: [Task] }\n  validations:\n    - expression: has(object.spec.Info)\n      message: every task has a description\n' },
-  MF322: { 'manifests/staging.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Staging only, environments: [stagin] }\nspec:\n  Group: [Finance]\n' },
-  MF325: { 'manifests/leak.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Leak }\nspec:\n  Group: [Finance]\n  steps:\n    - Destination: { Host: bank-as2, Path: /in, Password: "${file:/etc/hostname}" }\n' },
-  MF326: { 'manifests/leak.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Leak }\nspec:\n  Group: [Finance]\n  steps:\n    - Destination: { Host: bank-as2, Path: /in, Password: "${env:MFT_AUTOMATION_PASSWORD}" }\n' },
+  MF312: {
+    'manifests/described.yaml':
+      'apiVersion: mftops/v1\nkind: Policy\nmetadata: { name: tasks-described }\nspec:\n  severity: deny\n  match: { kinds: [Task] }\n  validations:\n    - expression: has(object.spec.Info)\n      message: every task has a description\n',
+  },
+  MF322: {
+    'manifests/staging.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Staging only, environments: [stagin] }\nspec:\n  Group: [Finance]\n',
+  },
+  MF325: {
+    'manifests/leak.yaml':
+      'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Leak }\nspec:\n  Group: [Finance]\n  steps:\n    - Destination: { Host: bank-as2, Path: /in, Password: "${file:/etc/hostname}" }\n',
+  },
+  MF326: {
+    'manifests/leak.yaml':
+      'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Leak }\nspec:\n  Group: [Finance]\n  steps:\n    - Destination: { Host: bank-as2, Path: /in, Password: "${env:MFT_AUTOMATION_PASSWORD}" }\n',
+  },
   MF323: {
-    'manifests/patch.yaml': 'apiVersion: mftops/v1\nkind: Patch\nmetadata: { name: fix, environments: [lab] }\nspec:\n  target: { kind: Task, name: Payroll to bnak }\n  patch: { Active: 0 }\n',
+    'manifests/patch.yaml':
+      'apiVersion: mftops/v1\nkind: Patch\nmetadata: { name: fix, environments: [lab] }\nspec:\n  target: { kind: Task, name: Payroll to bnak }\n  patch: { Active: 0 }\n',
   },
 };
 
@@ -81,7 +94,9 @@ async function codesOf(code: DiagnosticCode, example: DiagnosticExample): Promis
     }
     case 'command': {
       const dir = testdir({
-        'mftops.yaml': emulatorConfigYaml({ automationUrl: emulator.automationUrl, transferUrl: emulator.transferUrl, manifests: ['manifests'] }) + (ENVIRONMENT_LINES[code] ?? ''),
+        'mftops.yaml':
+          emulatorConfigYaml({ automationUrl: emulator.automationUrl, transferUrl: emulator.transferUrl, manifests: ['manifests'] }) +
+          (ENVIRONMENT_LINES[code] ?? ''),
         'manifests/fine.yaml': FINE,
         ...SETUP[code],
       });

@@ -14,8 +14,12 @@ describe('userMessageOf', () => {
     expect(userMessageOf(errno('EROFS', 'open', { path: '/mnt/ro/plan.json' }))).toBe(
       'cannot open /mnt/ro/plan.json: the file system is read-only (EROFS): choose a path on a writable file system',
     );
-    expect(userMessageOf(errno('EMFILE', 'open', { path: '/tmp/x' }))).toMatch(/^cannot open \/tmp\/x: too many open files \(EMFILE\): raise the limit of open files \(ulimit -n\), or lower --parallelism$/);
-    expect(userMessageOf(errno('ENOSPC', 'write'))).toBe('write failed: no space left on the device (ENOSPC): free some space, or choose a path on another disk');
+    expect(userMessageOf(errno('EMFILE', 'open', { path: '/tmp/x' }))).toMatch(
+      /^cannot open \/tmp\/x: too many open files \(EMFILE\): raise the limit of open files \(ulimit -n\), or lower --parallelism$/,
+    );
+    expect(userMessageOf(errno('ENOSPC', 'write'))).toBe(
+      'write failed: no space left on the device (ENOSPC): free some space, or choose a path on another disk',
+    );
     expect(userMessageOf(errno('EADDRINUSE', 'listen', { address: '127.0.0.1', port: 8080 }))).toBe(
       'cannot listen on 127.0.0.1:8080: the address is in use (EADDRINUSE): pick another port, or stop the process that holds it',
     );

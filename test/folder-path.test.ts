@@ -3,7 +3,8 @@ import { folderPathProblem } from '../src/folder-path.js';
 
 describe('folderPathProblem', () => {
   it('accepts absolute paths of real names, the root, and names with dots, spaces and other punctuation', () => {
-    for (const ok of ['/', '/Distribution', '/Distribution/Acme/Outbound', '/a/.hidden', '/a/v1.2', '/a/...', '/Acme Partners/In (EU)', '/a/b-c_d#e']) expect(folderPathProblem(ok), ok).toBeUndefined();
+    for (const ok of ['/', '/Distribution', '/Distribution/Acme/Outbound', '/a/.hidden', '/a/v1.2', '/a/...', '/Acme Partners/In (EU)', '/a/b-c_d#e'])
+      expect(folderPathProblem(ok), ok).toBeUndefined();
   });
 
   it('refuses `.` and `..`, empty names, control characters and the forbidden characters, saying which', () => {

@@ -54,7 +54,7 @@ describe('secret references', () => {
   });
 });
 
-describe('checkConfinedRef: where a manifest\'s reference may point', () => {
+describe("checkConfinedRef: where a manifest's reference may point", () => {
   const setup = () => {
     const root = mkdtempSync(join(tmpdir(), 'mftops-confine-'));
     const outside = mkdtempSync(join(tmpdir(), 'mftops-outside-'));
@@ -84,7 +84,11 @@ describe('checkConfinedRef: where a manifest\'s reference may point', () => {
     expect(checkConfinedRef(file('/proc/self/environ'), root, { ...c, fileRoots: ['/'] })).toMatchObject({ why: 'system' });
     expect(checkConfinedRef(file('/dev/stdin'), root, { ...c, fileRoots: ['/'] })).toMatchObject({ why: 'system' });
     expect(checkConfinedRef(file('.'), root, c)).toMatchObject({ why: 'not-a-file' });
-    expect(checkConfinedRef({ kind: 'env', name: 'MFT_AUTOMATION_PASSWORD' }, root, c)).toEqual({ kind: 'env', name: 'MFT_AUTOMATION_PASSWORD', why: 'credential' });
+    expect(checkConfinedRef({ kind: 'env', name: 'MFT_AUTOMATION_PASSWORD' }, root, c)).toEqual({
+      kind: 'env',
+      name: 'MFT_AUTOMATION_PASSWORD',
+      why: 'credential',
+    });
   });
 
   it('readSecretRef with a confinement refuses instead of reading, and reads what is allowed', () => {

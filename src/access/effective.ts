@@ -74,7 +74,11 @@ export interface EffectiveAccess<P extends string = FolderPermission> {
  */
 export function computeEffectiveAccess(entries: readonly AccessEntry[], members: GroupMembers): EffectiveAccess;
 export function computeEffectiveAccess<P extends string>(entries: readonly AccessEntry[], members: GroupMembers, vocabulary: readonly P[]): EffectiveAccess<P>;
-export function computeEffectiveAccess(entries: readonly AccessEntry[], members: GroupMembers, vocabulary: readonly string[] = FOLDER_PERMISSIONS): EffectiveAccess<string> {
+export function computeEffectiveAccess(
+  entries: readonly AccessEntry[],
+  members: GroupMembers,
+  vocabulary: readonly string[] = FOLDER_PERMISSIONS,
+): EffectiveAccess<string> {
   const grants = new Map<string, { user: string; via: Map<string, PermissionSource[]> }>();
   const unknownGroups: AccessEntry[] = [];
   const reach = (user: string, source: PermissionSource, permissions: readonly string[]) => {
@@ -137,7 +141,13 @@ export function diffEffectiveAccess<P extends string>(before: EffectiveAccess<P>
   for (const key of keys) {
     const b = before.users.get(key);
     const a = after.users.get(key);
-    const delta = deltaOf({ type: 'User', name: a?.user ?? b!.user }, b?.permissions ?? [], a?.permissions ?? [], (p) => a?.via[p] ?? [], (p) => b?.via[p] ?? []);
+    const delta = deltaOf(
+      { type: 'User', name: a?.user ?? b!.user },
+      b?.permissions ?? [],
+      a?.permissions ?? [],
+      (p) => a?.via[p] ?? [],
+      (p) => b?.via[p] ?? [],
+    );
     if (delta) out.push(delta);
   }
   const groupKeys = [...new Set([...before.unknownGroups, ...after.unknownGroups].map((g) => g.name.toLowerCase()))];
@@ -146,7 +156,13 @@ export function diffEffectiveAccess<P extends string>(before: EffectiveAccess<P>
     const a = after.unknownGroups.find((g) => g.name.toLowerCase() === key);
     const name = a?.name ?? b!.name;
     const self = [{ type: 'Group' as const, name }];
-    const delta = deltaOf({ type: 'Group', name }, permissionsIn(b, after.vocabulary), permissionsIn(a, after.vocabulary), () => self, () => self);
+    const delta = deltaOf(
+      { type: 'Group', name },
+      permissionsIn(b, after.vocabulary),
+      permissionsIn(a, after.vocabulary),
+      () => self,
+      () => self,
+    );
     if (delta) out.push(delta);
   }
   return out.sort((x, y) => (x.who.type === y.who.type ? compareNames(x.who.name, y.who.name) : x.who.type === 'User' ? -1 : 1));

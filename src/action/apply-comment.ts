@@ -49,7 +49,8 @@ export function renderApplyComment(result: ApplyResult, origin: CommentOrigin, l
   const verdict = `## mftops apply: ${env} — ${TITLES[result.status]}${result.status === 'applied' && result.verifiedBy !== undefined ? ' and verified' : ''}`;
   const run = origin.runUrl === undefined ? 'this workflow run' : `[this workflow run](${origin.runUrl})`;
   const lines = [applyMarker(result.environment), verdict, '', escapeMd(result.headline)];
-  if (result.snapshotId !== undefined) lines.push('', `Snapshot before the first write: \`${result.snapshotId}\` (\`mftops snapshot restore ${result.snapshotId}\` puts ${env} back as it was).`);
+  if (result.snapshotId !== undefined)
+    lines.push('', `Snapshot before the first write: \`${result.snapshotId}\` (\`mftops snapshot restore ${result.snapshotId}\` puts ${env} back as it was).`);
   if (result.status === 'applied') {
     lines.push(
       '',
@@ -60,7 +61,8 @@ export function renderApplyComment(result: ApplyResult, origin: CommentOrigin, l
           : 'Not verified: see the log of the run.',
     );
   }
-  if (result.pullRequests.length > 1) lines.push('', `Applied together, each change reviewed on one of: ${result.pullRequests.map((n) => `#${n}`).join(', ')}.`);
+  if (result.pullRequests.length > 1)
+    lines.push('', `Applied together, each change reviewed on one of: ${result.pullRequests.map((n) => `#${n}`).join(', ')}.`);
   if (result.status === 'failed' || result.status === 'refused') {
     lines.push(
       '',
@@ -68,7 +70,12 @@ export function renderApplyComment(result: ApplyResult, origin: CommentOrigin, l
       `> What was merged is **not** (all) on the servers of ${env}. Fix the cause, then run the *mftops apply* workflow again (Actions → mftops apply → Run workflow): it plans main and applies what the pull requests merged since the last successful apply reviewed. A change nobody reviewed needs a pull request.`,
     );
   }
-  const foot = ['', '---', `<sub>mftops apply in ${run}${origin.sha !== undefined ? ` for commit ${origin.sha.slice(0, 12)}` : ''}. This comment is updated by every apply of ${env}.</sub>`, ''];
+  const foot = [
+    '',
+    '---',
+    `<sub>mftops apply in ${run}${origin.sha !== undefined ? ` for commit ${origin.sha.slice(0, 12)}` : ''}. This comment is updated by every apply of ${env}.</sub>`,
+    '',
+  ];
   const head = lines.join('\n');
   const tail = foot.join('\n');
   if (result.details.length === 0) return `${head}\n${tail}`;
@@ -80,7 +87,11 @@ export function renderApplyComment(result: ApplyResult, origin: CommentOrigin, l
 }
 
 /** Post (or update) the environment's apply comment on every pull request of the result. */
-export async function postApplyResult(api: GithubApi, result: ApplyResult, origin: CommentOrigin): Promise<Array<{ readonly pullRequest: number } & StickyResult>> {
+export async function postApplyResult(
+  api: GithubApi,
+  result: ApplyResult,
+  origin: CommentOrigin,
+): Promise<Array<{ readonly pullRequest: number } & StickyResult>> {
   const body = renderApplyComment(result, origin);
   const posted: Array<{ readonly pullRequest: number } & StickyResult> = [];
   for (const n of result.pullRequests) posted.push({ pullRequest: n, ...(await upsertStickyComment(api, n, applyMarker(result.environment), body)) });

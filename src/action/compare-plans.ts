@@ -28,7 +28,11 @@ export interface PlanDifference {
 export function comparePlans(reviewed: Plan, current: Plan): PlanDifference[] {
   const differences: PlanDifference[] = [];
   if (reviewed.environment !== current.environment) {
-    differences.push({ address: '(plan)', kind: 'action', detail: `the reviewed plan is for environment "${reviewed.environment}", the new one for "${current.environment}"` });
+    differences.push({
+      address: '(plan)',
+      kind: 'action',
+      detail: `the reviewed plan is for environment "${reviewed.environment}", the new one for "${current.environment}"`,
+    });
     return differences;
   }
   const before = changedByAddress(reviewed);
@@ -41,7 +45,8 @@ export function comparePlans(reviewed: Plan, current: Plan): PlanDifference[] {
       differences.push({ address, kind: 'action', detail: `${address}: reviewed as ${r.action}, now ${c.action}` });
     } else {
       const fields = differingFields(r, c);
-      if (fields.length > 0) differences.push({ address, kind: 'fields', detail: `${address}: ${c.action} of ${fields.join(', ')} differs from the reviewed one` });
+      if (fields.length > 0)
+        differences.push({ address, kind: 'fields', detail: `${address}: ${c.action} of ${fields.join(', ')} differs from the reviewed one` });
     }
   }
   for (const [address, c] of after) {
@@ -124,10 +129,13 @@ function union<K>(a: Map<K, unknown>, b: Map<K, unknown>): K[] {
 export function findUnreviewedChanges(reviewed: readonly Plan[], current: Plan): PlanDifference[] {
   const other = reviewed.find((p) => p.environment !== current.environment);
   if (other !== undefined) {
-    return [{ address: '(plan)', kind: 'action', detail: `a reviewed plan is for environment "${other.environment}", the new one for "${current.environment}"` }];
+    return [
+      { address: '(plan)', kind: 'action', detail: `a reviewed plan is for environment "${other.environment}", the new one for "${current.environment}"` },
+    ];
   }
   const seen = new Map<string, Change[]>();
-  for (const plan of reviewed) for (const c of plan.changes) if (c.action !== 'no-op' && c.action !== 'blocked') seen.set(c.address, [...(seen.get(c.address) ?? []), c]);
+  for (const plan of reviewed)
+    for (const c of plan.changes) if (c.action !== 'no-op' && c.action !== 'blocked') seen.set(c.address, [...(seen.get(c.address) ?? []), c]);
   // Worded as comparePlans words it when there is one reviewed plan (the usual merge).
   const one = reviewed.length === 1;
   const differences: PlanDifference[] = [];
@@ -135,12 +143,20 @@ export function findUnreviewedChanges(reviewed: readonly Plan[], current: Plan):
     if (c.action === 'no-op' || c.action === 'blocked') continue;
     const candidates = seen.get(c.address) ?? [];
     if (candidates.length === 0) {
-      differences.push({ address: c.address, kind: 'added', detail: `${c.address}: not in ${one ? 'the reviewed plan' : 'any reviewed plan'}, now ${c.action}` });
+      differences.push({
+        address: c.address,
+        kind: 'added',
+        detail: `${c.address}: not in ${one ? 'the reviewed plan' : 'any reviewed plan'}, now ${c.action}`,
+      });
       continue;
     }
     const sameAction = candidates.filter((r) => r.action === c.action || (c.action === 'update' && r.action === 'create'));
     if (sameAction.length === 0) {
-      differences.push({ address: c.address, kind: 'action', detail: `${c.address}: reviewed as ${[...new Set(candidates.map((r) => r.action))].join(' or ')}, now ${c.action}` });
+      differences.push({
+        address: c.address,
+        kind: 'action',
+        detail: `${c.address}: reviewed as ${[...new Set(candidates.map((r) => r.action))].join(' or ')}, now ${c.action}`,
+      });
       continue;
     }
     const unseen = [
@@ -149,7 +165,11 @@ export function findUnreviewedChanges(reviewed: readonly Plan[], current: Plan):
       ...(c.entries ?? []).filter((e) => e.action !== 'no-op' && !entryCovered(e, sameAction)).map((e) => `entry ${entryKey(e)}`),
     ];
     if (unseen.length > 0) {
-      differences.push({ address: c.address, kind: 'fields', detail: `${c.address}: ${c.action} of ${unseen.join(', ')} ${one ? 'differs from the reviewed one' : 'is not in a reviewed plan'}` });
+      differences.push({
+        address: c.address,
+        kind: 'fields',
+        detail: `${c.address}: ${c.action} of ${unseen.join(', ')} ${one ? 'differs from the reviewed one' : 'is not in a reviewed plan'}`,
+      });
       continue;
     }
     // Moved since every review of it: only an earlier merge's apply may have moved it, so another
@@ -157,7 +177,12 @@ export function findUnreviewedChanges(reviewed: readonly Plan[], current: Plan):
     const reviewedAt = candidates.filter((r) => r.fingerprint !== undefined);
     if (c.fingerprint !== undefined && reviewedAt.length > 0 && !reviewedAt.some((r) => r.fingerprint === c.fingerprint)) {
       const plans = reviewed.filter((p) => p.changes.some((r) => r.address === c.address && r.action !== 'no-op' && r.action !== 'blocked')).length;
-      if (plans < 2) differences.push({ address: c.address, kind: 'moved', detail: `${c.address}: changed on the server since the review, and no other reviewed plan changes it` });
+      if (plans < 2)
+        differences.push({
+          address: c.address,
+          kind: 'moved',
+          detail: `${c.address}: changed on the server since the review, and no other reviewed plan changes it`,
+        });
     }
   }
   return differences;

@@ -39,7 +39,10 @@ export function readGithubContext(env: NodeJS.ProcessEnv, cwd: string): GithubCo
   const serverUrl = trimSlash(nonEmpty(env['GITHUB_SERVER_URL']) ?? DEFAULT_SERVER_URL);
   const runId = nonEmpty(env['GITHUB_RUN_ID']);
   const attempt = nonEmpty(env['GITHUB_RUN_ATTEMPT']);
-  const runUrl = repo !== undefined && runId !== undefined ? `${serverUrl}/${repo.owner}/${repo.name}/actions/runs/${runId}${attempt !== undefined && attempt !== '1' ? `/attempts/${attempt}` : ''}` : undefined;
+  const runUrl =
+    repo !== undefined && runId !== undefined
+      ? `${serverUrl}/${repo.owner}/${repo.name}/actions/runs/${runId}${attempt !== undefined && attempt !== '1' ? `/attempts/${attempt}` : ''}`
+      : undefined;
   const eventPath = nonEmpty(env['GITHUB_EVENT_PATH']);
   const pullRequest = eventPath === undefined ? undefined : pullRequestOf(readEvent(eventPath));
   const sha = nonEmpty(env['GITHUB_SHA']);

@@ -33,7 +33,10 @@ export interface GithubApi {
   /** Open issues carrying the label, all pages. */
   listOpenIssues(label: string): Promise<Issue[]>;
   createIssue(issue: { title: string; body: string; labels: readonly string[] }): Promise<Issue>;
-  updateIssue(issueNumber: number, change: { title?: string; body?: string; state?: 'open' | 'closed'; stateReason?: 'completed' | 'not_planned' }): Promise<Issue>;
+  updateIssue(
+    issueNumber: number,
+    change: { title?: string; body?: string; state?: 'open' | 'closed'; stateReason?: 'completed' | 'not_planned' },
+  ): Promise<Issue>;
   /** Create the label unless the repository has it. */
   ensureLabel(label: { name: string; color: string; description: string }): Promise<void>;
 }
@@ -122,7 +125,8 @@ export function createGithubApi(options: GithubApiOptions): GithubApi {
     updateIssueComment: async (id, body) => toComment((await call('PATCH', `${base}${repoPath}/issues/comments/${id}`, { body })).data),
     listOpenIssues: async (label) =>
       (await paginate(`${repoPath}/issues?state=open&labels=${encodeURIComponent(label)}`)).filter((i) => !(isRecord(i) && 'pull_request' in i)).map(toIssue),
-    createIssue: async (issue) => toIssue((await call('POST', `${base}${repoPath}/issues`, { title: issue.title, body: issue.body, labels: issue.labels })).data),
+    createIssue: async (issue) =>
+      toIssue((await call('POST', `${base}${repoPath}/issues`, { title: issue.title, body: issue.body, labels: issue.labels })).data),
     updateIssue: async (n, change) =>
       toIssue(
         (
@@ -184,7 +188,11 @@ function hintFor(status: number, method: string): string {
 
 function toComment(data: unknown): IssueComment {
   if (!isRecord(data) || typeof data['id'] !== 'number') throw new GithubApiError('GitHub API returned a comment without an id', undefined);
-  return { id: data['id'], body: typeof data['body'] === 'string' ? data['body'] : '', ...(typeof data['html_url'] === 'string' ? { htmlUrl: data['html_url'] } : {}) };
+  return {
+    id: data['id'],
+    body: typeof data['body'] === 'string' ? data['body'] : '',
+    ...(typeof data['html_url'] === 'string' ? { htmlUrl: data['html_url'] } : {}),
+  };
 }
 
 function toIssue(data: unknown): Issue {

@@ -80,14 +80,17 @@ export function readInputs(env: NodeJS.ProcessEnv, eventName: string | undefined
   const command = getInput(env, 'command');
   if (!isActionCommand(command)) {
     throw new ActionInputError(
-      command === '' ? `input "command" is required: one of ${ACTION_COMMANDS.join(', ')}` : `input "command" must be one of ${ACTION_COMMANDS.join(', ')}, not "${command}"`,
+      command === ''
+        ? `input "command" is required: one of ${ACTION_COMMANDS.join(', ')}`
+        : `input "command" must be one of ${ACTION_COMMANDS.join(', ')}, not "${command}"`,
     );
   }
   const workingDirectory = resolve(workspace, getInput(env, 'working-directory') || '.');
   const fromWorkdir = (p: string) => (isAbsolute(p) ? p : resolve(workingDirectory, p));
   const environment = getInput(env, 'environment');
   const planFiles = splitLines(getInput(env, 'plan-file')).map(fromWorkdir);
-  if (planFiles.length > 1 && command !== 'apply') throw new ActionInputError(`input "plan-file" names ${planFiles.length} files: only apply takes several (the reviewed plans)`);
+  if (planFiles.length > 1 && command !== 'apply')
+    throw new ActionInputError(`input "plan-file" names ${planFiles.length} files: only apply takes several (the reviewed plans)`);
   const prune = readBoolean(env, 'prune', undefined);
   // apply: its result goes to the pull requests named by `pull-requests` (none: no comment).
   const commentDefault = command === 'drift' || command === 'apply' || (eventName !== undefined && PULL_REQUEST_EVENTS.has(eventName));

@@ -44,7 +44,12 @@ function fitOrUndefined(plan: Plan, maxLength: number, artifactHint: string, dia
 function planTooLargeForSummary(plan: Plan, maxBytes: number, artifactHint: string): string {
   const counts = hasChanges(plan) ? planSentence(summarize(plan.changes)) : NO_CHANGES;
   const text = `## mftops plan: ${escapeMd(plan.environment.slice(0, 80))}\n\n${counts}\n\nThe job summary has no room left for this plan: it is in ${artifactHint} and the log.\n`;
-  return Buffer.byteLength(text, 'utf8') <= maxBytes ? text : Buffer.from(text, 'utf8').subarray(0, Math.max(0, maxBytes)).toString('utf8').replace(/\uFFFD$/, '');
+  return Buffer.byteLength(text, 'utf8') <= maxBytes
+    ? text
+    : Buffer.from(text, 'utf8')
+        .subarray(0, Math.max(0, maxBytes))
+        .toString('utf8')
+        .replace(/\uFFFD$/, '');
 }
 
 export function renderValidateSummary(ok: boolean, line: string): string {

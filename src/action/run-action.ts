@@ -23,7 +23,14 @@ import { applyExitCode, type ApplyOutcome } from '../apply/model.js';
 import { readGithubContext, type GithubContext } from './context.js';
 import { createGithubApi, type GithubApi } from './github-api.js';
 import { readInputs, type ActionInputs } from './inputs.js';
-import { renderApplySummary, renderFailureSummary, renderMismatchSummary, renderPlanForSummary, renderPolicyRefusalSummary, renderValidateSummary } from './job-summary.js';
+import {
+  renderApplySummary,
+  renderFailureSummary,
+  renderMismatchSummary,
+  renderPlanForSummary,
+  renderPolicyRefusalSummary,
+  renderValidateSummary,
+} from './job-summary.js';
 import { planMarker, renderPlanComment, renderPlanFailureComment, upsertStickyComment } from './pr-comment.js';
 import type { Runner } from './workflow-commands.js';
 import { syncDriftIssue, type DriftFinding } from './drift-issue.js';
@@ -188,7 +195,9 @@ async function planStep(s: Step): Promise<number> {
     exitcode,
     'has-changes': changes,
     ...(made.denied ? {} : { 'plan-file': planFile }),
-    summary: made.denied ? `refused by ${denies.length === 1 ? 'a deny policy' : `${denies.length} deny policy violations`}: ${denies[0] ?? ''}` : summaryLine(plan),
+    summary: made.denied
+      ? `refused by ${denies.length === 1 ? 'a deny policy' : `${denies.length} deny policy violations`}: ${denies[0] ?? ''}`
+      : summaryLine(plan),
   });
   // One policy section, in the plan's markdown under its title (the summary is the comment's twin).
   appendPlanSummary(s, plan, made.diagnostics);
@@ -218,7 +227,10 @@ async function makePlan(s: Step, out: string): Promise<MadePlan> {
   const { planEnvironment } = await import('../app/plan.js');
   let result: Awaited<ReturnType<typeof planEnvironment>>;
   try {
-    result = await planEnvironment({ ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) }, s.ctx);
+    result = await planEnvironment(
+      { ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) },
+      s.ctx,
+    );
   } catch (err) {
     if (!isMftopsError(err)) throw err;
     const diagnostics = diagnosticsOf(err);
@@ -265,7 +277,14 @@ async function applyStep(s: Step): Promise<number> {
     outcome = await applyReviewed(s, environment);
   } catch (err) {
     // The failure reaches the merged pull requests too, then fails the step as any error does.
-    if (isMftopsError(err)) await postApplyComment(s, { environment, status: 'refused', headline: `Nothing was applied: ${err.message}`, details: [], pullRequests: s.inputs.pullRequests });
+    if (isMftopsError(err))
+      await postApplyComment(s, {
+        environment,
+        status: 'refused',
+        headline: `Nothing was applied: ${err.message}`,
+        details: [],
+        pullRequests: s.inputs.pullRequests,
+      });
     throw err;
   }
   await postApplyComment(s, outcome.result);
@@ -310,7 +329,11 @@ async function applyReviewed(s: Step, environment: string): Promise<ApplyStepOut
       annotatePolicy(s, made.plan);
       const denies = policyDenyLines(made.plan.policy);
       s.a.runner.annotate('error', `mftops apply: a deny policy refuses the plan made now for ${environment}; nothing was applied`);
-      setOutputs(s.a.runner, { exitcode: 1, 'has-changes': hasChanges(made.plan), summary: `mftops apply refused for ${environment}: ${denies[0] ?? 'a deny policy is violated'}` });
+      setOutputs(s.a.runner, {
+        exitcode: 1,
+        'has-changes': hasChanges(made.plan),
+        summary: `mftops apply refused for ${environment}: ${denies[0] ?? 'a deny policy is violated'}`,
+      });
       appendSummary(s, renderPolicyRefusalSummary(environment, made.plan.policy));
       return { code: 1, result: refused('Nothing was applied: a deny policy refuses the plan made now.', denies) };
     }
@@ -343,11 +366,26 @@ async function applyReviewed(s: Step, environment: string): Promise<ApplyStepOut
           : `the plan made now changes ${objects} no reviewed plan of the ${reviewed.length} pull requests merged since the last successful apply changes so; nothing was applied. Plan again on a pull request and review it:`;
       s.a.runner.annotate(
         'error',
-        [`mftops apply: ${headline}`, ...differences.slice(0, 50).map((d) => `  ${d.detail}`), ...(differences.length > 50 ? [`  …and ${differences.length - 50} more (see the job summary)`] : [])].join('\n'),
+        [
+          `mftops apply: ${headline}`,
+          ...differences.slice(0, 50).map((d) => `  ${d.detail}`),
+          ...(differences.length > 50 ? [`  …and ${differences.length - 50} more (see the job summary)`] : []),
+        ].join('\n'),
       );
-      setOutputs(s.a.runner, { exitcode: 1, 'has-changes': hasChanges(made.plan), 'plan-file': reviewedFiles[0]!, summary: `refused: the plan differs from the reviewed ${only !== undefined ? 'plan' : 'plans'} in ${objects}` });
+      setOutputs(s.a.runner, {
+        exitcode: 1,
+        'has-changes': hasChanges(made.plan),
+        'plan-file': reviewedFiles[0]!,
+        summary: `refused: the plan differs from the reviewed ${only !== undefined ? 'plan' : 'plans'} in ${objects}`,
+      });
       appendSummary(s, renderMismatchSummary(environment, differences));
-      return { code: 1, result: refused(`Nothing was applied: ${headline.replace(/:$/, '.')}`, differences.map((d) => d.detail)) };
+      return {
+        code: 1,
+        result: refused(
+          `Nothing was applied: ${headline.replace(/:$/, '.')}`,
+          differences.map((d) => d.detail),
+        ),
+      };
     }
     s.a.runner.log(
       made.plan.applyable
@@ -380,8 +418,22 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
     // The plan file's policies are checked against the manifests as they are now, which must load.
     annotate(s, result.diagnostics);
     const problems = errorLines(result.diagnostics, s.cwd);
-    const code = fail(s.a.runner, problems.length > 0 ? [] : ['mftops apply: the manifests do not load (see the log)'], `mftops apply: ${environment}`, problems);
-    return { code, result: { environment, status: 'refused', headline: 'Nothing was applied: the manifests do not load.', details: problems, pullRequests: s.inputs.pullRequests } };
+    const code = fail(
+      s.a.runner,
+      problems.length > 0 ? [] : ['mftops apply: the manifests do not load (see the log)'],
+      `mftops apply: ${environment}`,
+      problems,
+    );
+    return {
+      code,
+      result: {
+        environment,
+        status: 'refused',
+        headline: 'Nothing was applied: the manifests do not load.',
+        details: problems,
+        pullRequests: s.inputs.pullRequests,
+      },
+    };
   }
   if (result.status !== 'finished') throw new Error(`bug: applying a plan file gave ${result.status}`);
   const report = result.report;
@@ -397,7 +449,13 @@ async function applyPlanFile(s: Step, environment: string, planFile: string, pla
   s.a.runner.log(reportText);
   for (const failure of failedChangeAnnotations(report, plan, s.cwd)) s.a.runner.annotate('error', failure.message, failure.place);
   if (code !== 0) s.a.runner.annotate('error', `mftops apply: ${reportText.trimEnd()}`);
-  setOutputs(s.a.runner, { exitcode: code, 'has-changes': hasChanges(plan), 'plan-file': planFile, 'report-file': reportFile, summary: reportText.split('\n')[0] ?? '' });
+  setOutputs(s.a.runner, {
+    exitcode: code,
+    'has-changes': hasChanges(plan),
+    'plan-file': planFile,
+    'report-file': reportFile,
+    summary: reportText.split('\n')[0] ?? '',
+  });
   appendSummary(s, renderApplySummary(environment, code === 0, reportText, report.policy));
   const [headline = '', ...rest] = reportText.trimEnd().split('\n');
   const verification = report.verification;
@@ -449,7 +507,9 @@ async function postApplyComment(s: Step, result: ApplyResult): Promise<void> {
   }
   try {
     for (const posted of await postApplyResult(api, result, withDefined({ runUrl: s.context.runUrl, sha: s.context.sha }))) {
-      s.a.runner.log(`${posted.action === 'created' ? 'Posted' : 'Updated'} the apply result on pull request #${posted.pullRequest}${posted.comment.htmlUrl !== undefined ? `: ${posted.comment.htmlUrl}` : ''}`);
+      s.a.runner.log(
+        `${posted.action === 'created' ? 'Posted' : 'Updated'} the apply result on pull request #${posted.pullRequest}${posted.comment.htmlUrl !== undefined ? `: ${posted.comment.htmlUrl}` : ''}`,
+      );
     }
   } catch (err) {
     s.a.runner.annotate('warning', `the apply result was not posted to the pull requests: ${messageOf(err)}`);
@@ -462,7 +522,10 @@ async function driftStep(s: Step): Promise<number> {
   const environment = environmentName(s);
   const reportFile = resolve(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
   const { driftEnvironment } = await import('../app/drift.js');
-  const result = await driftEnvironment({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) }, s.ctx);
+  const result = await driftEnvironment(
+    { ...s.choice, paths: s.inputs.paths, reportFile, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) },
+    s.ctx,
+  );
   annotate(s, result.diagnostics);
   if (result.status === 'invalid') {
     const problems = errorLines(result.diagnostics, s.cwd);
@@ -544,7 +607,10 @@ function githubApi(s: Step): GithubApi | string {
 async function postComment(s: Step, environment: string, body: string): Promise<void> {
   const pr = s.context.pullRequest;
   if (pr === undefined) {
-    s.a.runner.annotate('warning', `no pull request in this ${s.context.eventName ?? 'run'} event: the plan comment was not posted (set comment: false to silence this)`);
+    s.a.runner.annotate(
+      'warning',
+      `no pull request in this ${s.context.eventName ?? 'run'} event: the plan comment was not posted (set comment: false to silence this)`,
+    );
     return;
   }
   const api = githubApi(s);
@@ -554,7 +620,9 @@ async function postComment(s: Step, environment: string, body: string): Promise<
   }
   try {
     const result = await upsertStickyComment(api, pr.number, planMarker(environment), body);
-    s.a.runner.log(`${result.action === 'created' ? 'Posted' : 'Updated'} the plan comment on pull request #${pr.number}${result.comment.htmlUrl !== undefined ? `: ${result.comment.htmlUrl}` : ''}`);
+    s.a.runner.log(
+      `${result.action === 'created' ? 'Posted' : 'Updated'} the plan comment on pull request #${pr.number}${result.comment.htmlUrl !== undefined ? `: ${result.comment.htmlUrl}` : ''}`,
+    );
   } catch (err) {
     s.a.runner.annotate('warning', `the plan comment was not posted: ${messageOf(err)}`);
   }
@@ -579,7 +647,8 @@ function setOutputs(runner: Runner, outputs: Readonly<Record<string, OutputValue
 }
 
 function appendSummary(s: Step, markdown: string): void {
-  if (!s.a.runner.appendSummary(`${markdown}\n`)) s.a.runner.log('(the job summary was not written: GITHUB_STEP_SUMMARY is not set, or the step summary is full)');
+  if (!s.a.runner.appendSummary(`${markdown}\n`))
+    s.a.runner.log('(the job summary was not written: GITHUB_STEP_SUMMARY is not set, or the step summary is full)');
 }
 
 /**
@@ -608,9 +677,7 @@ function fail(runner: Runner, problems: readonly string[], title: string, shown:
 }
 
 function messageOf(err: unknown): string {
-  return (
-    userMessageOf(err) ?? `internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in mftops; please report it)`
-  );
+  return userMessageOf(err) ?? `internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in mftops; please report it)`;
 }
 
 function isInside(path: string, folder: string): boolean {

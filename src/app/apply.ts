@@ -18,7 +18,15 @@ import { openClients } from './clients.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
-import { choosePrune, loadEnvironmentManifests, manifestEnvironmentOf, openEnvironment, resolveServices, secretConfinementOf, serverIdentities } from './environment.js';
+import {
+  choosePrune,
+  loadEnvironmentManifests,
+  manifestEnvironmentOf,
+  openEnvironment,
+  resolveServices,
+  secretConfinementOf,
+  serverIdentities,
+} from './environment.js';
 import type { PruneChoice } from './environment.js';
 import type { ManifestEnvironment } from '../manifest/variables.js';
 import { holdsPlanFile, readSavedPlan } from './plan-file.js';
@@ -112,9 +120,12 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   let choice: EnvironmentChoice = options;
   if (options.planFile !== undefined) {
     if (options.targets !== undefined && options.targets.length > 0) {
-      throw new ConfigError('--target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target');
+      throw new ConfigError(
+        '--target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target',
+      );
     }
-    if (options.prune !== undefined) throw new ConfigError(`--${options.prune ? '' : 'no-'}prune cannot be used with a saved plan: what it prunes was decided when it was made`);
+    if (options.prune !== undefined)
+      throw new ConfigError(`--${options.prune ? '' : 'no-'}prune cannot be used with a saved plan: what it prunes was decided when it was made`);
     saved = readSavedPlan(resolve(ctx.cwd, options.planFile));
     const chosen = savedPlanConfiguration(saved, options, ctx);
     if (typeof chosen === 'string') return { status: 'finished', report: refusal(saved.plan.environment, [chosen]), plan: saved.plan };
@@ -128,7 +139,8 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   };
   const parallelism = options.parallelism ?? DEFAULTS.applyParallelism;
 
-  const manifestPaths = saved === undefined && options.paths !== undefined && options.paths.length > 0 ? options.paths.map((p) => resolve(ctx.cwd, p)) : [...configured.manifests];
+  const manifestPaths =
+    saved === undefined && options.paths !== undefined && options.paths.length > 0 ? options.paths.map((p) => resolve(ctx.cwd, p)) : [...configured.manifests];
   if (manifestPaths.length === 0 && saved === undefined) {
     throw new ConfigError(`environment "${configured.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
   }
@@ -136,7 +148,11 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   let policy: PolicyReport | undefined;
   let manifests: ManifestSet | undefined;
   if (saved !== undefined) {
-    const problems = [...checkPlanTarget(saved.plan, configured), ...checkPermissions(saved.plan, permissions), ...(await secretProblems(saved.plan, config, ctx))];
+    const problems = [
+      ...checkPlanTarget(saved.plan, configured),
+      ...checkPermissions(saved.plan, permissions),
+      ...(await secretProblems(saved.plan, config, ctx)),
+    ];
     if (problems.length > 0) return { status: 'finished', report: refusal(configured.name, problems), plan: saved.plan };
     const rechecked = await recheckPolicies(saved.plan, manifestPaths, manifestEnvironmentOf(config, configured), secretConfinementOf(config), ctx);
     if (rechecked.status === 'invalid') return rechecked;
@@ -181,7 +197,15 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     if (plan === undefined) {
       const made = await planManifests(
         manifests!,
-        { readers: clients.readers, env, services, parallelism, confinement: secretConfinementOf(config), ...(prune?.off ? { pruneOff: prune.off } : {}), ...(options.targets !== undefined && options.targets.length > 0 ? { targets: options.targets } : {}) },
+        {
+          readers: clients.readers,
+          env,
+          services,
+          parallelism,
+          confinement: secretConfinementOf(config),
+          ...(prune?.off ? { pruneOff: prune.off } : {}),
+          ...(options.targets !== undefined && options.targets.length > 0 ? { targets: options.targets } : {}),
+        },
         ctx,
       );
       if (made.plan === undefined || made.plan.errored) return { status: 'invalid', diagnostics: made.diagnostics };
@@ -196,7 +220,11 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
         return { status: 'cancelled', plan };
       }
     }
-    const report = await applyThePlan(plan, { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal }, ctx);
+    const report = await applyThePlan(
+      plan,
+      { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal },
+      ctx,
+    );
     return { status: 'finished', report: policy !== undefined ? { ...report, policy } : report, plan };
   } finally {
     options.abandon?.removeEventListener('abort', onAbandon);
@@ -215,10 +243,12 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
 function savedPlanConfiguration(saved: SavedPlan, options: ApplyOptions, ctx: Pick<AppContext, 'cwd'>): EnvironmentChoice | string {
   const environment = options.environment ?? saved.plan.environment;
   const recorded = saved.configFile;
-  if (options.planConfig === 'given' || recorded === undefined) return { ...(options.configFile !== undefined ? { configFile: options.configFile } : {}), environment };
+  if (options.planConfig === 'given' || recorded === undefined)
+    return { ...(options.configFile !== undefined ? { configFile: options.configFile } : {}), environment };
   if (options.configFile !== undefined) {
     const given = resolve(ctx.cwd, options.configFile);
-    if (!sameFile(given, recorded)) return `the plan was made with the configuration ${recorded}, not ${given} (${options.configFileFrom ?? '--config'}): apply it without ${options.configFileFrom ?? '--config'}, or plan again with this configuration`;
+    if (!sameFile(given, recorded))
+      return `the plan was made with the configuration ${recorded}, not ${given} (${options.configFileFrom ?? '--config'}): apply it without ${options.configFileFrom ?? '--config'}, or plan again with this configuration`;
   }
   if (!existsSync(recorded)) throw new ConfigError(`the plan was made with the configuration ${recorded}, which no longer exists: plan again`);
   return { configFile: recorded, environment };
@@ -293,13 +323,20 @@ async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<A
  * written payloads against the servers, and say why.
  */
 async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: ApplyRun, ctx: AppContext): Promise<VerifyResult> {
-  const payloads = async (note: string): Promise<VerifyResult> => ({ mode: 'payloads', note, unconverged: await verifyPayloads(applied, r.clients.full, r.parallelism) });
+  const payloads = async (note: string): Promise<VerifyResult> => ({
+    mode: 'payloads',
+    note,
+    unconverged: await verifyPayloads(applied, r.clients.full, r.parallelism),
+  });
   // Manifests loaded by this apply are the ones its plan was made from; a saved plan's are re-read.
   const unchanged = r.manifests !== undefined && manifestDigest(r.manifests, ctx.cwd) === plan.manifestDigest;
   const manifests = unchanged ? r.manifests! : await loadManifests(r.manifestPaths, { cwd: ctx.cwd, environment: manifestEnvironmentOf(r.config, r.env) });
-  if (hasErrors(manifests.diagnostics)) return payloads('the manifests no longer load without errors, so the written payloads were checked instead of a re-plan');
+  if (hasErrors(manifests.diagnostics))
+    return payloads('the manifests no longer load without errors, so the written payloads were checked instead of a re-plan');
   if (!unchanged && manifestDigest(manifests, ctx.cwd) !== plan.manifestDigest) {
-    return payloads('the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan');
+    return payloads(
+      'the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan',
+    );
   }
   const result = await readAndPlan({
     manifests,
@@ -310,7 +347,13 @@ async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: A
     cwd: ctx.cwd,
   });
   if (!result.plan) throw new MftopsError('the re-plan found errors in the manifests');
-  return { mode: 'replan', unconverged: findUnconverged(applied.map((a) => a.change), result.plan) };
+  return {
+    mode: 'replan',
+    unconverged: findUnconverged(
+      applied.map((a) => a.change),
+      result.plan,
+    ),
+  };
 }
 
 /**
@@ -338,7 +381,11 @@ async function recheckPolicies(
     const m = change.action === 'delete' ? undefined : declared.get(change.address);
     return m === undefined ? change : { ...change, source: sourceRef(m.source, ctx.cwd) };
   });
-  return { status: 'checked', manifests: loaded.manifests, policy: await evaluatePolicies({ changes }, policies, manifests, ctx.cwd, undefined, createPolicyRunner()) };
+  return {
+    status: 'checked',
+    manifests: loaded.manifests,
+    policy: await evaluatePolicies({ changes }, policies, manifests, ctx.cwd, undefined, createPolicyRunner()),
+  };
 }
 
 /** Every `${env:}`/`${file:}` reference the plan's writes need that has no value now, one line per variable or file. */
@@ -353,5 +400,12 @@ function policyRefusal(environment: string, policy: PolicyReport): ApplyReport {
 
 /** The report of an apply refused before anything was read. */
 function refusal(environment: string, problems: readonly string[]): ApplyReport {
-  return { environment, outcome: 'refused', problems, stale: [], results: [], stats: { writes: 0, unknownOutcomes: 0, confirmedByReread: 0, retriedAfterReread: 0, wallMs: 0 } };
+  return {
+    environment,
+    outcome: 'refused',
+    problems,
+    stale: [],
+    results: [],
+    stats: { writes: 0, unknownOutcomes: 0, confirmedByReread: 0, retriedAfterReread: 0, wallMs: 0 },
+  };
 }

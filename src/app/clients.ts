@@ -23,10 +23,16 @@ export interface OpenClientsOptions {
   readonly parallelism?: number;
 }
 
-export async function openClients(services: readonly ResolvedService[], ctx: Pick<AppContext, 'logger' | 'env'>, options: OpenClientsOptions = {}): Promise<OpenClients> {
+export async function openClients(
+  services: readonly ResolvedService[],
+  ctx: Pick<AppContext, 'logger' | 'env'>,
+  options: OpenClientsOptions = {},
+): Promise<OpenClients> {
   // Lazy (measured): the HTTP stack (undici) loads only when a client is opened, so the commands
   // that import this module and work offline (snapshot list, verify, diff; diff-env --offline) do not load it.
-  const { createAutomationClient, createTransferClient, installShutdownHandlers, toReadonlyAutomationClient, toReadonlyTransferClient } = await import('../services/index.js');
+  const { createAutomationClient, createTransferClient, installShutdownHandlers, toReadonlyAutomationClient, toReadonlyTransferClient } = await import(
+    '../services/index.js'
+  );
   const uninstall = options.shutdownHandlers === false ? () => {} : installShutdownHandlers();
   const full: { automation?: AutomationClient; transfer?: TransferClient } = {};
   for (const s of services) {

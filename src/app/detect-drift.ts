@@ -56,9 +56,18 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
   const { missingFolders, diagnostics } = separateMissingFolders(input.manifests.manifests, result.diagnostics, input.cwd ?? process.cwd());
   if (plan === undefined || live === undefined || hasErrors(diagnostics)) return { diagnostics: result.diagnostics, ...(live ? { live } : {}) };
   const ignore = env.drift?.ignore ?? [];
-  let report = assembleDrift({ plan, live, prune: env.prune, ignore, now: now(), missingFolders, ...(partial === true ? { unmanagedOmitted: 'partial-manifests' as const } : {}) });
+  let report = assembleDrift({
+    plan,
+    live,
+    prune: env.prune,
+    ignore,
+    now: now(),
+    missingFolders,
+    ...(partial === true ? { unmanagedOmitted: 'partial-manifests' as const } : {}),
+  });
   const policies = input.manifests.policies;
-  if (policies.length > 0) report = withLivePolicy(report, await evaluateObjectPolicies(liveSubjects(plan, live), policies, input.cwd ?? process.cwd(), createPolicyRunner()));
+  if (policies.length > 0)
+    report = withLivePolicy(report, await evaluateObjectPolicies(liveSubjects(plan, live), policies, input.cwd ?? process.cwd(), createPolicyRunner()));
   const warnings = unmatchedIgnoreWarnings(ignore, driftAddresses(plan, missingFolders), input.locateIgnore);
   const queries = auditQueriesFor(report);
   const automation = input.clients.automation;
@@ -70,7 +79,10 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
       report = attributeAuditRecords(report, answers);
     } catch (err) {
       if (!isMftopsError(err)) throw err;
-      report = withAuditFailure(report, err instanceof ApiError ? { httpStatus: err.status, ...(err.detail ? { detail: err.detail } : {}) } : { detail: err.message });
+      report = withAuditFailure(
+        report,
+        err instanceof ApiError ? { httpStatus: err.status, ...(err.detail ? { detail: err.detail } : {}) } : { detail: err.message },
+      );
     }
   }
   return { report, diagnostics: warnings.length > 0 ? sortPlanDiagnostics([...diagnostics, ...warnings]) : diagnostics, live };
@@ -82,7 +94,17 @@ function liveSubjects(plan: Plan, live: LiveState): PolicySubject[] {
   const specs = liveSpecs(managed, live);
   return managed.flatMap((c) => {
     const spec = specs.get(c.address);
-    return spec === undefined ? [] : [{ address: c.address, kind: c.kind, name: c.name, object: liveObjectOf(c.kind, c.previousName ?? c.name, spec), ...(c.source ? { source: c.source } : {}) }];
+    return spec === undefined
+      ? []
+      : [
+          {
+            address: c.address,
+            kind: c.kind,
+            name: c.name,
+            object: liveObjectOf(c.kind, c.previousName ?? c.name, spec),
+            ...(c.source ? { source: c.source } : {}),
+          },
+        ];
   });
 }
 
@@ -103,7 +125,11 @@ function unmatchedIgnoreWarnings(ignore: readonly DriftIgnoreRule[], addresses: 
  * drift to `drift`: someone deleted or renamed it. The diagnostic is matched to its manifest by
  * place (it points at `metadata.name`).
  */
-function separateMissingFolders(manifests: readonly Manifest[], all: readonly PlanDiagnostic[], cwd: string): { missingFolders: MissingFolder[]; diagnostics: PlanDiagnostic[] } {
+function separateMissingFolders(
+  manifests: readonly Manifest[],
+  all: readonly PlanDiagnostic[],
+  cwd: string,
+): { missingFolders: MissingFolder[]; diagnostics: PlanDiagnostic[] } {
   const missingFolders: MissingFolder[] = [];
   const diagnostics: PlanDiagnostic[] = [];
   for (const d of all) {

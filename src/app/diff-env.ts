@@ -6,7 +6,16 @@ import { compareEnvironments, type EnvironmentDiff, type EnvironmentSide } from 
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients } from './clients.js';
 import type { AppContext } from './context.js';
-import { countValidDocuments, loadEnvironmentManifests, manifestEnvironmentOf, manifestPathsOf, openEnvironment, prepareRead, secretConfinementOf, type ReadPrelude } from './environment.js';
+import {
+  countValidDocuments,
+  loadEnvironmentManifests,
+  manifestEnvironmentOf,
+  manifestPathsOf,
+  openEnvironment,
+  prepareRead,
+  secretConfinementOf,
+  type ReadPrelude,
+} from './environment.js';
 import { planManifests } from './plan.js';
 
 export interface DiffEnvOptions {
@@ -42,14 +51,30 @@ export async function diffEnvironments(options: DiffEnvOptions, ctx: AppContext)
     const sets = [await loadOffline(options, options.a, ctx), await loadOffline(options, options.b, ctx)] as const;
     const diagnostics = reportOfBoth(sets[0], sets[1]);
     if (!sets[0].ok || !sets[1].ok) return { status: 'invalid', diagnostics };
-    const diff = compareEnvironments({ name: options.a, manifests: sets[0].manifests.manifests }, { name: options.b, manifests: sets[1].manifests.manifests }, { cwd: ctx.cwd });
+    const diff = compareEnvironments(
+      { name: options.a, manifests: sets[0].manifests.manifests },
+      { name: options.b, manifests: sets[1].manifests.manifests },
+      { cwd: ctx.cwd },
+    );
     return { status: 'compared', diff, diagnostics };
   }
-  const choice = (environment: string) => ({ ...(options.configFile !== undefined ? { configFile: options.configFile } : {}), environment, prune: false, ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}) });
+  const choice = (environment: string) => ({
+    ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
+    environment,
+    prune: false,
+    ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
+  });
   const first = await prepareRead(choice(options.a), ctx);
   const second = await prepareRead(choice(options.b), ctx);
   if (first.status === 'invalid' || second.status === 'invalid') {
-    return { status: 'invalid', diagnostics: mergeReports([first, second].map((p) => (p.status === 'invalid' ? p.diagnostics : { diagnostics: p.manifests.diagnostics, manifestCount: countValidDocuments(p.manifests) }))) };
+    return {
+      status: 'invalid',
+      diagnostics: mergeReports(
+        [first, second].map((p) =>
+          p.status === 'invalid' ? p.diagnostics : { diagnostics: p.manifests.diagnostics, manifestCount: countValidDocuments(p.manifests) },
+        ),
+      ),
+    };
   }
   const sides: EnvironmentSide[] = [];
   const reports: DiagnosticsReport[] = [];
@@ -70,7 +95,18 @@ async function loadOffline(options: DiffEnvOptions, environment: string, ctx: Ap
 async function planOf(prelude: Extract<ReadPrelude, { status: 'ready' }>, ctx: AppContext): Promise<Awaited<ReturnType<typeof planManifests>>> {
   const clients = await openReadonlyClients(prelude.services, ctx, { parallelism: prelude.parallelism });
   try {
-    return await planManifests(prelude.manifests, { readers: clients.readers, env: prelude.env, services: prelude.services, parallelism: prelude.parallelism, confinement: secretConfinementOf(prelude.config), ...(prelude.prune.off ? { pruneOff: prelude.prune.off } : {}) }, ctx);
+    return await planManifests(
+      prelude.manifests,
+      {
+        readers: clients.readers,
+        env: prelude.env,
+        services: prelude.services,
+        parallelism: prelude.parallelism,
+        confinement: secretConfinementOf(prelude.config),
+        ...(prelude.prune.off ? { pruneOff: prelude.prune.off } : {}),
+      },
+      ctx,
+    );
   } finally {
     await clients.close();
   }

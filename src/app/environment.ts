@@ -40,7 +40,12 @@ export function manifestPathsOf(paths: readonly string[] | undefined, config: Mf
 
 /** What the manifests of an environment are read with: its name and variables, and the configuration's environment names. */
 export function manifestEnvironmentOf(config: MftopsConfig, env: EnvironmentSettings): ManifestEnvironment {
-  return { name: env.name, vars: env.vars ?? {}, known: [...config.environments.keys()], ...(config.maxManifestBytes !== undefined ? { maxManifestBytes: config.maxManifestBytes } : {}) };
+  return {
+    name: env.name,
+    vars: env.vars ?? {},
+    known: [...config.environments.keys()],
+    ...(config.maxManifestBytes !== undefined ? { maxManifestBytes: config.maxManifestBytes } : {}),
+  };
 }
 
 /**
@@ -105,9 +110,15 @@ async function confineSecretReferences(set: ManifestSet, confinement: SecretConf
     const at = manifest.sourceMap.locate(path);
     if (failure.kind === 'env') {
       out.push(
-        createDiagnostic('error', 'MF326', at, `\${env:${ref.kind === 'env' ? ref.name : ''}} is a service credential of mftops.yaml: a manifest may not send it to a server`, {
-          hint: 'give the object its own variable, even when its value is the same',
-        }),
+        createDiagnostic(
+          'error',
+          'MF326',
+          at,
+          `\${env:${ref.kind === 'env' ? ref.name : ''}} is a service credential of mftops.yaml: a manifest may not send it to a server`,
+          {
+            hint: 'give the object its own variable, even when its value is the same',
+          },
+        ),
       );
     } else {
       const hint =
@@ -150,7 +161,12 @@ export interface PruneChoice {
   readonly off?: PruneOff;
 }
 
-export function choosePrune(env: EnvironmentSettings, paths: readonly string[] | undefined, prune: boolean | undefined, ctx: Pick<AppContext, 'cwd' | 'emit'>): PruneChoice {
+export function choosePrune(
+  env: EnvironmentSettings,
+  paths: readonly string[] | undefined,
+  prune: boolean | undefined,
+  ctx: Pick<AppContext, 'cwd' | 'emit'>,
+): PruneChoice {
   const own = new Set(env.manifests.map((p) => resolve(p)));
   const given = new Set((paths ?? []).map((p) => resolve(ctx.cwd, p)));
   const partial = prune !== true && given.size > 0 && !(given.size === own.size && [...given].every((p) => own.has(p)));
@@ -186,8 +202,14 @@ export async function prepareRead(
   ctx: Pick<AppContext, 'cwd' | 'env' | 'emit'>,
 ): Promise<ReadPrelude> {
   const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));
-  if (!loaded.ok) return { status: 'invalid', diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
+  const loaded = await loadEnvironmentManifests(
+    manifestPathsOf(options.paths, config, env, ctx),
+    ctx,
+    manifestEnvironmentOf(config, env),
+    secretConfinementOf(config),
+  );
+  if (!loaded.ok)
+    return { status: 'invalid', diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
   const prune = choosePrune(env, options.paths, options.prune, ctx);
   return {
     status: 'ready',

@@ -82,16 +82,23 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
   if (name !== undefined && kinds.includes('FolderPermissions') && kinds.length > 1) {
     throw new ConfigError('--name means a name mask for tasks and ACLs but a path for folders: import FolderPermissions on its own with --name');
   }
-  if (name !== undefined && kinds.includes('FolderPermissions') && !name.startsWith('/')) throw new ConfigError(`--name for FolderPermissions is a folder path starting with /, not "${name}"`);
+  if (name !== undefined && kinds.includes('FolderPermissions') && !name.startsWith('/'))
+    throw new ConfigError(`--name for FolderPermissions is a folder path starting with /, not "${name}"`);
   const selection: ImportSelection = { kinds, ...(name !== undefined ? { name } : {}), all, scope: env.scope };
   checkSelection(selection, env.name);
   // Before any request: a folder to write into, or why there is none.
   const outDir = options.out !== undefined ? resolve(ctx.cwd, options.out) : firstManifestsFolder(config, env);
 
-  const source = options.fromSnapshot !== undefined ? await readSnapshot(config.snapshots.dir, options.fromSnapshot, env.name, kinds, ctx) : await readServers(config, env, selection, options.parallelism ?? DEFAULTS.readParallelism, ctx);
+  const source =
+    options.fromSnapshot !== undefined
+      ? await readSnapshot(config.snapshots.dir, options.fromSnapshot, env.name, kinds, ctx)
+      : await readServers(config, env, selection, options.parallelism ?? DEFAULTS.readParallelism, ctx);
   const noSavedFolders = options.fromSnapshot !== undefined && kinds.includes('FolderPermissions') && source.folders.length === 0;
   if (noSavedFolders) {
-    ctx.emit({ kind: 'warning', message: 'the snapshot holds no folder permissions (a snapshot keeps only the folders an apply touched, or those snapshot save was given or found)' });
+    ctx.emit({
+      kind: 'warning',
+      message: 'the snapshot holds no folder permissions (a snapshot keeps only the folders an apply touched, or those snapshot save was given or found)',
+    });
   }
   // With no folder saved at all, the line above says it for every scope folder.
   for (const u of findUnmatchedScope(source, selection).filter((x) => !(noSavedFolders && x.key === 'folders'))) {
@@ -158,7 +165,12 @@ function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: b
   for (const { service, served, scopeKey } of SERVED_KINDS) {
     const skipped = kinds.filter((k) => served.includes(k));
     if (skipped.length === 0) continue;
-    const why = env[service] === undefined ? `no ${service} service` : name === undefined && !all && env.scope[scopeKey].length === 0 ? `no scope.${scopeKey}` : undefined;
+    const why =
+      env[service] === undefined
+        ? `no ${service} service`
+        : name === undefined && !all && env.scope[scopeKey].length === 0
+          ? `no scope.${scopeKey}`
+          : undefined;
     if (why === undefined) continue;
     kinds = kinds.filter((k) => !skipped.includes(k));
     notes.push(`environment "${env.name}" has ${why}: ${skipped.join(' and ')} not imported`);
@@ -169,7 +181,9 @@ function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: b
 }
 
 /** Which service holds each kind, and the part of `scope` that selects it. */
-const SERVED_KINDS: readonly { readonly service: ServiceName; readonly served: readonly ImportKind[]; readonly scopeKey: keyof Scope }[] = (['automation', 'transfer'] as const).flatMap((service) => {
+const SERVED_KINDS: readonly { readonly service: ServiceName; readonly served: readonly ImportKind[]; readonly scopeKey: keyof Scope }[] = (
+  ['automation', 'transfer'] as const
+).flatMap((service) => {
   const served = EVERY_KIND.filter((kind) => KINDS[kind].service === service);
   return served[0] === undefined ? [] : [{ service, served, scopeKey: KINDS[served[0]].scopeKey }];
 });
@@ -185,7 +199,9 @@ async function readSnapshot(dir: string, id: string, env: string, kinds: readonl
   if (loaded.automationXml === undefined) {
     const automationKinds = kinds.filter((k) => k !== 'FolderPermissions');
     if (automationKinds.length > 0) {
-      throw new ConfigError(`${origin} holds no automation export (it was taken without the automation service), so it has no ${automationKinds.join(' or ')} to import: import FolderPermissions from it, or use a snapshot with the export`);
+      throw new ConfigError(
+        `${origin} holds no automation export (it was taken without the automation service), so it has no ${automationKinds.join(' or ')} to import: import FolderPermissions from it, or use a snapshot with the export`,
+      );
     }
     return decodeSavedFolders(origin, loaded.folders);
   }
@@ -193,12 +209,21 @@ async function readSnapshot(dir: string, id: string, env: string, kinds: readonl
 }
 
 /** The objects of the selected kinds, through read-only clients of only the services that hold them. */
-async function readServers(config: MftopsConfig, env: EnvironmentSettings, selection: ImportSelection, parallelism: number, ctx: AppContext): Promise<ImportSource> {
+async function readServers(
+  config: MftopsConfig,
+  env: EnvironmentSettings,
+  selection: ImportSelection,
+  parallelism: number,
+  ctx: AppContext,
+): Promise<ImportSource> {
   const needAutomation = selection.kinds.some((k) => k !== 'FolderPermissions');
   const needTransfer = selection.kinds.includes('FolderPermissions');
   const needed = (['automation', 'transfer'] as const).filter((which) => (which === 'automation' ? needAutomation : needTransfer));
   for (const which of needed) {
-    if (env[which] === undefined) throw new ConfigError(`environment "${env.name}" has no ${which} service in ${config.file}, and ${which === 'automation' ? 'tasks and ACLs live' : 'folders live'} there`);
+    if (env[which] === undefined)
+      throw new ConfigError(
+        `environment "${env.name}" has no ${which} service in ${config.file}, and ${which === 'automation' ? 'tasks and ACLs live' : 'folders live'} there`,
+      );
   }
   // Both services' credentials at once: every missing variable is named.
   const services = resolveEnvironmentServices(config, env, needed, ctx.env);

@@ -67,8 +67,8 @@ function config(environment: string, schema: (file: string) => string): string {
 function task(schema: (file: string) => string): string {
   return lines(
     `# yaml-language-server: $schema=${schema('task.schema.json')}`,
-    '# An example task: every weekday at 06:30, copy the day\'s reports from the automation',
-    '# server\'s disk to the file transfer server. Put in your hosts, paths and resource group,',
+    "# An example task: every weekday at 06:30, copy the day's reports from the automation",
+    "# server's disk to the file transfer server. Put in your hosts, paths and resource group,",
     '# then run mftops plan. mftops explain CODE says what a message means.',
     'apiVersion: mftops/v1',
     'kind: Task',
@@ -120,7 +120,7 @@ function folder(schema: (file: string) => string): string {
     '  # Create the folder when it does not exist (its parent must exist, or be created too),',
     '  # taking nothing from its parent (or CopyOnly: a copy now; Always: keeps inheriting).',
     '  createIfMissing: { inheritPermissions: None }',
-    '  # additive: these entries are set, the folder\'s other entries are left alone;',
+    "  # additive: these entries are set, the folder's other entries are left alone;",
     '  # exact: the folder has these entries and no others.',
     '  mode: additive',
     '  entries:',
@@ -136,7 +136,9 @@ function folder(schema: (file: string) => string): string {
  *   package-lock.json pins its version, so each job that runs the action gets that step first;
  * - `ref`: a published action as given to `init --action-ref` (`OWNER/REPO[/PATH]@REF`).
  */
-export type WorkflowAction = { readonly kind: 'installed'; readonly uses: string; readonly installDir: string } | { readonly kind: 'ref'; readonly uses: string };
+export type WorkflowAction =
+  | { readonly kind: 'installed'; readonly uses: string; readonly installDir: string }
+  | { readonly kind: 'ref'; readonly uses: string };
 
 /** What a workflow of examples/workflows becomes in a project `mftops init` writes. */
 export interface WorkflowSettings {
@@ -168,10 +170,15 @@ export function adaptWorkflow(text: string, s: WorkflowSettings): string {
     '# - One job per environment $1: with several, list them in the order to apply,\n#   e.g. [staging, prod], so that prod is not touched when staging fails.',
   );
   // The review rule's document is in the package (or, with --action-ref, in that repository).
-  const rules = s.action.kind === 'installed' ? `${s.action.installDir === '.' ? '' : `${s.action.installDir}/`}node_modules/mftops/examples/workflows/README.md` : `examples/workflows/README.md of ${s.action.uses}`;
+  const rules =
+    s.action.kind === 'installed'
+      ? `${s.action.installDir === '.' ? '' : `${s.action.installDir}/`}node_modules/mftops/examples/workflows/README.md`
+      : `examples/workflows/README.md of ${s.action.uses}`;
   out = out.replace(/(?<![\w/])examples\/workflows\/README\.md\b/g, rules);
   out = replaceAll(out, /^(\s*working-directory: )mft$/gm, `$1${dir}`, s.source, 'working-directory: mft');
-  out = out.replace(/^(\s*)- 'mft\/\*\*'$/gm, (_m, indent: string) => (here === '' ? `${indent}- 'mftops.yaml'\n${indent}- 'manifests/**'` : `${indent}- '${here}**'`));
+  out = out.replace(/^(\s*)- 'mft\/\*\*'$/gm, (_m, indent: string) =>
+    here === '' ? `${indent}- 'mftops.yaml'\n${indent}- 'manifests/**'` : `${indent}- '${here}**'`,
+  );
   out = out.replace(/\bmft\/\.mftops\//g, `${here}.mftops/`);
   const origin =
     s.action.kind === 'installed'
@@ -216,7 +223,8 @@ function installBeforeAction(text: string, installDir: string, source: string): 
     const job = lines.slice(start, end);
     if (!job.some((l) => /^\s*(?:- )?uses: \.\/$/.test(l))) return;
     const checkout = job.findIndex((l) => /^\s*- uses: actions\/checkout@\S+\s*$/.test(l));
-    if (checkout < 0) throw new Error(`${source}: job ${lines[start]!.trim()} runs the action without a checkout step: mftops init no longer matches the example workflows`);
+    if (checkout < 0)
+      throw new Error(`${source}: job ${lines[start]!.trim()} runs the action without a checkout step: mftops init no longer matches the example workflows`);
     const indent = /^(\s*)-/.exec(job[checkout]!)![1]!;
     // The checkout step ends at the next line as far out as its `-` (the next step, a comment, a blank).
     let after = checkout + 1;

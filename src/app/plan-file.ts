@@ -109,21 +109,26 @@ export function parseSavedPlan(text: string, path: string): SavedPlan {
   const { checksum, ...rest } = data as Record<string, unknown>;
   const version = rest['formatVersion'];
   if (version !== 1 && !('plan' in rest) && 'changes' in rest) {
-    throw new PlanFileError(`${path} is not a plan file but the JSON view of a plan (mftops plan --format json), which cannot be applied: save the plan with mftops plan --out FILE`);
+    throw new PlanFileError(
+      `${path} is not a plan file but the JSON view of a plan (mftops plan --format json), which cannot be applied: save the plan with mftops plan --out FILE`,
+    );
   }
   if (version !== 1 && checksum === undefined) {
     throw new PlanFileError(`${path} is not a plan file: it has no checksum (only mftops plan --out writes plan files)`);
   }
   if (version !== PLAN_FILE_FORMAT) {
     const made = version === 1 || version === 2 ? 'an older mftops' : 'another version of mftops';
-    throw new PlanFileError(`${path} is a plan file of format ${JSON.stringify(version)}, made by ${made}; this mftops reads format ${PLAN_FILE_FORMAT} only: make the plan again with mftops plan --out`);
+    throw new PlanFileError(
+      `${path} is a plan file of format ${JSON.stringify(version)}, made by ${made}; this mftops reads format ${PLAN_FILE_FORMAT} only: make the plan again with mftops plan --out`,
+    );
   }
   if (typeof checksum !== 'string' || checksum !== checksumOf(JSON.stringify(rest, null, 2))) {
     throw new PlanFileError(`${path} was changed after mftops wrote it (checksum mismatch): make the plan again instead of editing it`);
   }
   // Before the schema (which says a file is never errored), so the refusal says why.
   const inner = rest['plan'];
-  if (typeof inner === 'object' && inner !== null && (inner as Record<string, unknown>)['errored'] === true) throw new PlanFileError(`${path} cannot be applied: ${ERRORED_PLAN}`);
+  if (typeof inner === 'object' && inner !== null && (inner as Record<string, unknown>)['errored'] === true)
+    throw new PlanFileError(`${path} cannot be applied: ${ERRORED_PLAN}`);
   const validatePlanShape = getValidatorByFile('plan.schema.json');
   if (!validatePlanShape(data)) {
     const e = validatePlanShape.errors?.[0];
@@ -168,7 +173,23 @@ function checksumOf(text: string): string {
 
 type Obj = Readonly<Record<string, unknown>>;
 
-const PLAN_KEYS = ['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'variables', 'targets', 'pruneOff', 'errored', 'applyable', 'changes', 'summary', 'access', 'transferChecks', 'policy'];
+const PLAN_KEYS = [
+  'toolVersion',
+  'createdAt',
+  'environment',
+  'servers',
+  'manifestDigest',
+  'variables',
+  'targets',
+  'pruneOff',
+  'errored',
+  'applyable',
+  'changes',
+  'summary',
+  'access',
+  'transferChecks',
+  'policy',
+];
 const POLICY_KEYS = ['policies', 'violations'];
 const POLICY_VIOLATION_KEYS = ['policy', 'severity', 'outcome', 'message', 'address', 'source', 'expressionSource'];
 const ACCESS_KEYS = ['changes', 'membersUnknown', 'userGroupsUnknown'];
@@ -178,7 +199,25 @@ const TRANSFER_PROBLEM_KEYS = ['problem', 'address', 'step', 'stepKind', 'host',
 const PRUNE_OFF_KEYS = ['reason', 'kinds'];
 const SERVICE_KEYS = ['automation', 'transfer'];
 const SERVER_KEYS = ['url', 'version', 'username'];
-const CHANGE_KEYS = ['address', 'kind', 'name', 'service', 'action', 'reason', 'previousName', 'liveId', 'fingerprint', 'resolved', 'wave', 'needs', 'fields', 'entries', 'removes', 'source', 'payload'];
+const CHANGE_KEYS = [
+  'address',
+  'kind',
+  'name',
+  'service',
+  'action',
+  'reason',
+  'previousName',
+  'liveId',
+  'fingerprint',
+  'resolved',
+  'wave',
+  'needs',
+  'fields',
+  'entries',
+  'removes',
+  'source',
+  'payload',
+];
 const FIELD_KEYS = ['path', 'before', 'after', 'sensitive', 'forcesReplace', 'words', 'innerWords', 'origin'];
 const FIELD_WORDS_KEYS = ['form', 'before', 'after'];
 const INNER_WORDS_SIDES = ['before', 'after'];
@@ -217,14 +256,22 @@ function orderPlanObject(plan: Plan): Obj {
       ordered(a as Obj, ACCESS_KEYS, {
         changes: (cs) =>
           (cs as readonly Obj[]).map((c) =>
-            ordered(c, ACCESS_CHANGE_KEYS, { who: (p) => ordered(p as Obj, PRINCIPAL_KEYS), via: (vs) => (vs as readonly Obj[]).map((v) => ordered(v, PRINCIPAL_KEYS)) }),
+            ordered(c, ACCESS_CHANGE_KEYS, {
+              who: (p) => ordered(p as Obj, PRINCIPAL_KEYS),
+              via: (vs) => (vs as readonly Obj[]).map((v) => ordered(v, PRINCIPAL_KEYS)),
+            }),
           ),
       }),
     transferChecks: (t) =>
-      ordered(t as Obj, TRANSFER_CHECKS_KEYS, { problems: (ps) => (ps as readonly Obj[]).map((p) => ordered(p, TRANSFER_PROBLEM_KEYS, { source: (x) => ordered(x as Obj, SOURCE_KEYS) })) }),
+      ordered(t as Obj, TRANSFER_CHECKS_KEYS, {
+        problems: (ps) => (ps as readonly Obj[]).map((p) => ordered(p, TRANSFER_PROBLEM_KEYS, { source: (x) => ordered(x as Obj, SOURCE_KEYS) })),
+      }),
     policy: (r) =>
       ordered(r as Obj, POLICY_KEYS, {
-        violations: (vs) => (vs as readonly Obj[]).map((v) => ordered(v, POLICY_VIOLATION_KEYS, { source: (x) => ordered(x as Obj, SOURCE_KEYS), expressionSource: (x) => ordered(x as Obj, SOURCE_KEYS) })),
+        violations: (vs) =>
+          (vs as readonly Obj[]).map((v) =>
+            ordered(v, POLICY_VIOLATION_KEYS, { source: (x) => ordered(x as Obj, SOURCE_KEYS), expressionSource: (x) => ordered(x as Obj, SOURCE_KEYS) }),
+          ),
       }),
   });
 }
@@ -250,7 +297,12 @@ function orderField(field: FieldChange): Obj {
 
 function orderEntry(entry: EntryChange): Obj {
   const perms = (p: unknown) => ordered(p as Obj, ENTRY_PERMISSION_KEYS);
-  return ordered(entry, ENTRY_KEYS, { principal: (p) => ordered(p as Obj, PRINCIPAL_KEYS), before: perms, after: perms, origin: (s) => ordered(s as Obj, SOURCE_KEYS) });
+  return ordered(entry, ENTRY_KEYS, {
+    principal: (p) => ordered(p as Obj, PRINCIPAL_KEYS),
+    before: perms,
+    after: perms,
+    origin: (s) => ordered(s as Obj, SOURCE_KEYS),
+  });
 }
 
 function orderPayload(payload: Payload): Obj {

@@ -59,13 +59,22 @@ export async function planEnvironment(options: PlanOptions, ctx: AppContext): Pr
   try {
     result = await planManifests(
       prelude.manifests,
-      { readers: clients.readers, env, services, parallelism, confinement: secretConfinementOf(prelude.config), ...(prune.off ? { pruneOff: prune.off } : {}), ...(options.targets ? { targets: options.targets } : {}) },
+      {
+        readers: clients.readers,
+        env,
+        services,
+        parallelism,
+        confinement: secretConfinementOf(prelude.config),
+        ...(prune.off ? { pruneOff: prune.off } : {}),
+        ...(options.targets ? { targets: options.targets } : {}),
+      },
       ctx,
     );
   } finally {
     await clients.close();
   }
-  if (result.plan === undefined || result.plan.errored) return { status: 'invalid', diagnostics: result.diagnostics, ...(result.plan ? { plan: result.plan } : {}) };
+  if (result.plan === undefined || result.plan.errored)
+    return { status: 'invalid', diagnostics: result.diagnostics, ...(result.plan ? { plan: result.plan } : {}) };
   if (deniesPlan(result.plan.policy)) return { status: 'denied', plan: result.plan, diagnostics: result.diagnostics };
   let planFile: string | undefined;
   if (options.out !== undefined) {
@@ -121,7 +130,10 @@ export async function planManifests(manifests: ManifestSet, input: PlanManifests
   });
   if (result.plan === undefined) return { diagnostics: reportOf(manifests, result.diagnostics) };
   const unresolved = await secretWarnings(result.plan, manifests, input.confinement, ctx);
-  return { plan: result.plan, diagnostics: reportOf(manifests, unresolved.length > 0 ? sortDiagnostics([...result.diagnostics, ...unresolved]) : result.diagnostics) };
+  return {
+    plan: result.plan,
+    diagnostics: reportOf(manifests, unresolved.length > 0 ? sortDiagnostics([...result.diagnostics, ...unresolved]) : result.diagnostics),
+  };
 }
 
 /** MF414 for each reference the plan's writes send that has no value now, at the field that holds it. */
@@ -133,7 +145,10 @@ async function secretWarnings(plan: Plan, manifests: ManifestSet, confinement: S
   return problems.map((p) =>
     createDiagnostic('warning', 'MF414', placeOfSecret(p, manifests, ctx.cwd), `${describeSecretFailure(p.failure)}: apply will refuse this plan`, {
       address: p.address,
-      hint: p.ref.kind === 'env' ? `set ${p.ref.name} where mftops apply runs` : `write the secret to that file where mftops apply runs (\`${formatSecretRef(p.ref)}\` is relative to the manifest's folder)`,
+      hint:
+        p.ref.kind === 'env'
+          ? `set ${p.ref.name} where mftops apply runs`
+          : `write the secret to that file where mftops apply runs (\`${formatSecretRef(p.ref)}\` is relative to the manifest's folder)`,
     }),
   );
 }

@@ -80,19 +80,19 @@ export async function readAndPlan(input: ReadAndPlanInput): Promise<ReadAndPlanR
       }
     : undefined;
   const read = await readLiveState({
-      manifests: loaded.manifests,
-      ...withDefined({ automation: input.clients.automation, transfer: input.clients.transfer }),
-      scope: env.scope,
-      prune: env.prune,
-      ...withDefined({ parallelism: input.parallelism, progress }),
-      ...(checking
-        ? {
-            stepFolders: (automation) => {
-              const steps = findTransferSteps(loaded.manifests, automation, match);
-              return { paths: steps.map((s) => s.path), accounts: steps.some((s) => s.account !== undefined) };
-            },
-          }
-        : {}),
+    manifests: loaded.manifests,
+    ...withDefined({ automation: input.clients.automation, transfer: input.clients.transfer }),
+    scope: env.scope,
+    prune: env.prune,
+    ...withDefined({ parallelism: input.parallelism, progress }),
+    ...(checking
+      ? {
+          stepFolders: (automation) => {
+            const steps = findTransferSteps(loaded.manifests, automation, match);
+            return { paths: steps.map((s) => s.path), accounts: steps.some((s) => s.account !== undefined) };
+          },
+        }
+      : {}),
   });
   const resolved = resolveDesired(loaded.manifests, read);
   const planInput = {
@@ -114,18 +114,25 @@ export async function readAndPlan(input: ReadAndPlanInput): Promise<ReadAndPlanR
   // User-group members are read only for a plan that changes an ACL's permissions (A-28), then
   // the plan is made again (pure) with them: its access section names each member.
   const automation = input.clients.automation;
-  const members = automation && read.automation && first.plan.access?.changes.some((c) => c.service === 'automation') ? await readUserGroupMembers(automation) : undefined;
+  const members =
+    automation && read.automation && first.plan.access?.changes.some((c) => c.service === 'automation') ? await readUserGroupMembers(automation) : undefined;
   if (members) progress?.(reported.done + 1, Math.max(reported.done, reported.total) + 1, 'user groups');
   const live: LiveState = members && read.automation ? { ...read, automation: { ...read.automation, userGroupMembers: members } } : read;
-  const planned = members && read.automation ? { ...first, plan: withAccess(first.plan, first.accessWith({ members, acls: read.automation.acls ?? new Map() })) } : first;
+  const planned =
+    members && read.automation ? { ...first, plan: withAccess(first.plan, first.accessWith({ members, acls: read.automation.acls ?? new Map() })) } : first;
   // With --target, only the targeted tasks' steps: the plan is about them.
   const targeted = input.targets ? new Set(planned.plan.changes.map((c) => c.address)) : undefined;
-  const steps = checking ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === undefined || targeted.has(formatAddress('Task', s.manifest.name))) : [];
+  const steps = checking
+    ? findTransferSteps(loaded.manifests, live.automation, match).filter((s) => targeted === undefined || targeted.has(formatAddress('Task', s.manifest.name)))
+    : [];
   const cross = checkTransferSteps({ steps, live, changes: planned.plan.changes, cwd });
   const checked = withRemovedContent(cross.checks !== undefined ? { ...planned.plan, transferChecks: cross.checks } : planned.plan, live);
   // Policies see the finished plan: each change's action, its live object, and the access report
   // as made again with the user-group members.
-  const plan = loaded.policies.length > 0 ? { ...checked, policy: await evaluatePolicies(checked, loaded.policies, loaded.manifests, cwd, liveSpecs(checked.changes, live), createPolicyRunner()) } : checked;
+  const plan =
+    loaded.policies.length > 0
+      ? { ...checked, policy: await evaluatePolicies(checked, loaded.policies, loaded.manifests, cwd, liveSpecs(checked.changes, live), createPolicyRunner()) }
+      : checked;
   return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
 }
 

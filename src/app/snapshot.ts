@@ -6,7 +6,17 @@ import type { LiveFolder } from '../live/model.js';
 import type { FolderPermissionsManifest } from '../manifest/types.js';
 import { compareText } from '../order.js';
 import type { ReadonlyTransferClient } from '../services/index.js';
-import { describePart, type PartsDiff, type RestoreResult, type SavedAclEntry, type SavedFolder, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from '../snapshot/model.js';
+import {
+  describePart,
+  type PartsDiff,
+  type RestoreResult,
+  type SavedAclEntry,
+  type SavedFolder,
+  type SnapshotDiff,
+  type SnapshotInfo,
+  type SnapshotList,
+  type VerifiedSnapshot,
+} from '../snapshot/model.js';
 import { listSnapshots, verifySnapshot, resolveSnapshotId, describeRef, type SnapshotRef } from '../snapshot/store.js';
 import { openClients, openReadonlyClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
@@ -61,7 +71,8 @@ export async function saveEnvironmentSnapshot(options: SnapshotSaveOptions, ctx:
   try {
     const reader = clients.readers.automation;
     const info = reader ? await reader.info() : undefined;
-    const foldersRead = clients.readers.transfer && named.length === 0 ? await readEnvironmentFolders(clients.readers.transfer, managed, env, parallelism) : undefined;
+    const foldersRead =
+      clients.readers.transfer && named.length === 0 ? await readEnvironmentFolders(clients.readers.transfer, managed, env, parallelism) : undefined;
     return await saveSnapshot({
       ...(reader && automation ? { automation: reader, automationUrl: automation.url } : {}),
       ...withDefined({ serverVersion: info?.appVersion, transfer: clients.readers.transfer, transferUrl: transfer?.url }),
@@ -82,7 +93,8 @@ export async function saveEnvironmentSnapshot(options: SnapshotSaveOptions, ctx:
 /** The saved snapshots of the chosen environment; with several environments and none chosen, of them all (rather than ask). */
 export async function listEnvironmentSnapshots(choice: EnvironmentChoice, ctx: Pick<AppContext, 'cwd'>): Promise<SnapshotList> {
   const config = loadConfig(choice.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd, choice.configFileFrom);
-  const envName = choice.environment !== undefined || config.environments.size === 1 ? selectEnvironment(config, choice.environment, choice.environmentFrom).name : undefined;
+  const envName =
+    choice.environment !== undefined || config.environments.size === 1 ? selectEnvironment(config, choice.environment, choice.environmentFrom).name : undefined;
   return listSnapshots(config.snapshots.dir, envName);
 }
 
@@ -206,7 +218,10 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
   options.precheck?.(description);
 
   const { prepareRestore, applyRestore } = await import('../snapshot/restore-snapshot.js');
-  const opened = await openClients([automation, transfer].filter((s): s is ResolvedService => s !== undefined), ctx);
+  const opened = await openClients(
+    [automation, transfer].filter((s): s is ResolvedService => s !== undefined),
+    ctx,
+  );
   try {
     const { automation: automationClient, transfer: transferClient } = opened.full;
     const restore = {

@@ -20,41 +20,49 @@ export async function environmentStatus(choice: EnvironmentChoice, ctx: AppConte
         switch (s.name) {
           case 'automation': {
             const client = clients.readers.automation!;
-            return await check(s, () => client.requestCount, async () => {
-              const info = await client.info();
-              const [tasks, hosts, groups, acls] = await Promise.all([
-                client.listTasks({ fields: ['ID'] }),
-                client.listHosts(),
-                client.listResourceGroups(),
-                client.listResourceGroupAcls(),
-              ]);
-              return {
-                ...(info.appVersion ? { version: info.appVersion } : {}),
-                ...(info.username ? { username: info.username } : {}),
-                ...(info.isAdmin !== undefined ? { role: info.isAdmin ? 'administrator' : 'not an administrator' } : {}),
-                counts: [
-                  { key: 'tasks', count: tasks.length },
-                  { key: 'hosts', count: hosts.length },
-                  { key: 'resourceGroups', count: groups.length },
-                  { key: 'resourceGroupAcls', count: acls.length },
-                ],
-              };
-            });
+            return await check(
+              s,
+              () => client.requestCount,
+              async () => {
+                const info = await client.info();
+                const [tasks, hosts, groups, acls] = await Promise.all([
+                  client.listTasks({ fields: ['ID'] }),
+                  client.listHosts(),
+                  client.listResourceGroups(),
+                  client.listResourceGroupAcls(),
+                ]);
+                return {
+                  ...(info.appVersion ? { version: info.appVersion } : {}),
+                  ...(info.username ? { username: info.username } : {}),
+                  ...(info.isAdmin !== undefined ? { role: info.isAdmin ? 'administrator' : 'not an administrator' } : {}),
+                  counts: [
+                    { key: 'tasks', count: tasks.length },
+                    { key: 'hosts', count: hosts.length },
+                    { key: 'resourceGroups', count: groups.length },
+                    { key: 'resourceGroupAcls', count: acls.length },
+                  ],
+                };
+              },
+            );
           }
           case 'transfer': {
             const client = clients.readers.transfer!;
-            return await check(s, () => client.requestCount, async () => {
-              const me = await client.currentUser();
-              const [users, groups] = await Promise.all([client.listUsers(), client.listGroups()]);
-              return {
-                username: me.username,
-                ...(typeof me['permission'] === 'string' ? { role: me['permission'] } : {}),
-                counts: [
-                  { key: 'users', count: users.length },
-                  { key: 'groups', count: groups.length },
-                ],
-              };
-            });
+            return await check(
+              s,
+              () => client.requestCount,
+              async () => {
+                const me = await client.currentUser();
+                const [users, groups] = await Promise.all([client.listUsers(), client.listGroups()]);
+                return {
+                  username: me.username,
+                  ...(typeof me['permission'] === 'string' ? { role: me['permission'] } : {}),
+                  counts: [
+                    { key: 'users', count: users.length },
+                    { key: 'groups', count: groups.length },
+                  ],
+                };
+              },
+            );
           }
           default: {
             const never: never = s.name;

@@ -5,7 +5,15 @@ import { ConfigError } from '../errors.js';
 import type { Manifest, PolicyManifest } from '../manifest/types.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
-import { countValidDocuments, loadEnvironmentManifests, manifestEnvironmentOf, manifestPathsOf, manifestRootConfinement, openEnvironment, secretConfinementOf } from './environment.js';
+import {
+  countValidDocuments,
+  loadEnvironmentManifests,
+  manifestEnvironmentOf,
+  manifestPathsOf,
+  manifestRootConfinement,
+  openEnvironment,
+  secretConfinementOf,
+} from './environment.js';
 import { loadConfig, selectEnvironment } from '../config/load-config.js';
 import { sortDiagnostics, type Diagnostic } from '../diagnostics.js';
 import type { ManifestSet } from '../manifest/validate.js';
@@ -36,10 +44,16 @@ export async function validateManifests(options: ValidateOptions, ctx: AppContex
   }
   if (paths === undefined) requireConfig(options, ctx);
   const config = loadConfig(options.configFile ?? DEFAULT_CONFIG_FILE, ctx.cwd, options.configFileFrom);
-  const chosen = options.environment !== undefined ? [selectEnvironment(config, options.environment, options.environmentFrom)] : [...config.environments.values()];
+  const chosen =
+    options.environment !== undefined ? [selectEnvironment(config, options.environment, options.environmentFrom)] : [...config.environments.values()];
   const runs: { env: string; manifests: ManifestSet; diagnostics: readonly Diagnostic[] }[] = [];
   for (const env of chosen) {
-    const loaded = await loadEnvironmentManifests(manifestPathsOf(paths ?? [], config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));
+    const loaded = await loadEnvironmentManifests(
+      manifestPathsOf(paths ?? [], config, env, ctx),
+      ctx,
+      manifestEnvironmentOf(config, env),
+      secretConfinementOf(config),
+    );
     runs.push({ env: env.name, manifests: loaded.manifests, diagnostics: await withPolicyDiagnostics(loaded.manifests) });
   }
   return mergeEnvironmentReports(runs);
@@ -63,7 +77,9 @@ function mergeEnvironmentReports(runs: readonly { env: string; manifests: Manife
     for (const m of [...manifests.manifests, ...manifests.policies]) valid.add(`${m.source.file}:${m.source.line}:${m.source.col}`);
   }
   const diagnostics = [...found.values()].map(({ diagnostic, envs }) =>
-    envs.length === runs.length ? diagnostic : { ...diagnostic, summary: `${diagnostic.summary} (environment${envs.length > 1 ? 's' : ''} ${envs.join(', ')})` },
+    envs.length === runs.length
+      ? diagnostic
+      : { ...diagnostic, summary: `${diagnostic.summary} (environment${envs.length > 1 ? 's' : ''} ${envs.join(', ')})` },
   );
   return { diagnostics: sortDiagnostics(diagnostics), manifestCount: valid.size };
 }
@@ -82,7 +98,11 @@ async function withPolicyDiagnostics(set: ManifestSet): Promise<Diagnostic[]> {
 async function policyDiagnostics(manifests: readonly Manifest[], policies: readonly PolicyManifest[]): Promise<Diagnostic[]> {
   // Lazy (measured): only manifests that hold a Policy load the policy engine and the plan model it
   // reads; `validate` of manifests without one loads 20 modules fewer.
-  const [{ evaluateObjectPolicies, objectOf }, { formatAddress }, { createPolicyRunner }] = await Promise.all([import('../policy/evaluate.js'), import('../plan/model.js'), import('./run-policy-checks.js')]);
+  const [{ evaluateObjectPolicies, objectOf }, { formatAddress }, { createPolicyRunner }] = await Promise.all([
+    import('../policy/evaluate.js'),
+    import('../plan/model.js'),
+    import('./run-policy-checks.js'),
+  ]);
   const subjects = manifests.map((m) => ({ address: formatAddress(m.kind, m.name), kind: m.kind, name: m.name, object: objectOf(m), source: m.source }));
   return (await evaluateObjectPolicies(subjects, policies, undefined, createPolicyRunner())).violations.map((v) =>
     createDiagnostic(v.severity === 'deny' ? 'error' : 'warning', 'MF312', v.source, `${v.address} breaks policy \`${v.policy}\`: ${v.message}`, {

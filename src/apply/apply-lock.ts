@@ -110,7 +110,9 @@ export function staleReason(owner: LockOwner, host: string, nowMs: number, isAli
 /** The one line that tells the user a stale lock was taken over. */
 export function describeTakeover(lock: ApplyLock): string | undefined {
   const t = lock.tookOverFrom;
-  return t === undefined ? undefined : `took over a stale apply lock (pid ${t.pid} on ${t.host}, since ${t.startedAt}, expired or no longer running): the ledger of that run is in its snapshot folder`;
+  return t === undefined
+    ? undefined
+    : `took over a stale apply lock (pid ${t.pid} on ${t.host}, since ${t.startedAt}, expired or no longer running): the ledger of that run is in its snapshot folder`;
 }
 
 /** The release of every lock this process holds, for a crash that never reaches the caller's `finally`. */
@@ -127,15 +129,18 @@ export function releaseHeldApplyLocks(): void {
 
 function holdLock(path: string, mine: LockOwner, ttl: number, now: () => number, tookOverFrom: LockOwner | undefined, created: string | undefined): ApplyLock {
   let released = false;
-  const renew = setInterval(() => {
-    if (released) return;
-    const next: LockOwner = { ...mine, expiresAt: new Date(now() + ttl).toISOString() };
-    try {
-      writeFileAtomicSync(path, `${JSON.stringify(next)}\n`, { mode: 0o600 });
-    } catch {
-      // Renewal is best effort: the lock still holds until its expiry.
-    }
-  }, Math.max(1000, Math.floor(ttl / 3)));
+  const renew = setInterval(
+    () => {
+      if (released) return;
+      const next: LockOwner = { ...mine, expiresAt: new Date(now() + ttl).toISOString() };
+      try {
+        writeFileAtomicSync(path, `${JSON.stringify(next)}\n`, { mode: 0o600 });
+      } catch {
+        // Renewal is best effort: the lock still holds until its expiry.
+      }
+    },
+    Math.max(1000, Math.floor(ttl / 3)),
+  );
   renew.unref();
   const onExit = (): void => release();
   process.once('exit', onExit);

@@ -73,7 +73,9 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
   const started = now();
   const plan = input.plan;
   const writes = writeChanges(plan);
-  const blocked = blockedChanges(plan).map((c) => skippedResult(c, `blocked: ${c.reason === undefined ? 'the API cannot make this change' : describeReason(c.reason)}`));
+  const blocked = blockedChanges(plan).map((c) =>
+    skippedResult(c, `blocked: ${c.reason === undefined ? 'the API cannot make this change' : describeReason(c.reason)}`),
+  );
   const base = { environment: plan.environment, problems: [] as string[], stale: [], results: blocked };
   const stats = (results: readonly ChangeResult[], retriedAfterReread = 0): ApplyStats => ({
     writes: sum(results, (r) => r.writes),
@@ -90,7 +92,12 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
   const secrets = resolveChangeSecrets(writes, input.secrets);
   const problems = [...checkPermissions(plan, input.permissions), ...(secrets.ok ? [] : describeSecretProblems(secrets.problems))];
   if (problems.length > 0 || !secrets.ok) return { ...base, outcome: 'refused', problems, stats: stats([]) };
-  const interrupted = (): ApplyReport => ({ ...base, outcome: 'interrupted', problems: ['interrupted before the first write: nothing was changed'], stats: stats([]) });
+  const interrupted = (): ApplyReport => ({
+    ...base,
+    outcome: 'interrupted',
+    problems: ['interrupted before the first write: nothing was changed'],
+    stats: stats([]),
+  });
   if (input.signal?.aborted) return interrupted();
 
   input.onPhase?.('stale-check');
@@ -98,7 +105,8 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
   const stale = findStaleObjects(writes, touched);
   // A name that resolves to another principal now would send the plan's grant to it: refused like a moved object.
   const movedNames = findMovedNames(writes, touched.names);
-  if (stale.length > 0 || movedNames.length > 0) return { ...base, outcome: 'stale', stale, ...(movedNames.length > 0 ? { movedNames } : {}), stats: stats([]) };
+  if (stale.length > 0 || movedNames.length > 0)
+    return { ...base, outcome: 'stale', stale, ...(movedNames.length > 0 ? { movedNames } : {}), stats: stats([]) };
   if (input.signal?.aborted) return interrupted();
 
   input.onPhase?.('snapshot');
@@ -116,8 +124,16 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
   const ledger = (input.openLedger ?? openLedger)(join(snapshot.path, LEDGER_FILE));
   let executed;
   try {
-    ledger.write({ event: 'start', environment: plan.environment, planCreatedAt: plan.createdAt, manifestDigest: plan.manifestDigest, snapshot: snapshot.id, changes: writes.length });
-    for (const b of blocked) ledger.write({ event: 'change', address: b.address, action: b.action, status: 'skipped', ...(b.error !== undefined ? { error: b.error } : {}) });
+    ledger.write({
+      event: 'start',
+      environment: plan.environment,
+      planCreatedAt: plan.createdAt,
+      manifestDigest: plan.manifestDigest,
+      snapshot: snapshot.id,
+      changes: writes.length,
+    });
+    for (const b of blocked)
+      ledger.write({ event: 'change', address: b.address, action: b.action, status: 'skipped', ...(b.error !== undefined ? { error: b.error } : {}) });
     input.onPhase?.('write');
     executed = await executeChanges({
       changes: writes,

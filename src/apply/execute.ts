@@ -114,10 +114,23 @@ export async function executeChanges(input: ExecuteInput): Promise<ExecuteResult
   let interrupted = false;
   for (const wave of waves) {
     const members = order.flatMap((o, i) => (o.wave === wave ? [i] : []));
-    const complete = await runWave(members, { order, results, changes: input.changes, limit: input.parallelism, runOne, finishSkipped, signal, drainMs: input.drainTimeoutMs ?? 30_000 });
+    const complete = await runWave(members, {
+      order,
+      results,
+      changes: input.changes,
+      limit: input.parallelism,
+      runOne,
+      finishSkipped,
+      signal,
+      drainMs: input.drainTimeoutMs ?? 30_000,
+    });
     if (!complete) interrupted = true;
   }
-  return { results: results.map((r, i) => r ?? skippedResult(input.changes[i]!, INTERRUPTED_BEFORE_START)), interrupted, retriedAfterReread: counters.retriedAfterReread };
+  return {
+    results: results.map((r, i) => r ?? skippedResult(input.changes[i]!, INTERRUPTED_BEFORE_START)),
+    interrupted,
+    retriedAfterReread: counters.retriedAfterReread,
+  };
 }
 
 // ------------------------------------------------------------------------------------- order
@@ -180,7 +193,8 @@ async function runWave(members: readonly number[], w: Wave): Promise<boolean> {
         ]);
         clearTimeout(timer);
         if (!drained) {
-          for (const i of running.keys()) finishSkipped(i, 'interrupted while its request was in flight: its outcome is unknown (run mftops plan to see)', true);
+          for (const i of running.keys())
+            finishSkipped(i, 'interrupted while its request was in flight: its outcome is unknown (run mftops plan to see)', true);
         }
       }
       return false;
@@ -244,7 +258,13 @@ async function runChange(change: Change, run: RunContext): Promise<ChangeResult>
 
 async function runKindChange<K extends ResourceKind>(io: KindIo<K>, change: Change, run: RunContext): Promise<ChangeResult> {
   const counters = emptyCounters();
-  run.ledger.write({ event: 'change', address: change.address, action: change.action, status: 'pending', ...withDefined({ previousName: change.previousName }) });
+  run.ledger.write({
+    event: 'change',
+    address: change.address,
+    action: change.action,
+    status: 'pending',
+    ...withDefined({ previousName: change.previousName }),
+  });
   const payload = run.payloads.get(change.address);
   // Never the reference text in place of a secret.
   if (change.payload !== undefined && payload === undefined) throw new Error(`${change.address}: its secrets were not resolved before the apply`);
@@ -369,6 +389,13 @@ function emptyCounters(): ChangeCounters {
 }
 
 function failedResult(change: Change, error: string, counters: ChangeCounters, ids?: ChangeIds): ChangeResult {
-  return { address: change.address, kind: change.kind, action: change.action, status: 'failed', error, ...(ids && Object.keys(ids).length > 0 ? { ids } : {}), ...counters };
+  return {
+    address: change.address,
+    kind: change.kind,
+    action: change.action,
+    status: 'failed',
+    error,
+    ...(ids && Object.keys(ids).length > 0 ? { ids } : {}),
+    ...counters,
+  };
 }
-

@@ -25,7 +25,9 @@ export const DEFAULT_MAX_DELETES = 10;
 export function checkPlanTarget(plan: Plan, env: EnvironmentSettings): string[] {
   const problems: string[] = [];
   if (plan.environment !== env.name) {
-    problems.push(`the plan was made for environment "${plan.environment}", not "${env.name}": apply it with --env ${plan.environment}, or make a plan for ${env.name}`);
+    problems.push(
+      `the plan was made for environment "${plan.environment}", not "${env.name}": apply it with --env ${plan.environment}, or make a plan for ${env.name}`,
+    );
   }
   const services: ServiceName[] = ['automation', 'transfer'];
   for (const service of services) {
@@ -68,7 +70,9 @@ export function checkPermissions(plan: Plan, permissions: ApplyPermissions): str
     problems.push(`the plan deletes ${count(deletes.length, 'object')} (${listAddresses(deletes)}): pass --allow-delete to apply it`);
   }
   if (replaces.length > 0 && !permissions.allowReplace) {
-    problems.push(`the plan replaces ${count(replaces.length, 'object')} (deleted and created again: ${listAddresses(replaces)}): pass --allow-replace to apply it`);
+    problems.push(
+      `the plan replaces ${count(replaces.length, 'object')} (deleted and created again: ${listAddresses(replaces)}): pass --allow-replace to apply it`,
+    );
   }
   if (deletes.length > permissions.maxDeletes) {
     problems.push(`the plan deletes ${deletes.length} objects, more than --max-deletes ${permissions.maxDeletes}: check the plan, then raise --max-deletes`);

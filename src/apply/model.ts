@@ -232,5 +232,14 @@ export const INTERRUPTED_BEFORE_START = 'interrupted before it started';
 
 /** A skipped result for a change that is never sent. */
 export function skippedResult(change: Change, reason: string): ChangeResult {
-  return { address: change.address, kind: change.kind, action: change.action, status: 'skipped', error: reason, writes: 0, unknownOutcomes: 0, confirmedByReread: 0 };
+  return {
+    address: change.address,
+    kind: change.kind,
+    action: change.action,
+    status: 'skipped',
+    error: reason,
+    writes: 0,
+    unknownOutcomes: 0,
+    confirmedByReread: 0,
+  };
 }

@@ -29,7 +29,10 @@ export function resolvedNameKinds(changes: readonly Change[]): Set<NameKind> {
  * object of a name winning.
  */
 export function findMovedNames(changes: readonly Change[], lists: NameLists): MovedName[] {
-  const moved = new Map<string, { readonly resolved: ResolvedName; readonly now: NamedId | undefined; readonly wasNow: NamedId | undefined; readonly addresses: string[] }>();
+  const moved = new Map<
+    string,
+    { readonly resolved: ResolvedName; readonly now: NamedId | undefined; readonly wasNow: NamedId | undefined; readonly addresses: string[] }
+  >();
   const indexes = new Map<NameKind, { byName: Map<string, NamedId>; byId: Map<string, NamedId> }>();
   const indexOf = (kind: NameKind) => {
     let index = indexes.get(kind);

@@ -11,13 +11,25 @@ import type { StaleCheckReaders, TouchedObjects } from './stale-check.js';
  * the touched folders as the stale check found them. Any automation service is checked whole:
  * the export is a backup of all of it, whatever this plan changes.
  */
-export async function readSnapshotBaseline(changes: readonly Change[], touched: TouchedObjects, readers: StaleCheckReaders, folders: readonly string[]): Promise<ExportBaseline> {
+export async function readSnapshotBaseline(
+  changes: readonly Change[],
+  touched: TouchedObjects,
+  readers: StaleCheckReaders,
+  folders: readonly string[],
+): Promise<ExportBaseline> {
   const automation = readers.automation;
-  const [tasks, acls] = automation ? await Promise.all([touched.kinds.Task?.list ?? automation.listTasks(), touched.kinds.ResourceGroupAcl?.list ?? automation.listResourceGroupAcls()]) : [undefined, undefined];
-  const changed = (kind: Change['kind']): string[] => changes.flatMap((c) => (c.kind === kind && c.action !== 'create' && c.liveId !== undefined ? [c.liveId] : []));
+  const [tasks, acls] = automation
+    ? await Promise.all([touched.kinds.Task?.list ?? automation.listTasks(), touched.kinds.ResourceGroupAcl?.list ?? automation.listResourceGroupAcls()])
+    : [undefined, undefined];
+  const changed = (kind: Change['kind']): string[] =>
+    changes.flatMap((c) => (c.kind === kind && c.action !== 'create' && c.liveId !== undefined ? [c.liveId] : []));
   return {
     ...(tasks ? { tasks: { live: tasks.map((t) => ({ id: taskId(t), name: typeof t.Name === 'string' ? t.Name : '' })), touched: changed('Task') } } : {}),
-    ...(acls ? { acls: { live: acls.map((a) => ({ id: String(a.ACLID), name: `${a.ResourceGroupName} / ${a.UserGroupName}` })), touched: changed('ResourceGroupAcl') } } : {}),
+    ...(acls
+      ? {
+          acls: { live: acls.map((a) => ({ id: String(a.ACLID), name: `${a.ResourceGroupName} / ${a.UserGroupName}` })), touched: changed('ResourceGroupAcl') },
+        }
+      : {}),
     ...(folders.length > 0
       ? {
           folders: folders.map((path) => {

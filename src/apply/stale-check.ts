@@ -61,16 +61,73 @@ async function readNameLists(changes: readonly Change[], readers: StaleCheckRead
       return { name: typeof name(x) === 'string' ? (name(x) as string) : '', ...(i !== undefined ? { id: i } : {}) };
     });
   const [user, group, host, script, dateList, resourceGroup] = await Promise.all([
-    kinds.has('user') ? transfer().listUsers({ fresh: true }).then((l) => named(l, (u) => u.username, (u) => u.id)) : undefined,
-    kinds.has('group') ? transfer().listGroups({ fresh: true }).then((l) => named(l, (g) => g.name, (g) => g.id)) : undefined,
-    kinds.has('host') ? automation().listHosts().then((l) => named(l, (h) => h.Name, (h) => h.ID)) : undefined,
-    kinds.has('script')
-      ? Promise.all([automation().listCustomScripts(), automation().listStandardScripts()]).then(([custom, standard]) => named([...custom, ...standard], (s) => s.Name, (s) => s.ID))
+    kinds.has('user')
+      ? transfer()
+          .listUsers({ fresh: true })
+          .then((l) =>
+            named(
+              l,
+              (u) => u.username,
+              (u) => u.id,
+            ),
+          )
       : undefined,
-    kinds.has('dateList') ? automation().listDateLists().then((l) => named(l, (d) => d.Name, (d) => d.ID)) : undefined,
-    kinds.has('resourceGroup') ? automation().listResourceGroups().then((l) => named(l, (g) => g.Name)) : undefined,
+    kinds.has('group')
+      ? transfer()
+          .listGroups({ fresh: true })
+          .then((l) =>
+            named(
+              l,
+              (g) => g.name,
+              (g) => g.id,
+            ),
+          )
+      : undefined,
+    kinds.has('host')
+      ? automation()
+          .listHosts()
+          .then((l) =>
+            named(
+              l,
+              (h) => h.Name,
+              (h) => h.ID,
+            ),
+          )
+      : undefined,
+    kinds.has('script')
+      ? Promise.all([automation().listCustomScripts(), automation().listStandardScripts()]).then(([custom, standard]) =>
+          named(
+            [...custom, ...standard],
+            (s) => s.Name,
+            (s) => s.ID,
+          ),
+        )
+      : undefined,
+    kinds.has('dateList')
+      ? automation()
+          .listDateLists()
+          .then((l) =>
+            named(
+              l,
+              (d) => d.Name,
+              (d) => d.ID,
+            ),
+          )
+      : undefined,
+    kinds.has('resourceGroup')
+      ? automation()
+          .listResourceGroups()
+          .then((l) => named(l, (g) => g.Name))
+      : undefined,
   ]);
-  return { ...(user ? { user } : {}), ...(group ? { group } : {}), ...(host ? { host } : {}), ...(script ? { script } : {}), ...(dateList ? { dateList } : {}), ...(resourceGroup ? { resourceGroup } : {}) };
+  return {
+    ...(user ? { user } : {}),
+    ...(group ? { group } : {}),
+    ...(host ? { host } : {}),
+    ...(script ? { script } : {}),
+    ...(dateList ? { dateList } : {}),
+    ...(resourceGroup ? { resourceGroup } : {}),
+  };
 }
 
 /** Ids as the plan keyed them: strings, numbers as text. */
@@ -80,7 +137,9 @@ function idText(id: unknown): string | undefined {
 
 /** Every touched object that moved since the plan, in plan order. */
 export function findStaleObjects(changes: readonly Change[], now: TouchedObjects): StaleObject[] {
-  return changes.flatMap((c) => findKindStale(KIND_IO[c.kind], c, now).map((found) => ({ address: c.address, ...withDefined({ how: found.how, detail: found.detail }) })));
+  return changes.flatMap((c) =>
+    findKindStale(KIND_IO[c.kind], c, now).map((found) => ({ address: c.address, ...withDefined({ how: found.how, detail: found.detail }) })),
+  );
 }
 
 function findKindStale<K extends ResourceKind>(io: KindIo<K>, change: Change, now: TouchedObjects): StaleFinding[] {

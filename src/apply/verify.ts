@@ -22,7 +22,8 @@ export function findUnconverged(applied: readonly Change[], replan: Plan): Uncon
   for (const a of applied) {
     const now = byAddress.get(a.address.toLowerCase());
     if (!now) {
-      if (a.action !== 'delete') out.push({ address: a.address, action: 'missing', reason: 'not in the re-plan: the manifests or the server no longer have it' });
+      if (a.action !== 'delete')
+        out.push({ address: a.address, action: 'missing', reason: 'not in the re-plan: the manifests or the server no longer have it' });
       continue;
     }
     if (now.action === 'no-op' || now.action === 'blocked') continue;
@@ -36,7 +37,11 @@ export function findUnconverged(applied: readonly Change[], replan: Plan): Uncon
  * are checked against the objects read back by identity (the same reads as after an unknown
  * outcome). Secret values are not compared (they read back suppressed).
  */
-export async function verifyPayloads(applied: readonly { change: Change; result: ChangeResult }[], clients: WriteClients, parallelism: number): Promise<Unconverged[]> {
+export async function verifyPayloads(
+  applied: readonly { change: Change; result: ChangeResult }[],
+  clients: WriteClients,
+  parallelism: number,
+): Promise<Unconverged[]> {
   const ctx: StepContext = { clients, created: new CreatedIds() };
   for (const { change, result } of applied) {
     const id = result.ids !== undefined ? KIND_IO[change.kind].idIn(result.ids) : undefined;
@@ -49,7 +54,12 @@ export async function verifyPayloads(applied: readonly { change: Change; result:
 async function verifyChange<K extends ResourceKind>(io: KindIo<K>, change: Change, result: ChangeResult, ctx: StepContext): Promise<Unconverged | undefined> {
   for (const step of io.verifySteps(change, result.ids)) {
     const found = await io.confirmStep(step, ctx);
-    if (found.kind !== 'done') return { address: change.address, action: change.action, reason: found.kind === 'fail' ? found.message : `the server does not hold what was sent (${step.op})` };
+    if (found.kind !== 'done')
+      return {
+        address: change.address,
+        action: change.action,
+        reason: found.kind === 'fail' ? found.message : `the server does not hold what was sent (${step.op})`,
+      };
   }
   return undefined;
 }

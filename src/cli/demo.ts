@@ -71,28 +71,63 @@ async function runDemo(withEnvironments: boolean): Promise<number> {
     const cli = (args: readonly string[], expect: number, excerpt?: Excerpt): Promise<string[] | undefined> => runStep(args, expect, work, excerpt);
 
     out(`mftops demo: the example estate (examples/) on the built-in emulator at ${production.url}, signed in as its admin.`);
-    out(`Each step runs the mftops CLI in a scratch folder holding mftops.yaml${withEnvironments ? ` (environments ${environments.map((e) => e.name).join(' and ')})` : ' (environment production)'} and a copy of examples/.`);
+    out(
+      `Each step runs the mftops CLI in a scratch folder holding mftops.yaml${withEnvironments ? ` (environments ${environments.map((e) => e.name).join(' and ')})` : ' (environment production)'} and a copy of examples/.`,
+    );
 
     narrate(1, 'status: can mftops reach both servers and sign in with the configured credentials?');
     if (!(await cli(['status', ...env], 0))) return 1;
 
-    narrate(2, 'plan: what would change, read-only, saved for apply.', 'Look at the policy checks, then "Access changes" (who gains or loses what, through which', 'group), then what is blocked (a person must do it), and the counts on the line "Plan:".');
-    if (!(await cli(['plan', ...env, '--out', 'demo.plan'], 0, { head: 24, tail: 1, keep: /^(Plan|Cross-server checks): |^(-\/\+|-|!) [A-Z]\w+\//, rest: 'every changed object field by field; `mftops show demo.plan` prints the whole plan' }))) return 1;
+    narrate(
+      2,
+      'plan: what would change, read-only, saved for apply.',
+      'Look at the policy checks, then "Access changes" (who gains or loses what, through which',
+      'group), then what is blocked (a person must do it), and the counts on the line "Plan:".',
+    );
+    if (
+      !(await cli(['plan', ...env, '--out', 'demo.plan'], 0, {
+        head: 24,
+        tail: 1,
+        keep: /^(Plan|Cross-server checks): |^(-\/\+|-|!) [A-Z]\w+\//,
+        rest: 'every changed object field by field; `mftops show demo.plan` prints the whole plan',
+      }))
+    )
+      return 1;
 
-    narrate(3, 'apply: exactly the saved plan, after checking the servers did not change since;', 'a snapshot of both servers first, then the writes, then a fresh plan to verify.');
+    narrate(
+      3,
+      'apply: exactly the saved plan, after checking the servers did not change since;',
+      'a snapshot of both servers first, then the writes, then a fresh plan to verify.',
+    );
     const applied = await cli(['apply', ...env, 'demo.plan'], 0);
     if (!applied) return 1;
     const snapshot = applied.map((l) => /^Snapshot: (.+)$/.exec(l)?.[1]).find((p) => p !== undefined);
     if (snapshot === undefined) return fail('apply printed no "Snapshot:" line');
 
-    narrate(4, `a change behind git's back: user ${OUT_OF_BAND.username} moves "${OUT_OF_BAND.task}" from ${OUT_OF_BAND.from} to ${OUT_OF_BAND.to}`, 'through the automation server\'s REST API, as someone at the console would.');
+    narrate(
+      4,
+      `a change behind git's back: user ${OUT_OF_BAND.username} moves "${OUT_OF_BAND.task}" from ${OUT_OF_BAND.from} to ${OUT_OF_BAND.to}`,
+      "through the automation server's REST API, as someone at the console would.",
+    );
     out(await changeBehindGitsBack(production.automationUrl));
 
-    narrate(5, 'drift: what on the servers no longer matches git, and who changed it (the server\'s audit log).', 'A blocked task stays listed until a person edits it in the admin UI.');
+    narrate(
+      5,
+      "drift: what on the servers no longer matches git, and who changed it (the server's audit log).",
+      'A blocked task stays listed until a person edits it in the admin UI.',
+    );
     if (!(await cli(['drift', ...env], 2))) return 1;
 
-    narrate(6, 'restore: both servers back as they were before the apply, from the snapshot apply took;', 'the state it replaces is saved first, and the result is read back and compared.');
-    const restored = await cli(['snapshot', 'restore', ...env, basename(snapshot), '--auto-approve'], 0, { head: 4, tail: 12, rest: 'what the restore changes, object by object; `mftops snapshot diff` shows it too' });
+    narrate(
+      6,
+      'restore: both servers back as they were before the apply, from the snapshot apply took;',
+      'the state it replaces is saved first, and the result is read back and compared.',
+    );
+    const restored = await cli(['snapshot', 'restore', ...env, basename(snapshot), '--auto-approve'], 0, {
+      head: 4,
+      tail: 12,
+      rest: 'what the restore changes, object by object; `mftops snapshot diff` shows it too',
+    });
     if (!restored) return 1;
 
     if (withEnvironments) {
@@ -106,8 +141,12 @@ async function runDemo(withEnvironments: boolean): Promise<number> {
     const log = [...emulators.values()].flatMap((e) => e.requestLog());
     const writes = log.filter((r) => !r.isTokenCall && r.method !== 'GET');
     out('');
-    out(`Demo finished: ${log.length} requests to the emulator${emulators.size > 1 ? 's' : ''}, ${writes.length} of them writes; the scratch folder is removed.`);
-    out('Next, in your own repository: `npx mftops init` (mftops.yaml, manifests/, the workflows), then `npx mftops import` to write manifests of what your servers hold.');
+    out(
+      `Demo finished: ${log.length} requests to the emulator${emulators.size > 1 ? 's' : ''}, ${writes.length} of them writes; the scratch folder is removed.`,
+    );
+    out(
+      'Next, in your own repository: `npx mftops init` (mftops.yaml, manifests/, the workflows), then `npx mftops import` to write manifests of what your servers hold.',
+    );
     return 0;
   } finally {
     for (const emulator of emulators.values()) await emulator.close();
@@ -156,7 +195,11 @@ function fail(message: string): number {
 async function runStep(args: readonly string[], expect: number, cwd: string, excerpt?: Excerpt): Promise<string[] | undefined> {
   process.stdout.write(`$ mftops ${args.join(' ')}\n`);
   const ran = await runCli(args, cwd);
-  process.stdout.write(excerptOf(ran.lines, excerpt).map((l) => `${l}\n`).join(''));
+  process.stdout.write(
+    excerptOf(ran.lines, excerpt)
+      .map((l) => `${l}\n`)
+      .join(''),
+  );
   if (ran.code !== expect) {
     fail(`mftops ${args[0]} exited ${ran.code}, expected ${expect}`);
     return undefined;
@@ -174,7 +217,12 @@ function excerptOf(lines: readonly string[], excerpt: Excerpt | undefined): read
   if (excerpt === undefined || lines.length <= excerpt.head + excerpt.tail + 1) return lines;
   const middle = lines.slice(excerpt.head, lines.length - excerpt.tail);
   const kept = excerpt.keep ? middle.filter((l) => excerpt.keep!.test(l)) : [];
-  return [...lines.slice(0, excerpt.head), `    … ${middle.length - kept.length} more lines: ${excerpt.rest} …`, ...kept, ...lines.slice(lines.length - excerpt.tail)];
+  return [
+    ...lines.slice(0, excerpt.head),
+    `    … ${middle.length - kept.length} more lines: ${excerpt.rest} …`,
+    ...kept,
+    ...lines.slice(lines.length - excerpt.tail),
+  ];
 }
 
 /** The CLI as a user runs it; stdout and stderr as one stream of lines, in the order they came. */
@@ -222,7 +270,9 @@ async function changeBehindGitsBack(automationUrl: string): Promise<string> {
   const found = list.items.find((t) => t.Name === OUT_OF_BAND.task);
   if (found === undefined) throw new Error(`${OUT_OF_BAND.username} sees no task "${OUT_OF_BAND.task}" on ${automationUrl}`);
   // A task is replaced whole (PUT); the read answers it in the form a PUT takes, secrets suppressed (kept as stored).
-  const task = (await (await fetch(`${api}/tasks/${found.ID}`, { headers: auth })).json()) as { Schedules: { Schedule: Array<{ Frequency: { Interval: Array<{ StartTime: string; EndTime: string }> } }> } };
+  const task = (await (await fetch(`${api}/tasks/${found.ID}`, { headers: auth })).json()) as {
+    Schedules: { Schedule: Array<{ Frequency: { Interval: Array<{ StartTime: string; EndTime: string }> } }> };
+  };
   const interval = task.Schedules.Schedule[0]?.Frequency.Interval[0];
   if (interval?.StartTime !== OUT_OF_BAND.from) throw new Error(`"${OUT_OF_BAND.task}" does not run at ${OUT_OF_BAND.from} on ${automationUrl}`);
   interval.StartTime = OUT_OF_BAND.to;

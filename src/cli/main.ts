@@ -119,7 +119,7 @@ export function buildProgram(io: CommandIo): Command {
   program
     .command('validate')
     .description('check manifests against the schemas and rules; no network (exit 0 valid, 1 invalid)')
-    .argument('[paths...]', 'manifest files or folders (default: the environment\'s manifests)')
+    .argument('[paths...]', "manifest files or folders (default: the environment's manifests)")
     .action(async (paths: string[], _opts: unknown, cmd: Command) => {
       const { runValidateCommand } = await import('./commands/validate.js');
       await run(runValidateCommand(globals(cmd), paths, io));
@@ -151,14 +151,20 @@ export function buildProgram(io: CommandIo): Command {
   program
     .command('apply')
     .description('apply a saved plan exactly, or plan the manifests and apply after approval; writes (exit 0 applied and verified, 1 error)')
-    .argument('[planfile-or-paths...]', "a plan file saved by mftops plan --out (any name: found by its content), or manifest files or folders (default: the environment's manifests)")
+    .argument(
+      '[planfile-or-paths...]',
+      "a plan file saved by mftops plan --out (any name: found by its content), or manifest files or folders (default: the environment's manifests)",
+    )
     .option('--auto-approve', 'do not ask for approval before applying a fresh plan', false)
     .option('--allow-delete', 'allow the plan to delete objects', false)
     .option('--allow-replace', 'allow the plan to replace objects (delete, then create again)', false)
     .option('--max-deletes <n>', 'refuse a plan that deletes more objects than this', String(DEFAULTS.maxDeletes))
     .option('--parallelism <n>', 'changes written at the same time', String(DEFAULTS.applyParallelism))
     .option('--target <address...>', 'plan and apply only these objects (Kind/name), as plan --target; not with a plan file', [])
-    .option('--prune', "with manifest paths other than the environment's: prune all the same (off then: other manifests may manage what these do not name); not with a plan file")
+    .option(
+      '--prune',
+      "with manifest paths other than the environment's: prune all the same (off then: other manifests may manage what these do not name); not with a plan file",
+    )
     .option('--no-prune', 'prune nothing in this run; not with a plan file')
     .action(async (args: string[], opts: Omit<ApplyCommandOptions, 'args'>, cmd: Command) => {
       const { runApply } = await import('./commands/apply.js');
@@ -180,7 +186,10 @@ export function buildProgram(io: CommandIo): Command {
     .argument('[paths...]', "manifest files or folders (default: the environment's manifests)")
     .option('--report <file>', 'also write the JSON drift report to FILE')
     .option('--parallelism <n>', 'concurrent reads per server', String(DEFAULTS.readParallelism))
-    .option('--prune', "with manifest paths other than the environment's: list unmanaged objects all the same (not listed then: other manifests may manage them)")
+    .option(
+      '--prune',
+      "with manifest paths other than the environment's: list unmanaged objects all the same (not listed then: other manifests may manage them)",
+    )
     .option('--no-prune', 'mark no unmanaged object as one apply would delete')
     .action(async (paths: string[], opts: { report?: string; parallelism: string; prune?: boolean }, cmd: Command) => {
       const { runDrift } = await import('./commands/drift.js');
@@ -189,7 +198,9 @@ export function buildProgram(io: CommandIo): Command {
 
   program
     .command('diff-env')
-    .description('what differs between two environments, object by object: declared in one only, declared differently, or not in sync on its server; read-only (exit 0 alike, 2 differ, 1 error)')
+    .description(
+      'what differs between two environments, object by object: declared in one only, declared differently, or not in sync on its server; read-only (exit 0 alike, 2 differ, 1 error)',
+    )
     .argument('<a>', 'an environment of the configuration (e.g. staging)')
     .argument('<b>', 'another one (e.g. production)')
     .option('--offline', 'compare the manifests only: no request, no credential read', false)
@@ -214,8 +225,14 @@ export function buildProgram(io: CommandIo): Command {
   program
     .command('import')
     .description('write minimal manifests from live objects or a saved snapshot; read-only (exit 0, 1)')
-    .option('--kind <kind...>', 'Task, ResourceGroupAcl, FolderPermissions (repeat or comma-separate); default: all three, less any whose service (or scope) the environment lacks')
-    .option('--name <pattern>', 'tasks/ACLs: name mask (x, x*, *x, *x*); folders: path or glob (* in a name, ** across); without --kind, a pattern starting with / imports folders, any other tasks and ACLs')
+    .option(
+      '--kind <kind...>',
+      'Task, ResourceGroupAcl, FolderPermissions (repeat or comma-separate); default: all three, less any whose service (or scope) the environment lacks',
+    )
+    .option(
+      '--name <pattern>',
+      'tasks/ACLs: name mask (x, x*, *x, *x*); folders: path or glob (* in a name, ** across); without --kind, a pattern starting with / imports folders, any other tasks and ACLs',
+    )
     .option('--out <dir>', "folder to write into (default: the environment's first manifests folder)")
     .option('--all', 'every object the account sees, not only the scope', false)
     .option('--force', 'overwrite existing files', false)
@@ -285,7 +302,12 @@ export function buildProgram(io: CommandIo): Command {
     .option('--fault-rate <p>', 'probability (0-1) that a request fails with 500, 503 or a reset', '0')
     .option('--fault-seed <n>', 'seed of the fault sequence', '1')
     .addOption(new Option('--profile <profile>', 'named set of server variants (docs/server-variants.md)').choices(PROFILES).default('current'))
-    .option('--variant <name=value>', 'serve one reading of the register, e.g. automation.days=short (repeatable; wins over --profile)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option(
+      '--variant <name=value>',
+      'serve one reading of the register, e.g. automation.days=short (repeatable; wins over --profile)',
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
     .option('--access-ttl <seconds>', 'lifetime of access tokens', '300')
     .option('--rate-limit <per-second>', 'answer at most this many requests per second per service, then 429 with Retry-After (0: no limit)', '0')
     .option('--write-config <file>', 'also write an mftops.yaml for this emulator to FILE (passwords as ${env:} references; refused if FILE exists)')
@@ -307,7 +329,9 @@ export function buildProgram(io: CommandIo): Command {
     });
   program
     .command('init')
-    .description('start a project: a commented mftops.yaml (one environment, --env NAME, default prod), an example manifest of each kind, and the GitHub workflows; never overwrites')
+    .description(
+      'start a project: a commented mftops.yaml (one environment, --env NAME, default prod), an example manifest of each kind, and the GitHub workflows; never overwrites',
+    )
     .argument('[dir]', 'the project folder (default: the working folder)')
     .option('--force', 'overwrite files that exist', false)
     .option('--action-ref <owner/repo@ref>', 'the action the workflows use (default: ./node_modules/mftops, the mftops this repository installs)')

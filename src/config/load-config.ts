@@ -17,7 +17,6 @@ export { checkServiceUrl } from './service-url.js';
 
 export const DEFAULT_CONFIG_FILE = 'mftops.yaml';
 
-
 /**
  * Read and check `mftops.yaml`. Every problem in the file is a diagnostic (MF5xx) at its place,
  * all of them at once, in one ConfigError. Secrets are not resolved here.
@@ -32,7 +31,12 @@ export function loadConfig(path: string, cwd: string = process.cwd(), from?: str
     throw configError(
       [
         code === 'ENOENT'
-          ? createDiagnostic('error', 'MF501', { file }, 'configuration file not found', { hint: from !== undefined ? `${from} names this file; fix it, or pass --config FILE` : 'pass --config FILE, or run from the folder that holds mftops.yaml' })
+          ? createDiagnostic('error', 'MF501', { file }, 'configuration file not found', {
+              hint:
+                from !== undefined
+                  ? `${from} names this file; fix it, or pass --config FILE`
+                  : 'pass --config FILE, or run from the folder that holds mftops.yaml',
+            })
           : createDiagnostic('error', 'MF501', { file }, systemError('cannot read the configuration file', err).message),
       ],
       cwd,
@@ -94,7 +98,9 @@ function checkValues(data: unknown, sourceMap: SourceMap, rejected: readonly (re
     ignore.forEach((rule: unknown, i) => {
       const path = ['environments', name, 'drift', 'ignore', i, 'until'];
       if (!isRecord(rule) || typeof rule.until !== 'string' || touchesRejected(rejected, path) || isCalendarDate(rule.until)) return;
-      problems.push(createDiagnostic('error', 'MF505', sourceMap.locate(path), `environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`));
+      problems.push(
+        createDiagnostic('error', 'MF505', sourceMap.locate(path), `environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`),
+      );
     });
   }
   return problems;
@@ -212,12 +218,7 @@ export function selectEnvironment(config: MftopsConfig, name: string | undefined
  * Resolve a service's credentials from the process environment / secret files. A variable that is
  * not set or a file that cannot be read is a diagnostic (MF508) at the reference in mftops.yaml.
  */
-export function resolveService(
-  config: MftopsConfig,
-  env: EnvironmentSettings,
-  which: ServiceName,
-  processEnv: NodeJS.ProcessEnv,
-): ResolvedService | undefined {
+export function resolveService(config: MftopsConfig, env: EnvironmentSettings, which: ServiceName, processEnv: NodeJS.ProcessEnv): ResolvedService | undefined {
   return resolveEnvironmentServices(config, env, [which], processEnv)[0];
 }
 
@@ -226,7 +227,12 @@ export function resolveService(
  * variable that is not set and every file that cannot be read is named, each a diagnostic (MF508)
  * at its reference in mftops.yaml, in one error.
  */
-export function resolveEnvironmentServices(config: MftopsConfig, env: EnvironmentSettings, which: readonly ServiceName[], processEnv: NodeJS.ProcessEnv): ResolvedService[] {
+export function resolveEnvironmentServices(
+  config: MftopsConfig,
+  env: EnvironmentSettings,
+  which: readonly ServiceName[],
+  processEnv: NodeJS.ProcessEnv,
+): ResolvedService[] {
   const problems: Diagnostic[] = [];
   const secret = (service: ServiceName, field: 'username' | 'password', ref: SecretRef): Secret | undefined => {
     const path = ['environments', env.name, service, field];
@@ -264,7 +270,10 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
       const key = String(p['additionalProperty']);
       const present = new Set(isRecord(e.data) ? Object.keys(e.data) : []);
       const known = Object.keys((e.parentSchema?.['properties'] ?? {}) as object);
-      const guess = suggestName(key, known.filter((k) => !present.has(k)));
+      const guess = suggestName(
+        key,
+        known.filter((k) => !present.has(k)),
+      );
       return problem('MF503', `unknown key \`${key}\`${guess ? ` — did you mean \`${guess}\`?` : ''}`);
     }
     case 'anyOf':
@@ -285,7 +294,12 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
       }
       if (/\.until$/.test(where)) return problem('MF505', 'must be a date written YYYY-MM-DD');
       if (path[path.length - 1] === 'vars' && e.propertyName !== undefined) {
-        return createDiagnostic('error', 'MF505', at, `${where}.${e.propertyName}: variable names start with a letter or _ and use letters, digits, _, . and -`);
+        return createDiagnostic(
+          'error',
+          'MF505',
+          at,
+          `${where}.${e.propertyName}: variable names start with a letter or _ and use letters, digits, _, . and -`,
+        );
       }
       if (path[0] === 'environments' && path.length === 1 && e.propertyName !== undefined) {
         return createDiagnostic('error', 'MF505', at, `environments.${e.propertyName}: environment names use letters, digits, ., _ and -`);

@@ -120,10 +120,15 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
   const keptAccess = accessOfChanges(input.plan.access, kept);
   const plan = assemblePlan(input.plan, kept, input.plan.errored, keptAccess);
   const driftedAddresses = new Set(drifted.map((d) => d.address));
-  const access = accessOfChanges(keptAccess, kept.filter((c) => driftedAddresses.has(c.address)));
+  const access = accessOfChanges(
+    keptAccess,
+    kept.filter((c) => driftedAddresses.has(c.address)),
+  );
   const managed = kept.filter((c) => c.action !== 'delete').length + (input.missingFolders?.length ?? 0);
   unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText(a.address.toLowerCase(), b.address.toLowerCase()));
-  const expired = drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) + unmanaged.filter((u) => u.expired).length;
+  const expired =
+    drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) +
+    unmanaged.filter((u) => u.expired).length;
   return {
     formatVersion: DRIFT_FORMAT_VERSION,
     environment: plan.environment,
@@ -271,8 +276,23 @@ function fieldItem(f: FieldChange): DriftedField {
     ...(f.after !== undefined ? { expected: f.after } : {}),
     ...(f.before !== undefined ? { actual: f.before } : {}),
     ...(f.forcesReplace === true ? { forcesReplace: true } : {}),
-    ...(f.words !== undefined ? { words: { form: f.words.form, ...(f.words.after !== undefined ? { expected: f.words.after } : {}), ...(f.words.before !== undefined ? { actual: f.words.before } : {}) } } : {}),
-    ...(f.innerWords !== undefined ? { innerWords: { ...(f.innerWords.after !== undefined ? { expected: f.innerWords.after } : {}), ...(f.innerWords.before !== undefined ? { actual: f.innerWords.before } : {}) } } : {}),
+    ...(f.words !== undefined
+      ? {
+          words: {
+            form: f.words.form,
+            ...(f.words.after !== undefined ? { expected: f.words.after } : {}),
+            ...(f.words.before !== undefined ? { actual: f.words.before } : {}),
+          },
+        }
+      : {}),
+    ...(f.innerWords !== undefined
+      ? {
+          innerWords: {
+            ...(f.innerWords.after !== undefined ? { expected: f.innerWords.after } : {}),
+            ...(f.innerWords.before !== undefined ? { actual: f.innerWords.before } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -1,4 +1,17 @@
-import type { AccessReport, Action, ChangeReason, EntryPermissions, FieldWords, InnerWords, JsonValue, Plan, PolicyReport, Principal, ResourceKind, SourceRef } from '../plan/model.js';
+import type {
+  AccessReport,
+  Action,
+  ChangeReason,
+  EntryPermissions,
+  FieldWords,
+  InnerWords,
+  JsonValue,
+  Plan,
+  PolicyReport,
+  Principal,
+  ResourceKind,
+  SourceRef,
+} from '../plan/model.js';
 
 /**
  * The drift report: what `mftops drift` found, as plain JSON data (the `--report FILE` content and

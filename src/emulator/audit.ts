@@ -86,7 +86,12 @@ function unquote(v: string): string {
   return v;
 }
 
-export type AuditQuery = { readonly clauses: readonly Clause[]; readonly orderBy: keyof AuditRecord; readonly descending: boolean; readonly maxCount: number | undefined };
+export type AuditQuery = {
+  readonly clauses: readonly Clause[];
+  readonly orderBy: keyof AuditRecord;
+  readonly descending: boolean;
+  readonly maxCount: number | undefined;
+};
 
 /** Read `{predicate, orderBy, maxCount}`; RSQL clauses joined by `;` (AND). */
 export function parseAuditQuery(body: unknown): { ok: true; value: AuditQuery } | { ok: false; errors: FieldError[] } {
@@ -119,7 +124,8 @@ export function parseAuditQuery(body: unknown): { ok: true; value: AuditQuery } 
   if (b.orderBy !== undefined && b.orderBy !== '') {
     const raw = typeof b.orderBy === 'string' ? b.orderBy.trim() : '';
     const name = raw.startsWith('!') ? raw.slice(1) : raw;
-    if (!(name in AUDIT_FIELDS)) errors.push({ field: 'orderBy', rejected: String(b.orderBy), message: 'must be a field name, with a leading ! for descending' });
+    if (!(name in AUDIT_FIELDS))
+      errors.push({ field: 'orderBy', rejected: String(b.orderBy), message: 'must be a field name, with a leading ! for descending' });
     else {
       orderBy = name as keyof AuditRecord;
       descending = raw.startsWith('!');
@@ -127,7 +133,8 @@ export function parseAuditQuery(body: unknown): { ok: true; value: AuditQuery } 
   }
   let maxCount: number | undefined;
   if (b.maxCount !== undefined) {
-    if (typeof b.maxCount !== 'number' || !Number.isInteger(b.maxCount) || b.maxCount < 1) errors.push({ field: 'maxCount', rejected: String(b.maxCount), message: 'must be a positive integer' });
+    if (typeof b.maxCount !== 'number' || !Number.isInteger(b.maxCount) || b.maxCount < 1)
+      errors.push({ field: 'maxCount', rejected: String(b.maxCount), message: 'must be a positive integer' });
     else maxCount = b.maxCount;
   }
   if (errors.length > 0) return { ok: false, errors };
@@ -156,7 +163,13 @@ function matches(rec: AuditRecord, c: Clause): boolean {
   const kind = AUDIT_FIELDS[c.field];
   const v = rec[c.field];
   if ((c.op === '==' || c.op === '!=') && kind === 'text' && c.value.includes('*')) {
-    const re = new RegExp(`^${c.value.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'is');
+    const re = new RegExp(
+      `^${c.value
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+      'is',
+    );
     return re.test(String(v)) === (c.op === '==');
   }
   const d = compare(kind, v, c.value);

@@ -4,7 +4,16 @@ import { cloneJson, isJsonObject, showRejected } from './json.js';
 import type { AclRecord, Variants } from './state.js';
 import type { FieldRule, StepKind } from './validate-task.js';
 import { DAY_NAMES, MIC_STEP_KEYS as MIC_STEP_NAMES, SHORT_DAY_NAMES } from './vocabulary.js';
-import { DESTINATION_FIELD_RULES, HH_MM, PROCESS_FIELD_RULES, SCHEDULE_FLAGS, SOURCE_FIELD_RULES, STEP_KINDS, TASK_FLAGS, isStepKind } from './validate-task.js';
+import {
+  DESTINATION_FIELD_RULES,
+  HH_MM,
+  PROCESS_FIELD_RULES,
+  SCHEDULE_FLAGS,
+  SOURCE_FIELD_RULES,
+  STEP_KINDS,
+  TASK_FLAGS,
+  isStepKind,
+} from './validate-task.js';
 
 /*
  * The automation service's wire edge: stored objects are encoded into the readings the variants
@@ -28,7 +37,13 @@ const RULES_BY_KIND: Partial<Record<StepKind, Readonly<Record<string, FieldRule>
 
 /** The wire kind of a step field: ids and references, then the flag and integer rules of validate-task. */
 function stepFieldKind(kind: StepKind, key: string): WireKind | undefined {
-  if (key === 'ID' || (key === 'HostID' && (kind === 'Source' || kind === 'Destination')) || (key === 'ScriptID' && kind === 'Process') || (key === 'TaskID' && kind === 'RunTask')) return 'id';
+  if (
+    key === 'ID' ||
+    (key === 'HostID' && (kind === 'Source' || kind === 'Destination')) ||
+    (key === 'ScriptID' && kind === 'Process') ||
+    (key === 'TaskID' && kind === 'RunTask')
+  )
+    return 'id';
   const rule = RULES_BY_KIND[kind]?.[key];
   switch (rule?.kind) {
     case 'flag':
@@ -219,7 +234,8 @@ function recodeNested(holder: Json | undefined, path: string, c: TaskCodec): voi
 
 function recodeSchedule(s: JsonObject, path: string, c: TaskCodec): void {
   recodeFields(s, SCHEDULE_KINDS, path, c);
-  if (isJsonObject(s.Days) && Array.isArray(s.Days.DayOfWeek)) s.Days.DayOfWeek = s.Days.DayOfWeek.map((d, n) => c.value('day', d, `${path}Days.DayOfWeek[${n}]`));
+  if (isJsonObject(s.Days) && Array.isArray(s.Days.DayOfWeek))
+    s.Days.DayOfWeek = s.Days.DayOfWeek.map((d, n) => c.value('day', d, `${path}Days.DayOfWeek[${n}]`));
   if (isJsonObject(s.Frequency) && Array.isArray(s.Frequency.Interval)) {
     s.Frequency.Interval.forEach((iv, n) => {
       if (isJsonObject(iv)) recodeFields(iv, { StartTime: 'time', EndTime: 'time' }, `${path}Frequency.Interval[${n}].`, c);

@@ -109,7 +109,9 @@ function jsonBody(c: Ctx): { ok: true; value: unknown } | { ok: false; response:
 
 function invalid(errors: readonly FieldError[]): ApiResponse {
   const first = errors[0];
-  const detail = first ? `${first.field ? `${first.field}: ` : ''}${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}` : 'invalid input';
+  const detail = first
+    ? `${first.field ? `${first.field}: ` : ''}${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`
+    : 'invalid input';
   return err(422, detail, errors);
 }
 
@@ -147,7 +149,14 @@ function taskAccess(a: AutomationState, user: AutomationUser, task: JsonObject):
 }
 
 /** Answer a §4.1 list: query checked (422), mask applied on `nameOf`, paged, fields picked. */
-function listResponse<T>(c: Ctx, items: readonly T[], nameOf: (t: T) => string, render: (t: T, q: AutomationListQuery) => Json, maskParam = 'name', sortField = 'Name'): ApiResponse {
+function listResponse<T>(
+  c: Ctx,
+  items: readonly T[],
+  nameOf: (t: T) => string,
+  render: (t: T, q: AutomationListQuery) => Json,
+  maskParam = 'name',
+  sortField = 'Name',
+): ApiResponse {
   const q = parseAutomationListQuery(c.req.query, maskParam);
   if (!q.ok) return invalid(q.errors);
   const mask = q.value.mask;
@@ -160,11 +169,19 @@ function listResponse<T>(c: Ctx, items: readonly T[], nameOf: (t: T) => string, 
     })
     .filter((h) => mask === undefined || matchesNameMask(h.name, mask))
     .sort((x, y) => (x.lower < y.lower ? -1 : x.lower > y.lower ? 1 : compareText(x.name, y.name)));
-  return jsonResponse(200, automationPage(hits, q.value, sortField, c.v['automation.envelope'], (h) => render(h.item, q.value)));
+  return jsonResponse(
+    200,
+    automationPage(hits, q.value, sortField, c.v['automation.envelope'], (h) => render(h.item, q.value)),
+  );
 }
 
 function simpleList(c: Ctx, items: readonly JsonObject[]): ApiResponse {
-  return listResponse(c, items, (i) => String(i.Name ?? ''), (i, q) => pickFields(encodeObjectId(i, c.v), q.fields));
+  return listResponse(
+    c,
+    items,
+    (i) => String(i.Name ?? ''),
+    (i, q) => pickFields(encodeObjectId(i, c.v), q.fields),
+  );
 }
 
 function simpleGet(c: Ctx, items: readonly JsonObject[], id: string, what: string): ApiResponse {
@@ -186,7 +203,12 @@ function findVisibleTask(c: Ctx, id: string): JsonObject | undefined {
 
 function listTasks(c: Ctx): ApiResponse {
   const visible = c.a.tasks.filter((t) => taskAccess(c.a, c.caller, t).see);
-  return listResponse(c, visible, (t) => String(t.Name), (t, q) => pickFields(viewTask(c, t), q.fields));
+  return listResponse(
+    c,
+    visible,
+    (t) => String(t.Name),
+    (t, q) => pickFields(viewTask(c, t), q.fields),
+  );
 }
 
 function getTask(c: Ctx, p: Params): ApiResponse {
@@ -308,8 +330,17 @@ function stopTask(c: Ctx, p: Params): ApiResponse {
 }
 
 function listRunning(c: Ctx): ApiResponse {
-  const runs = c.a.runs.filter((r) => r.Status === 'Running' && findVisibleTask(c, r.TaskID) !== undefined).sort((x, y) => compareText(x.TaskName, y.TaskName) || compareText(x.NominalStart, y.NominalStart));
-  return listResponse(c, runs, (r) => r.TaskName, (r, q) => pickFields({ ...r, TaskID: encodeValue('id', r.TaskID, c.v) }, q.fields), 'name', 'TaskName');
+  const runs = c.a.runs
+    .filter((r) => r.Status === 'Running' && findVisibleTask(c, r.TaskID) !== undefined)
+    .sort((x, y) => compareText(x.TaskName, y.TaskName) || compareText(x.NominalStart, y.NominalStart));
+  return listResponse(
+    c,
+    runs,
+    (r) => r.TaskName,
+    (r, q) => pickFields({ ...r, TaskID: encodeValue('id', r.TaskID, c.v) }, q.fields),
+    'name',
+    'TaskName',
+  );
 }
 
 function schedulerStatus(c: Ctx): ApiResponse {
@@ -351,7 +382,12 @@ function renderHost(c: Ctx, h: HostRecord): JsonObject {
 function listHosts(c: Ctx): ApiResponse {
   const type = c.req.query.get('type');
   const hosts = c.a.hosts.filter((h) => type === null || h.type.toLowerCase() === type.toLowerCase());
-  return listResponse(c, hosts, (h) => String(h.fields.Name ?? ''), (h, q) => ({ [h.type]: pickFields(renderHost(c, h), q.fields) }));
+  return listResponse(
+    c,
+    hosts,
+    (h) => String(h.fields.Name ?? ''),
+    (h, q) => ({ [h.type]: pickFields(renderHost(c, h), q.fields) }),
+  );
 }
 
 function getHost(c: Ctx, p: Params): ApiResponse {
@@ -406,7 +442,12 @@ function renderResourceGroup(c: Ctx, rg: JsonObject, members: Map<string, JsonOb
 function listResourceGroups(c: Ctx): ApiResponse {
   const groups = c.a.resourceGroups.filter((g) => visibleResourceGroup(c, String(g.Name)));
   const members = groupMembers(c);
-  return listResponse(c, groups, (g) => String(g.Name), (g, q) => pickFields(renderResourceGroup(c, g, members), q.fields));
+  return listResponse(
+    c,
+    groups,
+    (g) => String(g.Name),
+    (g, q) => pickFields(renderResourceGroup(c, g, members), q.fields),
+  );
 }
 
 function getResourceGroup(c: Ctx, p: Params): ApiResponse {
@@ -438,7 +479,12 @@ function renderUserGroup(c: Ctx, g: JsonObject): JsonObject {
 function listUserGroups(c: Ctx): ApiResponse {
   const denied = adminOnly(c, 'reading user groups');
   if (denied) return denied;
-  return listResponse(c, c.a.userGroups, (g) => String(g.Name), (g, q) => pickFields(renderUserGroup(c, g), q.fields));
+  return listResponse(
+    c,
+    c.a.userGroups,
+    (g) => String(g.Name),
+    (g, q) => pickFields(renderUserGroup(c, g), q.fields),
+  );
 }
 
 function getUserGroup(c: Ctx, p: Params): ApiResponse {
@@ -461,7 +507,10 @@ function listAcls(c: Ctx): ApiResponse {
   const q = parseAutomationListQuery(c.req.query);
   if (!q.ok) return invalid(q.errors);
   const sorted = [...acls].sort((x, y) => compareText(x.ResourceGroupName, y.ResourceGroupName) || compareText(x.UserGroupName, y.UserGroupName));
-  return jsonResponse(200, automationPage(sorted, q.value, 'ResourceGroupName', c.v['automation.envelope'], (x) => pickFields(encodeAcl(x, c.v), q.value.fields)));
+  return jsonResponse(
+    200,
+    automationPage(sorted, q.value, 'ResourceGroupName', c.v['automation.envelope'], (x) => pickFields(encodeAcl(x, c.v), q.value.fields)),
+  );
 }
 
 function getAcl(c: Ctx, p: Params): ApiResponse {
@@ -473,7 +522,8 @@ function getAcl(c: Ctx, p: Params): ApiResponse {
 function readAclBody(c: Ctx): { ok: true; value: JsonObject; refused: readonly FieldError[] } | { ok: false; response: ApiResponse } {
   const body = jsonBody(c);
   if (!body.ok) return body;
-  if (!isJsonObject(body.value)) return { ok: false, response: invalid([{ field: '', rejected: showRejected(body.value), message: 'the body must be an ACL object' }]) };
+  if (!isJsonObject(body.value))
+    return { ok: false, response: invalid([{ field: '', rejected: showRejected(body.value), message: 'the body must be an ACL object' }]) };
   const decoded = decodeAcl(body.value, c.v);
   return { ok: true, value: decoded.value, refused: decoded.errors };
 }
@@ -485,7 +535,8 @@ function mergePermissions(value: Json | undefined, base: Record<AclPermission, 0
     if (!isJsonObject(value)) errors.push({ field: 'Permissions', rejected: showRejected(value), message: 'must be an object of 0/1 permissions' });
     else
       for (const [k, v] of Object.entries(value)) {
-        if (!(ACL_PERMISSION_KEYS as readonly string[]).includes(k)) errors.push({ field: `Permissions.${k}`, rejected: showRejected(v), message: `unknown permission; one of ${ACL_PERMISSION_KEYS.join(', ')}` });
+        if (!(ACL_PERMISSION_KEYS as readonly string[]).includes(k))
+          errors.push({ field: `Permissions.${k}`, rejected: showRejected(v), message: `unknown permission; one of ${ACL_PERMISSION_KEYS.join(', ')}` });
         else if (v !== 0 && v !== 1) errors.push({ field: `Permissions.${k}`, rejected: showRejected(v), message: 'must be 0 or 1' });
         else out[k as AclPermission] = v;
       }
@@ -531,10 +582,12 @@ function updateAcl(c: Ctx, p: Params): ApiResponse {
   const b = body.value;
   const errors: FieldError[] = [];
   for (const k of ['ACLID', 'UserGroupName', 'ResourceGroupName'] as const) {
-    if (b[k] !== undefined && b[k] !== acl[k]) errors.push({ field: k, rejected: showRejected(b[k]), message: `must equal the ACL's ${k} (${acl[k]}) or be omitted` });
+    if (b[k] !== undefined && b[k] !== acl[k])
+      errors.push({ field: k, rejected: showRejected(b[k]), message: `must equal the ACL's ${k} (${acl[k]}) or be omitted` });
   }
   for (const k of Object.keys(b)) {
-    if (!['ACLID', 'UserGroupName', 'ResourceGroupName', 'Permissions'].includes(k)) errors.push({ field: k, rejected: showRejected(b[k]), message: 'is not an ACL field' });
+    if (!['ACLID', 'UserGroupName', 'ResourceGroupName', 'Permissions'].includes(k))
+      errors.push({ field: k, rejected: showRejected(b[k]), message: 'is not an ACL field' });
   }
   const perms = mergePermissions(b.Permissions, acl.Permissions, errors);
   if (errors.length > 0 || body.refused.length > 0) return invalid(withDecodeErrors(body.refused, errors));
@@ -597,7 +650,10 @@ function auditReport(c: Ctx): ApiResponse {
   if (!q.ok) return invalid(q.errors);
   const records = c.caller.IsAdmin ? c.a.audit : c.a.audit.filter((r) => r.Username === c.caller.Username);
   const items = runAuditQuery(records, q.value);
-  return jsonResponse(200, c.v['automation.envelope'] === 'bare' ? items : { items, sorting: [{ sortField: q.value.orderBy, sortDirection: q.value.descending ? 'desc' : 'asc' }] });
+  return jsonResponse(
+    200,
+    c.v['automation.envelope'] === 'bare' ? items : { items, sorting: [{ sortField: q.value.orderBy, sortDirection: q.value.descending ? 'desc' : 'asc' }] },
+  );
 }
 
 const ROUTES: readonly Route<Ctx>[] = [

@@ -31,12 +31,19 @@ export function emulatorEnvironmentsYaml(environments: readonly EmulatorConfigOp
 }
 
 function environmentLines(opts: EmulatorConfigOptions): string[] {
-  const service = (url: string, username: string, password: string, extra = ''): string => `{ url: ${JSON.stringify(url)}, username: ${/^[A-Za-z0-9_.@-]+$/.test(username) ? username : JSON.stringify(username)}, password: ${JSON.stringify(password)}${extra} }`;
+  const service = (url: string, username: string, password: string, extra = ''): string =>
+    `{ url: ${JSON.stringify(url)}, username: ${/^[A-Za-z0-9_.@-]+$/.test(username) ? username : JSON.stringify(username)}, password: ${JSON.stringify(password)}${extra} }`;
   const transferHosts = opts.transferHosts ? `, transferHosts: ${JSON.stringify(opts.transferHosts)}` : '';
   return [
     `  ${opts.environment ?? 'lab'}:`,
-    ...(opts.automationUrl ? [`    automation: ${service(opts.automationUrl, opts.automationUsername ?? 'admin', opts.automationPassword ?? '${env:MFT_AUTOMATION_PASSWORD}', transferHosts)}`] : []),
-    ...(opts.transferUrl ? [`    transfer: ${service(opts.transferUrl, opts.transferUsername ?? 'admin', opts.transferPassword ?? '${env:MFT_TRANSFER_PASSWORD}')}`] : []),
+    ...(opts.automationUrl
+      ? [
+          `    automation: ${service(opts.automationUrl, opts.automationUsername ?? 'admin', opts.automationPassword ?? '${env:MFT_AUTOMATION_PASSWORD}', transferHosts)}`,
+        ]
+      : []),
+    ...(opts.transferUrl
+      ? [`    transfer: ${service(opts.transferUrl, opts.transferUsername ?? 'admin', opts.transferPassword ?? '${env:MFT_TRANSFER_PASSWORD}')}`]
+      : []),
     ...(opts.manifests ? [`    manifests: ${JSON.stringify(opts.manifests)}`] : []),
     ...(opts.scope ? [`    scope: { taskGroups: ${JSON.stringify(opts.scope.taskGroups ?? [])}, folders: ${JSON.stringify(opts.scope.folders ?? [])} }`] : []),
   ];

@@ -24,15 +24,85 @@ import { decodeXmlEntities } from '../xml-entities.js';
 
 /** Keys whose scalar values are integers (0/1 fields, counts, ports, timeouts…). */
 const INT_KEYS = new Set([
-  'AR', 'Active', 'UseDefStateCaching', 'NextEID', 'Multi', 'FailIfNoSuccessInSched', 'OnlyUntilFirstSuccess', 'RunEvenIfNotif', 'Secret',
-  'ConnTimeoutSecs', 'DataTimeoutSecs', 'MxBy', 'MxFi', 'RescanSecs', 'RetryCount', 'RetryTimeoutSecs', 'Rsm', 'DeleteOrig', 'FolderType', 'SyDel',
-  'BlindDL', 'DelRename', 'NewFilesOnly', 'Passive', 'RetryIfNoFiles', 'ReuseSSL', 'SearchSubdirs', 'SetFileAttr', 'SyF', 'SyT', 'UDMxBy', 'UDMxFi',
-  'Unzip', 'UseLCaseComp', 'UseWinCopyFileAPI', 'OverwriteOrig', 'IsDest',
-  'DefRetryCount', 'DefRetryTimeoutSecs', 'FirewallPort', 'MDNPollCount', 'MDNPollTimeoutSecs', 'FIPSOnly', 'IgnoreCertProbs', 'UseSigningCertForDecrypt',
-  'DeleteIfNewerThanDays', 'DeleteIfOlderThanDays', 'PauseRerunSecs', 'POPPort', 'SMTPPort', 'UseSMTPInfo', 'ProxyPort', 'UseHTTPAuth', 'Port', 'AdjDST',
-  'DefMxBy', 'DefMxFi', 'DefRescanSecs', 'DefWinCopyFileAPI', 'DelOldStateDays', 'StateCacheTime', 'UseNotif', 'CustomDirColDate', 'CustomDirColFilename',
-  'CustomDirSkipBottom', 'CustomDirSkipTop', 'DefConnTimeoutSecs', 'DefDataTimeoutSecs', 'UTCOffset', 'CustomDir', 'DefBlindDL', 'DefBlindUL', 'DefPassive',
-  'DefSetFileAttr', 'DotNET', 'NATUseServerIPForData', 'OptimizeSSHBuf', 'RenameAfterUpload', 'CmpL',
+  'AR',
+  'Active',
+  'UseDefStateCaching',
+  'NextEID',
+  'Multi',
+  'FailIfNoSuccessInSched',
+  'OnlyUntilFirstSuccess',
+  'RunEvenIfNotif',
+  'Secret',
+  'ConnTimeoutSecs',
+  'DataTimeoutSecs',
+  'MxBy',
+  'MxFi',
+  'RescanSecs',
+  'RetryCount',
+  'RetryTimeoutSecs',
+  'Rsm',
+  'DeleteOrig',
+  'FolderType',
+  'SyDel',
+  'BlindDL',
+  'DelRename',
+  'NewFilesOnly',
+  'Passive',
+  'RetryIfNoFiles',
+  'ReuseSSL',
+  'SearchSubdirs',
+  'SetFileAttr',
+  'SyF',
+  'SyT',
+  'UDMxBy',
+  'UDMxFi',
+  'Unzip',
+  'UseLCaseComp',
+  'UseWinCopyFileAPI',
+  'OverwriteOrig',
+  'IsDest',
+  'DefRetryCount',
+  'DefRetryTimeoutSecs',
+  'FirewallPort',
+  'MDNPollCount',
+  'MDNPollTimeoutSecs',
+  'FIPSOnly',
+  'IgnoreCertProbs',
+  'UseSigningCertForDecrypt',
+  'DeleteIfNewerThanDays',
+  'DeleteIfOlderThanDays',
+  'PauseRerunSecs',
+  'POPPort',
+  'SMTPPort',
+  'UseSMTPInfo',
+  'ProxyPort',
+  'UseHTTPAuth',
+  'Port',
+  'AdjDST',
+  'DefMxBy',
+  'DefMxFi',
+  'DefRescanSecs',
+  'DefWinCopyFileAPI',
+  'DelOldStateDays',
+  'StateCacheTime',
+  'UseNotif',
+  'CustomDirColDate',
+  'CustomDirColFilename',
+  'CustomDirSkipBottom',
+  'CustomDirSkipTop',
+  'DefConnTimeoutSecs',
+  'DefDataTimeoutSecs',
+  'UTCOffset',
+  'CustomDir',
+  'DefBlindDL',
+  'DefBlindUL',
+  'DefPassive',
+  'DefSetFileAttr',
+  'DotNET',
+  'NATUseServerIPForData',
+  'OptimizeSSHBuf',
+  'RenameAfterUpload',
+  'CmpL',
   ...ACL_PERMISSION_KEYS,
 ]);
 const BOOL_KEYS = new Set(['Renamed', 'IsAdmin']);
@@ -284,7 +354,18 @@ function withDoctype(xml: string, entities: readonly string[], use: string): str
 /** The configuration part of the automation state, as PUT /config replaces it. */
 export type AutomationConfig = Pick<
   AutomationState,
-  'users' | 'userGroups' | 'resourceGroups' | 'acls' | 'hosts' | 'customScripts' | 'standardScripts' | 'dateLists' | 'globalParameters' | 'tasks' | 'schedulerEnabled' | 'nextId'
+  | 'users'
+  | 'userGroups'
+  | 'resourceGroups'
+  | 'acls'
+  | 'hosts'
+  | 'customScripts'
+  | 'standardScripts'
+  | 'dateLists'
+  | 'globalParameters'
+  | 'tasks'
+  | 'schedulerEnabled'
+  | 'nextId'
 >;
 
 class ImportError extends Error {}
@@ -475,13 +556,22 @@ function readConfig(xml: string, xferType: Variants['automation.hostType']): Aut
     requireString(a, 'ResourceGroupName', `ACLs/ACL[${i}]`);
     requireString(a, 'UserGroupName', `ACLs/ACL[${i}]`);
     const p = a.Permissions;
-    if (!isJsonObject(p) || !ACL_PERMISSION_KEYS.every((k) => p[k] === 0 || p[k] === 1)) throw new ImportError(`ACLs/ACL[${i}]: Permissions needs ${ACL_PERMISSION_KEYS.join(', ')} as 0/1`);
+    if (!isJsonObject(p) || !ACL_PERMISSION_KEYS.every((k) => p[k] === 0 || p[k] === 1))
+      throw new ImportError(`ACLs/ACL[${i}]: Permissions needs ${ACL_PERMISSION_KEYS.join(', ')} as 0/1`);
   }
   for (const name of ['CustomScripts', 'StandardScripts', 'DateLists', 'GlobalParameters', 'Tasks']) uniqueIds(get(name), 'ID', name);
-  uniqueIds(hosts.map((h) => h.fields), 'ID', 'Hosts');
+  uniqueIds(
+    hosts.map((h) => h.fields),
+    'ID',
+    'Hosts',
+  );
   const tasks = get('Tasks').map(orderTaskKeys);
   let maxId = 0;
-  for (const o of [...hosts.map((h) => h.fields), ...acls.map((a) => ({ ID: a.ACLID ?? '' })), ...['CustomScripts', 'StandardScripts', 'DateLists', 'GlobalParameters', 'Tasks'].flatMap(get)]) {
+  for (const o of [
+    ...hosts.map((h) => h.fields),
+    ...acls.map((a) => ({ ID: a.ACLID ?? '' })),
+    ...['CustomScripts', 'StandardScripts', 'DateLists', 'GlobalParameters', 'Tasks'].flatMap(get),
+  ]) {
     const id = typeof o.ID === 'string' ? o.ID : '';
     if (/^[0-9]+$/.test(id)) maxId = Math.max(maxId, Number(id));
   }
@@ -504,10 +594,16 @@ function readConfig(xml: string, xferType: Variants['automation.hostType']): Aut
 }
 
 /** PUT /config: the configuration in the XML, or 422 errors (malformed XML, unknown elements, missing ids). */
-export function importConfig(xml: string, xferType: Variants['automation.hostType']): { ok: true; config: AutomationConfig } | { ok: false; errors: FieldError[] } {
+export function importConfig(
+  xml: string,
+  xferType: Variants['automation.hostType'],
+): { ok: true; config: AutomationConfig } | { ok: false; errors: FieldError[] } {
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
-    return { ok: false, errors: [{ field: 'xmlConfig', rejected: `line ${valid.err.line}, column ${valid.err.col}`, message: `malformed XML: ${valid.err.msg}` }] };
+    return {
+      ok: false,
+      errors: [{ field: 'xmlConfig', rejected: `line ${valid.err.line}, column ${valid.err.col}`, message: `malformed XML: ${valid.err.msg}` }],
+    };
   }
   try {
     return { ok: true, config: readConfig(xml, xferType) };

@@ -60,7 +60,14 @@ export interface RunningEmulator {
   readonly transferUrl: string;
   readonly port: number;
   /** Change latency or fault rate while running (e.g. populate a large state fast, then measure). */
-  configure(change: { readonly latencyMs?: number; readonly faultRate?: number; readonly slowResponseMs?: number; readonly rateLimit?: number; readonly shortReads?: boolean; readonly churnFaults?: number }): void;
+  configure(change: {
+    readonly latencyMs?: number;
+    readonly faultRate?: number;
+    readonly slowResponseMs?: number;
+    readonly rateLimit?: number;
+    readonly shortReads?: boolean;
+    readonly churnFaults?: number;
+  }): void;
   requestLog(): readonly RequestRecord[];
   /** The most requests the emulator was answering at once since start or `resetRequestLog`. */
   peakConcurrency(): number;
@@ -153,7 +160,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         config.faultRate = change.faultRate;
       }
       if (change.slowResponseMs !== undefined) {
-        check(Number.isFinite(change.slowResponseMs) && change.slowResponseMs >= 0, `slow response must be 0 or more milliseconds, not ${change.slowResponseMs}`);
+        check(
+          Number.isFinite(change.slowResponseMs) && change.slowResponseMs >= 0,
+          `slow response must be 0 or more milliseconds, not ${change.slowResponseMs}`,
+        );
         config.slowResponseMs = change.slowResponseMs;
       }
       if (change.rateLimit !== undefined) {
@@ -162,7 +172,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       }
       if (change.shortReads !== undefined) config.shortReads = change.shortReads;
       if (change.churnFaults !== undefined) {
-        check(Number.isInteger(change.churnFaults) && change.churnFaults >= 0, `churn faults must be a whole number of users, 0 or more, not ${change.churnFaults}`);
+        check(
+          Number.isInteger(change.churnFaults) && change.churnFaults >= 0,
+          `churn faults must be a whole number of users, 0 or more, not ${change.churnFaults}`,
+        );
         config.churnFaults = change.churnFaults;
       }
     },

@@ -34,7 +34,17 @@ function due(churn: ListChurn, list: string): boolean {
 function addChurnUser(t: TransferState): TransferUser {
   const n = t.users.filter((u) => u.username.startsWith('0-churn-')).length + 1;
   const username = `0-churn-${n}`;
-  const user: TransferUser = { id: userIdFor(username), username, password: `churn-${n}`, fullName: `0 churn ${n}`, email: `${username}@example.com`, permission: 'User', status: 'Active', orgID: 0, homeFolderID: 0 };
+  const user: TransferUser = {
+    id: userIdFor(username),
+    username,
+    password: `churn-${n}`,
+    fullName: `0 churn ${n}`,
+    email: `${username}@example.com`,
+    permission: 'User',
+    status: 'Active',
+    orgID: 0,
+    homeFolderID: 0,
+  };
   t.users.unshift(user);
   return user;
 }

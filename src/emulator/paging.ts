@@ -30,13 +30,22 @@ export interface AutomationListQuery {
 }
 
 /** Read §4.1's query; any page/perPage combination outside the paging table is a 422. */
-export function parseAutomationListQuery(query: URLSearchParams, maskParam = 'name'): { ok: true; value: AutomationListQuery } | { ok: false; errors: FieldError[] } {
+export function parseAutomationListQuery(
+  query: URLSearchParams,
+  maskParam = 'name',
+): { ok: true; value: AutomationListQuery } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const page = readPositive(query, 'page', errors);
   const perPage = readPositive(query, 'perPage', errors);
   if (errors.length > 0) return { ok: false, errors };
   const fieldsRaw = query.get('fields');
-  const fields = fieldsRaw === null ? undefined : fieldsRaw.split(',').map((f) => f.trim()).filter((f) => f !== '');
+  const fields =
+    fieldsRaw === null
+      ? undefined
+      : fieldsRaw
+          .split(',')
+          .map((f) => f.trim())
+          .filter((f) => f !== '');
   let p: number;
   let pp: number;
   if (page === undefined && perPage === undefined) {
@@ -86,7 +95,13 @@ export function compareText(a: string, b: string): number {
 }
 
 /** One page of an automation list in the `automation.envelope` reading; a page past the end holds no items. */
-export function automationPage<T>(items: readonly T[], q: AutomationListQuery, sortField: string, envelope: Variants['automation.envelope'], render: (item: T) => Json): Json {
+export function automationPage<T>(
+  items: readonly T[],
+  q: AutomationListQuery,
+  sortField: string,
+  envelope: Variants['automation.envelope'],
+  render: (item: T) => Json,
+): Json {
   const start = (q.page - 1) * q.perPage;
   // Only the page is rendered: a 77,000-task list answered 1,000 at a time rendered every task per page.
   const pageItems = start >= items.length ? [] : items.slice(start, start + q.perPage).map(render);
@@ -189,6 +204,12 @@ function servedPageSize(asked: number, cap: Variants['transfer.maxPerPage']): { 
 
 /** Glob mask of the transfer lists (`*` any run of characters), case-insensitive. */
 export function matchesGlob(text: string, mask: string): boolean {
-  const re = new RegExp(`^${mask.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'is');
+  const re = new RegExp(
+    `^${mask
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    'is',
+  );
   return re.test(text);
 }

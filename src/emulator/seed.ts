@@ -114,10 +114,16 @@ export const DEFAULT_TRANSFER_ADMIN = { username: 'admin', password: 'xfer-admin
  * state's): the first automation user in the administrators group and the first transfer user
  * with `SysAdmin` (else `Admin`); a service whose seed has neither has none.
  */
-export function seedAdmins(seed: EmulatorSeed | undefined): { readonly automation?: { readonly username: string; readonly password: string }; readonly transfer?: { readonly username: string; readonly password: string } } {
+export function seedAdmins(seed: EmulatorSeed | undefined): {
+  readonly automation?: { readonly username: string; readonly password: string };
+  readonly transfer?: { readonly username: string; readonly password: string };
+} {
   const automation = seed?.automation?.users === undefined ? DEFAULT_AUTOMATION_ADMIN : seed.automation.users.find((u) => u.isAdmin === true);
   const transferUsers = seed?.transfer?.users;
-  const transfer = transferUsers === undefined ? DEFAULT_TRANSFER_ADMIN : (transferUsers.find((u) => u.permission === 'SysAdmin') ?? transferUsers.find((u) => u.permission === 'Admin'));
+  const transfer =
+    transferUsers === undefined
+      ? DEFAULT_TRANSFER_ADMIN
+      : (transferUsers.find((u) => u.permission === 'SysAdmin') ?? transferUsers.find((u) => u.permission === 'Admin'));
   return {
     ...(automation ? { automation: { username: automation.username, password: automation.password } } : {}),
     ...(transfer ? { transfer: { username: transfer.username, password: transfer.password } } : {}),
@@ -144,7 +150,8 @@ export function loadSeedFile(path: string): EmulatorSeed {
   }
   if (!isJsonObject(value)) throw new ConfigError(`emulator seed ${path}: the top level must be an object {automation, transfer}`);
   for (const k of Object.keys(value)) {
-    if (k !== 'automation' && k !== 'transfer' && !k.startsWith('$') && k !== 'description') throw new ConfigError(`emulator seed ${path}: unknown top-level key ${k} (automation, transfer)`);
+    if (k !== 'automation' && k !== 'transfer' && !k.startsWith('$') && k !== 'description')
+      throw new ConfigError(`emulator seed ${path}: unknown top-level key ${k} (automation, transfer)`);
     if ((k === 'automation' || k === 'transfer') && !isJsonObject(value[k])) throw new ConfigError(`emulator seed ${path}: ${k} must be an object`);
   }
   return value as EmulatorSeed;
@@ -209,10 +216,13 @@ function buildAutomation(seed: AutomationSeed | undefined, variants: Variants): 
     if (g.Type !== undefined && g.Type !== 'local' && g.Type !== 'remote') fail(`user group ${String(g.Name)}: Type must be local or remote`);
     return { Name: g.Name!, Type: g.Type ?? 'local', Description: g.Description ?? '' };
   });
-  if (!a.userGroups.some((g) => g.Name === 'Administrators')) a.userGroups.unshift({ Name: 'Administrators', Type: 'local', Description: 'Administrators of the automation server' });
+  if (!a.userGroups.some((g) => g.Name === 'Administrators'))
+    a.userGroups.unshift({ Name: 'Administrators', Type: 'local', Description: 'Administrators of the automation server' });
   a.resourceGroups = named(s.resourceGroups, 'automation.resourceGroups').map((g) => ({ Name: g.Name!, Notes: g.Notes ?? '' }));
 
-  const users = s.users ?? [{ username: DEFAULT_AUTOMATION_ADMIN.username, password: DEFAULT_AUTOMATION_ADMIN.password, isAdmin: true, userGroups: ['Administrators'] }];
+  const users = s.users ?? [
+    { username: DEFAULT_AUTOMATION_ADMIN.username, password: DEFAULT_AUTOMATION_ADMIN.password, isAdmin: true, userGroups: ['Administrators'] },
+  ];
   a.users = users.map((u, i): AutomationUser => {
     if (typeof u.username !== 'string' || u.username === '' || typeof u.password !== 'string') fail(`automation.users[${i}] needs username and password`);
     const memberOf = u.userGroups ?? (u.isAdmin ? ['Administrators'] : []);
@@ -228,7 +238,8 @@ function buildAutomation(seed: AutomationSeed | undefined, variants: Variants): 
     const perms = Object.fromEntries(ACL_PERMISSION_KEYS.map((k) => [k, 0])) as Record<AclPermission, 0 | 1>;
     const given = isJsonObject(raw.Permissions) ? raw.Permissions : {};
     for (const [k, v] of Object.entries(given)) {
-      if (!(ACL_PERMISSION_KEYS as readonly string[]).includes(k) || (v !== 0 && v !== 1)) fail(`automation.acls[${i}]: bad permission ${k}=${JSON.stringify(v)}`);
+      if (!(ACL_PERMISSION_KEYS as readonly string[]).includes(k) || (v !== 0 && v !== 1))
+        fail(`automation.acls[${i}]: bad permission ${k}=${JSON.stringify(v)}`);
       perms[k as AclPermission] = v as 0 | 1;
     }
     if (perms.TaskAddEditDelete === 1 && perms.TaskEditExisting === 0) fail(`automation.acls[${i}]: TaskEditExisting cannot be 0 while TaskAddEditDelete is 1`);
@@ -243,7 +254,8 @@ function buildAutomation(seed: AutomationSeed | undefined, variants: Variants): 
     const keys = Object.keys(wrapped);
     const type = keys.length === 1 ? storedHostType(keys[0]!, variants) : '';
     const body = keys.length === 1 ? wrapped[keys[0]!] : undefined;
-    if (!(HOST_TYPES as readonly string[]).includes(type) || !isJsonObject(body)) fail(`automation.hosts[${i}] must be {"<host type>": {...}} with a type of ${HOST_TYPES.join(', ')}`);
+    if (!(HOST_TYPES as readonly string[]).includes(type) || !isJsonObject(body))
+      fail(`automation.hosts[${i}] must be {"<host type>": {...}} with a type of ${HOST_TYPES.join(', ')}`);
     if (typeof body.Name !== 'string' || body.Name === '') fail(`automation.hosts[${i}] needs a Name`);
     const fields = withId(a, dropNulls(body) as JsonObject, 'host', hostIds);
     const { ID, Name, Desc, Group, ...rest } = fields;
@@ -263,7 +275,13 @@ function buildAutomation(seed: AutomationSeed | undefined, variants: Variants): 
   const dlIds = new Set<string>();
   a.dateLists = named(s.dateLists, 'automation.dateLists').map((o) => {
     const entries = o.Entries ?? [];
-    if (!Array.isArray(entries) || !entries.every((e) => isJsonObject(e) && Object.keys(e).length === 1 && (typeof e.C === 'string' || (typeof e.Date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(e.Date))))) {
+    if (
+      !Array.isArray(entries) ||
+      !entries.every(
+        (e) =>
+          isJsonObject(e) && Object.keys(e).length === 1 && (typeof e.C === 'string' || (typeof e.Date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(e.Date))),
+      )
+    ) {
       fail(`date list ${String(o.Name)}: Entries are {"C": comment} or {"Date": "yyyy-mm-dd"}`);
     }
     const { ID, Name, Description, Group, ...rest } = withId(a, o, 'date list', dlIds);
@@ -285,7 +303,8 @@ function buildAutomation(seed: AutomationSeed | undefined, variants: Variants): 
       if (typeof b.Type === 'string') b.Type = storedHostType(b.Type, variants);
     });
     const checked = normalizeTask(body, { state: a, variants, mode: 'seed' });
-    if (!checked.ok) fail(`task ${String(raw.Name)}: ${checked.errors.map((e) => `${e.field}: ${e.message}${e.rejected ? ` (${e.rejected})` : ''}`).join('; ')}`);
+    if (!checked.ok)
+      fail(`task ${String(raw.Name)}: ${checked.errors.map((e) => `${e.field}: ${e.message}${e.rejected ? ` (${e.rejected})` : ''}`).join('; ')}`);
     return orderTaskKeys({ ...checked.task, ID: raw.ID! });
   });
   const names = new Set<string>();
@@ -334,12 +353,15 @@ function ownerPermissions(): FolderAclEntry['permissions'] {
 
 function buildTransfer(seed: TransferSeed | undefined): TransferState {
   const s = seed ?? {};
-  const users = s.users ?? [{ username: DEFAULT_TRANSFER_ADMIN.username, password: DEFAULT_TRANSFER_ADMIN.password, fullName: 'Administrator', permission: 'SysAdmin' as const }];
+  const users = s.users ?? [
+    { username: DEFAULT_TRANSFER_ADMIN.username, password: DEFAULT_TRANSFER_ADMIN.password, fullName: 'Administrator', permission: 'SysAdmin' as const },
+  ];
   const t: TransferState = { users: [], groups: [], folders: [], nextFolderId: 0, nextGroupId: 0, tokens: new Map() };
   t.users = users.map((u, i): TransferUser => {
     if (typeof u.username !== 'string' || u.username === '' || typeof u.password !== 'string') fail(`transfer.users[${i}] needs username and password`);
     const permission = u.permission ?? 'User';
-    if (!(TRANSFER_PERMISSIONS as readonly string[]).includes(permission)) fail(`transfer user ${u.username}: permission must be one of ${TRANSFER_PERMISSIONS.join(', ')}`);
+    if (!(TRANSFER_PERMISSIONS as readonly string[]).includes(permission))
+      fail(`transfer user ${u.username}: permission must be one of ${TRANSFER_PERMISSIONS.join(', ')}`);
     return {
       id: u.id ?? userIdFor(u.username),
       username: u.username,
@@ -358,7 +380,12 @@ function buildTransfer(seed: TransferSeed | undefined): TransferState {
   t.nextGroupId = Math.max(1000, ...givenGroupIds) + 1;
   t.groups = (s.groups ?? []).map((g, i): TransferGroup => {
     if (typeof g.name !== 'string' || g.name === '') fail(`transfer.groups[${i}] needs a name`);
-    return { id: g.id ?? t.nextGroupId++, name: g.name, description: g.description ?? '', members: (g.members ?? []).map((m) => userByName(m, `group ${g.name}`).id) };
+    return {
+      id: g.id ?? t.nextGroupId++,
+      name: g.name,
+      description: g.description ?? '',
+      members: (g.members ?? []).map((m) => userByName(m, `group ${g.name}`).id),
+    };
   });
 
   const givenFolderIds = (s.folders ?? []).map((f) => f.id).filter((id): id is number => typeof id === 'number');
@@ -376,7 +403,8 @@ function buildTransfer(seed: TransferSeed | undefined): TransferState {
   };
   for (const [i, f] of (s.folders ?? []).entries()) {
     const where = `transfer.folders[${i}] (${String(f.path)})`;
-    if (typeof f.path !== 'string' || !f.path.startsWith('/') || (f.path !== '/' && (f.path.endsWith('/') || f.path.includes('//')))) fail(`${where}: path must be absolute, like /Distribution/Acme`);
+    if (typeof f.path !== 'string' || !f.path.startsWith('/') || (f.path !== '/' && (f.path.endsWith('/') || f.path.includes('//'))))
+      fail(`${where}: path must be absolute, like /Distribution/Acme`);
     let folder = t.folders.find((x) => x.path.toLowerCase() === f.path.toLowerCase());
     if (!folder) {
       const cut = f.path.lastIndexOf('/');

@@ -148,7 +148,11 @@ function send(res: ServerResponse, r: ApiResponse): void {
 /** Status, headers and the full `content-length`, then half the body, then the connection closes. */
 function sendShort(res: ServerResponse, r: ApiResponse): void {
   const body = Buffer.from(r.body ?? '');
-  res.writeHead(r.status, { ...(r.headers ?? {}), 'content-type': r.contentType ?? 'application/json; charset=utf-8', 'content-length': Math.max(1, body.length) });
+  res.writeHead(r.status, {
+    ...(r.headers ?? {}),
+    'content-type': r.contentType ?? 'application/json; charset=utf-8',
+    'content-length': Math.max(1, body.length),
+  });
   res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
 }
 
@@ -262,11 +266,25 @@ export function createEmulatorServer(cfg: ServerConfig): EmulatorServer {
     }
     let response: ApiResponse;
     if (body === undefined) response = errorOf(413, `the request body is larger than ${MAX_BODY} bytes`);
-    else if (service === 'other' || sub === '') response = jsonResponse(404, { title: 'Not Found', detail: `nothing is served at ${path}; the services are under ${apiBase('automation', variants)} and ${apiBase('transfer', variants)}` });
+    else if (service === 'other' || sub === '')
+      response = jsonResponse(404, {
+        title: 'Not Found',
+        detail: `nothing is served at ${path}; the services are under ${apiBase('automation', variants)} and ${apiBase('transfer', variants)}`,
+      });
     else {
-      const apiReq: ApiRequest = { method, path: sub, query: url.searchParams, headers: req.headers, body, remoteAddress: req.socket.remoteAddress ?? '127.0.0.1' };
+      const apiReq: ApiRequest = {
+        method,
+        path: sub,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+        remoteAddress: req.socket.remoteAddress ?? '127.0.0.1',
+      };
       try {
-        response = service === 'automation' ? handleAutomation(apiReq, { state: cfg.state, lifetimes: cfg.lifetimes }) : handleTransfer(apiReq, { state: cfg.state, lifetimes: cfg.lifetimes, churn: cfg.listChurn });
+        response =
+          service === 'automation'
+            ? handleAutomation(apiReq, { state: cfg.state, lifetimes: cfg.lifetimes })
+            : handleTransfer(apiReq, { state: cfg.state, lifetimes: cfg.lifetimes, churn: cfg.listChurn });
       } catch (e) {
         response = errorOf(500, `emulator bug: ${(e as Error).message}`);
       }

@@ -152,7 +152,6 @@ export interface TransferGroup {
   members: string[];
 }
 
-
 export type FolderPermissions = Record<FolderPermission, boolean> & { sharePermissions: Record<SharePermission, boolean> };
 
 /** One folder ACL entry; `id` is the user id or the group id as a string. */

@@ -21,7 +21,9 @@ export function renderParameters(block: Json | undefined, form: Variants['automa
       return out;
     }
     case 'list':
-      return { Parameter: params.map((p): JsonObject => (p.Secret === 1 ? { Name: p.Name, value: '', DisplayValue: SUPPRESSED } : { Name: p.Name, value: p.value })) };
+      return {
+        Parameter: params.map((p): JsonObject => (p.Secret === 1 ? { Name: p.Name, value: '', DisplayValue: SUPPRESSED } : { Name: p.Name, value: p.value })),
+      };
     default: {
       const never: never = form;
       throw new Error(`unknown parameters form ${String(never)}`);

@@ -10,7 +10,16 @@ import type { ListChurn } from './list-churn.js';
 import { compareText, matchesGlob, parseTransferListQuery, transferPage } from './paging.js';
 import type { EmulatorState, FolderAclEntry, FolderPermissions, TransferFolder, TransferState, TransferUser, Variants } from './state.js';
 import { FOLDER_PERMISSION_KEYS, SHARE_PERMISSION_KEYS, nowMs } from './state.js';
-import { decodeEntryType, decodePermission, encodeEntry, encodeFolderPath, encodeTransferId, folderPathMatches, permissionForms, shownEntryName } from './transfer-wire.js';
+import {
+  decodeEntryType,
+  decodePermission,
+  encodeEntry,
+  encodeFolderPath,
+  encodeTransferId,
+  folderPathMatches,
+  permissionForms,
+  shownEntryName,
+} from './transfer-wire.js';
 import { NAMED_SETS } from './variants.js';
 
 export interface TransferRuntime {
@@ -55,7 +64,8 @@ function tokenDialect(rt: TransferRuntime): TokenDialect {
 export function handleTransfer(req: ApiRequest, rt: TransferRuntime): ApiResponse {
   const t = rt.state.transfer;
   if (req.path === '/token') {
-    if (req.method === 'GET') return jsonResponse(200, { message: 'The REST API is running. POST form-urlencoded credentials to this URL for a token.', apiVersion: 'v1' });
+    if (req.method === 'GET')
+      return jsonResponse(200, { message: 'The REST API is running. POST form-urlencoded credentials to this URL for a token.', apiVersion: 'v1' });
     if (req.method !== 'POST') return err(405, `${req.method} is not supported on /token`);
     return handleTokenGrant(req, tokenDialect(rt));
   }
@@ -155,7 +165,14 @@ function invalid(errors: FieldError[]): ApiResponse {
 }
 
 /** Sort, page and answer a list; a page past the end is a 404 on `transfer.pastLastPage=404`. */
-function listResponse<T>(c: Ctx, items: readonly T[], sortFields: readonly string[], defaultSort: string, sortValue: (t: T, field: string) => string, render: (t: T) => Json): ApiResponse {
+function listResponse<T>(
+  c: Ctx,
+  items: readonly T[],
+  sortFields: readonly string[],
+  defaultSort: string,
+  sortValue: (t: T, field: string) => string,
+  render: (t: T) => Json,
+): ApiResponse {
   const q = parseTransferListQuery(c.req.query, sortFields, defaultSort);
   if (!q.ok) return badQuery(q.errors);
   const sorted = sortItems(items, q.value, sortValue);
@@ -206,8 +223,19 @@ function userSelf(c: Ctx): ApiResponse {
 }
 
 function renderUser(c: Ctx, u: TransferUser): JsonObject {
-  const record: JsonObject = { id: u.id, username: u.username, fullName: u.fullName, realname: u.fullName, email: u.email, permission: u.permission, status: u.status, orgID: u.orgID, homeFolderID: u.homeFolderID };
-  if (c.v['transfer.groupMembers'] === 'userField') record.groupIds = c.t.groups.filter((g) => g.members.includes(u.id)).map((g) => encodeTransferId(g.id, c.v));
+  const record: JsonObject = {
+    id: u.id,
+    username: u.username,
+    fullName: u.fullName,
+    realname: u.fullName,
+    email: u.email,
+    permission: u.permission,
+    status: u.status,
+    orgID: u.orgID,
+    homeFolderID: u.homeFolderID,
+  };
+  if (c.v['transfer.groupMembers'] === 'userField')
+    record.groupIds = c.t.groups.filter((g) => g.members.includes(u.id)).map((g) => encodeTransferId(g.id, c.v));
   return record;
 }
 
@@ -221,9 +249,18 @@ function listUsers(c: Ctx): ApiResponse {
   if (groupId !== null && !group) return err(404, `no group has id ${groupId}`);
   churnUsers(c.rt.churn, c.t);
   const users = c.t.users.filter(
-    (u) => (name === null || name === '' || (exact ? u.username.toLowerCase() === name.toLowerCase() : u.username.toLowerCase().includes(name.toLowerCase()))) && (!group || group.members.includes(u.id)),
+    (u) =>
+      (name === null || name === '' || (exact ? u.username.toLowerCase() === name.toLowerCase() : u.username.toLowerCase().includes(name.toLowerCase()))) &&
+      (!group || group.members.includes(u.id)),
   );
-  return listResponse(c, users, ['username', 'fullName', 'email'], 'username', (u, f) => String(renderUser(c, u)[f] ?? ''), (u) => renderUser(c, u));
+  return listResponse(
+    c,
+    users,
+    ['username', 'fullName', 'email'],
+    'username',
+    (u, f) => String(renderUser(c, u)[f] ?? ''),
+    (u) => renderUser(c, u),
+  );
 }
 
 /** GET /groups/{id}/members: only where the server lists members that way (`transfer.groupMembers=members`). */
@@ -233,14 +270,28 @@ function listGroupMembers(c: Ctx, p: Params): ApiResponse {
   const group = c.t.groups.find((g) => String(g.id) === p.id);
   if (!group) return err(404, `no group has id ${String(p.id)}`);
   const users = c.t.users.filter((u) => group.members.includes(u.id));
-  return listResponse(c, users, ['username'], 'username', (u) => u.username, (u) => renderUser(c, u));
+  return listResponse(
+    c,
+    users,
+    ['username'],
+    'username',
+    (u) => u.username,
+    (u) => renderUser(c, u),
+  );
 }
 
 function listGroups(c: Ctx): ApiResponse {
   if (!isUserAdmin(c.caller)) return err(403, 'listing groups requires the Admin or SysAdmin permission');
   const mask = c.req.query.get('name');
   const groups = c.t.groups.filter((g) => mask === null || matchesGlob(g.name, mask));
-  return listResponse(c, groups, ['name', 'id'], 'name', (g, f) => (f === 'id' ? String(g.id).padStart(12, '0') : g.name), (g) => ({ id: encodeTransferId(g.id, c.v), name: g.name, description: g.description, membersCount: g.members.length }));
+  return listResponse(
+    c,
+    groups,
+    ['name', 'id'],
+    'name',
+    (g, f) => (f === 'id' ? String(g.id).padStart(12, '0') : g.name),
+    (g) => ({ id: encodeTransferId(g.id, c.v), name: g.name, description: g.description, membersCount: g.members.length }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -255,7 +306,9 @@ function folderSortValue(f: TransferFolder, field: string): string {
 function listFolders(c: Ctx): ApiResponse {
   const path = c.req.query.get('path');
   const name = c.req.query.get('name');
-  const folders = c.t.folders.filter((f) => canSee(c, f) && (path === null || folderPathMatches(f.path, path, c.v)) && (name === null || matchesGlob(f.name, name)));
+  const folders = c.t.folders.filter(
+    (f) => canSee(c, f) && (path === null || folderPathMatches(f.path, path, c.v)) && (name === null || matchesGlob(f.name, name)),
+  );
   return listResponse(c, folders, FOLDER_SORTS, NAMED_SETS[c.rt.state.profile].details.folderSort, folderSortValue, (f) => renderFolder(c, f));
 }
 
@@ -283,11 +336,15 @@ function createSubfolder(c: Ctx, p: Params): ApiResponse {
   const b = body.value;
   if (!isJsonObject(b)) return invalid([{ field: '', rejected: showRejected(b), message: 'the body must be {name, inheritPermissions}' }]);
   const errors: FieldError[] = [];
-  for (const k of Object.keys(b)) if (k !== 'name' && k !== 'inheritPermissions') errors.push({ field: k, rejected: showRejected(b[k]), message: 'is not a field of AddFolderModel (name, inheritPermissions)' });
+  for (const k of Object.keys(b))
+    if (k !== 'name' && k !== 'inheritPermissions')
+      errors.push({ field: k, rejected: showRejected(b[k]), message: 'is not a field of AddFolderModel (name, inheritPermissions)' });
   const name = b.name;
-  if (typeof name !== 'string' || name.trim() === '' || /[/\\]/.test(name)) errors.push({ field: 'name', rejected: showRejected(name), message: 'name is required and cannot contain / or \\' });
+  if (typeof name !== 'string' || name.trim() === '' || /[/\\]/.test(name))
+    errors.push({ field: 'name', rejected: showRejected(name), message: 'name is required and cannot contain / or \\' });
   const inherit = b.inheritPermissions ?? 'None';
-  if (!(INHERIT as readonly Json[]).includes(inherit)) errors.push({ field: 'inheritPermissions', rejected: showRejected(inherit), message: `must be one of ${INHERIT.join(', ')}` });
+  if (!(INHERIT as readonly Json[]).includes(inherit))
+    errors.push({ field: 'inheritPermissions', rejected: showRejected(inherit), message: `must be one of ${INHERIT.join(', ')}` });
   if (errors.length > 0 || typeof name !== 'string') return invalid(errors);
   if (c.t.folders.some((f) => f.parentId === parent.id && f.id !== parent.id && f.name.toLowerCase() === name.toLowerCase())) {
     return err(409, `${parent.path} already has a subfolder named ${name}`);
@@ -323,9 +380,11 @@ function renameFolder(c: Ctx, p: Params): ApiResponse {
   const b = body.value;
   if (!isJsonObject(b)) return invalid([{ field: '', rejected: showRejected(b), message: 'the body must be {name}' }]);
   const errors: FieldError[] = [];
-  for (const k of Object.keys(b)) if (k !== 'name') errors.push({ field: k, rejected: showRejected(b[k]), message: 'is not a field of FolderPatchModel (name)' });
+  for (const k of Object.keys(b))
+    if (k !== 'name') errors.push({ field: k, rejected: showRejected(b[k]), message: 'is not a field of FolderPatchModel (name)' });
   const name = b.name;
-  if (typeof name !== 'string' || name.trim() === '' || /[/\\]/.test(name)) errors.push({ field: 'name', rejected: showRejected(name), message: 'name is required and cannot contain / or \\' });
+  if (typeof name !== 'string' || name.trim() === '' || /[/\\]/.test(name))
+    errors.push({ field: 'name', rejected: showRejected(name), message: 'name is required and cannot contain / or \\' });
   if (errors.length > 0 || typeof name !== 'string') return invalid(errors);
   // A case-only rename of the folder itself is allowed; a sibling of that name (any case) is not.
   if (c.t.folders.some((x) => x.parentId === parent.id && x.id !== f.id && x.id !== parent.id && x.name.toLowerCase() === name.toLowerCase())) {
@@ -389,7 +448,14 @@ function listAcl(c: Ctx, p: Params): ApiResponse {
   const f = visibleFolder(c, p.id!);
   if (!f) return folderForbidden(p.id!);
   churnAcl(c.rt.churn, c.t, f, { ...emptyPermissions(), readFiles: true, listFiles: true });
-  return listResponse(c, f.acl, ['name', 'type'], 'name', (e, field) => (field === 'type' ? e.type : (shownName(c, e) ?? '')), (e) => renderEntry(c, e));
+  return listResponse(
+    c,
+    f.acl,
+    ['name', 'type'],
+    'name',
+    (e, field) => (field === 'type' ? e.type : (shownName(c, e) ?? '')),
+    (e) => renderEntry(c, e),
+  );
 }
 
 /** The answer to an entry write (`transfer.aclAnswer`): the whole entry list, the entry written, or no body. */
@@ -416,7 +482,11 @@ function aclAnswer(c: Ctx, f: TransferFolder, written: FolderAclEntry): ApiRespo
 function readPrincipal(c: Ctx, b: JsonObject, errors: FieldError[]): { type: 'User' | 'Group'; id: string } | undefined {
   const type = decodeEntryType(b.type, c.v);
   if (type === undefined) {
-    errors.push({ field: 'type', rejected: showRejected(b.type), message: c.v['transfer.entryType'] === 'lower' ? 'type must be User or Group (or user, group)' : 'type must be User or Group' });
+    errors.push({
+      field: 'type',
+      rejected: showRejected(b.type),
+      message: c.v['transfer.entryType'] === 'lower' ? 'type must be User or Group (or user, group)' : 'type must be User or Group',
+    });
     return undefined;
   }
   const rawId = b.id;
@@ -448,15 +518,25 @@ function readPermissions(c: Ctx, value: Json | undefined, errors: FieldError[]):
         continue;
       }
       for (const [sk, sv] of Object.entries(v)) {
-        if (!(SHARE_PERMISSION_KEYS as readonly string[]).includes(sk)) errors.push({ field: `permissions.sharePermissions.${sk}`, rejected: showRejected(sv), message: `unknown share permission; one of ${SHARE_PERMISSION_KEYS.join(', ')}` });
+        if (!(SHARE_PERMISSION_KEYS as readonly string[]).includes(sk))
+          errors.push({
+            field: `permissions.sharePermissions.${sk}`,
+            rejected: showRejected(sv),
+            message: `unknown share permission; one of ${SHARE_PERMISSION_KEYS.join(', ')}`,
+          });
         else {
           const p = decodePermission(sv, c.v);
-          if (p === undefined) errors.push({ field: `permissions.sharePermissions.${sk}`, rejected: showRejected(sv), message: `must be ${permissionForms(c.v)}` });
+          if (p === undefined)
+            errors.push({ field: `permissions.sharePermissions.${sk}`, rejected: showRejected(sv), message: `must be ${permissionForms(c.v)}` });
           else out.sharePermissions[sk as (typeof SHARE_PERMISSION_KEYS)[number]] = p;
         }
       }
     } else if (!(FOLDER_PERMISSION_KEYS as readonly string[]).includes(k)) {
-      errors.push({ field: `permissions.${k}`, rejected: showRejected(v), message: `unknown permission; one of ${FOLDER_PERMISSION_KEYS.join(', ')}, sharePermissions` });
+      errors.push({
+        field: `permissions.${k}`,
+        rejected: showRejected(v),
+        message: `unknown permission; one of ${FOLDER_PERMISSION_KEYS.join(', ')}, sharePermissions`,
+      });
     } else {
       const p = decodePermission(v, c.v);
       if (p === undefined) errors.push({ field: `permissions.${k}`, rejected: showRejected(v), message: `must be ${permissionForms(c.v)}` });
@@ -490,7 +570,9 @@ function setEntry(c: Ctx, p: Params, extraKey: string): ApiResponse {
   if (!request.ok) return request.response;
   const { folder: f, body: b } = request;
   const errors: FieldError[] = [];
-  for (const k of Object.keys(b)) if (!['type', 'id', 'permissions', extraKey].includes(k)) errors.push({ field: k, rejected: showRejected(b[k]), message: `is not a field of this body (type, id, permissions, ${extraKey})` });
+  for (const k of Object.keys(b))
+    if (!['type', 'id', 'permissions', extraKey].includes(k))
+      errors.push({ field: k, rejected: showRejected(b[k]), message: `is not a field of this body (type, id, permissions, ${extraKey})` });
   const who = readPrincipal(c, b, errors);
   const permissions = readPermissions(c, b.permissions, errors);
   if (errors.length > 0 || !who) return invalid(errors);

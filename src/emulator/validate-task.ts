@@ -24,26 +24,92 @@ const SORTS = oneOf('Date,A', 'Size,A', 'Filename,A', 'Date,D', 'Size,D', 'Filen
 /** Every field of a Source step (automation §2.5); any other key is refused. */
 export const SOURCE_FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   // string fields
-  Account: STRING, AddCom: STRING, AddComAX: STRING, Bucket: STRING, ClientCertSHA1: STRING, ClientCertStore: STRING,
-  ClientCertSubject: STRING, ClientKeyID: STRING, DestFileAttr: STRING, DownloadGroup: STRING, ExFile: STRING, ExFo: STRING,
-  FileMask: STRING, FolderID: STRING, FolderName: STRING, HostID: STRING, ID: STRING, MD5File: STRING, MDNFilenameToSend: STRING,
-  MDNPath: STRING, PartnerName: STRING, Password: STRING, Path: STRING, RenameTo: STRING, SubjectMatch: STRING, Username: STRING,
+  Account: STRING,
+  AddCom: STRING,
+  AddComAX: STRING,
+  Bucket: STRING,
+  ClientCertSHA1: STRING,
+  ClientCertStore: STRING,
+  ClientCertSubject: STRING,
+  ClientKeyID: STRING,
+  DestFileAttr: STRING,
+  DownloadGroup: STRING,
+  ExFile: STRING,
+  ExFo: STRING,
+  FileMask: STRING,
+  FolderID: STRING,
+  FolderName: STRING,
+  HostID: STRING,
+  ID: STRING,
+  MD5File: STRING,
+  MDNFilenameToSend: STRING,
+  MDNPath: STRING,
+  PartnerName: STRING,
+  Password: STRING,
+  Path: STRING,
+  RenameTo: STRING,
+  SubjectMatch: STRING,
+  Username: STRING,
   XS: STRING,
   DLInteg: oneOf('never', 'ifsure', 'ignore', 'always'),
   // integers with bounds
-  ConnTimeoutSecs: int(0, 32000), DataTimeoutSecs: int(0, 32000), MxBy: int(0), MxFi: int(0, 99999), RescanSecs: int(0, 999),
-  RetryCount: int(0, 32000), RetryTimeoutSecs: int(0, 32000), Rsm: int(0, 1),
+  ConnTimeoutSecs: int(0, 32000),
+  DataTimeoutSecs: int(0, 32000),
+  MxBy: int(0),
+  MxFi: int(0, 99999),
+  RescanSecs: int(0, 999),
+  RetryCount: int(0, 32000),
+  RetryTimeoutSecs: int(0, 32000),
+  Rsm: int(0, 1),
   // enumerations
-  AB: oneOf('ascii', 'binary'), DeleteOrig: oneOf(0, 1, 2), FolderType: oneOf(-1, 1, 4, 10, 110, 19, 119, 99), Format: oneOf('CSV', 'XML'),
-  MD5Get: oneOf('IfPresent', 'Required', 'Never'), Sort: SORTS, SyDel: oneOf(0, 1, 2), Type: { kind: 'hostType' }, Criteria: { kind: 'criteria' },
+  AB: oneOf('ascii', 'binary'),
+  DeleteOrig: oneOf(0, 1, 2),
+  FolderType: oneOf(-1, 1, 4, 10, 110, 19, 119, 99),
+  Format: oneOf('CSV', 'XML'),
+  MD5Get: oneOf('IfPresent', 'Required', 'Never'),
+  Sort: SORTS,
+  SyDel: oneOf(0, 1, 2),
+  Type: { kind: 'hostType' },
+  Criteria: { kind: 'criteria' },
   // 0/1
-  BlindDL: FLAG, DelRename: FLAG, NewFilesOnly: FLAG, Passive: FLAG, RetryIfNoFiles: FLAG, ReuseSSL: FLAG, SearchSubdirs: FLAG,
-  SetFileAttr: FLAG, SyF: FLAG, SyT: FLAG, UDMxBy: FLAG, UDMxFi: FLAG, Unzip: FLAG, UseLCaseComp: FLAG, UseWinCopyFileAPI: FLAG,
+  BlindDL: FLAG,
+  DelRename: FLAG,
+  NewFilesOnly: FLAG,
+  Passive: FLAG,
+  RetryIfNoFiles: FLAG,
+  ReuseSSL: FLAG,
+  SearchSubdirs: FLAG,
+  SetFileAttr: FLAG,
+  SyF: FLAG,
+  SyT: FLAG,
+  UDMxBy: FLAG,
+  UDMxFi: FLAG,
+  Unzip: FLAG,
+  UseLCaseComp: FLAG,
+  UseWinCopyFileAPI: FLAG,
   // use-host-default flags
-  UseDefAB: FLAG, UseDefBlindDL: FLAG, UseDefBucket: FLAG, UseDefClientCert: FLAG, UseDefClientKey: FLAG, UseDefConnTimeoutSecs: FLAG,
-  UseDefDLInteg: FLAG, UseDefDataTimeoutSecs: FLAG, UseDefMD5File: FLAG, UseDefMD5Get: FLAG, UseDefPartner: FLAG, UseDefPassive: FLAG,
-  UseDefRescanSecs: FLAG, UseDefRetryCount: FLAG, UseDefRetryTimeoutSecs: FLAG, UseDefReuseSSL: FLAG, UseDefRsm: FLAG,
-  UseDefSetFileAttr: FLAG, UseDefSort: FLAG, UseDefUser: FLAG, UseDefWinCopyFileAPI: FLAG, UseDefXS: FLAG,
+  UseDefAB: FLAG,
+  UseDefBlindDL: FLAG,
+  UseDefBucket: FLAG,
+  UseDefClientCert: FLAG,
+  UseDefClientKey: FLAG,
+  UseDefConnTimeoutSecs: FLAG,
+  UseDefDLInteg: FLAG,
+  UseDefDataTimeoutSecs: FLAG,
+  UseDefMD5File: FLAG,
+  UseDefMD5Get: FLAG,
+  UseDefPartner: FLAG,
+  UseDefPassive: FLAG,
+  UseDefRescanSecs: FLAG,
+  UseDefRetryCount: FLAG,
+  UseDefRetryTimeoutSecs: FLAG,
+  UseDefReuseSSL: FLAG,
+  UseDefRsm: FLAG,
+  UseDefSetFileAttr: FLAG,
+  UseDefSort: FLAG,
+  UseDefUser: FLAG,
+  UseDefWinCopyFileAPI: FLAG,
+  UseDefXS: FLAG,
 };
 
 /** Known fields of the opaque step kinds; other keys are kept as sent. */
@@ -68,10 +134,43 @@ export function isStepKind(key: string): key is StepKind {
 }
 
 /** Task fields accepted on input; read-only ones are accepted and dropped. */
-const TASK_FIELDS = ['ID', 'Name', 'Group', 'Active', 'AR', 'CAS', 'CacheNames', 'TT', 'UseDefStateCaching', 'NextEID', 'Info', 'Schedules', 'Parameters', 'NextActions', 'steps'];
+const TASK_FIELDS = [
+  'ID',
+  'Name',
+  'Group',
+  'Active',
+  'AR',
+  'CAS',
+  'CacheNames',
+  'TT',
+  'UseDefStateCaching',
+  'NextEID',
+  'Info',
+  'Schedules',
+  'Parameters',
+  'NextActions',
+  'steps',
+];
 export const TASK_READ_ONLY_FIELDS = ['Renamed', 'xAddEditDelete', 'xAlter', 'xRun', 'Scheduled', 'Watched'];
 /** Stored key order (and so the order of GET output). */
-export const TASK_KEY_ORDER = ['ID', 'Name', 'Group', 'Active', 'AR', 'CAS', 'CacheNames', 'TT', 'UseDefStateCaching', 'NextEID', 'Renamed', 'Info', 'Schedules', 'Parameters', 'NextActions', 'steps'];
+export const TASK_KEY_ORDER = [
+  'ID',
+  'Name',
+  'Group',
+  'Active',
+  'AR',
+  'CAS',
+  'CacheNames',
+  'TT',
+  'UseDefStateCaching',
+  'NextEID',
+  'Renamed',
+  'Info',
+  'Schedules',
+  'Parameters',
+  'NextActions',
+  'steps',
+];
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 export const HH_MM = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
@@ -169,7 +268,14 @@ function findHost(state: AutomationState, id: string): HostRecord | undefined {
 }
 
 /** Check fields against a rule table; `strict` refuses keys not in the table. */
-function checkFields(body: JsonObject, rules: Readonly<Record<string, FieldRule>>, path: string, issues: Issues, xferType: Variants['automation.hostType'], strict: boolean): JsonObject {
+function checkFields(
+  body: JsonObject,
+  rules: Readonly<Record<string, FieldRule>>,
+  path: string,
+  issues: Issues,
+  xferType: Variants['automation.hostType'],
+  strict: boolean,
+): JsonObject {
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(body)) {
     const rule = rules[k];
@@ -202,7 +308,8 @@ function keepStoredPassword(out: JsonObject, path: string, c: Ctx): void {
   if (out.Password !== SUPPRESSED && out.Password !== undefined) return;
   const stored = typeof out.ID === 'string' ? c.oldStepPasswords.get(out.ID) : undefined;
   if (stored !== undefined) out.Password = stored;
-  else if (out.Password === SUPPRESSED) c.issues.fail(`${path}.Password`, SUPPRESSED, 'a suppressed password can only be sent back for an existing step (by its ID)');
+  else if (out.Password === SUPPRESSED)
+    c.issues.fail(`${path}.Password`, SUPPRESSED, 'a suppressed password can only be sent back for an existing step (by its ID)');
 }
 
 interface Ctx {
@@ -577,7 +684,8 @@ export function normalizeTask(input: unknown, ctx: TaskContext): TaskCheck {
   }
   task.TT = tt;
   task.UseDefStateCaching = flag(body, 'UseDefStateCaching', 0, issues);
-  if (body.NextEID !== undefined && (typeof body.NextEID !== 'number' || !Number.isInteger(body.NextEID))) issues.fail('NextEID', body.NextEID, 'must be an integer');
+  if (body.NextEID !== undefined && (typeof body.NextEID !== 'number' || !Number.isInteger(body.NextEID)))
+    issues.fail('NextEID', body.NextEID, 'must be an integer');
 
   const info = body.Info ?? {};
   if (!isJsonObject(info)) issues.fail('Info', info, 'must be an object {Description, Notes}');
@@ -597,10 +705,7 @@ export function normalizeTask(input: unknown, ctx: TaskContext): TaskCheck {
   task.Renamed = ctx.mode === 'update' ? ctx.existing?.Renamed === true || ctx.existing?.Name !== task.Name : body.Renamed === true && ctx.mode === 'seed';
 
   if (issues.list.length > 0) return { ok: false, errors: issues.list };
-  const floor = Math.max(
-    typeof ctx.existing?.NextEID === 'number' ? ctx.existing.NextEID : 1,
-    typeof body.NextEID === 'number' ? body.NextEID : 1,
-  );
+  const floor = Math.max(typeof ctx.existing?.NextEID === 'number' ? ctx.existing.NextEID : 1, typeof body.NextEID === 'number' ? body.NextEID : 1);
   // A reference numbered like a step exists only where the server answers that number (A-11 `both`).
   numberElements(task, floor, ctx.variants['automation.dateListRef'] === 'both');
   return { ok: true, task: orderTaskKeys(task) };

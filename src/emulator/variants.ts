@@ -39,18 +39,21 @@ export const VARIANT_SWITCHES = {
   'automation.ids': {
     register: 'A-2, A-21',
     values: ['string', 'number'],
-    description: 'automation ids in answers (task, step, schedule, host, script, date list, parameter, ACL ids and the references to them) are strings, or JSON numbers',
+    description:
+      'automation ids in answers (task, step, schedule, host, script, date list, parameter, ACL ids and the references to them) are strings, or JSON numbers',
   },
   'automation.flags': {
     register: 'A-3, A-21',
     values: ['number', 'boolean', 'string'],
     divergent: 'string',
-    description: '0/1 fields of tasks, schedules, steps and ACL Permissions are 0/1, true/false, or "0"/"1"; divergent: "0"/"1" ("0" is truthy, so a 0/1 reader testing truth reads it wrong)',
+    description:
+      '0/1 fields of tasks, schedules, steps and ACL Permissions are 0/1, true/false, or "0"/"1"; divergent: "0"/"1" ("0" is truthy, so a 0/1 reader testing truth reads it wrong)',
   },
   'automation.integers': {
     register: 'A-4',
     values: ['number', 'string'],
-    description: 'integer fields and numeric enums of steps and schedules (RetryCount, DeleteOrig, SyDel, FolderType, Multi, IsDest, Rsm…) are numbers, or digit strings',
+    description:
+      'integer fields and numeric enums of steps and schedules (RetryCount, DeleteOrig, SyDel, FolderType, Multi, IsDest, Rsm…) are numbers, or digit strings',
   },
   'automation.group': {
     register: 'A-5',
@@ -65,7 +68,7 @@ export const VARIANT_SWITCHES = {
   'automation.days': {
     register: 'A-8',
     values: ['long', 'short'],
-    description: 'a schedule\'s DayOfWeek holds Monday…Sunday, or Mon…Sun (on input only the answered form)',
+    description: "a schedule's DayOfWeek holds Monday…Sunday, or Mon…Sun (on input only the answered form)",
   },
   'automation.times': {
     register: 'A-9',
@@ -77,7 +80,8 @@ export const VARIANT_SWITCHES = {
     register: 'A-11',
     values: ['datelistid', 'id', 'both', 'string'],
     divergent: 'string',
-    description: "a schedule's DateListRef items are {DateListID}, {ID: date list id}, {ID: the reference's own number, DateListID}, or a bare id; divergent: the bare id (not even an object)",
+    description:
+      "a schedule's DateListRef items are {DateListID}, {ID: date list id}, {ID: the reference's own number, DateListID}, or a bare id; divergent: the bare id (not even an object)",
   },
   'automation.parameters': {
     register: 'A-12',
@@ -126,7 +130,7 @@ export const VARIANT_SWITCHES = {
   'automation.envelope': {
     register: 'B-1, A-22',
     values: ['paging', 'bare'],
-    description: 'automation lists and the audit report are {items, paging, sorting}, or a bare array of the page\'s items',
+    description: "automation lists and the audit report are {items, paging, sorting}, or a bare array of the page's items",
   },
   'automation.export': {
     register: 'A-29',
@@ -160,7 +164,8 @@ export const VARIANT_SWITCHES = {
   'transfer.envelope': {
     register: 'B-1',
     values: ['paging', 'flat'],
-    description: 'transfer lists are {items, paging: {page, perPage, totalItems, totalPages}, sorting}, or the flat {items, currentPage, totalItems, itemsPerPage, sorting}',
+    description:
+      'transfer lists are {items, paging: {page, perPage, totalItems, totalPages}, sorting}, or the flat {items, currentPage, totalItems, itemsPerPage, sorting}',
   },
   'transfer.maxPerPage': {
     register: 'B-9',
@@ -178,12 +183,13 @@ export const VARIANT_SWITCHES = {
     register: 'T-2',
     values: ['username', 'fullName', 'absent'],
     divergent: 'fullName',
-    description: "a folder ACL entry's name is the username (groups: the group name), the user's full name, or absent; divergent: the full name (present but not a name a client can look up)",
+    description:
+      "a folder ACL entry's name is the username (groups: the group name), the user's full name, or absent; divergent: the full name (present but not a name a client can look up)",
   },
   'transfer.entryType': {
     register: 'T-3',
     values: ['exact', 'lower'],
-    description: 'a folder ACL entry\'s type is User/Group, or user/group',
+    description: "a folder ACL entry's type is User/Group, or user/group",
   },
   'transfer.permissions': {
     register: 'T-4',
@@ -324,7 +330,8 @@ function checkVariant(name: string, value: string): void {
 
 /** The named set's switches with `overrides` on top (the overrides win); a mistake is a ConfigError. */
 export function resolveVariants(profile: string, overrides: Readonly<Record<string, string>> = {}): Variants {
-  if (!(PROFILES as readonly string[]).includes(profile)) throw new ConfigError(`unknown profile ${profile}${hint(profile, PROFILES)} (known: ${PROFILES.join(', ')})`);
+  if (!(PROFILES as readonly string[]).includes(profile))
+    throw new ConfigError(`unknown profile ${profile}${hint(profile, PROFILES)} (known: ${PROFILES.join(', ')})`);
   for (const [name, value] of Object.entries(overrides)) checkVariant(name, String(value));
   return { ...defaultVariants(), ...NAMED_SETS[profile as Profile].variants, ...overrides } as Variants;
 }

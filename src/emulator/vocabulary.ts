@@ -6,11 +6,30 @@
  */
 
 /** Resource-group ACL permissions (gaps.md "Resource-group ACLs"); values 0/1. */
-export const ACL_PERMISSION_KEYS = ['TaskRun', 'TaskEditExisting', 'TaskAddEditDelete', 'HostAddEditDelete', 'ScriptAddEditDelete', 'SSLAddEditDelete', 'SSHAddEditDelete', 'PGPAddEditDelete'] as const;
+export const ACL_PERMISSION_KEYS = [
+  'TaskRun',
+  'TaskEditExisting',
+  'TaskAddEditDelete',
+  'HostAddEditDelete',
+  'ScriptAddEditDelete',
+  'SSLAddEditDelete',
+  'SSHAddEditDelete',
+  'PGPAddEditDelete',
+] as const;
 export type AclPermission = (typeof ACL_PERMISSION_KEYS)[number];
 
 /** FolderAclPermissionsModel's booleans (transfer §2); `sharePermissions` is separate. */
-export const FOLDER_PERMISSION_KEYS = ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles', 'notify', 'addDeleteSubfolders', 'share', 'admin', 'listUsers'] as const;
+export const FOLDER_PERMISSION_KEYS = [
+  'readFiles',
+  'writeFiles',
+  'deleteFiles',
+  'listFiles',
+  'notify',
+  'addDeleteSubfolders',
+  'share',
+  'admin',
+  'listUsers',
+] as const;
 export type FolderPermission = (typeof FOLDER_PERMISSION_KEYS)[number];
 
 /** FolderShareAclPermissionsModel's booleans (transfer §2). */

@@ -41,7 +41,9 @@ export const DROPPED_DEFAULTS: readonly DroppedDefault[] = [
   ...['FailIfNoSuccessInSched', 'OnlyUntilFirstSuccess', 'RunEvenIfNotif'].map((field): DroppedDefault => ({ part: 'schedule', field, value: 0, source: OFF })),
   { part: 'step', field: 'NewFilesOnly', value: 0, source: SEEN('A §2.5 0/1 option') },
   { part: 'step', field: 'Unzip', value: 0, source: SEEN('A §2.5 0/1 option') },
-  ...['DelRename', 'RetryIfNoFiles', 'SearchSubdirs', 'SyF', 'SyT', 'UseLCaseComp'].map((field): DroppedDefault => ({ part: 'step', field, value: 0, source: OFF })),
+  ...['DelRename', 'RetryIfNoFiles', 'SearchSubdirs', 'SyF', 'SyT', 'UseLCaseComp'].map(
+    (field): DroppedDefault => ({ part: 'step', field, value: 0, source: OFF }),
+  ),
 ];
 
 const BY_PART = new Map<string, DroppedDefault>(DROPPED_DEFAULTS.map((d) => [`${d.part}.${d.field}`, d]));

@@ -139,10 +139,17 @@ export function findUnmatchedScope(source: ImportSource, selection: ImportSelect
     selection.scope.folders.forEach((entry, index) => {
       const below = source.folders.filter((f) => isSameOrBelow(f.folder.path, entry));
       if (below.length === 0) {
-        const why = source.origin.startsWith('snapshot ') ? `matches no folder saved in ${source.origin}` : 'matches no folder: there is no such folder, or this account cannot see it';
+        const why = source.origin.startsWith('snapshot ')
+          ? `matches no folder saved in ${source.origin}`
+          : 'matches no folder: there is no such folder, or this account cannot see it';
         out.push({ key: 'folders', index, entry, why });
       } else if (!below.some((f) => f.acl.some((e) => e.type === 'User' || e.type === 'Group'))) {
-        out.push({ key: 'folders', index, entry, why: `matches no folder with user or group entries (${below.length === 1 ? 'the folder has none' : `none of its ${below.length} folders has any`})` });
+        out.push({
+          key: 'folders',
+          index,
+          entry,
+          why: `matches no folder with user or group entries (${below.length === 1 ? 'the folder has none' : `none of its ${below.length} folders has any`})`,
+        });
       }
     });
   }

@@ -38,7 +38,8 @@ export interface ImportCatalog {
 
 export function createImportCatalog(source: Pick<ImportSource, 'hosts' | 'scripts' | 'dateLists'>): ImportCatalog {
   const hosts = new Map(source.hosts.map((h) => [String(h.ID), { name: h.Name, type: h.type }]));
-  const names = (list: ImportSource['scripts']) => new Map(list.filter((x) => typeof x.Name === 'string' && x.Name !== '').map((x) => [String(x.ID), x.Name as string]));
+  const names = (list: ImportSource['scripts']) =>
+    new Map(list.filter((x) => typeof x.Name === 'string' && x.Name !== '').map((x) => [String(x.ID), x.Name as string]));
   const scripts = names(source.scripts);
   const dateLists = names(source.dateLists);
   return { host: (id) => hosts.get(id), script: (id) => scripts.get(id), dateList: (id) => dateLists.get(id) };
@@ -120,7 +121,10 @@ export function taskToManifest(task: Task, catalog: ImportCatalog, secrets: Secr
   const steps = Array.isArray(t.steps) ? t.steps : [];
   const kinds = steps.map((s) => (isRecord(s) ? Object.keys(s)[0] : undefined));
   const other = [...new Set(kinds.filter((k) => k === undefined || !MANIFEST_STEP_KINDS.has(k)))];
-  if (other.length > 0) notes.push(`steps: ${other.map((k) => k ?? '(empty)').join(', ')} steps cannot be written in a manifest yet; the steps are left out (plan then leaves them as they are)`);
+  if (other.length > 0)
+    notes.push(
+      `steps: ${other.map((k) => k ?? '(empty)').join(', ')} steps cannot be written in a manifest yet; the steps are left out (plan then leaves them as they are)`,
+    );
   else if (steps.length > 0) spec.steps = steps.map((s, i) => step(s as Record<string, unknown>, i, { name, address, catalog, secrets, notes }));
 
   if (typeof t.TT === 'string' && !isDroppedDefault('task', 'TT', t.TT)) {
@@ -213,7 +217,9 @@ function step(s: Record<string, unknown>, index: number, c: StepContext): Record
   }
   if (stepPasswordState(body) === 'likely') {
     out.Password = c.secrets.placeholder(c.address, `${at}.Password`, [c.name, `step${index + 1}`, 'Password']);
-    c.notes.push(`${at}.Password: the server shows no step passwords, and this step signs in as ${String(body.Username)}; a placeholder is written so that a replace or re-create sends it`);
+    c.notes.push(
+      `${at}.Password: the server shows no step passwords, and this step signs in as ${String(body.Username)}; a placeholder is written so that a replace or re-create sends it`,
+    );
   }
   return { [kind]: out };
 }
@@ -247,11 +253,16 @@ export function folderToManifest(folder: LiveFolder): ImportedManifest {
   const path = folder.folder.path;
   const notes: string[] = [];
   const others = folder.acl.filter((e) => e.type !== 'User' && e.type !== 'Group');
-  if (others.length > 0) notes.push(`${others.length} entr${others.length === 1 ? 'y' : 'ies'} of type ${[...new Set(others.map((e) => e.type))].join(', ')} cannot be managed and ${others.length === 1 ? 'is' : 'are'} left out (plan never touches them)`);
+  if (others.length > 0)
+    notes.push(
+      `${others.length} entr${others.length === 1 ? 'y' : 'ies'} of type ${[...new Set(others.map((e) => e.type))].join(', ')} cannot be managed and ${others.length === 1 ? 'is' : 'are'} left out (plan never touches them)`,
+    );
   const unnamed = folder.acl.filter((e) => (e.type === 'User' || e.type === 'Group') && e.name === undefined);
   if (unnamed.length > 0) {
     const who = unnamed.map((e) => `${e.type.toLowerCase()} id ${e.id}${e.serverName !== undefined ? ` ("${e.serverName}")` : ''}`).join(', ');
-    notes.push(`${who}: not in the user and group lists this account can read, so no username or group name is known; left out, and the mode is additive so that plan leaves ${unnamed.length === 1 ? 'it' : 'them'} alone`);
+    notes.push(
+      `${who}: not in the user and group lists this account can read, so no username or group name is known; left out, and the mode is additive so that plan leaves ${unnamed.length === 1 ? 'it' : 'them'} alone`,
+    );
   }
   const entries = viewEntries(folder.acl.filter((e) => !unnamed.includes(e))).map((e) => ({
     [e.type === 'User' ? 'user' : 'group']: e.name,

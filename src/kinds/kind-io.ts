@@ -127,9 +127,21 @@ export interface ChangeIds {
 /** What apply needs of the automation client: its writes and the reads that identify objects. */
 export type AutomationWriter = Pick<
   AutomationClient,
-  'listTasks' | 'getTask' | 'createTask' | 'updateTask' | 'deleteTask' | 'listResourceGroupAcls' | 'getResourceGroupAcl' | 'createResourceGroupAcl' | 'updateResourceGroupAcl' | 'deleteResourceGroupAcl'
+  | 'listTasks'
+  | 'getTask'
+  | 'createTask'
+  | 'updateTask'
+  | 'deleteTask'
+  | 'listResourceGroupAcls'
+  | 'getResourceGroupAcl'
+  | 'createResourceGroupAcl'
+  | 'updateResourceGroupAcl'
+  | 'deleteResourceGroupAcl'
 >;
-export type TransferWriter = Pick<TransferClient, 'findFolderByPath' | 'createSubfolder' | 'renameFolder' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl'>;
+export type TransferWriter = Pick<
+  TransferClient,
+  'findFolderByPath' | 'createSubfolder' | 'renameFolder' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl'
+>;
 
 export interface WriteClients {
   readonly automation?: AutomationWriter;
@@ -160,7 +172,10 @@ export type Confirmation<S = Step> =
 
 /** What the stale-plan guard reads with (the lists of resolved names included). */
 export interface StaleCheckReaders {
-  readonly automation?: Pick<ReadonlyAutomationClient, 'listTasks' | 'listResourceGroupAcls' | 'listHosts' | 'listCustomScripts' | 'listStandardScripts' | 'listDateLists' | 'listResourceGroups'>;
+  readonly automation?: Pick<
+    ReadonlyAutomationClient,
+    'listTasks' | 'listResourceGroupAcls' | 'listHosts' | 'listCustomScripts' | 'listStandardScripts' | 'listDateLists' | 'listResourceGroups'
+  >;
   readonly transfer?: Pick<ReadonlyTransferClient, 'findFolderByPath' | 'listFolderAcls' | 'listUsers' | 'listGroups'>;
 }
 
@@ -216,6 +231,13 @@ export function liveIdOf(change: Change): string {
 
 /** `creating Task/Payroll (which it needs)`: a needed change in words any kind may use. */
 export function describeNeededChange(needed: Change): string {
-  const verbs: Readonly<Record<Change['action'], string>> = { create: 'creating', update: 'updating', replace: 'replacing', delete: 'deleting', 'no-op': 'checking', blocked: 'unblocking' };
+  const verbs: Readonly<Record<Change['action'], string>> = {
+    create: 'creating',
+    update: 'updating',
+    replace: 'replacing',
+    delete: 'deleting',
+    'no-op': 'checking',
+    blocked: 'unblocking',
+  };
   return `${verbs[needed.action]} ${needed.address} (which it needs)`;
 }

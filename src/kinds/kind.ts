@@ -1,6 +1,6 @@
 import type { LiveState } from '../live/model.js';
 import type { Scope } from '../config/model.js';
-import type { FolderPermissionsManifest, Manifest, ManifestKind, ResourceGroupAclManifest, TaskManifest } from '../manifest/types.js';
+import type { Manifest, ManifestKind } from '../manifest/types.js';
 import type { ValueVocabulary } from '../manifest/value-words.js';
 import type { Change, DesiredAcl, DesiredFolder, DesiredTask, EntryPermissions, NameKind, Principal } from '../resources/model.js';
 import type { ServiceName } from '../vocabulary.js';

@@ -15,7 +15,8 @@ export function reporter(m: Manifest): { report: Report; list: PlanDiagnostic[] 
   const list: PlanDiagnostic[] = [];
   return {
     list,
-    report: (code, path, message, hint) => list.push(createPlanDiagnostic(code, m.sourceMap.locate(path), message, { hint, address: formatAddress(m.kind, m.name) })),
+    report: (code, path, message, hint) =>
+      list.push(createPlanDiagnostic(code, m.sourceMap.locate(path), message, { hint, address: formatAddress(m.kind, m.name) })),
   };
 }
 

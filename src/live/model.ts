@@ -1,7 +1,6 @@
 import type { AboutInfo, DateList, Host, NamedObject, ResourceGroup, ResourceGroupAcl, Task } from '../services/automation/types.js';
 import type { Folder, FolderAclEntry, GroupMembersForm, TransferGroup, TransferUser } from '../services/transfer/types.js';
 export { folderKey, uniqueFolderPaths } from '../folder-path.js';
-import { folderKey } from '../folder-path.js';
 // The stale check reads ACLs by this key too, below this module: it lives in a leaf.
 export { aclKey } from '../resource-group-acl-key.js';
 
@@ -113,7 +112,11 @@ export interface LiveFolder {
 }
 
 /** Index items by lower-cased name and by id (first one wins on a clash). */
-export function indexByName<T>(items: readonly T[], nameOf: (item: T) => string | undefined, idOf: (item: T) => string | undefined = () => undefined): NamedIndex<T> {
+export function indexByName<T>(
+  items: readonly T[],
+  nameOf: (item: T) => string | undefined,
+  idOf: (item: T) => string | undefined = () => undefined,
+): NamedIndex<T> {
   const byName = new Map<string, T>();
   const byId = new Map<string, T>();
   for (const item of items) {

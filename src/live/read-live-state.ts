@@ -60,7 +60,13 @@ export interface StepFolderNeeds {
  * contacted and a list nothing needs is never fetched.
  */
 export function planLiveReads(manifests: readonly Manifest[], scope: Scope, prune: readonly PrunableKind[]): LiveNeeds {
-  const parts = Object.values(KIND_IO).map((io) => io.liveNeeds(manifests.filter((m) => m.kind === io.kind), scope, prune));
+  const parts = Object.values(KIND_IO).map((io) =>
+    io.liveNeeds(
+      manifests.filter((m) => m.kind === io.kind),
+      scope,
+      prune,
+    ),
+  );
   const automation = parts.flatMap((p) => p.automation ?? []);
   const transfer = parts.flatMap((p) => p.transfer ?? []);
   const any = <T>(of: readonly T[], flag: (part: T) => boolean | undefined) => of.some((part) => flag(part) === true);
@@ -111,12 +117,21 @@ export async function readLiveState(input: ReadLiveStateInput): Promise<LiveStat
   // fails first rejects it before anyone listens: unhandled, Node ends the process with a stack
   // trace. Its failure is `reading`'s (reported by Promise.all below) or is awaited in readTransfer.
   steps?.catch(() => undefined);
-  const transferReads = input.transfer && (needs.transfer || steps) ? readTransfer(input.transfer, needs.transfer ?? NO_TRANSFER_NEEDS, tracker, parallelism, steps) : undefined;
+  const transferReads =
+    input.transfer && (needs.transfer || steps) ? readTransfer(input.transfer, needs.transfer ?? NO_TRANSFER_NEEDS, tracker, parallelism, steps) : undefined;
   const [automation, transfer] = await Promise.all([reading, transferReads]);
   return { ...(automation ? { automation } : {}), ...(transfer ? { transfer } : {}) };
 }
 
-const NO_TRANSFER_NEEDS: NonNullable<LiveNeeds['transfer']> = { users: false, groups: false, groupNames: [], folders: [], previous: [], creatable: [], walk: [] };
+const NO_TRANSFER_NEEDS: NonNullable<LiveNeeds['transfer']> = {
+  users: false,
+  groups: false,
+  groupNames: [],
+  folders: [],
+  previous: [],
+  creatable: [],
+  walk: [],
+};
 
 interface Tracker {
   /** `n` more requests are coming. */
@@ -155,13 +170,35 @@ async function readAutomation(client: AutomationReader, needs: NonNullable<LiveN
     needs.acls ? t.run('resource-group ACLs', () => client.listResourceGroupAcls()) : skip,
   ]);
   const state: { -readonly [K in keyof AutomationLiveState]: AutomationLiveState[K] } = { info };
-  if (tasks) state.tasks = indexByName(tasks, (x) => x.Name, (x) => idText(x.ID));
-  if (hosts) state.hosts = indexByName(hosts, (x) => x.Name, (x) => x.ID);
+  if (tasks)
+    state.tasks = indexByName(
+      tasks,
+      (x) => x.Name,
+      (x) => idText(x.ID),
+    );
+  if (hosts)
+    state.hosts = indexByName(
+      hosts,
+      (x) => x.Name,
+      (x) => x.ID,
+    );
   if (custom && standard) {
-    const scripts: LiveScript[] = [...custom.map((s) => ({ ...s, origin: 'custom' as const })), ...standard.map((s) => ({ ...s, origin: 'standard' as const }))];
-    state.scripts = indexByName(scripts, (x) => x.Name, (x) => idText(x.ID));
+    const scripts: LiveScript[] = [
+      ...custom.map((s) => ({ ...s, origin: 'custom' as const })),
+      ...standard.map((s) => ({ ...s, origin: 'standard' as const })),
+    ];
+    state.scripts = indexByName(
+      scripts,
+      (x) => x.Name,
+      (x) => idText(x.ID),
+    );
   }
-  if (dateLists) state.dateLists = indexByName(dateLists, (x) => x.Name, (x) => idText(x.ID));
+  if (dateLists)
+    state.dateLists = indexByName(
+      dateLists,
+      (x) => x.Name,
+      (x) => idText(x.ID),
+    );
   if (resourceGroups) state.resourceGroups = indexByName(resourceGroups, (x) => x.Name);
   if (acls) state.acls = indexAcls(acls);
   if (needs.userGroups.length > 0) state.userGroups = await readUserGroups(client, needs.userGroups, acls ?? [], t);
@@ -283,15 +320,34 @@ async function readTransfer(
   const checks = stepNeeds ? await readStepFolders(client, stepNeeds, folders, users, t, parallelism, list) : undefined;
   const allUsers = users ?? checks?.users;
   // The groups on the steps' folders that no managed folder showed: their members too, for the accounts' rights.
-  const stepGroups = stepNeeds?.accounts && checks
-    ? [...checks.folders.values()].flatMap((f) => f?.acl ?? []).filter((e) => e.type === 'Group' && e.name !== undefined && groupMembers?.members.has(e.name.toLowerCase()) !== true)
-    : [];
+  const stepGroups =
+    stepNeeds?.accounts && checks
+      ? [...checks.folders.values()]
+          .flatMap((f) => f?.acl ?? [])
+          .filter((e) => e.type === 'Group' && e.name !== undefined && groupMembers?.members.has(e.name.toLowerCase()) !== true)
+      : [];
   const members = mergeGroupMembers(groupMembers, stepGroups.length > 0 ? await readGroupMembers(client, [], stepGroups, t, parallelism) : undefined);
 
   return {
-    ...(allUsers ? { users: indexByName(allUsers, (u) => u.username, (u) => u.id) } : {}),
+    ...(allUsers
+      ? {
+          users: indexByName(
+            allUsers,
+            (u) => u.username,
+            (u) => u.id,
+          ),
+        }
+      : {}),
     ...(checks ? { stepFolders: checks.folders } : {}),
-    ...(groups ? { groups: indexByName(groups, (g) => g.name, (g) => g.id) } : {}),
+    ...(groups
+      ? {
+          groups: indexByName(
+            groups,
+            (g) => g.name,
+            (g) => g.id,
+          ),
+        }
+      : {}),
     folders,
     ...(members ? { groupMembers: members } : {}),
     ...(walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}),
@@ -317,7 +373,11 @@ async function readStepFolders(
   const readUsers = wanted.accounts && users === undefined && wanted.paths.length > 0;
   if (readUsers) t.expect(1);
   const [listed] = await Promise.all([
-    readUsers ? t.run('users', () => client.listUsers()).catch((err: unknown) => (err instanceof ApiError && (err.status === 403 || err.status === 404) ? undefined : Promise.reject(err))) : undefined,
+    readUsers
+      ? t
+          .run('users', () => client.listUsers())
+          .catch((err: unknown) => (err instanceof ApiError && (err.status === 403 || err.status === 404) ? undefined : Promise.reject(err)))
+      : undefined,
     findFolders(client, paths, found, t, parallelism, list),
   ]);
   const present = [...found.entries()].filter((e): e is [string, Folder] => e[1] !== null);
@@ -340,7 +400,13 @@ function mergeGroupMembers(a: GroupMemberNames | undefined, b: GroupMemberNames 
  * An optional read: a server that lists members in no form, or an account that may not, leaves
  * the groups without known members (`form: none`) and the plan says so.
  */
-async function readGroupMembers(client: TransferReader, names: readonly string[], entries: readonly FolderAclEntry[], t: Tracker, parallelism: number): Promise<GroupMemberNames | undefined> {
+async function readGroupMembers(
+  client: TransferReader,
+  names: readonly string[],
+  entries: readonly FolderAclEntry[],
+  t: Tracker,
+  parallelism: number,
+): Promise<GroupMemberNames | undefined> {
   const ids = new Set(entries.filter((e) => e.type === 'Group').map((e) => String(e.id)));
   if (ids.size === 0 && names.length === 0) return undefined;
   const [users, groups] = await Promise.all([client.listUsers(), client.listGroups()]).catch((err: unknown) => {
@@ -363,7 +429,11 @@ async function readGroupMembers(client: TransferReader, names: readonly string[]
   const members = new Map<string, string[]>();
   for (const g of groups) {
     const memberIds = byId.get(g.id);
-    if (memberIds) members.set(g.name.toLowerCase(), memberIds.flatMap((id) => username.get(id) ?? []));
+    if (memberIds)
+      members.set(
+        g.name.toLowerCase(),
+        memberIds.flatMap((id) => username.get(id) ?? []),
+      );
   }
   return { form: head.form, members };
 }
@@ -434,7 +504,13 @@ function folderListReader(client: TransferReader, t: Tracker): FolderListReader 
  * takes one subfolder listing per folder in scope (2,000 in scope: 3 requests instead of 2,001).
  * Otherwise breadth first, one subfolder listing per folder.
  */
-async function walkFolders(client: TransferReader, roots: readonly string[], t: Tracker, parallelism: number, list: FolderListReader): Promise<Map<string, Folder | null>> {
+async function walkFolders(
+  client: TransferReader,
+  roots: readonly string[],
+  t: Tracker,
+  parallelism: number,
+  list: FolderListReader,
+): Promise<Map<string, Folder | null>> {
   const out = new Map<string, Folder | null>();
   const rootPaths = uniqueFolderPaths(roots);
   const byPath = await list.read();
@@ -458,7 +534,6 @@ async function walkFolders(client: TransferReader, roots: readonly string[], t: 
   }
   return out;
 }
-
 
 function idText(id: unknown): string | undefined {
   return typeof id === 'string' ? id : typeof id === 'number' ? String(id) : undefined;

@@ -67,7 +67,13 @@ interface LineTable {
 
 const INITIAL_LINES = 256;
 const MAX_KEPT_LINES = 1 << 16;
-const newLineTable = (size: number): LineTable => ({ start: new Int32Array(size), end: new Int32Array(size), indent: new Int32Array(size), no: new Int32Array(size), count: 0 });
+const newLineTable = (size: number): LineTable => ({
+  start: new Int32Array(size),
+  end: new Int32Array(size),
+  indent: new Int32Array(size),
+  no: new Int32Array(size),
+  count: 0,
+});
 let lines = newLineTable(INITIAL_LINES);
 
 function addLine(start: number, end: number, indent: number, no: number): void {
@@ -323,7 +329,7 @@ function readLineValue(text: string, start: number, end: number): unknown {
 
 /** Indicators that cannot start a plain scalar (or start something outside the subset): `-?:,[]{}#&*!|>'"%@` and backquote. */
 const PLAIN_START = new Uint8Array(128);
-for (const ch of "-?:,[]{}#&*!|>'\"%@`") PLAIN_START[ch.charCodeAt(0)] = 1;
+for (const ch of '-?:,[]{}#&*!|>\'"%@`') PLAIN_START[ch.charCodeAt(0)] = 1;
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 

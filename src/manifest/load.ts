@@ -130,7 +130,9 @@ export async function collectManifestFiles(paths: readonly string[], cwd: string
     if (info.isDirectory()) {
       const found = await walk(full);
       if (found === 0) {
-        diagnostics.push(createDiagnostic('error', 'MF006', { file: full, line: 1, col: 1 }, `no *.yaml or *.yml files under ${p}`, { hint: 'check the path' }));
+        diagnostics.push(
+          createDiagnostic('error', 'MF006', { file: full, line: 1, col: 1 }, `no *.yaml or *.yml files under ${p}`, { hint: 'check the path' }),
+        );
       }
     } else {
       addFile(full, await realpath(full).catch(() => full), false);
@@ -156,7 +158,12 @@ export function isManifestFileName(name: string): boolean {
  * as regular is read with one `pread` into a reused buffer when it fits (see readSmallFile);
  * otherwise one `fstat` serves both the type and size checks and the read (see readOpenFile).
  */
-function readManifestFile(file: string, limits: ParseLimits, knownRegular: boolean, remaining: number): { parsed: ParsedFile; bytes: number } | { over: number } {
+function readManifestFile(
+  file: string,
+  limits: ParseLimits,
+  knownRegular: boolean,
+  remaining: number,
+): { parsed: ParsedFile; bytes: number } | { over: number } {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -177,7 +184,10 @@ function readManifestFile(file: string, limits: ParseLimits, knownRegular: boole
     if (bytes.byteLength > remaining) return { over: bytes.byteLength };
     // Parsing and hashing keep nothing of `bytes`, which may be the reused buffer.
     const parsed = parseManifestFile(file, bytes, limits);
-    return { parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash('sha256', bytes, 'hex')}` }, bytes: bytes.byteLength };
+    return {
+      parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash('sha256', bytes, 'hex')}` },
+      bytes: bytes.byteLength,
+    };
   } catch (err) {
     return none(createDiagnostic('error', 'MF007', { file }, `cannot read file: ${errnoText(err)}`));
   } finally {
@@ -192,9 +202,15 @@ function readManifestFile(file: string, limits: ParseLimits, knownRegular: boole
  */
 function totalTooLarge(files: readonly string[], index: number, read: number, limit: number): Diagnostic {
   const total = files.slice(index + 1).reduce((sum, file) => sum + sizeToRead(file, Infinity), read);
-  return createDiagnostic('error', 'MF008', { file: files[index]! }, `the manifests hold ${formatBytes(total)} in ${files.length} files, over the ${formatBytes(limit)} limit for one run; nothing was checked`, {
-    hint: 'raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time',
-  });
+  return createDiagnostic(
+    'error',
+    'MF008',
+    { file: files[index]! },
+    `the manifests hold ${formatBytes(total)} in ${files.length} files, over the ${formatBytes(limit)} limit for one run; nothing was checked`,
+    {
+      hint: 'raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time',
+    },
+  );
 }
 
 /** The bytes a file will be read as: 0 for one over the per-file limit (MF004, not read) or that cannot be read (reported when it is). */
@@ -263,4 +279,3 @@ function errnoText(err: unknown): string {
       return code ?? (err instanceof Error ? err.message : String(err));
   }
 }
-

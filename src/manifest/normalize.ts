@@ -45,7 +45,13 @@ function planFor(schema: AnySchemaObject, root: AnySchemaObject): NodePlan {
   const resolved = resolveRef(schema, root);
   const properties = new Map<string, NodePlan>();
   const items = resolved.items as AnySchemaObject | undefined;
-  const plan: NodePlan = { flag: isFlagSchema(resolved), parameters: resolved.title === 'Parameters', days: items !== undefined && isDaySchema(resolveRef(items, root)), items: undefined, properties };
+  const plan: NodePlan = {
+    flag: isFlagSchema(resolved),
+    parameters: resolved.title === 'Parameters',
+    days: items !== undefined && isDaySchema(resolveRef(items, root)),
+    items: undefined,
+    properties,
+  };
   // Stored before its children are planned: a schema that refers to itself finds this plan.
   byNode.set(schema, plan);
   if (items !== undefined) plan.items = planFor(items, root);

@@ -19,7 +19,11 @@ export interface ParseLimits {
 /** The default of `limits.manifestMegabytes` in mftops.yaml. */
 export const DEFAULT_MANIFEST_MEGABYTES = 64;
 
-export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxFileBytes: 10 * 1024 * 1024, maxAliasCount: 100, maxTotalBytes: DEFAULT_MANIFEST_MEGABYTES * 1024 * 1024 };
+export const DEFAULT_PARSE_LIMITS: ParseLimits = {
+  maxFileBytes: 10 * 1024 * 1024,
+  maxAliasCount: 100,
+  maxTotalBytes: DEFAULT_MANIFEST_MEGABYTES * 1024 * 1024,
+};
 
 /** One YAML document of a file, as plain data with a way back to its source. */
 export interface ParsedDocument {
@@ -68,9 +72,7 @@ export function parseManifestFile(file: string, content: Uint8Array | string, li
     try {
       text = UTF8.decode(content);
     } catch {
-      return fail(file, [
-        createDiagnostic('error', 'MF005', firstInvalidUtf8(file, content), 'file is not valid UTF-8 text', { hint: 'save it as UTF-8' }),
-      ]);
+      return fail(file, [createDiagnostic('error', 'MF005', firstInvalidUtf8(file, content), 'file is not valid UTF-8 text', { hint: 'save it as UTF-8' })]);
     }
   }
   if (text.includes('\u0000')) {
@@ -82,7 +84,9 @@ export function parseManifestFile(file: string, content: Uint8Array | string, li
   const fast = parseSimpleYaml(text);
   if (fast) {
     const maps = new LazyFileSourceMaps(file, text);
-    const documents = fast.map((d): ParsedDocument => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: new LazySourceMap(maps, d.index) }));
+    const documents = fast.map(
+      (d): ParsedDocument => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: new LazySourceMap(maps, d.index) }),
+    );
     return { file, documents, diagnostics: NO_DIAGNOSTICS };
   }
 
@@ -118,7 +122,12 @@ export function parseManifestFile(file: string, content: Uint8Array | string, li
       const start = at(doc.contents.range?.[0] ?? 0);
       if (/excessive alias count/i.test(message)) {
         diagnostics.push(
-          createDiagnostic('error', 'MF003', start, `aliases expand too much (over ${limits.maxAliasCount} expansions): refusing a possible "billion laughs" document`),
+          createDiagnostic(
+            'error',
+            'MF003',
+            start,
+            `aliases expand too much (over ${limits.maxAliasCount} expansions): refusing a possible "billion laughs" document`,
+          ),
         );
       } else if (/unresolved alias/i.test(message)) {
         const alias = findUnresolvedAlias(doc);
@@ -195,9 +204,15 @@ class LazySourceMap implements SourceMap {
 /** MF004 for a file over the size limit; the loader checks the size before reading. */
 export function checkFileSize(file: string, size: number, limits: ParseLimits = DEFAULT_PARSE_LIMITS): Diagnostic | undefined {
   if (size <= limits.maxFileBytes) return undefined;
-  return createDiagnostic('error', 'MF004', { file, line: 1, col: 1 }, `file is ${formatBytes(size)}, over the ${formatBytes(limits.maxFileBytes)} limit for a manifest file`, {
-    hint: 'split it into several files',
-  });
+  return createDiagnostic(
+    'error',
+    'MF004',
+    { file, line: 1, col: 1 },
+    `file is ${formatBytes(size)}, over the ${formatBytes(limits.maxFileBytes)} limit for a manifest file`,
+    {
+      hint: 'split it into several files',
+    },
+  );
 }
 
 function findUnresolvedAlias(doc: Document.Parsed): Alias | undefined {
@@ -222,18 +237,18 @@ function isEmptyScalar(node: unknown): node is { range?: [number, number, number
   return typeof node === 'object' && node !== null && 'value' in node && (node as { value: unknown }).value === null;
 }
 
-function yamlDiagnostic(
-  severity: 'error' | 'warning',
-  err: YAMLError,
-  text: string,
-  at: (offset: number, end?: number) => SourcePosition,
-): Diagnostic {
+function yamlDiagnostic(severity: 'error' | 'warning', err: YAMLError, text: string, at: (offset: number, end?: number) => SourcePosition): Diagnostic {
   const [start, end] = err.pos;
   const where = at(start, end);
   switch (err.code) {
     case 'DUPLICATE_KEY': {
       const lineRest = text.slice(start, text.indexOf('\n', start) === -1 ? undefined : text.indexOf('\n', start));
-      const key = (/^\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^:#{}[\],]*?))\s*:/.exec(lineRest)?.slice(1).find((k) => k !== undefined) ?? '').trim();
+      const key = (
+        /^\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^:#{}[\],]*?))\s*:/
+          .exec(lineRest)
+          ?.slice(1)
+          .find((k) => k !== undefined) ?? ''
+      ).trim();
       return createDiagnostic(severity, 'MF002', where, key ? `duplicate key \`${key}\` in this mapping` : 'duplicate key in this mapping', {
         hint: 'a key may appear once per mapping; keep one',
       });

@@ -35,17 +35,26 @@ export function applyPatches(docs: readonly ParsedDocument[], environment: strin
   for (const patch of patches) {
     const validate = getValidatorByFile(PATCH_SCHEMA_FILE);
     if (validate(patch.data) !== true) {
-      for (const d of describeSchemaProblems(locateSchemaErrors(validate.errors ?? [], patch.sourceMap), { kind: 'Patch', sourceMap: patch.sourceMap })) diagnostics.push(d);
+      for (const d of describeSchemaProblems(locateSchemaErrors(validate.errors ?? [], patch.sourceMap), { kind: 'Patch', sourceMap: patch.sourceMap }))
+        diagnostics.push(d);
       continue;
     }
     if (environment === undefined) continue;
     const spec = (patch.data as { spec: { target: { kind: string; name: string }; patch: Record<string, unknown> } }).spec;
-    const i = out.findIndex((d) => isRecord(d.data) && d.data.kind === spec.target.kind && isRecord(d.data.metadata) && d.data.metadata.name === spec.target.name);
+    const i = out.findIndex(
+      (d) => isRecord(d.data) && d.data.kind === spec.target.kind && isRecord(d.data.metadata) && d.data.metadata.name === spec.target.name,
+    );
     if (i < 0) {
       diagnostics.push(
-        createDiagnostic('error', 'MF323', patch.sourceMap.locate(['spec', 'target']), `patch target ${spec.target.kind}${spec.target.name.startsWith('/') ? '' : '/'}${spec.target.name} is not defined in environment \`${environment}\``, {
-          hint: 'correct the target, or limit the patch with metadata.environments',
-        }),
+        createDiagnostic(
+          'error',
+          'MF323',
+          patch.sourceMap.locate(['spec', 'target']),
+          `patch target ${spec.target.kind}${spec.target.name.startsWith('/') ? '' : '/'}${spec.target.name} is not defined in environment \`${environment}\``,
+          {
+            hint: 'correct the target, or limit the patch with metadata.environments',
+          },
+        ),
       );
       continue;
     }
@@ -77,7 +86,12 @@ function mergePatch(base: unknown, changes: unknown, to: JsonPath, from: JsonPat
       out[key] = mergeEntries(out[key] as unknown[], value, [...to, key], [...from, key], origins);
     } else {
       // defineProperty: `__proto__` is an ordinary key of manifest data.
-      Object.defineProperty(out, key, { value: mergePatch(out[key], value, [...to, key], [...from, key], kind, origins), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: mergePatch(out[key], value, [...to, key], [...from, key], kind, origins),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   return out;

@@ -34,7 +34,11 @@ function compileOnce(expression: string): CompiledExpression {
     const program = parse(expression);
     const cost = estimateCost(program);
     if (cost > MAX_EXPRESSION_COST) {
-      return { ok: false, expression, reason: `its estimated cost is ${formatCost(cost)} steps, over the limit of ${formatCost(MAX_EXPRESSION_COST)} (loops over lists nested in loops multiply)` };
+      return {
+        ok: false,
+        expression,
+        reason: `its estimated cost is ${formatCost(cost)} steps, over the limit of ${formatCost(MAX_EXPRESSION_COST)} (loops over lists nested in loops multiply)`,
+      };
     }
     return { ok: true, expression, program };
   } catch (err) {
@@ -104,7 +108,10 @@ function estimate(node: unknown, scope: Scope): { cost: number; shape: Shape | u
     case 'in': {
       const [a, b] = Array.isArray(args) ? args.map((x) => estimate(x, scope)) : [];
       const cost = 1 + (a?.cost ?? 0) + (b?.cost ?? 0) + deepSize(a?.shape) + deepSize(b?.shape);
-      const shape = node.op === '+' && a?.shape && b?.shape ? { length: a.shape.length + b.shape.length, element: joinShapes([a.shape.element, b.shape.element]) } : undefined;
+      const shape =
+        node.op === '+' && a?.shape && b?.shape
+          ? { length: a.shape.length + b.shape.length, element: joinShapes([a.shape.element, b.shape.element]) }
+          : undefined;
       return { cost, shape };
     }
     default:

@@ -160,7 +160,11 @@ export const checkPreviousNames: Rule = (docs) => {
       const key = `${doc.kind}\u0000${previous.toLowerCase()}`;
       const owner = live.get(key);
       if (previous.toLowerCase() === ownName) {
-        out.push(createDiagnostic('error', 'MF302', at(), `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, { hint: 'a previous name is what the object was called before a rename' }));
+        out.push(
+          createDiagnostic('error', 'MF302', at(), `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, {
+            hint: 'a previous name is what the object was called before a rename',
+          }),
+        );
       } else if (owner) {
         out.push(
           createDiagnostic('error', 'MF302', at(), `previous name \`${previous}\` is also the name of a ${doc.kind} in these manifests`, {
@@ -197,9 +201,15 @@ export const checkAclPermissions: Rule = (docs) => {
     const index = perms.indexOf('TaskAddEditDelete');
     if (index >= 0 && !perms.includes('TaskEditExisting')) {
       out.push(
-        createDiagnostic('error', 'MF303', doc.sourceMap.locate(['spec', 'permissions', index]), '`TaskAddEditDelete` needs `TaskEditExisting`: the server refuses one without the other', {
-          hint: 'add TaskEditExisting to permissions',
-        }),
+        createDiagnostic(
+          'error',
+          'MF303',
+          doc.sourceMap.locate(['spec', 'permissions', index]),
+          '`TaskAddEditDelete` needs `TaskEditExisting`: the server refuses one without the other',
+          {
+            hint: 'add TaskEditExisting to permissions',
+          },
+        ),
       );
     }
   }
@@ -255,9 +265,15 @@ export const checkRenameOriginal: Rule = (docs) => {
       const set = field === 'RenameTo' ? typeof v === 'string' && v !== '' : v === 1 || v === true;
       if (!set || !usable(doc, [...stepPath(step), field])) continue;
       out.push(
-        createDiagnostic('error', 'MF304', doc.sourceMap.locate([...stepPath(step), field], 'key'), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
-          hint: `set DeleteOrig: 2, or remove ${field}`,
-        }),
+        createDiagnostic(
+          'error',
+          'MF304',
+          doc.sourceMap.locate([...stepPath(step), field], 'key'),
+          `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`,
+          {
+            hint: `set DeleteOrig: 2, or remove ${field}`,
+          },
+        ),
       );
     }
   }
@@ -283,13 +299,24 @@ export const checkStepReferences: Rule = (docs) => {
     const hasId = body[byId] !== undefined;
     if (hasName && hasId) {
       out.push(
-        createDiagnostic('error', 'MF308', doc.sourceMap.locate([...stepPath(step), byId], 'key'), `${kind} step names its ${noun} twice, by \`${byName}\` and by \`${byId}\``, {
-          hint: `keep \`${byName}\` (names work on every server) and remove \`${byId}\``,
-        }),
+        createDiagnostic(
+          'error',
+          'MF308',
+          doc.sourceMap.locate([...stepPath(step), byId], 'key'),
+          `${kind} step names its ${noun} twice, by \`${byName}\` and by \`${byId}\``,
+          {
+            hint: `keep \`${byName}\` (names work on every server) and remove \`${byId}\``,
+          },
+        ),
       );
     } else if (!hasName && !hasId) {
       out.push(
-        createDiagnostic('error', 'MF308', doc.sourceMap.locate(stepPath(step), 'key'), `${kind} step does not say which ${noun}: add \`${byName}\` (its name) or \`${byId}\``),
+        createDiagnostic(
+          'error',
+          'MF308',
+          doc.sourceMap.locate(stepPath(step), 'key'),
+          `${kind} step does not say which ${noun}: add \`${byName}\` (its name) or \`${byId}\``,
+        ),
       );
     }
   }
@@ -371,15 +398,27 @@ export const checkSecretParameters: Rule = (docs) => {
       if (isRef) continue;
       if (record?.secret === true) {
         out.push(
-          createDiagnostic('error', 'MF307', doc.sourceMap.locate([...path, name, 'value']), `secret parameter \`${name}\` must be a \`\${env:NAME}\` or \`\${file:PATH}\` reference, not a literal`, {
-            hint: 'keep secrets out of git: reference an environment variable or a file',
-          }),
+          createDiagnostic(
+            'error',
+            'MF307',
+            doc.sourceMap.locate([...path, name, 'value']),
+            `secret parameter \`${name}\` must be a \`\${env:NAME}\` or \`\${file:PATH}\` reference, not a literal`,
+            {
+              hint: 'keep secrets out of git: reference an environment variable or a file',
+            },
+          ),
         );
       } else if (SECRET_NAME.test(name) && typeof value === 'string' && value !== '' && record?.secret !== false) {
         out.push(
-          createDiagnostic('warning', 'MF310', doc.sourceMap.locate(record ? [...path, name, 'value'] : [...path, name]), `parameter \`${name}\` looks like a secret but holds a literal value`, {
-            hint: 'use a ${env:NAME} or ${file:PATH} reference, or mark it `secret: false` if it is not a secret',
-          }),
+          createDiagnostic(
+            'warning',
+            'MF310',
+            doc.sourceMap.locate(record ? [...path, name, 'value'] : [...path, name]),
+            `parameter \`${name}\` looks like a secret but holds a literal value`,
+            {
+              hint: 'use a ${env:NAME} or ${file:PATH} reference, or mark it `secret: false` if it is not a secret',
+            },
+          ),
         );
       }
     }

@@ -68,7 +68,9 @@ function placeOfError(err: ErrorObject, path: readonly string[], sourceMap: Sour
 /** A oneOf/anyOf whose alternatives only require keys (`anyOf: [{required: [a]}, {required: [b]}]`): a missing-key problem. */
 function requiresKeysOnly(err: ErrorObject): boolean {
   const alternatives = ((err.parentSchema ?? {}) as AnySchemaObject)[err.keyword] as unknown;
-  return Array.isArray(alternatives) && alternatives.length > 0 && alternatives.every((a) => isRecord(a) && Object.keys(a).length === 1 && Array.isArray(a.required));
+  return (
+    Array.isArray(alternatives) && alternatives.length > 0 && alternatives.every((a) => isRecord(a) && Object.keys(a).length === 1 && Array.isArray(a.required))
+  );
 }
 
 /**
@@ -174,7 +176,11 @@ function mapOne({ error: err, path, at }: SchemaProblem, ctx: MapContext): Diagn
 
   // A secret field takes a reference and nothing else; whatever else is there is a literal secret.
   if (secret && (err.keyword === 'type' || err.keyword === 'pattern')) {
-    return value('MF307', `${label} must be a \`\${env:NAME}\` or \`\${file:PATH}\` reference, not a literal secret`, 'keep secrets out of git: reference an environment variable or a file');
+    return value(
+      'MF307',
+      `${label} must be a \`\${env:NAME}\` or \`\${file:PATH}\` reference, not a literal secret`,
+      'keep secrets out of git: reference an environment variable or a file',
+    );
   }
 
   switch (err.keyword) {
@@ -206,7 +212,13 @@ function mapOne({ error: err, path, at }: SchemaProblem, ctx: MapContext): Diagn
       }
       const present = new Set(Object.keys(isRecord(err.data) ? err.data : {}));
       const known = Object.keys((parent.properties ?? {}) as object);
-      const guess = key === '__proto__' ? undefined : suggestName(key, known.filter((k) => !present.has(k)));
+      const guess =
+        key === '__proto__'
+          ? undefined
+          : suggestName(
+              key,
+              known.filter((k) => !present.has(k)),
+            );
       return createDiagnostic('error', 'MF201', at, `unknown field \`${printable(key)}\` in ${where}${guess ? ` — did you mean \`${guess}\`?` : ''}`, {
         hint: guess ? undefined : known.length > 0 && known.length <= 8 ? `fields allowed here: ${known.join(', ')}` : undefined,
       });
@@ -231,7 +243,13 @@ function mapOne({ error: err, path, at }: SchemaProblem, ctx: MapContext): Diagn
       const allowed = (params.allowedValues as unknown[]) ?? [];
       const isFlag = allowed.length === 4 && [0, 1, true, false].every((v) => allowed.includes(v));
       const data = err.data;
-      const guess = typeof data === 'string' ? suggestName(data, allowed.filter((v): v is string => typeof v === 'string')) : undefined;
+      const guess =
+        typeof data === 'string'
+          ? suggestName(
+              data,
+              allowed.filter((v): v is string => typeof v === 'string'),
+            )
+          : undefined;
       const mean = guess !== undefined ? ` — did you mean \`${guess}\`?` : '';
       const yamlHint =
         isFlag && typeof data === 'string' && YAML11_BOOLEANS.has(data) ? `YAML 1.2 reads \`${data}\` as text: write true or false (or 1 or 0)` : undefined;
@@ -258,7 +276,10 @@ function mapOne({ error: err, path, at }: SchemaProblem, ctx: MapContext): Diagn
     case 'format':
       return value('MF206', `${label} must be a valid ${String(params.format)}`);
     case 'minLength':
-      return value(nameField ? 'MF103' : 'MF206', Number(params.limit) === 1 ? `${label} must not be empty` : `${label} must be at least ${String(params.limit)} characters long`);
+      return value(
+        nameField ? 'MF103' : 'MF206',
+        Number(params.limit) === 1 ? `${label} must not be empty` : `${label} must be at least ${String(params.limit)} characters long`,
+      );
     case 'maxLength':
       return value('MF206', `${label} must be at most ${String(params.limit)} characters long`);
     case 'uniqueItems': {
@@ -267,7 +288,8 @@ function mapOne({ error: err, path, at }: SchemaProblem, ctx: MapContext): Diagn
       const later = Math.max(i, j);
       const items = Array.isArray(err.data) ? (err.data as unknown[]) : [];
       const item = items[later];
-      const what = isRecord(item) || Array.isArray(item) ? `the same item twice (items ${Math.min(i, j) + 1} and ${later + 1})` : `${showValue(item, secret)} twice`;
+      const what =
+        isRecord(item) || Array.isArray(item) ? `the same item twice (items ${Math.min(i, j) + 1} and ${later + 1})` : `${showValue(item, secret)} twice`;
       return createDiagnostic('error', 'MF207', at, `${label} lists ${what}`, { hint: 'delete the repeat' });
     }
     case 'minItems':
@@ -282,14 +304,21 @@ function mapOne({ error: err, path, at }: SchemaProblem, ctx: MapContext): Diagn
     case 'maxProperties':
       if (parent.title === 'step' && isRecord(err.data)) {
         const keys = Object.keys(err.data);
-        return value('MF207', `${label} has ${keys.length} step kinds (${keys.map((k) => `\`${k}\``).join(', ')}); a step has exactly one`, 'write each step as its own list item starting with `- `');
+        return value(
+          'MF207',
+          `${label} has ${keys.length} step kinds (${keys.map((k) => `\`${k}\``).join(', ')}); a step has exactly one`,
+          'write each step as its own list item starting with `- `',
+        );
       }
       return value('MF207', `${label} must have at most ${String(params.limit)} fields`);
     case 'oneOf':
     case 'anyOf': {
       const custom = parent.errorMessage;
       if (typeof custom === 'string') return value('MF209', `${label} ${custom}`);
-      return value('MF209', `${label} does not match ${err.keyword === 'oneOf' && Array.isArray(params.passingSchemas) ? 'exactly one' : 'any'} of the allowed forms`);
+      return value(
+        'MF209',
+        `${label} does not match ${err.keyword === 'oneOf' && Array.isArray(params.passingSchemas) ? 'exactly one' : 'any'} of the allowed forms`,
+      );
     }
     default:
       return value('MF206', `${label} is not valid (${err.keyword})`);

@@ -325,7 +325,6 @@ export interface ResourceGroupAclSpec {
 
 // ----------------------------------------------------------------------------- FolderPermissions
 
-
 export interface FolderPermissionsSpec {
   /** Create the folder under its (existing) parent when it is missing. */
   readonly createIfMissing?: { readonly inheritPermissions: 'None' | 'CopyOnly' | 'Always' };
@@ -336,10 +335,7 @@ export interface FolderPermissionsSpec {
 }
 
 /** Exactly one of `user` / `group`. Permissions not listed are false. */
-export type FolderEntry = (
-  | { readonly user: string; readonly group?: undefined }
-  | { readonly group: string; readonly user?: undefined }
-) & {
+export type FolderEntry = ({ readonly user: string; readonly group?: undefined } | { readonly group: string; readonly user?: undefined }) & {
   readonly permissions: readonly FolderPermission[];
   readonly sharePermissions?: readonly SharePermission[];
 };

@@ -61,7 +61,14 @@ export function validateParsedFiles(files: readonly ParsedFile[], rules?: readon
   for (const doc of applyPatches(docs, environment.name, diagnostics)) checkDocument(doc, out);
   for (const d of runRules(out.checked, rules)) diagnostics.push(d);
   for (const d of duplicatePolicies(out.policies)) diagnostics.push(d);
-  return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files.map((f) => f.file).sort(), fileHashes, variables };
+  return {
+    manifests: out.manifests,
+    policies: out.policies,
+    diagnostics: sortDiagnostics(diagnostics),
+    files: files.map((f) => f.file).sort(),
+    fileHashes,
+    variables,
+  };
 }
 
 /** Manifests read without an environment: every document, no variable. */
@@ -151,7 +158,16 @@ function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
     !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n): n is string => typeof n === 'string') : [];
   // Every document of a known kind goes to the rules, valid or not: their problems come with the schema's.
   const environments = Array.isArray(metadata?.environments) ? metadata.environments.filter((e): e is string => typeof e === 'string') : undefined;
-  out.checked.push({ kind, name, previousNames, spec: data.spec, rejected, start: doc.start, sourceMap, ...(environments !== undefined ? { environments } : {}) });
+  out.checked.push({
+    kind,
+    name,
+    previousNames,
+    spec: data.spec,
+    rejected,
+    start: doc.start,
+    sourceMap,
+    ...(environments !== undefined ? { environments } : {}),
+  });
   if (!schemaValid || diagnostics.length > first || name === undefined) return;
 
   const root = getKindSchema(kind);

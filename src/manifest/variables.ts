@@ -39,9 +39,15 @@ export function selectDocument(doc: ParsedDocument, env: ManifestEnvironment, di
       if (typeof n !== 'string' || env.known!.includes(n)) return;
       const guess = suggestName(n, env.known!);
       diagnostics.push(
-        createDiagnostic('error', 'MF322', doc.sourceMap.locate(['metadata', 'environments', i]), `environment \`${n}\` is not in the configuration${guess ? ` — did you mean \`${guess}\`?` : ''}`, {
-          hint: `environments: ${env.known!.join(', ')}`,
-        }),
+        createDiagnostic(
+          'error',
+          'MF322',
+          doc.sourceMap.locate(['metadata', 'environments', i]),
+          `environment \`${n}\` is not in the configuration${guess ? ` — did you mean \`${guess}\`?` : ''}`,
+          {
+            hint: `environments: ${env.known!.join(', ')}`,
+          },
+        ),
       );
     });
   }
@@ -74,10 +80,20 @@ export function substituteVariables(doc: ParsedDocument, env: ManifestEnvironmen
       return value;
     }
     if (env.name === undefined) {
-      problem('MF320', path, `variable \`${name}\` needs an environment`, 'variables come from mftops.yaml: run with --env NAME (and --config FILE when it is not ./mftops.yaml)');
+      problem(
+        'MF320',
+        path,
+        `variable \`${name}\` needs an environment`,
+        'variables come from mftops.yaml: run with --env NAME (and --config FILE when it is not ./mftops.yaml)',
+      );
     } else {
       const guess = suggestName(name, Object.keys(env.vars));
-      problem('MF320', path, `variable \`${name}\` is not defined for environment \`${env.name}\`${guess ? ` — did you mean \`${guess}\`?` : ''}`, `add it to environments.${env.name}.vars in mftops.yaml`);
+      problem(
+        'MF320',
+        path,
+        `variable \`${name}\` is not defined for environment \`${env.name}\`${guess ? ` — did you mean \`${guess}\`?` : ''}`,
+        `add it to environments.${env.name}.vars in mftops.yaml`,
+      );
     }
     return undefined;
   };
@@ -85,7 +101,12 @@ export function substituteVariables(doc: ParsedDocument, env: ManifestEnvironmen
     if (!value.includes('{var:')) return value;
     reference = undefined;
     if (secret && /(^|[^$])\$\{var:/.test(value)) {
-      problem('MF321', path, 'a variable cannot stand for a secret', 'secrets stay ${env:NAME} or ${file:PATH} references; variables are recorded in plan files');
+      problem(
+        'MF321',
+        path,
+        'a variable cannot stand for a secret',
+        'secrets stay ${env:NAME} or ${file:PATH} references; variables are recorded in plan files',
+      );
       return value;
     }
     const whole = WHOLE_REFERENCE.exec(value);

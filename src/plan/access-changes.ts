@@ -12,7 +12,6 @@ import type { EntryView } from '../kinds/folder-permissions/plan.js';
 /** What each permission change starts from and ends with (moved down to the kinds, which plan them). */
 export type { AccessBasis } from '../kinds/kind.js';
 
-
 /** Folder permissions a grant of which a reviewer must see (issue 16). */
 export const FLAGGED_GRANTS: readonly string[] = ['admin', 'deleteFiles', 'share'];
 
@@ -54,7 +53,17 @@ export function planAccessChanges(
         const after = computeEffectiveAccess(basis.after.map(accessEntry), known);
         for (const d of diffEffectiveAccess(before, after)) {
           const flagged = d.gained.filter((p) => FLAGGED_GRANTS.includes(p));
-          (d.who.type === 'User' ? users : groups).push({ address: change.address, who: d.who, service: 'transfer', target: change.name, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
+          (d.who.type === 'User' ? users : groups).push({
+            address: change.address,
+            who: d.who,
+            service: 'transfer',
+            target: change.name,
+            gained: d.gained,
+            lost: d.lost,
+            via: d.via,
+            removed: d.removed,
+            flagged,
+          });
           if (d.who.type === 'Group') membersUnknown.add(d.who.name);
         }
         break;
@@ -100,13 +109,17 @@ function planAclAccess(aclChanges: readonly { readonly address: string; readonly
     // Before: every live ACL of the resource group (the changed ones as planned from); after: the changed ones replaced.
     const before = new Map<string, AccessEntry>();
     for (const acl of userGroups?.acls.values() ?? []) {
-      if (acl.ResourceGroupName.toLowerCase() === key) before.set(acl.UserGroupName.toLowerCase(), { type: 'Group', name: acl.UserGroupName, permissions: grantedPermissions(acl) });
+      if (acl.ResourceGroupName.toLowerCase() === key)
+        before.set(acl.UserGroupName.toLowerCase(), { type: 'Group', name: acl.UserGroupName, permissions: grantedPermissions(acl) });
     }
     for (const { basis } of changed) before.set(basis.userGroup.toLowerCase(), { type: 'Group', name: basis.userGroup, permissions: basis.before });
     const after = new Map(before);
     for (const { basis } of changed) after.set(basis.userGroup.toLowerCase(), { type: 'Group', name: basis.userGroup, permissions: basis.after });
     const target = changed[0]!.basis.resourceGroup;
-    const deltas = diffEffectiveAccess(computeEffectiveAccess([...before.values()], known, ACL_PERMISSIONS), computeEffectiveAccess([...after.values()], known, ACL_PERMISSIONS));
+    const deltas = diffEffectiveAccess(
+      computeEffectiveAccess([...before.values()], known, ACL_PERMISSIONS),
+      computeEffectiveAccess([...after.values()], known, ACL_PERMISSIONS),
+    );
     for (const d of deltas) {
       // The change it comes from: the first changed ACL of a user group it comes through.
       const from = changed.find((c) => d.via.some((v) => v.name.toLowerCase() === c.basis.userGroup.toLowerCase())) ?? changed[0]!;

@@ -168,7 +168,10 @@ function selectTargets(items: readonly Ordered[], targets: readonly string[], de
       diagnostics.push(
         parsed
           ? createPlanWarning('MF409', undefined, summary, { address: t.trim() })
-          : createPlanDiagnostic('MF409', undefined, summary, { hint: 'an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll', address: t.trim() }),
+          : createPlanDiagnostic('MF409', undefined, summary, {
+              hint: 'an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll',
+              address: t.trim(),
+            }),
       );
       continue;
     }
@@ -187,4 +190,3 @@ function selectTargets(items: readonly Ordered[], targets: readonly string[], de
   }
   return items.filter((o) => chosen.has(o));
 }
-

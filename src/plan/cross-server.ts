@@ -71,7 +71,8 @@ export function findTransferSteps(manifests: readonly Manifest[], automation: Au
       const kind = stepKindOf(step);
       if (kind === 'Process') return;
       const body: SourceStep | DestinationStep = 'Source' in step ? step.Source : (step as { Destination: DestinationStep }).Destination;
-      const host = typeof body.Host === 'string' ? hosts.byName.get(body.Host.toLowerCase()) : typeof body.HostID === 'string' ? hosts.byId.get(body.HostID) : undefined;
+      const host =
+        typeof body.Host === 'string' ? hosts.byName.get(body.Host.toLowerCase()) : typeof body.HostID === 'string' ? hosts.byId.get(body.HostID) : undefined;
       if (host === undefined || !isTransferHost(host, match)) return;
       if (typeof body.Path !== 'string' || body.Path.trim() === '' || body.Path.includes('[')) return;
       const path = trimFolderPath(body.Path.trim().startsWith('/') ? body.Path.trim() : `/${body.Path.trim()}`);
@@ -135,8 +136,16 @@ export function checkTransferSteps(input: CheckTransferStepsInput): { checks?: T
     const user = step.account === undefined ? undefined : users?.byName.get(step.account.toLowerCase());
     if (user === undefined) {
       problems.push({ ...base, problem: 'unknown-account', missing: [...step.needs] });
-      const who = step.account === undefined ? `host \`${step.host.Name}\` has no account (\`DefUsername\`) and the step no \`Username\`` : `account \`${step.account}\` is not a user of the transfer server`;
-      diagnostics.push(createPlanWarning('MF416', at, `${who}: ${where} needs ${step.needs.join(', ')} on ${step.path}`, { address: base.address, hint: 'set the step\'s `Username` or the host\'s `DefUsername` to a user of the transfer server' }));
+      const who =
+        step.account === undefined
+          ? `host \`${step.host.Name}\` has no account (\`DefUsername\`) and the step no \`Username\``
+          : `account \`${step.account}\` is not a user of the transfer server`;
+      diagnostics.push(
+        createPlanWarning('MF416', at, `${who}: ${where} needs ${step.needs.join(', ')} on ${step.path}`, {
+          address: base.address,
+          hint: "set the step's `Username` or the host's `DefUsername` to a user of the transfer server",
+        }),
+      );
       continue;
     }
     const access = computeEffectiveAccess(accessEntries(acl, input.live), members);
@@ -151,7 +160,11 @@ export function checkTransferSteps(input: CheckTransferStepsInput): { checks?: T
       createPlanWarning('MF416', at, `account \`${user.username}\` lacks ${missing.join(', ')} on ${step.path}, which ${where} needs`, {
         address: base.address,
         hint: `grant ${missing.join(', ')} to ${user.username} (or a group of theirs) in the folder's FolderPermissions manifest`,
-        ...(unknown.length > 0 ? { detail: `the members of ${unknown.map((g) => `\`${g}\``).join(', ')} could not be read from the transfer server: an entry of ${unknown.length === 1 ? 'that group' : 'those groups'} may grant it` } : {}),
+        ...(unknown.length > 0
+          ? {
+              detail: `the members of ${unknown.map((g) => `\`${g}\``).join(', ')} could not be read from the transfer server: an entry of ${unknown.length === 1 ? 'that group' : 'those groups'} may grant it`,
+            }
+          : {}),
       }),
     );
   }

@@ -169,7 +169,8 @@ function flatten(m: Manifest): Map<string, JsonValue> {
   const out = new Map<string, JsonValue>();
   out.set('metadata.name', m.name);
   const spec = toJson(m.spec);
-  if (isRecord(spec)) for (const [key, value] of Object.entries(spec)) flattenValue(key, value as JsonValue, out, m.kind === 'FolderPermissions' && key === 'entries');
+  if (isRecord(spec))
+    for (const [key, value] of Object.entries(spec)) flattenValue(key, value as JsonValue, out, m.kind === 'FolderPermissions' && key === 'entries');
   return out;
 }
 
@@ -230,6 +231,9 @@ function standingOf(plan: Plan, m: Manifest): LiveStanding {
   const address = formatAddress(m.kind, m.name);
   const change = plan.changes.find((c) => c.address === address);
   if (change === undefined) return { inSync: true, action: 'no-op', fields: [] };
-  const fields = [...change.fields.map((f) => f.path), ...(change.entries ?? []).filter((e) => e.action !== 'no-op').map((e) => `entries[${e.principal.type.toLowerCase()} ${e.principal.name}]`)];
+  const fields = [
+    ...change.fields.map((f) => f.path),
+    ...(change.entries ?? []).filter((e) => e.action !== 'no-op').map((e) => `entries[${e.principal.type.toLowerCase()} ${e.principal.name}]`),
+  ];
   return { inSync: change.action === 'no-op', action: change.action, fields };
 }

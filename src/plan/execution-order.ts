@@ -66,7 +66,11 @@ export function checkExecutionOrder(changes: readonly Change[]): string[] {
 
     const expected = neededMaker(c, makers);
     if (c.needs !== expected) {
-      problems.push(expected === undefined ? `${c.address} waits for ${c.needs ?? ''}, which makes no folder above it` : `${c.address} does not wait for ${expected}, which makes the folder above it`);
+      problems.push(
+        expected === undefined
+          ? `${c.address} waits for ${c.needs ?? ''}, which makes no folder above it`
+          : `${c.address} does not wait for ${expected}, which makes the folder above it`,
+      );
       return;
     }
     if (expected === undefined) return;

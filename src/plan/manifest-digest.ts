@@ -9,7 +9,9 @@ import type { ManifestSet } from '../manifest/validate.js';
  */
 export function manifestDigest(set: Pick<ManifestSet, 'files' | 'fileHashes'>, cwd: string): string {
   const hash = createHash('sha256');
-  const named = set.files.map((file) => ({ file, name: relative(cwd, file).split(sep).join('/') })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const named = set.files
+    .map((file) => ({ file, name: relative(cwd, file).split(sep).join('/') }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const f of named) hash.update(`${f.name}\u0000${set.fileHashes.get(f.file) ?? 'unread'}\n`);
   return `sha256:${hash.digest('hex')}`;
 }

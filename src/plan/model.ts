@@ -1,10 +1,33 @@
 import type { PrunableKind, ServiceName } from '../config/model.js';
 import type { PolicySeverity, VarValue } from '../manifest/types.js';
 import type { Action, Change, Principal, SourceRef } from '../resources/model.js';
-import type { ResourceKind } from '../kinds/kind.js';
 export type { ResourceKind } from '../kinds/kind.js';
 export { formatAddress, parseAddress } from '../kinds/address.js';
-export type { Action, Change, SourceRef, ChangeReason, EntryChange, EntryReason, ReasonCode, EntryPermissions, FieldChange, FieldWords, InnerWords, RefNames, FolderPermissionsPayload, JsonObject, JsonValue, Payload, Principal, RefKind, NameKind, ResolvedName, ResourceGroupAclPayload, TaskPayload, ValueMarker } from '../resources/model.js';
+export type {
+  Action,
+  Change,
+  SourceRef,
+  ChangeReason,
+  EntryChange,
+  EntryReason,
+  ReasonCode,
+  EntryPermissions,
+  FieldChange,
+  FieldWords,
+  InnerWords,
+  RefNames,
+  FolderPermissionsPayload,
+  JsonObject,
+  JsonValue,
+  Payload,
+  Principal,
+  RefKind,
+  NameKind,
+  ResolvedName,
+  ResourceGroupAclPayload,
+  TaskPayload,
+  ValueMarker,
+} from '../resources/model.js';
 export { ACTIONS, readMarker } from '../resources/model.js';
 
 /**

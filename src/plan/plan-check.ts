@@ -14,7 +14,9 @@ export function checkPlan(plan: Plan): string[] {
   if (plan.errored) return [ERRORED_PLAN];
   const problems: string[] = [];
   if (plan.applyable !== isApplyable(plan.errored, plan.changes)) {
-    problems.push(`the plan is marked ${plan.applyable ? 'applyable, but no change writes anything' : 'not applyable, but changes write'}: make the plan again`);
+    problems.push(
+      `the plan is marked ${plan.applyable ? 'applyable, but no change writes anything' : 'not applyable, but changes write'}: make the plan again`,
+    );
   }
   const order = checkExecutionOrder(plan.changes);
   if (order.length > 0) problems.push(`the plan's execution order is broken (${order.join('; ')}): make the plan again`);

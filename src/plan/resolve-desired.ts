@@ -38,9 +38,14 @@ export function resolveDesired(manifests: readonly Manifest[], live: LiveState):
     const first = list[0];
     if (!first) continue;
     diagnostics.push(
-      createPlanDiagnostic('MF411', first.source, `${list.length} manifest${list.length === 1 ? '' : 's'} need${list.length === 1 ? 's' : ''} the ${service} service, which this environment does not configure`, {
-        hint: `add \`${service}:\` with url and credentials to the environment in mftops.yaml`,
-      }),
+      createPlanDiagnostic(
+        'MF411',
+        first.source,
+        `${list.length} manifest${list.length === 1 ? '' : 's'} need${list.length === 1 ? 's' : ''} the ${service} service, which this environment does not configure`,
+        {
+          hint: `add \`${service}:\` with url and credentials to the environment in mftops.yaml`,
+        },
+      ),
     );
   }
   return { desired: { byKind, skipped }, diagnostics };

@@ -2,7 +2,19 @@ import { matchesAddressGlob } from '../glob.js';
 import { isRecord } from '../is-record.js';
 import type { Manifest, PolicyManifest } from '../manifest/types.js';
 import { sourceRef } from '../plan/compute-plan.js';
-import type { AccessReport, Change, JsonObject, JsonValue, Plan, PolicyReport, PolicyViolation, Principal, ResourceKind, SourceRef, ValueMarker } from '../plan/model.js';
+import type {
+  AccessReport,
+  Change,
+  JsonObject,
+  JsonValue,
+  Plan,
+  PolicyReport,
+  PolicyViolation,
+  Principal,
+  ResourceKind,
+  SourceRef,
+  ValueMarker,
+} from '../plan/model.js';
 import { isWriteAction, readMarker } from '../plan/model.js';
 import { PASSWORD_FIELD } from '../resources/common.js';
 import { compileExpression, needsOnlyObject } from '../manifest/policy-expression.js';
@@ -132,7 +144,8 @@ export async function evaluateObjectPolicies(
   const pending: Pending[] = [];
   for (const subject of subjects) {
     const checks = compiled.filter((c) => matchesObject(c.policy, subject));
-    if (checks.length > 0) pending.push(...pendingChecks(checks, { object: subject.object }, { address: subject.address, ...(subject.source ? { source: subject.source } : {}) }));
+    if (checks.length > 0)
+      pending.push(...pendingChecks(checks, { object: subject.object }, { address: subject.address, ...(subject.source ? { source: subject.source } : {}) }));
   }
   return { policies: compiled.length, violations: await settle(pending, run) };
 }
@@ -179,12 +192,22 @@ interface Pending {
 }
 
 /** The evaluations of `checks` on one context; an input too large is an error of each. */
-function pendingChecks(checks: readonly CompiledPolicy[], context: Record<string, unknown>, subject: { readonly address: string; readonly source?: SourceRef }): Pending[] {
+function pendingChecks(
+  checks: readonly CompiledPolicy[],
+  context: Record<string, unknown>,
+  subject: { readonly address: string; readonly source?: SourceRef },
+): Pending[] {
   const tooLarge = JSON.stringify(context).length > MAX_INPUT_CHARS;
   const out: Pending[] = [];
   for (const { policy, validations } of checks) {
     for (const v of validations) {
-      const base = { policy: policy.name, severity: policy.spec.severity, address: subject.address, ...(subject.source ? { source: subject.source } : {}), expressionSource: v.at };
+      const base = {
+        policy: policy.name,
+        severity: policy.spec.severity,
+        address: subject.address,
+        ...(subject.source ? { source: subject.source } : {}),
+        expressionSource: v.at,
+      };
       const known: Outcome | undefined = tooLarge
         ? { ok: false, reason: `the object is larger than ${MAX_INPUT_CHARS} characters of JSON, too large to evaluate` }
         : v.compiled.ok
@@ -205,7 +228,9 @@ async function settle(pending: readonly Pending[], run: RunPolicyChecks): Promis
   for (const p of pending) {
     const outcome = p.known ?? byCheck.get(p)!;
     if (outcome.ok && outcome.value) continue;
-    out.push(outcome.ok ? { ...p.base, outcome: 'violated', message: p.message } : { ...p.base, outcome: 'error', message: `cannot evaluate: ${outcome.reason}` });
+    out.push(
+      outcome.ok ? { ...p.base, outcome: 'violated', message: p.message } : { ...p.base, outcome: 'error', message: `cannot evaluate: ${outcome.reason}` },
+    );
   }
   return out;
 }

@@ -28,7 +28,8 @@ export function accessCountPhrase(report: AccessReport): string {
   const ug = users.gain.size;
   const ul = users.lose.size;
   if (ug > 0) parts.push(`${formatCount(ug)} ${ug === 1 ? 'user gains' : 'users gain'} access`);
-  if (ul > 0) parts.push(ug > 0 ? `${formatCount(ul)} ${ul === 1 ? 'loses' : 'lose'} access` : `${formatCount(ul)} ${ul === 1 ? 'user loses' : 'users lose'} access`);
+  if (ul > 0)
+    parts.push(ug > 0 ? `${formatCount(ul)} ${ul === 1 ? 'loses' : 'lose'} access` : `${formatCount(ul)} ${ul === 1 ? 'user loses' : 'users lose'} access`);
   const n = groups.all.size;
   if (n > 0) {
     const g = groups.gain.size;
@@ -36,7 +37,10 @@ export function accessCountPhrase(report: AccessReport): string {
     const noun = `${formatCount(n)} ${n === 1 ? 'group' : 'groups'} with unknown members`;
     if (g > 0 && l === 0) parts.push(`${noun} ${n === 1 ? 'gains' : 'gain'} access`);
     else if (l > 0 && g === 0) parts.push(`${noun} ${n === 1 ? 'loses' : 'lose'} access`);
-    else parts.push(`${noun} ${n === 1 ? 'changes' : 'change'} (${formatCount(g)} ${g === 1 ? 'gains' : 'gain'}, ${formatCount(l)} ${l === 1 ? 'loses' : 'lose'} access)`);
+    else
+      parts.push(
+        `${noun} ${n === 1 ? 'changes' : 'change'} (${formatCount(g)} ${g === 1 ? 'gains' : 'gain'}, ${formatCount(l)} ${l === 1 ? 'loses' : 'lose'} access)`,
+      );
   }
   return parts.length > 0 ? parts.join(', ') : 'no one gains or loses access';
 }
@@ -62,7 +66,11 @@ export function describeAccessChange(c: AccessChange, q: Quote): string {
 
 /** Who an access change is about: `bob`, `group Ops (members unknown)`, `user group Operators (members not shown)`. */
 export function accessWho(c: Pick<AccessChange, 'who' | 'service'>, q: Quote): string {
-  return c.who.type === 'User' ? q(c.who.name) : c.service === 'transfer' ? `group ${q(c.who.name)} (members unknown)` : `user group ${q(c.who.name)} (members not shown)`;
+  return c.who.type === 'User'
+    ? q(c.who.name)
+    : c.service === 'transfer'
+      ? `group ${q(c.who.name)} (members unknown)`
+      : `user group ${q(c.who.name)} (members not shown)`;
 }
 
 /** What a reviewer must look at in a change: a flagged grant (`admin`, `TaskAddEditDelete`…), a principal removed. */
@@ -165,7 +173,12 @@ export function accessAlertItems(report: AccessReport): string[] {
     const removed = group.filter((c) => c.removed);
     if (removed.length > 0) out.push(`- ${who} **loses all access** on ${targetsMd(removed)}`);
     const flagged = group.filter((c) => c.flagged.length > 0);
-    if (flagged.length > 0) out.push(`- ${who} **gains ${union(flagged.map((c) => c.flagged)).map(tick).join(', ')}** on ${targetsMd(flagged)}`);
+    if (flagged.length > 0)
+      out.push(
+        `- ${who} **gains ${union(flagged.map((c) => c.flagged))
+          .map(tick)
+          .join(', ')}** on ${targetsMd(flagged)}`,
+      );
   }
   return out;
 }
@@ -187,11 +200,24 @@ export function accessGroupItems(report: AccessReport): string[] {
     const gains = group.filter((c) => c.gained.length > 0);
     const losses = group.filter((c) => c.lost.length > 0);
     const verbs: string[] = [];
-    if (gains.length > 0) verbs.push(`gains ${union(gains.map((c) => c.gained)).map(md).join(', ')} on ${targetsMd(gains)}`);
-    if (losses.length > 0) verbs.push(`loses ${union(losses.map((c) => c.lost)).map(md).join(', ')} on ${targetsMd(losses)}`);
+    if (gains.length > 0)
+      verbs.push(
+        `gains ${union(gains.map((c) => c.gained))
+          .map(md)
+          .join(', ')} on ${targetsMd(gains)}`,
+      );
+    if (losses.length > 0)
+      verbs.push(
+        `loses ${union(losses.map((c) => c.lost))
+          .map(md)
+          .join(', ')} on ${targetsMd(losses)}`,
+      );
     const removed = group.filter((c) => c.removed).length;
     const flagged = union(group.map((c) => c.flagged));
-    const flags = [...(flagged.length > 0 ? [`grants ${flagged.map(tick).join(', ')}`] : []), ...(removed > 0 ? [`no access left on ${formatCount(removed)}`] : [])];
+    const flags = [
+      ...(flagged.length > 0 ? [`grants ${flagged.map(tick).join(', ')}`] : []),
+      ...(removed > 0 ? [`no access left on ${formatCount(removed)}`] : []),
+    ];
     return `- ${alert}${accessWho(group[0]!, md)} (${formatCount(group.length)} changes) ${verbs.join('; ')}${flags.length > 0 ? ` — **${flags.join('; ')}**` : ''}`;
   });
 }

@@ -41,7 +41,10 @@ export function renderApplySummaryText(report: ApplyReport, options: { readonly 
       break;
     case 'stale': {
       const names = report.movedNames ?? [];
-      const moved = [...(report.stale.length > 0 || names.length === 0 ? [count(report.stale.length, 'object')] : []), ...(names.length > 0 ? [count(names.length, 'name')] : [])];
+      const moved = [
+        ...(report.stale.length > 0 || names.length === 0 ? [count(report.stale.length, 'object')] : []),
+        ...(names.length > 0 ? [count(names.length, 'name')] : []),
+      ];
       lines.push(`The plan is stale; nothing was written: ${moved.join(' and ')} moved on the servers since the plan was made.`);
       for (const s of report.stale) lines.push(`  ${staleSymbol(s)} ${text(s.address)}: ${staleWords(s)}`);
       for (const m of names) lines.push(`  plan is stale: ${text(describeMovedName(m))}`);
@@ -105,7 +108,9 @@ function pushSkipped(lines: string[], results: readonly ChangeResult[]): void {
   // hundreds); `--format json` and the ledger name each one, and a new plan shows what remains.
   const interrupted = skipped.filter((r) => r.action !== 'blocked' && r.error === INTERRUPTED_BEFORE_START);
   if (interrupted.length > 0) {
-    lines.push(`Not started (${interrupted.length}): interrupted before they began, not applied; mftops plan shows what remains (--format json and the ledger name each one).`);
+    lines.push(
+      `Not started (${interrupted.length}): interrupted before they began, not applied; mftops plan shows what remains (--format json and the ledger name each one).`,
+    );
   }
   const other = skipped.filter((r) => r.action !== 'blocked' && r.error !== INTERRUPTED_BEFORE_START);
   if (other.length > 0) {
@@ -132,7 +137,10 @@ function pushVerification(lines: string[], v: VerifyResult, applied: number): vo
         return;
       }
       lines.push(`Not in sync after apply (${v.unconverged.length} of ${applied}, ${how}):`);
-      for (const u of v.unconverged) lines.push(`  ${text(u.address)}: ${u.action === 'missing' ? 'missing' : `still to ${u.action}`}${u.reason !== undefined ? ` (${text(u.reason)})` : ''}`);
+      for (const u of v.unconverged)
+        lines.push(
+          `  ${text(u.address)}: ${u.action === 'missing' ? 'missing' : `still to ${u.action}`}${u.reason !== undefined ? ` (${text(u.reason)})` : ''}`,
+        );
       return;
     }
     default: {
@@ -155,10 +163,12 @@ export function renderApplySummaryGithub(report: ApplyReport, options: { readonl
 /** The report as the `mftops.apply` document, with its counts and exit code. */
 export function renderApplySummaryJson(report: ApplyReport): string {
   const counts = countResults(report.results);
-  const perKind = Object.fromEntries(EVERY_KIND.flatMap((k) => {
-    const of = report.results.filter((r) => r.kind === k);
-    return of.length > 0 ? [[k, countResults(of)]] : [];
-  }));
+  const perKind = Object.fromEntries(
+    EVERY_KIND.flatMap((k) => {
+      const of = report.results.filter((r) => r.kind === k);
+      return of.length > 0 ? [[k, countResults(of)]] : [];
+    }),
+  );
   return renderJsonOutput('mftops.apply', {
     environment: report.environment,
     outcome: report.outcome,
@@ -167,7 +177,9 @@ export function renderApplySummaryJson(report: ApplyReport): string {
     perKind,
     ...(report.problems.length > 0 ? { problems: report.problems } : {}),
     ...(report.stale.length > 0 ? { stale: report.stale } : {}),
-    ...(report.movedNames !== undefined && report.movedNames.length > 0 ? { movedNames: report.movedNames.map((m) => ({ ...m, message: describeMovedName(m) })) } : {}),
+    ...(report.movedNames !== undefined && report.movedNames.length > 0
+      ? { movedNames: report.movedNames.map((m) => ({ ...m, message: describeMovedName(m) })) }
+      : {}),
     results: report.results,
     ...(report.snapshot ? { snapshot: report.snapshot } : {}),
     ...(report.ledger !== undefined ? { ledger: report.ledger } : {}),

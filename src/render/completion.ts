@@ -376,7 +376,7 @@ function fishScript(program: CompletionCommand): string {
     '                set skip 1',
     '            end',
     `        else if contains -- $w (__${n}_commands $path)`,
-    "            set path (string trim -- \"$path $w\")",
+    '            set path (string trim -- "$path $w")',
     '        end',
     '    end',
     '    echo $path',
@@ -384,7 +384,11 @@ function fishScript(program: CompletionCommand): string {
     '',
     `function __${n}_commands`,
     '    switch "$argv[1]"',
-    ...all.flatMap((at) => (at.command.commands.length > 0 ? [`        case ${quote(at.path)}`, `            printf '%s\\n' ${at.command.commands.map((c) => quote(c.name)).join(' ')}`] : [])),
+    ...all.flatMap((at) =>
+      at.command.commands.length > 0
+        ? [`        case ${quote(at.path)}`, `            printf '%s\\n' ${at.command.commands.map((c) => quote(c.name)).join(' ')}`]
+        : [],
+    ),
     '    end',
     'end',
     '',

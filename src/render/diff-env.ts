@@ -75,10 +75,16 @@ function valueText(value: JsonValue | undefined): string {
 export function renderDiffEnvText(diff: EnvironmentDiff): string {
   const width = Math.max(diff.a.length, diff.b.length);
   const label = (name: string) => `${escapeControl(name)}:`.padEnd(width + 2);
-  const lines = [`Comparing environment ${escapeControl(diff.a)} with ${escapeControl(diff.b)}${diff.offline ? ' (manifests only: no server read)' : ' (manifests, and each server against its own manifests)'}.`, ''];
+  const lines = [
+    `Comparing environment ${escapeControl(diff.a)} with ${escapeControl(diff.b)}${diff.offline ? ' (manifests only: no server read)' : ' (manifests, and each server against its own manifests)'}.`,
+    '',
+  ];
   for (const o of diff.objects) {
     lines.push(`${symbolOf(o.presence)} ${escapeControl(o.address)}: ${presencePhrase(o, diff)}`);
-    for (const [side, name] of [['a', diff.a], ['b', diff.b]] as const) {
+    for (const [side, name] of [
+      ['a', diff.a],
+      ['b', diff.b],
+    ] as const) {
       const source = o.source[side];
       if (source !== undefined) lines.push(`    declared in ${escapeControl(name)} at ${escapeControl(place(source))}`);
     }
@@ -87,13 +93,22 @@ export function renderDiffEnvText(diff: EnvironmentDiff): string {
       lines.push(`      ${label(diff.a)}${valueText(f.a)}`);
       lines.push(`      ${label(diff.b)}${valueText(f.b)}`);
     }
-    for (const [side, name] of [['a', diff.a], ['b', diff.b]] as const) {
+    for (const [side, name] of [
+      ['a', diff.a],
+      ['b', diff.b],
+    ] as const) {
       const live = o.live?.[side];
       if (live !== undefined) lines.push(`    server of ${escapeControl(name)}: ${escapeControl(standingText(live))}`);
     }
     lines.push('');
   }
-  if (diff.objects.length === 0) lines.push(diff.offline ? 'No differences: both environments declare the same objects alike.' : 'No differences: both environments declare the same objects alike, and both servers are in sync with them.', '');
+  if (diff.objects.length === 0)
+    lines.push(
+      diff.offline
+        ? 'No differences: both environments declare the same objects alike.'
+        : 'No differences: both environments declare the same objects alike, and both servers are in sync with them.',
+      '',
+    );
   lines.push(`Environments: ${escapeControl(diffEnvSentence(diff))}`);
   return `${lines.join('\n')}\n`;
 }
@@ -126,5 +141,12 @@ export function renderDiffEnvMarkdown(diff: EnvironmentDiff): string {
 
 /** `mftops.diff-env` version 1 (schemas/output-diff-env.schema.json). */
 export function renderDiffEnvJson(diff: EnvironmentDiff): string {
-  return renderJsonOutput('mftops.diff-env', { a: diff.a, b: diff.b, offline: diff.offline, differ: diff.objects.length > 0, summary: diff.summary, objects: diff.objects });
+  return renderJsonOutput('mftops.diff-env', {
+    a: diff.a,
+    b: diff.b,
+    offline: diff.offline,
+    differ: diff.objects.length > 0,
+    summary: diff.summary,
+    objects: diff.objects,
+  });
 }

@@ -1,4 +1,16 @@
-import type { AuditAttribution, AuditStatus, DriftedEntry, DriftedField, DriftedObject, DriftKind, DriftReport, EntryGrant, ExpiredAcknowledgement, UnmanagedObject, UnmanagedOmitted } from '../drift/model.js';
+import type {
+  AuditAttribution,
+  AuditStatus,
+  DriftedEntry,
+  DriftedField,
+  DriftedObject,
+  DriftKind,
+  DriftReport,
+  EntryGrant,
+  ExpiredAcknowledgement,
+  UnmanagedObject,
+  UnmanagedOmitted,
+} from '../drift/model.js';
 import type { FieldWords, InnerWords, JsonValue } from '../plan/model.js';
 import { describeReason } from '../resources/reasons.js';
 import type { ResourceKind, UnmanagedDetailOf } from '../kinds/kind.js';

@@ -4,7 +4,8 @@ import { accessJsonView, planJsonView } from './plan-json.js';
 import type { AccessJsonView, PlanJsonView } from './plan-json.js';
 
 /** The drift report as JSON: the report with its envelope, the plan as its public view. */
-export type DriftJsonView = Omit<DriftReport, 'plan' | 'access'> & JsonEnvelope<'mftops.drift'> & { readonly access?: AccessJsonView; readonly plan: PlanJsonView };
+export type DriftJsonView = Omit<DriftReport, 'plan' | 'access'> &
+  JsonEnvelope<'mftops.drift'> & { readonly access?: AccessJsonView; readonly plan: PlanJsonView };
 
 /**
  * The drift report as JSON, `mftops drift --format json` and the content of `--report FILE`: the

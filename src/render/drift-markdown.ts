@@ -1,6 +1,19 @@
 import type { AcknowledgedItem, DriftedObject, DriftReport, UnmanagedObject } from '../drift/model.js';
 import type { JsonValue } from '../plan/model.js';
-import { attributionNotes, attributionText, driftedWhy, driftPhrase, driftSentence, entryPhrase, expiredText, grantText, sideWords, unmanagedOmittedSentence, unmanagedText, valueText } from './drift-common.js';
+import {
+  attributionNotes,
+  attributionText,
+  driftedWhy,
+  driftPhrase,
+  driftSentence,
+  entryPhrase,
+  expiredText,
+  grantText,
+  sideWords,
+  unmanagedOmittedSentence,
+  unmanagedText,
+  valueText,
+} from './drift-common.js';
 import type { ValueWords } from './drift-common.js';
 import { formatCount } from './text.js';
 import { transferCheckItems, transferChecksMarkdown } from './plan-markdown.js';
@@ -106,7 +119,9 @@ function renderDrifted(d: DriftedObject): string {
     lines.push('', '| Entry | Difference | In git | On the server |', '|:--|:--|:--|:--|');
     for (const e of d.entries) {
       const note = e.expired ? `<br><sub>${escapeMd(expiredText(e.expired))}</sub>` : '';
-      lines.push(`| ${e.principal.type.toLowerCase()} ${code(e.principal.name)}${note} | ${entryPhrase(e)} | ${escapeMd(grantText(e.expected))} | ${escapeMd(grantText(e.actual))} |`);
+      lines.push(
+        `| ${e.principal.type.toLowerCase()} ${code(e.principal.name)}${note} | ${entryPhrase(e)} | ${escapeMd(grantText(e.expected))} | ${escapeMd(grantText(e.actual))} |`,
+      );
     }
   }
   return lines.join('\n');
@@ -116,13 +131,15 @@ function renderUnmanaged(list: readonly UnmanagedObject[]): string {
   const lines = [
     '### Unmanaged objects',
     '',
-    'In the environment\'s scope but named by no manifest: import them (`mftops import`) or remove them.',
+    "In the environment's scope but named by no manifest: import them (`mftops import`) or remove them.",
     '',
     '| Object | What | Last change |',
     '|:--|:--|:--|',
   ];
   for (const u of list) {
-    const notes = [u.pruned ? 'pruned: `apply --allow-delete` deletes it' : undefined, u.expired ? escapeMd(expiredText(u.expired)) : undefined].filter((x) => x !== undefined);
+    const notes = [u.pruned ? 'pruned: `apply --allow-delete` deletes it' : undefined, u.expired ? escapeMd(expiredText(u.expired)) : undefined].filter(
+      (x) => x !== undefined,
+    );
     const note = notes.length > 0 ? `<br><sub>${notes.join('; ')}</sub>` : '';
     lines.push(`| ${code(u.address)}${note} | ${escapeMd(unmanagedText(u))} | ${u.lastChange ? escapeMd(attributionText(u.lastChange)) : '—'} |`);
   }
@@ -130,10 +147,19 @@ function renderUnmanaged(list: readonly UnmanagedObject[]): string {
 }
 
 function renderAcknowledged(list: readonly AcknowledgedItem[]): string {
-  const lines = ['### Acknowledged drift', '', 'Known differences that `drift.ignore` accepts; they do not count as drift.', '', '| Object | Difference | In git → on the server | Until | Reason |', '|:--|:--|:--|:--|:--|'];
+  const lines = [
+    '### Acknowledged drift',
+    '',
+    'Known differences that `drift.ignore` accepts; they do not count as drift.',
+    '',
+    '| Object | Difference | In git → on the server | Until | Reason |',
+    '|:--|:--|:--|:--|:--|',
+  ];
   for (const a of list) {
     const values = a.expected !== undefined || a.actual !== undefined ? `${valueMd(a.expected)} → ${valueMd(a.actual)}` : '—';
-    lines.push(`| ${code(a.address)} | ${code(a.what)} | ${values} | ${a.rule.until === undefined ? 'no end' : escapeMd(a.rule.until)} | ${a.rule.reason === undefined ? '—' : escapeMd(a.rule.reason)} <sub>(${escapeMd(a.rule.where)})</sub> |`);
+    lines.push(
+      `| ${code(a.address)} | ${code(a.what)} | ${values} | ${a.rule.until === undefined ? 'no end' : escapeMd(a.rule.until)} | ${a.rule.reason === undefined ? '—' : escapeMd(a.rule.reason)} <sub>(${escapeMd(a.rule.where)})</sub> |`,
+    );
   }
   return lines.join('\n');
 }

@@ -79,7 +79,9 @@ function renderDrifted(d: DriftedObject, paint: (code: string, text: string) => 
   if (d.expired) lines.push(`${indent}# ${expiredText(d.expired)}`);
   for (const f of d.fields) {
     const replace = f.forcesReplace ? ' # needs a replace' : '';
-    lines.push(`${indent}${escapeControl(f.path)}: ${valueText(f.expected, sideWords(f, 'expected'))} → ${valueText(f.actual, sideWords(f, 'actual'))}${replace}`);
+    lines.push(
+      `${indent}${escapeControl(f.path)}: ${valueText(f.expected, sideWords(f, 'expected'))} → ${valueText(f.actual, sideWords(f, 'actual'))}${replace}`,
+    );
     if (f.expired) lines.push(`${indent}  # ${expiredText(f.expired)}`);
   }
   for (const e of d.entries) {

@@ -38,7 +38,18 @@ export function renderExplainText(report: Exclude<ExplainReport, { status: 'unkn
     return `${lines.join('\n')}\n\nmftops explain CODE shows what a code means, an example that triggers it and the fix.\n`;
   }
   const { code, name, explanation: e } = report.code;
-  return [`${code} ${name} (${stageOf(code)})`, '', e.meaning, '', `Example (${exampleTitle(e)}):`, '', ...indent(exampleBody(e)), '', `Fix: ${e.fix}`, ''].join('\n');
+  return [
+    `${code} ${name} (${stageOf(code)})`,
+    '',
+    e.meaning,
+    '',
+    `Example (${exampleTitle(e)}):`,
+    '',
+    ...indent(exampleBody(e)),
+    '',
+    `Fix: ${e.fix}`,
+    '',
+  ].join('\n');
 }
 
 export function renderExplainMarkdown(report: Exclude<ExplainReport, { status: 'unknown' }>): string {
@@ -48,7 +59,22 @@ export function renderExplainMarkdown(report: Exclude<ExplainReport, { status: '
   }
   const { code, name, explanation: e } = report.code;
   const fence = e.example.in === 'command' ? 'sh' : 'yaml';
-  return [`## ${code} \`${name}\``, '', `*${stageOf(code)}*`, '', e.meaning, '', `**Example** (${exampleTitle(e)}):`, '', `\`\`\`${fence}`, ...exampleBody(e), '```', '', `**Fix:** ${e.fix}`, ''].join('\n');
+  return [
+    `## ${code} \`${name}\``,
+    '',
+    `*${stageOf(code)}*`,
+    '',
+    e.meaning,
+    '',
+    `**Example** (${exampleTitle(e)}):`,
+    '',
+    `\`\`\`${fence}`,
+    ...exampleBody(e),
+    '```',
+    '',
+    `**Fix:** ${e.fix}`,
+    '',
+  ].join('\n');
 }
 
 export function renderExplainJson(report: Exclude<ExplainReport, { status: 'unknown' }>): string {

@@ -43,14 +43,21 @@ export function renderFmtGithub(report: FmtReport, cwd: string): string {
   return listed(report)
     .map((f) => {
       const path = displayPath(f.file, cwd);
-      return f.state === 'unformatted' ? `::error file=${escapeProperty(path)},title=mftops fmt::${escapeData(`${path} is not in canonical form: run mftops fmt`)}\n` : `${path}\n`;
+      return f.state === 'unformatted'
+        ? `::error file=${escapeProperty(path)},title=mftops fmt::${escapeData(`${path} is not in canonical form: run mftops fmt`)}\n`
+        : `${path}\n`;
     })
     .join('');
 }
 
 export function renderFmtJson(report: FmtReport, cwd: string): string {
   const files = report.files.map((f) => ({ file: displayPath(f.file, cwd), state: f.state }));
-  return renderJsonOutput('mftops.fmt', { status: report.status, check: report.check, files, diagnostics: report.diagnostics.map((d) => diagnosticJson(d, cwd)) });
+  return renderJsonOutput('mftops.fmt', {
+    status: report.status,
+    check: report.check,
+    files,
+    diagnostics: report.diagnostics.map((d) => diagnosticJson(d, cwd)),
+  });
 }
 
 function listed(report: FmtReport): FmtFile[] {

@@ -3,7 +3,19 @@ import { Document } from 'yaml';
 import { canonicalizeQuoting, TO_STRING_OPTIONS } from '../manifest/yaml-scalars.js';
 import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../manifest/types.js';
 import { EVERY_KIND } from '../kinds/registry.js';
-import type { Action, Change, EntryChange, EntryPermissions, FieldChange, InnerWords, JsonValue, Plan, PlanSummary, PruneOff, ResourceKind } from '../plan/model.js';
+import type {
+  Action,
+  Change,
+  EntryChange,
+  EntryPermissions,
+  FieldChange,
+  InnerWords,
+  JsonValue,
+  Plan,
+  PlanSummary,
+  PruneOff,
+  ResourceKind,
+} from '../plan/model.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
 export { escapeControl, formatCount, formatInline } from './text.js';
 import { describeSchedules, NOT_SCHEDULED, readSchedule, readSchedules } from './schedule-words.js';
@@ -58,8 +70,6 @@ export function actionPhrase(action: Action): string {
 /** The actions a reviewer sees listed, in the order counts are given. */
 export const LISTED_ACTIONS = ['create', 'update', 'replace', 'delete', 'blocked'] as const satisfies readonly Action[];
 
-
-
 /** `Plan: 2 to create, 3 to update, 1 to replace, 0 to delete, 1 blocked.` */
 export function planSentence(summary: PlanSummary): string {
   return `Plan: ${formatCount(summary.create)} to create, ${formatCount(summary.update)} to update, ${formatCount(summary.replace)} to replace, ${formatCount(summary.delete)} to delete, ${formatCount(summary.blocked)} blocked.`;
@@ -98,7 +108,6 @@ export function countByKind(changes: readonly Change[]): { kind: ResourceKind; c
   });
 }
 
-
 /** Widest `path: before → after` line kept on one line; longer values become blocks. */
 const INLINE_WIDTH = 120;
 
@@ -122,7 +131,9 @@ export type FieldView = {
 
 /** `Variables: partner = "acme", retries = 5.`: the values the manifests were read with (never secrets). */
 export function variablesSentence(variables: NonNullable<Plan['variables']>): string {
-  return `Variables: ${Object.entries(variables).map(([name, value]) => `${escapeControl(name)} = ${escapeControl(JSON.stringify(value))}`).join(', ')}.`;
+  return `Variables: ${Object.entries(variables)
+    .map(([name, value]) => `${escapeControl(name)} = ${escapeControl(JSON.stringify(value))}`)
+    .join(', ')}.`;
 }
 
 /** The comment after a field's line: it forces a replacement, a patch gave its value. */
@@ -137,7 +148,18 @@ export function originNote(origin: EntryChange['origin']): string {
 
 export function viewField(change: FieldChange, action: Action): FieldView {
   const field = displayField(change);
-  const symbol = field.before === undefined && field.after !== undefined ? '+' : field.after === undefined && field.before !== undefined ? '-' : field.before === undefined ? (action === 'create' ? '+' : action === 'delete' ? '-' : '~') : '~';
+  const symbol =
+    field.before === undefined && field.after !== undefined
+      ? '+'
+      : field.after === undefined && field.before !== undefined
+        ? '-'
+        : field.before === undefined
+          ? action === 'create'
+            ? '+'
+            : action === 'delete'
+              ? '-'
+              : '~'
+          : '~';
   const base = {
     symbol,
     path: escapeControl(field.path),
@@ -181,7 +203,9 @@ function formatJsonLines(value: JsonValue, indent: number, prefix = ''): string[
   const pad = ' '.repeat(indent);
   const one = formatInline(value);
   if (value === null || typeof value !== 'object' || indent + prefix.length + one.length <= BLOCK_WIDTH) return [`${pad}${prefix}${one}`];
-  const entries: [string, JsonValue][] = Array.isArray(value) ? value.map((v) => ['', v]) : Object.entries(value).map(([k, v]) => [`${escapeControl(JSON.stringify(k))}: `, v]);
+  const entries: [string, JsonValue][] = Array.isArray(value)
+    ? value.map((v) => ['', v])
+    : Object.entries(value).map(([k, v]) => [`${escapeControl(JSON.stringify(k))}: `, v]);
   if (entries.length === 0) return [`${pad}${prefix}${one}`];
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
   const lines = [`${pad}${prefix}${open}`];
@@ -208,7 +232,8 @@ function blockLines(before: JsonValue | undefined, after: JsonValue | undefined)
   const afterText = blockText(after);
   const patch = structuredPatch('before', 'after', beforeText, afterText, undefined, undefined, { context: 3 });
   // Hunk headers only help when some lines are left out.
-  const whole = patch.hunks.length === 1 && patch.hunks[0]!.oldLines === beforeText.split('\n').length && patch.hunks[0]!.newLines === afterText.split('\n').length;
+  const whole =
+    patch.hunks.length === 1 && patch.hunks[0]!.oldLines === beforeText.split('\n').length && patch.hunks[0]!.newLines === afterText.split('\n').length;
   const lines: string[] = [];
   let changed = false;
   for (const h of patch.hunks) {
@@ -262,7 +287,9 @@ export interface ScheduleWords {
  */
 export function describeScheduleChange(change: Change): ScheduleWords[] {
   if (change.kind !== 'Task') return [];
-  const fields = change.fields.filter((f) => f.sensitive !== true && (f.path === 'Schedules' || f.path.startsWith('Schedules.'))).map((f) => displayField(f, false));
+  const fields = change.fields
+    .filter((f) => f.sensitive !== true && (f.path === 'Schedules' || f.path.startsWith('Schedules.')))
+    .map((f) => displayField(f, false));
   if (fields.length === 0) return [];
   const whole = fields.find((f) => f.path === 'Schedules');
   if (whole !== undefined) {
@@ -284,7 +311,14 @@ export function describeScheduleChange(change: Change): ScheduleWords[] {
     const b = f.before === undefined ? undefined : readSchedule(f.before);
     const a = f.after === undefined ? undefined : readSchedule(f.after);
     if ((f.before !== undefined && b === undefined) || (f.after !== undefined && a === undefined)) continue;
-    out.push(wordsOf(f.path, 'update', b === undefined ? undefined : describeSchedules({ Schedule: [b] }), a === undefined ? undefined : describeSchedules({ Schedule: [a] })));
+    out.push(
+      wordsOf(
+        f.path,
+        'update',
+        b === undefined ? undefined : describeSchedules({ Schedule: [b] }),
+        a === undefined ? undefined : describeSchedules({ Schedule: [a] }),
+      ),
+    );
   }
   return out;
 }
@@ -398,9 +432,15 @@ export function permissionColumns(entries: readonly EntryChange[]): PermissionCo
   const knownShare = SHARE_PERMISSIONS as readonly string[];
   return [
     ...known.map((name) => ({ set: 'permissions' as const, name })),
-    ...[...seen.permissions].filter((n) => !known.includes(n)).sort().map((name) => ({ set: 'permissions' as const, name })),
+    ...[...seen.permissions]
+      .filter((n) => !known.includes(n))
+      .sort()
+      .map((name) => ({ set: 'permissions' as const, name })),
     ...knownShare.filter((n) => seen.sharePermissions.has(n)).map((name) => ({ set: 'sharePermissions' as const, name })),
-    ...[...seen.sharePermissions].filter((n) => !knownShare.includes(n)).sort().map((name) => ({ set: 'sharePermissions' as const, name })),
+    ...[...seen.sharePermissions]
+      .filter((n) => !knownShare.includes(n))
+      .sort()
+      .map((name) => ({ set: 'sharePermissions' as const, name })),
   ];
 }
 

@@ -54,5 +54,9 @@ export function annotation(level: 'notice' | 'warning', source: SourceRef | unde
   const place: AnnotationPlace = { ...(source !== undefined ? { file: source.file, line: source.line, col: source.col } : {}), title };
   const details = block.slice(1).map((l) => l.replace(/^ {4}/, ''));
   const message = (details.length > 0 ? details : block).join('\n');
-  return workflowCommand(level, place, message.length > ANNOTATION_MESSAGE_MAX ? `${message.slice(0, ANNOTATION_MESSAGE_MAX)}\n… (cut: the markdown below has the rest)` : message);
+  return workflowCommand(
+    level,
+    place,
+    message.length > ANNOTATION_MESSAGE_MAX ? `${message.slice(0, ANNOTATION_MESSAGE_MAX)}\n… (cut: the markdown below has the rest)` : message,
+  );
 }

@@ -1,4 +1,22 @@
-import type { AccessReport, Action, ChangeReason, EntryPermissions, EntryReason, FieldChange, InnerWords, JsonObject, Plan, PlanSummary, PolicyReport, Principal, PruneOff, ResourceKind, SourceRef, TransferStepChecks, TransferStepProblem } from '../plan/model.js';
+import type {
+  AccessReport,
+  Action,
+  ChangeReason,
+  EntryPermissions,
+  EntryReason,
+  FieldChange,
+  InnerWords,
+  JsonObject,
+  Plan,
+  PlanSummary,
+  PolicyReport,
+  Principal,
+  PruneOff,
+  ResourceKind,
+  SourceRef,
+  TransferStepChecks,
+  TransferStepProblem,
+} from '../plan/model.js';
 import { transferProblemText, transferStepLabel } from './transfer-checks.js';
 import type { ServiceName } from '../config/model.js';
 import { describeReason } from '../resources/reasons.js';
@@ -132,10 +150,19 @@ export function planJsonView(plan: Plan): PlanJsonView {
     manifestDigest: plan.manifestDigest,
     ...(plan.variables !== undefined ? { variables: { ...plan.variables } } : {}),
     ...(plan.targets !== undefined ? { targets: [...plan.targets] } : {}),
-    ...(plan.pruneOff !== undefined ? { pruneOff: { reason: plan.pruneOff.reason, kinds: [...plan.pruneOff.kinds], text: pruneOffSentence(plan.pruneOff) } } : {}),
+    ...(plan.pruneOff !== undefined
+      ? { pruneOff: { reason: plan.pruneOff.reason, kinds: [...plan.pruneOff.kinds], text: pruneOffSentence(plan.pruneOff) } }
+      : {}),
     errored: plan.errored,
     applyable: plan.applyable,
-    summary: { create: plan.summary.create, update: plan.summary.update, replace: plan.summary.replace, delete: plan.summary.delete, 'no-op': plan.summary['no-op'], blocked: plan.summary.blocked },
+    summary: {
+      create: plan.summary.create,
+      update: plan.summary.update,
+      replace: plan.summary.replace,
+      delete: plan.summary.delete,
+      'no-op': plan.summary['no-op'],
+      blocked: plan.summary.blocked,
+    },
     changes: plan.changes.map((c) => ({
       address: c.address,
       kind: c.kind,
@@ -152,8 +179,23 @@ export function planJsonView(plan: Plan): PlanJsonView {
         ...(f.sensitive !== undefined ? { sensitive: f.sensitive } : {}),
         ...(f.forcesReplace !== undefined ? { forcesReplace: f.forcesReplace } : {}),
         ...(f.origin !== undefined ? { origin: { file: f.origin.file, line: f.origin.line, col: f.origin.col } } : {}),
-        ...(f.words !== undefined ? { words: { form: f.words.form, ...(f.words.before !== undefined ? { before: f.words.before } : {}), ...(f.words.after !== undefined ? { after: f.words.after } : {}) } } : {}),
-        ...(f.innerWords !== undefined ? { innerWords: { ...(f.innerWords.before !== undefined ? { before: f.innerWords.before.map(innerWordsView) } : {}), ...(f.innerWords.after !== undefined ? { after: f.innerWords.after.map(innerWordsView) } : {}) } } : {}),
+        ...(f.words !== undefined
+          ? {
+              words: {
+                form: f.words.form,
+                ...(f.words.before !== undefined ? { before: f.words.before } : {}),
+                ...(f.words.after !== undefined ? { after: f.words.after } : {}),
+              },
+            }
+          : {}),
+        ...(f.innerWords !== undefined
+          ? {
+              innerWords: {
+                ...(f.innerWords.before !== undefined ? { before: f.innerWords.before.map(innerWordsView) } : {}),
+                ...(f.innerWords.after !== undefined ? { after: f.innerWords.after.map(innerWordsView) } : {}),
+              },
+            }
+          : {}),
       })),
       ...(c.entries !== undefined
         ? {

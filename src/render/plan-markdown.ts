@@ -73,13 +73,20 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
 
   const refusalItems = (options.diagnostics ?? [])
     .filter((d) => APPLY_REFUSALS.includes(d.code))
-    .map((d) => `- ${d.address === undefined ? '' : `${code(d.address)}: `}${escapeMd(d.summary.replace(/: apply will refuse this plan$/, ''))}${d.hint === undefined ? '' : ` (${escapeMd(d.hint)})`}`);
+    .map(
+      (d) =>
+        `- ${d.address === undefined ? '' : `${code(d.address)}: `}${escapeMd(d.summary.replace(/: apply will refuse this plan$/, ''))}${d.hint === undefined ? '' : ` (${escapeMd(d.hint)})`}`,
+    );
   const blockedItems = [
-    ...changed.filter((c) => c.action === 'blocked').map((c) => `- ${inlineChange(c)}${c.reason === undefined ? '' : `: ${escapeMd(describeReason(c.reason))}`}`),
+    ...changed
+      .filter((c) => c.action === 'blocked')
+      .map((c) => `- ${inlineChange(c)}${c.reason === undefined ? '' : `: ${escapeMd(describeReason(c.reason))}`}`),
     ...changed.flatMap((c) =>
       c.action === 'blocked'
         ? []
-        : (c.entries ?? []).filter((e) => e.action === 'blocked').map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === undefined ? '' : `: ${escapeMd(describeReason(e.reason))}`}`),
+        : (c.entries ?? [])
+            .filter((e) => e.action === 'blocked')
+            .map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === undefined ? '' : `: ${escapeMd(describeReason(e.reason))}`}`),
     ),
   ];
   const blockedObjects = summary.blocked;
@@ -95,8 +102,12 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
     ...destructive.map((c) => `- ${inlineChange(c)}${c.reason === undefined ? '' : `: ${escapeMd(describeReason(c.reason))}`}`),
     ...(plan.access === undefined ? [] : accessAlertItems(plan.access)),
   ];
-  const warningCallout = memo((shown: number) => (warningItems.length === 0 ? [] : [callout('WARNING', destructiveHeadline(summary, warningItems.length - destructive.length), warningItems, shown, hint)]));
-  const cautionCallout = memo((shown: number) => (blockedItems.length === 0 ? [] : [callout('CAUTION', blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]));
+  const warningCallout = memo((shown: number) =>
+    warningItems.length === 0 ? [] : [callout('WARNING', destructiveHeadline(summary, warningItems.length - destructive.length), warningItems, shown, hint)],
+  );
+  const cautionCallout = memo((shown: number) =>
+    blockedItems.length === 0 ? [] : [callout('CAUTION', blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)],
+  );
   const accessItems = plan.access === undefined ? [] : accessGroupItems(plan.access);
   const accessSection = memo((shown: number) => (plan.access === undefined ? [] : [accessBlock(plan.access, accessItems, shown, hint)]));
   const checkItems = transferCheckItems(plan.transferChecks);
@@ -104,7 +115,12 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
 
   // Destructive and blocked changes first, then the rest in plan order: the order of the compact
   // list and of the details.
-  const ordered = [...changed.filter((c) => c.action === 'delete'), ...changed.filter((c) => c.action === 'replace'), ...changed.filter((c) => c.action === 'blocked'), ...changed.filter((c) => c.action === 'create' || c.action === 'update')];
+  const ordered = [
+    ...changed.filter((c) => c.action === 'delete'),
+    ...changed.filter((c) => c.action === 'replace'),
+    ...changed.filter((c) => c.action === 'blocked'),
+    ...changed.filter((c) => c.action === 'create' || c.action === 'update'),
+  ];
   const n = ordered.length;
   const named = memo((count: number) => [changedObjects(plan, ordered, count, hint)]);
 
@@ -138,8 +154,14 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
     ...named(layout.named),
     ...note(layout.kept, layout.named),
   ];
-  const assemble = (layout: Layout): string[] => [...fixedBlocks(layout), ...(layout.kept > 0 ? [DETAILS_HEADER] : []), ...details.slice(0, layout.kept), ...(layout.footer ? [footer] : [])];
-  const lengthOf = (layout: Layout) => blocksLength([...fixedBlocks(layout), ...(layout.kept > 0 ? [DETAILS_HEADER] : []), ...(layout.footer ? [footer] : [])]) + detailSums[layout.kept]!;
+  const assemble = (layout: Layout): string[] => [
+    ...fixedBlocks(layout),
+    ...(layout.kept > 0 ? [DETAILS_HEADER] : []),
+    ...details.slice(0, layout.kept),
+    ...(layout.footer ? [footer] : []),
+  ];
+  const lengthOf = (layout: Layout) =>
+    blocksLength([...fixedBlocks(layout), ...(layout.kept > 0 ? [DETAILS_HEADER] : []), ...(layout.footer ? [footer] : [])]) + detailSums[layout.kept]!;
   const fits = (layout: Layout) => lengthOf(layout) <= maxLength;
 
   const full: Layout = {
@@ -263,25 +285,44 @@ function planLine(plan: Plan, summary: PlanSummary): string {
  * call-out (`[!CAUTION]` when it is refused or blocked, `[!WARNING]` when it needs a flag), or
  * `Ready to apply` in a `[!NOTE]`. Nothing for a plan without changes.
  */
-function renderVerdict(plan: Plan, summary: PlanSummary, [objects, entries]: readonly [number, number], refusals: readonly string[], shown: number, hint: string): string[] {
+function renderVerdict(
+  plan: Plan,
+  summary: PlanSummary,
+  [objects, entries]: readonly [number, number],
+  refusals: readonly string[],
+  shown: number,
+  hint: string,
+): string[] {
   const caution: string[] = [];
   const warning: string[] = [];
   const denies = (plan.policy?.violations ?? []).filter((v) => v.severity === 'deny').length;
-  if (denies > 0) caution.push(`**Refused by policy:** ${formatCount(denies)} \`deny\` ${denies === 1 ? 'violation' : 'violations'}, listed below. The plan was not saved; it cannot be applied.`);
+  if (denies > 0)
+    caution.push(
+      `**Refused by policy:** ${formatCount(denies)} \`deny\` ${denies === 1 ? 'violation' : 'violations'}, listed below. The plan was not saved; it cannot be applied.`,
+    );
   if (plan.errored) caution.push('**Incomplete:** errors left objects out of this plan (see the log); it cannot be saved or applied.');
   if (refusals.length > 0) {
     const n = refusals.length;
-    const lines = [`**Apply will refuse this plan** (MF414): ${formatCount(n)} secret ${n === 1 ? 'reference has' : 'references have'} no value where the plan ran.`];
+    const lines = [
+      `**Apply will refuse this plan** (MF414): ${formatCount(n)} secret ${n === 1 ? 'reference has' : 'references have'} no value where the plan ran.`,
+    ];
     if (shown > 0) lines.push(...refusals.slice(0, shown));
     if (shown < n) lines.push(shown > 0 ? `- …and ${formatCount(n - shown)} more, in ${hint}.` : `They are listed in ${hint}.`);
     caution.push(lines.join('\n'));
   }
   if (objects + entries > 0) {
-    const parts = [...(objects > 0 ? [`${formatCount(objects)} ${objects === 1 ? 'change' : 'changes'}`] : []), ...(entries > 0 ? [`${formatCount(entries)} folder ACL ${entries === 1 ? 'entry' : 'entries'}`] : [])];
+    const parts = [
+      ...(objects > 0 ? [`${formatCount(objects)} ${objects === 1 ? 'change' : 'changes'}`] : []),
+      ...(entries > 0 ? [`${formatCount(entries)} folder ACL ${entries === 1 ? 'entry' : 'entries'}`] : []),
+    ];
     caution.push(`**Blocked:** ${parts.join(' and ')} the API cannot make, listed below; a person has to.`);
   }
-  if (summary.delete > 0) warning.push(`**Needs \`--allow-delete\`:** it deletes ${formatCount(summary.delete)} ${summary.delete === 1 ? 'object' : 'objects'}, listed below.`);
-  if (summary.replace > 0) warning.push(`**Needs \`--allow-replace\`:** it replaces ${formatCount(summary.replace)} ${summary.replace === 1 ? 'object' : 'objects'} by a delete and a create, listed below.`);
+  if (summary.delete > 0)
+    warning.push(`**Needs \`--allow-delete\`:** it deletes ${formatCount(summary.delete)} ${summary.delete === 1 ? 'object' : 'objects'}, listed below.`);
+  if (summary.replace > 0)
+    warning.push(
+      `**Needs \`--allow-replace\`:** it replaces ${formatCount(summary.replace)} ${summary.replace === 1 ? 'object' : 'objects'} by a delete and a create, listed below.`,
+    );
   const reasons = [...caution, ...warning];
   if (reasons.length === 0) {
     if (!plan.changes.some((c) => c.action !== 'no-op')) return [];
@@ -324,7 +365,11 @@ const COMPACT_ACTIONS = [
  */
 function changedObjects(plan: Plan, ordered: readonly Change[], named: number, hint: string): string {
   const summary = summarize(plan.changes);
-  const lines = [...(ordered.length > 0 ? ['### Changed objects', ''] : []), `| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(' | ')} |`, `|:--|${TABLE_ACTIONS.map(() => '--:').join('|')}|`];
+  const lines = [
+    ...(ordered.length > 0 ? ['### Changed objects', ''] : []),
+    `| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(' | ')} |`,
+    `|:--|${TABLE_ACTIONS.map(() => '--:').join('|')}|`,
+  ];
   for (const { kind, counts } of countByKind(plan.changes)) lines.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(' | ')} |`);
   lines.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(' | ')} |`, '');
   const shownSet = new Set(ordered.slice(0, named));
@@ -340,15 +385,23 @@ function changedObjects(plan: Plan, ordered: readonly Change[], named: number, h
       // A long run of creates or updates is folded (still in the comment, found by the browser's
       // search); destructive and blocked ones are always in view.
       const fold = shown.length > FOLD_NAMES && (action === 'create' || action === 'update');
-      lines.push(fold ? `- <details><summary>${label}</summary>
+      lines.push(
+        fold
+          ? `- <details><summary>${label}</summary>
 
   ${list}
 
-  </details>` : `- ${label}: ${list}`);
+  </details>`
+          : `- ${label}: ${list}`,
+      );
     }
   }
   const unnamed = ordered.length - Math.min(named, ordered.length);
-  if (unnamed > 0) lines.push('', `${formatCount(unnamed)} of the ${formatCount(ordered.length)} changed objects are not named here, to keep this comment within its size. The full plan is in ${hint}.`);
+  if (unnamed > 0)
+    lines.push(
+      '',
+      `${formatCount(unnamed)} of the ${formatCount(ordered.length)} changed objects are not named here, to keep this comment within its size. The full plan is in ${hint}.`,
+    );
   return lines.join('\n');
 }
 
@@ -383,7 +436,10 @@ export function transferChecksMarkdown(checks: TransferStepChecks | undefined, i
  */
 function accessBlock(report: AccessReport, items: readonly string[], shown: number, hint: string): string {
   const open = items.length <= ACCESS_OPEN_MAX ? ' open' : '';
-  const lines = [`<details${open}><summary><b>Access changes:</b> ${escapeMd(accessCountPhrase(report))} (${formatCount(items.length)} ${items.length === 1 ? 'principal' : 'principals'})</summary>`, ''];
+  const lines = [
+    `<details${open}><summary><b>Access changes:</b> ${escapeMd(accessCountPhrase(report))} (${formatCount(items.length)} ${items.length === 1 ? 'principal' : 'principals'})</summary>`,
+    '',
+  ];
   const unknown = unknownMembersMarkdown(report);
   if (unknown.length > 0) lines.push(unknown.join(' '), '');
   if (shown > 0) lines.push(...items.slice(0, shown));
@@ -404,7 +460,9 @@ function renderFooter(plan: Plan): string {
   for (const service of ['automation', 'transfer'] as const) {
     const s = plan.servers[service];
     if (s === undefined) continue;
-    parts.push(`${service} ${escapeMd(clip(s.url, 200))}${s.version === undefined ? '' : ` ${escapeMd(clip(s.version, 40))}`} as ${escapeMd(clip(s.username, 80))}`);
+    parts.push(
+      `${service} ${escapeMd(clip(s.url, 200))}${s.version === undefined ? '' : ` ${escapeMd(clip(s.version, 40))}`} as ${escapeMd(clip(s.username, 80))}`,
+    );
   }
   parts.push(`manifests ${escapeMd(clip(plan.manifestDigest, 80))}`);
   if (plan.variables !== undefined) parts.push(escapeMd(clip(variablesSentence(plan.variables), 400)));
@@ -427,15 +485,32 @@ function renderDetails(change: Change): string {
   if (change.reason !== undefined) body.push(`**Reason:** ${escapeMd(describeReason(change.reason))}`);
   const removed = removedLines(change);
   // A delete's content is all there is to show; a replace's comes after its field differences.
-  const removedBlock = removed.length === 0 ? [] : [`**${change.action === 'replace' ? 'Deleted first, as it is now' : 'Removes'}:**\n\n${fence('diff', removed.map((l) => `- ${l}`))}`];
+  const removedBlock =
+    removed.length === 0
+      ? []
+      : [
+          `**${change.action === 'replace' ? 'Deleted first, as it is now' : 'Removes'}:**\n\n${fence(
+            'diff',
+            removed.map((l) => `- ${l}`),
+          )}`,
+        ];
   if (change.action !== 'replace') body.push(...removedBlock);
-  if (change.fields.length > 0) body.push(fence('diff', change.fields.flatMap((f) => diffLines(viewField(f, change.action)))));
+  if (change.fields.length > 0)
+    body.push(
+      fence(
+        'diff',
+        change.fields.flatMap((f) => diffLines(viewField(f, change.action))),
+      ),
+    );
   for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
   if (change.action === 'replace') body.push(...removedBlock);
   const entries = change.entries ?? [];
   if (entries.length > 0) body.push(permissionMatrix(entries));
   const blocked = entries.filter((e) => e.action === 'blocked');
-  if (blocked.length > 0) body.push(blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === undefined ? '' : `: ${escapeMd(describeReason(e.reason))}`}`).join('\n'));
+  if (blocked.length > 0)
+    body.push(
+      blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === undefined ? '' : `: ${escapeMd(describeReason(e.reason))}`}`).join('\n'),
+    );
   if (body.length === 0) body.push('Nothing else to show.');
   return `<details><summary>${inlineChange(change)}</summary>\n\n${body.join('\n\n')}\n\n</details>`;
 }
@@ -485,9 +560,13 @@ function permissionMatrix(entries: readonly EntryChange[]): string {
   const header = columns.map((c) => escapeMd(c.set === 'sharePermissions' ? `share: ${c.name}` : c.name));
   const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
   const lines = [row(['Principal', 'Change', ...header]), `|${[':--', ':--', ...columns.map(() => ':-:')].join('|')}|`];
-  for (const e of entries) lines.push(row([`${e.principal.type} ${escapeMd(e.principal.name)}`, entryActionWord(e), ...columns.map((c) => CELL[cellState(e, c)])]));
+  for (const e of entries)
+    lines.push(row([`${e.principal.type} ${escapeMd(e.principal.name)}`, entryActionWord(e), ...columns.map((c) => CELL[cellState(e, c)])]));
   const others = all.length - columns.length;
-  lines.push('', `**added**, **removed**: by this change · yes: granted before and after · ·: not granted${changing.length > 0 && others > 0 ? ` · the other ${formatCount(others)} permissions do not change` : ''}`);
+  lines.push(
+    '',
+    `**added**, **removed**: by this change · yes: granted before and after · ·: not granted${changing.length > 0 && others > 0 ? ` · the other ${formatCount(others)} permissions do not change` : ''}`,
+  );
   return lines.join('\n');
 }
 
@@ -502,4 +581,3 @@ function code(text: string): string {
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
-

@@ -39,7 +39,9 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
   const paint = painter(options.color);
   const summary = summarize(plan.changes);
   const listed = plan.changes.filter((c) => c.action !== 'no-op');
-  const lines = [`mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural(plan.changes.length, 'object')} compared, ${formatCount(summary['no-op'])} unchanged.`];
+  const lines = [
+    `mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural(plan.changes.length, 'object')} compared, ${formatCount(summary['no-op'])} unchanged.`,
+  ];
   if (plan.variables !== undefined) lines.push(variablesSentence(plan.variables));
   if (plan.targets !== undefined && plan.targets.length > 0) lines.push(`Limited to --target ${plan.targets.map(quote).join(', ')}.`);
   if (plan.pruneOff !== undefined) lines.push(pruneOffSentence(plan.pruneOff));
@@ -53,7 +55,11 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
   lines.push(`Symbols: ${used.map((a) => `${paint.action(a, symbolOf(a))} ${a}`).join(', ')}`);
   if (plan.access !== undefined) lines.push('', ...renderAccessText(plan.access));
   for (const change of listed) lines.push('', ...renderChange(change, paint));
-  lines.push('', paint.bold(`${planSentence(summary)}${plan.access === undefined ? '' : ` ${accessCountPhrase(plan.access)}.`}`), ...transferChecksText(plan.transferChecks));
+  lines.push(
+    '',
+    paint.bold(`${planSentence(summary)}${plan.access === undefined ? '' : ` ${accessCountPhrase(plan.access)}.`}`),
+    ...transferChecksText(plan.transferChecks),
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -65,13 +71,25 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
 function verdictText(plan: Plan, listed: readonly Change[], paint: Painter): string[] {
   const lines: string[] = [];
   const denies = (plan.policy?.violations ?? []).filter((v) => v.severity === 'deny').length;
-  if (denies > 0) lines.push(`Refused by policy: ${formatCount(denies)} deny ${plural(denies, 'violation')} (below); the plan is not saved and cannot be applied.`);
+  if (denies > 0)
+    lines.push(`Refused by policy: ${formatCount(denies)} deny ${plural(denies, 'violation')} (below); the plan is not saved and cannot be applied.`);
   if (plan.errored) lines.push('Incomplete: errors left objects out of this plan; it cannot be saved or applied.');
   const blocked = listed.filter((c) => c.action === 'blocked');
-  if (blocked.length > 0) lines.push(`Blocked: ${formatCount(blocked.length)} ${plural(blocked.length, 'change')} the API cannot make; a person has to:`, ...blocked.map((c) => `  ${paint.action('blocked', '!')} ${escapeControl(c.address)}`));
-  for (const [action, flag, verb] of [['delete', '--allow-delete', 'deletes'], ['replace', '--allow-replace', 'replaces']] as const) {
+  if (blocked.length > 0)
+    lines.push(
+      `Blocked: ${formatCount(blocked.length)} ${plural(blocked.length, 'change')} the API cannot make; a person has to:`,
+      ...blocked.map((c) => `  ${paint.action('blocked', '!')} ${escapeControl(c.address)}`),
+    );
+  for (const [action, flag, verb] of [
+    ['delete', '--allow-delete', 'deletes'],
+    ['replace', '--allow-replace', 'replaces'],
+  ] as const) {
     const these = listed.filter((c) => c.action === action);
-    if (these.length > 0) lines.push(`Needs ${flag}: it ${verb} ${formatCount(these.length)} ${plural(these.length, 'object')}:`, ...these.map((c) => `  ${paint.action(action, symbolOf(action))} ${escapeControl(c.address)}`));
+    if (these.length > 0)
+      lines.push(
+        `Needs ${flag}: it ${verb} ${formatCount(these.length)} ${plural(these.length, 'object')}:`,
+        ...these.map((c) => `  ${paint.action(action, symbolOf(action))} ${escapeControl(c.address)}`),
+      );
   }
   return lines.length > 0 ? ['', ...lines] : [];
 }
@@ -85,7 +103,9 @@ export function transferChecksText(checks: TransferStepChecks | undefined): stri
   const lines = ['', transferChecksHeadline(checks)];
   for (const p of checks.problems) {
     const place = transferProblemPlace(p);
-    lines.push(`  ! ${escapeControl(transferStepLabel(p))}: ${escapeControl(transferProblemText(p))}${place === undefined ? '' : ` (${escapeControl(place)})`}`);
+    lines.push(
+      `  ! ${escapeControl(transferStepLabel(p))}: ${escapeControl(transferProblemText(p))}${place === undefined ? '' : ` (${escapeControl(place)})`}`,
+    );
   }
   for (const note of transferCheckNotes(checks)) lines.push(`  # ${note}`);
   return lines;
@@ -98,7 +118,9 @@ export function renderChangeText(change: Change): string[] {
 
 function renderChange(change: Change, paint: Painter): string[] {
   const renamed = change.previousName === undefined ? '' : ` (renamed from ${quote(change.previousName)})`;
-  const lines = [`${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`];
+  const lines = [
+    `${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`,
+  ];
   const indent = '    ';
   if (change.reason !== undefined) lines.push(`${indent}# ${escapeControl(describeReason(change.reason))}`);
   const removed = removedLines(change);
@@ -114,12 +136,16 @@ function renderChange(change: Change, paint: Painter): string[] {
       case 'no-op':
         break;
       case 'blocked':
-        lines.push(`${indent}${paint.action('blocked', '!')} ${principalLabel(entry)} is blocked${entry.reason === undefined ? '' : `: ${escapeControl(describeReason(entry.reason))}`}`);
+        lines.push(
+          `${indent}${paint.action('blocked', '!')} ${principalLabel(entry)} is blocked${entry.reason === undefined ? '' : `: ${escapeControl(describeReason(entry.reason))}`}`,
+        );
         break;
       case 'create':
       case 'update':
       case 'delete':
-        lines.push(`${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}${originNote(entry.origin)}`);
+        lines.push(
+          `${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}${originNote(entry.origin)}`,
+        );
         break;
       default: {
         const never: never = entry.action;

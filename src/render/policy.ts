@@ -23,7 +23,8 @@ export function policyHeadline(report: PolicyReport, section: PolicySection = 'p
   const title = section === 'plan' ? 'Policy checks' : 'Policy checks of the live objects';
   if (n === 0) return `${title}: ${policies}, no violations.`;
   const denies = report.violations.filter((v) => v.severity === 'deny').length;
-  const verdict = denies > 0 ? `${formatCount(denies)} deny: ${section === 'plan' ? 'the plan is refused and not saved' : 'counted as drift'}` : 'warnings only';
+  const verdict =
+    denies > 0 ? `${formatCount(denies)} deny: ${section === 'plan' ? 'the plan is refused and not saved' : 'counted as drift'}` : 'warnings only';
   return `${title}: ${formatCount(n)} ${n === 1 ? 'violation' : 'violations'} of ${policies} (${verdict}).`;
 }
 
@@ -37,7 +38,12 @@ export function policyText(report: PolicyReport | undefined, section: PolicySect
   if (report === undefined) return [];
   const shown = report.violations.slice(0, MAX_POLICY_LINES);
   const rest = report.violations.length - shown.length;
-  return ['', policyHeadline(report, section), ...shown.map((v) => `  ${v.severity === 'deny' ? '✗' : '!'} ${escapeControl(policyViolationText(v))}`), ...(rest > 0 ? [`  … and ${formatCount(rest)} more (all in --format json)`] : [])];
+  return [
+    '',
+    policyHeadline(report, section),
+    ...shown.map((v) => `  ${v.severity === 'deny' ? '✗' : '!'} ${escapeControl(policyViolationText(v))}`),
+    ...(rest > 0 ? [`  … and ${formatCount(rest)} more (all in --format json)`] : []),
+  ];
 }
 
 /**
@@ -62,7 +68,8 @@ export function groupViolations(report: PolicyReport): PolicyGroup[] {
   for (const v of report.violations) {
     const key = JSON.stringify([v.policy, v.severity, v.message]);
     const g = groups.get(key);
-    if (g === undefined) groups.set(key, { policy: v.policy, severity: v.severity, message: v.message, addresses: [v.address], place: place(v.source ?? v.expressionSource) });
+    if (g === undefined)
+      groups.set(key, { policy: v.policy, severity: v.severity, message: v.message, addresses: [v.address], place: place(v.source ?? v.expressionSource) });
     else g.addresses.push(v.address);
   }
   const all = [...groups.values()];
@@ -89,7 +96,15 @@ export function policyMarkdown(report: PolicyReport | undefined, section: Policy
   const shown = groups.slice(0, MAX_POLICY_LINES);
   const rest = groups.length - shown.length;
   const items = shown.map((g) => `> - ${policyGroupMarkdown(g)}`);
-  return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report, section))}**`, '>', ...items, ...(rest > 0 ? [`> - … and ${formatCount(rest)} more (all in the JSON output)`] : [])].join('\n')];
+  return [
+    [
+      `> [!${kind}]`,
+      `> **${escapeMd(policyHeadline(report, section))}**`,
+      '>',
+      ...items,
+      ...(rest > 0 ? [`> - … and ${formatCount(rest)} more (all in the JSON output)`] : []),
+    ].join('\n'),
+  ];
 }
 
 /**
@@ -100,13 +115,19 @@ export function policyMarkdown(report: PolicyReport | undefined, section: Policy
 export function policyAnnotations(report: PolicyReport | undefined): string[] {
   return (report?.violations ?? []).map((v) => {
     const at = v.source ?? v.expressionSource;
-    return workflowCommand(v.severity === 'deny' ? 'error' : 'warning', { file: at.file, line: at.line, col: at.col, title: `policy ${v.policy}` }, `${v.message} (${v.address})`);
+    return workflowCommand(
+      v.severity === 'deny' ? 'error' : 'warning',
+      { file: at.file, line: at.line, col: at.col, title: `policy ${v.policy}` },
+      `${v.message} (${v.address})`,
+    );
   });
 }
 
 /** Why apply refuses, one line per `deny` violation: `policy no-partner-admin denies FolderPermissions/Acme: … (folders/acme.yaml:1:1)`. */
 export function policyDenyLines(report: PolicyReport | undefined): string[] {
-  return (report?.violations ?? []).filter((v) => v.severity === 'deny').map((v) => `policy ${v.policy} denies ${v.address}: ${v.message} (${place(v.source ?? v.expressionSource)})`);
+  return (report?.violations ?? [])
+    .filter((v) => v.severity === 'deny')
+    .map((v) => `policy ${v.policy} denies ${v.address}: ${v.message} (${place(v.source ?? v.expressionSource)})`);
 }
 
 /**

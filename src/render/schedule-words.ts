@@ -85,7 +85,8 @@ function describeIntervals(intervals: readonly Interval[]): { points?: string; w
   }
   const out: { points?: string; windows?: string } = {};
   if (points.length > 0) out.points = `at ${joinWords(points)}`;
-  if (windows.length > 0) out.windows = windows[0] === 'around the clock' && windows.length === 1 ? 'around the clock (00:00–23:59)' : `repeatedly ${joinWords(windows)}`;
+  if (windows.length > 0)
+    out.windows = windows[0] === 'around the clock' && windows.length === 1 ? 'around the clock (00:00–23:59)' : `repeatedly ${joinWords(windows)}`;
   return out;
 }
 
@@ -123,7 +124,8 @@ export function readSchedule(value: unknown, names: DateListNames = {}): Schedul
     if (!isRecord(i) || typeof i.StartTime !== 'string' || typeof i.EndTime !== 'string') return undefined;
     intervals.push({ StartTime: i.StartTime, EndTime: i.EndTime });
   }
-  const days = isRecord(value.Days) && Array.isArray(value.Days.DayOfWeek) ? value.Days.DayOfWeek.filter((d): d is DayOfWeek => typeof d === 'string') : undefined;
+  const days =
+    isRecord(value.Days) && Array.isArray(value.Days.DayOfWeek) ? value.Days.DayOfWeek.filter((d): d is DayOfWeek => typeof d === 'string') : undefined;
   const lists = Array.isArray(value.DateListRef) ? value.DateListRef.map((ref) => dateListName(ref, names)) : undefined;
   const flag = (v: unknown): 0 | 1 | undefined => (v === 1 || v === true ? 1 : v === 0 || v === false ? 0 : undefined);
   const multi = value.Multi === 1 || value.Multi === 2 || value.Multi === 0 ? value.Multi : undefined;

@@ -1,4 +1,14 @@
-import { SENSITIVE, type DiffEntry, type DiffKind, type PartsDiff, type RestoreResult, type SnapshotDiff, type SnapshotInfo, type SnapshotList, type VerifiedSnapshot } from '../snapshot/model.js';
+import {
+  SENSITIVE,
+  type DiffEntry,
+  type DiffKind,
+  type PartsDiff,
+  type RestoreResult,
+  type SnapshotDiff,
+  type SnapshotInfo,
+  type SnapshotList,
+  type VerifiedSnapshot,
+} from '../snapshot/model.js';
 import { ACL_PERMISSIONS } from '../vocabulary.js';
 import { describeFieldValue, type ValueVocabulary } from '../manifest/value-words.js';
 import { renderJsonOutput } from './json-output.js';
@@ -19,7 +29,11 @@ export interface DiffWording {
 }
 
 export function renderSnapshotDiffText(diff: SnapshotDiff, wording: DiffWording = {}): string {
-  const body = diffLines(diff, { a: 'A', b: 'B', absentA: 'when A was taken', absentB: 'when B was taken', both: 'saved in both snapshots', onlyInOne: 'saved in one snapshot only' }, wording);
+  const body = diffLines(
+    diff,
+    { a: 'A', b: 'B', absentA: 'when A was taken', absentB: 'when B was taken', both: 'saved in both snapshots', onlyInOne: 'saved in one snapshot only' },
+    wording,
+  );
   return `${[`Snapshot diff ${diff.a.env}/${diff.a.id} → ${diff.b.env}/${diff.b.id}`, '', ...body].join('\n')}\n`;
 }
 
@@ -28,7 +42,18 @@ export function renderSnapshotDiffText(diff: SnapshotDiff, wording: DiffWording 
  * so `+` is put back and `-` is removed by the restore.
  */
 export function renderRestoreDiffText(diff: PartsDiff, snapshot: string, wording: DiffWording = {}): string {
-  const body = diffLines(diff, { a: 'the live servers', b: 'the snapshot', absentA: 'now', absentB: 'when the snapshot was taken', both: 'compared', onlyInOne: 'compared on one side only' }, wording);
+  const body = diffLines(
+    diff,
+    {
+      a: 'the live servers',
+      b: 'the snapshot',
+      absentA: 'now',
+      absentB: 'when the snapshot was taken',
+      both: 'compared',
+      onlyInOne: 'compared on one side only',
+    },
+    wording,
+  );
   return `${[`What the restore changes (live → ${snapshot}; + put back, - removed, ~ changed):`, ...body].join('\n')}\n`;
 }
 
@@ -105,7 +130,12 @@ export function renderSnapshotListText(list: SnapshotList): string {
     ]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const out = rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  const out = rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
   for (const u of list.unreadable) out.push(`unreadable: ${u.env}/${u.id}: ${u.reason}`);
   return `${out.join('\n')}\n`;
 }
@@ -138,7 +168,11 @@ export function renderRestoredJson(result: RestoreResult): string {
 export function renderVerifiedText(v: VerifiedSnapshot): string {
   const files = v.files.map((f) => `  ${f.file}: ${formatBytes(f.bytes)}, sha256 ${f.sha256}`);
   const contents = [...(v.snapshot.taskCount !== undefined ? [`${v.snapshot.taskCount} tasks`] : []), ...folderPart(v.snapshot)];
-  return [`Snapshot ${v.snapshot.env}/${v.snapshot.id} verified: ${[...contents, `${v.files.length} file(s) match snapshot.json.`].join(', ')}`, ...files, ''].join('\n');
+  return [
+    `Snapshot ${v.snapshot.env}/${v.snapshot.id} verified: ${[...contents, `${v.files.length} file(s) match snapshot.json.`].join(', ')}`,
+    ...files,
+    '',
+  ].join('\n');
 }
 
 /** `lab/<id> (8 tasks, 14.2 KiB, 3 transfer folder(s), encrypted)`: the parts it holds. */
@@ -211,7 +245,9 @@ function valueWords(v: string, kind: DiffKind, path: string, wording: DiffWordin
       return describeFieldValue(wording.task, key, v) ?? describeFieldValue(wording.task, `steps.${key}`, v);
     }
     case 'resourceGroupAcl':
-      return (ACL_PERMISSIONS as readonly string[]).includes(path.split('.').at(-1) ?? '') && (v === '0' || v === '1') ? { form: 'flag', text: String(v === '1') } : undefined;
+      return (ACL_PERMISSIONS as readonly string[]).includes(path.split('.').at(-1) ?? '') && (v === '0' || v === '1')
+        ? { form: 'flag', text: String(v === '1') }
+        : undefined;
     case 'host':
       return undefined;
     default: {

@@ -42,7 +42,8 @@ export function transferProblemPlace(p: TransferStepProblem): string | undefined
 /** What the checks could not look at, as sentences. */
 export function transferCheckNotes(checks: TransferStepChecks): string[] {
   const notes: string[] = [];
-  if (checks.rightsUnchecked === 'users-unreadable') notes.push('The accounts\' rights were not checked: the transfer account may not list users.');
-  if (checks.groupsUncounted === 'membership-unreadable') notes.push('The members of some groups could not be read from the transfer server: an entry of such a group may grant what a step above lacks.');
+  if (checks.rightsUnchecked === 'users-unreadable') notes.push("The accounts' rights were not checked: the transfer account may not list users.");
+  if (checks.groupsUncounted === 'membership-unreadable')
+    notes.push('The members of some groups could not be read from the transfer server: an entry of such a group may grant what a step above lacks.');
   return notes;
 }

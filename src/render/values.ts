@@ -75,4 +75,3 @@ export function withInnerWords(value: JsonValue, inner: readonly InnerWords[] | 
   }
   return out;
 }
-

@@ -100,7 +100,6 @@ export interface FieldChange {
   readonly origin?: { readonly file: string; readonly line: number; readonly col: number };
 }
 
-
 /** Folder ACL entry principal: a user or a group, by name. */
 export interface Principal {
   readonly type: 'User' | 'Group';
@@ -190,7 +189,12 @@ export interface FolderPermissionsPayload {
    */
   readonly rename?: { readonly from: string; readonly name: string };
   /** Entries to PUT (create or update), ids resolved. */
-  readonly set: readonly { readonly type: 'User' | 'Group'; readonly id: string; readonly name: string; readonly permissions: Readonly<Record<string, boolean | Readonly<Record<string, boolean>>>> }[];
+  readonly set: readonly {
+    readonly type: 'User' | 'Group';
+    readonly id: string;
+    readonly name: string;
+    readonly permissions: Readonly<Record<string, boolean | Readonly<Record<string, boolean>>>>;
+  }[];
   /** Entries to DELETE. */
   readonly remove: readonly { readonly type: 'User' | 'Group'; readonly id: string; readonly name: string }[];
 }
@@ -213,7 +217,10 @@ export interface JsonObject {
  * - `{"$data": {…}}`: a data object whose own keys start with `$`; its keys are as they are, its
  *   values are field values again.
  */
-export type ValueMarker = { readonly kind: 'sensitive' } | { readonly kind: 'ref'; readonly ref: RefKind; readonly id: string } | { readonly kind: 'data'; readonly data: JsonObject };
+export type ValueMarker =
+  | { readonly kind: 'sensitive' }
+  | { readonly kind: 'ref'; readonly ref: RefKind; readonly id: string }
+  | { readonly kind: 'data'; readonly data: JsonObject };
 
 /** What a `$ref` marker points at. */
 export type RefKind = 'host' | 'script' | 'dateList';
@@ -358,4 +365,3 @@ export interface SourceRef {
   readonly line: number;
   readonly col: number;
 }
-

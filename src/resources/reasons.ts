@@ -11,7 +11,10 @@ export function describeReason(reason: ChangeReason | EntryReason): string {
       return `advanced (TT=COS) tasks cannot be ${reason.operation === 'create' ? 'created' : 'changed'} through the API`;
     case 'task-group-immutable': {
       const lost = reason.lostSecrets;
-      const tail = lost.length > 0 ? `; secrets the server does not show and the manifest does not carry (${lost.join(', ')}) cannot be copied and are lost: write them in the manifest as \`\${env:…}\`` : '';
+      const tail =
+        lost.length > 0
+          ? `; secrets the server does not show and the manifest does not carry (${lost.join(', ')}) cannot be copied and are lost: write them in the manifest as \`\${env:…}\``
+          : '';
       return `\`Group\` cannot change after creation: the task is deleted and created again${tail}`;
     }
     case 'pruned': {

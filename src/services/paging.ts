@@ -132,7 +132,8 @@ async function readOnce(read: (q: PageQuery) => Promise<ListPage>, plan: PagingP
   const total = first.totalItems;
   if (total === undefined && (first.totalPages === undefined || first.page === undefined)) return all;
   if (first.items.length === 0) return total === undefined || total === 0 ? all : moved(`page 1 is empty, the server reported totalItems ${total}`);
-  if (total !== undefined && first.items.length >= total) return all.length === total ? all : moved(`page 1 holds ${all.length} items, the server reported totalItems ${total}`);
+  if (total !== undefined && first.items.length >= total)
+    return all.length === total ? all : moved(`page 1 holds ${all.length} items, the server reported totalItems ${total}`);
   // More follow, so page 1 is full: its length is the server's page size, whatever `perPage` says
   // (a server that caps the size may echo the size asked, or the `all-first` "everything").
   const size = first.items.length;

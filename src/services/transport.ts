@@ -211,7 +211,9 @@ export class Transport {
     this.#timeouts = resolveTimeouts(opts.timeouts);
     this.#now = opts.now ?? Date.now;
     this.#userAgent = readUserAgent();
-    this.#inFlight = new AdaptiveLimit(opts.maxInFlight ?? 8, (limit, why) => this.#logger.debug(`${this.service}: ${why}: at most ${limit} requests in flight`));
+    this.#inFlight = new AdaptiveLimit(opts.maxInFlight ?? 8, (limit, why) =>
+      this.#logger.debug(`${this.service}: ${why}: at most ${limit} requests in flight`),
+    );
   }
 
   /** Requests this service may have in flight now (it falls when the server throttles). */
@@ -387,7 +389,15 @@ export class Transport {
     if (f.kind !== 'status') return this.#toError(req, f, attempts);
     const more = nextMs > 0 ? ` (it asks for ${roundSeconds(nextMs)} more)` : '';
     const note = `the server throttled (${f.status}) for ${roundSeconds(throttledMs)}${more}; retry budget ${seconds(this.#policy.budgetMs)} spent`;
-    return new ApiError({ service: this.service, method: req.method, path: req.path, status: f.status, body: { fieldErrors: [], note }, attempts, throttled: true });
+    return new ApiError({
+      service: this.service,
+      method: req.method,
+      path: req.path,
+      status: f.status,
+      body: { fieldErrors: [], note },
+      attempts,
+      throttled: true,
+    });
   }
 
   async #attempt<T>(req: HttpRequest, bearer: Secret | undefined, consume: (res: RawResponse) => Promise<T>): Promise<Attempt<T>> {

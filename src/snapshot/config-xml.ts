@@ -98,11 +98,14 @@ function inspect(text: string, count: boolean): ConfigXmlVerdict {
   if (hasMarkupDeclaration(body)) return { problem: DECLARATION_PROBLEM, declaration: true };
   const result = XMLValidator.validate(body);
   if (result !== true) {
-    const at = [result.err.line !== undefined ? `line ${result.err.line}` : '', result.err.col !== undefined ? `column ${result.err.col}` : ''].filter(Boolean).join(', ');
+    const at = [result.err.line !== undefined ? `line ${result.err.line}` : '', result.err.col !== undefined ? `column ${result.err.col}` : '']
+      .filter(Boolean)
+      .join(', ');
     return { problem: `${result.err.msg.replace(/\.$/, '')}${at ? ` (${at})` : ''}` };
   }
   const roots = topLevelElements(new XMLParser({ ...FAITHFUL, stopNodes: count ? SKIPPED_FOR_COUNT : ['*.*'] }).parse(body) as OrderedNode[]);
-  if (roots.length !== 1) return { problem: roots.length === 0 ? 'no root element' : `${roots.length} root elements (${roots.map((r) => r.name).join(', ')}); expected one` };
+  if (roots.length !== 1)
+    return { problem: roots.length === 0 ? 'no root element' : `${roots.length} root elements (${roots.map((r) => r.name).join(', ')}); expected one` };
   if (!count) return { taskCount: 0 };
   const contents = contentsOf(roots[0]!);
   return { taskCount: contents.tasks.length, contents };

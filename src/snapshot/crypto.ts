@@ -48,7 +48,14 @@ export function encryptBuffer(key: SnapshotKey, plaintext: Buffer, fileName: str
 
 /** The plaintext; a changed byte, a truncated file or another file's content fails naming `fileName`. */
 export function decryptBuffer(key: SnapshotKey, data: Buffer, fileName: string, where: string): Buffer {
-  const decryption = startDecryption(key, data.length, data.subarray(0, HEADER_BYTES), data.subarray(Math.max(0, data.length - TRAILER_BYTES)), fileName, where);
+  const decryption = startDecryption(
+    key,
+    data.length,
+    data.subarray(0, HEADER_BYTES),
+    data.subarray(Math.max(0, data.length - TRAILER_BYTES)),
+    fileName,
+    where,
+  );
   return Buffer.concat([decryption.update(data.subarray(HEADER_BYTES, data.length - TRAILER_BYTES)), decryption.final()]);
 }
 

@@ -34,11 +34,16 @@ const DIFF_KINDS: readonly DiffKind[] = ['task', 'host', 'resourceGroupAcl'];
 function extractObjects(root: XmlElement): Record<DiffKind, Map<string, XmlElement>> {
   const section = (name: string): readonly XmlElement[] => root.children.find((c) => c.name === name)?.children ?? [];
   return {
-    task: byName(section('Tasks').filter((e) => e.name === 'Task'), (e) => e.attrs.Name ?? childText(e, 'Name') ?? idName(e)),
+    task: byName(
+      section('Tasks').filter((e) => e.name === 'Task'),
+      (e) => e.attrs.Name ?? childText(e, 'Name') ?? idName(e),
+    ),
     // One element per host, named by its type (<SSHFTP/>, <AS2/>…).
     host: byName(section('Hosts'), (e) => e.attrs.Name ?? childText(e, 'Name') ?? idName(e)),
-    resourceGroupAcl: byName(section('ACLs').filter((e) => e.name === 'ACL'), (e) =>
-      e.attrs.ResourceGroupName !== undefined && e.attrs.UserGroupName !== undefined ? `${e.attrs.ResourceGroupName} / ${e.attrs.UserGroupName}` : idName(e),
+    resourceGroupAcl: byName(
+      section('ACLs').filter((e) => e.name === 'ACL'),
+      (e) =>
+        e.attrs.ResourceGroupName !== undefined && e.attrs.UserGroupName !== undefined ? `${e.attrs.ResourceGroupName} / ${e.attrs.UserGroupName}` : idName(e),
     ),
   };
 }
@@ -81,7 +86,8 @@ function flattenInto(el: XmlElement, prefix: string, inSecret: boolean, out: Map
   for (const [name, value] of Object.entries(el.attrs)) {
     const extra = name === EXTRA_ATTR ? parseExtra(value) : undefined;
     if (extra) {
-      for (const [k, v] of Object.entries(extra)) out.set(join(prefix, k), { value: typeof v === 'string' ? v : JSON.stringify(v), sensitive: attrSensitive(k) });
+      for (const [k, v] of Object.entries(extra))
+        out.set(join(prefix, k), { value: typeof v === 'string' ? v : JSON.stringify(v), sensitive: attrSensitive(k) });
     } else {
       out.set(join(prefix, name), { value, sensitive: attrSensitive(name) });
     }

@@ -15,7 +15,16 @@ export function diffSnapshots(dir: string, a: string, b: string, options: ReadOp
   const refB = resolveSnapshotId(dir, b, options.env);
   const loadedA = loadSnapshot(dir, refA, options.processEnv);
   const loadedB = loadSnapshot(dir, refB, options.processEnv);
-  return { a: refA, b: refB, ...diffParts(loadedA, loadedB, () => withoutExport([[refA, loadedA], [refB, loadedB]])) };
+  return {
+    a: refA,
+    b: refB,
+    ...diffParts(loadedA, loadedB, () =>
+      withoutExport([
+        [refA, loadedA],
+        [refB, loadedB],
+      ]),
+    ),
+  };
 }
 
 /** The parts a diff compares: an automation export (bytes), folder ACLs. */

@@ -13,7 +13,10 @@ import type { ExportBaseline, ExportContents, ExportItem, LiveItem, SavedFolder 
 const NAMED_MISSING = 5;
 
 /** What the snapshot lacks, one sentence each; empty when it holds the baseline. */
-export function findSnapshotGaps(held: { readonly automation?: ExportContents; readonly folders?: readonly SavedFolder[] }, baseline: ExportBaseline): string[] {
+export function findSnapshotGaps(
+  held: { readonly automation?: ExportContents; readonly folders?: readonly SavedFolder[] },
+  baseline: ExportBaseline,
+): string[] {
   const gaps: string[] = [];
   if (held.automation) {
     if (baseline.tasks) gaps.push(...listGaps('task', 'tasks', held.automation.tasks, baseline.tasks.live, baseline.tasks.touched));
@@ -29,12 +32,16 @@ function listGaps(one: string, many: string, held: readonly ExportItem[], live: 
   // The objects this apply changes first: they are the ones a restore would need.
   const missing = [...live.filter((item) => changed.has(item.id)), ...live.filter((item) => !changed.has(item.id))].filter((item) => !ids.has(item.id));
   if (held.length < live.length) {
-    return [`the automation export holds ${held.length} ${held.length === 1 ? one : many} but the server lists ${live.length}${missing.length > 0 ? ` (missing: ${nameSome(missing)})` : ''}`];
+    return [
+      `the automation export holds ${held.length} ${held.length === 1 ? one : many} but the server lists ${live.length}${missing.length > 0 ? ` (missing: ${nameSome(missing)})` : ''}`,
+    ];
   }
   const lacking = touched.filter((id) => !ids.has(id));
   if (lacking.length === 0) return [];
   const byId = new Map(live.map((item) => [item.id, item]));
-  return [`the automation export lacks ${lacking.length === 1 ? `the ${one}` : `${lacking.length} ${many}`} this apply changes (${nameSome(lacking.map((id) => byId.get(id) ?? { id, name: '' }))})`];
+  return [
+    `the automation export lacks ${lacking.length === 1 ? `the ${one}` : `${lacking.length} ${many}`} this apply changes (${nameSome(lacking.map((id) => byId.get(id) ?? { id, name: '' }))})`,
+  ];
 }
 
 function nameSome(items: readonly LiveItem[]): string {
@@ -49,7 +56,8 @@ function folderGaps(saved: readonly SavedFolder[], live: NonNullable<ExportBasel
     const got = byKey.get(folderKey(want.path));
     if (got === undefined) gaps.push(`the snapshot lacks folder ${want.path}`);
     else if (got.id !== want.id) gaps.push(`folder ${want.path} is ${describeId(got.id)} in the snapshot but was ${describeId(want.id)} a moment before`);
-    else if (got.entries.length < want.entries) gaps.push(`the snapshot holds ${got.entries.length} ACL entries of folder ${want.path} but the server listed ${want.entries}`);
+    else if (got.entries.length < want.entries)
+      gaps.push(`the snapshot holds ${got.entries.length} ACL entries of folder ${want.path} but the server listed ${want.entries}`);
   }
   return gaps;
 }

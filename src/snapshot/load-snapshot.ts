@@ -30,9 +30,12 @@ export function loadSnapshot(dir: string, ref: SnapshotRef, processEnv: NodeJS.P
   if (manifest.automation) {
     automationXml = readChecked(folder, manifest.automation, AUTOMATION_FILE, key, where);
     const problem = checkConfigBytes(automationXml);
-    if (problem) throw new SnapshotIntegrityError(`${where}: ${manifest.automation.file} ${problem === DECLARATION_PROBLEM ? problem : `is not well-formed XML: ${problem}`}`, manifest.automation.file);
+    if (problem)
+      throw new SnapshotIntegrityError(
+        `${where}: ${manifest.automation.file} ${problem === DECLARATION_PROBLEM ? problem : `is not well-formed XML: ${problem}`}`,
+        manifest.automation.file,
+      );
   }
   const folders = readFolders(folder, manifest, key, where);
   return { info: toInfo(manifest, folder), manifest, ...withDefined({ automationXml }), folders };
 }
-

@@ -7,7 +7,7 @@ import { parseConfigXml } from './config-xml.js';
 import { diffConfigs } from './diff-configs.js';
 import { diffParts, type SavedParts } from './diff-snapshots.js';
 import { SnapshotError } from './errors.js';
-import { describePart, type DiffKind, type FolderRestore, type PartsDiff, type RestoreResult, type SavedAclEntry, type SavedFolder, type SnapshotInfo } from './model.js';
+import { describePart, type DiffKind, type FolderRestore, type PartsDiff, type RestoreResult, type SavedAclEntry, type SavedFolder } from './model.js';
 import { readNamedFolders, saveSnapshot } from './save-snapshot.js';
 import { loadSnapshot, type LoadedSnapshot } from './load-snapshot.js';
 import { describeRef, resolveSnapshotId, type SnapshotRef } from './store.js';
@@ -59,7 +59,9 @@ const MANAGED_TYPES: readonly string[] = ['User', 'Group'] satisfies readonly Ac
  * export and the live ACLs of the folders it saved (A) against the snapshot (B). A view shows
  * the diff and asks before `applyRestore`.
  */
-export async function prepareRestore(opts: Omit<RestoreSnapshotOptions, 'automation' | 'transfer'> & { readonly automation?: RestoreAutomationSource; readonly transfer?: RestoreTransferSource }): Promise<PreparedRestore> {
+export async function prepareRestore(
+  opts: Omit<RestoreSnapshotOptions, 'automation' | 'transfer'> & { readonly automation?: RestoreAutomationSource; readonly transfer?: RestoreTransferSource },
+): Promise<PreparedRestore> {
   const ref = resolveSnapshotId(opts.dir, opts.id, opts.env);
   const loaded = loadSnapshot(opts.dir, ref, opts.processEnv);
   const services = opts.services ?? loaded.info.services;
@@ -75,7 +77,13 @@ export async function prepareRestore(opts: Omit<RestoreSnapshotOptions, 'automat
   }
   const live: SavedParts = {
     ...(parts.automationXml ? { automationXml: await readLiveExport(opts.automation!, join(opts.dir, opts.env)) } : {}),
-    folders: parts.folders.length > 0 ? await readNamedFolders(opts.transfer!, parts.folders.map((f) => f.path)) : [],
+    folders:
+      parts.folders.length > 0
+        ? await readNamedFolders(
+            opts.transfer!,
+            parts.folders.map((f) => f.path),
+          )
+        : [],
   };
   const diff = diffParts(live, parts, () => `the automation configuration is not restored`);
   return { ref, snapshot: loaded, services, diff };
@@ -111,7 +119,9 @@ export async function applyRestore(prepared: PreparedRestore, opts: RestoreSnaps
       await opts.automation!.importConfig(automationXml);
     } catch (err) {
       if (!isMftopsError(err)) throw err;
-      throw new SnapshotError(`restore of ${describeRef(ref)} failed: ${err.message} (the state before the restore is in snapshot ${preRestore.id})`, { cause: err });
+      throw new SnapshotError(`restore of ${describeRef(ref)} failed: ${err.message} (the state before the restore is in snapshot ${preRestore.id})`, {
+        cause: err,
+      });
     }
   }
 
@@ -161,7 +171,12 @@ async function readLiveExport(source: RestoreAutomationSource, envDir: string): 
 }
 
 /** What, read back after the writes, does not match the snapshot; empty when all does. */
-async function verifyRestore(automationXml: Buffer | undefined, saved: readonly SavedFolder[], restored: readonly FolderRestore[], opts: RestoreSnapshotOptions): Promise<string[]> {
+async function verifyRestore(
+  automationXml: Buffer | undefined,
+  saved: readonly SavedFolder[],
+  restored: readonly FolderRestore[],
+  opts: RestoreSnapshotOptions,
+): Promise<string[]> {
   const mismatches: string[] = [];
   if (automationXml) {
     try {
@@ -235,7 +250,8 @@ async function restoreFolder(saved: SavedFolder, transfer: RestoreTransferTarget
         : { ...base, outcome: 'missing', error: `the folder no longer exists; its ${saved.entries.length} entries were not restored` };
     }
     const work = folderWork(saved, await transfer.listFolderAcls(live.id));
-    for (const entry of work.put) await transfer.setFolderAcl(live.id, { type: entry.type as AclEntryType, id: entry.id, permissions: entry.permissions as FolderPermissions });
+    for (const entry of work.put)
+      await transfer.setFolderAcl(live.id, { type: entry.type as AclEntryType, id: entry.id, permissions: entry.permissions as FolderPermissions });
     for (const entry of work.remove) await transfer.deleteFolderAcl(live.id, { type: entry.type as AclEntryType, id: entry.id });
     const put = work.put.length;
     const deleted = work.remove.length;

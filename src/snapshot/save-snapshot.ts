@@ -137,7 +137,8 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
     return toInfo(manifest, final);
   } catch (err) {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
-    if (isMftopsError(err)) throw new SnapshotError(err.message.startsWith('snapshot not saved') ? err.message : `snapshot not saved: ${err.message}`, { cause: err });
+    if (isMftopsError(err))
+      throw new SnapshotError(err.message.startsWith('snapshot not saved') ? err.message : `snapshot not saved: ${err.message}`, { cause: err });
     if (isFsError(err)) throw new SnapshotError(systemError(`snapshot not saved: cannot write in ${envDir}`, err).message, { cause: err });
     throw err;
   }

@@ -107,7 +107,10 @@ export function readManifest(dir: string, ref: SnapshotRef): SnapshotManifest {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new SnapshotIntegrityError(`snapshot ${describeRef(ref)}: ${MANIFEST_FILE} ${code ? `cannot be read (${code})` : 'is not valid JSON'}`, MANIFEST_FILE);
+    throw new SnapshotIntegrityError(
+      `snapshot ${describeRef(ref)}: ${MANIFEST_FILE} ${code ? `cannot be read (${code})` : 'is not valid JSON'}`,
+      MANIFEST_FILE,
+    );
   }
   const problem = checkManifestShape(raw);
   if (problem) throw new SnapshotIntegrityError(`snapshot ${describeRef(ref)}: ${MANIFEST_FILE}: ${problem}`, MANIFEST_FILE);
@@ -131,7 +134,11 @@ export async function verifySnapshot(dir: string, arg: string, options: ReadOpti
 }
 
 /** A snapshot's manifest, folder, name in messages and key (checked against the manifest). */
-export function openSnapshot(dir: string, ref: SnapshotRef, processEnv: NodeJS.ProcessEnv): { manifest: SnapshotManifest; folder: string; where: string; key: SnapshotKey | undefined } {
+export function openSnapshot(
+  dir: string,
+  ref: SnapshotRef,
+  processEnv: NodeJS.ProcessEnv,
+): { manifest: SnapshotManifest; folder: string; where: string; key: SnapshotKey | undefined } {
   const manifest = readManifest(dir, ref);
   const where = `snapshot ${describeRef(ref)}`;
   return { manifest, folder: snapshotPath(dir, ref), where, key: manifest.encryption ? keyFor(manifest, where, processEnv) : undefined };
@@ -167,9 +174,7 @@ export function toInfo(m: SnapshotManifest, path: string): SnapshotInfo {
     path,
     createdAt: m.createdAt,
     services: [...(a ? (['automation'] as const) : []), ...(t ? (['transfer'] as const) : [])],
-    ...(a
-      ? { bytes: a.bytes, sha256: a.sha256, taskCount: a.taskCount, serverUrl: a.url, ...withDefined({ serverVersion: a.serverVersion }) }
-      : {}),
+    ...(a ? { bytes: a.bytes, sha256: a.sha256, taskCount: a.taskCount, serverUrl: a.url, ...withDefined({ serverVersion: a.serverVersion }) } : {}),
     folderCount: t?.folderCount ?? 0,
     ...withDefined({ transferUrl: t?.url }),
     encrypted: m.encryption !== undefined,
@@ -236,7 +241,11 @@ async function checkStoredExport(folder: string, file: SnapshotFile, key: Snapsh
     return (key ? decryptBuffer(key, data, AUTOMATION_FILE, where) : data).toString('utf8');
   };
   const verdict = await settleExportXml(pass, readText, false);
-  if ('problem' in verdict) throw new SnapshotIntegrityError(`${where}: ${file.file} ${verdict.declaration ? verdict.problem : `is not well-formed XML: ${verdict.problem}`}`, file.file);
+  if ('problem' in verdict)
+    throw new SnapshotIntegrityError(
+      `${where}: ${file.file} ${verdict.declaration ? verdict.problem : `is not well-formed XML: ${verdict.problem}`}`,
+      file.file,
+    );
 }
 
 function checkFileName(file: SnapshotFile, plainName: string, key: SnapshotKey | undefined, where: string): void {
@@ -251,7 +260,10 @@ function unreadable(file: SnapshotFile, err: unknown, where: string): SnapshotIn
 /** The plaintext's size and sha256 against snapshot.json. */
 function checkContent(file: SnapshotFile, bytes: number, sha256: string, where: string): void {
   if (bytes !== file.bytes) {
-    throw new SnapshotIntegrityError(`${where}: ${file.file} has ${bytes} bytes, ${MANIFEST_FILE} says ${file.bytes}: the file changed after it was saved`, file.file);
+    throw new SnapshotIntegrityError(
+      `${where}: ${file.file} has ${bytes} bytes, ${MANIFEST_FILE} says ${file.bytes}: the file changed after it was saved`,
+      file.file,
+    );
   }
   if (sha256 !== file.sha256) {
     throw new SnapshotIntegrityError(
@@ -298,7 +310,9 @@ function checkManifestShape(raw: unknown): string | undefined {
   if (raw.automation === undefined && raw.transfer === undefined) return 'holds neither an automation export nor transfer folders';
   if (raw.automation !== undefined) {
     const a = raw.automation;
-    const p = fileProblem(a, 'automation') ?? (isRecord(a) && typeof a.url === 'string' && typeof a.taskCount === 'number' ? undefined : 'automation must have url and taskCount');
+    const p =
+      fileProblem(a, 'automation') ??
+      (isRecord(a) && typeof a.url === 'string' && typeof a.taskCount === 'number' ? undefined : 'automation must have url and taskCount');
     if (p) return p;
   }
   if (raw.transfer !== undefined) {

@@ -117,11 +117,23 @@ const ITEM_ATTRIBUTES = ['ID', 'Name', 'ACLID', 'ResourceGroupName', 'UserGroupN
 /** An identifying attribute longer than this is kept cut (no id or name is this long; memory stays bounded). */
 const MAX_CAPTURE = 4096;
 /** Names fast-xml-parser throws on or renames (util.js criticalProperties and DANGEROUS_PROPERTY_NAMES). */
-const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+const RESERVED_NAMES = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+]);
 /** 1 at `length * 256 + first byte` of each reserved name: most names are cleared by one load. */
 const RESERVED_SHAPE = new Uint8Array(32 * 256);
 for (const name of RESERVED_NAMES) RESERVED_SHAPE[name.length * 256 + name.charCodeAt(0)] = 1;
-const XML_DECL = /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(["'])1\.[01]\1([ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(["'])[A-Za-z][A-Za-z0-9._-]*\3)?([ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(["'])(yes|no)\5)?[ \t\r\n]*\?>$/;
+const XML_DECL =
+  /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(["'])1\.[01]\1([ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(["'])[A-Za-z][A-Za-z0-9._-]*\3)?([ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(["'])(yes|no)\5)?[ \t\r\n]*\?>$/;
 const MAX_DECL = 200;
 const MAX_ENTITY = 10;
 const MAX_ATTRS = 256;
@@ -498,7 +510,14 @@ export class XmlChecker {
       if (!this.#rootSeen) this.#refuse(0, 'no root element');
       else if (!this.#rootClosed || this.#state !== S_OUTSIDE) this.#refuse(0, 'the document ends inside markup');
     }
-    return this.#refusal ?? { ok: true, root: this.#rootName, taskCount: this.#taskCount, contents: { tasks: this.#taskItems.map(taskItem), acls: this.#aclItems.map(aclItem) } };
+    return (
+      this.#refusal ?? {
+        ok: true,
+        root: this.#rootName,
+        taskCount: this.#taskCount,
+        contents: { tasks: this.#taskItems.map(taskItem), acls: this.#aclItems.map(aclItem) },
+      }
+    );
   }
 
   /**
@@ -790,7 +809,14 @@ function isReference(ref: ArrayLike<number>, start: number, end: number): boolea
       code = code * 10 + (b - 0x30);
     }
   }
-  return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
+  return (
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
 }
 
 function hexDigit(b: number): number {

@@ -14,7 +14,14 @@ describe('computeEffectiveAccess', () => {
     expect(access.users.get('bob')).toEqual({
       user: 'bob',
       permissions: ['readFiles', 'writeFiles', 'listFiles'],
-      via: { readFiles: [{ type: 'Group', name: 'Auditors' }], writeFiles: [{ type: 'User', name: 'bob' }], listFiles: [{ type: 'User', name: 'bob' }, { type: 'Group', name: 'Auditors' }] },
+      via: {
+        readFiles: [{ type: 'Group', name: 'Auditors' }],
+        writeFiles: [{ type: 'User', name: 'bob' }],
+        listFiles: [
+          { type: 'User', name: 'bob' },
+          { type: 'Group', name: 'Auditors' },
+        ],
+      },
     });
     expect(access.users.get('carol')?.permissions).toEqual(['readFiles', 'listFiles']);
     expect(access.unknownGroups).toEqual([]);
@@ -45,14 +52,24 @@ describe('diffEffectiveAccess', () => {
   });
 
   it('shows no change for a user who keeps a permission through another entry', () => {
-    const before = computeEffectiveAccess([{ type: 'Group', name: 'Auditors', permissions: ['readFiles'] }, { type: 'User', name: 'bob', permissions: ['readFiles'] }], members);
+    const before = computeEffectiveAccess(
+      [
+        { type: 'Group', name: 'Auditors', permissions: ['readFiles'] },
+        { type: 'User', name: 'bob', permissions: ['readFiles'] },
+      ],
+      members,
+    );
     const after = computeEffectiveAccess([{ type: 'User', name: 'bob', permissions: ['readFiles'] }], members);
-    expect(diffEffectiveAccess(before, after)).toEqual([{ who: { type: 'User', name: 'carol' }, gained: [], lost: ['readFiles'], via: [{ type: 'Group', name: 'Auditors' }], removed: true }]);
+    expect(diffEffectiveAccess(before, after)).toEqual([
+      { who: { type: 'User', name: 'carol' }, gained: [], lost: ['readFiles'], via: [{ type: 'Group', name: 'Auditors' }], removed: true },
+    ]);
   });
 
   it('shows the group-level change for a group whose members are unknown', () => {
     const before = computeEffectiveAccess([{ type: 'Group', name: 'Ops', permissions: ['readFiles'] }], NO_MEMBERS);
     const after = computeEffectiveAccess([{ type: 'Group', name: 'Ops', permissions: ['readFiles', 'share'] }], NO_MEMBERS);
-    expect(diffEffectiveAccess(before, after)).toEqual([{ who: { type: 'Group', name: 'Ops' }, gained: ['share'], lost: [], via: [{ type: 'Group', name: 'Ops' }], removed: false }]);
+    expect(diffEffectiveAccess(before, after)).toEqual([
+      { who: { type: 'Group', name: 'Ops' }, gained: ['share'], lost: [], via: [{ type: 'Group', name: 'Ops' }], removed: false },
+    ]);
   });
 });

@@ -65,7 +65,12 @@ describe('command: validate', () => {
   it('puts an annotation on the manifest line of each problem, relative to the repository root, and fails the step', async () => {
     const ws = checkout(emulator);
     writeFileSync(join(ws, 'mft/manifests/broken.yaml'), 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Broken }\nspec:\n  Active: maybe\n');
-    const run = await runActionProcess({ inputs: { command: 'validate', 'working-directory': 'mft' }, workspace: ws, eventName: 'pull_request', event: pullRequestEvent(PR, 'a1') });
+    const run = await runActionProcess({
+      inputs: { command: 'validate', 'working-directory': 'mft' },
+      workspace: ws,
+      eventName: 'pull_request',
+      event: pullRequestEvent(PR, 'a1'),
+    });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^::error file=mft\/manifests\/broken\.yaml,line=5,col=11,(endLine=5,endColumn=\d+,)?title=MF2\d\d::`Active`/m);
     expect(run.outputs['exitcode']).toBe('1');
@@ -83,7 +88,9 @@ describe('command: validate', () => {
     writeFileSync(config, readFileSync(config, 'utf8').replace('environments:', 'environments:\n  lab2: {}'));
     const run = await runActionProcess({ inputs: { command: 'validate', 'working-directory': 'mft' }, workspace: ws, eventName: 'push' });
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^::error file=mft\/mftops\.yaml,line=4,col=3,endLine=4,endColumn=7,title=MF504::environments\.lab2: needs at least one of `automation`, `transfer`$/m);
+    expect(run.stdout).toMatch(
+      /^::error file=mft\/mftops\.yaml,line=4,col=3,endLine=4,endColumn=7,title=MF504::environments\.lab2: needs at least one of `automation`, `transfer`$/m,
+    );
     expect(run.outputs['exitcode']).toBe('1');
     expect(run.summary).toContain('- mft/mftops.yaml:4: environments.lab2: needs at least one of ');
   });
@@ -99,10 +106,7 @@ describe('command: validate', () => {
 });
 
 /** The runtimes the bundle must run on: this Node 20, and Node 24 (`runs.using: node24`). */
-const RUNTIMES: Runtime[] = [
-  ['Node 20', () => Promise.resolve(process.execPath)],
-  NODE24_RUNTIME,
-];
+const RUNTIMES: Runtime[] = [['Node 20', () => Promise.resolve(process.execPath)], NODE24_RUNTIME];
 
 describe('command: plan on a pull request', () => {
   it.for<Runtime>(RUNTIMES)('creates one sticky comment, then updates the same comment on the next push (%s)', { timeout: 150_000 }, async ([, findNode]) => {
@@ -148,7 +152,13 @@ describe('command: plan on a pull request', () => {
 
     // Next push: one task no longer changes its description.
     const tasks = join(ws, 'mft/manifests/tasks/finance.yaml');
-    writeFileSync(tasks, readFileSync(tasks, 'utf8').replace("Collect the bank's daily statements and decrypt them onto the finance share", 'Collect daily account statements from the bank'));
+    writeFileSync(
+      tasks,
+      readFileSync(tasks, 'utf8').replace(
+        "Collect the bank's daily statements and decrypt them onto the finance share",
+        'Collect daily account statements from the bank',
+      ),
+    );
     github.resetCalls();
     const second = await planOnPullRequest(ws, '1234567890abcdef1234567890abcdef12345678', { node });
     expect(second.code).toBe(0);
@@ -188,7 +198,9 @@ describe('command: plan on a pull request', () => {
       const run = await planOnPullRequest(ws, 'f0f0f0');
       expect(run.code).toBe(0);
       expect(run.outputs['exitcode']).toBe('2');
-      expect(run.stdout).toMatch(/^::warning::the plan comment was not posted: GitHub API POST \/repos\/acme-corp\/mft-config\/issues\/42\/comments returned 403: Resource not accessible by integration \(the token may lack permission/m);
+      expect(run.stdout).toMatch(
+        /^::warning::the plan comment was not posted: GitHub API POST \/repos\/acme-corp\/mft-config\/issues\/42\/comments returned 403: Resource not accessible by integration \(the token may lack permission/m,
+      );
       expect(run.summary).toContain('## mftops plan: lab');
     } finally {
       github.refuseWrites = undefined;
@@ -197,15 +209,29 @@ describe('command: plan on a pull request', () => {
 
   it('posts nothing on a push (comment defaults to false off pull requests) and fails on a missing credential', async () => {
     const ws = checkout(emulator);
-    const ok = await runActionProcess({ inputs: { command: 'plan', 'working-directory': 'mft', 'github-token': github.token }, workspace: ws, eventName: 'push', github, env: CREDENTIALS });
+    const ok = await runActionProcess({
+      inputs: { command: 'plan', 'working-directory': 'mft', 'github-token': github.token },
+      workspace: ws,
+      eventName: 'push',
+      github,
+      env: CREDENTIALS,
+    });
     expect(ok.code).toBe(0);
     expect(ok.outputs['exitcode']).toBe('2');
     expect(github.calls()).toEqual([]);
 
-    const noSecret = await runActionProcess({ inputs: { command: 'plan', 'working-directory': 'mft' }, workspace: ws, eventName: 'push', github, env: { MFT_TRANSFER_PASSWORD: CREDENTIALS.MFT_TRANSFER_PASSWORD } });
+    const noSecret = await runActionProcess({
+      inputs: { command: 'plan', 'working-directory': 'mft' },
+      workspace: ws,
+      eventName: 'push',
+      github,
+      env: { MFT_TRANSFER_PASSWORD: CREDENTIALS.MFT_TRANSFER_PASSWORD },
+    });
     expect(noSecret.code).toBe(1);
     // At the reference in mftops.yaml, relative to the repository root, like any problem of the file.
-    expect(noSecret.stdout).toMatch(/^::error file=mft\/mftops\.yaml,line=5,col=\d+,endLine=5,endColumn=\d+,title=MF508::environments\.lab\.automation\.password: environment variable MFT_AUTOMATION_PASSWORD is not set$/m);
+    expect(noSecret.stdout).toMatch(
+      /^::error file=mft\/mftops\.yaml,line=5,col=\d+,endLine=5,endColumn=\d+,title=MF508::environments\.lab\.automation\.password: environment variable MFT_AUTOMATION_PASSWORD is not set$/m,
+    );
     expect(noSecret.outputs['exitcode']).toBe('1');
   });
 });

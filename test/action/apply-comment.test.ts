@@ -29,7 +29,10 @@ describe('the apply comment on a merged pull request', () => {
   });
 
   it('says a failure plainly, with how to run the workflow again', () => {
-    const body = renderApplyComment({ ...applied, status: 'failed', verifiedBy: undefined, headline: 'Apply finished with 1 failed change.' } as ApplyResult, ORIGIN);
+    const body = renderApplyComment(
+      { ...applied, status: 'failed', verifiedBy: undefined, headline: 'Apply finished with 1 failed change.' } as ApplyResult,
+      ORIGIN,
+    );
     expect(body.split('\n')[1]).toBe('## mftops apply: prod — ❌ Apply failed');
     expect(body).toContain('> [!CAUTION]');
     expect(body).toContain('Actions → mftops apply → Run workflow');

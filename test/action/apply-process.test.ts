@@ -20,10 +20,14 @@ async function freshEmulator(): Promise<RunningEmulator> {
   return emulator;
 }
 
-
 /** The pull request's plan, saved as the plan workflow does, then copied where the apply job downloads it. */
 async function reviewedPlan(ws: string): Promise<string> {
-  const run = await runActionProcess({ inputs: { command: 'plan', 'working-directory': 'mft', comment: 'false' }, workspace: ws, eventName: 'pull_request', env: CREDENTIALS });
+  const run = await runActionProcess({
+    inputs: { command: 'plan', 'working-directory': 'mft', comment: 'false' },
+    workspace: ws,
+    eventName: 'pull_request',
+    env: CREDENTIALS,
+  });
   expect(run.code).toBe(0);
   const reviewed = join(ws, 'reviewed-plan.json');
   copyFileSync(run.outputs['plan-file']!, reviewed);
@@ -31,7 +35,13 @@ async function reviewedPlan(ws: string): Promise<string> {
 }
 
 function apply(ws: string, planFile: string, bundle?: string): Promise<ActionRun> {
-  return runActionProcess({ inputs: { command: 'apply', 'working-directory': 'mft', 'plan-file': planFile }, workspace: ws, eventName: 'push', env: CREDENTIALS, ...(bundle !== undefined ? { bundle } : {}) });
+  return runActionProcess({
+    inputs: { command: 'apply', 'working-directory': 'mft', 'plan-file': planFile },
+    workspace: ws,
+    eventName: 'push',
+    env: CREDENTIALS,
+    ...(bundle !== undefined ? { bundle } : {}),
+  });
 }
 
 describe('command: apply with the reviewed plan', () => {
@@ -59,7 +69,6 @@ describe('command: apply with the reviewed plan', () => {
     expect(listWrites(emulator).length).toBeGreaterThan(0);
     const everything = [run.stdout, run.summary, JSON.stringify(run.outputs), readFileSync(run.outputs['report-file']!, 'utf8')].join('\n');
     for (const secret of ALL_SECRETS) expect(everything).not.toContain(secret);
-
   });
 
   it('a second run of an applied merge (a re-run) writes nothing and succeeds: what was reviewed is on the servers', async () => {
@@ -133,7 +142,12 @@ describe('command: apply with the reviewed plan', () => {
   it('without a reviewed plan, applies the plan it makes and keeps it as the plan-file output', async () => {
     const emulator = await freshEmulator();
     const ws = checkout(emulator);
-    const run = await runActionProcess({ inputs: { command: 'apply', 'working-directory': 'mft' }, workspace: ws, eventName: 'workflow_dispatch', env: CREDENTIALS });
+    const run = await runActionProcess({
+      inputs: { command: 'apply', 'working-directory': 'mft' },
+      workspace: ws,
+      eventName: 'workflow_dispatch',
+      env: CREDENTIALS,
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('No reviewed plan-file given: applying the plan made now.');
     expect(run.outputs['plan-file']).toBe(join(ws, 'mft', 'mftops-plan-lab.json'));

@@ -13,7 +13,9 @@ describe('the committed Action bundle', () => {
   it('is exactly what scripts/build-action.mjs builds from the sources now', async () => {
     const out = join(testdir({}), 'index.mjs');
     await new Promise<void>((resolve, reject) =>
-      execFile(process.execPath, [join(REPO_ROOT, 'scripts', 'build-action.mjs'), '--outfile', out], { cwd: REPO_ROOT }, (err) => (err ? reject(err) : resolve())),
+      execFile(process.execPath, [join(REPO_ROOT, 'scripts', 'build-action.mjs'), '--outfile', out], { cwd: REPO_ROOT }, (err) =>
+        err ? reject(err) : resolve(),
+      ),
     );
     const fresh = readFileSync(out, 'utf8');
     expect(fresh.length).toBeGreaterThan(100_000);
@@ -31,7 +33,12 @@ describe('the committed Action bundle', () => {
     for (const part of ['action.yml', 'package.json', 'schemas', 'dist-action']) cpSync(join(REPO_ROOT, part), join(action, part), { recursive: true });
     const workspace = testdir({});
     cpSync(join(REPO_ROOT, 'examples', 'manifests'), join(workspace, 'manifests'), { recursive: true });
-    const run = await runActionProcess({ inputs: { command: 'validate', paths: 'manifests' }, workspace, eventName: 'push', bundle: join(action, 'dist-action', 'index.mjs') });
+    const run = await runActionProcess({
+      inputs: { command: 'validate', paths: 'manifests' },
+      workspace,
+      eventName: 'push',
+      bundle: join(action, 'dist-action', 'index.mjs'),
+    });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.outputs['summary']).toMatch(/^\d+ manifests valid$/);

@@ -23,24 +23,34 @@ describe('comparing the reviewed plan with the plan made now', () => {
       createdAt: '2026-03-05T12:00:00Z',
       toolVersion: '9.9.9',
       manifestDigest: `sha256:${'0'.repeat(64)}`,
-      changes: reviewed.changes.map((c) => ({ ...c, fingerprint: `sha256:${'f'.repeat(64)}`, ...(c.payload?.kind === 'Task' ? { payload: { kind: 'Task' as const, body: { Name: c.name, extra: 1 } } } : {}) })),
+      changes: reviewed.changes.map((c) => ({
+        ...c,
+        fingerprint: `sha256:${'f'.repeat(64)}`,
+        ...(c.payload?.kind === 'Task' ? { payload: { kind: 'Task' as const, body: { Name: c.name, extra: 1 } } } : {}),
+      })),
     };
     expect(comparePlans(reviewed, now)).toEqual([]);
   });
 
   it('names an object the new plan changes and the reviewed one did not', () => {
     const now = withChange(reviewed, 'Task/Acme outbound', (c) => ({ ...c, action: 'update', fields: [{ path: 'Active', before: 1, after: 0 }] }));
-    expect(comparePlans(reviewed, now)).toEqual([{ address: 'Task/Acme outbound', kind: 'added', detail: 'Task/Acme outbound: not in the reviewed plan, now update' }]);
+    expect(comparePlans(reviewed, now)).toEqual([
+      { address: 'Task/Acme outbound', kind: 'added', detail: 'Task/Acme outbound: not in the reviewed plan, now update' },
+    ]);
   });
 
   it('names an object the reviewed plan changed and the new one no longer does', () => {
     const now = withChange(reviewed, 'Task/Globex inbound', () => undefined);
-    expect(comparePlans(reviewed, now)).toEqual([{ address: 'Task/Globex inbound', kind: 'dropped', detail: 'Task/Globex inbound: reviewed as create, now nothing to do' }]);
+    expect(comparePlans(reviewed, now)).toEqual([
+      { address: 'Task/Globex inbound', kind: 'dropped', detail: 'Task/Globex inbound: reviewed as create, now nothing to do' },
+    ]);
   });
 
   it('names an action that changed (an update became a replace)', () => {
     const now = withChange(reviewed, 'Task/Payroll to bank', (c) => ({ ...c, action: 'replace' }));
-    expect(comparePlans(reviewed, now)).toEqual([{ address: 'Task/Payroll to bank', kind: 'action', detail: 'Task/Payroll to bank: reviewed as update, now replace' }]);
+    expect(comparePlans(reviewed, now)).toEqual([
+      { address: 'Task/Payroll to bank', kind: 'action', detail: 'Task/Payroll to bank: reviewed as update, now replace' },
+    ]);
   });
 
   it('names the fields whose values differ, on either side of the change', () => {
@@ -76,7 +86,9 @@ describe('comparing the reviewed plan with the plan made now', () => {
   });
 
   it('refuses a plan for another environment outright', () => {
-    expect(comparePlans(reviewed, { ...reviewed, environment: 'staging' }).map((d) => d.detail)).toEqual(['the reviewed plan is for environment "prod", the new one for "staging"']);
+    expect(comparePlans(reviewed, { ...reviewed, environment: 'staging' }).map((d) => d.detail)).toEqual([
+      'the reviewed plan is for environment "prod", the new one for "staging"',
+    ]);
   });
 });
 
@@ -93,8 +105,18 @@ describe('the review rule of an apply that catches up: every write of the plan m
     const [a, b] = split();
     expect(findUnreviewedChanges([a, b], reviewed)).toEqual([]);
     // One pull request's part is on the server already: the plan made now no longer has it.
-    expect(findUnreviewedChanges([a, b], withChange(reviewed, PAYROLL, (c) => ({ ...c, fields: c.fields.slice(1) })))).toEqual([]);
-    expect(findUnreviewedChanges([a, b], withChange(reviewed, 'Task/Globex inbound', () => undefined))).toEqual([]);
+    expect(
+      findUnreviewedChanges(
+        [a, b],
+        withChange(reviewed, PAYROLL, (c) => ({ ...c, fields: c.fields.slice(1) })),
+      ),
+    ).toEqual([]);
+    expect(
+      findUnreviewedChanges(
+        [a, b],
+        withChange(reviewed, 'Task/Globex inbound', () => undefined),
+      ),
+    ).toEqual([]);
   });
 
   it('refuses a value no reviewer saw written, and a write over a value no reviewer saw on the server', () => {
@@ -111,14 +133,18 @@ describe('the review rule of an apply that catches up: every write of the plan m
   it('refuses an object no reviewed plan changes, or with another action', () => {
     const [a, b] = split();
     const added = withChange(reviewed, 'Task/Acme outbound', (c) => ({ ...c, action: 'update', fields: [{ path: 'Active', before: 1, after: 0 }] }));
-    expect(findUnreviewedChanges([a, b], added)).toEqual([{ address: 'Task/Acme outbound', kind: 'added', detail: 'Task/Acme outbound: not in any reviewed plan, now update' }]);
+    expect(findUnreviewedChanges([a, b], added)).toEqual([
+      { address: 'Task/Acme outbound', kind: 'added', detail: 'Task/Acme outbound: not in any reviewed plan, now update' },
+    ]);
     const replaced = withChange(reviewed, PAYROLL, (c) => ({ ...c, action: 'replace' }));
     expect(findUnreviewedChanges([a, b], replaced).map((d) => d.detail)).toEqual([`${PAYROLL}: reviewed as update, now replace`]);
   });
 
   it('writes an object that moved since its review only when another reviewed plan changes it (an earlier merge was applied)', () => {
     const moved = withChange(reviewed, PAYROLL, (c) => ({ ...c, fingerprint: `sha256:${'1'.repeat(64)}` }));
-    expect(findUnreviewedChanges([reviewed], moved)).toEqual([{ address: PAYROLL, kind: 'moved', detail: `${PAYROLL}: changed on the server since the review, and no other reviewed plan changes it` }]);
+    expect(findUnreviewedChanges([reviewed], moved)).toEqual([
+      { address: PAYROLL, kind: 'moved', detail: `${PAYROLL}: changed on the server since the review, and no other reviewed plan changes it` },
+    ]);
     const [a, b] = split();
     expect(findUnreviewedChanges([a, b], moved)).toEqual([]);
   });

@@ -26,10 +26,7 @@ spec:
 `;
 const MARKER = '<!-- mftops:drift:prod -->';
 
-const RUNTIMES: Runtime[] = [
-  ['Node 20', () => Promise.resolve(process.execPath)],
-  NODE24_RUNTIME,
-];
+const RUNTIMES: Runtime[] = [['Node 20', () => Promise.resolve(process.execPath)], NODE24_RUNTIME];
 
 let github: FakeGithub;
 beforeAll(async () => {
@@ -51,7 +48,13 @@ describe('command: drift on a schedule', () => {
     github.comments.clear();
     github.labels.delete('mftops-drift');
     // Another environment's drift issue and a labelled pull request: neither may be touched.
-    const other = { number: 7, title: 'Drift in staging: 1 object differs', body: '<!-- mftops:drift:staging -->\nold', state: 'open' as const, labels: ['mftops-drift'] };
+    const other = {
+      number: 7,
+      title: 'Drift in staging: 1 object differs',
+      body: '<!-- mftops:drift:staging -->\nold',
+      state: 'open' as const,
+      labels: ['mftops-drift'],
+    };
     github.issues.set(7, { ...other });
     github.issues.set(8, { number: 8, title: 'PR', body: MARKER, state: 'open', labels: ['mftops-drift'], pull_request: { url: 'x' } });
 
@@ -60,7 +63,15 @@ describe('command: drift on a schedule', () => {
       'manifests/acl.yaml': ACL_MANIFEST,
     });
     const drift = (): Promise<ActionRun> =>
-      runActionProcess({ inputs: { command: 'drift', 'github-token': github.token }, workspace: ws, eventName: 'schedule', event: '{"schedule":"17 3 * * *"}', github, env: CREDENTIALS, node });
+      runActionProcess({
+        inputs: { command: 'drift', 'github-token': github.token },
+        workspace: ws,
+        eventName: 'schedule',
+        event: '{"schedule":"17 3 * * *"}',
+        github,
+        env: CREDENTIALS,
+        node,
+      });
     const driftIssues = () => [...github.issues.values()].filter((i) => i.pull_request === undefined && i.body.includes(MARKER));
 
     // 1. In sync, no issue: one read, nothing written.
@@ -114,7 +125,10 @@ describe('command: drift on a schedule', () => {
     expect(closed.code).toBe(0);
     expect(closed.outputs['exitcode']).toBe('0');
     expect(github.unmatched()).toEqual([]);
-    expect(github.writes()).toEqual([`POST /repos/acme-corp/mft-config/issues/${issue.number}/comments`, `PATCH /repos/acme-corp/mft-config/issues/${issue.number}`]);
+    expect(github.writes()).toEqual([
+      `POST /repos/acme-corp/mft-config/issues/${issue.number}/comments`,
+      `PATCH /repos/acme-corp/mft-config/issues/${issue.number}`,
+    ]);
     const final = github.issues.get(issue.number)!;
     expect(final.state).toBe('closed');
     expect(final.state_reason).toBe('completed');
@@ -133,10 +147,19 @@ describe('command: drift on a schedule', () => {
     github.issues.clear();
     github.labels.delete('mftops-drift');
     setFinanceAcl(emulator, { TaskRun: 0 });
-    const ws = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...emulator, environment: 'prod', manifests: ['manifests'] }), 'manifests/acl.yaml': ACL_MANIFEST });
+    const ws = testdir({
+      'mftops.yaml': emulatorConfigYaml({ ...emulator, environment: 'prod', manifests: ['manifests'] }),
+      'manifests/acl.yaml': ACL_MANIFEST,
+    });
     github.refuseWrites = 403;
     try {
-      const run = await runActionProcess({ inputs: { command: 'drift', 'github-token': github.token }, workspace: ws, eventName: 'schedule', github, env: CREDENTIALS });
+      const run = await runActionProcess({
+        inputs: { command: 'drift', 'github-token': github.token },
+        workspace: ws,
+        eventName: 'schedule',
+        github,
+        env: CREDENTIALS,
+      });
       expect(run.code).toBe(1);
       expect(run.outputs['exitcode']).toBe('1');
       expect(run.stdout).toMatch(/^::error::the drift issue was not updated: GitHub API POST \/repos\/acme-corp\/mft-config\/labels returned 403/m);

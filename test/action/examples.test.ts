@@ -42,7 +42,18 @@ describe('action.yml', () => {
   it('runs the committed bundle on node24 and declares the documented inputs and outputs', () => {
     expect(action.runs.using).toBe('node24');
     expect(existsSync(join(REPO_ROOT, action.runs.main))).toBe(true);
-    for (const input of ['command', 'environment', 'config', 'paths', 'plan-file', 'comment', 'github-token', 'working-directory', 'max-deletes', 'parallelism']) {
+    for (const input of [
+      'command',
+      'environment',
+      'config',
+      'paths',
+      'plan-file',
+      'comment',
+      'github-token',
+      'working-directory',
+      'max-deletes',
+      'parallelism',
+    ]) {
       expect(action.inputs).toHaveProperty(input);
     }
     expect(action.inputs['github-token']?.default).toBe('${{ github.token }}');
@@ -63,7 +74,10 @@ describe('action.yml', () => {
     const begin = readme.indexOf(`${TABLE_BEGIN}\n`);
     const end = readme.indexOf(TABLE_END, begin);
     expect(begin >= 0 && end > begin, `README.md has no ${TABLE_BEGIN} … ${TABLE_END} block`).toBe(true);
-    expect(readme.slice(begin + TABLE_BEGIN.length + 1, end), 'README.md: the Action table differs from action.yml; replace the block with the expected text').toBe(actionTables(action));
+    expect(
+      readme.slice(begin + TABLE_BEGIN.length + 1, end),
+      'README.md: the Action table differs from action.yml; replace the block with the expected text',
+    ).toBe(actionTables(action));
   });
 });
 
@@ -73,7 +87,8 @@ const TABLE_END = '<!-- end of the action.yml table -->';
 /** The README's tables of the Action's inputs (name, default, meaning) and outputs, from action.yml. */
 function actionTables(a: ActionYml): string {
   const cell = (text: string) => text.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|');
-  const defaultOf = (spec: ActionYml['inputs'][string]) => (spec.required === true ? 'required' : spec.default === undefined || spec.default === '' ? '—' : `\`${spec.default}\``);
+  const defaultOf = (spec: ActionYml['inputs'][string]) =>
+    spec.required === true ? 'required' : spec.default === undefined || spec.default === '' ? '—' : `\`${spec.default}\``;
   return [
     '| Input | Default | Meaning |',
     '| --- | --- | --- |',
@@ -143,7 +158,11 @@ describe('examples/workflows: pull requests from forks', () => {
   }
   const REPOSITORY = 'acme-corp/mft-config';
   const pullRequest = (headRepo: string | null) => ({
-    github: { repository: REPOSITORY, event_name: 'pull_request', event: { pull_request: { number: 42, head: { repo: headRepo === null ? null : { full_name: headRepo } } } } },
+    github: {
+      repository: REPOSITORY,
+      event_name: 'pull_request',
+      event: { pull_request: { number: 42, head: { repo: headRepo === null ? null : { full_name: headRepo } } } },
+    },
   });
   const prWorkflows = files
     .map((file) => ({ file, workflow: parseYaml(join(WORKFLOWS, file)) as { on: Record<string, unknown> | string | string[]; jobs: Record<string, Job> } }))
@@ -175,16 +194,19 @@ describe('examples/workflows: pull requests from forks', () => {
     for (const { workflow } of prWorkflows) expect(triggers(workflow.on)).not.toContain('pull_request_target');
   });
 
-  it.each(prWorkflows.map((w) => [w.file, w.workflow] as const))('%s: a fork runs only validate, with no secret; a branch of the repository also plans', (_file, workflow) => {
-    const fork = run(workflow.jobs, pullRequest('someone-else/mft-config'));
-    expect(fork.commands).toEqual(['validate']);
-    expect(fork.secrets).toBe(false);
-    // A fork whose repository was deleted has no head repository at all.
-    expect(run(workflow.jobs, pullRequest(null)).commands).toEqual(['validate']);
-    const own = run(workflow.jobs, pullRequest(REPOSITORY));
-    expect(own.commands).toEqual(['validate', 'plan']);
-    expect(own.secrets).toBe(true);
-  });
+  it.each(prWorkflows.map((w) => [w.file, w.workflow] as const))(
+    '%s: a fork runs only validate, with no secret; a branch of the repository also plans',
+    (_file, workflow) => {
+      const fork = run(workflow.jobs, pullRequest('someone-else/mft-config'));
+      expect(fork.commands).toEqual(['validate']);
+      expect(fork.secrets).toBe(false);
+      // A fork whose repository was deleted has no head repository at all.
+      expect(run(workflow.jobs, pullRequest(null)).commands).toEqual(['validate']);
+      const own = run(workflow.jobs, pullRequest(REPOSITORY));
+      expect(own.commands).toEqual(['validate', 'plan']);
+      expect(own.secrets).toBe(true);
+    },
+  );
 
   it("matches the README's statement of what a fork's pull request runs", () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
@@ -212,17 +234,15 @@ function evaluate(expression: string, context: Record<string, unknown>): unknown
   const peek = () => tokens[at];
   const take = () => tokens[at++];
   // `a || b` is a when a is truthy, else b; `a && b` is a when a is falsy, else b.
-  const binary =
-    (op: '||' | '&&', operand: () => unknown) =>
-    (): unknown => {
-      let left = operand();
-      while (peek() === op) {
-        take();
-        const right = operand();
-        left = truthy(left) === (op === '||') ? left : right;
-      }
-      return left;
-    };
+  const binary = (op: '||' | '&&', operand: () => unknown) => (): unknown => {
+    let left = operand();
+    while (peek() === op) {
+      take();
+      const right = operand();
+      left = truthy(left) === (op === '||') ? left : right;
+    }
+    return left;
+  };
   const comparison = (): unknown => {
     const left = unary();
     const op = peek();
@@ -245,7 +265,9 @@ function evaluate(expression: string, context: Record<string, unknown>): unknown
     if (token === 'true' || token === 'false') return token === 'true';
     if (token === 'null') return null;
     if (!/^[A-Za-z_]/.test(token) || peek() === '(') throw new Error(`this test cannot evaluate ${token} in ${expression}`);
-    return token.split('.').reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? ((value as Record<string, unknown>)[key] ?? null) : null), context);
+    return token
+      .split('.')
+      .reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? ((value as Record<string, unknown>)[key] ?? null) : null), context);
   };
   const or = binary('||', binary('&&', comparison));
   const value = or();
@@ -267,10 +289,15 @@ describe('examples/workflows: no apply lost', () => {
     'timeout-minutes'?: unknown;
     concurrency?: unknown;
   }
-  const workflows = files.map((file) => ({ file, workflow: parseYaml(join(WORKFLOWS, file)) as { on: Record<string, unknown>; permissions?: Record<string, string>; jobs: Record<string, Job> } }));
+  const workflows = files.map((file) => ({
+    file,
+    workflow: parseYaml(join(WORKFLOWS, file)) as { on: Record<string, unknown>; permissions?: Record<string, string>; jobs: Record<string, Job> },
+  }));
 
   it('every job has timeout-minutes, a whole number of minutes', () => {
-    const jobs = workflows.flatMap(({ file, workflow }) => Object.entries(workflow.jobs).map(([name, job]) => ({ where: `${file}: ${name}`, timeout: job['timeout-minutes'] })));
+    const jobs = workflows.flatMap(({ file, workflow }) =>
+      Object.entries(workflow.jobs).map(([name, job]) => ({ where: `${file}: ${name}`, timeout: job['timeout-minutes'] })),
+    );
     expect(jobs.length).toBeGreaterThanOrEqual(4);
     for (const { where, timeout } of jobs) expect(Number.isInteger(timeout) && (timeout as number) > 0, `${where} has no timeout-minutes`).toBe(true);
   });

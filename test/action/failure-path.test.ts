@@ -31,7 +31,7 @@ describe('the Action on an operating-system error', () => {
       GITHUB_REPOSITORY: 'acme-corp/mft-config',
       GITHUB_API_URL: 'http://127.0.0.1:9',
       RUNNER_TEMP: files,
-      'INPUT_COMMAND': 'apply',
+      INPUT_COMMAND: 'apply',
       'INPUT_WORKING-DIRECTORY': 'mft',
       ...CREDENTIALS,
     };
@@ -41,7 +41,9 @@ describe('the Action on an operating-system error', () => {
 
     expect(code).toBe(1);
     const errors = log.split('\n').filter((l) => l.startsWith('::error'));
-    expect(errors).toContainEqual(expect.stringMatching(/^::error::cannot write the apply report \S*mft\/mftops-apply-lab\.json: it is a folder \(EISDIR\): give the path of a file$/));
+    expect(errors).toContainEqual(
+      expect.stringMatching(/^::error::cannot write the apply report \S*mft\/mftops-apply-lab\.json: it is a folder \(EISDIR\): give the path of a file$/),
+    );
     expect(log).not.toMatch(/internal error|this is a bug/);
     expect(hasStackTrace(log)).toBe(false);
     const outputs = parseOutputFile(readFileSync(join(files, 'output'), 'utf8'));
@@ -55,20 +57,34 @@ describe('the Action on an error nobody handled', () => {
   const runnerFor = (files: string) => {
     const env: NodeJS.ProcessEnv = { GITHUB_OUTPUT: join(files, 'output'), GITHUB_STEP_SUMMARY: join(files, 'summary') };
     let log = '';
-    return { runner: createFileRunner(env, (t) => void (log += t)), log: () => log, outputs: () => parseOutputFile(readFileSync(join(files, 'output'), 'utf8')) };
+    return {
+      runner: createFileRunner(env, (t) => void (log += t)),
+      log: () => log,
+      outputs: () => parseOutputFile(readFileSync(join(files, 'output'), 'utf8')),
+    };
   };
 
   it('fails the step with one ::error, "a bug in mftops" only for an error that is not ours, never a stack', () => {
     const files = testdir({ output: '', summary: '' });
     const r = runnerFor(files);
     failOnCrash(r.runner, new TypeError('injected: a promise nobody awaited'));
-    expect(r.log().split('\n').filter((l) => l.startsWith('::error'))).toEqual(['::error::internal error: injected: a promise nobody awaited (this is a bug in mftops; please report it)']);
+    expect(
+      r
+        .log()
+        .split('\n')
+        .filter((l) => l.startsWith('::error')),
+    ).toEqual(['::error::internal error: injected: a promise nobody awaited (this is a bug in mftops; please report it)']);
     expect(hasStackTrace(r.log())).toBe(false);
     expect(r.outputs()['exitcode']).toBe('1');
 
     const ours = runnerFor(testdir({ output: '', summary: '' }));
     failOnCrash(ours.runner, new MftopsError('automation: POST /api/v1/token: 400 invalid_grant'));
-    expect(ours.log().split('\n').filter((l) => l.startsWith('::error'))).toEqual(['::error::automation: POST /api/v1/token: 400 invalid_grant']);
+    expect(
+      ours
+        .log()
+        .split('\n')
+        .filter((l) => l.startsWith('::error')),
+    ).toEqual(['::error::automation: POST /api/v1/token: 400 invalid_grant']);
   });
 
   it('does not annotate again an error the step already failed with', () => {

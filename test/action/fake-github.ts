@@ -77,7 +77,13 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
       const url = new URL(req.url ?? '/', 'http://x');
       const body = raw === '' ? undefined : (JSON.parse(raw) as Record<string, unknown>);
       const status = route(req.method ?? 'GET', url, body, req, res);
-      calls.push({ method: req.method ?? 'GET', unmatched: status === UNMATCHED, url: `${url.pathname}${url.search}`, ...(body !== undefined ? { body } : {}), status: status === UNMATCHED ? 404 : status });
+      calls.push({
+        method: req.method ?? 'GET',
+        unmatched: status === UNMATCHED,
+        url: `${url.pathname}${url.search}`,
+        ...(body !== undefined ? { body } : {}),
+        status: status === UNMATCHED ? 404 : status,
+      });
     });
   });
 
@@ -119,7 +125,13 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
       if (typeof body?.['title'] !== 'string') return send(res, 422, { message: 'title is required' });
       const wantedLabels = Array.isArray(body['labels']) ? (body['labels'] as string[]) : [];
       for (const l of wantedLabels) labels.add(l);
-      const issue: FakeIssue = { number: nextNumber++, title: body['title'], body: typeof body['body'] === 'string' ? body['body'] : '', state: 'open', labels: wantedLabels };
+      const issue: FakeIssue = {
+        number: nextNumber++,
+        title: body['title'],
+        body: typeof body['body'] === 'string' ? body['body'] : '',
+        state: 'open',
+        labels: wantedLabels,
+      };
       issues.set(issue.number, issue);
       return send(res, 201, issueJson(issue));
     }

@@ -39,14 +39,21 @@ function github(): nock.Scope {
   return nock(API, { reqheaders: { authorization: `Bearer ${TOKEN}`, accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' } });
 }
 
-const comment = (id: number, body: string) => ({ id, body, user: { login: 'someone' }, html_url: `https://github.com/acme-corp/mft-config/pull/5#issuecomment-${id}` });
+const comment = (id: number, body: string) => ({
+  id,
+  body,
+  user: { login: 'someone' },
+  html_url: `https://github.com/acme-corp/mft-config/pull/5#issuecomment-${id}`,
+});
 
 describe('listing with pagination', () => {
   it('reads every page the Link header names, with the token and API version headers', async () => {
     github()
       .get(`${REPO}/issues/5/comments`)
       .query({ per_page: '100' })
-      .reply(200, [comment(1, 'a'), comment(2, 'b')], { link: `<${API}${REPO}/issues/5/comments?per_page=100&page=2>; rel="next", <${API}${REPO}/issues/5/comments?per_page=100&page=3>; rel="last"` })
+      .reply(200, [comment(1, 'a'), comment(2, 'b')], {
+        link: `<${API}${REPO}/issues/5/comments?per_page=100&page=2>; rel="next", <${API}${REPO}/issues/5/comments?per_page=100&page=3>; rel="last"`,
+      })
       .get(`${REPO}/issues/5/comments`)
       .query({ per_page: '100', page: '2' })
       .reply(200, [comment(3, 'c')], { link: `<${API}${REPO}/issues/5/comments?per_page=100&page=3>; rel="next"` })
@@ -57,7 +64,10 @@ describe('listing with pagination', () => {
   });
 
   it('never follows a next link to another host: the token stays with the API', async () => {
-    github().get(`${REPO}/issues/5/comments`).query(true).reply(200, [comment(1, 'a')], { link: '<https://evil.example/steal?page=2>; rel="next"' });
+    github()
+      .get(`${REPO}/issues/5/comments`)
+      .query(true)
+      .reply(200, [comment(1, 'a')], { link: '<https://evil.example/steal?page=2>; rel="next"' });
     expect((await api().listIssueComments(5)).map((c) => c.id)).toEqual([1]);
   });
 
@@ -72,7 +82,10 @@ describe('the sticky pull-request comment', () => {
   it('creates the comment when no comment carries the marker', async () => {
     const marker = planMarker('prod');
     const body = `${marker}\n## mftops plan: prod\n`;
-    github().get(`${REPO}/issues/5/comments`).query(true).reply(200, [comment(1, 'LGTM'), comment(2, `${planMarker('staging')}\nother env`)]);
+    github()
+      .get(`${REPO}/issues/5/comments`)
+      .query(true)
+      .reply(200, [comment(1, 'LGTM'), comment(2, `${planMarker('staging')}\nother env`)]);
     github().post(`${REPO}/issues/5/comments`, { body }).reply(201, comment(3, body));
     const result = await upsertStickyComment(api(), 5, marker, body);
     expect(result.action).toBe('created');
@@ -120,7 +133,14 @@ describe('the drift issue', () => {
     headline: '2 objects differ, 1 unmanaged',
     renderReport: (max) => `## mftops drift: prod\n\nreport fitted to ${max}\n`,
   });
-  const issue = (number: number, body: string, extra: object = {}) => ({ number, title: 't', body, state: 'open', html_url: `https://github.com/i/${number}`, ...extra });
+  const issue = (number: number, body: string, extra: object = {}) => ({
+    number,
+    title: 't',
+    body,
+    state: 'open',
+    html_url: `https://github.com/i/${number}`,
+    ...extra,
+  });
   const listOpen = () => github().get(`${REPO}/issues`).query({ state: 'open', labels: DRIFT_LABEL, per_page: '100' });
 
   it('opens an issue with the label (created if missing) when drift appears', async () => {
@@ -130,7 +150,11 @@ describe('the drift issue', () => {
       .post(`${REPO}/labels`, (b: { name: string }) => b.name === DRIFT_LABEL)
       .reply(201, { name: DRIFT_LABEL });
     github()
-      .post(`${REPO}/issues`, (b: { title: string; body: string; labels: string[] }) => b.title === 'Drift in prod: 2 objects differ, 1 unmanaged' && b.body.startsWith(`${marker}\n`) && b.labels.join() === DRIFT_LABEL)
+      .post(
+        `${REPO}/issues`,
+        (b: { title: string; body: string; labels: string[] }) =>
+          b.title === 'Drift in prod: 2 objects differ, 1 unmanaged' && b.body.startsWith(`${marker}\n`) && b.labels.join() === DRIFT_LABEL,
+      )
       .reply(201, issue(10, marker));
     const result = await syncDriftIssue(api(), finding(false), ORIGIN, new Date('2026-03-03T03:17:00Z'));
     expect(result).toMatchObject({ action: 'opened', issue: { number: 10 } });
@@ -139,7 +163,13 @@ describe('the drift issue', () => {
   it('updates the open issue while the drift lasts', async () => {
     listOpen().reply(200, [issue(10, `${marker}\nold`)]);
     github()
-      .patch(`${REPO}/issues/10`, (b: { title?: string; body?: string; state?: string }) => b.title !== undefined && b.body?.includes('Last checked by [the drift job](https://github.com/acme-corp/mft-config/actions/runs/77) at 2026-03-04T03:17:00.000Z') === true && b.state === undefined)
+      .patch(
+        `${REPO}/issues/10`,
+        (b: { title?: string; body?: string; state?: string }) =>
+          b.title !== undefined &&
+          b.body?.includes('Last checked by [the drift job](https://github.com/acme-corp/mft-config/actions/runs/77) at 2026-03-04T03:17:00.000Z') === true &&
+          b.state === undefined,
+      )
       .reply(200, issue(10, marker));
     expect((await syncDriftIssue(api(), finding(false), ORIGIN, new Date('2026-03-04T03:17:00Z'))).action).toBe('updated');
   });
@@ -149,7 +179,9 @@ describe('the drift issue', () => {
     github()
       .post(`${REPO}/issues/10/comments`, (b: { body: string }) => b.body.startsWith('The servers of **prod** match git again'))
       .reply(201, comment(50, 'closing'));
-    github().patch(`${REPO}/issues/10`, { state: 'closed', state_reason: 'completed' }).reply(200, issue(10, marker, { state: 'closed' }));
+    github()
+      .patch(`${REPO}/issues/10`, { state: 'closed', state_reason: 'completed' })
+      .reply(200, issue(10, marker, { state: 'closed' }));
     expect((await syncDriftIssue(api(), finding(true), ORIGIN)).action).toBe('closed');
   });
 

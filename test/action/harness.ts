@@ -109,7 +109,13 @@ export function runActionProcess(o: RunOptions): Promise<ActionRun> {
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, outputs: parseOutputFile(readFileSync(join(files, 'output'), 'utf8')), summary: readFileSync(join(files, 'summary'), 'utf8') });
+      resolve({
+        code,
+        stdout,
+        stderr,
+        outputs: parseOutputFile(readFileSync(join(files, 'output'), 'utf8')),
+        summary: readFileSync(join(files, 'summary'), 'utf8'),
+      });
     });
   });
 }
@@ -167,14 +173,21 @@ export type Runtime = [name: string, findNode: () => Promise<string>];
  * title says so. `npm test` itself never downloads a runtime: `npm ci` installs everything.
  */
 export const NODE24_RUNTIME: Runtime =
-  GIVEN_NODE24 !== undefined ? ['Node 24', findNode24] : [`Node 24 not given (MFTOPS_NODE24 unset): this Node ${process.version} stands in`, () => Promise.resolve(process.execPath)];
+  GIVEN_NODE24 !== undefined
+    ? ['Node 24', findNode24]
+    : [`Node 24 not given (MFTOPS_NODE24 unset): this Node ${process.version} stands in`, () => Promise.resolve(process.execPath)];
 
 /** The trimmed stdout of a command, or an error that says what failed and why. */
 function run(command: string, args: readonly string[], what: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(command, args, { timeout: 300_000 }, (err, stdout, stderr) => {
       if (err === null) resolve(stdout.trim());
-      else reject(new Error(`no Node 24 for the Action tests: ${what} failed: ${stderr.trim() || err.message} (set MFTOPS_NODE24 to a Node 24 binary, see README: Development)`));
+      else
+        reject(
+          new Error(
+            `no Node 24 for the Action tests: ${what} failed: ${stderr.trim() || err.message} (set MFTOPS_NODE24 to a Node 24 binary, see README: Development)`,
+          ),
+        );
     });
   });
 }
@@ -196,7 +209,9 @@ export async function freshBundle(): Promise<string> {
   mkdirSync(join(action, 'dist-action'));
   const bundle = join(action, 'dist-action', 'index.mjs');
   await new Promise<void>((resolve, reject) =>
-    execFile(process.execPath, [join(REPO_ROOT, 'scripts', 'build-action.mjs'), '--outfile', bundle], { cwd: REPO_ROOT }, (err) => (err ? reject(err) : resolve())),
+    execFile(process.execPath, [join(REPO_ROOT, 'scripts', 'build-action.mjs'), '--outfile', bundle], { cwd: REPO_ROOT }, (err) =>
+      err ? reject(err) : resolve(),
+    ),
   );
   return bundle;
 }

@@ -29,7 +29,12 @@ async function holdProxy(emulator: RunningEmulator, hold: (method: string, path:
 }
 
 function apply(ws: string, inputs: Readonly<Record<string, string>> = {}): Promise<ActionRun> {
-  return runActionProcess({ inputs: { command: 'apply', 'working-directory': 'mft', ...inputs }, workspace: ws, eventName: 'workflow_dispatch', env: CREDENTIALS });
+  return runActionProcess({
+    inputs: { command: 'apply', 'working-directory': 'mft', ...inputs },
+    workspace: ws,
+    eventName: 'workflow_dispatch',
+    env: CREDENTIALS,
+  });
 }
 
 /** Whether `count` held requests were all in flight at once before the run ended (a run that holds fewer never ends by itself: the harness kills it). */
@@ -110,9 +115,21 @@ describe('input: parallelism', () => {
       held++;
       return true;
     });
-    const ws = testdir({ 'mft/mftops.yaml': emulatorConfigYaml({ environment: 'lab', automationUrl: `${proxy.url}/automation`, transferUrl: `${proxy.url}/transfer`, manifests: ['manifests'] }) });
+    const ws = testdir({
+      'mft/mftops.yaml': emulatorConfigYaml({
+        environment: 'lab',
+        automationUrl: `${proxy.url}/automation`,
+        transferUrl: `${proxy.url}/transfer`,
+        manifests: ['manifests'],
+      }),
+    });
     writeEstateManifests(join(ws, 'mft', 'manifests'), size, false);
-    const run = runActionProcess({ inputs: { command: 'plan', 'working-directory': 'mft', parallelism: '20', comment: 'false' }, workspace: ws, eventName: 'push', env: CREDENTIALS });
+    const run = runActionProcess({
+      inputs: { command: 'plan', 'working-directory': 'mft', parallelism: '20', comment: 'false' },
+      workspace: ws,
+      eventName: 'push',
+      env: CREDENTIALS,
+    });
     const inFlight = await allInFlight(proxy, 20, run);
     expect(inFlight, 'twenty folder reads were never in flight at once').not.toBe('the run ended first');
     await Promise.all((inFlight as HeldRequest[]).map((r) => r.release()));
@@ -124,7 +141,12 @@ describe('input: parallelism', () => {
 
   it('fails the step on a value out of range, naming the input, before any request', async () => {
     const emulator = await freshEmulator();
-    const run = await runActionProcess({ inputs: { command: 'plan', 'working-directory': 'mft', parallelism: '0', comment: 'false' }, workspace: checkout(emulator), eventName: 'push', env: CREDENTIALS });
+    const run = await runActionProcess({
+      inputs: { command: 'plan', 'working-directory': 'mft', parallelism: '0', comment: 'false' },
+      workspace: checkout(emulator),
+      eventName: 'push',
+      env: CREDENTIALS,
+    });
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('::error::input "parallelism" must be a whole number from 1 to 64, not "0"\n');
     expect(emulator.requestLog()).toEqual([]);
@@ -155,8 +177,16 @@ describe('apply failures', () => {
     const errors = r.stdout.split('\n').filter((l) => l.startsWith('::error'));
     const annotated = errors.filter((l) => l.startsWith('::error file='));
     expect(annotated).toHaveLength(2);
-    expect(annotated).toContainEqual(expect.stringMatching(/^::error file=mft\/manifests\/tasks\/operations\.yaml,line=3,col=1,title=mftops apply::Task\/Nightly cleanup \(update\) failed: .*404/));
-    expect(annotated).toContainEqual(expect.stringMatching(/^::error file=mft\/manifests\/tasks\/partners\.yaml,line=39,col=1,title=mftops apply::Task\/Globex outbound \(update\) failed: .*404/));
+    expect(annotated).toContainEqual(
+      expect.stringMatching(
+        /^::error file=mft\/manifests\/tasks\/operations\.yaml,line=3,col=1,title=mftops apply::Task\/Nightly cleanup \(update\) failed: .*404/,
+      ),
+    );
+    expect(annotated).toContainEqual(
+      expect.stringMatching(
+        /^::error file=mft\/manifests\/tasks\/partners\.yaml,line=39,col=1,title=mftops apply::Task\/Globex outbound \(update\) failed: .*404/,
+      ),
+    );
     // The run's summary is still one annotation of its own.
     expect(errors.filter((l) => l.startsWith('::error::mftops apply: Apply finished with errors'))).toHaveLength(1);
   });

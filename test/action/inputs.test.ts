@@ -43,8 +43,17 @@ describe('inputs', () => {
   });
 
   it('apply: reads several reviewed plans, one per line, and the merged pull requests to post the result to; comments by default', () => {
-    const inputs = readInputs({ INPUT_COMMAND: 'apply', 'INPUT_PLAN-FILE': '/tmp/r/pr-12/p.json\n\n/tmp/r/pr-14/p.json\n', 'INPUT_PULL-REQUESTS': '12 #14,12' }, 'push', WS);
-    expect(inputs).toMatchObject({ planFile: '/tmp/r/pr-12/p.json', planFiles: ['/tmp/r/pr-12/p.json', '/tmp/r/pr-14/p.json'], pullRequests: [12, 14], comment: true });
+    const inputs = readInputs(
+      { INPUT_COMMAND: 'apply', 'INPUT_PLAN-FILE': '/tmp/r/pr-12/p.json\n\n/tmp/r/pr-14/p.json\n', 'INPUT_PULL-REQUESTS': '12 #14,12' },
+      'push',
+      WS,
+    );
+    expect(inputs).toMatchObject({
+      planFile: '/tmp/r/pr-12/p.json',
+      planFiles: ['/tmp/r/pr-12/p.json', '/tmp/r/pr-14/p.json'],
+      pullRequests: [12, 14],
+      comment: true,
+    });
     const error = (env: NodeJS.ProcessEnv) => {
       try {
         readInputs(env, 'push', WS);
@@ -54,7 +63,9 @@ describe('inputs', () => {
       }
     };
     expect(error({ INPUT_COMMAND: 'apply', 'INPUT_PULL-REQUESTS': '12 main' })).toBe('input "pull-requests" must list pull request numbers, not "main"');
-    expect(error({ INPUT_COMMAND: 'plan', 'INPUT_PLAN-FILE': 'a.json\nb.json' })).toBe('input "plan-file" names 2 files: only apply takes several (the reviewed plans)');
+    expect(error({ INPUT_COMMAND: 'plan', 'INPUT_PLAN-FILE': 'a.json\nb.json' })).toBe(
+      'input "plan-file" names 2 files: only apply takes several (the reviewed plans)',
+    );
   });
 
   it('reads max-deletes and parallelism as whole numbers; empty takes the defaults every view shares', () => {
@@ -98,7 +109,8 @@ describe('inputs', () => {
   });
 
   it('reads prune as the CLI reads --prune / --no-prune: true, false, or (empty) neither', () => {
-    const prune = (value: string | undefined) => readInputs({ INPUT_COMMAND: 'plan', ...(value !== undefined ? { INPUT_PRUNE: value } : {}) }, 'push', WS).prune;
+    const prune = (value: string | undefined) =>
+      readInputs({ INPUT_COMMAND: 'plan', ...(value !== undefined ? { INPUT_PRUNE: value } : {}) }, 'push', WS).prune;
     expect([prune('true'), prune('False'), prune(''), prune(undefined)]).toEqual([true, false, undefined, undefined]);
   });
 });
@@ -132,7 +144,9 @@ describe('the run context', () => {
   });
 
   it('finds the pull request of an issue_comment on a pull request, and none on a plain issue or a push', () => {
-    expect(pullRequestOf({ action: 'created', issue: { number: 7, pull_request: { url: 'https://api.github.com/repos/o/r/pulls/7' } }, comment: { id: 1 } })).toEqual({ number: 7 });
+    expect(
+      pullRequestOf({ action: 'created', issue: { number: 7, pull_request: { url: 'https://api.github.com/repos/o/r/pulls/7' } }, comment: { id: 1 } }),
+    ).toEqual({ number: 7 });
     expect(pullRequestOf({ action: 'created', issue: { number: 8 }, comment: { id: 1 } })).toBeUndefined();
     expect(pullRequestOf({ ref: 'refs/heads/main', after: 'abc' })).toBeUndefined();
   });
@@ -143,6 +157,8 @@ describe('the run context', () => {
 
   it('says which file it could not read as the event payload', () => {
     const dir = testdir({ 'event.json': '{ not json' });
-    expect(() => readGithubContext({ GITHUB_EVENT_PATH: `${dir}/event.json` }, '/w')).toThrow(`the event payload GITHUB_EVENT_PATH=${dir}/event.json is not JSON`);
+    expect(() => readGithubContext({ GITHUB_EVENT_PATH: `${dir}/event.json` }, '/w')).toThrow(
+      `the event payload GITHUB_EVENT_PATH=${dir}/event.json is not JSON`,
+    );
   });
 });

@@ -61,7 +61,13 @@ interface Repository {
   readonly applied: Array<{ readonly merge: number; readonly at: number }>;
   /** A logical clock: one tick per plan made and per apply run ended. */
   clock: number;
-  readonly runs: Array<{ readonly name: string; readonly merge: number; readonly pullRequests: readonly number[]; readonly window: readonly number[]; readonly run: ActionRun }>;
+  readonly runs: Array<{
+    readonly name: string;
+    readonly merge: number;
+    readonly pullRequests: readonly number[];
+    readonly window: readonly number[];
+    readonly run: ActionRun;
+  }>;
 }
 
 /** The base applied, three pull requests branched from it, planned and reviewed, and main after each merge. */
@@ -70,7 +76,13 @@ async function repository(): Promise<Repository> {
   bundle = built;
   onTestFinished(() => Promise.all([emulator.close(), github.close()]).then(() => undefined));
   const base = checkout(emulator, ENV);
-  const setup = await runActionProcess({ inputs: { command: 'apply', 'working-directory': 'mft' }, workspace: base, eventName: 'workflow_dispatch', env: CREDENTIALS, bundle });
+  const setup = await runActionProcess({
+    inputs: { command: 'apply', 'working-directory': 'mft' },
+    workspace: base,
+    eventName: 'workflow_dispatch',
+    env: CREDENTIALS,
+    bundle,
+  });
   expect(setup.code, setup.stdout).toBe(0);
   const reviewed = new Map<number, string>();
   const merges = new Map<number, string>();
@@ -102,7 +114,12 @@ async function repository(): Promise<Repository> {
  * those of every pull request merged since the last apply that ended before the oldest of their
  * reviews (so that a change an earlier merge's apply made since is explained).
  */
-function applyJob(repo: Repository, name: string, n: number, how: { readonly eventName?: string; readonly env?: Readonly<Record<string, string>> } = {}): () => Promise<void> {
+function applyJob(
+  repo: Repository,
+  name: string,
+  n: number,
+  how: { readonly eventName?: string; readonly env?: Readonly<Record<string, string>> } = {},
+): () => Promise<void> {
   return async () => {
     const lastMerge = (before: number) => Math.max(...repo.applied.filter((a) => a.at < before).map((a) => a.merge));
     const mergedSince = (merge: number) => [...repo.merges.keys()].filter((pr) => pr > merge && pr <= n);
@@ -159,14 +176,21 @@ describe('apply.yml: three merges in a row', () => {
     mergeThree(repo, group, concurrency);
     await group.idle();
 
-    expect(group.events).toEqual(['start apply merge 1', 'end apply merge 1', 'start apply merge 2', 'end apply merge 2', 'start apply merge 3', 'end apply merge 3']);
+    expect(group.events).toEqual([
+      'start apply merge 1',
+      'end apply merge 1',
+      'start apply merge 2',
+      'end apply merge 2',
+      'start apply merge 3',
+      'end apply merge 3',
+    ]);
     for (const r of repo.runs) expect(r.run.code, `${r.name}:\n${r.run.stdout}`).toBe(0);
     expectAllThreeOnTheServer(repo.emulator);
     for (const pr of [1, 2, 3]) expect(applyComment(repo.github, pr), `pull request #${pr}`).toMatch(/## mftops apply: lab — ✅ Applied and verified/);
     expect(repo.github.unmatched()).toEqual([]);
   });
 
-  it('with GitHub\'s default queue (one waiting, a newer one cancels it) the second apply is cancelled, and the third applies the second merge too', async () => {
+  it("with GitHub's default queue (one waiting, a newer one cancels it) the second apply is cancelled, and the third applies the second merge too", async () => {
     const concurrency: JobConcurrency = { ...exampleJobConcurrency('apply.yml', 'apply', ENV), queue: 'single' };
     const repo = await repository();
     const group = createConcurrencyGroup();

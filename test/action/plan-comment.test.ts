@@ -54,7 +54,9 @@ describe('the plan comment of the Action', () => {
       const verdict = body.indexOf('> [!CAUTION]\n> **Apply will refuse this plan** (MF414): 1 secret reference has no value where the plan ran.');
       expect(verdict).toBeGreaterThan(0);
       expect(verdict).toBeLessThan(body.indexOf('**Plan:**'));
-      expect(body).toContain('> - <code>Task/Apply test upload</code>: environment variable APPLY&#95;TEST&#95;TOKEN is not set (set APPLY&#95;TEST&#95;TOKEN where mftops apply runs)');
+      expect(body).toContain(
+        '> - <code>Task/Apply test upload</code>: environment variable APPLY&#95;TEST&#95;TOKEN is not set (set APPLY&#95;TEST&#95;TOKEN where mftops apply runs)',
+      );
     }
   });
 });

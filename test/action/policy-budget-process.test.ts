@@ -25,13 +25,19 @@ const POLICY = [
 ].join('\n');
 
 describe('the time budget of a policy evaluation in the Action', () => {
-  it('plan with a backtracking matches() ends with the deny policy\'s error on the task, exit 1', async () => {
+  it("plan with a backtracking matches() ends with the deny policy's error on the task, exit 1", async () => {
     const bundle = await freshBundle();
     const emulator = await startSeededEmulator();
     onTestFinished(() => emulator.close());
     const ws = checkout(emulator);
     writeFileSync(join(ws, 'mft/manifests/slow-policy.yaml'), POLICY);
-    const plan = await runActionProcess({ inputs: { command: 'plan', 'working-directory': 'mft', comment: 'false' }, workspace: ws, eventName: 'pull_request', env: CREDENTIALS, bundle });
+    const plan = await runActionProcess({
+      inputs: { command: 'plan', 'working-directory': 'mft', comment: 'false' },
+      workspace: ws,
+      eventName: 'pull_request',
+      env: CREDENTIALS,
+      bundle,
+    });
     expect(plan.code).toBe(1);
     const errors = plan.stdout.split('\n').filter((l) => l.startsWith('::error') && l.includes('ran over its time budget'));
     // Annotated at the task (as every policy finding is), with the budget's reason.

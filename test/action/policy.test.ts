@@ -75,7 +75,9 @@ describe('policies in the Action', () => {
     expect(run.code).toBe(1);
     expect(run.outputs['exitcode']).toBe('1');
     expect(run.outputs['plan-file']).toBeUndefined();
-    expect(run.outputs['summary']).toBe(`refused by a deny policy: policy no-test-tasks denies Task/Apply test upload: tasks made by tests stay out of production (${PLACE})`);
+    expect(run.outputs['summary']).toBe(
+      `refused by a deny policy: policy no-test-tasks denies Task/Apply test upload: tasks made by tests stay out of production (${PLACE})`,
+    );
     expect(existsSync(join(dir, 'mftops-plan-lab.json'))).toBe(false);
     expect(run.log.split('\n')).toContain(ANNOTATION);
     // The title first, then the verdict; one policy section, before the objects.
@@ -91,7 +93,12 @@ describe('policies in the Action', () => {
     expect(comment.body).toContain('> - **deny** <code>no-test-tasks</code>: <code>Task/Apply test upload</code>');
     expect(comment.body).not.toContain('The plan failed');
     // A reviewer reads that it is refused first, before any count.
-    expect(comment.body.split('\n').slice(1, 5)).toEqual(['## mftops plan: lab', '', '> [!CAUTION]', '> **Refused by policy:** 1 `deny` violation, listed below. The plan was not saved; it cannot be applied.']);
+    expect(comment.body.split('\n').slice(1, 5)).toEqual([
+      '## mftops plan: lab',
+      '',
+      '> [!CAUTION]',
+      '> **Refused by policy:** 1 `deny` violation, listed below. The plan was not saved; it cannot be applied.',
+    ]);
   });
 
   it('plan: a warn is listed (summary, annotation) and the step ends as any plan with changes', async () => {

@@ -26,7 +26,8 @@ describe('the pull-request comment', () => {
     expect(body.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(body.split('\n')[0]).toBe('<!-- mftops:plan:prod -->');
     for (const row of expectedRows(counts)) expect(body).toContain(row);
-    const total = (a: 'create' | 'update' | 'replace' | 'delete' | 'blocked' | 'no-op') => counts.Task[a] + counts.ResourceGroupAcl[a] + counts.FolderPermissions[a];
+    const total = (a: 'create' | 'update' | 'replace' | 'delete' | 'blocked' | 'no-op') =>
+      counts.Task[a] + counts.ResourceGroupAcl[a] + counts.FolderPermissions[a];
     const bold = (a: Parameters<typeof total>[0]) => `**${String(total(a)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}**`;
     expect(body).toContain(`| **Total** | ${(['create', 'update', 'replace', 'delete', 'blocked', 'no-op'] as const).map(bold).join(' | ')} |`);
     // The verdict first; destructive changes are called out right after the counts, before anything else.
@@ -37,13 +38,31 @@ describe('the pull-request comment', () => {
     expect(body).toContain(` ${bold('delete').slice(2, -2)} to delete (needs \`--allow-delete\`)`);
     // Where the rest is, and which run made it.
     expect(body).toContain(`the plan file of [this workflow run](${ORIGIN.runUrl})`);
-    expect(body.trimEnd().split('\n').at(-1)).toBe(`<sub>Updated by mftops in [workflow run](${ORIGIN.runUrl}) for commit 9f8e7d6c5b4a. This comment is replaced on every run.</sub>`);
+    expect(body.trimEnd().split('\n').at(-1)).toBe(
+      `<sub>Updated by mftops in [workflow run](${ORIGIN.runUrl}) for commit 9f8e7d6c5b4a. This comment is replaced on every run.</sub>`,
+    );
   });
 
   it('points a shortened plan that a deny policy stopped at the run log, not at a plan file it never saved', () => {
     const { plan } = generatePlan(5000);
     const at = { file: 'manifests/tasks.yaml', line: 3, col: 1 };
-    const denied = { ...plan, policy: { policies: 1, violations: [{ policy: 'no-admin', severity: 'deny' as const, outcome: 'violated' as const, message: 'no admin', address: 'Task/x', source: at, expressionSource: at }] } };
+    const denied = {
+      ...plan,
+      policy: {
+        policies: 1,
+        violations: [
+          {
+            policy: 'no-admin',
+            severity: 'deny' as const,
+            outcome: 'violated' as const,
+            message: 'no admin',
+            address: 'Task/x',
+            source: at,
+            expressionSource: at,
+          },
+        ],
+      },
+    };
     const body = renderPlanComment(denied, ORIGIN);
     expect(body).toContain(`the log of [this workflow run](${ORIGIN.runUrl})`);
     expect(body).not.toContain('the plan file of');

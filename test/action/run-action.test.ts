@@ -100,7 +100,13 @@ describe('the Action planning every environment of a pull request (a matrix)', (
     writeFileSync(
       join(dir, 'mftops.yaml'),
       emulatorEnvironmentsYaml([
-        { environment: 'production', automationUrl: servers.production.automationUrl, transferUrl: servers.production.transferUrl, manifests: ['manifests'], scope },
+        {
+          environment: 'production',
+          automationUrl: servers.production.automationUrl,
+          transferUrl: servers.production.transferUrl,
+          manifests: ['manifests'],
+          scope,
+        },
         {
           environment: 'staging',
           automationUrl: servers.staging.automationUrl,

@@ -31,7 +31,7 @@ describe("sortApplyArguments: apply's arguments are one plan file or manifest pa
     expect(sortApplyArguments([join(cwd, 'tfplan')], { cwd: '/' })).toEqual({ planFile: join(cwd, 'tfplan') });
   });
 
-  it('keeps YAML files (whatever their name) and folders as manifest paths, and none as the environment\'s', () => {
+  it("keeps YAML files (whatever their name) and folders as manifest paths, and none as the environment's", () => {
     const cwd = workdir();
     expect(sortApplyArguments(['manifests/tasks.yaml', 'manifests/access'], { cwd })).toEqual({ paths: ['manifests/tasks.yaml', 'manifests/access'] });
     expect(sortApplyArguments(['manifests'], { cwd })).toEqual({ paths: ['manifests'] });
@@ -45,6 +45,8 @@ describe("sortApplyArguments: apply's arguments are one plan file or manifest pa
   it('refuses a plan file with other paths, and a single argument that does not exist', () => {
     const cwd = workdir();
     expect(refusal(() => sortApplyArguments(['manifests', 'tfplan'], { cwd }))).toBe('give one plan file (tfplan), or manifest paths, not both');
-    expect(refusal(() => sortApplyArguments(['tfplna'], { cwd }))).toBe('tfplna does not exist: give a plan file saved by mftops plan --out, or manifest files or folders');
+    expect(refusal(() => sortApplyArguments(['tfplna'], { cwd }))).toBe(
+      'tfplna does not exist: give a plan file saved by mftops plan --out, or manifest files or folders',
+    );
   });
 });

@@ -8,7 +8,15 @@ const PROGRAM: CompletionCommand = {
   description: 'x',
   options: [{ flags: ['--format'], description: 'output format', takesValue: true, values: ['text', 'json'] }],
   arguments: 'none',
-  commands: [{ name: 'plan', description: 'show what would change', options: [{ flags: ['--out'], description: 'save the plan', takesValue: true }], arguments: 'files', commands: [] }],
+  commands: [
+    {
+      name: 'plan',
+      description: 'show what would change',
+      options: [{ flags: ['--out'], description: 'save the plan', takesValue: true }],
+      arguments: 'files',
+      commands: [],
+    },
+  ],
 };
 
 describe('completionScript', () => {
@@ -19,6 +27,8 @@ describe('completionScript', () => {
   });
 
   it('refuses another shell, naming those it knows', () => {
-    expect(() => completionScript({ shell: 'tcsh', program: PROGRAM })).toThrow(new ConfigError('completion: no script for the shell "tcsh"; one of bash, zsh, fish'));
+    expect(() => completionScript({ shell: 'tcsh', program: PROGRAM })).toThrow(
+      new ConfigError('completion: no script for the shell "tcsh"; one of bash, zsh, fish'),
+    );
   });
 });

@@ -25,7 +25,7 @@ function project(): string {
 }
 
 describe('diffEnvironments (the use case of diff-env)', () => {
-  it('offline: compares each environment\'s own manifests without resolving a credential of the configuration', async () => {
+  it("offline: compares each environment's own manifests without resolving a credential of the configuration", async () => {
     const ctx = recordingContext(project());
     const result = await diffEnvironments({ a: 'staging', b: 'production', offline: true }, ctx);
     expect(result.status).toBe('compared');
@@ -36,12 +36,14 @@ describe('diffEnvironments (the use case of diff-env)', () => {
     expect(result.diff.summary).toMatchObject({ onlyInA: 1, same: 1 });
   });
 
-  it('reading the servers, resolves both environments\' credentials before the first request: a missing one is an error naming it', async () => {
+  it("reading the servers, resolves both environments' credentials before the first request: a missing one is an error naming it", async () => {
     const ctx = recordingContext(project(), { STAGING_PASSWORD: 'x' });
     await expect(diffEnvironments({ a: 'staging', b: 'production', offline: false }, ctx)).rejects.toThrow(/PRODUCTION_PASSWORD/);
   });
 
   it('refuses the same environment twice', async () => {
-    await expect(diffEnvironments({ a: 'staging', b: 'staging', offline: true }, recordingContext(project()))).rejects.toThrow('diff-env compares two environments; "staging" was given twice');
+    await expect(diffEnvironments({ a: 'staging', b: 'staging', offline: true }, recordingContext(project()))).rejects.toThrow(
+      'diff-env compares two environments; "staging" was given twice',
+    );
   });
 });

@@ -14,9 +14,11 @@ const canonical = (group: string) =>
 const scrambled = (group: string) =>
   `# yaml-language-server: $schema=https://mftops.dev/schemas/resource-group-acl.schema.json\nkind: ResourceGroupAcl\napiVersion: mftops/v1\nspec:\n  permissions: [TaskRun]\n  userGroup: '${group}'\n  resourceGroup: Operations\nmetadata: { name: ${group} }\n`;
 /** Valid YAML with a schema error (an unknown field): not formatted. */
-const INVALID = 'kind: ResourceGroupAcl\napiVersion: mftops/v1\nmetadata: { name: bad }\nspec: { resourceGroup: Finance, userGroup: Auditors, permissions: [], Extra: 1 }\n';
+const INVALID =
+  'kind: ResourceGroupAcl\napiVersion: mftops/v1\nmetadata: { name: bad }\nspec: { resourceGroup: Finance, userGroup: Auditors, permissions: [], Extra: 1 }\n';
 
-const states = (report: Awaited<ReturnType<typeof formatManifests>>, dir: string) => Object.fromEntries(report.files.map((f) => [f.file.slice(dir.length + 1), f.state]));
+const states = (report: Awaited<ReturnType<typeof formatManifests>>, dir: string) =>
+  Object.fromEntries(report.files.map((f) => [f.file.slice(dir.length + 1), f.state]));
 
 describe('formatManifests', () => {
   it('rewrites the files that are not in canonical form, in place, and leaves the others untouched', async () => {
@@ -28,7 +30,10 @@ describe('formatManifests', () => {
     expect(readFileSync(join(dir, 'm/a.yaml'), 'utf8')).toBe(canonical('Auditors'));
     expect(statSync(join(dir, 'm/b.yaml')).ino).toBe(before);
     // Idempotent: a second run finds nothing to do.
-    expect(states(await formatManifests({ paths: ['m'], check: false }, recordingContext(dir)), dir)).toEqual({ 'm/a.yaml': 'formatted', 'm/b.yaml': 'formatted' });
+    expect(states(await formatManifests({ paths: ['m'], check: false }, recordingContext(dir)), dir)).toEqual({
+      'm/a.yaml': 'formatted',
+      'm/b.yaml': 'formatted',
+    });
   });
 
   it('formats a manifest that uses variables (they have no value while formatting)', async () => {

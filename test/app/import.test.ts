@@ -34,10 +34,17 @@ describe('importEnvironment', () => {
     expect(result.outDir).toBe(join(dir, 'manifests'));
     expect(result.files).toHaveLength(8);
     const payroll = result.files.find((f) => f.address === 'Task/Payroll to bank')!;
-    expect(payroll).toEqual({ path: join(dir, 'manifests', 'tasks', 'payroll-to-bank.yaml'), relPath: 'tasks/payroll-to-bank.yaml', address: 'Task/Payroll to bank', notes: [] });
+    expect(payroll).toEqual({
+      path: join(dir, 'manifests', 'tasks', 'payroll-to-bank.yaml'),
+      relPath: 'tasks/payroll-to-bank.yaml',
+      address: 'Task/Payroll to bank',
+      notes: [],
+    });
     expect(readFileSync(payroll.path, 'utf8')).toContain('value: ${env:PAYROLL_TO_BANK_APIKEY}');
     for (const f of result.files) expect(existsSync(f.path), f.relPath).toBe(true);
-    expect(result.files.find((f) => f.relPath === 'tasks/legacy-edi-router.yaml')!.notes.some((n) => n.startsWith('steps: For steps cannot be written'))).toBe(true);
+    expect(result.files.find((f) => f.relPath === 'tasks/legacy-edi-router.yaml')!.notes.some((n) => n.startsWith('steps: For steps cannot be written'))).toBe(
+      true,
+    );
     expect(result.secrets).toEqual([{ variable: 'PAYROLL_TO_BANK_APIKEY', address: 'Task/Payroll to bank', field: 'Parameters.ApiKey' }]);
     expect(ctx.events).toEqual([]);
     expect(writesOf(emulator)).toEqual([]);
@@ -93,12 +100,18 @@ describe('importEnvironment', () => {
     if (result.status !== 'imported') throw new Error(`expected imported, got ${JSON.stringify(result)}`);
     expect(new Set(result.files.map((f) => f.address.split('/')[0]))).toEqual(new Set(['Task', 'ResourceGroupAcl']));
     expect(messagesOf(ctx.events)).toEqual(['note: environment "lab" has no transfer service: FolderPermissions not imported']);
-    await expect(importEnvironment({ kinds: ['FolderPermissions'] }, recordingContext(automationOnly, PASSWORDS))).rejects.toThrow('environment "lab" has no transfer service');
+    await expect(importEnvironment({ kinds: ['FolderPermissions'] }, recordingContext(automationOnly, PASSWORDS))).rejects.toThrow(
+      'environment "lab" has no transfer service',
+    );
 
     const noFolderScope = workdir({ scope: { taskGroups: ['Finance'], folders: [] } });
     const scoped = recordingContext(noFolderScope, PASSWORDS);
     const finance = await importEnvironment({}, scoped);
-    expect(finance.status === 'imported' && finance.files.map((f) => f.address)).toEqual(['Task/Bank statements in', 'Task/Payroll to bank', 'ResourceGroupAcl/finance-finance-operators']);
+    expect(finance.status === 'imported' && finance.files.map((f) => f.address)).toEqual([
+      'Task/Bank statements in',
+      'Task/Payroll to bank',
+      'ResourceGroupAcl/finance-finance-operators',
+    ]);
     expect(messagesOf(scoped.events)).toEqual(['note: environment "lab" has no scope.folders: FolderPermissions not imported']);
   });
 

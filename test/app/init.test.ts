@@ -13,7 +13,13 @@ import { testdir } from '../helpers/testdir.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { recordingContext } from './helpers.js';
 
-const STARTERS = ['mftops.yaml', 'manifests/tasks/example-task.yaml', 'manifests/access/example-acl.yaml', 'manifests/folders/example-folder.yaml', '.mftops/.gitignore'];
+const STARTERS = [
+  'mftops.yaml',
+  'manifests/tasks/example-task.yaml',
+  'manifests/access/example-acl.yaml',
+  'manifests/folders/example-folder.yaml',
+  '.mftops/.gitignore',
+];
 const WORKFLOWS = ['.github/workflows/mftops-plan.yml', '.github/workflows/mftops-apply.yml', '.github/workflows/mftops-drift.yml'];
 
 interface Step {
@@ -31,7 +37,17 @@ const workflow = (path: string) => parse(readFileSync(path, 'utf8')) as Workflow
 /** The steps that run mftops's action: every step but the actions/… ones. */
 const actionSteps = (w: Workflow) => Object.values(w.jobs).flatMap((j) => j.steps.filter((s) => s.uses !== undefined && !s.uses.startsWith('actions/')));
 /** Lines of the written workflows that only make sense in mftops's own repository. */
-const EXAMPLE_ONLY = [/^# Copy to /m, /here under/, /These examples/, /\bmft\//, /^\s*(- )?uses: \.\/$/m, /<org>\/mftops/, /^\s*ACME_SFTP_PASSWORD:/m, /(?<!node_modules\/mftops\/)examples\/workflows\/README\.md(?! of )/, /staging first/];
+const EXAMPLE_ONLY = [
+  /^# Copy to /m,
+  /here under/,
+  /These examples/,
+  /\bmft\//,
+  /^\s*(- )?uses: \.\/$/m,
+  /<org>\/mftops/,
+  /^\s*ACME_SFTP_PASSWORD:/m,
+  /(?<!node_modules\/mftops\/)examples\/workflows\/README\.md(?! of )/,
+  /staging first/,
+];
 
 /** Each job that runs the action installs mftops (npm ci in `installDir`) after its checkout and before the action. */
 function expectInstallBeforeAction(w: Workflow, uses: string, installDir: string | undefined, file: string): void {
@@ -97,14 +113,20 @@ describe('initProject', () => {
     }
   });
 
-  it.for(['mftops', 'acme/mftops', 'acme/mftops@', '@v1', 'acme/mftops@v1 extra', 'https://github.com/acme/mftops@v1', './node_modules/mftops', 'acme/../x@v1'])(
-    'refuses --action-ref %s, which is not OWNER/REPO@REF, and writes nothing',
-    (ref) => {
-      const dir = testdir(installedMftops());
-      expect(() => initProject({ force: false, actionRef: ref }, { cwd: dir })).toThrow(/^--action-ref: ".*" is not OWNER\/REPO@REF/);
-      expect(existsSync(join(dir, 'mftops.yaml'))).toBe(false);
-    },
-  );
+  it.for([
+    'mftops',
+    'acme/mftops',
+    'acme/mftops@',
+    '@v1',
+    'acme/mftops@v1 extra',
+    'https://github.com/acme/mftops@v1',
+    './node_modules/mftops',
+    'acme/../x@v1',
+  ])('refuses --action-ref %s, which is not OWNER/REPO@REF, and writes nothing', (ref) => {
+    const dir = testdir(installedMftops());
+    expect(() => initProject({ force: false, actionRef: ref }, { cwd: dir })).toThrow(/^--action-ref: ".*" is not OWNER\/REPO@REF/);
+    expect(existsSync(join(dir, 'mftops.yaml'))).toBe(false);
+  });
 
   it('refuses, writing nothing, when no action would resolve: mftops not installed, not declared, or without a lock file', () => {
     const { ['package.json']: _declared, ...undeclared } = installedMftops();
@@ -178,7 +200,12 @@ describe('initProject', () => {
           .replace('https://automation.example.com', emulator.automationUrl)
           .replace('https://transfer.example.com', emulator.transferUrl),
       );
-      const env = { MFT_AUTOMATION_USER: 'admin', MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_USER: 'admin', MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
+      const env = {
+        MFT_AUTOMATION_USER: 'admin',
+        MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password,
+        MFT_TRANSFER_USER: 'admin',
+        MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password,
+      };
       const result = await planEnvironment({}, recordingContext(dir, env));
       expect(result.diagnostics.diagnostics).toEqual([]);
       expect(result.status).toBe('planned');

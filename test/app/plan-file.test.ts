@@ -3,7 +3,17 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summarize, type Change, type Plan } from '../../src/plan/model.js';
-import { PlanFileError, holdsPlanFile, orderPlanKeys, parsePlan, parseSavedPlan, readPlanFile, readSavedPlan, serializePlan, writePlanFile } from '../../src/app/plan-file.js';
+import {
+  PlanFileError,
+  holdsPlanFile,
+  orderPlanKeys,
+  parsePlan,
+  parseSavedPlan,
+  readPlanFile,
+  readSavedPlan,
+  serializePlan,
+  writePlanFile,
+} from '../../src/app/plan-file.js';
 import { renderPlanJson } from '../../src/render/plan-json.js';
 import { FOLDER_RENAME } from '../fixtures/plans/folder-rename.js';
 import { loadFixturePlan } from '../fixtures/plans/load.js';
@@ -104,20 +114,30 @@ describe('plan file', () => {
   it('refuses a version 1 plan file (an older mftops) in one line that names both versions and says to plan again', () => {
     // As mftops wrote it before format 2: the plan's fields at the top, a prose reason.
     const { errored: _e, applyable: _a, ...old } = samplePlan();
-    const v1 = { formatVersion: 1, ...old, changes: old.changes.map(({ wave: _w, ...c }) => ({ ...c, reason: 'advanced (TT=COS) tasks cannot be changed through the API' })) };
+    const v1 = {
+      formatVersion: 1,
+      ...old,
+      changes: old.changes.map(({ wave: _w, ...c }) => ({ ...c, reason: 'advanced (TT=COS) tasks cannot be changed through the API' })),
+    };
     const body = JSON.stringify(v1, null, 2);
     const text = `${JSON.stringify({ ...v1, checksum: `sha256:${createHash('sha256').update(body).digest('hex')}` }, null, 2)}\n`;
-    expect(errorOf(() => parsePlan(text, 'old.json'))).toBe('old.json is a plan file of format 1, made by an older mftops; this mftops reads format 3 only: make the plan again with mftops plan --out');
+    expect(errorOf(() => parsePlan(text, 'old.json'))).toBe(
+      'old.json is a plan file of format 1, made by an older mftops; this mftops reads format 3 only: make the plan again with mftops plan --out',
+    );
   });
 
   it('refuses a version 2 plan file, which did not record the names its changes resolved, as made by an older mftops', () => {
     const text = rechecksum(serializePlan(samplePlan()).replace('"formatVersion": 3', '"formatVersion": 2'));
-    expect(errorOf(() => parsePlan(text, 'v2.json'))).toBe('v2.json is a plan file of format 2, made by an older mftops; this mftops reads format 3 only: make the plan again with mftops plan --out');
+    expect(errorOf(() => parsePlan(text, 'v2.json'))).toBe(
+      'v2.json is a plan file of format 2, made by an older mftops; this mftops reads format 3 only: make the plan again with mftops plan --out',
+    );
   });
 
   it('refuses another format version before anything else', () => {
     const text = serializePlan(samplePlan()).replace('"formatVersion": 3', '"formatVersion": 4');
-    expect(errorOf(() => parsePlan(text, 'p.json'))).toBe('p.json is a plan file of format 4, made by another version of mftops; this mftops reads format 3 only: make the plan again with mftops plan --out');
+    expect(errorOf(() => parsePlan(text, 'p.json'))).toBe(
+      'p.json is a plan file of format 4, made by another version of mftops; this mftops reads format 3 only: make the plan again with mftops plan --out',
+    );
   });
 
   it('refuses a well-formed file whose content breaks the schema, even with a matching checksum', () => {
@@ -128,13 +148,17 @@ describe('plan file', () => {
 
   it('never saves an errored plan, and refuses to read one', () => {
     const errored: Plan = { ...samplePlan(), errored: true, applyable: false };
-    expect(errorOf(() => serializePlan(errored))).toBe('cannot save the plan: the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again');
+    expect(errorOf(() => serializePlan(errored))).toBe(
+      'cannot save the plan: the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again',
+    );
     const dir = testdir({});
     expect(() => writePlanFile(join(dir, 'plan.json'), errored)).toThrow();
     expect(existsSync(join(dir, 'plan.json'))).toBe(false);
     // A file made some other way (its checksum right) is refused all the same.
     const text = serializePlan(samplePlan()).replace('"errored": false', '"errored": true').replace('"applyable": true', '"applyable": false');
-    expect(errorOf(() => parsePlan(rechecksum(text), 'p.json'))).toBe('p.json cannot be applied: the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again');
+    expect(errorOf(() => parsePlan(rechecksum(text), 'p.json'))).toBe(
+      'p.json cannot be applied: the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again',
+    );
   });
 
   it('refuses a plan whose execution order is broken', () => {
@@ -158,11 +182,13 @@ describe('plan file', () => {
     expect(parseSavedPlan(serializePlan(samplePlan()), 'p.json')).toEqual({ plan: samplePlan() });
   });
 
-  it("refuses the --format json view of a plan, saying what it is instead of calling it edited", () => {
+  it('refuses the --format json view of a plan, saying what it is instead of calling it edited', () => {
     expect(errorOf(() => parsePlan(renderPlanJson(samplePlan()), 'plan.out'))).toBe(
       'plan.out is not a plan file but the JSON view of a plan (mftops plan --format json), which cannot be applied: save the plan with mftops plan --out FILE',
     );
-    expect(errorOf(() => parsePlan('{"formatVersion": 3, "environment": "prod", "plan": {}}', 'drift.json'))).toBe('drift.json is not a plan file: it has no checksum (only mftops plan --out writes plan files)');
+    expect(errorOf(() => parsePlan('{"formatVersion": 3, "environment": "prod", "plan": {}}', 'drift.json'))).toBe(
+      'drift.json is not a plan file: it has no checksum (only mftops plan --out writes plan files)',
+    );
   });
 
   it('says when the file is missing', () => {
@@ -189,15 +215,51 @@ describe('plan file key order (orderPlanKeys)', () => {
     const shuffled = reverseKeys(plan) as Plan;
     expect(Object.keys(shuffled)[0]).toBe('summary');
     const written = fileOf(shuffled);
-    expect(Object.keys(written)).toEqual(['toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'errored', 'applyable', 'changes', 'summary']);
-    expect(Object.keys(written.changes[2]!)).toEqual(['address', 'kind', 'name', 'service', 'action', 'liveId', 'fingerprint', 'wave', 'fields', 'source', 'payload']);
+    expect(Object.keys(written)).toEqual([
+      'toolVersion',
+      'createdAt',
+      'environment',
+      'servers',
+      'manifestDigest',
+      'errored',
+      'applyable',
+      'changes',
+      'summary',
+    ]);
+    expect(Object.keys(written.changes[2]!)).toEqual([
+      'address',
+      'kind',
+      'name',
+      'service',
+      'action',
+      'liveId',
+      'fingerprint',
+      'wave',
+      'fields',
+      'source',
+      'payload',
+    ]);
     expect(Object.keys(written.summary)).toEqual(['create', 'update', 'replace', 'delete', 'no-op', 'blocked']);
   });
 
   it('orders a folder rename payload (kind, path, rename {from, name}, set, remove) and reads it back', () => {
     const renamed = { ...plan, changes: [FOLDER_RENAME], summary: { create: 0, update: 1, replace: 0, delete: 0, 'no-op': 0, blocked: 0 } };
     const change = fileOf(reverseKeys(renamed) as Plan).changes[0]!;
-    expect(Object.keys(change)).toEqual(['address', 'kind', 'name', 'service', 'action', 'previousName', 'liveId', 'fingerprint', 'wave', 'fields', 'entries', 'source', 'payload']);
+    expect(Object.keys(change)).toEqual([
+      'address',
+      'kind',
+      'name',
+      'service',
+      'action',
+      'previousName',
+      'liveId',
+      'fingerprint',
+      'wave',
+      'fields',
+      'entries',
+      'source',
+      'payload',
+    ]);
     expect(Object.keys(change.payload!)).toEqual(['kind', 'path', 'rename', 'set', 'remove']);
     expect(change.payload?.kind === 'FolderPermissions' ? Object.keys(change.payload.rename!) : []).toEqual(['from', 'name']);
     expect(parsePlan(serializePlan(renamed), 'renamed.json').changes[0]).toEqual(FOLDER_RENAME);
@@ -223,7 +285,12 @@ describe('plan file key order (orderPlanKeys)', () => {
 describe('holdsPlanFile: a plan file is found by its content, whatever its name', () => {
   it('is true for a plan file of any name, and for one cut short or of another format (apply then says what is wrong)', () => {
     const text = serializePlan(samplePlan());
-    const dir = testdir({ tfplan: text, 'cut-short': text.slice(0, 40), 'plan.v4': text.replace('"formatVersion": 3', '"formatVersion": 4'), 'view.out': renderPlanJson(samplePlan()) });
+    const dir = testdir({
+      tfplan: text,
+      'cut-short': text.slice(0, 40),
+      'plan.v4': text.replace('"formatVersion": 3', '"formatVersion": 4'),
+      'view.out': renderPlanJson(samplePlan()),
+    });
     for (const name of ['tfplan', 'cut-short', 'plan.v4', 'view.out']) expect(holdsPlanFile(join(dir, name)), name).toBe(true);
   });
 

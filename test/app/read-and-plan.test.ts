@@ -50,8 +50,22 @@ describe('readAndPlan against the emulator (examples/manifests and the example s
     const { live, plan } = await planPaths(h, [EXAMPLE_MANIFESTS]);
     const log = h.emulator.requestLog();
     const paths = log.filter((r) => !r.isTokenCall).map((r) => r.path.replace(/^\/(automation|transfer)\/api\/v1/, ''));
-    for (const list of ['/info', '/tasks', '/hosts', '/customscripts', '/standardscripts', '/datelists', '/resourcegroups', '/resourcegroups/acls', '/users', '/groups']) {
-      expect(paths.filter((p) => p === list), list).toHaveLength(1);
+    for (const list of [
+      '/info',
+      '/tasks',
+      '/hosts',
+      '/customscripts',
+      '/standardscripts',
+      '/datelists',
+      '/resourcegroups',
+      '/resourcegroups/acls',
+      '/users',
+      '/groups',
+    ]) {
+      expect(
+        paths.filter((p) => p === list),
+        list,
+      ).toHaveLength(1);
     }
     // Folders to create need their parent looked up too: one more lookup and ACL read each.
     const parents = folders.filter((m) => m.spec.createIfMissing && live!.transfer!.folders.get(folderKey(m.name)) === null).length;
@@ -136,7 +150,10 @@ describe('readAndPlan against the emulator (examples/manifests and the example s
   });
 
   it('prunes the entries of unmanaged folders in scope when FolderPermissions are pruned', async () => {
-    writeFileSync(join(dir, 'one.yaml'), 'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Distribution/Acme/Outbound }\nspec:\n  mode: additive\n  entries: []\n');
+    writeFileSync(
+      join(dir, 'one.yaml'),
+      'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Distribution/Acme/Outbound }\nspec:\n  mode: additive\n  entries: []\n',
+    );
     const { plan } = await planPaths(h, [dir], { env: { prune: ['FolderPermissions'], scope: { taskGroups: [], folders: ['/Distribution'] } } });
     expect(plan!.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
       'no-op FolderPermissions/Distribution/Acme/Outbound',
@@ -158,7 +175,14 @@ describe('readAndPlan against the emulator (examples/manifests and the example s
 describe('a manifest written from the live object plans no change', () => {
   async function liveObjects(): Promise<LiveState & { folders: LiveFolder[] }> {
     const a = h.automation;
-    const [tasks, hosts, custom, standard, dateLists, acls] = await Promise.all([a.listTasks(), a.listHosts(), a.listCustomScripts(), a.listStandardScripts(), a.listDateLists(), a.listResourceGroupAcls()]);
+    const [tasks, hosts, custom, standard, dateLists, acls] = await Promise.all([
+      a.listTasks(),
+      a.listHosts(),
+      a.listCustomScripts(),
+      a.listStandardScripts(),
+      a.listDateLists(),
+      a.listResourceGroupAcls(),
+    ]);
     const folders: LiveFolder[] = [];
     const walk = async (id: string): Promise<void> => {
       for (const f of await h.transfer.listSubfolders(id)) {
@@ -169,10 +193,26 @@ describe('a manifest written from the live object plans no change', () => {
     await walk((await h.transfer.findFolderByPath('/'))!.id);
     return {
       automation: {
-        tasks: indexByName(tasks, (t) => t.Name, (t) => t.ID),
-        hosts: indexByName(hosts, (x) => x.Name, (x) => x.ID),
-        scripts: indexByName([...custom, ...standard].map((s) => ({ ...s, origin: 'custom' as const })), (s) => s.Name, (s) => s.ID),
-        dateLists: indexByName(dateLists, (d) => d.Name, (d) => d.ID),
+        tasks: indexByName(
+          tasks,
+          (t) => t.Name,
+          (t) => t.ID,
+        ),
+        hosts: indexByName(
+          hosts,
+          (x) => x.Name,
+          (x) => x.ID,
+        ),
+        scripts: indexByName(
+          [...custom, ...standard].map((s) => ({ ...s, origin: 'custom' as const })),
+          (s) => s.Name,
+          (s) => s.ID,
+        ),
+        dateLists: indexByName(
+          dateLists,
+          (d) => d.Name,
+          (d) => d.ID,
+        ),
         acls: new Map(acls.map((x) => [x.ACLID, x])),
       },
       folders,

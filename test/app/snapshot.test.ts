@@ -35,7 +35,11 @@ function project(files: Record<string, string> = {}): string {
     apiVersion: 'mftops/v1',
     kind: 'Config',
     environments: {
-      lab: { automation: service(emulator.automationUrl, 'AUTO_PW'), transfer: service(emulator.transferUrl, 'XFER_PW'), scope: { folders: ['/Distribution/Acme'] } },
+      lab: {
+        automation: service(emulator.automationUrl, 'AUTO_PW'),
+        transfer: service(emulator.transferUrl, 'XFER_PW'),
+        scope: { folders: ['/Distribution/Acme'] },
+      },
       files: { transfer: service(emulator.transferUrl, 'XFER_PW'), ...(Object.keys(files).length > 0 ? { manifests: ['manifests'] } : {}) },
     },
     snapshots: { dir: 'backups', keep: 5 },
@@ -57,7 +61,14 @@ describe('saveEnvironmentSnapshot, listEnvironmentSnapshots, verifyEnvironmentSn
     const dir = project();
     const ctx = at(dir, '2030-01-02T03:04:05.006Z');
     const info = await saveEnvironmentSnapshot({ environment: 'lab' }, ctx);
-    expect(info).toMatchObject({ env: 'lab', id: '2030-01-02T03-04-05.006Z', path: join(dir, 'backups', 'lab', '2030-01-02T03-04-05.006Z'), services: ['automation', 'transfer'], taskCount: 8, folderCount: 3 });
+    expect(info).toMatchObject({
+      env: 'lab',
+      id: '2030-01-02T03-04-05.006Z',
+      path: join(dir, 'backups', 'lab', '2030-01-02T03-04-05.006Z'),
+      services: ['automation', 'transfer'],
+      taskCount: 8,
+      folderCount: 3,
+    });
     const saved = JSON.parse(readFileSync(join(info.path, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string }> };
     expect(saved.folders.map((f) => f.path)).toEqual(['/Distribution/Acme', '/Distribution/Acme/Inbound', '/Distribution/Acme/Outbound']);
     expect(writes()).toEqual([]);
@@ -120,7 +131,8 @@ describe('saveEnvironmentSnapshot, listEnvironmentSnapshots, verifyEnvironmentSn
 
   it('warns about manifests with errors and still saves the folders of the valid FolderPermissions manifests', async () => {
     const dir = project({
-      'manifests/payroll.yaml': 'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Finance/Payroll }\nspec:\n  mode: additive\n  entries: []\n',
+      'manifests/payroll.yaml':
+        'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Finance/Payroll }\nspec:\n  mode: additive\n  entries: []\n',
       'manifests/broken.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Broken }\nspec: { Active: banana }\n',
     });
     const ctx = recordingContext(dir, ENV);
@@ -172,13 +184,23 @@ describe('restoreEnvironmentSnapshot', () => {
     const asked: (RestoreDescription & { readonly diff: PartsDiff })[] = [];
     const checked: RestoreDescription[] = [];
     const result = await restoreEnvironmentSnapshot(
-      { environment: 'lab', id: s.id, precheck: (d) => (checked.push(d), expect(emulator.requestLog()).toEqual([])), approve: async (d) => (asked.push(d), false) },
+      {
+        environment: 'lab',
+        id: s.id,
+        precheck: (d) => (checked.push(d), expect(emulator.requestLog()).toEqual([])),
+        approve: async (d) => (asked.push(d), false),
+      },
       recordingContext(dir, ENV),
     );
     expect(result).toEqual({ status: 'cancelled' });
     expect(checked).toHaveLength(1);
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ snapshot: { env: 'lab', id: s.id, createdAt: '2030-01-01T00:00:00.000Z' }, automationUrl: emulator.automationUrl, folderCount: 3, transferUrl: emulator.transferUrl });
+    expect(asked[0]).toMatchObject({
+      snapshot: { env: 'lab', id: s.id, createdAt: '2030-01-01T00:00:00.000Z' },
+      automationUrl: emulator.automationUrl,
+      folderCount: 3,
+      transferUrl: emulator.transferUrl,
+    });
     expect(asked[0]!.diff.kinds?.every((k) => k.added.length + k.removed.length + k.changed.length === 0)).toBe(true);
     expect(asked[0]!.diff.folders.changed.map((f) => [f.path, f.removed.map((e) => e.name)])).toEqual([['/Distribution/Acme/Outbound', ['bob']]]);
     // The servers were read for the diff; nothing was written.
@@ -189,7 +211,14 @@ describe('restoreEnvironmentSnapshot', () => {
     const restored = await restoreEnvironmentSnapshot({ environment: 'lab', id: s.id, approve: async () => true }, ctx);
     if (restored.status !== 'restored') throw new Error('expected restored');
     expect(restored.ref).toEqual({ env: 'lab', id: s.id });
-    expect(restored.result).toMatchObject({ complete: true, verified: true, mismatches: [], services: ['automation', 'transfer'], restored: { id: s.id }, preRestore: { id: '2030-01-01T00-00-02.000Z' } });
+    expect(restored.result).toMatchObject({
+      complete: true,
+      verified: true,
+      mismatches: [],
+      services: ['automation', 'transfer'],
+      restored: { id: s.id },
+      preRestore: { id: '2030-01-01T00-00-02.000Z' },
+    });
     expect(restored.result.folders.find((f) => f.path === '/Distribution/Acme/Outbound')).toMatchObject({ outcome: 'restored', put: 0, deleted: 1 });
     expect(await aclOf(s.outbound)).toEqual(s.before);
     await s.close();

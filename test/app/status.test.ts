@@ -60,7 +60,12 @@ describe('environmentStatus', () => {
 
   it('reports a service that refuses the credentials as a failed entry, without the password, and still checks the other', async () => {
     const dir = testdir({
-      'mftops.yaml': emulatorConfigYaml({ environment: 'prod', automationUrl: emulator.automationUrl, transferUrl: emulator.transferUrl, transferPassword: '${env:WRONG}' }),
+      'mftops.yaml': emulatorConfigYaml({
+        environment: 'prod',
+        automationUrl: emulator.automationUrl,
+        transferUrl: emulator.transferUrl,
+        transferPassword: '${env:WRONG}',
+      }),
     });
     const report = await environmentStatus({ environment: 'prod' }, recordingContext(dir, { ...ENV, WRONG: 'Wr0ng-transfer-pw' }));
     expect(report.services.map((s) => [s.service, s.ok])).toEqual([

@@ -33,7 +33,9 @@ describe('apply lock on a full disk', () => {
     const dir = testdir({});
     disk.full = true;
     try {
-      expect(() => acquireApplyLock({ dir, environment: 'prod', pid: 5, host: 'laptop' })).toThrow(/^cannot create the apply lock .*apply\.lock: no space left on the device \(ENOSPC\): free some space/);
+      expect(() => acquireApplyLock({ dir, environment: 'prod', pid: 5, host: 'laptop' })).toThrow(
+        /^cannot create the apply lock .*apply\.lock: no space left on the device \(ENOSPC\): free some space/,
+      );
     } finally {
       disk.full = false;
     }

@@ -19,7 +19,13 @@ describe('apply lock', () => {
     expect(lock.path).toBe(path);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir)).toEqual([LOCK_FILE]); // the draft it was written to is gone
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ pid: 77, host: 'laptop', startedAt: '2026-11-22T10:00:00.000Z', expiresAt: '2026-11-22T10:01:00.000Z', environment: 'prod' });
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({
+      pid: 77,
+      host: 'laptop',
+      startedAt: '2026-11-22T10:00:00.000Z',
+      expiresAt: '2026-11-22T10:01:00.000Z',
+      environment: 'prod',
+    });
     expect(describeTakeover(lock)).toBeUndefined();
     lock.release();
     expect(existsSync(path)).toBe(false);

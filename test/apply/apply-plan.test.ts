@@ -45,7 +45,16 @@ function input(overrides: Partial<ApplyPlanInput> = {}): ApplyPlanInput & { veri
     retry: { sleep: async () => {} },
     takeSnapshot: async (folders) => {
       snapshots.push([...folders]);
-      const info = await saveSnapshot({ automation: h.automation, automationUrl: h.emulator.automationUrl, transfer: h.transfer, folders, env: 'lab', dir: join(dir, 'snapshots'), keep: 5, note: 'before apply' });
+      const info = await saveSnapshot({
+        automation: h.automation,
+        automationUrl: h.emulator.automationUrl,
+        transfer: h.transfer,
+        folders,
+        env: 'lab',
+        dir: join(dir, 'snapshots'),
+        keep: 5,
+        note: 'before apply',
+      });
       return { id: info.id, path: info.path };
     },
     verify: async (applied) => {
@@ -64,9 +73,19 @@ it('takes the snapshot first, writes a 0600 ledger beside it, and verifies the a
   const report = await applyPlan(i);
   expect(report.outcome).toBe('applied');
   expect(applyExitCode(report)).toBe(0);
-  expect(report.results.filter((r) => r.status === 'ok').map((r) => r.address).sort()).toEqual(Object.keys(EXPECTED_ACTIONS).sort());
-  expect(report.results.find((r) => r.address === 'Task/Advanced')).toMatchObject({ status: 'skipped', error: 'blocked: advanced (TT=COS) tasks cannot be changed through the API' });
-  expect(i.snapshots).toEqual([['/Finance/Payroll', '/Finance/Reports', '/Distribution/Acme/Inbound', '/Distribution/Initech/Inbound', '/Distribution/Initech/Outbound']]);
+  expect(
+    report.results
+      .filter((r) => r.status === 'ok')
+      .map((r) => r.address)
+      .sort(),
+  ).toEqual(Object.keys(EXPECTED_ACTIONS).sort());
+  expect(report.results.find((r) => r.address === 'Task/Advanced')).toMatchObject({
+    status: 'skipped',
+    error: 'blocked: advanced (TT=COS) tasks cannot be changed through the API',
+  });
+  expect(i.snapshots).toEqual([
+    ['/Finance/Payroll', '/Finance/Reports', '/Distribution/Acme/Inbound', '/Distribution/Initech/Inbound', '/Distribution/Initech/Outbound'],
+  ]);
   expect(report.ledger).toBe(join(report.snapshot!.path, 'ledger.jsonl'));
   expect(statSync(report.ledger!).mode & 0o777).toBe(0o600);
   const ledger = readLedger(report.ledger!);
@@ -107,7 +126,10 @@ it('refuses deletes it is not allowed before reading anything', async () => {
 it('refuses the whole plan before reading anything when secrets have no value, naming each with the permission problems', async () => {
   h.emulator.resetRequestLog();
   const { PAYROLL_API_KEY: _key, APPLY_TEST_TOKEN: _token, ...env } = APPLY_ENV;
-  const i = input({ secrets: { env, cwd: dir, confinement: { fileRoots: [dir], credentialVariables: [] } }, permissions: { allowDelete: false, allowReplace: true, maxDeletes: 10 } });
+  const i = input({
+    secrets: { env, cwd: dir, confinement: { fileRoots: [dir], credentialVariables: [] } },
+    permissions: { allowDelete: false, allowReplace: true, maxDeletes: 10 },
+  });
   const report = await applyPlan(i);
   expect(report.outcome).toBe('refused');
   expect(report.problems).toEqual([
@@ -122,7 +144,16 @@ it('refuses the whole plan before reading anything when secrets have no value, n
 
 it('stops before the first write when interrupted while checking the plan', async () => {
   const controller = new AbortController();
-  const readers = { automation: { ...toReadonlyAutomationClient(h.automation), listTasks: async () => { controller.abort(); return h.automation.listTasks(); } }, transfer: toReadonlyTransferClient(h.transfer) };
+  const readers = {
+    automation: {
+      ...toReadonlyAutomationClient(h.automation),
+      listTasks: async () => {
+        controller.abort();
+        return h.automation.listTasks();
+      },
+    },
+    transfer: toReadonlyTransferClient(h.transfer),
+  };
   h.emulator.resetRequestLog();
   const i = input({ readers, signal: controller.signal });
   const report = await applyPlan(i);
@@ -132,7 +163,14 @@ it('stops before the first write when interrupted while checking the plan', asyn
 });
 
 it('has nothing to do for a plan of no-ops and blocked changes', async () => {
-  const report = await applyPlan(input({ plan: planOf([change({ kind: 'Task', name: 'Same', action: 'no-op' }), change({ kind: 'Task', name: 'Advanced', action: 'blocked', reason: { code: 'advanced-task', operation: 'create' } })]) }));
+  const report = await applyPlan(
+    input({
+      plan: planOf([
+        change({ kind: 'Task', name: 'Same', action: 'no-op' }),
+        change({ kind: 'Task', name: 'Advanced', action: 'blocked', reason: { code: 'advanced-task', operation: 'create' } }),
+      ]),
+    }),
+  );
   expect(report.outcome).toBe('nothing');
   expect(report.results.map((r) => `${r.address} ${r.status}`)).toEqual(['Task/Advanced skipped']);
   expect(applyExitCode(report)).toBe(0);
@@ -142,7 +180,10 @@ it('refuses an errored plan before reading anything: it is shown, never applied'
   h.emulator.resetRequestLog();
   const i = input({ plan: planOf(plan.changes, { errored: true }) });
   const report = await applyPlan(i);
-  expect(report).toMatchObject({ outcome: 'refused', problems: ['the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again'] });
+  expect(report).toMatchObject({
+    outcome: 'refused',
+    problems: ['the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again'],
+  });
   expect(applyExitCode(report)).toBe(1);
   expect(i.snapshots).toEqual([]);
   expect(h.emulator.requestLog()).toEqual([]);
@@ -157,7 +198,12 @@ it('refuses a plan whose applyable flag contradicts its changes', async () => {
 
 it('refuses a plan whose order runs a child folder before the create of its parent, before reading anything', async () => {
   const create = (path: string, parentPath: string, name: string) =>
-    change({ kind: 'FolderPermissions', name: path, action: 'create', payload: { kind: 'FolderPermissions', path, create: { parentPath, name, inheritPermissions: 'None' }, set: [], remove: [] } });
+    change({
+      kind: 'FolderPermissions',
+      name: path,
+      action: 'create',
+      payload: { kind: 'FolderPermissions', path, create: { parentPath, name, inheritPermissions: 'None' }, set: [], remove: [] },
+    });
   const made = planOf([create('/Finance/New', '/Finance', 'New'), create('/Finance/New/Sub', '/Finance/New', 'Sub')]);
   const broken = { ...made, changes: [made.changes[1]!, made.changes[0]!] };
   h.emulator.resetRequestLog();
@@ -165,7 +211,9 @@ it('refuses a plan whose order runs a child folder before the create of its pare
   const report = await applyPlan(i);
   expect(report).toMatchObject({
     outcome: 'refused',
-    problems: ["the plan's execution order is broken (FolderPermissions/Finance/New/Sub is listed before FolderPermissions/Finance/New, which makes the folder above it): make the plan again"],
+    problems: [
+      "the plan's execution order is broken (FolderPermissions/Finance/New/Sub is listed before FolderPermissions/Finance/New, which makes the folder above it): make the plan again",
+    ],
   });
   expect(i.snapshots).toEqual([]);
   expect(h.emulator.requestLog()).toEqual([]);

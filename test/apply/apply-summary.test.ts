@@ -48,7 +48,16 @@ describe('renderApplySummaryText', () => {
   });
 
   it('says why nothing was written', () => {
-    expect(renderApplySummaryText({ ...base, outcome: 'stale', stale: [{ address: 'Task/A', how: 'changed' }, { address: 'Task/B', how: 'gone', detail: 'task ID 4' }] })).toBe(
+    expect(
+      renderApplySummaryText({
+        ...base,
+        outcome: 'stale',
+        stale: [
+          { address: 'Task/A', how: 'changed' },
+          { address: 'Task/B', how: 'gone', detail: 'task ID 4' },
+        ],
+      }),
+    ).toBe(
       [
         'The plan is stale; nothing was written: 2 objects moved on the servers since the plan was made.',
         '  ~ Task/A: changed since the plan',
@@ -75,6 +84,14 @@ describe('renderApplySummaryText', () => {
 });
 
 it('renderApplySummaryJson carries the counts and the exit code', () => {
-  const json = JSON.parse(renderApplySummaryJson({ ...base, results: [result('Task/A', 'Task', 'create', 'ok'), result('Task/B', 'Task', 'update', 'failed', 'x')] })) as Record<string, unknown>;
-  expect(json).toMatchObject({ environment: 'prod', outcome: 'applied', exitCode: 1, counts: { ok: 1, failed: 1, skipped: 0 }, perKind: { Task: { ok: 1, failed: 1, skipped: 0 } } });
+  const json = JSON.parse(
+    renderApplySummaryJson({ ...base, results: [result('Task/A', 'Task', 'create', 'ok'), result('Task/B', 'Task', 'update', 'failed', 'x')] }),
+  ) as Record<string, unknown>;
+  expect(json).toMatchObject({
+    environment: 'prod',
+    outcome: 'applied',
+    exitCode: 1,
+    counts: { ok: 1, failed: 1, skipped: 0 },
+    perKind: { Task: { ok: 1, failed: 1, skipped: 0 } },
+  });
 });

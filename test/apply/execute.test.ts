@@ -53,10 +53,23 @@ beforeEach(async () => {
 afterEach(() => h.close());
 
 /** The executor on these changes, in the order the planner gives them (as a plan carries it). */
-function run(changes: readonly Change[], clients: WriteClients = { automation: h.automation, transfer: h.transfer }, extra: Partial<ExecuteInput> = {}, env: NodeJS.ProcessEnv = {}) {
+function run(
+  changes: readonly Change[],
+  clients: WriteClients = { automation: h.automation, transfer: h.transfer },
+  extra: Partial<ExecuteInput> = {},
+  env: NodeJS.ProcessEnv = {},
+) {
   const ledger = memoryLedger();
   const scheduled = scheduleChanges(changes);
-  const done = executeChanges({ changes: scheduled, clients, ledger, parallelism: 4, retry: noSleep, ...extra, secrets: extra.secrets ?? resolvedSecrets(scheduled, env) });
+  const done = executeChanges({
+    changes: scheduled,
+    clients,
+    ledger,
+    parallelism: 4,
+    retry: noSleep,
+    ...extra,
+    secrets: extra.secrets ?? resolvedSecrets(scheduled, env),
+  });
   return { ledger, done };
 }
 
@@ -118,7 +131,12 @@ describe('a write whose outcome is unknown is re-read by identity before anythin
           remove: [{ type: 'User', id: carol.id, name: 'carol' }],
         },
       }),
-      change({ kind: 'ResourceGroupAcl', name: 'finance-auditors', action: 'create', payload: { kind: 'ResourceGroupAcl', resourceGroup: 'Finance', userGroup: 'Auditors', permissions: { TaskRun: 1 } } }),
+      change({
+        kind: 'ResourceGroupAcl',
+        name: 'finance-auditors',
+        action: 'create',
+        payload: { kind: 'ResourceGroupAcl', resourceGroup: 'Finance', userGroup: 'Auditors', permissions: { TaskRun: 1 } },
+      }),
       change({ kind: 'ResourceGroupAcl', name: 'Operations/Auditors', action: 'delete', liveId: String(acl.ACLID) }),
     ];
     h.emulator.resetRequestLog();
@@ -151,11 +169,22 @@ describe('a write whose outcome is unknown is re-read by identity before anythin
       const path = `${from.slice(0, from.lastIndexOf('/'))}/${name}`;
       const id = readFolder(h.emulator, from)!.id;
       const set = [{ type: 'Group' as const, id: acmeTeam.id, name: 'Acme Partners', permissions: entryFlags(['listFiles']) }];
-      return change({ kind: 'FolderPermissions', name: path, action: 'update', previousName: from, liveId: String(id), payload: { kind: 'FolderPermissions', path, rename: { from, name }, set, remove: [] } });
+      return change({
+        kind: 'FolderPermissions',
+        name: path,
+        action: 'update',
+        previousName: from,
+        liveId: String(id),
+        payload: { kind: 'FolderPermissions', path, rename: { from, name }, set, remove: [] },
+      });
     };
     const transfer = withFaults<TransferWriter>(h.transfer, { renameFolder: ['after', 'before'] });
     h.emulator.resetRequestLog();
-    const out = await run([rename('/Distribution/Acme/Inbound', 'Incoming'), rename('/Distribution/Globex/Inbound', 'Incoming')], { transfer }, { parallelism: 1 }).done;
+    const out = await run(
+      [rename('/Distribution/Acme/Inbound', 'Incoming'), rename('/Distribution/Globex/Inbound', 'Incoming')],
+      { transfer },
+      { parallelism: 1 },
+    ).done;
     expect(out.results.map((r) => [r.address, r.status, r.writes, r.unknownOutcomes, r.confirmedByReread])).toEqual([
       ['FolderPermissions/Distribution/Acme/Incoming', 'ok', 2, 1, 1],
       ['FolderPermissions/Distribution/Globex/Incoming', 'ok', 3, 1, 0],
@@ -165,7 +194,12 @@ describe('a write whose outcome is unknown is re-read by identity before anythin
     expect(paths).not.toEqual(expect.arrayContaining(['/Distribution/Acme/Inbound']));
     expect(paths).not.toEqual(expect.arrayContaining(['/Distribution/Globex/Inbound']));
     const [acme, globex] = out.results.map((r) => r.ids!.folder!);
-    expect(writes()).toEqual([`PATCH /transfer/api/v1/folders/${acme}`, `PUT /transfer/api/v1/folders/${acme}/acls`, `PATCH /transfer/api/v1/folders/${globex}`, `PUT /transfer/api/v1/folders/${globex}/acls`]);
+    expect(writes()).toEqual([
+      `PATCH /transfer/api/v1/folders/${acme}`,
+      `PUT /transfer/api/v1/folders/${acme}/acls`,
+      `PATCH /transfer/api/v1/folders/${globex}`,
+      `PUT /transfer/api/v1/folders/${globex}/acls`,
+    ]);
   });
 
   it('waits a full-jitter backoff before each re-read and each resend, doubling up to maxDelayMs', async () => {
@@ -192,7 +226,8 @@ it('a token that expires mid-apply is refreshed by the session (401, refresh, sa
   const automation = new Proxy(h.automation, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
-      if (prop !== 'createTask' || typeof value !== 'function') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      if (prop !== 'createTask' || typeof value !== 'function')
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       return async (...args: unknown[]) => {
         // Before the third create, ten minutes pass: the access token is now expired on the server.
         if (++calls === 3) advanceClock(h.emulator, 10 * 60 * 1000);
@@ -226,7 +261,11 @@ describe('failures', () => {
     const withSecret = taskCreate('Secret task', { Parameters: { ApiKey: { value: '${env:APPLY_MISSING_KEY}', DisplayValue: '(suppressed)' } } });
     h.emulator.resetRequestLog();
     const out = await run([withSecret], undefined, { secrets: { payloads: new Map(), values: [] } }).done;
-    expect(out.results[0]).toMatchObject({ status: 'failed', writes: 0, error: 'internal error: Task/Secret task: its secrets were not resolved before the apply' });
+    expect(out.results[0]).toMatchObject({
+      status: 'failed',
+      writes: 0,
+      error: 'internal error: Task/Secret task: its secrets were not resolved before the apply',
+    });
     expect(writes()).toEqual([]);
   });
 
@@ -250,7 +289,13 @@ describe('failures', () => {
         ...h.automation,
         createTask: async (task) => {
           const params = task.Parameters as Record<string, { value: string }>;
-          throw new ApiError({ service: 'automation', method: 'POST', path: '/tasks', status: 422, body: { title: 'Invalid', detail: `bad key ${params['Key']!.value}`, fieldErrors: [] } });
+          throw new ApiError({
+            service: 'automation',
+            method: 'POST',
+            path: '/tasks',
+            status: 422,
+            body: { title: 'Invalid', detail: `bad key ${params['Key']!.value}`, fieldErrors: [] },
+          });
         },
       },
       {},
@@ -277,7 +322,8 @@ describe('order and concurrency', () => {
         const path = `${parent.path}/${f.name}`;
         calls.push(`create ${path} start`);
         await settle();
-        if (path === opts.failCreateOf) throw new ApiError({ service: 'transfer', method: 'POST', path: '/subfolders', status: 409, body: { title: 'Conflict', fieldErrors: [] } });
+        if (path === opts.failCreateOf)
+          throw new ApiError({ service: 'transfer', method: 'POST', path: '/subfolders', status: 409, body: { title: 'Conflict', fieldErrors: [] } });
         const folder = { id: String(next++), name: f.name, path };
         folders.set(path, folder);
         calls.push(`create ${path} done`);
@@ -287,7 +333,8 @@ describe('order and concurrency', () => {
         const folder = [...folders.values()].find((x) => x.id === String(id))!;
         calls.push(`rename ${folder.path} start`);
         await settle();
-        if (folder.path === opts.failRenameOf) throw new ApiError({ service: 'transfer', method: 'PATCH', path: '/folders', status: 409, body: { title: 'Conflict', fieldErrors: [] } });
+        if (folder.path === opts.failRenameOf)
+          throw new ApiError({ service: 'transfer', method: 'PATCH', path: '/folders', status: 409, body: { title: 'Conflict', fieldErrors: [] } });
         const renamed = { ...folder, name, path: `${folder.path.slice(0, folder.path.lastIndexOf('/'))}/${name}` };
         folders.delete(folder.path);
         folders.set(renamed.path, renamed);
@@ -307,10 +354,27 @@ describe('order and concurrency', () => {
   }
   const createFolder = (path: string): Change => {
     const i = path.lastIndexOf('/');
-    return change({ kind: 'FolderPermissions', name: path, action: 'create', payload: { kind: 'FolderPermissions', path, create: { parentPath: path.slice(0, i) || '/', name: path.slice(i + 1), inheritPermissions: 'None' }, set: [], remove: [] } });
+    return change({
+      kind: 'FolderPermissions',
+      name: path,
+      action: 'create',
+      payload: {
+        kind: 'FolderPermissions',
+        path,
+        create: { parentPath: path.slice(0, i) || '/', name: path.slice(i + 1), inheritPermissions: 'None' },
+        set: [],
+        remove: [],
+      },
+    });
   };
   const pruneFolder = (path: string, id: string): Change =>
-    change({ kind: 'FolderPermissions', name: path, action: 'delete', liveId: id, payload: { kind: 'FolderPermissions', path, set: [], remove: [{ type: 'User', id: '7', name: 'x' }] } });
+    change({
+      kind: 'FolderPermissions',
+      name: path,
+      action: 'delete',
+      liveId: id,
+      payload: { kind: 'FolderPermissions', path, set: [], remove: [{ type: 'User', id: '7', name: 'x' }] },
+    });
 
   it('a folder under a folder being created waits for that create; deletes run after everything else, deepest first', async () => {
     const { client, calls } = fakeTransfer();
@@ -330,9 +394,19 @@ describe('order and concurrency', () => {
   it('runs the waves the plan gives, as given: it works out no order of its own', async () => {
     const { client, calls } = fakeTransfer();
     // The planner deletes the deeper folder's entries first; this plan, whose order holds too, says the other way round.
-    const changes = [{ ...pruneFolder('/a', '1'), wave: 0 }, { ...pruneFolder('/a/x/y', '5'), wave: 1 }];
+    const changes = [
+      { ...pruneFolder('/a', '1'), wave: 0 },
+      { ...pruneFolder('/a/x/y', '5'), wave: 1 },
+    ];
     expect(checkExecutionOrder(changes)).toEqual([]);
-    const out = await executeChanges({ changes, clients: { transfer: client }, ledger: memoryLedger(), parallelism: 8, secrets: resolvedSecrets(changes), retry: noSleep });
+    const out = await executeChanges({
+      changes,
+      clients: { transfer: client },
+      ledger: memoryLedger(),
+      parallelism: 8,
+      secrets: resolvedSecrets(changes),
+      retry: noSleep,
+    });
     expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok']);
     expect(calls).toEqual(['delete-entry 1', 'delete-entry 5']);
   });
@@ -343,7 +417,8 @@ describe('order and concurrency', () => {
       createTask: async (body: { Name: string }) => {
         calls.push(`create ${body.Name}`);
         await settle();
-        if (body.Name === 'Refused') throw new ApiError({ service: 'automation', method: 'POST', path: '/tasks', status: 400, body: { title: 'Bad Request', fieldErrors: [] } });
+        if (body.Name === 'Refused')
+          throw new ApiError({ service: 'automation', method: 'POST', path: '/tasks', status: 400, body: { title: 'Bad Request', fieldErrors: [] } });
         return { ...body, ID: calls.length };
       },
     } as unknown as AutomationWriter;
@@ -352,7 +427,14 @@ describe('order and concurrency', () => {
       return [a, { ...taskCreate(second), wave: 0, needs: a.address }];
     };
     const changes = [...chain('Refused', 'After refused'), ...chain('Made', 'After made')];
-    const out = await executeChanges({ changes, clients: { automation }, ledger: memoryLedger(), parallelism: 8, secrets: resolvedSecrets(changes), retry: noSleep });
+    const out = await executeChanges({
+      changes,
+      clients: { automation },
+      ledger: memoryLedger(),
+      parallelism: 8,
+      secrets: resolvedSecrets(changes),
+      retry: noSleep,
+    });
     expect(out.results.map((r) => r.status)).toEqual(['failed', 'failed', 'ok', 'ok']);
     expect(out.results[1]).toMatchObject({ writes: 0, error: 'not started: creating Task/Refused (which it needs) failed' });
     expect(calls).toEqual(['create Refused', 'create Made', 'create After made']);
@@ -372,13 +454,22 @@ describe('order and concurrency', () => {
       action: 'update',
       previousName: '/a/old',
       liveId: '2',
-      payload: { kind: 'FolderPermissions', path: '/a/new', rename: { from: '/a/old', name: 'new' }, set: [{ type: 'User', id: '7', name: 'x', permissions: entryFlags(['listFiles']) }], remove: [] },
+      payload: {
+        kind: 'FolderPermissions',
+        path: '/a/new',
+        rename: { from: '/a/old', name: 'new' },
+        set: [{ type: 'User', id: '7', name: 'x', permissions: entryFlags(['listFiles']) }],
+        remove: [],
+      },
     });
 
   it('a renamed folder is renamed before its entries are written, and a folder below its new path waits for the rename', async () => {
     const { client, calls } = fakeTransfer();
     const changes = [renameOld(), createFolder('/a/new/c')];
-    expect(scheduleChanges(changes).map((c) => [c.wave, c.needs])).toEqual([[0, undefined], [0, 'FolderPermissions/a/new']]);
+    expect(scheduleChanges(changes).map((c) => [c.wave, c.needs])).toEqual([
+      [0, undefined],
+      [0, 'FolderPermissions/a/new'],
+    ]);
     const out = await run(changes, { transfer: client }, { parallelism: 8 }).done;
     expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok']);
     expect(calls.indexOf('set 2')).toBeGreaterThan(calls.indexOf('rename /a/old done'));

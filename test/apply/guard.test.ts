@@ -28,7 +28,9 @@ describe('checkPlanTarget', () => {
 
   it('refuses a plan read from another server, and one that changes a service the environment lacks', () => {
     const other = planOf([taskCreate('A')], { servers: { automation: { url: 'https://other.example.com', username: 'admin' } } });
-    expect(checkPlanTarget(other, env())).toEqual(['the plan was made against the automation server https://other.example.com, but environment "lab" uses https://automation.example.com']);
+    expect(checkPlanTarget(other, env())).toEqual([
+      'the plan was made against the automation server https://other.example.com, but environment "lab" uses https://automation.example.com',
+    ]);
     const { automation: _, ...withoutAutomation } = env();
     expect(checkPlanTarget(planOf([taskCreate('A')]), withoutAutomation)).toEqual([
       'the plan changes the automation server https://automation.example.com, but environment "lab" has no automation service',
@@ -50,7 +52,9 @@ describe('checkPermissions', () => {
 
   it('stops a deletion larger than --max-deletes, and lists at most five names', () => {
     const plan = planOf(Array.from({ length: 7 }, (_, i) => deleteTask(`T${i}`)));
-    expect(checkPermissions(plan, { ...allowAll, maxDeletes: 6 })).toEqual(['the plan deletes 7 objects, more than --max-deletes 6: check the plan, then raise --max-deletes']);
+    expect(checkPermissions(plan, { ...allowAll, maxDeletes: 6 })).toEqual([
+      'the plan deletes 7 objects, more than --max-deletes 6: check the plan, then raise --max-deletes',
+    ]);
     expect(checkPermissions(plan, { ...allowAll, allowDelete: false, maxDeletes: 7 })).toEqual([
       'the plan deletes 7 objects (Task/T0, Task/T1, Task/T2, Task/T3, Task/T4 and 2 more): pass --allow-delete to apply it',
     ]);

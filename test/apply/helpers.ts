@@ -281,7 +281,10 @@ export function planOf(changes: readonly Change[], overrides: Partial<PlanHeader
       toolVersion: '0.0.0-test',
       createdAt: '2026-11-22T00:00:00.000Z',
       environment: 'lab',
-      servers: { automation: { url: 'https://automation.example.com', username: 'admin' }, transfer: { url: 'https://transfer.example.com', username: 'admin' } },
+      servers: {
+        automation: { url: 'https://automation.example.com', username: 'admin' },
+        transfer: { url: 'https://transfer.example.com', username: 'admin' },
+      },
       manifestDigest: 'sha256:0',
       ...header,
     },

@@ -15,7 +15,17 @@ it('writes one timestamped JSON line per entry to a new 0600 file', () => {
   expect(statSync(ledger.path).mode & 0o777).toBe(0o600);
   expect(readLedger(ledger.path)).toEqual([
     { time: '2026-11-22T01:02:03.000Z', event: 'change', address: 'Task/A', action: 'create', status: 'pending' },
-    { time: '2026-11-22T01:02:03.000Z', event: 'change', address: 'Task/A', action: 'create', status: 'ok', ids: { task: '7' }, writes: 1, unknownOutcomes: 0, confirmedByReread: 0 },
+    {
+      time: '2026-11-22T01:02:03.000Z',
+      event: 'change',
+      address: 'Task/A',
+      action: 'create',
+      status: 'ok',
+      ids: { task: '7' },
+      writes: 1,
+      unknownOutcomes: 0,
+      confirmedByReread: 0,
+    },
   ]);
 });
 

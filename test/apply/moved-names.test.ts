@@ -40,7 +40,9 @@ describe('findMovedNames (pure)', () => {
       ],
     };
     const moved = findMovedNames([change('FolderPermissions/A', [bob]), change('FolderPermissions/B', [bob])], swapped);
-    expect(moved).toEqual([{ kind: 'user', name: 'bob', was: '12', now: '40', wasNowNamed: 'dave', addresses: ['FolderPermissions/A', 'FolderPermissions/B'] }]);
+    expect(moved).toEqual([
+      { kind: 'user', name: 'bob', was: '12', now: '40', wasNowNamed: 'dave', addresses: ['FolderPermissions/A', 'FolderPermissions/B'] },
+    ]);
     expect(moved.map(describeMovedName)).toEqual(['user "bob" was id 12 at plan time and is now id 40 (id 12 is now named "dave")']);
   });
 

@@ -16,13 +16,19 @@ describe('resolveChangeSecrets', () => {
     const cwd = testdir({ 'manifests/tasks/secrets/pw.txt': 'from-file\n' });
     const c = taskCreate(
       'T',
-      { Parameters: { Key: { value: '${env:KEY}', DisplayValue: '(suppressed)' }, Plain: { value: 'not a ${env:REF} reference' } }, steps: [{ Destination: { HostID: '1', Password: '${file:secrets/pw.txt}' } }] },
+      {
+        Parameters: { Key: { value: '${env:KEY}', DisplayValue: '(suppressed)' }, Plain: { value: 'not a ${env:REF} reference' } },
+        steps: [{ Destination: { HostID: '1', Password: '${file:secrets/pw.txt}' } }],
+      },
       { file: 'manifests/tasks/t.yaml', line: 1, col: 1 },
     );
     const r = resolveChangeSecrets([c], { env: { KEY: 'from-env' }, cwd, confinement: inside(cwd) });
     if (!r.ok) throw new Error('not resolved');
     const payload = r.resolved.payloads.get('Task/T')!;
-    expect(payload.kind === 'Task' && payload.body['Parameters']).toEqual({ Key: { value: 'from-env', DisplayValue: '(suppressed)' }, Plain: { value: 'not a ${env:REF} reference' } });
+    expect(payload.kind === 'Task' && payload.body['Parameters']).toEqual({
+      Key: { value: 'from-env', DisplayValue: '(suppressed)' },
+      Plain: { value: 'not a ${env:REF} reference' },
+    });
     expect(payload.kind === 'Task' && payload.body['steps']).toEqual([{ Destination: { HostID: '1', Password: 'from-file' } }]);
     expect([...r.resolved.values].sort()).toEqual(['from-env', 'from-file']);
     // The plan's payload is left as it was: references only.
@@ -33,8 +39,22 @@ describe('resolveChangeSecrets', () => {
     const cwd = testdir({ 'm/empty.txt': '\n', 'm/ok.txt': 'file-secret-value' });
     const source = (line: number) => ({ file: 'm/t.yaml', line, col: 1 });
     const changes = [
-      taskCreate('A', { Parameters: { Key: { value: '${env:UNSET_ONE}' }, Other: { value: '${env:EMPTY_ONE}' } }, steps: [{ Destination: { HostID: '1', Password: '${file:missing.txt}' } }] }, source(1)),
-      taskCreate('B', { Parameters: { Key: { value: '${env:UNSET_ONE}' }, Ok: { value: '${env:SET_ONE}' } }, steps: [{ Source: { HostID: '1', Password: '${file:empty.txt}' } }, { Destination: { HostID: '1', Password: '${file:ok.txt}' } }] }, source(9)),
+      taskCreate(
+        'A',
+        {
+          Parameters: { Key: { value: '${env:UNSET_ONE}' }, Other: { value: '${env:EMPTY_ONE}' } },
+          steps: [{ Destination: { HostID: '1', Password: '${file:missing.txt}' } }],
+        },
+        source(1),
+      ),
+      taskCreate(
+        'B',
+        {
+          Parameters: { Key: { value: '${env:UNSET_ONE}' }, Ok: { value: '${env:SET_ONE}' } },
+          steps: [{ Source: { HostID: '1', Password: '${file:empty.txt}' } }, { Destination: { HostID: '1', Password: '${file:ok.txt}' } }],
+        },
+        source(9),
+      ),
       taskCreate('C', { steps: [{ Destination: { HostID: '1', Password: '${file:ok.txt}' } }, { Destination: { HostID: '2', Password: '${file:ok.txt}' } }] }),
     ];
     const r = resolveChangeSecrets(changes, { env: { EMPTY_ONE: '', SET_ONE: 'env-secret-value' }, cwd, confinement: inside(cwd) });
@@ -64,7 +84,11 @@ describe('resolveChangeSecrets', () => {
   it('says why a file that is there cannot be read', () => {
     const cwd = testdir({ 'm/locked.txt': 'locked-secret-value', 'm/folder/x': '' });
     chmodSync(join(cwd, 'm/locked.txt'), 0o000);
-    const c = taskCreate('A', { steps: [{ Destination: { HostID: '1', Password: '${file:folder}' } }, { Destination: { HostID: '2', Password: '${file:locked.txt}' } }] }, { file: 'm/t.yaml', line: 1, col: 1 });
+    const c = taskCreate(
+      'A',
+      { steps: [{ Destination: { HostID: '1', Password: '${file:folder}' } }, { Destination: { HostID: '2', Password: '${file:locked.txt}' } }] },
+      { file: 'm/t.yaml', line: 1, col: 1 },
+    );
     const lines = describeSecretProblems(findSecretProblems([c], { env: {}, cwd, confinement: inside(cwd) }));
     expect(lines[0]).toBe(`secret file ${join(cwd, 'm/folder')} is not a regular file (a FIFO, device, socket or folder): needed by Task/A (m/t.yaml:1)`);
     // root reads any file: then the locked file is no problem at all.
@@ -73,7 +97,12 @@ describe('resolveChangeSecrets', () => {
 
   it('has nothing to do for changes without a payload or without references', () => {
     const gone = change({ kind: 'Task', name: 'Gone', action: 'delete', liveId: '1' });
-    const acl = change({ kind: 'ResourceGroupAcl', name: 'a', action: 'create', payload: { kind: 'ResourceGroupAcl', resourceGroup: 'R', userGroup: 'U', permissions: { TaskRun: 1 } } });
+    const acl = change({
+      kind: 'ResourceGroupAcl',
+      name: 'a',
+      action: 'create',
+      payload: { kind: 'ResourceGroupAcl', resourceGroup: 'R', userGroup: 'U', permissions: { TaskRun: 1 } },
+    });
     const r = resolveChangeSecrets([gone, acl], { env: {}, cwd: '/', confinement: inside('/') });
     expect(r.ok && [...r.resolved.payloads]).toEqual([['ResourceGroupAcl/a', acl.payload]]);
     expect(findSecretProblems([gone, acl], { env: {}, cwd: '/', confinement: inside('/') })).toEqual([]);

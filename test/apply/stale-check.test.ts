@@ -85,13 +85,21 @@ it('a folder to create whose parent went away is stale too', async () => {
 it('reads a renamed folder at its previous path: stale when it changed or went from there, or when a folder now has the new path', async () => {
   const dir = testdir(renameManifests());
   const renamePlan = (await planPaths(h, [join(dir, 'manifests')], { cwd: dir })).plan!;
-  expect(renamePlan.changes.map((c) => [c.action, c.address, c.previousName])).toEqual([['update', 'FolderPermissions/Distribution/Acme/Incoming', '/Distribution/Acme/Inbound']]);
+  expect(renamePlan.changes.map((c) => [c.action, c.address, c.previousName])).toEqual([
+    ['update', 'FolderPermissions/Distribution/Acme/Incoming', '/Distribution/Acme/Inbound'],
+  ]);
   const check = async () => findStaleObjects(writeChanges(renamePlan), await readTouchedObjects(writeChanges(renamePlan), readers(), 4));
   expect(await check()).toEqual([]);
 
   const acme = (await h.transfer.findFolderByPath('/Distribution/Acme'))!;
   const incoming = await h.transfer.createSubfolder(acme.id, { name: 'Incoming', inheritPermissions: 'None' });
-  expect(await check()).toEqual([{ address: 'FolderPermissions/Distribution/Acme/Incoming', how: 'appeared', detail: `folder /Distribution/Acme/Incoming now exists (id ${incoming.id}): the rename would collide with it` }]);
+  expect(await check()).toEqual([
+    {
+      address: 'FolderPermissions/Distribution/Acme/Incoming',
+      how: 'appeared',
+      detail: `folder /Distribution/Acme/Incoming now exists (id ${incoming.id}): the rename would collide with it`,
+    },
+  ]);
   deleteFolderByHand(h.emulator, '/Distribution/Acme/Incoming');
 
   const inbound = (await h.transfer.findFolderByPath('/Distribution/Acme/Inbound'))!;
@@ -100,5 +108,7 @@ it('reads a renamed folder at its previous path: stale when it changed or went f
   expect((await check()).map((s) => s.how)).toEqual(['changed']);
 
   await h.transfer.renameFolder(inbound.id, 'Elsewhere');
-  expect(await check()).toEqual([{ address: 'FolderPermissions/Distribution/Acme/Incoming', how: 'gone', detail: `folder id ${inbound.id} at /Distribution/Acme/Inbound` }]);
+  expect(await check()).toEqual([
+    { address: 'FolderPermissions/Distribution/Acme/Incoming', how: 'gone', detail: `folder id ${inbound.id} at /Distribution/Acme/Inbound` },
+  ]);
 });

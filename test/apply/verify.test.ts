@@ -42,17 +42,34 @@ describe('verifyPayloads', () => {
     const team = (await h.transfer.listGroups()).find((g) => g.name === 'Finance Team')!;
     const changes = [
       taskCreate('Verified task', { Parameters: { Key: { value: '${env:VERIFY_KEY}', DisplayValue: '(suppressed)' } } }),
-      change({ kind: 'ResourceGroupAcl', name: 'finance-auditors', action: 'create', payload: { kind: 'ResourceGroupAcl', resourceGroup: 'Finance', userGroup: 'Auditors', permissions: { TaskRun: 1, TaskEditExisting: 0 } } }),
+      change({
+        kind: 'ResourceGroupAcl',
+        name: 'finance-auditors',
+        action: 'create',
+        payload: { kind: 'ResourceGroupAcl', resourceGroup: 'Finance', userGroup: 'Auditors', permissions: { TaskRun: 1, TaskEditExisting: 0 } },
+      }),
       change({
         kind: 'FolderPermissions',
         name: '/Finance/Verified',
         action: 'create',
-        payload: { kind: 'FolderPermissions', path: '/Finance/Verified', create: { parentPath: '/Finance', name: 'Verified', inheritPermissions: 'None' }, set: [{ type: 'Group', id: team.id, name: 'Finance Team', permissions: entryFlags(['listFiles']) }], remove: [] },
+        payload: {
+          kind: 'FolderPermissions',
+          path: '/Finance/Verified',
+          create: { parentPath: '/Finance', name: 'Verified', inheritPermissions: 'None' },
+          set: [{ type: 'Group', id: team.id, name: 'Finance Team', permissions: entryFlags(['listFiles']) }],
+          remove: [],
+        },
       }),
     ];
     const clients = { automation: h.automation, transfer: h.transfer };
     const scheduled = scheduleChanges(changes);
-    const out = await executeChanges({ changes: scheduled, clients, ledger: memoryLedger(), parallelism: 2, secrets: resolvedSecrets(scheduled, { VERIFY_KEY: 'k' }) });
+    const out = await executeChanges({
+      changes: scheduled,
+      clients,
+      ledger: memoryLedger(),
+      parallelism: 2,
+      secrets: resolvedSecrets(scheduled, { VERIFY_KEY: 'k' }),
+    });
     const applied = changes.map((c, i) => ({ change: c, result: out.results[i]! }));
     expect(out.results.map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
     expect(await verifyPayloads(applied, clients, 2)).toEqual([]);

@@ -38,14 +38,16 @@ describe('apply refuses an export that is not a backup of the server', () => {
     expect(r.code).toBe(1);
     expect(r.writes).toEqual([]);
     // The three tasks this apply changes are named first; the other five are counted.
-    expect(r.out).toMatch(/snapshot not saved: the automation export holds 0 tasks but the server lists 8 \(missing: (?=[^;]*Payroll to bank \(ID \d+\))(?=[^;]*Acme inbound)(?=[^;]*Nightly cleanup)[^;]*, … 3 more\)/);
+    expect(r.out).toMatch(
+      /snapshot not saved: the automation export holds 0 tasks but the server lists 8 \(missing: (?=[^;]*Payroll to bank \(ID \d+\))(?=[^;]*Acme inbound)(?=[^;]*Nightly cleanup)[^;]*, … 3 more\)/,
+    );
     expect(r.out).toContain('the automation export holds 0 resource-group ACLs but the server lists');
     expect(r.out).toContain('not a backup of this server; nothing was applied');
     expect(r.out).toContain('Apply stopped before the first write: no verified snapshot.');
     expect(r.snapshots).toEqual([]);
   });
 
-  it('a DOCTYPE with an entity-expansion bomb: refused as the server\'s answer, no write, no snapshot', async () => {
+  it("a DOCTYPE with an entity-expansion bomb: refused as the server's answer, no write, no snapshot", async () => {
     const r = await applyAgainst('entityBomb');
     expect(r.code).toBe(1);
     expect(r.writes).toEqual([]);

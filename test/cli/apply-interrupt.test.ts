@@ -66,7 +66,9 @@ it('Ctrl-C: the write in flight finishes, nothing new starts, the ledger is fini
   expect(r.stdout).toMatch(/^Apply interrupted for environment "lab": 2 applied, 0 failed, 18 skipped\.$/m);
   expect(r.stdout).toContain('Not verified: interrupted: run mftops plan to see where the servers are');
   // The 18 changes that never started are said once, on stdout, as a count: no line each on either stream.
-  expect(r.stdout).toContain('Not started (18): interrupted before they began, not applied; mftops plan shows what remains (--format json and the ledger name each one).\n');
+  expect(r.stdout).toContain(
+    'Not started (18): interrupted before they began, not applied; mftops plan shows what remains (--format json and the ledger name each one).\n',
+  );
   expect(`${r.stdout}\n${r.stderr}`).not.toMatch(/interrupted before it started|^\s+(skipped|-) Task\//m);
 
   const base = join(dir, '.mftops/snapshots/lab');

@@ -10,7 +10,14 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startHoldProxy } from '../helpers/hold-proxy.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
-import { readHosts, readTransferGroups, readTransferUsers, swapHostNames, swapTransferGroupNames, swapTransferUserNames } from '../helpers/emulator-test-api.js';
+import {
+  readHosts,
+  readTransferGroups,
+  readTransferUsers,
+  swapHostNames,
+  swapTransferGroupNames,
+  swapTransferUserNames,
+} from '../helpers/emulator-test-api.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { APPLY_ENV } from '../apply/helpers.js';
 
@@ -53,7 +60,8 @@ function workdir(emulator: RunningEmulator, base = emulator.url): string {
 function applySchemaErrors(doc: unknown): unknown {
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
   addFormats.default(ajv);
-  for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-apply.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+  for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-apply.schema.json'])
+    ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
   const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-apply.schema.json`)!;
   return validate(doc) ? [] : validate.errors;
 }

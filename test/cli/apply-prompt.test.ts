@@ -59,7 +59,11 @@ it('applies after "yes", with manifest paths given on the command line', async (
   expect(await runApply(g, opts({ args: ['manifests/acls.yaml'] }), io, deps)).toBe(0);
   expect(deps.questions).toEqual([`Apply 2 changes (1 create, 1 update, 0 delete) to environment "lab"? Only 'yes' is accepted: `]);
   expect(io.out()).toContain('Apply complete for environment "lab": 2 applied, 0 failed, 0 skipped.');
-  expect(writesOf(emulator).map((w) => w.split(' ')[0]).sort()).toEqual(['POST', 'PUT']);
+  expect(
+    writesOf(emulator)
+      .map((w) => w.split(' ')[0])
+      .sort(),
+  ).toEqual(['POST', 'PUT']);
 });
 
 it('does not ask when the plan would be refused anyway, nor when there is nothing to apply', async () => {
@@ -86,6 +90,10 @@ it('does not ask when the plan would be refused anyway, nor when there is nothin
 it('refuses a bad --parallelism or --max-deletes, and a plan file mixed with paths', async () => {
   const io = captureIo({ cwd: '/', env: {} });
   await expect(runApply(g, opts({ parallelism: '0' }), io, terminal('yes'))).rejects.toThrow('--parallelism must be a whole number from 1 to 64, not "0"');
-  await expect(runApply(g, opts({ maxDeletes: '-1' }), io, terminal('yes'))).rejects.toThrow('--max-deletes must be a whole number from 0 to 1000000, not "-1"');
-  await expect(runApply(g, opts({ args: ['plan.json', 'manifests'] }), io, terminal('yes'))).rejects.toThrow('give one plan file (plan.json), or manifest paths, not both');
+  await expect(runApply(g, opts({ maxDeletes: '-1' }), io, terminal('yes'))).rejects.toThrow(
+    '--max-deletes must be a whole number from 0 to 1000000, not "-1"',
+  );
+  await expect(runApply(g, opts({ args: ['plan.json', 'manifests'] }), io, terminal('yes'))).rejects.toThrow(
+    'give one plan file (plan.json), or manifest paths, not both',
+  );
 });

@@ -50,9 +50,15 @@ describe('secrets that have no value', () => {
 
     const plan = await runCli(['plan', '--out', 'plan.json', '--detailed-exitcode'], { cwd: dir, env });
     expect(plan.code).toBe(2);
-    expect(plan.stderr).toContain(`${at('"${env:PAYROLL_API_KEY}"')}: warning MF414: environment variable PAYROLL_API_KEY is not set: apply will refuse this plan`);
-    expect(plan.stderr).toContain(`${at('"${env:APPLY_TEST_TOKEN}"')}: warning MF414: environment variable APPLY_TEST_TOKEN is not set: apply will refuse this plan`);
-    expect(plan.stderr).toContain(`${at('${file:secrets/acme-password.txt}')}: warning MF414: secret file ${missingFile} does not exist: apply will refuse this plan`);
+    expect(plan.stderr).toContain(
+      `${at('"${env:PAYROLL_API_KEY}"')}: warning MF414: environment variable PAYROLL_API_KEY is not set: apply will refuse this plan`,
+    );
+    expect(plan.stderr).toContain(
+      `${at('"${env:APPLY_TEST_TOKEN}"')}: warning MF414: environment variable APPLY_TEST_TOKEN is not set: apply will refuse this plan`,
+    );
+    expect(plan.stderr).toContain(
+      `${at('${file:secrets/acme-password.txt}')}: warning MF414: secret file ${missingFile} does not exist: apply will refuse this plan`,
+    );
     expect(plan.stderr).toContain('3 warnings');
 
     // The saved plan: refused before a single request, every missing secret named.
@@ -90,7 +96,10 @@ describe('secrets that have no value', () => {
     expect(applied.stdout).toContain(`Apply complete for environment "lab": ${Object.keys(EXPECTED_ACTIONS).length} applied, 0 failed, 0 skipped.`);
     expect(snapshotsTaken(dir)).toHaveLength(1);
 
-    for (const secret of ALL_SECRETS) expect([plan.stdout, plan.stderr, saved.stdout, saved.stderr, fresh.stdout, fresh.stderr, applied.stdout, applied.stderr].join('\n')).not.toContain(secret);
+    for (const secret of ALL_SECRETS)
+      expect([plan.stdout, plan.stderr, saved.stdout, saved.stderr, fresh.stdout, fresh.stderr, applied.stdout, applied.stderr].join('\n')).not.toContain(
+        secret,
+      );
   });
 
   it('checks only what the plan sends: a target without secrets has nothing to warn about', async () => {

@@ -5,7 +5,18 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { automationClientFor, startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { editHostByHand, readFolder, readFolders, readTransferGroup } from '../helpers/emulator-test-api.js';
-import { ALL_SECRETS, APPLY_ENV, APPLY_MANIFESTS, EXPECTED_ACTIONS, SECRETS, applyWorkdir, readLedger, renameManifests, tasksNamed, writesOf } from '../apply/helpers.js';
+import {
+  ALL_SECRETS,
+  APPLY_ENV,
+  APPLY_MANIFESTS,
+  EXPECTED_ACTIONS,
+  SECRETS,
+  applyWorkdir,
+  readLedger,
+  renameManifests,
+  tasksNamed,
+  writesOf,
+} from '../apply/helpers.js';
 import type { LedgerLine } from '../apply/helpers.js';
 
 const ALLOW = ['--allow-delete', '--allow-replace'];
@@ -66,7 +77,14 @@ describe('mftops apply against the emulator', () => {
     const created = JSON.stringify(tasksNamed(emulator, 'Apply test upload'));
     expect(created).toContain(SECRETS.token);
     expect(created).toContain(SECRETS.filePassword);
-    const everything = [r.stdout, r.stderr, after.stdout, after.stderr, readFileSync(join(snap, 'ledger.jsonl'), 'utf8'), readFileSync(join(snap, 'snapshot.json'), 'utf8')].join('\n');
+    const everything = [
+      r.stdout,
+      r.stderr,
+      after.stdout,
+      after.stderr,
+      readFileSync(join(snap, 'ledger.jsonl'), 'utf8'),
+      readFileSync(join(snap, 'snapshot.json'), 'utf8'),
+    ].join('\n');
     for (const secret of ALL_SECRETS) expect(everything).not.toContain(secret);
   });
 
@@ -75,8 +93,19 @@ describe('mftops apply against the emulator', () => {
     expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
     const r = await runCli(['apply', 'plan.json', ...ALLOW, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
     expect(r.code).toBe(0);
-    const report = JSON.parse(r.stdout) as { outcome: string; exitCode: number; counts: { ok: number }; verification: { mode: string; unconverged: unknown[] }; results: { address: string; status: string }[] };
-    expect(report).toMatchObject({ outcome: 'applied', exitCode: 0, counts: { ok: Object.keys(EXPECTED_ACTIONS).length }, verification: { mode: 'replan', unconverged: [] } });
+    const report = JSON.parse(r.stdout) as {
+      outcome: string;
+      exitCode: number;
+      counts: { ok: number };
+      verification: { mode: string; unconverged: unknown[] };
+      results: { address: string; status: string }[];
+    };
+    expect(report).toMatchObject({
+      outcome: 'applied',
+      exitCode: 0,
+      counts: { ok: Object.keys(EXPECTED_ACTIONS).length },
+      verification: { mode: 'replan', unconverged: [] },
+    });
     expect(report.results.map((x) => x.address).sort()).toEqual(Object.keys(EXPECTED_ACTIONS).sort());
     expect((await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: APPLY_ENV })).code).toBe(0);
 
@@ -93,7 +122,9 @@ describe('mftops apply against the emulator', () => {
     appendFileSync(join(dir, 'manifests/acls.yaml'), '# edited after the review\n');
     const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Note: the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan');
+    expect(r.stdout).toContain(
+      'Note: the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan',
+    );
     expect(r.stdout).toContain(`Verified: ${Object.keys(EXPECTED_ACTIONS).length} applied changes read back and compared with what was sent, all in sync.`);
   });
 
@@ -123,7 +154,11 @@ describe('mftops apply against the emulator', () => {
   });
 
   it('applies in a transfer-only environment after a snapshot of the ACLs of the folders the plan touches', async () => {
-    const dir = applyWorkdir(emulator, { automationUrl: '', prune: ['FolderPermissions'], manifests: { 'manifests/folders.yaml': APPLY_MANIFESTS['manifests/folders.yaml']! } });
+    const dir = applyWorkdir(emulator, {
+      automationUrl: '',
+      prune: ['FolderPermissions'],
+      manifests: { 'manifests/folders.yaml': APPLY_MANIFESTS['manifests/folders.yaml']! },
+    });
     const inbound = readFolder(emulator, '/Distribution/Acme/Inbound')!;
     const r = await runCli(['apply', '--auto-approve', '--allow-delete'], { cwd: dir, env: APPLY_ENV });
     expect(r.stderr).not.toMatch(/failed|error/i);
@@ -136,7 +171,9 @@ describe('mftops apply against the emulator', () => {
     expect(manifest).toMatchObject({ note: 'before apply', transfer: { folderCount: 5 } });
     expect(manifest.automation).toBeUndefined();
     // The entries as they were before the apply removed alice's.
-    const saved = JSON.parse(readFileSync(join(snap, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string; id: string | null; entries: Array<{ name?: string }> }> };
+    const saved = JSON.parse(readFileSync(join(snap, 'transfer-folders.json'), 'utf8')) as {
+      folders: Array<{ path: string; id: string | null; entries: Array<{ name?: string }> }>;
+    };
     const savedInbound = saved.folders.find((f) => f.path === '/Distribution/Acme/Inbound')!;
     expect(savedInbound.id).toBe(String(inbound.id));
     expect(savedInbound.entries.map((e) => e.name).sort()).toEqual(['Acme Partners', 'alice', 'automation-svc']);
@@ -168,7 +205,9 @@ describe('mftops apply against the emulator', () => {
       emulator.resetRequestLog();
       const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
       expect(r.code).toBe(1);
-      expect(r.stdout).toContain(`the plan was made against the automation server ${emulator.automationUrl}, but environment "lab" uses http://127.0.0.1:9/automation`);
+      expect(r.stdout).toContain(
+        `the plan was made against the automation server ${emulator.automationUrl}, but environment "lab" uses http://127.0.0.1:9/automation`,
+      );
       expect(emulator.requestLog()).toEqual([]);
     });
 
@@ -213,7 +252,9 @@ describe('mftops apply against the emulator', () => {
     expect(r.code).toBe(1);
     const total = Object.keys(EXPECTED_ACTIONS).length;
     expect(r.stdout).toContain(`${total - 1} applied, 1 failed, 0 skipped.`);
-    expect(r.stdout).toMatch(/x Task\/Apply test upload \(create\): automation: POST \/automation\/api\/v1\/tasks: 422 .*must be (SSHFTP|FTP), the type of host/);
+    expect(r.stdout).toMatch(
+      /x Task\/Apply test upload \(create\): automation: POST \/automation\/api\/v1\/tasks: 422 .*must be (SSHFTP|FTP), the type of host/,
+    );
     const ledger = readLedger(join(snapshotDir(dir), 'ledger.jsonl'));
     const lines = changeLines(ledger, 'Task/Apply test upload');
     expect(lines.map((l) => (l.event === 'change' ? l.status : ''))).toEqual(['pending', 'failed']);
@@ -227,7 +268,7 @@ describe('mftops apply against the emulator', () => {
 describe('mftops apply: a folder renamed through previousNames', () => {
   const folderAt = (path: string) => readFolders(emulator, (f) => f.path.toLowerCase() === path.toLowerCase());
 
-  it('plans one update with the rename, renames the folder in place with the manifest\'s entries, then plans nothing', async () => {
+  it("plans one update with the rename, renames the folder in place with the manifest's entries, then plans nothing", async () => {
     const dir = applyWorkdir(emulator, { manifests: renameManifests(), prune: [] });
     const [inbound] = folderAt('/Distribution/Acme/Inbound');
     const plan = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: APPLY_ENV });
@@ -244,12 +285,18 @@ describe('mftops apply: a folder renamed through previousNames', () => {
     expect(r.stdout).toContain('Apply complete for environment "lab": 1 applied, 0 failed, 0 skipped.');
     // One folder, the same one, at the new path with the manifest's entries; none at the old path.
     // The entries the manifest does not name go: alice's and automation-svc's.
-    expect(writesOf(emulator)).toEqual([`PATCH /transfer/api/v1/folders/${inbound!.id}`, `DELETE /transfer/api/v1/folders/${inbound!.id}/acls`, `DELETE /transfer/api/v1/folders/${inbound!.id}/acls`]);
+    expect(writesOf(emulator)).toEqual([
+      `PATCH /transfer/api/v1/folders/${inbound!.id}`,
+      `DELETE /transfer/api/v1/folders/${inbound!.id}/acls`,
+      `DELETE /transfer/api/v1/folders/${inbound!.id}/acls`,
+    ]);
     expect(folderAt('/Distribution/Acme/Inbound')).toEqual([]);
     const incoming = folderAt('/Distribution/Acme/Incoming');
     expect(incoming.map((f) => f.id)).toEqual([inbound!.id]);
     const acme = readTransferGroup(emulator, 'Acme Partners')!;
-    expect(incoming[0]!.acl.map((e) => [e.type, e.id, e.permissions.listFiles, e.permissions.writeFiles, e.permissions.readFiles])).toEqual([['Group', String(acme.id), true, true, false]]);
+    expect(incoming[0]!.acl.map((e) => [e.type, e.id, e.permissions.listFiles, e.permissions.writeFiles, e.permissions.readFiles])).toEqual([
+      ['Group', String(acme.id), true, true, false],
+    ]);
 
     // The ledger names the old path; the snapshot holds the folder's entries from before, under it.
     const snap = snapshotDir(dir);
@@ -271,7 +318,9 @@ describe('mftops apply: a folder renamed through previousNames', () => {
     emulator.resetRequestLog();
     const r = await runCli(['apply', '--auto-approve'], { cwd: dir, env: APPLY_ENV });
     expect(r.stdout).toContain('! FolderPermissions/Distribution/Acme/Incoming is blocked');
-    expect(r.stdout).toContain('/Distribution/Globex/Inbound → /Distribution/Acme/Incoming moves the folder to another parent folder; the API can only rename it in place');
+    expect(r.stdout).toContain(
+      '/Distribution/Globex/Inbound → /Distribution/Acme/Incoming moves the folder to another parent folder; the API can only rename it in place',
+    );
     expect(r.code).toBe(0);
     expect(writesOf(emulator)).toEqual([]);
     expect(folderAt('/Distribution/Acme/Incoming')).toEqual([]);

@@ -13,7 +13,9 @@ import { testdir } from '../helpers/testdir.js';
 
 /** Every command of a commander program with the words that lead to it, and its options' long flags (not the hidden `__environments` the scripts run). */
 function commandsOf(cmd: Command, path: string[] = []): { path: string[]; options: string[] }[] {
-  return cmd.commands.filter((c) => !c.name().startsWith('__')).flatMap((c) => [{ path: [...path, c.name()], options: c.options.flatMap((o) => (o.long ? [o.long] : [])) }, ...commandsOf(c, [...path, c.name()])]);
+  return cmd.commands
+    .filter((c) => !c.name().startsWith('__'))
+    .flatMap((c) => [{ path: [...path, c.name()], options: c.options.flatMap((o) => (o.long ? [o.long] : [])) }, ...commandsOf(c, [...path, c.name()])]);
 }
 
 /** What bash completes for a command line whose last word is at the cursor. */
@@ -21,7 +23,11 @@ function bashComplete(script: string, words: readonly string[], cwd: string): st
   const file = join(cwd, 'completion.bash');
   writeFileSync(file, script);
   const array = words.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
-  const out = execFileSync('bash', ['--norc', '--noprofile', '-c', `source ${file}; COMP_WORDS=(${array}); COMP_CWORD=${words.length - 1}; _mftops; printf '%s\\n' "\${COMPREPLY[@]}"`], { cwd, encoding: 'utf8' });
+  const out = execFileSync(
+    'bash',
+    ['--norc', '--noprofile', '-c', `source ${file}; COMP_WORDS=(${array}); COMP_CWORD=${words.length - 1}; _mftops; printf '%s\\n' "\${COMPREPLY[@]}"`],
+    { cwd, encoding: 'utf8' },
+  );
   return out.split('\n').filter((l) => l !== '');
 }
 
@@ -36,7 +42,8 @@ describe('mftops completion', () => {
     expect(commands.map((c) => c.path.join(' '))).toEqual(expect.arrayContaining(['fmt', 'init', 'explain', 'completion', 'snapshot restore']));
     for (const c of commands) {
       expect(r.stdout, c.path.join(' ')).toContain(`'${c.path.join(' ')}'`);
-      for (const o of c.options) expect(r.stdout, `${c.path.join(' ')} ${o}`).toMatch(new RegExp(`['\\s]${shell === 'fish' ? `-l '${o.slice(2)}'` : o}[\\s':]`));
+      for (const o of c.options)
+        expect(r.stdout, `${c.path.join(' ')} ${o}`).toMatch(new RegExp(`['\\s]${shell === 'fish' ? `-l '${o.slice(2)}'` : o}[\\s':]`));
     }
     for (const o of program.options) expect(r.stdout).toContain(shell === 'fish' ? `-l '${o.long!.slice(2)}'` : o.long!);
   });
@@ -45,7 +52,12 @@ describe('mftops completion', () => {
     const dir = testdir({ 'manifests/tasks.yaml': '' });
     const script = (await runCli(['completion', 'bash'])).stdout;
     const complete = (...words: string[]) => bashComplete(script, ['mftops', ...words], dir);
-    expect(complete('')).toEqual(commandsOf(program).filter((c) => c.path.length === 1).map((c) => c.path[0]).concat('help'));
+    expect(complete('')).toEqual(
+      commandsOf(program)
+        .filter((c) => c.path.length === 1)
+        .map((c) => c.path[0])
+        .concat('help'),
+    );
     expect(complete('sn')).toEqual(['snapshot']);
     expect(complete('snapshot', '')).toEqual(['save', 'list', 'verify', 'diff', 'restore', 'help']);
     expect(complete('plan', '--ta')).toEqual(['--target']);
@@ -63,8 +75,15 @@ describe('mftops completion', () => {
     expect(complete('status', '')).toEqual([]);
   });
 
-  it('bash completes --env and diff-env\'s arguments with the environments of the configuration, not file names', async () => {
-    const config = (envs: string[]) => ['apiVersion: mftops/v1', 'kind: Config', 'environments:', ...envs.flatMap((e) => [`  ${e}:`, '    transfer: { url: "http://127.0.0.1:1", username: admin, password: "${env:PW}" }']), ''].join('\n');
+  it("bash completes --env and diff-env's arguments with the environments of the configuration, not file names", async () => {
+    const config = (envs: string[]) =>
+      [
+        'apiVersion: mftops/v1',
+        'kind: Config',
+        'environments:',
+        ...envs.flatMap((e) => [`  ${e}:`, '    transfer: { url: "http://127.0.0.1:1", username: admin, password: "${env:PW}" }']),
+        '',
+      ].join('\n');
     const dir = testdir({ 'mftops.yaml': config(['staging', 'production']), 'other/mftops.yaml': config(['lab']), 'stale.txt': '' });
     // The script runs the program as the command line names it: a wrapper stands for the installed bin.
     const bin = join(dir, 'mftops-bin');
@@ -90,7 +109,9 @@ describe('mftops completion', () => {
   it('completes a command added to the program, with no change to the completion code', () => {
     const dir = testdir({});
     const p = buildProgram(captureIo());
-    p.command('frobnicate').description('a command of tomorrow').addOption(new Option('--level <level>', 'how much').choices(['low', 'high']));
+    p.command('frobnicate')
+      .description('a command of tomorrow')
+      .addOption(new Option('--level <level>', 'how much').choices(['low', 'high']));
     const script = renderCompletion('bash', describeCommand(p, ''));
     expect(bashComplete(script, ['mftops', 'frob'], dir)).toEqual(['frobnicate']);
     expect(bashComplete(script, ['mftops', 'frobnicate', '--level', ''], dir)).toEqual(['low', 'high']);

@@ -39,7 +39,8 @@ async function applyWithABug(format: 'text' | 'json'): Promise<CliResult & { dir
       'snapshots: { dir: .mftops/snapshots, keep: 10 }',
       '',
     ].join('\n'),
-    'manifests/task.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Payroll to bank }\nspec:\n  Group: [Finance]\n  Info: { Description: changed by the crash-guard test }\n',
+    'manifests/task.yaml':
+      'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Payroll to bank }\nspec:\n  Group: [Finance]\n  Info: { Description: changed by the crash-guard test }\n',
   });
   const child = spawn(process.execPath, ['--import', INJECT, BIN, 'apply', '--auto-approve', '--format', format], {
     cwd: dir,
@@ -79,7 +80,11 @@ describe('the CLI crash guard', () => {
     const r = await applyWithABug('json');
     expect(r.code).toBe(1);
     expect(hasStackTrace(r.stderr)).toBe(false);
-    expect(JSON.parse(r.stdout)).toEqual({ formatVersion: 1, kind: 'mftops.error', errors: [{ severity: 'error', message: 'internal error: injected: a promise nobody awaited' }] });
+    expect(JSON.parse(r.stdout)).toEqual({
+      formatVersion: 1,
+      kind: 'mftops.error',
+      errors: [{ severity: 'error', message: 'internal error: injected: a promise nobody awaited' }],
+    });
     expect(existsSync(join(r.dir, '.mftops/snapshots/lab/apply.lock'))).toBe(false);
     expect(writesOf(emulator)).toEqual([]);
   });

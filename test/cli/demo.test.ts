@@ -7,7 +7,11 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 /** `npm run demo` (after the build): its exit code, stdout and stderr. */
 function runDemo(args: readonly string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, ['dist/cli/demo.js', ...args], { cwd: root, env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['dist/cli/demo.js', ...args], {
+      cwd: root,
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
@@ -37,8 +41,21 @@ describe('npm run demo', () => {
     expect(lines.length).toBeLessThanOrEqual(180);
     expect(lines.filter((l) => WARNING.test(l))).toEqual([]);
     // Six narrated steps, in order, each running the CLI as a user types it (one environment: no --env).
-    expect(lines.filter((l) => /^==> \d\/6 /.test(l)).map((l) => l.split(':')[0])).toEqual(['==> 1/6 status', '==> 2/6 plan', '==> 3/6 apply', "==> 4/6 a change behind git's back", '==> 5/6 drift', '==> 6/6 restore']);
-    expect(lines.filter((l) => l.startsWith('$ mftops ')).map((l) => l.replace(/restore \S+/, 'restore ID'))).toEqual(['$ mftops status', '$ mftops plan --out demo.plan', '$ mftops apply demo.plan', '$ mftops drift', '$ mftops snapshot restore ID --auto-approve']);
+    expect(lines.filter((l) => /^==> \d\/6 /.test(l)).map((l) => l.split(':')[0])).toEqual([
+      '==> 1/6 status',
+      '==> 2/6 plan',
+      '==> 3/6 apply',
+      "==> 4/6 a change behind git's back",
+      '==> 5/6 drift',
+      '==> 6/6 restore',
+    ]);
+    expect(lines.filter((l) => l.startsWith('$ mftops ')).map((l) => l.replace(/restore \S+/, 'restore ID'))).toEqual([
+      '$ mftops status',
+      '$ mftops plan --out demo.plan',
+      '$ mftops apply demo.plan',
+      '$ mftops drift',
+      '$ mftops snapshot restore ID --auto-approve',
+    ]);
 
     expect(step(r.stdout, 1)).toContain('All 2 services reachable.');
     // The plan: what to look at first (policies, who gains or loses access), the rest counted, and its counts.
@@ -70,7 +87,9 @@ describe('npm run demo', () => {
     expect(restore).toContain(`Verified: read back, the restored parts match production/${snapshot!}.`);
 
     expect(lines.at(-2)).toMatch(/^Demo finished: \d+ requests to the emulator, [1-9]\d* of them writes/);
-    expect(lines.at(-1)).toBe('Next, in your own repository: `npx mftops init` (mftops.yaml, manifests/, the workflows), then `npx mftops import` to write manifests of what your servers hold.');
+    expect(lines.at(-1)).toBe(
+      'Next, in your own repository: `npx mftops init` (mftops.yaml, manifests/, the workflows), then `npx mftops import` to write manifests of what your servers hold.',
+    );
     expect(r.stdout).not.toContain('SEEDSECRET');
     expect(r.stdout).not.toContain('Pa55!seed');
     expect(r.stdout).not.toMatch(/demo-acme-sftp-secret|demo-audit-share-secret/);

@@ -24,7 +24,8 @@ environments:
       password: ${LITERAL}
       colour: red
 `;
-const PASSWORD_PROBLEM = 'environments.prod.transfer.password: must be a ${env:NAME} or ${file:PATH} reference; passwords are never written in the configuration file';
+const PASSWORD_PROBLEM =
+  'environments.prod.transfer.password: must be a ${env:NAME} or ${file:PATH} reference; passwords are never written in the configuration file';
 const KEY_PROBLEM = 'environments.prod.transfer: unknown key `colour`';
 
 describe('configuration problems', () => {
@@ -67,10 +68,18 @@ describe('configuration problems', () => {
     const dir = testdir({});
     const text = await runCli(['status'], { cwd: dir });
     expect(text.code).toBe(1);
-    expect(text.stderr).toBe('mftops.yaml: error MF501: configuration file not found\n  hint: pass --config FILE, or run from the folder that holds mftops.yaml\n1 error in 1 file\n');
+    expect(text.stderr).toBe(
+      'mftops.yaml: error MF501: configuration file not found\n  hint: pass --config FILE, or run from the folder that holds mftops.yaml\n1 error in 1 file\n',
+    );
     const json = await runCli(['status', '--format', 'json'], { cwd: dir });
     expect(JSON.parse(json.stdout).errors).toEqual([
-      { severity: 'error', code: 'MF501', message: 'configuration file not found', file: 'mftops.yaml', hint: 'pass --config FILE, or run from the folder that holds mftops.yaml' },
+      {
+        severity: 'error',
+        code: 'MF501',
+        message: 'configuration file not found',
+        file: 'mftops.yaml',
+        hint: 'pass --config FILE, or run from the folder that holds mftops.yaml',
+      },
     ]);
     const github = await runCli(['plan', '--format', 'github'], { cwd: dir });
     expect(github.stdout).toMatch(/^::error file=mftops\.yaml,title=MF501::configuration file not found%0Ahint: pass --config FILE/m);
@@ -164,6 +173,8 @@ describe('a --target that names nothing', () => {
     const r = await runCli(['plan', '--target', 'Tsk/Month-end report'], { cwd: dir, env: ENV });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^Tsk\/Month-end report: error MF409: --target names nothing in this plan — did you mean `Task\/Month-end report`\?\n  hint: an address is Kind\/name/);
+    expect(r.stderr).toMatch(
+      /^Tsk\/Month-end report: error MF409: --target names nothing in this plan — did you mean `Task\/Month-end report`\?\n  hint: an address is Kind\/name/,
+    );
   });
 });

@@ -73,19 +73,27 @@ describe('mftops diff-env A B', () => {
       ['    Schedules.Schedule[0].Days.DayOfWeek', '      prod:    ["Monday", "Wednesday", "Friday"]', '      staging: ["Friday"]'].join('\n'),
     );
     // Only in one environment.
-    expect(block(r.stdout, '> FolderPermissions/Distribution/Acme/Test: only in staging')).toContain('    server of staging: not in sync (the plan would create: entries[group Acme Partners], entries[user acme-svc])');
+    expect(block(r.stdout, '> FolderPermissions/Distribution/Acme/Test: only in staging')).toContain(
+      '    server of staging: not in sync (the plan would create: entries[group Acme Partners], entries[user acme-svc])',
+    );
     // Each server against its own environment's manifests: Acme inbound's host matches on both
     // servers (staging's seed has its own host name); only the rename of Acme's originals the
     // manifests ask for (policy partner-originals-kept) is not there yet, on both. The Globex
     // days differ only on staging's server.
     const acmeInbound = block(r.stdout, '~ Task/Acme inbound: differs in 1 field');
-    expect(acmeInbound).toContain(['prod', 'staging'].map((env) => `    server of ${env}: not in sync (the plan would update: steps[0].Source.DeleteOrig, steps[0].Source.RenameTo)`).join('\n'));
+    expect(acmeInbound).toContain(
+      ['prod', 'staging']
+        .map((env) => `    server of ${env}: not in sync (the plan would update: steps[0].Source.DeleteOrig, steps[0].Source.RenameTo)`)
+        .join('\n'),
+    );
     const globex = block(r.stdout, '~ Task/Globex outbound: differs in 3 fields');
     expect(globex).toMatch(/server of staging: not in sync \(the plan would update: [^)]*Schedules\.Schedule\[0\]\.Days\.DayOfWeek/);
     expect(globex).not.toMatch(/server of prod: [^\n]*DayOfWeek/);
     // Declared alike but not in sync on a server.
     expect(block(r.stdout, '! Task/Legacy EDI router: declared alike')).toContain('    server of prod: not in sync (the plan would be blocked: Info.Notes)');
-    expect(r.stdout).toMatch(/^Environments: 0 only in prod, 1 only in staging, 3 declared differently, \d+ declared alike but not in sync on a server, \d+ the same\.$/m);
+    expect(r.stdout).toMatch(
+      /^Environments: 0 only in prod, 1 only in staging, 3 declared differently, \d+ declared alike but not in sync on a server, \d+ the same\.$/m,
+    );
     // Both servers were read, neither written to.
     for (const server of [prod, staging]) {
       expect(server.requestLog().filter((q) => q.method === 'GET').length).toBeGreaterThan(0);
@@ -107,7 +115,10 @@ describe('mftops diff-env A B', () => {
 
   it('exits 0 when the two environments declare the same objects alike, and 1 for an environment the configuration lacks', async () => {
     const dir = workdir();
-    writeFileSync(join(dir, 'mftops.yaml'), emulatorEnvironmentsYaml(['a', 'b'].map((environment) => ({ environment, automationUrl: prod.automationUrl, manifests: ['manifests/access'] }))));
+    writeFileSync(
+      join(dir, 'mftops.yaml'),
+      emulatorEnvironmentsYaml(['a', 'b'].map((environment) => ({ environment, automationUrl: prod.automationUrl, manifests: ['manifests/access'] }))),
+    );
     const same = await runCli(['diff-env', 'a', 'b', '--offline'], { cwd: dir, env: {} });
     expect([same.code, same.stdout]).toEqual([0, expect.stringContaining('No differences: both environments declare the same objects alike.')]);
     const unknown = await runCli(['diff-env', 'a', 'production', '--offline'], { cwd: dir, env: {} });

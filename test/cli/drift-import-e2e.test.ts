@@ -24,7 +24,10 @@ for (const profile of ['current', 'legacy'] as const) {
         Name: 'Filled in by the server',
         Group: ['Partners'],
         Schedules: { Schedule: [{ Multi: 0, RunEvenIfNotif: 0, Frequency: { Interval: [{ StartTime: '05:00', EndTime: '05:00' }] } }] },
-        steps: [{ Source: { HostID: '201004', Path: '/out', NewFilesOnly: 0, Unzip: 0, SearchSubdirs: 0, UseDefRetryCount: 0 } }, { Destination: { HostID: '201007', Path: '/in' } }],
+        steps: [
+          { Source: { HostID: '201004', Path: '/out', NewFilesOnly: 0, Unzip: 0, SearchSubdirs: 0, UseDefRetryCount: 0 } },
+          { Destination: { HostID: '201007', Path: '/in' } },
+        ],
       });
       await admin.close();
       const config = emulatorConfigYaml({ ...emulator, manifests: ['imported'] }).replace(

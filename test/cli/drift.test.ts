@@ -52,7 +52,12 @@ async function editTask(user: 'admin' | 'operator', id: string, edit: (task: Rec
 
 async function drift(dir: string, format: 'text' | 'markdown' | 'json' = 'text', opts: { report?: string; now?: Date } = {}) {
   const out = io(dir);
-  const code = await runDrift(globals({ format }), { paths: [], ...(opts.report ? { report: opts.report } : {}) }, out, opts.now ? { now: () => opts.now! } : {});
+  const code = await runDrift(
+    globals({ format }),
+    { paths: [], ...(opts.report ? { report: opts.report } : {}) },
+    out,
+    opts.now ? { now: () => opts.now! } : {},
+  );
   return { code, stdout: out.out(), stderr: out.err() };
 }
 
@@ -81,7 +86,9 @@ describe('mftops drift', () => {
     const detailAt = md.stdout.indexOf('#### <code>Task/Payroll to bank</code> differs from its manifest');
     expect(summaryAt).toBeGreaterThan(0);
     expect(detailAt).toBeGreaterThan(summaryAt);
-    expect(md.stdout).toContain('| <code>Info.Description</code> | <code>&#34;Nightly payroll file to the bank&#34;</code> | <code>&#34;Changed behind mftops&#39; back&#34;</code> |');
+    expect(md.stdout).toContain(
+      '| <code>Info.Description</code> | <code>&#34;Nightly payroll file to the bank&#34;</code> | <code>&#34;Changed behind mftops&#39; back&#34;</code> |',
+    );
     expect(md.stdout).toMatch(/Last change: operator, /);
   });
 
@@ -111,14 +118,21 @@ describe('mftops drift', () => {
 
     const text = await drift(dir);
     expect(text.code).toBe(2);
-    expect(text.stdout).toMatch(/~ ResourceGroupAcl\/partners-partner-managers differs from its manifest\n {4}last change: secops, \d{4}-\d\d-\d\dT[\d:.]+Z \(Edit\)\n/);
+    expect(text.stdout).toMatch(
+      /~ ResourceGroupAcl\/partners-partner-managers differs from its manifest\n {4}last change: secops, \d{4}-\d\d-\d\dT[\d:.]+Z \(Edit\)\n/,
+    );
     expect(text.stdout).not.toContain('who changed');
     expect(writesAndPosts(emulator)).toEqual(['POST /automation/api/v1/reports/audit']);
 
     const md = await drift(dir, 'markdown');
     expect(md.stdout).toMatch(/#### <code>ResourceGroupAcl\/partners-partner-managers<\/code> differs from its manifest\n\nLast change: secops, /);
     const json = JSON.parse((await drift(dir, 'json')).stdout);
-    expect(json.drifted).toEqual([expect.objectContaining({ address: 'ResourceGroupAcl/partners-partner-managers', lastChange: expect.objectContaining({ user: 'secops', action: 'Edit' }) })]);
+    expect(json.drifted).toEqual([
+      expect.objectContaining({
+        address: 'ResourceGroupAcl/partners-partner-managers',
+        lastChange: expect.objectContaining({ user: 'secops', action: 'Edit' }),
+      }),
+    ]);
     expect(json.audit).toMatchObject({ state: 'read', queries: [{ for: 'ResourceGroupAcl', predicate: 'TargetType=="ACL";TargetID=="501002"' }] });
   });
 
@@ -128,7 +142,9 @@ describe('mftops drift', () => {
     const alice = readTransferUser(emulator, 'alice')!;
     for (const path of ['/Distribution/Acme/Inbound', '/Distribution/Acme/Outbound']) {
       const folder = readFolder(emulator, path)!;
-      expect((await transfer.call('PUT', `/folders/${folder.id}/acls`, { type: 'User', id: String(alice.id), permissions: { listFiles: true } })).status).toBe(200);
+      expect((await transfer.call('PUT', `/folders/${folder.id}/acls`, { type: 'User', id: String(alice.id), permissions: { listFiles: true } })).status).toBe(
+        200,
+      );
     }
     const r = await drift(dir);
     expect(r.code).toBe(2);
@@ -215,7 +231,9 @@ describe('mftops drift', () => {
 
   it('warns at its line in mftops.yaml about an ignore entry whose address matches nothing, and still reports', async () => {
     const dir = await inSyncWorkdir();
-    setConfig(dir, { ignore: [{ address: 'Task/Nightly cleanup', path: 'Schedules.*' }, { address: 'Task/Nightly cleanp' }, { address: 'FolderPermissions/Archive/*' }] });
+    setConfig(dir, {
+      ignore: [{ address: 'Task/Nightly cleanup', path: 'Schedules.*' }, { address: 'Task/Nightly cleanp' }, { address: 'FolderPermissions/Archive/*' }],
+    });
     const r = await drift(dir);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('In sync: the servers match the manifests.');
@@ -223,8 +241,16 @@ describe('mftops drift', () => {
     const lineOf = (text: string) => config.findIndex((l) => l.includes(text)) + 1;
     const warnings = r.stderr.split('\n').filter((l) => l.includes('warning MF413'));
     expect(warnings).toEqual([
-      expect.stringMatching(new RegExp(`^mftops\\.yaml:${lineOf('Task/Nightly cleanp')}:\\d+: warning MF413: drift\\.ignore address \`Task/Nightly cleanp\` matches no object of this environment — did you mean \`Task/Nightly cleanup\`\\?$`)),
-      expect.stringMatching(new RegExp(`^mftops\\.yaml:${lineOf('FolderPermissions/Archive/*')}:\\d+: warning MF413: drift\\.ignore address \`FolderPermissions/Archive/\\*\` matches no object of this environment$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^mftops\\.yaml:${lineOf('Task/Nightly cleanp')}:\\d+: warning MF413: drift\\.ignore address \`Task/Nightly cleanp\` matches no object of this environment — did you mean \`Task/Nightly cleanup\`\\?$`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^mftops\\.yaml:${lineOf('FolderPermissions/Archive/*')}:\\d+: warning MF413: drift\\.ignore address \`FolderPermissions/Archive/\\*\` matches no object of this environment$`,
+        ),
+      ),
     ]);
     expect(r.stderr).toContain('hint: it acknowledges nothing: correct the address');
   });
@@ -250,7 +276,11 @@ describe('mftops drift', () => {
     expect(r.stderr).toContain('Wrote the drift report to drift.json');
     const report = JSON.parse(readFileSync(join(dir, 'drift.json'), 'utf8'));
     expect(report.status).toBe('drift');
-    expect(report.drifted[0]).toMatchObject({ address: 'Task/Payroll to bank', fields: [{ path: 'Active', expected: 1, actual: 0 }], lastChange: { user: 'operator', action: 'Edit' } });
+    expect(report.drifted[0]).toMatchObject({
+      address: 'Task/Payroll to bank',
+      fields: [{ path: 'Active', expected: 1, actual: 0 }],
+      lastChange: { user: 'operator', action: 'Edit' },
+    });
     expect(JSON.stringify(report)).not.toMatch(/SEEDSECRET|Pa55/);
   });
 
@@ -258,7 +288,9 @@ describe('mftops drift', () => {
     const dir = await inSyncWorkdir();
     mkdirSync(join(dir, 'reports'));
     const before = readdirSync(dir).sort();
-    await expect(drift(dir, 'text', { report: 'reports' })).rejects.toThrow(/^cannot write the drift report to .*reports: it is a folder \(EISDIR\): give the path of a file$/);
+    await expect(drift(dir, 'text', { report: 'reports' })).rejects.toThrow(
+      /^cannot write the drift report to .*reports: it is a folder \(EISDIR\): give the path of a file$/,
+    );
     expect(readdirSync(dir).sort()).toEqual(before);
   });
 

@@ -24,7 +24,10 @@ afterEach(async () => {
 /** Start `mftops emulator` with these arguments; resolves with its start line once it listens. */
 function startCli(args: readonly string[]): Promise<{ url: string; stdout: string }> {
   return new Promise((resolveStart, reject) => {
-    const proc = spawn(process.execPath, [BIN, 'emulator', '--port', '0', ...args], { env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [BIN, 'emulator', '--port', '0', ...args], {
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = proc;
     let stdout = '';
     let stderr = '';
@@ -43,9 +46,15 @@ describe('mftops emulator --profile and --variant', () => {
     const { url, stdout } = await startCli(['--seed', SEED, '--variant', 'automation.days=short', '--variant', 'transfer.ids=string']);
     expect(stdout).toContain('mftops emulator (current profile) listening on');
     expect(stdout).toContain('  variants:   automation.days=short transfer.ids=string\n');
-    const token = await fetch(`${url}/automation/api/v1/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password&username=admin&password=admin-Pa55!seed' });
+    const token = await fetch(`${url}/automation/api/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=password&username=admin&password=admin-Pa55!seed',
+    });
     const { access_token } = (await token.json()) as { access_token: string };
-    const task = (await (await fetch(`${url}/automation/api/v1/tasks/401005`, { headers: { authorization: `Bearer ${access_token}` } })).json()) as { Schedules: { Schedule: { Days: { DayOfWeek: string[] } }[] } };
+    const task = (await (await fetch(`${url}/automation/api/v1/tasks/401005`, { headers: { authorization: `Bearer ${access_token}` } })).json()) as {
+      Schedules: { Schedule: { Days: { DayOfWeek: string[] } }[] };
+    };
     expect(task.Schedules.Schedule[0]!.Days.DayOfWeek).toEqual(['Mon', 'Wed', 'Fri']);
     const health = (await (await fetch(`${url}/_emulator/health`)).json()) as { profile: string; variants: Record<string, string> };
     expect(health).toMatchObject({ profile: 'current', variants: { 'automation.days': 'short', 'transfer.ids': 'string', 'automation.times': 'padded' } });
@@ -62,7 +71,9 @@ describe('mftops emulator --profile and --variant', () => {
   it('rule 105: an unknown switch or reading exits 1 with one line naming the known ones', async () => {
     const name = await runCli(['emulator', '--variant', 'automation.dayz=short']);
     expect(name.code).toBe(1);
-    expect(name.stderr).toMatch(/^mftops: error: unknown variant automation\.dayz; did you mean automation\.days\? \(known: automation\.basePath, automation\.ids, .*, transfer\.groupMembers\)\n$/);
+    expect(name.stderr).toMatch(
+      /^mftops: error: unknown variant automation\.dayz; did you mean automation\.days\? \(known: automation\.basePath, automation\.ids, .*, transfer\.groupMembers\)\n$/,
+    );
     const value = await runCli(['emulator', '--variant', 'automation.days=shrot']);
     expect(value.code).toBe(1);
     expect(value.stderr).toBe('mftops: error: variant automation.days must be long, short, not "shrot"; did you mean short?\n');
@@ -84,12 +95,20 @@ describe('mftops emulator: credentials and an mftops.yaml', () => {
     const { stdout } = await startCli(['--seed', SEED]);
     // The URL lines stay as they were (scripts read them); what is new comes after them.
     const lines = stdout.split('\n');
-    expect(lines.slice(1, 4).map((l) => l.replace(/\d+/g, 'N'))).toEqual(['  automation: http://N.N.N.N:N/automation', '  transfer:   http://N.N.N.N:N/transfer', '  requests:   http://N.N.N.N:N/_emulator/requests']);
+    expect(lines.slice(1, 4).map((l) => l.replace(/\d+/g, 'N'))).toEqual([
+      '  automation: http://N.N.N.N:N/automation',
+      '  transfer:   http://N.N.N.N:N/transfer',
+      '  requests:   http://N.N.N.N:N/_emulator/requests',
+    ]);
     const rest = await untilQuiet(stdout, /manifests: /);
     expect(rest).toContain('  automation sign-in: admin / admin-Pa55!seed\n  transfer sign-in:   admin / xfer-admin-Pa55!seed\n');
     expect(exported(rest)).toEqual({ MFT_AUTOMATION_PASSWORD: 'admin-Pa55!seed', MFT_TRANSFER_PASSWORD: 'xfer-admin-Pa55!seed' });
     // The snippet: references, never the password itself, and no account but the admins'.
-    const yaml = rest.slice(rest.indexOf('  apiVersion: mftops/v1')).split('\n').map((l) => l.slice(2)).join('\n');
+    const yaml = rest
+      .slice(rest.indexOf('  apiVersion: mftops/v1'))
+      .split('\n')
+      .map((l) => l.slice(2))
+      .join('\n');
     expect(yaml).toContain('password: "${env:MFT_AUTOMATION_PASSWORD}"');
     expect(yaml).not.toContain('Pa55!seed');
     expect(rest).not.toContain('SEEDSECRET');

@@ -50,7 +50,10 @@ const TASK = [
 describe('environments end to end', () => {
   it('a typed variable: the plan sends a number, apply makes it so, and the next plan is empty; the plan file records the variables', async () => {
     const dir = testdir({
-      'mftops.yaml': config({ staging: '{ retries: 4, partner: Acme, groups: [Operations] }', production: '{ retries: 7, partner: Acme, groups: [Operations] }' }),
+      'mftops.yaml': config({
+        staging: '{ retries: 4, partner: Acme, groups: [Operations] }',
+        production: '{ retries: 7, partner: Acme, groups: [Operations] }',
+      }),
       'manifests/task.yaml': TASK,
     });
     const json = await runCli(['plan', '--env', 'staging', '--format', 'json', '--out', 'plan.json'], { cwd: dir, env: ENV });
@@ -90,7 +93,10 @@ describe('environments end to end', () => {
       '',
     ].join('\n');
     const dir = testdir({
-      'mftops.yaml': config({ staging: '{ retries: 4, partner: Globex, groups: [Operations] }', production: '{ retries: 7, partner: Globex, groups: [Operations] }' }),
+      'mftops.yaml': config({
+        staging: '{ retries: 4, partner: Globex, groups: [Operations] }',
+        production: '{ retries: 7, partner: Globex, groups: [Operations] }',
+      }),
       'manifests/task.yaml': TASK,
       'manifests/policy.yaml': policy,
     });
@@ -143,7 +149,8 @@ describe('environments end to end', () => {
   });
 
   it('an environment-limited manifest is planned only in its environment, and MF301 only when both are for one', async () => {
-    const only = (env: string, active: number) => `apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Env limited, environments: [${env}] }\nspec:\n  Active: ${active}\n  Group: [Operations]\n`;
+    const only = (env: string, active: number) =>
+      `apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Env limited, environments: [${env}] }\nspec:\n  Active: ${active}\n  Group: [Operations]\n`;
     const dir = testdir({
       'mftops.yaml': config({ staging: '{ partner: Acme }', production: '{ partner: Acme }' }),
       'manifests/staging.yaml': only('staging', 1),
@@ -155,7 +162,9 @@ describe('environments end to end', () => {
     expect(created).toHaveLength(1);
     expect(created[0].source.file).toBe('manifests/staging.yaml');
     const production = await runCli(['plan', '--env', 'production', '--format', 'json'], { cwd: dir, env: ENV });
-    expect(JSON.parse(production.stdout).changes.find((c: { address: string }) => c.address === 'Task/Env limited').source.file).toBe('manifests/production.yaml');
+    expect(JSON.parse(production.stdout).changes.find((c: { address: string }) => c.address === 'Task/Env limited').source.file).toBe(
+      'manifests/production.yaml',
+    );
 
     const clash = testdir({
       'mftops.yaml': config({ staging: '{ partner: Acme }', production: '{ partner: Acme }' }),
@@ -190,18 +199,24 @@ describe('environments end to end', () => {
     const line = positionOf(patch, '"Owner: production-ops').line;
     const text = await runCli(['plan', '--env', 'production'], { cwd: dir, env });
     expect(text.stderr).toBe('');
-    expect(text.stdout).toContain(`~ Info.Notes: "Owner: finance-it@example.com" → "Owner: production-ops@example.com" # from manifests/patches/production.yaml:${line}`);
+    expect(text.stdout).toContain(
+      `~ Info.Notes: "Owner: finance-it@example.com" → "Owner: production-ops@example.com" # from manifests/patches/production.yaml:${line}`,
+    );
     const md = await runCli(['plan', '--env', 'production', '--format', 'markdown'], { cwd: dir, env });
     expect(md.stdout).toContain(`+ Info.Notes: "Owner: production-ops@example.com" # from manifests/patches/production.yaml:${line}`);
     const json = await runCli(['plan', '--env', 'production', '--format', 'json'], { cwd: dir, env });
     const fields = JSON.parse(json.stdout).changes.find((c: { address: string }) => c.address === 'Task/Payroll to bank').fields;
-    expect(fields.find((f: { path: string }) => f.path === 'Info.Notes').origin).toEqual({ file: 'manifests/patches/production.yaml', line, col: positionOf(patch, '"Owner: production-ops').col });
+    expect(fields.find((f: { path: string }) => f.path === 'Info.Notes').origin).toEqual({
+      file: 'manifests/patches/production.yaml',
+      line,
+      col: positionOf(patch, '"Owner: production-ops').col,
+    });
     // Staging has no patch: the task is as the base says.
     const staging = await runCli(['plan', '--env', 'staging'], { cwd: dir, env });
     expect(staging.stdout).not.toContain('Info.Notes');
   });
 
-  it('an overlay of folder entries: merged by principal, each patched entry shown with the patch\'s FILE:LINE', async () => {
+  it("an overlay of folder entries: merged by principal, each patched entry shown with the patch's FILE:LINE", async () => {
     const base = readFileSync(join(import.meta.dirname, '../../examples/manifests/folders/partner-folders.yaml'), 'utf8').split('\n---\n')[0]!;
     const patch = [
       'apiVersion: mftops/v1',
@@ -215,7 +230,11 @@ describe('environments end to end', () => {
       '        permissions: [listFiles, readFiles]',
       '',
     ].join('\n');
-    const dir = testdir({ 'mftops.yaml': config({ staging: '{ partner: Acme }', production: '{ partner: Acme }' }), 'manifests/folders.yaml': base, 'manifests/patch.yaml': patch });
+    const dir = testdir({
+      'mftops.yaml': config({ staging: '{ partner: Acme }', production: '{ partner: Acme }' }),
+      'manifests/folders.yaml': base,
+      'manifests/patch.yaml': patch,
+    });
     const at = positionOf(patch, '- user: alice');
     const text = await runCli(['plan', '--env', 'production'], { cwd: dir, env: ENV });
     expect(text.stderr).toBe('');
@@ -224,7 +243,11 @@ describe('environments end to end', () => {
     expect(text.stdout).not.toMatch(/acme-svc.*# from/);
     const json = await runCli(['plan', '--env', 'production', '--format', 'json'], { cwd: dir, env: ENV });
     const entries = JSON.parse(json.stdout).changes.find((c: { address: string }) => c.address === 'FolderPermissions/Distribution/Acme/Outbound').entries;
-    expect(entries.find((e: { principal: { name: string } }) => e.principal.name === 'alice').origin).toEqual({ file: 'manifests/patch.yaml', line: at.line, col: at.col + 2 });
+    expect(entries.find((e: { principal: { name: string } }) => e.principal.name === 'alice').origin).toEqual({
+      file: 'manifests/patch.yaml',
+      line: at.line,
+      col: at.col + 2,
+    });
     const md = await runCli(['plan', '--env', 'production', '--format', 'markdown'], { cwd: dir, env: ENV });
     expect(md.stdout).toContain(`| User alice | update (from manifests/patch.yaml:${at.line}) |`);
     // The plan file keeps the origins (its schema allows them) and show prints them.

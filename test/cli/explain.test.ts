@@ -8,7 +8,9 @@ describe('mftops explain', () => {
   it('explains a code: name, meaning, an example that triggers it, the fix', async () => {
     const r = await runCli(['explain', 'MF305']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toMatch(/^MF305 time-of-day \(manifests: mftops validate\)\n\nA schedule's `StartTime` or `EndTime` is not a time `HH:mm` from 00:00 to 23:59\.\n\nExample \(a manifest\):\n\n {4}apiVersion: mftops\/v1\n/);
+    expect(r.stdout).toMatch(
+      /^MF305 time-of-day \(manifests: mftops validate\)\n\nA schedule's `StartTime` or `EndTime` is not a time `HH:mm` from 00:00 to 23:59\.\n\nExample \(a manifest\):\n\n {4}apiVersion: mftops\/v1\n/,
+    );
     expect(r.stdout).toContain('StartTime: "25:00"');
     expect(r.stdout).toMatch(/\nFix: Write a time of day with two-digit hours, quoted: `"02:00"`\.\n$/);
   });
@@ -38,7 +40,11 @@ describe('mftops explain', () => {
 
   it('prints JSON and markdown', async () => {
     const json = JSON.parse((await runCli(['explain', 'unknown-field', '--format', 'json'])).stdout);
-    expect(json).toMatchObject({ formatVersion: 1, kind: 'mftops.explain', code: { code: 'MF201', name: 'unknown-field', stage: 'manifests', example: { in: 'manifest' } } });
+    expect(json).toMatchObject({
+      formatVersion: 1,
+      kind: 'mftops.explain',
+      code: { code: 'MF201', name: 'unknown-field', stage: 'manifests', example: { in: 'manifest' } },
+    });
     expect(json.code.example.text).toContain('FileMsk');
     const md = (await runCli(['explain', 'MF409', '--format', 'markdown'])).stdout;
     expect(md).toContain('## MF409 `unknown-target`');

@@ -25,15 +25,18 @@ import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 
 const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
 addFormats.default(ajv);
-for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-'))) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-')))
+  ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
 const validErrorDocument = ajv.getSchema(`${SCHEMA_BASE_URL}output-error.schema.json`)!;
 
 const GOOD = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
 
 /** A task update and a folder both services are read for; applied, it writes to the automation server. */
 const MANIFESTS = {
-  'manifests/task.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Payroll to bank }\nspec:\n  Group: [Finance]\n  Info: { Description: changed by the failing-reads test }\n',
-  'manifests/folder.yaml': 'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Distribution/Acme/Inbound }\nspec:\n  mode: additive\n  entries: []\n',
+  'manifests/task.yaml':
+    'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Payroll to bank }\nspec:\n  Group: [Finance]\n  Info: { Description: changed by the failing-reads test }\n',
+  'manifests/folder.yaml':
+    'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Distribution/Acme/Inbound }\nspec:\n  mode: additive\n  entries: []\n',
 };
 
 const servers: Server[] = [];
@@ -68,7 +71,15 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await emulator.close();
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((r) => {
+          s.closeAllConnections();
+          s.close(() => r());
+        }),
+    ),
+  );
 });
 
 interface Fault {
@@ -80,11 +91,22 @@ interface Fault {
 }
 
 const FAULTS: Record<string, Fault> = {
-  'a wrong password for the automation service': { env: { MFT_AUTOMATION_PASSWORD: 'not-the-password' }, message: /^mftops: error: automation: .*invalid_grant/ },
+  'a wrong password for the automation service': {
+    env: { MFT_AUTOMATION_PASSWORD: 'not-the-password' },
+    message: /^mftops: error: automation: .*invalid_grant/,
+  },
   'a wrong password for the transfer service': { env: { MFT_TRANSFER_PASSWORD: 'not-the-password' }, message: /^mftops: error: transfer: .*invalid_grant/ },
   // Both services behind it: whichever answers first is the error.
-  'a proxy answering an HTML page': { automationUrl: () => `${htmlUrl}/automation`, transferUrl: () => `${htmlUrl}/transfer`, message: /^mftops: error: (automation|transfer): .*text\/html/ },
-  'a redirect to elsewhere': { automationUrl: () => `${redirectUrl}/automation`, transferUrl: () => `${redirectUrl}/transfer`, message: /^mftops: error: (automation|transfer): .*302.*never follows redirects/ },
+  'a proxy answering an HTML page': {
+    automationUrl: () => `${htmlUrl}/automation`,
+    transferUrl: () => `${htmlUrl}/transfer`,
+    message: /^mftops: error: (automation|transfer): .*text\/html/,
+  },
+  'a redirect to elsewhere': {
+    automationUrl: () => `${redirectUrl}/automation`,
+    transferUrl: () => `${redirectUrl}/transfer`,
+    message: /^mftops: error: (automation|transfer): .*302.*never follows redirects/,
+  },
 };
 
 const COMMANDS: Record<string, readonly string[]> = {
@@ -187,7 +209,12 @@ describe("apply's verification after writing, when a read fails there", () => {
   it('reports the verification as failed with the cause (exit 1, one JSON report), no stack trace, and leaves no lock', async () => {
     const dir = testdir({
       'mftops.yaml': [
-        emulatorConfigYaml({ automationUrl: `${proxyUrl}/automation`, transferUrl: `${proxyUrl}/transfer`, manifests: ['manifests'], scope: { taskGroups: ['Finance'], folders: ['/Distribution/Acme'] } }).trimEnd(),
+        emulatorConfigYaml({
+          automationUrl: `${proxyUrl}/automation`,
+          transferUrl: `${proxyUrl}/transfer`,
+          manifests: ['manifests'],
+          scope: { taskGroups: ['Finance'], folders: ['/Distribution/Acme'] },
+        }).trimEnd(),
         '    prune: []',
         'snapshots: { dir: .mftops/snapshots, keep: 10 }',
         '',

@@ -57,8 +57,14 @@ describe('a --format a command does not print', () => {
       const markdown = await runCli([command, '--format', 'markdown'], { cwd: dir, env: APPLY_ENV });
       const commands = github.stdout.split('\n').filter((l) => l.startsWith('::'));
       expect(commands.length, command).toBeGreaterThan(0);
-      expect(commands.every((c) => /^::(notice|warning) (file=manifests\/[^,]+\.yaml,line=\d+,col=\d+,)?title=[^:]+::/.test(c)), command).toBe(true);
-      expect(commands.some((c) => c.startsWith('::warning file=manifests/')), command).toBe(true);
+      expect(
+        commands.every((c) => /^::(notice|warning) (file=manifests\/[^,]+\.yaml,line=\d+,col=\d+,)?title=[^:]+::/.test(c)),
+        command,
+      ).toBe(true);
+      expect(
+        commands.some((c) => c.startsWith('::warning file=manifests/')),
+        command,
+      ).toBe(true);
       const stamp = (text: string) => text.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TIME');
       expect(stamp(github.stdout), command).toBe(stamp(`${commands.join('\n')}\n${markdown.stdout}`));
     }

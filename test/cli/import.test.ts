@@ -94,7 +94,7 @@ describe('mftops import', () => {
       const written = files(dir).filter((f) => f !== 'mftops.yaml');
       expect(written.every((f) => /^manifests\/tasks\/[a-z0-9-]+\.yaml$/.test(f))).toBe(true);
       expect(written).toEqual(expect.arrayContaining(['manifests/tasks/escape.yaml', 'manifests/tasks/windows-evil.yaml']));
-      const con = (await runIn(workdir(), { kind: ['Task'], name: 'con' }, 'json'));
+      const con = await runIn(workdir(), { kind: ['Task'], name: 'con' }, 'json');
       expect(JSON.parse(con.stdout).files).toEqual([{ file: 'tasks/con-1.yaml', address: 'Task/CON', notes: [] }]);
       const loaded = await loadManifests([join(dir, 'manifests')], { cwd: dir });
       expect(loaded.diagnostics).toEqual([]);
@@ -130,7 +130,9 @@ describe('mftops import', () => {
   });
 
   it('refuses unknown kinds, a missing scope and a folder --name that is not a path, before any request', async () => {
-    await expect(runIn(workdir(), { kind: ['Host'] })).rejects.toThrow('--kind Host is not a kind mftops imports (one of Task, ResourceGroupAcl, FolderPermissions)');
+    await expect(runIn(workdir(), { kind: ['Host'] })).rejects.toThrow(
+      '--kind Host is not a kind mftops imports (one of Task, ResourceGroupAcl, FolderPermissions)',
+    );
     await expect(runIn(workdir({ scope: { taskGroups: [], folders: [] } }), { kind: ['Task'] })).rejects.toThrow(ConfigError);
     await expect(runIn(workdir(), { kind: ['FolderPermissions'], name: 'Distribution' })).rejects.toThrow(/folder path starting with \//);
     expect(emulator.requestLog()).toEqual([]);
@@ -142,7 +144,11 @@ describe('mftops import', () => {
     expect(r.code, r.stderr).toBe(0);
     const addresses: string[] = JSON.parse(r.stdout).files.map((f: { address: string }) => f.address);
     expect(addresses.filter((a) => a.startsWith('Task/'))).toHaveLength(8);
-    expect(addresses.filter((a) => a.startsWith('ResourceGroupAcl/'))).toEqual(['ResourceGroupAcl/finance-finance-operators', 'ResourceGroupAcl/operations-auditors', 'ResourceGroupAcl/partners-partner-managers']);
+    expect(addresses.filter((a) => a.startsWith('ResourceGroupAcl/'))).toEqual([
+      'ResourceGroupAcl/finance-finance-operators',
+      'ResourceGroupAcl/operations-auditors',
+      'ResourceGroupAcl/partners-partner-managers',
+    ]);
     expect(addresses.filter((a) => a.startsWith('FolderPermissions/'))).toContain('FolderPermissions/Distribution/Acme/Inbound');
     expect(addresses).toHaveLength(8 + 3 + 6);
     expect(r.stderr).not.toContain('not imported');
@@ -188,7 +194,11 @@ describe('mftops import', () => {
     const r = await runIn(dir, {}, 'json');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('mftops: note: environment "lab" has no scope.folders: FolderPermissions not imported\n');
-    expect(JSON.parse(r.stdout).files.map((f: { address: string }) => f.address)).toEqual(['Task/Bank statements in', 'Task/Payroll to bank', 'ResourceGroupAcl/finance-finance-operators']);
+    expect(JSON.parse(r.stdout).files.map((f: { address: string }) => f.address)).toEqual([
+      'Task/Bank statements in',
+      'Task/Payroll to bank',
+      'ResourceGroupAcl/finance-finance-operators',
+    ]);
     await expect(runIn(workdir({ scope: { taskGroups: ['Finance'], folders: [] } }), { kind: ['FolderPermissions'] })).rejects.toThrow('has no scope.folders');
   });
 });
@@ -200,7 +210,11 @@ describe('mftops import onboarding an existing estate (issue 24)', () => {
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stdout).toMatch(/^Imported 17 objects from .* into mft\/common:\n/);
     expect(imported.stderr).not.toContain('warning');
-    expect(files(dir).filter((f) => f !== 'mftops.yaml').every((f) => f.startsWith('mft/common/'))).toBe(true);
+    expect(
+      files(dir)
+        .filter((f) => f !== 'mftops.yaml')
+        .every((f) => f.startsWith('mft/common/')),
+    ).toBe(true);
     expect(readdirSync(join(dir, 'mft', 'common')).sort()).toEqual(['access', 'folders', 'tasks']);
     const env = { ...PASSWORDS, PAYROLL_TO_BANK_APIKEY: 'stand-in' };
     const plan = await runCli(['plan', 'mft/common', '--detailed-exitcode'], { cwd: dir, env });
@@ -227,14 +241,17 @@ describe('mftops import onboarding an existing estate (issue 24)', () => {
     writeFileSync(join(dir, 'all.yaml'), '');
     const r = await runCli(['import'], { cwd: dir, env: { ...PASSWORDS } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^mftops: error: environment "lab" lists only manifest files in .*mftops\.yaml: pass --out DIR, or add a folder to its manifests: \[\.\.\.\]\n$/);
+    expect(r.stderr).toMatch(
+      /^mftops: error: environment "lab" lists only manifest files in .*mftops\.yaml: pass --out DIR, or add a folder to its manifests: \[\.\.\.\]\n$/,
+    );
     expect(emulator.requestLog()).toEqual([]);
   });
 
   it('warns for every scope entry that matches nothing, each at its line in mftops.yaml, and still imports the rest (exit 0)', async () => {
     const dir = workdir({ scope: { taskGroups: ['Finance', 'Nope'], folders: ['/Distribution', '/Reports'] } });
     const text = readFileSync(join(dir, 'mftops.yaml'), 'utf8').split('\n');
-    const line = (entry: string) => `mftops.yaml:${text.findIndex((l) => l.trimEnd().endsWith(`- ${entry}`)) + 1}:${text.find((l) => l.trimEnd().endsWith(`- ${entry}`))!.indexOf(entry) + 1}`;
+    const line = (entry: string) =>
+      `mftops.yaml:${text.findIndex((l) => l.trimEnd().endsWith(`- ${entry}`)) + 1}:${text.find((l) => l.trimEnd().endsWith(`- ${entry}`))!.indexOf(entry) + 1}`;
     const r = await runCli(['import'], { cwd: dir, env: { ...PASSWORDS } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr.split('\n').filter((l) => l.includes('warning'))).toEqual([
@@ -251,9 +268,34 @@ describe('mftops import onboarding an existing estate (issue 24)', () => {
       AR: 0,
       CacheNames: 'random',
       UseDefStateCaching: 0,
-      Schedules: { Schedule: [{ Multi: 0, FailIfNoSuccessInSched: 0, OnlyUntilFirstSuccess: 0, RunEvenIfNotif: 0, Frequency: { Interval: [{ StartTime: '01:00', EndTime: '01:00' }] } }] },
+      Schedules: {
+        Schedule: [
+          {
+            Multi: 0,
+            FailIfNoSuccessInSched: 0,
+            OnlyUntilFirstSuccess: 0,
+            RunEvenIfNotif: 0,
+            Frequency: { Interval: [{ StartTime: '01:00', EndTime: '01:00' }] },
+          },
+        ],
+      },
       steps: [
-        { Source: { HostID: '201004', Path: '/outgoing', FileMask: '*.txt', NewFilesOnly: 0, Unzip: 0, SearchSubdirs: 0, DelRename: 0, RetryIfNoFiles: 0, UseDefRetryCount: 0, Passive: 0, RetryCount: 0, DeleteOrig: 0 } },
+        {
+          Source: {
+            HostID: '201004',
+            Path: '/outgoing',
+            FileMask: '*.txt',
+            NewFilesOnly: 0,
+            Unzip: 0,
+            SearchSubdirs: 0,
+            DelRename: 0,
+            RetryIfNoFiles: 0,
+            UseDefRetryCount: 0,
+            Passive: 0,
+            RetryCount: 0,
+            DeleteOrig: 0,
+          },
+        },
         { Destination: { HostID: '201007', Path: 'D:\\in', UseLCaseComp: 0, OverwriteOrig: 0 } },
       ],
     });
@@ -300,7 +342,12 @@ describe("the README's ten-minute path for an existing estate", () => {
       .replace(/scope: \{[^}]*\}/, 'scope: { taskGroups: [Finance, Partners], folders: [/Distribution] }');
     expect(edited).not.toBe(config);
     writeFileSync(join(dir, 'mftops.yaml'), edited);
-    const env = { MFT_AUTOMATION_USER: 'admin', MFT_TRANSFER_USER: 'admin', MFT_AUTOMATION_PASSWORD: PASSWORDS.MFT_AUTOMATION_PASSWORD, MFT_TRANSFER_PASSWORD: PASSWORDS.MFT_TRANSFER_PASSWORD };
+    const env = {
+      MFT_AUTOMATION_USER: 'admin',
+      MFT_TRANSFER_USER: 'admin',
+      MFT_AUTOMATION_PASSWORD: PASSWORDS.MFT_AUTOMATION_PASSWORD,
+      MFT_TRANSFER_PASSWORD: PASSWORDS.MFT_TRANSFER_PASSWORD,
+    };
     expect((await runCli(['status'], { cwd: dir, env })).code).toBe(0);
     const imported = await runCli(['import'], { cwd: dir, env });
     expect(imported.code, imported.stderr).toBe(0);

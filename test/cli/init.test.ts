@@ -23,7 +23,9 @@ describe('mftops init', () => {
       '',
     ]);
     expect(init.stderr).toMatch(/^mftops: note: next, .*cd mft && mftops validate && mftops status && mftops plan/);
-    expect(init.stderr).toContain('mftops: note: the workflows run the action ./node_modules/mftops, which npm ci installs: commit package.json and package-lock.json\n');
+    expect(init.stderr).toContain(
+      'mftops: note: the workflows run the action ./node_modules/mftops, which npm ci installs: commit package.json and package-lock.json\n',
+    );
 
     const validate = await runCli(['validate'], { cwd: join(dir, 'mft') });
     expect(validate).toMatchObject({ code: 0, stdout: '3 manifests valid\n', stderr: '' });
@@ -47,11 +49,17 @@ describe('mftops init', () => {
     const dir = testdir({});
     const init = await runCli(['init'], { cwd: dir });
     expect(init).toMatchObject({ code: 1, stdout: '' });
-    expect(init.stderr).toMatch(/^mftops: error: the workflows need the mftops action, and this repository does not install mftops .*: run npm i -D mftops and then npx mftops init, or give --action-ref OWNER\/REPO@REF\n$/);
+    expect(init.stderr).toMatch(
+      /^mftops: error: the workflows need the mftops action, and this repository does not install mftops .*: run npm i -D mftops and then npx mftops init, or give --action-ref OWNER\/REPO@REF\n$/,
+    );
     expect(readdirSync(dir)).toEqual([]);
 
     const bad = await runCli(['init', '--action-ref', 'mftops@v1'], { cwd: dir });
-    expect(bad).toMatchObject({ code: 1, stdout: '', stderr: 'mftops: error: --action-ref: "mftops@v1" is not OWNER/REPO@REF (e.g. my-org/mftops@v1, or a full commit SHA after the @)\n' });
+    expect(bad).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'mftops: error: --action-ref: "mftops@v1" is not OWNER/REPO@REF (e.g. my-org/mftops@v1, or a full commit SHA after the @)\n',
+    });
     expect(readdirSync(dir)).toEqual([]);
 
     const given = await runCli(['init', '--action-ref', 'acme-corp/mftops@v1', '-q'], { cwd: dir });

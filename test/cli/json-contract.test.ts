@@ -54,7 +54,8 @@ afterAll(() => emulator.close());
 
 describe('--format json: one document per command, described by its schema', () => {
   it('gives every kind a schema file under the published base URL, and the table of versions keeps plan at 2 and drift at 3', () => {
-    for (const kind of Object.keys(JSON_OUTPUT_VERSIONS) as JsonOutputKind[]) expect(ajv.getSchema(`${SCHEMA_BASE_URL}${outputSchemaFile(kind)}`), kind).toBeDefined();
+    for (const kind of Object.keys(JSON_OUTPUT_VERSIONS) as JsonOutputKind[])
+      expect(ajv.getSchema(`${SCHEMA_BASE_URL}${outputSchemaFile(kind)}`), kind).toBeDefined();
     expect(JSON_OUTPUT_VERSIONS['mftops.plan']).toBe(2);
     expect(JSON_OUTPUT_VERSIONS['mftops.drift']).toBe(3);
   });
@@ -72,7 +73,10 @@ describe('--format json: one document per command, described by its schema', () 
 
     expect(await run('mftops.validate', 0, 'validate')).toMatchObject({ valid: true, diagnostics: [] });
     writeFileSync(join(dir, 'bad.yaml'), 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: x }\nspec: { Activ: 1 }\n');
-    expect(await run('mftops.validate', 1, 'validate', 'bad.yaml')).toMatchObject({ valid: false, diagnostics: [{ code: 'MF201', file: 'bad.yaml', line: 4 }] });
+    expect(await run('mftops.validate', 1, 'validate', 'bad.yaml')).toMatchObject({
+      valid: false,
+      diagnostics: [{ code: 'MF201', file: 'bad.yaml', line: 4 }],
+    });
 
     const status = await run('mftops.status', 0, 'status');
     expect((status['services'] as Array<{ counts: object }>).map((s) => s.counts)).toEqual([
@@ -103,7 +107,10 @@ describe('--format json: one document per command, described by its schema', () 
     expect(await run('mftops.snapshot.verify', 0, 'snapshot', 'verify', ids[0]!)).toMatchObject({ ok: true });
     // The apply between them changed the servers: they differ, exit 2.
     expect(await run('mftops.snapshot.diff', 2, 'snapshot', 'diff', ids[0]!, ids[1]!)).toMatchObject({ a: { id: ids[0] }, b: { id: ids[1] } });
-    expect(await run('mftops.snapshot.restore', 0, 'snapshot', 'restore', ids[0]!, '--auto-approve')).toMatchObject({ complete: true, restored: { id: ids[0] } });
+    expect(await run('mftops.snapshot.restore', 0, 'snapshot', 'restore', ids[0]!, '--auto-approve')).toMatchObject({
+      complete: true,
+      restored: { id: ids[0] },
+    });
 
     const imported = await run('mftops.import', 0, 'import', '--out', 'imported', '--kind', 'Task');
     expect((imported['files'] as unknown[]).length).toBeGreaterThan(0);
@@ -128,8 +135,15 @@ describe('--format json: one document per command, described by its schema', () 
     expect(fmt).toMatchObject({ status: 'invalid', check: true, diagnostics: [{ code: 'MF201', file: 'manifests/broken.yaml' }] });
     expect(fmt['files']).toContainEqual({ file: 'manifests/messy.yaml', state: 'unformatted' });
 
-    expect(await run('mftops.init', 0, 'init', 'fresh', '--action-ref', 'acme-corp/mftops@v1')).toMatchObject({ dir: 'fresh', files: expect.arrayContaining(['fresh/mftops.yaml']), action: 'acme-corp/mftops@v1' });
-    expect((await failure(['init', 'fresh', '--action-ref', 'acme-corp/mftops@v1'], dir))[0]).toMatchObject({ severity: 'error', message: expect.stringMatching(/already exist; nothing was written .* fresh\/mftops\.yaml/) });
+    expect(await run('mftops.init', 0, 'init', 'fresh', '--action-ref', 'acme-corp/mftops@v1')).toMatchObject({
+      dir: 'fresh',
+      files: expect.arrayContaining(['fresh/mftops.yaml']),
+      action: 'acme-corp/mftops@v1',
+    });
+    expect((await failure(['init', 'fresh', '--action-ref', 'acme-corp/mftops@v1'], dir))[0]).toMatchObject({
+      severity: 'error',
+      message: expect.stringMatching(/already exist; nothing was written .* fresh\/mftops\.yaml/),
+    });
 
     expect(((await run('mftops.explain', 0, 'explain'))['codes'] as unknown[]).length).toBe(Object.keys(DIAGNOSTIC_CODES).length);
     expect((await run('mftops.explain', 0, 'explain', 'MF201'))['code']).toMatchObject({ code: 'MF201', name: 'unknown-field', stage: 'manifests' });
@@ -155,7 +169,13 @@ describe('--format json of diff-env', () => {
       expect(r.code, r.stderr).toBe(2);
       const doc = documentOf(r, 'mftops.diff-env');
       expect(doc).toMatchObject({ a: 'lab', b: 'next', offline: offline.length > 0, differ: true, summary: { onlyInA: 0, onlyInB: 1, differ: 0 } });
-      expect(doc['objects']).toContainEqual(expect.objectContaining({ address: 'FolderPermissions/Distribution/Initech/Extra', presence: 'only-in-b', source: { b: { file: 'next/extra.yaml', line: 1, col: 1 } } }));
+      expect(doc['objects']).toContainEqual(
+        expect.objectContaining({
+          address: 'FolderPermissions/Distribution/Initech/Extra',
+          presence: 'only-in-b',
+          source: { b: { file: 'next/extra.yaml', line: 1, col: 1 } },
+        }),
+      );
     }
   });
 });
@@ -182,7 +202,9 @@ describe('--format json: a command that fails prints an mftops.error document on
     const messages = async (args: readonly string[]) => (await failure(args, dir)).map((e) => [e['severity'], e['code'], e['message']]);
     expect(await messages(['--env', 'staging', 'status'])).toEqual([['error', undefined, expect.stringMatching(/^environment "staging" is not in /)]]);
     expect(await messages(['plan', '--no-such-option'])).toEqual([['error', undefined, "unknown option '--no-such-option' (see mftops plan --help)"]]);
-    expect(await messages(['import', '--kind', 'Task', '--name', 'No such task*', '--out', 'x'])).toEqual([['error', undefined, expect.stringMatching(/^nothing to import: /)]]);
+    expect(await messages(['import', '--kind', 'Task', '--name', 'No such task*', '--out', 'x'])).toEqual([
+      ['error', undefined, expect.stringMatching(/^nothing to import: /)],
+    ]);
     expect(await messages(['emulator'])).toEqual([['error', undefined, 'emulator prints text, not json']]);
     const unreachable = applyWorkdir(emulator, { automationUrl: 'http://127.0.0.1:9/automation' });
     expect((await failure(['plan'], unreachable)).map((e) => [e['code'], typeof e['message']])).toEqual([[undefined, 'string']]);

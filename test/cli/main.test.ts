@@ -22,7 +22,9 @@ describe('mftops command line', () => {
     const r = spawnSync(process.execPath, [join(dir, 'bin/mftops.js'), 'plan'], { encoding: 'utf8' });
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('mftops: error: this copy of mftops is not built (no dist/cli/main.js): run npm ci && npm run build in its folder, or install the packed package\n');
+    expect(r.stderr).toBe(
+      'mftops: error: this copy of mftops is not built (no dist/cli/main.js): run npm ci && npm run build in its folder, or install the packed package\n',
+    );
   });
 
   it('prints its version', async () => {
@@ -44,15 +46,22 @@ describe('mftops command line', () => {
     const j = await runCli(['--format', 'json', 'paln']);
     expect(j.code).toBe(1);
     expect(j.stderr).toBe('');
-    expect(JSON.parse(j.stdout)).toMatchObject({ kind: 'mftops.error', errors: [expect.objectContaining({ message: "unknown command 'paln' (did you mean plan?)" })] });
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      kind: 'mftops.error',
+      errors: [expect.objectContaining({ message: "unknown command 'paln' (did you mean plan?)" })],
+    });
   });
 
   it("a command's --help lists the global options too", async () => {
-    for (const args of [['plan', '--help'], ['snapshot', 'restore', '--help']]) {
+    for (const args of [
+      ['plan', '--help'],
+      ['snapshot', 'restore', '--help'],
+    ]) {
       const r = await runCli(args);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^Global Options:$/m);
-      for (const o of ['--config <file>', '--env <name>', '--format <format>', '--no-color', '-q, --quiet', '-v, --verbose']) expect(r.stdout, `${args.join(' ')}: ${o}`).toContain(o);
+      for (const o of ['--config <file>', '--env <name>', '--format <format>', '--no-color', '-q, --quiet', '-v, --verbose'])
+        expect(r.stdout, `${args.join(' ')}: ${o}`).toContain(o);
     }
     expect((await runCli(['--help'])).stdout).toContain('(default: $MFTOPS_ENV, else the only one)');
   });
@@ -69,7 +78,8 @@ describe('mftops command line', () => {
 
   it('reports every configuration mistake with its position and never echoes a literal password', async () => {
     const dir = testdir({
-      'mftops.yaml': 'apiVersion: mftops/v1\nkind: Config\nenvironments:\n  prod:\n    transfer:\n      url: http://mft.corp.example:8080\n      username: admin\n      password: Pl41n-SEEDED\n',
+      'mftops.yaml':
+        'apiVersion: mftops/v1\nkind: Config\nenvironments:\n  prod:\n    transfer:\n      url: http://mft.corp.example:8080\n      username: admin\n      password: Pl41n-SEEDED\n',
     });
     const r = await runCli(['status'], { cwd: dir });
     expect(r.code).toBe(1);
@@ -86,7 +96,8 @@ describe('mftops command line', () => {
 
   it('names the environment variable a password needs', async () => {
     const dir = testdir({
-      'mftops.yaml': 'apiVersion: mftops/v1\nkind: Config\nenvironments:\n  prod:\n    transfer:\n      url: https://mft.example.com\n      username: admin\n      password: ${env:MFT_TRANSFER_PASSWORD}\n',
+      'mftops.yaml':
+        'apiVersion: mftops/v1\nkind: Config\nenvironments:\n  prod:\n    transfer:\n      url: https://mft.example.com\n      username: admin\n      password: ${env:MFT_TRANSFER_PASSWORD}\n',
     });
     const r = await runCli(['status'], { cwd: dir });
     expect(r.code).toBe(1);

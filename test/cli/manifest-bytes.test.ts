@@ -27,7 +27,9 @@ describe('the total bound on manifest bytes per run', () => {
     const dir = testdir({ 'mftops.yaml': config(1), ...files });
     const validate = await runCli(['validate'], { cwd: dir });
     expect(validate.code).toBe(1);
-    expect(validate.stdout).toContain('manifests/b.yaml: error MF008: the manifests hold 1.3 MB in 3 files, over the 1 MB limit for one run; nothing was checked');
+    expect(validate.stdout).toContain(
+      'manifests/b.yaml: error MF008: the manifests hold 1.3 MB in 3 files, over the 1 MB limit for one run; nothing was checked',
+    );
     // Nothing after the limit was parsed: the broken third file is not reported.
     expect(validate.stdout).not.toContain('MF001');
     expect(hasStackTrace(validate.stdout + validate.stderr)).toBe(false);

@@ -46,7 +46,8 @@ describe('a folder mftops may not write into', () => {
   function workspace(): { dir: string; readonly: string } {
     const dir = testdir({
       'mftops.yaml': `${emulatorConfigYaml({ ...emulator, environment: 'lab', manifests: ['manifests'] })}snapshots: { dir: locked/snapshots }\n`,
-      'manifests/acl.yaml': 'apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: finance-operators }\nspec: { resourceGroup: Finance, userGroup: Finance Operators, permissions: [TaskRun] }\n',
+      'manifests/acl.yaml':
+        'apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: finance-operators }\nspec: { resourceGroup: Finance, userGroup: Finance Operators, permissions: [TaskRun] }\n',
     });
     const readonly = join(dir, 'locked');
     mkdirSync(readonly);
@@ -58,9 +59,21 @@ describe('a folder mftops may not write into', () => {
   const env = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
 
   it.each([
-    ['plan --out', ['plan', '--out', 'locked/plan.json'], /^mftops: error: cannot write plan file \S*locked\/plan\.json: permission denied \(EACCES\): check the permissions of the file and its folder, or choose another path\n$/],
-    ['drift --report', ['drift', '--report', 'locked/drift.json'], /^mftops: error: cannot write the drift report to \S*locked\/drift\.json: permission denied \(EACCES\): check the permissions/],
-    ['snapshot save', ['snapshot', 'save'], /^mftops: error: snapshot not saved: cannot create \S*locked\/snapshots\/lab: permission denied \(EACCES\): check the permissions/],
+    [
+      'plan --out',
+      ['plan', '--out', 'locked/plan.json'],
+      /^mftops: error: cannot write plan file \S*locked\/plan\.json: permission denied \(EACCES\): check the permissions of the file and its folder, or choose another path\n$/,
+    ],
+    [
+      'drift --report',
+      ['drift', '--report', 'locked/drift.json'],
+      /^mftops: error: cannot write the drift report to \S*locked\/drift\.json: permission denied \(EACCES\): check the permissions/,
+    ],
+    [
+      'snapshot save',
+      ['snapshot', 'save'],
+      /^mftops: error: snapshot not saved: cannot create \S*locked\/snapshots\/lab: permission denied \(EACCES\): check the permissions/,
+    ],
   ])('%s: one line naming the path, the reason and what to do; no stack with -v', async (_name, args, message) => {
     const { dir, readonly } = workspace();
     const r = await runCli(['-v', ...args], { cwd: dir, env, ...(user ? { user } : {}) });

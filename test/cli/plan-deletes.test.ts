@@ -84,11 +84,17 @@ describe('plan: what a delete removes', () => {
     ]);
     expect(replace).toContain('    -       Host: acme-sftp');
     // An ACL shows its pair and permissions; a folder its entries, as before.
-    expect(block(text.stdout, '- ResourceGroupAcl/Operations/Auditors will be deleted').slice(1)).toEqual(['    - resourceGroup: Operations', '    - userGroup: Auditors', '    - permissions: []']);
+    expect(block(text.stdout, '- ResourceGroupAcl/Operations/Auditors will be deleted').slice(1)).toEqual([
+      '    - resourceGroup: Operations',
+      '    - userGroup: Auditors',
+      '    - permissions: []',
+    ]);
 
     const markdown = await runCli(['--format', 'markdown', 'plan'], { cwd: dir, env: APPLY_ENV });
     expect(markdown.code).toBe(0);
-    expect(markdown.stdout).toContain('**Removes:**\n\n```diff\n- Active: 0\n- Group:\n-   - Operations\n- Parameters:\n-   ApiKey:\n-     value: (sensitive)\n');
+    expect(markdown.stdout).toContain(
+      '**Removes:**\n\n```diff\n- Active: 0\n- Group:\n-   - Operations\n- Parameters:\n-   ApiKey:\n-     value: (sensitive)\n',
+    );
     expect(markdown.stdout).toContain('-       Password: (sensitive)\n');
 
     const json = await runCli(['--format', 'json', 'plan'], { cwd: dir, env: APPLY_ENV });
@@ -101,7 +107,12 @@ describe('plan: what a delete removes', () => {
       steps: [{ Source: { Host: 'acme-sftp', Path: '/outgoing/retired', Username: 'feed-user', Password: { $sensitive: true } } }],
     });
     // Deletes say what they remove, and so does a replace (it deletes the live task first); nothing else does.
-    expect(view.changes.filter((c) => c.removes !== undefined).map((c) => c.address)).toEqual(['Task/Acme inbound', 'Task/Nightly cleanup', 'Task/Retired partner feed', 'ResourceGroupAcl/Operations/Auditors']);
+    expect(view.changes.filter((c) => c.removes !== undefined).map((c) => c.address)).toEqual([
+      'Task/Acme inbound',
+      'Task/Nightly cleanup',
+      'Task/Retired partner feed',
+      'ResourceGroupAcl/Operations/Auditors',
+    ]);
 
     const file = readFileSync(join(dir, 'tfplan'), 'utf8');
     expect(file).toContain('"removes"');

@@ -6,7 +6,12 @@ import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { copyExampleManifests, emulatorWorkdir } from '../helpers/example-workdir.js';
 
-const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: 'acme-sftp-words-test', PAYROLL_API_KEY: 'payroll-words-test' };
+const ENV = {
+  MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password,
+  MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password,
+  ACME_SFTP_PASSWORD: 'acme-sftp-words-test',
+  PAYROLL_API_KEY: 'payroll-words-test',
+};
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
@@ -57,7 +62,9 @@ describe('mftops plan says values in words', () => {
     const r = await runCli(['plan', '--format', 'markdown'], { cwd: workdir(), env: ENV });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('- steps[0].Source.DeleteOrig: 1 (delete)\n+ steps[0].Source.DeleteOrig: 2 (rename or move)');
-    expect(r.stdout).toContain('**Schedules in words:** Weekdays (Mon–Fri) at 02:00, with date list Bank Holidays 2026 → Weekdays (Mon–Fri) at 03:30, with date list Bank Holidays 2026');
+    expect(r.stdout).toContain(
+      '**Schedules in words:** Weekdays (Mon–Fri) at 02:00, with date list Bank Holidays 2026 → Weekdays (Mon–Fri) at 03:30, with date list Bank Holidays 2026',
+    );
   });
 
   it('json: the raw values stay, the words are beside them', async () => {
@@ -65,7 +72,16 @@ describe('mftops plan says values in words', () => {
     expect(r.code).toBe(0);
     const view = JSON.parse(r.stdout) as { changes: { address: string; fields: { path: string }[] }[] };
     const fields = view.changes.find((c) => c.address === 'Task/Bank statements in')!.fields;
-    expect(fields.find((f) => f.path === 'steps[0].Source.DeleteOrig')).toEqual({ path: 'steps[0].Source.DeleteOrig', before: 1, after: 2, words: { form: 'meaning', before: 'delete', after: 'rename or move' } });
-    expect(fields.find((f) => f.path === 'steps[0].Source.DelRename')).toEqual({ path: 'steps[0].Source.DelRename', after: 1, words: { form: 'flag', after: 'true' } });
+    expect(fields.find((f) => f.path === 'steps[0].Source.DeleteOrig')).toEqual({
+      path: 'steps[0].Source.DeleteOrig',
+      before: 1,
+      after: 2,
+      words: { form: 'meaning', before: 'delete', after: 'rename or move' },
+    });
+    expect(fields.find((f) => f.path === 'steps[0].Source.DelRename')).toEqual({
+      path: 'steps[0].Source.DelRename',
+      after: 1,
+      words: { form: 'flag', after: 'true' },
+    });
   });
 });

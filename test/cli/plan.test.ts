@@ -15,7 +15,11 @@ import { EXAMPLE_SEED_FILES, listWrites } from '../helpers/emulator-test-api.js'
 
 /** The example manifests' secrets: `${env:ACME_SFTP_PASSWORD}`, and the `${file:}` the work folder holds. */
 const MANIFEST_SECRETS = { acmeSftp: 'acme-sftp-plan-test-secret', auditShare: 'audit-share-plan-test-secret' };
-const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: MANIFEST_SECRETS.acmeSftp };
+const ENV = {
+  MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password,
+  MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password,
+  ACME_SFTP_PASSWORD: MANIFEST_SECRETS.acmeSftp,
+};
 /** Every secret of the seed and of this test's environment: none may appear in any output. */
 const SECRETS = ['SEEDSECRET', SEED_LOGINS.automationAdmin.password, SEED_LOGINS.transferAdmin.password, 'Pa55!seed', ...Object.values(MANIFEST_SECRETS)];
 
@@ -43,7 +47,9 @@ describe('mftops plan against the emulator', () => {
     const plain = await runCli(['plan'], { cwd: dir, env: ENV });
     expect(plain.stderr).toBe('');
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toMatch(/^Plan: \d+ to create, \d+ to update, \d+ to replace, \d+ to delete, \d+ blocked\. (\d+ users? gains? access)?(, )?(\d+ (users? )?loses? access)?(, \d+ groups? with unknown members [^.]*)?\.$/m);
+    expect(plain.stdout).toMatch(
+      /^Plan: \d+ to create, \d+ to update, \d+ to replace, \d+ to delete, \d+ blocked\. (\d+ users? gains? access)?(, )?(\d+ (users? )?loses? access)?(, \d+ groups? with unknown members [^.]*)?\.$/m,
+    );
     expect(plain.stdout).toContain('+ Task/Month-end report will be created');
     const detailed = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: ENV });
     expect(detailed.code).toBe(2);
@@ -112,7 +118,10 @@ describe('mftops plan against the emulator', () => {
 
   it('limits the plan to --target addresses and says when one names nothing', async () => {
     const dir = workdir();
-    const r = await runCli(['plan', '--target', 'Task/Month-end report', '--target', 'FolderPermissions/Finance/Reports', '--format', 'json'], { cwd: dir, env: ENV });
+    const r = await runCli(['plan', '--target', 'Task/Month-end report', '--target', 'FolderPermissions/Finance/Reports', '--format', 'json'], {
+      cwd: dir,
+      env: ENV,
+    });
     expect(r.code).toBe(0);
     const plan = JSON.parse(r.stdout) as { changes: Array<{ address: string }> };
     expect(plan.changes.map((c) => c.address).sort()).toEqual(['FolderPermissions/Finance/Reports', 'Task/Month-end report']);
@@ -135,7 +144,9 @@ describe('mftops plan against the emulator', () => {
       return true;
     });
     try {
-      const dir = testdir({ 'mftops.yaml': emulatorConfigYaml({ ...big, automationUrl: `${proxy.url}/automation`, transferUrl: `${proxy.url}/transfer`, manifests: ['manifests'] }) });
+      const dir = testdir({
+        'mftops.yaml': emulatorConfigYaml({ ...big, automationUrl: `${proxy.url}/automation`, transferUrl: `${proxy.url}/transfer`, manifests: ['manifests'] }),
+      });
       writeEstateManifests(join(dir, 'manifests'), size, false);
       big.resetRequestLog();
       const run = runCli(['plan', '--parallelism', '20', '--detailed-exitcode', '-q'], { cwd: dir, env: ENV });
@@ -152,7 +163,6 @@ describe('mftops plan against the emulator', () => {
       await big.close();
     }
   });
-
 
   it('refuses a bad --parallelism before anything else', async () => {
     const r = await runCli(['plan', '--parallelism', '0'], { cwd: workdir(), env: ENV });

@@ -40,7 +40,8 @@ function snapshots(dir: string): string[] {
 function schemaErrors(doc: unknown): unknown {
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
   addFormats.default(ajv);
-  for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-apply.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+  for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-apply.schema.json'])
+    ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
   const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-apply.schema.json`)!;
   return validate(doc) ? [] : validate.errors;
 }
@@ -82,7 +83,8 @@ describe('policies in mftops apply', () => {
 
   it('--format github: each violation an annotation at the manifest line, in plan, apply, and apply of a plan file', async () => {
     const dir = applyWorkdir(emulator, { files: { [POLICY_FILE]: testTaskPolicy('deny') } });
-    const annotation = (line: number) => `::error file=manifests/tasks.yaml,line=${line},col=${UPLOAD_AT.col},title=policy no-test-tasks::tasks made by tests stay out of production (Task/Apply test upload)`;
+    const annotation = (line: number) =>
+      `::error file=manifests/tasks.yaml,line=${line},col=${UPLOAD_AT.col},title=policy no-test-tasks::tasks made by tests stay out of production (Task/Apply test upload)`;
     const plan = await runCli(['plan', '--format', 'github'], { cwd: dir, env: APPLY_ENV });
     expect(plan.code).toBe(1);
     expect(plan.stdout.split('\n')[0]).toBe(annotation(UPLOAD_AT.line));
@@ -148,7 +150,9 @@ describe('policies in mftops apply', () => {
     writeFileSync(join(dir, 'manifests/tasks.yaml'), `# reviewed\n# twice\n${TASKS}`);
     const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env: APPLY_ENV });
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain(`Apply refused; nothing was written:\n  - ${DENY_LINE.replace(`tasks.yaml:${UPLOAD_AT.line}:`, `tasks.yaml:${UPLOAD_AT.line + 2}:`)}\n`);
+    expect(r.stdout).toContain(
+      `Apply refused; nothing was written:\n  - ${DENY_LINE.replace(`tasks.yaml:${UPLOAD_AT.line}:`, `tasks.yaml:${UPLOAD_AT.line + 2}:`)}\n`,
+    );
     expect(writesOf(emulator)).toEqual([]);
     expect(snapshots(dir)).toEqual([]);
 

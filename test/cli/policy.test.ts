@@ -14,7 +14,11 @@ import { testdir } from '../helpers/testdir.js';
 import { exampleWorkdir } from '../helpers/example-workdir.js';
 
 const EXAMPLE_POLICIES = fileURLToPath(new URL('../../examples/policies', import.meta.url));
-const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: 'acme-sftp-policy-test' };
+const ENV = {
+  MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password,
+  MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password,
+  ACME_SFTP_PASSWORD: 'acme-sftp-policy-test',
+};
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
@@ -45,7 +49,17 @@ function policy(severity: 'deny' | 'warn', expression = "!object.spec.Info.Descr
 function oneDenyViolation(policy: string, message: string, address: string, line: number) {
   return {
     policies: 1,
-    violations: [{ policy, severity: 'deny', outcome: 'violated', message, address, source: { file: 'manifests/tasks/finance.yaml', line, col: 1 }, expressionSource: { file: 'manifests/policies/policy.yaml', line: 8, col: 19 } }],
+    violations: [
+      {
+        policy,
+        severity: 'deny',
+        outcome: 'violated',
+        message,
+        address,
+        source: { file: 'manifests/tasks/finance.yaml', line, col: 1 },
+        expressionSource: { file: 'manifests/policies/policy.yaml', line: 8, col: 19 },
+      },
+    ],
   };
 }
 
@@ -60,13 +74,16 @@ describe('policies in mftops plan and validate', () => {
     const headline = lines.findIndex((l) => l.startsWith('Policy checks: 1 violation of 1 policy (1 deny'));
     expect(headline).toBeGreaterThan(0);
     expect(headline).toBeLessThan(lines.findIndex((l) => l.includes('Task/Month-end report will be created')));
-    expect(lines[headline + 1]).toBe('  ✗ deny no-archive-talk: Task/Month-end report — descriptions do not mention the archive (manifests/tasks/finance.yaml:59:1)');
+    expect(lines[headline + 1]).toBe(
+      '  ✗ deny no-archive-talk: Task/Month-end report — descriptions do not mention the archive (manifests/tasks/finance.yaml:59:1)',
+    );
     const json = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
     expect(json.code).toBe(1);
     // The plan document, violations included, is what its published schema describes.
     const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
     addFormats.default(ajv);
-    for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+    for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json'])
+      ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
     const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-plan.schema.json`)!;
     expect(validate(JSON.parse(json.stdout)) ? [] : validate.errors).toEqual([]);
     expect(JSON.parse(json.stdout).policy).toEqual(oneDenyViolation('no-archive-talk', 'descriptions do not mention the archive', 'Task/Month-end report', 59));
@@ -110,9 +127,33 @@ describe('policies in mftops plan and validate', () => {
   });
 
   it('validate evaluates the policies that read only object, with no server: a deny at the manifest line exits 1, a warn is a warning', async () => {
-    const task = ['apiVersion: mftops/v1', 'kind: Task', 'metadata: { name: Undescribed }', 'spec:', '  Active: 1', '---', 'apiVersion: mftops/v1', 'kind: Task', 'metadata: { name: Described }', 'spec:', '  Info: { Description: Sends the payroll }', ''].join('\n');
+    const task = [
+      'apiVersion: mftops/v1',
+      'kind: Task',
+      'metadata: { name: Undescribed }',
+      'spec:',
+      '  Active: 1',
+      '---',
+      'apiVersion: mftops/v1',
+      'kind: Task',
+      'metadata: { name: Described }',
+      'spec:',
+      '  Info: { Description: Sends the payroll }',
+      '',
+    ].join('\n');
     const rule = (severity: string, expression: string) =>
-      ['apiVersion: mftops/v1', 'kind: Policy', `metadata: { name: ${severity}-rule }`, 'spec:', `  severity: ${severity}`, '  match: { kinds: [Task] }', '  validations:', `    - expression: ${JSON.stringify(expression)}`, '      message: every task has a description', ''].join('\n');
+      [
+        'apiVersion: mftops/v1',
+        'kind: Policy',
+        `metadata: { name: ${severity}-rule }`,
+        'spec:',
+        `  severity: ${severity}`,
+        '  match: { kinds: [Task] }',
+        '  validations:',
+        `    - expression: ${JSON.stringify(expression)}`,
+        '      message: every task has a description',
+        '',
+      ].join('\n');
     // No mftops.yaml and so no server to ask: validate works from the files alone.
     const dir = testdir({ 'tasks.yaml': task, 'deny.yaml': rule('deny', 'has(object.spec.Info) && object.spec.Info.Description != ""') });
     const r = await runCli(['validate', '.'], { cwd: dir });
@@ -149,23 +190,40 @@ describe('policies in mftops plan and validate', () => {
     const r = await runCli(['drift'], { cwd: dir, env: ENV });
     expect(r.code).toBe(2);
     expect(r.stdout).toContain('Policy checks of the live objects: 1 violation of 1 policy (1 deny: counted as drift).');
-    expect(r.stdout).toContain('  ✗ deny statements-kept: Task/Bank statements in — the bank statements are never deleted at the bank (manifests/tasks/finance.yaml:27:1)');
+    expect(r.stdout).toContain(
+      '  ✗ deny statements-kept: Task/Bank statements in — the bank statements are never deleted at the bank (manifests/tasks/finance.yaml:27:1)',
+    );
     const json = await runCli(['drift', '--format', 'json'], { cwd: dir, env: ENV });
     const report = JSON.parse(json.stdout);
     expect(report.policy).toEqual(oneDenyViolation('statements-kept', 'the bank statements are never deleted at the bank', 'Task/Bank statements in', 27));
     const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
     addFormats.default(ajv);
-    for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json', 'output-drift.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+    for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json', 'output-drift.schema.json'])
+      ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
     const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-drift.schema.json`)!;
     expect(validate(report) ? [] : validate.errors).toEqual([]);
     const github = await runCli(['drift', '--format', 'github'], { cwd: dir, env: ENV });
     expect(github.code).toBe(2);
-    expect(github.stdout.split('\n')[0]).toBe('::error file=manifests/tasks/finance.yaml,line=27,col=1,title=policy statements-kept::the bank statements are never deleted at the bank (Task/Bank statements in)');
+    expect(github.stdout.split('\n')[0]).toBe(
+      '::error file=manifests/tasks/finance.yaml,line=27,col=1,title=policy statements-kept::the bank statements are never deleted at the bank (Task/Bank statements in)',
+    );
   });
 
   it('plan: oldObject of an update is the live task in manifest form (names, not ids)', async () => {
-    const expr = "change.action != 'update' || change.address != 'Task/Bank statements in' || (oldObject.spec.steps[0].Source.Host == 'bank-as2' && oldObject.spec.steps[0].Source.DeleteOrig == 1 && object.spec.steps[0].Source.DeleteOrig == 2)";
-    const text = ['apiVersion: mftops/v1', 'kind: Policy', 'metadata: { name: old-object }', 'spec:', '  severity: deny', '  match: { kinds: [Task] }', '  validations:', `    - expression: ${JSON.stringify(expr)}`, '      message: oldObject is the live task', ''].join('\n');
+    const expr =
+      "change.action != 'update' || change.address != 'Task/Bank statements in' || (oldObject.spec.steps[0].Source.Host == 'bank-as2' && oldObject.spec.steps[0].Source.DeleteOrig == 1 && object.spec.steps[0].Source.DeleteOrig == 2)";
+    const text = [
+      'apiVersion: mftops/v1',
+      'kind: Policy',
+      'metadata: { name: old-object }',
+      'spec:',
+      '  severity: deny',
+      '  match: { kinds: [Task] }',
+      '  validations:',
+      `    - expression: ${JSON.stringify(expr)}`,
+      '      message: oldObject is the live task',
+      '',
+    ].join('\n');
     const r = await runCli(['plan'], { cwd: workdir(text), env: ENV });
     expect(r.stdout).toContain('Policy checks: 1 policy, no violations.');
     expect(r.code).toBe(0);
@@ -181,13 +239,18 @@ describe('policies in mftops plan and validate', () => {
     expect([...v.stdout.matchAll(/MF312: (\S+ \S+) breaks policy `([^`]+)`/g)]).toEqual([]);
     const plan = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
     expect(plan.code).toBe(0);
-    const violations = (JSON.parse(plan.stdout).policy as { policies: number; violations: { policy: string; severity: string; outcome: string; address: string }[] });
+    const violations = JSON.parse(plan.stdout).policy as {
+      policies: number;
+      violations: { policy: string; severity: string; outcome: string; address: string }[];
+    };
     expect(violations.policies).toBe(7);
     expect(violations.violations).toEqual([]);
     // On the live state: the Globex partner group may delete files on the server (deny: drift).
     const drift = await runCli(['drift', '--format', 'json'], { cwd: dir, env: ENV });
     expect(drift.code).toBe(2);
-    expect((JSON.parse(drift.stdout).policy.violations as { policy: string; severity: string; address: string }[]).map((x) => [x.policy, x.severity, x.address])).toEqual([
+    expect(
+      (JSON.parse(drift.stdout).policy.violations as { policy: string; severity: string; address: string }[]).map((x) => [x.policy, x.severity, x.address]),
+    ).toEqual([
       ['no-partner-admin', 'deny', 'FolderPermissions/Distribution/Globex/Outbound'],
       ['partner-originals-kept', 'warn', 'Task/Acme inbound'],
     ]);

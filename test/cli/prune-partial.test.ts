@@ -80,9 +80,13 @@ describe('drift with part of the manifests', () => {
     const report = JSON.parse(partial.stdout) as DriftReport;
     expect(report).toMatchObject({ unmanaged: [], unmanagedOmitted: 'partial-manifests', summary: { unmanaged: 0, drifted: 2 } });
     const text = await runCli(['drift', 'manifests/acls.yaml'], { cwd: dir, env: APPLY_ENV });
-    expect(text.stdout.split('\n')[1]).toBe('Unmanaged objects are not listed: only part of the manifests was given, and the others may manage what these do not name (pass --prune to list them anyway).');
+    expect(text.stdout.split('\n')[1]).toBe(
+      'Unmanaged objects are not listed: only part of the manifests was given, and the others may manage what these do not name (pass --prune to list them anyway).',
+    );
 
-    const forced = JSON.parse((await runCli(['--format', 'json', 'drift', 'manifests/acls.yaml', '--prune'], { cwd: dir, env: APPLY_ENV })).stdout) as DriftReport;
+    const forced = JSON.parse(
+      (await runCli(['--format', 'json', 'drift', 'manifests/acls.yaml', '--prune'], { cwd: dir, env: APPLY_ENV })).stdout,
+    ) as DriftReport;
     expect(forced.unmanagedOmitted).toBeUndefined();
     expect(forced.unmanaged.find((u) => u.address === 'Task/Legacy EDI router')).toMatchObject({ pruned: true });
   });

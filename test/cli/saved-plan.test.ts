@@ -26,7 +26,15 @@ function twoEnvironments(): string {
       .split('\n')
       .slice(3)
       .join('\n');
-  return ['apiVersion: mftops/v1', 'kind: Config', 'environments:', one('staging').trimEnd(), one('prod').trimEnd(), 'snapshots: { dir: .mftops/snapshots, keep: 10 }', ''].join('\n');
+  return [
+    'apiVersion: mftops/v1',
+    'kind: Config',
+    'environments:',
+    one('staging').trimEnd(),
+    one('prod').trimEnd(),
+    'snapshots: { dir: .mftops/snapshots, keep: 10 }',
+    '',
+  ].join('\n');
 }
 
 const MANIFESTS = { 'manifests/acls.yaml': APPLY_MANIFESTS['manifests/acls.yaml']!, 'manifests/folders.yaml': APPLY_MANIFESTS['manifests/folders.yaml']! };
@@ -41,7 +49,18 @@ function hintedCommand(stderr: string): string[] {
 }
 
 function transcriptOf(steps: readonly { args: readonly string[]; result: CliResult }[]): string {
-  return steps.map(({ args, result }) => [`$ mftops ${args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a}'`)).join(' ')}`, result.stdout.trimEnd(), result.stderr.trimEnd(), `(exit ${result.code})`].filter((l) => l !== '').join('\n')).join('\n\n');
+  return steps
+    .map(({ args, result }) =>
+      [
+        `$ mftops ${args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a}'`)).join(' ')}`,
+        result.stdout.trimEnd(),
+        result.stderr.trimEnd(),
+        `(exit ${result.code})`,
+      ]
+        .filter((l) => l !== '')
+        .join('\n'),
+    )
+    .join('\n\n');
 }
 
 describe('a saved plan, as in Terraform', () => {
@@ -89,7 +108,9 @@ describe('a saved plan, as in Terraform', () => {
     emulator.resetRequestLog();
     const other = await runCli(['--config', 'other.yaml', 'apply', 'plan.json'], { cwd: dir, env: APPLY_ENV });
     expect(other.code).toBe(1);
-    expect(other.stdout).toContain(`the plan was made with the configuration ${join(dir, 'mftops.yaml')}, not ${join(dir, 'other.yaml')} (--config): apply it without --config, or plan again with this configuration`);
+    expect(other.stdout).toContain(
+      `the plan was made with the configuration ${join(dir, 'mftops.yaml')}, not ${join(dir, 'other.yaml')} (--config): apply it without --config, or plan again with this configuration`,
+    );
     expect(emulator.requestLog()).toEqual([]);
 
     const same = await runCli(['--config', './mftops.yaml', '--env', 'staging', 'apply', 'plan.json'], { cwd: join(dir, '.'), env: APPLY_ENV });
@@ -101,7 +122,9 @@ describe('a saved plan, as in Terraform', () => {
     const dir = applyWorkdir(emulator);
     const r = await runCli(['plan', '--out', 'my plan'], { cwd: dir, env: APPLY_ENV });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain("Saved the plan to my plan; apply it exactly with: mftops apply 'my plan'\nApply refuses it without --allow-delete (it deletes 4 objects), --allow-replace (it replaces 1 object).\n");
+    expect(r.stderr).toContain(
+      "Saved the plan to my plan; apply it exactly with: mftops apply 'my plan'\nApply refuses it without --allow-delete (it deletes 4 objects), --allow-replace (it replaces 1 object).\n",
+    );
     expect(hintedCommand(r.stderr)).toEqual(['apply', 'my plan']);
     const applied = await runCli([...hintedCommand(r.stderr), '--allow-delete', '--allow-replace'], { cwd: dir, env: APPLY_ENV });
     expect(applied.code).toBe(0);
@@ -112,12 +135,19 @@ describe('apply --target', () => {
   it('plans and applies only the objects named', async () => {
     const dir = applyWorkdir(emulator);
     emulator.resetRequestLog();
-    const r = await runCli(['apply', '--auto-approve', '--target', 'ResourceGroupAcl/finance-auditors', 'FolderPermissions/Finance/Reports'], { cwd: dir, env: APPLY_ENV });
+    const r = await runCli(['apply', '--auto-approve', '--target', 'ResourceGroupAcl/finance-auditors', 'FolderPermissions/Finance/Reports'], {
+      cwd: dir,
+      env: APPLY_ENV,
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Limited to --target "ResourceGroupAcl/finance-auditors", "FolderPermissions/Finance/Reports".');
     expect(r.stdout).toContain('Apply complete for environment "lab": 2 applied, 0 failed, 0 skipped.');
     const reports = readFolder(emulator, '/Finance/Reports')!;
-    expect(writesOf(emulator).sort()).toEqual(['POST /automation/api/v1/resourcegroups/acls', 'POST /transfer/api/v1/folders/1011/subfolders', `PUT /transfer/api/v1/folders/${reports.id}/acls`]);
+    expect(writesOf(emulator).sort()).toEqual([
+      'POST /automation/api/v1/resourcegroups/acls',
+      'POST /transfer/api/v1/folders/1011/subfolders',
+      `PUT /transfer/api/v1/folders/${reports.id}/acls`,
+    ]);
   });
 
   it('is refused with a saved plan, as Terraform refuses -target with one, before any request', async () => {
@@ -126,7 +156,9 @@ describe('apply --target', () => {
     emulator.resetRequestLog();
     const r = await runCli(['apply', 'tfplan', '--target', 'Task/Payroll to bank'], { cwd: dir, env: APPLY_ENV });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('mftops: error: --target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target\n');
+    expect(r.stderr).toBe(
+      'mftops: error: --target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target\n',
+    );
     expect(emulator.requestLog()).toEqual([]);
     const pruned = await runCli(['apply', 'tfplan', '--no-prune'], { cwd: dir, env: APPLY_ENV });
     expect(pruned.stderr).toBe('mftops: error: --no-prune cannot be used with a saved plan: what it prunes was decided when it was made\n');

@@ -95,7 +95,12 @@ describe('${file:} is confined to the repository', () => {
     const { dir, at } = project('${file:secrets/link.txt}');
     mkdirSync(join(dir, 'manifests/secrets'));
     symlinkSync(join(outside, 'secret.txt'), join(dir, 'manifests/secrets/link.txt'));
-    await expectRefusedEverywhere(dir, at, 'MF325', `secret file ${join(dir, 'manifests/secrets/link.txt')} (a link to ${join(outside, 'secret.txt')}) is outside`);
+    await expectRefusedEverywhere(
+      dir,
+      at,
+      'MF325',
+      `secret file ${join(dir, 'manifests/secrets/link.txt')} (a link to ${join(outside, 'secret.txt')}) is outside`,
+    );
   });
 
   it('a FIFO inside the repository is refused, not read (a read would block)', { timeout: 60_000 }, async () => {
@@ -106,12 +111,14 @@ describe('${file:} is confined to the repository', () => {
     await expectRefusedEverywhere(dir, at, 'MF325', `secret file ${join(dir, 'manifests/secrets/pipe')} is not a regular file`);
   });
 
-  it('validate PATH without mftops.yaml confines to the manifests\' folder', async () => {
+  it("validate PATH without mftops.yaml confines to the manifests' folder", async () => {
     const dir = testdir({ 'manifests/tasks.yaml': taskWith('${file:../outside.txt}'), 'outside.txt': 'x\n' });
     const p = positionOf(taskWith('${file:../outside.txt}'), '"${file:../outside.txt}"');
     const r = await runCli(['validate', 'manifests'], { cwd: dir });
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain(`manifests/tasks.yaml:${p.line}:${p.col}: error MF325: secret file ${join(dir, 'outside.txt')} is outside the folders manifest secrets may be read from (${join(dir, 'manifests')})`);
+    expect(r.stdout).toContain(
+      `manifests/tasks.yaml:${p.line}:${p.col}: error MF325: secret file ${join(dir, 'outside.txt')} is outside the folders manifest secrets may be read from (${join(dir, 'manifests')})`,
+    );
   });
 
   it('secrets.fileRoots in mftops.yaml allows a folder outside, explicitly; /proc stays refused whatever the roots', { timeout: 60_000 }, async () => {
@@ -152,7 +159,9 @@ describe('a saved plan is checked again when applied', () => {
     emulator.resetRequestLog();
     const apply = await runCli(['apply', 'plan.json'], { cwd: dir, env: APPLY_ENV });
     expect(apply.code).toBe(1);
-    expect(apply.stdout).toContain(`Apply refused; nothing was written:\n  - secret file ${pw} (a link to ${join(outside, 'secret.txt')}) is outside the folders manifest secrets may be read from`);
+    expect(apply.stdout).toContain(
+      `Apply refused; nothing was written:\n  - secret file ${pw} (a link to ${join(outside, 'secret.txt')}) is outside the folders manifest secrets may be read from`,
+    );
     expect(writesOf(emulator)).toEqual([]);
     expect(tasksNamed(emulator, 'Exfiltration test')).toEqual([]);
   });

@@ -56,7 +56,9 @@ describe('mftops snapshot through the CLI', () => {
     // Without a terminal: what it would change first (reads only), then the refusal; nothing written, no snapshot taken.
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/^Restoring lab\/.+\n[^]*^ {2}\+ Nightly cleanup$/m);
-    expect(refused.stderr).toBe('mftops: error: snapshot restore replaces the whole automation configuration: run it on a terminal to confirm, or pass --auto-approve (--dry-run only shows what it would change)\n');
+    expect(refused.stderr).toBe(
+      'mftops: error: snapshot restore replaces the whole automation configuration: run it on a terminal to confirm, or pass --auto-approve (--dry-run only shows what it would change)\n',
+    );
     expect(writes()).toEqual([]);
     expect(snapshots()).toBe(2);
     expect(await client.listTasks()).toHaveLength(before.length - 1);
@@ -65,7 +67,9 @@ describe('mftops snapshot through the CLI', () => {
     emulator.resetRequestLog();
     const dry = await cli('snapshot', 'restore', id1!, '--dry-run');
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toMatch(/^Dry run: restoring lab\/.+\n[^]*^ {2}\+ Nightly cleanup\n[^]*^Dry run: nothing was written\. To restore: mftops snapshot restore \S+\n$/m);
+    expect(dry.stdout).toMatch(
+      /^Dry run: restoring lab\/.+\n[^]*^ {2}\+ Nightly cleanup\n[^]*^Dry run: nothing was written\. To restore: mftops snapshot restore \S+\n$/m,
+    );
     const dryJson = await cli('--format', 'json', 'snapshot', 'restore', id1!, '--dry-run', '--auto-approve');
     expect(dryJson.code).toBe(0);
     const preview = JSON.parse(dryJson.stdout) as { kind: string; a: { id: string }; kinds: { kind: string; added: string[] }[] };
@@ -139,7 +143,9 @@ describe('mftops snapshot through the CLI', () => {
     const diff = await cli('snapshot', 'diff', applied!, 'latest');
     expect(diff.code).toBe(2);
     expect(diff.stdout).toContain('Automation configuration: not compared (neither snapshot holds an automation export)\n');
-    expect(diff.stdout).toContain('Folder ACLs: 1 changed (1 folder(s) saved in both snapshots)\n  ~ /Distribution/Acme/Inbound\n      - User alice: readFiles, deleteFiles, listFiles\n');
+    expect(diff.stdout).toContain(
+      'Folder ACLs: 1 changed (1 folder(s) saved in both snapshots)\n  ~ /Distribution/Acme/Inbound\n      - User alice: readFiles, deleteFiles, listFiles\n',
+    );
 
     const restore = await cli('snapshot', 'restore', applied!, '--auto-approve');
     expect(restore.stdout).toContain('  /Distribution/Acme/Inbound: 1 entries put back, 0 removed\n');
@@ -153,7 +159,9 @@ describe('mftops snapshot through the CLI', () => {
     expect(imported.stdout).toContain('FolderPermissions/Distribution/Acme/Inbound');
     const tasks = await cli('import', '--kind', 'Task', '--all', '--from-snapshot', applied!, '--out', 'imported');
     expect(tasks.code).toBe(1);
-    expect(tasks.stderr).toContain(`snapshot files/${applied} holds no automation export (it was taken without the automation service), so it has no Task to import`);
+    expect(tasks.stderr).toContain(
+      `snapshot files/${applied} holds no automation export (it was taken without the automation service), so it has no Task to import`,
+    );
     await transfer.close();
 
     for (const secret of [SEED_LOGINS.automationAdmin.password, SEED_LOGINS.transferAdmin.password]) {
@@ -162,10 +170,14 @@ describe('mftops snapshot through the CLI', () => {
   });
 
   it('snapshot save warns when no manifest manages a folder and scope.folders is empty', async () => {
-    const dir = testdir({ 'mftops.yaml': `${emulatorConfigYaml({ environment: 'files', transferUrl: emulator.transferUrl })}snapshots: { dir: snaps, keep: 5 }\n` });
+    const dir = testdir({
+      'mftops.yaml': `${emulatorConfigYaml({ environment: 'files', transferUrl: emulator.transferUrl })}snapshots: { dir: snaps, keep: 5 }\n`,
+    });
     const r = await runCli(['snapshot', 'save'], { cwd: dir, env: ENV });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/^warning: no folder permissions saved: environment "files" has no FolderPermissions manifests and no scope\.folders in .*mftops\.yaml/);
+    expect(r.stderr).toMatch(
+      /^warning: no folder permissions saved: environment "files" has no FolderPermissions manifests and no scope\.folders in .*mftops\.yaml/,
+    );
     expect(r.stdout).toContain('folder permissions of 0 transfer folder(s) saved');
     expect((await runCli(['snapshot', 'save', '--help'], { cwd: dir })).stdout).toContain('with neither, no folder permissions are saved');
   });

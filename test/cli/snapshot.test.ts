@@ -151,7 +151,9 @@ describe('mftops snapshot save in a transfer-only environment', () => {
     const manifest = JSON.parse(readFileSync(join(folder, 'snapshot.json'), 'utf8')) as SnapshotManifest;
     expect(manifest).toMatchObject({ formatVersion: 2, environment: 'files', transfer: { folderCount: 4, url: emulator.transferUrl } });
     expect(manifest.automation).toBeUndefined();
-    const saved = JSON.parse(readFileSync(join(folder, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string; entries: Array<{ name?: string }> }> };
+    const saved = JSON.parse(readFileSync(join(folder, 'transfer-folders.json'), 'utf8')) as {
+      folders: Array<{ path: string; entries: Array<{ name?: string }> }>;
+    };
     expect(saved.folders.map((f) => f.path)).toEqual(['/Distribution/Acme', '/Distribution/Acme/Inbound', '/Distribution/Acme/Outbound', '/Finance/Payroll']);
     expect(saved.folders[3]!.entries.map((e) => e.name)).toEqual(['automation-svc', 'carol']);
 
@@ -215,12 +217,16 @@ describe('mftops snapshot diff', () => {
     expect(same.out()).toContain('No differences in tasks, hosts, resource-group ACLs or folder ACLs.');
     const io = ioIn(dir);
     expect(await runSnapshotDiff(g(), { a: a.id, b: b.id }, io)).toBe(2);
-    expect(io.out()).toContain('Tasks: 1 changed\n  ~ Payroll to bank\n      Info.Description: "Nightly payroll file to the bank" → "Diffed by the CLI test"\n');
+    expect(io.out()).toContain(
+      'Tasks: 1 changed\n  ~ Payroll to bank\n      Info.Description: "Nightly payroll file to the bank" → "Diffed by the CLI test"\n',
+    );
     expect(io.out()).toContain('Hosts: no changes\n');
     expectNoSecrets(io.out() + io.err());
     const json = ioIn(dir);
     expect(await runSnapshotDiff(g('json'), { a: a.id, b: 'latest' }, json)).toBe(2);
-    expect((JSON.parse(json.out()) as { kinds: Array<{ changed: Array<{ name: string }> }> }).kinds[0]!.changed.map((c) => c.name)).toEqual(['Payroll to bank']);
+    expect((JSON.parse(json.out()) as { kinds: Array<{ changed: Array<{ name: string }> }> }).kinds[0]!.changed.map((c) => c.name)).toEqual([
+      'Payroll to bank',
+    ]);
     expectNoSecrets(json.out());
   });
 
@@ -234,7 +240,11 @@ describe('mftops snapshot diff', () => {
     const alice = (await transfer.findUser('alice'))!;
     const partners = (await transfer.findGroup('Acme Partners'))!;
     await transfer.setFolderAcl(outbound.id, { type: 'User', id: bob.id, permissions: { listFiles: true, readFiles: true } });
-    await transfer.setFolderAcl(outbound.id, { type: 'User', id: alice.id, permissions: { listFiles: true, readFiles: true, sharePermissions: { readFiles: true } } });
+    await transfer.setFolderAcl(outbound.id, {
+      type: 'User',
+      id: alice.id,
+      permissions: { listFiles: true, readFiles: true, sharePermissions: { readFiles: true } },
+    });
     await transfer.deleteFolderAcl(outbound.id, { type: 'Group', id: partners.id });
     const b = await save(dir);
 
@@ -311,7 +321,9 @@ describe('mftops snapshot restore', () => {
     const io = ioIn(dir);
     const err = await runSnapshotRestore(g(), { id: info.id }, io).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as Error).message).toBe('snapshot restore replaces the whole automation configuration: run it on a terminal to confirm, or pass --auto-approve (--dry-run only shows what it would change)');
+    expect((err as Error).message).toBe(
+      'snapshot restore replaces the whole automation configuration: run it on a terminal to confirm, or pass --auto-approve (--dry-run only shows what it would change)',
+    );
     expect(io.out()).toContain(`Restoring lab/${info.id}`);
     expect(io.out()).toContain('What the restore changes (live → ');
     expect(writesOf(emulator)).toEqual([]);
@@ -385,7 +397,13 @@ describe('mftops snapshot restore', () => {
 
     const auto = ioIn(dir);
     expect(await runSnapshotRestore(g('json'), { id: info.id, autoApprove: true }, auto)).toBe(0);
-    expect(JSON.parse(auto.out())).toMatchObject({ complete: true, verified: true, mismatches: [], restored: { id: info.id }, diff: { folders: { changed: [] } } });
+    expect(JSON.parse(auto.out())).toMatchObject({
+      complete: true,
+      verified: true,
+      mismatches: [],
+      restored: { id: info.id },
+      diff: { folders: { changed: [] } },
+    });
     await transfer.close();
   });
 
@@ -440,7 +458,9 @@ describe('mftops snapshot restore', () => {
     emulator.resetRequestLog();
     const err = await runSnapshotRestore({ ...g(), config: 'transfer-only.yaml' }, { id: info.id, autoApprove: true }, ioIn(dir)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as Error).message).toBe(`snapshot lab/${info.id} holds the automation export, but environment "lab" has no automation service (restore its folder ACLs alone with --service transfer)`);
+    expect((err as Error).message).toBe(
+      `snapshot lab/${info.id} holds the automation export, but environment "lab" has no automation service (restore its folder ACLs alone with --service transfer)`,
+    );
     expect(emulator.requestLog()).toEqual([]);
   });
 });

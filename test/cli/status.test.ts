@@ -19,7 +19,10 @@ const ENV = { AUTO_PW: SEED_LOGINS.automationAdmin.password };
 
 describe('mftops status against the emulator', () => {
   it('signs in to both services and prints versions and counts (text and JSON)', async () => {
-    const dir = testdir({ 'mftops.yaml': configFor(emulator.automationUrl, emulator.transferUrl), 'transfer-password.txt': `${SEED_LOGINS.transferAdmin.password}\n` });
+    const dir = testdir({
+      'mftops.yaml': configFor(emulator.automationUrl, emulator.transferUrl),
+      'transfer-password.txt': `${SEED_LOGINS.transferAdmin.password}\n`,
+    });
     const text = await runCli(['status'], { cwd: dir, env: ENV });
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('ok, version 2025.1.0, signed in as admin (administrator)');
@@ -41,7 +44,10 @@ describe('mftops status against the emulator', () => {
   });
 
   it('sends no write and revokes its tokens when done', async () => {
-    const dir = testdir({ 'mftops.yaml': configFor(emulator.automationUrl, emulator.transferUrl), 'transfer-password.txt': SEED_LOGINS.transferAdmin.password });
+    const dir = testdir({
+      'mftops.yaml': configFor(emulator.automationUrl, emulator.transferUrl),
+      'transfer-password.txt': SEED_LOGINS.transferAdmin.password,
+    });
     emulator.resetRequestLog();
     expect((await runCli(['status'], { cwd: dir, env: ENV })).code).toBe(0);
     const log = emulator.requestLog();
@@ -63,7 +69,10 @@ describe('mftops status against the emulator', () => {
   });
 
   it('reports an unreachable server as a one-line error, exit 1', async () => {
-    const dir = testdir({ 'mftops.yaml': configFor('http://127.0.0.1:9/automation', emulator.transferUrl), 'transfer-password.txt': SEED_LOGINS.transferAdmin.password });
+    const dir = testdir({
+      'mftops.yaml': configFor('http://127.0.0.1:9/automation', emulator.transferUrl),
+      'transfer-password.txt': SEED_LOGINS.transferAdmin.password,
+    });
     const r = await runCli(['status'], { cwd: dir, env: ENV });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/error: automation: POST \/automation\/api\/v1\/token: connection refused/);
@@ -77,7 +86,9 @@ describe('MFTOPS_CONFIG and MFTOPS_ENV', () => {
       `    automation: { url: "${emulator.automationUrl}", username: admin, password: "\${env:AUTO_PW}" }`,
       `    transfer: { url: "${emulator.transferUrl}", username: admin, password: "\${env:XFER_PW}" }`,
     ];
-    return testdir({ 'conf/two.yaml': ['apiVersion: mftops/v1', 'kind: Config', 'environments:', '  lab:', ...services, '  prod:', ...services, ''].join('\n') });
+    return testdir({
+      'conf/two.yaml': ['apiVersion: mftops/v1', 'kind: Config', 'environments:', '  lab:', ...services, '  prod:', ...services, ''].join('\n'),
+    });
   }
   const env = { ...ENV, XFER_PW: SEED_LOGINS.transferAdmin.password };
 
@@ -90,7 +101,10 @@ describe('MFTOPS_CONFIG and MFTOPS_ENV', () => {
     const flag = await runCli(['status', '--env', 'lab'], { cwd: dir, env: { ...env, MFTOPS_CONFIG: 'conf/two.yaml', MFTOPS_ENV: 'prod' } });
     expect(flag.code).toBe(0);
     expect(flag.stdout.split('\n')[0]).toBe(`Environment lab (${file}, from MFTOPS_CONFIG)`);
-    const flags = await runCli(['--config', 'conf/two.yaml', 'status', '--env', 'prod'], { cwd: dir, env: { ...env, MFTOPS_CONFIG: 'nowhere.yaml', MFTOPS_ENV: 'nothing' } });
+    const flags = await runCli(['--config', 'conf/two.yaml', 'status', '--env', 'prod'], {
+      cwd: dir,
+      env: { ...env, MFTOPS_CONFIG: 'nowhere.yaml', MFTOPS_ENV: 'nothing' },
+    });
     expect(flags.code).toBe(0);
     expect(flags.stdout.split('\n')[0]).toBe(`Environment prod (${file})`);
   });
@@ -102,7 +116,9 @@ describe('MFTOPS_CONFIG and MFTOPS_ENV', () => {
     expect(env1.stderr).toBe(`mftops: error: environment "prd" (from MFTOPS_ENV) is not in ${dir}/conf/two.yaml (known: lab, prod)\n`);
     const config = await runCli(['status'], { cwd: dir, env: { ...env, MFTOPS_CONFIG: 'conf/too.yaml' } });
     expect(config.code).toBe(1);
-    expect(config.stderr).toBe('conf/too.yaml: error MF501: configuration file not found\n  hint: MFTOPS_CONFIG names this file; fix it, or pass --config FILE\n1 error in 1 file\n');
+    expect(config.stderr).toBe(
+      'conf/too.yaml: error MF501: configuration file not found\n  hint: MFTOPS_CONFIG names this file; fix it, or pass --config FILE\n1 error in 1 file\n',
+    );
     expect(hasStackTrace(env1.stderr + config.stderr)).toBe(false);
   });
 });

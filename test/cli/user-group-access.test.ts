@@ -54,7 +54,8 @@ function workdir(e: RunningEmulator, permissions: readonly string[], account = '
 function checkedPlanView(stdout: string): Record<string, unknown> {
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
   addFormats.default(ajv);
-  for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-') || f === 'plan.schema.json')) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+  for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-') || f === 'plan.schema.json'))
+    ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
   const doc = JSON.parse(stdout) as Record<string, unknown>;
   const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-plan.schema.json`)!;
   expect(validate(doc) ? [] : validate.errors).toEqual([]);
@@ -75,13 +76,17 @@ describe('plan: resource-group ACL access per user (A-28)', () => {
     expect(text.stdout).toMatch(/^Plan: 0 to create, 1 to update, 0 to replace, 0 to delete, 0 blocked\. 2 users gain access\.$/m);
     expect(text.stdout).toContain('Access changes: 2 users gain access.');
     expect(text.stdout).toContain('  ! erin gains TaskAddEditDelete on resource group Finance (via user group Finance Operators) [grants TaskAddEditDelete]');
-    expect(text.stdout).toContain('  ! operator gains TaskAddEditDelete on resource group Finance (via user group Finance Operators) [grants TaskAddEditDelete]');
+    expect(text.stdout).toContain(
+      '  ! operator gains TaskAddEditDelete on resource group Finance (via user group Finance Operators) [grants TaskAddEditDelete]',
+    );
     expect(text.stdout).not.toContain('members not shown');
     expect(userGroupReads(e)).toBe(1);
 
     const md = await runCli(['plan', '--format', 'markdown'], { cwd: dir, env: ENV });
     expect(md.code).toBe(0);
-    expect(md.stdout).toContain('- :warning: erin gains TaskAddEditDelete on resource group Finance (via user group Finance Operators) — **grants `TaskAddEditDelete`**');
+    expect(md.stdout).toContain(
+      '- :warning: erin gains TaskAddEditDelete on resource group Finance (via user group Finance Operators) — **grants `TaskAddEditDelete`**',
+    );
     expect(md.stdout).toContain('- :warning: operator gains TaskAddEditDelete on resource group Finance (via user group Finance Operators)');
 
     const json = await runCli(['plan', '--format', 'json'], { cwd: dir, env: ENV });
@@ -95,13 +100,16 @@ describe('plan: resource-group ACL access per user (A-28)', () => {
     ]);
   });
 
-  it.each(['Members', 'objects'] as const)('reads the members whichever form the server gives them in (%s; one member: a single object on objects)', async (form) => {
-    const e = await start({ 'automation.userGroupMembers': form });
-    const r = await runCli(['plan'], { cwd: workdir(e, ['TaskRun']), env: ENV });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('  - operator loses TaskEditExisting on resource group Finance (via user group Finance Operators)');
-    expect(r.stdout).toContain('Access changes: 1 user loses access.');
-  });
+  it.each(['Members', 'objects'] as const)(
+    'reads the members whichever form the server gives them in (%s; one member: a single object on objects)',
+    async (form) => {
+      const e = await start({ 'automation.userGroupMembers': form });
+      const r = await runCli(['plan'], { cwd: workdir(e, ['TaskRun']), env: ENV });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('  - operator loses TaskEditExisting on resource group Finance (via user group Finance Operators)');
+      expect(r.stdout).toContain('Access changes: 1 user loses access.');
+    },
+  );
 
   it('keeps the per-group line and says why when the members are not answered (absent)', async () => {
     const e = await start({ 'automation.userGroupMembers': 'absent' });

@@ -92,7 +92,9 @@ describe('mftops validate', () => {
     const dir = testdir({ 'bad.yaml': BAD });
     const io = captureIo({ cwd: dir });
     expect(await runValidate({ paths: ['bad.yaml'], format: 'github' }, io)).toBe(1);
-    expect(io.out().split('\n')[0]).toBe('::error file=bad.yaml,line=7,col=38,endLine=7,endColumn=43,title=MF205::`RetryCount` must be at most 32000, not 40000');
+    expect(io.out().split('\n')[0]).toBe(
+      '::error file=bad.yaml,line=7,col=38,endLine=7,endColumn=43,title=MF205::`RetryCount` must be at most 32000, not 40000',
+    );
   });
 
   it('colours a terminal unless NO_COLOR is set', async () => {

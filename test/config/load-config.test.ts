@@ -60,19 +60,25 @@ describe('loadConfig', () => {
     expect(config.environments.get('test')?.automation).toBeUndefined();
   });
 
-  it('reads secrets.fileRoots relative to the file\'s folder (none: empty); the confinement adds the file\'s folder and the credential variables of every environment', async () => {
+  it("reads secrets.fileRoots relative to the file's folder (none: empty); the confinement adds the file's folder and the credential variables of every environment", async () => {
     const dir = testdir({ 'mftops.yaml': `${GOOD}secrets: { fileRoots: [/run/secrets, ../shared-secrets] }\n` });
     const config = loadConfig('mftops.yaml', dir);
     expect(config.secrets).toEqual({ fileRoots: ['/run/secrets', join(dir, '../shared-secrets')] });
     const { secretConfinementOf } = await import('../../src/app/environment.js');
-    expect(secretConfinementOf(config)).toEqual({ fileRoots: [dir, '/run/secrets', join(dir, '../shared-secrets')], credentialVariables: ['MFT_AUTOMATION_PASSWORD', 'MFT_AUTOMATION_USER', 'T'] });
+    expect(secretConfinementOf(config)).toEqual({
+      fileRoots: [dir, '/run/secrets', join(dir, '../shared-secrets')],
+      credentialVariables: ['MFT_AUTOMATION_PASSWORD', 'MFT_AUTOMATION_USER', 'T'],
+    });
     expect(loadConfig('mftops.yaml', testdir({ 'mftops.yaml': GOOD })).secrets).toEqual({ fileRoots: [] });
     const bad = testdir({ 'mftops.yaml': `${GOOD}secrets: { fileRoot: [/run/secrets] }\n` });
     expect(() => loadConfig('mftops.yaml', bad)).toThrow(/MF503|fileRoot/);
   });
 
-  it('reads an environment\'s vars with their types; refuses a mapping, a bad name and a secret reference as a value (MF505)', () => {
-    const withVars = GOOD.replace('    prune: [FolderPermissions]\n', '    prune: [FolderPermissions]\n    vars: { retries: 3, partner: acme, strict: true, groups: [Finance, Ops] }\n');
+  it("reads an environment's vars with their types; refuses a mapping, a bad name and a secret reference as a value (MF505)", () => {
+    const withVars = GOOD.replace(
+      '    prune: [FolderPermissions]\n',
+      '    prune: [FolderPermissions]\n    vars: { retries: 3, partner: acme, strict: true, groups: [Finance, Ops] }\n',
+    );
     const config = loadConfig('mftops.yaml', testdir({ 'mftops.yaml': withVars }));
     expect(config.environments.get('prod')?.vars).toEqual({ retries: 3, partner: 'acme', strict: true, groups: ['Finance', 'Ops'] });
     expect(config.environments.get('test')?.vars).toBeUndefined();
@@ -152,7 +158,10 @@ environments:
 
   it('says "did you mean" for a misspelt key', () => {
     const dir = testdir({
-      'mftops.yaml': GOOD.replace('    prune: [FolderPermissions]\n', '    prun: [FolderPermissions]\n    drfit: {}\n    colour: blue\n').replace('snapshots:', 'snapshot:'),
+      'mftops.yaml': GOOD.replace('    prune: [FolderPermissions]\n', '    prun: [FolderPermissions]\n    drfit: {}\n    colour: blue\n').replace(
+        'snapshots:',
+        'snapshot:',
+      ),
     });
     const err = configErrorOf(() => loadConfig('mftops.yaml', dir));
     expect(err.diagnostics.map((d) => [d.code, d.line, d.summary])).toEqual([
@@ -164,13 +173,18 @@ environments:
   });
 
   it('does not suggest a key the mapping already has', () => {
-    const dir = testdir({ 'mftops.yaml': GOOD.replace('      caFile: certs/corp-ca.pem\n', '      caFile: certs/corp-ca.pem\n      urls: https://other.example.com\n') });
+    const dir = testdir({
+      'mftops.yaml': GOOD.replace('      caFile: certs/corp-ca.pem\n', '      caFile: certs/corp-ca.pem\n      urls: https://other.example.com\n'),
+    });
     expect(configErrorOf(() => loadConfig('mftops.yaml', dir)).diagnostics.map((d) => d.summary)).toEqual(['environments.prod.automation: unknown key `urls`']);
   });
 
   it('reports the checks of values (URLs, dates) together with the schema problems of the file', () => {
     const text = GOOD.replace('http://127.0.0.1:8080', 'http://mft.internal:8080')
-      .replace('    prune: [FolderPermissions]\n', '    prune: [FolderPermissions]\n    drift: { ignore: [{ address: Task/x, until: 2026-02-30 }, { address: Task/y, until: 31.12.2026 }] }\n')
+      .replace(
+        '    prune: [FolderPermissions]\n',
+        '    prune: [FolderPermissions]\n    drift: { ignore: [{ address: Task/x, until: 2026-02-30 }, { address: Task/y, until: 31.12.2026 }] }\n',
+      )
       .replace('      caFile:', '      ca_file:');
     const dir = testdir({ 'mftops.yaml': text });
     expect(placesOf(() => loadConfig('mftops.yaml', dir)).map(([code, line]) => [code, line])).toEqual([
@@ -196,7 +210,12 @@ environments:
     expect(placesOf(() => loadConfig('mftops.yaml', yaml))).toEqual([['MF502', 3, 1, 3, 2]]);
     const url = testdir({ 'mftops.yaml': GOOD.replace('http://127.0.0.1:8080', 'http://mft.internal:8080') });
     expect(placesOf(() => loadConfig('mftops.yaml', url))).toEqual([['MF507', 19, 12, 19, 36]]);
-    const date = testdir({ 'mftops.yaml': GOOD.replace('    prune: [FolderPermissions]\n', '    prune: [FolderPermissions]\n    drift: { ignore: [{ address: Task/x, until: 2026-02-30 }] }\n') });
+    const date = testdir({
+      'mftops.yaml': GOOD.replace(
+        '    prune: [FolderPermissions]\n',
+        '    prune: [FolderPermissions]\n    drift: { ignore: [{ address: Task/x, until: 2026-02-30 }] }\n',
+      ),
+    });
     expect(placesOf(() => loadConfig('mftops.yaml', date))).toEqual([['MF505', 17, 49, 17, 59]]);
   });
 

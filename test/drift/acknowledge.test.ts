@@ -56,7 +56,11 @@ describe('ignore rules', () => {
   });
 
   it('match an ACL by its resource and user group pair as well as by its label', () => {
-    const verdict = judgeDifference([rule({ address: 'ResourceGroupAcl/Finance/*' })], { addresses: ['ResourceGroupAcl/finance-ops', 'ResourceGroupAcl/Finance/Finance Operators'] }, NOW);
+    const verdict = judgeDifference(
+      [rule({ address: 'ResourceGroupAcl/Finance/*' })],
+      { addresses: ['ResourceGroupAcl/finance-ops', 'ResourceGroupAcl/Finance/Finance Operators'] },
+      NOW,
+    );
     expect(verdict.active).toBeDefined();
   });
 });

@@ -26,8 +26,23 @@ const payroll: Change = {
   ],
   source: { file: 'manifests/finance.yaml', line: 3, col: 1 },
 };
-const missingTask: Change = { address: 'Task/Month-end report', kind: 'Task', name: 'Month-end report', service: 'automation', action: 'create', fields: [{ path: 'Active', after: 1 }] };
-const quiet: Change = { address: 'Task/Acme inbound', kind: 'Task', name: 'Acme inbound', service: 'automation', action: 'no-op', liveId: '401004', fields: [] };
+const missingTask: Change = {
+  address: 'Task/Month-end report',
+  kind: 'Task',
+  name: 'Month-end report',
+  service: 'automation',
+  action: 'create',
+  fields: [{ path: 'Active', after: 1 }],
+};
+const quiet: Change = {
+  address: 'Task/Acme inbound',
+  kind: 'Task',
+  name: 'Acme inbound',
+  service: 'automation',
+  action: 'no-op',
+  liveId: '401004',
+  fields: [],
+};
 const folder: Change = {
   address: 'FolderPermissions/Distribution/Acme/Outbound',
   kind: 'FolderPermissions',
@@ -37,14 +52,32 @@ const folder: Change = {
   liveId: '7',
   fields: [],
   entries: [
-    { principal: { type: 'Group', name: 'Acme Partners' }, action: 'no-op', before: { permissions: ['listFiles'], sharePermissions: [] }, after: { permissions: ['listFiles'], sharePermissions: [] } },
+    {
+      principal: { type: 'Group', name: 'Acme Partners' },
+      action: 'no-op',
+      before: { permissions: ['listFiles'], sharePermissions: [] },
+      after: { permissions: ['listFiles'], sharePermissions: [] },
+    },
     { principal: { type: 'User', name: 'alice' }, action: 'create', after: { permissions: ['readFiles'], sharePermissions: [] } },
-    { principal: { type: 'User', name: 'bob' }, action: 'update', before: { permissions: ['readFiles', 'writeFiles'], sharePermissions: [] }, after: { permissions: ['readFiles'], sharePermissions: [] } },
+    {
+      principal: { type: 'User', name: 'bob' },
+      action: 'update',
+      before: { permissions: ['readFiles', 'writeFiles'], sharePermissions: [] },
+      after: { permissions: ['readFiles'], sharePermissions: [] },
+    },
     { principal: { type: 'User', name: 'mallory' }, action: 'delete', before: { permissions: ['admin'], sharePermissions: [] } },
   ],
 };
 const handMade: Change = { address: 'Task/Hand made', kind: 'Task', name: 'Hand made', service: 'automation', action: 'delete', liveId: '501009', fields: [] };
-const strayAcl: Change = { address: 'ResourceGroupAcl/Finance/Auditors', kind: 'ResourceGroupAcl', name: 'Finance/Auditors', service: 'automation', action: 'delete', liveId: '501077', fields: [] };
+const strayAcl: Change = {
+  address: 'ResourceGroupAcl/Finance/Auditors',
+  kind: 'ResourceGroupAcl',
+  name: 'Finance/Auditors',
+  service: 'automation',
+  action: 'delete',
+  liveId: '501077',
+  fields: [],
+};
 const operatorsAcl: Change = {
   address: 'ResourceGroupAcl/finance-operators',
   kind: 'ResourceGroupAcl',
@@ -54,7 +87,14 @@ const operatorsAcl: Change = {
   liveId: '501001',
   fields: [{ path: 'permissions', before: ['TaskEditExisting'], after: ['TaskRun', 'TaskEditExisting'] }],
 };
-const missingAcl: Change = { address: 'ResourceGroupAcl/partners-auditors', kind: 'ResourceGroupAcl', name: 'partners-auditors', service: 'automation', action: 'create', fields: [] };
+const missingAcl: Change = {
+  address: 'ResourceGroupAcl/partners-auditors',
+  kind: 'ResourceGroupAcl',
+  name: 'partners-auditors',
+  service: 'automation',
+  action: 'create',
+  fields: [],
+};
 const strayFolder: Change = {
   address: 'FolderPermissions/Distribution/Umbrella',
   kind: 'FolderPermissions',
@@ -72,11 +112,23 @@ function plan(changes: readonly Change[]): Plan {
 
 const live: LiveState = {
   automation: {
-    tasks: indexByName<Task>([{ ID: '501009', Name: 'Hand made', Group: ['Finance'] }], (t) => t.Name, (t) => t.ID),
+    tasks: indexByName<Task>(
+      [{ ID: '501009', Name: 'Hand made', Group: ['Finance'] }],
+      (t) => t.Name,
+      (t) => t.ID,
+    ),
     acls: new Map([['finance\u0000auditors', { ACLID: '501077', ResourceGroupName: 'Finance', UserGroupName: 'Auditors', Permissions: { TaskRun: 1 } }]]),
   },
   transfer: {
-    folders: new Map([[folderKey('/Distribution/Umbrella'), { folder: { id: '99', name: 'Umbrella', path: '/Distribution/Umbrella' }, acl: [{ type: 'User', id: 'u3', name: 'carol', permissions: { listFiles: true } }] }]]),
+    folders: new Map([
+      [
+        folderKey('/Distribution/Umbrella'),
+        {
+          folder: { id: '99', name: 'Umbrella', path: '/Distribution/Umbrella' },
+          acl: [{ type: 'User', id: 'u3', name: 'carol', permissions: { listFiles: true } }],
+        },
+      ],
+    ]),
   },
 };
 
@@ -121,7 +173,10 @@ describe('assembleDrift', () => {
     ]);
     expect(report.unmanaged[0]!.detail).toEqual({ kind: 'Task', groups: ['Finance'] });
     expect(report.unmanaged[1]!.detail).toEqual({ kind: 'ResourceGroupAcl', resourceGroup: 'Finance', userGroup: 'Auditors', permissions: ['TaskRun'] });
-    expect(report.unmanaged[2]!.detail).toEqual({ kind: 'FolderPermissions', entries: [{ principal: { type: 'User', name: 'carol' }, grant: { permissions: ['listFiles'], sharePermissions: [] } }] });
+    expect(report.unmanaged[2]!.detail).toEqual({
+      kind: 'FolderPermissions',
+      entries: [{ principal: { type: 'User', name: 'carol' }, grant: { permissions: ['listFiles'], sharePermissions: [] } }],
+    });
     expect(report.plan.changes.map((c) => `${c.action} ${c.address}`)).toEqual(['no-op Task/Acme inbound', 'delete FolderPermissions/Distribution/Umbrella']);
     expect(report.plan.summary.delete).toBe(1);
     expect(report.status).toBe('drift');
@@ -153,7 +208,9 @@ describe('assembleDrift', () => {
   });
 
   it('reports what an expired acknowledgement covered as drift again, with the expiry', () => {
-    const ignore: DriftIgnoreRule[] = [{ address: 'Task/Payroll to bank', path: 'Schedules.*', until: '2026-10-31', reason: 'migration', where: 'mftops.yaml:12:9' }];
+    const ignore: DriftIgnoreRule[] = [
+      { address: 'Task/Payroll to bank', path: 'Schedules.*', until: '2026-10-31', reason: 'migration', where: 'mftops.yaml:12:9' },
+    ];
     const report = assemble([payroll], { ignore });
     const schedule = report.drifted[0]!.fields.find((f) => f.path.startsWith('Schedules'))!;
     expect(schedule.expired).toEqual({ until: '2026-10-31', reason: 'migration', where: 'mftops.yaml:12:9' });
@@ -164,13 +221,17 @@ describe('assembleDrift', () => {
 
 describe('audit attribution', () => {
   it('asks for one task by id, several by type, newest first and bounded', () => {
-    expect(auditQueriesFor(assemble([payroll]))).toEqual([{ for: 'Task', predicate: 'TargetType=="Task";TargetID=="401001"', orderBy: '!LogTime', maxCount: 500 }]);
+    expect(auditQueriesFor(assemble([payroll]))).toEqual([
+      { for: 'Task', predicate: 'TargetType=="Task";TargetID=="401001"', orderBy: '!LogTime', maxCount: 500 },
+    ]);
     expect(auditQueriesFor(assemble([payroll, handMade])).map((q) => q.predicate)).toEqual(['TargetType=="Task"']);
     expect(auditQueriesFor(assemble([folder, quiet]))).toEqual([]);
   });
 
   it('asks for ACL records the same way, and for each kind once when tasks and ACLs both drifted', () => {
-    expect(auditQueriesFor(assemble([operatorsAcl]))).toEqual([{ for: 'ResourceGroupAcl', predicate: 'TargetType=="ACL";TargetID=="501001"', orderBy: '!LogTime', maxCount: 500 }]);
+    expect(auditQueriesFor(assemble([operatorsAcl]))).toEqual([
+      { for: 'ResourceGroupAcl', predicate: 'TargetType=="ACL";TargetID=="501001"', orderBy: '!LogTime', maxCount: 500 },
+    ]);
     expect(auditQueriesFor(assemble([operatorsAcl, strayAcl])).map((q) => q.predicate)).toEqual(['TargetType=="ACL"']);
     expect(auditQueriesFor(assemble([payroll, operatorsAcl, strayAcl])).map((q) => [q.for, q.predicate])).toEqual([
       ['Task', 'TargetType=="Task";TargetID=="401001"'],
@@ -202,7 +263,9 @@ describe('audit attribution', () => {
   it('names the newest change of each drifted or unmanaged ACL by id, never from a task record with the same id', () => {
     const report = assemble([payroll, operatorsAcl, strayAcl]);
     const [taskQuery, aclQuery] = auditQueriesFor(report);
-    const taskRecords = [{ LogTime: '2026-11-22T11:00:00Z', Username: 'operator', Action: 'Edit', TargetType: 'Task', TargetID: '401001', TaskName: 'Payroll to bank' }];
+    const taskRecords = [
+      { LogTime: '2026-11-22T11:00:00Z', Username: 'operator', Action: 'Edit', TargetType: 'Task', TargetID: '401001', TaskName: 'Payroll to bank' },
+    ];
     const aclRecords = [
       // A server that ignores the predicate: a task that happens to share the ACL's id.
       { LogTime: '2026-11-22T11:30:00Z', Username: 'mallory', Action: 'Edit', TargetType: 'Task', TargetID: '501001', TaskName: 'Other' },
@@ -218,13 +281,19 @@ describe('audit attribution', () => {
       ['Task/Payroll to bank', { user: 'operator', time: '2026-11-22T11:00:00Z', action: 'Edit' }],
       ['ResourceGroupAcl/finance-operators', { user: 'secops', time: '2026-11-22T10:00:00Z', action: 'Edit' }],
     ]);
-    expect(out.unmanaged.map((u) => [u.address, u.lastChange])).toEqual([['ResourceGroupAcl/Finance/Auditors', { user: 'carol', time: '2026-11-18T07:00:00Z', action: 'Add' }]]);
+    expect(out.unmanaged.map((u) => [u.address, u.lastChange])).toEqual([
+      ['ResourceGroupAcl/Finance/Auditors', { user: 'carol', time: '2026-11-18T07:00:00Z', action: 'Add' }],
+    ]);
     expect(out.audit).toEqual({ state: 'read', records: 5, queries: [taskQuery, aclQuery] });
   });
 
   it('says once that the audit report is unreadable, and why', () => {
     const report = assemble([payroll]);
-    expect(withAuditFailure(report, { httpStatus: 403 }).audit).toEqual({ state: 'unreadable', httpStatus: 403, message: 'audit report not readable with this account: 403' });
+    expect(withAuditFailure(report, { httpStatus: 403 }).audit).toEqual({
+      state: 'unreadable',
+      httpStatus: 403,
+      message: 'audit report not readable with this account: 403',
+    });
     expect(withAuditFailure(report, { httpStatus: 404 }).audit).toMatchObject({ message: 'audit report not available on this server: 404' });
     expect(withAuditFailure(report, { detail: 'connection reset' }).audit).toMatchObject({ message: 'audit report could not be read (connection reset)' });
     expect(withAuditFailure(report, { httpStatus: 403 }).status).toBe('drift');
@@ -240,9 +309,25 @@ describe('access on the server compared with git', () => {
       ...p,
       access: {
         changes: [
-          { ...base, who: { type: 'User', name: 'alice' }, gained: ['readFiles'], lost: [], via: [{ type: 'User', name: 'alice' }], removed: false, flagged: [] },
+          {
+            ...base,
+            who: { type: 'User', name: 'alice' },
+            gained: ['readFiles'],
+            lost: [],
+            via: [{ type: 'User', name: 'alice' }],
+            removed: false,
+            flagged: [],
+          },
           { ...base, who: { type: 'User', name: 'bob' }, gained: [], lost: ['writeFiles'], via: [{ type: 'User', name: 'bob' }], removed: false, flagged: [] },
-          { ...base, who: { type: 'User', name: 'mallory' }, gained: [], lost: ['admin'], via: [{ type: 'User', name: 'mallory' }], removed: true, flagged: [] },
+          {
+            ...base,
+            who: { type: 'User', name: 'mallory' },
+            gained: [],
+            lost: ['admin'],
+            via: [{ type: 'User', name: 'mallory' }],
+            removed: true,
+            flagged: [],
+          },
         ],
         membersUnknown: [],
       },
@@ -272,7 +357,15 @@ describe('access on the server compared with git', () => {
 });
 
 describe('withLivePolicy', () => {
-  const violation = (severity: 'deny' | 'warn') => ({ policy: 'keep-originals', severity, outcome: 'violated' as const, message: 'partner originals are kept', address: 'Task/Acme inbound', source: { file: 'tasks.yaml', line: 3, col: 1 }, expressionSource: { file: 'policies.yaml', line: 8, col: 19 } });
+  const violation = (severity: 'deny' | 'warn') => ({
+    policy: 'keep-originals',
+    severity,
+    outcome: 'violated' as const,
+    message: 'partner originals are kept',
+    address: 'Task/Acme inbound',
+    source: { file: 'tasks.yaml', line: 3, col: 1 },
+    expressionSource: { file: 'policies.yaml', line: 8, col: 19 },
+  });
 
   it('a live object that breaks a deny policy is drift (exit 2), shown in text and markdown; a warn leaves an in-sync report in sync', () => {
     const inSync = assemble([quiet]);

@@ -59,15 +59,17 @@ describe('drift.ignore in mftops.yaml', () => {
 `);
     expect(message.split('\n')).toEqual([
       'mftops.yaml:9:18: environments.prod.drift.ignore.0.until: must be a date written YYYY-MM-DD',
-      "mftops.yaml:10:11: environments.prod.drift.ignore.1: missing required key `address`",
+      'mftops.yaml:10:11: environments.prod.drift.ignore.1: missing required key `address`',
       // The date check runs with the schema's: the whole file's problems at once.
       'mftops.yaml:12:18: environments.prod.drift.ignore.2.until: 2026-02-30 is not a date of the calendar',
       'mftops.yaml:13:11: environments.prod.drift.ignore.2: unknown key `colour`',
     ]);
-    expect(errorOf(`    drift:
+    expect(
+      errorOf(`    drift:
       ignore:
         - address: Task/y
           until: 2026-02-30
-`)).toBe('mftops.yaml:9:18: environments.prod.drift.ignore.0.until: 2026-02-30 is not a date of the calendar');
+`),
+    ).toBe('mftops.yaml:9:18: environments.prod.drift.ignore.0.until: 2026-02-30 is not a date of the calendar');
   });
 });

@@ -34,14 +34,23 @@ export interface ConfigOptions {
 export function configYaml(o: ConfigOptions): string {
   const operator = o.automationUser === 'operator';
   const env: Record<string, unknown> = {
-    automation: { url: `${o.url}/automation`, username: operator ? 'operator' : 'admin', password: operator ? '${env:MFT_OPERATOR_PASSWORD}' : '${env:MFT_AUTOMATION_PASSWORD}' },
+    automation: {
+      url: `${o.url}/automation`,
+      username: operator ? 'operator' : 'admin',
+      password: operator ? '${env:MFT_OPERATOR_PASSWORD}' : '${env:MFT_AUTOMATION_PASSWORD}',
+    },
     transfer: { url: `${o.url}/transfer`, username: 'admin', password: '${env:MFT_TRANSFER_PASSWORD}' },
     manifests: [...(o.manifests ?? ['manifests'])],
     scope: { taskGroups: [...(o.scope?.taskGroups ?? ['Finance', 'Partners', 'Operations'])], folders: [...(o.scope?.folders ?? ['/Distribution'])] },
     prune: [...(o.prune ?? [])],
     ...(o.ignore ? { drift: { ignore: o.ignore.map((r) => ({ ...r })) } } : {}),
   };
-  return stringify({ apiVersion: 'mftops/v1', kind: 'Config', environments: { lab: env }, ...(o.snapshotsDir ? { snapshots: { dir: o.snapshotsDir, keep: 5 } } : {}) });
+  return stringify({
+    apiVersion: 'mftops/v1',
+    kind: 'Config',
+    environments: { lab: env },
+    ...(o.snapshotsDir ? { snapshots: { dir: o.snapshotsDir, keep: 5 } } : {}),
+  });
 }
 
 export function io(cwd: string) {

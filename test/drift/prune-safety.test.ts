@@ -22,7 +22,10 @@ beforeAll(async () => {
   h = await startHarness();
   dir = mkdtempSync(join(tmpdir(), 'mftops-prune-'));
   // A manifest that names nothing in scope, so that everything in scope is unmanaged.
-  writeFileSync(join(dir, 'one.yaml'), 'apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: partners }\nspec: { resourceGroup: Partners, userGroup: Partner Managers, permissions: [TaskRun, TaskEditExisting, TaskAddEditDelete] }\n');
+  writeFileSync(
+    join(dir, 'one.yaml'),
+    'apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: partners }\nspec: { resourceGroup: Partners, userGroup: Partner Managers, permissions: [TaskRun, TaskEditExisting, TaskAddEditDelete] }\n',
+  );
 });
 afterAll(async () => {
   await h.close();
@@ -36,14 +39,23 @@ describe('prune never reaches outside scope', () => {
     const { plan } = await planPaths(h, [dir], { env: { prune: EVERY_KIND, scope: { taskGroups: ['finance'], folders: [] } }, cwd: dir });
     const tasks = readTasks(h.emulator);
     const financeTasks = tasks.filter((t) => (t['Group'] as string[]).includes('Finance')).map((t) => `Task/${String(t['Name'])}`);
-    const financeAcls = readAcls(h.emulator).filter((a) => a.ResourceGroupName === 'Finance').map((a) => `ResourceGroupAcl/${a.ResourceGroupName}/${a.UserGroupName}`);
+    const financeAcls = readAcls(h.emulator)
+      .filter((a) => a.ResourceGroupName === 'Finance')
+      .map((a) => `ResourceGroupAcl/${a.ResourceGroupName}/${a.UserGroupName}`);
     expect(financeTasks.length).toBeGreaterThan(0);
     expect(tasks.length).toBeGreaterThan(financeTasks.length);
-    expect(deletes(plan!.changes).map((c) => c.address).sort()).toEqual([...financeTasks, ...financeAcls].sort());
+    expect(
+      deletes(plan!.changes)
+        .map((c) => c.address)
+        .sort(),
+    ).toEqual([...financeTasks, ...financeAcls].sort());
   });
 
   it('deletes nothing of a kind that is not pruned, and nothing at all with an empty scope', async () => {
-    const notPruned = await planPaths(h, [dir], { env: { prune: ['FolderPermissions'], scope: { taskGroups: ['Finance', 'Partners', 'Operations'], folders: [] } }, cwd: dir });
+    const notPruned = await planPaths(h, [dir], {
+      env: { prune: ['FolderPermissions'], scope: { taskGroups: ['Finance', 'Partners', 'Operations'], folders: [] } },
+      cwd: dir,
+    });
     expect(deletes(notPruned.plan!.changes)).toEqual([]);
     const noScope = await planPaths(h, [dir], { env: { prune: EVERY_KIND, scope: { taskGroups: [], folders: [] } }, cwd: dir });
     expect(deletes(noScope.plan!.changes)).toEqual([]);
@@ -81,7 +93,10 @@ describe('prune never removes a non-editable entry', () => {
   });
 
   it('never removes the owner entry of a managed folder in exact mode', async () => {
-    writeFileSync(join(dir, 'home.yaml'), 'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Home/alice }\nspec: { mode: exact, entries: [] }\n');
+    writeFileSync(
+      join(dir, 'home.yaml'),
+      'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Home/alice }\nspec: { mode: exact, entries: [] }\n',
+    );
     try {
       const { plan } = await planPaths(h, [dir], { env: { prune: EVERY_KIND, scope: { taskGroups: [], folders: ['/Home'] } }, cwd: dir });
       const home = plan!.changes.find((c) => c.address === 'FolderPermissions/Home/alice')!;

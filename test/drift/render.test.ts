@@ -25,7 +25,15 @@ function changed(name: string, fields: Change['fields']): Change {
 }
 
 function aclChanged(name: string, liveId: string): Change {
-  return { address: `ResourceGroupAcl/${name}`, kind: 'ResourceGroupAcl', name, service: 'automation', action: 'update', liveId, fields: [{ path: 'permissions', before: [], after: ['TaskRun'] }] };
+  return {
+    address: `ResourceGroupAcl/${name}`,
+    kind: 'ResourceGroupAcl',
+    name,
+    service: 'automation',
+    action: 'update',
+    liveId,
+    fields: [{ path: 'permissions', before: [], after: ['TaskRun'] }],
+  };
 }
 
 function folderChanged(path: string): Change {
@@ -50,7 +58,14 @@ function attributed(changes: Change[]): DriftReport {
       query,
       records: [...r.drifted, ...r.unmanaged]
         .filter((o) => o.kind === query.for)
-        .map((o) => ({ LogTime: '2026-11-22T10:04:00Z', Username: o.kind === 'Task' ? 'operator' : 'secops', Action: 'Edit', TargetType: o.kind === 'Task' ? 'Task' : 'ACL', TargetID: o.liveId, TaskName: '' })),
+        .map((o) => ({
+          LogTime: '2026-11-22T10:04:00Z',
+          Username: o.kind === 'Task' ? 'operator' : 'secops',
+          Action: 'Edit',
+          TargetType: o.kind === 'Task' ? 'Task' : 'ACL',
+          TargetID: o.liveId,
+          TaskName: '',
+        })),
     })),
   );
 }
@@ -61,7 +76,11 @@ describe('drift renderers', () => {
       changed('Payroll', [
         { path: 'steps[0].Source.DeleteOrig', before: 1, after: 2, words: { form: 'meaning', before: 'delete', after: 'rename or move' } },
         { path: 'Active', before: 0, after: 1, words: { form: 'flag', before: 'false', after: 'true' } },
-        { path: 'steps[1]', before: { Destination: { Host: 'xfer', OverwriteOrig: 0 } }, innerWords: { before: [{ path: 'Destination.OverwriteOrig', form: 'flag', text: 'false' }] } },
+        {
+          path: 'steps[1]',
+          before: { Destination: { Host: 'xfer', OverwriteOrig: 0 } },
+          innerWords: { before: [{ path: 'Destination.OverwriteOrig', form: 'flag', text: 'false' }] },
+        },
       ]),
     ]);
     const text = renderDriftText(r, { color: false });
@@ -72,7 +91,12 @@ describe('drift renderers', () => {
     expect(md).toContain('2 (rename or move)');
     expect(md).toContain('1 (delete)');
     const json = JSON.parse(renderDriftJson(r));
-    expect(json.drifted[0].fields[0]).toEqual({ path: 'steps[0].Source.DeleteOrig', expected: 2, actual: 1, words: { form: 'meaning', expected: 'rename or move', actual: 'delete' } });
+    expect(json.drifted[0].fields[0]).toEqual({
+      path: 'steps[0].Source.DeleteOrig',
+      expected: 2,
+      actual: 1,
+      words: { form: 'meaning', expected: 'rename or move', actual: 'delete' },
+    });
   });
 
   it('markdown: summary first, then objects; user text cannot inject markup, mentions or table cells', () => {
@@ -92,7 +116,9 @@ describe('drift renderers', () => {
     const md = renderDriftMarkdown(report(many), { maxLength: 20_000 });
     expect(md.length).toBeLessThanOrEqual(20_000);
     expect(md).toContain('| Differ from their manifest | 400 |');
-    expect(md).toMatch(/> \d+ more sections are left out to keep this under GitHub's size limit; the full report is in the JSON report of `mftops drift --report FILE`\./);
+    expect(md).toMatch(
+      /> \d+ more sections are left out to keep this under GitHub's size limit; the full report is in the JSON report of `mftops drift --report FILE`\./,
+    );
   });
 
   it('text: control characters in server values are shown escaped, never sent to the terminal', () => {
@@ -148,9 +174,14 @@ describe('drift renderers', () => {
   });
 
   it('say when unmanaged objects were not looked for because only part of the manifests was given', () => {
-    const plan = assemblePlan({ toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, [changed('Payroll', [{ path: 'Info.Description', before: 'a', after: 'b' }])], false);
+    const plan = assemblePlan(
+      { toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' },
+      [changed('Payroll', [{ path: 'Info.Description', before: 'a', after: 'b' }])],
+      false,
+    );
     const r = assembleDrift({ plan, live: {}, prune: [], ignore: [], now: NOW, unmanagedOmitted: 'partial-manifests' });
-    const sentence = 'Unmanaged objects are not listed: only part of the manifests was given, and the others may manage what these do not name (pass --prune to list them anyway).';
+    const sentence =
+      'Unmanaged objects are not listed: only part of the manifests was given, and the others may manage what these do not name (pass --prune to list them anyway).';
     expect(renderDriftText(r, { color: false }).split('\n')[1]).toBe(sentence);
     expect(renderDriftMarkdown(r)).toContain(`> [!NOTE]\n> ${sentence}`);
     const json = JSON.parse(renderDriftJson(r)) as Record<string, unknown>;

@@ -28,7 +28,11 @@ describe('automation tokens', () => {
     expect(wrong.body).toEqual({ error: 'invalid_grant', error_description: expect.any(String) });
     expect((await form(`${base}/token`, { grant_type: 'password', password: 'x' })).body.error).toBe('invalid_request');
     expect((await form(`${base}/token`, { grant_type: 'client_credentials' })).body.error).toBe('unsupported_grant_type');
-    const json = await raw(`${base}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'password', ...ADMIN }) });
+    const json = await raw(`${base}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'password', ...ADMIN }),
+    });
     expect(json.status).toBe(400);
     expect(json.body.error).toBe('invalid_request');
   });

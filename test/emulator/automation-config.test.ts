@@ -18,7 +18,18 @@ const putXml = (xml: string, type = 'application/xml') => api.call('PUT', '/conf
 /** Everything the REST API shows of the automation configuration. */
 async function readAll(a: Api): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  for (const p of ['/tasks', '/hosts', '/customscripts', '/standardscripts', '/datelists', '/globalparameters', '/resourcegroups', '/resourcegroups/acls', '/usergroups', '/tasks/scheduler']) {
+  for (const p of [
+    '/tasks',
+    '/hosts',
+    '/customscripts',
+    '/standardscripts',
+    '/datelists',
+    '/globalparameters',
+    '/resourcegroups',
+    '/resourcegroups/acls',
+    '/usergroups',
+    '/tasks/scheduler',
+  ]) {
     out[p] = (await a.get(p)).body;
   }
   for (const t of (out['/tasks'] as { items: { ID: string }[] }).items) out[`/tasks/${t.ID}`] = (await a.get(`/tasks/${t.ID}`)).body;
@@ -35,7 +46,12 @@ describe('automation config and audit', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/xml/);
     expect(XMLValidator.validate(r.text)).toBe(true);
-    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseAttributeValue: false, isArray: (_n, _p, _leaf, isAttribute) => !isAttribute }).parse(r.text);
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '',
+      parseAttributeValue: false,
+      isArray: (_n, _p, _leaf, isAttribute) => !isAttribute,
+    }).parse(r.text);
     const config = doc.Config[0];
     expect(config.SchedulerEnabled).toBe('1');
     const sftp = config.Hosts[0].SSHFTP.find((h: { Name: string }) => h.Name === 'payroll-sftp');
@@ -77,7 +93,9 @@ describe('automation config and audit', () => {
     expect(await readAll(api)).toEqual(before);
     const reexported = (await api.get('/config')).text;
     expect(reexported.replace(/ NextID="\d+"/, '')).toBe(exported.replace(/ NextID="\d+"/, ''));
-    expect(readTask(emu, { id: '401001' })!['Parameters']).toMatchObject({ Parameter: expect.arrayContaining([{ Name: 'ApiKey', value: 'bank-api-SEEDSECRET-8', Secret: 1 }]) });
+    expect(readTask(emu, { id: '401001' })!['Parameters']).toMatchObject({
+      Parameter: expect.arrayContaining([{ Name: 'ApiKey', value: 'bank-api-SEEDSECRET-8', Secret: 1 }]),
+    });
     const next = await api.call('POST', '/tasks', taskBody('Made after import'));
     expect(Number(next.body.ID)).toBeGreaterThan(Number(created.body.ID));
   });
@@ -119,8 +137,21 @@ describe('automation config and audit', () => {
     await api.call('POST', '/tasks', { Name: '' }); // refused: no entry
     const r = await api.call('POST', '/reports/audit', {});
     expect(r.status).toBe(200);
-    expect(r.body.items.map((i: { Action: string; TargetType: string }) => `${i.Action} ${i.TargetType}`)).toEqual(['Add Task', 'Delete Task', 'Stop Scheduler', 'Add ACL', 'Add Task']);
-    expect(r.body.items[0]).toMatchObject({ LogTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), Username: 'admin', IPAddress: expect.stringContaining('127.0.0.1'), TargetID: created.body.ID, TaskName: 'Audited', Status: 'Success' });
+    expect(r.body.items.map((i: { Action: string; TargetType: string }) => `${i.Action} ${i.TargetType}`)).toEqual([
+      'Add Task',
+      'Delete Task',
+      'Stop Scheduler',
+      'Add ACL',
+      'Add Task',
+    ]);
+    expect(r.body.items[0]).toMatchObject({
+      LogTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      Username: 'admin',
+      IPAddress: expect.stringContaining('127.0.0.1'),
+      TargetID: created.body.ID,
+      TaskName: 'Audited',
+      Status: 'Success',
+    });
   });
 
   it('rule 70: POST /reports/audit filters with RSQL ==, =ge=, =le= joined by ;, orders by a field (! for descending) and caps at maxCount', async () => {

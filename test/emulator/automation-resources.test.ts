@@ -101,7 +101,16 @@ describe('automation hosts, scripts, groups, ACLs, scheduler', () => {
         ACLID: '501001',
         ResourceGroupName: 'Finance',
         UserGroupName: 'Finance Operators',
-        Permissions: { TaskRun: 1, TaskEditExisting: 1, TaskAddEditDelete: 0, HostAddEditDelete: 0, ScriptAddEditDelete: 0, SSLAddEditDelete: 0, SSHAddEditDelete: 0, PGPAddEditDelete: 0 },
+        Permissions: {
+          TaskRun: 1,
+          TaskEditExisting: 1,
+          TaskAddEditDelete: 0,
+          HostAddEditDelete: 0,
+          ScriptAddEditDelete: 0,
+          SSLAddEditDelete: 0,
+          SSHAddEditDelete: 0,
+          PGPAddEditDelete: 0,
+        },
       },
     ]);
     expect((await api.get('/resourcegroups/acls?userGroupName=Auditors')).body.items.map((a: { ACLID: string }) => a.ACLID)).toEqual(['501003']);
@@ -112,7 +121,12 @@ describe('automation hosts, scripts, groups, ACLs, scheduler', () => {
   it('rule 58: POST /resourcegroups/acls answers 201 with the ACL; 409 when the pair exists; 422 for unknown names', async () => {
     const created = await api.call('POST', '/resourcegroups/acls', { ResourceGroupName: 'Partners', UserGroupName: 'Auditors', Permissions: { TaskRun: 1 } });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ ACLID: expect.any(String), ResourceGroupName: 'Partners', UserGroupName: 'Auditors', Permissions: { TaskRun: 1, TaskEditExisting: 0 } });
+    expect(created.body).toMatchObject({
+      ACLID: expect.any(String),
+      ResourceGroupName: 'Partners',
+      UserGroupName: 'Auditors',
+      Permissions: { TaskRun: 1, TaskEditExisting: 0 },
+    });
     expect((await api.get(`/resourcegroups/acls/${created.body.ACLID}`)).body).toEqual(created.body);
     expect((await api.call('POST', '/resourcegroups/acls', { ResourceGroupName: 'Partners', UserGroupName: 'Auditors' })).status).toBe(409);
     const unknown = await api.call('POST', '/resourcegroups/acls', { ResourceGroupName: 'Nope', UserGroupName: 'Nobody' });
@@ -132,7 +146,11 @@ describe('automation hosts, scripts, groups, ACLs, scheduler', () => {
   });
 
   it('rule 60: TaskEditExisting cannot be 0 while TaskAddEditDelete is 1 (422, on POST and PUT)', async () => {
-    const post = await api.call('POST', '/resourcegroups/acls', { ResourceGroupName: 'Finance', UserGroupName: 'Auditors', Permissions: { TaskAddEditDelete: 1 } });
+    const post = await api.call('POST', '/resourcegroups/acls', {
+      ResourceGroupName: 'Finance',
+      UserGroupName: 'Auditors',
+      Permissions: { TaskAddEditDelete: 1 },
+    });
     expect(post.status).toBe(422);
     expect(post.body.errors[0].field).toBe('Permissions.TaskEditExisting');
     const put = await api.call('PUT', '/resourcegroups/acls/501002', { Permissions: { TaskEditExisting: 0 } });

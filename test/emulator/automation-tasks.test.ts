@@ -22,11 +22,25 @@ describe('automation info and tasks', () => {
   });
 
   it('rule 32: POST /tasks answers 201 with a new unique ID, defaults for blank fields, numbered elements, NextEID and Type from the host', async () => {
-    const r = await api.call('POST', '/tasks', taskBody('New partner task', { Schedules: { Schedule: [{ Frequency: { Interval: [{ StartTime: '01:00', EndTime: '01:00' }] } }] } }));
+    const r = await api.call(
+      'POST',
+      '/tasks',
+      taskBody('New partner task', { Schedules: { Schedule: [{ Frequency: { Interval: [{ StartTime: '01:00', EndTime: '01:00' }] } }] } }),
+    );
     expect(r.status).toBe(201);
     const ids = readTasks(emu).map((t) => t['ID']);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(r.body).toMatchObject({ ID: expect.stringMatching(/^[0-9]+$/), Name: 'New partner task', Active: 1, AR: 0, CacheNames: 'random', TT: '', Info: { Description: '', Notes: '' }, Parameters: {}, NextActions: {} });
+    expect(r.body).toMatchObject({
+      ID: expect.stringMatching(/^[0-9]+$/),
+      Name: 'New partner task',
+      Active: 1,
+      AR: 0,
+      CacheNames: 'random',
+      TT: '',
+      Info: { Description: '', Notes: '' },
+      Parameters: {},
+      NextActions: {},
+    });
     const elementIds = [r.body.Schedules.Schedule[0].ID, r.body.steps[0].Source.ID, r.body.steps[1].Destination.ID];
     expect(new Set(elementIds).size).toBe(3);
     expect(r.body.NextEID).toBeGreaterThan(Math.max(...elementIds.map(Number)));
@@ -64,16 +78,44 @@ describe('automation info and tasks', () => {
   });
 
   it('rule 36: Source enumerations and integer bounds (§2.5) answer 422 naming each field', async () => {
-    const bad = { HostID: '201004', DeleteOrig: 3, RetryCount: 32001, MxFi: -1, RescanSecs: 1000, Sort: 'Name,A', AB: 'text', DLInteg: 'sometimes', FolderType: 2, ConnTimeoutSecs: 1.5 };
+    const bad = {
+      HostID: '201004',
+      DeleteOrig: 3,
+      RetryCount: 32001,
+      MxFi: -1,
+      RescanSecs: 1000,
+      Sort: 'Name,A',
+      AB: 'text',
+      DLInteg: 'sometimes',
+      FolderType: 2,
+      ConnTimeoutSecs: 1.5,
+    };
     const r = await api.call('POST', '/tasks', taskBody('Bad source', { steps: [{ Source: bad }] }));
     expect(r.status).toBe(422);
-    expect(fieldsOf(r).sort()).toEqual(['AB', 'ConnTimeoutSecs', 'DLInteg', 'DeleteOrig', 'FolderType', 'MxFi', 'RescanSecs', 'RetryCount', 'Sort'].map((f) => `steps[0].Source.${f}`).sort());
-    const ok = { HostID: '201004', DeleteOrig: 2, RetryCount: 32000, MxFi: 99999, RescanSecs: 999, Sort: 'Size,D', AB: 'binary', DLInteg: 'ifsure', FolderType: 119, MxBy: 1e12 };
+    expect(fieldsOf(r).sort()).toEqual(
+      ['AB', 'ConnTimeoutSecs', 'DLInteg', 'DeleteOrig', 'FolderType', 'MxFi', 'RescanSecs', 'RetryCount', 'Sort'].map((f) => `steps[0].Source.${f}`).sort(),
+    );
+    const ok = {
+      HostID: '201004',
+      DeleteOrig: 2,
+      RetryCount: 32000,
+      MxFi: 99999,
+      RescanSecs: 999,
+      Sort: 'Size,D',
+      AB: 'binary',
+      DLInteg: 'ifsure',
+      FolderType: 119,
+      MxBy: 1e12,
+    };
     expect((await api.call('POST', '/tasks', taskBody('Good source', { steps: [{ Source: ok }] }))).status).toBe(201);
   });
 
   it('rule 37: Source 0/1 fields take only 0 or 1, and a key that is not a Source field is refused', async () => {
-    const r = await api.call('POST', '/tasks', taskBody('Flags', { steps: [{ Source: { HostID: '201004', SearchSubdirs: true, UseDefRetryCount: 2, Unzip: '1', Colour: 'red' } }] }));
+    const r = await api.call(
+      'POST',
+      '/tasks',
+      taskBody('Flags', { steps: [{ Source: { HostID: '201004', SearchSubdirs: true, UseDefRetryCount: 2, Unzip: '1', Colour: 'red' } }] }),
+    );
     expect(r.status).toBe(422);
     expect(fieldsOf(r).sort()).toEqual(['Colour', 'SearchSubdirs', 'Unzip', 'UseDefRetryCount'].map((f) => `steps[0].Source.${f}`).sort());
   });
@@ -88,8 +130,14 @@ describe('automation info and tasks', () => {
       }),
     );
     expect(r.status).toBe(422);
-    expect(fieldsOf(r).sort()).toEqual(['Schedules.Schedule[0].DateListRef[0].DateListID', 'steps[0].Source.HostID', 'steps[1].Process.ScriptID', 'steps[2].Destination.HostID'].sort());
-    const std = await api.call('POST', '/tasks', taskBody('Standard script', { steps: [{ Source: { HostID: '201004' } }, { Process: { ScriptID: '302001' } }] }));
+    expect(fieldsOf(r).sort()).toEqual(
+      ['Schedules.Schedule[0].DateListRef[0].DateListID', 'steps[0].Source.HostID', 'steps[1].Process.ScriptID', 'steps[2].Destination.HostID'].sort(),
+    );
+    const std = await api.call(
+      'POST',
+      '/tasks',
+      taskBody('Standard script', { steps: [{ Source: { HostID: '201004' } }, { Process: { ScriptID: '302001' } }] }),
+    );
     expect(std.status).toBe(201);
   });
 
@@ -128,7 +176,12 @@ describe('automation info and tasks', () => {
     );
     expect(r.status).toBe(422);
     expect(fieldsOf(r).sort()).toEqual(
-      ['Schedules.Schedule[0].Days.DayOfWeek[0]', 'Schedules.Schedule[0].Frequency', 'Schedules.Schedule[1].Frequency.Interval[0].StartTime', 'Schedules.Schedule[1].Frequency.Interval[0].EndTime'].sort(),
+      [
+        'Schedules.Schedule[0].Days.DayOfWeek[0]',
+        'Schedules.Schedule[0].Frequency',
+        'Schedules.Schedule[1].Frequency.Interval[0].StartTime',
+        'Schedules.Schedule[1].Frequency.Interval[0].EndTime',
+      ].sort(),
     );
   });
 
@@ -195,7 +248,12 @@ describe('automation info and tasks', () => {
     emu = await withEmulator({ profile: 'legacy' });
     const legacy = await login(automationBase(emu), ADMIN);
     const t = (await legacy.get('/tasks/401001')).body;
-    expect(t.Parameters).toEqual({ Parameter: [{ Name: 'Recipient', value: 'bank-payments@bank.example.com' }, { Name: 'ApiKey', value: '', DisplayValue: '(suppressed)' }] });
+    expect(t.Parameters).toEqual({
+      Parameter: [
+        { Name: 'Recipient', value: 'bank-payments@bank.example.com' },
+        { Name: 'ApiKey', value: '', DisplayValue: '(suppressed)' },
+      ],
+    });
     const a = await legacy.call('POST', '/tasks', taskBody('Legacy params', { Parameters: { Parameter: [{ Name: 'Mode', value: 'fast' }] } }));
     const b = await legacy.call('POST', '/tasks', taskBody('Map params', { Parameters: { Mode: { value: 'fast', DisplayValue: 'fast' } } }));
     expect(a.body.Parameters).toEqual({ Parameter: [{ Name: 'Mode', value: 'fast' }] });

@@ -36,7 +36,13 @@ async function reply(res: Response): Promise<Reply> {
 }
 
 export async function form(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Reply> {
-  return reply(await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() }));
+  return reply(
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(fields).toString(),
+    }),
+  );
 }
 
 /** A small API client for one service and one user: `call('GET', '/tasks')`. */
@@ -135,14 +141,21 @@ export function fakeClock() {
 }
 
 /** A request through node:http on a connection of its own: it sets no timer (fetch does), so under a fake clock the only timers are the emulator's. */
-export function plainRequest(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {}): Promise<{ status: number; text: string }> {
+export function plainRequest(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {},
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: init.method ?? 'GET', headers: init.headers ?? {}, agent: false, ...(init.signal ? { signal: init.signal } : {}) }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = httpRequest(
+      url,
+      { method: init.method ?? 'GET', headers: init.headers ?? {}, agent: false, ...(init.signal ? { signal: init.signal } : {}) },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     req.end(init.body);
   });

@@ -4,13 +4,19 @@ import type { JsonObject } from '../../src/emulator/json.js';
 
 describe('cloneJson', () => {
   it('copies at every depth: changing the copy leaves the stored task alone', () => {
-    const stored = JSON.parse('{"ID":"1","Group":["Finance"],"steps":[{"Source":{"Host":"a","Password":"p"}}],"Schedules":{"Schedule":[{"DayOfWeek":[1,2]}]},"n":null,"b":false,"x":1.5}') as JsonObject;
+    const stored = JSON.parse(
+      '{"ID":"1","Group":["Finance"],"steps":[{"Source":{"Host":"a","Password":"p"}}],"Schedules":{"Schedule":[{"DayOfWeek":[1,2]}]},"n":null,"b":false,"x":1.5}',
+    ) as JsonObject;
     const copy = cloneJson(stored);
     expect(copy).toEqual(stored);
     ((copy.steps as JsonObject[])[0]!.Source as JsonObject).Password = '(suppressed)';
     (copy.Group as string[]).push('Other');
     (((copy.Schedules as JsonObject).Schedule as JsonObject[])[0]!.DayOfWeek as number[]).pop();
-    expect(stored).toEqual(JSON.parse('{"ID":"1","Group":["Finance"],"steps":[{"Source":{"Host":"a","Password":"p"}}],"Schedules":{"Schedule":[{"DayOfWeek":[1,2]}]},"n":null,"b":false,"x":1.5}'));
+    expect(stored).toEqual(
+      JSON.parse(
+        '{"ID":"1","Group":["Finance"],"steps":[{"Source":{"Host":"a","Password":"p"}}],"Schedules":{"Schedule":[{"DayOfWeek":[1,2]}]},"n":null,"b":false,"x":1.5}',
+      ),
+    );
   });
 
   it('keeps a "__proto__" member of a parsed body as a plain member', () => {

@@ -17,7 +17,17 @@ async function start(options: EmulatorOptions) {
 /** 150 users more than the seed's, so the user list has two pages of 100. */
 function addUsers(e: RunningEmulator): void {
   for (let i = 0; i < 150; i++) {
-    addTransferUser(e, { id: `u${i}`, username: `user-${String(i).padStart(3, '0')}`, password: 'x', fullName: 'x', email: 'x@example.com', permission: 'User', status: 'Active', orgID: 0, homeFolderID: 0 });
+    addTransferUser(e, {
+      id: `u${i}`,
+      username: `user-${String(i).padStart(3, '0')}`,
+      password: 'x',
+      fullName: 'x',
+      email: 'x@example.com',
+      permission: 'User',
+      status: 'Active',
+      orgID: 0,
+      homeFolderID: 0,
+    });
   }
 }
 

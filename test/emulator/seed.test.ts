@@ -73,18 +73,57 @@ describe('emulator seed', () => {
     emu = await startEmulator({ seed: loadSeedFile(SEED_PATH) });
     const a = await login(automationBase(emu), ADMIN);
     const hosts = (await a.get('/hosts')).body.items.map((h: Record<string, { Name: string }>) => `${Object.values(h)[0]!.Name}:${Object.keys(h)[0]}`);
-    expect(hosts.sort()).toEqual(['acme-sftp:SSHFTP', 'bank-as2:AS2', 'finance-share:Share', 'globex-ftp:FTP', 'initech-s3:S3', 'local-fs:FileSystem', 'payroll-sftp:SSHFTP', 'xfer:siLock']);
-    expect((await a.get('/tasks')).body.items.map((t: { Name: string }) => t.Name).sort()).toEqual(
-      ['Acme inbound', 'Acme outbound', 'Bank statements in', 'Globex outbound', 'Initech archive to S3', 'Legacy EDI router', 'Nightly cleanup', 'Payroll to bank'],
-    );
+    expect(hosts.sort()).toEqual([
+      'acme-sftp:SSHFTP',
+      'bank-as2:AS2',
+      'finance-share:Share',
+      'globex-ftp:FTP',
+      'initech-s3:S3',
+      'local-fs:FileSystem',
+      'payroll-sftp:SSHFTP',
+      'xfer:siLock',
+    ]);
+    expect((await a.get('/tasks')).body.items.map((t: { Name: string }) => t.Name).sort()).toEqual([
+      'Acme inbound',
+      'Acme outbound',
+      'Bank statements in',
+      'Globex outbound',
+      'Initech archive to S3',
+      'Legacy EDI router',
+      'Nightly cleanup',
+      'Payroll to bank',
+    ]);
     expect((await a.get('/tasks/401008')).body.TT).toBe('COS');
     expect((await a.get('/datelists')).body.items.map((d: { Name: string }) => d.Name)).toEqual(['Bank Holidays 2026']);
     expect((await a.get('/globalparameters')).body.items.map((d: { Name: string }) => d.Name)).toEqual(['ArchiveRoot', 'EnvName']);
-    expect((await a.get('/usergroups')).body.items.map((g: { Name: string }) => g.Name)).toEqual(['Administrators', 'Auditors', 'Finance Operators', 'Partner Managers']);
+    expect((await a.get('/usergroups')).body.items.map((g: { Name: string }) => g.Name)).toEqual([
+      'Administrators',
+      'Auditors',
+      'Finance Operators',
+      'Partner Managers',
+    ]);
     const t = await login(transferBase(emu), XFER_ADMIN);
     const paths = (await t.get('/folders?perPage=100')).body.items.map((f: { path: string }) => f.path);
-    for (const p of ['/', '/Distribution', '/Distribution/Acme/Inbound', '/Distribution/Globex/Outbound', '/Distribution/Initech/Inbound', '/Finance/Payroll', '/Home/alice']) expect(paths).toContain(p);
-    expect((await t.get('/users?perPage=100')).body.items.map((u: { username: string }) => u.username)).toEqual(['acme-svc', 'admin', 'alice', 'automation-svc', 'bob', 'carol', 'globex-svc', 'initech-svc']);
+    for (const p of [
+      '/',
+      '/Distribution',
+      '/Distribution/Acme/Inbound',
+      '/Distribution/Globex/Outbound',
+      '/Distribution/Initech/Inbound',
+      '/Finance/Payroll',
+      '/Home/alice',
+    ])
+      expect(paths).toContain(p);
+    expect((await t.get('/users?perPage=100')).body.items.map((u: { username: string }) => u.username)).toEqual([
+      'acme-svc',
+      'admin',
+      'alice',
+      'automation-svc',
+      'bob',
+      'carol',
+      'globex-svc',
+      'initech-svc',
+    ]);
   });
 
   it('rule 98: seed ids are optional (assigned), the transfer-server host type may be spelled siLock or xferLock, and options are checked', async () => {
@@ -100,7 +139,10 @@ describe('emulator seed', () => {
     });
     const a = await login(automationBase(emu), ADMIN);
     const hosts = (await a.get('/hosts')).body.items;
-    expect(hosts).toEqual([{ xferLock: expect.objectContaining({ ID: '10001', Name: 'x1' }) }, { xferLock: expect.objectContaining({ ID: '10002', Name: 'x2' }) }]);
+    expect(hosts).toEqual([
+      { xferLock: expect.objectContaining({ ID: '10001', Name: 'x1' }) },
+      { xferLock: expect.objectContaining({ ID: '10002', Name: 'x2' }) },
+    ]);
     expect((await a.get('/tasks')).body.items[0]).toMatchObject({ ID: '10003', steps: [{ Source: { Type: 'xferLock' } }] });
     await expect(startEmulator({ faultRate: 2 })).rejects.toThrow(/fault rate/);
     await expect(startEmulator({ port: -1 })).rejects.toThrow(/port/);

@@ -117,7 +117,8 @@ describe('emulator list-churn fault (SPEC rule 105)', () => {
     await page(3);
     expect(readTransferUsers(e)).toHaveLength(base + 2);
     // The budget is spent: later pages get the other kinds of fault, never churn.
-    for (let i = 0; i < 10; i++) await fetch(`${transferBase(e)}/users?page=2&perPage=10`, { headers: { authorization: `Bearer ${bearer}` } }).catch(() => undefined);
+    for (let i = 0; i < 10; i++)
+      await fetch(`${transferBase(e)}/users?page=2&perPage=10`, { headers: { authorization: `Bearer ${bearer}` } }).catch(() => undefined);
     expect(e.requestLog().filter((r) => r.fault === 'list-churn')).toHaveLength(2);
     expect(readTransferUsers(e)).toHaveLength(base + 2);
     expect(() => e.configure({ churnFaults: -1 })).toThrow(/churn faults must be a whole number/);

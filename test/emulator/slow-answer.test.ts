@@ -31,7 +31,11 @@ describe('emulator slow-answer fault (SPEC rule 102)', () => {
       for (let i = 0; i < 30 && slowIndex < 0; i++) {
         const before = e.requestLog().length;
         const giveUp = new AbortController();
-        const res = clock.track(plainRequest(`${automationBase(e)}/tasks`, { method: 'POST', headers, body: JSON.stringify(taskBody(name(i))), signal: giveUp.signal }).catch((err: unknown) => err as Error));
+        const res = clock.track(
+          plainRequest(`${automationBase(e)}/tasks`, { method: 'POST', headers, body: JSON.stringify(taskBody(name(i))), signal: giveUp.signal }).catch(
+            (err: unknown) => err as Error,
+          ),
+        );
         await clock.until(() => res.settled() || e.requestLog()[before]?.fault === 'slow-answer');
         const entry = e.requestLog()[before];
         if (entry?.fault === 'slow-answer') {
@@ -50,7 +54,9 @@ describe('emulator slow-answer fault (SPEC rule 102)', () => {
       let answered = false;
       for (let i = 0; i < 30 && !answered; i++) {
         const before = e.requestLog().length;
-        const res = clock.track(plainRequest(`${automationBase(e)}/tasks`, { headers: { authorization: `Bearer ${bearer}` } }).catch((err: unknown) => err as Error));
+        const res = clock.track(
+          plainRequest(`${automationBase(e)}/tasks`, { headers: { authorization: `Bearer ${bearer}` } }).catch((err: unknown) => err as Error),
+        );
         await clock.until(() => res.settled() || e.requestLog()[before]?.fault === 'slow-answer');
         if (e.requestLog()[before]?.fault === 'slow-answer') {
           const reply = await clock.answeredAfter(400, res.answer);

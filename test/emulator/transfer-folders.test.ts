@@ -45,7 +45,16 @@ describe('transfer folders and folder ACLs', () => {
   it('rule 83: GET /folders/{id} answers the FolderDetailsModel; /subfolders lists the children', async () => {
     const id = await folderId('/Distribution/Acme');
     const r = await api.get(`/folders/${id}`);
-    expect(r.body).toMatchObject({ id, name: 'Acme', path: '/Distribution/Acme', parentId: await folderId('/Distribution'), folderType: 'Normal', description: 'Acme Corp', isShared: false, permission: expect.objectContaining({ listFiles: true }) });
+    expect(r.body).toMatchObject({
+      id,
+      name: 'Acme',
+      path: '/Distribution/Acme',
+      parentId: await folderId('/Distribution'),
+      folderType: 'Normal',
+      description: 'Acme Corp',
+      isShared: false,
+      permission: expect.objectContaining({ listFiles: true }),
+    });
     const kids = await api.get(`/folders/${id}/subfolders`);
     expect(kids.body.items.map((f: { name: string }) => f.name)).toEqual(['Inbound', 'Outbound']);
   });
@@ -84,7 +93,15 @@ describe('transfer folders and folder ACLs', () => {
       id: await userId('alice'),
       name: 'alice',
       permissions: {
-        readFiles: true, writeFiles: true, deleteFiles: true, listFiles: true, notify: false, addDeleteSubfolders: false, share: false, admin: false, listUsers: false,
+        readFiles: true,
+        writeFiles: true,
+        deleteFiles: true,
+        listFiles: true,
+        notify: false,
+        addDeleteSubfolders: false,
+        share: false,
+        admin: false,
+        listUsers: false,
         sharePermissions: { readFiles: true, writeFiles: false, deleteFiles: false, listFiles: false, notify: false, listUsers: false },
       },
       isEditable: true,
@@ -109,8 +126,18 @@ describe('transfer folders and folder ACLs', () => {
     const team = await groupId('Finance Team');
     const upd = await api.call('PUT', `/folders/${id}/acls`, { type: 'Group', id: team, permissions: { listFiles: true } });
     expect(upd.status).toBe(200);
-    expect(upd.body.items).toEqual([expect.objectContaining({ type: 'Group', id: String(team), permissions: expect.objectContaining({ listFiles: true, readFiles: false, writeFiles: false }) })]);
-    const created = await api.call('PUT', `/folders/${id}/acls`, { type: 'Group', id: String(await groupId('Acme Partners')), permissions: { listFiles: true } });
+    expect(upd.body.items).toEqual([
+      expect.objectContaining({
+        type: 'Group',
+        id: String(team),
+        permissions: expect.objectContaining({ listFiles: true, readFiles: false, writeFiles: false }),
+      }),
+    ]);
+    const created = await api.call('PUT', `/folders/${id}/acls`, {
+      type: 'Group',
+      id: String(await groupId('Acme Partners')),
+      permissions: { listFiles: true },
+    });
     expect(entries(created)).toEqual(['Group:Acme Partners', 'Group:Finance Team']);
   });
 
@@ -125,7 +152,11 @@ describe('transfer folders and folder ACLs', () => {
 
   it('rule 90: an unknown user or group id in an ACL body answers 422', async () => {
     const id = await folderId('/Finance');
-    for (const body of [{ type: 'User', id: 'nobody', permissions: {} }, { type: 'Group', id: 99999, permissions: {} }, { type: 'Robot', id: 'x' }]) {
+    for (const body of [
+      { type: 'User', id: 'nobody', permissions: {} },
+      { type: 'Group', id: 99999, permissions: {} },
+      { type: 'Robot', id: 'x' },
+    ]) {
       const r = await api.call('PUT', `/folders/${id}/acls`, body);
       expect(r.status, JSON.stringify(body)).toBe(422);
       expect(r.body.errors[0].field).toMatch(/^(id|type)$/);
@@ -173,7 +204,13 @@ describe('transfer folders and folder ACLs', () => {
     const acl = (await api.get(`/folders/${id}/acls`)).body.items;
     const r = await api.call('PATCH', `/folders/${id}`, { name: 'Incoming' });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id, name: 'Incoming', path: '/Distribution/Acme/Incoming', parentId: await folderId('/Distribution/Acme'), permission: expect.objectContaining({ admin: true }) });
+    expect(r.body).toMatchObject({
+      id,
+      name: 'Incoming',
+      path: '/Distribution/Acme/Incoming',
+      parentId: await folderId('/Distribution/Acme'),
+      permission: expect.objectContaining({ admin: true }),
+    });
     expect((await api.get('/folders?path=/Distribution/Acme/Inbound')).body.items).toEqual([]);
     expect(await folderId('/Distribution/Acme/Incoming')).toBe(id);
     expect((await api.get(`/folders/${id}/acls`)).body.items).toEqual(acl);

@@ -96,14 +96,26 @@ describe('transfer tokens, users, groups, paging', () => {
   it('rule 79: GET /users/self answers the current user record', async () => {
     const alice = await login(base, ALICE);
     const r = await alice.get('/users/self');
-    expect(r.body).toMatchObject({ id: expect.any(String), username: 'alice', realname: 'Alice Martin', permission: 'User', email: 'alice.martin@example.com', homeFolderID: expect.any(Number) });
+    expect(r.body).toMatchObject({
+      id: expect.any(String),
+      username: 'alice',
+      realname: 'Alice Martin',
+      permission: 'User',
+      email: 'alice.martin@example.com',
+      homeFolderID: expect.any(Number),
+    });
     expect(r.text).not.toContain('SEEDSECRET');
   });
 
   it('rule 80: GET /users?username=&isExactMatch=true finds one user for admins; other callers get 403', async () => {
     const r = await api.get('/users?username=ALICE&isExactMatch=true');
     expect(r.body.items).toEqual([expect.objectContaining({ username: 'alice', fullName: 'Alice Martin', id: expect.any(String) })]);
-    expect((await api.get('/users?username=svc')).body.items.map((u: { username: string }) => u.username)).toEqual(['acme-svc', 'automation-svc', 'globex-svc', 'initech-svc']);
+    expect((await api.get('/users?username=svc')).body.items.map((u: { username: string }) => u.username)).toEqual([
+      'acme-svc',
+      'automation-svc',
+      'globex-svc',
+      'initech-svc',
+    ]);
     expect((await api.get('/users')).body.paging.totalItems).toBe(seed.transfer!.users!.length);
     const alice = await login(base, ALICE);
     expect((await alice.get('/users?username=bob&isExactMatch=true')).status).toBe(403);

@@ -78,7 +78,9 @@ describe('the input rule and the named sets', () => {
     expect(storedByName('Documented forms')).toMatchObject({
       Group: ['Partners'],
       Active: 0,
-      Schedules: { Schedule: [{ Days: { DayOfWeek: ['Monday'] }, Frequency: { Interval: [{ StartTime: '09:05' }] }, DateListRef: [{ DateListID: '303001' }] }] },
+      Schedules: {
+        Schedule: [{ Days: { DayOfWeek: ['Monday'] }, Frequency: { Interval: [{ StartTime: '09:05' }] }, DateListRef: [{ DateListID: '303001' }] }],
+      },
       steps: [{ Source: { RetryCount: 4 } }, { Destination: {} }],
     });
     const third = await post(api, { ...documented, Name: 'Third form', Active: true });
@@ -119,13 +121,25 @@ describe('the input rule and the named sets', () => {
       if (s.hostile) expect(divergent[name], name).toBe(s.values[0]);
       else expect(divergent[name], name).not.toBe(s.values[0]);
     }
-    expect(divergent).toMatchObject({ 'automation.flags': 'string', 'automation.times': 'seconds', 'automation.dateListRef': 'string', 'transfer.aclName': 'fullName', 'transfer.pathFilter': 'ignored' });
+    expect(divergent).toMatchObject({
+      'automation.flags': 'string',
+      'automation.times': 'seconds',
+      'automation.dateListRef': 'string',
+      'transfer.aclName': 'fullName',
+      'transfer.pathFilter': 'ignored',
+    });
   });
 
   it('rule 105: an unknown profile, switch or reading is a ConfigError that names the known ones and a close match', async () => {
-    await expect(startEmulator({ variants: { 'automation.dayz': 'short' } as Partial<Variants> })).rejects.toThrow(/unknown variant automation\.dayz; did you mean automation\.days\? \(known: automation\.basePath, .*transfer\.groupMembers\)/);
-    await expect(startEmulator({ variants: { 'automation.days': 'shrot' } as unknown as Partial<Variants> })).rejects.toThrow('variant automation.days must be long, short, not "shrot"; did you mean short?');
-    await expect(startEmulator({ profile: 'legasy' as Profile })).rejects.toThrow('unknown profile legasy; did you mean legacy? (known: current, legacy, divergent)');
+    await expect(startEmulator({ variants: { 'automation.dayz': 'short' } as Partial<Variants> })).rejects.toThrow(
+      /unknown variant automation\.dayz; did you mean automation\.days\? \(known: automation\.basePath, .*transfer\.groupMembers\)/,
+    );
+    await expect(startEmulator({ variants: { 'automation.days': 'shrot' } as unknown as Partial<Variants> })).rejects.toThrow(
+      'variant automation.days must be long, short, not "shrot"; did you mean short?',
+    );
+    await expect(startEmulator({ profile: 'legasy' as Profile })).rejects.toThrow(
+      'unknown profile legasy; did you mean legacy? (known: current, legacy, divergent)',
+    );
     expect(() => parseVariantAssignments(['automation.days'])).toThrow('--variant takes NAME=VALUE, like automation.days=short, not "automation.days"');
     expect(() => parseVariantAssignments(['tokens.accessTtl=3'])).toThrow(/--access-ttl/);
     expect(parseVariantAssignments(['automation.days=short', 'transfer.ids=string'])).toEqual({ 'automation.days': 'short', 'transfer.ids': 'string' });
@@ -148,7 +162,11 @@ describe('automation switches', () => {
   it('rule 107: automation.ids=string answers ids as strings and refuses numbers', async () => {
     const api = await automation({ 'automation.ids': 'string' });
     const t = (await api.get('/tasks/401001')).body;
-    expect(t).toMatchObject({ ID: '401001', NextEID: expect.any(Number), steps: [{ Source: { ID: expect.any(String), HostID: '201001' } }, { Process: { ScriptID: '301001' } }, {}] });
+    expect(t).toMatchObject({
+      ID: '401001',
+      NextEID: expect.any(Number),
+      steps: [{ Source: { ID: expect.any(String), HostID: '201001' } }, { Process: { ScriptID: '301001' } }, {}],
+    });
     expect(t.Schedules.Schedule[0]).toMatchObject({ ID: expect.any(String), DateListRef: [{ DateListID: '303001' }] });
     expect((await api.get('/resourcegroups/acls/501001')).body.ACLID).toBe('501001');
     expect((await post(api, taskBody('String ids'))).status).toBe(201);
@@ -160,7 +178,15 @@ describe('automation switches', () => {
   it('rule 107: automation.ids=number answers every automation id as a JSON number and takes strings or numbers', async () => {
     const api = await automation({ 'automation.ids': 'number' });
     const t = (await api.get('/tasks/401001')).body;
-    expect(t).toMatchObject({ ID: 401001, NextEID: expect.any(Number), steps: [{ Source: { ID: expect.any(Number), HostID: 201001 } }, { Process: { ID: expect.any(Number), ScriptID: 301001 } }, { Destination: { HostID: 201002 } }] });
+    expect(t).toMatchObject({
+      ID: 401001,
+      NextEID: expect.any(Number),
+      steps: [
+        { Source: { ID: expect.any(Number), HostID: 201001 } },
+        { Process: { ID: expect.any(Number), ScriptID: 301001 } },
+        { Destination: { HostID: 201002 } },
+      ],
+    });
     expect(t.Schedules.Schedule[0]).toMatchObject({ ID: expect.any(Number), DateListRef: [{ DateListID: 303001 }] });
     expect((await api.get('/hosts/201001')).body.ID).toBe(201001);
     expect((await api.get('/hosts')).body.items.map((h: object) => typeof (Object.values(h)[0] as { ID: unknown }).ID)).toEqual(Array(8).fill('number'));
@@ -219,7 +245,10 @@ describe('automation switches', () => {
     expect(storedByName('Own form').Active).toBe(0);
     expect((await post(api, taskBody('Documented form', { Active: 1 }))).status).toBe(201);
     expectRefused(await post(api, taskBody('Third form', { Active: true })), 'Active');
-    expectRefused(await api.call('POST', '/resourcegroups/acls', { ResourceGroupName: 'Operations', UserGroupName: 'Finance Operators', Permissions: { TaskRun: true } }), 'Permissions.TaskRun');
+    expectRefused(
+      await api.call('POST', '/resourcegroups/acls', { ResourceGroupName: 'Operations', UserGroupName: 'Finance Operators', Permissions: { TaskRun: true } }),
+      'Permissions.TaskRun',
+    );
   });
 
   it('rule 109: automation.integers=number answers numbers and refuses digit strings', async () => {
@@ -294,7 +323,21 @@ describe('automation switches', () => {
     expect(storedByName('Empty fields')).toEqual(before);
     const bare = await post(api, { Name: 'Nothing else', steps: [] });
     expect(bare.status).toBe(201);
-    expect(Object.keys(bare.body).sort()).toEqual(['AR', 'Active', 'CacheNames', 'ID', 'Name', 'NextEID', 'Renamed', 'Scheduled', 'UseDefStateCaching', 'Watched', 'xAddEditDelete', 'xAlter', 'xRun']);
+    expect(Object.keys(bare.body).sort()).toEqual([
+      'AR',
+      'Active',
+      'CacheNames',
+      'ID',
+      'Name',
+      'NextEID',
+      'Renamed',
+      'Scheduled',
+      'UseDefStateCaching',
+      'Watched',
+      'xAddEditDelete',
+      'xAlter',
+      'xRun',
+    ]);
   });
 
   it('rule 112: automation.days=long answers Monday…Sunday and refuses Mon…Sun', async () => {
@@ -315,7 +358,10 @@ describe('automation switches', () => {
   it('rule 113: automation.times=padded answers HH:mm and refuses H:mm', async () => {
     const api = await automation({ 'automation.times': 'padded' });
     expect((await api.get('/tasks/401001')).body.Schedules.Schedule[0].Frequency.Interval[0]).toEqual({ StartTime: '02:00', EndTime: '02:00' });
-    expectRefused(await post(api, scheduled('Unpadded', { Frequency: { Interval: [{ StartTime: '9:05' }] } })), 'Schedules.Schedule[0].Frequency.Interval[0].StartTime');
+    expectRefused(
+      await post(api, scheduled('Unpadded', { Frequency: { Interval: [{ StartTime: '9:05' }] } })),
+      'Schedules.Schedule[0].Frequency.Interval[0].StartTime',
+    );
   });
 
   it('rule 113: automation.times=unpadded answers H:mm and takes HH:mm or H:mm, not HH:mm:ss', async () => {
@@ -325,7 +371,10 @@ describe('automation switches', () => {
     expect((await post(api, scheduled('Own form', { Frequency: { Interval: [{ StartTime: '9:05', EndTime: '10:15' }] } }))).status).toBe(201);
     expect(storedByName('Own form').Schedules.Schedule[0].Frequency.Interval[0]).toEqual({ StartTime: '09:05', EndTime: '10:15' });
     expect((await post(api, scheduled('Documented form', {}))).status).toBe(201);
-    expectRefused(await post(api, scheduled('Seconds', { Frequency: { Interval: [{ StartTime: '09:05:00' }] } })), 'Schedules.Schedule[0].Frequency.Interval[0].StartTime');
+    expectRefused(
+      await post(api, scheduled('Seconds', { Frequency: { Interval: [{ StartTime: '09:05:00' }] } })),
+      'Schedules.Schedule[0].Frequency.Interval[0].StartTime',
+    );
   });
 
   it('rule 113: automation.times=seconds answers HH:mm:00 and takes HH:mm or HH:mm:00, not H:mm', async () => {
@@ -334,8 +383,14 @@ describe('automation switches', () => {
     expect((await post(api, scheduled('Own form', { Frequency: { Interval: [{ StartTime: '09:05:00' }] } }))).status).toBe(201);
     expect(storedByName('Own form').Schedules.Schedule[0].Frequency.Interval[0]).toEqual({ StartTime: '09:05' });
     expect((await post(api, scheduled('Documented form', {}))).status).toBe(201);
-    expectRefused(await post(api, scheduled('Unpadded', { Frequency: { Interval: [{ StartTime: '9:05' }] } })), 'Schedules.Schedule[0].Frequency.Interval[0].StartTime');
-    expectRefused(await post(api, scheduled('Real seconds', { Frequency: { Interval: [{ StartTime: '09:05:30' }] } })), 'Schedules.Schedule[0].Frequency.Interval[0].StartTime');
+    expectRefused(
+      await post(api, scheduled('Unpadded', { Frequency: { Interval: [{ StartTime: '9:05' }] } })),
+      'Schedules.Schedule[0].Frequency.Interval[0].StartTime',
+    );
+    expectRefused(
+      await post(api, scheduled('Real seconds', { Frequency: { Interval: [{ StartTime: '09:05:30' }] } })),
+      'Schedules.Schedule[0].Frequency.Interval[0].StartTime',
+    );
   });
 
   it('rule 114: automation.dateListRef=datelistid answers {DateListID} and takes only that', async () => {
@@ -381,14 +436,22 @@ describe('automation switches', () => {
 
   it('rule 115: automation.parameters=map answers {name: {value, DisplayValue}} and refuses the list form', async () => {
     const api = await automation({ 'automation.parameters': 'map' });
-    expect((await api.get('/tasks/401001')).body.Parameters).toEqual({ Recipient: { value: 'bank-payments@bank.example.com', DisplayValue: 'bank-payments@bank.example.com' }, ApiKey: { value: '', DisplayValue: '(suppressed)' } });
+    expect((await api.get('/tasks/401001')).body.Parameters).toEqual({
+      Recipient: { value: 'bank-payments@bank.example.com', DisplayValue: 'bank-payments@bank.example.com' },
+      ApiKey: { value: '', DisplayValue: '(suppressed)' },
+    });
     expect((await post(api, taskBody('Own form', { Parameters: { Mode: { value: 'fast', DisplayValue: 'fast' } } }))).status).toBe(201);
     expectRefused(await post(api, taskBody('List form', { Parameters: { Parameter: [{ Name: 'Mode', value: 'fast' }] } })), 'Parameters');
   });
 
   it('rule 115: automation.parameters=list answers {Parameter: [{Name, value}]} and takes the list or the map, not a single {Parameter: {…}}', async () => {
     const api = await automation({ 'automation.parameters': 'list' });
-    expect((await api.get('/tasks/401001')).body.Parameters).toEqual({ Parameter: [{ Name: 'Recipient', value: 'bank-payments@bank.example.com' }, { Name: 'ApiKey', value: '', DisplayValue: '(suppressed)' }] });
+    expect((await api.get('/tasks/401001')).body.Parameters).toEqual({
+      Parameter: [
+        { Name: 'Recipient', value: 'bank-payments@bank.example.com' },
+        { Name: 'ApiKey', value: '', DisplayValue: '(suppressed)' },
+      ],
+    });
     const own = await post(api, taskBody('Own form', { Parameters: { Parameter: [{ Name: 'Mode', value: 'fast' }] } }));
     expect(own.body.Parameters).toEqual({ Parameter: [{ Name: 'Mode', value: 'fast' }] });
     expect((await post(api, taskBody('Documented form', { Parameters: { Mode: { value: 'fast', DisplayValue: 'fast' } } }))).status).toBe(201);
@@ -403,12 +466,22 @@ describe('automation switches', () => {
 
   it('rule 116: automation.stepKeys=mic answers MicSourceType, MicProcessType… at every depth and takes either name', async () => {
     const api = await automation({ 'automation.stepKeys': 'mic' });
-    expect((await api.get('/tasks/401001')).body.steps.map((s: object) => Object.keys(s)[0])).toEqual(['MicSourceType', 'MicProcessType', 'MicDestinationType']);
+    expect((await api.get('/tasks/401001')).body.steps.map((s: object) => Object.keys(s)[0])).toEqual([
+      'MicSourceType',
+      'MicProcessType',
+      'MicDestinationType',
+    ]);
     const cos = (await api.get('/tasks/401008')).body;
     expect(cos.steps[1].MicForType.steps.map((s: object) => Object.keys(s)[0])).toEqual(['MicProcessType', 'MicDestinationType']);
-    const own = await post(api, taskBody('Own form', { steps: [{ MicSourceType: { HostID: '201004' } }, { MicForType: { steps: [{ MicDestinationType: { HostID: '201007' } }] } }] }));
+    const own = await post(
+      api,
+      taskBody('Own form', { steps: [{ MicSourceType: { HostID: '201004' } }, { MicForType: { steps: [{ MicDestinationType: { HostID: '201007' } }] } }] }),
+    );
     expect(own.status).toBe(201);
-    expect(storedByName('Own form').steps).toMatchObject([{ Source: { HostID: '201004', Type: 'SSHFTP' } }, { For: { steps: [{ Destination: { Type: 'FileSystem' } }] } }]);
+    expect(storedByName('Own form').steps).toMatchObject([
+      { Source: { HostID: '201004', Type: 'SSHFTP' } },
+      { For: { steps: [{ Destination: { Type: 'FileSystem' } }] } },
+    ]);
     expect((await post(api, taskBody('Documented form'))).status).toBe(201);
     expectRefused(await post(api, taskBody('Third form', { steps: [{ SourceStep: { HostID: '201004' } }] })), 'steps[0].SourceStep');
   });
@@ -542,7 +615,10 @@ describe('token switches', () => {
   /** The password grant of both services. */
   async function tokens(variants: Partial<Variants>): Promise<Reply[]> {
     emu = await withEmulator({ variants });
-    return [await form(`${automationBase(emu)}/token`, { grant_type: 'password', ...ADMIN }), await form(`${transferBase(emu)}/token`, { grant_type: 'password', ...XFER_ADMIN })];
+    return [
+      await form(`${automationBase(emu)}/token`, { grant_type: 'password', ...ADMIN }),
+      await form(`${transferBase(emu)}/token`, { grant_type: 'password', ...XFER_ADMIN }),
+    ];
   }
 
   it('rule 123: tokens.type=bearer answers token_type "bearer" on both services', async () => {
@@ -574,7 +650,10 @@ describe('token switches', () => {
 
   it('rule 125: tokens.refresh=rotate answers a refresh token that is rotated on every refresh', async () => {
     const [a, t] = await tokens({ 'tokens.refresh': 'rotate' });
-    for (const [r, url] of [[a!, automationBase(emu!)], [t!, transferBase(emu!)]] as const) {
+    for (const [r, url] of [
+      [a!, automationBase(emu!)],
+      [t!, transferBase(emu!)],
+    ] as const) {
       const next = await form(`${url}/token`, { grant_type: 'refresh_token', refresh_token: r.body.refresh_token });
       expect(next.status).toBe(200);
       expect(next.body.refresh_token).toEqual(expect.any(String));
@@ -611,13 +690,23 @@ describe('transfer switches', () => {
 
   it('rule 127: transfer.envelope=paging answers {items, paging, sorting}', async () => {
     const api = await transfer({ 'transfer.envelope': 'paging' });
-    expect((await api.get('/folders?perPage=2')).body).toEqual({ items: [expect.any(Object), expect.any(Object)], paging: { page: 1, perPage: 2, totalItems: expect.any(Number), totalPages: expect.any(Number) }, sorting: [{ sortField: 'Path', sortDirection: 'asc' }] });
+    expect((await api.get('/folders?perPage=2')).body).toEqual({
+      items: [expect.any(Object), expect.any(Object)],
+      paging: { page: 1, perPage: 2, totalItems: expect.any(Number), totalPages: expect.any(Number) },
+      sorting: [{ sortField: 'Path', sortDirection: 'asc' }],
+    });
   });
 
   it('rule 127: transfer.envelope=flat answers {items, currentPage, totalItems, itemsPerPage, sorting}, independently of pastLastPage', async () => {
     const api = await transfer({ 'transfer.envelope': 'flat' });
     const r = (await api.get('/folders?perPage=2')).body;
-    expect(r).toEqual({ items: [expect.any(Object), expect.any(Object)], currentPage: 1, totalItems: expect.any(Number), itemsPerPage: 2, sorting: [{ sortField: 'Path', sortDirection: 'asc' }] });
+    expect(r).toEqual({
+      items: [expect.any(Object), expect.any(Object)],
+      currentPage: 1,
+      totalItems: expect.any(Number),
+      itemsPerPage: 2,
+      sorting: [{ sortField: 'Path', sortDirection: 'asc' }],
+    });
     const past = await api.get(`/folders?perPage=2&page=${Math.ceil(r.totalItems / 2) + 1}`);
     expect(past.status).toBe(200);
     expect(past.body.items).toEqual([]);
@@ -641,7 +730,11 @@ describe('transfer switches', () => {
     const f = (await api.get('/folders?path=/Distribution/Acme/Inbound')).body.items[0];
     const users = (await api.get('/users?perPage=100')).body.items as { id: string; username: string }[];
     for (const name of ['admin', 'initech-svc']) {
-      const r = await api.call('PUT', `/folders/${f.id}/acls`, { type: 'User', id: users.find((u) => u.username === name)!.id, permissions: { listFiles: true } });
+      const r = await api.call('PUT', `/folders/${f.id}/acls`, {
+        type: 'User',
+        id: users.find((u) => u.username === name)!.id,
+        permissions: { listFiles: true },
+      });
       expect(r.status).toBe(200);
     }
     return String(f.id);
@@ -650,13 +743,25 @@ describe('transfer switches', () => {
   it('rule 129: transfer.aclName=username names entries by username (groups by name) and sorts by it', async () => {
     const api = await transfer({ 'transfer.aclName': 'username' });
     const id = await folderWithEntries(api);
-    expect((await api.get(`/folders/${id}/acls`)).body.items.map((e: { name: string }) => e.name)).toEqual(['Acme Partners', 'admin', 'alice', 'automation-svc', 'initech-svc']);
+    expect((await api.get(`/folders/${id}/acls`)).body.items.map((e: { name: string }) => e.name)).toEqual([
+      'Acme Partners',
+      'admin',
+      'alice',
+      'automation-svc',
+      'initech-svc',
+    ]);
   });
 
   it("rule 129: transfer.aclName=fullName names user entries by the user's full name (groups by name) and sorts by it", async () => {
     const api = await transfer({ 'transfer.aclName': 'fullName' });
     const id = await folderWithEntries(api);
-    expect((await api.get(`/folders/${id}/acls`)).body.items.map((e: { name: string }) => e.name)).toEqual(['Acme Partners', 'Alice Martin', 'Automation server (host xfer)', 'Initech service account', 'Transfer Administrator']);
+    expect((await api.get(`/folders/${id}/acls`)).body.items.map((e: { name: string }) => e.name)).toEqual([
+      'Acme Partners',
+      'Alice Martin',
+      'Automation server (host xfer)',
+      'Initech service account',
+      'Transfer Administrator',
+    ]);
   });
 
   it('rule 129: transfer.aclName=absent answers entries without a name', async () => {
@@ -704,7 +809,15 @@ describe('transfer switches', () => {
     const { id, alice } = await acmeInbound(api);
     const entry = (await api.get(`/folders/${id}/acls`)).body.items[1];
     expect(entry.permissions).toMatchObject({ listFiles: 1, admin: 0, sharePermissions: { readFiles: 0 } });
-    expect((await api.call('PUT', `/folders/${id}/acls`, { type: 'User', id: alice, permissions: { listFiles: 1, readFiles: true, sharePermissions: { notify: 1 } } })).status).toBe(200);
+    expect(
+      (
+        await api.call('PUT', `/folders/${id}/acls`, {
+          type: 'User',
+          id: alice,
+          permissions: { listFiles: 1, readFiles: true, sharePermissions: { notify: 1 } },
+        })
+      ).status,
+    ).toBe(200);
     const [folder] = readFolders(emu!, (f) => String(f.id) === id);
     const written = folder!.acl.find((e) => e.id === alice)!.permissions;
     expect(written).toMatchObject({ listFiles: true, readFiles: true, writeFiles: false, sharePermissions: { notify: true } });
@@ -738,7 +851,8 @@ describe('transfer switches', () => {
     expect(paths).toContain('/Distribution/Acme/');
     expect(paths).toContain('/');
     expect(paths.filter((p) => p !== '/' && !p.endsWith('/'))).toEqual([]);
-    for (const q of ['/Distribution/Acme', '/Distribution/Acme/']) expect((await api.get(`/folders?path=${encodeURIComponent(q)}`)).body.items.map((f: { path: string }) => f.path)).toEqual(['/Distribution/Acme/']);
+    for (const q of ['/Distribution/Acme', '/Distribution/Acme/'])
+      expect((await api.get(`/folders?path=${encodeURIComponent(q)}`)).body.items.map((f: { path: string }) => f.path)).toEqual(['/Distribution/Acme/']);
     const acme = (await api.get('/folders?path=/Distribution/Acme')).body.items[0];
     expect((await api.call('POST', `/folders/${acme.id}/subfolders`, { name: 'Archive' })).body.path).toBe('/Distribution/Acme/Archive/');
   });
@@ -791,7 +905,14 @@ describe('transfer switches', () => {
     const { id, alice } = await acmeInbound(api);
     const r = await api.call('PUT', `/folders/${id}/acls`, { type: 'User', id: alice, permissions: { readFiles: true } });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ type: 'User', id: alice, name: 'alice', permissions: expect.objectContaining({ readFiles: true, listFiles: false }), isEditable: true, isDeletable: true });
+    expect(r.body).toEqual({
+      type: 'User',
+      id: alice,
+      name: 'alice',
+      permissions: expect.objectContaining({ readFiles: true, listFiles: false }),
+      isEditable: true,
+      isDeletable: true,
+    });
   });
 
   it('rule 136: transfer.aclAnswer=empty answers an entry write with 200 and no body; the entry is written', async () => {
@@ -807,7 +928,7 @@ describe('transfer switches', () => {
   }
   const usernames = (r: Reply): string[] => r.body.items.map((u: { username: string }) => u.username).sort();
 
-  it('rule 137: transfer.groupMembers=members lists a group\'s members at /groups/{id}/members; /users ignores groupId', async () => {
+  it("rule 137: transfer.groupMembers=members lists a group's members at /groups/{id}/members; /users ignores groupId", async () => {
     const api = await transfer({ 'transfer.groupMembers': 'members' });
     const group = await acmePartners(api);
     expect(usernames(await api.get(`/groups/${group}/members`))).toEqual(['acme-svc', 'bob']);

@@ -31,7 +31,9 @@ const USER_GROUPS = ['Operators', 'Auditors', 'Partner Managers'] as const;
 export const SEEDED_SECRET = 'SEEDSECRET';
 
 const word = fc.constantFrom('Payroll', 'Statements', 'Acme', 'Globex', 'Archive', 'Cleanup', 'Reports', 'Invoices', 'EDI', 'Audit');
-const time = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
+const time = fc
+  .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
+  .map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
 const flag = fc.constantFrom(0, 1);
 const subset = <T>(items: readonly T[], min = 0) => fc.subarray([...items], { minLength: min });
 
@@ -39,7 +41,10 @@ const schedule = fc.record(
   {
     Days: fc.record({ DayOfWeek: subset(WEEK_DAYS, 1) }),
     Frequency: fc.record({ Interval: fc.array(fc.record({ StartTime: time, EndTime: time }), { minLength: 1, maxLength: 2 }) }),
-    DateListRef: fc.subarray(CATALOG.dateLists.map((d) => ({ DateListID: d.ID })), { minLength: 1 }),
+    DateListRef: fc.subarray(
+      CATALOG.dateLists.map((d) => ({ DateListID: d.ID })),
+      { minLength: 1 },
+    ),
     RunEvenIfNotif: flag,
   },
   { requiredKeys: ['Frequency'] },
@@ -76,8 +81,15 @@ const process = fc.record({ ScriptID: fc.constantFrom(...CATALOG.scripts.map((s)
  */
 const witnessSchedule = fc.record({
   Days: fc.record({ DayOfWeek: subset(WEEK_DAYS, 1) }),
-  Frequency: fc.record({ Interval: fc.tuple(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => [{ StartTime: `0${h}:${String(m).padStart(2, '0')}`, EndTime: '23:59' }]) }),
-  DateListRef: fc.subarray(CATALOG.dateLists.map((d) => ({ DateListID: d.ID })), { minLength: 1 }),
+  Frequency: fc.record({
+    Interval: fc
+      .tuple(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 59 }))
+      .map(([h, m]) => [{ StartTime: `0${h}:${String(m).padStart(2, '0')}`, EndTime: '23:59' }]),
+  }),
+  DateListRef: fc.subarray(
+    CATALOG.dateLists.map((d) => ({ DateListID: d.ID })),
+    { minLength: 1 },
+  ),
 });
 
 /** A task body as POST /tasks takes it; a `Username` on the source comes with a password. */
@@ -88,7 +100,11 @@ const task = (name: string, groups: readonly string[], witness: boolean) =>
         Group: fc.constantFrom(...groups).map((g) => [g]),
         Active: flag,
         Info: fc.record({ Description: fc.constantFrom('Nightly run', 'Partner exchange', 'Kept for audit') }),
-        Parameters: fc.dictionary(fc.constantFrom('Region', 'Mode', 'Recipient'), fc.constantFrom('EU', 'fast', 'bank@example.com').map((value) => ({ value })), { maxKeys: 2 }),
+        Parameters: fc.dictionary(
+          fc.constantFrom('Region', 'Mode', 'Recipient'),
+          fc.constantFrom('EU', 'fast', 'bank@example.com').map((value) => ({ value })),
+          { maxKeys: 2 },
+        ),
         secret: fc.boolean(),
         Schedules: (witness ? fc.tuple(witnessSchedule).map((w) => [...w]) : fc.array(schedule, { maxLength: 2 })).map((Schedule) => ({ Schedule })),
         source,
@@ -123,7 +139,10 @@ export const serverState: fc.Arbitrary<EmulatorSeed> = fc
   .record({
     groups: subset(RESOURCE_GROUPS, 1),
     userGroups: subset(USER_GROUPS, 1),
-    taskNames: fc.uniqueArray(fc.tuple(word, fc.integer({ min: 1, max: 9 })).map(([w, n]) => `${w} ${n}`), { minLength: 1, maxLength: 4, selector: (n) => n.toLowerCase() }),
+    taskNames: fc.uniqueArray(
+      fc.tuple(word, fc.integer({ min: 1, max: 9 })).map(([w, n]) => `${w} ${n}`),
+      { minLength: 1, maxLength: 4, selector: (n) => n.toLowerCase() },
+    ),
     acls: fc.array(fc.tuple(fc.nat(), fc.nat(), subset(ACL_PERMISSIONS)), { maxLength: 3 }),
     folders: fc.subarray([...FOLDERS], { minLength: 1 }),
     entries: fc.array(fc.tuple(fc.nat(), fc.boolean(), fc.nat(), entryPermissions), { maxLength: 6 }),
@@ -220,7 +239,10 @@ export const manifestSet = (seed: EmulatorSeed): fc.Arbitrary<ManifestSet> => {
     .record({
       tasks: fc.array(manifestTask, { minLength: 1, maxLength: 3 }),
       acls: fc.array(fc.tuple(fc.constantFrom(...groups), fc.constantFrom(...userGroups), subset(ACL_PERMISSIONS)), { maxLength: 2 }),
-      folders: fc.array(fc.tuple(fc.constantFrom(...folders, '/Data/New'), fc.array(fc.tuple(fc.boolean(), fc.nat(), entryPermissions), { minLength: 1, maxLength: 3 })), { maxLength: 3 }),
+      folders: fc.array(
+        fc.tuple(fc.constantFrom(...folders, '/Data/New'), fc.array(fc.tuple(fc.boolean(), fc.nat(), entryPermissions), { minLength: 1, maxLength: 3 })),
+        { maxLength: 3 },
+      ),
     })
     .map(({ tasks, acls, folders: folderDocs }) => {
       const docs: string[] = [];
@@ -268,7 +290,17 @@ export const manifestSet = (seed: EmulatorSeed): fc.Arbitrary<ManifestSet> => {
         pairs.add(`${rg}/${ug}`);
         const p = new Set(perms);
         if (p.has('TaskAddEditDelete')) p.add('TaskEditExisting');
-        docs.push(['apiVersion: mftops/v1', 'kind: ResourceGroupAcl', `metadata: { name: acl-${i} }`, 'spec:', `  resourceGroup: ${yamlString(rg)}`, `  userGroup: ${yamlString(ug)}`, `  permissions: [${[...p].join(', ')}]`].join('\n'));
+        docs.push(
+          [
+            'apiVersion: mftops/v1',
+            'kind: ResourceGroupAcl',
+            `metadata: { name: acl-${i} }`,
+            'spec:',
+            `  resourceGroup: ${yamlString(rg)}`,
+            `  userGroup: ${yamlString(ug)}`,
+            `  permissions: [${[...p].join(', ')}]`,
+          ].join('\n'),
+        );
       });
       const paths = new Set<string>();
       for (const [folder, entries] of folderDocs) {

@@ -40,9 +40,18 @@ function seed(task: Record<string, unknown> = {}, acl: readonly Record<string, u
             Group: ['Finance'],
             Active: 1,
             Schedules: {
-              Schedule: [{ Days: { DayOfWeek: ['Monday', 'Friday'] }, Frequency: { Interval: [{ StartTime: '07:05', EndTime: '07:05' }] }, DateListRef: [{ DateListID: '303001' }] }],
+              Schedule: [
+                {
+                  Days: { DayOfWeek: ['Monday', 'Friday'] },
+                  Frequency: { Interval: [{ StartTime: '07:05', EndTime: '07:05' }] },
+                  DateListRef: [{ DateListID: '303001' }],
+                },
+              ],
             },
-            steps: [{ Source: { HostID: '201001', Path: '/out', FileMask: '*.csv', Username: 'payroll', Password: 'step-SEEDSECRET-1' } }, { Destination: { HostID: '201002', Path: '/Data/Acme' } }],
+            steps: [
+              { Source: { HostID: '201001', Path: '/out', FileMask: '*.csv', Username: 'payroll', Password: 'step-SEEDSECRET-1' } },
+              { Destination: { HostID: '201002', Path: '/Data/Acme' } },
+            ],
             ...task,
           },
         ],
@@ -54,13 +63,21 @@ function seed(task: Record<string, unknown> = {}, acl: readonly Record<string, u
           { username: 'bob', fullName: 'Bob Tanaka', password: 'u-SEEDSECRET-3' },
         ],
         groups: [{ name: 'Acme Partners', members: ['acme-upload'] }],
-        folders: [{ path: '/Data' }, { path: '/Data/Acme', acl: [{ type: 'User', name: 'acme-upload', permissions: { listFiles: true, writeFiles: true } }, ...acl] }],
+        folders: [
+          { path: '/Data' },
+          { path: '/Data/Acme', acl: [{ type: 'User', name: 'acme-upload', permissions: { listFiles: true, writeFiles: true } }, ...acl] },
+        ],
       },
     }),
   ) as EmulatorSeed;
 }
 
-async function start(options: Omit<EmulatorOptions, 'seed'>, state: EmulatorSeed = seed(), files: Record<string, string> = {}, scope?: { folders?: string[]; taskGroups?: string[] }): Promise<string> {
+async function start(
+  options: Omit<EmulatorOptions, 'seed'>,
+  state: EmulatorSeed = seed(),
+  files: Record<string, string> = {},
+  scope?: { folders?: string[]; taskGroups?: string[] },
+): Promise<string> {
   const { emulator, dir } = await workspace(state, options, files, scope);
   running = emulator;
   return dir;
@@ -99,7 +116,12 @@ describe('regressions of the fidelity round trips', () => {
   });
 
   it('ACL entries named by full name: import writes usernames and plan resolves them; drift names unmanaged entries by username (T-2)', async () => {
-    const dir = await start({ variants: { 'transfer.aclName': 'fullName' } }, seed({}, [{ type: 'User', name: 'bob', permissions: { listFiles: true } }]), {}, { folders: ['/Data'] });
+    const dir = await start(
+      { variants: { 'transfer.aclName': 'fullName' } },
+      seed({}, [{ type: 'User', name: 'bob', permissions: { listFiles: true } }]),
+      {},
+      { folders: ['/Data'] },
+    );
     await adopt(dir);
     const folders = imported(dir, 'folders');
     expect(folders).toContain('user: acme-upload');
@@ -113,7 +135,7 @@ describe('regressions of the fidelity round trips', () => {
     expect(drift.code).toBe(2);
     expect(drift.stdout).toContain('"bob"');
     const markdown = await mftops(['drift', '--format', 'markdown'], dir, {});
-    expect(markdown.stdout).toContain("user <code>bob</code>");
+    expect(markdown.stdout).toContain('user <code>bob</code>');
     expect(drift.stdout + markdown.stdout + planned.stdout).not.toMatch(/Bob Tanaka|Acme Upload Service/);
   });
 
@@ -182,7 +204,12 @@ describe('regressions of the fidelity round trips', () => {
     const run = ok(await mftops(['import', '--all', '--out', 'manifests'], dir, {}));
     expect(run.stderr).toMatch(/PAYROLL_TO_BANK_STEP1_PASSWORD +Task\/Payroll to bank: steps\[0\]\.Source\.Password/);
     const file = join(dir, 'manifests', 'tasks', 'payroll-to-bank.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/\n +Password: .*\n/, '\n').replace('- Finance', '- Partners'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8')
+        .replace(/\n +Password: .*\n/, '\n')
+        .replace('- Finance', '- Partners'),
+    );
     const planned = ok(await mftops(['plan', '--detailed-exitcode'], dir, {}), 2);
     expect(planned.stdout).toMatch(/Task\/Payroll to bank must be replaced/);
     expect(planned.stdout).toMatch(/steps\[0\]\.Source\.Password\) cannot be copied/);

@@ -34,7 +34,9 @@ export const READINGS: readonly Reading[] = [
   { name: 'profile divergent', options: { profile: 'divergent' }, runs: 4 * RUNS },
   // Not the hostile readings: a faithful client refuses them (their own tests say how).
   ...VARIANT_NAMES.filter((name) => !(VARIANT_SWITCHES[name] as VariantSwitch).hostile).flatMap((name) =>
-    (VARIANT_SWITCHES[name] as VariantSwitch).values.slice(1).map((value) => ({ name: `${name}=${value}`, options: { variants: { [name]: value } }, runs: RUNS })),
+    (VARIANT_SWITCHES[name] as VariantSwitch).values
+      .slice(1)
+      .map((value) => ({ name: `${name}=${value}`, options: { variants: { [name]: value } }, runs: RUNS })),
   ),
 ];
 

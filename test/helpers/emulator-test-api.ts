@@ -2,7 +2,16 @@ import { fileURLToPath } from 'node:url';
 import type { EmulatorOptions, RunningEmulator, Variants } from '../../src/emulator/index.js';
 import { loadSeedFile, startEmulator } from '../../src/emulator/index.js';
 import type { JsonObject } from '../../src/emulator/json.js';
-import type { AclRecord, AutomationUser, FolderAclEntry, HostRecord, TokenRecord, TransferFolder, TransferGroup, TransferUser } from '../../src/emulator/state.js';
+import type {
+  AclRecord,
+  AutomationUser,
+  FolderAclEntry,
+  HostRecord,
+  TokenRecord,
+  TransferFolder,
+  TransferGroup,
+  TransferUser,
+} from '../../src/emulator/state.js';
 import { nowMs } from '../../src/emulator/state.js';
 
 /*
@@ -42,7 +51,9 @@ export const EXAMPLE_SEED_FILES = {
 } as const;
 
 /** An emulator on a free loopback port holding an example estate: production's, unless `estate` names staging. */
-export function startSeededEmulator(options: Omit<EmulatorOptions, 'seed'> & { readonly estate?: keyof typeof EXAMPLE_SEED_FILES } = {}): Promise<RunningEmulator> {
+export function startSeededEmulator(
+  options: Omit<EmulatorOptions, 'seed'> & { readonly estate?: keyof typeof EXAMPLE_SEED_FILES } = {},
+): Promise<RunningEmulator> {
   const { estate = 'production', ...rest } = options;
   return startEmulator({ ...rest, seed: loadSeedFile(EXAMPLE_SEED_FILES[estate]) });
 }
@@ -178,7 +189,12 @@ export function addGlobalParameter(emulator: RunningEmulator, parameter: JsonObj
 
 /** Edits the stored task with this name or id in place, as the admin UI would. */
 export function editTaskByHand(emulator: RunningEmulator, match: TaskMatch, edit: (task: JsonObject) => void): void {
-  edit(found(emulator.state.automation.tasks.find((t) => matchesTask(t, match)), `task ${JSON.stringify(match)}`));
+  edit(
+    found(
+      emulator.state.automation.tasks.find((t) => matchesTask(t, match)),
+      `task ${JSON.stringify(match)}`,
+    ),
+  );
 }
 
 /** Deletes every task with this name, as the admin UI would. */
@@ -188,23 +204,46 @@ export function deleteTaskByHand(emulator: RunningEmulator, name: string): void 
 
 /** Edits the stored ACL of a resource group for a user group in place. */
 export function editAclByHand(emulator: RunningEmulator, resourceGroup: string, userGroup: string, edit: (acl: AclRecord) => void): void {
-  edit(found(emulator.state.automation.acls.find((a) => a.ResourceGroupName === resourceGroup && a.UserGroupName === userGroup), `ACL ${resourceGroup} / ${userGroup}`));
+  edit(
+    found(
+      emulator.state.automation.acls.find((a) => a.ResourceGroupName === resourceGroup && a.UserGroupName === userGroup),
+      `ACL ${resourceGroup} / ${userGroup}`,
+    ),
+  );
 }
 
 /** Edits the stored host with this `Name` in place (its type, its fields). */
 export function editHostByHand(emulator: RunningEmulator, name: string, edit: (host: HostRecord) => void): void {
-  edit(found(emulator.state.automation.hosts.find((h) => h.fields['Name'] === name), `host ${name}`));
+  edit(
+    found(
+      emulator.state.automation.hosts.find((h) => h.fields['Name'] === name),
+      `host ${name}`,
+    ),
+  );
 }
 
 /** Deletes the host with this `Name`. */
 export function deleteHostByHand(emulator: RunningEmulator, name: string): void {
   const hosts = emulator.state.automation.hosts;
-  hosts.splice(hosts.indexOf(found(hosts.find((h) => h.fields['Name'] === name), `host ${name}`)), 1);
+  hosts.splice(
+    hosts.indexOf(
+      found(
+        hosts.find((h) => h.fields['Name'] === name),
+        `host ${name}`,
+      ),
+    ),
+    1,
+  );
 }
 
 /** Gives host `a` the name of host `b` and `b` that of `a` (their ids stay): a name that moved. */
 export function swapHostNames(emulator: RunningEmulator, a: string, b: string): void {
-  swapNames(emulator.state.automation.hosts.map((h) => h.fields), 'Name', a, b);
+  swapNames(
+    emulator.state.automation.hosts.map((h) => h.fields),
+    'Name',
+    a,
+    b,
+  );
 }
 
 // ---------------------------------------------------------------------- transfer: changes by hand
@@ -234,7 +273,12 @@ export function addFolderByHand(emulator: RunningEmulator, folder: TransferFolde
 
 /** Edits the stored folder at this path in place (its path and name, its details, its entries). */
 export function editFolderByHand(emulator: RunningEmulator, path: string, edit: (folder: TransferFolder) => void): void {
-  edit(found(emulator.state.transfer.folders.find((f) => f.path === path), `folder ${path}`));
+  edit(
+    found(
+      emulator.state.transfer.folders.find((f) => f.path === path),
+      `folder ${path}`,
+    ),
+  );
 }
 
 /** Adds an entry to the ACL of the folder at this path, bypassing the REST API's checks. */
@@ -244,13 +288,20 @@ export function addFolderEntryByHand(emulator: RunningEmulator, path: string, en
 
 /** Deletes the folder at this path and every folder below it (the transfer REST API has no folder delete). */
 export function deleteFolderByHand(emulator: RunningEmulator, path: string): void {
-  found(emulator.state.transfer.folders.find((f) => f.path === path), `folder ${path}`);
+  found(
+    emulator.state.transfer.folders.find((f) => f.path === path),
+    `folder ${path}`,
+  );
   emulator.state.transfer.folders = emulator.state.transfer.folders.filter((f) => f.path !== path && !f.path.startsWith(`${path}/`));
 }
 
 /** Swaps the values of `field` of the items named `a` and `b` (found without regard to case), as a person at the console would. */
 function swapNames<T>(items: readonly T[], field: keyof T, a: string, b: string): void {
-  const find = (name: string): T => found(items.find((x) => String(x[field]).toLowerCase() === name.toLowerCase()), `${String(field)} ${name}`);
+  const find = (name: string): T =>
+    found(
+      items.find((x) => String(x[field]).toLowerCase() === name.toLowerCase()),
+      `${String(field)} ${name}`,
+    );
   const first = find(a);
   const second = find(b);
   const name = first[field];

@@ -22,7 +22,10 @@ export interface CliResult {
  * builds first (pretest). The environment is only what the test passes, plus PATH, so nothing of
  * the developer's shell leaks into a test.
  */
-export function runCli(args: readonly string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number; user?: { uid: number; gid: number } } = {}): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number; user?: { uid: number; gid: number } } = {},
+): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd ?? process.cwd(),

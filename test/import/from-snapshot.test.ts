@@ -59,9 +59,21 @@ describe('a saved automation export as an import source', () => {
           Group: ['Finance'],
           Info: { Description: 'line one\nline two' },
           Parameters: { Recipient: 'bank@example.com', ApiKey: { value: '${env:PAYROLL_TO_BANK_APIKEY}', secret: true } },
-          Schedules: { Schedule: [{ Days: { DayOfWeek: ['Monday'] }, DateListRef: ['Holidays'], Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }] } }] },
+          Schedules: {
+            Schedule: [{ Days: { DayOfWeek: ['Monday'] }, DateListRef: ['Holidays'], Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }] } }],
+          },
           steps: [
-            { Source: { Host: 'payroll-sftp', Path: '/out', FileMask: '*.csv', DeleteOrig: 0, Username: 'svc', Password: '${env:PAYROLL_TO_BANK_STEP1_PASSWORD}', RetryCount: 3 } },
+            {
+              Source: {
+                Host: 'payroll-sftp',
+                Path: '/out',
+                FileMask: '*.csv',
+                DeleteOrig: 0,
+                Username: 'svc',
+                Password: '${env:PAYROLL_TO_BANK_STEP1_PASSWORD}',
+                RetryCount: 3,
+              },
+            },
             { Process: { Script: 'PGP Encrypt', Run: 'per-file' } },
           ],
         },
@@ -82,21 +94,45 @@ describe('a saved automation export as an import source', () => {
     const dir = testdir({ 'mftops.yaml': configYaml({ url: emulator.url, snapshotsDir: 'snapshots' }) });
     const fromServer = io(dir);
     expect(await runImport(globals(), { kind: ['Task', 'ResourceGroupAcl'], out: 'live', all: true, force: false }, fromServer)).toBe(0);
-    expect(await runImport(globals(), { kind: ['FolderPermissions'], name: '/Distribution/Acme/Outbound', out: 'live', all: false, force: false }, io(dir))).toBe(0);
+    expect(
+      await runImport(globals(), { kind: ['FolderPermissions'], name: '/Distribution/Acme/Outbound', out: 'live', all: false, force: false }, io(dir)),
+    ).toBe(0);
     const automation = automationClientFor(emulator);
     const transfer = transferClientFor(emulator);
-    await saveSnapshot({ automation, automationUrl: emulator.automationUrl, transfer, transferUrl: emulator.transferUrl, folders: ['/Distribution/Acme/Outbound'], env: 'lab', dir: join(dir, 'snapshots'), keep: 5 });
+    await saveSnapshot({
+      automation,
+      automationUrl: emulator.automationUrl,
+      transfer,
+      transferUrl: emulator.transferUrl,
+      folders: ['/Distribution/Acme/Outbound'],
+      env: 'lab',
+      dir: join(dir, 'snapshots'),
+      keep: 5,
+    });
     await Promise.all([automation.close(), transfer.close()]);
     await emulator.close();
 
     const fromSnapshot = io(dir);
-    expect(await runImport(globals(), { kind: ['Task', 'ResourceGroupAcl', 'FolderPermissions'], out: 'snap', all: true, force: false, fromSnapshot: 'latest' }, fromSnapshot), fromSnapshot.err()).toBe(0);
+    expect(
+      await runImport(
+        globals(),
+        { kind: ['Task', 'ResourceGroupAcl', 'FolderPermissions'], out: 'snap', all: true, force: false, fromSnapshot: 'latest' },
+        fromSnapshot,
+      ),
+      fromSnapshot.err(),
+    ).toBe(0);
     expect(fromSnapshot.out()).toMatch(/^Imported 12 objects from snapshot lab\/\S+ into snap:/);
     expect(fromSnapshot.err()).toContain('PAYROLL_TO_BANK_APIKEY');
-    const list = (root: string) => readdirSync(join(dir, root), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(join(dir, root).length)).sort();
+    const list = (root: string) =>
+      readdirSync(join(dir, root), { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => join(e.parentPath, e.name).slice(join(dir, root).length))
+        .sort();
     expect(list('snap')).toEqual(list('live'));
     for (const f of list('live')) expect(readFileSync(join(dir, 'snap', f), 'utf8'), f).toBe(readFileSync(join(dir, 'live', f), 'utf8'));
-    const all = list('snap').map((f) => readFileSync(join(dir, 'snap', f), 'utf8')).join('\n');
+    const all = list('snap')
+      .map((f) => readFileSync(join(dir, 'snap', f), 'utf8'))
+      .join('\n');
     expect(all).not.toMatch(/SEEDSECRET/);
   });
 });

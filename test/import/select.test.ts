@@ -21,7 +21,12 @@ const source: ImportSource = {
     { ACLID: '1', ResourceGroupName: 'Finance', UserGroupName: 'Finance Operators', Permissions: {} },
     { ACLID: '2', ResourceGroupName: 'Partners', UserGroupName: 'Partner Managers', Permissions: {} },
   ],
-  folders: [folder('/Distribution'), folder('/Distribution/Acme/Outbound', [alice]), folder('/Distribution/Acme/Inbound', [alice]), folder('/Finance', [alice])],
+  folders: [
+    folder('/Distribution'),
+    folder('/Distribution/Acme/Outbound', [alice]),
+    folder('/Distribution/Acme/Inbound', [alice]),
+    folder('/Finance', [alice]),
+  ],
 };
 
 function select(s: Partial<ImportSelection> & Pick<ImportSelection, 'kinds'>, from: ImportSource = source): string[] {
@@ -41,7 +46,11 @@ describe('what an import takes', () => {
 
   it('with --all, everything the account sees', () => {
     expect(select({ kinds: ['Task'], all: true })).toHaveLength(4);
-    expect(select({ kinds: ['FolderPermissions'], all: true })).toEqual(['FolderPermissions/Distribution/Acme/Inbound', 'FolderPermissions/Distribution/Acme/Outbound', 'FolderPermissions/Finance']);
+    expect(select({ kinds: ['FolderPermissions'], all: true })).toEqual([
+      'FolderPermissions/Distribution/Acme/Inbound',
+      'FolderPermissions/Distribution/Acme/Outbound',
+      'FolderPermissions/Finance',
+    ]);
   });
 
   it('with --name, the automation name masks for tasks and ACLs, a path glob for folders, whatever the scope', () => {
@@ -53,12 +62,16 @@ describe('what an import takes', () => {
   });
 
   it('a folder asked for by its exact path even without entries; a walked folder without entries never', () => {
-    expect(select({ kinds: ['FolderPermissions'], name: '/Distribution' }, { ...source, exactFolders: ['/distribution'] })).toEqual(['FolderPermissions/Distribution']);
+    expect(select({ kinds: ['FolderPermissions'], name: '/Distribution' }, { ...source, exactFolders: ['/distribution'] })).toEqual([
+      'FolderPermissions/Distribution',
+    ]);
   });
 
   it('refuses to guess when there is no scope, no --name and no --all', () => {
     const none = { taskGroups: [], folders: [] };
-    expect(() => checkSelection({ kinds: ['Task'], all: false, scope: none }, 'prod')).toThrow('environment "prod" has no scope.taskGroups: pass --name PATTERN, or --all to import every Task the account can see');
+    expect(() => checkSelection({ kinds: ['Task'], all: false, scope: none }, 'prod')).toThrow(
+      'environment "prod" has no scope.taskGroups: pass --name PATTERN, or --all to import every Task the account can see',
+    );
     expect(() => checkSelection({ kinds: ['FolderPermissions'], all: false, scope: none }, 'prod')).toThrow(/no scope\.folders/);
     expect(() => checkSelection({ kinds: ['Task'], all: true, scope: none }, 'prod')).not.toThrow();
   });
@@ -97,7 +110,10 @@ describe('scope entries an import finds nothing for', () => {
   });
 
   it('looks only at the parts of the scope the kinds read', () => {
-    expect(unmatched(['ResourceGroupAcl'])).toEqual(['taskGroups[1] Operations: matches no resource-group ACL', 'taskGroups[2] Reports: matches no resource-group ACL']);
+    expect(unmatched(['ResourceGroupAcl'])).toEqual([
+      'taskGroups[1] Operations: matches no resource-group ACL',
+      'taskGroups[2] Reports: matches no resource-group ACL',
+    ]);
     expect(unmatched(['FolderPermissions'])).toHaveLength(2);
   });
 
@@ -107,7 +123,10 @@ describe('scope entries an import finds nothing for', () => {
   });
 
   it('says "not saved" for a snapshot, which holds only some folders', () => {
-    const snap = findUnmatchedScope({ ...withAudit, origin: 'snapshot lab/2026-11-27T08-00-00Z' }, { kinds: ['FolderPermissions'], all: false, scope: { taskGroups: [], folders: ['/Reports'] } });
+    const snap = findUnmatchedScope(
+      { ...withAudit, origin: 'snapshot lab/2026-11-27T08-00-00Z' },
+      { kinds: ['FolderPermissions'], all: false, scope: { taskGroups: [], folders: ['/Reports'] } },
+    );
     expect(snap.map((u) => u.why)).toEqual(['matches no folder saved in snapshot lab/2026-11-27T08-00-00Z']);
   });
 });

@@ -84,16 +84,31 @@ describe('a task as a minimal manifest', () => {
   });
 
   it('keeps an id it cannot name, and says so', () => {
-    const m = taskToManifest({ Name: 'x', steps: [{ Source: { HostID: '999', Path: '/' } }], Schedules: { Schedule: [{ DateListRef: [{ DateListID: '404' }], Frequency: { Interval: [{ StartTime: '01:00', EndTime: '01:00' }] } }] } }, catalog, createSecretNamer());
+    const m = taskToManifest(
+      {
+        Name: 'x',
+        steps: [{ Source: { HostID: '999', Path: '/' } }],
+        Schedules: { Schedule: [{ DateListRef: [{ DateListID: '404' }], Frequency: { Interval: [{ StartTime: '01:00', EndTime: '01:00' }] } }] },
+      },
+      catalog,
+      createSecretNamer(),
+    );
     const s = m.document.spec as Record<string, any>;
     expect(s.steps[0].Source.HostID).toBe('999');
     expect(s.Schedules.Schedule[0].DateListRef).toBeUndefined();
-    expect(m.notes).toEqual(['Schedules.Schedule[0].DateListRef: no date list has id 404; left out', 'steps[0].Source.HostID: no host has id 999; kept as an id']);
+    expect(m.notes).toEqual([
+      'Schedules.Schedule[0].DateListRef: no date list has id 404; left out',
+      'steps[0].Source.HostID: no host has id 999; kept as an id',
+    ]);
   });
 
   it('writes the types the schema wants: 0/1 for flags read as booleans, numbers for numbers read as text', () => {
     // As a server or an export might answer: flags as booleans or text, numbers as text.
-    const s = spec({ Name: 'x', Active: 'true', steps: [{ Source: { HostID: '201001', DeleteOrig: '2', SearchSubdirs: true, RetryCount: '3', FileMask: '*' } }] } as unknown as Task);
+    const s = spec({
+      Name: 'x',
+      Active: 'true',
+      steps: [{ Source: { HostID: '201001', DeleteOrig: '2', SearchSubdirs: true, RetryCount: '3', FileMask: '*' } }],
+    } as unknown as Task);
     expect(s.Active).toBe(1);
     expect(s.steps[0].Source).toEqual({ Host: 'payroll-sftp', DeleteOrig: 2, SearchSubdirs: 1, RetryCount: 3, FileMask: '*' });
   });
@@ -102,7 +117,11 @@ describe('a task as a minimal manifest', () => {
     const secrets = createSecretNamer();
     const suppressed = { value: '', DisplayValue: '(suppressed)' };
     const a = taskToManifest(
-      { Name: 'Payroll to bank', Parameters: { ApiKey: suppressed, Recipient: { value: 'x' } }, steps: [{ Source: { HostID: '201001', Password: '(suppressed)' } }, { Process: { ScriptID: '301001', Parameters: { Key: suppressed } } }] },
+      {
+        Name: 'Payroll to bank',
+        Parameters: { ApiKey: suppressed, Recipient: { value: 'x' } },
+        steps: [{ Source: { HostID: '201001', Password: '(suppressed)' } }, { Process: { ScriptID: '301001', Parameters: { Key: suppressed } } }],
+      },
       catalog,
       secrets,
     );
@@ -133,13 +152,21 @@ describe('a task as a minimal manifest', () => {
     expect(m.notes).toEqual(['steps: For steps cannot be written in a manifest yet; the steps are left out (plan then leaves them as they are)']);
     const odd = taskToManifest({ Name: 'odd', TT: 'XYZ', steps: [{ Destination: { HostID: '201001', FileMask: '*.x' } }] }, catalog, createSecretNamer());
     expect(odd.document.spec).toEqual({ Active: 1, steps: [{ Destination: { Host: 'payroll-sftp' } }] });
-    expect(odd.notes).toEqual(['TT: "XYZ" cannot be written in a manifest; left out', 'steps[0].Destination.FileMask has no place in a manifest and is left out']);
+    expect(odd.notes).toEqual([
+      'TT: "XYZ" cannot be written in a manifest; left out',
+      'steps[0].Destination.FileMask has no place in a manifest and is left out',
+    ]);
   });
 });
 
 describe('ACLs and folders as manifests', () => {
   it('an ACL: the pair, the granted permissions in the canonical order, a label made of the pair', () => {
-    const m = aclToManifest({ ACLID: '501001', ResourceGroupName: 'Finance', UserGroupName: 'Finance Operators', Permissions: { TaskEditExisting: 1, TaskRun: true, TaskAddEditDelete: 0 } });
+    const m = aclToManifest({
+      ACLID: '501001',
+      ResourceGroupName: 'Finance',
+      UserGroupName: 'Finance Operators',
+      Permissions: { TaskEditExisting: 1, TaskRun: true, TaskAddEditDelete: 0 },
+    });
     expect(m.document).toEqual({
       apiVersion: 'mftops/v1',
       kind: 'ResourceGroupAcl',

@@ -15,7 +15,10 @@ describe('file names', () => {
   it('keep hostile names inside the output folder: no traversal, no separators, no device names', () => {
     const names = ['../x', '..\\..\\evil', '/etc/passwd', 'C:\\Windows\\system32', 'a/../../b', 'CON', 'nul', '.', '..', 'x\u0000y', 'line\nbreak'];
     const out = testdir({});
-    const files = planImportFiles(names.map((n) => manifest('Task', n)), out);
+    const files = planImportFiles(
+      names.map((n) => manifest('Task', n)),
+      out,
+    );
     for (const f of files) {
       const rel = relative(out, f.path);
       expect(rel.startsWith('..'), f.relPath).toBe(false);
@@ -71,10 +74,12 @@ describe('file names', () => {
 
 describe('file text', () => {
   it('starts with the $schema line, carries notes as comments, and quotes values other YAML readers would misread', () => {
-    const m = manifest('Task', 'x', { Schedules: { Schedule: [{ Frequency: { Interval: [{ StartTime: '02:00', EndTime: '23:30' }] } }] }, Info: { Description: 'yes', Notes: '0755' } }, [
-      'first note',
-      'a note\nwith a line break',
-    ]);
+    const m = manifest(
+      'Task',
+      'x',
+      { Schedules: { Schedule: [{ Frequency: { Interval: [{ StartTime: '02:00', EndTime: '23:30' }] } }] }, Info: { Description: 'yes', Notes: '0755' } },
+      ['first note', 'a note\nwith a line break'],
+    );
     const text = renderManifestFile(m, '../../schemas/task.schema.json');
     const lines = text.split('\n');
     expect(lines[0]).toBe('# yaml-language-server: $schema=../../schemas/task.schema.json');
@@ -136,7 +141,7 @@ describe('writing', () => {
   it('writes all or none: a file that cannot be written leaves no file and no new folder behind', () => {
     // folders/ is a file here, so the FolderPermissions manifest cannot be written (as a full disk
     // would stop it): the task written before it must not stay, nor the folders made for it.
-    const out = testdir({ 'folders': 'not a folder\n' });
+    const out = testdir({ folders: 'not a folder\n' });
     const files = planImportFiles([manifest('Task', 'a'), manifest('FolderPermissions', '/A/B'), manifest('Task', 'c')], out);
     for (const force of [false, true]) {
       expect(() => writeImportFiles(files, { force })).toThrow(/cannot write .*folders.*; nothing was written/);

@@ -21,7 +21,14 @@ async function membersOf(form: 'members' | 'userField' | 'usersFilter' | 'none',
   const before = client.requestCount;
   const membership = await client.listGroupMembers(wanted.map((g) => g.id));
   const names = new Map<string, string[] | undefined>();
-  for (const g of wanted) names.set(g.name, membership.members.get(g.id)?.map((id) => users.find((u) => u.id === id)!.username).sort());
+  for (const g of wanted)
+    names.set(
+      g.name,
+      membership.members
+        .get(g.id)
+        ?.map((id) => users.find((u) => u.id === id)!.username)
+        .sort(),
+    );
   return { form: membership.form, names, requests: client.requestCount - before };
 }
 

@@ -26,7 +26,9 @@ describe('the table of ids of one apply', () => {
     const calls: string[] = [];
     const transfer = {
       findFolderByPath: async (path: string) => (calls.push(`find ${path}`), null),
-      createSubfolder: async (parentId: string, body: { name: string }) => (calls.push(`create ${body.name} under ${parentId}`), { id: '77', name: body.name, path: `/Partners/Acme/${body.name}` }),
+      createSubfolder: async (parentId: string, body: { name: string }) => (
+        calls.push(`create ${body.name} under ${parentId}`), { id: '77', name: body.name, path: `/Partners/Acme/${body.name}` }
+      ),
     } as unknown as TransferWriter;
     const change: Change = {
       address: 'FolderPermissions/Partners/Acme/In',
@@ -36,7 +38,13 @@ describe('the table of ids of one apply', () => {
       action: 'create',
       needs: 'FolderPermissions/Partners/Acme',
       fields: [],
-      payload: { kind: 'FolderPermissions', path: '/Partners/Acme/In', create: { parentPath: '/Partners/Acme', name: 'In', inheritPermissions: 'None' }, set: [], remove: [] },
+      payload: {
+        kind: 'FolderPermissions',
+        path: '/Partners/Acme/In',
+        create: { parentPath: '/Partners/Acme', name: 'In', inheritPermissions: 'None' },
+        set: [],
+        remove: [],
+      },
     };
     const [create] = FOLDER_PERMISSIONS_IO.planSteps(change, change.payload);
     expect(create).toMatchObject({ op: 'folder-create', parentAddress: 'FolderPermissions/Partners/Acme', parentMadeHere: true });

@@ -7,8 +7,10 @@ import { fileURLToPath } from 'node:url';
 import type { ResourceGroupAcl, Task } from '../../src/services/automation/types.js';
 import { automationState, entry, manifestsFrom, planFrom, taskYaml, transferState } from '../resources/fixtures.js';
 
-const aclDoc = 'apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: finance-ops }\nspec:\n  resourceGroup: Finance\n  userGroup: Operators\n  permissions: [TaskRun]\n';
-const folderDoc = 'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Distribution/Acme }\nspec:\n  createIfMissing: { inheritPermissions: None }\n  mode: exact\n  entries:\n    - user: alice\n      permissions: [listFiles]\n';
+const aclDoc =
+  'apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: finance-ops }\nspec:\n  resourceGroup: Finance\n  userGroup: Operators\n  permissions: [TaskRun]\n';
+const folderDoc =
+  'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Distribution/Acme }\nspec:\n  createIfMissing: { inheritPermissions: None }\n  mode: exact\n  entries:\n    - user: alice\n      permissions: [listFiles]\n';
 
 describe('the kind registry', () => {
   it('defines every resource kind, each under its own name, in manifest order', () => {
@@ -29,7 +31,9 @@ describe('the kind registry', () => {
     const acl: ResourceGroupAcl = { ACLID: '9', ResourceGroupName: 'Finance', UserGroupName: 'Auditors', Permissions: { TaskRun: 1 } };
     const live = {
       automation: automationState({ tasks: [task('7', 'Unmanaged')], acls: [acl], userGroups: ['Operators', 'Auditors'] }),
-      transfer: transferState([{ path: '/Distribution' }, { path: '/Distribution/Other', acl: [entry('User', 'u1', 'alice', ['listFiles'])] }], { scopeFolders: ['/Distribution/Other'] }),
+      transfer: transferState([{ path: '/Distribution' }, { path: '/Distribution/Other', acl: [entry('User', 'u1', 'alice', ['listFiles'])] }], {
+        scopeFolders: ['/Distribution/Other'],
+      }),
     };
     const manifests = manifestsFrom([taskYaml('New', '  Active: 1\n'), aclDoc, folderDoc].join('---\n'));
     const { plan, diagnostics } = planFrom(manifests, live, { prune: [...EVERY_KIND] });

@@ -10,7 +10,8 @@ import type { Folder } from '../../src/services/transfer/types.js';
 import { manifestsFrom } from '../resources/fixtures.js';
 
 const SCOPE: Scope = { taskGroups: [], folders: [] };
-const folderDoc = (path: string, extra = '') => `apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: ${path} }\nspec:\n${extra}  mode: exact\n  entries:\n    - user: alice\n      permissions: [listFiles]\n`;
+const folderDoc = (path: string, extra = '') =>
+  `apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: ${path} }\nspec:\n${extra}  mode: exact\n  entries:\n    - user: alice\n      permissions: [listFiles]\n`;
 
 /** A transfer reader over a flat list of folders that logs its calls; `listStatus` makes the list fail. */
 function fakeTransfer(paths: string[], calls: string[], listStatus?: number): TransferReader {
@@ -23,7 +24,8 @@ function fakeTransfer(paths: string[], calls: string[], listStatus?: number): Tr
     listUsers: () => log('users', [{ id: 'u1', username: 'alice' }]),
     listFolders: () => {
       calls.push('list');
-      if (listStatus) return Promise.reject(new ApiError({ service: 'transfer', method: 'GET', path: '/folders', status: listStatus, body: { fieldErrors: [] } }));
+      if (listStatus)
+        return Promise.reject(new ApiError({ service: 'transfer', method: 'GET', path: '/folders', status: listStatus, body: { fieldErrors: [] } }));
       return Promise.resolve(folders);
     },
     findFolderByPath: (p: string) => log(`find ${p}`, folders.find((f) => f.path === p) ?? null),
@@ -37,7 +39,12 @@ describe('readLiveState: many managed folders come from one folder list', () => 
   it('reads the list once instead of a lookup per path, with the same answers', async () => {
     const live = ['/Bulk', ...many.slice(1)];
     const calls: string[] = [];
-    const state = await readLiveState({ manifests: manifestsFrom(many.map((p) => folderDoc(p)).join('---\n')), transfer: fakeTransfer(live, calls), scope: SCOPE, prune: [] });
+    const state = await readLiveState({
+      manifests: manifestsFrom(many.map((p) => folderDoc(p)).join('---\n')),
+      transfer: fakeTransfer(live, calls),
+      scope: SCOPE,
+      prune: [],
+    });
     expect(calls.filter((c) => c === 'list')).toHaveLength(1);
     expect(calls.filter((c) => c.startsWith('find '))).toEqual([]);
     expect(state.transfer!.folders.get('/bulk/f0')).toBeNull();
@@ -48,7 +55,12 @@ describe('readLiveState: many managed folders come from one folder list', () => 
   it('matches paths as the server compares them: case and a trailing slash ignored', async () => {
     const calls: string[] = [];
     const live = many.map((p, i) => (i === 0 ? p.toLowerCase() : i === 1 ? `${p}/` : p));
-    const state = await readLiveState({ manifests: manifestsFrom(many.map((p) => folderDoc(p)).join('---\n')), transfer: fakeTransfer(live, calls), scope: SCOPE, prune: [] });
+    const state = await readLiveState({
+      manifests: manifestsFrom(many.map((p) => folderDoc(p)).join('---\n')),
+      transfer: fakeTransfer(live, calls),
+      scope: SCOPE,
+      prune: [],
+    });
     expect(state.transfer!.folders.get('/bulk/f0')).toMatchObject({ folder: { path: '/bulk/f0' } });
     expect(state.transfer!.folders.get('/bulk/f1')).toMatchObject({ folder: { path: '/Bulk/F1/' } });
   });
@@ -56,7 +68,12 @@ describe('readLiveState: many managed folders come from one folder list', () => 
   it('answers the parent of a folder to create from the list it already read', async () => {
     const calls: string[] = [];
     const docs = [...many.map((p) => folderDoc(p)), folderDoc('/Bulk/New', '  createIfMissing: { inheritPermissions: None }\n')];
-    const state = await readLiveState({ manifests: manifestsFrom(docs.join('---\n')), transfer: fakeTransfer(['/Bulk', ...many], calls), scope: SCOPE, prune: [] });
+    const state = await readLiveState({
+      manifests: manifestsFrom(docs.join('---\n')),
+      transfer: fakeTransfer(['/Bulk', ...many], calls),
+      scope: SCOPE,
+      prune: [],
+    });
     expect(state.transfer!.folders.get('/bulk/new')).toBeNull();
     expect(state.transfer!.folders.get('/bulk')).toMatchObject({ folder: { path: '/Bulk' } });
     expect(calls.filter((c) => c.startsWith('find ') || c === 'list')).toEqual(['list']);
@@ -64,9 +81,17 @@ describe('readLiveState: many managed folders come from one folder list', () => 
 
   it('answers the previous paths of managed folders from the list it reads anyway: no lookup of their own', async () => {
     const calls: string[] = [];
-    const renamed = folderDoc('/Bulk/Incoming').replace('metadata: { name: /Bulk/Incoming }', 'metadata: { name: /Bulk/Incoming, previousNames: [/Bulk/Inbound, /Bulk/Older] }');
+    const renamed = folderDoc('/Bulk/Incoming').replace(
+      'metadata: { name: /Bulk/Incoming }',
+      'metadata: { name: /Bulk/Incoming, previousNames: [/Bulk/Inbound, /Bulk/Older] }',
+    );
     const docs = [...many.map((p) => folderDoc(p)), renamed];
-    const state = await readLiveState({ manifests: manifestsFrom(docs.join('---\n')), transfer: fakeTransfer(['/Bulk/Inbound', ...many], calls), scope: SCOPE, prune: [] });
+    const state = await readLiveState({
+      manifests: manifestsFrom(docs.join('---\n')),
+      transfer: fakeTransfer(['/Bulk/Inbound', ...many], calls),
+      scope: SCOPE,
+      prune: [],
+    });
     expect(state.transfer!.folders.get('/bulk/incoming')).toBeNull();
     expect(state.transfer!.folders.get('/bulk/inbound')).toMatchObject({ folder: { path: '/Bulk/Inbound' }, acl: [] });
     expect(state.transfer!.folders.get('/bulk/older')).toBeNull();
@@ -76,7 +101,12 @@ describe('readLiveState: many managed folders come from one folder list', () => 
 
   it('falls back to lookups by path when the account may not list folders (403)', async () => {
     const calls: string[] = [];
-    const state = await readLiveState({ manifests: manifestsFrom(many.map((p) => folderDoc(p)).join('---\n')), transfer: fakeTransfer(many, calls, 403), scope: SCOPE, prune: [] });
+    const state = await readLiveState({
+      manifests: manifestsFrom(many.map((p) => folderDoc(p)).join('---\n')),
+      transfer: fakeTransfer(many, calls, 403),
+      scope: SCOPE,
+      prune: [],
+    });
     expect(calls.filter((c) => c.startsWith('find '))).toHaveLength(many.length);
     expect(state.transfer!.folders.get('/bulk/f3')).toMatchObject({ folder: { path: '/Bulk/F3' } });
   });

@@ -12,7 +12,8 @@ import { manifestsFrom, taskYaml } from '../resources/fixtures.js';
 const SCOPE: Scope = { taskGroups: ['Finance'], folders: ['/Distribution'] };
 const folderDoc = (path: string, entries = '    - user: alice\n      permissions: [listFiles]\n', extra = '') =>
   `apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: ${path} }\nspec:\n${extra}  mode: exact\n  entries:\n${entries}`;
-const aclDoc = (ug: string) => `apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: ${ug.replace(/ /g, '-')} }\nspec:\n  resourceGroup: Finance\n  userGroup: ${ug}\n  permissions: []\n`;
+const aclDoc = (ug: string) =>
+  `apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: ${ug.replace(/ /g, '-')} }\nspec:\n  resourceGroup: Finance\n  userGroup: ${ug}\n  permissions: []\n`;
 
 /** A fake that fails the test on any call: the service must not be contacted. */
 const untouchable = <T>(name: string): T =>
@@ -45,7 +46,10 @@ function fakeTransfer(folders: Record<string, string[]>, calls: string[], holdOp
     listFolderAcls: (id: string) => track(`acls ${id}`, []),
     listSubfolders: (id: string) => {
       const parent = [...byPath.values()].find((f) => f.id === id)!;
-      return track(`subfolders ${parent.path}`, (folders[parent.path] ?? []).map((p) => byPath.get(p.toLowerCase())!));
+      return track(
+        `subfolders ${parent.path}`,
+        (folders[parent.path] ?? []).map((p) => byPath.get(p.toLowerCase())!),
+      );
     },
   } as unknown as TransferReader & { mostInFlight(): number };
 }
@@ -64,7 +68,16 @@ describe('readLiveState: read-only by construction', () => {
     expect(typeof handFullClients).toBe('function');
     const view: AutomationReader = toReadonlyAutomationClient(full);
     const transferView: TransferReader = toReadonlyTransferClient(fullTransfer);
-    for (const write of ['createTask', 'updateTask', 'deleteTask', 'createResourceGroupAcl', 'updateResourceGroupAcl', 'deleteResourceGroupAcl', 'importConfig', 'startTask']) {
+    for (const write of [
+      'createTask',
+      'updateTask',
+      'deleteTask',
+      'createResourceGroupAcl',
+      'updateResourceGroupAcl',
+      'deleteResourceGroupAcl',
+      'importConfig',
+      'startTask',
+    ]) {
       expect(write in view, write).toBe(false);
     }
     for (const write of ['createSubfolder', 'setFolderAcl', 'addFolderAcl', 'deleteFolderAcl']) expect(write in transferView, write).toBe(false);
@@ -123,7 +136,8 @@ describe('readLiveState: transfer reads', () => {
     expect(transfer.mostInFlight()).toBe(3);
   });
 
-  const renamed = (path: string, previous: string) => folderDoc(path).replace(`metadata: { name: ${path} }`, `metadata: { name: ${path}, previousNames: [${previous}] }`);
+  const renamed = (path: string, previous: string) =>
+    folderDoc(path).replace(`metadata: { name: ${path} }`, `metadata: { name: ${path}, previousNames: [${previous}] }`);
 
   it('looks up the previous paths of managed folders with them, and reads the ACL of the one it finds', async () => {
     const calls: string[] = [];
@@ -137,17 +151,33 @@ describe('readLiveState: transfer reads', () => {
 
   it('finds previous paths below the scope of a prune in the walk it makes anyway: no lookup of their own', async () => {
     const calls: string[] = [];
-    const live = await readLiveState({ manifests: manifestsFrom(renamed('/Distribution/C', '/Distribution/B')), transfer: fakeTransfer(tree, calls), scope: SCOPE, prune: ['FolderPermissions'] });
+    const live = await readLiveState({
+      manifests: manifestsFrom(renamed('/Distribution/C', '/Distribution/B')),
+      transfer: fakeTransfer(tree, calls),
+      scope: SCOPE,
+      prune: ['FolderPermissions'],
+    });
     expect(live.transfer!.folders.get('/distribution/b')).toMatchObject({ folder: { path: '/Distribution/B' } });
     expect(live.transfer!.folders.get('/distribution/c')).toBeNull();
     expect(calls.filter((c) => !c.startsWith('acls ')).sort()).toEqual(['folder list', 'users']);
   });
 
-  const tree = { '/Distribution': ['/Distribution/A', '/Distribution/B'], '/Distribution/A': ['/Distribution/A/In'], '/Distribution/B': [], '/Distribution/A/In': [], '/Elsewhere': [] };
+  const tree = {
+    '/Distribution': ['/Distribution/A', '/Distribution/B'],
+    '/Distribution/A': ['/Distribution/A/In'],
+    '/Distribution/B': [],
+    '/Distribution/A/In': [],
+    '/Elsewhere': [],
+  };
 
   it('finds the scope folders for a prune in the folder list: one list instead of a listing per folder', async () => {
     const calls: string[] = [];
-    const live = await readLiveState({ manifests: manifestsFrom(folderDoc('/Distribution/A')), transfer: fakeTransfer(tree, calls), scope: SCOPE, prune: ['FolderPermissions'] });
+    const live = await readLiveState({
+      manifests: manifestsFrom(folderDoc('/Distribution/A')),
+      transfer: fakeTransfer(tree, calls),
+      scope: SCOPE,
+      prune: ['FolderPermissions'],
+    });
     expect([...live.transfer!.scopeFolders!].sort()).toEqual(['/distribution', '/distribution/a', '/distribution/a/in', '/distribution/b']);
     expect(calls.filter((c) => !c.startsWith('acls ')).sort()).toEqual(['folder list', 'users']);
     expect(calls.filter((c) => c.startsWith('acls '))).toHaveLength(4);
@@ -155,10 +185,20 @@ describe('readLiveState: transfer reads', () => {
 
   it('walks the scope folders, reading each once, when the account may not list folders', async () => {
     const calls: string[] = [];
-    const live = await readLiveState({ manifests: manifestsFrom(folderDoc('/Distribution/A')), transfer: fakeTransfer(tree, calls, false, 403), scope: SCOPE, prune: ['FolderPermissions'] });
+    const live = await readLiveState({
+      manifests: manifestsFrom(folderDoc('/Distribution/A')),
+      transfer: fakeTransfer(tree, calls, false, 403),
+      scope: SCOPE,
+      prune: ['FolderPermissions'],
+    });
     expect([...live.transfer!.scopeFolders!].sort()).toEqual(['/distribution', '/distribution/a', '/distribution/a/in', '/distribution/b']);
     expect(calls.filter((c) => c.startsWith('find '))).toEqual(['find /Distribution']);
-    expect(calls.filter((c) => c.startsWith('subfolders ')).sort()).toEqual(['subfolders /Distribution', 'subfolders /Distribution/A', 'subfolders /Distribution/A/In', 'subfolders /Distribution/B']);
+    expect(calls.filter((c) => c.startsWith('subfolders ')).sort()).toEqual([
+      'subfolders /Distribution',
+      'subfolders /Distribution/A',
+      'subfolders /Distribution/A/In',
+      'subfolders /Distribution/B',
+    ]);
     expect(calls.filter((c) => c.startsWith('acls '))).toHaveLength(4);
   });
 });
@@ -195,7 +235,13 @@ describe('readLiveState: automation reads', () => {
       prune: [],
     });
     expect(asked.sort()).toEqual(['Auditors', 'Nobody']);
-    expect(live.automation!.userGroups).toEqual({ names: new Map([['finance operators', 'Finance Operators'], ['auditors', 'Auditors']]), readable: true });
+    expect(live.automation!.userGroups).toEqual({
+      names: new Map([
+        ['finance operators', 'Finance Operators'],
+        ['auditors', 'Auditors'],
+      ]),
+      readable: true,
+    });
   });
 
   it('marks user groups unreadable when the account may not read them (403)', async () => {
@@ -230,18 +276,30 @@ describe('readLiveState: the folders of task steps on transfer hosts (cross-serv
   });
 
   it('contacts the transfer server not at all when no managed folder and no step needs it', async () => {
-    const live = await readLiveState({ manifests: [], transfer: untouchable<TransferReader>('transfer'), scope: SCOPE, prune: [], stepFolders: () => ({ paths: [], accounts: false }) });
+    const live = await readLiveState({
+      manifests: [],
+      transfer: untouchable<TransferReader>('transfer'),
+      scope: SCOPE,
+      prune: [],
+      stepFolders: () => ({ paths: [], accounts: false }),
+    });
     expect(live.transfer).toBeUndefined();
   });
 });
 
 describe('readLiveState: a failed read is one rejection, handled (issue 23, finding 8)', () => {
-  it('an automation read that fails before the transfer reads end leaves no rejection unhandled (the steps\' folders wait on it)', async () => {
+  it("an automation read that fails before the transfer reads end leaves no rejection unhandled (the steps' folders wait on it)", async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const refused = new ApiError({ service: 'automation', method: 'POST', path: '/api/v1/token', status: 400, body: { fieldErrors: [], note: 'invalid_grant' } });
+      const refused = new ApiError({
+        service: 'automation',
+        method: 'POST',
+        path: '/api/v1/token',
+        status: 400,
+        body: { fieldErrors: [], note: 'invalid_grant' },
+      });
       // Every automation call fails at once (a wrong password); the transfer reads take a turn of the event loop each.
       const automation = new Proxy({}, { get: (_t, prop) => (prop === 'then' ? undefined : () => Promise.reject(refused)) }) as AutomationReader;
       const read = readLiveState({
@@ -265,11 +323,14 @@ describe('readLiveState: a failed read is one rejection, handled (issue 23, find
 describe('readUserGroupMembers (A-28)', () => {
   const failing = (status: number) =>
     ({
-      listUserGroups: () => Promise.reject(new ApiError({ service: 'automation', method: 'GET', path: '/api/v1/usergroups', status, body: { fieldErrors: [] } })),
+      listUserGroups: () =>
+        Promise.reject(new ApiError({ service: 'automation', method: 'GET', path: '/api/v1/usergroups', status, body: { fieldErrors: [] } })),
     }) as unknown as AutomationReader;
 
   it('keys members by lower-cased user-group name and leaves a group answered without members unknown', async () => {
-    const reader = { listUserGroups: () => Promise.resolve([{ name: 'Finance Operators', members: ['operator'] }, { name: 'Auditors' }]) } as unknown as AutomationReader;
+    const reader = {
+      listUserGroups: () => Promise.resolve([{ name: 'Finance Operators', members: ['operator'] }, { name: 'Auditors' }]),
+    } as unknown as AutomationReader;
     const read = await readUserGroupMembers(reader);
     expect([...read.members]).toEqual([['finance operators', ['operator']]]);
   });

@@ -67,8 +67,32 @@ describe('the canonical form of a manifest file', () => {
   });
 
   it('puts the keys of a Policy in its schema order too', () => {
-    const text = ['spec:', '  validations:', '    - message: m', '      expression: "true"', '  match: { names: [x], kinds: [Task] }', '  severity: warn', 'metadata: { name: p }', 'kind: Policy', 'apiVersion: mftops/v1', ''].join('\n');
-    expect(formatManifestText(text)).toBe(['apiVersion: mftops/v1', 'kind: Policy', 'metadata: { name: p }', 'spec:', '  severity: warn', '  match: { kinds: [Task], names: [x] }', '  validations:', '    - expression: "true"', '      message: m', ''].join('\n'));
+    const text = [
+      'spec:',
+      '  validations:',
+      '    - message: m',
+      '      expression: "true"',
+      '  match: { names: [x], kinds: [Task] }',
+      '  severity: warn',
+      'metadata: { name: p }',
+      'kind: Policy',
+      'apiVersion: mftops/v1',
+      '',
+    ].join('\n');
+    expect(formatManifestText(text)).toBe(
+      [
+        'apiVersion: mftops/v1',
+        'kind: Policy',
+        'metadata: { name: p }',
+        'spec:',
+        '  severity: warn',
+        '  match: { kinds: [Task], names: [x] }',
+        '  validations:',
+        '    - expression: "true"',
+        '      message: m',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('keeps every document of a file, its separators and the comments between them', () => {
@@ -79,7 +103,8 @@ describe('the canonical form of a manifest file', () => {
   });
 
   it('leaves the key order of a document with aliases alone (an alias must follow its anchor)', () => {
-    const text = 'kind: ResourceGroupAcl\napiVersion: mftops/v1\nmetadata: { name: &n ops }\nspec: { userGroup: *n, resourceGroup: Operations, permissions: [] }\n';
+    const text =
+      'kind: ResourceGroupAcl\napiVersion: mftops/v1\nmetadata: { name: &n ops }\nspec: { userGroup: *n, resourceGroup: Operations, permissions: [] }\n';
     expect(formatManifestText(text)).toBe(text);
   });
 
@@ -101,7 +126,30 @@ const DOCUMENTS: readonly Record<string, unknown>[] = readdirSync(EXAMPLES, { re
 
 /** Strings that tempt a YAML writer: times, booleans, octals, indicators, spaces, line breaks. */
 const awkward = fc.oneof(
-  fc.constantFrom('02:00', 'yes', 'No', 'on', '0755', '0x1F', '1e3', '~', 'null', '*.csv', '- x', 'a: b', '#x', ' lead', 'trail ', "it's", 'say "hi"', 'two\nlines', '${env:X}', '[x]', '{y}', ''),
+  fc.constantFrom(
+    '02:00',
+    'yes',
+    'No',
+    'on',
+    '0755',
+    '0x1F',
+    '1e3',
+    '~',
+    'null',
+    '*.csv',
+    '- x',
+    'a: b',
+    '#x',
+    ' lead',
+    'trail ',
+    "it's",
+    'say "hi"',
+    'two\nlines',
+    '${env:X}',
+    '[x]',
+    '{y}',
+    '',
+  ),
   fc.string({ maxLength: 12 }),
 );
 

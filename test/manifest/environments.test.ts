@@ -5,11 +5,18 @@ import { validateParsedFiles } from '../../src/manifest/validate.js';
 import type { ManifestEnvironment } from '../../src/manifest/variables.js';
 import { positionOf } from '../helpers/position-of.js';
 
-const STAGING: ManifestEnvironment = { name: 'staging', vars: { retries: 5, partner: 'acme', groups: ['Finance', 'Ops'], active: true }, known: ['staging', 'production'] };
-const PRODUCTION: ManifestEnvironment = { name: 'production', vars: { retries: 9, partner: 'acme-prod', groups: ['Finance'], active: false }, known: ['staging', 'production'] };
+const STAGING: ManifestEnvironment = {
+  name: 'staging',
+  vars: { retries: 5, partner: 'acme', groups: ['Finance', 'Ops'], active: true },
+  known: ['staging', 'production'],
+};
+const PRODUCTION: ManifestEnvironment = {
+  name: 'production',
+  vars: { retries: 9, partner: 'acme-prod', groups: ['Finance'], active: false },
+  known: ['staging', 'production'],
+};
 
-const TASK = (name: string, spec: string, metadata = '') =>
-  `apiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: ${name}\n${metadata}spec:\n${spec}`;
+const TASK = (name: string, spec: string, metadata = '') => `apiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: ${name}\n${metadata}spec:\n${spec}`;
 // Inside a flow mapping `{ }` a reference is quoted (YAML reads `{` as a mapping there); a quoted whole reference keeps the type too.
 const STEP = '  steps:\n    - Source: { Host: payroll-sftp, Path: /out, RetryCount: "${var:retries}" }\n';
 const FOLDER = (name: string, entries: string, metadata = '') =>
@@ -24,7 +31,10 @@ describe('variables', () => {
   it('keep their type as a whole value and become text inside a longer one, metadata.name included', () => {
     const set = check(
       {
-        'a.yaml': TASK('Send to ${var:partner}', `  Active: \${var:active}\n  Group: \${var:groups}\n  Info: { Description: "for \${var:partner}, $\${var:partner} stays" }\n${STEP}`),
+        'a.yaml': TASK(
+          'Send to ${var:partner}',
+          `  Active: \${var:active}\n  Group: \${var:groups}\n  Info: { Description: "for \${var:partner}, $\${var:partner} stays" }\n${STEP}`,
+        ),
         'b.yaml': FOLDER('/Home/${var:partner}/in', '    - user: ${var:partner}-svc\n      permissions: [readFiles]\n'),
       },
       STAGING,
@@ -42,7 +52,10 @@ describe('variables', () => {
   });
 
   it('an undefined variable is MF320 at its reference, with a near name; schema errors keep their places', () => {
-    const text = TASK('Payroll', `  Active: 1\n  Group: [Finance]\n  Info:\n    Description: "\${var:partnr}"\n    Notes: /Home/\${var:partnr}/in\n  Frobnicate: 1\n`);
+    const text = TASK(
+      'Payroll',
+      `  Active: 1\n  Group: [Finance]\n  Info:\n    Description: "\${var:partnr}"\n    Notes: /Home/\${var:partnr}/in\n  Frobnicate: 1\n`,
+    );
     const set = check({ 'a.yaml': text }, STAGING);
     const codes = set.diagnostics.map((d) => [d.code, d.line, d.col]);
     // At the reference itself: inside the quotes, and inside a longer text.
@@ -63,7 +76,10 @@ describe('variables', () => {
   it('refuses a variable in a password (MF321) and a list inside a longer text', () => {
     const set = check(
       {
-        'a.yaml': TASK('Payroll', '  Active: 1\n  Group: [Finance]\n  Info: { Description: "groups ${var:groups}" }\n  steps:\n    - Destination: { Host: bank-as2, Path: /in, Password: "${var:partner}" }\n'),
+        'a.yaml': TASK(
+          'Payroll',
+          '  Active: 1\n  Group: [Finance]\n  Info: { Description: "groups ${var:groups}" }\n  steps:\n    - Destination: { Host: bank-as2, Path: /in, Password: "${var:partner}" }\n',
+        ),
       },
       STAGING,
     );
@@ -108,12 +124,17 @@ describe('metadata.environments', () => {
   it('an environment the configuration does not have is MF322 at the name', () => {
     const text = TASK('Nightly', '  Active: 1\n  Group: [Finance]\n', '  environments: [stagin]\n');
     const set = check({ 'a.yaml': text }, STAGING);
-    expect(set.diagnostics.map((d) => [d.code, d.line, d.summary])).toEqual([['MF322', positionOf(text, 'stagin').line, 'environment `stagin` is not in the configuration — did you mean `staging`?']]);
+    expect(set.diagnostics.map((d) => [d.code, d.line, d.summary])).toEqual([
+      ['MF322', positionOf(text, 'stagin').line, 'environment `stagin` is not in the configuration — did you mean `staging`?'],
+    ]);
   });
 });
 
 describe('kind: Patch', () => {
-  const base = FOLDER('/Home/acme/in', '    - group: Acme Partners\n      permissions: [listFiles]\n    - user: acme-svc\n      permissions: [listFiles, writeFiles]\n');
+  const base = FOLDER(
+    '/Home/acme/in',
+    '    - group: Acme Partners\n      permissions: [listFiles]\n    - user: acme-svc\n      permissions: [listFiles, writeFiles]\n',
+  );
   const task = TASK('Payroll', '  Active: 1\n  Group: [Finance]\n  Info: { Description: nightly, Notes: keep }\n');
   const patch = [
     'apiVersion: mftops/v1',
@@ -170,7 +191,12 @@ describe('kind: Patch', () => {
     const set = check({ 'patch.yaml': patch }, STAGING);
     expect(set.diagnostics.map((d) => [d.code, d.file, d.line, d.summary])).toEqual([
       ['MF323', '/m/patch.yaml', positionOf(patch, '{ kind: Task').line, 'patch target Task/Payroll is not defined in environment `staging`'],
-      ['MF323', '/m/patch.yaml', positionOf(patch, '{ kind: FolderPermissions').line, 'patch target FolderPermissions/Home/acme/in is not defined in environment `staging`'],
+      [
+        'MF323',
+        '/m/patch.yaml',
+        positionOf(patch, '{ kind: FolderPermissions').line,
+        'patch target FolderPermissions/Home/acme/in is not defined in environment `staging`',
+      ],
     ]);
   });
 });

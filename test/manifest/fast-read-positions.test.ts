@@ -42,7 +42,8 @@ describe('manifests read fast still point diagnostics at the right place', () =>
   });
 
   it('points a duplicate previous name at its list item', () => {
-    const text = 'apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata:\n  name: ops\n  previousNames: [old, ops]\nspec: { resourceGroup: A, userGroup: B, permissions: [] }\n';
+    const text =
+      'apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata:\n  name: ops\n  previousNames: [old, ops]\nspec: { resourceGroup: A, userGroup: B, permissions: [] }\n';
     expect(parseSimpleYaml(text)).toBeDefined();
     const set = validateParsedFiles([parseManifestFile('p.yaml', text)]);
     expect(set.diagnostics.find((d) => d.code === 'MF302')).toMatchObject({ line: 5, col: 24 });

@@ -182,7 +182,9 @@ describe('reading files', () => {
     expect(at.manifests.map((m) => m.name)).toEqual(['One', 'Two']);
     // Files above the read buffer, and the limit from the environment (mftops.yaml's limits.manifestMegabytes).
     const big = await loadManifests(['big'], { cwd: dir, environment: { vars: {}, maxManifestBytes: 150_000 } });
-    expect(big.diagnostics.map((d) => [d.code, d.summary])).toEqual([['MF008', 'the manifests hold 195.3 KB in 2 files, over the 146.5 KB limit for one run; nothing was checked']]);
+    expect(big.diagnostics.map((d) => [d.code, d.summary])).toEqual([
+      ['MF008', 'the manifests hold 195.3 KB in 2 files, over the 146.5 KB limit for one run; nothing was checked'],
+    ]);
   });
 
   it('names the files of a folder however the folder is spelled', async () => {

@@ -48,7 +48,8 @@ function reference(spec: unknown, specSchema: AnySchemaObject, root: AnySchemaOb
     if (Array.isArray(data)) {
       const items = resolved.items === undefined ? undefined : resolveRef(resolved.items as AnySchemaObject);
       const dayEnum = items?.enum as unknown[] | undefined;
-      if (Array.isArray(dayEnum) && WEEK_DAYS.every((d) => dayEnum.includes(d))) return [...new Set(data.map((d) => (typeof d === 'string' ? (canonicalDayName(d) ?? d) : d)))];
+      if (Array.isArray(dayEnum) && WEEK_DAYS.every((d) => dayEnum.includes(d)))
+        return [...new Set(data.map((d) => (typeof d === 'string' ? (canonicalDayName(d) ?? d) : d)))];
       return data.map((item) => walk(item, resolved.items as AnySchemaObject | undefined, depth + 1));
     }
     if (isRecord(data)) {

@@ -71,6 +71,9 @@ describe('compileExpression, the cost limit', () => {
     expect(cost(`${hundred}.filter(x, x > 50).all(a, ${hundred}.all(b, true))`)).toBeGreaterThan(100 * 100);
     // A list bound to a name is as long where it is used: three loops over 100 elements.
     expect(cost(`cel.bind(l, ${hundred}, l.all(a, l.all(b, true)))`)).toBeGreaterThan(100 * 100);
-    expect(compileExpression(`cel.bind(l, ${hundred}, l.all(a, l.all(b, l.all(c, true))))`)).toMatchObject({ ok: false, reason: expect.stringContaining('estimated cost') });
+    expect(compileExpression(`cel.bind(l, ${hundred}, l.all(a, l.all(b, l.all(c, true))))`)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('estimated cost'),
+    });
   });
 });

@@ -10,7 +10,8 @@ import { testdir } from '../helpers/testdir.js';
 const task = (name: string, spec: string, meta = '') => `apiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: ${name}\n${meta}spec:\n${spec}`;
 const acl = (name: string, rg: string, ug: string, perms: string) =>
   `apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: ${name} }\nspec:\n  resourceGroup: ${rg}\n  userGroup: ${ug}\n  permissions: ${perms}\n`;
-const folder = (path: string, entries: string) => `apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: ${path} }\nspec:\n  mode: exact\n  entries:\n${entries}`;
+const folder = (path: string, entries: string) =>
+  `apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: ${path} }\nspec:\n  mode: exact\n  entries:\n${entries}`;
 
 async function check(files: Record<string, string>) {
   const dir = testdir(files);
@@ -120,7 +121,9 @@ describe('rules on documents with schema errors: every problem of a file at once
       'a.yaml': `${task('T', spec)}---\n${acl('a', 'Finance', 'Ops', '[TaskAddEditDelete]').replace('spec:', 'spec:\n  extra: 1')}`,
       'b.yaml': folder('/F', '    - { user: u, permissions: [listFiles] }\n    - { user: U, permissions: [readFiles] }\n  createIfMising: true\n'),
     });
-    expect(codes.sort()).toEqual(['error MF201', 'error MF201', 'error MF201', 'error MF303', 'error MF304', 'error MF305', 'error MF307', 'error MF308', 'error MF309'].sort());
+    expect(codes.sort()).toEqual(
+      ['error MF201', 'error MF201', 'error MF201', 'error MF303', 'error MF304', 'error MF305', 'error MF307', 'error MF308', 'error MF309'].sort(),
+    );
   });
 
   it('never reads a value the schema rejected (one error for one mistake, no crash on a wrong shape)', async () => {
@@ -135,12 +138,17 @@ describe('rules on documents with schema errors: every problem of a file at once
     ];
     for (const spec of shapes) {
       const { set } = await check({ 'a.yaml': task('T', spec) });
-      expect(set.diagnostics.map((d) => d.code), spec).toHaveLength(1);
+      expect(
+        set.diagnostics.map((d) => d.code),
+        spec,
+      ).toHaveLength(1);
       expect(set.diagnostics[0]!.code, spec).toMatch(/^MF20\d$/);
     }
     const names = await check({ 'a.yaml': folder('/F', '    - { user: " u", permissions: [listFiles] }\n    - { user: " u", permissions: [readFiles] }\n') });
     expect(names.codes).toEqual(['error MF206', 'error MF206']);
-    const both = await check({ 'a.yaml': folder('/F', '    - { user: u, group: g, permissions: [listFiles] }\n    - { user: u, permissions: [readFiles] }\n') });
+    const both = await check({
+      'a.yaml': folder('/F', '    - { user: u, group: g, permissions: [listFiles] }\n    - { user: u, permissions: [readFiles] }\n'),
+    });
     expect(both.codes).toEqual(['error MF209']);
     // Another mistake in an entry leaves its user checkable: two mistakes, two errors.
     const typo = await check({ 'a.yaml': folder('/F', '    - { user: u, permissions: [listFiles] }\n    - { user: u, permissions: [readFile] }\n') });
@@ -160,14 +168,25 @@ describe('rules run together', () => {
     );
     return seen;
   }
-  const bad = (name: string) => task(name, '  Schedules:\n    Schedule:\n      - Frequency: { Interval: [{ StartTime: "25:00", EndTime: "01:00" }] }\n  steps:\n    - Destination: { Path: /in }\n  Parameters: { Token: literal }\n');
+  const bad = (name: string) =>
+    task(
+      name,
+      '  Schedules:\n    Schedule:\n      - Frequency: { Interval: [{ StartTime: "25:00", EndTime: "01:00" }] }\n  steps:\n    - Destination: { Path: /in }\n  Parameters: { Token: literal }\n',
+    );
   const docs = checkedDocuments({ 'a.yaml': bad('A'), 'b.yaml': bad('B'), 'c.yaml': bad('C') });
   const where = (rule: Rule, on: readonly CheckedDocument[]) => rule(on).map((d) => `${d.code} ${d.file}`);
 
   it('give each rule the documents it is called with, even when one rule calls others on a part of them', () => {
     const some = docs.slice(1);
     const nested: Rule = (all) => runRules(all.slice(0, 1), [checkStepReferences, checkTimesOfDay]);
-    const rules: Rule[] = [checkStepReferences, (all) => checkStepReferences(all.slice(1)), nested, checkSecretParameters, (all) => checkTimesOfDay(all.slice(2)), checkTimesOfDay];
+    const rules: Rule[] = [
+      checkStepReferences,
+      (all) => checkStepReferences(all.slice(1)),
+      nested,
+      checkSecretParameters,
+      (all) => checkTimesOfDay(all.slice(2)),
+      checkTimesOfDay,
+    ];
     const expected = [
       ...where(checkStepReferences, docs),
       ...where(checkStepReferences, some),
@@ -178,8 +197,20 @@ describe('rules run together', () => {
       ...where(checkTimesOfDay, docs),
     ];
     expect(expected).toEqual([
-      'MF308 a.yaml', 'MF308 b.yaml', 'MF308 c.yaml', 'MF308 b.yaml', 'MF308 c.yaml', 'MF308 a.yaml', 'MF305 a.yaml',
-      'MF310 a.yaml', 'MF310 b.yaml', 'MF310 c.yaml', 'MF305 c.yaml', 'MF305 a.yaml', 'MF305 b.yaml', 'MF305 c.yaml',
+      'MF308 a.yaml',
+      'MF308 b.yaml',
+      'MF308 c.yaml',
+      'MF308 b.yaml',
+      'MF308 c.yaml',
+      'MF308 a.yaml',
+      'MF305 a.yaml',
+      'MF310 a.yaml',
+      'MF310 b.yaml',
+      'MF310 c.yaml',
+      'MF305 c.yaml',
+      'MF305 a.yaml',
+      'MF305 b.yaml',
+      'MF305 c.yaml',
     ]);
     expect(runRules(docs, rules).map((d) => `${d.code} ${d.file}`)).toEqual(expected);
     // A second run on other documents does not see the first run's.

@@ -54,7 +54,14 @@ describe('the words of task fields, from task.schema.json', () => {
     }
     const flags = allProperties().filter((p) => isFlagSchema(p.schema));
     expect(flags.length).toBeGreaterThan(40);
-    for (const path of ['Active', 'AR', 'Schedules.Schedule[0].OnlyUntilFirstSuccess', 'steps[1].Source.UDMxFi', 'steps[2].Destination.OverwriteOrig', 'steps[1].Process.IsDest']) {
+    for (const path of [
+      'Active',
+      'AR',
+      'Schedules.Schedule[0].OnlyUntilFirstSuccess',
+      'steps[1].Source.UDMxFi',
+      'steps[2].Destination.OverwriteOrig',
+      'steps[1].Process.IsDest',
+    ]) {
       expect(describeFieldValue(vocabulary, path, 1), path).toEqual({ form: 'flag', text: 'true' });
       expect(describeFieldValue(vocabulary, path, false), path).toEqual({ form: 'flag', text: 'false' });
     }
@@ -82,8 +89,12 @@ describe('the words of task fields, from task.schema.json', () => {
       { path: 'Source.DeleteOrig', form: 'meaning', text: 'rename or move' },
       { path: 'Source.NewFilesOnly', form: 'flag', text: 'true' },
     ]);
-    expect(describeInnerValues(vocabulary, 'Schedules', { Schedule: [{ Multi: 1 }] })).toEqual([{ path: 'Schedule[0].Multi', form: 'meaning', text: 'pre-midnight part' }]);
-    expect(describeInnerValues(vocabulary, 'steps', [{ Destination: { OverwriteOrig: 0 } }])).toEqual([{ path: '[0].Destination.OverwriteOrig', form: 'flag', text: 'false' }]);
+    expect(describeInnerValues(vocabulary, 'Schedules', { Schedule: [{ Multi: 1 }] })).toEqual([
+      { path: 'Schedule[0].Multi', form: 'meaning', text: 'pre-midnight part' },
+    ]);
+    expect(describeInnerValues(vocabulary, 'steps', [{ Destination: { OverwriteOrig: 0 } }])).toEqual([
+      { path: '[0].Destination.OverwriteOrig', form: 'flag', text: 'false' },
+    ]);
     expect(describeInnerValues(vocabulary, 'steps[0]', { Source: { $sensitive: true } })).toEqual([]);
     expect(describeInnerValues(vocabulary, 'Active', 1)).toEqual([]);
   });

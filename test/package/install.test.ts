@@ -26,7 +26,12 @@ interface Run {
 
 /** npm and the installed CLI see PATH, HOME and npm's cache, nothing else of this process. */
 function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), NO_COLOR: '1', npm_config_update_notifier: 'false' };
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? tmpdir(),
+    NO_COLOR: '1',
+    npm_config_update_notifier: 'false',
+  };
   const cache = process.env['npm_config_cache'];
   if (cache !== undefined && cache !== '') env['npm_config_cache'] = cache;
   return env;
@@ -63,20 +68,23 @@ let packed: { filename: string; files: { path: string }[] };
 let project: string;
 let installed: string;
 
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'mftops-package-'));
-  const checkout = join(work, 'checkout');
-  await copyCheckout(checkout);
-  expect(existsSync(join(checkout, 'dist')), 'the copy is a fresh checkout, without dist/').toBe(false);
-  const pack = await run('npm', ['pack', '--json', '--pack-destination', work], checkout, {}, NPM_TIMEOUT_MS);
-  expect(pack.code, `npm pack: ${pack.stderr}`).toBe(0);
-  packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
-  project = join(work, 'project');
-  mkdirSync(project);
-  const install = await run('npm', ['i', '-D', join(work, packed.filename), '--prefer-offline', '--no-audit', '--no-fund'], project, {}, NPM_TIMEOUT_MS);
-  expect(install.code, `npm i -D: ${install.stderr}`).toBe(0);
-  installed = join(project, 'node_modules', 'mftops');
-}, 2 * NPM_TIMEOUT_MS + 120_000);
+beforeAll(
+  async () => {
+    work = await mkdtemp(join(tmpdir(), 'mftops-package-'));
+    const checkout = join(work, 'checkout');
+    await copyCheckout(checkout);
+    expect(existsSync(join(checkout, 'dist')), 'the copy is a fresh checkout, without dist/').toBe(false);
+    const pack = await run('npm', ['pack', '--json', '--pack-destination', work], checkout, {}, NPM_TIMEOUT_MS);
+    expect(pack.code, `npm pack: ${pack.stderr}`).toBe(0);
+    packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
+    project = join(work, 'project');
+    mkdirSync(project);
+    const install = await run('npm', ['i', '-D', join(work, packed.filename), '--prefer-offline', '--no-audit', '--no-fund'], project, {}, NPM_TIMEOUT_MS);
+    expect(install.code, `npm i -D: ${install.stderr}`).toBe(0);
+    installed = join(project, 'node_modules', 'mftops');
+  },
+  2 * NPM_TIMEOUT_MS + 120_000,
+);
 
 afterAll(async () => {
   if (work !== undefined) await rm(work, { recursive: true, force: true });
@@ -115,7 +123,9 @@ describe('the package', () => {
     expect(init.stderr).not.toContain('error');
     expect(init.code).toBe(0);
     const written = init.stdout.trim().split('\n');
-    expect(written).toEqual(expect.arrayContaining(['mftops.yaml', '.github/workflows/mftops-plan.yml', '.github/workflows/mftops-apply.yml', '.github/workflows/mftops-drift.yml']));
+    expect(written).toEqual(
+      expect.arrayContaining(['mftops.yaml', '.github/workflows/mftops-plan.yml', '.github/workflows/mftops-apply.yml', '.github/workflows/mftops-drift.yml']),
+    );
 
     // Every schema a written file names is a file of the installed package, named by a relative path.
     let schemaLines = 0;
@@ -139,7 +149,9 @@ describe('the package', () => {
     // Every action the workflows use resolves: a local path holding action.yml, whose main is there too.
     for (const file of written.filter((f) => f.startsWith('.github/workflows/'))) {
       const workflow = parse(readFileSync(join(project, file), 'utf8')) as { jobs: Record<string, { steps: { uses?: string }[] }> };
-      const uses = Object.values(workflow.jobs).flatMap((j) => j.steps.flatMap((s) => (s.uses !== undefined && !s.uses.startsWith('actions/') ? [s.uses] : [])));
+      const uses = Object.values(workflow.jobs).flatMap((j) =>
+        j.steps.flatMap((s) => (s.uses !== undefined && !s.uses.startsWith('actions/') ? [s.uses] : [])),
+      );
       expect(uses.length, file).toBeGreaterThan(0);
       for (const u of uses) {
         expect(u, file).toBe('./node_modules/mftops');
@@ -156,7 +168,9 @@ describe('the package', () => {
       const config = join(project, 'mftops.yaml');
       writeFileSync(
         config,
-        readFileSync(config, 'utf8').replace('https://automation.example.com', `${emulator.origin}/automation`).replace('https://transfer.example.com', `${emulator.origin}/transfer`),
+        readFileSync(config, 'utf8')
+          .replace('https://automation.example.com', `${emulator.origin}/automation`)
+          .replace('https://transfer.example.com', `${emulator.origin}/transfer`),
       );
       const credentials = {
         MFT_AUTOMATION_USER: SEED_LOGINS.automationAdmin.username,
@@ -181,7 +195,12 @@ describe('the package', () => {
     }
 
     // The Action as the workflows run it (uses: ./node_modules/mftops): its bundle finds its schemas in the package.
-    const action = await runActionProcess({ bundle: join(installed, 'dist-action', 'index.mjs'), inputs: { command: 'validate', 'working-directory': '.' }, workspace: project, eventName: 'push' });
+    const action = await runActionProcess({
+      bundle: join(installed, 'dist-action', 'index.mjs'),
+      inputs: { command: 'validate', 'working-directory': '.' },
+      workspace: project,
+      eventName: 'push',
+    });
     expect(action.stderr).toBe('');
     expect(action).toMatchObject({ code: 0, outputs: { exitcode: '0', summary: '3 manifests valid' } });
   });

@@ -37,7 +37,9 @@ describe('access changes of a plan', () => {
     ]);
     expect([...plan!.access!.membersUnknown].sort()).toEqual(['Acme Partners', 'Globex Partners']);
     const text = renderPlanText(plan!, { color: false });
-    expect(text).toContain('  ! group Globex Partners (members unknown) gains writeFiles, share and loses readFiles on /Distribution/Globex/Outbound [grants share]');
+    expect(text).toContain(
+      '  ! group Globex Partners (members unknown) gains writeFiles, share and loses readFiles on /Distribution/Globex/Outbound [grants share]',
+    );
     expect(text).toContain('The members of groups');
     expect(text).toContain('could not be read from the transfer server');
   });
@@ -53,14 +55,24 @@ describe('access changes of a plan', () => {
 describe('resource-group ACL access per user (A-28)', () => {
   const change = (address: string) => ({ address, action: 'update', name: address.split('/')[1] }) as unknown as Change;
   const acl = (rg: string, ug: string, perms: Record<string, number>) => ({ ACLID: '1', ResourceGroupName: rg, UserGroupName: ug, Permissions: perms });
-  const members = { members: new Map([['finance operators', ['bob', 'erin']], ['auditors', ['bob']]]) };
+  const members = {
+    members: new Map([
+      ['finance operators', ['bob', 'erin']],
+      ['auditors', ['bob']],
+    ]),
+  };
   const liveAcls = new Map([
     ['finance\u0000finance operators', acl('Finance', 'Finance Operators', { TaskRun: 1, TaskEditExisting: 1 })],
     ['finance\u0000auditors', acl('Finance', 'Auditors', { TaskRun: 1 })],
   ]);
-  const bases = new Map<string, AccessBasis>([['ResourceGroupAcl/ops', { kind: 'acl', userGroup: 'Finance Operators', resourceGroup: 'Finance', before: ['TaskRun', 'TaskEditExisting'], after: ['HostAddEditDelete'] }]]);
+  const bases = new Map<string, AccessBasis>([
+    [
+      'ResourceGroupAcl/ops',
+      { kind: 'acl', userGroup: 'Finance Operators', resourceGroup: 'Finance', before: ['TaskRun', 'TaskEditExisting'], after: ['HostAddEditDelete'] },
+    ],
+  ]);
 
-  it("counts every user group of a user: what another group still grants is not lost", () => {
+  it('counts every user group of a user: what another group still grants is not lost', () => {
     const report = planAccessChanges([change('ResourceGroupAcl/ops')], bases, undefined, { members, acls: liveAcls });
     expect(report!.changes.map((c) => [c.who.name, c.gained, c.lost, c.via.map((v) => v.name), c.flagged, c.removed])).toEqual([
       // bob keeps TaskRun through Auditors.
@@ -72,7 +84,9 @@ describe('resource-group ACL access per user (A-28)', () => {
 
   it('shows the user group itself when its members were not read, and names it only when a read was made', () => {
     const unread = planAccessChanges([change('ResourceGroupAcl/ops')], bases, undefined);
-    expect(unread!.changes.map((c) => [c.who, c.gained, c.lost])).toEqual([[{ type: 'Group', name: 'Finance Operators' }, ['HostAddEditDelete'], ['TaskRun', 'TaskEditExisting']]]);
+    expect(unread!.changes.map((c) => [c.who, c.gained, c.lost])).toEqual([
+      [{ type: 'Group', name: 'Finance Operators' }, ['HostAddEditDelete'], ['TaskRun', 'TaskEditExisting']],
+    ]);
     expect(unread!.userGroupsUnknown).toBeUndefined();
     const refused = planAccessChanges([change('ResourceGroupAcl/ops')], bases, undefined, { members: { members: new Map() }, acls: liveAcls });
     expect(refused!.changes.map((c) => c.who)).toEqual([{ type: 'Group', name: 'Finance Operators' }]);

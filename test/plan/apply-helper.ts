@@ -38,7 +38,8 @@ export async function sendPlan(h: Harness, changes: readonly Change[]): Promise<
         await h.automation.createTask(body);
       } else await h.automation.updateTask(c.liveId!, body);
     } else if (p?.kind === 'ResourceGroupAcl') {
-      if (c.action === 'create') await h.automation.createResourceGroupAcl({ ResourceGroupName: p.resourceGroup, UserGroupName: p.userGroup, Permissions: p.permissions });
+      if (c.action === 'create')
+        await h.automation.createResourceGroupAcl({ ResourceGroupName: p.resourceGroup, UserGroupName: p.userGroup, Permissions: p.permissions });
       else await h.automation.updateResourceGroupAcl(c.liveId!, { Permissions: p.permissions });
     } else if (p?.kind === 'FolderPermissions') {
       let id = c.liveId;

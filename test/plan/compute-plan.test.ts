@@ -4,10 +4,19 @@ import type { FolderPermissionsPayload, Plan } from '../../src/plan/model.js';
 import type { ResourceGroupAcl, Task } from '../../src/services/automation/types.js';
 import { automationState, entry, manifestsFrom, planFrom, taskYaml, transferState } from '../resources/fixtures.js';
 
-const task = (id: string, name: string, group: string, extra: Partial<Task> = {}): Task => ({ ID: id, Name: name, Group: [group], Active: 1, Info: { Description: name }, ...extra });
+const task = (id: string, name: string, group: string, extra: Partial<Task> = {}): Task => ({
+  ID: id,
+  Name: name,
+  Group: [group],
+  Active: 1,
+  Info: { Description: name },
+  ...extra,
+});
 const acl = (id: string, rg: string, ug: string): ResourceGroupAcl => ({ ACLID: id, ResourceGroupName: rg, UserGroupName: ug, Permissions: { TaskRun: 1 } });
-const folderDoc = (path: string, extra = '', mode = 'exact') => `apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: ${path} }\nspec:\n${extra}  mode: ${mode}\n  entries:\n    - user: alice\n      permissions: [listFiles]\n`;
-const aclDoc = (name: string, rg: string, ug: string) => `apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: ${name} }\nspec:\n  resourceGroup: ${rg}\n  userGroup: ${ug}\n  permissions: [TaskRun]\n`;
+const folderDoc = (path: string, extra = '', mode = 'exact') =>
+  `apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: ${path} }\nspec:\n${extra}  mode: ${mode}\n  entries:\n    - user: alice\n      permissions: [listFiles]\n`;
+const aclDoc = (name: string, rg: string, ug: string) =>
+  `apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: ${name} }\nspec:\n  resourceGroup: ${rg}\n  userGroup: ${ug}\n  permissions: [TaskRun]\n`;
 const docs = (...d: string[]) => manifestsFrom(d.join('---\n'));
 const summaryOf = (p: Plan) => p.changes.map((c) => `${c.action} ${c.address}`);
 
@@ -16,7 +25,13 @@ describe('computePlan: the plan', () => {
     const { plan } = planFrom(docs(taskYaml('New', '  Active: 1\n')), { automation: automationState() }, { cwd: '/work', environment: 'prod' });
     expect(plan).toMatchObject({ toolVersion: '0.0.0-test', createdAt: '2026-11-22T00:00:00.000Z', environment: 'prod' });
     expect(plan.summary).toEqual({ create: 1, update: 0, replace: 0, delete: 0, 'no-op': 0, blocked: 0 });
-    expect(plan.changes[0]).toMatchObject({ address: 'Task/New', kind: 'Task', name: 'New', service: 'automation', source: { file: 'manifests/test.yaml', line: 1, col: 1 } });
+    expect(plan.changes[0]).toMatchObject({
+      address: 'Task/New',
+      kind: 'Task',
+      name: 'New',
+      service: 'automation',
+      source: { file: 'manifests/test.yaml', line: 1, col: 1 },
+    });
   });
 
   it('is errored when plan-time errors left objects out, and applyable only when not errored and something is written', () => {
@@ -24,12 +39,17 @@ describe('computePlan: the plan', () => {
     const same = planFrom(docs(taskYaml('Same', '  Active: 1\n')), { automation: automationState({ tasks: [task('1', 'Same', 'Finance')] }) });
     expect(same.plan).toMatchObject({ errored: false, applyable: false });
     // A folder the plan cannot create: the rest is planned, the plan says it is incomplete.
-    const missing = planFrom(docs(taskYaml('New', '  Active: 1\n'), folderDoc('/Gone')), { automation: automationState(), transfer: transferState([], { missing: ['/Gone'] }) });
+    const missing = planFrom(docs(taskYaml('New', '  Active: 1\n'), folderDoc('/Gone')), {
+      automation: automationState(),
+      transfer: transferState([], { missing: ['/Gone'] }),
+    });
     expect(missing.diagnostics.map((d) => d.code)).toEqual(['MF408']);
     expect(summaryOf(missing.plan)).toEqual(['create Task/New']);
     expect(missing.plan).toMatchObject({ errored: true, applyable: false });
     // A name the server does not know: the manifest is left out by the resolution, the plan is errored too.
-    const unknown = planFrom(docs(taskYaml('New', '  Active: 1\n'), taskYaml('Typo', '  steps:\n    - Source: { Host: no-such-host, Path: /x }\n')), { automation: automationState() });
+    const unknown = planFrom(docs(taskYaml('New', '  Active: 1\n'), taskYaml('Typo', '  steps:\n    - Source: { Host: no-such-host, Path: /x }\n')), {
+      automation: automationState(),
+    });
     expect(unknown.diagnostics.map((d) => d.code)).toEqual(['MF401']);
     expect(summaryOf(unknown.plan)).toEqual(['create Task/New']);
     expect(unknown.plan).toMatchObject({ errored: true, applyable: false });
@@ -68,21 +88,45 @@ describe('computePlan: folder renames', () => {
 
   it('renames a folder found at a previous path (case-insensitive): one update with the path change and a rename in the payload, never a create', () => {
     const live: LiveState = { transfer: transferState([inbound()], { missing: ['/Distribution/Acme/Incoming'] }) };
-    const { plan, diagnostics } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/distribution/acme/INBOUND'], '  createIfMissing: { inheritPermissions: None }\n')), live);
+    const { plan, diagnostics } = planFrom(
+      docs(renamedDoc('/Distribution/Acme/Incoming', ['/distribution/acme/INBOUND'], '  createIfMissing: { inheritPermissions: None }\n')),
+      live,
+    );
     expect(diagnostics).toEqual([]);
     expect(summaryOf(plan)).toEqual(['update FolderPermissions/Distribution/Acme/Incoming']);
     const c = plan.changes[0]!;
     expect(c).toMatchObject({ previousName: '/Distribution/Acme/Inbound', liveId: '5', fingerprint: expect.stringMatching(/^sha256:/) });
     expect(c.fields).toEqual([{ path: 'path', before: '/Distribution/Acme/Inbound', after: '/Distribution/Acme/Incoming' }]);
-    expect(c.entries).toEqual([{ principal: { type: 'User', name: 'alice' }, action: 'no-op', before: { permissions: ['listFiles'], sharePermissions: [] }, after: { permissions: ['listFiles'], sharePermissions: [] } }]);
-    expect(c.payload).toEqual({ kind: 'FolderPermissions', path: '/Distribution/Acme/Incoming', rename: { from: '/Distribution/Acme/Inbound', name: 'Incoming' }, set: [], remove: [] });
+    expect(c.entries).toEqual([
+      {
+        principal: { type: 'User', name: 'alice' },
+        action: 'no-op',
+        before: { permissions: ['listFiles'], sharePermissions: [] },
+        after: { permissions: ['listFiles'], sharePermissions: [] },
+      },
+    ]);
+    expect(c.payload).toEqual({
+      kind: 'FolderPermissions',
+      path: '/Distribution/Acme/Incoming',
+      rename: { from: '/Distribution/Acme/Inbound', name: 'Incoming' },
+      set: [],
+      remove: [],
+    });
   });
 
   it('compares the entries with those of the folder at the previous path', () => {
-    const live: LiveState = { transfer: transferState([inbound([entry('User', 'u-alice', 'alice', ['readFiles']), entry('User', 'u-bob', 'bob', ['listFiles'])])], { missing: ['/Distribution/Acme/Incoming'] }) };
+    const live: LiveState = {
+      transfer: transferState([inbound([entry('User', 'u-alice', 'alice', ['readFiles']), entry('User', 'u-bob', 'bob', ['listFiles'])])], {
+        missing: ['/Distribution/Acme/Incoming'],
+      }),
+    };
     const c = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound'])), live).plan.changes[0]!;
     expect(c.entries?.map((e) => `${e.action} ${e.principal.name}`)).toEqual(['update alice', 'delete bob']);
-    expect(c.payload).toMatchObject({ rename: { from: '/Distribution/Acme/Inbound', name: 'Incoming' }, set: [expect.objectContaining({ id: 'u-alice' })], remove: [{ type: 'User', id: 'u-bob', name: 'bob' }] });
+    expect(c.payload).toMatchObject({
+      rename: { from: '/Distribution/Acme/Inbound', name: 'Incoming' },
+      set: [expect.objectContaining({ id: 'u-alice' })],
+      remove: [{ type: 'User', id: 'u-bob', name: 'bob' }],
+    });
   });
 
   it('blocks a previous path under another parent: a move, which the API cannot do', () => {
@@ -94,11 +138,18 @@ describe('computePlan: folder renames', () => {
   });
 
   it('plans the folder at its path when the previous one exists too, and warns about the previous one (never a rename onto a folder)', () => {
-    const live: LiveState = { transfer: transferState([inbound(), { path: '/Distribution/Acme/Incoming', id: '9', acl: [entry('User', 'u-alice', 'alice', ['listFiles'])] }]) };
+    const live: LiveState = {
+      transfer: transferState([inbound(), { path: '/Distribution/Acme/Incoming', id: '9', acl: [entry('User', 'u-alice', 'alice', ['listFiles'])] }]),
+    };
     const { plan, diagnostics } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound'])), live);
     expect(summaryOf(plan)).toEqual(['no-op FolderPermissions/Distribution/Acme/Incoming']);
     expect(diagnostics.map((d) => [d.severity, d.code, d.line, d.summary])).toEqual([
-      ['warning', 'MF412', 3, 'previous name /Distribution/Acme/Inbound of folder /Distribution/Acme/Incoming still exists on the transfer server (id 5): the plan manages /Distribution/Acme/Incoming and leaves /Distribution/Acme/Inbound alone'],
+      [
+        'warning',
+        'MF412',
+        3,
+        'previous name /Distribution/Acme/Inbound of folder /Distribution/Acme/Incoming still exists on the transfer server (id 5): the plan manages /Distribution/Acme/Incoming and leaves /Distribution/Acme/Inbound alone',
+      ],
     ]);
   });
 
@@ -109,15 +160,26 @@ describe('computePlan: folder renames', () => {
         scopeFolders: ['/Distribution/Acme', '/Distribution/Acme/Inbound'],
       }),
     };
-    const { plan } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound'], '', 'additive'), folderDoc('/Distribution/Acme', '', 'additive')), live, { prune: ['FolderPermissions'] });
+    const { plan } = planFrom(
+      docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound'], '', 'additive'), folderDoc('/Distribution/Acme', '', 'additive')),
+      live,
+      { prune: ['FolderPermissions'] },
+    );
     expect(summaryOf(plan)).toEqual(['update FolderPermissions/Distribution/Acme', 'update FolderPermissions/Distribution/Acme/Incoming']);
   });
 
   it('moves folders below along with a renamed parent: renamed only where their own name changes', () => {
     const live: LiveState = {
-      transfer: transferState([inbound(), { path: '/Distribution/Acme/Inbound/Archive', id: '7', acl: [entry('User', 'u-alice', 'alice', ['listFiles'])] }, { path: '/Distribution/Acme/Inbound/Archive/2025', id: '8', acl: [entry('User', 'u-alice', 'alice', ['listFiles'])] }], {
-        missing: ['/Distribution/Acme/Incoming', '/Distribution/Acme/Incoming/Archive', '/Distribution/Acme/Incoming/Archive/Y2025'],
-      }),
+      transfer: transferState(
+        [
+          inbound(),
+          { path: '/Distribution/Acme/Inbound/Archive', id: '7', acl: [entry('User', 'u-alice', 'alice', ['listFiles'])] },
+          { path: '/Distribution/Acme/Inbound/Archive/2025', id: '8', acl: [entry('User', 'u-alice', 'alice', ['listFiles'])] },
+        ],
+        {
+          missing: ['/Distribution/Acme/Incoming', '/Distribution/Acme/Incoming/Archive', '/Distribution/Acme/Incoming/Archive/Y2025'],
+        },
+      ),
     };
     const { plan, diagnostics } = planFrom(
       docs(
@@ -136,18 +198,31 @@ describe('computePlan: folder renames', () => {
   });
 
   it('says how to follow the rename when a managed folder below the previous path keeps its old path', () => {
-    const live: LiveState = { transfer: transferState([inbound(), { path: '/Distribution/Acme/Inbound/Archive', id: '7' }], { missing: ['/Distribution/Acme/Incoming'] }) };
-    const { plan, diagnostics } = planFrom(docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound']), folderDoc('/Distribution/Acme/Inbound/Archive')), live);
+    const live: LiveState = {
+      transfer: transferState([inbound(), { path: '/Distribution/Acme/Inbound/Archive', id: '7' }], { missing: ['/Distribution/Acme/Incoming'] }),
+    };
+    const { plan, diagnostics } = planFrom(
+      docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound']), folderDoc('/Distribution/Acme/Inbound/Archive')),
+      live,
+    );
     expect(summaryOf(plan)).toEqual(['update FolderPermissions/Distribution/Acme/Incoming']);
     expect(diagnostics.map((d) => [d.severity, d.code, d.summary, d.hint])).toEqual([
-      ['error', 'MF408', 'folder /Distribution/Acme/Inbound/Archive will not exist after this plan: /Distribution/Acme/Inbound above it is renamed to /Distribution/Acme/Incoming', 'name it /Distribution/Acme/Incoming/Archive, with /Distribution/Acme/Inbound/Archive in previousNames'],
+      [
+        'error',
+        'MF408',
+        'folder /Distribution/Acme/Inbound/Archive will not exist after this plan: /Distribution/Acme/Inbound above it is renamed to /Distribution/Acme/Incoming',
+        'name it /Distribution/Acme/Incoming/Archive, with /Distribution/Acme/Inbound/Archive in previousNames',
+      ],
     ]);
   });
 
   it('brings along the rename of the parent a targeted new folder below it needs', () => {
     const live: LiveState = { transfer: transferState([inbound()], { missing: ['/Distribution/Acme/Incoming', '/Distribution/Acme/Incoming/New'] }) };
     const { plan, diagnostics } = planFrom(
-      docs(renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound']), folderDoc('/Distribution/Acme/Incoming/New', '  createIfMissing: { inheritPermissions: CopyOnly }\n')),
+      docs(
+        renamedDoc('/Distribution/Acme/Incoming', ['/Distribution/Acme/Inbound']),
+        folderDoc('/Distribution/Acme/Incoming/New', '  createIfMissing: { inheritPermissions: CopyOnly }\n'),
+      ),
       live,
       { targets: ['FolderPermissions/Distribution/Acme/Incoming/New'] },
     );
@@ -165,13 +240,23 @@ describe('computePlan: prune', () => {
     transfer: transferState(
       [
         { path: '/Distribution/Acme', id: '10', acl: [entry('User', 'u-alice', 'alice', ['listFiles'])] },
-        { path: '/Distribution/Acme/In', id: '11', acl: [entry('User', 'u-bob', 'bob', ['readFiles']), entry('User', 'u-carol', 'carol', ['admin'], { isEditable: false })] },
+        {
+          path: '/Distribution/Acme/In',
+          id: '11',
+          acl: [entry('User', 'u-bob', 'bob', ['readFiles']), entry('User', 'u-carol', 'carol', ['admin'], { isEditable: false })],
+        },
         { path: '/Distribution/Empty', id: '12', acl: [] },
       ],
       { scopeFolders: ['/Distribution/Acme', '/Distribution/Acme/In', '/Distribution/Empty'] },
     ),
   });
-  const manifests = () => docs(taskYaml('Managed', '  Active: 1\n'), taskYaml('Renamed', '  Active: 1\n', '  previousNames: [Renamed away]\n'), aclDoc('ops', 'Finance', 'Finance Operators'), folderDoc('/Distribution/Acme'));
+  const manifests = () =>
+    docs(
+      taskYaml('Managed', '  Active: 1\n'),
+      taskYaml('Renamed', '  Active: 1\n', '  previousNames: [Renamed away]\n'),
+      aclDoc('ops', 'Finance', 'Finance Operators'),
+      folderDoc('/Distribution/Acme'),
+    );
 
   it('deletes only unmanaged objects in scope, of the kinds listed in prune', () => {
     const { plan } = planFrom(manifests(), live(), { prune: ['Task', 'ResourceGroupAcl', 'FolderPermissions'] });
@@ -209,7 +294,9 @@ describe('computePlan: prune', () => {
 
 describe('computePlan: folders to create', () => {
   it('creates a missing folder with createIfMissing under its existing parent', () => {
-    const live: LiveState = { transfer: transferState([{ path: '/Finance', acl: [entry('Group', '8', 'Finance Team', ['readFiles'])] }], { missing: ['/Finance/Reports'] }) };
+    const live: LiveState = {
+      transfer: transferState([{ path: '/Finance', acl: [entry('Group', '8', 'Finance Team', ['readFiles'])] }], { missing: ['/Finance/Reports'] }),
+    };
     const { plan, diagnostics } = planFrom(docs(folderDoc('/Finance/Reports', '  createIfMissing: { inheritPermissions: None }\n')), live);
     expect(diagnostics).toEqual([]);
     const c = plan.changes[0]!;
@@ -225,7 +312,9 @@ describe('computePlan: folders to create', () => {
   });
 
   it('removes, in exact mode, the entries a copy of the parent would bring', () => {
-    const live: LiveState = { transfer: transferState([{ path: '/Finance', acl: [entry('Group', '8', 'Finance Team', ['readFiles'])] }], { missing: ['/Finance/Reports'] }) };
+    const live: LiveState = {
+      transfer: transferState([{ path: '/Finance', acl: [entry('Group', '8', 'Finance Team', ['readFiles'])] }], { missing: ['/Finance/Reports'] }),
+    };
     const { plan } = planFrom(docs(folderDoc('/Finance/Reports', '  createIfMissing: { inheritPermissions: CopyOnly }\n')), live);
     const c = plan.changes[0]!;
     expect((c.payload as FolderPermissionsPayload).remove).toEqual([{ type: 'Group', id: '8', name: 'Finance Team' }]);
@@ -289,7 +378,9 @@ describe('computePlan: --target', () => {
   it('brings along the creation of the parent folder a targeted new folder needs', () => {
     const live: LiveState = { transfer: transferState([{ path: '/Finance' }], { missing: ['/Finance/A', '/Finance/A/B'] }) };
     const how = '  createIfMissing: { inheritPermissions: None }\n';
-    const { plan } = planFrom(docs(folderDoc('/Finance/A', how), folderDoc('/Finance/A/B', how), folderDoc('/Finance', '', 'additive')), live, { targets: ['FolderPermissions/Finance/A/B'] });
+    const { plan } = planFrom(docs(folderDoc('/Finance/A', how), folderDoc('/Finance/A/B', how), folderDoc('/Finance', '', 'additive')), live, {
+      targets: ['FolderPermissions/Finance/A/B'],
+    });
     expect(summaryOf(plan)).toEqual(['create FolderPermissions/Finance/A', 'create FolderPermissions/Finance/A/B']);
   });
 });

@@ -22,7 +22,7 @@ function check(yaml: string, transfer: TransferLiveState, match: TransferHostMat
 }
 
 describe('which hosts are transfer hosts', () => {
-  it('a host named in transferHosts (case aside), or one whose Host is the transfer URL\'s hostname; no other', () => {
+  it("a host named in transferHosts (case aside), or one whose Host is the transfer URL's hostname; no other", () => {
     expect(isTransferHost(XFER, MATCH)).toBe(true);
     expect(isTransferHost(SFTP_ON_XFER, MATCH)).toBe(true);
     expect(isTransferHost(XFER, { transferHosts: [] })).toBe(false);
@@ -56,26 +56,41 @@ describe('findTransferSteps', () => {
 describe('checkTransferSteps', () => {
   const members = (names: Record<string, string[]>): TransferLiveState['groupMembers'] => ({ form: 'members', members: new Map(Object.entries(names)) });
 
-  it('warns (MF415) at the step\'s Path about a folder that does not exist and is not created', () => {
+  it("warns (MF415) at the step's Path about a folder that does not exist and is not created", () => {
     const r = check(steps('{ Destination: { Host: xfer, Path: /Gone, Username: bob } }'), transferState([], { missing: ['/Gone'] }));
     expect(r.diagnostics.map((d) => [d.severity, d.code, d.line, d.col])).toEqual([['warning', 'MF415', 7, 42]]);
     expect(r.checks).toEqual({
       checked: 1,
-      problems: [{ problem: 'missing-folder', address: 'Task/T', step: 0, stepKind: 'Destination', host: 'xfer', path: '/Gone', account: 'bob', source: { file: 'manifests/test.yaml', line: 7, col: 42 } }],
+      problems: [
+        {
+          problem: 'missing-folder',
+          address: 'Task/T',
+          step: 0,
+          stepKind: 'Destination',
+          host: 'xfer',
+          path: '/Gone',
+          account: 'bob',
+          source: { file: 'manifests/test.yaml', line: 7, col: 42 },
+        },
+      ],
     });
   });
 
-  it('a folder the plan creates exists; it starts with its parent\'s entries when it inherits them', () => {
+  it("a folder the plan creates exists; it starts with its parent's entries when it inherits them", () => {
     const parent = { path: '/Parent', acl: [entry('User', 'u-bob', 'bob', ['writeFiles'])] };
-    const create = (inherit: string) => steps('{ Destination: { Host: xfer, Path: /Parent/New, Username: bob } }') + folderDoc('/Parent/New', `  createIfMissing: { inheritPermissions: ${inherit} }\n  mode: additive\n  entries: []\n`);
+    const create = (inherit: string) =>
+      steps('{ Destination: { Host: xfer, Path: /Parent/New, Username: bob } }') +
+      folderDoc('/Parent/New', `  createIfMissing: { inheritPermissions: ${inherit} }\n  mode: additive\n  entries: []\n`);
     expect(check(create('CopyOnly'), transferState([parent], { missing: ['/Parent/New'] })).diagnostics).toEqual([]);
     const none = check(create('None'), transferState([parent], { missing: ['/Parent/New'] }));
     expect(none.diagnostics.map((d) => d.code)).toEqual(['MF416']);
     expect(none.checks?.problems[0]).toMatchObject({ problem: 'missing-rights', missing: ['writeFiles'] });
   });
 
-  it('a folder the plan renames to the step\'s path exists, with the renamed folder\'s entries', () => {
-    const yaml = steps('{ Destination: { Host: xfer, Path: /Renamed, Username: bob } }') + folderDoc('/Renamed', '  mode: additive\n  entries: []\n').replace('metadata: { name: /Renamed }', 'metadata: { name: /Renamed, previousNames: [/Old] }');
+  it("a folder the plan renames to the step's path exists, with the renamed folder's entries", () => {
+    const yaml =
+      steps('{ Destination: { Host: xfer, Path: /Renamed, Username: bob } }') +
+      folderDoc('/Renamed', '  mode: additive\n  entries: []\n').replace('metadata: { name: /Renamed }', 'metadata: { name: /Renamed, previousNames: [/Old] }');
     const r = check(yaml, transferState([{ path: '/Old', acl: [entry('User', 'u-bob', 'bob', ['writeFiles'])] }], { missing: ['/Renamed'] }));
     expect(r.diagnostics).toEqual([]);
   });
@@ -86,7 +101,9 @@ describe('checkTransferSteps', () => {
     const known = check(yaml, { ...transferState([{ path: '/Box', acl }]), groupMembers: members({ 'acme partners': ['bob'] }) });
     expect(known.diagnostics).toEqual([]);
     const notMember = check(yaml, { ...transferState([{ path: '/Box', acl }]), groupMembers: members({ 'acme partners': ['alice'] }) });
-    expect(notMember.diagnostics.map((d) => d.summary)).toEqual(['account `bob` lacks readFiles, listFiles on /Box, which step 1 (Source) of task `T` on host `xfer` needs']);
+    expect(notMember.diagnostics.map((d) => d.summary)).toEqual([
+      'account `bob` lacks readFiles, listFiles on /Box, which step 1 (Source) of task `T` on host `xfer` needs',
+    ]);
     expect(notMember.checks?.groupsUncounted).toBeUndefined();
     const unknown = check(yaml, { ...transferState([{ path: '/Box', acl }]), groupMembers: { form: 'none', members: new Map() } });
     expect(unknown.diagnostics[0]?.detail).toContain('the members of `Acme Partners` could not be read');
@@ -96,10 +113,16 @@ describe('checkTransferSteps', () => {
   it('an account that is not a user of the transfer server, or no account at all, is a rights problem; unreadable users leave rights unchecked', () => {
     const acl = [entry('User', 'u-bob', 'bob', ['writeFiles'])];
     const stranger = check(steps('{ Destination: { Host: xfer, Path: /Box } }'), transferState([{ path: '/Box', acl }]));
-    expect(stranger.diagnostics.map((d) => d.summary)).toEqual(['account `automation-svc` is not a user of the transfer server: step 1 (Destination) of task `T` on host `xfer` needs writeFiles on /Box']);
+    expect(stranger.diagnostics.map((d) => d.summary)).toEqual([
+      'account `automation-svc` is not a user of the transfer server: step 1 (Destination) of task `T` on host `xfer` needs writeFiles on /Box',
+    ]);
     expect(stranger.checks?.problems[0]).toMatchObject({ problem: 'unknown-account', account: 'automation-svc', missing: ['writeFiles'] });
-    const none = check(steps('{ Destination: { Host: finance-share, Path: /Box } }'), transferState([{ path: '/Box', acl }]), { transferHosts: ['finance-share'] });
-    expect(none.diagnostics.map((d) => d.summary)).toEqual(['host `finance-share` has no account (`DefUsername`) and the step no `Username`: step 1 (Destination) of task `T` on host `finance-share` needs writeFiles on /Box']);
+    const none = check(steps('{ Destination: { Host: finance-share, Path: /Box } }'), transferState([{ path: '/Box', acl }]), {
+      transferHosts: ['finance-share'],
+    });
+    expect(none.diagnostics.map((d) => d.summary)).toEqual([
+      'host `finance-share` has no account (`DefUsername`) and the step no `Username`: step 1 (Destination) of task `T` on host `finance-share` needs writeFiles on /Box',
+    ]);
     const { users: _users, ...noUsers } = transferState([{ path: '/Box', acl }]);
     const unreadable = check(steps('{ Destination: { Host: xfer, Path: /Box } }'), noUsers);
     expect(unreadable.diagnostics).toEqual([]);

@@ -46,21 +46,37 @@ spec:
 describe('compareEnvironments: desired against desired, by identity', () => {
   it('matches tasks case-insensitively, compares lists of plain values as sets and folder entries by principal, in any order', async () => {
     const a = await manifestsOf(
-      [task('Payroll', '[Monday, Friday]'), folder('/Finance', '    - { user: carol, permissions: [listFiles, readFiles] }\n    - { group: Team, permissions: [listFiles] }')].join('---\n'),
+      [
+        task('Payroll', '[Monday, Friday]'),
+        folder('/Finance', '    - { user: carol, permissions: [listFiles, readFiles] }\n    - { group: Team, permissions: [listFiles] }'),
+      ].join('---\n'),
     );
     const b = await manifestsOf(
-      [task('payroll', '[Friday, Monday]'), folder('/Finance', '    - { group: Team, permissions: [listFiles] }\n    - { user: carol, permissions: [readFiles, listFiles] }')].join('---\n'),
+      [
+        task('payroll', '[Friday, Monday]'),
+        folder('/Finance', '    - { group: Team, permissions: [listFiles] }\n    - { user: carol, permissions: [readFiles, listFiles] }'),
+      ].join('---\n'),
     );
     const diff = compareEnvironments({ name: 'a', manifests: a }, { name: 'b', manifests: b });
     // Only the spelling of the task's name differs: its identity is the same.
-    expect(diff.objects).toEqual([expect.objectContaining({ address: 'Task/Payroll', presence: 'differ', fields: [{ path: 'metadata.name', a: 'Payroll', b: 'payroll' }] })]);
+    expect(diff.objects).toEqual([
+      expect.objectContaining({ address: 'Task/Payroll', presence: 'differ', fields: [{ path: 'metadata.name', a: 'Payroll', b: 'payroll' }] }),
+    ]);
     expect(diff.summary).toEqual({ onlyInA: 0, onlyInB: 0, differ: 1, same: 1, sameButNotInSync: 0 });
     expect(diff.offline).toBe(true);
   });
 
-  it('names the fields that differ, with each side\'s value (absent where one side does not set it), and the objects declared on one side only', async () => {
-    const a = await manifestsOf([task('Payroll', '[Monday]'), acl('auditors', '[TaskRun]'), folder('/Finance', '    - { user: carol, permissions: [listFiles] }')].join('---\n'));
-    const b = await manifestsOf([task('Payroll', '[Monday]', 'bank-sftp-test'), acl('finance-auditors', '[TaskRun, TaskEditExisting]'), folder('/Staging', '    - { user: carol, permissions: [listFiles] }')].join('---\n'));
+  it("names the fields that differ, with each side's value (absent where one side does not set it), and the objects declared on one side only", async () => {
+    const a = await manifestsOf(
+      [task('Payroll', '[Monday]'), acl('auditors', '[TaskRun]'), folder('/Finance', '    - { user: carol, permissions: [listFiles] }')].join('---\n'),
+    );
+    const b = await manifestsOf(
+      [
+        task('Payroll', '[Monday]', 'bank-sftp-test'),
+        acl('finance-auditors', '[TaskRun, TaskEditExisting]'),
+        folder('/Staging', '    - { user: carol, permissions: [listFiles] }'),
+      ].join('---\n'),
+    );
     const diff = compareEnvironments({ name: 'prod', manifests: a }, { name: 'staging', manifests: b });
     expect(diff.objects.map((o) => [o.address, o.presence, o.fields])).toEqual([
       ['Task/Payroll', 'differ', [{ path: 'steps[0].Source.Host', a: 'bank-sftp', b: 'bank-sftp-test' }]],
@@ -106,7 +122,11 @@ spec:
     const diff = compareEnvironments({ name: 'a', manifests, plan: planA }, { name: 'b', manifests, plan: planB });
     expect(diff.offline).toBe(false);
     expect(diff.objects).toEqual([
-      expect.objectContaining({ address: 'Task/Payroll', presence: 'same', live: { a: { inSync: true, action: 'no-op', fields: [] }, b: { inSync: false, action: 'update', fields: ['Active'] } } }),
+      expect.objectContaining({
+        address: 'Task/Payroll',
+        presence: 'same',
+        live: { a: { inSync: true, action: 'no-op', fields: [] }, b: { inSync: false, action: 'update', fields: ['Active'] } },
+      }),
     ]);
     expect(diff.summary).toEqual({ onlyInA: 0, onlyInB: 0, differ: 0, same: 1, sameButNotInSync: 1 });
     expect(environmentsDiffer(compareEnvironments({ name: 'a', manifests, plan: planA }, { name: 'b', manifests, plan: planA }))).toBe(false);

@@ -3,7 +3,8 @@ import { checkExecutionOrder, scheduleChanges } from '../../src/plan/execution-o
 import type { Change } from '../../src/plan/model.js';
 import { change } from '../apply/helpers.js';
 
-const folder = (path: string, action: Change['action'], extra: Partial<Change> = {}): Change => change({ kind: 'FolderPermissions', name: path, action, ...extra });
+const folder = (path: string, action: Change['action'], extra: Partial<Change> = {}): Change =>
+  change({ kind: 'FolderPermissions', name: path, action, ...extra });
 const task = (name: string, action: Change['action']): Change => change({ kind: 'Task', name, action });
 const acl = (name: string, action: Change['action']): Change => change({ kind: 'ResourceGroupAcl', name, action });
 const orderOf = (changes: readonly Change[]) => changes.map((c) => `${c.address} ${c.wave ?? '-'}${c.needs !== undefined ? ` after ${c.needs}` : ''}`);
@@ -43,7 +44,10 @@ describe('scheduleChanges: the order apply runs a plan in', () => {
   });
 
   it('numbers waves without gaps, and replaces an order a change already carried', () => {
-    const scheduled = scheduleChanges([{ ...task('Gone', 'delete'), wave: 7, needs: 'Task/x' }, { ...task('Same', 'no-op'), wave: 2 }]);
+    const scheduled = scheduleChanges([
+      { ...task('Gone', 'delete'), wave: 7, needs: 'Task/x' },
+      { ...task('Same', 'no-op'), wave: 2 },
+    ]);
     expect(orderOf(scheduled)).toEqual(['Task/Gone 0', 'Task/Same -']);
     expect(checkExecutionOrder(scheduled)).toEqual([]);
   });
@@ -58,26 +62,37 @@ describe('checkExecutionOrder: apply follows the order as given, so it must hold
 
   it('refuses a child folder listed before the create of its parent', () => {
     const [parent, child, ...rest] = planned();
-    expect(checkExecutionOrder([child!, parent!, ...rest])).toEqual(['FolderPermissions/a/b is listed before FolderPermissions/a, which makes the folder above it']);
+    expect(checkExecutionOrder([child!, parent!, ...rest])).toEqual([
+      'FolderPermissions/a/b is listed before FolderPermissions/a, which makes the folder above it',
+    ]);
   });
 
   it('refuses a child folder that does not wait for its parent, or waits for something else', () => {
     const [parent, child, t, gone] = planned();
     const { needs: _n, ...free } = child!;
-    expect(checkExecutionOrder([parent!, free, t!, gone!])).toEqual(['FolderPermissions/a/b does not wait for FolderPermissions/a, which makes the folder above it']);
-    expect(checkExecutionOrder([parent!, child!, { ...t!, needs: 'FolderPermissions/a' }, gone!])).toEqual(['Task/T waits for FolderPermissions/a, which makes no folder above it']);
+    expect(checkExecutionOrder([parent!, free, t!, gone!])).toEqual([
+      'FolderPermissions/a/b does not wait for FolderPermissions/a, which makes the folder above it',
+    ]);
+    expect(checkExecutionOrder([parent!, child!, { ...t!, needs: 'FolderPermissions/a' }, gone!])).toEqual([
+      'Task/T waits for FolderPermissions/a, which makes no folder above it',
+    ]);
   });
 
   it('refuses write changes without a wave, and a place in the order for what apply never runs', () => {
     const [parent, child, t, gone] = planned();
     const { wave: _w, ...unplaced } = t!;
     expect(checkExecutionOrder([parent!, child!, unplaced, gone!])).toEqual(['Task/T has no wave']);
-    expect(checkExecutionOrder([...planned(), { ...task('Same', 'no-op'), wave: 0 }])).toEqual(['Task/Same is no-op, so apply never runs it, but it has a place in the order']);
+    expect(checkExecutionOrder([...planned(), { ...task('Same', 'no-op'), wave: 0 }])).toEqual([
+      'Task/Same is no-op, so apply never runs it, but it has a place in the order',
+    ]);
   });
 
   it('refuses waves out of order, and deletes that do not come last', () => {
     const [parent, child, t, gone] = planned();
-    expect(checkExecutionOrder([parent!, child!, { ...t!, wave: 1 }, { ...gone!, wave: 0 }])).toEqual(['Task/Gone (wave 0) is listed after a change of wave 1', 'a delete runs in a wave with or before creates and updates']);
+    expect(checkExecutionOrder([parent!, child!, { ...t!, wave: 1 }, { ...gone!, wave: 0 }])).toEqual([
+      'Task/Gone (wave 0) is listed after a change of wave 1',
+      'a delete runs in a wave with or before creates and updates',
+    ]);
     expect(checkExecutionOrder([parent!, child!, t!, { ...gone!, wave: 0 }])).toEqual(['a delete runs in a wave with or before creates and updates']);
   });
 });

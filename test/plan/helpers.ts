@@ -51,14 +51,21 @@ export function environment(overrides: Partial<EnvironmentSettings> = {}): Envir
 }
 
 /** Load manifests from paths and plan them against the harness with read-only clients. */
-export async function planPaths(h: Harness, paths: readonly string[], options: { env?: Partial<EnvironmentSettings>; targets?: string[]; cwd?: string } = {}): Promise<ReadAndPlanResult> {
+export async function planPaths(
+  h: Harness,
+  paths: readonly string[],
+  options: { env?: Partial<EnvironmentSettings>; targets?: string[]; cwd?: string } = {},
+): Promise<ReadAndPlanResult> {
   const cwd = options.cwd ?? ROOT;
   const manifests = await loadManifests(paths, { cwd });
   return readAndPlan({
     manifests,
     clients: { automation: toReadonlyAutomationClient(h.automation), transfer: toReadonlyTransferClient(h.transfer) },
     environment: environment(options.env),
-    servers: { automation: { url: h.emulator.automationUrl, username: ADMIN.username }, transfer: { url: h.emulator.transferUrl, username: XFER_ADMIN.username } },
+    servers: {
+      automation: { url: h.emulator.automationUrl, username: ADMIN.username },
+      transfer: { url: h.emulator.transferUrl, username: XFER_ADMIN.username },
+    },
     ...(options.targets ? { targets: options.targets } : {}),
     cwd,
     now: () => new Date('2026-11-22T00:00:00Z'),

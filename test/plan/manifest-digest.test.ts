@@ -5,7 +5,8 @@ import { loadManifests } from '../../src/manifest/load.js';
 import { manifestDigest } from '../../src/plan/manifest-digest.js';
 import { testdir } from '../helpers/testdir.js';
 
-const ACL = (name: string) => `apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: ${name} }\nspec: { resourceGroup: Finance, userGroup: Auditors, permissions: [TaskRun] }\n`;
+const ACL = (name: string) =>
+  `apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: ${name} }\nspec: { resourceGroup: Finance, userGroup: Auditors, permissions: [TaskRun] }\n`;
 
 describe('manifest digest', () => {
   it('is stable for the same files, and changes when a file is edited or renamed', async () => {

@@ -110,7 +110,9 @@ describe('resolveDesired', () => {
   });
 
   it('does not call an unreadable user group unknown', () => {
-    const manifests = manifestsFrom(`apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: x }\nspec:\n  resourceGroup: Finance\n  userGroup: Nobody Knows\n  permissions: []\n`);
+    const manifests = manifestsFrom(
+      `apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: x }\nspec:\n  resourceGroup: Finance\n  userGroup: Nobody Knows\n  permissions: []\n`,
+    );
     const { desired, diagnostics } = resolveDesired(manifests, { automation: automationState({ userGroupsReadable: false }) });
     expect(diagnostics).toEqual([]);
     expect(desired.byKind.ResourceGroupAcl[0]!.userGroup).toBe('Nobody Knows');
@@ -119,7 +121,9 @@ describe('resolveDesired', () => {
   it('says once per service when manifests need a service the environment does not configure', () => {
     const manifests = manifestsFrom([taskYaml('A', '  Active: 1\n'), taskYaml('B', '  Active: 1\n')].join('---\n'));
     const { diagnostics, desired } = resolveDesired(manifests, {});
-    expect(diagnostics.map((d) => [d.code, d.line, d.summary])).toEqual([['MF411', 1, '2 manifests need the automation service, which this environment does not configure']]);
+    expect(diagnostics.map((d) => [d.code, d.line, d.summary])).toEqual([
+      ['MF411', 1, '2 manifests need the automation service, which this environment does not configure'],
+    ]);
     expect(desired.skipped).toHaveLength(2);
   });
 });

@@ -41,8 +41,14 @@ describe('plan files', () => {
     expect(readFileSync(join(dir, 'edited.json'), 'utf8')).not.toBe(text);
     emulator.resetRequestLog();
 
-    expectRefusedOffline(await runCli(['apply', 'truncated.json'], { cwd: dir, env: APPLY_ENV }), /^mftops: error: .*truncated\.json is not a plan file: it is not JSON/m);
-    expectRefusedOffline(await runCli(['apply', 'foreign.json'], { cwd: dir, env: APPLY_ENV }), /^mftops: error: .*foreign\.json is not a plan file: no formatVersion/m);
+    expectRefusedOffline(
+      await runCli(['apply', 'truncated.json'], { cwd: dir, env: APPLY_ENV }),
+      /^mftops: error: .*truncated\.json is not a plan file: it is not JSON/m,
+    );
+    expectRefusedOffline(
+      await runCli(['apply', 'foreign.json'], { cwd: dir, env: APPLY_ENV }),
+      /^mftops: error: .*foreign\.json is not a plan file: no formatVersion/m,
+    );
     expectRefusedOffline(
       await runCli(['apply', 'edited.json'], { cwd: dir, env: APPLY_ENV }),
       /^mftops: error: .*edited\.json was changed after mftops wrote it \(checksum mismatch\): make the plan again instead of editing it/m,
@@ -52,10 +58,22 @@ describe('plan files', () => {
   it('a plan file of format 1, saved by an older mftops, is refused in one line that says to plan again', async () => {
     const dir = applyWorkdir(emulator);
     // What mftops wrote before format 2: the plan's fields at the top level, reasons as prose.
-    const v1 = { formatVersion: 1, toolVersion: '0.1.0', createdAt: '2026-11-22T00:00:00.000Z', environment: 'lab', servers: {}, manifestDigest: `sha256:${'0'.repeat(64)}`, changes: [], summary: { create: 0, update: 0, replace: 0, delete: 0, 'no-op': 0, blocked: 0 } };
+    const v1 = {
+      formatVersion: 1,
+      toolVersion: '0.1.0',
+      createdAt: '2026-11-22T00:00:00.000Z',
+      environment: 'lab',
+      servers: {},
+      manifestDigest: `sha256:${'0'.repeat(64)}`,
+      changes: [],
+      summary: { create: 0, update: 0, replace: 0, delete: 0, 'no-op': 0, blocked: 0 },
+    };
     writeFileSync(join(dir, 'old.json'), `${JSON.stringify({ ...v1, checksum: `sha256:${'0'.repeat(64)}` }, null, 2)}\n`);
     const r = await runCli(['apply', 'old.json'], { cwd: dir, env: APPLY_ENV });
-    expectRefusedOffline(r, /^mftops: error: .*old\.json is a plan file of format 1, made by an older mftops; this mftops reads format 3 only: make the plan again with mftops plan --out$/m);
+    expectRefusedOffline(
+      r,
+      /^mftops: error: .*old\.json is a plan file of format 1, made by an older mftops; this mftops reads format 3 only: make the plan again with mftops plan --out$/m,
+    );
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
@@ -114,7 +132,9 @@ describe('the invalid corpus', () => {
 
   for (const command of [['plan'], ['apply', '--auto-approve']] as const) {
     it(`mftops ${command[0]} names every file's mistake (code and line) and sends no request`, async () => {
-      const dir = applyWorkdir(emulator, { manifests: Object.fromEntries(files.map((f) => [`manifests/${f}`, readFileSync(join(CORPUS, f))])) as unknown as Record<string, string> });
+      const dir = applyWorkdir(emulator, {
+        manifests: Object.fromEntries(files.map((f) => [`manifests/${f}`, readFileSync(join(CORPUS, f))])) as unknown as Record<string, string>,
+      });
       const r = await runCli([...command, 'manifests'], { cwd: dir, env: APPLY_ENV });
       expectRefusedOffline(r, /error MF\d{3}/);
       const missing = files.filter((f) => {

@@ -39,7 +39,11 @@ describe('the stack-trace count of the campaign', () => {
       'Node.js v20.19.0',
     ].join('\n');
     expect(stackTraceSigns(crash)).toEqual({ frames: 2, nodeBanners: 1, unhandledRejections: 1 });
-    expect(stackTraceSigns('mftops: error: automation: GET /api/v1/tasks: 503 Service Unavailable (gave up after 5 attempts)\n')).toEqual({ frames: 0, nodeBanners: 0, unhandledRejections: 0 });
+    expect(stackTraceSigns('mftops: error: automation: GET /api/v1/tasks: 503 Service Unavailable (gave up after 5 attempts)\n')).toEqual({
+      frames: 0,
+      nodeBanners: 0,
+      unhandledRejections: 0,
+    });
     // A manifest line that merely holds " at " is not a frame.
     expect(stackTraceSigns('  Description: files arrive at 06:00\n').frames).toBe(0);
   });

@@ -48,7 +48,9 @@ describe('two applies on one environment', () => {
     const codes = [a.code, b.code].sort();
     expect(codes).toEqual([0, 1]);
     const refused = a.code === 1 ? a : b;
-    expect(refused.stderr).toMatch(/^mftops: error: another apply to environment "lab" is running \(pid \d+ on .+, since .+\): wait for it, or delete .*apply\.lock/m);
+    expect(refused.stderr).toMatch(
+      /^mftops: error: another apply to environment "lab" is running \(pid \d+ on .+, since .+\): wait for it, or delete .*apply\.lock/m,
+    );
     expect(hasStackTrace(refused.stderr)).toBe(false);
     // Never interleaved: one ledger, one task of each name, and the lock is gone afterwards.
     expect(ledgers(dir)).toHaveLength(1);
@@ -73,7 +75,11 @@ describe('two applies on one environment', () => {
         ]),
       ),
     });
-    const child = spawn(process.execPath, [BIN, ...APPLY], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...APPLY_ENV }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [BIN, ...APPLY], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...APPLY_ENV },
+      stdio: 'ignore',
+    });
     const closed = new Promise<void>((r) => child.on('close', () => r()));
     // Kill it while its third create is in flight: two changes are done and in the ledger.
     const held = await proxy.nextHeld();

@@ -23,7 +23,15 @@ const PASSWORD = 'drip-test-Pa55!word';
 const servers: Server[] = [];
 const emulators: RunningEmulator[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((r) => {
+          s.closeAllConnections();
+          s.close(() => r());
+        }),
+    ),
+  );
   await Promise.all(emulators.splice(0).map((e) => e.close()));
 });
 
@@ -86,23 +94,37 @@ function expectDeadline(r: { code: number | null; stderr: string }, call: RegExp
 
 describe('a server that drips one byte every 2 s', () => {
   for (const command of ['plan', 'drift']) {
-    it(`ends ${command} within the request deadline with a message naming the call`, async () => {
-      const dir = workdir(await dripServer());
-      const r = await runCli([command], { cwd: dir, env: { DRIP_PASSWORD: PASSWORD, MFTOPS_HTTP_DEADLINE_MS: DEADLINE_MS }, timeoutMs: HANG_MS });
-      expectDeadline(r, /^mftops: error: automation: GET \/automation\/api\/v1\/\S+: /, 'MFTOPS_HTTP_DEADLINE_MS');
-    }, HANG_MS + 5000);
+    it(
+      `ends ${command} within the request deadline with a message naming the call`,
+      async () => {
+        const dir = workdir(await dripServer());
+        const r = await runCli([command], { cwd: dir, env: { DRIP_PASSWORD: PASSWORD, MFTOPS_HTTP_DEADLINE_MS: DEADLINE_MS }, timeoutMs: HANG_MS });
+        expectDeadline(r, /^mftops: error: automation: GET \/automation\/api\/v1\/\S+: /, 'MFTOPS_HTTP_DEADLINE_MS');
+      },
+      HANG_MS + 5000,
+    );
   }
 
-  it('ends apply in its snapshot within the export deadline, before any write', async () => {
-    const emulator = await startSeededEmulator();
-    emulators.push(emulator);
-    const proxy = await dripExportProxy(emulator);
-    const dir = applyWorkdir(emulator, { automationUrl: `${proxy}/automation` });
-    const r = await runCli(['apply', '--auto-approve', '--allow-delete', '--allow-replace'], { cwd: dir, env: { ...APPLY_ENV, MFTOPS_SNAPSHOT_DEADLINE_MS: DEADLINE_MS }, timeoutMs: HANG_MS });
-    expect(r.code).toBe(1); // null: killed by the hang detector
-    expect(r.stdout).toContain('Apply stopped before the first write: no verified snapshot.');
-    expect(r.stdout).toMatch(/snapshot not saved: automation: GET \/automation\/api\/v1\/config: no complete answer within the 1\.5 s deadline \(MFTOPS_SNAPSHOT_DEADLINE_MS\)/);
-    expect(hasStackTrace(r.stderr)).toBe(false);
-    expect(writesOf(emulator)).toEqual([]);
-  }, HANG_MS + 5000);
+  it(
+    'ends apply in its snapshot within the export deadline, before any write',
+    async () => {
+      const emulator = await startSeededEmulator();
+      emulators.push(emulator);
+      const proxy = await dripExportProxy(emulator);
+      const dir = applyWorkdir(emulator, { automationUrl: `${proxy}/automation` });
+      const r = await runCli(['apply', '--auto-approve', '--allow-delete', '--allow-replace'], {
+        cwd: dir,
+        env: { ...APPLY_ENV, MFTOPS_SNAPSHOT_DEADLINE_MS: DEADLINE_MS },
+        timeoutMs: HANG_MS,
+      });
+      expect(r.code).toBe(1); // null: killed by the hang detector
+      expect(r.stdout).toContain('Apply stopped before the first write: no verified snapshot.');
+      expect(r.stdout).toMatch(
+        /snapshot not saved: automation: GET \/automation\/api\/v1\/config: no complete answer within the 1\.5 s deadline \(MFTOPS_SNAPSHOT_DEADLINE_MS\)/,
+      );
+      expect(hasStackTrace(r.stderr)).toBe(false);
+      expect(writesOf(emulator)).toEqual([]);
+    },
+    HANG_MS + 5000,
+  );
 });

@@ -31,7 +31,15 @@ interface Seen {
 
 const servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((r) => {
+          s.closeAllConnections();
+          s.close(() => r());
+        }),
+    ),
+  );
 });
 
 function tokenAware(hostile: Handler, seen: Seen[]): Handler {
@@ -39,7 +47,9 @@ function tokenAware(hostile: Handler, seen: Seen[]): Handler {
     seen.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization });
     req.resume();
     if (/\/token(\/revoke)?$/.test(req.url ?? '') && req.method === 'POST') {
-      const body = /revoke$/.test(req.url ?? '') ? '' : JSON.stringify({ access_token: ACCESS_TOKEN, token_type: 'bearer', expires_in: 300, refresh_token: 'hostile-refresh-9021' });
+      const body = /revoke$/.test(req.url ?? '')
+        ? ''
+        : JSON.stringify({ access_token: ACCESS_TOKEN, token_type: 'bearer', expires_in: 300, refresh_token: 'hostile-refresh-9021' });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
       return;
@@ -156,7 +166,9 @@ describe('hostile and broken servers', () => {
     const r = await planAgainst('http://automation.example.com/automation');
     // A problem of mftops.yaml: coded, at the url, like the file's other problems.
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^mftops\.yaml:\d+:\d+: error MF507: environments\.\S+\.automation\.url: plain http:\/\/ is refused for automation\.example\.com: /m);
+    expect(r.stderr).toMatch(
+      /^mftops\.yaml:\d+:\d+: error MF507: environments\.\S+\.automation\.url: plain http:\/\/ is refused for automation\.example\.com: /m,
+    );
     expect(hasStackTrace(r.stderr)).toBe(false);
     for (const secret of [PASSWORD, ACCESS_TOKEN]) expect(r.stdout + r.stderr).not.toContain(secret);
   });
@@ -166,7 +178,27 @@ describe('hostile and broken servers', () => {
       const dir = testdir({});
       const key = join(dir, 'key.pem');
       const cert = join(dir, 'cert.pem');
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          key,
+          '-out',
+          cert,
+          '-days',
+          '2',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+        ],
+        { stdio: 'ignore' },
+      );
       return { dir, key, cert };
     }
 

@@ -32,11 +32,24 @@ async function start(options: Omit<EmulatorOptions, 'seed'>): Promise<{ emu: Run
   const emu = await startSeededEmulator(options);
   emulator = emu;
   const share = Object.fromEntries(SHARE_PERMISSION_KEYS.map((k) => [k, false]));
-  const permissions = { ...Object.fromEntries(FOLDER_PERMISSION_KEYS.map((k) => [k, k === 'readFiles' || k === 'listFiles'])), sharePermissions: share } as FolderAclEntry['permissions'];
+  const permissions = {
+    ...Object.fromEntries(FOLDER_PERMISSION_KEYS.map((k) => [k, k === 'readFiles' || k === 'listFiles'])),
+    sharePermissions: share,
+  } as FolderAclEntry['permissions'];
   for (let i = 1; i <= ENTRIES; i++) {
     const username = `a-user-${String(i).padStart(3, '0')}`;
     const id = userIdFor(username);
-    addTransferUser(emu, { id, username, password: 'x', fullName: username, email: `${username}@example.com`, permission: 'User', status: 'Active', orgID: 0, homeFolderID: 0 });
+    addTransferUser(emu, {
+      id,
+      username,
+      password: 'x',
+      fullName: username,
+      email: `${username}@example.com`,
+      permission: 'User',
+      status: 'Active',
+      orgID: 0,
+      homeFolderID: 0,
+    });
     addFolderEntryByHand(emu, FOLDER, { type: 'User', id, permissions, isEditable: true, isDeletable: true });
   }
   const config = emulatorConfigYaml({ transferUrl: emu.transferUrl, manifests: ['manifests'], scope: { folders: [FOLDER] } });
@@ -46,14 +59,21 @@ async function start(options: Omit<EmulatorOptions, 'seed'>): Promise<{ emu: Run
 /** Usernames of the folder's entries on the server now. */
 function serverUsers(emu: RunningEmulator): string[] {
   const users = readTransferUsers(emu);
-  return readFolder(emu, FOLDER)!.acl.filter((e) => e.type === 'User').map((e) => users.find((u) => u.id === e.id)!.username);
+  return readFolder(emu, FOLDER)!
+    .acl.filter((e) => e.type === 'User')
+    .map((e) => users.find((u) => u.id === e.id)!.username);
 }
 
 /** The one imported FolderPermissions manifest and the users its entries name. */
 function imported(dir: string): { file: string; doc: Record<string, unknown>; users: string[] } {
   const folderDir = join(dir, 'manifests', 'folders');
-  const files = readdirSync(folderDir, { recursive: true }).map(String).filter((f) => f.endsWith('.yaml'));
-  const file = join(folderDir, files.find((f) => (parse(readFileSync(join(folderDir, f), 'utf8')) as { metadata: { name: string } }).metadata.name === FOLDER)!);
+  const files = readdirSync(folderDir, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.yaml'));
+  const file = join(
+    folderDir,
+    files.find((f) => (parse(readFileSync(join(folderDir, f), 'utf8')) as { metadata: { name: string } }).metadata.name === FOLDER)!,
+  );
   const doc = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   const entries = (doc.spec as { entries: { user?: string }[] }).entries;
   return { file, doc, users: entries.flatMap((e) => (e.user === undefined ? [] : [e.user])) };
@@ -82,7 +102,9 @@ describe('a folder ACL list that changes while it is read', () => {
     const { emu, dir } = await start({ variants: { 'transfer.maxPerPage': 'capped' }, listChurn: { every: 2 } });
     const r = await runCli(['import', '--kind', 'FolderPermissions', '--name', FOLDER, '--out', 'manifests'], { cwd: dir, env: ENV });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^mftops: error: transfer: GET \/transfer\/api\/v1\/folders\/\d+\/acls: 200 OK: the list changed while it was read, 3 reads in a row \(last: .+\); paging stopped\n$/);
+    expect(r.stderr).toMatch(
+      /^mftops: error: transfer: GET \/transfer\/api\/v1\/folders\/\d+\/acls: 200 OK: the list changed while it was read, 3 reads in a row \(last: .+\); paging stopped\n$/,
+    );
     expect(hasStackTrace(r.stderr)).toBe(false);
     expect(existsSync(join(dir, 'manifests'))).toBe(false);
 
@@ -90,7 +112,12 @@ describe('a folder ACL list that changes while it is read', () => {
     const folder = readFolder(emu, FOLDER)!;
     writeFileSync(
       join(dir, 'folder.yaml'),
-      stringify({ apiVersion: 'mftops/v1', kind: 'FolderPermissions', metadata: { name: FOLDER }, spec: { mode: 'exact', entries: [{ user: 'bob', permissions: ['readFiles'] }] } }),
+      stringify({
+        apiVersion: 'mftops/v1',
+        kind: 'FolderPermissions',
+        metadata: { name: FOLDER },
+        spec: { mode: 'exact', entries: [{ user: 'bob', permissions: ['readFiles'] }] },
+      }),
     );
     const config = readFileSync(join(dir, 'mftops.yaml'), 'utf8').replace('manifests: ["manifests"]', 'manifests: ["folder.yaml"]');
     writeFileSync(join(dir, 'mftops.yaml'), config);

@@ -40,45 +40,57 @@ function throttled(): number {
 }
 
 describe('a server limited to 2 requests per second per service', () => {
-  it('gets a complete plan of 60 tasks at the default parallelism, throttled on the way', async () => {
-    // 60 tasks on the server (created without a limit), each read one by one by the plan.
-    emulator.configure({ rateLimit: 0 });
-    const dir = applyWorkdir(emulator, { prune: [], manifests: generated(TASKS) });
-    const created = await runCli(['apply', '--auto-approve', '-q'], { cwd: dir, env: GEN_ENV, timeoutMs: RUN_MS });
-    expect(created.code).toBe(0);
-    writeFileSync(join(dir, 'manifests/task-0.yaml'), generateTaskManifest(0).replace(/Description: (.*)/, 'Description: $1 (changed)'));
-    emulator.configure({ rateLimit: RATE });
-    emulator.resetRequestLog();
-    const r = await runCli(['plan', '--format', 'json', '-v'], { cwd: dir, env: GEN_ENV, timeoutMs: RUN_MS });
-    expect(hasStackTrace(r.stderr)).toBe(false);
-    expect(r.stderr).not.toMatch(/^mftops: error/m);
-    expect(r.code).toBe(0);
-    const plan = JSON.parse(r.stdout) as { summary: Record<string, number> };
-    expect(plan.summary).toMatchObject({ update: 1, create: 0, delete: 0 });
-    expect(throttled()).toBeGreaterThan(0);
-    // -v prints the budget in force and the client slowing down.
-    expect(r.stderr).toMatch(/debug: automation: request deadline 120 s, export deadline 600 s, retry budget 60 s, up to \d+ requests in flight/);
-    expect(r.stderr).toMatch(/debug: (automation|transfer): throttled \(429\): at most \d+ requests in flight/);
-    expect(r.stderr).toMatch(/429, throttled, retry \d+ in \d+ ms \(Retry-After\)/);
-  }, 2 * RUN_MS + 10_000);
+  it(
+    'gets a complete plan of 60 tasks at the default parallelism, throttled on the way',
+    async () => {
+      // 60 tasks on the server (created without a limit), each read one by one by the plan.
+      emulator.configure({ rateLimit: 0 });
+      const dir = applyWorkdir(emulator, { prune: [], manifests: generated(TASKS) });
+      const created = await runCli(['apply', '--auto-approve', '-q'], { cwd: dir, env: GEN_ENV, timeoutMs: RUN_MS });
+      expect(created.code).toBe(0);
+      writeFileSync(join(dir, 'manifests/task-0.yaml'), generateTaskManifest(0).replace(/Description: (.*)/, 'Description: $1 (changed)'));
+      emulator.configure({ rateLimit: RATE });
+      emulator.resetRequestLog();
+      const r = await runCli(['plan', '--format', 'json', '-v'], { cwd: dir, env: GEN_ENV, timeoutMs: RUN_MS });
+      expect(hasStackTrace(r.stderr)).toBe(false);
+      expect(r.stderr).not.toMatch(/^mftops: error/m);
+      expect(r.code).toBe(0);
+      const plan = JSON.parse(r.stdout) as { summary: Record<string, number> };
+      expect(plan.summary).toMatchObject({ update: 1, create: 0, delete: 0 });
+      expect(throttled()).toBeGreaterThan(0);
+      // -v prints the budget in force and the client slowing down.
+      expect(r.stderr).toMatch(/debug: automation: request deadline 120 s, export deadline 600 s, retry budget 60 s, up to \d+ requests in flight/);
+      expect(r.stderr).toMatch(/debug: (automation|transfer): throttled \(429\): at most \d+ requests in flight/);
+      expect(r.stderr).toMatch(/429, throttled, retry \d+ in \d+ ms \(Retry-After\)/);
+    },
+    2 * RUN_MS + 10_000,
+  );
 
-  it('gets a complete import of everything', async () => {
-    const dir = applyWorkdir(emulator);
-    const r = await runCli(['import', '--all', '--out', 'imported'], { cwd: dir, env: APPLY_ENV, timeoutMs: RUN_MS });
-    expect(r.stderr).not.toMatch(/error/);
-    expect(r.code).toBe(0);
-    expect(throttled()).toBeGreaterThan(0);
-  }, RUN_MS + 10_000);
+  it(
+    'gets a complete import of everything',
+    async () => {
+      const dir = applyWorkdir(emulator);
+      const r = await runCli(['import', '--all', '--out', 'imported'], { cwd: dir, env: APPLY_ENV, timeoutMs: RUN_MS });
+      expect(r.stderr).not.toMatch(/error/);
+      expect(r.code).toBe(0);
+      expect(throttled()).toBeGreaterThan(0);
+    },
+    RUN_MS + 10_000,
+  );
 
-  it('applies every change at the default parallelism, and the plan after it is empty', async () => {
-    const dir = applyWorkdir(emulator);
-    const r = await runCli(['apply', '--auto-approve', ...ALLOW], { cwd: dir, env: APPLY_ENV, timeoutMs: RUN_MS });
-    expect(r.stderr).not.toMatch(/failed|error/i);
-    expect(r.code).toBe(0);
-    const total = Object.keys(EXPECTED_ACTIONS).length;
-    expect(r.stdout).toContain(`Apply complete for environment "lab": ${total} applied, 0 failed, 0 skipped.`);
-    expect(throttled()).toBeGreaterThan(0);
-    const after = await runCli(['plan', '--detailed-exitcode', '-q'], { cwd: dir, env: APPLY_ENV, timeoutMs: RUN_MS });
-    expect(after.code).toBe(0);
-  }, 2 * RUN_MS + 10_000);
+  it(
+    'applies every change at the default parallelism, and the plan after it is empty',
+    async () => {
+      const dir = applyWorkdir(emulator);
+      const r = await runCli(['apply', '--auto-approve', ...ALLOW], { cwd: dir, env: APPLY_ENV, timeoutMs: RUN_MS });
+      expect(r.stderr).not.toMatch(/failed|error/i);
+      expect(r.code).toBe(0);
+      const total = Object.keys(EXPECTED_ACTIONS).length;
+      expect(r.stdout).toContain(`Apply complete for environment "lab": ${total} applied, 0 failed, 0 skipped.`);
+      expect(throttled()).toBeGreaterThan(0);
+      const after = await runCli(['plan', '--detailed-exitcode', '-q'], { cwd: dir, env: APPLY_ENV, timeoutMs: RUN_MS });
+      expect(after.code).toBe(0);
+    },
+    2 * RUN_MS + 10_000,
+  );
 });

@@ -106,7 +106,11 @@ describe('secrets', () => {
     expect(comments.length).toBeGreaterThan(0);
 
     const written = [...filesUnder(dir), ...filesUnder(ws)].filter(
-      (f) => !f.endsWith('automation-config.xml') && !f.includes(`${join('manifests', 'secrets')}`) && !f.endsWith('finance-share-audit.txt') && !f.endsWith('mftops.yaml'),
+      (f) =>
+        !f.endsWith('automation-config.xml') &&
+        !f.includes(`${join('manifests', 'secrets')}`) &&
+        !f.endsWith('finance-share-audit.txt') &&
+        !f.endsWith('mftops.yaml'),
     );
     // What the harness actually looked at: a plan file, a ledger, snapshot metadata, imports, a drift report.
     const names = written.map((f) => relative(dir, f));

@@ -46,7 +46,9 @@ describe('a plan whose only change is a group entry names each member who gains 
     expectGolden(text, 'group-entry.txt');
     expect(text.indexOf('Access changes:')).toBeLessThan(text.indexOf('~ FolderPermissions/'));
     expect(text).toContain('  ! bob loses readFiles, listFiles on /Distribution/Acme/Outbound (via group Acme Partners) [no access left]');
-    expect(text).toContain('  ! globex-svc gains writeFiles, share and loses readFiles on /Distribution/Globex/Outbound (via group Globex Partners) [grants share]');
+    expect(text).toContain(
+      '  ! globex-svc gains writeFiles, share and loses readFiles on /Distribution/Globex/Outbound (via group Globex Partners) [grants share]',
+    );
     expect(text).toContain('0 blocked. 1 user gains access, 3 lose access.');
   });
 
@@ -63,7 +65,15 @@ describe('a plan whose only change is a group entry names each member who gains 
     expectGolden(json, 'group-entry.view.json');
     const access = JSON.parse(json).access;
     expect(access.summary).toBe('1 user gains access, 3 lose access');
-    expect(access.changes.map((c: { user: string; folder: string; gained: string[]; lost: string[]; via: { name: string }[] }) => [c.user, c.folder, c.gained, c.lost, c.via.map((v) => v.name)])).toEqual([
+    expect(
+      access.changes.map((c: { user: string; folder: string; gained: string[]; lost: string[]; via: { name: string }[] }) => [
+        c.user,
+        c.folder,
+        c.gained,
+        c.lost,
+        c.via.map((v) => v.name),
+      ]),
+    ).toEqual([
       ['acme-svc', '/Distribution/Acme/Outbound', [], ['readFiles', 'listFiles'], ['Acme Partners']],
       ['bob', '/Distribution/Acme/Outbound', [], ['readFiles', 'listFiles'], ['Acme Partners']],
       ['globex-svc', '/Distribution/Globex/Outbound', ['writeFiles', 'share'], ['readFiles'], ['Globex Partners']],
@@ -77,21 +87,33 @@ describe('a plan whose only change is a resource-group ACL names each member of 
     expectGolden(text, 'acl-user-group.txt');
     expect(text.indexOf('Access changes:')).toBeLessThan(text.indexOf('ResourceGroupAcl/'));
     expect(text).toContain('  - dana gains TaskRun on resource group Finance (via user group Auditors)');
-    expect(text).toContain('  ! operator gains TaskAddEditDelete and loses TaskRun on resource group Finance (via user group Finance Operators) [grants TaskAddEditDelete]');
+    expect(text).toContain(
+      '  ! operator gains TaskAddEditDelete and loses TaskRun on resource group Finance (via user group Finance Operators) [grants TaskAddEditDelete]',
+    );
     expect(text).toContain('0 blocked. 2 users gain access, 1 loses access.');
   });
 
   it('markdown', () => {
     const md = renderPlanMarkdown(aclPlan, { artifactHint: 'the plan artifact' });
     expectGolden(md, 'acl-user-group.md');
-    expect(md).toContain('- :warning: operator gains TaskAddEditDelete and loses TaskRun on resource group Finance (via user group Finance Operators) — **grants `TaskAddEditDelete`**');
+    expect(md).toContain(
+      '- :warning: operator gains TaskAddEditDelete and loses TaskRun on resource group Finance (via user group Finance Operators) — **grants `TaskAddEditDelete`**',
+    );
   });
 
   it('json', () => {
     const json = renderPlanJson(aclPlan);
     expectGolden(json, 'acl-user-group.view.json');
     const access = JSON.parse(json).access;
-    expect(access.changes.map((c: { user: string; resourceGroup: string; gained: string[]; lost: string[]; flagged: string[] }) => [c.user, c.resourceGroup, c.gained, c.lost, c.flagged])).toEqual([
+    expect(
+      access.changes.map((c: { user: string; resourceGroup: string; gained: string[]; lost: string[]; flagged: string[] }) => [
+        c.user,
+        c.resourceGroup,
+        c.gained,
+        c.lost,
+        c.flagged,
+      ]),
+    ).toEqual([
       ['dana', 'Finance', ['TaskRun'], [], []],
       ['operator', 'Finance', ['TaskAddEditDelete'], ['TaskRun'], ['TaskAddEditDelete']],
     ]);

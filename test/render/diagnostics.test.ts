@@ -2,13 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/diagnostics.js';
-import {
-  escapeData,
-  escapeProperty,
-  renderDiagnostics,
-  renderDiagnosticsText,
-  summaryLine,
-} from '../../src/render/diagnostics.js';
+import { escapeData, escapeProperty, renderDiagnostics, renderDiagnosticsText, summaryLine } from '../../src/render/diagnostics.js';
 
 const GOLDEN = join(import.meta.dirname, 'diagnostics-golden');
 const CWD = '/work/repo';

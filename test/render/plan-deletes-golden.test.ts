@@ -40,7 +40,9 @@ describe('golden renderings of test/fixtures/plans/deletes.json', () => {
     expectGolden(md, 'deletes.md');
     expect(md).toContain('**Removes:**\n\n```diff\n- Active: 0\n');
     // A replace: the field differences first, then what its delete removes.
-    expect(md).toContain('```diff\n- Group: ["Partners"]\n+ Group: ["Finance"] # forces replacement\n```\n\n**Deleted first, as it is now:**\n\n```diff\n- Active: 1\n');
+    expect(md).toContain(
+      '```diff\n- Group: ["Partners"]\n+ Group: ["Finance"] # forces replacement\n```\n\n**Deleted first, as it is now:**\n\n```diff\n- Active: 1\n',
+    );
   });
 
   it('json view: the content as data with markers, valid against the output schema', () => {

@@ -57,8 +57,19 @@ describe('renderPlanGithub: --format github of a plan', () => {
   });
 
   it('cuts a long message and keeps each annotation one workflow command', () => {
-    const long: Change = { address: 'Task/Long', kind: 'Task', name: 'Long', service: 'automation', action: 'update', liveId: '1', fields: [{ path: 'Info.Notes', before: 'a', after: `x\n${'y'.repeat(2 * ANNOTATION_MESSAGE_MAX)}` }], source: { file: 'm.yaml', line: 3, col: 1 } };
-    const out = renderPlanGithub(assemblePlan({ toolVersion: 't', createdAt: '2026-11-22T12:00:00.000Z', environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, [long], false));
+    const long: Change = {
+      address: 'Task/Long',
+      kind: 'Task',
+      name: 'Long',
+      service: 'automation',
+      action: 'update',
+      liveId: '1',
+      fields: [{ path: 'Info.Notes', before: 'a', after: `x\n${'y'.repeat(2 * ANNOTATION_MESSAGE_MAX)}` }],
+      source: { file: 'm.yaml', line: 3, col: 1 },
+    };
+    const out = renderPlanGithub(
+      assemblePlan({ toolVersion: 't', createdAt: '2026-11-22T12:00:00.000Z', environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, [long], false),
+    );
     const { commands } = split(out);
     expect(commands).toHaveLength(1);
     expect(parse(commands[0]!).message.length).toBeLessThan(ANNOTATION_MESSAGE_MAX + 100);
@@ -109,8 +120,26 @@ describe('renderPlanGithub: policy violations', () => {
 describe('renderDriftGithub: --format github of a drift report', () => {
   const NOW = new Date('2026-11-22T12:00:00Z');
   const changes: Change[] = [
-    { address: 'Task/Nightly', kind: 'Task', name: 'Nightly', service: 'automation', action: 'update', liveId: '1', fields: [{ path: 'Active', before: 0, after: 1 }], source: { file: 'manifests/tasks.yaml', line: 12, col: 1 } },
-    { address: 'Task/Quiet', kind: 'Task', name: 'Quiet', service: 'automation', action: 'no-op', liveId: '2', fields: [], source: { file: 'manifests/tasks.yaml', line: 30, col: 1 } },
+    {
+      address: 'Task/Nightly',
+      kind: 'Task',
+      name: 'Nightly',
+      service: 'automation',
+      action: 'update',
+      liveId: '1',
+      fields: [{ path: 'Active', before: 0, after: 1 }],
+      source: { file: 'manifests/tasks.yaml', line: 12, col: 1 },
+    },
+    {
+      address: 'Task/Quiet',
+      kind: 'Task',
+      name: 'Quiet',
+      service: 'automation',
+      action: 'no-op',
+      liveId: '2',
+      fields: [],
+      source: { file: 'manifests/tasks.yaml', line: 30, col: 1 },
+    },
   ];
   const report = assembleDrift({
     plan: assemblePlan({ toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, changes, false),
@@ -133,5 +162,12 @@ describe('renderDriftGithub: --format github of a drift report', () => {
 });
 
 function phrase(action: Change['action']): string {
-  return { create: 'will be created', update: 'will be updated', replace: 'must be replaced', delete: 'will be deleted', blocked: 'is blocked', 'no-op': 'is unchanged' }[action];
+  return {
+    create: 'will be created',
+    update: 'will be updated',
+    replace: 'must be replaced',
+    delete: 'will be deleted',
+    blocked: 'is blocked',
+    'no-op': 'is unchanged',
+  }[action];
 }

@@ -18,7 +18,19 @@ describe('renderPlanJson: the --format json view', () => {
     const out = renderPlanJson(plan);
     expect(out.startsWith('{\n  "formatVersion": 2,\n  "kind": "mftops.plan",\n  "toolVersion": "0.1.0",\n')).toBe(true);
     expect(out.endsWith('}\n')).toBe(true);
-    expect(Object.keys(view)).toEqual(['formatVersion', 'kind', 'toolVersion', 'createdAt', 'environment', 'servers', 'manifestDigest', 'errored', 'applyable', 'summary', 'changes']);
+    expect(Object.keys(view)).toEqual([
+      'formatVersion',
+      'kind',
+      'toolVersion',
+      'createdAt',
+      'environment',
+      'servers',
+      'manifestDigest',
+      'errored',
+      'applyable',
+      'summary',
+      'changes',
+    ]);
     expect(view).toMatchObject({ errored: false, applyable: true, summary: plan.summary });
     expect(view.changes.map((c) => c.address)).toEqual(plan.changes.map((c) => c.address));
   });
@@ -27,7 +39,11 @@ describe('renderPlanJson: the --format json view', () => {
     const off = planJsonView({ ...plan, targets: ['Task/Payroll to bank'], pruneOff: { reason: 'partial-manifests', kinds: ['Task', 'FolderPermissions'] } });
     const keys = Object.keys(off);
     expect(keys.slice(keys.indexOf('targets'), keys.indexOf('targets') + 3)).toEqual(['targets', 'pruneOff', 'errored']);
-    expect(off.pruneOff).toEqual({ reason: 'partial-manifests', kinds: ['Task', 'FolderPermissions'], text: 'Prune is off: only part of the manifests was given (pass --prune to prune anyway).' });
+    expect(off.pruneOff).toEqual({
+      reason: 'partial-manifests',
+      kinds: ['Task', 'FolderPermissions'],
+      text: 'Prune is off: only part of the manifests was given (pass --prune to prune anyway).',
+    });
     expect(view.pruneOff).toBeUndefined();
   });
 
@@ -38,15 +54,31 @@ describe('renderPlanJson: the --format json view', () => {
   });
 
   it('gives each reason as its code and parameters with the sentence', () => {
-    expect(change('Task/Legacy EDI router').reason).toEqual({ code: 'advanced-task', operation: 'update', text: 'advanced (TT=COS) tasks cannot be changed through the API' });
+    expect(change('Task/Legacy EDI router').reason).toEqual({
+      code: 'advanced-task',
+      operation: 'update',
+      text: 'advanced (TT=COS) tasks cannot be changed through the API',
+    });
     const carol = change('FolderPermissions/Distribution/Acme/Outbound').entries!.find((e) => e.principal.name === 'carol')!;
-    expect(carol.reason).toEqual({ code: 'entry-not-editable', principal: { type: 'User', name: 'carol' }, text: 'the entry of user carol cannot be changed on the server (not editable)' });
+    expect(carol.reason).toEqual({
+      code: 'entry-not-editable',
+      principal: { type: 'User', name: 'carol' },
+      text: 'the entry of user carol cannot be changed on the server (not editable)',
+    });
   });
 
   it('keeps field values as the plan holds them: data, with markers', () => {
     const marked: Plan = {
       ...plan,
-      changes: [{ ...plan.changes[0]!, fields: [{ path: 'steps[0].Source.Host', before: { $ref: 'host', id: '12' }, after: 'sftp' }, { path: 'Parameters.ApiKey', sensitive: true }] }],
+      changes: [
+        {
+          ...plan.changes[0]!,
+          fields: [
+            { path: 'steps[0].Source.Host', before: { $ref: 'host', id: '12' }, after: 'sftp' },
+            { path: 'Parameters.ApiKey', sensitive: true },
+          ],
+        },
+      ],
     };
     expect(planJsonView(marked).changes[0]!.fields).toEqual([
       { path: 'steps[0].Source.Host', before: { $ref: 'host', id: '12' }, after: 'sftp' },
@@ -55,7 +87,10 @@ describe('renderPlanJson: the --format json view', () => {
   });
 
   it('is the same text however the plan object was built', () => {
-    const shuffled = reversed({ ...plan, changes: plan.changes.map((c) => reversed({ ...c, fields: c.fields.map(reversed), ...(c.reason ? { reason: reversed(c.reason) } : {}) })) });
+    const shuffled = reversed({
+      ...plan,
+      changes: plan.changes.map((c) => reversed({ ...c, fields: c.fields.map(reversed), ...(c.reason ? { reason: reversed(c.reason) } : {}) })),
+    });
     expect(Object.keys(shuffled)[0]).toBe('summary');
     expect(renderPlanJson(shuffled)).toBe(renderPlanJson(plan));
   });

@@ -23,7 +23,12 @@ function expectedTable(g: GeneratedPlan): string[] {
     .filter((k) => cols.some((c) => g.counts[k][c] > 0))
     .map((k) => `| ${k} | ${cols.map((c) => fmt(g.counts[k][c])).join(' | ')} |`);
   const total = cols.map((c) => `**${fmt(g.plan.changes.filter((ch) => ch.action === c).length)}**`);
-  return ['| Kind | Create | Update | Replace | Delete | Blocked | Unchanged |', '|:--|--:|--:|--:|--:|--:|--:|', ...rows, `| **Total** | ${total.join(' | ')} |`];
+  return [
+    '| Kind | Create | Update | Replace | Delete | Blocked | Unchanged |',
+    '|:--|--:|--:|--:|--:|--:|--:|',
+    ...rows,
+    `| **Total** | ${total.join(' | ')} |`,
+  ];
 }
 
 /** Cells per row (pipes not escaped with a backslash), for each table: runs of lines starting with `|`. */
@@ -103,11 +108,15 @@ describe('renderPlanMarkdown on the every-action fixture', () => {
     expect(details).toBeLessThan(md.indexOf('<details>'));
     const warningBlock = md.slice(warning, caution);
     expect(warningBlock).toContain('<b>Task/Globex outbound</b> replace: &#96;Group&#96; cannot change after creation: the task is deleted and created again');
-    expect(warningBlock).toContain('<b>FolderPermissions/Distribution/Initech/Inbound</b> delete: no manifest manages this folder in scope, and FolderPermissions are pruned');
+    expect(warningBlock).toContain(
+      '<b>FolderPermissions/Distribution/Initech/Inbound</b> delete: no manifest manages this folder in scope, and FolderPermissions are pruned',
+    );
     expect(warningBlock).toContain('`--allow-delete`');
     const cautionBlock = md.slice(caution, details);
     expect(cautionBlock).toContain('<b>Task/Legacy EDI router</b> blocked: advanced (TT=COS) tasks cannot be changed through the API');
-    expect(cautionBlock).toContain('<code>FolderPermissions/Distribution/Acme/Outbound</code>, user <code>carol</code>: the entry of user carol cannot be changed on the server (not editable)');
+    expect(cautionBlock).toContain(
+      '<code>FolderPermissions/Distribution/Acme/Outbound</code>, user <code>carol</code>: the entry of user carol cannot be changed on the server (not editable)',
+    );
   });
 
   it('has one <details> per changed object, none for no-ops, deletes, replaces and blocked ones first', () => {
@@ -129,20 +138,26 @@ describe('renderPlanMarkdown on the every-action fixture', () => {
   it('puts field differences in diff blocks, sensitive values hidden', () => {
     expect(md).toContain('```diff\n- Group: ["Partners"]\n+ Group: ["Operations"] # forces replacement\n');
     expect(md).toContain('~ Parameters.ApiKey: (sensitive)');
-    expect(md).toContain('~ Info.Notes:\n   Owner: finance-it@example.com\n-  Runs after the payroll close.\n+  Escalation: treasury on-call, +44 20 7946 0000\n');
+    expect(md).toContain(
+      '~ Info.Notes:\n   Owner: finance-it@example.com\n-  Runs after the payroll close.\n+  Escalation: treasury on-call, +44 20 7946 0000\n',
+    );
     expect(md).not.toContain('BANK_API_KEY');
     expect(md).not.toContain('GLOBEX_FTP_PASSWORD');
   });
 
   it('shows a folder rename in its summary line and as a path change', () => {
     const out = renderPlanMarkdown(planWith([FOLDER_RENAME]), { artifactHint: 'the plan artifact' });
-    expect(out).toContain('<details><summary><code>~</code> <b>FolderPermissions/Distribution/Acme/Incoming</b> update (renamed from <code>/Distribution/Acme/Inbound</code>)</summary>');
+    expect(out).toContain(
+      '<details><summary><code>~</code> <b>FolderPermissions/Distribution/Acme/Incoming</b> update (renamed from <code>/Distribution/Acme/Inbound</code>)</summary>',
+    );
     expect(out).toContain('```diff\n- path: "/Distribution/Acme/Inbound"\n+ path: "/Distribution/Acme/Incoming"\n```');
   });
 
   it('describes schedules in words', () => {
     expect(md).toContain('**Schedules in words:** Mon, Wed and Fri at 20:00 → Weekdays (Mon–Fri) at 20:00');
-    expect(md).toContain('**Schedules in words:** Weekdays (Mon–Fri), repeatedly from 06:00 to 18:00 → Weekdays (Mon–Fri), repeatedly from 06:00 to 18:00; Every Saturday at 09:00');
+    expect(md).toContain(
+      '**Schedules in words:** Weekdays (Mon–Fri), repeatedly from 06:00 to 18:00 → Weekdays (Mon–Fri), repeatedly from 06:00 to 18:00; Every Saturday at 09:00',
+    );
   });
 
   it('draws folder ACLs as a matrix of only the permissions that change, in words, with a legend', () => {
@@ -171,7 +186,14 @@ describe('renderPlanMarkdown on the every-action fixture', () => {
       service: 'transfer',
       action: 'update',
       fields: [],
-      entries: [{ principal: { type: 'User', name: 'eve' }, action: 'blocked', reason: { code: 'entry-not-editable', principal: { type: 'User', name: 'eve' } }, before: { permissions: [], sharePermissions: [] } }],
+      entries: [
+        {
+          principal: { type: 'User', name: 'eve' },
+          action: 'blocked',
+          reason: { code: 'entry-not-editable', principal: { type: 'User', name: 'eve' } },
+          before: { permissions: [], sharePermissions: [] },
+        },
+      ],
     };
     const out = renderPlanMarkdown(planWith([folder]));
     expect(out).toContain('| Principal | Change |\n|:--|:--|\n| User eve | blocked |\n');
@@ -184,7 +206,13 @@ describe('renderPlanMarkdown on the every-action fixture', () => {
 
   it('says in a note under the title when prune is off, and why', () => {
     const out = renderPlanMarkdown(planWith(plan.changes, { pruneOff: { reason: 'partial-manifests', kinds: ['Task'] } }));
-    expect(out.split('\n').slice(0, 5)).toEqual(['## mftops plan: prod', '', '> [!NOTE]', '> Prune is off: only part of the manifests was given (pass --prune to prune anyway).', '']);
+    expect(out.split('\n').slice(0, 5)).toEqual([
+      '## mftops plan: prod',
+      '',
+      '> [!NOTE]',
+      '> Prune is off: only part of the manifests was given (pass --prune to prune anyway).',
+      '',
+    ]);
     expect(md).not.toContain('Prune is off');
   });
 
@@ -201,7 +229,14 @@ describe('renderPlanMarkdown on the every-action fixture', () => {
 });
 
 describe('escaping user values', () => {
-  const hostileNames = ['a|b', '<details><summary>x</summary>', '```\n# Heading', '<script>alert(1)</script>', '@octo-org/admins **bold** [link](https://evil.example)', 'back`tick\n\nnew paragraph'];
+  const hostileNames = [
+    'a|b',
+    '<details><summary>x</summary>',
+    '```\n# Heading',
+    '<script>alert(1)</script>',
+    '@octo-org/admins **bold** [link](https://evil.example)',
+    'back`tick\n\nnew paragraph',
+  ];
   const changes: Change[] = hostileNames.flatMap((name, i): Change[] => [
     {
       address: `Task/${name}`,
@@ -221,7 +256,14 @@ describe('escaping user values', () => {
       service: 'transfer',
       action: 'update',
       fields: [],
-      entries: [{ principal: { type: 'Group', name }, action: 'blocked', reason: { code: 'entry-not-editable', principal: { type: 'Group', name } }, before: { permissions: ['readFiles', name], sharePermissions: [] } }],
+      entries: [
+        {
+          principal: { type: 'Group', name },
+          action: 'blocked',
+          reason: { code: 'entry-not-editable', principal: { type: 'Group', name } },
+          before: { permissions: ['readFiles', name], sharePermissions: [] },
+        },
+      ],
     },
   ]);
   const out = renderPlanMarkdown(planWith(changes, { environment: 'prod | <b>x</b>' }));
@@ -289,10 +331,13 @@ describe('keeping under maxLength', () => {
     expect(out.length).toBeLessThanOrEqual(65_000);
     expect(out).toContain(expectedTable(g).join('\n'));
     const named = new Set(namedIn(out));
-    for (const c of g.plan.changes.filter((c) => c.action === 'delete' || c.action === 'replace' || c.action === 'blocked')) expect(named.has(c.name), c.address).toBe(true);
+    for (const c of g.plan.changes.filter((c) => c.action === 'delete' || c.action === 'replace' || c.action === 'blocked'))
+      expect(named.has(c.name), c.address).toBe(true);
     const unnamed = g.plan.changes.filter((c) => c.action !== 'no-op').length - named.size;
     expect(unnamed).toBeGreaterThan(0);
-    expect(out).toContain(`${unnamed.toLocaleString('en-US')} of the ${(5000 - g.plan.summary['no-op']).toLocaleString('en-US')} changed objects are not named here, to keep this comment within its size. The full plan is in the plan artifact.`);
+    expect(out).toContain(
+      `${unnamed.toLocaleString('en-US')} of the ${(5000 - g.plan.summary['no-op']).toLocaleString('en-US')} changed objects are not named here, to keep this comment within its size. The full plan is in the plan artifact.`,
+    );
     // The call-outs' reasons went before the names: they end with a count and a pointer.
     expect(out).toMatch(/> (- …and [\d,]+ more, listed in|The list is in) the plan artifact\./);
   });
@@ -333,7 +378,9 @@ describe('keeping under maxLength', () => {
     expect(out).toContain('<details><summary><code>-</code> <b>FolderPermissions/Distribution/Initech/Inbound</b> delete</summary>');
     expect(out).not.toContain('<details><summary><code>+</code> <b>FolderPermissions/Distribution/Globex/Reports</b>');
     expect(namedIn(out)).toEqual(namedIn(full));
-    expect(out).toMatch(/> To keep this comment under [\d,]+ characters, the details of the last [1-9] of the 9 changed objects are left out\. The full plan is in the output of `mftops plan`\./);
+    expect(out).toMatch(
+      /> To keep this comment under [\d,]+ characters, the details of the last [1-9] of the 9 changed objects are left out\. The full plan is in the output of `mftops plan`\./,
+    );
   });
 
   it('is exactly the full rendering at its own length, and cut one character below', () => {

@@ -51,7 +51,9 @@ describe('the PR comment of a 763-change plan', () => {
 
   it('counts access the way its lines read: a group with unknown members that loses access is counted as such, not as 0 lose access', () => {
     expect(accessCountPhrase(large.access!)).toBe('200 users gain access, 1 group with unknown members loses access');
-    expect(body).toContain('**Plan:** 0 to create, 761 to update, 0 to replace, 2 to delete, 0 blocked. 200 users gain access, 1 group with unknown members loses access.');
+    expect(body).toContain(
+      '**Plan:** 0 to create, 761 to update, 0 to replace, 2 to delete, 0 blocked. 200 users gain access, 1 group with unknown members loses access.',
+    );
     expect(body).not.toContain('0 lose access');
   });
 
@@ -68,7 +70,9 @@ describe('the PR comment of a 763-change plan', () => {
     expect(policy.match(/tasks-name-an-owner-team/g)).toHaveLength(1);
     expect(policy).toContain('> - **warn** <code>tasks-name-an-owner-team</code> (48 objects): Info.Notes must name the owning team');
     expect(policy).toContain(', and 38 more');
-    expect(policy).toContain('> - **warn** <code>no-silent-deletes</code> (2 objects): a task delete needs a ticket in the pull request — <code>Task/Retired feed A</code>, <code>Task/Retired feed B</code>');
+    expect(policy).toContain(
+      '> - **warn** <code>no-silent-deletes</code> (2 objects): a task delete needs a ticket in the pull request — <code>Task/Retired feed A</code>, <code>Task/Retired feed B</code>',
+    );
   });
 
   it('says how many objects are not named, and where the full plan is, when even the names cannot fit', () => {
@@ -107,15 +111,40 @@ describe('the verdict first', () => {
 
   it('opens a denied plan with its refusal, before the counts', () => {
     const at0 = { file: 'manifests/tasks.yaml', line: 3, col: 1 };
-    const denied = { ...small, policy: { policies: 1, violations: [{ policy: 'no-admin', severity: 'deny' as const, outcome: 'violated' as const, message: 'no admin', address: 'Task/Globex inbound', source: at0, expressionSource: at0 }] } };
+    const denied = {
+      ...small,
+      policy: {
+        policies: 1,
+        violations: [
+          {
+            policy: 'no-admin',
+            severity: 'deny' as const,
+            outcome: 'violated' as const,
+            message: 'no admin',
+            address: 'Task/Globex inbound',
+            source: at0,
+            expressionSource: at0,
+          },
+        ],
+      },
+    };
     const out = renderPlanMarkdown(denied);
-    expect(out.split('\n').slice(2, 4)).toEqual(['> [!CAUTION]', '> **Refused by policy:** 1 `deny` violation, listed below. The plan was not saved; it cannot be applied.']);
+    expect(out.split('\n').slice(2, 4)).toEqual([
+      '> [!CAUTION]',
+      '> **Refused by policy:** 1 `deny` violation, listed below. The plan was not saved; it cannot be applied.',
+    ]);
     expect(out.indexOf('Refused by policy')).toBeLessThan(out.indexOf('| Kind |'));
   });
 
   it('says a plan nothing stands in the way of is ready', () => {
-    const ready = { ...small, changes: small.changes.filter((c) => c.kind !== 'FolderPermissions' && (c.action === 'update' || c.action === 'no-op' || c.action === 'create')) };
-    expect(renderPlanMarkdown(ready).split('\n').slice(2, 4)).toEqual(['> [!NOTE]', '> **Ready to apply:** nothing in this plan needs a flag, a person or a secret it lacks.']);
+    const ready = {
+      ...small,
+      changes: small.changes.filter((c) => c.kind !== 'FolderPermissions' && (c.action === 'update' || c.action === 'no-op' || c.action === 'create')),
+    };
+    expect(renderPlanMarkdown(ready).split('\n').slice(2, 4)).toEqual([
+      '> [!NOTE]',
+      '> **Ready to apply:** nothing in this plan needs a flag, a person or a secret it lacks.',
+    ]);
   });
 
   it('text: the verdict and the destructive changes come before the per-object diff', () => {

@@ -18,9 +18,31 @@ const cases: [string, Schedule[], string][] = [
   ['scattered days, in week order', [{ Days: { DayOfWeek: ['Friday', 'Monday', 'Wednesday'] }, Frequency: at('20:00') }], 'Mon, Wed and Fri at 20:00'],
   ['two days', [{ Days: { DayOfWeek: ['Monday', 'Thursday'] }, Frequency: at('07:00') }], 'Mon and Thu at 07:00'],
   ['several times', [{ Frequency: at('02:00', '12:00', '18:00') }], 'Every day at 02:00, 12:00 and 18:00'],
-  ['times and windows', [{ Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }, { StartTime: '08:00', EndTime: '12:00' }, { StartTime: '13:00', EndTime: '17:00' }] } }], 'Every day at 02:00, and repeatedly from 08:00 to 12:00 and from 13:00 to 17:00'],
-  ['date lists', [{ Days: { DayOfWeek: [...WEEKDAYS] }, DateListRef: ['UK bank holidays', 'Year end'], Frequency: at('02:00') }], 'Weekdays (Mon–Fri) at 02:00, with date lists UK bank holidays and Year end'],
-  ['flags', [{ Frequency: window('06:00', '10:00'), OnlyUntilFirstSuccess: 1, FailIfNoSuccessInSched: 1, RunEvenIfNotif: 1 }], 'Every day, repeatedly from 06:00 to 10:00, until the first success, failing if no run succeeds, even when its sources use notifications'],
+  [
+    'times and windows',
+    [
+      {
+        Frequency: {
+          Interval: [
+            { StartTime: '02:00', EndTime: '02:00' },
+            { StartTime: '08:00', EndTime: '12:00' },
+            { StartTime: '13:00', EndTime: '17:00' },
+          ],
+        },
+      },
+    ],
+    'Every day at 02:00, and repeatedly from 08:00 to 12:00 and from 13:00 to 17:00',
+  ],
+  [
+    'date lists',
+    [{ Days: { DayOfWeek: [...WEEKDAYS] }, DateListRef: ['UK bank holidays', 'Year end'], Frequency: at('02:00') }],
+    'Weekdays (Mon–Fri) at 02:00, with date lists UK bank holidays and Year end',
+  ],
+  [
+    'flags',
+    [{ Frequency: window('06:00', '10:00'), OnlyUntilFirstSuccess: 1, FailIfNoSuccessInSched: 1, RunEvenIfNotif: 1 }],
+    'Every day, repeatedly from 06:00 to 10:00, until the first success, failing if no run succeeds, even when its sources use notifications',
+  ],
   ['flags at 0 say nothing', [{ Frequency: at('01:00'), OnlyUntilFirstSuccess: 0, Multi: 0 }], 'Every day at 01:00'],
   [
     'an overnight schedule in two parts',
@@ -45,12 +67,24 @@ describe('describeSchedules', () => {
 
 describe('readSchedules', () => {
   it('reads an API task body, date lists by id', () => {
-    const body = { Schedule: [{ ID: '7', Days: { DayOfWeek: ['Monday'] }, Frequency: { Interval: [{ StartTime: '05:00', EndTime: '05:00' }] }, DateListRef: [{ DateListID: '303001' }], OnlyUntilFirstSuccess: true }] };
+    const body = {
+      Schedule: [
+        {
+          ID: '7',
+          Days: { DayOfWeek: ['Monday'] },
+          Frequency: { Interval: [{ StartTime: '05:00', EndTime: '05:00' }] },
+          DateListRef: [{ DateListID: '303001' }],
+          OnlyUntilFirstSuccess: true,
+        },
+      ],
+    };
     expect(describeSchedules(readSchedules(body))).toBe('Every Monday at 05:00, with date list id 303001, until the first success');
   });
 
   it('names date lists given by id from the names the payload carries, and keeps the id of one it does not name', () => {
-    const body = { Schedule: [{ Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }] }, DateListRef: [{ DateListID: '303001' }, { DateListID: 9 }] }] };
+    const body = {
+      Schedule: [{ Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }] }, DateListRef: [{ DateListID: '303001' }, { DateListID: 9 }] }],
+    };
     expect(describeSchedules(readSchedules(body, { '303001': 'Bank Holidays 2026' }))).toBe('Every day at 02:00, with date lists Bank Holidays 2026 and id 9');
   });
 

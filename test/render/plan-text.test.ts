@@ -29,7 +29,12 @@ describe('renderPlanText', () => {
     expect(lines).toContain('-/+ Task/Globex outbound must be replaced');
     expect(lines).toContain('- FolderPermissions/Distribution/Initech/Inbound will be deleted');
     expect(lines).toContain('! Task/Legacy EDI router is blocked');
-    for (const unchanged of ['Task/Acme outbound', 'Task/Nightly cleanup', 'ResourceGroupAcl/Partners/Partner Managers', 'FolderPermissions/Distribution/Initech/Outbound']) {
+    for (const unchanged of [
+      'Task/Acme outbound',
+      'Task/Nightly cleanup',
+      'ResourceGroupAcl/Partners/Partner Managers',
+      'FolderPermissions/Distribution/Initech/Outbound',
+    ]) {
       expect(text).not.toContain(unchanged);
     }
     expect(lines[0]).toBe('mftops plan for environment "prod": 13 objects compared, 4 unchanged.');
@@ -49,8 +54,12 @@ describe('renderPlanText', () => {
   it('says enumerated codes with their meaning and flags as true/false, at the top level and inside a whole step', () => {
     expect(block('Task/Bank statements in')).toContain('    ~ steps[0].Source.DeleteOrig: 1 (delete) → 2 (rename or move)');
     expect(block('Task/Globex inbound')).toContain('    + Active: true');
-    expect(block('Task/Globex inbound')).toContain('    + steps[0]: {"Source": {"Host": "globex-ftp", "Path": "/download", "FileMask": "*.xml", "DeleteOrig": "1 (delete)"}}');
-    expect(block('Task/Globex inbound')).toContain('    + steps[1]: {"Destination": {"Host": "xfer", "Path": "/Distribution/Globex/Inbound", "OverwriteOrig": false}}');
+    expect(block('Task/Globex inbound')).toContain(
+      '    + steps[0]: {"Source": {"Host": "globex-ftp", "Path": "/download", "FileMask": "*.xml", "DeleteOrig": "1 (delete)"}}',
+    );
+    expect(block('Task/Globex inbound')).toContain(
+      '    + steps[1]: {"Destination": {"Host": "xfer", "Path": "/Distribution/Globex/Inbound", "OverwriteOrig": false}}',
+    );
   });
 
   it('marks sensitive fields and never prints a secret reference from the payload', () => {
@@ -64,7 +73,9 @@ describe('renderPlanText', () => {
     const replace = block('Task/Globex outbound');
     expect(replace[1]).toBe('    # `Group` cannot change after creation: the task is deleted and created again');
     expect(replace).toContain('    ~ Group: ["Partners"] → ["Operations"] # forces replacement');
-    expect(block('FolderPermissions/Distribution/Initech/Inbound')[1]).toBe('    # no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted');
+    expect(block('FolderPermissions/Distribution/Initech/Inbound')[1]).toBe(
+      '    # no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted',
+    );
     expect(block('Task/Legacy EDI router')[1]).toBe('    # advanced (TT=COS) tasks cannot be changed through the API');
   });
 
@@ -76,7 +87,10 @@ describe('renderPlanText', () => {
     const out = renderPlanText(planWith([FOLDER_RENAME]), { color: false }).split('\n');
     const start = out.indexOf('~ FolderPermissions/Distribution/Acme/Incoming will be updated (renamed from "/Distribution/Acme/Inbound")');
     expect(start).toBeGreaterThan(0);
-    expect(out.slice(start + 1, start + 3)).toEqual(['    ~ path: "/Distribution/Acme/Inbound" → "/Distribution/Acme/Incoming"', '    # (1 unchanged entry hidden)']);
+    expect(out.slice(start + 1, start + 3)).toEqual([
+      '    ~ path: "/Distribution/Acme/Inbound" → "/Distribution/Acme/Incoming"',
+      '    # (1 unchanged entry hidden)',
+    ]);
   });
 
   it('shows a multi-line value as a unified diff', () => {
@@ -94,14 +108,21 @@ describe('renderPlanText', () => {
   it('keeps hunk headers when a long text is shown in part', () => {
     const before = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n');
     const after = before.replace('line 15', 'line fifteen');
-    const out = renderPlanText(planWith([{ address: 'Task/Long', kind: 'Task', name: 'Long', service: 'automation', action: 'update', fields: [{ path: 'Info.Notes', before, after }] }]), { color: false });
+    const out = renderPlanText(
+      planWith([
+        { address: 'Task/Long', kind: 'Task', name: 'Long', service: 'automation', action: 'update', fields: [{ path: 'Info.Notes', before, after }] },
+      ]),
+      { color: false },
+    );
     expect(out).toContain('        @@ -12,7 +12,7 @@\n         line 12\n');
     expect(out).toContain('        -line 15\n        +line fifteen\n');
     expect(out).not.toContain('line 1\n');
   });
 
   it('puts schedules in words under the schedule fields', () => {
-    expect(block('Task/Payroll to bank')).toContain('    # Schedules: Weekdays (Mon–Fri) at 02:00, with date list Bank Holidays 2026 → Weekdays (Mon–Fri) at 03:30, with date list Bank Holidays 2026');
+    expect(block('Task/Payroll to bank')).toContain(
+      '    # Schedules: Weekdays (Mon–Fri) at 02:00, with date list Bank Holidays 2026 → Weekdays (Mon–Fri) at 03:30, with date list Bank Holidays 2026',
+    );
     expect(block('Task/Globex outbound')).toContain('    # Schedules: Mon, Wed and Fri at 20:00 → Weekdays (Mon–Fri) at 20:00');
     expect(block('Task/Globex inbound')).toContain('    # Schedules: Every day, repeatedly from 08:00 to 18:00, until the first success');
   });
@@ -138,7 +159,15 @@ describe('renderPlanText', () => {
     const name = 'Evil\n+ Task/Fake will be created\u001b[2J\u202e';
     const out = renderPlanText(
       planWith([
-        { address: `Task/${name}`, kind: 'Task', name, service: 'automation', action: 'update', previousName: 'old\rname', fields: [{ path: 'Info.Description', before: 'a\u001b[31m', after: 'b' }] },
+        {
+          address: `Task/${name}`,
+          kind: 'Task',
+          name,
+          service: 'automation',
+          action: 'update',
+          previousName: 'old\rname',
+          fields: [{ path: 'Info.Description', before: 'a\u001b[31m', after: 'b' }],
+        },
       ]),
       { color: false },
     );

@@ -34,14 +34,18 @@ describe('the cross-server checks in the text plan', () => {
   it('are shown when nothing else changes, each problem at its place', () => {
     const text = renderPlanText(planWith([problem(1)]), { color: false });
     expect(text).toContain('No changes. The servers match the manifests.\n\nCross-server checks: 4 task steps on transfer hosts checked, 1 problem.\n');
-    expect(text).toContain('  ! Task/Drop 1 step 2 (Destination) on host xfer: account automation-svc lacks writeFiles on /Distribution/Partner 1/Inbound (manifests/tasks.yaml:11:40)\n');
+    expect(text).toContain(
+      '  ! Task/Drop 1 step 2 (Destination) on host xfer: account automation-svc lacks writeFiles on /Distribution/Partner 1/Inbound (manifests/tasks.yaml:11:40)\n',
+    );
   });
 });
 
 describe('the cross-server checks in the pull-request comment', () => {
   it('list every problem in a warning call-out after the summary, and say so in one line when there is none', () => {
     const md = renderPlanMarkdown(planWith([problem(1), problem(2)], true));
-    expect(md).toContain('> [!WARNING]\n> **Cross-server checks: 5 task steps on transfer hosts checked, 2 problems.**\n>\n> - <code>Task/Drop 1 step 2 (Destination) on host xfer</code>');
+    expect(md).toContain(
+      '> [!WARNING]\n> **Cross-server checks: 5 task steps on transfer hosts checked, 2 problems.**\n>\n> - <code>Task/Drop 1 step 2 (Destination) on host xfer</code>',
+    );
     expect(md.indexOf('Cross-server checks')).toBeLessThan(md.indexOf('<details>'));
     expect(renderPlanMarkdown(planWith([], true))).toContain('**Cross-server checks: 3 task steps on transfer hosts checked, no problems.**');
   });

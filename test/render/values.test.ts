@@ -10,7 +10,10 @@ describe('displayValue: field values as a reader sees them', () => {
     [{ $ref: 'host', id: '12' }, '(host ID 12)'],
     [{ $ref: 'script', id: '7' }, '(script ID 7)'],
     [{ $ref: 'dateList', id: '3' }, '(date list ID 3)'],
-    [['Bank Holidays', { $ref: 'dateList', id: '3' }], ['Bank Holidays', '(date list ID 3)']],
+    [
+      ['Bank Holidays', { $ref: 'dateList', id: '3' }],
+      ['Bank Holidays', '(date list ID 3)'],
+    ],
     [{ Source: { Host: { $ref: 'host', id: '12' }, Password: { $sensitive: true } } }, { Source: { Host: '(host ID 12)', Password: '(sensitive)' } }],
     // Wrapped data is unwrapped, and its values are field values again; its own keys stay as they are.
     [{ $data: { $sensitive: true } }, { $sensitive: true }],
@@ -62,6 +65,8 @@ describe('values in words', () => {
     ).toEqual({ Source: { Host: 'globex-ftp', DeleteOrig: '1 (delete)', NewFilesOnly: false } });
     // The value itself is not changed.
     expect(step.Source.DeleteOrig).toBe(1);
-    expect(withInnerWords([{ Destination: { OverwriteOrig: 1 } }], [{ path: '[0].Destination.OverwriteOrig', form: 'flag', text: 'true' }])).toEqual([{ Destination: { OverwriteOrig: true } }]);
+    expect(withInnerWords([{ Destination: { OverwriteOrig: 1 } }], [{ path: '[0].Destination.OverwriteOrig', form: 'flag', text: 'true' }])).toEqual([
+      { Destination: { OverwriteOrig: true } },
+    ]);
   });
 });

@@ -32,7 +32,14 @@ describe('canonical JSON and fingerprints', () => {
 
 describe('mergeOver', () => {
   it('merges objects key by key, lists of objects by position, and replaces the rest', () => {
-    const live = { Info: { Description: 'a', Notes: 'n' }, list: [{ ID: '1', v: 1 }, { ID: '2', v: 2 }], tags: ['x', 'y'] };
+    const live = {
+      Info: { Description: 'a', Notes: 'n' },
+      list: [
+        { ID: '1', v: 1 },
+        { ID: '2', v: 2 },
+      ],
+      tags: ['x', 'y'],
+    };
     const desired = { Info: { Description: 'b' }, list: [{ v: 9 }], tags: ['z'] };
     expect(mergeOver(live, desired)).toEqual({ Info: { Description: 'b', Notes: 'n' }, list: [{ ID: '1', v: 9 }], tags: ['z'] });
   });

@@ -42,16 +42,34 @@ export const SCRIPTS: LiveScript[] = [
 export const DATE_LISTS: DateList[] = [{ ID: '31', Name: 'Bank Holidays' }];
 
 /** Automation live state with the catalogs above and the given tasks and ACLs. */
-export function automationState(options: { tasks?: Task[]; acls?: ResourceGroupAcl[]; userGroups?: string[]; userGroupsReadable?: boolean; hosts?: Host[] } = {}): AutomationLiveState {
+export function automationState(
+  options: { tasks?: Task[]; acls?: ResourceGroupAcl[]; userGroups?: string[]; userGroupsReadable?: boolean; hosts?: Host[] } = {},
+): AutomationLiveState {
   const acls = options.acls ?? [];
   const userGroups = new Map<string, string>();
   for (const g of [...(options.userGroups ?? ['Finance Operators', 'Auditors']), ...acls.map((a) => a.UserGroupName)]) userGroups.set(g.toLowerCase(), g);
   return {
     info: { appVersion: '2025.1.0' },
-    tasks: indexByName(options.tasks ?? [], (t) => t.Name, (t) => t.ID),
-    hosts: indexByName(options.hosts ?? HOSTS, (h) => h.Name, (h) => h.ID),
-    scripts: indexByName(SCRIPTS, (s) => s.Name, (s) => s.ID),
-    dateLists: indexByName(DATE_LISTS, (d) => d.Name, (d) => d.ID),
+    tasks: indexByName(
+      options.tasks ?? [],
+      (t) => t.Name,
+      (t) => t.ID,
+    ),
+    hosts: indexByName(
+      options.hosts ?? HOSTS,
+      (h) => h.Name,
+      (h) => h.ID,
+    ),
+    scripts: indexByName(
+      SCRIPTS,
+      (s) => s.Name,
+      (s) => s.ID,
+    ),
+    dateLists: indexByName(
+      DATE_LISTS,
+      (d) => d.Name,
+      (d) => d.ID,
+    ),
     resourceGroups: indexByName([{ Name: 'Finance' }, { Name: 'Partners' }, { Name: 'Operations' }], (g) => g.Name),
     acls: new Map(acls.map((a) => [aclKey(a.ResourceGroupName, a.UserGroupName), a])),
     userGroups: { names: userGroups, readable: options.userGroupsReadable ?? true },
@@ -77,11 +95,21 @@ export interface FolderFixture {
 /** Transfer live state: `folders` exist (with their ACL), `missing` were looked up and are absent. */
 export function transferState(folders: FolderFixture[], options: { missing?: string[]; scopeFolders?: string[] } = {}): TransferLiveState {
   const map = new Map<string, LiveFolder | null>();
-  folders.forEach((f, i) => map.set(folderKey(f.path), { folder: { id: f.id ?? String(1000 + i), name: f.path.split('/').pop() ?? '', path: f.path }, acl: f.acl ?? [] }));
+  folders.forEach((f, i) =>
+    map.set(folderKey(f.path), { folder: { id: f.id ?? String(1000 + i), name: f.path.split('/').pop() ?? '', path: f.path }, acl: f.acl ?? [] }),
+  );
   for (const p of options.missing ?? []) map.set(folderKey(p), null);
   return {
-    users: indexByName(USERS, (u) => u.username, (u) => u.id),
-    groups: indexByName(GROUPS, (g) => g.name, (g) => g.id),
+    users: indexByName(
+      USERS,
+      (u) => u.username,
+      (u) => u.id,
+    ),
+    groups: indexByName(
+      GROUPS,
+      (g) => g.name,
+      (g) => g.id,
+    ),
     folders: map,
     ...(options.scopeFolders ? { scopeFolders: options.scopeFolders.map(folderKey) } : {}),
   };
@@ -90,7 +118,8 @@ export function transferState(folders: FolderFixture[], options: { missing?: str
 /** One ACL entry as the transfer client returns it. */
 export function entry(type: 'User' | 'Group', id: string, name: string, granted: string[], extra: Partial<FolderAclEntry> = {}): FolderAclEntry {
   const permissions: Record<string, unknown> = {};
-  for (const k of ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles', 'notify', 'addDeleteSubfolders', 'share', 'admin', 'listUsers']) permissions[k] = granted.includes(k);
+  for (const k of ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles', 'notify', 'addDeleteSubfolders', 'share', 'admin', 'listUsers'])
+    permissions[k] = granted.includes(k);
   const share: Record<string, boolean> = {};
   for (const k of ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles', 'notify', 'listUsers']) share[k] = granted.includes(`share:${k}`);
   permissions.sharePermissions = share;

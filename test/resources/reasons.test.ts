@@ -24,7 +24,9 @@ const SENTENCES: { readonly [C in ReasonCode]: readonly (readonly [Extract<AnyRe
     [{ code: 'pruned', kind: 'Task', scope: ['Finance', 'Partners'] }, 'no manifest manages this task in scope (Finance, Partners), and Tasks are pruned'],
     [{ code: 'pruned', kind: 'ResourceGroupAcl', scope: ['Finance'] }, 'no manifest manages this ACL in scope (Finance), and ResourceGroupAcls are pruned'],
   ],
-  'folder-pruned': [[{ code: 'folder-pruned' }, 'no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted']],
+  'folder-pruned': [
+    [{ code: 'folder-pruned' }, 'no manifest manages this folder in scope, and FolderPermissions are pruned: its removable entries are deleted'],
+  ],
   'folder-root-rename': [[{ code: 'folder-root-rename', from: '/Inbound' }, 'the root folder /Inbound cannot be renamed']],
   'folder-move': [
     [
@@ -33,21 +35,38 @@ const SENTENCES: { readonly [C in ReasonCode]: readonly (readonly [Extract<AnyRe
     ],
   ],
   'folder-copies-parent': [
-    [{ code: 'folder-copies-parent', parentPath: '/Finance', inheritPermissions: 'CopyOnly' }, 'created under /Finance with a copy of its permissions (CopyOnly)'],
+    [
+      { code: 'folder-copies-parent', parentPath: '/Finance', inheritPermissions: 'CopyOnly' },
+      'created under /Finance with a copy of its permissions (CopyOnly)',
+    ],
     [{ code: 'folder-copies-parent', parentPath: '/Finance', inheritPermissions: 'Always' }, 'created under /Finance with a copy of its permissions (Always)'],
   ],
   'entries-not-editable': [
     [
-      { code: 'entries-not-editable', principals: [{ type: 'User', name: 'carol' }, { type: 'Group', name: 'Acme Partners' }], partial: true },
+      {
+        code: 'entries-not-editable',
+        principals: [
+          { type: 'User', name: 'carol' },
+          { type: 'Group', name: 'Acme Partners' },
+        ],
+        partial: true,
+      },
       'user carol, group Acme Partners: not editable on the server; the other entries are applied',
     ],
-    [{ code: 'entries-not-editable', principals: [{ type: 'User', name: 'carol' }], partial: false }, 'user carol: not editable on the server; the wanted change cannot be made through the API'],
+    [
+      { code: 'entries-not-editable', principals: [{ type: 'User', name: 'carol' }], partial: false },
+      'user carol: not editable on the server; the wanted change cannot be made through the API',
+    ],
   ],
-  'entry-not-editable': [[{ code: 'entry-not-editable', principal: { type: 'User', name: 'carol' } }, 'the entry of user carol cannot be changed on the server (not editable)']],
+  'entry-not-editable': [
+    [{ code: 'entry-not-editable', principal: { type: 'User', name: 'carol' } }, 'the entry of user carol cannot be changed on the server (not editable)'],
+  ],
   'entry-copied-from-parent': [[{ code: 'entry-copied-from-parent' }, 'copied from the parent folder']],
 };
 
-const ROWS: [string, AnyReason, string][] = Object.values(SENTENCES).flatMap((rows) => rows.map(([reason, text]): [string, AnyReason, string] => [JSON.stringify(reason), reason, text]));
+const ROWS: [string, AnyReason, string][] = Object.values(SENTENCES).flatMap((rows) =>
+  rows.map(([reason, text]): [string, AnyReason, string] => [JSON.stringify(reason), reason, text]),
+);
 
 describe('describeReason', () => {
   it.each(ROWS)('%s', (_label, reason, sentence) => {

@@ -50,7 +50,9 @@ describe('base path', () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
     a.intercept({ path: '/mft/webadmin/api/v1/token', method: 'POST' }).reply(404, {}, { headers: JSON_HEADERS });
-    const err = await automationClient(agent, { url: `${AUTOMATION}/mft/webadmin/api/v1/` }).info().catch((e: unknown) => e);
+    const err = await automationClient(agent, { url: `${AUTOMATION}/mft/webadmin/api/v1/` })
+      .info()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(calls().map((c) => c.path)).toEqual(['/mft/webadmin/api/v1/token']);
   });
@@ -125,8 +127,16 @@ describe('task parameters', () => {
   const listForm = {
     ID: '42',
     Name: 'Payroll',
-    Parameters: { Parameter: [{ Name: 'Region', value: 'EU' }, { Name: 'Key', value: '', DisplayValue: '(suppressed)' }] },
-    steps: [{ Process: { ScriptID: 's1', Parameters: { Parameter: { Name: 'Mode', value: 'fast' } } } }, { For: { steps: [{ Process: { Parameters: { Parameter: [{ Name: 'Inner', value: 1 }] } } }] } }],
+    Parameters: {
+      Parameter: [
+        { Name: 'Region', value: 'EU' },
+        { Name: 'Key', value: '', DisplayValue: '(suppressed)' },
+      ],
+    },
+    steps: [
+      { Process: { ScriptID: 's1', Parameters: { Parameter: { Name: 'Mode', value: 'fast' } } } },
+      { For: { steps: [{ Process: { Parameters: { Parameter: [{ Name: 'Inner', value: 1 }] } } }] } },
+    ],
   };
 
   it('normalises {Parameter: [{Name, value}]} to the map form at every depth', async () => {
@@ -145,7 +155,11 @@ describe('task parameters', () => {
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
     const mapForm = { ID: '1', Parameters: { Region: { value: 'EU', DisplayValue: 'EU' }, Parameter: { value: 'odd' } } };
-    a.intercept({ path: '/api/v1/tasks' }).reply(200, { items: [mapForm], paging: { page: 1, perPage: 1, totalItems: 1, totalPages: 1 } }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/tasks' }).reply(
+      200,
+      { items: [mapForm], paging: { page: 1, perPage: 1, totalItems: 1, totalPages: 1 } },
+      { headers: JSON_HEADERS },
+    );
     await expect(automationClient(agent).listTasks()).resolves.toEqual([mapForm]);
   });
 
@@ -161,7 +175,10 @@ describe('task parameters', () => {
     // That answer was in the list form: the server's own form is what it gets from now on.
     await client.updateTask('42', canonical);
     expect((JSON.parse(calls().at(-1)?.body ?? '') as { Parameters: unknown }).Parameters).toEqual({
-      Parameter: [{ Name: 'Region', value: 'EU' }, { Name: 'Key', value: '', DisplayValue: '(suppressed)' }],
+      Parameter: [
+        { Name: 'Region', value: 'EU' },
+        { Name: 'Key', value: '', DisplayValue: '(suppressed)' },
+      ],
     });
     // The caller's task is left as it was.
     expect(canonical.Parameters).toEqual({ Region: { value: 'EU' }, Key: { value: '', DisplayValue: '(suppressed)' } });
@@ -172,7 +189,11 @@ describe('task parameters', () => {
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
     const other = { ID: '43', Name: 'Plain', Parameters: { Region: { value: 'US' } } };
-    a.intercept({ path: '/api/v1/tasks' }).reply(200, { items: [listForm, other], paging: { page: 1, perPage: 2, totalItems: 2, totalPages: 1 } }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/tasks' }).reply(
+      200,
+      { items: [listForm, other], paging: { page: 1, perPage: 2, totalItems: 2, totalPages: 1 } },
+      { headers: JSON_HEADERS },
+    );
     const [first, second] = await automationClient(agent).listTasks();
     expect(first?.Parameters).toEqual({ Region: { value: 'EU' }, Key: { value: '', DisplayValue: '(suppressed)' } });
     expect(first?.steps?.[0]?.Process?.Parameters).toEqual({ Mode: { value: 'fast' } });
@@ -236,7 +257,11 @@ describe('configuration export and import', () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
-    a.intercept({ path: '/api/v1/config', method: 'PUT' }).reply(503, { status: 503, title: 'Service Unavailable', detail: 'busy' }, { headers: { ...JSON_HEADERS, 'retry-after': '2' } });
+    a.intercept({ path: '/api/v1/config', method: 'PUT' }).reply(
+      503,
+      { status: 503, title: 'Service Unavailable', detail: 'busy' },
+      { headers: { ...JSON_HEADERS, 'retry-after': '2' } },
+    );
     a.intercept({ path: '/api/v1/config', method: 'PUT' }).replyWithError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
     a.intercept({ path: '/api/v1/config', method: 'PUT' }).reply(204, '');
     const { retry, delays } = instantRetry();
@@ -251,8 +276,12 @@ describe('configuration export and import', () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
-    a.intercept({ path: '/api/v1/config', method: 'PUT' }).reply(503, { status: 503, title: 'Service Unavailable', detail: 'busy' }, { headers: JSON_HEADERS }).persist();
-    const err = await automationClient(agent, { retry: instantRetry({ maxAttempts: 3 }).retry }).importConfig('<Config/>').catch((e: unknown) => e);
+    a.intercept({ path: '/api/v1/config', method: 'PUT' })
+      .reply(503, { status: 503, title: 'Service Unavailable', detail: 'busy' }, { headers: JSON_HEADERS })
+      .persist();
+    const err = await automationClient(agent, { retry: instantRetry({ maxAttempts: 3 }).retry })
+      .importConfig('<Config/>')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 503, attempts: 3 });
     expect((err as Error).message).toBe('automation: PUT /api/v1/config: 503 Service Unavailable: busy (gave up after 3 attempts)');
@@ -285,17 +314,32 @@ describe('scheduler, ACLs and reports', () => {
     const client = automationClient(agent);
     await client.startScheduler();
     await client.stopScheduler();
-    expect(calls().slice(1).map((c) => `${c.method} ${c.path}`)).toEqual(['PUT /api/v1/tasks/scheduler/start', 'PUT /api/v1/tasks/scheduler/stop']);
+    expect(
+      calls()
+        .slice(1)
+        .map((c) => `${c.method} ${c.path}`),
+    ).toEqual(['PUT /api/v1/tasks/scheduler/start', 'PUT /api/v1/tasks/scheduler/stop']);
   });
 
   it('lists user groups page after page, reading members in each form (A-28)', async () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
-    const page1 = [{ Name: 'Finance Operators', Members: ['operator', 'erin'] }, { Name: 'Auditors', Users: { Username: 'dana' } }];
+    const page1 = [
+      { Name: 'Finance Operators', Members: ['operator', 'erin'] },
+      { Name: 'Auditors', Users: { Username: 'dana' } },
+    ];
     const page2 = [{ Name: 'Partner Managers', Type: 'local' }, { Description: 'no name: no group' }];
-    a.intercept({ path: '/api/v1/usergroups' }).reply(200, { items: page1, paging: { page: 1, perPage: 2, totalItems: 4, totalPages: 2 } }, { headers: JSON_HEADERS });
-    a.intercept({ path: '/api/v1/usergroups', query: { page: 2, perPage: 2 } }).reply(200, { items: page2, paging: { page: 2, perPage: 2, totalItems: 4, totalPages: 2 } }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/usergroups' }).reply(
+      200,
+      { items: page1, paging: { page: 1, perPage: 2, totalItems: 4, totalPages: 2 } },
+      { headers: JSON_HEADERS },
+    );
+    a.intercept({ path: '/api/v1/usergroups', query: { page: 2, perPage: 2 } }).reply(
+      200,
+      { items: page2, paging: { page: 2, perPage: 2, totalItems: 4, totalPages: 2 } },
+      { headers: JSON_HEADERS },
+    );
     await expect(automationClient(agent).listUserGroups()).resolves.toEqual([
       { name: 'Finance Operators', members: ['operator', 'erin'] },
       { name: 'Auditors', members: ['dana'] },
@@ -460,7 +504,15 @@ describe('the normalisation boundary (docs/server-variants.md)', () => {
     a.intercept({ path: '/api/v1/tasks/42', method: 'PUT' }).reply(204, '');
     const client = automationClient(agent);
     const task = await client.getTask('42');
-    expect(client.wireForms()).toEqual({ ids: 'number', flags: 'boolean', integers: 'string', days: 'short', times: 'unpadded', dateListRef: 'id', cas: 'EMPTY' });
+    expect(client.wireForms()).toEqual({
+      ids: 'number',
+      flags: 'boolean',
+      integers: 'string',
+      days: 'short',
+      times: 'unpadded',
+      dateListRef: 'id',
+      cas: 'EMPTY',
+    });
     await client.updateTask('42', task);
     const sent = JSON.parse(calls().at(-1)?.body ?? '') as Record<string, unknown>;
     expect(sent).toEqual({
@@ -469,7 +521,11 @@ describe('the normalisation boundary (docs/server-variants.md)', () => {
       Group: ['Finance'],
       AR: false,
       NextEID: '7',
-      Schedules: { Schedule: [{ ...divergent.Schedules.Schedule, Days: { DayOfWeek: ['Mon', 'Tue', 'Fri'] }, Frequency: { Interval: [{ StartTime: '9:05', EndTime: '17:00' }] } }] },
+      Schedules: {
+        Schedule: [
+          { ...divergent.Schedules.Schedule, Days: { DayOfWeek: ['Mon', 'Tue', 'Fri'] }, Frequency: { Interval: [{ StartTime: '9:05', EndTime: '17:00' }] } },
+        ],
+      },
       steps: [
         { Source: { ...divergent.steps[0]!.MicSourceType, DeleteOrig: '1', RetryCount: '3' } },
         { Destination: { ...divergent.steps[1]!.MicDestinationType, OverwriteOrig: false } },
@@ -477,7 +533,7 @@ describe('the normalisation boundary (docs/server-variants.md)', () => {
     });
   });
 
-  it('sends the reference\'s forms to a server it has not read yet', async () => {
+  it("sends the reference's forms to a server it has not read yet", async () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
@@ -490,7 +546,11 @@ describe('the normalisation boundary (docs/server-variants.md)', () => {
   it('reads the other DateListRef shapes, and writes back the shape it read', async () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
-    const withRefs = (refs: unknown) => ({ ID: '1', Name: 'T', Schedules: { Schedule: [{ Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }] }, DateListRef: refs }] } });
+    const withRefs = (refs: unknown) => ({
+      ID: '1',
+      Name: 'T',
+      Schedules: { Schedule: [{ Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }] }, DateListRef: refs }] },
+    });
     for (const [refs, read] of [
       [[{ DateListID: '7' }], [{ DateListID: '7' }]],
       [[{ ID: '55', DateListID: '7' }], [{ ID: '55', DateListID: '7' }]],
@@ -512,12 +572,18 @@ describe('the normalisation boundary (docs/server-variants.md)', () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
-    a.intercept({ path: '/api/v1/resourcegroups/acls' }).reply(200, [{ ACLID: 5, ResourceGroupName: 'Finance', UserGroupName: 'Ops', Permissions: { TaskRun: true, TaskEditExisting: 'false' } }], {
-      headers: JSON_HEADERS,
-    });
+    a.intercept({ path: '/api/v1/resourcegroups/acls' }).reply(
+      200,
+      [{ ACLID: 5, ResourceGroupName: 'Finance', UserGroupName: 'Ops', Permissions: { TaskRun: true, TaskEditExisting: 'false' } }],
+      {
+        headers: JSON_HEADERS,
+      },
+    );
     a.intercept({ path: '/api/v1/resourcegroups/acls/5', method: 'PUT' }).reply(200, '');
     const client = automationClient(agent);
-    await expect(client.listResourceGroupAcls()).resolves.toEqual([{ ACLID: '5', ResourceGroupName: 'Finance', UserGroupName: 'Ops', Permissions: { TaskRun: 1, TaskEditExisting: 0 } }]);
+    await expect(client.listResourceGroupAcls()).resolves.toEqual([
+      { ACLID: '5', ResourceGroupName: 'Finance', UserGroupName: 'Ops', Permissions: { TaskRun: 1, TaskEditExisting: 0 } },
+    ]);
     await client.updateResourceGroupAcl('5', { Permissions: { TaskRun: 1, TaskEditExisting: 1 } });
     expect(JSON.parse(calls().at(-1)?.body ?? '')).toEqual({ Permissions: { TaskRun: true, TaskEditExisting: true } });
   });

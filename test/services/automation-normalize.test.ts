@@ -23,26 +23,27 @@ describe('reading one value in every form (docs/server-variants.md)', () => {
 
   it('reads day names in any case, short or long, one string or a list, as full names', () => {
     const seen: AutomationWireForms = {};
-    expect(read({ Schedules: { Schedule: [{ Days: { DayOfWeek: ['mon', 'TUE', 'Wednesday', 'sun'] } }] } }, seen).Schedules?.Schedule?.[0]?.Days?.DayOfWeek).toEqual([
-      'Monday',
-      'Tuesday',
-      'Wednesday',
-      'Sunday',
-    ]);
+    expect(
+      read({ Schedules: { Schedule: [{ Days: { DayOfWeek: ['mon', 'TUE', 'Wednesday', 'sun'] } }] } }, seen).Schedules?.Schedule?.[0]?.Days?.DayOfWeek,
+    ).toEqual(['Monday', 'Tuesday', 'Wednesday', 'Sunday']);
     expect(seen.days).toBe('short');
     expect(read({ Schedules: { Schedule: { Days: { DayOfWeek: 'Friday' } } } }).Schedules?.Schedule?.[0]?.Days?.DayOfWeek).toEqual(['Friday']);
     // Not a day: kept as sent, so the plan shows it rather than hiding it.
     expect(read({ Schedules: { Schedule: [{ Days: { DayOfWeek: ['Funday'] } }] } }).Schedules?.Schedule?.[0]?.Days?.DayOfWeek).toEqual(['Funday']);
   });
 
-  it.each([[true, 1, 'boolean'], [false, 0, 'boolean'], ['1', 1, 'string'], ['false', 0, 'string'], [0, 0, 'number'], ['yes', 'yes', undefined]] as const)(
-    'reads the 0/1 value %j as %j',
-    (input, output, form) => {
-      const seen: AutomationWireForms = {};
-      expect(read({ Active: input }, seen).Active).toBe(output);
-      expect(seen.flags).toBe(form);
-    },
-  );
+  it.each([
+    [true, 1, 'boolean'],
+    [false, 0, 'boolean'],
+    ['1', 1, 'string'],
+    ['false', 0, 'string'],
+    [0, 0, 'number'],
+    ['yes', 'yes', undefined],
+  ] as const)('reads the 0/1 value %j as %j', (input, output, form) => {
+    const seen: AutomationWireForms = {};
+    expect(read({ Active: input }, seen).Active).toBe(output);
+    expect(seen.flags).toBe(form);
+  });
 
   it('reads a secret parameter suppressed in any of its forms as suppressed', () => {
     for (const p of [{ value: '', DisplayValue: '(suppressed)' }, { DisplayValue: '(suppressed)' }, { value: '(suppressed)', DisplayValue: '(suppressed)' }]) {
@@ -51,7 +52,12 @@ describe('reading one value in every form (docs/server-variants.md)', () => {
   });
 
   it('leaves fields the reference does not type exactly as they came', () => {
-    const raw = { Name: 'T', TT: '1', Info: { Description: 'true' }, steps: [{ Source: { Path: '0', FileMask: '1', XS: '1', Criteria: { comp: [{ a: '1', b: 'true', test: 'NEQ' }] } } }] };
+    const raw = {
+      Name: 'T',
+      TT: '1',
+      Info: { Description: 'true' },
+      steps: [{ Source: { Path: '0', FileMask: '1', XS: '1', Criteria: { comp: [{ a: '1', b: 'true', test: 'NEQ' }] } } }],
+    };
     expect(read(raw)).toEqual(raw);
   });
 
@@ -86,7 +92,9 @@ const forms: fc.Arbitrary<AutomationWireForms> = fc.record(
 
 const id = fc.integer({ min: 1, max: 99_999_999 }).map(String);
 const flag = fc.constantFrom(0, 1);
-const time = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
+const time = fc
+  .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
+  .map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
 const days = fc.uniqueArray(fc.constantFrom(...WEEK_DAYS), { minLength: 1, maxLength: 7 });
 
 /** A canonical task: what the normaliser must give back whatever form it travelled in. */
@@ -114,8 +122,24 @@ const canonicalTask: fc.Arbitrary<Task> = fc.record({
   }),
   steps: fc.array(
     fc.oneof(
-      fc.record({ Source: fc.record({ ID: id, HostID: id, Path: fc.string({ maxLength: 10 }), DeleteOrig: fc.constantFrom(0, 1, 2), RetryCount: fc.integer({ min: 0, max: 32000 }), SearchSubdirs: flag }) }),
-      fc.record({ Process: fc.record({ ID: id, ScriptID: id, IsDest: flag, Parameters: fc.dictionary(fc.constantFrom('In', 'Out'), fc.record({ value: fc.string({ maxLength: 8 }) })) }) }),
+      fc.record({
+        Source: fc.record({
+          ID: id,
+          HostID: id,
+          Path: fc.string({ maxLength: 10 }),
+          DeleteOrig: fc.constantFrom(0, 1, 2),
+          RetryCount: fc.integer({ min: 0, max: 32000 }),
+          SearchSubdirs: flag,
+        }),
+      }),
+      fc.record({
+        Process: fc.record({
+          ID: id,
+          ScriptID: id,
+          IsDest: flag,
+          Parameters: fc.dictionary(fc.constantFrom('In', 'Out'), fc.record({ value: fc.string({ maxLength: 8 }) })),
+        }),
+      }),
       fc.record({ Destination: fc.record({ ID: id, HostID: id, Path: fc.string({ maxLength: 10 }), OverwriteOrig: flag }) }),
     ),
     { maxLength: 3 },
@@ -141,7 +165,7 @@ describe('round trips', () => {
     );
   });
 
-  it('writes nothing in a form the server has not shown, except the reference\'s own', () => {
+  it("writes nothing in a form the server has not shown, except the reference's own", () => {
     fc.assert(
       fc.property(canonicalTask, (task) => {
         expect(JSON.parse(JSON.stringify(writeTask(task, {})))).toEqual(JSON.parse(JSON.stringify(task)));
@@ -151,7 +175,9 @@ describe('round trips', () => {
   });
 
   it('writes short day names in week order of the canonical list', () => {
-    const task = writeTask({ Schedules: { Schedule: [{ Days: { DayOfWeek: [...WEEK_DAYS] } }] } }, { days: 'short' }) as { Schedules: { Schedule: { Days: { DayOfWeek: string[] } }[] } };
+    const task = writeTask({ Schedules: { Schedule: [{ Days: { DayOfWeek: [...WEEK_DAYS] } }] } }, { days: 'short' }) as {
+      Schedules: { Schedule: { Days: { DayOfWeek: string[] } }[] };
+    };
     expect(task.Schedules.Schedule[0]!.Days.DayOfWeek).toEqual([...SHORT_WEEK_DAYS]);
   });
 });

@@ -2,7 +2,13 @@ import type { AnySchemaObject } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { isFlagSchema } from '../../src/manifest/value-words.js';
 import { getKindSchema } from '../../src/manifest/schemas.js';
-import { SCHEDULE_FLAG_FIELDS, SCHEDULE_INTEGER_FIELDS, STEP_FLAG_FIELDS, STEP_INTEGER_FIELDS, TASK_FLAG_FIELDS } from '../../src/services/automation/wire-fields.js';
+import {
+  SCHEDULE_FLAG_FIELDS,
+  SCHEDULE_INTEGER_FIELDS,
+  STEP_FLAG_FIELDS,
+  STEP_INTEGER_FIELDS,
+  TASK_FLAG_FIELDS,
+} from '../../src/services/automation/wire-fields.js';
 
 /**
  * The client's lists of 0/1 and integer fields come from the automation reference; the manifest

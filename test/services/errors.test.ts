@@ -25,14 +25,26 @@ describe('error bodies become one-line messages', () => {
     const err = await failure(automationClient(agent).updateTask('42', { Name: 'x' }));
     expect(err).toBeInstanceOf(ApiError);
     expect(err.message).toBe('automation: PUT /api/v1/tasks/42: 422 Invalid Input: RetryCount must be at most 32000');
-    expect(err).toMatchObject({ service: 'automation', method: 'PUT', path: '/api/v1/tasks/42', status: 422, title: 'Invalid Input', errorCode: 4001, outcome: 'rejected' });
+    expect(err).toMatchObject({
+      service: 'automation',
+      method: 'PUT',
+      path: '/api/v1/tasks/42',
+      status: 422,
+      title: 'Invalid Input',
+      errorCode: 4001,
+      outcome: 'rejected',
+    });
   });
 
   it('transfer {title, detail, errorCode} without status', async () => {
     const { agent, pool } = createMock();
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
-    t.intercept({ path: '/api/v1/folders/12' }).reply(403, { title: 'Forbidden', detail: 'You do not have access to folder 12', errorCode: 3000 }, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/folders/12' }).reply(
+      403,
+      { title: 'Forbidden', detail: 'You do not have access to folder 12', errorCode: 3000 },
+      { headers: JSON_HEADERS },
+    );
     const err = await failure(transferClient(agent).getFolder(12));
     expect(err.message).toBe('transfer: GET /api/v1/folders/12: 403 Forbidden: You do not have access to folder 12');
     expect(err).toMatchObject({ status: 403, errorCode: 3000 });
@@ -77,7 +89,11 @@ describe('error bodies become one-line messages', () => {
   it('token errors {error, error_description, error_code}', async () => {
     const { agent, pool } = createMock();
     const t = pool(TRANSFER);
-    t.intercept({ path: '/api/v1/token', method: 'POST' }).reply(400, { error: 'invalid_grant', error_description: 'Account locked', error_code: 12 }, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/token', method: 'POST' }).reply(
+      400,
+      { error: 'invalid_grant', error_description: 'Account locked', error_code: 12 },
+      { headers: JSON_HEADERS },
+    );
     const err = await failure(transferClient(agent).currentUser());
     expect(err).toBeInstanceOf(AuthError);
     expect(err.message).toBe('transfer: POST /api/v1/token: 400 invalid_grant: Account locked');
@@ -130,7 +146,9 @@ describe('error bodies become one-line messages', () => {
     const { agent, pool } = createMock();
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
-    t.intercept({ path: /^\/api\/v1\/users\?/ }).reply(500, { title: 'Internal Server Error', detail: 'db down' }, { headers: JSON_HEADERS }).times(5);
+    t.intercept({ path: /^\/api\/v1\/users\?/ })
+      .reply(500, { title: 'Internal Server Error', detail: 'db down' }, { headers: JSON_HEADERS })
+      .times(5);
     const err = await failure(transferClient(agent).findUser('alice'));
     expect(err).toMatchObject({ path: '/api/v1/users' });
     expect(err.message).not.toContain('alice');
@@ -171,7 +189,9 @@ describe('secrets never leak', () => {
     const { agent, pool } = createMock();
     const a = pool(AUTOMATION);
     replyToken(a, { access: ACCESS, refresh: REFRESH });
-    a.intercept({ path: '/api/v1/info' }).replyWithError(Object.assign(new Error(`socket hang up ${ACCESS}`), { code: 'UND_ERR_SOCKET' })).times(5);
+    a.intercept({ path: '/api/v1/info' })
+      .replyWithError(Object.assign(new Error(`socket hang up ${ACCESS}`), { code: 'UND_ERR_SOCKET' }))
+      .times(5);
     const logger = recordingLogger();
     const client = automationClient(agent, { logger });
     const net = await failure(client.info());
@@ -184,7 +204,9 @@ describe('secrets never leak', () => {
     expect(scan(unmatched, logger.lines)).toEqual([]);
 
     const b = createMock();
-    b.pool(AUTOMATION).intercept({ path: '/api/v1/token', method: 'POST' }).reply(401, { error: 'invalid_client', error_description: `bad password ${PASSWORD}` }, { headers: JSON_HEADERS });
+    b.pool(AUTOMATION)
+      .intercept({ path: '/api/v1/token', method: 'POST' })
+      .reply(401, { error: 'invalid_client', error_description: `bad password ${PASSWORD}` }, { headers: JSON_HEADERS });
     const auth = await failure(automationClient(b.agent, { logger }).info());
     expect(auth).toBeInstanceOf(AuthError);
     expect(scan(auth, logger.lines)).toEqual([]);

@@ -87,7 +87,11 @@ export function tokenServer(pool: MockPool, base: string, expiresIn: number, now
       }
       n++;
       expiresAt.set(`access-${n}`, now() + expiresIn * 1000);
-      return { statusCode: 200, data: { access_token: `access-${n}`, refresh_token: `refresh-${n}`, token_type: 'bearer', expires_in: expiresIn }, responseOptions: { headers: JSON_HEADERS } };
+      return {
+        statusCode: 200,
+        data: { access_token: `access-${n}`, refresh_token: `refresh-${n}`, token_type: 'bearer', expires_in: expiresIn },
+        responseOptions: { headers: JSON_HEADERS },
+      };
     })
     .persist();
   return { grants, expiresAt };
@@ -151,6 +155,10 @@ export function replyDirectory(
   status: { users?: number; groups?: number } = {},
 ): void {
   const page = (items: readonly unknown[]) => ({ items, paging: { page: 1, perPage: 1000, totalItems: items.length, totalPages: 1 } });
-  pool.intercept({ path: '/api/v1/users', query: { page: 1, perPage: 1000 } }).reply(status.users ?? 200, status.users && status.users !== 200 ? { title: 'Forbidden', detail: 'no' } : page(users), { headers: JSON_HEADERS });
-  pool.intercept({ path: '/api/v1/groups', query: { page: 1, perPage: 1000 } }).reply(status.groups ?? 200, status.groups && status.groups !== 200 ? { title: 'Forbidden', detail: 'no' } : page(groups), { headers: JSON_HEADERS });
+  pool
+    .intercept({ path: '/api/v1/users', query: { page: 1, perPage: 1000 } })
+    .reply(status.users ?? 200, status.users && status.users !== 200 ? { title: 'Forbidden', detail: 'no' } : page(users), { headers: JSON_HEADERS });
+  pool
+    .intercept({ path: '/api/v1/groups', query: { page: 1, perPage: 1000 } })
+    .reply(status.groups ?? 200, status.groups && status.groups !== 200 ? { title: 'Forbidden', detail: 'no' } : page(groups), { headers: JSON_HEADERS });
 }

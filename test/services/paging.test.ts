@@ -131,7 +131,10 @@ describe('reading every page', () => {
  * was asked (`echo`) or what it served; `before(n)` runs before the n-th request (1-based) and may
  * change the list, as another client writing between page reads would.
  */
-function movingList(entries: { type: string; id: number }[], opts: { cap?: number; echo?: boolean; before?: (n: number, list: { type: string; id: number }[]) => void } = {}) {
+function movingList(
+  entries: { type: string; id: number }[],
+  opts: { cap?: number; echo?: boolean; before?: (n: number, list: { type: string; id: number }[]) => void } = {},
+) {
   const asked: PageQuery[] = [];
   const fetch = async (q: PageQuery): Promise<unknown> => {
     asked.push(q);
@@ -165,7 +168,10 @@ describe('paging follows what the server served', () => {
     const fetch = async (q: PageQuery): Promise<unknown> => {
       const page = q.page ?? 1;
       const items = all.slice((page - 1) * 100, page * 100);
-      return { items, paging: { page, perPage: q.perPage ?? 2147483647, totalItems: all.length, totalPages: Math.ceil(all.length / (q.perPage ?? 2147483647)) } };
+      return {
+        items,
+        paging: { page, perPage: q.perPage ?? 2147483647, totalItems: all.length, totalPages: Math.ceil(all.length / (q.perPage ?? 2147483647)) },
+      };
     };
     expect(ids(await readAllPages(fetch, { mode: 'all-first', perPage: 1000 }, label))).toEqual(ids(all));
     expect(ids(await readAllPages(fetch, { mode: 'paged', perPage: 1000 }, label))).toEqual(ids(all));
@@ -174,7 +180,13 @@ describe('paging follows what the server served', () => {
   it('reads the other envelope spellings: paging fields at the top level, totalCount, pageSize', () => {
     expect(parseListPage({ items: [1], page: '2', perPage: '1', totalItems: '3' })).toEqual({ items: [1], page: 2, perPage: 1, totalPages: 3, totalItems: 3 });
     expect(parseListPage({ items: [1], pageNumber: 1, pageSize: 1, totalCount: 2 })).toEqual({ items: [1], page: 1, perPage: 1, totalPages: 2, totalItems: 2 });
-    expect(parseListPage({ items: [1], paging: { page: 1, perPage: 1 }, totalItems: 4 })).toEqual({ items: [1], page: 1, perPage: 1, totalPages: 4, totalItems: 4 });
+    expect(parseListPage({ items: [1], paging: { page: 1, perPage: 1 }, totalItems: 4 })).toEqual({
+      items: [1],
+      page: 1,
+      perPage: 1,
+      totalPages: 4,
+      totalItems: 4,
+    });
   });
 });
 
@@ -243,7 +255,13 @@ describe('a list that changes while it is read', () => {
   });
 
   it('a user and a group with the same id on two pages are two entries, not one seen twice', async () => {
-    const server = movingList([{ type: 'User', id: 7 }, { type: 'Group', id: 7 }], {});
+    const server = movingList(
+      [
+        { type: 'User', id: 7 },
+        { type: 'Group', id: 7 },
+      ],
+      {},
+    );
     expect(await readAllPages(server.fetch, { mode: 'paged', perPage: 1 }, label)).toHaveLength(2);
   });
 });
@@ -255,11 +273,21 @@ describe('clients page the way each service wants', () => {
     replyToken(a, { access: 'tok' });
     a.intercept({ path: '/api/v1/customscripts' }).reply(
       200,
-      { items: [{ ID: '1', Name: 'a' }, { ID: '2', Name: 'b' }], paging: { page: 1, perPage: 2, totalItems: 2, totalPages: 1 } },
+      {
+        items: [
+          { ID: '1', Name: 'a' },
+          { ID: '2', Name: 'b' },
+        ],
+        paging: { page: 1, perPage: 2, totalItems: 2, totalPages: 1 },
+      },
       { headers: JSON_HEADERS },
     );
     await expect(automationClient(agent).listCustomScripts()).resolves.toHaveLength(2);
-    expect(calls().filter((c) => c.path.startsWith('/api/v1/customscripts')).map((c) => c.query)).toEqual([{}]);
+    expect(
+      calls()
+        .filter((c) => c.path.startsWith('/api/v1/customscripts'))
+        .map((c) => c.query),
+    ).toEqual([{}]);
   });
 
   it('transfer lists ask perPage=1000 and follow totalPages (flat envelope)', async () => {
@@ -270,12 +298,23 @@ describe('clients page the way each service wants', () => {
     const ids = Array.from({ length: 2001 }, (_, i) => i + 1);
     for (const page of [1, 2, 3]) {
       const items = ids.slice((page - 1) * 1000, page * 1000).map((id) => ({ type: 'User', id, name: `u${id}`, permissions: {} }));
-      t.intercept({ path: '/api/v1/folders/9/acls', query: { page, perPage: 1000 } }).reply(200, { items, currentPage: page, totalItems: 2001, itemsPerPage: 1000 }, { headers: JSON_HEADERS });
+      t.intercept({ path: '/api/v1/folders/9/acls', query: { page, perPage: 1000 } }).reply(
+        200,
+        { items, currentPage: page, totalItems: 2001, itemsPerPage: 1000 },
+        { headers: JSON_HEADERS },
+      );
     }
-    replyDirectory(t, ids.map((n) => ({ id: String(n), username: `u${n}` })));
+    replyDirectory(
+      t,
+      ids.map((n) => ({ id: String(n), username: `u${n}` })),
+    );
     const acls = await transferClient(agent).listFolderAcls(9);
     expect(acls.map((e) => e.id)).toEqual(ids.map(String));
-    expect(calls().filter((c) => c.path.startsWith('/api/v1/folders/9/acls')).map((c) => c.query)).toEqual([
+    expect(
+      calls()
+        .filter((c) => c.path.startsWith('/api/v1/folders/9/acls'))
+        .map((c) => c.query),
+    ).toEqual([
       { page: '1', perPage: '1000' },
       { page: '2', perPage: '1000' },
       { page: '3', perPage: '1000' },
@@ -291,10 +330,18 @@ describe('clients page the way each service wants', () => {
     const names = Array.from({ length: 1001 }, (_, i) => `s${i + 1}`);
     for (const page of [1, 2]) {
       const items = names.slice((page - 1) * 1000, page * 1000).map((Name) => ({ ID: Name.slice(1), Name }));
-      a.intercept({ path: '/api/v1/customscripts', query: { page, perPage: 1000 } }).reply(200, { items, paging: { page, perPage: 1000, totalItems: 1001, totalPages: 2 } }, { headers: JSON_HEADERS });
+      a.intercept({ path: '/api/v1/customscripts', query: { page, perPage: 1000 } }).reply(
+        200,
+        { items, paging: { page, perPage: 1000, totalItems: 1001, totalPages: 2 } },
+        { headers: JSON_HEADERS },
+      );
     }
     const scripts = await automationClient(agent).listCustomScripts();
     expect(scripts.map((s) => s.Name)).toEqual(names);
-    expect(calls().filter((c) => c.path.startsWith('/api/v1/customscripts')).map((c) => c.query)).toEqual([{}, { page: '1', perPage: '1000' }, { page: '2', perPage: '1000' }]);
+    expect(
+      calls()
+        .filter((c) => c.path.startsWith('/api/v1/customscripts'))
+        .map((c) => c.query),
+    ).toEqual([{}, { page: '1', perPage: '1000' }, { page: '2', perPage: '1000' }]);
   });
 });

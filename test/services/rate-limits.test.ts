@@ -40,9 +40,17 @@ describe('the retry budget', () => {
     // Nine 429s over 18 s: more than the 5 attempts, well within the 60 s budget.
     for (let i = 0; i < 9; i++) {
       const retryAfter = i % 2 === 0 ? '2' : new Date(clock.now() + 2000 * (i + 1)).toUTCString();
-      a.intercept({ path: '/api/v1/tasks' }).reply(429, { status: 429, title: 'Too Many Requests' }, { headers: { ...JSON_HEADERS, 'retry-after': retryAfter } });
+      a.intercept({ path: '/api/v1/tasks' }).reply(
+        429,
+        { status: 429, title: 'Too Many Requests' },
+        { headers: { ...JSON_HEADERS, 'retry-after': retryAfter } },
+      );
     }
-    a.intercept({ path: '/api/v1/tasks' }).reply(200, { items: [{ ID: '1', Name: 'Nightly' }], paging: { page: 1, perPage: 1000, totalItems: 1, totalPages: 1 } }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/tasks' }).reply(
+      200,
+      { items: [{ ID: '1', Name: 'Nightly' }], paging: { page: 1, perPage: 1000, totalItems: 1, totalPages: 1 } },
+      { headers: JSON_HEADERS },
+    );
     const { retry, delays } = clockedRetry(clock);
     const tasks = await automationClient(agent, { retry, now: clock.now }).listTasks();
     expect(tasks).toHaveLength(1);
@@ -54,12 +62,18 @@ describe('the retry budget', () => {
     const a = pool(AUTOMATION);
     const clock = fakeClock();
     replyToken(a, { access: 'tok' });
-    a.intercept({ path: '/api/v1/tasks' }).reply(429, { status: 429, title: 'Too Many Requests' }, { headers: { ...JSON_HEADERS, 'retry-after': '4' } }).persist();
+    a.intercept({ path: '/api/v1/tasks' })
+      .reply(429, { status: 429, title: 'Too Many Requests' }, { headers: { ...JSON_HEADERS, 'retry-after': '4' } })
+      .persist();
     const { retry, delays } = clockedRetry(clock, { budgetMs: 10_000 });
-    const err = await automationClient(agent, { retry, now: clock.now }).listTasks().catch((e: unknown) => e);
+    const err = await automationClient(agent, { retry, now: clock.now })
+      .listTasks()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 429, throttled: true, outcome: 'rejected', attempts: 3 });
-    expect((err as Error).message).toBe('automation: GET /api/v1/tasks: the server throttled (429) for 8 s (it asks for 4 s more); retry budget 10 s spent (3 attempts)');
+    expect((err as Error).message).toBe(
+      'automation: GET /api/v1/tasks: the server throttled (429) for 8 s (it asks for 4 s more); retry budget 10 s spent (3 attempts)',
+    );
     expect(delays).toEqual([4000, 4000]);
   });
 
@@ -81,7 +95,9 @@ describe('the retry budget', () => {
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
     a.intercept({ path: '/api/v1/tasks', method: 'POST' }).reply(503, {}, { headers: { ...JSON_HEADERS, 'retry-after': '1' } });
-    const err = await automationClient(agent).createTask({ Name: 'Nightly' }).catch((e: unknown) => e);
+    const err = await automationClient(agent)
+      .createTask({ Name: 'Nightly' })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 503, outcome: 'unknown', attempts: 1 });
     expect(calls().filter((c) => c.method === 'POST' && c.path === '/api/v1/tasks')).toHaveLength(1);
   });
@@ -105,11 +121,16 @@ describe('the retry budget', () => {
 describe('limits from the environment', () => {
   it('reads the deadlines and the retry budget, and refuses what is not milliseconds', () => {
     expect(readTimeoutsFromEnv({})).toBeUndefined();
-    expect(readTimeoutsFromEnv({ MFTOPS_HTTP_DEADLINE_MS: '1500', MFTOPS_SNAPSHOT_DEADLINE_MS: '900000' })).toEqual({ deadlineMs: 1500, exportDeadlineMs: 900_000 });
+    expect(readTimeoutsFromEnv({ MFTOPS_HTTP_DEADLINE_MS: '1500', MFTOPS_SNAPSHOT_DEADLINE_MS: '900000' })).toEqual({
+      deadlineMs: 1500,
+      exportDeadlineMs: 900_000,
+    });
     expect(readTimeoutsFromEnv({ MFTOPS_HTTP_TIMEOUT_MS: '500' })).toEqual({ headersMs: 500, bodyMs: 500, connectMs: 500 });
     expect(readRetryFromEnv({ MFTOPS_RETRY_BUDGET_MS: '5000' })).toEqual({ budgetMs: 5000 });
     expect(readRetryFromEnv({})).toEqual({});
-    expect(() => readTimeoutsFromEnv({ MFTOPS_HTTP_DEADLINE_MS: '2s' })).toThrow('MFTOPS_HTTP_DEADLINE_MS must be a whole number of milliseconds from 100 to 3600000, not "2s"');
+    expect(() => readTimeoutsFromEnv({ MFTOPS_HTTP_DEADLINE_MS: '2s' })).toThrow(
+      'MFTOPS_HTTP_DEADLINE_MS must be a whole number of milliseconds from 100 to 3600000, not "2s"',
+    );
     expect(() => readRetryFromEnv({ MFTOPS_RETRY_BUDGET_MS: '-1' })).toThrow(/MFTOPS_RETRY_BUDGET_MS must be a whole number/);
   });
 });

@@ -54,12 +54,18 @@ describe('retries of reads', () => {
     const { agent, pool } = createMock();
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
-    a.intercept({ path: '/api/v1/tasks' }).reply(502, 'Bad Gateway', { headers: { 'content-type': 'text/plain' } }).times(3);
+    a.intercept({ path: '/api/v1/tasks' })
+      .reply(502, 'Bad Gateway', { headers: { 'content-type': 'text/plain' } })
+      .times(3);
     const { retry, delays } = instantRetry({ maxAttempts: 3 });
-    const err = await automationClient(agent, { retry }).listTasks().catch((e: unknown) => e);
+    const err = await automationClient(agent, { retry })
+      .listTasks()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 502, attempts: 3 });
-    expect((err as Error).message).toBe('automation: GET /api/v1/tasks: 502 Bad Gateway: non-JSON response (text/plain, 11 bytes): Bad Gateway (gave up after 3 attempts)');
+    expect((err as Error).message).toBe(
+      'automation: GET /api/v1/tasks: 502 Bad Gateway: non-JSON response (text/plain, 11 bytes): Bad Gateway (gave up after 3 attempts)',
+    );
     expect(delays).toHaveLength(2);
   });
 
@@ -67,7 +73,9 @@ describe('retries of reads', () => {
     const { agent, pool } = createMock();
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
-    a.intercept({ path: '/api/v1/info' }).reply(503, {}, { headers: { ...JSON_HEADERS, 'retry-after': '20' } }).times(2);
+    a.intercept({ path: '/api/v1/info' })
+      .reply(503, {}, { headers: { ...JSON_HEADERS, 'retry-after': '20' } })
+      .times(2);
     const { retry, delays } = instantRetry({ budgetMs: 30_000 });
     const clock = fakeClock();
     const client = automationClient(agent, { retry: { ...retry, sleep: async (ms) => (delays.push(ms), clock.advance(ms)) }, now: clock.now });
@@ -124,9 +132,15 @@ describe('writes are never retried', () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
-    a.intercept({ path: '/api/v1/tasks', method: 'POST' }).reply(503, { status: 503, title: 'Service Unavailable', detail: 'try later' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/tasks', method: 'POST' }).reply(
+      503,
+      { status: 503, title: 'Service Unavailable', detail: 'try later' },
+      { headers: JSON_HEADERS },
+    );
     const { retry, delays } = instantRetry();
-    const err = await automationClient(agent, { retry }).createTask({ Name: 'Nightly' }).catch((e: unknown) => e);
+    const err = await automationClient(agent, { retry })
+      .createTask({ Name: 'Nightly' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 503, outcome: 'unknown', attempts: 1 });
     expect(calls().filter((c) => c.method === 'POST' && c.path === '/api/v1/tasks')).toHaveLength(1);
@@ -138,7 +152,9 @@ describe('writes are never retried', () => {
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'tok' });
     a.intercept({ path: '/api/v1/tasks/1', method: 'PUT' }).replyWithError(reset());
-    const err = await automationClient(agent).updateTask('1', { Name: 'x' }).catch((e: unknown) => e);
+    const err = await automationClient(agent)
+      .updateTask('1', { Name: 'x' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toMatchObject({ outcome: 'unknown', code: 'ECONNRESET' });
     expect((err as Error).message).toBe('automation: PUT /api/v1/tasks/1: connection reset (ECONNRESET)');
@@ -158,7 +174,9 @@ describe('writes are never retried', () => {
     replyToken(a, { access: 'tok' });
     const timeout = Object.assign(new Error('Headers Timeout Error'), { code: 'UND_ERR_HEADERS_TIMEOUT' });
     a.intercept({ path: '/api/v1/tasks', method: 'POST' }).replyWithError(timeout);
-    const err = await automationClient(agent, { timeouts: { headersMs: 5000 } }).createTask({ Name: 'x' }).catch((e: unknown) => e);
+    const err = await automationClient(agent, { timeouts: { headersMs: 5000 } })
+      .createTask({ Name: 'x' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err).toMatchObject({ outcome: 'unknown' });
     expect((err as Error).message).toBe('automation: POST /api/v1/tasks: no response within 5 s (UND_ERR_HEADERS_TIMEOUT)');

@@ -2,7 +2,19 @@ import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, AuthError } from '../../src/services/errors.js';
 import { closeAllSessions, countOpenSessions, installShutdownHandlers } from '../../src/services/session.js';
-import { AUTOMATION, JSON_HEADERS, PASSWORD, TRANSFER, automationClient, createMock, fakeClock, instantRetry, replyToken, tokenServer, transferClient } from './helpers.js';
+import {
+  AUTOMATION,
+  JSON_HEADERS,
+  PASSWORD,
+  TRANSFER,
+  automationClient,
+  createMock,
+  fakeClock,
+  instantRetry,
+  replyToken,
+  tokenServer,
+  transferClient,
+} from './helpers.js';
 
 afterEach(async () => {
   await closeAllSessions(100);
@@ -49,7 +61,11 @@ describe('tokens', () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
     const { grants } = tokenServer(a, '/api/v1', 300);
-    a.intercept({ path: '/api/v1/tasks/5', method: 'PUT' }).reply(401, { status: 401, title: 'Unauthorized', detail: 'token revoked' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/tasks/5', method: 'PUT' }).reply(
+      401,
+      { status: 401, title: 'Unauthorized', detail: 'token revoked' },
+      { headers: JSON_HEADERS },
+    );
     a.intercept({ path: '/api/v1/tasks/5', method: 'PUT' }).reply(200, { ID: '5', Name: 'ok' }, { headers: JSON_HEADERS });
     const client = automationClient(agent);
     await expect(client.updateTask('5', { Name: 'ok' })).resolves.toMatchObject({ ID: '5' });
@@ -76,8 +92,11 @@ describe('tokens', () => {
     const { agent, pool } = createMock();
     const a = pool(AUTOMATION);
     replyToken(a, { access: 'a1', refresh: 'r1', expiresIn: 2, grant: 'password' });
-    a.intercept({ path: '/api/v1/token', method: 'POST', body: (b: string) => b.includes('grant_type=refresh_token') })
-      .reply(400, { error: 'invalid_grant', error_description: 'refresh token expired' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/token', method: 'POST', body: (b: string) => b.includes('grant_type=refresh_token') }).reply(
+      400,
+      { error: 'invalid_grant', error_description: 'refresh token expired' },
+      { headers: JSON_HEADERS },
+    );
     replyToken(a, { access: 'a2', refresh: 'r2', expiresIn: 2, grant: 'password' });
     a.intercept({ path: '/api/v1/info', headers: { authorization: 'Bearer a1' } }).reply(200, {}, { headers: JSON_HEADERS });
     a.intercept({ path: '/api/v1/info', headers: { authorization: 'Bearer a2' } }).reply(200, {}, { headers: JSON_HEADERS });
@@ -116,7 +135,9 @@ describe('tokens', () => {
       clock.advance(1900);
     }
     await client.close();
-    const bearers = calls().map((c) => c.headers.authorization).filter((h): h is string => h !== undefined);
+    const bearers = calls()
+      .map((c) => c.headers.authorization)
+      .filter((h): h is string => h !== undefined);
     expect(bearers.length).toBeGreaterThan(0);
     expect(bearers.some((h) => h.includes('refresh'))).toBe(false);
     const refreshForms = calls().filter((c) => c.body.includes('grant_type=refresh_token'));
@@ -127,8 +148,14 @@ describe('tokens', () => {
   it('reports bad credentials as an AuthError with the server description and without the password', async () => {
     const { agent, pool } = createMock();
     const a = pool(AUTOMATION);
-    a.intercept({ path: '/api/v1/token', method: 'POST' }).reply(400, { error: 'invalid_grant', error_description: 'Invalid user name or password' }, { headers: JSON_HEADERS });
-    const err = await automationClient(agent).info().catch((e: unknown) => e);
+    a.intercept({ path: '/api/v1/token', method: 'POST' }).reply(
+      400,
+      { error: 'invalid_grant', error_description: 'Invalid user name or password' },
+      { headers: JSON_HEADERS },
+    );
+    const err = await automationClient(agent)
+      .info()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthError);
     expect(err).toMatchObject({ error: 'invalid_grant', status: 400 });
     expect((err as Error).message).toBe('automation: POST /api/v1/token: 400 invalid_grant: Invalid user name or password');
@@ -156,7 +183,9 @@ describe('tokens during retries', () => {
     const client = automationClient(agent);
     await expect(client.info()).resolves.toMatchObject({ appVersion: '2026.1' });
     expect(grants).toEqual(['password', 'refresh_token', 'refresh_token']);
-    const sent = calls().filter((c) => c.path === '/api/v1/info').map((c) => bearerOf(c.headers));
+    const sent = calls()
+      .filter((c) => c.path === '/api/v1/info')
+      .map((c) => bearerOf(c.headers));
     expect(sent).toEqual(['access-1', 'access-1', 'access-2', 'access-2', 'access-3']);
     await client.close();
   });
@@ -175,13 +204,19 @@ describe('tokens during retries', () => {
         const status = (expiresAt.get(token) ?? -Infinity) <= clock.now() ? 401 : busy-- > 0 ? 503 : 200;
         answered.push(status);
         const headersOut = status === 503 ? { ...JSON_HEADERS, 'retry-after': '3' } : JSON_HEADERS;
-        return { statusCode: status, data: status === 200 ? { items: [{ ID: '1', Name: 'Nightly' }] } : { status, title: 'refused' }, responseOptions: { headers: headersOut } };
+        return {
+          statusCode: status,
+          data: status === 200 ? { items: [{ ID: '1', Name: 'Nightly' }] } : { status, title: 'refused' },
+          responseOptions: { headers: headersOut },
+        };
       })
       .persist();
     const client = automationClient(agent, { now: clock.now, retry: { sleep: async (ms) => clock.advance(ms), random: () => 0.5 } });
     await expect(client.listTasks()).resolves.toHaveLength(1);
     expect(answered).toEqual([503, 503, 200]);
-    const sent = calls().filter((c) => c.path === '/api/v1/tasks').map((c) => bearerOf(c.headers));
+    const sent = calls()
+      .filter((c) => c.path === '/api/v1/tasks')
+      .map((c) => bearerOf(c.headers));
     expect(sent).toEqual(['access-1', 'access-2', 'access-3']);
     await client.close();
   });
@@ -204,7 +239,11 @@ describe('tokens during retries', () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
     const { grants } = tokenServer(a, '/api/v1', 300);
-    a.intercept({ path: '/api/v1/tasks', method: 'POST' }).reply(401, { status: 401, title: 'Unauthorized', detail: 'token revoked' }, { headers: JSON_HEADERS });
+    a.intercept({ path: '/api/v1/tasks', method: 'POST' }).reply(
+      401,
+      { status: 401, title: 'Unauthorized', detail: 'token revoked' },
+      { headers: JSON_HEADERS },
+    );
     a.intercept({ path: '/api/v1/tasks', method: 'POST' }).reply(503, { status: 503, title: 'Service Unavailable', detail: 'busy' }, { headers: JSON_HEADERS });
     const { retry, delays } = instantRetry();
     const client = automationClient(agent, { retry });
@@ -223,7 +262,9 @@ describe('tokens during retries', () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
     const { grants } = tokenServer(a, '/api/v1', 300);
-    a.intercept({ path: '/api/v1/tasks/5', method: 'PUT' }).reply(401, { status: 401, title: 'Unauthorized', detail: 'account locked' }, { headers: JSON_HEADERS }).persist();
+    a.intercept({ path: '/api/v1/tasks/5', method: 'PUT' })
+      .reply(401, { status: 401, title: 'Unauthorized', detail: 'account locked' }, { headers: JSON_HEADERS })
+      .persist();
     const client = automationClient(agent);
     const err = await client.updateTask('5', { Name: 'x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthError);
@@ -271,7 +312,9 @@ describe('close', () => {
     const a = pool(AUTOMATION);
     tokenServer(a, '/api/v1', 300);
     a.intercept({ path: '/api/v1/info' }).reply(200, {}, { headers: JSON_HEADERS });
-    a.intercept({ path: '/api/v1/token/revoke', method: 'POST' }).reply(500, { status: 500, title: 'Internal Server Error', detail: 'x' }, { headers: JSON_HEADERS }).times(2);
+    a.intercept({ path: '/api/v1/token/revoke', method: 'POST' })
+      .reply(500, { status: 500, title: 'Internal Server Error', detail: 'x' }, { headers: JSON_HEADERS })
+      .times(2);
     const client = automationClient(agent);
     await client.info();
     await expect(client.close()).resolves.toBeUndefined();

@@ -42,9 +42,13 @@ describe('folders', () => {
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
     t.intercept({ path: '/api/v1/folders/101/subfolders', method: 'POST' }).reply(201, '');
-    t.intercept({ path: '/api/v1/folders/101/subfolders', query: { page: 1, perPage: 1000 } }).reply(200, page([{ id: 300, parentId: 101, name: 'Inbound', path: '/Distribution/Acme/Inbound' }]), {
-      headers: JSON_HEADERS,
-    });
+    t.intercept({ path: '/api/v1/folders/101/subfolders', query: { page: 1, perPage: 1000 } }).reply(
+      200,
+      page([{ id: 300, parentId: 101, name: 'Inbound', path: '/Distribution/Acme/Inbound' }]),
+      {
+        headers: JSON_HEADERS,
+      },
+    );
     await expect(transferClient(agent).createSubfolder(101, { name: 'Inbound', inheritPermissions: 'None' })).resolves.toMatchObject({ id: '300' });
   });
 
@@ -68,10 +72,18 @@ describe('folders', () => {
     const { agent, pool } = createMock();
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
-    t.intercept({ path: '/api/v1/folders', query: { path: '/Nope', page: 1, perPage: 1000 } }).reply(200, page([{ id: 1, name: 'Nopeish', path: '/Nopeish' }]), {
-      headers: JSON_HEADERS,
-    });
-    t.intercept({ path: '/api/v1/folders', query: { path: '/Secret', page: 1, perPage: 1000 } }).reply(403, { title: 'Forbidden', detail: 'no' }, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/folders', query: { path: '/Nope', page: 1, perPage: 1000 } }).reply(
+      200,
+      page([{ id: 1, name: 'Nopeish', path: '/Nopeish' }]),
+      {
+        headers: JSON_HEADERS,
+      },
+    );
+    t.intercept({ path: '/api/v1/folders', query: { path: '/Secret', page: 1, perPage: 1000 } }).reply(
+      403,
+      { title: 'Forbidden', detail: 'no' },
+      { headers: JSON_HEADERS },
+    );
     const client = transferClient(agent);
     await expect(client.findFolderByPath('/Nope')).resolves.toBeNull();
     await expect(client.findFolderByPath('/Secret')).resolves.toBeNull();
@@ -81,7 +93,11 @@ describe('folders', () => {
     const { agent, pool, calls } = createMock();
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
-    t.intercept({ path: '/api/v1/folders/101/subfolders', method: 'POST' }).reply(201, { id: 300, parentId: 101, name: 'Inbound', path: '/Distribution/Acme/Inbound' }, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/folders/101/subfolders', method: 'POST' }).reply(
+      201,
+      { id: 300, parentId: 101, name: 'Inbound', path: '/Distribution/Acme/Inbound' },
+      { headers: JSON_HEADERS },
+    );
     await expect(transferClient(agent).createSubfolder(101, { name: 'Inbound', inheritPermissions: 'None' })).resolves.toMatchObject({ id: '300' });
     expect(JSON.parse(calls().at(-1)?.body ?? '')).toEqual({ name: 'Inbound', inheritPermissions: 'None' });
   });
@@ -89,16 +105,28 @@ describe('folders', () => {
     const { agent, pool, calls } = createMock();
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
-    t.intercept({ path: '/api/v1/folders/300', method: 'PATCH' }).reply(200, { id: 300, parentId: 101, name: 'Incoming', path: '/Distribution/Acme/Incoming' }, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/folders/300', method: 'PATCH' }).reply(
+      200,
+      { id: 300, parentId: 101, name: 'Incoming', path: '/Distribution/Acme/Incoming' },
+      { headers: JSON_HEADERS },
+    );
     t.intercept({ path: '/api/v1/folders/301', method: 'PATCH' }).reply(204, '');
-    t.intercept({ path: '/api/v1/folders/301' }).reply(200, { id: 301, parentId: 101, name: 'Sent', path: '/Distribution/Acme/Sent' }, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/folders/301' }).reply(
+      200,
+      { id: 301, parentId: 101, name: 'Sent', path: '/Distribution/Acme/Sent' },
+      { headers: JSON_HEADERS },
+    );
     const client = transferClient(agent);
     await expect(client.renameFolder(300, 'Incoming')).resolves.toMatchObject({ id: '300', parentId: '101', path: '/Distribution/Acme/Incoming' });
     const patch = calls().find((c) => c.method === 'PATCH');
     expect(patch?.headers['content-type']).toBe('application/json');
     expect(JSON.parse(patch?.body ?? '')).toEqual({ name: 'Incoming' });
     await expect(client.renameFolder('301', 'Sent')).resolves.toMatchObject({ id: '301', path: '/Distribution/Acme/Sent' });
-    expect(calls().slice(-2).map((c) => `${c.method} ${c.path}`)).toEqual(['PATCH /api/v1/folders/301', 'GET /api/v1/folders/301']);
+    expect(
+      calls()
+        .slice(-2)
+        .map((c) => `${c.method} ${c.path}`),
+    ).toEqual(['PATCH /api/v1/folders/301', 'GET /api/v1/folders/301']);
   });
 });
 
@@ -127,9 +155,13 @@ describe('folder ACLs', () => {
     const { agent, pool, calls } = createMock();
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
-    t.intercept({ path: '/api/v1/folders/205/acls', method: 'PUT' }).reply(200, page([entry, { type: 'User', id: '9', name: 'alice', permissions: { readFiles: 1 }, isEditable: false }]), {
-      headers: JSON_HEADERS,
-    });
+    t.intercept({ path: '/api/v1/folders/205/acls', method: 'PUT' }).reply(
+      200,
+      page([entry, { type: 'User', id: '9', name: 'alice', permissions: { readFiles: 1 }, isEditable: false }]),
+      {
+        headers: JSON_HEADERS,
+      },
+    );
     replyDirectory(t, [{ id: '9', username: 'alice', fullName: 'Alice Archer' }], [{ id: 12, name: 'Acme Partners' }]);
     const list = await transferClient(agent).setFolderAcl(205, { type: 'Group', id: '12', permissions: { readFiles: true, listFiles: true } });
     expect(list).toEqual([
@@ -144,7 +176,11 @@ describe('folder ACLs', () => {
       },
       { type: 'User', id: '9', name: 'alice', serverName: 'alice', permissions: { ...NO_PERMISSIONS, readFiles: true }, isEditable: false, isDeletable: true },
     ]);
-    expect(JSON.parse(calls().find((c) => c.method === 'PUT')?.body ?? '')).toEqual({ type: 'Group', id: '12', permissions: { readFiles: true, listFiles: true } });
+    expect(JSON.parse(calls().find((c) => c.method === 'PUT')?.body ?? '')).toEqual({
+      type: 'Group',
+      id: '12',
+      permissions: { readFiles: true, listFiles: true },
+    });
   });
 
   it('adds an entry with POST, accepting a bare array in answer', async () => {
@@ -153,7 +189,9 @@ describe('folder ACLs', () => {
     replyToken(t, { access: 'tok' });
     t.intercept({ path: '/api/v1/folders/205/acls', method: 'POST' }).reply(200, [entry], { headers: JSON_HEADERS });
     replyDirectory(t, [], [{ id: 12, name: 'Acme Partners' }]);
-    await expect(transferClient(agent).addFolderAcl('205', { type: 'Group', id: '12', permissions: {} })).resolves.toMatchObject([{ id: '12', name: 'Acme Partners' }]);
+    await expect(transferClient(agent).addFolderAcl('205', { type: 'Group', id: '12', permissions: {} })).resolves.toMatchObject([
+      { id: '12', name: 'Acme Partners' },
+    ]);
   });
 
   it('reads the list back when a write answers with the one entry or nothing (T-9)', async () => {
@@ -162,14 +200,16 @@ describe('folder ACLs', () => {
     replyToken(t, { access: 'tok' });
     t.intercept({ path: '/api/v1/folders/205/acls', method: 'PUT' }).reply(200, entry, { headers: JSON_HEADERS });
     t.intercept({ path: '/api/v1/folders/205/acls', method: 'POST' }).reply(200, '');
-    t.intercept({ path: '/api/v1/folders/205/acls', query: { page: 1, perPage: 1000 } }).reply(200, page([entry]), { headers: JSON_HEADERS }).times(2);
+    t.intercept({ path: '/api/v1/folders/205/acls', query: { page: 1, perPage: 1000 } })
+      .reply(200, page([entry]), { headers: JSON_HEADERS })
+      .times(2);
     replyDirectory(t, [], [{ id: 12, name: 'Acme Partners' }]);
     const client = transferClient(agent);
     await expect(client.setFolderAcl(205, { type: 'Group', id: '12', permissions: {} })).resolves.toMatchObject([{ id: '12', name: 'Acme Partners' }]);
     await expect(client.addFolderAcl(205, { type: 'Group', id: '12', permissions: {} })).resolves.toMatchObject([{ id: '12' }]);
   });
 
-  it('names a user entry by username through the user list, never by the server\'s name (a full name here: T-2)', async () => {
+  it("names a user entry by username through the user list, never by the server's name (a full name here: T-2)", async () => {
     const { agent, pool, calls } = createMock();
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
@@ -178,7 +218,9 @@ describe('folder ACLs', () => {
       { type: 'group', id: '12', permissions: { listFiles: true } },
       { type: 'Email', id: 'x@example.com', name: 'x@example.com', permissions: {} },
     ];
-    t.intercept({ path: '/api/v1/folders/205/acls', query: { page: 1, perPage: 1000 } }).reply(200, page(entries), { headers: JSON_HEADERS }).times(2);
+    t.intercept({ path: '/api/v1/folders/205/acls', query: { page: 1, perPage: 1000 } })
+      .reply(200, page(entries), { headers: JSON_HEADERS })
+      .times(2);
     replyDirectory(t, [{ id: '9', username: 'acme_upload', realname: 'Acme Upload Service' }], [{ id: 12, name: 'Acme Partners' }]);
     const client = transferClient(agent);
     const acl = await client.listFolderAcls(205);
@@ -187,7 +229,12 @@ describe('folder ACLs', () => {
       ['Group', '12', 'Acme Partners'],
       ['Email', 'x@example.com', undefined],
     ]);
-    expect(acl[0]).toMatchObject({ serverName: 'Acme Upload Service', permissions: { readFiles: true, listFiles: true, writeFiles: false, admin: false }, isEditable: true, isDeletable: true });
+    expect(acl[0]).toMatchObject({
+      serverName: 'Acme Upload Service',
+      permissions: { readFiles: true, listFiles: true, writeFiles: false, admin: false },
+      isEditable: true,
+      isDeletable: true,
+    });
     // The lists are read once per client, however many folders are read.
     await client.listFolderAcls(205);
     expect(calls().filter((c) => c.path === '/api/v1/users' || c.path === '/api/v1/groups')).toHaveLength(2);
@@ -197,7 +244,11 @@ describe('folder ACLs', () => {
     const { agent, pool } = createMock();
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
-    t.intercept({ path: '/api/v1/folders/205/acls', query: { page: 1, perPage: 1000 } }).reply(200, page([{ type: 'User', id: '9', name: 'Bob Tanaka', permissions: {} }]), { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/folders/205/acls', query: { page: 1, perPage: 1000 } }).reply(
+      200,
+      page([{ type: 'User', id: '9', name: 'Bob Tanaka', permissions: {} }]),
+      { headers: JSON_HEADERS },
+    );
     replyDirectory(t, [], [], { users: 403 });
     const [e] = await transferClient(agent).listFolderAcls(205);
     expect(e).toMatchObject({ type: 'User', id: '9', serverName: 'Bob Tanaka' });
@@ -227,7 +278,9 @@ describe('users and groups', () => {
       { items: [{ id: 'u1', username: 'alice', fullName: 'Alice' }], currentPage: 1, totalItems: 1, itemsPerPage: 1000 },
       { headers: JSON_HEADERS },
     );
-    t.intercept({ path: '/api/v1/users', query: { username: 'bob', isExactMatch: true, page: 1, perPage: 1000 } }).reply(200, page([]), { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/users', query: { username: 'bob', isExactMatch: true, page: 1, perPage: 1000 } }).reply(200, page([]), {
+      headers: JSON_HEADERS,
+    });
     const client = transferClient(agent);
     await expect(client.findUser('alice')).resolves.toMatchObject({ id: 'u1', fullName: 'Alice' });
     await expect(client.findUser('bob')).resolves.toBeNull();
@@ -239,7 +292,14 @@ describe('users and groups', () => {
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
     t.intercept({ path: '/api/v1/groups', query: { page: 1, perPage: 1000 } })
-      .reply(200, page([{ id: 4, name: 'Acme Partners', membersCount: 3 }, { id: 5, name: 'Ops' }]), { headers: JSON_HEADERS })
+      .reply(
+        200,
+        page([
+          { id: 4, name: 'Acme Partners', membersCount: 3 },
+          { id: 5, name: 'Ops' },
+        ]),
+        { headers: JSON_HEADERS },
+      )
       .times(2);
     const client = transferClient(agent);
     await expect(client.findGroup('Acme Partners')).resolves.toEqual({ id: '4', name: 'Acme Partners', membersCount: 3 });
@@ -250,11 +310,18 @@ describe('users and groups', () => {
     const { agent, pool } = createMock();
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
-    const groups = page([{ id: 4, name: 'Acme Partners', membersCount: '2' }, { id: 5, name: 'Ops' }]);
+    const groups = page([
+      { id: 4, name: 'Acme Partners', membersCount: '2' },
+      { id: 5, name: 'Ops' },
+    ]);
     t.intercept({ path: '/api/v1/groups', query: { page: 1, perPage: 1000 } }).reply(200, groups, { headers: JSON_HEADERS });
     t.intercept({ path: '/api/v1/users', query: { page: 1, perPage: 1000 } }).reply(
       200,
-      page([{ id: 'u1', username: 'bob', groups: ['acme partners', { id: 5 }] }, { id: 'u2', username: 'carol', groups: 'Ops' }, { id: 'u3', username: 'dan', groups: [] }]),
+      page([
+        { id: 'u1', username: 'bob', groups: ['acme partners', { id: 5 }] },
+        { id: 'u2', username: 'carol', groups: 'Ops' },
+        { id: 'u3', username: 'dan', groups: [] },
+      ]),
       { headers: JSON_HEADERS },
     );
     const fromRecords = await transferClient(agent).listGroupMembers(['4']);
@@ -265,8 +332,17 @@ describe('users and groups', () => {
     const t2 = second.pool(TRANSFER);
     replyToken(t2, { access: 'tok' });
     t2.intercept({ path: '/api/v1/groups', query: { page: 1, perPage: 1000 } }).reply(200, groups, { headers: JSON_HEADERS });
-    t2.intercept({ path: '/api/v1/users', query: { page: 1, perPage: 1000 } }).reply(200, page([{ id: 7, username: 'bob' }, { id: 8, username: 'carol' }]), { headers: JSON_HEADERS });
-    t2.intercept({ path: '/api/v1/groups/4/members', query: { page: 1, perPage: 1000 } }).reply(200, [{ userId: 8 }, 'bob', { username: 'nobody' }], { headers: JSON_HEADERS });
+    t2.intercept({ path: '/api/v1/users', query: { page: 1, perPage: 1000 } }).reply(
+      200,
+      page([
+        { id: 7, username: 'bob' },
+        { id: 8, username: 'carol' },
+      ]),
+      { headers: JSON_HEADERS },
+    );
+    t2.intercept({ path: '/api/v1/groups/4/members', query: { page: 1, perPage: 1000 } }).reply(200, [{ userId: 8 }, 'bob', { username: 'nobody' }], {
+      headers: JSON_HEADERS,
+    });
     const fromMembers = await transferClient(second.agent).listGroupMembers(['4']);
     expect(fromMembers.form).toBe('members');
     expect(fromMembers.members.get('4')).toEqual(['8', '7']);
@@ -276,7 +352,10 @@ describe('users and groups', () => {
     const { agent, pool } = createMock();
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
-    const everyone = page([{ id: 'u1', username: 'bob' }, { id: 'u2', username: 'carol' }]);
+    const everyone = page([
+      { id: 'u1', username: 'bob' },
+      { id: 'u2', username: 'carol' },
+    ]);
     t.intercept({ path: '/api/v1/groups', query: { page: 1, perPage: 1000 } }).reply(200, page([{ id: 4, name: 'Acme Partners' }]), { headers: JSON_HEADERS });
     t.intercept({ path: '/api/v1/users', query: { page: 1, perPage: 1000 } }).reply(200, everyone, { headers: JSON_HEADERS });
     t.intercept({ path: '/api/v1/groups/4/members', query: { page: 1, perPage: 1000 } }).reply(405, { title: 'Method Not Allowed' }, { headers: JSON_HEADERS });
@@ -299,7 +378,14 @@ describe('read-only client', () => {
   it('has no write methods at runtime', () => {
     const { agent } = createMock();
     const view = toReadonly(transferClient(agent)) as unknown as Record<string, unknown>;
-    const writes = ['createSubfolder', 'renameFolder', 'setFolderAcl', 'addFolderAcl', 'deleteFolderAcl', 'close'] as const satisfies readonly (keyof TransferClient)[];
+    const writes = [
+      'createSubfolder',
+      'renameFolder',
+      'setFolderAcl',
+      'addFolderAcl',
+      'deleteFolderAcl',
+      'close',
+    ] as const satisfies readonly (keyof TransferClient)[];
     for (const name of writes) expect(name in view).toBe(false);
     expect(Object.keys(view).sort()).toEqual([...TRANSFER_READ_METHODS, 'service', 'requestCount', 'tokenRequestCount'].sort());
   });

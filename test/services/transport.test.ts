@@ -23,7 +23,11 @@ describe('dispatcher', () => {
   });
 
   it('goes through EnvHttpProxyAgent when HTTPS_PROXY or https_proxy is set', async () => {
-    for (const env of [{ HTTPS_PROXY: 'http://proxy.corp:3128' }, { https_proxy: 'http://proxy.corp:3128', NO_PROXY: 'localhost' }, { HTTP_PROXY: 'http://p:1' }]) {
+    for (const env of [
+      { HTTPS_PROXY: 'http://proxy.corp:3128' },
+      { https_proxy: 'http://proxy.corp:3128', NO_PROXY: 'localhost' },
+      { HTTP_PROXY: 'http://p:1' },
+    ]) {
       const d = createDispatcher({ env });
       expect(d).toBeInstanceOf(EnvHttpProxyAgent);
       await d.close();

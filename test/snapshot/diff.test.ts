@@ -82,7 +82,9 @@ describe('diffConfigs (pure)', () => {
   });
 
   it('shows a changed secret parameter and host password as (sensitive), and keys parameters by name', () => {
-    const b = BASE.replace('api-PARAMSECRET', 'api-PARAMSECRET-2').replace('sftp-HOSTSECRET', 'sftp-HOSTSECRET-2').replace('bank@example.com', 'pay@example.com');
+    const b = BASE.replace('api-PARAMSECRET', 'api-PARAMSECRET-2')
+      .replace('sftp-HOSTSECRET', 'sftp-HOSTSECRET-2')
+      .replace('bank@example.com', 'pay@example.com');
     const d = diffOf(BASE, b);
     expect(kind(d, 'task').changed[0]!.fields).toEqual([
       { path: 'Parameters.Parameter[Recipient].value', before: 'bank@example.com', after: 'pay@example.com' },
@@ -93,16 +95,25 @@ describe('diffConfigs (pure)', () => {
   });
 
   it('hides any other value that contains a secret, and a secret that was added', () => {
-    const b = BASE.replace('Notes=""', 'Notes="password is ftp-HOSTSECRET"').replace('<FTP ID="6" Name="ftp" Host="f.example.com" DefPassword="ftp-HOSTSECRET"/>', '<FTP ID="6" Name="ftp" Host="f.example.com" DefPassword="ftp-HOSTSECRET" Password="as2-OTHER-SECRET"/>');
+    const b = BASE.replace('Notes=""', 'Notes="password is ftp-HOSTSECRET"').replace(
+      '<FTP ID="6" Name="ftp" Host="f.example.com" DefPassword="ftp-HOSTSECRET"/>',
+      '<FTP ID="6" Name="ftp" Host="f.example.com" DefPassword="ftp-HOSTSECRET" Password="as2-OTHER-SECRET"/>',
+    );
     const d = diffOf(BASE, b);
     expect(kind(d, 'task').changed[0]!.fields).toEqual([{ path: 'Info.Notes', before: '', after: SENSITIVE }]);
     expect(kind(d, 'host').changed).toEqual([{ name: 'ftp', fields: [{ path: 'Password', after: SENSITIVE }] }]);
   });
 
   it('compares hosts by name across a type change, and ACLs by resource group and user group', () => {
-    const b = BASE.replace('<FTP ID="6" Name="ftp" Host="f.example.com" DefPassword="ftp-HOSTSECRET"/>', '<SSHFTP ID="6" Name="ftp" Host="f.example.com" DefPassword="ftp-HOSTSECRET"/>')
+    const b = BASE.replace(
+      '<FTP ID="6" Name="ftp" Host="f.example.com" DefPassword="ftp-HOSTSECRET"/>',
+      '<SSHFTP ID="6" Name="ftp" Host="f.example.com" DefPassword="ftp-HOSTSECRET"/>',
+    )
       .replace('<Permissions TaskRun="1" TaskEditExisting="0"/>', '<Permissions TaskRun="1" TaskEditExisting="1"/>')
-      .replace('<ACL ACLID="2" ResourceGroupName="Partners" UserGroupName="Auditors"><Permissions TaskRun="0"/></ACL>', '<ACL ACLID="3" ResourceGroupName="Partners" UserGroupName="Managers"><Permissions TaskRun="1"/></ACL>');
+      .replace(
+        '<ACL ACLID="2" ResourceGroupName="Partners" UserGroupName="Auditors"><Permissions TaskRun="0"/></ACL>',
+        '<ACL ACLID="3" ResourceGroupName="Partners" UserGroupName="Managers"><Permissions TaskRun="1"/></ACL>',
+      );
     const d = diffOf(BASE, b);
     expect(kind(d, 'host').changed).toEqual([{ name: 'ftp', fields: [{ path: '(type)', before: 'FTP', after: 'SSHFTP' }] }]);
     expect(kind(d, 'resourceGroupAcl')).toEqual({
@@ -115,7 +126,12 @@ describe('diffConfigs (pure)', () => {
 });
 
 describe('diffSavedFolders (pure)', () => {
-  const entry = (type: string, id: string, permissions: Record<string, unknown>, name?: string): SavedAclEntry => ({ type, id, ...(name ? { name } : {}), permissions });
+  const entry = (type: string, id: string, permissions: Record<string, unknown>, name?: string): SavedAclEntry => ({
+    type,
+    id,
+    ...(name ? { name } : {}),
+    permissions,
+  });
   const folder = (path: string, entries: SavedAclEntry[], id: string | null = '1'): SavedFolder => ({ path, id, entries });
 
   it('compares folders by path as the server does, and entries by principal with the permissions as sets', () => {
@@ -148,13 +164,23 @@ describe('diffSavedFolders (pure)', () => {
           added: [{ type: 'User', id: '40', name: 'bob', permissions: ['readFiles'], sharePermissions: [] }],
           removed: [{ type: 'Group', id: '10', name: 'Acme Partners', permissions: ['readFiles', 'listFiles'], sharePermissions: [] }],
           changed: [
-            { type: 'User', id: '30', before: { permissions: ['listFiles'], sharePermissions: [] }, after: { permissions: ['deleteFiles', 'listFiles'], sharePermissions: ['readFiles'] } },
+            {
+              type: 'User',
+              id: '30',
+              before: { permissions: ['listFiles'], sharePermissions: [] },
+              after: { permissions: ['deleteFiles', 'listFiles'], sharePermissions: ['readFiles'] },
+            },
           ],
         },
       ],
     });
 
-    const text = renderSnapshotDiffText({ a: { env: 'lab', id: 'A' }, b: { env: 'lab', id: 'B' }, automationNotCompared: 'snapshot lab/A holds no automation export', folders: diff });
+    const text = renderSnapshotDiffText({
+      a: { env: 'lab', id: 'A' },
+      b: { env: 'lab', id: 'B' },
+      automationNotCompared: 'snapshot lab/A holds no automation export',
+      folders: diff,
+    });
     expect(text).toBe(
       [
         'Snapshot diff lab/A → lab/B',
@@ -176,7 +202,9 @@ describe('diffSavedFolders (pure)', () => {
 
   it('says when a folder did not exist when one snapshot was taken', () => {
     const diff = diffSavedFolders([folder('/Later', [], null)], [folder('/Later', [entry('User', '20', {}, 'alice')], '5')]);
-    expect(diff.changed).toEqual([{ path: '/Later', absentIn: 'a', added: [{ type: 'User', id: '20', name: 'alice', permissions: [], sharePermissions: [] }], removed: [], changed: [] }]);
+    expect(diff.changed).toEqual([
+      { path: '/Later', absentIn: 'a', added: [{ type: 'User', id: '20', name: 'alice', permissions: [], sharePermissions: [] }], removed: [], changed: [] },
+    ]);
     expect(renderSnapshotDiffText({ a: { env: 'lab', id: 'A' }, b: { env: 'lab', id: 'B' }, kinds: [], folders: diff })).toContain(
       '  ~ /Later (the folder did not exist when A was taken)\n      + User alice: (no permissions)\n',
     );
@@ -203,15 +231,24 @@ describe('diffSnapshots against the emulator', () => {
 
     const scratch = join(testdir({}), 'now.xml');
     await clients.automation.exportConfig(scratch);
-    await clients.automation.importConfig(readFileSync(scratch, 'utf8').replace('Desc="Globex FTPS server"', 'Desc="Globex FTPS (new)"').replace('globex-SEEDSECRET-5', 'globex-NEWSECRET-5'));
+    await clients.automation.importConfig(
+      readFileSync(scratch, 'utf8').replace('Desc="Globex FTPS server"', 'Desc="Globex FTPS (new)"').replace('globex-SEEDSECRET-5', 'globex-NEWSECRET-5'),
+    );
     const tasks = await clients.automation.listTasks();
     const payroll = tasks.find((t) => t.Name === 'Payroll to bank')!;
     await clients.automation.updateTask(payroll.ID!, { ...payroll, Active: 0 });
     await clients.automation.deleteTask(tasks.find((t) => t.Name === 'Nightly cleanup')!.ID!);
     const fs = (await clients.automation.listHosts()).find((h) => h.Name === 'local-fs')!;
-    await clients.automation.createTask({ Name: 'Archive sweep', Group: ['Operations'], Active: 1, steps: [{ Source: { HostID: fs.ID, Type: fs.type, Path: 'D:\\y', FileMask: '*' } }] });
+    await clients.automation.createTask({
+      Name: 'Archive sweep',
+      Group: ['Operations'],
+      Active: 1,
+      steps: [{ Source: { HostID: fs.ID, Type: fs.type, Path: 'D:\\y', FileMask: '*' } }],
+    });
     const acls = await clients.automation.listResourceGroupAcls();
-    await clients.automation.updateResourceGroupAcl(acls.find((x) => x.ResourceGroupName === 'Finance')!.ACLID, { Permissions: { TaskRun: 0, TaskEditExisting: 1 } });
+    await clients.automation.updateResourceGroupAcl(acls.find((x) => x.ResourceGroupName === 'Finance')!.ACLID, {
+      Permissions: { TaskRun: 0, TaskEditExisting: 1 },
+    });
     await clients.automation.deleteResourceGroupAcl(acls.find((x) => x.ResourceGroupName === 'Operations')!.ACLID);
 
     const b = await saveFrom(emulator, clients, dir, { folders: [], processEnv, now: new Date('2026-06-02T00:00:00.000Z') });
@@ -219,7 +256,12 @@ describe('diffSnapshots against the emulator', () => {
     expect(diff.a).toEqual({ env: 'lab', id: a.id });
     expect(diff.b).toEqual({ env: 'lab', id: b.id });
     expect(diff.kinds).toEqual([
-      { kind: 'task', added: ['Archive sweep'], removed: ['Nightly cleanup'], changed: [{ name: 'Payroll to bank', fields: [{ path: 'Active', before: '1', after: '0' }] }] },
+      {
+        kind: 'task',
+        added: ['Archive sweep'],
+        removed: ['Nightly cleanup'],
+        changed: [{ name: 'Payroll to bank', fields: [{ path: 'Active', before: '1', after: '0' }] }],
+      },
       {
         kind: 'host',
         added: [],

@@ -60,7 +60,10 @@ describe('findSnapshotGaps', () => {
         },
         baseline,
       ),
-    ).toEqual(['the snapshot holds 1 ACL entries of folder /Finance/Payroll but the server listed 2', 'folder /Acme is id 13 in the snapshot but was id 12 a moment before']);
+    ).toEqual([
+      'the snapshot holds 1 ACL entries of folder /Finance/Payroll but the server listed 2',
+      'folder /Acme is id 13 in the snapshot but was id 12 a moment before',
+    ]);
     expect(findSnapshotGaps({ folders: [] }, baseline)).toHaveLength(3);
   });
 });

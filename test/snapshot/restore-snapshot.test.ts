@@ -41,7 +41,10 @@ async function changeEverything(c: Clients): Promise<void> {
   const scratch = join(testdir({}), 'now.xml');
   await c.automation.exportConfig(scratch);
   const xml = readFileSync(scratch, 'utf8');
-  const changedXml = xml.replace('Desc="Acme Corp partner SFTP"', 'Desc="Acme SFTP (moved)"').replace('Port="2222"', 'Port="22"').replace('acme-SEEDSECRET-4', 'acme-NEWSECRET-4');
+  const changedXml = xml
+    .replace('Desc="Acme Corp partner SFTP"', 'Desc="Acme SFTP (moved)"')
+    .replace('Port="2222"', 'Port="22"')
+    .replace('acme-SEEDSECRET-4', 'acme-NEWSECRET-4');
   expect(changedXml).not.toBe(xml);
   await c.automation.importConfig(changedXml);
 
@@ -50,10 +53,17 @@ async function changeEverything(c: Clients): Promise<void> {
   await c.automation.updateTask(payroll.ID!, { ...payroll, Active: 0, Info: { Description: 'paused by a test' } });
   await c.automation.deleteTask(tasks.find((t) => t.Name === 'Nightly cleanup')!.ID!);
   const fs = (await c.automation.listHosts()).find((h) => h.Name === 'local-fs')!;
-  await c.automation.createTask({ Name: 'Added after the snapshot', Group: ['Operations'], Active: 1, steps: [{ Source: { HostID: fs.ID, Type: fs.type, Path: 'D:\\x', FileMask: '*' } }] });
+  await c.automation.createTask({
+    Name: 'Added after the snapshot',
+    Group: ['Operations'],
+    Active: 1,
+    steps: [{ Source: { HostID: fs.ID, Type: fs.type, Path: 'D:\\x', FileMask: '*' } }],
+  });
 
   const acls = await c.automation.listResourceGroupAcls();
-  await c.automation.updateResourceGroupAcl(acls.find((a) => a.ResourceGroupName === 'Finance')!.ACLID, { Permissions: { TaskRun: 1, TaskEditExisting: 1, TaskAddEditDelete: 1 } });
+  await c.automation.updateResourceGroupAcl(acls.find((a) => a.ResourceGroupName === 'Finance')!.ACLID, {
+    Permissions: { TaskRun: 1, TaskEditExisting: 1, TaskAddEditDelete: 1 },
+  });
   await c.automation.deleteResourceGroupAcl(acls.find((a) => a.ResourceGroupName === 'Operations')!.ACLID);
   await c.automation.createResourceGroupAcl({ ResourceGroupName: 'Operations', UserGroupName: 'Partner Managers', Permissions: { TaskRun: 1 } });
 
@@ -202,7 +212,9 @@ describe('restore: the diff first, the verification last', () => {
     const prepared = await prepareRestore(restoreOptions(dir, saved.id));
     expect(writesOf(emulator)).toEqual([]);
     // Live (A) → snapshot (B): + the restore puts back, - it removes.
-    const kinds = Object.fromEntries((prepared.diff.kinds ?? []).map((k) => [k.kind, { added: k.added, removed: k.removed, changed: k.changed.map((c) => c.name) }]));
+    const kinds = Object.fromEntries(
+      (prepared.diff.kinds ?? []).map((k) => [k.kind, { added: k.added, removed: k.removed, changed: k.changed.map((c) => c.name) }]),
+    );
     expect(kinds).toEqual({
       task: { added: ['Nightly cleanup'], removed: ['Added after the snapshot'], changed: ['Payroll to bank'] },
       host: { added: [], removed: [], changed: ['acme-sftp'] },
@@ -212,7 +224,9 @@ describe('restore: the diff first, the verification last', () => {
     expect(payroll.fields).toContainEqual(expect.objectContaining({ path: expect.stringMatching(/Active$/), before: '0', after: '1' }));
     const outbound = prepared.diff.folders.changed.find((f) => f.path === '/Distribution/Acme/Outbound')!;
     expect(outbound.added.map((e) => e.name)).toEqual(['Acme Partners']);
-    expect(outbound.changed.map((e) => [e.name, e.before.permissions, e.after.permissions])).toEqual([['alice', ['listFiles'], ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles']]]);
+    expect(outbound.changed.map((e) => [e.name, e.before.permissions, e.after.permissions])).toEqual([
+      ['alice', ['listFiles'], ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles']],
+    ]);
     // Host secrets changed too, and are never shown.
     expect(JSON.stringify(prepared.diff)).not.toMatch(/SEEDSECRET|NEWSECRET/);
     // No copy of the live export is left behind.

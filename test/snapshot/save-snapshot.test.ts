@@ -6,14 +6,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { isMftopsError } from '../../src/errors.js';
 import { Secret } from '../../src/secret.js';
 import { createAutomationClient } from '../../src/services/index.js';
-import {
-  listSnapshots,
-  loadSnapshot,
-  SnapshotError,
-  SnapshotIntegrityError,
-  verifySnapshot,
-  type SnapshotManifest,
-} from '../../src/snapshot/index.js';
+import { listSnapshots, loadSnapshot, SnapshotError, SnapshotIntegrityError, verifySnapshot, type SnapshotManifest } from '../../src/snapshot/index.js';
 import { testdir } from '../helpers/testdir.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 import { capturingExport, clientsFor, FOLDERS, KEY_HEX, OTHER_KEY_B64, saveFrom, snapshotFolder, treeOf, type Clients } from './helpers.js';
@@ -54,7 +47,9 @@ describe('saveSnapshot against the emulator', () => {
     expect(manifest.encryption).toBeUndefined();
     expect(JSON.stringify(manifest)).not.toContain('SEEDSECRET');
 
-    const saved = JSON.parse(readFileSync(join(folder, 'transfer-folders.json'), 'utf8')) as { folders: Array<{ path: string; id: string | null; entries: unknown[] }> };
+    const saved = JSON.parse(readFileSync(join(folder, 'transfer-folders.json'), 'utf8')) as {
+      folders: Array<{ path: string; id: string | null; entries: unknown[] }>;
+    };
     expect(saved.folders.map((f) => f.path)).toEqual(FOLDERS);
     const outbound = (await clients.transfer.findFolderByPath('/Distribution/Acme/Outbound'))!;
     expect(saved.folders[0]).toEqual({ path: '/Distribution/Acme/Outbound', id: outbound.id, entries: await clients.transfer.listFolderAcls(outbound.id) });
@@ -124,7 +119,9 @@ describe('a snapshot per service (format 2)', () => {
     await expect(verifySnapshot(dir, info.id)).rejects.toThrow(/unsupported formatVersion 3 \(this mftops reads 1 and 2\)/);
     const { transfer: _gone, ...exportOnly } = withoutExport as SnapshotManifest;
     writeFileSync(path, JSON.stringify(exportOnly));
-    expect(listSnapshots(dir, 'lab').unreadable.map((u) => u.reason)).toEqual([expect.stringMatching(/holds neither an automation export nor transfer folders$/)]);
+    expect(listSnapshots(dir, 'lab').unreadable.map((u) => u.reason)).toEqual([
+      expect.stringMatching(/holds neither an automation export nor transfer folders$/),
+    ]);
   });
 });
 
@@ -168,7 +165,10 @@ describe('encrypted snapshots (MFTOPS_SNAPSHOT_KEY)', () => {
   it('stores only ciphertext, verifies with the key, and refuses a wrong or missing key', async () => {
     const dir = testdir({});
     const received = join(testdir({}), 'as-received.xml');
-    const info = await saveFrom(emulator, clients, dir, { automation: capturingExport(clients.automation, received), processEnv: { MFTOPS_SNAPSHOT_KEY: KEY_HEX } });
+    const info = await saveFrom(emulator, clients, dir, {
+      automation: capturingExport(clients.automation, received),
+      processEnv: { MFTOPS_SNAPSHOT_KEY: KEY_HEX },
+    });
     const folder = snapshotFolder(dir, info.id);
     expect(info.encrypted).toBe(true);
     expect(treeOf(folder)).toEqual(['automation-config.xml.enc', 'snapshot.json', 'transfer-folders.json.enc']);
@@ -184,9 +184,13 @@ describe('encrypted snapshots (MFTOPS_SNAPSHOT_KEY)', () => {
     const keyEnv = { processEnv: { MFTOPS_SNAPSHOT_KEY: KEY_HEX } };
     expect((await verifySnapshot(dir, info.id, keyEnv)).files).toHaveLength(2);
     // The same key in base64 is the same key.
-    expect((await verifySnapshot(dir, info.id, { processEnv: { MFTOPS_SNAPSHOT_KEY: Buffer.from(KEY_HEX, 'hex').toString('base64') } })).snapshot.id).toBe(info.id);
+    expect((await verifySnapshot(dir, info.id, { processEnv: { MFTOPS_SNAPSHOT_KEY: Buffer.from(KEY_HEX, 'hex').toString('base64') } })).snapshot.id).toBe(
+      info.id,
+    );
     expect(loadSnapshot(dir, { env: 'lab', id: info.id }, keyEnv.processEnv).automationXml!.equals(readFileSync(received))).toBe(true);
-    await expect(verifySnapshot(dir, info.id, { processEnv: { MFTOPS_SNAPSHOT_KEY: OTHER_KEY_B64 } })).rejects.toThrow(/encrypted with another key than MFTOPS_SNAPSHOT_KEY/);
+    await expect(verifySnapshot(dir, info.id, { processEnv: { MFTOPS_SNAPSHOT_KEY: OTHER_KEY_B64 } })).rejects.toThrow(
+      /encrypted with another key than MFTOPS_SNAPSHOT_KEY/,
+    );
     await expect(verifySnapshot(dir, info.id, { processEnv: {} })).rejects.toThrow(/is encrypted: set MFTOPS_SNAPSHOT_KEY/);
 
     const flipped = Buffer.from(enc);
@@ -225,7 +229,12 @@ describe('a failed save leaves nothing behind', () => {
 
   it('on a 403 from GET /config (not an administrator)', async () => {
     const dir = testdir({});
-    const operator = createAutomationClient({ url: emulator.automationUrl, username: 'operator', password: new Secret(SEED_LOGINS.automationOperator.password), retry: { maxAttempts: 1 } });
+    const operator = createAutomationClient({
+      url: emulator.automationUrl,
+      username: 'operator',
+      password: new Secret(SEED_LOGINS.automationOperator.password),
+      retry: { maxAttempts: 1 },
+    });
     try {
       const err = await saveFrom(emulator, clients, dir, { automation: operator }).catch((e: unknown) => e);
       expect((err as Error).message).toMatch(/^snapshot not saved: automation: GET \/automation\/api\/v1\/config: 403/);
@@ -238,7 +247,12 @@ describe('a failed save leaves nothing behind', () => {
   it('on a stopped server', async () => {
     const dir = testdir({});
     const gone = await startSeededEmulator();
-    const client = createAutomationClient({ url: gone.automationUrl, username: 'admin', password: new Secret(SEED_LOGINS.automationAdmin.password), retry: { maxAttempts: 1 } });
+    const client = createAutomationClient({
+      url: gone.automationUrl,
+      username: 'admin',
+      password: new Secret(SEED_LOGINS.automationAdmin.password),
+      retry: { maxAttempts: 1 },
+    });
     await gone.close();
     try {
       const err = await saveFrom(emulator, clients, dir, { automation: client }).catch((e: unknown) => e);
@@ -270,7 +284,9 @@ describe('a failed save leaves nothing behind', () => {
     };
     const err2 = await saveFrom(emulator, clients, dir, { automation: diskFull }).catch((e: unknown) => e);
     expect(err2).toBeInstanceOf(SnapshotError);
-    expect((err2 as Error).message).toMatch(/^snapshot not saved: cannot write snapshot \S+\/automation-config\.xml: no space left on the device \(ENOSPC\): free some space/);
+    expect((err2 as Error).message).toMatch(
+      /^snapshot not saved: cannot write snapshot \S+\/automation-config\.xml: no space left on the device \(ENOSPC\): free some space/,
+    );
     expect(treeOf(dir)).toEqual(['lab']);
   });
 
@@ -282,7 +298,9 @@ describe('a failed save leaves nothing behind', () => {
     const emptied = { findFolderByPath: clients.transfer.findFolderByPath.bind(clients.transfer), listFolderAcls: () => Promise.resolve([]) };
     const baseline = { folders: [{ path: '/Distribution/Acme/Outbound', id: folder!.id, entries }] };
     const err = await saveFrom(emulator, clients, dir, { transfer: emptied, folders: ['/Distribution/Acme/Outbound'], baseline }).catch((e: unknown) => e);
-    expect((err as Error).message).toBe(`snapshot not saved: the snapshot holds 0 ACL entries of folder /Distribution/Acme/Outbound but the server listed ${entries}: not a backup of this server`);
+    expect((err as Error).message).toBe(
+      `snapshot not saved: the snapshot holds 0 ACL entries of folder /Distribution/Acme/Outbound but the server listed ${entries}: not a backup of this server`,
+    );
     expect(treeOf(dir)).toEqual(['lab']);
     // The same folders read faithfully are saved.
     await saveFrom(emulator, clients, dir, { folders: ['/Distribution/Acme/Outbound'], baseline });
@@ -290,7 +308,11 @@ describe('a failed save leaves nothing behind', () => {
 
   it('when a transfer folder cannot be read', async () => {
     const dir = testdir({});
-    const failing = { ...clients.transfer, findFolderByPath: clients.transfer.findFolderByPath.bind(clients.transfer), listFolderAcls: () => Promise.reject(new SnapshotError('transfer: GET /folders/1/acls: 500')) };
+    const failing = {
+      ...clients.transfer,
+      findFolderByPath: clients.transfer.findFolderByPath.bind(clients.transfer),
+      listFolderAcls: () => Promise.reject(new SnapshotError('transfer: GET /folders/1/acls: 500')),
+    };
     const err = await saveFrom(emulator, clients, dir, { transfer: failing }).catch((e: unknown) => e);
     expect((err as Error).message).toBe('snapshot not saved: transfer: GET /folders/1/acls: 500');
     expect(treeOf(dir)).toEqual(['lab']);

@@ -44,9 +44,13 @@ const UNUSUAL = Buffer.from('<?xml version="1.0"?>\n<?keep me?>\n<Config><?keep 
 
 /** A large export in the emulator's shape: 20,000 tasks, about 6 MB. */
 function largeExport(tasks: number): Buffer {
-  const parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<Config Version="1">\n  <Hosts>\n    <SSHFTP ID="1" Name="h" DefPassword="p&amp;w"/>\n  </Hosts>\n  <Tasks>'];
+  const parts = [
+    '<?xml version="1.0" encoding="UTF-8"?>\n<Config Version="1">\n  <Hosts>\n    <SSHFTP ID="1" Name="h" DefPassword="p&amp;w"/>\n  </Hosts>\n  <Tasks>',
+  ];
   for (let i = 0; i < tasks; i++) {
-    parts.push(`\n    <Task ID="${i}" Name="Task ${i} é" Active="1">\n      <Group>G</Group>\n      <Info Description="line&#10;two &lt;x&gt;" Notes=""/>\n      <Source ID="1" HostID="1" Path="D:\\in\\${i}" FileMask="*"/>\n    </Task>`);
+    parts.push(
+      `\n    <Task ID="${i}" Name="Task ${i} é" Active="1">\n      <Group>G</Group>\n      <Info Description="line&#10;two &lt;x&gt;" Notes=""/>\n      <Source ID="1" HostID="1" Path="D:\\in\\${i}" FileMask="*"/>\n    </Task>`,
+    );
   }
   parts.push('\n  </Tasks>\n</Config>\n');
   return Buffer.from(parts.join(''));
@@ -85,7 +89,10 @@ describe('save and verify through the streaming check', () => {
     const broken = Buffer.from('<Config><Tasks><Task/></Tasks>\n<Task>');
     writeFileSync(join(folder, 'automation-config.xml'), broken);
     const manifest = JSON.parse(readFileSync(join(folder, 'snapshot.json'), 'utf8')) as SnapshotManifest;
-    writeFileSync(join(folder, 'snapshot.json'), JSON.stringify({ ...manifest, automation: { ...manifest.automation, bytes: broken.length, sha256: sha256(broken) } }));
+    writeFileSync(
+      join(folder, 'snapshot.json'),
+      JSON.stringify({ ...manifest, automation: { ...manifest.automation, bytes: broken.length, sha256: sha256(broken) } }),
+    );
     const err = await verifySnapshot(dir, info.id).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SnapshotIntegrityError);
     expect((err as Error).message).toBe(`snapshot lab/${info.id}: automation-config.xml is not well-formed XML: ${checkConfigXml(broken.toString('utf8'))}`);

@@ -163,7 +163,46 @@ describe('XmlChecker', () => {
 
   it('never accepts a document fast-xml-parser refuses or counts otherwise: 3000 random mutations of valid ones', () => {
     const rnd = random(20261122);
-    const pieces = ['<', '>', '/', '"', "'", '=', '&', ';', '!', '-', '?', '[', ']', ' ', '\n', '\r', '\t', 'a', 'Task', 'Tasks', '#', 'x', '<!--', '-->', '<![CDATA[', ']]>', '</', '/>', '&amp;', '&#10;', '\uFEFF', 'é', '<Task/>', '</Task>', '<Task>', 'constructor', '<?xml version="1.0"?>', '<!DOCTYPE x>'];
+    const pieces = [
+      '<',
+      '>',
+      '/',
+      '"',
+      "'",
+      '=',
+      '&',
+      ';',
+      '!',
+      '-',
+      '?',
+      '[',
+      ']',
+      ' ',
+      '\n',
+      '\r',
+      '\t',
+      'a',
+      'Task',
+      'Tasks',
+      '#',
+      'x',
+      '<!--',
+      '-->',
+      '<![CDATA[',
+      ']]>',
+      '</',
+      '/>',
+      '&amp;',
+      '&#10;',
+      '\uFEFF',
+      'é',
+      '<Task/>',
+      '</Task>',
+      '<Task>',
+      'constructor',
+      '<?xml version="1.0"?>',
+      '<!DOCTYPE x>',
+    ];
     let accepted = 0;
     let refused = 0;
     for (let n = 0; n < 3000; n++) {
@@ -172,7 +211,12 @@ describe('XmlChecker', () => {
         const at = rnd(text.length + 1);
         const piece = pieces[rnd(pieces.length)]!;
         const op = rnd(3);
-        text = op === 0 ? text.slice(0, at) + piece + text.slice(at) : op === 1 ? text.slice(0, at) + text.slice(at + 1 + rnd(4)) : text.slice(0, at) + piece + text.slice(at + 1);
+        text =
+          op === 0
+            ? text.slice(0, at) + piece + text.slice(at)
+            : op === 1
+              ? text.slice(0, at) + text.slice(at + 1 + rnd(4))
+              : text.slice(0, at) + piece + text.slice(at + 1);
       }
       if (expectSafe(text).ok) accepted++;
       else refused++;
@@ -186,7 +230,8 @@ describe('XmlChecker', () => {
 });
 
 describe('XmlChecker: what apply checks the export against (issue 23 findings 4 and 9)', () => {
-  const EXPORT = '<Config><ACLs><ACL ACLID="7" ResourceGroupName="Fin &amp; Ops" UserGroupName="Auditors"><Permissions TaskRun="1"/></ACL><ACL ID="8"/></ACLs><Tasks>\n  <Task ID="12" Name="Pay &quot;roll&quot; &#233;"><Source ID="1" Name="not the task"/></Task>\n  <Task Name="no id"/>\n</Tasks><Tasks><Task ID="99"/></Tasks></Config>';
+  const EXPORT =
+    '<Config><ACLs><ACL ACLID="7" ResourceGroupName="Fin &amp; Ops" UserGroupName="Auditors"><Permissions TaskRun="1"/></ACL><ACL ID="8"/></ACLs><Tasks>\n  <Task ID="12" Name="Pay &quot;roll&quot; &#233;"><Source ID="1" Name="not the task"/></Task>\n  <Task Name="no id"/>\n</Tasks><Tasks><Task ID="99"/></Tasks></Config>';
 
   it('keeps the ids and names of the first Tasks and ACLs sections, references decoded, however the chunks are cut', () => {
     const whole = checkXmlBytes(Buffer.from(EXPORT));
@@ -207,7 +252,10 @@ describe('XmlChecker: what apply checks the export against (issue 23 findings 4 
     const external = '<!DOCTYPE Config [<!ENTITY x SYSTEM "file:///etc/passwd">]><Config><Tasks><Task Name="&x;"/></Tasks></Config>';
     for (const text of [bomb, external, '<!DOCTYPE Config><Config/>']) {
       expect(checkXmlBytes(Buffer.from(text)), text).toMatchObject({ ok: false, declaration: true });
-      expect(reference(text), text).toEqual({ problem: 'contains a DOCTYPE/entity declaration, which mftops refuses (server answer, not an mftops bug)', declaration: true });
+      expect(reference(text), text).toEqual({
+        problem: 'contains a DOCTYPE/entity declaration, which mftops refuses (server answer, not an mftops bug)',
+        declaration: true,
+      });
     }
     // Behind a processing instruction the checker stops first; the fallback still refuses it.
     expect(reference(`<?pi x?>${external}`)).toMatchObject({ declaration: true });

@@ -1,5 +1,12 @@
 import { applyExitCode, type ApplyReport } from '../../apply/model.js';
-import { renderApplyPhase, renderApprovalQuestion, renderChangeResultLine, renderApplySummaryGithub, renderApplySummaryJson, renderApplySummaryText } from '../../render/apply-summary.js';
+import {
+  renderApplyPhase,
+  renderApprovalQuestion,
+  renderChangeResultLine,
+  renderApplySummaryGithub,
+  renderApplySummaryJson,
+  renderApplySummaryText,
+} from '../../render/apply-summary.js';
 import { applyEnvironment, sortApplyArguments } from '../../app/apply.js';
 import { MAX_DELETES_RANGE, PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';

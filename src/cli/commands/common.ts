@@ -17,7 +17,13 @@ export function useColor(g: Pick<GlobalOptions, 'color'>, io: CommandIo): boolea
  * document, an `mftops.error`; otherwise (warnings beside a result) stdout holds only the result
  * and they go to stderr as text.
  */
-export function writeDiagnostics(g: GlobalOptions, io: CommandIo, diagnostics: readonly Diagnostic[], manifestCount: number, options: { alone?: boolean } = {}): void {
+export function writeDiagnostics(
+  g: GlobalOptions,
+  io: CommandIo,
+  diagnostics: readonly Diagnostic[],
+  manifestCount: number,
+  options: { alone?: boolean } = {},
+): void {
   const report = { diagnostics, manifestCount };
   switch (g.format) {
     case 'github':

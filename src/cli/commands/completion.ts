@@ -48,7 +48,16 @@ export function describeCommand(cmd: Command, path: string, argumentValues?: Com
     commands: help.visibleCommands(cmd).map((c) => {
       const at = path === '' ? c.name() : `${path} ${c.name()}`;
       // commander's own `help [command]` (not one of the commands) takes the name of a sibling.
-      return describeCommand(c, at, cmd.commands.includes(c) ? undefined : help.visibleCommands(cmd).filter((s) => cmd.commands.includes(s)).map((s) => s.name()));
+      return describeCommand(
+        c,
+        at,
+        cmd.commands.includes(c)
+          ? undefined
+          : help
+              .visibleCommands(cmd)
+              .filter((s) => cmd.commands.includes(s))
+              .map((s) => s.name()),
+      );
     }),
   };
 }

@@ -30,7 +30,8 @@ export async function runDiffEnv(g: GlobalOptions, opts: DiffEnvCommandOptions, 
   } finally {
     ctx.finish();
   }
-  if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: result.status === 'invalid' });
+  if (result.diagnostics.diagnostics.length > 0)
+    writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: result.status === 'invalid' });
   if (result.status === 'invalid') return 1;
   io.stdout(await renderDiffEnv(result.diff, g));
   return environmentsDiffer(result.diff) ? 2 : 0;

@@ -42,7 +42,8 @@ export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: 
   } finally {
     ctx.finish();
   }
-  if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: result.status === 'invalid' });
+  if (result.diagnostics.diagnostics.length > 0)
+    writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: result.status === 'invalid' });
   if (result.status === 'invalid') return 1;
   io.stdout(await renderReport(result.report, g, useColor(g, io)));
   if (opts.report !== undefined && !g.quiet) io.stderr(`Wrote the drift report to ${opts.report}\n`);

@@ -43,7 +43,8 @@ export async function runEmulator(opts: EmulatorCommandOptions, io: CommandIo): 
   const seed = opts.seed !== undefined ? loadSeedFile(opts.seed) : undefined;
   // Refused before anything listens; checked again by the write itself (no overwrite without --force).
   const configFile = opts.writeConfig !== undefined ? resolve(opts.writeConfig) : undefined;
-  if (configFile !== undefined && opts.force !== true && existsSync(configFile)) throw new ConfigError(`${opts.writeConfig} exists: pass --force to overwrite it, or choose another file`);
+  if (configFile !== undefined && opts.force !== true && existsSync(configFile))
+    throw new ConfigError(`${opts.writeConfig} exists: pass --force to overwrite it, or choose another file`);
   const emulator = await startEmulator({
     port,
     latencyMs,
@@ -72,7 +73,8 @@ export async function runEmulator(opts: EmulatorCommandOptions, io: CommandIo): 
   });
   if (configFile !== undefined) {
     try {
-      if (opts.force !== true && existsSync(configFile)) throw new ConfigError(`${opts.writeConfig} exists: pass --force to overwrite it, or choose another file`);
+      if (opts.force !== true && existsSync(configFile))
+        throw new ConfigError(`${opts.writeConfig} exists: pass --force to overwrite it, or choose another file`);
       writeFileAtomicSync(configFile, configHeader(emulator.url) + config, { mode: 0o644 });
     } catch (err) {
       await emulator.close();
@@ -95,7 +97,14 @@ export async function runEmulator(opts: EmulatorCommandOptions, io: CommandIo): 
 }
 
 /** The accounts, the `export` line for their passwords, and the mftops.yaml (or where it was written). */
-function describeSignIn(admins: { readonly automation?: { readonly username: string; readonly password: string }; readonly transfer?: { readonly username: string; readonly password: string } }, config: string, writtenTo: string | undefined): string {
+function describeSignIn(
+  admins: {
+    readonly automation?: { readonly username: string; readonly password: string };
+    readonly transfer?: { readonly username: string; readonly password: string };
+  },
+  config: string,
+  writtenTo: string | undefined,
+): string {
   const services = (['automation', 'transfer'] as const).flatMap((s) => (admins[s] ? [{ service: s, ...admins[s] }] : []));
   if (services.length === 0) return '  sign in:    the seed has no administrator of either service\n';
   const lines = [
@@ -104,8 +113,17 @@ function describeSignIn(admins: { readonly automation?: { readonly username: str
     'Set the passwords where you run mftops (mftops.yaml reads them from the environment, never from the file):',
     `  export ${services.map((a) => `${PASSWORD_VARIABLES[a.service]}=${shellQuote(a.password)}`).join(' ')}`,
   ];
-  if (writtenTo !== undefined) lines.push(`Wrote ${writtenTo}: environment "${ENVIRONMENT}" on this emulator, manifests in manifests/. Try: mftops status --config ${writtenTo}`);
-  else lines.push('', `An mftops.yaml for this emulator (--write-config FILE writes it):`, ...config.trimEnd().split('\n').map((l) => `  ${l}`));
+  if (writtenTo !== undefined)
+    lines.push(`Wrote ${writtenTo}: environment "${ENVIRONMENT}" on this emulator, manifests in manifests/. Try: mftops status --config ${writtenTo}`);
+  else
+    lines.push(
+      '',
+      `An mftops.yaml for this emulator (--write-config FILE writes it):`,
+      ...config
+        .trimEnd()
+        .split('\n')
+        .map((l) => `  ${l}`),
+    );
   return `${lines.join('\n')}\n`;
 }
 

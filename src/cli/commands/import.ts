@@ -80,7 +80,10 @@ export async function runImport(g: GlobalOptions, opts: ImportCommandOptions, io
 }
 
 function parseKinds(raw: readonly string[]): ImportKind[] {
-  const names = raw.flatMap((k) => k.split(',')).map((k) => k.trim()).filter((k) => k !== '');
+  const names = raw
+    .flatMap((k) => k.split(','))
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
   if (names.length === 0) throw new ConfigError(`--kind takes one or more of ${MANIFEST_KINDS.join(', ')}`);
   const out: ImportKind[] = [];
   for (const n of names) {

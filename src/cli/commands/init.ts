@@ -46,7 +46,9 @@ export async function runInit(g: GlobalOptions, opts: InitCommandOptions, io: Co
         io.stderr(
           `mftops: note: next, put your servers' URLs in mftops.yaml and your objects in manifests/, then: ${cd}mftops validate && mftops status && mftops plan ` +
             '(set MFT_AUTOMATION_USER, MFT_AUTOMATION_PASSWORD, MFT_TRANSFER_USER and MFT_TRANSFER_PASSWORD first; in GitHub, as secrets of the environments the workflows name)\n' +
-            (result.action.startsWith('./') ? `mftops: note: the workflows run the action ${result.action}, which npm ci installs: commit package.json and package-lock.json\n` : ''),
+            (result.action.startsWith('./')
+              ? `mftops: note: the workflows run the action ${result.action}, which npm ci installs: commit package.json and package-lock.json\n`
+              : ''),
         );
       }
       return 0;

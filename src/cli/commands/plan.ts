@@ -38,7 +38,8 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
   } finally {
     ctx.finish();
   }
-  if (result.diagnostics.diagnostics.length > 0) writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: result.status === 'invalid' });
+  if (result.diagnostics.diagnostics.length > 0)
+    writeDiagnostics(g, io, result.diagnostics.diagnostics, result.diagnostics.manifestCount, { alone: result.status === 'invalid' });
   if (result.status === 'invalid') return 1;
   io.stdout(await renderPlan(result.plan, g, useColor(g, io), result.diagnostics.diagnostics));
   if (result.status === 'denied') {

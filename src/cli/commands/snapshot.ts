@@ -11,7 +11,20 @@ import type { ServiceName } from '../../config/model.js';
 import { ConfigError } from '../../errors.js';
 import { hasDifferences, type PartsDiff, type RestoreResult, type SnapshotInfo } from '../../snapshot/model.js';
 import { describeRef, type SnapshotRef } from '../../snapshot/store.js';
-import { renderSnapshotListJson, renderSnapshotListText, renderVerifiedJson, renderVerifiedText, renderAlteredJson, renderSnapshotDiffJson, renderSnapshotDiffText, describeSnapshot, renderRestoreDiffText, renderSavedJson, renderRestoredJson, type DiffWording } from '../../render/snapshot.js';
+import {
+  renderSnapshotListJson,
+  renderSnapshotListText,
+  renderVerifiedJson,
+  renderVerifiedText,
+  renderAlteredJson,
+  renderSnapshotDiffJson,
+  renderSnapshotDiffText,
+  describeSnapshot,
+  renderRestoreDiffText,
+  renderSavedJson,
+  renderRestoredJson,
+  type DiffWording,
+} from '../../render/snapshot.js';
 import { cliContext, environmentChoice, type CliContext } from '../app-context.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
 import { writeError } from './common.js';
@@ -82,7 +95,11 @@ export async function runSnapshotVerify(g: GlobalOptions, opts: SnapshotIdOption
       return 0;
     }
     case 'altered': {
-      io.stdout(g.format === 'json' ? renderAlteredJson({ ref: result.snapshot, file: result.file, error: result.error }) : `Snapshot ${result.snapshot} FAILED verification: ${result.error}\n`);
+      io.stdout(
+        g.format === 'json'
+          ? renderAlteredJson({ ref: result.snapshot, file: result.file, error: result.error })
+          : `Snapshot ${result.snapshot} FAILED verification: ${result.error}\n`,
+      );
       return 1;
     }
     default: {
@@ -112,7 +129,9 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
       [
         `${opts.dryRun === true ? 'Dry run: restoring' : 'Restoring'} ${describeSnapshot(d.snapshot)} taken ${d.snapshot.createdAt}`,
         ...(d.automationUrl !== undefined ? [`  replaces the whole automation configuration of ${d.automationUrl}`] : []),
-        ...(d.folderCount > 0 ? [`  ${d.automationUrl !== undefined ? 'and resets' : 'resets'} the ACLs of ${d.folderCount} transfer folder(s) on ${d.transferUrl}`] : []),
+        ...(d.folderCount > 0
+          ? [`  ${d.automationUrl !== undefined ? 'and resets' : 'resets'} the ACLs of ${d.folderCount} transfer folder(s) on ${d.transferUrl}`]
+          : []),
         '  A snapshot of the current state is taken first.',
         '',
         renderRestoreDiffText(d.diff, `${d.snapshot.env}/${d.snapshot.id}`, diffWording()),
@@ -150,7 +169,9 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
         io.stdout(renderSnapshotDiffJson({ ...restored.diff, a: { env: restored.ref.env, id: 'live' }, b: { env: restored.ref.env, id: restored.ref.id } }));
       } else {
         preview({ ...restored.description, diff: restored.diff });
-        io.stdout(`Dry run: nothing was written. To restore: mftops snapshot restore ${restored.ref.id}${opts.service !== undefined ? ` --service ${opts.service}` : ''}\n`);
+        io.stdout(
+          `Dry run: nothing was written. To restore: mftops snapshot restore ${restored.ref.id}${opts.service !== undefined ? ` --service ${opts.service}` : ''}\n`,
+        );
       }
       return 0;
     }

@@ -25,11 +25,16 @@ export const FOLDER_PERMISSIONS: KindDefinition<'FolderPermissions'> = {
     const entries = folder ? viewEntries(folder.acl) : [];
     return {
       kind: 'FolderPermissions',
-      entries: entries.map((e) => ({ principal: { type: e.type, name: e.name }, grant: { permissions: [...e.permissions.permissions], sharePermissions: [...e.permissions.sharePermissions] } })),
+      entries: entries.map((e) => ({
+        principal: { type: e.type, name: e.name },
+        grant: { permissions: [...e.permissions.permissions], sharePermissions: [...e.permissions.sharePermissions] },
+      })),
     };
   },
   describeUnmanaged: (detail, words) =>
-    detail.entries.length === 0 ? 'no entries' : detail.entries.map((e) => `${e.principal.type.toLowerCase()} ${words.escape(e.principal.name)} (${words.grant(e.grant)})`).join('; '),
+    detail.entries.length === 0
+      ? 'no entries'
+      : detail.entries.map((e) => `${e.principal.type.toLowerCase()} ${words.escape(e.principal.name)} (${words.grant(e.grant)})`).join('; '),
   plan: planFolders,
   prune: pruneFolders,
 };

@@ -96,7 +96,9 @@ export const FOLDER_PERMISSIONS_IO: KindIo<'FolderPermissions'> = {
     switch (step.op) {
       case 'folder-create': {
         const purpose = `create ${step.path} under ${step.parentPath}`;
-        const parentId = step.parentMadeHere ? ctx.created.require(step.parentAddress, purpose) : (ctx.created.idOf(step.parentAddress) ?? (await transferWriter(ctx).findFolderByPath(step.parentPath))?.id);
+        const parentId = step.parentMadeHere
+          ? ctx.created.require(step.parentAddress, purpose)
+          : (ctx.created.idOf(step.parentAddress) ?? (await transferWriter(ctx).findFolderByPath(step.parentPath))?.id);
         if (parentId === undefined) throw new StepError(`cannot create ${step.path}: its parent folder ${step.parentPath} does not exist`);
         const folder = await transferWriter(ctx).createSubfolder(parentId, { name: step.name, inheritPermissions: step.inheritPermissions });
         return { folder: folder.id };
@@ -133,7 +135,9 @@ export const FOLDER_PERMISSIONS_IO: KindIo<'FolderPermissions'> = {
         const id = folderId(ctx, step.address, step.path);
         const folder = await transferWriter(ctx).findFolderByPath(step.path);
         if (!folder) return { kind: 'resend', step };
-        return folder.id === id ? { kind: 'done', ids: { folder: id } } : { kind: 'fail', message: `${step.path} is now another folder (id ${folder.id}), not the one renamed from ${step.from} (id ${id})` };
+        return folder.id === id
+          ? { kind: 'done', ids: { folder: id } }
+          : { kind: 'fail', message: `${step.path} is now another folder (id ${folder.id}), not the one renamed from ${step.from} (id ${id})` };
       }
       case 'entry-set': {
         const id = folderId(ctx, step.address, step.folderPath);
@@ -184,15 +188,23 @@ export const FOLDER_PERMISSIONS_IO: KindIo<'FolderPermissions'> = {
       const found = [];
       if (live) found.push({ how: 'appeared' as const, detail: `folder ${live.folder.path} now exists (id ${live.folder.id})` });
       const parent = createdFolderParent(c);
-      if (parent !== undefined && now.parents.get(folderKey(parent)) === false) found.push({ how: 'gone' as const, detail: `its parent folder ${parent} no longer exists` });
+      if (parent !== undefined && now.parents.get(folderKey(parent)) === false)
+        found.push({ how: 'gone' as const, detail: `its parent folder ${parent} no longer exists` });
       return found;
     }
     const at = c.previousName ?? c.name;
     const found = now.folders.get(folderKey(at));
     if (!found) return [{ how: 'gone', detail: `folder id ${c.liveId ?? '?'}${c.previousName !== undefined ? ` at ${at}` : ''}` }];
-    if (found.folder.id !== c.liveId) return [{ how: 'changed', detail: `${c.previousName !== undefined ? at : 'the path'} now names another folder (id ${found.folder.id}, was ${c.liveId ?? '?'})` }];
+    if (found.folder.id !== c.liveId)
+      return [
+        {
+          how: 'changed',
+          detail: `${c.previousName !== undefined ? at : 'the path'} now names another folder (id ${found.folder.id}, was ${c.liveId ?? '?'})`,
+        },
+      ];
     if (fingerprintFolder(found) !== c.fingerprint) return [{ how: 'changed' }];
-    if (c.previousName !== undefined && live) return [{ how: 'appeared', detail: `folder ${live.folder.path} now exists (id ${live.folder.id}): the rename would collide with it` }];
+    if (c.previousName !== undefined && live)
+      return [{ how: 'appeared', detail: `folder ${live.folder.path} now exists (id ${live.folder.id}): the rename would collide with it` }];
     return [];
   },
 

@@ -32,13 +32,21 @@ export function planFolders(context: PlanContext<'FolderPermissions'>): void {
   };
   /** Live paths (by key) of the folders this plan renames, or moves along with a renamed parent → their new paths. */
   const moved = new Map<string, string>();
-  const byDepth = [...context.desired].map((desired, index) => ({ desired, index })).sort((a, b) => folderDepth(a.desired.path) - folderDepth(b.desired.path) || a.index - b.index);
+  const byDepth = [...context.desired]
+    .map((desired, index) => ({ desired, index }))
+    .sort((a, b) => folderDepth(a.desired.path) - folderDepth(b.desired.path) || a.index - b.index);
   for (const { desired } of byDepth) {
     const manifest = desired.manifest;
     const key = folderKey(desired.path);
     const depth = folderDepth(desired.path);
     const live = folders.get(key);
-    const base = { address: formatAddress('FolderPermissions', desired.path), kind: 'FolderPermissions' as const, name: desired.path, service: 'transfer' as const, source: sourceRef(manifest.source, cwd) };
+    const base = {
+      address: formatAddress('FolderPermissions', desired.path),
+      kind: 'FolderPermissions' as const,
+      name: desired.path,
+      service: 'transfer' as const,
+      source: sourceRef(manifest.source, cwd),
+    };
     if (checkMovedAway(desired, moved, diagnostics)) continue;
     const previous = manifest.previousNames.flatMap((previousName, index) => {
       const found = folders.get(folderKey(previousName));
@@ -49,16 +57,24 @@ export function planFolders(context: PlanContext<'FolderPermissions'>): void {
         if (stillThere.live.folder.id === live.folder.id) continue;
         const old = stillThere.live.folder;
         diagnostics.push(
-          createPlanWarning('MF412', manifest.sourceMap.locate(['metadata', 'previousNames', stillThere.index]), `previous name ${old.path} of folder ${desired.path} still exists on the transfer server (id ${old.id}): the plan manages ${live.folder.path} and leaves ${old.path} alone`, {
-            hint: `delete or rename ${old.path} on the transfer server, or drop it from previousNames`,
-          }),
+          createPlanWarning(
+            'MF412',
+            manifest.sourceMap.locate(['metadata', 'previousNames', stillThere.index]),
+            `previous name ${old.path} of folder ${desired.path} still exists on the transfer server (id ${old.id}): the plan manages ${live.folder.path} and leaves ${old.path} alone`,
+            {
+              hint: `delete or rename ${old.path} on the transfer server, or drop it from previousNames`,
+            },
+          ),
         );
       }
       const liveEntries = viewEntries(live.acl);
       const outcome = planFolder(desired, liveEntries);
       after.set(key, outcome.after);
       bases.set(base.address, { kind: 'folder', before: liveEntries, after: outcome.after });
-      context.add({ ...base, ...outcomeFields(outcome, manifest, cwd), liveId: String(live.folder.id), ...fingerprintOf(outcome.action, () => fingerprintFolder(live)) }, depth);
+      context.add(
+        { ...base, ...outcomeFields(outcome, manifest, cwd), liveId: String(live.folder.id), ...fingerprintOf(outcome.action, () => fingerprintFolder(live)) },
+        depth,
+      );
       continue;
     }
     const renamed = previous[0]?.live;
@@ -163,9 +179,14 @@ function checkMovedAway(d: DesiredFolder, moved: ReadonlyMap<string, string>, di
   const above = parent === undefined ? undefined : movedAncestor(parent, moved);
   if (above === undefined) return false;
   diagnostics.push(
-    createPlanDiagnostic('MF408', d.manifest.sourceMap.locate(['metadata', 'name']), `folder ${d.path} will not exist after this plan: ${above.from} above it is renamed to ${above.to}`, {
-      hint: `name it ${pathAfterMoves(d.path, moved)}, with ${d.path} in previousNames`,
-    }),
+    createPlanDiagnostic(
+      'MF408',
+      d.manifest.sourceMap.locate(['metadata', 'name']),
+      `folder ${d.path} will not exist after this plan: ${above.from} above it is renamed to ${above.to}`,
+      {
+        hint: `name it ${pathAfterMoves(d.path, moved)}, with ${d.path} in previousNames`,
+      },
+    ),
   );
   return true;
 }
@@ -189,12 +210,20 @@ function pathAfterMoves(path: string, moved: ReadonlyMap<string, string>): strin
  * A managed folder the server does not have: created under its parent with `createIfMissing`
  * (the parent must exist or be created earlier in this plan), else a diagnostic.
  */
-function planFolderCreation(d: DesiredFolder, entriesAfter: (path: string) => readonly EntryView[] | undefined, diagnostics: PlanDiagnostic[]): FolderOutcome | undefined {
+function planFolderCreation(
+  d: DesiredFolder,
+  entriesAfter: (path: string) => readonly EntryView[] | undefined,
+  diagnostics: PlanDiagnostic[],
+): FolderOutcome | undefined {
   const m = d.manifest;
   const at = m.sourceMap.locate(['metadata', 'name']);
   const how = m.spec.createIfMissing;
   if (!how) {
-    diagnostics.push(createPlanDiagnostic('MF408', at, `folder ${d.path} does not exist on the transfer server; add createIfMissing to create it`, { hint: 'or check the path: folder paths must match the server (case aside)' }));
+    diagnostics.push(
+      createPlanDiagnostic('MF408', at, `folder ${d.path} does not exist on the transfer server; add createIfMissing to create it`, {
+        hint: 'or check the path: folder paths must match the server (case aside)',
+      }),
+    );
     return undefined;
   }
   const parent = parentPath(d.path);
@@ -210,4 +239,3 @@ function planFolderCreation(d: DesiredFolder, entriesAfter: (path: string) => re
   const copied = how.inheritPermissions === 'None' ? [] : parentEntries.map((e) => ({ ...e, editable: true, deletable: true }));
   return planFolder(d, copied, { parentPath: parent, name: folderName(d.path), inheritPermissions: how.inheritPermissions, copied });
 }
-

@@ -1,6 +1,16 @@
 import type { LiveFolder } from '../../live/model.js';
 import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../../manifest/types.js';
-import type { Action, ChangeReason, DesiredEntry, DesiredFolder, EntryChange, EntryPermissions, FieldChange, FolderPermissionsPayload, Principal } from '../../resources/model.js';
+import type {
+  Action,
+  ChangeReason,
+  DesiredEntry,
+  DesiredFolder,
+  EntryChange,
+  EntryPermissions,
+  FieldChange,
+  FolderPermissionsPayload,
+  Principal,
+} from '../../resources/model.js';
 import type { FolderAclEntry, FolderPermissions } from '../../services/transfer/types.js';
 import { sha256Of, toJson } from '../../resources/common.js';
 import { isRecord } from '../../is-record.js';
@@ -185,20 +195,31 @@ export function planFolder(desired: DesiredFolder, live: readonly EntryView[], c
     path: desired.path,
     ...(creation ? { create: { parentPath: creation.parentPath, name: creation.name, inheritPermissions: creation.inheritPermissions } } : {}),
     // Same name: only the parent is renamed, which moves this folder along.
-    ...(previousPath !== undefined && folderName(previousPath) !== folderName(desired.path) ? { rename: { from: previousPath, name: folderName(desired.path) } } : {}),
+    ...(previousPath !== undefined && folderName(previousPath) !== folderName(desired.path)
+      ? { rename: { from: previousPath, name: folderName(desired.path) } }
+      : {}),
     set,
     remove,
   };
   const afterList = [...after.values()];
   if (creation) {
     const how = creation.inheritPermissions;
-    const reason: ChangeReason | undefined = how === 'None' ? undefined : { code: 'folder-copies-parent', parentPath: creation.parentPath, inheritPermissions: how };
+    const reason: ChangeReason | undefined =
+      how === 'None' ? undefined : { code: 'folder-copies-parent', parentPath: creation.parentPath, inheritPermissions: how };
     return { action: 'create', ...(reason ? { reason } : {}), fields, entries, payload, after: afterList };
   }
   if (set.length > 0 || remove.length > 0 || previousPath !== undefined) {
-    return { action: 'update', ...(blocked.length > 0 ? { reason: { code: 'entries-not-editable', principals: blocked, partial: true } } : {}), fields, entries, payload, after: afterList };
+    return {
+      action: 'update',
+      ...(blocked.length > 0 ? { reason: { code: 'entries-not-editable', principals: blocked, partial: true } } : {}),
+      fields,
+      entries,
+      payload,
+      after: afterList,
+    };
   }
-  if (blocked.length > 0) return { action: 'blocked', reason: { code: 'entries-not-editable', principals: blocked, partial: false }, fields, entries, after: afterList };
+  if (blocked.length > 0)
+    return { action: 'blocked', reason: { code: 'entries-not-editable', principals: blocked, partial: false }, fields, entries, after: afterList };
   return { action: 'no-op', fields: [], entries, after: afterList };
 }
 

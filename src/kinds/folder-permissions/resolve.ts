@@ -15,14 +15,30 @@ export function resolveFolder(m: FolderPermissionsManifest, t: TransferLiveState
     const sharePermissions = e.sharePermissions ?? [];
     if (e.user !== undefined) {
       const user = t.users?.byName.get(e.user.toLowerCase());
-      if (!user) r.report('MF406', ['spec', 'entries', index, 'user'], `no user named \`${e.user}\` on the transfer server${didYouMean(e.user, names(t.users, (u) => u.username))}`);
+      if (!user)
+        r.report(
+          'MF406',
+          ['spec', 'entries', index, 'user'],
+          `no user named \`${e.user}\` on the transfer server${didYouMean(
+            e.user,
+            names(t.users, (u) => u.username),
+          )}`,
+        );
       else {
         n.note('user', e.user, user.id);
         entries.push({ type: 'User', name: e.user, id: user.id, permissions, sharePermissions, index });
       }
     } else if (e.group !== undefined) {
       const group = t.groups?.byName.get(e.group.toLowerCase());
-      if (!group) r.report('MF407', ['spec', 'entries', index, 'group'], `no group named \`${e.group}\` on the transfer server${didYouMean(e.group, names(t.groups, (g) => g.name))}`);
+      if (!group)
+        r.report(
+          'MF407',
+          ['spec', 'entries', index, 'group'],
+          `no group named \`${e.group}\` on the transfer server${didYouMean(
+            e.group,
+            names(t.groups, (g) => g.name),
+          )}`,
+        );
       else {
         n.note('group', e.group, group.id);
         entries.push({ type: 'Group', name: e.group, id: group.id, permissions, sharePermissions, index });

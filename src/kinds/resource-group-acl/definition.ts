@@ -33,7 +33,8 @@ export const RESOURCE_GROUP_ACL: KindDefinition<'ResourceGroupAcl'> = {
       permissions: acl ? grantedPermissions(acl) : [],
     };
   },
-  describeUnmanaged: (detail, words) => `${words.escape(detail.userGroup)} on ${words.escape(detail.resourceGroup)}: ${detail.permissions.length === 0 ? 'no permissions' : detail.permissions.join(', ')}`,
+  describeUnmanaged: (detail, words) =>
+    `${words.escape(detail.userGroup)} on ${words.escape(detail.resourceGroup)}: ${detail.permissions.length === 0 ? 'no permissions' : detail.permissions.join(', ')}`,
 
   plan: (context) => {
     const liveAcls = context.live.automation?.acls;
@@ -41,7 +42,13 @@ export const RESOURCE_GROUP_ACL: KindDefinition<'ResourceGroupAcl'> = {
       const live = liveAcls?.get(aclKey(desired.resourceGroup, desired.userGroup));
       const outcome = planAcl(desired, live);
       const address = formatAddress('ResourceGroupAcl', desired.manifest.name);
-      context.bases.set(address, { kind: 'acl', userGroup: desired.userGroup, resourceGroup: desired.resourceGroup, before: live ? grantedPermissions(live) : [], after: canonicalPermissions(desired.permissions) });
+      context.bases.set(address, {
+        kind: 'acl',
+        userGroup: desired.userGroup,
+        resourceGroup: desired.resourceGroup,
+        before: live ? grantedPermissions(live) : [],
+        after: canonicalPermissions(desired.permissions),
+      });
       context.add({
         address,
         kind: 'ResourceGroupAcl',
@@ -66,7 +73,13 @@ export const RESOURCE_GROUP_ACL: KindDefinition<'ResourceGroupAcl'> = {
       if (managed.has(key) || !inScope.has(acl.ResourceGroupName.toLowerCase())) continue;
       const name = `${acl.ResourceGroupName}/${acl.UserGroupName}`;
       const address = formatAddress('ResourceGroupAcl', name);
-      context.bases.set(address, { kind: 'acl', userGroup: acl.UserGroupName, resourceGroup: acl.ResourceGroupName, before: grantedPermissions(acl), after: [] });
+      context.bases.set(address, {
+        kind: 'acl',
+        userGroup: acl.UserGroupName,
+        resourceGroup: acl.ResourceGroupName,
+        before: grantedPermissions(acl),
+        after: [],
+      });
       context.add({
         address,
         kind: 'ResourceGroupAcl',

@@ -51,7 +51,11 @@ export const RESOURCE_GROUP_ACL_IO: KindIo<'ResourceGroupAcl'> = {
   async sendStep(step, ctx) {
     switch (step.op) {
       case 'acl-create': {
-        const created = await automationWriter(ctx).createResourceGroupAcl({ ResourceGroupName: step.resourceGroup, UserGroupName: step.userGroup, Permissions: step.permissions });
+        const created = await automationWriter(ctx).createResourceGroupAcl({
+          ResourceGroupName: step.resourceGroup,
+          UserGroupName: step.userGroup,
+          Permissions: step.permissions,
+        });
         const id = created?.ACLID ?? (await findAcl(ctx, step.resourceGroup, step.userGroup))?.ACLID;
         return id !== undefined ? { acl: String(id) } : {};
       }
@@ -74,7 +78,9 @@ export const RESOURCE_GROUP_ACL_IO: KindIo<'ResourceGroupAcl'> = {
         const found = await findAcl(ctx, step.resourceGroup, step.userGroup);
         if (!found) return { kind: 'resend', step };
         const id = String(found.ACLID);
-        return aclHolds(step.permissions, found) ? { kind: 'done', ids: { acl: id } } : { kind: 'resend', step: { op: 'acl-update', id, permissions: step.permissions } };
+        return aclHolds(step.permissions, found)
+          ? { kind: 'done', ids: { acl: id } }
+          : { kind: 'resend', step: { op: 'acl-update', id, permissions: step.permissions } };
       }
       case 'acl-update': {
         const acl = await readOrNull(() => automationWriter(ctx).getResourceGroupAcl(step.id));
@@ -96,7 +102,11 @@ export const RESOURCE_GROUP_ACL_IO: KindIo<'ResourceGroupAcl'> = {
 
   async readTouched(_changes, readers) {
     const acls = await needReader(readers.automation, 'automation').listResourceGroupAcls();
-    return { list: acls, byId: new Map(acls.map((a) => [String(a.ACLID), a])), byPair: new Map(acls.map((a) => [aclKey(a.ResourceGroupName, a.UserGroupName), a])) };
+    return {
+      list: acls,
+      byId: new Map(acls.map((a) => [String(a.ACLID), a])),
+      byPair: new Map(acls.map((a) => [aclKey(a.ResourceGroupName, a.UserGroupName), a])),
+    };
   },
 
   findStale(c, now) {

@@ -28,7 +28,12 @@ export function canonicalPermissions(list: readonly AclPermission[]): AclPermiss
 
 /** sha256 of the ACL as read, permissions as the 0/1 set (so `true` and `1` fingerprint alike). */
 export function fingerprintAcl(acl: ResourceGroupAcl): string {
-  return sha256Of({ ACLID: acl.ACLID, ResourceGroupName: acl.ResourceGroupName, UserGroupName: acl.UserGroupName, Permissions: permissionFlags(grantedPermissions(acl)) });
+  return sha256Of({
+    ACLID: acl.ACLID,
+    ResourceGroupName: acl.ResourceGroupName,
+    UserGroupName: acl.UserGroupName,
+    Permissions: permissionFlags(grantedPermissions(acl)),
+  });
 }
 
 /** All eight permissions as 0/1. */
@@ -44,11 +49,20 @@ export interface AclOutcome {
 
 export function planAcl(desired: DesiredAcl, live: ResourceGroupAcl | undefined): AclOutcome {
   const want = canonicalPermissions(desired.permissions);
-  const payload: ResourceGroupAclPayload = { kind: 'ResourceGroupAcl', resourceGroup: desired.resourceGroup, userGroup: desired.userGroup, permissions: permissionFlags(want) };
+  const payload: ResourceGroupAclPayload = {
+    kind: 'ResourceGroupAcl',
+    resourceGroup: desired.resourceGroup,
+    userGroup: desired.userGroup,
+    permissions: permissionFlags(want),
+  };
   if (live === undefined) {
     return {
       action: 'create',
-      fields: [fieldChange('resourceGroup', undefined, desired.resourceGroup), fieldChange('userGroup', undefined, desired.userGroup), fieldChange('permissions', undefined, want)],
+      fields: [
+        fieldChange('resourceGroup', undefined, desired.resourceGroup),
+        fieldChange('userGroup', undefined, desired.userGroup),
+        fieldChange('permissions', undefined, want),
+      ],
       payload,
     };
   }

@@ -101,7 +101,9 @@ export const TASK_IO: KindIo<'Task'> = {
 
   verifySteps(change, ids) {
     // A replace's delete is not checked: the task it created has the same name; an update is checked on the task the apply wrote.
-    const steps = TASK_IO.planSteps(change, change.payload).filter((s, i, all) => !(change.action === 'replace' && s.op === 'task-delete' && i < all.length - 1));
+    const steps = TASK_IO.planSteps(change, change.payload).filter(
+      (s, i, all) => !(change.action === 'replace' && s.op === 'task-delete' && i < all.length - 1),
+    );
     return steps.map((s) => (s.op === 'task-update' && ids?.task !== undefined ? { ...s, id: ids.task } : s));
   },
 

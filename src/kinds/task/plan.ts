@@ -118,7 +118,8 @@ export function displayLiveTaskPart(live: unknown, cat: TaskCatalog): JsonValue 
 function displayLiveParameters(params: unknown): JsonValue {
   if (!isRecord(params)) return toJson(params);
   const out: Record<string, JsonValue> = {};
-  for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? (p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? '')) : toJson(p);
+  for (const [name, p] of Object.entries(params))
+    out[name] = isRecord(p) ? (p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? '')) : toJson(p);
   return out;
 }
 
@@ -176,7 +177,8 @@ export function diffTask(desired: DesiredTask, live: Task | undefined, cat: Task
       case 'Group': {
         const want = (body.Group as string[] | undefined) ?? (value as string[]);
         const have = Array.isArray(l.Group) ? l.Group.map(String) : [];
-        if (!sameNameSet(want, have)) out.push(fieldChange('Group', live && l.Group !== undefined ? have : undefined, toJson(value), { forcesReplace: live !== undefined }));
+        if (!sameNameSet(want, have))
+          out.push(fieldChange('Group', live && l.Group !== undefined ? have : undefined, toJson(value), { forcesReplace: live !== undefined }));
         break;
       }
       case 'Parameters':
@@ -241,7 +243,8 @@ function diffSchedule(path: string, d: Schedule, resolved: unknown, liveValue: u
         const days = (value as Schedule['Days'])?.DayOfWeek;
         if (days === undefined) break;
         const liveDays = isRecord(l.Days) && Array.isArray(l.Days.DayOfWeek) ? l.Days.DayOfWeek.map(String) : undefined;
-        if (!sameDays(days, liveDays ?? [])) out.push(fieldChange(`${path}.Days.DayOfWeek`, liveDays && toJson(inWeekOrder(liveDays)), toJson(inWeekOrder(days))));
+        if (!sameDays(days, liveDays ?? []))
+          out.push(fieldChange(`${path}.Days.DayOfWeek`, liveDays && toJson(inWeekOrder(liveDays)), toJson(inWeekOrder(days))));
         break;
       }
       case 'DateListRef': {
@@ -337,7 +340,8 @@ function diffStepBody(path: string, d: Record<string, unknown>, r: Record<string
         if (String(value) !== liveHost) out.push(fieldChange(at, liveHost, toJson(value)));
         break;
       case 'Type':
-        if (typeof l.Type !== 'string' || !sameHostType(String(value), l.Type)) out.push(fieldChange(at, typeof l.Type === 'string' ? l.Type : undefined, toJson(value)));
+        if (typeof l.Type !== 'string' || !sameHostType(String(value), l.Type))
+          out.push(fieldChange(at, typeof l.Type === 'string' ? l.Type : undefined, toJson(value)));
         break;
       case 'Script':
         if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === undefined ? undefined : scriptValue(liveScript, cat), toJson(value)));
@@ -464,7 +468,8 @@ function stripServerIds(x: JsonValue, lost: string[], path: string): JsonValue {
     if (k === 'Parameters' && isRecord(v)) {
       const params: Record<string, JsonValue> = {};
       for (const [name, p] of Object.entries(v as JsonObject)) {
-        if (isRecord(p) && p.DisplayValue === SUPPRESSED && (p.value === '' || p.value === undefined || p.value === SUPPRESSED)) lost.push(joinPath(joinPath(path, 'Parameters'), name));
+        if (isRecord(p) && p.DisplayValue === SUPPRESSED && (p.value === '' || p.value === undefined || p.value === SUPPRESSED))
+          lost.push(joinPath(joinPath(path, 'Parameters'), name));
         else params[name] = p;
       }
       out.Parameters = params;

@@ -28,7 +28,14 @@ export function resolveTask(m: TaskManifest, a: AutomationLiveState): Resolution
         body.Group = (value as readonly string[]).map((name, i) => {
           const group = a.resourceGroups?.byName.get(name.toLowerCase());
           if (!group) {
-            r.report('MF404', ['spec', 'Group', i], `no resource group named \`${name}\` on the automation server${didYouMean(name, names(a.resourceGroups, (g) => g.Name))}`);
+            r.report(
+              'MF404',
+              ['spec', 'Group', i],
+              `no resource group named \`${name}\` on the automation server${didYouMean(
+                name,
+                names(a.resourceGroups, (g) => g.Name),
+              )}`,
+            );
             return name;
           }
           n.note('resourceGroup', name);
@@ -58,7 +65,6 @@ export function wireParameters(params: Parameters): JsonObject {
   return out;
 }
 
-
 function resolveSchedule(s: Schedule, index: number, a: AutomationLiveState, report: Report, note: Note): JsonObject {
   const out: Record<string, JsonValue> = {};
   for (const [key, value] of Object.entries(s) as [string, unknown][]) {
@@ -70,7 +76,14 @@ function resolveSchedule(s: Schedule, index: number, a: AutomationLiveState, rep
     out.DateListRef = (value as readonly string[]).map((name, j) => {
       const list = a.dateLists?.byName.get(name.toLowerCase());
       if (!list) {
-        report('MF403', ['spec', 'Schedules', 'Schedule', index, 'DateListRef', j], `no date list named \`${name}\` on the automation server${didYouMean(name, names(a.dateLists, (d) => d.Name))}`);
+        report(
+          'MF403',
+          ['spec', 'Schedules', 'Schedule', index, 'DateListRef', j],
+          `no date list named \`${name}\` on the automation server${didYouMean(
+            name,
+            names(a.dateLists, (d) => d.Name),
+          )}`,
+        );
         return { DateListID: '' };
       }
       note('dateList', name, String(list.ID ?? ''));
@@ -98,7 +111,12 @@ function resolveStep(step: Step, index: number, a: AutomationLiveState, report: 
         } else if (key === 'Type') {
           if (!host) out.Type = toJson(value);
           else if (!sameHostType(String(value), host.type)) {
-            report('MF410', [...path, 'Type'], `\`Type\` is \`${String(value)}\` but host \`${host.Name}\` is of type \`${host.type}\``, 'leave `Type` out: it is taken from the host');
+            report(
+              'MF410',
+              [...path, 'Type'],
+              `\`Type\` is \`${String(value)}\` but host \`${host.Name}\` is of type \`${host.type}\``,
+              'leave `Type` out: it is taken from the host',
+            );
           }
         } else out[key] = toJson(value);
       }
@@ -109,11 +127,25 @@ function resolveStep(step: Step, index: number, a: AutomationLiveState, report: 
         if (value === undefined) continue;
         if (key === 'Script') {
           const script = a.scripts?.byName.get(String(value).toLowerCase());
-          if (!script) report('MF402', [...path, 'Script'], `no custom or standard script named \`${String(value)}\` on the automation server${didYouMean(String(value), names(a.scripts, (s) => s.Name))}`);
+          if (!script)
+            report(
+              'MF402',
+              [...path, 'Script'],
+              `no custom or standard script named \`${String(value)}\` on the automation server${didYouMean(
+                String(value),
+                names(a.scripts, (s) => s.Name),
+              )}`,
+            );
           if (script) note('script', String(value), String(script.ID ?? ''));
           out.ScriptID = script ? String(script.ID ?? '') : '';
         } else if (key === 'ScriptID') {
-          if (!a.scripts?.byId.has(String(value))) report('MF402', [...path, 'ScriptID'], `no custom or standard script has ID \`${String(value)}\` on the automation server`, 'name the script with `Script` instead: ids differ between servers');
+          if (!a.scripts?.byId.has(String(value)))
+            report(
+              'MF402',
+              [...path, 'ScriptID'],
+              `no custom or standard script has ID \`${String(value)}\` on the automation server`,
+              'name the script with `Script` instead: ids differ between servers',
+            );
           out.ScriptID = String(value);
         } else if (key === 'Parameters') out.Parameters = wireParameters(value as Parameters);
         else out[key] = toJson(value);
@@ -131,14 +163,27 @@ function resolveStep(step: Step, index: number, a: AutomationLiveState, report: 
 function findHost(body: Record<string, unknown>, path: JsonPath, a: AutomationLiveState, report: Report) {
   if (typeof body.Host === 'string') {
     const host = a.hosts?.byName.get(body.Host.toLowerCase());
-    if (!host) report('MF401', [...path, 'Host'], `no host named \`${body.Host}\` on the automation server${didYouMean(body.Host, names(a.hosts, (h) => h.Name))}`);
+    if (!host)
+      report(
+        'MF401',
+        [...path, 'Host'],
+        `no host named \`${body.Host}\` on the automation server${didYouMean(
+          body.Host,
+          names(a.hosts, (h) => h.Name),
+        )}`,
+      );
     return host;
   }
   if (typeof body.HostID === 'string') {
     const host = a.hosts?.byId.get(body.HostID);
-    if (!host) report('MF401', [...path, 'HostID'], `no host has ID \`${body.HostID}\` on the automation server`, 'name the host with `Host` instead: ids differ between servers');
+    if (!host)
+      report(
+        'MF401',
+        [...path, 'HostID'],
+        `no host has ID \`${body.HostID}\` on the automation server`,
+        'name the host with `Host` instead: ids differ between servers',
+      );
     return host;
   }
   return undefined;
 }
-

@@ -282,7 +282,8 @@ export function readUserGroupMembers(raw: Record<string, unknown>): UserGroupMem
   const items = Array.isArray(value) ? value : [value];
   const members: string[] = [];
   for (const item of items) {
-    const username = typeof item === 'string' ? item : isRecord(item) ? MEMBER_NAME_FIELDS.map((f) => item[f]).find((v): v is string => typeof v === 'string') : undefined;
+    const username =
+      typeof item === 'string' ? item : isRecord(item) ? MEMBER_NAME_FIELDS.map((f) => item[f]).find((v): v is string => typeof v === 'string') : undefined;
     if (username !== undefined && username !== '') members.push(username);
   }
   return { name, members };

@@ -6,7 +6,17 @@ import type { ClientOptions } from '../connection.js';
 import { parseListPage } from '../paging.js';
 import type { PagingPlan } from '../paging.js';
 import type { QueryParams } from '../transport.js';
-import type { Folder, FolderAclEntry, FolderAclInput, FolderAclRef, GroupMembersForm, GroupMembership, NewSubfolder, TransferGroup, TransferUser } from './types.js';
+import type {
+  Folder,
+  FolderAclEntry,
+  FolderAclInput,
+  FolderAclRef,
+  GroupMembersForm,
+  GroupMembership,
+  NewSubfolder,
+  TransferGroup,
+  TransferUser,
+} from './types.js';
 import { folderKey } from '../../folder-path.js';
 import { readAclEntry, readFolder, readGroup, readMemberIds, readUser, readUserGroupIds } from './normalize.js';
 import type { PrincipalNames } from './normalize.js';
@@ -138,12 +148,18 @@ class HttpTransferClient implements TransferClient {
 
   listUsers(options: ListOptions = {}): Promise<TransferUser[]> {
     if (options.fresh === true) this.#users = undefined;
-    return (this.#users ??= forgetOnFailure(this.#list('/users').then((items) => items.map(readUser)), () => (this.#users = undefined)));
+    return (this.#users ??= forgetOnFailure(
+      this.#list('/users').then((items) => items.map(readUser)),
+      () => (this.#users = undefined),
+    ));
   }
 
   listGroups(options: ListOptions = {}): Promise<TransferGroup[]> {
     if (options.fresh === true) this.#groups = undefined;
-    return (this.#groups ??= forgetOnFailure(this.#list('/groups').then((items) => items.map(readGroup)), () => (this.#groups = undefined)));
+    return (this.#groups ??= forgetOnFailure(
+      this.#list('/groups').then((items) => items.map(readGroup)),
+      () => (this.#groups = undefined),
+    ));
   }
 
   async listGroupMembers(groupIds: readonly string[]): Promise<GroupMembership> {
@@ -173,7 +189,11 @@ class HttpTransferClient implements TransferClient {
     if (form === 'none' || form === 'userField') return none;
     const members = new Map<string, readonly string[]>();
     const read = await Promise.all(
-      wanted.map((g, i) => (i === 0 && probed ? Promise.resolve(probed.ids) : this.#readMembers(form, g, users).catch((err: unknown) => (isUnavailable(err) ? undefined : Promise.reject(err))))),
+      wanted.map((g, i) =>
+        i === 0 && probed
+          ? Promise.resolve(probed.ids)
+          : this.#readMembers(form, g, users).catch((err: unknown) => (isUnavailable(err) ? undefined : Promise.reject(err))),
+      ),
     );
     wanted.forEach((g, i) => {
       const ids = read[i];

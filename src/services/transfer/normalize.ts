@@ -27,7 +27,12 @@ export function readUser(u: Record<string, unknown>): TransferUser {
 }
 
 export function readGroup(g: Record<string, unknown>): TransferGroup {
-  const count = typeof g.membersCount === 'number' ? g.membersCount : typeof g.membersCount === 'string' && /^\d+$/.test(g.membersCount) ? Number(g.membersCount) : undefined;
+  const count =
+    typeof g.membersCount === 'number'
+      ? g.membersCount
+      : typeof g.membersCount === 'string' && /^\d+$/.test(g.membersCount)
+        ? Number(g.membersCount)
+        : undefined;
   const out: Record<string, unknown> = { ...g, id: idString(g.id), name: str(g.name) };
   if (count === undefined) delete out.membersCount;
   else out.membersCount = count;
@@ -133,7 +138,10 @@ export function readMemberIds(items: readonly unknown[], users: readonly Transfe
   const out: string[] = [];
   for (const item of items) {
     const candidates = isRecord(item) ? [item.id, item.userId, item.username] : [item];
-    const id = candidates.map(idString).map((c) => (ids.has(c) ? c : byName.get(c.toLowerCase()))).find((c) => c !== undefined);
+    const id = candidates
+      .map(idString)
+      .map((c) => (ids.has(c) ? c : byName.get(c.toLowerCase())))
+      .find((c) => c !== undefined);
     if (id !== undefined && !out.includes(id)) out.push(id);
   }
   return out;

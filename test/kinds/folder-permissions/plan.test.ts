@@ -15,7 +15,10 @@ const ENTRIES = `    - group: Acme Partners
       sharePermissions: [readFiles]
 `;
 
-const LIVE_ACL: FolderAclEntry[] = [entry('Group', '7', 'Acme Partners', ['readFiles', 'listFiles']), entry('User', 'u-alice', 'alice', ['readFiles', 'writeFiles', 'listFiles', 'share:readFiles'])];
+const LIVE_ACL: FolderAclEntry[] = [
+  entry('Group', '7', 'Acme Partners', ['readFiles', 'listFiles']),
+  entry('User', 'u-alice', 'alice', ['readFiles', 'writeFiles', 'listFiles', 'share:readFiles']),
+];
 
 function planFolder(yaml: string, acl: FolderAclEntry[]): Change {
   const { plan, diagnostics } = planFrom(manifestsFrom(yaml), { transfer: transferState([{ path: '/Distribution/Acme', id: '42', acl }]) });
@@ -52,7 +55,11 @@ describe('FolderPermissions', () => {
     const c = planFolder(folderYaml('/Distribution/Acme', 'exact', ENTRIES), acl);
     expect(c.action).toBe('update');
     expect(payload(c).remove).toEqual([{ type: 'User', id: 'u-bob', name: 'bob' }]);
-    expect(c.entries).toContainEqual({ principal: { type: 'User', name: 'bob' }, action: 'delete', before: { permissions: ['readFiles'], sharePermissions: [] } });
+    expect(c.entries).toContainEqual({
+      principal: { type: 'User', name: 'bob' },
+      action: 'delete',
+      before: { permissions: ['readFiles'], sharePermissions: [] },
+    });
   });
 
   it('in additive mode never removes anything', () => {
@@ -72,7 +79,11 @@ describe('FolderPermissions', () => {
 
   it('blocks a wanted change to a non-editable entry, and still applies the rest of the folder', () => {
     const acl = [...LIVE_ACL, entry('User', 'u-carol', 'carol', ['readFiles', 'admin'], { isEditable: false, isDeletable: false })];
-    const yaml = folderYaml('/Distribution/Acme', 'exact', `${ENTRIES}    - user: carol\n      permissions: [readFiles]\n    - user: bob\n      permissions: [listFiles]\n`);
+    const yaml = folderYaml(
+      '/Distribution/Acme',
+      'exact',
+      `${ENTRIES}    - user: carol\n      permissions: [readFiles]\n    - user: bob\n      permissions: [listFiles]\n`,
+    );
     const c = planFolder(yaml, acl);
     expect(c.action).toBe('update');
     expect(c.reason).toEqual({ code: 'entries-not-editable', principals: [{ type: 'User', name: 'carol' }], partial: true });
@@ -99,7 +110,10 @@ describe('FolderPermissions', () => {
   });
 
   it('sets whole entries (every flag) with resolved ids', () => {
-    const c = planFolder(folderYaml('/Distribution/Acme', 'additive', '    - user: bob\n      permissions: [listFiles]\n      sharePermissions: [readFiles]\n'), LIVE_ACL);
+    const c = planFolder(
+      folderYaml('/Distribution/Acme', 'additive', '    - user: bob\n      permissions: [listFiles]\n      sharePermissions: [readFiles]\n'),
+      LIVE_ACL,
+    );
     expect(payload(c).set).toEqual([
       {
         type: 'User',
@@ -130,7 +144,9 @@ describe('FolderPermissions', () => {
   });
 
   it('reads 0/1 and "true" permission values as granted', () => {
-    const views = viewEntries([{ type: 'User', id: '1', name: 'x', permissions: { readFiles: 1 as unknown as boolean, listFiles: 'true' as unknown as boolean, writeFiles: false } }]);
+    const views = viewEntries([
+      { type: 'User', id: '1', name: 'x', permissions: { readFiles: 1 as unknown as boolean, listFiles: 'true' as unknown as boolean, writeFiles: false } },
+    ]);
     expect(views[0]!.permissions).toEqual({ permissions: ['readFiles', 'listFiles'], sharePermissions: [] });
   });
 });

@@ -12,7 +12,16 @@ const LIVE: ResourceGroupAcl = {
   ACLID: '501',
   ResourceGroupName: 'Finance',
   UserGroupName: 'Finance Operators',
-  Permissions: { TaskRun: 1, TaskEditExisting: 1, TaskAddEditDelete: 0, HostAddEditDelete: 0, ScriptAddEditDelete: 0, SSLAddEditDelete: 0, SSHAddEditDelete: 0, PGPAddEditDelete: 0 },
+  Permissions: {
+    TaskRun: 1,
+    TaskEditExisting: 1,
+    TaskAddEditDelete: 0,
+    HostAddEditDelete: 0,
+    ScriptAddEditDelete: 0,
+    SSLAddEditDelete: 0,
+    SSHAddEditDelete: 0,
+    PGPAddEditDelete: 0,
+  },
 };
 
 function planAcl(yaml: string, live: ResourceGroupAcl[]): Change {
@@ -42,7 +51,16 @@ describe('ResourceGroupAcl', () => {
       kind: 'ResourceGroupAcl',
       resourceGroup: 'Finance',
       userGroup: 'Finance Operators',
-      permissions: { TaskRun: 1, TaskEditExisting: 0, TaskAddEditDelete: 0, HostAddEditDelete: 0, ScriptAddEditDelete: 0, SSLAddEditDelete: 0, SSHAddEditDelete: 0, PGPAddEditDelete: 0 },
+      permissions: {
+        TaskRun: 1,
+        TaskEditExisting: 0,
+        TaskAddEditDelete: 0,
+        HostAddEditDelete: 0,
+        ScriptAddEditDelete: 0,
+        SSLAddEditDelete: 0,
+        SSHAddEditDelete: 0,
+        PGPAddEditDelete: 0,
+      },
     });
     expect(c.address).toBe('ResourceGroupAcl/ops');
   });

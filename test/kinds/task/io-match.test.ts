@@ -3,7 +3,15 @@ import { holdsSent } from '../../../src/kinds/task/io-match.js';
 import { readTask } from '../../../src/services/automation/normalize.js';
 
 it('compares only what was sent, the way the server means it', () => {
-  const read = { ID: '9', Name: 'T', Active: true, NextEID: 4, Renamed: false, Info: { Description: 'd', Notes: '' }, steps: [{ Source: { ID: '1', HostID: 12, Path: '/x', Type: 'SSHFTP' } }] };
+  const read = {
+    ID: '9',
+    Name: 'T',
+    Active: true,
+    NextEID: 4,
+    Renamed: false,
+    Info: { Description: 'd', Notes: '' },
+    steps: [{ Source: { ID: '1', HostID: 12, Path: '/x', Type: 'SSHFTP' } }],
+  };
   expect(holdsSent({ Name: 'T', Active: 1, Info: { Description: 'd' }, steps: [{ Source: { HostID: '12', Path: '/x' } }] }, read)).toBe(true);
   expect(holdsSent({ Info: { Description: 'other' } }, read)).toBe(false);
   expect(holdsSent({ steps: [{ Source: { HostID: '12' } }, { Process: {} }] }, read)).toBe(false);
@@ -11,8 +19,18 @@ it('compares only what was sent, the way the server means it', () => {
 });
 
 it('does not compare what cannot be read back: ids, passwords, secret parameters, references', () => {
-  const read = { ID: '1', Parameters: { Key: { value: '', DisplayValue: '(suppressed)' }, Plain: { value: 'v', DisplayValue: 'v' } }, steps: [{ Destination: { Password: '(suppressed)' } }] };
-  const sent = { ID: '', NextEID: 1, Parameters: { Key: { value: 'real-secret', DisplayValue: '(suppressed)' }, Plain: { value: 'v' } }, steps: [{ Destination: { Password: 'real' } }], Other: '${env:X}' };
+  const read = {
+    ID: '1',
+    Parameters: { Key: { value: '', DisplayValue: '(suppressed)' }, Plain: { value: 'v', DisplayValue: 'v' } },
+    steps: [{ Destination: { Password: '(suppressed)' } }],
+  };
+  const sent = {
+    ID: '',
+    NextEID: 1,
+    Parameters: { Key: { value: 'real-secret', DisplayValue: '(suppressed)' }, Plain: { value: 'v' } },
+    steps: [{ Destination: { Password: 'real' } }],
+    Other: '${env:X}',
+  };
   expect(holdsSent(sent, read)).toBe(true);
   expect(holdsSent({ Parameters: { Plain: { value: 'w' } } }, read)).toBe(false);
   expect(holdsSent({ Parameters: { Absent: { value: 'w' } } }, read)).toBe(false);

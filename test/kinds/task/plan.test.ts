@@ -21,7 +21,12 @@ function liveTask(): Task {
     Info: { Description: 'Nightly payroll', Notes: 'Owner: finance' },
     Schedules: {
       Schedule: [
-        { ID: '1', Days: { DayOfWeek: ['Monday', 'Tuesday'] }, Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }] }, DateListRef: [{ DateListID: '31' }] },
+        {
+          ID: '1',
+          Days: { DayOfWeek: ['Monday', 'Tuesday'] },
+          Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }] },
+          DateListRef: [{ DateListID: '31' }],
+        },
       ],
     },
     Parameters: { Recipient: { value: 'bank@example.com', DisplayValue: 'bank@example.com' }, ApiKey: { value: '', DisplayValue: '(suppressed)' } },
@@ -82,17 +87,35 @@ describe('Task: no perpetual diff', () => {
     ['day names in three letters, in any case', (t) => (t.Schedules.Schedule[0].Days.DayOfWeek = ['MON', 'Tue'])],
     ['DateListRef as {ID} or a bare id', (t) => (t.Schedules.Schedule[0].DateListRef = [{ ID: 31 }])],
     ['Group as a single string', (t) => (t.Group = 'Finance')],
-    ['step keys of the Steps Type model (MicSourceType…)', (t) => (t.steps = t.steps.map((s: Record<string, unknown>) => ({ [`Mic${Object.keys(s)[0]}Type`]: Object.values(s)[0] })))],
+    [
+      'step keys of the Steps Type model (MicSourceType…)',
+      (t) => (t.steps = t.steps.map((s: Record<string, unknown>) => ({ [`Mic${Object.keys(s)[0]}Type`]: Object.values(s)[0] }))),
+    ],
     ['0/1 flags answered as booleans', (t) => ((t.Active = true), (t.steps[2].Destination.OverwriteOrig = true))],
     ['numbers answered as strings ("3" for 3)', (t) => (t.steps[0].Source.RetryCount = '3')],
     ['ids answered as numbers', (t) => ((t.steps[0].Source.HostID = 11), (t.steps[1].Process.ScriptID = 21))],
     ['DayOfWeek in another order', (t) => (t.Schedules.Schedule[0].Days.DayOfWeek = ['Tuesday', 'Monday'])],
     ['times with seconds or without a leading zero', (t) => (t.Schedules.Schedule[0].Frequency.Interval[0] = { StartTime: '2:00', EndTime: '02:00:00' })],
     ['resource group names in another case', (t) => (t.Group = ['FINANCE'])],
-    ['parameters in the {Parameter: [...]} wire shape', (t) => (t.Parameters = { Parameter: [{ Name: 'Recipient', value: 'bank@example.com' }, { Name: 'ApiKey', value: '', DisplayValue: '(suppressed)' }] })],
+    [
+      'parameters in the {Parameter: [...]} wire shape',
+      (t) =>
+        (t.Parameters = {
+          Parameter: [
+            { Name: 'Recipient', value: 'bank@example.com' },
+            { Name: 'ApiKey', value: '', DisplayValue: '(suppressed)' },
+          ],
+        }),
+    ],
     ['the transfer host type spelt xferLock where the manifest says siLock', (t) => (t.steps[2].Destination.Type = 'xferLock')],
-    ['fields the manifest does not set', (t) => ((t.Info.Notes = 'changed in the UI'), (t.AR = 1), (t.steps[0].Source.RescanSecs = 30), (t.Parameters.Extra = { value: 'x' }))],
-    ['server-numbered and read-only fields', (t) => ((t.NextEID = 99), (t.Renamed = true), (t.xRun = false), (t.Scheduled = false), (t.Watched = true), (t.steps[0].Source.ID = '77'))],
+    [
+      'fields the manifest does not set',
+      (t) => ((t.Info.Notes = 'changed in the UI'), (t.AR = 1), (t.steps[0].Source.RescanSecs = 30), (t.Parameters.Extra = { value: 'x' })),
+    ],
+    [
+      'server-numbered and read-only fields',
+      (t) => ((t.NextEID = 99), (t.Renamed = true), (t.xRun = false), (t.Scheduled = false), (t.Watched = true), (t.steps[0].Source.ID = '77')),
+    ],
   ];
   it.each(variants)('treats %s as no change', (_name, mutate) => {
     const live = liveTask() as Record<string, any>;
@@ -107,7 +130,11 @@ describe('Task: no perpetual diff', () => {
     live.Schedules.Schedule[0].Days.DayOfWeek = ['Mon', 'Tue'];
     expect(plan(short, readTask(live, {})).action).toBe('no-op');
     const c = plan(short.replace('[Tue, Mon, Monday]', '[Mon, Wed]'), readTask(live, {}));
-    expect(c.fields.find((f) => f.path.endsWith('DayOfWeek'))).toEqual({ path: 'Schedules.Schedule[0].Days.DayOfWeek', before: ['Monday', 'Tuesday'], after: ['Monday', 'Wednesday'] });
+    expect(c.fields.find((f) => f.path.endsWith('DayOfWeek'))).toEqual({
+      path: 'Schedules.Schedule[0].Days.DayOfWeek',
+      before: ['Monday', 'Tuesday'],
+      after: ['Monday', 'Wednesday'],
+    });
   });
 
   it('matches a host name written in another case (the server folds case)', () => {
@@ -173,7 +200,11 @@ describe('Task: differences', () => {
     const live = liveTask() as Record<string, any>;
     live.Schedules.Schedule[0].Days.DayOfWeek = ['Sunday', 'Monday'];
     const c = plan(SPEC, live as Task);
-    expect(c.fields.find((f) => f.path.endsWith('DayOfWeek'))).toEqual({ path: 'Schedules.Schedule[0].Days.DayOfWeek', before: ['Monday', 'Sunday'], after: ['Monday', 'Tuesday'] });
+    expect(c.fields.find((f) => f.path.endsWith('DayOfWeek'))).toEqual({
+      path: 'Schedules.Schedule[0].Days.DayOfWeek',
+      before: ['Monday', 'Sunday'],
+      after: ['Monday', 'Tuesday'],
+    });
   });
 
   it('keeps secrets out of the plan: a sensitive change without values, the reference in the payload', () => {
@@ -232,7 +263,7 @@ describe('Task: differences', () => {
     expect((c.payload as { body: Record<string, any> }).body.Parameters).not.toHaveProperty('ApiKey');
   });
 
-  it('names a step password a replace cannot copy, shown suppressed or (on a server that hides them) implied by the step\'s own user', () => {
+  it("names a step password a replace cannot copy, shown suppressed or (on a server that hides them) implied by the step's own user", () => {
     const spec = SPEC.replace('Group: [Finance]', 'Group: [Partners]');
     const suppressed = liveTask() as Record<string, any>;
     suppressed.steps[0].Source.Password = '(suppressed)';
