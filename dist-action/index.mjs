@@ -249,15 +249,18 @@ function releaseHeldApplyLocks() {
 }
 function holdLock(path, mine, ttl, now, tookOverFrom, created) {
   let released = false;
-  const renew = setInterval(() => {
-    if (released) return;
-    const next = { ...mine, expiresAt: new Date(now() + ttl).toISOString() };
-    try {
-      writeFileAtomicSync(path, `${JSON.stringify(next)}
+  const renew = setInterval(
+    () => {
+      if (released) return;
+      const next = { ...mine, expiresAt: new Date(now() + ttl).toISOString() };
+      try {
+        writeFileAtomicSync(path, `${JSON.stringify(next)}
 `, { mode: 384 });
-    } catch {
-    }
-  }, Math.max(1e3, Math.floor(ttl / 3)));
+      } catch {
+      }
+    },
+    Math.max(1e3, Math.floor(ttl / 3))
+  );
   renew.unref();
   const onExit = () => release();
   process.once("exit", onExit);
@@ -846,10 +849,10 @@ var require_identity = __commonJS({
     var SCALAR = /* @__PURE__ */ Symbol.for("yaml.scalar");
     var SEQ = /* @__PURE__ */ Symbol.for("yaml.seq");
     var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
-    var isAlias3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
+    var isAlias2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
     var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
     var isMap3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
-    var isPair3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
+    var isPair2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
     var isScalar3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
     var isSeq3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
     function isCollection(node) {
@@ -881,12 +884,12 @@ var require_identity = __commonJS({
     exports2.SCALAR = SCALAR;
     exports2.SEQ = SEQ;
     exports2.hasAnchor = hasAnchor;
-    exports2.isAlias = isAlias3;
+    exports2.isAlias = isAlias2;
     exports2.isCollection = isCollection;
     exports2.isDocument = isDocument;
     exports2.isMap = isMap3;
     exports2.isNode = isNode2;
-    exports2.isPair = isPair3;
+    exports2.isPair = isPair2;
     exports2.isScalar = isScalar3;
     exports2.isSeq = isSeq3;
   }
@@ -1066,10 +1069,10 @@ var require_directives = __commonJS({
     };
     var escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
     var Directives = class _Directives {
-      constructor(yaml2, tags) {
+      constructor(yaml, tags) {
         this.docStart = null;
         this.docEnd = false;
-        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml2);
+        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml);
         this.tags = Object.assign({}, _Directives.defaultTags, tags);
       }
       clone() {
@@ -8165,80 +8168,39 @@ var require_dist = __commonJS({
   }
 });
 
-// src/vocabulary.ts
-function canonicalDayName(text2) {
-  const t = text2.trim().toLowerCase();
-  if (t.length < 3) return void 0;
-  const i = SHORT_WEEK_DAYS.findIndex((d) => d.toLowerCase() === t.slice(0, 3));
-  if (i < 0) return void 0;
-  const long = WEEK_DAYS[i];
-  return t === long.toLowerCase() || t.length === 3 ? long : void 0;
+// src/with-defined.ts
+function withDefined(fields) {
+  const out = {};
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if (value !== void 0) out[key] = value;
+  }
+  return out;
 }
-var ACL_PERMISSIONS, FOLDER_PERMISSIONS, SHARE_PERMISSIONS, WEEK_DAYS, SHORT_WEEK_DAYS, MIC_STEP_NAMES, MANIFEST_KINDS, DOCUMENT_KINDS;
-var init_vocabulary = __esm({
-  "src/vocabulary.ts"() {
+var init_with_defined = __esm({
+  "src/with-defined.ts"() {
     "use strict";
-    ACL_PERMISSIONS = [
-      "TaskRun",
-      "TaskEditExisting",
-      "TaskAddEditDelete",
-      "HostAddEditDelete",
-      "ScriptAddEditDelete",
-      "SSLAddEditDelete",
-      "SSHAddEditDelete",
-      "PGPAddEditDelete"
-    ];
-    FOLDER_PERMISSIONS = [
-      "readFiles",
-      "writeFiles",
-      "deleteFiles",
-      "listFiles",
-      "notify",
-      "addDeleteSubfolders",
-      "share",
-      "admin",
-      "listUsers"
-    ];
-    SHARE_PERMISSIONS = ["readFiles", "writeFiles", "deleteFiles", "listFiles", "notify", "listUsers"];
-    WEEK_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
-    SHORT_WEEK_DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
-    MIC_STEP_NAMES = {
-      Source: "MicSourceType",
-      Process: "MicProcessType",
-      Destination: "MicDestinationType",
-      Email: "MicEmailType",
-      For: "MicForType",
-      If: "MicIfType",
-      RunTask: "MicRunTaskType",
-      UpdOrig: "MicUpdOrigType"
-    };
-    MANIFEST_KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
-    DOCUMENT_KINDS = [...MANIFEST_KINDS, "Policy", "Patch"];
   }
 });
 
 // src/diagnostics.ts
-function yaml(...lines2) {
-  return lines2.map((l) => `${l}
-`).join("");
-}
-function orList(words) {
-  return words.length <= 1 ? words[0] ?? "" : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
-}
 function createDiagnostic(severity, code5, at, summary, extra = {}) {
   const positioned = at?.line !== void 0 && at.col !== void 0;
   return {
     severity,
     code: code5,
     summary,
-    ...extra.detail !== void 0 ? { detail: extra.detail } : {},
-    ...extra.hint !== void 0 ? { hint: extra.hint } : {},
-    ...at !== void 0 ? { file: at.file } : {},
-    ...positioned ? { line: at.line, col: at.col } : {},
-    ...positioned && at.endLine !== void 0 ? { endLine: at.endLine } : {},
-    ...positioned && at.endCol !== void 0 ? { endCol: at.endCol } : {},
-    ...extra.address !== void 0 ? { address: extra.address } : {},
-    ...extra.related !== void 0 ? { related: extra.related } : {}
+    ...withDefined({
+      detail: extra.detail,
+      hint: extra.hint,
+      file: at?.file,
+      line: positioned ? at.line : void 0,
+      col: positioned ? at.col : void 0,
+      endLine: positioned ? at.endLine : void 0,
+      endCol: positioned ? at.endCol : void 0,
+      address: extra.address,
+      related: extra.related
+    })
   };
 }
 function placeOf(d, showFile = (file) => file) {
@@ -8281,429 +8243,10 @@ function countDiagnostics(diagnostics) {
 function compareText(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-var DIAGNOSTIC_CODES, TASK_HEAD, ACL_HEAD, FOLDER_HEAD, CONFIG_HEAD, AUTOMATION, DIAGNOSTIC_EXPLANATIONS;
 var init_diagnostics = __esm({
   "src/diagnostics.ts"() {
     "use strict";
-    init_vocabulary();
-    DIAGNOSTIC_CODES = {
-      MF001: "yaml-syntax",
-      MF002: "duplicate-key",
-      MF003: "resource-limit",
-      MF004: "file-too-large",
-      MF005: "not-text",
-      MF006: "no-manifests",
-      MF007: "unreadable-path",
-      MF008: "manifests-too-large",
-      MF100: "not-a-mapping",
-      MF101: "api-version",
-      MF102: "kind",
-      MF103: "name",
-      MF201: "unknown-field",
-      MF202: "missing-field",
-      MF203: "wrong-type",
-      MF204: "not-allowed",
-      MF205: "out-of-range",
-      MF206: "bad-format",
-      MF207: "bad-list",
-      MF208: "server-field",
-      MF209: "no-matching-form",
-      MF301: "duplicate-identity",
-      MF302: "previous-name",
-      MF303: "acl-permissions",
-      MF304: "rename-original",
-      MF305: "time-of-day",
-      MF307: "literal-secret",
-      MF308: "step-reference",
-      MF309: "duplicate-entry",
-      MF310: "secret-like-literal",
-      MF311: "policy-expression",
-      MF312: "policy-violation",
-      MF320: "undefined-variable",
-      MF321: "variable-use",
-      MF322: "unknown-environment",
-      MF323: "patch-target",
-      MF324: "folder-path",
-      MF325: "secret-file-place",
-      MF326: "credential-variable",
-      MF401: "unknown-host",
-      MF402: "unknown-script",
-      MF403: "unknown-date-list",
-      MF404: "unknown-resource-group",
-      MF405: "unknown-user-group",
-      MF406: "unknown-user",
-      MF407: "unknown-group",
-      MF408: "missing-folder",
-      MF409: "unknown-target",
-      MF410: "host-type",
-      MF411: "no-service",
-      MF412: "previous-folder-exists",
-      MF413: "unmatched-ignore",
-      MF414: "unresolved-secret",
-      MF415: "transfer-folder",
-      MF416: "transfer-rights",
-      MF501: "config-unreadable",
-      MF502: "config-yaml",
-      MF503: "config-unknown-key",
-      MF504: "config-missing-key",
-      MF505: "config-bad-value",
-      MF506: "config-literal-secret",
-      MF507: "config-service-url",
-      MF508: "config-unresolved-secret"
-    };
-    TASK_HEAD = ["apiVersion: mftops/v1", "kind: Task", "metadata: { name: Payroll to bank }", "spec:"];
-    ACL_HEAD = ["apiVersion: mftops/v1", "kind: ResourceGroupAcl", "metadata: { name: finance-operators }", "spec:"];
-    FOLDER_HEAD = ["apiVersion: mftops/v1", "kind: FolderPermissions", "metadata: { name: /Distribution/Acme/Outbound }", "spec:"];
-    CONFIG_HEAD = ["apiVersion: mftops/v1", "kind: Config", "environments:", "  prod:"];
-    AUTOMATION = ["    automation:", "      url: https://automation.example.com", "      username: ${env:MFT_AUTOMATION_USER}", "      password: ${env:MFT_AUTOMATION_PASSWORD}"];
-    DIAGNOSTIC_EXPLANATIONS = {
-      MF001: {
-        meaning: "The file is not YAML the parser accepts. Common causes: a tab used for indentation, a string opened with a quote and never closed, an alias `*name` with no anchor `&name` before it.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Group: [Finance]", "	Active: 1") },
-        fix: "Indent with spaces only, close every quote, and define an anchor before its aliases; the message points at the place."
-      },
-      MF002: {
-        meaning: "A key is written twice in one mapping. YAML forbids it, and which of the two values counts would be a guess.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  Group: [Finance]", "  Active: 0") },
-        fix: "Keep one of the two; the message names the first definition."
-      },
-      MF003: {
-        meaning: 'The file expands aliases too many times (more than 100) or nests too deeply to be read safely. This protects mftops from "billion laughs" documents.',
-        example: {
-          in: "manifest",
-          text: yaml("a: &a [x, x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]")
-        },
-        fix: "Write the values out instead of multiplying them through aliases; manifests rarely need anchors."
-      },
-      MF004: {
-        meaning: "The file is larger than the limit for a manifest file (10 MB) and was not read.",
-        example: { in: "command", command: "mftops validate export.yaml", setup: "export.yaml is a 12 MB file" },
-        fix: "Split the manifests into several files (a folder of files is read as one set), or take out what is not a manifest."
-      },
-      MF005: {
-        meaning: "The file is not UTF-8 text: it holds NUL bytes or byte sequences that are not UTF-8 (UTF-16, Latin-1, a binary file).",
-        example: { in: "command", command: "mftops validate notes.yaml", setup: "notes.yaml was saved as UTF-16" },
-        fix: "Save the file as UTF-8; the message points at the first byte that is not."
-      },
-      MF006: {
-        meaning: "There is nothing to read: the file is empty or holds only comments, or the folder has no `*.yaml`/`*.yml` files.",
-        example: { in: "manifest", text: yaml("# TODO: the Acme tasks") },
-        fix: "Add a manifest, delete the file, or check the path."
-      },
-      MF007: {
-        meaning: "A path given on the command line or in `manifests:` does not exist or cannot be read.",
-        example: { in: "command", command: "mftops validate manifests/tasks/payrol.yaml" },
-        fix: "Check the spelling and the permissions; paths in mftops.yaml are relative to its folder, paths on the command line to the working folder."
-      },
-      MF008: {
-        meaning: "The manifests of one run hold more bytes together than `limits.manifestMegabytes` of mftops.yaml allows (64 MB by default), which bounds the memory a run takes; none of them was checked.",
-        example: { in: "command", command: "mftops validate", setup: "mftops.yaml sets limits: { manifestMegabytes: 1 }; manifests/ holds 1.2 MB" },
-        fix: "Raise `limits.manifestMegabytes` (the machine needs about ten times the manifests' size in memory), or take out what is not a manifest (exports, generated files)."
-      },
-      MF100: {
-        meaning: "A YAML document is not a mapping: it is a list or a plain value, where a manifest has `apiVersion`, `kind`, `metadata` and `spec`.",
-        example: { in: "manifest", text: yaml("- apiVersion: mftops/v1", "  kind: Task") },
-        fix: "Write each manifest as its own document (separated by `---`), not as items of a list."
-      },
-      MF101: {
-        meaning: "`apiVersion` is missing or is not `mftops/v1`, the only manifest version this mftops reads.",
-        example: { in: "manifest", text: yaml("apiVersion: mftops/v2", "kind: Task", "metadata: { name: Payroll to bank }", "spec: { Active: 1 }") },
-        fix: "Write `apiVersion: mftops/v1`."
-      },
-      MF102: {
-        meaning: `\`kind\` is missing or unknown; a manifest is ${orList(DOCUMENT_KINDS.map((k) => `a \`${k}\``))}.`,
-        example: { in: "manifest", text: yaml("apiVersion: mftops/v1", "kind: Tasks", "metadata: { name: Payroll to bank }", "spec: { Active: 1 }") },
-        fix: `Write one of the ${DOCUMENT_KINDS.length} kinds (the message suggests the nearest); \`kind: Config\` belongs in mftops.yaml.`
-      },
-      MF103: {
-        meaning: "`metadata` or `metadata.name` is missing or malformed: a name is one line without leading or trailing spaces, and a folder name is an absolute path.",
-        example: { in: "manifest", text: yaml("apiVersion: mftops/v1", "kind: FolderPermissions", "metadata: { name: Distribution/Acme }", "spec: { mode: additive, entries: [] }") },
-        fix: "Give the document a `metadata.name`: the task name, a label for an ACL, the folder path starting with `/`."
-      },
-      MF201: {
-        meaning: "A field the schema does not know, usually a typo; the message suggests the nearest known field.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", '    - Source: { Host: payroll-sftp, Path: /out, FileMsk: "*.csv" }') },
-        fix: "Correct the name (field names are case-sensitive), or remove the field. Editors that read the `# yaml-language-server: $schema=\u2026` line complete field names."
-      },
-      MF202: {
-        meaning: "A required field is absent, e.g. a schedule interval without `EndTime`, or an ACL without `permissions`.",
-        example: { in: "manifest", text: yaml(...ACL_HEAD, "  resourceGroup: Finance", "  userGroup: Finance Operators") },
-        fix: "Add the field the message names."
-      },
-      MF203: {
-        meaning: "A value of the wrong type: text where a number is expected, a list where a mapping is, and so on.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", "    - Source: { Host: payroll-sftp, Path: /out, RetryCount: three }") },
-        fix: "Write the value in the type the message asks for (numbers unquoted, lists in `[ ]` or as `- ` items)."
-      },
-      MF204: {
-        meaning: "A value outside the list of allowed values, such as a day name or a permission that does not exist.",
-        example: { in: "manifest", text: yaml(...ACL_HEAD, "  resourceGroup: Finance", "  userGroup: Finance Operators", "  permissions: [TaskRun, TaskDelete]") },
-        fix: "Use one of the values the message lists (it suggests the nearest)."
-      },
-      MF205: {
-        meaning: "A number outside its bounds, such as a retry count over 32000 or a negative timeout.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", "    - Source: { Host: payroll-sftp, Path: /out, RetryCount: 40000 }") },
-        fix: "Use a number within the bounds the message gives."
-      },
-      MF206: {
-        meaning: "A string that does not have the required form, e.g. a name with a leading space or a line break, or a string that is too long.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", '  Group: [" Finance"]') },
-        fix: "Write the value in the form the message describes."
-      },
-      MF207: {
-        meaning: "A list that is empty where it may not be, holds the same item twice, or has too many items; also a step written with more than one kind in one item.",
-        example: { in: "manifest", text: yaml(...ACL_HEAD, "  resourceGroup: Finance", "  userGroup: Finance Operators", "  permissions: [TaskRun, TaskRun]") },
-        fix: "Delete the repeat, add the missing item, or write each step as its own `- Source:`/`- Process:`/`- Destination:` item."
-      },
-      MF208: {
-        meaning: "A field the server sets (`ID`, `NextEID`, `Renamed`, the `x\u2026` fields) or the task name written in the spec; these have no place in a manifest.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, '  ID: "401001"', "  Active: 1") },
-        fix: "Remove the field: ids are found by name at plan time, and a task's name is `metadata.name`."
-      },
-      MF209: {
-        meaning: "A value that matches none of the forms allowed for it, or more than one, e.g. a folder entry that names both a `user` and a `group`.",
-        example: { in: "manifest", text: yaml(...FOLDER_HEAD, "  mode: additive", "  entries:", "    - { user: alice, group: Acme Partners, permissions: [listFiles] }") },
-        fix: "Write the value in one of the forms the message describes (here: one entry per user or group)."
-      },
-      MF301: {
-        meaning: "Two documents describe the same object: the same task name (case aside), the same resource group and user group pair, the same folder path, or the same policy name.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "---", "apiVersion: mftops/v1", "kind: Task", "metadata: { name: payroll to bank }", "spec:", "  Active: 0") },
-        fix: "Keep one document per object; the message names where the first one is."
-      },
-      MF302: {
-        meaning: "A `metadata.previousNames` entry that cannot be a rename: the object's own name, the name of another managed object, or a name two documents claim.",
-        example: { in: "manifest", text: yaml("apiVersion: mftops/v1", "kind: Task", "metadata: { name: Payroll to bank, previousNames: [Payroll to bank] }", "spec:", "  Active: 1") },
-        fix: "List only names the object had before a rename, each in one document."
-      },
-      MF303: {
-        meaning: "An ACL grants `TaskAddEditDelete` without `TaskEditExisting`; the server refuses that combination.",
-        example: { in: "manifest", text: yaml(...ACL_HEAD, "  resourceGroup: Finance", "  userGroup: Finance Operators", "  permissions: [TaskRun, TaskAddEditDelete]") },
-        fix: "Add `TaskEditExisting`, or drop `TaskAddEditDelete`."
-      },
-      MF304: {
-        meaning: "A Source step sets `RenameTo` or `DelRename`, which act only when the original is renamed (`DeleteOrig: 2`).",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", '    - Source: { Host: payroll-sftp, Path: /out, DeleteOrig: 1, RenameTo: "/out/sent/[OrigName]" }') },
-        fix: "Set `DeleteOrig: 2`, or remove `RenameTo`/`DelRename`."
-      },
-      MF305: {
-        meaning: "A schedule's `StartTime` or `EndTime` is not a time `HH:mm` from 00:00 to 23:59.",
-        example: {
-          in: "manifest",
-          text: yaml(...TASK_HEAD, "  Active: 1", "  Schedules:", "    Schedule:", "      - Days: { DayOfWeek: [Monday] }", '        Frequency: { Interval: [{ StartTime: "25:00", EndTime: "25:00" }] }')
-        },
-        fix: 'Write a time of day with two-digit hours, quoted: `"02:00"`.'
-      },
-      MF307: {
-        meaning: "A password or secret value written as a literal. Manifests live in git: secrets are references to an environment variable or a file, resolved when apply sends them.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", "    - Destination: { Host: bank-as2, Path: /in, Password: hunter2 }") },
-        fix: "Write `${env:NAME}` or `${file:PATH}` and put the value in that variable or file where mftops runs."
-      },
-      MF308: {
-        meaning: "A step names its host (or script) twice, by name and by id, or not at all.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", '    - Source: { Host: payroll-sftp, HostID: "201001", Path: /out }') },
-        fix: "Keep `Host` (or `Script`), the name: ids differ between servers."
-      },
-      MF309: {
-        meaning: "A user or group has two entries in one folder's permissions.",
-        example: { in: "manifest", text: yaml(...FOLDER_HEAD, "  mode: exact", "  entries:", "    - { user: alice, permissions: [listFiles] }", "    - { user: alice, permissions: [readFiles] }") },
-        fix: "Merge the two entries into one."
-      },
-      MF310: {
-        meaning: "A warning: a parameter named like a secret (password, token, API key\u2026) holds a literal value, which would sit in git.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  Parameters: { ApiKey: 3f9a1c77 }") },
-        fix: "Use a `${env:NAME}` or `${file:PATH}` reference (with `secret: true`), or write `{ value: \u2026, secret: false }` if it is not a secret."
-      },
-      MF311: {
-        meaning: "A `validations[].expression` of a `kind: Policy` document is not valid CEL (Common Expression Language), so the policy could never be checked; or its estimated cost is over 1,000,000 steps (comprehensions nested over long lists), so it could run for hours.",
-        example: {
-          in: "manifest",
-          text: yaml("apiVersion: mftops/v1", "kind: Policy", "metadata: { name: tasks-described }", "spec:", "  severity: deny", "  validations:", '    - expression: "has(object.spec.Info) &&"', "      message: every task has a description")
-        },
-        fix: "Correct the expression (the message gives the parser's reason); quote it in YAML so that `:` and `#` stay part of it."
-      },
-      MF312: {
-        meaning: "A manifest breaks a policy that reads only `object` (no `oldObject`, `change` or `access`), which validate checks on every manifest the policy matches, with no server; a `warn` policy gives a warning, a `deny` policy an error. Plan checks every policy on every change.",
-        example: { in: "command", command: "mftops validate", setup: "a deny Policy on kind Task whose expression is `has(object.spec.Info)`; a task without Info" },
-        fix: "Change the manifest so that the expression holds (the message is the policy's), or change the policy."
-      },
-      MF320: {
-        meaning: "A manifest uses `${var:NAME}` and the environment it is read for does not define `NAME` in `environments.<name>.vars` of mftops.yaml; or the manifests are checked without an environment (`mftops validate PATH\u2026` without --env), where no variable has a value.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Group: [Finance]", "  Active: ${var:active}") },
-        fix: "Add the variable to the environment's `vars` (the message suggests a near name), or correct the name; check manifests with variables with --env NAME (without --env and with a configuration, validate checks every environment)."
-      },
-      MF321: {
-        meaning: "A `${var:NAME}` where a variable cannot go: in a password or a secret parameter (variables are not secrets: plan files record them), or a list variable inside a longer text.",
-        example: { in: "manifest", text: yaml(...TASK_HEAD, "  Active: 1", "  steps:", '    - Destination: { Host: bank-as2, Path: /in, Password: "${var:bank_password}" }') },
-        fix: "Write secrets as `${env:NAME}` or `${file:PATH}`; use a list variable as a whole value (`Group: ${var:groups}`)."
-      },
-      MF322: {
-        meaning: "`metadata.environments` names an environment that mftops.yaml does not have, so the document would silently count nowhere under that name.",
-        example: { in: "command", command: "mftops validate", setup: "manifests/staging.yaml is limited to `environments: [stagin]`" },
-        fix: "Correct the name (the message suggests the nearest) or add the environment to mftops.yaml."
-      },
-      MF323: {
-        meaning: "A `kind: Patch` names a target (`spec.target`: kind and name) that no manifest defines in an environment the patch is for, so there is nothing to patch there.",
-        example: {
-          in: "command",
-          command: "mftops validate",
-          setup: "manifests/patch.yaml patches `Task/Payroll to bnak`, which no manifest defines"
-        },
-        fix: "Correct the target's kind or name, or limit the patch (`metadata.environments`) to the environments that have its target."
-      },
-      MF324: {
-        meaning: 'A folder path with a name the file transfer server cannot hold as one folder: `.` or `..` (apply would create a folder literally named `..`), a control character, or one of `\\ : * ? " < > |` (the characters Windows forbids in a name; the transfer API reference does not list its own).',
-        example: { in: "manifest", text: yaml("apiVersion: mftops/v1", "kind: FolderPermissions", "metadata: { name: /Distribution/.. }", "spec:", "  createIfMissing: { inheritPermissions: None }", "  mode: additive", "  entries:", "    - { user: alice, permissions: [listFiles] }") },
-        fix: "Write the folder's absolute path with its real names, one per level: `/Distribution/Acme`."
-      },
-      MF325: {
-        meaning: "A manifest's `${file:PATH}` points where manifest secrets may not be read: outside the repository (the folder of mftops.yaml, or of the manifests without one) and the `secrets.fileRoots` of mftops.yaml once symlinks are resolved, below /proc, /sys or /dev, or at something that is not a regular file (a FIFO, a device). Apply sends the value to a server, which keeps it in every export.",
-        example: { in: "command", command: "mftops validate", setup: "a task whose destination `Password` is `${file:/etc/hostname}`" },
-        fix: "Keep the secret file inside the repository (and out of git), or add its folder to `secrets: { fileRoots: [...] }` in mftops.yaml."
-      },
-      MF326: {
-        meaning: "A manifest's `${env:NAME}` names a variable that mftops.yaml reads a service's username or password from: apply would send the administrator's credential to the server as, say, a task password.",
-        example: { in: "command", command: "mftops validate", setup: "a task whose destination `Password` is `${env:MFT_AUTOMATION_PASSWORD}`" },
-        fix: "Give the task its own variable (`${env:BANK_SFTP_PASSWORD}`), even when its value is the same."
-      },
-      MF401: {
-        meaning: "A step's `Host` (or `HostID`) names a host the automation server does not have.",
-        example: { in: "plan", text: yaml(...TASK_HEAD, "  Group: [Finance]", "  steps:", "    - Source: { Host: payroll-sftpp, Path: /out }"), against: "the automation server has no host payroll-sftpp (it has payroll-sftp)" },
-        fix: "Correct the name (the message suggests the nearest), or create the host on the server first."
-      },
-      MF402: {
-        meaning: "A Process step's `Script` (or `ScriptID`) names a script the automation server does not have, custom or standard.",
-        example: { in: "plan", text: yaml(...TASK_HEAD, "  Group: [Finance]", "  steps:", "    - Process: { Script: PGP Encrypt v2 }"), against: "the automation server has no script named PGP Encrypt v2" },
-        fix: "Correct the name, or add the script on the server first."
-      },
-      MF403: {
-        meaning: "A schedule's `DateListRef` names a date list the automation server does not have.",
-        example: {
-          in: "plan",
-          text: yaml(...TASK_HEAD, "  Group: [Finance]", "  Schedules:", "    Schedule:", "      - Days: { DayOfWeek: [Monday] }", "        DateListRef: [Bank Holidays 2027]", '        Frequency: { Interval: [{ StartTime: "02:00", EndTime: "02:00" }] }'),
-          against: "the automation server has the date list Bank Holidays 2026 only"
-        },
-        fix: "Correct the name, or create the date list on the server first."
-      },
-      MF404: {
-        meaning: "A task's `Group` or an ACL's `resourceGroup` names a resource group the automation server does not have.",
-        example: { in: "plan", text: yaml(...ACL_HEAD, "  resourceGroup: Finanse", "  userGroup: Finance Operators", "  permissions: [TaskRun]"), against: "the automation server has the resource groups Finance, Partners and Operations" },
-        fix: "Correct the name, or create the resource group on the server first."
-      },
-      MF405: {
-        meaning: "An ACL's `userGroup` names a user group the automation server does not have (checked when the account may read user groups).",
-        example: { in: "plan", text: yaml(...ACL_HEAD, "  resourceGroup: Finance", "  userGroup: Finance Operator", "  permissions: [TaskRun]"), against: "the automation server has the user group Finance Operators" },
-        fix: "Correct the name (user group names are case-sensitive), or create the group on the server first."
-      },
-      MF406: {
-        meaning: "A folder entry's `user` is not a user of the file transfer server.",
-        example: { in: "plan", text: yaml(...FOLDER_HEAD, "  mode: additive", "  entries:", "    - { user: alise, permissions: [listFiles] }"), against: "the file transfer server has the user alice, not alise" },
-        fix: "Correct the username, or create the user on the server first."
-      },
-      MF407: {
-        meaning: "A folder entry's `group` is not a group of the file transfer server.",
-        example: { in: "plan", text: yaml(...FOLDER_HEAD, "  mode: additive", "  entries:", "    - { group: Acme Partner, permissions: [listFiles] }"), against: "the file transfer server has the group Acme Partners" },
-        fix: "Correct the name, or create the group on the server first."
-      },
-      MF408: {
-        meaning: "A folder that does not exist and has no `createIfMissing`, or whose parent does not exist either; or a managed folder below a folder the plan renames.",
-        example: { in: "plan", text: yaml("apiVersion: mftops/v1", "kind: FolderPermissions", "metadata: { name: /Distribution/Acme/Archive }", "spec:", "  mode: additive", "  entries: []"), against: "the file transfer server has no folder /Distribution/Acme/Archive" },
-        fix: "Add `createIfMissing: { inheritPermissions: None }` (or `CopyOnly`, `Always`) to have apply create it (its parent must exist or be created too), or correct the path."
-      },
-      MF409: {
-        meaning: "A `--target` address names nothing in the plan: no manifest and no unmanaged object in scope has it.",
-        example: { in: "command", command: 'mftops plan --target "Task/Payroll to bnak"' },
-        fix: "Write the address as plans show it, `Kind/name` (`Task/Payroll to bank`, `FolderPermissions/Distribution/Acme/Outbound`)."
-      },
-      MF410: {
-        meaning: "A step's `Type` is not the type of its host (plan fills the type in from the host when the step leaves it out).",
-        example: { in: "plan", text: yaml(...TASK_HEAD, "  Group: [Finance]", "  steps:", "    - Source: { Host: payroll-sftp, Type: FTP, Path: /out }"), against: "the host payroll-sftp is an SFTP (SSHFTP) host" },
-        fix: "Remove `Type`, or name a host of that type."
-      },
-      MF411: {
-        meaning: "The manifests hold objects of a service the environment does not configure: tasks or ACLs without `automation:`, folder permissions without `transfer:`.",
-        example: { in: "plan", text: yaml(...TASK_HEAD, "  Group: [Finance]"), against: "the environment configures only the file transfer server", services: ["transfer"] },
-        fix: "Add the service to the environment in mftops.yaml, or leave those manifests out of its `manifests:`."
-      },
-      MF412: {
-        meaning: "A warning: a folder listed in `previousNames` still exists beside the folder of the new name. The plan manages the new one and leaves the old one alone.",
-        example: {
-          in: "plan",
-          text: yaml("apiVersion: mftops/v1", "kind: FolderPermissions", "metadata: { name: /Distribution/Acme/Outbound, previousNames: [/Distribution/Acme/Inbound] }", "spec:", "  mode: additive", "  entries: []"),
-          against: "both /Distribution/Acme/Outbound and /Distribution/Acme/Inbound exist"
-        },
-        fix: "Remove the old path from `previousNames` once the rename is done, or delete the old folder if it is left over."
-      },
-      MF413: {
-        meaning: "A warning: a `drift.ignore` entry of mftops.yaml whose `address` matches no object of the drift run, so it acknowledges nothing (a misspelt name, or an object since renamed or deleted).",
-        example: { in: "command", command: "mftops drift", setup: 'the environment in mftops.yaml has drift: { ignore: [{ address: "Task/Payrol to bank" }] }' },
-        fix: "Correct the address (`Kind/name` as drift reports show it; `*` matches any run of characters), or remove the entry."
-      },
-      MF414: {
-        meaning: "A warning: a `${env:NAME}` variable that is not set (or empty), or a `${file:PATH}` that is missing, unreadable or empty, which a change of the plan would send. The plan is made and saved, but apply refuses it, naming every such reference, before writing anything.",
-        example: { in: "plan", text: yaml("apiVersion: mftops/v1", "kind: Task", "metadata: { name: Payroll API check }", "spec:", "  Group: [Finance]", "  Parameters:", '    ApiKey: { value: "${env:PAYROLL_API_KEY}", secret: true }'), against: "PAYROLL_API_KEY is not set where mftops plan runs" },
-        fix: "Set the variable, or write the secret to the file (a `${file:}` path is relative to the manifest's folder), where mftops apply runs; in GitHub Actions, pass it to the step as an environment variable from a secret."
-      },
-      MF415: {
-        meaning: "A warning: a task step runs on an automation host that points at this environment's transfer service (named in `automation.transferHosts`, or whose `Host` is the transfer URL's hostname), and its `Path` names a folder the transfer server does not have, which the plan does not create either. The task would fail when it runs.",
-        example: {
-          in: "plan",
-          text: yaml(...TASK_HEAD, "  Group: [Partners]", "  steps:", "    - Destination: { Host: xfer, Path: /Distribution/Acme/Archive }"),
-          against: "mftops.yaml lists the host xfer under automation.transferHosts, and the file transfer server has no folder /Distribution/Acme/Archive",
-          transferHosts: ["xfer"]
-        },
-        fix: "Correct the `Path`, or add a FolderPermissions manifest for the folder with `createIfMissing` so that apply creates it."
-      },
-      MF416: {
-        meaning: "A warning: the account a task step uses on the transfer server (the step's `Username`, else the host's `DefUsername`) lacks a permission the step needs on its folder, counting the entries of its groups, or is not a user of the transfer server. A Source step needs `readFiles` and `listFiles` (and `deleteFiles` with `DeleteOrig: 1`), a Destination step `writeFiles`. The rights are those the folder will have once the plan is applied.",
-        example: {
-          in: "plan",
-          text: yaml(...TASK_HEAD, "  Group: [Partners]", "  steps:", "    - Destination: { Host: xfer, Path: /Finance/Payroll, Username: bob }"),
-          against: "mftops.yaml lists the host xfer under automation.transferHosts, and bob has no entry on /Finance/Payroll, nor has any group of his",
-          transferHosts: ["xfer"]
-        },
-        fix: "Grant the permissions the message names to the account, or to a group it is in, in the folder's FolderPermissions manifest; or use an account that has them."
-      },
-      MF501: {
-        meaning: "The configuration file does not exist or cannot be read.",
-        example: { in: "command", command: "mftops status --config mftops.yml" },
-        fix: "Pass the right file with `--config FILE`, or run mftops from the folder that holds mftops.yaml (`mftops init` writes one)."
-      },
-      MF502: {
-        meaning: "mftops.yaml is not YAML the parser accepts, or writes a key twice.",
-        example: { in: "config", text: yaml(...CONFIG_HEAD, ...AUTOMATION, "    manifests: [manifests]", "    manifests: [more]") },
-        fix: "Fix the YAML at the place the message gives."
-      },
-      MF503: {
-        meaning: "A key the configuration does not know, usually a typo.",
-        example: { in: "config", text: yaml(...CONFIG_HEAD, ...AUTOMATION, "    manifest: [manifests]") },
-        fix: "Correct the key (see `schemas/config.schema.json`), or remove it."
-      },
-      MF504: {
-        meaning: "A required key is absent: no environment, an environment with neither `automation` nor `transfer`, a service without `url`, `username` or `password`.",
-        example: { in: "config", text: yaml(...CONFIG_HEAD, "    automation:", "      url: https://automation.example.com", "      password: ${env:MFT_AUTOMATION_PASSWORD}") },
-        fix: "Add the key the message names."
-      },
-      MF505: {
-        meaning: "A value of the wrong type, outside its list or bounds, of the wrong form, or a date that is not in the calendar.",
-        example: { in: "config", text: yaml(...CONFIG_HEAD, ...AUTOMATION, "    prune: [Tasks]") },
-        fix: "Write the value as the message asks (here: `prune` lists kinds: Task, ResourceGroupAcl, FolderPermissions)."
-      },
-      MF506: {
-        meaning: "A password written as a literal in mftops.yaml, which lives in git.",
-        example: { in: "config", text: yaml(...CONFIG_HEAD, "    automation:", "      url: https://automation.example.com", "      username: admin", "      password: Secret123") },
-        fix: "Write `${env:NAME}` or `${file:PATH}` and set that variable or file where mftops runs."
-      },
-      MF507: {
-        meaning: "A service URL that is not a URL, holds credentials, or is plain `http://` to a host other than this machine.",
-        example: { in: "config", text: yaml(...CONFIG_HEAD, "    automation:", "      url: http://automation.example.com", "      username: ${env:MFT_AUTOMATION_USER}", "      password: ${env:MFT_AUTOMATION_PASSWORD}") },
-        fix: "Use `https://` (plain http only for 127.0.0.1, localhost or [::1]) and keep credentials in `username`/`password`."
-      },
-      MF508: {
-        meaning: "A `${env:NAME}` whose variable is not set, or a `${file:PATH}` that cannot be read, when a command needs the value.",
-        example: { in: "config", text: yaml(...CONFIG_HEAD, "    automation:", "      url: https://automation.example.com", "      username: admin", "      password: ${env:MFT_AUTOMATION_PASSWORD}") },
-        fix: "Set the variable (or create the file) in the environment mftops runs in; in the GitHub Action, pass it through the step's `env:` from a secret."
-      }
-    };
+    init_with_defined();
   }
 });
 
@@ -8806,16 +8349,6 @@ var init_positions = __esm({
 });
 
 // src/manifest/diagnostics.ts
-var diagnostics_exports = {};
-__export(diagnostics_exports, {
-  DIAGNOSTIC_CODES: () => DIAGNOSTIC_CODES,
-  compareDiagnostics: () => compareDiagnostics,
-  countDiagnostics: () => countDiagnostics,
-  createDiagnostic: () => createDiagnostic,
-  hasErrors: () => hasErrors,
-  placeOf: () => placeOf,
-  sortDiagnostics: () => sortDiagnostics
-});
 var init_diagnostics2 = __esm({
   "src/manifest/diagnostics.ts"() {
     "use strict";
@@ -8969,7 +8502,11 @@ function mapOne({ error: err, path, at }, ctx) {
   if (path.length === 0 && err.keyword === "required" && (params.missingProperty === "apiVersion" || params.missingProperty === "kind")) return void 0;
   const nameField = path[0] === "metadata" && (path[1] === "name" || path.length === 1);
   if (secret && (err.keyword === "type" || err.keyword === "pattern")) {
-    return value("MF307", `${label} must be a \`\${env:NAME}\` or \`\${file:PATH}\` reference, not a literal secret`, "keep secrets out of git: reference an environment variable or a file");
+    return value(
+      "MF307",
+      `${label} must be a \`\${env:NAME}\` or \`\${file:PATH}\` reference, not a literal secret`,
+      "keep secrets out of git: reference an environment variable or a file"
+    );
   }
   switch (err.keyword) {
     case "additionalProperties":
@@ -9000,7 +8537,10 @@ function mapOne({ error: err, path, at }, ctx) {
       }
       const present = new Set(Object.keys(isRecord(err.data) ? err.data : {}));
       const known = Object.keys(parent.properties ?? {});
-      const guess = key === "__proto__" ? void 0 : suggestName(key, known.filter((k) => !present.has(k)));
+      const guess = key === "__proto__" ? void 0 : suggestName(
+        key,
+        known.filter((k) => !present.has(k))
+      );
       return createDiagnostic("error", "MF201", at, `unknown field \`${printable(key)}\` in ${where}${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, {
         hint: guess ? void 0 : known.length > 0 && known.length <= 8 ? `fields allowed here: ${known.join(", ")}` : void 0
       });
@@ -9025,7 +8565,10 @@ function mapOne({ error: err, path, at }, ctx) {
       const allowed = params.allowedValues ?? [];
       const isFlag = allowed.length === 4 && [0, 1, true, false].every((v) => allowed.includes(v));
       const data = err.data;
-      const guess = typeof data === "string" ? suggestName(data, allowed.filter((v) => typeof v === "string")) : void 0;
+      const guess = typeof data === "string" ? suggestName(
+        data,
+        allowed.filter((v) => typeof v === "string")
+      ) : void 0;
       const mean = guess !== void 0 ? ` \u2014 did you mean \`${guess}\`?` : "";
       const yamlHint = isFlag && typeof data === "string" && YAML11_BOOLEANS.has(data) ? `YAML 1.2 reads \`${data}\` as text: write true or false (or 1 or 0)` : void 0;
       const last = path[path.length - 1];
@@ -9051,7 +8594,10 @@ function mapOne({ error: err, path, at }, ctx) {
     case "format":
       return value("MF206", `${label} must be a valid ${String(params.format)}`);
     case "minLength":
-      return value(nameField ? "MF103" : "MF206", Number(params.limit) === 1 ? `${label} must not be empty` : `${label} must be at least ${String(params.limit)} characters long`);
+      return value(
+        nameField ? "MF103" : "MF206",
+        Number(params.limit) === 1 ? `${label} must not be empty` : `${label} must be at least ${String(params.limit)} characters long`
+      );
     case "maxLength":
       return value("MF206", `${label} must be at most ${String(params.limit)} characters long`);
     case "uniqueItems": {
@@ -9075,14 +8621,21 @@ function mapOne({ error: err, path, at }, ctx) {
     case "maxProperties":
       if (parent.title === "step" && isRecord(err.data)) {
         const keys = Object.keys(err.data);
-        return value("MF207", `${label} has ${keys.length} step kinds (${keys.map((k) => `\`${k}\``).join(", ")}); a step has exactly one`, "write each step as its own list item starting with `- `");
+        return value(
+          "MF207",
+          `${label} has ${keys.length} step kinds (${keys.map((k) => `\`${k}\``).join(", ")}); a step has exactly one`,
+          "write each step as its own list item starting with `- `"
+        );
       }
       return value("MF207", `${label} must have at most ${String(params.limit)} fields`);
     case "oneOf":
     case "anyOf": {
       const custom = parent.errorMessage;
       if (typeof custom === "string") return value("MF209", `${label} ${custom}`);
-      return value("MF209", `${label} does not match ${err.keyword === "oneOf" && Array.isArray(params.passingSchemas) ? "exactly one" : "any"} of the allowed forms`);
+      return value(
+        "MF209",
+        `${label} does not match ${err.keyword === "oneOf" && Array.isArray(params.passingSchemas) ? "exactly one" : "any"} of the allowed forms`
+      );
     }
     default:
       return value("MF206", `${label} is not valid (${err.keyword})`);
@@ -17470,7 +17023,9 @@ function loadConfig(path, cwd = process.cwd(), from) {
     const code5 = err.code;
     throw configError(
       [
-        code5 === "ENOENT" ? createDiagnostic("error", "MF501", { file }, "configuration file not found", { hint: from !== void 0 ? `${from} names this file; fix it, or pass --config FILE` : "pass --config FILE, or run from the folder that holds mftops.yaml" }) : createDiagnostic("error", "MF501", { file }, systemError("cannot read the configuration file", err).message)
+        code5 === "ENOENT" ? createDiagnostic("error", "MF501", { file }, "configuration file not found", {
+          hint: from !== void 0 ? `${from} names this file; fix it, or pass --config FILE` : "pass --config FILE, or run from the folder that holds mftops.yaml"
+        }) : createDiagnostic("error", "MF501", { file }, systemError("cannot read the configuration file", err).message)
       ],
       cwd
     );
@@ -17524,7 +17079,9 @@ function checkValues(data, sourceMap, rejected) {
     ignore.forEach((rule, i) => {
       const path = ["environments", name, "drift", "ignore", i, "until"];
       if (!isRecord(rule) || typeof rule.until !== "string" || touchesRejected(rejected, path) || isCalendarDate(rule.until)) return;
-      problems.push(createDiagnostic("error", "MF505", sourceMap.locate(path), `environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`));
+      problems.push(
+        createDiagnostic("error", "MF505", sourceMap.locate(path), `environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`)
+      );
     });
   }
   return problems;
@@ -17550,8 +17107,8 @@ function buildConfig(raw, file, cwd, sourceMap) {
         ...s.caFile !== void 0 ? { caFile: resolve2(dir, s.caFile) } : {}
       };
     };
-    const automation2 = service("automation");
-    const transfer2 = service("transfer");
+    const automation = service("automation");
+    const transfer = service("transfer");
     const ignore = (env.drift?.ignore ?? []).map((rule, i) => {
       const pos = sourceMap.locate(["environments", name, "drift", "ignore", i]);
       return {
@@ -17564,8 +17121,8 @@ function buildConfig(raw, file, cwd, sourceMap) {
     });
     environments.set(name, {
       name,
-      ...automation2 ? { automation: automation2 } : {},
-      ...transfer2 ? { transfer: transfer2 } : {},
+      ...automation ? { automation } : {},
+      ...transfer ? { transfer } : {},
       ...env.automation?.transferHosts !== void 0 ? { transferHosts: [...env.automation.transferHosts] } : {},
       manifests: (env.manifests ?? []).map((p) => resolve2(dir, p)),
       ...env.vars !== void 0 ? { vars: { ...env.vars } } : {},
@@ -17632,7 +17189,10 @@ function describeProblem({ error: e, path, at }) {
       const key = String(p["additionalProperty"]);
       const present = new Set(isRecord(e.data) ? Object.keys(e.data) : []);
       const known = Object.keys(e.parentSchema?.["properties"] ?? {});
-      const guess = suggestName(key, known.filter((k) => !present.has(k)));
+      const guess = suggestName(
+        key,
+        known.filter((k) => !present.has(k))
+      );
       return problem("MF503", `unknown key \`${key}\`${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`);
     }
     case "anyOf":
@@ -17652,7 +17212,12 @@ function describeProblem({ error: e, path, at }) {
       }
       if (/\.until$/.test(where)) return problem("MF505", "must be a date written YYYY-MM-DD");
       if (path[path.length - 1] === "vars" && e.propertyName !== void 0) {
-        return createDiagnostic("error", "MF505", at, `${where}.${e.propertyName}: variable names start with a letter or _ and use letters, digits, _, . and -`);
+        return createDiagnostic(
+          "error",
+          "MF505",
+          at,
+          `${where}.${e.propertyName}: variable names start with a letter or _ and use letters, digits, _, . and -`
+        );
       }
       if (path[0] === "environments" && path.length === 1 && e.propertyName !== void 0) {
         return createDiagnostic("error", "MF505", at, `environments.${e.propertyName}: environment names use letters, digits, ., _ and -`);
@@ -17688,6 +17253,34 @@ var init_load_config = __esm({
     init_service_url();
     init_service_url();
     DEFAULT_CONFIG_FILE = "mftops.yaml";
+  }
+});
+
+// src/kinds/address.ts
+function isPathNamed(kind) {
+  return NAMING[kind] === "path";
+}
+function formatAddress(kind, name) {
+  return isPathNamed(kind) && name.startsWith("/") ? `${kind}${name}` : `${kind}/${name}`;
+}
+function parseAddress(address) {
+  const slash = address.indexOf("/");
+  if (slash <= 0) return void 0;
+  const kind = address.slice(0, slash);
+  const name = address.slice(slash + 1);
+  if (name === "" || !Object.hasOwn(NAMING, kind)) return void 0;
+  const known = kind;
+  return { kind: known, name: isPathNamed(known) ? `/${name.replace(/^\/+/, "")}` : name };
+}
+var NAMING;
+var init_address = __esm({
+  "src/kinds/address.ts"() {
+    "use strict";
+    NAMING = {
+      Task: "name",
+      ResourceGroupAcl: "name",
+      FolderPermissions: "path"
+    };
   }
 });
 
@@ -17742,28 +17335,10 @@ function summarize(changes) {
 function hasChanges(plan) {
   return plan.changes.some((c) => c.action !== "no-op");
 }
-function formatAddress(kind, name) {
-  return kind === "FolderPermissions" && name.startsWith("/") ? `${kind}${name}` : `${kind}/${name}`;
-}
-function parseAddress(address) {
-  const slash = address.indexOf("/");
-  if (slash <= 0) return void 0;
-  const kind = address.slice(0, slash);
-  const name = address.slice(slash + 1);
-  if (name === "") return void 0;
-  switch (kind) {
-    case "Task":
-    case "ResourceGroupAcl":
-      return { kind, name };
-    case "FolderPermissions":
-      return { kind, name: `/${name.replace(/^\/+/, "")}` };
-    default:
-      return void 0;
-  }
-}
 var init_model2 = __esm({
   "src/plan/model.ts"() {
     "use strict";
+    init_address();
     init_model();
   }
 });
@@ -17806,9 +17381,11 @@ function folderPathProblem(path) {
     if (name === "") return "it has an empty name (`//` or a trailing `/`)";
     if (name === "." || name === "..") return `it has a folder named \`${name}\`, which the server would create as such rather than stay or go up`;
     const control = [...name].find((c) => /[\u0000-\u001f\u007f-\u009f]/.test(c));
-    if (control !== void 0) return `the name ${JSON.stringify(name)} holds a control character (U+${control.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")})`;
+    if (control !== void 0)
+      return `the name ${JSON.stringify(name)} holds a control character (U+${control.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")})`;
     const forbidden = [...name].find((c) => FORBIDDEN_FOLDER_NAME_CHARACTERS.includes(c));
-    if (forbidden !== void 0) return `the name \`${name}\` holds \`${forbidden}\`, which a folder name cannot (${FORBIDDEN_FOLDER_NAME_CHARACTERS.split("").join(" ")})`;
+    if (forbidden !== void 0)
+      return `the name \`${name}\` holds \`${forbidden}\`, which a folder name cannot (${FORBIDDEN_FOLDER_NAME_CHARACTERS.split("").join(" ")})`;
   }
   return void 0;
 }
@@ -17820,32 +17397,1706 @@ var init_folder_path = __esm({
   }
 });
 
+// src/resource-group-acl-key.ts
+function aclKey(resourceGroup, userGroup) {
+  return `${resourceGroup.toLowerCase()}\0${userGroup.toLowerCase()}`;
+}
+var init_resource_group_acl_key = __esm({
+  "src/resource-group-acl-key.ts"() {
+    "use strict";
+  }
+});
+
+// src/live/model.ts
+function indexByName(items, nameOf, idOf = () => void 0) {
+  const byName = /* @__PURE__ */ new Map();
+  const byId = /* @__PURE__ */ new Map();
+  for (const item of items) {
+    const name = nameOf(item);
+    if (name !== void 0 && name !== "" && !byName.has(name.toLowerCase())) byName.set(name.toLowerCase(), item);
+    const id = idOf(item);
+    if (id !== void 0 && id !== "" && !byId.has(id)) byId.set(id, item);
+  }
+  return { items, byName, byId };
+}
+var init_model3 = __esm({
+  "src/live/model.ts"() {
+    "use strict";
+    init_folder_path();
+    init_resource_group_acl_key();
+  }
+});
+
+// src/vocabulary.ts
+function canonicalDayName(text2) {
+  const t = text2.trim().toLowerCase();
+  if (t.length < 3) return void 0;
+  const i = SHORT_WEEK_DAYS.findIndex((d) => d.toLowerCase() === t.slice(0, 3));
+  if (i < 0) return void 0;
+  const long = WEEK_DAYS[i];
+  return t === long.toLowerCase() || t.length === 3 ? long : void 0;
+}
+var ACL_PERMISSIONS, FOLDER_PERMISSIONS, SHARE_PERMISSIONS, WEEK_DAYS, SHORT_WEEK_DAYS, MIC_STEP_NAMES, MANIFEST_KINDS, DOCUMENT_KINDS;
+var init_vocabulary = __esm({
+  "src/vocabulary.ts"() {
+    "use strict";
+    ACL_PERMISSIONS = [
+      "TaskRun",
+      "TaskEditExisting",
+      "TaskAddEditDelete",
+      "HostAddEditDelete",
+      "ScriptAddEditDelete",
+      "SSLAddEditDelete",
+      "SSHAddEditDelete",
+      "PGPAddEditDelete"
+    ];
+    FOLDER_PERMISSIONS = [
+      "readFiles",
+      "writeFiles",
+      "deleteFiles",
+      "listFiles",
+      "notify",
+      "addDeleteSubfolders",
+      "share",
+      "admin",
+      "listUsers"
+    ];
+    SHARE_PERMISSIONS = ["readFiles", "writeFiles", "deleteFiles", "listFiles", "notify", "listUsers"];
+    WEEK_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+    SHORT_WEEK_DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    MIC_STEP_NAMES = {
+      Source: "MicSourceType",
+      Process: "MicProcessType",
+      Destination: "MicDestinationType",
+      Email: "MicEmailType",
+      For: "MicForType",
+      If: "MicIfType",
+      RunTask: "MicRunTaskType",
+      UpdOrig: "MicUpdOrigType"
+    };
+    MANIFEST_KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
+    DOCUMENT_KINDS = [...MANIFEST_KINDS, "Policy", "Patch"];
+  }
+});
+
+// src/manifest/types.ts
+function stepKindOf(step2) {
+  if ("Source" in step2) return "Source";
+  if ("Process" in step2) return "Process";
+  return "Destination";
+}
+var API_VERSION;
+var init_types = __esm({
+  "src/manifest/types.ts"() {
+    "use strict";
+    init_vocabulary();
+    init_vocabulary();
+    API_VERSION = "mftops/v1";
+  }
+});
+
+// src/resources/common.ts
+import { createHash } from "node:crypto";
+function canonicalJson(value) {
+  return JSON.stringify(sortKeys(value));
+}
+function sortKeys(value) {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (!isRecord(value)) return value;
+  const out = {};
+  for (const key of Object.keys(value).sort()) {
+    const v = value[key];
+    if (v !== void 0) out[key] = sortKeys(v);
+  }
+  return out;
+}
+function sha256Of(value) {
+  return `sha256:${createHash("sha256").update(canonicalJson(value)).digest("hex")}`;
+}
+function withoutPasswords(value) {
+  if (Array.isArray(value)) return value.map(withoutPasswords);
+  if (!isRecord(value)) return value;
+  const out = {};
+  for (const [k, v] of Object.entries(value)) if (!PASSWORD_FIELD.test(k)) out[k] = withoutPasswords(v);
+  return out;
+}
+function toJson(value) {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (Array.isArray(value)) return value.map(toJson);
+  if (isRecord(value)) {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJson(v);
+    return out;
+  }
+  return null;
+}
+function isAbsent(value) {
+  return value === void 0 || value === null;
+}
+function sameScalar(desired, live) {
+  if (desired === live) return true;
+  if (isAbsent(live)) return desired === "";
+  if (typeof desired === "number") {
+    if (typeof live === "boolean") return desired === (live ? 1 : 0);
+    if (typeof live === "string") return live.trim() !== "" && (Number(live) === desired || flagText(live) === desired);
+    return false;
+  }
+  if (typeof desired === "boolean") return sameScalar(desired ? 1 : 0, live);
+  if (typeof desired === "string" && typeof live === "number") return desired.trim() !== "" && Number(desired) === live;
+  if (typeof desired === "string" && typeof live === "boolean") return flagText(desired) === (live ? 1 : 0);
+  return false;
+}
+function flagText(text2) {
+  const t = text2.trim().toLowerCase();
+  return t === "true" ? 1 : t === "false" ? 0 : void 0;
+}
+function displayLike(desired, live) {
+  if (isAbsent(live)) return void 0;
+  if (typeof desired === "number") {
+    if (typeof live === "boolean") return live ? 1 : 0;
+    if (typeof live === "string" && live.trim() !== "" && Number.isFinite(Number(live))) return Number(live);
+  }
+  return toJson(live);
+}
+function joinPath(path, key) {
+  if (typeof key === "number") return `${path}[${key}]`;
+  return path === "" ? key : `${path}.${key}`;
+}
+function parseFieldPath(path) {
+  const out = [];
+  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== void 0 ? Number(m[2]) : m[1]);
+  return out;
+}
+function fieldChange(path, before, after, extra = {}) {
+  return {
+    path,
+    ...before !== void 0 ? { before: fieldValue(before) } : {},
+    ...after !== void 0 ? { after: fieldValue(after) } : {},
+    ...extra.forcesReplace ? { forcesReplace: true } : {}
+  };
+}
+function marker(value) {
+  MARKERS.add(value);
+  return value;
+}
+function sensitiveValue() {
+  return marker({ $sensitive: true });
+}
+function refValue(ref, id) {
+  return marker({ $ref: ref, id });
+}
+function asFieldValue(value) {
+  return fieldValue(toJsonKeepingMarkers(value));
+}
+function toJsonKeepingMarkers(value) {
+  if (isRecord(value) && MARKERS.has(value)) return value;
+  if (Array.isArray(value)) return value.map(toJsonKeepingMarkers);
+  if (!isRecord(value)) return toJson(value);
+  const out = {};
+  for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJsonKeepingMarkers(v);
+  return out;
+}
+function fieldValue(value) {
+  if (Array.isArray(value)) return value.map(fieldValue);
+  if (value === null || typeof value !== "object" || MARKERS.has(value)) return value;
+  const out = {};
+  for (const [k, v] of Object.entries(value)) out[k] = fieldValue(v);
+  return Object.keys(out).some((k) => k.startsWith("$")) ? { $data: out } : out;
+}
+function sensitiveChange(path) {
+  return { path, sensitive: true };
+}
+function displayLiveGeneric(live) {
+  if (Array.isArray(live)) return live.map(displayLiveGeneric);
+  if (!isRecord(live)) return toJson(live);
+  const out = {};
+  for (const [k, v] of Object.entries(live)) {
+    if (k === "ID" || v === void 0) continue;
+    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayLiveGeneric(v);
+  }
+  return out;
+}
+function displayDesiredGeneric(desired) {
+  if (Array.isArray(desired)) return desired.map(displayDesiredGeneric);
+  if (!isRecord(desired)) return toJson(desired);
+  const out = {};
+  for (const [k, v] of Object.entries(desired)) {
+    if (v === void 0) continue;
+    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayDesiredGeneric(v);
+  }
+  return out;
+}
+function diffSetFields(path, desired, live, out, show2 = displayLiveGeneric) {
+  if (desired === void 0) return;
+  if (isRecord(desired)) {
+    if (!isAbsent(live) && !isRecord(live)) {
+      out.push(fieldChange(path, show2(live), displayDesiredGeneric(desired)));
+      return;
+    }
+    const l = isRecord(live) ? live : {};
+    for (const [key, value] of Object.entries(desired)) {
+      if (PASSWORD_FIELD.test(key)) out.push(sensitiveChange(joinPath(path, key)));
+      else diffSetFields(joinPath(path, key), value, l[key], out, show2);
+    }
+    return;
+  }
+  if (Array.isArray(desired)) {
+    if (desired.length > 0 && desired.every(isRecord)) {
+      diffListByPosition(path, desired, live, out, (p, d, l2) => diffSetFields(p, d, l2, out, show2), show2);
+      return;
+    }
+    const l = Array.isArray(live) ? live : void 0;
+    const same = l !== void 0 && l.length === desired.length && desired.every((d, i) => sameScalar(d, l[i]));
+    if (!same && !(desired.length === 0 && isAbsent(live))) out.push(fieldChange(path, isAbsent(live) ? void 0 : show2(live), toJson(desired)));
+    return;
+  }
+  if (!sameScalar(desired, live)) out.push(fieldChange(path, displayLike(desired, live), toJson(desired)));
+}
+function diffListByPosition(path, desired, live, out, diffItem, showLive = displayLiveGeneric, showDesired = displayDesiredGeneric) {
+  const l = Array.isArray(live) ? live : [];
+  desired.forEach((d, i) => {
+    const p = joinPath(path, i);
+    if (i >= l.length || isAbsent(l[i])) out.push(fieldChange(p, void 0, showDesired(d)));
+    else diffItem(p, d, l[i], i);
+  });
+  for (let i = desired.length; i < l.length; i++) out.push(fieldChange(joinPath(path, i), showLive(l[i]), void 0));
+}
+function mergeOver(live, desired) {
+  if (isRecord(desired)) {
+    if (!isRecord(live)) return toJson(desired);
+    const out = { ...toJson(live) };
+    for (const [k, v] of Object.entries(desired)) if (v !== void 0) out[k] = mergeOver(live[k], v);
+    return out;
+  }
+  if (Array.isArray(desired) && desired.length > 0 && desired.every(isRecord) && Array.isArray(live)) {
+    return desired.map((d, i) => mergeOver(live[i], d));
+  }
+  return toJson(desired);
+}
+var PASSWORD_FIELD, MARKERS;
+var init_common = __esm({
+  "src/resources/common.ts"() {
+    "use strict";
+    init_is_record();
+    PASSWORD_FIELD = /password$/i;
+    MARKERS = /* @__PURE__ */ new WeakSet();
+  }
+});
+
+// src/kinds/folder-permissions/plan.ts
+function viewEntries(acl) {
+  const out = [];
+  for (const e of acl) {
+    if (e.type !== "User" && e.type !== "Group") continue;
+    out.push({
+      type: e.type,
+      id: String(e.id),
+      name: e.name ?? unnamedPrincipal(e.id),
+      permissions: entryPermissions(e.permissions),
+      editable: e.isEditable !== false,
+      deletable: e.isEditable !== false && e.isDeletable !== false
+    });
+  }
+  return out;
+}
+function unnamedPrincipal(id) {
+  return `#${id}`;
+}
+function entryPermissions(p) {
+  const granted = (x, key) => isRecord(x) && (x[key] === true || x[key] === 1 || x[key] === "true");
+  const share = p?.sharePermissions;
+  return {
+    permissions: FOLDER_PERMISSIONS.filter((k) => granted(p, k)),
+    sharePermissions: SHARE_PERMISSIONS.filter((k) => granted(share, k))
+  };
+}
+function desiredPermissions(e) {
+  return {
+    permissions: FOLDER_PERMISSIONS.filter((k) => e.permissions.includes(k)),
+    sharePermissions: SHARE_PERMISSIONS.filter((k) => e.sharePermissions.includes(k))
+  };
+}
+function writePermissions(p) {
+  const out = {};
+  for (const k of FOLDER_PERMISSIONS) out[k] = p.permissions.includes(k);
+  out.sharePermissions = Object.fromEntries(SHARE_PERMISSIONS.map((k) => [k, p.sharePermissions.includes(k)]));
+  return out;
+}
+function samePermissions(a, b) {
+  const same = (x, y) => x.length === y.length && x.every((v) => y.includes(v));
+  return same(a.permissions, b.permissions) && same(a.sharePermissions, b.sharePermissions);
+}
+function entryKey(type, id) {
+  return `${type}\0${id}`;
+}
+function fingerprintFolder(live) {
+  const entries = [...live.acl].sort((a, b) => {
+    const x = entryKey(a.type, String(a.id));
+    const y = entryKey(b.type, String(b.id));
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  return sha256Of({ id: String(live.folder.id), entries: entries.map(({ name: _name, serverName: _serverName, ...rest }) => toJson(rest)) });
+}
+function folderName(path) {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+function planFolder(desired, live, creation, previousPath) {
+  const exact = desired.manifest.spec.mode === "exact";
+  const byKey2 = new Map(live.map((e) => [entryKey(e.type, e.id), e]));
+  const matched = /* @__PURE__ */ new Set();
+  const entries = [];
+  const fields = previousPath === void 0 ? [] : [{ path: "path", before: previousPath, after: desired.path }];
+  const set = [];
+  const remove = [];
+  const after = new Map(live.map((e) => [entryKey(e.type, e.id), e]));
+  for (const d of desired.entries) {
+    const key = entryKey(d.type, d.id);
+    matched.add(key);
+    const principal = { type: d.type, name: d.name };
+    const want = desiredPermissions(d);
+    const have = byKey2.get(key);
+    const write2 = () => {
+      set.push({ type: d.type, id: d.id, name: d.name, permissions: writePermissions(want) });
+      after.set(key, { type: d.type, id: d.id, name: d.name, permissions: want, editable: true, deletable: true });
+    };
+    if (!have || creation) {
+      entries.push({ principal, action: "create", after: want });
+      write2();
+    } else if (samePermissions(have.permissions, want)) {
+      entries.push({ principal, action: "no-op", before: have.permissions, after: want });
+    } else if (!have.editable) {
+      entries.push({ principal, action: "blocked", reason: { code: "entry-not-editable", principal }, before: have.permissions, after: want });
+    } else {
+      entries.push({ principal, action: "update", before: have.permissions, after: want });
+      write2();
+    }
+  }
+  if (exact) {
+    for (const e of live) {
+      const key = entryKey(e.type, e.id);
+      if (matched.has(key) || !e.deletable) continue;
+      const principal = { type: e.type, name: e.name };
+      entries.push({ principal, action: "delete", before: e.permissions, ...creation ? { reason: { code: "entry-copied-from-parent" } } : {} });
+      remove.push({ type: e.type, id: e.id, name: e.name });
+      after.delete(key);
+    }
+  }
+  const blocked = entries.filter((e) => e.action === "blocked").map((e) => e.principal);
+  const payload = {
+    kind: "FolderPermissions",
+    path: desired.path,
+    ...creation ? { create: { parentPath: creation.parentPath, name: creation.name, inheritPermissions: creation.inheritPermissions } } : {},
+    // Same name: only the parent is renamed, which moves this folder along.
+    ...previousPath !== void 0 && folderName(previousPath) !== folderName(desired.path) ? { rename: { from: previousPath, name: folderName(desired.path) } } : {},
+    set,
+    remove
+  };
+  const afterList = [...after.values()];
+  if (creation) {
+    const how = creation.inheritPermissions;
+    const reason = how === "None" ? void 0 : { code: "folder-copies-parent", parentPath: creation.parentPath, inheritPermissions: how };
+    return { action: "create", ...reason ? { reason } : {}, fields, entries, payload, after: afterList };
+  }
+  if (set.length > 0 || remove.length > 0 || previousPath !== void 0) {
+    return {
+      action: "update",
+      ...blocked.length > 0 ? { reason: { code: "entries-not-editable", principals: blocked, partial: true } } : {},
+      fields,
+      entries,
+      payload,
+      after: afterList
+    };
+  }
+  if (blocked.length > 0)
+    return { action: "blocked", reason: { code: "entries-not-editable", principals: blocked, partial: false }, fields, entries, after: afterList };
+  return { action: "no-op", fields: [], entries, after: afterList };
+}
+function planFolderPrune(path, live) {
+  const gone = live.filter((e) => e.deletable);
+  if (gone.length === 0) return void 0;
+  return {
+    action: "delete",
+    reason: { code: "folder-pruned" },
+    fields: [],
+    entries: gone.map((e) => ({ principal: { type: e.type, name: e.name }, action: "delete", before: e.permissions })),
+    payload: { kind: "FolderPermissions", path, set: [], remove: gone.map((e) => ({ type: e.type, id: e.id, name: e.name })) },
+    after: live.filter((e) => !e.deletable)
+  };
+}
+var init_plan = __esm({
+  "src/kinds/folder-permissions/plan.ts"() {
+    "use strict";
+    init_types();
+    init_common();
+    init_is_record();
+  }
+});
+
+// src/kinds/diagnostics.ts
+function createPlanDiagnostic(code5, at, message, extra = {}) {
+  return createDiagnostic("error", code5, at, message, extra);
+}
+function createPlanWarning(code5, at, message, extra = {}) {
+  return createDiagnostic("warning", code5, at, message, extra);
+}
+function didYouMean(input, candidates) {
+  const guess = suggestName(input, [...candidates]);
+  return guess !== void 0 && guess !== input ? ` \u2014 did you mean \`${guess}\`?` : "";
+}
+var sortPlanDiagnostics;
+var init_diagnostics3 = __esm({
+  "src/kinds/diagnostics.ts"() {
+    "use strict";
+    init_suggest();
+    init_diagnostics();
+    sortPlanDiagnostics = sortDiagnostics;
+  }
+});
+
+// src/kinds/source.ts
+import { isAbsolute as isAbsolute3, relative as relative4, sep as sep2 } from "node:path";
+function sourceRef(at, cwd) {
+  let file = at.file;
+  if (cwd !== void 0) {
+    const rel = relative4(cwd, at.file);
+    if (rel !== "" && !rel.startsWith("..") && !isAbsolute3(rel)) file = rel;
+  }
+  return { file: sep2 === "/" ? file : file.split(sep2).join("/"), line: at.line, col: at.col };
+}
+function withOrigins(fields, m, cwd) {
+  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
+  if (patchedAt === void 0) return fields;
+  return fields.map((f) => {
+    const at = patchedAt(["spec", ...parseFieldPath(f.path)]);
+    return at === void 0 ? f : { ...f, origin: sourceRef(at, cwd) };
+  });
+}
+function fingerprintOf(action, fingerprint) {
+  return action === "no-op" ? {} : { fingerprint: fingerprint() };
+}
+var init_source = __esm({
+  "src/kinds/source.ts"() {
+    "use strict";
+    init_common();
+  }
+});
+
+// src/kinds/folder-permissions/plan-folders.ts
+function planFolders(context) {
+  const { cwd, diagnostics, bases } = context;
+  const folders = context.live.transfer?.folders ?? /* @__PURE__ */ new Map();
+  const after = /* @__PURE__ */ new Map();
+  const entriesAfter = (path) => {
+    const key = folderKey(path);
+    const known = after.get(key);
+    if (known) return known;
+    const live = folders.get(key);
+    return live ? viewEntries(live.acl) : void 0;
+  };
+  const moved = /* @__PURE__ */ new Map();
+  const byDepth = [...context.desired].map((desired, index) => ({ desired, index })).sort((a, b) => folderDepth(a.desired.path) - folderDepth(b.desired.path) || a.index - b.index);
+  for (const { desired } of byDepth) {
+    const manifest = desired.manifest;
+    const key = folderKey(desired.path);
+    const depth = folderDepth(desired.path);
+    const live = folders.get(key);
+    const base = {
+      address: formatAddress("FolderPermissions", desired.path),
+      kind: "FolderPermissions",
+      name: desired.path,
+      service: "transfer",
+      source: sourceRef(manifest.source, cwd)
+    };
+    if (checkMovedAway(desired, moved, diagnostics)) continue;
+    const previous = manifest.previousNames.flatMap((previousName, index) => {
+      const found = folders.get(folderKey(previousName));
+      return found ? [{ index, live: found }] : [];
+    });
+    if (live) {
+      for (const stillThere of previous) {
+        if (stillThere.live.folder.id === live.folder.id) continue;
+        const old = stillThere.live.folder;
+        diagnostics.push(
+          createPlanWarning(
+            "MF412",
+            manifest.sourceMap.locate(["metadata", "previousNames", stillThere.index]),
+            `previous name ${old.path} of folder ${desired.path} still exists on the transfer server (id ${old.id}): the plan manages ${live.folder.path} and leaves ${old.path} alone`,
+            {
+              hint: `delete or rename ${old.path} on the transfer server, or drop it from previousNames`
+            }
+          )
+        );
+      }
+      const liveEntries = viewEntries(live.acl);
+      const outcome = planFolder(desired, liveEntries);
+      after.set(key, outcome.after);
+      bases.set(base.address, { kind: "folder", before: liveEntries, after: outcome.after });
+      context.add(
+        { ...base, ...outcomeFields(outcome, manifest, cwd), liveId: String(live.folder.id), ...fingerprintOf(outcome.action, () => fingerprintFolder(live)) },
+        depth
+      );
+      continue;
+    }
+    const renamed = previous[0]?.live;
+    if (renamed) {
+      const from = renamed.folder.path;
+      const identity2 = { previousName: from, liveId: String(renamed.folder.id), fingerprint: fingerprintFolder(renamed) };
+      const blocked = renameBlocked(from, desired.path, moved);
+      if (blocked !== void 0) {
+        context.add({ ...base, action: "blocked", reason: blocked, ...identity2, fields: [{ path: "path", before: from, after: desired.path }] }, depth);
+        continue;
+      }
+      const liveEntries = viewEntries(renamed.acl);
+      const outcome = planFolder(desired, liveEntries, void 0, from);
+      moved.set(folderKey(from), desired.path);
+      after.set(key, outcome.after);
+      bases.set(base.address, { kind: "folder", before: liveEntries, after: outcome.after });
+      context.add({ ...base, ...outcomeFields(outcome, manifest, cwd), ...identity2 }, depth);
+      continue;
+    }
+    const create = planFolderCreation(desired, entriesAfter, diagnostics);
+    if (!create) continue;
+    after.set(key, create.after);
+    bases.set(base.address, { kind: "folder", before: [], after: create.after });
+    context.add({ ...base, ...outcomeFields(create, manifest, cwd) }, depth);
+  }
+}
+function pruneFolders(context) {
+  const transfer = context.live.transfer;
+  if (!transfer?.scopeFolders) return;
+  const managed = /* @__PURE__ */ new Set();
+  const manifests = [...context.desired.map((d) => d.manifest), ...context.skipped];
+  for (const m of manifests) if (m.kind === "FolderPermissions") for (const n of [m.name, ...m.previousNames]) managed.add(folderKey(n));
+  for (const key of transfer.scopeFolders) {
+    const live = transfer.folders.get(key);
+    if (managed.has(key) || !live) continue;
+    const liveEntries = viewEntries(live.acl);
+    const outcome = planFolderPrune(live.folder.path, liveEntries);
+    if (!outcome) continue;
+    context.bases.set(formatAddress("FolderPermissions", live.folder.path), { kind: "folder", before: liveEntries, after: outcome.after });
+    context.add(
+      {
+        address: formatAddress("FolderPermissions", live.folder.path),
+        kind: "FolderPermissions",
+        name: live.folder.path,
+        service: "transfer",
+        liveId: String(live.folder.id),
+        fingerprint: fingerprintFolder(live),
+        ...outcomeFields(outcome)
+      },
+      folderDepth(live.folder.path)
+    );
+  }
+}
+function withEntryOrigins(entries, m, cwd) {
+  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
+  if (patchedAt === void 0) return entries;
+  return entries.map((e) => {
+    const name = e.principal.name.toLowerCase();
+    const i = m.spec.entries.findIndex((w) => (e.principal.type === "User" ? w.user : w.group)?.toLowerCase() === name);
+    const at = i < 0 ? void 0 : patchedAt(["spec", "entries", i]);
+    return at === void 0 ? e : { ...e, origin: sourceRef(at, cwd) };
+  });
+}
+function outcomeFields(o, m, cwd) {
+  return {
+    action: o.action,
+    ...withDefined({ reason: o.reason }),
+    fields: o.fields,
+    entries: m === void 0 ? o.entries : withEntryOrigins(o.entries, m, cwd),
+    ...withDefined({ payload: o.payload })
+  };
+}
+function renameBlocked(from, to, moved) {
+  const oldParent = parentPath(from);
+  const newParent = parentPath(to);
+  if (oldParent === void 0) return { code: "folder-root-rename", from };
+  const parentAfter = pathAfterMoves(oldParent, moved);
+  if (newParent !== void 0 && folderKey(parentAfter) === folderKey(newParent)) return void 0;
+  return { code: "folder-move", from, to };
+}
+function checkMovedAway(d, moved, diagnostics) {
+  const parent = parentPath(d.path);
+  const above = parent === void 0 ? void 0 : movedAncestor(parent, moved);
+  if (above === void 0) return false;
+  diagnostics.push(
+    createPlanDiagnostic(
+      "MF408",
+      d.manifest.sourceMap.locate(["metadata", "name"]),
+      `folder ${d.path} will not exist after this plan: ${above.from} above it is renamed to ${above.to}`,
+      {
+        hint: `name it ${pathAfterMoves(d.path, moved)}, with ${d.path} in previousNames`
+      }
+    )
+  );
+  return true;
+}
+function movedAncestor(path, moved) {
+  for (let p = trimFolderPath(path); p !== void 0; p = parentPath(p)) {
+    const to = moved.get(folderKey(p));
+    if (to !== void 0) return { from: p, to };
+  }
+  return void 0;
+}
+function pathAfterMoves(path, moved) {
+  const above = movedAncestor(path, moved);
+  return above === void 0 ? path : `${above.to}${trimFolderPath(path).slice(above.from.length)}`;
+}
+function planFolderCreation(d, entriesAfter, diagnostics) {
+  const m = d.manifest;
+  const at = m.sourceMap.locate(["metadata", "name"]);
+  const how = m.spec.createIfMissing;
+  if (!how) {
+    diagnostics.push(
+      createPlanDiagnostic("MF408", at, `folder ${d.path} does not exist on the transfer server; add createIfMissing to create it`, {
+        hint: "or check the path: folder paths must match the server (case aside)"
+      })
+    );
+    return void 0;
+  }
+  const parent = parentPath(d.path);
+  const parentEntries = parent === void 0 ? void 0 : entriesAfter(parent);
+  if (parent === void 0 || parentEntries === void 0) {
+    diagnostics.push(
+      createPlanDiagnostic("MF408", at, `cannot create folder ${d.path}: its parent ${parent ?? "(none)"} does not exist on the transfer server`, {
+        hint: `add a FolderPermissions for ${parent ?? "the parent"} with createIfMissing, or create it first`
+      })
+    );
+    return void 0;
+  }
+  const copied = how.inheritPermissions === "None" ? [] : parentEntries.map((e) => ({ ...e, editable: true, deletable: true }));
+  return planFolder(d, copied, { parentPath: parent, name: folderName(d.path), inheritPermissions: how.inheritPermissions, copied });
+}
+var init_plan_folders = __esm({
+  "src/kinds/folder-permissions/plan-folders.ts"() {
+    "use strict";
+    init_model3();
+    init_folder_path();
+    init_with_defined();
+    init_address();
+    init_diagnostics3();
+    init_source();
+    init_plan();
+  }
+});
+
+// src/kinds/resolve-names.ts
+function reporter(m) {
+  const list = [];
+  return {
+    list,
+    report: (code5, path, message, hint) => list.push(createPlanDiagnostic(code5, m.sourceMap.locate(path), message, { hint, address: formatAddress(m.kind, m.name) }))
+  };
+}
+function nameRecorder() {
+  const list = [];
+  const seen = /* @__PURE__ */ new Set();
+  return {
+    list,
+    note: (kind, name, id) => {
+      const key = `${kind}\0${name.toLowerCase()}`;
+      if (seen.has(key) || id === "") return;
+      seen.add(key);
+      list.push(id === void 0 ? { kind, name } : { kind, name, id });
+    }
+  };
+}
+function names(index, nameOf) {
+  if (!index) return [];
+  return index.items.map(nameOf).filter((n) => typeof n === "string" && n !== "");
+}
+var init_resolve_names = __esm({
+  "src/kinds/resolve-names.ts"() {
+    "use strict";
+    init_address();
+    init_diagnostics3();
+  }
+});
+
+// src/kinds/folder-permissions/resolve.ts
+function resolveFolder(m, t) {
+  const r = reporter(m);
+  const n = nameRecorder();
+  const entries = [];
+  m.spec.entries.forEach((e, index) => {
+    const permissions = e.permissions;
+    const sharePermissions = e.sharePermissions ?? [];
+    if (e.user !== void 0) {
+      const user = t.users?.byName.get(e.user.toLowerCase());
+      if (!user)
+        r.report(
+          "MF406",
+          ["spec", "entries", index, "user"],
+          `no user named \`${e.user}\` on the transfer server${didYouMean(
+            e.user,
+            names(t.users, (u) => u.username)
+          )}`
+        );
+      else {
+        n.note("user", e.user, user.id);
+        entries.push({ type: "User", name: e.user, id: user.id, permissions, sharePermissions, index });
+      }
+    } else if (e.group !== void 0) {
+      const group = t.groups?.byName.get(e.group.toLowerCase());
+      if (!group)
+        r.report(
+          "MF407",
+          ["spec", "entries", index, "group"],
+          `no group named \`${e.group}\` on the transfer server${didYouMean(
+            e.group,
+            names(t.groups, (g) => g.name)
+          )}`
+        );
+      else {
+        n.note("group", e.group, group.id);
+        entries.push({ type: "Group", name: e.group, id: group.id, permissions, sharePermissions, index });
+      }
+    }
+  });
+  return { value: { manifest: m, path: m.name, entries, resolved: n.list }, diagnostics: r.list };
+}
+var init_resolve = __esm({
+  "src/kinds/folder-permissions/resolve.ts"() {
+    "use strict";
+    init_diagnostics3();
+    init_resolve_names();
+  }
+});
+
+// src/kinds/folder-permissions/definition.ts
+var FOLDER_PERMISSIONS2;
+var init_definition = __esm({
+  "src/kinds/folder-permissions/definition.ts"() {
+    "use strict";
+    init_model3();
+    init_plan();
+    init_plan_folders();
+    init_resolve();
+    FOLDER_PERMISSIONS2 = {
+      kind: "FolderPermissions",
+      service: "transfer",
+      rank: 0,
+      schema: "folder-permissions.schema.json",
+      identityOf: (m) => folderKey(m.name),
+      scopeKey: "folders",
+      prunable: true,
+      references: ["user", "group"],
+      resolve: (m, live) => resolveFolder(m, live.transfer),
+      nameOf: (d) => d.path,
+      unmanagedDetail: (change, live) => {
+        const folder = live.transfer?.folders.get(folderKey(change.name));
+        const entries = folder ? viewEntries(folder.acl) : [];
+        return {
+          kind: "FolderPermissions",
+          entries: entries.map((e) => ({
+            principal: { type: e.type, name: e.name },
+            grant: { permissions: [...e.permissions.permissions], sharePermissions: [...e.permissions.sharePermissions] }
+          }))
+        };
+      },
+      describeUnmanaged: (detail, words) => detail.entries.length === 0 ? "no entries" : detail.entries.map((e) => `${e.principal.type.toLowerCase()} ${words.escape(e.principal.name)} (${words.grant(e.grant)})`).join("; "),
+      plan: planFolders,
+      prune: pruneFolders
+    };
+  }
+});
+
+// src/kinds/resource-group-acl/plan.ts
+function grantedPermissions(acl) {
+  const p = acl.Permissions ?? {};
+  return ACL_PERMISSIONS.filter((name) => {
+    const v = p[name];
+    return v === 1 || v === true || v === "1" || v === "true";
+  });
+}
+function canonicalPermissions(list) {
+  return ACL_PERMISSIONS.filter((p) => list.includes(p));
+}
+function fingerprintAcl(acl) {
+  return sha256Of({
+    ACLID: acl.ACLID,
+    ResourceGroupName: acl.ResourceGroupName,
+    UserGroupName: acl.UserGroupName,
+    Permissions: permissionFlags(grantedPermissions(acl))
+  });
+}
+function permissionFlags(granted) {
+  return Object.fromEntries(ACL_PERMISSIONS.map((p) => [p, granted.includes(p) ? 1 : 0]));
+}
+function planAcl(desired, live) {
+  const want = canonicalPermissions(desired.permissions);
+  const payload = {
+    kind: "ResourceGroupAcl",
+    resourceGroup: desired.resourceGroup,
+    userGroup: desired.userGroup,
+    permissions: permissionFlags(want)
+  };
+  if (live === void 0) {
+    return {
+      action: "create",
+      fields: [
+        fieldChange("resourceGroup", void 0, desired.resourceGroup),
+        fieldChange("userGroup", void 0, desired.userGroup),
+        fieldChange("permissions", void 0, want)
+      ],
+      payload
+    };
+  }
+  const have = grantedPermissions(live);
+  if (have.length === want.length && have.every((p) => want.includes(p))) return { action: "no-op", fields: [] };
+  return { action: "update", fields: [fieldChange("permissions", have, want)], payload };
+}
+var init_plan2 = __esm({
+  "src/kinds/resource-group-acl/plan.ts"() {
+    "use strict";
+    init_types();
+    init_common();
+  }
+});
+
+// src/kinds/resource-group-acl/resolve.ts
+function resolveAcl(m, a) {
+  const r = reporter(m);
+  const n = nameRecorder();
+  const { resourceGroup, userGroup, permissions } = m.spec;
+  const group = a.resourceGroups?.byName.get(resourceGroup.toLowerCase());
+  if (!group) {
+    r.report(
+      "MF404",
+      ["spec", "resourceGroup"],
+      `no resource group named \`${resourceGroup}\` on the automation server${didYouMean(
+        resourceGroup,
+        names(a.resourceGroups, (g) => g.Name)
+      )}`
+    );
+  } else n.note("resourceGroup", resourceGroup);
+  let userGroupName = userGroup;
+  const known = a.userGroups?.names.get(userGroup.toLowerCase());
+  if (known !== void 0) userGroupName = known;
+  else if (a.userGroups?.readable) {
+    r.report(
+      "MF405",
+      ["spec", "userGroup"],
+      `no user group named \`${userGroup}\` on the automation server${didYouMean(userGroup, a.userGroups.names.values())}`,
+      "user group names are case-sensitive on the server"
+    );
+  }
+  return { value: { manifest: m, resourceGroup: group?.Name ?? resourceGroup, userGroup: userGroupName, permissions, resolved: n.list }, diagnostics: r.list };
+}
+var init_resolve2 = __esm({
+  "src/kinds/resource-group-acl/resolve.ts"() {
+    "use strict";
+    init_diagnostics3();
+    init_resolve_names();
+  }
+});
+
+// src/kinds/resource-group-acl/definition.ts
+var RESOURCE_GROUP_ACL;
+var init_definition2 = __esm({
+  "src/kinds/resource-group-acl/definition.ts"() {
+    "use strict";
+    init_model3();
+    init_with_defined();
+    init_address();
+    init_source();
+    init_plan2();
+    init_resolve2();
+    RESOURCE_GROUP_ACL = {
+      kind: "ResourceGroupAcl",
+      service: "automation",
+      rank: 1,
+      schema: "resource-group-acl.schema.json",
+      identityOf: (m) => `${m.spec.resourceGroup.toLowerCase()}\0${m.spec.userGroup.toLowerCase()}`,
+      scopeKey: "taskGroups",
+      prunable: true,
+      references: ["resourceGroup"],
+      resolve: (m, live) => resolveAcl(m, live.automation),
+      nameOf: (d) => d.manifest.name,
+      unmanagedDetail: (change, live) => {
+        const acl = [...live.automation?.acls?.values() ?? []].find((a) => a.ACLID === change.liveId);
+        const slash = change.name.indexOf("/");
+        return {
+          kind: "ResourceGroupAcl",
+          resourceGroup: acl?.ResourceGroupName ?? change.name.slice(0, Math.max(0, slash)),
+          userGroup: acl?.UserGroupName ?? change.name.slice(slash + 1),
+          permissions: acl ? grantedPermissions(acl) : []
+        };
+      },
+      describeUnmanaged: (detail, words) => `${words.escape(detail.userGroup)} on ${words.escape(detail.resourceGroup)}: ${detail.permissions.length === 0 ? "no permissions" : detail.permissions.join(", ")}`,
+      plan: (context) => {
+        const liveAcls = context.live.automation?.acls;
+        for (const desired of context.desired) {
+          const live = liveAcls?.get(aclKey(desired.resourceGroup, desired.userGroup));
+          const outcome = planAcl(desired, live);
+          const address = formatAddress("ResourceGroupAcl", desired.manifest.name);
+          context.bases.set(address, {
+            kind: "acl",
+            userGroup: desired.userGroup,
+            resourceGroup: desired.resourceGroup,
+            before: live ? grantedPermissions(live) : [],
+            after: canonicalPermissions(desired.permissions)
+          });
+          context.add({
+            address,
+            kind: "ResourceGroupAcl",
+            name: desired.manifest.name,
+            service: "automation",
+            action: outcome.action,
+            ...live ? { liveId: live.ACLID, ...fingerprintOf(outcome.action, () => fingerprintAcl(live)) } : {},
+            fields: withOrigins(outcome.fields, desired.manifest, context.cwd),
+            source: sourceRef(desired.manifest.source, context.cwd),
+            ...withDefined({ payload: outcome.payload })
+          });
+        }
+      },
+      prune: (context) => {
+        const inScope = new Set(context.scope.taskGroups.map((g) => g.toLowerCase()));
+        if (inScope.size === 0) return;
+        const managed = /* @__PURE__ */ new Set();
+        for (const desired of context.desired) managed.add(aclKey(desired.resourceGroup, desired.userGroup));
+        for (const m of context.skipped) if (m.kind === "ResourceGroupAcl") managed.add(aclKey(m.spec.resourceGroup, m.spec.userGroup));
+        for (const [key, acl] of context.live.automation?.acls ?? []) {
+          if (managed.has(key) || !inScope.has(acl.ResourceGroupName.toLowerCase())) continue;
+          const name = `${acl.ResourceGroupName}/${acl.UserGroupName}`;
+          const address = formatAddress("ResourceGroupAcl", name);
+          context.bases.set(address, {
+            kind: "acl",
+            userGroup: acl.UserGroupName,
+            resourceGroup: acl.ResourceGroupName,
+            before: grantedPermissions(acl),
+            after: []
+          });
+          context.add({
+            address,
+            kind: "ResourceGroupAcl",
+            name,
+            service: "automation",
+            action: "delete",
+            reason: { code: "pruned", kind: "ResourceGroupAcl", scope: [...context.scope.taskGroups] },
+            liveId: acl.ACLID,
+            fingerprint: fingerprintAcl(acl),
+            fields: []
+          });
+        }
+      }
+    };
+  }
+});
+
+// src/kinds/task/plan.ts
+function createTaskCatalog(a, vocabulary) {
+  return {
+    hostName: (id) => a?.hosts?.byId.get(id)?.Name,
+    scriptName: (id) => nameText(a?.scripts?.byId.get(id)?.Name),
+    dateListName: (id) => nameText(a?.dateLists?.byId.get(id)?.Name),
+    vocabulary
+  };
+}
+function nameText(x) {
+  return typeof x === "string" && x !== "" ? x : void 0;
+}
+function sameHostType(a, b) {
+  return a === b || XFER_TYPES.has(a.toLowerCase()) && XFER_TYPES.has(b.toLowerCase());
+}
+function isVolatileTaskField(key) {
+  return key === "Renamed" || key === "Scheduled" || key === "Watched" || /^x[A-Z]/.test(key);
+}
+function fingerprintTask(live) {
+  const kept = {};
+  for (const [k, v] of Object.entries(live)) if (!isVolatileTaskField(k)) kept[k] = v;
+  return sha256Of(withoutPasswords(kept));
+}
+function taskId(live) {
+  return typeof live.ID === "number" ? String(live.ID) : live.ID ?? "";
+}
+function displayLiveTaskPart(live, cat) {
+  if (Array.isArray(live)) return live.map((x) => displayLiveTaskPart(x, cat));
+  if (!isRecord(live)) return toJson(live);
+  const out = {};
+  for (const [k, v] of Object.entries(live)) {
+    if (k === "ID" || v === void 0) continue;
+    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
+    else if (k === "HostID") out.Host = hostValue(String(v), cat);
+    else if (k === "ScriptID") out.Script = scriptValue(String(v), cat);
+    else if (k === "DateListRef" && Array.isArray(v)) out.DateListRef = v.map((r) => dateListValue(dateListId(r), cat));
+    else if (k === "Parameters") out.Parameters = displayLiveParameters(v);
+    else out[k] = displayLiveTaskPart(v, cat);
+  }
+  return out;
+}
+function displayLiveParameters(params) {
+  if (!isRecord(params)) return toJson(params);
+  const out = {};
+  for (const [name, p] of Object.entries(params))
+    out[name] = isRecord(p) ? p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? "") : toJson(p);
+  return out;
+}
+function displayDesiredTaskPart(desired) {
+  if (Array.isArray(desired)) return desired.map(displayDesiredTaskPart);
+  if (!isRecord(desired)) return toJson(desired);
+  const out = {};
+  for (const [k, v] of Object.entries(desired)) {
+    if (v === void 0) continue;
+    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
+    else if (k === "Parameters" && isRecord(v)) {
+      const params = {};
+      for (const [name, p] of Object.entries(v)) params[name] = p.secret ? sensitiveValue() : p.value;
+      out.Parameters = params;
+    } else out[k] = displayDesiredTaskPart(v);
+  }
+  return out;
+}
+function hostValue(id, cat) {
+  return cat.hostName(id) ?? refValue("host", id);
+}
+function scriptValue(id, cat) {
+  return cat.scriptName(id) ?? refValue("script", id);
+}
+function dateListValue(id, cat) {
+  return cat.dateListName(id) ?? refValue("dateList", id);
+}
+function dateListId(ref) {
+  return isRecord(ref) ? String(ref.DateListID ?? "") : String(ref);
+}
+function diffTask(desired, live, cat) {
+  const out = [];
+  const spec = desired.manifest.spec;
+  const l = live ?? {};
+  const body = desired.body;
+  const show2 = (x) => displayLiveTaskPart(x, cat);
+  for (const [key, value] of Object.entries(spec)) {
+    if (value === void 0) continue;
+    switch (key) {
+      case "Group": {
+        const want = body.Group ?? value;
+        const have = Array.isArray(l.Group) ? l.Group.map(String) : [];
+        if (!sameNameSet(want, have))
+          out.push(fieldChange("Group", live && l.Group !== void 0 ? have : void 0, toJson(value), { forcesReplace: live !== void 0 }));
+        break;
+      }
+      case "Parameters":
+        diffParameters("Parameters", value, l.Parameters, out);
+        break;
+      case "Schedules":
+        diffSchedules(value.Schedule, body, l.Schedules, out, cat);
+        break;
+      case "steps":
+        diffSteps(value, body, l.steps, out, cat);
+        break;
+      default:
+        diffSetFields(key, value, l[key], out, show2);
+    }
+  }
+  return out;
+}
+function sameNameSet(a, b) {
+  const x = new Set(a.map((s) => s.toLowerCase()));
+  const y = new Set(b.map((s) => s.toLowerCase()));
+  return x.size === y.size && [...x].every((s) => y.has(s));
+}
+function diffParameters(path, desired, live, out) {
+  const l = isRecord(live) ? live : {};
+  for (const [name, p] of Object.entries(desired)) {
+    const at = joinPath(path, name);
+    if (p.secret) {
+      out.push(sensitiveChange(at));
+      continue;
+    }
+    const lp = l[name];
+    if (!isRecord(lp)) out.push(fieldChange(at, void 0, p.value));
+    else if (lp.DisplayValue === SUPPRESSED) continue;
+    else if (!sameScalar(p.value, lp.value)) out.push(fieldChange(at, displayLike(p.value, lp.value), p.value));
+  }
+}
+function diffSchedules(desired, body, liveSchedules, out, cat) {
+  const resolved = listOf(isRecord(body.Schedules) ? body.Schedules.Schedule : void 0);
+  const live = isRecord(liveSchedules) ? liveSchedules.Schedule : void 0;
+  diffListByPosition(
+    "Schedules.Schedule",
+    desired,
+    live,
+    out,
+    (path, d, l, i) => diffSchedule(path, d, resolved[i], l, out, cat),
+    (x) => displayLiveTaskPart(x, cat),
+    displayDesiredTaskPart
+  );
+}
+function diffSchedule(path, d, resolved, liveValue, out, cat) {
+  const l = isRecord(liveValue) ? liveValue : {};
+  const r = isRecord(resolved) ? resolved : {};
+  for (const [key, value] of Object.entries(d)) {
+    if (value === void 0) continue;
+    switch (key) {
+      case "Days": {
+        const days = value?.DayOfWeek;
+        if (days === void 0) break;
+        const liveDays = isRecord(l.Days) && Array.isArray(l.Days.DayOfWeek) ? l.Days.DayOfWeek.map(String) : void 0;
+        if (!sameDays(days, liveDays ?? []))
+          out.push(fieldChange(`${path}.Days.DayOfWeek`, liveDays && toJson(inWeekOrder(liveDays)), toJson(inWeekOrder(days))));
+        break;
+      }
+      case "DateListRef": {
+        const want = listOf(r.DateListRef).map(dateListId);
+        const liveRefs = Array.isArray(l.DateListRef) ? l.DateListRef : [];
+        const have = liveRefs.map(dateListId);
+        if (!sameNameSet(want, have)) {
+          const before = liveRefs.length > 0 ? have.map((id) => dateListValue(id, cat)) : void 0;
+          out.push(fieldChange(`${path}.DateListRef`, before, toJson(value)));
+        }
+        break;
+      }
+      case "Frequency": {
+        const intervals = value.Interval;
+        const liveIntervals = isRecord(l.Frequency) ? l.Frequency.Interval : void 0;
+        diffListByPosition(`${path}.Frequency.Interval`, intervals, liveIntervals, out, (p, di, li) => diffInterval(p, di, li, out));
+        break;
+      }
+      default:
+        diffSetFields(joinPath(path, key), value, l[key], out, (x) => displayLiveTaskPart(x, cat));
+    }
+  }
+}
+function diffInterval(path, desired, live, out) {
+  const d = isRecord(desired) ? desired : {};
+  const l = isRecord(live) ? live : {};
+  for (const key of Object.keys(d)) {
+    const want = d[key];
+    if (typeof want !== "string") continue;
+    const have = l[key];
+    if (want !== have) out.push(fieldChange(joinPath(path, key), have === void 0 ? void 0 : toJson(have), want));
+  }
+}
+function sameDays(a, b) {
+  return sameNameSet(a, b);
+}
+function inWeekOrder(days) {
+  const known = WEEK.filter((d) => days.some((x) => x.toLowerCase() === d)).map((d) => days.find((x) => x.toLowerCase() === d));
+  const rest = days.filter((x) => !WEEK.includes(x.toLowerCase()));
+  return [...known, ...rest];
+}
+function diffSteps(desired, body, liveSteps, out, cat) {
+  const resolved = listOf(body.steps);
+  const showLive = (x) => displayLiveTaskPart(x, cat);
+  diffListByPosition(
+    "steps",
+    desired,
+    liveSteps,
+    out,
+    (path, d, l, i) => {
+      const step2 = d;
+      const kind = stepKindOf(step2);
+      const liveKind = stepKindOfLive(l);
+      if (liveKind !== kind || !isRecord(l)) {
+        out.push(fieldChange(path, showLive(l), displayDesiredTaskPart(step2)));
+        return;
+      }
+      const r = resolved[i];
+      const resolvedBody = isRecord(r) && isRecord(r[kind]) ? r[kind] : {};
+      diffStepBody(`${path}.${kind}`, step2[kind], resolvedBody, l[liveKind], out, cat);
+    },
+    showLive,
+    displayDesiredTaskPart
+  );
+}
+function stepKindOfLive(step2) {
+  return isRecord(step2) ? Object.keys(step2)[0] : void 0;
+}
+function diffStepBody(path, d, r, liveBody, out, cat) {
+  const l = isRecord(liveBody) ? liveBody : {};
+  const liveHost = l.HostID === void 0 || l.HostID === null ? void 0 : String(l.HostID);
+  const liveScript = l.ScriptID === void 0 || l.ScriptID === null ? void 0 : String(l.ScriptID);
+  for (const [key, value] of Object.entries(d)) {
+    if (value === void 0) continue;
+    const at = joinPath(path, key);
+    if (PASSWORD_FIELD.test(key)) {
+      out.push(sensitiveChange(at));
+      continue;
+    }
+    switch (key) {
+      case "Host":
+        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === void 0 ? void 0 : hostValue(liveHost, cat), toJson(value)));
+        break;
+      case "HostID":
+        if (String(value) !== liveHost) out.push(fieldChange(at, liveHost, toJson(value)));
+        break;
+      case "Type":
+        if (typeof l.Type !== "string" || !sameHostType(String(value), l.Type))
+          out.push(fieldChange(at, typeof l.Type === "string" ? l.Type : void 0, toJson(value)));
+        break;
+      case "Script":
+        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === void 0 ? void 0 : scriptValue(liveScript, cat), toJson(value)));
+        break;
+      case "ScriptID":
+        if (String(value) !== liveScript) out.push(fieldChange(at, liveScript, toJson(value)));
+        break;
+      case "Parameters":
+        diffParameters(at, value, l.Parameters, out);
+        break;
+      default:
+        diffSetFields(at, value, l[key], out, (x) => displayLiveTaskPart(x, cat));
+    }
+  }
+}
+function listOf(x) {
+  return Array.isArray(x) ? x : [];
+}
+function updateTaskBody(live, desired) {
+  const out = {};
+  for (const [k, v] of Object.entries(withoutPasswords(live))) {
+    if (isVolatileTaskField(k) || v === void 0) continue;
+    out[k] = toJson(v);
+  }
+  for (const [key, value] of Object.entries(desired.body)) {
+    switch (key) {
+      case "Group":
+        break;
+      case "Name":
+        if (typeof live.Name !== "string" || live.Name.toLowerCase() !== String(value).toLowerCase()) out.Name = value;
+        break;
+      case "Parameters":
+        out.Parameters = mergeParameters(out.Parameters, value);
+        break;
+      case "steps":
+        out.steps = mergeSteps(out.steps, value);
+        break;
+      default:
+        out[key] = mergeOver(out[key], value);
+    }
+  }
+  return out;
+}
+function mergeParameters(base, desired) {
+  const out = isRecord(base) ? { ...toJson(base) } : {};
+  if (isRecord(desired)) for (const [name, p] of Object.entries(desired)) out[name] = toJson(p);
+  return out;
+}
+function mergeSteps(live, desired) {
+  const l = listOf(live);
+  return listOf(desired).map((step2, i) => {
+    const kind = stepKindOfLive(step2);
+    const liveStep = l[i];
+    if (kind === void 0 || !isRecord(step2) || !isRecord(liveStep) || stepKindOfLive(liveStep) !== kind || !isRecord(liveStep[kind])) return toJson(step2);
+    const liveBody = liveStep[kind];
+    const out = { ...toJson(liveBody) };
+    for (const [k, v] of Object.entries(step2[kind])) {
+      if (k === "Parameters") out.Parameters = mergeParameters(liveBody.Parameters, v);
+      else if (k === "Criteria") out.Criteria = toJson(v);
+      else out[k] = mergeOver(liveBody[k], v);
+    }
+    return { [kind]: out };
+  });
+}
+function stepPasswordState(body) {
+  if (typeof body.Password === "string" && body.Password !== "") return "set";
+  const ownUser = typeof body.Username === "string" && body.Username !== "" && !sameScalar(1, body.UseDefUser);
+  const key = typeof body.ClientKeyID === "string" && body.ClientKeyID !== "";
+  return body.Password === void 0 && ownUser && !key ? "likely" : void 0;
+}
+function replaceTaskBody(live, desired) {
+  const merged = updateTaskBody(live, desired);
+  const lostSecrets = [];
+  const body = stripServerIds(merged, lostSecrets, "");
+  delete body.NextEID;
+  if (desired.body.Group !== void 0) body.Group = desired.body.Group;
+  const sent = listOf(body.steps);
+  listOf(live.steps).forEach((step2, i) => {
+    const kind = stepKindOfLive(step2);
+    const liveBody = kind !== void 0 && isRecord(step2) && isRecord(step2[kind]) ? step2[kind] : void 0;
+    const sentStep = sent[i];
+    const sentBody = kind !== void 0 && isRecord(sentStep) && isRecord(sentStep[kind]) ? sentStep[kind] : void 0;
+    if (liveBody === void 0 || sentBody !== void 0 && sentBody.Password !== void 0) return;
+    if (stepPasswordState(liveBody) !== void 0) lostSecrets.push(`steps[${i}].${kind}.Password`);
+  });
+  return { body, lostSecrets };
+}
+function stripServerIds(x, lost, path) {
+  if (Array.isArray(x)) return x.map((v, i) => stripServerIds(v, lost, joinPath(path, i)));
+  if (!isRecord(x)) return x;
+  const out = {};
+  for (const [k, v] of Object.entries(x)) {
+    if (k === "ID") continue;
+    if (k === "Parameters" && isRecord(v)) {
+      const params = {};
+      for (const [name, p] of Object.entries(v)) {
+        if (isRecord(p) && p.DisplayValue === SUPPRESSED && (p.value === "" || p.value === void 0 || p.value === SUPPRESSED))
+          lost.push(joinPath(joinPath(path, "Parameters"), name));
+        else params[name] = p;
+      }
+      out.Parameters = params;
+    } else out[k] = stripServerIds(v, lost, joinPath(path, k));
+  }
+  return out;
+}
+function planTask(desired, live, cat, previousName) {
+  const outcome = planTaskAction(desired, live, cat, previousName);
+  const fields = outcome.fields.map((f) => withWords(f, cat.vocabulary));
+  const payload = outcome.payload === void 0 ? void 0 : withRefNames(outcome.payload, cat);
+  return { ...outcome, fields, ...payload !== void 0 ? { payload } : {} };
+}
+function planTaskAction(desired, live, cat, previousName) {
+  const fields = diffTask(desired, live, cat);
+  const cos = desired.manifest.spec.TT === "COS" || live !== void 0 && live.TT === "COS";
+  if (live === void 0) {
+    if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "create" }, fields };
+    return { action: "create", fields, payload: { kind: "Task", body: desired.body } };
+  }
+  const all = previousName !== void 0 ? [fieldChange("Name", previousName, desired.manifest.name), ...fields] : fields;
+  if (!all.some((f) => !f.sensitive)) return { action: "no-op", fields: [] };
+  if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "update" }, fields: all };
+  if (all.some((f) => f.forcesReplace)) {
+    const { body, lostSecrets } = replaceTaskBody(live, desired);
+    return { action: "replace", reason: { code: "task-group-immutable", lostSecrets }, fields: all, payload: { kind: "Task", body } };
+  }
+  return { action: "update", fields: all, payload: { kind: "Task", body: updateTaskBody(live, desired) } };
+}
+function withWords(field, vocabulary) {
+  if (field.sensitive === true) return field;
+  const words = describeFieldChange(vocabulary, field.path, field.before, field.after);
+  const before = describeInnerValues(vocabulary, field.path, field.before);
+  const after = describeInnerValues(vocabulary, field.path, field.after);
+  const inner = { ...before.length > 0 ? { before } : {}, ...after.length > 0 ? { after } : {} };
+  return { ...field, ...words !== void 0 ? { words } : {}, ...Object.keys(inner).length > 0 ? { innerWords: inner } : {} };
+}
+function withRefNames(payload, cat) {
+  const names2 = { host: {}, script: {}, dateList: {} };
+  const note = (kind, id, name) => {
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const n = name(String(id));
+    if (n !== void 0) names2[kind][String(id)] = n;
+  };
+  const visit4 = (x) => {
+    if (Array.isArray(x)) return x.forEach(visit4);
+    if (!isRecord(x)) return;
+    note("host", x.HostID, cat.hostName);
+    note("script", x.ScriptID, cat.scriptName);
+    if (Array.isArray(x.DateListRef)) for (const r of x.DateListRef) note("dateList", dateListId(r), cat.dateListName);
+    for (const v of Object.values(x)) visit4(v);
+  };
+  visit4(payload.body);
+  const refNames = {};
+  for (const kind of ["host", "script", "dateList"]) if (Object.keys(names2[kind]).length > 0) refNames[kind] = names2[kind];
+  return Object.keys(refNames).length === 0 ? payload : { ...payload, refNames };
+}
+var XFER_TYPES, SUPPRESSED, WEEK;
+var init_plan3 = __esm({
+  "src/kinds/task/plan.ts"() {
+    "use strict";
+    init_types();
+    init_value_words();
+    init_common();
+    init_is_record();
+    XFER_TYPES = /* @__PURE__ */ new Set(["silock", "xferlock"]);
+    SUPPRESSED = "(suppressed)";
+    WEEK = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+  }
+});
+
+// src/kinds/task/resolve.ts
+function resolveTask(m, a) {
+  const r = reporter(m);
+  const n = nameRecorder();
+  const body = { Name: m.name };
+  for (const [key, value] of Object.entries(m.spec)) {
+    if (value === void 0) continue;
+    switch (key) {
+      case "Group":
+        body.Group = value.map((name, i) => {
+          const group = a.resourceGroups?.byName.get(name.toLowerCase());
+          if (!group) {
+            r.report(
+              "MF404",
+              ["spec", "Group", i],
+              `no resource group named \`${name}\` on the automation server${didYouMean(
+                name,
+                names(a.resourceGroups, (g) => g.Name)
+              )}`
+            );
+            return name;
+          }
+          n.note("resourceGroup", name);
+          return group.Name;
+        });
+        break;
+      case "Parameters":
+        body.Parameters = wireParameters(value);
+        break;
+      case "Schedules":
+        body.Schedules = { Schedule: value.Schedule.map((s, i) => resolveSchedule(s, i, a, r.report, n.note)) };
+        break;
+      case "steps":
+        body.steps = value.map((s, i) => resolveStep(s, i, a, r.report, n.note));
+        break;
+      default:
+        body[key] = toJson(value);
+    }
+  }
+  return { value: { manifest: m, body, resolved: n.list }, diagnostics: r.list };
+}
+function wireParameters(params) {
+  const out = {};
+  for (const [name, p] of Object.entries(params)) out[name] = p.secret ? { value: p.value, DisplayValue: SUPPRESSED2 } : { value: p.value };
+  return out;
+}
+function resolveSchedule(s, index, a, report, note) {
+  const out = {};
+  for (const [key, value] of Object.entries(s)) {
+    if (value === void 0) continue;
+    if (key !== "DateListRef") {
+      out[key] = toJson(value);
+      continue;
+    }
+    out.DateListRef = value.map((name, j) => {
+      const list = a.dateLists?.byName.get(name.toLowerCase());
+      if (!list) {
+        report(
+          "MF403",
+          ["spec", "Schedules", "Schedule", index, "DateListRef", j],
+          `no date list named \`${name}\` on the automation server${didYouMean(
+            name,
+            names(a.dateLists, (d) => d.Name)
+          )}`
+        );
+        return { DateListID: "" };
+      }
+      note("dateList", name, String(list.ID ?? ""));
+      return { DateListID: String(list.ID ?? "") };
+    });
+  }
+  return out;
+}
+function resolveStep(step2, index, a, report, note) {
+  const kind = stepKindOf(step2);
+  const body = step2[kind];
+  const path = ["spec", "steps", index, kind];
+  const out = {};
+  switch (kind) {
+    case "Source":
+    case "Destination": {
+      const host = findHost(body, path, a, report);
+      if (host && typeof body.Host === "string") note("host", body.Host, host.ID);
+      for (const [key, value] of Object.entries(body)) {
+        if (value === void 0) continue;
+        if (key === "Host" || key === "HostID") {
+          out.HostID = host ? host.ID : String(value);
+          if (host) out.Type = host.type;
+        } else if (key === "Type") {
+          if (!host) out.Type = toJson(value);
+          else if (!sameHostType(String(value), host.type)) {
+            report(
+              "MF410",
+              [...path, "Type"],
+              `\`Type\` is \`${String(value)}\` but host \`${host.Name}\` is of type \`${host.type}\``,
+              "leave `Type` out: it is taken from the host"
+            );
+          }
+        } else out[key] = toJson(value);
+      }
+      break;
+    }
+    case "Process": {
+      for (const [key, value] of Object.entries(body)) {
+        if (value === void 0) continue;
+        if (key === "Script") {
+          const script = a.scripts?.byName.get(String(value).toLowerCase());
+          if (!script)
+            report(
+              "MF402",
+              [...path, "Script"],
+              `no custom or standard script named \`${String(value)}\` on the automation server${didYouMean(
+                String(value),
+                names(a.scripts, (s) => s.Name)
+              )}`
+            );
+          if (script) note("script", String(value), String(script.ID ?? ""));
+          out.ScriptID = script ? String(script.ID ?? "") : "";
+        } else if (key === "ScriptID") {
+          if (!a.scripts?.byId.has(String(value)))
+            report(
+              "MF402",
+              [...path, "ScriptID"],
+              `no custom or standard script has ID \`${String(value)}\` on the automation server`,
+              "name the script with `Script` instead: ids differ between servers"
+            );
+          out.ScriptID = String(value);
+        } else if (key === "Parameters") out.Parameters = wireParameters(value);
+        else out[key] = toJson(value);
+      }
+      break;
+    }
+    default: {
+      const never = kind;
+      throw new Error(`unknown step kind ${String(never)}`);
+    }
+  }
+  return { [kind]: out };
+}
+function findHost(body, path, a, report) {
+  if (typeof body.Host === "string") {
+    const host = a.hosts?.byName.get(body.Host.toLowerCase());
+    if (!host)
+      report(
+        "MF401",
+        [...path, "Host"],
+        `no host named \`${body.Host}\` on the automation server${didYouMean(
+          body.Host,
+          names(a.hosts, (h) => h.Name)
+        )}`
+      );
+    return host;
+  }
+  if (typeof body.HostID === "string") {
+    const host = a.hosts?.byId.get(body.HostID);
+    if (!host)
+      report(
+        "MF401",
+        [...path, "HostID"],
+        `no host has ID \`${body.HostID}\` on the automation server`,
+        "name the host with `Host` instead: ids differ between servers"
+      );
+    return host;
+  }
+  return void 0;
+}
+var SUPPRESSED2;
+var init_resolve3 = __esm({
+  "src/kinds/task/resolve.ts"() {
+    "use strict";
+    init_types();
+    init_common();
+    init_diagnostics3();
+    init_resolve_names();
+    init_plan3();
+    SUPPRESSED2 = "(suppressed)";
+  }
+});
+
+// src/kinds/task/definition.ts
+var TASK;
+var init_definition3 = __esm({
+  "src/kinds/task/definition.ts"() {
+    "use strict";
+    init_with_defined();
+    init_address();
+    init_source();
+    init_plan3();
+    init_resolve3();
+    TASK = {
+      kind: "Task",
+      service: "automation",
+      rank: 2,
+      schema: "task.schema.json",
+      identityOf: (m) => m.name.toLowerCase(),
+      scopeKey: "taskGroups",
+      prunable: true,
+      references: ["resourceGroup", "dateList", "host", "script"],
+      resolve: (m, live) => resolveTask(m, live.automation),
+      nameOf: (d) => d.manifest.name,
+      unmanagedDetail: (change, live) => {
+        const task = change.liveId !== void 0 ? live.automation?.tasks?.byId.get(change.liveId) : void 0;
+        return { kind: "Task", groups: Array.isArray(task?.Group) ? task.Group.map(String) : [] };
+      },
+      describeUnmanaged: (detail, words) => detail.groups.length === 0 ? "task in no group" : `task in ${detail.groups.map(words.escape).join(", ")}`,
+      plan: (context) => {
+        const catalog = createTaskCatalog(context.live.automation, context.taskVocabulary);
+        const liveTasks = context.live.automation?.tasks;
+        for (const desired of context.desired) {
+          const m = desired.manifest;
+          let live = liveTasks?.byName.get(m.name.toLowerCase());
+          let previousName;
+          if (!live) {
+            for (const old of m.previousNames) {
+              live = liveTasks?.byName.get(old.toLowerCase());
+              if (live) {
+                previousName = live.Name ?? old;
+                break;
+              }
+            }
+          }
+          const outcome = planTask(desired, live, catalog, previousName);
+          context.add({
+            address: formatAddress("Task", m.name),
+            kind: "Task",
+            name: m.name,
+            service: "automation",
+            action: outcome.action,
+            ...withDefined({ reason: outcome.reason, previousName, liveId: live ? taskId(live) : void 0 }),
+            ...live ? fingerprintOf(outcome.action, () => fingerprintTask(live)) : {},
+            fields: withOrigins(outcome.fields, m, context.cwd),
+            source: sourceRef(m.source, context.cwd),
+            ...withDefined({ payload: outcome.payload })
+          });
+        }
+      },
+      prune: (context) => {
+        const inScope = new Set(context.scope.taskGroups.map((g) => g.toLowerCase()));
+        if (inScope.size === 0) return;
+        const managed = /* @__PURE__ */ new Set();
+        const manifests = [...context.desired.map((d) => d.manifest), ...context.skipped];
+        for (const m of manifests) if (m.kind === "Task") for (const n of [m.name, ...m.previousNames]) managed.add(n.toLowerCase());
+        for (const task of context.live.automation?.tasks?.items ?? []) {
+          const name = task.Name ?? "";
+          const groups = Array.isArray(task.Group) ? task.Group : [];
+          if (managed.has(name.toLowerCase()) || !groups.some((g) => inScope.has(String(g).toLowerCase()))) continue;
+          context.add({
+            address: formatAddress("Task", name),
+            kind: "Task",
+            name,
+            service: "automation",
+            action: "delete",
+            reason: { code: "pruned", kind: "Task", scope: [...context.scope.taskGroups] },
+            liveId: taskId(task),
+            fingerprint: fingerprintTask(task),
+            fields: []
+          });
+        }
+      }
+    };
+  }
+});
+
+// src/kinds/registry.ts
+function kindOf(kind) {
+  return KINDS[kind];
+}
+function kindsInRank() {
+  return EVERY_KIND.map((kind) => kindOf(kind)).sort((a, b) => a.rank - b.rank);
+}
+function forEachKind(visit4) {
+  for (const kind of EVERY_KIND) visit4(kindOf(kind));
+}
+var KINDS, EVERY_KIND, PRUNABLE_KINDS;
+var init_registry = __esm({
+  "src/kinds/registry.ts"() {
+    "use strict";
+    init_definition();
+    init_definition2();
+    init_definition3();
+    KINDS = {
+      Task: TASK,
+      ResourceGroupAcl: RESOURCE_GROUP_ACL,
+      FolderPermissions: FOLDER_PERMISSIONS2
+    };
+    EVERY_KIND = Object.keys(KINDS);
+    PRUNABLE_KINDS = EVERY_KIND.filter((kind) => KINDS[kind].prunable);
+  }
+});
+
 // src/plan/execution-order.ts
 function scheduleChanges(changes) {
   const writes = changes.filter((c) => isWriteAction(c.action));
   const makers = folderMakers(writes);
-  const maxDepth = Math.max(0, ...writes.filter((c) => c.kind === "FolderPermissions").map((c) => folderDepth(c.name)));
-  const rawWave = (c) => {
-    if (c.action !== "delete") return 0;
-    switch (c.kind) {
-      case "Task":
-        return 1;
-      case "ResourceGroupAcl":
-        return 2;
-      case "FolderPermissions":
-        return 3 + maxDepth - folderDepth(c.name);
-      default: {
-        const never = c.kind;
-        throw new Error(`unknown kind ${String(never)}`);
-      }
-    }
-  };
+  const deleteOrder = [...kindsInRank()].reverse().map((definition) => definition.kind);
+  const depthOf = (c) => isPathNamed(c.kind) ? folderDepth(c.name) : 0;
+  const maxDepth = Math.max(0, ...writes.map(depthOf));
+  const rawWave = (c) => c.action === "delete" ? 1 + deleteOrder.indexOf(c.kind) * (maxDepth + 1) + maxDepth - depthOf(c) : 0;
   const used = [...new Set(writes.map(rawWave))].sort((a, b) => a - b);
   return changes.map((c) => {
     const { wave: _wave, needs: _needs, ...rest } = c;
     if (!isWriteAction(c.action)) return rest;
     const needs = neededMaker(c, makers);
-    return { ...rest, wave: used.indexOf(rawWave(c)), ...needs !== void 0 ? { needs } : {} };
+    return { ...rest, wave: used.indexOf(rawWave(c)), ...withDefined({ needs }) };
   });
 }
 function checkExecutionOrder(changes) {
@@ -17872,7 +19123,9 @@ function checkExecutionOrder(changes) {
     else lastWriteWave = Math.max(lastWriteWave, wave);
     const expected = neededMaker(c, makers);
     if (c.needs !== expected) {
-      problems.push(expected === void 0 ? `${c.address} waits for ${c.needs ?? ""}, which makes no folder above it` : `${c.address} does not wait for ${expected}, which makes the folder above it`);
+      problems.push(
+        expected === void 0 ? `${c.address} waits for ${c.needs ?? ""}, which makes no folder above it` : `${c.address} does not wait for ${expected}, which makes the folder above it`
+      );
       return;
     }
     if (expected === void 0) return;
@@ -17901,6 +19154,9 @@ var init_execution_order = __esm({
   "src/plan/execution-order.ts"() {
     "use strict";
     init_folder_path();
+    init_address();
+    init_registry();
+    init_with_defined();
     init_model2();
   }
 });
@@ -17910,7 +19166,9 @@ function checkPlan(plan) {
   if (plan.errored) return [ERRORED_PLAN];
   const problems = [];
   if (plan.applyable !== isApplyable(plan.errored, plan.changes)) {
-    problems.push(`the plan is marked ${plan.applyable ? "applyable, but no change writes anything" : "not applyable, but changes write"}: make the plan again`);
+    problems.push(
+      `the plan is marked ${plan.applyable ? "applyable, but no change writes anything" : "not applyable, but changes write"}: make the plan again`
+    );
   }
   const order = checkExecutionOrder(plan.changes);
   if (order.length > 0) problems.push(`the plan's execution order is broken (${order.join("; ")}): make the plan again`);
@@ -17927,20 +19185,7 @@ var init_plan_check = __esm({
 });
 
 // src/app/plan-file.ts
-var plan_file_exports = {};
-__export(plan_file_exports, {
-  PLAN_FILE_FORMAT: () => PLAN_FILE_FORMAT,
-  PlanFileError: () => PlanFileError,
-  holdsPlanFile: () => holdsPlanFile,
-  orderPlanKeys: () => orderPlanKeys,
-  parsePlan: () => parsePlan,
-  parseSavedPlan: () => parseSavedPlan,
-  readPlanFile: () => readPlanFile,
-  readSavedPlan: () => readSavedPlan,
-  serializePlan: () => serializePlan,
-  writePlanFile: () => writePlanFile
-});
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync5, readSync, statSync as statSync2 } from "node:fs";
 function serializePlan(plan, context = {}) {
   if (plan.errored) throw new PlanFileError(`cannot save the plan: ${ERRORED_PLAN}`);
@@ -17973,9 +19218,6 @@ function readSavedPlan(path) {
   }
   return parseSavedPlan(text2, path);
 }
-function parsePlan(text2, path) {
-  return parseSavedPlan(text2, path).plan;
-}
 function parseSavedPlan(text2, path) {
   let data;
   try {
@@ -17989,20 +19231,25 @@ function parseSavedPlan(text2, path) {
   const { checksum, ...rest } = data;
   const version = rest["formatVersion"];
   if (version !== 1 && !("plan" in rest) && "changes" in rest) {
-    throw new PlanFileError(`${path} is not a plan file but the JSON view of a plan (mftops plan --format json), which cannot be applied: save the plan with mftops plan --out FILE`);
+    throw new PlanFileError(
+      `${path} is not a plan file but the JSON view of a plan (mftops plan --format json), which cannot be applied: save the plan with mftops plan --out FILE`
+    );
   }
   if (version !== 1 && checksum === void 0) {
     throw new PlanFileError(`${path} is not a plan file: it has no checksum (only mftops plan --out writes plan files)`);
   }
   if (version !== PLAN_FILE_FORMAT) {
     const made = version === 1 || version === 2 ? "an older mftops" : "another version of mftops";
-    throw new PlanFileError(`${path} is a plan file of format ${JSON.stringify(version)}, made by ${made}; this mftops reads format ${PLAN_FILE_FORMAT} only: make the plan again with mftops plan --out`);
+    throw new PlanFileError(
+      `${path} is a plan file of format ${JSON.stringify(version)}, made by ${made}; this mftops reads format ${PLAN_FILE_FORMAT} only: make the plan again with mftops plan --out`
+    );
   }
   if (typeof checksum !== "string" || checksum !== checksumOf(JSON.stringify(rest, null, 2))) {
     throw new PlanFileError(`${path} was changed after mftops wrote it (checksum mismatch): make the plan again instead of editing it`);
   }
   const inner = rest["plan"];
-  if (typeof inner === "object" && inner !== null && inner["errored"] === true) throw new PlanFileError(`${path} cannot be applied: ${ERRORED_PLAN}`);
+  if (typeof inner === "object" && inner !== null && inner["errored"] === true)
+    throw new PlanFileError(`${path} cannot be applied: ${ERRORED_PLAN}`);
   const validatePlanShape = getValidatorByFile("plan.schema.json");
   if (!validatePlanShape(data)) {
     const e = validatePlanShape.errors?.[0];
@@ -18028,7 +19275,7 @@ function holdsPlanFile(path) {
   }
 }
 function checksumOf(text2) {
-  return `sha256:${createHash("sha256").update(text2).digest("hex")}`;
+  return `sha256:${createHash2("sha256").update(text2).digest("hex")}`;
 }
 function orderPlanKeys(plan) {
   return orderPlanObject(plan);
@@ -18041,12 +19288,19 @@ function orderPlanObject(plan) {
     summary: (s) => ordered(s, SUMMARY_KEYS),
     access: (a) => ordered(a, ACCESS_KEYS, {
       changes: (cs) => cs.map(
-        (c) => ordered(c, ACCESS_CHANGE_KEYS, { who: (p) => ordered(p, PRINCIPAL_KEYS), via: (vs) => vs.map((v) => ordered(v, PRINCIPAL_KEYS)) })
+        (c) => ordered(c, ACCESS_CHANGE_KEYS, {
+          who: (p) => ordered(p, PRINCIPAL_KEYS),
+          via: (vs) => vs.map((v) => ordered(v, PRINCIPAL_KEYS))
+        })
       )
     }),
-    transferChecks: (t) => ordered(t, TRANSFER_CHECKS_KEYS, { problems: (ps) => ps.map((p) => ordered(p, TRANSFER_PROBLEM_KEYS, { source: (x) => ordered(x, SOURCE_KEYS) })) }),
+    transferChecks: (t) => ordered(t, TRANSFER_CHECKS_KEYS, {
+      problems: (ps) => ps.map((p) => ordered(p, TRANSFER_PROBLEM_KEYS, { source: (x) => ordered(x, SOURCE_KEYS) }))
+    }),
     policy: (r) => ordered(r, POLICY_KEYS, {
-      violations: (vs) => vs.map((v) => ordered(v, POLICY_VIOLATION_KEYS, { source: (x) => ordered(x, SOURCE_KEYS), expressionSource: (x) => ordered(x, SOURCE_KEYS) }))
+      violations: (vs) => vs.map(
+        (v) => ordered(v, POLICY_VIOLATION_KEYS, { source: (x) => ordered(x, SOURCE_KEYS), expressionSource: (x) => ordered(x, SOURCE_KEYS) })
+      )
     })
   });
 }
@@ -18069,7 +19323,12 @@ function orderField(field) {
 }
 function orderEntry(entry) {
   const perms = (p) => ordered(p, ENTRY_PERMISSION_KEYS);
-  return ordered(entry, ENTRY_KEYS, { principal: (p) => ordered(p, PRINCIPAL_KEYS), before: perms, after: perms, origin: (s) => ordered(s, SOURCE_KEYS) });
+  return ordered(entry, ENTRY_KEYS, {
+    principal: (p) => ordered(p, PRINCIPAL_KEYS),
+    before: perms,
+    after: perms,
+    origin: (s) => ordered(s, SOURCE_KEYS)
+  });
 }
 function orderPayload(payload) {
   switch (payload.kind) {
@@ -18116,7 +19375,23 @@ var init_plan_file = __esm({
     PlanFileError = class extends MftopsError {
     };
     PLAN_FILE_START = /^\uFEFF?\s*\{\s*"formatVersion"\s*:/;
-    PLAN_KEYS = ["toolVersion", "createdAt", "environment", "servers", "manifestDigest", "variables", "targets", "pruneOff", "errored", "applyable", "changes", "summary", "access", "transferChecks", "policy"];
+    PLAN_KEYS = [
+      "toolVersion",
+      "createdAt",
+      "environment",
+      "servers",
+      "manifestDigest",
+      "variables",
+      "targets",
+      "pruneOff",
+      "errored",
+      "applyable",
+      "changes",
+      "summary",
+      "access",
+      "transferChecks",
+      "policy"
+    ];
     POLICY_KEYS = ["policies", "violations"];
     POLICY_VIOLATION_KEYS = ["policy", "severity", "outcome", "message", "address", "source", "expressionSource"];
     ACCESS_KEYS = ["changes", "membersUnknown", "userGroupsUnknown"];
@@ -18126,7 +19401,25 @@ var init_plan_file = __esm({
     PRUNE_OFF_KEYS = ["reason", "kinds"];
     SERVICE_KEYS = ["automation", "transfer"];
     SERVER_KEYS = ["url", "version", "username"];
-    CHANGE_KEYS = ["address", "kind", "name", "service", "action", "reason", "previousName", "liveId", "fingerprint", "resolved", "wave", "needs", "fields", "entries", "removes", "source", "payload"];
+    CHANGE_KEYS = [
+      "address",
+      "kind",
+      "name",
+      "service",
+      "action",
+      "reason",
+      "previousName",
+      "liveId",
+      "fingerprint",
+      "resolved",
+      "wave",
+      "needs",
+      "fields",
+      "entries",
+      "removes",
+      "source",
+      "payload"
+    ];
     FIELD_KEYS = ["path", "before", "after", "sensitive", "forcesReplace", "words", "innerWords", "origin"];
     FIELD_WORDS_KEYS = ["form", "before", "after"];
     INNER_WORDS_SIDES = ["before", "after"];
@@ -18149,17 +19442,6 @@ var init_plan_file = __esm({
 });
 
 // src/apply/model.ts
-var model_exports2 = {};
-__export(model_exports2, {
-  INTERRUPTED_BEFORE_START: () => INTERRUPTED_BEFORE_START,
-  applyExitCode: () => applyExitCode,
-  countResults: () => countResults,
-  describeMovedName: () => describeMovedName,
-  describeNameKind: () => describeNameKind,
-  describeStale: () => describeStale,
-  isWriteAction: () => isWriteAction,
-  skippedResult: () => skippedResult
-});
 function describeStale(how) {
   switch (how) {
     case "changed":
@@ -18227,10 +19509,19 @@ function applyExitCode(report) {
   }
 }
 function skippedResult(change, reason) {
-  return { address: change.address, kind: change.kind, action: change.action, status: "skipped", error: reason, writes: 0, unknownOutcomes: 0, confirmedByReread: 0 };
+  return {
+    address: change.address,
+    kind: change.kind,
+    action: change.action,
+    status: "skipped",
+    error: reason,
+    writes: 0,
+    unknownOutcomes: 0,
+    confirmedByReread: 0
+  };
 }
 var INTERRUPTED_BEFORE_START;
-var init_model3 = __esm({
+var init_model4 = __esm({
   "src/apply/model.ts"() {
     "use strict";
     init_model2();
@@ -18239,11 +19530,6 @@ var init_model3 = __esm({
 });
 
 // src/drift/model.ts
-var model_exports3 = {};
-__export(model_exports3, {
-  DRIFT_FORMAT_VERSION: () => DRIFT_FORMAT_VERSION,
-  driftExitCode: () => driftExitCode
-});
 function driftExitCode(report) {
   switch (report.status) {
     case "in-sync":
@@ -18257,7 +19543,7 @@ function driftExitCode(report) {
   }
 }
 var DRIFT_FORMAT_VERSION;
-var init_model4 = __esm({
+var init_model5 = __esm({
   "src/drift/model.ts"() {
     "use strict";
     DRIFT_FORMAT_VERSION = 3;
@@ -18276,7 +19562,7 @@ var JSON_OUTPUT_VERSIONS;
 var init_json_output = __esm({
   "src/render/json-output.ts"() {
     "use strict";
-    init_model4();
+    init_model5();
     JSON_OUTPUT_VERSIONS = {
       "mftops.validate": 1,
       "mftops.plan": 2,
@@ -18299,11 +19585,11 @@ var init_json_output = __esm({
 });
 
 // src/render/diagnostics.ts
-import { isAbsolute as isAbsolute3, relative as relative4, sep as sep2 } from "node:path";
+import { isAbsolute as isAbsolute4, relative as relative5, sep as sep3 } from "node:path";
 function displayPath(file, cwd) {
-  const rel = relative4(cwd, file);
-  const shown = rel === "" ? "." : rel.startsWith("..") || isAbsolute3(rel) ? file : rel;
-  return sep2 === "/" ? shown : shown.split(sep2).join("/");
+  const rel = relative5(cwd, file);
+  const shown = rel === "" ? "." : rel.startsWith("..") || isAbsolute4(rel) ? file : rel;
+  return sep3 === "/" ? shown : shown.split(sep3).join("/");
 }
 function summaryLine(report) {
   const { errors, warnings } = countDiagnostics(report.diagnostics);
@@ -18361,7 +19647,7 @@ function escapeProperty(text2) {
 function plural(n, word) {
   return n === 1 ? word : `${word}s`;
 }
-var init_diagnostics3 = __esm({
+var init_diagnostics4 = __esm({
   "src/render/diagnostics.ts"() {
     "use strict";
     init_diagnostics();
@@ -18416,14 +19702,20 @@ function policyText(report, section = "plan") {
   if (report === void 0) return [];
   const shown = report.violations.slice(0, MAX_POLICY_LINES);
   const rest = report.violations.length - shown.length;
-  return ["", policyHeadline(report, section), ...shown.map((v) => `  ${v.severity === "deny" ? "\u2717" : "!"} ${escapeControl(policyViolationText(v))}`), ...rest > 0 ? [`  \u2026 and ${formatCount(rest)} more (all in --format json)`] : []];
+  return [
+    "",
+    policyHeadline(report, section),
+    ...shown.map((v) => `  ${v.severity === "deny" ? "\u2717" : "!"} ${escapeControl(policyViolationText(v))}`),
+    ...rest > 0 ? [`  \u2026 and ${formatCount(rest)} more (all in --format json)`] : []
+  ];
 }
 function groupViolations(report) {
   const groups = /* @__PURE__ */ new Map();
   for (const v of report.violations) {
     const key = JSON.stringify([v.policy, v.severity, v.message]);
     const g = groups.get(key);
-    if (g === void 0) groups.set(key, { policy: v.policy, severity: v.severity, message: v.message, addresses: [v.address], place: place(v.source ?? v.expressionSource) });
+    if (g === void 0)
+      groups.set(key, { policy: v.policy, severity: v.severity, message: v.message, addresses: [v.address], place: place(v.source ?? v.expressionSource) });
     else g.addresses.push(v.address);
   }
   const all = [...groups.values()];
@@ -18443,12 +19735,24 @@ function policyMarkdown(report, section = "plan") {
   const shown = groups.slice(0, MAX_POLICY_LINES);
   const rest = groups.length - shown.length;
   const items = shown.map((g) => `> - ${policyGroupMarkdown(g)}`);
-  return [[`> [!${kind}]`, `> **${escapeMd(policyHeadline(report, section))}**`, ">", ...items, ...rest > 0 ? [`> - \u2026 and ${formatCount(rest)} more (all in the JSON output)`] : []].join("\n")];
+  return [
+    [
+      `> [!${kind}]`,
+      `> **${escapeMd(policyHeadline(report, section))}**`,
+      ">",
+      ...items,
+      ...rest > 0 ? [`> - \u2026 and ${formatCount(rest)} more (all in the JSON output)`] : []
+    ].join("\n")
+  ];
 }
 function policyAnnotations(report) {
   return (report?.violations ?? []).map((v) => {
     const at = v.source ?? v.expressionSource;
-    return workflowCommand(v.severity === "deny" ? "error" : "warning", { file: at.file, line: at.line, col: at.col, title: `policy ${v.policy}` }, `${v.message} (${v.address})`);
+    return workflowCommand(
+      v.severity === "deny" ? "error" : "warning",
+      { file: at.file, line: at.line, col: at.col, title: `policy ${v.policy}` },
+      `${v.message} (${v.address})`
+    );
   });
 }
 function policyDenyLines(report) {
@@ -18476,230 +19780,10 @@ var MAX_POLICY_LINES, MAX_GROUP_OBJECTS;
 var init_policy = __esm({
   "src/render/policy.ts"() {
     "use strict";
-    init_diagnostics3();
+    init_diagnostics4();
     init_text();
     MAX_POLICY_LINES = 50;
     MAX_GROUP_OBJECTS = 10;
-  }
-});
-
-// src/render/apply-summary.ts
-var apply_summary_exports = {};
-__export(apply_summary_exports, {
-  renderApplyPhase: () => renderApplyPhase,
-  renderApplySummaryGithub: () => renderApplySummaryGithub,
-  renderApplySummaryJson: () => renderApplySummaryJson,
-  renderApplySummaryText: () => renderApplySummaryText,
-  renderApprovalQuestion: () => renderApprovalQuestion,
-  renderChangeResultLine: () => renderChangeResultLine
-});
-function renderApprovalQuestion(plan) {
-  const c = summarize(plan.changes);
-  const total = c.create + c.update + c.replace + c.delete;
-  const parts = [`${c.create} create`, `${c.update} update`, ...c.replace > 0 ? [`${c.replace} replace`] : [], `${c.delete} delete`];
-  return `Apply ${count(total, "change")} (${parts.join(", ")}) to environment "${text(plan.environment)}"? Only 'yes' is accepted: `;
-}
-function renderApplySummaryText(report, options = { policyShown: true }) {
-  const lines2 = options.policyShown || report.outcome === "refused" ? [] : policyText(report.policy).slice(1);
-  switch (report.outcome) {
-    case "nothing":
-      lines2.push("Nothing to apply.");
-      pushSkipped(lines2, report.results);
-      break;
-    case "refused":
-      lines2.push("Apply refused; nothing was written:");
-      for (const p of report.problems) lines2.push(`  - ${text(p)}`);
-      break;
-    case "stale": {
-      const names2 = report.movedNames ?? [];
-      const moved = [...report.stale.length > 0 || names2.length === 0 ? [count(report.stale.length, "object")] : [], ...names2.length > 0 ? [count(names2.length, "name")] : []];
-      lines2.push(`The plan is stale; nothing was written: ${moved.join(" and ")} moved on the servers since the plan was made.`);
-      for (const s of report.stale) lines2.push(`  ${staleSymbol(s)} ${text(s.address)}: ${staleWords(s)}`);
-      for (const m of names2) lines2.push(`  plan is stale: ${text(describeMovedName(m))}`);
-      lines2.push("Make a new plan (mftops plan --out FILE), review it, and apply that one.");
-      break;
-    }
-    case "no-snapshot":
-      lines2.push("Apply stopped before the first write: no verified snapshot.");
-      for (const p of report.problems) lines2.push(`  - ${text(p)}`);
-      break;
-    case "applied":
-    case "interrupted":
-      pushRun(lines2, report);
-      break;
-    default: {
-      const never = report.outcome;
-      throw new Error(`unknown outcome ${String(never)}`);
-    }
-  }
-  return `${lines2.join("\n")}
-`;
-}
-function pushRun(lines2, report) {
-  const c = countResults(report.results);
-  const head = report.outcome === "interrupted" ? "Apply interrupted" : applyExitCode(report) === 0 ? "Apply complete" : "Apply finished with errors";
-  lines2.push(`${head} for environment "${text(report.environment)}": ${c.ok} applied, ${c.failed} failed, ${c.skipped} skipped.`);
-  if (report.outcome === "interrupted" && report.results.length === 0) for (const p of report.problems) lines2.push(`  ${text(p)}`);
-  for (const kind of KINDS) {
-    const of = report.results.filter((r) => r.kind === kind);
-    if (of.length === 0) continue;
-    const k = countResults(of);
-    const parts = [`${k.ok} applied`, ...k.failed > 0 ? [`${k.failed} failed`] : [], ...k.skipped > 0 ? [`${k.skipped} skipped`] : []];
-    lines2.push(`  ${kind}: ${parts.join(", ")}`);
-  }
-  const failed = report.results.filter((r) => r.status === "failed");
-  if (failed.length > 0) {
-    lines2.push("Failed:");
-    for (const r of failed) lines2.push(`  x ${text(r.address)} (${r.action}): ${text(r.error ?? "failed")}`);
-  }
-  pushSkipped(lines2, report.results);
-  const s = report.stats;
-  if (s.unknownOutcomes > 0) {
-    lines2.push(
-      `Unknown outcomes: ${s.unknownOutcomes} write(s) got no clear answer; re-reading showed ${s.confirmedByReread} had taken effect, ${s.retriedAfterReread} were sent again.`
-    );
-  }
-  if (report.snapshot) lines2.push(`Snapshot: ${text(report.snapshot.path)}`);
-  if (report.ledger) lines2.push(`Ledger:   ${text(report.ledger)}`);
-  if (report.verification) pushVerification(lines2, report.verification, c.ok);
-}
-function pushSkipped(lines2, results) {
-  const skipped = results.filter((r) => r.status === "skipped");
-  if (skipped.length === 0) return;
-  const blocked = skipped.filter((r) => r.action === "blocked");
-  if (blocked.length > 0) {
-    lines2.push(`Blocked (${blocked.length}), a person must make these changes:`);
-    for (const r of blocked) lines2.push(`  ! ${text(r.address)}: ${text((r.error ?? "").replace(/^blocked: /, ""))}`);
-  }
-  const interrupted = skipped.filter((r) => r.action !== "blocked" && r.error === INTERRUPTED_BEFORE_START);
-  if (interrupted.length > 0) {
-    lines2.push(`Not started (${interrupted.length}): interrupted before they began, not applied; mftops plan shows what remains (--format json and the ledger name each one).`);
-  }
-  const other = skipped.filter((r) => r.action !== "blocked" && r.error !== INTERRUPTED_BEFORE_START);
-  if (other.length > 0) {
-    lines2.push(`Not started (${other.length}):`);
-    for (const r of other) lines2.push(`  - ${text(r.address)} (${r.action}): ${text(r.error ?? "skipped")}`);
-  }
-}
-function pushVerification(lines2, v, applied) {
-  if (v.error !== void 0) {
-    lines2.push(`Not verified: ${text(v.error)}`);
-    return;
-  }
-  switch (v.mode) {
-    case "skipped":
-      lines2.push(`Not verified: ${text(v.note ?? "skipped")}`);
-      return;
-    case "replan":
-    case "payloads": {
-      if (v.note !== void 0) lines2.push(`Note: ${text(v.note)}`);
-      const how = v.mode === "replan" ? "re-planned from the manifests" : "read back and compared with what was sent";
-      if (v.unconverged.length === 0) {
-        lines2.push(`Verified: ${count(applied, "applied change")} ${how}, all in sync.`);
-        return;
-      }
-      lines2.push(`Not in sync after apply (${v.unconverged.length} of ${applied}, ${how}):`);
-      for (const u of v.unconverged) lines2.push(`  ${text(u.address)}: ${u.action === "missing" ? "missing" : `still to ${u.action}`}${u.reason !== void 0 ? ` (${text(u.reason)})` : ""}`);
-      return;
-    }
-    default: {
-      const never = v.mode;
-      throw new Error(`unknown verification mode ${String(never)}`);
-    }
-  }
-}
-function renderApplySummaryGithub(report, options) {
-  const annotations = options.policyShown ? [] : policyAnnotations(report.policy).map((l) => `${l}
-`);
-  return `${annotations.join("")}${renderApplySummaryText(report, options)}`;
-}
-function renderApplySummaryJson(report) {
-  const counts = countResults(report.results);
-  const perKind = Object.fromEntries(KINDS.flatMap((k) => {
-    const of = report.results.filter((r) => r.kind === k);
-    return of.length > 0 ? [[k, countResults(of)]] : [];
-  }));
-  return renderJsonOutput("mftops.apply", {
-    environment: report.environment,
-    outcome: report.outcome,
-    exitCode: applyExitCode(report),
-    counts,
-    perKind,
-    ...report.problems.length > 0 ? { problems: report.problems } : {},
-    ...report.stale.length > 0 ? { stale: report.stale } : {},
-    ...report.movedNames !== void 0 && report.movedNames.length > 0 ? { movedNames: report.movedNames.map((m) => ({ ...m, message: describeMovedName(m) })) } : {},
-    results: report.results,
-    ...report.snapshot ? { snapshot: report.snapshot } : {},
-    ...report.ledger !== void 0 ? { ledger: report.ledger } : {},
-    ...report.verification ? { verification: report.verification } : {},
-    ...report.policy ? { policy: report.policy } : {},
-    stats: report.stats
-  });
-}
-function staleSymbol(s) {
-  switch (s.how) {
-    case "changed":
-      return "~";
-    case "appeared":
-      return "+";
-    case "gone":
-      return "-";
-    default: {
-      const never = s.how;
-      throw new Error(`unknown stale kind ${String(never)}`);
-    }
-  }
-}
-function staleWords(s) {
-  const words = describeStale(s.how);
-  return s.detail !== void 0 ? `${words} (${text(s.detail)})` : words;
-}
-function count(n, noun) {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
-}
-function text(s) {
-  return escapeControl(s);
-}
-function renderApplyPhase(phase, writes, parallelism) {
-  switch (phase) {
-    case "stale-check":
-      return "Checking that nothing the plan touches changed since it was made...";
-    case "snapshot":
-      return "Saving a snapshot before the first write...";
-    case "write":
-      return `Applying ${writes} change${writes === 1 ? "" : "s"} (${parallelism} at a time)...`;
-    case "verify":
-      return "Verifying...";
-    default: {
-      const never = phase;
-      throw new Error(`unknown phase ${String(never)}`);
-    }
-  }
-}
-function renderChangeResultLine(r) {
-  switch (r.status) {
-    case "ok":
-      return `  ok      ${r.address} (${r.action})${r.unknownOutcomes > 0 ? ` after ${r.unknownOutcomes} unknown outcome(s), re-read` : ""}`;
-    case "failed":
-      return `  failed  ${r.address} (${r.action}): ${r.error ?? ""}`;
-    case "skipped":
-      return `  skipped ${r.address} (${r.action}): ${r.error ?? ""}`;
-    default: {
-      const never = r.status;
-      throw new Error(`unknown status ${String(never)}`);
-    }
-  }
-}
-var KINDS;
-var init_apply_summary = __esm({
-  "src/render/apply-summary.ts"() {
-    "use strict";
-    init_model3();
-    init_model2();
-    init_json_output();
-    init_policy();
-    init_text();
-    KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
   }
 });
 
@@ -19115,22 +20199,6 @@ var init_yaml_scalars = __esm({
   }
 });
 
-// src/manifest/types.ts
-function stepKindOf(step2) {
-  if ("Source" in step2) return "Source";
-  if ("Process" in step2) return "Process";
-  return "Destination";
-}
-var API_VERSION;
-var init_types = __esm({
-  "src/manifest/types.ts"() {
-    "use strict";
-    init_vocabulary();
-    init_vocabulary();
-    API_VERSION = "mftops/v1";
-  }
-});
-
 // src/render/schedule-words.ts
 function describeSchedules(schedules) {
   if (schedules === void 0 || schedules.Schedule.length === 0) return NOT_SCHEDULED;
@@ -19167,8 +20235,8 @@ function describeSchedule(schedule2) {
   return phrase;
 }
 function describeDays(days) {
-  const known = WEEK.filter((d) => days.includes(d));
-  const unknown = [...new Set(days.filter((d) => !WEEK.includes(d)))];
+  const known = WEEK2.filter((d) => days.includes(d));
+  const unknown = [...new Set(days.filter((d) => !WEEK2.includes(d)))];
   if (unknown.length > 0) return joinWords([...known.map((d) => SHORT[d]), ...unknown]);
   if (known.length === 0 || known.length === 7) return "Every day";
   const key = known.map((d) => SHORT[d]).join(",");
@@ -19176,8 +20244,8 @@ function describeDays(days) {
   if (key === "Sat,Sun") return "Weekends (Sat\u2013Sun)";
   const only = known.length === 1 ? known[0] : void 0;
   if (only !== void 0) return `Every ${only}`;
-  const first = WEEK.indexOf(known[0]);
-  const contiguous = known.every((d, i) => WEEK.indexOf(d) === first + i);
+  const first = WEEK2.indexOf(known[0]);
+  const contiguous = known.every((d, i) => WEEK2.indexOf(d) === first + i);
   if (contiguous && known.length >= 3) return `${SHORT[known[0]]}\u2013${SHORT[known[known.length - 1]]}`;
   return joinWords(known.map((d) => SHORT[d]));
 }
@@ -19190,7 +20258,8 @@ function describeIntervals(intervals) {
   }
   const out = {};
   if (points.length > 0) out.points = `at ${joinWords(points)}`;
-  if (windows.length > 0) out.windows = windows[0] === "around the clock" && windows.length === 1 ? "around the clock (00:00\u201323:59)" : `repeatedly ${joinWords(windows)}`;
+  if (windows.length > 0)
+    out.windows = windows[0] === "around the clock" && windows.length === 1 ? "around the clock (00:00\u201323:59)" : `repeatedly ${joinWords(windows)}`;
   return out;
 }
 function joinWords(items) {
@@ -19242,204 +20311,15 @@ function dateListName(ref, names2) {
   }
   return JSON.stringify(ref) ?? "unknown";
 }
-var WEEK, SHORT, NOT_SCHEDULED;
+var WEEK2, SHORT, NOT_SCHEDULED;
 var init_schedule_words = __esm({
   "src/render/schedule-words.ts"() {
     "use strict";
     init_vocabulary();
     init_is_record();
-    WEEK = WEEK_DAYS;
+    WEEK2 = WEEK_DAYS;
     SHORT = Object.fromEntries(WEEK_DAYS.map((d, i) => [d, SHORT_WEEK_DAYS[i]]));
     NOT_SCHEDULED = "Not scheduled";
-  }
-});
-
-// src/resources/common.ts
-import { createHash as createHash2 } from "node:crypto";
-function canonicalJson(value) {
-  return JSON.stringify(sortKeys(value));
-}
-function sortKeys(value) {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (!isRecord(value)) return value;
-  const out = {};
-  for (const key of Object.keys(value).sort()) {
-    const v = value[key];
-    if (v !== void 0) out[key] = sortKeys(v);
-  }
-  return out;
-}
-function sha256Of(value) {
-  return `sha256:${createHash2("sha256").update(canonicalJson(value)).digest("hex")}`;
-}
-function withoutPasswords(value) {
-  if (Array.isArray(value)) return value.map(withoutPasswords);
-  if (!isRecord(value)) return value;
-  const out = {};
-  for (const [k, v] of Object.entries(value)) if (!PASSWORD_FIELD.test(k)) out[k] = withoutPasswords(v);
-  return out;
-}
-function toJson(value) {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
-  if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (Array.isArray(value)) return value.map(toJson);
-  if (isRecord(value)) {
-    const out = {};
-    for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJson(v);
-    return out;
-  }
-  return null;
-}
-function isAbsent(value) {
-  return value === void 0 || value === null;
-}
-function sameScalar(desired, live) {
-  if (desired === live) return true;
-  if (isAbsent(live)) return desired === "";
-  if (typeof desired === "number") {
-    if (typeof live === "boolean") return desired === (live ? 1 : 0);
-    if (typeof live === "string") return live.trim() !== "" && (Number(live) === desired || flagText(live) === desired);
-    return false;
-  }
-  if (typeof desired === "boolean") return sameScalar(desired ? 1 : 0, live);
-  if (typeof desired === "string" && typeof live === "number") return desired.trim() !== "" && Number(desired) === live;
-  if (typeof desired === "string" && typeof live === "boolean") return flagText(desired) === (live ? 1 : 0);
-  return false;
-}
-function flagText(text2) {
-  const t = text2.trim().toLowerCase();
-  return t === "true" ? 1 : t === "false" ? 0 : void 0;
-}
-function displayLike(desired, live) {
-  if (isAbsent(live)) return void 0;
-  if (typeof desired === "number") {
-    if (typeof live === "boolean") return live ? 1 : 0;
-    if (typeof live === "string" && live.trim() !== "" && Number.isFinite(Number(live))) return Number(live);
-  }
-  return toJson(live);
-}
-function joinPath(path, key) {
-  if (typeof key === "number") return `${path}[${key}]`;
-  return path === "" ? key : `${path}.${key}`;
-}
-function parseFieldPath(path) {
-  const out = [];
-  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== void 0 ? Number(m[2]) : m[1]);
-  return out;
-}
-function fieldChange(path, before, after, extra = {}) {
-  return {
-    path,
-    ...before !== void 0 ? { before: fieldValue(before) } : {},
-    ...after !== void 0 ? { after: fieldValue(after) } : {},
-    ...extra.forcesReplace ? { forcesReplace: true } : {}
-  };
-}
-function marker(value) {
-  MARKERS.add(value);
-  return value;
-}
-function sensitiveValue() {
-  return marker({ $sensitive: true });
-}
-function refValue(ref, id) {
-  return marker({ $ref: ref, id });
-}
-function asFieldValue(value) {
-  return fieldValue(toJsonKeepingMarkers(value));
-}
-function toJsonKeepingMarkers(value) {
-  if (isRecord(value) && MARKERS.has(value)) return value;
-  if (Array.isArray(value)) return value.map(toJsonKeepingMarkers);
-  if (!isRecord(value)) return toJson(value);
-  const out = {};
-  for (const [k, v] of Object.entries(value)) if (v !== void 0 && typeof v !== "function") out[k] = toJsonKeepingMarkers(v);
-  return out;
-}
-function fieldValue(value) {
-  if (Array.isArray(value)) return value.map(fieldValue);
-  if (value === null || typeof value !== "object" || MARKERS.has(value)) return value;
-  const out = {};
-  for (const [k, v] of Object.entries(value)) out[k] = fieldValue(v);
-  return Object.keys(out).some((k) => k.startsWith("$")) ? { $data: out } : out;
-}
-function sensitiveChange(path) {
-  return { path, sensitive: true };
-}
-function displayLiveGeneric(live) {
-  if (Array.isArray(live)) return live.map(displayLiveGeneric);
-  if (!isRecord(live)) return toJson(live);
-  const out = {};
-  for (const [k, v] of Object.entries(live)) {
-    if (k === "ID" || v === void 0) continue;
-    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayLiveGeneric(v);
-  }
-  return out;
-}
-function displayDesiredGeneric(desired) {
-  if (Array.isArray(desired)) return desired.map(displayDesiredGeneric);
-  if (!isRecord(desired)) return toJson(desired);
-  const out = {};
-  for (const [k, v] of Object.entries(desired)) {
-    if (v === void 0) continue;
-    out[k] = PASSWORD_FIELD.test(k) ? sensitiveValue() : displayDesiredGeneric(v);
-  }
-  return out;
-}
-function diffSetFields(path, desired, live, out, show2 = displayLiveGeneric) {
-  if (desired === void 0) return;
-  if (isRecord(desired)) {
-    if (!isAbsent(live) && !isRecord(live)) {
-      out.push(fieldChange(path, show2(live), displayDesiredGeneric(desired)));
-      return;
-    }
-    const l = isRecord(live) ? live : {};
-    for (const [key, value] of Object.entries(desired)) {
-      if (PASSWORD_FIELD.test(key)) out.push(sensitiveChange(joinPath(path, key)));
-      else diffSetFields(joinPath(path, key), value, l[key], out, show2);
-    }
-    return;
-  }
-  if (Array.isArray(desired)) {
-    if (desired.length > 0 && desired.every(isRecord)) {
-      diffListByPosition(path, desired, live, out, (p, d, l2) => diffSetFields(p, d, l2, out, show2), show2);
-      return;
-    }
-    const l = Array.isArray(live) ? live : void 0;
-    const same = l !== void 0 && l.length === desired.length && desired.every((d, i) => sameScalar(d, l[i]));
-    if (!same && !(desired.length === 0 && isAbsent(live))) out.push(fieldChange(path, isAbsent(live) ? void 0 : show2(live), toJson(desired)));
-    return;
-  }
-  if (!sameScalar(desired, live)) out.push(fieldChange(path, displayLike(desired, live), toJson(desired)));
-}
-function diffListByPosition(path, desired, live, out, diffItem, showLive = displayLiveGeneric, showDesired = displayDesiredGeneric) {
-  const l = Array.isArray(live) ? live : [];
-  desired.forEach((d, i) => {
-    const p = joinPath(path, i);
-    if (i >= l.length || isAbsent(l[i])) out.push(fieldChange(p, void 0, showDesired(d)));
-    else diffItem(p, d, l[i], i);
-  });
-  for (let i = desired.length; i < l.length; i++) out.push(fieldChange(joinPath(path, i), showLive(l[i]), void 0));
-}
-function mergeOver(live, desired) {
-  if (isRecord(desired)) {
-    if (!isRecord(live)) return toJson(desired);
-    const out = { ...toJson(live) };
-    for (const [k, v] of Object.entries(desired)) if (v !== void 0) out[k] = mergeOver(live[k], v);
-    return out;
-  }
-  if (Array.isArray(desired) && desired.length > 0 && desired.every(isRecord) && Array.isArray(live)) {
-    return desired.map((d, i) => mergeOver(live[i], d));
-  }
-  return toJson(desired);
-}
-var PASSWORD_FIELD, MARKERS;
-var init_common = __esm({
-  "src/resources/common.ts"() {
-    "use strict";
-    init_is_record();
-    PASSWORD_FIELD = /password$/i;
-    MARKERS = /* @__PURE__ */ new WeakSet();
   }
 });
 
@@ -19467,7 +20347,7 @@ function displayObject(value) {
   for (const [k, v] of Object.entries(value)) out[k] = displayValue(v);
   return out;
 }
-function withWords(text2, form, said) {
+function withWords2(text2, form, said) {
   if (form === void 0 || said === void 0) return text2;
   switch (form) {
     case "flag":
@@ -19492,7 +20372,7 @@ function withInnerWords(value, inner) {
     const holder = node;
     const leaf = holder[last];
     if (leaf === void 0 || leaf !== null && typeof leaf === "object") continue;
-    holder[last] = w.form === "flag" ? w.text === "true" : withWords(formatInline(leaf), w.form, w.text);
+    holder[last] = w.form === "flag" ? w.text === "true" : withWords2(formatInline(leaf), w.form, w.text);
   }
   return out;
 }
@@ -19574,7 +20454,7 @@ function countByKind(changes) {
     }
     counts[c.action]++;
   }
-  return MANIFEST_KINDS.flatMap((kind) => {
+  return EVERY_KIND.flatMap((kind) => {
     const counts = byKind.get(kind);
     return counts === void 0 ? [] : [{ kind, counts }];
   });
@@ -19600,8 +20480,8 @@ function viewField(change, action) {
   if (field.sensitive === true) return { ...base, form: "sensitive" };
   const multiline = (v) => typeof v === "string" && v.includes("\n");
   if (!multiline(field.before) && !multiline(field.after)) {
-    const before = field.before === void 0 ? void 0 : withWords(formatInline(field.before), field.words?.form, field.words?.before);
-    const after = field.after === void 0 ? void 0 : withWords(formatInline(field.after), field.words?.form, field.words?.after);
+    const before = field.before === void 0 ? void 0 : withWords2(formatInline(field.before), field.words?.form, field.words?.before);
+    const after = field.after === void 0 ? void 0 : withWords2(formatInline(field.after), field.words?.form, field.words?.after);
     if (base.path.length + (before?.length ?? 0) + (after?.length ?? 0) + 5 <= INLINE_WIDTH) {
       return { ...base, form: "inline", ...before === void 0 ? {} : { before }, ...after === void 0 ? {} : { after } };
     }
@@ -19693,7 +20573,14 @@ function describeScheduleChange(change) {
     const b = f.before === void 0 ? void 0 : readSchedule(f.before);
     const a = f.after === void 0 ? void 0 : readSchedule(f.after);
     if (f.before !== void 0 && b === void 0 || f.after !== void 0 && a === void 0) continue;
-    out.push(wordsOf(f.path, "update", b === void 0 ? void 0 : describeSchedules({ Schedule: [b] }), a === void 0 ? void 0 : describeSchedules({ Schedule: [a] })));
+    out.push(
+      wordsOf(
+        f.path,
+        "update",
+        b === void 0 ? void 0 : describeSchedules({ Schedule: [b] }),
+        a === void 0 ? void 0 : describeSchedules({ Schedule: [a] })
+      )
+    );
   }
   return out;
 }
@@ -19825,6 +20712,7 @@ var init_plan_common = __esm({
     import_yaml4 = __toESM(require_dist(), 1);
     init_yaml_scalars();
     init_types();
+    init_registry();
     init_text();
     init_text();
     init_schedule_words();
@@ -19866,7 +20754,8 @@ function transferProblemPlace(p) {
 function transferCheckNotes(checks) {
   const notes = [];
   if (checks.rightsUnchecked === "users-unreadable") notes.push("The accounts' rights were not checked: the transfer account may not list users.");
-  if (checks.groupsUncounted === "membership-unreadable") notes.push("The members of some groups could not be read from the transfer server: an entry of such a group may grant what a step above lacks.");
+  if (checks.groupsUncounted === "membership-unreadable")
+    notes.push("The members of some groups could not be read from the transfer server: an entry of such a group may grant what a step above lacks.");
   return notes;
 }
 var init_transfer_checks = __esm({
@@ -19934,7 +20823,8 @@ function accessCountPhrase(report) {
   const ug = users.gain.size;
   const ul = users.lose.size;
   if (ug > 0) parts.push(`${formatCount(ug)} ${ug === 1 ? "user gains" : "users gain"} access`);
-  if (ul > 0) parts.push(ug > 0 ? `${formatCount(ul)} ${ul === 1 ? "loses" : "lose"} access` : `${formatCount(ul)} ${ul === 1 ? "user loses" : "users lose"} access`);
+  if (ul > 0)
+    parts.push(ug > 0 ? `${formatCount(ul)} ${ul === 1 ? "loses" : "lose"} access` : `${formatCount(ul)} ${ul === 1 ? "user loses" : "users lose"} access`);
   const n = groups.all.size;
   if (n > 0) {
     const g = groups.gain.size;
@@ -19942,7 +20832,10 @@ function accessCountPhrase(report) {
     const noun = `${formatCount(n)} ${n === 1 ? "group" : "groups"} with unknown members`;
     if (g > 0 && l === 0) parts.push(`${noun} ${n === 1 ? "gains" : "gain"} access`);
     else if (l > 0 && g === 0) parts.push(`${noun} ${n === 1 ? "loses" : "lose"} access`);
-    else parts.push(`${noun} ${n === 1 ? "changes" : "change"} (${formatCount(g)} ${g === 1 ? "gains" : "gain"}, ${formatCount(l)} ${l === 1 ? "loses" : "lose"} access)`);
+    else
+      parts.push(
+        `${noun} ${n === 1 ? "changes" : "change"} (${formatCount(g)} ${g === 1 ? "gains" : "gain"}, ${formatCount(l)} ${l === 1 ? "loses" : "lose"} access)`
+      );
   }
   return parts.length > 0 ? parts.join(", ") : "no one gains or loses access";
 }
@@ -20031,7 +20924,10 @@ function accessAlertItems(report) {
     const removed = group.filter((c) => c.removed);
     if (removed.length > 0) out.push(`- ${who} **loses all access** on ${targetsMd(removed)}`);
     const flagged = group.filter((c) => c.flagged.length > 0);
-    if (flagged.length > 0) out.push(`- ${who} **gains ${union2(flagged.map((c) => c.flagged)).map(tick).join(", ")}** on ${targetsMd(flagged)}`);
+    if (flagged.length > 0)
+      out.push(
+        `- ${who} **gains ${union2(flagged.map((c) => c.flagged)).map(tick).join(", ")}** on ${targetsMd(flagged)}`
+      );
   }
   return out;
 }
@@ -20048,11 +20944,20 @@ function accessGroupItems(report) {
     const gains = group.filter((c) => c.gained.length > 0);
     const losses = group.filter((c) => c.lost.length > 0);
     const verbs = [];
-    if (gains.length > 0) verbs.push(`gains ${union2(gains.map((c) => c.gained)).map(md).join(", ")} on ${targetsMd(gains)}`);
-    if (losses.length > 0) verbs.push(`loses ${union2(losses.map((c) => c.lost)).map(md).join(", ")} on ${targetsMd(losses)}`);
+    if (gains.length > 0)
+      verbs.push(
+        `gains ${union2(gains.map((c) => c.gained)).map(md).join(", ")} on ${targetsMd(gains)}`
+      );
+    if (losses.length > 0)
+      verbs.push(
+        `loses ${union2(losses.map((c) => c.lost)).map(md).join(", ")} on ${targetsMd(losses)}`
+      );
     const removed = group.filter((c) => c.removed).length;
     const flagged = union2(group.map((c) => c.flagged));
-    const flags = [...flagged.length > 0 ? [`grants ${flagged.map(tick).join(", ")}`] : [], ...removed > 0 ? [`no access left on ${formatCount(removed)}`] : []];
+    const flags = [
+      ...flagged.length > 0 ? [`grants ${flagged.map(tick).join(", ")}`] : [],
+      ...removed > 0 ? [`no access left on ${formatCount(removed)}`] : []
+    ];
     return `- ${alert}${accessWho(group[0], md)} (${formatCount(group.length)} changes) ${verbs.join("; ")}${flags.length > 0 ? ` \u2014 **${flags.join("; ")}**` : ""}`;
   });
 }
@@ -20069,377 +20974,11 @@ var init_access = __esm({
   }
 });
 
-// src/render/plan-markdown.ts
-function renderPlanMarkdown(plan, options = {}) {
-  const maxLength = options.maxLength ?? DEFAULT_MARKDOWN_MAX_LENGTH;
-  if (!Number.isInteger(maxLength) || maxLength <= 0) throw new RangeError(`maxLength must be a positive integer, got ${String(maxLength)}`);
-  const hint = options.artifactHint ?? DEFAULT_ARTIFACT_HINT;
-  const changed = plan.changes.filter((c) => c.action !== "no-op");
-  const summary = summarize(plan.changes);
-  const refusalItems = (options.diagnostics ?? []).filter((d) => APPLY_REFUSALS.includes(d.code)).map((d) => `- ${d.address === void 0 ? "" : `${code(d.address)}: `}${escapeMd(d.summary.replace(/: apply will refuse this plan$/, ""))}${d.hint === void 0 ? "" : ` (${escapeMd(d.hint)})`}`);
-  const blockedItems = [
-    ...changed.filter((c) => c.action === "blocked").map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`),
-    ...changed.flatMap(
-      (c) => c.action === "blocked" ? [] : (c.entries ?? []).filter((e) => e.action === "blocked").map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`)
-    )
-  ];
-  const blockedObjects = summary.blocked;
-  const blockedEntries = blockedItems.length - blockedObjects;
-  const verdict = memo((shown) => renderVerdict(plan, summary, [blockedObjects, blockedEntries], refusalItems, shown, hint));
-  const head = [renderTitle(plan), planLine(plan, summary)];
-  const policy = policyMarkdown(plan.policy);
-  const footer2 = renderFooter(plan);
-  const destructive = changed.filter((c) => c.action === "delete" || c.action === "replace");
-  const warningItems = [
-    ...destructive.map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`),
-    ...plan.access === void 0 ? [] : accessAlertItems(plan.access)
-  ];
-  const warningCallout = memo((shown) => warningItems.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary, warningItems.length - destructive.length), warningItems, shown, hint)]);
-  const cautionCallout = memo((shown) => blockedItems.length === 0 ? [] : [callout("CAUTION", blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]);
-  const accessItems = plan.access === void 0 ? [] : accessGroupItems(plan.access);
-  const accessSection = memo((shown) => plan.access === void 0 ? [] : [accessBlock(plan.access, accessItems, shown, hint)]);
-  const checkItems = transferCheckItems(plan.transferChecks);
-  const checkBlock = memo((shown) => transferChecksMarkdown(plan.transferChecks, checkItems, shown, hint));
-  const ordered2 = [...changed.filter((c) => c.action === "delete"), ...changed.filter((c) => c.action === "replace"), ...changed.filter((c) => c.action === "blocked"), ...changed.filter((c) => c.action === "create" || c.action === "update")];
-  const n = ordered2.length;
-  const named = memo((count3) => [changedObjects(plan, ordered2, count3, hint)]);
-  const details = [];
-  const detailSums = [0];
-  for (const c of ordered2) {
-    if (detailSums[detailSums.length - 1] > maxLength) break;
-    const d = renderDetails(c);
-    details.push(d);
-    detailSums.push(detailSums[detailSums.length - 1] + d.length + 2);
-  }
-  const DETAILS_HEADER = "### Details";
-  const note = (kept, count3) => {
-    if (kept >= n || n === 0 || count3 < n) return [];
-    const all = `${formatCount(n)} changed ${n === 1 ? "object" : "objects"}`;
-    const what = kept === 0 ? `the details of the ${all} are left out` : `the details of the last ${formatCount(n - kept)} of the ${all} are left out`;
-    return [`> [!NOTE]
-> To keep this comment under ${formatCount(maxLength)} characters, ${what}. The full plan is in ${hint}.`];
-  };
-  const fixedBlocks = (layout2) => [
-    ...head.slice(0, 1),
-    ...verdict(layout2.refusalShown),
-    ...head.slice(1),
-    ...warningCallout(layout2.warningShown),
-    ...cautionCallout(layout2.cautionShown),
-    ...policy,
-    ...accessSection(layout2.accessShown),
-    ...checkBlock(layout2.checkShown),
-    ...named(layout2.named),
-    ...note(layout2.kept, layout2.named)
-  ];
-  const assemble = (layout2) => [...fixedBlocks(layout2), ...layout2.kept > 0 ? [DETAILS_HEADER] : [], ...details.slice(0, layout2.kept), ...layout2.footer ? [footer2] : []];
-  const lengthOf = (layout2) => blocksLength([...fixedBlocks(layout2), ...layout2.kept > 0 ? [DETAILS_HEADER] : [], ...layout2.footer ? [footer2] : []]) + detailSums[layout2.kept];
-  const fits = (layout2) => lengthOf(layout2) <= maxLength;
-  const full = {
-    refusalShown: refusalItems.length,
-    warningShown: warningItems.length,
-    cautionShown: blockedItems.length,
-    accessShown: accessItems.length,
-    checkShown: checkItems.length,
-    named: n,
-    kept: details.length,
-    footer: true
-  };
-  const layout = chooseLayout(full, fits);
-  if (layout === void 0) {
-    const minimal = { ...full, refusalShown: 0, warningShown: 0, cautionShown: 0, accessShown: 0, checkShown: 0, named: 0, kept: 0, footer: false };
-    throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
-  }
-  const text2 = `${assemble(layout).join("\n\n")}
-`;
-  if (text2.length > maxLength) throw new Error(`bug: markdown plan is ${text2.length} characters, over the ${maxLength} it was fitted to`);
-  return text2;
-}
-function chooseLayout(full, fits) {
-  if (fits(full)) return full;
-  const kept = largest(0, full.kept, (k) => fits({ ...full, kept: k }));
-  if (kept !== void 0) return { ...full, kept };
-  let l = { ...full, kept: 0, footer: false };
-  if (fits(l)) return l;
-  const steps = ["checkShown", "accessShown", "cautionShown", "warningShown", "named", "refusalShown"];
-  for (const key of steps) {
-    const base = l;
-    const best = largest(0, full[key] - 1, (x) => fits({ ...base, [key]: x }));
-    if (best !== void 0) return { ...base, [key]: best };
-    l = { ...base, [key]: 0 };
-  }
-  return fits(l) ? l : void 0;
-}
-function largest(lo, hi, ok) {
-  if (hi < lo || !ok(lo)) return void 0;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (ok(mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-function memo(f) {
-  const cache2 = /* @__PURE__ */ new Map();
-  return (n) => {
-    let v = cache2.get(n);
-    if (v === void 0) {
-      v = f(n);
-      cache2.set(n, v);
-    }
-    return v;
-  };
-}
-function blocksLength(blocks) {
-  return blocks.reduce((sum3, b) => sum3 + b.length, 0) + 2 * Math.max(0, blocks.length - 1) + 1;
-}
-function renderTitle(plan) {
-  const env = plan.environment.length > TITLE_NAME_MAX ? `${plan.environment.slice(0, TITLE_NAME_MAX)}\u2026` : plan.environment;
-  const lines2 = [`## mftops plan: ${escapeMd(env)}`];
-  const targets = plan.targets ?? [];
-  if (targets.length > 0) lines2.push("", `Limited to ${formatCount(targets.length)} \`--target\` ${targets.length === 1 ? "address" : "addresses"}.`);
-  if (plan.pruneOff !== void 0) lines2.push("", `> [!NOTE]
-> ${escapeMd(pruneOffSentence(plan.pruneOff))}`);
-  return lines2.join("\n");
-}
-function planLine(plan, summary) {
-  const changes = plan.changes.some((c) => c.action !== "no-op");
-  const access = plan.access === void 0 ? "" : ` ${escapeMd(accessCountPhrase(plan.access))}.`;
-  return changes ? `**Plan:** ${planSentence(summary).slice("Plan: ".length)}${access}` : `**No changes.** ${NO_CHANGES.slice("No changes. ".length)}`;
-}
-function renderVerdict(plan, summary, [objects, entries], refusals, shown, hint) {
-  const caution = [];
-  const warning = [];
-  const denies = (plan.policy?.violations ?? []).filter((v) => v.severity === "deny").length;
-  if (denies > 0) caution.push(`**Refused by policy:** ${formatCount(denies)} \`deny\` ${denies === 1 ? "violation" : "violations"}, listed below. The plan was not saved; it cannot be applied.`);
-  if (plan.errored) caution.push("**Incomplete:** errors left objects out of this plan (see the log); it cannot be saved or applied.");
-  if (refusals.length > 0) {
-    const n = refusals.length;
-    const lines2 = [`**Apply will refuse this plan** (MF414): ${formatCount(n)} secret ${n === 1 ? "reference has" : "references have"} no value where the plan ran.`];
-    if (shown > 0) lines2.push(...refusals.slice(0, shown));
-    if (shown < n) lines2.push(shown > 0 ? `- \u2026and ${formatCount(n - shown)} more, in ${hint}.` : `They are listed in ${hint}.`);
-    caution.push(lines2.join("\n"));
-  }
-  if (objects + entries > 0) {
-    const parts = [...objects > 0 ? [`${formatCount(objects)} ${objects === 1 ? "change" : "changes"}`] : [], ...entries > 0 ? [`${formatCount(entries)} folder ACL ${entries === 1 ? "entry" : "entries"}`] : []];
-    caution.push(`**Blocked:** ${parts.join(" and ")} the API cannot make, listed below; a person has to.`);
-  }
-  if (summary.delete > 0) warning.push(`**Needs \`--allow-delete\`:** it deletes ${formatCount(summary.delete)} ${summary.delete === 1 ? "object" : "objects"}, listed below.`);
-  if (summary.replace > 0) warning.push(`**Needs \`--allow-replace\`:** it replaces ${formatCount(summary.replace)} ${summary.replace === 1 ? "object" : "objects"} by a delete and a create, listed below.`);
-  const reasons = [...caution, ...warning];
-  if (reasons.length === 0) {
-    if (!plan.changes.some((c) => c.action !== "no-op")) return [];
-    return ["> [!NOTE]\n> **Ready to apply:** nothing in this plan needs a flag, a person or a secret it lacks."];
-  }
-  const type = caution.length > 0 ? "CAUTION" : "WARNING";
-  return [[`> [!${type}]`, ...reasons.flatMap((r, i) => [...i > 0 ? [">"] : [], ...r.split("\n").map((l) => `> ${l}`)])].join("\n")];
-}
-function destructiveHeadline(summary, accessItems) {
-  const parts = [];
-  if (summary.delete > 0) parts.push(`${formatCount(summary.delete)} to delete (needs \`--allow-delete\`)`);
-  if (summary.replace > 0) parts.push(`${formatCount(summary.replace)} to replace by delete and create (needs \`--allow-replace\`)`);
-  const total = summary.delete + summary.replace;
-  const changes = `${formatCount(accessItems)} access ${accessItems === 1 ? "change" : "changes"} to look at (all access removed, or a permission to review granted)`;
-  if (total === 0) return `**${changes.slice(0, 1).toUpperCase()}${changes.slice(1)}.**`;
-  const access = accessItems > 0 ? `; ${changes}` : "";
-  return `**${formatCount(total)} destructive ${total === 1 ? "change" : "changes"}:** ${parts.join(", ")}${access}.`;
-}
-function blockedHeadline(objects, entries) {
-  const parts = [];
-  if (objects > 0) parts.push(`${formatCount(objects)} ${objects === 1 ? "change" : "changes"}`);
-  if (entries > 0) parts.push(`${formatCount(entries)} folder ACL ${entries === 1 ? "entry" : "entries"}`);
-  const one = objects + entries === 1;
-  return `**${parts.join(" and ")} blocked:** the API cannot do ${one ? "it" : "them"}; a person has to.`;
-}
-function changedObjects(plan, ordered2, named, hint) {
-  const summary = summarize(plan.changes);
-  const lines2 = [...ordered2.length > 0 ? ["### Changed objects", ""] : [], `| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(" | ")} |`, `|:--|${TABLE_ACTIONS.map(() => "--:").join("|")}|`];
-  for (const { kind, counts } of countByKind(plan.changes)) lines2.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(" | ")} |`);
-  lines2.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(" | ")} |`, "");
-  const shownSet = new Set(ordered2.slice(0, named));
-  for (const [action, words] of COMPACT_ACTIONS) {
-    for (const { kind } of countByKind(plan.changes)) {
-      const group = ordered2.filter((c) => c.action === action && c.kind === kind);
-      if (group.length === 0) continue;
-      const shown = group.filter((c) => shownSet.has(c));
-      const rest = group.length - shown.length;
-      const names2 = shown.map((c) => `${codeName(c.name)}${c.previousName === void 0 ? "" : ` (was ${codeName(c.previousName)})`}`);
-      const label = `<code>${symbolOf(action)}</code> <b>${kind}</b>, ${formatCount(group.length)} ${words}`;
-      const list = `${names2.join(", ")}${rest > 0 ? `${names2.length > 0 ? ", " : ""}${rest === group.length ? "" : "and "}${formatCount(rest)} not named here` : ""}`;
-      const fold = shown.length > FOLD_NAMES && (action === "create" || action === "update");
-      lines2.push(fold ? `- <details><summary>${label}</summary>
-
-  ${list}
-
-  </details>` : `- ${label}: ${list}`);
-    }
-  }
-  const unnamed2 = ordered2.length - Math.min(named, ordered2.length);
-  if (unnamed2 > 0) lines2.push("", `${formatCount(unnamed2)} of the ${formatCount(ordered2.length)} changed objects are not named here, to keep this comment within its size. The full plan is in ${hint}.`);
-  return lines2.join("\n");
-}
-function codeName(name) {
-  return escapeMd(name) !== name || /`|^\s|\s$|[\r\n]/.test(name) ? code(name) : `\`${name}\``;
-}
-function transferCheckItems(checks) {
-  return (checks?.problems ?? []).map((p) => {
-    const place2 = transferProblemPlace(p);
-    return `- ${code(transferStepLabel(p))}: ${escapeMd(transferProblemText(p))}${place2 === void 0 ? "" : ` (at ${code(place2)})`}`;
-  });
-}
-function transferChecksMarkdown(checks, items, shown, hint) {
-  if (checks === void 0) return [];
-  const notes = transferCheckNotes(checks).map((n) => escapeMd(n));
-  const headline = `**${escapeMd(transferChecksHeadline(checks))}**`;
-  if (items.length === 0) return [[headline, ...notes].join(" ")];
-  return [[callout("WARNING", headline, items, shown, hint), ...notes.map((n) => `> ${n}`)].join("\n>\n")];
-}
-function accessBlock(report, items, shown, hint) {
-  const open4 = items.length <= ACCESS_OPEN_MAX ? " open" : "";
-  const lines2 = [`<details${open4}><summary><b>Access changes:</b> ${escapeMd(accessCountPhrase(report))} (${formatCount(items.length)} ${items.length === 1 ? "principal" : "principals"})</summary>`, ""];
-  const unknown = unknownMembersMarkdown(report);
-  if (unknown.length > 0) lines2.push(unknown.join(" "), "");
-  if (shown > 0) lines2.push(...items.slice(0, shown));
-  if (shown < items.length) lines2.push(shown > 0 ? `- \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `The list is in ${hint}.`);
-  lines2.push("", "</details>");
-  return lines2.join("\n");
-}
-function callout(type, headline, items, shown, hint) {
-  const lines2 = [`> [!${type}]`, `> ${headline}`];
-  if (shown > 0) lines2.push(">", ...items.slice(0, shown).map((i) => `> ${i}`));
-  if (shown < items.length) lines2.push(shown > 0 ? `> - \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `> The list is in ${hint}.`);
-  return lines2.join("\n");
-}
-function renderFooter(plan) {
-  const parts = [`mftops ${escapeMd(plan.toolVersion)}`, escapeMd(plan.createdAt)];
-  for (const service of ["automation", "transfer"]) {
-    const s = plan.servers[service];
-    if (s === void 0) continue;
-    parts.push(`${service} ${escapeMd(clip(s.url, 200))}${s.version === void 0 ? "" : ` ${escapeMd(clip(s.version, 40))}`} as ${escapeMd(clip(s.username, 80))}`);
-  }
-  parts.push(`manifests ${escapeMd(clip(plan.manifestDigest, 80))}`);
-  if (plan.variables !== void 0) parts.push(escapeMd(clip(variablesSentence(plan.variables), 400)));
-  return `<sub>${parts.join(" \xB7 ")}</sub>`;
-}
-function inlineChange(change) {
-  const renamed = change.previousName === void 0 ? "" : ` (renamed from ${code(change.previousName)})`;
-  return `<code>${symbolOf(change.action)}</code> <b>${escapeMd(change.address)}</b> ${change.action}${renamed}`;
-}
-function renderDetails(change) {
-  const body = [];
-  const meta = [];
-  if (change.source !== void 0) meta.push(`Declared in ${code(`${change.source.file}:${change.source.line}:${change.source.col}`)}`);
-  else if (change.action === "delete") meta.push("Not declared in any manifest");
-  if (change.liveId !== void 0) meta.push(`live id ${code(change.liveId)}`);
-  if (meta.length > 0) body.push(`${meta.join(" \xB7 ")}.`);
-  if (change.reason !== void 0) body.push(`**Reason:** ${escapeMd(describeReason(change.reason))}`);
-  const removed = removedLines(change);
-  const removedBlock = removed.length === 0 ? [] : [`**${change.action === "replace" ? "Deleted first, as it is now" : "Removes"}:**
-
-${fence("diff", removed.map((l) => `- ${l}`))}`];
-  if (change.action !== "replace") body.push(...removedBlock);
-  if (change.fields.length > 0) body.push(fence("diff", change.fields.flatMap((f) => diffLines2(viewField(f, change.action)))));
-  for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
-  if (change.action === "replace") body.push(...removedBlock);
-  const entries = change.entries ?? [];
-  if (entries.length > 0) body.push(permissionMatrix(entries));
-  const blocked = entries.filter((e) => e.action === "blocked");
-  if (blocked.length > 0) body.push(blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`).join("\n"));
-  if (body.length === 0) body.push("Nothing else to show.");
-  return `<details><summary>${inlineChange(change)}</summary>
-
-${body.join("\n\n")}
-
-</details>`;
-}
-function diffLines2(view) {
-  const forces = fieldNote(view);
-  switch (view.form) {
-    case "sensitive":
-      return [`${view.symbol} ${view.path}: (sensitive)${forces}`];
-    case "inline":
-      if (view.before !== void 0 && view.after !== void 0) return [`- ${view.path}: ${view.before}`, `+ ${view.path}: ${view.after}${forces}`];
-      return [`${view.symbol} ${view.path}: ${view.after ?? view.before ?? ""}${forces}`];
-    case "block":
-      return [`${view.symbol} ${view.path}:${forces}`, ...view.lines.map((l) => l.startsWith("@@") ? l : `${l.slice(0, 1)}  ${l.slice(1)}`)];
-    default: {
-      const never = view;
-      throw new Error(`unknown field form ${String(never)}`);
-    }
-  }
-}
-function fence(lang, lines2) {
-  let longest = 0;
-  for (const l of lines2) for (const run of l.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
-  const marks = "`".repeat(Math.max(3, longest + 1));
-  return `${marks}${lang}
-${lines2.join("\n")}
-${marks}`;
-}
-function entryActionWord(entry) {
-  const word = entry.action === "no-op" ? "unchanged" : entry.action;
-  return entry.origin === void 0 ? word : `${word} (from ${escapeMd(`${entry.origin.file}:${entry.origin.line}`)})`;
-}
-function permissionMatrix(entries) {
-  const all = permissionColumns(entries);
-  const changing = all.filter((c) => entries.some((e) => ["added", "removed"].includes(cellState(e, c))));
-  const columns = changing.length > 0 ? changing : all.filter((c) => entries.some((e) => cellState(e, c) === "granted"));
-  const header = columns.map((c) => escapeMd(c.set === "sharePermissions" ? `share: ${c.name}` : c.name));
-  const row = (cells) => `| ${cells.join(" | ")} |`;
-  const lines2 = [row(["Principal", "Change", ...header]), `|${[":--", ":--", ...columns.map(() => ":-:")].join("|")}|`];
-  for (const e of entries) lines2.push(row([`${e.principal.type} ${escapeMd(e.principal.name)}`, entryActionWord(e), ...columns.map((c) => CELL[cellState(e, c)])]));
-  const others = all.length - columns.length;
-  lines2.push("", `**added**, **removed**: by this change \xB7 yes: granted before and after \xB7 \xB7: not granted${changing.length > 0 && others > 0 ? ` \xB7 the other ${formatCount(others)} permissions do not change` : ""}`);
-  return lines2.join("\n");
-}
-function principalMd(entry) {
-  return `${entry.principal.type.toLowerCase()} ${code(entry.principal.name)}`;
-}
-function code(text2) {
-  return `<code>${escapeMd(text2)}</code>`;
-}
-function clip(text2, max) {
-  return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
-}
-var DEFAULT_MARKDOWN_MAX_LENGTH, DEFAULT_ARTIFACT_HINT, TITLE_NAME_MAX, FOLD_NAMES, ACCESS_OPEN_MAX, APPLY_REFUSALS, TABLE_ACTIONS, COMPACT_ACTIONS, CELL;
-var init_plan_markdown = __esm({
-  "src/render/plan-markdown.ts"() {
-    "use strict";
-    init_model2();
-    init_transfer_checks();
-    init_plan_common();
-    init_reasons();
-    init_text();
-    init_access();
-    init_policy();
-    init_text();
-    DEFAULT_MARKDOWN_MAX_LENGTH = 65e3;
-    DEFAULT_ARTIFACT_HINT = "the output of `mftops plan`";
-    TITLE_NAME_MAX = 80;
-    FOLD_NAMES = 20;
-    ACCESS_OPEN_MAX = 15;
-    APPLY_REFUSALS = ["MF414"];
-    TABLE_ACTIONS = [
-      ["create", "Create"],
-      ["update", "Update"],
-      ["replace", "Replace"],
-      ["delete", "Delete"],
-      ["blocked", "Blocked"],
-      ["no-op", "Unchanged"]
-    ];
-    COMPACT_ACTIONS = [
-      ["delete", "to delete"],
-      ["replace", "to replace"],
-      ["blocked", "blocked"],
-      ["create", "to create"],
-      ["update", "to update"]
-    ];
-    CELL = { granted: "yes", denied: "\xB7", added: "**added**", removed: "**removed**" };
-  }
-});
-
 // src/glob.ts
 function matchesAddressGlob(pattern, text2) {
-  return compiled("address", pattern, () => pattern.split("*").flatMap((literal, i) => i === 0 ? [{ literal }] : [ANY, { literal }])).test(text2.toLowerCase());
+  return compiled("address", pattern, () => pattern.split("*").flatMap((literal, i) => i === 0 ? [{ literal }] : [ANY, { literal }])).test(
+    text2.toLowerCase()
+  );
 }
 function compiled(dialect, pattern, parts) {
   const key = `${dialect}:${pattern}`;
@@ -20476,29 +21015,6 @@ var init_glob = __esm({
   }
 });
 
-// src/live/model.ts
-function aclKey(resourceGroup, userGroup) {
-  return `${resourceGroup.toLowerCase()}\0${userGroup.toLowerCase()}`;
-}
-function indexByName(items, nameOf, idOf = () => void 0) {
-  const byName = /* @__PURE__ */ new Map();
-  const byId = /* @__PURE__ */ new Map();
-  for (const item of items) {
-    const name = nameOf(item);
-    if (name !== void 0 && name !== "" && !byName.has(name.toLowerCase())) byName.set(name.toLowerCase(), item);
-    const id = idOf(item);
-    if (id !== void 0 && id !== "" && !byId.has(id)) byId.set(id, item);
-  }
-  return { items, byName, byId };
-}
-var init_model5 = __esm({
-  "src/live/model.ts"() {
-    "use strict";
-    init_folder_path();
-    init_folder_path();
-  }
-});
-
 // src/order.ts
 function compareText2(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -20509,612 +21025,16 @@ var init_order = __esm({
   }
 });
 
-// src/resources/folder-permissions.ts
-function viewEntries(acl) {
-  const out = [];
-  for (const e of acl) {
-    if (e.type !== "User" && e.type !== "Group") continue;
-    out.push({
-      type: e.type,
-      id: String(e.id),
-      name: e.name ?? unnamedPrincipal(e.id),
-      permissions: entryPermissions(e.permissions),
-      editable: e.isEditable !== false,
-      deletable: e.isEditable !== false && e.isDeletable !== false
-    });
-  }
-  return out;
-}
-function unnamedPrincipal(id) {
-  return `#${id}`;
-}
-function entryPermissions(p) {
-  const granted = (x, key) => isRecord(x) && (x[key] === true || x[key] === 1 || x[key] === "true");
-  const share = p?.sharePermissions;
-  return {
-    permissions: FOLDER_PERMISSIONS.filter((k) => granted(p, k)),
-    sharePermissions: SHARE_PERMISSIONS.filter((k) => granted(share, k))
-  };
-}
-function desiredPermissions(e) {
-  return {
-    permissions: FOLDER_PERMISSIONS.filter((k) => e.permissions.includes(k)),
-    sharePermissions: SHARE_PERMISSIONS.filter((k) => e.sharePermissions.includes(k))
-  };
-}
-function writePermissions(p) {
-  const out = {};
-  for (const k of FOLDER_PERMISSIONS) out[k] = p.permissions.includes(k);
-  out.sharePermissions = Object.fromEntries(SHARE_PERMISSIONS.map((k) => [k, p.sharePermissions.includes(k)]));
-  return out;
-}
-function samePermissions2(a, b) {
-  const same = (x, y) => x.length === y.length && x.every((v) => y.includes(v));
-  return same(a.permissions, b.permissions) && same(a.sharePermissions, b.sharePermissions);
-}
-function entryKey2(type, id) {
-  return `${type}\0${id}`;
-}
-function fingerprintFolder(live) {
-  const entries = [...live.acl].sort((a, b) => {
-    const x = entryKey2(a.type, String(a.id));
-    const y = entryKey2(b.type, String(b.id));
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
-  return sha256Of({ id: String(live.folder.id), entries: entries.map(({ name: _name, serverName: _serverName, ...rest }) => toJson(rest)) });
-}
-function folderName(path) {
-  return path.slice(path.lastIndexOf("/") + 1);
-}
-function planFolder(desired, live, creation, previousPath) {
-  const exact = desired.manifest.spec.mode === "exact";
-  const byKey2 = new Map(live.map((e) => [entryKey2(e.type, e.id), e]));
-  const matched = /* @__PURE__ */ new Set();
-  const entries = [];
-  const fields = previousPath === void 0 ? [] : [{ path: "path", before: previousPath, after: desired.path }];
-  const set = [];
-  const remove = [];
-  const after = new Map(live.map((e) => [entryKey2(e.type, e.id), e]));
-  for (const d of desired.entries) {
-    const key = entryKey2(d.type, d.id);
-    matched.add(key);
-    const principal = { type: d.type, name: d.name };
-    const want = desiredPermissions(d);
-    const have = byKey2.get(key);
-    const write2 = () => {
-      set.push({ type: d.type, id: d.id, name: d.name, permissions: writePermissions(want) });
-      after.set(key, { type: d.type, id: d.id, name: d.name, permissions: want, editable: true, deletable: true });
-    };
-    if (!have || creation) {
-      entries.push({ principal, action: "create", after: want });
-      write2();
-    } else if (samePermissions2(have.permissions, want)) {
-      entries.push({ principal, action: "no-op", before: have.permissions, after: want });
-    } else if (!have.editable) {
-      entries.push({ principal, action: "blocked", reason: { code: "entry-not-editable", principal }, before: have.permissions, after: want });
-    } else {
-      entries.push({ principal, action: "update", before: have.permissions, after: want });
-      write2();
-    }
-  }
-  if (exact) {
-    for (const e of live) {
-      const key = entryKey2(e.type, e.id);
-      if (matched.has(key) || !e.deletable) continue;
-      const principal = { type: e.type, name: e.name };
-      entries.push({ principal, action: "delete", before: e.permissions, ...creation ? { reason: { code: "entry-copied-from-parent" } } : {} });
-      remove.push({ type: e.type, id: e.id, name: e.name });
-      after.delete(key);
-    }
-  }
-  const blocked = entries.filter((e) => e.action === "blocked").map((e) => e.principal);
-  const payload = {
-    kind: "FolderPermissions",
-    path: desired.path,
-    ...creation ? { create: { parentPath: creation.parentPath, name: creation.name, inheritPermissions: creation.inheritPermissions } } : {},
-    // Same name: only the parent is renamed, which moves this folder along.
-    ...previousPath !== void 0 && folderName(previousPath) !== folderName(desired.path) ? { rename: { from: previousPath, name: folderName(desired.path) } } : {},
-    set,
-    remove
-  };
-  const afterList = [...after.values()];
-  if (creation) {
-    const how = creation.inheritPermissions;
-    const reason = how === "None" ? void 0 : { code: "folder-copies-parent", parentPath: creation.parentPath, inheritPermissions: how };
-    return { action: "create", ...reason ? { reason } : {}, fields, entries, payload, after: afterList };
-  }
-  if (set.length > 0 || remove.length > 0 || previousPath !== void 0) {
-    return { action: "update", ...blocked.length > 0 ? { reason: { code: "entries-not-editable", principals: blocked, partial: true } } : {}, fields, entries, payload, after: afterList };
-  }
-  if (blocked.length > 0) return { action: "blocked", reason: { code: "entries-not-editable", principals: blocked, partial: false }, fields, entries, after: afterList };
-  return { action: "no-op", fields: [], entries, after: afterList };
-}
-function planFolderPrune(path, live) {
-  const gone = live.filter((e) => e.deletable);
-  if (gone.length === 0) return void 0;
-  return {
-    action: "delete",
-    reason: { code: "folder-pruned" },
-    fields: [],
-    entries: gone.map((e) => ({ principal: { type: e.type, name: e.name }, action: "delete", before: e.permissions })),
-    payload: { kind: "FolderPermissions", path, set: [], remove: gone.map((e) => ({ type: e.type, id: e.id, name: e.name })) },
-    after: live.filter((e) => !e.deletable)
-  };
-}
-var init_folder_permissions = __esm({
-  "src/resources/folder-permissions.ts"() {
-    "use strict";
-    init_types();
-    init_common();
-    init_is_record();
-  }
-});
-
-// src/resources/resource-group-acl.ts
-function grantedPermissions(acl) {
-  const p = acl.Permissions ?? {};
-  return ACL_PERMISSIONS.filter((name) => {
-    const v = p[name];
-    return v === 1 || v === true || v === "1" || v === "true";
-  });
-}
-function canonicalPermissions(list) {
-  return ACL_PERMISSIONS.filter((p) => list.includes(p));
-}
-function fingerprintAcl(acl) {
-  return sha256Of({ ACLID: acl.ACLID, ResourceGroupName: acl.ResourceGroupName, UserGroupName: acl.UserGroupName, Permissions: permissionFlags(grantedPermissions(acl)) });
-}
-function permissionFlags(granted) {
-  return Object.fromEntries(ACL_PERMISSIONS.map((p) => [p, granted.includes(p) ? 1 : 0]));
-}
-function planAcl(desired, live) {
-  const want = canonicalPermissions(desired.permissions);
-  const payload = { kind: "ResourceGroupAcl", resourceGroup: desired.resourceGroup, userGroup: desired.userGroup, permissions: permissionFlags(want) };
-  if (live === void 0) {
-    return {
-      action: "create",
-      fields: [fieldChange("resourceGroup", void 0, desired.resourceGroup), fieldChange("userGroup", void 0, desired.userGroup), fieldChange("permissions", void 0, want)],
-      payload
-    };
-  }
-  const have = grantedPermissions(live);
-  if (have.length === want.length && have.every((p) => want.includes(p))) return { action: "no-op", fields: [] };
-  return { action: "update", fields: [fieldChange("permissions", have, want)], payload };
-}
-var init_resource_group_acl = __esm({
-  "src/resources/resource-group-acl.ts"() {
-    "use strict";
-    init_types();
-    init_common();
-  }
-});
-
-// src/resources/task.ts
-function createTaskCatalog(a, vocabulary) {
-  return {
-    hostName: (id) => a?.hosts?.byId.get(id)?.Name,
-    scriptName: (id) => nameText(a?.scripts?.byId.get(id)?.Name),
-    dateListName: (id) => nameText(a?.dateLists?.byId.get(id)?.Name),
-    vocabulary
-  };
-}
-function nameText(x) {
-  return typeof x === "string" && x !== "" ? x : void 0;
-}
-function sameHostType(a, b) {
-  return a === b || XFER_TYPES.has(a.toLowerCase()) && XFER_TYPES.has(b.toLowerCase());
-}
-function isVolatileTaskField(key) {
-  return key === "Renamed" || key === "Scheduled" || key === "Watched" || /^x[A-Z]/.test(key);
-}
-function fingerprintTask(live) {
-  const kept = {};
-  for (const [k, v] of Object.entries(live)) if (!isVolatileTaskField(k)) kept[k] = v;
-  return sha256Of(withoutPasswords(kept));
-}
-function taskId(live) {
-  return typeof live.ID === "number" ? String(live.ID) : live.ID ?? "";
-}
-function displayLiveTaskPart(live, cat) {
-  if (Array.isArray(live)) return live.map((x) => displayLiveTaskPart(x, cat));
-  if (!isRecord(live)) return toJson(live);
-  const out = {};
-  for (const [k, v] of Object.entries(live)) {
-    if (k === "ID" || v === void 0) continue;
-    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
-    else if (k === "HostID") out.Host = hostValue(String(v), cat);
-    else if (k === "ScriptID") out.Script = scriptValue(String(v), cat);
-    else if (k === "DateListRef" && Array.isArray(v)) out.DateListRef = v.map((r) => dateListValue(dateListId(r), cat));
-    else if (k === "Parameters") out.Parameters = displayLiveParameters(v);
-    else out[k] = displayLiveTaskPart(v, cat);
-  }
-  return out;
-}
-function displayLiveParameters(params) {
-  if (!isRecord(params)) return toJson(params);
-  const out = {};
-  for (const [name, p] of Object.entries(params)) out[name] = isRecord(p) ? p.DisplayValue === SUPPRESSED ? sensitiveValue() : toJson(p.value ?? "") : toJson(p);
-  return out;
-}
-function displayDesiredTaskPart(desired) {
-  if (Array.isArray(desired)) return desired.map(displayDesiredTaskPart);
-  if (!isRecord(desired)) return toJson(desired);
-  const out = {};
-  for (const [k, v] of Object.entries(desired)) {
-    if (v === void 0) continue;
-    if (PASSWORD_FIELD.test(k)) out[k] = sensitiveValue();
-    else if (k === "Parameters" && isRecord(v)) {
-      const params = {};
-      for (const [name, p] of Object.entries(v)) params[name] = p.secret ? sensitiveValue() : p.value;
-      out.Parameters = params;
-    } else out[k] = displayDesiredTaskPart(v);
-  }
-  return out;
-}
-function hostValue(id, cat) {
-  return cat.hostName(id) ?? refValue("host", id);
-}
-function scriptValue(id, cat) {
-  return cat.scriptName(id) ?? refValue("script", id);
-}
-function dateListValue(id, cat) {
-  return cat.dateListName(id) ?? refValue("dateList", id);
-}
-function dateListId(ref) {
-  return isRecord(ref) ? String(ref.DateListID ?? "") : String(ref);
-}
-function diffTask(desired, live, cat) {
-  const out = [];
-  const spec = desired.manifest.spec;
-  const l = live ?? {};
-  const body = desired.body;
-  const show2 = (x) => displayLiveTaskPart(x, cat);
-  for (const [key, value] of Object.entries(spec)) {
-    if (value === void 0) continue;
-    switch (key) {
-      case "Group": {
-        const want = body.Group ?? value;
-        const have = Array.isArray(l.Group) ? l.Group.map(String) : [];
-        if (!sameNameSet(want, have)) out.push(fieldChange("Group", live && l.Group !== void 0 ? have : void 0, toJson(value), { forcesReplace: live !== void 0 }));
-        break;
-      }
-      case "Parameters":
-        diffParameters("Parameters", value, l.Parameters, out);
-        break;
-      case "Schedules":
-        diffSchedules(value.Schedule, body, l.Schedules, out, cat);
-        break;
-      case "steps":
-        diffSteps(value, body, l.steps, out, cat);
-        break;
-      default:
-        diffSetFields(key, value, l[key], out, show2);
-    }
-  }
-  return out;
-}
-function sameNameSet(a, b) {
-  const x = new Set(a.map((s) => s.toLowerCase()));
-  const y = new Set(b.map((s) => s.toLowerCase()));
-  return x.size === y.size && [...x].every((s) => y.has(s));
-}
-function diffParameters(path, desired, live, out) {
-  const l = isRecord(live) ? live : {};
-  for (const [name, p] of Object.entries(desired)) {
-    const at = joinPath(path, name);
-    if (p.secret) {
-      out.push(sensitiveChange(at));
-      continue;
-    }
-    const lp = l[name];
-    if (!isRecord(lp)) out.push(fieldChange(at, void 0, p.value));
-    else if (lp.DisplayValue === SUPPRESSED) continue;
-    else if (!sameScalar(p.value, lp.value)) out.push(fieldChange(at, displayLike(p.value, lp.value), p.value));
-  }
-}
-function diffSchedules(desired, body, liveSchedules, out, cat) {
-  const resolved = listOf(isRecord(body.Schedules) ? body.Schedules.Schedule : void 0);
-  const live = isRecord(liveSchedules) ? liveSchedules.Schedule : void 0;
-  diffListByPosition(
-    "Schedules.Schedule",
-    desired,
-    live,
-    out,
-    (path, d, l, i) => diffSchedule(path, d, resolved[i], l, out, cat),
-    (x) => displayLiveTaskPart(x, cat),
-    displayDesiredTaskPart
-  );
-}
-function diffSchedule(path, d, resolved, liveValue, out, cat) {
-  const l = isRecord(liveValue) ? liveValue : {};
-  const r = isRecord(resolved) ? resolved : {};
-  for (const [key, value] of Object.entries(d)) {
-    if (value === void 0) continue;
-    switch (key) {
-      case "Days": {
-        const days = value?.DayOfWeek;
-        if (days === void 0) break;
-        const liveDays = isRecord(l.Days) && Array.isArray(l.Days.DayOfWeek) ? l.Days.DayOfWeek.map(String) : void 0;
-        if (!sameDays(days, liveDays ?? [])) out.push(fieldChange(`${path}.Days.DayOfWeek`, liveDays && toJson(inWeekOrder(liveDays)), toJson(inWeekOrder(days))));
-        break;
-      }
-      case "DateListRef": {
-        const want = listOf(r.DateListRef).map(dateListId);
-        const liveRefs = Array.isArray(l.DateListRef) ? l.DateListRef : [];
-        const have = liveRefs.map(dateListId);
-        if (!sameNameSet(want, have)) {
-          const before = liveRefs.length > 0 ? have.map((id) => dateListValue(id, cat)) : void 0;
-          out.push(fieldChange(`${path}.DateListRef`, before, toJson(value)));
-        }
-        break;
-      }
-      case "Frequency": {
-        const intervals = value.Interval;
-        const liveIntervals = isRecord(l.Frequency) ? l.Frequency.Interval : void 0;
-        diffListByPosition(`${path}.Frequency.Interval`, intervals, liveIntervals, out, (p, di, li) => diffInterval(p, di, li, out));
-        break;
-      }
-      default:
-        diffSetFields(joinPath(path, key), value, l[key], out, (x) => displayLiveTaskPart(x, cat));
-    }
-  }
-}
-function diffInterval(path, desired, live, out) {
-  const d = isRecord(desired) ? desired : {};
-  const l = isRecord(live) ? live : {};
-  for (const key of Object.keys(d)) {
-    const want = d[key];
-    if (typeof want !== "string") continue;
-    const have = l[key];
-    if (want !== have) out.push(fieldChange(joinPath(path, key), have === void 0 ? void 0 : toJson(have), want));
-  }
-}
-function sameDays(a, b) {
-  return sameNameSet(a, b);
-}
-function inWeekOrder(days) {
-  const known = WEEK2.filter((d) => days.some((x) => x.toLowerCase() === d)).map((d) => days.find((x) => x.toLowerCase() === d));
-  const rest = days.filter((x) => !WEEK2.includes(x.toLowerCase()));
-  return [...known, ...rest];
-}
-function diffSteps(desired, body, liveSteps, out, cat) {
-  const resolved = listOf(body.steps);
-  const showLive = (x) => displayLiveTaskPart(x, cat);
-  diffListByPosition(
-    "steps",
-    desired,
-    liveSteps,
-    out,
-    (path, d, l, i) => {
-      const step2 = d;
-      const kind = stepKindOf(step2);
-      const liveKind = stepKindOfLive(l);
-      if (liveKind !== kind || !isRecord(l)) {
-        out.push(fieldChange(path, showLive(l), displayDesiredTaskPart(step2)));
-        return;
-      }
-      const r = resolved[i];
-      const resolvedBody = isRecord(r) && isRecord(r[kind]) ? r[kind] : {};
-      diffStepBody(`${path}.${kind}`, step2[kind], resolvedBody, l[liveKind], out, cat);
-    },
-    showLive,
-    displayDesiredTaskPart
-  );
-}
-function stepKindOfLive(step2) {
-  return isRecord(step2) ? Object.keys(step2)[0] : void 0;
-}
-function diffStepBody(path, d, r, liveBody, out, cat) {
-  const l = isRecord(liveBody) ? liveBody : {};
-  const liveHost = l.HostID === void 0 || l.HostID === null ? void 0 : String(l.HostID);
-  const liveScript = l.ScriptID === void 0 || l.ScriptID === null ? void 0 : String(l.ScriptID);
-  for (const [key, value] of Object.entries(d)) {
-    if (value === void 0) continue;
-    const at = joinPath(path, key);
-    if (PASSWORD_FIELD.test(key)) {
-      out.push(sensitiveChange(at));
-      continue;
-    }
-    switch (key) {
-      case "Host":
-        if (String(r.HostID) !== liveHost) out.push(fieldChange(at, liveHost === void 0 ? void 0 : hostValue(liveHost, cat), toJson(value)));
-        break;
-      case "HostID":
-        if (String(value) !== liveHost) out.push(fieldChange(at, liveHost, toJson(value)));
-        break;
-      case "Type":
-        if (typeof l.Type !== "string" || !sameHostType(String(value), l.Type)) out.push(fieldChange(at, typeof l.Type === "string" ? l.Type : void 0, toJson(value)));
-        break;
-      case "Script":
-        if (String(r.ScriptID) !== liveScript) out.push(fieldChange(at, liveScript === void 0 ? void 0 : scriptValue(liveScript, cat), toJson(value)));
-        break;
-      case "ScriptID":
-        if (String(value) !== liveScript) out.push(fieldChange(at, liveScript, toJson(value)));
-        break;
-      case "Parameters":
-        diffParameters(at, value, l.Parameters, out);
-        break;
-      default:
-        diffSetFields(at, value, l[key], out, (x) => displayLiveTaskPart(x, cat));
-    }
-  }
-}
-function listOf(x) {
-  return Array.isArray(x) ? x : [];
-}
-function updateTaskBody(live, desired) {
-  const out = {};
-  for (const [k, v] of Object.entries(withoutPasswords(live))) {
-    if (isVolatileTaskField(k) || v === void 0) continue;
-    out[k] = toJson(v);
-  }
-  for (const [key, value] of Object.entries(desired.body)) {
-    switch (key) {
-      case "Group":
-        break;
-      case "Name":
-        if (typeof live.Name !== "string" || live.Name.toLowerCase() !== String(value).toLowerCase()) out.Name = value;
-        break;
-      case "Parameters":
-        out.Parameters = mergeParameters(out.Parameters, value);
-        break;
-      case "steps":
-        out.steps = mergeSteps(out.steps, value);
-        break;
-      default:
-        out[key] = mergeOver(out[key], value);
-    }
-  }
-  return out;
-}
-function mergeParameters(base, desired) {
-  const out = isRecord(base) ? { ...toJson(base) } : {};
-  if (isRecord(desired)) for (const [name, p] of Object.entries(desired)) out[name] = toJson(p);
-  return out;
-}
-function mergeSteps(live, desired) {
-  const l = listOf(live);
-  return listOf(desired).map((step2, i) => {
-    const kind = stepKindOfLive(step2);
-    const liveStep = l[i];
-    if (kind === void 0 || !isRecord(step2) || !isRecord(liveStep) || stepKindOfLive(liveStep) !== kind || !isRecord(liveStep[kind])) return toJson(step2);
-    const liveBody = liveStep[kind];
-    const out = { ...toJson(liveBody) };
-    for (const [k, v] of Object.entries(step2[kind])) {
-      if (k === "Parameters") out.Parameters = mergeParameters(liveBody.Parameters, v);
-      else if (k === "Criteria") out.Criteria = toJson(v);
-      else out[k] = mergeOver(liveBody[k], v);
-    }
-    return { [kind]: out };
-  });
-}
-function stepPasswordState(body) {
-  if (typeof body.Password === "string" && body.Password !== "") return "set";
-  const ownUser = typeof body.Username === "string" && body.Username !== "" && !sameScalar(1, body.UseDefUser);
-  const key = typeof body.ClientKeyID === "string" && body.ClientKeyID !== "";
-  return body.Password === void 0 && ownUser && !key ? "likely" : void 0;
-}
-function replaceTaskBody(live, desired) {
-  const merged = updateTaskBody(live, desired);
-  const lostSecrets = [];
-  const body = stripServerIds(merged, lostSecrets, "");
-  delete body.NextEID;
-  if (desired.body.Group !== void 0) body.Group = desired.body.Group;
-  const sent = listOf(body.steps);
-  listOf(live.steps).forEach((step2, i) => {
-    const kind = stepKindOfLive(step2);
-    const liveBody = kind !== void 0 && isRecord(step2) && isRecord(step2[kind]) ? step2[kind] : void 0;
-    const sentStep = sent[i];
-    const sentBody = kind !== void 0 && isRecord(sentStep) && isRecord(sentStep[kind]) ? sentStep[kind] : void 0;
-    if (liveBody === void 0 || sentBody !== void 0 && sentBody.Password !== void 0) return;
-    if (stepPasswordState(liveBody) !== void 0) lostSecrets.push(`steps[${i}].${kind}.Password`);
-  });
-  return { body, lostSecrets };
-}
-function stripServerIds(x, lost, path) {
-  if (Array.isArray(x)) return x.map((v, i) => stripServerIds(v, lost, joinPath(path, i)));
-  if (!isRecord(x)) return x;
-  const out = {};
-  for (const [k, v] of Object.entries(x)) {
-    if (k === "ID") continue;
-    if (k === "Parameters" && isRecord(v)) {
-      const params = {};
-      for (const [name, p] of Object.entries(v)) {
-        if (isRecord(p) && p.DisplayValue === SUPPRESSED && (p.value === "" || p.value === void 0 || p.value === SUPPRESSED)) lost.push(joinPath(joinPath(path, "Parameters"), name));
-        else params[name] = p;
-      }
-      out.Parameters = params;
-    } else out[k] = stripServerIds(v, lost, joinPath(path, k));
-  }
-  return out;
-}
-function planTask(desired, live, cat, previousName) {
-  const outcome = planTaskAction(desired, live, cat, previousName);
-  const fields = outcome.fields.map((f) => withWords2(f, cat.vocabulary));
-  const payload = outcome.payload === void 0 ? void 0 : withRefNames(outcome.payload, cat);
-  return { ...outcome, fields, ...payload !== void 0 ? { payload } : {} };
-}
-function planTaskAction(desired, live, cat, previousName) {
-  const fields = diffTask(desired, live, cat);
-  const cos = desired.manifest.spec.TT === "COS" || live !== void 0 && live.TT === "COS";
-  if (live === void 0) {
-    if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "create" }, fields };
-    return { action: "create", fields, payload: { kind: "Task", body: desired.body } };
-  }
-  const all = previousName !== void 0 ? [fieldChange("Name", previousName, desired.manifest.name), ...fields] : fields;
-  if (!all.some((f) => !f.sensitive)) return { action: "no-op", fields: [] };
-  if (cos) return { action: "blocked", reason: { code: "advanced-task", operation: "update" }, fields: all };
-  if (all.some((f) => f.forcesReplace)) {
-    const { body, lostSecrets } = replaceTaskBody(live, desired);
-    return { action: "replace", reason: { code: "task-group-immutable", lostSecrets }, fields: all, payload: { kind: "Task", body } };
-  }
-  return { action: "update", fields: all, payload: { kind: "Task", body: updateTaskBody(live, desired) } };
-}
-function withWords2(field, vocabulary) {
-  if (field.sensitive === true) return field;
-  const words = describeFieldChange(vocabulary, field.path, field.before, field.after);
-  const before = describeInnerValues(vocabulary, field.path, field.before);
-  const after = describeInnerValues(vocabulary, field.path, field.after);
-  const inner = { ...before.length > 0 ? { before } : {}, ...after.length > 0 ? { after } : {} };
-  return { ...field, ...words !== void 0 ? { words } : {}, ...Object.keys(inner).length > 0 ? { innerWords: inner } : {} };
-}
-function withRefNames(payload, cat) {
-  const names2 = { host: {}, script: {}, dateList: {} };
-  const note = (kind, id, name) => {
-    if (typeof id !== "string" && typeof id !== "number") return;
-    const n = name(String(id));
-    if (n !== void 0) names2[kind][String(id)] = n;
-  };
-  const visit4 = (x) => {
-    if (Array.isArray(x)) return x.forEach(visit4);
-    if (!isRecord(x)) return;
-    note("host", x.HostID, cat.hostName);
-    note("script", x.ScriptID, cat.scriptName);
-    if (Array.isArray(x.DateListRef)) for (const r of x.DateListRef) note("dateList", dateListId(r), cat.dateListName);
-    for (const v of Object.values(x)) visit4(v);
-  };
-  visit4(payload.body);
-  const refNames = {};
-  for (const kind of ["host", "script", "dateList"]) if (Object.keys(names2[kind]).length > 0) refNames[kind] = names2[kind];
-  return Object.keys(refNames).length === 0 ? payload : { ...payload, refNames };
-}
-var XFER_TYPES, SUPPRESSED, WEEK2;
-var init_task = __esm({
-  "src/resources/task.ts"() {
-    "use strict";
-    init_types();
-    init_value_words();
-    init_common();
-    init_is_record();
-    XFER_TYPES = /* @__PURE__ */ new Set(["silock", "xferlock"]);
-    SUPPRESSED = "(suppressed)";
-    WEEK2 = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
-  }
-});
-
 // src/plan/diagnostics.ts
-function createPlanDiagnostic(code5, at, message, extra = {}) {
-  return createDiagnostic("error", code5, at, message, extra);
-}
-function createPlanWarning(code5, at, message, extra = {}) {
-  return createDiagnostic("warning", code5, at, message, extra);
-}
-function didYouMean(input, candidates) {
-  const guess = suggestName(input, [...candidates]);
-  return guess !== void 0 && guess !== input ? ` \u2014 did you mean \`${guess}\`?` : "";
-}
-var sortPlanDiagnostics;
-var init_diagnostics4 = __esm({
+var init_diagnostics5 = __esm({
   "src/plan/diagnostics.ts"() {
     "use strict";
-    init_suggest();
-    init_diagnostics();
-    sortPlanDiagnostics = sortDiagnostics;
+    init_diagnostics3();
   }
 });
 
-// src/plan/compose-plan.ts
-function composePlan(header, changes, errored, access) {
+// src/plan/assemble-plan.ts
+function assemblePlan(header, changes, errored, access) {
   const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, variables, targets, pruneOff, transferChecks } = header;
   const scheduled = scheduleChanges(changes);
   return {
@@ -21134,8 +21054,8 @@ function composePlan(header, changes, errored, access) {
     ...transferChecks !== void 0 ? { transferChecks } : {}
   };
 }
-var init_compose_plan = __esm({
-  "src/plan/compose-plan.ts"() {
+var init_assemble_plan = __esm({
+  "src/plan/assemble-plan.ts"() {
     "use strict";
     init_execution_order();
     init_model2();
@@ -21182,7 +21102,13 @@ function diffEffectiveAccess(before, after) {
   for (const key of keys) {
     const b = before.users.get(key);
     const a = after.users.get(key);
-    const delta = deltaOf({ type: "User", name: a?.user ?? b.user }, b?.permissions ?? [], a?.permissions ?? [], (p) => a?.via[p] ?? [], (p) => b?.via[p] ?? []);
+    const delta = deltaOf(
+      { type: "User", name: a?.user ?? b.user },
+      b?.permissions ?? [],
+      a?.permissions ?? [],
+      (p) => a?.via[p] ?? [],
+      (p) => b?.via[p] ?? []
+    );
     if (delta) out.push(delta);
   }
   const groupKeys = [...new Set([...before.unknownGroups, ...after.unknownGroups].map((g) => g.name.toLowerCase()))];
@@ -21191,7 +21117,13 @@ function diffEffectiveAccess(before, after) {
     const a = after.unknownGroups.find((g) => g.name.toLowerCase() === key);
     const name = a?.name ?? b.name;
     const self = [{ type: "Group", name }];
-    const delta = deltaOf({ type: "Group", name }, permissionsIn(b, after.vocabulary), permissionsIn(a, after.vocabulary), () => self, () => self);
+    const delta = deltaOf(
+      { type: "Group", name },
+      permissionsIn(b, after.vocabulary),
+      permissionsIn(a, after.vocabulary),
+      () => self,
+      () => self
+    );
     if (delta) out.push(delta);
   }
   return out.sort((x, y) => x.who.type === y.who.type ? compareNames(x.who.name, y.who.name) : x.who.type === "User" ? -1 : 1);
@@ -21238,7 +21170,17 @@ function planAccessChanges(changes, bases, members, userGroups) {
         const after = computeEffectiveAccess(basis.after.map(accessEntry), known);
         for (const d of diffEffectiveAccess(before, after)) {
           const flagged = d.gained.filter((p) => FLAGGED_GRANTS.includes(p));
-          (d.who.type === "User" ? users : groups).push({ address: change.address, who: d.who, service: "transfer", target: change.name, gained: d.gained, lost: d.lost, via: d.via, removed: d.removed, flagged });
+          (d.who.type === "User" ? users : groups).push({
+            address: change.address,
+            who: d.who,
+            service: "transfer",
+            target: change.name,
+            gained: d.gained,
+            lost: d.lost,
+            via: d.via,
+            removed: d.removed,
+            flagged
+          });
           if (d.who.type === "Group") membersUnknown.add(d.who.name);
         }
         break;
@@ -21276,13 +21218,17 @@ function planAclAccess(aclChanges, userGroups) {
   for (const [key, changed] of resourceGroups) {
     const before = /* @__PURE__ */ new Map();
     for (const acl of userGroups?.acls.values() ?? []) {
-      if (acl.ResourceGroupName.toLowerCase() === key) before.set(acl.UserGroupName.toLowerCase(), { type: "Group", name: acl.UserGroupName, permissions: grantedPermissions(acl) });
+      if (acl.ResourceGroupName.toLowerCase() === key)
+        before.set(acl.UserGroupName.toLowerCase(), { type: "Group", name: acl.UserGroupName, permissions: grantedPermissions(acl) });
     }
     for (const { basis } of changed) before.set(basis.userGroup.toLowerCase(), { type: "Group", name: basis.userGroup, permissions: basis.before });
     const after = new Map(before);
     for (const { basis } of changed) after.set(basis.userGroup.toLowerCase(), { type: "Group", name: basis.userGroup, permissions: basis.after });
     const target = changed[0].basis.resourceGroup;
-    const deltas = diffEffectiveAccess(computeEffectiveAccess([...before.values()], known, ACL_PERMISSIONS), computeEffectiveAccess([...after.values()], known, ACL_PERMISSIONS));
+    const deltas = diffEffectiveAccess(
+      computeEffectiveAccess([...before.values()], known, ACL_PERMISSIONS),
+      computeEffectiveAccess([...after.values()], known, ACL_PERMISSIONS)
+    );
     for (const d of deltas) {
       const from = changed.find((c) => d.via.some((v) => v.name.toLowerCase() === c.basis.userGroup.toLowerCase())) ?? changed[0];
       const flagged = d.gained.filter((p) => FLAGGED_ACL_GRANTS.includes(p));
@@ -21300,136 +21246,34 @@ var init_access_changes = __esm({
     "use strict";
     init_effective();
     init_order();
-    init_resource_group_acl();
+    init_plan2();
     init_vocabulary();
     FLAGGED_GRANTS = ["admin", "deleteFiles", "share"];
     FLAGGED_ACL_GRANTS = ["TaskAddEditDelete", "HostAddEditDelete", "ScriptAddEditDelete"];
   }
 });
 
-// src/plan/plan-changes.ts
-import { isAbsolute as isAbsolute4, relative as relative5, sep as sep3 } from "node:path";
-function planChanges(input) {
+// src/plan/compute-plan.ts
+function computePlan(input) {
   const diagnostics = [];
   const bases = /* @__PURE__ */ new Map();
-  const source = (m) => sourceRef(m.source, input.cwd);
   const items = [];
-  let seq = 0;
-  const add = (change, rank, depth = 0) => items.push({ change, rank, depth, seq: seq++ });
-  const cat = createTaskCatalog(input.live.automation, input.taskVocabulary);
-  const liveTasks = input.live.automation?.tasks;
-  for (const d of input.desired.tasks) {
-    const m = d.manifest;
-    let live = liveTasks?.byName.get(m.name.toLowerCase());
-    let previousName;
-    if (!live) {
-      for (const old of m.previousNames) {
-        live = liveTasks?.byName.get(old.toLowerCase());
-        if (live) {
-          previousName = live.Name ?? old;
-          break;
-        }
-      }
-    }
-    const o = planTask(d, live, cat, previousName);
-    add(
-      {
-        address: formatAddress("Task", m.name),
-        kind: "Task",
-        name: m.name,
-        service: "automation",
-        action: o.action,
-        ...o.reason !== void 0 ? { reason: o.reason } : {},
-        ...previousName !== void 0 ? { previousName } : {},
-        ...live ? { liveId: taskId(live), ...fingerprintOf(o.action, () => fingerprintTask(live)) } : {},
-        fields: withOrigins(o.fields, m, input.cwd),
-        source: source(m),
-        ...o.payload ? { payload: o.payload } : {}
-      },
-      RANK.Task
-    );
-  }
-  const liveAcls = input.live.automation?.acls;
-  for (const d of input.desired.acls) {
-    const live = liveAcls?.get(aclKey(d.resourceGroup, d.userGroup));
-    const o = planAcl(d, live);
-    bases.set(formatAddress("ResourceGroupAcl", d.manifest.name), { kind: "acl", userGroup: d.userGroup, resourceGroup: d.resourceGroup, before: live ? grantedPermissions(live) : [], after: canonicalPermissions(d.permissions) });
-    add(
-      {
-        address: formatAddress("ResourceGroupAcl", d.manifest.name),
-        kind: "ResourceGroupAcl",
-        name: d.manifest.name,
-        service: "automation",
-        action: o.action,
-        ...live ? { liveId: live.ACLID, ...fingerprintOf(o.action, () => fingerprintAcl(live)) } : {},
-        fields: withOrigins(o.fields, d.manifest, input.cwd),
-        source: source(d.manifest),
-        ...o.payload ? { payload: o.payload } : {}
-      },
-      RANK.ResourceGroupAcl
-    );
-  }
-  const folders = input.live.transfer?.folders ?? /* @__PURE__ */ new Map();
-  const after = /* @__PURE__ */ new Map();
-  const entriesAfter = (path) => {
-    const key = folderKey(path);
-    const known = after.get(key);
-    if (known) return known;
-    const live = folders.get(key);
-    return live ? viewEntries(live.acl) : void 0;
-  };
-  const moved = /* @__PURE__ */ new Map();
-  const byDepth = [...input.desired.folders].map((d, i) => ({ d, i })).sort((a, b) => folderDepth(a.d.path) - folderDepth(b.d.path) || a.i - b.i);
-  for (const { d } of byDepth) {
-    const m = d.manifest;
-    const key = folderKey(d.path);
-    const live = folders.get(key);
-    const base = { address: formatAddress("FolderPermissions", d.path), kind: "FolderPermissions", name: d.path, service: "transfer", source: source(m) };
-    if (checkMovedAway(d, moved, diagnostics)) continue;
-    const previous = m.previousNames.flatMap((p, index) => {
-      const f = folders.get(folderKey(p));
-      return f ? [{ index, live: f }] : [];
-    });
-    if (live) {
-      for (const p of previous) {
-        if (p.live.folder.id === live.folder.id) continue;
-        diagnostics.push(
-          createPlanWarning("MF412", m.sourceMap.locate(["metadata", "previousNames", p.index]), `previous name ${p.live.folder.path} of folder ${d.path} still exists on the transfer server (id ${p.live.folder.id}): the plan manages ${live.folder.path} and leaves ${p.live.folder.path} alone`, {
-            hint: `delete or rename ${p.live.folder.path} on the transfer server, or drop it from previousNames`
-          })
-        );
-      }
-      const liveEntries = viewEntries(live.acl);
-      const o = planFolder(d, liveEntries);
-      after.set(key, o.after);
-      bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
-      add({ ...base, ...outcomeFields(o, m, input.cwd), liveId: String(live.folder.id), ...fingerprintOf(o.action, () => fingerprintFolder(live)) }, RANK.FolderPermissions, folderDepth(d.path));
-      continue;
-    }
-    const renamed = previous[0]?.live;
-    if (renamed) {
-      const from = renamed.folder.path;
-      const identity2 = { previousName: from, liveId: String(renamed.folder.id), fingerprint: fingerprintFolder(renamed) };
-      const blocked = renameBlocked(from, d.path, moved);
-      if (blocked !== void 0) {
-        add({ ...base, action: "blocked", reason: blocked, ...identity2, fields: [{ path: "path", before: from, after: d.path }] }, RANK.FolderPermissions, folderDepth(d.path));
-        continue;
-      }
-      const liveEntries = viewEntries(renamed.acl);
-      const o = planFolder(d, liveEntries, void 0, from);
-      moved.set(folderKey(from), d.path);
-      after.set(key, o.after);
-      bases.set(base.address, { kind: "folder", before: liveEntries, after: o.after });
-      add({ ...base, ...outcomeFields(o, m, input.cwd), ...identity2 }, RANK.FolderPermissions, folderDepth(d.path));
-      continue;
-    }
-    const create = planFolderCreation(d, entriesAfter, diagnostics);
-    if (!create) continue;
-    after.set(key, create.after);
-    bases.set(base.address, { kind: "folder", before: [], after: create.after });
-    add({ ...base, ...outcomeFields(create, m, input.cwd) }, RANK.FolderPermissions, folderDepth(d.path));
-  }
-  for (const change of planPrune(input, bases)) add(change.change, change.rank, change.depth);
+  let sequence = 0;
+  const contextOf = (definition) => ({
+    desired: input.desired.byKind[definition.kind],
+    skipped: input.desired.skipped,
+    live: input.live,
+    scope: input.scope,
+    cwd: input.cwd,
+    taskVocabulary: input.taskVocabulary,
+    diagnostics,
+    bases,
+    add: (change, depth = 0) => items.push({ change, rank: definition.rank, depth, seq: sequence++ })
+  });
+  forEachKind((definition) => definition.plan(contextOf(definition)));
+  forEachKind((definition) => {
+    if (input.prune.includes(definition.kind)) definition.prune(contextOf(definition));
+  });
   let selected = items;
   if (input.targets && input.targets.length > 0) selected = selectTargets(items, input.targets, input.desired, diagnostics);
   const changes = withResolvedNames(orderChanges(selected), input.desired);
@@ -21440,24 +21284,26 @@ function planChanges(input) {
     environment: input.environment,
     servers: input.servers,
     manifestDigest: input.manifestDigest,
-    ...input.variables !== void 0 && Object.keys(input.variables).length > 0 ? { variables: input.variables } : {},
-    ...input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {},
-    ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {}
+    ...withDefined({
+      variables: input.variables !== void 0 && Object.keys(input.variables).length > 0 ? input.variables : void 0,
+      targets: input.targets && input.targets.length > 0 ? [...input.targets] : void 0,
+      pruneOff: input.pruneOff
+    })
   };
-  const automation2 = input.live.automation;
-  const userGroups = automation2?.userGroupMembers ? { members: automation2.userGroupMembers, acls: automation2.acls ?? /* @__PURE__ */ new Map() } : void 0;
+  const automation = input.live.automation;
+  const userGroups = automation?.userGroupMembers ? { members: automation.userGroupMembers, acls: automation.acls ?? /* @__PURE__ */ new Map() } : void 0;
   const transferMembers = input.live.transfer?.groupMembers;
   return {
-    plan: composePlan(header, changes, errored, planAccessChanges(changes, bases, transferMembers, userGroups)),
+    plan: assemblePlan(header, changes, errored, planAccessChanges(changes, bases, transferMembers, userGroups)),
     diagnostics,
     accessWith: (known) => planAccessChanges(changes, bases, transferMembers, known)
   };
 }
 function withResolvedNames(changes, desired) {
   const byAddress = /* @__PURE__ */ new Map();
-  for (const d of desired.tasks) byAddress.set(formatAddress("Task", d.manifest.name), d.resolved);
-  for (const d of desired.acls) byAddress.set(formatAddress("ResourceGroupAcl", d.manifest.name), d.resolved);
-  for (const d of desired.folders) byAddress.set(formatAddress("FolderPermissions", d.path), d.resolved);
+  forEachKind((definition) => {
+    for (const object of desired.byKind[definition.kind]) byAddress.set(formatAddress(definition.kind, definition.nameOf(object)), object.resolved);
+  });
   return changes.map((c) => {
     const resolved = isWriteAction(c.action) ? byAddress.get(c.address) : void 0;
     return resolved !== void 0 && resolved.length > 0 ? { ...c, resolved } : c;
@@ -21468,168 +21314,6 @@ function orderChanges(items) {
   const writes = items.filter((o) => !isDelete(o)).sort((a, b) => a.rank - b.rank || a.depth - b.depth || a.seq - b.seq);
   const deletes = items.filter(isDelete).sort((a, b) => b.rank - a.rank || b.depth - a.depth || compareText2(a.change.name, b.change.name));
   return [...writes, ...deletes].map((o) => o.change);
-}
-function withOrigins(fields, m, cwd) {
-  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
-  if (patchedAt === void 0) return fields;
-  return fields.map((f) => {
-    const at = patchedAt(["spec", ...parseFieldPath(f.path)]);
-    return at === void 0 ? f : { ...f, origin: sourceRef(at, cwd) };
-  });
-}
-function withEntryOrigins(entries, m, cwd) {
-  const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
-  if (patchedAt === void 0) return entries;
-  return entries.map((e) => {
-    const name = e.principal.name.toLowerCase();
-    const i = m.spec.entries.findIndex((w) => (e.principal.type === "User" ? w.user : w.group)?.toLowerCase() === name);
-    const at = i < 0 ? void 0 : patchedAt(["spec", "entries", i]);
-    return at === void 0 ? e : { ...e, origin: sourceRef(at, cwd) };
-  });
-}
-function outcomeFields(o, m, cwd) {
-  return {
-    action: o.action,
-    ...o.reason !== void 0 ? { reason: o.reason } : {},
-    fields: o.fields,
-    entries: m === void 0 ? o.entries : withEntryOrigins(o.entries, m, cwd),
-    ...o.payload ? { payload: o.payload } : {}
-  };
-}
-function renameBlocked(from, to, moved) {
-  const oldParent = parentPath(from);
-  const newParent = parentPath(to);
-  if (oldParent === void 0) return { code: "folder-root-rename", from };
-  const parentAfter = pathAfterMoves(oldParent, moved);
-  if (newParent !== void 0 && folderKey(parentAfter) === folderKey(newParent)) return void 0;
-  return { code: "folder-move", from, to };
-}
-function checkMovedAway(d, moved, diagnostics) {
-  const parent = parentPath(d.path);
-  const above = parent === void 0 ? void 0 : movedAncestor(parent, moved);
-  if (above === void 0) return false;
-  diagnostics.push(
-    createPlanDiagnostic("MF408", d.manifest.sourceMap.locate(["metadata", "name"]), `folder ${d.path} will not exist after this plan: ${above.from} above it is renamed to ${above.to}`, {
-      hint: `name it ${pathAfterMoves(d.path, moved)}, with ${d.path} in previousNames`
-    })
-  );
-  return true;
-}
-function movedAncestor(path, moved) {
-  for (let p = trimFolderPath(path); p !== void 0; p = parentPath(p)) {
-    const to = moved.get(folderKey(p));
-    if (to !== void 0) return { from: p, to };
-  }
-  return void 0;
-}
-function pathAfterMoves(path, moved) {
-  const above = movedAncestor(path, moved);
-  return above === void 0 ? path : `${above.to}${trimFolderPath(path).slice(above.from.length)}`;
-}
-function planFolderCreation(d, entriesAfter, diagnostics) {
-  const m = d.manifest;
-  const at = m.sourceMap.locate(["metadata", "name"]);
-  const how = m.spec.createIfMissing;
-  if (!how) {
-    diagnostics.push(createPlanDiagnostic("MF408", at, `folder ${d.path} does not exist on the transfer server; add createIfMissing to create it`, { hint: "or check the path: folder paths must match the server (case aside)" }));
-    return void 0;
-  }
-  const parent = parentPath(d.path);
-  const parentEntries = parent === void 0 ? void 0 : entriesAfter(parent);
-  if (parent === void 0 || parentEntries === void 0) {
-    diagnostics.push(
-      createPlanDiagnostic("MF408", at, `cannot create folder ${d.path}: its parent ${parent ?? "(none)"} does not exist on the transfer server`, {
-        hint: `add a FolderPermissions for ${parent ?? "the parent"} with createIfMissing, or create it first`
-      })
-    );
-    return void 0;
-  }
-  const copied = how.inheritPermissions === "None" ? [] : parentEntries.map((e) => ({ ...e, editable: true, deletable: true }));
-  return planFolder(d, copied, { parentPath: parent, name: folderName(d.path), inheritPermissions: how.inheritPermissions, copied });
-}
-function planPrune(input, bases) {
-  const out = [];
-  const all = [...input.desired.tasks.map((d) => d.manifest), ...input.desired.acls.map((d) => d.manifest), ...input.desired.folders.map((d) => d.manifest), ...input.desired.skipped];
-  const inScope = new Set(input.scope.taskGroups.map((g) => g.toLowerCase()));
-  if (input.prune.includes("Task") && inScope.size > 0) {
-    const managed = /* @__PURE__ */ new Set();
-    for (const m of all) if (m.kind === "Task") for (const n of [m.name, ...m.previousNames]) managed.add(n.toLowerCase());
-    for (const t of input.live.automation?.tasks?.items ?? []) {
-      const name = t.Name ?? "";
-      const groups = Array.isArray(t.Group) ? t.Group : [];
-      if (managed.has(name.toLowerCase()) || !groups.some((g) => inScope.has(String(g).toLowerCase()))) continue;
-      out.push({
-        change: {
-          address: formatAddress("Task", name),
-          kind: "Task",
-          name,
-          service: "automation",
-          action: "delete",
-          reason: { code: "pruned", kind: "Task", scope: [...input.scope.taskGroups] },
-          liveId: taskId(t),
-          fingerprint: fingerprintTask(t),
-          fields: []
-        },
-        rank: RANK.Task,
-        depth: 0
-      });
-    }
-  }
-  if (input.prune.includes("ResourceGroupAcl") && inScope.size > 0) {
-    const managed = /* @__PURE__ */ new Set();
-    for (const d of input.desired.acls) managed.add(aclKey(d.resourceGroup, d.userGroup));
-    for (const m of input.desired.skipped) if (m.kind === "ResourceGroupAcl") managed.add(aclKey(m.spec.resourceGroup, m.spec.userGroup));
-    for (const [key, acl] of input.live.automation?.acls ?? []) {
-      if (managed.has(key) || !inScope.has(acl.ResourceGroupName.toLowerCase())) continue;
-      const name = `${acl.ResourceGroupName}/${acl.UserGroupName}`;
-      bases.set(formatAddress("ResourceGroupAcl", name), { kind: "acl", userGroup: acl.UserGroupName, resourceGroup: acl.ResourceGroupName, before: grantedPermissions(acl), after: [] });
-      out.push({
-        change: {
-          address: formatAddress("ResourceGroupAcl", name),
-          kind: "ResourceGroupAcl",
-          name,
-          service: "automation",
-          action: "delete",
-          reason: { code: "pruned", kind: "ResourceGroupAcl", scope: [...input.scope.taskGroups] },
-          liveId: acl.ACLID,
-          fingerprint: fingerprintAcl(acl),
-          fields: []
-        },
-        rank: RANK.ResourceGroupAcl,
-        depth: 0
-      });
-    }
-  }
-  const transfer2 = input.live.transfer;
-  if (input.prune.includes("FolderPermissions") && transfer2?.scopeFolders) {
-    const managed = /* @__PURE__ */ new Set();
-    for (const m of all) if (m.kind === "FolderPermissions") for (const n of [m.name, ...m.previousNames]) managed.add(folderKey(n));
-    for (const key of transfer2.scopeFolders) {
-      const live = transfer2.folders.get(key);
-      if (managed.has(key) || !live) continue;
-      const liveEntries = viewEntries(live.acl);
-      const o = planFolderPrune(live.folder.path, liveEntries);
-      if (!o) continue;
-      bases.set(formatAddress("FolderPermissions", live.folder.path), { kind: "folder", before: liveEntries, after: o.after });
-      out.push({
-        change: {
-          address: formatAddress("FolderPermissions", live.folder.path),
-          kind: "FolderPermissions",
-          name: live.folder.path,
-          service: "transfer",
-          liveId: String(live.folder.id),
-          fingerprint: fingerprintFolder(live),
-          ...outcomeFields(o)
-        },
-        rank: RANK.FolderPermissions,
-        depth: folderDepth(live.folder.path)
-      });
-    }
-  }
-  return out;
-}
-function fingerprintOf(action, fingerprint) {
-  return action === "no-op" ? {} : { fingerprint: fingerprint() };
 }
 function selectTargets(items, targets, desired, diagnostics) {
   const aliases = (c) => {
@@ -21648,7 +21332,10 @@ function selectTargets(items, targets, desired, diagnostics) {
       const candidates = items.map((o) => o.change.address);
       const summary = `--target names nothing in this plan${didYouMean(t, candidates)}`;
       diagnostics.push(
-        parsed ? createPlanWarning("MF409", void 0, summary, { address: t.trim() }) : createPlanDiagnostic("MF409", void 0, summary, { hint: "an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll", address: t.trim() })
+        parsed ? createPlanWarning("MF409", void 0, summary, { address: t.trim() }) : createPlanDiagnostic("MF409", void 0, summary, {
+          hint: "an address is Kind/name, e.g. Task/Payroll to bank or FolderPermissions/Finance/Payroll",
+          address: t.trim()
+        })
       );
       continue;
     }
@@ -21666,31 +21353,20 @@ function selectTargets(items, targets, desired, diagnostics) {
   }
   return items.filter((o) => chosen.has(o));
 }
-function sourceRef(at, cwd) {
-  let file = at.file;
-  if (cwd !== void 0) {
-    const rel = relative5(cwd, at.file);
-    if (rel !== "" && !rel.startsWith("..") && !isAbsolute4(rel)) file = rel;
-  }
-  return { file: sep3 === "/" ? file : file.split(sep3).join("/"), line: at.line, col: at.col };
-}
-var RANK;
-var init_plan_changes = __esm({
-  "src/plan/plan-changes.ts"() {
+var init_compute_plan = __esm({
+  "src/plan/compute-plan.ts"() {
     "use strict";
-    init_model5();
+    init_model3();
     init_folder_path();
     init_order();
     init_diagnostics2();
-    init_folder_permissions();
-    init_resource_group_acl();
-    init_task();
-    init_diagnostics4();
-    init_compose_plan();
+    init_registry();
+    init_with_defined();
+    init_diagnostics5();
+    init_assemble_plan();
     init_access_changes();
     init_model2();
-    init_common();
-    RANK = { FolderPermissions: 0, ResourceGroupAcl: 1, Task: 2 };
+    init_source();
   }
 });
 
@@ -22355,7 +22031,7 @@ var UnsignedInt, billion, billionBigInt, UNIT_NANOSECONDS, Duration;
 var init_functions = __esm({
   "node_modules/@marcbachmann/cel-js/lib/functions.js"() {
     init_errors3();
-    init_registry();
+    init_registry2();
     init_optional();
     init_globals();
     UnsignedInt = class {
@@ -22579,7 +22255,7 @@ function protobufjsTypeToCelType(protoType, resolvedType) {
   }
 }
 var Type, TYPES, optionalType, valueTypeMatchers, TypeDeclaration, macroEvaluateErr, macroTypeCheckErr, VariableDeclaration, FunctionDeclaration, OperatorDeclaration, dynType, astType, listType, mapType, celTypes, Candidates, objTypesDecls, objTypes, objTypesCtor, invalidVar, invalidType, fallbackDynEqualityMatchers, Registry, isRelational, RootContext, OverlayContext;
-var init_registry = __esm({
+var init_registry2 = __esm({
   "node_modules/@marcbachmann/cel-js/lib/registry.js"() {
     init_errors3();
     init_functions();
@@ -24095,7 +23771,7 @@ function fieldAccess(left, right, ast, ev) {
 var dynType2, Base, maybeAsyncArray, HOMOGENEOUS_PREFIX, empty, emptyList, emptyMap, OPERATORS, binaryOperators;
 var init_operators = __esm({
   "node_modules/@marcbachmann/cel-js/lib/operators.js"() {
-    init_registry();
+    init_registry2();
     init_globals();
     init_errors3();
     dynType2 = celTypes.dyn;
@@ -25827,7 +25503,7 @@ function parse(expression) {
 var globalRegistry, Environment, Evaluator, globalEnvironment;
 var init_evaluator = __esm({
   "node_modules/@marcbachmann/cel-js/lib/evaluator.js"() {
-    init_registry();
+    init_registry2();
     init_errors3();
     init_functions();
     init_macros();
@@ -26007,7 +25683,11 @@ function compileOnce(expression) {
     const program = parse(expression);
     const cost = estimateCost(program);
     if (cost > MAX_EXPRESSION_COST) {
-      return { ok: false, expression, reason: `its estimated cost is ${formatCost(cost)} steps, over the limit of ${formatCost(MAX_EXPRESSION_COST)} (loops over lists nested in loops multiply)` };
+      return {
+        ok: false,
+        expression,
+        reason: `its estimated cost is ${formatCost(cost)} steps, over the limit of ${formatCost(MAX_EXPRESSION_COST)} (loops over lists nested in loops multiply)`
+      };
     }
     return { ok: true, expression, program };
   } catch (err) {
@@ -26208,7 +25888,8 @@ async function evaluateObjectPolicies(subjects, policies, cwd, run = runChecksIn
   const pending = [];
   for (const subject of subjects) {
     const checks = compiled2.filter((c) => matchesObject(c.policy, subject));
-    if (checks.length > 0) pending.push(...pendingChecks(checks, { object: subject.object }, { address: subject.address, ...subject.source ? { source: subject.source } : {} }));
+    if (checks.length > 0)
+      pending.push(...pendingChecks(checks, { object: subject.object }, { address: subject.address, ...subject.source ? { source: subject.source } : {} }));
   }
   return { policies: compiled2.length, violations: await settle(pending, run) };
 }
@@ -26238,7 +25919,13 @@ function pendingChecks(checks, context, subject) {
   const out = [];
   for (const { policy, validations } of checks) {
     for (const v of validations) {
-      const base = { policy: policy.name, severity: policy.spec.severity, address: subject.address, ...subject.source ? { source: subject.source } : {}, expressionSource: v.at };
+      const base = {
+        policy: policy.name,
+        severity: policy.spec.severity,
+        address: subject.address,
+        ...subject.source ? { source: subject.source } : {},
+        expressionSource: v.at
+      };
       const known = tooLarge ? { ok: false, reason: `the object is larger than ${MAX_INPUT_CHARS} characters of JSON, too large to evaluate` } : v.compiled.ok ? void 0 : { ok: false, reason: `the expression does not compile: ${v.compiled.reason}` };
       out.push({ base, message: v.message, expression: v.expression, context, ...known ? { known } : {} });
     }
@@ -26253,20 +25940,22 @@ async function settle(pending, run) {
   for (const p of pending) {
     const outcome = p.known ?? byCheck.get(p);
     if (outcome.ok && outcome.value) continue;
-    out.push(outcome.ok ? { ...p.base, outcome: "violated", message: p.message } : { ...p.base, outcome: "error", message: `cannot evaluate: ${outcome.reason}` });
+    out.push(
+      outcome.ok ? { ...p.base, outcome: "violated", message: p.message } : { ...p.base, outcome: "error", message: `cannot evaluate: ${outcome.reason}` }
+    );
   }
   return out;
 }
 function accessOf(report, address) {
-  const kindOf = (p) => p.type === "User" ? "user" : "group";
+  const kindOf2 = (p) => p.type === "User" ? "user" : "group";
   return (report?.changes ?? []).filter((c) => c.address === address).map((c) => ({
     principal: c.who.name,
-    kind: kindOf(c.who),
+    kind: kindOf2(c.who),
     service: c.service,
     target: c.target,
     gains: [...c.gained],
     loses: [...c.lost],
-    via: c.via.map((p) => ({ kind: kindOf(p), name: p.name })),
+    via: c.via.map((p) => ({ kind: kindOf2(p), name: p.name })),
     removed: c.removed,
     flagged: [...c.flagged]
   }));
@@ -26324,7 +26013,7 @@ var init_evaluate = __esm({
     "use strict";
     init_glob();
     init_is_record();
-    init_plan_changes();
+    init_compute_plan();
     init_model2();
     init_common();
     init_policy_expression();
@@ -26351,6 +26040,32 @@ var init_version = __esm({
   "src/version.ts"() {
     "use strict";
     VERSION = readVersion();
+  }
+});
+
+// src/manifest/secret-references.ts
+function listSecretReferences(manifests) {
+  const out = [];
+  for (const manifest of manifests) {
+    const walk2 = (value, path) => {
+      if (typeof value === "string") {
+        if (!value.includes("${")) return;
+        const ref = parseSecretRef(value);
+        if (ref !== void 0) out.push({ manifest, path, ref });
+        return;
+      }
+      if (Array.isArray(value)) value.forEach((item, i) => walk2(item, [...path, i]));
+      else if (isRecord(value)) for (const [key, item] of Object.entries(value)) walk2(item, [...path, key]);
+    };
+    walk2(manifest.spec, ["spec"]);
+  }
+  return out;
+}
+var init_secret_references = __esm({
+  "src/manifest/secret-references.ts"() {
+    "use strict";
+    init_is_record();
+    init_secret();
   }
 });
 
@@ -26527,7 +26242,13 @@ var init_fast_yaml = __esm({
     COLON = 58;
     INITIAL_LINES = 256;
     MAX_KEPT_LINES = 1 << 16;
-    newLineTable = (size) => ({ start: new Int32Array(size), end: new Int32Array(size), indent: new Int32Array(size), no: new Int32Array(size), count: 0 });
+    newLineTable = (size) => ({
+      start: new Int32Array(size),
+      end: new Int32Array(size),
+      indent: new Int32Array(size),
+      no: new Int32Array(size),
+      count: 0
+    });
     lines = newLineTable(INITIAL_LINES);
     KEY_CHAR = new Uint8Array(128);
     KEY_START = new Uint8Array(128);
@@ -26777,9 +26498,7 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
     try {
       text2 = UTF8.decode(content);
     } catch {
-      return fail(file, [
-        createDiagnostic("error", "MF005", firstInvalidUtf8(file, content), "file is not valid UTF-8 text", { hint: "save it as UTF-8" })
-      ]);
+      return fail(file, [createDiagnostic("error", "MF005", firstInvalidUtf8(file, content), "file is not valid UTF-8 text", { hint: "save it as UTF-8" })]);
     }
   }
   if (text2.includes("\0")) {
@@ -26789,7 +26508,9 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
   const fast = parseSimpleYaml(text2);
   if (fast) {
     const maps = new LazyFileSourceMaps(file, text2);
-    const documents2 = fast.map((d) => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: new LazySourceMap(maps, d.index) }));
+    const documents2 = fast.map(
+      (d) => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: new LazySourceMap(maps, d.index) })
+    );
     return { file, documents: documents2, diagnostics: NO_DIAGNOSTICS };
   }
   const lineCounter = new import_yaml5.LineCounter();
@@ -26821,7 +26542,12 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
       const start = at(doc.contents.range?.[0] ?? 0);
       if (/excessive alias count/i.test(message)) {
         diagnostics.push(
-          createDiagnostic("error", "MF003", start, `aliases expand too much (over ${limits.maxAliasCount} expansions): refusing a possible "billion laughs" document`)
+          createDiagnostic(
+            "error",
+            "MF003",
+            start,
+            `aliases expand too much (over ${limits.maxAliasCount} expansions): refusing a possible "billion laughs" document`
+          )
         );
       } else if (/unresolved alias/i.test(message)) {
         const alias = findUnresolvedAlias(doc);
@@ -26847,9 +26573,15 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
 }
 function checkFileSize(file, size, limits = DEFAULT_PARSE_LIMITS) {
   if (size <= limits.maxFileBytes) return void 0;
-  return createDiagnostic("error", "MF004", { file, line: 1, col: 1 }, `file is ${formatBytes(size)}, over the ${formatBytes(limits.maxFileBytes)} limit for a manifest file`, {
-    hint: "split it into several files"
-  });
+  return createDiagnostic(
+    "error",
+    "MF004",
+    { file, line: 1, col: 1 },
+    `file is ${formatBytes(size)}, over the ${formatBytes(limits.maxFileBytes)} limit for a manifest file`,
+    {
+      hint: "split it into several files"
+    }
+  );
 }
 function findUnresolvedAlias(doc) {
   let found;
@@ -26934,7 +26666,11 @@ var init_parse = __esm({
     init_fast_yaml();
     init_positions();
     DEFAULT_MANIFEST_MEGABYTES = 64;
-    DEFAULT_PARSE_LIMITS = { maxFileBytes: 10 * 1024 * 1024, maxAliasCount: 100, maxTotalBytes: DEFAULT_MANIFEST_MEGABYTES * 1024 * 1024 };
+    DEFAULT_PARSE_LIMITS = {
+      maxFileBytes: 10 * 1024 * 1024,
+      maxAliasCount: 100,
+      maxTotalBytes: DEFAULT_MANIFEST_MEGABYTES * 1024 * 1024
+    };
     UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
     NO_DIAGNOSTICS = Object.freeze([]);
     LazyFileSourceMaps = class {
@@ -26989,7 +26725,13 @@ function planFor(schema, root) {
   const resolved = resolveRef(schema, root);
   const properties = /* @__PURE__ */ new Map();
   const items = resolved.items;
-  const plan = { flag: isFlagSchema(resolved), parameters: resolved.title === "Parameters", days: items !== void 0 && isDaySchema(resolveRef(items, root)), items: void 0, properties };
+  const plan = {
+    flag: isFlagSchema(resolved),
+    parameters: resolved.title === "Parameters",
+    days: items !== void 0 && isDaySchema(resolveRef(items, root)),
+    items: void 0,
+    properties
+  };
   byNode.set(schema, plan);
   if (items !== void 0) plan.items = planFor(items, root);
   const props = resolved.properties ?? {};
@@ -27233,7 +26975,11 @@ var init_rules = __esm({
           const key = `${doc.kind}\0${previous.toLowerCase()}`;
           const owner = live.get(key);
           if (previous.toLowerCase() === ownName) {
-            out.push(createDiagnostic("error", "MF302", at(), `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, { hint: "a previous name is what the object was called before a rename" }));
+            out.push(
+              createDiagnostic("error", "MF302", at(), `\`previousNames\` lists the ${doc.kind}'s own name \`${previous}\``, {
+                hint: "a previous name is what the object was called before a rename"
+              })
+            );
           } else if (owner) {
             out.push(
               createDiagnostic("error", "MF302", at(), `previous name \`${previous}\` is also the name of a ${doc.kind} in these manifests`, {
@@ -27266,9 +27012,15 @@ var init_rules = __esm({
         const index = perms.indexOf("TaskAddEditDelete");
         if (index >= 0 && !perms.includes("TaskEditExisting")) {
           out.push(
-            createDiagnostic("error", "MF303", doc.sourceMap.locate(["spec", "permissions", index]), "`TaskAddEditDelete` needs `TaskEditExisting`: the server refuses one without the other", {
-              hint: "add TaskEditExisting to permissions"
-            })
+            createDiagnostic(
+              "error",
+              "MF303",
+              doc.sourceMap.locate(["spec", "permissions", index]),
+              "`TaskAddEditDelete` needs `TaskEditExisting`: the server refuses one without the other",
+              {
+                hint: "add TaskEditExisting to permissions"
+              }
+            )
           );
         }
       }
@@ -27288,9 +27040,15 @@ var init_rules = __esm({
           const set = field === "RenameTo" ? typeof v === "string" && v !== "" : v === 1 || v === true;
           if (!set || !usable(doc, [...stepPath(step2), field])) continue;
           out.push(
-            createDiagnostic("error", "MF304", doc.sourceMap.locate([...stepPath(step2), field], "key"), `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`, {
-              hint: `set DeleteOrig: 2, or remove ${field}`
-            })
+            createDiagnostic(
+              "error",
+              "MF304",
+              doc.sourceMap.locate([...stepPath(step2), field], "key"),
+              `\`${field}\` applies only with \`DeleteOrig: 2\` (rename the original); here DeleteOrig is ${now}`,
+              {
+                hint: `set DeleteOrig: 2, or remove ${field}`
+              }
+            )
           );
         }
       }
@@ -27314,13 +27072,24 @@ var init_rules = __esm({
         const hasId = body[byId] !== void 0;
         if (hasName && hasId) {
           out.push(
-            createDiagnostic("error", "MF308", doc.sourceMap.locate([...stepPath(step2), byId], "key"), `${kind} step names its ${noun} twice, by \`${byName}\` and by \`${byId}\``, {
-              hint: `keep \`${byName}\` (names work on every server) and remove \`${byId}\``
-            })
+            createDiagnostic(
+              "error",
+              "MF308",
+              doc.sourceMap.locate([...stepPath(step2), byId], "key"),
+              `${kind} step names its ${noun} twice, by \`${byName}\` and by \`${byId}\``,
+              {
+                hint: `keep \`${byName}\` (names work on every server) and remove \`${byId}\``
+              }
+            )
           );
         } else if (!hasName && !hasId) {
           out.push(
-            createDiagnostic("error", "MF308", doc.sourceMap.locate(stepPath(step2), "key"), `${kind} step does not say which ${noun}: add \`${byName}\` (its name) or \`${byId}\``)
+            createDiagnostic(
+              "error",
+              "MF308",
+              doc.sourceMap.locate(stepPath(step2), "key"),
+              `${kind} step does not say which ${noun}: add \`${byName}\` (its name) or \`${byId}\``
+            )
           );
         }
       }
@@ -27371,15 +27140,27 @@ var init_rules = __esm({
           if (isRef) continue;
           if (record?.secret === true) {
             out.push(
-              createDiagnostic("error", "MF307", doc.sourceMap.locate([...path, name, "value"]), `secret parameter \`${name}\` must be a \`\${env:NAME}\` or \`\${file:PATH}\` reference, not a literal`, {
-                hint: "keep secrets out of git: reference an environment variable or a file"
-              })
+              createDiagnostic(
+                "error",
+                "MF307",
+                doc.sourceMap.locate([...path, name, "value"]),
+                `secret parameter \`${name}\` must be a \`\${env:NAME}\` or \`\${file:PATH}\` reference, not a literal`,
+                {
+                  hint: "keep secrets out of git: reference an environment variable or a file"
+                }
+              )
             );
           } else if (SECRET_NAME.test(name) && typeof value === "string" && value !== "" && record?.secret !== false) {
             out.push(
-              createDiagnostic("warning", "MF310", doc.sourceMap.locate(record ? [...path, name, "value"] : [...path, name]), `parameter \`${name}\` looks like a secret but holds a literal value`, {
-                hint: "use a ${env:NAME} or ${file:PATH} reference, or mark it `secret: false` if it is not a secret"
-              })
+              createDiagnostic(
+                "warning",
+                "MF310",
+                doc.sourceMap.locate(record ? [...path, name, "value"] : [...path, name]),
+                `parameter \`${name}\` looks like a secret but holds a literal value`,
+                {
+                  hint: "use a ${env:NAME} or ${file:PATH} reference, or mark it `secret: false` if it is not a secret"
+                }
+              )
             );
           }
         }
@@ -27456,9 +27237,15 @@ function selectDocument(doc, env, diagnostics) {
       if (typeof n !== "string" || env.known.includes(n)) return;
       const guess = suggestName(n, env.known);
       diagnostics.push(
-        createDiagnostic("error", "MF322", doc.sourceMap.locate(["metadata", "environments", i]), `environment \`${n}\` is not in the configuration${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, {
-          hint: `environments: ${env.known.join(", ")}`
-        })
+        createDiagnostic(
+          "error",
+          "MF322",
+          doc.sourceMap.locate(["metadata", "environments", i]),
+          `environment \`${n}\` is not in the configuration${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`,
+          {
+            hint: `environments: ${env.known.join(", ")}`
+          }
+        )
       );
     });
   }
@@ -27479,10 +27266,20 @@ function substituteVariables(doc, env, diagnostics, used) {
       return value;
     }
     if (env.name === void 0) {
-      problem("MF320", path, `variable \`${name}\` needs an environment`, "variables come from mftops.yaml: run with --env NAME (and --config FILE when it is not ./mftops.yaml)");
+      problem(
+        "MF320",
+        path,
+        `variable \`${name}\` needs an environment`,
+        "variables come from mftops.yaml: run with --env NAME (and --config FILE when it is not ./mftops.yaml)"
+      );
     } else {
       const guess = suggestName(name, Object.keys(env.vars));
-      problem("MF320", path, `variable \`${name}\` is not defined for environment \`${env.name}\`${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`, `add it to environments.${env.name}.vars in mftops.yaml`);
+      problem(
+        "MF320",
+        path,
+        `variable \`${name}\` is not defined for environment \`${env.name}\`${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`,
+        `add it to environments.${env.name}.vars in mftops.yaml`
+      );
     }
     return void 0;
   };
@@ -27490,7 +27287,12 @@ function substituteVariables(doc, env, diagnostics, used) {
     if (!value.includes("{var:")) return value;
     reference = void 0;
     if (secret && /(^|[^$])\$\{var:/.test(value)) {
-      problem("MF321", path, "a variable cannot stand for a secret", "secrets stay ${env:NAME} or ${file:PATH} references; variables are recorded in plan files");
+      problem(
+        "MF321",
+        path,
+        "a variable cannot stand for a secret",
+        "secrets stay ${env:NAME} or ${file:PATH} references; variables are recorded in plan files"
+      );
       return value;
     }
     const whole = WHOLE_REFERENCE.exec(value);
@@ -27566,17 +27368,26 @@ function applyPatches(docs, environment, diagnostics) {
   for (const patch of patches) {
     const validate2 = getValidatorByFile(PATCH_SCHEMA_FILE);
     if (validate2(patch.data) !== true) {
-      for (const d of describeSchemaProblems(locateSchemaErrors(validate2.errors ?? [], patch.sourceMap), { kind: "Patch", sourceMap: patch.sourceMap })) diagnostics.push(d);
+      for (const d of describeSchemaProblems(locateSchemaErrors(validate2.errors ?? [], patch.sourceMap), { kind: "Patch", sourceMap: patch.sourceMap }))
+        diagnostics.push(d);
       continue;
     }
     if (environment === void 0) continue;
     const spec = patch.data.spec;
-    const i = out.findIndex((d) => isRecord(d.data) && d.data.kind === spec.target.kind && isRecord(d.data.metadata) && d.data.metadata.name === spec.target.name);
+    const i = out.findIndex(
+      (d) => isRecord(d.data) && d.data.kind === spec.target.kind && isRecord(d.data.metadata) && d.data.metadata.name === spec.target.name
+    );
     if (i < 0) {
       diagnostics.push(
-        createDiagnostic("error", "MF323", patch.sourceMap.locate(["spec", "target"]), `patch target ${spec.target.kind}${spec.target.name.startsWith("/") ? "" : "/"}${spec.target.name} is not defined in environment \`${environment}\``, {
-          hint: "correct the target, or limit the patch with metadata.environments"
-        })
+        createDiagnostic(
+          "error",
+          "MF323",
+          patch.sourceMap.locate(["spec", "target"]),
+          `patch target ${spec.target.kind}${spec.target.name.startsWith("/") ? "" : "/"}${spec.target.name} is not defined in environment \`${environment}\``,
+          {
+            hint: "correct the target, or limit the patch with metadata.environments"
+          }
+        )
       );
       continue;
     }
@@ -27604,7 +27415,12 @@ function mergePatch(base, changes, to, from, kind, origins) {
     } else if (kind === "FolderPermissions" && to.length === 1 && key === "entries" && Array.isArray(value) && Array.isArray(out[key])) {
       out[key] = mergeEntries(out[key], value, [...to, key], [...from, key], origins);
     } else {
-      Object.defineProperty(out, key, { value: mergePatch(out[key], value, [...to, key], [...from, key], kind, origins), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: mergePatch(out[key], value, [...to, key], [...from, key], kind, origins),
+        enumerable: true,
+        writable: true,
+        configurable: true
+      });
     }
   }
   return out;
@@ -27673,7 +27489,14 @@ function validateParsedFiles(files2, rules, environment = NO_ENVIRONMENT) {
   for (const doc of applyPatches(docs, environment.name, diagnostics)) checkDocument(doc, out);
   for (const d of runRules(out.checked, rules)) diagnostics.push(d);
   for (const d of duplicatePolicies(out.policies)) diagnostics.push(d);
-  return { manifests: out.manifests, policies: out.policies, diagnostics: sortDiagnostics(diagnostics), files: files2.map((f) => f.file).sort(), fileHashes, variables };
+  return {
+    manifests: out.manifests,
+    policies: out.policies,
+    diagnostics: sortDiagnostics(diagnostics),
+    files: files2.map((f) => f.file).sort(),
+    fileHashes,
+    variables
+  };
 }
 function checkDocument(doc, out) {
   const { data, sourceMap } = doc;
@@ -27742,7 +27565,16 @@ function checkDocument(doc, out) {
   const name = !metadataErrors && typeof metadata?.name === "string" ? metadata.name : void 0;
   const previousNames = !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n) => typeof n === "string") : [];
   const environments = Array.isArray(metadata?.environments) ? metadata.environments.filter((e) => typeof e === "string") : void 0;
-  out.checked.push({ kind, name, previousNames, spec: data.spec, rejected, start: doc.start, sourceMap, ...environments !== void 0 ? { environments } : {} });
+  out.checked.push({
+    kind,
+    name,
+    previousNames,
+    spec: data.spec,
+    rejected,
+    start: doc.start,
+    sourceMap,
+    ...environments !== void 0 ? { environments } : {}
+  });
   if (!schemaValid || diagnostics.length > first || name === void 0) return;
   const root = getKindSchema(kind);
   const specSchema = (root.$defs ?? {}).spec ?? {};
@@ -27913,7 +27745,9 @@ async function collectManifestFiles(paths, cwd) {
     if (info.isDirectory()) {
       const found = await walk2(full);
       if (found === 0) {
-        diagnostics.push(createDiagnostic("error", "MF006", { file: full, line: 1, col: 1 }, `no *.yaml or *.yml files under ${p}`, { hint: "check the path" }));
+        diagnostics.push(
+          createDiagnostic("error", "MF006", { file: full, line: 1, col: 1 }, `no *.yaml or *.yml files under ${p}`, { hint: "check the path" })
+        );
       }
     } else {
       addFile(full, await realpath(full).catch(() => full), false);
@@ -27948,7 +27782,10 @@ function readManifestFile(file, limits, knownRegular, remaining) {
     }
     if (bytes.byteLength > remaining) return { over: bytes.byteLength };
     const parsed = parseManifestFile(file, bytes, limits);
-    return { parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash("sha256", bytes, "hex")}` }, bytes: bytes.byteLength };
+    return {
+      parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash("sha256", bytes, "hex")}` },
+      bytes: bytes.byteLength
+    };
   } catch (err) {
     return none(createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`));
   } finally {
@@ -27957,9 +27794,15 @@ function readManifestFile(file, limits, knownRegular, remaining) {
 }
 function totalTooLarge(files2, index, read, limit) {
   const total = files2.slice(index + 1).reduce((sum3, file) => sum3 + sizeToRead(file, Infinity), read);
-  return createDiagnostic("error", "MF008", { file: files2[index] }, `the manifests hold ${formatBytes(total)} in ${files2.length} files, over the ${formatBytes(limit)} limit for one run; nothing was checked`, {
-    hint: "raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time"
-  });
+  return createDiagnostic(
+    "error",
+    "MF008",
+    { file: files2[index] },
+    `the manifests hold ${formatBytes(total)} in ${files2.length} files, over the ${formatBytes(limit)} limit for one run; nothing was checked`,
+    {
+      hint: "raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time"
+    }
+  );
 }
 function sizeToRead(file, maxFileBytes) {
   try {
@@ -28016,36 +27859,6 @@ var init_load = __esm({
   }
 });
 
-// src/manifest/secret-references.ts
-var secret_references_exports = {};
-__export(secret_references_exports, {
-  listSecretReferences: () => listSecretReferences
-});
-function listSecretReferences(manifests) {
-  const out = [];
-  for (const manifest of manifests) {
-    const walk2 = (value, path) => {
-      if (typeof value === "string") {
-        if (!value.includes("${")) return;
-        const ref = parseSecretRef(value);
-        if (ref !== void 0) out.push({ manifest, path, ref });
-        return;
-      }
-      if (Array.isArray(value)) value.forEach((item, i) => walk2(item, [...path, i]));
-      else if (isRecord(value)) for (const [key, item] of Object.entries(value)) walk2(item, [...path, key]);
-    };
-    walk2(manifest.spec, ["spec"]);
-  }
-  return out;
-}
-var init_secret_references = __esm({
-  "src/manifest/secret-references.ts"() {
-    "use strict";
-    init_is_record();
-    init_secret();
-  }
-});
-
 // src/app/environment.ts
 import { statSync as statSync4 } from "node:fs";
 import { dirname as dirname6, resolve as resolve5, sep as sep5 } from "node:path";
@@ -28065,7 +27878,12 @@ function manifestPathsOf(paths, config, env, ctx) {
   return chosen;
 }
 function manifestEnvironmentOf(config, env) {
-  return { name: env.name, vars: env.vars ?? {}, known: [...config.environments.keys()], ...config.maxManifestBytes !== void 0 ? { maxManifestBytes: config.maxManifestBytes } : {} };
+  return {
+    name: env.name,
+    vars: env.vars ?? {},
+    known: [...config.environments.keys()],
+    ...config.maxManifestBytes !== void 0 ? { maxManifestBytes: config.maxManifestBytes } : {}
+  };
 }
 async function loadEnvironmentManifests(paths, ctx, environment, confinement) {
   const { loadManifests: loadManifests2 } = await Promise.resolve().then(() => (init_load(), load_exports));
@@ -28098,17 +27916,22 @@ function manifestRootConfinement(paths, ctx) {
   return { fileRoots: [root], credentialVariables: [] };
 }
 async function confineSecretReferences(set, confinement, ctx) {
-  const { listSecretReferences: listSecretReferences2 } = await Promise.resolve().then(() => (init_secret_references(), secret_references_exports));
   const out = [];
-  for (const { manifest, path, ref } of listSecretReferences2(set.manifests)) {
+  for (const { manifest, path, ref } of listSecretReferences(set.manifests)) {
     const failure = checkConfinedRef(ref, dirname6(resolve5(ctx.cwd, manifest.source.file)), confinement);
     if (failure === void 0) continue;
     const at = manifest.sourceMap.locate(path);
     if (failure.kind === "env") {
       out.push(
-        createDiagnostic("error", "MF326", at, `\${env:${ref.kind === "env" ? ref.name : ""}} is a service credential of mftops.yaml: a manifest may not send it to a server`, {
-          hint: "give the object its own variable, even when its value is the same"
-        })
+        createDiagnostic(
+          "error",
+          "MF326",
+          at,
+          `\${env:${ref.kind === "env" ? ref.name : ""}} is a service credential of mftops.yaml: a manifest may not send it to a server`,
+          {
+            hint: "give the object its own variable, even when its value is the same"
+          }
+        )
       );
     } else {
       const hint = failure.why === "outside" ? "keep the file in the repository (out of git), or add its folder to secrets.fileRoots in mftops.yaml" : failure.why === "system" ? "put the value in a regular file in the repository (out of git) or in a folder of secrets.fileRoots" : "point at a regular file";
@@ -28138,8 +27961,14 @@ function choosePrune(env, paths, prune, ctx) {
 }
 async function prepareRead(options, ctx) {
   const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(manifestPathsOf(options.paths, config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));
-  if (!loaded.ok) return { status: "invalid", diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
+  const loaded = await loadEnvironmentManifests(
+    manifestPathsOf(options.paths, config, env, ctx),
+    ctx,
+    manifestEnvironmentOf(config, env),
+    secretConfinementOf(config)
+  );
+  if (!loaded.ok)
+    return { status: "invalid", diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
   const prune = choosePrune(env, options.paths, options.prune, ctx);
   return {
     status: "ready",
@@ -28162,6 +27991,7 @@ var init_environment = __esm({
     init_diagnostics2();
     init_secret();
     init_defaults();
+    init_secret_references();
   }
 });
 
@@ -28234,7 +28064,7 @@ var init_run_policy_checks = __esm({
     "use strict";
     init_evaluate();
     WORKER = new URL("./policy-worker.js", new URL("../src/app/run-policy-checks.ts", import.meta.url).href);
-    BUNDLED_WORKER = true ? '"use strict";\n\n// src/app/policy-worker.ts\nvar import_node_worker_threads = require("node:worker_threads");\n\n// node_modules/@marcbachmann/cel-js/lib/errors.js\nvar CelError = class extends Error {\n  #node;\n  #code;\n  #range;\n  #summary;\n  constructor({ name, code, message, node, cause, range }) {\n    super(message, cause ? { cause } : void 0);\n    this.name = name;\n    this.#code = code;\n    this.#summary = message;\n    this.#node = node;\n    this.#range = range && normalizeRange(range) || normalizeRange(node);\n    if (!node?.input) return;\n    this.message = formatErrorWithHighlight(this.#summary, node, this.#range);\n  }\n  get node() {\n    return this.#node;\n  }\n  get code() {\n    return this.#code;\n  }\n  get range() {\n    return this.#range;\n  }\n  get summary() {\n    return this.#summary;\n  }\n  withAst(node) {\n    if (this.#node || !node?.input) return this;\n    this.#node = node;\n    this.#range ??= normalizeRange(node);\n    this.message = formatErrorWithHighlight(this.#summary, node, this.#range);\n    return this;\n  }\n};\nfunction normalizeArgs(name, defaultCode, message, node, cause) {\n  if (typeof message === "string") return { name, code: defaultCode, message, node, cause };\n  const opts = message;\n  if (typeof opts !== "object") throw new Error("First param to error must be a string or object");\n  return {\n    name,\n    code: opts.code || defaultCode,\n    message: opts.message,\n    node: opts.node,\n    cause: opts.cause,\n    range: opts.range\n  };\n}\nvar ParseError = class extends CelError {\n  constructor(message, node, cause) {\n    super(normalizeArgs("ParseError", "parse_error", message, node, cause));\n  }\n};\nvar EvaluationError = class extends CelError {\n  constructor(message, node, cause) {\n    super(normalizeArgs("EvaluationError", "evaluation_error", message, node, cause));\n  }\n};\nvar TypeError2 = class extends CelError {\n  constructor(message, node, cause) {\n    super(normalizeArgs("TypeError", "type_error", message, node, cause));\n  }\n};\nfunction parseError(code, message, node) {\n  if (typeof code === "object") return new ParseError(code);\n  return new ParseError({ code, message, node });\n}\nfunction evaluationError(code, message, node) {\n  if (typeof code === "object") return new EvaluationError(code);\n  return new EvaluationError({ code, message, node });\n}\nfunction typeError(code, message, node) {\n  if (typeof code === "object") return new TypeError2(code);\n  return new TypeError2({ code, message, node });\n}\nfunction normalizeRange(node) {\n  const start = node?.pos ?? node?.start;\n  if (typeof start !== "number") return;\n  const end = typeof node.end === "number" ? node.end : start;\n  return { start, end };\n}\nfunction formatErrorWithHighlight(message, node, range) {\n  const pos = node.pos ?? range?.start;\n  if (typeof pos !== "number") return message;\n  const input = node.input;\n  let lineNum = 1;\n  let currentPos = 0;\n  let columnNum = 0;\n  while (currentPos < pos) {\n    if (input[currentPos] === "\\n") {\n      lineNum++;\n      columnNum = 0;\n    } else {\n      columnNum++;\n    }\n    currentPos++;\n  }\n  let contextStart = pos;\n  let contextEnd = pos;\n  while (contextStart > 0 && input[contextStart - 1] !== "\\n") contextStart--;\n  while (contextEnd < input.length && input[contextEnd] !== "\\n") contextEnd++;\n  const line = input.slice(contextStart, contextEnd);\n  const highlight = `> ${`${lineNum}`.padStart(4, " ")} | ${line}\n${" ".repeat(9 + columnNum)}^`;\n  return `${message}\n\n${highlight}`;\n}\nfunction attachErrorAst(error, node) {\n  if (error instanceof CelError) return error.withAst(node);\n  return error;\n}\n\n// node_modules/@marcbachmann/cel-js/lib/optional.js\nvar Optional = class _Optional {\n  #value;\n  constructor(value) {\n    this.#value = value;\n  }\n  static of(value) {\n    if (value === void 0) return OPTIONAL_NONE;\n    return new _Optional(value);\n  }\n  static none() {\n    return OPTIONAL_NONE;\n  }\n  hasValue() {\n    return this.#value !== void 0;\n  }\n  value() {\n    if (this.#value === void 0) {\n      throw evaluationError("optional_value_missing", "Optional value is not present");\n    }\n    return this.#value;\n  }\n  or(optional) {\n    if (this.#value !== void 0) return this;\n    if (optional instanceof _Optional) return optional;\n    throw evaluationError(\n      "invalid_optional_argument",\n      "Optional.or must be called with an Optional argument"\n    );\n  }\n  orValue(defaultValue) {\n    return this.#value === void 0 ? defaultValue : this.#value;\n  }\n  get [Symbol.toStringTag]() {\n    return "optional";\n  }\n  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {\n    return this.#value === void 0 ? `Optional { none }` : `Optional { value: ${JSON.stringify(this.#value)} }`;\n  }\n};\nvar OPTIONAL_NONE = Object.freeze(new Optional());\nvar OptionalNamespace = class {\n};\nvar optionalNamespace = new OptionalNamespace();\nfunction toggleOptionalTypes(registry, enable) {\n  const optionalConstant = enable ? optionalNamespace : void 0;\n  registry.deleteVariable("optional");\n  registry.registerConstant("optional", "OptionalNamespace", optionalConstant);\n}\nfunction register(registry) {\n  const sync = { async: false };\n  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);\n  const optionalConstant = registry.enableOptionalTypes ? optionalNamespace : void 0;\n  registry.registerType("OptionalNamespace", OptionalNamespace);\n  registry.registerConstant("optional", "OptionalNamespace", optionalConstant);\n  functionOverload("optional.hasValue(): bool", (v) => v.hasValue());\n  functionOverload("optional<A>.value(): A", (v) => v.value());\n  registry.registerFunctionOverload("OptionalNamespace.none(): optional<T>", () => Optional.none());\n  functionOverload("OptionalNamespace.of(A): optional<A>", (_, value) => Optional.of(value));\n  function ensureOptional(value, ast, description) {\n    if (value instanceof Optional) return value;\n    throw evaluationError("optional_expected", `${description} must be optional`, ast);\n  }\n  function evaluateOptional(ev, macro, ctx) {\n    const v = ev.run(macro.receiver, ctx);\n    if (v instanceof Promise) return v.then((_v) => handleOptionalResolved(_v, ev, macro, ctx));\n    return handleOptionalResolved(v, ev, macro, ctx);\n  }\n  function handleOptionalResolved(value, ev, macro, ctx) {\n    const optional = ensureOptional(value, macro.receiver, `${macro.functionDesc} receiver`);\n    if (optional.hasValue()) return macro.onHasValue(optional);\n    return macro.onEmpty(ev, macro, ctx);\n  }\n  function ensureOptionalType(checker, node, ctx, description) {\n    const type = checker.check(node, ctx);\n    if (type.kind === "optional") return type;\n    if (type.kind === "dyn") return checker.getType("optional");\n    throw checker.createError("optional_expected", `${description} must be optional, got \'${type}\'`, node);\n  }\n  function createOptionalMacro({ functionDesc, evaluate: evaluate2, typeCheck, onHasValue, onEmpty }) {\n    return ({ ast, args, receiver }) => ({\n      ast,\n      functionDesc,\n      receiver,\n      arg: args[0],\n      evaluate: evaluate2,\n      typeCheck,\n      onHasValue,\n      onEmpty\n    });\n  }\n  const invalidOrValueReceiver = "optional.orValue() receiver";\n  const invalidOrReceiver = "optional.or(optional) receiver";\n  const invalidOrArg = "optional.or(optional) argument";\n  registry.registerFunctionOverload(\n    "optional.or(ast): optional<dyn>",\n    createOptionalMacro({\n      functionDesc: "optional.or(optional)",\n      evaluate: evaluateOptional,\n      typeCheck(check2, macro, ctx) {\n        const l = ensureOptionalType(check2, macro.receiver, ctx, invalidOrReceiver);\n        const r = ensureOptionalType(check2, macro.arg, ctx, invalidOrArg);\n        if (!(macro.receiver.maybeAsync || macro.arg.maybeAsync)) macro.ast.setMeta("async", false);\n        const unified = l.unify(check2.registry, r);\n        if (unified) return unified;\n        throw check2.createError(\n          "incompatible_argument_type",\n          `${macro.functionDesc} argument must be compatible type, got \'${l}\' and \'${r}\'`,\n          macro.arg\n        );\n      },\n      onHasValue: (optional) => optional,\n      onEmpty(ev, macro, ctx) {\n        const ast = macro.arg;\n        const v = ev.run(ast, ctx);\n        if (v instanceof Promise) return v.then((_v) => ensureOptional(_v, ast, invalidOrArg));\n        return ensureOptional(v, ast, invalidOrArg);\n      }\n    })\n  );\n  registry.registerFunctionOverload(\n    "optional.orValue(ast): dyn",\n    createOptionalMacro({\n      functionDesc: "optional.orValue(value)",\n      onHasValue: (optionalValue) => optionalValue.value(),\n      onEmpty(ev, macro, ctx) {\n        return ev.run(macro.arg, ctx);\n      },\n      evaluate: evaluateOptional,\n      typeCheck(check2, macro, ctx) {\n        const l = ensureOptionalType(check2, macro.receiver, ctx, invalidOrValueReceiver).valueType;\n        const r = check2.check(macro.arg, ctx);\n        if (!(macro.receiver.maybeAsync || macro.arg.maybeAsync)) macro.ast.setMeta("async", false);\n        const unified = l.unify(check2.registry, r);\n        if (unified) return unified;\n        throw check2.createError(\n          "incompatible_argument_type",\n          `${macro.functionDesc} argument must be compatible type, got \'${l}\' and \'${r}\'`,\n          macro.arg\n        );\n      }\n    })\n  );\n}\n\n// node_modules/@marcbachmann/cel-js/lib/globals.js\nvar hasOwn = Object.hasOwn;\nvar objKeys = Object.keys;\nvar objFreeze = Object.freeze;\nvar objEntries = Object.entries;\nvar isArray = Array.isArray;\nvar arrayFrom = Array.from;\nvar MIN_UINT = 0n;\nvar MAX_UINT = 18446744073709551615n;\nvar MAX_INT = 9223372036854775807n;\nvar MIN_INT = -9223372036854775808n;\nfunction isAsync(fn, fallback) {\n  if (fn?.[Symbol.toStringTag] === "AsyncFunction") return true;\n  return typeof fallback === "boolean" ? fallback : true;\n}\nvar RESERVED = /* @__PURE__ */ new Set([\n  "as",\n  "break",\n  "const",\n  "continue",\n  "else",\n  "for",\n  "function",\n  "if",\n  "import",\n  "let",\n  "loop",\n  "package",\n  "namespace",\n  "return",\n  "var",\n  "void",\n  "while",\n  "__proto__",\n  "prototype"\n]);\n\n// node_modules/@marcbachmann/cel-js/lib/functions.js\nvar UnsignedInt = class {\n  #value;\n  constructor(value) {\n    this.verify(typeof value === "bigint" ? value : BigInt(value));\n  }\n  get value() {\n    return this.#value;\n  }\n  valueOf() {\n    return this.#value;\n  }\n  toString() {\n    return `${this.#value}`;\n  }\n  verify(v) {\n    if (v < MIN_UINT || v > MAX_UINT) {\n      throw evaluationError("numeric_overflow", "Unsigned integer overflow");\n    }\n    this.#value = v;\n  }\n  get [Symbol.toStringTag]() {\n    return `value = ${this.#value}`;\n  }\n  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {\n    return `UnsignedInteger { value: ${this.#value} }`;\n  }\n};\nvar billion = 1e9;\nvar billionBigInt = 1000000000n;\nvar UNIT_NANOSECONDS = {\n  h: 3600000000000n,\n  m: 60000000000n,\n  s: billionBigInt,\n  ms: 1000000n,\n  us: 1000n,\n  \\u00B5s: 1000n,\n  ns: 1n\n};\nvar Duration = class _Duration {\n  #seconds;\n  #nanos;\n  constructor(seconds, nanos = 0) {\n    this.#seconds = BigInt(seconds);\n    this.#nanos = nanos;\n  }\n  get seconds() {\n    return this.#seconds;\n  }\n  get nanos() {\n    return this.#nanos;\n  }\n  valueOf() {\n    return Number(this.#seconds) * 1e3 + this.#nanos / 1e6;\n  }\n  static fromMilliseconds(ms) {\n    const totalNanos = BigInt(Math.trunc(ms * 1e6));\n    const seconds = totalNanos / billionBigInt;\n    const nanos = Number(totalNanos % billionBigInt);\n    return new _Duration(seconds, nanos);\n  }\n  addDuration(other) {\n    const nanos = this.#nanos + other.nanos;\n    return new _Duration(\n      this.#seconds + other.seconds + BigInt(Math.floor(nanos / billion)),\n      nanos % billion\n    );\n  }\n  subtractDuration(other) {\n    const nanos = this.#nanos - other.nanos;\n    return new _Duration(\n      this.#seconds - other.seconds + BigInt(Math.floor(nanos / billion)),\n      (nanos + billion) % billion\n    );\n  }\n  extendTimestamp(ts) {\n    return new Date(\n      ts.getTime() + Number(this.#seconds) * 1e3 + Math.floor(this.#nanos / 1e6)\n    );\n  }\n  subtractTimestamp(ts) {\n    return new Date(\n      ts.getTime() - Number(this.#seconds) * 1e3 - Math.floor(this.#nanos / 1e6)\n    );\n  }\n  toString() {\n    const nanos = this.#nanos ? (this.#nanos / billion).toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 9 }).slice(1) : "";\n    return `${this.#seconds}${nanos}s`;\n  }\n  getHours() {\n    return this.#seconds / 3600n;\n  }\n  getMinutes() {\n    return this.#seconds / 60n;\n  }\n  getSeconds() {\n    return this.#seconds;\n  }\n  getMilliseconds() {\n    return this.#seconds * 1000n + BigInt(Math.floor(this.#nanos / 1e6));\n  }\n  get [Symbol.toStringTag]() {\n    return "google.protobuf.Duration";\n  }\n  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {\n    return `google.protobuf.Duration { seconds: ${this.#seconds}, nanos: ${this.#nanos} }`;\n  }\n};\nfunction registerFunctions(registry) {\n  const sync = { async: false };\n  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);\n  const identity2 = (v) => v;\n  functionOverload("dyn(dyn): dyn", identity2);\n  for (const _t in TYPES) {\n    const type = TYPES[_t];\n    if (!(type instanceof Type)) continue;\n    functionOverload(`type(${type.name}): type`, () => type);\n  }\n  functionOverload("bool(bool): bool", identity2);\n  functionOverload("bool(string): bool", (v) => {\n    switch (v) {\n      case "1":\n      case "t":\n      case "true":\n      case "TRUE":\n      case "True":\n        return true;\n      case "0":\n      case "f":\n      case "false":\n      case "FALSE":\n      case "False":\n        return false;\n      default:\n        throw evaluationError(\n          "bool_conversion_error",\n          `bool() conversion error: invalid string value "${v}"`\n        );\n    }\n  });\n  functionOverload("size(string): int", (v) => BigInt(stringSize(v)));\n  functionOverload("size(bytes): int", (v) => BigInt(v.length));\n  functionOverload("size(list): int", (v) => BigInt(v.length ?? v.size));\n  functionOverload("size(map): int", (v) => BigInt(v instanceof Map ? v.size : objKeys(v).length));\n  functionOverload("string.size(): int", (v) => BigInt(stringSize(v)));\n  functionOverload("bytes.size(): int", (v) => BigInt(v.length));\n  functionOverload("list.size(): int", (v) => BigInt(v.length ?? v.size));\n  functionOverload("map.size(): int", (v) => BigInt(v instanceof Map ? v.size : objKeys(v).length));\n  functionOverload("bytes(string): bytes", (v) => ByteOpts.fromString(v));\n  functionOverload("bytes(bytes): bytes", identity2);\n  functionOverload("double(double): double", identity2);\n  functionOverload("double(int): double", (v) => Number(v));\n  functionOverload("double(uint): double", (v) => Number(v));\n  functionOverload("double(string): double", (v) => {\n    if (!v || v !== v.trim())\n      throw evaluationError(\n        "double_conversion_error",\n        "double() type error: cannot convert to double"\n      );\n    const s = v.toLowerCase();\n    switch (s) {\n      case "inf":\n      case "+inf":\n      case "infinity":\n      case "+infinity":\n        return Number.POSITIVE_INFINITY;\n      case "-inf":\n      case "-infinity":\n        return Number.NEGATIVE_INFINITY;\n      case "nan":\n        return Number.NaN;\n      default: {\n        const parsed = Number(v);\n        if (!Number.isNaN(parsed)) return parsed;\n        throw evaluationError(\n          "double_conversion_error",\n          "double() type error: cannot convert to double"\n        );\n      }\n    }\n  });\n  functionOverload("int(int): int", identity2);\n  functionOverload("int(double): int", (v) => {\n    if (Number.isFinite(v)) return BigInt(Math.trunc(v));\n    throw evaluationError("numeric_overflow", "int() type error: integer overflow");\n  });\n  functionOverload("int(string): int", (v) => {\n    if (v !== v.trim() || v.length > 20 || v.includes("0x")) {\n      throw evaluationError("int_conversion_error", "int() type error: cannot convert to int");\n    }\n    try {\n      const num = BigInt(v);\n      if (num <= MAX_INT && num >= MIN_INT) return num;\n    } catch (_e) {\n    }\n    throw evaluationError("int_conversion_error", "int() type error: cannot convert to int");\n  });\n  functionOverload("uint(uint): uint", identity2);\n  functionOverload("uint(int): uint", (v) => {\n    try {\n      return new UnsignedInt(v);\n    } catch (e) {\n      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");\n    }\n  });\n  functionOverload("uint(double): uint", (v) => {\n    try {\n      return new UnsignedInt(Math.trunc(v));\n    } catch (e) {\n      throw evaluationError("numeric_overflow", "uint() type error: unsigned integer overflow");\n    }\n  });\n  functionOverload("uint(string): uint", (v) => {\n    if (v !== v.trim() || v.length > 20 || v.includes("0x")) {\n      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");\n    }\n    try {\n      return new UnsignedInt(v);\n    } catch (e) {\n      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");\n    }\n  });\n  functionOverload("string(string): string", identity2);\n  functionOverload("string(bool): string", (v) => `${v}`);\n  functionOverload("string(int): string", (v) => `${v}`);\n  functionOverload("string(uint): string", (v) => `${v}`);\n  functionOverload("string(bytes): string", (v) => ByteOpts.toUtf8(v));\n  functionOverload("string(double): string", (v) => {\n    if (v === Infinity) return "+Inf";\n    if (v === -Infinity) return "-Inf";\n    return `${v}`;\n  });\n  functionOverload("string.startsWith(string): bool", (a, b) => a.startsWith(b));\n  functionOverload("string.endsWith(string): bool", (a, b) => a.endsWith(b));\n  functionOverload("string.contains(string): bool", (a, b) => a.includes(b));\n  functionOverload("string.lowerAscii(): string", (a) => a.toLowerCase());\n  functionOverload("string.upperAscii(): string", (a) => a.toUpperCase());\n  functionOverload("string.trim(): string", (a) => a.trim());\n  functionOverload(\n    "string.indexOf(string): int",\n    (string, search) => BigInt(string.indexOf(search))\n  );\n  functionOverload("string.indexOf(string, int): int", (string, search, fromIndex) => {\n    if (search === "") return fromIndex;\n    fromIndex = Number(fromIndex);\n    if (fromIndex < 0 || fromIndex >= string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.indexOf(search, fromIndex): fromIndex out of range"\n      );\n    }\n    return BigInt(string.indexOf(search, fromIndex));\n  });\n  functionOverload(\n    "string.lastIndexOf(string): int",\n    (string, search) => BigInt(string.lastIndexOf(search))\n  );\n  functionOverload("string.lastIndexOf(string, int): int", (string, search, fromIndex) => {\n    if (search === "") return fromIndex;\n    fromIndex = Number(fromIndex);\n    if (fromIndex < 0 || fromIndex >= string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.lastIndexOf(search, fromIndex): fromIndex out of range"\n      );\n    }\n    return BigInt(string.lastIndexOf(search, fromIndex));\n  });\n  functionOverload("string.substring(int): string", (string, start) => {\n    start = Number(start);\n    if (start < 0 || start > string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.substring(start, end): start index out of range"\n      );\n    }\n    return string.substring(start);\n  });\n  functionOverload("string.substring(int, int): string", (string, start, end) => {\n    start = Number(start);\n    if (start < 0 || start > string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.substring(start, end): start index out of range"\n      );\n    }\n    end = Number(end);\n    if (end < start || end > string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.substring(start, end): end index out of range"\n      );\n    }\n    return string.substring(start, end);\n  });\n  functionOverload("string.matches(string): bool", (a, b) => {\n    try {\n      return new RegExp(b).test(a);\n    } catch (_err) {\n      throw evaluationError("invalid_regular_expression", `Invalid regular expression: ${b}`);\n    }\n  });\n  functionOverload("string.split(string): list<string>", (s, sep) => s.split(sep));\n  functionOverload("string.split(string, int): list<string>", (s, sep, l) => {\n    l = Number(l);\n    if (l === 0) return [];\n    const parts = s.split(sep);\n    if (l < 0 || parts.length <= l) return parts;\n    const limited = parts.slice(0, l - 1);\n    limited.push(parts.slice(l - 1).join(sep));\n    return limited;\n  });\n  functionOverload("list<string>.join(): string", (v) => {\n    for (let i = 0; i < v.length; i++) {\n      if (typeof v[i] !== "string") {\n        throw evaluationError(\n          "invalid_list_element_type",\n          "string.join(): list must contain only strings"\n        );\n      }\n    }\n    return v.join("");\n  });\n  functionOverload("list<string>.join(string): string", (v, sep) => {\n    for (let i = 0; i < v.length; i++) {\n      if (typeof v[i] !== "string") {\n        throw evaluationError(\n          "invalid_list_element_type",\n          "string.join(separator): list must contain only strings"\n        );\n      }\n    }\n    return v.join(sep);\n  });\n  const textEncoder = new TextEncoder("utf8");\n  const textDecoder = new TextDecoder("utf8");\n  const ByteOpts = typeof Buffer !== "undefined" ? {\n    byteLength: (v) => Buffer.byteLength(v),\n    fromString: (str) => Buffer.from(str, "utf8"),\n    toHex: (b) => Buffer.prototype.hexSlice.call(b, 0, b.length),\n    toBase64: (b) => Buffer.prototype.base64Slice.call(b, 0, b.length),\n    toUtf8: (b) => Buffer.prototype.utf8Slice.call(b, 0, b.length),\n    jsonParse: (b) => JSON.parse(b)\n  } : {\n    textEncoder: new TextEncoder("utf8"),\n    byteLength: (v) => textEncoder.encode(v).length,\n    fromString: (str) => textEncoder.encode(str),\n    toHex: Uint8Array.prototype.toHex ? (b) => b.toHex() : (b) => arrayFrom(b, (i) => i.toString(16).padStart(2, "0")).join(""),\n    toBase64: Uint8Array.prototype.toBase64 ? (b) => b.toBase64() : (b) => btoa(arrayFrom(b, (i) => String.fromCodePoint(i)).join("")),\n    toUtf8: (b) => textDecoder.decode(b),\n    jsonParse: (b) => JSON.parse(textEncoder.decode(b))\n  };\n  functionOverload("bytes.json(): map", ByteOpts.jsonParse);\n  functionOverload("bytes.hex(): string", ByteOpts.toHex);\n  functionOverload("bytes.string(): string", ByteOpts.toUtf8);\n  functionOverload("bytes.base64(): string", ByteOpts.toBase64);\n  functionOverload("bytes.at(int): int", (b, index) => {\n    if (index < 0 || index >= b.length) {\n      throw evaluationError("index_out_of_range", "Bytes index out of range");\n    }\n    return BigInt(b[index]);\n  });\n  const TS = "google.protobuf.Timestamp";\n  const GPD = "google.protobuf.Duration";\n  const TimestampType = registry.registerType(TS, Date).typeType;\n  const DurationType = registry.registerType(GPD, Duration).typeType;\n  registry.registerConstant("google", "map<string, map<string, type>>", {\n    protobuf: { Duration: DurationType, Timestamp: TimestampType }\n  });\n  function tzDate(d, timeZone) {\n    return new Date(d.toLocaleString("en-US", { timeZone }));\n  }\n  function getDayOfYear(d, tz) {\n    const workingDate = tz ? tzDate(d, tz) : new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());\n    const start = new Date(workingDate.getFullYear(), 0, 0);\n    return BigInt(Math.floor((workingDate - start) / 864e5) - 1);\n  }\n  functionOverload(`timestamp(string): ${TS}`, (v) => {\n    if (v.length < 20 || v.length > 30) {\n      throw evaluationError("invalid_timestamp", "timestamp() requires a string in ISO 8601 format");\n    }\n    const d = new Date(v);\n    if (d <= 253402300799999 && d >= -621355968e5) return d;\n    throw evaluationError("invalid_timestamp", "timestamp() requires a string in ISO 8601 format");\n  });\n  functionOverload(`timestamp(int): ${TS}`, (i) => {\n    i = Number(i) * 1e3;\n    if (i <= 253402300799999 && i >= -621355968e5) return new Date(i);\n    throw evaluationError(\n      "invalid_timestamp",\n      "timestamp() requires a valid integer unix timestamp"\n    );\n  });\n  functionOverload(`${TS}.getDate(): int`, (d) => BigInt(d.getUTCDate()));\n  functionOverload(`${TS}.getDate(string): int`, (d, tz) => BigInt(tzDate(d, tz).getDate()));\n  functionOverload(`${TS}.getDayOfMonth(): int`, (d) => BigInt(d.getUTCDate() - 1));\n  functionOverload(\n    `${TS}.getDayOfMonth(string): int`,\n    (d, tz) => BigInt(tzDate(d, tz).getDate() - 1)\n  );\n  functionOverload(`${TS}.getDayOfWeek(): int`, (d) => BigInt(d.getUTCDay()));\n  functionOverload(`${TS}.getDayOfWeek(string): int`, (d, tz) => BigInt(tzDate(d, tz).getDay()));\n  functionOverload(`${TS}.getDayOfYear(): int`, getDayOfYear);\n  functionOverload(`${TS}.getDayOfYear(string): int`, getDayOfYear);\n  functionOverload(`${TS}.getFullYear(): int`, (d) => BigInt(d.getUTCFullYear()));\n  functionOverload(`${TS}.getFullYear(string): int`, (d, tz) => BigInt(tzDate(d, tz).getFullYear()));\n  functionOverload(`${TS}.getHours(): int`, (d) => BigInt(d.getUTCHours()));\n  functionOverload(`${TS}.getHours(string): int`, (d, tz) => BigInt(tzDate(d, tz).getHours()));\n  functionOverload(`${TS}.getMilliseconds(): int`, (d) => BigInt(d.getUTCMilliseconds()));\n  functionOverload(`${TS}.getMilliseconds(string): int`, (d) => BigInt(d.getUTCMilliseconds()));\n  functionOverload(`${TS}.getMinutes(): int`, (d) => BigInt(d.getUTCMinutes()));\n  functionOverload(`${TS}.getMinutes(string): int`, (d, tz) => BigInt(tzDate(d, tz).getMinutes()));\n  functionOverload(`${TS}.getMonth(): int`, (d) => BigInt(d.getUTCMonth()));\n  functionOverload(`${TS}.getMonth(string): int`, (d, tz) => BigInt(tzDate(d, tz).getMonth()));\n  functionOverload(`${TS}.getSeconds(): int`, (d) => BigInt(d.getUTCSeconds()));\n  functionOverload(`${TS}.getSeconds(string): int`, (d, tz) => BigInt(tzDate(d, tz).getSeconds()));\n  const parseDurationPattern = /(\\d*\\.?\\d*)(ns|us|\xB5s|ms|s|m|h)/;\n  function parseDuration(string) {\n    if (!string) throw evaluationError("invalid_duration", `Invalid duration string: \'\'`);\n    const isNegative = string[0] === "-";\n    if (string[0] === "-" || string[0] === "+") string = string.slice(1);\n    let nanoseconds = BigInt(0);\n    while (true) {\n      const match = parseDurationPattern.exec(string);\n      if (!match) throw evaluationError("invalid_duration", `Invalid duration string: ${string}`);\n      if (match.index !== 0)\n        throw evaluationError("invalid_duration", `Invalid duration string: ${string}`);\n      string = string.slice(match[0].length);\n      const unitNanos = UNIT_NANOSECONDS[match[2]];\n      const [intPart = "0", fracPart = ""] = match[1].split(".");\n      const intVal = BigInt(intPart) * unitNanos;\n      const fracNanos = fracPart ? BigInt(fracPart.slice(0, 13).padEnd(13, "0")) * unitNanos / 10000000000000n : 0n;\n      nanoseconds += intVal + fracNanos;\n      if (string === "") break;\n    }\n    const seconds = nanoseconds >= billionBigInt ? nanoseconds / billionBigInt : 0n;\n    const nanos = Number(nanoseconds % billionBigInt);\n    if (isNegative) return new Duration(-seconds, -nanos);\n    return new Duration(seconds, nanos);\n  }\n  functionOverload(`duration(string): google.protobuf.Duration`, (s) => parseDuration(s));\n  functionOverload(`google.protobuf.Duration.getHours(): int`, (d) => d.getHours());\n  functionOverload(`google.protobuf.Duration.getMinutes(): int`, (d) => d.getMinutes());\n  functionOverload(`google.protobuf.Duration.getSeconds(): int`, (d) => d.getSeconds());\n  functionOverload(`google.protobuf.Duration.getMilliseconds(): int`, (d) => d.getMilliseconds());\n  register(registry);\n}\nfunction stringSize(str) {\n  let count = 0;\n  for (const c of str) count++;\n  return count;\n}\n\n// node_modules/@marcbachmann/cel-js/lib/registry.js\nvar Type = class {\n  #name;\n  constructor(name) {\n    this.#name = name;\n    objFreeze(this);\n  }\n  get name() {\n    return this.#name;\n  }\n  get [Symbol.toStringTag]() {\n    return `Type<${this.#name}>`;\n  }\n  toString() {\n    return `Type<${this.#name}>`;\n  }\n};\nvar TYPES = {\n  string: new Type("string"),\n  bool: new Type("bool"),\n  int: new Type("int"),\n  uint: new Type("uint"),\n  double: new Type("double"),\n  map: new Type("map"),\n  list: new Type("list"),\n  bytes: new Type("bytes"),\n  null_type: new Type("null"),\n  type: new Type("type")\n};\nvar optionalType = new Type("optional");\nvar valueTypeMatchers = {\n  dyn(v, ev) {\n    switch (typeof v) {\n      case "string":\n      case "bigint":\n      case "number":\n      case "boolean":\n        return true;\n      case "object":\n        switch (v ? v.constructor : v) {\n          case null:\n          case void 0:\n          case Object:\n          case Map:\n          case Array:\n          case Set:\n            return true;\n          default:\n            if (ev.objectTypesByConstructor.get(v.constructor)) return true;\n        }\n    }\n    return !!ev.debugType(v);\n  },\n  string(v) {\n    return typeof v === "string";\n  },\n  int(v) {\n    return typeof v === "bigint";\n  },\n  double(v) {\n    return typeof v === "number";\n  },\n  bool(v) {\n    return typeof v === "boolean";\n  },\n  null(v) {\n    return v === null;\n  },\n  bytes(v) {\n    return v instanceof Uint8Array;\n  },\n  uint(v) {\n    return v instanceof UnsignedInt;\n  },\n  type(v) {\n    return v instanceof Type;\n  },\n  list(v) {\n    switch (v?.constructor) {\n      case Array:\n      case Set:\n        return true;\n      default:\n        return false;\n    }\n  },\n  map(v) {\n    switch (typeof v === "object" && v ? v.constructor : null) {\n      case void 0:\n      case Object:\n      case Map:\n        return true;\n      default:\n        return false;\n    }\n  },\n  optional(v) {\n    return v instanceof Optional;\n  },\n  message(v, ev) {\n    return this === ev.debugType(v);\n  }\n};\nvalueTypeMatchers.param = valueTypeMatchers.dyn;\nvar TypeDeclaration = class {\n  #matchesCache = /* @__PURE__ */ new WeakMap();\n  constructor({ kind, type, name, keyType, valueType }) {\n    this.kind = kind;\n    this.type = type;\n    this.name = name;\n    this.keyType = keyType;\n    this.valueType = valueType;\n    this.unwrappedType = kind === "dyn" && valueType ? valueType.unwrappedType : this;\n    this.wrappedType = kind === "dyn" ? this : _createDynType(this.unwrappedType);\n    this.hasDynType = this.kind === "dyn" || this.valueType?.hasDynType || this.keyType?.hasDynType || false;\n    this.hasPlaceholderType = this.kind === "param" || this.keyType?.hasPlaceholderType || this.valueType?.hasPlaceholderType || false;\n    if (kind === "list") this.fieldLazy = this.#getListField;\n    else if (kind === "map") this.fieldLazy = this.#getMapField;\n    else if (kind === "message") this.fieldLazy = this.#getMessageField;\n    else if (kind === "optional") this.fieldLazy = this.#getOptionalField;\n    this.matchesValueType = valueTypeMatchers[name] || valueTypeMatchers[kind];\n    objFreeze(this);\n  }\n  isDynOrBool() {\n    return this.type === "bool" || this.kind === "dyn";\n  }\n  isEmpty() {\n    return this.valueType && this.valueType.kind === "param";\n  }\n  unify(r, t2) {\n    const t1 = this;\n    if (t1 === t2 || t1.kind === "dyn" || t2.kind === "param") return t1;\n    if (t2.kind === "dyn" || t1.kind === "param") return t2;\n    if (t1.kind !== t2.kind) return null;\n    if (!(t1.hasPlaceholderType || t2.hasPlaceholderType || t1.hasDynType || t2.hasDynType))\n      return null;\n    const valueType = t1.valueType.unify(r, t2.valueType);\n    if (!valueType) return null;\n    switch (t1.kind) {\n      case "optional":\n        return r.getOptionalType(valueType);\n      case "list":\n        return r.getListType(valueType);\n      case "map":\n        const keyType = t1.keyType.unify(r, t2.keyType);\n        return keyType ? r.getMapType(keyType, valueType) : null;\n    }\n  }\n  templated(r, bind) {\n    if (!this.hasPlaceholderType) return this;\n    switch (this.kind) {\n      case "dyn":\n        return this.valueType.templated(r, bind);\n      case "param":\n        return bind?.get(this.name) || this;\n      case "map":\n        return r.getMapType(this.keyType.templated(r, bind), this.valueType.templated(r, bind));\n      case "list":\n        return r.getListType(this.valueType.templated(r, bind));\n      case "optional":\n        return r.getOptionalType(this.valueType.templated(r, bind));\n      default:\n        return this;\n    }\n  }\n  toString() {\n    return this.name;\n  }\n  #getOptionalField(obj, key, ast, ev) {\n    obj = obj instanceof Optional ? obj.orValue() : obj;\n    if (obj === void 0) return OPTIONAL_NONE;\n    const type = ev.debugType(obj);\n    try {\n      return Optional.of(type.fieldLazy(obj, key, ast, ev));\n    } catch (e) {\n      if (e instanceof EvaluationError) return OPTIONAL_NONE;\n      throw e;\n    }\n  }\n  #getMessageField(obj, key, ast, ev) {\n    const message = obj ? ev.objectTypesByConstructor.get(obj.constructor) : void 0;\n    if (!message) return;\n    const type = message.fields ? message.fields[key] : dynType;\n    if (!type) return void 0;\n    const value = obj instanceof Map ? obj.get(key) : obj[key];\n    if (value === void 0) return;\n    if (type.matchesValueType(value, ev)) return value;\n    throw evaluationError(\n      "field_type_mismatch",\n      `Field \'${key}\' is not of type \'${type}\', got \'${ev.debugType(value)}\'`,\n      ast\n    );\n  }\n  #getMapField(obj, key, ast, ev) {\n    const value = obj instanceof Map ? obj.get(key) : obj && hasOwn(obj, key) ? obj[key] : void 0;\n    if (value === void 0) return;\n    if (this.valueType.matchesValueType(value, ev)) return value;\n    throw evaluationError(\n      "field_type_mismatch",\n      `Field \'${key}\' is not of type \'${this.valueType}\', got \'${ev.debugType(value)}\'`,\n      ast\n    );\n  }\n  #getListElementAtIndex(list, pos) {\n    switch (list?.constructor) {\n      case Array:\n        return list[pos];\n      case Set: {\n        let i = 0;\n        for (const item of list) {\n          if (i++ !== pos) continue;\n          return item;\n        }\n      }\n    }\n  }\n  #getListField(obj, key, ast, ev) {\n    if (typeof key === "bigint") key = Number(key);\n    else if (typeof key !== "number") return;\n    const value = this.#getListElementAtIndex(obj, key);\n    if (value === void 0) {\n      if (!obj) return;\n      throw evaluationError(\n        "index_out_of_bounds",\n        `No such key: index out of bounds, index ${key} ${key < 0 ? "< 0" : `>= size ${obj.length || obj.size}`}`,\n        ast\n      );\n    }\n    if (this.valueType.matchesValueType(value, ev)) return value;\n    throw evaluationError(\n      "list_item_type_mismatch",\n      `List item with index \'${key}\' is not of type \'${this.valueType}\', got \'${ev.debugType(value)}\'`,\n      ast\n    );\n  }\n  fieldLazy() {\n  }\n  field(obj, key, ast, ev) {\n    const v = this.fieldLazy(obj, key, ast, ev);\n    if (v !== void 0) return v;\n    throw evaluationError("no_such_key", `No such key: ${key}`, ast);\n  }\n  matchesBoth(other) {\n    return this.matches(other) && other.matches(this);\n  }\n  matches(o) {\n    const s = this.unwrappedType;\n    o = o.unwrappedType;\n    if (s === o || s.kind === "dyn" || o.kind === "dyn" || o.kind === "param") return true;\n    return this.#matchesCache.get(o) ?? this.#matchesCache.set(o, this.#matches(s, o)).get(o);\n  }\n  #matches(s, o) {\n    switch (s.kind) {\n      case "dyn":\n      case "param":\n        return true;\n      case "list":\n        return o.kind === "list" && s.valueType.matches(o.valueType);\n      case "map":\n        return o.kind === "map" && s.keyType.matches(o.keyType) && s.valueType.matches(o.valueType);\n      case "optional":\n        return o.kind === "optional" && s.valueType.matches(o.valueType);\n      default:\n        return s.name === o.name;\n    }\n  }\n};\nvar macroEvaluateErr = `have a .callAst property or .evaluate(checker, macro, ctx) method.`;\nvar macroTypeCheckErr = `have a .callAst property or .typeCheck(checker, macro, ctx) method.`;\nfunction wrapMacroExpander(name, handler) {\n  const p = `Macro \'${name}\' must`;\n  return function macroExpander(opts) {\n    const macro = handler(opts);\n    if (!macro || typeof macro !== "object") throw new Error(`${p} return an object.`);\n    if (macro.callAst) return macro;\n    if (!macro.evaluate) throw new Error(`${p} ${macroEvaluateErr}`);\n    if (!macro.typeCheck) throw new Error(`${p} ${macroTypeCheckErr}`);\n    return macro;\n  };\n}\nvar VariableDeclaration = class {\n  constructor(name, type, description, value) {\n    this.name = name;\n    this.type = type;\n    this.description = description ?? null;\n    this.constant = value !== void 0;\n    this.value = value;\n    objFreeze(this);\n  }\n};\nvar FunctionDeclaration = class {\n  constructor({ name, receiverType, returnType, handler, description, params, async }) {\n    if (typeof name !== "string") throw new Error("name must be a string");\n    if (typeof handler !== "function") throw new Error("handler must be a function");\n    this.name = name;\n    this.async = isAsync(handler, async);\n    this.receiverType = receiverType ?? null;\n    this.returnType = returnType;\n    this.description = description ?? null;\n    this.params = params;\n    this.argTypes = params.map((p) => p.type);\n    this.macro = this.argTypes.includes(astType);\n    const receiverString = receiverType ? `${receiverType}.` : "";\n    this.signature = `${receiverString}${name}(${this.argTypes.join(", ")}): ${returnType}`;\n    this.handler = this.macro ? wrapMacroExpander(this.signature, handler) : handler;\n    this.partitionKey = `${receiverType ? "rcall" : "call"}:${name}:${params.length}`;\n    this.hasPlaceholderType = this.returnType.hasPlaceholderType || this.receiverType?.hasPlaceholderType || this.argTypes.some((t) => t.hasPlaceholderType) || false;\n    objFreeze(this);\n  }\n  matchesArgs(argTypes) {\n    return argTypes.length === this.argTypes.length && this.argTypes.every((t, i) => t.matches(argTypes[i])) ? this : null;\n  }\n};\nvar OperatorDeclaration = class {\n  constructor({ op, leftType, rightType, handler, returnType, async }) {\n    this.operator = op;\n    this.leftType = leftType;\n    this.rightType = rightType || null;\n    this.handler = handler;\n    this.async = isAsync(handler, async);\n    this.returnType = returnType;\n    if (rightType) this.signature = `${leftType} ${op} ${rightType}: ${returnType}`;\n    else this.signature = `${op}${leftType}: ${returnType}`;\n    this.hasPlaceholderType = this.leftType.hasPlaceholderType || this.rightType?.hasPlaceholderType || false;\n    objFreeze(this);\n  }\n  equals(other) {\n    return this.operator === other.operator && this.leftType === other.leftType && this.rightType === other.rightType;\n  }\n};\nfunction _createListType(valueType) {\n  return new TypeDeclaration({\n    kind: "list",\n    name: `list<${valueType}>`,\n    type: "list",\n    valueType\n  });\n}\nfunction _createPrimitiveType(name) {\n  return new TypeDeclaration({ kind: "primitive", name, type: name });\n}\nfunction _createMessageType(name) {\n  return new TypeDeclaration({ kind: "message", name, type: name });\n}\nfunction _createDynType(valueType) {\n  const name = valueType ? `dyn<${valueType}>` : "dyn";\n  return new TypeDeclaration({ kind: "dyn", name, type: name, valueType });\n}\nfunction _createOptionalType(valueType) {\n  const name = `optional<${valueType}>`;\n  return new TypeDeclaration({ kind: "optional", name, type: "optional", valueType });\n}\nfunction _createMapType(keyType, valueType) {\n  return new TypeDeclaration({\n    kind: "map",\n    name: `map<${keyType}, ${valueType}>`,\n    type: "map",\n    keyType,\n    valueType\n  });\n}\nfunction _createPlaceholderType(name) {\n  return new TypeDeclaration({ kind: "param", name, type: name });\n}\nvar dynType = _createDynType();\nvar astType = _createPrimitiveType("ast");\nvar listType = _createListType(dynType);\nvar mapType = _createMapType(dynType, dynType);\nvar celTypes = {\n  string: _createPrimitiveType("string"),\n  bool: _createPrimitiveType("bool"),\n  int: _createPrimitiveType("int"),\n  uint: _createPrimitiveType("uint"),\n  double: _createPrimitiveType("double"),\n  bytes: _createPrimitiveType("bytes"),\n  dyn: dynType,\n  null: _createPrimitiveType("null"),\n  type: _createPrimitiveType("type"),\n  optional: _createOptionalType(dynType),\n  list: listType,\n  "list<dyn>": listType,\n  map: mapType,\n  "map<dyn, dyn>": mapType\n};\nfor (const t of [celTypes.string, celTypes.double, celTypes.int]) {\n  const list = _createListType(t);\n  const map = _createMapType(celTypes.string, t);\n  celTypes[list.name] = list;\n  celTypes[map.name] = map;\n}\nObject.freeze(celTypes);\nvar Candidates = class {\n  returnType = null;\n  async = false;\n  macro = false;\n  #matchCache = null;\n  #checkCache = null;\n  /** @type {Array<FunctionDeclaration>|Array<OperatorDeclaration>} */\n  declarations = [];\n  constructor(registry) {\n    this.registry = registry;\n  }\n  [Symbol.iterator]() {\n    return this.declarations[Symbol.iterator]();\n  }\n  add(decl) {\n    this.returnType = (this.returnType || decl.returnType).unify(this.registry, decl.returnType) || dynType;\n    if (decl.macro) this.macro = decl;\n    if (decl.async && !this.async) this.async = true;\n    this.declarations.push(decl);\n    this.#matchCache?.clear();\n    this.#checkCache?.clear();\n  }\n  findFunction(argTypes, receiverType = null) {\n    for (let i = 0; i < this.declarations.length; i++) {\n      const match = this.#matchesFunction(this.declarations[i], argTypes, receiverType);\n      if (match) return match;\n    }\n    return null;\n  }\n  findUnaryOverload(left) {\n    const cached = (this.#matchCache ??= /* @__PURE__ */ new Map()).get(left);\n    if (cached !== void 0) return cached;\n    let value = false;\n    for (const decl of this.declarations) {\n      if (decl.leftType !== left) continue;\n      value = decl;\n      break;\n    }\n    this.#matchCache.set(left, value);\n    return value;\n  }\n  findBinaryOverload(left, right) {\n    if (left.kind === "dyn" && left.valueType) right = right.wrappedType;\n    else if (right.kind === "dyn" && right.valueType) left = left.wrappedType;\n    return (this.#matchCache ??= /* @__PURE__ */ new Map()).get(left)?.get(right) ?? this.#cacheBinary(this.#matchCache, left, right, this.#findBinaryUncached(left, right));\n  }\n  checkBinaryOverload(left, right) {\n    return (this.#checkCache ??= /* @__PURE__ */ new Map()).get(left)?.get(right) ?? this.#cacheBinary(this.#checkCache, left, right, this.#checkBinaryUncached(left, right));\n  }\n  #cacheBinary(c, l, r, v) {\n    return (c.get(l) || c.set(l, /* @__PURE__ */ new Map()).get(l)).set(r, v), v;\n  }\n  #findBinaryUncached(left, right) {\n    const ops = this.#findBinaryOverloads(left, right);\n    if (ops.length === 0) return false;\n    if (ops.length === 1) return ops[0];\n    throw new Error(`Operator overload \'${ops[0].signature}\' overlaps with \'${ops[1].signature}\'.`);\n  }\n  #checkBinaryUncached(left, right) {\n    const ops = this.#findBinaryOverloads(left, right);\n    if (ops.length === 0) return false;\n    let rt = ops[0].returnType;\n    for (let i = 1; i < ops.length; i++) rt = rt.unify(this.registry, ops[i].returnType) || dynType;\n    return rt;\n  }\n  #findBinaryOverloads(leftType, rightType) {\n    const nonexactMatches = [];\n    for (const decl of this.declarations) {\n      if (decl.leftType === leftType && decl.rightType === rightType) return [decl];\n      const secondary = this.#matchBinaryOverload(decl, leftType, rightType);\n      if (secondary) nonexactMatches.push(secondary);\n    }\n    if (nonexactMatches.length === 0) {\n      const op = this.declarations[0]?.operator;\n      if ((op === "==" || op === "!=") && leftType.kind === "dyn") {\n        return fallbackDynEqualityMatchers[op];\n      }\n    }\n    return nonexactMatches;\n  }\n  #matchBinaryOverload(decl, actualLeft, actualRight) {\n    const bindings = decl.hasPlaceholderType ? /* @__PURE__ */ new Map() : null;\n    const leftType = this.#matchTypeWithPlaceholders(decl.leftType, actualLeft, bindings);\n    if (!leftType) return;\n    const rightType = this.#matchTypeWithPlaceholders(decl.rightType, actualRight, bindings);\n    if (!rightType) return;\n    if ((decl.operator === "==" || decl.operator === "!=") && decl.leftType.kind === "dyn" && decl.leftType.valueType && actualLeft.kind !== "dyn" && actualRight.kind !== "dyn")\n      return false;\n    return decl.hasPlaceholderType ? {\n      async: decl.async,\n      signature: decl.signature,\n      handler: decl.handler,\n      leftType,\n      rightType,\n      returnType: decl.returnType.templated(this.registry, bindings)\n    } : decl;\n  }\n  #matchesFunction(fn, argTypes, receiverType) {\n    if (fn.hasPlaceholderType) return this.#matchWithPlaceholders(fn, argTypes, receiverType);\n    if (receiverType && fn.receiverType && !receiverType.matches(fn.receiverType)) return;\n    return fn.matchesArgs(argTypes);\n  }\n  #matchWithPlaceholders(fn, argTypes, receiverType) {\n    const bindings = /* @__PURE__ */ new Map();\n    if (receiverType && fn.receiverType) {\n      if (!this.#matchTypeWithPlaceholders(fn.receiverType, receiverType, bindings)) {\n        return null;\n      }\n    }\n    for (let i = 0; i < argTypes.length; i++) {\n      if (!this.#matchTypeWithPlaceholders(fn.argTypes[i], argTypes[i], bindings)) {\n        return null;\n      }\n    }\n    return {\n      async: fn.async,\n      handler: fn.handler,\n      signature: fn.signature,\n      returnType: fn.returnType.templated(this.registry, bindings)\n    };\n  }\n  #matchTypeWithPlaceholders(declared, actual, bindings) {\n    if (!declared.hasPlaceholderType) return actual.matches(declared) ? actual : null;\n    const treatAsDyn = actual.kind === "dyn";\n    if (!this.#collectPlaceholderBindings(declared, actual, bindings, treatAsDyn)) return null;\n    if (treatAsDyn) return actual;\n    return actual.matches(declared.templated(this.registry, bindings)) ? actual : null;\n  }\n  #collectPlaceholderBindings(dec, act, bind, fromDyn = false) {\n    if (!dec.hasPlaceholderType) return true;\n    if (!act) return false;\n    const asDyn = fromDyn || act.kind === "dyn";\n    act = act.unwrappedType;\n    switch (dec.kind) {\n      case "param": {\n        const type = asDyn ? dynType : act;\n        const existing = bind.get(dec.name);\n        if (!existing) return bind.set(dec.name, type) && true;\n        return existing.kind === "dyn" || type.kind === "dyn" ? true : existing.matchesBoth(type);\n      }\n      case "list": {\n        if (act.name === "dyn") act = dec;\n        if (act.kind !== "list") return false;\n        return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);\n      }\n      case "map": {\n        if (act.name === "dyn") act = dec;\n        if (act.kind !== "map") return false;\n        return this.#collectPlaceholderBindings(dec.keyType, act.keyType, bind, asDyn) && this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);\n      }\n      case "optional": {\n        if (act.name === "dyn") act = dec;\n        if (act.kind !== "optional") return false;\n        return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);\n      }\n    }\n    return true;\n  }\n};\nfunction splitByComma(str) {\n  const parts = [];\n  let current = "";\n  let depth = 0;\n  for (const char of str) {\n    if (char === "<") depth++;\n    else if (char === ">") depth--;\n    else if (char === "," && depth === 0) {\n      parts.push(current.trim());\n      current = "";\n      continue;\n    }\n    current += char;\n  }\n  if (current) parts.push(current.trim());\n  return parts;\n}\nvar objTypesDecls = [\n  [UnsignedInt, "uint", TYPES.uint, celTypes.uint],\n  [Type, "type", TYPES.type, celTypes.type],\n  [Optional, "optional", optionalType, celTypes.optional],\n  [Uint8Array, "bytes", TYPES.bytes, celTypes.bytes],\n  ...typeof Buffer !== "undefined" ? [[Buffer, "bytes", TYPES.bytes, celTypes.bytes]] : []\n].map(([ctor, name, typeType, type]) => Object.freeze({ name, typeType, type, ctor }));\nvar objTypes = objTypesDecls.map((t) => [t.name, t]);\nvar objTypesCtor = objTypesDecls.map((t) => [t.ctor, t]);\nvar invalidVar = (postfix) => new Error(`Invalid variable declaration: ${postfix}`);\nvar invalidType = (postfix) => new Error(`Invalid type declaration: ${postfix}`);\nvar fallbackDynEqualityMatchers = {\n  "==": [{ handler: (a, b) => a === b, returnType: celTypes.bool }],\n  "!=": [{ handler: (a, b) => a !== b, returnType: celTypes.bool }]\n};\nvar Registry = class _Registry {\n  #parent = null;\n  #typeDeclarations;\n  #ownsVariables = true;\n  #operators = null;\n  #functions = null;\n  #operatorsByOp = null;\n  #functionsByKey = null;\n  #listTypes = null;\n  #mapTypes = null;\n  #optionalTypes = null;\n  #others = null;\n  #locked = false;\n  constructor(opts = {}) {\n    this.enableOptionalTypes = opts.enableOptionalTypes ?? false;\n    this.unlistedVariablesAreDyn = opts.unlistedVariablesAreDyn ?? false;\n    const parent = opts.parent instanceof _Registry ? opts.parent : null;\n    if (parent) {\n      this.#parent = parent;\n      let opParent = parent;\n      while (opParent && !opParent.#operators) opParent = opParent.#parent;\n      let fnParent = parent;\n      while (fnParent && !fnParent.#functions) fnParent = fnParent.#parent;\n      this.#operatorsByOp = parent.#operatorsByOp;\n      this.#functionsByKey = parent.#functionsByKey;\n      this.#others = { operators: opParent.#operators, functions: fnParent.#functions };\n      this.objectTypes = new Map(parent.objectTypes);\n      this.objectTypesByConstructor = new Map(parent.objectTypesByConstructor);\n      this.variables = parent.variables;\n      this.#ownsVariables = false;\n      this.#typeDeclarations = parent.#typeDeclarations;\n      this.#listTypes = parent.#listTypes;\n      this.#mapTypes = parent.#mapTypes;\n      this.#optionalTypes = parent.#optionalTypes;\n      if (this.enableOptionalTypes !== parent.enableOptionalTypes || this.unlistedVariablesAreDyn !== parent.unlistedVariablesAreDyn) {\n        toggleOptionalTypes(this, this.enableOptionalTypes);\n      }\n    } else {\n      this.#operators = [];\n      this.#functions = [];\n      this.objectTypes = new Map(objTypes);\n      this.objectTypesByConstructor = new Map(objTypesCtor);\n      this.#typeDeclarations = new Map(objEntries(celTypes));\n      this.#listTypes = /* @__PURE__ */ new Map();\n      this.#mapTypes = /* @__PURE__ */ new Map();\n      this.#optionalTypes = /* @__PURE__ */ new Map();\n      this.variables = /* @__PURE__ */ new Map();\n      this.variables.dyn = this.unlistedVariablesAreDyn;\n      for (const n in TYPES) this.registerConstant(n, "type", TYPES[n]);\n    }\n  }\n  #ensureOwnVariables() {\n    if (this.#ownsVariables) return;\n    this.variables = new Map(this.variables);\n    this.variables.dyn = this.unlistedVariablesAreDyn;\n    this.#ownsVariables = true;\n  }\n  // Used by toggleOptionalTypes in optional.js to clear a variable before re-registering it\n  deleteVariable(name) {\n    this.#ensureOwnVariables();\n    this.variables.delete(name);\n  }\n  #pushOperator(decl) {\n    if (!this.#operators) this.#operatorsByOp = null;\n    this.operatorCandidates(decl.operator).add(decl);\n    this.#operators.push(decl);\n  }\n  #pushFunction(decl) {\n    if (!this.#functions) this.#functionsByKey = null;\n    this.#functionCandidates(decl.partitionKey).add(decl);\n    this.#functions.push(decl);\n  }\n  #ensureCandiate(c, key) {\n    return c.get(key) || c.set(key, new Candidates(this)).get(key);\n  }\n  #getOperators() {\n    if (this.#operators) return this.#operators;\n    return this.#operators = [...this.#others.operators];\n  }\n  #getFunctions() {\n    if (this.#functions) return this.#functions;\n    return this.#functions = [...this.#others.functions];\n  }\n  operatorCandidates(op) {\n    if (this.#operatorsByOp) return this.#ensureCandiate(this.#operatorsByOp, op);\n    const c = this.#operatorsByOp = /* @__PURE__ */ new Map();\n    for (const decl of this.#getOperators()) this.#ensureCandiate(c, decl.operator).add(decl);\n    return this.#ensureCandiate(c, op);\n  }\n  functionCandidates(rec, name, argLen) {\n    return this.#functionCandidates(`${rec ? "rcall" : "call"}:${name}:${argLen}`);\n  }\n  #functionCandidates(key) {\n    if (this.#functionsByKey) return this.#ensureCandiate(this.#functionsByKey, key);\n    const c = this.#functionsByKey = /* @__PURE__ */ new Map();\n    for (const decl of this.#getFunctions()) this.#ensureCandiate(c, decl.partitionKey).add(decl);\n    return this.#ensureCandiate(c, key);\n  }\n  registerVariable(name, type, opts) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    let description = opts?.description;\n    let value;\n    if (typeof name === "string" && typeof type === "object" && !(type instanceof TypeDeclaration)) {\n      description = type.description;\n      value = type.value;\n      if (type.schema) type = this.registerType({ name: `$${name}`, schema: type.schema }).type;\n      else type = type.type;\n    } else if (typeof name === "object") {\n      if (name.schema) type = this.registerType({ name: `$${name.name}`, schema: name.schema }).type;\n      else type = name.type;\n      description = name.description;\n      value = name.value;\n      name = name.name;\n    }\n    if (typeof name !== "string" || !name) throw invalidVar(`name must be a string`);\n    if (RESERVED.has(name)) throw invalidVar(`\'${name}\' is a reserved name`);\n    if (this.variables.get(name) !== void 0) throw invalidVar(`\'${name}\' is already registered`);\n    if (typeof type === "string") type = this.getType(type);\n    else if (!(type instanceof TypeDeclaration)) throw invalidVar(`type is required`);\n    this.#ensureOwnVariables();\n    this.variables.set(name, new VariableDeclaration(name, type, description, value));\n    return this;\n  }\n  #registerSchemaAsType(name, schema) {\n    const fields = /* @__PURE__ */ Object.create(null);\n    for (const key of objKeys(schema)) {\n      const def = schema[key];\n      if (typeof def === "object" && def) {\n        fields[key] = this.registerType({ name: `${name}.${key}`, schema: def }).type.name;\n      } else if (typeof def === "string") {\n        fields[key] = def;\n      } else {\n        throw new Error(`Invalid field definition for \'${name}.${key}\'`);\n      }\n    }\n    return fields;\n  }\n  registerConstant(name, type, value) {\n    if (typeof name === "object") this.registerVariable(name);\n    else this.registerVariable({ name, type, value });\n    return this;\n  }\n  getType(typename) {\n    return this.#parseTypeString(typename, true);\n  }\n  getListType(type) {\n    return this.#listTypes.get(type) || this.#listTypes.set(type, this.#parseTypeString(`list<${type}>`, true)).get(type);\n  }\n  getMapType(a, b) {\n    return this.#mapTypes.get(a)?.get(b) || (this.#mapTypes.get(a) || this.#mapTypes.set(a, /* @__PURE__ */ new Map()).get(a)).set(b, this.#parseTypeString(`map<${a}, ${b}>`, true)).get(b);\n  }\n  getOptionalType(type) {\n    return this.#optionalTypes.get(type) || this.#optionalTypes.set(type, this.#parseTypeString(`optional<${type}>`, true)).get(type);\n  }\n  assertType(typename, type, signature) {\n    try {\n      return this.#parseTypeString(typename, true);\n    } catch (e) {\n      e.message = `Invalid ${type} \'${e.unknownType || typename}\' in \'${signature}\'`;\n      throw e;\n    }\n  }\n  getFunctionType(typename) {\n    if (typename === "ast") return astType;\n    const t = this.#parseTypeString(typename, true);\n    if (t.kind === "dyn" && t.valueType) throw new Error(`type \'${t.name}\' is not supported`);\n    return t;\n  }\n  registerType(name, _d) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    if (typeof name === "object") _d = name, name = _d.fullName || _d.name || _d.ctor?.name;\n    if (typeof name === "string" && name[0] === ".") name = name.slice(1);\n    if (typeof name !== "string" || name.length < 2 || RESERVED.has(name)) {\n      throw invalidType(`name \'${name}\' is not valid`);\n    }\n    if (this.objectTypes.has(name)) throw invalidType(`type \'${name}\' already registered`);\n    const type = this.#parseTypeString(name, false);\n    if (type.kind !== "message") throw invalidType(`type \'${name}\' is not valid`);\n    const decl = {\n      name,\n      typeType: new Type(name),\n      type,\n      ctor: typeof _d === "function" ? _d : _d?.ctor,\n      convert: typeof _d === "function" ? void 0 : _d?.convert,\n      fields: typeof _d?.schema === "object" ? this.#normalizeFields(name, this.#registerSchemaAsType(name, _d.schema)) : this.#normalizeFields(name, typeof _d === "function" ? void 0 : _d?.fields)\n    };\n    if (typeof decl.ctor !== "function") {\n      if (!decl.fields) throw invalidType(`type \'${name}\' requires a constructor or fields`);\n      Object.assign(decl, this.#createDefaultConvert(name, decl.fields));\n    }\n    this.objectTypes.set(name, Object.freeze(decl));\n    this.objectTypesByConstructor.set(decl.ctor, decl);\n    this.registerFunctionOverload(`type(${name}): type`, () => decl.typeType, { async: false });\n    return decl;\n  }\n  /** @returns {TypeDeclaration} */\n  #parseTypeString(typeStr, requireKnownTypes = true) {\n    let match = this.#typeDeclarations.get(typeStr);\n    if (match) return match;\n    if (typeof typeStr !== "string" || !typeStr.length) {\n      throw new Error(`Invalid type: must be a string`);\n    }\n    match = typeStr.match(/^[A-Z]$/);\n    if (match) return this.#createDeclaration(_createPlaceholderType, typeStr, typeStr);\n    match = typeStr.match(/^(dyn|list|map|optional)<(.+)>$/);\n    if (!match) {\n      if (requireKnownTypes) {\n        const err = new Error(`Unknown type: ${typeStr}`);\n        err.unknownType = typeStr;\n        throw err;\n      }\n      return this.#createDeclaration(_createMessageType, typeStr, typeStr);\n    }\n    const kind = match[1];\n    const inner = match[2].trim();\n    switch (kind) {\n      case "dyn": {\n        const type = this.#parseTypeString(inner, requireKnownTypes).wrappedType;\n        this.#typeDeclarations.set(type.name, type);\n        return type;\n      }\n      case "list": {\n        const vType = this.#parseTypeString(inner, requireKnownTypes);\n        return this.#createDeclaration(_createListType, `list<${vType}>`, vType);\n      }\n      case "map": {\n        const parts = splitByComma(inner);\n        if (parts.length !== 2) throw new Error(`Invalid map type: ${typeStr}`);\n        const kType = this.#parseTypeString(parts[0], requireKnownTypes);\n        const vType = this.#parseTypeString(parts[1], requireKnownTypes);\n        return this.#createDeclaration(_createMapType, `map<${kType}, ${vType}>`, kType, vType);\n      }\n      case "optional": {\n        const vType = this.#parseTypeString(inner, requireKnownTypes);\n        return this.#createDeclaration(_createOptionalType, `optional<${vType}>`, vType);\n      }\n    }\n  }\n  #createDeclaration(creator, key, ...args) {\n    return this.#typeDeclarations.get(key) || this.#typeDeclarations.set(key, creator(...args)).get(key);\n  }\n  findMacro(name, hasReceiver, argLen) {\n    return this.functionCandidates(hasReceiver, name, argLen).macro;\n  }\n  findUnaryOverload(op, left) {\n    return this.operatorCandidates(op).findUnaryOverload(left);\n  }\n  findBinaryOverload(op, left, right) {\n    return this.operatorCandidates(op).findBinaryOverload(left, right);\n  }\n  #toCelFieldType(field) {\n    if (typeof field === "string") return { type: field };\n    if (field.id) return protobufjsFieldToCelType(field);\n    return field;\n  }\n  #toCelFieldDeclaration(typename, fields, k, requireKnownTypes = false) {\n    try {\n      const field = this.#toCelFieldType(fields[k]);\n      if (typeof field?.type !== "string") throw new Error(`unsupported declaration`);\n      return this.#parseTypeString(field.type, requireKnownTypes);\n    } catch (e) {\n      e.message = `Field \'${k}\' in type \'${typename}\' has unsupported declaration: ${JSON.stringify(fields[k])}`;\n      throw e;\n    }\n  }\n  #normalizeFields(typename, fields) {\n    if (!fields) return;\n    const all = /* @__PURE__ */ Object.create(null);\n    for (const k of objKeys(fields)) all[k] = this.#toCelFieldDeclaration(typename, fields, k);\n    return all;\n  }\n  #createDefaultConvert(name, fields) {\n    const keys = objKeys(fields);\n    const conversions = /* @__PURE__ */ Object.create(null);\n    for (const k of keys) {\n      const type = fields[k];\n      const decl = type.kind === "message" && this.objectTypes.get(type.name);\n      if (decl === false) conversions[k] = false;\n      else conversions[k] = decl.convert ? decl : false;\n    }\n    const Ctor = {\n      [name]: class extends Map {\n        #raw;\n        constructor(v) {\n          super();\n          this.#raw = v;\n        }\n        [Symbol.iterator]() {\n          if (this.size !== keys.length) for (const k of keys) this.get(k);\n          return super[Symbol.iterator]();\n        }\n        get(field) {\n          let v = super.get(field);\n          if (v !== void 0 || this.has(field)) return v;\n          const dec = conversions[field];\n          if (dec === void 0) return;\n          v = this.#raw instanceof Map ? this.#raw.get(field) : this.#raw?.[field];\n          if (dec && v && typeof v === "object") {\n            switch (v.constructor) {\n              case void 0:\n              case Object:\n              case Map:\n                v = dec.convert(v);\n            }\n          }\n          return super.set(field, v), v;\n        }\n      }\n    }[name];\n    return {\n      ctor: Ctor,\n      convert(v) {\n        if (!v) return;\n        if (v.constructor === Ctor) return v;\n        return new Ctor(v);\n      }\n    };\n  }\n  clone(opts) {\n    this.#locked = true;\n    return new _Registry({\n      parent: this,\n      unlistedVariablesAreDyn: opts.unlistedVariablesAreDyn,\n      enableOptionalTypes: opts.enableOptionalTypes\n    });\n  }\n  getDefinitions() {\n    const variables = [];\n    const functions = [];\n    for (const [, varDecl] of this.variables) {\n      if (!varDecl) continue;\n      variables.push({\n        name: varDecl.name,\n        description: varDecl.description || null,\n        type: varDecl.type.name\n      });\n    }\n    for (const decl of this.#getFunctions()) {\n      functions.push({\n        signature: decl.signature,\n        name: decl.name,\n        description: decl.description,\n        receiverType: decl.receiverType ? decl.receiverType.name : null,\n        returnType: decl.returnType.name,\n        params: decl.params.map((p) => ({\n          name: p.name,\n          type: p.type.name,\n          description: p.description\n        }))\n      });\n    }\n    return { variables, functions };\n  }\n  #parseSignature(signature) {\n    if (typeof signature !== "string") throw new Error("Invalid signature: must be a string");\n    const match = signature.match(/^(?:([a-zA-Z0-9.<>]+)\\.)?(\\w+)\\(([^)]*)\\):(.*)$/);\n    if (!match) throw new Error(`Invalid signature: ${signature}`);\n    const returnType = match[4].trim();\n    if (!returnType) throw new Error(`Invalid signature: ${signature}`);\n    return {\n      receiverType: match[1] || null,\n      name: match[2],\n      argTypes: splitByComma(match[3]),\n      returnType\n    };\n  }\n  /**\n   * @param {FunctionDeclaration} a\n   * @param {FunctionDeclaration} b\n   */\n  #functionSignatureOverlaps(a, b) {\n    if (a.name !== b.name) return false;\n    if (a.argTypes.length !== b.argTypes.length) return false;\n    if ((a.receiverType || b.receiverType) && (!a.receiverType || !b.receiverType)) return false;\n    const isDifferentReceiver = a.receiverType !== b.receiverType && a.receiverType !== dynType && b.receiverType !== dynType;\n    return !isDifferentReceiver && (b.macro || a.macro || b.argTypes.every((t, i) => {\n      const o = a.argTypes[i];\n      return t === o || t === dynType || o === dynType;\n    }));\n  }\n  /** @param {FunctionDeclaration} newDec */\n  #checkOverlappingSignatures(newDec) {\n    for (const decl of this.#functionCandidates(newDec.partitionKey)) {\n      if (!this.#functionSignatureOverlaps(decl, newDec)) continue;\n      throw new Error(\n        `Function signature \'${newDec.signature}\' overlaps with existing overload \'${decl.signature}\'.`\n      );\n    }\n  }\n  #normalizeParam(i, aType, param) {\n    if (!param) return { type: this.getFunctionType(aType), name: `arg${i}`, description: null };\n    const type = param.type || aType;\n    if (!type) throw new Error(`params[${i}].type is required`);\n    if (aType && type !== aType) throw new Error(`params[${i}].type not equal to signature type`);\n    return {\n      name: param.name || `arg${i}`,\n      type: this.getFunctionType(type),\n      description: param.description ?? null\n    };\n  }\n  registerFunctionOverload(s, handler, opts) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    if (typeof s === "object") opts = s;\n    else if (typeof handler === "object") opts = handler;\n    else if (!opts) opts = {};\n    const sig = typeof s === "string" ? s : opts.signature ?? void 0;\n    const parsed = sig !== void 0 ? this.#parseSignature(sig) : void 0;\n    const name = parsed?.name || opts.name;\n    const receiverType = parsed?.receiverType || opts.receiverType;\n    const argTypes = parsed?.argTypes;\n    const returnType = parsed?.returnType || opts.returnType;\n    const params = opts.params;\n    handler = typeof handler === "function" ? handler : opts.handler;\n    let dec;\n    try {\n      if (!name) throw new Error(`signature or name are required`);\n      if (!returnType) throw new Error(`must have a returnType`);\n      if (params) {\n        if (argTypes && params.length !== argTypes.length) {\n          throw new Error(`mismatched length in params and args in signature`);\n        }\n      } else if (!argTypes) throw new Error(`signature or params are required`);\n      dec = new FunctionDeclaration({\n        name,\n        async: opts?.async,\n        receiverType: receiverType ? this.getType(receiverType) : null,\n        returnType: this.getType(returnType),\n        handler,\n        description: opts.description,\n        params: (argTypes || params).map(\n          (_, i) => this.#normalizeParam(i, argTypes?.[i], params?.[i])\n        )\n      });\n    } catch (e) {\n      if (typeof sig === "string") e.message = `Invalid function declaration \'${sig}\': ${e.message}`;\n      else if (name) e.message = `Invalid function declaration \'${name}\': ${e.message}`;\n      else e.message = `Invalid function declaration: ${e.message}`;\n      throw e;\n    }\n    this.#checkOverlappingSignatures(dec);\n    this.#pushFunction(dec);\n  }\n  registerOperatorOverload(string, handler, opts) {\n    const unaryParts = string.match(/^([-!])([\\w.<>]+)(?::\\s*([\\w.<>]+))?$/);\n    if (unaryParts) {\n      const [, op2, operandType, returnType2] = unaryParts;\n      return this.unaryOverload(op2, operandType, handler, returnType2, opts?.async);\n    }\n    const parts = string.match(\n      /^([\\w.<>]+) ([-+*%/]|==|!=|<|<=|>|>=|in) ([\\w.<>]+)(?::\\s*([\\w.<>]+))?$/\n    );\n    if (!parts) throw new Error(`Operator overload invalid: ${string}`);\n    const [, leftType, op, rightType, returnType] = parts;\n    return this.binaryOverload(leftType, op, rightType, handler, returnType);\n  }\n  unaryOverload(op, typeStr, handler, returnTypeStr, async) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    const leftType = this.assertType(typeStr, "type", `${op}${typeStr}`);\n    const returnType = this.assertType(\n      returnTypeStr || typeStr,\n      "return type",\n      `${op}${typeStr}: ${returnTypeStr || typeStr}`\n    );\n    const d = new OperatorDeclaration({ op: `${op}_`, leftType, returnType, handler, async });\n    this.#pushOperator(this.#assertOverload(d));\n  }\n  #hasOverload(d) {\n    for (const o of this.operatorCandidates(d.operator)) if (d.equals(o)) return true;\n    return false;\n  }\n  #assertOverload(decl) {\n    if (!this.#hasOverload(decl)) return decl;\n    throw new Error(`Operator overload already registered: ${decl.signature}`);\n  }\n  binaryOverload(leftTypeStr, op, rightTypeStr, handler, returnTypeStr, async) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    returnTypeStr ??= isRelational.has(op) ? "bool" : leftTypeStr;\n    const sig = `${leftTypeStr} ${op} ${rightTypeStr}: ${returnTypeStr}`;\n    let leftType = this.assertType(leftTypeStr, "left type", sig);\n    let rightType = this.assertType(rightTypeStr, "right type", sig);\n    const returnType = this.assertType(returnTypeStr, "return type", sig);\n    if (leftType.kind === "dyn" && leftType.valueType) rightType = rightType.wrappedType;\n    else if (rightType.kind === "dyn" && rightType.valueType) leftType = leftType.wrappedType;\n    if (isRelational.has(op) && returnType.type !== "bool") {\n      throw new Error(`Comparison operator \'${op}\' must return \'bool\', got \'${returnType.type}\'`);\n    }\n    const dec = new OperatorDeclaration({ op, leftType, rightType, returnType, handler, async });\n    if (dec.hasPlaceholderType && !(rightType.hasPlaceholderType && leftType.hasPlaceholderType)) {\n      throw new Error(\n        `Operator overload with placeholders must use them in both left and right types: ${sig}`\n      );\n    }\n    this.#assertOverload(dec);\n    if (op === "==") {\n      const declarations = [\n        new OperatorDeclaration({\n          op: "!=",\n          leftType,\n          rightType,\n          handler(a, b, ast, ev) {\n            return !handler(a, b, ast, ev);\n          },\n          returnType,\n          async\n        })\n      ];\n      if (leftType !== rightType) {\n        declarations.push(\n          new OperatorDeclaration({\n            op: "==",\n            leftType: rightType,\n            rightType: leftType,\n            handler(a, b, ast, ev) {\n              return handler(b, a, ast, ev);\n            },\n            returnType,\n            async\n          }),\n          new OperatorDeclaration({\n            op: "!=",\n            leftType: rightType,\n            rightType: leftType,\n            handler(a, b, ast, ev) {\n              return !handler(b, a, ast, ev);\n            },\n            returnType,\n            async\n          })\n        );\n      }\n      for (const decl of declarations) this.#assertOverload(decl);\n      for (const decl of declarations) this.#pushOperator(decl);\n    }\n    this.#pushOperator(dec);\n  }\n};\nvar isRelational = /* @__PURE__ */ new Set(["<", "<=", ">", ">=", "==", "!=", "in"]);\nfunction createRegistry(opts) {\n  return new Registry(opts);\n}\nvar RootContext = class {\n  #vars;\n  #contextObj;\n  #contextMap;\n  #convertCache;\n  constructor(registry, context) {\n    this.#vars = registry.variables;\n    if (context === void 0 || context === null) return;\n    if (typeof context !== "object") {\n      throw evaluationError("invalid_context", "Context must be an object");\n    }\n    if (context instanceof Map) this.#contextMap = context;\n    else this.#contextObj = context;\n  }\n  getValue(key) {\n    return this.#convertCache?.get(key) || (this.#contextObj ? this.#contextObj[key] : this.#contextMap?.get(key));\n  }\n  getVariable(name) {\n    return this.#vars.get(name) ?? (this.#vars.dyn && !RESERVED.has(name) ? new VariableDeclaration(name, dynType) : void 0);\n  }\n  getCheckedValue(ev, ast) {\n    const v = this.getValue(ast.args);\n    if (v === void 0) throw ev.createError("unknown_variable", `Unknown variable: ${ast.args}`, ast);\n    if (ast.checkedType.matchesValueType(v, ev)) return v;\n    const type = ast.checkedType;\n    const valueType = ev.debugType(v);\n    if (type.kind === "message" && valueType.kind === "map") {\n      const c = ev.objectTypes.get(type.name)?.convert?.(v);\n      if (c) return (this.#convertCache ??= /* @__PURE__ */ new Map()).set(ast.args, c), c;\n    }\n    throw ev.createError(\n      "variable_type_mismatch",\n      `Variable \'${ast.args}\' is not of type \'${type}\', got \'${valueType}\'`,\n      ast\n    );\n  }\n  forkWithVariable(iterVar, iterType) {\n    return new OverlayContext(this, iterVar, iterType);\n  }\n};\nvar OverlayContext = class _OverlayContext {\n  #parent;\n  accuType;\n  accuValue;\n  iterValue;\n  constructor(parent, iterVar, iterType) {\n    this.#parent = parent;\n    this.iterVar = iterVar;\n    this.iterType = iterType;\n  }\n  forkWithVariable(iterVar, iterType) {\n    return new _OverlayContext(this, iterVar, iterType);\n  }\n  reuse(parent) {\n    if (!this.async) return this.#parent = parent, this;\n    const ctx = new _OverlayContext(parent, this.iterVar, this.iterType);\n    ctx.accuType = this.accuType;\n    return ctx;\n  }\n  setIterValue(v, ev) {\n    if (this.iterType.matchesValueType(v, ev)) return this.iterValue = v, this;\n    const type = this.iterType;\n    const valueType = ev.debugType(v);\n    if (type.kind === "message" && valueType.kind === "map") {\n      const c = ev.objectTypes.get(type.name)?.convert?.(v);\n      if (c) return this.iterValue = c, this;\n    }\n    throw ev.createError(\n      "variable_type_mismatch",\n      `Variable \'${this.iterVar}\' is not of type \'${type}\', got \'${valueType}\'`\n    );\n  }\n  setAccuType(type) {\n    return this.accuType = type, this;\n  }\n  setAccuValue(v) {\n    return this.accuValue = v, this;\n  }\n  getValue(key) {\n    return this.iterVar === key ? this.iterValue : this.#parent.getValue(key);\n  }\n  getCheckedValue(ev, ast) {\n    if (this.iterVar === ast.args) return this.iterValue;\n    return this.#parent.getCheckedValue(ev, ast);\n  }\n  getVariable(name) {\n    if (this.iterVar === name) return new VariableDeclaration(name, this.iterType);\n    return this.#parent.getVariable(name);\n  }\n};\nfunction protobufjsFieldToCelType(field) {\n  let fieldType;\n  if (field.map) {\n    const keyType = protobufjsTypeToCelType(field.keyType, field.resolvedKeyType);\n    const valueType = protobufjsTypeToCelType(field.type, field.resolvedType);\n    fieldType = `map<${keyType}, ${valueType}>`;\n  } else {\n    fieldType = protobufjsTypeToCelType(field.type, field.resolvedType);\n  }\n  return { type: field.repeated ? `list<${fieldType}>` : fieldType };\n}\nfunction protobufjsTypeToCelType(protoType, resolvedType) {\n  switch (protoType) {\n    case "string":\n      return "string";\n    case "bytes":\n      return "bytes";\n    case "bool":\n      return "bool";\n    // protobufjs uses JavaScript numbers for all numeric types\n    case "double":\n    case "float":\n    case "int32":\n    case "int64":\n    case "sint32":\n    case "sint64":\n    case "sfixed32":\n    case "sfixed64":\n    case "uint32":\n    case "uint64":\n    case "fixed32":\n    case "fixed64":\n      return "double";\n    default:\n      switch (resolvedType?.constructor.name) {\n        case "Type":\n          return resolvedType.fullName.slice(1);\n        case "Enum":\n          return "int";\n      }\n      if (protoType?.includes(".")) return protoType;\n      return "dyn";\n  }\n}\n\n// node_modules/@marcbachmann/cel-js/lib/operators.js\nvar dynType2 = celTypes.dyn;\nvar Base = class {\n  dynType = celTypes.dyn;\n  optionalType = celTypes.optional;\n  stringType = celTypes.string;\n  intType = celTypes.int;\n  doubleType = celTypes.double;\n  boolType = celTypes.bool;\n  nullType = celTypes.null;\n  listType = celTypes.list;\n  mapType = celTypes.map;\n  constructor(opts) {\n    this.opts = opts.opts;\n    this.registry = opts.registry;\n    this.objectTypes = this.registry.objectTypes;\n    this.objectTypesByConstructor = this.registry.objectTypesByConstructor;\n  }\n  /**\n   * Get a TypeDeclaration instance for a type name\n   * @param {string} typeName - The type name (e.g., \'string\', \'int\', \'dyn\')\n   * @returns {TypeDeclaration} The type declaration instance\n   */\n  getType(typeName) {\n    return this.registry.getType(typeName);\n  }\n  debugType(v) {\n    switch (typeof v) {\n      case "string":\n        return this.stringType;\n      case "bigint":\n        return this.intType;\n      case "number":\n        return this.doubleType;\n      case "boolean":\n        return this.boolType;\n      case "object":\n        if (v === null) return this.nullType;\n        switch (v.constructor) {\n          case void 0:\n          case Object:\n          case Map:\n            return this.mapType;\n          case Array:\n          case Set:\n            return this.listType;\n          default:\n            return this.objectTypesByConstructor.get(v.constructor)?.type || unsupportedType(this, v.constructor?.name || typeof v);\n        }\n      default:\n        unsupportedType(this, typeof v);\n    }\n  }\n};\nfunction unsupportedType(self, type) {\n  throw self.createError("unsupported_type", `Unsupported type: ${type}`);\n}\nvar maybeAsyncArray = (a) => Array.isArray(a) ? a.some((n) => n.maybeAsync) : false;\nfunction maybeAsync(l, r, h) {\n  if (r === true || r && (r?.maybeAsync || maybeAsyncArray(r))) return maybeAsyncBoth(h);\n  if (l === true || l && (l?.maybeAsync || maybeAsyncArray(l))) return maybeAsyncFirst(h);\n  return h;\n}\nfunction maybeAsyncBoth(handler) {\n  return handler.__asyncBoth ??= function handle(a, b, c, d) {\n    if (!(a instanceof Promise || b instanceof Promise)) return handler(a, b, c, d);\n    if (!(b instanceof Promise)) return a.then((_a) => handler(_a, b, c, d));\n    if (!(a instanceof Promise)) return b.then((_b) => handler(a, _b, c, d));\n    return Promise.all([a, b]).then((p) => handler(p[0], p[1], c, d));\n  };\n}\nfunction maybeAsyncFirst(handler) {\n  return handler.__asyncFirst ??= function handle(a, b, c, d) {\n    if (a instanceof Promise) return a.then((_a) => handler(_a, b, c, d));\n    return handler(a, b, c, d);\n  };\n}\nfunction checkAccessNode(chk, ast, ctx) {\n  ast.right = ast.args[1];\n  const leftType = chk.check(ast.left = ast.args[0], ctx);\n  if (ast.op === "[]") chk.check(ast.right, ctx);\n  ast.handle = maybeAsync(\n    ast.left,\n    ast.op === "[]" ? ast.right : false,\n    leftType !== dynType2 ? fieldAccessStatic : fieldAccess\n  );\n  if (leftType.kind !== "optional") return chk.checkAccessOnType(ast, ctx, leftType);\n  return chk.registry.getOptionalType(chk.checkAccessOnType(ast, ctx, leftType.valueType, true));\n}\nfunction checkOptionalAccessNode(chk, ast, ctx) {\n  ast.right = ast.args[1];\n  const leftType = chk.check(ast.left = ast.args[0], ctx);\n  if (ast.op === "[?]") chk.check(ast.right, ctx);\n  ast.handle = maybeAsync(ast.left, ast.op === "[?]" ? ast.right : false, oFieldAccess);\n  const actualType = leftType.kind === "optional" ? leftType.valueType : leftType;\n  return chk.registry.getOptionalType(chk.checkAccessOnType(ast, ctx, actualType, true));\n}\nvar HOMOGENEOUS_PREFIX = {\n  heterogeneous_list_element: "List elements must have the same type,",\n  heterogeneous_map_key: "Map key uses wrong type,",\n  heterogeneous_map_value: "Map value uses wrong type,"\n};\nfunction checkElementHomogenous(chk, ctx, expected, el, code) {\n  const type = chk.check(el, ctx);\n  if (type === expected || expected.isEmpty()) return type;\n  if (type.isEmpty()) return expected;\n  throw chk.createError(\n    code,\n    `${HOMOGENEOUS_PREFIX[code]} expected type \'${chk.formatType(expected)}\' but found \'${chk.formatType(type)}\'`,\n    el\n  );\n}\nfunction checkElement(chk, ctx, expected, el) {\n  return expected.unify(chk.registry, chk.check(el, ctx)) || dynType2;\n}\nfunction ternaryConditionError(ev, value, node) {\n  const type = ev.debugRuntimeType(value);\n  return ev.createError(\n    "invalid_condition_type",\n    `${node.meta.label || "Ternary condition must be bool"}, got \'${type}\'`,\n    node\n  );\n}\nfunction handleTernary(c, ev, ast, ctx) {\n  if (c === true) return ev.run(ast.left, ctx);\n  if (c === false) return ev.run(ast.right, ctx);\n  throw ternaryConditionError(ev, c, ast.condition);\n}\nfunction logicalOperandError(ev, value, node) {\n  const type = ev.debugRuntimeType(value);\n  return ev.createError(\n    "invalid_logical_operand",\n    `Logical operator requires bool operands, got \'${type}\'`,\n    node\n  );\n}\nfunction logicalValueOrErr(ev, v, node) {\n  if (v instanceof Error) return v;\n  return logicalOperandError(ev, v, node);\n}\nfunction _logicalOp(exp, ev, ast, left, right) {\n  if (right === exp) return exp;\n  if (right === !exp) {\n    if (left === right) return right;\n    throw logicalValueOrErr(ev, left, ast.left);\n  }\n  if (right instanceof Promise) return right.then((r) => _logicalOpAsync(exp, ev, ast, left, r));\n  throw logicalOperandError(ev, right, ast.left);\n}\nfunction _logicalOpAsync(exp, ev, ast, left, right) {\n  if (right === exp) return exp;\n  if (typeof right !== "boolean") throw logicalOperandError(ev, right, ast.right);\n  if (typeof left !== "boolean") throw logicalValueOrErr(ev, left, ast.left);\n  return !exp;\n}\nfunction checkLogicalOp(chk, ast, ctx) {\n  const leftType = chk.check(ast.left = ast.args[0], ctx);\n  const rightType = chk.check(ast.right = ast.args[1], ctx);\n  if (!leftType.isDynOrBool()) {\n    throw chk.createError(\n      "invalid_logical_operand",\n      `Logical operator requires bool operands, got \'${chk.formatType(leftType)}\'`,\n      ast\n    );\n  }\n  if (!rightType.isDynOrBool()) {\n    throw chk.createError(\n      "invalid_logical_operand",\n      `Logical operator requires bool operands, got \'${chk.formatType(rightType)}\'`,\n      ast\n    );\n  }\n  return chk.boolType;\n}\nfunction checkUnary(chk, ast, ctx) {\n  const op = ast.op;\n  const right = chk.check(ast.args, ctx);\n  ast.candidates = chk.registry.operatorCandidates(op);\n  if (right.kind === "dyn") {\n    ast.handle = maybeAsync(ast.args, false, handleUnary);\n    return ast.candidates.returnType;\n  }\n  const overload = ast.candidates.findUnaryOverload(right);\n  if (!overload) {\n    throw chk.createError(\n      "no_such_overload",\n      `no such overload: ${op[0]}${chk.formatType(right)}`,\n      ast\n    );\n  }\n  ast.handle = maybeAsync(ast.args, false, overload.handler);\n  return overload.returnType;\n}\nfunction handleUnary(left, ast, ev) {\n  const leftType = ev.debugRuntimeType(left, ast.args.checkedType);\n  const overload = ast.candidates.findUnaryOverload(leftType);\n  if (overload) return overload.handler(left);\n  throw ev.createError("no_such_overload", `no such overload: ${ast.op[0]}${leftType}`, ast);\n}\nfunction evaluateUnary(ev, ast, ctx) {\n  return ast.handle(ev.run(ast.args, ctx), ast, ev);\n}\nfunction checkBinary(chk, ast, ctx) {\n  const op = ast.op;\n  const left = chk.check(ast.left = ast.args[0], ctx);\n  const right = chk.check(ast.right = ast.args[1], ctx);\n  ast.candidates = chk.registry.operatorCandidates(op);\n  const overload = left.hasDynType || right.hasDynType ? void 0 : ast.candidates.findBinaryOverload(left, right);\n  ast.handle = maybeAsync(ast.left, ast.right, overload?.handler || handleBinary);\n  if (overload) return overload.returnType;\n  const type = ast.candidates.checkBinaryOverload(left, right);\n  if (!left.hasDynType) ast.leftStaticType = left;\n  if (!right.hasDynType) ast.rightStaticType = right;\n  if (type) return type;\n  throw chk.createError(\n    "no_such_overload",\n    `no such overload: ${chk.formatType(left)} ${op} ${chk.formatType(right)}`,\n    ast\n  );\n}\nfunction evaluateBinary(ev, ast, ctx) {\n  return ast.handle(ev.run(ast.left, ctx), ev.run(ast.right, ctx), ast, ev);\n}\nfunction evaluateBinaryFirst(ev, ast, ctx) {\n  return ast.handle(ev.run(ast.left, ctx), ast.right, ast, ev);\n}\nfunction handleBinary(left, right, ast, ev) {\n  const leftType = ast.leftStaticType || ev.debugTypeDeep(left).wrappedType;\n  const rightType = ast.rightStaticType || ev.debugTypeDeep(right).wrappedType;\n  const overload = ast.candidates.findBinaryOverload(leftType, rightType);\n  if (overload) return overload.handler(left, right, ast, ev);\n  throw ev.createError(\n    "no_such_overload",\n    `no such overload: ${leftType} ${ast.op} ${rightType}`,\n    ast\n  );\n}\nfunction callFunctionHandler(handler, ev, args, ast) {\n  try {\n    const result = handler.apply(ev, args);\n    if (result instanceof Promise) {\n      return result.catch((error) => {\n        throw attachErrorAst(error, ast);\n      });\n    }\n    return result;\n  } catch (error) {\n    throw attachErrorAst(error, ast);\n  }\n}\nfunction callFn(args, ast, ev) {\n  const argAst = ast.args[1];\n  const types = ast.argTypes;\n  let i = argAst.length;\n  while (i--) types[i] = ev.debugRuntimeType(args[i], argAst[i].checkedType);\n  const decl = ast.candidates.findFunction(types);\n  if (decl) return callFunctionHandler(decl.handler, ev, args, ast);\n  throw ev.createError(\n    "no_matching_overload",\n    `found no matching overload for \'${ast.args[0]}(${types.map((t) => t.unwrappedType).join(", ")})\'`,\n    ast\n  );\n}\nfunction callRecFn(args, ev, ast) {\n  const [, receiverAst, argAst] = ast.args;\n  const types = ast.argTypes;\n  for (let i = 0; i < types.length; i++)\n    types[i] = ev.debugRuntimeType(args[i + 1], argAst[i].checkedType);\n  const receiverType = ev.debugRuntimeType(args[0], receiverAst.checkedType);\n  const decl = ast.candidates.findFunction(types, receiverType);\n  if (decl) return callFunctionHandler(decl.handler, ev, args, ast);\n  throw ev.createError(\n    "no_matching_overload",\n    `found no matching overload for \'${receiverType.type}.${ast.args[0]}(${types.map((t) => t.unwrappedType).join(", ")})\'`,\n    ast\n  );\n}\nfunction resolveAstArray(ev, astArray, ctx, i = astArray.length) {\n  if (i === 0) return [];\n  let async;\n  const results = new Array(i);\n  while (i--) if ((results[i] = ev.run(astArray[i], ctx)) instanceof Promise) async ??= true;\n  return async ? Promise.all(results) : results;\n}\nfunction safeFromEntries(entries) {\n  const obj = {};\n  for (let i = 0; i < entries.length; i++) {\n    const [k, v] = entries[i];\n    if (k === "__proto__" || k === "constructor" || k === "prototype") continue;\n    obj[k] = v;\n  }\n  return obj;\n}\nfunction comprehensionElementType(chk, iterable, ctx) {\n  const iterType = chk.check(iterable, ctx);\n  if (iterType.kind === "dyn") return iterType;\n  if (iterType.kind === "list") return iterType.valueType;\n  if (iterType.kind === "map") return iterType.keyType;\n  throw chk.createError(\n    "invalid_comprehension_range",\n    `Expression of type \'${chk.formatType(\n      iterType\n    )}\' cannot be range of a comprehension (must be list, map, or dynamic).`,\n    iterable\n  );\n}\nfunction toIterable(ev, args, coll) {\n  if (coll instanceof Set) return [...coll];\n  if (coll instanceof Map) return [...coll.keys()];\n  if (coll && typeof coll === "object") return objKeys(coll);\n  throw ev.createError(\n    "invalid_comprehension_range",\n    `Expression of type \'${ev.debugType(\n      coll\n    )}\' cannot be range of a comprehension (must be list, map, or dynamic).`,\n    args.iterable\n  );\n}\nfunction runQualifier(items, args, ev, ctx) {\n  if (!isArray(items)) items = toIterable(ev, args, items);\n  const accu = ev.run(args.init, ctx = args.iterCtx.reuse(ctx));\n  ctx.accuValue = accu;\n  if (ctx === args.iterCtx) return iterateQuantifier(ev, ctx, args, items, accu, 0);\n  return continueQuantifier(ev, ctx, args, items, accu, 0);\n}\nfunction runComprehension(items, args, ev, ctx) {\n  if (!isArray(items)) items = toIterable(ev, args, items);\n  const accu = ev.run(args.init, ctx = args.iterCtx.reuse(ctx));\n  ctx.accuValue = accu;\n  if (ctx === args.iterCtx) return iterateLoop(ev, ctx, args, items, accu, 0);\n  return continueLoop(ev, ctx, args, items, accu, 0);\n}\nfunction iterateLoop(ev, ctx, args, items, accu, i) {\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  while (i < len) {\n    if (condition && !condition(accu)) break;\n    accu = ev.run(step, ctx.setIterValue(items[i++], ev));\n    if (accu instanceof Promise) return continueLoop(ev, ctx, args, items, accu, i);\n  }\n  return args.result(accu);\n}\nasync function continueLoop(ev, ctx, args, items, accu, i) {\n  if (ctx === args.iterCtx) ctx.async = true;\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  accu = await accu;\n  while (i < len) {\n    if (condition && !condition(accu)) return args.result(accu);\n    accu = ev.run(step, ctx.setIterValue(items[i++], ev));\n    if (accu instanceof Promise) accu = await accu;\n  }\n  return args.result(accu);\n}\nfunction iterateQuantifier(ev, ctx, args, items, accu, i, error, stp) {\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  while (i < len) {\n    if (!condition(accu)) return args.result(accu);\n    stp = ev.tryEval(step, ctx.setIterValue(items[i++], ev));\n    if (stp instanceof Promise) return continueQuantifier(ev, ctx, args, items, accu, i, error, stp);\n    if (stp instanceof Error && (error ??= stp)) continue;\n    accu = stp;\n  }\n  if (error && condition(accu)) throw error;\n  return args.result(accu);\n}\nasync function continueQuantifier(ev, ctx, args, items, accu, i, error, stp) {\n  if (ctx === args.iterCtx) ctx.async = true;\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  stp = await stp;\n  if (stp instanceof Error) error ??= stp;\n  else accu = stp;\n  while (i < len) {\n    if (!condition(accu)) return args.result(accu);\n    stp = ev.tryEval(step, ctx.setIterValue(items[i++], ev));\n    if (stp instanceof Promise) stp = await stp;\n    if (stp instanceof Error && (error ??= stp)) continue;\n    accu = stp;\n  }\n  if (error && condition(accu)) throw error;\n  return args.result(accu);\n}\nfunction oFieldAccess(left, right, ast, ev) {\n  return ev.optionalType.field(left, right, ast, ev);\n}\nfunction fieldAccessStatic(left, right, ast, ev) {\n  return ast.left.checkedType.field(left, right, ast, ev);\n}\nvar empty = /* @__PURE__ */ Object.create(null);\nfunction fieldAccess(left, right, ast, ev) {\n  switch (left?.constructor) {\n    case void 0:\n    case Object: {\n      const v = hasOwn(left || empty, right) ? left[right] : void 0;\n      if (v !== void 0) return ev.debugType(v), v;\n      break;\n    }\n    case Map: {\n      const v = left.get(right);\n      if (v !== void 0) return ev.debugType(v), v;\n      break;\n    }\n    case Array:\n    case Set:\n      return ev.listType.field(left, right, ast, ev);\n    default:\n      const t = ev.objectTypesByConstructor.get(left.constructor);\n      if (t) return t.type.field(left, right, ast, ev);\n      else if (typeof left === "object") unsupportedType(ev, left.constructor.name);\n  }\n  throw ev.createError("no_such_key", `No such key: ${right}`, ast);\n}\nvar emptyList = () => [];\nvar emptyMap = () => ({});\nvar OPERATORS = {\n  value: {\n    check(chk, ast) {\n      return chk.debugType(ast.args);\n    },\n    evaluate(_ev, ast) {\n      return ast.args;\n    }\n  },\n  id: {\n    check(chk, ast, ctx) {\n      const variable = ctx.getVariable(ast.args);\n      if (!variable) throw chk.createError("unknown_variable", `Unknown variable: ${ast.args}`, ast);\n      if (variable.constant) {\n        const alternate = ast.clone(OPERATORS.value, variable.value);\n        ast.setMeta("alternate", alternate);\n        return chk.check(alternate, ctx);\n      }\n      return variable.type;\n    },\n    evaluate(ev, ast, ctx) {\n      return ctx.getCheckedValue(ev, ast);\n    }\n  },\n  ".": {\n    alias: "fieldAccess",\n    check: checkAccessNode,\n    evaluate: evaluateBinaryFirst\n  },\n  ".?": {\n    alias: "optionalFieldAccess",\n    check: checkOptionalAccessNode,\n    evaluate: evaluateBinaryFirst\n  },\n  "[]": {\n    alias: "bracketAccess",\n    check: checkAccessNode,\n    evaluate: evaluateBinary\n  },\n  "[?]": {\n    alias: "optionalBracketAccess",\n    check: checkOptionalAccessNode,\n    evaluate: evaluateBinary\n  },\n  call: {\n    check(chk, ast, ctx) {\n      const [functionName, args] = ast.args;\n      const candidates = ast.candidates = chk.registry.functionCandidates(\n        false,\n        functionName,\n        args.length\n      );\n      const argTypes = ast.argTypes = args.map((a) => chk.check(a, ctx));\n      const decl = candidates.findFunction(argTypes);\n      if (!decl) {\n        throw chk.createError(\n          "no_matching_overload",\n          `found no matching overload for \'${functionName}(${chk.formatTypeList(argTypes)})\'`,\n          ast\n        );\n      }\n      const handle = argTypes.some((t) => t.hasDynType) ? callFn : decl.handler.__handle ??= (l, _ast, e) => callFunctionHandler(decl.handler, e, l, _ast);\n      ast.handle = maybeAsync(args, false, handle);\n      return decl.returnType;\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(resolveAstArray(ev, ast.args[1], ctx), ast, ev);\n    }\n  },\n  rcall: {\n    check(chk, ast, ctx) {\n      const [methodName, receiver, args] = ast.args;\n      const receiverType = chk.check(receiver, ctx);\n      const candidates = ast.candidates = chk.registry.functionCandidates(\n        true,\n        methodName,\n        args.length\n      );\n      const argTypes = ast.argTypes = args.map((a) => chk.check(a, ctx));\n      ast.receiverWithArgs = [receiver, ...args];\n      ast.handle = maybeAsync(ast.receiverWithArgs, false, callRecFn);\n      if (receiverType.kind === "dyn" && candidates.returnType) return candidates.returnType;\n      const decl = candidates.findFunction(argTypes, receiverType);\n      if (!decl) {\n        throw chk.createError(\n          "no_matching_overload",\n          `found no matching overload for \'${receiverType.type}.${methodName}(${chk.formatTypeList(\n            argTypes\n          )})\'`,\n          ast\n        );\n      }\n      if (!receiverType.hasPlaceholderType && !argTypes.some((t) => t.hasDynType)) {\n        const fn = decl.handler;\n        const handle = fn.__handle ??= (a, ev, _ast) => callFunctionHandler(fn, ev, a, _ast);\n        ast.handle = maybeAsync(ast.receiverWithArgs, false, handle);\n      }\n      return decl.returnType;\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(resolveAstArray(ev, ast.receiverWithArgs, ctx), ev, ast);\n    }\n  },\n  list: {\n    check(chk, ast, ctx) {\n      const arr = ast.args;\n      const arrLen = arr.length;\n      if (arrLen === 0) return ast.setMeta("evaluate", emptyList) && chk.getType("list<T>");\n      let valueType = chk.check(arr[0], ctx);\n      const check2 = chk.opts.homogeneousAggregateLiterals ? checkElementHomogenous : checkElement;\n      for (let i = 1; i < arrLen; i++)\n        valueType = check2(chk, ctx, valueType, arr[i], "heterogeneous_list_element");\n      return chk.registry.getListType(valueType);\n    },\n    evaluate(ev, ast, ctx) {\n      return resolveAstArray(ev, ast.args, ctx);\n    }\n  },\n  map: {\n    check(chk, ast, ctx) {\n      const arr = ast.args;\n      const arrLen = arr.length;\n      if (arrLen === 0) return ast.setMeta("evaluate", emptyMap) && chk.getType("map<K, V>");\n      const check2 = chk.opts.homogeneousAggregateLiterals ? checkElementHomogenous : checkElement;\n      let keyType = chk.check(arr[0][0], ctx);\n      let valueType = chk.check(arr[0][1], ctx);\n      for (let i = 1; i < arrLen; i++) {\n        const e = arr[i];\n        keyType = check2(chk, ctx, keyType, e[0], "heterogeneous_map_key");\n        valueType = check2(chk, ctx, valueType, e[1], "heterogeneous_map_value");\n      }\n      return chk.registry.getMapType(keyType, valueType);\n    },\n    evaluate(ev, ast, ctx) {\n      const astEntries = ast.args;\n      const len = astEntries.length;\n      const results = new Array(len);\n      let async;\n      for (let i = 0; i < len; i++) {\n        const e = astEntries[i];\n        const k = ev.run(e[0], ctx);\n        const v = ev.run(e[1], ctx);\n        if (k instanceof Promise || v instanceof Promise) {\n          results[i] = Promise.all([k, v]);\n          async ??= true;\n        } else {\n          results[i] = [k, v];\n        }\n      }\n      if (async) return Promise.all(results).then(safeFromEntries);\n      return safeFromEntries(results);\n    }\n  },\n  comprehension: {\n    check(chk, ast, ctx) {\n      const args = ast.args;\n      args.iterCtx = ctx.forkWithVariable(args.iterVarName, comprehensionElementType(chk, args.iterable, ctx)).setAccuType(chk.check(args.init, ctx));\n      const stepType = chk.check(args.step, args.iterCtx);\n      const handler = args.errorsAreFatal ? runComprehension : runQualifier;\n      ast.handle = maybeAsync(args.iterable, false, handler);\n      if (args.kind === "quantifier") return chk.boolType;\n      return stepType;\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(ev.run(ast.args.iterable, ctx), ast.args, ev, ctx);\n    }\n  },\n  accuValue: {\n    check(_chk, _ast, ctx) {\n      return ctx.accuType;\n    },\n    evaluate(_ev, _ast, ctx) {\n      return ctx.accuValue;\n    }\n  },\n  accuInc: {\n    check(_chk, _ast, ctx) {\n      return ctx.accuType;\n    },\n    evaluate(_ev, _ast, ctx) {\n      return ctx.accuValue += 1;\n    }\n  },\n  accuPush: {\n    check(chk, ast, ctx) {\n      const listType2 = ctx.accuType;\n      const itemType = chk.check(ast.args, ctx);\n      if (!ast.args.maybeAsync) ast.setMeta("evaluate", OPERATORS.accuPush.evaluateSync);\n      if (listType2.kind === "list" && listType2.valueType.kind !== "param") return listType2;\n      return chk.registry.getListType(itemType);\n    },\n    evaluateSync(ev, ast, ctx) {\n      return ctx.accuValue.push(ev.run(ast.args, ctx)), ctx.accuValue;\n    },\n    evaluate(ev, ast, ctx) {\n      const arr = ctx.accuValue;\n      const el = ev.run(ast.args, ctx);\n      if (el instanceof Promise) return el.then((_e) => arr.push(_e) && arr);\n      arr.push(el);\n      return arr;\n    }\n  },\n  "?:": {\n    alias: "ternary",\n    check(chk, ast, ctx) {\n      const condast = ast.condition = ast.args[0];\n      const leftast = ast.left = ast.args[1];\n      const rightast = ast.right = ast.args[2];\n      const condType = chk.check(condast, ctx);\n      if (!condType.isDynOrBool()) {\n        throw chk.createError(\n          "invalid_condition_type",\n          `${condast.meta.label || "Ternary condition must be bool"}, got \'${chk.formatType(condType)}\'`,\n          condast\n        );\n      }\n      const leftType = chk.check(leftast, ctx);\n      const rightType = chk.check(rightast, ctx);\n      const unified = leftType.unify(chk.registry, rightType);\n      ast.handle = maybeAsync(condast, false, handleTernary);\n      if (unified) return unified;\n      throw chk.createError(\n        "incompatible_ternary_branches",\n        `Ternary branches must have the same type, got \'${chk.formatType(\n          leftType\n        )}\' and \'${chk.formatType(rightType)}\'`,\n        ast\n      );\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(ev.run(ast.condition, ctx), ev, ast, ctx);\n    }\n  },\n  "||": {\n    check: checkLogicalOp,\n    evaluate(ev, ast, ctx) {\n      const l = ev.tryEval(ast.left, ctx);\n      if (l === true) return true;\n      if (l === false) {\n        const right = ev.run(ast.right, ctx);\n        if (typeof right === "boolean") return right;\n        return _logicalOp(true, ev, ast, l, right);\n      }\n      if (l instanceof Promise)\n        return l.then(\n          (_l) => _l === true ? _l : _logicalOp(true, ev, ast, _l, ev.run(ast.right, ctx))\n        );\n      return _logicalOp(true, ev, ast, l, ev.run(ast.right, ctx));\n    }\n  },\n  "&&": {\n    check: checkLogicalOp,\n    evaluate(ev, ast, ctx) {\n      const l = ev.tryEval(ast.left, ctx);\n      if (l === false) return false;\n      if (l === true) {\n        const right = ev.run(ast.right, ctx);\n        if (typeof right === "boolean") return right;\n        return _logicalOp(false, ev, ast, l, right);\n      }\n      if (l instanceof Promise)\n        return l.then(\n          (_l) => _l === false ? _l : _logicalOp(false, ev, ast, _l, ev.run(ast.right, ctx))\n        );\n      return _logicalOp(false, ev, ast, l, ev.run(ast.right, ctx));\n    }\n  },\n  "!_": { alias: "unaryNot", check: checkUnary, evaluate: evaluateUnary },\n  "-_": { alias: "unaryMinus", check: checkUnary, evaluate: evaluateUnary }\n};\nvar binaryOperators = ["!=", "==", "in", "+", "-", "*", "/", "%", "<", "<=", ">", ">="];\nfor (const op of binaryOperators) OPERATORS[op] = { check: checkBinary, evaluate: evaluateBinary };\nfor (const op of objKeys(OPERATORS)) {\n  const obj = OPERATORS[op];\n  obj.name = op;\n  if (obj.alias) OPERATORS[obj.alias] = obj;\n}\n\n// node_modules/@marcbachmann/cel-js/lib/macros.js\nvar identity = (x) => x;\nfunction assertIdentifier(node, message) {\n  if (node.op === "id") return node.args;\n  throw parseError("invalid_macro_argument", message, node);\n}\nfunction createMapExpander(hasFilter) {\n  const functionDesc = hasFilter ? "map(var, filter, transform)" : "map(var, transform)";\n  const invalidMsg = `${functionDesc} invalid predicate iteration variable`;\n  const label = `${functionDesc} filter predicate must return bool`;\n  return ({ args, receiver, ast: callAst }) => {\n    const [iterVar, predicate, transform] = hasFilter ? args : [args[0], null, args[1]];\n    let step = transform.clone(OPERATORS.accuPush, transform);\n    if (predicate) {\n      const accuValue = predicate.clone(OPERATORS.accuValue);\n      step = predicate.clone(OPERATORS.ternary, [predicate.setMeta("label", label), step, accuValue]);\n    }\n    return {\n      callAst: callAst.clone(OPERATORS.comprehension, {\n        errorsAreFatal: true,\n        iterable: receiver,\n        iterVarName: assertIdentifier(iterVar, invalidMsg),\n        init: callAst.clone(OPERATORS.list, []),\n        step,\n        result: identity\n      })\n    };\n  };\n}\nfunction createFilterExpander() {\n  const functionDesc = "filter(var, predicate)";\n  const invalidMsg = `${functionDesc} invalid predicate iteration variable`;\n  const label = `${functionDesc} predicate must return bool`;\n  return ({ args, receiver, ast: callAst }) => {\n    const iterVarName = assertIdentifier(args[0], invalidMsg);\n    const accuValue = callAst.clone(OPERATORS.accuValue);\n    const predicate = args[1].setMeta("label", label);\n    const appendItem = callAst.clone(OPERATORS.accuPush, callAst.clone(OPERATORS.id, iterVarName));\n    const step = predicate.clone(OPERATORS.ternary, [predicate, appendItem, accuValue]);\n    return {\n      callAst: callAst.clone(OPERATORS.comprehension, {\n        errorsAreFatal: true,\n        iterable: receiver,\n        iterVarName,\n        init: callAst.clone(OPERATORS.list, []),\n        step,\n        result: identity\n      })\n    };\n  };\n}\nfunction createQuantifierExpander(opts) {\n  const invalidMsg = `${opts.name}(var, predicate) invalid predicate iteration variable`;\n  const label = `${opts.name}(var, predicate) predicate must return bool`;\n  return ({ args, receiver, ast: callAst }) => {\n    const predicate = args[1].setMeta("label", label);\n    const transform = opts.transform({ args, ast: callAst, predicate, opts });\n    return {\n      callAst: callAst.clone(OPERATORS.comprehension, {\n        kind: "quantifier",\n        errorsAreFatal: opts.errorsAreFatal || false,\n        iterable: receiver,\n        iterVarName: assertIdentifier(args[0], invalidMsg),\n        init: transform.init,\n        condition: transform.condition,\n        step: transform.step,\n        result: transform.result || identity\n      })\n    };\n  };\n}\nfunction createHasExpander() {\n  const invalidHasArgument = "has() invalid argument";\n  function evaluate2(ev, macro, ctx) {\n    const nodes = macro.macroHasProps;\n    let i = nodes.length;\n    let obj = ev.run(nodes[--i], ctx);\n    let inOptionalContext;\n    while (i--) {\n      const node = nodes[i];\n      if (node.op === ".?") inOptionalContext ??= true;\n      obj = ev.debugType(obj).fieldLazy(obj, node.args[1], node, ev);\n      if (obj !== void 0) continue;\n      if (!(!inOptionalContext && i && node.op === ".")) break;\n      throw evaluationError("no_such_key", `No such key: ${node.args[1]}`, node);\n    }\n    return obj !== void 0;\n  }\n  function typeCheck(checker, macro, ctx) {\n    let node = macro.args[0];\n    if (node.op !== ".") throw checker.createError("invalid_macro_argument", invalidHasArgument, node);\n    if (!macro.macroHasProps) {\n      const props = [];\n      while (node.op === "." || node.op === ".?") node = props.push(node) && node.args[0];\n      if (node.op !== "id") throw checker.createError("invalid_macro_argument", invalidHasArgument, node);\n      checker.check(node, ctx);\n      props.push(node);\n      macro.macroHasProps = props;\n    }\n    return checker.getType("bool");\n  }\n  return function({ args }) {\n    return { args, evaluate: evaluate2, typeCheck, async: false };\n  };\n}\nfunction registerMacros(registry) {\n  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler);\n  functionOverload("has(ast): bool", createHasExpander());\n  functionOverload(\n    "list.all(ast, ast): bool",\n    createQuantifierExpander({\n      name: "all",\n      transform({ ast: callAst, predicate, opts }) {\n        return {\n          init: callAst.clone(OPERATORS.value, true),\n          condition: identity,\n          step: predicate.clone(OPERATORS.ternary, [\n            predicate,\n            predicate.clone(OPERATORS.value, true),\n            predicate.clone(OPERATORS.value, false)\n          ])\n        };\n      }\n    })\n  );\n  functionOverload(\n    "list.exists(ast, ast): bool",\n    createQuantifierExpander({\n      name: "exists",\n      condition(accu) {\n        return !accu;\n      },\n      transform({ ast: callAst, predicate, opts }) {\n        return {\n          init: callAst.clone(OPERATORS.value, false),\n          condition: opts.condition,\n          step: predicate.clone(OPERATORS.ternary, [\n            predicate,\n            predicate.clone(OPERATORS.value, true),\n            predicate.clone(OPERATORS.value, false)\n          ])\n        };\n      }\n    })\n  );\n  functionOverload(\n    "list.exists_one(ast, ast): bool",\n    createQuantifierExpander({\n      name: "exists_one",\n      errorsAreFatal: true,\n      result(accu) {\n        return accu === 1;\n      },\n      transform({ ast: callAst, predicate, opts }) {\n        const accuValue = callAst.clone(OPERATORS.accuValue);\n        return {\n          init: callAst.clone(OPERATORS.value, 0),\n          step: predicate.clone(OPERATORS.ternary, [predicate, callAst.clone(OPERATORS.accuInc), accuValue]),\n          result: opts.result\n        };\n      }\n    })\n  );\n  functionOverload("list.map(ast, ast): list<dyn>", createMapExpander(false));\n  functionOverload("list.map(ast, ast, ast): list<dyn>", createMapExpander(true));\n  functionOverload("list.filter(ast, ast): list<dyn>", createFilterExpander());\n  class CelNamespace {\n  }\n  const celNamespace = new CelNamespace();\n  registry.registerType("CelNamespace", CelNamespace);\n  registry.registerConstant("cel", "CelNamespace", celNamespace);\n  function bindTypeCheck(checker, m, ctx) {\n    m.bindCtx = ctx.forkWithVariable(m.var, checker.check(m.val, ctx));\n    const type = checker.check(m.exp, m.bindCtx);\n    if (m.val.maybeAsync || m.exp.maybeAsync) return type;\n    m.ast.setMeta("async", false);\n    m.evaluate = bindEvaluateSync;\n    return type;\n  }\n  function bindOptionalEvaluate(ev, exp, bindCtx, ctx, boundValue) {\n    const res = ev.run(exp, ctx = bindCtx.reuse(ctx).setIterValue(boundValue, ev));\n    if (res instanceof Promise && ctx === bindCtx) ctx.async = true;\n    return res;\n  }\n  function bindEvaluate(ev, { val, exp, bindCtx }, ctx) {\n    const v = ev.run(val, ctx);\n    if (v instanceof Promise) return v.then((_v) => bindOptionalEvaluate(ev, exp, bindCtx, ctx, _v));\n    return bindOptionalEvaluate(ev, exp, bindCtx, ctx, v);\n  }\n  function bindEvaluateSync(ev, { val, exp, bindCtx }, ctx) {\n    return ev.run(exp, bindCtx.reuse(ctx).setIterValue(ev.run(val, ctx), ev));\n  }\n  functionOverload("CelNamespace.bind(ast, dyn, ast): dyn", ({ ast, args }) => {\n    return {\n      ast,\n      var: assertIdentifier(args[0], "invalid variable argument"),\n      val: args[1],\n      exp: args[2],\n      bindCtx: void 0,\n      typeCheck: bindTypeCheck,\n      evaluate: bindEvaluate\n    };\n  });\n}\n\n// node_modules/@marcbachmann/cel-js/lib/overloads.js\nfunction registerOverloads(registry) {\n  const unaryOverload = (op, t, h, ret) => registry.unaryOverload(op, t, h, ret, false);\n  const binaryOverload = (l, op, r, h, ret) => registry.binaryOverload(l, op, r, h, ret, false);\n  function verifyInteger(v, ast) {\n    if (v <= MAX_INT && v >= MIN_INT) return v;\n    throw evaluationError("numeric_overflow", `integer overflow: ${v}`, ast);\n  }\n  function throwDivisionByZero(ast) {\n    throw evaluationError("division_by_zero", "division by zero", ast);\n  }\n  function throwModuloByZero(ast) {\n    throw evaluationError("modulo_by_zero", "modulo by zero", ast);\n  }\n  unaryOverload("!", "bool", (a) => !a);\n  unaryOverload("-", "int", (a) => -a);\n  binaryOverload("dyn<int>", `==`, `double`, (a, b) => a == b);\n  binaryOverload("dyn<int>", `==`, `uint`, (a, b) => a == b.valueOf());\n  binaryOverload("int", "*", "int", (a, b, ast) => verifyInteger(a * b, ast));\n  binaryOverload("int", "+", "int", (a, b, ast) => verifyInteger(a + b, ast));\n  binaryOverload("int", "-", "int", (a, b, ast) => verifyInteger(a - b, ast));\n  binaryOverload("int", "/", "int", (a, b, ast) => {\n    if (b === MIN_UINT) return throwDivisionByZero(ast);\n    return a / b;\n  });\n  binaryOverload("int", "%", "int", (a, b, ast) => {\n    if (b === MIN_UINT) return throwModuloByZero(ast);\n    return a % b;\n  });\n  unaryOverload("-", "double", (a) => -a);\n  binaryOverload("double", "*", "double", (a, b) => a * b);\n  binaryOverload("double", "+", "double", (a, b) => a + b);\n  binaryOverload("double", "-", "double", (a, b) => a - b);\n  binaryOverload("double", "/", "double", (a, b) => a / b);\n  binaryOverload("string", "+", "string", (a, b) => a + b);\n  binaryOverload("list<V>", "+", "list<V>", (a, b) => [...a, ...b]);\n  binaryOverload("bytes", "+", "bytes", (a, b) => {\n    if (!a.length) return b;\n    if (!b.length) return a;\n    const result = new Uint8Array(a.length + b.length);\n    result.set(a, 0);\n    result.set(b, a.length);\n    return result;\n  });\n  const GPD = "google.protobuf.Duration";\n  binaryOverload(GPD, "+", GPD, (a, b) => a.addDuration(b));\n  binaryOverload(GPD, "-", GPD, (a, b) => a.subtractDuration(b));\n  binaryOverload(GPD, "==", GPD, (a, b) => a.seconds === b.seconds && a.nanos === b.nanos);\n  const GPT = "google.protobuf.Timestamp";\n  binaryOverload(GPT, "==", GPT, (a, b) => a.getTime() === b.getTime());\n  binaryOverload(GPT, "-", GPT, (a, b) => Duration.fromMilliseconds(a.getTime() - b.getTime()), GPD);\n  binaryOverload(GPT, "-", GPD, (a, b) => b.subtractTimestamp(a));\n  binaryOverload(GPT, "+", GPD, (a, b) => b.extendTimestamp(a));\n  binaryOverload(GPD, "+", GPT, (a, b) => a.extendTimestamp(b));\n  function listIncludes(value, list, ast, ev) {\n    if (list instanceof Set && list.has(value)) return true;\n    for (const v of list) if (isEqual(value, v, ast, ev)) return true;\n    return false;\n  }\n  function mapIncludes(a, b) {\n    if (b instanceof Map) return b.get(a) !== void 0;\n    return hasOwn(b, a) ? b[a] !== void 0 : false;\n  }\n  function listMembership(value, list, ast, ev) {\n    return listIncludes(value, list, ast, ev);\n  }\n  binaryOverload("V", "in", "list<V>", listMembership);\n  binaryOverload("K", "in", "map<K, V>", mapIncludes);\n  for (const t of ["type", "null", "bool", "string", "int", "double"]) {\n    binaryOverload(t, "==", t, (a, b) => a === b);\n  }\n  binaryOverload("bytes", `==`, "bytes", (a, b) => {\n    if (a === b) return true;\n    let i = a.length;\n    if (i !== b.length) return false;\n    while (i--) if (a[i] !== b[i]) return false;\n    return true;\n  });\n  binaryOverload("list<V>", `==`, "list<V>", (a, b, ast, ev) => {\n    if (a === b) return true;\n    if (isArray(a) && isArray(b)) {\n      const length = a.length;\n      if (length !== b.length) return false;\n      for (let i = 0; i < length; i++) {\n        if (!isEqual(a[i], b[i], ast, ev)) return false;\n      }\n      return true;\n    }\n    if (a instanceof Set && b instanceof Set) {\n      if (a.size !== b.size) return false;\n      for (const value of a) if (!b.has(value)) return false;\n      return true;\n    }\n    const arr = a instanceof Set ? b : a;\n    const set = a instanceof Set ? a : b;\n    if (!isArray(arr)) return false;\n    if (arr.length !== set?.size) return false;\n    for (let i = 0; i < arr.length; i++) if (!set.has(arr[i])) return false;\n    return true;\n  });\n  binaryOverload("map<K, V>", `==`, "map<K, V>", (a, b, ast, ev) => {\n    if (a === b) return true;\n    if (a instanceof Map && b instanceof Map) {\n      if (a.size !== b.size) return false;\n      for (const [key, value] of a)\n        if (!(b.has(key) && isEqual(value, b.get(key), ast, ev))) return false;\n      return true;\n    }\n    if (a instanceof Map || b instanceof Map) {\n      const obj = a instanceof Map ? b : a;\n      const map = a instanceof Map ? a : b;\n      const keysObj = objKeys(obj);\n      if (map.size !== keysObj.length) return false;\n      for (const [key, value] of map) {\n        if (!(key in obj && isEqual(value, obj[key], ast, ev))) return false;\n      }\n      return true;\n    }\n    const keysA = objKeys(a);\n    const keysB = objKeys(b);\n    if (keysA.length !== keysB.length) return false;\n    for (let i = 0; i < keysA.length; i++) {\n      const key = keysA[i];\n      if (!(key in b && isEqual(a[key], b[key], ast, ev))) return false;\n    }\n    return true;\n  });\n  binaryOverload("uint", "==", "uint", (a, b) => a.valueOf() === b.valueOf());\n  binaryOverload("dyn<uint>", `==`, `double`, (a, b) => a.valueOf() == b);\n  binaryOverload("uint", "+", "uint", (a, b) => new UnsignedInt(a.valueOf() + b.valueOf()));\n  binaryOverload("uint", "-", "uint", (a, b) => new UnsignedInt(a.valueOf() - b.valueOf()));\n  binaryOverload("uint", "*", "uint", (a, b) => new UnsignedInt(a.valueOf() * b.valueOf()));\n  binaryOverload("uint", "/", "uint", (a, b, ast) => {\n    if (b.valueOf() === MIN_UINT) return throwDivisionByZero(ast);\n    return new UnsignedInt(a.valueOf() / b.valueOf());\n  });\n  binaryOverload("uint", "%", "uint", (a, b, ast) => {\n    if (b.valueOf() === MIN_UINT) return throwModuloByZero(ast);\n    return new UnsignedInt(a.valueOf() % b.valueOf());\n  });\n  for (const [left, right] of [\n    ["bool", "bool"],\n    ["int", "int"],\n    ["uint", "uint"],\n    ["double", "double"],\n    ["string", "string"],\n    ["google.protobuf.Timestamp", "google.protobuf.Timestamp"],\n    ["google.protobuf.Duration", "google.protobuf.Duration"],\n    ["int", "uint"],\n    ["int", "double"],\n    ["double", "int"],\n    ["double", "uint"],\n    ["uint", "int"],\n    ["uint", "double"]\n  ]) {\n    binaryOverload(left, "<", right, (a, b) => a < b);\n    binaryOverload(left, "<=", right, (a, b) => a <= b);\n    binaryOverload(left, ">", right, (a, b) => a > b);\n    binaryOverload(left, ">=", right, (a, b) => a >= b);\n  }\n}\nfunction isEqual(a, b, ast, ev) {\n  if (a === b) return true;\n  switch (typeof a) {\n    case "undefined":\n    case "string":\n    case "boolean":\n      return false;\n    case "bigint":\n      if (typeof b === "number") return a == b;\n      return false;\n    case "number":\n      if (typeof b === "bigint") return a == b;\n      return false;\n    case "object":\n      if (typeof b !== "object") return false;\n      const leftType = ev.debugType(a);\n      const rightType = ev.debugType(b);\n      if (leftType !== rightType) return false;\n      const overload = ev.registry.findBinaryOverload("==", leftType, rightType);\n      if (!overload) return false;\n      return overload.handler(a, b, ast, ev);\n  }\n  throw evaluationError("invalid_comparison_type", `Cannot compare values of type ${typeof a}`, ast);\n}\n\n// node_modules/@marcbachmann/cel-js/lib/type-checker.js\nvar toDynTypeBinding = (/* @__PURE__ */ new Map()).set("A", "dyn").set("T", "dyn").set("K", "dyn").set("V", "dyn");\nvar TypeChecker = class extends Base {\n  constructor(opts, isEvaluating) {\n    super(opts);\n    this.createError = isEvaluating ? evaluationError : typeError;\n  }\n  /**\n   * Check an expression and return its inferred type\n   * @param {Array|any} ast - The AST node to check\n   * @returns {Object} The inferred type declaration\n   * @throws {TypeError} If type checking fails\n   */\n  check(ast, ctx) {\n    try {\n      return ast.checkedType ??= ast.check(this, ast, ctx);\n    } catch (error) {\n      throw attachErrorAst(error, ast);\n    }\n  }\n  checkAccessOnType(ast, ctx, leftType, allowMissingField = false) {\n    if (leftType === this.dynType) return leftType;\n    const indexTypeName = (ast.op === "[]" || ast.op === "[?]" ? this.check(ast.args[1], ctx) : this.stringType).type;\n    if (leftType.kind === "list") {\n      if (indexTypeName === "int" || indexTypeName === "dyn") return leftType.valueType;\n      throw this.createError("invalid_index_type", `List index must be int, got \'${indexTypeName}\'`, ast);\n    }\n    if (leftType.kind === "map") return leftType.valueType;\n    const customType = this.objectTypes.get(leftType.name);\n    if (customType) {\n      if (!(indexTypeName === "string" || indexTypeName === "dyn")) {\n        throw this.createError(\n          "invalid_index_type",\n          `Cannot index type \'${leftType.name}\' with type \'${indexTypeName}\'`,\n          ast\n        );\n      }\n      if (customType.fields) {\n        let keyName;\n        if (ast.op === "." || ast.op === ".?") keyName = ast.args[1];\n        else if (ast.args[1].op === "value") keyName = ast.args[1].args;\n        if (typeof keyName === "string") {\n          const fieldType = customType.fields[keyName];\n          if (fieldType) return fieldType;\n          if (allowMissingField) return this.dynType;\n          throw this.createError("no_such_key", `No such key: ${keyName}`, ast);\n        }\n      }\n      return this.dynType;\n    }\n    throw this.createError("cannot_index_type", `Cannot index type \'${this.formatType(leftType)}\'`, ast);\n  }\n  formatType(type) {\n    if (!type.hasPlaceholderType) return type.name;\n    return type.templated(this.registry, toDynTypeBinding).name;\n  }\n  formatTypeList(types) {\n    return types.map((t) => this.formatType(t)).join(", ");\n  }\n};\n\n// node_modules/@marcbachmann/cel-js/lib/parser.js\nvar TOKEN = {\n  EOF: 0,\n  NUMBER: 1,\n  STRING: 2,\n  BOOLEAN: 3,\n  NULL: 4,\n  IDENTIFIER: 5,\n  PLUS: 6,\n  MINUS: 7,\n  MULTIPLY: 8,\n  DIVIDE: 9,\n  MODULO: 10,\n  EQ: 11,\n  NE: 12,\n  LT: 13,\n  LE: 14,\n  GT: 15,\n  GE: 16,\n  AND: 17,\n  OR: 18,\n  NOT: 19,\n  IN: 20,\n  LPAREN: 21,\n  RPAREN: 22,\n  LBRACKET: 23,\n  RBRACKET: 24,\n  LBRACE: 25,\n  RBRACE: 26,\n  DOT: 27,\n  COMMA: 28,\n  COLON: 29,\n  QUESTION: 30,\n  BYTES: 31\n};\nvar OP_FOR_TOKEN = {\n  [TOKEN.EQ]: OPERATORS["=="],\n  [TOKEN.PLUS]: OPERATORS["+"],\n  [TOKEN.MINUS]: OPERATORS["-"],\n  [TOKEN.MULTIPLY]: OPERATORS["*"],\n  [TOKEN.DIVIDE]: OPERATORS["/"],\n  [TOKEN.MODULO]: OPERATORS["%"],\n  [TOKEN.LE]: OPERATORS["<="],\n  [TOKEN.LT]: OPERATORS["<"],\n  [TOKEN.GE]: OPERATORS[">="],\n  [TOKEN.GT]: OPERATORS[">"],\n  [TOKEN.NE]: OPERATORS["!="],\n  [TOKEN.IN]: OPERATORS["in"]\n};\nvar TOKEN_BY_NUMBER = {};\nfor (const key in TOKEN) TOKEN_BY_NUMBER[TOKEN[key]] = key;\nvar HEX_CODES = new Uint8Array(128);\nfor (const ch of "0123456789abcdefABCDEF") HEX_CODES[ch.charCodeAt(0)] = 1;\nvar ESCAPE_ERRORS = {\n  bytes_unicode_escape: (e) => `\\\\${e} not allowed in bytes literals`,\n  invalid_unicode_escape: (e) => `Invalid Unicode escape: \\\\${e}`,\n  invalid_unicode_surrogate: (e) => `Invalid Unicode surrogate: \\\\${e}`,\n  invalid_hex_escape: (e) => `Invalid hex escape: \\\\${e}`,\n  invalid_octal_escape: () => "Octal escape must be 3 digits",\n  octal_escape_out_of_range: (e) => `Octal escape out of range: \\\\${e}`,\n  invalid_escape_sequence: (e) => `Invalid escape sequence: \\\\${e}`\n};\nvar STRING_ESCAPES = {\n  "\\\\": "\\\\",\n  "?": "?",\n  \'"\': \'"\',\n  "\'": "\'",\n  "`": "`",\n  a: "\\x07",\n  b: "\\b",\n  f: "\\f",\n  n: "\\n",\n  r: "\\r",\n  t: "	",\n  v: "\\v"\n};\nvar ASTNode = class _ASTNode {\n  #meta;\n  #input;\n  constructor(input, pos, start, end, op, args) {\n    this.#meta = { check: op.check, evaluate: op.evaluate };\n    this.#input = input;\n    this.op = op.name;\n    this.args = args;\n    this.pos = pos;\n    this.start = start;\n    this.end = end;\n  }\n  clone(op, args) {\n    return new _ASTNode(this.#input, this.pos, this.start, this.end, op, args);\n  }\n  get meta() {\n    return this.#meta;\n  }\n  get input() {\n    return this.#input;\n  }\n  #computeIsAsync() {\n    const ast = this.#meta.alternate ?? this;\n    switch (ast.op) {\n      case "value":\n      case "id":\n      case "accuValue":\n      case "accuInc":\n        return false;\n      case "accuPush":\n        return ast.args.maybeAsync;\n      case "!_":\n      case "-_":\n        if (ast.candidates?.async !== false) return true;\n        return ast.args.maybeAsync;\n      case "!=":\n      case "==":\n      case "in":\n      case "+":\n      case "-":\n      case "*":\n      case "/":\n      case "%":\n      case "<":\n      case "<=":\n      case ">":\n      case ">=":\n        if (ast.candidates?.async !== false) return true;\n        return ast.args.some((a) => a.maybeAsync);\n      case "call":\n      case "rcall":\n        if (ast.candidates?.async !== false) return true;\n        return (ast.receiverWithArgs || ast.args[1]).some((a) => a.maybeAsync);\n      case "comprehension":\n        return ast.args.iterable.maybeAsync || ast.args.step.maybeAsync;\n      case ".":\n      case ".?":\n        return ast.args[0].maybeAsync;\n      case "?:":\n      case "list":\n      case "[]":\n      case "[?]":\n        return ast.args.some((a) => a.maybeAsync);\n      case "||":\n      case "&&":\n        return ast.args.some((a) => a.maybeAsync);\n      case "map":\n        return ast.args.some((a) => a[0].maybeAsync || a[1].maybeAsync);\n      default:\n        return true;\n    }\n  }\n  /**\n   * Check whether we can optimize away async calling\n   * If no ast members includes a function, we can optimize the call\n   * for which we want to return true here.\n   * @returns {boolean}\n   */\n  get maybeAsync() {\n    return this.#meta.async ??= this.#computeIsAsync();\n  }\n  check(chk, ast, ctx) {\n    const meta = this.#meta;\n    if (meta.alternate) return chk.check(meta.alternate, ctx);\n    else if (meta.macro) return meta.macro.typeCheck(chk, meta.macro, ctx);\n    return meta.check(chk, ast, ctx);\n  }\n  evaluate(ev, ast, ctx) {\n    const meta = this.#meta;\n    if (meta.alternate) this.evaluate = this.#evaluateAlternate;\n    else if (meta.macro) this.evaluate = this.#evaluateMacro;\n    else this.evaluate = meta.evaluate;\n    return this.evaluate(ev, ast, ctx);\n  }\n  #evaluateAlternate(ev, ast, ctx) {\n    return (ast = this.#meta.alternate).evaluate(ev, ast, ctx);\n  }\n  #evaluateMacro(ev, ast, ctx) {\n    return (ast = this.#meta.macro).evaluate(ev, ast, ctx);\n  }\n  setMeta(key, value) {\n    return this.#meta[key] = value, this;\n  }\n  get range() {\n    return { start: this.start, end: this.end };\n  }\n  toOldStructure() {\n    const args = Array.isArray(this.args) ? this.args : [this.args];\n    return [this.op, ...args.map((a) => a instanceof _ASTNode ? a.toOldStructure() : a)];\n  }\n};\nvar Lexer = class {\n  input;\n  pos;\n  length;\n  tokenPos;\n  tokenType;\n  tokenValue;\n  reset(input) {\n    this.pos = 0;\n    this.input = input;\n    this.length = input.length;\n    return input;\n  }\n  token(pos, type, value) {\n    this.tokenPos = pos;\n    this.tokenType = type;\n    this.tokenValue = value;\n    return this;\n  }\n  // Read next token\n  nextToken() {\n    while (true) {\n      const { pos, input, length } = this;\n      if (pos >= length) return this.token(pos, TOKEN.EOF);\n      const ch = input[pos];\n      switch (ch) {\n        // Whitespaces\n        case " ":\n        case "	":\n        case "\\n":\n        case "\\r":\n          this.pos++;\n          continue;\n        // Operators\n        case "=":\n          if (input[pos + 1] !== "=") break;\n          return this.token((this.pos += 2) - 2, TOKEN.EQ);\n        case "&":\n          if (input[pos + 1] !== "&") break;\n          return this.token((this.pos += 2) - 2, TOKEN.AND);\n        case "|":\n          if (input[pos + 1] !== "|") break;\n          return this.token((this.pos += 2) - 2, TOKEN.OR);\n        case "+":\n          return this.token(this.pos++, TOKEN.PLUS);\n        case "-":\n          return this.token(this.pos++, TOKEN.MINUS);\n        case "*":\n          return this.token(this.pos++, TOKEN.MULTIPLY);\n        case "/":\n          if (input[pos + 1] === "/") {\n            while (this.pos < length && this.input[this.pos] !== "\\n") this.pos++;\n            continue;\n          }\n          return this.token(this.pos++, TOKEN.DIVIDE);\n        case "%":\n          return this.token(this.pos++, TOKEN.MODULO);\n        case "<":\n          if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.LE);\n          return this.token(this.pos++, TOKEN.LT);\n        case ">":\n          if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.GE);\n          return this.token(this.pos++, TOKEN.GT);\n        case "!":\n          if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.NE);\n          return this.token(this.pos++, TOKEN.NOT);\n        case "(":\n          return this.token(this.pos++, TOKEN.LPAREN);\n        case ")":\n          return this.token(this.pos++, TOKEN.RPAREN);\n        case "[":\n          return this.token(this.pos++, TOKEN.LBRACKET);\n        case "]":\n          return this.token(this.pos++, TOKEN.RBRACKET);\n        case "{":\n          return this.token(this.pos++, TOKEN.LBRACE);\n        case "}":\n          return this.token(this.pos++, TOKEN.RBRACE);\n        case ".":\n          return this.token(this.pos++, TOKEN.DOT);\n        case ",":\n          return this.token(this.pos++, TOKEN.COMMA);\n        case ":":\n          return this.token(this.pos++, TOKEN.COLON);\n        case "?":\n          return this.token(this.pos++, TOKEN.QUESTION);\n        case `"`:\n        case `\'`:\n          return this.readString(ch);\n        // Check for string prefixes (b, B, r, R followed by quote)\n        case "b":\n        case "B":\n        case "r":\n        case "R": {\n          const next = input[pos + 1];\n          if (next === \'"\' || next === "\'") return ++this.pos && this.readString(next, ch);\n          return this.readIdentifier();\n        }\n        default: {\n          const code = ch.charCodeAt(0);\n          if (code <= 57 && code >= 48) return this.readNumber();\n          if (this._isIdentifierCharCode(code)) return this.readIdentifier();\n        }\n      }\n      throw parseError("unexpected_character", `Unexpected character: ${ch}`, {\n        pos,\n        start: pos,\n        end: pos + 1,\n        input\n      });\n    }\n  }\n  // Characters: 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_\n  _isIdentifierCharCode(c) {\n    if (c < 48 || c > 122) return false;\n    return c >= 97 || c >= 65 && c <= 90 || c <= 57 || c === 95;\n  }\n  _parseAsDouble(start, end) {\n    const value = Number(this.input.substring(start, end));\n    if (Number.isFinite(value)) return this.token(start, TOKEN.NUMBER, value);\n    throw parseError("invalid_number", `Invalid number: ${value}`, {\n      pos: start,\n      start,\n      end,\n      input: this.input\n    });\n  }\n  _parseAsBigInt(start, end, isHex, unsigned) {\n    const string = this.input.substring(start, end);\n    if (unsigned === "u" || unsigned === "U") {\n      this.pos++;\n      try {\n        return this.token(start, TOKEN.NUMBER, new UnsignedInt(string));\n      } catch (_err) {\n      }\n    } else {\n      try {\n        return this.token(start, TOKEN.NUMBER, BigInt(string));\n      } catch (_err) {\n      }\n    }\n    throw parseError(\n      isHex ? "invalid_hex_integer" : "invalid_integer",\n      isHex ? `Invalid hex integer: ${string}` : `Invalid integer: ${string}`,\n      { pos: start, start, end: this.pos, input: this.input }\n    );\n  }\n  _readDigits(input, length, pos, code) {\n    while (pos < length && (code = input.charCodeAt(pos)) && !(code > 57 || code < 48)) pos++;\n    return pos;\n  }\n  _readExponent(input, length, pos) {\n    let ch = pos < length && input[pos];\n    if (ch === "e" || ch === "E") {\n      ch = ++pos < length && input[pos];\n      if (ch === "-" || ch === "+") pos++;\n      const start = pos;\n      pos = this._readDigits(input, length, pos);\n      if (start === pos)\n        throw parseError("invalid_exponent", "Invalid exponent", {\n          pos,\n          start: pos,\n          end: Math.min(pos + 1, input.length),\n          input\n        });\n    }\n    return pos;\n  }\n  readNumber() {\n    const { input, length, pos: start } = this;\n    let pos = start;\n    if (input[pos] === "0" && (input[pos + 1] === "x" || input[pos + 1] === "X")) {\n      pos += 2;\n      while (pos < length && HEX_CODES[input[pos].charCodeAt(0)]) pos++;\n      return this._parseAsBigInt(start, this.pos = pos, true, input[pos]);\n    }\n    pos = this._readDigits(input, length, pos);\n    if (pos + 1 < length) {\n      let isDouble = false;\n      let afterpos = input[pos] === "." ? this._readDigits(input, length, pos + 1) : pos + 1;\n      if (afterpos !== pos + 1) (isDouble = true) && (pos = afterpos);\n      afterpos = this._readExponent(input, length, pos);\n      if (afterpos !== pos) (isDouble = true) && (pos = afterpos);\n      if (isDouble) return this._parseAsDouble(start, this.pos = pos);\n    }\n    return this._parseAsBigInt(start, this.pos = pos, false, input[pos]);\n  }\n  readString(del, prefix) {\n    const { input: i, pos: s } = this;\n    if (i[s + 1] === del && i[s + 2] === del) return this.readTripleQuotedString(del, prefix);\n    return this.readSingleQuotedString(del, prefix);\n  }\n  _closeQuotedString(rawStart, rawValue, prefix, pos) {\n    switch (prefix) {\n      case "b":\n      case "B": {\n        const processed = this.processEscapes(rawStart, rawValue, true);\n        const bytes = new Uint8Array(processed.length);\n        for (let i = 0; i < processed.length; i++) bytes[i] = processed.charCodeAt(i) & 255;\n        return this.token(pos - 1, TOKEN.BYTES, bytes);\n      }\n      case "r":\n      case "R": {\n        return this.token(pos - 1, TOKEN.STRING, rawValue);\n      }\n      default: {\n        const value = this.processEscapes(rawStart, rawValue, false);\n        return this.token(pos, TOKEN.STRING, value);\n      }\n    }\n  }\n  readSingleQuotedString(delimiter, prefix) {\n    const { input, length, pos: start } = this;\n    let ch;\n    let pos = this.pos + 1;\n    while (pos < length && (ch = input[pos])) {\n      switch (ch) {\n        case delimiter:\n          const rawStart = start + 1;\n          const rawValue = input.slice(rawStart, pos);\n          this.pos = ++pos;\n          return this._closeQuotedString(rawStart, rawValue, prefix, start);\n        case "\\n":\n        case "\\r":\n          throw parseError("newline_in_string", "Newlines not allowed in single-quoted strings", {\n            pos,\n            start: pos,\n            end: pos + 1,\n            input\n          });\n        case "\\\\":\n          pos++;\n      }\n      pos++;\n    }\n    throw parseError("unterminated_string", "Unterminated string", {\n      pos: start,\n      start,\n      end: input.length,\n      input\n    });\n  }\n  readTripleQuotedString(delimiter, prefix) {\n    const { input, length, pos: start } = this;\n    let ch;\n    let pos = this.pos + 3;\n    while (pos < length && (ch = input[pos])) {\n      switch (ch) {\n        case delimiter:\n          if (input[pos + 1] === delimiter && input[pos + 2] === delimiter) {\n            const rawStart = start + 3;\n            const rawValue = input.slice(rawStart, pos);\n            this.pos = pos + 3;\n            return this._closeQuotedString(rawStart, rawValue, prefix, start);\n          }\n          break;\n        case "\\\\":\n          pos++;\n      }\n      pos++;\n    }\n    throw parseError("unterminated_triple_quoted_string", "Unterminated triple-quoted string", {\n      pos: start,\n      start,\n      end: input.length,\n      input\n    });\n  }\n  #escapeErr(code, offset, len, i, chars, extra) {\n    const start = offset + i;\n    return parseError(code, ESCAPE_ERRORS[code](extra), {\n      input: this.input,\n      pos: start,\n      start,\n      end: Math.min(start + chars, offset + len)\n    });\n  }\n  processEscapes(offset, str, isBytes) {\n    if (!str.includes("\\\\")) return str;\n    const len = str.length;\n    let result = "";\n    let i = 0;\n    while (i < len) {\n      if (str[i] !== "\\\\" || i + 1 >= len) {\n        result += str[i++];\n        continue;\n      }\n      const next = str[i + 1];\n      if (STRING_ESCAPES[next]) {\n        result += STRING_ESCAPES[next];\n        i += 2;\n      } else if (next === "u" || next === "U") {\n        if (isBytes) throw this.#escapeErr("bytes_unicode_escape", offset, len, i, 2, next);\n        const hexLen = next === "u" ? 4 : 8;\n        const hex = str.substring(i + 2, i + 2 + hexLen);\n        const c = Number.parseInt(hex, 16);\n        if (hex.length !== hexLen || !/^[0-9a-fA-F]+$/.test(hex) || c > 1114111)\n          throw this.#escapeErr("invalid_unicode_escape", offset, len, i, 2 + hexLen, next + hex);\n        if (c >= 55296 && c <= 57343)\n          throw this.#escapeErr("invalid_unicode_surrogate", offset, len, i, 2 + hexLen, next + hex);\n        result += String.fromCodePoint(c);\n        i += 2 + hexLen;\n      } else if (next === "x" || next === "X") {\n        const h = str.substring(i + 2, i + 4);\n        if (!/^[0-9a-fA-F]{2}$/.test(h))\n          throw this.#escapeErr("invalid_hex_escape", offset, len, i, 4, next + h);\n        result += String.fromCharCode(Number.parseInt(h, 16));\n        i += 4;\n      } else if (next >= "0" && next <= "7") {\n        const o = str.substring(i + 1, i + 4);\n        if (!/^[0-7]{3}$/.test(o)) throw this.#escapeErr("invalid_octal_escape", offset, len, i, 4);\n        const value = Number.parseInt(o, 8);\n        if (value > 255) throw this.#escapeErr("octal_escape_out_of_range", offset, len, i, 4, o);\n        result += String.fromCharCode(value);\n        i += 4;\n      } else {\n        throw this.#escapeErr("invalid_escape_sequence", offset, len, i, 2, next);\n      }\n    }\n    return result;\n  }\n  readIdentifier() {\n    const { pos, input, length } = this;\n    let p = pos;\n    while (p < length && this._isIdentifierCharCode(input[p].charCodeAt(0))) p++;\n    const value = input.substring(pos, this.pos = p);\n    switch (value) {\n      case "true":\n        return this.token(pos, TOKEN.BOOLEAN, true);\n      case "false":\n        return this.token(pos, TOKEN.BOOLEAN, false);\n      case "null":\n        return this.token(pos, TOKEN.NULL, null);\n      case "in":\n        return this.token(pos, TOKEN.IN);\n      default:\n        return this.token(pos, TOKEN.IDENTIFIER, value);\n    }\n  }\n};\nvar globalLexer = new Lexer();\nvar Parser = class {\n  lexer = globalLexer;\n  input = null;\n  maxDepthRemaining = null;\n  astNodesRemaining = null;\n  type = null;\n  pos = null;\n  constructor(limits, registry) {\n    this.limits = limits;\n    this.registry = registry;\n  }\n  #limitExceeded(limitKey, pos = this.pos) {\n    throw parseError("limit_exceeded", `Exceeded ${limitKey} (${this.limits[limitKey]})`, {\n      pos,\n      start: pos,\n      end: pos,\n      input: this.input\n    });\n  }\n  #node(start, end, op, args, pos = start) {\n    const node = new ASTNode(this.input, pos, start, end, op, args);\n    if (!this.astNodesRemaining--) this.#limitExceeded("maxAstNodes", pos);\n    return node;\n  }\n  #infixNode(op, left, right) {\n    return this.#node(left.start, right.end, op, [left, right]);\n  }\n  #ternaryNode(expression, consequent, alternate) {\n    return this.#node(expression.start, alternate.end, OPERATORS.ternary, [\n      expression,\n      consequent,\n      alternate\n    ]);\n  }\n  #unaryNode(pos, op, arg) {\n    return this.#node(pos, arg.end, op, arg);\n  }\n  #accessNode(op, left, right, end, pos = left.start) {\n    return this.#node(left.start, end, op, [left, right], pos);\n  }\n  #advanceToken(returnValue = this.pos) {\n    const l = this.lexer.nextToken();\n    this.pos = l.tokenPos;\n    this.type = l.tokenType;\n    return returnValue;\n  }\n  // The value of the current token is accessed less regularly,\n  // so we use a getter to reduce assignment overhead\n  get value() {\n    return this.lexer.tokenValue;\n  }\n  consume(expectedType) {\n    if (this.type === expectedType) return this.#advanceToken();\n    throw parseError(\n      "expected_token",\n      `Expected ${TOKEN_BY_NUMBER[expectedType]}, got ${TOKEN_BY_NUMBER[this.type]}`,\n      { pos: this.pos, start: this.pos, end: this.lexer.pos, input: this.input }\n    );\n  }\n  match(type) {\n    return this.type === type;\n  }\n  // Parse entry point\n  parse(input) {\n    if (typeof input !== "string") {\n      throw parseError("expression_must_be_string", "Expression must be a string");\n    }\n    this.input = this.lexer.reset(input);\n    this.#advanceToken();\n    this.maxDepthRemaining = this.limits.maxDepth;\n    this.astNodesRemaining = this.limits.maxAstNodes;\n    const result = this.parseExpression();\n    if (this.match(TOKEN.EOF)) return result;\n    throw parseError(\n      "unexpected_character",\n      `Unexpected character: \'${this.input[this.lexer.pos - 1]}\'`,\n      {\n        pos: this.pos,\n        start: this.pos,\n        end: this.lexer.pos,\n        input: this.input\n      }\n    );\n  }\n  #expandMacro(start, end, op, args) {\n    const methodName = args[0];\n    const receiver = op === OPERATORS.rcall ? args[1] : null;\n    const fnArgs = op === OPERATORS.rcall ? args[2] : args[1];\n    const decl = this.registry.findMacro(methodName, !!receiver, fnArgs.length);\n    const ast = this.#node(start, end, op, args);\n    if (!decl) return ast;\n    const macro = decl.handler({ ast, args: fnArgs, receiver, methodName, parser: this });\n    if (macro.callAst) return ast.setMeta("alternate", macro.callAst);\n    return ast.setMeta("macro", macro).setMeta("async", isAsync(macro.evaluate, macro.async));\n  }\n  // Expression ::= LogicalOr (\'?\' Expression \':\' Expression)?\n  parseExpression() {\n    if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth");\n    const expr = this.parseLogicalOr();\n    if (!this.match(TOKEN.QUESTION)) return ++this.maxDepthRemaining && expr;\n    this.#advanceToken();\n    const consequent = this.parseExpression();\n    this.consume(TOKEN.COLON);\n    const alternate = this.parseExpression();\n    this.maxDepthRemaining++;\n    return this.#ternaryNode(expr, consequent, alternate);\n  }\n  // LogicalOr ::= LogicalAnd (\'||\' LogicalAnd)*\n  parseLogicalOr() {\n    let expr = this.parseLogicalAnd();\n    while (this.match(TOKEN.OR)) {\n      this.#advanceToken();\n      expr = this.#infixNode(OPERATORS["||"], expr, this.parseLogicalAnd());\n    }\n    return expr;\n  }\n  // LogicalAnd ::= Equality (\'&&\' Equality)*\n  parseLogicalAnd() {\n    let expr = this.parseEquality();\n    while (this.match(TOKEN.AND)) {\n      this.#advanceToken();\n      expr = this.#infixNode(OPERATORS["&&"], expr, this.parseEquality());\n    }\n    return expr;\n  }\n  // Equality ::= Relational ((\'==\' | \'!=\') Relational)*\n  parseEquality() {\n    let expr = this.parseRelational();\n    while (this.match(TOKEN.EQ) || this.match(TOKEN.NE)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseRelational());\n    }\n    return expr;\n  }\n  // Relational ::= Additive ((\'<\' | \'<=\' | \'>\' | \'>=\' | \'in\') Additive)*\n  parseRelational() {\n    let expr = this.parseAdditive();\n    while (this.match(TOKEN.LT) || this.match(TOKEN.LE) || this.match(TOKEN.GT) || this.match(TOKEN.GE) || this.match(TOKEN.IN)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseAdditive());\n    }\n    return expr;\n  }\n  // Additive ::= Multiplicative ((\'+\' | \'-\') Multiplicative)*\n  parseAdditive() {\n    let expr = this.parseMultiplicative();\n    while (this.match(TOKEN.PLUS) || this.match(TOKEN.MINUS)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseMultiplicative());\n    }\n    return expr;\n  }\n  // Multiplicative ::= Unary ((\'*\' | \'/\' | \'%\') Unary)*\n  parseMultiplicative() {\n    let expr = this.parseUnary();\n    while (this.match(TOKEN.MULTIPLY) || this.match(TOKEN.DIVIDE) || this.match(TOKEN.MODULO)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseUnary());\n    }\n    return expr;\n  }\n  // Unary ::= (\'!\' | \'-\')* Postfix\n  parseUnary() {\n    if (this.type === TOKEN.NOT) {\n      return this.#unaryNode(this.#advanceToken(), OPERATORS.unaryNot, this.parseUnary());\n    }\n    if (this.type === TOKEN.MINUS) {\n      return this.#unaryNode(this.#advanceToken(), OPERATORS.unaryMinus, this.parseUnary());\n    }\n    return this.parsePostfix();\n  }\n  // Postfix ::= Primary ((\'.\' IDENTIFIER (\'(\' ArgumentList \')\')? | \'[\' Expression \']\'))*\n  parsePostfix() {\n    let expr = this.parsePrimary();\n    const depth = this.maxDepthRemaining;\n    while (true) {\n      if (this.match(TOKEN.DOT)) {\n        const dot = this.#advanceToken();\n        if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth", dot);\n        const op = this.match(TOKEN.QUESTION) && this.registry.enableOptionalTypes && this.#advanceToken() ? OPERATORS.optionalFieldAccess : OPERATORS.fieldAccess;\n        const propertyValue = this.value;\n        const start = this.pos;\n        const end = this.lexer.pos;\n        this.consume(TOKEN.IDENTIFIER);\n        if (op === OPERATORS.fieldAccess && this.match(TOKEN.LPAREN) && this.#advanceToken()) {\n          const args = this.parseArgumentList();\n          const closeEnd = this.lexer.pos;\n          this.consume(TOKEN.RPAREN);\n          expr = this.#expandMacro(expr.start, closeEnd, OPERATORS.rcall, [propertyValue, expr, args]);\n        } else {\n          expr = this.#accessNode(op, expr, propertyValue, end, start);\n        }\n        continue;\n      }\n      if (this.match(TOKEN.LBRACKET)) {\n        const bracket = this.#advanceToken();\n        if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth", bracket);\n        const op = this.match(TOKEN.QUESTION) && this.registry.enableOptionalTypes && this.#advanceToken() ? OPERATORS.optionalBracketAccess : OPERATORS.bracketAccess;\n        const index = this.parseExpression();\n        const closeEnd = this.lexer.pos;\n        this.consume(TOKEN.RBRACKET);\n        expr = this.#accessNode(op, expr, index, closeEnd);\n        continue;\n      }\n      break;\n    }\n    this.maxDepthRemaining = depth;\n    return expr;\n  }\n  // Primary ::= NUMBER | STRING | BOOLEAN | NULL | IDENTIFIER | \'(\' Expression \')\' | Array | Object\n  parsePrimary() {\n    switch (this.type) {\n      case TOKEN.NUMBER:\n      case TOKEN.STRING:\n      case TOKEN.BYTES:\n      case TOKEN.BOOLEAN:\n      case TOKEN.NULL:\n        return this.#consumeLiteral();\n      case TOKEN.IDENTIFIER:\n        return this.#parseIdentifierPrimary();\n      case TOKEN.LPAREN:\n        return this.#parseParenthesizedExpression();\n      case TOKEN.LBRACKET:\n        return this.parseList();\n      case TOKEN.LBRACE:\n        return this.parseMap();\n    }\n    throw parseError("unexpected_token", `Unexpected token: ${TOKEN_BY_NUMBER[this.type]}`, {\n      pos: this.pos,\n      start: this.pos,\n      end: this.lexer.pos,\n      input: this.input\n    });\n  }\n  #consumeLiteral() {\n    return this.#advanceToken(this.#node(this.pos, this.lexer.pos, OPERATORS.value, this.value));\n  }\n  #parseIdentifierPrimary() {\n    const value = this.value;\n    const end = this.lexer.pos;\n    const start = this.consume(TOKEN.IDENTIFIER);\n    if (RESERVED.has(value)) {\n      throw parseError("reserved_identifier", `Reserved identifier: ${value}`, {\n        pos: start,\n        start,\n        end,\n        input: this.input\n      });\n    }\n    if (!this.match(TOKEN.LPAREN)) return this.#node(start, end, OPERATORS.id, value);\n    this.#advanceToken();\n    const args = this.parseArgumentList();\n    const closeEnd = this.lexer.pos;\n    this.consume(TOKEN.RPAREN);\n    return this.#expandMacro(start, closeEnd, OPERATORS.call, [value, args]);\n  }\n  #parseParenthesizedExpression() {\n    this.consume(TOKEN.LPAREN);\n    const expr = this.parseExpression();\n    this.consume(TOKEN.RPAREN);\n    return expr;\n  }\n  parseList() {\n    const start = this.consume(TOKEN.LBRACKET);\n    const elements = [];\n    let remainingElements = this.limits.maxListElements;\n    if (!this.match(TOKEN.RBRACKET)) {\n      elements.push(this.parseExpression());\n      if (!remainingElements--) this.#limitExceeded("maxListElements", elements.at(-1).pos);\n      while (this.match(TOKEN.COMMA)) {\n        this.#advanceToken();\n        if (this.match(TOKEN.RBRACKET)) break;\n        elements.push(this.parseExpression());\n        if (!remainingElements--) this.#limitExceeded("maxListElements", elements.at(-1).pos);\n      }\n    }\n    const closeEnd = this.lexer.pos;\n    this.consume(TOKEN.RBRACKET);\n    return this.#node(start, closeEnd, OPERATORS.list, elements);\n  }\n  parseMap() {\n    const start = this.consume(TOKEN.LBRACE);\n    const props = [];\n    let remainingEntries = this.limits.maxMapEntries;\n    if (!this.match(TOKEN.RBRACE)) {\n      props.push(this.parseProperty());\n      if (!remainingEntries--) this.#limitExceeded("maxMapEntries", props.at(-1)[0].pos);\n      while (this.match(TOKEN.COMMA)) {\n        this.#advanceToken();\n        if (this.match(TOKEN.RBRACE)) break;\n        props.push(this.parseProperty());\n        if (!remainingEntries--) this.#limitExceeded("maxMapEntries", props.at(-1)[0].pos);\n      }\n    }\n    const closeEnd = this.lexer.pos;\n    this.consume(TOKEN.RBRACE);\n    return this.#node(start, closeEnd, OPERATORS.map, props);\n  }\n  parseProperty() {\n    return [this.parseExpression(), (this.consume(TOKEN.COLON), this.parseExpression())];\n  }\n  parseArgumentList() {\n    const args = [];\n    let remainingArgs = this.limits.maxCallArguments;\n    if (!this.match(TOKEN.RPAREN)) {\n      args.push(this.parseExpression());\n      if (!remainingArgs--) this.#limitExceeded("maxCallArguments", args.at(-1).pos);\n      while (this.match(TOKEN.COMMA)) {\n        this.#advanceToken();\n        if (this.match(TOKEN.RPAREN)) break;\n        args.push(this.parseExpression());\n        if (!remainingArgs--) this.#limitExceeded("maxCallArguments", args.at(-1).pos);\n      }\n    }\n    return args;\n  }\n};\n\n// node_modules/@marcbachmann/cel-js/lib/options.js\nvar DEFAULT_LIMITS = objFreeze({\n  maxAstNodes: 1e5,\n  maxDepth: 250,\n  maxListElements: 1e3,\n  maxMapEntries: 1e3,\n  maxCallArguments: 32\n});\nvar LIMIT_KEYS = new Set(objKeys(DEFAULT_LIMITS));\nfunction createLimits(overrides, base = DEFAULT_LIMITS) {\n  const keys = overrides ? objKeys(overrides) : void 0;\n  if (!keys?.length) return base;\n  const merged = { ...base };\n  for (const key of keys) {\n    if (!LIMIT_KEYS.has(key)) throw new TypeError(`Unknown limits option: ${key}`);\n    const value = overrides[key];\n    if (typeof value !== "number") continue;\n    merged[key] = value;\n  }\n  return objFreeze(merged);\n}\nvar DEFAULT_OPTIONS = objFreeze({\n  unlistedVariablesAreDyn: false,\n  homogeneousAggregateLiterals: true,\n  enableOptionalTypes: false,\n  limits: DEFAULT_LIMITS\n});\nfunction bool(a, b, key) {\n  const value = a?.[key] ?? b?.[key];\n  if (typeof value !== "boolean") throw new TypeError(`Invalid option: ${key}`);\n  return value;\n}\nfunction createOptions(opts, base = DEFAULT_OPTIONS) {\n  if (!opts) return base;\n  return objFreeze({\n    unlistedVariablesAreDyn: bool(opts, base, "unlistedVariablesAreDyn"),\n    homogeneousAggregateLiterals: bool(opts, base, "homogeneousAggregateLiterals"),\n    enableOptionalTypes: bool(opts, base, "enableOptionalTypes"),\n    limits: createLimits(opts.limits, base.limits)\n  });\n}\n\n// node_modules/@marcbachmann/cel-js/lib/evaluator.js\nvar globalRegistry = createRegistry({ enableOptionalTypes: false });\nregisterFunctions(globalRegistry);\nregisterOverloads(globalRegistry);\nregisterMacros(globalRegistry);\nvar Environment = class _Environment {\n  #registry;\n  #evaluator;\n  #typeChecker;\n  #evalTypeChecker;\n  #parser;\n  constructor(opts, inherited) {\n    this.opts = createOptions(opts, inherited?.opts);\n    this.#registry = (inherited instanceof _Environment ? inherited.#registry : globalRegistry).clone(this.opts);\n    const childOpts = { registry: this.#registry, opts: this.opts };\n    this.#typeChecker = new TypeChecker(childOpts);\n    this.#evalTypeChecker = new TypeChecker(childOpts, true);\n    this.#evaluator = new Evaluator(childOpts);\n    this.#parser = new Parser(this.opts.limits, this.#registry);\n    Object.freeze(this);\n  }\n  clone(opts) {\n    return new _Environment(opts, this);\n  }\n  registerFunction(signature, handler, opts) {\n    this.#registry.registerFunctionOverload(signature, handler, opts);\n    return this;\n  }\n  registerOperator(string, handler, opts) {\n    this.#registry.registerOperatorOverload(string, handler, opts);\n    return this;\n  }\n  registerType(typename, constructor) {\n    this.#registry.registerType(typename, constructor);\n    return this;\n  }\n  registerVariable(name, type, opts) {\n    this.#registry.registerVariable(name, type, opts);\n    return this;\n  }\n  registerConstant(name, type, value) {\n    this.#registry.registerConstant(name, type, value);\n    return this;\n  }\n  hasVariable(name) {\n    return this.#registry.variables.has(name);\n  }\n  getDefinitions() {\n    return this.#registry.getDefinitions();\n  }\n  check(expression) {\n    try {\n      return this.#checkAST(this.#parser.parse(expression));\n    } catch (error) {\n      return { valid: false, error };\n    }\n  }\n  #checkAST(ast) {\n    try {\n      const typeDecl = this.#typeChecker.check(ast, new RootContext(this.#registry));\n      return { valid: true, type: this.#formatTypeForCheck(typeDecl) };\n    } catch (error) {\n      return { valid: false, error };\n    }\n  }\n  #formatTypeForCheck(typeDecl) {\n    if (typeDecl.name === `list<dyn>`) return "list";\n    if (typeDecl.name === `map<dyn, dyn>`) return "map";\n    return typeDecl.name;\n  }\n  parse(expression) {\n    const ast = this.#parser.parse(expression);\n    const evaluateParsed = this.#evaluateAST.bind(this, ast);\n    evaluateParsed.check = this.#checkAST.bind(this, ast);\n    evaluateParsed.ast = ast;\n    return evaluateParsed;\n  }\n  evaluate(expression, context) {\n    return this.#evaluateAST(this.#parser.parse(expression), context);\n  }\n  #evaluateAST(ast, ctx) {\n    if (ast.checkedType) {\n      return ast.evaluate(this.#evaluator, ast, new RootContext(this.#registry, ctx));\n    } else {\n      this.#evalTypeChecker.check(ast, ctx = new RootContext(this.#registry, ctx));\n      return ast.evaluate(this.#evaluator, ast, ctx);\n    }\n  }\n};\nvar Evaluator = class extends Base {\n  constructor(opts) {\n    super(opts);\n    this.createError = evaluationError;\n  }\n  #firstMapElement(coll) {\n    if (coll instanceof Map) return coll.entries().next().value;\n    for (const key in coll) return [key, coll[key]];\n  }\n  debugRuntimeType(value, checkedType) {\n    return checkedType?.hasDynType === false ? checkedType : this.debugTypeDeep(value);\n  }\n  debugTypeDeep(value) {\n    const runtimeType = this.debugType(value);\n    switch (runtimeType.kind) {\n      case "list": {\n        const first = value instanceof Array ? value[0] : value.values().next().value;\n        if (first === void 0) return runtimeType;\n        return this.registry.getListType(this.debugTypeDeep(first));\n      }\n      case "map": {\n        const first = this.#firstMapElement(value);\n        if (!first) return runtimeType;\n        return this.registry.getMapType(\n          runtimeType.keyType.hasDynType ? this.debugTypeDeep(first[0]) : runtimeType.keyType,\n          runtimeType.valueType.hasDynType ? this.debugTypeDeep(first[1]) : runtimeType.valueType\n        );\n      }\n      default:\n        return runtimeType;\n    }\n  }\n  tryEval(ast, ctx) {\n    try {\n      const res = this.run(ast, ctx);\n      if (res instanceof Promise) return res.catch((err) => err);\n      return res;\n    } catch (err) {\n      return err;\n    }\n  }\n  run(ast, ctx) {\n    return ast.evaluate(this, ast, ctx);\n  }\n};\nvar globalEnvironment = new Environment({\n  unlistedVariablesAreDyn: true\n});\nfunction parse(expression) {\n  return globalEnvironment.parse(expression);\n}\n\n// src/manifest/policy-expression.ts\nvar MAX_EXPRESSION_CHARS = 4096;\nvar compiledByText = /* @__PURE__ */ new Map();\nfunction compileExpression(expression) {\n  let compiled = compiledByText.get(expression);\n  if (compiled === void 0) compiledByText.set(expression, compiled = compileOnce(expression));\n  return compiled;\n}\nfunction compileOnce(expression) {\n  if (expression.length > MAX_EXPRESSION_CHARS) {\n    return { ok: false, expression, reason: `the expression has ${expression.length} characters; at most ${MAX_EXPRESSION_CHARS} are allowed` };\n  }\n  try {\n    const program = parse(expression);\n    const cost = estimateCost(program);\n    if (cost > MAX_EXPRESSION_COST) {\n      return { ok: false, expression, reason: `its estimated cost is ${formatCost(cost)} steps, over the limit of ${formatCost(MAX_EXPRESSION_COST)} (loops over lists nested in loops multiply)` };\n    }\n    return { ok: true, expression, program };\n  } catch (err) {\n    if (err instanceof ParseError) return { ok: false, expression, reason: oneLine(err.summary || err.message) };\n    if (err instanceof RangeError) return { ok: false, expression, reason: "the expression is nested too deeply" };\n    throw err;\n  }\n}\nvar MAX_EXPRESSION_COST = 1e6;\nvar COMPREHENSIONS = /* @__PURE__ */ new Set(["all", "exists", "exists_one", "map", "filter"]);\nfunction estimateCost(program) {\n  return estimate(program.ast, /* @__PURE__ */ new Map()).cost;\n}\nfunction isNode(x) {\n  return x !== null && typeof x === "object" && !Array.isArray(x) && "op" in x;\n}\nfunction estimate(node, scope) {\n  if (Array.isArray(node)) return { cost: node.reduce((sum2, x) => sum2 + estimate(x, scope).cost, 0), shape: void 0 };\n  if (!isNode(node)) return { cost: 0, shape: void 0 };\n  const args = node.args;\n  switch (node.op) {\n    case "id":\n      return { cost: 1, shape: typeof args === "string" ? scope.get(args) : void 0 };\n    case "list": {\n      const items = Array.isArray(args) ? args.map((a) => estimate(a, scope)) : [];\n      return { cost: 1 + sum(items.map((i) => i.cost)), shape: { length: items.length, element: joinShapes(items.map((i) => i.shape)) } };\n    }\n    case "map": {\n      const entries = Array.isArray(args) ? args.map((e) => Array.isArray(e) ? e.map((x) => estimate(x, scope)) : []) : [];\n      return { cost: 1 + sum(entries.flat().map((i) => i.cost)), shape: { length: entries.length, element: joinShapes(entries.map((e) => e[0]?.shape)) } };\n    }\n    case "rcall":\n      return estimateCall(node, scope);\n    case "+":\n    case "==":\n    case "!=":\n    case "in": {\n      const [a, b] = Array.isArray(args) ? args.map((x) => estimate(x, scope)) : [];\n      const cost = 1 + (a?.cost ?? 0) + (b?.cost ?? 0) + deepSize(a?.shape) + deepSize(b?.shape);\n      const shape = node.op === "+" && a?.shape && b?.shape ? { length: a.shape.length + b.shape.length, element: joinShapes([a.shape.element, b.shape.element]) } : void 0;\n      return { cost, shape };\n    }\n    default:\n      return { cost: 1 + estimate(args, scope).cost, shape: void 0 };\n  }\n}\nfunction estimateCall(node, scope) {\n  const [name, receiver, callArgs] = Array.isArray(node.args) ? node.args : [];\n  const params = Array.isArray(callArgs) ? callArgs : [];\n  const variable = isNode(params[0]) && params[0].op === "id" && typeof params[0].args === "string" ? params[0].args : void 0;\n  if (typeof name === "string" && COMPREHENSIONS.has(name) && variable !== void 0) {\n    const range = estimate(receiver, scope);\n    const inner = new Map(scope).set(variable, range.shape?.element);\n    const body = params.slice(1).map((p) => estimate(p, inner));\n    const times = range.shape?.length ?? 1;\n    const cost = range.cost + times * (1 + sum(body.map((b) => b.cost)));\n    const shape = name === "map" ? { length: times, element: body[body.length - 1]?.shape } : name === "filter" ? range.shape : void 0;\n    return { cost, shape };\n  }\n  if (name === "bind" && variable !== void 0) {\n    const value = estimate(params[1], scope);\n    const body = estimate(params[2], new Map(scope).set(variable, value.shape));\n    return { cost: 1 + value.cost + body.cost, shape: body.shape };\n  }\n  return { cost: 1 + estimate(receiver, scope).cost + estimate(params, scope).cost, shape: void 0 };\n}\nfunction joinShapes(shapes) {\n  let out;\n  for (const s of shapes) {\n    if (s === void 0) continue;\n    out = out === void 0 ? s : { length: Math.max(out.length, s.length), element: joinShapes([out.element, s.element]) };\n  }\n  return out;\n}\nfunction deepSize(shape) {\n  return shape === void 0 ? 0 : shape.length * (1 + deepSize(shape.element));\n}\nfunction sum(xs) {\n  return xs.reduce((a, b) => a + b, 0);\n}\nfunction formatCost(n) {\n  return n > 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString("en-US");\n}\nfunction oneLine(message) {\n  return message.split("\\n")[0].trim();\n}\n\n// src/policy/run-check.ts\nfunction evaluateCheck(check2) {\n  const compiled = compileExpression(check2.expression);\n  if (!compiled.ok) return { ok: false, reason: `the expression does not compile: ${compiled.reason}` };\n  return runProgram(compiled.program, check2.context);\n}\nfunction runProgram(program, context) {\n  let value;\n  try {\n    value = program(context);\n  } catch (err) {\n    if (err instanceof EvaluationError) return { ok: false, reason: oneLine(err.summary || err.message) };\n    if (err instanceof RangeError) return { ok: false, reason: "the evaluation nested too deeply" };\n    throw err;\n  }\n  if (typeof value !== "boolean") return { ok: false, reason: `the expression gave ${describe(value)}, not true or false` };\n  return { ok: true, value };\n}\nfunction describe(value) {\n  if (value === null || value === void 0) return "null";\n  if (typeof value === "bigint" || typeof value === "number") return `a number (${String(value)})`;\n  if (typeof value === "string") return "a string";\n  if (Array.isArray(value)) return "a list";\n  return "a map";\n}\n\n// src/app/policy-worker.ts\nvar port = import_node_worker_threads.parentPort;\nif (port !== null) {\n  port.on("message", (checks) => {\n    checks.forEach((check2, index) => port.postMessage({ index, outcome: evaluateCheck(check2) }));\n  });\n  port.postMessage("ready");\n}\n' : void 0;
+    BUNDLED_WORKER = true ? '"use strict";\n\n// src/app/policy-worker.ts\nvar import_node_worker_threads = require("node:worker_threads");\n\n// node_modules/@marcbachmann/cel-js/lib/errors.js\nvar CelError = class extends Error {\n  #node;\n  #code;\n  #range;\n  #summary;\n  constructor({ name, code, message, node, cause, range }) {\n    super(message, cause ? { cause } : void 0);\n    this.name = name;\n    this.#code = code;\n    this.#summary = message;\n    this.#node = node;\n    this.#range = range && normalizeRange(range) || normalizeRange(node);\n    if (!node?.input) return;\n    this.message = formatErrorWithHighlight(this.#summary, node, this.#range);\n  }\n  get node() {\n    return this.#node;\n  }\n  get code() {\n    return this.#code;\n  }\n  get range() {\n    return this.#range;\n  }\n  get summary() {\n    return this.#summary;\n  }\n  withAst(node) {\n    if (this.#node || !node?.input) return this;\n    this.#node = node;\n    this.#range ??= normalizeRange(node);\n    this.message = formatErrorWithHighlight(this.#summary, node, this.#range);\n    return this;\n  }\n};\nfunction normalizeArgs(name, defaultCode, message, node, cause) {\n  if (typeof message === "string") return { name, code: defaultCode, message, node, cause };\n  const opts = message;\n  if (typeof opts !== "object") throw new Error("First param to error must be a string or object");\n  return {\n    name,\n    code: opts.code || defaultCode,\n    message: opts.message,\n    node: opts.node,\n    cause: opts.cause,\n    range: opts.range\n  };\n}\nvar ParseError = class extends CelError {\n  constructor(message, node, cause) {\n    super(normalizeArgs("ParseError", "parse_error", message, node, cause));\n  }\n};\nvar EvaluationError = class extends CelError {\n  constructor(message, node, cause) {\n    super(normalizeArgs("EvaluationError", "evaluation_error", message, node, cause));\n  }\n};\nvar TypeError2 = class extends CelError {\n  constructor(message, node, cause) {\n    super(normalizeArgs("TypeError", "type_error", message, node, cause));\n  }\n};\nfunction parseError(code, message, node) {\n  if (typeof code === "object") return new ParseError(code);\n  return new ParseError({ code, message, node });\n}\nfunction evaluationError(code, message, node) {\n  if (typeof code === "object") return new EvaluationError(code);\n  return new EvaluationError({ code, message, node });\n}\nfunction typeError(code, message, node) {\n  if (typeof code === "object") return new TypeError2(code);\n  return new TypeError2({ code, message, node });\n}\nfunction normalizeRange(node) {\n  const start = node?.pos ?? node?.start;\n  if (typeof start !== "number") return;\n  const end = typeof node.end === "number" ? node.end : start;\n  return { start, end };\n}\nfunction formatErrorWithHighlight(message, node, range) {\n  const pos = node.pos ?? range?.start;\n  if (typeof pos !== "number") return message;\n  const input = node.input;\n  let lineNum = 1;\n  let currentPos = 0;\n  let columnNum = 0;\n  while (currentPos < pos) {\n    if (input[currentPos] === "\\n") {\n      lineNum++;\n      columnNum = 0;\n    } else {\n      columnNum++;\n    }\n    currentPos++;\n  }\n  let contextStart = pos;\n  let contextEnd = pos;\n  while (contextStart > 0 && input[contextStart - 1] !== "\\n") contextStart--;\n  while (contextEnd < input.length && input[contextEnd] !== "\\n") contextEnd++;\n  const line = input.slice(contextStart, contextEnd);\n  const highlight = `> ${`${lineNum}`.padStart(4, " ")} | ${line}\n${" ".repeat(9 + columnNum)}^`;\n  return `${message}\n\n${highlight}`;\n}\nfunction attachErrorAst(error, node) {\n  if (error instanceof CelError) return error.withAst(node);\n  return error;\n}\n\n// node_modules/@marcbachmann/cel-js/lib/optional.js\nvar Optional = class _Optional {\n  #value;\n  constructor(value) {\n    this.#value = value;\n  }\n  static of(value) {\n    if (value === void 0) return OPTIONAL_NONE;\n    return new _Optional(value);\n  }\n  static none() {\n    return OPTIONAL_NONE;\n  }\n  hasValue() {\n    return this.#value !== void 0;\n  }\n  value() {\n    if (this.#value === void 0) {\n      throw evaluationError("optional_value_missing", "Optional value is not present");\n    }\n    return this.#value;\n  }\n  or(optional) {\n    if (this.#value !== void 0) return this;\n    if (optional instanceof _Optional) return optional;\n    throw evaluationError(\n      "invalid_optional_argument",\n      "Optional.or must be called with an Optional argument"\n    );\n  }\n  orValue(defaultValue) {\n    return this.#value === void 0 ? defaultValue : this.#value;\n  }\n  get [Symbol.toStringTag]() {\n    return "optional";\n  }\n  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {\n    return this.#value === void 0 ? `Optional { none }` : `Optional { value: ${JSON.stringify(this.#value)} }`;\n  }\n};\nvar OPTIONAL_NONE = Object.freeze(new Optional());\nvar OptionalNamespace = class {\n};\nvar optionalNamespace = new OptionalNamespace();\nfunction toggleOptionalTypes(registry, enable) {\n  const optionalConstant = enable ? optionalNamespace : void 0;\n  registry.deleteVariable("optional");\n  registry.registerConstant("optional", "OptionalNamespace", optionalConstant);\n}\nfunction register(registry) {\n  const sync = { async: false };\n  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);\n  const optionalConstant = registry.enableOptionalTypes ? optionalNamespace : void 0;\n  registry.registerType("OptionalNamespace", OptionalNamespace);\n  registry.registerConstant("optional", "OptionalNamespace", optionalConstant);\n  functionOverload("optional.hasValue(): bool", (v) => v.hasValue());\n  functionOverload("optional<A>.value(): A", (v) => v.value());\n  registry.registerFunctionOverload("OptionalNamespace.none(): optional<T>", () => Optional.none());\n  functionOverload("OptionalNamespace.of(A): optional<A>", (_, value) => Optional.of(value));\n  function ensureOptional(value, ast, description) {\n    if (value instanceof Optional) return value;\n    throw evaluationError("optional_expected", `${description} must be optional`, ast);\n  }\n  function evaluateOptional(ev, macro, ctx) {\n    const v = ev.run(macro.receiver, ctx);\n    if (v instanceof Promise) return v.then((_v) => handleOptionalResolved(_v, ev, macro, ctx));\n    return handleOptionalResolved(v, ev, macro, ctx);\n  }\n  function handleOptionalResolved(value, ev, macro, ctx) {\n    const optional = ensureOptional(value, macro.receiver, `${macro.functionDesc} receiver`);\n    if (optional.hasValue()) return macro.onHasValue(optional);\n    return macro.onEmpty(ev, macro, ctx);\n  }\n  function ensureOptionalType(checker, node, ctx, description) {\n    const type = checker.check(node, ctx);\n    if (type.kind === "optional") return type;\n    if (type.kind === "dyn") return checker.getType("optional");\n    throw checker.createError("optional_expected", `${description} must be optional, got \'${type}\'`, node);\n  }\n  function createOptionalMacro({ functionDesc, evaluate: evaluate2, typeCheck, onHasValue, onEmpty }) {\n    return ({ ast, args, receiver }) => ({\n      ast,\n      functionDesc,\n      receiver,\n      arg: args[0],\n      evaluate: evaluate2,\n      typeCheck,\n      onHasValue,\n      onEmpty\n    });\n  }\n  const invalidOrValueReceiver = "optional.orValue() receiver";\n  const invalidOrReceiver = "optional.or(optional) receiver";\n  const invalidOrArg = "optional.or(optional) argument";\n  registry.registerFunctionOverload(\n    "optional.or(ast): optional<dyn>",\n    createOptionalMacro({\n      functionDesc: "optional.or(optional)",\n      evaluate: evaluateOptional,\n      typeCheck(check2, macro, ctx) {\n        const l = ensureOptionalType(check2, macro.receiver, ctx, invalidOrReceiver);\n        const r = ensureOptionalType(check2, macro.arg, ctx, invalidOrArg);\n        if (!(macro.receiver.maybeAsync || macro.arg.maybeAsync)) macro.ast.setMeta("async", false);\n        const unified = l.unify(check2.registry, r);\n        if (unified) return unified;\n        throw check2.createError(\n          "incompatible_argument_type",\n          `${macro.functionDesc} argument must be compatible type, got \'${l}\' and \'${r}\'`,\n          macro.arg\n        );\n      },\n      onHasValue: (optional) => optional,\n      onEmpty(ev, macro, ctx) {\n        const ast = macro.arg;\n        const v = ev.run(ast, ctx);\n        if (v instanceof Promise) return v.then((_v) => ensureOptional(_v, ast, invalidOrArg));\n        return ensureOptional(v, ast, invalidOrArg);\n      }\n    })\n  );\n  registry.registerFunctionOverload(\n    "optional.orValue(ast): dyn",\n    createOptionalMacro({\n      functionDesc: "optional.orValue(value)",\n      onHasValue: (optionalValue) => optionalValue.value(),\n      onEmpty(ev, macro, ctx) {\n        return ev.run(macro.arg, ctx);\n      },\n      evaluate: evaluateOptional,\n      typeCheck(check2, macro, ctx) {\n        const l = ensureOptionalType(check2, macro.receiver, ctx, invalidOrValueReceiver).valueType;\n        const r = check2.check(macro.arg, ctx);\n        if (!(macro.receiver.maybeAsync || macro.arg.maybeAsync)) macro.ast.setMeta("async", false);\n        const unified = l.unify(check2.registry, r);\n        if (unified) return unified;\n        throw check2.createError(\n          "incompatible_argument_type",\n          `${macro.functionDesc} argument must be compatible type, got \'${l}\' and \'${r}\'`,\n          macro.arg\n        );\n      }\n    })\n  );\n}\n\n// node_modules/@marcbachmann/cel-js/lib/globals.js\nvar hasOwn = Object.hasOwn;\nvar objKeys = Object.keys;\nvar objFreeze = Object.freeze;\nvar objEntries = Object.entries;\nvar isArray = Array.isArray;\nvar arrayFrom = Array.from;\nvar MIN_UINT = 0n;\nvar MAX_UINT = 18446744073709551615n;\nvar MAX_INT = 9223372036854775807n;\nvar MIN_INT = -9223372036854775808n;\nfunction isAsync(fn, fallback) {\n  if (fn?.[Symbol.toStringTag] === "AsyncFunction") return true;\n  return typeof fallback === "boolean" ? fallback : true;\n}\nvar RESERVED = /* @__PURE__ */ new Set([\n  "as",\n  "break",\n  "const",\n  "continue",\n  "else",\n  "for",\n  "function",\n  "if",\n  "import",\n  "let",\n  "loop",\n  "package",\n  "namespace",\n  "return",\n  "var",\n  "void",\n  "while",\n  "__proto__",\n  "prototype"\n]);\n\n// node_modules/@marcbachmann/cel-js/lib/functions.js\nvar UnsignedInt = class {\n  #value;\n  constructor(value) {\n    this.verify(typeof value === "bigint" ? value : BigInt(value));\n  }\n  get value() {\n    return this.#value;\n  }\n  valueOf() {\n    return this.#value;\n  }\n  toString() {\n    return `${this.#value}`;\n  }\n  verify(v) {\n    if (v < MIN_UINT || v > MAX_UINT) {\n      throw evaluationError("numeric_overflow", "Unsigned integer overflow");\n    }\n    this.#value = v;\n  }\n  get [Symbol.toStringTag]() {\n    return `value = ${this.#value}`;\n  }\n  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {\n    return `UnsignedInteger { value: ${this.#value} }`;\n  }\n};\nvar billion = 1e9;\nvar billionBigInt = 1000000000n;\nvar UNIT_NANOSECONDS = {\n  h: 3600000000000n,\n  m: 60000000000n,\n  s: billionBigInt,\n  ms: 1000000n,\n  us: 1000n,\n  \\u00B5s: 1000n,\n  ns: 1n\n};\nvar Duration = class _Duration {\n  #seconds;\n  #nanos;\n  constructor(seconds, nanos = 0) {\n    this.#seconds = BigInt(seconds);\n    this.#nanos = nanos;\n  }\n  get seconds() {\n    return this.#seconds;\n  }\n  get nanos() {\n    return this.#nanos;\n  }\n  valueOf() {\n    return Number(this.#seconds) * 1e3 + this.#nanos / 1e6;\n  }\n  static fromMilliseconds(ms) {\n    const totalNanos = BigInt(Math.trunc(ms * 1e6));\n    const seconds = totalNanos / billionBigInt;\n    const nanos = Number(totalNanos % billionBigInt);\n    return new _Duration(seconds, nanos);\n  }\n  addDuration(other) {\n    const nanos = this.#nanos + other.nanos;\n    return new _Duration(\n      this.#seconds + other.seconds + BigInt(Math.floor(nanos / billion)),\n      nanos % billion\n    );\n  }\n  subtractDuration(other) {\n    const nanos = this.#nanos - other.nanos;\n    return new _Duration(\n      this.#seconds - other.seconds + BigInt(Math.floor(nanos / billion)),\n      (nanos + billion) % billion\n    );\n  }\n  extendTimestamp(ts) {\n    return new Date(\n      ts.getTime() + Number(this.#seconds) * 1e3 + Math.floor(this.#nanos / 1e6)\n    );\n  }\n  subtractTimestamp(ts) {\n    return new Date(\n      ts.getTime() - Number(this.#seconds) * 1e3 - Math.floor(this.#nanos / 1e6)\n    );\n  }\n  toString() {\n    const nanos = this.#nanos ? (this.#nanos / billion).toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 9 }).slice(1) : "";\n    return `${this.#seconds}${nanos}s`;\n  }\n  getHours() {\n    return this.#seconds / 3600n;\n  }\n  getMinutes() {\n    return this.#seconds / 60n;\n  }\n  getSeconds() {\n    return this.#seconds;\n  }\n  getMilliseconds() {\n    return this.#seconds * 1000n + BigInt(Math.floor(this.#nanos / 1e6));\n  }\n  get [Symbol.toStringTag]() {\n    return "google.protobuf.Duration";\n  }\n  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {\n    return `google.protobuf.Duration { seconds: ${this.#seconds}, nanos: ${this.#nanos} }`;\n  }\n};\nfunction registerFunctions(registry) {\n  const sync = { async: false };\n  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);\n  const identity2 = (v) => v;\n  functionOverload("dyn(dyn): dyn", identity2);\n  for (const _t in TYPES) {\n    const type = TYPES[_t];\n    if (!(type instanceof Type)) continue;\n    functionOverload(`type(${type.name}): type`, () => type);\n  }\n  functionOverload("bool(bool): bool", identity2);\n  functionOverload("bool(string): bool", (v) => {\n    switch (v) {\n      case "1":\n      case "t":\n      case "true":\n      case "TRUE":\n      case "True":\n        return true;\n      case "0":\n      case "f":\n      case "false":\n      case "FALSE":\n      case "False":\n        return false;\n      default:\n        throw evaluationError(\n          "bool_conversion_error",\n          `bool() conversion error: invalid string value "${v}"`\n        );\n    }\n  });\n  functionOverload("size(string): int", (v) => BigInt(stringSize(v)));\n  functionOverload("size(bytes): int", (v) => BigInt(v.length));\n  functionOverload("size(list): int", (v) => BigInt(v.length ?? v.size));\n  functionOverload("size(map): int", (v) => BigInt(v instanceof Map ? v.size : objKeys(v).length));\n  functionOverload("string.size(): int", (v) => BigInt(stringSize(v)));\n  functionOverload("bytes.size(): int", (v) => BigInt(v.length));\n  functionOverload("list.size(): int", (v) => BigInt(v.length ?? v.size));\n  functionOverload("map.size(): int", (v) => BigInt(v instanceof Map ? v.size : objKeys(v).length));\n  functionOverload("bytes(string): bytes", (v) => ByteOpts.fromString(v));\n  functionOverload("bytes(bytes): bytes", identity2);\n  functionOverload("double(double): double", identity2);\n  functionOverload("double(int): double", (v) => Number(v));\n  functionOverload("double(uint): double", (v) => Number(v));\n  functionOverload("double(string): double", (v) => {\n    if (!v || v !== v.trim())\n      throw evaluationError(\n        "double_conversion_error",\n        "double() type error: cannot convert to double"\n      );\n    const s = v.toLowerCase();\n    switch (s) {\n      case "inf":\n      case "+inf":\n      case "infinity":\n      case "+infinity":\n        return Number.POSITIVE_INFINITY;\n      case "-inf":\n      case "-infinity":\n        return Number.NEGATIVE_INFINITY;\n      case "nan":\n        return Number.NaN;\n      default: {\n        const parsed = Number(v);\n        if (!Number.isNaN(parsed)) return parsed;\n        throw evaluationError(\n          "double_conversion_error",\n          "double() type error: cannot convert to double"\n        );\n      }\n    }\n  });\n  functionOverload("int(int): int", identity2);\n  functionOverload("int(double): int", (v) => {\n    if (Number.isFinite(v)) return BigInt(Math.trunc(v));\n    throw evaluationError("numeric_overflow", "int() type error: integer overflow");\n  });\n  functionOverload("int(string): int", (v) => {\n    if (v !== v.trim() || v.length > 20 || v.includes("0x")) {\n      throw evaluationError("int_conversion_error", "int() type error: cannot convert to int");\n    }\n    try {\n      const num = BigInt(v);\n      if (num <= MAX_INT && num >= MIN_INT) return num;\n    } catch (_e) {\n    }\n    throw evaluationError("int_conversion_error", "int() type error: cannot convert to int");\n  });\n  functionOverload("uint(uint): uint", identity2);\n  functionOverload("uint(int): uint", (v) => {\n    try {\n      return new UnsignedInt(v);\n    } catch (e) {\n      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");\n    }\n  });\n  functionOverload("uint(double): uint", (v) => {\n    try {\n      return new UnsignedInt(Math.trunc(v));\n    } catch (e) {\n      throw evaluationError("numeric_overflow", "uint() type error: unsigned integer overflow");\n    }\n  });\n  functionOverload("uint(string): uint", (v) => {\n    if (v !== v.trim() || v.length > 20 || v.includes("0x")) {\n      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");\n    }\n    try {\n      return new UnsignedInt(v);\n    } catch (e) {\n      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");\n    }\n  });\n  functionOverload("string(string): string", identity2);\n  functionOverload("string(bool): string", (v) => `${v}`);\n  functionOverload("string(int): string", (v) => `${v}`);\n  functionOverload("string(uint): string", (v) => `${v}`);\n  functionOverload("string(bytes): string", (v) => ByteOpts.toUtf8(v));\n  functionOverload("string(double): string", (v) => {\n    if (v === Infinity) return "+Inf";\n    if (v === -Infinity) return "-Inf";\n    return `${v}`;\n  });\n  functionOverload("string.startsWith(string): bool", (a, b) => a.startsWith(b));\n  functionOverload("string.endsWith(string): bool", (a, b) => a.endsWith(b));\n  functionOverload("string.contains(string): bool", (a, b) => a.includes(b));\n  functionOverload("string.lowerAscii(): string", (a) => a.toLowerCase());\n  functionOverload("string.upperAscii(): string", (a) => a.toUpperCase());\n  functionOverload("string.trim(): string", (a) => a.trim());\n  functionOverload(\n    "string.indexOf(string): int",\n    (string, search) => BigInt(string.indexOf(search))\n  );\n  functionOverload("string.indexOf(string, int): int", (string, search, fromIndex) => {\n    if (search === "") return fromIndex;\n    fromIndex = Number(fromIndex);\n    if (fromIndex < 0 || fromIndex >= string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.indexOf(search, fromIndex): fromIndex out of range"\n      );\n    }\n    return BigInt(string.indexOf(search, fromIndex));\n  });\n  functionOverload(\n    "string.lastIndexOf(string): int",\n    (string, search) => BigInt(string.lastIndexOf(search))\n  );\n  functionOverload("string.lastIndexOf(string, int): int", (string, search, fromIndex) => {\n    if (search === "") return fromIndex;\n    fromIndex = Number(fromIndex);\n    if (fromIndex < 0 || fromIndex >= string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.lastIndexOf(search, fromIndex): fromIndex out of range"\n      );\n    }\n    return BigInt(string.lastIndexOf(search, fromIndex));\n  });\n  functionOverload("string.substring(int): string", (string, start) => {\n    start = Number(start);\n    if (start < 0 || start > string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.substring(start, end): start index out of range"\n      );\n    }\n    return string.substring(start);\n  });\n  functionOverload("string.substring(int, int): string", (string, start, end) => {\n    start = Number(start);\n    if (start < 0 || start > string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.substring(start, end): start index out of range"\n      );\n    }\n    end = Number(end);\n    if (end < start || end > string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.substring(start, end): end index out of range"\n      );\n    }\n    return string.substring(start, end);\n  });\n  functionOverload("string.matches(string): bool", (a, b) => {\n    try {\n      return new RegExp(b).test(a);\n    } catch (_err) {\n      throw evaluationError("invalid_regular_expression", `Invalid regular expression: ${b}`);\n    }\n  });\n  functionOverload("string.split(string): list<string>", (s, sep) => s.split(sep));\n  functionOverload("string.split(string, int): list<string>", (s, sep, l) => {\n    l = Number(l);\n    if (l === 0) return [];\n    const parts = s.split(sep);\n    if (l < 0 || parts.length <= l) return parts;\n    const limited = parts.slice(0, l - 1);\n    limited.push(parts.slice(l - 1).join(sep));\n    return limited;\n  });\n  functionOverload("list<string>.join(): string", (v) => {\n    for (let i = 0; i < v.length; i++) {\n      if (typeof v[i] !== "string") {\n        throw evaluationError(\n          "invalid_list_element_type",\n          "string.join(): list must contain only strings"\n        );\n      }\n    }\n    return v.join("");\n  });\n  functionOverload("list<string>.join(string): string", (v, sep) => {\n    for (let i = 0; i < v.length; i++) {\n      if (typeof v[i] !== "string") {\n        throw evaluationError(\n          "invalid_list_element_type",\n          "string.join(separator): list must contain only strings"\n        );\n      }\n    }\n    return v.join(sep);\n  });\n  const textEncoder = new TextEncoder("utf8");\n  const textDecoder = new TextDecoder("utf8");\n  const ByteOpts = typeof Buffer !== "undefined" ? {\n    byteLength: (v) => Buffer.byteLength(v),\n    fromString: (str) => Buffer.from(str, "utf8"),\n    toHex: (b) => Buffer.prototype.hexSlice.call(b, 0, b.length),\n    toBase64: (b) => Buffer.prototype.base64Slice.call(b, 0, b.length),\n    toUtf8: (b) => Buffer.prototype.utf8Slice.call(b, 0, b.length),\n    jsonParse: (b) => JSON.parse(b)\n  } : {\n    textEncoder: new TextEncoder("utf8"),\n    byteLength: (v) => textEncoder.encode(v).length,\n    fromString: (str) => textEncoder.encode(str),\n    toHex: Uint8Array.prototype.toHex ? (b) => b.toHex() : (b) => arrayFrom(b, (i) => i.toString(16).padStart(2, "0")).join(""),\n    toBase64: Uint8Array.prototype.toBase64 ? (b) => b.toBase64() : (b) => btoa(arrayFrom(b, (i) => String.fromCodePoint(i)).join("")),\n    toUtf8: (b) => textDecoder.decode(b),\n    jsonParse: (b) => JSON.parse(textEncoder.decode(b))\n  };\n  functionOverload("bytes.json(): map", ByteOpts.jsonParse);\n  functionOverload("bytes.hex(): string", ByteOpts.toHex);\n  functionOverload("bytes.string(): string", ByteOpts.toUtf8);\n  functionOverload("bytes.base64(): string", ByteOpts.toBase64);\n  functionOverload("bytes.at(int): int", (b, index) => {\n    if (index < 0 || index >= b.length) {\n      throw evaluationError("index_out_of_range", "Bytes index out of range");\n    }\n    return BigInt(b[index]);\n  });\n  const TS = "google.protobuf.Timestamp";\n  const GPD = "google.protobuf.Duration";\n  const TimestampType = registry.registerType(TS, Date).typeType;\n  const DurationType = registry.registerType(GPD, Duration).typeType;\n  registry.registerConstant("google", "map<string, map<string, type>>", {\n    protobuf: { Duration: DurationType, Timestamp: TimestampType }\n  });\n  function tzDate(d, timeZone) {\n    return new Date(d.toLocaleString("en-US", { timeZone }));\n  }\n  function getDayOfYear(d, tz) {\n    const workingDate = tz ? tzDate(d, tz) : new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());\n    const start = new Date(workingDate.getFullYear(), 0, 0);\n    return BigInt(Math.floor((workingDate - start) / 864e5) - 1);\n  }\n  functionOverload(`timestamp(string): ${TS}`, (v) => {\n    if (v.length < 20 || v.length > 30) {\n      throw evaluationError("invalid_timestamp", "timestamp() requires a string in ISO 8601 format");\n    }\n    const d = new Date(v);\n    if (d <= 253402300799999 && d >= -621355968e5) return d;\n    throw evaluationError("invalid_timestamp", "timestamp() requires a string in ISO 8601 format");\n  });\n  functionOverload(`timestamp(int): ${TS}`, (i) => {\n    i = Number(i) * 1e3;\n    if (i <= 253402300799999 && i >= -621355968e5) return new Date(i);\n    throw evaluationError(\n      "invalid_timestamp",\n      "timestamp() requires a valid integer unix timestamp"\n    );\n  });\n  functionOverload(`${TS}.getDate(): int`, (d) => BigInt(d.getUTCDate()));\n  functionOverload(`${TS}.getDate(string): int`, (d, tz) => BigInt(tzDate(d, tz).getDate()));\n  functionOverload(`${TS}.getDayOfMonth(): int`, (d) => BigInt(d.getUTCDate() - 1));\n  functionOverload(\n    `${TS}.getDayOfMonth(string): int`,\n    (d, tz) => BigInt(tzDate(d, tz).getDate() - 1)\n  );\n  functionOverload(`${TS}.getDayOfWeek(): int`, (d) => BigInt(d.getUTCDay()));\n  functionOverload(`${TS}.getDayOfWeek(string): int`, (d, tz) => BigInt(tzDate(d, tz).getDay()));\n  functionOverload(`${TS}.getDayOfYear(): int`, getDayOfYear);\n  functionOverload(`${TS}.getDayOfYear(string): int`, getDayOfYear);\n  functionOverload(`${TS}.getFullYear(): int`, (d) => BigInt(d.getUTCFullYear()));\n  functionOverload(`${TS}.getFullYear(string): int`, (d, tz) => BigInt(tzDate(d, tz).getFullYear()));\n  functionOverload(`${TS}.getHours(): int`, (d) => BigInt(d.getUTCHours()));\n  functionOverload(`${TS}.getHours(string): int`, (d, tz) => BigInt(tzDate(d, tz).getHours()));\n  functionOverload(`${TS}.getMilliseconds(): int`, (d) => BigInt(d.getUTCMilliseconds()));\n  functionOverload(`${TS}.getMilliseconds(string): int`, (d) => BigInt(d.getUTCMilliseconds()));\n  functionOverload(`${TS}.getMinutes(): int`, (d) => BigInt(d.getUTCMinutes()));\n  functionOverload(`${TS}.getMinutes(string): int`, (d, tz) => BigInt(tzDate(d, tz).getMinutes()));\n  functionOverload(`${TS}.getMonth(): int`, (d) => BigInt(d.getUTCMonth()));\n  functionOverload(`${TS}.getMonth(string): int`, (d, tz) => BigInt(tzDate(d, tz).getMonth()));\n  functionOverload(`${TS}.getSeconds(): int`, (d) => BigInt(d.getUTCSeconds()));\n  functionOverload(`${TS}.getSeconds(string): int`, (d, tz) => BigInt(tzDate(d, tz).getSeconds()));\n  const parseDurationPattern = /(\\d*\\.?\\d*)(ns|us|\xB5s|ms|s|m|h)/;\n  function parseDuration(string) {\n    if (!string) throw evaluationError("invalid_duration", `Invalid duration string: \'\'`);\n    const isNegative = string[0] === "-";\n    if (string[0] === "-" || string[0] === "+") string = string.slice(1);\n    let nanoseconds = BigInt(0);\n    while (true) {\n      const match = parseDurationPattern.exec(string);\n      if (!match) throw evaluationError("invalid_duration", `Invalid duration string: ${string}`);\n      if (match.index !== 0)\n        throw evaluationError("invalid_duration", `Invalid duration string: ${string}`);\n      string = string.slice(match[0].length);\n      const unitNanos = UNIT_NANOSECONDS[match[2]];\n      const [intPart = "0", fracPart = ""] = match[1].split(".");\n      const intVal = BigInt(intPart) * unitNanos;\n      const fracNanos = fracPart ? BigInt(fracPart.slice(0, 13).padEnd(13, "0")) * unitNanos / 10000000000000n : 0n;\n      nanoseconds += intVal + fracNanos;\n      if (string === "") break;\n    }\n    const seconds = nanoseconds >= billionBigInt ? nanoseconds / billionBigInt : 0n;\n    const nanos = Number(nanoseconds % billionBigInt);\n    if (isNegative) return new Duration(-seconds, -nanos);\n    return new Duration(seconds, nanos);\n  }\n  functionOverload(`duration(string): google.protobuf.Duration`, (s) => parseDuration(s));\n  functionOverload(`google.protobuf.Duration.getHours(): int`, (d) => d.getHours());\n  functionOverload(`google.protobuf.Duration.getMinutes(): int`, (d) => d.getMinutes());\n  functionOverload(`google.protobuf.Duration.getSeconds(): int`, (d) => d.getSeconds());\n  functionOverload(`google.protobuf.Duration.getMilliseconds(): int`, (d) => d.getMilliseconds());\n  register(registry);\n}\nfunction stringSize(str) {\n  let count = 0;\n  for (const c of str) count++;\n  return count;\n}\n\n// node_modules/@marcbachmann/cel-js/lib/registry.js\nvar Type = class {\n  #name;\n  constructor(name) {\n    this.#name = name;\n    objFreeze(this);\n  }\n  get name() {\n    return this.#name;\n  }\n  get [Symbol.toStringTag]() {\n    return `Type<${this.#name}>`;\n  }\n  toString() {\n    return `Type<${this.#name}>`;\n  }\n};\nvar TYPES = {\n  string: new Type("string"),\n  bool: new Type("bool"),\n  int: new Type("int"),\n  uint: new Type("uint"),\n  double: new Type("double"),\n  map: new Type("map"),\n  list: new Type("list"),\n  bytes: new Type("bytes"),\n  null_type: new Type("null"),\n  type: new Type("type")\n};\nvar optionalType = new Type("optional");\nvar valueTypeMatchers = {\n  dyn(v, ev) {\n    switch (typeof v) {\n      case "string":\n      case "bigint":\n      case "number":\n      case "boolean":\n        return true;\n      case "object":\n        switch (v ? v.constructor : v) {\n          case null:\n          case void 0:\n          case Object:\n          case Map:\n          case Array:\n          case Set:\n            return true;\n          default:\n            if (ev.objectTypesByConstructor.get(v.constructor)) return true;\n        }\n    }\n    return !!ev.debugType(v);\n  },\n  string(v) {\n    return typeof v === "string";\n  },\n  int(v) {\n    return typeof v === "bigint";\n  },\n  double(v) {\n    return typeof v === "number";\n  },\n  bool(v) {\n    return typeof v === "boolean";\n  },\n  null(v) {\n    return v === null;\n  },\n  bytes(v) {\n    return v instanceof Uint8Array;\n  },\n  uint(v) {\n    return v instanceof UnsignedInt;\n  },\n  type(v) {\n    return v instanceof Type;\n  },\n  list(v) {\n    switch (v?.constructor) {\n      case Array:\n      case Set:\n        return true;\n      default:\n        return false;\n    }\n  },\n  map(v) {\n    switch (typeof v === "object" && v ? v.constructor : null) {\n      case void 0:\n      case Object:\n      case Map:\n        return true;\n      default:\n        return false;\n    }\n  },\n  optional(v) {\n    return v instanceof Optional;\n  },\n  message(v, ev) {\n    return this === ev.debugType(v);\n  }\n};\nvalueTypeMatchers.param = valueTypeMatchers.dyn;\nvar TypeDeclaration = class {\n  #matchesCache = /* @__PURE__ */ new WeakMap();\n  constructor({ kind, type, name, keyType, valueType }) {\n    this.kind = kind;\n    this.type = type;\n    this.name = name;\n    this.keyType = keyType;\n    this.valueType = valueType;\n    this.unwrappedType = kind === "dyn" && valueType ? valueType.unwrappedType : this;\n    this.wrappedType = kind === "dyn" ? this : _createDynType(this.unwrappedType);\n    this.hasDynType = this.kind === "dyn" || this.valueType?.hasDynType || this.keyType?.hasDynType || false;\n    this.hasPlaceholderType = this.kind === "param" || this.keyType?.hasPlaceholderType || this.valueType?.hasPlaceholderType || false;\n    if (kind === "list") this.fieldLazy = this.#getListField;\n    else if (kind === "map") this.fieldLazy = this.#getMapField;\n    else if (kind === "message") this.fieldLazy = this.#getMessageField;\n    else if (kind === "optional") this.fieldLazy = this.#getOptionalField;\n    this.matchesValueType = valueTypeMatchers[name] || valueTypeMatchers[kind];\n    objFreeze(this);\n  }\n  isDynOrBool() {\n    return this.type === "bool" || this.kind === "dyn";\n  }\n  isEmpty() {\n    return this.valueType && this.valueType.kind === "param";\n  }\n  unify(r, t2) {\n    const t1 = this;\n    if (t1 === t2 || t1.kind === "dyn" || t2.kind === "param") return t1;\n    if (t2.kind === "dyn" || t1.kind === "param") return t2;\n    if (t1.kind !== t2.kind) return null;\n    if (!(t1.hasPlaceholderType || t2.hasPlaceholderType || t1.hasDynType || t2.hasDynType))\n      return null;\n    const valueType = t1.valueType.unify(r, t2.valueType);\n    if (!valueType) return null;\n    switch (t1.kind) {\n      case "optional":\n        return r.getOptionalType(valueType);\n      case "list":\n        return r.getListType(valueType);\n      case "map":\n        const keyType = t1.keyType.unify(r, t2.keyType);\n        return keyType ? r.getMapType(keyType, valueType) : null;\n    }\n  }\n  templated(r, bind) {\n    if (!this.hasPlaceholderType) return this;\n    switch (this.kind) {\n      case "dyn":\n        return this.valueType.templated(r, bind);\n      case "param":\n        return bind?.get(this.name) || this;\n      case "map":\n        return r.getMapType(this.keyType.templated(r, bind), this.valueType.templated(r, bind));\n      case "list":\n        return r.getListType(this.valueType.templated(r, bind));\n      case "optional":\n        return r.getOptionalType(this.valueType.templated(r, bind));\n      default:\n        return this;\n    }\n  }\n  toString() {\n    return this.name;\n  }\n  #getOptionalField(obj, key, ast, ev) {\n    obj = obj instanceof Optional ? obj.orValue() : obj;\n    if (obj === void 0) return OPTIONAL_NONE;\n    const type = ev.debugType(obj);\n    try {\n      return Optional.of(type.fieldLazy(obj, key, ast, ev));\n    } catch (e) {\n      if (e instanceof EvaluationError) return OPTIONAL_NONE;\n      throw e;\n    }\n  }\n  #getMessageField(obj, key, ast, ev) {\n    const message = obj ? ev.objectTypesByConstructor.get(obj.constructor) : void 0;\n    if (!message) return;\n    const type = message.fields ? message.fields[key] : dynType;\n    if (!type) return void 0;\n    const value = obj instanceof Map ? obj.get(key) : obj[key];\n    if (value === void 0) return;\n    if (type.matchesValueType(value, ev)) return value;\n    throw evaluationError(\n      "field_type_mismatch",\n      `Field \'${key}\' is not of type \'${type}\', got \'${ev.debugType(value)}\'`,\n      ast\n    );\n  }\n  #getMapField(obj, key, ast, ev) {\n    const value = obj instanceof Map ? obj.get(key) : obj && hasOwn(obj, key) ? obj[key] : void 0;\n    if (value === void 0) return;\n    if (this.valueType.matchesValueType(value, ev)) return value;\n    throw evaluationError(\n      "field_type_mismatch",\n      `Field \'${key}\' is not of type \'${this.valueType}\', got \'${ev.debugType(value)}\'`,\n      ast\n    );\n  }\n  #getListElementAtIndex(list, pos) {\n    switch (list?.constructor) {\n      case Array:\n        return list[pos];\n      case Set: {\n        let i = 0;\n        for (const item of list) {\n          if (i++ !== pos) continue;\n          return item;\n        }\n      }\n    }\n  }\n  #getListField(obj, key, ast, ev) {\n    if (typeof key === "bigint") key = Number(key);\n    else if (typeof key !== "number") return;\n    const value = this.#getListElementAtIndex(obj, key);\n    if (value === void 0) {\n      if (!obj) return;\n      throw evaluationError(\n        "index_out_of_bounds",\n        `No such key: index out of bounds, index ${key} ${key < 0 ? "< 0" : `>= size ${obj.length || obj.size}`}`,\n        ast\n      );\n    }\n    if (this.valueType.matchesValueType(value, ev)) return value;\n    throw evaluationError(\n      "list_item_type_mismatch",\n      `List item with index \'${key}\' is not of type \'${this.valueType}\', got \'${ev.debugType(value)}\'`,\n      ast\n    );\n  }\n  fieldLazy() {\n  }\n  field(obj, key, ast, ev) {\n    const v = this.fieldLazy(obj, key, ast, ev);\n    if (v !== void 0) return v;\n    throw evaluationError("no_such_key", `No such key: ${key}`, ast);\n  }\n  matchesBoth(other) {\n    return this.matches(other) && other.matches(this);\n  }\n  matches(o) {\n    const s = this.unwrappedType;\n    o = o.unwrappedType;\n    if (s === o || s.kind === "dyn" || o.kind === "dyn" || o.kind === "param") return true;\n    return this.#matchesCache.get(o) ?? this.#matchesCache.set(o, this.#matches(s, o)).get(o);\n  }\n  #matches(s, o) {\n    switch (s.kind) {\n      case "dyn":\n      case "param":\n        return true;\n      case "list":\n        return o.kind === "list" && s.valueType.matches(o.valueType);\n      case "map":\n        return o.kind === "map" && s.keyType.matches(o.keyType) && s.valueType.matches(o.valueType);\n      case "optional":\n        return o.kind === "optional" && s.valueType.matches(o.valueType);\n      default:\n        return s.name === o.name;\n    }\n  }\n};\nvar macroEvaluateErr = `have a .callAst property or .evaluate(checker, macro, ctx) method.`;\nvar macroTypeCheckErr = `have a .callAst property or .typeCheck(checker, macro, ctx) method.`;\nfunction wrapMacroExpander(name, handler) {\n  const p = `Macro \'${name}\' must`;\n  return function macroExpander(opts) {\n    const macro = handler(opts);\n    if (!macro || typeof macro !== "object") throw new Error(`${p} return an object.`);\n    if (macro.callAst) return macro;\n    if (!macro.evaluate) throw new Error(`${p} ${macroEvaluateErr}`);\n    if (!macro.typeCheck) throw new Error(`${p} ${macroTypeCheckErr}`);\n    return macro;\n  };\n}\nvar VariableDeclaration = class {\n  constructor(name, type, description, value) {\n    this.name = name;\n    this.type = type;\n    this.description = description ?? null;\n    this.constant = value !== void 0;\n    this.value = value;\n    objFreeze(this);\n  }\n};\nvar FunctionDeclaration = class {\n  constructor({ name, receiverType, returnType, handler, description, params, async }) {\n    if (typeof name !== "string") throw new Error("name must be a string");\n    if (typeof handler !== "function") throw new Error("handler must be a function");\n    this.name = name;\n    this.async = isAsync(handler, async);\n    this.receiverType = receiverType ?? null;\n    this.returnType = returnType;\n    this.description = description ?? null;\n    this.params = params;\n    this.argTypes = params.map((p) => p.type);\n    this.macro = this.argTypes.includes(astType);\n    const receiverString = receiverType ? `${receiverType}.` : "";\n    this.signature = `${receiverString}${name}(${this.argTypes.join(", ")}): ${returnType}`;\n    this.handler = this.macro ? wrapMacroExpander(this.signature, handler) : handler;\n    this.partitionKey = `${receiverType ? "rcall" : "call"}:${name}:${params.length}`;\n    this.hasPlaceholderType = this.returnType.hasPlaceholderType || this.receiverType?.hasPlaceholderType || this.argTypes.some((t) => t.hasPlaceholderType) || false;\n    objFreeze(this);\n  }\n  matchesArgs(argTypes) {\n    return argTypes.length === this.argTypes.length && this.argTypes.every((t, i) => t.matches(argTypes[i])) ? this : null;\n  }\n};\nvar OperatorDeclaration = class {\n  constructor({ op, leftType, rightType, handler, returnType, async }) {\n    this.operator = op;\n    this.leftType = leftType;\n    this.rightType = rightType || null;\n    this.handler = handler;\n    this.async = isAsync(handler, async);\n    this.returnType = returnType;\n    if (rightType) this.signature = `${leftType} ${op} ${rightType}: ${returnType}`;\n    else this.signature = `${op}${leftType}: ${returnType}`;\n    this.hasPlaceholderType = this.leftType.hasPlaceholderType || this.rightType?.hasPlaceholderType || false;\n    objFreeze(this);\n  }\n  equals(other) {\n    return this.operator === other.operator && this.leftType === other.leftType && this.rightType === other.rightType;\n  }\n};\nfunction _createListType(valueType) {\n  return new TypeDeclaration({\n    kind: "list",\n    name: `list<${valueType}>`,\n    type: "list",\n    valueType\n  });\n}\nfunction _createPrimitiveType(name) {\n  return new TypeDeclaration({ kind: "primitive", name, type: name });\n}\nfunction _createMessageType(name) {\n  return new TypeDeclaration({ kind: "message", name, type: name });\n}\nfunction _createDynType(valueType) {\n  const name = valueType ? `dyn<${valueType}>` : "dyn";\n  return new TypeDeclaration({ kind: "dyn", name, type: name, valueType });\n}\nfunction _createOptionalType(valueType) {\n  const name = `optional<${valueType}>`;\n  return new TypeDeclaration({ kind: "optional", name, type: "optional", valueType });\n}\nfunction _createMapType(keyType, valueType) {\n  return new TypeDeclaration({\n    kind: "map",\n    name: `map<${keyType}, ${valueType}>`,\n    type: "map",\n    keyType,\n    valueType\n  });\n}\nfunction _createPlaceholderType(name) {\n  return new TypeDeclaration({ kind: "param", name, type: name });\n}\nvar dynType = _createDynType();\nvar astType = _createPrimitiveType("ast");\nvar listType = _createListType(dynType);\nvar mapType = _createMapType(dynType, dynType);\nvar celTypes = {\n  string: _createPrimitiveType("string"),\n  bool: _createPrimitiveType("bool"),\n  int: _createPrimitiveType("int"),\n  uint: _createPrimitiveType("uint"),\n  double: _createPrimitiveType("double"),\n  bytes: _createPrimitiveType("bytes"),\n  dyn: dynType,\n  null: _createPrimitiveType("null"),\n  type: _createPrimitiveType("type"),\n  optional: _createOptionalType(dynType),\n  list: listType,\n  "list<dyn>": listType,\n  map: mapType,\n  "map<dyn, dyn>": mapType\n};\nfor (const t of [celTypes.string, celTypes.double, celTypes.int]) {\n  const list = _createListType(t);\n  const map = _createMapType(celTypes.string, t);\n  celTypes[list.name] = list;\n  celTypes[map.name] = map;\n}\nObject.freeze(celTypes);\nvar Candidates = class {\n  returnType = null;\n  async = false;\n  macro = false;\n  #matchCache = null;\n  #checkCache = null;\n  /** @type {Array<FunctionDeclaration>|Array<OperatorDeclaration>} */\n  declarations = [];\n  constructor(registry) {\n    this.registry = registry;\n  }\n  [Symbol.iterator]() {\n    return this.declarations[Symbol.iterator]();\n  }\n  add(decl) {\n    this.returnType = (this.returnType || decl.returnType).unify(this.registry, decl.returnType) || dynType;\n    if (decl.macro) this.macro = decl;\n    if (decl.async && !this.async) this.async = true;\n    this.declarations.push(decl);\n    this.#matchCache?.clear();\n    this.#checkCache?.clear();\n  }\n  findFunction(argTypes, receiverType = null) {\n    for (let i = 0; i < this.declarations.length; i++) {\n      const match = this.#matchesFunction(this.declarations[i], argTypes, receiverType);\n      if (match) return match;\n    }\n    return null;\n  }\n  findUnaryOverload(left) {\n    const cached = (this.#matchCache ??= /* @__PURE__ */ new Map()).get(left);\n    if (cached !== void 0) return cached;\n    let value = false;\n    for (const decl of this.declarations) {\n      if (decl.leftType !== left) continue;\n      value = decl;\n      break;\n    }\n    this.#matchCache.set(left, value);\n    return value;\n  }\n  findBinaryOverload(left, right) {\n    if (left.kind === "dyn" && left.valueType) right = right.wrappedType;\n    else if (right.kind === "dyn" && right.valueType) left = left.wrappedType;\n    return (this.#matchCache ??= /* @__PURE__ */ new Map()).get(left)?.get(right) ?? this.#cacheBinary(this.#matchCache, left, right, this.#findBinaryUncached(left, right));\n  }\n  checkBinaryOverload(left, right) {\n    return (this.#checkCache ??= /* @__PURE__ */ new Map()).get(left)?.get(right) ?? this.#cacheBinary(this.#checkCache, left, right, this.#checkBinaryUncached(left, right));\n  }\n  #cacheBinary(c, l, r, v) {\n    return (c.get(l) || c.set(l, /* @__PURE__ */ new Map()).get(l)).set(r, v), v;\n  }\n  #findBinaryUncached(left, right) {\n    const ops = this.#findBinaryOverloads(left, right);\n    if (ops.length === 0) return false;\n    if (ops.length === 1) return ops[0];\n    throw new Error(`Operator overload \'${ops[0].signature}\' overlaps with \'${ops[1].signature}\'.`);\n  }\n  #checkBinaryUncached(left, right) {\n    const ops = this.#findBinaryOverloads(left, right);\n    if (ops.length === 0) return false;\n    let rt = ops[0].returnType;\n    for (let i = 1; i < ops.length; i++) rt = rt.unify(this.registry, ops[i].returnType) || dynType;\n    return rt;\n  }\n  #findBinaryOverloads(leftType, rightType) {\n    const nonexactMatches = [];\n    for (const decl of this.declarations) {\n      if (decl.leftType === leftType && decl.rightType === rightType) return [decl];\n      const secondary = this.#matchBinaryOverload(decl, leftType, rightType);\n      if (secondary) nonexactMatches.push(secondary);\n    }\n    if (nonexactMatches.length === 0) {\n      const op = this.declarations[0]?.operator;\n      if ((op === "==" || op === "!=") && leftType.kind === "dyn") {\n        return fallbackDynEqualityMatchers[op];\n      }\n    }\n    return nonexactMatches;\n  }\n  #matchBinaryOverload(decl, actualLeft, actualRight) {\n    const bindings = decl.hasPlaceholderType ? /* @__PURE__ */ new Map() : null;\n    const leftType = this.#matchTypeWithPlaceholders(decl.leftType, actualLeft, bindings);\n    if (!leftType) return;\n    const rightType = this.#matchTypeWithPlaceholders(decl.rightType, actualRight, bindings);\n    if (!rightType) return;\n    if ((decl.operator === "==" || decl.operator === "!=") && decl.leftType.kind === "dyn" && decl.leftType.valueType && actualLeft.kind !== "dyn" && actualRight.kind !== "dyn")\n      return false;\n    return decl.hasPlaceholderType ? {\n      async: decl.async,\n      signature: decl.signature,\n      handler: decl.handler,\n      leftType,\n      rightType,\n      returnType: decl.returnType.templated(this.registry, bindings)\n    } : decl;\n  }\n  #matchesFunction(fn, argTypes, receiverType) {\n    if (fn.hasPlaceholderType) return this.#matchWithPlaceholders(fn, argTypes, receiverType);\n    if (receiverType && fn.receiverType && !receiverType.matches(fn.receiverType)) return;\n    return fn.matchesArgs(argTypes);\n  }\n  #matchWithPlaceholders(fn, argTypes, receiverType) {\n    const bindings = /* @__PURE__ */ new Map();\n    if (receiverType && fn.receiverType) {\n      if (!this.#matchTypeWithPlaceholders(fn.receiverType, receiverType, bindings)) {\n        return null;\n      }\n    }\n    for (let i = 0; i < argTypes.length; i++) {\n      if (!this.#matchTypeWithPlaceholders(fn.argTypes[i], argTypes[i], bindings)) {\n        return null;\n      }\n    }\n    return {\n      async: fn.async,\n      handler: fn.handler,\n      signature: fn.signature,\n      returnType: fn.returnType.templated(this.registry, bindings)\n    };\n  }\n  #matchTypeWithPlaceholders(declared, actual, bindings) {\n    if (!declared.hasPlaceholderType) return actual.matches(declared) ? actual : null;\n    const treatAsDyn = actual.kind === "dyn";\n    if (!this.#collectPlaceholderBindings(declared, actual, bindings, treatAsDyn)) return null;\n    if (treatAsDyn) return actual;\n    return actual.matches(declared.templated(this.registry, bindings)) ? actual : null;\n  }\n  #collectPlaceholderBindings(dec, act, bind, fromDyn = false) {\n    if (!dec.hasPlaceholderType) return true;\n    if (!act) return false;\n    const asDyn = fromDyn || act.kind === "dyn";\n    act = act.unwrappedType;\n    switch (dec.kind) {\n      case "param": {\n        const type = asDyn ? dynType : act;\n        const existing = bind.get(dec.name);\n        if (!existing) return bind.set(dec.name, type) && true;\n        return existing.kind === "dyn" || type.kind === "dyn" ? true : existing.matchesBoth(type);\n      }\n      case "list": {\n        if (act.name === "dyn") act = dec;\n        if (act.kind !== "list") return false;\n        return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);\n      }\n      case "map": {\n        if (act.name === "dyn") act = dec;\n        if (act.kind !== "map") return false;\n        return this.#collectPlaceholderBindings(dec.keyType, act.keyType, bind, asDyn) && this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);\n      }\n      case "optional": {\n        if (act.name === "dyn") act = dec;\n        if (act.kind !== "optional") return false;\n        return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);\n      }\n    }\n    return true;\n  }\n};\nfunction splitByComma(str) {\n  const parts = [];\n  let current = "";\n  let depth = 0;\n  for (const char of str) {\n    if (char === "<") depth++;\n    else if (char === ">") depth--;\n    else if (char === "," && depth === 0) {\n      parts.push(current.trim());\n      current = "";\n      continue;\n    }\n    current += char;\n  }\n  if (current) parts.push(current.trim());\n  return parts;\n}\nvar objTypesDecls = [\n  [UnsignedInt, "uint", TYPES.uint, celTypes.uint],\n  [Type, "type", TYPES.type, celTypes.type],\n  [Optional, "optional", optionalType, celTypes.optional],\n  [Uint8Array, "bytes", TYPES.bytes, celTypes.bytes],\n  ...typeof Buffer !== "undefined" ? [[Buffer, "bytes", TYPES.bytes, celTypes.bytes]] : []\n].map(([ctor, name, typeType, type]) => Object.freeze({ name, typeType, type, ctor }));\nvar objTypes = objTypesDecls.map((t) => [t.name, t]);\nvar objTypesCtor = objTypesDecls.map((t) => [t.ctor, t]);\nvar invalidVar = (postfix) => new Error(`Invalid variable declaration: ${postfix}`);\nvar invalidType = (postfix) => new Error(`Invalid type declaration: ${postfix}`);\nvar fallbackDynEqualityMatchers = {\n  "==": [{ handler: (a, b) => a === b, returnType: celTypes.bool }],\n  "!=": [{ handler: (a, b) => a !== b, returnType: celTypes.bool }]\n};\nvar Registry = class _Registry {\n  #parent = null;\n  #typeDeclarations;\n  #ownsVariables = true;\n  #operators = null;\n  #functions = null;\n  #operatorsByOp = null;\n  #functionsByKey = null;\n  #listTypes = null;\n  #mapTypes = null;\n  #optionalTypes = null;\n  #others = null;\n  #locked = false;\n  constructor(opts = {}) {\n    this.enableOptionalTypes = opts.enableOptionalTypes ?? false;\n    this.unlistedVariablesAreDyn = opts.unlistedVariablesAreDyn ?? false;\n    const parent = opts.parent instanceof _Registry ? opts.parent : null;\n    if (parent) {\n      this.#parent = parent;\n      let opParent = parent;\n      while (opParent && !opParent.#operators) opParent = opParent.#parent;\n      let fnParent = parent;\n      while (fnParent && !fnParent.#functions) fnParent = fnParent.#parent;\n      this.#operatorsByOp = parent.#operatorsByOp;\n      this.#functionsByKey = parent.#functionsByKey;\n      this.#others = { operators: opParent.#operators, functions: fnParent.#functions };\n      this.objectTypes = new Map(parent.objectTypes);\n      this.objectTypesByConstructor = new Map(parent.objectTypesByConstructor);\n      this.variables = parent.variables;\n      this.#ownsVariables = false;\n      this.#typeDeclarations = parent.#typeDeclarations;\n      this.#listTypes = parent.#listTypes;\n      this.#mapTypes = parent.#mapTypes;\n      this.#optionalTypes = parent.#optionalTypes;\n      if (this.enableOptionalTypes !== parent.enableOptionalTypes || this.unlistedVariablesAreDyn !== parent.unlistedVariablesAreDyn) {\n        toggleOptionalTypes(this, this.enableOptionalTypes);\n      }\n    } else {\n      this.#operators = [];\n      this.#functions = [];\n      this.objectTypes = new Map(objTypes);\n      this.objectTypesByConstructor = new Map(objTypesCtor);\n      this.#typeDeclarations = new Map(objEntries(celTypes));\n      this.#listTypes = /* @__PURE__ */ new Map();\n      this.#mapTypes = /* @__PURE__ */ new Map();\n      this.#optionalTypes = /* @__PURE__ */ new Map();\n      this.variables = /* @__PURE__ */ new Map();\n      this.variables.dyn = this.unlistedVariablesAreDyn;\n      for (const n in TYPES) this.registerConstant(n, "type", TYPES[n]);\n    }\n  }\n  #ensureOwnVariables() {\n    if (this.#ownsVariables) return;\n    this.variables = new Map(this.variables);\n    this.variables.dyn = this.unlistedVariablesAreDyn;\n    this.#ownsVariables = true;\n  }\n  // Used by toggleOptionalTypes in optional.js to clear a variable before re-registering it\n  deleteVariable(name) {\n    this.#ensureOwnVariables();\n    this.variables.delete(name);\n  }\n  #pushOperator(decl) {\n    if (!this.#operators) this.#operatorsByOp = null;\n    this.operatorCandidates(decl.operator).add(decl);\n    this.#operators.push(decl);\n  }\n  #pushFunction(decl) {\n    if (!this.#functions) this.#functionsByKey = null;\n    this.#functionCandidates(decl.partitionKey).add(decl);\n    this.#functions.push(decl);\n  }\n  #ensureCandiate(c, key) {\n    return c.get(key) || c.set(key, new Candidates(this)).get(key);\n  }\n  #getOperators() {\n    if (this.#operators) return this.#operators;\n    return this.#operators = [...this.#others.operators];\n  }\n  #getFunctions() {\n    if (this.#functions) return this.#functions;\n    return this.#functions = [...this.#others.functions];\n  }\n  operatorCandidates(op) {\n    if (this.#operatorsByOp) return this.#ensureCandiate(this.#operatorsByOp, op);\n    const c = this.#operatorsByOp = /* @__PURE__ */ new Map();\n    for (const decl of this.#getOperators()) this.#ensureCandiate(c, decl.operator).add(decl);\n    return this.#ensureCandiate(c, op);\n  }\n  functionCandidates(rec, name, argLen) {\n    return this.#functionCandidates(`${rec ? "rcall" : "call"}:${name}:${argLen}`);\n  }\n  #functionCandidates(key) {\n    if (this.#functionsByKey) return this.#ensureCandiate(this.#functionsByKey, key);\n    const c = this.#functionsByKey = /* @__PURE__ */ new Map();\n    for (const decl of this.#getFunctions()) this.#ensureCandiate(c, decl.partitionKey).add(decl);\n    return this.#ensureCandiate(c, key);\n  }\n  registerVariable(name, type, opts) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    let description = opts?.description;\n    let value;\n    if (typeof name === "string" && typeof type === "object" && !(type instanceof TypeDeclaration)) {\n      description = type.description;\n      value = type.value;\n      if (type.schema) type = this.registerType({ name: `$${name}`, schema: type.schema }).type;\n      else type = type.type;\n    } else if (typeof name === "object") {\n      if (name.schema) type = this.registerType({ name: `$${name.name}`, schema: name.schema }).type;\n      else type = name.type;\n      description = name.description;\n      value = name.value;\n      name = name.name;\n    }\n    if (typeof name !== "string" || !name) throw invalidVar(`name must be a string`);\n    if (RESERVED.has(name)) throw invalidVar(`\'${name}\' is a reserved name`);\n    if (this.variables.get(name) !== void 0) throw invalidVar(`\'${name}\' is already registered`);\n    if (typeof type === "string") type = this.getType(type);\n    else if (!(type instanceof TypeDeclaration)) throw invalidVar(`type is required`);\n    this.#ensureOwnVariables();\n    this.variables.set(name, new VariableDeclaration(name, type, description, value));\n    return this;\n  }\n  #registerSchemaAsType(name, schema) {\n    const fields = /* @__PURE__ */ Object.create(null);\n    for (const key of objKeys(schema)) {\n      const def = schema[key];\n      if (typeof def === "object" && def) {\n        fields[key] = this.registerType({ name: `${name}.${key}`, schema: def }).type.name;\n      } else if (typeof def === "string") {\n        fields[key] = def;\n      } else {\n        throw new Error(`Invalid field definition for \'${name}.${key}\'`);\n      }\n    }\n    return fields;\n  }\n  registerConstant(name, type, value) {\n    if (typeof name === "object") this.registerVariable(name);\n    else this.registerVariable({ name, type, value });\n    return this;\n  }\n  getType(typename) {\n    return this.#parseTypeString(typename, true);\n  }\n  getListType(type) {\n    return this.#listTypes.get(type) || this.#listTypes.set(type, this.#parseTypeString(`list<${type}>`, true)).get(type);\n  }\n  getMapType(a, b) {\n    return this.#mapTypes.get(a)?.get(b) || (this.#mapTypes.get(a) || this.#mapTypes.set(a, /* @__PURE__ */ new Map()).get(a)).set(b, this.#parseTypeString(`map<${a}, ${b}>`, true)).get(b);\n  }\n  getOptionalType(type) {\n    return this.#optionalTypes.get(type) || this.#optionalTypes.set(type, this.#parseTypeString(`optional<${type}>`, true)).get(type);\n  }\n  assertType(typename, type, signature) {\n    try {\n      return this.#parseTypeString(typename, true);\n    } catch (e) {\n      e.message = `Invalid ${type} \'${e.unknownType || typename}\' in \'${signature}\'`;\n      throw e;\n    }\n  }\n  getFunctionType(typename) {\n    if (typename === "ast") return astType;\n    const t = this.#parseTypeString(typename, true);\n    if (t.kind === "dyn" && t.valueType) throw new Error(`type \'${t.name}\' is not supported`);\n    return t;\n  }\n  registerType(name, _d) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    if (typeof name === "object") _d = name, name = _d.fullName || _d.name || _d.ctor?.name;\n    if (typeof name === "string" && name[0] === ".") name = name.slice(1);\n    if (typeof name !== "string" || name.length < 2 || RESERVED.has(name)) {\n      throw invalidType(`name \'${name}\' is not valid`);\n    }\n    if (this.objectTypes.has(name)) throw invalidType(`type \'${name}\' already registered`);\n    const type = this.#parseTypeString(name, false);\n    if (type.kind !== "message") throw invalidType(`type \'${name}\' is not valid`);\n    const decl = {\n      name,\n      typeType: new Type(name),\n      type,\n      ctor: typeof _d === "function" ? _d : _d?.ctor,\n      convert: typeof _d === "function" ? void 0 : _d?.convert,\n      fields: typeof _d?.schema === "object" ? this.#normalizeFields(name, this.#registerSchemaAsType(name, _d.schema)) : this.#normalizeFields(name, typeof _d === "function" ? void 0 : _d?.fields)\n    };\n    if (typeof decl.ctor !== "function") {\n      if (!decl.fields) throw invalidType(`type \'${name}\' requires a constructor or fields`);\n      Object.assign(decl, this.#createDefaultConvert(name, decl.fields));\n    }\n    this.objectTypes.set(name, Object.freeze(decl));\n    this.objectTypesByConstructor.set(decl.ctor, decl);\n    this.registerFunctionOverload(`type(${name}): type`, () => decl.typeType, { async: false });\n    return decl;\n  }\n  /** @returns {TypeDeclaration} */\n  #parseTypeString(typeStr, requireKnownTypes = true) {\n    let match = this.#typeDeclarations.get(typeStr);\n    if (match) return match;\n    if (typeof typeStr !== "string" || !typeStr.length) {\n      throw new Error(`Invalid type: must be a string`);\n    }\n    match = typeStr.match(/^[A-Z]$/);\n    if (match) return this.#createDeclaration(_createPlaceholderType, typeStr, typeStr);\n    match = typeStr.match(/^(dyn|list|map|optional)<(.+)>$/);\n    if (!match) {\n      if (requireKnownTypes) {\n        const err = new Error(`Unknown type: ${typeStr}`);\n        err.unknownType = typeStr;\n        throw err;\n      }\n      return this.#createDeclaration(_createMessageType, typeStr, typeStr);\n    }\n    const kind = match[1];\n    const inner = match[2].trim();\n    switch (kind) {\n      case "dyn": {\n        const type = this.#parseTypeString(inner, requireKnownTypes).wrappedType;\n        this.#typeDeclarations.set(type.name, type);\n        return type;\n      }\n      case "list": {\n        const vType = this.#parseTypeString(inner, requireKnownTypes);\n        return this.#createDeclaration(_createListType, `list<${vType}>`, vType);\n      }\n      case "map": {\n        const parts = splitByComma(inner);\n        if (parts.length !== 2) throw new Error(`Invalid map type: ${typeStr}`);\n        const kType = this.#parseTypeString(parts[0], requireKnownTypes);\n        const vType = this.#parseTypeString(parts[1], requireKnownTypes);\n        return this.#createDeclaration(_createMapType, `map<${kType}, ${vType}>`, kType, vType);\n      }\n      case "optional": {\n        const vType = this.#parseTypeString(inner, requireKnownTypes);\n        return this.#createDeclaration(_createOptionalType, `optional<${vType}>`, vType);\n      }\n    }\n  }\n  #createDeclaration(creator, key, ...args) {\n    return this.#typeDeclarations.get(key) || this.#typeDeclarations.set(key, creator(...args)).get(key);\n  }\n  findMacro(name, hasReceiver, argLen) {\n    return this.functionCandidates(hasReceiver, name, argLen).macro;\n  }\n  findUnaryOverload(op, left) {\n    return this.operatorCandidates(op).findUnaryOverload(left);\n  }\n  findBinaryOverload(op, left, right) {\n    return this.operatorCandidates(op).findBinaryOverload(left, right);\n  }\n  #toCelFieldType(field) {\n    if (typeof field === "string") return { type: field };\n    if (field.id) return protobufjsFieldToCelType(field);\n    return field;\n  }\n  #toCelFieldDeclaration(typename, fields, k, requireKnownTypes = false) {\n    try {\n      const field = this.#toCelFieldType(fields[k]);\n      if (typeof field?.type !== "string") throw new Error(`unsupported declaration`);\n      return this.#parseTypeString(field.type, requireKnownTypes);\n    } catch (e) {\n      e.message = `Field \'${k}\' in type \'${typename}\' has unsupported declaration: ${JSON.stringify(fields[k])}`;\n      throw e;\n    }\n  }\n  #normalizeFields(typename, fields) {\n    if (!fields) return;\n    const all = /* @__PURE__ */ Object.create(null);\n    for (const k of objKeys(fields)) all[k] = this.#toCelFieldDeclaration(typename, fields, k);\n    return all;\n  }\n  #createDefaultConvert(name, fields) {\n    const keys = objKeys(fields);\n    const conversions = /* @__PURE__ */ Object.create(null);\n    for (const k of keys) {\n      const type = fields[k];\n      const decl = type.kind === "message" && this.objectTypes.get(type.name);\n      if (decl === false) conversions[k] = false;\n      else conversions[k] = decl.convert ? decl : false;\n    }\n    const Ctor = {\n      [name]: class extends Map {\n        #raw;\n        constructor(v) {\n          super();\n          this.#raw = v;\n        }\n        [Symbol.iterator]() {\n          if (this.size !== keys.length) for (const k of keys) this.get(k);\n          return super[Symbol.iterator]();\n        }\n        get(field) {\n          let v = super.get(field);\n          if (v !== void 0 || this.has(field)) return v;\n          const dec = conversions[field];\n          if (dec === void 0) return;\n          v = this.#raw instanceof Map ? this.#raw.get(field) : this.#raw?.[field];\n          if (dec && v && typeof v === "object") {\n            switch (v.constructor) {\n              case void 0:\n              case Object:\n              case Map:\n                v = dec.convert(v);\n            }\n          }\n          return super.set(field, v), v;\n        }\n      }\n    }[name];\n    return {\n      ctor: Ctor,\n      convert(v) {\n        if (!v) return;\n        if (v.constructor === Ctor) return v;\n        return new Ctor(v);\n      }\n    };\n  }\n  clone(opts) {\n    this.#locked = true;\n    return new _Registry({\n      parent: this,\n      unlistedVariablesAreDyn: opts.unlistedVariablesAreDyn,\n      enableOptionalTypes: opts.enableOptionalTypes\n    });\n  }\n  getDefinitions() {\n    const variables = [];\n    const functions = [];\n    for (const [, varDecl] of this.variables) {\n      if (!varDecl) continue;\n      variables.push({\n        name: varDecl.name,\n        description: varDecl.description || null,\n        type: varDecl.type.name\n      });\n    }\n    for (const decl of this.#getFunctions()) {\n      functions.push({\n        signature: decl.signature,\n        name: decl.name,\n        description: decl.description,\n        receiverType: decl.receiverType ? decl.receiverType.name : null,\n        returnType: decl.returnType.name,\n        params: decl.params.map((p) => ({\n          name: p.name,\n          type: p.type.name,\n          description: p.description\n        }))\n      });\n    }\n    return { variables, functions };\n  }\n  #parseSignature(signature) {\n    if (typeof signature !== "string") throw new Error("Invalid signature: must be a string");\n    const match = signature.match(/^(?:([a-zA-Z0-9.<>]+)\\.)?(\\w+)\\(([^)]*)\\):(.*)$/);\n    if (!match) throw new Error(`Invalid signature: ${signature}`);\n    const returnType = match[4].trim();\n    if (!returnType) throw new Error(`Invalid signature: ${signature}`);\n    return {\n      receiverType: match[1] || null,\n      name: match[2],\n      argTypes: splitByComma(match[3]),\n      returnType\n    };\n  }\n  /**\n   * @param {FunctionDeclaration} a\n   * @param {FunctionDeclaration} b\n   */\n  #functionSignatureOverlaps(a, b) {\n    if (a.name !== b.name) return false;\n    if (a.argTypes.length !== b.argTypes.length) return false;\n    if ((a.receiverType || b.receiverType) && (!a.receiverType || !b.receiverType)) return false;\n    const isDifferentReceiver = a.receiverType !== b.receiverType && a.receiverType !== dynType && b.receiverType !== dynType;\n    return !isDifferentReceiver && (b.macro || a.macro || b.argTypes.every((t, i) => {\n      const o = a.argTypes[i];\n      return t === o || t === dynType || o === dynType;\n    }));\n  }\n  /** @param {FunctionDeclaration} newDec */\n  #checkOverlappingSignatures(newDec) {\n    for (const decl of this.#functionCandidates(newDec.partitionKey)) {\n      if (!this.#functionSignatureOverlaps(decl, newDec)) continue;\n      throw new Error(\n        `Function signature \'${newDec.signature}\' overlaps with existing overload \'${decl.signature}\'.`\n      );\n    }\n  }\n  #normalizeParam(i, aType, param) {\n    if (!param) return { type: this.getFunctionType(aType), name: `arg${i}`, description: null };\n    const type = param.type || aType;\n    if (!type) throw new Error(`params[${i}].type is required`);\n    if (aType && type !== aType) throw new Error(`params[${i}].type not equal to signature type`);\n    return {\n      name: param.name || `arg${i}`,\n      type: this.getFunctionType(type),\n      description: param.description ?? null\n    };\n  }\n  registerFunctionOverload(s, handler, opts) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    if (typeof s === "object") opts = s;\n    else if (typeof handler === "object") opts = handler;\n    else if (!opts) opts = {};\n    const sig = typeof s === "string" ? s : opts.signature ?? void 0;\n    const parsed = sig !== void 0 ? this.#parseSignature(sig) : void 0;\n    const name = parsed?.name || opts.name;\n    const receiverType = parsed?.receiverType || opts.receiverType;\n    const argTypes = parsed?.argTypes;\n    const returnType = parsed?.returnType || opts.returnType;\n    const params = opts.params;\n    handler = typeof handler === "function" ? handler : opts.handler;\n    let dec;\n    try {\n      if (!name) throw new Error(`signature or name are required`);\n      if (!returnType) throw new Error(`must have a returnType`);\n      if (params) {\n        if (argTypes && params.length !== argTypes.length) {\n          throw new Error(`mismatched length in params and args in signature`);\n        }\n      } else if (!argTypes) throw new Error(`signature or params are required`);\n      dec = new FunctionDeclaration({\n        name,\n        async: opts?.async,\n        receiverType: receiverType ? this.getType(receiverType) : null,\n        returnType: this.getType(returnType),\n        handler,\n        description: opts.description,\n        params: (argTypes || params).map(\n          (_, i) => this.#normalizeParam(i, argTypes?.[i], params?.[i])\n        )\n      });\n    } catch (e) {\n      if (typeof sig === "string") e.message = `Invalid function declaration \'${sig}\': ${e.message}`;\n      else if (name) e.message = `Invalid function declaration \'${name}\': ${e.message}`;\n      else e.message = `Invalid function declaration: ${e.message}`;\n      throw e;\n    }\n    this.#checkOverlappingSignatures(dec);\n    this.#pushFunction(dec);\n  }\n  registerOperatorOverload(string, handler, opts) {\n    const unaryParts = string.match(/^([-!])([\\w.<>]+)(?::\\s*([\\w.<>]+))?$/);\n    if (unaryParts) {\n      const [, op2, operandType, returnType2] = unaryParts;\n      return this.unaryOverload(op2, operandType, handler, returnType2, opts?.async);\n    }\n    const parts = string.match(\n      /^([\\w.<>]+) ([-+*%/]|==|!=|<|<=|>|>=|in) ([\\w.<>]+)(?::\\s*([\\w.<>]+))?$/\n    );\n    if (!parts) throw new Error(`Operator overload invalid: ${string}`);\n    const [, leftType, op, rightType, returnType] = parts;\n    return this.binaryOverload(leftType, op, rightType, handler, returnType);\n  }\n  unaryOverload(op, typeStr, handler, returnTypeStr, async) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    const leftType = this.assertType(typeStr, "type", `${op}${typeStr}`);\n    const returnType = this.assertType(\n      returnTypeStr || typeStr,\n      "return type",\n      `${op}${typeStr}: ${returnTypeStr || typeStr}`\n    );\n    const d = new OperatorDeclaration({ op: `${op}_`, leftType, returnType, handler, async });\n    this.#pushOperator(this.#assertOverload(d));\n  }\n  #hasOverload(d) {\n    for (const o of this.operatorCandidates(d.operator)) if (d.equals(o)) return true;\n    return false;\n  }\n  #assertOverload(decl) {\n    if (!this.#hasOverload(decl)) return decl;\n    throw new Error(`Operator overload already registered: ${decl.signature}`);\n  }\n  binaryOverload(leftTypeStr, op, rightTypeStr, handler, returnTypeStr, async) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    returnTypeStr ??= isRelational.has(op) ? "bool" : leftTypeStr;\n    const sig = `${leftTypeStr} ${op} ${rightTypeStr}: ${returnTypeStr}`;\n    let leftType = this.assertType(leftTypeStr, "left type", sig);\n    let rightType = this.assertType(rightTypeStr, "right type", sig);\n    const returnType = this.assertType(returnTypeStr, "return type", sig);\n    if (leftType.kind === "dyn" && leftType.valueType) rightType = rightType.wrappedType;\n    else if (rightType.kind === "dyn" && rightType.valueType) leftType = leftType.wrappedType;\n    if (isRelational.has(op) && returnType.type !== "bool") {\n      throw new Error(`Comparison operator \'${op}\' must return \'bool\', got \'${returnType.type}\'`);\n    }\n    const dec = new OperatorDeclaration({ op, leftType, rightType, returnType, handler, async });\n    if (dec.hasPlaceholderType && !(rightType.hasPlaceholderType && leftType.hasPlaceholderType)) {\n      throw new Error(\n        `Operator overload with placeholders must use them in both left and right types: ${sig}`\n      );\n    }\n    this.#assertOverload(dec);\n    if (op === "==") {\n      const declarations = [\n        new OperatorDeclaration({\n          op: "!=",\n          leftType,\n          rightType,\n          handler(a, b, ast, ev) {\n            return !handler(a, b, ast, ev);\n          },\n          returnType,\n          async\n        })\n      ];\n      if (leftType !== rightType) {\n        declarations.push(\n          new OperatorDeclaration({\n            op: "==",\n            leftType: rightType,\n            rightType: leftType,\n            handler(a, b, ast, ev) {\n              return handler(b, a, ast, ev);\n            },\n            returnType,\n            async\n          }),\n          new OperatorDeclaration({\n            op: "!=",\n            leftType: rightType,\n            rightType: leftType,\n            handler(a, b, ast, ev) {\n              return !handler(b, a, ast, ev);\n            },\n            returnType,\n            async\n          })\n        );\n      }\n      for (const decl of declarations) this.#assertOverload(decl);\n      for (const decl of declarations) this.#pushOperator(decl);\n    }\n    this.#pushOperator(dec);\n  }\n};\nvar isRelational = /* @__PURE__ */ new Set(["<", "<=", ">", ">=", "==", "!=", "in"]);\nfunction createRegistry(opts) {\n  return new Registry(opts);\n}\nvar RootContext = class {\n  #vars;\n  #contextObj;\n  #contextMap;\n  #convertCache;\n  constructor(registry, context) {\n    this.#vars = registry.variables;\n    if (context === void 0 || context === null) return;\n    if (typeof context !== "object") {\n      throw evaluationError("invalid_context", "Context must be an object");\n    }\n    if (context instanceof Map) this.#contextMap = context;\n    else this.#contextObj = context;\n  }\n  getValue(key) {\n    return this.#convertCache?.get(key) || (this.#contextObj ? this.#contextObj[key] : this.#contextMap?.get(key));\n  }\n  getVariable(name) {\n    return this.#vars.get(name) ?? (this.#vars.dyn && !RESERVED.has(name) ? new VariableDeclaration(name, dynType) : void 0);\n  }\n  getCheckedValue(ev, ast) {\n    const v = this.getValue(ast.args);\n    if (v === void 0) throw ev.createError("unknown_variable", `Unknown variable: ${ast.args}`, ast);\n    if (ast.checkedType.matchesValueType(v, ev)) return v;\n    const type = ast.checkedType;\n    const valueType = ev.debugType(v);\n    if (type.kind === "message" && valueType.kind === "map") {\n      const c = ev.objectTypes.get(type.name)?.convert?.(v);\n      if (c) return (this.#convertCache ??= /* @__PURE__ */ new Map()).set(ast.args, c), c;\n    }\n    throw ev.createError(\n      "variable_type_mismatch",\n      `Variable \'${ast.args}\' is not of type \'${type}\', got \'${valueType}\'`,\n      ast\n    );\n  }\n  forkWithVariable(iterVar, iterType) {\n    return new OverlayContext(this, iterVar, iterType);\n  }\n};\nvar OverlayContext = class _OverlayContext {\n  #parent;\n  accuType;\n  accuValue;\n  iterValue;\n  constructor(parent, iterVar, iterType) {\n    this.#parent = parent;\n    this.iterVar = iterVar;\n    this.iterType = iterType;\n  }\n  forkWithVariable(iterVar, iterType) {\n    return new _OverlayContext(this, iterVar, iterType);\n  }\n  reuse(parent) {\n    if (!this.async) return this.#parent = parent, this;\n    const ctx = new _OverlayContext(parent, this.iterVar, this.iterType);\n    ctx.accuType = this.accuType;\n    return ctx;\n  }\n  setIterValue(v, ev) {\n    if (this.iterType.matchesValueType(v, ev)) return this.iterValue = v, this;\n    const type = this.iterType;\n    const valueType = ev.debugType(v);\n    if (type.kind === "message" && valueType.kind === "map") {\n      const c = ev.objectTypes.get(type.name)?.convert?.(v);\n      if (c) return this.iterValue = c, this;\n    }\n    throw ev.createError(\n      "variable_type_mismatch",\n      `Variable \'${this.iterVar}\' is not of type \'${type}\', got \'${valueType}\'`\n    );\n  }\n  setAccuType(type) {\n    return this.accuType = type, this;\n  }\n  setAccuValue(v) {\n    return this.accuValue = v, this;\n  }\n  getValue(key) {\n    return this.iterVar === key ? this.iterValue : this.#parent.getValue(key);\n  }\n  getCheckedValue(ev, ast) {\n    if (this.iterVar === ast.args) return this.iterValue;\n    return this.#parent.getCheckedValue(ev, ast);\n  }\n  getVariable(name) {\n    if (this.iterVar === name) return new VariableDeclaration(name, this.iterType);\n    return this.#parent.getVariable(name);\n  }\n};\nfunction protobufjsFieldToCelType(field) {\n  let fieldType;\n  if (field.map) {\n    const keyType = protobufjsTypeToCelType(field.keyType, field.resolvedKeyType);\n    const valueType = protobufjsTypeToCelType(field.type, field.resolvedType);\n    fieldType = `map<${keyType}, ${valueType}>`;\n  } else {\n    fieldType = protobufjsTypeToCelType(field.type, field.resolvedType);\n  }\n  return { type: field.repeated ? `list<${fieldType}>` : fieldType };\n}\nfunction protobufjsTypeToCelType(protoType, resolvedType) {\n  switch (protoType) {\n    case "string":\n      return "string";\n    case "bytes":\n      return "bytes";\n    case "bool":\n      return "bool";\n    // protobufjs uses JavaScript numbers for all numeric types\n    case "double":\n    case "float":\n    case "int32":\n    case "int64":\n    case "sint32":\n    case "sint64":\n    case "sfixed32":\n    case "sfixed64":\n    case "uint32":\n    case "uint64":\n    case "fixed32":\n    case "fixed64":\n      return "double";\n    default:\n      switch (resolvedType?.constructor.name) {\n        case "Type":\n          return resolvedType.fullName.slice(1);\n        case "Enum":\n          return "int";\n      }\n      if (protoType?.includes(".")) return protoType;\n      return "dyn";\n  }\n}\n\n// node_modules/@marcbachmann/cel-js/lib/operators.js\nvar dynType2 = celTypes.dyn;\nvar Base = class {\n  dynType = celTypes.dyn;\n  optionalType = celTypes.optional;\n  stringType = celTypes.string;\n  intType = celTypes.int;\n  doubleType = celTypes.double;\n  boolType = celTypes.bool;\n  nullType = celTypes.null;\n  listType = celTypes.list;\n  mapType = celTypes.map;\n  constructor(opts) {\n    this.opts = opts.opts;\n    this.registry = opts.registry;\n    this.objectTypes = this.registry.objectTypes;\n    this.objectTypesByConstructor = this.registry.objectTypesByConstructor;\n  }\n  /**\n   * Get a TypeDeclaration instance for a type name\n   * @param {string} typeName - The type name (e.g., \'string\', \'int\', \'dyn\')\n   * @returns {TypeDeclaration} The type declaration instance\n   */\n  getType(typeName) {\n    return this.registry.getType(typeName);\n  }\n  debugType(v) {\n    switch (typeof v) {\n      case "string":\n        return this.stringType;\n      case "bigint":\n        return this.intType;\n      case "number":\n        return this.doubleType;\n      case "boolean":\n        return this.boolType;\n      case "object":\n        if (v === null) return this.nullType;\n        switch (v.constructor) {\n          case void 0:\n          case Object:\n          case Map:\n            return this.mapType;\n          case Array:\n          case Set:\n            return this.listType;\n          default:\n            return this.objectTypesByConstructor.get(v.constructor)?.type || unsupportedType(this, v.constructor?.name || typeof v);\n        }\n      default:\n        unsupportedType(this, typeof v);\n    }\n  }\n};\nfunction unsupportedType(self, type) {\n  throw self.createError("unsupported_type", `Unsupported type: ${type}`);\n}\nvar maybeAsyncArray = (a) => Array.isArray(a) ? a.some((n) => n.maybeAsync) : false;\nfunction maybeAsync(l, r, h) {\n  if (r === true || r && (r?.maybeAsync || maybeAsyncArray(r))) return maybeAsyncBoth(h);\n  if (l === true || l && (l?.maybeAsync || maybeAsyncArray(l))) return maybeAsyncFirst(h);\n  return h;\n}\nfunction maybeAsyncBoth(handler) {\n  return handler.__asyncBoth ??= function handle(a, b, c, d) {\n    if (!(a instanceof Promise || b instanceof Promise)) return handler(a, b, c, d);\n    if (!(b instanceof Promise)) return a.then((_a) => handler(_a, b, c, d));\n    if (!(a instanceof Promise)) return b.then((_b) => handler(a, _b, c, d));\n    return Promise.all([a, b]).then((p) => handler(p[0], p[1], c, d));\n  };\n}\nfunction maybeAsyncFirst(handler) {\n  return handler.__asyncFirst ??= function handle(a, b, c, d) {\n    if (a instanceof Promise) return a.then((_a) => handler(_a, b, c, d));\n    return handler(a, b, c, d);\n  };\n}\nfunction checkAccessNode(chk, ast, ctx) {\n  ast.right = ast.args[1];\n  const leftType = chk.check(ast.left = ast.args[0], ctx);\n  if (ast.op === "[]") chk.check(ast.right, ctx);\n  ast.handle = maybeAsync(\n    ast.left,\n    ast.op === "[]" ? ast.right : false,\n    leftType !== dynType2 ? fieldAccessStatic : fieldAccess\n  );\n  if (leftType.kind !== "optional") return chk.checkAccessOnType(ast, ctx, leftType);\n  return chk.registry.getOptionalType(chk.checkAccessOnType(ast, ctx, leftType.valueType, true));\n}\nfunction checkOptionalAccessNode(chk, ast, ctx) {\n  ast.right = ast.args[1];\n  const leftType = chk.check(ast.left = ast.args[0], ctx);\n  if (ast.op === "[?]") chk.check(ast.right, ctx);\n  ast.handle = maybeAsync(ast.left, ast.op === "[?]" ? ast.right : false, oFieldAccess);\n  const actualType = leftType.kind === "optional" ? leftType.valueType : leftType;\n  return chk.registry.getOptionalType(chk.checkAccessOnType(ast, ctx, actualType, true));\n}\nvar HOMOGENEOUS_PREFIX = {\n  heterogeneous_list_element: "List elements must have the same type,",\n  heterogeneous_map_key: "Map key uses wrong type,",\n  heterogeneous_map_value: "Map value uses wrong type,"\n};\nfunction checkElementHomogenous(chk, ctx, expected, el, code) {\n  const type = chk.check(el, ctx);\n  if (type === expected || expected.isEmpty()) return type;\n  if (type.isEmpty()) return expected;\n  throw chk.createError(\n    code,\n    `${HOMOGENEOUS_PREFIX[code]} expected type \'${chk.formatType(expected)}\' but found \'${chk.formatType(type)}\'`,\n    el\n  );\n}\nfunction checkElement(chk, ctx, expected, el) {\n  return expected.unify(chk.registry, chk.check(el, ctx)) || dynType2;\n}\nfunction ternaryConditionError(ev, value, node) {\n  const type = ev.debugRuntimeType(value);\n  return ev.createError(\n    "invalid_condition_type",\n    `${node.meta.label || "Ternary condition must be bool"}, got \'${type}\'`,\n    node\n  );\n}\nfunction handleTernary(c, ev, ast, ctx) {\n  if (c === true) return ev.run(ast.left, ctx);\n  if (c === false) return ev.run(ast.right, ctx);\n  throw ternaryConditionError(ev, c, ast.condition);\n}\nfunction logicalOperandError(ev, value, node) {\n  const type = ev.debugRuntimeType(value);\n  return ev.createError(\n    "invalid_logical_operand",\n    `Logical operator requires bool operands, got \'${type}\'`,\n    node\n  );\n}\nfunction logicalValueOrErr(ev, v, node) {\n  if (v instanceof Error) return v;\n  return logicalOperandError(ev, v, node);\n}\nfunction _logicalOp(exp, ev, ast, left, right) {\n  if (right === exp) return exp;\n  if (right === !exp) {\n    if (left === right) return right;\n    throw logicalValueOrErr(ev, left, ast.left);\n  }\n  if (right instanceof Promise) return right.then((r) => _logicalOpAsync(exp, ev, ast, left, r));\n  throw logicalOperandError(ev, right, ast.left);\n}\nfunction _logicalOpAsync(exp, ev, ast, left, right) {\n  if (right === exp) return exp;\n  if (typeof right !== "boolean") throw logicalOperandError(ev, right, ast.right);\n  if (typeof left !== "boolean") throw logicalValueOrErr(ev, left, ast.left);\n  return !exp;\n}\nfunction checkLogicalOp(chk, ast, ctx) {\n  const leftType = chk.check(ast.left = ast.args[0], ctx);\n  const rightType = chk.check(ast.right = ast.args[1], ctx);\n  if (!leftType.isDynOrBool()) {\n    throw chk.createError(\n      "invalid_logical_operand",\n      `Logical operator requires bool operands, got \'${chk.formatType(leftType)}\'`,\n      ast\n    );\n  }\n  if (!rightType.isDynOrBool()) {\n    throw chk.createError(\n      "invalid_logical_operand",\n      `Logical operator requires bool operands, got \'${chk.formatType(rightType)}\'`,\n      ast\n    );\n  }\n  return chk.boolType;\n}\nfunction checkUnary(chk, ast, ctx) {\n  const op = ast.op;\n  const right = chk.check(ast.args, ctx);\n  ast.candidates = chk.registry.operatorCandidates(op);\n  if (right.kind === "dyn") {\n    ast.handle = maybeAsync(ast.args, false, handleUnary);\n    return ast.candidates.returnType;\n  }\n  const overload = ast.candidates.findUnaryOverload(right);\n  if (!overload) {\n    throw chk.createError(\n      "no_such_overload",\n      `no such overload: ${op[0]}${chk.formatType(right)}`,\n      ast\n    );\n  }\n  ast.handle = maybeAsync(ast.args, false, overload.handler);\n  return overload.returnType;\n}\nfunction handleUnary(left, ast, ev) {\n  const leftType = ev.debugRuntimeType(left, ast.args.checkedType);\n  const overload = ast.candidates.findUnaryOverload(leftType);\n  if (overload) return overload.handler(left);\n  throw ev.createError("no_such_overload", `no such overload: ${ast.op[0]}${leftType}`, ast);\n}\nfunction evaluateUnary(ev, ast, ctx) {\n  return ast.handle(ev.run(ast.args, ctx), ast, ev);\n}\nfunction checkBinary(chk, ast, ctx) {\n  const op = ast.op;\n  const left = chk.check(ast.left = ast.args[0], ctx);\n  const right = chk.check(ast.right = ast.args[1], ctx);\n  ast.candidates = chk.registry.operatorCandidates(op);\n  const overload = left.hasDynType || right.hasDynType ? void 0 : ast.candidates.findBinaryOverload(left, right);\n  ast.handle = maybeAsync(ast.left, ast.right, overload?.handler || handleBinary);\n  if (overload) return overload.returnType;\n  const type = ast.candidates.checkBinaryOverload(left, right);\n  if (!left.hasDynType) ast.leftStaticType = left;\n  if (!right.hasDynType) ast.rightStaticType = right;\n  if (type) return type;\n  throw chk.createError(\n    "no_such_overload",\n    `no such overload: ${chk.formatType(left)} ${op} ${chk.formatType(right)}`,\n    ast\n  );\n}\nfunction evaluateBinary(ev, ast, ctx) {\n  return ast.handle(ev.run(ast.left, ctx), ev.run(ast.right, ctx), ast, ev);\n}\nfunction evaluateBinaryFirst(ev, ast, ctx) {\n  return ast.handle(ev.run(ast.left, ctx), ast.right, ast, ev);\n}\nfunction handleBinary(left, right, ast, ev) {\n  const leftType = ast.leftStaticType || ev.debugTypeDeep(left).wrappedType;\n  const rightType = ast.rightStaticType || ev.debugTypeDeep(right).wrappedType;\n  const overload = ast.candidates.findBinaryOverload(leftType, rightType);\n  if (overload) return overload.handler(left, right, ast, ev);\n  throw ev.createError(\n    "no_such_overload",\n    `no such overload: ${leftType} ${ast.op} ${rightType}`,\n    ast\n  );\n}\nfunction callFunctionHandler(handler, ev, args, ast) {\n  try {\n    const result = handler.apply(ev, args);\n    if (result instanceof Promise) {\n      return result.catch((error) => {\n        throw attachErrorAst(error, ast);\n      });\n    }\n    return result;\n  } catch (error) {\n    throw attachErrorAst(error, ast);\n  }\n}\nfunction callFn(args, ast, ev) {\n  const argAst = ast.args[1];\n  const types = ast.argTypes;\n  let i = argAst.length;\n  while (i--) types[i] = ev.debugRuntimeType(args[i], argAst[i].checkedType);\n  const decl = ast.candidates.findFunction(types);\n  if (decl) return callFunctionHandler(decl.handler, ev, args, ast);\n  throw ev.createError(\n    "no_matching_overload",\n    `found no matching overload for \'${ast.args[0]}(${types.map((t) => t.unwrappedType).join(", ")})\'`,\n    ast\n  );\n}\nfunction callRecFn(args, ev, ast) {\n  const [, receiverAst, argAst] = ast.args;\n  const types = ast.argTypes;\n  for (let i = 0; i < types.length; i++)\n    types[i] = ev.debugRuntimeType(args[i + 1], argAst[i].checkedType);\n  const receiverType = ev.debugRuntimeType(args[0], receiverAst.checkedType);\n  const decl = ast.candidates.findFunction(types, receiverType);\n  if (decl) return callFunctionHandler(decl.handler, ev, args, ast);\n  throw ev.createError(\n    "no_matching_overload",\n    `found no matching overload for \'${receiverType.type}.${ast.args[0]}(${types.map((t) => t.unwrappedType).join(", ")})\'`,\n    ast\n  );\n}\nfunction resolveAstArray(ev, astArray, ctx, i = astArray.length) {\n  if (i === 0) return [];\n  let async;\n  const results = new Array(i);\n  while (i--) if ((results[i] = ev.run(astArray[i], ctx)) instanceof Promise) async ??= true;\n  return async ? Promise.all(results) : results;\n}\nfunction safeFromEntries(entries) {\n  const obj = {};\n  for (let i = 0; i < entries.length; i++) {\n    const [k, v] = entries[i];\n    if (k === "__proto__" || k === "constructor" || k === "prototype") continue;\n    obj[k] = v;\n  }\n  return obj;\n}\nfunction comprehensionElementType(chk, iterable, ctx) {\n  const iterType = chk.check(iterable, ctx);\n  if (iterType.kind === "dyn") return iterType;\n  if (iterType.kind === "list") return iterType.valueType;\n  if (iterType.kind === "map") return iterType.keyType;\n  throw chk.createError(\n    "invalid_comprehension_range",\n    `Expression of type \'${chk.formatType(\n      iterType\n    )}\' cannot be range of a comprehension (must be list, map, or dynamic).`,\n    iterable\n  );\n}\nfunction toIterable(ev, args, coll) {\n  if (coll instanceof Set) return [...coll];\n  if (coll instanceof Map) return [...coll.keys()];\n  if (coll && typeof coll === "object") return objKeys(coll);\n  throw ev.createError(\n    "invalid_comprehension_range",\n    `Expression of type \'${ev.debugType(\n      coll\n    )}\' cannot be range of a comprehension (must be list, map, or dynamic).`,\n    args.iterable\n  );\n}\nfunction runQualifier(items, args, ev, ctx) {\n  if (!isArray(items)) items = toIterable(ev, args, items);\n  const accu = ev.run(args.init, ctx = args.iterCtx.reuse(ctx));\n  ctx.accuValue = accu;\n  if (ctx === args.iterCtx) return iterateQuantifier(ev, ctx, args, items, accu, 0);\n  return continueQuantifier(ev, ctx, args, items, accu, 0);\n}\nfunction runComprehension(items, args, ev, ctx) {\n  if (!isArray(items)) items = toIterable(ev, args, items);\n  const accu = ev.run(args.init, ctx = args.iterCtx.reuse(ctx));\n  ctx.accuValue = accu;\n  if (ctx === args.iterCtx) return iterateLoop(ev, ctx, args, items, accu, 0);\n  return continueLoop(ev, ctx, args, items, accu, 0);\n}\nfunction iterateLoop(ev, ctx, args, items, accu, i) {\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  while (i < len) {\n    if (condition && !condition(accu)) break;\n    accu = ev.run(step, ctx.setIterValue(items[i++], ev));\n    if (accu instanceof Promise) return continueLoop(ev, ctx, args, items, accu, i);\n  }\n  return args.result(accu);\n}\nasync function continueLoop(ev, ctx, args, items, accu, i) {\n  if (ctx === args.iterCtx) ctx.async = true;\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  accu = await accu;\n  while (i < len) {\n    if (condition && !condition(accu)) return args.result(accu);\n    accu = ev.run(step, ctx.setIterValue(items[i++], ev));\n    if (accu instanceof Promise) accu = await accu;\n  }\n  return args.result(accu);\n}\nfunction iterateQuantifier(ev, ctx, args, items, accu, i, error, stp) {\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  while (i < len) {\n    if (!condition(accu)) return args.result(accu);\n    stp = ev.tryEval(step, ctx.setIterValue(items[i++], ev));\n    if (stp instanceof Promise) return continueQuantifier(ev, ctx, args, items, accu, i, error, stp);\n    if (stp instanceof Error && (error ??= stp)) continue;\n    accu = stp;\n  }\n  if (error && condition(accu)) throw error;\n  return args.result(accu);\n}\nasync function continueQuantifier(ev, ctx, args, items, accu, i, error, stp) {\n  if (ctx === args.iterCtx) ctx.async = true;\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  stp = await stp;\n  if (stp instanceof Error) error ??= stp;\n  else accu = stp;\n  while (i < len) {\n    if (!condition(accu)) return args.result(accu);\n    stp = ev.tryEval(step, ctx.setIterValue(items[i++], ev));\n    if (stp instanceof Promise) stp = await stp;\n    if (stp instanceof Error && (error ??= stp)) continue;\n    accu = stp;\n  }\n  if (error && condition(accu)) throw error;\n  return args.result(accu);\n}\nfunction oFieldAccess(left, right, ast, ev) {\n  return ev.optionalType.field(left, right, ast, ev);\n}\nfunction fieldAccessStatic(left, right, ast, ev) {\n  return ast.left.checkedType.field(left, right, ast, ev);\n}\nvar empty = /* @__PURE__ */ Object.create(null);\nfunction fieldAccess(left, right, ast, ev) {\n  switch (left?.constructor) {\n    case void 0:\n    case Object: {\n      const v = hasOwn(left || empty, right) ? left[right] : void 0;\n      if (v !== void 0) return ev.debugType(v), v;\n      break;\n    }\n    case Map: {\n      const v = left.get(right);\n      if (v !== void 0) return ev.debugType(v), v;\n      break;\n    }\n    case Array:\n    case Set:\n      return ev.listType.field(left, right, ast, ev);\n    default:\n      const t = ev.objectTypesByConstructor.get(left.constructor);\n      if (t) return t.type.field(left, right, ast, ev);\n      else if (typeof left === "object") unsupportedType(ev, left.constructor.name);\n  }\n  throw ev.createError("no_such_key", `No such key: ${right}`, ast);\n}\nvar emptyList = () => [];\nvar emptyMap = () => ({});\nvar OPERATORS = {\n  value: {\n    check(chk, ast) {\n      return chk.debugType(ast.args);\n    },\n    evaluate(_ev, ast) {\n      return ast.args;\n    }\n  },\n  id: {\n    check(chk, ast, ctx) {\n      const variable = ctx.getVariable(ast.args);\n      if (!variable) throw chk.createError("unknown_variable", `Unknown variable: ${ast.args}`, ast);\n      if (variable.constant) {\n        const alternate = ast.clone(OPERATORS.value, variable.value);\n        ast.setMeta("alternate", alternate);\n        return chk.check(alternate, ctx);\n      }\n      return variable.type;\n    },\n    evaluate(ev, ast, ctx) {\n      return ctx.getCheckedValue(ev, ast);\n    }\n  },\n  ".": {\n    alias: "fieldAccess",\n    check: checkAccessNode,\n    evaluate: evaluateBinaryFirst\n  },\n  ".?": {\n    alias: "optionalFieldAccess",\n    check: checkOptionalAccessNode,\n    evaluate: evaluateBinaryFirst\n  },\n  "[]": {\n    alias: "bracketAccess",\n    check: checkAccessNode,\n    evaluate: evaluateBinary\n  },\n  "[?]": {\n    alias: "optionalBracketAccess",\n    check: checkOptionalAccessNode,\n    evaluate: evaluateBinary\n  },\n  call: {\n    check(chk, ast, ctx) {\n      const [functionName, args] = ast.args;\n      const candidates = ast.candidates = chk.registry.functionCandidates(\n        false,\n        functionName,\n        args.length\n      );\n      const argTypes = ast.argTypes = args.map((a) => chk.check(a, ctx));\n      const decl = candidates.findFunction(argTypes);\n      if (!decl) {\n        throw chk.createError(\n          "no_matching_overload",\n          `found no matching overload for \'${functionName}(${chk.formatTypeList(argTypes)})\'`,\n          ast\n        );\n      }\n      const handle = argTypes.some((t) => t.hasDynType) ? callFn : decl.handler.__handle ??= (l, _ast, e) => callFunctionHandler(decl.handler, e, l, _ast);\n      ast.handle = maybeAsync(args, false, handle);\n      return decl.returnType;\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(resolveAstArray(ev, ast.args[1], ctx), ast, ev);\n    }\n  },\n  rcall: {\n    check(chk, ast, ctx) {\n      const [methodName, receiver, args] = ast.args;\n      const receiverType = chk.check(receiver, ctx);\n      const candidates = ast.candidates = chk.registry.functionCandidates(\n        true,\n        methodName,\n        args.length\n      );\n      const argTypes = ast.argTypes = args.map((a) => chk.check(a, ctx));\n      ast.receiverWithArgs = [receiver, ...args];\n      ast.handle = maybeAsync(ast.receiverWithArgs, false, callRecFn);\n      if (receiverType.kind === "dyn" && candidates.returnType) return candidates.returnType;\n      const decl = candidates.findFunction(argTypes, receiverType);\n      if (!decl) {\n        throw chk.createError(\n          "no_matching_overload",\n          `found no matching overload for \'${receiverType.type}.${methodName}(${chk.formatTypeList(\n            argTypes\n          )})\'`,\n          ast\n        );\n      }\n      if (!receiverType.hasPlaceholderType && !argTypes.some((t) => t.hasDynType)) {\n        const fn = decl.handler;\n        const handle = fn.__handle ??= (a, ev, _ast) => callFunctionHandler(fn, ev, a, _ast);\n        ast.handle = maybeAsync(ast.receiverWithArgs, false, handle);\n      }\n      return decl.returnType;\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(resolveAstArray(ev, ast.receiverWithArgs, ctx), ev, ast);\n    }\n  },\n  list: {\n    check(chk, ast, ctx) {\n      const arr = ast.args;\n      const arrLen = arr.length;\n      if (arrLen === 0) return ast.setMeta("evaluate", emptyList) && chk.getType("list<T>");\n      let valueType = chk.check(arr[0], ctx);\n      const check2 = chk.opts.homogeneousAggregateLiterals ? checkElementHomogenous : checkElement;\n      for (let i = 1; i < arrLen; i++)\n        valueType = check2(chk, ctx, valueType, arr[i], "heterogeneous_list_element");\n      return chk.registry.getListType(valueType);\n    },\n    evaluate(ev, ast, ctx) {\n      return resolveAstArray(ev, ast.args, ctx);\n    }\n  },\n  map: {\n    check(chk, ast, ctx) {\n      const arr = ast.args;\n      const arrLen = arr.length;\n      if (arrLen === 0) return ast.setMeta("evaluate", emptyMap) && chk.getType("map<K, V>");\n      const check2 = chk.opts.homogeneousAggregateLiterals ? checkElementHomogenous : checkElement;\n      let keyType = chk.check(arr[0][0], ctx);\n      let valueType = chk.check(arr[0][1], ctx);\n      for (let i = 1; i < arrLen; i++) {\n        const e = arr[i];\n        keyType = check2(chk, ctx, keyType, e[0], "heterogeneous_map_key");\n        valueType = check2(chk, ctx, valueType, e[1], "heterogeneous_map_value");\n      }\n      return chk.registry.getMapType(keyType, valueType);\n    },\n    evaluate(ev, ast, ctx) {\n      const astEntries = ast.args;\n      const len = astEntries.length;\n      const results = new Array(len);\n      let async;\n      for (let i = 0; i < len; i++) {\n        const e = astEntries[i];\n        const k = ev.run(e[0], ctx);\n        const v = ev.run(e[1], ctx);\n        if (k instanceof Promise || v instanceof Promise) {\n          results[i] = Promise.all([k, v]);\n          async ??= true;\n        } else {\n          results[i] = [k, v];\n        }\n      }\n      if (async) return Promise.all(results).then(safeFromEntries);\n      return safeFromEntries(results);\n    }\n  },\n  comprehension: {\n    check(chk, ast, ctx) {\n      const args = ast.args;\n      args.iterCtx = ctx.forkWithVariable(args.iterVarName, comprehensionElementType(chk, args.iterable, ctx)).setAccuType(chk.check(args.init, ctx));\n      const stepType = chk.check(args.step, args.iterCtx);\n      const handler = args.errorsAreFatal ? runComprehension : runQualifier;\n      ast.handle = maybeAsync(args.iterable, false, handler);\n      if (args.kind === "quantifier") return chk.boolType;\n      return stepType;\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(ev.run(ast.args.iterable, ctx), ast.args, ev, ctx);\n    }\n  },\n  accuValue: {\n    check(_chk, _ast, ctx) {\n      return ctx.accuType;\n    },\n    evaluate(_ev, _ast, ctx) {\n      return ctx.accuValue;\n    }\n  },\n  accuInc: {\n    check(_chk, _ast, ctx) {\n      return ctx.accuType;\n    },\n    evaluate(_ev, _ast, ctx) {\n      return ctx.accuValue += 1;\n    }\n  },\n  accuPush: {\n    check(chk, ast, ctx) {\n      const listType2 = ctx.accuType;\n      const itemType = chk.check(ast.args, ctx);\n      if (!ast.args.maybeAsync) ast.setMeta("evaluate", OPERATORS.accuPush.evaluateSync);\n      if (listType2.kind === "list" && listType2.valueType.kind !== "param") return listType2;\n      return chk.registry.getListType(itemType);\n    },\n    evaluateSync(ev, ast, ctx) {\n      return ctx.accuValue.push(ev.run(ast.args, ctx)), ctx.accuValue;\n    },\n    evaluate(ev, ast, ctx) {\n      const arr = ctx.accuValue;\n      const el = ev.run(ast.args, ctx);\n      if (el instanceof Promise) return el.then((_e) => arr.push(_e) && arr);\n      arr.push(el);\n      return arr;\n    }\n  },\n  "?:": {\n    alias: "ternary",\n    check(chk, ast, ctx) {\n      const condast = ast.condition = ast.args[0];\n      const leftast = ast.left = ast.args[1];\n      const rightast = ast.right = ast.args[2];\n      const condType = chk.check(condast, ctx);\n      if (!condType.isDynOrBool()) {\n        throw chk.createError(\n          "invalid_condition_type",\n          `${condast.meta.label || "Ternary condition must be bool"}, got \'${chk.formatType(condType)}\'`,\n          condast\n        );\n      }\n      const leftType = chk.check(leftast, ctx);\n      const rightType = chk.check(rightast, ctx);\n      const unified = leftType.unify(chk.registry, rightType);\n      ast.handle = maybeAsync(condast, false, handleTernary);\n      if (unified) return unified;\n      throw chk.createError(\n        "incompatible_ternary_branches",\n        `Ternary branches must have the same type, got \'${chk.formatType(\n          leftType\n        )}\' and \'${chk.formatType(rightType)}\'`,\n        ast\n      );\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(ev.run(ast.condition, ctx), ev, ast, ctx);\n    }\n  },\n  "||": {\n    check: checkLogicalOp,\n    evaluate(ev, ast, ctx) {\n      const l = ev.tryEval(ast.left, ctx);\n      if (l === true) return true;\n      if (l === false) {\n        const right = ev.run(ast.right, ctx);\n        if (typeof right === "boolean") return right;\n        return _logicalOp(true, ev, ast, l, right);\n      }\n      if (l instanceof Promise)\n        return l.then(\n          (_l) => _l === true ? _l : _logicalOp(true, ev, ast, _l, ev.run(ast.right, ctx))\n        );\n      return _logicalOp(true, ev, ast, l, ev.run(ast.right, ctx));\n    }\n  },\n  "&&": {\n    check: checkLogicalOp,\n    evaluate(ev, ast, ctx) {\n      const l = ev.tryEval(ast.left, ctx);\n      if (l === false) return false;\n      if (l === true) {\n        const right = ev.run(ast.right, ctx);\n        if (typeof right === "boolean") return right;\n        return _logicalOp(false, ev, ast, l, right);\n      }\n      if (l instanceof Promise)\n        return l.then(\n          (_l) => _l === false ? _l : _logicalOp(false, ev, ast, _l, ev.run(ast.right, ctx))\n        );\n      return _logicalOp(false, ev, ast, l, ev.run(ast.right, ctx));\n    }\n  },\n  "!_": { alias: "unaryNot", check: checkUnary, evaluate: evaluateUnary },\n  "-_": { alias: "unaryMinus", check: checkUnary, evaluate: evaluateUnary }\n};\nvar binaryOperators = ["!=", "==", "in", "+", "-", "*", "/", "%", "<", "<=", ">", ">="];\nfor (const op of binaryOperators) OPERATORS[op] = { check: checkBinary, evaluate: evaluateBinary };\nfor (const op of objKeys(OPERATORS)) {\n  const obj = OPERATORS[op];\n  obj.name = op;\n  if (obj.alias) OPERATORS[obj.alias] = obj;\n}\n\n// node_modules/@marcbachmann/cel-js/lib/macros.js\nvar identity = (x) => x;\nfunction assertIdentifier(node, message) {\n  if (node.op === "id") return node.args;\n  throw parseError("invalid_macro_argument", message, node);\n}\nfunction createMapExpander(hasFilter) {\n  const functionDesc = hasFilter ? "map(var, filter, transform)" : "map(var, transform)";\n  const invalidMsg = `${functionDesc} invalid predicate iteration variable`;\n  const label = `${functionDesc} filter predicate must return bool`;\n  return ({ args, receiver, ast: callAst }) => {\n    const [iterVar, predicate, transform] = hasFilter ? args : [args[0], null, args[1]];\n    let step = transform.clone(OPERATORS.accuPush, transform);\n    if (predicate) {\n      const accuValue = predicate.clone(OPERATORS.accuValue);\n      step = predicate.clone(OPERATORS.ternary, [predicate.setMeta("label", label), step, accuValue]);\n    }\n    return {\n      callAst: callAst.clone(OPERATORS.comprehension, {\n        errorsAreFatal: true,\n        iterable: receiver,\n        iterVarName: assertIdentifier(iterVar, invalidMsg),\n        init: callAst.clone(OPERATORS.list, []),\n        step,\n        result: identity\n      })\n    };\n  };\n}\nfunction createFilterExpander() {\n  const functionDesc = "filter(var, predicate)";\n  const invalidMsg = `${functionDesc} invalid predicate iteration variable`;\n  const label = `${functionDesc} predicate must return bool`;\n  return ({ args, receiver, ast: callAst }) => {\n    const iterVarName = assertIdentifier(args[0], invalidMsg);\n    const accuValue = callAst.clone(OPERATORS.accuValue);\n    const predicate = args[1].setMeta("label", label);\n    const appendItem = callAst.clone(OPERATORS.accuPush, callAst.clone(OPERATORS.id, iterVarName));\n    const step = predicate.clone(OPERATORS.ternary, [predicate, appendItem, accuValue]);\n    return {\n      callAst: callAst.clone(OPERATORS.comprehension, {\n        errorsAreFatal: true,\n        iterable: receiver,\n        iterVarName,\n        init: callAst.clone(OPERATORS.list, []),\n        step,\n        result: identity\n      })\n    };\n  };\n}\nfunction createQuantifierExpander(opts) {\n  const invalidMsg = `${opts.name}(var, predicate) invalid predicate iteration variable`;\n  const label = `${opts.name}(var, predicate) predicate must return bool`;\n  return ({ args, receiver, ast: callAst }) => {\n    const predicate = args[1].setMeta("label", label);\n    const transform = opts.transform({ args, ast: callAst, predicate, opts });\n    return {\n      callAst: callAst.clone(OPERATORS.comprehension, {\n        kind: "quantifier",\n        errorsAreFatal: opts.errorsAreFatal || false,\n        iterable: receiver,\n        iterVarName: assertIdentifier(args[0], invalidMsg),\n        init: transform.init,\n        condition: transform.condition,\n        step: transform.step,\n        result: transform.result || identity\n      })\n    };\n  };\n}\nfunction createHasExpander() {\n  const invalidHasArgument = "has() invalid argument";\n  function evaluate2(ev, macro, ctx) {\n    const nodes = macro.macroHasProps;\n    let i = nodes.length;\n    let obj = ev.run(nodes[--i], ctx);\n    let inOptionalContext;\n    while (i--) {\n      const node = nodes[i];\n      if (node.op === ".?") inOptionalContext ??= true;\n      obj = ev.debugType(obj).fieldLazy(obj, node.args[1], node, ev);\n      if (obj !== void 0) continue;\n      if (!(!inOptionalContext && i && node.op === ".")) break;\n      throw evaluationError("no_such_key", `No such key: ${node.args[1]}`, node);\n    }\n    return obj !== void 0;\n  }\n  function typeCheck(checker, macro, ctx) {\n    let node = macro.args[0];\n    if (node.op !== ".") throw checker.createError("invalid_macro_argument", invalidHasArgument, node);\n    if (!macro.macroHasProps) {\n      const props = [];\n      while (node.op === "." || node.op === ".?") node = props.push(node) && node.args[0];\n      if (node.op !== "id") throw checker.createError("invalid_macro_argument", invalidHasArgument, node);\n      checker.check(node, ctx);\n      props.push(node);\n      macro.macroHasProps = props;\n    }\n    return checker.getType("bool");\n  }\n  return function({ args }) {\n    return { args, evaluate: evaluate2, typeCheck, async: false };\n  };\n}\nfunction registerMacros(registry) {\n  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler);\n  functionOverload("has(ast): bool", createHasExpander());\n  functionOverload(\n    "list.all(ast, ast): bool",\n    createQuantifierExpander({\n      name: "all",\n      transform({ ast: callAst, predicate, opts }) {\n        return {\n          init: callAst.clone(OPERATORS.value, true),\n          condition: identity,\n          step: predicate.clone(OPERATORS.ternary, [\n            predicate,\n            predicate.clone(OPERATORS.value, true),\n            predicate.clone(OPERATORS.value, false)\n          ])\n        };\n      }\n    })\n  );\n  functionOverload(\n    "list.exists(ast, ast): bool",\n    createQuantifierExpander({\n      name: "exists",\n      condition(accu) {\n        return !accu;\n      },\n      transform({ ast: callAst, predicate, opts }) {\n        return {\n          init: callAst.clone(OPERATORS.value, false),\n          condition: opts.condition,\n          step: predicate.clone(OPERATORS.ternary, [\n            predicate,\n            predicate.clone(OPERATORS.value, true),\n            predicate.clone(OPERATORS.value, false)\n          ])\n        };\n      }\n    })\n  );\n  functionOverload(\n    "list.exists_one(ast, ast): bool",\n    createQuantifierExpander({\n      name: "exists_one",\n      errorsAreFatal: true,\n      result(accu) {\n        return accu === 1;\n      },\n      transform({ ast: callAst, predicate, opts }) {\n        const accuValue = callAst.clone(OPERATORS.accuValue);\n        return {\n          init: callAst.clone(OPERATORS.value, 0),\n          step: predicate.clone(OPERATORS.ternary, [predicate, callAst.clone(OPERATORS.accuInc), accuValue]),\n          result: opts.result\n        };\n      }\n    })\n  );\n  functionOverload("list.map(ast, ast): list<dyn>", createMapExpander(false));\n  functionOverload("list.map(ast, ast, ast): list<dyn>", createMapExpander(true));\n  functionOverload("list.filter(ast, ast): list<dyn>", createFilterExpander());\n  class CelNamespace {\n  }\n  const celNamespace = new CelNamespace();\n  registry.registerType("CelNamespace", CelNamespace);\n  registry.registerConstant("cel", "CelNamespace", celNamespace);\n  function bindTypeCheck(checker, m, ctx) {\n    m.bindCtx = ctx.forkWithVariable(m.var, checker.check(m.val, ctx));\n    const type = checker.check(m.exp, m.bindCtx);\n    if (m.val.maybeAsync || m.exp.maybeAsync) return type;\n    m.ast.setMeta("async", false);\n    m.evaluate = bindEvaluateSync;\n    return type;\n  }\n  function bindOptionalEvaluate(ev, exp, bindCtx, ctx, boundValue) {\n    const res = ev.run(exp, ctx = bindCtx.reuse(ctx).setIterValue(boundValue, ev));\n    if (res instanceof Promise && ctx === bindCtx) ctx.async = true;\n    return res;\n  }\n  function bindEvaluate(ev, { val, exp, bindCtx }, ctx) {\n    const v = ev.run(val, ctx);\n    if (v instanceof Promise) return v.then((_v) => bindOptionalEvaluate(ev, exp, bindCtx, ctx, _v));\n    return bindOptionalEvaluate(ev, exp, bindCtx, ctx, v);\n  }\n  function bindEvaluateSync(ev, { val, exp, bindCtx }, ctx) {\n    return ev.run(exp, bindCtx.reuse(ctx).setIterValue(ev.run(val, ctx), ev));\n  }\n  functionOverload("CelNamespace.bind(ast, dyn, ast): dyn", ({ ast, args }) => {\n    return {\n      ast,\n      var: assertIdentifier(args[0], "invalid variable argument"),\n      val: args[1],\n      exp: args[2],\n      bindCtx: void 0,\n      typeCheck: bindTypeCheck,\n      evaluate: bindEvaluate\n    };\n  });\n}\n\n// node_modules/@marcbachmann/cel-js/lib/overloads.js\nfunction registerOverloads(registry) {\n  const unaryOverload = (op, t, h, ret) => registry.unaryOverload(op, t, h, ret, false);\n  const binaryOverload = (l, op, r, h, ret) => registry.binaryOverload(l, op, r, h, ret, false);\n  function verifyInteger(v, ast) {\n    if (v <= MAX_INT && v >= MIN_INT) return v;\n    throw evaluationError("numeric_overflow", `integer overflow: ${v}`, ast);\n  }\n  function throwDivisionByZero(ast) {\n    throw evaluationError("division_by_zero", "division by zero", ast);\n  }\n  function throwModuloByZero(ast) {\n    throw evaluationError("modulo_by_zero", "modulo by zero", ast);\n  }\n  unaryOverload("!", "bool", (a) => !a);\n  unaryOverload("-", "int", (a) => -a);\n  binaryOverload("dyn<int>", `==`, `double`, (a, b) => a == b);\n  binaryOverload("dyn<int>", `==`, `uint`, (a, b) => a == b.valueOf());\n  binaryOverload("int", "*", "int", (a, b, ast) => verifyInteger(a * b, ast));\n  binaryOverload("int", "+", "int", (a, b, ast) => verifyInteger(a + b, ast));\n  binaryOverload("int", "-", "int", (a, b, ast) => verifyInteger(a - b, ast));\n  binaryOverload("int", "/", "int", (a, b, ast) => {\n    if (b === MIN_UINT) return throwDivisionByZero(ast);\n    return a / b;\n  });\n  binaryOverload("int", "%", "int", (a, b, ast) => {\n    if (b === MIN_UINT) return throwModuloByZero(ast);\n    return a % b;\n  });\n  unaryOverload("-", "double", (a) => -a);\n  binaryOverload("double", "*", "double", (a, b) => a * b);\n  binaryOverload("double", "+", "double", (a, b) => a + b);\n  binaryOverload("double", "-", "double", (a, b) => a - b);\n  binaryOverload("double", "/", "double", (a, b) => a / b);\n  binaryOverload("string", "+", "string", (a, b) => a + b);\n  binaryOverload("list<V>", "+", "list<V>", (a, b) => [...a, ...b]);\n  binaryOverload("bytes", "+", "bytes", (a, b) => {\n    if (!a.length) return b;\n    if (!b.length) return a;\n    const result = new Uint8Array(a.length + b.length);\n    result.set(a, 0);\n    result.set(b, a.length);\n    return result;\n  });\n  const GPD = "google.protobuf.Duration";\n  binaryOverload(GPD, "+", GPD, (a, b) => a.addDuration(b));\n  binaryOverload(GPD, "-", GPD, (a, b) => a.subtractDuration(b));\n  binaryOverload(GPD, "==", GPD, (a, b) => a.seconds === b.seconds && a.nanos === b.nanos);\n  const GPT = "google.protobuf.Timestamp";\n  binaryOverload(GPT, "==", GPT, (a, b) => a.getTime() === b.getTime());\n  binaryOverload(GPT, "-", GPT, (a, b) => Duration.fromMilliseconds(a.getTime() - b.getTime()), GPD);\n  binaryOverload(GPT, "-", GPD, (a, b) => b.subtractTimestamp(a));\n  binaryOverload(GPT, "+", GPD, (a, b) => b.extendTimestamp(a));\n  binaryOverload(GPD, "+", GPT, (a, b) => a.extendTimestamp(b));\n  function listIncludes(value, list, ast, ev) {\n    if (list instanceof Set && list.has(value)) return true;\n    for (const v of list) if (isEqual(value, v, ast, ev)) return true;\n    return false;\n  }\n  function mapIncludes(a, b) {\n    if (b instanceof Map) return b.get(a) !== void 0;\n    return hasOwn(b, a) ? b[a] !== void 0 : false;\n  }\n  function listMembership(value, list, ast, ev) {\n    return listIncludes(value, list, ast, ev);\n  }\n  binaryOverload("V", "in", "list<V>", listMembership);\n  binaryOverload("K", "in", "map<K, V>", mapIncludes);\n  for (const t of ["type", "null", "bool", "string", "int", "double"]) {\n    binaryOverload(t, "==", t, (a, b) => a === b);\n  }\n  binaryOverload("bytes", `==`, "bytes", (a, b) => {\n    if (a === b) return true;\n    let i = a.length;\n    if (i !== b.length) return false;\n    while (i--) if (a[i] !== b[i]) return false;\n    return true;\n  });\n  binaryOverload("list<V>", `==`, "list<V>", (a, b, ast, ev) => {\n    if (a === b) return true;\n    if (isArray(a) && isArray(b)) {\n      const length = a.length;\n      if (length !== b.length) return false;\n      for (let i = 0; i < length; i++) {\n        if (!isEqual(a[i], b[i], ast, ev)) return false;\n      }\n      return true;\n    }\n    if (a instanceof Set && b instanceof Set) {\n      if (a.size !== b.size) return false;\n      for (const value of a) if (!b.has(value)) return false;\n      return true;\n    }\n    const arr = a instanceof Set ? b : a;\n    const set = a instanceof Set ? a : b;\n    if (!isArray(arr)) return false;\n    if (arr.length !== set?.size) return false;\n    for (let i = 0; i < arr.length; i++) if (!set.has(arr[i])) return false;\n    return true;\n  });\n  binaryOverload("map<K, V>", `==`, "map<K, V>", (a, b, ast, ev) => {\n    if (a === b) return true;\n    if (a instanceof Map && b instanceof Map) {\n      if (a.size !== b.size) return false;\n      for (const [key, value] of a)\n        if (!(b.has(key) && isEqual(value, b.get(key), ast, ev))) return false;\n      return true;\n    }\n    if (a instanceof Map || b instanceof Map) {\n      const obj = a instanceof Map ? b : a;\n      const map = a instanceof Map ? a : b;\n      const keysObj = objKeys(obj);\n      if (map.size !== keysObj.length) return false;\n      for (const [key, value] of map) {\n        if (!(key in obj && isEqual(value, obj[key], ast, ev))) return false;\n      }\n      return true;\n    }\n    const keysA = objKeys(a);\n    const keysB = objKeys(b);\n    if (keysA.length !== keysB.length) return false;\n    for (let i = 0; i < keysA.length; i++) {\n      const key = keysA[i];\n      if (!(key in b && isEqual(a[key], b[key], ast, ev))) return false;\n    }\n    return true;\n  });\n  binaryOverload("uint", "==", "uint", (a, b) => a.valueOf() === b.valueOf());\n  binaryOverload("dyn<uint>", `==`, `double`, (a, b) => a.valueOf() == b);\n  binaryOverload("uint", "+", "uint", (a, b) => new UnsignedInt(a.valueOf() + b.valueOf()));\n  binaryOverload("uint", "-", "uint", (a, b) => new UnsignedInt(a.valueOf() - b.valueOf()));\n  binaryOverload("uint", "*", "uint", (a, b) => new UnsignedInt(a.valueOf() * b.valueOf()));\n  binaryOverload("uint", "/", "uint", (a, b, ast) => {\n    if (b.valueOf() === MIN_UINT) return throwDivisionByZero(ast);\n    return new UnsignedInt(a.valueOf() / b.valueOf());\n  });\n  binaryOverload("uint", "%", "uint", (a, b, ast) => {\n    if (b.valueOf() === MIN_UINT) return throwModuloByZero(ast);\n    return new UnsignedInt(a.valueOf() % b.valueOf());\n  });\n  for (const [left, right] of [\n    ["bool", "bool"],\n    ["int", "int"],\n    ["uint", "uint"],\n    ["double", "double"],\n    ["string", "string"],\n    ["google.protobuf.Timestamp", "google.protobuf.Timestamp"],\n    ["google.protobuf.Duration", "google.protobuf.Duration"],\n    ["int", "uint"],\n    ["int", "double"],\n    ["double", "int"],\n    ["double", "uint"],\n    ["uint", "int"],\n    ["uint", "double"]\n  ]) {\n    binaryOverload(left, "<", right, (a, b) => a < b);\n    binaryOverload(left, "<=", right, (a, b) => a <= b);\n    binaryOverload(left, ">", right, (a, b) => a > b);\n    binaryOverload(left, ">=", right, (a, b) => a >= b);\n  }\n}\nfunction isEqual(a, b, ast, ev) {\n  if (a === b) return true;\n  switch (typeof a) {\n    case "undefined":\n    case "string":\n    case "boolean":\n      return false;\n    case "bigint":\n      if (typeof b === "number") return a == b;\n      return false;\n    case "number":\n      if (typeof b === "bigint") return a == b;\n      return false;\n    case "object":\n      if (typeof b !== "object") return false;\n      const leftType = ev.debugType(a);\n      const rightType = ev.debugType(b);\n      if (leftType !== rightType) return false;\n      const overload = ev.registry.findBinaryOverload("==", leftType, rightType);\n      if (!overload) return false;\n      return overload.handler(a, b, ast, ev);\n  }\n  throw evaluationError("invalid_comparison_type", `Cannot compare values of type ${typeof a}`, ast);\n}\n\n// node_modules/@marcbachmann/cel-js/lib/type-checker.js\nvar toDynTypeBinding = (/* @__PURE__ */ new Map()).set("A", "dyn").set("T", "dyn").set("K", "dyn").set("V", "dyn");\nvar TypeChecker = class extends Base {\n  constructor(opts, isEvaluating) {\n    super(opts);\n    this.createError = isEvaluating ? evaluationError : typeError;\n  }\n  /**\n   * Check an expression and return its inferred type\n   * @param {Array|any} ast - The AST node to check\n   * @returns {Object} The inferred type declaration\n   * @throws {TypeError} If type checking fails\n   */\n  check(ast, ctx) {\n    try {\n      return ast.checkedType ??= ast.check(this, ast, ctx);\n    } catch (error) {\n      throw attachErrorAst(error, ast);\n    }\n  }\n  checkAccessOnType(ast, ctx, leftType, allowMissingField = false) {\n    if (leftType === this.dynType) return leftType;\n    const indexTypeName = (ast.op === "[]" || ast.op === "[?]" ? this.check(ast.args[1], ctx) : this.stringType).type;\n    if (leftType.kind === "list") {\n      if (indexTypeName === "int" || indexTypeName === "dyn") return leftType.valueType;\n      throw this.createError("invalid_index_type", `List index must be int, got \'${indexTypeName}\'`, ast);\n    }\n    if (leftType.kind === "map") return leftType.valueType;\n    const customType = this.objectTypes.get(leftType.name);\n    if (customType) {\n      if (!(indexTypeName === "string" || indexTypeName === "dyn")) {\n        throw this.createError(\n          "invalid_index_type",\n          `Cannot index type \'${leftType.name}\' with type \'${indexTypeName}\'`,\n          ast\n        );\n      }\n      if (customType.fields) {\n        let keyName;\n        if (ast.op === "." || ast.op === ".?") keyName = ast.args[1];\n        else if (ast.args[1].op === "value") keyName = ast.args[1].args;\n        if (typeof keyName === "string") {\n          const fieldType = customType.fields[keyName];\n          if (fieldType) return fieldType;\n          if (allowMissingField) return this.dynType;\n          throw this.createError("no_such_key", `No such key: ${keyName}`, ast);\n        }\n      }\n      return this.dynType;\n    }\n    throw this.createError("cannot_index_type", `Cannot index type \'${this.formatType(leftType)}\'`, ast);\n  }\n  formatType(type) {\n    if (!type.hasPlaceholderType) return type.name;\n    return type.templated(this.registry, toDynTypeBinding).name;\n  }\n  formatTypeList(types) {\n    return types.map((t) => this.formatType(t)).join(", ");\n  }\n};\n\n// node_modules/@marcbachmann/cel-js/lib/parser.js\nvar TOKEN = {\n  EOF: 0,\n  NUMBER: 1,\n  STRING: 2,\n  BOOLEAN: 3,\n  NULL: 4,\n  IDENTIFIER: 5,\n  PLUS: 6,\n  MINUS: 7,\n  MULTIPLY: 8,\n  DIVIDE: 9,\n  MODULO: 10,\n  EQ: 11,\n  NE: 12,\n  LT: 13,\n  LE: 14,\n  GT: 15,\n  GE: 16,\n  AND: 17,\n  OR: 18,\n  NOT: 19,\n  IN: 20,\n  LPAREN: 21,\n  RPAREN: 22,\n  LBRACKET: 23,\n  RBRACKET: 24,\n  LBRACE: 25,\n  RBRACE: 26,\n  DOT: 27,\n  COMMA: 28,\n  COLON: 29,\n  QUESTION: 30,\n  BYTES: 31\n};\nvar OP_FOR_TOKEN = {\n  [TOKEN.EQ]: OPERATORS["=="],\n  [TOKEN.PLUS]: OPERATORS["+"],\n  [TOKEN.MINUS]: OPERATORS["-"],\n  [TOKEN.MULTIPLY]: OPERATORS["*"],\n  [TOKEN.DIVIDE]: OPERATORS["/"],\n  [TOKEN.MODULO]: OPERATORS["%"],\n  [TOKEN.LE]: OPERATORS["<="],\n  [TOKEN.LT]: OPERATORS["<"],\n  [TOKEN.GE]: OPERATORS[">="],\n  [TOKEN.GT]: OPERATORS[">"],\n  [TOKEN.NE]: OPERATORS["!="],\n  [TOKEN.IN]: OPERATORS["in"]\n};\nvar TOKEN_BY_NUMBER = {};\nfor (const key in TOKEN) TOKEN_BY_NUMBER[TOKEN[key]] = key;\nvar HEX_CODES = new Uint8Array(128);\nfor (const ch of "0123456789abcdefABCDEF") HEX_CODES[ch.charCodeAt(0)] = 1;\nvar ESCAPE_ERRORS = {\n  bytes_unicode_escape: (e) => `\\\\${e} not allowed in bytes literals`,\n  invalid_unicode_escape: (e) => `Invalid Unicode escape: \\\\${e}`,\n  invalid_unicode_surrogate: (e) => `Invalid Unicode surrogate: \\\\${e}`,\n  invalid_hex_escape: (e) => `Invalid hex escape: \\\\${e}`,\n  invalid_octal_escape: () => "Octal escape must be 3 digits",\n  octal_escape_out_of_range: (e) => `Octal escape out of range: \\\\${e}`,\n  invalid_escape_sequence: (e) => `Invalid escape sequence: \\\\${e}`\n};\nvar STRING_ESCAPES = {\n  "\\\\": "\\\\",\n  "?": "?",\n  \'"\': \'"\',\n  "\'": "\'",\n  "`": "`",\n  a: "\\x07",\n  b: "\\b",\n  f: "\\f",\n  n: "\\n",\n  r: "\\r",\n  t: "	",\n  v: "\\v"\n};\nvar ASTNode = class _ASTNode {\n  #meta;\n  #input;\n  constructor(input, pos, start, end, op, args) {\n    this.#meta = { check: op.check, evaluate: op.evaluate };\n    this.#input = input;\n    this.op = op.name;\n    this.args = args;\n    this.pos = pos;\n    this.start = start;\n    this.end = end;\n  }\n  clone(op, args) {\n    return new _ASTNode(this.#input, this.pos, this.start, this.end, op, args);\n  }\n  get meta() {\n    return this.#meta;\n  }\n  get input() {\n    return this.#input;\n  }\n  #computeIsAsync() {\n    const ast = this.#meta.alternate ?? this;\n    switch (ast.op) {\n      case "value":\n      case "id":\n      case "accuValue":\n      case "accuInc":\n        return false;\n      case "accuPush":\n        return ast.args.maybeAsync;\n      case "!_":\n      case "-_":\n        if (ast.candidates?.async !== false) return true;\n        return ast.args.maybeAsync;\n      case "!=":\n      case "==":\n      case "in":\n      case "+":\n      case "-":\n      case "*":\n      case "/":\n      case "%":\n      case "<":\n      case "<=":\n      case ">":\n      case ">=":\n        if (ast.candidates?.async !== false) return true;\n        return ast.args.some((a) => a.maybeAsync);\n      case "call":\n      case "rcall":\n        if (ast.candidates?.async !== false) return true;\n        return (ast.receiverWithArgs || ast.args[1]).some((a) => a.maybeAsync);\n      case "comprehension":\n        return ast.args.iterable.maybeAsync || ast.args.step.maybeAsync;\n      case ".":\n      case ".?":\n        return ast.args[0].maybeAsync;\n      case "?:":\n      case "list":\n      case "[]":\n      case "[?]":\n        return ast.args.some((a) => a.maybeAsync);\n      case "||":\n      case "&&":\n        return ast.args.some((a) => a.maybeAsync);\n      case "map":\n        return ast.args.some((a) => a[0].maybeAsync || a[1].maybeAsync);\n      default:\n        return true;\n    }\n  }\n  /**\n   * Check whether we can optimize away async calling\n   * If no ast members includes a function, we can optimize the call\n   * for which we want to return true here.\n   * @returns {boolean}\n   */\n  get maybeAsync() {\n    return this.#meta.async ??= this.#computeIsAsync();\n  }\n  check(chk, ast, ctx) {\n    const meta = this.#meta;\n    if (meta.alternate) return chk.check(meta.alternate, ctx);\n    else if (meta.macro) return meta.macro.typeCheck(chk, meta.macro, ctx);\n    return meta.check(chk, ast, ctx);\n  }\n  evaluate(ev, ast, ctx) {\n    const meta = this.#meta;\n    if (meta.alternate) this.evaluate = this.#evaluateAlternate;\n    else if (meta.macro) this.evaluate = this.#evaluateMacro;\n    else this.evaluate = meta.evaluate;\n    return this.evaluate(ev, ast, ctx);\n  }\n  #evaluateAlternate(ev, ast, ctx) {\n    return (ast = this.#meta.alternate).evaluate(ev, ast, ctx);\n  }\n  #evaluateMacro(ev, ast, ctx) {\n    return (ast = this.#meta.macro).evaluate(ev, ast, ctx);\n  }\n  setMeta(key, value) {\n    return this.#meta[key] = value, this;\n  }\n  get range() {\n    return { start: this.start, end: this.end };\n  }\n  toOldStructure() {\n    const args = Array.isArray(this.args) ? this.args : [this.args];\n    return [this.op, ...args.map((a) => a instanceof _ASTNode ? a.toOldStructure() : a)];\n  }\n};\nvar Lexer = class {\n  input;\n  pos;\n  length;\n  tokenPos;\n  tokenType;\n  tokenValue;\n  reset(input) {\n    this.pos = 0;\n    this.input = input;\n    this.length = input.length;\n    return input;\n  }\n  token(pos, type, value) {\n    this.tokenPos = pos;\n    this.tokenType = type;\n    this.tokenValue = value;\n    return this;\n  }\n  // Read next token\n  nextToken() {\n    while (true) {\n      const { pos, input, length } = this;\n      if (pos >= length) return this.token(pos, TOKEN.EOF);\n      const ch = input[pos];\n      switch (ch) {\n        // Whitespaces\n        case " ":\n        case "	":\n        case "\\n":\n        case "\\r":\n          this.pos++;\n          continue;\n        // Operators\n        case "=":\n          if (input[pos + 1] !== "=") break;\n          return this.token((this.pos += 2) - 2, TOKEN.EQ);\n        case "&":\n          if (input[pos + 1] !== "&") break;\n          return this.token((this.pos += 2) - 2, TOKEN.AND);\n        case "|":\n          if (input[pos + 1] !== "|") break;\n          return this.token((this.pos += 2) - 2, TOKEN.OR);\n        case "+":\n          return this.token(this.pos++, TOKEN.PLUS);\n        case "-":\n          return this.token(this.pos++, TOKEN.MINUS);\n        case "*":\n          return this.token(this.pos++, TOKEN.MULTIPLY);\n        case "/":\n          if (input[pos + 1] === "/") {\n            while (this.pos < length && this.input[this.pos] !== "\\n") this.pos++;\n            continue;\n          }\n          return this.token(this.pos++, TOKEN.DIVIDE);\n        case "%":\n          return this.token(this.pos++, TOKEN.MODULO);\n        case "<":\n          if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.LE);\n          return this.token(this.pos++, TOKEN.LT);\n        case ">":\n          if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.GE);\n          return this.token(this.pos++, TOKEN.GT);\n        case "!":\n          if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.NE);\n          return this.token(this.pos++, TOKEN.NOT);\n        case "(":\n          return this.token(this.pos++, TOKEN.LPAREN);\n        case ")":\n          return this.token(this.pos++, TOKEN.RPAREN);\n        case "[":\n          return this.token(this.pos++, TOKEN.LBRACKET);\n        case "]":\n          return this.token(this.pos++, TOKEN.RBRACKET);\n        case "{":\n          return this.token(this.pos++, TOKEN.LBRACE);\n        case "}":\n          return this.token(this.pos++, TOKEN.RBRACE);\n        case ".":\n          return this.token(this.pos++, TOKEN.DOT);\n        case ",":\n          return this.token(this.pos++, TOKEN.COMMA);\n        case ":":\n          return this.token(this.pos++, TOKEN.COLON);\n        case "?":\n          return this.token(this.pos++, TOKEN.QUESTION);\n        case `"`:\n        case `\'`:\n          return this.readString(ch);\n        // Check for string prefixes (b, B, r, R followed by quote)\n        case "b":\n        case "B":\n        case "r":\n        case "R": {\n          const next = input[pos + 1];\n          if (next === \'"\' || next === "\'") return ++this.pos && this.readString(next, ch);\n          return this.readIdentifier();\n        }\n        default: {\n          const code = ch.charCodeAt(0);\n          if (code <= 57 && code >= 48) return this.readNumber();\n          if (this._isIdentifierCharCode(code)) return this.readIdentifier();\n        }\n      }\n      throw parseError("unexpected_character", `Unexpected character: ${ch}`, {\n        pos,\n        start: pos,\n        end: pos + 1,\n        input\n      });\n    }\n  }\n  // Characters: 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_\n  _isIdentifierCharCode(c) {\n    if (c < 48 || c > 122) return false;\n    return c >= 97 || c >= 65 && c <= 90 || c <= 57 || c === 95;\n  }\n  _parseAsDouble(start, end) {\n    const value = Number(this.input.substring(start, end));\n    if (Number.isFinite(value)) return this.token(start, TOKEN.NUMBER, value);\n    throw parseError("invalid_number", `Invalid number: ${value}`, {\n      pos: start,\n      start,\n      end,\n      input: this.input\n    });\n  }\n  _parseAsBigInt(start, end, isHex, unsigned) {\n    const string = this.input.substring(start, end);\n    if (unsigned === "u" || unsigned === "U") {\n      this.pos++;\n      try {\n        return this.token(start, TOKEN.NUMBER, new UnsignedInt(string));\n      } catch (_err) {\n      }\n    } else {\n      try {\n        return this.token(start, TOKEN.NUMBER, BigInt(string));\n      } catch (_err) {\n      }\n    }\n    throw parseError(\n      isHex ? "invalid_hex_integer" : "invalid_integer",\n      isHex ? `Invalid hex integer: ${string}` : `Invalid integer: ${string}`,\n      { pos: start, start, end: this.pos, input: this.input }\n    );\n  }\n  _readDigits(input, length, pos, code) {\n    while (pos < length && (code = input.charCodeAt(pos)) && !(code > 57 || code < 48)) pos++;\n    return pos;\n  }\n  _readExponent(input, length, pos) {\n    let ch = pos < length && input[pos];\n    if (ch === "e" || ch === "E") {\n      ch = ++pos < length && input[pos];\n      if (ch === "-" || ch === "+") pos++;\n      const start = pos;\n      pos = this._readDigits(input, length, pos);\n      if (start === pos)\n        throw parseError("invalid_exponent", "Invalid exponent", {\n          pos,\n          start: pos,\n          end: Math.min(pos + 1, input.length),\n          input\n        });\n    }\n    return pos;\n  }\n  readNumber() {\n    const { input, length, pos: start } = this;\n    let pos = start;\n    if (input[pos] === "0" && (input[pos + 1] === "x" || input[pos + 1] === "X")) {\n      pos += 2;\n      while (pos < length && HEX_CODES[input[pos].charCodeAt(0)]) pos++;\n      return this._parseAsBigInt(start, this.pos = pos, true, input[pos]);\n    }\n    pos = this._readDigits(input, length, pos);\n    if (pos + 1 < length) {\n      let isDouble = false;\n      let afterpos = input[pos] === "." ? this._readDigits(input, length, pos + 1) : pos + 1;\n      if (afterpos !== pos + 1) (isDouble = true) && (pos = afterpos);\n      afterpos = this._readExponent(input, length, pos);\n      if (afterpos !== pos) (isDouble = true) && (pos = afterpos);\n      if (isDouble) return this._parseAsDouble(start, this.pos = pos);\n    }\n    return this._parseAsBigInt(start, this.pos = pos, false, input[pos]);\n  }\n  readString(del, prefix) {\n    const { input: i, pos: s } = this;\n    if (i[s + 1] === del && i[s + 2] === del) return this.readTripleQuotedString(del, prefix);\n    return this.readSingleQuotedString(del, prefix);\n  }\n  _closeQuotedString(rawStart, rawValue, prefix, pos) {\n    switch (prefix) {\n      case "b":\n      case "B": {\n        const processed = this.processEscapes(rawStart, rawValue, true);\n        const bytes = new Uint8Array(processed.length);\n        for (let i = 0; i < processed.length; i++) bytes[i] = processed.charCodeAt(i) & 255;\n        return this.token(pos - 1, TOKEN.BYTES, bytes);\n      }\n      case "r":\n      case "R": {\n        return this.token(pos - 1, TOKEN.STRING, rawValue);\n      }\n      default: {\n        const value = this.processEscapes(rawStart, rawValue, false);\n        return this.token(pos, TOKEN.STRING, value);\n      }\n    }\n  }\n  readSingleQuotedString(delimiter, prefix) {\n    const { input, length, pos: start } = this;\n    let ch;\n    let pos = this.pos + 1;\n    while (pos < length && (ch = input[pos])) {\n      switch (ch) {\n        case delimiter:\n          const rawStart = start + 1;\n          const rawValue = input.slice(rawStart, pos);\n          this.pos = ++pos;\n          return this._closeQuotedString(rawStart, rawValue, prefix, start);\n        case "\\n":\n        case "\\r":\n          throw parseError("newline_in_string", "Newlines not allowed in single-quoted strings", {\n            pos,\n            start: pos,\n            end: pos + 1,\n            input\n          });\n        case "\\\\":\n          pos++;\n      }\n      pos++;\n    }\n    throw parseError("unterminated_string", "Unterminated string", {\n      pos: start,\n      start,\n      end: input.length,\n      input\n    });\n  }\n  readTripleQuotedString(delimiter, prefix) {\n    const { input, length, pos: start } = this;\n    let ch;\n    let pos = this.pos + 3;\n    while (pos < length && (ch = input[pos])) {\n      switch (ch) {\n        case delimiter:\n          if (input[pos + 1] === delimiter && input[pos + 2] === delimiter) {\n            const rawStart = start + 3;\n            const rawValue = input.slice(rawStart, pos);\n            this.pos = pos + 3;\n            return this._closeQuotedString(rawStart, rawValue, prefix, start);\n          }\n          break;\n        case "\\\\":\n          pos++;\n      }\n      pos++;\n    }\n    throw parseError("unterminated_triple_quoted_string", "Unterminated triple-quoted string", {\n      pos: start,\n      start,\n      end: input.length,\n      input\n    });\n  }\n  #escapeErr(code, offset, len, i, chars, extra) {\n    const start = offset + i;\n    return parseError(code, ESCAPE_ERRORS[code](extra), {\n      input: this.input,\n      pos: start,\n      start,\n      end: Math.min(start + chars, offset + len)\n    });\n  }\n  processEscapes(offset, str, isBytes) {\n    if (!str.includes("\\\\")) return str;\n    const len = str.length;\n    let result = "";\n    let i = 0;\n    while (i < len) {\n      if (str[i] !== "\\\\" || i + 1 >= len) {\n        result += str[i++];\n        continue;\n      }\n      const next = str[i + 1];\n      if (STRING_ESCAPES[next]) {\n        result += STRING_ESCAPES[next];\n        i += 2;\n      } else if (next === "u" || next === "U") {\n        if (isBytes) throw this.#escapeErr("bytes_unicode_escape", offset, len, i, 2, next);\n        const hexLen = next === "u" ? 4 : 8;\n        const hex = str.substring(i + 2, i + 2 + hexLen);\n        const c = Number.parseInt(hex, 16);\n        if (hex.length !== hexLen || !/^[0-9a-fA-F]+$/.test(hex) || c > 1114111)\n          throw this.#escapeErr("invalid_unicode_escape", offset, len, i, 2 + hexLen, next + hex);\n        if (c >= 55296 && c <= 57343)\n          throw this.#escapeErr("invalid_unicode_surrogate", offset, len, i, 2 + hexLen, next + hex);\n        result += String.fromCodePoint(c);\n        i += 2 + hexLen;\n      } else if (next === "x" || next === "X") {\n        const h = str.substring(i + 2, i + 4);\n        if (!/^[0-9a-fA-F]{2}$/.test(h))\n          throw this.#escapeErr("invalid_hex_escape", offset, len, i, 4, next + h);\n        result += String.fromCharCode(Number.parseInt(h, 16));\n        i += 4;\n      } else if (next >= "0" && next <= "7") {\n        const o = str.substring(i + 1, i + 4);\n        if (!/^[0-7]{3}$/.test(o)) throw this.#escapeErr("invalid_octal_escape", offset, len, i, 4);\n        const value = Number.parseInt(o, 8);\n        if (value > 255) throw this.#escapeErr("octal_escape_out_of_range", offset, len, i, 4, o);\n        result += String.fromCharCode(value);\n        i += 4;\n      } else {\n        throw this.#escapeErr("invalid_escape_sequence", offset, len, i, 2, next);\n      }\n    }\n    return result;\n  }\n  readIdentifier() {\n    const { pos, input, length } = this;\n    let p = pos;\n    while (p < length && this._isIdentifierCharCode(input[p].charCodeAt(0))) p++;\n    const value = input.substring(pos, this.pos = p);\n    switch (value) {\n      case "true":\n        return this.token(pos, TOKEN.BOOLEAN, true);\n      case "false":\n        return this.token(pos, TOKEN.BOOLEAN, false);\n      case "null":\n        return this.token(pos, TOKEN.NULL, null);\n      case "in":\n        return this.token(pos, TOKEN.IN);\n      default:\n        return this.token(pos, TOKEN.IDENTIFIER, value);\n    }\n  }\n};\nvar globalLexer = new Lexer();\nvar Parser = class {\n  lexer = globalLexer;\n  input = null;\n  maxDepthRemaining = null;\n  astNodesRemaining = null;\n  type = null;\n  pos = null;\n  constructor(limits, registry) {\n    this.limits = limits;\n    this.registry = registry;\n  }\n  #limitExceeded(limitKey, pos = this.pos) {\n    throw parseError("limit_exceeded", `Exceeded ${limitKey} (${this.limits[limitKey]})`, {\n      pos,\n      start: pos,\n      end: pos,\n      input: this.input\n    });\n  }\n  #node(start, end, op, args, pos = start) {\n    const node = new ASTNode(this.input, pos, start, end, op, args);\n    if (!this.astNodesRemaining--) this.#limitExceeded("maxAstNodes", pos);\n    return node;\n  }\n  #infixNode(op, left, right) {\n    return this.#node(left.start, right.end, op, [left, right]);\n  }\n  #ternaryNode(expression, consequent, alternate) {\n    return this.#node(expression.start, alternate.end, OPERATORS.ternary, [\n      expression,\n      consequent,\n      alternate\n    ]);\n  }\n  #unaryNode(pos, op, arg) {\n    return this.#node(pos, arg.end, op, arg);\n  }\n  #accessNode(op, left, right, end, pos = left.start) {\n    return this.#node(left.start, end, op, [left, right], pos);\n  }\n  #advanceToken(returnValue = this.pos) {\n    const l = this.lexer.nextToken();\n    this.pos = l.tokenPos;\n    this.type = l.tokenType;\n    return returnValue;\n  }\n  // The value of the current token is accessed less regularly,\n  // so we use a getter to reduce assignment overhead\n  get value() {\n    return this.lexer.tokenValue;\n  }\n  consume(expectedType) {\n    if (this.type === expectedType) return this.#advanceToken();\n    throw parseError(\n      "expected_token",\n      `Expected ${TOKEN_BY_NUMBER[expectedType]}, got ${TOKEN_BY_NUMBER[this.type]}`,\n      { pos: this.pos, start: this.pos, end: this.lexer.pos, input: this.input }\n    );\n  }\n  match(type) {\n    return this.type === type;\n  }\n  // Parse entry point\n  parse(input) {\n    if (typeof input !== "string") {\n      throw parseError("expression_must_be_string", "Expression must be a string");\n    }\n    this.input = this.lexer.reset(input);\n    this.#advanceToken();\n    this.maxDepthRemaining = this.limits.maxDepth;\n    this.astNodesRemaining = this.limits.maxAstNodes;\n    const result = this.parseExpression();\n    if (this.match(TOKEN.EOF)) return result;\n    throw parseError(\n      "unexpected_character",\n      `Unexpected character: \'${this.input[this.lexer.pos - 1]}\'`,\n      {\n        pos: this.pos,\n        start: this.pos,\n        end: this.lexer.pos,\n        input: this.input\n      }\n    );\n  }\n  #expandMacro(start, end, op, args) {\n    const methodName = args[0];\n    const receiver = op === OPERATORS.rcall ? args[1] : null;\n    const fnArgs = op === OPERATORS.rcall ? args[2] : args[1];\n    const decl = this.registry.findMacro(methodName, !!receiver, fnArgs.length);\n    const ast = this.#node(start, end, op, args);\n    if (!decl) return ast;\n    const macro = decl.handler({ ast, args: fnArgs, receiver, methodName, parser: this });\n    if (macro.callAst) return ast.setMeta("alternate", macro.callAst);\n    return ast.setMeta("macro", macro).setMeta("async", isAsync(macro.evaluate, macro.async));\n  }\n  // Expression ::= LogicalOr (\'?\' Expression \':\' Expression)?\n  parseExpression() {\n    if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth");\n    const expr = this.parseLogicalOr();\n    if (!this.match(TOKEN.QUESTION)) return ++this.maxDepthRemaining && expr;\n    this.#advanceToken();\n    const consequent = this.parseExpression();\n    this.consume(TOKEN.COLON);\n    const alternate = this.parseExpression();\n    this.maxDepthRemaining++;\n    return this.#ternaryNode(expr, consequent, alternate);\n  }\n  // LogicalOr ::= LogicalAnd (\'||\' LogicalAnd)*\n  parseLogicalOr() {\n    let expr = this.parseLogicalAnd();\n    while (this.match(TOKEN.OR)) {\n      this.#advanceToken();\n      expr = this.#infixNode(OPERATORS["||"], expr, this.parseLogicalAnd());\n    }\n    return expr;\n  }\n  // LogicalAnd ::= Equality (\'&&\' Equality)*\n  parseLogicalAnd() {\n    let expr = this.parseEquality();\n    while (this.match(TOKEN.AND)) {\n      this.#advanceToken();\n      expr = this.#infixNode(OPERATORS["&&"], expr, this.parseEquality());\n    }\n    return expr;\n  }\n  // Equality ::= Relational ((\'==\' | \'!=\') Relational)*\n  parseEquality() {\n    let expr = this.parseRelational();\n    while (this.match(TOKEN.EQ) || this.match(TOKEN.NE)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseRelational());\n    }\n    return expr;\n  }\n  // Relational ::= Additive ((\'<\' | \'<=\' | \'>\' | \'>=\' | \'in\') Additive)*\n  parseRelational() {\n    let expr = this.parseAdditive();\n    while (this.match(TOKEN.LT) || this.match(TOKEN.LE) || this.match(TOKEN.GT) || this.match(TOKEN.GE) || this.match(TOKEN.IN)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseAdditive());\n    }\n    return expr;\n  }\n  // Additive ::= Multiplicative ((\'+\' | \'-\') Multiplicative)*\n  parseAdditive() {\n    let expr = this.parseMultiplicative();\n    while (this.match(TOKEN.PLUS) || this.match(TOKEN.MINUS)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseMultiplicative());\n    }\n    return expr;\n  }\n  // Multiplicative ::= Unary ((\'*\' | \'/\' | \'%\') Unary)*\n  parseMultiplicative() {\n    let expr = this.parseUnary();\n    while (this.match(TOKEN.MULTIPLY) || this.match(TOKEN.DIVIDE) || this.match(TOKEN.MODULO)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseUnary());\n    }\n    return expr;\n  }\n  // Unary ::= (\'!\' | \'-\')* Postfix\n  parseUnary() {\n    if (this.type === TOKEN.NOT) {\n      return this.#unaryNode(this.#advanceToken(), OPERATORS.unaryNot, this.parseUnary());\n    }\n    if (this.type === TOKEN.MINUS) {\n      return this.#unaryNode(this.#advanceToken(), OPERATORS.unaryMinus, this.parseUnary());\n    }\n    return this.parsePostfix();\n  }\n  // Postfix ::= Primary ((\'.\' IDENTIFIER (\'(\' ArgumentList \')\')? | \'[\' Expression \']\'))*\n  parsePostfix() {\n    let expr = this.parsePrimary();\n    const depth = this.maxDepthRemaining;\n    while (true) {\n      if (this.match(TOKEN.DOT)) {\n        const dot = this.#advanceToken();\n        if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth", dot);\n        const op = this.match(TOKEN.QUESTION) && this.registry.enableOptionalTypes && this.#advanceToken() ? OPERATORS.optionalFieldAccess : OPERATORS.fieldAccess;\n        const propertyValue = this.value;\n        const start = this.pos;\n        const end = this.lexer.pos;\n        this.consume(TOKEN.IDENTIFIER);\n        if (op === OPERATORS.fieldAccess && this.match(TOKEN.LPAREN) && this.#advanceToken()) {\n          const args = this.parseArgumentList();\n          const closeEnd = this.lexer.pos;\n          this.consume(TOKEN.RPAREN);\n          expr = this.#expandMacro(expr.start, closeEnd, OPERATORS.rcall, [propertyValue, expr, args]);\n        } else {\n          expr = this.#accessNode(op, expr, propertyValue, end, start);\n        }\n        continue;\n      }\n      if (this.match(TOKEN.LBRACKET)) {\n        const bracket = this.#advanceToken();\n        if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth", bracket);\n        const op = this.match(TOKEN.QUESTION) && this.registry.enableOptionalTypes && this.#advanceToken() ? OPERATORS.optionalBracketAccess : OPERATORS.bracketAccess;\n        const index = this.parseExpression();\n        const closeEnd = this.lexer.pos;\n        this.consume(TOKEN.RBRACKET);\n        expr = this.#accessNode(op, expr, index, closeEnd);\n        continue;\n      }\n      break;\n    }\n    this.maxDepthRemaining = depth;\n    return expr;\n  }\n  // Primary ::= NUMBER | STRING | BOOLEAN | NULL | IDENTIFIER | \'(\' Expression \')\' | Array | Object\n  parsePrimary() {\n    switch (this.type) {\n      case TOKEN.NUMBER:\n      case TOKEN.STRING:\n      case TOKEN.BYTES:\n      case TOKEN.BOOLEAN:\n      case TOKEN.NULL:\n        return this.#consumeLiteral();\n      case TOKEN.IDENTIFIER:\n        return this.#parseIdentifierPrimary();\n      case TOKEN.LPAREN:\n        return this.#parseParenthesizedExpression();\n      case TOKEN.LBRACKET:\n        return this.parseList();\n      case TOKEN.LBRACE:\n        return this.parseMap();\n    }\n    throw parseError("unexpected_token", `Unexpected token: ${TOKEN_BY_NUMBER[this.type]}`, {\n      pos: this.pos,\n      start: this.pos,\n      end: this.lexer.pos,\n      input: this.input\n    });\n  }\n  #consumeLiteral() {\n    return this.#advanceToken(this.#node(this.pos, this.lexer.pos, OPERATORS.value, this.value));\n  }\n  #parseIdentifierPrimary() {\n    const value = this.value;\n    const end = this.lexer.pos;\n    const start = this.consume(TOKEN.IDENTIFIER);\n    if (RESERVED.has(value)) {\n      throw parseError("reserved_identifier", `Reserved identifier: ${value}`, {\n        pos: start,\n        start,\n        end,\n        input: this.input\n      });\n    }\n    if (!this.match(TOKEN.LPAREN)) return this.#node(start, end, OPERATORS.id, value);\n    this.#advanceToken();\n    const args = this.parseArgumentList();\n    const closeEnd = this.lexer.pos;\n    this.consume(TOKEN.RPAREN);\n    return this.#expandMacro(start, closeEnd, OPERATORS.call, [value, args]);\n  }\n  #parseParenthesizedExpression() {\n    this.consume(TOKEN.LPAREN);\n    const expr = this.parseExpression();\n    this.consume(TOKEN.RPAREN);\n    return expr;\n  }\n  parseList() {\n    const start = this.consume(TOKEN.LBRACKET);\n    const elements = [];\n    let remainingElements = this.limits.maxListElements;\n    if (!this.match(TOKEN.RBRACKET)) {\n      elements.push(this.parseExpression());\n      if (!remainingElements--) this.#limitExceeded("maxListElements", elements.at(-1).pos);\n      while (this.match(TOKEN.COMMA)) {\n        this.#advanceToken();\n        if (this.match(TOKEN.RBRACKET)) break;\n        elements.push(this.parseExpression());\n        if (!remainingElements--) this.#limitExceeded("maxListElements", elements.at(-1).pos);\n      }\n    }\n    const closeEnd = this.lexer.pos;\n    this.consume(TOKEN.RBRACKET);\n    return this.#node(start, closeEnd, OPERATORS.list, elements);\n  }\n  parseMap() {\n    const start = this.consume(TOKEN.LBRACE);\n    const props = [];\n    let remainingEntries = this.limits.maxMapEntries;\n    if (!this.match(TOKEN.RBRACE)) {\n      props.push(this.parseProperty());\n      if (!remainingEntries--) this.#limitExceeded("maxMapEntries", props.at(-1)[0].pos);\n      while (this.match(TOKEN.COMMA)) {\n        this.#advanceToken();\n        if (this.match(TOKEN.RBRACE)) break;\n        props.push(this.parseProperty());\n        if (!remainingEntries--) this.#limitExceeded("maxMapEntries", props.at(-1)[0].pos);\n      }\n    }\n    const closeEnd = this.lexer.pos;\n    this.consume(TOKEN.RBRACE);\n    return this.#node(start, closeEnd, OPERATORS.map, props);\n  }\n  parseProperty() {\n    return [this.parseExpression(), (this.consume(TOKEN.COLON), this.parseExpression())];\n  }\n  parseArgumentList() {\n    const args = [];\n    let remainingArgs = this.limits.maxCallArguments;\n    if (!this.match(TOKEN.RPAREN)) {\n      args.push(this.parseExpression());\n      if (!remainingArgs--) this.#limitExceeded("maxCallArguments", args.at(-1).pos);\n      while (this.match(TOKEN.COMMA)) {\n        this.#advanceToken();\n        if (this.match(TOKEN.RPAREN)) break;\n        args.push(this.parseExpression());\n        if (!remainingArgs--) this.#limitExceeded("maxCallArguments", args.at(-1).pos);\n      }\n    }\n    return args;\n  }\n};\n\n// node_modules/@marcbachmann/cel-js/lib/options.js\nvar DEFAULT_LIMITS = objFreeze({\n  maxAstNodes: 1e5,\n  maxDepth: 250,\n  maxListElements: 1e3,\n  maxMapEntries: 1e3,\n  maxCallArguments: 32\n});\nvar LIMIT_KEYS = new Set(objKeys(DEFAULT_LIMITS));\nfunction createLimits(overrides, base = DEFAULT_LIMITS) {\n  const keys = overrides ? objKeys(overrides) : void 0;\n  if (!keys?.length) return base;\n  const merged = { ...base };\n  for (const key of keys) {\n    if (!LIMIT_KEYS.has(key)) throw new TypeError(`Unknown limits option: ${key}`);\n    const value = overrides[key];\n    if (typeof value !== "number") continue;\n    merged[key] = value;\n  }\n  return objFreeze(merged);\n}\nvar DEFAULT_OPTIONS = objFreeze({\n  unlistedVariablesAreDyn: false,\n  homogeneousAggregateLiterals: true,\n  enableOptionalTypes: false,\n  limits: DEFAULT_LIMITS\n});\nfunction bool(a, b, key) {\n  const value = a?.[key] ?? b?.[key];\n  if (typeof value !== "boolean") throw new TypeError(`Invalid option: ${key}`);\n  return value;\n}\nfunction createOptions(opts, base = DEFAULT_OPTIONS) {\n  if (!opts) return base;\n  return objFreeze({\n    unlistedVariablesAreDyn: bool(opts, base, "unlistedVariablesAreDyn"),\n    homogeneousAggregateLiterals: bool(opts, base, "homogeneousAggregateLiterals"),\n    enableOptionalTypes: bool(opts, base, "enableOptionalTypes"),\n    limits: createLimits(opts.limits, base.limits)\n  });\n}\n\n// node_modules/@marcbachmann/cel-js/lib/evaluator.js\nvar globalRegistry = createRegistry({ enableOptionalTypes: false });\nregisterFunctions(globalRegistry);\nregisterOverloads(globalRegistry);\nregisterMacros(globalRegistry);\nvar Environment = class _Environment {\n  #registry;\n  #evaluator;\n  #typeChecker;\n  #evalTypeChecker;\n  #parser;\n  constructor(opts, inherited) {\n    this.opts = createOptions(opts, inherited?.opts);\n    this.#registry = (inherited instanceof _Environment ? inherited.#registry : globalRegistry).clone(this.opts);\n    const childOpts = { registry: this.#registry, opts: this.opts };\n    this.#typeChecker = new TypeChecker(childOpts);\n    this.#evalTypeChecker = new TypeChecker(childOpts, true);\n    this.#evaluator = new Evaluator(childOpts);\n    this.#parser = new Parser(this.opts.limits, this.#registry);\n    Object.freeze(this);\n  }\n  clone(opts) {\n    return new _Environment(opts, this);\n  }\n  registerFunction(signature, handler, opts) {\n    this.#registry.registerFunctionOverload(signature, handler, opts);\n    return this;\n  }\n  registerOperator(string, handler, opts) {\n    this.#registry.registerOperatorOverload(string, handler, opts);\n    return this;\n  }\n  registerType(typename, constructor) {\n    this.#registry.registerType(typename, constructor);\n    return this;\n  }\n  registerVariable(name, type, opts) {\n    this.#registry.registerVariable(name, type, opts);\n    return this;\n  }\n  registerConstant(name, type, value) {\n    this.#registry.registerConstant(name, type, value);\n    return this;\n  }\n  hasVariable(name) {\n    return this.#registry.variables.has(name);\n  }\n  getDefinitions() {\n    return this.#registry.getDefinitions();\n  }\n  check(expression) {\n    try {\n      return this.#checkAST(this.#parser.parse(expression));\n    } catch (error) {\n      return { valid: false, error };\n    }\n  }\n  #checkAST(ast) {\n    try {\n      const typeDecl = this.#typeChecker.check(ast, new RootContext(this.#registry));\n      return { valid: true, type: this.#formatTypeForCheck(typeDecl) };\n    } catch (error) {\n      return { valid: false, error };\n    }\n  }\n  #formatTypeForCheck(typeDecl) {\n    if (typeDecl.name === `list<dyn>`) return "list";\n    if (typeDecl.name === `map<dyn, dyn>`) return "map";\n    return typeDecl.name;\n  }\n  parse(expression) {\n    const ast = this.#parser.parse(expression);\n    const evaluateParsed = this.#evaluateAST.bind(this, ast);\n    evaluateParsed.check = this.#checkAST.bind(this, ast);\n    evaluateParsed.ast = ast;\n    return evaluateParsed;\n  }\n  evaluate(expression, context) {\n    return this.#evaluateAST(this.#parser.parse(expression), context);\n  }\n  #evaluateAST(ast, ctx) {\n    if (ast.checkedType) {\n      return ast.evaluate(this.#evaluator, ast, new RootContext(this.#registry, ctx));\n    } else {\n      this.#evalTypeChecker.check(ast, ctx = new RootContext(this.#registry, ctx));\n      return ast.evaluate(this.#evaluator, ast, ctx);\n    }\n  }\n};\nvar Evaluator = class extends Base {\n  constructor(opts) {\n    super(opts);\n    this.createError = evaluationError;\n  }\n  #firstMapElement(coll) {\n    if (coll instanceof Map) return coll.entries().next().value;\n    for (const key in coll) return [key, coll[key]];\n  }\n  debugRuntimeType(value, checkedType) {\n    return checkedType?.hasDynType === false ? checkedType : this.debugTypeDeep(value);\n  }\n  debugTypeDeep(value) {\n    const runtimeType = this.debugType(value);\n    switch (runtimeType.kind) {\n      case "list": {\n        const first = value instanceof Array ? value[0] : value.values().next().value;\n        if (first === void 0) return runtimeType;\n        return this.registry.getListType(this.debugTypeDeep(first));\n      }\n      case "map": {\n        const first = this.#firstMapElement(value);\n        if (!first) return runtimeType;\n        return this.registry.getMapType(\n          runtimeType.keyType.hasDynType ? this.debugTypeDeep(first[0]) : runtimeType.keyType,\n          runtimeType.valueType.hasDynType ? this.debugTypeDeep(first[1]) : runtimeType.valueType\n        );\n      }\n      default:\n        return runtimeType;\n    }\n  }\n  tryEval(ast, ctx) {\n    try {\n      const res = this.run(ast, ctx);\n      if (res instanceof Promise) return res.catch((err) => err);\n      return res;\n    } catch (err) {\n      return err;\n    }\n  }\n  run(ast, ctx) {\n    return ast.evaluate(this, ast, ctx);\n  }\n};\nvar globalEnvironment = new Environment({\n  unlistedVariablesAreDyn: true\n});\nfunction parse(expression) {\n  return globalEnvironment.parse(expression);\n}\n\n// src/manifest/policy-expression.ts\nvar MAX_EXPRESSION_CHARS = 4096;\nvar compiledByText = /* @__PURE__ */ new Map();\nfunction compileExpression(expression) {\n  let compiled = compiledByText.get(expression);\n  if (compiled === void 0) compiledByText.set(expression, compiled = compileOnce(expression));\n  return compiled;\n}\nfunction compileOnce(expression) {\n  if (expression.length > MAX_EXPRESSION_CHARS) {\n    return { ok: false, expression, reason: `the expression has ${expression.length} characters; at most ${MAX_EXPRESSION_CHARS} are allowed` };\n  }\n  try {\n    const program = parse(expression);\n    const cost = estimateCost(program);\n    if (cost > MAX_EXPRESSION_COST) {\n      return {\n        ok: false,\n        expression,\n        reason: `its estimated cost is ${formatCost(cost)} steps, over the limit of ${formatCost(MAX_EXPRESSION_COST)} (loops over lists nested in loops multiply)`\n      };\n    }\n    return { ok: true, expression, program };\n  } catch (err) {\n    if (err instanceof ParseError) return { ok: false, expression, reason: oneLine(err.summary || err.message) };\n    if (err instanceof RangeError) return { ok: false, expression, reason: "the expression is nested too deeply" };\n    throw err;\n  }\n}\nvar MAX_EXPRESSION_COST = 1e6;\nvar COMPREHENSIONS = /* @__PURE__ */ new Set(["all", "exists", "exists_one", "map", "filter"]);\nfunction estimateCost(program) {\n  return estimate(program.ast, /* @__PURE__ */ new Map()).cost;\n}\nfunction isNode(x) {\n  return x !== null && typeof x === "object" && !Array.isArray(x) && "op" in x;\n}\nfunction estimate(node, scope) {\n  if (Array.isArray(node)) return { cost: node.reduce((sum2, x) => sum2 + estimate(x, scope).cost, 0), shape: void 0 };\n  if (!isNode(node)) return { cost: 0, shape: void 0 };\n  const args = node.args;\n  switch (node.op) {\n    case "id":\n      return { cost: 1, shape: typeof args === "string" ? scope.get(args) : void 0 };\n    case "list": {\n      const items = Array.isArray(args) ? args.map((a) => estimate(a, scope)) : [];\n      return { cost: 1 + sum(items.map((i) => i.cost)), shape: { length: items.length, element: joinShapes(items.map((i) => i.shape)) } };\n    }\n    case "map": {\n      const entries = Array.isArray(args) ? args.map((e) => Array.isArray(e) ? e.map((x) => estimate(x, scope)) : []) : [];\n      return { cost: 1 + sum(entries.flat().map((i) => i.cost)), shape: { length: entries.length, element: joinShapes(entries.map((e) => e[0]?.shape)) } };\n    }\n    case "rcall":\n      return estimateCall(node, scope);\n    case "+":\n    case "==":\n    case "!=":\n    case "in": {\n      const [a, b] = Array.isArray(args) ? args.map((x) => estimate(x, scope)) : [];\n      const cost = 1 + (a?.cost ?? 0) + (b?.cost ?? 0) + deepSize(a?.shape) + deepSize(b?.shape);\n      const shape = node.op === "+" && a?.shape && b?.shape ? { length: a.shape.length + b.shape.length, element: joinShapes([a.shape.element, b.shape.element]) } : void 0;\n      return { cost, shape };\n    }\n    default:\n      return { cost: 1 + estimate(args, scope).cost, shape: void 0 };\n  }\n}\nfunction estimateCall(node, scope) {\n  const [name, receiver, callArgs] = Array.isArray(node.args) ? node.args : [];\n  const params = Array.isArray(callArgs) ? callArgs : [];\n  const variable = isNode(params[0]) && params[0].op === "id" && typeof params[0].args === "string" ? params[0].args : void 0;\n  if (typeof name === "string" && COMPREHENSIONS.has(name) && variable !== void 0) {\n    const range = estimate(receiver, scope);\n    const inner = new Map(scope).set(variable, range.shape?.element);\n    const body = params.slice(1).map((p) => estimate(p, inner));\n    const times = range.shape?.length ?? 1;\n    const cost = range.cost + times * (1 + sum(body.map((b) => b.cost)));\n    const shape = name === "map" ? { length: times, element: body[body.length - 1]?.shape } : name === "filter" ? range.shape : void 0;\n    return { cost, shape };\n  }\n  if (name === "bind" && variable !== void 0) {\n    const value = estimate(params[1], scope);\n    const body = estimate(params[2], new Map(scope).set(variable, value.shape));\n    return { cost: 1 + value.cost + body.cost, shape: body.shape };\n  }\n  return { cost: 1 + estimate(receiver, scope).cost + estimate(params, scope).cost, shape: void 0 };\n}\nfunction joinShapes(shapes) {\n  let out;\n  for (const s of shapes) {\n    if (s === void 0) continue;\n    out = out === void 0 ? s : { length: Math.max(out.length, s.length), element: joinShapes([out.element, s.element]) };\n  }\n  return out;\n}\nfunction deepSize(shape) {\n  return shape === void 0 ? 0 : shape.length * (1 + deepSize(shape.element));\n}\nfunction sum(xs) {\n  return xs.reduce((a, b) => a + b, 0);\n}\nfunction formatCost(n) {\n  return n > 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString("en-US");\n}\nfunction oneLine(message) {\n  return message.split("\\n")[0].trim();\n}\n\n// src/policy/run-check.ts\nfunction evaluateCheck(check2) {\n  const compiled = compileExpression(check2.expression);\n  if (!compiled.ok) return { ok: false, reason: `the expression does not compile: ${compiled.reason}` };\n  return runProgram(compiled.program, check2.context);\n}\nfunction runProgram(program, context) {\n  let value;\n  try {\n    value = program(context);\n  } catch (err) {\n    if (err instanceof EvaluationError) return { ok: false, reason: oneLine(err.summary || err.message) };\n    if (err instanceof RangeError) return { ok: false, reason: "the evaluation nested too deeply" };\n    throw err;\n  }\n  if (typeof value !== "boolean") return { ok: false, reason: `the expression gave ${describe(value)}, not true or false` };\n  return { ok: true, value };\n}\nfunction describe(value) {\n  if (value === null || value === void 0) return "null";\n  if (typeof value === "bigint" || typeof value === "number") return `a number (${String(value)})`;\n  if (typeof value === "string") return "a string";\n  if (Array.isArray(value)) return "a list";\n  return "a map";\n}\n\n// src/app/policy-worker.ts\nvar port = import_node_worker_threads.parentPort;\nif (port !== null) {\n  port.on("message", (checks) => {\n    checks.forEach((check2, index) => port.postMessage({ index, outcome: evaluateCheck(check2) }));\n  });\n  port.postMessage("ready");\n}\n' : void 0;
   }
 });
 
@@ -28257,7 +28087,12 @@ async function validateManifests(options, ctx) {
   const chosen = options.environment !== void 0 ? [selectEnvironment(config, options.environment, options.environmentFrom)] : [...config.environments.values()];
   const runs = [];
   for (const env of chosen) {
-    const loaded = await loadEnvironmentManifests(manifestPathsOf(paths ?? [], config, env, ctx), ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config));
+    const loaded = await loadEnvironmentManifests(
+      manifestPathsOf(paths ?? [], config, env, ctx),
+      ctx,
+      manifestEnvironmentOf(config, env),
+      secretConfinementOf(config)
+    );
     runs.push({ env: env.name, manifests: loaded.manifests, diagnostics: await withPolicyDiagnostics(loaded.manifests) });
   }
   return mergeEnvironmentReports(runs);
@@ -28284,13 +28119,14 @@ async function withPolicyDiagnostics(set) {
   return policies.length > 0 ? [...diagnostics, ...await policyDiagnostics(manifests, policies)] : [...diagnostics];
 }
 async function policyDiagnostics(manifests, policies) {
-  const { evaluateObjectPolicies: evaluateObjectPolicies2, objectOf: objectOf2 } = await Promise.resolve().then(() => (init_evaluate(), evaluate_exports));
-  const { createDiagnostic: createDiagnostic2 } = await Promise.resolve().then(() => (init_diagnostics2(), diagnostics_exports));
-  const { formatAddress: formatAddress2 } = await Promise.resolve().then(() => (init_model2(), model_exports));
-  const { createPolicyRunner: createPolicyRunner2 } = await Promise.resolve().then(() => (init_run_policy_checks(), run_policy_checks_exports));
+  const [{ evaluateObjectPolicies: evaluateObjectPolicies2, objectOf: objectOf2 }, { formatAddress: formatAddress2 }, { createPolicyRunner: createPolicyRunner2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_evaluate(), evaluate_exports)),
+    Promise.resolve().then(() => (init_model2(), model_exports)),
+    Promise.resolve().then(() => (init_run_policy_checks(), run_policy_checks_exports))
+  ]);
   const subjects = manifests.map((m) => ({ address: formatAddress2(m.kind, m.name), kind: m.kind, name: m.name, object: objectOf2(m), source: m.source }));
   return (await evaluateObjectPolicies2(subjects, policies, void 0, createPolicyRunner2())).violations.map(
-    (v) => createDiagnostic2(v.severity === "deny" ? "error" : "warning", "MF312", v.source, `${v.address} breaks policy \`${v.policy}\`: ${v.message}`, {
+    (v) => createDiagnostic(v.severity === "deny" ? "error" : "warning", "MF312", v.source, `${v.address} breaks policy \`${v.policy}\`: ${v.message}`, {
       related: { message: "policy expression", ...v.expressionSource },
       ...v.outcome === "error" ? { hint: "the expression could not be evaluated on this manifest, which never counts as a pass" } : {}
     })
@@ -28315,6 +28151,636 @@ var init_validate2 = __esm({
     init_environment();
     init_load_config();
     init_diagnostics();
+    init_diagnostics2();
+  }
+});
+
+// src/map-with-concurrency.ts
+async function mapWithConcurrency(items, limit, fn) {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency limit must be a positive integer, not ${limit}`);
+  const results = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const index = next++;
+      try {
+        results[index] = await fn(items[index], index);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+var init_map_with_concurrency = __esm({
+  "src/map-with-concurrency.ts"() {
+    "use strict";
+  }
+});
+
+// src/kinds/kind-io.ts
+function automationWriter(ctx) {
+  if (!ctx.clients.automation) throw new StepError("the automation service is not configured for this environment");
+  return ctx.clients.automation;
+}
+function transferWriter(ctx) {
+  if (!ctx.clients.transfer) throw new StepError("the transfer service is not configured for this environment");
+  return ctx.clients.transfer;
+}
+function needReader(reader, service) {
+  if (reader === void 0) throw new MftopsError(`the plan changes ${service} objects, but no ${service} service is configured`);
+  return reader;
+}
+async function readOrNull(read) {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 404 || err.status === 403)) return null;
+    throw err;
+  }
+}
+function planBug(change, what) {
+  throw new Error(`${change.address}: cannot ${change.action} (${what}); make the plan again`);
+}
+function liveIdOf(change) {
+  return change.liveId ?? planBug(change, "no live id in the plan");
+}
+function describeNeededChange(needed) {
+  const verbs = {
+    create: "creating",
+    update: "updating",
+    replace: "replacing",
+    delete: "deleting",
+    "no-op": "checking",
+    blocked: "unblocking"
+  };
+  return `${verbs[needed.action]} ${needed.address} (which it needs)`;
+}
+var StepError;
+var init_kind_io = __esm({
+  "src/kinds/kind-io.ts"() {
+    "use strict";
+    init_errors();
+    init_errors2();
+    StepError = class extends MftopsError {
+    };
+  }
+});
+
+// src/kinds/folder-permissions/io.ts
+function createdFolderParent(c) {
+  return (c.payload?.kind === "FolderPermissions" ? c.payload.create?.parentPath : void 0) ?? parentPath(c.name);
+}
+function folderId(ctx, address, path) {
+  const id = ctx.created.idOf(address);
+  if (id === void 0) throw new StepError(`folder ${path} has no known id (was it created?)`);
+  return id;
+}
+function findEntry(acl, type, id) {
+  return acl.find((e) => e.type === type && String(e.id) === id);
+}
+function sameEntryPermissions(sent, read) {
+  const a = entryPermissions(sent);
+  const b = entryPermissions(read);
+  const same = (x, y) => x.length === y.length && x.every((v) => y.includes(v));
+  return same(a.permissions, b.permissions) && same(a.sharePermissions, b.sharePermissions);
+}
+var FOLDER_PERMISSIONS_IO;
+var init_io = __esm({
+  "src/kinds/folder-permissions/io.ts"() {
+    "use strict";
+    init_folder_path();
+    init_map_with_concurrency();
+    init_model2();
+    init_plan();
+    init_kind_io();
+    FOLDER_PERMISSIONS_IO = {
+      kind: "FolderPermissions",
+      idsOf: (id) => ({ folder: id }),
+      idIn: (ids) => ids.folder,
+      liveNeeds(manifests, scope, prune) {
+        const folders = manifests.filter((m) => m.kind === "FolderPermissions");
+        const walk2 = prune.includes("FolderPermissions") ? [...scope.folders] : [];
+        if (folders.length === 0 && walk2.length === 0) return {};
+        return {
+          transfer: {
+            users: folders.some((m) => m.spec.entries.some((e) => e.user !== void 0)),
+            groups: folders.some((m) => m.spec.entries.some((e) => e.group !== void 0)),
+            groupNames: [...new Set(folders.flatMap((m) => m.spec.entries.flatMap((e) => e.group !== void 0 ? [e.group] : [])))],
+            folders: folders.map((m) => m.name),
+            previous: folders.flatMap((m) => m.previousNames),
+            creatable: folders.filter((m) => m.spec.createIfMissing !== void 0).map((m) => m.name),
+            walk: walk2
+          }
+        };
+      },
+      planSteps(change, payload) {
+        if (payload?.kind !== "FolderPermissions") return planBug(change, "no folder payload");
+        const address = change.address;
+        const steps = [];
+        if (payload.create) {
+          const parentAddress = formatAddress("FolderPermissions", payload.create.parentPath);
+          const parentMadeHere = change.needs !== void 0 && change.needs.toLowerCase() === parentAddress.toLowerCase();
+          steps.push({ op: "folder-create", address, path: payload.path, ...payload.create, parentAddress, parentMadeHere });
+        } else if (change.liveId === void 0) planBug(change, "no live id in the plan");
+        if (payload.rename) steps.push({ op: "folder-rename", address, path: payload.path, ...payload.rename });
+        for (const entry of payload.set) steps.push({ op: "entry-set", address, folderPath: payload.path, entry });
+        for (const entry of payload.remove) steps.push({ op: "entry-remove", address, folderPath: payload.path, entry });
+        return steps;
+      },
+      async sendStep(step2, ctx) {
+        switch (step2.op) {
+          case "folder-create": {
+            const purpose = `create ${step2.path} under ${step2.parentPath}`;
+            const parentId = step2.parentMadeHere ? ctx.created.require(step2.parentAddress, purpose) : ctx.created.idOf(step2.parentAddress) ?? (await transferWriter(ctx).findFolderByPath(step2.parentPath))?.id;
+            if (parentId === void 0) throw new StepError(`cannot create ${step2.path}: its parent folder ${step2.parentPath} does not exist`);
+            const folder = await transferWriter(ctx).createSubfolder(parentId, { name: step2.name, inheritPermissions: step2.inheritPermissions });
+            return { folder: folder.id };
+          }
+          case "folder-rename": {
+            const id = folderId(ctx, step2.address, step2.path);
+            await transferWriter(ctx).renameFolder(id, step2.name);
+            return { folder: id };
+          }
+          case "entry-set": {
+            const id = folderId(ctx, step2.address, step2.folderPath);
+            await transferWriter(ctx).setFolderAcl(id, { type: step2.entry.type, id: step2.entry.id, permissions: step2.entry.permissions });
+            return { folder: id };
+          }
+          case "entry-remove": {
+            const id = folderId(ctx, step2.address, step2.folderPath);
+            await transferWriter(ctx).deleteFolderAcl(id, { type: step2.entry.type, id: step2.entry.id });
+            return { folder: id };
+          }
+          default: {
+            const never = step2;
+            throw new Error(`unknown step ${String(never)}`);
+          }
+        }
+      },
+      async confirmStep(step2, ctx) {
+        switch (step2.op) {
+          case "folder-create": {
+            const folder = await transferWriter(ctx).findFolderByPath(step2.path);
+            return folder ? { kind: "done", ids: { folder: folder.id } } : { kind: "resend", step: step2 };
+          }
+          case "folder-rename": {
+            const id = folderId(ctx, step2.address, step2.path);
+            const folder = await transferWriter(ctx).findFolderByPath(step2.path);
+            if (!folder) return { kind: "resend", step: step2 };
+            return folder.id === id ? { kind: "done", ids: { folder: id } } : { kind: "fail", message: `${step2.path} is now another folder (id ${folder.id}), not the one renamed from ${step2.from} (id ${id})` };
+          }
+          case "entry-set": {
+            const id = folderId(ctx, step2.address, step2.folderPath);
+            const entry = findEntry(await transferWriter(ctx).listFolderAcls(id), step2.entry.type, step2.entry.id);
+            return entry && sameEntryPermissions(step2.entry.permissions, entry.permissions) ? { kind: "done", ids: { folder: id } } : { kind: "resend", step: step2 };
+          }
+          case "entry-remove": {
+            const id = folderId(ctx, step2.address, step2.folderPath);
+            const entry = findEntry(await transferWriter(ctx).listFolderAcls(id), step2.entry.type, step2.entry.id);
+            return entry ? { kind: "resend", step: step2 } : { kind: "done", ids: { folder: id } };
+          }
+          default: {
+            const never = step2;
+            throw new Error(`unknown step ${String(never)}`);
+          }
+        }
+      },
+      verifySteps: (change) => FOLDER_PERMISSIONS_IO.planSteps(change, change.payload),
+      async readTouched(changes, readers, parallelism) {
+        const transfer = needReader(readers.transfer, "transfer");
+        const created = new Set(changes.filter((c) => c.action === "create").map((c) => folderKey(c.name)));
+        const paths = uniqueFolderPaths(changes.flatMap((c) => c.previousName !== void 0 ? [c.previousName, c.name] : [c.name]));
+        const parents = uniqueFolderPaths(
+          changes.filter((c) => c.action === "create").map(createdFolderParent).filter((p) => p !== void 0 && !created.has(folderKey(p)))
+        );
+        const [folders, parentFound] = await Promise.all([
+          mapWithConcurrency(paths, parallelism, async (path) => {
+            const folder = await transfer.findFolderByPath(path);
+            return folder ? { folder, acl: await transfer.listFolderAcls(folder.id) } : null;
+          }),
+          mapWithConcurrency(parents, parallelism, async (path) => await transfer.findFolderByPath(path) !== null)
+        ]);
+        return {
+          folders: new Map(paths.map((p, i) => [folderKey(p), folders[i] ?? null])),
+          parents: new Map(parents.map((p, i) => [folderKey(p), parentFound[i] ?? false]))
+        };
+      },
+      findStale(c, now) {
+        const live = now.folders.get(folderKey(c.name));
+        if (c.action === "create") {
+          const found2 = [];
+          if (live) found2.push({ how: "appeared", detail: `folder ${live.folder.path} now exists (id ${live.folder.id})` });
+          const parent = createdFolderParent(c);
+          if (parent !== void 0 && now.parents.get(folderKey(parent)) === false)
+            found2.push({ how: "gone", detail: `its parent folder ${parent} no longer exists` });
+          return found2;
+        }
+        const at = c.previousName ?? c.name;
+        const found = now.folders.get(folderKey(at));
+        if (!found) return [{ how: "gone", detail: `folder id ${c.liveId ?? "?"}${c.previousName !== void 0 ? ` at ${at}` : ""}` }];
+        if (found.folder.id !== c.liveId)
+          return [
+            {
+              how: "changed",
+              detail: `${c.previousName !== void 0 ? at : "the path"} now names another folder (id ${found.folder.id}, was ${c.liveId ?? "?"})`
+            }
+          ];
+        if (fingerprintFolder(found) !== c.fingerprint) return [{ how: "changed" }];
+        if (c.previousName !== void 0 && live)
+          return [{ how: "appeared", detail: `folder ${live.folder.path} now exists (id ${live.folder.id}): the rename would collide with it` }];
+        return [];
+      },
+      describeLeftUndone: () => void 0,
+      describeNeeded: (needed) => `${needed.action === "create" ? "creating" : "renaming"} its parent folder (${needed.address})`,
+      // Permission flags and principal ids: nothing in them can be a reference.
+      mapPayloadStrings: (payload) => payload
+    };
+  }
+});
+
+// src/kinds/resource-group-acl/io.ts
+async function findAcl(ctx, resourceGroup, userGroup) {
+  const acls = await automationWriter(ctx).listResourceGroupAcls({ resourceGroupName: resourceGroup, userGroupName: userGroup });
+  return acls.find((a) => a.ResourceGroupName.toLowerCase() === resourceGroup.toLowerCase() && a.UserGroupName.toLowerCase() === userGroup.toLowerCase());
+}
+function aclHolds(sent, acl) {
+  const read = isRecord(acl.Permissions) ? acl.Permissions : {};
+  return Object.entries(sent).every(([k, v]) => {
+    const r = read[k];
+    const granted = r === 1 || r === true || r === "1" || r === "true";
+    return v === 1 === granted;
+  });
+}
+var RESOURCE_GROUP_ACL_IO;
+var init_io2 = __esm({
+  "src/kinds/resource-group-acl/io.ts"() {
+    "use strict";
+    init_is_record();
+    init_resource_group_acl_key();
+    init_plan2();
+    init_kind_io();
+    RESOURCE_GROUP_ACL_IO = {
+      kind: "ResourceGroupAcl",
+      idsOf: (id) => ({ acl: id }),
+      idIn: (ids) => ids.acl,
+      liveNeeds(manifests, scope, prune) {
+        const acls = manifests.filter((m) => m.kind === "ResourceGroupAcl");
+        const pruned = prune.includes("ResourceGroupAcl") && scope.taskGroups.length > 0;
+        if (acls.length === 0 && !pruned) return {};
+        const userGroups = [...new Set(acls.map((m) => m.spec.userGroup))];
+        return { automation: { resourceGroups: acls.length > 0, acls: true, userGroups } };
+      },
+      planSteps(change, payload) {
+        if (change.action === "delete") return [{ op: "acl-delete", id: liveIdOf(change) }];
+        if (payload?.kind !== "ResourceGroupAcl") return planBug(change, "no ACL payload");
+        switch (change.action) {
+          case "create":
+            return [{ op: "acl-create", resourceGroup: payload.resourceGroup, userGroup: payload.userGroup, permissions: payload.permissions }];
+          case "update":
+            return [{ op: "acl-update", id: liveIdOf(change), permissions: payload.permissions }];
+          default:
+            return planBug(change, `action ${change.action}`);
+        }
+      },
+      async sendStep(step2, ctx) {
+        switch (step2.op) {
+          case "acl-create": {
+            const created = await automationWriter(ctx).createResourceGroupAcl({
+              ResourceGroupName: step2.resourceGroup,
+              UserGroupName: step2.userGroup,
+              Permissions: step2.permissions
+            });
+            const id = created?.ACLID ?? (await findAcl(ctx, step2.resourceGroup, step2.userGroup))?.ACLID;
+            return id !== void 0 ? { acl: String(id) } : {};
+          }
+          case "acl-update":
+            await automationWriter(ctx).updateResourceGroupAcl(step2.id, { Permissions: step2.permissions });
+            return { acl: step2.id };
+          case "acl-delete":
+            await automationWriter(ctx).deleteResourceGroupAcl(step2.id);
+            return { acl: step2.id };
+          default: {
+            const never = step2;
+            throw new Error(`unknown step ${String(never)}`);
+          }
+        }
+      },
+      async confirmStep(step2, ctx) {
+        switch (step2.op) {
+          case "acl-create": {
+            const found = await findAcl(ctx, step2.resourceGroup, step2.userGroup);
+            if (!found) return { kind: "resend", step: step2 };
+            const id = String(found.ACLID);
+            return aclHolds(step2.permissions, found) ? { kind: "done", ids: { acl: id } } : { kind: "resend", step: { op: "acl-update", id, permissions: step2.permissions } };
+          }
+          case "acl-update": {
+            const acl = await readOrNull(() => automationWriter(ctx).getResourceGroupAcl(step2.id));
+            if (!acl) return { kind: "fail", message: `resource-group ACL ${step2.id} no longer exists` };
+            return aclHolds(step2.permissions, acl) ? { kind: "done", ids: { acl: step2.id } } : { kind: "resend", step: step2 };
+          }
+          case "acl-delete": {
+            const acl = await readOrNull(() => automationWriter(ctx).getResourceGroupAcl(step2.id));
+            return acl ? { kind: "resend", step: step2 } : { kind: "done", ids: { acl: step2.id } };
+          }
+          default: {
+            const never = step2;
+            throw new Error(`unknown step ${String(never)}`);
+          }
+        }
+      },
+      verifySteps: (change) => RESOURCE_GROUP_ACL_IO.planSteps(change, change.payload),
+      async readTouched(_changes, readers) {
+        const acls = await needReader(readers.automation, "automation").listResourceGroupAcls();
+        return {
+          list: acls,
+          byId: new Map(acls.map((a) => [String(a.ACLID), a])),
+          byPair: new Map(acls.map((a) => [aclKey(a.ResourceGroupName, a.UserGroupName), a]))
+        };
+      },
+      findStale(c, now) {
+        if (c.action === "create") {
+          const p = c.payload?.kind === "ResourceGroupAcl" ? c.payload : void 0;
+          const other = p ? now.byPair.get(aclKey(p.resourceGroup, p.userGroup)) : void 0;
+          return other ? [{ how: "appeared", detail: `an ACL for ${other.ResourceGroupName} / ${other.UserGroupName} now exists (ACLID ${other.ACLID})` }] : [];
+        }
+        const live = c.liveId !== void 0 ? now.byId.get(c.liveId) : void 0;
+        if (!live) return [{ how: "gone", detail: `ACLID ${c.liveId ?? "?"}` }];
+        return fingerprintAcl(live) !== c.fingerprint ? [{ how: "changed" }] : [];
+      },
+      describeLeftUndone: () => void 0,
+      describeNeeded: describeNeededChange,
+      // Permission flags and a pair of names: nothing in them can be a reference.
+      mapPayloadStrings: (payload) => payload
+    };
+  }
+});
+
+// src/kinds/task/io-match.ts
+function holdsSent(sent, read) {
+  if (sent === void 0) return true;
+  if (typeof sent === "string" && parseSecretRef(sent) !== void 0) return true;
+  if (isRecord(sent)) {
+    if (!isRecord(read)) return false;
+    for (const [key, value] of Object.entries(sent)) {
+      if (key === "ID" || key === "NextEID" || PASSWORD_FIELD.test(key) || isVolatileTaskField(key)) continue;
+      if (key === "Parameters") {
+        if (!parametersHold(value, read[key])) return false;
+      } else if (!holdsSent(value, read[key])) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(sent)) {
+    if (!Array.isArray(read)) return sent.length === 0 && (read === void 0 || read === null);
+    if (read.length !== sent.length) return false;
+    if (sent.every((x, i) => holdsSent(x, read[i]))) return true;
+    return sent.every((x) => !isRecord(x) && !Array.isArray(x) && read.some((y) => holdsSent(x, y)));
+  }
+  if (sent === null) return read === null || read === void 0;
+  return sameScalar(sent, read);
+}
+function parametersHold(sent, read) {
+  if (!isRecord(sent)) return holdsSent(sent, read);
+  const have = isRecord(read) ? read : {};
+  for (const [name, p] of Object.entries(sent)) {
+    if (isRecord(p) && p.DisplayValue === SUPPRESSED3) continue;
+    const h = have[name];
+    const want = isRecord(p) ? p.value : p;
+    const got = isRecord(h) ? h.value : h;
+    if (h === void 0 || !holdsSent(want, got)) return false;
+  }
+  return true;
+}
+var SUPPRESSED3;
+var init_io_match = __esm({
+  "src/kinds/task/io-match.ts"() {
+    "use strict";
+    init_common();
+    init_is_record();
+    init_plan3();
+    init_secret();
+    SUPPRESSED3 = "(suppressed)";
+  }
+});
+
+// src/kinds/task/io.ts
+function renameCollision(c, now) {
+  const other = now.byName.get(c.name.toLowerCase());
+  return other && taskId(other) !== c.liveId ? [{ how: "appeared", detail: `another task named ${c.name} now exists (ID ${taskId(other)})` }] : [];
+}
+async function findTaskByName(ctx, name) {
+  const tasks = await automationWriter(ctx).listTasks({ name });
+  return tasks.find((t) => typeof t.Name === "string" && t.Name.toLowerCase() === name.toLowerCase());
+}
+var TASK_IO;
+var init_io3 = __esm({
+  "src/kinds/task/io.ts"() {
+    "use strict";
+    init_plan3();
+    init_kind_io();
+    init_io_match();
+    TASK_IO = {
+      kind: "Task",
+      idsOf: (id) => ({ task: id }),
+      idIn: (ids) => ids.task,
+      liveNeeds(manifests, scope, prune) {
+        const pruned = prune.includes("Task") && scope.taskGroups.length > 0;
+        if (manifests.length === 0 && !pruned) return {};
+        return { automation: { tasks: true, catalogs: true, resourceGroups: manifests.length > 0 } };
+      },
+      planSteps(change, payload) {
+        if (change.action === "delete") return [{ op: "task-delete", id: liveIdOf(change) }];
+        if (payload?.kind !== "Task") return planBug(change, "no task payload");
+        const name = typeof payload.body.Name === "string" ? payload.body.Name : change.name;
+        switch (change.action) {
+          case "create":
+            return [{ op: "task-create", name, body: payload.body }];
+          case "update":
+            return [{ op: "task-update", id: liveIdOf(change), body: payload.body }];
+          case "replace":
+            return [
+              { op: "task-delete", id: liveIdOf(change) },
+              { op: "task-create", name, body: payload.body }
+            ];
+          default:
+            return planBug(change, `action ${change.action}`);
+        }
+      },
+      async sendStep(step2, ctx) {
+        switch (step2.op) {
+          case "task-create": {
+            const created = await automationWriter(ctx).createTask(step2.body);
+            const id = created ? taskId(created) : "";
+            if (id !== "") return { task: id };
+            const found = await findTaskByName(ctx, step2.name);
+            return found ? { task: taskId(found) } : {};
+          }
+          case "task-update":
+            await automationWriter(ctx).updateTask(step2.id, step2.body);
+            return { task: step2.id };
+          case "task-delete":
+            await automationWriter(ctx).deleteTask(step2.id);
+            return { task: step2.id };
+          default: {
+            const never = step2;
+            throw new Error(`unknown step ${String(never)}`);
+          }
+        }
+      },
+      async confirmStep(step2, ctx) {
+        switch (step2.op) {
+          case "task-create": {
+            const found = await findTaskByName(ctx, step2.name);
+            if (!found) return { kind: "resend", step: step2 };
+            const id = taskId(found);
+            return holdsSent(step2.body, found) ? { kind: "done", ids: { task: id } } : { kind: "resend", step: { op: "task-update", id, body: step2.body } };
+          }
+          case "task-update": {
+            const task = await readOrNull(() => automationWriter(ctx).getTask(step2.id));
+            if (!task) return { kind: "fail", message: `task ${step2.id} no longer exists` };
+            return holdsSent(step2.body, task) ? { kind: "done", ids: { task: step2.id } } : { kind: "resend", step: step2 };
+          }
+          case "task-delete": {
+            const task = await readOrNull(() => automationWriter(ctx).getTask(step2.id));
+            return task ? { kind: "resend", step: step2 } : { kind: "done", ids: { task: step2.id } };
+          }
+          default: {
+            const never = step2;
+            throw new Error(`unknown step ${String(never)}`);
+          }
+        }
+      },
+      verifySteps(change, ids) {
+        const steps = TASK_IO.planSteps(change, change.payload).filter(
+          (s, i, all) => !(change.action === "replace" && s.op === "task-delete" && i < all.length - 1)
+        );
+        return steps.map((s) => s.op === "task-update" && ids?.task !== void 0 ? { ...s, id: ids.task } : s);
+      },
+      async readTouched(_changes, readers) {
+        const tasks = await needReader(readers.automation, "automation").listTasks();
+        const byName = /* @__PURE__ */ new Map();
+        for (const t of tasks) if (typeof t.Name === "string" && !byName.has(t.Name.toLowerCase())) byName.set(t.Name.toLowerCase(), t);
+        return { list: tasks, byId: new Map(tasks.map((t) => [taskId(t), t])), byName };
+      },
+      findStale(c, now) {
+        if (c.action === "create") {
+          const other = now.byName.get(c.name.toLowerCase());
+          return other ? [{ how: "appeared", detail: `a task named ${other.Name ?? c.name} now exists (ID ${taskId(other)})` }] : [];
+        }
+        const live = c.liveId !== void 0 ? now.byId.get(c.liveId) : void 0;
+        if (!live) return [{ how: "gone", detail: `task ID ${c.liveId ?? "?"}` }];
+        if (fingerprintTask(live) !== c.fingerprint) return [{ how: "changed" }];
+        if (c.previousName !== void 0) return renameCollision(c, now);
+        return [];
+      },
+      describeLeftUndone: (change) => change.action === "replace" ? "the task was deleted but not created again" : void 0,
+      describeNeeded: describeNeededChange,
+      mapPayloadStrings(payload, walk2) {
+        return payload.kind === "Task" ? { kind: "Task", body: walk2(payload.body) } : payload;
+      }
+    };
+  }
+});
+
+// src/kinds/io-registry.ts
+var KIND_IO;
+var init_io_registry = __esm({
+  "src/kinds/io-registry.ts"() {
+    "use strict";
+    init_io();
+    init_io2();
+    init_io3();
+    KIND_IO = {
+      Task: TASK_IO,
+      ResourceGroupAcl: RESOURCE_GROUP_ACL_IO,
+      FolderPermissions: FOLDER_PERMISSIONS_IO
+    };
+  }
+});
+
+// src/apply/secrets.ts
+import { dirname as dirname7, isAbsolute as isAbsolute6, resolve as resolve8 } from "node:path";
+function resolveChangeSecrets(changes, ctx) {
+  const payloads = /* @__PURE__ */ new Map();
+  const values2 = [];
+  const problems = [];
+  const reads = /* @__PURE__ */ new Map();
+  for (const change of changes) {
+    const baseDir = manifestFolder(change, ctx);
+    const seen = /* @__PURE__ */ new Set();
+    const payload = mapPayloadRefs(change, (ref) => {
+      const at = ref.kind === "env" ? `env\0${ref.name}` : `file\0${resolve8(baseDir, ref.path)}`;
+      let read = reads.get(at);
+      if (read === void 0) {
+        read = readSecretRef(ref, { env: ctx.env, baseDir, confinement: ctx.confinement });
+        reads.set(at, read);
+        if (read.ok) values2.push(read.secret.reveal());
+      }
+      if (read.ok) return read.secret.reveal();
+      const key = failureKey(read.failure);
+      if (!seen.has(key)) problems.push({ address: change.address, ...change.source ? { source: change.source } : {}, ref, failure: read.failure });
+      seen.add(key);
+      return void 0;
+    });
+    if (payload !== void 0) payloads.set(change.address, payload);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, resolved: { payloads, values: values2 } };
+}
+function findSecretProblems(changes, ctx) {
+  const resolution = resolveChangeSecrets(changes, ctx);
+  return resolution.ok ? [] : resolution.problems;
+}
+function describeSecretProblems(problems) {
+  const byFailure = /* @__PURE__ */ new Map();
+  for (const p of problems) {
+    const key = failureKey(p.failure);
+    const group = byFailure.get(key) ?? { failure: p.failure, users: [] };
+    const user = p.source ? `${p.address} (${p.source.file}:${p.source.line})` : p.address;
+    if (!group.users.includes(user)) group.users.push(user);
+    byFailure.set(key, group);
+  }
+  return [...byFailure.values()].map((g) => `${describeSecretFailure(g.failure)}: needed by ${g.users.join(", ")}`);
+}
+function redactSecrets(text2, secrets) {
+  let out = text2;
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) {
+    if (s.length > 0) out = out.split(s).join("(sensitive)");
+  }
+  return out;
+}
+function failureKey(f) {
+  return f.kind === "env" ? `env\0${f.name}\0${f.why}` : `file\0${f.path}\0${f.why}`;
+}
+function manifestFolder(change, ctx) {
+  const source = change.source;
+  return source ? dirname7(isAbsolute6(source.file) ? source.file : resolve8(ctx.cwd, source.file)) : ctx.cwd;
+}
+function mapPayloadRefs(change, value) {
+  const payload = change.payload;
+  if (payload === void 0) return void 0;
+  const walk2 = (v) => {
+    if (typeof v === "string") {
+      const ref = parseSecretRef(v);
+      return ref === void 0 ? v : value(ref) ?? v;
+    }
+    if (Array.isArray(v)) return v.map(walk2);
+    if (v !== null && typeof v === "object") {
+      const out = {};
+      for (const [k, item] of Object.entries(v)) out[k] = walk2(item);
+      return out;
+    }
+    return v;
+  };
+  return KIND_IO[payload.kind].mapPayloadStrings(payload, walk2);
+}
+var init_secrets = __esm({
+  "src/apply/secrets.ts"() {
+    "use strict";
+    init_io_registry();
+    init_secret();
   }
 });
 
@@ -28381,7 +28847,8 @@ async function readOnce(read, plan, fail3) {
   const total = first.totalItems;
   if (total === void 0 && (first.totalPages === void 0 || first.page === void 0)) return all;
   if (first.items.length === 0) return total === void 0 || total === 0 ? all : moved(`page 1 is empty, the server reported totalItems ${total}`);
-  if (total !== void 0 && first.items.length >= total) return all.length === total ? all : moved(`page 1 holds ${all.length} items, the server reported totalItems ${total}`);
+  if (total !== void 0 && first.items.length >= total)
+    return all.length === total ? all : moved(`page 1 holds ${all.length} items, the server reported totalItems ${total}`);
   const size = first.items.length;
   let pages = total !== void 0 ? Math.ceil(total / size) : first.totalPages ?? 1;
   if (pages <= 1) return all;
@@ -55492,7 +55959,10 @@ var init_transport = __esm({
         this.#timeouts = resolveTimeouts(opts.timeouts);
         this.#now = opts.now ?? Date.now;
         this.#userAgent = readUserAgent();
-        this.#inFlight = new AdaptiveLimit(opts.maxInFlight ?? 8, (limit, why) => this.#logger.debug(`${this.service}: ${why}: at most ${limit} requests in flight`));
+        this.#inFlight = new AdaptiveLimit(
+          opts.maxInFlight ?? 8,
+          (limit, why) => this.#logger.debug(`${this.service}: ${why}: at most ${limit} requests in flight`)
+        );
       }
       /** Requests this service may have in flight now (it falls when the server throttles). */
       get inFlightLimit() {
@@ -55652,7 +56122,15 @@ var init_transport = __esm({
         if (f.kind !== "status") return this.#toError(req, f, attempts);
         const more = nextMs > 0 ? ` (it asks for ${roundSeconds(nextMs)} more)` : "";
         const note = `the server throttled (${f.status}) for ${roundSeconds(throttledMs)}${more}; retry budget ${seconds(this.#policy.budgetMs)} spent`;
-        return new ApiError({ service: this.service, method: req.method, path: req.path, status: f.status, body: { fieldErrors: [], note }, attempts, throttled: true });
+        return new ApiError({
+          service: this.service,
+          method: req.method,
+          path: req.path,
+          status: f.status,
+          body: { fieldErrors: [], note },
+          attempts,
+          throttled: true
+        });
       }
       async #attempt(req, bearer, consume) {
         this.requestCount++;
@@ -56757,11 +57235,17 @@ var init_client2 = __esm({
       }
       listUsers(options = {}) {
         if (options.fresh === true) this.#users = void 0;
-        return this.#users ??= forgetOnFailure(this.#list("/users").then((items) => items.map(readUser)), () => this.#users = void 0);
+        return this.#users ??= forgetOnFailure(
+          this.#list("/users").then((items) => items.map(readUser)),
+          () => this.#users = void 0
+        );
       }
       listGroups(options = {}) {
         if (options.fresh === true) this.#groups = void 0;
-        return this.#groups ??= forgetOnFailure(this.#list("/groups").then((items) => items.map(readGroup)), () => this.#groups = void 0);
+        return this.#groups ??= forgetOnFailure(
+          this.#list("/groups").then((items) => items.map(readGroup)),
+          () => this.#groups = void 0
+        );
       }
       async listGroupMembers(groupIds) {
         const none = { form: "none", members: /* @__PURE__ */ new Map() };
@@ -56789,7 +57273,9 @@ var init_client2 = __esm({
         if (form === "none" || form === "userField") return none;
         const members = /* @__PURE__ */ new Map();
         const read = await Promise.all(
-          wanted.map((g, i) => i === 0 && probed ? Promise.resolve(probed.ids) : this.#readMembers(form, g, users).catch((err) => isUnavailable(err) ? void 0 : Promise.reject(err)))
+          wanted.map(
+            (g, i) => i === 0 && probed ? Promise.resolve(probed.ids) : this.#readMembers(form, g, users).catch((err) => isUnavailable(err) ? void 0 : Promise.reject(err))
+          )
         );
         wanted.forEach((g, i) => {
           const ids = read[i];
@@ -57033,65 +57519,41 @@ var init_clients = __esm({
   }
 });
 
-// src/live/map-with-concurrency.ts
-async function mapWithConcurrency(items, limit, fn) {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency limit must be a positive integer, not ${limit}`);
-  const results = new Array(items.length);
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      const index = next++;
-      try {
-        results[index] = await fn(items[index], index);
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-var init_map_with_concurrency = __esm({
-  "src/live/map-with-concurrency.ts"() {
-    "use strict";
-  }
-});
-
 // src/live/read-live-state.ts
 function planLiveReads(manifests, scope, prune) {
-  const tasks = manifests.filter((m) => m.kind === "Task");
-  const acls = manifests.filter((m) => m.kind === "ResourceGroupAcl");
-  const folders = manifests.filter((m) => m.kind === "FolderPermissions");
-  const pruneTasks = prune.includes("Task") && scope.taskGroups.length > 0;
-  const pruneAcls = prune.includes("ResourceGroupAcl") && scope.taskGroups.length > 0;
-  const walk2 = prune.includes("FolderPermissions") ? [...scope.folders] : [];
-  const needs = {};
-  if (tasks.length > 0 || acls.length > 0 || pruneTasks || pruneAcls) {
-    const userGroups = /* @__PURE__ */ new Map();
-    for (const m of acls) if (!userGroups.has(m.spec.userGroup)) userGroups.set(m.spec.userGroup, m.spec.userGroup);
-    needs.automation = {
-      tasks: tasks.length > 0 || pruneTasks,
-      // A pruned task is shown as a manifest would write it: host, script and date-list names.
-      catalogs: tasks.length > 0 || pruneTasks,
-      resourceGroups: tasks.length > 0 || acls.length > 0,
-      acls: acls.length > 0 || pruneAcls,
-      userGroups: [...userGroups.values()]
-    };
-  }
-  if (folders.length > 0 || walk2.length > 0) {
-    needs.transfer = {
-      users: folders.some((m) => m.spec.entries.some((e) => e.user !== void 0)),
-      groups: folders.some((m) => m.spec.entries.some((e) => e.group !== void 0)),
-      groupNames: [...new Set(folders.flatMap((m) => m.spec.entries.flatMap((e) => e.group !== void 0 ? [e.group] : [])))],
-      folders: folders.map((m) => m.name),
-      previous: folders.flatMap((m) => m.previousNames),
-      creatable: folders.filter((m) => m.spec.createIfMissing !== void 0).map((m) => m.name),
-      walk: walk2
-    };
-  }
-  return needs;
+  const parts = Object.values(KIND_IO).map(
+    (io) => io.liveNeeds(
+      manifests.filter((m) => m.kind === io.kind),
+      scope,
+      prune
+    )
+  );
+  const automation = parts.flatMap((p) => p.automation ?? []);
+  const transfer = parts.flatMap((p) => p.transfer ?? []);
+  const any = (of, flag) => of.some((part) => flag(part) === true);
+  const joined = (of, list) => of.flatMap((part) => list(part) ?? []);
+  return {
+    ...automation.length > 0 ? {
+      automation: {
+        tasks: any(automation, (p) => p.tasks),
+        catalogs: any(automation, (p) => p.catalogs),
+        resourceGroups: any(automation, (p) => p.resourceGroups),
+        acls: any(automation, (p) => p.acls),
+        userGroups: joined(automation, (p) => p.userGroups)
+      }
+    } : {},
+    ...transfer.length > 0 ? {
+      transfer: {
+        users: any(transfer, (p) => p.users),
+        groups: any(transfer, (p) => p.groups),
+        groupNames: joined(transfer, (p) => p.groupNames),
+        folders: joined(transfer, (p) => p.folders),
+        previous: joined(transfer, (p) => p.previous),
+        creatable: joined(transfer, (p) => p.creatable),
+        walk: joined(transfer, (p) => p.walk)
+      }
+    } : {}
+  };
 }
 async function readLiveState(input) {
   const needs = planLiveReads(input.manifests, input.scope, input.prune);
@@ -57102,8 +57564,8 @@ async function readLiveState(input) {
   const steps = stepFolders ? reading.then(stepFolders) : void 0;
   steps?.catch(() => void 0);
   const transferReads = input.transfer && (needs.transfer || steps) ? readTransfer(input.transfer, needs.transfer ?? NO_TRANSFER_NEEDS, tracker, parallelism, steps) : void 0;
-  const [automation2, transfer2] = await Promise.all([reading, transferReads]);
-  return { ...automation2 ? { automation: automation2 } : {}, ...transfer2 ? { transfer: transfer2 } : {} };
+  const [automation, transfer] = await Promise.all([reading, transferReads]);
+  return { ...automation ? { automation } : {}, ...transfer ? { transfer } : {} };
 }
 function createTracker(progress) {
   let done = 0;
@@ -57135,13 +57597,35 @@ async function readAutomation(client, needs, t) {
     needs.acls ? t.run("resource-group ACLs", () => client.listResourceGroupAcls()) : skip
   ]);
   const state = { info };
-  if (tasks) state.tasks = indexByName(tasks, (x) => x.Name, (x) => idText(x.ID));
-  if (hosts) state.hosts = indexByName(hosts, (x) => x.Name, (x) => x.ID);
+  if (tasks)
+    state.tasks = indexByName(
+      tasks,
+      (x) => x.Name,
+      (x) => idText(x.ID)
+    );
+  if (hosts)
+    state.hosts = indexByName(
+      hosts,
+      (x) => x.Name,
+      (x) => x.ID
+    );
   if (custom && standard) {
-    const scripts = [...custom.map((s) => ({ ...s, origin: "custom" })), ...standard.map((s) => ({ ...s, origin: "standard" }))];
-    state.scripts = indexByName(scripts, (x) => x.Name, (x) => idText(x.ID));
+    const scripts = [
+      ...custom.map((s) => ({ ...s, origin: "custom" })),
+      ...standard.map((s) => ({ ...s, origin: "standard" }))
+    ];
+    state.scripts = indexByName(
+      scripts,
+      (x) => x.Name,
+      (x) => idText(x.ID)
+    );
   }
-  if (dateLists) state.dateLists = indexByName(dateLists, (x) => x.Name, (x) => idText(x.ID));
+  if (dateLists)
+    state.dateLists = indexByName(
+      dateLists,
+      (x) => x.Name,
+      (x) => idText(x.ID)
+    );
   if (resourceGroups) state.resourceGroups = indexByName(resourceGroups, (x) => x.Name);
   if (acls) state.acls = indexAcls(acls);
   if (needs.userGroups.length > 0) state.userGroups = await readUserGroups(client, needs.userGroups, acls ?? [], t);
@@ -57225,9 +57709,21 @@ async function readTransfer(client, needs, t, parallelism, steps) {
   const stepGroups = stepNeeds?.accounts && checks ? [...checks.folders.values()].flatMap((f) => f?.acl ?? []).filter((e) => e.type === "Group" && e.name !== void 0 && groupMembers?.members.has(e.name.toLowerCase()) !== true) : [];
   const members = mergeGroupMembers(groupMembers, stepGroups.length > 0 ? await readGroupMembers(client, [], stepGroups, t, parallelism) : void 0);
   return {
-    ...allUsers ? { users: indexByName(allUsers, (u) => u.username, (u) => u.id) } : {},
+    ...allUsers ? {
+      users: indexByName(
+        allUsers,
+        (u) => u.username,
+        (u) => u.id
+      )
+    } : {},
     ...checks ? { stepFolders: checks.folders } : {},
-    ...groups ? { groups: indexByName(groups, (g) => g.name, (g) => g.id) } : {},
+    ...groups ? {
+      groups: indexByName(
+        groups,
+        (g) => g.name,
+        (g) => g.id
+      )
+    } : {},
     folders,
     ...members ? { groupMembers: members } : {},
     ...walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}
@@ -57276,7 +57772,11 @@ async function readGroupMembers(client, names2, entries, t, parallelism) {
   const members = /* @__PURE__ */ new Map();
   for (const g of groups) {
     const memberIds = byId.get(g.id);
-    if (memberIds) members.set(g.name.toLowerCase(), memberIds.flatMap((id) => username.get(id) ?? []));
+    if (memberIds)
+      members.set(
+        g.name.toLowerCase(),
+        memberIds.flatMap((id) => username.get(id) ?? [])
+      );
   }
   return { form: head.form, members };
 }
@@ -57342,9 +57842,18 @@ var init_read_live_state = __esm({
     "use strict";
     init_errors2();
     init_map_with_concurrency();
-    init_model5();
+    init_model3();
     init_folder_path();
-    NO_TRANSFER_NEEDS = { users: false, groups: false, groupNames: [], folders: [], previous: [], creatable: [], walk: [] };
+    init_io_registry();
+    NO_TRANSFER_NEEDS = {
+      users: false,
+      groups: false,
+      groupNames: [],
+      folders: [],
+      previous: [],
+      creatable: [],
+      walk: []
+    };
     FOLDER_LIST_THRESHOLD = 25;
   }
 });
@@ -57375,7 +57884,9 @@ var init_dropped_defaults = __esm({
       ...["FailIfNoSuccessInSched", "OnlyUntilFirstSuccess", "RunEvenIfNotif"].map((field) => ({ part: "schedule", field, value: 0, source: OFF2 })),
       { part: "step", field: "NewFilesOnly", value: 0, source: SEEN("A \xA72.5 0/1 option") },
       { part: "step", field: "Unzip", value: 0, source: SEEN("A \xA72.5 0/1 option") },
-      ...["DelRename", "RetryIfNoFiles", "SearchSubdirs", "SyF", "SyT", "UseLCaseComp"].map((field) => ({ part: "step", field, value: 0, source: OFF2 }))
+      ...["DelRename", "RetryIfNoFiles", "SearchSubdirs", "SyF", "SyT", "UseLCaseComp"].map(
+        (field) => ({ part: "step", field, value: 0, source: OFF2 })
+      )
     ];
     BY_PART = new Map(DROPPED_DEFAULTS.map((d) => [`${d.part}.${d.field}`, d]));
   }
@@ -57512,7 +58023,10 @@ function taskToManifest(task, catalog, secrets) {
   const steps = Array.isArray(t.steps) ? t.steps : [];
   const kinds = steps.map((s) => isRecord(s) ? Object.keys(s)[0] : void 0);
   const other = [...new Set(kinds.filter((k) => k === void 0 || !MANIFEST_STEP_KINDS.has(k)))];
-  if (other.length > 0) notes.push(`steps: ${other.map((k) => k ?? "(empty)").join(", ")} steps cannot be written in a manifest yet; the steps are left out (plan then leaves them as they are)`);
+  if (other.length > 0)
+    notes.push(
+      `steps: ${other.map((k) => k ?? "(empty)").join(", ")} steps cannot be written in a manifest yet; the steps are left out (plan then leaves them as they are)`
+    );
   else if (steps.length > 0) spec.steps = steps.map((s, i) => step(s, i, { name, address, catalog, secrets, notes }));
   if (typeof t.TT === "string" && !isDroppedDefault("task", "TT", t.TT)) {
     if (t.TT === "COS") spec.TT = "COS";
@@ -57525,7 +58039,7 @@ function parameters(params, placeholder) {
   const out = {};
   if (!isRecord(params)) return out;
   for (const [param, p] of Object.entries(params)) {
-    if (isRecord(p) && (p.DisplayValue === SUPPRESSED2 || p.value === SUPPRESSED2)) out[param] = { value: placeholder(param), secret: true };
+    if (isRecord(p) && (p.DisplayValue === SUPPRESSED4 || p.value === SUPPRESSED4)) out[param] = { value: placeholder(param), secret: true };
     else out[param] = isRecord(p) ? String(p.value ?? "") : String(p ?? "");
   }
   return out;
@@ -57591,7 +58105,9 @@ function step(s, index, c) {
   }
   if (stepPasswordState(body) === "likely") {
     out.Password = c.secrets.placeholder(c.address, `${at}.Password`, [c.name, `step${index + 1}`, "Password"]);
-    c.notes.push(`${at}.Password: the server shows no step passwords, and this step signs in as ${String(body.Username)}; a placeholder is written so that a replace or re-create sends it`);
+    c.notes.push(
+      `${at}.Password: the server shows no step passwords, and this step signs in as ${String(body.Username)}; a placeholder is written so that a replace or re-create sends it`
+    );
   }
   return { [kind]: out };
 }
@@ -57614,11 +58130,16 @@ function folderToManifest(folder) {
   const path = folder.folder.path;
   const notes = [];
   const others = folder.acl.filter((e) => e.type !== "User" && e.type !== "Group");
-  if (others.length > 0) notes.push(`${others.length} entr${others.length === 1 ? "y" : "ies"} of type ${[...new Set(others.map((e) => e.type))].join(", ")} cannot be managed and ${others.length === 1 ? "is" : "are"} left out (plan never touches them)`);
+  if (others.length > 0)
+    notes.push(
+      `${others.length} entr${others.length === 1 ? "y" : "ies"} of type ${[...new Set(others.map((e) => e.type))].join(", ")} cannot be managed and ${others.length === 1 ? "is" : "are"} left out (plan never touches them)`
+    );
   const unnamed2 = folder.acl.filter((e) => (e.type === "User" || e.type === "Group") && e.name === void 0);
   if (unnamed2.length > 0) {
     const who = unnamed2.map((e) => `${e.type.toLowerCase()} id ${e.id}${e.serverName !== void 0 ? ` ("${e.serverName}")` : ""}`).join(", ");
-    notes.push(`${who}: not in the user and group lists this account can read, so no username or group name is known; left out, and the mode is additive so that plan leaves ${unnamed2.length === 1 ? "it" : "them"} alone`);
+    notes.push(
+      `${who}: not in the user and group lists this account can read, so no username or group name is known; left out, and the mode is additive so that plan leaves ${unnamed2.length === 1 ? "it" : "them"} alone`
+    );
   }
   const entries = viewEntries(folder.acl.filter((e) => !unnamed2.includes(e))).map((e) => ({
     [e.type === "User" ? "user" : "group"]: e.name,
@@ -57634,7 +58155,7 @@ function finish(kind, name, address, metadataName, spec, notes) {
   const document = { apiVersion: API_VERSION, kind, metadata: { name: metadataName }, spec: shaped };
   return { kind, name, address, document, notes };
 }
-var SUPPRESSED2, MANIFEST_STEP_KINDS;
+var SUPPRESSED4, MANIFEST_STEP_KINDS;
 var init_to_manifest = __esm({
   "src/import/to-manifest.ts"() {
     "use strict";
@@ -57643,12 +58164,12 @@ var init_to_manifest = __esm({
     init_model2();
     init_common();
     init_is_record();
-    init_folder_permissions();
-    init_resource_group_acl();
-    init_task();
+    init_plan();
+    init_plan2();
+    init_plan3();
     init_dropped_defaults();
     init_shape_to_schema();
-    SUPPRESSED2 = "(suppressed)";
+    SUPPRESSED4 = "(suppressed)";
     MANIFEST_STEP_KINDS = /* @__PURE__ */ new Set(["Source", "Process", "Destination"]);
   }
 });
@@ -57716,10 +58237,6 @@ var init_removed_content = __esm({
 });
 
 // src/plan/manifest-digest.ts
-var manifest_digest_exports = {};
-__export(manifest_digest_exports, {
-  manifestDigest: () => manifestDigest
-});
 import { createHash as createHash4 } from "node:crypto";
 import { relative as relative6, sep as sep6 } from "node:path";
 function manifestDigest(set, cwd) {
@@ -57749,8 +58266,8 @@ function isTransferHost(host, match) {
   const address = typeof host.Host === "string" ? host.Host.trim().toLowerCase() : "";
   return match.transferHostname !== void 0 && address !== "" && address === match.transferHostname;
 }
-function findTransferSteps(manifests, automation2, match) {
-  const hosts = automation2?.hosts;
+function findTransferSteps(manifests, automation, match) {
+  const hosts = automation?.hosts;
   if (hosts === void 0) return [];
   const out = [];
   for (const m of manifests) {
@@ -57773,8 +58290,8 @@ function findTransferSteps(manifests, automation2, match) {
 }
 function checkTransferSteps(input) {
   if (input.steps.length === 0) return { diagnostics: [] };
-  const transfer2 = input.live.transfer;
-  const users = transfer2?.users;
+  const transfer = input.live.transfer;
+  const users = transfer?.users;
   const read = input.live.transfer?.groupMembers;
   const members = read === void 0 ? NO_MEMBERS : groupMembersFrom(read.members);
   const problems = [];
@@ -57809,7 +58326,12 @@ function checkTransferSteps(input) {
     if (user === void 0) {
       problems.push({ ...base, problem: "unknown-account", missing: [...step2.needs] });
       const who = step2.account === void 0 ? `host \`${step2.host.Name}\` has no account (\`DefUsername\`) and the step no \`Username\`` : `account \`${step2.account}\` is not a user of the transfer server`;
-      diagnostics.push(createPlanWarning("MF416", at, `${who}: ${where} needs ${step2.needs.join(", ")} on ${step2.path}`, { address: base.address, hint: "set the step's `Username` or the host's `DefUsername` to a user of the transfer server" }));
+      diagnostics.push(
+        createPlanWarning("MF416", at, `${who}: ${where} needs ${step2.needs.join(", ")} on ${step2.path}`, {
+          address: base.address,
+          hint: "set the step's `Username` or the host's `DefUsername` to a user of the transfer server"
+        })
+      );
       continue;
     }
     const access = computeEffectiveAccess(accessEntries(acl, input.live), members);
@@ -57823,7 +58345,9 @@ function checkTransferSteps(input) {
       createPlanWarning("MF416", at, `account \`${user.username}\` lacks ${missing.join(", ")} on ${step2.path}, which ${where} needs`, {
         address: base.address,
         hint: `grant ${missing.join(", ")} to ${user.username} (or a group of theirs) in the folder's FolderPermissions manifest`,
-        ...unknown.length > 0 ? { detail: `the members of ${unknown.map((g) => `\`${g}\``).join(", ")} could not be read from the transfer server: an entry of ${unknown.length === 1 ? "that group" : "those groups"} may grant it` } : {}
+        ...unknown.length > 0 ? {
+          detail: `the members of ${unknown.map((g) => `\`${g}\``).join(", ")} could not be read from the transfer server: an entry of ${unknown.length === 1 ? "that group" : "those groups"} may grant it`
+        } : {}
       })
     );
   }
@@ -57876,275 +58400,70 @@ var init_cross_server = __esm({
     init_types();
     init_vocabulary();
     init_effective();
-    init_diagnostics4();
+    init_diagnostics5();
     init_model2();
-    init_plan_changes();
+    init_compute_plan();
   }
 });
 
 // src/plan/resolve-desired.ts
 function resolveDesired(manifests, live) {
   const diagnostics = [];
-  const tasks = [];
-  const acls = [];
-  const folders = [];
+  const byKind = Object.fromEntries(EVERY_KIND.map((kind) => [kind, []]));
   const skipped = [];
   const missingService = { automation: [], transfer: [] };
-  for (const m of manifests) {
-    switch (m.kind) {
-      case "Task": {
-        if (!live.automation) {
-          missingService.automation.push(m);
-          skipped.push(m);
-        } else pushIfResolved(tasks, resolveTask(m, live.automation), diagnostics, skipped);
-        break;
-      }
-      case "ResourceGroupAcl": {
-        if (!live.automation) {
-          missingService.automation.push(m);
-          skipped.push(m);
-        } else pushIfResolved(acls, resolveAcl(m, live.automation), diagnostics, skipped);
-        break;
-      }
-      case "FolderPermissions": {
-        if (!live.transfer) {
-          missingService.transfer.push(m);
-          skipped.push(m);
-        } else pushIfResolved(folders, resolveFolder(m, live.transfer), diagnostics, skipped);
-        break;
-      }
-      default: {
-        const never = m;
-        throw new Error(`unknown manifest kind ${JSON.stringify(never)}`);
-      }
+  const resolveOne = (manifest) => {
+    const definition = kindOf(manifest.kind);
+    if (!live[definition.service]) {
+      missingService[definition.service].push(manifest);
+      skipped.push(manifest);
+      return;
     }
-  }
+    const resolution = definition.resolve(manifest, live);
+    diagnostics.push(...resolution.diagnostics);
+    if (resolution.diagnostics.length === 0) byKind[manifest.kind].push(resolution.value);
+    else skipped.push(manifest);
+  };
+  for (const manifest of manifests) resolveOne(manifest);
   for (const service of ["automation", "transfer"]) {
     const list = missingService[service];
     const first = list[0];
     if (!first) continue;
     diagnostics.push(
-      createPlanDiagnostic("MF411", first.source, `${list.length} manifest${list.length === 1 ? "" : "s"} need${list.length === 1 ? "s" : ""} the ${service} service, which this environment does not configure`, {
-        hint: `add \`${service}:\` with url and credentials to the environment in mftops.yaml`
-      })
+      createPlanDiagnostic(
+        "MF411",
+        first.source,
+        `${list.length} manifest${list.length === 1 ? "" : "s"} need${list.length === 1 ? "s" : ""} the ${service} service, which this environment does not configure`,
+        {
+          hint: `add \`${service}:\` with url and credentials to the environment in mftops.yaml`
+        }
+      )
     );
   }
-  return { desired: { tasks, acls, folders, skipped }, diagnostics };
+  return { desired: { byKind, skipped }, diagnostics };
 }
-function pushIfResolved(into, r, diagnostics, skipped) {
-  diagnostics.push(...r.diagnostics);
-  if (r.diagnostics.length === 0) into.push(r.value);
-  else skipped.push(r.value.manifest);
-}
-function reporter(m) {
-  const list = [];
-  return {
-    list,
-    report: (code5, path, message, hint) => list.push(createPlanDiagnostic(code5, m.sourceMap.locate(path), message, { hint, address: formatAddress(m.kind, m.name) }))
-  };
-}
-function nameRecorder() {
-  const list = [];
-  const seen = /* @__PURE__ */ new Set();
-  return {
-    list,
-    note: (kind, name, id) => {
-      const key = `${kind}\0${name.toLowerCase()}`;
-      if (seen.has(key) || id === "") return;
-      seen.add(key);
-      list.push(id === void 0 ? { kind, name } : { kind, name, id });
-    }
-  };
-}
-function names(index, nameOf) {
-  if (!index) return [];
-  return index.items.map(nameOf).filter((n) => typeof n === "string" && n !== "");
-}
-function resolveTask(m, a) {
-  const r = reporter(m);
-  const n = nameRecorder();
-  const body = { Name: m.name };
-  for (const [key, value] of Object.entries(m.spec)) {
-    if (value === void 0) continue;
-    switch (key) {
-      case "Group":
-        body.Group = value.map((name, i) => {
-          const group = a.resourceGroups?.byName.get(name.toLowerCase());
-          if (!group) {
-            r.report("MF404", ["spec", "Group", i], `no resource group named \`${name}\` on the automation server${didYouMean(name, names(a.resourceGroups, (g) => g.Name))}`);
-            return name;
-          }
-          n.note("resourceGroup", name);
-          return group.Name;
-        });
-        break;
-      case "Parameters":
-        body.Parameters = wireParameters(value);
-        break;
-      case "Schedules":
-        body.Schedules = { Schedule: value.Schedule.map((s, i) => resolveSchedule(s, i, a, r.report, n.note)) };
-        break;
-      case "steps":
-        body.steps = value.map((s, i) => resolveStep(s, i, a, r.report, n.note));
-        break;
-      default:
-        body[key] = toJson(value);
-    }
-  }
-  return { value: { manifest: m, body, resolved: n.list }, diagnostics: r.list };
-}
-function wireParameters(params) {
-  const out = {};
-  for (const [name, p] of Object.entries(params)) out[name] = p.secret ? { value: p.value, DisplayValue: SUPPRESSED3 } : { value: p.value };
-  return out;
-}
-function resolveSchedule(s, index, a, report, note) {
-  const out = {};
-  for (const [key, value] of Object.entries(s)) {
-    if (value === void 0) continue;
-    if (key !== "DateListRef") {
-      out[key] = toJson(value);
-      continue;
-    }
-    out.DateListRef = value.map((name, j) => {
-      const list = a.dateLists?.byName.get(name.toLowerCase());
-      if (!list) {
-        report("MF403", ["spec", "Schedules", "Schedule", index, "DateListRef", j], `no date list named \`${name}\` on the automation server${didYouMean(name, names(a.dateLists, (d) => d.Name))}`);
-        return { DateListID: "" };
-      }
-      note("dateList", name, String(list.ID ?? ""));
-      return { DateListID: String(list.ID ?? "") };
-    });
-  }
-  return out;
-}
-function resolveStep(step2, index, a, report, note) {
-  const kind = stepKindOf(step2);
-  const body = step2[kind];
-  const path = ["spec", "steps", index, kind];
-  const out = {};
-  switch (kind) {
-    case "Source":
-    case "Destination": {
-      const host = findHost(body, path, a, report);
-      if (host && typeof body.Host === "string") note("host", body.Host, host.ID);
-      for (const [key, value] of Object.entries(body)) {
-        if (value === void 0) continue;
-        if (key === "Host" || key === "HostID") {
-          out.HostID = host ? host.ID : String(value);
-          if (host) out.Type = host.type;
-        } else if (key === "Type") {
-          if (!host) out.Type = toJson(value);
-          else if (!sameHostType(String(value), host.type)) {
-            report("MF410", [...path, "Type"], `\`Type\` is \`${String(value)}\` but host \`${host.Name}\` is of type \`${host.type}\``, "leave `Type` out: it is taken from the host");
-          }
-        } else out[key] = toJson(value);
-      }
-      break;
-    }
-    case "Process": {
-      for (const [key, value] of Object.entries(body)) {
-        if (value === void 0) continue;
-        if (key === "Script") {
-          const script = a.scripts?.byName.get(String(value).toLowerCase());
-          if (!script) report("MF402", [...path, "Script"], `no custom or standard script named \`${String(value)}\` on the automation server${didYouMean(String(value), names(a.scripts, (s) => s.Name))}`);
-          if (script) note("script", String(value), String(script.ID ?? ""));
-          out.ScriptID = script ? String(script.ID ?? "") : "";
-        } else if (key === "ScriptID") {
-          if (!a.scripts?.byId.has(String(value))) report("MF402", [...path, "ScriptID"], `no custom or standard script has ID \`${String(value)}\` on the automation server`, "name the script with `Script` instead: ids differ between servers");
-          out.ScriptID = String(value);
-        } else if (key === "Parameters") out.Parameters = wireParameters(value);
-        else out[key] = toJson(value);
-      }
-      break;
-    }
-    default: {
-      const never = kind;
-      throw new Error(`unknown step kind ${String(never)}`);
-    }
-  }
-  return { [kind]: out };
-}
-function findHost(body, path, a, report) {
-  if (typeof body.Host === "string") {
-    const host = a.hosts?.byName.get(body.Host.toLowerCase());
-    if (!host) report("MF401", [...path, "Host"], `no host named \`${body.Host}\` on the automation server${didYouMean(body.Host, names(a.hosts, (h) => h.Name))}`);
-    return host;
-  }
-  if (typeof body.HostID === "string") {
-    const host = a.hosts?.byId.get(body.HostID);
-    if (!host) report("MF401", [...path, "HostID"], `no host has ID \`${body.HostID}\` on the automation server`, "name the host with `Host` instead: ids differ between servers");
-    return host;
-  }
-  return void 0;
-}
-function resolveAcl(m, a) {
-  const r = reporter(m);
-  const n = nameRecorder();
-  const { resourceGroup, userGroup, permissions } = m.spec;
-  const group = a.resourceGroups?.byName.get(resourceGroup.toLowerCase());
-  if (!group) {
-    r.report("MF404", ["spec", "resourceGroup"], `no resource group named \`${resourceGroup}\` on the automation server${didYouMean(resourceGroup, names(a.resourceGroups, (g) => g.Name))}`);
-  } else n.note("resourceGroup", resourceGroup);
-  let userGroupName = userGroup;
-  const known = a.userGroups?.names.get(userGroup.toLowerCase());
-  if (known !== void 0) userGroupName = known;
-  else if (a.userGroups?.readable) {
-    r.report("MF405", ["spec", "userGroup"], `no user group named \`${userGroup}\` on the automation server${didYouMean(userGroup, a.userGroups.names.values())}`, "user group names are case-sensitive on the server");
-  }
-  return { value: { manifest: m, resourceGroup: group?.Name ?? resourceGroup, userGroup: userGroupName, permissions, resolved: n.list }, diagnostics: r.list };
-}
-function resolveFolder(m, t) {
-  const r = reporter(m);
-  const n = nameRecorder();
-  const entries = [];
-  m.spec.entries.forEach((e, index) => {
-    const permissions = e.permissions;
-    const sharePermissions = e.sharePermissions ?? [];
-    if (e.user !== void 0) {
-      const user = t.users?.byName.get(e.user.toLowerCase());
-      if (!user) r.report("MF406", ["spec", "entries", index, "user"], `no user named \`${e.user}\` on the transfer server${didYouMean(e.user, names(t.users, (u) => u.username))}`);
-      else {
-        n.note("user", e.user, user.id);
-        entries.push({ type: "User", name: e.user, id: user.id, permissions, sharePermissions, index });
-      }
-    } else if (e.group !== void 0) {
-      const group = t.groups?.byName.get(e.group.toLowerCase());
-      if (!group) r.report("MF407", ["spec", "entries", index, "group"], `no group named \`${e.group}\` on the transfer server${didYouMean(e.group, names(t.groups, (g) => g.name))}`);
-      else {
-        n.note("group", e.group, group.id);
-        entries.push({ type: "Group", name: e.group, id: group.id, permissions, sharePermissions, index });
-      }
-    }
-  });
-  return { value: { manifest: m, path: m.name, entries, resolved: n.list }, diagnostics: r.list };
-}
-var SUPPRESSED3;
 var init_resolve_desired = __esm({
   "src/plan/resolve-desired.ts"() {
     "use strict";
-    init_types();
-    init_common();
-    init_task();
-    init_diagnostics4();
-    init_model2();
-    SUPPRESSED3 = "(suppressed)";
+    init_registry();
+    init_diagnostics5();
+    init_resolve3();
   }
 });
 
-// src/app/build-plan.ts
-var build_plan_exports = {};
-__export(build_plan_exports, {
-  buildPlan: () => buildPlan
+// src/app/read-and-plan.ts
+var read_and_plan_exports = {};
+__export(read_and_plan_exports, {
+  readAndPlan: () => readAndPlan
 });
-async function buildPlan(input) {
+async function readAndPlan(input) {
   const cwd = input.cwd ?? process.cwd();
   const loaded = input.manifests;
   if (hasErrors(loaded.diagnostics)) return { diagnostics: loaded.diagnostics };
   const env = input.environment;
   const transferUrl = input.servers.transfer?.url;
   const transferHostname = transferUrl !== void 0 ? hostnameOf(transferUrl) : void 0;
-  const match = { transferHosts: env.transferHosts ?? [], ...transferHostname !== void 0 ? { transferHostname } : {} };
+  const match = { transferHosts: env.transferHosts ?? [], ...withDefined({ transferHostname }) };
   const checking = input.clients.transfer !== void 0 && (match.transferHosts.length > 0 || transferHostname !== void 0);
   let reported = { done: 0, total: 0 };
   const report = input.progress;
@@ -58154,15 +58473,13 @@ async function buildPlan(input) {
   } : void 0;
   const read = await readLiveState({
     manifests: loaded.manifests,
-    ...input.clients.automation ? { automation: input.clients.automation } : {},
-    ...input.clients.transfer ? { transfer: input.clients.transfer } : {},
+    ...withDefined({ automation: input.clients.automation, transfer: input.clients.transfer }),
     scope: env.scope,
     prune: env.prune,
-    ...input.parallelism !== void 0 ? { parallelism: input.parallelism } : {},
-    ...progress ? { progress } : {},
+    ...withDefined({ parallelism: input.parallelism, progress }),
     ...checking ? {
-      stepFolders: (automation3) => {
-        const steps2 = findTransferSteps(loaded.manifests, automation3, match);
+      stepFolders: (automation2) => {
+        const steps2 = findTransferSteps(loaded.manifests, automation2, match);
         return { paths: steps2.map((s) => s.path), accounts: steps2.some((s) => s.account !== void 0) };
       }
     } : {}
@@ -58177,16 +58494,15 @@ async function buildPlan(input) {
     variables: Object.fromEntries([...loaded.variables].sort(([a], [b]) => compareText2(a, b))),
     scope: env.scope,
     prune: env.prune,
-    ...input.pruneOff !== void 0 ? { pruneOff: input.pruneOff } : {},
-    ...input.targets ? { targets: input.targets } : {},
+    ...withDefined({ pruneOff: input.pruneOff, targets: input.targets }),
     toolVersion: input.toolVersion ?? VERSION,
     now: (input.now ?? (() => /* @__PURE__ */ new Date()))(),
     cwd,
     taskVocabulary: getValueVocabulary("Task")
   };
-  const first = planChanges(planInput);
-  const automation2 = input.clients.automation;
-  const members = automation2 && read.automation && first.plan.access?.changes.some((c) => c.service === "automation") ? await readUserGroupMembers2(automation2) : void 0;
+  const first = computePlan(planInput);
+  const automation = input.clients.automation;
+  const members = automation && read.automation && first.plan.access?.changes.some((c) => c.service === "automation") ? await readUserGroupMembers2(automation) : void 0;
   if (members) progress?.(reported.done + 1, Math.max(reported.done, reported.total) + 1, "user groups");
   const live = members && read.automation ? { ...read, automation: { ...read.automation, userGroupMembers: members } } : read;
   const planned = members && read.automation ? { ...first, plan: withAccess(first.plan, first.accessWith({ members, acls: read.automation.acls ?? /* @__PURE__ */ new Map() })) } : first;
@@ -58199,7 +58515,7 @@ async function buildPlan(input) {
 }
 function withAccess(plan, access) {
   const { access: _previous, transferChecks, ...rest } = plan;
-  return { ...rest, ...access !== void 0 ? { access } : {}, ...transferChecks !== void 0 ? { transferChecks } : {} };
+  return { ...rest, ...withDefined({ access, transferChecks }) };
 }
 function serverIdentities2(servers, live) {
   const out = {};
@@ -58210,122 +58526,24 @@ function serverIdentities2(servers, live) {
   if (servers.transfer) out.transfer = { url: servers.transfer.url, username: servers.transfer.username };
   return out;
 }
-var init_build_plan = __esm({
-  "src/app/build-plan.ts"() {
+var init_read_and_plan = __esm({
+  "src/app/read-and-plan.ts"() {
     "use strict";
     init_order();
     init_read_live_state();
     init_diagnostics2();
     init_schemas();
     init_version();
+    init_with_defined();
     init_removed_content();
-    init_diagnostics4();
+    init_diagnostics5();
     init_manifest_digest();
     init_model2();
     init_cross_server();
-    init_plan_changes();
+    init_compute_plan();
     init_resolve_desired();
     init_evaluate();
     init_run_policy_checks();
-  }
-});
-
-// src/apply/secrets.ts
-var secrets_exports = {};
-__export(secrets_exports, {
-  describeSecretProblems: () => describeSecretProblems,
-  findSecretProblems: () => findSecretProblems,
-  redactSecrets: () => redactSecrets,
-  resolveChangeSecrets: () => resolveChangeSecrets
-});
-import { dirname as dirname7, isAbsolute as isAbsolute6, resolve as resolve8 } from "node:path";
-function resolveChangeSecrets(changes, ctx) {
-  const payloads = /* @__PURE__ */ new Map();
-  const values2 = [];
-  const problems = [];
-  const reads = /* @__PURE__ */ new Map();
-  for (const change of changes) {
-    const baseDir = manifestFolder(change, ctx);
-    const seen = /* @__PURE__ */ new Set();
-    const payload = mapPayloadRefs(change, (ref) => {
-      const at = ref.kind === "env" ? `env\0${ref.name}` : `file\0${resolve8(baseDir, ref.path)}`;
-      let read = reads.get(at);
-      if (read === void 0) {
-        read = readSecretRef(ref, { env: ctx.env, baseDir, confinement: ctx.confinement });
-        reads.set(at, read);
-        if (read.ok) values2.push(read.secret.reveal());
-      }
-      if (read.ok) return read.secret.reveal();
-      const key = failureKey(read.failure);
-      if (!seen.has(key)) problems.push({ address: change.address, ...change.source ? { source: change.source } : {}, ref, failure: read.failure });
-      seen.add(key);
-      return void 0;
-    });
-    if (payload !== void 0) payloads.set(change.address, payload);
-  }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, resolved: { payloads, values: values2 } };
-}
-function findSecretProblems(changes, ctx) {
-  const resolution = resolveChangeSecrets(changes, ctx);
-  return resolution.ok ? [] : resolution.problems;
-}
-function describeSecretProblems(problems) {
-  const byFailure = /* @__PURE__ */ new Map();
-  for (const p of problems) {
-    const key = failureKey(p.failure);
-    const group = byFailure.get(key) ?? { failure: p.failure, users: [] };
-    const user = p.source ? `${p.address} (${p.source.file}:${p.source.line})` : p.address;
-    if (!group.users.includes(user)) group.users.push(user);
-    byFailure.set(key, group);
-  }
-  return [...byFailure.values()].map((g) => `${describeSecretFailure(g.failure)}: needed by ${g.users.join(", ")}`);
-}
-function redactSecrets(text2, secrets) {
-  let out = text2;
-  for (const s of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (s.length > 0) out = out.split(s).join("(sensitive)");
-  }
-  return out;
-}
-function failureKey(f) {
-  return f.kind === "env" ? `env\0${f.name}\0${f.why}` : `file\0${f.path}\0${f.why}`;
-}
-function manifestFolder(change, ctx) {
-  const source = change.source;
-  return source ? dirname7(isAbsolute6(source.file) ? source.file : resolve8(ctx.cwd, source.file)) : ctx.cwd;
-}
-function mapPayloadRefs(change, value) {
-  const payload = change.payload;
-  if (payload === void 0) return void 0;
-  const walk2 = (v) => {
-    if (typeof v === "string") {
-      const ref = parseSecretRef(v);
-      return ref === void 0 ? v : value(ref) ?? v;
-    }
-    if (Array.isArray(v)) return v.map(walk2);
-    if (v !== null && typeof v === "object") {
-      const out = {};
-      for (const [k, item] of Object.entries(v)) out[k] = walk2(item);
-      return out;
-    }
-    return v;
-  };
-  switch (payload.kind) {
-    case "Task":
-      return { kind: "Task", body: walk2(payload.body) };
-    case "ResourceGroupAcl":
-    case "FolderPermissions":
-      return payload;
-    default: {
-      const never = payload;
-      throw new Error(`unknown payload ${String(never)}`);
-    }
-  }
-}
-var init_secrets = __esm({
-  "src/apply/secrets.ts"() {
-    "use strict";
-    init_secret();
   }
 });
 
@@ -58346,25 +58564,33 @@ async function planEnvironment(options, ctx) {
   try {
     result = await planManifests(
       prelude.manifests,
-      { readers: clients.readers, env, services, parallelism, confinement: secretConfinementOf(prelude.config), ...prune.off ? { pruneOff: prune.off } : {}, ...options.targets ? { targets: options.targets } : {} },
+      {
+        readers: clients.readers,
+        env,
+        services,
+        parallelism,
+        confinement: secretConfinementOf(prelude.config),
+        ...prune.off ? { pruneOff: prune.off } : {},
+        ...options.targets ? { targets: options.targets } : {}
+      },
       ctx
     );
   } finally {
     await clients.close();
   }
-  if (result.plan === void 0 || result.plan.errored) return { status: "invalid", diagnostics: result.diagnostics, ...result.plan ? { plan: result.plan } : {} };
+  if (result.plan === void 0 || result.plan.errored)
+    return { status: "invalid", diagnostics: result.diagnostics, ...result.plan ? { plan: result.plan } : {} };
   if (deniesPlan(result.plan.policy)) return { status: "denied", plan: result.plan, diagnostics: result.diagnostics };
   let planFile;
   if (options.out !== void 0) {
-    const { writePlanFile: writePlanFile2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
     planFile = resolve9(ctx.cwd, options.out);
-    writePlanFile2(planFile, result.plan, { configFile: prelude.config.file });
+    writePlanFile(planFile, result.plan, { configFile: prelude.config.file });
   }
   return { status: "planned", plan: result.plan, diagnostics: result.diagnostics, ...planFile !== void 0 ? { planFile } : {} };
 }
 async function planManifests(manifests, input, ctx) {
-  const { buildPlan: buildPlan2 } = await Promise.resolve().then(() => (init_build_plan(), build_plan_exports));
-  const result = await buildPlan2({
+  const { readAndPlan: readAndPlan2 } = await Promise.resolve().then(() => (init_read_and_plan(), read_and_plan_exports));
+  const result = await readAndPlan2({
     manifests,
     clients: input.readers,
     environment: input.env,
@@ -58378,11 +58604,13 @@ async function planManifests(manifests, input, ctx) {
   });
   if (result.plan === void 0) return { diagnostics: reportOf(manifests, result.diagnostics) };
   const unresolved = await secretWarnings(result.plan, manifests, input.confinement, ctx);
-  return { plan: result.plan, diagnostics: reportOf(manifests, unresolved.length > 0 ? sortDiagnostics([...result.diagnostics, ...unresolved]) : result.diagnostics) };
+  return {
+    plan: result.plan,
+    diagnostics: reportOf(manifests, unresolved.length > 0 ? sortDiagnostics([...result.diagnostics, ...unresolved]) : result.diagnostics)
+  };
 }
 async function secretWarnings(plan, manifests, confinement, ctx) {
-  const { findSecretProblems: findSecretProblems2 } = await Promise.resolve().then(() => (init_secrets(), secrets_exports));
-  const problems = findSecretProblems2(
+  const problems = findSecretProblems(
     plan.changes.filter((c) => isWriteAction(c.action)),
     { env: ctx.env, cwd: ctx.cwd, confinement }
   );
@@ -58420,9 +58648,10 @@ function pathOfRef(manifest, ref) {
 function reportOf(manifests, diagnostics) {
   return { diagnostics, manifestCount: countValidDocuments(manifests) };
 }
-var init_plan = __esm({
+var init_plan4 = __esm({
   "src/app/plan.ts"() {
     "use strict";
+    init_secrets();
     init_diagnostics();
     init_is_record();
     init_model2();
@@ -58430,541 +58659,48 @@ var init_plan = __esm({
     init_secret();
     init_clients();
     init_environment();
+    init_plan_file();
   }
 });
 
-// src/render/plan-text.ts
-var plan_text_exports = {};
-__export(plan_text_exports, {
-  renderChangeText: () => renderChangeText,
-  renderPlanText: () => renderPlanText,
-  transferChecksText: () => transferChecksText
-});
-function renderPlanText(plan, options) {
-  const paint = painter(options.color);
-  const summary = summarize(plan.changes);
-  const listed = plan.changes.filter((c) => c.action !== "no-op");
-  const lines2 = [`mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural2(plan.changes.length, "object")} compared, ${formatCount(summary["no-op"])} unchanged.`];
-  if (plan.variables !== void 0) lines2.push(variablesSentence(plan.variables));
-  if (plan.targets !== void 0 && plan.targets.length > 0) lines2.push(`Limited to --target ${plan.targets.map(quote).join(", ")}.`);
-  if (plan.pruneOff !== void 0) lines2.push(pruneOffSentence(plan.pruneOff));
-  lines2.push(...verdictText(plan, listed, paint));
-  lines2.push(...policyText(plan.policy));
-  if (listed.length === 0) {
-    lines2.push("", NO_CHANGES, ...transferChecksText(plan.transferChecks));
-    return `${lines2.join("\n")}
-`;
-  }
-  const used = LISTED_ACTIONS.filter((a) => summary[a] > 0);
-  lines2.push(`Symbols: ${used.map((a) => `${paint.action(a, symbolOf(a))} ${a}`).join(", ")}`);
-  if (plan.access !== void 0) lines2.push("", ...renderAccessText(plan.access));
-  for (const change of listed) lines2.push("", ...renderChange(change, paint));
-  lines2.push("", paint.bold(`${planSentence(summary)}${plan.access === void 0 ? "" : ` ${accessCountPhrase(plan.access)}.`}`), ...transferChecksText(plan.transferChecks));
-  return `${lines2.join("\n")}
-`;
+// src/kinds/created-ids.ts
+function keyOf(address) {
+  return address.toLowerCase();
 }
-function verdictText(plan, listed, paint) {
-  const lines2 = [];
-  const denies = (plan.policy?.violations ?? []).filter((v) => v.severity === "deny").length;
-  if (denies > 0) lines2.push(`Refused by policy: ${formatCount(denies)} deny ${plural2(denies, "violation")} (below); the plan is not saved and cannot be applied.`);
-  if (plan.errored) lines2.push("Incomplete: errors left objects out of this plan; it cannot be saved or applied.");
-  const blocked = listed.filter((c) => c.action === "blocked");
-  if (blocked.length > 0) lines2.push(`Blocked: ${formatCount(blocked.length)} ${plural2(blocked.length, "change")} the API cannot make; a person has to:`, ...blocked.map((c) => `  ${paint.action("blocked", "!")} ${escapeControl(c.address)}`));
-  for (const [action, flag, verb] of [["delete", "--allow-delete", "deletes"], ["replace", "--allow-replace", "replaces"]]) {
-    const these = listed.filter((c) => c.action === action);
-    if (these.length > 0) lines2.push(`Needs ${flag}: it ${verb} ${formatCount(these.length)} ${plural2(these.length, "object")}:`, ...these.map((c) => `  ${paint.action(action, symbolOf(action))} ${escapeControl(c.address)}`));
-  }
-  return lines2.length > 0 ? ["", ...lines2] : [];
-}
-function transferChecksText(checks) {
-  if (checks === void 0) return [];
-  const lines2 = ["", transferChecksHeadline(checks)];
-  for (const p of checks.problems) {
-    const place2 = transferProblemPlace(p);
-    lines2.push(`  ! ${escapeControl(transferStepLabel(p))}: ${escapeControl(transferProblemText(p))}${place2 === void 0 ? "" : ` (${escapeControl(place2)})`}`);
-  }
-  for (const note of transferCheckNotes(checks)) lines2.push(`  # ${note}`);
-  return lines2;
-}
-function renderChangeText(change) {
-  return renderChange(change, painter(false));
-}
-function renderChange(change, paint) {
-  const renamed = change.previousName === void 0 ? "" : ` (renamed from ${quote(change.previousName)})`;
-  const lines2 = [`${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`];
-  const indent = "    ";
-  if (change.reason !== void 0) lines2.push(`${indent}# ${escapeControl(describeReason(change.reason))}`);
-  const removed = removedLines(change);
-  const removedAfterFields = change.action === "replace" && removed.length > 0;
-  if (!removedAfterFields) for (const line of removed) lines2.push(`${indent}${paint.diffLine(`- ${line}`)}`);
-  for (const field of change.fields) lines2.push(...renderField(viewField(field, change.action), paint).map((l) => indent + l));
-  for (const words of describeScheduleChange(change)) lines2.push(`${indent}# ${words.label}: ${scheduleText(words)}`);
-  if (removedAfterFields) lines2.push(`${indent}# deleted first, as it is now:`, ...removed.map((l) => `${indent}${paint.diffLine(`- ${l}`)}`));
-  const entries = change.entries ?? [];
-  for (const entry of entries) {
-    switch (entry.action) {
-      case "no-op":
-        break;
-      case "blocked":
-        lines2.push(`${indent}${paint.action("blocked", "!")} ${principalLabel(entry)} is blocked${entry.reason === void 0 ? "" : `: ${escapeControl(describeReason(entry.reason))}`}`);
-        break;
-      case "create":
-      case "update":
-      case "delete":
-        lines2.push(`${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}${originNote(entry.origin)}`);
-        break;
-      default: {
-        const never = entry.action;
-        throw new Error(`unknown entry action ${String(never)}`);
-      }
-    }
-  }
-  const unchanged = entries.filter((e) => e.action === "no-op").length;
-  if (unchanged > 0) lines2.push(`${indent}# (${formatCount(unchanged)} unchanged ${plural2(unchanged, "entry", "entries")} hidden)`);
-  return lines2;
-}
-function renderField(view, paint) {
-  const sym = paint.sign(view.symbol, view.symbol);
-  const forces = fieldNote(view);
-  switch (view.form) {
-    case "sensitive":
-      return [`${sym} ${view.path}: (sensitive)${forces}`];
-    case "inline": {
-      const value = view.before !== void 0 && view.after !== void 0 ? `${view.before} \u2192 ${view.after}` : view.after ?? view.before ?? "";
-      return [`${sym} ${view.path}: ${value}${forces}`];
-    }
-    case "block":
-      return [`${sym} ${view.path}:${forces}`, ...view.lines.map((l) => `    ${paint.diffLine(l)}`)];
-    default: {
-      const never = view;
-      throw new Error(`unknown field form ${String(never)}`);
-    }
-  }
-}
-function quote(text2) {
-  return escapeControl(JSON.stringify(text2));
-}
-function plural2(n, one, many = `${one}s`) {
-  return n === 1 ? one : many;
-}
-function painter(on) {
-  const wrap = (code5, text2) => on ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
-  const GREEN = "32";
-  const YELLOW = "33";
-  const RED = "31";
-  const MAGENTA = "35";
-  return {
-    action(action, text2) {
-      switch (action) {
-        case "create":
-          return wrap(GREEN, text2);
-        case "update":
-          return wrap(YELLOW, text2);
-        case "delete":
-          return wrap(RED, text2);
-        case "replace":
-        case "blocked":
-          return wrap(MAGENTA, text2);
-        case "no-op":
-          return text2;
-        default: {
-          const never = action;
-          throw new Error(`unknown action ${String(never)}`);
-        }
-      }
-    },
-    sign(sign, text2) {
-      return wrap(sign === "+" ? GREEN : sign === "-" ? RED : YELLOW, text2);
-    },
-    diffLine(line) {
-      if (line.startsWith("+")) return wrap(GREEN, line);
-      if (line.startsWith("-")) return wrap(RED, line);
-      if (line.startsWith("@@")) return wrap("36", line);
-      return line;
-    },
-    bold(text2) {
-      return wrap("1", text2);
-    }
-  };
-}
-var init_plan_text = __esm({
-  "src/render/plan-text.ts"() {
+var CreatedIds, MissingIdError;
+var init_created_ids = __esm({
+  "src/kinds/created-ids.ts"() {
     "use strict";
-    init_model2();
-    init_transfer_checks();
-    init_plan_common();
-    init_reasons();
-    init_access();
-    init_policy();
-  }
-});
-
-// src/apply/guard.ts
-var guard_exports = {};
-__export(guard_exports, {
-  DEFAULT_MAX_DELETES: () => DEFAULT_MAX_DELETES,
-  blockedChanges: () => blockedChanges,
-  checkPermissions: () => checkPermissions,
-  checkPlanTarget: () => checkPlanTarget,
-  writeChanges: () => writeChanges
-});
-function checkPlanTarget(plan, env) {
-  const problems = [];
-  if (plan.environment !== env.name) {
-    problems.push(`the plan was made for environment "${plan.environment}", not "${env.name}": apply it with --env ${plan.environment}, or make a plan for ${env.name}`);
-  }
-  const services = ["automation", "transfer"];
-  for (const service of services) {
-    const planned = plan.servers[service];
-    const configured = env[service];
-    const touched = plan.changes.some((c) => c.service === service && isWriteAction(c.action));
-    if (planned && configured && sameUrl(planned.url, configured.url)) continue;
-    if (planned && configured) {
-      problems.push(`the plan was made against the ${service} server ${planned.url}, but environment "${env.name}" uses ${configured.url}`);
-    } else if (planned && touched) {
-      problems.push(`the plan changes the ${service} server ${planned.url}, but environment "${env.name}" has no ${service} service`);
-    } else if (!planned && touched) {
-      problems.push(`the plan changes ${service} objects but does not say which ${service} server it was made against`);
-    }
-  }
-  return problems;
-}
-function sameUrl(a, b) {
-  const norm = (u) => {
-    try {
-      const url = new URL(u);
-      return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
-    } catch {
-      return u.replace(/\/+$/, "");
-    }
-  };
-  return norm(a) === norm(b);
-}
-function checkPermissions(plan, permissions) {
-  const problems = [];
-  const deletes = plan.changes.filter((c) => c.action === "delete");
-  const replaces = plan.changes.filter((c) => c.action === "replace");
-  if (deletes.length > 0 && !permissions.allowDelete) {
-    problems.push(`the plan deletes ${count2(deletes.length, "object")} (${listAddresses(deletes)}): pass --allow-delete to apply it`);
-  }
-  if (replaces.length > 0 && !permissions.allowReplace) {
-    problems.push(`the plan replaces ${count2(replaces.length, "object")} (deleted and created again: ${listAddresses(replaces)}): pass --allow-replace to apply it`);
-  }
-  if (deletes.length > permissions.maxDeletes) {
-    problems.push(`the plan deletes ${deletes.length} objects, more than --max-deletes ${permissions.maxDeletes}: check the plan, then raise --max-deletes`);
-  }
-  return problems;
-}
-function writeChanges(plan) {
-  return plan.changes.filter((c) => isWriteAction(c.action));
-}
-function blockedChanges(plan) {
-  return plan.changes.filter((c) => c.action === "blocked");
-}
-function listAddresses(changes) {
-  const shown = changes.slice(0, SHOWN).map((c) => c.address);
-  return changes.length > SHOWN ? `${shown.join(", ")} and ${changes.length - SHOWN} more` : shown.join(", ");
-}
-function count2(n, noun) {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
-}
-var DEFAULT_MAX_DELETES, SHOWN;
-var init_guard = __esm({
-  "src/apply/guard.ts"() {
-    "use strict";
-    init_model3();
-    DEFAULT_MAX_DELETES = 10;
-    SHOWN = 5;
-  }
-});
-
-// src/apply/match.ts
-function holdsSent(sent, read) {
-  if (sent === void 0) return true;
-  if (typeof sent === "string" && parseSecretRef(sent) !== void 0) return true;
-  if (isRecord(sent)) {
-    if (!isRecord(read)) return false;
-    for (const [key, value] of Object.entries(sent)) {
-      if (key === "ID" || key === "NextEID" || PASSWORD_FIELD.test(key) || isVolatileTaskField(key)) continue;
-      if (key === "Parameters") {
-        if (!parametersHold(value, read[key])) return false;
-      } else if (!holdsSent(value, read[key])) return false;
-    }
-    return true;
-  }
-  if (Array.isArray(sent)) {
-    if (!Array.isArray(read)) return sent.length === 0 && (read === void 0 || read === null);
-    if (read.length !== sent.length) return false;
-    if (sent.every((x, i) => holdsSent(x, read[i]))) return true;
-    return sent.every((x) => !isRecord(x) && !Array.isArray(x) && read.some((y) => holdsSent(x, y)));
-  }
-  if (sent === null) return read === null || read === void 0;
-  return sameScalar(sent, read);
-}
-function parametersHold(sent, read) {
-  if (!isRecord(sent)) return holdsSent(sent, read);
-  const have = isRecord(read) ? read : {};
-  for (const [name, p] of Object.entries(sent)) {
-    if (isRecord(p) && p.DisplayValue === SUPPRESSED4) continue;
-    const h = have[name];
-    const want = isRecord(p) ? p.value : p;
-    const got = isRecord(h) ? h.value : h;
-    if (h === void 0 || !holdsSent(want, got)) return false;
-  }
-  return true;
-}
-var SUPPRESSED4;
-var init_match = __esm({
-  "src/apply/match.ts"() {
-    "use strict";
-    init_common();
-    init_is_record();
-    init_task();
-    init_secret();
-    SUPPRESSED4 = "(suppressed)";
-  }
-});
-
-// src/apply/operations.ts
-async function sendStep(step2, ctx) {
-  switch (step2.op) {
-    case "task-create": {
-      const created = await automation(ctx).createTask(step2.body);
-      const id = created ? taskId(created) : "";
-      if (id !== "") return { task: id };
-      const found = await findTaskByName(ctx, step2.name);
-      return found ? { task: taskId(found) } : {};
-    }
-    case "task-update":
-      await automation(ctx).updateTask(step2.id, step2.body);
-      return { task: step2.id };
-    case "task-delete":
-      await automation(ctx).deleteTask(step2.id);
-      return { task: step2.id };
-    case "acl-create": {
-      const created = await automation(ctx).createResourceGroupAcl({ ResourceGroupName: step2.resourceGroup, UserGroupName: step2.userGroup, Permissions: step2.permissions });
-      const id = created?.ACLID ?? (await findAcl(ctx, step2.resourceGroup, step2.userGroup))?.ACLID;
-      return id !== void 0 ? { acl: String(id) } : {};
-    }
-    case "acl-update":
-      await automation(ctx).updateResourceGroupAcl(step2.id, { Permissions: step2.permissions });
-      return { acl: step2.id };
-    case "acl-delete":
-      await automation(ctx).deleteResourceGroupAcl(step2.id);
-      return { acl: step2.id };
-    case "folder-create": {
-      const parentId = ctx.folderIds.get(folderKey(step2.parentPath)) ?? (await transfer(ctx).findFolderByPath(step2.parentPath))?.id;
-      if (parentId === void 0) throw new StepError(`cannot create ${step2.path}: its parent folder ${step2.parentPath} does not exist`);
-      const folder = await transfer(ctx).createSubfolder(parentId, { name: step2.name, inheritPermissions: step2.inheritPermissions });
-      ctx.folderIds.set(folderKey(step2.path), folder.id);
-      return { folder: folder.id };
-    }
-    case "folder-rename": {
-      const id = folderId(ctx, step2.path);
-      await transfer(ctx).renameFolder(id, step2.name);
-      return { folder: id };
-    }
-    case "entry-set": {
-      const id = folderId(ctx, step2.folderPath);
-      await transfer(ctx).setFolderAcl(id, { type: step2.entry.type, id: step2.entry.id, permissions: step2.entry.permissions });
-      return { folder: id };
-    }
-    case "entry-remove": {
-      const id = folderId(ctx, step2.folderPath);
-      await transfer(ctx).deleteFolderAcl(id, { type: step2.entry.type, id: step2.entry.id });
-      return { folder: id };
-    }
-    default: {
-      const never = step2;
-      throw new Error(`unknown step ${String(never)}`);
-    }
-  }
-}
-async function confirmStep(step2, ctx) {
-  switch (step2.op) {
-    case "task-create": {
-      const found = await findTaskByName(ctx, step2.name);
-      if (!found) return { kind: "resend", step: step2 };
-      const id = taskId(found);
-      return holdsSent(step2.body, found) ? { kind: "done", ids: { task: id } } : { kind: "resend", step: { op: "task-update", id, body: step2.body } };
-    }
-    case "task-update": {
-      const task = await readOrNull(() => automation(ctx).getTask(step2.id));
-      if (!task) return { kind: "fail", message: `task ${step2.id} no longer exists` };
-      return holdsSent(step2.body, task) ? { kind: "done", ids: { task: step2.id } } : { kind: "resend", step: step2 };
-    }
-    case "task-delete": {
-      const task = await readOrNull(() => automation(ctx).getTask(step2.id));
-      return task ? { kind: "resend", step: step2 } : { kind: "done", ids: { task: step2.id } };
-    }
-    case "acl-create": {
-      const found = await findAcl(ctx, step2.resourceGroup, step2.userGroup);
-      if (!found) return { kind: "resend", step: step2 };
-      const id = String(found.ACLID);
-      return aclHolds(step2.permissions, found) ? { kind: "done", ids: { acl: id } } : { kind: "resend", step: { op: "acl-update", id, permissions: step2.permissions } };
-    }
-    case "acl-update": {
-      const acl = await readOrNull(() => automation(ctx).getResourceGroupAcl(step2.id));
-      if (!acl) return { kind: "fail", message: `resource-group ACL ${step2.id} no longer exists` };
-      return aclHolds(step2.permissions, acl) ? { kind: "done", ids: { acl: step2.id } } : { kind: "resend", step: step2 };
-    }
-    case "acl-delete": {
-      const acl = await readOrNull(() => automation(ctx).getResourceGroupAcl(step2.id));
-      return acl ? { kind: "resend", step: step2 } : { kind: "done", ids: { acl: step2.id } };
-    }
-    case "folder-create": {
-      const folder = await transfer(ctx).findFolderByPath(step2.path);
-      if (!folder) return { kind: "resend", step: step2 };
-      ctx.folderIds.set(folderKey(step2.path), folder.id);
-      return { kind: "done", ids: { folder: folder.id } };
-    }
-    case "folder-rename": {
-      const id = folderId(ctx, step2.path);
-      const folder = await transfer(ctx).findFolderByPath(step2.path);
-      if (!folder) return { kind: "resend", step: step2 };
-      return folder.id === id ? { kind: "done", ids: { folder: id } } : { kind: "fail", message: `${step2.path} is now another folder (id ${folder.id}), not the one renamed from ${step2.from} (id ${id})` };
-    }
-    case "entry-set": {
-      const id = folderId(ctx, step2.folderPath);
-      const entry = findEntry(await transfer(ctx).listFolderAcls(id), step2.entry.type, step2.entry.id);
-      return entry && sameEntryPermissions(step2.entry.permissions, entry.permissions) ? { kind: "done", ids: { folder: id } } : { kind: "resend", step: step2 };
-    }
-    case "entry-remove": {
-      const id = folderId(ctx, step2.folderPath);
-      const entry = findEntry(await transfer(ctx).listFolderAcls(id), step2.entry.type, step2.entry.id);
-      return entry ? { kind: "resend", step: step2 } : { kind: "done", ids: { folder: id } };
-    }
-    default: {
-      const never = step2;
-      throw new Error(`unknown step ${String(never)}`);
-    }
-  }
-}
-function automation(ctx) {
-  if (!ctx.clients.automation) throw new StepError("the automation service is not configured for this environment");
-  return ctx.clients.automation;
-}
-function transfer(ctx) {
-  if (!ctx.clients.transfer) throw new StepError("the transfer service is not configured for this environment");
-  return ctx.clients.transfer;
-}
-function folderId(ctx, path) {
-  const id = ctx.folderIds.get(folderKey(path));
-  if (id === void 0) throw new StepError(`folder ${path} has no known id (was it created?)`);
-  return id;
-}
-async function findTaskByName(ctx, name) {
-  const tasks = await automation(ctx).listTasks({ name });
-  return tasks.find((t) => typeof t.Name === "string" && t.Name.toLowerCase() === name.toLowerCase());
-}
-async function findAcl(ctx, resourceGroup, userGroup) {
-  const acls = await automation(ctx).listResourceGroupAcls({ resourceGroupName: resourceGroup, userGroupName: userGroup });
-  return acls.find((a) => a.ResourceGroupName.toLowerCase() === resourceGroup.toLowerCase() && a.UserGroupName.toLowerCase() === userGroup.toLowerCase());
-}
-async function readOrNull(read) {
-  try {
-    return await read();
-  } catch (err) {
-    if (err instanceof ApiError && (err.status === 404 || err.status === 403)) return null;
-    throw err;
-  }
-}
-function aclHolds(sent, acl) {
-  const read = isRecord(acl.Permissions) ? acl.Permissions : {};
-  return Object.entries(sent).every(([k, v]) => {
-    const r = read[k];
-    const granted = r === 1 || r === true || r === "1" || r === "true";
-    return v === 1 === granted;
-  });
-}
-function findEntry(acl, type, id) {
-  return acl.find((e) => e.type === type && String(e.id) === id);
-}
-function sameEntryPermissions(sent, read) {
-  const a = entryPermissions(sent);
-  const b = entryPermissions(read);
-  const same = (x, y) => x.length === y.length && x.every((v) => y.includes(v));
-  return same(a.permissions, b.permissions) && same(a.sharePermissions, b.sharePermissions);
-}
-var StepError;
-var init_operations = __esm({
-  "src/apply/operations.ts"() {
-    "use strict";
-    init_model5();
-    init_folder_permissions();
-    init_is_record();
-    init_task();
     init_errors();
-    init_errors2();
-    init_match();
-    StepError = class extends MftopsError {
+    CreatedIds = class {
+      ids = /* @__PURE__ */ new Map();
+      /** `address`'s object has `id` (an empty id is not one: nothing is recorded). */
+      record(address, id) {
+        if (id !== "") this.ids.set(keyOf(address), id);
+      }
+      /** The id of `address`'s object, if a change of this apply has made it known. */
+      idOf(address) {
+        return this.ids.get(keyOf(address));
+      }
+      /**
+       * The id of `address`'s object, for a write that refers to it; throws (the write is not sent)
+       * when no change of this apply made it known: the change that makes it failed or never ran.
+       */
+      require(address, purpose) {
+        const id = this.idOf(address);
+        if (id === void 0) throw new MissingIdError(`cannot ${purpose}: ${address} has no id (the change that makes it did not succeed)`);
+        return id;
+      }
     };
-  }
-});
-
-// src/apply/steps.ts
-function planSteps(change, payload) {
-  const bug = (what) => {
-    throw new Error(`${change.address}: cannot ${change.action} (${what}); make the plan again`);
-  };
-  const liveId = () => change.liveId ?? bug("no live id in the plan");
-  switch (change.kind) {
-    case "Task": {
-      if (change.action === "delete") return [{ op: "task-delete", id: liveId() }];
-      if (payload?.kind !== "Task") return bug("no task payload");
-      const name = typeof payload.body.Name === "string" ? payload.body.Name : change.name;
-      switch (change.action) {
-        case "create":
-          return [{ op: "task-create", name, body: payload.body }];
-        case "update":
-          return [{ op: "task-update", id: liveId(), body: payload.body }];
-        case "replace":
-          return [
-            { op: "task-delete", id: liveId() },
-            { op: "task-create", name, body: payload.body }
-          ];
-        default:
-          return bug(`action ${change.action}`);
-      }
-    }
-    case "ResourceGroupAcl": {
-      if (change.action === "delete") return [{ op: "acl-delete", id: liveId() }];
-      if (payload?.kind !== "ResourceGroupAcl") return bug("no ACL payload");
-      switch (change.action) {
-        case "create":
-          return [{ op: "acl-create", resourceGroup: payload.resourceGroup, userGroup: payload.userGroup, permissions: payload.permissions }];
-        case "update":
-          return [{ op: "acl-update", id: liveId(), permissions: payload.permissions }];
-        default:
-          return bug(`action ${change.action}`);
-      }
-    }
-    case "FolderPermissions": {
-      if (payload?.kind !== "FolderPermissions") return bug("no folder payload");
-      const steps = [];
-      if (payload.create) steps.push({ op: "folder-create", path: payload.path, ...payload.create });
-      else if (change.liveId === void 0) bug("no live id in the plan");
-      if (payload.rename) steps.push({ op: "folder-rename", path: payload.path, ...payload.rename });
-      for (const entry of payload.set) steps.push({ op: "entry-set", folderPath: payload.path, entry });
-      for (const entry of payload.remove) steps.push({ op: "entry-remove", folderPath: payload.path, entry });
-      return steps;
-    }
-    default: {
-      const never = change.kind;
-      throw new Error(`unknown kind ${String(never)}`);
-    }
-  }
-}
-var init_steps = __esm({
-  "src/apply/steps.ts"() {
-    "use strict";
+    MissingIdError = class extends MftopsError {
+    };
   }
 });
 
 // src/apply/execute.ts
 async function executeChanges(input) {
   const policy = retryPolicy(input.retry);
-  const ctx = { clients: input.clients, folderIds: /* @__PURE__ */ new Map() };
+  const ctx = { clients: input.clients, created: new CreatedIds() };
   const results = input.changes.map(() => void 0);
   const secrets = input.secrets.values;
   const counters = { retriedAfterReread: 0 };
@@ -59003,10 +58739,23 @@ async function executeChanges(input) {
   let interrupted = false;
   for (const wave of waves) {
     const members = order.flatMap((o, i) => o.wave === wave ? [i] : []);
-    const complete = await runWave(members, { order, results, changes: input.changes, limit: input.parallelism, runOne, finishSkipped, signal, drainMs: input.drainTimeoutMs ?? 3e4 });
+    const complete = await runWave(members, {
+      order,
+      results,
+      changes: input.changes,
+      limit: input.parallelism,
+      runOne,
+      finishSkipped,
+      signal,
+      drainMs: input.drainTimeoutMs ?? 3e4
+    });
     if (!complete) interrupted = true;
   }
-  return { results: results.map((r, i) => r ?? skippedResult(input.changes[i], INTERRUPTED_BEFORE_START)), interrupted, retriedAfterReread: counters.retriedAfterReread };
+  return {
+    results: results.map((r, i) => r ?? skippedResult(input.changes[i], INTERRUPTED_BEFORE_START)),
+    interrupted,
+    retriedAfterReread: counters.retriedAfterReread
+  };
 }
 function orderOf(changes) {
   const index = new Map(changes.map((c, i) => [c.address, i]));
@@ -59039,7 +58788,8 @@ async function runWave(members, w) {
         ]);
         clearTimeout(timer);
         if (!drained) {
-          for (const i of running.keys()) finishSkipped(i, "interrupted while its request was in flight: its outcome is unknown (run mftops plan to see)", true);
+          for (const i of running.keys())
+            finishSkipped(i, "interrupted while its request was in flight: its outcome is unknown (run mftops plan to see)", true);
         }
       }
       return false;
@@ -59058,8 +58808,8 @@ async function runWave(members, w) {
       }
       waiting.splice(k, 1);
       if (needs !== void 0 && results[needs].status !== "ok") {
-        const parent = changes[needs];
-        finishSkipped(i, `not started: ${parent.action === "create" ? "creating" : "renaming"} its parent folder (${parent.address}) failed`, true);
+        const needed = changes[needs];
+        finishSkipped(i, `not started: ${KIND_IO[needed.kind].describeNeeded(needed)} failed`, true);
         continue;
       }
       running.set(
@@ -59068,7 +58818,7 @@ async function runWave(members, w) {
       );
     }
     if (running.size === 0) {
-      for (const i of waiting) finishSkipped(i, "not started: its parent folder create never ran", true);
+      for (const i of waiting) finishSkipped(i, `not started: the change it needs (${changes[i].needs ?? ""}) never ran`, true);
       waiting.length = 0;
       break;
     }
@@ -59077,25 +58827,37 @@ async function runWave(members, w) {
   return true;
 }
 async function runChange(change, run) {
+  return runKindChange(KIND_IO[change.kind], change, run);
+}
+async function runKindChange(io, change, run) {
   const counters = emptyCounters();
-  run.ledger.write({ event: "change", address: change.address, action: change.action, status: "pending", ...change.previousName !== void 0 ? { previousName: change.previousName } : {} });
+  run.ledger.write({
+    event: "change",
+    address: change.address,
+    action: change.action,
+    status: "pending",
+    ...withDefined({ previousName: change.previousName })
+  });
   const payload = run.payloads.get(change.address);
   if (change.payload !== void 0 && payload === void 0) throw new Error(`${change.address}: its secrets were not resolved before the apply`);
-  const steps = planSteps(change, payload);
-  if (change.kind === "FolderPermissions" && change.liveId !== void 0) run.ctx.folderIds.set(folderKey(change.name), change.liveId);
-  let ids = change.liveId !== void 0 ? idsOf(change, change.liveId) : {};
+  const steps = io.planSteps(change, payload);
+  if (change.liveId !== void 0) run.ctx.created.record(change.address, change.liveId);
+  let ids = change.liveId !== void 0 ? io.idsOf(change.liveId) : {};
   for (let s = 0; s < steps.length; s++) {
     if (s > 0 && run.aborted()) return failedResult(change, `interrupted after ${s} of ${steps.length} requests`, counters, ids);
-    const outcome = await runStep(steps[s], run, counters);
+    const outcome = await runStep(io, steps[s], run, counters);
     if (outcome.kind === "failed") {
-      const tail = s > 0 ? ` (after ${s} of ${steps.length} requests of this change had succeeded${change.action === "replace" ? ": the task was deleted but not created again" : ""})` : "";
+      const leftUndone = io.describeLeftUndone(change);
+      const tail = s > 0 ? ` (after ${s} of ${steps.length} requests of this change had succeeded${leftUndone !== void 0 ? `: ${leftUndone}` : ""})` : "";
       return failedResult(change, `${redactSecrets(outcome.message, run.secrets)}${tail}`, counters, ids);
     }
     ids = { ...ids, ...outcome.ids };
+    const id = io.idIn(ids);
+    if (id !== void 0) run.ctx.created.record(change.address, id);
   }
   return { address: change.address, kind: change.kind, action: change.action, status: "ok", ids, ...counters };
 }
-async function runStep(first, run, counters) {
+async function runStep(io, first, run, counters) {
   let step2 = first;
   let state = "send";
   let sends = 0;
@@ -59111,7 +58873,7 @@ async function runStep(first, run, counters) {
         sends++;
         counters.writes++;
         try {
-          return { kind: "ok", ids: await sendStep(step2, run.ctx) };
+          return { kind: "ok", ids: await io.sendStep(step2, run.ctx) };
         } catch (err) {
           const outcome = outcomeOf(err);
           lastError = messageOf2(err);
@@ -59135,7 +58897,7 @@ async function runStep(first, run, counters) {
         await run.policy.sleep(backoffDelay(sends, run.policy));
         let found;
         try {
-          found = await confirmStep(step2, run.ctx);
+          found = await io.confirmStep(step2, run.ctx);
         } catch (err) {
           return { kind: "failed", message: `${lastError}; the write may have taken effect, and re-reading it failed: ${messageOf2(err)}` };
         }
@@ -59177,39 +58939,107 @@ function retryPolicy(opts) {
     random: opts?.random ?? Math.random
   };
 }
-function idsOf(change, id) {
-  switch (change.kind) {
-    case "Task":
-      return { task: id };
-    case "ResourceGroupAcl":
-      return { acl: id };
-    case "FolderPermissions":
-      return { folder: id };
-    default: {
-      const never = change.kind;
-      throw new Error(`unknown kind ${String(never)}`);
-    }
-  }
-}
 function emptyCounters() {
   return { writes: 0, unknownOutcomes: 0, confirmedByReread: 0 };
 }
 function failedResult(change, error, counters, ids) {
-  return { address: change.address, kind: change.kind, action: change.action, status: "failed", error, ...ids && Object.keys(ids).length > 0 ? { ids } : {}, ...counters };
+  return {
+    address: change.address,
+    kind: change.kind,
+    action: change.action,
+    status: "failed",
+    error,
+    ...ids && Object.keys(ids).length > 0 ? { ids } : {},
+    ...counters
+  };
 }
 var MISSING;
 var init_execute = __esm({
   "src/apply/execute.ts"() {
     "use strict";
     init_errors();
-    init_folder_path();
+    init_created_ids();
+    init_io_registry();
     init_errors2();
     init_retry();
-    init_model3();
-    init_operations();
-    init_steps();
+    init_with_defined();
+    init_model4();
     init_secrets();
     MISSING = -1;
+  }
+});
+
+// src/apply/guard.ts
+function checkPlanTarget(plan, env) {
+  const problems = [];
+  if (plan.environment !== env.name) {
+    problems.push(
+      `the plan was made for environment "${plan.environment}", not "${env.name}": apply it with --env ${plan.environment}, or make a plan for ${env.name}`
+    );
+  }
+  const services = ["automation", "transfer"];
+  for (const service of services) {
+    const planned = plan.servers[service];
+    const configured = env[service];
+    const touched = plan.changes.some((c) => c.service === service && isWriteAction(c.action));
+    if (planned && configured && sameUrl(planned.url, configured.url)) continue;
+    if (planned && configured) {
+      problems.push(`the plan was made against the ${service} server ${planned.url}, but environment "${env.name}" uses ${configured.url}`);
+    } else if (planned && touched) {
+      problems.push(`the plan changes the ${service} server ${planned.url}, but environment "${env.name}" has no ${service} service`);
+    } else if (!planned && touched) {
+      problems.push(`the plan changes ${service} objects but does not say which ${service} server it was made against`);
+    }
+  }
+  return problems;
+}
+function sameUrl(a, b) {
+  const norm = (u) => {
+    try {
+      const url = new URL(u);
+      return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
+    } catch {
+      return u.replace(/\/+$/, "");
+    }
+  };
+  return norm(a) === norm(b);
+}
+function checkPermissions(plan, permissions) {
+  const problems = [];
+  const deletes = plan.changes.filter((c) => c.action === "delete");
+  const replaces = plan.changes.filter((c) => c.action === "replace");
+  if (deletes.length > 0 && !permissions.allowDelete) {
+    problems.push(`the plan deletes ${count2(deletes.length, "object")} (${listAddresses(deletes)}): pass --allow-delete to apply it`);
+  }
+  if (replaces.length > 0 && !permissions.allowReplace) {
+    problems.push(
+      `the plan replaces ${count2(replaces.length, "object")} (deleted and created again: ${listAddresses(replaces)}): pass --allow-replace to apply it`
+    );
+  }
+  if (deletes.length > permissions.maxDeletes) {
+    problems.push(`the plan deletes ${deletes.length} objects, more than --max-deletes ${permissions.maxDeletes}: check the plan, then raise --max-deletes`);
+  }
+  return problems;
+}
+function writeChanges(plan) {
+  return plan.changes.filter((c) => isWriteAction(c.action));
+}
+function blockedChanges(plan) {
+  return plan.changes.filter((c) => c.action === "blocked");
+}
+function listAddresses(changes) {
+  const shown = changes.slice(0, SHOWN).map((c) => c.address);
+  return changes.length > SHOWN ? `${shown.join(", ")} and ${changes.length - SHOWN} more` : shown.join(", ");
+}
+function count2(n, noun) {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+var SHOWN;
+var init_guard = __esm({
+  "src/apply/guard.ts"() {
+    "use strict";
+    init_model4();
+    SHOWN = 5;
   }
 });
 
@@ -59253,15 +59083,17 @@ var init_ledger = __esm({
 
 // src/apply/snapshot-baseline.ts
 async function readSnapshotBaseline(changes, touched, readers, folders) {
-  const automation2 = readers.automation;
-  const [tasks, acls] = automation2 ? await Promise.all([touched.tasks ?? automation2.listTasks(), touched.acls ?? automation2.listResourceGroupAcls()]) : [void 0, void 0];
+  const automation = readers.automation;
+  const [tasks, acls] = automation ? await Promise.all([touched.kinds.Task?.list ?? automation.listTasks(), touched.kinds.ResourceGroupAcl?.list ?? automation.listResourceGroupAcls()]) : [void 0, void 0];
   const changed = (kind) => changes.flatMap((c) => c.kind === kind && c.action !== "create" && c.liveId !== void 0 ? [c.liveId] : []);
   return {
     ...tasks ? { tasks: { live: tasks.map((t) => ({ id: taskId(t), name: typeof t.Name === "string" ? t.Name : "" })), touched: changed("Task") } } : {},
-    ...acls ? { acls: { live: acls.map((a) => ({ id: String(a.ACLID), name: `${a.ResourceGroupName} / ${a.UserGroupName}` })), touched: changed("ResourceGroupAcl") } } : {},
+    ...acls ? {
+      acls: { live: acls.map((a) => ({ id: String(a.ACLID), name: `${a.ResourceGroupName} / ${a.UserGroupName}` })), touched: changed("ResourceGroupAcl") }
+    } : {},
     ...folders.length > 0 ? {
       folders: folders.map((path) => {
-        const live = touched.folders.get(folderKey(path));
+        const live = touched.kinds.FolderPermissions?.folders.get(folderKey(path));
         return { path, id: live ? live.folder.id : null, entries: live ? live.acl.length : 0 };
       })
     } : {}
@@ -59271,7 +59103,7 @@ var init_snapshot_baseline = __esm({
   "src/apply/snapshot-baseline.ts"() {
     "use strict";
     init_folder_path();
-    init_task();
+    init_plan3();
   }
 });
 
@@ -59322,157 +59154,109 @@ function findMovedNames(changes, lists) {
 var init_moved_names = __esm({
   "src/apply/moved-names.ts"() {
     "use strict";
-    init_model3();
+    init_model4();
   }
 });
 
 // src/apply/stale-check.ts
 async function readTouchedObjects(changes, readers, parallelism) {
-  const needTasks = changes.some((c) => c.kind === "Task");
-  const needAcls = changes.some((c) => c.kind === "ResourceGroupAcl");
-  const folderChanges = changes.filter((c) => c.kind === "FolderPermissions");
-  const automation2 = needTasks || needAcls ? need(readers.automation, "automation") : void 0;
-  const transfer2 = folderChanges.length > 0 ? need(readers.transfer, "transfer") : void 0;
-  const created = new Set(folderChanges.filter((c) => c.action === "create").map((c) => folderKey(c.name)));
-  const paths = uniqueFolderPaths(folderChanges.flatMap((c) => c.previousName !== void 0 ? [c.previousName, c.name] : [c.name]));
-  const parents = uniqueFolderPaths(
-    folderChanges.filter((c) => c.action === "create").map(createdFolderParent).filter((p) => p !== void 0 && !created.has(folderKey(p)))
-  );
-  const [tasks, acls, folders, parentFound, names2] = await Promise.all([
-    needTasks ? automation2.listTasks() : void 0,
-    needAcls ? automation2.listResourceGroupAcls() : void 0,
-    transfer2 ? mapWithConcurrency(paths, parallelism, async (path) => {
-      const folder = await transfer2.findFolderByPath(path);
-      return folder ? { folder, acl: await transfer2.listFolderAcls(folder.id) } : null;
-    }) : [],
-    transfer2 ? mapWithConcurrency(parents, parallelism, async (path) => await transfer2.findFolderByPath(path) !== null) : [],
-    readNameLists(changes, readers)
-  ]);
-  return {
-    ...tasks ? { tasks } : {},
-    ...acls ? { acls } : {},
-    folders: new Map(paths.map((p, i) => [folderKey(p), folders[i] ?? null])),
-    parents: new Map(parents.map((p, i) => [folderKey(p), parentFound[i] ?? false])),
-    names: names2
-  };
+  const kinds = {};
+  const reads = Object.values(KIND_IO).map((io) => readKind(io, changes, readers, parallelism, kinds));
+  const [names2] = await Promise.all([readNameLists(changes, readers), ...reads]);
+  return { kinds, names: names2 };
+}
+async function readKind(io, changes, readers, parallelism, into) {
+  const ofKind2 = changes.filter((c) => c.kind === io.kind);
+  if (ofKind2.length > 0) Object.assign(into, { [io.kind]: await io.readTouched(ofKind2, readers, parallelism) });
 }
 async function readNameLists(changes, readers) {
   const kinds = resolvedNameKinds(changes);
-  const automation2 = () => need(readers.automation, "automation");
-  const transfer2 = () => need(readers.transfer, "transfer");
+  const automation = () => needReader(readers.automation, "automation");
+  const transfer = () => needReader(readers.transfer, "transfer");
   const named = (items, name, id) => items.map((x) => {
     const i = id ? idText2(id(x)) : void 0;
     return { name: typeof name(x) === "string" ? name(x) : "", ...i !== void 0 ? { id: i } : {} };
   });
   const [user, group, host, script, dateList, resourceGroup] = await Promise.all([
-    kinds.has("user") ? transfer2().listUsers({ fresh: true }).then((l) => named(l, (u) => u.username, (u) => u.id)) : void 0,
-    kinds.has("group") ? transfer2().listGroups({ fresh: true }).then((l) => named(l, (g) => g.name, (g) => g.id)) : void 0,
-    kinds.has("host") ? automation2().listHosts().then((l) => named(l, (h) => h.Name, (h) => h.ID)) : void 0,
-    kinds.has("script") ? Promise.all([automation2().listCustomScripts(), automation2().listStandardScripts()]).then(([custom, standard]) => named([...custom, ...standard], (s) => s.Name, (s) => s.ID)) : void 0,
-    kinds.has("dateList") ? automation2().listDateLists().then((l) => named(l, (d) => d.Name, (d) => d.ID)) : void 0,
-    kinds.has("resourceGroup") ? automation2().listResourceGroups().then((l) => named(l, (g) => g.Name)) : void 0
+    kinds.has("user") ? transfer().listUsers({ fresh: true }).then(
+      (l) => named(
+        l,
+        (u) => u.username,
+        (u) => u.id
+      )
+    ) : void 0,
+    kinds.has("group") ? transfer().listGroups({ fresh: true }).then(
+      (l) => named(
+        l,
+        (g) => g.name,
+        (g) => g.id
+      )
+    ) : void 0,
+    kinds.has("host") ? automation().listHosts().then(
+      (l) => named(
+        l,
+        (h) => h.Name,
+        (h) => h.ID
+      )
+    ) : void 0,
+    kinds.has("script") ? Promise.all([automation().listCustomScripts(), automation().listStandardScripts()]).then(
+      ([custom, standard]) => named(
+        [...custom, ...standard],
+        (s) => s.Name,
+        (s) => s.ID
+      )
+    ) : void 0,
+    kinds.has("dateList") ? automation().listDateLists().then(
+      (l) => named(
+        l,
+        (d) => d.Name,
+        (d) => d.ID
+      )
+    ) : void 0,
+    kinds.has("resourceGroup") ? automation().listResourceGroups().then((l) => named(l, (g) => g.Name)) : void 0
   ]);
-  return { ...user ? { user } : {}, ...group ? { group } : {}, ...host ? { host } : {}, ...script ? { script } : {}, ...dateList ? { dateList } : {}, ...resourceGroup ? { resourceGroup } : {} };
+  return {
+    ...user ? { user } : {},
+    ...group ? { group } : {},
+    ...host ? { host } : {},
+    ...script ? { script } : {},
+    ...dateList ? { dateList } : {},
+    ...resourceGroup ? { resourceGroup } : {}
+  };
 }
 function idText2(id) {
   return typeof id === "string" ? id : typeof id === "number" ? String(id) : void 0;
 }
 function findStaleObjects(changes, now) {
-  const out = [];
-  const tasksById = new Map((now.tasks ?? []).map((t) => [taskId(t), t]));
-  const tasksByName = /* @__PURE__ */ new Map();
-  for (const t of now.tasks ?? []) if (typeof t.Name === "string" && !tasksByName.has(t.Name.toLowerCase())) tasksByName.set(t.Name.toLowerCase(), t);
-  const aclsById = new Map((now.acls ?? []).map((a) => [String(a.ACLID), a]));
-  const aclsByPair = new Map((now.acls ?? []).map((a) => [aclKey(a.ResourceGroupName, a.UserGroupName), a]));
-  const stale = (c, how, detail) => out.push({ address: c.address, how, ...detail !== void 0 ? { detail } : {} });
-  for (const c of changes) {
-    switch (c.kind) {
-      case "Task": {
-        if (c.action === "create") {
-          const other = tasksByName.get(c.name.toLowerCase());
-          if (other) stale(c, "appeared", `a task named ${other.Name ?? c.name} now exists (ID ${taskId(other)})`);
-          break;
-        }
-        const live = c.liveId !== void 0 ? tasksById.get(c.liveId) : void 0;
-        if (!live) stale(c, "gone", `task ID ${c.liveId ?? "?"}`);
-        else if (fingerprintTask(live) !== c.fingerprint) stale(c, "changed");
-        else if (c.previousName !== void 0) {
-          const other = tasksByName.get(c.name.toLowerCase());
-          if (other && taskId(other) !== c.liveId) stale(c, "appeared", `another task named ${c.name} now exists (ID ${taskId(other)})`);
-        }
-        break;
-      }
-      case "ResourceGroupAcl": {
-        if (c.action === "create") {
-          const p = c.payload?.kind === "ResourceGroupAcl" ? c.payload : void 0;
-          const other = p ? aclsByPair.get(aclKey(p.resourceGroup, p.userGroup)) : void 0;
-          if (other) stale(c, "appeared", `an ACL for ${other.ResourceGroupName} / ${other.UserGroupName} now exists (ACLID ${other.ACLID})`);
-          break;
-        }
-        const live = c.liveId !== void 0 ? aclsById.get(c.liveId) : void 0;
-        if (!live) stale(c, "gone", `ACLID ${c.liveId ?? "?"}`);
-        else if (fingerprintAcl(live) !== c.fingerprint) stale(c, "changed");
-        break;
-      }
-      case "FolderPermissions": {
-        const live = now.folders.get(folderKey(c.name));
-        if (c.action === "create") {
-          if (live) stale(c, "appeared", `folder ${live.folder.path} now exists (id ${live.folder.id})`);
-          const parent = createdFolderParent(c);
-          if (parent !== void 0 && now.parents.get(folderKey(parent)) === false) stale(c, "gone", `its parent folder ${parent} no longer exists`);
-          break;
-        }
-        const at = c.previousName ?? c.name;
-        const found = now.folders.get(folderKey(at));
-        if (!found) stale(c, "gone", `folder id ${c.liveId ?? "?"}${c.previousName !== void 0 ? ` at ${at}` : ""}`);
-        else if (found.folder.id !== c.liveId) stale(c, "changed", `${c.previousName !== void 0 ? at : "the path"} now names another folder (id ${found.folder.id}, was ${c.liveId ?? "?"})`);
-        else if (fingerprintFolder(found) !== c.fingerprint) stale(c, "changed");
-        else if (c.previousName !== void 0 && live) stale(c, "appeared", `folder ${live.folder.path} now exists (id ${live.folder.id}): the rename would collide with it`);
-        break;
-      }
-      default: {
-        const never = c.kind;
-        throw new Error(`unknown kind ${String(never)}`);
-      }
-    }
-  }
-  return out;
+  return changes.flatMap(
+    (c) => findKindStale(KIND_IO[c.kind], c, now).map((found) => ({ address: c.address, ...withDefined({ how: found.how, detail: found.detail }) }))
+  );
 }
-function createdFolderParent(c) {
-  return (c.payload?.kind === "FolderPermissions" ? c.payload.create?.parentPath : void 0) ?? parentPath(c.name);
-}
-function need(reader, service) {
-  if (reader === void 0) throw new MftopsError(`the plan changes ${service} objects, but no ${service} service is configured`);
-  return reader;
+function findKindStale(io, change, now) {
+  const touched = now.kinds[io.kind];
+  if (touched === void 0) throw new Error(`bug: ${change.address} was not read again before the stale check`);
+  return io.findStale(change, touched);
 }
 var init_stale_check = __esm({
   "src/apply/stale-check.ts"() {
     "use strict";
-    init_errors();
-    init_map_with_concurrency();
-    init_model5();
-    init_folder_path();
-    init_folder_permissions();
-    init_resource_group_acl();
-    init_task();
+    init_io_registry();
+    init_kind_io();
+    init_with_defined();
     init_moved_names();
   }
 });
 
 // src/apply/apply-plan.ts
-var apply_plan_exports = {};
-__export(apply_plan_exports, {
-  LEDGER_FILE: () => LEDGER_FILE,
-  applyPlan: () => applyPlan,
-  touchedFolders: () => touchedFolders
-});
 import { join as join6 } from "node:path";
 async function applyPlan(input) {
   const now = input.now ?? Date.now;
   const started = now();
   const plan = input.plan;
   const writes = writeChanges(plan);
-  const blocked = blockedChanges(plan).map((c) => skippedResult(c, `blocked: ${c.reason === void 0 ? "the API cannot make this change" : describeReason(c.reason)}`));
+  const blocked = blockedChanges(plan).map(
+    (c) => skippedResult(c, `blocked: ${c.reason === void 0 ? "the API cannot make this change" : describeReason(c.reason)}`)
+  );
   const base = { environment: plan.environment, problems: [], stale: [], results: blocked };
   const stats = (results2, retriedAfterReread = 0) => ({
     writes: sum2(results2, (r) => r.writes),
@@ -59487,13 +59271,19 @@ async function applyPlan(input) {
   const secrets = resolveChangeSecrets(writes, input.secrets);
   const problems = [...checkPermissions(plan, input.permissions), ...secrets.ok ? [] : describeSecretProblems(secrets.problems)];
   if (problems.length > 0 || !secrets.ok) return { ...base, outcome: "refused", problems, stats: stats([]) };
-  const interrupted = () => ({ ...base, outcome: "interrupted", problems: ["interrupted before the first write: nothing was changed"], stats: stats([]) });
+  const interrupted = () => ({
+    ...base,
+    outcome: "interrupted",
+    problems: ["interrupted before the first write: nothing was changed"],
+    stats: stats([])
+  });
   if (input.signal?.aborted) return interrupted();
   input.onPhase?.("stale-check");
   const touched = await readTouchedObjects(writes, input.readers, input.parallelism);
   const stale = findStaleObjects(writes, touched);
   const movedNames = findMovedNames(writes, touched.names);
-  if (stale.length > 0 || movedNames.length > 0) return { ...base, outcome: "stale", stale, ...movedNames.length > 0 ? { movedNames } : {}, stats: stats([]) };
+  if (stale.length > 0 || movedNames.length > 0)
+    return { ...base, outcome: "stale", stale, ...movedNames.length > 0 ? { movedNames } : {}, stats: stats([]) };
   if (input.signal?.aborted) return interrupted();
   input.onPhase?.("snapshot");
   let snapshot;
@@ -59509,8 +59299,16 @@ async function applyPlan(input) {
   const ledger = (input.openLedger ?? openLedger)(join6(snapshot.path, LEDGER_FILE));
   let executed;
   try {
-    ledger.write({ event: "start", environment: plan.environment, planCreatedAt: plan.createdAt, manifestDigest: plan.manifestDigest, snapshot: snapshot.id, changes: writes.length });
-    for (const b of blocked) ledger.write({ event: "change", address: b.address, action: b.action, status: "skipped", ...b.error !== void 0 ? { error: b.error } : {} });
+    ledger.write({
+      event: "start",
+      environment: plan.environment,
+      planCreatedAt: plan.createdAt,
+      manifestDigest: plan.manifestDigest,
+      snapshot: snapshot.id,
+      changes: writes.length
+    });
+    for (const b of blocked)
+      ledger.write({ event: "change", address: b.address, action: b.action, status: "skipped", ...b.error !== void 0 ? { error: b.error } : {} });
     input.onPhase?.("write");
     executed = await executeChanges({
       changes: writes,
@@ -59576,7 +59374,7 @@ var init_apply_plan = __esm({
     init_execute();
     init_guard();
     init_ledger();
-    init_model3();
+    init_model4();
     init_secrets();
     init_snapshot_baseline();
     init_stale_check();
@@ -59622,7 +59420,14 @@ function encryptBuffer(key, plaintext, fileName) {
   return Buffer.concat([encryption.header, encryption.update(plaintext), encryption.final()]);
 }
 function decryptBuffer(key, data, fileName, where) {
-  const decryption = startDecryption(key, data.length, data.subarray(0, HEADER_BYTES), data.subarray(Math.max(0, data.length - TRAILER_BYTES)), fileName, where);
+  const decryption = startDecryption(
+    key,
+    data.length,
+    data.subarray(0, HEADER_BYTES),
+    data.subarray(Math.max(0, data.length - TRAILER_BYTES)),
+    fileName,
+    where
+  );
   return Buffer.concat([decryption.update(data.subarray(HEADER_BYTES, data.length - TRAILER_BYTES)), decryption.final()]);
 }
 function startEncryption(key, fileName) {
@@ -59706,7 +59511,7 @@ function aclItem(attrs) {
   const id = attrs["ACLID"] ?? attrs["ID"];
   const rg = attrs["ResourceGroupName"];
   const ug = attrs["UserGroupName"];
-  return { ...id !== void 0 ? { id } : {}, ...rg !== void 0 || ug !== void 0 ? { name: `${rg ?? "?"} / ${ug ?? "?"}` } : {} };
+  return { ...withDefined({ id }), ...rg !== void 0 || ug !== void 0 ? { name: `${rg ?? "?"} / ${ug ?? "?"}` } : {} };
 }
 function checkXmlBytes(bytes) {
   const checker = new XmlChecker();
@@ -59764,11 +59569,12 @@ function hexDigit(b) {
   if (b >= 65 && b <= 70) return b - 55;
   return -1;
 }
-var MAX_DEPTH, S_START, S_BOM, S_OUTSIDE, S_TEXT, S_LT, S_START_NAME, S_IN_TAG, S_ATTR_NAME, S_ATTR_EQ, S_ATTR_QUOTE, S_ATTR_VALUE, S_EMPTY_END, S_END_NAME, S_END_SPACE, S_ENTITY, S_BANG, S_COMMENT_OPEN, S_COMMENT_FIRST, S_COMMENT, S_CDATA_OPEN, S_CDATA, S_DECL, S_REFUSED, C_NAME_START, C_NAME, C_SPACE, CLASS, IS_NAME, LT, GT, AMP, SLASH, EQ, DQ, SQ, BANG, QM, DASH2, RSQB, SEMI, BOM, CDATA_OPEN, TASKS, TASK, ACLS, ACL, ITEM_ATTRIBUTES, MAX_CAPTURE, RESERVED_NAMES, RESERVED_SHAPE, XML_DECL, MAX_DECL, MAX_ENTITY, MAX_ATTRS, NAME_ROOM, XmlChecker, NAMED_REFERENCES;
+var MAX_DEPTH, S_START, S_BOM, S_OUTSIDE, S_TEXT, S_LT, S_START_NAME, S_IN_TAG, S_ATTR_NAME, S_ATTR_EQ, S_ATTR_QUOTE, S_ATTR_VALUE, S_EMPTY_END, S_END_NAME, S_END_SPACE, S_ENTITY, S_BANG, S_COMMENT_OPEN, S_COMMENT_FIRST, S_COMMENT, S_CDATA_OPEN, S_CDATA, S_DECL, S_REFUSED, C_NAME_START, C_NAME, C_SPACE, CLASS, IS_NAME, LT, GT, AMP, SLASH, EQ, DQ, SQ, BANG, QM, DASH2, RSQB, SEMI, BOM, CDATA_OPEN, TASKS, TASK2, ACLS, ACL, ITEM_ATTRIBUTES, MAX_CAPTURE, RESERVED_NAMES, RESERVED_SHAPE, XML_DECL, MAX_DECL, MAX_ENTITY, MAX_ATTRS, NAME_ROOM, XmlChecker, NAMED_REFERENCES;
 var init_xml_checker = __esm({
   "src/snapshot/xml-checker.ts"() {
     "use strict";
     init_xml_entities();
+    init_with_defined();
     MAX_DEPTH = 64;
     S_START = 0;
     S_BOM = 1;
@@ -59820,12 +59626,23 @@ var init_xml_checker = __esm({
     BOM = [239, 187, 191];
     CDATA_OPEN = [..."[CDATA["].map((c) => c.charCodeAt(0));
     TASKS = [..."Tasks"].map((c) => c.charCodeAt(0));
-    TASK = [..."Task"].map((c) => c.charCodeAt(0));
+    TASK2 = [..."Task"].map((c) => c.charCodeAt(0));
     ACLS = [..."ACLs"].map((c) => c.charCodeAt(0));
     ACL = [..."ACL"].map((c) => c.charCodeAt(0));
     ITEM_ATTRIBUTES = ["ID", "Name", "ACLID", "ResourceGroupName", "UserGroupName"].map((name) => ({ name, bytes: [...name].map((c) => c.charCodeAt(0)) }));
     MAX_CAPTURE = 4096;
-    RESERVED_NAMES = /* @__PURE__ */ new Set(["__proto__", "constructor", "prototype", "hasOwnProperty", "toString", "valueOf", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"]);
+    RESERVED_NAMES = /* @__PURE__ */ new Set([
+      "__proto__",
+      "constructor",
+      "prototype",
+      "hasOwnProperty",
+      "toString",
+      "valueOf",
+      "__defineGetter__",
+      "__defineSetter__",
+      "__lookupGetter__",
+      "__lookupSetter__"
+    ]);
     RESERVED_SHAPE = new Uint8Array(32 * 256);
     for (const name of RESERVED_NAMES) RESERVED_SHAPE[name.length * 256 + name.charCodeAt(0)] = 1;
     XML_DECL = /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(["'])1\.[01]\1([ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(["'])[A-Za-z][A-Za-z0-9._-]*\3)?([ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(["'])(yes|no)\5)?[ \t\r\n]*\?>$/;
@@ -60197,7 +60014,12 @@ var init_xml_checker = __esm({
           if (!this.#rootSeen) this.#refuse(0, "no root element");
           else if (!this.#rootClosed || this.#state !== S_OUTSIDE) this.#refuse(0, "the document ends inside markup");
         }
-        return this.#refusal ?? { ok: true, root: this.#rootName, taskCount: this.#taskCount, contents: { tasks: this.#taskItems.map(taskItem), acls: this.#aclItems.map(aclItem) } };
+        return this.#refusal ?? {
+          ok: true,
+          root: this.#rootName,
+          taskCount: this.#taskCount,
+          contents: { tasks: this.#taskItems.map(taskItem), acls: this.#aclItems.map(aclItem) }
+        };
       }
       /**
        * The fast path: an ordinary start, empty or end tag at `lt` read in one go when it lies whole
@@ -60378,7 +60200,7 @@ var init_xml_checker = __esm({
           if (this.#tasks === 0 && equalsBytes(this.#names, start, len, TASKS)) this.#tasks = 1;
           else if (this.#acls === 0 && equalsBytes(this.#names, start, len, ACLS)) this.#acls = 1;
         } else if (level === 3) {
-          if (this.#tasks === 1 && equalsBytes(this.#names, start, len, TASK)) {
+          if (this.#tasks === 1 && equalsBytes(this.#names, start, len, TASK2)) {
             this.#taskCount++;
             this.#item = {};
             this.#taskItems.push(this.#item);
@@ -64842,7 +64664,8 @@ function inspect2(text2, count3) {
     return { problem: `${result.err.msg.replace(/\.$/, "")}${at ? ` (${at})` : ""}` };
   }
   const roots = topLevelElements(new XMLParser({ ...FAITHFUL, stopNodes: count3 ? SKIPPED_FOR_COUNT : ["*.*"] }).parse(body));
-  if (roots.length !== 1) return { problem: roots.length === 0 ? "no root element" : `${roots.length} root elements (${roots.map((r) => r.name).join(", ")}); expected one` };
+  if (roots.length !== 1)
+    return { problem: roots.length === 0 ? "no root element" : `${roots.length} root elements (${roots.map((r) => r.name).join(", ")}); expected one` };
   if (!count3) return { taskCount: 0 };
   const contents = contentsOf(roots[0]);
   return { taskCount: contents.tasks.length, contents };
@@ -64973,7 +64796,7 @@ function startSink(check2) {
       hash2.update(chunk);
       checker?.push(chunk);
     },
-    end: () => ({ bytes, sha256: hash2.digest("hex"), ...checker ? { xml: checker.end() } : {} })
+    end: () => ({ bytes, sha256: hash2.digest("hex"), ...withDefined({ xml: checker?.end() }) })
   };
 }
 function forEachChunk(fd, from, to, onChunk) {
@@ -65007,6 +64830,7 @@ var init_export_pass = __esm({
     "use strict";
     init_crypto();
     init_xml_checker();
+    init_with_defined();
     CHUNK_BYTES = 1 << 20;
   }
 });
@@ -65026,12 +64850,16 @@ function listGaps(one, many, held, live, touched) {
   const changed = new Set(touched);
   const missing = [...live.filter((item) => changed.has(item.id)), ...live.filter((item) => !changed.has(item.id))].filter((item) => !ids.has(item.id));
   if (held.length < live.length) {
-    return [`the automation export holds ${held.length} ${held.length === 1 ? one : many} but the server lists ${live.length}${missing.length > 0 ? ` (missing: ${nameSome(missing)})` : ""}`];
+    return [
+      `the automation export holds ${held.length} ${held.length === 1 ? one : many} but the server lists ${live.length}${missing.length > 0 ? ` (missing: ${nameSome(missing)})` : ""}`
+    ];
   }
   const lacking = touched.filter((id) => !ids.has(id));
   if (lacking.length === 0) return [];
   const byId = new Map(live.map((item) => [item.id, item]));
-  return [`the automation export lacks ${lacking.length === 1 ? `the ${one}` : `${lacking.length} ${many}`} this apply changes (${nameSome(lacking.map((id) => byId.get(id) ?? { id, name: "" }))})`];
+  return [
+    `the automation export lacks ${lacking.length === 1 ? `the ${one}` : `${lacking.length} ${many}`} this apply changes (${nameSome(lacking.map((id) => byId.get(id) ?? { id, name: "" }))})`
+  ];
 }
 function nameSome(items) {
   const shown = items.slice(0, NAMED_MISSING).map((item) => item.name !== "" ? `${item.name} (ID ${item.id})` : `ID ${item.id}`);
@@ -65044,7 +64872,8 @@ function folderGaps(saved, live) {
     const got = byKey2.get(folderKey(want.path));
     if (got === void 0) gaps.push(`the snapshot lacks folder ${want.path}`);
     else if (got.id !== want.id) gaps.push(`folder ${want.path} is ${describeId(got.id)} in the snapshot but was ${describeId(want.id)} a moment before`);
-    else if (got.entries.length < want.entries) gaps.push(`the snapshot holds ${got.entries.length} ACL entries of folder ${want.path} but the server listed ${want.entries}`);
+    else if (got.entries.length < want.entries)
+      gaps.push(`the snapshot holds ${got.entries.length} ACL entries of folder ${want.path} but the server listed ${want.entries}`);
   }
   return gaps;
 }
@@ -65104,12 +64933,12 @@ function toInfo(m, path) {
     path,
     createdAt: m.createdAt,
     services: [...a ? ["automation"] : [], ...t ? ["transfer"] : []],
-    ...a ? { bytes: a.bytes, sha256: a.sha256, taskCount: a.taskCount, serverUrl: a.url, ...a.serverVersion !== void 0 ? { serverVersion: a.serverVersion } : {} } : {},
+    ...a ? { bytes: a.bytes, sha256: a.sha256, taskCount: a.taskCount, serverUrl: a.url, ...withDefined({ serverVersion: a.serverVersion }) } : {},
     folderCount: t?.folderCount ?? 0,
-    ...t?.url !== void 0 ? { transferUrl: t.url } : {},
+    ...withDefined({ transferUrl: t?.url }),
     encrypted: m.encryption !== void 0,
     toolVersion: m.toolVersion,
-    ...m.note !== void 0 ? { note: m.note } : {}
+    ...withDefined({ note: m.note })
   };
 }
 function sha256Hex(data) {
@@ -65131,16 +64960,11 @@ var init_store = __esm({
     init_errors4();
     init_export_pass();
     init_model6();
+    init_with_defined();
   }
 });
 
 // src/snapshot/save-snapshot.ts
-var save_snapshot_exports = {};
-__export(save_snapshot_exports, {
-  readNamedFolders: () => readNamedFolders,
-  saveSnapshot: () => saveSnapshot,
-  toSnapshotId: () => toSnapshotId
-});
 import { readFileSync as readFileSync11 } from "node:fs";
 import { chmod, mkdir, mkdtemp, open as open3, readFile, rename as rename2, rm as rm2, stat as stat2, unlink } from "node:fs/promises";
 import { join as join8 } from "node:path";
@@ -65168,14 +64992,14 @@ async function saveSnapshot(opts) {
     throw new SnapshotError(systemError(`snapshot not saved: cannot create a folder in ${envDir}`, err).message);
   }
   try {
-    const automation2 = opts.automation ? await saveAutomation(tmp, opts.automation, opts, key) : void 0;
+    const automation = opts.automation ? await saveAutomation(tmp, opts.automation, opts, key) : void 0;
     const named = opts.transfer ? await readNamedFolders(opts.transfer, folders) : [];
     const saved = [...named, ...unnamed(opts.foldersRead ?? [], folders)];
     if (opts.baseline) {
-      const gaps = findSnapshotGaps({ ...automation2 ? { automation: automation2.contents } : {}, ...saveTransfer ? { folders: saved } : {} }, opts.baseline);
+      const gaps = findSnapshotGaps({ ...automation ? { automation: automation.contents } : {}, ...saveTransfer ? { folders: saved } : {} }, opts.baseline);
       if (gaps.length > 0) throw new SnapshotError(`snapshot not saved: ${gaps.join("; ")}: not a backup of this server`);
     }
-    const transfer2 = saveTransfer ? await saveFolders(tmp, saved, key) : void 0;
+    const transfer = saveTransfer ? await saveFolders(tmp, saved, key) : void 0;
     const id = await freeId(envDir, when);
     const manifest = {
       formatVersion: SNAPSHOT_FORMAT_VERSION,
@@ -65183,9 +65007,9 @@ async function saveSnapshot(opts) {
       environment: opts.env,
       createdAt: fromSnapshotId(id),
       toolVersion: VERSION,
-      ...opts.note !== void 0 ? { note: opts.note } : {},
-      ...automation2 ? { automation: automation2.file } : {},
-      ...transfer2 ? { transfer: { ...transfer2, ...opts.transferUrl !== void 0 ? { url: opts.transferUrl } : {} } } : {},
+      ...withDefined({ note: opts.note }),
+      ...withDefined({ automation: automation?.file }),
+      ...transfer ? { transfer: { ...transfer, ...withDefined({ url: opts.transferUrl }) } } : {},
       ...key ? { encryption: { algorithm: "aes-256-gcm", keyCheck: key.check } } : {}
     };
     await writing(join8(tmp, MANIFEST_FILE), () => writeFileAtomic(join8(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}
@@ -65198,7 +65022,8 @@ async function saveSnapshot(opts) {
     return toInfo(manifest, final);
   } catch (err) {
     await rm2(tmp, { recursive: true, force: true }).catch(() => void 0);
-    if (isMftopsError(err)) throw new SnapshotError(err.message.startsWith("snapshot not saved") ? err.message : `snapshot not saved: ${err.message}`, { cause: err });
+    if (isMftopsError(err))
+      throw new SnapshotError(err.message.startsWith("snapshot not saved") ? err.message : `snapshot not saved: ${err.message}`, { cause: err });
     if (isFsError(err)) throw new SnapshotError(systemError(`snapshot not saved: cannot write in ${envDir}`, err).message, { cause: err });
     throw err;
   }
@@ -65244,7 +65069,7 @@ async function saveAutomation(tmp, source, opts, key) {
       bytes: stored.bytes,
       sha256: stored.sha256,
       url: opts.automationUrl,
-      ...opts.serverVersion !== void 0 ? { serverVersion: opts.serverVersion } : {},
+      ...withDefined({ serverVersion: opts.serverVersion }),
       taskCount
     },
     contents: checked.contents ?? { tasks: [], acls: [] }
@@ -65281,15 +65106,15 @@ async function writeEncryptedExport(plainPath, path, plain, key) {
     throw new SnapshotError(`snapshot not saved: ${AUTOMATION_FILE}${ENCRYPTED_SUFFIX} does not decrypt to what was written`);
   }
 }
-async function readNamedFolders(transfer2, paths) {
+async function readNamedFolders(transfer, paths) {
   const folders = [];
   for (const path of paths) {
-    const folder = await transfer2.findFolderByPath(path);
+    const folder = await transfer.findFolderByPath(path);
     if (!folder) {
       folders.push({ path, id: null, entries: [] });
       continue;
     }
-    const entries = await transfer2.listFolderAcls(folder.id);
+    const entries = await transfer.listFolderAcls(folder.id);
     folders.push({ path, id: folder.id, entries: entries.map((e) => ({ ...e })) });
   }
   return folders;
@@ -65328,7 +65153,7 @@ async function freeId(envDir, when) {
     try {
       await stat2(join8(envDir, id));
     } catch (err) {
-      if (code2(err) === "ENOENT") return id;
+      if (code3(err) === "ENOENT") return id;
       throw err;
     }
   }
@@ -65339,10 +65164,10 @@ function pruneAfterSave(opts, id) {
     const deleted = pruneSnapshots(opts.dir, opts.env, opts.keep, [id, ...opts.protect ?? []]);
     if (deleted.length > 0) logger.debug(`snapshots: deleted ${deleted.length} older than the newest ${opts.keep} of ${opts.env}`);
   } catch (err) {
-    logger.warn(`snapshot ${opts.env}/${id} saved, but older snapshots could not be deleted (${isMftopsError(err) ? err.message : code2(err)})`);
+    logger.warn(`snapshot ${opts.env}/${id} saved, but older snapshots could not be deleted (${isMftopsError(err) ? err.message : code3(err)})`);
   }
 }
-function code2(err) {
+function code3(err) {
   return err?.code ?? (err instanceof Error ? err.message : "error");
 }
 function isFsError(err) {
@@ -65363,22 +65188,19 @@ var init_save_snapshot = __esm({
     init_export_check();
     init_model6();
     init_store();
+    init_with_defined();
   }
 });
 
 // src/apply/verify.ts
-var verify_exports = {};
-__export(verify_exports, {
-  findUnconverged: () => findUnconverged,
-  verifyPayloads: () => verifyPayloads
-});
 function findUnconverged(applied, replan) {
   const byAddress = new Map(replan.changes.map((c) => [c.address.toLowerCase(), c]));
   const out = [];
   for (const a of applied) {
     const now = byAddress.get(a.address.toLowerCase());
     if (!now) {
-      if (a.action !== "delete") out.push({ address: a.address, action: "missing", reason: "not in the re-plan: the manifests or the server no longer have it" });
+      if (a.action !== "delete")
+        out.push({ address: a.address, action: "missing", reason: "not in the re-plan: the manifests or the server no longer have it" });
       continue;
     }
     if (now.action === "no-op" || now.action === "blocked") continue;
@@ -65387,30 +65209,33 @@ function findUnconverged(applied, replan) {
   return out;
 }
 async function verifyPayloads(applied, clients, parallelism) {
-  const ctx = { clients, folderIds: /* @__PURE__ */ new Map() };
+  const ctx = { clients, created: new CreatedIds() };
   for (const { change, result } of applied) {
-    const id = result.ids?.folder;
-    if (change.kind === "FolderPermissions" && id !== void 0) ctx.folderIds.set(folderKey(change.name), id);
+    const id = result.ids !== void 0 ? KIND_IO[change.kind].idIn(result.ids) : void 0;
+    if (id !== void 0) ctx.created.record(change.address, id);
   }
-  const found = await mapWithConcurrency(applied, parallelism, async ({ change, result }) => {
-    const steps = planSteps(change, change.payload).filter((s, i, all) => !(change.action === "replace" && s.op === "task-delete" && i < all.length - 1));
-    for (const step2 of steps) {
-      const checked = step2.op === "task-update" && result.ids?.task !== void 0 ? { ...step2, id: result.ids.task } : step2;
-      const c = await confirmStep(checked, ctx);
-      if (c.kind !== "done") return { address: change.address, action: change.action, reason: c.kind === "fail" ? c.message : `the server does not hold what was sent (${step2.op})` };
-    }
-    return void 0;
-  });
+  const found = await mapWithConcurrency(applied, parallelism, ({ change, result }) => verifyChange(KIND_IO[change.kind], change, result, ctx));
   return found.filter((u) => u !== void 0);
+}
+async function verifyChange(io, change, result, ctx) {
+  for (const step2 of io.verifySteps(change, result.ids)) {
+    const found = await io.confirmStep(step2, ctx);
+    if (found.kind !== "done")
+      return {
+        address: change.address,
+        action: change.action,
+        reason: found.kind === "fail" ? found.message : `the server does not hold what was sent (${step2.op})`
+      };
+  }
+  return void 0;
 }
 var init_verify = __esm({
   "src/apply/verify.ts"() {
     "use strict";
+    init_created_ids();
+    init_io_registry();
     init_map_with_concurrency();
-    init_model5();
     init_reasons();
-    init_operations();
-    init_steps();
   }
 });
 
@@ -65438,11 +65263,13 @@ async function applyEnvironment(options, ctx) {
   let choice = options;
   if (options.planFile !== void 0) {
     if (options.targets !== void 0 && options.targets.length > 0) {
-      throw new ConfigError("--target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target");
+      throw new ConfigError(
+        "--target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target"
+      );
     }
-    if (options.prune !== void 0) throw new ConfigError(`--${options.prune ? "" : "no-"}prune cannot be used with a saved plan: what it prunes was decided when it was made`);
-    const { readSavedPlan: readSavedPlan2 } = await Promise.resolve().then(() => (init_plan_file(), plan_file_exports));
-    saved = readSavedPlan2(resolve10(ctx.cwd, options.planFile));
+    if (options.prune !== void 0)
+      throw new ConfigError(`--${options.prune ? "" : "no-"}prune cannot be used with a saved plan: what it prunes was decided when it was made`);
+    saved = readSavedPlan(resolve10(ctx.cwd, options.planFile));
     const chosen = savedPlanConfiguration(saved, options, ctx);
     if (typeof chosen === "string") return { status: "finished", report: refusal(saved.plan.environment, [chosen]), plan: saved.plan };
     choice = chosen;
@@ -65454,7 +65281,6 @@ async function applyEnvironment(options, ctx) {
     maxDeletes: options.permissions?.maxDeletes ?? DEFAULTS.maxDeletes
   };
   const parallelism = options.parallelism ?? DEFAULTS.applyParallelism;
-  const { checkPermissions: checkPermissions2, checkPlanTarget: checkPlanTarget2 } = await Promise.resolve().then(() => (init_guard(), guard_exports));
   const manifestPaths = saved === void 0 && options.paths !== void 0 && options.paths.length > 0 ? options.paths.map((p) => resolve10(ctx.cwd, p)) : [...configured.manifests];
   if (manifestPaths.length === 0 && saved === void 0) {
     throw new ConfigError(`environment "${configured.name}" lists no manifests in ${config.file}; pass paths or add manifests: [...]`);
@@ -65462,7 +65288,11 @@ async function applyEnvironment(options, ctx) {
   let policy;
   let manifests;
   if (saved !== void 0) {
-    const problems = [...checkPlanTarget2(saved.plan, configured), ...checkPermissions2(saved.plan, permissions), ...await secretProblems(saved.plan, config, ctx)];
+    const problems = [
+      ...checkPlanTarget(saved.plan, configured),
+      ...checkPermissions(saved.plan, permissions),
+      ...await secretProblems(saved.plan, config, ctx)
+    ];
     if (problems.length > 0) return { status: "finished", report: refusal(configured.name, problems), plan: saved.plan };
     const rechecked = await recheckPolicies(saved.plan, manifestPaths, manifestEnvironmentOf(config, configured), secretConfinementOf(config), ctx);
     if (rechecked.status === "invalid") return rechecked;
@@ -65479,9 +65309,8 @@ async function applyEnvironment(options, ctx) {
     prune = choosePrune(configured, options.paths, options.prune, ctx);
   }
   const env = prune === void 0 ? configured : { ...configured, prune: prune.kinds };
-  const { acquireApplyLock: acquireApplyLock2, describeTakeover: describeTakeover2 } = await Promise.resolve().then(() => (init_apply_lock(), apply_lock_exports));
-  const lock = acquireApplyLock2({ dir: resolve10(config.snapshots.dir, env.name), environment: env.name });
-  const takeover = describeTakeover2(lock);
+  const lock = acquireApplyLock({ dir: resolve10(config.snapshots.dir, env.name), environment: env.name });
+  const takeover = describeTakeover(lock);
   if (takeover !== void 0) ctx.emit({ kind: "warning", message: takeover });
   let clients;
   try {
@@ -65500,7 +65329,15 @@ async function applyEnvironment(options, ctx) {
     if (plan === void 0) {
       const made = await planManifests(
         manifests,
-        { readers: clients.readers, env, services, parallelism, confinement: secretConfinementOf(config), ...prune?.off ? { pruneOff: prune.off } : {}, ...options.targets !== void 0 && options.targets.length > 0 ? { targets: options.targets } : {} },
+        {
+          readers: clients.readers,
+          env,
+          services,
+          parallelism,
+          confinement: secretConfinementOf(config),
+          ...prune?.off ? { pruneOff: prune.off } : {},
+          ...options.targets !== void 0 && options.targets.length > 0 ? { targets: options.targets } : {}
+        },
         ctx
       );
       if (made.plan === void 0 || made.plan.errored) return { status: "invalid", diagnostics: made.diagnostics };
@@ -65508,13 +65345,16 @@ async function applyEnvironment(options, ctx) {
       policy = plan.policy;
       ctx.emit({ kind: "planned", plan, diagnostics: made.diagnostics });
       if (policy !== void 0 && deniesPlan(policy)) return { status: "finished", report: policyRefusal(env.name, policy), plan };
-      const { writeChanges: writeChanges2 } = await Promise.resolve().then(() => (init_guard(), guard_exports));
-      const refused = async (p) => checkPermissions2(p, permissions).length > 0 || (await secretProblems(p, config, ctx)).length > 0;
-      if (options.approve !== void 0 && writeChanges2(plan).length > 0 && !await refused(plan) && !await options.approve(plan)) {
+      const refused = async (p) => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, config, ctx)).length > 0;
+      if (options.approve !== void 0 && writeChanges(plan).length > 0 && !await refused(plan) && !await options.approve(plan)) {
         return { status: "cancelled", plan };
       }
     }
-    const report = await applyThePlan(plan, { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal }, ctx);
+    const report = await applyThePlan(
+      plan,
+      { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal },
+      ctx
+    );
     return { status: "finished", report: policy !== void 0 ? { ...report, policy } : report, plan };
   } finally {
     options.abandon?.removeEventListener("abort", onAbandon);
@@ -65528,10 +65368,12 @@ async function applyEnvironment(options, ctx) {
 function savedPlanConfiguration(saved, options, ctx) {
   const environment = options.environment ?? saved.plan.environment;
   const recorded = saved.configFile;
-  if (options.planConfig === "given" || recorded === void 0) return { ...options.configFile !== void 0 ? { configFile: options.configFile } : {}, environment };
+  if (options.planConfig === "given" || recorded === void 0)
+    return { ...options.configFile !== void 0 ? { configFile: options.configFile } : {}, environment };
   if (options.configFile !== void 0) {
     const given = resolve10(ctx.cwd, options.configFile);
-    if (!sameFile(given, recorded)) return `the plan was made with the configuration ${recorded}, not ${given} (${options.configFileFrom ?? "--config"}): apply it without ${options.configFileFrom ?? "--config"}, or plan again with this configuration`;
+    if (!sameFile(given, recorded))
+      return `the plan was made with the configuration ${recorded}, not ${given} (${options.configFileFrom ?? "--config"}): apply it without ${options.configFileFrom ?? "--config"}, or plan again with this configuration`;
   }
   if (!existsSync6(recorded)) throw new ConfigError(`the plan was made with the configuration ${recorded}, which no longer exists: plan again`);
   return { configFile: recorded, environment };
@@ -65547,11 +65389,10 @@ function sameFile(a, b) {
   return real(a) === real(b);
 }
 async function applyThePlan(plan, r, ctx) {
-  const [{ applyPlan: applyPlan2 }, { writeChanges: writeChanges2 }] = await Promise.all([Promise.resolve().then(() => (init_apply_plan(), apply_plan_exports)), Promise.resolve().then(() => (init_guard(), guard_exports))]);
-  const writes = writeChanges2(plan).length;
+  const writes = writeChanges(plan).length;
   const automationService = r.services.find((s) => s.name === "automation");
   const transferService = r.services.find((s) => s.name === "transfer");
-  return applyPlan2({
+  return applyPlan({
     plan,
     permissions: r.permissions,
     clients: r.clients.full,
@@ -65561,11 +65402,10 @@ async function applyThePlan(plan, r, ctx) {
     ...r.signal ? { signal: r.signal } : {},
     // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
     takeSnapshot: async (folders, baseline) => {
-      const { saveSnapshot: saveSnapshot2 } = await Promise.resolve().then(() => (init_save_snapshot(), save_snapshot_exports));
-      const automation2 = r.clients.full.automation;
+      const automation = r.clients.full.automation;
       const version = plan.servers.automation?.version;
-      const info = await saveSnapshot2({
-        ...automation2 && automationService ? { automation: automation2, automationUrl: automationService.url } : {},
+      const info = await saveSnapshot({
+        ...automation && automationService ? { automation, automationUrl: automationService.url } : {},
         ...version !== void 0 ? { serverVersion: version } : {},
         ...r.clients.full.transfer ? { transfer: r.clients.full.transfer } : {},
         ...transferService ? { transferUrl: transferService.url } : {},
@@ -65586,20 +65426,21 @@ async function applyThePlan(plan, r, ctx) {
   });
 }
 async function verifyApplied(plan, applied, r, ctx) {
-  const [{ loadManifests: loadManifests2 }, { buildPlan: buildPlan2 }, { manifestDigest: manifestDigest2 }, { findUnconverged: findUnconverged2, verifyPayloads: verifyPayloads2 }] = await Promise.all([
-    Promise.resolve().then(() => (init_load(), load_exports)),
-    Promise.resolve().then(() => (init_build_plan(), build_plan_exports)),
-    Promise.resolve().then(() => (init_manifest_digest(), manifest_digest_exports)),
-    Promise.resolve().then(() => (init_verify(), verify_exports))
-  ]);
-  const payloads = async (note) => ({ mode: "payloads", note, unconverged: await verifyPayloads2(applied, r.clients.full, r.parallelism) });
-  const unchanged = r.manifests !== void 0 && manifestDigest2(r.manifests, ctx.cwd) === plan.manifestDigest;
-  const manifests = unchanged ? r.manifests : await loadManifests2(r.manifestPaths, { cwd: ctx.cwd, environment: manifestEnvironmentOf(r.config, r.env) });
-  if (hasErrors(manifests.diagnostics)) return payloads("the manifests no longer load without errors, so the written payloads were checked instead of a re-plan");
-  if (!unchanged && manifestDigest2(manifests, ctx.cwd) !== plan.manifestDigest) {
-    return payloads("the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan");
+  const payloads = async (note) => ({
+    mode: "payloads",
+    note,
+    unconverged: await verifyPayloads(applied, r.clients.full, r.parallelism)
+  });
+  const unchanged = r.manifests !== void 0 && manifestDigest(r.manifests, ctx.cwd) === plan.manifestDigest;
+  const manifests = unchanged ? r.manifests : await loadManifests(r.manifestPaths, { cwd: ctx.cwd, environment: manifestEnvironmentOf(r.config, r.env) });
+  if (hasErrors(manifests.diagnostics))
+    return payloads("the manifests no longer load without errors, so the written payloads were checked instead of a re-plan");
+  if (!unchanged && manifestDigest(manifests, ctx.cwd) !== plan.manifestDigest) {
+    return payloads(
+      "the manifests on disk are not the ones the plan was made from (changed since, or planned from other paths), so the written payloads were checked instead of a re-plan"
+    );
   }
-  const result = await buildPlan2({
+  const result = await readAndPlan({
     manifests,
     clients: r.clients.readers,
     environment: r.env,
@@ -65608,7 +65449,13 @@ async function verifyApplied(plan, applied, r, ctx) {
     cwd: ctx.cwd
   });
   if (!result.plan) throw new MftopsError("the re-plan found errors in the manifests");
-  return { mode: "replan", unconverged: findUnconverged2(applied.map((a) => a.change), result.plan) };
+  return {
+    mode: "replan",
+    unconverged: findUnconverged(
+      applied.map((a) => a.change),
+      result.plan
+    )
+  };
 }
 async function recheckPolicies(plan, paths, environment, confinement, ctx) {
   if (paths.length === 0) return { status: "checked" };
@@ -65616,39 +65463,57 @@ async function recheckPolicies(plan, paths, environment, confinement, ctx) {
   if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
   const { manifests, policies } = loaded.manifests;
   if (policies.length === 0) return { status: "checked", manifests: loaded.manifests };
-  const { evaluatePolicies: evaluatePolicies2 } = await Promise.resolve().then(() => (init_evaluate(), evaluate_exports));
-  const { createPolicyRunner: createPolicyRunner2 } = await Promise.resolve().then(() => (init_run_policy_checks(), run_policy_checks_exports));
   const declared = new Map(manifests.map((m) => [formatAddress(m.kind, m.name), m]));
   const changes = plan.changes.map(({ source: _planned, ...change }) => {
     const m = change.action === "delete" ? void 0 : declared.get(change.address);
     return m === void 0 ? change : { ...change, source: sourceRef(m.source, ctx.cwd) };
   });
-  return { status: "checked", manifests: loaded.manifests, policy: await evaluatePolicies2({ changes }, policies, manifests, ctx.cwd, void 0, createPolicyRunner2()) };
+  return {
+    status: "checked",
+    manifests: loaded.manifests,
+    policy: await evaluatePolicies({ changes }, policies, manifests, ctx.cwd, void 0, createPolicyRunner())
+  };
 }
 async function secretProblems(plan, config, ctx) {
-  const [{ writeChanges: writeChanges2 }, { describeSecretProblems: describeSecretProblems2, findSecretProblems: findSecretProblems2 }] = await Promise.all([Promise.resolve().then(() => (init_guard(), guard_exports)), Promise.resolve().then(() => (init_secrets(), secrets_exports))]);
-  return describeSecretProblems2(findSecretProblems2(writeChanges2(plan), { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(config) }));
+  return describeSecretProblems(findSecretProblems(writeChanges(plan), { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(config) }));
 }
 function policyRefusal(environment, policy) {
   return { ...refusal(environment, policyDenyLines(policy)), policy };
 }
 function refusal(environment, problems) {
-  return { environment, outcome: "refused", problems, stale: [], results: [], stats: { writes: 0, unknownOutcomes: 0, confirmedByReread: 0, retriedAfterReread: 0, wallMs: 0 } };
+  return {
+    environment,
+    outcome: "refused",
+    problems,
+    stale: [],
+    results: [],
+    stats: { writes: 0, unknownOutcomes: 0, confirmedByReread: 0, retriedAfterReread: 0, wallMs: 0 }
+  };
 }
 var init_apply = __esm({
   "src/app/apply.ts"() {
     "use strict";
+    init_apply_plan();
+    init_guard();
     init_errors();
     init_diagnostics2();
     init_model2();
-    init_plan_changes();
+    init_compute_plan();
     init_evaluate();
     init_policy();
     init_clients();
     init_defaults();
     init_environment();
     init_plan_file();
-    init_plan();
+    init_plan4();
+    init_apply_lock();
+    init_save_snapshot();
+    init_run_policy_checks();
+    init_load();
+    init_read_and_plan();
+    init_manifest_digest();
+    init_verify();
+    init_secrets();
   }
 });
 
@@ -65764,9 +65629,12 @@ function assembleDrift(input) {
     });
   }
   const keptAccess = accessOfChanges(input.plan.access, kept);
-  const plan = composePlan(input.plan, kept, input.plan.errored, keptAccess);
+  const plan = assemblePlan(input.plan, kept, input.plan.errored, keptAccess);
   const driftedAddresses = new Set(drifted.map((d) => d.address));
-  const access = accessOfChanges(keptAccess, kept.filter((c) => driftedAddresses.has(c.address)));
+  const access = accessOfChanges(
+    keptAccess,
+    kept.filter((c) => driftedAddresses.has(c.address))
+  );
   const managed = kept.filter((c) => c.action !== "delete").length + (input.missingFolders?.length ?? 0);
   unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText2(a.address.toLowerCase(), b.address.toLowerCase()));
   const expired = drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) + unmanaged.filter((u) => u.expired).length;
@@ -65894,8 +65762,19 @@ function fieldItem(f) {
     ...f.after !== void 0 ? { expected: f.after } : {},
     ...f.before !== void 0 ? { actual: f.before } : {},
     ...f.forcesReplace === true ? { forcesReplace: true } : {},
-    ...f.words !== void 0 ? { words: { form: f.words.form, ...f.words.after !== void 0 ? { expected: f.words.after } : {}, ...f.words.before !== void 0 ? { actual: f.words.before } : {} } } : {},
-    ...f.innerWords !== void 0 ? { innerWords: { ...f.innerWords.after !== void 0 ? { expected: f.innerWords.after } : {}, ...f.innerWords.before !== void 0 ? { actual: f.innerWords.before } : {} } } : {}
+    ...f.words !== void 0 ? {
+      words: {
+        form: f.words.form,
+        ...f.words.after !== void 0 ? { expected: f.words.after } : {},
+        ...f.words.before !== void 0 ? { actual: f.words.before } : {}
+      }
+    } : {},
+    ...f.innerWords !== void 0 ? {
+      innerWords: {
+        ...f.innerWords.after !== void 0 ? { expected: f.innerWords.after } : {},
+        ...f.innerWords.before !== void 0 ? { actual: f.innerWords.before } : {}
+      }
+    } : {}
   };
 }
 function values(item) {
@@ -65930,34 +65809,7 @@ function grantJson(g) {
   return { permissions: [...g.permissions], sharePermissions: [...g.sharePermissions] };
 }
 function unmanagedDetail(change, live) {
-  switch (change.kind) {
-    case "Task": {
-      const task = change.liveId !== void 0 ? live.automation?.tasks?.byId.get(change.liveId) : void 0;
-      return { kind: "Task", groups: Array.isArray(task?.Group) ? task.Group.map(String) : [] };
-    }
-    case "ResourceGroupAcl": {
-      const acl = [...live.automation?.acls?.values() ?? []].find((a) => a.ACLID === change.liveId);
-      const slash = change.name.indexOf("/");
-      return {
-        kind: "ResourceGroupAcl",
-        resourceGroup: acl?.ResourceGroupName ?? change.name.slice(0, Math.max(0, slash)),
-        userGroup: acl?.UserGroupName ?? change.name.slice(slash + 1),
-        permissions: acl ? grantedPermissions(acl) : []
-      };
-    }
-    case "FolderPermissions": {
-      const folder = live.transfer?.folders.get(folderKey(change.name));
-      const entries = folder ? viewEntries(folder.acl) : [];
-      return {
-        kind: "FolderPermissions",
-        entries: entries.map((e) => ({ principal: { type: e.type, name: e.name }, grant: grantJson(e.permissions) }))
-      };
-    }
-    default: {
-      const never = change.kind;
-      throw new Error(`unknown kind ${String(never)}`);
-    }
-  }
+  return kindOf(change.kind).unmanagedDetail(change, live);
 }
 function auditQueriesFor(report) {
   const queries = [];
@@ -66021,15 +65873,13 @@ var AUDIT_MAX_COUNT, NOT_A_CHANGE, AUDIT_TARGET_TYPES, AUDITED_KINDS;
 var init_assemble_drift = __esm({
   "src/drift/assemble-drift.ts"() {
     "use strict";
-    init_model5();
     init_types();
-    init_compose_plan();
+    init_assemble_plan();
     init_access_changes();
+    init_registry();
     init_model2();
-    init_folder_permissions();
-    init_resource_group_acl();
     init_acknowledge();
-    init_model4();
+    init_model5();
     init_order();
     AUDIT_MAX_COUNT = 500;
     NOT_A_CHANGE = /* @__PURE__ */ new Set(["run", "start", "stop"]);
@@ -66039,34 +65889,42 @@ var init_assemble_drift = __esm({
 });
 
 // src/app/detect-drift.ts
-var detect_drift_exports = {};
-__export(detect_drift_exports, {
-  detectDrift: () => detectDrift
-});
 import { isAbsolute as isAbsolute7, relative as relative7, sep as sep8 } from "node:path";
 async function detectDrift(input) {
   const env = input.environment;
   const now = input.now ?? (() => /* @__PURE__ */ new Date());
   const { partial, ...planInput } = input;
-  const result = await buildPlan({ ...planInput, environment: { ...env, prune: partial === true ? [] : EVERY_KIND }, now });
+  const result = await readAndPlan({ ...planInput, environment: { ...env, prune: partial === true ? [] : PRUNABLE_KINDS }, now });
   const { plan, live } = result;
   const { missingFolders, diagnostics } = separateMissingFolders(input.manifests.manifests, result.diagnostics, input.cwd ?? process.cwd());
   if (plan === void 0 || live === void 0 || hasErrors(diagnostics)) return { diagnostics: result.diagnostics, ...live ? { live } : {} };
   const ignore = env.drift?.ignore ?? [];
-  let report = assembleDrift({ plan, live, prune: env.prune, ignore, now: now(), missingFolders, ...partial === true ? { unmanagedOmitted: "partial-manifests" } : {} });
+  let report = assembleDrift({
+    plan,
+    live,
+    prune: env.prune,
+    ignore,
+    now: now(),
+    missingFolders,
+    ...partial === true ? { unmanagedOmitted: "partial-manifests" } : {}
+  });
   const policies = input.manifests.policies;
-  if (policies.length > 0) report = withLivePolicy(report, await evaluateObjectPolicies(liveSubjects(plan, live), policies, input.cwd ?? process.cwd(), createPolicyRunner()));
+  if (policies.length > 0)
+    report = withLivePolicy(report, await evaluateObjectPolicies(liveSubjects(plan, live), policies, input.cwd ?? process.cwd(), createPolicyRunner()));
   const warnings = unmatchedIgnoreWarnings(ignore, driftAddresses(plan, missingFolders), input.locateIgnore);
   const queries = auditQueriesFor(report);
-  const automation2 = input.clients.automation;
-  if (queries.length > 0 && automation2 !== void 0) {
+  const automation = input.clients.automation;
+  if (queries.length > 0 && automation !== void 0) {
     try {
       const answers = [];
-      for (const query of queries) answers.push({ query, records: await automation2.auditReport(query) });
+      for (const query of queries) answers.push({ query, records: await automation.auditReport(query) });
       report = attributeAuditRecords(report, answers);
     } catch (err) {
       if (!isMftopsError(err)) throw err;
-      report = withAuditFailure(report, err instanceof ApiError ? { httpStatus: err.status, ...err.detail ? { detail: err.detail } : {} } : { detail: err.message });
+      report = withAuditFailure(
+        report,
+        err instanceof ApiError ? { httpStatus: err.status, ...err.detail ? { detail: err.detail } : {} } : { detail: err.message }
+      );
     }
   }
   return { report, diagnostics: warnings.length > 0 ? sortPlanDiagnostics([...diagnostics, ...warnings]) : diagnostics, live };
@@ -66076,7 +65934,15 @@ function liveSubjects(plan, live) {
   const specs = liveSpecs(managed, live);
   return managed.flatMap((c) => {
     const spec = specs.get(c.address);
-    return spec === void 0 ? [] : [{ address: c.address, kind: c.kind, name: c.name, object: liveObjectOf(c.kind, c.previousName ?? c.name, spec), ...c.source ? { source: c.source } : {} }];
+    return spec === void 0 ? [] : [
+      {
+        address: c.address,
+        kind: c.kind,
+        name: c.name,
+        object: liveObjectOf(c.kind, c.previousName ?? c.name, spec),
+        ...c.source ? { source: c.source } : {}
+      }
+    ];
   });
 }
 function unmatchedIgnoreWarnings(ignore, addresses, locate) {
@@ -66107,21 +65973,20 @@ function separateMissingFolders(manifests, all, cwd) {
 function samePlace(a, b) {
   return a.file === b.file && a.line === b.line && a.col === b.col;
 }
-var EVERY_KIND;
 var init_detect_drift = __esm({
   "src/app/detect-drift.ts"() {
     "use strict";
     init_errors();
     init_diagnostics2();
-    init_build_plan();
-    init_diagnostics4();
+    init_read_and_plan();
+    init_diagnostics5();
+    init_registry();
     init_acknowledge();
     init_errors2();
     init_assemble_drift();
     init_removed_content();
     init_evaluate();
     init_run_policy_checks();
-    EVERY_KIND = ["Task", "ResourceGroupAcl", "FolderPermissions"];
   }
 });
 
@@ -66139,7 +66004,14 @@ function planJsonView(plan) {
     ...plan.pruneOff !== void 0 ? { pruneOff: { reason: plan.pruneOff.reason, kinds: [...plan.pruneOff.kinds], text: pruneOffSentence(plan.pruneOff) } } : {},
     errored: plan.errored,
     applyable: plan.applyable,
-    summary: { create: plan.summary.create, update: plan.summary.update, replace: plan.summary.replace, delete: plan.summary.delete, "no-op": plan.summary["no-op"], blocked: plan.summary.blocked },
+    summary: {
+      create: plan.summary.create,
+      update: plan.summary.update,
+      replace: plan.summary.replace,
+      delete: plan.summary.delete,
+      "no-op": plan.summary["no-op"],
+      blocked: plan.summary.blocked
+    },
     changes: plan.changes.map((c) => ({
       address: c.address,
       kind: c.kind,
@@ -66156,8 +66028,19 @@ function planJsonView(plan) {
         ...f.sensitive !== void 0 ? { sensitive: f.sensitive } : {},
         ...f.forcesReplace !== void 0 ? { forcesReplace: f.forcesReplace } : {},
         ...f.origin !== void 0 ? { origin: { file: f.origin.file, line: f.origin.line, col: f.origin.col } } : {},
-        ...f.words !== void 0 ? { words: { form: f.words.form, ...f.words.before !== void 0 ? { before: f.words.before } : {}, ...f.words.after !== void 0 ? { after: f.words.after } : {} } } : {},
-        ...f.innerWords !== void 0 ? { innerWords: { ...f.innerWords.before !== void 0 ? { before: f.innerWords.before.map(innerWordsView) } : {}, ...f.innerWords.after !== void 0 ? { after: f.innerWords.after.map(innerWordsView) } : {} } } : {}
+        ...f.words !== void 0 ? {
+          words: {
+            form: f.words.form,
+            ...f.words.before !== void 0 ? { before: f.words.before } : {},
+            ...f.words.after !== void 0 ? { after: f.words.after } : {}
+          }
+        } : {},
+        ...f.innerWords !== void 0 ? {
+          innerWords: {
+            ...f.innerWords.before !== void 0 ? { before: f.innerWords.before.map(innerWordsView) } : {},
+            ...f.innerWords.after !== void 0 ? { after: f.innerWords.after.map(innerWordsView) } : {}
+          }
+        } : {}
       })),
       ...c.entries !== void 0 ? {
         entries: c.entries.map((e) => ({
@@ -66244,10 +66127,6 @@ var init_plan_json = __esm({
 });
 
 // src/render/drift-json.ts
-var drift_json_exports = {};
-__export(drift_json_exports, {
-  renderDriftJson: () => renderDriftJson
-});
 function renderDriftJson(report) {
   const ordered2 = {
     ...envelopeOf("mftops.drift"),
@@ -66285,11 +66164,10 @@ async function driftEnvironment(options, ctx) {
   const prelude = await prepareRead(options, ctx);
   if (prelude.status === "invalid") return prelude;
   const { config, env, services, parallelism, manifests, prune } = prelude;
-  const { detectDrift: detectDrift2 } = await Promise.resolve().then(() => (init_detect_drift(), detect_drift_exports));
   const clients = await openReadonlyClients(services, ctx, { parallelism });
   let result;
   try {
-    result = await detectDrift2({
+    result = await detectDrift({
       manifests,
       clients: clients.readers,
       environment: env,
@@ -66306,13 +66184,11 @@ async function driftEnvironment(options, ctx) {
     await clients.close();
   }
   const diagnostics = reportOf(manifests, result.diagnostics);
-  const { hasErrors: hasErrors2 } = await Promise.resolve().then(() => (init_diagnostics2(), diagnostics_exports));
-  if (result.report === void 0 || hasErrors2(result.diagnostics)) return { status: "invalid", diagnostics };
+  if (result.report === void 0 || hasErrors(result.diagnostics)) return { status: "invalid", diagnostics };
   let reportFile;
   if (options.reportFile !== void 0) {
-    const { renderDriftJson: renderDriftJson2 } = await Promise.resolve().then(() => (init_drift_json(), drift_json_exports));
     reportFile = resolve11(ctx.cwd, options.reportFile);
-    writeReportFile(reportFile, renderDriftJson2(result.report));
+    writeReportFile(reportFile, renderDriftJson(result.report));
   }
   return { status: "reported", report: result.report, diagnostics, ...reportFile !== void 0 ? { reportFile } : {} };
 }
@@ -66330,402 +66206,10 @@ var init_drift = __esm({
     init_errors();
     init_clients();
     init_environment();
-    init_plan();
-  }
-});
-
-// src/render/drift-common.ts
-var drift_common_exports = {};
-__export(drift_common_exports, {
-  attributionNotes: () => attributionNotes,
-  attributionText: () => attributionText,
-  comparedSentence: () => comparedSentence,
-  driftPhrase: () => driftPhrase,
-  driftSentence: () => driftSentence,
-  driftSymbol: () => driftSymbol,
-  driftedHeadline: () => driftedHeadline,
-  driftedWhy: () => driftedWhy,
-  entryPhrase: () => entryPhrase,
-  expiredText: () => expiredText,
-  grantText: () => grantText,
-  plural: () => plural3,
-  sideWords: () => sideWords,
-  unmanagedOmittedSentence: () => unmanagedOmittedSentence,
-  unmanagedText: () => unmanagedText,
-  valueText: () => valueText
-});
-function driftedWhy(d) {
-  return d.reason !== void 0 ? describeReason(d.reason) : d.problem;
-}
-function driftPhrase(kind) {
-  switch (kind) {
-    case "changed":
-      return "differs from its manifest";
-    case "missing":
-      return "is missing on the server";
-    case "replace":
-      return "differs in a field that needs a replace to put back";
-    case "blocked":
-      return "differs, and the API cannot put it back";
-    default: {
-      const never = kind;
-      throw new Error(`unknown drift kind ${String(never)}`);
-    }
-  }
-}
-function driftSymbol(kind) {
-  switch (kind) {
-    case "changed":
-      return "~";
-    case "missing":
-      return "-";
-    case "replace":
-      return "-/+";
-    case "blocked":
-      return "!";
-    default: {
-      const never = kind;
-      throw new Error(`unknown drift kind ${String(never)}`);
-    }
-  }
-}
-function valueText(value, words) {
-  if (value === void 0) return "(not set)";
-  const grant = asGrant(value);
-  if (grant) return grantText(grant);
-  return withWords(formatInline(withInnerWords(displayValue(value), words?.inner)), words?.form, words?.said);
-}
-function sideWords(field, side) {
-  return { ...field.words !== void 0 ? { form: field.words.form, said: field.words[side] } : {}, inner: field.innerWords?.[side] };
-}
-function asGrant(value) {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return void 0;
-  const keys = Object.keys(value);
-  const list = (x) => Array.isArray(x) && x.every((v) => typeof v === "string");
-  if (keys.length !== 2 || !list(value.permissions) || !list(value.sharePermissions)) return void 0;
-  return { permissions: value.permissions, sharePermissions: value.sharePermissions };
-}
-function grantText(grant) {
-  if (grant === void 0) return "(no entry)";
-  const perms = grant.permissions.map(escapeControl).join(", ");
-  const share = grant.sharePermissions.map(escapeControl).join(", ");
-  return `${perms === "" ? "no permissions" : perms}${share === "" ? "" : `; share: ${share}`}`;
-}
-function entryPhrase(e) {
-  switch (e.drift) {
-    case "missing":
-      return "missing on the server";
-    case "changed":
-      return "permissions differ";
-    case "extra":
-      return "on the server, not in the manifest";
-    case "blocked":
-      return "differs, not editable on the server";
-    default: {
-      const never = e.drift;
-      throw new Error(`unknown entry drift ${String(never)}`);
-    }
-  }
-}
-function attributionText(a) {
-  return `${escapeControl(a.user)}, ${escapeControl(a.time)}${a.action === "" ? "" : ` (${escapeControl(a.action)})`}`;
-}
-function expiredText(e) {
-  return `acknowledgement expired ${escapeControl(e.until)} (${escapeControl(e.where)})${e.reason === void 0 ? "" : `: ${escapeControl(e.reason)}`}`;
-}
-function unmanagedText(u) {
-  const d = u.detail;
-  switch (d.kind) {
-    case "Task":
-      return d.groups.length === 0 ? "task in no group" : `task in ${d.groups.map(escapeControl).join(", ")}`;
-    case "ResourceGroupAcl":
-      return `${escapeControl(d.userGroup)} on ${escapeControl(d.resourceGroup)}: ${d.permissions.length === 0 ? "no permissions" : d.permissions.join(", ")}`;
-    case "FolderPermissions":
-      return d.entries.length === 0 ? "no entries" : d.entries.map((e) => `${e.principal.type.toLowerCase()} ${escapeControl(e.principal.name)} (${grantText(e.grant)})`).join("; ");
-    default: {
-      const never = d;
-      throw new Error(`unknown unmanaged kind ${String(never)}`);
-    }
-  }
-}
-function attributionNotes(report) {
-  const notes = [];
-  const audit = auditNote(report.audit);
-  if (audit !== void 0) notes.push(audit);
-  if ([...report.drifted, ...report.unmanaged].some((o) => o.kind === "FolderPermissions")) {
-    notes.push("the transfer service has no audit report; who changed folder permissions is not shown.");
-  }
-  return notes;
-}
-function auditNote(audit) {
-  switch (audit.state) {
-    case "not-needed":
-    case "read":
-      return void 0;
-    case "unreadable":
-      return `${audit.message}; who changed what is not shown.`;
-    default: {
-      const never = audit;
-      throw new Error(`unknown audit state ${String(never)}`);
-    }
-  }
-}
-function driftSentence(report) {
-  const s = report.summary;
-  if (report.status === "in-sync") {
-    return `In sync: the servers match the manifests${s.acknowledged > 0 ? ` (${formatCount(s.acknowledged)} acknowledged ${plural3(s.acknowledged, "difference")})` : ""}.`;
-  }
-  const parts = [`${formatCount(s.drifted)} ${plural3(s.drifted, "object")} ${s.drifted === 1 ? "differs" : "differ"}`, `${formatCount(s.unmanaged)} unmanaged`];
-  const denied = new Set(report.policy?.violations.filter((v) => v.severity === "deny").map((v) => v.address)).size;
-  if (denied > 0) parts.push(`${formatCount(denied)} ${plural3(denied, "object breaks", "objects break")} a deny policy`);
-  if (s.acknowledged > 0) parts.push(`${formatCount(s.acknowledged)} acknowledged`);
-  if (s.expired > 0) parts.push(`${formatCount(s.expired)} with an expired acknowledgement`);
-  return `Drift: ${parts.join(", ")}.`;
-}
-function unmanagedOmittedSentence(reason) {
-  switch (reason) {
-    case "partial-manifests":
-      return "Unmanaged objects are not listed: only part of the manifests was given, and the others may manage what these do not name (pass --prune to list them anyway).";
-    default: {
-      const never = reason;
-      throw new Error(`unknown reason ${String(never)}`);
-    }
-  }
-}
-function comparedSentence(report) {
-  const s = report.summary;
-  return `${formatCount(s.managed)} managed ${plural3(s.managed, "object")} compared, ${formatCount(s.inSync)} in sync.`;
-}
-function plural3(n, one, many = `${one}s`) {
-  return n === 1 ? one : many;
-}
-function driftedHeadline(d) {
-  return `${escapeControl(d.address)} ${driftPhrase(d.drift)}`;
-}
-var init_drift_common = __esm({
-  "src/render/drift-common.ts"() {
-    "use strict";
-    init_reasons();
-    init_text();
-    init_values();
-  }
-});
-
-// src/render/drift-markdown.ts
-var drift_markdown_exports = {};
-__export(drift_markdown_exports, {
-  renderDriftMarkdown: () => renderDriftMarkdown
-});
-function renderDriftMarkdown(report, options = {}) {
-  const maxLength = options.maxLength ?? DEFAULT_MAX_LENGTH;
-  const hint = options.reportHint ?? DEFAULT_REPORT_HINT;
-  const head = renderHead(report);
-  const blocks = [...policyMarkdown(report.policy, "drift")];
-  if (report.access !== void 0) blocks.push([accessMarkdownHead(report.access, DRIFT_ACCESS_HEADING), "", ...accessMarkdownItems(report.access)].join("\n"));
-  if (report.drifted.length > 0) {
-    blocks.push(`### Drifted objects
-
-Values read **git \u2192 server**: the manifest's value, then what the server has now.`);
-    for (const d of report.drifted) blocks.push(renderDrifted(d));
-  }
-  const checkItems = transferCheckItems(report.plan.transferChecks);
-  blocks.push(...transferChecksMarkdown(report.plan.transferChecks, checkItems, checkItems.length, hint));
-  if (report.unmanaged.length > 0) blocks.push(renderUnmanaged(report.unmanaged));
-  if (report.acknowledged.length > 0) blocks.push(renderAcknowledged(report.acknowledged));
-  const out = [head];
-  let length = head.length;
-  let cut = 0;
-  for (const [i, block] of blocks.entries()) {
-    const note = cutNote(blocks.length - i, hint);
-    if (length + block.length + 2 + note.length + 2 > maxLength) {
-      cut = blocks.length - i;
-      break;
-    }
-    out.push(block);
-    length += block.length + 2;
-  }
-  if (cut > 0) out.push(cutNote(cut, hint));
-  return `${out.join("\n\n")}
-`;
-}
-function cutNote(count3, hint) {
-  return `> [!NOTE]
-> ${formatCount(count3)} more ${count3 === 1 ? "section is" : "sections are"} left out to keep this under GitHub's size limit; the full report is in ${hint}.`;
-}
-function renderHead(report) {
-  const s = report.summary;
-  const verdict = report.status === "in-sync" ? "\u2705 in sync" : "\u26A0\uFE0F drift";
-  const rows = [
-    ["Managed objects compared", s.managed],
-    ["In sync", s.inSync],
-    ["Differ from their manifest", s.drifted],
-    ["Unmanaged (in scope, in no manifest)", s.unmanaged],
-    ["Acknowledged differences", s.acknowledged],
-    ...s.expired > 0 ? [["Expired acknowledgements", s.expired]] : []
-  ];
-  const lines2 = [
-    `## mftops drift: ${code3(report.environment)} \u2014 ${verdict}`,
-    "",
-    driftSentence(report).replace(/[<>&]/g, (c) => `&#${c.charCodeAt(0)};`),
-    "",
-    "| | Count |",
-    "|:--|--:|",
-    ...rows.map(([label, n]) => `| ${label} | ${formatCount(n)} |`)
-  ];
-  if (report.unmanagedOmitted !== void 0) lines2.push("", `> [!NOTE]
-> ${escapeMd(unmanagedOmittedSentence(report.unmanagedOmitted))}`);
-  for (const note of attributionNotes(report)) lines2.push("", `> [!NOTE]
-> ${escapeMd(note)}`);
-  lines2.push("", `<sub>Compared at ${escapeMd(report.createdAt)}.</sub>`);
-  return lines2.join("\n");
-}
-function renderDrifted(d) {
-  const lines2 = [`#### ${code3(d.address)} ${driftPhrase(d.drift)}`];
-  const facts = [];
-  if (d.lastChange) facts.push(`Last change: ${escapeMd(attributionText(d.lastChange))}`);
-  if (d.source) facts.push(`Declared in ${code3(`${d.source.file}:${d.source.line}`)}`);
-  if (facts.length > 0) lines2.push("", facts.join(" \xB7 "));
-  const why = driftedWhy(d);
-  if (why !== void 0 && d.drift !== "changed") lines2.push("", `> ${escapeMd(why)}`);
-  if (d.expired) lines2.push("", `> [!IMPORTANT]
-> ${escapeMd(expiredText(d.expired))}`);
-  if (d.fields.length > 0) {
-    lines2.push("", "| Field | In git | On the server |", "|:--|:--|:--|");
-    for (const f of d.fields) {
-      const notes = [f.forcesReplace ? "needs a replace" : void 0, f.expired ? expiredText(f.expired) : void 0].filter((x) => x !== void 0);
-      const note = notes.length > 0 ? `<br><sub>${escapeMd(notes.join("; "))}</sub>` : "";
-      lines2.push(`| ${code3(f.path)}${note} | ${valueMd(f.expected, sideWords(f, "expected"))} | ${valueMd(f.actual, sideWords(f, "actual"))} |`);
-    }
-  }
-  if (d.entries.length > 0) {
-    lines2.push("", "| Entry | Difference | In git | On the server |", "|:--|:--|:--|:--|");
-    for (const e of d.entries) {
-      const note = e.expired ? `<br><sub>${escapeMd(expiredText(e.expired))}</sub>` : "";
-      lines2.push(`| ${e.principal.type.toLowerCase()} ${code3(e.principal.name)}${note} | ${entryPhrase(e)} | ${escapeMd(grantText(e.expected))} | ${escapeMd(grantText(e.actual))} |`);
-    }
-  }
-  return lines2.join("\n");
-}
-function renderUnmanaged(list) {
-  const lines2 = [
-    "### Unmanaged objects",
-    "",
-    "In the environment's scope but named by no manifest: import them (`mftops import`) or remove them.",
-    "",
-    "| Object | What | Last change |",
-    "|:--|:--|:--|"
-  ];
-  for (const u of list) {
-    const notes = [u.pruned ? "pruned: `apply --allow-delete` deletes it" : void 0, u.expired ? escapeMd(expiredText(u.expired)) : void 0].filter((x) => x !== void 0);
-    const note = notes.length > 0 ? `<br><sub>${notes.join("; ")}</sub>` : "";
-    lines2.push(`| ${code3(u.address)}${note} | ${escapeMd(unmanagedText(u))} | ${u.lastChange ? escapeMd(attributionText(u.lastChange)) : "\u2014"} |`);
-  }
-  return lines2.join("\n");
-}
-function renderAcknowledged(list) {
-  const lines2 = ["### Acknowledged drift", "", "Known differences that `drift.ignore` accepts; they do not count as drift.", "", "| Object | Difference | In git \u2192 on the server | Until | Reason |", "|:--|:--|:--|:--|:--|"];
-  for (const a of list) {
-    const values2 = a.expected !== void 0 || a.actual !== void 0 ? `${valueMd(a.expected)} \u2192 ${valueMd(a.actual)}` : "\u2014";
-    lines2.push(`| ${code3(a.address)} | ${code3(a.what)} | ${values2} | ${a.rule.until === void 0 ? "no end" : escapeMd(a.rule.until)} | ${a.rule.reason === void 0 ? "\u2014" : escapeMd(a.rule.reason)} <sub>(${escapeMd(a.rule.where)})</sub> |`);
-  }
-  return lines2.join("\n");
-}
-function valueMd(value, words) {
-  if (value === void 0) return "<em>not set</em>";
-  const text2 = valueText(value, words);
-  return code3(text2.length > 300 ? `${text2.slice(0, 300)}\u2026` : text2);
-}
-function code3(text2) {
-  return `<code>${escapeMd(text2)}</code>`;
-}
-var DEFAULT_MAX_LENGTH, DEFAULT_REPORT_HINT;
-var init_drift_markdown = __esm({
-  "src/render/drift-markdown.ts"() {
-    "use strict";
-    init_drift_common();
-    init_text();
-    init_plan_markdown();
-    init_access();
-    init_text();
-    init_policy();
-    DEFAULT_MAX_LENGTH = 65e3;
-    DEFAULT_REPORT_HINT = "the JSON report of `mftops drift --report FILE`";
-  }
-});
-
-// src/render/drift-text.ts
-var drift_text_exports = {};
-__export(drift_text_exports, {
-  renderDriftText: () => renderDriftText,
-  renderDriftedText: () => renderDriftedText
-});
-function renderDriftText(report, options) {
-  const paint = (code5, text2) => options.color ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
-  const lines2 = [`mftops drift for environment ${quote2(report.environment)}: ${comparedSentence(report)}`];
-  if (report.unmanagedOmitted !== void 0) lines2.push(unmanagedOmittedSentence(report.unmanagedOmitted));
-  lines2.push(...policyText(report.policy, "drift"));
-  if (report.access !== void 0) lines2.push("", ...renderAccessText(report.access, DRIFT_ACCESS_HEADING));
-  if (report.drifted.length > 0) {
-    lines2.push("", paint("1", "Drifted (values read git \u2192 server):"));
-    for (const d of report.drifted) lines2.push("", ...renderDrifted2(d, paint));
-  }
-  if (report.unmanaged.length > 0) {
-    lines2.push("", paint("1", "Unmanaged (in scope, named by no manifest):"));
-    for (const u of report.unmanaged) {
-      const pruned = u.pruned ? " [pruned: apply --allow-delete deletes it]" : "";
-      lines2.push(`  ${paint("35", "?")} ${escapeControl(u.address)}: ${unmanagedText(u)}${pruned}`);
-      if (u.lastChange) lines2.push(`      last change: ${attributionText(u.lastChange)}`);
-      if (u.expired) lines2.push(`      # ${expiredText(u.expired)}`);
-    }
-  }
-  if (report.acknowledged.length > 0) {
-    lines2.push("", paint("1", "Acknowledged (not drift):"));
-    for (const a of report.acknowledged) {
-      const values2 = a.expected !== void 0 || a.actual !== void 0 ? `: ${valueText(a.expected)} \u2192 ${valueText(a.actual)}` : "";
-      const until = a.rule.until === void 0 ? "" : ` until ${escapeControl(a.rule.until)}`;
-      const reason = a.rule.reason === void 0 ? "" : ` \u2014 ${escapeControl(a.rule.reason)}`;
-      lines2.push(`  ${escapeControl(a.address)} ${escapeControl(a.what)}${values2} (${escapeControl(a.rule.where)}${until})${reason}`);
-    }
-  }
-  lines2.push(...transferChecksText(report.plan.transferChecks));
-  for (const note of attributionNotes(report)) lines2.push("", `Note: ${note}`);
-  lines2.push("", paint("1", driftSentence(report)));
-  return `${lines2.join("\n")}
-`;
-}
-function renderDriftedText(d) {
-  return renderDrifted2(d, (_code, text2) => text2);
-}
-function renderDrifted2(d, paint) {
-  const lines2 = [`${paint(d.drift === "changed" ? "33" : "31", driftSymbol(d.drift))} ${paint("1", driftedHeadline(d))}`];
-  const indent = "    ";
-  if (d.lastChange) lines2.push(`${indent}last change: ${attributionText(d.lastChange)}`);
-  const why = driftedWhy(d);
-  if (why !== void 0 && d.drift !== "changed") lines2.push(`${indent}# ${escapeControl(why)}`);
-  if (d.source) lines2.push(`${indent}# declared at ${escapeControl(d.source.file)}:${d.source.line}`);
-  if (d.expired) lines2.push(`${indent}# ${expiredText(d.expired)}`);
-  for (const f of d.fields) {
-    const replace = f.forcesReplace ? " # needs a replace" : "";
-    lines2.push(`${indent}${escapeControl(f.path)}: ${valueText(f.expected, sideWords(f, "expected"))} \u2192 ${valueText(f.actual, sideWords(f, "actual"))}${replace}`);
-    if (f.expired) lines2.push(`${indent}  # ${expiredText(f.expired)}`);
-  }
-  for (const e of d.entries) {
-    lines2.push(`${indent}${e.principal.type} ${quote2(e.principal.name)}: ${entryPhrase(e)}: ${grantText(e.expected)} \u2192 ${grantText(e.actual)}`);
-    if (e.expired) lines2.push(`${indent}  # ${expiredText(e.expired)}`);
-  }
-  return lines2;
-}
-function quote2(text2) {
-  return escapeControl(JSON.stringify(text2));
-}
-var init_drift_text = __esm({
-  "src/render/drift-text.ts"() {
-    "use strict";
-    init_drift_common();
-    init_text();
-    init_plan_text();
-    init_access();
-    init_policy();
+    init_plan4();
+    init_detect_drift();
+    init_diagnostics2();
+    init_drift_json();
   }
 });
 
@@ -66771,17 +66255,222 @@ init_errors();
 init_log();
 init_model2();
 init_plan_file();
-init_apply_summary();
-init_diagnostics3();
-init_plan_common();
-init_policy();
 import { randomBytes as randomBytes4 } from "node:crypto";
 import { existsSync as existsSync7, rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute as isAbsolute8, join as join9, relative as relative8, resolve as resolve12 } from "node:path";
 
+// src/render/apply-summary.ts
+init_model4();
+init_registry();
+init_model2();
+init_json_output();
+init_policy();
+init_text();
+function renderApplySummaryText(report, options = { policyShown: true }) {
+  const lines2 = options.policyShown || report.outcome === "refused" ? [] : policyText(report.policy).slice(1);
+  switch (report.outcome) {
+    case "nothing":
+      lines2.push("Nothing to apply.");
+      pushSkipped(lines2, report.results);
+      break;
+    case "refused":
+      lines2.push("Apply refused; nothing was written:");
+      for (const p of report.problems) lines2.push(`  - ${text(p)}`);
+      break;
+    case "stale": {
+      const names2 = report.movedNames ?? [];
+      const moved = [
+        ...report.stale.length > 0 || names2.length === 0 ? [count(report.stale.length, "object")] : [],
+        ...names2.length > 0 ? [count(names2.length, "name")] : []
+      ];
+      lines2.push(`The plan is stale; nothing was written: ${moved.join(" and ")} moved on the servers since the plan was made.`);
+      for (const s of report.stale) lines2.push(`  ${staleSymbol(s)} ${text(s.address)}: ${staleWords(s)}`);
+      for (const m of names2) lines2.push(`  plan is stale: ${text(describeMovedName(m))}`);
+      lines2.push("Make a new plan (mftops plan --out FILE), review it, and apply that one.");
+      break;
+    }
+    case "no-snapshot":
+      lines2.push("Apply stopped before the first write: no verified snapshot.");
+      for (const p of report.problems) lines2.push(`  - ${text(p)}`);
+      break;
+    case "applied":
+    case "interrupted":
+      pushRun(lines2, report);
+      break;
+    default: {
+      const never = report.outcome;
+      throw new Error(`unknown outcome ${String(never)}`);
+    }
+  }
+  return `${lines2.join("\n")}
+`;
+}
+function pushRun(lines2, report) {
+  const c = countResults(report.results);
+  const head = report.outcome === "interrupted" ? "Apply interrupted" : applyExitCode(report) === 0 ? "Apply complete" : "Apply finished with errors";
+  lines2.push(`${head} for environment "${text(report.environment)}": ${c.ok} applied, ${c.failed} failed, ${c.skipped} skipped.`);
+  if (report.outcome === "interrupted" && report.results.length === 0) for (const p of report.problems) lines2.push(`  ${text(p)}`);
+  for (const kind of EVERY_KIND) {
+    const of = report.results.filter((r) => r.kind === kind);
+    if (of.length === 0) continue;
+    const k = countResults(of);
+    const parts = [`${k.ok} applied`, ...k.failed > 0 ? [`${k.failed} failed`] : [], ...k.skipped > 0 ? [`${k.skipped} skipped`] : []];
+    lines2.push(`  ${kind}: ${parts.join(", ")}`);
+  }
+  const failed = report.results.filter((r) => r.status === "failed");
+  if (failed.length > 0) {
+    lines2.push("Failed:");
+    for (const r of failed) lines2.push(`  x ${text(r.address)} (${r.action}): ${text(r.error ?? "failed")}`);
+  }
+  pushSkipped(lines2, report.results);
+  const s = report.stats;
+  if (s.unknownOutcomes > 0) {
+    lines2.push(
+      `Unknown outcomes: ${s.unknownOutcomes} write(s) got no clear answer; re-reading showed ${s.confirmedByReread} had taken effect, ${s.retriedAfterReread} were sent again.`
+    );
+  }
+  if (report.snapshot) lines2.push(`Snapshot: ${text(report.snapshot.path)}`);
+  if (report.ledger) lines2.push(`Ledger:   ${text(report.ledger)}`);
+  if (report.verification) pushVerification(lines2, report.verification, c.ok);
+}
+function pushSkipped(lines2, results) {
+  const skipped = results.filter((r) => r.status === "skipped");
+  if (skipped.length === 0) return;
+  const blocked = skipped.filter((r) => r.action === "blocked");
+  if (blocked.length > 0) {
+    lines2.push(`Blocked (${blocked.length}), a person must make these changes:`);
+    for (const r of blocked) lines2.push(`  ! ${text(r.address)}: ${text((r.error ?? "").replace(/^blocked: /, ""))}`);
+  }
+  const interrupted = skipped.filter((r) => r.action !== "blocked" && r.error === INTERRUPTED_BEFORE_START);
+  if (interrupted.length > 0) {
+    lines2.push(
+      `Not started (${interrupted.length}): interrupted before they began, not applied; mftops plan shows what remains (--format json and the ledger name each one).`
+    );
+  }
+  const other = skipped.filter((r) => r.action !== "blocked" && r.error !== INTERRUPTED_BEFORE_START);
+  if (other.length > 0) {
+    lines2.push(`Not started (${other.length}):`);
+    for (const r of other) lines2.push(`  - ${text(r.address)} (${r.action}): ${text(r.error ?? "skipped")}`);
+  }
+}
+function pushVerification(lines2, v, applied) {
+  if (v.error !== void 0) {
+    lines2.push(`Not verified: ${text(v.error)}`);
+    return;
+  }
+  switch (v.mode) {
+    case "skipped":
+      lines2.push(`Not verified: ${text(v.note ?? "skipped")}`);
+      return;
+    case "replan":
+    case "payloads": {
+      if (v.note !== void 0) lines2.push(`Note: ${text(v.note)}`);
+      const how = v.mode === "replan" ? "re-planned from the manifests" : "read back and compared with what was sent";
+      if (v.unconverged.length === 0) {
+        lines2.push(`Verified: ${count(applied, "applied change")} ${how}, all in sync.`);
+        return;
+      }
+      lines2.push(`Not in sync after apply (${v.unconverged.length} of ${applied}, ${how}):`);
+      for (const u of v.unconverged)
+        lines2.push(
+          `  ${text(u.address)}: ${u.action === "missing" ? "missing" : `still to ${u.action}`}${u.reason !== void 0 ? ` (${text(u.reason)})` : ""}`
+        );
+      return;
+    }
+    default: {
+      const never = v.mode;
+      throw new Error(`unknown verification mode ${String(never)}`);
+    }
+  }
+}
+function renderApplySummaryJson(report) {
+  const counts = countResults(report.results);
+  const perKind = Object.fromEntries(
+    EVERY_KIND.flatMap((k) => {
+      const of = report.results.filter((r) => r.kind === k);
+      return of.length > 0 ? [[k, countResults(of)]] : [];
+    })
+  );
+  return renderJsonOutput("mftops.apply", {
+    environment: report.environment,
+    outcome: report.outcome,
+    exitCode: applyExitCode(report),
+    counts,
+    perKind,
+    ...report.problems.length > 0 ? { problems: report.problems } : {},
+    ...report.stale.length > 0 ? { stale: report.stale } : {},
+    ...report.movedNames !== void 0 && report.movedNames.length > 0 ? { movedNames: report.movedNames.map((m) => ({ ...m, message: describeMovedName(m) })) } : {},
+    results: report.results,
+    ...report.snapshot ? { snapshot: report.snapshot } : {},
+    ...report.ledger !== void 0 ? { ledger: report.ledger } : {},
+    ...report.verification ? { verification: report.verification } : {},
+    ...report.policy ? { policy: report.policy } : {},
+    stats: report.stats
+  });
+}
+function staleSymbol(s) {
+  switch (s.how) {
+    case "changed":
+      return "~";
+    case "appeared":
+      return "+";
+    case "gone":
+      return "-";
+    default: {
+      const never = s.how;
+      throw new Error(`unknown stale kind ${String(never)}`);
+    }
+  }
+}
+function staleWords(s) {
+  const words = describeStale(s.how);
+  return s.detail !== void 0 ? `${words} (${text(s.detail)})` : words;
+}
+function count(n, noun) {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+function text(s) {
+  return escapeControl(s);
+}
+function renderApplyPhase(phase, writes, parallelism) {
+  switch (phase) {
+    case "stale-check":
+      return "Checking that nothing the plan touches changed since it was made...";
+    case "snapshot":
+      return "Saving a snapshot before the first write...";
+    case "write":
+      return `Applying ${writes} change${writes === 1 ? "" : "s"} (${parallelism} at a time)...`;
+    case "verify":
+      return "Verifying...";
+    default: {
+      const never = phase;
+      throw new Error(`unknown phase ${String(never)}`);
+    }
+  }
+}
+function renderChangeResultLine(r) {
+  switch (r.status) {
+    case "ok":
+      return `  ok      ${r.address} (${r.action})${r.unknownOutcomes > 0 ? ` after ${r.unknownOutcomes} unknown outcome(s), re-read` : ""}`;
+    case "failed":
+      return `  failed  ${r.address} (${r.action}): ${r.error ?? ""}`;
+    case "skipped":
+      return `  skipped ${r.address} (${r.action}): ${r.error ?? ""}`;
+    default: {
+      const never = r.status;
+      throw new Error(`unknown status ${String(never)}`);
+    }
+  }
+}
+
+// src/action/run-action.ts
+init_diagnostics4();
+init_plan_common();
+init_policy();
+
 // src/action/apply-annotations.ts
-init_diagnostics3();
+init_diagnostics4();
 import { resolve as resolve3 } from "node:path";
 function failedChangeAnnotations(report, plan, cwd) {
   const sources = new Map(plan.changes.map((c) => [c.address, c.source]));
@@ -66800,7 +66489,11 @@ import { isDeepStrictEqual } from "node:util";
 function comparePlans(reviewed, current) {
   const differences = [];
   if (reviewed.environment !== current.environment) {
-    differences.push({ address: "(plan)", kind: "action", detail: `the reviewed plan is for environment "${reviewed.environment}", the new one for "${current.environment}"` });
+    differences.push({
+      address: "(plan)",
+      kind: "action",
+      detail: `the reviewed plan is for environment "${reviewed.environment}", the new one for "${current.environment}"`
+    });
     return differences;
   }
   const before = changedByAddress(reviewed);
@@ -66813,7 +66506,8 @@ function comparePlans(reviewed, current) {
       differences.push({ address, kind: "action", detail: `${address}: reviewed as ${r.action}, now ${c.action}` });
     } else {
       const fields = differingFields(r, c);
-      if (fields.length > 0) differences.push({ address, kind: "fields", detail: `${address}: ${c.action} of ${fields.join(", ")} differs from the reviewed one` });
+      if (fields.length > 0)
+        differences.push({ address, kind: "fields", detail: `${address}: ${c.action} of ${fields.join(", ")} differs from the reviewed one` });
     }
   }
   for (const [address, c] of after) {
@@ -66829,8 +66523,8 @@ function differingFields(a, b) {
   const fa = byKey(a.fields, (f) => f.path);
   const fb = byKey(b.fields, (f) => f.path);
   for (const path of union(fa, fb)) if (!sameField(fa.get(path), fb.get(path))) names2.push(path);
-  const ea = byKey(a.entries ?? [], entryKey);
-  const eb = byKey(b.entries ?? [], entryKey);
+  const ea = byKey(a.entries ?? [], entryKey2);
+  const eb = byKey(b.entries ?? [], entryKey2);
   for (const key of union(ea, eb)) if (!sameEntry(ea.get(key), eb.get(key))) names2.push(`entry ${key}`);
   if (a.previousName !== b.previousName) names2.push("previous name");
   return names2;
@@ -66842,14 +66536,14 @@ function sameField(a, b) {
 }
 function sameEntry(a, b) {
   if (a === void 0 || b === void 0) return (a ?? b)?.action === "no-op" || a === b;
-  return a.action === b.action && samePermissions(a.before, b.before) && samePermissions(a.after, b.after);
+  return a.action === b.action && samePermissions2(a.before, b.before) && samePermissions2(a.after, b.after);
 }
-function samePermissions(a, b) {
+function samePermissions2(a, b) {
   if (a === void 0 || b === void 0) return a === b;
   const sorted = (xs) => [...xs].sort();
   return isDeepStrictEqual(sorted(a.permissions), sorted(b.permissions)) && isDeepStrictEqual(sorted(a.sharePermissions), sorted(b.sharePermissions));
 }
-function entryKey(e) {
+function entryKey2(e) {
   return `${e.principal.type} ${e.principal.name}`;
 }
 function byKey(items, key) {
@@ -66861,37 +66555,57 @@ function union(a, b) {
 function findUnreviewedChanges(reviewed, current) {
   const other = reviewed.find((p) => p.environment !== current.environment);
   if (other !== void 0) {
-    return [{ address: "(plan)", kind: "action", detail: `a reviewed plan is for environment "${other.environment}", the new one for "${current.environment}"` }];
+    return [
+      { address: "(plan)", kind: "action", detail: `a reviewed plan is for environment "${other.environment}", the new one for "${current.environment}"` }
+    ];
   }
   const seen = /* @__PURE__ */ new Map();
-  for (const plan of reviewed) for (const c of plan.changes) if (c.action !== "no-op" && c.action !== "blocked") seen.set(c.address, [...seen.get(c.address) ?? [], c]);
+  for (const plan of reviewed)
+    for (const c of plan.changes) if (c.action !== "no-op" && c.action !== "blocked") seen.set(c.address, [...seen.get(c.address) ?? [], c]);
   const one = reviewed.length === 1;
   const differences = [];
   for (const c of current.changes) {
     if (c.action === "no-op" || c.action === "blocked") continue;
     const candidates = seen.get(c.address) ?? [];
     if (candidates.length === 0) {
-      differences.push({ address: c.address, kind: "added", detail: `${c.address}: not in ${one ? "the reviewed plan" : "any reviewed plan"}, now ${c.action}` });
+      differences.push({
+        address: c.address,
+        kind: "added",
+        detail: `${c.address}: not in ${one ? "the reviewed plan" : "any reviewed plan"}, now ${c.action}`
+      });
       continue;
     }
     const sameAction = candidates.filter((r) => r.action === c.action || c.action === "update" && r.action === "create");
     if (sameAction.length === 0) {
-      differences.push({ address: c.address, kind: "action", detail: `${c.address}: reviewed as ${[...new Set(candidates.map((r) => r.action))].join(" or ")}, now ${c.action}` });
+      differences.push({
+        address: c.address,
+        kind: "action",
+        detail: `${c.address}: reviewed as ${[...new Set(candidates.map((r) => r.action))].join(" or ")}, now ${c.action}`
+      });
       continue;
     }
     const unseen = [
       ...c.previousName !== void 0 && !sameAction.some((r) => r.previousName === c.previousName) ? ["previous name"] : [],
       ...c.fields.filter((f) => !fieldCovered(f, sameAction)).map((f) => f.path),
-      ...(c.entries ?? []).filter((e) => e.action !== "no-op" && !entryCovered(e, sameAction)).map((e) => `entry ${entryKey(e)}`)
+      ...(c.entries ?? []).filter((e) => e.action !== "no-op" && !entryCovered(e, sameAction)).map((e) => `entry ${entryKey2(e)}`)
     ];
     if (unseen.length > 0) {
-      differences.push({ address: c.address, kind: "fields", detail: `${c.address}: ${c.action} of ${unseen.join(", ")} ${one ? "differs from the reviewed one" : "is not in a reviewed plan"}` });
+      differences.push({
+        address: c.address,
+        kind: "fields",
+        detail: `${c.address}: ${c.action} of ${unseen.join(", ")} ${one ? "differs from the reviewed one" : "is not in a reviewed plan"}`
+      });
       continue;
     }
     const reviewedAt = candidates.filter((r) => r.fingerprint !== void 0);
     if (c.fingerprint !== void 0 && reviewedAt.length > 0 && !reviewedAt.some((r) => r.fingerprint === c.fingerprint)) {
       const plans2 = reviewed.filter((p) => p.changes.some((r) => r.address === c.address && r.action !== "no-op" && r.action !== "blocked")).length;
-      if (plans2 < 2) differences.push({ address: c.address, kind: "moved", detail: `${c.address}: changed on the server since the review, and no other reviewed plan changes it` });
+      if (plans2 < 2)
+        differences.push({
+          address: c.address,
+          kind: "moved",
+          detail: `${c.address}: changed on the server since the review, and no other reviewed plan changes it`
+        });
     }
   }
   return differences;
@@ -66904,18 +66618,437 @@ function fieldCovered(f, reviewed) {
   return written && replacedSeen;
 }
 function entryCovered(e, reviewed) {
-  const key = entryKey(e);
-  const same = reviewed.flatMap((r) => (r.entries ?? []).filter((g) => g.action !== "no-op" && entryKey(g) === key));
-  return same.some((g) => samePermissions(g.after, e.after)) && same.some((g) => samePermissions(g.before, e.before) || samePermissions(g.after, e.before));
+  const key = entryKey2(e);
+  const same = reviewed.flatMap((r) => (r.entries ?? []).filter((g) => g.action !== "no-op" && entryKey2(g) === key));
+  return same.some((g) => samePermissions2(g.after, e.after)) && same.some((g) => samePermissions2(g.before, e.before) || samePermissions2(g.after, e.before));
 }
 
-// src/action/apply-comment.ts
-init_plan_markdown();
+// src/render/plan-markdown.ts
+init_model2();
+init_transfer_checks();
+init_plan_common();
+init_reasons();
+init_text();
+init_access();
+init_policy();
+init_text();
+var DEFAULT_MARKDOWN_MAX_LENGTH = 65e3;
+var DEFAULT_ARTIFACT_HINT = "the output of `mftops plan`";
+var TITLE_NAME_MAX = 80;
+var FOLD_NAMES = 20;
+var ACCESS_OPEN_MAX = 15;
+var APPLY_REFUSALS = ["MF414"];
+function renderPlanMarkdown(plan, options = {}) {
+  const maxLength = options.maxLength ?? DEFAULT_MARKDOWN_MAX_LENGTH;
+  if (!Number.isInteger(maxLength) || maxLength <= 0) throw new RangeError(`maxLength must be a positive integer, got ${String(maxLength)}`);
+  const hint = options.artifactHint ?? DEFAULT_ARTIFACT_HINT;
+  const changed = plan.changes.filter((c) => c.action !== "no-op");
+  const summary = summarize(plan.changes);
+  const refusalItems = (options.diagnostics ?? []).filter((d) => APPLY_REFUSALS.includes(d.code)).map(
+    (d) => `- ${d.address === void 0 ? "" : `${code(d.address)}: `}${escapeMd(d.summary.replace(/: apply will refuse this plan$/, ""))}${d.hint === void 0 ? "" : ` (${escapeMd(d.hint)})`}`
+  );
+  const blockedItems = [
+    ...changed.filter((c) => c.action === "blocked").map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`),
+    ...changed.flatMap(
+      (c) => c.action === "blocked" ? [] : (c.entries ?? []).filter((e) => e.action === "blocked").map((e) => `- <code>!</code> ${code(c.address)}, ${principalMd(e)}${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`)
+    )
+  ];
+  const blockedObjects = summary.blocked;
+  const blockedEntries = blockedItems.length - blockedObjects;
+  const verdict = memo((shown) => renderVerdict(plan, summary, [blockedObjects, blockedEntries], refusalItems, shown, hint));
+  const head = [renderTitle(plan), planLine(plan, summary)];
+  const policy = policyMarkdown(plan.policy);
+  const footer2 = renderFooter(plan);
+  const destructive = changed.filter((c) => c.action === "delete" || c.action === "replace");
+  const warningItems = [
+    ...destructive.map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`),
+    ...plan.access === void 0 ? [] : accessAlertItems(plan.access)
+  ];
+  const warningCallout = memo(
+    (shown) => warningItems.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary, warningItems.length - destructive.length), warningItems, shown, hint)]
+  );
+  const cautionCallout = memo(
+    (shown) => blockedItems.length === 0 ? [] : [callout("CAUTION", blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]
+  );
+  const accessItems = plan.access === void 0 ? [] : accessGroupItems(plan.access);
+  const accessSection = memo((shown) => plan.access === void 0 ? [] : [accessBlock(plan.access, accessItems, shown, hint)]);
+  const checkItems = transferCheckItems(plan.transferChecks);
+  const checkBlock = memo((shown) => transferChecksMarkdown(plan.transferChecks, checkItems, shown, hint));
+  const ordered2 = [
+    ...changed.filter((c) => c.action === "delete"),
+    ...changed.filter((c) => c.action === "replace"),
+    ...changed.filter((c) => c.action === "blocked"),
+    ...changed.filter((c) => c.action === "create" || c.action === "update")
+  ];
+  const n = ordered2.length;
+  const named = memo((count3) => [changedObjects(plan, ordered2, count3, hint)]);
+  const details = [];
+  const detailSums = [0];
+  for (const c of ordered2) {
+    if (detailSums[detailSums.length - 1] > maxLength) break;
+    const d = renderDetails(c);
+    details.push(d);
+    detailSums.push(detailSums[detailSums.length - 1] + d.length + 2);
+  }
+  const DETAILS_HEADER = "### Details";
+  const note = (kept, count3) => {
+    if (kept >= n || n === 0 || count3 < n) return [];
+    const all = `${formatCount(n)} changed ${n === 1 ? "object" : "objects"}`;
+    const what = kept === 0 ? `the details of the ${all} are left out` : `the details of the last ${formatCount(n - kept)} of the ${all} are left out`;
+    return [`> [!NOTE]
+> To keep this comment under ${formatCount(maxLength)} characters, ${what}. The full plan is in ${hint}.`];
+  };
+  const fixedBlocks = (layout2) => [
+    ...head.slice(0, 1),
+    ...verdict(layout2.refusalShown),
+    ...head.slice(1),
+    ...warningCallout(layout2.warningShown),
+    ...cautionCallout(layout2.cautionShown),
+    ...policy,
+    ...accessSection(layout2.accessShown),
+    ...checkBlock(layout2.checkShown),
+    ...named(layout2.named),
+    ...note(layout2.kept, layout2.named)
+  ];
+  const assemble = (layout2) => [
+    ...fixedBlocks(layout2),
+    ...layout2.kept > 0 ? [DETAILS_HEADER] : [],
+    ...details.slice(0, layout2.kept),
+    ...layout2.footer ? [footer2] : []
+  ];
+  const lengthOf = (layout2) => blocksLength([...fixedBlocks(layout2), ...layout2.kept > 0 ? [DETAILS_HEADER] : [], ...layout2.footer ? [footer2] : []]) + detailSums[layout2.kept];
+  const fits = (layout2) => lengthOf(layout2) <= maxLength;
+  const full = {
+    refusalShown: refusalItems.length,
+    warningShown: warningItems.length,
+    cautionShown: blockedItems.length,
+    accessShown: accessItems.length,
+    checkShown: checkItems.length,
+    named: n,
+    kept: details.length,
+    footer: true
+  };
+  const layout = chooseLayout(full, fits);
+  if (layout === void 0) {
+    const minimal = { ...full, refusalShown: 0, warningShown: 0, cautionShown: 0, accessShown: 0, checkShown: 0, named: 0, kept: 0, footer: false };
+    throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
+  }
+  const text2 = `${assemble(layout).join("\n\n")}
+`;
+  if (text2.length > maxLength) throw new Error(`bug: markdown plan is ${text2.length} characters, over the ${maxLength} it was fitted to`);
+  return text2;
+}
+function chooseLayout(full, fits) {
+  if (fits(full)) return full;
+  const kept = largest(0, full.kept, (k) => fits({ ...full, kept: k }));
+  if (kept !== void 0) return { ...full, kept };
+  let l = { ...full, kept: 0, footer: false };
+  if (fits(l)) return l;
+  const steps = ["checkShown", "accessShown", "cautionShown", "warningShown", "named", "refusalShown"];
+  for (const key of steps) {
+    const base = l;
+    const best = largest(0, full[key] - 1, (x) => fits({ ...base, [key]: x }));
+    if (best !== void 0) return { ...base, [key]: best };
+    l = { ...base, [key]: 0 };
+  }
+  return fits(l) ? l : void 0;
+}
+function largest(lo, hi, ok) {
+  if (hi < lo || !ok(lo)) return void 0;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (ok(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+function memo(f) {
+  const cache2 = /* @__PURE__ */ new Map();
+  return (n) => {
+    let v = cache2.get(n);
+    if (v === void 0) {
+      v = f(n);
+      cache2.set(n, v);
+    }
+    return v;
+  };
+}
+function blocksLength(blocks) {
+  return blocks.reduce((sum3, b) => sum3 + b.length, 0) + 2 * Math.max(0, blocks.length - 1) + 1;
+}
+var TABLE_ACTIONS = [
+  ["create", "Create"],
+  ["update", "Update"],
+  ["replace", "Replace"],
+  ["delete", "Delete"],
+  ["blocked", "Blocked"],
+  ["no-op", "Unchanged"]
+];
+function renderTitle(plan) {
+  const env = plan.environment.length > TITLE_NAME_MAX ? `${plan.environment.slice(0, TITLE_NAME_MAX)}\u2026` : plan.environment;
+  const lines2 = [`## mftops plan: ${escapeMd(env)}`];
+  const targets = plan.targets ?? [];
+  if (targets.length > 0) lines2.push("", `Limited to ${formatCount(targets.length)} \`--target\` ${targets.length === 1 ? "address" : "addresses"}.`);
+  if (plan.pruneOff !== void 0) lines2.push("", `> [!NOTE]
+> ${escapeMd(pruneOffSentence(plan.pruneOff))}`);
+  return lines2.join("\n");
+}
+function planLine(plan, summary) {
+  const changes = plan.changes.some((c) => c.action !== "no-op");
+  const access = plan.access === void 0 ? "" : ` ${escapeMd(accessCountPhrase(plan.access))}.`;
+  return changes ? `**Plan:** ${planSentence(summary).slice("Plan: ".length)}${access}` : `**No changes.** ${NO_CHANGES.slice("No changes. ".length)}`;
+}
+function renderVerdict(plan, summary, [objects, entries], refusals, shown, hint) {
+  const caution = [];
+  const warning = [];
+  const denies = (plan.policy?.violations ?? []).filter((v) => v.severity === "deny").length;
+  if (denies > 0)
+    caution.push(
+      `**Refused by policy:** ${formatCount(denies)} \`deny\` ${denies === 1 ? "violation" : "violations"}, listed below. The plan was not saved; it cannot be applied.`
+    );
+  if (plan.errored) caution.push("**Incomplete:** errors left objects out of this plan (see the log); it cannot be saved or applied.");
+  if (refusals.length > 0) {
+    const n = refusals.length;
+    const lines2 = [
+      `**Apply will refuse this plan** (MF414): ${formatCount(n)} secret ${n === 1 ? "reference has" : "references have"} no value where the plan ran.`
+    ];
+    if (shown > 0) lines2.push(...refusals.slice(0, shown));
+    if (shown < n) lines2.push(shown > 0 ? `- \u2026and ${formatCount(n - shown)} more, in ${hint}.` : `They are listed in ${hint}.`);
+    caution.push(lines2.join("\n"));
+  }
+  if (objects + entries > 0) {
+    const parts = [
+      ...objects > 0 ? [`${formatCount(objects)} ${objects === 1 ? "change" : "changes"}`] : [],
+      ...entries > 0 ? [`${formatCount(entries)} folder ACL ${entries === 1 ? "entry" : "entries"}`] : []
+    ];
+    caution.push(`**Blocked:** ${parts.join(" and ")} the API cannot make, listed below; a person has to.`);
+  }
+  if (summary.delete > 0)
+    warning.push(`**Needs \`--allow-delete\`:** it deletes ${formatCount(summary.delete)} ${summary.delete === 1 ? "object" : "objects"}, listed below.`);
+  if (summary.replace > 0)
+    warning.push(
+      `**Needs \`--allow-replace\`:** it replaces ${formatCount(summary.replace)} ${summary.replace === 1 ? "object" : "objects"} by a delete and a create, listed below.`
+    );
+  const reasons = [...caution, ...warning];
+  if (reasons.length === 0) {
+    if (!plan.changes.some((c) => c.action !== "no-op")) return [];
+    return ["> [!NOTE]\n> **Ready to apply:** nothing in this plan needs a flag, a person or a secret it lacks."];
+  }
+  const type = caution.length > 0 ? "CAUTION" : "WARNING";
+  return [[`> [!${type}]`, ...reasons.flatMap((r, i) => [...i > 0 ? [">"] : [], ...r.split("\n").map((l) => `> ${l}`)])].join("\n")];
+}
+function destructiveHeadline(summary, accessItems) {
+  const parts = [];
+  if (summary.delete > 0) parts.push(`${formatCount(summary.delete)} to delete (needs \`--allow-delete\`)`);
+  if (summary.replace > 0) parts.push(`${formatCount(summary.replace)} to replace by delete and create (needs \`--allow-replace\`)`);
+  const total = summary.delete + summary.replace;
+  const changes = `${formatCount(accessItems)} access ${accessItems === 1 ? "change" : "changes"} to look at (all access removed, or a permission to review granted)`;
+  if (total === 0) return `**${changes.slice(0, 1).toUpperCase()}${changes.slice(1)}.**`;
+  const access = accessItems > 0 ? `; ${changes}` : "";
+  return `**${formatCount(total)} destructive ${total === 1 ? "change" : "changes"}:** ${parts.join(", ")}${access}.`;
+}
+function blockedHeadline(objects, entries) {
+  const parts = [];
+  if (objects > 0) parts.push(`${formatCount(objects)} ${objects === 1 ? "change" : "changes"}`);
+  if (entries > 0) parts.push(`${formatCount(entries)} folder ACL ${entries === 1 ? "entry" : "entries"}`);
+  const one = objects + entries === 1;
+  return `**${parts.join(" and ")} blocked:** the API cannot do ${one ? "it" : "them"}; a person has to.`;
+}
+var COMPACT_ACTIONS = [
+  ["delete", "to delete"],
+  ["replace", "to replace"],
+  ["blocked", "blocked"],
+  ["create", "to create"],
+  ["update", "to update"]
+];
+function changedObjects(plan, ordered2, named, hint) {
+  const summary = summarize(plan.changes);
+  const lines2 = [
+    ...ordered2.length > 0 ? ["### Changed objects", ""] : [],
+    `| Kind | ${TABLE_ACTIONS.map(([, label]) => label).join(" | ")} |`,
+    `|:--|${TABLE_ACTIONS.map(() => "--:").join("|")}|`
+  ];
+  for (const { kind, counts } of countByKind(plan.changes)) lines2.push(`| ${kind} | ${TABLE_ACTIONS.map(([a]) => formatCount(counts[a])).join(" | ")} |`);
+  lines2.push(`| **Total** | ${TABLE_ACTIONS.map(([a]) => `**${formatCount(summary[a])}**`).join(" | ")} |`, "");
+  const shownSet = new Set(ordered2.slice(0, named));
+  for (const [action, words] of COMPACT_ACTIONS) {
+    for (const { kind } of countByKind(plan.changes)) {
+      const group = ordered2.filter((c) => c.action === action && c.kind === kind);
+      if (group.length === 0) continue;
+      const shown = group.filter((c) => shownSet.has(c));
+      const rest = group.length - shown.length;
+      const names2 = shown.map((c) => `${codeName(c.name)}${c.previousName === void 0 ? "" : ` (was ${codeName(c.previousName)})`}`);
+      const label = `<code>${symbolOf(action)}</code> <b>${kind}</b>, ${formatCount(group.length)} ${words}`;
+      const list = `${names2.join(", ")}${rest > 0 ? `${names2.length > 0 ? ", " : ""}${rest === group.length ? "" : "and "}${formatCount(rest)} not named here` : ""}`;
+      const fold = shown.length > FOLD_NAMES && (action === "create" || action === "update");
+      lines2.push(
+        fold ? `- <details><summary>${label}</summary>
+
+  ${list}
+
+  </details>` : `- ${label}: ${list}`
+      );
+    }
+  }
+  const unnamed2 = ordered2.length - Math.min(named, ordered2.length);
+  if (unnamed2 > 0)
+    lines2.push(
+      "",
+      `${formatCount(unnamed2)} of the ${formatCount(ordered2.length)} changed objects are not named here, to keep this comment within its size. The full plan is in ${hint}.`
+    );
+  return lines2.join("\n");
+}
+function codeName(name) {
+  return escapeMd(name) !== name || /`|^\s|\s$|[\r\n]/.test(name) ? code(name) : `\`${name}\``;
+}
+function transferCheckItems(checks) {
+  return (checks?.problems ?? []).map((p) => {
+    const place2 = transferProblemPlace(p);
+    return `- ${code(transferStepLabel(p))}: ${escapeMd(transferProblemText(p))}${place2 === void 0 ? "" : ` (at ${code(place2)})`}`;
+  });
+}
+function transferChecksMarkdown(checks, items, shown, hint) {
+  if (checks === void 0) return [];
+  const notes = transferCheckNotes(checks).map((n) => escapeMd(n));
+  const headline = `**${escapeMd(transferChecksHeadline(checks))}**`;
+  if (items.length === 0) return [[headline, ...notes].join(" ")];
+  return [[callout("WARNING", headline, items, shown, hint), ...notes.map((n) => `> ${n}`)].join("\n>\n")];
+}
+function accessBlock(report, items, shown, hint) {
+  const open4 = items.length <= ACCESS_OPEN_MAX ? " open" : "";
+  const lines2 = [
+    `<details${open4}><summary><b>Access changes:</b> ${escapeMd(accessCountPhrase(report))} (${formatCount(items.length)} ${items.length === 1 ? "principal" : "principals"})</summary>`,
+    ""
+  ];
+  const unknown = unknownMembersMarkdown(report);
+  if (unknown.length > 0) lines2.push(unknown.join(" "), "");
+  if (shown > 0) lines2.push(...items.slice(0, shown));
+  if (shown < items.length) lines2.push(shown > 0 ? `- \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `The list is in ${hint}.`);
+  lines2.push("", "</details>");
+  return lines2.join("\n");
+}
+function callout(type, headline, items, shown, hint) {
+  const lines2 = [`> [!${type}]`, `> ${headline}`];
+  if (shown > 0) lines2.push(">", ...items.slice(0, shown).map((i) => `> ${i}`));
+  if (shown < items.length) lines2.push(shown > 0 ? `> - \u2026and ${formatCount(items.length - shown)} more, listed in ${hint}.` : `> The list is in ${hint}.`);
+  return lines2.join("\n");
+}
+function renderFooter(plan) {
+  const parts = [`mftops ${escapeMd(plan.toolVersion)}`, escapeMd(plan.createdAt)];
+  for (const service of ["automation", "transfer"]) {
+    const s = plan.servers[service];
+    if (s === void 0) continue;
+    parts.push(
+      `${service} ${escapeMd(clip(s.url, 200))}${s.version === void 0 ? "" : ` ${escapeMd(clip(s.version, 40))}`} as ${escapeMd(clip(s.username, 80))}`
+    );
+  }
+  parts.push(`manifests ${escapeMd(clip(plan.manifestDigest, 80))}`);
+  if (plan.variables !== void 0) parts.push(escapeMd(clip(variablesSentence(plan.variables), 400)));
+  return `<sub>${parts.join(" \xB7 ")}</sub>`;
+}
+function inlineChange(change) {
+  const renamed = change.previousName === void 0 ? "" : ` (renamed from ${code(change.previousName)})`;
+  return `<code>${symbolOf(change.action)}</code> <b>${escapeMd(change.address)}</b> ${change.action}${renamed}`;
+}
+function renderDetails(change) {
+  const body = [];
+  const meta = [];
+  if (change.source !== void 0) meta.push(`Declared in ${code(`${change.source.file}:${change.source.line}:${change.source.col}`)}`);
+  else if (change.action === "delete") meta.push("Not declared in any manifest");
+  if (change.liveId !== void 0) meta.push(`live id ${code(change.liveId)}`);
+  if (meta.length > 0) body.push(`${meta.join(" \xB7 ")}.`);
+  if (change.reason !== void 0) body.push(`**Reason:** ${escapeMd(describeReason(change.reason))}`);
+  const removed = removedLines(change);
+  const removedBlock = removed.length === 0 ? [] : [
+    `**${change.action === "replace" ? "Deleted first, as it is now" : "Removes"}:**
+
+${fence(
+      "diff",
+      removed.map((l) => `- ${l}`)
+    )}`
+  ];
+  if (change.action !== "replace") body.push(...removedBlock);
+  if (change.fields.length > 0)
+    body.push(
+      fence(
+        "diff",
+        change.fields.flatMap((f) => diffLines2(viewField(f, change.action)))
+      )
+    );
+  for (const words of describeScheduleChange(change)) body.push(`**${escapeMd(words.label)} in words:** ${escapeMd(scheduleText(words))}`);
+  if (change.action === "replace") body.push(...removedBlock);
+  const entries = change.entries ?? [];
+  if (entries.length > 0) body.push(permissionMatrix(entries));
+  const blocked = entries.filter((e) => e.action === "blocked");
+  if (blocked.length > 0)
+    body.push(
+      blocked.map((e) => `- <code>!</code> ${principalMd(e)} is blocked${e.reason === void 0 ? "" : `: ${escapeMd(describeReason(e.reason))}`}`).join("\n")
+    );
+  if (body.length === 0) body.push("Nothing else to show.");
+  return `<details><summary>${inlineChange(change)}</summary>
+
+${body.join("\n\n")}
+
+</details>`;
+}
+function diffLines2(view) {
+  const forces = fieldNote(view);
+  switch (view.form) {
+    case "sensitive":
+      return [`${view.symbol} ${view.path}: (sensitive)${forces}`];
+    case "inline":
+      if (view.before !== void 0 && view.after !== void 0) return [`- ${view.path}: ${view.before}`, `+ ${view.path}: ${view.after}${forces}`];
+      return [`${view.symbol} ${view.path}: ${view.after ?? view.before ?? ""}${forces}`];
+    case "block":
+      return [`${view.symbol} ${view.path}:${forces}`, ...view.lines.map((l) => l.startsWith("@@") ? l : `${l.slice(0, 1)}  ${l.slice(1)}`)];
+    default: {
+      const never = view;
+      throw new Error(`unknown field form ${String(never)}`);
+    }
+  }
+}
+function fence(lang, lines2) {
+  let longest = 0;
+  for (const l of lines2) for (const run of l.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const marks = "`".repeat(Math.max(3, longest + 1));
+  return `${marks}${lang}
+${lines2.join("\n")}
+${marks}`;
+}
+var CELL = { granted: "yes", denied: "\xB7", added: "**added**", removed: "**removed**" };
+function entryActionWord(entry) {
+  const word = entry.action === "no-op" ? "unchanged" : entry.action;
+  return entry.origin === void 0 ? word : `${word} (from ${escapeMd(`${entry.origin.file}:${entry.origin.line}`)})`;
+}
+function permissionMatrix(entries) {
+  const all = permissionColumns(entries);
+  const changing = all.filter((c) => entries.some((e) => ["added", "removed"].includes(cellState(e, c))));
+  const columns = changing.length > 0 ? changing : all.filter((c) => entries.some((e) => cellState(e, c) === "granted"));
+  const header = columns.map((c) => escapeMd(c.set === "sharePermissions" ? `share: ${c.name}` : c.name));
+  const row = (cells) => `| ${cells.join(" | ")} |`;
+  const lines2 = [row(["Principal", "Change", ...header]), `|${[":--", ":--", ...columns.map(() => ":-:")].join("|")}|`];
+  for (const e of entries)
+    lines2.push(row([`${e.principal.type} ${escapeMd(e.principal.name)}`, entryActionWord(e), ...columns.map((c) => CELL[cellState(e, c)])]));
+  const others = all.length - columns.length;
+  lines2.push(
+    "",
+    `**added**, **removed**: by this change \xB7 yes: granted before and after \xB7 \xB7: not granted${changing.length > 0 && others > 0 ? ` \xB7 the other ${formatCount(others)} permissions do not change` : ""}`
+  );
+  return lines2.join("\n");
+}
+function principalMd(entry) {
+  return `${entry.principal.type.toLowerCase()} ${code(entry.principal.name)}`;
+}
+function code(text2) {
+  return `<code>${escapeMd(text2)}</code>`;
+}
+function clip(text2, max) {
+  return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
+}
 
 // src/action/job-summary.ts
 init_model2();
 init_plan_common();
-init_plan_markdown();
 init_policy();
 function renderPlanForSummary(plan, maxBytes, artifactHint, diagnostics = []) {
   let maxLength = maxBytes;
@@ -67004,7 +67137,6 @@ ${marks}`;
 
 // src/action/pr-comment.ts
 init_evaluate();
-init_plan_markdown();
 var GITHUB_COMMENT_LIMIT = 65536;
 function planMarker(environment) {
   return `<!-- mftops:plan:${markerName(environment)} -->`;
@@ -67073,14 +67205,16 @@ function renderApplyComment(result, origin2, limit = GITHUB_COMMENT_LIMIT) {
   const verdict = `## mftops apply: ${env} \u2014 ${TITLES[result.status]}${result.status === "applied" && result.verifiedBy !== void 0 ? " and verified" : ""}`;
   const run = origin2.runUrl === void 0 ? "this workflow run" : `[this workflow run](${origin2.runUrl})`;
   const lines2 = [applyMarker(result.environment), verdict, "", escapeMd(result.headline)];
-  if (result.snapshotId !== void 0) lines2.push("", `Snapshot before the first write: \`${result.snapshotId}\` (\`mftops snapshot restore ${result.snapshotId}\` puts ${env} back as it was).`);
+  if (result.snapshotId !== void 0)
+    lines2.push("", `Snapshot before the first write: \`${result.snapshotId}\` (\`mftops snapshot restore ${result.snapshotId}\` puts ${env} back as it was).`);
   if (result.status === "applied") {
     lines2.push(
       "",
       result.verifiedBy === "replan" ? "Verified: a plan made after the writes finds nothing left to change." : result.verifiedBy === "payloads" ? "Verified: every object written was read back and holds what was sent." : "Not verified: see the log of the run."
     );
   }
-  if (result.pullRequests.length > 1) lines2.push("", `Applied together, each change reviewed on one of: ${result.pullRequests.map((n) => `#${n}`).join(", ")}.`);
+  if (result.pullRequests.length > 1)
+    lines2.push("", `Applied together, each change reviewed on one of: ${result.pullRequests.map((n) => `#${n}`).join(", ")}.`);
   if (result.status === "failed" || result.status === "refused") {
     lines2.push(
       "",
@@ -67088,7 +67222,12 @@ function renderApplyComment(result, origin2, limit = GITHUB_COMMENT_LIMIT) {
       `> What was merged is **not** (all) on the servers of ${env}. Fix the cause, then run the *mftops apply* workflow again (Actions \u2192 mftops apply \u2192 Run workflow): it plans main and applies what the pull requests merged since the last successful apply reviewed. A change nobody reviewed needs a pull request.`
     );
   }
-  const foot = ["", "---", `<sub>mftops apply in ${run}${origin2.sha !== void 0 ? ` for commit ${origin2.sha.slice(0, 12)}` : ""}. This comment is updated by every apply of ${env}.</sub>`, ""];
+  const foot = [
+    "",
+    "---",
+    `<sub>mftops apply in ${run}${origin2.sha !== void 0 ? ` for commit ${origin2.sha.slice(0, 12)}` : ""}. This comment is updated by every apply of ${env}.</sub>`,
+    ""
+  ];
   const head = lines2.join("\n");
   const tail = foot.join("\n");
   if (result.details.length === 0) return `${head}
@@ -67113,9 +67252,13 @@ async function postApplyResult(api, result, origin2) {
   return posted;
 }
 
+// src/action/run-action.ts
+init_model4();
+
 // src/action/context.ts
 init_errors();
 init_is_record();
+init_with_defined();
 import { readFileSync as readFileSync6 } from "node:fs";
 var DEFAULT_API_URL = "https://api.github.com";
 var DEFAULT_SERVER_URL = "https://github.com";
@@ -67132,14 +67275,18 @@ function readGithubContext(env, cwd) {
   const pullRequest = eventPath === void 0 ? void 0 : pullRequestOf(readEvent(eventPath));
   const sha = nonEmpty(env["GITHUB_SHA"]);
   return {
-    ...eventName !== void 0 ? { eventName } : {},
-    ...repo !== void 0 ? { repo } : {},
+    ...withDefined({
+      eventName,
+      repo
+    }),
     apiUrl: trimSlash(nonEmpty(env["GITHUB_API_URL"]) ?? DEFAULT_API_URL),
     serverUrl,
-    ...runUrl !== void 0 ? { runUrl } : {},
-    ...runId !== void 0 ? { runId } : {},
-    ...pullRequest !== void 0 ? { pullRequest } : {},
-    ...sha !== void 0 ? { sha } : {},
+    ...withDefined({
+      runUrl,
+      runId,
+      pullRequest,
+      sha
+    }),
     workspace: nonEmpty(env["GITHUB_WORKSPACE"]) ?? cwd
   };
 }
@@ -67162,7 +67309,7 @@ function pullRequestOf(event) {
   if (isRecord(pr) && typeof pr["number"] === "number") {
     const head = pr["head"];
     const headSha = isRecord(head) && typeof head["sha"] === "string" ? head["sha"] : void 0;
-    return { number: pr["number"], ...headSha !== void 0 ? { headSha } : {} };
+    return { number: pr["number"], ...withDefined({ headSha }) };
   }
   const issue = event["issue"];
   if (isRecord(issue) && typeof issue["number"] === "number" && isRecord(issue["pull_request"])) return { number: issue["number"] };
@@ -67179,6 +67326,7 @@ function trimSlash(url) {
 init_errors();
 init_version();
 init_is_record();
+init_with_defined();
 var GithubApiError = class extends MftopsError {
   status;
   constructor(message, status) {
@@ -67224,7 +67372,7 @@ function createGithubApi(options) {
         }
       }
       const next = nextLink(res.headers.get("link"));
-      return { status: res.status, data, ...next !== void 0 ? { next } : {} };
+      return { status: res.status, data, ...withDefined({ next }) };
     }
   }
   async function paginate(path) {
@@ -67247,10 +67395,12 @@ function createGithubApi(options) {
     createIssue: async (issue) => toIssue((await call("POST", `${base}${repoPath}/issues`, { title: issue.title, body: issue.body, labels: issue.labels })).data),
     updateIssue: async (n, change) => toIssue(
       (await call("PATCH", `${base}${repoPath}/issues/${n}`, {
-        ...change.title !== void 0 ? { title: change.title } : {},
-        ...change.body !== void 0 ? { body: change.body } : {},
-        ...change.state !== void 0 ? { state: change.state } : {},
-        ...change.stateReason !== void 0 ? { state_reason: change.stateReason } : {}
+        ...withDefined({
+          title: change.title,
+          body: change.body,
+          state: change.state,
+          state_reason: change.stateReason
+        })
       })).data
     ),
     ensureLabel: async (label) => {
@@ -67294,7 +67444,11 @@ function hintFor(status, method) {
 }
 function toComment(data) {
   if (!isRecord(data) || typeof data["id"] !== "number") throw new GithubApiError("GitHub API returned a comment without an id", void 0);
-  return { id: data["id"], body: typeof data["body"] === "string" ? data["body"] : "", ...typeof data["html_url"] === "string" ? { htmlUrl: data["html_url"] } : {} };
+  return {
+    id: data["id"],
+    body: typeof data["body"] === "string" ? data["body"] : "",
+    ...typeof data["html_url"] === "string" ? { htmlUrl: data["html_url"] } : {}
+  };
 }
 function toIssue(data) {
   if (!isRecord(data) || typeof data["number"] !== "number") throw new GithubApiError("GitHub API returned an issue without a number", void 0);
@@ -67311,6 +67465,7 @@ function toIssue(data) {
 init_defaults();
 init_environment();
 init_errors();
+init_with_defined();
 import { isAbsolute as isAbsolute5, resolve as resolve6 } from "node:path";
 var ACTION_COMMANDS = ["validate", "plan", "apply", "drift"];
 var ActionInputError = class extends MftopsError {
@@ -67330,7 +67485,8 @@ function readInputs(env, eventName, workspace) {
   const fromWorkdir = (p) => isAbsolute5(p) ? p : resolve6(workingDirectory, p);
   const environment = getInput(env, "environment");
   const planFiles = splitLines2(getInput(env, "plan-file")).map(fromWorkdir);
-  if (planFiles.length > 1 && command !== "apply") throw new ActionInputError(`input "plan-file" names ${planFiles.length} files: only apply takes several (the reviewed plans)`);
+  if (planFiles.length > 1 && command !== "apply")
+    throw new ActionInputError(`input "plan-file" names ${planFiles.length} files: only apply takes several (the reviewed plans)`);
   const prune = readBoolean(env, "prune", void 0);
   const commentDefault = command === "drift" || command === "apply" || eventName !== void 0 && PULL_REQUEST_EVENTS.has(eventName);
   const parallelism = readWholeNumber(env, "parallelism", PARALLELISM_RANGE);
@@ -67339,7 +67495,7 @@ function readInputs(env, eventName, workspace) {
     ...environment !== "" ? { environment } : {},
     config: fromWorkdir(getInput(env, "config") || "mftops.yaml"),
     paths: splitLines2(getInput(env, "paths")).map(fromWorkdir),
-    ...planFiles[0] !== void 0 ? { planFile: planFiles[0] } : {},
+    ...withDefined({ planFile: planFiles[0] }),
     planFiles,
     pullRequests: readPullRequests(env),
     comment: readBoolean(env, "comment", commentDefault),
@@ -67348,8 +67504,10 @@ function readInputs(env, eventName, workspace) {
     allowDelete: readBoolean(env, "allow-delete", false),
     allowReplace: readBoolean(env, "allow-replace", false),
     maxDeletes: readWholeNumber(env, "max-deletes", MAX_DELETES_RANGE) ?? DEFAULTS.maxDeletes,
-    ...parallelism !== void 0 ? { parallelism } : {},
-    ...prune !== void 0 ? { prune } : {}
+    ...withDefined({
+      parallelism,
+      prune
+    })
   };
 }
 function isActionCommand(value) {
@@ -67387,7 +67545,6 @@ function readWholeNumber(env, name, range) {
 }
 
 // src/action/drift-issue.ts
-init_plan_markdown();
 var DRIFT_LABEL = "mftops-drift";
 var LABEL = { name: DRIFT_LABEL, color: "d93f0b", description: "A server no longer matches git (opened and closed by the mftops drift job)" };
 function driftMarker(environment) {
@@ -67425,7 +67582,540 @@ async function syncDriftIssue(api, finding, origin2, now = /* @__PURE__ */ new D
   return { action: "opened", issue: await api.createIssue({ title, body, labels: [DRIFT_LABEL] }) };
 }
 
+// src/render/plan-text.ts
+init_model2();
+init_transfer_checks();
+init_plan_common();
+init_reasons();
+init_access();
+init_policy();
+function renderPlanText(plan, options) {
+  const paint = painter(options.color);
+  const summary = summarize(plan.changes);
+  const listed = plan.changes.filter((c) => c.action !== "no-op");
+  const lines2 = [
+    `mftops plan for environment ${quote(plan.environment)}: ${formatCount(plan.changes.length)} ${plural2(plan.changes.length, "object")} compared, ${formatCount(summary["no-op"])} unchanged.`
+  ];
+  if (plan.variables !== void 0) lines2.push(variablesSentence(plan.variables));
+  if (plan.targets !== void 0 && plan.targets.length > 0) lines2.push(`Limited to --target ${plan.targets.map(quote).join(", ")}.`);
+  if (plan.pruneOff !== void 0) lines2.push(pruneOffSentence(plan.pruneOff));
+  lines2.push(...verdictText(plan, listed, paint));
+  lines2.push(...policyText(plan.policy));
+  if (listed.length === 0) {
+    lines2.push("", NO_CHANGES, ...transferChecksText(plan.transferChecks));
+    return `${lines2.join("\n")}
+`;
+  }
+  const used = LISTED_ACTIONS.filter((a) => summary[a] > 0);
+  lines2.push(`Symbols: ${used.map((a) => `${paint.action(a, symbolOf(a))} ${a}`).join(", ")}`);
+  if (plan.access !== void 0) lines2.push("", ...renderAccessText(plan.access));
+  for (const change of listed) lines2.push("", ...renderChange(change, paint));
+  lines2.push(
+    "",
+    paint.bold(`${planSentence(summary)}${plan.access === void 0 ? "" : ` ${accessCountPhrase(plan.access)}.`}`),
+    ...transferChecksText(plan.transferChecks)
+  );
+  return `${lines2.join("\n")}
+`;
+}
+function verdictText(plan, listed, paint) {
+  const lines2 = [];
+  const denies = (plan.policy?.violations ?? []).filter((v) => v.severity === "deny").length;
+  if (denies > 0)
+    lines2.push(`Refused by policy: ${formatCount(denies)} deny ${plural2(denies, "violation")} (below); the plan is not saved and cannot be applied.`);
+  if (plan.errored) lines2.push("Incomplete: errors left objects out of this plan; it cannot be saved or applied.");
+  const blocked = listed.filter((c) => c.action === "blocked");
+  if (blocked.length > 0)
+    lines2.push(
+      `Blocked: ${formatCount(blocked.length)} ${plural2(blocked.length, "change")} the API cannot make; a person has to:`,
+      ...blocked.map((c) => `  ${paint.action("blocked", "!")} ${escapeControl(c.address)}`)
+    );
+  for (const [action, flag, verb] of [
+    ["delete", "--allow-delete", "deletes"],
+    ["replace", "--allow-replace", "replaces"]
+  ]) {
+    const these = listed.filter((c) => c.action === action);
+    if (these.length > 0)
+      lines2.push(
+        `Needs ${flag}: it ${verb} ${formatCount(these.length)} ${plural2(these.length, "object")}:`,
+        ...these.map((c) => `  ${paint.action(action, symbolOf(action))} ${escapeControl(c.address)}`)
+      );
+  }
+  return lines2.length > 0 ? ["", ...lines2] : [];
+}
+function transferChecksText(checks) {
+  if (checks === void 0) return [];
+  const lines2 = ["", transferChecksHeadline(checks)];
+  for (const p of checks.problems) {
+    const place2 = transferProblemPlace(p);
+    lines2.push(
+      `  ! ${escapeControl(transferStepLabel(p))}: ${escapeControl(transferProblemText(p))}${place2 === void 0 ? "" : ` (${escapeControl(place2)})`}`
+    );
+  }
+  for (const note of transferCheckNotes(checks)) lines2.push(`  # ${note}`);
+  return lines2;
+}
+function renderChange(change, paint) {
+  const renamed = change.previousName === void 0 ? "" : ` (renamed from ${quote(change.previousName)})`;
+  const lines2 = [
+    `${paint.action(change.action, symbolOf(change.action))} ${paint.bold(escapeControl(change.address))} ${actionPhrase(change.action)}${renamed}`
+  ];
+  const indent = "    ";
+  if (change.reason !== void 0) lines2.push(`${indent}# ${escapeControl(describeReason(change.reason))}`);
+  const removed = removedLines(change);
+  const removedAfterFields = change.action === "replace" && removed.length > 0;
+  if (!removedAfterFields) for (const line of removed) lines2.push(`${indent}${paint.diffLine(`- ${line}`)}`);
+  for (const field of change.fields) lines2.push(...renderField(viewField(field, change.action), paint).map((l) => indent + l));
+  for (const words of describeScheduleChange(change)) lines2.push(`${indent}# ${words.label}: ${scheduleText(words)}`);
+  if (removedAfterFields) lines2.push(`${indent}# deleted first, as it is now:`, ...removed.map((l) => `${indent}${paint.diffLine(`- ${l}`)}`));
+  const entries = change.entries ?? [];
+  for (const entry of entries) {
+    switch (entry.action) {
+      case "no-op":
+        break;
+      case "blocked":
+        lines2.push(
+          `${indent}${paint.action("blocked", "!")} ${principalLabel(entry)} is blocked${entry.reason === void 0 ? "" : `: ${escapeControl(describeReason(entry.reason))}`}`
+        );
+        break;
+      case "create":
+      case "update":
+      case "delete":
+        lines2.push(
+          `${indent}${paint.action(entry.action, entrySymbol(entry))} ${principalLabel(entry)}: ${describeEntryPermissions(entry)}${originNote(entry.origin)}`
+        );
+        break;
+      default: {
+        const never = entry.action;
+        throw new Error(`unknown entry action ${String(never)}`);
+      }
+    }
+  }
+  const unchanged = entries.filter((e) => e.action === "no-op").length;
+  if (unchanged > 0) lines2.push(`${indent}# (${formatCount(unchanged)} unchanged ${plural2(unchanged, "entry", "entries")} hidden)`);
+  return lines2;
+}
+function renderField(view, paint) {
+  const sym = paint.sign(view.symbol, view.symbol);
+  const forces = fieldNote(view);
+  switch (view.form) {
+    case "sensitive":
+      return [`${sym} ${view.path}: (sensitive)${forces}`];
+    case "inline": {
+      const value = view.before !== void 0 && view.after !== void 0 ? `${view.before} \u2192 ${view.after}` : view.after ?? view.before ?? "";
+      return [`${sym} ${view.path}: ${value}${forces}`];
+    }
+    case "block":
+      return [`${sym} ${view.path}:${forces}`, ...view.lines.map((l) => `    ${paint.diffLine(l)}`)];
+    default: {
+      const never = view;
+      throw new Error(`unknown field form ${String(never)}`);
+    }
+  }
+}
+function quote(text2) {
+  return escapeControl(JSON.stringify(text2));
+}
+function plural2(n, one, many = `${one}s`) {
+  return n === 1 ? one : many;
+}
+function painter(on) {
+  const wrap = (code5, text2) => on ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
+  const GREEN = "32";
+  const YELLOW = "33";
+  const RED = "31";
+  const MAGENTA = "35";
+  return {
+    action(action, text2) {
+      switch (action) {
+        case "create":
+          return wrap(GREEN, text2);
+        case "update":
+          return wrap(YELLOW, text2);
+        case "delete":
+          return wrap(RED, text2);
+        case "replace":
+        case "blocked":
+          return wrap(MAGENTA, text2);
+        case "no-op":
+          return text2;
+        default: {
+          const never = action;
+          throw new Error(`unknown action ${String(never)}`);
+        }
+      }
+    },
+    sign(sign, text2) {
+      return wrap(sign === "+" ? GREEN : sign === "-" ? RED : YELLOW, text2);
+    },
+    diffLine(line) {
+      if (line.startsWith("+")) return wrap(GREEN, line);
+      if (line.startsWith("-")) return wrap(RED, line);
+      if (line.startsWith("@@")) return wrap("36", line);
+      return line;
+    },
+    bold(text2) {
+      return wrap("1", text2);
+    }
+  };
+}
+
 // src/action/run-action.ts
+init_model5();
+
+// src/render/drift-common.ts
+init_reasons();
+init_registry();
+init_text();
+init_values();
+function driftedWhy(d) {
+  return d.reason !== void 0 ? describeReason(d.reason) : d.problem;
+}
+function driftPhrase(kind) {
+  switch (kind) {
+    case "changed":
+      return "differs from its manifest";
+    case "missing":
+      return "is missing on the server";
+    case "replace":
+      return "differs in a field that needs a replace to put back";
+    case "blocked":
+      return "differs, and the API cannot put it back";
+    default: {
+      const never = kind;
+      throw new Error(`unknown drift kind ${String(never)}`);
+    }
+  }
+}
+function driftSymbol(kind) {
+  switch (kind) {
+    case "changed":
+      return "~";
+    case "missing":
+      return "-";
+    case "replace":
+      return "-/+";
+    case "blocked":
+      return "!";
+    default: {
+      const never = kind;
+      throw new Error(`unknown drift kind ${String(never)}`);
+    }
+  }
+}
+function valueText(value, words) {
+  if (value === void 0) return "(not set)";
+  const grant = asGrant(value);
+  if (grant) return grantText(grant);
+  return withWords2(formatInline(withInnerWords(displayValue(value), words?.inner)), words?.form, words?.said);
+}
+function sideWords(field, side) {
+  return { ...field.words !== void 0 ? { form: field.words.form, said: field.words[side] } : {}, inner: field.innerWords?.[side] };
+}
+function asGrant(value) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return void 0;
+  const keys = Object.keys(value);
+  const list = (x) => Array.isArray(x) && x.every((v) => typeof v === "string");
+  if (keys.length !== 2 || !list(value.permissions) || !list(value.sharePermissions)) return void 0;
+  return { permissions: value.permissions, sharePermissions: value.sharePermissions };
+}
+function grantText(grant) {
+  if (grant === void 0) return "(no entry)";
+  const perms = grant.permissions.map(escapeControl).join(", ");
+  const share = grant.sharePermissions.map(escapeControl).join(", ");
+  return `${perms === "" ? "no permissions" : perms}${share === "" ? "" : `; share: ${share}`}`;
+}
+function entryPhrase(e) {
+  switch (e.drift) {
+    case "missing":
+      return "missing on the server";
+    case "changed":
+      return "permissions differ";
+    case "extra":
+      return "on the server, not in the manifest";
+    case "blocked":
+      return "differs, not editable on the server";
+    default: {
+      const never = e.drift;
+      throw new Error(`unknown entry drift ${String(never)}`);
+    }
+  }
+}
+function attributionText(a) {
+  return `${escapeControl(a.user)}, ${escapeControl(a.time)}${a.action === "" ? "" : ` (${escapeControl(a.action)})`}`;
+}
+function expiredText(e) {
+  return `acknowledgement expired ${escapeControl(e.until)} (${escapeControl(e.where)})${e.reason === void 0 ? "" : `: ${escapeControl(e.reason)}`}`;
+}
+function unmanagedText(u) {
+  return describeUnmanaged(u.detail);
+}
+function describeUnmanaged(detail) {
+  return kindOf(detail.kind).describeUnmanaged(detail, { escape: escapeControl, grant: grantText });
+}
+function attributionNotes(report) {
+  const notes = [];
+  const audit = auditNote(report.audit);
+  if (audit !== void 0) notes.push(audit);
+  if ([...report.drifted, ...report.unmanaged].some((o) => o.kind === "FolderPermissions")) {
+    notes.push("the transfer service has no audit report; who changed folder permissions is not shown.");
+  }
+  return notes;
+}
+function auditNote(audit) {
+  switch (audit.state) {
+    case "not-needed":
+    case "read":
+      return void 0;
+    case "unreadable":
+      return `${audit.message}; who changed what is not shown.`;
+    default: {
+      const never = audit;
+      throw new Error(`unknown audit state ${String(never)}`);
+    }
+  }
+}
+function driftSentence(report) {
+  const s = report.summary;
+  if (report.status === "in-sync") {
+    return `In sync: the servers match the manifests${s.acknowledged > 0 ? ` (${formatCount(s.acknowledged)} acknowledged ${plural3(s.acknowledged, "difference")})` : ""}.`;
+  }
+  const parts = [`${formatCount(s.drifted)} ${plural3(s.drifted, "object")} ${s.drifted === 1 ? "differs" : "differ"}`, `${formatCount(s.unmanaged)} unmanaged`];
+  const denied = new Set(report.policy?.violations.filter((v) => v.severity === "deny").map((v) => v.address)).size;
+  if (denied > 0) parts.push(`${formatCount(denied)} ${plural3(denied, "object breaks", "objects break")} a deny policy`);
+  if (s.acknowledged > 0) parts.push(`${formatCount(s.acknowledged)} acknowledged`);
+  if (s.expired > 0) parts.push(`${formatCount(s.expired)} with an expired acknowledgement`);
+  return `Drift: ${parts.join(", ")}.`;
+}
+function unmanagedOmittedSentence(reason) {
+  switch (reason) {
+    case "partial-manifests":
+      return "Unmanaged objects are not listed: only part of the manifests was given, and the others may manage what these do not name (pass --prune to list them anyway).";
+    default: {
+      const never = reason;
+      throw new Error(`unknown reason ${String(never)}`);
+    }
+  }
+}
+function comparedSentence(report) {
+  const s = report.summary;
+  return `${formatCount(s.managed)} managed ${plural3(s.managed, "object")} compared, ${formatCount(s.inSync)} in sync.`;
+}
+function plural3(n, one, many = `${one}s`) {
+  return n === 1 ? one : many;
+}
+function driftedHeadline(d) {
+  return `${escapeControl(d.address)} ${driftPhrase(d.drift)}`;
+}
+
+// src/render/drift-markdown.ts
+init_text();
+init_access();
+init_text();
+init_policy();
+var DEFAULT_MAX_LENGTH = 65e3;
+var DEFAULT_REPORT_HINT = "the JSON report of `mftops drift --report FILE`";
+function renderDriftMarkdown(report, options = {}) {
+  const maxLength = options.maxLength ?? DEFAULT_MAX_LENGTH;
+  const hint = options.reportHint ?? DEFAULT_REPORT_HINT;
+  const head = renderHead(report);
+  const blocks = [...policyMarkdown(report.policy, "drift")];
+  if (report.access !== void 0) blocks.push([accessMarkdownHead(report.access, DRIFT_ACCESS_HEADING), "", ...accessMarkdownItems(report.access)].join("\n"));
+  if (report.drifted.length > 0) {
+    blocks.push(`### Drifted objects
+
+Values read **git \u2192 server**: the manifest's value, then what the server has now.`);
+    for (const d of report.drifted) blocks.push(renderDrifted(d));
+  }
+  const checkItems = transferCheckItems(report.plan.transferChecks);
+  blocks.push(...transferChecksMarkdown(report.plan.transferChecks, checkItems, checkItems.length, hint));
+  if (report.unmanaged.length > 0) blocks.push(renderUnmanaged(report.unmanaged));
+  if (report.acknowledged.length > 0) blocks.push(renderAcknowledged(report.acknowledged));
+  const out = [head];
+  let length = head.length;
+  let cut = 0;
+  for (const [i, block] of blocks.entries()) {
+    const note = cutNote(blocks.length - i, hint);
+    if (length + block.length + 2 + note.length + 2 > maxLength) {
+      cut = blocks.length - i;
+      break;
+    }
+    out.push(block);
+    length += block.length + 2;
+  }
+  if (cut > 0) out.push(cutNote(cut, hint));
+  return `${out.join("\n\n")}
+`;
+}
+function cutNote(count3, hint) {
+  return `> [!NOTE]
+> ${formatCount(count3)} more ${count3 === 1 ? "section is" : "sections are"} left out to keep this under GitHub's size limit; the full report is in ${hint}.`;
+}
+function renderHead(report) {
+  const s = report.summary;
+  const verdict = report.status === "in-sync" ? "\u2705 in sync" : "\u26A0\uFE0F drift";
+  const rows = [
+    ["Managed objects compared", s.managed],
+    ["In sync", s.inSync],
+    ["Differ from their manifest", s.drifted],
+    ["Unmanaged (in scope, in no manifest)", s.unmanaged],
+    ["Acknowledged differences", s.acknowledged],
+    ...s.expired > 0 ? [["Expired acknowledgements", s.expired]] : []
+  ];
+  const lines2 = [
+    `## mftops drift: ${code2(report.environment)} \u2014 ${verdict}`,
+    "",
+    driftSentence(report).replace(/[<>&]/g, (c) => `&#${c.charCodeAt(0)};`),
+    "",
+    "| | Count |",
+    "|:--|--:|",
+    ...rows.map(([label, n]) => `| ${label} | ${formatCount(n)} |`)
+  ];
+  if (report.unmanagedOmitted !== void 0) lines2.push("", `> [!NOTE]
+> ${escapeMd(unmanagedOmittedSentence(report.unmanagedOmitted))}`);
+  for (const note of attributionNotes(report)) lines2.push("", `> [!NOTE]
+> ${escapeMd(note)}`);
+  lines2.push("", `<sub>Compared at ${escapeMd(report.createdAt)}.</sub>`);
+  return lines2.join("\n");
+}
+function renderDrifted(d) {
+  const lines2 = [`#### ${code2(d.address)} ${driftPhrase(d.drift)}`];
+  const facts = [];
+  if (d.lastChange) facts.push(`Last change: ${escapeMd(attributionText(d.lastChange))}`);
+  if (d.source) facts.push(`Declared in ${code2(`${d.source.file}:${d.source.line}`)}`);
+  if (facts.length > 0) lines2.push("", facts.join(" \xB7 "));
+  const why = driftedWhy(d);
+  if (why !== void 0 && d.drift !== "changed") lines2.push("", `> ${escapeMd(why)}`);
+  if (d.expired) lines2.push("", `> [!IMPORTANT]
+> ${escapeMd(expiredText(d.expired))}`);
+  if (d.fields.length > 0) {
+    lines2.push("", "| Field | In git | On the server |", "|:--|:--|:--|");
+    for (const f of d.fields) {
+      const notes = [f.forcesReplace ? "needs a replace" : void 0, f.expired ? expiredText(f.expired) : void 0].filter((x) => x !== void 0);
+      const note = notes.length > 0 ? `<br><sub>${escapeMd(notes.join("; "))}</sub>` : "";
+      lines2.push(`| ${code2(f.path)}${note} | ${valueMd(f.expected, sideWords(f, "expected"))} | ${valueMd(f.actual, sideWords(f, "actual"))} |`);
+    }
+  }
+  if (d.entries.length > 0) {
+    lines2.push("", "| Entry | Difference | In git | On the server |", "|:--|:--|:--|:--|");
+    for (const e of d.entries) {
+      const note = e.expired ? `<br><sub>${escapeMd(expiredText(e.expired))}</sub>` : "";
+      lines2.push(
+        `| ${e.principal.type.toLowerCase()} ${code2(e.principal.name)}${note} | ${entryPhrase(e)} | ${escapeMd(grantText(e.expected))} | ${escapeMd(grantText(e.actual))} |`
+      );
+    }
+  }
+  return lines2.join("\n");
+}
+function renderUnmanaged(list) {
+  const lines2 = [
+    "### Unmanaged objects",
+    "",
+    "In the environment's scope but named by no manifest: import them (`mftops import`) or remove them.",
+    "",
+    "| Object | What | Last change |",
+    "|:--|:--|:--|"
+  ];
+  for (const u of list) {
+    const notes = [u.pruned ? "pruned: `apply --allow-delete` deletes it" : void 0, u.expired ? escapeMd(expiredText(u.expired)) : void 0].filter(
+      (x) => x !== void 0
+    );
+    const note = notes.length > 0 ? `<br><sub>${notes.join("; ")}</sub>` : "";
+    lines2.push(`| ${code2(u.address)}${note} | ${escapeMd(unmanagedText(u))} | ${u.lastChange ? escapeMd(attributionText(u.lastChange)) : "\u2014"} |`);
+  }
+  return lines2.join("\n");
+}
+function renderAcknowledged(list) {
+  const lines2 = [
+    "### Acknowledged drift",
+    "",
+    "Known differences that `drift.ignore` accepts; they do not count as drift.",
+    "",
+    "| Object | Difference | In git \u2192 on the server | Until | Reason |",
+    "|:--|:--|:--|:--|:--|"
+  ];
+  for (const a of list) {
+    const values2 = a.expected !== void 0 || a.actual !== void 0 ? `${valueMd(a.expected)} \u2192 ${valueMd(a.actual)}` : "\u2014";
+    lines2.push(
+      `| ${code2(a.address)} | ${code2(a.what)} | ${values2} | ${a.rule.until === void 0 ? "no end" : escapeMd(a.rule.until)} | ${a.rule.reason === void 0 ? "\u2014" : escapeMd(a.rule.reason)} <sub>(${escapeMd(a.rule.where)})</sub> |`
+    );
+  }
+  return lines2.join("\n");
+}
+function valueMd(value, words) {
+  if (value === void 0) return "<em>not set</em>";
+  const text2 = valueText(value, words);
+  return code2(text2.length > 300 ? `${text2.slice(0, 300)}\u2026` : text2);
+}
+function code2(text2) {
+  return `<code>${escapeMd(text2)}</code>`;
+}
+
+// src/render/drift-text.ts
+init_text();
+init_access();
+init_policy();
+function renderDriftText(report, options) {
+  const paint = (code5, text2) => options.color ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
+  const lines2 = [`mftops drift for environment ${quote2(report.environment)}: ${comparedSentence(report)}`];
+  if (report.unmanagedOmitted !== void 0) lines2.push(unmanagedOmittedSentence(report.unmanagedOmitted));
+  lines2.push(...policyText(report.policy, "drift"));
+  if (report.access !== void 0) lines2.push("", ...renderAccessText(report.access, DRIFT_ACCESS_HEADING));
+  if (report.drifted.length > 0) {
+    lines2.push("", paint("1", "Drifted (values read git \u2192 server):"));
+    for (const d of report.drifted) lines2.push("", ...renderDrifted2(d, paint));
+  }
+  if (report.unmanaged.length > 0) {
+    lines2.push("", paint("1", "Unmanaged (in scope, named by no manifest):"));
+    for (const u of report.unmanaged) {
+      const pruned = u.pruned ? " [pruned: apply --allow-delete deletes it]" : "";
+      lines2.push(`  ${paint("35", "?")} ${escapeControl(u.address)}: ${unmanagedText(u)}${pruned}`);
+      if (u.lastChange) lines2.push(`      last change: ${attributionText(u.lastChange)}`);
+      if (u.expired) lines2.push(`      # ${expiredText(u.expired)}`);
+    }
+  }
+  if (report.acknowledged.length > 0) {
+    lines2.push("", paint("1", "Acknowledged (not drift):"));
+    for (const a of report.acknowledged) {
+      const values2 = a.expected !== void 0 || a.actual !== void 0 ? `: ${valueText(a.expected)} \u2192 ${valueText(a.actual)}` : "";
+      const until = a.rule.until === void 0 ? "" : ` until ${escapeControl(a.rule.until)}`;
+      const reason = a.rule.reason === void 0 ? "" : ` \u2014 ${escapeControl(a.rule.reason)}`;
+      lines2.push(`  ${escapeControl(a.address)} ${escapeControl(a.what)}${values2} (${escapeControl(a.rule.where)}${until})${reason}`);
+    }
+  }
+  lines2.push(...transferChecksText(report.plan.transferChecks));
+  for (const note of attributionNotes(report)) lines2.push("", `Note: ${note}`);
+  lines2.push("", paint("1", driftSentence(report)));
+  return `${lines2.join("\n")}
+`;
+}
+function renderDrifted2(d, paint) {
+  const lines2 = [`${paint(d.drift === "changed" ? "33" : "31", driftSymbol(d.drift))} ${paint("1", driftedHeadline(d))}`];
+  const indent = "    ";
+  if (d.lastChange) lines2.push(`${indent}last change: ${attributionText(d.lastChange)}`);
+  const why = driftedWhy(d);
+  if (why !== void 0 && d.drift !== "changed") lines2.push(`${indent}# ${escapeControl(why)}`);
+  if (d.source) lines2.push(`${indent}# declared at ${escapeControl(d.source.file)}:${d.source.line}`);
+  if (d.expired) lines2.push(`${indent}# ${expiredText(d.expired)}`);
+  for (const f of d.fields) {
+    const replace = f.forcesReplace ? " # needs a replace" : "";
+    lines2.push(
+      `${indent}${escapeControl(f.path)}: ${valueText(f.expected, sideWords(f, "expected"))} \u2192 ${valueText(f.actual, sideWords(f, "actual"))}${replace}`
+    );
+    if (f.expired) lines2.push(`${indent}  # ${expiredText(f.expired)}`);
+  }
+  for (const e of d.entries) {
+    lines2.push(`${indent}${e.principal.type} ${quote2(e.principal.name)}: ${entryPhrase(e)}: ${grantText(e.expected)} \u2192 ${grantText(e.actual)}`);
+    if (e.expired) lines2.push(`${indent}  # ${expiredText(e.expired)}`);
+  }
+  return lines2;
+}
+function quote2(text2) {
+  return escapeControl(JSON.stringify(text2));
+}
+
+// src/action/run-action.ts
+init_with_defined();
 async function runAction(a) {
   const { runner: runner2 } = a;
   let context;
@@ -67437,7 +68127,7 @@ async function runAction(a) {
     return fail2(runner2, [messageOf3(err)], "mftops");
   }
   const cwd = isInside2(inputs.workingDirectory, context.workspace) ? context.workspace : inputs.workingDirectory;
-  const choice = { configFile: inputs.config, ...inputs.environment !== void 0 ? { environment: inputs.environment } : {} };
+  const choice = { configFile: inputs.config, ...withDefined({ environment: inputs.environment }) };
   const step2 = { a, inputs, context, choice, cwd, ctx: actionContext(a, cwd) };
   try {
     switch (inputs.command) {
@@ -67546,10 +68236,13 @@ function annotatePolicy(s, plan) {
 `);
 }
 async function makePlan(s, out) {
-  const { planEnvironment: planEnvironment2 } = await Promise.resolve().then(() => (init_plan(), plan_exports));
+  const { planEnvironment: planEnvironment2 } = await Promise.resolve().then(() => (init_plan4(), plan_exports));
   let result;
   try {
-    result = await planEnvironment2({ ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) }, s.ctx);
+    result = await planEnvironment2(
+      { ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) },
+      s.ctx
+    );
   } catch (err) {
     if (!isMftopsError(err)) throw err;
     const diagnostics2 = diagnosticsOf(err);
@@ -67569,8 +68262,7 @@ async function makePlan(s, out) {
   return { plan: result.plan, problems: [], annotated: /* @__PURE__ */ new Set(), diagnostics };
 }
 async function logPlanText(s, plan) {
-  const { renderPlanText: renderPlanText2 } = await Promise.resolve().then(() => (init_plan_text(), plan_text_exports));
-  await s.a.runner.group(`Plan for ${plan.environment}: ${summaryLine2(plan)}`, async () => s.a.runner.log(renderPlanText2(plan, { color: false })));
+  await s.a.runner.group(`Plan for ${plan.environment}: ${summaryLine2(plan)}`, async () => s.a.runner.log(renderPlanText(plan, { color: false })));
 }
 function appendPlanSummary(s, plan, diagnostics = []) {
   const room = s.a.runner.summaryRoom();
@@ -67590,7 +68282,14 @@ async function applyStep(s) {
   try {
     outcome = await applyReviewed(s, environment);
   } catch (err) {
-    if (isMftopsError(err)) await postApplyComment(s, { environment, status: "refused", headline: `Nothing was applied: ${err.message}`, details: [], pullRequests: s.inputs.pullRequests });
+    if (isMftopsError(err))
+      await postApplyComment(s, {
+        environment,
+        status: "refused",
+        headline: `Nothing was applied: ${err.message}`,
+        details: [],
+        pullRequests: s.inputs.pullRequests
+      });
     throw err;
   }
   await postApplyComment(s, outcome.result);
@@ -67616,7 +68315,11 @@ async function applyReviewed(s, environment) {
       annotatePolicy(s, made.plan);
       const denies = policyDenyLines(made.plan.policy);
       s.a.runner.annotate("error", `mftops apply: a deny policy refuses the plan made now for ${environment}; nothing was applied`);
-      setOutputs(s.a.runner, { exitcode: 1, "has-changes": hasChanges(made.plan), summary: `mftops apply refused for ${environment}: ${denies[0] ?? "a deny policy is violated"}` });
+      setOutputs(s.a.runner, {
+        exitcode: 1,
+        "has-changes": hasChanges(made.plan),
+        summary: `mftops apply refused for ${environment}: ${denies[0] ?? "a deny policy is violated"}`
+      });
       appendSummary(s, renderPolicyRefusalSummary(environment, made.plan.policy));
       return { code: 1, result: refused("Nothing was applied: a deny policy refuses the plan made now.", denies) };
     }
@@ -67643,11 +68346,26 @@ async function applyReviewed(s, environment) {
       const headline = only !== void 0 ? `the plan made now differs from the reviewed plan in ${objects}; nothing was applied. Plan again on a pull request and review it:` : `the plan made now changes ${objects} no reviewed plan of the ${reviewed.length} pull requests merged since the last successful apply changes so; nothing was applied. Plan again on a pull request and review it:`;
       s.a.runner.annotate(
         "error",
-        [`mftops apply: ${headline}`, ...differences.slice(0, 50).map((d) => `  ${d.detail}`), ...differences.length > 50 ? [`  \u2026and ${differences.length - 50} more (see the job summary)`] : []].join("\n")
+        [
+          `mftops apply: ${headline}`,
+          ...differences.slice(0, 50).map((d) => `  ${d.detail}`),
+          ...differences.length > 50 ? [`  \u2026and ${differences.length - 50} more (see the job summary)`] : []
+        ].join("\n")
       );
-      setOutputs(s.a.runner, { exitcode: 1, "has-changes": hasChanges(made.plan), "plan-file": reviewedFiles[0], summary: `refused: the plan differs from the reviewed ${only !== void 0 ? "plan" : "plans"} in ${objects}` });
+      setOutputs(s.a.runner, {
+        exitcode: 1,
+        "has-changes": hasChanges(made.plan),
+        "plan-file": reviewedFiles[0],
+        summary: `refused: the plan differs from the reviewed ${only !== void 0 ? "plan" : "plans"} in ${objects}`
+      });
       appendSummary(s, renderMismatchSummary(environment, differences));
-      return { code: 1, result: refused(`Nothing was applied: ${headline.replace(/:$/, ".")}`, differences.map((d) => d.detail)) };
+      return {
+        code: 1,
+        result: refused(
+          `Nothing was applied: ${headline.replace(/:$/, ".")}`,
+          differences.map((d) => d.detail)
+        )
+      };
     }
     s.a.runner.log(
       made.plan.applyable ? `Every change of the plan made now is in ${only !== void 0 ? `the reviewed plan ${relativeTo(s.cwd, reviewedFiles[0])}` : `one of the ${reviewed.length} reviewed plans`} (the rest is applied already): applying the plan made now.` : "The plan made now has nothing to do: what was reviewed is on the servers already."
@@ -67660,11 +68378,7 @@ async function applyReviewed(s, environment) {
 }
 async function applyPlanFile(s, environment, planFile, plan) {
   await logPlanText(s, plan);
-  const [{ applyEnvironment: applyEnvironment2 }, { applyExitCode: applyExitCode2 }, { renderApplySummaryJson: renderApplySummaryJson2, renderApplySummaryText: renderApplySummaryText2 }] = await Promise.all([
-    Promise.resolve().then(() => (init_apply(), apply_exports)),
-    Promise.resolve().then(() => (init_model3(), model_exports2)),
-    Promise.resolve().then(() => (init_apply_summary(), apply_summary_exports))
-  ]);
+  const { applyEnvironment: applyEnvironment2 } = await Promise.resolve().then(() => (init_apply(), apply_exports));
   const result = await applyEnvironment2(
     {
       ...s.choice,
@@ -67679,24 +68393,44 @@ async function applyPlanFile(s, environment, planFile, plan) {
   if (result.status === "invalid") {
     annotate(s, result.diagnostics);
     const problems = errorLines(result.diagnostics, s.cwd);
-    const code6 = fail2(s.a.runner, problems.length > 0 ? [] : ["mftops apply: the manifests do not load (see the log)"], `mftops apply: ${environment}`, problems);
-    return { code: code6, result: { environment, status: "refused", headline: "Nothing was applied: the manifests do not load.", details: problems, pullRequests: s.inputs.pullRequests } };
+    const code6 = fail2(
+      s.a.runner,
+      problems.length > 0 ? [] : ["mftops apply: the manifests do not load (see the log)"],
+      `mftops apply: ${environment}`,
+      problems
+    );
+    return {
+      code: code6,
+      result: {
+        environment,
+        status: "refused",
+        headline: "Nothing was applied: the manifests do not load.",
+        details: problems,
+        pullRequests: s.inputs.pullRequests
+      }
+    };
   }
   if (result.status !== "finished") throw new Error(`bug: applying a plan file gave ${result.status}`);
   const report = result.report;
   annotatePolicy(s, report);
-  const code5 = applyExitCode2(report);
+  const code5 = applyExitCode(report);
   const reportFile = resolve12(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
   try {
-    writeFileSync3(reportFile, renderApplySummaryJson2(report));
+    writeFileSync3(reportFile, renderApplySummaryJson(report));
   } catch (err) {
     throw systemError(`cannot write the apply report ${reportFile}`, err);
   }
-  const reportText = renderApplySummaryText2(report);
+  const reportText = renderApplySummaryText(report);
   s.a.runner.log(reportText);
   for (const failure of failedChangeAnnotations(report, plan, s.cwd)) s.a.runner.annotate("error", failure.message, failure.place);
   if (code5 !== 0) s.a.runner.annotate("error", `mftops apply: ${reportText.trimEnd()}`);
-  setOutputs(s.a.runner, { exitcode: code5, "has-changes": hasChanges(plan), "plan-file": planFile, "report-file": reportFile, summary: reportText.split("\n")[0] ?? "" });
+  setOutputs(s.a.runner, {
+    exitcode: code5,
+    "has-changes": hasChanges(plan),
+    "plan-file": planFile,
+    "report-file": reportFile,
+    summary: reportText.split("\n")[0] ?? ""
+  });
   appendSummary(s, renderApplySummary(environment, code5 === 0, reportText, report.policy));
   const [headline = "", ...rest] = reportText.trimEnd().split("\n");
   const verification = report.verification;
@@ -67708,7 +68442,7 @@ async function applyPlanFile(s, environment, planFile, plan) {
       status: applyResultStatus(report.outcome, code5),
       headline,
       details: rest,
-      ...report.snapshot !== void 0 ? { snapshotId: report.snapshot.id } : {},
+      ...withDefined({ snapshotId: report.snapshot?.id }),
       ...verified ? { verifiedBy: verification.mode } : {},
       pullRequests: s.inputs.pullRequests
     }
@@ -67740,8 +68474,10 @@ async function postApplyComment(s, result) {
     return;
   }
   try {
-    for (const posted of await postApplyResult(api, result, { ...s.context.runUrl !== void 0 ? { runUrl: s.context.runUrl } : {}, ...s.context.sha !== void 0 ? { sha: s.context.sha } : {} })) {
-      s.a.runner.log(`${posted.action === "created" ? "Posted" : "Updated"} the apply result on pull request #${posted.pullRequest}${posted.comment.htmlUrl !== void 0 ? `: ${posted.comment.htmlUrl}` : ""}`);
+    for (const posted of await postApplyResult(api, result, withDefined({ runUrl: s.context.runUrl, sha: s.context.sha }))) {
+      s.a.runner.log(
+        `${posted.action === "created" ? "Posted" : "Updated"} the apply result on pull request #${posted.pullRequest}${posted.comment.htmlUrl !== void 0 ? `: ${posted.comment.htmlUrl}` : ""}`
+      );
     }
   } catch (err) {
     s.a.runner.annotate("warning", `the apply result was not posted to the pull requests: ${messageOf3(err)}`);
@@ -67750,30 +68486,28 @@ async function postApplyComment(s, result) {
 async function driftStep(s) {
   const environment = environmentName(s);
   const reportFile = resolve12(s.inputs.workingDirectory, `mftops-drift-${fileSafe(environment)}.json`);
-  const [{ driftEnvironment: driftEnvironment2 }, { driftExitCode: driftExitCode2 }] = await Promise.all([Promise.resolve().then(() => (init_drift(), drift_exports)), Promise.resolve().then(() => (init_model4(), model_exports3))]);
-  const result = await driftEnvironment2({ ...s.choice, paths: s.inputs.paths, reportFile, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) }, s.ctx);
+  const { driftEnvironment: driftEnvironment2 } = await Promise.resolve().then(() => (init_drift(), drift_exports));
+  const result = await driftEnvironment2(
+    { ...s.choice, paths: s.inputs.paths, reportFile, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) },
+    s.ctx
+  );
   annotate(s, result.diagnostics);
   if (result.status === "invalid") {
     const problems = errorLines(result.diagnostics, s.cwd);
     return fail2(s.a.runner, problems.length > 0 ? [] : ["mftops drift failed (see the log)"], `mftops drift: ${environment}`, problems);
   }
   const report = result.report;
-  const code5 = driftExitCode2(report);
-  const [{ renderDriftMarkdown: renderDriftMarkdown2 }, { renderDriftText: renderDriftText2 }, { driftSentence: driftSentence2 }] = await Promise.all([
-    Promise.resolve().then(() => (init_drift_markdown(), drift_markdown_exports)),
-    Promise.resolve().then(() => (init_drift_text(), drift_text_exports)),
-    Promise.resolve().then(() => (init_drift_common(), drift_common_exports))
-  ]);
-  const sentence = driftSentence2(report);
-  await s.a.runner.group(`Drift report for ${report.environment}: ${sentence}`, async () => s.a.runner.log(renderDriftText2(report, { color: false })));
+  const code5 = driftExitCode(report);
+  const sentence = driftSentence(report);
+  await s.a.runner.group(`Drift report for ${report.environment}: ${sentence}`, async () => s.a.runner.log(renderDriftText(report, { color: false })));
   const reportHint = s.context.runUrl === void 0 ? "the JSON report of this run" : `the JSON report of [this workflow run](${s.context.runUrl})`;
   const room = s.a.runner.summaryRoom();
-  if (room > 4096) appendSummary(s, renderDriftMarkdown2(report, { maxLength: Math.floor((room - 64) / 3), reportHint }));
+  if (room > 4096) appendSummary(s, renderDriftMarkdown(report, { maxLength: Math.floor((room - 64) / 3), reportHint }));
   const finding = {
     environment: report.environment,
     inSync: report.status === "in-sync",
     headline: sentence.replace(/^Drift: /, "").replace(/\.$/, ""),
-    renderReport: (maxLength) => renderDriftMarkdown2(report, { maxLength, reportHint })
+    renderReport: (maxLength) => renderDriftMarkdown(report, { maxLength, reportHint })
   };
   const issueWritten = s.inputs.comment ? await updateDriftIssue(s, finding) : true;
   const exitcode = issueWritten ? code5 : 1;
@@ -67814,7 +68548,7 @@ async function updateDriftIssue(s, finding) {
 }
 function origin(s) {
   const sha = s.context.pullRequest?.headSha ?? s.context.sha;
-  return { ...s.context.runUrl !== void 0 ? { runUrl: s.context.runUrl } : {}, ...sha !== void 0 ? { sha } : {} };
+  return withDefined({ runUrl: s.context.runUrl, sha });
 }
 function githubApi(s) {
   if (s.context.repo === void 0) return "GITHUB_REPOSITORY is not set";
@@ -67824,7 +68558,10 @@ function githubApi(s) {
 async function postComment(s, environment, body) {
   const pr = s.context.pullRequest;
   if (pr === void 0) {
-    s.a.runner.annotate("warning", `no pull request in this ${s.context.eventName ?? "run"} event: the plan comment was not posted (set comment: false to silence this)`);
+    s.a.runner.annotate(
+      "warning",
+      `no pull request in this ${s.context.eventName ?? "run"} event: the plan comment was not posted (set comment: false to silence this)`
+    );
     return;
   }
   const api = githubApi(s);
@@ -67834,7 +68571,9 @@ async function postComment(s, environment, body) {
   }
   try {
     const result = await upsertStickyComment(api, pr.number, planMarker(environment), body);
-    s.a.runner.log(`${result.action === "created" ? "Posted" : "Updated"} the plan comment on pull request #${pr.number}${result.comment.htmlUrl !== void 0 ? `: ${result.comment.htmlUrl}` : ""}`);
+    s.a.runner.log(
+      `${result.action === "created" ? "Posted" : "Updated"} the plan comment on pull request #${pr.number}${result.comment.htmlUrl !== void 0 ? `: ${result.comment.htmlUrl}` : ""}`
+    );
   } catch (err) {
     s.a.runner.annotate("warning", `the plan comment was not posted: ${messageOf3(err)}`);
   }
@@ -67850,7 +68589,8 @@ function setOutputs(runner2, outputs) {
 }
 function appendSummary(s, markdown) {
   if (!s.a.runner.appendSummary(`${markdown}
-`)) s.a.runner.log("(the job summary was not written: GITHUB_STEP_SUMMARY is not set, or the step summary is full)");
+`))
+    s.a.runner.log("(the job summary was not written: GITHUB_STEP_SUMMARY is not set, or the step summary is full)");
 }
 function failOnCrash(runner2, err, annotated2 = /* @__PURE__ */ new Set()) {
   const message = messageOf3(err);
@@ -67881,7 +68621,7 @@ function fileSafe(name) {
 }
 
 // src/action/workflow-commands.ts
-init_diagnostics3();
+init_diagnostics4();
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { appendFileSync, statSync as statSync5 } from "node:fs";
 var STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024;
