@@ -18115,46 +18115,42 @@ var init_resolve_names = __esm({
 });
 
 // src/kinds/folder-permissions/resolve.ts
-function resolveFolder(m, t) {
-  const r = reporter(m);
-  const n = nameRecorder();
+function resolveFolder(manifest, transfer) {
+  const problems = reporter(manifest);
+  const recorder = nameRecorder();
   const entries = [];
-  m.spec.entries.forEach((e, index) => {
-    const permissions = e.permissions;
-    const sharePermissions = e.sharePermissions ?? [];
-    if (e.user !== void 0) {
-      const user = t.users?.byName.get(e.user.toLowerCase());
-      if (!user)
-        r.report(
-          "MF406",
-          ["spec", "entries", index, "user"],
-          `no user named \`${e.user}\` on the transfer server${didYouMean(
-            e.user,
-            names(t.users, (u) => u.username)
-          )}`
-        );
-      else {
-        n.note("user", e.user, user.id);
-        entries.push({ type: "User", name: e.user, id: user.id, permissions, sharePermissions, index });
-      }
-    } else if (e.group !== void 0) {
-      const group = t.groups?.byName.get(e.group.toLowerCase());
-      if (!group)
-        r.report(
-          "MF407",
-          ["spec", "entries", index, "group"],
-          `no group named \`${e.group}\` on the transfer server${didYouMean(
-            e.group,
-            names(t.groups, (g) => g.name)
-          )}`
-        );
-      else {
-        n.note("group", e.group, group.id);
-        entries.push({ type: "Group", name: e.group, id: group.id, permissions, sharePermissions, index });
-      }
+  const idOf = (lookup, name, at) => {
+    const found = lookup.index?.byName.get(name.toLowerCase());
+    if (!found) {
+      const known = names(lookup.index, lookup.nameOf);
+      problems.report(lookup.code, ["spec", "entries", at, lookup.key], `no ${lookup.key} named \`${name}\` on the transfer server${didYouMean(name, known)}`);
+      return void 0;
     }
+    recorder.note(lookup.key, name, found.id);
+    return found.id;
+  };
+  const users = {
+    type: "User",
+    key: "user",
+    code: "MF406",
+    index: transfer.users,
+    nameOf: (user) => user.username
+  };
+  const groups = {
+    type: "Group",
+    key: "group",
+    code: "MF407",
+    index: transfer.groups,
+    nameOf: (group) => group.name
+  };
+  manifest.spec.entries.forEach((entry, at) => {
+    const [lookup, name] = entry.user !== void 0 ? [users, entry.user] : entry.group !== void 0 ? [groups, entry.group] : [void 0, void 0];
+    if (lookup === void 0 || name === void 0) return;
+    const id = idOf(lookup, name, at);
+    if (id === void 0) return;
+    entries.push({ type: lookup.type, name, id, permissions: entry.permissions, sharePermissions: entry.sharePermissions ?? [], index: at });
   });
-  return { value: { manifest: m, path: m.name, entries, resolved: n.list }, diagnostics: r.list };
+  return { value: { manifest, path: manifest.name, entries, resolved: recorder.list }, diagnostics: problems.list };
 }
 var init_resolve = __esm({
   "src/kinds/folder-permissions/resolve.ts"() {

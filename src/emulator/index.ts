@@ -73,7 +73,7 @@ export interface RunningEmulator {
   peakConcurrency(): number;
   /** Empties the request log and resets the peak concurrency. */
   resetRequestLog(): void;
-  /** Direct access for tests (read and mutate). */
+  /** The emulated servers' state, read and changed in place; tests go through test/helpers/emulator-test-api.ts. */
   readonly state: EmulatorState;
   /** Stops listening and closes keep-alive sockets too. */
   close(): Promise<void>;
