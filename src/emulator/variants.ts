@@ -299,7 +299,6 @@ export const NAMED_SETS: Readonly<Record<Profile, NamedSet>> = {
       'transfer.ids': 'string',
       'transfer.envelope': 'flat',
       'transfer.pastLastPage': '404',
-      'transfer.userName': 'realname',
     },
     details: { appVersion: '2020.1.0', folderSort: 'Name' },
   },
