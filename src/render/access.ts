@@ -60,7 +60,8 @@ export function describeAccessChange(c: AccessChange, q: Quote): string {
   if (c.lost.length > 0) verbs.push(`loses ${c.lost.map(q).join(', ')}`);
   const on = c.service === 'transfer' ? q(c.target) : `resource group ${q(c.target)}`;
   const groupWord = c.service === 'transfer' ? 'group' : 'user group';
-  const via = c.who.type === 'User' ? ` (via ${c.via.map((v) => (v.type === 'User' ? 'own entry' : `${groupWord} ${q(v.name)}`)).join(', ')})` : '';
+  // A permission-level change has no entry it comes through.
+  const via = c.who.type === 'User' && c.via.length > 0 ? ` (via ${c.via.map((v) => (v.type === 'User' ? 'own entry' : `${groupWord} ${q(v.name)}`)).join(', ')})` : '';
   return `${who} ${verbs.join(' and ')} on ${on}${via}`;
 }
 
