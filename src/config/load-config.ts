@@ -177,7 +177,7 @@ function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: Sourc
       ...(env.automation?.transferHosts !== undefined ? { transferHosts: [...env.automation.transferHosts] } : {}),
       manifests: (env.manifests ?? []).map((p) => resolve(dir, p)),
       ...(env.vars !== undefined ? { vars: { ...env.vars } } : {}),
-      scope: { taskGroups: env.scope?.taskGroups ?? [], folders: env.scope?.folders ?? [], users: env.scope?.users ?? [] },
+      scope: { taskGroups: env.scope?.taskGroups ?? [], folders: env.scope?.folders ?? [], ...(env.scope?.users ? { users: env.scope.users } : {}) },
       prune: env.prune ?? [],
       ...(env.drift !== undefined ? { drift: { ignore } } : {}),
     });

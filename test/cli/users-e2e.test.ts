@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SEED_LOGINS } from '../integration/helpers.js';
-import { listWrites, readTransferUser, startSeededEmulator } from '../helpers/emulator-test-api.js';
+import { addTransferUser, listWrites, readTransferUser, startSeededEmulator } from '../helpers/emulator-test-api.js';
 import type { CliResult } from '../helpers/run-cli.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
@@ -104,6 +104,14 @@ describe('users end to end', () => {
     expect(rotated.code).toBe(0);
     expect(listWrites(emulator)).toEqual([`PATCH /transfer/api/v1/users/${bob!.id}`]);
     expect(readTransferUser(emulator, 'e2e-bob')?.password).toBe(ROTATED_SECRET);
+
+    // An account created out of band, in scope and in no manifest: drift lists it with its permission and sign-on.
+    addTransferUser(emulator, { id: 'u-rogue', username: 'rogue', password: 'rogue-Pa55-out-of-band', permission: 'Admin', lastLoginStamp: '' });
+    const drift = await mftops(dir, ['drift']);
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain('User/rogue');
+    expect(drift.stdout).toContain('user, permission Admin, never signed on');
+    expect(drift.stdout).not.toContain('rogue-Pa55-out-of-band');
 
     expectNoSecret(outputs);
   });
