@@ -76,6 +76,8 @@ export interface PlanContext<K extends ResourceKind> {
   readonly taskVocabulary: ValueVocabulary;
   /** `--rotate-passwords`: an existing user whose manifest has a `password` is sent it again (a sensitive update). */
   readonly rotatePasswords: boolean;
+  /** The account each server is read (and written) with: never pruned, or mftops would lock itself out. */
+  readonly serverAccounts: Readonly<Partial<Record<ServiceName, string>>>;
   /** Plan-time problems the live state reveals; the objects concerned are left out. */
   readonly diagnostics: PlanDiagnostic[];
   /** What each permission change starts from and ends with, by address, for the access report. */

@@ -76,6 +76,7 @@ export function computePlan(input: ComputePlanInput): ComputedPlan {
     cwd: input.cwd,
     taskVocabulary: input.taskVocabulary,
     rotatePasswords: input.rotatePasswords === true,
+    serverAccounts: Object.fromEntries(Object.entries(input.servers).map(([service, identity]) => [service, identity?.username])),
     diagnostics,
     bases,
     add: (change, depth = 0) => items.push({ change, rank: definition.rank, depth, seq: sequence++ }),

@@ -72,9 +72,12 @@ export const USER: KindDefinition<'User'> = {
     const managed = new Set<string>();
     const manifests: readonly Manifest[] = [...context.desired.map((d) => d.manifest), ...context.skipped];
     for (const m of manifests) if (m.kind === 'User') for (const n of [m.name, ...m.previousNames]) managed.add(n.toLowerCase());
+    // The account mftops signs in with is never deleted: the apply would lock itself out halfway.
+    const own = context.serverAccounts.transfer?.toLowerCase();
     for (const user of context.live.transfer?.users?.items ?? []) {
       const name = user.username;
-      if (name === '' || user.id === '' || managed.has(name.toLowerCase()) || !masks.some((mask) => matchesNameMask(mask, name))) continue;
+      if (name === '' || user.id === '' || managed.has(name.toLowerCase()) || name.toLowerCase() === own || !masks.some((mask) => matchesNameMask(mask, name)))
+        continue;
       const address = formatAddress('User', name);
       if (isPrivileged(text(user.permission))) context.bases.set(address, { kind: 'account', user: name, before: text(user.permission), after: undefined });
       context.add({

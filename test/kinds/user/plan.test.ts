@@ -125,6 +125,9 @@ describe('User plan', () => {
     const deletes = plan.changes.filter((c) => c.action === 'delete');
     expect(deletes.map((c) => [c.address, c.liveId, c.reason])).toEqual([['User/partner-acme', 'u-p1', { code: 'user-pruned', scope: ['partner-*'] }]]);
     expect(renderPlanText(plan, { color: false })).toContain('status: Suspended');
+    // Never the account mftops signs in with, whatever the masks say.
+    const everyone = planUsers(yaml, live(), { prune: ['User'], scope: { taskGroups: [], folders: [], users: ['*'] }, servers: { transfer: { url: 'https://t', username: 'OPS-ADMIN' } } });
+    expect(everyone.changes.filter((c) => c.action === 'delete').map((c) => c.address)).toEqual(['User/partner-acme']);
     // No scope.users: nothing is pruned, even with User in prune.
     expect(planUsers(yaml, live(), { prune: ['User'], scope: { taskGroups: [], folders: [] } }).changes.filter((c) => c.action === 'delete')).toEqual([]);
   });
