@@ -22,7 +22,13 @@ describe.each(['fullName', 'realname'] as const)('transfer users, full name as %
   });
 
   it('creates, reads, patches and deletes a user; every read gives fullName and no password', async () => {
-    const created = await client.createUser({ username: 'dana', fullName: 'Dana Ruiz', password: 'dana-Initial-Pa55', permission: 'User', forceChangePassword: true });
+    const created = await client.createUser({
+      username: 'dana',
+      fullName: 'Dana Ruiz',
+      password: 'dana-Initial-Pa55',
+      permission: 'User',
+      forceChangePassword: true,
+    });
     expect(created).toMatchObject({ username: 'dana', fullName: 'Dana Ruiz', permission: 'User', forceChangePassword: true });
     expect(readTransferUser(emulator, 'dana')?.password).toBe('dana-Initial-Pa55');
     const details = await client.getUser(created.id);

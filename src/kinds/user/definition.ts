@@ -96,12 +96,7 @@ export const USER: KindDefinition<'User'> = {
 };
 
 /** A permission change that grants or takes away a privileged level: the access report shows it, flagged when granted. */
-function addAccountBasis(
-  context: PlanContext<'User'>,
-  address: string,
-  user: string,
-  basis: { before: string | undefined; after: string } | undefined,
-): void {
+function addAccountBasis(context: PlanContext<'User'>, address: string, user: string, basis: { before: string | undefined; after: string } | undefined): void {
   if (basis === undefined || basis.before?.toLowerCase() === basis.after.toLowerCase()) return;
   if (!isPrivileged(basis.after) && !isPrivileged(basis.before)) return;
   context.bases.set(address, { kind: 'account', user, before: basis.before, after: basis.after });

@@ -1,6 +1,5 @@
 import { mapWithConcurrency } from '../../map-with-concurrency.js';
 import type { UserManifest } from '../../manifest/types.js';
-import type { Change } from '../../plan/model.js';
 import type { JsonObject, JsonValue } from '../../resources/model.js';
 import type { NewUser, TransferUser, TransferUserDetails } from '../../services/transfer/types.js';
 import { describeNeededChange, liveIdOf, needReader, planBug, readOrNull, StepError, transferWriter } from '../kind-io.js';
@@ -57,7 +56,8 @@ export const USER_IO: KindIo<'User'> = {
       default:
         return planBug(change, `action ${change.action}`);
     }
-    if (payload.patch !== undefined && Object.keys(payload.patch).length > 0) steps.push({ op: 'user-patch', address, username: payload.username, body: payload.patch });
+    if (payload.patch !== undefined && Object.keys(payload.patch).length > 0)
+      steps.push({ op: 'user-patch', address, username: payload.username, body: payload.patch });
     return steps;
   },
 

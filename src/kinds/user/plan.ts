@@ -103,7 +103,8 @@ export function planUser(desired: DesiredUser, live: LiveUser | undefined, rotat
     const payload: UserPayload = { kind: 'User', username: desired.username, create, ...(Object.keys(patch).length > 0 ? { patch } : {}) };
     return { action: 'create', fields, payload };
   }
-  if (renamedFrom !== undefined) return { action: 'blocked', reason: { code: 'user-rename', from: renamedFrom }, fields: [fieldChange('username', renamedFrom, desired.username)] };
+  if (renamedFrom !== undefined)
+    return { action: 'blocked', reason: { code: 'user-rename', from: renamedFrom }, fields: [fieldChange('username', renamedFrom, desired.username)] };
   const fields: FieldChange[] = [];
   const patch: Record<string, JsonValue> = {};
   for (const [field, want] of declared) {

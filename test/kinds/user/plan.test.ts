@@ -102,7 +102,13 @@ describe('User plan', () => {
     const plan = planUsers(userYaml('alice.smith', '  fullName: Alice Smith\n', '  previousNames: [alice]\n'));
     expect(plan.changes).toHaveLength(1);
     const c = plan.changes[0]!;
-    expect([c.action, c.reason, c.previousName, c.liveId, c.payload]).toEqual(['blocked', { code: 'user-rename', from: 'Alice' }, 'Alice', 'u-alice', undefined]);
+    expect([c.action, c.reason, c.previousName, c.liveId, c.payload]).toEqual([
+      'blocked',
+      { code: 'user-rename', from: 'Alice' },
+      'Alice',
+      'u-alice',
+      undefined,
+    ]);
     expect(renderPlanText(plan, { color: false })).toContain('the API cannot rename a user');
   });
 
@@ -126,7 +132,11 @@ describe('User plan', () => {
     expect(deletes.map((c) => [c.address, c.liveId, c.reason])).toEqual([['User/partner-acme', 'u-p1', { code: 'user-pruned', scope: ['partner-*'] }]]);
     expect(renderPlanText(plan, { color: false })).toContain('status: Suspended');
     // Never the account mftops signs in with, whatever the masks say.
-    const everyone = planUsers(yaml, live(), { prune: ['User'], scope: { taskGroups: [], folders: [], users: ['*'] }, servers: { transfer: { url: 'https://t', username: 'OPS-ADMIN' } } });
+    const everyone = planUsers(yaml, live(), {
+      prune: ['User'],
+      scope: { taskGroups: [], folders: [], users: ['*'] },
+      servers: { transfer: { url: 'https://t', username: 'OPS-ADMIN' } },
+    });
     expect(everyone.changes.filter((c) => c.action === 'delete').map((c) => c.address)).toEqual(['User/partner-acme']);
     // No scope.users: nothing is pruned, even with User in prune.
     expect(planUsers(yaml, live(), { prune: ['User'], scope: { taskGroups: [], folders: [] } }).changes.filter((c) => c.action === 'delete')).toEqual([]);

@@ -38,7 +38,9 @@ async function check(expression: string) {
 
 describe('policies on users', () => {
   it('see the desired user as object and the live one as oldObject', async () => {
-    expect((await check("object.spec.permission == 'Admin' && oldObject.spec.permission == 'User' && oldObject.spec.notes == 'was a user'")).violations).toEqual([]);
+    expect(
+      (await check("object.spec.permission == 'Admin' && oldObject.spec.permission == 'User' && oldObject.spec.notes == 'was a user'")).violations,
+    ).toEqual([]);
     expect((await check("!(object.spec.permission in ['Admin', 'SysAdmin'])")).violations.map((v) => v.address)).toEqual(['User/alice']);
   });
 
