@@ -120,6 +120,8 @@ describe('User plan', () => {
     ]);
     const md = renderPlanMarkdown(plan);
     expect(md).toContain(':warning: alice gains Admin and loses User on the transfer server (permission level) — **grants `Admin`**');
+    // The destructive-change alert names the account, never "1 folder".
+    expect(md).toContain('> - alice **gains `Admin`** on the transfer server (permission level)');
     // A plain User created is nobody's privilege: not in the access report.
     expect(planUsers(userYaml('dave', '  fullName: Dave\n  permission: User\n')).access).toBeUndefined();
   });
