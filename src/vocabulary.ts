@@ -73,8 +73,31 @@ export const MIC_STEP_NAMES = {
   UpdOrig: 'MicUpdOrigType',
 } as const;
 
+/** A transfer user's permission level (UserPatchModel `permission`, transfer-users-groups.md), lowest first; `Anonymous` is the server's own and never declared. */
+export const USER_PERMISSIONS = ['TemporaryUser', 'User', 'AuditUser', 'FileAdmin', 'Admin', 'SysAdmin'] as const;
+export type UserPermission = (typeof USER_PERMISSIONS)[number];
+
+/** Permission levels that administer the server or every file on it: a plan that grants one is flagged for review. */
+export const PRIVILEGED_USER_PERMISSIONS: readonly UserPermission[] = ['FileAdmin', 'Admin', 'SysAdmin'];
+
+/** A transfer user's status (UserPatchModel `status`). */
+export const USER_STATUSES = ['Active', 'Suspended', 'Template'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
+
+/** How a transfer user signs on (UserDetailsModel `authMethod`). */
+export const USER_AUTH_METHODS = ['MOVEitOnly', 'ExternalOnly', 'Both'] as const;
+export type UserAuthMethod = (typeof USER_AUTH_METHODS)[number];
+
+/** The format of a transfer user's notification emails (UserDetailsModel `emailFormat`). */
+export const USER_EMAIL_FORMATS = ['HTML', 'Text'] as const;
+export type UserEmailFormat = (typeof USER_EMAIL_FORMATS)[number];
+
+/** Which notifications a transfer user receives (UserDetailsModel `receivesNotification`). */
+export const USER_NOTIFICATIONS = ['ReceivesNoNotifications', 'ReceivesNotifications', 'AdminReceivesNotifications'] as const;
+export type UserNotification = (typeof USER_NOTIFICATIONS)[number];
+
 /** The resource kinds a manifest declares. */
-export const MANIFEST_KINDS = ['Task', 'ResourceGroupAcl', 'FolderPermissions'] as const;
+export const MANIFEST_KINDS = ['Task', 'ResourceGroupAcl', 'FolderPermissions', 'User'] as const;
 export type ManifestKind = (typeof MANIFEST_KINDS)[number];
 
 /**

@@ -59,6 +59,8 @@ export interface ActionInputs {
    * empty (undefined): the environment's prune, off when `paths` are not its manifests.
    */
   readonly prune?: boolean;
+  /** `rotate-passwords`, the CLI's `--rotate-passwords` for plan and apply's plan: existing Users are sent their manifest's password again. */
+  readonly rotatePasswords: boolean;
 }
 
 /** A workflow passed an input the Action cannot use; the message names the input and the fix. */
@@ -109,6 +111,7 @@ export function readInputs(env: NodeJS.ProcessEnv, eventName: string | undefined
     allowDelete: readBoolean(env, 'allow-delete', false),
     allowReplace: readBoolean(env, 'allow-replace', false),
     maxDeletes: readWholeNumber(env, 'max-deletes', MAX_DELETES_RANGE) ?? DEFAULTS.maxDeletes,
+    rotatePasswords: readBoolean(env, 'rotate-passwords', false),
     ...withDefined({
       parallelism,
       prune,

@@ -228,7 +228,14 @@ async function makePlan(s: Step, out: string): Promise<MadePlan> {
   let result: Awaited<ReturnType<typeof planEnvironment>>;
   try {
     result = await planEnvironment(
-      { ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) },
+      {
+        ...s.choice,
+        paths: s.inputs.paths,
+        out,
+        parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism,
+        ...pruneOption(s),
+        ...(s.inputs.rotatePasswords ? { rotatePasswords: true } : {}),
+      },
       s.ctx,
     );
   } catch (err) {

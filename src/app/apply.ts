@@ -59,6 +59,8 @@ export interface ApplyOptions extends EnvironmentChoice {
   readonly targets?: readonly string[];
   /** As for plan (`choosePrune`). Refused with `planFile`: what a saved plan prunes was decided when it was made. */
   readonly prune?: boolean;
+  /** As for plan (`--rotate-passwords`). Refused with `planFile`: a saved plan rotates what it was made to. */
+  readonly rotatePasswords?: boolean;
   readonly permissions?: Partial<ApplyPermissions>;
   /** Changes written at the same time. */
   readonly parallelism?: number;
@@ -124,6 +126,8 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
         '--target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target',
       );
     }
+    if (options.rotatePasswords === true)
+      throw new ConfigError('--rotate-passwords cannot be used with a saved plan: make the plan with it (mftops plan --rotate-passwords --out FILE)');
     if (options.prune !== undefined)
       throw new ConfigError(`--${options.prune ? '' : 'no-'}prune cannot be used with a saved plan: what it prunes was decided when it was made`);
     saved = readSavedPlan(resolve(ctx.cwd, options.planFile));
@@ -205,6 +209,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
           confinement: secretConfinementOf(config),
           ...(prune?.off ? { pruneOff: prune.off } : {}),
           ...(options.targets !== undefined && options.targets.length > 0 ? { targets: options.targets } : {}),
+          ...(options.rotatePasswords === true ? { rotatePasswords: true } : {}),
         },
         ctx,
       );

@@ -168,7 +168,7 @@ function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: b
     const why =
       env[service] === undefined
         ? `no ${service} service`
-        : name === undefined && !all && env.scope[scopeKey].length === 0
+        : name === undefined && !all && (env.scope[scopeKey] ?? []).length === 0
           ? `no scope.${scopeKey}`
           : undefined;
     if (why === undefined) continue;
@@ -180,12 +180,13 @@ function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: b
   return kinds;
 }
 
-/** Which service holds each kind, and the part of `scope` that selects it. */
+/** Which service holds each kind, and the part of `scope` that selects it (a service's kinds grouped by that part). */
 const SERVED_KINDS: readonly { readonly service: ServiceName; readonly served: readonly ImportKind[]; readonly scopeKey: keyof Scope }[] = (
   ['automation', 'transfer'] as const
 ).flatMap((service) => {
   const served = EVERY_KIND.filter((kind) => KINDS[kind].service === service);
-  return served[0] === undefined ? [] : [{ service, served, scopeKey: KINDS[served[0]].scopeKey }];
+  const keys = [...new Set(served.map((kind) => KINDS[kind].scopeKey))];
+  return keys.map((scopeKey) => ({ service, served: served.filter((kind) => KINDS[kind].scopeKey === scopeKey), scopeKey }));
 });
 
 async function readSnapshot(dir: string, id: string, env: string, kinds: readonly ImportKind[], ctx: Pick<AppContext, 'env'>): Promise<ImportSource> {
@@ -197,7 +198,7 @@ async function readSnapshot(dir: string, id: string, env: string, kinds: readonl
   const loaded = loadSnapshot(dir, ref, ctx.env);
   const origin = `snapshot ${ref.env}/${ref.id}`;
   if (loaded.automationXml === undefined) {
-    const automationKinds = kinds.filter((k) => k !== 'FolderPermissions');
+    const automationKinds = kinds.filter((k) => KINDS[k].service === 'automation');
     if (automationKinds.length > 0) {
       throw new ConfigError(
         `${origin} holds no automation export (it was taken without the automation service), so it has no ${automationKinds.join(' or ')} to import: import FolderPermissions from it, or use a snapshot with the export`,
@@ -216,13 +217,13 @@ async function readServers(
   parallelism: number,
   ctx: AppContext,
 ): Promise<ImportSource> {
-  const needAutomation = selection.kinds.some((k) => k !== 'FolderPermissions');
-  const needTransfer = selection.kinds.includes('FolderPermissions');
+  const needAutomation = selection.kinds.some((k) => KINDS[k].service === 'automation');
+  const needTransfer = selection.kinds.some((k) => KINDS[k].service === 'transfer');
   const needed = (['automation', 'transfer'] as const).filter((which) => (which === 'automation' ? needAutomation : needTransfer));
   for (const which of needed) {
     if (env[which] === undefined)
       throw new ConfigError(
-        `environment "${env.name}" has no ${which} service in ${config.file}, and ${which === 'automation' ? 'tasks and ACLs live' : 'folders live'} there`,
+        `environment "${env.name}" has no ${which} service in ${config.file}, and ${which === 'automation' ? 'tasks and ACLs live' : 'folders and users live'} there`,
       );
   }
   // Both services' credentials at once: every missing variable is named.
@@ -245,5 +246,5 @@ async function readServers(
 function describeSelection(s: ImportSelection): string {
   if (s.name !== undefined) return `--name ${JSON.stringify(s.name)}`;
   if (s.all) return '--all';
-  return `the scope (task groups: ${s.scope.taskGroups.join(', ') || 'none'}; folders: ${s.scope.folders.join(', ') || 'none'})`;
+  return `the scope (task groups: ${s.scope.taskGroups.join(', ') || 'none'}; folders: ${s.scope.folders.join(', ') || 'none'}${s.kinds.includes('User') ? `; users: ${(s.scope.users ?? []).join(', ') || 'none'}` : ''})`;
 }

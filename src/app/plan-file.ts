@@ -231,6 +231,7 @@ const SUMMARY_KEYS = ['create', 'update', 'replace', 'delete', 'no-op', 'blocked
 const TASK_PAYLOAD_KEYS = ['kind', 'body', 'refNames'];
 const REF_NAMES_KEYS = ['host', 'script', 'dateList'];
 const ACL_PAYLOAD_KEYS = ['kind', 'resourceGroup', 'userGroup', 'permissions'];
+const USER_PAYLOAD_KEYS = ['kind', 'username', 'create', 'patch'];
 const FOLDER_PAYLOAD_KEYS = ['kind', 'path', 'create', 'rename', 'set', 'remove'];
 const FOLDER_CREATE_KEYS = ['parentPath', 'name', 'inheritPermissions'];
 const FOLDER_RENAME_KEYS = ['from', 'name'];
@@ -318,6 +319,8 @@ function orderPayload(payload: Payload): Obj {
         set: (s) => (s as readonly Obj[]).map((e) => ordered(e, FOLDER_SET_KEYS)),
         remove: (r) => (r as readonly Obj[]).map((e) => ordered(e, FOLDER_REMOVE_KEYS)),
       });
+    case 'User':
+      return ordered(payload, USER_PAYLOAD_KEYS);
     default: {
       const never: never = payload;
       return never;

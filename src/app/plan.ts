@@ -14,6 +14,7 @@ import type { AppContext, EnvironmentChoice } from './context.js';
 import { countValidDocuments, prepareRead, secretConfinementOf, serverIdentities } from './environment.js';
 import type { EnvironmentSettings, ResolvedService } from '../config/model.js';
 import { writePlanFile } from './plan-file.js';
+import { withDefined } from '../with-defined.js';
 
 export interface PlanOptions extends EnvironmentChoice {
   /** Manifest files and folders (relative to `cwd`); default: the environment's. */
@@ -28,6 +29,8 @@ export interface PlanOptions extends EnvironmentChoice {
   readonly prune?: boolean;
   /** Per-object reads in flight per server. */
   readonly parallelism?: number;
+  /** `--rotate-passwords`: existing users whose manifest has a `password` are sent it again (a sensitive update). */
+  readonly rotatePasswords?: boolean;
   /** Also save the plan file here (relative to `cwd`). */
   readonly out?: string;
 }
@@ -67,6 +70,7 @@ export async function planEnvironment(options: PlanOptions, ctx: AppContext): Pr
         confinement: secretConfinementOf(prelude.config),
         ...(prune.off ? { pruneOff: prune.off } : {}),
         ...(options.targets ? { targets: options.targets } : {}),
+        ...withDefined({ rotatePasswords: options.rotatePasswords }),
       },
       ctx,
     );
@@ -103,6 +107,8 @@ export interface PlanManifestsInput {
   readonly services: readonly ResolvedService[];
   readonly parallelism: number;
   readonly targets?: readonly string[];
+  /** `--rotate-passwords` (see `PlanOptions`). */
+  readonly rotatePasswords?: boolean;
   /** Where the manifests' secret references may point (`secretConfinementOf`). */
   readonly confinement: SecretConfinement;
 }
@@ -124,6 +130,7 @@ export async function planManifests(manifests: ManifestSet, input: PlanManifests
     servers: serverIdentities(input.services),
     parallelism: input.parallelism,
     ...(input.targets && input.targets.length > 0 ? { targets: input.targets } : {}),
+    ...withDefined({ rotatePasswords: input.rotatePasswords }),
     progress: progressEvents(ctx),
     cwd: ctx.cwd,
     ...(ctx.now ? { now: ctx.now } : {}),

@@ -36,6 +36,8 @@ export interface ReadAndPlanInput {
   readonly parallelism?: number;
   /** `--target` addresses. */
   readonly targets?: readonly string[];
+  /** `--rotate-passwords`: existing users are sent their manifest's password again. */
+  readonly rotatePasswords?: boolean;
   readonly progress?: ProgressCallback;
   /** Working folder: manifest paths in the plan and the digest are relative to it. Default `process.cwd()`. */
   readonly cwd?: string;
@@ -104,7 +106,7 @@ export async function readAndPlan(input: ReadAndPlanInput): Promise<ReadAndPlanR
     variables: Object.fromEntries([...loaded.variables].sort(([a], [b]) => compareText(a, b))),
     scope: env.scope,
     prune: env.prune,
-    ...withDefined({ pruneOff: input.pruneOff, targets: input.targets }),
+    ...withDefined({ pruneOff: input.pruneOff, targets: input.targets, rotatePasswords: input.rotatePasswords }),
     toolVersion: input.toolVersion ?? VERSION,
     now: (input.now ?? (() => new Date()))(),
     cwd,

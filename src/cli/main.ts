@@ -143,6 +143,7 @@ export function buildProgram(io: CommandIo): Command {
     .option('--parallelism <n>', 'concurrent reads per server', String(DEFAULTS.readParallelism))
     .option('--prune', "with manifest paths other than the environment's: prune all the same (off then: other manifests may manage what these do not name)")
     .option('--no-prune', 'prune nothing in this run')
+    .option('--rotate-passwords', "send each existing User its manifest's password again (passwords are never read or compared)", false)
     .action(async (paths: string[], opts: Omit<PlanCommandOptions, 'paths'>, cmd: Command) => {
       const { runPlan } = await import('./commands/plan.js');
       await run(runPlan(globals(cmd), { ...opts, paths }, io));
@@ -166,6 +167,7 @@ export function buildProgram(io: CommandIo): Command {
       "with manifest paths other than the environment's: prune all the same (off then: other manifests may manage what these do not name); not with a plan file",
     )
     .option('--no-prune', 'prune nothing in this run; not with a plan file')
+    .option('--rotate-passwords', "send each existing User its manifest's password again, as plan --rotate-passwords; not with a plan file", false)
     .action(async (args: string[], opts: Omit<ApplyCommandOptions, 'args'>, cmd: Command) => {
       const { runApply } = await import('./commands/apply.js');
       await run(runApply(globals(cmd), { ...opts, args }, io));

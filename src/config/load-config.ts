@@ -125,7 +125,7 @@ interface RawEnvironment {
   transfer?: RawService;
   manifests?: string[];
   vars?: Record<string, VarValue>;
-  scope?: { taskGroups?: string[]; folders?: string[] };
+  scope?: { taskGroups?: string[]; folders?: string[]; users?: string[] };
   prune?: PrunableKind[];
   drift?: { ignore?: RawIgnoreRule[] };
 }
@@ -177,7 +177,7 @@ function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: Sourc
       ...(env.automation?.transferHosts !== undefined ? { transferHosts: [...env.automation.transferHosts] } : {}),
       manifests: (env.manifests ?? []).map((p) => resolve(dir, p)),
       ...(env.vars !== undefined ? { vars: { ...env.vars } } : {}),
-      scope: { taskGroups: env.scope?.taskGroups ?? [], folders: env.scope?.folders ?? [] },
+      scope: { taskGroups: env.scope?.taskGroups ?? [], folders: env.scope?.folders ?? [], ...(env.scope?.users ? { users: env.scope.users } : {}) },
       prune: env.prune ?? [],
       ...(env.drift !== undefined ? { drift: { ignore } } : {}),
     });

@@ -6,7 +6,7 @@ export type { ServiceName } from '../vocabulary.js';
 import type { ServiceName } from '../vocabulary.js';
 
 /** Kinds that `prune` may name (DESIGN.md §3). */
-export type PrunableKind = 'Task' | 'ResourceGroupAcl' | 'FolderPermissions';
+export type PrunableKind = 'Task' | 'ResourceGroupAcl' | 'FolderPermissions' | 'User';
 
 /**
  * A service as written in `mftops.yaml`, references unresolved. Loading a configuration never reads
@@ -28,6 +28,8 @@ export interface ServiceSettings {
 export interface Scope {
   readonly taskGroups: readonly string[];
   readonly folders: readonly string[];
+  /** Username masks (`*` any run of characters, case ignored) of the transfer users that are managed: prune and import of Users look only at these. Absent: none. */
+  readonly users?: readonly string[];
 }
 
 export interface EnvironmentSettings {

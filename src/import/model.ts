@@ -2,6 +2,7 @@ import type { Scope } from '../config/model.js';
 import type { LiveFolder } from '../live/model.js';
 import type { ManifestKind } from '../manifest/types.js';
 import type { Host, NamedObject, ResourceGroupAcl, Task } from '../services/automation/types.js';
+import type { TransferUser, TransferUserDetails } from '../services/transfer/types.js';
 
 /**
  * `mftops import`: live objects → minimal manifests. The pipeline is
@@ -28,6 +29,10 @@ export interface ImportSource {
   readonly dateLists: readonly NamedObject[];
   readonly acls: readonly ResourceGroupAcl[];
   readonly folders: readonly LiveFolder[];
+  /** Transfer users the selection names (absent: none were read, as from a snapshot). */
+  readonly users?: readonly TransferUser[];
+  /** Their details (`GET /users/{id}`), by user id. */
+  readonly userDetails?: ReadonlyMap<string, TransferUserDetails>;
   /**
    * Folder paths asked for by exact `--name`: imported even without entries (a folder found by
    * a walk is imported only when it has user or group entries).

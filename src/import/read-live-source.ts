@@ -4,6 +4,9 @@ import { readLiveState } from '../live/read-live-state.js';
 import type { AutomationReader, ProgressCallback, TransferReader } from '../live/read-live-state.js';
 import type { ImportSelection, ImportSource } from './model.js';
 import { isPathGlob, pathGlobRoot } from '../glob.js';
+import { mapWithConcurrency } from '../map-with-concurrency.js';
+import type { TransferUser, TransferUserDetails } from '../services/transfer/types.js';
+import { selectUsers } from './select.js';
 
 export interface ReadImportSourceInput {
   /** Read-only views only: importing never writes to a server. */
@@ -28,10 +31,11 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
   const wantTasks = s.kinds.includes('Task');
   const wantAcls = s.kinds.includes('ResourceGroupAcl');
   const wantFolders = s.kinds.includes('FolderPermissions');
+  const wantUsers = s.kinds.includes('User');
   if ((wantTasks || wantAcls) && a === undefined) throw new Error('bug: tasks or ACLs to import but no automation client');
-  if (wantFolders && input.transfer === undefined) throw new Error('bug: folders to import but no transfer client');
+  if ((wantFolders || wantUsers) && input.transfer === undefined) throw new Error('bug: folders or users to import but no transfer client');
   const none = Promise.resolve([]);
-  const [tasks, hosts, custom, standard, dateLists, acls, folders] = await Promise.all([
+  const [tasks, hosts, custom, standard, dateLists, acls, folders, users] = await Promise.all([
     wantTasks ? a!.listTasks(s.name !== undefined ? { name: s.name } : {}) : none,
     wantTasks ? a!.listHosts() : none,
     wantTasks ? a!.listCustomScripts() : none,
@@ -39,6 +43,7 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
     wantTasks ? a!.listDateLists() : none,
     wantAcls ? a!.listResourceGroupAcls() : none,
     wantFolders ? readFolders(input.transfer!, s, input.parallelism, input.progress) : Promise.resolve({ folders: [], exact: [] }),
+    wantUsers ? readUsers(input.transfer!, s, input.parallelism) : undefined,
   ]);
   return {
     origin: input.origin,
@@ -49,7 +54,19 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
     acls,
     folders: folders.folders,
     exactFolders: folders.exact,
+    ...(users ? { users: users.users, userDetails: users.details } : {}),
   };
+}
+
+/** The users the selection names, and the details of each (one `GET /users/{id}` per user, `parallelism` at once). */
+async function readUsers(
+  transfer: TransferReader,
+  s: ImportSelection,
+  parallelism = 10,
+): Promise<{ users: readonly TransferUser[]; details: ReadonlyMap<string, TransferUserDetails> }> {
+  const users = selectUsers({ users: await transfer.listUsers() }, s);
+  const details = await mapWithConcurrency(users, parallelism, (u) => transfer.getUser(u.id));
+  return { users, details: new Map(users.map((u, i) => [u.id, details[i]!])) };
 }
 
 async function readFolders(

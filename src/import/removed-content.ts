@@ -2,7 +2,7 @@ import { folderKey } from '../folder-path.js';
 import type { LiveState } from '../live/model.js';
 import type { Change, JsonObject, Plan } from '../plan/model.js';
 import { asFieldValue, sensitiveValue } from '../resources/common.js';
-import { aclToManifest, createImportCatalog, createSecretRedactor, folderToManifest, taskToManifest } from './to-manifest.js';
+import { aclToManifest, createImportCatalog, createSecretRedactor, folderToManifest, taskToManifest, userToManifest } from './to-manifest.js';
 
 /**
  * What each delete (and the delete of each replace) of `plan` removes, as Terraform shows what it
@@ -52,6 +52,10 @@ export function liveSpecs(changes: readonly Change[], live: LiveState): Map<stri
       case 'FolderPermissions': {
         const folder = live.transfer?.folders.get(folderKey(change.previousName ?? change.name));
         return folder === undefined || folder === null ? undefined : specOf(folderToManifest(folder).document);
+      }
+      case 'User': {
+        const user = change.liveId === undefined ? undefined : live.transfer?.users?.byId.get(change.liveId);
+        return user === undefined ? undefined : specOf(userToManifest(user, live.transfer?.userDetails?.get(user.id)).document);
       }
       default: {
         const never: never = change.kind;

@@ -1,7 +1,8 @@
 import { ConfigError } from '../errors.js';
+import type { TransferUser } from '../services/transfer/types.js';
 import { EVERY_KIND, KINDS } from '../kinds/registry.js';
 import { folderKey } from '../live/model.js';
-import { aclLabel, aclToManifest, createImportCatalog, createSecretNamer, folderToManifest, taskToManifest } from './to-manifest.js';
+import { aclLabel, aclToManifest, createImportCatalog, createSecretNamer, folderToManifest, taskToManifest, userToManifest } from './to-manifest.js';
 import type { ImportedManifest, ImportKind, ImportResult, ImportSelection, ImportSource } from './model.js';
 import { folderPathProblem, isSameOrBelow, trimFolderPath } from '../folder-path.js';
 import { compareText } from '../order.js';
@@ -46,6 +47,9 @@ export function importObjects(source: ImportSource, selection: ImportSelection):
           else skipped.push(`folder ${JSON.stringify(folder.folder.path)} not imported (MF324): ${problem}`);
         }
         break;
+      case 'User':
+        for (const user of byName(selectUsers(source, selection), (u) => u.username)) manifests.push(userToManifest(user, source.userDetails?.get(user.id)));
+        break;
       default: {
         const never: never = kind;
         throw new Error(`unknown kind ${String(never)}`);
@@ -65,10 +69,19 @@ export function checkSelection(selection: ImportSelection, environment: string):
   if (selection.name !== undefined || selection.all) return;
   for (const kind of selection.kinds) {
     const { scopeKey } = KINDS[kind];
-    if (selection.scope[scopeKey].length > 0) continue;
+    if ((selection.scope[scopeKey] ?? []).length > 0) continue;
     const key = `scope.${scopeKey}`;
     throw new ConfigError(`environment "${environment}" has no ${key}: pass --name PATTERN, or --all to import every ${kind} the account can see`);
   }
+}
+
+/** Users by `--name` (a name mask on the username), else the masks of `scope.users`, or every one with `--all`. */
+export function selectUsers(source: Pick<ImportSource, 'users'>, s: Pick<ImportSelection, 'name' | 'all' | 'scope'>): readonly TransferUser[] {
+  return (source.users ?? []).filter((u) => {
+    if (u.username === '') return false;
+    if (s.name !== undefined) return matchesNameMask(s.name, u.username);
+    return s.all || (s.scope.users ?? []).some((mask) => matchesNameMask(mask, u.username));
+  });
 }
 
 function selectTasks(source: ImportSource, s: ImportSelection): ImportSource['tasks'] {

@@ -8,6 +8,8 @@ import { isRecord } from '../is-record.js';
 import { viewEntries } from '../kinds/folder-permissions/plan.js';
 import { grantedPermissions } from '../kinds/resource-group-acl/plan.js';
 import { sameHostType, stepPasswordState } from '../kinds/task/plan.js';
+import { userSpecOf } from '../kinds/user/to-manifest.js';
+import type { TransferUser, TransferUserDetails } from '../services/transfer/types.js';
 import type { ResourceGroupAcl, Task } from '../services/automation/types.js';
 import type { ImportedManifest, ImportKind, ImportSource, SecretPlaceholder } from './model.js';
 import { isDroppedDefault } from './dropped-defaults.js';
@@ -270,6 +272,11 @@ export function folderToManifest(folder: LiveFolder): ImportedManifest {
     ...(e.permissions.sharePermissions.length > 0 ? { sharePermissions: [...e.permissions.sharePermissions] } : {}),
   }));
   return finish('FolderPermissions', path, formatAddress('FolderPermissions', path), path, { mode: unnamed.length > 0 ? 'additive' : 'exact', entries }, notes);
+}
+
+/** A user by its username: the fields that differ from a new account's (src/kinds/user/to-manifest.ts); never a password. */
+export function userToManifest(user: TransferUser, details?: TransferUserDetails): ImportedManifest {
+  return finish('User', user.username, formatAddress('User', user.username), user.username, userSpecOf(user, details), []);
 }
 
 function finish(kind: ImportKind, name: string, address: string, metadataName: string, spec: Record<string, unknown>, notes: string[]): ImportedManifest {

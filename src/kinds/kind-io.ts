@@ -10,6 +10,7 @@ import type { CreatedIds } from './created-ids.js';
 import type { FolderStep, FolderTouched } from './folder-permissions/io.js';
 import type { AclStep, AclTouched } from './resource-group-acl/io.js';
 import type { TaskStep, TaskTouched } from './task/io.js';
+import type { UserStep, UserTouched } from './user/io.js';
 
 /**
  * The I/O half of a resource kind (its pure half is `KindDefinition`): what apply sends for a
@@ -63,6 +64,7 @@ export interface KindIoTypes {
   readonly Task: { readonly step: TaskStep; readonly touched: TaskTouched };
   readonly ResourceGroupAcl: { readonly step: AclStep; readonly touched: AclTouched };
   readonly FolderPermissions: { readonly step: FolderStep; readonly touched: FolderTouched };
+  readonly User: { readonly step: UserStep; readonly touched: UserTouched };
 }
 
 export type StepOf<K extends ResourceKind> = KindIoTypes[K]['step'];
@@ -96,6 +98,8 @@ export interface LiveNeeds {
   readonly transfer?: {
     /** Folder entries name users / groups: the lists are read to resolve names to ids. */
     readonly users: boolean;
+    /** Usernames whose details are read (`GET /users/{id}`, one request each) when they exist: the managed users and their previous names. */
+    readonly userDetails: readonly string[];
     readonly groups: boolean;
     /** Groups the folder manifests name: their members are read (with those of the groups live entries name). */
     readonly groupNames: readonly string[];
@@ -122,6 +126,7 @@ export interface ChangeIds {
   readonly task?: string;
   readonly acl?: string;
   readonly folder?: string;
+  readonly user?: string;
 }
 
 /** What apply needs of the automation client: its writes and the reads that identify objects. */
@@ -140,7 +145,7 @@ export type AutomationWriter = Pick<
 >;
 export type TransferWriter = Pick<
   TransferClient,
-  'findFolderByPath' | 'createSubfolder' | 'renameFolder' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl'
+  'findFolderByPath' | 'createSubfolder' | 'renameFolder' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl' | 'findUser' | 'getUser' | 'createUser' | 'patchUser' | 'deleteUser'
 >;
 
 export interface WriteClients {
@@ -176,7 +181,7 @@ export interface StaleCheckReaders {
     ReadonlyAutomationClient,
     'listTasks' | 'listResourceGroupAcls' | 'listHosts' | 'listCustomScripts' | 'listStandardScripts' | 'listDateLists' | 'listResourceGroups'
   >;
-  readonly transfer?: Pick<ReadonlyTransferClient, 'findFolderByPath' | 'listFolderAcls' | 'listUsers' | 'listGroups'>;
+  readonly transfer?: Pick<ReadonlyTransferClient, 'findFolderByPath' | 'listFolderAcls' | 'listUsers' | 'listGroups' | 'getUser'>;
 }
 
 /**

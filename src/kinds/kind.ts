@@ -2,7 +2,7 @@ import type { LiveState } from '../live/model.js';
 import type { Scope } from '../config/model.js';
 import type { Manifest, ManifestKind } from '../manifest/types.js';
 import type { ValueVocabulary } from '../manifest/value-words.js';
-import type { Change, DesiredAcl, DesiredFolder, DesiredTask, EntryPermissions, NameKind, Principal } from '../resources/model.js';
+import type { Change, DesiredAcl, DesiredFolder, DesiredTask, DesiredUser, EntryPermissions, NameKind, Principal } from '../resources/model.js';
 import type { ServiceName } from '../vocabulary.js';
 import type { EntryView } from './folder-permissions/plan.js';
 import type { PlanDiagnostic } from './diagnostics.js';
@@ -18,6 +18,7 @@ export interface DesiredByKind {
   readonly Task: DesiredTask;
   readonly ResourceGroupAcl: DesiredAcl;
   readonly FolderPermissions: DesiredFolder;
+  readonly User: DesiredUser;
 }
 
 /** The desired object of kind `K`. */
@@ -25,17 +26,21 @@ export type DesiredOf<K extends ResourceKind> = DesiredByKind[K];
 
 /**
  * What each permission change starts from and ends with (src/plan/access-changes.ts computes who
- * gains and loses what from it): a folder's entries, or a resource-group ACL's permissions.
+ * gains and loses what from it): a folder's entries, a resource-group ACL's permissions, or a
+ * transfer user's permission level (`account`: `before` absent for a user the plan creates,
+ * `after` for one it deletes).
  */
 export type AccessBasis =
   | { readonly kind: 'folder'; readonly before: readonly EntryView[]; readonly after: readonly EntryView[] }
-  | { readonly kind: 'acl'; readonly userGroup: string; readonly resourceGroup: string; readonly before: readonly string[]; readonly after: readonly string[] };
+  | { readonly kind: 'acl'; readonly userGroup: string; readonly resourceGroup: string; readonly before: readonly string[]; readonly after: readonly string[] }
+  | { readonly kind: 'account'; readonly user: string; readonly before: string | undefined; readonly after: string | undefined };
 
 /** What an unmanaged object is, in a line: enough to decide whether to import or delete it (the drift report's). */
 export type UnmanagedDetail =
   | { readonly kind: 'Task'; readonly groups: readonly string[] }
   | { readonly kind: 'ResourceGroupAcl'; readonly resourceGroup: string; readonly userGroup: string; readonly permissions: readonly string[] }
-  | { readonly kind: 'FolderPermissions'; readonly entries: readonly { readonly principal: Principal; readonly grant: EntryPermissions }[] };
+  | { readonly kind: 'FolderPermissions'; readonly entries: readonly { readonly principal: Principal; readonly grant: EntryPermissions }[] }
+  | { readonly kind: 'User'; readonly permission?: string; readonly status?: string; readonly lastLoginStamp?: string };
 
 /** The unmanaged detail of kind `K`. */
 export type UnmanagedDetailOf<K extends ResourceKind> = Extract<UnmanagedDetail, { readonly kind: K }>;
@@ -69,6 +74,10 @@ export interface PlanContext<K extends ResourceKind> {
   readonly cwd: string | undefined;
   /** The words of the task fields, from the task schema. */
   readonly taskVocabulary: ValueVocabulary;
+  /** `--rotate-passwords`: an existing user whose manifest has a `password` is sent it again (a sensitive update). */
+  readonly rotatePasswords: boolean;
+  /** The account each server is read (and written) with: never pruned, or mftops would lock itself out. */
+  readonly serverAccounts: Readonly<Partial<Record<ServiceName, string>>>;
   /** Plan-time problems the live state reveals; the objects concerned are left out. */
   readonly diagnostics: PlanDiagnostic[];
   /** What each permission change starts from and ends with, by address, for the access report. */
@@ -104,7 +113,7 @@ export interface KindDefinition<K extends ResourceKind> {
    * The part of the environment's `scope` that bounds prune and import for this kind: task
    * groups (tasks, and ACLs on those resource groups) or folder roots.
    */
-  readonly scopeKey: keyof Pick<Scope, 'taskGroups' | 'folders'>;
+  readonly scopeKey: keyof Pick<Scope, 'taskGroups' | 'folders' | 'users'>;
   /** Whether `prune` may list it: unmanaged objects of the kind in scope are deleted. */
   readonly prunable: boolean;
   /** The kinds of server objects it names (resolved to ids by `resolve`, checked again by apply). */

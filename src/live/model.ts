@@ -1,5 +1,5 @@
 import type { AboutInfo, DateList, Host, NamedObject, ResourceGroup, ResourceGroupAcl, Task } from '../services/automation/types.js';
-import type { Folder, FolderAclEntry, GroupMembersForm, TransferGroup, TransferUser } from '../services/transfer/types.js';
+import type { Folder, FolderAclEntry, GroupMembersForm, TransferGroup, TransferUser, TransferUserDetails } from '../services/transfer/types.js';
 export { folderKey, uniqueFolderPaths } from '../folder-path.js';
 // The stale check reads ACLs by this key too, below this module: it lives in a leaf.
 export { aclKey } from '../resource-group-acl-key.js';
@@ -73,6 +73,12 @@ export interface TransferLiveState {
    * transfer host has an account to check (or the account may not read the list).
    */
   readonly users?: NamedIndex<TransferUser>;
+  /**
+   * The details (`GET /users/{id}`, UserDetailsModel) of the users User manifests manage (by
+   * `metadata.name` or a previous name) that exist, by user id; undefined when no User manifest
+   * was planned. Unmanaged users are known from the list alone.
+   */
+  readonly userDetails?: ReadonlyMap<string, TransferUserDetails>;
   /** Groups by lower-cased name; undefined when no folder entry names a group. */
   readonly groups?: NamedIndex<TransferGroup>;
   /**

@@ -4,7 +4,7 @@ import type { AutomationClient, ReadonlyAutomationClient } from '../services/aut
 import type { ResourceGroupAcl } from '../services/automation/types.js';
 import { ApiError } from '../services/errors.js';
 import type { ReadonlyTransferClient, TransferClient } from '../services/transfer/client.js';
-import type { Folder, FolderAclEntry, TransferUser } from '../services/transfer/types.js';
+import type { Folder, FolderAclEntry, TransferUser, TransferUserDetails } from '../services/transfer/types.js';
 import { mapWithConcurrency } from '../map-with-concurrency.js';
 import { aclKey, folderKey, indexByName, uniqueFolderPaths } from './model.js';
 import type { AutomationLiveState, GroupMemberNames, LiveFolder, LiveScript, LiveState, TransferLiveState, UserGroupMemberNames } from './model.js';
@@ -87,6 +87,7 @@ export function planLiveReads(manifests: readonly Manifest[], scope: Scope, prun
       ? {
           transfer: {
             users: any(transfer, (p) => p.users),
+            userDetails: joined(transfer, (p) => p.userDetails),
             groups: any(transfer, (p) => p.groups),
             groupNames: joined(transfer, (p) => p.groupNames),
             folders: joined(transfer, (p) => p.folders),
@@ -125,6 +126,7 @@ export async function readLiveState(input: ReadLiveStateInput): Promise<LiveStat
 
 const NO_TRANSFER_NEEDS: NonNullable<LiveNeeds['transfer']> = {
   users: false,
+  userDetails: [],
   groups: false,
   groupNames: [],
   folders: [],
@@ -319,6 +321,7 @@ async function readTransfer(
   const stepNeeds = steps ? await steps : undefined;
   const checks = stepNeeds ? await readStepFolders(client, stepNeeds, folders, users, t, parallelism, list) : undefined;
   const allUsers = users ?? checks?.users;
+  const userDetails = allUsers && needs.userDetails.length > 0 ? await readUserDetails(client, allUsers, needs.userDetails, t, parallelism) : undefined;
   // The groups on the steps' folders that no managed folder showed: their members too, for the accounts' rights.
   const stepGroups =
     stepNeeds?.accounts && checks
@@ -338,6 +341,7 @@ async function readTransfer(
           ),
         }
       : {}),
+    ...(userDetails ? { userDetails } : {}),
     ...(checks ? { stepFolders: checks.folders } : {}),
     ...(groups
       ? {
@@ -352,6 +356,21 @@ async function readTransfer(
     ...(members ? { groupMembers: members } : {}),
     ...(walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}),
   };
+}
+
+/** The details of the named users that exist (one `GET /users/{id}` each, `parallelism` at once), by id. */
+async function readUserDetails(
+  client: TransferReader,
+  users: readonly TransferUser[],
+  names: readonly string[],
+  t: Tracker,
+  parallelism: number,
+): Promise<ReadonlyMap<string, TransferUserDetails>> {
+  const wanted = new Set(names.map((n) => n.toLowerCase()));
+  const found = users.filter((u) => u.id !== '' && wanted.has(u.username.toLowerCase()));
+  t.expect(found.length);
+  const details = await mapWithConcurrency(found, parallelism, (u) => t.run(`user ${u.username}`, () => client.getUser(u.id)));
+  return new Map(found.map((u, i) => [u.id, details[i]!]));
 }
 
 /**

@@ -72,7 +72,12 @@ export interface FolderPermissionsManifest extends ManifestBase {
   readonly spec: FolderPermissionsSpec;
 }
 
-export type Manifest = TaskManifest | ResourceGroupAclManifest | FolderPermissionsManifest;
+export interface UserManifest extends ManifestBase {
+  readonly kind: 'User';
+  readonly spec: UserSpec;
+}
+
+export type Manifest = TaskManifest | ResourceGroupAclManifest | FolderPermissionsManifest | UserManifest;
 
 // ---------------------------------------------------------------------------------------- Policy
 
@@ -339,3 +344,30 @@ export type FolderEntry = ({ readonly user: string; readonly group?: undefined }
   readonly permissions: readonly FolderPermission[];
   readonly sharePermissions?: readonly SharePermission[];
 };
+
+// ------------------------------------------------------------------------------------------ User
+
+export type { UserAuthMethod, UserEmailFormat, UserNotification, UserPermission, UserStatus } from '../vocabulary.js';
+import type { UserAuthMethod, UserEmailFormat, UserNotification, UserPermission, UserStatus } from '../vocabulary.js';
+
+/**
+ * A transfer user (schemas/user.schema.json); `metadata.name` is the username. A field the
+ * manifest leaves out is not managed: its live value stays as it is and is never compared.
+ */
+export interface UserSpec {
+  readonly fullName?: string;
+  readonly email?: string;
+  readonly permission?: UserPermission;
+  readonly status?: UserStatus;
+  readonly authMethod?: UserAuthMethod;
+  readonly notes?: string;
+  readonly emailFormat?: UserEmailFormat;
+  readonly receivesNotification?: UserNotification;
+  /** Bytes; 0: no quota. */
+  readonly folderQuota?: number;
+  readonly forceChangePassword?: boolean;
+  /** Sent when the user is created, never compared afterwards (the API cannot move a home folder). */
+  readonly homeFolderPath?: string;
+  /** Write-only: a `${env:NAME}` / `${file:PATH}` reference, sent on create (and on update with `--rotate-passwords`), never read or compared. */
+  readonly password?: string;
+}

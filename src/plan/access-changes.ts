@@ -4,7 +4,7 @@ import { compareText } from '../order.js';
 import type { GroupMemberNames, UserGroupMemberNames } from '../live/model.js';
 import { grantedPermissions } from '../kinds/resource-group-acl/plan.js';
 import type { ResourceGroupAcl } from '../services/automation/types.js';
-import { ACL_PERMISSIONS } from '../vocabulary.js';
+import { ACL_PERMISSIONS, PRIVILEGED_USER_PERMISSIONS } from '../vocabulary.js';
 import type { AccessChange, AccessReport, Change } from './model.js';
 import type { AccessBasis } from '../kinds/kind.js';
 import type { EntryView } from '../kinds/folder-permissions/plan.js';
@@ -71,6 +71,9 @@ export function planAccessChanges(
       case 'acl':
         aclChanges.push({ address: change.address, basis });
         break;
+      case 'account':
+        users.push(accountAccess(change.address, basis));
+        break;
       default: {
         const never: never = basis;
         throw new Error(`unknown access basis ${String(never)}`);
@@ -129,6 +132,29 @@ function planAclAccess(aclChanges: readonly { readonly address: string; readonly
   }
   return out;
 }
+
+/** Transfer permission levels a grant of which a reviewer must see: they administer the server or every file on it. */
+export const FLAGGED_USER_PERMISSIONS: readonly string[] = PRIVILEGED_USER_PERMISSIONS;
+
+/** A user's permission level changing, as an access change on the transfer server itself: the level gained and the one lost. */
+function accountAccess(address: string, basis: Extract<AccessBasis, { kind: 'account' }>): AccessChange {
+  const gained = basis.after !== undefined ? [basis.after] : [];
+  const lost = basis.before !== undefined ? [basis.before] : [];
+  return {
+    address,
+    who: { type: 'User', name: basis.user },
+    service: 'transfer',
+    target: ACCOUNT_TARGET,
+    gained,
+    lost,
+    via: [],
+    removed: basis.after === undefined,
+    flagged: gained.filter((p) => FLAGGED_USER_PERMISSIONS.includes(p)),
+  };
+}
+
+/** The target of a permission-level change: the account on the server, not a folder. */
+export const ACCOUNT_TARGET = 'the transfer server (permission level)';
 
 function accessEntry(e: EntryView): AccessEntry {
   return { type: e.type, name: e.name, permissions: e.permissions.permissions };

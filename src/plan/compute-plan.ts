@@ -40,6 +40,8 @@ export interface ComputePlanInput {
   readonly cwd?: string;
   /** The words of the task fields, from the task schema (`getValueVocabulary('Task')`): field changes carry them. */
   readonly taskVocabulary: ValueVocabulary;
+  /** `--rotate-passwords`: existing users are sent their manifest's password again. */
+  readonly rotatePasswords?: boolean;
 }
 
 /**
@@ -73,6 +75,8 @@ export function computePlan(input: ComputePlanInput): ComputedPlan {
     scope: input.scope,
     cwd: input.cwd,
     taskVocabulary: input.taskVocabulary,
+    rotatePasswords: input.rotatePasswords === true,
+    serverAccounts: Object.fromEntries(Object.entries(input.servers).map(([service, identity]) => [service, identity?.username])),
     diagnostics,
     bases,
     add: (change, depth = 0) => items.push({ change, rank: definition.rank, depth, seq: sequence++ }),

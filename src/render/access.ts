@@ -1,3 +1,4 @@
+import { ACCOUNT_TARGET } from '../plan/access-changes.js';
 import type { AccessChange, AccessReport } from '../plan/model.js';
 import { escapeControl, escapeMd, formatCount } from './text.js';
 
@@ -60,7 +61,8 @@ export function describeAccessChange(c: AccessChange, q: Quote): string {
   if (c.lost.length > 0) verbs.push(`loses ${c.lost.map(q).join(', ')}`);
   const on = c.service === 'transfer' ? q(c.target) : `resource group ${q(c.target)}`;
   const groupWord = c.service === 'transfer' ? 'group' : 'user group';
-  const via = c.who.type === 'User' ? ` (via ${c.via.map((v) => (v.type === 'User' ? 'own entry' : `${groupWord} ${q(v.name)}`)).join(', ')})` : '';
+  // A permission-level change has no entry it comes through.
+  const via = c.who.type === 'User' && c.via.length > 0 ? ` (via ${c.via.map((v) => (v.type === 'User' ? 'own entry' : `${groupWord} ${q(v.name)}`)).join(', ')})` : '';
   return `${who} ${verbs.join(' and ')} on ${on}${via}`;
 }
 
@@ -147,7 +149,15 @@ function byPrincipal(changes: readonly AccessChange[]): AccessChange[][] {
 /** Targets named per line; the rest are counted. */
 const MAX_TARGETS = 10;
 
-function targetsMd(changes: readonly AccessChange[]): string {
+function targetsMd(all: readonly AccessChange[]): string {
+  // A permission-level change is on the account, not on a folder: named apart, never counted as one.
+  const account = all.some((c) => c.target === ACCOUNT_TARGET);
+  const changes = all.filter((c) => c.target !== ACCOUNT_TARGET);
+  if (changes.length === 0) return ACCOUNT_TARGET;
+  return `${account ? `${ACCOUNT_TARGET} and ` : ''}${objectTargetsMd(changes)}`;
+}
+
+function objectTargetsMd(changes: readonly AccessChange[]): string {
   const first = changes[0]!;
   const noun = first.service === 'transfer' ? (changes.length === 1 ? 'folder' : 'folders') : changes.length === 1 ? 'resource group' : 'resource groups';
   const shown = changes.slice(0, MAX_TARGETS).map((c) => `\`${c.target.replace(/`/g, '')}\``);

@@ -2,7 +2,7 @@ import type { FieldWords, InnerWords } from '../manifest/value-words.js';
 export type { FieldWords, InnerWords } from '../manifest/value-words.js';
 import type { ServiceName } from '../vocabulary.js';
 import type { ManifestKind } from '../vocabulary.js';
-import type { AclPermission, FolderPermission, FolderPermissionsManifest, ResourceGroupAclManifest, SharePermission, TaskManifest } from '../manifest/types.js';
+import type { AclPermission, FolderPermission, FolderPermissionsManifest, ResourceGroupAclManifest, SharePermission, TaskManifest, UserManifest } from '../manifest/types.js';
 
 /**
  * The data each resource kind works on and produces: the desired object after references were
@@ -47,6 +47,10 @@ export const ACTIONS: readonly Action[] = ['create', 'update', 'replace', 'delet
  * - `entries-not-editable`: the wanted change to the entries of `principals` cannot be made (not
  *   editable on the server); `partial`: the folder's other entries are applied (update), else
  *   nothing can be (blocked).
+ * - `user-rename`: a user found under a previous username `from`; the API cannot rename a user
+ *   (UserPatchModel has no username): blocked, never a delete and a create.
+ * - `user-pruned`: an unmanaged user whose username matches `scope.users` (the masks), deleted
+ *   because Users are pruned; `status: Suspended` is the safer change the plan offers.
  */
 export type ChangeReason =
   | { readonly code: 'advanced-task'; readonly operation: 'create' | 'update' }
@@ -56,7 +60,9 @@ export type ChangeReason =
   | { readonly code: 'folder-root-rename'; readonly from: string }
   | { readonly code: 'folder-move'; readonly from: string; readonly to: string }
   | { readonly code: 'folder-copies-parent'; readonly parentPath: string; readonly inheritPermissions: 'CopyOnly' | 'Always' }
-  | { readonly code: 'entries-not-editable'; readonly principals: readonly Principal[]; readonly partial: boolean };
+  | { readonly code: 'entries-not-editable'; readonly principals: readonly Principal[]; readonly partial: boolean }
+  | { readonly code: 'user-rename'; readonly from: string }
+  | { readonly code: 'user-pruned'; readonly scope: readonly string[] };
 
 /**
  * Why one folder ACL entry is what it is (see `ChangeReason`).
@@ -149,7 +155,7 @@ export interface ResolvedName {
 }
 
 /** The request bodies apply will send, per kind. Ids resolved at plan time. */
-export type Payload = TaskPayload | ResourceGroupAclPayload | FolderPermissionsPayload;
+export type Payload = TaskPayload | ResourceGroupAclPayload | FolderPermissionsPayload | UserPayload;
 
 export interface TaskPayload {
   readonly kind: 'Task';
@@ -197,6 +203,19 @@ export interface FolderPermissionsPayload {
   }[];
   /** Entries to DELETE. */
   readonly remove: readonly { readonly type: 'User' | 'Group'; readonly id: string; readonly name: string }[];
+}
+
+/**
+ * A transfer user's requests. `create`: the AddUserModel body (POST /users), then `patch` on the
+ * created user for the fields AddUserModel lacks (status, authMethod, ...); an update: `patch` only,
+ * with the fields that differ (UserPatchModel, PATCH /users/{id}). A password is its `${env:}` /
+ * `${file:}` reference text, resolved only by apply; nothing else in the payload is.
+ */
+export interface UserPayload {
+  readonly kind: 'User';
+  readonly username: string;
+  readonly create?: JsonObject;
+  readonly patch?: JsonObject;
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
@@ -272,6 +291,15 @@ export interface DesiredFolder {
   readonly path: string;
   readonly entries: readonly DesiredEntry[];
   /** The names resolved to server objects on the way (each once), for apply to check again. */
+  readonly resolved: readonly ResolvedName[];
+}
+
+/** A transfer user as the manifest declares it (it names no other object: nothing to resolve). */
+export interface DesiredUser {
+  readonly manifest: UserManifest;
+  /** The username as written (`metadata.name`). */
+  readonly username: string;
+  /** Always empty: a user refers to nothing by name. */
   readonly resolved: readonly ResolvedName[];
 }
 

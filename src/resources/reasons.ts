@@ -35,6 +35,10 @@ export function describeReason(reason: ChangeReason | EntryReason): string {
       return `the entry of ${principalWords(reason.principal)} cannot be changed on the server (not editable)`;
     case 'entry-copied-from-parent':
       return 'copied from the parent folder';
+    case 'user-rename':
+      return `the API cannot rename a user: ${reason.from} keeps its name (rename it on the transfer server, or drop it from previousNames to create a new user)`;
+    case 'user-pruned':
+      return `no manifest manages this user in scope (${reason.scope.join(', ')}), and Users are pruned: the account is deleted with its settings; to keep it but stop its sign-on, declare it with \`status: Suspended\` instead`;
     default: {
       const never: never = reason;
       throw new Error(`unknown reason ${JSON.stringify(never)}`);

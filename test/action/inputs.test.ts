@@ -39,6 +39,7 @@ describe('inputs', () => {
       allowDelete: true,
       allowReplace: false,
       maxDeletes: DEFAULTS.maxDeletes,
+      rotatePasswords: false,
     });
   });
 
@@ -76,6 +77,12 @@ describe('inputs', () => {
     expect(defaults.maxDeletes).toBe(DEFAULTS.maxDeletes);
     // No parallelism: each use case's own (plan and drift read 10 at a time, apply writes 4).
     expect(defaults).not.toHaveProperty('parallelism');
+  });
+
+  it('reads rotate-passwords as a boolean, off unless given', () => {
+    expect(readInputs({ INPUT_COMMAND: 'plan', 'INPUT_ROTATE-PASSWORDS': 'true' }, 'push', WS).rotatePasswords).toBe(true);
+    expect(readInputs({ INPUT_COMMAND: 'plan' }, 'push', WS).rotatePasswords).toBe(false);
+    expect(() => readInputs({ INPUT_COMMAND: 'plan', 'INPUT_ROTATE-PASSWORDS': 'sometimes' }, 'push', WS)).toThrow(/rotate-passwords/);
   });
 
   it('comments by default on pull requests and for drift, not on a push', () => {

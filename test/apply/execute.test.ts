@@ -349,6 +349,17 @@ describe('order and concurrency', () => {
       deleteFolderAcl: async (id) => {
         calls.push(`delete-entry ${id}`);
       },
+      findUser: async () => null,
+      getUser: async () => {
+        throw new Error('no users here');
+      },
+      createUser: async () => {
+        throw new Error('no users here');
+      },
+      patchUser: async () => {
+        throw new Error('no users here');
+      },
+      deleteUser: async () => undefined,
     };
     return { client, calls };
   }

@@ -12,6 +12,8 @@ const aclDoc =
 const folderDoc =
   'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Distribution/Acme }\nspec:\n  createIfMissing: { inheritPermissions: None }\n  mode: exact\n  entries:\n    - user: alice\n      permissions: [listFiles]\n';
 
+const userDoc = 'apiVersion: mftops/v1\nkind: User\nmetadata: { name: dave }\nspec:\n  fullName: Dave\n';
+
 describe('the kind registry', () => {
   it('defines every resource kind, each under its own name, in manifest order', () => {
     expect(EVERY_KIND).toEqual(MANIFEST_KINDS);
@@ -35,8 +37,10 @@ describe('the kind registry', () => {
         scopeFolders: ['/Distribution/Other'],
       }),
     };
-    const manifests = manifestsFrom([taskYaml('New', '  Active: 1\n'), aclDoc, folderDoc].join('---\n'));
-    const { plan, diagnostics } = planFrom(manifests, live, { prune: [...EVERY_KIND] });
+    const manifests = manifestsFrom([taskYaml('New', '  Active: 1\n'), aclDoc, folderDoc, userDoc].join('---\n'));
+    // One unmanaged user in scope (carol): alice and bob are named by no mask.
+    const scope = { taskGroups: ['Finance', 'Partners'], folders: ['/Distribution'], users: ['carol'] };
+    const { plan, diagnostics } = planFrom(manifests, live, { prune: [...EVERY_KIND], scope });
     expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     const creates = plan.changes.filter((c) => c.action === 'create').map((c) => c.kind);
     const deletes = plan.changes.filter((c) => c.action === 'delete' || c.reason?.code === 'folder-pruned').map((c) => c.kind);

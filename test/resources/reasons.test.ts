@@ -62,6 +62,18 @@ const SENTENCES: { readonly [C in ReasonCode]: readonly (readonly [Extract<AnyRe
     [{ code: 'entry-not-editable', principal: { type: 'User', name: 'carol' } }, 'the entry of user carol cannot be changed on the server (not editable)'],
   ],
   'entry-copied-from-parent': [[{ code: 'entry-copied-from-parent' }, 'copied from the parent folder']],
+  'user-rename': [
+    [
+      { code: 'user-rename', from: 'jsmith' },
+      'the API cannot rename a user: jsmith keeps its name (rename it on the transfer server, or drop it from previousNames to create a new user)',
+    ],
+  ],
+  'user-pruned': [
+    [
+      { code: 'user-pruned', scope: ['partner-*'] },
+      'no manifest manages this user in scope (partner-*), and Users are pruned: the account is deleted with its settings; to keep it but stop its sign-on, declare it with `status: Suspended` instead',
+    ],
+  ],
 };
 
 const ROWS: [string, AnyReason, string][] = Object.values(SENTENCES).flatMap((rows) =>

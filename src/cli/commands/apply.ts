@@ -25,6 +25,8 @@ export interface ApplyCommandOptions {
   readonly target?: readonly string[];
   /** `--prune` / `--no-prune`; absent: neither (refused with a plan file). */
   readonly prune?: boolean;
+  /** `--rotate-passwords` (refused with a plan file). */
+  readonly rotatePasswords?: boolean;
   readonly autoApprove: boolean;
   readonly allowDelete: boolean;
   readonly allowReplace: boolean;
@@ -112,6 +114,7 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
         ...sorted,
         ...(opts.target !== undefined && opts.target.length > 0 ? { targets: opts.target } : {}),
         ...withDefined({ prune: opts.prune }),
+        ...(opts.rotatePasswords === true ? { rotatePasswords: true } : {}),
         permissions: { allowDelete: opts.allowDelete, allowReplace: opts.allowReplace, maxDeletes },
         parallelism,
         ...(planFile === undefined && !opts.autoApprove

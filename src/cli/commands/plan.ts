@@ -20,6 +20,8 @@ export interface PlanCommandOptions {
   readonly parallelism: string;
   /** `--prune` / `--no-prune`; absent: neither. */
   readonly prune?: boolean;
+  /** `--rotate-passwords`. */
+  readonly rotatePasswords?: boolean;
 }
 
 /**
@@ -32,7 +34,7 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
   let result: Awaited<ReturnType<typeof planEnvironment>>;
   try {
     result = await planEnvironment(
-      { ...environmentChoice(g), paths: opts.paths, targets: opts.target, parallelism, ...withDefined({ out: opts.out, prune: opts.prune }) },
+      { ...environmentChoice(g), paths: opts.paths, targets: opts.target, parallelism, ...withDefined({ out: opts.out, prune: opts.prune }), ...(opts.rotatePasswords === true ? { rotatePasswords: true } : {}) },
       ctx,
     );
   } finally {

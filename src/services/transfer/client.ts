@@ -14,11 +14,14 @@ import type {
   GroupMembersForm,
   GroupMembership,
   NewSubfolder,
+  NewUser,
   TransferGroup,
   TransferUser,
+  TransferUserDetails,
+  UserPatch,
 } from './types.js';
 import { folderKey } from '../../folder-path.js';
-import { readAclEntry, readFolder, readGroup, readMemberIds, readUser, readUserGroupIds } from './normalize.js';
+import { readAclEntry, readFolder, readGroup, readMemberIds, readUser, readUserDetails, readUserGroupIds } from './normalize.js';
 import type { PrincipalNames } from './normalize.js';
 
 /** The methods that only read the transfer server. */
@@ -27,6 +30,7 @@ export const TRANSFER_READ_METHODS = [
   'currentUser',
   'findUser',
   'listUsers',
+  'getUser',
   'listGroups',
   'listGroupMembers',
   'findGroup',
@@ -61,6 +65,14 @@ export interface TransferClient {
    * and keeps that: apply's check of the names a plan resolved must see renames since the plan.
    */
   listUsers(options?: ListOptions): Promise<TransferUser[]>;
+  /** GET /users/{id}: the account's details (UserDetailsModel). */
+  getUser(id: string): Promise<TransferUserDetails>;
+  /** POST /users (AddUserModel); answers the created user. */
+  createUser(body: NewUser): Promise<TransferUserDetails>;
+  /** PATCH /users/{id} (UserPatchModel, only the fields given); answers the user. */
+  patchUser(id: string, body: UserPatch): Promise<TransferUserDetails>;
+  /** DELETE /users/{id}. */
+  deleteUser(id: string): Promise<void>;
   /** Every group (read once per client; `fresh` as for `listUsers`). */
   listGroups(options?: ListOptions): Promise<TransferGroup[]>;
   /**
@@ -152,6 +164,32 @@ class HttpTransferClient implements TransferClient {
       this.#list('/users').then((items) => items.map(readUser)),
       () => (this.#users = undefined),
     ));
+  }
+
+  async getUser(id: string): Promise<TransferUserDetails> {
+    return readUserDetails(await this.#object('GET', `/users/${seg(id)}`));
+  }
+
+  async createUser(body: NewUser): Promise<TransferUserDetails> {
+    const created = await this.#c.json('POST', '/users', { body: { kind: 'json', value: body } });
+    this.#users = undefined;
+    if (isRecord(created) && created.id !== undefined && created.id !== null) return readUserDetails(created);
+    // Created, answered without the user: find it by its username.
+    const found = await this.findUser(body.username);
+    return found ? this.getUser(found.id) : this.#unexpected('POST', '/users', `the created user ${body.username} is not listed`);
+  }
+
+  async patchUser(id: string, body: UserPatch): Promise<TransferUserDetails> {
+    const path = `/users/${seg(id)}`;
+    const answer = await this.#c.json('PATCH', path, { body: { kind: 'json', value: body } });
+    this.#users = undefined;
+    if (isRecord(answer) && answer.id !== undefined && answer.id !== null) return readUserDetails(answer);
+    return this.getUser(id);
+  }
+
+  async deleteUser(id: string): Promise<void> {
+    await this.#c.json('DELETE', `/users/${seg(id)}`);
+    this.#users = undefined;
   }
 
   listGroups(options: ListOptions = {}): Promise<TransferGroup[]> {

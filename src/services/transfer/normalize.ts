@@ -1,6 +1,6 @@
 import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../../vocabulary.js';
 import { isRecord } from '../../is-record.js';
-import type { Folder, FolderAclEntry, FolderPermissions, TransferGroup, TransferUser } from './types.js';
+import type { Folder, FolderAclEntry, FolderPermissions, TransferGroup, TransferUser, TransferUserDetails } from './types.js';
 
 /**
  * The normalisation boundary of the transfer service (docs/server-variants.md T-1…T-13): every
@@ -21,9 +21,26 @@ function str(x: unknown): string {
   return typeof x === 'string' ? x : '';
 }
 
+/**
+ * A user record (SimpleUserModel or UserDetailsModel): `fullName` from `realname`/`realName` on an
+ * older release; a `password` field is dropped (no read should return one; if one did, it must
+ * reach neither the live state nor a snapshot).
+ */
 export function readUser(u: Record<string, unknown>): TransferUser {
   const fullName = [u.fullName, u.realname, u.realName].find((n): n is string => typeof n === 'string' && n !== '');
-  return { ...u, id: idString(u.id), username: str(u.username), ...(fullName !== undefined ? { fullName } : {}) };
+  const { password: _password, currentPassword: _current, ...rest } = u;
+  return { ...rest, id: idString(u.id), username: str(u.username), ...(fullName !== undefined ? { fullName } : {}) };
+}
+
+/** UserDetailsModel: a user record with `folderQuota` as a number and `forceChangePassword` as a boolean when the server wrote them otherwise. */
+export function readUserDetails(u: Record<string, unknown>): TransferUserDetails {
+  const out: Record<string, unknown> = { ...readUser(u) };
+  const quota = typeof u.folderQuota === 'string' && /^\d+$/.test(u.folderQuota) ? Number(u.folderQuota) : u.folderQuota;
+  if (typeof quota === 'number') out.folderQuota = quota;
+  const force = readBoolean(u.forceChangePassword);
+  if (force !== undefined) out.forceChangePassword = force;
+  if (u.homeFolderID !== undefined && u.homeFolderID !== null) out.homeFolderID = idString(u.homeFolderID);
+  return out as TransferUserDetails;
 }
 
 export function readGroup(g: Record<string, unknown>): TransferGroup {

@@ -87,6 +87,7 @@ export interface NewSubfolder {
   readonly inheritPermissions: InheritPermissions;
 }
 
+/** SimpleUserModel (transfer-users-groups.md): `fullName` also from an older release's `realname` (normalize.ts). */
 export interface TransferUser {
   readonly id: string;
   readonly username: string;
@@ -94,8 +95,42 @@ export interface TransferUser {
   readonly realname?: string;
   readonly email?: string;
   readonly permission?: string;
+  readonly status?: string;
+  /** When the user last signed on, as the server writes it; absent or empty: never. */
+  readonly lastLoginStamp?: string;
   readonly [field: string]: unknown;
 }
+
+/**
+ * UserDetailsModel (`GET /users/{id}`, and the answer of POST and PATCH): the SimpleUserModel
+ * fields and the account's settings. `folderQuota` a number, `forceChangePassword` a boolean
+ * (normalize.ts). No read returns a password; one a server sent would be dropped.
+ */
+export interface TransferUserDetails extends TransferUser {
+  readonly emailFormat?: string;
+  readonly notes?: string;
+  readonly statusNote?: string;
+  readonly receivesNotification?: string;
+  readonly forceChangePassword?: boolean;
+  readonly folderQuota?: number;
+  readonly authMethod?: string;
+  readonly homeFolderID?: string;
+}
+
+/** AddUserModel: the body of POST /users (only what mftops sends). */
+export interface NewUser {
+  readonly username: string;
+  readonly fullName?: string;
+  readonly password?: string;
+  readonly email?: string;
+  readonly permission?: string;
+  readonly forceChangePassword?: boolean;
+  readonly notes?: string;
+  readonly homeFolderPath?: string;
+}
+
+/** UserPatchModel: a partial update of PATCH /users/{id} (no username: the API cannot rename a user). */
+export type UserPatch = Readonly<Record<string, unknown>>;
 
 export interface TransferGroup {
   readonly id: string;
