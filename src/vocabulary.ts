@@ -74,7 +74,7 @@ export const MIC_STEP_NAMES = {
 } as const;
 
 /** The resource kinds a manifest declares. */
-export const MANIFEST_KINDS = ['Task', 'ResourceGroupAcl', 'FolderPermissions'] as const;
+export const MANIFEST_KINDS = ['Task', 'ResourceGroupAcl', 'FolderPermissions', 'Group'] as const;
 export type ManifestKind = (typeof MANIFEST_KINDS)[number];
 
 /**

@@ -4,6 +4,8 @@ import { readLiveState } from '../live/read-live-state.js';
 import type { AutomationReader, ProgressCallback, TransferReader } from '../live/read-live-state.js';
 import type { ImportSelection, ImportSource } from './model.js';
 import { isPathGlob, pathGlobRoot } from '../glob.js';
+import type { LiveGroupMembers } from '../kinds/group/to-manifest.js';
+import { withDefined } from '../with-defined.js';
 
 export interface ReadImportSourceInput {
   /** Read-only views only: importing never writes to a server. */
@@ -28,10 +30,11 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
   const wantTasks = s.kinds.includes('Task');
   const wantAcls = s.kinds.includes('ResourceGroupAcl');
   const wantFolders = s.kinds.includes('FolderPermissions');
+  const wantGroups = s.kinds.includes('Group');
   if ((wantTasks || wantAcls) && a === undefined) throw new Error('bug: tasks or ACLs to import but no automation client');
-  if (wantFolders && input.transfer === undefined) throw new Error('bug: folders to import but no transfer client');
+  if ((wantFolders || wantGroups) && input.transfer === undefined) throw new Error('bug: folders or groups to import but no transfer client');
   const none = Promise.resolve([]);
-  const [tasks, hosts, custom, standard, dateLists, acls, folders] = await Promise.all([
+  const [tasks, hosts, custom, standard, dateLists, acls, folders, groups] = await Promise.all([
     wantTasks ? a!.listTasks(s.name !== undefined ? { name: s.name } : {}) : none,
     wantTasks ? a!.listHosts() : none,
     wantTasks ? a!.listCustomScripts() : none,
@@ -39,6 +42,7 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
     wantTasks ? a!.listDateLists() : none,
     wantAcls ? a!.listResourceGroupAcls() : none,
     wantFolders ? readFolders(input.transfer!, s, input.parallelism, input.progress) : Promise.resolve({ folders: [], exact: [] }),
+    wantGroups ? readGroups(input.transfer!) : undefined,
   ]);
   return {
     origin: input.origin,
@@ -49,7 +53,19 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
     acls,
     folders: folders.folders,
     exactFolders: folders.exact,
+    ...withDefined({ groups }),
   };
+}
+
+/** Every group with its members' usernames, in whichever form the server tells them (T-16). */
+async function readGroups(transfer: TransferReader): Promise<LiveGroupMembers[]> {
+  const [users, groups] = await Promise.all([transfer.listUsers(), transfer.listGroups()]);
+  const membership = groups.length > 0 ? await transfer.listGroupMembers(groups.map((g) => g.id)) : undefined;
+  const username = new Map(users.map((u) => [u.id, u.username]));
+  return groups.map((group) => {
+    const ids = membership?.members.get(group.id);
+    return { group, members: ids?.flatMap((id) => username.get(id) ?? []) };
+  });
 }
 
 async function readFolders(

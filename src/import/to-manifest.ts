@@ -272,7 +272,7 @@ export function folderToManifest(folder: LiveFolder): ImportedManifest {
   return finish('FolderPermissions', path, formatAddress('FolderPermissions', path), path, { mode: unnamed.length > 0 ? 'additive' : 'exact', entries }, notes);
 }
 
-function finish(kind: ImportKind, name: string, address: string, metadataName: string, spec: Record<string, unknown>, notes: string[]): ImportedManifest {
+export function finish(kind: ImportKind, name: string, address: string, metadataName: string, spec: Record<string, unknown>, notes: string[]): ImportedManifest {
   const root = getKindSchema(kind);
   const specSchema = (root.properties as Record<string, AnySchemaObject>).spec!;
   const shaped = shapeToSchema(spec, specSchema, root, '', notes);

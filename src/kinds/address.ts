@@ -10,6 +10,7 @@ export const NAMING: { readonly [K in ResourceKind]: 'name' | 'path' } = {
   Task: 'name',
   ResourceGroupAcl: 'name',
   FolderPermissions: 'path',
+  Group: 'name',
 };
 
 /** Whether `kind`'s names are folder paths (see `NAMING`). */

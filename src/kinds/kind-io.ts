@@ -10,6 +10,7 @@ import type { CreatedIds } from './created-ids.js';
 import type { FolderStep, FolderTouched } from './folder-permissions/io.js';
 import type { AclStep, AclTouched } from './resource-group-acl/io.js';
 import type { TaskStep, TaskTouched } from './task/io.js';
+import type { GroupStep, GroupTouched } from './group/io.js';
 
 /**
  * The I/O half of a resource kind (its pure half is `KindDefinition`): what apply sends for a
@@ -63,6 +64,7 @@ export interface KindIoTypes {
   readonly Task: { readonly step: TaskStep; readonly touched: TaskTouched };
   readonly ResourceGroupAcl: { readonly step: AclStep; readonly touched: AclTouched };
   readonly FolderPermissions: { readonly step: FolderStep; readonly touched: FolderTouched };
+  readonly Group: { readonly step: GroupStep; readonly touched: GroupTouched };
 }
 
 export type StepOf<K extends ResourceKind> = KindIoTypes[K]['step'];
@@ -122,6 +124,7 @@ export interface ChangeIds {
   readonly task?: string;
   readonly acl?: string;
   readonly folder?: string;
+  readonly group?: string;
 }
 
 /** What apply needs of the automation client: its writes and the reads that identify objects. */
@@ -140,7 +143,7 @@ export type AutomationWriter = Pick<
 >;
 export type TransferWriter = Pick<
   TransferClient,
-  'findFolderByPath' | 'createSubfolder' | 'renameFolder' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl'
+  'findFolderByPath' | 'createSubfolder' | 'renameFolder' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl' | 'listUsers' | 'listGroups' | 'listGroupMembers' | 'createGroup' | 'addGroupMembers' | 'removeGroupMember'
 >;
 
 export interface WriteClients {
@@ -176,7 +179,7 @@ export interface StaleCheckReaders {
     ReadonlyAutomationClient,
     'listTasks' | 'listResourceGroupAcls' | 'listHosts' | 'listCustomScripts' | 'listStandardScripts' | 'listDateLists' | 'listResourceGroups'
   >;
-  readonly transfer?: Pick<ReadonlyTransferClient, 'findFolderByPath' | 'listFolderAcls' | 'listUsers' | 'listGroups'>;
+  readonly transfer?: Pick<ReadonlyTransferClient, 'findFolderByPath' | 'listFolderAcls' | 'listUsers' | 'listGroups' | 'listGroupMembers'>;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { LiveState } from '../live/model.js';
 import type { Scope } from '../config/model.js';
 import type { Manifest, ManifestKind } from '../manifest/types.js';
 import type { ValueVocabulary } from '../manifest/value-words.js';
-import type { Change, DesiredAcl, DesiredFolder, DesiredTask, EntryPermissions, NameKind, Principal } from '../resources/model.js';
+import type { Change, DesiredAcl, DesiredFolder, DesiredGroup, DesiredTask, EntryPermissions, NameKind, Principal } from '../resources/model.js';
 import type { ServiceName } from '../vocabulary.js';
 import type { EntryView } from './folder-permissions/plan.js';
 import type { PlanDiagnostic } from './diagnostics.js';
@@ -18,6 +18,7 @@ export interface DesiredByKind {
   readonly Task: DesiredTask;
   readonly ResourceGroupAcl: DesiredAcl;
   readonly FolderPermissions: DesiredFolder;
+  readonly Group: DesiredGroup;
 }
 
 /** The desired object of kind `K`. */
@@ -29,13 +30,15 @@ export type DesiredOf<K extends ResourceKind> = DesiredByKind[K];
  */
 export type AccessBasis =
   | { readonly kind: 'folder'; readonly before: readonly EntryView[]; readonly after: readonly EntryView[] }
-  | { readonly kind: 'acl'; readonly userGroup: string; readonly resourceGroup: string; readonly before: readonly string[]; readonly after: readonly string[] };
+  | { readonly kind: 'acl'; readonly userGroup: string; readonly resourceGroup: string; readonly before: readonly string[]; readonly after: readonly string[] }
+  | { readonly kind: 'membership'; readonly group: string; readonly before: readonly string[]; readonly after: readonly string[] };
 
 /** What an unmanaged object is, in a line: enough to decide whether to import or delete it (the drift report's). */
 export type UnmanagedDetail =
   | { readonly kind: 'Task'; readonly groups: readonly string[] }
   | { readonly kind: 'ResourceGroupAcl'; readonly resourceGroup: string; readonly userGroup: string; readonly permissions: readonly string[] }
-  | { readonly kind: 'FolderPermissions'; readonly entries: readonly { readonly principal: Principal; readonly grant: EntryPermissions }[] };
+  | { readonly kind: 'FolderPermissions'; readonly entries: readonly { readonly principal: Principal; readonly grant: EntryPermissions }[] }
+  | { readonly kind: 'Group'; readonly members?: number };
 
 /** The unmanaged detail of kind `K`. */
 export type UnmanagedDetailOf<K extends ResourceKind> = Extract<UnmanagedDetail, { readonly kind: K }>;
@@ -47,6 +50,13 @@ export interface KindWords {
   /** A folder entry's permissions in words. */
   readonly grant: (grant: EntryPermissions) => string;
 }
+
+/**
+ * The objects the manifests of one plan declare: lower-cased address → the address as the
+ * manifest spells it. A name that the live state lacks but a manifest declares is an object this
+ * plan creates (a group member a User manifest makes), not an unknown name.
+ */
+export type DeclaredAddresses = ReadonlyMap<string, string>;
 
 /** A manifest's references resolved (`value`), or what did not resolve (`diagnostics`, then it is left out). */
 export interface Resolution<T> {
@@ -113,7 +123,7 @@ export interface KindDefinition<K extends ResourceKind> {
    * The manifest's references resolved against the live state of its service (present: a
    * manifest whose service is not configured is reported before this is called).
    */
-  readonly resolve: (manifest: ManifestOf<K>, live: LiveState) => Resolution<DesiredOf<K>>;
+  readonly resolve: (manifest: ManifestOf<K>, live: LiveState, declared: DeclaredAddresses) => Resolution<DesiredOf<K>>;
   /** The name a desired object's address is made of (`metadata.name`, a folder's path). */
   readonly nameOf: (desired: DesiredOf<K>) => string;
   /** Plans the desired objects of the kind: one change each, or a diagnostic that leaves it out. */

@@ -3,6 +3,7 @@ import type { KindDefinition, ResourceKind } from './kind.js';
 import { FOLDER_PERMISSIONS } from './folder-permissions/definition.js';
 import { RESOURCE_GROUP_ACL } from './resource-group-acl/definition.js';
 import { TASK } from './task/definition.js';
+import { GROUP } from './group/definition.js';
 
 /**
  * Every resource kind's pure definition, by kind: a mapped type over `ResourceKind`, so a kind
@@ -13,6 +14,7 @@ export const KINDS: { readonly [K in ResourceKind]: KindDefinition<K> } = {
   Task: TASK,
   ResourceGroupAcl: RESOURCE_GROUP_ACL,
   FolderPermissions: FOLDER_PERMISSIONS,
+  Group: GROUP,
 };
 
 /** A kind's definition, typed by its kind. */

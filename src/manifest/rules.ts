@@ -53,6 +53,7 @@ function identityKey(doc: CheckedDocument): string | undefined {
   switch (doc.kind) {
     case 'Task':
     case 'FolderPermissions':
+    case 'Group':
       return doc.name.toLowerCase();
     case 'ResourceGroupAcl': {
       const spec = asRecord(doc.spec);
@@ -75,6 +76,8 @@ function describeIdentity(doc: CheckedDocument): string {
       return `Task \`${doc.name}\``;
     case 'FolderPermissions':
       return `FolderPermissions for \`${doc.name}\``;
+    case 'Group':
+      return `Group \`${doc.name}\``;
     case 'ResourceGroupAcl': {
       const spec = asRecord(doc.spec);
       return `a ResourceGroupAcl for resource group \`${String(spec?.resourceGroup)}\` and user group \`${String(spec?.userGroup)}\``;

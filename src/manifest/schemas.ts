@@ -13,6 +13,7 @@ export const SCHEMA_FILES: Readonly<Record<ManifestKind, string>> = {
   Task: 'task.schema.json',
   ResourceGroupAcl: 'resource-group-acl.schema.json',
   FolderPermissions: 'folder-permissions.schema.json',
+  Group: 'group.schema.json',
 };
 
 /** The schema of `kind: Policy` (policies are not resources: see DOCUMENT_KINDS). */

@@ -72,7 +72,12 @@ export interface FolderPermissionsManifest extends ManifestBase {
   readonly spec: FolderPermissionsSpec;
 }
 
-export type Manifest = TaskManifest | ResourceGroupAclManifest | FolderPermissionsManifest;
+export interface GroupManifest extends ManifestBase {
+  readonly kind: 'Group';
+  readonly spec: GroupSpec;
+}
+
+export type Manifest = TaskManifest | ResourceGroupAclManifest | FolderPermissionsManifest | GroupManifest;
 
 // ---------------------------------------------------------------------------------------- Policy
 
@@ -339,3 +344,21 @@ export type FolderEntry = ({ readonly user: string; readonly group?: undefined }
   readonly permissions: readonly FolderPermission[];
   readonly sharePermissions?: readonly SharePermission[];
 };
+
+// ----------------------------------------------------------------------------------------- Group
+
+/**
+ * A group of the file transfer server (transfer-users-groups.md), named by `metadata.name`
+ * (case-insensitive). The API creates groups and adds and removes members; it cannot change a
+ * group's name or description, nor delete one.
+ */
+export interface GroupSpec {
+  /** Sent when the group is created; a different live description cannot be changed (blocked). */
+  readonly description?: string;
+  /** exact: members the manifest does not list are removed; additive: never removed. */
+  readonly mode: 'exact' | 'additive';
+  /** Usernames, compared as a set without regard to case. */
+  readonly members: readonly string[];
+  /** observe: read and reported (and used for access review), never written. Absent: `manage`. */
+  readonly manage?: 'manage' | 'observe';
+}

@@ -35,6 +35,12 @@ export function describeReason(reason: ChangeReason | EntryReason): string {
       return `the entry of ${principalWords(reason.principal)} cannot be changed on the server (not editable)`;
     case 'entry-copied-from-parent':
       return 'copied from the parent folder';
+    case 'group-not-updatable':
+      return `the file transfer API of this release has no group update/delete: the description cannot be changed through the API${reason.partial ? '; the member changes are applied' : ''}`;
+    case 'group-not-deletable':
+      return 'no manifest manages this group, and Groups are pruned, but the file transfer API of this release has no group update/delete: delete it on the server, or import it';
+    case 'group-members-unknown':
+      return "the transfer server does not tell this group's members (no members form answered, or the account may not read them): nothing is changed rather than guessed";
     default: {
       const never: never = reason;
       throw new Error(`unknown reason ${JSON.stringify(never)}`);

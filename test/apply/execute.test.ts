@@ -349,6 +349,18 @@ describe('order and concurrency', () => {
       deleteFolderAcl: async (id) => {
         calls.push(`delete-entry ${id}`);
       },
+      listUsers: async () => [],
+      listGroups: async () => [],
+      listGroupMembers: async () => ({ form: 'none', members: new Map() }),
+      createGroup: async () => {
+        throw new Error('no group is written in these tests');
+      },
+      addGroupMembers: async () => {
+        throw new Error('no group is written in these tests');
+      },
+      removeGroupMember: async () => {
+        throw new Error('no group is written in these tests');
+      },
     };
     return { client, calls };
   }

@@ -62,6 +62,25 @@ const SENTENCES: { readonly [C in ReasonCode]: readonly (readonly [Extract<AnyRe
     [{ code: 'entry-not-editable', principal: { type: 'User', name: 'carol' } }, 'the entry of user carol cannot be changed on the server (not editable)'],
   ],
   'entry-copied-from-parent': [[{ code: 'entry-copied-from-parent' }, 'copied from the parent folder']],
+  'group-not-updatable': [
+    [
+      { code: 'group-not-updatable', partial: true },
+      'the file transfer API of this release has no group update/delete: the description cannot be changed through the API; the member changes are applied',
+    ],
+    [{ code: 'group-not-updatable', partial: false }, 'the file transfer API of this release has no group update/delete: the description cannot be changed through the API'],
+  ],
+  'group-not-deletable': [
+    [
+      { code: 'group-not-deletable' },
+      'no manifest manages this group, and Groups are pruned, but the file transfer API of this release has no group update/delete: delete it on the server, or import it',
+    ],
+  ],
+  'group-members-unknown': [
+    [
+      { code: 'group-members-unknown' },
+      "the transfer server does not tell this group's members (no members form answered, or the account may not read them): nothing is changed rather than guessed",
+    ],
+  ],
 };
 
 const ROWS: [string, AnyReason, string][] = Object.values(SENTENCES).flatMap((rows) =>

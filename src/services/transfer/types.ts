@@ -97,6 +97,12 @@ export interface TransferUser {
   readonly [field: string]: unknown;
 }
 
+/** A group to create (BaseGroupModel). */
+export interface NewGroup {
+  readonly name: string;
+  readonly description?: string;
+}
+
 export interface TransferGroup {
   readonly id: string;
   readonly name: string;
