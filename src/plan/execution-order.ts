@@ -34,7 +34,8 @@ export function scheduleChanges(changes: readonly Change[]): Change[] {
     const needs = neededMaker(c, makers) ?? createdMembers(c)[0];
     return { ...rest, wave: used.indexOf(rawWave(c)), ...withDefined({ needs }) };
   });
-  // Listed wave by wave (a stable sort: a plan without such a group keeps its order).
+  if (!writes.some((c) => createdMembers(c).length > 0)) return scheduled;
+  // Such a group is listed after the first wave (a stable sort: the rest keep their order).
   return scheduled.map((c, i) => ({ c, i })).sort((a, b) => (a.c.wave ?? 0) - (b.c.wave ?? 0) || a.i - b.i).map(({ c }) => c);
 }
 
