@@ -1,4 +1,5 @@
 import type { EmulatorState, TransferUser } from './state.js';
+import { newTransferUser } from './state.js';
 import { userIdFor } from './seed.js';
 
 /**
@@ -13,7 +14,7 @@ export function addChurnUser(state: EmulatorState): TransferUser {
   while (t.users.some((u) => u.username === `000-churn-${n}`)) n++;
   const username = `000-churn-${n}`;
   const model = t.users[0];
-  const user: TransferUser = {
+  const user = newTransferUser({
     id: userIdFor(username),
     username,
     password: `churn-${n}-Pa55!`,
@@ -22,8 +23,7 @@ export function addChurnUser(state: EmulatorState): TransferUser {
     permission: 'User',
     status: model?.status ?? 'Active',
     orgID: model?.orgID ?? 0,
-    homeFolderID: 0,
-  };
+  });
   t.users.push(user);
   return user;
 }

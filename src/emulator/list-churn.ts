@@ -1,5 +1,6 @@
 import { userIdFor } from './seed.js';
 import type { FolderAclEntry, TransferFolder, TransferState, TransferUser } from './state.js';
+import { newTransferUser } from './state.js';
 
 /**
  * Another client writing while mftops reads (register B-10): every `every`-th page request of a
@@ -34,17 +35,7 @@ function due(churn: ListChurn, list: string): boolean {
 function addChurnUser(t: TransferState): TransferUser {
   const n = t.users.filter((u) => u.username.startsWith('0-churn-')).length + 1;
   const username = `0-churn-${n}`;
-  const user: TransferUser = {
-    id: userIdFor(username),
-    username,
-    password: `churn-${n}`,
-    fullName: `0 churn ${n}`,
-    email: `${username}@example.com`,
-    permission: 'User',
-    status: 'Active',
-    orgID: 0,
-    homeFolderID: 0,
-  };
+  const user = newTransferUser({ id: userIdFor(username), username, password: `churn-${n}`, fullName: `0 churn ${n}` });
   t.users.unshift(user);
   return user;
 }

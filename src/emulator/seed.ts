@@ -20,8 +20,10 @@ import type {
   TransferUser,
   Variants,
 } from './state.js';
-import { ACL_PERMISSION_KEYS, FOLDER_PERMISSION_KEYS, HOST_TYPES, SHARE_PERMISSION_KEYS, TRANSFER_PERMISSIONS, xferHostType } from './state.js';
-import { folderDetailDefaults } from './transfer.js';
+import { ACL_PERMISSION_KEYS, FOLDER_PERMISSION_KEYS, HOST_TYPES, SHARE_PERMISSION_KEYS, TRANSFER_PERMISSIONS, newTransferUser, xferHostType } from './state.js';
+import type { AuthMethod, EmailFormat, ReceivesNotification, UserStatus } from './vocabulary.js';
+import { AUTH_METHODS, EMAIL_FORMATS, RECEIVES_NOTIFICATION, USER_STATUSES } from './vocabulary.js';
+import { folderDetailDefaults } from './transfer-context.js';
 import { forEachStep, normalizeTask, orderTaskKeys } from './validate-task.js';
 import { resolveVariants } from './variants.js';
 
@@ -63,6 +65,11 @@ export interface FolderAclSeed {
   permissions?: JsonObject;
 }
 
+/**
+ * A transfer user in a seed: `username` and `password`, and any UserDetailsModel field (absent:
+ * the default of a new account, see `newTransferUser`). `lastLoginStamp` absent: the user signed on
+ * when the emulator started; `""`: never signed on.
+ */
 export interface TransferUserSeed {
   id?: string;
   username: string;
@@ -70,6 +77,49 @@ export interface TransferUserSeed {
   fullName?: string;
   email?: string;
   permission?: TransferPermission;
+  status?: UserStatus;
+  orgID?: number;
+  lastLoginStamp?: string;
+  emailFormat?: EmailFormat;
+  notes?: string;
+  statusNote?: string;
+  passwordChangeStamp?: string;
+  receivesNotification?: ReceivesNotification;
+  forceChangePassword?: boolean;
+  folderQuota?: number;
+  totalFileSize?: number;
+  authMethod?: AuthMethod;
+  language?: string;
+  expirationPolicyID?: number;
+}
+
+/** The seed's enum fields of a user and the values each takes. */
+const USER_SEED_ENUMS = {
+  permission: TRANSFER_PERMISSIONS,
+  status: USER_STATUSES,
+  emailFormat: EMAIL_FORMATS,
+  receivesNotification: RECEIVES_NOTIFICATION,
+  authMethod: AUTH_METHODS,
+} as const;
+const USER_SEED_TEXTS = ['fullName', 'email', 'lastLoginStamp', 'notes', 'statusNote', 'passwordChangeStamp', 'language'] as const;
+const USER_SEED_COUNTS = ['orgID', 'folderQuota', 'totalFileSize', 'expirationPolicyID'] as const;
+
+/** A seed user as stored; a field of the wrong type or value is a ConfigError naming the user. */
+function seedUser(u: TransferUserSeed, i: number, signedOnAt: string): TransferUser {
+  if (typeof u.username !== 'string' || u.username === '' || typeof u.password !== 'string') fail(`transfer.users[${i}] needs username and password`);
+  const where = `transfer user ${u.username}`;
+  for (const [key, values] of Object.entries(USER_SEED_ENUMS)) {
+    const value = (u as unknown as Record<string, unknown>)[key];
+    if (value !== undefined && !(values as readonly unknown[]).includes(value)) fail(`${where}: ${key} must be one of ${values.join(', ')}`);
+  }
+  for (const key of USER_SEED_TEXTS) if (u[key] !== undefined && typeof u[key] !== 'string') fail(`${where}: ${key} must be a string`);
+  for (const key of USER_SEED_COUNTS)
+    if (u[key] !== undefined && !(Number.isInteger(u[key]) && u[key] >= 0)) fail(`${where}: ${key} must be a whole number, 0 or more`);
+  if (u.forceChangePassword !== undefined && typeof u.forceChangePassword !== 'boolean') fail(`${where}: forceChangePassword must be true or false`);
+  const known = new Set<string>(['id', 'username', 'password', ...Object.keys(USER_SEED_ENUMS), ...USER_SEED_TEXTS, ...USER_SEED_COUNTS, 'forceChangePassword']);
+  for (const key of Object.keys(u)) if (!known.has(key)) fail(`${where}: unknown field ${key}`);
+  const { id, ...fields } = u;
+  return newTransferUser({ ...fields, id: id ?? userIdFor(u.username), email: u.email ?? `${u.username}@example.com`, lastLoginStamp: u.lastLoginStamp ?? signedOnAt });
 }
 
 export interface TransferGroupSeed {
@@ -345,7 +395,8 @@ function readFolderPermissions(raw: unknown, where: string): FolderAclEntry['per
   return { ...perms, sharePermissions: share };
 }
 
-function ownerPermissions(): FolderAclEntry['permissions'] {
+/** The home-folder owner's entry: every permission but `admin`, every share permission. */
+export function ownerPermissions(): FolderAclEntry['permissions'] {
   const perms = Object.fromEntries(FOLDER_PERMISSION_KEYS.map((k) => [k, k !== 'admin'])) as Record<(typeof FOLDER_PERMISSION_KEYS)[number], boolean>;
   const share = Object.fromEntries(SHARE_PERMISSION_KEYS.map((k) => [k, true])) as FolderAclEntry['permissions']['sharePermissions'];
   return { ...perms, sharePermissions: share };
@@ -356,24 +407,9 @@ function buildTransfer(seed: TransferSeed | undefined): TransferState {
   const users = s.users ?? [
     { username: DEFAULT_TRANSFER_ADMIN.username, password: DEFAULT_TRANSFER_ADMIN.password, fullName: 'Administrator', permission: 'SysAdmin' as const },
   ];
-  const t: TransferState = { users: [], groups: [], folders: [], nextFolderId: 0, nextGroupId: 0, tokens: new Map() };
-  t.users = users.map((u, i): TransferUser => {
-    if (typeof u.username !== 'string' || u.username === '' || typeof u.password !== 'string') fail(`transfer.users[${i}] needs username and password`);
-    const permission = u.permission ?? 'User';
-    if (!(TRANSFER_PERMISSIONS as readonly string[]).includes(permission))
-      fail(`transfer user ${u.username}: permission must be one of ${TRANSFER_PERMISSIONS.join(', ')}`);
-    return {
-      id: u.id ?? userIdFor(u.username),
-      username: u.username,
-      password: u.password,
-      fullName: u.fullName ?? u.username,
-      email: u.email ?? `${u.username}@example.com`,
-      permission,
-      status: 'Active',
-      orgID: 0,
-      homeFolderID: 0,
-    };
-  });
+  const t: TransferState = { users: [], groups: [], folders: [], nextFolderId: 0, nextGroupId: 0, tokens: new Map(), audit: [] };
+  const signedOnAt = new Date().toISOString();
+  t.users = users.map((u, i) => seedUser(u, i, signedOnAt));
   const userByName = (name: string, where: string): TransferUser => t.users.find((u) => u.username === name) ?? fail(`${where}: unknown user ${name}`);
 
   const givenGroupIds = (s.groups ?? []).map((g) => g.id).filter((id): id is number => typeof id === 'number');
@@ -419,6 +455,7 @@ function buildTransfer(seed: TransferSeed | undefined): TransferState {
       const u = userByName(owner, where);
       folder.owner = u.username;
       u.homeFolderID = folder.id;
+      u.defaultFolderID = folder.id;
       folder.acl.push({ type: 'User', id: u.id, permissions: ownerPermissions(), isEditable: false, isDeletable: false });
     }
     for (const [j, e] of (acl ?? []).entries()) {

@@ -127,21 +127,98 @@ export interface AutomationState {
 // ---------------------------------------------------------------------------------------------
 // Transfer service
 
-export const TRANSFER_PERMISSIONS = ['TemporaryUser', 'User', 'FileAdmin', 'Admin', 'SysAdmin'] as const;
-export type TransferPermission = (typeof TRANSFER_PERMISSIONS)[number];
+export { USER_PERMISSIONS as TRANSFER_PERMISSIONS } from './vocabulary.js';
+import type { AuthMethod, EmailFormat, ReceivesNotification, UserPermission, UserStatus } from './vocabulary.js';
+export type TransferPermission = UserPermission;
 
-/** A transfer-service user; `id` is a string on every profile. */
+/**
+ * A transfer-service user: the UserDetailsModel of transfer-users-groups.md plus the password,
+ * which no read ever answers. `id` is a string on every profile.
+ */
 export interface TransferUser {
   id: string;
   username: string;
+  /** Write-only: taken by POST /users, PATCH /users/{id} and the token grant, never answered. '' = none set: the user cannot sign on. */
   password: string;
   fullName: string;
   email: string;
   permission: TransferPermission;
-  status: string;
+  /** Suspended and Template users cannot sign on. */
+  status: UserStatus;
   orgID: number;
+  /** ISO time of the last sign-on (a password grant); '' = never signed on. */
+  lastLoginStamp: string;
+  emailFormat: EmailFormat;
+  notes: string;
+  statusNote: string;
+  /** ISO time the password was last set. */
+  passwordChangeStamp: string;
+  receivesNotification: ReceivesNotification;
+  forceChangePassword: boolean;
+  /** Bytes; 0 = no quota. */
+  folderQuota: number;
+  /** Bytes held; the emulator holds no files, so 0. */
+  totalFileSize: number;
+  authMethod: AuthMethod;
+  language: string;
   /** 0 when the user has no home folder. */
   homeFolderID: number;
+  /** The folder the user sees first; the home folder by default, 0 when none. */
+  defaultFolderID: number;
+  expirationPolicyID: number;
+}
+
+/** The fields a new user needs; every other field takes its default (`newTransferUser`). */
+export type TransferUserCore = Pick<TransferUser, 'id' | 'username' | 'password'> & Partial<Omit<TransferUser, 'id' | 'username' | 'password'>>;
+
+/** A user with the defaults of a new account for every field `core` leaves out. */
+export function newTransferUser(core: TransferUserCore): TransferUser {
+  return {
+    fullName: core.username,
+    email: `${core.username}@example.com`,
+    permission: 'User',
+    status: 'Active',
+    orgID: 0,
+    lastLoginStamp: '',
+    emailFormat: 'HTML',
+    notes: '',
+    statusNote: '',
+    passwordChangeStamp: '2026-01-05T08:00:00Z',
+    receivesNotification: 'ReceivesNotifications',
+    forceChangePassword: false,
+    folderQuota: 0,
+    totalFileSize: 0,
+    authMethod: 'MOVEitOnly',
+    language: 'en',
+    homeFolderID: 0,
+    defaultFolderID: core.homeFolderID ?? 0,
+    expirationPolicyID: 0,
+    ...core,
+  };
+}
+
+/**
+ * A user or group change the transfer service took, kept in state only: the transfer references
+ * show no audit endpoint (SPEC rule 156), so nothing answers these; tests read them.
+ */
+export interface TransferAuditRecord {
+  /** 1, 2, … in order. */
+  readonly id: number;
+  /** ISO time on the emulator clock. */
+  readonly time: string;
+  /** Who made the change (the bearer's username). */
+  readonly username: string;
+  readonly ip: string;
+  readonly action: 'user.create' | 'user.update' | 'user.delete' | 'group.create' | 'group.addMember' | 'group.removeMember';
+  readonly targetType: 'User' | 'Group';
+  /** The user id, or the group id as a string. */
+  readonly targetId: string;
+  /** The username or group name at the time. */
+  readonly targetName: string;
+  /** The fields a user update set (names only, never values: a password stays out). */
+  readonly fields?: readonly string[];
+  /** For a membership change: the member's username. */
+  readonly member?: string;
 }
 
 /** A group; `id` is a JSON number. `members` holds user ids. */
@@ -189,6 +266,8 @@ export interface TransferState {
   nextFolderId: number;
   nextGroupId: number;
   tokens: TokenTable;
+  /** User and group changes, oldest first (state only: no endpoint answers them). */
+  audit: TransferAuditRecord[];
 }
 
 /** The whole emulator state; tests may read and mutate it directly. */

@@ -23,6 +23,34 @@ export function encodeTransferId(id: number, v: Variants): Json {
   }
 }
 
+/** A group id: a number, or a string on `transfer.ids=string` or `transfer.groupIds=string`. */
+export function encodeGroupId(id: number, v: Variants): Json {
+  return v['transfer.groupIds'] === 'string' ? String(id) : encodeTransferId(id, v);
+}
+
+/** The key a user record's full name goes under (`transfer.userName`). */
+export function fullNameKey(v: Variants): 'fullName' | 'realname' {
+  const form = v['transfer.userName'];
+  switch (form) {
+    case 'fullName':
+      return 'fullName';
+    case 'realname':
+      return 'realname';
+    default: {
+      const never: never = form;
+      throw new Error(`unknown userName form ${String(never)}`);
+    }
+  }
+}
+
+/**
+ * The keys a user body may give the full name under: `fullName` (UserPatchModel, AddUserModel),
+ * `realName` (the older AddUserModel of transfer-api.md), and on `realname` the answered `realname`.
+ */
+export function fullNameInputKeys(v: Variants): readonly string[] {
+  return v['transfer.userName'] === 'realname' ? ['fullName', 'realName', 'realname'] : ['fullName', 'realName'];
+}
+
 /** A folder path in the `transfer.pathStyle` reading (the root stays `/`). */
 export function encodeFolderPath(path: string, v: Variants): string {
   return v['transfer.pathStyle'] === 'trailing' && path !== '/' ? `${path}/` : path;

@@ -1,15 +1,17 @@
-import type { TokenDialect, TokenErrorCode, TokenLifetimes } from './auth.js';
+import type { TokenDialect, TokenErrorCode } from './auth.js';
 import { checkBearer, handleTokenGrant, revokeToken } from './auth.js';
 import type { ApiRequest, ApiResponse, FieldError, Params, Route } from './http.js';
-import { emptyResponse, isFormRequest, isJsonRequest, jsonResponse, matchRoute, parseJsonBody, transferError } from './http.js';
+import { emptyResponse, isFormRequest, jsonResponse, matchRoute } from './http.js';
 import type { Json, JsonObject } from './json.js';
 import { isJsonObject, showRejected } from './json.js';
 import type { TransferListQuery } from './paging.js';
-import { churnAcl, churnUsers } from './list-churn.js';
-import type { ListChurn } from './list-churn.js';
-import { compareText, matchesGlob, parseTransferListQuery, transferPage } from './paging.js';
-import type { EmulatorState, FolderAclEntry, FolderPermissions, TransferFolder, TransferState, TransferUser, Variants } from './state.js';
+import { churnAcl } from './list-churn.js';
+import { compareText, matchesGlob, transferPage } from './paging.js';
+import type { FolderAclEntry, FolderPermissions, TransferFolder, TransferState, TransferUser } from './state.js';
 import { FOLDER_PERMISSION_KEYS, SHARE_PERMISSION_KEYS, nowMs } from './state.js';
+import type { Ctx, TransferRuntime } from './transfer-context.js';
+import { err, folderDetailDefaults, invalid, isFolderAdmin, jsonBody, listResponse } from './transfer-context.js';
+import { USER_ROUTES, canSignOn } from './transfer-users.js';
 import {
   decodeEntryType,
   decodePermission,
@@ -22,23 +24,9 @@ import {
 } from './transfer-wire.js';
 import { NAMED_SETS } from './variants.js';
 
-export interface TransferRuntime {
-  readonly state: EmulatorState;
-  readonly lifetimes: TokenLifetimes;
-  /** Lists that change while they are read (`listChurn` option); undefined: they hold still. */
-  readonly churn?: ListChurn | undefined;
-}
+export type { TransferRuntime } from './transfer-context.js';
+export { folderDetailDefaults } from './transfer-context.js';
 
-interface Ctx {
-  readonly req: ApiRequest;
-  readonly rt: TransferRuntime;
-  readonly t: TransferState;
-  /** The readings the answers are encoded in and bodies decoded from. */
-  readonly v: Variants;
-  readonly caller: TransferUser;
-}
-
-const err = transferError;
 
 /** `error_code` of token errors (newer transfer releases add it; values are the emulator's). */
 const TOKEN_ERROR_CODES: Readonly<Record<TokenErrorCode, number>> = { invalid_request: 2000, invalid_grant: 2001, unsupported_grant_type: 2002 };
@@ -53,8 +41,13 @@ function tokenDialect(rt: TransferRuntime): TokenDialect {
     tokens: t.tokens,
     lifetimes: rt.lifetimes,
     now: () => nowMs(rt.state),
-    verifyPassword: (username, password) => t.users.find((u) => u.username.toLowerCase() === username.toLowerCase() && u.password === password)?.username,
-    userExists: (username) => t.users.some((u) => u.username === username),
+    verifyPassword: (username, password) => {
+      const user = t.users.find((u) => u.username.toLowerCase() === username.toLowerCase() && u.password === password);
+      if (!user || !canSignOn(user)) return undefined;
+      user.lastLoginStamp = new Date(nowMs(rt.state)).toISOString();
+      return user.username;
+    },
+    userExists: (username) => t.users.some((u) => u.username === username && canSignOn(u)),
     tokenError,
     variants: rt.state.variants,
   };
@@ -80,6 +73,7 @@ export function handleTransfer(req: ApiRequest, rt: TransferRuntime): ApiRespons
   if (!bearer.ok) return err(401, bearer.detail);
   const caller = t.users.find((u) => u.username === bearer.username);
   if (!caller) return err(401, 'the user of this token no longer exists');
+  if (!canSignOn(caller)) return err(401, `the account ${caller.username} is ${caller.status}: it cannot use the API`);
   const match = matchRoute(ROUTES, req.method, req.path);
   switch (match.kind) {
     case 'not-found':
@@ -97,15 +91,6 @@ export function handleTransfer(req: ApiRequest, rt: TransferRuntime): ApiRespons
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-/** Users and groups listing: Admin and SysAdmin. */
-function isUserAdmin(u: TransferUser): boolean {
-  return u.permission === 'Admin' || u.permission === 'SysAdmin';
-}
-/** Sees and manages every folder: FileAdmin, Admin, SysAdmin. */
-function isFolderAdmin(u: TransferUser): boolean {
-  return u.permission === 'FileAdmin' || isUserAdmin(u);
-}
 
 function emptyPermissions(value = false): FolderPermissions {
   const perms = Object.fromEntries(FOLDER_PERMISSION_KEYS.map((k) => [k, value])) as Record<(typeof FOLDER_PERMISSION_KEYS)[number], boolean>;
@@ -154,144 +139,6 @@ function visibleFolder(c: Ctx, raw: string): TransferFolder | undefined {
 
 function folderForbidden(id: string): ApiResponse {
   return err(403, `folder ${id} does not exist or you may not access it`);
-}
-
-function badQuery(errors: FieldError[]): ApiResponse {
-  return err(400, errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
-}
-
-function invalid(errors: FieldError[]): ApiResponse {
-  return err(422, errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
-}
-
-/** Sort, page and answer a list; a page past the end is a 404 on `transfer.pastLastPage=404`. */
-function listResponse<T>(
-  c: Ctx,
-  items: readonly T[],
-  sortFields: readonly string[],
-  defaultSort: string,
-  sortValue: (t: T, field: string) => string,
-  render: (t: T) => Json,
-): ApiResponse {
-  const q = parseTransferListQuery(c.req.query, sortFields, defaultSort);
-  if (!q.ok) return badQuery(q.errors);
-  const sorted = sortItems(items, q.value, sortValue);
-  const page = transferPage(sorted, q.value, c.v, render);
-  return page ? jsonResponse(200, page) : err(404, `page ${q.value.page} is past the last page`);
-}
-
-function sortItems<T>(items: readonly T[], q: TransferListQuery, sortValue: (t: T, field: string) => string): T[] {
-  const dir = q.sortDirection === 'asc' ? 1 : -1;
-  return [...items].sort((x, y) => dir * compareText(sortValue(x, q.sortField), sortValue(y, q.sortField)));
-}
-
-function jsonBody(c: Ctx): { ok: true; value: unknown } | { ok: false; response: ApiResponse } {
-  if (c.req.body.length > 0 && !isJsonRequest(c.req)) return { ok: false, response: err(415, 'the body must be application/json or text/json') };
-  const parsed = parseJsonBody(c.req);
-  if (!parsed.ok) return { ok: false, response: err(400, parsed.detail) };
-  return { ok: true, value: parsed.value };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Users and groups
-
-function userSelf(c: Ctx): ApiResponse {
-  const u = c.caller;
-  return jsonResponse(200, {
-    id: u.id,
-    username: u.username,
-    realname: u.fullName,
-    permission: u.permission,
-    email: u.email,
-    status: u.status,
-    orgID: u.orgID,
-    homeFolderID: u.homeFolderID,
-    defaultFolderID: u.homeFolderID,
-    emailFormat: 'HTML',
-    notes: '',
-    statusNote: '',
-    passwordChangeStamp: '2026-01-05T08:00:00',
-    receivesNotification: 'ReceivesNotifications',
-    forceChangePassword: false,
-    folderQuota: 0,
-    authMethod: 'MOVEitOnly',
-    language: 'en',
-    expirationPolicyID: 0,
-    displaySettings: { fileListPageSize: 25, liveViewPageSize: 25, userListPageSize: 25 },
-    lastLoginStamp: new Date(nowMs(c.rt.state)).toISOString(),
-  });
-}
-
-function renderUser(c: Ctx, u: TransferUser): JsonObject {
-  const record: JsonObject = {
-    id: u.id,
-    username: u.username,
-    fullName: u.fullName,
-    realname: u.fullName,
-    email: u.email,
-    permission: u.permission,
-    status: u.status,
-    orgID: u.orgID,
-    homeFolderID: u.homeFolderID,
-  };
-  if (c.v['transfer.groupMembers'] === 'userField')
-    record.groupIds = c.t.groups.filter((g) => g.members.includes(u.id)).map((g) => encodeTransferId(g.id, c.v));
-  return record;
-}
-
-function listUsers(c: Ctx): ApiResponse {
-  if (!isUserAdmin(c.caller)) return err(403, 'listing users requires the Admin or SysAdmin permission');
-  const name = c.req.query.get('username');
-  const exact = (c.req.query.get('isExactMatch') ?? '').toLowerCase() === 'true';
-  // `groupId` is a filter only where the server lists members that way; elsewhere it is ignored, as unknown query parameters are.
-  const groupId = c.v['transfer.groupMembers'] === 'usersFilter' ? c.req.query.get('groupId') : null;
-  const group = groupId === null ? undefined : c.t.groups.find((g) => String(g.id) === groupId);
-  if (groupId !== null && !group) return err(404, `no group has id ${groupId}`);
-  churnUsers(c.rt.churn, c.t);
-  const users = c.t.users.filter(
-    (u) =>
-      (name === null || name === '' || (exact ? u.username.toLowerCase() === name.toLowerCase() : u.username.toLowerCase().includes(name.toLowerCase()))) &&
-      (!group || group.members.includes(u.id)),
-  );
-  return listResponse(
-    c,
-    users,
-    ['username', 'fullName', 'email'],
-    'username',
-    (u, f) => String(renderUser(c, u)[f] ?? ''),
-    (u) => renderUser(c, u),
-  );
-}
-
-/** GET /groups/{id}/members: only where the server lists members that way (`transfer.groupMembers=members`). */
-function listGroupMembers(c: Ctx, p: Params): ApiResponse {
-  if (c.v['transfer.groupMembers'] !== 'members') return err(404, 'not found');
-  if (!isUserAdmin(c.caller)) return err(403, 'listing group members requires the Admin or SysAdmin permission');
-  const group = c.t.groups.find((g) => String(g.id) === p.id);
-  if (!group) return err(404, `no group has id ${String(p.id)}`);
-  const users = c.t.users.filter((u) => group.members.includes(u.id));
-  return listResponse(
-    c,
-    users,
-    ['username'],
-    'username',
-    (u) => u.username,
-    (u) => renderUser(c, u),
-  );
-}
-
-function listGroups(c: Ctx): ApiResponse {
-  if (!isUserAdmin(c.caller)) return err(403, 'listing groups requires the Admin or SysAdmin permission');
-  const mask = c.req.query.get('name');
-  const groups = c.t.groups.filter((g) => mask === null || matchesGlob(g.name, mask));
-  return listResponse(
-    c,
-    groups,
-    ['name', 'id'],
-    'name',
-    (g, f) => (f === 'id' ? String(g.id).padStart(12, '0') : g.name),
-    (g) => ({ id: encodeTransferId(g.id, c.v), name: g.name, description: g.description, membersCount: g.members.length }),
-  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -396,34 +243,6 @@ function renameFolder(c: Ctx, p: Params): ApiResponse {
   f.name = name;
   f.path = to;
   return jsonResponse(200, renderFolder(c, f));
-}
-
-/** FolderDetailsModel settings of a new folder. */
-export function folderDetailDefaults(): JsonObject {
-  return {
-    description: '',
-    allowFileOverwrite: true,
-    cleanTimeDays: 0,
-    cleanType: 'Never',
-    deliveryRecepientNotificationType: 'None',
-    enforceUniqueFilenames: false,
-    fileMaskRule: 'AllowExceptMatching',
-    fileMasks: '',
-    isShared: false,
-    lastContentChangeTime: '2026-01-05T08:00:00Z',
-    newFileNotificationTime: 0,
-    newFileNotificationType: 'None',
-    newTime: 1,
-    orgId: 0,
-    quota: 0,
-    responseText: '',
-    responseTime: 0,
-    responseType: 'RedirectImmediately',
-    subfolderCleanTime: 0,
-    systemType: 'User',
-    uploadNotificationConfirmationTime: 0,
-    uploadNotificationConfirmationType: 'None',
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -603,10 +422,7 @@ function deleteEntry(c: Ctx, p: Params): ApiResponse {
 }
 
 const ROUTES: readonly Route<Ctx>[] = [
-  { method: 'GET', pattern: '/users/self', handle: userSelf },
-  { method: 'GET', pattern: '/users', handle: listUsers },
-  { method: 'GET', pattern: '/groups', handle: listGroups },
-  { method: 'GET', pattern: '/groups/:id/members', handle: listGroupMembers },
+  ...USER_ROUTES,
   { method: 'GET', pattern: '/folders', handle: listFolders },
   { method: 'GET', pattern: '/folders/:id', handle: getFolder },
   { method: 'GET', pattern: '/folders/:id/subfolders', handle: listSubfolders },

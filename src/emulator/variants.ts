@@ -161,6 +161,18 @@ export const VARIANT_SWITCHES = {
     values: ['number', 'string'],
     description: 'folder ids, parentId and group ids are JSON numbers, or strings',
   },
+  'transfer.userName': {
+    register: 'T-12',
+    values: ['fullName', 'realname'],
+    description:
+      "user records (the users list, a user, the current user, group members, the answers to user writes) carry the full name as fullName (the current release), or as realname (an older one)",
+  },
+  'transfer.groupIds': {
+    register: 'T-13',
+    values: ['number', 'string'],
+    description:
+      'group ids (GET /groups, POST /groups, user records\' groupIds) are JSON numbers (strings where transfer.ids=string), or strings whatever transfer.ids says (folder ids stay numbers)',
+  },
   'transfer.envelope': {
     register: 'B-1',
     values: ['paging', 'flat'],
@@ -287,6 +299,7 @@ export const NAMED_SETS: Readonly<Record<Profile, NamedSet>> = {
       'transfer.ids': 'string',
       'transfer.envelope': 'flat',
       'transfer.pastLastPage': '404',
+      'transfer.userName': 'realname',
     },
     details: { appVersion: '2020.1.0', folderSort: 'Name' },
   },

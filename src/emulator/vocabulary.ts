@@ -51,3 +51,37 @@ export const MIC_STEP_KEYS = {
   RunTask: 'MicRunTaskType',
   UpdOrig: 'MicUpdOrigType',
 } as const;
+
+/**
+ * The user enums of transfer-users-groups.md (UserDetailsModel, AddUserModel, UserPatchModel).
+ * `Anonymous` is a permission the model can answer but no API call gives: the emulator never
+ * creates one, so it is not in the list a write or a seed takes.
+ */
+export const USER_PERMISSIONS = ['TemporaryUser', 'User', 'AuditUser', 'FileAdmin', 'Admin', 'SysAdmin'] as const;
+export type UserPermission = (typeof USER_PERMISSIONS)[number];
+export const USER_STATUSES = ['Active', 'Suspended', 'Template'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
+export const EMAIL_FORMATS = ['HTML', 'Text'] as const;
+export type EmailFormat = (typeof EMAIL_FORMATS)[number];
+export const RECEIVES_NOTIFICATION = ['ReceivesNoNotifications', 'ReceivesNotifications', 'AdminReceivesNotifications'] as const;
+export type ReceivesNotification = (typeof RECEIVES_NOTIFICATION)[number];
+export const AUTH_METHODS = ['MOVEitOnly', 'ExternalOnly', 'Both'] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+/** AddUserModel `homeFolderInUseOption`. */
+export const HOME_FOLDER_IN_USE = ['AllowIfExists', 'DenyIfExists'] as const;
+
+/** `GET /users?permission=`: the filter's value → the permissions it lists (`GroupAdmins` lists nobody: SPEC rule 143). */
+export const USER_PERMISSION_FILTERS = {
+  AllUsers: USER_PERMISSIONS,
+  EndUsers: ['User'],
+  Administrators: ['Admin'],
+  FileAdmins: ['FileAdmin'],
+  GroupAdmins: [],
+  TemporaryUsers: ['TemporaryUser'],
+  SysAdmins: ['SysAdmin'],
+  AuditUsers: ['AuditUser'],
+} as const satisfies Readonly<Record<string, readonly UserPermission[]>>;
+
+/** `GET /users?status=` values. */
+export const USER_STATUS_FILTERS = ['AllUsers', 'ActiveUsers', 'InactiveUsers', 'NeverSignedOnUsers', 'TemplateUsers'] as const;
+export type UserStatusFilter = (typeof USER_STATUS_FILTERS)[number];

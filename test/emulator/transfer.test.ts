@@ -93,18 +93,19 @@ describe('transfer tokens, users, groups, paging', () => {
     expect((await legacy.get(`/folders/${lf.id}`)).body.path).toBe('/Finance');
   });
 
-  it('rule 79: GET /users/self answers the current user record', async () => {
+  it('rule 79: GET /users/self answers the current user record (UserDetailsModel) — never the password', async () => {
     const alice = await login(base, ALICE);
     const r = await alice.get('/users/self');
     expect(r.body).toMatchObject({
       id: expect.any(String),
       username: 'alice',
-      realname: 'Alice Martin',
+      fullName: 'Alice Martin',
       permission: 'User',
       email: 'alice.martin@example.com',
       homeFolderID: expect.any(Number),
     });
     expect(r.text).not.toContain('SEEDSECRET');
+    expect(r.body).not.toHaveProperty('password');
   });
 
   it('rule 80: GET /users?username=&isExactMatch=true finds one user for admins; other callers get 403', async () => {

@@ -106,6 +106,7 @@ describe('the input rule and the named sets', () => {
       'transfer.ids': 'string',
       'transfer.envelope': 'paging',
       'transfer.pastLastPage': '404',
+      'transfer.userName': 'realname',
       'automation.days': 'short',
       'automation.ids': 'string',
     });

@@ -10,9 +10,11 @@ import type {
   TokenRecord,
   TransferFolder,
   TransferGroup,
+  TransferAuditRecord,
   TransferUser,
+  TransferUserCore,
 } from '../../src/emulator/state.js';
-import { nowMs } from '../../src/emulator/state.js';
+import { newTransferUser, nowMs } from '../../src/emulator/state.js';
 
 /*
  * What a test does to the servers an emulator plays, named by intent: read an object as the server
@@ -155,6 +157,14 @@ export function readTransferUser(emulator: RunningEmulator, username: string): T
   return copy(emulator.state.transfer.users.find((u) => u.username === username));
 }
 
+/**
+ * The transfer service's record of user and group changes made through its REST API (who, what,
+ * when), oldest first. The transfer references show no audit endpoint, so only a test can read it.
+ */
+export function readTransferAudit(emulator: RunningEmulator): TransferAuditRecord[] {
+  return copy(emulator.state.transfer.audit);
+}
+
 /** Every transfer group. */
 export function readTransferGroups(emulator: RunningEmulator): TransferGroup[] {
   return copy(emulator.state.transfer.groups);
@@ -248,9 +258,9 @@ export function swapHostNames(emulator: RunningEmulator, a: string, b: string): 
 
 // ---------------------------------------------------------------------- transfer: changes by hand
 
-/** Adds a transfer user (another client created it, or an administrator did). */
-export function addTransferUser(emulator: RunningEmulator, user: TransferUser): void {
-  emulator.state.transfer.users.push({ ...user });
+/** Adds a transfer user (another client created it, or an administrator did); fields left out take a new account's defaults. */
+export function addTransferUser(emulator: RunningEmulator, user: TransferUserCore): void {
+  emulator.state.transfer.users.push(newTransferUser(user));
 }
 
 /** Gives user `a` the username of user `b` and `b` that of `a` (their ids stay). */
