@@ -197,7 +197,7 @@ async function readSnapshot(dir: string, id: string, env: string, kinds: readonl
   const loaded = loadSnapshot(dir, ref, ctx.env);
   const origin = `snapshot ${ref.env}/${ref.id}`;
   if (loaded.automationXml === undefined) {
-    const automationKinds = kinds.filter((k) => k !== 'FolderPermissions');
+    const automationKinds = kinds.filter((k) => KINDS[k].service === 'automation');
     if (automationKinds.length > 0) {
       throw new ConfigError(
         `${origin} holds no automation export (it was taken without the automation service), so it has no ${automationKinds.join(' or ')} to import: import FolderPermissions from it, or use a snapshot with the export`,
@@ -216,13 +216,13 @@ async function readServers(
   parallelism: number,
   ctx: AppContext,
 ): Promise<ImportSource> {
-  const needAutomation = selection.kinds.some((k) => k !== 'FolderPermissions');
-  const needTransfer = selection.kinds.includes('FolderPermissions');
+  const needAutomation = selection.kinds.some((k) => KINDS[k].service === 'automation');
+  const needTransfer = selection.kinds.some((k) => KINDS[k].service === 'transfer');
   const needed = (['automation', 'transfer'] as const).filter((which) => (which === 'automation' ? needAutomation : needTransfer));
   for (const which of needed) {
     if (env[which] === undefined)
       throw new ConfigError(
-        `environment "${env.name}" has no ${which} service in ${config.file}, and ${which === 'automation' ? 'tasks and ACLs live' : 'folders live'} there`,
+        `environment "${env.name}" has no ${which} service in ${config.file}, and ${which === 'automation' ? 'tasks and ACLs live' : 'folders and groups live'} there`,
       );
   }
   // Both services' credentials at once: every missing variable is named.
