@@ -537,6 +537,17 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     },
     fix: "Grant the permissions the message names to the account, or to a group it is in, in the folder's FolderPermissions manifest; or use an account that has them.",
   },
+  MF417: {
+    meaning:
+      'A warning: a Group marked `manage: observe` (owned elsewhere, e.g. synchronised from a directory) differs from what the transfer server has: members added or missing, another description, or no such group. mftops reports it and never writes the group; its change is a no-op, and its members as the server has them count in access reviews.',
+    example: {
+      in: 'plan',
+      text: yaml('apiVersion: mftops/v1', 'kind: Group', 'metadata: { name: Finance Team }', 'spec:', '  mode: exact', '  members: [alice]', '  manage: observe'),
+      against: 'the file transfer server has the group Finance Team with the members alice and carol',
+      services: ['transfer'],
+    },
+    fix: 'Change the group where it is owned, or write in the manifest what the server has (`mftops import --kind Group` writes it).',
+  },
   MF501: {
     meaning: 'The configuration file does not exist or cannot be read.',
     example: { in: 'command', command: 'mftops status --config mftops.yml' },

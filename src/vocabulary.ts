@@ -97,7 +97,7 @@ export const USER_NOTIFICATIONS = ['ReceivesNoNotifications', 'ReceivesNotificat
 export type UserNotification = (typeof USER_NOTIFICATIONS)[number];
 
 /** The resource kinds a manifest declares. */
-export const MANIFEST_KINDS = ['Task', 'ResourceGroupAcl', 'FolderPermissions', 'User'] as const;
+export const MANIFEST_KINDS = ['Task', 'ResourceGroupAcl', 'FolderPermissions', 'User', 'Group'] as const;
 export type ManifestKind = (typeof MANIFEST_KINDS)[number];
 
 /**

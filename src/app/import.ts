@@ -159,7 +159,9 @@ function shownPath(path: string, cwd: string): string {
  * would leave nothing: then the explicit kind's error says why.
  */
 function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: boolean, ctx: Pick<AppContext, 'emit'>): ImportKind[] {
-  const wanted: readonly ImportKind[] = name === undefined ? EVERY_KIND : EVERY_KIND.filter((kind) => isPathNamed(kind) === name.startsWith('/'));
+  const wanted: readonly ImportKind[] = (name === undefined ? EVERY_KIND : EVERY_KIND.filter((kind) => isPathNamed(kind) === name.startsWith('/'))).filter(
+    (kind) => !ASKED_FOR_ONLY.includes(kind),
+  );
   const notes: string[] = [];
   let kinds = [...wanted];
   for (const { service, served, scopeKey } of SERVED_KINDS) {
@@ -180,7 +182,14 @@ function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: b
   return kinds;
 }
 
-/** Which service holds each kind, and the part of `scope` that selects it (a service's kinds grouped by that part). */
+/**
+ * Kinds an import takes only when `--kind` names them: groups are not bound by the scope, and an
+ * environment with Group manifests looks for unmanaged groups (drift, prune), so adopting them is
+ * a choice of its own rather than a side effect of importing the scope.
+ */
+const ASKED_FOR_ONLY: readonly ImportKind[] = ['Group'];
+
+/** Which service holds each kind, and the part of `scope` that selects it. */
 const SERVED_KINDS: readonly { readonly service: ServiceName; readonly served: readonly ImportKind[]; readonly scopeKey: keyof Scope }[] = (
   ['automation', 'transfer'] as const
 ).flatMap((service) => {
@@ -223,7 +232,7 @@ async function readServers(
   for (const which of needed) {
     if (env[which] === undefined)
       throw new ConfigError(
-        `environment "${env.name}" has no ${which} service in ${config.file}, and ${which === 'automation' ? 'tasks and ACLs live' : 'folders and users live'} there`,
+        `environment "${env.name}" has no ${which} service in ${config.file}, and ${which === 'automation' ? 'tasks and ACLs live' : 'folders, users and groups live'} there`,
       );
   }
   // Both services' credentials at once: every missing variable is named.

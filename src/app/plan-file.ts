@@ -237,6 +237,9 @@ const FOLDER_CREATE_KEYS = ['parentPath', 'name', 'inheritPermissions'];
 const FOLDER_RENAME_KEYS = ['from', 'name'];
 const FOLDER_SET_KEYS = ['type', 'id', 'name', 'permissions'];
 const FOLDER_REMOVE_KEYS = ['type', 'id', 'name'];
+const GROUP_PAYLOAD_KEYS = ['kind', 'name', 'create', 'add', 'remove'];
+const GROUP_CREATE_KEYS = ['description'];
+const GROUP_MEMBER_KEYS = ['username', 'id', 'createdBy'];
 
 /**
  * A copy of the plan with its keys in the order the model declares them, whatever order the
@@ -321,6 +324,12 @@ function orderPayload(payload: Payload): Obj {
       });
     case 'User':
       return ordered(payload, USER_PAYLOAD_KEYS);
+    case 'Group':
+      return ordered(payload, GROUP_PAYLOAD_KEYS, {
+        create: (c) => ordered(c as Obj, GROUP_CREATE_KEYS),
+        add: (a) => (a as readonly Obj[]).map((m) => ordered(m, GROUP_MEMBER_KEYS)),
+        remove: (r) => (r as readonly Obj[]).map((m) => ordered(m, GROUP_MEMBER_KEYS)),
+      });
     default: {
       const never: never = payload;
       return never;

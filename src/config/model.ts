@@ -6,7 +6,7 @@ export type { ServiceName } from '../vocabulary.js';
 import type { ServiceName } from '../vocabulary.js';
 
 /** Kinds that `prune` may name (DESIGN.md §3). */
-export type PrunableKind = 'Task' | 'ResourceGroupAcl' | 'FolderPermissions' | 'User';
+export type PrunableKind = 'Task' | 'ResourceGroupAcl' | 'FolderPermissions' | 'User' | 'Group';
 
 /**
  * A service as written in `mftops.yaml`, references unresolved. Loading a configuration never reads

@@ -4,6 +4,7 @@ import { MANIFEST_KINDS } from '../manifest/types.js';
 import { assemblePlan } from '../plan/assemble-plan.js';
 import { FLAGGED_ACL_GRANTS, FLAGGED_GRANTS } from '../plan/access-changes.js';
 import { kindOf } from '../kinds/registry.js';
+import { isUnmanagedGroup } from '../kinds/group/plan.js';
 import { formatAddress } from '../plan/model.js';
 import type { AccessReport, Change, EntryChange, FieldChange, Plan, PolicyReport, SourceRef } from '../plan/model.js';
 import type { AuditRecord } from '../services/automation/types.js';
@@ -70,7 +71,7 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
   const kept: Change[] = [];
 
   for (const change of input.plan.changes) {
-    if (change.action === 'delete') {
+    if (change.action === 'delete' || isUnmanagedGroup(change)) {
       const pruned = input.prune.includes(change.kind);
       if (pruned) kept.push(change);
       const addresses = [change.address];
@@ -124,7 +125,7 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
     keptAccess,
     kept.filter((c) => driftedAddresses.has(c.address)),
   );
-  const managed = kept.filter((c) => c.action !== 'delete').length + (input.missingFolders?.length ?? 0);
+  const managed = kept.filter((c) => c.action !== 'delete' && !isUnmanagedGroup(c)).length + (input.missingFolders?.length ?? 0);
   unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText(a.address.toLowerCase(), b.address.toLowerCase()));
   const expired =
     drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) +

@@ -1,5 +1,6 @@
 import type { Scope } from '../config/model.js';
 import type { LiveFolder } from '../live/model.js';
+import type { LiveGroupMembers } from '../kinds/group/to-manifest.js';
 import type { ManifestKind } from '../manifest/types.js';
 import type { Host, NamedObject, ResourceGroupAcl, Task } from '../services/automation/types.js';
 import type { TransferUser, TransferUserDetails } from '../services/transfer/types.js';
@@ -38,6 +39,8 @@ export interface ImportSource {
    * a walk is imported only when it has user or group entries).
    */
   readonly exactFolders?: readonly string[];
+  /** Transfer groups with their members' usernames (absent: none were read). */
+  readonly groups?: readonly LiveGroupMembers[];
 }
 
 /** Which objects to import. */

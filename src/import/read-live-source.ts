@@ -7,6 +7,8 @@ import { isPathGlob, pathGlobRoot } from '../glob.js';
 import { mapWithConcurrency } from '../map-with-concurrency.js';
 import type { TransferUser, TransferUserDetails } from '../services/transfer/types.js';
 import { selectUsers } from './select.js';
+import type { LiveGroupMembers } from '../kinds/group/to-manifest.js';
+import { withDefined } from '../with-defined.js';
 
 export interface ReadImportSourceInput {
   /** Read-only views only: importing never writes to a server. */
@@ -32,10 +34,11 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
   const wantAcls = s.kinds.includes('ResourceGroupAcl');
   const wantFolders = s.kinds.includes('FolderPermissions');
   const wantUsers = s.kinds.includes('User');
+  const wantGroups = s.kinds.includes('Group');
   if ((wantTasks || wantAcls) && a === undefined) throw new Error('bug: tasks or ACLs to import but no automation client');
-  if ((wantFolders || wantUsers) && input.transfer === undefined) throw new Error('bug: folders or users to import but no transfer client');
+  if ((wantFolders || wantUsers || wantGroups) && input.transfer === undefined) throw new Error('bug: folders, users or groups to import but no transfer client');
   const none = Promise.resolve([]);
-  const [tasks, hosts, custom, standard, dateLists, acls, folders, users] = await Promise.all([
+  const [tasks, hosts, custom, standard, dateLists, acls, folders, users, groups] = await Promise.all([
     wantTasks ? a!.listTasks(s.name !== undefined ? { name: s.name } : {}) : none,
     wantTasks ? a!.listHosts() : none,
     wantTasks ? a!.listCustomScripts() : none,
@@ -44,6 +47,7 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
     wantAcls ? a!.listResourceGroupAcls() : none,
     wantFolders ? readFolders(input.transfer!, s, input.parallelism, input.progress) : Promise.resolve({ folders: [], exact: [] }),
     wantUsers ? readUsers(input.transfer!, s, input.parallelism) : undefined,
+    wantGroups ? readGroups(input.transfer!) : undefined,
   ]);
   return {
     origin: input.origin,
@@ -55,6 +59,7 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
     folders: folders.folders,
     exactFolders: folders.exact,
     ...(users ? { users: users.users, userDetails: users.details } : {}),
+    ...withDefined({ groups }),
   };
 }
 
@@ -67,6 +72,17 @@ async function readUsers(
   const users = selectUsers({ users: await transfer.listUsers() }, s);
   const details = await mapWithConcurrency(users, parallelism, (u) => transfer.getUser(u.id));
   return { users, details: new Map(users.map((u, i) => [u.id, details[i]!])) };
+}
+
+/** Every group with its members' usernames, in whichever form the server tells them (T-16). */
+async function readGroups(transfer: TransferReader): Promise<LiveGroupMembers[]> {
+  const [users, groups] = await Promise.all([transfer.listUsers(), transfer.listGroups()]);
+  const membership = groups.length > 0 ? await transfer.listGroupMembers(groups.map((g) => g.id)) : undefined;
+  const username = new Map(users.map((u) => [u.id, u.username]));
+  return groups.map((group) => {
+    const ids = membership?.members.get(group.id);
+    return { group, members: ids?.flatMap((id) => username.get(id) ?? []) };
+  });
 }
 
 async function readFolders(

@@ -3,6 +3,7 @@ import type { LiveState } from '../live/model.js';
 import type { Change, JsonObject, Plan } from '../plan/model.js';
 import { asFieldValue, sensitiveValue } from '../resources/common.js';
 import { aclToManifest, createImportCatalog, createSecretRedactor, folderToManifest, taskToManifest, userToManifest } from './to-manifest.js';
+import { groupToManifest } from '../kinds/group/to-manifest.js';
 
 /**
  * What each delete (and the delete of each replace) of `plan` removes, as Terraform shows what it
@@ -56,6 +57,11 @@ export function liveSpecs(changes: readonly Change[], live: LiveState): Map<stri
       case 'User': {
         const user = change.liveId === undefined ? undefined : live.transfer?.users?.byId.get(change.liveId);
         return user === undefined ? undefined : specOf(userToManifest(user, live.transfer?.userDetails?.get(user.id)).document);
+      }
+      case 'Group': {
+        const group = change.liveId === undefined ? undefined : live.transfer?.groups?.byId.get(change.liveId);
+        const members = group === undefined ? undefined : live.transfer?.groupMembers?.members.get(group.name.toLowerCase());
+        return group === undefined ? undefined : specOf(groupToManifest({ group, members }).document);
       }
       default: {
         const never: never = change.kind;

@@ -7,6 +7,8 @@ import type { ImportedManifest, ImportKind, ImportResult, ImportSelection, Impor
 import { folderPathProblem, isSameOrBelow, trimFolderPath } from '../folder-path.js';
 import { compareText } from '../order.js';
 import { matchesNameMask, matchesPathGlob } from '../glob.js';
+import { groupToManifest } from '../kinds/group/to-manifest.js';
+import type { LiveGroupMembers } from '../kinds/group/to-manifest.js';
 
 /**
  * Which live objects an import takes (pure), and the manifests made from them.
@@ -49,6 +51,9 @@ export function importObjects(source: ImportSource, selection: ImportSelection):
         break;
       case 'User':
         for (const user of byName(selectUsers(source, selection), (u) => u.username)) manifests.push(userToManifest(user, source.userDetails?.get(user.id)));
+        break;
+      case 'Group':
+        for (const live of byName(selectGroups(source, selection), (g) => g.group.name)) manifests.push(groupToManifest(live));
         break;
       default: {
         const never: never = kind;
@@ -100,6 +105,12 @@ function selectAcls(source: ImportSource, s: ImportSelection): ImportSource['acl
     if (s.name !== undefined) return matchesNameMask(s.name, a.ResourceGroupName) || matchesNameMask(s.name, a.UserGroupName);
     return s.all || groups.has(a.ResourceGroupName.toLowerCase());
   });
+}
+
+/** Groups are not bound by a scope: every group, or those whose name matches `--name` (a name mask). */
+function selectGroups(source: ImportSource, s: ImportSelection): readonly LiveGroupMembers[] {
+  const groups = (source.groups ?? []).filter((g) => g.group.name !== '');
+  return s.name === undefined ? groups : groups.filter((g) => matchesNameMask(s.name!, g.group.name));
 }
 
 function selectFolders(source: ImportSource, s: ImportSelection): ImportSource['folders'] {

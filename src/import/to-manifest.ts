@@ -279,7 +279,7 @@ export function userToManifest(user: TransferUser, details?: TransferUserDetails
   return finish('User', user.username, formatAddress('User', user.username), user.username, userSpecOf(user, details), []);
 }
 
-function finish(kind: ImportKind, name: string, address: string, metadataName: string, spec: Record<string, unknown>, notes: string[]): ImportedManifest {
+export function finish(kind: ImportKind, name: string, address: string, metadataName: string, spec: Record<string, unknown>, notes: string[]): ImportedManifest {
   const root = getKindSchema(kind);
   const specSchema = (root.properties as Record<string, AnySchemaObject>).spec!;
   const shaped = shapeToSchema(spec, specSchema, root, '', notes);

@@ -11,6 +11,7 @@ export const NAMING: { readonly [K in ResourceKind]: 'name' | 'path' } = {
   ResourceGroupAcl: 'name',
   FolderPermissions: 'path',
   User: 'name',
+  Group: 'name',
 };
 
 /** Whether `kind`'s names are folder paths (see `NAMING`). */

@@ -4,6 +4,7 @@ import type { KindIo } from './kind-io.js';
 import { RESOURCE_GROUP_ACL_IO } from './resource-group-acl/io.js';
 import { TASK_IO } from './task/io.js';
 import { USER_IO } from './user/io.js';
+import { GROUP_IO } from './group/io.js';
 
 /**
  * The I/O half of every resource kind. A mapped type over `ResourceKind`: a new kind does not
@@ -15,4 +16,5 @@ export const KIND_IO: { readonly [K in ResourceKind]: KindIo<K> } = {
   ResourceGroupAcl: RESOURCE_GROUP_ACL_IO,
   FolderPermissions: FOLDER_PERMISSIONS_IO,
   User: USER_IO,
+  Group: GROUP_IO,
 };

@@ -11,6 +11,7 @@ import type { FolderStep, FolderTouched } from './folder-permissions/io.js';
 import type { AclStep, AclTouched } from './resource-group-acl/io.js';
 import type { TaskStep, TaskTouched } from './task/io.js';
 import type { UserStep, UserTouched } from './user/io.js';
+import type { GroupStep, GroupTouched } from './group/io.js';
 
 /**
  * The I/O half of a resource kind (its pure half is `KindDefinition`): what apply sends for a
@@ -65,6 +66,7 @@ export interface KindIoTypes {
   readonly ResourceGroupAcl: { readonly step: AclStep; readonly touched: AclTouched };
   readonly FolderPermissions: { readonly step: FolderStep; readonly touched: FolderTouched };
   readonly User: { readonly step: UserStep; readonly touched: UserTouched };
+  readonly Group: { readonly step: GroupStep; readonly touched: GroupTouched };
 }
 
 export type StepOf<K extends ResourceKind> = KindIoTypes[K]['step'];
@@ -127,6 +129,7 @@ export interface ChangeIds {
   readonly acl?: string;
   readonly folder?: string;
   readonly user?: string;
+  readonly group?: string;
 }
 
 /** What apply needs of the automation client: its writes and the reads that identify objects. */
@@ -145,7 +148,7 @@ export type AutomationWriter = Pick<
 >;
 export type TransferWriter = Pick<
   TransferClient,
-  'findFolderByPath' | 'createSubfolder' | 'renameFolder' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl' | 'findUser' | 'getUser' | 'createUser' | 'patchUser' | 'deleteUser'
+  'findFolderByPath' | 'createSubfolder' | 'renameFolder' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl' | 'listUsers' | 'listGroups' | 'listGroupMembers' | 'createGroup' | 'addGroupMembers' | 'removeGroupMember' | 'findUser' | 'getUser' | 'createUser' | 'patchUser' | 'deleteUser'
 >;
 
 export interface WriteClients {
@@ -181,7 +184,7 @@ export interface StaleCheckReaders {
     ReadonlyAutomationClient,
     'listTasks' | 'listResourceGroupAcls' | 'listHosts' | 'listCustomScripts' | 'listStandardScripts' | 'listDateLists' | 'listResourceGroups'
   >;
-  readonly transfer?: Pick<ReadonlyTransferClient, 'findFolderByPath' | 'listFolderAcls' | 'listUsers' | 'listGroups' | 'getUser'>;
+  readonly transfer?: Pick<ReadonlyTransferClient, 'findFolderByPath' | 'listFolderAcls' | 'listUsers' | 'listGroups' | 'listGroupMembers' | 'getUser'>;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { LiveState } from '../live/model.js';
 import type { Scope } from '../config/model.js';
 import type { Manifest, ManifestKind } from '../manifest/types.js';
 import type { ValueVocabulary } from '../manifest/value-words.js';
-import type { Change, DesiredAcl, DesiredFolder, DesiredTask, DesiredUser, EntryPermissions, NameKind, Principal } from '../resources/model.js';
+import type { Change, DesiredAcl, DesiredFolder, DesiredGroup, DesiredTask, DesiredUser, EntryPermissions, NameKind, Principal } from '../resources/model.js';
 import type { ServiceName } from '../vocabulary.js';
 import type { EntryView } from './folder-permissions/plan.js';
 import type { PlanDiagnostic } from './diagnostics.js';
@@ -19,6 +19,7 @@ export interface DesiredByKind {
   readonly ResourceGroupAcl: DesiredAcl;
   readonly FolderPermissions: DesiredFolder;
   readonly User: DesiredUser;
+  readonly Group: DesiredGroup;
 }
 
 /** The desired object of kind `K`. */
@@ -33,14 +34,16 @@ export type DesiredOf<K extends ResourceKind> = DesiredByKind[K];
 export type AccessBasis =
   | { readonly kind: 'folder'; readonly before: readonly EntryView[]; readonly after: readonly EntryView[] }
   | { readonly kind: 'acl'; readonly userGroup: string; readonly resourceGroup: string; readonly before: readonly string[]; readonly after: readonly string[] }
-  | { readonly kind: 'account'; readonly user: string; readonly before: string | undefined; readonly after: string | undefined };
+  | { readonly kind: 'account'; readonly user: string; readonly before: string | undefined; readonly after: string | undefined }
+  | { readonly kind: 'membership'; readonly group: string; readonly before: readonly string[]; readonly after: readonly string[] };
 
 /** What an unmanaged object is, in a line: enough to decide whether to import or delete it (the drift report's). */
 export type UnmanagedDetail =
   | { readonly kind: 'Task'; readonly groups: readonly string[] }
   | { readonly kind: 'ResourceGroupAcl'; readonly resourceGroup: string; readonly userGroup: string; readonly permissions: readonly string[] }
   | { readonly kind: 'FolderPermissions'; readonly entries: readonly { readonly principal: Principal; readonly grant: EntryPermissions }[] }
-  | { readonly kind: 'User'; readonly permission?: string; readonly status?: string; readonly lastLoginStamp?: string };
+  | { readonly kind: 'User'; readonly permission?: string; readonly status?: string; readonly lastLoginStamp?: string }
+  | { readonly kind: 'Group'; readonly members?: number };
 
 /** The unmanaged detail of kind `K`. */
 export type UnmanagedDetailOf<K extends ResourceKind> = Extract<UnmanagedDetail, { readonly kind: K }>;
@@ -52,6 +55,13 @@ export interface KindWords {
   /** A folder entry's permissions in words. */
   readonly grant: (grant: EntryPermissions) => string;
 }
+
+/**
+ * The objects the manifests of one plan declare: lower-cased address → the address as the
+ * manifest spells it. A name that the live state lacks but a manifest declares is an object this
+ * plan creates (a group member a User manifest makes), not an unknown name.
+ */
+export type DeclaredAddresses = ReadonlyMap<string, string>;
 
 /** A manifest's references resolved (`value`), or what did not resolve (`diagnostics`, then it is left out). */
 export interface Resolution<T> {
@@ -122,7 +132,7 @@ export interface KindDefinition<K extends ResourceKind> {
    * The manifest's references resolved against the live state of its service (present: a
    * manifest whose service is not configured is reported before this is called).
    */
-  readonly resolve: (manifest: ManifestOf<K>, live: LiveState) => Resolution<DesiredOf<K>>;
+  readonly resolve: (manifest: ManifestOf<K>, live: LiveState, declared: DeclaredAddresses) => Resolution<DesiredOf<K>>;
   /** The name a desired object's address is made of (`metadata.name`, a folder's path). */
   readonly nameOf: (desired: DesiredOf<K>) => string;
   /** Plans the desired objects of the kind: one change each, or a diagnostic that leaves it out. */

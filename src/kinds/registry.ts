@@ -4,6 +4,7 @@ import { FOLDER_PERMISSIONS } from './folder-permissions/definition.js';
 import { RESOURCE_GROUP_ACL } from './resource-group-acl/definition.js';
 import { TASK } from './task/definition.js';
 import { USER } from './user/definition.js';
+import { GROUP } from './group/definition.js';
 
 /**
  * Every resource kind's pure definition, by kind: a mapped type over `ResourceKind`, so a kind
@@ -15,6 +16,7 @@ export const KINDS: { readonly [K in ResourceKind]: KindDefinition<K> } = {
   ResourceGroupAcl: RESOURCE_GROUP_ACL,
   FolderPermissions: FOLDER_PERMISSIONS,
   User: USER,
+  Group: GROUP,
 };
 
 /** A kind's definition, typed by its kind. */

@@ -54,6 +54,7 @@ function identityKey(doc: CheckedDocument): string | undefined {
     case 'Task':
     case 'FolderPermissions':
     case 'User':
+    case 'Group':
       return doc.name.toLowerCase();
     case 'ResourceGroupAcl': {
       const spec = asRecord(doc.spec);
@@ -78,6 +79,8 @@ function describeIdentity(doc: CheckedDocument): string {
       return `FolderPermissions for \`${doc.name}\``;
     case 'User':
       return `User \`${doc.name}\``;
+    case 'Group':
+      return `Group \`${doc.name}\``;
     case 'ResourceGroupAcl': {
       const spec = asRecord(doc.spec);
       return `a ResourceGroupAcl for resource group \`${String(spec?.resourceGroup)}\` and user group \`${String(spec?.userGroup)}\``;

@@ -14,6 +14,7 @@ export const SCHEMA_FILES: Readonly<Record<ManifestKind, string>> = {
   ResourceGroupAcl: 'resource-group-acl.schema.json',
   FolderPermissions: 'folder-permissions.schema.json',
   User: 'user.schema.json',
+  Group: 'group.schema.json',
 };
 
 /** The schema of `kind: Policy` (policies are not resources: see DOCUMENT_KINDS). */

@@ -77,7 +77,12 @@ export interface UserManifest extends ManifestBase {
   readonly spec: UserSpec;
 }
 
-export type Manifest = TaskManifest | ResourceGroupAclManifest | FolderPermissionsManifest | UserManifest;
+export interface GroupManifest extends ManifestBase {
+  readonly kind: 'Group';
+  readonly spec: GroupSpec;
+}
+
+export type Manifest = TaskManifest | ResourceGroupAclManifest | FolderPermissionsManifest | UserManifest | GroupManifest;
 
 // ---------------------------------------------------------------------------------------- Policy
 
@@ -370,4 +375,22 @@ export interface UserSpec {
   readonly homeFolderPath?: string;
   /** Write-only: a `${env:NAME}` / `${file:PATH}` reference, sent on create (and on update with `--rotate-passwords`), never read or compared. */
   readonly password?: string;
+}
+
+// ----------------------------------------------------------------------------------------- Group
+
+/**
+ * A group of the file transfer server (transfer-users-groups.md), named by `metadata.name`
+ * (case-insensitive). The API creates groups and adds and removes members; it cannot change a
+ * group's name or description, nor delete one.
+ */
+export interface GroupSpec {
+  /** Sent when the group is created; a different live description cannot be changed (blocked). */
+  readonly description?: string;
+  /** exact: members the manifest does not list are removed; additive: never removed. */
+  readonly mode: 'exact' | 'additive';
+  /** Usernames, compared as a set without regard to case. */
+  readonly members: readonly string[];
+  /** observe: read and reported (and used for access review), never written. Absent: `manage`. */
+  readonly manage?: 'manage' | 'observe';
 }

@@ -74,6 +74,9 @@ export function planAccessChanges(
       case 'account':
         users.push(accountAccess(change.address, basis));
         break;
+      case 'membership':
+        // What the members gain and lose through the group is issue 26's access review (H5).
+        break;
       default: {
         const never: never = basis;
         throw new Error(`unknown access basis ${String(never)}`);

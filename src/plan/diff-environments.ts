@@ -168,7 +168,8 @@ function byIdentity(manifests: readonly Manifest[]): Map<string, Manifest> {
 function flatten(m: Manifest): Map<string, JsonValue> {
   const out = new Map<string, JsonValue>();
   out.set('metadata.name', m.name);
-  const spec = toJson(m.spec);
+  // A group's members are a set: compared in one order, whatever order each manifest lists them in.
+  const spec = toJson(m.kind === 'Group' ? { ...m.spec, members: [...m.spec.members].sort((a, b) => compareText(a.toLowerCase(), b.toLowerCase())) } : m.spec);
   if (isRecord(spec))
     for (const [key, value] of Object.entries(spec)) flattenValue(key, value as JsonValue, out, m.kind === 'FolderPermissions' && key === 'entries');
   return out;

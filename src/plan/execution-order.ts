@@ -24,14 +24,30 @@ export function scheduleChanges(changes: readonly Change[]): Change[] {
   const deleteOrder = [...kindsInRank()].reverse().map((definition) => definition.kind);
   const depthOf = (c: Change): number => (isPathNamed(c.kind) ? folderDepth(c.name) : 0);
   const maxDepth = Math.max(0, ...writes.map(depthOf));
-  const rawWave = (c: Change): number => (c.action === 'delete' ? 1 + deleteOrder.indexOf(c.kind) * (maxDepth + 1) + maxDepth - depthOf(c) : 0);
+  // A group that adds members this plan creates runs in a wave of its own after the creates.
+  const rawWave = (c: Change): number =>
+    c.action === 'delete' ? 2 + deleteOrder.indexOf(c.kind) * (maxDepth + 1) + maxDepth - depthOf(c) : createdMembers(c).length > 0 ? 1 : 0;
   const used = [...new Set(writes.map(rawWave))].sort((a, b) => a - b);
-  return changes.map((c) => {
+  const scheduled = changes.map((c): Change => {
     const { wave: _wave, needs: _needs, ...rest } = c;
     if (!isWriteAction(c.action)) return rest;
-    const needs = neededMaker(c, makers);
+    const needs = neededMaker(c, makers) ?? createdMembers(c)[0];
     return { ...rest, wave: used.indexOf(rawWave(c)), ...withDefined({ needs }) };
   });
+  if (!writes.some((c) => createdMembers(c).length > 0)) return scheduled;
+  // Such a group is listed after the first wave (a stable sort: the rest keep their order).
+  return scheduled.map((c, i) => ({ c, i })).sort((a, b) => (a.c.wave ?? 0) - (b.c.wave ?? 0) || a.i - b.i).map(({ c }) => c);
+}
+
+/**
+ * The addresses of the User changes that create members a group change adds (`createdBy`), in
+ * the order it adds them. The group waits for the first (`needs`) in a later wave, so that every
+ * create has run when its members are added; a member whose create failed is then refused by
+ * its id (`CreatedIds.require`), never sent.
+ */
+function createdMembers(c: Change): string[] {
+  if (c.kind !== 'Group' || c.payload?.kind !== 'Group') return [];
+  return c.payload.add.flatMap((m) => (m.createdBy !== undefined ? [m.createdBy] : []));
 }
 
 /**
@@ -64,6 +80,13 @@ export function checkExecutionOrder(changes: readonly Change[]): string[] {
     if (c.action === 'delete') firstDeleteWave = Math.min(firstDeleteWave, wave);
     else lastWriteWave = Math.max(lastWriteWave, wave);
 
+    const creator = createdMembers(c)[0];
+    if (creator !== undefined) {
+      const j = position.get(creator);
+      if (c.needs !== creator) problems.push(`${c.address} does not wait for ${creator}, which creates a member it adds`);
+      else if (j !== undefined && (j > i || (changes[j]!.wave ?? wave) >= wave)) problems.push(`${c.address} does not run after ${creator}, which creates a member it adds`);
+      return;
+    }
     const expected = neededMaker(c, makers);
     if (c.needs !== expected) {
       problems.push(

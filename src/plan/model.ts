@@ -17,6 +17,7 @@ export type {
   InnerWords,
   RefNames,
   FolderPermissionsPayload,
+  GroupPayload,
   JsonObject,
   JsonValue,
   Payload,

@@ -2,6 +2,7 @@ import type { LiveState } from '../live/model.js';
 import type { Manifest } from '../manifest/types.js';
 import type { DesiredOf, ManifestOf, ResourceKind } from '../kinds/kind.js';
 import { EVERY_KIND, kindOf } from '../kinds/registry.js';
+import { formatAddress } from '../kinds/address.js';
 import type { DesiredState } from './desired.js';
 import { createPlanDiagnostic } from './diagnostics.js';
 import type { PlanDiagnostic } from './diagnostics.js';
@@ -19,6 +20,7 @@ export function resolveDesired(manifests: readonly Manifest[], live: LiveState):
   const byKind = Object.fromEntries(EVERY_KIND.map((kind) => [kind, []])) as unknown as { [K in ResourceKind]: DesiredOf<K>[] };
   const skipped: Manifest[] = [];
   const missingService = { automation: [] as Manifest[], transfer: [] as Manifest[] };
+  const declared = new Map(manifests.map((m) => formatAddress(m.kind, m.name)).map((address) => [address.toLowerCase(), address]));
 
   const resolveOne = <K extends ResourceKind>(manifest: ManifestOf<K>): void => {
     const definition = kindOf<K>(manifest.kind);
@@ -27,7 +29,7 @@ export function resolveDesired(manifests: readonly Manifest[], live: LiveState):
       skipped.push(manifest);
       return;
     }
-    const resolution = definition.resolve(manifest, live);
+    const resolution = definition.resolve(manifest, live, declared);
     diagnostics.push(...resolution.diagnostics);
     if (resolution.diagnostics.length === 0) (byKind[manifest.kind] as DesiredOf<K>[]).push(resolution.value);
     else skipped.push(manifest);

@@ -2,7 +2,7 @@ import type { FieldWords, InnerWords } from '../manifest/value-words.js';
 export type { FieldWords, InnerWords } from '../manifest/value-words.js';
 import type { ServiceName } from '../vocabulary.js';
 import type { ManifestKind } from '../vocabulary.js';
-import type { AclPermission, FolderPermission, FolderPermissionsManifest, ResourceGroupAclManifest, SharePermission, TaskManifest, UserManifest } from '../manifest/types.js';
+import type { AclPermission, FolderPermission, FolderPermissionsManifest, GroupManifest, ResourceGroupAclManifest, SharePermission, TaskManifest, UserManifest } from '../manifest/types.js';
 
 /**
  * The data each resource kind works on and produces: the desired object after references were
@@ -51,6 +51,14 @@ export const ACTIONS: readonly Action[] = ['create', 'update', 'replace', 'delet
  *   (UserPatchModel has no username): blocked, never a delete and a create.
  * - `user-pruned`: an unmanaged user whose username matches `scope.users` (the masks), deleted
  *   because Users are pruned; `status: Suspended` is the safer change the plan offers.
+ * - `group-not-updatable`: a group's `description` differs, and the file transfer API of this
+ *   release has no group update; `partial`: its member changes are applied (update), else nothing
+ *   is (blocked).
+ * - `group-not-deletable`: an unmanaged group, and Groups are pruned; the API has no group delete
+ *   (blocked).
+ * - `group-members-unknown`: the server did not tell the members of a managed group (no members
+ *   form answered, or the account may not read them): nothing is changed rather than guessed
+ *   (blocked).
  */
 export type ChangeReason =
   | { readonly code: 'advanced-task'; readonly operation: 'create' | 'update' }
@@ -62,7 +70,10 @@ export type ChangeReason =
   | { readonly code: 'folder-copies-parent'; readonly parentPath: string; readonly inheritPermissions: 'CopyOnly' | 'Always' }
   | { readonly code: 'entries-not-editable'; readonly principals: readonly Principal[]; readonly partial: boolean }
   | { readonly code: 'user-rename'; readonly from: string }
-  | { readonly code: 'user-pruned'; readonly scope: readonly string[] };
+  | { readonly code: 'user-pruned'; readonly scope: readonly string[] }
+  | { readonly code: 'group-not-updatable'; readonly partial: boolean }
+  | { readonly code: 'group-not-deletable' }
+  | { readonly code: 'group-members-unknown' };
 
 /**
  * Why one folder ACL entry is what it is (see `ChangeReason`).
@@ -155,7 +166,7 @@ export interface ResolvedName {
 }
 
 /** The request bodies apply will send, per kind. Ids resolved at plan time. */
-export type Payload = TaskPayload | ResourceGroupAclPayload | FolderPermissionsPayload | UserPayload;
+export type Payload = TaskPayload | ResourceGroupAclPayload | FolderPermissionsPayload | UserPayload | GroupPayload;
 
 export interface TaskPayload {
   readonly kind: 'Task';
@@ -216,6 +227,34 @@ export interface UserPayload {
   readonly username: string;
   readonly create?: JsonObject;
   readonly patch?: JsonObject;
+}
+
+/**
+ * A transfer group's requests: create it first (POST /groups, `create`), then add members (one
+ * POST /groups/{id}/members with every id to add), then remove members (`mode: exact` only, one
+ * DELETE /groups/{id}/members/{userId} each). The group's id is the plan's `liveId` or the one
+ * its create returned.
+ */
+export interface GroupPayload {
+  readonly kind: 'Group';
+  /** The group's name as the manifest writes it (`metadata.name`). */
+  readonly name: string;
+  /** Set when the group must be created first. */
+  readonly create?: { readonly description?: string };
+  /** Members to add, in manifest order. */
+  readonly add: readonly GroupMemberRef[];
+  /** Members to remove (live users: each has its id). */
+  readonly remove: readonly GroupMemberRef[];
+}
+
+/**
+ * One member of a group change: a live user's id, or (`createdBy`) the address of the User change
+ * of the same plan that creates it, whose id apply takes from the table of the apply's ids.
+ */
+export interface GroupMemberRef {
+  readonly username: string;
+  readonly id?: string;
+  readonly createdBy?: string;
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
@@ -300,6 +339,17 @@ export interface DesiredUser {
   /** The username as written (`metadata.name`). */
   readonly username: string;
   /** Always empty: a user refers to nothing by name. */
+  readonly resolved: readonly ResolvedName[];
+}
+
+/** A Group manifest with its members resolved to transfer-server user ids. */
+export interface DesiredGroup {
+  readonly manifest: GroupManifest;
+  /** The group's name as written (`metadata.name`). */
+  readonly name: string;
+  /** Its members in manifest order, each once (case aside). */
+  readonly members: readonly GroupMemberRef[];
+  /** The names resolved to server objects on the way (each once), for apply to check again. */
   readonly resolved: readonly ResolvedName[];
 }
 

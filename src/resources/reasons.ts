@@ -39,6 +39,12 @@ export function describeReason(reason: ChangeReason | EntryReason): string {
       return `the API cannot rename a user: ${reason.from} keeps its name (rename it on the transfer server, or drop it from previousNames to create a new user)`;
     case 'user-pruned':
       return `no manifest manages this user in scope (${reason.scope.join(', ')}), and Users are pruned: the account is deleted with its settings; to keep it but stop its sign-on, declare it with \`status: Suspended\` instead`;
+    case 'group-not-updatable':
+      return `the file transfer API of this release has no group update/delete: the description cannot be changed through the API${reason.partial ? '; the member changes are applied' : ''}`;
+    case 'group-not-deletable':
+      return 'no manifest manages this group, and Groups are pruned, but the file transfer API of this release has no group update/delete: delete it on the server, or import it';
+    case 'group-members-unknown':
+      return "the transfer server does not tell this group's members (no members form answered, or the account may not read them): nothing is changed rather than guessed";
     default: {
       const never: never = reason;
       throw new Error(`unknown reason ${JSON.stringify(never)}`);

@@ -350,6 +350,7 @@ describe('order and concurrency', () => {
         calls.push(`delete-entry ${id}`);
       },
       findUser: async () => null,
+      listUsers: async () => [],
       getUser: async () => {
         throw new Error('no users here');
       },
@@ -360,6 +361,17 @@ describe('order and concurrency', () => {
         throw new Error('no users here');
       },
       deleteUser: async () => undefined,
+      listGroups: async () => [],
+      listGroupMembers: async () => ({ form: 'none', members: new Map() }),
+      createGroup: async () => {
+        throw new Error('no group is written in these tests');
+      },
+      addGroupMembers: async () => {
+        throw new Error('no group is written in these tests');
+      },
+      removeGroupMember: async () => {
+        throw new Error('no group is written in these tests');
+      },
     };
     return { client, calls };
   }

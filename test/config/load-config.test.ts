@@ -144,7 +144,7 @@ environments:
     expect(lines).toContain('mftops.yaml:1:13: apiVersion: must be mftops/v1');
     expect(lines).toContain('mftops.yaml:7:7: environments.prod.transfer: unknown key `usename` — did you mean `username`?');
     expect(lines).toContain('mftops.yaml:5:5: environments.prod.transfer: missing required key `username`');
-    expect(lines).toContain('mftops.yaml:9:13: environments.prod.prune.0: must be one of Task, ResourceGroupAcl, FolderPermissions, User');
+    expect(lines).toContain('mftops.yaml:9:13: environments.prod.prune.0: must be one of Task, ResourceGroupAcl, FolderPermissions, User, Group');
     expect(lines).toContain('mftops.yaml:10:3: environments.empty: needs at least one of `automation`, `transfer`');
     // Each is a coded diagnostic with its range, sorted.
     expect(placesOf(() => loadConfig('mftops.yaml', dir))).toEqual([

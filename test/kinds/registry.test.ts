@@ -9,6 +9,7 @@ import { automationState, entry, manifestsFrom, planFrom, taskYaml, transferStat
 
 const aclDoc =
   'apiVersion: mftops/v1\nkind: ResourceGroupAcl\nmetadata: { name: finance-ops }\nspec:\n  resourceGroup: Finance\n  userGroup: Operators\n  permissions: [TaskRun]\n';
+const groupDoc = 'apiVersion: mftops/v1\nkind: Group\nmetadata: { name: Ops Team }\nspec:\n  mode: exact\n  members: [alice]\n';
 const folderDoc =
   'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Distribution/Acme }\nspec:\n  createIfMissing: { inheritPermissions: None }\n  mode: exact\n  entries:\n    - user: alice\n      permissions: [listFiles]\n';
 
@@ -37,15 +38,20 @@ describe('the kind registry', () => {
         scopeFolders: ['/Distribution/Other'],
       }),
     };
-    const manifests = manifestsFrom([taskYaml('New', '  Active: 1\n'), aclDoc, folderDoc, userDoc].join('---\n'));
+    const manifests = manifestsFrom([taskYaml('New', '  Active: 1\n'), aclDoc, folderDoc, userDoc, groupDoc].join('---\n'));
     // One unmanaged user in scope (carol): alice and bob are named by no mask.
     const scope = { taskGroups: ['Finance', 'Partners'], folders: ['/Distribution'], users: ['carol'] };
     const { plan, diagnostics } = planFrom(manifests, live, { prune: [...EVERY_KIND], scope });
     expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     const creates = plan.changes.filter((c) => c.action === 'create').map((c) => c.kind);
     const deletes = plan.changes.filter((c) => c.action === 'delete' || c.reason?.code === 'folder-pruned').map((c) => c.kind);
+    // The API deletes no group: an unmanaged group is blocked where its delete would stand.
+    expect(plan.changes.filter((c) => c.reason?.code === 'group-not-deletable').map((c) => [c.action, c.name])).toEqual([
+      ['blocked', 'Acme Partners'],
+      ['blocked', 'Finance Team'],
+    ]);
     const ranked = kindsInRank().map((definition) => definition.kind);
     expect(creates).toEqual(ranked);
-    expect(deletes).toEqual([...ranked].reverse());
+    expect(deletes).toEqual([...ranked].reverse().filter((kind) => kind !== 'Group'));
   });
 });

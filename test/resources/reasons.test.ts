@@ -74,6 +74,25 @@ const SENTENCES: { readonly [C in ReasonCode]: readonly (readonly [Extract<AnyRe
       'no manifest manages this user in scope (partner-*), and Users are pruned: the account is deleted with its settings; to keep it but stop its sign-on, declare it with `status: Suspended` instead',
     ],
   ],
+  'group-not-updatable': [
+    [
+      { code: 'group-not-updatable', partial: true },
+      'the file transfer API of this release has no group update/delete: the description cannot be changed through the API; the member changes are applied',
+    ],
+    [{ code: 'group-not-updatable', partial: false }, 'the file transfer API of this release has no group update/delete: the description cannot be changed through the API'],
+  ],
+  'group-not-deletable': [
+    [
+      { code: 'group-not-deletable' },
+      'no manifest manages this group, and Groups are pruned, but the file transfer API of this release has no group update/delete: delete it on the server, or import it',
+    ],
+  ],
+  'group-members-unknown': [
+    [
+      { code: 'group-members-unknown' },
+      "the transfer server does not tell this group's members (no members form answered, or the account may not read them): nothing is changed rather than guessed",
+    ],
+  ],
 };
 
 const ROWS: [string, AnyReason, string][] = Object.values(SENTENCES).flatMap((rows) =>

@@ -13,6 +13,7 @@ import type {
   FolderAclRef,
   GroupMembersForm,
   GroupMembership,
+  NewGroup,
   NewSubfolder,
   NewUser,
   TransferGroup,
@@ -101,6 +102,12 @@ export interface TransferClient {
   addFolderAcl(folderId: string | number, entry: FolderAclInput): Promise<FolderAclEntry[]>;
   /** DELETE with a JSON body `{type, id}` on the collection URL. */
   deleteFolderAcl(folderId: string | number, entry: FolderAclRef): Promise<void>;
+  /** POST /groups `{name, description}` (BaseGroupModel): answers the created group (GroupModel). */
+  createGroup(body: NewGroup): Promise<TransferGroup>;
+  /** POST /groups/{id}/members `{id, userIds}` (GroupAddMemberRequest): adds the users; answers nothing the caller needs. */
+  addGroupMembers(groupId: string, userIds: readonly string[]): Promise<void>;
+  /** DELETE /groups/{id}/members/{userId}: removes one member. */
+  removeGroupMember(groupId: string, userId: string): Promise<void>;
 
   /** Revoke the tokens and close the connection pool. */
   close(): Promise<void>;
@@ -338,6 +345,25 @@ class HttpTransferClient implements TransferClient {
 
   async deleteFolderAcl(folderId: string | number, entry: FolderAclRef): Promise<void> {
     await this.#c.json('DELETE', `/folders/${seg(folderId)}/acls`, { body: { kind: 'json', value: { type: entry.type, id: String(entry.id) } } });
+  }
+
+  async createGroup(group: NewGroup): Promise<TransferGroup> {
+    const value = { name: group.name, ...(group.description !== undefined ? { description: group.description } : {}) };
+    const body = await this.#c.json('POST', '/groups', { body: { kind: 'json', value } });
+    // The group list the client keeps no longer holds every group.
+    this.#groups = undefined;
+    if (isRecord(body) && body.id !== undefined && body.id !== null) return readGroup(body);
+    // Created, answered without the group: find it by its name.
+    const created = await this.findGroup(group.name);
+    return created ?? this.#unexpected('POST', '/groups', `the created group ${group.name} is not listed`);
+  }
+
+  async addGroupMembers(groupId: string, userIds: readonly string[]): Promise<void> {
+    await this.#c.json('POST', `/groups/${seg(groupId)}/members`, { body: { kind: 'json', value: { id: groupId, userIds: [...userIds] } } });
+  }
+
+  async removeGroupMember(groupId: string, userId: string): Promise<void> {
+    await this.#c.json('DELETE', `/groups/${seg(groupId)}/members/${seg(userId)}`);
   }
 
   close(): Promise<void> {

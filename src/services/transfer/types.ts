@@ -132,6 +132,12 @@ export interface NewUser {
 /** UserPatchModel: a partial update of PATCH /users/{id} (no username: the API cannot rename a user). */
 export type UserPatch = Readonly<Record<string, unknown>>;
 
+/** A group to create (BaseGroupModel). */
+export interface NewGroup {
+  readonly name: string;
+  readonly description?: string;
+}
+
 export interface TransferGroup {
   readonly id: string;
   readonly name: string;
