@@ -537,6 +537,12 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     },
     fix: "Grant the permissions the message names to the account, or to a group it is in, in the folder's FolderPermissions manifest; or use an account that has them.",
   },
+  MF420: {
+    meaning:
+      'A warning: an entry of `privilegedAccounts.allowUnmanaged` in mftops.yaml names no transfer user and no automation administrator of the servers `mftops drift` read, so it allows nothing (a misspelt name, or an account since deleted).',
+    example: { in: 'command', command: 'mftops drift', setup: 'the environment in mftops.yaml has privilegedAccounts: { allowUnmanaged: [svc-gone] }' },
+    fix: 'Correct the name (as the server spells it, in any case), or remove the entry.',
+  },
   MF501: {
     meaning: 'The configuration file does not exist or cannot be read.',
     example: { in: 'command', command: 'mftops status --config mftops.yml' },

@@ -76,6 +76,7 @@
  * | MF414 | unresolved-secret      | (warning) a `${env:}` variable that is not set, or a `${file:}` that is missing, unreadable or empty, which a change of the plan sends: apply would refuse the plan |
  * | MF415 | transfer-folder        | (warning) a task step on a transfer host (`transferHosts`) names a folder the transfer server does not have and the plan does not create |
  * | MF416 | transfer-rights        | (warning) the account of a task step on a transfer host lacks a permission the step needs on its folder (through its groups too), or is not a user there |
+ * | MF420 | unmatched-allowed-account | (warning) a `privilegedAccounts.allowUnmanaged` entry of mftops.yaml that names no account of the servers read (at the entry) |
  *
  * Configuration (`mftops.yaml`, src/config/load-config.ts; reported in a `ConfigError`, since a
  * command cannot start without its configuration):
@@ -150,6 +151,7 @@ export const DIAGNOSTIC_CODES = {
   MF414: 'unresolved-secret',
   MF415: 'transfer-folder',
   MF416: 'transfer-rights',
+  MF420: 'unmatched-allowed-account',
   MF501: 'config-unreadable',
   MF502: 'config-yaml',
   MF503: 'config-unknown-key',
