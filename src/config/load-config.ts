@@ -331,7 +331,10 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
     case 'type':
       if (path[2] === 'vars' && path.length >= 4) return problem('MF505', 'a variable must be a string, a number, a boolean or a list of them');
       if (path[3] === 'allowUnmanaged' && path.length === 5) return problem('MF505', 'must be a username or a mapping { name, service, reason }');
-      return problem('MF505', `must be ${String(p['type']) === 'object' ? 'a mapping' : String(p['type']) === 'array' ? 'a list' : `a ${String(p['type'])}`}`);
+      return problem(
+        'MF505',
+        `must be ${String(p['type']) === 'object' ? 'a mapping' : String(p['type']) === 'array' ? 'a list' : String(p['type']) === 'integer' ? 'an integer' : `a ${String(p['type'])}`}`,
+      );
     case 'minLength':
       return problem('MF505', 'must not be empty');
     case 'minimum':
