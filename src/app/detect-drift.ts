@@ -142,10 +142,19 @@ function unmatchedIgnoreWarnings(ignore: readonly DriftIgnoreRule[], addresses: 
 }
 
 /** MF420 for each `privilegedAccounts.allowUnmanaged` entry that names no account of the servers read, at the entry. */
-function unmatchedAllowedWarnings(settings: PrivilegedAccountSettings, unmatched: readonly number[], locate: DetectDriftInput['locateAllowed']): PlanDiagnostic[] {
+function unmatchedAllowedWarnings(
+  settings: PrivilegedAccountSettings,
+  unmatched: readonly number[],
+  locate: DetectDriftInput['locateAllowed'],
+): PlanDiagnostic[] {
   return unmatched.map((i) => {
     const entry = settings.allowUnmanaged[i]!;
-    const where = entry.service === undefined ? 'no transfer user and no automation administrator' : entry.service === 'transfer' ? 'no transfer user' : 'no automation administrator';
+    const where =
+      entry.service === undefined
+        ? 'no transfer user and no automation administrator'
+        : entry.service === 'transfer'
+          ? 'no transfer user'
+          : 'no automation administrator';
     return createPlanWarning('MF420', locate?.(i), `privilegedAccounts.allowUnmanaged names \`${entry.name}\`, which is ${where} of this environment`, {
       hint: 'it allows nothing: correct the name or remove the entry',
     });

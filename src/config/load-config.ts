@@ -12,7 +12,17 @@ import type { SourceMap } from '../manifest/types.js';
 import { describeSecretFailure, parseSecretRef, readSecretRef, type Secret, type SecretRef } from '../secret.js';
 import { withDefined } from '../with-defined.js';
 import { DEFAULT_PRIVILEGED_ACCOUNTS } from './model.js';
-import type { AllowedAccount, DriftIgnoreRule, EnvironmentSettings, MftopsConfig, VarValue, PrunableKind, ResolvedService, ServiceName, ServiceSettings } from './model.js';
+import type {
+  AllowedAccount,
+  DriftIgnoreRule,
+  EnvironmentSettings,
+  MftopsConfig,
+  VarValue,
+  PrunableKind,
+  ResolvedService,
+  ServiceName,
+  ServiceSettings,
+} from './model.js';
 
 import { checkServiceUrl } from './service-url.js';
 export { checkServiceUrl } from './service-url.js';

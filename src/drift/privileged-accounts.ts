@@ -68,7 +68,11 @@ export function assessAccounts(input: AssessAccountsInput): AssessedAccounts {
       } else if (signedIn !== undefined && sameName(signedIn, c.username)) {
         allowed.push({ ...c.account, by: 'sign-in' });
       } else {
-        privileged.push({ ...c.account, ...withDefined({ liveId: c.liveId }), creator: { state: 'unknown', why: c.service === 'transfer' ? 'no-audit-record' : 'not-asked' } });
+        privileged.push({
+          ...c.account,
+          ...withDefined({ liveId: c.liveId }),
+          creator: { state: 'unknown', why: c.service === 'transfer' ? 'no-audit-record' : 'not-asked' },
+        });
       }
     }
   }
@@ -160,7 +164,10 @@ export function signOnReport(users: readonly TransferUser[], staleDays: number, 
   if (available) {
     const people = users.filter((u) => u.status?.toLowerCase() !== 'template' && u.username !== '');
     for (const u of [...people].sort((a, b) => compareText(a.username.toLowerCase(), b.username.toLowerCase()))) {
-      const base = { username: u.username, ...withDefined({ permission: u.permission, status: u.status !== undefined && u.status !== 'Active' ? u.status : undefined }) };
+      const base = {
+        username: u.username,
+        ...withDefined({ permission: u.permission, status: u.status !== undefined && u.status !== 'Active' ? u.status : undefined }),
+      };
       const stamp = u.lastLoginStamp;
       // Absent beside users that have it: the server leaves out an empty field.
       if (stamp === undefined || stamp === '') {

@@ -1,4 +1,13 @@
-import type { AccountCheck, AccountCreator, AccountsReport, AccountService, AllowedPrivilegedAccount, PrivilegedAccount, SignOnAccount, SignOnReport } from '../drift/model.js';
+import type {
+  AccountCheck,
+  AccountCreator,
+  AccountsReport,
+  AccountService,
+  AllowedPrivilegedAccount,
+  PrivilegedAccount,
+  SignOnAccount,
+  SignOnReport,
+} from '../drift/model.js';
 import { escapeControl, escapeMd, formatCount } from './text.js';
 
 // The privileged-account guard and the sign-on report of a drift report, in text and markdown
@@ -31,7 +40,7 @@ export function creatorText(creator: AccountCreator): string {
     case 'no-audit-record':
       return 'creator unknown: the transfer API shows no audit record';
     case 'not-asked':
-      return "creator unknown: the automation audit report does not say how it records user-group changes";
+      return 'creator unknown: the automation audit report does not say how it records user-group changes';
     default: {
       const never: never = creator.why;
       throw new Error(`unknown creator ${String(never)}`);
@@ -45,7 +54,10 @@ function serviceWhere(a: { service: AccountService; role: string }): string {
 
 /** `svc-backup (transfer user, Admin): allowed at mftops.yaml:14:11 — backup agent`. */
 function allowedText(a: AllowedPrivilegedAccount): string {
-  const why = a.by === 'sign-in' ? 'mftops signs in with it' : `allowed at ${escapeControl(a.where ?? 'mftops.yaml')}${a.reason !== undefined ? ` — ${escapeControl(a.reason)}` : ''}`;
+  const why =
+    a.by === 'sign-in'
+      ? 'mftops signs in with it'
+      : `allowed at ${escapeControl(a.where ?? 'mftops.yaml')}${a.reason !== undefined ? ` — ${escapeControl(a.reason)}` : ''}`;
   return `${escapeControl(a.username)} (${serviceWhere(a)}): ${why}`;
 }
 

@@ -118,7 +118,9 @@ describe('mftops drift: privileged accounts', () => {
     setPrivilegedAccounts({ allowUnmanaged: [{ name: 'eve', service: 'ftp' }], staleSignOnDays: -1 });
     const r = await runCli(['drift'], { cwd: dir, env: PASSWORDS });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/mftops\.yaml:\d+:\d+: error MF505: environments\.lab\.privilegedAccounts\.allowUnmanaged\.0\.service: must be one of automation, transfer/);
+    expect(r.stderr).toMatch(
+      /mftops\.yaml:\d+:\d+: error MF505: environments\.lab\.privilegedAccounts\.allowUnmanaged\.0\.service: must be one of automation, transfer/,
+    );
     expect(r.stderr).toMatch(/mftops\.yaml:\d+:\d+: error MF505: environments\.lab\.privilegedAccounts\.staleSignOnDays: must be at least 0/);
     expect(hasStackTrace(r.stderr)).toBe(false);
     expect(emulator.requestLog()).toEqual([]);

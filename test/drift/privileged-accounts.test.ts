@@ -36,7 +36,13 @@ describe('the guard on privileged accounts', () => {
   it('names every Admin, SysAdmin and FileAdmin no manifest declares, but not the account mftops signs in with, nor plain users', () => {
     const { report } = assess(read(SERVER));
     expect(report.privileged.map((a) => `${a.username} (${a.role})`)).toEqual(['eve (Admin)', 'fred (FileAdmin)', 'svc-backup (Admin)']);
-    expect(report.privileged[0]).toEqual({ service: 'transfer', username: 'eve', role: 'Admin', liveId: 'id-eve', creator: { state: 'unknown', why: 'no-audit-record' } });
+    expect(report.privileged[0]).toEqual({
+      service: 'transfer',
+      username: 'eve',
+      role: 'Admin',
+      liveId: 'id-eve',
+      creator: { state: 'unknown', why: 'no-audit-record' },
+    });
     expect(report.allowed).toEqual([{ service: 'transfer', username: 'admin', role: 'SysAdmin', by: 'sign-in' }]);
     expect(report.checks).toEqual({ transfer: { state: 'checked', accounts: 5 } });
   });
@@ -46,13 +52,22 @@ describe('the guard on privileged accounts', () => {
     const allowUnmanaged = [{ name: 'SVC-Backup', reason: 'backup agent', where: 'mftops.yaml:9:11' }];
     const { report, unmatchedAllowed } = assess(read(SERVER), { declared, settings: settings({ allowUnmanaged }) });
     expect(report.privileged.map((a) => a.username)).toEqual(['fred']);
-    expect(report.allowed).toContainEqual({ service: 'transfer', username: 'svc-backup', role: 'Admin', by: 'config', reason: 'backup agent', where: 'mftops.yaml:9:11' });
+    expect(report.allowed).toContainEqual({
+      service: 'transfer',
+      username: 'svc-backup',
+      role: 'Admin',
+      by: 'config',
+      reason: 'backup agent',
+      where: 'mftops.yaml:9:11',
+    });
     expect(unmatchedAllowed).toEqual([]);
   });
 
   it('names automation administrators that are not allowed, an entry for the other service allowing nothing there', () => {
     const allowUnmanaged = [{ name: 'deployer', service: 'transfer' as const, where: 'mftops.yaml:9:11' }];
-    const { report, unmatchedAllowed } = assess(read([user('admin', 'SysAdmin')], ['admin', 'deployer', 'Mallory']), { settings: settings({ allowUnmanaged }) });
+    const { report, unmatchedAllowed } = assess(read([user('admin', 'SysAdmin')], ['admin', 'deployer', 'Mallory']), {
+      settings: settings({ allowUnmanaged }),
+    });
     expect(report.privileged).toEqual([
       { service: 'automation', username: 'deployer', role: 'Administrators', creator: { state: 'unknown', why: 'not-asked' } },
       { service: 'automation', username: 'Mallory', role: 'Administrators', creator: { state: 'unknown', why: 'not-asked' } },
@@ -67,14 +82,20 @@ describe('the guard on privileged accounts', () => {
       { name: 'alice', where: 'b' },
       { name: 'ops', service: 'automation' as const, where: 'c' },
     ];
-    const unreadable: AccountsLiveState = { transfer: { state: 'read', value: SERVER }, automation: { state: 'unreadable', httpStatus: 403, message: 'no: 403' } };
+    const unreadable: AccountsLiveState = {
+      transfer: { state: 'read', value: SERVER },
+      automation: { state: 'unreadable', httpStatus: 403, message: 'no: 403' },
+    };
     const { report, unmatchedAllowed } = assess(unreadable, { settings: settings({ allowUnmanaged }) });
     expect(unmatchedAllowed).toEqual([0]);
     expect(report.checks.automation).toEqual({ state: 'not-checked', httpStatus: 403, message: 'no: 403' });
   });
 
   it('judges nothing when only part of the manifests was given, and says so', () => {
-    const { report, unmatchedAllowed } = assess(read(SERVER), { omitted: 'partial-manifests', settings: settings({ allowUnmanaged: [{ name: 'gone', where: 'a' }] }) });
+    const { report, unmatchedAllowed } = assess(read(SERVER), {
+      omitted: 'partial-manifests',
+      settings: settings({ allowUnmanaged: [{ name: 'gone', where: 'a' }] }),
+    });
     expect(report.privileged).toEqual([]);
     expect(report.omitted).toBe('partial-manifests');
     expect(unmatchedAllowed).toEqual([]);

@@ -20,7 +20,11 @@ const NOW = new Date('2026-11-27T12:00:00Z');
 
 /** A drift run where nothing but the accounts differ: an Admin and an automation administrator created out of band. */
 function accountsReport(): DriftReport {
-  const plan = assemblePlan({ toolVersion: '0.1.0', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: `sha256:${'ab'.repeat(32)}` }, [], false);
+  const plan = assemblePlan(
+    { toolVersion: '0.1.0', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: `sha256:${'ab'.repeat(32)}` },
+    [],
+    false,
+  );
   const users = [
     { id: 'u1', username: 'admin', permission: 'SysAdmin', status: 'Active', lastLoginStamp: '2026-11-27T09:00:00' },
     { id: 'u2', username: 'eve', permission: 'Admin', status: 'Active', lastLoginStamp: '' },
@@ -31,7 +35,10 @@ function accountsReport(): DriftReport {
   const { report } = assessAccounts({
     read: { transfer: { state: 'read', value: users }, automation: { state: 'read', value: { group: 'Administrators', members: ['admin', 'mallory'] } } },
     declared: new Set(),
-    settings: { ...DEFAULT_PRIVILEGED_ACCOUNTS, allowUnmanaged: [{ name: 'svc-backup', service: 'transfer', reason: 'backup agent', where: 'mftops.yaml:14:11' }] },
+    settings: {
+      ...DEFAULT_PRIVILEGED_ACCOUNTS,
+      allowUnmanaged: [{ name: 'svc-backup', service: 'transfer', reason: 'backup agent', where: 'mftops.yaml:14:11' }],
+    },
     signedInAs: { transfer: 'admin', automation: 'admin' },
     now: NOW,
   });
@@ -67,7 +74,11 @@ describe('the privileged accounts and the sign-on report of a drift report', () 
   });
 
   it('says what it could not check, and lists nothing when the server sends no sign-on dates', () => {
-    const plan = assemblePlan({ toolVersion: '0.1.0', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: `sha256:${'ab'.repeat(32)}` }, [], false);
+    const plan = assemblePlan(
+      { toolVersion: '0.1.0', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: `sha256:${'ab'.repeat(32)}` },
+      [],
+      false,
+    );
     const { report: accounts } = assessAccounts({
       read: {
         transfer: { state: 'read', value: [readUser({ id: 'u1', username: 'admin', permission: 'SysAdmin' })] },
