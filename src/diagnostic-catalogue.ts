@@ -548,6 +548,12 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
     },
     fix: 'Change the group where it is owned, or write in the manifest what the server has (`mftops import --kind Group` writes it).',
   },
+  MF420: {
+    meaning:
+      'A warning: an entry of `privilegedAccounts.allowUnmanaged` in mftops.yaml names no transfer user and no automation administrator of the servers `mftops drift` read, so it allows nothing (a misspelt name, or an account since deleted).',
+    example: { in: 'command', command: 'mftops drift', setup: 'the environment in mftops.yaml has privilegedAccounts: { allowUnmanaged: [svc-gone] }' },
+    fix: 'Correct the name (as the server spells it, in any case), or remove the entry.',
+  },
   MF501: {
     meaning: 'The configuration file does not exist or cannot be read.',
     example: { in: 'command', command: 'mftops status --config mftops.yml' },

@@ -77,6 +77,7 @@
  * | MF415 | transfer-folder        | (warning) a task step on a transfer host (`transferHosts`) names a folder the transfer server does not have and the plan does not create |
  * | MF416 | transfer-rights        | (warning) the account of a task step on a transfer host lacks a permission the step needs on its folder (through its groups too), or is not a user there |
  * | MF417 | observed-group         | (warning) a Group with `manage: observe` differs from the server (or is missing there): reported, never written |
+ * | MF420 | unmatched-allowed-account | (warning) a `privilegedAccounts.allowUnmanaged` entry of mftops.yaml that names no account of the servers read (at the entry) |
  *
  * Configuration (`mftops.yaml`, src/config/load-config.ts; reported in a `ConfigError`, since a
  * command cannot start without its configuration):
@@ -152,6 +153,7 @@ export const DIAGNOSTIC_CODES = {
   MF415: 'transfer-folder',
   MF416: 'transfer-rights',
   MF417: 'observed-group',
+  MF420: 'unmatched-allowed-account',
   MF501: 'config-unreadable',
   MF502: 'config-yaml',
   MF503: 'config-unknown-key',

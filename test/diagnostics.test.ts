@@ -57,6 +57,7 @@ const SETUP: Partial<Record<DiagnosticCode, Record<string, string | Buffer>>> = 
 /** Lines each command example's `setup` says the environment of mftops.yaml has. */
 const ENVIRONMENT_LINES: Partial<Record<DiagnosticCode, string>> = {
   MF413: '    drift: { ignore: [{ address: "Task/Payrol to bank" }] }\n',
+  MF420: '    privilegedAccounts: { allowUnmanaged: [svc-gone] }\n',
 };
 
 /** The codes an example produces, run the way its `in` says. */

@@ -20,6 +20,11 @@ import { createPolicyRunner } from './run-policy-checks.js';
 import type { PolicySubject } from '../policy/evaluate.js';
 import type { AuditAnswer, MissingFolder } from '../drift/assemble-drift.js';
 import type { DriftReport } from '../drift/model.js';
+import { DEFAULT_PRIVILEGED_ACCOUNTS } from '../config/model.js';
+import type { PrivilegedAccountSettings } from '../config/model.js';
+import { assessAccounts, declaredUsernames, withAccounts } from '../drift/privileged-accounts.js';
+import { readAccounts } from '../live/read-accounts.js';
+import { withDefined } from '../with-defined.js';
 
 /** What readAndPlan takes, but never `--target`: drift looks at everything. */
 export interface DetectDriftInput extends Omit<ReadAndPlanInput, 'targets'> {
@@ -30,6 +35,8 @@ export interface DetectDriftInput extends Omit<ReadAndPlanInput, 'targets'> {
   readonly partial?: boolean;
   /** Where `drift.ignore[index]` of the environment is written (mftops.yaml), for the warning about one that matches nothing. */
   readonly locateIgnore?: (index: number) => SourcePosition;
+  /** Where `privilegedAccounts.allowUnmanaged[index]` is written (mftops.yaml), for the warning about one that names no account. */
+  readonly locateAllowed?: (index: number) => SourcePosition;
 }
 
 export interface DetectDriftResult {
@@ -68,7 +75,21 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
   const policies = input.manifests.policies;
   if (policies.length > 0)
     report = withLivePolicy(report, await evaluateObjectPolicies(liveSubjects(plan, live), policies, input.cwd ?? process.cwd(), createPolicyRunner()));
-  const warnings = unmatchedIgnoreWarnings(ignore, driftAddresses(plan, missingFolders), input.locateIgnore);
+  // Read only, as the plan's reads: every transfer user, the automation administrators.
+  const settings = env.privilegedAccounts ?? DEFAULT_PRIVILEGED_ACCOUNTS;
+  const accounts = assessAccounts({
+    read: await readAccounts(input.clients, settings.automationAdminGroup),
+    declared: declaredUsernames(input.manifests.manifests),
+    settings,
+    signedInAs: withDefined({ transfer: input.servers.transfer?.username, automation: input.servers.automation?.username }),
+    now: now(),
+    ...withDefined({ omitted: partial === true ? ('partial-manifests' as const) : undefined }),
+  });
+  report = withAccounts(report, accounts.report);
+  const warnings = [
+    ...unmatchedIgnoreWarnings(ignore, driftAddresses(plan, missingFolders), input.locateIgnore),
+    ...unmatchedAllowedWarnings(settings, accounts.unmatchedAllowed, input.locateAllowed),
+  ];
   const queries = auditQueriesFor(report);
   const automation = input.clients.automation;
   if (queries.length > 0 && automation !== undefined) {
@@ -116,6 +137,26 @@ function unmatchedIgnoreWarnings(ignore: readonly DriftIgnoreRule[], addresses: 
     return createPlanWarning('MF413', locate?.(i), `drift.ignore address \`${address}\` matches no object of this environment${guess}`, {
       hint: 'it acknowledges nothing: correct the address (Kind/name, * for any run of characters) or remove the entry',
       ...(locate === undefined ? { address } : {}),
+    });
+  });
+}
+
+/** MF420 for each `privilegedAccounts.allowUnmanaged` entry that names no account of the servers read, at the entry. */
+function unmatchedAllowedWarnings(
+  settings: PrivilegedAccountSettings,
+  unmatched: readonly number[],
+  locate: DetectDriftInput['locateAllowed'],
+): PlanDiagnostic[] {
+  return unmatched.map((i) => {
+    const entry = settings.allowUnmanaged[i]!;
+    const where =
+      entry.service === undefined
+        ? 'no transfer user and no automation administrator'
+        : entry.service === 'transfer'
+          ? 'no transfer user'
+          : 'no automation administrator';
+    return createPlanWarning('MF420', locate?.(i), `privilegedAccounts.allowUnmanaged names \`${entry.name}\`, which is ${where} of this environment`, {
+      hint: 'it allows nothing: correct the name or remove the entry',
     });
   });
 }

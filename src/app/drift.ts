@@ -54,6 +54,7 @@ export async function driftEnvironment(options: DriftOptions, ctx: AppContext): 
       progress: progressEvents(ctx),
       cwd: ctx.cwd,
       locateIgnore: (i) => config.sourceMap.locate(['environments', env.name, 'drift', 'ignore', i, 'address']),
+      locateAllowed: (i) => config.sourceMap.locate(['environments', env.name, 'privilegedAccounts', 'allowUnmanaged', i]),
       ...(ctx.now ? { now: ctx.now } : {}),
     });
   } finally {

@@ -10,7 +10,19 @@ import { isRecord } from '../is-record.js';
 import { getValidatorByFile } from '../manifest/schemas.js';
 import type { SourceMap } from '../manifest/types.js';
 import { describeSecretFailure, parseSecretRef, readSecretRef, type Secret, type SecretRef } from '../secret.js';
-import type { DriftIgnoreRule, EnvironmentSettings, MftopsConfig, VarValue, PrunableKind, ResolvedService, ServiceName, ServiceSettings } from './model.js';
+import { withDefined } from '../with-defined.js';
+import { DEFAULT_PRIVILEGED_ACCOUNTS } from './model.js';
+import type {
+  AllowedAccount,
+  DriftIgnoreRule,
+  EnvironmentSettings,
+  MftopsConfig,
+  VarValue,
+  PrunableKind,
+  ResolvedService,
+  ServiceName,
+  ServiceSettings,
+} from './model.js';
 
 import { checkServiceUrl } from './service-url.js';
 export { checkServiceUrl } from './service-url.js';
@@ -128,6 +140,12 @@ interface RawEnvironment {
   scope?: { taskGroups?: string[]; folders?: string[]; users?: string[] };
   prune?: PrunableKind[];
   drift?: { ignore?: RawIgnoreRule[] };
+  privilegedAccounts?: { allowUnmanaged?: (string | RawAllowedAccount)[]; automationAdminGroup?: string; staleSignOnDays?: number };
+}
+interface RawAllowedAccount {
+  name: string;
+  service?: ServiceName;
+  reason?: string;
 }
 interface RawIgnoreRule {
   address: string;
@@ -170,6 +188,12 @@ function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: Sourc
         where: `${shown}:${pos.line}:${pos.col}`,
       };
     });
+    const privileged = env.privilegedAccounts;
+    const allowUnmanaged = (privileged?.allowUnmanaged ?? []).map((entry, i): AllowedAccount => {
+      const pos = sourceMap.locate(['environments', name, 'privilegedAccounts', 'allowUnmanaged', i]);
+      const { name: account, service, reason } = typeof entry === 'string' ? { name: entry } : entry;
+      return { name: account, ...withDefined({ service, reason }), where: `${shown}:${pos.line}:${pos.col}` };
+    });
     environments.set(name, {
       name,
       ...(automation ? { automation } : {}),
@@ -180,6 +204,15 @@ function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: Sourc
       scope: { taskGroups: env.scope?.taskGroups ?? [], folders: env.scope?.folders ?? [], ...(env.scope?.users ? { users: env.scope.users } : {}) },
       prune: env.prune ?? [],
       ...(env.drift !== undefined ? { drift: { ignore } } : {}),
+      ...(privileged !== undefined
+        ? {
+            privilegedAccounts: {
+              allowUnmanaged,
+              automationAdminGroup: privileged.automationAdminGroup ?? DEFAULT_PRIVILEGED_ACCOUNTS.automationAdminGroup,
+              staleSignOnDays: privileged.staleSignOnDays ?? DEFAULT_PRIVILEGED_ACCOUNTS.staleSignOnDays,
+            },
+          }
+        : {}),
     });
   }
   const snapDir = raw.snapshots?.dir ?? '.mftops/snapshots';
@@ -307,7 +340,11 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
       return problem('MF505', /folders/.test(where) ? 'must be an absolute folder path starting with /' : `does not match ${String(p['pattern'])}`);
     case 'type':
       if (path[2] === 'vars' && path.length >= 4) return problem('MF505', 'a variable must be a string, a number, a boolean or a list of them');
-      return problem('MF505', `must be ${String(p['type']) === 'object' ? 'a mapping' : String(p['type']) === 'array' ? 'a list' : `a ${String(p['type'])}`}`);
+      if (path[3] === 'allowUnmanaged' && path.length === 5) return problem('MF505', 'must be a username or a mapping { name, service, reason }');
+      return problem(
+        'MF505',
+        `must be ${String(p['type']) === 'object' ? 'a mapping' : String(p['type']) === 'array' ? 'a list' : String(p['type']) === 'integer' ? 'an integer' : `a ${String(p['type'])}`}`,
+      );
     case 'minLength':
       return problem('MF505', 'must not be empty');
     case 'minimum':

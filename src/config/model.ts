@@ -54,7 +54,38 @@ export interface EnvironmentSettings {
   readonly prune: readonly PrunableKind[];
   /** `drift:` settings; absent when the environment has none. */
   readonly drift?: DriftSettings;
+  /** `privilegedAccounts:`, with its defaults filled in (`DEFAULT_PRIVILEGED_ACCOUNTS` when the environment has none). */
+  readonly privilegedAccounts?: PrivilegedAccountSettings;
 }
+
+/**
+ * The guard on privileged accounts and the sign-on report of `mftops drift` (issue 26): which
+ * privileged accounts may exist without a manifest, where the automation administrators are, and
+ * when a transfer account's last sign-on is old enough to be listed.
+ */
+export interface PrivilegedAccountSettings {
+  /** `allowUnmanaged`: accounts allowed to exist unmanaged (service accounts), in file order. */
+  readonly allowUnmanaged: readonly AllowedAccount[];
+  /** `automationAdminGroup`: the automation user group whose members are administrators (default `Administrators`). */
+  readonly automationAdminGroup: string;
+  /** `staleSignOnDays`: a last sign-on older than this many days is listed (default 90); 0: only accounts that never signed on. */
+  readonly staleSignOnDays: number;
+}
+
+/** One entry of `privilegedAccounts.allowUnmanaged`. */
+export interface AllowedAccount {
+  /** The username, compared case-insensitively. */
+  readonly name: string;
+  /** The service it is allowed on; absent: either. */
+  readonly service?: ServiceName;
+  /** Why it may exist unmanaged; shown in reports. */
+  readonly reason?: string;
+  /** `FILE:LINE:COL` of the entry in mftops.yaml. */
+  readonly where: string;
+}
+
+/** What an environment without `privilegedAccounts:` gets. */
+export const DEFAULT_PRIVILEGED_ACCOUNTS: PrivilegedAccountSettings = { allowUnmanaged: [], automationAdminGroup: 'Administrators', staleSignOnDays: 90 };
 
 /** How `mftops drift` judges this environment. */
 export interface DriftSettings {

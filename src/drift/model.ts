@@ -68,6 +68,12 @@ export interface DriftReport {
    */
   readonly policy?: PolicyReport;
   /**
+   * The guard on privileged accounts and the sign-on report (src/drift/privileged-accounts.ts):
+   * an unmanaged privileged account is drift (`status: drift`); the sign-on report never is.
+   * Absent when neither service's accounts were looked at.
+   */
+  readonly accounts?: AccountsReport;
+  /**
    * The plan the report was computed from: every manifest, plus `delete`s for the unmanaged
    * objects of the kinds the environment prunes (exactly what `mftops plan` would show). The
    * JSON report holds its public view (`PlanJsonView`, as `mftops plan --format json` prints it).
@@ -272,4 +278,97 @@ export function driftExitCode(report: DriftReport): 0 | 2 {
       throw new Error(`unknown drift status ${String(never)}`);
     }
   }
+}
+
+/** The services whose accounts the guard reads. */
+export type AccountService = 'transfer' | 'automation';
+
+/**
+ * Privileged accounts and sign-on dates (issue 26): a transfer user whose `permission` is `Admin`,
+ * `SysAdmin` or `FileAdmin`, or a member of the automation server's administrators user group, is
+ * privileged; one that no `User` manifest declares, that `privilegedAccounts.allowUnmanaged` does
+ * not allow and that mftops does not sign in with is drift, whether users are managed or not.
+ */
+export interface AccountsReport {
+  /** Unmanaged privileged accounts (drift), by service then username. */
+  readonly privileged: readonly PrivilegedAccount[];
+  /** Privileged accounts that exist unmanaged because they are allowed (not drift). */
+  readonly allowed: readonly AllowedPrivilegedAccount[];
+  /**
+   * Set when privileged accounts were not judged (`privileged` and `allowed` are then empty):
+   * `partial-manifests`, only part of the manifests was given, so a `User` manifest among the
+   * others may declare them.
+   */
+  readonly omitted?: UnmanagedOmitted;
+  /** What was read, per configured service: how many accounts were looked at, or why none were. */
+  readonly checks: { readonly transfer?: AccountCheck; readonly automation?: AccountCheck };
+  /** The transfer accounts that never signed on or not for a long time; absent when the users were not read. */
+  readonly signOn?: SignOnReport;
+}
+
+/**
+ * - `checked`: `accounts` accounts were looked at (transfer users; automation administrators);
+ * - `not-checked`: the list could not be read (`message` says why: a 403, a missing group).
+ */
+export type AccountCheck =
+  | { readonly state: 'checked'; readonly accounts: number }
+  | { readonly state: 'not-checked'; readonly httpStatus?: number; readonly message: string };
+
+/** A privileged account no manifest declares and nothing allows. */
+export interface PrivilegedAccount {
+  readonly service: AccountService;
+  readonly username: string;
+  /** Transfer: the `permission` (`Admin`, `SysAdmin`, `FileAdmin`); automation: the administrators user group's name. */
+  readonly role: string;
+  /** Transfer: the user's id. */
+  readonly liveId?: string;
+  readonly creator: AccountCreator;
+}
+
+/**
+ * Who created the account. `unknown`: `no-audit-record`, the transfer API has no audit record to
+ * ask; `not-asked`, the automation audit report does not say how it records user-group changes.
+ */
+export type AccountCreator = { readonly state: 'unknown'; readonly why: 'no-audit-record' | 'not-asked' };
+
+/** A privileged account that may exist unmanaged. */
+export interface AllowedPrivilegedAccount {
+  readonly service: AccountService;
+  readonly username: string;
+  readonly role: string;
+  /** `config`: an `allowUnmanaged` entry (`where`, `reason`); `sign-in`: the account mftops signs in with. */
+  readonly by: 'config' | 'sign-in';
+  readonly reason?: string;
+  /** `mftops.yaml:LINE:COL` of the entry. */
+  readonly where?: string;
+}
+
+/**
+ * Transfer accounts by last sign-on (`lastLoginStamp`), a report and never drift. Templates
+ * (`status: Template`) are left out: nobody signs on with them.
+ */
+export interface SignOnReport {
+  /** False when no user record had a `lastLoginStamp` (a server that does not send it): then nothing is listed. */
+  readonly available: boolean;
+  /** The setting the report was made with; 0: stale sign-ons are not listed. */
+  readonly staleSignOnDays: number;
+  /** Accounts that never signed on. */
+  readonly never: readonly SignOnAccount[];
+  /** Accounts whose last sign-on is more than `staleSignOnDays` days old, oldest first. */
+  readonly stale: readonly SignOnAccount[];
+  /** Accounts whose `lastLoginStamp` is no date mftops can read (`stamp`). */
+  readonly unknown: readonly SignOnAccount[];
+}
+
+export interface SignOnAccount {
+  readonly username: string;
+  readonly permission?: string;
+  /** Shown when not `Active`. */
+  readonly status?: string;
+  /** ISO 8601 UTC: the last sign-on (stale accounts). */
+  readonly lastSignOn?: string;
+  /** Whole days since `lastSignOn`. */
+  readonly days?: number;
+  /** The `lastLoginStamp` as sent, when it is no date. */
+  readonly stamp?: string;
 }

@@ -103,6 +103,22 @@ export interface TransferLiveState {
   readonly scopeFolders?: readonly string[];
 }
 
+/**
+ * What the guard on privileged accounts of `mftops drift` read (src/live/read-accounts.ts), per
+ * service; a service the environment does not configure is absent.
+ */
+export interface AccountsLiveState {
+  /** Every transfer user (`GET /users`, SimpleUserModel: permission, status, lastLoginStamp). */
+  readonly transfer?: AccountsRead<readonly TransferUser[]>;
+  /** The members of the automation server's administrators user group (`GET /usergroups`). */
+  readonly automation?: AccountsRead<{ readonly group: string; readonly members: readonly string[] }>;
+}
+
+/** A read of the accounts, or why it could not be made (never an error: the report says so). */
+export type AccountsRead<T> =
+  | { readonly state: 'read'; readonly value: T }
+  | { readonly state: 'unreadable'; readonly httpStatus?: number; readonly message: string };
+
 /** Group members by name, as read from the transfer server. */
 export interface GroupMemberNames {
   /** How the server told them; `none`: no form answered, no group has known members. */

@@ -17,6 +17,7 @@ import type { ResourceKind, UnmanagedDetailOf } from '../kinds/kind.js';
 import { kindOf } from '../kinds/registry.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
 import { displayValue, withInnerWords, withWords } from './values.js';
+import { accountCheckNotes, privilegedCountText } from './drift-accounts.js';
 
 // Shared by the text and markdown drift renderers: the words, independent of the medium.
 
@@ -145,6 +146,7 @@ export function attributionNotes(report: DriftReport): string[] {
   if ([...report.drifted, ...report.unmanaged].some((o) => o.kind === 'FolderPermissions')) {
     notes.push('the transfer service has no audit report; who changed folder permissions is not shown.');
   }
+  if (report.accounts !== undefined) notes.push(...accountCheckNotes(report.accounts));
   return notes;
 }
 
@@ -169,6 +171,8 @@ export function driftSentence(report: DriftReport): string {
     return `In sync: the servers match the manifests${s.acknowledged > 0 ? ` (${formatCount(s.acknowledged)} acknowledged ${plural(s.acknowledged, 'difference')})` : ''}.`;
   }
   const parts = [`${formatCount(s.drifted)} ${plural(s.drifted, 'object')} ${s.drifted === 1 ? 'differs' : 'differ'}`, `${formatCount(s.unmanaged)} unmanaged`];
+  const privileged = privilegedCountText(report.accounts);
+  if (privileged !== undefined) parts.push(privileged);
   const denied = new Set(report.policy?.violations.filter((v) => v.severity === 'deny').map((v) => v.address)).size;
   if (denied > 0) parts.push(`${formatCount(denied)} ${plural(denied, 'object breaks', 'objects break')} a deny policy`);
   if (s.acknowledged > 0) parts.push(`${formatCount(s.acknowledged)} acknowledged`);

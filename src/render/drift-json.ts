@@ -26,6 +26,7 @@ export function renderDriftJson(report: DriftReport): string {
     audit: report.audit,
     ...(report.access !== undefined ? { access: accessJsonView(report.access) } : {}),
     ...(report.policy !== undefined ? { policy: report.policy } : {}),
+    ...(report.accounts !== undefined ? { accounts: report.accounts } : {}),
     plan: planJsonView(report.plan),
   };
   return `${JSON.stringify(ordered, null, 2)}\n`;

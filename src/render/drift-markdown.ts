@@ -20,6 +20,7 @@ import { transferCheckItems, transferChecksMarkdown } from './plan-markdown.js';
 import { DRIFT_ACCESS_HEADING, accessMarkdownHead, accessMarkdownItems } from './access.js';
 import { escapeMd } from './text.js';
 import { policyMarkdown } from './policy.js';
+import { privilegedAccountsMarkdown, signOnMarkdown } from './drift-accounts.js';
 
 export interface DriftMarkdownOptions {
   /** Longest result; default 65,000 (a GitHub issue body or comment holds 65,536). */
@@ -42,6 +43,8 @@ export function renderDriftMarkdown(report: DriftReport, options: DriftMarkdownO
   const hint = options.reportHint ?? DEFAULT_REPORT_HINT;
   const head = renderHead(report);
   const blocks: string[] = [...policyMarkdown(report.policy, 'drift')];
+  const privileged = privilegedAccountsMarkdown(report.accounts);
+  if (privileged !== undefined) blocks.push(privileged);
   if (report.access !== undefined) blocks.push([accessMarkdownHead(report.access, DRIFT_ACCESS_HEADING), '', ...accessMarkdownItems(report.access)].join('\n'));
   if (report.drifted.length > 0) {
     blocks.push(`### Drifted objects\n\nValues read **git → server**: the manifest's value, then what the server has now.`);
@@ -51,6 +54,8 @@ export function renderDriftMarkdown(report: DriftReport, options: DriftMarkdownO
   blocks.push(...transferChecksMarkdown(report.plan.transferChecks, checkItems, checkItems.length, hint));
   if (report.unmanaged.length > 0) blocks.push(renderUnmanaged(report.unmanaged));
   if (report.acknowledged.length > 0) blocks.push(renderAcknowledged(report.acknowledged));
+  const signOn = signOnMarkdown(report.accounts);
+  if (signOn !== undefined) blocks.push(signOn);
 
   const out = [head];
   let length = head.length;
@@ -82,6 +87,7 @@ function renderHead(report: DriftReport): string {
     ['Unmanaged (in scope, in no manifest)', s.unmanaged],
     ['Acknowledged differences', s.acknowledged],
     ...(s.expired > 0 ? ([['Expired acknowledgements', s.expired]] as const) : []),
+    ...((report.accounts?.privileged.length ?? 0) > 0 ? ([['Unmanaged privileged accounts', report.accounts!.privileged.length]] as const) : []),
   ] as const;
   const lines = [
     `## mftops drift: ${code(report.environment)} — ${verdict}`,

@@ -19,6 +19,7 @@ import { escapeControl } from './text.js';
 import { transferChecksText } from './plan-text.js';
 import { DRIFT_ACCESS_HEADING, renderAccessText } from './access.js';
 import { policyText } from './policy.js';
+import { privilegedAccountsText, signOnText } from './drift-accounts.js';
 
 export interface DriftTextOptions {
   /** ANSI colour; the caller decides (TTY, NO_COLOR, --no-color). */
@@ -35,6 +36,7 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
   const lines = [`mftops drift for environment ${quote(report.environment)}: ${comparedSentence(report)}`];
   if (report.unmanagedOmitted !== undefined) lines.push(unmanagedOmittedSentence(report.unmanagedOmitted));
   lines.push(...policyText(report.policy, 'drift'));
+  lines.push(...privilegedAccountsText(report.accounts, paint));
   if (report.access !== undefined) lines.push('', ...renderAccessText(report.access, DRIFT_ACCESS_HEADING));
   if (report.drifted.length > 0) {
     lines.push('', paint('1', 'Drifted (values read git → server):'));
@@ -59,6 +61,7 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
     }
   }
   lines.push(...transferChecksText(report.plan.transferChecks));
+  lines.push(...signOnText(report.accounts, paint));
   for (const note of attributionNotes(report)) lines.push('', `Note: ${note}`);
   lines.push('', paint('1', driftSentence(report)));
   return `${lines.join('\n')}\n`;

@@ -101,6 +101,38 @@ describe('loadConfig', () => {
     expect(configErrorOf(() => loadConfig('mftops.yaml', testdir({ 'mftops.yaml': onTransfer }))).diagnostics.map((d) => d.code)).toEqual(['MF503']);
   });
 
+  it('reads privilegedAccounts with its defaults and where each allowed account is written; an environment without it has none', () => {
+    const withAccounts = GOOD.replace(
+      '    prune: [FolderPermissions]\n',
+      '    prune: [FolderPermissions]\n    privilegedAccounts:\n      allowUnmanaged:\n        - svc-backup\n        - { name: deployer, service: automation, reason: deploys tasks }\n',
+    );
+    const prod = loadConfig('mftops.yaml', testdir({ 'mftops.yaml': withAccounts })).environments.get('prod')!;
+    expect(prod.privilegedAccounts).toEqual({
+      allowUnmanaged: [
+        { name: 'svc-backup', where: 'mftops.yaml:19:11' },
+        { name: 'deployer', service: 'automation', reason: 'deploys tasks', where: 'mftops.yaml:20:11' },
+      ],
+      automationAdminGroup: 'Administrators',
+      staleSignOnDays: 90,
+    });
+    expect(loadConfig('mftops.yaml', testdir({ 'mftops.yaml': GOOD })).environments.get('prod')!.privilegedAccounts).toBeUndefined();
+  });
+
+  it('refuses a bad privilegedAccounts at each place: an entry that is neither a name nor a mapping, an unknown key, a service, a day count', () => {
+    const bad = GOOD.replace(
+      '    prune: [FolderPermissions]\n',
+      '    prune: [FolderPermissions]\n    privilegedAccounts:\n      allowUnmanaged: [42, { name: x, servce: transfer }, { name: y, service: ftp }]\n      staleSignOnDays: 1.5\n      automationAdminGroup: ""\n',
+    );
+    const problems = configErrorOf(() => loadConfig('mftops.yaml', testdir({ 'mftops.yaml': bad }))).diagnostics.map((d) => [d.code, d.line, d.col, d.summary]);
+    expect(problems).toEqual([
+      ['MF505', 18, 24, 'environments.prod.privilegedAccounts.allowUnmanaged.0: must be a username or a mapping { name, service, reason }'],
+      ['MF503', 18, 39, 'environments.prod.privilegedAccounts.allowUnmanaged.1: unknown key `servce` — did you mean `service`?'],
+      ['MF505', 18, 79, 'environments.prod.privilegedAccounts.allowUnmanaged.2.service: must be one of automation, transfer'],
+      ['MF505', 19, 24, 'environments.prod.privilegedAccounts.staleSignOnDays: must be an integer'],
+      ['MF505', 20, 29, 'environments.prod.privilegedAccounts.automationAdminGroup: must not be empty'],
+    ]);
+  });
+
   it('says where the file is missing and how to point at it: the file, no line', () => {
     const dir = testdir({});
     const err = configErrorOf(() => loadConfig('mftops.yaml', dir));

@@ -29,7 +29,8 @@ function str(x: unknown): string {
 export function readUser(u: Record<string, unknown>): TransferUser {
   const fullName = [u.fullName, u.realname, u.realName].find((n): n is string => typeof n === 'string' && n !== '');
   const { password: _password, currentPassword: _current, ...rest } = u;
-  return { ...rest, id: idString(u.id), username: str(u.username), ...(fullName !== undefined ? { fullName } : {}) };
+  const user = { ...rest, id: idString(u.id), username: str(u.username), ...(fullName !== undefined ? { fullName } : {}) };
+  return 'lastLoginStamp' in u ? { ...user, lastLoginStamp: readSignOnStamp(u.lastLoginStamp) } : user;
 }
 
 /** UserDetailsModel: a user record with `folderQuota` as a number and `forceChangePassword` as a boolean when the server wrote them otherwise. */
@@ -41,6 +42,35 @@ export function readUserDetails(u: Record<string, unknown>): TransferUserDetails
   if (force !== undefined) out.forceChangePassword = force;
   if (u.homeFolderID !== undefined && u.homeFolderID !== null) out.homeFolderID = idString(u.homeFolderID);
   return out as TransferUserDetails;
+}
+
+/** `2026-11-01T10:00:00`, `2026-11-01 10:00:00.1234567`, `2026-11-01T10:00:00+02:00`, `2026-11-01`. */
+const STAMP = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * A user's `lastLoginStamp` in canonical form: an ISO 8601 UTC date-time (`2026-11-01T10:00:00.000Z`),
+ * read as UTC when the server gives no zone (the API does not say which zone it means); `''` for a
+ * user who never signed on: null, empty, or a date before 1970 (.NET servers write
+ * `0001-01-01T00:00:00` for "no date"); any other value as sent (a number as its text), which the
+ * sign-on report shows as unknown.
+ */
+export function readSignOnStamp(raw: unknown): string {
+  if (raw === null || raw === undefined) return '';
+  const text = typeof raw === 'string' ? raw.trim() : typeof raw === 'number' ? String(raw) : JSON.stringify(raw);
+  if (text === '') return '';
+  const m = STAMP.exec(text);
+  if (!m) return text;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((x) => (x === undefined ? undefined : Number(x))) as number[];
+  const millis = m[7] === undefined ? 0 : Number(`0.${m[7]}`) * 1000;
+  if (month! < 1 || month! > 12 || day! < 1 || day! > 31 || hour > 23 || minute > 59 || second > 59) return text;
+  const local = Date.UTC(year!, month! - 1, day!, hour, minute, second, Math.floor(millis));
+  // Date.UTC rolls 31 April over into 1 May: such a date is not of the calendar.
+  if (new Date(local).getUTCDate() !== day) return text;
+  const zone = m[8]?.toUpperCase();
+  const offset = zone === undefined || zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)));
+  const time = local - offset * 60_000;
+  if (year! < 1970) return '';
+  return new Date(time).toISOString();
 }
 
 export function readGroup(g: Record<string, unknown>): TransferGroup {

@@ -95,8 +95,13 @@ export interface TransferUser {
   readonly realname?: string;
   readonly email?: string;
   readonly permission?: string;
+  /** `Active`, `Suspended`, `Template` (SimpleUserModel). */
   readonly status?: string;
-  /** When the user last signed on, as the server writes it; absent or empty: never. */
+  /**
+   * The last sign-on (SimpleUserModel), canonical (normalize.ts `readSignOnStamp`): an ISO 8601 UTC
+   * date-time; `''` when the user never signed on (empty, null, or a date before 1970); the text as
+   * sent when it is no date; absent when the server did not send the field.
+   */
   readonly lastLoginStamp?: string;
   readonly [field: string]: unknown;
 }
