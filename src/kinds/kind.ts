@@ -29,7 +29,8 @@ export type DesiredOf<K extends ResourceKind> = DesiredByKind[K];
  */
 export type AccessBasis =
   | { readonly kind: 'folder'; readonly before: readonly EntryView[]; readonly after: readonly EntryView[] }
-  | { readonly kind: 'acl'; readonly userGroup: string; readonly resourceGroup: string; readonly before: readonly string[]; readonly after: readonly string[] };
+  | { readonly kind: 'acl'; readonly userGroup: string; readonly resourceGroup: string; readonly before: readonly string[]; readonly after: readonly string[] }
+  | { readonly kind: 'membership'; readonly group: string; readonly before: readonly string[]; readonly after: readonly string[] };
 
 /** What an unmanaged object is, in a line: enough to decide whether to import or delete it (the drift report's). */
 export type UnmanagedDetail =
