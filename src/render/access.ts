@@ -280,24 +280,62 @@ function union(lists: readonly (readonly string[])[]): string[] {
 
 /**
  * The access changes a reviewer must look at, one markdown item per principal and kind: all
- * access removed (`loses all access on 60 folders: …`), a flagged permission granted. Empty when
- * there are none.
+ * access removed (`loses all access on 60 folders: …`), a flagged permission granted. Principals
+ * with the very same alert, more than `MERGE_ALERTS_OVER` of them (a group's new members all
+ * gaining its `admin`), are one item naming them. Empty when there are none.
  */
 export function accessAlertItems(report: AccessReport): string[] {
+  const alerts = principalAlerts(report);
+  const byWhat = new Map<string, string[]>();
+  for (const a of alerts) byWhat.set(a.what, [...(byWhat.get(a.what) ?? []), a.who]);
+  const out: string[] = [];
+  for (const a of alerts) {
+    const whos = byWhat.get(a.what)!;
+    if (whos.length <= MERGE_ALERTS_OVER) out.push(`- ${a.who} **${a.verb}** ${a.rest}`);
+    else if (whos[0] === a.who) {
+      const shown = whos.slice(0, MAX_TARGETS);
+      const names = `${shown.join(', ')}${whos.length > shown.length ? `, and ${formatCount(whos.length - shown.length)} more` : ''}`;
+      out.push(`- ${formatCount(whos.length)} ${a.plural.noun} (${names}) **${a.plural.verb}** ${a.rest}`);
+    }
+  }
+  return out;
+}
+
+/** The alerts `accessAlertItems` lists, counted one per principal and kind, merged or not (what the call-out's headline counts). */
+export function accessAlertCount(report: AccessReport): number {
+  return principalAlerts(report).length;
+}
+
+/** More principals than this with the same alert are one item. */
+const MERGE_ALERTS_OVER = 3;
+
+interface PrincipalAlert {
+  readonly who: string;
+  readonly verb: string;
+  readonly plural: { readonly noun: string; readonly verb: string };
+  /** On which targets. */
+  readonly rest: string;
+  /** What the alert says, but who: principals with the same one can be listed together. */
+  readonly what: string;
+}
+
+function principalAlerts(report: AccessReport): PrincipalAlert[] {
   const md: Quote = (t) => escapeMd(t);
   const tick: Quote = (t) => `\`${t.replace(/`/g, '')}\``;
-  const out: string[] = [];
+  const out: PrincipalAlert[] = [];
   for (const group of byPrincipal(report.changes)) {
-    const who = accessWho(group[0]!, md);
+    const first = group[0]!;
+    const who = accessWho(first, md);
+    const noun = first.who.type === 'User' ? 'users' : first.service === 'transfer' ? 'groups with unknown members' : 'user groups (members not shown)';
+    const alert = (verb: string, pluralVerb: string, rest: string) =>
+      out.push({ who, verb, plural: { noun, verb: pluralVerb }, rest, what: [first.service, first.who.type, verb, rest].join('\u0000') });
     const removed = group.filter((c) => c.removed);
-    if (removed.length > 0) out.push(`- ${who} **loses all access** on ${targetsMd(removed)}`);
+    if (removed.length > 0) alert('loses all access', 'lose all access', `on ${targetsMd(removed)}`);
     const flagged = group.filter((c) => c.flagged.length > 0);
-    if (flagged.length > 0)
-      out.push(
-        `- ${who} **gains ${union(flagged.map((c) => c.flagged))
-          .map(tick)
-          .join(', ')}** on ${targetsMd(flagged)}`,
-      );
+    if (flagged.length > 0) {
+      const granted = union(flagged.map((c) => c.flagged)).map(tick).join(', ');
+      alert(`gains ${granted}`, `gain ${granted}`, `on ${targetsMd(flagged)}`);
+    }
   }
   return out;
 }
@@ -307,10 +345,12 @@ export function accessAlertItems(report: AccessReport): string[] {
  * with what is gained and lost on how many targets, the first targets named. Flagged ones marked.
  */
 export function accessGroupItems(report: AccessReport, hint = DEFAULT_HINT): string[] {
+  // What a membership brings a user is worded per permission set (over the whole report, so a
+  // long list of folders is written once); the rest per principal, as ever.
+  const lines = accessLines(report.changes.filter((c) => c.memberships !== undefined));
   return byPrincipal(report.changes).flatMap((changes) => {
-    // What a membership brings a user is worded per permission set; the rest per principal, as ever.
     const fromEntries = changes.filter((c) => c.memberships === undefined);
-    const memberships = accessLines(changes.filter((c) => c.memberships !== undefined)).flatMap((l) => (l.kind === 'membership' ? [membershipItem(l, hint)] : []));
+    const memberships = lines.flatMap((l) => (l.kind === 'membership' && changes.includes(l.changes[0]!) ? [membershipItem(l, hint)] : []));
     return [...(fromEntries.length > 0 ? [principalItem(fromEntries)] : []), ...memberships];
   });
 }

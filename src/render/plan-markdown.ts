@@ -20,7 +20,7 @@ import {
 import type { CellState, FieldView } from './plan-common.js';
 import { describeReason } from '../resources/reasons.js';
 import { escapeMd } from './text.js';
-import { accessAlertItems, accessCountPhrase, accessGroupItems, accessPrincipalCount, unknownMembersMarkdown } from './access.js';
+import { accessAlertCount, accessAlertItems, accessCountPhrase, accessGroupItems, accessPrincipalCount, unknownMembersMarkdown } from './access.js';
 import type { Diagnostic, DiagnosticCode } from '../diagnostics.js';
 import { policyMarkdown } from './policy.js';
 export { escapeMd } from './text.js';
@@ -102,8 +102,9 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
     ...destructive.map((c) => `- ${inlineChange(c)}${c.reason === undefined ? '' : `: ${escapeMd(describeReason(c.reason))}`}`),
     ...(plan.access === undefined ? [] : accessAlertItems(plan.access)),
   ];
+  const accessAlerts = plan.access === undefined ? 0 : accessAlertCount(plan.access);
   const warningCallout = memo((shown: number) =>
-    warningItems.length === 0 ? [] : [callout('WARNING', destructiveHeadline(summary, warningItems.length - destructive.length), warningItems, shown, hint)],
+    warningItems.length === 0 ? [] : [callout('WARNING', destructiveHeadline(summary, accessAlerts), warningItems, shown, hint)],
   );
   const cautionCallout = memo((shown: number) =>
     blockedItems.length === 0 ? [] : [callout('CAUTION', blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)],
