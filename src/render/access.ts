@@ -110,7 +110,7 @@ export function membershipScopeSentence(scope: MembershipScope, q: Quote): strin
   const read =
     scope.foldersRead === 0
       ? `This plan read no folder, so what ${group} ${grant} was not checked`
-      : `Only the ${formatCount(scope.foldersRead)} ${scope.foldersRead === 1 ? 'folder' : 'folders'} this plan read (for its manifests, for the scope when pruning, for task steps) were checked for what ${group} ${grant}`;
+      : `Only the ${formatCount(scope.foldersRead)} ${scope.foldersRead === 1 ? 'folder' : 'folders'} this plan read (for its manifests, for the scope when pruning, for task steps) ${scope.foldersRead === 1 ? 'was' : 'were'} checked for what ${group} ${grant}`;
   return `${read}: on other folders, ${its} new and removed members may gain or lose access that is not shown here.`;
 }
 
