@@ -255,12 +255,16 @@ export function accessMarkdownHead(report: AccessReport, heading = 'Access chang
 function byPrincipal(changes: readonly AccessChange[]): AccessChange[][] {
   const groups = new Map<string, AccessChange[]>();
   for (const c of changes) {
-    const key = `${c.service}\u0000${c.who.type}\u0000${c.who.name.toLowerCase()}`;
+    const key = principalKey(c);
     const g = groups.get(key);
     if (g === undefined) groups.set(key, [c]);
     else g.push(c);
   }
   return [...groups.values()];
+}
+
+function principalKey(c: AccessChange): string {
+  return `${c.service}\u0000${c.who.type}\u0000${c.who.name.toLowerCase()}`;
 }
 
 /** Targets named per line; the rest are counted. */
@@ -347,11 +351,15 @@ function principalAlerts(report: AccessReport): PrincipalAlert[] {
 export function accessGroupItems(report: AccessReport, hint = DEFAULT_HINT): string[] {
   // What a membership brings a user is worded per permission set (over the whole report, so a
   // long list of folders is written once); the rest per principal, as ever.
-  const lines = accessLines(report.changes.filter((c) => c.memberships !== undefined));
+  const lines = new Map<string, string[]>();
+  for (const line of accessLines(report.changes.filter((c) => c.memberships !== undefined))) {
+    if (line.kind !== 'membership') continue;
+    const key = principalKey(line.changes[0]!);
+    lines.set(key, [...(lines.get(key) ?? []), membershipItem(line, hint)]);
+  }
   return byPrincipal(report.changes).flatMap((changes) => {
     const fromEntries = changes.filter((c) => c.memberships === undefined);
-    const memberships = lines.flatMap((l) => (l.kind === 'membership' && changes.includes(l.changes[0]!) ? [membershipItem(l, hint)] : []));
-    return [...(fromEntries.length > 0 ? [principalItem(fromEntries)] : []), ...memberships];
+    return [...(fromEntries.length > 0 ? [principalItem(fromEntries)] : []), ...(lines.get(principalKey(changes[0]!)) ?? [])];
   });
 }
 
