@@ -192,8 +192,9 @@ const PLAN_KEYS = [
 ];
 const POLICY_KEYS = ['policies', 'violations'];
 const POLICY_VIOLATION_KEYS = ['policy', 'severity', 'outcome', 'message', 'address', 'source', 'expressionSource'];
-const ACCESS_KEYS = ['changes', 'membersUnknown', 'userGroupsUnknown'];
-const ACCESS_CHANGE_KEYS = ['address', 'who', 'service', 'target', 'gained', 'lost', 'via', 'removed', 'flagged'];
+const ACCESS_KEYS = ['changes', 'membersUnknown', 'userGroupsUnknown', 'membershipScope'];
+const MEMBERSHIP_SCOPE_KEYS = ['groups', 'foldersRead'];
+const ACCESS_CHANGE_KEYS = ['address', 'who', 'service', 'target', 'gained', 'lost', 'via', 'removed', 'flagged', 'memberships'];
 const TRANSFER_CHECKS_KEYS = ['checked', 'problems', 'rightsUnchecked', 'groupsUncounted'];
 const TRANSFER_PROBLEM_KEYS = ['problem', 'address', 'step', 'stepKind', 'host', 'path', 'account', 'missing', 'source'];
 const PRUNE_OFF_KEYS = ['reason', 'kinds'];
@@ -265,6 +266,7 @@ function orderPlanObject(plan: Plan): Obj {
               via: (vs) => (vs as readonly Obj[]).map((v) => ordered(v, PRINCIPAL_KEYS)),
             }),
           ),
+        membershipScope: (m) => ordered(m as Obj, MEMBERSHIP_SCOPE_KEYS),
       }),
     transferChecks: (t) =>
       ordered(t as Obj, TRANSFER_CHECKS_KEYS, {

@@ -107,11 +107,11 @@ export function computePlan(input: ComputePlanInput): ComputedPlan {
   };
   const automation = input.live.automation;
   const userGroups = automation?.userGroupMembers ? { members: automation.userGroupMembers, acls: automation.acls ?? new Map() } : undefined;
-  const transferMembers = input.live.transfer?.groupMembers;
+  const transfer = input.live.transfer;
   return {
-    plan: assemblePlan(header, changes, errored, planAccessChanges(changes, bases, transferMembers, userGroups)),
+    plan: assemblePlan(header, changes, errored, planAccessChanges(changes, bases, transfer, userGroups)),
     diagnostics,
-    accessWith: (known) => planAccessChanges(changes, bases, transferMembers, known),
+    accessWith: (known) => planAccessChanges(changes, bases, transfer, known),
   };
 }
 

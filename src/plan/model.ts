@@ -152,6 +152,21 @@ export interface AccessReport {
    * group instead. Absent when members were not read, or were read for every group concerned.
    */
   readonly userGroupsUnknown?: readonly string[];
+  /**
+   * Set when the plan changes the members of a group (issue 26): the folders whose entries were
+   * checked for what the groups grant are the ones the plan read (`foldersRead`: the folders the
+   * manifests name, their parents, and the scope's when pruning), so the groups may also hold
+   * entries on other folders, where the same members gain or lose too. Absent otherwise.
+   */
+  readonly membershipScope?: MembershipScope;
+}
+
+/** What an access report could not see of the membership changes of a plan: folders it did not read. */
+export interface MembershipScope {
+  /** The groups whose members the plan changes, in plan order. */
+  readonly groups: readonly string[];
+  /** The folders read (and so checked), whether or not they grant the groups anything. */
+  readonly foldersRead: number;
 }
 
 /**
@@ -176,6 +191,12 @@ export interface AccessChange {
   readonly removed: boolean;
   /** Gained permissions a reviewer must look at: `admin`, `deleteFiles`, `share` (folders), `TaskAddEditDelete`, `HostAddEditDelete`, `ScriptAddEditDelete` (resource groups). */
   readonly flagged: readonly string[];
+  /**
+   * The groups whose membership change in this plan the change comes through (the user joins
+   * them, for what is gained, or leaves them, for what is lost), as the plan names them; `address`
+   * is then the first one's change. Absent when it comes from entries or ACLs alone.
+   */
+  readonly memberships?: readonly string[];
 }
 
 /**

@@ -7,6 +7,7 @@ import type {
   FieldChange,
   InnerWords,
   JsonObject,
+  MembershipScope,
   Plan,
   PlanSummary,
   PolicyReport,
@@ -21,8 +22,9 @@ import { transferProblemText, transferStepLabel } from './transfer-checks.js';
 import type { ServiceName } from '../config/model.js';
 import { describeReason } from '../resources/reasons.js';
 import { pruneOffSentence } from './plan-common.js';
-import { accessCountPhrase, describeAccessChange } from './access.js';
+import { accessCountPhrase, describeAccessChange, membershipScopeSentence } from './access.js';
 import { envelopeOf, type JsonEnvelope } from './json-output.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * The `--format json` view of a plan: a public shape for scripts, versioned on its own
@@ -76,6 +78,8 @@ export interface AccessJsonView {
   readonly membersUnknown: readonly string[];
   /** Automation user groups whose ACL changes but whose members could not be read (absent: none). */
   readonly userGroupsUnknown?: readonly string[];
+  /** The plan changes group members: the folders checked were the ones it read, with the sentence saying so (absent: no membership changes). */
+  readonly membershipScope?: MembershipScope & { readonly text: string };
 }
 
 /**
@@ -96,6 +100,8 @@ export interface AccessChangeJsonView {
   readonly removed: boolean;
   /** Gained permissions to look at: `admin`, `deleteFiles`, `share`. */
   readonly flagged: readonly string[];
+  /** The groups whose membership change in the plan this comes through (absent: it comes from entries or ACLs alone). */
+  readonly memberships?: readonly string[];
   readonly text: string;
 }
 
@@ -231,10 +237,17 @@ export function accessJsonView(report: AccessReport): AccessJsonView {
       via: c.via.map((v) => ({ type: v.type, name: v.name })),
       removed: c.removed,
       flagged: [...c.flagged],
+      ...withDefined({ memberships: c.memberships === undefined ? undefined : [...c.memberships] }),
       text: describeAccessChange(c, (t) => t),
     })),
     membersUnknown: [...report.membersUnknown],
-    ...(report.userGroupsUnknown !== undefined ? { userGroupsUnknown: [...report.userGroupsUnknown] } : {}),
+    ...withDefined({
+      userGroupsUnknown: report.userGroupsUnknown === undefined ? undefined : [...report.userGroupsUnknown],
+      membershipScope:
+        report.membershipScope === undefined
+          ? undefined
+          : { ...report.membershipScope, groups: [...report.membershipScope.groups], text: membershipScopeSentence(report.membershipScope, (t) => t) },
+    }),
   };
 }
 

@@ -20,7 +20,7 @@ import {
 import type { CellState, FieldView } from './plan-common.js';
 import { describeReason } from '../resources/reasons.js';
 import { escapeMd } from './text.js';
-import { accessAlertItems, accessCountPhrase, accessGroupItems, unknownMembersMarkdown } from './access.js';
+import { accessAlertCount, accessAlertItems, accessCountPhrase, accessGroupItems, accessPrincipalCount, unknownMembersMarkdown } from './access.js';
 import type { Diagnostic, DiagnosticCode } from '../diagnostics.js';
 import { policyMarkdown } from './policy.js';
 export { escapeMd } from './text.js';
@@ -102,13 +102,14 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
     ...destructive.map((c) => `- ${inlineChange(c)}${c.reason === undefined ? '' : `: ${escapeMd(describeReason(c.reason))}`}`),
     ...(plan.access === undefined ? [] : accessAlertItems(plan.access)),
   ];
+  const accessAlerts = plan.access === undefined ? 0 : accessAlertCount(plan.access);
   const warningCallout = memo((shown: number) =>
-    warningItems.length === 0 ? [] : [callout('WARNING', destructiveHeadline(summary, warningItems.length - destructive.length), warningItems, shown, hint)],
+    warningItems.length === 0 ? [] : [callout('WARNING', destructiveHeadline(summary, accessAlerts), warningItems, shown, hint)],
   );
   const cautionCallout = memo((shown: number) =>
     blockedItems.length === 0 ? [] : [callout('CAUTION', blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)],
   );
-  const accessItems = plan.access === undefined ? [] : accessGroupItems(plan.access);
+  const accessItems = plan.access === undefined ? [] : accessGroupItems(plan.access, hint);
   const accessSection = memo((shown: number) => (plan.access === undefined ? [] : [accessBlock(plan.access, accessItems, shown, hint)]));
   const checkItems = transferCheckItems(plan.transferChecks);
   const checkBlock = memo((shown: number) => transferChecksMarkdown(plan.transferChecks, checkItems, shown, hint));
@@ -436,8 +437,9 @@ export function transferChecksMarkdown(checks: TransferStepChecks | undefined, i
  */
 function accessBlock(report: AccessReport, items: readonly string[], shown: number, hint: string): string {
   const open = items.length <= ACCESS_OPEN_MAX ? ' open' : '';
+  const principals = accessPrincipalCount(report);
   const lines = [
-    `<details${open}><summary><b>Access changes:</b> ${escapeMd(accessCountPhrase(report))} (${formatCount(items.length)} ${items.length === 1 ? 'principal' : 'principals'})</summary>`,
+    `<details${open}><summary><b>Access changes:</b> ${escapeMd(accessCountPhrase(report))} (${formatCount(principals)} ${principals === 1 ? 'principal' : 'principals'})</summary>`,
     '',
   ];
   const unknown = unknownMembersMarkdown(report);
