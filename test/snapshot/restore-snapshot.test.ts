@@ -248,6 +248,9 @@ describe('restore: the diff first, the verification last', () => {
         listFolderAcls: (id) => clients.transfer.listFolderAcls(id),
         setFolderAcl: async () => [],
         deleteFolderAcl: async () => undefined,
+        listUsers: (o) => clients.transfer.listUsers(o),
+        listGroups: (o) => clients.transfer.listGroups(o),
+        listGroupMembers: (ids) => clients.transfer.listGroupMembers(ids),
       },
     });
     const result = await restoreSnapshot(deaf);

@@ -295,7 +295,14 @@ describe('a failed save leaves nothing behind', () => {
     const folder = await clients.transfer.findFolderByPath('/Distribution/Acme/Outbound');
     const entries = (await clients.transfer.listFolderAcls(folder!.id)).length;
     expect(entries).toBeGreaterThan(0);
-    const emptied = { findFolderByPath: clients.transfer.findFolderByPath.bind(clients.transfer), listFolderAcls: () => Promise.resolve([]) };
+    const t = clients.transfer;
+    const emptied = {
+      findFolderByPath: t.findFolderByPath.bind(t),
+      listFolderAcls: () => Promise.resolve([]),
+      listUsers: t.listUsers.bind(t),
+      listGroups: t.listGroups.bind(t),
+      listGroupMembers: t.listGroupMembers.bind(t),
+    };
     const baseline = { folders: [{ path: '/Distribution/Acme/Outbound', id: folder!.id, entries }] };
     const err = await saveFrom(emulator, clients, dir, { transfer: emptied, folders: ['/Distribution/Acme/Outbound'], baseline }).catch((e: unknown) => e);
     expect((err as Error).message).toBe(
