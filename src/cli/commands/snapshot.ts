@@ -250,7 +250,8 @@ function restoredText(result: RestoreResult, ref: SnapshotRef): string {
     }
   }
   if (result.accounts) lines.push(...renderAccountRestoreLines(result.accounts));
-  if (result.verified) lines.push(`Verified: read back, the restored parts match ${describeRef(ref)}.`);
+  const unwritten = result.accounts?.outcome === 'notWritten' ? ' (users and groups were not written, so not read back)' : '';
+  if (result.verified) lines.push(`Verified: read back, the restored parts match ${describeRef(ref)}${unwritten}.`);
   else lines.push(`NOT verified: read back, the servers do not match ${describeRef(ref)}:`, ...result.mismatches.map((m) => `  ${m}`));
   if (!result.complete || !result.verified) lines.push(`Restore incomplete; to undo it: mftops snapshot restore ${result.preRestore.id}`);
   return `${lines.join('\n')}\n`;
