@@ -1,5 +1,4 @@
 import {
-  countAccountChanges,
   SENSITIVE,
   type AccountRestorePreview,
   type AccountsDiff,
@@ -159,7 +158,9 @@ function fieldText(f: FieldChange): string {
 export function renderAccountPreviewLines(p: AccountRestorePreview): string[] {
   const writes = `${p.usersPatched} user(s) with fields to put back, ${p.membersAdded} member(s) to add, ${p.membersRemoved} to remove`;
   return [
-    p.writable ? `Users and groups: ${writes}.` : `Users and groups: ${writes}; compared only: restore of users and groups needs a newer client, nothing is written to them.`,
+    p.writable
+      ? `Users and groups: ${writes}.`
+      : `Users and groups: ${writes}; compared only: restore of users and groups needs a newer client, nothing is written to them.`,
     ...notesLines(p),
   ];
 }
@@ -187,11 +188,7 @@ export function renderAccountRestoreLines(r: AccountsRestore): string[] {
 }
 
 function notesLines(n: Pick<AccountRestorePreview, 'notRestorable' | 'leftAlone' | 'warnings'>): string[] {
-  return [
-    ...n.notRestorable.map((m) => `  cannot be restored: ${m}`),
-    ...n.warnings.map((m) => `  warning: ${m}`),
-    ...n.leftAlone.map((m) => `  ${m}`),
-  ];
+  return [...n.notRestorable.map((m) => `  cannot be restored: ${m}`), ...n.warnings.map((m) => `  warning: ${m}`), ...n.leftAlone.map((m) => `  ${m}`)];
 }
 
 /** The `mftops.snapshot.diff` document: the diff as data. */

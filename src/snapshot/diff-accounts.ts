@@ -78,7 +78,10 @@ function diffGroup(a: SavedGroup, b: SavedGroup): ChangedGroup | undefined {
 }
 
 function onlyIn<T extends SavedUser | SavedGroup>(from: ReadonlyMap<string, T>, other: ReadonlyMap<string, unknown>): T[] {
-  return [...from].filter(([k]) => !other.has(k)).sort(([x], [y]) => compareText(x, y)).map(([, v]) => v);
+  return [...from]
+    .filter(([k]) => !other.has(k))
+    .sort(([x], [y]) => compareText(x, y))
+    .map(([, v]) => v);
 }
 
 function sortNames(names: string[]): string[] {

@@ -34,8 +34,15 @@ export async function readLiveAccounts(source: AccountsSource): Promise<SavedAcc
     groups: groups
       .map((g): SavedGroup => {
         const ids = membership.members.get(g.id);
-        const members = ids?.map((id): SavedMember => ({ id, username: byId.get(id) ?? id })).sort((a, b) => compareText(a.username.toLowerCase(), b.username.toLowerCase()));
-        return { id: g.id, name: g.name, ...withDefined({ description: typeof g.description === 'string' ? g.description : undefined }), members: members ?? null };
+        const members = ids
+          ?.map((id): SavedMember => ({ id, username: byId.get(id) ?? id }))
+          .sort((a, b) => compareText(a.username.toLowerCase(), b.username.toLowerCase()));
+        return {
+          id: g.id,
+          name: g.name,
+          ...withDefined({ description: typeof g.description === 'string' ? g.description : undefined }),
+          members: members ?? null,
+        };
       })
       .sort((a, b) => compareText(a.name.toLowerCase(), b.name.toLowerCase())),
   };

@@ -63,7 +63,8 @@ export function planAccountRestore(saved: SavedAccounts, live: SavedAccounts): A
       notRestorable.push(`user ${user.username} no longer exists: passwords cannot be restored: re-create ${user.username} by hand or through a User manifest`);
       continue;
     }
-    if (now.id !== user.id) warnings.push(`user ${user.username} was deleted and re-created since the snapshot (id ${user.id}, now ${now.id}): matched by name`);
+    if (now.id !== user.id)
+      warnings.push(`user ${user.username} was deleted and re-created since the snapshot (id ${user.id}, now ${now.id}): matched by name`);
     const body: Partial<Record<RestorableUserField, string>> = {};
     for (const f of RESTORABLE_USER_FIELDS) {
       const value = user[f];
@@ -72,7 +73,8 @@ export function planAccountRestore(saved: SavedAccounts, live: SavedAccounts): A
     if (Object.keys(body).length > 0) patches.push({ userId: now.id, username: now.username, body });
   }
   for (const user of live.users) {
-    if (!savedUsers.has(accountKey(user.username))) leftAlone.push(`user ${user.username} was created since the snapshot: left alone (a restore deletes no user)`);
+    if (!savedUsers.has(accountKey(user.username)))
+      leftAlone.push(`user ${user.username} was created since the snapshot: left alone (a restore deletes no user)`);
   }
 
   for (const group of saved.groups) {
@@ -81,7 +83,8 @@ export function planAccountRestore(saved: SavedAccounts, live: SavedAccounts): A
       notRestorable.push(`group ${group.name} no longer exists: a group cannot be re-created with its id; re-create it by hand or through a Group manifest`);
       continue;
     }
-    if (now.id !== group.id) warnings.push(`group ${group.name} was deleted and re-created since the snapshot (id ${group.id}, now ${now.id}): matched by name`);
+    if (now.id !== group.id)
+      warnings.push(`group ${group.name} was deleted and re-created since the snapshot (id ${group.id}, now ${now.id}): matched by name`);
     if ((now.description ?? '') !== (group.description ?? '')) {
       notRestorable.push(
         `group ${group.name}: description ${JSON.stringify(group.description ?? '')} cannot be put back (now ${JSON.stringify(now.description ?? '')}): this API release cannot update a group`,
@@ -143,12 +146,21 @@ export async function writeAccountRestore(plan: AccountRestorePlan, target: Acco
     }
   };
   for (const p of plan.patches) {
-    if (await attempt(`user ${p.username}: ${Object.keys(p.body).join(', ')} not put back`, () => target.patchUser(p.userId, { ...p.body }))) done.usersPatched++;
+    if (await attempt(`user ${p.username}: ${Object.keys(p.body).join(', ')} not put back`, () => target.patchUser(p.userId, { ...p.body })))
+      done.usersPatched++;
   }
   for (const m of plan.memberships) {
     if (m.add.length > 0) {
       const names = m.add.map((u) => u.username).join(', ');
-      if (await attempt(`group ${m.group}: ${names} not added`, () => target.addGroupMembers(m.groupId, m.add.map((u) => u.id)))) done.membersAdded += m.add.length;
+      if (
+        await attempt(`group ${m.group}: ${names} not added`, () =>
+          target.addGroupMembers(
+            m.groupId,
+            m.add.map((u) => u.id),
+          ),
+        )
+      )
+        done.membersAdded += m.add.length;
     }
     for (const u of m.remove) {
       if (await attempt(`group ${m.group}: ${u.username} not removed`, () => target.removeGroupMember(m.groupId, u.id))) done.membersRemoved++;

@@ -257,7 +257,10 @@ async function writeEncryptedExport(plainPath: string, path: string, plain: Expo
 }
 
 /** The ACL entries of each folder named (a folder that does not exist is saved with no id). */
-export async function readNamedFolders(transfer: Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls'>, paths: readonly string[]): Promise<SavedFolder[]> {
+export async function readNamedFolders(
+  transfer: Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls'>,
+  paths: readonly string[],
+): Promise<SavedFolder[]> {
   const folders: SavedFolder[] = [];
   for (const path of paths) {
     const folder = await transfer.findFolderByPath(path);
@@ -282,7 +285,11 @@ async function saveFolders(tmp: string, folders: readonly SavedFolder[], key: Sn
   return { ...(await saveJsonPart(tmp, FOLDERS_FILE, body, key)), folderCount: folders.length };
 }
 
-async function saveAccounts(tmp: string, accounts: SavedAccounts, key: SnapshotKey | undefined): Promise<SnapshotFile & { userCount: number; groupCount: number }> {
+async function saveAccounts(
+  tmp: string,
+  accounts: SavedAccounts,
+  key: SnapshotKey | undefined,
+): Promise<SnapshotFile & { userCount: number; groupCount: number }> {
   return { ...(await saveJsonPart(tmp, ACCOUNTS_FILE, accounts, key)), userCount: accounts.users.length, groupCount: accounts.groups.length };
 }
 

@@ -35,8 +35,12 @@ describe('mftops snapshot with transfer users and groups, through the CLI', () =
 
     const save = await cli('snapshot', 'save');
     expect(save.code).toBe(0);
-    expect(save.stdout).toMatch(new RegExp(`^Saved snapshot lab/\\S+ \\(8 tasks, [\\d.]+ KiB, 0 transfer folder\\(s\\), ${users} users, ${groups} groups\\)\\n`));
-    expect(save.stdout).toContain(`  ${users} transfer users and ${groups} groups with their members saved (no password: passwords cannot be read, nor restored)\n`);
+    expect(save.stdout).toMatch(
+      new RegExp(`^Saved snapshot lab/\\S+ \\(8 tasks, [\\d.]+ KiB, 0 transfer folder\\(s\\), ${users} users, ${groups} groups\\)\\n`),
+    );
+    expect(save.stdout).toContain(
+      `  ${users} transfer users and ${groups} groups with their members saved (no password: passwords cannot be read, nor restored)\n`,
+    );
     const [first] = readdirSync(join(dir, 'snaps', 'lab'));
 
     const verify = await cli('snapshot', 'verify', 'latest');

@@ -128,7 +128,12 @@ describe('mftops snapshot through the CLI', () => {
     expect(apply.code).toBe(0);
     expect(await names()).toEqual(['Acme Partners', 'automation-svc']);
     const [applied] = readdirSync(join(dir, 'snaps', 'files'));
-    expect(readdirSync(join(dir, 'snaps', 'files', applied!)).sort()).toEqual(['ledger.jsonl', 'snapshot.json', 'transfer-accounts.json', 'transfer-folders.json']);
+    expect(readdirSync(join(dir, 'snaps', 'files', applied!)).sort()).toEqual([
+      'ledger.jsonl',
+      'snapshot.json',
+      'transfer-accounts.json',
+      'transfer-folders.json',
+    ]);
     const list = await cli('snapshot', 'list');
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(new RegExp(`^files\\s+${applied!.replace(/\./g, '\\.')}\\s+-\\s+-\\s+1\\s+\\d+\\s+\\d+\\s+no\\s+-\\s+before apply$`, 'm'));

@@ -64,7 +64,9 @@ describe('mftops snapshot save / list / verify', () => {
     const dir = project();
     const io = ioIn(dir);
     expect(await runSnapshotSave(g(), {}, io)).toBe(0);
-    expect(io.out()).toMatch(/^Saved snapshot lab\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z \(8 tasks, [\d.]+ KiB, 3 transfer folder\(s\), \d+ users, \d+ groups\)\n/);
+    expect(io.out()).toMatch(
+      /^Saved snapshot lab\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z \(8 tasks, [\d.]+ KiB, 3 transfer folder\(s\), \d+ users, \d+ groups\)\n/,
+    );
     expectNoSecrets(io.out() + io.err());
 
     const id = /lab\/(\S+)/.exec(io.out())![1]!;
@@ -82,7 +84,9 @@ describe('mftops snapshot save / list / verify', () => {
 
     const verify = ioIn(dir);
     expect(await runSnapshotVerify(g(), { id: id.slice(0, 16) }, verify)).toBe(0);
-    expect(verify.out()).toMatch(new RegExp(`Snapshot lab/${id} verified: 8 tasks, 3 transfer folder\\(s\\), \\d+ users, \\d+ groups, 3 file\\(s\\) match snapshot\\.json\\.`));
+    expect(verify.out()).toMatch(
+      new RegExp(`Snapshot lab/${id} verified: 8 tasks, 3 transfer folder\\(s\\), \\d+ users, \\d+ groups, 3 file\\(s\\) match snapshot\\.json\\.`),
+    );
     for (const out of [list.out(), json.out(), verify.out()]) expectNoSecrets(out);
   });
 
@@ -162,7 +166,9 @@ describe('mftops snapshot save in a transfer-only environment', () => {
     expect(list.out().split('\n')[1]).toMatch(new RegExp(`^files\\s+${id!.replace(/\./g, '\\.')}\\s+-\\s+-\\s+4\\s+\\d+\\s+\\d+\\s+no\\s+-$`));
     const verify = ioIn(dir);
     expect(await runSnapshotVerify(g('text', 'files'), { id: 'latest' }, verify)).toBe(0);
-    expect(verify.out()).toMatch(new RegExp(`Snapshot files/${id} verified: 4 transfer folder\\(s\\), \\d+ users, \\d+ groups, 2 file\\(s\\) match snapshot\\.json\\.`));
+    expect(verify.out()).toMatch(
+      new RegExp(`Snapshot files/${id} verified: 4 transfer folder\\(s\\), \\d+ users, \\d+ groups, 2 file\\(s\\) match snapshot\\.json\\.`),
+    );
   });
 
   it('saves the managed folders when scope.folders is absent, and the previous path a folder to rename is still at', async () => {

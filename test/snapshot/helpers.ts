@@ -3,13 +3,7 @@ import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { AutomationClient } from '../../src/services/index.js';
-import {
-  saveSnapshot,
-  type SavedAccounts,
-  type SaveSnapshotOptions,
-  type SnapshotAutomationSource,
-  type SnapshotManifest,
-} from '../../src/snapshot/index.js';
+import { saveSnapshot, type SavedAccounts, type SaveSnapshotOptions, type SnapshotAutomationSource, type SnapshotManifest } from '../../src/snapshot/index.js';
 import { automationClientFor, transferClientFor } from '../integration/helpers.js';
 
 /** A 32-byte key as 64 hex digits, and another one. */

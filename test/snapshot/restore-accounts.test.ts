@@ -62,12 +62,7 @@ describe('diffSavedAccounts', () => {
       [group('10', 'Partners', [alice, bob], 'old'), group('11', 'Gone', []), group('12', 'Unread', null)],
     );
     const b = accounts(
-      [
-        { ...alice, username: 'ALICE', permission: 'Admin' },
-        user('22', 'bob'),
-        { ...carol, lastLoginStamp: '2026-02-02T00:00:00' },
-        user('4', 'dave'),
-      ],
+      [{ ...alice, username: 'ALICE', permission: 'Admin' }, user('22', 'bob'), { ...carol, lastLoginStamp: '2026-02-02T00:00:00' }, user('4', 'dave')],
       [group('10', 'partners', [bob, user('4', 'dave')], 'new'), group('12', 'Unread', [alice]), group('13', 'New', [])],
     );
     expect(diffSavedAccounts(a, b)).toEqual({
@@ -165,7 +160,12 @@ describe('planAccountRestore and writeAccountRestore with a recording writer', (
     const target = recordingTarget((call) => call.startsWith('PATCH'));
     const result = await writeAccountRestore(planAccountRestore(saved, live), target);
     expect(target.calls).toHaveLength(3);
-    expect(result).toMatchObject({ outcome: 'failed', usersPatched: 0, membersAdded: 2, errors: ['user alice: email not put back: transfer: PATCH /users/1 {"email":"alice@example.com"}: 403 Forbidden'] });
+    expect(result).toMatchObject({
+      outcome: 'failed',
+      usersPatched: 0,
+      membersAdded: 2,
+      errors: ['user alice: email not put back: transfer: PATCH /users/1 {"email":"alice@example.com"}: 403 Forbidden'],
+    });
   });
 });
 
@@ -203,7 +203,15 @@ describe('restoreSnapshot of users and groups against the emulator', () => {
       ...a,
       users: [...a.users.map((u) => (u.username === 'bob' ? { ...u, permission: 'Admin' } : u)), { id: '999', username: 'zoe', permission: 'User' }],
       groups: a.groups.map((g) =>
-        g.name === 'Acme Partners' ? { ...g, members: [{ id: id('acme-svc'), username: 'acme-svc' }, { id: id('carol'), username: 'carol' }] } : g,
+        g.name === 'Acme Partners'
+          ? {
+              ...g,
+              members: [
+                { id: id('acme-svc'), username: 'acme-svc' },
+                { id: id('carol'), username: 'carol' },
+              ],
+            }
+          : g,
       ),
     }));
     addTransferUser(emulator, { ...readTransferUser(emulator, 'carol')!, id: 'new-1', username: 'mallory' });

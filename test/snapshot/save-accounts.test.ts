@@ -30,7 +30,8 @@ afterAll(async () => {
 });
 
 const mode = (path: string): number => statSync(path).mode & 0o777;
-const manifestOf = (dir: string, id: string): SnapshotManifest => JSON.parse(readFileSync(join(snapshotFolder(dir, id), 'snapshot.json'), 'utf8')) as SnapshotManifest;
+const manifestOf = (dir: string, id: string): SnapshotManifest =>
+  JSON.parse(readFileSync(join(snapshotFolder(dir, id), 'snapshot.json'), 'utf8')) as SnapshotManifest;
 const accountsOf = (dir: string, id: string): SavedAccounts =>
   JSON.parse(readFileSync(join(snapshotFolder(dir, id), 'transfer-accounts.json'), 'utf8')) as SavedAccounts;
 
@@ -83,7 +84,17 @@ describe('the transfer part holds users, groups and memberships (transfer-accoun
   it('never saves a password, even when the server sends one, nor any field beyond the users list model', async () => {
     const dir = testdir({});
     const users: TransferUser[] = [
-      { id: 'u1', username: 'zed', fullName: 'Zed', permission: 'Admin', email: 'z@example.com', status: 'Active', lastLoginStamp: '2026-01-01T00:00:00', password: 'S3CRET-PASS', passwordHash: 'x' },
+      {
+        id: 'u1',
+        username: 'zed',
+        fullName: 'Zed',
+        permission: 'Admin',
+        email: 'z@example.com',
+        status: 'Active',
+        lastLoginStamp: '2026-01-01T00:00:00',
+        password: 'S3CRET-PASS',
+        passwordHash: 'x',
+      },
     ];
     const groups: TransferGroup[] = [
       { id: '7', name: 'Ops', description: 'operators' },
@@ -99,7 +110,9 @@ describe('the transfer part holds users, groups and memberships (transfer-accoun
     expect(accountsOf(dir, info.id)).toEqual({
       formatVersion: 2,
       membersForm: 'members',
-      users: [{ id: 'u1', username: 'zed', fullName: 'Zed', permission: 'Admin', email: 'z@example.com', status: 'Active', lastLoginStamp: '2026-01-01T00:00:00' }],
+      users: [
+        { id: 'u1', username: 'zed', fullName: 'Zed', permission: 'Admin', email: 'z@example.com', status: 'Active', lastLoginStamp: '2026-01-01T00:00:00' },
+      ],
       groups: [
         { id: '7', name: 'Ops', description: 'operators', members: [{ id: 'u1', username: 'zed' }] },
         // Members not read for this group: null, not an empty list (a restore then leaves them alone).

@@ -219,7 +219,10 @@ function savedText(s: SnapshotInfo): string {
   const lines = [`Saved snapshot ${describeSnapshot(s)}`, `  ${s.path}`];
   if (s.sha256 !== undefined) lines.push(`  sha256 ${s.sha256}`);
   if (s.services.includes('transfer')) lines.push(`  folder permissions of ${s.folderCount} transfer folder(s) saved`);
-  if (s.userCount !== undefined) lines.push(`  ${s.userCount} transfer users and ${s.groupCount ?? 0} groups with their members saved (no password: passwords cannot be read, nor restored)`);
+  if (s.userCount !== undefined)
+    lines.push(
+      `  ${s.userCount} transfer users and ${s.groupCount ?? 0} groups with their members saved (no password: passwords cannot be read, nor restored)`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
