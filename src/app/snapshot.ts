@@ -8,6 +8,7 @@ import { compareText } from '../order.js';
 import type { ReadonlyTransferClient } from '../services/index.js';
 import {
   describePart,
+  type AccountRestorePreview,
   type PartsDiff,
   type RestoreResult,
   type SavedAclEntry,
@@ -146,6 +147,16 @@ export interface RestoreDescription {
   /** Transfer folders whose ACLs are reset (0: none), on `transferUrl`. */
   readonly folderCount: number;
   readonly transferUrl?: string;
+  /** The users and groups compared and put back (user fields, memberships), when the snapshot holds them. */
+  readonly accounts?: { readonly userCount: number; readonly groupCount: number };
+}
+
+/** What the live servers and the snapshot compared say a restore will change (reads only). */
+export interface RestorePreview {
+  /** The live servers → the snapshot. */
+  readonly diff: PartsDiff;
+  /** What will be written to users and groups, and what cannot be put back (deleted users: passwords cannot be restored). */
+  readonly accountsPreview?: AccountRestorePreview;
 }
 
 export interface SnapshotRestoreOptions extends SnapshotIdOptions {
@@ -160,7 +171,7 @@ export interface SnapshotRestoreOptions extends SnapshotIdOptions {
    * Asked after the live servers were read and compared with the snapshot (`diff`: live → snapshot)
    * and before the first write; false cancels. Absent: approved.
    */
-  readonly approve?: (description: RestoreDescription & { readonly diff: PartsDiff }) => Promise<boolean>;
+  readonly approve?: (description: RestoreDescription & RestorePreview) => Promise<boolean>;
   /** Read the live servers and compare them with the snapshot, then stop: `previewed`, nothing written, no snapshot taken. */
   readonly dryRun?: boolean;
 }
@@ -172,7 +183,7 @@ export interface SnapshotRestoreOptions extends SnapshotIdOptions {
  */
 export type SnapshotRestoreResult =
   | { readonly status: 'cancelled' }
-  | { readonly status: 'previewed'; readonly ref: SnapshotRef; readonly description: RestoreDescription; readonly diff: PartsDiff }
+  | ({ readonly status: 'previewed'; readonly ref: SnapshotRef; readonly description: RestoreDescription } & RestorePreview)
   | { readonly status: 'restored'; readonly ref: SnapshotRef; readonly result: RestoreResult };
 
 /**
@@ -200,12 +211,14 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
     throw new ConfigError(`snapshot ${describeRef(ref)} holds the automation export, but environment "${env.name}" has no automation service${hint}`);
   }
   const folders = parts.includes('transfer') ? loaded.folders : [];
+  const accounts = parts.includes('transfer') ? loaded.accounts : undefined;
   const transfer = parts.includes('transfer') ? credentials.find((s) => s.name === 'transfer') : undefined;
-  if (folders.length > 0 && !transfer) {
+  if ((folders.length > 0 || accounts) && !transfer) {
     const hint = automation ? ' (restore the automation export alone with --service automation)' : '';
-    throw new ConfigError(`snapshot ${describeRef(ref)} holds transfer folder ACLs, but environment "${env.name}" has no transfer service${hint}`);
+    const what = folders.length > 0 ? 'transfer folder ACLs' : 'transfer users and groups';
+    throw new ConfigError(`snapshot ${describeRef(ref)} holds ${what}, but environment "${env.name}" has no transfer service${hint}`);
   }
-  // A transfer part that saved no folder has nothing to put back.
+  // A transfer part that saved no folder and no accounts has nothing to put back.
   const services = parts.filter((s) => s !== 'transfer' || transfer !== undefined);
   if (services.length === 0) throw new ConfigError(`nothing to restore: snapshot ${describeRef(ref)} holds the ACLs of no transfer folder`);
 
@@ -214,6 +227,7 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
     ...withDefined({ automationUrl: automation?.url }),
     folderCount: folders.length,
     ...withDefined({ transferUrl: transfer?.url }),
+    ...(accounts ? { accounts: { userCount: accounts.users.length, groupCount: accounts.groups.length } } : {}),
   };
   options.precheck?.(description);
 
@@ -230,6 +244,8 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
       id: describeRef(ref),
       services,
       ...(automationClient && automation ? { automation: automationClient, automationUrl: automation.url } : {}),
+      // Users and groups are compared and reported, not written, until the transfer client has
+      // patchUser, addGroupMembers and removeGroupMember (issue 26): then `accounts: transferClient`.
       ...withDefined({ transfer: transferClient, transferUrl: transfer?.url }),
       keep: config.snapshots.keep,
       ...withDefined({ now: ctx.now?.() }),
@@ -237,8 +253,9 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
       logger: ctx.logger,
     };
     const prepared = await prepareRestore(restore);
-    if (options.dryRun === true) return { status: 'previewed', ref, description, diff: prepared.diff };
-    if (options.approve !== undefined && !(await options.approve({ ...description, diff: prepared.diff }))) return { status: 'cancelled' };
+    const preview: RestorePreview = { diff: prepared.diff, ...withDefined({ accountsPreview: prepared.accounts }) };
+    if (options.dryRun === true) return { status: 'previewed', ref, description, ...preview };
+    if (options.approve !== undefined && !(await options.approve({ ...description, ...preview }))) return { status: 'cancelled' };
     const info = automationClient ? await automationClient.info() : undefined;
     const result = await applyRestore(prepared, { ...restore, ...withDefined({ serverVersion: info?.appVersion }) });
     return { status: 'restored', ref, result };

@@ -1,5 +1,9 @@
 import {
   SENSITIVE,
+  type AccountRestorePreview,
+  type AccountsDiff,
+  type AccountsRestore,
+  type FieldChange,
   type DiffEntry,
   type DiffKind,
   type PartsDiff,
@@ -100,11 +104,91 @@ function diffLines(diff: PartsDiff, sides: DiffSides, wording: DiffWording): str
   }
   for (const path of f.onlyInA) lines.push(`  < ${path}: saved only in ${sides.a}`);
   for (const path of f.onlyInB) lines.push(`  > ${path}: saved only in ${sides.b}`);
+  if (diff.accountsNotCompared !== undefined) lines.push(`Users and groups: not compared (${diff.accountsNotCompared})`);
+  if (diff.accounts) {
+    lines.push(...accountLines(diff.accounts));
+    added += diff.accounts.users.added.length + diff.accounts.groups.added.length;
+    removed += diff.accounts.users.removed.length + diff.accounts.groups.removed.length;
+    changed += diff.accounts.users.changed.length + diff.accounts.groups.changed.length;
+  }
   lines.push('');
-  const what = diff.kinds ? 'tasks, hosts, resource-group ACLs or folder ACLs' : 'folder ACLs';
+  const objects = diff.kinds ? ['tasks', 'hosts', 'resource-group ACLs', 'folder ACLs'] : ['folder ACLs'];
+  if (diff.accounts) objects.push('users', 'groups');
+  const what = `${objects.slice(0, -1).join(', ')} or ${objects.at(-1)!}`.replace(/^ or /, '');
   const summary = added + removed + changed === 0 ? `No differences in ${what}.` : `${added} added, ${removed} removed, ${changed} changed.`;
   lines.push(onlyInOne > 0 ? `${summary} ${onlyInOne} folder(s) ${sides.onlyInOne}.` : summary);
   return lines;
+}
+
+/** Users and groups of a diff: `+` added, `-` removed, `~` changed (fields, id, members). */
+function accountLines(d: AccountsDiff): string[] {
+  const lines: string[] = [];
+  lines.push(`Users: ${countsText(d.users.added.length, d.users.removed.length, d.users.changed.length)}`);
+  for (const name of d.users.added) lines.push(`  + ${name}`);
+  for (const name of d.users.removed) lines.push(`  - ${name}`);
+  for (const u of d.users.changed) {
+    lines.push(`  ~ ${u.username}`);
+    if (u.recreated) lines.push(`      deleted and re-created (id ${u.recreated.before} → ${u.recreated.after})`);
+    for (const f of u.fields) lines.push(`      ${fieldText(f)}`);
+  }
+  lines.push(`Groups: ${countsText(d.groups.added.length, d.groups.removed.length, d.groups.changed.length)}`);
+  for (const name of d.groups.added) lines.push(`  + ${name}`);
+  for (const name of d.groups.removed) lines.push(`  - ${name}`);
+  for (const g of d.groups.changed) {
+    lines.push(`  ~ ${g.name}`);
+    if (g.recreated) lines.push(`      deleted and re-created (id ${g.recreated.before} → ${g.recreated.after})`);
+    for (const f of g.fields) lines.push(`      ${fieldText(f)}`);
+    for (const m of g.membersAdded) lines.push(`      + member ${m}`);
+    for (const m of g.membersRemoved) lines.push(`      - member ${m}`);
+  }
+  if (d.membersNotCompared.length > 0) lines.push(`  members not compared (not read on one side): ${d.membersNotCompared.join(', ')}`);
+  return lines;
+}
+
+function fieldText(f: FieldChange): string {
+  const show = (v: string | undefined): string => (v === undefined ? '(absent)' : JSON.stringify(v));
+  return `${f.path}: ${show(f.before)} → ${show(f.after)}`;
+}
+
+/**
+ * What a restore will do to users and groups, said before it asks: the writes, what cannot be
+ * put back (deleted users: passwords cannot be restored), what is left alone, and, when this
+ * mftops cannot write them, that they are only compared.
+ */
+export function renderAccountPreviewLines(p: AccountRestorePreview): string[] {
+  const writes = `${p.usersPatched} user(s) with fields to put back, ${p.membersAdded} member(s) to add, ${p.membersRemoved} to remove`;
+  return [
+    p.writable
+      ? `Users and groups: ${writes}.`
+      : `Users and groups: ${writes}; compared only: restore of users and groups needs a newer client, nothing is written to them.`,
+    ...notesLines(p),
+  ];
+}
+
+/** What a restore did to users and groups. */
+export function renderAccountRestoreLines(r: AccountsRestore): string[] {
+  const counts = `${r.usersPatched} user(s) patched, ${r.membersAdded} member(s) added, ${r.membersRemoved} removed`;
+  const head = ((): string => {
+    switch (r.outcome) {
+      case 'restored':
+        return `Users and groups: ${counts}.`;
+      case 'unchanged':
+        return 'Users and groups: user fields and members already as saved.';
+      case 'notWritten':
+        return `Users and groups: NOT written (restore of users and groups needs a newer client); the restore would have: ${counts}.`;
+      case 'failed':
+        return `Users and groups: ${counts}; NOT all restored:`;
+      default: {
+        const never: never = r.outcome;
+        throw new Error(`unknown accounts outcome ${String(never)}`);
+      }
+    }
+  })();
+  return [head, ...r.errors.map((e) => `  ${e}`), ...notesLines(r)];
+}
+
+function notesLines(n: Pick<AccountRestorePreview, 'notRestorable' | 'leftAlone' | 'warnings'>): string[] {
+  return [...n.notRestorable.map((m) => `  cannot be restored: ${m}`), ...n.warnings.map((m) => `  warning: ${m}`), ...n.leftAlone.map((m) => `  ${m}`)];
 }
 
 /** The `mftops.snapshot.diff` document: the diff as data. */
@@ -114,7 +198,7 @@ export function renderSnapshotDiffJson(diff: SnapshotDiff): string {
 
 export function renderSnapshotListText(list: SnapshotList): string {
   if (list.snapshots.length === 0 && list.unreadable.length === 0) return 'No snapshots.\n';
-  const rows = [['ENV', 'ID', 'TASKS', 'SIZE', 'FOLDERS', 'ENCRYPTED', 'SHA256', 'NOTE']];
+  const rows = [['ENV', 'ID', 'TASKS', 'SIZE', 'FOLDERS', 'USERS', 'GROUPS', 'ENCRYPTED', 'SHA256', 'NOTE']];
   // A part the snapshot does not hold has nothing to show in its columns.
   const none = '-';
   for (const s of list.snapshots) {
@@ -124,6 +208,8 @@ export function renderSnapshotListText(list: SnapshotList): string {
       s.taskCount !== undefined ? String(s.taskCount) : none,
       s.bytes !== undefined ? formatBytes(s.bytes) : none,
       s.services.includes('transfer') ? String(s.folderCount) : none,
+      s.userCount !== undefined ? String(s.userCount) : none,
+      s.groupCount !== undefined ? String(s.groupCount) : none,
       s.encrypted ? 'yes' : 'no',
       s.sha256?.slice(0, 12) ?? none,
       s.note ?? '',
@@ -183,8 +269,11 @@ export function describeSnapshot(s: SnapshotInfo): string {
   return `${s.env}/${s.id} (${parts.join(', ')})`;
 }
 
+/** `3 transfer folder(s)`, then `12 users, 3 groups` when the snapshot holds them. */
 function folderPart(s: SnapshotInfo): string[] {
-  return s.services.includes('transfer') ? [`${s.folderCount} transfer folder(s)`] : [];
+  if (!s.services.includes('transfer')) return [];
+  const accounts = s.userCount !== undefined && s.groupCount !== undefined ? [`${s.userCount} users, ${s.groupCount} groups`] : [];
+  return [`${s.folderCount} transfer folder(s)`, ...accounts];
 }
 
 export function formatBytes(n: number): string {

@@ -1,7 +1,7 @@
 import { checkConfigBytes, DECLARATION_PROBLEM } from './config-xml.js';
 import { SnapshotIntegrityError } from './errors.js';
-import { AUTOMATION_FILE, type SavedFolder, type SnapshotInfo, type SnapshotManifest } from './model.js';
-import { openSnapshot, readChecked, readFolders, toInfo, type SnapshotRef } from './store.js';
+import { AUTOMATION_FILE, type SavedAccounts, type SavedFolder, type SnapshotInfo, type SnapshotManifest } from './model.js';
+import { openSnapshot, readAccounts, readChecked, readFolders, toInfo, type SnapshotRef } from './store.js';
 import { withDefined } from '../with-defined.js';
 
 /*
@@ -18,11 +18,13 @@ export interface LoadedSnapshot {
   readonly automationXml?: Buffer;
   /** Empty when the snapshot saved no transfer folder. */
   readonly folders: readonly SavedFolder[];
+  /** The transfer users, groups and memberships; absent in snapshots without them (older ones, or saved by an account that could not list them). */
+  readonly accounts?: SavedAccounts;
 }
 
 /**
  * Read every file of a snapshot, decrypt it, and check it against `snapshot.json` (size, sha256,
- * XML well-formedness, folder JSON). Any mismatch is a {@link SnapshotIntegrityError} naming the file.
+ * XML well-formedness, folder and accounts JSON). Any mismatch is a {@link SnapshotIntegrityError} naming the file.
  */
 export function loadSnapshot(dir: string, ref: SnapshotRef, processEnv: NodeJS.ProcessEnv = process.env): LoadedSnapshot {
   const { manifest, folder, where, key } = openSnapshot(dir, ref, processEnv);
@@ -37,5 +39,6 @@ export function loadSnapshot(dir: string, ref: SnapshotRef, processEnv: NodeJS.P
       );
   }
   const folders = readFolders(folder, manifest, key, where);
-  return { info: toInfo(manifest, folder), manifest, ...withDefined({ automationXml }), folders };
+  const accounts = readAccounts(folder, manifest, key, where);
+  return { info: toInfo(manifest, folder), manifest, ...withDefined({ automationXml }), folders, ...withDefined({ accounts }) };
 }

@@ -1,3 +1,4 @@
+import type { GroupMembersForm } from '../services/transfer/types.js';
 import type { ServiceName } from '../vocabulary.js';
 
 /**
@@ -9,6 +10,9 @@ import type { ServiceName } from '../vocabulary.js';
  * - `transfer-folders.json` (or `.json.enc`): the live ACL entries of the transfer folders named
  *   at save time (when the environment has the transfer service; apply names the folders its plan
  *   touches, `snapshot save` the managed folders and those under `scope.folders`; possibly none);
+ * - `transfer-accounts.json` (or `.json.enc`): every transfer user (the users list's fields, never a
+ *   password), every group and its members, whenever the transfer part is saved and the account
+ *   may list users and groups (absent in snapshots of older mftops);
  * - `snapshot.json`: the {@link SnapshotManifest} below, never encrypted and never secret.
  *
  * The folder is 0700 and every file 0600: the export holds host passwords in clear.
@@ -26,6 +30,7 @@ export type SnapshotFormatVersion = 1 | typeof SNAPSHOT_FORMAT_VERSION;
 export const MANIFEST_FILE = 'snapshot.json';
 export const AUTOMATION_FILE = 'automation-config.xml';
 export const FOLDERS_FILE = 'transfer-folders.json';
+export const ACCOUNTS_FILE = 'transfer-accounts.json';
 /** Suffix of encrypted files (see crypto.ts for the layout). */
 export const ENCRYPTED_SUFFIX = '.enc';
 
@@ -76,6 +81,15 @@ export interface SnapshotManifest {
   readonly transfer?: SnapshotFile & {
     readonly url?: string;
     readonly folderCount: number;
+    /**
+     * `transfer-accounts.json`: users, groups and memberships. Absent in snapshots of older mftops
+     * and when the account could not list users or groups (a warning said so at save time).
+     * Added to format 2 without a bump: an older mftops reads such a snapshot, without the accounts.
+     */
+    readonly accounts?: SnapshotFile & {
+      readonly userCount: number;
+      readonly groupCount: number;
+    };
   };
   /** Absent when stored in clear. */
   readonly encryption?: {
@@ -112,6 +126,49 @@ export interface SavedFolders {
   readonly folders: readonly SavedFolder[];
 }
 
+/**
+ * A transfer user as `GET /users` answered it: the SimpleUserModel fields only. Never a password
+ * (no read returns one; were a server to send one, it is dropped before anything is written).
+ */
+export interface SavedUser {
+  readonly id: string;
+  /** The identity: compared case-insensitively (the API cannot rename a user). */
+  readonly username: string;
+  readonly fullName?: string;
+  readonly permission?: string;
+  readonly email?: string;
+  readonly status?: string;
+  /** Saved for the record; never compared nor restored (it changes at every sign-on). */
+  readonly lastLoginStamp?: string;
+}
+
+/** A group member: the user's id and username at save time. */
+export interface SavedMember {
+  readonly id: string;
+  readonly username: string;
+}
+
+/** A transfer group and its members. */
+export interface SavedGroup {
+  readonly id: string;
+  /** The identity: compared case-insensitively. */
+  readonly name: string;
+  readonly description?: string;
+  /** Sorted by username; null when the members could not be read (a restore leaves them alone). */
+  readonly members: readonly SavedMember[] | null;
+}
+
+/** The body of `transfer-accounts.json`. Holds no secret. */
+export interface SavedAccounts {
+  readonly formatVersion: SnapshotFormatVersion;
+  /** How the server told the members (`none`: it did not; every group's `members` is null then). */
+  readonly membersForm: GroupMembersForm;
+  /** Sorted by username. */
+  readonly users: readonly SavedUser[];
+  /** Sorted by name. */
+  readonly groups: readonly SavedGroup[];
+}
+
 /** A snapshot as listed: the manifest's facts, flattened for tables and JSON output. */
 export interface SnapshotInfo {
   readonly env: string;
@@ -133,6 +190,9 @@ export interface SnapshotInfo {
   readonly folderCount: number;
   /** The transfer service's URL, when the transfer part recorded it. */
   readonly transferUrl?: string;
+  /** Transfer users and groups saved with it; absent when the snapshot holds no accounts. */
+  readonly userCount?: number;
+  readonly groupCount?: number;
   readonly encrypted: boolean;
   readonly toolVersion: string;
   readonly note?: string;
@@ -244,6 +304,38 @@ export interface FoldersDiff {
   readonly changed: readonly FolderDiff[];
 }
 
+/** A user both sides hold (by username) that differs. */
+export interface ChangedUser {
+  readonly username: string;
+  /** fullName, email, permission, status (the fields a restore can patch) that differ. */
+  readonly fields: readonly FieldChange[];
+  /** The same username with another id: the user was deleted and re-created in between. */
+  readonly recreated?: { readonly before: string; readonly after: string };
+}
+
+/** A group both sides hold (by name) that differs. */
+export interface ChangedGroup {
+  readonly name: string;
+  /** `description`, when it differs. */
+  readonly fields: readonly FieldChange[];
+  /** The same name with another id: the group was deleted and re-created in between. */
+  readonly recreated?: { readonly before: string; readonly after: string };
+  /** Usernames in B's members and not in A's, and the other way; sorted. */
+  readonly membersAdded: readonly string[];
+  readonly membersRemoved: readonly string[];
+}
+
+/**
+ * The transfer users and groups of two sides compared (A → B): users by username, groups by name,
+ * both case-insensitively; lists sorted. `lastLoginStamp` is not compared.
+ */
+export interface AccountsDiff {
+  readonly users: { readonly added: readonly string[]; readonly removed: readonly string[]; readonly changed: readonly ChangedUser[] };
+  readonly groups: { readonly added: readonly string[]; readonly removed: readonly string[]; readonly changed: readonly ChangedGroup[] };
+  /** Groups on both sides whose members could not be read on one of them: their members are not compared. */
+  readonly membersNotCompared: readonly string[];
+}
+
 /** A diff of two stored snapshots (A → B). */
 export interface SnapshotDiff extends PartsDiff {
   readonly a: { readonly env: string; readonly id: string };
@@ -257,6 +349,10 @@ export interface PartsDiff {
   /** Why `kinds` is absent, e.g. `snapshot lab/… holds no automation export`. */
   readonly automationNotCompared?: string;
   readonly folders: FoldersDiff;
+  /** The transfer users and groups compared; absent when a side holds none. */
+  readonly accounts?: AccountsDiff;
+  /** Why `accounts` is absent while the transfer part is compared, e.g. `snapshot lab/… holds no users and groups`. */
+  readonly accountsNotCompared?: string;
 }
 
 /**
@@ -308,7 +404,50 @@ export interface ExportBaseline {
  * diff` exits 2 then, as plan and diff-env do.
  */
 export function hasDifferences(diff: PartsDiff): boolean {
-  return (diff.kinds ?? []).some((k) => k.added.length + k.removed.length + k.changed.length > 0) || diff.folders.changed.length > 0;
+  return (
+    (diff.kinds ?? []).some((k) => k.added.length + k.removed.length + k.changed.length > 0) ||
+    diff.folders.changed.length > 0 ||
+    (diff.accounts !== undefined && countAccountChanges(diff.accounts) > 0)
+  );
+}
+
+/** Users and groups added, removed or changed. */
+export function countAccountChanges(d: AccountsDiff): number {
+  return [d.users, d.groups].reduce((n, k) => n + k.added.length + k.removed.length + k.changed.length, 0);
+}
+
+/** What a restore will do to the transfer users and groups, told before it asks (live → snapshot, read just then). */
+export interface AccountRestorePreview {
+  readonly usersPatched: number;
+  readonly membersAdded: number;
+  readonly membersRemoved: number;
+  readonly notRestorable: readonly string[];
+  readonly leftAlone: readonly string[];
+  readonly warnings: readonly string[];
+  /** False: this mftops cannot write users and groups yet: they are compared and reported, not written. */
+  readonly writable: boolean;
+}
+
+/**
+ * What a restore did to the transfer users and groups (live → snapshot):
+ * - `restored`: fields patched and members added/removed (see `errors` for any that failed: then `failed`);
+ * - `unchanged`: nothing a restore can write differed;
+ * - `notWritten`: compared and reported only: this mftops cannot write users and groups yet;
+ * - `failed`: a write was refused (`errors`).
+ */
+export interface AccountsRestore {
+  readonly outcome: 'restored' | 'unchanged' | 'notWritten' | 'failed';
+  /** Users whose fields were patched (or would be, when `notWritten`). */
+  readonly usersPatched: number;
+  readonly membersAdded: number;
+  readonly membersRemoved: number;
+  /** What a restore cannot put back, one sentence each (deleted users: passwords cannot be restored). */
+  readonly notRestorable: readonly string[];
+  /** Live users and groups the snapshot does not hold, and other things left alone, one sentence each. */
+  readonly leftAlone: readonly string[];
+  /** Matched by name although the id changed, and the like. */
+  readonly warnings: readonly string[];
+  readonly errors: readonly string[];
 }
 
 /** What happened to one saved folder's ACL. */
@@ -339,7 +478,9 @@ export interface RestoreResult {
   /** The snapshot of the state the restore replaced. */
   readonly preRestore: SnapshotInfo;
   readonly folders: readonly FolderRestore[];
-  /** True when every folder was restored (or needed nothing). */
+  /** The users and groups, when the transfer part restored holds them. */
+  readonly accounts?: AccountsRestore;
+  /** True when every folder was restored (or needed nothing), and every user field and membership. */
   readonly complete: boolean;
   /**
    * Read back after the writes, the restored parts match the snapshot: the automation export

@@ -7,19 +7,32 @@ import { parseConfigXml } from './config-xml.js';
 import { diffConfigs } from './diff-configs.js';
 import { diffParts, type SavedParts } from './diff-snapshots.js';
 import { SnapshotError } from './errors.js';
-import { describePart, type DiffKind, type FolderRestore, type PartsDiff, type RestoreResult, type SavedAclEntry, type SavedFolder } from './model.js';
+import {
+  describePart,
+  type AccountRestorePreview,
+  type AccountsRestore,
+  type DiffKind,
+  type FolderRestore,
+  type PartsDiff,
+  type RestoreResult,
+  type SavedAccounts,
+  type SavedAclEntry,
+  type SavedFolder,
+} from './model.js';
 import { readNamedFolders, saveSnapshot } from './save-snapshot.js';
 import { loadSnapshot, type LoadedSnapshot } from './load-snapshot.js';
 import { describeRef, resolveSnapshotId, type SnapshotRef } from './store.js';
 import { canonicalJson } from '../resources/common.js';
 import type { ServiceName } from '../vocabulary.js';
 import { withDefined } from '../with-defined.js';
+import { readLiveAccounts, type AccountsSource } from './read-accounts.js';
+import { accountMismatches, countAccountWork, planAccountRestore, writeAccountRestore, type AccountRestoreTarget } from './restore-accounts.js';
 
 export type RestoreAutomationTarget = Pick<AutomationClient, 'exportConfig' | 'importConfig'>;
 /** What a restore reads before it writes (the diff): read-only clients do. */
 export type RestoreAutomationSource = Pick<AutomationClient, 'exportConfig'>;
-export type RestoreTransferSource = Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls'>;
-export type RestoreTransferTarget = Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl'>;
+export type RestoreTransferSource = Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls'> & AccountsSource;
+export type RestoreTransferTarget = Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl'> & AccountsSource;
 
 export interface RestoreSnapshotOptions {
   readonly dir: string;
@@ -32,8 +45,13 @@ export interface RestoreSnapshotOptions {
   readonly automation?: RestoreAutomationTarget;
   readonly automationUrl?: string;
   readonly serverVersion?: string;
-  /** Needed when the transfer part restored has folders. */
+  /** Needed when the transfer part restored has folders or accounts. */
   readonly transfer?: RestoreTransferTarget;
+  /**
+   * Writes users' fields and group members back. Absent: the accounts are compared and reported
+   * (`notWritten`), never written.
+   */
+  readonly accounts?: AccountRestoreTarget;
   readonly transferUrl?: string;
   /** Retention for the pre-restore snapshot (the restored one is never deleted by it). */
   readonly keep: number;
@@ -50,6 +68,8 @@ export interface PreparedRestore {
   readonly services: readonly ServiceName[];
   /** The live configuration (A) → the snapshot (B): what the restore will change. */
   readonly diff: PartsDiff;
+  /** What the restore will write to users and groups and what it cannot put back, when it restores them. */
+  readonly accounts?: AccountRestorePreview;
 }
 
 const MANAGED_TYPES: readonly string[] = ['User', 'Group'] satisfies readonly AclEntryType[];
@@ -62,6 +82,7 @@ const MANAGED_TYPES: readonly string[] = ['User', 'Group'] satisfies readonly Ac
 export async function prepareRestore(
   opts: Omit<RestoreSnapshotOptions, 'automation' | 'transfer'> & { readonly automation?: RestoreAutomationSource; readonly transfer?: RestoreTransferSource },
 ): Promise<PreparedRestore> {
+  // `accounts` (the writer) only tells whether users and groups will be written; nothing is written here.
   const ref = resolveSnapshotId(opts.dir, opts.id, opts.env);
   const loaded = loadSnapshot(opts.dir, ref, opts.processEnv);
   const services = opts.services ?? loaded.info.services;
@@ -75,6 +96,10 @@ export async function prepareRestore(
   if (parts.folders.length > 0 && !opts.transfer) {
     throw new SnapshotError(`snapshot ${describeRef(ref)} holds ${parts.folders.length} transfer folder(s), but the environment has no transfer service`);
   }
+  if (parts.accounts && !opts.transfer) {
+    throw new SnapshotError(`snapshot ${describeRef(ref)} holds transfer users and groups, but the environment has no transfer service`);
+  }
+  const liveAccounts = parts.accounts ? await readLiveAccounts(opts.transfer!) : undefined;
   const live: SavedParts = {
     ...(parts.automationXml ? { automationXml: await readLiveExport(opts.automation!, join(opts.dir, opts.env)) } : {}),
     folders:
@@ -84,9 +109,23 @@ export async function prepareRestore(
             parts.folders.map((f) => f.path),
           )
         : [],
+    ...(liveAccounts && !('notRead' in liveAccounts) ? { accounts: liveAccounts } : {}),
   };
-  const diff = diffParts(live, parts, () => `the automation configuration is not restored`);
-  return { ref, snapshot: loaded, services, diff };
+  const diff = diffParts(
+    live,
+    parts,
+    () => `the automation configuration is not restored`,
+    () => (liveAccounts && 'notRead' in liveAccounts ? liveAccounts.notRead : undefined),
+  );
+  const plan = parts.accounts && live.accounts ? planAccountRestore(parts.accounts, live.accounts) : undefined;
+  const accounts: AccountRestorePreview | undefined = plan && {
+    ...countAccountWork(plan),
+    notRestorable: plan.notRestorable,
+    leftAlone: plan.leftAlone,
+    warnings: plan.warnings,
+    writable: opts.accounts !== undefined,
+  };
+  return { ref, snapshot: loaded, services, diff, ...withDefined({ accounts }) };
 }
 
 /**
@@ -98,7 +137,7 @@ export async function prepareRestore(
  */
 export async function applyRestore(prepared: PreparedRestore, opts: RestoreSnapshotOptions): Promise<RestoreResult> {
   const { ref, snapshot: loaded, services } = prepared;
-  const { automationXml, folders } = partsToRestore(loaded, services);
+  const { automationXml, folders, accounts: savedAccounts } = partsToRestore(loaded, services);
   const preRestore = await saveSnapshot({
     ...(automationXml ? { automation: opts.automation!, ...withDefined({ automationUrl: opts.automationUrl }) } : {}),
     ...withDefined({ serverVersion: opts.serverVersion }),
@@ -127,14 +166,19 @@ export async function applyRestore(prepared: PreparedRestore, opts: RestoreSnaps
 
   const restored: FolderRestore[] = [];
   for (const saved of folders) restored.push(await restoreFolder(saved, opts.transfer!));
+  const accounts = savedAccounts ? await restoreAccounts(savedAccounts, opts) : undefined;
   const mismatches = await verifyRestore(automationXml, folders, restored, opts);
+  if (savedAccounts && accounts && accounts.outcome !== 'notWritten') mismatches.push(...(await verifyAccounts(savedAccounts, opts.transfer!)));
   return {
     restored: loaded.info,
     services: loaded.info.services.filter((s) => services.includes(s)),
     diff: prepared.diff,
     preRestore,
     folders: restored,
-    complete: restored.every((f) => f.outcome !== 'failed' && f.outcome !== 'missing'),
+    ...withDefined({ accounts }),
+    complete:
+      restored.every((f) => f.outcome !== 'failed' && f.outcome !== 'missing') &&
+      (accounts === undefined || ((accounts.outcome === 'restored' || accounts.outcome === 'unchanged') && accounts.notRestorable.length === 0)),
     verified: mismatches.length === 0,
     mismatches,
   };
@@ -150,7 +194,32 @@ function partsToRestore(loaded: LoadedSnapshot, services: readonly ServiceName[]
   return {
     ...(services.includes('automation') && loaded.automationXml ? { automationXml: loaded.automationXml } : {}),
     folders: services.includes('transfer') ? loaded.folders : [],
+    ...(services.includes('transfer') && loaded.accounts ? { accounts: loaded.accounts } : {}),
   };
+}
+
+/**
+ * Put the saved users' fields and group members back, read afresh just before (the state the
+ * pre-restore snapshot holds). Accounts the live server does not let this account read are not
+ * written: the restore is then incomplete and says why.
+ */
+async function restoreAccounts(saved: SavedAccounts, opts: RestoreSnapshotOptions): Promise<AccountsRestore> {
+  const live = await readLiveAccounts(opts.transfer!);
+  if ('notRead' in live) {
+    return { outcome: 'failed', usersPatched: 0, membersAdded: 0, membersRemoved: 0, notRestorable: [], leftAlone: [], warnings: [], errors: [live.notRead] };
+  }
+  return writeAccountRestore(planAccountRestore(saved, live), opts.accounts);
+}
+
+/** What, read back, still differs from the saved users and members. */
+async function verifyAccounts(saved: SavedAccounts, transfer: AccountsSource): Promise<string[]> {
+  try {
+    const live = await readLiveAccounts(transfer);
+    return 'notRead' in live ? [`the users and groups could not be read back: ${live.notRead}`] : accountMismatches(planAccountRestore(saved, live));
+  } catch (err) {
+    if (!isMftopsError(err)) throw err;
+    return [`the users and groups could not be read back: ${err.message}`];
+  }
 }
 
 /**

@@ -13,6 +13,7 @@ import { DECLARATION_PROBLEM } from './config-xml.js';
 import { SnapshotError } from './errors.js';
 import { findSnapshotGaps } from './export-check.js';
 import {
+  ACCOUNTS_FILE,
   AUTOMATION_FILE,
   ENCRYPTED_SUFFIX,
   ENVIRONMENT_NAME,
@@ -21,6 +22,7 @@ import {
   FOLDERS_FILE,
   MANIFEST_FILE,
   SNAPSHOT_FORMAT_VERSION,
+  type SavedAccounts,
   type SavedAclEntry,
   type SavedFolder,
   type SavedFolders,
@@ -30,11 +32,12 @@ import {
 } from './model.js';
 import { pruneSnapshots, sha256Hex, toInfo } from './store.js';
 import { withDefined } from '../with-defined.js';
+import { readLiveAccounts, type AccountsSource } from './read-accounts.js';
 
 /** What saving needs of the automation client (the read-only view has it). */
 export type SnapshotAutomationSource = Pick<AutomationClient, 'exportConfig'>;
-/** What saving needs of the transfer client (the read-only view has it). */
-export type SnapshotTransferSource = Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls'>;
+/** What saving needs of the transfer client (the read-only view has it): folder ACLs, users, groups and members. */
+export type SnapshotTransferSource = Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls'> & AccountsSource;
 
 export interface SaveSnapshotOptions {
   /** Given: the automation export is saved. At least one part (this, or the transfer one) is needed. */
@@ -45,7 +48,8 @@ export interface SaveSnapshotOptions {
   readonly serverVersion?: string;
   /**
    * Given (or `foldersRead`): the transfer part is saved, with the ACL entries of `folders` and
-   * `foldersRead`, possibly none. Needed when `folders` is not empty.
+   * `foldersRead`, possibly none. Needed when `folders` is not empty. Given, the users, groups and
+   * memberships are saved too (`transfer-accounts.json`; a warning when the account may not list them).
    */
   readonly transfer?: SnapshotTransferSource;
   readonly transferUrl?: string;
@@ -111,11 +115,14 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
     const automation = opts.automation ? await saveAutomation(tmp, opts.automation, opts, key) : undefined;
     const named = opts.transfer ? await readNamedFolders(opts.transfer, folders) : [];
     const saved = [...named, ...unnamed(opts.foldersRead ?? [], folders)];
+    const accountsRead = opts.transfer ? await readLiveAccounts(opts.transfer) : undefined;
+    if (accountsRead && 'notRead' in accountsRead) (opts.logger ?? silentLogger).warn(`users and groups not saved in the snapshot: ${accountsRead.notRead}`);
     if (opts.baseline) {
       const gaps = findSnapshotGaps({ ...(automation ? { automation: automation.contents } : {}), ...(saveTransfer ? { folders: saved } : {}) }, opts.baseline);
       if (gaps.length > 0) throw new SnapshotError(`snapshot not saved: ${gaps.join('; ')}: not a backup of this server`);
     }
     const transfer = saveTransfer ? await saveFolders(tmp, saved, key) : undefined;
+    const accounts = accountsRead && !('notRead' in accountsRead) ? await saveAccounts(tmp, accountsRead, key) : undefined;
     const id = await freeId(envDir, when);
     const manifest: SnapshotManifest = {
       formatVersion: SNAPSHOT_FORMAT_VERSION,
@@ -125,7 +132,7 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
       toolVersion: VERSION,
       ...withDefined({ note: opts.note }),
       ...withDefined({ automation: automation?.file }),
-      ...(transfer ? { transfer: { ...transfer, ...withDefined({ url: opts.transferUrl }) } } : {}),
+      ...(transfer ? { transfer: { ...transfer, ...withDefined({ url: opts.transferUrl, accounts }) } } : {}),
       ...(key ? { encryption: { algorithm: 'aes-256-gcm' as const, keyCheck: key.check } } : {}),
     };
     await writing(join(tmp, MANIFEST_FILE), () => writeFileAtomic(join(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 }));
@@ -250,7 +257,10 @@ async function writeEncryptedExport(plainPath: string, path: string, plain: Expo
 }
 
 /** The ACL entries of each folder named (a folder that does not exist is saved with no id). */
-export async function readNamedFolders(transfer: SnapshotTransferSource, paths: readonly string[]): Promise<SavedFolder[]> {
+export async function readNamedFolders(
+  transfer: Pick<TransferClient, 'findFolderByPath' | 'listFolderAcls'>,
+  paths: readonly string[],
+): Promise<SavedFolder[]> {
   const folders: SavedFolder[] = [];
   for (const path of paths) {
     const folder = await transfer.findFolderByPath(path);
@@ -272,11 +282,24 @@ function unnamed(read: readonly SavedFolder[], named: readonly string[]): SavedF
 
 async function saveFolders(tmp: string, folders: readonly SavedFolder[], key: SnapshotKey | undefined): Promise<SnapshotFile & { folderCount: number }> {
   const body: SavedFolders = { formatVersion: SNAPSHOT_FORMAT_VERSION, folders };
+  return { ...(await saveJsonPart(tmp, FOLDERS_FILE, body, key)), folderCount: folders.length };
+}
+
+async function saveAccounts(
+  tmp: string,
+  accounts: SavedAccounts,
+  key: SnapshotKey | undefined,
+): Promise<SnapshotFile & { userCount: number; groupCount: number }> {
+  return { ...(await saveJsonPart(tmp, ACCOUNTS_FILE, accounts, key)), userCount: accounts.users.length, groupCount: accounts.groups.length };
+}
+
+/** One JSON part, 0600, encrypted with the key when there is one. */
+async function saveJsonPart(tmp: string, plainName: string, body: unknown, key: SnapshotKey | undefined): Promise<SnapshotFile> {
   const plain = Buffer.from(`${JSON.stringify(body, null, 2)}\n`, 'utf8');
-  const file = key ? `${FOLDERS_FILE}${ENCRYPTED_SUFFIX}` : FOLDERS_FILE;
+  const file = key ? `${plainName}${ENCRYPTED_SUFFIX}` : plainName;
   const path = join(tmp, file);
-  await writing(path, () => (key ? writeEncrypted(path, plain, FOLDERS_FILE, key) : writeFileAtomic(path, plain, { mode: 0o600 })));
-  return { file, bytes: plain.length, sha256: sha256Hex(plain), folderCount: folders.length };
+  await writing(path, () => (key ? writeEncrypted(path, plain, plainName, key) : writeFileAtomic(path, plain, { mode: 0o600 })));
+  return { file, bytes: plain.length, sha256: sha256Hex(plain) };
 }
 
 /** Encrypt, write, and decrypt what landed on disk: a key problem shows now, not at restore time. */

@@ -6,6 +6,7 @@ import { decryptBuffer, readSnapshotKey, SNAPSHOT_KEY_VARIABLE, type SnapshotKey
 import { SnapshotError, SnapshotIntegrityError } from './errors.js';
 import { passEncryptedFile, passPlainFile, settleExportXml, type ExportPass } from './export-pass.js';
 import {
+  ACCOUNTS_FILE,
   AUTOMATION_FILE,
   ENCRYPTED_SUFFIX,
   ENVIRONMENT_NAME,
@@ -13,6 +14,7 @@ import {
   MANIFEST_FILE,
   READABLE_FORMAT_VERSIONS,
   SNAPSHOT_ID,
+  type SavedAccounts,
   type SavedFolder,
   type SavedFolders,
   type SnapshotFile,
@@ -23,6 +25,7 @@ import {
   type VerifiedSnapshot,
 } from './model.js';
 import { withDefined } from '../with-defined.js';
+import { parseSavedAccounts } from './read-accounts.js';
 
 /** Where a snapshot lives: `<dir>/<env>/<id>`. */
 export interface SnapshotRef {
@@ -127,9 +130,11 @@ export async function verifySnapshot(dir: string, arg: string, options: ReadOpti
   const { manifest, folder, where, key } = openSnapshot(dir, ref, options.processEnv ?? process.env);
   if (manifest.automation) await checkStoredExport(folder, manifest.automation, key, where);
   readFolders(folder, manifest, key, where);
+  readAccounts(folder, manifest, key, where);
   const files: SnapshotFile[] = [];
   if (manifest.automation) files.push(pickFile(manifest.automation));
   if (manifest.transfer) files.push(pickFile(manifest.transfer));
+  if (manifest.transfer?.accounts) files.push(pickFile(manifest.transfer.accounts));
   return { snapshot: toInfo(manifest, folder), files };
 }
 
@@ -151,6 +156,15 @@ export function readFolders(folder: string, manifest: SnapshotManifest, key: Sna
   const parsed = parseSavedFolders(bytes);
   if (typeof parsed === 'string') throw new SnapshotIntegrityError(`${where}: ${manifest.transfer.file}: ${parsed}`, manifest.transfer.file);
   return [...parsed.folders];
+}
+
+/** `transfer-accounts.json` read and checked against the manifest (undefined when the snapshot has none: older ones). */
+export function readAccounts(folder: string, manifest: SnapshotManifest, key: SnapshotKey | undefined, where: string): SavedAccounts | undefined {
+  const file = manifest.transfer?.accounts;
+  if (!file) return undefined;
+  const parsed = parseSavedAccounts(readChecked(folder, file, ACCOUNTS_FILE, key, where));
+  if (typeof parsed === 'string') throw new SnapshotIntegrityError(`${where}: ${file.file}: ${parsed}`, file.file);
+  return parsed;
 }
 
 /**
@@ -176,7 +190,7 @@ export function toInfo(m: SnapshotManifest, path: string): SnapshotInfo {
     services: [...(a ? (['automation'] as const) : []), ...(t ? (['transfer'] as const) : [])],
     ...(a ? { bytes: a.bytes, sha256: a.sha256, taskCount: a.taskCount, serverUrl: a.url, ...withDefined({ serverVersion: a.serverVersion }) } : {}),
     folderCount: t?.folderCount ?? 0,
-    ...withDefined({ transferUrl: t?.url }),
+    ...withDefined({ transferUrl: t?.url, userCount: t?.accounts?.userCount, groupCount: t?.accounts?.groupCount }),
     encrypted: m.encryption !== undefined,
     toolVersion: m.toolVersion,
     ...withDefined({ note: m.note }),
@@ -319,6 +333,15 @@ function checkManifestShape(raw: unknown): string | undefined {
     const t = raw.transfer;
     const q = fileProblem(t, 'transfer') ?? (isRecord(t) && typeof t.folderCount === 'number' ? undefined : 'transfer must have folderCount');
     if (q) return q;
+    const accounts = isRecord(t) ? t.accounts : undefined;
+    if (accounts !== undefined) {
+      const r =
+        fileProblem(accounts, 'transfer.accounts') ??
+        (isRecord(accounts) && typeof accounts.userCount === 'number' && typeof accounts.groupCount === 'number'
+          ? undefined
+          : 'transfer.accounts must have userCount and groupCount');
+      if (r) return r;
+    }
   }
   if (raw.encryption !== undefined) {
     const e = raw.encryption;

@@ -79,7 +79,7 @@ describe('saveEnvironmentSnapshot, listEnvironmentSnapshots, verifyEnvironmentSn
     expect(list.unreadable).toEqual([]);
 
     const verified = await verifyEnvironmentSnapshot({ environment: 'lab', id: '2030-01' }, ctx);
-    expect(verified.status === 'verified' && [verified.verified.snapshot.id, verified.verified.files.length]).toEqual([info.id, 2]);
+    expect(verified.status === 'verified' && [verified.verified.snapshot.id, verified.verified.files.length]).toEqual([info.id, 3]);
   });
 
   it('lists the snapshots of every environment when several exist and none is chosen', async () => {

@@ -128,16 +128,21 @@ describe('mftops snapshot through the CLI', () => {
     expect(apply.code).toBe(0);
     expect(await names()).toEqual(['Acme Partners', 'automation-svc']);
     const [applied] = readdirSync(join(dir, 'snaps', 'files'));
-    expect(readdirSync(join(dir, 'snaps', 'files', applied!)).sort()).toEqual(['ledger.jsonl', 'snapshot.json', 'transfer-folders.json']);
+    expect(readdirSync(join(dir, 'snaps', 'files', applied!)).sort()).toEqual([
+      'ledger.jsonl',
+      'snapshot.json',
+      'transfer-accounts.json',
+      'transfer-folders.json',
+    ]);
     const list = await cli('snapshot', 'list');
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(new RegExp(`^files\\s+${applied!.replace(/\./g, '\\.')}\\s+-\\s+-\\s+1\\s+no\\s+-\\s+before apply$`, 'm'));
+    expect(list.stdout).toMatch(new RegExp(`^files\\s+${applied!.replace(/\./g, '\\.')}\\s+-\\s+-\\s+1\\s+\\d+\\s+\\d+\\s+no\\s+-\\s+before apply$`, 'm'));
     expect((await cli('plan', '--detailed-exitcode')).code).toBe(0);
 
     // No scope.folders: the save holds the folders the manifests manage.
     const save = await cli('snapshot', 'save');
     expect(save.code).toBe(0);
-    expect(save.stdout).toMatch(/^Saved snapshot files\/\S+ \(1 transfer folder\(s\)\)\n/);
+    expect(save.stdout).toMatch(/^Saved snapshot files\/\S+ \(1 transfer folder\(s\), \d+ users, \d+ groups\)\n/);
     expect(save.stdout).toContain('folder permissions of 1 transfer folder(s) saved');
     expect((await cli('snapshot', 'verify', 'latest')).code).toBe(0);
     const diff = await cli('snapshot', 'diff', applied!, 'latest');

@@ -64,7 +64,9 @@ describe('mftops snapshot save / list / verify', () => {
     const dir = project();
     const io = ioIn(dir);
     expect(await runSnapshotSave(g(), {}, io)).toBe(0);
-    expect(io.out()).toMatch(/^Saved snapshot lab\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z \(8 tasks, [\d.]+ KiB, 3 transfer folder\(s\)\)\n/);
+    expect(io.out()).toMatch(
+      /^Saved snapshot lab\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z \(8 tasks, [\d.]+ KiB, 3 transfer folder\(s\), \d+ users, \d+ groups\)\n/,
+    );
     expectNoSecrets(io.out() + io.err());
 
     const id = /lab\/(\S+)/.exec(io.out())![1]!;
@@ -74,15 +76,17 @@ describe('mftops snapshot save / list / verify', () => {
     const list = ioIn(dir);
     expect(await runSnapshotList(g(), list)).toBe(0);
     const [header, row] = list.out().split('\n');
-    expect(header).toMatch(/^ENV\s+ID\s+TASKS\s+SIZE\s+FOLDERS\s+ENCRYPTED\s+SHA256\s+NOTE$/);
-    expect(row).toMatch(new RegExp(`^lab\\s+${id.replace(/\./g, '\\.')}\\s+8\\s+[\\d.]+ KiB\\s+3\\s+no\\s+[0-9a-f]{12}$`));
+    expect(header).toMatch(/^ENV\s+ID\s+TASKS\s+SIZE\s+FOLDERS\s+USERS\s+GROUPS\s+ENCRYPTED\s+SHA256\s+NOTE$/);
+    expect(row).toMatch(new RegExp(`^lab\\s+${id.replace(/\./g, '\\.')}\\s+8\\s+[\\d.]+ KiB\\s+3\\s+\\d+\\s+\\d+\\s+no\\s+[0-9a-f]{12}$`));
     const json = ioIn(dir);
     expect(await runSnapshotList(g('json'), json)).toBe(0);
     expect((JSON.parse(json.out()) as SnapshotList).snapshots.map((s) => [s.env, s.id, s.taskCount])).toEqual([['lab', id, 8]]);
 
     const verify = ioIn(dir);
     expect(await runSnapshotVerify(g(), { id: id.slice(0, 16) }, verify)).toBe(0);
-    expect(verify.out()).toContain(`Snapshot lab/${id} verified: 8 tasks, 3 transfer folder(s), 2 file(s) match snapshot.json.`);
+    expect(verify.out()).toMatch(
+      new RegExp(`Snapshot lab/${id} verified: 8 tasks, 3 transfer folder\\(s\\), \\d+ users, \\d+ groups, 3 file\\(s\\) match snapshot\\.json\\.`),
+    );
     for (const out of [list.out(), json.out(), verify.out()]) expectNoSecrets(out);
   });
 
@@ -141,13 +145,13 @@ describe('mftops snapshot save in a transfer-only environment', () => {
     const dir = transferOnly('{ folders: [/Distribution/Acme] }');
     const io = ioIn(dir);
     expect(await runSnapshotSave(g('text', 'files'), {}, io)).toBe(0);
-    const id = /^Saved snapshot files\/(\S+) \(4 transfer folder\(s\)\)\n/.exec(io.out())?.[1];
+    const id = /^Saved snapshot files\/(\S+) \(4 transfer folder\(s\), \d+ users, \d+ groups\)\n/.exec(io.out())?.[1];
     expect(id, io.out()).toBeDefined();
     expect(io.out()).toContain('\n  folder permissions of 4 transfer folder(s) saved\n');
     expect(io.out()).not.toContain('sha256');
     expect(io.err()).toBe('');
     const folder = join(dir, 'backups', 'files', id!);
-    expect(readdirSync(folder).sort()).toEqual(['snapshot.json', 'transfer-folders.json']);
+    expect(readdirSync(folder).sort()).toEqual(['snapshot.json', 'transfer-accounts.json', 'transfer-folders.json']);
     const manifest = JSON.parse(readFileSync(join(folder, 'snapshot.json'), 'utf8')) as SnapshotManifest;
     expect(manifest).toMatchObject({ formatVersion: 2, environment: 'files', transfer: { folderCount: 4, url: emulator.transferUrl } });
     expect(manifest.automation).toBeUndefined();
@@ -159,10 +163,12 @@ describe('mftops snapshot save in a transfer-only environment', () => {
 
     const list = ioIn(dir);
     expect(await runSnapshotList(g('text', 'files'), list)).toBe(0);
-    expect(list.out().split('\n')[1]).toMatch(new RegExp(`^files\\s+${id!.replace(/\./g, '\\.')}\\s+-\\s+-\\s+4\\s+no\\s+-$`));
+    expect(list.out().split('\n')[1]).toMatch(new RegExp(`^files\\s+${id!.replace(/\./g, '\\.')}\\s+-\\s+-\\s+4\\s+\\d+\\s+\\d+\\s+no\\s+-$`));
     const verify = ioIn(dir);
     expect(await runSnapshotVerify(g('text', 'files'), { id: 'latest' }, verify)).toBe(0);
-    expect(verify.out()).toContain(`Snapshot files/${id} verified: 4 transfer folder(s), 1 file(s) match snapshot.json.`);
+    expect(verify.out()).toMatch(
+      new RegExp(`Snapshot files/${id} verified: 4 transfer folder\\(s\\), \\d+ users, \\d+ groups, 2 file\\(s\\) match snapshot\\.json\\.`),
+    );
   });
 
   it('saves the managed folders when scope.folders is absent, and the previous path a folder to rename is still at', async () => {
@@ -197,7 +203,7 @@ describe('mftops snapshot save in a transfer-only environment', () => {
     expect(io.err()).toBe(
       `warning: no folder permissions saved: environment "files-only" has no FolderPermissions manifests and no scope.folders in ${join(dir, 'mftops.yaml')} (name folders with --folder, or set scope.folders)\n`,
     );
-    expect(io.out()).toMatch(/^Saved snapshot files-only\/\S+ \(0 transfer folder\(s\)\)\n/);
+    expect(io.out()).toMatch(/^Saved snapshot files-only\/\S+ \(0 transfer folder\(s\), \d+ users, \d+ groups\)\n/);
     expect(io.out()).toContain('folder permissions of 0 transfer folder(s) saved');
   });
 });
@@ -214,7 +220,7 @@ describe('mftops snapshot diff', () => {
 
     const same = ioIn(dir);
     expect(await runSnapshotDiff(g(), { a: b.id, b: b.id }, same)).toBe(0);
-    expect(same.out()).toContain('No differences in tasks, hosts, resource-group ACLs or folder ACLs.');
+    expect(same.out()).toContain('No differences in tasks, hosts, resource-group ACLs, folder ACLs, users or groups.');
     const io = ioIn(dir);
     expect(await runSnapshotDiff(g(), { a: a.id, b: b.id }, io)).toBe(2);
     expect(io.out()).toContain(
@@ -430,7 +436,7 @@ describe('mftops snapshot restore', () => {
     expect(io.out()).toContain('  ~ /Distribution/Acme/Inbound\n      - User bob: readFiles\n');
     expect(io.out()).toContain(`Folder ACLs of 3 transfer folder(s) from lab/${info.id}:\n`);
     expect(io.out()).toContain('  /Distribution/Acme/Inbound: 0 entries put back, 1 removed\n');
-    const pre = /Saved the state before the restore as (lab\/\S+) \(3 transfer folder\(s\)\)\./.exec(io.out());
+    const pre = /Saved the state before the restore as (lab\/\S+) \(3 transfer folder\(s\), \d+ users, \d+ groups\)\./.exec(io.out());
     expect(pre, io.out()).not.toBeNull();
     expect(await transfer.listFolderAcls(inbound.id)).toEqual(before);
     expect((await client.listTasks({ name: 'Payroll to bank' }))[0]!.Info?.Description).toBe('kept by a transfer restore');

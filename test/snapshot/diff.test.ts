@@ -301,7 +301,7 @@ describe('diffSnapshots against the emulator', () => {
 
     const none = renderSnapshotDiffText(diffSnapshots(dir, b.id, b.id, { env: 'lab', processEnv }));
     expect(none).toContain(
-      'Tasks: no changes\nHosts: no changes\nResource-group ACLs: no changes\nFolder ACLs: no changes (0 folder(s) saved in both snapshots)\n\nNo differences in tasks, hosts, resource-group ACLs or folder ACLs.\n',
+      'Tasks: no changes\nHosts: no changes\nResource-group ACLs: no changes\nFolder ACLs: no changes (0 folder(s) saved in both snapshots)\nUsers: no changes\nGroups: no changes\n\nNo differences in tasks, hosts, resource-group ACLs, folder ACLs, users or groups.\n',
     );
   });
 });

@@ -1,8 +1,9 @@
-import { copyFileSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { AutomationClient } from '../../src/services/index.js';
-import { saveSnapshot, type SaveSnapshotOptions, type SnapshotAutomationSource } from '../../src/snapshot/index.js';
+import { saveSnapshot, type SavedAccounts, type SaveSnapshotOptions, type SnapshotAutomationSource, type SnapshotManifest } from '../../src/snapshot/index.js';
 import { automationClientFor, transferClientFor } from '../integration/helpers.js';
 
 /** A 32-byte key as 64 hex digits, and another one. */
@@ -63,4 +64,20 @@ export function saveFrom(emulator: RunningEmulator, clients: Clients, dir: strin
 
 export function snapshotFolder(dir: string, id: string, env = 'lab'): string {
   return join(dir, env, id);
+}
+
+/**
+ * Change the users and groups a stored (unencrypted) snapshot holds, and its snapshot.json to
+ * match: the snapshot then says the server was otherwise when it was taken.
+ */
+export function rewriteAccounts(dir: string, id: string, edit: (accounts: SavedAccounts) => SavedAccounts, env = 'lab'): void {
+  const folder = snapshotFolder(dir, id, env);
+  const manifestPath = join(folder, 'snapshot.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as SnapshotManifest;
+  const accounts = edit(JSON.parse(readFileSync(join(folder, 'transfer-accounts.json'), 'utf8')) as SavedAccounts);
+  const plain = Buffer.from(`${JSON.stringify(accounts, null, 2)}\n`, 'utf8');
+  writeFileSync(join(folder, 'transfer-accounts.json'), plain);
+  const file = { file: 'transfer-accounts.json', bytes: plain.length, sha256: createHash('sha256').update(plain).digest('hex') };
+  const transfer = { ...manifest.transfer!, accounts: { ...file, userCount: accounts.users.length, groupCount: accounts.groups.length } };
+  writeFileSync(manifestPath, JSON.stringify({ ...manifest, transfer }, null, 2));
 }

@@ -123,7 +123,7 @@ describe('restoreSnapshot', () => {
     expect(result.preRestore.id).not.toBe(saved.id);
     expect(result.preRestore.note).toBe(`before restoring ${saved.id}`);
     expect(listSnapshots(dir, 'lab').snapshots.map((s) => s.id)).toEqual([saved.id, result.preRestore.id]);
-    expect((await verifySnapshot(dir, result.preRestore.id)).files).toHaveLength(2);
+    expect((await verifySnapshot(dir, result.preRestore.id)).files).toHaveLength(3);
     const pre = loadSnapshot(dir, { env: 'lab', id: result.preRestore.id });
     expect(pre.automationXml!.toString('utf8')).toContain('Added after the snapshot');
     expect(pre.folders.find((f) => f.path === '/Home/alice')?.entries).toEqual((changed.folders as Record<string, unknown>)['/Home/alice']);
@@ -248,6 +248,9 @@ describe('restore: the diff first, the verification last', () => {
         listFolderAcls: (id) => clients.transfer.listFolderAcls(id),
         setFolderAcl: async () => [],
         deleteFolderAcl: async () => undefined,
+        listUsers: (o) => clients.transfer.listUsers(o),
+        listGroups: (o) => clients.transfer.listGroups(o),
+        listGroupMembers: (ids) => clients.transfer.listGroupMembers(ids),
       },
     });
     const result = await restoreSnapshot(deaf);

@@ -33,7 +33,7 @@ describe('saveSnapshot against the emulator', () => {
 
     const folder = snapshotFolder(dir, info.id);
     expect(info.id).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z$/);
-    expect(treeOf(folder)).toEqual(['automation-config.xml', 'snapshot.json', 'transfer-folders.json']);
+    expect(treeOf(folder)).toEqual(['automation-config.xml', 'snapshot.json', 'transfer-accounts.json', 'transfer-folders.json']);
     expect(mode(folder)).toBe(0o700);
     for (const f of treeOf(folder)) expect(mode(join(folder, f)), f).toBe(0o600);
 
@@ -71,7 +71,7 @@ describe('a snapshot per service (format 2)', () => {
     const dir = testdir({});
     const info = await saveFrom(emulator, clients, dir, { automation: undefined, automationUrl: undefined, serverVersion: undefined });
     const folder = snapshotFolder(dir, info.id);
-    expect(treeOf(folder)).toEqual(['snapshot.json', 'transfer-folders.json']);
+    expect(treeOf(folder)).toEqual(['snapshot.json', 'transfer-accounts.json', 'transfer-folders.json']);
     const manifest = JSON.parse(readFileSync(join(folder, 'snapshot.json'), 'utf8')) as SnapshotManifest;
     expect(manifest.formatVersion).toBe(2);
     expect(manifest.automation).toBeUndefined();
@@ -80,7 +80,7 @@ describe('a snapshot per service (format 2)', () => {
     expect(info.taskCount).toBeUndefined();
     expect(info.sha256).toBeUndefined();
 
-    expect((await verifySnapshot(dir, info.id)).files.map((f) => f.file)).toEqual(['transfer-folders.json']);
+    expect((await verifySnapshot(dir, info.id)).files.map((f) => f.file)).toEqual(['transfer-folders.json', 'transfer-accounts.json']);
     const loaded = loadSnapshot(dir, { env: 'lab', id: info.id });
     expect(loaded.automationXml).toBeUndefined();
     expect(loaded.folders.map((f) => f.path)).toEqual(FOLDERS);
@@ -108,7 +108,7 @@ describe('a snapshot per service (format 2)', () => {
     const path = join(snapshotFolder(dir, info.id), 'snapshot.json');
     const v2 = JSON.parse(readFileSync(path, 'utf8')) as SnapshotManifest;
     writeFileSync(path, JSON.stringify({ ...v2, formatVersion: 1 }));
-    expect((await verifySnapshot(dir, info.id)).files).toHaveLength(2);
+    expect((await verifySnapshot(dir, info.id)).files).toHaveLength(3);
     expect(loadSnapshot(dir, { env: 'lab', id: info.id }).automationXml).toBeDefined();
     expect(listSnapshots(dir, 'lab').snapshots.map((s) => [s.id, s.services])).toEqual([[info.id, ['automation', 'transfer']]]);
 
@@ -129,7 +129,7 @@ describe('verifySnapshot', () => {
   it('passes on a fresh snapshot and fails naming the file when one byte changed', async () => {
     const dir = testdir({});
     const info = await saveFrom(emulator, clients, dir);
-    expect((await verifySnapshot(dir, info.id)).files.map((f) => f.file)).toEqual(['automation-config.xml', 'transfer-folders.json']);
+    expect((await verifySnapshot(dir, info.id)).files.map((f) => f.file)).toEqual(['automation-config.xml', 'transfer-folders.json', 'transfer-accounts.json']);
 
     const xml = join(snapshotFolder(dir, info.id), 'automation-config.xml');
     const bytes = readFileSync(xml);
@@ -171,7 +171,7 @@ describe('encrypted snapshots (MFTOPS_SNAPSHOT_KEY)', () => {
     });
     const folder = snapshotFolder(dir, info.id);
     expect(info.encrypted).toBe(true);
-    expect(treeOf(folder)).toEqual(['automation-config.xml.enc', 'snapshot.json', 'transfer-folders.json.enc']);
+    expect(treeOf(folder)).toEqual(['automation-config.xml.enc', 'snapshot.json', 'transfer-accounts.json.enc', 'transfer-folders.json.enc']);
     for (const f of treeOf(folder)) expect(mode(join(folder, f)), f).toBe(0o600);
     const enc = readFileSync(join(folder, 'automation-config.xml.enc'));
     expect(enc.includes('SEEDSECRET')).toBe(false);
@@ -182,7 +182,7 @@ describe('encrypted snapshots (MFTOPS_SNAPSHOT_KEY)', () => {
     expect(manifest.automation!.sha256).toBe(sha256(readFileSync(received)));
 
     const keyEnv = { processEnv: { MFTOPS_SNAPSHOT_KEY: KEY_HEX } };
-    expect((await verifySnapshot(dir, info.id, keyEnv)).files).toHaveLength(2);
+    expect((await verifySnapshot(dir, info.id, keyEnv)).files).toHaveLength(3);
     // The same key in base64 is the same key.
     expect((await verifySnapshot(dir, info.id, { processEnv: { MFTOPS_SNAPSHOT_KEY: Buffer.from(KEY_HEX, 'hex').toString('base64') } })).snapshot.id).toBe(
       info.id,
@@ -295,7 +295,14 @@ describe('a failed save leaves nothing behind', () => {
     const folder = await clients.transfer.findFolderByPath('/Distribution/Acme/Outbound');
     const entries = (await clients.transfer.listFolderAcls(folder!.id)).length;
     expect(entries).toBeGreaterThan(0);
-    const emptied = { findFolderByPath: clients.transfer.findFolderByPath.bind(clients.transfer), listFolderAcls: () => Promise.resolve([]) };
+    const t = clients.transfer;
+    const emptied = {
+      findFolderByPath: t.findFolderByPath.bind(t),
+      listFolderAcls: () => Promise.resolve([]),
+      listUsers: t.listUsers.bind(t),
+      listGroups: t.listGroups.bind(t),
+      listGroupMembers: t.listGroupMembers.bind(t),
+    };
     const baseline = { folders: [{ path: '/Distribution/Acme/Outbound', id: folder!.id, entries }] };
     const err = await saveFrom(emulator, clients, dir, { transfer: emptied, folders: ['/Distribution/Acme/Outbound'], baseline }).catch((e: unknown) => e);
     expect((err as Error).message).toBe(

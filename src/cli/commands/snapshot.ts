@@ -6,10 +6,11 @@ import {
   saveEnvironmentSnapshot,
   verifyEnvironmentSnapshot,
   type RestoreDescription,
+  type RestorePreview,
 } from '../../app/snapshot.js';
 import type { ServiceName } from '../../config/model.js';
 import { ConfigError } from '../../errors.js';
-import { hasDifferences, type PartsDiff, type RestoreResult, type SnapshotInfo } from '../../snapshot/model.js';
+import { hasDifferences, type RestoreResult, type SnapshotInfo } from '../../snapshot/model.js';
 import { describeRef, type SnapshotRef } from '../../snapshot/store.js';
 import {
   renderSnapshotListJson,
@@ -23,6 +24,8 @@ import {
   renderRestoreDiffText,
   renderSavedJson,
   renderRestoredJson,
+  renderAccountPreviewLines,
+  renderAccountRestoreLines,
   type DiffWording,
 } from '../../render/snapshot.js';
 import { cliContext, environmentChoice, type CliContext } from '../app-context.js';
@@ -124,7 +127,7 @@ export async function runSnapshotDiff(g: GlobalOptions, opts: SnapshotDiffOption
  */
 export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestoreOptions, io: CommandIo): Promise<number> {
   const interactive = io.isTty && (opts.ask !== undefined || Boolean(process.stdin.isTTY));
-  const preview = (d: RestoreDescription & { readonly diff: PartsDiff }): void => {
+  const preview = (d: RestoreDescription & RestorePreview): void => {
     io.stdout(
       [
         `${opts.dryRun === true ? 'Dry run: restoring' : 'Restoring'} ${describeSnapshot(d.snapshot)} taken ${d.snapshot.createdAt}`,
@@ -132,18 +135,27 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
         ...(d.folderCount > 0
           ? [`  ${d.automationUrl !== undefined ? 'and resets' : 'resets'} the ACLs of ${d.folderCount} transfer folder(s) on ${d.transferUrl}`]
           : []),
+        ...(d.accounts
+          ? [`  and puts back the fields of its ${d.accounts.userCount} users and the members of its ${d.accounts.groupCount} groups on ${d.transferUrl}`]
+          : []),
         '  A snapshot of the current state is taken first.',
         '',
         renderRestoreDiffText(d.diff, `${d.snapshot.env}/${d.snapshot.id}`, diffWording()),
+        ...(d.accountsPreview ? [...renderAccountPreviewLines(d.accountsPreview), ''] : []),
       ].join('\n'),
     );
   };
-  const approve = async (d: RestoreDescription & { readonly diff: PartsDiff }): Promise<boolean> => {
+  const approve = async (d: RestoreDescription & RestorePreview): Promise<boolean> => {
     // With --format json the one document carries the diff (or the refusal): no text beside it.
     if (g.format !== 'json') preview(d);
     if (opts.autoApprove) return true;
     if (!interactive) {
-      const what = d.automationUrl !== undefined ? 'replaces the whole automation configuration' : `resets the ACLs of ${d.folderCount} transfer folder(s)`;
+      const what =
+        d.automationUrl !== undefined
+          ? 'replaces the whole automation configuration'
+          : d.folderCount > 0 || !d.accounts
+            ? `resets the ACLs of ${d.folderCount} transfer folder(s)`
+            : 'puts back transfer users and group members';
       throw new ConfigError(`snapshot restore ${what}: run it on a terminal to confirm, or pass --auto-approve (--dry-run only shows what it would change)`);
     }
     const answer = await (opts.ask ?? askOnStdin)('Type "yes" to restore: ');
@@ -168,7 +180,7 @@ export async function runSnapshotRestore(g: GlobalOptions, opts: SnapshotRestore
         // The mftops.snapshot.diff document, from the live servers (`a`, id `live`) to the snapshot.
         io.stdout(renderSnapshotDiffJson({ ...restored.diff, a: { env: restored.ref.env, id: 'live' }, b: { env: restored.ref.env, id: restored.ref.id } }));
       } else {
-        preview({ ...restored.description, diff: restored.diff });
+        preview({ ...restored.description, diff: restored.diff, ...withDefined({ accountsPreview: restored.accountsPreview }) });
         io.stdout(
           `Dry run: nothing was written. To restore: mftops snapshot restore ${restored.ref.id}${opts.service !== undefined ? ` --service ${opts.service}` : ''}\n`,
         );
@@ -207,6 +219,10 @@ function savedText(s: SnapshotInfo): string {
   const lines = [`Saved snapshot ${describeSnapshot(s)}`, `  ${s.path}`];
   if (s.sha256 !== undefined) lines.push(`  sha256 ${s.sha256}`);
   if (s.services.includes('transfer')) lines.push(`  folder permissions of ${s.folderCount} transfer folder(s) saved`);
+  if (s.userCount !== undefined)
+    lines.push(
+      `  ${s.userCount} transfer users and ${s.groupCount ?? 0} groups with their members saved (no password: passwords cannot be read, nor restored)`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -236,7 +252,9 @@ function restoredText(result: RestoreResult, ref: SnapshotRef): string {
       }
     }
   }
-  if (result.verified) lines.push(`Verified: read back, the restored parts match ${describeRef(ref)}.`);
+  if (result.accounts) lines.push(...renderAccountRestoreLines(result.accounts));
+  const unwritten = result.accounts?.outcome === 'notWritten' ? ' (users and groups were not written, so not read back)' : '';
+  if (result.verified) lines.push(`Verified: read back, the restored parts match ${describeRef(ref)}${unwritten}.`);
   else lines.push(`NOT verified: read back, the servers do not match ${describeRef(ref)}:`, ...result.mismatches.map((m) => `  ${m}`));
   if (!result.complete || !result.verified) lines.push(`Restore incomplete; to undo it: mftops snapshot restore ${result.preRestore.id}`);
   return `${lines.join('\n')}\n`;
