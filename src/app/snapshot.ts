@@ -244,9 +244,8 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
       id: describeRef(ref),
       services,
       ...(automationClient && automation ? { automation: automationClient, automationUrl: automation.url } : {}),
-      // Users and groups are compared and reported, not written, until the transfer client has
-      // patchUser, addGroupMembers and removeGroupMember (issue 26): then `accounts: transferClient`.
-      ...withDefined({ transfer: transferClient, transferUrl: transfer?.url }),
+      // The same client puts users' fields and groups' members back.
+      ...withDefined({ transfer: transferClient, accounts: transferClient, transferUrl: transfer?.url }),
       keep: config.snapshots.keep,
       ...withDefined({ now: ctx.now?.() }),
       processEnv: ctx.env,

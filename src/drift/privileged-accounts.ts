@@ -21,13 +21,9 @@ export const PRIVILEGED_PERMISSIONS: readonly string[] = ['SysAdmin', 'Admin', '
 
 const DAY_MS = 86_400_000;
 
-/**
- * The lower-cased usernames the manifests declare: the `metadata.name` of every `User` manifest.
- * The kind is compared as a string because the `User` kind is not in the `Manifest` union yet;
- * this becomes a typed filter when it lands.
- */
+/** The lower-cased usernames the manifests declare: the `metadata.name` of every `User` manifest. */
 export function declaredUsernames(manifests: readonly Manifest[]): ReadonlySet<string> {
-  return new Set(manifests.filter((m) => (m.kind as string) === 'User').map((m) => m.name.toLowerCase()));
+  return new Set(manifests.filter((m) => m.kind === 'User').map((m) => m.name.toLowerCase()));
 }
 
 export interface AssessAccountsInput {
