@@ -64,6 +64,7 @@ describe('the transfer part holds users, groups and memberships (transfer-accoun
       permission: 'User',
       email: bob.email,
       status: bob.status,
+      lastLoginStamp: bob.lastLoginStamp,
     });
     const acme = accounts.groups.find((g) => g.name === 'Acme Partners')!;
     expect(acme.members).toEqual([
