@@ -513,7 +513,7 @@ function patchUser(c: Ctx, p: Params): ApiResponse {
     user.passwordChangeStamp = new Date(nowMs(c.rt.state)).toISOString();
   }
   const changed = sent.filter((k) => k !== 'currentPassword' && k !== 'sendPasswordChangeNotification').sort();
-  record(c, { action: 'user.update', targetType: 'User', targetId: user.id, targetName: user.username, fields: changed });
+  if (changed.length > 0) record(c, { action: 'user.update', targetType: 'User', targetId: user.id, targetName: user.username, fields: changed });
   return jsonResponse(200, renderUserDetails(c, user));
 }
 
