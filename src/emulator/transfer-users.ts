@@ -1,4 +1,3 @@
-import { withDefined } from '../with-defined.js';
 import type { ApiResponse, FieldError, Params, Route } from './http.js';
 import { emptyResponse, jsonResponse } from './http.js';
 import type { Json, JsonObject } from './json.js';
@@ -32,6 +31,14 @@ import {
 
 // ---------------------------------------------------------------------------------------------
 // Records
+
+/** The keys of `T` that may be undefined become optional without undefined. */
+type WithoutUndefined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & { [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined> };
+
+/** `fields` without its undefined members (the emulator takes no product code, so not `withDefined`). */
+function withoutUndefined<T extends Record<string, unknown>>(fields: T): WithoutUndefined<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as WithoutUndefined<T>;
+}
 
 /** SimpleUserModel; the full name under `fullName` or `realname` (`transfer.userName`). */
 function renderSimpleUser(c: Ctx, u: TransferUser): JsonObject {
@@ -415,7 +422,7 @@ function createUser(c: Ctx): ApiResponse {
   const now = new Date(nowMs(c.rt.state)).toISOString();
   const user = newTransferUser({
     ...cloned,
-    ...withDefined({ fullName: fields.fullName, email: fields.email, forceChangePassword: fields.forceChangePassword, notes: fields.notes }),
+    ...withoutUndefined({ fullName: fields.fullName, email: fields.email, forceChangePassword: fields.forceChangePassword, notes: fields.notes }),
     id: freshUserId(c.t, username),
     username,
     password: fields.password ?? '',
@@ -465,10 +472,10 @@ function patchUser(c: Ctx, p: Params): ApiResponse {
     username: 'a user cannot be renamed: UserPatchModel has no username',
     id: 'the id is the path, not the body',
   });
-  const given = Object.keys(read.reader.body);
-  if (!isUserAdmin(c.caller) && given.some((k) => !SELF_SERVICE_FIELDS.has(k)))
+  const sent = Object.keys(read.reader.body);
+  if (!isUserAdmin(c.caller) && sent.some((k) => !SELF_SERVICE_FIELDS.has(k)))
     return err(403, 'changing a user record requires the Admin or SysAdmin permission (you may change your own password)');
-  const fields = withDefined({
+  const fields = withoutUndefined({
     fullName: r.fullName(nameKeys),
     email: r.text('email'),
     emailFormat: r.oneOf('emailFormat', EMAIL_FORMATS),
@@ -505,8 +512,8 @@ function patchUser(c: Ctx, p: Params): ApiResponse {
     user.password = password;
     user.passwordChangeStamp = new Date(nowMs(c.rt.state)).toISOString();
   }
-  const changed = given.filter((k) => k !== 'currentPassword' && k !== 'sendPasswordChangeNotification').sort();
-  record(c, { action: 'user.update', targetType: 'User', targetId: user.id, targetName: user.username, fields: changed });
+  const changed = sent.filter((k) => k !== 'currentPassword' && k !== 'sendPasswordChangeNotification').sort();
+  if (changed.length > 0) record(c, { action: 'user.update', targetType: 'User', targetId: user.id, targetName: user.username, fields: changed });
   return jsonResponse(200, renderUserDetails(c, user));
 }
 
