@@ -125,4 +125,36 @@ describe('groups through the CLI, against the emulator', () => {
     expect(drift.stdout).toMatch(/Group\/Acme Partners.*group, 2 members/);
     expect(listWrites(emulator).filter((w) => !w.endsWith('/reports/audit'))).toEqual([]);
   });
+
+  it('names the folders a new member gains through the group, in the plan and the PR comment, when the plan reads them', async () => {
+    // Its own server: the tests above change Finance Team's members.
+    const own = await startSeededEmulator();
+    try {
+      await planMembershipAccess(own);
+    } finally {
+      await own.close();
+    }
+  });
 });
+
+/** Plans bob into Finance Team with /Finance read: the access review names the folder and the group. */
+async function planMembershipAccess(emulator: RunningEmulator): Promise<void> {
+  const config = emulatorConfigYaml({ ...emulator, manifests: ['manifests'] }).replace(
+    '    manifests:',
+    '    scope: { taskGroups: [], folders: [/Finance] }\n    manifests:',
+  );
+  const dir = testdir({
+    'mftops.yaml': config,
+    'manifests/finance-team.yaml': groupYaml('Finance Team', '  mode: additive\n  members: [alice, carol, bob]\n'),
+    // A folder manifest under /Finance makes the plan read the folders there (prune is off: nothing is deleted).
+    'manifests/finance.yaml':
+      'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /Finance }\nspec:\n  mode: additive\n  entries:\n    - group: Finance Team\n      permissions: [listFiles, readFiles, writeFiles, addDeleteSubfolders]\n',
+  });
+  const plan = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env: ENV });
+  expect(plan.stderr).toBe('');
+  expect(plan.stdout).toMatch(/bob gains [^\n]*readFiles[^\n]* on \/Finance \(via group Finance Team\)/);
+  expect(plan.code).toBe(2);
+  const comment = await runCli(['plan', '--format', 'markdown'], { cwd: dir, env: ENV });
+  expect(comment.stdout).toMatch(/bob[^\n]*\/Finance[^\n]*Finance Team/);
+  expect(listWrites(emulator)).toEqual([]);
+}
