@@ -159,9 +159,9 @@ function shownPath(path: string, cwd: string): string {
  * would leave nothing: then the explicit kind's error says why.
  */
 function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: boolean, ctx: Pick<AppContext, 'emit'>): ImportKind[] {
-  const wanted: readonly ImportKind[] = (name === undefined ? EVERY_KIND : EVERY_KIND.filter((kind) => isPathNamed(kind) === name.startsWith('/'))).filter(
-    (kind) => !ASKED_FOR_ONLY.includes(kind),
-  );
+  // A kind whose part of `scope` the environment does not set at all (`scope.users`) is imported only when --kind names it.
+  const named = name === undefined ? EVERY_KIND : EVERY_KIND.filter((kind) => isPathNamed(kind) === name.startsWith('/'));
+  const wanted: readonly ImportKind[] = named.filter((kind) => !ASKED_FOR_ONLY.includes(kind) && env.scope[KINDS[kind].scopeKey] !== undefined);
   const notes: string[] = [];
   let kinds = [...wanted];
   for (const { service, served, scopeKey } of SERVED_KINDS) {

@@ -99,10 +99,7 @@ describe('importEnvironment', () => {
     const result = await importEnvironment({}, ctx);
     if (result.status !== 'imported') throw new Error(`expected imported, got ${JSON.stringify(result)}`);
     expect(new Set(result.files.map((f) => f.address.split('/')[0]))).toEqual(new Set(['Task', 'ResourceGroupAcl']));
-    expect(messagesOf(ctx.events)).toEqual([
-      'note: environment "lab" has no transfer service: FolderPermissions not imported',
-      'note: environment "lab" has no transfer service: User not imported',
-    ]);
+    expect(messagesOf(ctx.events)).toEqual(['note: environment "lab" has no transfer service: FolderPermissions not imported']);
     await expect(importEnvironment({ kinds: ['FolderPermissions'] }, recordingContext(automationOnly, PASSWORDS))).rejects.toThrow(
       'environment "lab" has no transfer service',
     );
@@ -115,10 +112,7 @@ describe('importEnvironment', () => {
       'Task/Payroll to bank',
       'ResourceGroupAcl/finance-finance-operators',
     ]);
-    expect(messagesOf(scoped.events)).toEqual([
-      'note: environment "lab" has no scope.folders: FolderPermissions not imported',
-      'note: environment "lab" has no scope.users: User not imported',
-    ]);
+    expect(messagesOf(scoped.events)).toEqual(['note: environment "lab" has no scope.folders: FolderPermissions not imported']);
   });
 
   it('refuses a --name that means two things, or a folder name that is not a path, before any request', async () => {

@@ -131,7 +131,7 @@ describe('mftops import', () => {
 
   it('refuses unknown kinds, a missing scope and a folder --name that is not a path, before any request', async () => {
     await expect(runIn(workdir(), { kind: ['Host'] })).rejects.toThrow(
-      '--kind Host is not a kind mftops imports (one of Task, ResourceGroupAcl, FolderPermissions, Group)',
+      '--kind Host is not a kind mftops imports (one of Task, ResourceGroupAcl, FolderPermissions, User, Group)',
     );
     await expect(runIn(workdir({ scope: { taskGroups: [], folders: [] } }), { kind: ['Task'] })).rejects.toThrow(ConfigError);
     await expect(runIn(workdir(), { kind: ['FolderPermissions'], name: 'Distribution' })).rejects.toThrow(/folder path starting with \//);

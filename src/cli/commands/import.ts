@@ -13,8 +13,9 @@ import { withDefined } from '../../with-defined.js';
 
 export interface ImportCommandOptions {
   /**
-   * `--kind`, repeatable or comma-separated: Task, ResourceGroupAcl, FolderPermissions. Absent:
-   * every kind (narrowed by `--name`), less those the environment has no service or scope for.
+   * `--kind`, repeatable or comma-separated: Task, ResourceGroupAcl, FolderPermissions, User. Absent:
+   * every kind (narrowed by `--name`), less those the environment has no service or scope for
+   * (User only when `scope.users` is set).
    */
   readonly kind?: readonly string[];
   readonly name?: string;
