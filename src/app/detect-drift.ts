@@ -78,7 +78,7 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
   // Read only, as the plan's reads: every transfer user, the automation administrators.
   const settings = env.privilegedAccounts ?? DEFAULT_PRIVILEGED_ACCOUNTS;
   const accounts = assessAccounts({
-    read: await readAccounts(input.clients, settings.automationAdminGroup),
+    read: await readAccounts(input.clients, settings.automationAdminGroup, live),
     declared: declaredUsernames(input.manifests.manifests),
     settings,
     signedInAs: withDefined({ transfer: input.servers.transfer?.username, automation: input.servers.automation?.username }),

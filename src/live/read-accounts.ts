@@ -1,6 +1,6 @@
 import { ApiError } from '../services/errors.js';
 import type { AutomationReader, TransferReader } from './read-live-state.js';
-import type { AccountsLiveState, AccountsRead } from './model.js';
+import type { AccountsLiveState, AccountsRead, LiveState } from './model.js';
 
 /** Statuses that mean "this account may not, or this server cannot, answer the list": reported, never a failed run. */
 const NOT_READABLE = [401, 403, 404, 405, 501];
@@ -14,10 +14,17 @@ const NOT_READABLE = [401, 403, 404, 405, 501];
 export async function readAccounts(
   clients: { readonly automation?: AutomationReader; readonly transfer?: TransferReader },
   adminGroup: string,
+  live?: LiveState,
 ): Promise<AccountsLiveState> {
+  // The plan's read of the user groups, when it made one that holds the group, answers for a second.
+  const known = live?.automation?.userGroupMembers?.members.get(adminGroup.toLowerCase());
   const [transfer, automation] = await Promise.all([
     clients.transfer ? readOrSay(() => clients.transfer!.listUsers(), 'the account may not list transfer users') : undefined,
-    clients.automation ? readAdministrators(clients.automation, adminGroup) : undefined,
+    known !== undefined
+      ? ({ state: 'read', value: { group: adminGroup, members: known } } as const)
+      : clients.automation
+        ? readAdministrators(clients.automation, adminGroup)
+        : undefined,
   ]);
   return { ...(transfer ? { transfer } : {}), ...(automation ? { automation } : {}) };
 }
