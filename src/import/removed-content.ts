@@ -2,8 +2,7 @@ import { folderKey } from '../folder-path.js';
 import type { LiveState } from '../live/model.js';
 import type { Change, JsonObject, Plan } from '../plan/model.js';
 import { asFieldValue, sensitiveValue } from '../resources/common.js';
-import { aclToManifest, createImportCatalog, createSecretRedactor, folderToManifest, taskToManifest, userToManifest } from './to-manifest.js';
-import { groupToManifest } from '../kinds/group/to-manifest.js';
+import { aclToManifest, createImportCatalog, createSecretRedactor, folderToManifest, taskToManifest, userToManifest, groupToManifest } from './to-manifest.js';
 
 /**
  * What each delete (and the delete of each replace) of `plan` removes, as Terraform shows what it

@@ -9,6 +9,7 @@ import { viewEntries } from '../kinds/folder-permissions/plan.js';
 import { grantedPermissions } from '../kinds/resource-group-acl/plan.js';
 import { sameHostType, stepPasswordState } from '../kinds/task/plan.js';
 import { userSpecOf } from '../kinds/user/to-manifest.js';
+import { groupSpecOf, type LiveGroupMembers } from '../kinds/group/to-manifest.js';
 import type { TransferUser, TransferUserDetails } from '../services/transfer/types.js';
 import type { ResourceGroupAcl, Task } from '../services/automation/types.js';
 import type { ImportedManifest, ImportKind, ImportSource, SecretPlaceholder } from './model.js';
@@ -277,6 +278,12 @@ export function folderToManifest(folder: LiveFolder): ImportedManifest {
 /** A user by its username: the fields that differ from a new account's (src/kinds/user/to-manifest.ts); never a password. */
 export function userToManifest(user: TransferUser, details?: TransferUserDetails): ImportedManifest {
   return finish('User', user.username, formatAddress('User', user.username), user.username, userSpecOf(user, details), []);
+}
+
+/** A group by its name, with its members (src/kinds/group/to-manifest.ts). */
+export function groupToManifest(live: LiveGroupMembers): ImportedManifest {
+  const { spec, notes } = groupSpecOf(live);
+  return finish('Group', live.group.name, formatAddress('Group', live.group.name), live.group.name, spec, [...notes]);
 }
 
 export function finish(kind: ImportKind, name: string, address: string, metadataName: string, spec: Record<string, unknown>, notes: string[]): ImportedManifest {
