@@ -12,15 +12,18 @@ export type AccountsSource = Pick<TransferClient, 'listUsers' | 'listGroups' | '
 const USER_FIELDS = ['fullName', 'permission', 'email', 'status', 'lastLoginStamp'] as const;
 
 /**
- * Every transfer user, group and membership, read afresh (a snapshot is of the server now, not of
- * the lists a plan read earlier). A users or groups list the account may not read (403, 404) is
+ * Every transfer user, group and membership; `fresh` reads the lists again instead of the client's
+ * (restore, after its writes). A save takes the client's: apply's stale check has just read them afresh. A users or groups list the account may not read (403, 404) is
  * an answer, not an error: `{ notRead }` says why, and the snapshot is saved without accounts.
  */
-export async function readLiveAccounts(source: AccountsSource): Promise<SavedAccounts | { readonly notRead: string }> {
+export async function readLiveAccounts(
+  source: AccountsSource,
+  options: { readonly fresh?: boolean } = {},
+): Promise<SavedAccounts | { readonly notRead: string }> {
   let users: TransferUser[];
   let groups: TransferGroup[];
   try {
-    [users, groups] = await Promise.all([source.listUsers({ fresh: true }), source.listGroups({ fresh: true })]);
+    [users, groups] = await Promise.all([source.listUsers({ fresh: options.fresh === true }), source.listGroups({ fresh: options.fresh === true })]);
   } catch (err) {
     if (err instanceof ApiError && [403, 404].includes(err.status)) return { notRead: `the transfer account cannot list users and groups (${err.message})` };
     throw err;

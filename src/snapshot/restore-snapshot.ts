@@ -99,7 +99,7 @@ export async function prepareRestore(
   if (parts.accounts && !opts.transfer) {
     throw new SnapshotError(`snapshot ${describeRef(ref)} holds transfer users and groups, but the environment has no transfer service`);
   }
-  const liveAccounts = parts.accounts ? await readLiveAccounts(opts.transfer!) : undefined;
+  const liveAccounts = parts.accounts ? await readLiveAccounts(opts.transfer!, { fresh: true }) : undefined;
   const live: SavedParts = {
     ...(parts.automationXml ? { automationXml: await readLiveExport(opts.automation!, join(opts.dir, opts.env)) } : {}),
     folders:
@@ -204,17 +204,31 @@ function partsToRestore(loaded: LoadedSnapshot, services: readonly ServiceName[]
  * written: the restore is then incomplete and says why.
  */
 async function restoreAccounts(saved: SavedAccounts, opts: RestoreSnapshotOptions): Promise<AccountsRestore> {
-  const live = await readLiveAccounts(opts.transfer!);
-  if ('notRead' in live) {
-    return { outcome: 'failed', usersPatched: 0, membersAdded: 0, membersRemoved: 0, notRestorable: [], leftAlone: [], warnings: [], errors: [live.notRead] };
+  const unread = (why: string): AccountsRestore => ({
+    outcome: 'failed',
+    usersPatched: 0,
+    membersAdded: 0,
+    membersRemoved: 0,
+    notRestorable: [],
+    leftAlone: [],
+    warnings: [],
+    errors: [`the users and groups could not be read: ${why}`],
+  });
+  let live: Awaited<ReturnType<typeof readLiveAccounts>>;
+  try {
+    live = await readLiveAccounts(opts.transfer!, { fresh: true });
+  } catch (err) {
+    // As a folder that cannot be read: the other parts are already written, so this is a result, not an exception.
+    if (!isMftopsError(err)) throw err;
+    return unread(err.message);
   }
-  return writeAccountRestore(planAccountRestore(saved, live), opts.accounts);
+  return 'notRead' in live ? unread(live.notRead) : writeAccountRestore(planAccountRestore(saved, live), opts.accounts);
 }
 
 /** What, read back, still differs from the saved users and members. */
 async function verifyAccounts(saved: SavedAccounts, transfer: AccountsSource): Promise<string[]> {
   try {
-    const live = await readLiveAccounts(transfer);
+    const live = await readLiveAccounts(transfer, { fresh: true });
     return 'notRead' in live ? [`the users and groups could not be read back: ${live.notRead}`] : accountMismatches(planAccountRestore(saved, live));
   } catch (err) {
     if (!isMftopsError(err)) throw err;

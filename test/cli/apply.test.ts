@@ -65,7 +65,7 @@ describe('mftops apply against the emulator', () => {
     expect(ledger[0]).toMatchObject({ event: 'start', environment: 'lab', changes: total });
     expect(ledger.at(-1)).toMatchObject({ event: 'end', ok: total, failed: 0, interrupted: false });
     for (const file of readdirSync(snap)) expect(statSync(join(snap, file)).mode & 0o777).toBe(0o600);
-    expect(readdirSync(snap).sort()).toEqual(['automation-config.xml', 'ledger.jsonl', 'snapshot.json', 'transfer-folders.json']);
+    expect(readdirSync(snap).sort()).toEqual(['automation-config.xml', 'ledger.jsonl', 'snapshot.json', 'transfer-accounts.json', 'transfer-folders.json']);
 
     // What the servers hold now.
     expect(tasksNamed(emulator, 'Acme inbound').map((t) => t['Group'])).toEqual([['Finance']]);
@@ -166,7 +166,7 @@ describe('mftops apply against the emulator', () => {
     expect(r.stdout).toContain('Apply complete for environment "lab": 5 applied, 0 failed, 0 skipped.');
 
     const snap = snapshotDir(dir);
-    expect(readdirSync(snap).sort()).toEqual(['ledger.jsonl', 'snapshot.json', 'transfer-folders.json']);
+    expect(readdirSync(snap).sort()).toEqual(['ledger.jsonl', 'snapshot.json', 'transfer-accounts.json', 'transfer-folders.json']);
     const manifest = JSON.parse(readFileSync(join(snap, 'snapshot.json'), 'utf8')) as { automation?: unknown; transfer: { folderCount: number }; note: string };
     expect(manifest).toMatchObject({ note: 'before apply', transfer: { folderCount: 5 } });
     expect(manifest.automation).toBeUndefined();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { renderRestoreDiffText } from '../../src/render/snapshot.js';
+import { ApiError } from '../../src/services/index.js';
 import { SnapshotError } from '../../src/snapshot/errors.js';
 import {
   diffSavedAccounts,
@@ -249,6 +250,34 @@ describe('restoreSnapshot of users and groups against the emulator', () => {
     const reported = await restoreSnapshot(restoreOptions(dir, saved.id));
     expect(reported.accounts).toMatchObject({ outcome: 'notWritten', usersPatched: 1, membersAdded: 1, membersRemoved: 1 });
     expect(reported.complete).toBe(false);
+  });
+
+  it('a users list that fails while restoring leaves the accounts not restored, as a result, after the other parts were written', async () => {
+    const dir = testdir({});
+    const saved = await saveFrom(emulator, clients, dir, { automation: undefined, automationUrl: undefined, folders: [] });
+    const t = clients.transfer;
+    let reads = 0;
+    const failing = {
+      findFolderByPath: t.findFolderByPath.bind(t),
+      listFolderAcls: t.listFolderAcls.bind(t),
+      setFolderAcl: t.setFolderAcl.bind(t),
+      deleteFolderAcl: t.deleteFolderAcl.bind(t),
+      listGroups: t.listGroups.bind(t),
+      listGroupMembers: t.listGroupMembers.bind(t),
+      // The compare and the pre-restore snapshot read it; the restore's own read fails.
+      listUsers: (o?: { fresh?: boolean }) =>
+        ++reads >= 3
+          ? Promise.reject(new ApiError({ service: 'transfer', method: 'GET', path: '/api/v1/users', status: 500, body: { fieldErrors: [] } }))
+          : t.listUsers(o),
+    };
+    const target = recordingTarget();
+    const result = await restoreSnapshot(restoreOptions(dir, saved.id, { transfer: failing, accounts: target }));
+    expect(target.calls).toEqual([]);
+    expect(result.accounts).toMatchObject({
+      outcome: 'failed',
+      errors: [expect.stringMatching(/^the users and groups could not be read: transfer: GET \/api\/v1\/users: 500/)],
+    });
+    expect(result.complete).toBe(false);
   });
 
   it('writes nothing to users and groups when they are as saved', async () => {
