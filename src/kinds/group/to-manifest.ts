@@ -18,7 +18,7 @@ export interface LiveGroupMembers {
 export function groupToManifest(live: LiveGroupMembers): ImportedManifest {
   const { group, members } = live;
   const notes: string[] = [];
-  if (members === undefined) notes.push("its members could not be read: none are listed, and the mode is additive so that plan leaves them alone");
+  if (members === undefined) notes.push('its members could not be read: none are listed, and the mode is additive so that plan leaves them alone');
   const spec = {
     ...(group.description !== undefined && group.description !== '' ? { description: group.description } : {}),
     mode: members === undefined ? 'additive' : 'exact',
