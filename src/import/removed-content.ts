@@ -3,7 +3,7 @@ import type { LiveState } from '../live/model.js';
 import type { Change, JsonObject, Plan } from '../plan/model.js';
 import { asFieldValue, sensitiveValue } from '../resources/common.js';
 import { aclToManifest, createImportCatalog, createSecretRedactor, folderToManifest, taskToManifest } from './to-manifest.js';
-import { groupToManifest } from '../kinds/group/to-manifest.js';
+import { groupToManifest } from './to-manifest.js';
 
 /**
  * What each delete (and the delete of each replace) of `plan` removes, as Terraform shows what it

@@ -6,7 +6,7 @@ import type { ImportedManifest, ImportKind, ImportResult, ImportSelection, Impor
 import { folderPathProblem, isSameOrBelow, trimFolderPath } from '../folder-path.js';
 import { compareText } from '../order.js';
 import { matchesNameMask, matchesPathGlob } from '../glob.js';
-import { groupToManifest } from '../kinds/group/to-manifest.js';
+import { groupToManifest } from './to-manifest.js';
 import type { LiveGroupMembers } from '../kinds/group/to-manifest.js';
 
 /**

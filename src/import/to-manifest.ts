@@ -6,6 +6,8 @@ import { formatAddress } from '../plan/model.js';
 import { PASSWORD_FIELD } from '../resources/common.js';
 import { isRecord } from '../is-record.js';
 import { viewEntries } from '../kinds/folder-permissions/plan.js';
+import { groupManifestSpec } from '../kinds/group/to-manifest.js';
+import type { LiveGroupMembers } from '../kinds/group/to-manifest.js';
 import { grantedPermissions } from '../kinds/resource-group-acl/plan.js';
 import { sameHostType, stepPasswordState } from '../kinds/task/plan.js';
 import type { ResourceGroupAcl, Task } from '../services/automation/types.js';
@@ -272,7 +274,13 @@ export function folderToManifest(folder: LiveFolder): ImportedManifest {
   return finish('FolderPermissions', path, formatAddress('FolderPermissions', path), path, { mode: unnamed.length > 0 ? 'additive' : 'exact', entries }, notes);
 }
 
-export function finish(kind: ImportKind, name: string, address: string, metadataName: string, spec: Record<string, unknown>, notes: string[]): ImportedManifest {
+/** A live transfer group as its minimal manifest (`groupManifestSpec`). */
+export function groupToManifest(live: LiveGroupMembers): ImportedManifest {
+  const { spec, notes } = groupManifestSpec(live);
+  return finish('Group', live.group.name, formatAddress('Group', live.group.name), live.group.name, spec, notes);
+}
+
+function finish(kind: ImportKind, name: string, address: string, metadataName: string, spec: Record<string, unknown>, notes: string[]): ImportedManifest {
   const root = getKindSchema(kind);
   const specSchema = (root.properties as Record<string, AnySchemaObject>).spec!;
   const shaped = shapeToSchema(spec, specSchema, root, '', notes);
