@@ -67,7 +67,7 @@ describe('mftops completion', () => {
     expect(complete('plan', '--format', '')).toEqual(['text', 'markdown', 'json', 'github']);
     expect(complete('drift', '--format', '=', 'm')).toEqual(['markdown']);
     expect(complete('emulator', '--profile', '')).toEqual(['current', 'legacy', 'divergent']);
-    expect(complete('import', '--kind', '')).toEqual(['Task', 'ResourceGroupAcl', 'FolderPermissions']);
+    expect(complete('import', '--kind', '')).toEqual(['Task', 'ResourceGroupAcl', 'FolderPermissions', 'Group']);
     expect(complete('snapshot', 'restore', 'latest', '--service', '')).toEqual(['automation', 'transfer']);
     expect(complete('explain', 'MF50')).toEqual(['MF501', 'MF502', 'MF503', 'MF504', 'MF505', 'MF506', 'MF507', 'MF508']);
     expect(complete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
