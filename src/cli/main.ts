@@ -229,7 +229,7 @@ export function buildProgram(io: CommandIo): Command {
     .description('write minimal manifests from live objects or a saved snapshot; read-only (exit 0, 1)')
     .option(
       '--kind <kind...>',
-      'Task, ResourceGroupAcl, FolderPermissions (repeat or comma-separate); default: all three, less any whose service (or scope) the environment lacks',
+      'Task, ResourceGroupAcl, FolderPermissions, Group (repeat or comma-separate); default: the first three, less any whose service (or scope) the environment lacks',
     )
     .option(
       '--name <pattern>',

@@ -6,10 +6,11 @@ import { formatAddress } from '../plan/model.js';
 import { PASSWORD_FIELD } from '../resources/common.js';
 import { isRecord } from '../is-record.js';
 import { viewEntries } from '../kinds/folder-permissions/plan.js';
+import { groupManifestSpec } from '../kinds/group/to-manifest.js';
+import type { LiveGroupMembers } from '../kinds/group/to-manifest.js';
 import { grantedPermissions } from '../kinds/resource-group-acl/plan.js';
 import { sameHostType, stepPasswordState } from '../kinds/task/plan.js';
 import { userSpecOf } from '../kinds/user/to-manifest.js';
-import { groupSpecOf, type LiveGroupMembers } from '../kinds/group/to-manifest.js';
 import type { TransferUser, TransferUserDetails } from '../services/transfer/types.js';
 import type { ResourceGroupAcl, Task } from '../services/automation/types.js';
 import type { ImportedManifest, ImportKind, ImportSource, SecretPlaceholder } from './model.js';
@@ -280,13 +281,13 @@ export function userToManifest(user: TransferUser, details?: TransferUserDetails
   return finish('User', user.username, formatAddress('User', user.username), user.username, userSpecOf(user, details), []);
 }
 
-/** A group by its name, with its members (src/kinds/group/to-manifest.ts). */
+/** A live transfer group as its minimal manifest (`groupManifestSpec`). */
 export function groupToManifest(live: LiveGroupMembers): ImportedManifest {
-  const { spec, notes } = groupSpecOf(live);
-  return finish('Group', live.group.name, formatAddress('Group', live.group.name), live.group.name, spec, [...notes]);
+  const { spec, notes } = groupManifestSpec(live);
+  return finish('Group', live.group.name, formatAddress('Group', live.group.name), live.group.name, spec, notes);
 }
 
-export function finish(kind: ImportKind, name: string, address: string, metadataName: string, spec: Record<string, unknown>, notes: string[]): ImportedManifest {
+function finish(kind: ImportKind, name: string, address: string, metadataName: string, spec: Record<string, unknown>, notes: string[]): ImportedManifest {
   const root = getKindSchema(kind);
   const specSchema = (root.properties as Record<string, AnySchemaObject>).spec!;
   const shaped = shapeToSchema(spec, specSchema, root, '', notes);

@@ -1,5 +1,4 @@
 import type { GroupManifest } from '../../manifest/types.js';
-import type { Change } from '../../plan/model.js';
 import type { GroupMemberRef } from '../../resources/model.js';
 import type { TransferGroup } from '../../services/transfer/types.js';
 import { describeNeededChange, needReader, planBug, StepError, transferWriter } from '../kind-io.js';

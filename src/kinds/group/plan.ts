@@ -62,7 +62,13 @@ export function planGroup(desired: DesiredGroup, live: LiveGroupView | undefined
       ...(wantedDescription !== undefined && wantedDescription !== '' ? [{ path: 'description', after: wantedDescription }] : []),
       ...desired.members.map(addedField),
     ];
-    const payload: GroupPayload = { kind: 'Group', name: desired.name, create: withDefined({ description: wantedDescription }), add: desired.members, remove: [] };
+    const payload: GroupPayload = {
+      kind: 'Group',
+      name: desired.name,
+      create: withDefined({ description: wantedDescription }),
+      add: desired.members,
+      remove: [],
+    };
     return { action: 'create', fields, payload, before: [], after: wanted };
   }
   const liveMembers = live.members;
@@ -71,7 +77,9 @@ export function planGroup(desired: DesiredGroup, live: LiveGroupView | undefined
   const want = new Set(wanted.map((u) => u.toLowerCase()));
   const add = desired.members.filter((m) => !have.has(m.username.toLowerCase()));
   const remove: GroupMemberRef[] =
-    desired.manifest.spec.mode === 'exact' ? liveMembers.filter((m) => !want.has(m.username.toLowerCase())).map((m) => ({ username: m.username, id: m.id })) : [];
+    desired.manifest.spec.mode === 'exact'
+      ? liveMembers.filter((m) => !want.has(m.username.toLowerCase())).map((m) => ({ username: m.username, id: m.id }))
+      : [];
   const describes = wantedDescription !== undefined && wantedDescription !== live.description;
   const descriptionField: FieldChange[] = describes ? [{ path: 'description', before: live.description, after: wantedDescription }] : [];
   const before = liveMembers.map((m) => m.username);
@@ -93,7 +101,11 @@ export function planGroup(desired: DesiredGroup, live: LiveGroupView | undefined
 
 /** `+ members: "carol" (created by this plan)` for a member a User change of this plan creates. */
 function addedField(m: GroupMemberRef): FieldChange {
-  return { path: 'members', after: m.username, ...withDefined({ words: m.createdBy !== undefined ? { form: 'meaning' as const, after: 'created by this plan' } : undefined }) };
+  return {
+    path: 'members',
+    after: m.username,
+    ...withDefined({ words: m.createdBy !== undefined ? { form: 'meaning' as const, after: 'created by this plan' } : undefined }),
+  };
 }
 
 /** sha256 of the group's id, name, description and member ids (sorted): what apply's stale check compares. */
@@ -110,19 +122,32 @@ export function planGroups(context: PlanContext<'Group'>): void {
     const address = formatAddress('Group', desired.name);
     const live = viewLiveGroup(context.live.transfer, desired.name);
     const outcome = planGroup(desired, live);
-    const base = { address, kind: 'Group' as const, name: desired.name, service: 'transfer' as const, source: sourceRef(manifest.source, cwd), ...withDefined({ liveId: live?.id }) };
+    const base = {
+      address,
+      kind: 'Group' as const,
+      name: desired.name,
+      service: 'transfer' as const,
+      source: sourceRef(manifest.source, cwd),
+      ...withDefined({ liveId: live?.id }),
+    };
     if (manifest.spec.manage === 'observe') {
       if (outcome.action !== 'no-op')
         diagnostics.push(
-          createPlanWarning('MF417', manifest.sourceMap.locate(['spec', 'manage']), `group ${desired.name} is observed, not managed: ${describeDifference(outcome)}; mftops never writes it`, {
-            address,
-            hint: 'change it where it is owned (its directory), or make the manifest say what the server has',
-          }),
+          createPlanWarning(
+            'MF417',
+            manifest.sourceMap.locate(['spec', 'manage']),
+            `group ${desired.name} is observed, not managed: ${describeDifference(outcome)}; mftops never writes it`,
+            {
+              address,
+              hint: 'change it where it is owned (its directory), or make the manifest say what the server has',
+            },
+          ),
         );
       context.add({ ...base, action: 'no-op', fields: [] });
       continue;
     }
-    if (outcome.action === 'create' || outcome.action === 'update') bases.set(address, { kind: 'membership', group: desired.name, before: outcome.before, after: outcome.after });
+    if (outcome.action === 'create' || outcome.action === 'update')
+      bases.set(address, { kind: 'membership', group: desired.name, before: outcome.before, after: outcome.after });
     context.add({
       ...base,
       action: outcome.action,

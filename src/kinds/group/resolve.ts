@@ -40,7 +40,12 @@ export function resolveGroup(manifest: GroupManifest, transfer: TransferLiveStat
       return;
     }
     const known = names(transfer.users, (u) => u.username);
-    problems.report('MF406', ['spec', 'members', at], `no user named \`${username}\` on the transfer server${didYouMean(username, known)}`, 'or add a User manifest for it: this plan then creates it first');
+    problems.report(
+      'MF406',
+      ['spec', 'members', at],
+      `no user named \`${username}\` on the transfer server${didYouMean(username, known)}`,
+      'or add a User manifest for it: this plan then creates it first',
+    );
   });
   return { value: { manifest, name: manifest.name, members, resolved: recorder.list }, diagnostics: problems.list };
 }

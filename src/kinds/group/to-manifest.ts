@@ -8,24 +8,19 @@ export interface LiveGroupMembers {
 }
 
 /**
- * The minimal Group spec of a live group (pure; `mftops import` wraps it in a manifest): its
- * description when it has one, its members sorted, `mode: exact` (a plan of it changes nothing).
- * A group whose members the server does not tell is written `additive` with no members, so that a
- * plan leaves them alone; `notes` says so.
+ * The spec of a live group's minimal manifest, and what it cannot say (pure; `groupToManifest` in
+ * src/import makes the document of it): its description when it has one, its members sorted,
+ * `mode: exact` (a plan of it changes nothing). A group whose members the server does not tell is
+ * written `additive` with no members, so that a plan leaves them alone.
  */
-export function groupSpecOf(live: LiveGroupMembers): { readonly spec: Record<string, unknown>; readonly notes: readonly string[] } {
+export function groupManifestSpec(live: LiveGroupMembers): { readonly spec: Record<string, unknown>; readonly notes: string[] } {
   const { group, members } = live;
   const notes: string[] = [];
-  if (members === undefined) notes.push("its members could not be read: none are listed, and the mode is additive so that plan leaves them alone");
+  if (members === undefined) notes.push('its members could not be read: none are listed, and the mode is additive so that plan leaves them alone');
   const spec = {
     ...(group.description !== undefined && group.description !== '' ? { description: group.description } : {}),
     mode: members === undefined ? 'additive' : 'exact',
     members: [...(members ?? [])].sort((a, b) => compareText(a.toLowerCase(), b.toLowerCase())),
   };
   return { spec, notes };
-}
-
-/** The live groups with their members by username, from the transfer live state's lists (pure). */
-export function liveGroupMembers(groups: readonly TransferGroup[], members: ReadonlyMap<string, readonly string[]> | undefined): LiveGroupMembers[] {
-  return groups.map((group) => ({ group, members: members?.get(group.name.toLowerCase()) }));
 }

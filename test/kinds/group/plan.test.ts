@@ -142,7 +142,15 @@ describe('a member created by this plan', () => {
 
   it('is shown as created by this plan, and the group waits for that create in a later wave', () => {
     const desired = resolveGroup(manifest, live(), declared).value;
-    const outcome = planGroup(desired, { id: '7', name: 'Acme Partners', description: '', members: [{ username: 'alice', id: 'u-alice' }, { username: 'bob', id: 'u-bob' }] });
+    const outcome = planGroup(desired, {
+      id: '7',
+      name: 'Acme Partners',
+      description: '',
+      members: [
+        { username: 'alice', id: 'u-alice' },
+        { username: 'bob', id: 'u-bob' },
+      ],
+    });
     const group: Change = {
       address: 'Group/Acme Partners',
       kind: 'Group',
@@ -156,7 +164,15 @@ describe('a member created by this plan', () => {
     expect(renderChangeText(group)).toEqual(['~ Group/Acme Partners will be updated', '    + members: "Dave" (created by this plan)']);
     // The User change as the User kind makes it (the kind itself is another part of issue 26).
     const user = { address: 'User/dave', kind: 'User', name: 'dave', service: 'transfer', action: 'create', fields: [] } as unknown as Change;
-    const folder: Change = { address: 'FolderPermissions/A', kind: 'FolderPermissions', name: '/A', service: 'transfer', action: 'update', liveId: '1', fields: [] };
+    const folder: Change = {
+      address: 'FolderPermissions/A',
+      kind: 'FolderPermissions',
+      name: '/A',
+      service: 'transfer',
+      action: 'update',
+      liveId: '1',
+      fields: [],
+    };
     const scheduled = scheduleChanges([user, group, folder]);
     expect(scheduled.map((c) => [c.address, c.wave, c.needs])).toEqual([
       ['User/dave', 0, undefined],
