@@ -127,6 +127,8 @@ async function runDemo(withEnvironments: boolean): Promise<number> {
       head: 4,
       tail: 12,
       rest: 'what the restore changes, object by object; `mftops snapshot diff` shows it too',
+      // The backup of the state it replaces, wherever the preview's length puts it.
+      keep: /^Saved the state before the restore as /,
     });
     if (!restored) return 1;
 

@@ -1,17 +1,10 @@
 import type { TransferLiveState } from '../../live/model.js';
 import type { GroupManifest } from '../../manifest/types.js';
 import type { DesiredGroup, GroupMemberRef } from '../../resources/model.js';
+import { formatAddress } from '../address.js';
 import { didYouMean } from '../diagnostics.js';
 import type { DeclaredAddresses, Resolution } from '../kind.js';
 import { nameRecorder, names, reporter } from '../resolve-names.js';
-
-/**
- * The address of the User manifest named `username`, as `KINDS.User` spells addresses
- * (`User/<username>`): written out here so that the Group kind does not wait for the User kind.
- */
-export function userAddress(username: string): string {
-  return `User/${username}`;
-}
 
 /**
  * A group's members with the transfer server's user ids (pure). A username the users list lacks
@@ -34,7 +27,7 @@ export function resolveGroup(manifest: GroupManifest, transfer: TransferLiveStat
       members.push({ username, id: user.id });
       return;
     }
-    const createdBy = declared.get(userAddress(username).toLowerCase());
+    const createdBy = declared.get(formatAddress('User', username).toLowerCase());
     if (createdBy !== undefined) {
       members.push({ username, createdBy });
       return;
