@@ -542,7 +542,15 @@ export const DIAGNOSTIC_EXPLANATIONS: Readonly<Record<DiagnosticCode, Diagnostic
       'A warning: a Group marked `manage: observe` (owned elsewhere, e.g. synchronised from a directory) differs from what the transfer server has: members added or missing, another description, or no such group. mftops reports it and never writes the group; its change is a no-op, and its members as the server has them count in access reviews.',
     example: {
       in: 'plan',
-      text: yaml('apiVersion: mftops/v1', 'kind: Group', 'metadata: { name: Finance Team }', 'spec:', '  mode: exact', '  members: [alice]', '  manage: observe'),
+      text: yaml(
+        'apiVersion: mftops/v1',
+        'kind: Group',
+        'metadata: { name: Finance Team }',
+        'spec:',
+        '  mode: exact',
+        '  members: [alice]',
+        '  manage: observe',
+      ),
       against: 'the file transfer server has the group Finance Team with the members alice and carol',
       services: ['transfer'],
     },

@@ -20,7 +20,15 @@ import type {
   TransferUser,
   Variants,
 } from './state.js';
-import { ACL_PERMISSION_KEYS, FOLDER_PERMISSION_KEYS, HOST_TYPES, SHARE_PERMISSION_KEYS, TRANSFER_PERMISSIONS, newTransferUser, xferHostType } from './state.js';
+import {
+  ACL_PERMISSION_KEYS,
+  FOLDER_PERMISSION_KEYS,
+  HOST_TYPES,
+  SHARE_PERMISSION_KEYS,
+  TRANSFER_PERMISSIONS,
+  newTransferUser,
+  xferHostType,
+} from './state.js';
 import type { AuthMethod, EmailFormat, ReceivesNotification, UserStatus } from './vocabulary.js';
 import { AUTH_METHODS, EMAIL_FORMATS, RECEIVES_NOTIFICATION, USER_STATUSES } from './vocabulary.js';
 import { folderDetailDefaults } from './transfer-context.js';
@@ -116,10 +124,23 @@ function seedUser(u: TransferUserSeed, i: number, signedOnAt: string): TransferU
   for (const key of USER_SEED_COUNTS)
     if (u[key] !== undefined && !(Number.isInteger(u[key]) && u[key] >= 0)) fail(`${where}: ${key} must be a whole number, 0 or more`);
   if (u.forceChangePassword !== undefined && typeof u.forceChangePassword !== 'boolean') fail(`${where}: forceChangePassword must be true or false`);
-  const known = new Set<string>(['id', 'username', 'password', ...Object.keys(USER_SEED_ENUMS), ...USER_SEED_TEXTS, ...USER_SEED_COUNTS, 'forceChangePassword']);
+  const known = new Set<string>([
+    'id',
+    'username',
+    'password',
+    ...Object.keys(USER_SEED_ENUMS),
+    ...USER_SEED_TEXTS,
+    ...USER_SEED_COUNTS,
+    'forceChangePassword',
+  ]);
   for (const key of Object.keys(u)) if (!known.has(key)) fail(`${where}: unknown field ${key}`);
   const { id, ...fields } = u;
-  return newTransferUser({ ...fields, id: id ?? userIdFor(u.username), email: u.email ?? `${u.username}@example.com`, lastLoginStamp: u.lastLoginStamp ?? signedOnAt });
+  return newTransferUser({
+    ...fields,
+    id: id ?? userIdFor(u.username),
+    email: u.email ?? `${u.username}@example.com`,
+    lastLoginStamp: u.lastLoginStamp ?? signedOnAt,
+  });
 }
 
 export interface TransferGroupSeed {

@@ -75,7 +75,6 @@ export function jsonBody(c: Ctx): { ok: true; value: unknown } | { ok: false; re
   return { ok: true, value: parsed.value };
 }
 
-
 /** FolderDetailsModel settings of a new folder. */
 export function folderDetailDefaults(): JsonObject {
   return {
@@ -103,4 +102,3 @@ export function folderDetailDefaults(): JsonObject {
     uploadNotificationConfirmationType: 'None',
   };
 }
-

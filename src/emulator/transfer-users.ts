@@ -33,7 +33,9 @@ import {
 // Records
 
 /** The keys of `T` that may be undefined become optional without undefined. */
-type WithoutUndefined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & { [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined> };
+type WithoutUndefined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;
+};
 
 /** `fields` without its undefined members (the emulator takes no product code, so not `withDefined`). */
 function withoutUndefined<T extends Record<string, unknown>>(fields: T): WithoutUndefined<T> {
@@ -136,7 +138,8 @@ class BodyReader {
     for (const k of Object.keys(this.body)) {
       const reason = refused[k];
       if (reason !== undefined) this.errors.push({ field: k, rejected: showRejected(this.body[k]), message: reason });
-      else if (!allowed.includes(k)) this.errors.push({ field: k, rejected: showRejected(this.body[k]), message: `is not a field of ${this.#model} (${allowed.join(', ')})` });
+      else if (!allowed.includes(k))
+        this.errors.push({ field: k, rejected: showRejected(this.body[k]), message: `is not a field of ${this.#model} (${allowed.join(', ')})` });
     }
   }
 
@@ -192,7 +195,8 @@ function readBody(c: Ctx, model: string): { ok: true; reader: BodyReader } | { o
   const body = jsonBody(c);
   if (!body.ok) return body;
   const b = body.value;
-  if (!isJsonObject(b)) return { ok: false, response: invalid([{ field: '', rejected: showRejected(b), message: `the body must be a JSON object (${model})` }]) };
+  if (!isJsonObject(b))
+    return { ok: false, response: invalid([{ field: '', rejected: showRejected(b), message: `the body must be a JSON object (${model})` }]) };
   return { ok: true, reader: new BodyReader(b, model) };
 }
 
@@ -253,7 +257,8 @@ function listUsers(c: Ctx): ApiResponse {
   const q = c.req.query;
   const errors: FieldError[] = [];
   const exactRaw = q.get('isExactMatch');
-  if (exactRaw !== null && !/^(true|false)$/i.test(exactRaw)) errors.push({ field: 'isExactMatch', rejected: exactRaw, message: 'isExactMatch must be true or false' });
+  if (exactRaw !== null && !/^(true|false)$/i.test(exactRaw))
+    errors.push({ field: 'isExactMatch', rejected: exactRaw, message: 'isExactMatch must be true or false' });
   const exact = (exactRaw ?? '').toLowerCase() === 'true';
   const permissionRaw = q.get('permission') ?? 'AllUsers';
   const permissionKey = Object.keys(USER_PERMISSION_FILTERS).find((k) => k.toLowerCase() === permissionRaw.toLowerCase()) as
@@ -332,10 +337,16 @@ const ADD_USER_FIELDS = [
 ] as const;
 
 /** What a user's new home folder is: an existing folder taken over, or one to create under `parent`. */
-type HomeFolder = { readonly kind: 'existing'; readonly folder: TransferFolder } | { readonly kind: 'new'; readonly parent: TransferFolder; readonly name: string; readonly path: string };
+type HomeFolder =
+  | { readonly kind: 'existing'; readonly folder: TransferFolder }
+  | { readonly kind: 'new'; readonly parent: TransferFolder; readonly name: string; readonly path: string };
 
 /** Where `homeFolderPath` puts the home folder, or the refusal (422 bad path or missing parent, 409 in use). */
-function planHomeFolder(c: Ctx, path: string, inUse: (typeof HOME_FOLDER_IN_USE)[number]): { ok: true; home: HomeFolder } | { ok: false; response: ApiResponse } {
+function planHomeFolder(
+  c: Ctx,
+  path: string,
+  inUse: (typeof HOME_FOLDER_IN_USE)[number],
+): { ok: true; home: HomeFolder } | { ok: false; response: ApiResponse } {
   if (!path.startsWith('/') || path === '/' || path.endsWith('/') || path.includes('//') || path.includes('\\'))
     return { ok: false, response: invalid([{ field: 'homeFolderPath', rejected: path, message: 'must be an absolute folder path like /Home/bob' }]) };
   const existing = c.t.folders.find((f) => f.path.toLowerCase() === path.toLowerCase());
@@ -348,8 +359,12 @@ function planHomeFolder(c: Ctx, path: string, inUse: (typeof HOME_FOLDER_IN_USE)
   const cut = path.lastIndexOf('/');
   const parentPath = cut === 0 ? '/' : path.slice(0, cut);
   const parent = c.t.folders.find((f) => f.path.toLowerCase() === parentPath.toLowerCase());
-  if (!parent) return { ok: false, response: invalid([{ field: 'homeFolderPath', rejected: path, message: `the parent folder ${parentPath} does not exist` }]) };
-  return { ok: true, home: { kind: 'new', parent, name: path.slice(cut + 1), path: parent.path === '/' ? path.slice(cut) : `${parent.path}${path.slice(cut)}` } };
+  if (!parent)
+    return { ok: false, response: invalid([{ field: 'homeFolderPath', rejected: path, message: `the parent folder ${parentPath} does not exist` }]) };
+  return {
+    ok: true,
+    home: { kind: 'new', parent, name: path.slice(cut + 1), path: parent.path === '/' ? path.slice(cut) : `${parent.path}${path.slice(cut)}` },
+  };
 }
 
 /** Make `home` the user's home folder: the owner gets the full, non-editable entry. */
@@ -500,11 +515,13 @@ function patchUser(c: Ctx, p: Params): ApiResponse {
   if (password !== undefined && self && !isUserAdmin(c.caller) && currentPassword === undefined)
     r.errors.push({ field: 'currentPassword', rejected: '', message: 'changing your own password needs currentPassword' });
   // The value is never echoed: `rejected` stays empty for a wrong current password.
-  if (currentPassword !== undefined && currentPassword !== user.password) r.errors.push({ field: 'currentPassword', rejected: '', message: 'currentPassword is not the current password' });
+  if (currentPassword !== undefined && currentPassword !== user.password)
+    r.errors.push({ field: 'currentPassword', rejected: '', message: 'currentPassword is not the current password' });
   if (r.errors.length > 0) return invalid(r.errors);
   if (!self || isUserAdmin(c.caller)) {
     if (!mayManage(c.caller, user)) return err(403, 'only a SysAdmin may change a SysAdmin account');
-    if (fields.permission !== undefined && !mayManage(c.caller, { permission: fields.permission })) return err(403, 'only a SysAdmin may give the SysAdmin permission');
+    if (fields.permission !== undefined && !mayManage(c.caller, { permission: fields.permission }))
+      return err(403, 'only a SysAdmin may give the SysAdmin permission');
   }
   Object.assign(user, fields);
   if (defaultFolderId !== undefined) user.defaultFolderID = defaultFolderId;
@@ -620,12 +637,18 @@ function addGroupMembers(c: Ctx, p: Params): ApiResponse {
     r.errors.push({ field: 'id', rejected: showRejected(bodyId), message: `the body's group id must be the path's (${group.id}) or left out` });
   const userIds = body.userIds;
   const users: TransferUser[] = [];
-  if (!Array.isArray(userIds) || userIds.length === 0) r.errors.push({ field: 'userIds', rejected: showRejected(userIds), message: 'userIds must be a non-empty list of user ids' });
+  if (!Array.isArray(userIds) || userIds.length === 0)
+    r.errors.push({ field: 'userIds', rejected: showRejected(userIds), message: 'userIds must be a non-empty list of user ids' });
   else
     for (const [i, id] of userIds.entries()) {
       const user = typeof id === 'string' ? findUser(c.t, id) : undefined;
       if (user) users.push(user);
-      else r.errors.push({ field: `userIds[${i}]`, rejected: showRejected(id), message: typeof id === 'string' ? `no user has id ${id}` : 'a user id is a string' });
+      else
+        r.errors.push({
+          field: `userIds[${i}]`,
+          rejected: showRejected(id),
+          message: typeof id === 'string' ? `no user has id ${id}` : 'a user id is a string',
+        });
     }
   if (r.errors.length > 0) return invalid(r.errors);
   for (const user of users) {

@@ -27,7 +27,6 @@ import { NAMED_SETS } from './variants.js';
 export type { TransferRuntime } from './transfer-context.js';
 export { folderDetailDefaults } from './transfer-context.js';
 
-
 /** `error_code` of token errors (newer transfer releases add it; values are the emulator's). */
 const TOKEN_ERROR_CODES: Readonly<Record<TokenErrorCode, number>> = { invalid_request: 2000, invalid_grant: 2001, unsupported_grant_type: 2002 };
 

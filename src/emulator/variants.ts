@@ -165,13 +165,13 @@ export const VARIANT_SWITCHES = {
     register: 'T-12',
     values: ['fullName', 'realname'],
     description:
-      "user records (the users list, a user, the current user, group members, the answers to user writes) carry the full name as fullName (the current release), or as realname (an older one)",
+      'user records (the users list, a user, the current user, group members, the answers to user writes) carry the full name as fullName (the current release), or as realname (an older one)',
   },
   'transfer.groupIds': {
     register: 'T-13',
     values: ['number', 'string'],
     description:
-      'group ids (GET /groups, POST /groups, user records\' groupIds) are JSON numbers (strings where transfer.ids=string), or strings whatever transfer.ids says (folder ids stay numbers)',
+      "group ids (GET /groups, POST /groups, user records' groupIds) are JSON numbers (strings where transfer.ids=string), or strings whatever transfer.ids says (folder ids stay numbers)",
   },
   'transfer.envelope': {
     register: 'B-1',

@@ -36,7 +36,8 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
   const wantUsers = s.kinds.includes('User');
   const wantGroups = s.kinds.includes('Group');
   if ((wantTasks || wantAcls) && a === undefined) throw new Error('bug: tasks or ACLs to import but no automation client');
-  if ((wantFolders || wantUsers || wantGroups) && input.transfer === undefined) throw new Error('bug: folders, users or groups to import but no transfer client');
+  if ((wantFolders || wantUsers || wantGroups) && input.transfer === undefined)
+    throw new Error('bug: folders, users or groups to import but no transfer client');
   const none = Promise.resolve([]);
   const [tasks, hosts, custom, standard, dateLists, acls, folders, users, groups] = await Promise.all([
     wantTasks ? a!.listTasks(s.name !== undefined ? { name: s.name } : {}) : none,

@@ -2,7 +2,16 @@ import { ConfigError } from '../errors.js';
 import type { TransferUser } from '../services/transfer/types.js';
 import { EVERY_KIND, KINDS } from '../kinds/registry.js';
 import { folderKey } from '../live/model.js';
-import { aclLabel, aclToManifest, createImportCatalog, createSecretNamer, folderToManifest, taskToManifest, userToManifest, groupToManifest } from './to-manifest.js';
+import {
+  aclLabel,
+  aclToManifest,
+  createImportCatalog,
+  createSecretNamer,
+  folderToManifest,
+  taskToManifest,
+  userToManifest,
+  groupToManifest,
+} from './to-manifest.js';
 import type { ImportedManifest, ImportKind, ImportResult, ImportSelection, ImportSource } from './model.js';
 import { folderPathProblem, isSameOrBelow, trimFolderPath } from '../folder-path.js';
 import { compareText } from '../order.js';

@@ -8,7 +8,13 @@ import { SCHEMA_BASE_URL, SCHEMA_FILES } from '../manifest/schemas.js';
 import type { ImportedManifest, ImportKind, PlannedFile } from './model.js';
 
 /** The folder of each kind under the output folder, as in `examples/manifests`. */
-export const KIND_FOLDERS: Readonly<Record<ImportKind, string>> = { Task: 'tasks', ResourceGroupAcl: 'access', FolderPermissions: 'folders', User: 'users', Group: 'groups' };
+export const KIND_FOLDERS: Readonly<Record<ImportKind, string>> = {
+  Task: 'tasks',
+  ResourceGroupAcl: 'access',
+  FolderPermissions: 'folders',
+  User: 'users',
+  Group: 'groups',
+};
 
 const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 const MAX_SLUG = 80;

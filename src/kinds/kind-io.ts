@@ -148,7 +148,23 @@ export type AutomationWriter = Pick<
 >;
 export type TransferWriter = Pick<
   TransferClient,
-  'findFolderByPath' | 'createSubfolder' | 'renameFolder' | 'listFolderAcls' | 'setFolderAcl' | 'deleteFolderAcl' | 'listUsers' | 'listGroups' | 'listGroupMembers' | 'createGroup' | 'addGroupMembers' | 'removeGroupMember' | 'findUser' | 'getUser' | 'createUser' | 'patchUser' | 'deleteUser'
+  | 'findFolderByPath'
+  | 'createSubfolder'
+  | 'renameFolder'
+  | 'listFolderAcls'
+  | 'setFolderAcl'
+  | 'deleteFolderAcl'
+  | 'listUsers'
+  | 'listGroups'
+  | 'listGroupMembers'
+  | 'createGroup'
+  | 'addGroupMembers'
+  | 'removeGroupMember'
+  | 'findUser'
+  | 'getUser'
+  | 'createUser'
+  | 'patchUser'
+  | 'deleteUser'
 >;
 
 export interface WriteClients {

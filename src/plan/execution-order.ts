@@ -36,7 +36,10 @@ export function scheduleChanges(changes: readonly Change[]): Change[] {
   });
   if (!writes.some((c) => createdMembers(c).length > 0)) return scheduled;
   // Such a group is listed after the first wave (a stable sort: the rest keep their order).
-  return scheduled.map((c, i) => ({ c, i })).sort((a, b) => (a.c.wave ?? 0) - (b.c.wave ?? 0) || a.i - b.i).map(({ c }) => c);
+  return scheduled
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => (a.c.wave ?? 0) - (b.c.wave ?? 0) || a.i - b.i)
+    .map(({ c }) => c);
 }
 
 /**
@@ -84,7 +87,8 @@ export function checkExecutionOrder(changes: readonly Change[]): string[] {
     if (creator !== undefined) {
       const j = position.get(creator);
       if (c.needs !== creator) problems.push(`${c.address} does not wait for ${creator}, which creates a member it adds`);
-      else if (j !== undefined && (j > i || (changes[j]!.wave ?? wave) >= wave)) problems.push(`${c.address} does not run after ${creator}, which creates a member it adds`);
+      else if (j !== undefined && (j > i || (changes[j]!.wave ?? wave) >= wave))
+        problems.push(`${c.address} does not run after ${creator}, which creates a member it adds`);
       return;
     }
     const expected = neededMaker(c, makers);

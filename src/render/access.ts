@@ -63,7 +63,8 @@ export function describeAccessChange(c: AccessChange, q: Quote): string {
   const on = c.service === 'transfer' ? q(c.target) : `resource group ${q(c.target)}`;
   const groupWord = c.service === 'transfer' ? 'group' : 'user group';
   // A permission-level change has no entry it comes through.
-  const via = c.who.type === 'User' && c.via.length > 0 ? ` (via ${c.via.map((v) => (v.type === 'User' ? 'own entry' : `${groupWord} ${q(v.name)}`)).join(', ')})` : '';
+  const via =
+    c.who.type === 'User' && c.via.length > 0 ? ` (via ${c.via.map((v) => (v.type === 'User' ? 'own entry' : `${groupWord} ${q(v.name)}`)).join(', ')})` : '';
   return `${who} ${verbs.join(' and ')} on ${on}${via}`;
 }
 
@@ -145,7 +146,14 @@ export function accessLines(changes: readonly AccessChange[]): AccessLine[] {
       lines.push({ kind: 'change', change: c });
       continue;
     }
-    const key = [c.service, c.who.type, c.who.name.toLowerCase(), c.gained.join(), c.lost.join(), ...c.via.map((v) => `${v.type}:${v.name.toLowerCase()}`)].join('\u0000');
+    const key = [
+      c.service,
+      c.who.type,
+      c.who.name.toLowerCase(),
+      c.gained.join(),
+      c.lost.join(),
+      ...c.via.map((v) => `${v.type}:${v.name.toLowerCase()}`),
+    ].join('\u0000');
     const same = byKey.get(key);
     if (same !== undefined) same.push(c);
     else {
@@ -243,7 +251,8 @@ function membershipItem(line: Extract<AccessLine, { kind: 'membership' }>, hint:
   const item = `- ${alert}${describeMembershipLine(line, md)}${few}${flags.length > 0 ? ` — **${flags.join('; ')}**` : ''}`;
   if (n <= MAX_TARGETS || line.sameAs !== undefined) return item;
   const shown = line.changes.slice(0, MAX_LISTED_FOLDERS).map((c) => `<code>${escapeMd(c.target)}</code>`);
-  const rest = n > shown.length ? `, and ${formatCount(n - shown.length)} more, listed in ${escapeMd(hint).replace(/&#96;([^&]*)&#96;/g, '<code>$1</code>')}` : '';
+  const rest =
+    n > shown.length ? `, and ${formatCount(n - shown.length)} more, listed in ${escapeMd(hint).replace(/&#96;([^&]*)&#96;/g, '<code>$1</code>')}` : '';
   return `${item}\n  <details><summary>The ${formatCount(n)} folders</summary>${shown.join(', ')}${rest}</details>`;
 }
 
@@ -347,7 +356,9 @@ function principalAlerts(report: AccessReport): PrincipalAlert[] {
     if (removed.length > 0) alert('loses all access', 'lose all access', `on ${targetsMd(removed)}`);
     const flagged = group.filter((c) => c.flagged.length > 0);
     if (flagged.length > 0) {
-      const granted = union(flagged.map((c) => c.flagged)).map(tick).join(', ');
+      const granted = union(flagged.map((c) => c.flagged))
+        .map(tick)
+        .join(', ');
       alert(`gains ${granted}`, `gain ${granted}`, `on ${targetsMd(flagged)}`);
     }
   }

@@ -2,7 +2,16 @@ import type { FieldWords, InnerWords } from '../manifest/value-words.js';
 export type { FieldWords, InnerWords } from '../manifest/value-words.js';
 import type { ServiceName } from '../vocabulary.js';
 import type { ManifestKind } from '../vocabulary.js';
-import type { AclPermission, FolderPermission, FolderPermissionsManifest, GroupManifest, ResourceGroupAclManifest, SharePermission, TaskManifest, UserManifest } from '../manifest/types.js';
+import type {
+  AclPermission,
+  FolderPermission,
+  FolderPermissionsManifest,
+  GroupManifest,
+  ResourceGroupAclManifest,
+  SharePermission,
+  TaskManifest,
+  UserManifest,
+} from '../manifest/types.js';
 
 /**
  * The data each resource kind works on and produces: the desired object after references were

@@ -309,7 +309,8 @@ describe('groups and memberships', () => {
 
   it('rule 153: there is no group update, delete or get-by-id: those answer 404 and change nothing', async () => {
     const acme = groupId('Acme Partners');
-    for (const method of ['GET', 'PATCH', 'PUT', 'DELETE']) expectError(await api.call(method, `/groups/${acme}`, method === 'GET' ? undefined : { name: 'x' }), 404);
+    for (const method of ['GET', 'PATCH', 'PUT', 'DELETE'])
+      expectError(await api.call(method, `/groups/${acme}`, method === 'GET' ? undefined : { name: 'x' }), 404);
     expectError(await api.call('PUT', `/groups/${acme}/members`, { userIds: [] }), 405);
     expect(readTransferGroup(emu, 'Acme Partners')).toMatchObject({ id: acme, name: 'Acme Partners' });
   });
@@ -428,7 +429,10 @@ describe('transfer user switches', () => {
 describe('seeds', () => {
   it('rule 159: seed users take any UserDetailsModel field (absent: a new account’s default; lastLoginStamp absent: signed on at start); a bad value is a ConfigError naming the user', async () => {
     expect(readTransferUser(emu, 'sam')).toMatchObject({ status: 'Suspended', statusNote: 'left', emailFormat: 'HTML', authMethod: 'MOVEitOnly' });
-    expect(readTransferUser(emu, 'alice')).toMatchObject({ homeFolderID: readFolder(emu, '/Home/alice')!.id, defaultFolderID: readFolder(emu, '/Home/alice')!.id });
+    expect(readTransferUser(emu, 'alice')).toMatchObject({
+      homeFolderID: readFolder(emu, '/Home/alice')!.id,
+      defaultFolderID: readFolder(emu, '/Home/alice')!.id,
+    });
     expect(readTransferUser(emu, 'bob')!.lastLoginStamp).not.toBe('');
     const bad = (user: Record<string, unknown>) => startEmulator({ seed: { transfer: { users: [{ username: 'x', password: 'p', ...user }] } } });
     await expect(bad({ status: 'Gone' })).rejects.toThrow(/transfer user x: status must be one of Active, Suspended, Template/);

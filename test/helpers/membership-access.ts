@@ -127,7 +127,13 @@ export function membershipPlan(input: { changes: Change[]; bases: Map<string, Ac
     .filter((c) => c.kind === 'FolderPermissions')
     .map((c) => ({
       ...c,
-      entries: [{ principal: { type: 'Group' as const, name: 'Partners' }, action: 'delete' as const, before: { permissions: ['readFiles', 'listFiles'], sharePermissions: [] } }],
+      entries: [
+        {
+          principal: { type: 'Group' as const, name: 'Partners' },
+          action: 'delete' as const,
+          before: { permissions: ['readFiles', 'listFiles'], sharePermissions: [] },
+        },
+      ],
     }));
   return assemblePlan(header, listed, false, access);
 }

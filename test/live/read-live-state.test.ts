@@ -91,7 +91,16 @@ describe('planLiveReads: what needs reading', () => {
     expect(onlyTasks.automation).toEqual({ tasks: true, catalogs: true, resourceGroups: true, acls: false, userGroups: [] });
     const onlyFolders = planLiveReads(manifestsFrom(folderDoc('/A')), SCOPE, []);
     expect(onlyFolders.automation).toBeUndefined();
-    expect(onlyFolders.transfer).toEqual({ users: true, userDetails: [], groups: false, groupNames: [], folders: ['/A'], previous: [], creatable: [], walk: [] });
+    expect(onlyFolders.transfer).toEqual({
+      users: true,
+      userDetails: [],
+      groups: false,
+      groupNames: [],
+      folders: ['/A'],
+      previous: [],
+      creatable: [],
+      walk: [],
+    });
   });
 
   it('reads tasks for a prune of Tasks (and the host, script and date-list lists a pruned task is shown with), and walks the scope folders for a prune of FolderPermissions', () => {

@@ -27,9 +27,7 @@ describe('access across membership changes, rendered', () => {
     expectGolden(text, 'membership-small.txt');
     expect(text).toContain('  - bob gains readFiles, listFiles on /Partners/Acme (via group Partners)\n');
     expect(text).toContain('  ! bob gains listFiles, admin on /Partners/Admin (via group Partners) [grants admin]\n');
-    expect(text).toContain(
-      '  ! carol loses readFiles, listFiles on 2 folders (via group Partners): /Partners/Globex, /Partners/Acme [no access left]\n',
-    );
+    expect(text).toContain('  ! carol loses readFiles, listFiles on 2 folders (via group Partners): /Partners/Globex, /Partners/Acme [no access left]\n');
     expect(text).toContain('Only the 4 folders this plan read');
     // The entry removed in the same plan: bob gains nothing on /Partners/Globex.
     expect(text).not.toMatch(/bob gains[^\n]*Globex/);

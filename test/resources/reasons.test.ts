@@ -79,7 +79,10 @@ const SENTENCES: { readonly [C in ReasonCode]: readonly (readonly [Extract<AnyRe
       { code: 'group-not-updatable', partial: true },
       'the file transfer API of this release has no group update/delete: the description cannot be changed through the API; the member changes are applied',
     ],
-    [{ code: 'group-not-updatable', partial: false }, 'the file transfer API of this release has no group update/delete: the description cannot be changed through the API'],
+    [
+      { code: 'group-not-updatable', partial: false },
+      'the file transfer API of this release has no group update/delete: the description cannot be changed through the API',
+    ],
   ],
   'group-not-deletable': [
     [

@@ -34,7 +34,14 @@ export async function runPlan(g: GlobalOptions, opts: PlanCommandOptions, io: Co
   let result: Awaited<ReturnType<typeof planEnvironment>>;
   try {
     result = await planEnvironment(
-      { ...environmentChoice(g), paths: opts.paths, targets: opts.target, parallelism, ...withDefined({ out: opts.out, prune: opts.prune }), ...(opts.rotatePasswords === true ? { rotatePasswords: true } : {}) },
+      {
+        ...environmentChoice(g),
+        paths: opts.paths,
+        targets: opts.target,
+        parallelism,
+        ...withDefined({ out: opts.out, prune: opts.prune }),
+        ...(opts.rotatePasswords === true ? { rotatePasswords: true } : {}),
+      },
       ctx,
     );
   } finally {
