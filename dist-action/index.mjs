@@ -110,9 +110,9 @@ function systemErrorOf(err) {
   return typeof e.code === "string" && typeof e.syscall === "string" && Object.hasOwn(SYSTEM_ERRORS, e.code) ? e : void 0;
 }
 function systemError(what, err) {
-  const code5 = err?.code;
-  const known = code5 !== void 0 && Object.hasOwn(SYSTEM_ERRORS, code5) ? SYSTEM_ERRORS[code5] : void 0;
-  return new MftopsError(known ? `${what}: ${known.reason} (${code5}): ${known.hint}` : `${what} (${code5 ?? "error"})`, { cause: err });
+  const code6 = err?.code;
+  const known = code6 !== void 0 && Object.hasOwn(SYSTEM_ERRORS, code6) ? SYSTEM_ERRORS[code6] : void 0;
+  return new MftopsError(known ? `${what}: ${known.reason} (${code6}): ${known.hint}` : `${what} (${code6 ?? "error"})`, { cause: err });
 }
 function userMessageOf(err) {
   if (isMftopsError(err)) return err.message;
@@ -291,18 +291,18 @@ function removeEmptyFolders(dir, top) {
   }
 }
 function createExclusive(path, owner) {
-  const text2 = `${JSON.stringify(owner)}
+  const text3 = `${JSON.stringify(owner)}
 `;
   const draft = `${path}.${owner.pid}-${randomBytes2(6).toString("hex")}.new`;
   try {
-    writeFileSync2(draft, text2, { mode: 384, flag: "wx" });
+    writeFileSync2(draft, text3, { mode: 384, flag: "wx" });
     try {
       linkSync(draft, path);
     } catch (err) {
-      const code5 = err.code ?? "";
-      if (code5 === "EEXIST") return false;
-      if (!NO_HARD_LINKS.has(code5)) throw err;
-      writeFileSync2(path, text2, { mode: 384, flag: "wx" });
+      const code6 = err.code ?? "";
+      if (code6 === "EEXIST") return false;
+      if (!NO_HARD_LINKS.has(code6)) throw err;
+      writeFileSync2(path, text3, { mode: 384, flag: "wx" });
     }
     return true;
   } catch (err) {
@@ -313,14 +313,14 @@ function createExclusive(path, owner) {
   }
 }
 function readOwner(path) {
-  let text2;
+  let text3;
   try {
-    text2 = readFileSync(path, "utf8");
+    text3 = readFileSync(path, "utf8");
   } catch (err) {
     return err.code === "ENOENT" ? "gone" : "unreadable";
   }
   try {
-    const v = JSON.parse(text2);
+    const v = JSON.parse(text3);
     if (typeof v.pid === "number" && typeof v.host === "string" && typeof v.startedAt === "string" && typeof v.expiresAt === "string") {
       return { pid: v.pid, host: v.host, startedAt: v.startedAt, expiresAt: v.expiresAt, environment: String(v.environment ?? "") };
     }
@@ -379,8 +379,8 @@ var init_log = __esm({
 import { closeSync as closeSync2, constants, existsSync, fstatSync, openSync as openSync2, readFileSync as readFileSync2, realpathSync, statSync } from "node:fs";
 import { dirname as dirname3, isAbsolute, join as join3, relative as relative2, resolve, sep } from "node:path";
 import { inspect } from "node:util";
-function parseSecretRef(text2) {
-  const m = SECRET_REF.exec(text2.trim());
+function parseSecretRef(text3) {
+  const m = SECRET_REF.exec(text3.trim());
   if (!m) return void 0;
   const body = m[2].trim();
   return m[1] === "env" ? { kind: "env", name: body } : { kind: "file", path: body };
@@ -444,14 +444,14 @@ function readSecretRef(ref, ctx) {
         const refused = checkConfinedRef(ref, ctx.baseDir, ctx.confinement);
         if (refused !== void 0) return { ok: false, failure: refused };
       }
-      let text2;
+      let text3;
       try {
-        text2 = ctx.confinement !== void 0 ? readRegularFile(realpathSync.native(path)) : readFileSync2(path, "utf8");
+        text3 = ctx.confinement !== void 0 ? readRegularFile(realpathSync.native(path)) : readFileSync2(path, "utf8");
       } catch (err) {
-        const code5 = err.code ?? "unreadable";
-        return { ok: false, failure: code5 === "ENOENT" ? { kind: "file", path, why: "missing" } : { kind: "file", path, why: "unreadable", code: code5 } };
+        const code6 = err.code ?? "unreadable";
+        return { ok: false, failure: code6 === "ENOENT" ? { kind: "file", path, why: "missing" } : { kind: "file", path, why: "unreadable", code: code6 } };
       }
-      const value = text2.replace(/\r?\n$/, "");
+      const value = text3.replace(/\r?\n$/, "");
       if (value === "") return { ok: false, failure: { kind: "file", path, why: "empty" } };
       return { ok: true, secret: new Secret(value) };
     }
@@ -567,9 +567,9 @@ function formatTransportMessage(f) {
 function attemptsSuffix(attempts) {
   return attempts !== void 0 && attempts > 1 ? ` (gave up after ${attempts} attempts)` : "";
 }
-function oneLine(text2) {
-  if (text2 === void 0) return "";
-  const flat = text2.replace(/\s+/g, " ").trim();
+function oneLine(text3) {
+  if (text3 === void 0) return "";
+  const flat = text3.replace(/\s+/g, " ").trim();
   return flat.length > MAX_TEXT ? `${flat.slice(0, MAX_TEXT - 1)}\u2026` : flat;
 }
 var ApiError, AuthError, NetworkError, TimeoutError, MAX_TEXT;
@@ -659,9 +659,9 @@ async function closeAllSessions(timeoutMs = 3e3) {
 }
 function installShutdownHandlers(opts = {}) {
   const signals = opts.signals ?? process;
-  const exit = opts.exit ?? ((code5) => process.exit(code5));
-  const handle = (code5) => () => {
-    void closeAllSessions(opts.timeoutMs).finally(() => exit(code5));
+  const exit = opts.exit ?? ((code6) => process.exit(code6));
+  const handle = (code6) => () => {
+    void closeAllSessions(opts.timeoutMs).finally(() => exit(code6));
   };
   const onInt = handle(130);
   const onTerm = handle(143);
@@ -1805,14 +1805,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text3, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text2;
+        return text3;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text2.length <= endStep)
-        return text2;
+      if (text3.length <= endStep)
+        return text3;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -1829,14 +1829,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text2, i, indent.length);
+        i = consumeMoreIndentedLines(text3, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text2[i += 1]; ) {
+      for (let ch; ch = text3[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text2[i + 1]) {
+          switch (text3[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -1853,12 +1853,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text2, i, indent.length);
+            i = consumeMoreIndentedLines(text3, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text2[i + 1];
+            const next = text3[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -1870,12 +1870,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text2[i += 1];
+                ch = text3[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text2;
+                return text3;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -1890,39 +1890,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text2;
+        return text3;
       if (onFold)
         onFold();
-      let res = text2.slice(0, folds[0]);
+      let res = text3.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text2.length;
+        const end2 = folds[i2 + 1] || text3.length;
         if (fold === 0)
           res = `
-${indent}${text2.slice(0, end2)}`;
+${indent}${text3.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text2[fold]}\\`;
+            res += `${text3[fold]}\\`;
           res += `
-${indent}${text2.slice(fold + 1, end2)}`;
+${indent}${text3.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text2, i, indent) {
+    function consumeMoreIndentedLines(text3, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text2[start];
+      let ch = text3[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text2[++i];
+          ch = text3[++i];
         } else {
           do {
-            ch = text2[++i];
+            ch = text3[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text2[start];
+          ch = text3[start];
         }
       }
       return end;
@@ -1985,8 +1985,8 @@ var require_stringifyString = __commonJS({
             case "u":
               {
                 str2 += json.slice(start, i);
-                const code5 = json.substr(i + 2, 4);
-                switch (code5) {
+                const code6 = json.substr(i + 2, 4);
+                switch (code6) {
                   case "0000":
                     str2 += "\\0";
                     break;
@@ -2012,8 +2012,8 @@ var require_stringifyString = __commonJS({
                     str2 += "\\P";
                     break;
                   default:
-                    if (code5.substr(0, 2) === "00")
-                      str2 += "\\x" + code5.substr(2);
+                    if (code6.substr(0, 2) === "00")
+                      str2 += "\\x" + code6.substr(2);
                     else
                       str2 += json.substr(i, 6);
                 }
@@ -4512,22 +4512,22 @@ var require_errors = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name, pos, code5, message) {
+      constructor(name, pos, code6, message) {
         super();
         this.name = name;
-        this.code = code5;
+        this.code = code6;
         this.message = message;
         this.pos = pos;
       }
     };
     var YAMLParseError = class extends YAMLError {
-      constructor(pos, code5, message) {
-        super("YAMLParseError", pos, code5, message);
+      constructor(pos, code6, message) {
+        super("YAMLParseError", pos, code6, message);
       }
     };
     var YAMLWarning = class extends YAMLError {
-      constructor(pos, code5, message) {
-        super("YAMLWarning", pos, code5, message);
+      constructor(pos, code6, message) {
+        super("YAMLWarning", pos, code6, message);
       }
     };
     var prettifyError = (src, lc) => (error) => {
@@ -5436,7 +5436,7 @@ var require_resolve_flow_scalar = __commonJS({
       const { offset, type, source, end } = scalar;
       let _type;
       let value;
-      const _onError = (rel, code5, msg) => onError(offset + rel, code5, msg);
+      const _onError = (rel, code6, msg) => onError(offset + rel, code6, msg);
       switch (type) {
         case "scalar":
           _type = Scalar.Scalar.PLAIN;
@@ -5634,9 +5634,9 @@ var require_resolve_flow_scalar = __commonJS({
     function parseCharCode(source, offset, length, onError) {
       const cc = source.substr(offset, length);
       const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code5 = ok ? parseInt(cc, 16) : NaN;
+      const code6 = ok ? parseInt(cc, 16) : NaN;
       try {
-        return String.fromCodePoint(code5);
+        return String.fromCodePoint(code6);
       } catch {
         const raw = source.substr(offset - 2, length + 2);
         onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
@@ -5958,12 +5958,12 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code5, message, warning) => {
+        this.onError = (source, code6, message, warning) => {
           const pos = getErrorPos(source);
           if (warning)
-            this.warnings.push(new errors.YAMLWarning(pos, code5, message));
+            this.warnings.push(new errors.YAMLWarning(pos, code6, message));
           else
-            this.errors.push(new errors.YAMLParseError(pos, code5, message));
+            this.errors.push(new errors.YAMLParseError(pos, code6, message));
         };
         this.directives = new directives.Directives({ version: options.version || "1.2" });
         this.options = options;
@@ -6125,12 +6125,12 @@ var require_cst_scalar = __commonJS({
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
-        const _onError = (pos, code5, message) => {
+        const _onError = (pos, code6, message) => {
           const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
           if (onError)
-            onError(offset, code5, message);
+            onError(offset, code6, message);
           else
-            throw new errors.YAMLParseError([offset, offset + 1], code5, message);
+            throw new errors.YAMLParseError([offset, offset + 1], code6, message);
         };
         switch (token.type) {
           case "scalar":
@@ -8184,11 +8184,11 @@ var init_with_defined = __esm({
 });
 
 // src/diagnostics.ts
-function createDiagnostic(severity, code5, at, summary, extra = {}) {
+function createDiagnostic(severity, code6, at, summary, extra = {}) {
   const positioned = at?.line !== void 0 && at.col !== void 0;
   return {
     severity,
-    code: code5,
+    code: code6,
     summary,
     ...withDefined({
       detail: extra.detail,
@@ -8497,7 +8497,7 @@ function mapOne({ error: err, path, at }, ctx) {
   const label = fieldLabel(path);
   const secret = parent.writeOnly === true;
   const params = err.params;
-  const value = (code5, message, hint) => createDiagnostic("error", code5, at, message, { hint });
+  const value = (code6, message, hint) => createDiagnostic("error", code6, at, message, { hint });
   if (path[0] === "apiVersion" || path[0] === "kind") return void 0;
   if (path.length === 0 && err.keyword === "required" && (params.missingProperty === "apiVersion" || params.missingProperty === "kind")) return void 0;
   const nameField = path[0] === "metadata" && (path[1] === "name" || path.length === 1);
@@ -8726,8 +8726,8 @@ function formatAllowed(values2) {
   const quote3 = values2.some((v) => typeof v === "string" && /[,\s]|^$/.test(v));
   return values2.map((v) => typeof v === "string" ? quote3 ? JSON.stringify(v) : v : String(v)).join(", ");
 }
-function printable(text2) {
-  const clean = text2.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+function printable(text3) {
+  const clean = text3.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return clean.length > 80 ? `${clean.slice(0, 77)}...` : clean;
 }
 var SERVER_FIELDS, isServerField, UNSUPPORTED_STEPS, YAML11_BOOLEANS;
@@ -8774,9 +8774,9 @@ var require_code = __commonJS({
     };
     exports2.Name = Name;
     var _Code = class extends _CodeOrName {
-      constructor(code5) {
+      constructor(code6) {
         super();
-        this._items = typeof code5 === "string" ? [code5] : code5;
+        this._items = typeof code6 === "string" ? [code6] : code6;
       }
       toString() {
         return this.str;
@@ -8803,13 +8803,13 @@ var require_code = __commonJS({
     exports2._Code = _Code;
     exports2.nil = new _Code("");
     function _(strs, ...args) {
-      const code5 = [strs[0]];
+      const code6 = [strs[0]];
       let i = 0;
       while (i < args.length) {
-        addCodeArg(code5, args[i]);
-        code5.push(strs[++i]);
+        addCodeArg(code6, args[i]);
+        code6.push(strs[++i]);
       }
-      return new _Code(code5);
+      return new _Code(code6);
     }
     exports2._ = _;
     var plus = new _Code("+");
@@ -8825,13 +8825,13 @@ var require_code = __commonJS({
       return new _Code(expr);
     }
     exports2.str = str2;
-    function addCodeArg(code5, arg) {
+    function addCodeArg(code6, arg) {
       if (arg instanceof _Code)
-        code5.push(...arg._items);
+        code6.push(...arg._items);
       else if (arg instanceof Name)
-        code5.push(arg);
+        code6.push(arg);
       else
-        code5.push(interpolate(arg));
+        code6.push(interpolate(arg));
     }
     exports2.addCodeArg = addCodeArg;
     function optimize(expr) {
@@ -9015,7 +9015,7 @@ var require_scope = __commonJS({
         }, usedValues, getCode);
       }
       _reduceValues(values2, valueCode, usedValues = {}, getCode) {
-        let code5 = code_1.nil;
+        let code6 = code_1.nil;
         for (const prefix in values2) {
           const vs = values2[prefix];
           if (!vs)
@@ -9028,16 +9028,16 @@ var require_scope = __commonJS({
             let c = valueCode(name);
             if (c) {
               const def = this.opts.es5 ? exports2.varKinds.var : exports2.varKinds.const;
-              code5 = (0, code_1._)`${code5}${def} ${name} = ${c};${this.opts._n}`;
+              code6 = (0, code_1._)`${code6}${def} ${name} = ${c};${this.opts._n}`;
             } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name)) {
-              code5 = (0, code_1._)`${code5}${c}${this.opts._n}`;
+              code6 = (0, code_1._)`${code6}${c}${this.opts._n}`;
             } else {
               throw new ValueError(name);
             }
             nameSet.set(name, UsedValueState.Completed);
           });
         }
-        return code5;
+        return code6;
       }
     };
     exports2.ValueScope = ValueScope;
@@ -9197,9 +9197,9 @@ var require_codegen = __commonJS({
       }
     };
     var AnyCode = class extends Node {
-      constructor(code5) {
+      constructor(code6) {
         super();
-        this.code = code5;
+        this.code = code6;
       }
       render({ _n }) {
         return `${this.code};` + _n;
@@ -9221,7 +9221,7 @@ var require_codegen = __commonJS({
         this.nodes = nodes;
       }
       render(opts) {
-        return this.nodes.reduce((code5, n) => code5 + n.render(opts), "");
+        return this.nodes.reduce((code6, n) => code6 + n.render(opts), "");
       }
       optimizeNodes() {
         const { nodes } = this;
@@ -9269,10 +9269,10 @@ var require_codegen = __commonJS({
         this.condition = condition;
       }
       render(opts) {
-        let code5 = `if(${this.condition})` + super.render(opts);
+        let code6 = `if(${this.condition})` + super.render(opts);
         if (this.else)
-          code5 += "else " + this.else.render(opts);
-        return code5;
+          code6 += "else " + this.else.render(opts);
+        return code6;
       }
       optimizeNodes() {
         super.optimizeNodes();
@@ -9393,12 +9393,12 @@ var require_codegen = __commonJS({
     Return.kind = "return";
     var Try = class extends BlockNode {
       render(opts) {
-        let code5 = "try" + super.render(opts);
+        let code6 = "try" + super.render(opts);
         if (this.catch)
-          code5 += this.catch.render(opts);
+          code6 += this.catch.render(opts);
         if (this.finally)
-          code5 += this.finally.render(opts);
-        return code5;
+          code6 += this.finally.render(opts);
+        return code6;
       }
       optimizeNodes() {
         var _a, _b;
@@ -9515,18 +9515,18 @@ var require_codegen = __commonJS({
       }
       // returns code for object literal for the passed argument list of key-value pairs
       object(...keyValues) {
-        const code5 = ["{"];
+        const code6 = ["{"];
         for (const [key, value] of keyValues) {
-          if (code5.length > 1)
-            code5.push(",");
-          code5.push(key);
+          if (code6.length > 1)
+            code6.push(",");
+          code6.push(key);
           if (key !== value || this.opts.es5) {
-            code5.push(":");
-            (0, code_1.addCodeArg)(code5, value);
+            code6.push(":");
+            (0, code_1.addCodeArg)(code6, value);
           }
         }
-        code5.push("}");
-        return new code_1._Code(code5);
+        code6.push("}");
+        return new code_1._Code(code6);
       }
       // `if` clause (or statement if `thenBody` and, optionally, `elseBody` are passed)
       if(condition, thenBody, elseBody) {
@@ -11845,22 +11845,22 @@ var require_utils = __commonJS({
     }
     function stringArrayToHexStripped(input) {
       let acc = "";
-      let code5 = 0;
+      let code6 = 0;
       let i = 0;
       for (i = 0; i < input.length; i++) {
-        code5 = input[i].charCodeAt(0);
-        if (code5 === 48) {
+        code6 = input[i].charCodeAt(0);
+        if (code6 === 48) {
           continue;
         }
-        if (!(code5 >= 48 && code5 <= 57 || code5 >= 65 && code5 <= 70 || code5 >= 97 && code5 <= 102)) {
+        if (!(code6 >= 48 && code6 <= 57 || code6 >= 65 && code6 <= 70 || code6 >= 97 && code6 <= 102)) {
           return "";
         }
         acc += input[i];
         break;
       }
       for (i += 1; i < input.length; i++) {
-        code5 = input[i].charCodeAt(0);
-        if (!(code5 >= 48 && code5 <= 57 || code5 >= 65 && code5 <= 70 || code5 >= 97 && code5 <= 102)) {
+        code6 = input[i].charCodeAt(0);
+        if (!(code6 >= 48 && code6 <= 57 || code6 >= 65 && code6 <= 70 || code6 >= 97 && code6 <= 102)) {
           return "";
         }
         acc += input[i];
@@ -12133,15 +12133,15 @@ var require_utils = __commonJS({
         if (isPathCharacter(ch)) {
           output += ch;
         } else {
-          const code5 = input.charCodeAt(i);
-          if (code5 < 128) {
-            output += isEscapeSafe(code5) ? ch : BYTE_HEX[code5];
-          } else if (code5 < 55296 || code5 > 57343) {
-            output += percentEncodeNonAscii(code5);
-          } else if (code5 <= 56319 && i + 1 < input.length) {
+          const code6 = input.charCodeAt(i);
+          if (code6 < 128) {
+            output += isEscapeSafe(code6) ? ch : BYTE_HEX[code6];
+          } else if (code6 < 55296 || code6 > 57343) {
+            output += percentEncodeNonAscii(code6);
+          } else if (code6 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code5 - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code6 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -12172,15 +12172,15 @@ var require_utils = __commonJS({
         if (isPathCharacter(ch) && (ch !== ":" || !firstSegment)) {
           output += ch;
         } else {
-          const code5 = input.charCodeAt(i);
-          if (code5 < 128) {
-            output += BYTE_HEX[code5];
-          } else if (code5 < 55296 || code5 > 57343) {
-            output += percentEncodeNonAscii(code5);
-          } else if (code5 <= 56319 && i + 1 < input.length) {
+          const code6 = input.charCodeAt(i);
+          if (code6 < 128) {
+            output += BYTE_HEX[code6];
+          } else if (code6 < 55296 || code6 > 57343) {
+            output += percentEncodeNonAscii(code6);
+          } else if (code6 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code5 - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code6 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -12207,15 +12207,15 @@ var require_utils = __commonJS({
         if (isAllowed(ch)) {
           output += ch;
         } else {
-          const code5 = input.charCodeAt(i);
-          if (code5 < 128) {
-            output += BYTE_HEX[code5];
-          } else if (code5 < 55296 || code5 > 57343) {
-            output += percentEncodeNonAscii(code5);
-          } else if (code5 <= 56319 && i + 1 < input.length) {
+          const code6 = input.charCodeAt(i);
+          if (code6 < 128) {
+            output += BYTE_HEX[code6];
+          } else if (code6 < 55296 || code6 > 57343) {
+            output += percentEncodeNonAscii(code6);
+          } else if (code6 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code5 - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code6 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -12260,15 +12260,15 @@ var require_utils = __commonJS({
         if (isQueryFragmentCharacter(ch)) {
           output += ch;
         } else {
-          const code5 = input.charCodeAt(i);
-          if (code5 < 128) {
-            output += isEscapeSafe(code5) ? ch : BYTE_HEX[code5];
-          } else if (code5 < 55296 || code5 > 57343) {
-            output += percentEncodeNonAscii(code5);
-          } else if (code5 <= 56319 && i + 1 < input.length) {
+          const code6 = input.charCodeAt(i);
+          if (code6 < 128) {
+            output += isEscapeSafe(code6) ? ch : BYTE_HEX[code6];
+          } else if (code6 < 55296 || code6 > 57343) {
+            output += percentEncodeNonAscii(code6);
+          } else if (code6 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code5 - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code6 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -13393,7 +13393,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text3, msg) => text3 + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -15545,8 +15545,8 @@ var require_format = __commonJS({
             }
           }
           function getFormat(fmtDef) {
-            const code5 = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code5 });
+            const code6 = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
+            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code6 });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
               return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
             }
@@ -16848,8 +16848,8 @@ function describeFieldValue(vocabulary, path, value) {
     return on === void 0 ? void 0 : { form: "flag", text: String(on) };
   }
   if (v.meanings === void 0 || typeof value !== "number" && typeof value !== "string") return void 0;
-  const text2 = v.meanings[String(value)];
-  return text2 === void 0 ? void 0 : { form: "meaning", text: text2 };
+  const text3 = v.meanings[String(value)];
+  return text3 === void 0 ? void 0 : { form: "meaning", text: text3 };
 }
 function describeFieldChange(vocabulary, path, before, after) {
   const b = before === void 0 ? void 0 : describeFieldValue(vocabulary, path, before);
@@ -16974,13 +16974,24 @@ var init_schemas = __esm({
     SCHEMA_FILES = {
       Task: "task.schema.json",
       ResourceGroupAcl: "resource-group-acl.schema.json",
-      FolderPermissions: "folder-permissions.schema.json"
+      FolderPermissions: "folder-permissions.schema.json",
+      User: "user.schema.json",
+      Group: "group.schema.json"
     };
     POLICY_SCHEMA_FILE = "policy.schema.json";
     PATCH_SCHEMA_FILE = "patch.schema.json";
     ANNOTATION_KEYWORDS = ["patternErrorMessage", "errorMessage", "markdownDescription", MEANINGS_KEYWORD];
     validators = /* @__PURE__ */ new Map();
     vocabularies = /* @__PURE__ */ new Map();
+  }
+});
+
+// src/config/model.ts
+var DEFAULT_PRIVILEGED_ACCOUNTS;
+var init_model = __esm({
+  "src/config/model.ts"() {
+    "use strict";
+    DEFAULT_PRIVILEGED_ACCOUNTS = { allowUnmanaged: [], automationAdminGroup: "Administrators", staleSignOnDays: 90 };
   }
 });
 
@@ -17016,14 +17027,14 @@ import { readFileSync as readFileSync4 } from "node:fs";
 import { dirname as dirname5, isAbsolute as isAbsolute2, relative as relative3, resolve as resolve2 } from "node:path";
 function loadConfig(path, cwd = process.cwd(), from) {
   const file = resolve2(cwd, path);
-  let text2;
+  let text3;
   try {
-    text2 = readFileSync4(file, "utf8");
+    text3 = readFileSync4(file, "utf8");
   } catch (err) {
-    const code5 = err.code;
+    const code6 = err.code;
     throw configError(
       [
-        code5 === "ENOENT" ? createDiagnostic("error", "MF501", { file }, "configuration file not found", {
+        code6 === "ENOENT" ? createDiagnostic("error", "MF501", { file }, "configuration file not found", {
           hint: from !== void 0 ? `${from} names this file; fix it, or pass --config FILE` : "pass --config FILE, or run from the folder that holds mftops.yaml"
         }) : createDiagnostic("error", "MF501", { file }, systemError("cannot read the configuration file", err).message)
       ],
@@ -17031,7 +17042,7 @@ function loadConfig(path, cwd = process.cwd(), from) {
     );
   }
   const lineCounter = new import_yaml2.LineCounter();
-  const doc = (0, import_yaml2.parseDocument)(text2, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const doc = (0, import_yaml2.parseDocument)(text3, { lineCounter, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
     const rangeOf = ([start, end]) => {
       const from2 = lineCounter.linePos(start);
@@ -17119,6 +17130,12 @@ function buildConfig(raw, file, cwd, sourceMap) {
         where: `${shown}:${pos.line}:${pos.col}`
       };
     });
+    const privileged = env.privilegedAccounts;
+    const allowUnmanaged = (privileged?.allowUnmanaged ?? []).map((entry, i) => {
+      const pos = sourceMap.locate(["environments", name, "privilegedAccounts", "allowUnmanaged", i]);
+      const { name: account, service: service2, reason } = typeof entry === "string" ? { name: entry } : entry;
+      return { name: account, ...withDefined({ service: service2, reason }), where: `${shown}:${pos.line}:${pos.col}` };
+    });
     environments.set(name, {
       name,
       ...automation ? { automation } : {},
@@ -17126,9 +17143,16 @@ function buildConfig(raw, file, cwd, sourceMap) {
       ...env.automation?.transferHosts !== void 0 ? { transferHosts: [...env.automation.transferHosts] } : {},
       manifests: (env.manifests ?? []).map((p) => resolve2(dir, p)),
       ...env.vars !== void 0 ? { vars: { ...env.vars } } : {},
-      scope: { taskGroups: env.scope?.taskGroups ?? [], folders: env.scope?.folders ?? [] },
+      scope: { taskGroups: env.scope?.taskGroups ?? [], folders: env.scope?.folders ?? [], ...env.scope?.users ? { users: env.scope.users } : {} },
       prune: env.prune ?? [],
-      ...env.drift !== void 0 ? { drift: { ignore } } : {}
+      ...env.drift !== void 0 ? { drift: { ignore } } : {},
+      ...privileged !== void 0 ? {
+        privilegedAccounts: {
+          allowUnmanaged,
+          automationAdminGroup: privileged.automationAdminGroup ?? DEFAULT_PRIVILEGED_ACCOUNTS.automationAdminGroup,
+          staleSignOnDays: privileged.staleSignOnDays ?? DEFAULT_PRIVILEGED_ACCOUNTS.staleSignOnDays
+        }
+      } : {}
     });
   }
   const snapDir = raw.snapshots?.dir ?? ".mftops/snapshots";
@@ -17141,9 +17165,9 @@ function buildConfig(raw, file, cwd, sourceMap) {
     sourceMap
   };
 }
-function isCalendarDate(text2) {
-  const time = Date.parse(`${text2}T00:00:00Z`);
-  return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === text2;
+function isCalendarDate(text3) {
+  const time = Date.parse(`${text3}T00:00:00Z`);
+  return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === text3;
 }
 function selectEnvironment(config, name, from) {
   const names2 = [...config.environments.keys()];
@@ -17181,7 +17205,7 @@ function describeProblem({ error: e, path, at }) {
   const where = path.join(".");
   const prefix = where ? `${where}: ` : "";
   const p = e.params;
-  const problem = (code5, text2, range = at) => createDiagnostic("error", code5, range, `${prefix}${text2}`);
+  const problem = (code6, text3, range = at) => createDiagnostic("error", code6, range, `${prefix}${text3}`);
   switch (e.keyword) {
     case "required":
       return problem("MF504", `missing required key \`${String(p["missingProperty"])}\``);
@@ -17225,7 +17249,11 @@ function describeProblem({ error: e, path, at }) {
       return problem("MF505", /folders/.test(where) ? "must be an absolute folder path starting with /" : `does not match ${String(p["pattern"])}`);
     case "type":
       if (path[2] === "vars" && path.length >= 4) return problem("MF505", "a variable must be a string, a number, a boolean or a list of them");
-      return problem("MF505", `must be ${String(p["type"]) === "object" ? "a mapping" : String(p["type"]) === "array" ? "a list" : `a ${String(p["type"])}`}`);
+      if (path[3] === "allowUnmanaged" && path.length === 5) return problem("MF505", "must be a username or a mapping { name, service, reason }");
+      return problem(
+        "MF505",
+        `must be ${String(p["type"]) === "object" ? "a mapping" : String(p["type"]) === "array" ? "a list" : String(p["type"]) === "integer" ? "an integer" : `a ${String(p["type"])}`}`
+      );
     case "minLength":
       return problem("MF505", "must not be empty");
     case "minimum":
@@ -17250,6 +17278,8 @@ var init_load_config = __esm({
     init_is_record();
     init_schemas();
     init_secret();
+    init_with_defined();
+    init_model();
     init_service_url();
     init_service_url();
     DEFAULT_CONFIG_FILE = "mftops.yaml";
@@ -17279,7 +17309,9 @@ var init_address = __esm({
     NAMING = {
       Task: "name",
       ResourceGroupAcl: "name",
-      FolderPermissions: "path"
+      FolderPermissions: "path",
+      User: "name",
+      Group: "name"
     };
   }
 });
@@ -17297,7 +17329,7 @@ function readMarker(value) {
   return void 0;
 }
 var ACTIONS, REF_KINDS;
-var init_model = __esm({
+var init_model2 = __esm({
   "src/resources/model.ts"() {
     "use strict";
     ACTIONS = ["create", "update", "replace", "delete", "no-op", "blocked"];
@@ -17335,11 +17367,11 @@ function summarize(changes) {
 function hasChanges(plan) {
   return plan.changes.some((c) => c.action !== "no-op");
 }
-var init_model2 = __esm({
+var init_model3 = __esm({
   "src/plan/model.ts"() {
     "use strict";
     init_address();
-    init_model();
+    init_model2();
   }
 });
 
@@ -17419,7 +17451,7 @@ function indexByName(items, nameOf, idOf = () => void 0) {
   }
   return { items, byName, byId };
 }
-var init_model3 = __esm({
+var init_model4 = __esm({
   "src/live/model.ts"() {
     "use strict";
     init_folder_path();
@@ -17428,15 +17460,15 @@ var init_model3 = __esm({
 });
 
 // src/vocabulary.ts
-function canonicalDayName(text2) {
-  const t = text2.trim().toLowerCase();
+function canonicalDayName(text3) {
+  const t = text3.trim().toLowerCase();
   if (t.length < 3) return void 0;
   const i = SHORT_WEEK_DAYS.findIndex((d) => d.toLowerCase() === t.slice(0, 3));
   if (i < 0) return void 0;
   const long = WEEK_DAYS[i];
   return t === long.toLowerCase() || t.length === 3 ? long : void 0;
 }
-var ACL_PERMISSIONS, FOLDER_PERMISSIONS, SHARE_PERMISSIONS, WEEK_DAYS, SHORT_WEEK_DAYS, MIC_STEP_NAMES, MANIFEST_KINDS, DOCUMENT_KINDS;
+var ACL_PERMISSIONS, FOLDER_PERMISSIONS, SHARE_PERMISSIONS, WEEK_DAYS, SHORT_WEEK_DAYS, MIC_STEP_NAMES, USER_PERMISSIONS, PRIVILEGED_USER_PERMISSIONS, USER_STATUSES, USER_AUTH_METHODS, USER_EMAIL_FORMATS, USER_NOTIFICATIONS, MANIFEST_KINDS, DOCUMENT_KINDS;
 var init_vocabulary = __esm({
   "src/vocabulary.ts"() {
     "use strict";
@@ -17474,7 +17506,13 @@ var init_vocabulary = __esm({
       RunTask: "MicRunTaskType",
       UpdOrig: "MicUpdOrigType"
     };
-    MANIFEST_KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions"];
+    USER_PERMISSIONS = ["TemporaryUser", "User", "AuditUser", "FileAdmin", "Admin", "SysAdmin"];
+    PRIVILEGED_USER_PERMISSIONS = ["FileAdmin", "Admin", "SysAdmin"];
+    USER_STATUSES = ["Active", "Suspended", "Template"];
+    USER_AUTH_METHODS = ["MOVEitOnly", "ExternalOnly", "Both"];
+    USER_EMAIL_FORMATS = ["HTML", "Text"];
+    USER_NOTIFICATIONS = ["ReceivesNoNotifications", "ReceivesNotifications", "AdminReceivesNotifications"];
+    MANIFEST_KINDS = ["Task", "ResourceGroupAcl", "FolderPermissions", "User", "Group"];
     DOCUMENT_KINDS = [...MANIFEST_KINDS, "Policy", "Patch"];
   }
 });
@@ -17547,8 +17585,8 @@ function sameScalar(desired, live) {
   if (typeof desired === "string" && typeof live === "boolean") return flagText(desired) === (live ? 1 : 0);
   return false;
 }
-function flagText(text2) {
-  const t = text2.trim().toLowerCase();
+function flagText(text3) {
+  const t = text3.trim().toLowerCase();
   return t === "true" ? 1 : t === "false" ? 0 : void 0;
 }
 function displayLike(desired, live) {
@@ -17834,11 +17872,11 @@ var init_plan = __esm({
 });
 
 // src/kinds/diagnostics.ts
-function createPlanDiagnostic(code5, at, message, extra = {}) {
-  return createDiagnostic("error", code5, at, message, extra);
+function createPlanDiagnostic(code6, at, message, extra = {}) {
+  return createDiagnostic("error", code6, at, message, extra);
 }
-function createPlanWarning(code5, at, message, extra = {}) {
-  return createDiagnostic("warning", code5, at, message, extra);
+function createPlanWarning(code6, at, message, extra = {}) {
+  return createDiagnostic("warning", code6, at, message, extra);
 }
 function didYouMean(input, candidates) {
   const guess = suggestName(input, [...candidates]);
@@ -18071,7 +18109,7 @@ function planFolderCreation(d, entriesAfter, diagnostics) {
 var init_plan_folders = __esm({
   "src/kinds/folder-permissions/plan-folders.ts"() {
     "use strict";
-    init_model3();
+    init_model4();
     init_folder_path();
     init_with_defined();
     init_address();
@@ -18086,7 +18124,7 @@ function reporter(m) {
   const list = [];
   return {
     list,
-    report: (code5, path, message, hint) => list.push(createPlanDiagnostic(code5, m.sourceMap.locate(path), message, { hint, address: formatAddress(m.kind, m.name) }))
+    report: (code6, path, message, hint) => list.push(createPlanDiagnostic(code6, m.sourceMap.locate(path), message, { hint, address: formatAddress(m.kind, m.name) }))
   };
 }
 function nameRecorder() {
@@ -18165,7 +18203,7 @@ var FOLDER_PERMISSIONS2;
 var init_definition = __esm({
   "src/kinds/folder-permissions/definition.ts"() {
     "use strict";
-    init_model3();
+    init_model4();
     init_plan();
     init_plan_folders();
     init_resolve();
@@ -18293,7 +18331,7 @@ var RESOURCE_GROUP_ACL;
 var init_definition2 = __esm({
   "src/kinds/resource-group-acl/definition.ts"() {
     "use strict";
-    init_model3();
+    init_model4();
     init_with_defined();
     init_address();
     init_source();
@@ -18519,8 +18557,8 @@ function diffSchedules(desired, body, liveSchedules, out, cat) {
     displayDesiredTaskPart
   );
 }
-function diffSchedule(path, d, resolved, liveValue, out, cat) {
-  const l = isRecord(liveValue) ? liveValue : {};
+function diffSchedule(path, d, resolved, liveValue2, out, cat) {
+  const l = isRecord(liveValue2) ? liveValue2 : {};
   const r = isRecord(resolved) ? resolved : {};
   for (const [key, value] of Object.entries(d)) {
     if (value === void 0) continue;
@@ -19052,6 +19090,473 @@ var init_definition3 = __esm({
   }
 });
 
+// src/glob.ts
+function matchesAddressGlob(pattern, text3) {
+  return compiled("address", pattern, () => pattern.split("*").flatMap((literal, i) => i === 0 ? [{ literal }] : [ANY, { literal }])).test(
+    text3.toLowerCase()
+  );
+}
+function matchesNameMask(mask, name) {
+  return compiled("name", mask, () => nameMaskParts(mask)).test(name.toLowerCase());
+}
+function nameMaskParts(mask) {
+  if (mask === "*" || mask === "**") return [ANY];
+  const leading = mask.startsWith("*");
+  const trailing = mask.endsWith("*");
+  if (leading && trailing && mask.length > 2) return [ANY, { literal: mask.slice(1, -1) }, ANY];
+  if (trailing) return [{ literal: mask.slice(0, -1) }, ANY];
+  if (leading) return [ANY, { literal: mask.slice(1) }];
+  return [{ literal: mask }];
+}
+function compiled(dialect, pattern, parts) {
+  const key = `${dialect}:${pattern}`;
+  let re = cache.get(key);
+  if (re === void 0) {
+    re = compileGlob(parts());
+    cache.set(key, re);
+  }
+  return re;
+}
+function compileGlob(parts) {
+  const source = parts.map((part) => {
+    if ("literal" in part) return part.literal.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    switch (part.wildcard) {
+      case "any":
+        return ".*";
+      case "within-name":
+        return "[^/]*";
+      default: {
+        const never = part.wildcard;
+        throw new Error(`unknown wildcard ${String(never)}`);
+      }
+    }
+  });
+  return new RegExp(`^${source.join("")}$`, "s");
+}
+var ANY, cache;
+var init_glob = __esm({
+  "src/glob.ts"() {
+    "use strict";
+    init_folder_path();
+    ANY = { wildcard: "any" };
+    cache = /* @__PURE__ */ new Map();
+  }
+});
+
+// src/kinds/user/plan.ts
+function isPrivileged(permission) {
+  return permission !== void 0 && PRIVILEGED_USER_PERMISSIONS.includes(permission);
+}
+function liveValue(live, field) {
+  const record = { ...live.user, ...live.details };
+  const value = record[field];
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
+  return TEXT_FIELDS.includes(field) ? "" : void 0;
+}
+function sameValue(field, have, want) {
+  if (have === want) return true;
+  return typeof have === "string" && typeof want === "string" && !TEXT_FIELDS.includes(field) && have.toLowerCase() === want.toLowerCase();
+}
+function declaredFields(spec) {
+  return USER_FIELDS.flatMap((field) => {
+    const value = spec[field];
+    return value === void 0 ? [] : [[field, value]];
+  });
+}
+function passwordChange() {
+  return { path: "password", sensitive: true };
+}
+function planUser(desired, live, rotatePasswords, renamedFrom) {
+  const spec = desired.manifest.spec;
+  const declared = declaredFields(spec);
+  if (live === void 0) {
+    const create = { username: desired.username };
+    const patch2 = {};
+    for (const [field, value] of declared) (CREATE_FIELDS.includes(field) ? create : patch2)[field] = value;
+    if (spec.homeFolderPath !== void 0) create.homeFolderPath = spec.homeFolderPath;
+    if (spec.password !== void 0) create.password = spec.password;
+    const fields2 = declared.map(([field, value]) => fieldChange(field, void 0, value));
+    if (spec.homeFolderPath !== void 0) fields2.push(fieldChange("homeFolderPath", void 0, spec.homeFolderPath));
+    if (spec.password !== void 0) fields2.push(passwordChange());
+    const payload = { kind: "User", username: desired.username, create, ...Object.keys(patch2).length > 0 ? { patch: patch2 } : {} };
+    return { action: "create", fields: fields2, payload };
+  }
+  if (renamedFrom !== void 0)
+    return { action: "blocked", reason: { code: "user-rename", from: renamedFrom }, fields: [fieldChange("username", renamedFrom, desired.username)] };
+  const fields = [];
+  const patch = {};
+  for (const [field, want] of declared) {
+    const have = liveValue(live, field);
+    if (sameValue(field, have, want)) continue;
+    fields.push(fieldChange(field, have, want));
+    patch[field] = want;
+  }
+  if (rotatePasswords && spec.password !== void 0) {
+    fields.push(passwordChange());
+    patch.password = spec.password;
+  }
+  if (fields.length === 0) return { action: "no-op", fields: [] };
+  return { action: "update", fields, payload: { kind: "User", username: desired.username, patch } };
+}
+function permissionBasis(spec, live) {
+  if (spec.permission === void 0) return void 0;
+  const before = live === void 0 ? void 0 : liveValue(live, "permission");
+  return { before: typeof before === "string" ? before : void 0, after: spec.permission };
+}
+function fingerprintUser(user, details) {
+  const pick = (record, keys) => Object.fromEntries(keys.map((k) => [k, toJsonValue(record[k])]));
+  const base = pick(user, ["id", "username", "fullName", "email", "permission", "status"]);
+  return sha256Of(details ? { ...base, ...pick(details, [...USER_FIELDS, "homeFolderID"]) } : base);
+}
+function toJsonValue(value) {
+  return typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? value : null;
+}
+var USER_FIELDS, CREATE_FIELDS, TEXT_FIELDS;
+var init_plan4 = __esm({
+  "src/kinds/user/plan.ts"() {
+    "use strict";
+    init_common();
+    init_vocabulary();
+    USER_FIELDS = [
+      "fullName",
+      "email",
+      "permission",
+      "status",
+      "authMethod",
+      "notes",
+      "emailFormat",
+      "receivesNotification",
+      "folderQuota",
+      "forceChangePassword"
+    ];
+    CREATE_FIELDS = ["fullName", "email", "permission", "forceChangePassword", "notes"];
+    TEXT_FIELDS = ["fullName", "email", "notes"];
+  }
+});
+
+// src/kinds/user/resolve.ts
+function resolveUser(manifest) {
+  return { value: { manifest, username: manifest.name, resolved: [] }, diagnostics: [] };
+}
+var init_resolve4 = __esm({
+  "src/kinds/user/resolve.ts"() {
+    "use strict";
+  }
+});
+
+// src/kinds/user/definition.ts
+function addAccountBasis(context, address, user, basis) {
+  if (basis === void 0 || basis.before?.toLowerCase() === basis.after.toLowerCase()) return;
+  if (!isPrivileged(basis.after) && !isPrivileged(basis.before)) return;
+  context.bases.set(address, { kind: "account", user, before: basis.before, after: basis.after });
+}
+function text(value) {
+  return typeof value === "string" && value !== "" ? value : void 0;
+}
+var USER;
+var init_definition4 = __esm({
+  "src/kinds/user/definition.ts"() {
+    "use strict";
+    init_glob();
+    init_with_defined();
+    init_address();
+    init_source();
+    init_plan4();
+    init_resolve4();
+    USER = {
+      kind: "User",
+      service: "transfer",
+      rank: -2,
+      schema: "user.schema.json",
+      identityOf: (m) => m.name.toLowerCase(),
+      scopeKey: "users",
+      prunable: true,
+      references: [],
+      resolve: (m) => resolveUser(m),
+      nameOf: (d) => d.username,
+      unmanagedDetail: (change, live) => {
+        const user = change.liveId !== void 0 ? live.transfer?.users?.byId.get(change.liveId) : void 0;
+        return { kind: "User", ...withDefined({ permission: text(user?.permission), status: text(user?.status), lastLoginStamp: text(user?.lastLoginStamp) }) };
+      },
+      describeUnmanaged: (detail, words) => [
+        "user",
+        ...detail.permission !== void 0 ? [`permission ${words.escape(detail.permission)}`] : [],
+        ...detail.status !== void 0 && detail.status !== "Active" ? [words.escape(detail.status)] : [],
+        detail.lastLoginStamp !== void 0 ? `last sign-on ${words.escape(detail.lastLoginStamp)}` : "never signed on"
+      ].join(", "),
+      plan: (context) => {
+        const users = context.live.transfer?.users;
+        const details = context.live.transfer?.userDetails;
+        const liveOf = (user) => ({ user, ...withDefined({ details: details?.get(user.id) }) });
+        for (const desired of context.desired) {
+          const m = desired.manifest;
+          const found = users?.byName.get(m.name.toLowerCase());
+          const previous = found ? void 0 : m.previousNames.map((old) => users?.byName.get(old.toLowerCase())).find((u) => u !== void 0);
+          const user = found ?? previous;
+          const live = user ? liveOf(user) : void 0;
+          const outcome = planUser(desired, live, context.rotatePasswords, previous?.username);
+          const address = formatAddress("User", m.name);
+          addAccountBasis(context, address, m.name, permissionBasis(m.spec, live));
+          context.add({
+            address,
+            kind: "User",
+            name: m.name,
+            service: "transfer",
+            action: outcome.action,
+            ...withDefined({ reason: outcome.reason, previousName: previous?.username, liveId: user?.id }),
+            ...live ? fingerprintOf(outcome.action, () => fingerprintUser(live.user, live.details)) : {},
+            fields: withOrigins(outcome.fields, m, context.cwd),
+            source: sourceRef(m.source, context.cwd),
+            ...withDefined({ payload: outcome.payload })
+          });
+        }
+      },
+      prune: (context) => {
+        const masks = context.scope.users ?? [];
+        if (masks.length === 0) return;
+        const managed = /* @__PURE__ */ new Set();
+        const manifests = [...context.desired.map((d) => d.manifest), ...context.skipped];
+        for (const m of manifests) if (m.kind === "User") for (const n of [m.name, ...m.previousNames]) managed.add(n.toLowerCase());
+        const own = context.serverAccounts.transfer?.toLowerCase();
+        for (const user of context.live.transfer?.users?.items ?? []) {
+          const name = user.username;
+          if (name === "" || user.id === "" || managed.has(name.toLowerCase()) || name.toLowerCase() === own || !masks.some((mask) => matchesNameMask(mask, name)))
+            continue;
+          const address = formatAddress("User", name);
+          if (isPrivileged(text(user.permission))) context.bases.set(address, { kind: "account", user: name, before: text(user.permission), after: void 0 });
+          context.add({
+            address,
+            kind: "User",
+            name,
+            service: "transfer",
+            action: "delete",
+            reason: { code: "user-pruned", scope: [...masks] },
+            liveId: user.id,
+            fingerprint: fingerprintUser(user),
+            fields: []
+          });
+        }
+      }
+    };
+  }
+});
+
+// src/kinds/group/plan.ts
+function viewLiveGroup(transfer, name) {
+  const group = transfer?.groups?.byName.get(name.toLowerCase());
+  if (group === void 0) return void 0;
+  const usernames = transfer?.groupMembers?.members.get(group.name.toLowerCase());
+  const members = usernames?.map((username) => ({ username, id: transfer?.users?.byName.get(username.toLowerCase())?.id ?? "" }));
+  const known = members?.every((m) => m.id !== "") === true ? members : void 0;
+  return { id: group.id, name: group.name, description: group.description ?? "", members: known };
+}
+function planGroup(desired, live) {
+  const wantedDescription = desired.manifest.spec.description;
+  const wanted = desired.members.map((m) => m.username);
+  if (live === void 0) {
+    const fields = [
+      ...wantedDescription !== void 0 && wantedDescription !== "" ? [{ path: "description", after: wantedDescription }] : [],
+      ...desired.members.map(addedField)
+    ];
+    const payload = {
+      kind: "Group",
+      name: desired.name,
+      create: withDefined({ description: wantedDescription }),
+      add: desired.members,
+      remove: []
+    };
+    return { action: "create", fields, payload, before: [], after: wanted };
+  }
+  const liveMembers = live.members;
+  if (liveMembers === void 0) return { action: "blocked", reason: { code: "group-members-unknown" }, fields: [], before: [], after: [] };
+  const have = new Set(liveMembers.map((m) => m.username.toLowerCase()));
+  const want = new Set(wanted.map((u) => u.toLowerCase()));
+  const add = desired.members.filter((m) => !have.has(m.username.toLowerCase()));
+  const remove = desired.manifest.spec.mode === "exact" ? liveMembers.filter((m) => !want.has(m.username.toLowerCase())).map((m) => ({ username: m.username, id: m.id })) : [];
+  const describes = wantedDescription !== void 0 && wantedDescription !== live.description;
+  const descriptionField = describes ? [{ path: "description", before: live.description, after: wantedDescription }] : [];
+  const before = liveMembers.map((m) => m.username);
+  const gone = new Set(remove.map((m) => m.username.toLowerCase()));
+  const after = [...before.filter((u) => !gone.has(u.toLowerCase())), ...add.map((m) => m.username)];
+  if (add.length > 0 || remove.length > 0) {
+    return {
+      action: "update",
+      ...withDefined({ reason: describes ? { code: "group-not-updatable", partial: true } : void 0 }),
+      fields: [...descriptionField, ...add.map(addedField), ...remove.map((m) => ({ path: "members", before: m.username }))],
+      payload: { kind: "Group", name: desired.name, add, remove },
+      before,
+      after
+    };
+  }
+  if (describes) return { action: "blocked", reason: { code: "group-not-updatable", partial: false }, fields: descriptionField, before, after };
+  return { action: "no-op", fields: [], before, after };
+}
+function addedField(m) {
+  return {
+    path: "members",
+    after: m.username,
+    ...withDefined({ words: m.createdBy !== void 0 ? { form: "meaning", after: "created by this plan" } : void 0 })
+  };
+}
+function fingerprintGroup(live) {
+  const members = (live.members ?? []).map((m) => m.id).sort();
+  return sha256Of({ id: live.id, name: live.name, description: live.description, members: live.members === void 0 ? null : members });
+}
+function planGroups(context) {
+  const { cwd, diagnostics, bases } = context;
+  for (const desired of context.desired) {
+    const manifest = desired.manifest;
+    const address = formatAddress("Group", desired.name);
+    const live = viewLiveGroup(context.live.transfer, desired.name);
+    const outcome = planGroup(desired, live);
+    const base = {
+      address,
+      kind: "Group",
+      name: desired.name,
+      service: "transfer",
+      source: sourceRef(manifest.source, cwd),
+      ...withDefined({ liveId: live?.id })
+    };
+    if (manifest.spec.manage === "observe") {
+      if (outcome.action !== "no-op")
+        diagnostics.push(
+          createPlanWarning(
+            "MF417",
+            manifest.sourceMap.locate(["spec", "manage"]),
+            `group ${desired.name} is observed, not managed: ${describeDifference(outcome)}; mftops never writes it`,
+            {
+              address,
+              hint: "change it where it is owned (its directory), or make the manifest say what the server has"
+            }
+          )
+        );
+      context.add({ ...base, action: "no-op", fields: [] });
+      continue;
+    }
+    if (outcome.action === "create" || outcome.action === "update")
+      bases.set(address, { kind: "membership", group: desired.name, before: outcome.before, after: outcome.after });
+    context.add({
+      ...base,
+      action: outcome.action,
+      fields: outcome.fields,
+      ...withDefined({ reason: outcome.reason, payload: outcome.payload }),
+      ...live === void 0 ? {} : fingerprintOf(outcome.action, () => fingerprintGroup(live))
+    });
+  }
+}
+function describeDifference(outcome) {
+  if (outcome.action === "create") return "the transfer server has no such group";
+  if (outcome.reason?.code === "group-members-unknown") return "the transfer server does not tell its members";
+  const parts = outcome.fields.map(
+    (f) => f.path === "description" ? "its description differs" : f.after !== void 0 ? `+${String(f.after)}` : `-${String(f.before)}`
+  );
+  return parts.join(", ");
+}
+function pruneGroups(context) {
+  const groups = context.live.transfer?.groups;
+  const manifests = [...context.desired.map((d) => d.manifest), ...context.skipped];
+  const managed = new Set(manifests.filter((m) => m.kind === "Group").map((m) => m.name.toLowerCase()));
+  if (groups === void 0 || managed.size === 0) return;
+  for (const group of groups.items) {
+    if (group.name === "" || managed.has(group.name.toLowerCase())) continue;
+    context.add({
+      address: formatAddress("Group", group.name),
+      kind: "Group",
+      name: group.name,
+      service: "transfer",
+      liveId: group.id,
+      action: "blocked",
+      reason: { code: "group-not-deletable" },
+      fields: []
+    });
+  }
+}
+function isUnmanagedGroup(change) {
+  return change.kind === "Group" && change.reason?.code === "group-not-deletable";
+}
+var init_plan5 = __esm({
+  "src/kinds/group/plan.ts"() {
+    "use strict";
+    init_common();
+    init_with_defined();
+    init_address();
+    init_diagnostics3();
+    init_source();
+  }
+});
+
+// src/kinds/group/resolve.ts
+function resolveGroup(manifest, transfer, declared) {
+  const problems = reporter(manifest);
+  const recorder = nameRecorder();
+  const members = [];
+  const seen = /* @__PURE__ */ new Set();
+  manifest.spec.members.forEach((username, at) => {
+    const key = username.toLowerCase();
+    if (seen.has(key)) return;
+    seen.add(key);
+    const user = transfer.users?.byName.get(key);
+    if (user) {
+      recorder.note("user", username, user.id);
+      members.push({ username, id: user.id });
+      return;
+    }
+    const createdBy = declared.get(formatAddress("User", username).toLowerCase());
+    if (createdBy !== void 0) {
+      members.push({ username, createdBy });
+      return;
+    }
+    const known = names(transfer.users, (u) => u.username);
+    problems.report(
+      "MF406",
+      ["spec", "members", at],
+      `no user named \`${username}\` on the transfer server${didYouMean(username, known)}`,
+      "or add a User manifest for it: this plan then creates it first"
+    );
+  });
+  return { value: { manifest, name: manifest.name, members, resolved: recorder.list }, diagnostics: problems.list };
+}
+var init_resolve5 = __esm({
+  "src/kinds/group/resolve.ts"() {
+    "use strict";
+    init_address();
+    init_diagnostics3();
+    init_resolve_names();
+  }
+});
+
+// src/kinds/group/definition.ts
+var GROUP;
+var init_definition5 = __esm({
+  "src/kinds/group/definition.ts"() {
+    "use strict";
+    init_with_defined();
+    init_plan5();
+    init_resolve5();
+    GROUP = {
+      kind: "Group",
+      service: "transfer",
+      rank: -1,
+      schema: "group.schema.json",
+      identityOf: (m) => m.name.toLowerCase(),
+      // Groups are not bound by a scope: `prune: [Group]` names every group the account can see.
+      scopeKey: "folders",
+      prunable: true,
+      references: ["user"],
+      resolve: (m, live, declared) => resolveGroup(m, live.transfer, declared),
+      nameOf: (d) => d.name,
+      unmanagedDetail: (change, live) => {
+        const group = change.liveId === void 0 ? void 0 : live.transfer?.groups?.byId.get(change.liveId);
+        const known = live.transfer?.groupMembers?.members.get(change.name.toLowerCase())?.length;
+        return withDefined({ kind: "Group", members: known ?? group?.membersCount });
+      },
+      describeUnmanaged: (detail) => detail.members === void 0 ? "group, members unknown" : `group, ${detail.members} ${detail.members === 1 ? "member" : "members"}`,
+      plan: planGroups,
+      prune: pruneGroups
+    };
+  }
+});
+
 // src/kinds/registry.ts
 function kindOf(kind) {
   return KINDS[kind];
@@ -19069,10 +19574,14 @@ var init_registry = __esm({
     init_definition();
     init_definition2();
     init_definition3();
+    init_definition4();
+    init_definition5();
     KINDS = {
       Task: TASK,
       ResourceGroupAcl: RESOURCE_GROUP_ACL,
-      FolderPermissions: FOLDER_PERMISSIONS2
+      FolderPermissions: FOLDER_PERMISSIONS2,
+      User: USER,
+      Group: GROUP
     };
     EVERY_KIND = Object.keys(KINDS);
     PRUNABLE_KINDS = EVERY_KIND.filter((kind) => KINDS[kind].prunable);
@@ -19086,14 +19595,20 @@ function scheduleChanges(changes) {
   const deleteOrder = [...kindsInRank()].reverse().map((definition) => definition.kind);
   const depthOf = (c) => isPathNamed(c.kind) ? folderDepth(c.name) : 0;
   const maxDepth = Math.max(0, ...writes.map(depthOf));
-  const rawWave = (c) => c.action === "delete" ? 1 + deleteOrder.indexOf(c.kind) * (maxDepth + 1) + maxDepth - depthOf(c) : 0;
+  const rawWave = (c) => c.action === "delete" ? 2 + deleteOrder.indexOf(c.kind) * (maxDepth + 1) + maxDepth - depthOf(c) : createdMembers(c).length > 0 ? 1 : 0;
   const used = [...new Set(writes.map(rawWave))].sort((a, b) => a - b);
-  return changes.map((c) => {
+  const scheduled = changes.map((c) => {
     const { wave: _wave, needs: _needs, ...rest } = c;
     if (!isWriteAction(c.action)) return rest;
-    const needs = neededMaker(c, makers);
+    const needs = neededMaker(c, makers) ?? createdMembers(c)[0];
     return { ...rest, wave: used.indexOf(rawWave(c)), ...withDefined({ needs }) };
   });
+  if (!writes.some((c) => createdMembers(c).length > 0)) return scheduled;
+  return scheduled.map((c, i) => ({ c, i })).sort((a, b) => (a.c.wave ?? 0) - (b.c.wave ?? 0) || a.i - b.i).map(({ c }) => c);
+}
+function createdMembers(c) {
+  if (c.kind !== "Group" || c.payload?.kind !== "Group") return [];
+  return c.payload.add.flatMap((m) => m.createdBy !== void 0 ? [m.createdBy] : []);
 }
 function checkExecutionOrder(changes) {
   const problems = [];
@@ -19117,6 +19632,14 @@ function checkExecutionOrder(changes) {
     lastWave = Math.max(lastWave, wave);
     if (c.action === "delete") firstDeleteWave = Math.min(firstDeleteWave, wave);
     else lastWriteWave = Math.max(lastWriteWave, wave);
+    const creator = createdMembers(c)[0];
+    if (creator !== void 0) {
+      const j2 = position.get(creator);
+      if (c.needs !== creator) problems.push(`${c.address} does not wait for ${creator}, which creates a member it adds`);
+      else if (j2 !== void 0 && (j2 > i || (changes[j2].wave ?? wave) >= wave))
+        problems.push(`${c.address} does not run after ${creator}, which creates a member it adds`);
+      return;
+    }
     const expected = neededMaker(c, makers);
     if (c.needs !== expected) {
       problems.push(
@@ -19153,7 +19676,7 @@ var init_execution_order = __esm({
     init_address();
     init_registry();
     init_with_defined();
-    init_model2();
+    init_model3();
   }
 });
 
@@ -19175,7 +19698,7 @@ var init_plan_check = __esm({
   "src/plan/plan-check.ts"() {
     "use strict";
     init_execution_order();
-    init_model2();
+    init_model3();
     ERRORED_PLAN = "the plan was made with errors that left objects out of it: it can be shown, never saved or applied; fix the errors and plan again";
   }
 });
@@ -19205,19 +19728,19 @@ function readPlanFile(path) {
   return readSavedPlan(path).plan;
 }
 function readSavedPlan(path) {
-  let text2;
+  let text3;
   try {
-    text2 = readFileSync5(path, "utf8");
+    text3 = readFileSync5(path, "utf8");
   } catch (err) {
-    const code5 = err.code;
-    throw new PlanFileError(code5 === "ENOENT" ? `plan file ${path} not found` : systemError(`cannot read plan file ${path}`, err).message);
+    const code6 = err.code;
+    throw new PlanFileError(code6 === "ENOENT" ? `plan file ${path} not found` : systemError(`cannot read plan file ${path}`, err).message);
   }
-  return parseSavedPlan(text2, path);
+  return parseSavedPlan(text3, path);
 }
-function parseSavedPlan(text2, path) {
+function parseSavedPlan(text3, path) {
   let data;
   try {
-    data = JSON.parse(text2);
+    data = JSON.parse(text3);
   } catch {
     throw new PlanFileError(`${path} is not a plan file: it is not JSON (was it written by mftops plan --out?)`);
   }
@@ -19270,8 +19793,8 @@ function holdsPlanFile(path) {
     if (fd !== void 0) closeSync3(fd);
   }
 }
-function checksumOf(text2) {
-  return `sha256:${createHash2("sha256").update(text2).digest("hex")}`;
+function checksumOf(text3) {
+  return `sha256:${createHash2("sha256").update(text3).digest("hex")}`;
 }
 function orderPlanKeys(plan) {
   return orderPlanObject(plan);
@@ -19288,7 +19811,8 @@ function orderPlanObject(plan) {
           who: (p) => ordered(p, PRINCIPAL_KEYS),
           via: (vs) => vs.map((v) => ordered(v, PRINCIPAL_KEYS))
         })
-      )
+      ),
+      membershipScope: (m) => ordered(m, MEMBERSHIP_SCOPE_KEYS)
     }),
     transferChecks: (t) => ordered(t, TRANSFER_CHECKS_KEYS, {
       problems: (ps) => ps.map((p) => ordered(p, TRANSFER_PROBLEM_KEYS, { source: (x) => ordered(x, SOURCE_KEYS) }))
@@ -19339,6 +19863,14 @@ function orderPayload(payload) {
         set: (s) => s.map((e) => ordered(e, FOLDER_SET_KEYS)),
         remove: (r) => r.map((e) => ordered(e, FOLDER_REMOVE_KEYS))
       });
+    case "User":
+      return ordered(payload, USER_PAYLOAD_KEYS);
+    case "Group":
+      return ordered(payload, GROUP_PAYLOAD_KEYS, {
+        create: (c) => ordered(c, GROUP_CREATE_KEYS),
+        add: (a) => a.map((m) => ordered(m, GROUP_MEMBER_KEYS)),
+        remove: (r) => r.map((m) => ordered(m, GROUP_MEMBER_KEYS))
+      });
     default: {
       const never = payload;
       return never;
@@ -19359,7 +19891,7 @@ function ordered(data, keys, inner = {}) {
   for (const k of Object.keys(value)) if (!keys.includes(k)) put(k);
   return out;
 }
-var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, POLICY_KEYS, POLICY_VIOLATION_KEYS, ACCESS_KEYS, ACCESS_CHANGE_KEYS, TRANSFER_CHECKS_KEYS, TRANSFER_PROBLEM_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, FIELD_WORDS_KEYS, INNER_WORDS_SIDES, INNER_WORDS_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, RESOLVED_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, REF_NAMES_KEYS, ACL_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS;
+var PLAN_FILE_FORMAT, PlanFileError, PLAN_FILE_START, PLAN_KEYS, POLICY_KEYS, POLICY_VIOLATION_KEYS, ACCESS_KEYS, MEMBERSHIP_SCOPE_KEYS, ACCESS_CHANGE_KEYS, TRANSFER_CHECKS_KEYS, TRANSFER_PROBLEM_KEYS, PRUNE_OFF_KEYS, SERVICE_KEYS, SERVER_KEYS, CHANGE_KEYS, FIELD_KEYS, FIELD_WORDS_KEYS, INNER_WORDS_SIDES, INNER_WORDS_KEYS, ENTRY_KEYS, PRINCIPAL_KEYS, ENTRY_PERMISSION_KEYS, SOURCE_KEYS, RESOLVED_KEYS, SUMMARY_KEYS, TASK_PAYLOAD_KEYS, REF_NAMES_KEYS, ACL_PAYLOAD_KEYS, USER_PAYLOAD_KEYS, FOLDER_PAYLOAD_KEYS, FOLDER_CREATE_KEYS, FOLDER_RENAME_KEYS, FOLDER_SET_KEYS, FOLDER_REMOVE_KEYS, GROUP_PAYLOAD_KEYS, GROUP_CREATE_KEYS, GROUP_MEMBER_KEYS;
 var init_plan_file = __esm({
   "src/app/plan-file.ts"() {
     "use strict";
@@ -19390,8 +19922,9 @@ var init_plan_file = __esm({
     ];
     POLICY_KEYS = ["policies", "violations"];
     POLICY_VIOLATION_KEYS = ["policy", "severity", "outcome", "message", "address", "source", "expressionSource"];
-    ACCESS_KEYS = ["changes", "membersUnknown", "userGroupsUnknown"];
-    ACCESS_CHANGE_KEYS = ["address", "who", "service", "target", "gained", "lost", "via", "removed", "flagged"];
+    ACCESS_KEYS = ["changes", "membersUnknown", "userGroupsUnknown", "membershipScope"];
+    MEMBERSHIP_SCOPE_KEYS = ["groups", "foldersRead"];
+    ACCESS_CHANGE_KEYS = ["address", "who", "service", "target", "gained", "lost", "via", "removed", "flagged", "memberships"];
     TRANSFER_CHECKS_KEYS = ["checked", "problems", "rightsUnchecked", "groupsUncounted"];
     TRANSFER_PROBLEM_KEYS = ["problem", "address", "step", "stepKind", "host", "path", "account", "missing", "source"];
     PRUNE_OFF_KEYS = ["reason", "kinds"];
@@ -19429,11 +19962,15 @@ var init_plan_file = __esm({
     TASK_PAYLOAD_KEYS = ["kind", "body", "refNames"];
     REF_NAMES_KEYS = ["host", "script", "dateList"];
     ACL_PAYLOAD_KEYS = ["kind", "resourceGroup", "userGroup", "permissions"];
+    USER_PAYLOAD_KEYS = ["kind", "username", "create", "patch"];
     FOLDER_PAYLOAD_KEYS = ["kind", "path", "create", "rename", "set", "remove"];
     FOLDER_CREATE_KEYS = ["parentPath", "name", "inheritPermissions"];
     FOLDER_RENAME_KEYS = ["from", "name"];
     FOLDER_SET_KEYS = ["type", "id", "name", "permissions"];
     FOLDER_REMOVE_KEYS = ["type", "id", "name"];
+    GROUP_PAYLOAD_KEYS = ["kind", "name", "create", "add", "remove"];
+    GROUP_CREATE_KEYS = ["description"];
+    GROUP_MEMBER_KEYS = ["username", "id", "createdBy"];
   }
 });
 
@@ -19517,10 +20054,10 @@ function skippedResult(change, reason) {
   };
 }
 var INTERRUPTED_BEFORE_START;
-var init_model4 = __esm({
+var init_model5 = __esm({
   "src/apply/model.ts"() {
     "use strict";
-    init_model2();
+    init_model3();
     INTERRUPTED_BEFORE_START = "interrupted before it started";
   }
 });
@@ -19539,7 +20076,7 @@ function driftExitCode(report) {
   }
 }
 var DRIFT_FORMAT_VERSION;
-var init_model5 = __esm({
+var init_model6 = __esm({
   "src/drift/model.ts"() {
     "use strict";
     DRIFT_FORMAT_VERSION = 3;
@@ -19558,7 +20095,7 @@ var JSON_OUTPUT_VERSIONS;
 var init_json_output = __esm({
   "src/render/json-output.ts"() {
     "use strict";
-    init_model5();
+    init_model6();
     JSON_OUTPUT_VERSIONS = {
       "mftops.validate": 1,
       "mftops.plan": 2,
@@ -19634,11 +20171,11 @@ function followingLines(d, cwd) {
     ...d.related !== void 0 ? [`${d.related.message} at ${displayPath(d.related.file, cwd)}:${d.related.line}:${d.related.col}`] : []
   ];
 }
-function escapeData(text2) {
-  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+function escapeData(text3) {
+  return text3.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
-function escapeProperty(text2) {
-  return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
+function escapeProperty(text3) {
+  return escapeData(text3).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 function plural(n, word) {
   return n === 1 ? word : `${word}s`;
@@ -19652,8 +20189,8 @@ var init_diagnostics4 = __esm({
 });
 
 // src/render/text.ts
-function escapeControl(text2) {
-  return text2.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
+function escapeControl(text3) {
+  return text3.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
     switch (c) {
       case "\n":
         return "\\n";
@@ -19672,8 +20209,8 @@ function formatInline(value) {
   if (Array.isArray(value)) return `[${value.map(formatInline).join(", ")}]`;
   return `{${Object.entries(value).map(([k, v]) => `${escapeControl(JSON.stringify(k))}: ${formatInline(v)}`).join(", ")}}`;
 }
-function escapeMd(text2) {
-  return escapeControl(text2).replace(/[&<>"'|`*_[\]~#@!$\\]/g, (c) => `&#${c.charCodeAt(0)};`);
+function escapeMd(text3) {
+  return escapeControl(text3).replace(/[&<>"'|`*_[\]~#@!$\\]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 var init_text = __esm({
   "src/render/text.ts"() {
@@ -20151,9 +20688,9 @@ function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, ne
     };
   }
 }
-function splitLines(text2) {
-  const hasTrailingNl = text2.endsWith("\n");
-  const result = text2.split("\n").map((line) => line + "\n");
+function splitLines(text3) {
+  const hasTrailingNl = text3.endsWith("\n");
+  const result = text3.split("\n").map((line) => line + "\n");
   if (hasTrailingNl) {
     result.pop();
   } else {
@@ -20343,13 +20880,13 @@ function displayObject(value) {
   for (const [k, v] of Object.entries(value)) out[k] = displayValue(v);
   return out;
 }
-function withWords2(text2, form, said) {
-  if (form === void 0 || said === void 0) return text2;
+function withWords2(text3, form, said) {
+  if (form === void 0 || said === void 0) return text3;
   switch (form) {
     case "flag":
       return escapeControl(said);
     case "meaning":
-      return `${text2} (${escapeControl(said)})`;
+      return `${text3} (${escapeControl(said)})`;
     default: {
       const never = form;
       throw new Error(`unknown words form ${String(never)}`);
@@ -20376,7 +20913,7 @@ var REF_WORDS;
 var init_values = __esm({
   "src/render/values.ts"() {
     "use strict";
-    init_model2();
+    init_model3();
     init_text();
     init_common();
     init_common();
@@ -20789,6 +21326,16 @@ function describeReason(reason) {
       return `the entry of ${principalWords(reason.principal)} cannot be changed on the server (not editable)`;
     case "entry-copied-from-parent":
       return "copied from the parent folder";
+    case "user-rename":
+      return `the API cannot rename a user: ${reason.from} keeps its name (rename it on the transfer server, or drop it from previousNames to create a new user)`;
+    case "user-pruned":
+      return `no manifest manages this user in scope (${reason.scope.join(", ")}), and Users are pruned: the account is deleted with its settings; to keep it but stop its sign-on, declare it with \`status: Suspended\` instead`;
+    case "group-not-updatable":
+      return `the file transfer API of this release has no group update/delete: the description cannot be changed through the API${reason.partial ? "; the member changes are applied" : ""}`;
+    case "group-not-deletable":
+      return "no manifest manages this group, and Groups are pruned, but the file transfer API of this release has no group update/delete: delete it on the server, or import it";
+    case "group-members-unknown":
+      return "the transfer server does not tell this group's members (no members form answered, or the account may not read them): nothing is changed rather than guessed";
     default: {
       const never = reason;
       throw new Error(`unknown reason ${JSON.stringify(never)}`);
@@ -20804,213 +21351,6 @@ var init_reasons = __esm({
   }
 });
 
-// src/render/access.ts
-function accessCountPhrase(report) {
-  const users = { gain: /* @__PURE__ */ new Set(), lose: /* @__PURE__ */ new Set() };
-  const groups = { gain: /* @__PURE__ */ new Set(), lose: /* @__PURE__ */ new Set(), all: /* @__PURE__ */ new Set() };
-  for (const c of report.changes) {
-    const key = `${c.service}\0${c.who.name.toLowerCase()}`;
-    const into = c.who.type === "User" ? users : groups;
-    if (c.who.type !== "User") groups.all.add(key);
-    if (c.gained.length > 0) into.gain.add(key);
-    if (c.lost.length > 0) into.lose.add(key);
-  }
-  const parts = [];
-  const ug = users.gain.size;
-  const ul = users.lose.size;
-  if (ug > 0) parts.push(`${formatCount(ug)} ${ug === 1 ? "user gains" : "users gain"} access`);
-  if (ul > 0)
-    parts.push(ug > 0 ? `${formatCount(ul)} ${ul === 1 ? "loses" : "lose"} access` : `${formatCount(ul)} ${ul === 1 ? "user loses" : "users lose"} access`);
-  const n = groups.all.size;
-  if (n > 0) {
-    const g = groups.gain.size;
-    const l = groups.lose.size;
-    const noun = `${formatCount(n)} ${n === 1 ? "group" : "groups"} with unknown members`;
-    if (g > 0 && l === 0) parts.push(`${noun} ${n === 1 ? "gains" : "gain"} access`);
-    else if (l > 0 && g === 0) parts.push(`${noun} ${n === 1 ? "loses" : "lose"} access`);
-    else
-      parts.push(
-        `${noun} ${n === 1 ? "changes" : "change"} (${formatCount(g)} ${g === 1 ? "gains" : "gain"}, ${formatCount(l)} ${l === 1 ? "loses" : "lose"} access)`
-      );
-  }
-  return parts.length > 0 ? parts.join(", ") : "no one gains or loses access";
-}
-function describeAccessChange(c, q) {
-  const who = accessWho(c, q);
-  const verbs = [];
-  if (c.gained.length > 0) verbs.push(`gains ${c.gained.map(q).join(", ")}`);
-  if (c.lost.length > 0) verbs.push(`loses ${c.lost.map(q).join(", ")}`);
-  const on = c.service === "transfer" ? q(c.target) : `resource group ${q(c.target)}`;
-  const groupWord = c.service === "transfer" ? "group" : "user group";
-  const via = c.who.type === "User" ? ` (via ${c.via.map((v) => v.type === "User" ? "own entry" : `${groupWord} ${q(v.name)}`).join(", ")})` : "";
-  return `${who} ${verbs.join(" and ")} on ${on}${via}`;
-}
-function accessWho(c, q) {
-  return c.who.type === "User" ? q(c.who.name) : c.service === "transfer" ? `group ${q(c.who.name)} (members unknown)` : `user group ${q(c.who.name)} (members not shown)`;
-}
-function accessFlags(c, q) {
-  const out = [];
-  if (c.flagged.length > 0) out.push(`grants ${c.flagged.map(q).join(", ")}`);
-  if (c.removed) out.push("no access left");
-  return out;
-}
-function membersUnknownSentence(groups, q) {
-  const names2 = groups.map(q).join(", ");
-  return groups.length === 1 ? `The members of group ${names2} could not be read from the transfer server: its own change is shown instead.` : `The members of groups ${names2} could not be read from the transfer server: their own changes are shown instead.`;
-}
-function userGroupsUnknownSentence(groups, q) {
-  const names2 = groups.map(q).join(", ");
-  return groups.length === 1 ? `The members of user group ${names2} could not be read from the automation server (the account may not list user groups, or the server lists no members): its own change is shown instead.` : `The members of user groups ${names2} could not be read from the automation server (the account may not list user groups, or the server lists no members): their own changes are shown instead.`;
-}
-function describeUnknownMembers(report, q) {
-  const out = [];
-  if (report.membersUnknown.length > 0) out.push(membersUnknownSentence(report.membersUnknown, q));
-  if (report.userGroupsUnknown !== void 0 && report.userGroupsUnknown.length > 0) out.push(userGroupsUnknownSentence(report.userGroupsUnknown, q));
-  return out;
-}
-function renderAccessText(report, heading = "Access changes") {
-  const plain = (t) => escapeControl(t);
-  const lines2 = [`${heading}: ${accessCountPhrase(report)}.`];
-  for (const c of report.changes) {
-    const flags = accessFlags(c, plain);
-    lines2.push(`  ${flags.length > 0 ? "!" : "-"} ${describeAccessChange(c, plain)}${flags.length > 0 ? ` [${flags.join("; ")}]` : ""}`);
-  }
-  for (const sentence of describeUnknownMembers(report, plain)) lines2.push(`  ${sentence}`);
-  return lines2;
-}
-function accessMarkdownItems(report) {
-  const md = (t) => escapeMd(t);
-  return report.changes.map((c) => {
-    const flags = accessFlags(c, (t) => `\`${t.replace(/`/g, "")}\``);
-    return flags.length > 0 ? `- :warning: ${describeAccessChange(c, md)} \u2014 **${flags.join("; ")}**` : `- ${describeAccessChange(c, md)}`;
-  });
-}
-function accessMarkdownHead(report, heading = "Access changes") {
-  const head = `### ${heading}
-
-${escapeMd(accessCountPhrase(report))}.`;
-  return [head, ...describeUnknownMembers(report, (t) => escapeMd(t))].join(" ");
-}
-function byPrincipal(changes) {
-  const groups = /* @__PURE__ */ new Map();
-  for (const c of changes) {
-    const key = `${c.service}\0${c.who.type}\0${c.who.name.toLowerCase()}`;
-    const g = groups.get(key);
-    if (g === void 0) groups.set(key, [c]);
-    else g.push(c);
-  }
-  return [...groups.values()];
-}
-function targetsMd(changes) {
-  const first = changes[0];
-  const noun = first.service === "transfer" ? changes.length === 1 ? "folder" : "folders" : changes.length === 1 ? "resource group" : "resource groups";
-  const shown = changes.slice(0, MAX_TARGETS).map((c) => `\`${c.target.replace(/`/g, "")}\``);
-  const rest = changes.length - shown.length;
-  return `${formatCount(changes.length)} ${noun}: ${shown.join(", ")}${rest > 0 ? `, and ${formatCount(rest)} more` : ""}`;
-}
-function union2(lists) {
-  return [...new Set(lists.flat())];
-}
-function accessAlertItems(report) {
-  const md = (t) => escapeMd(t);
-  const tick = (t) => `\`${t.replace(/`/g, "")}\``;
-  const out = [];
-  for (const group of byPrincipal(report.changes)) {
-    const who = accessWho(group[0], md);
-    const removed = group.filter((c) => c.removed);
-    if (removed.length > 0) out.push(`- ${who} **loses all access** on ${targetsMd(removed)}`);
-    const flagged = group.filter((c) => c.flagged.length > 0);
-    if (flagged.length > 0)
-      out.push(
-        `- ${who} **gains ${union2(flagged.map((c) => c.flagged)).map(tick).join(", ")}** on ${targetsMd(flagged)}`
-      );
-  }
-  return out;
-}
-function accessGroupItems(report) {
-  const md = (t) => escapeMd(t);
-  const tick = (t) => `\`${t.replace(/`/g, "")}\``;
-  return byPrincipal(report.changes).map((group) => {
-    const alert = group.some((c) => c.flagged.length > 0 || c.removed) ? ":warning: " : "";
-    if (group.length === 1) {
-      const c = group[0];
-      const flags2 = accessFlags(c, tick);
-      return `- ${alert}${describeAccessChange(c, md)}${flags2.length > 0 ? ` \u2014 **${flags2.join("; ")}**` : ""}`;
-    }
-    const gains = group.filter((c) => c.gained.length > 0);
-    const losses = group.filter((c) => c.lost.length > 0);
-    const verbs = [];
-    if (gains.length > 0)
-      verbs.push(
-        `gains ${union2(gains.map((c) => c.gained)).map(md).join(", ")} on ${targetsMd(gains)}`
-      );
-    if (losses.length > 0)
-      verbs.push(
-        `loses ${union2(losses.map((c) => c.lost)).map(md).join(", ")} on ${targetsMd(losses)}`
-      );
-    const removed = group.filter((c) => c.removed).length;
-    const flagged = union2(group.map((c) => c.flagged));
-    const flags = [
-      ...flagged.length > 0 ? [`grants ${flagged.map(tick).join(", ")}`] : [],
-      ...removed > 0 ? [`no access left on ${formatCount(removed)}`] : []
-    ];
-    return `- ${alert}${accessWho(group[0], md)} (${formatCount(group.length)} changes) ${verbs.join("; ")}${flags.length > 0 ? ` \u2014 **${flags.join("; ")}**` : ""}`;
-  });
-}
-function unknownMembersMarkdown(report) {
-  return describeUnknownMembers(report, (t) => escapeMd(t));
-}
-var DRIFT_ACCESS_HEADING, MAX_TARGETS;
-var init_access = __esm({
-  "src/render/access.ts"() {
-    "use strict";
-    init_text();
-    DRIFT_ACCESS_HEADING = "Access on the server compared with git";
-    MAX_TARGETS = 10;
-  }
-});
-
-// src/glob.ts
-function matchesAddressGlob(pattern, text2) {
-  return compiled("address", pattern, () => pattern.split("*").flatMap((literal, i) => i === 0 ? [{ literal }] : [ANY, { literal }])).test(
-    text2.toLowerCase()
-  );
-}
-function compiled(dialect, pattern, parts) {
-  const key = `${dialect}:${pattern}`;
-  let re = cache.get(key);
-  if (re === void 0) {
-    re = compileGlob(parts());
-    cache.set(key, re);
-  }
-  return re;
-}
-function compileGlob(parts) {
-  const source = parts.map((part) => {
-    if ("literal" in part) return part.literal.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    switch (part.wildcard) {
-      case "any":
-        return ".*";
-      case "within-name":
-        return "[^/]*";
-      default: {
-        const never = part.wildcard;
-        throw new Error(`unknown wildcard ${String(never)}`);
-      }
-    }
-  });
-  return new RegExp(`^${source.join("")}$`, "s");
-}
-var ANY, cache;
-var init_glob = __esm({
-  "src/glob.ts"() {
-    "use strict";
-    init_folder_path();
-    ANY = { wildcard: "any" };
-    cache = /* @__PURE__ */ new Map();
-  }
-});
-
 // src/order.ts
 function compareText2(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -21018,43 +21358,6 @@ function compareText2(a, b) {
 var init_order = __esm({
   "src/order.ts"() {
     "use strict";
-  }
-});
-
-// src/plan/diagnostics.ts
-var init_diagnostics5 = __esm({
-  "src/plan/diagnostics.ts"() {
-    "use strict";
-    init_diagnostics3();
-  }
-});
-
-// src/plan/assemble-plan.ts
-function assemblePlan(header, changes, errored, access) {
-  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, variables, targets, pruneOff, transferChecks } = header;
-  const scheduled = scheduleChanges(changes);
-  return {
-    toolVersion,
-    createdAt,
-    environment,
-    servers,
-    manifestDigest: manifestDigest2,
-    ...variables !== void 0 ? { variables } : {},
-    ...targets !== void 0 ? { targets } : {},
-    ...pruneOff !== void 0 ? { pruneOff } : {},
-    errored,
-    applyable: isApplyable(errored, scheduled),
-    changes: scheduled,
-    summary: summarize(scheduled),
-    ...access !== void 0 ? { access } : {},
-    ...transferChecks !== void 0 ? { transferChecks } : {}
-  };
-}
-var init_assemble_plan = __esm({
-  "src/plan/assemble-plan.ts"() {
-    "use strict";
-    init_execution_order();
-    init_model2();
   }
 });
 
@@ -21150,39 +21453,30 @@ var init_effective = __esm({
 });
 
 // src/plan/access-changes.ts
-function planAccessChanges(changes, bases, members, userGroups) {
-  const known = members ? groupMembersFrom(members.members) : NO_MEMBERS;
+function planAccessChanges(changes, bases, transfer, userGroups) {
+  const live = transfer?.groupMembers?.members ?? /* @__PURE__ */ new Map();
   const users = [];
   const groups = [];
   const membersUnknown = /* @__PURE__ */ new Set();
   const aclChanges = [];
+  const folderChanges = [];
+  const memberships = [];
   for (const change of changes) {
     if (change.action === "no-op" || change.action === "blocked") continue;
     const basis = bases.get(change.address);
     if (!basis) continue;
     switch (basis.kind) {
-      case "folder": {
-        const before = computeEffectiveAccess(basis.before.map(accessEntry), known);
-        const after = computeEffectiveAccess(basis.after.map(accessEntry), known);
-        for (const d of diffEffectiveAccess(before, after)) {
-          const flagged = d.gained.filter((p) => FLAGGED_GRANTS.includes(p));
-          (d.who.type === "User" ? users : groups).push({
-            address: change.address,
-            who: d.who,
-            service: "transfer",
-            target: change.name,
-            gained: d.gained,
-            lost: d.lost,
-            via: d.via,
-            removed: d.removed,
-            flagged
-          });
-          if (d.who.type === "Group") membersUnknown.add(d.who.name);
-        }
+      case "folder":
+        folderChanges.push({ change, basis });
         break;
-      }
       case "acl":
         aclChanges.push({ address: change.address, basis });
+        break;
+      case "account":
+        users.push(accountAccess(change.address, basis));
+        break;
+      case "membership":
+        memberships.push({ address: change.address, basis });
         break;
       default: {
         const never = basis;
@@ -21190,18 +21484,92 @@ function planAccessChanges(changes, bases, members, userGroups) {
       }
     }
   }
+  const moves = membershipMoves(memberships);
+  const membersBefore = groupMembersFrom(withMembers(live, memberships, "before"));
+  const membersAfter = groupMembersFrom(withMembers(live, memberships, "after"));
+  const push = (address, target, before, after) => {
+    const deltas = diffEffectiveAccess(computeEffectiveAccess(before, membersBefore), computeEffectiveAccess(after, membersAfter));
+    for (const d of deltas) {
+      const through = d.who.type === "User" ? moves.of(d.who.name, d.via) : [];
+      (d.who.type === "User" ? users : groups).push({
+        address: through[0]?.address ?? address,
+        who: d.who,
+        service: "transfer",
+        target,
+        gained: d.gained,
+        lost: d.lost,
+        via: d.via,
+        removed: d.removed,
+        flagged: d.gained.filter((p) => FLAGGED_GRANTS.includes(p)),
+        ...withDefined({ memberships: through.length > 0 ? through.map((m) => m.group) : void 0 })
+      });
+      if (d.who.type === "Group") membersUnknown.add(d.who.name);
+    }
+  };
+  const planned = /* @__PURE__ */ new Set();
+  for (const { change, basis } of folderChanges) {
+    push(change.address, change.name, basis.before.map(accessEntry), basis.after.map(accessEntry));
+    for (const key of [change.name, change.previousName]) if (key !== void 0) planned.add(folderKey(key));
+    if (change.liveId !== void 0) planned.add(`#${change.liveId}`);
+  }
+  const read = foldersRead(transfer);
+  if (memberships.length > 0) {
+    const changed = new Set(memberships.map((m) => m.basis.group.toLowerCase()));
+    for (const folder of read) {
+      if (planned.has(folderKey(folder.folder.path)) || planned.has(`#${folder.folder.id}`)) continue;
+      const entries = viewEntries(folder.acl).map(accessEntry);
+      if (!entries.some((e) => e.type === "Group" && changed.has(e.name.toLowerCase()))) continue;
+      push(memberships[0].address, folder.folder.path, entries, entries);
+    }
+  }
   const userGroupsUnknown = /* @__PURE__ */ new Set();
   for (const c of planAclAccess(aclChanges, userGroups)) {
     (c.who.type === "User" ? users : groups).push(c);
     if (c.who.type === "Group" && userGroups !== void 0) userGroupsUnknown.add(c.who.name);
   }
-  if (users.length === 0 && groups.length === 0) return void 0;
+  if (users.length === 0 && groups.length === 0 && memberships.length === 0) return void 0;
   const byName = (a, b) => compareText2(a.who.name.toLowerCase(), b.who.name.toLowerCase());
   return {
     changes: [...users.sort(byName), ...groups.sort(byName)],
     membersUnknown: [...membersUnknown],
-    ...userGroupsUnknown.size > 0 ? { userGroupsUnknown: [...userGroupsUnknown] } : {}
+    ...withDefined({
+      userGroupsUnknown: userGroupsUnknown.size > 0 ? [...userGroupsUnknown] : void 0,
+      membershipScope: memberships.length > 0 ? { groups: distinctNames(memberships.map((m) => m.basis.group)), foldersRead: read.length } : void 0
+    })
   };
+}
+function withMembers(live, memberships, side) {
+  const out = new Map(live);
+  for (const { basis } of memberships) out.set(basis.group.toLowerCase(), basis[side]);
+  return out;
+}
+function membershipMoves(memberships) {
+  const byUser = /* @__PURE__ */ new Map();
+  for (const { address, basis } of memberships) {
+    const before = new Set(basis.before.map((u) => u.toLowerCase()));
+    const after = new Set(basis.after.map((u) => u.toLowerCase()));
+    const moved = [...basis.after.filter((u) => !before.has(u.toLowerCase())), ...basis.before.filter((u) => !after.has(u.toLowerCase()))];
+    for (const user of moved) {
+      const key = user.toLowerCase();
+      const list = byUser.get(key) ?? [];
+      if (!list.some((m) => m.address === address)) list.push({ address, group: basis.group });
+      byUser.set(key, list);
+    }
+  }
+  return {
+    of: (user, via) => (byUser.get(user.toLowerCase()) ?? []).filter((m) => via.some((v) => v.type === "Group" && v.name.toLowerCase() === m.group.toLowerCase()))
+  };
+}
+function foldersRead(transfer) {
+  const byKey2 = /* @__PURE__ */ new Map();
+  for (const map of [transfer?.folders, transfer?.stepFolders])
+    for (const [key, folder] of map ?? []) if (folder !== null && !byKey2.has(key)) byKey2.set(key, folder);
+  return [...byKey2.values()].sort((a, b) => compareText2(folderKey(a.folder.path), folderKey(b.folder.path)));
+}
+function distinctNames(names2) {
+  const byKey2 = /* @__PURE__ */ new Map();
+  for (const name of names2) if (!byKey2.has(name.toLowerCase())) byKey2.set(name.toLowerCase(), name);
+  return [...byKey2.values()];
 }
 function planAclAccess(aclChanges, userGroups) {
   const out = [];
@@ -21233,19 +21601,373 @@ function planAclAccess(aclChanges, userGroups) {
   }
   return out;
 }
+function accountAccess(address, basis) {
+  const gained = basis.after !== void 0 ? [basis.after] : [];
+  const lost = basis.before !== void 0 ? [basis.before] : [];
+  return {
+    address,
+    who: { type: "User", name: basis.user },
+    service: "transfer",
+    target: ACCOUNT_TARGET,
+    gained,
+    lost,
+    via: [],
+    removed: basis.after === void 0,
+    flagged: gained.filter((p) => FLAGGED_USER_PERMISSIONS.includes(p))
+  };
+}
 function accessEntry(e) {
   return { type: e.type, name: e.name, permissions: e.permissions.permissions };
 }
-var FLAGGED_GRANTS, FLAGGED_ACL_GRANTS;
+var FLAGGED_GRANTS, FLAGGED_ACL_GRANTS, FLAGGED_USER_PERMISSIONS, ACCOUNT_TARGET;
 var init_access_changes = __esm({
   "src/plan/access-changes.ts"() {
     "use strict";
     init_effective();
     init_order();
+    init_model4();
     init_plan2();
     init_vocabulary();
+    init_plan();
+    init_with_defined();
     FLAGGED_GRANTS = ["admin", "deleteFiles", "share"];
     FLAGGED_ACL_GRANTS = ["TaskAddEditDelete", "HostAddEditDelete", "ScriptAddEditDelete"];
+    FLAGGED_USER_PERMISSIONS = PRIVILEGED_USER_PERMISSIONS;
+    ACCOUNT_TARGET = "the transfer server (permission level)";
+  }
+});
+
+// src/render/access.ts
+function accessCountPhrase(report) {
+  const users = { gain: /* @__PURE__ */ new Set(), lose: /* @__PURE__ */ new Set() };
+  const groups = { gain: /* @__PURE__ */ new Set(), lose: /* @__PURE__ */ new Set(), all: /* @__PURE__ */ new Set() };
+  for (const c of report.changes) {
+    const key = `${c.service}\0${c.who.name.toLowerCase()}`;
+    const into = c.who.type === "User" ? users : groups;
+    if (c.who.type !== "User") groups.all.add(key);
+    if (c.gained.length > 0) into.gain.add(key);
+    if (c.lost.length > 0) into.lose.add(key);
+  }
+  const parts = [];
+  const ug = users.gain.size;
+  const ul = users.lose.size;
+  if (ug > 0) parts.push(`${formatCount(ug)} ${ug === 1 ? "user gains" : "users gain"} access`);
+  if (ul > 0)
+    parts.push(ug > 0 ? `${formatCount(ul)} ${ul === 1 ? "loses" : "lose"} access` : `${formatCount(ul)} ${ul === 1 ? "user loses" : "users lose"} access`);
+  const n = groups.all.size;
+  if (n > 0) {
+    const g = groups.gain.size;
+    const l = groups.lose.size;
+    const noun = `${formatCount(n)} ${n === 1 ? "group" : "groups"} with unknown members`;
+    if (g > 0 && l === 0) parts.push(`${noun} ${n === 1 ? "gains" : "gain"} access`);
+    else if (l > 0 && g === 0) parts.push(`${noun} ${n === 1 ? "loses" : "lose"} access`);
+    else
+      parts.push(
+        `${noun} ${n === 1 ? "changes" : "change"} (${formatCount(g)} ${g === 1 ? "gains" : "gain"}, ${formatCount(l)} ${l === 1 ? "loses" : "lose"} access)`
+      );
+  }
+  return parts.length > 0 ? parts.join(", ") : "No one gains or loses access on the folders checked";
+}
+function describeAccessChange(c, q) {
+  const who = accessWho(c, q);
+  const verbs = [];
+  if (c.gained.length > 0) verbs.push(`gains ${c.gained.map(q).join(", ")}`);
+  if (c.lost.length > 0) verbs.push(`loses ${c.lost.map(q).join(", ")}`);
+  const on = c.service === "transfer" ? q(c.target) : `resource group ${q(c.target)}`;
+  const groupWord = c.service === "transfer" ? "group" : "user group";
+  const via = c.who.type === "User" && c.via.length > 0 ? ` (via ${c.via.map((v) => v.type === "User" ? "own entry" : `${groupWord} ${q(v.name)}`).join(", ")})` : "";
+  return `${who} ${verbs.join(" and ")} on ${on}${via}`;
+}
+function accessWho(c, q) {
+  return c.who.type === "User" ? q(c.who.name) : c.service === "transfer" ? `group ${q(c.who.name)} (members unknown)` : `user group ${q(c.who.name)} (members not shown)`;
+}
+function accessFlags(c, q) {
+  const out = [];
+  if (c.flagged.length > 0) out.push(`grants ${c.flagged.map(q).join(", ")}`);
+  if (c.removed) out.push("no access left");
+  return out;
+}
+function membersUnknownSentence(groups, q) {
+  const names2 = groups.map(q).join(", ");
+  return groups.length === 1 ? `The members of group ${names2} could not be read from the transfer server: its own change is shown instead.` : `The members of groups ${names2} could not be read from the transfer server: their own changes are shown instead.`;
+}
+function userGroupsUnknownSentence(groups, q) {
+  const names2 = groups.map(q).join(", ");
+  return groups.length === 1 ? `The members of user group ${names2} could not be read from the automation server (the account may not list user groups, or the server lists no members): its own change is shown instead.` : `The members of user groups ${names2} could not be read from the automation server (the account may not list user groups, or the server lists no members): their own changes are shown instead.`;
+}
+function membershipScopeSentence(scope, q) {
+  const names2 = scope.groups.map(q).join(", ");
+  const one = scope.groups.length === 1;
+  const [group, grant, its] = one ? [`group ${names2}`, "grants", "its"] : [`groups ${names2}`, "grant", "their"];
+  const read = scope.foldersRead === 0 ? `This plan read no folder, so what ${group} ${grant} was not checked` : `Only the ${formatCount(scope.foldersRead)} ${scope.foldersRead === 1 ? "folder" : "folders"} this plan read (for its manifests, for the scope when pruning, for task steps) ${scope.foldersRead === 1 ? "was" : "were"} checked for what ${group} ${grant}`;
+  return `${read}: on other folders, ${its} new and removed members may gain or lose access that is not shown here.`;
+}
+function describeUnknownMembers(report, q) {
+  const out = [];
+  if (report.membersUnknown.length > 0) out.push(membersUnknownSentence(report.membersUnknown, q));
+  if (report.userGroupsUnknown !== void 0 && report.userGroupsUnknown.length > 0) out.push(userGroupsUnknownSentence(report.userGroupsUnknown, q));
+  if (report.membershipScope !== void 0) out.push(membershipScopeSentence(report.membershipScope, q));
+  return out;
+}
+function accessLines(changes) {
+  const lines2 = [];
+  const byKey2 = /* @__PURE__ */ new Map();
+  for (const c of changes) {
+    if (c.memberships === void 0) {
+      lines2.push({ kind: "change", change: c });
+      continue;
+    }
+    const key = [
+      c.service,
+      c.who.type,
+      c.who.name.toLowerCase(),
+      c.gained.join(),
+      c.lost.join(),
+      ...c.via.map((v) => `${v.type}:${v.name.toLowerCase()}`)
+    ].join("\0");
+    const same = byKey2.get(key);
+    if (same !== void 0) same.push(c);
+    else {
+      const list = [c];
+      byKey2.set(key, list);
+      lines2.push({ kind: "membership", changes: list });
+    }
+  }
+  const listed = /* @__PURE__ */ new Map();
+  for (const line of lines2) {
+    if (line.kind !== "membership" || line.changes.length <= MAX_TARGETS) continue;
+    const targets = line.changes.map((c) => c.target.toLowerCase()).join("\0");
+    const first = listed.get(targets);
+    if (first === void 0) listed.set(targets, line.changes[0].who.name);
+    else line.sameAs = first;
+  }
+  return lines2;
+}
+function describeMembershipLine(line, q) {
+  const first = line.changes[0];
+  if (line.changes.length === 1) return describeAccessChange(first, q);
+  const n = line.changes.length;
+  const on = line.sameAs === void 0 ? `${formatCount(n)} folders` : `the same ${formatCount(n)} folders as ${q(line.sameAs)}`;
+  const verbs = [];
+  if (first.gained.length > 0) verbs.push(`gains ${first.gained.map(q).join(", ")}`);
+  if (first.lost.length > 0) verbs.push(`loses ${first.lost.map(q).join(", ")}`);
+  const via = first.via.map((v) => v.type === "User" ? "own entry" : `group ${q(v.name)}`).join(", ");
+  return `${accessWho(first, q)} ${verbs.join(" and ")} on ${on} (via ${via})`;
+}
+function membershipLineFlags(line, q) {
+  const flagged = union2(line.changes.map((c) => c.flagged));
+  const removed = line.changes.filter((c) => c.removed).length;
+  const out = [];
+  if (flagged.length > 0) out.push(`grants ${flagged.map(q).join(", ")}`);
+  if (removed > 0) out.push(removed === line.changes.length ? "no access left" : `no access left on ${formatCount(removed)}`);
+  return out;
+}
+function membershipTargetsText(line, q) {
+  const n = line.changes.length;
+  if (n === 1 || line.sameAs !== void 0) return "";
+  const shown = line.changes.slice(0, MAX_TARGETS).map((c) => q(c.target));
+  return `: ${shown.join(", ")}${n > shown.length ? `, and ${formatCount(n - shown.length)} more` : ""}`;
+}
+function renderAccessText(report, heading = "Access changes") {
+  const plain = (t) => escapeControl(t);
+  const lines2 = [`${heading}: ${accessCountPhrase(report)}.`];
+  for (const line of accessLines(report.changes)) {
+    const [sentence, flags] = line.kind === "change" ? [describeAccessChange(line.change, plain), accessFlags(line.change, plain)] : [`${describeMembershipLine(line, plain)}${membershipTargetsText(line, plain)}`, membershipLineFlags(line, plain)];
+    lines2.push(`  ${flags.length > 0 ? "!" : "-"} ${sentence}${flags.length > 0 ? ` [${flags.join("; ")}]` : ""}`);
+  }
+  for (const sentence of describeUnknownMembers(report, plain)) lines2.push(`  ${sentence}`);
+  return lines2;
+}
+function accessMarkdownItems(report, hint = DEFAULT_HINT) {
+  const md = (t) => escapeMd(t);
+  return accessLines(report.changes).map((line) => {
+    if (line.kind === "membership") return membershipItem(line, hint);
+    const c = line.change;
+    const flags = accessFlags(c, (t) => `\`${t.replace(/`/g, "")}\``);
+    return flags.length > 0 ? `- :warning: ${describeAccessChange(c, md)} \u2014 **${flags.join("; ")}**` : `- ${describeAccessChange(c, md)}`;
+  });
+}
+function membershipItem(line, hint) {
+  const md = (t) => escapeMd(t);
+  const tick = (t) => `\`${t.replace(/`/g, "")}\``;
+  const flags = membershipLineFlags(line, tick);
+  const alert = flags.length > 0 ? ":warning: " : "";
+  const n = line.changes.length;
+  const few = n > 1 && n <= MAX_TARGETS && line.sameAs === void 0 ? `: ${line.changes.map((c) => tick(c.target)).join(", ")}` : "";
+  const item = `- ${alert}${describeMembershipLine(line, md)}${few}${flags.length > 0 ? ` \u2014 **${flags.join("; ")}**` : ""}`;
+  if (n <= MAX_TARGETS || line.sameAs !== void 0) return item;
+  const shown = line.changes.slice(0, MAX_LISTED_FOLDERS).map((c) => `<code>${escapeMd(c.target)}</code>`);
+  const rest = n > shown.length ? `, and ${formatCount(n - shown.length)} more, listed in ${escapeMd(hint).replace(/&#96;([^&]*)&#96;/g, "<code>$1</code>")}` : "";
+  return `${item}
+  <details><summary>The ${formatCount(n)} folders</summary>${shown.join(", ")}${rest}</details>`;
+}
+function accessMarkdownHead(report, heading = "Access changes") {
+  const head = `### ${heading}
+
+${escapeMd(accessCountPhrase(report))}.`;
+  return [head, ...describeUnknownMembers(report, (t) => escapeMd(t))].join(" ");
+}
+function byPrincipal(changes) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const c of changes) {
+    const key = principalKey(c);
+    const g = groups.get(key);
+    if (g === void 0) groups.set(key, [c]);
+    else g.push(c);
+  }
+  return [...groups.values()];
+}
+function principalKey(c) {
+  return `${c.service}\0${c.who.type}\0${c.who.name.toLowerCase()}`;
+}
+function targetsMd(all) {
+  const account = all.some((c) => c.target === ACCOUNT_TARGET);
+  const changes = all.filter((c) => c.target !== ACCOUNT_TARGET);
+  if (changes.length === 0) return ACCOUNT_TARGET;
+  return `${account ? `${ACCOUNT_TARGET} and ` : ""}${objectTargetsMd(changes)}`;
+}
+function objectTargetsMd(changes) {
+  const first = changes[0];
+  const noun = first.service === "transfer" ? changes.length === 1 ? "folder" : "folders" : changes.length === 1 ? "resource group" : "resource groups";
+  const shown = changes.slice(0, MAX_TARGETS).map((c) => `\`${c.target.replace(/`/g, "")}\``);
+  const rest = changes.length - shown.length;
+  return `${formatCount(changes.length)} ${noun}: ${shown.join(", ")}${rest > 0 ? `, and ${formatCount(rest)} more` : ""}`;
+}
+function union2(lists) {
+  return [...new Set(lists.flat())];
+}
+function accessAlertItems(report) {
+  const alerts = principalAlerts(report);
+  const byWhat = /* @__PURE__ */ new Map();
+  for (const a of alerts) byWhat.set(a.what, [...byWhat.get(a.what) ?? [], a.who]);
+  const out = [];
+  for (const a of alerts) {
+    const whos = byWhat.get(a.what);
+    if (whos.length <= MERGE_ALERTS_OVER) out.push(`- ${a.who} **${a.verb}** ${a.rest}`);
+    else if (whos[0] === a.who) {
+      const shown = whos.slice(0, MAX_TARGETS);
+      const names2 = `${shown.join(", ")}${whos.length > shown.length ? `, and ${formatCount(whos.length - shown.length)} more` : ""}`;
+      out.push(`- ${formatCount(whos.length)} ${a.plural.noun} (${names2}) **${a.plural.verb}** ${a.rest}`);
+    }
+  }
+  return out;
+}
+function accessAlertCount(report) {
+  return principalAlerts(report).length;
+}
+function principalAlerts(report) {
+  const md = (t) => escapeMd(t);
+  const tick = (t) => `\`${t.replace(/`/g, "")}\``;
+  const out = [];
+  for (const group of byPrincipal(report.changes)) {
+    const first = group[0];
+    const who = accessWho(first, md);
+    const noun = first.who.type === "User" ? "users" : first.service === "transfer" ? "groups with unknown members" : "user groups (members not shown)";
+    const alert = (verb, pluralVerb, rest) => out.push({ who, verb, plural: { noun, verb: pluralVerb }, rest, what: [first.service, first.who.type, verb, rest].join("\0") });
+    const removed = group.filter((c) => c.removed);
+    if (removed.length > 0) alert("loses all access", "lose all access", `on ${targetsMd(removed)}`);
+    const flagged = group.filter((c) => c.flagged.length > 0);
+    if (flagged.length > 0) {
+      const granted = union2(flagged.map((c) => c.flagged)).map(tick).join(", ");
+      alert(`gains ${granted}`, `gain ${granted}`, `on ${targetsMd(flagged)}`);
+    }
+  }
+  return out;
+}
+function accessGroupItems(report, hint = DEFAULT_HINT) {
+  const lines2 = /* @__PURE__ */ new Map();
+  for (const line of accessLines(report.changes.filter((c) => c.memberships !== void 0))) {
+    if (line.kind !== "membership") continue;
+    const key = principalKey(line.changes[0]);
+    lines2.set(key, [...lines2.get(key) ?? [], membershipItem(line, hint)]);
+  }
+  return byPrincipal(report.changes).flatMap((changes) => {
+    const fromEntries = changes.filter((c) => c.memberships === void 0);
+    return [...fromEntries.length > 0 ? [principalItem(fromEntries)] : [], ...lines2.get(principalKey(changes[0])) ?? []];
+  });
+}
+function accessPrincipalCount(report) {
+  return byPrincipal(report.changes).length;
+}
+function principalItem(group) {
+  const md = (t) => escapeMd(t);
+  const tick = (t) => `\`${t.replace(/`/g, "")}\``;
+  const alert = group.some((c) => c.flagged.length > 0 || c.removed) ? ":warning: " : "";
+  if (group.length === 1) {
+    const c = group[0];
+    const flags2 = accessFlags(c, tick);
+    return `- ${alert}${describeAccessChange(c, md)}${flags2.length > 0 ? ` \u2014 **${flags2.join("; ")}**` : ""}`;
+  }
+  const gains = group.filter((c) => c.gained.length > 0);
+  const losses = group.filter((c) => c.lost.length > 0);
+  const verbs = [];
+  if (gains.length > 0)
+    verbs.push(
+      `gains ${union2(gains.map((c) => c.gained)).map(md).join(", ")} on ${targetsMd(gains)}`
+    );
+  if (losses.length > 0)
+    verbs.push(
+      `loses ${union2(losses.map((c) => c.lost)).map(md).join(", ")} on ${targetsMd(losses)}`
+    );
+  const removed = group.filter((c) => c.removed).length;
+  const flagged = union2(group.map((c) => c.flagged));
+  const flags = [
+    ...flagged.length > 0 ? [`grants ${flagged.map(tick).join(", ")}`] : [],
+    ...removed > 0 ? [`no access left on ${formatCount(removed)}`] : []
+  ];
+  return `- ${alert}${accessWho(group[0], md)} (${formatCount(group.length)} changes) ${verbs.join("; ")}${flags.length > 0 ? ` \u2014 **${flags.join("; ")}**` : ""}`;
+}
+function unknownMembersMarkdown(report) {
+  return describeUnknownMembers(report, (t) => escapeMd(t));
+}
+var DRIFT_ACCESS_HEADING, DEFAULT_HINT, MAX_LISTED_FOLDERS, MAX_TARGETS, MERGE_ALERTS_OVER;
+var init_access = __esm({
+  "src/render/access.ts"() {
+    "use strict";
+    init_access_changes();
+    init_text();
+    DRIFT_ACCESS_HEADING = "Access on the server compared with git";
+    DEFAULT_HINT = "the output of `mftops plan`";
+    MAX_LISTED_FOLDERS = 100;
+    MAX_TARGETS = 10;
+    MERGE_ALERTS_OVER = 3;
+  }
+});
+
+// src/plan/diagnostics.ts
+var init_diagnostics5 = __esm({
+  "src/plan/diagnostics.ts"() {
+    "use strict";
+    init_diagnostics3();
+  }
+});
+
+// src/plan/assemble-plan.ts
+function assemblePlan(header, changes, errored, access) {
+  const { toolVersion, createdAt, environment, servers, manifestDigest: manifestDigest2, variables, targets, pruneOff, transferChecks } = header;
+  const scheduled = scheduleChanges(changes);
+  return {
+    toolVersion,
+    createdAt,
+    environment,
+    servers,
+    manifestDigest: manifestDigest2,
+    ...variables !== void 0 ? { variables } : {},
+    ...targets !== void 0 ? { targets } : {},
+    ...pruneOff !== void 0 ? { pruneOff } : {},
+    errored,
+    applyable: isApplyable(errored, scheduled),
+    changes: scheduled,
+    summary: summarize(scheduled),
+    ...access !== void 0 ? { access } : {},
+    ...transferChecks !== void 0 ? { transferChecks } : {}
+  };
+}
+var init_assemble_plan = __esm({
+  "src/plan/assemble-plan.ts"() {
+    "use strict";
+    init_execution_order();
+    init_model3();
   }
 });
 
@@ -21262,6 +21984,8 @@ function computePlan(input) {
     scope: input.scope,
     cwd: input.cwd,
     taskVocabulary: input.taskVocabulary,
+    rotatePasswords: input.rotatePasswords === true,
+    serverAccounts: Object.fromEntries(Object.entries(input.servers).map(([service, identity2]) => [service, identity2?.username])),
     diagnostics,
     bases,
     add: (change, depth = 0) => items.push({ change, rank: definition.rank, depth, seq: sequence++ })
@@ -21288,11 +22012,11 @@ function computePlan(input) {
   };
   const automation = input.live.automation;
   const userGroups = automation?.userGroupMembers ? { members: automation.userGroupMembers, acls: automation.acls ?? /* @__PURE__ */ new Map() } : void 0;
-  const transferMembers = input.live.transfer?.groupMembers;
+  const transfer = input.live.transfer;
   return {
-    plan: assemblePlan(header, changes, errored, planAccessChanges(changes, bases, transferMembers, userGroups)),
+    plan: assemblePlan(header, changes, errored, planAccessChanges(changes, bases, transfer, userGroups)),
     diagnostics,
-    accessWith: (known) => planAccessChanges(changes, bases, transferMembers, known)
+    accessWith: (known) => planAccessChanges(changes, bases, transfer, known)
   };
 }
 function withResolvedNames(changes, desired) {
@@ -21352,7 +22076,7 @@ function selectTargets(items, targets, desired, diagnostics) {
 var init_compute_plan = __esm({
   "src/plan/compute-plan.ts"() {
     "use strict";
-    init_model3();
+    init_model4();
     init_folder_path();
     init_order();
     init_diagnostics2();
@@ -21361,7 +22085,7 @@ var init_compute_plan = __esm({
     init_diagnostics5();
     init_assemble_plan();
     init_access_changes();
-    init_model2();
+    init_model3();
     init_source();
   }
 });
@@ -21380,17 +22104,17 @@ function normalizeArgs(name, defaultCode, message, node, cause) {
     range: opts.range
   };
 }
-function parseError(code5, message, node) {
-  if (typeof code5 === "object") return new ParseError(code5);
-  return new ParseError({ code: code5, message, node });
+function parseError(code6, message, node) {
+  if (typeof code6 === "object") return new ParseError(code6);
+  return new ParseError({ code: code6, message, node });
 }
-function evaluationError(code5, message, node) {
-  if (typeof code5 === "object") return new EvaluationError(code5);
-  return new EvaluationError({ code: code5, message, node });
+function evaluationError(code6, message, node) {
+  if (typeof code6 === "object") return new EvaluationError(code6);
+  return new EvaluationError({ code: code6, message, node });
 }
-function typeError(code5, message, node) {
-  if (typeof code5 === "object") return new TypeError2(code5);
-  return new TypeError2({ code: code5, message, node });
+function typeError(code6, message, node) {
+  if (typeof code6 === "object") return new TypeError2(code6);
+  return new TypeError2({ code: code6, message, node });
 }
 function normalizeRange(node) {
   const start = node?.pos ?? node?.start;
@@ -21437,10 +22161,10 @@ var init_errors3 = __esm({
       #code;
       #range;
       #summary;
-      constructor({ name, code: code5, message, node, cause, range }) {
+      constructor({ name, code: code6, message, node, cause, range }) {
         super(message, cause ? { cause } : void 0);
         this.name = name;
-        this.#code = code5;
+        this.#code = code6;
         this.#summary = message;
         this.#node = node;
         this.#range = range && normalizeRange(range) || normalizeRange(node);
@@ -23449,13 +24173,13 @@ function checkOptionalAccessNode(chk, ast, ctx) {
   const actualType = leftType.kind === "optional" ? leftType.valueType : leftType;
   return chk.registry.getOptionalType(chk.checkAccessOnType(ast, ctx, actualType, true));
 }
-function checkElementHomogenous(chk, ctx, expected, el, code5) {
+function checkElementHomogenous(chk, ctx, expected, el, code6) {
   const type = chk.check(el, ctx);
   if (type === expected || expected.isEmpty()) return type;
   if (type.isEmpty()) return expected;
   throw chk.createError(
-    code5,
-    `${HOMOGENEOUS_PREFIX[code5]} expected type '${chk.formatType(expected)}' but found '${chk.formatType(type)}'`,
+    code6,
+    `${HOMOGENEOUS_PREFIX[code6]} expected type '${chk.formatType(expected)}' but found '${chk.formatType(type)}'`,
     el
   );
 }
@@ -24878,9 +25602,9 @@ var init_parser = __esm({
               return this.readIdentifier();
             }
             default: {
-              const code5 = ch.charCodeAt(0);
-              if (code5 <= 57 && code5 >= 48) return this.readNumber();
-              if (this._isIdentifierCharCode(code5)) return this.readIdentifier();
+              const code6 = ch.charCodeAt(0);
+              if (code6 <= 57 && code6 >= 48) return this.readNumber();
+              if (this._isIdentifierCharCode(code6)) return this.readIdentifier();
             }
           }
           throw parseError("unexpected_character", `Unexpected character: ${ch}`, {
@@ -24926,8 +25650,8 @@ var init_parser = __esm({
           { pos: start, start, end: this.pos, input: this.input }
         );
       }
-      _readDigits(input, length, pos, code5) {
-        while (pos < length && (code5 = input.charCodeAt(pos)) && !(code5 > 57 || code5 < 48)) pos++;
+      _readDigits(input, length, pos, code6) {
+        while (pos < length && (code6 = input.charCodeAt(pos)) && !(code6 > 57 || code6 < 48)) pos++;
         return pos;
       }
       _readExponent(input, length, pos) {
@@ -25047,9 +25771,9 @@ var init_parser = __esm({
           input
         });
       }
-      #escapeErr(code5, offset, len, i, chars, extra) {
+      #escapeErr(code6, offset, len, i, chars, extra) {
         const start = offset + i;
-        return parseError(code5, ESCAPE_ERRORS[code5](extra), {
+        return parseError(code6, ESCAPE_ERRORS[code6](extra), {
           input: this.input,
           pos: start,
           start,
@@ -26010,7 +26734,7 @@ var init_evaluate = __esm({
     init_glob();
     init_is_record();
     init_compute_plan();
-    init_model2();
+    init_model3();
     init_common();
     init_policy_expression();
     init_run_check();
@@ -26066,10 +26790,10 @@ var init_secret_references = __esm({
 });
 
 // src/manifest/fast-yaml.ts
-function parseSimpleYaml(text2) {
-  if (text2.includes("	") || text2.includes("\r")) return void 0;
+function parseSimpleYaml(text3) {
+  if (text3.includes("	") || text3.includes("\r")) return void 0;
   try {
-    return readDocuments(text2);
+    return readDocuments(text3);
   } catch (err) {
     if (err instanceof OutOfSubset || err instanceof RangeError) return void 0;
     throw err;
@@ -26097,29 +26821,29 @@ function addLine(start, end, indent, no) {
   lines.no[i] = no;
   lines.count = i + 1;
 }
-function readDocuments(text2) {
+function readDocuments(text3) {
   lines.count = 0;
   const segments = [0];
   let separators = 0;
   let lineNo = 0;
-  for (let pos = 0; pos <= text2.length; ) {
-    let nl = text2.indexOf("\n", pos);
-    if (nl === -1) nl = text2.length;
+  for (let pos = 0; pos <= text3.length; ) {
+    let nl = text3.indexOf("\n", pos);
+    if (nl === -1) nl = text3.length;
     lineNo++;
-    const c0 = pos < nl ? text2.charCodeAt(pos) : -1;
-    if (c0 === DASH && text2.startsWith("---", pos)) {
+    const c0 = pos < nl ? text3.charCodeAt(pos) : -1;
+    if (c0 === DASH && text3.startsWith("---", pos)) {
       if (nl - pos !== 3) bail();
       separators++;
       segments.push(lines.count);
       pos = nl + 1;
       continue;
     }
-    if (c0 === 37 || c0 === 46 && text2.startsWith("...", pos)) bail();
+    if (c0 === 37 || c0 === 46 && text3.startsWith("...", pos)) bail();
     let start = pos;
-    while (start < nl && text2.charCodeAt(start) === SPACE) start++;
+    while (start < nl && text3.charCodeAt(start) === SPACE) start++;
     let end = nl;
-    while (end > start && text2.charCodeAt(end - 1) === SPACE) end--;
-    if (end > start && text2.charCodeAt(start) !== HASH) addLine(start, end, start - pos, lineNo);
+    while (end > start && text3.charCodeAt(end - 1) === SPACE) end--;
+    if (end > start && text3.charCodeAt(start) !== HASH) addLine(start, end, start - pos, lineNo);
     pos = nl + 1;
   }
   segments.push(lines.count);
@@ -26130,7 +26854,7 @@ function readDocuments(text2) {
     const to = segments[s + 1];
     if (from === to) bail();
     if (lines.indent[from] !== 0) bail();
-    const reader = new BlockReader(text2, from, to);
+    const reader = new BlockReader(text3, from, to);
     if (reader.isSeqItem(from)) bail();
     const data = reader.mapping(0);
     if (!reader.done()) bail();
@@ -26139,24 +26863,24 @@ function readDocuments(text2) {
   if (docs.length === 0) bail();
   return docs;
 }
-function keyColon(text2, p, end) {
-  const c0 = text2.charCodeAt(p);
+function keyColon(text3, p, end) {
+  const c0 = text3.charCodeAt(p);
   if (!(c0 < 128 && KEY_START[c0] === 1)) return -1;
   let h = c0;
   let i = p + 1;
   for (; ; ) {
     for (; i < end; i++) {
-      const c2 = text2.charCodeAt(i);
+      const c2 = text3.charCodeAt(i);
       if (!isKeyChar(c2)) break;
       h = h * 31 + c2 | 0;
     }
     if (i >= end) return -1;
-    const c = text2.charCodeAt(i);
+    const c = text3.charCodeAt(i);
     if (c === COLON) {
       keyHash = h;
-      return i + 1 === end || text2.charCodeAt(i + 1) === SPACE ? i : -1;
+      return i + 1 === end || text3.charCodeAt(i + 1) === SPACE ? i : -1;
     }
-    if (c === SPACE && i + 1 < end && isKeyChar(text2.charCodeAt(i + 1))) {
+    if (c === SPACE && i + 1 < end && isKeyChar(text3.charCodeAt(i + 1))) {
       h = h * 31 + SPACE | 0;
       i++;
       continue;
@@ -26164,32 +26888,32 @@ function keyColon(text2, p, end) {
     return -1;
   }
 }
-function readKey(text2, start, colon) {
+function readKey(text3, start, colon) {
   const slot = keyHash & KEY_CACHE_SIZE - 1;
   const cached = keyCache[slot];
-  if (cached !== void 0 && cached.length === colon - start && text2.startsWith(cached, start)) return cached;
-  const key = text2.slice(start, colon);
+  if (cached !== void 0 && cached.length === colon - start && text3.startsWith(cached, start)) return cached;
+  const key = text3.slice(start, colon);
   if (resolvePlain(key) !== key || key === "__proto__") bail();
   keyCache[slot] = key;
   return key;
 }
-function readLineValue(text2, start, end) {
-  const c = text2.charCodeAt(start);
+function readLineValue(text3, start, end) {
+  const c = text3.charCodeAt(start);
   if (c === 34 || c === 39 || c === 91 || c === 123) {
-    flow.reset(text2, start, end);
+    flow.reset(text3, start, end);
     const value = flow.value();
     flow.end();
     return value;
   }
   let stop = end;
   for (let i = start + 1; i < end; i++) {
-    if (text2.charCodeAt(i) === HASH && text2.charCodeAt(i - 1) === SPACE) {
+    if (text3.charCodeAt(i) === HASH && text3.charCodeAt(i - 1) === SPACE) {
       stop = i - 1;
       break;
     }
   }
-  while (stop > start && text2.charCodeAt(stop - 1) === SPACE) stop--;
-  const plain = text2.slice(start, stop);
+  while (stop > start && text3.charCodeAt(stop - 1) === SPACE) stop--;
+  const plain = text3.slice(start, stop);
   if (plain.includes(": ") || plain.endsWith(":")) bail();
   return resolvePlain(plain);
 }
@@ -26261,8 +26985,8 @@ var init_fast_yaml = __esm({
       #i;
       #to;
       #text;
-      constructor(text2, from, to) {
-        this.#text = text2;
+      constructor(text3, from, to) {
+        this.#text = text3;
         this.#i = from;
         this.#to = to;
       }
@@ -26277,7 +27001,7 @@ var init_fast_yaml = __esm({
       }
       mapping(indent) {
         const out = {};
-        const text2 = this.#text;
+        const text3 = this.#text;
         const { start: starts, end: ends, indent: indents } = lines;
         while (this.#i < this.#to) {
           const i = this.#i;
@@ -26286,20 +27010,20 @@ var init_fast_yaml = __esm({
           if (lineIndent > indent || this.isSeqItem(i)) bail();
           const start = starts[i];
           const end = ends[i];
-          const colon = keyColon(text2, start, end);
+          const colon = keyColon(text3, start, end);
           if (colon === -1) bail();
-          const key = readKey(text2, start, colon);
+          const key = readKey(text3, start, colon);
           if (Object.hasOwn(out, key)) bail();
           let rest = colon + 1;
-          while (rest < end && text2.charCodeAt(rest) === SPACE) rest++;
+          while (rest < end && text3.charCodeAt(rest) === SPACE) rest++;
           this.#i++;
-          out[key] = rest === end || text2.charCodeAt(rest) === HASH ? this.#nested(indent, true) : this.#inline(rest, end, indent);
+          out[key] = rest === end || text3.charCodeAt(rest) === HASH ? this.#nested(indent, true) : this.#inline(rest, end, indent);
         }
         return out;
       }
       sequence(indent) {
         const out = [];
-        const text2 = this.#text;
+        const text3 = this.#text;
         const { start: starts, end: ends, indent: indents } = lines;
         while (this.#i < this.#to) {
           const i = this.#i;
@@ -26310,14 +27034,14 @@ var init_fast_yaml = __esm({
           const start = starts[i];
           const end = ends[i];
           let rest = start + 1;
-          while (rest < end && text2.charCodeAt(rest) === SPACE) rest++;
-          if (rest === end || text2.charCodeAt(rest) === HASH) {
+          while (rest < end && text3.charCodeAt(rest) === SPACE) rest++;
+          if (rest === end || text3.charCodeAt(rest) === HASH) {
             this.#i++;
             out.push(this.#nested(indent, false));
           } else {
             starts[i] = rest;
             const nestedSeq = this.isSeqItem(i);
-            if (nestedSeq || keyColon(text2, rest, end) !== -1) {
+            if (nestedSeq || keyColon(text3, rest, end) !== -1) {
               indents[i] = lineIndent + (rest - start);
               out.push(nestedSeq ? this.sequence(indents[i]) : this.mapping(indents[i]));
             } else {
@@ -26484,26 +27208,26 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
   const fileStart = { file, line: 1, col: 1 };
   const tooLarge = checkFileSize(file, typeof content === "string" ? Buffer.byteLength(content) : content.byteLength, limits);
   if (tooLarge) return fail(file, [tooLarge]);
-  let text2;
+  let text3;
   if (typeof content === "string") {
-    text2 = content;
+    text3 = content;
   } else {
     if (content.includes(0)) {
       return fail(file, [createDiagnostic("error", "MF005", fileStart, "file holds binary data (NUL bytes), not YAML text")]);
     }
     try {
-      text2 = UTF8.decode(content);
+      text3 = UTF8.decode(content);
     } catch {
       return fail(file, [createDiagnostic("error", "MF005", firstInvalidUtf8(file, content), "file is not valid UTF-8 text", { hint: "save it as UTF-8" })]);
     }
   }
-  if (text2.includes("\0")) {
+  if (text3.includes("\0")) {
     return fail(file, [createDiagnostic("error", "MF005", fileStart, "file holds binary data (NUL characters), not YAML text")]);
   }
-  if (text2.charCodeAt(0) === 65279) text2 = text2.slice(1);
-  const fast = parseSimpleYaml(text2);
+  if (text3.charCodeAt(0) === 65279) text3 = text3.slice(1);
+  const fast = parseSimpleYaml(text3);
   if (fast) {
-    const maps = new LazyFileSourceMaps(file, text2);
+    const maps = new LazyFileSourceMaps(file, text3);
     const documents2 = fast.map(
       (d) => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: new LazySourceMap(maps, d.index) })
     );
@@ -26514,7 +27238,7 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
   const documents = [];
   let docs;
   try {
-    const parsed = (0, import_yaml5.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
+    const parsed = (0, import_yaml5.parseAllDocuments)(text3, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
     docs = Array.isArray(parsed) ? parsed : [];
   } catch (err) {
     return fail(file, [createDiagnostic("error", "MF003", fileStart, `YAML could not be parsed: ${oneLine3(err)}`)]);
@@ -26526,8 +27250,8 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
     return { file, line: p.line, col: p.col, endLine: e.line, endCol: e.col };
   };
   docs.forEach((doc, index) => {
-    for (const err of doc.errors) diagnostics.push(yamlDiagnostic("error", err, text2, at));
-    for (const warn of doc.warnings) diagnostics.push(yamlDiagnostic("warning", warn, text2, at));
+    for (const err of doc.errors) diagnostics.push(yamlDiagnostic("error", err, text3, at));
+    for (const warn of doc.warnings) diagnostics.push(yamlDiagnostic("warning", warn, text3, at));
     if (doc.errors.length > 0) return;
     if (doc.contents === null || isEmptyScalar(doc.contents) && doc.contents.range?.[0] === doc.contents.range?.[1]) return;
     let data;
@@ -26560,7 +27284,7 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
   });
   if (documents.length === 0 && diagnostics.every((d) => d.severity !== "error")) {
     diagnostics.push(
-      createDiagnostic("error", "MF006", fileStart, text2.trim() === "" ? "file is empty" : "file holds no YAML documents (only comments or empty documents)", {
+      createDiagnostic("error", "MF006", fileStart, text3.trim() === "" ? "file is empty" : "file holds no YAML documents (only comments or empty documents)", {
         hint: "add a manifest or delete the file"
       })
     );
@@ -26598,12 +27322,12 @@ function fail(file, diagnostics) {
 function isEmptyScalar(node) {
   return typeof node === "object" && node !== null && "value" in node && node.value === null;
 }
-function yamlDiagnostic(severity, err, text2, at) {
+function yamlDiagnostic(severity, err, text3, at) {
   const [start, end] = err.pos;
   const where = at(start, end);
   switch (err.code) {
     case "DUPLICATE_KEY": {
-      const lineRest = text2.slice(start, text2.indexOf("\n", start) === -1 ? void 0 : text2.indexOf("\n", start));
+      const lineRest = text3.slice(start, text3.indexOf("\n", start) === -1 ? void 0 : text3.indexOf("\n", start));
       const key = (/^\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^:#{}[\],]*?))\s*:/.exec(lineRest)?.slice(1).find((k) => k !== void 0) ?? "").trim();
       return createDiagnostic(severity, "MF002", where, key ? `duplicate key \`${key}\` in this mapping` : "duplicate key in this mapping", {
         hint: "a key may appear once per mapping; keep one"
@@ -26615,7 +27339,7 @@ function yamlDiagnostic(severity, err, text2, at) {
       return createDiagnostic(severity, "MF003", where, "document nests too deeply to be read");
     case "MISSING_CHAR": {
       const quote3 = /closing (["'])/.exec(err.message)?.[1];
-      const open4 = quote3 === void 0 ? -1 : text2.lastIndexOf(quote3, start - 1);
+      const open4 = quote3 === void 0 ? -1 : text3.lastIndexOf(quote3, start - 1);
       if (quote3 !== void 0 && open4 >= 0) return createDiagnostic(severity, "MF001", at(open4), `string opened with ${quote3} is never closed`);
       return createDiagnostic(severity, "MF001", where, `YAML: ${oneLine3(err.message)}`);
     }
@@ -26624,8 +27348,8 @@ function yamlDiagnostic(severity, err, text2, at) {
   }
 }
 function oneLine3(err) {
-  const text2 = err instanceof Error ? err.message : String(err);
-  const first = text2.split(/\r?\n/)[0] ?? "";
+  const text3 = err instanceof Error ? err.message : String(err);
+  const first = text3.split(/\r?\n/)[0] ?? "";
   return first.replace(/ at line \d+, column \d+:?$/, "").trim();
 }
 function formatBytes(n) {
@@ -26674,9 +27398,9 @@ var init_parse = __esm({
       #text;
       #parsed;
       #maps;
-      constructor(file, text2) {
+      constructor(file, text3) {
         this.#file = file;
-        this.#text = text2;
+        this.#text = text3;
       }
       mapOf(index) {
         const maps = this.#maps ??= /* @__PURE__ */ new Map();
@@ -26767,9 +27491,9 @@ function normalizeParameters(data) {
     const raw = data[name];
     const record = isRecord(raw);
     const value = record ? raw.value : raw;
-    const text2 = typeof value === "number" ? String(value) : typeof value === "string" ? value : "";
+    const text3 = typeof value === "number" ? String(value) : typeof value === "string" ? value : "";
     const marked = record && raw.secret === true;
-    const param = { value: text2, secret: marked || parseSecretRef(text2) !== void 0 };
+    const param = { value: text3, secret: marked || parseSecretRef(text3) !== void 0 };
     if (name === "__proto__") setOwn(out, name, param);
     else out[name] = param;
   }
@@ -26807,6 +27531,8 @@ function identityKey(doc) {
   switch (doc.kind) {
     case "Task":
     case "FolderPermissions":
+    case "User":
+    case "Group":
       return doc.name.toLowerCase();
     case "ResourceGroupAcl": {
       const spec = asRecord(doc.spec);
@@ -26827,6 +27553,10 @@ function describeIdentity(doc) {
       return `Task \`${doc.name}\``;
     case "FolderPermissions":
       return `FolderPermissions for \`${doc.name}\``;
+    case "User":
+      return `User \`${doc.name}\``;
+    case "Group":
+      return `Group \`${doc.name}\``;
     case "ResourceGroupAcl": {
       const spec = asRecord(doc.spec);
       return `a ResourceGroupAcl for resource group \`${String(spec?.resourceGroup)}\` and user group \`${String(spec?.userGroup)}\``;
@@ -27250,9 +27980,9 @@ function selectDocument(doc, env, diagnostics) {
 function substituteVariables(doc, env, diagnostics, used) {
   const unresolved = [];
   let reference;
-  const problem = (code5, path, summary, hint) => {
+  const problem = (code6, path, summary, hint) => {
     const at = doc.sourceMap.locate(path);
-    diagnostics.push(createDiagnostic("error", code5, reference === void 0 ? at : referenceAt(at, reference.text, reference.offset), summary, { hint }));
+    diagnostics.push(createDiagnostic("error", code6, reference === void 0 ? at : referenceAt(at, reference.text, reference.offset), summary, { hint }));
     unresolved.push(path);
   };
   const lookup = (name, path) => {
@@ -27279,7 +28009,7 @@ function substituteVariables(doc, env, diagnostics, used) {
     }
     return void 0;
   };
-  const text2 = (value, path, secret) => {
+  const text3 = (value, path, secret) => {
     if (!value.includes("{var:")) return value;
     reference = void 0;
     if (secret && /(^|[^$])\$\{var:/.test(value)) {
@@ -27310,7 +28040,7 @@ function substituteVariables(doc, env, diagnostics, used) {
     });
   };
   const walk2 = (value, path, secret) => {
-    if (typeof value === "string") return text2(value, path, secret);
+    if (typeof value === "string") return text3(value, path, secret);
     if (Array.isArray(value)) {
       let out;
       value.forEach((item, i) => {
@@ -27338,10 +28068,10 @@ function substituteVariables(doc, env, diagnostics, used) {
   if (data === doc.data && unresolved.length === 0) return doc;
   return { ...doc, data, ...unresolved.length > 0 ? { unresolved } : {} };
 }
-function referenceAt(at, text2, offset) {
-  if (at.endLine !== at.line || at.endCol === void 0 || text2.includes("\n")) return at;
+function referenceAt(at, text3, offset) {
+  if (at.endLine !== at.line || at.endCol === void 0 || text3.includes("\n")) return at;
   const written = at.endCol - at.col;
-  const shift = written === text2.length ? offset : written === text2.length + 2 ? offset + 1 : void 0;
+  const shift = written === text3.length ? offset : written === text3.length + 2 ? offset + 1 : void 0;
   return shift === void 0 ? at : { file: at.file, line: at.line, col: at.col + shift };
 }
 var VAR_REFERENCE, WHOLE_REFERENCE;
@@ -27829,8 +28559,8 @@ function readOpenFile(fd, size) {
   return total < size ? buffer.subarray(0, total) : buffer;
 }
 function errnoText(err) {
-  const code5 = err?.code;
-  switch (code5) {
+  const code6 = err?.code;
+  switch (code6) {
     case "ENOENT":
       return "no such file or folder";
     case "EACCES":
@@ -27841,7 +28571,7 @@ function errnoText(err) {
     case "ELOOP":
       return "too many symbolic links";
     default:
-      return code5 ?? (err instanceof Error ? err.message : String(err));
+      return code6 ?? (err instanceof Error ? err.message : String(err));
   }
 }
 var SMALL_FILE_BYTES, smallFileBuffer;
@@ -27936,10 +28666,10 @@ async function confineSecretReferences(set, confinement, ctx) {
   }
   return out;
 }
-function wholeNumberOption(option, text2, min, max) {
-  const n = Number(text2);
-  if (!/^\d+$/.test(text2.trim()) || !Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text2}"`);
+function wholeNumberOption(option, text3, min, max) {
+  const n = Number(text3);
+  if (!/^\d+$/.test(text3.trim()) || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${option} must be a whole number from ${min} to ${max}, not "${text3}"`);
   }
   return n;
 }
@@ -28051,7 +28781,7 @@ function runInWorker(checks, budgetMs) {
       else arm();
     });
     worker.on("error", (err) => finish2(`the evaluation stopped: ${err.message.split("\n")[0]}`));
-    worker.on("exit", (code5) => finish2(`the evaluation stopped (exit code ${code5})`));
+    worker.on("exit", (code6) => finish2(`the evaluation stopped (exit code ${code6})`));
   });
 }
 var WORKER, BUNDLED_WORKER;
@@ -28117,7 +28847,7 @@ async function withPolicyDiagnostics(set) {
 async function policyDiagnostics(manifests, policies) {
   const [{ evaluateObjectPolicies: evaluateObjectPolicies2, objectOf: objectOf2 }, { formatAddress: formatAddress2 }, { createPolicyRunner: createPolicyRunner2 }] = await Promise.all([
     Promise.resolve().then(() => (init_evaluate(), evaluate_exports)),
-    Promise.resolve().then(() => (init_model2(), model_exports)),
+    Promise.resolve().then(() => (init_model3(), model_exports)),
     Promise.resolve().then(() => (init_run_policy_checks(), run_policy_checks_exports))
   ]);
   const subjects = manifests.map((m) => ({ address: formatAddress2(m.kind, m.name), kind: m.kind, name: m.name, object: objectOf2(m), source: m.source }));
@@ -28250,7 +28980,7 @@ var init_io = __esm({
     "use strict";
     init_folder_path();
     init_map_with_concurrency();
-    init_model2();
+    init_model3();
     init_plan();
     init_kind_io();
     FOLDER_PERMISSIONS_IO = {
@@ -28681,6 +29411,283 @@ var init_io3 = __esm({
   }
 });
 
+// src/kinds/user/io.ts
+function userId(ctx, step2) {
+  const id = ctx.created.idOf(step2.address);
+  if (id === void 0) throw new StepError(`user ${step2.username} has no known id (was it created?)`);
+  return id;
+}
+function withoutWriteOnly(body) {
+  return Object.fromEntries(Object.entries(body).filter(([k]) => !WRITE_ONLY.includes(k)));
+}
+function differingFields2(body, details) {
+  const out = {};
+  for (const [k, sent] of Object.entries(withoutWriteOnly(body))) {
+    const read = details[k];
+    const same = read === sent || typeof read === "string" && typeof sent === "string" && read.toLowerCase() === sent.toLowerCase() && k !== "notes";
+    if (!same) out[k] = sent;
+  }
+  return Object.keys(out).length > 0 ? out : void 0;
+}
+var WRITE_ONLY, USER_IO;
+var init_io4 = __esm({
+  "src/kinds/user/io.ts"() {
+    "use strict";
+    init_map_with_concurrency();
+    init_kind_io();
+    init_plan4();
+    WRITE_ONLY = ["password", "homeFolderPath", "username"];
+    USER_IO = {
+      kind: "User",
+      idsOf: (id) => ({ user: id }),
+      idIn: (ids) => ids.user,
+      liveNeeds(manifests, scope, prune) {
+        const users = manifests.filter((m) => m.kind === "User");
+        const pruned = prune.includes("User") && (scope.users ?? []).length > 0;
+        if (users.length === 0 && !pruned) return {};
+        return { transfer: { users: true, userDetails: users.flatMap((m) => [m.name, ...m.previousNames]) } };
+      },
+      planSteps(change, payload) {
+        const address = change.address;
+        if (change.action === "delete") return [{ op: "user-delete", address, username: change.name, id: liveIdOf(change) }];
+        if (payload?.kind !== "User") return planBug(change, "no user payload");
+        const steps = [];
+        switch (change.action) {
+          case "create":
+            if (payload.create === void 0) return planBug(change, "no user to create");
+            steps.push({ op: "user-create", address, username: payload.username, body: payload.create });
+            break;
+          case "update":
+            liveIdOf(change);
+            break;
+          default:
+            return planBug(change, `action ${change.action}`);
+        }
+        if (payload.patch !== void 0 && Object.keys(payload.patch).length > 0)
+          steps.push({ op: "user-patch", address, username: payload.username, body: payload.patch });
+        return steps;
+      },
+      async sendStep(step2, ctx) {
+        switch (step2.op) {
+          case "user-create": {
+            const created = await transferWriter(ctx).createUser(step2.body);
+            return { user: created.id };
+          }
+          case "user-patch": {
+            const id = userId(ctx, step2);
+            await transferWriter(ctx).patchUser(id, step2.body);
+            return { user: id };
+          }
+          case "user-delete":
+            await transferWriter(ctx).deleteUser(step2.id);
+            return { user: step2.id };
+          default: {
+            const never = step2;
+            throw new Error(`unknown step ${String(never)}`);
+          }
+        }
+      },
+      async confirmStep(step2, ctx) {
+        switch (step2.op) {
+          case "user-create": {
+            const found = await transferWriter(ctx).findUser(step2.username);
+            if (!found) return { kind: "resend", step: step2 };
+            const details = await transferWriter(ctx).getUser(found.id);
+            const differs = differingFields2(step2.body, details);
+            return differs === void 0 ? { kind: "done", ids: { user: found.id } } : { kind: "resend", step: { op: "user-patch", address: step2.address, username: step2.username, body: differs } };
+          }
+          case "user-patch": {
+            const id = userId(ctx, step2);
+            const details = await readOrNull(() => transferWriter(ctx).getUser(id));
+            if (!details) return { kind: "fail", message: `user ${step2.username} (id ${id}) no longer exists` };
+            if (details.username.toLowerCase() !== step2.username.toLowerCase())
+              return { kind: "fail", message: `user id ${id} is now ${details.username}, not ${step2.username}` };
+            if (step2.body.password !== void 0) return { kind: "resend", step: step2 };
+            return differingFields2(step2.body, details) === void 0 ? { kind: "done", ids: { user: id } } : { kind: "resend", step: step2 };
+          }
+          case "user-delete": {
+            const user = await readOrNull(() => transferWriter(ctx).getUser(step2.id));
+            return user ? { kind: "resend", step: step2 } : { kind: "done", ids: { user: step2.id } };
+          }
+          default: {
+            const never = step2;
+            throw new Error(`unknown step ${String(never)}`);
+          }
+        }
+      },
+      // Verification reads every field back but the password, which no read returns.
+      verifySteps: (change) => USER_IO.planSteps(change, change.payload).map((step2) => step2.op === "user-delete" ? step2 : { ...step2, body: withoutWriteOnly(step2.body) }),
+      async readTouched(changes, readers, parallelism) {
+        const transfer = needReader(readers.transfer, "transfer");
+        const users = await transfer.listUsers({ fresh: true });
+        const byId = new Map(users.map((u) => [u.id, u]));
+        const byName = /* @__PURE__ */ new Map();
+        for (const u of users) if (!byName.has(u.username.toLowerCase())) byName.set(u.username.toLowerCase(), u);
+        const updated = [...new Set(changes.filter((c) => c.action === "update" && c.liveId !== void 0 && byId.has(c.liveId)).map((c) => c.liveId))];
+        const read = await mapWithConcurrency(updated, parallelism, (id) => readOrNull(() => transfer.getUser(id)));
+        return { byId, byName, details: new Map(updated.map((id, i) => [id, read[i] ?? null])) };
+      },
+      findStale(c, now) {
+        if (c.action === "create") {
+          const other = now.byName.get(c.name.toLowerCase());
+          return other ? [{ how: "appeared", detail: `a user named ${other.username} now exists (id ${other.id})` }] : [];
+        }
+        const user = c.liveId !== void 0 ? now.byId.get(c.liveId) : void 0;
+        if (!user) return [{ how: "gone", detail: `user id ${c.liveId ?? "?"}` }];
+        const expected = c.previousName ?? c.name;
+        if (user.username.toLowerCase() !== expected.toLowerCase()) return [{ how: "changed", detail: `user id ${user.id} is now named ${user.username}` }];
+        const details = now.details.get(user.id);
+        if (c.action === "update" && !details) return [{ how: "gone", detail: `user ${user.username} (id ${user.id})` }];
+        return fingerprintUser(user, c.action === "update" ? details ?? void 0 : void 0) !== c.fingerprint ? [{ how: "changed" }] : [];
+      },
+      describeLeftUndone: (change) => change.action === "create" ? "the user was created, but not all of its settings were set" : void 0,
+      describeNeeded: describeNeededChange,
+      // Only the password is a reference: a note or a name that reads `${env:…}` is sent as written.
+      mapPayloadStrings(payload, walk2) {
+        if (payload.kind !== "User") return payload;
+        const mapped = (body) => body === void 0 || typeof body.password !== "string" ? body : { ...body, password: walk2(body.password) };
+        const create = mapped(payload.create);
+        const patch = mapped(payload.patch);
+        return { kind: "User", username: payload.username, ...create ? { create } : {}, ...patch ? { patch } : {} };
+      }
+    };
+  }
+});
+
+// src/kinds/group/io.ts
+function groupId(ctx, step2) {
+  const id = ctx.created.idOf(step2.address);
+  if (id === void 0) throw new StepError(`group ${step2.name} has no known id (was it created?)`);
+  return id;
+}
+function memberId(m, group, ctx) {
+  if (m.id !== void 0) return m.id;
+  if (m.createdBy !== void 0) return ctx.created.require(m.createdBy, `add ${m.username} to group ${group}`);
+  throw new StepError(`member ${m.username} of group ${group} has no user id in the plan; make the plan again`);
+}
+function memberIds(members, group, ctx) {
+  return members.map((m) => memberId(m, group, ctx));
+}
+async function readMemberIds(writer, id, name) {
+  await Promise.all([writer.listUsers({ fresh: true }), writer.listGroups({ fresh: true })]);
+  const members = (await writer.listGroupMembers([id])).members.get(id);
+  if (members === void 0) throw new StepError(`the members of group ${name} cannot be read back: the outcome is not known`);
+  return members;
+}
+function findByName(groups, name) {
+  const exact = groups.find((g) => g.name === name);
+  if (exact) return exact;
+  const loose = groups.filter((g) => g.name.toLowerCase() === name.toLowerCase());
+  return loose.length === 1 ? loose[0] : void 0;
+}
+var GROUP_IO;
+var init_io5 = __esm({
+  "src/kinds/group/io.ts"() {
+    "use strict";
+    init_kind_io();
+    init_plan5();
+    GROUP_IO = {
+      kind: "Group",
+      idsOf: (id) => ({ group: id }),
+      idIn: (ids) => ids.group,
+      liveNeeds(manifests) {
+        const groups = manifests.filter((m) => m.kind === "Group");
+        if (groups.length === 0) return {};
+        return { transfer: { users: groups.length > 0, groups: true, groupNames: groups.map((m) => m.name) } };
+      },
+      planSteps(change, payload) {
+        if (payload?.kind !== "Group") return planBug(change, "no group payload");
+        const address = change.address;
+        const steps = [];
+        if (payload.create) steps.push({ op: "group-create", address, name: payload.name, ...payload.create });
+        else if (change.liveId === void 0) planBug(change, "no live id in the plan");
+        if (payload.add.length > 0) steps.push({ op: "group-members-add", address, name: payload.name, members: payload.add });
+        for (const member of payload.remove) steps.push({ op: "group-member-remove", address, name: payload.name, member });
+        return steps;
+      },
+      async sendStep(step2, ctx) {
+        const writer = transferWriter(ctx);
+        switch (step2.op) {
+          case "group-create": {
+            const group = await writer.createGroup({ name: step2.name, ...step2.description !== void 0 ? { description: step2.description } : {} });
+            return { group: group.id };
+          }
+          case "group-members-add": {
+            const id = groupId(ctx, step2);
+            await writer.addGroupMembers(id, memberIds(step2.members, step2.name, ctx));
+            return { group: id };
+          }
+          case "group-member-remove": {
+            const id = groupId(ctx, step2);
+            await writer.removeGroupMember(id, memberId(step2.member, step2.name, ctx));
+            return { group: id };
+          }
+          default: {
+            const never = step2;
+            throw new Error(`unknown step ${String(never)}`);
+          }
+        }
+      },
+      async confirmStep(step2, ctx) {
+        const writer = transferWriter(ctx);
+        switch (step2.op) {
+          case "group-create": {
+            const group = findByName(await writer.listGroups({ fresh: true }), step2.name);
+            return group ? { kind: "done", ids: { group: group.id } } : { kind: "resend", step: step2 };
+          }
+          case "group-members-add": {
+            const id = groupId(ctx, step2);
+            const now = await readMemberIds(writer, id, step2.name);
+            const missing = step2.members.filter((m) => !now.includes(memberId(m, step2.name, ctx)));
+            return missing.length === 0 ? { kind: "done", ids: { group: id } } : { kind: "resend", step: { ...step2, members: missing } };
+          }
+          case "group-member-remove": {
+            const id = groupId(ctx, step2);
+            const now = await readMemberIds(writer, id, step2.name);
+            return now.includes(memberId(step2.member, step2.name, ctx)) ? { kind: "resend", step: step2 } : { kind: "done", ids: { group: id } };
+          }
+          default: {
+            const never = step2;
+            throw new Error(`unknown step ${String(never)}`);
+          }
+        }
+      },
+      verifySteps: (change) => GROUP_IO.planSteps(change, change.payload),
+      async readTouched(changes, readers) {
+        const transfer = needReader(readers.transfer, "transfer");
+        const [users, groups] = await Promise.all([transfer.listUsers({ fresh: true }), transfer.listGroups({ fresh: true })]);
+        const ids = changes.flatMap((c) => c.liveId !== void 0 ? [c.liveId] : []);
+        const membership = ids.length > 0 ? await transfer.listGroupMembers(ids) : { form: "none", members: /* @__PURE__ */ new Map() };
+        const username = new Map(users.map((u) => [u.id, u.username]));
+        const views = groups.map((g) => {
+          const memberIds2 = membership.members.get(g.id);
+          return {
+            id: g.id,
+            name: g.name,
+            description: g.description ?? "",
+            members: memberIds2?.map((id) => ({ username: username.get(id) ?? id, id }))
+          };
+        });
+        return { groups: new Map(views.map((v) => [v.name.toLowerCase(), v])), byId: new Map(views.map((v) => [v.id, v])) };
+      },
+      findStale(c, now) {
+        if (c.action === "create") {
+          const found2 = now.groups.get(c.name.toLowerCase());
+          return found2 ? [{ how: "appeared", detail: `group ${found2.name} now exists (id ${found2.id})` }] : [];
+        }
+        const found = c.liveId === void 0 ? void 0 : now.byId.get(c.liveId);
+        if (!found) return [{ how: "gone", detail: `group id ${c.liveId ?? "?"}` }];
+        if (found.members === void 0) return [{ how: "changed", detail: "its members can no longer be read" }];
+        return fingerprintGroup(found) === c.fingerprint ? [] : [{ how: "changed", detail: "its members or description changed since the plan" }];
+      },
+      describeLeftUndone: (change) => change.payload?.kind === "Group" && change.payload.create !== void 0 ? "the group was created without all of its members" : void 0,
+      describeNeeded: describeNeededChange,
+      // Usernames and ids: nothing in them can be a reference.
+      mapPayloadStrings: (payload) => payload
+    };
+  }
+});
+
 // src/kinds/io-registry.ts
 var KIND_IO;
 var init_io_registry = __esm({
@@ -28689,10 +29696,14 @@ var init_io_registry = __esm({
     init_io();
     init_io2();
     init_io3();
+    init_io4();
+    init_io5();
     KIND_IO = {
       Task: TASK_IO,
       ResourceGroupAcl: RESOURCE_GROUP_ACL_IO,
-      FolderPermissions: FOLDER_PERMISSIONS_IO
+      FolderPermissions: FOLDER_PERMISSIONS_IO,
+      User: USER_IO,
+      Group: GROUP_IO
     };
   }
 });
@@ -28740,8 +29751,8 @@ function describeSecretProblems(problems) {
   }
   return [...byFailure.values()].map((g) => `${describeSecretFailure(g.failure)}: needed by ${g.users.join(", ")}`);
 }
-function redactSecrets(text2, secrets) {
-  let out = text2;
+function redactSecrets(text3, secrets) {
+  let out = text3;
   for (const s of [...secrets].sort((a, b) => b.length - a.length)) {
     if (s.length > 0) out = out.split(s).join("(sensitive)");
   }
@@ -29507,10 +30518,10 @@ var require_errors3 = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message, code5, data) {
+      constructor(message, code6, data) {
         super(message);
         this.name = "HTTPParserError";
-        this.code = code5 ? `HPE_${code5}` : void 0;
+        this.code = code6 ? `HPE_${code6}` : void 0;
         this.data = data ? data.toString() : void 0;
       }
       static [Symbol.hasInstance](instance) {
@@ -29537,12 +30548,12 @@ var require_errors3 = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message, code5, { headers, data }) {
+      constructor(message, code6, { headers, data }) {
         super(message);
         this.name = "RequestRetryError";
         this.message = message || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
-        this.statusCode = code5;
+        this.statusCode = code6;
         this.data = data;
         this.headers = headers;
       }
@@ -29555,12 +30566,12 @@ var require_errors3 = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message, code5, { headers, body }) {
+      constructor(message, code6, { headers, body }) {
         super(message);
         this.name = "ResponseError";
         this.message = message || "Response error";
         this.code = "UND_ERR_RESPONSE";
-        this.statusCode = code5;
+        this.statusCode = code6;
         this.body = body;
         this.headers = headers;
       }
@@ -29603,11 +30614,11 @@ var require_errors3 = __commonJS({
       }
     };
     var Socks5ProxyError = class extends UndiciError {
-      constructor(message, code5) {
+      constructor(message, code6) {
         super(message);
         this.name = "Socks5ProxyError";
         this.message = message || "SOCKS5 proxy error";
-        this.code = code5 || "UND_ERR_SOCKS5";
+        this.code = code6 || "UND_ERR_SOCKS5";
       }
     };
     var kMessageSizeExceededError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_WS_MESSAGE_SIZE_EXCEEDED");
@@ -29811,8 +30822,8 @@ var require_tree = __commonJS({
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
-        const code5 = this.code = key.charCodeAt(index);
-        if (code5 > 127) {
+        const code6 = this.code = key.charCodeAt(index);
+        if (code6 > 127) {
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
@@ -29834,11 +30845,11 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (true) {
-          const code5 = key.charCodeAt(index);
-          if (code5 > 127) {
+          const code6 = key.charCodeAt(index);
+          if (code6 > 127) {
             throw new TypeError("key must be ascii string");
           }
-          if (node.code === code5) {
+          if (node.code === code6) {
             if (length === ++index) {
               node.value = value;
               break;
@@ -29848,7 +30859,7 @@ var require_tree = __commonJS({
               node.middle = new _TstNode(key, value, index);
               break;
             }
-          } else if (node.code < code5) {
+          } else if (node.code < code6) {
             if (node.left !== null) {
               node = node.left;
             } else {
@@ -29872,19 +30883,19 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (node !== null && index < keylength) {
-          let code5 = key[index];
-          if (code5 <= 90 && code5 >= 65) {
-            code5 |= 32;
+          let code6 = key[index];
+          if (code6 <= 90 && code6 >= 65) {
+            code6 |= 32;
           }
           while (node !== null) {
-            if (code5 === node.code) {
+            if (code6 === node.code) {
               if (keylength === ++index) {
                 return node;
               }
               node = node.middle;
               break;
             }
-            node = node.code < code5 ? node.left : node.right;
+            node = node.code < code6 ? node.left : node.right;
           }
         }
         return null;
@@ -30969,11 +31980,11 @@ var require_diagnostics = __commonJS({
       diagnosticsChannel.subscribe(
         "undici:websocket:close",
         (evt) => {
-          const { websocket, code: code5, reason } = evt;
+          const { websocket, code: code6, reason } = evt;
           debugLog(
             "closed connection to %s - %s %s",
             websocket.url,
-            code5,
+            code6,
             reason
           );
         }
@@ -34002,9 +35013,9 @@ var require_util3 = __commonJS({
     }
     function isValidEncodedURL(url) {
       for (let i = 0; i < url.length; ++i) {
-        const code5 = url.charCodeAt(i);
-        if (code5 > 126 || // Non-US-ASCII + DEL
-        code5 < 32) {
+        const code6 = url.charCodeAt(i);
+        if (code6 > 126 || // Non-US-ASCII + DEL
+        code6 < 32) {
           return false;
         }
       }
@@ -34505,8 +35516,8 @@ var require_util3 = __commonJS({
       }
       const rangeStart = collectASequenceOfCodePoints(
         (char) => {
-          const code5 = char.charCodeAt(0);
-          return code5 >= 48 && code5 <= 57;
+          const code6 = char.charCodeAt(0);
+          return code6 >= 48 && code6 <= 57;
         },
         data,
         position
@@ -34532,8 +35543,8 @@ var require_util3 = __commonJS({
       }
       const rangeEnd = collectASequenceOfCodePoints(
         (char) => {
-          const code5 = char.charCodeAt(0);
-          return code5 >= 48 && code5 <= 57;
+          const code6 = char.charCodeAt(0);
+          return code6 >= 48 && code6 <= 57;
         },
         data,
         position
@@ -37045,9 +38056,9 @@ var require_client_h2 = __commonJS({
       this[kSocket][kError] = err;
       this[kClient][kOnError](err);
     }
-    function onHttp2FrameError(type, code5, id) {
+    function onHttp2FrameError(type, code6, id) {
       if (id === 0) {
-        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code5}`);
+        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code6}`);
         this[kSocket][kError] = err;
         this[kClient][kOnError](err);
       }
@@ -37374,9 +38385,9 @@ var require_client_h2 = __commonJS({
         stream.removeAllListeners("data");
         abort(err);
       });
-      stream.once("frameError", (type, code5) => {
+      stream.once("frameError", (type, code6) => {
         stream.removeAllListeners("data");
-        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code5}`));
+        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code6}`));
       });
       stream.on("aborted", () => {
         stream.removeAllListeners("data");
@@ -40149,7 +41160,7 @@ var require_retry_handler = __commonJS({
         this.handler.onRequestUpgrade?.(this.controllerProxy, statusCode, headers, socket);
       }
       static [kRetryHandlerDefaultRetry](err, { state, opts }, cb) {
-        const { statusCode, code: code5, headers } = err;
+        const { statusCode, code: code6, headers } = err;
         const { method, retryOptions } = opts;
         const {
           maxRetries,
@@ -40161,7 +41172,7 @@ var require_retry_handler = __commonJS({
           methods
         } = retryOptions;
         const { counter } = state;
-        if (code5 && code5 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code5)) {
+        if (code6 && code6 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code6)) {
           cb(err);
           return;
         }
@@ -45009,11 +46020,11 @@ var require_date = __commonJS({
       }
       let day = 0;
       if (date[5] === "0") {
-        const code5 = date.charCodeAt(6);
-        if (code5 < 49 || code5 > 57) {
+        const code6 = date.charCodeAt(6);
+        if (code6 < 49 || code6 > 57) {
           return void 0;
         }
-        day = code5 - 48;
+        day = code6 - 48;
       } else {
         const code1 = date.charCodeAt(5);
         if (code1 < 49 || code1 > 51) {
@@ -45090,11 +46101,11 @@ var require_date = __commonJS({
       const year = (yearDigit1 - 48) * 1e3 + (yearDigit2 - 48) * 100 + (yearDigit3 - 48) * 10 + (yearDigit4 - 48);
       let hour = 0;
       if (date[17] === "0") {
-        const code5 = date.charCodeAt(18);
-        if (code5 < 48 || code5 > 57) {
+        const code6 = date.charCodeAt(18);
+        if (code6 < 48 || code6 > 57) {
           return void 0;
         }
-        hour = code5 - 48;
+        hour = code6 - 48;
       } else {
         const code1 = date.charCodeAt(17);
         if (code1 < 48 || code1 > 50) {
@@ -45111,11 +46122,11 @@ var require_date = __commonJS({
       }
       let minute = 0;
       if (date[20] === "0") {
-        const code5 = date.charCodeAt(21);
-        if (code5 < 48 || code5 > 57) {
+        const code6 = date.charCodeAt(21);
+        if (code6 < 48 || code6 > 57) {
           return void 0;
         }
-        minute = code5 - 48;
+        minute = code6 - 48;
       } else {
         const code1 = date.charCodeAt(20);
         if (code1 < 48 || code1 > 53) {
@@ -45129,11 +46140,11 @@ var require_date = __commonJS({
       }
       let second = 0;
       if (date[23] === "0") {
-        const code5 = date.charCodeAt(24);
-        if (code5 < 48 || code5 > 57) {
+        const code6 = date.charCodeAt(24);
+        if (code6 < 48 || code6 > 57) {
           return void 0;
         }
-        second = code5 - 48;
+        second = code6 - 48;
       } else {
         const code1 = date.charCodeAt(23);
         if (code1 < 48 || code1 > 53) {
@@ -45217,11 +46228,11 @@ var require_date = __commonJS({
       }
       let day = 0;
       if (date[8] === " ") {
-        const code5 = date.charCodeAt(9);
-        if (code5 < 49 || code5 > 57) {
+        const code6 = date.charCodeAt(9);
+        if (code6 < 49 || code6 > 57) {
           return void 0;
         }
-        day = code5 - 48;
+        day = code6 - 48;
       } else {
         const code1 = date.charCodeAt(8);
         if (code1 < 49 || code1 > 51) {
@@ -45235,11 +46246,11 @@ var require_date = __commonJS({
       }
       let hour = 0;
       if (date[11] === "0") {
-        const code5 = date.charCodeAt(12);
-        if (code5 < 48 || code5 > 57) {
+        const code6 = date.charCodeAt(12);
+        if (code6 < 48 || code6 > 57) {
           return void 0;
         }
-        hour = code5 - 48;
+        hour = code6 - 48;
       } else {
         const code1 = date.charCodeAt(11);
         if (code1 < 48 || code1 > 50) {
@@ -45256,11 +46267,11 @@ var require_date = __commonJS({
       }
       let minute = 0;
       if (date[14] === "0") {
-        const code5 = date.charCodeAt(15);
-        if (code5 < 48 || code5 > 57) {
+        const code6 = date.charCodeAt(15);
+        if (code6 < 48 || code6 > 57) {
           return void 0;
         }
-        minute = code5 - 48;
+        minute = code6 - 48;
       } else {
         const code1 = date.charCodeAt(14);
         if (code1 < 48 || code1 > 53) {
@@ -45274,11 +46285,11 @@ var require_date = __commonJS({
       }
       let second = 0;
       if (date[17] === "0") {
-        const code5 = date.charCodeAt(18);
-        if (code5 < 48 || code5 > 57) {
+        const code6 = date.charCodeAt(18);
+        if (code6 < 48 || code6 > 57) {
           return void 0;
         }
-        second = code5 - 48;
+        second = code6 - 48;
       } else {
         const code1 = date.charCodeAt(17);
         if (code1 < 48 || code1 > 53) {
@@ -45345,11 +46356,11 @@ var require_date = __commonJS({
       }
       let day = 0;
       if (date[commaIndex + 2] === "0") {
-        const code5 = date.charCodeAt(commaIndex + 3);
-        if (code5 < 49 || code5 > 57) {
+        const code6 = date.charCodeAt(commaIndex + 3);
+        if (code6 < 49 || code6 > 57) {
           return void 0;
         }
-        day = code5 - 48;
+        day = code6 - 48;
       } else {
         const code1 = date.charCodeAt(commaIndex + 2);
         if (code1 < 49 || code1 > 51) {
@@ -45401,11 +46412,11 @@ var require_date = __commonJS({
       year += year < 70 ? 2e3 : 1900;
       let hour = 0;
       if (date[commaIndex + 12] === "0") {
-        const code5 = date.charCodeAt(commaIndex + 13);
-        if (code5 < 48 || code5 > 57) {
+        const code6 = date.charCodeAt(commaIndex + 13);
+        if (code6 < 48 || code6 > 57) {
           return void 0;
         }
-        hour = code5 - 48;
+        hour = code6 - 48;
       } else {
         const code1 = date.charCodeAt(commaIndex + 12);
         if (code1 < 48 || code1 > 50) {
@@ -45422,11 +46433,11 @@ var require_date = __commonJS({
       }
       let minute = 0;
       if (date[commaIndex + 15] === "0") {
-        const code5 = date.charCodeAt(commaIndex + 16);
-        if (code5 < 48 || code5 > 57) {
+        const code6 = date.charCodeAt(commaIndex + 16);
+        if (code6 < 48 || code6 > 57) {
           return void 0;
         }
-        minute = code5 - 48;
+        minute = code6 - 48;
       } else {
         const code1 = date.charCodeAt(commaIndex + 15);
         if (code1 < 48 || code1 > 53) {
@@ -45440,11 +46451,11 @@ var require_date = __commonJS({
       }
       let second = 0;
       if (date[commaIndex + 18] === "0") {
-        const code5 = date.charCodeAt(commaIndex + 19);
-        if (code5 < 48 || code5 > 57) {
+        const code6 = date.charCodeAt(commaIndex + 19);
+        if (code6 < 48 || code6 > 57) {
           return void 0;
         }
-        second = code5 - 48;
+        second = code6 - 48;
       } else {
         const code1 = date.charCodeAt(commaIndex + 18);
         if (code1 < 48 || code1 > 53) {
@@ -48348,8 +49359,8 @@ var require_headers = __commonJS({
     var { webidl } = require_webidl();
     var assert = __require("node:assert");
     var util = __require("node:util");
-    function isHTTPWhiteSpaceCharCode(code5) {
-      return code5 === 10 || code5 === 13 || code5 === 9 || code5 === 32;
+    function isHTTPWhiteSpaceCharCode(code6) {
+      return code6 === 10 || code6 === 13 || code6 === 9 || code6 === 32;
     }
     function headerValueNormalize(potentialValue) {
       let i = 0;
@@ -51963,8 +52974,8 @@ var require_util5 = __commonJS({
     "use strict";
     function isCTLExcludingHtab(value) {
       for (let i = 0; i < value.length; ++i) {
-        const code5 = value.charCodeAt(i);
-        if (code5 >= 0 && code5 <= 8 || code5 >= 10 && code5 <= 31 || code5 === 127) {
+        const code6 = value.charCodeAt(i);
+        if (code6 >= 0 && code6 <= 8 || code6 >= 10 && code6 <= 31 || code6 === 127) {
           return true;
         }
       }
@@ -51972,26 +52983,26 @@ var require_util5 = __commonJS({
     }
     function validateCookieName(name) {
       for (let i = 0; i < name.length; ++i) {
-        const code5 = name.charCodeAt(i);
-        if (code5 < 33 || // exclude CTLs (0-31), SP and HT
-        code5 > 126 || // exclude non-ascii and DEL
-        code5 === 34 || // "
-        code5 === 40 || // (
-        code5 === 41 || // )
-        code5 === 60 || // <
-        code5 === 62 || // >
-        code5 === 64 || // @
-        code5 === 44 || // ,
-        code5 === 59 || // ;
-        code5 === 58 || // :
-        code5 === 92 || // \
-        code5 === 47 || // /
-        code5 === 91 || // [
-        code5 === 93 || // ]
-        code5 === 63 || // ?
-        code5 === 61 || // =
-        code5 === 123 || // {
-        code5 === 125) {
+        const code6 = name.charCodeAt(i);
+        if (code6 < 33 || // exclude CTLs (0-31), SP and HT
+        code6 > 126 || // exclude non-ascii and DEL
+        code6 === 34 || // "
+        code6 === 40 || // (
+        code6 === 41 || // )
+        code6 === 60 || // <
+        code6 === 62 || // >
+        code6 === 64 || // @
+        code6 === 44 || // ,
+        code6 === 59 || // ;
+        code6 === 58 || // :
+        code6 === 92 || // \
+        code6 === 47 || // /
+        code6 === 91 || // [
+        code6 === 93 || // ]
+        code6 === 63 || // ?
+        code6 === 61 || // =
+        code6 === 123 || // {
+        code6 === 125) {
           throw new Error("Invalid cookie name");
         }
       }
@@ -52007,31 +53018,31 @@ var require_util5 = __commonJS({
         ++i;
       }
       while (i < len) {
-        const code5 = value.charCodeAt(i++);
-        if (code5 < 33 || // exclude CTLs (0-31)
-        code5 > 126 || // non-ascii and DEL (127)
-        code5 === 34 || // "
-        code5 === 44 || // ,
-        code5 === 59 || // ;
-        code5 === 92) {
+        const code6 = value.charCodeAt(i++);
+        if (code6 < 33 || // exclude CTLs (0-31)
+        code6 > 126 || // non-ascii and DEL (127)
+        code6 === 34 || // "
+        code6 === 44 || // ,
+        code6 === 59 || // ;
+        code6 === 92) {
           throw new Error("Invalid cookie value");
         }
       }
     }
     function validateCookiePath(path) {
       for (let i = 0; i < path.length; ++i) {
-        const code5 = path.charCodeAt(i);
-        if (code5 < 32 || // exclude CTLs (0-31)
-        code5 > 126 || // exclude DEL and non-ascii
-        code5 === 59) {
+        const code6 = path.charCodeAt(i);
+        if (code6 < 32 || // exclude CTLs (0-31)
+        code6 > 126 || // exclude DEL and non-ascii
+        code6 === 59) {
           throw new Error("Invalid cookie path");
         }
       }
     }
-    function isLetterOrDigit(code5) {
-      return code5 >= 48 && code5 <= 57 || // 0-9
-      code5 >= 65 && code5 <= 90 || // A-Z
-      code5 >= 97 && code5 <= 122;
+    function isLetterOrDigit(code6) {
+      return code6 >= 48 && code6 <= 57 || // 0-9
+      code6 >= 65 && code6 <= 90 || // A-Z
+      code6 >= 97 && code6 <= 122;
     }
     function validateCookieDomain(domain) {
       if (domain === " ") {
@@ -52042,8 +53053,8 @@ var require_util5 = __commonJS({
       }
       let labelLength = 0;
       for (let i = 0; i < domain.length; ++i) {
-        const code5 = domain.charCodeAt(i);
-        if (code5 === 46) {
+        const code6 = domain.charCodeAt(i);
+        if (code6 === 46) {
           if (labelLength === 0) {
             throw new Error("Invalid cookie domain");
           }
@@ -52053,10 +53064,10 @@ var require_util5 = __commonJS({
           labelLength = 0;
           continue;
         }
-        if (labelLength === 0 && !isLetterOrDigit(code5)) {
+        if (labelLength === 0 && !isLetterOrDigit(code6)) {
           throw new Error("Invalid cookie domain");
         }
-        if (!isLetterOrDigit(code5) && code5 !== 45) {
+        if (!isLetterOrDigit(code6) && code6 !== 45) {
           throw new Error("Invalid cookie domain");
         }
         if (++labelLength > 63) {
@@ -52803,37 +53814,37 @@ var require_util6 = __commonJS({
         return false;
       }
       for (let i = 0; i < protocol.length; ++i) {
-        const code5 = protocol.charCodeAt(i);
-        if (code5 < 33 || // CTL, contains SP (0x20) and HT (0x09)
-        code5 > 126 || code5 === 34 || // "
-        code5 === 40 || // (
-        code5 === 41 || // )
-        code5 === 44 || // ,
-        code5 === 47 || // /
-        code5 === 58 || // :
-        code5 === 59 || // ;
-        code5 === 60 || // <
-        code5 === 61 || // =
-        code5 === 62 || // >
-        code5 === 63 || // ?
-        code5 === 64 || // @
-        code5 === 91 || // [
-        code5 === 92 || // \
-        code5 === 93 || // ]
-        code5 === 123 || // {
-        code5 === 125) {
+        const code6 = protocol.charCodeAt(i);
+        if (code6 < 33 || // CTL, contains SP (0x20) and HT (0x09)
+        code6 > 126 || code6 === 34 || // "
+        code6 === 40 || // (
+        code6 === 41 || // )
+        code6 === 44 || // ,
+        code6 === 47 || // /
+        code6 === 58 || // :
+        code6 === 59 || // ;
+        code6 === 60 || // <
+        code6 === 61 || // =
+        code6 === 62 || // >
+        code6 === 63 || // ?
+        code6 === 64 || // @
+        code6 === 91 || // [
+        code6 === 92 || // \
+        code6 === 93 || // ]
+        code6 === 123 || // {
+        code6 === 125) {
           return false;
         }
       }
       return true;
     }
-    function isValidStatusCode(code5) {
-      if (code5 >= 1e3 && code5 < 1015) {
-        return code5 !== 1004 && // reserved
-        code5 !== 1005 && // "MUST NOT be set as a status code"
-        code5 !== 1006;
+    function isValidStatusCode(code6) {
+      if (code6 >= 1e3 && code6 < 1015) {
+        return code6 !== 1004 && // reserved
+        code6 !== 1005 && // "MUST NOT be set as a status code"
+        code6 !== 1006;
       }
-      return code5 >= 3e3 && code5 <= 4999;
+      return code6 >= 3e3 && code6 <= 4999;
     }
     function isControlFrame(opcode) {
       return opcode === opcodes.CLOSE || opcode === opcodes.PING || opcode === opcodes.PONG;
@@ -52894,9 +53905,9 @@ var require_util6 = __commonJS({
       }
       return urlRecord;
     }
-    function validateCloseCodeAndReason(code5, reason) {
-      if (code5 !== null) {
-        if (code5 !== 1e3 && (code5 < 3e3 || code5 > 4999)) {
+    function validateCloseCodeAndReason(code6, reason) {
+      if (code6 !== null) {
+        if (code6 !== 1e3 && (code6 < 3e3 || code6 > 4999)) {
           throw new DOMException("invalid code", "InvalidAccessError");
         }
       }
@@ -53151,28 +54162,28 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(object, code5, reason, validate2 = false) {
-      code5 ??= null;
+    function closeWebSocketConnection(object, code6, reason, validate2 = false) {
+      code6 ??= null;
       reason ??= "";
-      if (validate2) validateCloseCodeAndReason(code5, reason);
+      if (validate2) validateCloseCodeAndReason(code6, reason);
       if (isClosed(object.readyState) || isClosing(object.readyState)) {
       } else if (!isEstablished(object.readyState)) {
         failWebsocketConnection(object);
         object.readyState = states.CLOSING;
       } else if (!object.closeState.has(sentCloseFrameState.SENT) && !object.closeState.has(sentCloseFrameState.RECEIVED)) {
         const frame = new WebsocketFrameSend();
-        if (reason.length !== 0 && code5 === null) {
-          code5 = 1e3;
+        if (reason.length !== 0 && code6 === null) {
+          code6 = 1e3;
         }
-        assert(code5 === null || Number.isInteger(code5));
-        if (code5 === null && reason.length === 0) {
+        assert(code6 === null || Number.isInteger(code6));
+        if (code6 === null && reason.length === 0) {
           frame.frameData = emptyBuffer;
-        } else if (code5 !== null && reason === null) {
+        } else if (code6 !== null && reason === null) {
           frame.frameData = Buffer.allocUnsafe(2);
-          frame.frameData.writeUInt16BE(code5, 0);
-        } else if (code5 !== null && reason !== null) {
+          frame.frameData.writeUInt16BE(code6, 0);
+        } else if (code6 !== null && reason !== null) {
           frame.frameData = Buffer.allocUnsafe(2 + Buffer.byteLength(reason));
-          frame.frameData.writeUInt16BE(code5, 0);
+          frame.frameData.writeUInt16BE(code6, 0);
           frame.frameData.write(reason, 2, "utf-8");
         } else {
           frame.frameData = emptyBuffer;
@@ -53184,15 +54195,15 @@ var require_connection = __commonJS({
         object.readyState = states.CLOSING;
       }
     }
-    function failHandshake(handler, response, code5, reason, cause) {
+    function failHandshake(handler, response, code6, reason, cause) {
       if (response.socket?.session != null && !response.socket.destroyed) {
         response.socket.destroy();
       }
-      failWebsocketConnection(handler, code5, reason, cause);
+      failWebsocketConnection(handler, code6, reason, cause);
     }
-    function failWebsocketConnection(handler, code5, reason, cause) {
+    function failWebsocketConnection(handler, code6, reason, cause) {
       if (isEstablished(handler.readyState)) {
-        closeWebSocketConnection(handler, code5, reason, false);
+        closeWebSocketConnection(handler, code6, reason, false);
       }
       handler.controller.abort();
       if (isConnecting(handler.readyState)) {
@@ -53492,8 +54503,8 @@ var require_receiver = __commonJS({
                   this.#info.fin,
                   (error, data) => {
                     if (error) {
-                      const code5 = error instanceof MessageSizeExceededError ? 1009 : 1007;
-                      failWebsocketConnection(this.#handler, code5, error.message);
+                      const code6 = error instanceof MessageSizeExceededError ? 1009 : 1007;
+                      failWebsocketConnection(this.#handler, code6, error.message);
                       return;
                     }
                     if (!this.writeFragments(data)) {
@@ -53590,11 +54601,11 @@ var require_receiver = __commonJS({
       }
       parseCloseBody(data) {
         assert(data.length !== 1);
-        let code5;
+        let code6;
         if (data.length >= 2) {
-          code5 = data.readUInt16BE(0);
+          code6 = data.readUInt16BE(0);
         }
-        if (code5 !== void 0 && !isValidStatusCode(code5)) {
+        if (code6 !== void 0 && !isValidStatusCode(code6)) {
           return { code: 1002, reason: "Invalid status code", error: true };
         }
         let reason = data.subarray(2);
@@ -53606,7 +54617,7 @@ var require_receiver = __commonJS({
         } catch {
           return { code: 1007, reason: "Invalid UTF-8", error: true };
         }
-        return { code: code5, reason, error: false };
+        return { code: code6, reason, error: false };
       }
       /**
        * Parses control frames.
@@ -53621,8 +54632,8 @@ var require_receiver = __commonJS({
           }
           this.#info.closeInfo = this.parseCloseBody(body);
           if (this.#info.closeInfo.error) {
-            const { code: code5, reason } = this.#info.closeInfo;
-            failWebsocketConnection(this.#handler, code5, reason);
+            const { code: code6, reason } = this.#info.closeInfo;
+            failWebsocketConnection(this.#handler, code6, reason);
             return false;
           }
           if (!this.#handler.closeState.has(sentCloseFrameState.SENT) && !this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
@@ -53880,18 +54891,18 @@ var require_websocket = __commonJS({
        * @param {number|undefined} code
        * @param {string|undefined} reason
        */
-      close(code5 = void 0, reason = void 0) {
+      close(code6 = void 0, reason = void 0) {
         webidl.brandCheck(this, _WebSocket);
         const prefix = "WebSocket.close";
-        if (code5 !== void 0) {
-          code5 = webidl.converters["unsigned short"](code5, prefix, "code", webidl.attributes.Clamp);
+        if (code6 !== void 0) {
+          code6 = webidl.converters["unsigned short"](code6, prefix, "code", webidl.attributes.Clamp);
         }
         if (reason !== void 0) {
           reason = webidl.converters.USVString(reason);
         }
-        code5 ??= null;
+        code6 ??= null;
         reason ??= "";
-        closeWebSocketConnection(this.#handler, code5, reason, true);
+        closeWebSocketConnection(this.#handler, code6, reason, true);
       }
       /**
        * @see https://websockets.spec.whatwg.org/#dom-websocket-send
@@ -54105,29 +55116,29 @@ var require_websocket = __commonJS({
        */
       #onSocketClose() {
         const wasClean = this.#handler.closeState.has(sentCloseFrameState.SENT) && this.#handler.closeState.has(sentCloseFrameState.RECEIVED);
-        let code5 = 1005;
+        let code6 = 1005;
         let reason = "";
         const result = this.#parser?.closingInfo;
         if (result && !result.error) {
-          code5 = result.code ?? 1005;
+          code6 = result.code ?? 1005;
           reason = result.reason;
         }
         this.#handler.readyState = states.CLOSED;
         if (!this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
-          code5 = 1006;
+          code6 = 1006;
           fireEvent("error", this, (type, init) => new ErrorEvent(type, init), {
             error: new TypeError(reason)
           });
         }
         fireEvent("close", this, (type, init) => new CloseEvent(type, init), {
           wasClean,
-          code: code5,
+          code: code6,
           reason
         });
         if (channels.close.hasSubscribers) {
           channels.close.publish({
             websocket: this,
-            code: code5,
+            code: code6,
             reason
           });
         }
@@ -54272,13 +55283,13 @@ var require_websocketerror = __commonJS({
         } else if (init !== null) {
           init = webidl.converters.WebSocketCloseInfo(init);
         }
-        let code5 = init.closeCode ?? null;
+        let code6 = init.closeCode ?? null;
         const reason = init.reason ?? "";
-        validateCloseCodeAndReason(code5, reason);
-        if (reason.length !== 0 && code5 === null) {
-          code5 = 1e3;
+        validateCloseCodeAndReason(code6, reason);
+        if (reason.length !== 0 && code6 === null) {
+          code6 = 1e3;
         }
-        this.#closeCode = code5;
+        this.#closeCode = code6;
         this.#reason = reason;
       }
       get closeCode() {
@@ -54292,9 +55303,9 @@ var require_websocketerror = __commonJS({
        * @param {number|null} code
        * @param {string} reason
        */
-      static createUnvalidatedWebSocketError(message, code5, reason) {
+      static createUnvalidatedWebSocketError(message, code6, reason) {
         const error = new _WebSocketError(message, kConstruct);
-        error.#closeCode = code5;
+        error.#closeCode = code6;
         error.#reason = reason;
         return error;
       }
@@ -54452,9 +55463,9 @@ var require_websocketstream = __commonJS({
         if (closeInfo !== null) {
           closeInfo = webidl.converters.WebSocketCloseInfo(closeInfo);
         }
-        const code5 = closeInfo.closeCode ?? null;
+        const code6 = closeInfo.closeCode ?? null;
         const reason = closeInfo.reason;
-        closeWebSocketConnection(this.#handler, code5, reason, true);
+        closeWebSocketConnection(this.#handler, code6, reason, true);
       }
       #write(chunk) {
         chunk = webidl.converters.WebSocketStreamWrite(chunk);
@@ -54549,33 +55560,33 @@ var require_websocketstream = __commonJS({
           this.#openedPromise.reject(new WebSocketError("Socket never opened"));
         }
         const result = this.#parser?.closingInfo;
-        let code5 = result?.code ?? 1005;
+        let code6 = result?.code ?? 1005;
         if (!this.#handler.closeState.has(sentCloseFrameState.SENT) && !this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
-          code5 = 1006;
+          code6 = 1006;
         }
         const reason = result?.reason == null ? "" : utf8DecodeBytes(Buffer.from(result.reason));
         if (wasClean) {
           this.#readableStreamController.close();
           this.#writableStreamController.error(new DOMException("A closed WebSocketStream cannot be written to", "InvalidStateError"));
           this.#closedPromise.resolve({
-            closeCode: code5,
+            closeCode: code6,
             reason
           });
         } else {
-          const error = createUnvalidatedWebSocketError("unclean close", code5, reason);
+          const error = createUnvalidatedWebSocketError("unclean close", code6, reason);
           this.#readableStreamController?.error(error);
           this.#writableStreamController?.error(error);
           this.#closedPromise.reject(error);
         }
       }
       #closeUsingReason(reason) {
-        let code5 = null;
+        let code6 = null;
         let reasonString = "";
         if (webidl.is.WebSocketError(reason)) {
-          code5 = reason.closeCode;
+          code6 = reason.closeCode;
           reasonString = reason.reason;
         }
-        closeWebSocketConnection(this.#handler, code5, reasonString);
+        closeWebSocketConnection(this.#handler, code6, reasonString);
       }
       //  To cancel a WebSocketStream stream given reason , close using reason giving stream and reason .
       #cancel(reason) {
@@ -55575,12 +56586,12 @@ function parseErrorBody(bytes, contentType, redact2) {
   if (parsed.ok && isRecord(parsed.value)) {
     const v = parsed.value;
     const str2 = (x) => typeof x === "string" ? redact2(x) : typeof x === "number" ? String(x) : void 0;
-    const code5 = typeof v.errorCode === "number" ? v.errorCode : typeof v.error_code === "number" ? v.error_code : void 0;
+    const code6 = typeof v.errorCode === "number" ? v.errorCode : typeof v.error_code === "number" ? v.error_code : void 0;
     return {
       title: str2(v.title),
       // `message` is what the transfer service's revoke and some proxies answer with.
       detail: str2(v.detail) ?? str2(v.message),
-      errorCode: code5,
+      errorCode: code6,
       fieldErrors: readFieldErrors(v.errors, redact2),
       error: str2(v.error),
       errorDescription: str2(v.error_description)
@@ -55608,12 +56619,12 @@ function readFieldErrors(raw, redact2) {
 function describeUnexpectedBody(bytes, contentType, why, redact2) {
   const type = contentType?.split(";")[0]?.trim() || "no content type";
   const reason = why ?? (looksLikeJson(contentType) ? "invalid or truncated JSON" : "non-JSON response");
-  let text2 = "";
+  let text3 = "";
   if (type === "text/plain" && bytes.length > 0) {
     const snippet = redact2(bytes.subarray(0, 200).toString("utf8")).replace(/\s+/g, " ").trim();
-    if (snippet !== "") text2 = `: ${snippet}`;
+    if (snippet !== "") text3 = `: ${snippet}`;
   }
-  return `${reason} (${type}, ${bytes.length} bytes)${text2}`;
+  return `${reason} (${type}, ${bytes.length} bytes)${text3}`;
 }
 function looksLikeJson(contentType) {
   return contentType !== void 0 && /[/+]json\b/i.test(contentType);
@@ -55753,10 +56764,10 @@ function backoffDelay(attempt, policy) {
 }
 function parseRetryAfter(value, nowMs) {
   if (value === void 0) return void 0;
-  const text2 = value.trim();
-  if (/^\d+$/.test(text2)) return Number(text2) * 1e3;
-  if (!/[a-z]{3}/i.test(text2)) return void 0;
-  const when = Date.parse(text2);
+  const text3 = value.trim();
+  if (/^\d+$/.test(text3)) return Number(text3) * 1e3;
+  if (!/[a-z]{3}/i.test(text3)) return void 0;
+  const when = Date.parse(text3);
   if (Number.isNaN(when)) return void 0;
   return Math.max(0, when - nowMs);
 }
@@ -55877,8 +56888,8 @@ async function readAll(body, limit = Infinity) {
 function findErrorCode(err) {
   let e = err;
   for (let depth = 0; depth < 5 && typeof e === "object" && e !== null; depth++) {
-    const code5 = e.code;
-    if (typeof code5 === "string" && code5 !== "UND_ERR") return code5;
+    const code6 = e.code;
+    if (typeof code6 === "string" && code6 !== "UND_ERR") return code6;
     e = e.cause;
   }
   return void 0;
@@ -55975,8 +56986,8 @@ var init_transport = __esm({
         this.#secrets.push(secret);
         if (this.#secrets.length > MAX_REMEMBERED_SECRETS) this.#secrets.splice(1, 1);
       }
-      redact(text2) {
-        let out = text2;
+      redact(text3) {
+        let out = text3;
         for (const s of this.#secrets) out = out.split(s.reveal()).join("(sensitive)");
         return out.replace(/\b(Bearer\s+)(?!\(sensitive\))[^\s"',}]+/gi, "$1(sensitive)");
       }
@@ -56116,8 +57127,8 @@ var init_transport = __esm({
       /** A throttle answer whose next wait no longer fits in the retry budget. */
       #throttledError(req, f, attempts, throttledMs, nextMs) {
         if (f.kind !== "status") return this.#toError(req, f, attempts);
-        const more = nextMs > 0 ? ` (it asks for ${roundSeconds(nextMs)} more)` : "";
-        const note = `the server throttled (${f.status}) for ${roundSeconds(throttledMs)}${more}; retry budget ${seconds(this.#policy.budgetMs)} spent`;
+        const more2 = nextMs > 0 ? ` (it asks for ${roundSeconds(nextMs)} more)` : "";
+        const note = `the server throttled (${f.status}) for ${roundSeconds(throttledMs)}${more2}; retry budget ${seconds(this.#policy.budgetMs)} spent`;
         return new ApiError({
           service: this.service,
           method: req.method,
@@ -56224,12 +57235,12 @@ var init_transport = __esm({
       }
       /** Undici and system errors by code; anything without a known shape is a bug and is rethrown. */
       #classify(err) {
-        const code5 = findErrorCode(err);
-        if (code5 === void 0) throw err;
+        const code6 = findErrorCode(err);
+        if (code6 === void 0) throw err;
         const t = this.#timeouts;
-        const net = (reason, outcome, retryable) => ({ kind: "network", code: code5, reason, outcome, retryable });
-        const timeout = (reason, outcome) => ({ kind: "timeout", code: code5, reason, outcome, retryable: true });
-        switch (code5) {
+        const net = (reason, outcome, retryable) => ({ kind: "network", code: code6, reason, outcome, retryable });
+        const timeout = (reason, outcome) => ({ kind: "timeout", code: code6, reason, outcome, retryable: true });
+        switch (code6) {
           case "ECONNREFUSED":
             return net("connection refused", "not-sent", true);
           case "ENOTFOUND":
@@ -56256,11 +57267,11 @@ var init_transport = __esm({
           case "ETIMEDOUT":
             return timeout("connection timed out", "unknown");
           default:
-            if (/^(ERR_TLS_|ERR_SSL_|ERR_OSSL|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH)/.test(code5)) {
+            if (/^(ERR_TLS_|ERR_SSL_|ERR_OSSL|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH)/.test(code6)) {
               return net("TLS certificate not trusted or invalid (set caFile for a private CA)", "not-sent", false);
             }
-            if (code5.startsWith("HPE_")) return net("malformed HTTP response", "unknown", false);
-            if (code5.startsWith("UND_MOCK_")) return net(this.redact(errorMessage(err)), "not-sent", false);
+            if (code6.startsWith("HPE_")) return net("malformed HTTP response", "unknown", false);
+            if (code6.startsWith("UND_MOCK_")) return net(this.redact(errorMessage(err)), "not-sent", false);
             return net(`request failed: ${this.redact(errorMessage(err))}`, "unknown", false);
         }
       }
@@ -56317,11 +57328,11 @@ function readRetryFromEnv(env) {
   return budget === void 0 ? {} : { budgetMs: budget };
 }
 function readMilliseconds(env, name, min, max) {
-  const text2 = env[name];
-  if (text2 === void 0 || text2.trim() === "") return void 0;
-  const ms = Number(text2);
-  if (!/^\d+$/.test(text2.trim()) || ms < min || ms > max) {
-    throw new ConfigError(`${name} must be a whole number of milliseconds from ${min} to ${max}, not "${text2}"`);
+  const text3 = env[name];
+  if (text3 === void 0 || text3.trim() === "") return void 0;
+  const ms = Number(text3);
+  if (!/^\d+$/.test(text3.trim()) || ms < min || ms > max) {
+    throw new ConfigError(`${name} must be a whole number of milliseconds from ${min} to ${max}, not "${text3}"`);
   }
   return ms;
 }
@@ -57047,7 +58058,35 @@ function str(x) {
 }
 function readUser(u) {
   const fullName = [u.fullName, u.realname, u.realName].find((n) => typeof n === "string" && n !== "");
-  return { ...u, id: idString2(u.id), username: str(u.username), ...fullName !== void 0 ? { fullName } : {} };
+  const { password: _password, currentPassword: _current, ...rest } = u;
+  const user = { ...rest, id: idString2(u.id), username: str(u.username), ...fullName !== void 0 ? { fullName } : {} };
+  return "lastLoginStamp" in u ? { ...user, lastLoginStamp: readSignOnStamp(u.lastLoginStamp) } : user;
+}
+function readUserDetails(u) {
+  const out = { ...readUser(u) };
+  const quota = typeof u.folderQuota === "string" && /^\d+$/.test(u.folderQuota) ? Number(u.folderQuota) : u.folderQuota;
+  if (typeof quota === "number") out.folderQuota = quota;
+  const force = readBoolean2(u.forceChangePassword);
+  if (force !== void 0) out.forceChangePassword = force;
+  if (u.homeFolderID !== void 0 && u.homeFolderID !== null) out.homeFolderID = idString2(u.homeFolderID);
+  return out;
+}
+function readSignOnStamp(raw) {
+  if (raw === null || raw === void 0) return "";
+  const text3 = typeof raw === "string" ? raw.trim() : typeof raw === "number" ? String(raw) : JSON.stringify(raw);
+  if (text3 === "") return "";
+  const m = STAMP.exec(text3);
+  if (!m) return text3;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((x) => x === void 0 ? void 0 : Number(x));
+  const millis = m[7] === void 0 ? 0 : Number(`0.${m[7]}`) * 1e3;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return text3;
+  const local = Date.UTC(year, month - 1, day, hour, minute, second, Math.floor(millis));
+  if (new Date(local).getUTCDate() !== day) return text3;
+  const zone = m[8]?.toUpperCase();
+  const offset = zone === void 0 || zone === "Z" ? 0 : (zone.startsWith("-") ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)));
+  const time = local - offset * 6e4;
+  if (year < 1970) return "";
+  return new Date(time).toISOString();
 }
 function readGroup(g) {
   const count3 = typeof g.membersCount === "number" ? g.membersCount : typeof g.membersCount === "string" && /^\d+$/.test(g.membersCount) ? Number(g.membersCount) : void 0;
@@ -57084,9 +58123,9 @@ function readAclEntry(e, names2) {
   return out;
 }
 function entryType(t) {
-  const text2 = str(t);
-  const lower = text2.toLowerCase();
-  return lower === "user" ? "User" : lower === "group" ? "Group" : text2;
+  const text3 = str(t);
+  const lower = text3.toLowerCase();
+  return lower === "user" ? "User" : lower === "group" ? "Group" : text3;
 }
 function readBoolean2(v) {
   if (typeof v === "boolean") return v;
@@ -57118,13 +58157,13 @@ function readUserGroupIds(u, groups) {
   const out = [];
   for (const item of Array.isArray(raw) ? raw : [raw]) {
     const ref = isRecord(item) ? item.id ?? item.groupId ?? item.name : item;
-    const text2 = idString2(ref);
-    const id = known.has(text2) ? text2 : byName.get(text2.toLowerCase());
+    const text3 = idString2(ref);
+    const id = known.has(text3) ? text3 : byName.get(text3.toLowerCase());
     if (id !== void 0 && !out.includes(id)) out.push(id);
   }
   return out;
 }
-function readMemberIds(items, users) {
+function readMemberIds2(items, users) {
   const ids = new Set(users.map((u) => u.id));
   const byName = new Map(users.map((u) => [u.username.toLowerCase(), u.id]));
   const out = [];
@@ -57135,11 +58174,13 @@ function readMemberIds(items, users) {
   }
   return out;
 }
+var STAMP;
 var init_normalize3 = __esm({
   "src/services/transfer/normalize.ts"() {
     "use strict";
     init_vocabulary();
     init_is_record();
+    STAMP = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
   }
 });
 
@@ -57184,6 +58225,7 @@ var init_client2 = __esm({
       "currentUser",
       "findUser",
       "listUsers",
+      "getUser",
       "listGroups",
       "listGroupMembers",
       "findGroup",
@@ -57235,6 +58277,27 @@ var init_client2 = __esm({
           this.#list("/users").then((items) => items.map(readUser)),
           () => this.#users = void 0
         );
+      }
+      async getUser(id) {
+        return readUserDetails(await this.#object("GET", `/users/${seg2(id)}`));
+      }
+      async createUser(body) {
+        const created = await this.#c.json("POST", "/users", { body: { kind: "json", value: body } });
+        this.#users = void 0;
+        if (isRecord(created) && created.id !== void 0 && created.id !== null) return readUserDetails(created);
+        const found = await this.findUser(body.username);
+        return found ? this.getUser(found.id) : this.#unexpected("POST", "/users", `the created user ${body.username} is not listed`);
+      }
+      async patchUser(id, body) {
+        const path = `/users/${seg2(id)}`;
+        const answer = await this.#c.json("PATCH", path, { body: { kind: "json", value: body } });
+        this.#users = void 0;
+        if (isRecord(answer) && answer.id !== void 0 && answer.id !== null) return readUserDetails(answer);
+        return this.getUser(id);
+      }
+      async deleteUser(id) {
+        await this.#c.json("DELETE", `/users/${seg2(id)}`);
+        this.#users = void 0;
       }
       listGroups(options = {}) {
         if (options.fresh === true) this.#groups = void 0;
@@ -57294,9 +58357,9 @@ var init_client2 = __esm({
       async #readMembers(form, group, users) {
         switch (form) {
           case "members":
-            return readMemberIds(await this.#c.list(`/groups/${seg2(group.id)}/members`, LIST2), users);
+            return readMemberIds2(await this.#c.list(`/groups/${seg2(group.id)}/members`, LIST2), users);
           case "usersFilter": {
-            const ids = readMemberIds(await this.#c.list("/users", LIST2, { groupId: group.id }), users);
+            const ids = readMemberIds2(await this.#c.list("/users", LIST2, { groupId: group.id }), users);
             const count3 = group.membersCount;
             const trusted = typeof count3 === "number" ? ids.length === count3 : ids.length < users.length;
             return trusted ? ids : void 0;
@@ -57360,6 +58423,20 @@ var init_client2 = __esm({
       }
       async deleteFolderAcl(folderId2, entry) {
         await this.#c.json("DELETE", `/folders/${seg2(folderId2)}/acls`, { body: { kind: "json", value: { type: entry.type, id: String(entry.id) } } });
+      }
+      async createGroup(group) {
+        const value = { name: group.name, ...group.description !== void 0 ? { description: group.description } : {} };
+        const body = await this.#c.json("POST", "/groups", { body: { kind: "json", value } });
+        this.#groups = void 0;
+        if (isRecord(body) && body.id !== void 0 && body.id !== null) return readGroup(body);
+        const created = await this.findGroup(group.name);
+        return created ?? this.#unexpected("POST", "/groups", `the created group ${group.name} is not listed`);
+      }
+      async addGroupMembers(groupId2, userIds) {
+        await this.#c.json("POST", `/groups/${seg2(groupId2)}/members`, { body: { kind: "json", value: { id: groupId2, userIds: [...userIds] } } });
+      }
+      async removeGroupMember(groupId2, userId2) {
+        await this.#c.json("DELETE", `/groups/${seg2(groupId2)}/members/${seg2(userId2)}`);
       }
       close() {
         return this.#c.close();
@@ -57541,6 +58618,7 @@ function planLiveReads(manifests, scope, prune) {
     ...transfer.length > 0 ? {
       transfer: {
         users: any(transfer, (p) => p.users),
+        userDetails: joined(transfer, (p) => p.userDetails),
         groups: any(transfer, (p) => p.groups),
         groupNames: joined(transfer, (p) => p.groupNames),
         folders: joined(transfer, (p) => p.folders),
@@ -57702,6 +58780,7 @@ async function readTransfer(client, needs, t, parallelism, steps) {
   const stepNeeds = steps ? await steps : void 0;
   const checks = stepNeeds ? await readStepFolders(client, stepNeeds, folders, users, t, parallelism, list) : void 0;
   const allUsers = users ?? checks?.users;
+  const userDetails = allUsers && needs.userDetails.length > 0 ? await readUserDetails2(client, allUsers, needs.userDetails, t, parallelism) : void 0;
   const stepGroups = stepNeeds?.accounts && checks ? [...checks.folders.values()].flatMap((f) => f?.acl ?? []).filter((e) => e.type === "Group" && e.name !== void 0 && groupMembers?.members.has(e.name.toLowerCase()) !== true) : [];
   const members = mergeGroupMembers(groupMembers, stepGroups.length > 0 ? await readGroupMembers(client, [], stepGroups, t, parallelism) : void 0);
   return {
@@ -57712,6 +58791,7 @@ async function readTransfer(client, needs, t, parallelism, steps) {
         (u) => u.id
       )
     } : {},
+    ...userDetails ? { userDetails } : {},
     ...checks ? { stepFolders: checks.folders } : {},
     ...groups ? {
       groups: indexByName(
@@ -57724,6 +58804,13 @@ async function readTransfer(client, needs, t, parallelism, steps) {
     ...members ? { groupMembers: members } : {},
     ...walked ? { scopeFolders: [...walked.entries()].filter(([, f]) => f !== null).map(([k]) => k) } : {}
   };
+}
+async function readUserDetails2(client, users, names2, t, parallelism) {
+  const wanted = new Set(names2.map((n) => n.toLowerCase()));
+  const found = users.filter((u) => u.id !== "" && wanted.has(u.username.toLowerCase()));
+  t.expect(found.length);
+  const details = await mapWithConcurrency(found, parallelism, (u) => t.run(`user ${u.username}`, () => client.getUser(u.id)));
+  return new Map(found.map((u, i) => [u.id, details[i]]));
 }
 async function readStepFolders(client, wanted, managed, users, t, parallelism, list) {
   const paths = uniqueFolderPaths(wanted.paths.filter((p) => !managed.has(folderKey(p))));
@@ -57760,18 +58847,18 @@ async function readGroupMembers(client, names2, entries, t, parallelism) {
   const nameOf = (id) => groups.find((g) => g.id === id)?.name ?? id;
   t.expect(1);
   const head = await t.run(`members of group ${nameOf(first)}`, () => client.listGroupMembers([first]));
-  const more = head.form === "members" || head.form === "usersFilter" ? rest : [];
-  t.expect(more.length);
-  const tail = await mapWithConcurrency(more, parallelism, (id) => t.run(`members of group ${nameOf(id)}`, () => client.listGroupMembers([id])));
+  const more2 = head.form === "members" || head.form === "usersFilter" ? rest : [];
+  t.expect(more2.length);
+  const tail = await mapWithConcurrency(more2, parallelism, (id) => t.run(`members of group ${nameOf(id)}`, () => client.listGroupMembers([id])));
   const byId = new Map([head, ...tail].flatMap((m) => [...m.members]));
   const username = new Map(users.map((u) => [u.id, u.username]));
   const members = /* @__PURE__ */ new Map();
   for (const g of groups) {
-    const memberIds = byId.get(g.id);
-    if (memberIds)
+    const memberIds2 = byId.get(g.id);
+    if (memberIds2)
       members.set(
         g.name.toLowerCase(),
-        memberIds.flatMap((id) => username.get(id) ?? [])
+        memberIds2.flatMap((id) => username.get(id) ?? [])
       );
   }
   return { form: head.form, members };
@@ -57838,11 +58925,12 @@ var init_read_live_state = __esm({
     "use strict";
     init_errors2();
     init_map_with_concurrency();
-    init_model3();
+    init_model4();
     init_folder_path();
     init_io_registry();
     NO_TRANSFER_NEEDS = {
       users: false,
+      userDetails: [],
       groups: false,
       groupNames: [],
       folders: [],
@@ -57851,6 +58939,68 @@ var init_read_live_state = __esm({
       walk: []
     };
     FOLDER_LIST_THRESHOLD = 25;
+  }
+});
+
+// src/kinds/group/to-manifest.ts
+function groupManifestSpec(live) {
+  const { group, members } = live;
+  const notes = [];
+  if (members === void 0) notes.push("its members could not be read: none are listed, and the mode is additive so that plan leaves them alone");
+  const spec = {
+    ...group.description !== void 0 && group.description !== "" ? { description: group.description } : {},
+    mode: members === void 0 ? "additive" : "exact",
+    members: [...members ?? []].sort((a, b) => compareText2(a.toLowerCase(), b.toLowerCase()))
+  };
+  return { spec, notes };
+}
+var init_to_manifest = __esm({
+  "src/kinds/group/to-manifest.ts"() {
+    "use strict";
+    init_order();
+  }
+});
+
+// src/kinds/user/to-manifest.ts
+function userSpecOf(user, details) {
+  const record = { ...user, ...details };
+  const spec = {};
+  for (const field of USER_FIELDS) {
+    const value = record[field];
+    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") continue;
+    if (field !== "permission" && field !== "status" && SERVER_DEFAULTS[field] === value) continue;
+    if (field === "fullName" && value === "") continue;
+    const words = ENUMERATIONS[field];
+    if (words === void 0) spec[field] = value;
+    else {
+      const word = words.find((w) => typeof value === "string" && w.toLowerCase() === value.toLowerCase());
+      if (word !== void 0) spec[field] = word;
+    }
+  }
+  return spec;
+}
+var SERVER_DEFAULTS, ENUMERATIONS;
+var init_to_manifest2 = __esm({
+  "src/kinds/user/to-manifest.ts"() {
+    "use strict";
+    init_vocabulary();
+    init_plan4();
+    SERVER_DEFAULTS = {
+      email: "",
+      notes: "",
+      authMethod: "MOVEitOnly",
+      emailFormat: "HTML",
+      receivesNotification: "ReceivesNotifications",
+      folderQuota: 0,
+      forceChangePassword: false
+    };
+    ENUMERATIONS = {
+      permission: USER_PERMISSIONS,
+      status: USER_STATUSES,
+      authMethod: USER_AUTH_METHODS,
+      emailFormat: USER_EMAIL_FORMATS,
+      receivesNotification: USER_NOTIFICATIONS
+    };
   }
 });
 
@@ -58144,6 +59294,13 @@ function folderToManifest(folder) {
   }));
   return finish("FolderPermissions", path, formatAddress("FolderPermissions", path), path, { mode: unnamed2.length > 0 ? "additive" : "exact", entries }, notes);
 }
+function userToManifest(user, details) {
+  return finish("User", user.username, formatAddress("User", user.username), user.username, userSpecOf(user, details), []);
+}
+function groupToManifest(live) {
+  const { spec, notes } = groupManifestSpec(live);
+  return finish("Group", live.group.name, formatAddress("Group", live.group.name), live.group.name, spec, notes);
+}
 function finish(kind, name, address, metadataName, spec, notes) {
   const root = getKindSchema(kind);
   const specSchema = root.properties.spec;
@@ -58152,17 +59309,19 @@ function finish(kind, name, address, metadataName, spec, notes) {
   return { kind, name, address, document, notes };
 }
 var SUPPRESSED4, MANIFEST_STEP_KINDS;
-var init_to_manifest = __esm({
+var init_to_manifest3 = __esm({
   "src/import/to-manifest.ts"() {
     "use strict";
     init_schemas();
     init_types();
-    init_model2();
+    init_model3();
     init_common();
     init_is_record();
     init_plan();
+    init_to_manifest();
     init_plan2();
     init_plan3();
+    init_to_manifest2();
     init_dropped_defaults();
     init_shape_to_schema();
     SUPPRESSED4 = "(suppressed)";
@@ -58206,6 +59365,15 @@ function liveSpecs(changes, live) {
         const folder = live.transfer?.folders.get(folderKey(change.previousName ?? change.name));
         return folder === void 0 || folder === null ? void 0 : specOf(folderToManifest(folder).document);
       }
+      case "User": {
+        const user = change.liveId === void 0 ? void 0 : live.transfer?.users?.byId.get(change.liveId);
+        return user === void 0 ? void 0 : specOf(userToManifest(user, live.transfer?.userDetails?.get(user.id)).document);
+      }
+      case "Group": {
+        const group = change.liveId === void 0 ? void 0 : live.transfer?.groups?.byId.get(change.liveId);
+        const members = group === void 0 ? void 0 : live.transfer?.groupMembers?.members.get(group.name.toLowerCase());
+        return group === void 0 ? void 0 : specOf(groupToManifest({ group, members }).document);
+      }
       default: {
         const never = change.kind;
         throw new Error(`unknown kind ${String(never)}`);
@@ -58228,7 +59396,7 @@ var init_removed_content = __esm({
     "use strict";
     init_folder_path();
     init_common();
-    init_to_manifest();
+    init_to_manifest3();
   }
 });
 
@@ -58397,7 +59565,7 @@ var init_cross_server = __esm({
     init_vocabulary();
     init_effective();
     init_diagnostics5();
-    init_model2();
+    init_model3();
     init_compute_plan();
   }
 });
@@ -58408,6 +59576,7 @@ function resolveDesired(manifests, live) {
   const byKind = Object.fromEntries(EVERY_KIND.map((kind) => [kind, []]));
   const skipped = [];
   const missingService = { automation: [], transfer: [] };
+  const declared = new Map(manifests.map((m) => formatAddress(m.kind, m.name)).map((address) => [address.toLowerCase(), address]));
   const resolveOne = (manifest) => {
     const definition = kindOf(manifest.kind);
     if (!live[definition.service]) {
@@ -58415,7 +59584,7 @@ function resolveDesired(manifests, live) {
       skipped.push(manifest);
       return;
     }
-    const resolution = definition.resolve(manifest, live);
+    const resolution = definition.resolve(manifest, live, declared);
     diagnostics.push(...resolution.diagnostics);
     if (resolution.diagnostics.length === 0) byKind[manifest.kind].push(resolution.value);
     else skipped.push(manifest);
@@ -58442,6 +59611,7 @@ var init_resolve_desired = __esm({
   "src/plan/resolve-desired.ts"() {
     "use strict";
     init_registry();
+    init_address();
     init_diagnostics5();
     init_resolve3();
   }
@@ -58490,7 +59660,7 @@ async function readAndPlan(input) {
     variables: Object.fromEntries([...loaded.variables].sort(([a], [b]) => compareText2(a, b))),
     scope: env.scope,
     prune: env.prune,
-    ...withDefined({ pruneOff: input.pruneOff, targets: input.targets }),
+    ...withDefined({ pruneOff: input.pruneOff, targets: input.targets, rotatePasswords: input.rotatePasswords }),
     toolVersion: input.toolVersion ?? VERSION,
     now: (input.now ?? (() => /* @__PURE__ */ new Date()))(),
     cwd,
@@ -58534,7 +59704,7 @@ var init_read_and_plan = __esm({
     init_removed_content();
     init_diagnostics5();
     init_manifest_digest();
-    init_model2();
+    init_model3();
     init_cross_server();
     init_compute_plan();
     init_resolve_desired();
@@ -58567,7 +59737,8 @@ async function planEnvironment(options, ctx) {
         parallelism,
         confinement: secretConfinementOf(prelude.config),
         ...prune.off ? { pruneOff: prune.off } : {},
-        ...options.targets ? { targets: options.targets } : {}
+        ...options.targets ? { targets: options.targets } : {},
+        ...withDefined({ rotatePasswords: options.rotatePasswords })
       },
       ctx
     );
@@ -58594,6 +59765,7 @@ async function planManifests(manifests, input, ctx) {
     servers: serverIdentities(input.services),
     parallelism: input.parallelism,
     ...input.targets && input.targets.length > 0 ? { targets: input.targets } : {},
+    ...withDefined({ rotatePasswords: input.rotatePasswords }),
     progress: progressEvents(ctx),
     cwd: ctx.cwd,
     ...ctx.now ? { now: ctx.now } : {}
@@ -58644,18 +59816,19 @@ function pathOfRef(manifest, ref) {
 function reportOf(manifests, diagnostics) {
   return { diagnostics, manifestCount: countValidDocuments(manifests) };
 }
-var init_plan4 = __esm({
+var init_plan6 = __esm({
   "src/app/plan.ts"() {
     "use strict";
     init_secrets();
     init_diagnostics();
     init_is_record();
-    init_model2();
+    init_model3();
     init_evaluate();
     init_secret();
     init_clients();
     init_environment();
     init_plan_file();
+    init_with_defined();
   }
 });
 
@@ -58959,7 +60132,7 @@ var init_execute = __esm({
     init_errors2();
     init_retry();
     init_with_defined();
-    init_model4();
+    init_model5();
     init_secrets();
     MISSING = -1;
   }
@@ -59034,7 +60207,7 @@ var SHOWN;
 var init_guard = __esm({
   "src/apply/guard.ts"() {
     "use strict";
-    init_model4();
+    init_model5();
     SHOWN = 5;
   }
 });
@@ -59150,7 +60323,7 @@ function findMovedNames(changes, lists) {
 var init_moved_names = __esm({
   "src/apply/moved-names.ts"() {
     "use strict";
-    init_model4();
+    init_model5();
   }
 });
 
@@ -59370,7 +60543,7 @@ var init_apply_plan = __esm({
     init_execute();
     init_guard();
     init_ledger();
-    init_model4();
+    init_model5();
     init_secrets();
     init_snapshot_baseline();
     init_stale_check();
@@ -59481,8 +60654,8 @@ function decodeXmlEntities(s) {
   if (!s.includes("&")) return s;
   return s.replace(ENTITY, (whole, name) => {
     if (name.startsWith("#")) {
-      const code5 = name[1] === "x" ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
-      return code5 <= 1114111 ? String.fromCodePoint(code5) : whole;
+      const code6 = name[1] === "x" ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
+      return code6 <= 1114111 ? String.fromCodePoint(code6) : whole;
     }
     return NAMED[name] ?? whole;
   });
@@ -59541,23 +60714,23 @@ function isReference(ref, start, end) {
   if (ref[start] !== 35) {
     return NAMED_REFERENCES.some((named) => named.length === len && named.every((b, k) => ref[start + k] === b));
   }
-  let code5 = 0;
+  let code6 = 0;
   if (ref[start + 1] === 120) {
     if (len < 3 || len > 8) return false;
     for (let k = start + 2; k < end; k++) {
       const d = hexDigit(ref[k]);
       if (d < 0) return false;
-      code5 = code5 * 16 + d;
+      code6 = code6 * 16 + d;
     }
   } else {
     if (len > 8) return false;
     for (let k = start + 1; k < end; k++) {
       const b = ref[k];
       if (b < 48 || b > 57) return false;
-      code5 = code5 * 10 + (b - 48);
+      code6 = code6 * 10 + (b - 48);
     }
   }
-  return code5 === 9 || code5 === 10 || code5 === 13 || code5 >= 32 && code5 <= 55295 || code5 >= 57344 && code5 <= 65533 || code5 >= 65536 && code5 <= 1114111;
+  return code6 === 9 || code6 === 10 || code6 === 13 || code6 >= 32 && code6 <= 55295 || code6 >= 57344 && code6 <= 65533 || code6 >= 65536 && code6 <= 1114111;
 }
 function hexDigit(b) {
   if (b >= 48 && b <= 57) return b - 48;
@@ -60588,10 +61761,10 @@ function validateAmpersand(xmlData, i) {
   }
   return i;
 }
-function getErrorObject(code5, message, lineNumber) {
+function getErrorObject(code6, message, lineNumber) {
   return {
     err: {
-      code: code5,
+      code: code6,
       msg: message,
       line: lineNumber.line || lineNumber,
       col: lineNumber.col
@@ -63960,11 +65133,11 @@ function tagExpWithClosingIndex(xmlData, i, closingChar = ">") {
   let result = "";
   let segmentStart = i;
   for (let index = i; index < len; index++) {
-    const code5 = xmlData.charCodeAt(index);
-    if (code5 === 34 || code5 === 39) {
+    const code6 = xmlData.charCodeAt(index);
+    if (code6 === 34 || code6 === 39) {
       index = xmlData.indexOf(xmlData[index], index + 1);
       if (index === -1) return;
-    } else if (code5 === closeCode0) {
+    } else if (code6 === closeCode0) {
       if (closeCode1 !== -1) {
         if (xmlData.charCodeAt(index + 1) === closeCode1) {
           result += xmlData.substring(segmentStart, index);
@@ -63974,7 +65147,7 @@ function tagExpWithClosingIndex(xmlData, i, closingChar = ">") {
         result += xmlData.substring(segmentStart, index);
         return { data: result, index };
       }
-    } else if (code5 === 9) {
+    } else if (code6 === 9) {
       result += xmlData.substring(segmentStart, index) + " ";
       segmentStart = index + 1;
     }
@@ -64432,7 +65605,7 @@ function prettify(node, options, matcher, readonlyMatcher) {
   return compress(node, options, matcher, readonlyMatcher);
 }
 function compress(arr, options, matcher, readonlyMatcher) {
-  let text2;
+  let text3;
   const compressedObj = {};
   for (let i = 0; i < arr.length; i++) {
     const tagObj = arr[i];
@@ -64445,8 +65618,8 @@ function compress(arr, options, matcher, readonlyMatcher) {
       matcher.push(property, rawAttrs);
     }
     if (property === options.textNodeName) {
-      if (text2 === void 0) text2 = tagObj[property];
-      else text2 += "" + tagObj[property];
+      if (text3 === void 0) text3 = tagObj[property];
+      else text3 += "" + tagObj[property];
     } else if (property === void 0) {
       continue;
     } else if (tagObj[property]) {
@@ -64484,9 +65657,9 @@ function compress(arr, options, matcher, readonlyMatcher) {
       }
     }
   }
-  if (typeof text2 === "string") {
-    if (text2.length > 0) compressedObj[options.textNodeName] = text2;
-  } else if (text2 !== void 0) compressedObj[options.textNodeName] = text2;
+  if (typeof text3 === "string") {
+    if (text3.length > 0) compressedObj[options.textNodeName] = text3;
+  } else if (text3 !== void 0) compressedObj[options.textNodeName] = text3;
   return compressedObj;
 }
 function propName(obj) {
@@ -64629,18 +65802,18 @@ __export(config_xml_exports, {
   inspectConfigXml: () => inspectConfigXml,
   parseConfigXml: () => parseConfigXml
 });
-function checkConfigXml(text2) {
-  const checked = inspect2(text2, false);
+function checkConfigXml(text3) {
+  const checked = inspect2(text3, false);
   return "problem" in checked ? checked.problem : void 0;
 }
-function inspectConfigXml(text2) {
-  return inspect2(text2, true);
+function inspectConfigXml(text3) {
+  return inspect2(text3, true);
 }
-function hasMarkupDeclaration(text2) {
-  for (const m of text2.matchAll(DECLARATION)) {
+function hasMarkupDeclaration(text3) {
+  for (const m of text3.matchAll(DECLARATION)) {
     const at = m.index;
-    if (text2.lastIndexOf("<![CDATA[", at) > text2.lastIndexOf("]]>", at)) continue;
-    if (text2.lastIndexOf("<!--", at) > text2.lastIndexOf("-->", at)) continue;
+    if (text3.lastIndexOf("<![CDATA[", at) > text3.lastIndexOf("]]>", at)) continue;
+    if (text3.lastIndexOf("<!--", at) > text3.lastIndexOf("-->", at)) continue;
     return true;
   }
   return false;
@@ -64650,8 +65823,8 @@ function checkConfigBytes(bytes) {
   if (checked.ok) return void 0;
   return checked.declaration ? DECLARATION_PROBLEM : checkConfigXml(bytes.toString("utf8"));
 }
-function inspect2(text2, count3) {
-  const body = stripBom(text2);
+function inspect2(text3, count3) {
+  const body = stripBom(text3);
   if (!/\S/.test(body)) return { problem: "the document is empty" };
   if (hasMarkupDeclaration(body)) return { problem: DECLARATION_PROBLEM, declaration: true };
   const result = XMLValidator.validate(body);
@@ -64670,9 +65843,9 @@ function contentsOf(root) {
   const items = (section, item) => (root.children.find((n) => n.name === section)?.children ?? []).filter((n) => n.name === item).map((n) => Object.fromEntries(Object.entries(n.attrs).map(([k, v]) => [k, decodeXmlEntities(String(v))])));
   return { tasks: items("Tasks", "Task").map(taskItem), acls: items("ACLs", "ACL").map(aclItem) };
 }
-function parseConfigXml(text2) {
-  if (hasMarkupDeclaration(text2)) throw new MftopsError(`the automation export ${DECLARATION_PROBLEM}`);
-  const roots = topLevelElements(new XMLParser(FAITHFUL).parse(stripBom(text2)));
+function parseConfigXml(text3) {
+  if (hasMarkupDeclaration(text3)) throw new MftopsError(`the automation export ${DECLARATION_PROBLEM}`);
+  const roots = topLevelElements(new XMLParser(FAITHFUL).parse(stripBom(text3)));
   const root = roots[0];
   if (!root) throw new Error("parseConfigXml: no root element (call checkConfigXml first)");
   return toElement(root);
@@ -64701,11 +65874,11 @@ function readNodes(nodes) {
 function toElement(raw) {
   const attrs = {};
   for (const [k, v] of Object.entries(raw.attrs)) attrs[k] = decodeXmlEntities(String(v));
-  const text2 = raw.texts.filter((t) => t.trim() !== "" || raw.children.length === 0).join("");
-  return { name: raw.name, attrs, children: raw.children.map(toElement), text: decodeXmlEntities(text2) };
+  const text3 = raw.texts.filter((t) => t.trim() !== "" || raw.children.length === 0).join("");
+  return { name: raw.name, attrs, children: raw.children.map(toElement), text: decodeXmlEntities(text3) };
 }
-function stripBom(text2) {
-  return text2.charCodeAt(0) === 65279 ? text2.slice(1) : text2;
+function stripBom(text3) {
+  return text3.charCodeAt(0) === 65279 ? text3.slice(1) : text3;
 }
 var FAITHFUL, SKIPPED_FOR_COUNT, DECLARATION_PROBLEM, DECLARATION;
 var init_config_xml = __esm({
@@ -64776,9 +65949,9 @@ async function settleExportXml(pass, readText, count3) {
   if (pass.xml.ok) return count3 ? { taskCount: pass.xml.taskCount, contents: pass.xml.contents } : { taskCount: 0 };
   const { checkConfigXml: checkConfigXml2, inspectConfigXml: inspectConfigXml2, DECLARATION_PROBLEM: DECLARATION_PROBLEM2 } = await Promise.resolve().then(() => (init_config_xml(), config_xml_exports));
   if (pass.xml.declaration) return { problem: DECLARATION_PROBLEM2, declaration: true };
-  const text2 = readText();
-  if (count3) return inspectConfigXml2(text2);
-  const problem = checkConfigXml2(text2);
+  const text3 = readText();
+  if (count3) return inspectConfigXml2(text3);
+  const problem = checkConfigXml2(text3);
   return problem === void 0 ? { taskCount: 0 } : { problem };
 }
 function startSink(check2) {
@@ -64886,17 +66059,67 @@ var init_export_check = __esm({
 });
 
 // src/snapshot/model.ts
-var SNAPSHOT_FORMAT_VERSION, MANIFEST_FILE, AUTOMATION_FILE, FOLDERS_FILE, ENCRYPTED_SUFFIX, SNAPSHOT_ID, ENVIRONMENT_NAME;
-var init_model6 = __esm({
+var SNAPSHOT_FORMAT_VERSION, MANIFEST_FILE, AUTOMATION_FILE, FOLDERS_FILE, ACCOUNTS_FILE, ENCRYPTED_SUFFIX, SNAPSHOT_ID, ENVIRONMENT_NAME;
+var init_model7 = __esm({
   "src/snapshot/model.ts"() {
     "use strict";
     SNAPSHOT_FORMAT_VERSION = 2;
     MANIFEST_FILE = "snapshot.json";
     AUTOMATION_FILE = "automation-config.xml";
     FOLDERS_FILE = "transfer-folders.json";
+    ACCOUNTS_FILE = "transfer-accounts.json";
     ENCRYPTED_SUFFIX = ".enc";
     SNAPSHOT_ID = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z$/;
     ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+  }
+});
+
+// src/snapshot/read-accounts.ts
+async function readLiveAccounts(source, options = {}) {
+  let users;
+  let groups;
+  try {
+    [users, groups] = await Promise.all([source.listUsers({ fresh: options.fresh === true }), source.listGroups({ fresh: options.fresh === true })]);
+  } catch (err) {
+    if (err instanceof ApiError && [403, 404].includes(err.status)) return { notRead: `the transfer account cannot list users and groups (${err.message})` };
+    throw err;
+  }
+  const membership = await source.listGroupMembers(groups.map((g) => g.id));
+  const byId = new Map(users.map((u) => [u.id, u.username]));
+  return {
+    formatVersion: SNAPSHOT_FORMAT_VERSION,
+    membersForm: membership.form,
+    users: users.map(toSavedUser).sort((a, b) => compareText2(a.username.toLowerCase(), b.username.toLowerCase())),
+    groups: groups.map((g) => {
+      const ids = membership.members.get(g.id);
+      const members = ids?.map((id) => ({ id, username: byId.get(id) ?? id })).sort((a, b) => compareText2(a.username.toLowerCase(), b.username.toLowerCase()));
+      return {
+        id: g.id,
+        name: g.name,
+        ...withDefined({ description: typeof g.description === "string" ? g.description : void 0 }),
+        members: members ?? null
+      };
+    }).sort((a, b) => compareText2(a.name.toLowerCase(), b.name.toLowerCase()))
+  };
+}
+function toSavedUser(u) {
+  const fields = {};
+  for (const f of USER_FIELDS2) {
+    const v = u[f];
+    if (typeof v === "string") fields[f] = v;
+  }
+  return { id: u.id, username: u.username, ...fields };
+}
+var USER_FIELDS2;
+var init_read_accounts = __esm({
+  "src/snapshot/read-accounts.ts"() {
+    "use strict";
+    init_is_record();
+    init_order();
+    init_errors2();
+    init_with_defined();
+    init_model7();
+    USER_FIELDS2 = ["fullName", "permission", "email", "status", "lastLoginStamp"];
   }
 });
 
@@ -64931,7 +66154,7 @@ function toInfo(m, path) {
     services: [...a ? ["automation"] : [], ...t ? ["transfer"] : []],
     ...a ? { bytes: a.bytes, sha256: a.sha256, taskCount: a.taskCount, serverUrl: a.url, ...withDefined({ serverVersion: a.serverVersion }) } : {},
     folderCount: t?.folderCount ?? 0,
-    ...withDefined({ transferUrl: t?.url }),
+    ...withDefined({ transferUrl: t?.url, userCount: t?.accounts?.userCount, groupCount: t?.accounts?.groupCount }),
     encrypted: m.encryption !== void 0,
     toolVersion: m.toolVersion,
     ...withDefined({ note: m.note })
@@ -64955,8 +66178,9 @@ var init_store = __esm({
     init_crypto();
     init_errors4();
     init_export_pass();
-    init_model6();
+    init_model7();
     init_with_defined();
+    init_read_accounts();
   }
 });
 
@@ -64991,11 +66215,14 @@ async function saveSnapshot(opts) {
     const automation = opts.automation ? await saveAutomation(tmp, opts.automation, opts, key) : void 0;
     const named = opts.transfer ? await readNamedFolders(opts.transfer, folders) : [];
     const saved = [...named, ...unnamed(opts.foldersRead ?? [], folders)];
+    const accountsRead = opts.transfer ? await readLiveAccounts(opts.transfer) : void 0;
+    if (accountsRead && "notRead" in accountsRead) (opts.logger ?? silentLogger).warn(`users and groups not saved in the snapshot: ${accountsRead.notRead}`);
     if (opts.baseline) {
       const gaps = findSnapshotGaps({ ...automation ? { automation: automation.contents } : {}, ...saveTransfer ? { folders: saved } : {} }, opts.baseline);
       if (gaps.length > 0) throw new SnapshotError(`snapshot not saved: ${gaps.join("; ")}: not a backup of this server`);
     }
     const transfer = saveTransfer ? await saveFolders(tmp, saved, key) : void 0;
+    const accounts = accountsRead && !("notRead" in accountsRead) ? await saveAccounts(tmp, accountsRead, key) : void 0;
     const id = await freeId(envDir, when);
     const manifest = {
       formatVersion: SNAPSHOT_FORMAT_VERSION,
@@ -65005,7 +66232,7 @@ async function saveSnapshot(opts) {
       toolVersion: VERSION,
       ...withDefined({ note: opts.note }),
       ...withDefined({ automation: automation?.file }),
-      ...transfer ? { transfer: { ...transfer, ...withDefined({ url: opts.transferUrl }) } } : {},
+      ...transfer ? { transfer: { ...transfer, ...withDefined({ url: opts.transferUrl, accounts }) } } : {},
       ...key ? { encryption: { algorithm: "aes-256-gcm", keyCheck: key.check } } : {}
     };
     await writing(join8(tmp, MANIFEST_FILE), () => writeFileAtomic(join8(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}
@@ -65121,12 +66348,18 @@ function unnamed(read, named) {
 }
 async function saveFolders(tmp, folders, key) {
   const body = { formatVersion: SNAPSHOT_FORMAT_VERSION, folders };
+  return { ...await saveJsonPart(tmp, FOLDERS_FILE, body, key), folderCount: folders.length };
+}
+async function saveAccounts(tmp, accounts, key) {
+  return { ...await saveJsonPart(tmp, ACCOUNTS_FILE, accounts, key), userCount: accounts.users.length, groupCount: accounts.groups.length };
+}
+async function saveJsonPart(tmp, plainName, body, key) {
   const plain = Buffer.from(`${JSON.stringify(body, null, 2)}
 `, "utf8");
-  const file = key ? `${FOLDERS_FILE}${ENCRYPTED_SUFFIX}` : FOLDERS_FILE;
+  const file = key ? `${plainName}${ENCRYPTED_SUFFIX}` : plainName;
   const path = join8(tmp, file);
-  await writing(path, () => key ? writeEncrypted(path, plain, FOLDERS_FILE, key) : writeFileAtomic(path, plain, { mode: 384 }));
-  return { file, bytes: plain.length, sha256: sha256Hex(plain), folderCount: folders.length };
+  await writing(path, () => key ? writeEncrypted(path, plain, plainName, key) : writeFileAtomic(path, plain, { mode: 384 }));
+  return { file, bytes: plain.length, sha256: sha256Hex(plain) };
 }
 async function writeEncrypted(path, plain, plainName, key) {
   await writeFileAtomic(path, encryptBuffer(key, plain, plainName), { mode: 384 });
@@ -65149,7 +66382,7 @@ async function freeId(envDir, when) {
     try {
       await stat2(join8(envDir, id));
     } catch (err) {
-      if (code3(err) === "ENOENT") return id;
+      if (code4(err) === "ENOENT") return id;
       throw err;
     }
   }
@@ -65160,10 +66393,10 @@ function pruneAfterSave(opts, id) {
     const deleted = pruneSnapshots(opts.dir, opts.env, opts.keep, [id, ...opts.protect ?? []]);
     if (deleted.length > 0) logger.debug(`snapshots: deleted ${deleted.length} older than the newest ${opts.keep} of ${opts.env}`);
   } catch (err) {
-    logger.warn(`snapshot ${opts.env}/${id} saved, but older snapshots could not be deleted (${isMftopsError(err) ? err.message : code3(err)})`);
+    logger.warn(`snapshot ${opts.env}/${id} saved, but older snapshots could not be deleted (${isMftopsError(err) ? err.message : code4(err)})`);
   }
 }
-function code3(err) {
+function code4(err) {
   return err?.code ?? (err instanceof Error ? err.message : "error");
 }
 function isFsError(err) {
@@ -65182,9 +66415,10 @@ var init_save_snapshot = __esm({
     init_config_xml();
     init_errors4();
     init_export_check();
-    init_model6();
+    init_model7();
     init_store();
     init_with_defined();
+    init_read_accounts();
   }
 });
 
@@ -65263,6 +66497,8 @@ async function applyEnvironment(options, ctx) {
         "--target cannot be used with a saved plan, which is applied exactly as it was made: plan again with --target and --out, or apply the manifests with --target"
       );
     }
+    if (options.rotatePasswords === true)
+      throw new ConfigError("--rotate-passwords cannot be used with a saved plan: make the plan with it (mftops plan --rotate-passwords --out FILE)");
     if (options.prune !== void 0)
       throw new ConfigError(`--${options.prune ? "" : "no-"}prune cannot be used with a saved plan: what it prunes was decided when it was made`);
     saved = readSavedPlan(resolve10(ctx.cwd, options.planFile));
@@ -65332,7 +66568,8 @@ async function applyEnvironment(options, ctx) {
           parallelism,
           confinement: secretConfinementOf(config),
           ...prune?.off ? { pruneOff: prune.off } : {},
-          ...options.targets !== void 0 && options.targets.length > 0 ? { targets: options.targets } : {}
+          ...options.targets !== void 0 && options.targets.length > 0 ? { targets: options.targets } : {},
+          ...options.rotatePasswords === true ? { rotatePasswords: true } : {}
         },
         ctx
       );
@@ -65493,7 +66730,7 @@ var init_apply = __esm({
     init_guard();
     init_errors();
     init_diagnostics2();
-    init_model2();
+    init_model3();
     init_compute_plan();
     init_evaluate();
     init_policy();
@@ -65501,7 +66738,7 @@ var init_apply = __esm({
     init_defaults();
     init_environment();
     init_plan_file();
-    init_plan4();
+    init_plan6();
     init_apply_lock();
     init_save_snapshot();
     init_run_policy_checks();
@@ -65579,7 +66816,7 @@ function assembleDrift(input) {
   const unmanaged = [];
   const kept = [];
   for (const change of input.plan.changes) {
-    if (change.action === "delete") {
+    if (change.action === "delete" || isUnmanagedGroup(change)) {
       const pruned = input.prune.includes(change.kind);
       if (pruned) kept.push(change);
       const addresses = [change.address];
@@ -65631,7 +66868,7 @@ function assembleDrift(input) {
     keptAccess,
     kept.filter((c) => driftedAddresses.has(c.address))
   );
-  const managed = kept.filter((c) => c.action !== "delete").length + (input.missingFolders?.length ?? 0);
+  const managed = kept.filter((c) => c.action !== "delete" && !isUnmanagedGroup(c)).length + (input.missingFolders?.length ?? 0);
   unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText2(a.address.toLowerCase(), b.address.toLowerCase()));
   const expired = drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) + unmanaged.filter((u) => u.expired).length;
   return {
@@ -65873,14 +67110,182 @@ var init_assemble_drift = __esm({
     init_assemble_plan();
     init_access_changes();
     init_registry();
-    init_model2();
+    init_plan5();
+    init_model3();
     init_acknowledge();
-    init_model5();
+    init_model6();
     init_order();
     AUDIT_MAX_COUNT = 500;
     NOT_A_CHANGE = /* @__PURE__ */ new Set(["run", "start", "stop"]);
     AUDIT_TARGET_TYPES = { Task: "Task", ResourceGroupAcl: "ACL" };
     AUDITED_KINDS = ["Task", "ResourceGroupAcl"];
+  }
+});
+
+// src/drift/privileged-accounts.ts
+function declaredUsernames(manifests) {
+  return new Set(manifests.filter((m) => m.kind === "User").map((m) => m.name.toLowerCase()));
+}
+function assessAccounts(input) {
+  const { read, settings } = input;
+  const candidates = privilegedCandidates(read);
+  const privileged = [];
+  const allowed = [];
+  if (input.omitted === void 0) {
+    for (const c of candidates) {
+      if (input.declared.has(c.username.toLowerCase()) && c.service === "transfer") continue;
+      const signedIn = input.signedInAs[c.service];
+      const entry = settings.allowUnmanaged.find((a) => sameName(a.name, c.username) && (a.service === void 0 || a.service === c.service));
+      if (entry !== void 0) {
+        allowed.push({ ...c.account, by: "config", ...withDefined({ reason: entry.reason }), where: entry.where });
+      } else if (signedIn !== void 0 && sameName(signedIn, c.username)) {
+        allowed.push({ ...c.account, by: "sign-in" });
+      } else {
+        privileged.push({
+          ...c.account,
+          ...withDefined({ liveId: c.liveId }),
+          creator: { state: "unknown", why: c.service === "transfer" ? "no-audit-record" : "not-asked" }
+        });
+      }
+    }
+  }
+  const byAccount = (a, b) => compareText2(b.service, a.service) || compareText2(a.username.toLowerCase(), b.username.toLowerCase());
+  privileged.sort(byAccount);
+  allowed.sort(byAccount);
+  const checks = withDefined({ transfer: checkOf(read.transfer, (users2) => users2.length), automation: checkOf(read.automation, (g) => g.members.length) });
+  const users = read.transfer?.state === "read" ? read.transfer.value : void 0;
+  const report = {
+    privileged,
+    allowed,
+    ...withDefined({ omitted: input.omitted }),
+    checks,
+    ...users !== void 0 ? { signOn: signOnReport(users, settings.staleSignOnDays, input.now) } : {}
+  };
+  return { report, unmatchedAllowed: input.omitted === void 0 ? unmatchedAllowed(read, settings) : [] };
+}
+function withAccounts(report, accounts) {
+  const { plan, ...rest } = report;
+  return { ...rest, ...accounts.privileged.length > 0 ? { status: "drift" } : {}, accounts, plan };
+}
+function privilegedCandidates(read) {
+  const out = [];
+  if (read.transfer?.state === "read") {
+    for (const u of read.transfer.value) {
+      const role = privilegedPermission(u);
+      if (role !== void 0 && u.username !== "")
+        out.push({ service: "transfer", username: u.username, liveId: u.id, account: { service: "transfer", username: u.username, role } });
+    }
+  }
+  if (read.automation?.state === "read") {
+    const { group, members } = read.automation.value;
+    const seen = /* @__PURE__ */ new Set();
+    for (const name of members) {
+      if (seen.has(name.toLowerCase())) continue;
+      seen.add(name.toLowerCase());
+      out.push({ service: "automation", username: name, account: { service: "automation", username: name, role: group } });
+    }
+  }
+  return out;
+}
+function privilegedPermission(u) {
+  const permission = typeof u.permission === "string" ? u.permission.toLowerCase() : void 0;
+  return PRIVILEGED_PERMISSIONS.find((p) => p.toLowerCase() === permission);
+}
+function checkOf(read, count3) {
+  if (read === void 0) return void 0;
+  if (read.state === "unreadable") return { state: "not-checked", ...withDefined({ httpStatus: read.httpStatus }), message: read.message };
+  return { state: "checked", accounts: count3(read.value) };
+}
+function unmatchedAllowed(read, settings) {
+  const transfer = read.transfer?.state === "read" ? new Set(read.transfer.value.map((u) => u.username.toLowerCase())) : void 0;
+  const automation = read.automation?.state === "read" ? new Set(read.automation.value.members.map((m) => m.toLowerCase())) : void 0;
+  const out = [];
+  settings.allowUnmanaged.forEach((entry, i) => {
+    const services = entry.service === void 0 ? ["transfer", "automation"] : [entry.service];
+    const known = services.map((s) => s === "transfer" ? transfer : automation).filter((names2) => names2 !== void 0);
+    if (known.length > 0 && !known.some((names2) => names2.has(entry.name.toLowerCase()))) out.push(i);
+  });
+  return out;
+}
+function signOnReport(users, staleDays, now) {
+  const available = users.some((u) => typeof u.lastLoginStamp === "string");
+  const never = [];
+  const stale = [];
+  const unknown = [];
+  if (available) {
+    const people = users.filter((u) => u.status?.toLowerCase() !== "template" && u.username !== "");
+    for (const u of [...people].sort((a, b) => compareText2(a.username.toLowerCase(), b.username.toLowerCase()))) {
+      const base = {
+        username: u.username,
+        ...withDefined({ permission: u.permission, status: u.status !== void 0 && u.status !== "Active" ? u.status : void 0 })
+      };
+      const stamp = u.lastLoginStamp;
+      if (stamp === void 0 || stamp === "") {
+        never.push(base);
+        continue;
+      }
+      const time = canonicalTime(stamp);
+      if (time === void 0) {
+        unknown.push({ ...base, stamp });
+        continue;
+      }
+      const days = Math.floor((now.getTime() - time) / DAY_MS);
+      if (staleDays > 0 && days > staleDays) stale.push({ ...base, lastSignOn: new Date(time).toISOString(), days });
+    }
+    stale.sort((a, b) => (b.days ?? 0) - (a.days ?? 0) || compareText2(a.username.toLowerCase(), b.username.toLowerCase()));
+  }
+  return { available, staleSignOnDays: staleDays, never, stale, unknown };
+}
+function canonicalTime(stamp) {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(stamp)) return void 0;
+  const time = Date.parse(stamp);
+  return Number.isFinite(time) ? time : void 0;
+}
+function sameName(a, b) {
+  return a.toLowerCase() === b.toLowerCase();
+}
+var PRIVILEGED_PERMISSIONS, DAY_MS;
+var init_privileged_accounts = __esm({
+  "src/drift/privileged-accounts.ts"() {
+    "use strict";
+    init_order();
+    init_with_defined();
+    PRIVILEGED_PERMISSIONS = ["SysAdmin", "Admin", "FileAdmin"];
+    DAY_MS = 864e5;
+  }
+});
+
+// src/live/read-accounts.ts
+async function readAccounts(clients, adminGroup, live) {
+  const known = live?.automation?.userGroupMembers?.members.get(adminGroup.toLowerCase());
+  const [transfer, automation] = await Promise.all([
+    clients.transfer ? readOrSay(() => clients.transfer.listUsers(), "the account may not list transfer users") : void 0,
+    known !== void 0 ? { state: "read", value: { group: adminGroup, members: known } } : clients.automation ? readAdministrators(clients.automation, adminGroup) : void 0
+  ]);
+  return { ...transfer ? { transfer } : {}, ...automation ? { automation } : {} };
+}
+async function readAdministrators(client, adminGroup) {
+  const groups = await readOrSay(() => client.listUserGroups(), "the account may not read the user groups (an administrator may)");
+  if (groups.state === "unreadable") return groups;
+  const group = groups.value.find((g) => g.name === adminGroup) ?? groups.value.find((g) => g.name.toLowerCase() === adminGroup.toLowerCase());
+  if (group === void 0) return { state: "unreadable", message: `the automation server has no user group named ${adminGroup}` };
+  if (group.members === void 0) return { state: "unreadable", message: `the automation server does not list the members of ${group.name}` };
+  return { state: "read", value: { group: group.name, members: group.members } };
+}
+async function readOrSay(read, refused) {
+  try {
+    return { state: "read", value: await read() };
+  } catch (err) {
+    if (!(err instanceof ApiError) || !NOT_READABLE.includes(err.status)) throw err;
+    return { state: "unreadable", httpStatus: err.status, message: `${refused}: ${err.status}` };
+  }
+}
+var NOT_READABLE;
+var init_read_accounts2 = __esm({
+  "src/live/read-accounts.ts"() {
+    "use strict";
+    init_errors2();
+    NOT_READABLE = [401, 403, 404, 405, 501];
   }
 });
 
@@ -65907,7 +67312,20 @@ async function detectDrift(input) {
   const policies = input.manifests.policies;
   if (policies.length > 0)
     report = withLivePolicy(report, await evaluateObjectPolicies(liveSubjects(plan, live), policies, input.cwd ?? process.cwd(), createPolicyRunner()));
-  const warnings = unmatchedIgnoreWarnings(ignore, driftAddresses(plan, missingFolders), input.locateIgnore);
+  const settings = env.privilegedAccounts ?? DEFAULT_PRIVILEGED_ACCOUNTS;
+  const accounts = assessAccounts({
+    read: await readAccounts(input.clients, settings.automationAdminGroup, live),
+    declared: declaredUsernames(input.manifests.manifests),
+    settings,
+    signedInAs: withDefined({ transfer: input.servers.transfer?.username, automation: input.servers.automation?.username }),
+    now: now(),
+    ...withDefined({ omitted: partial === true ? "partial-manifests" : void 0 })
+  });
+  report = withAccounts(report, accounts.report);
+  const warnings = [
+    ...unmatchedIgnoreWarnings(ignore, driftAddresses(plan, missingFolders), input.locateIgnore),
+    ...unmatchedAllowedWarnings(settings, accounts.unmatchedAllowed, input.locateAllowed)
+  ];
   const queries = auditQueriesFor(report);
   const automation = input.clients.automation;
   if (queries.length > 0 && automation !== void 0) {
@@ -65951,6 +67369,15 @@ function unmatchedIgnoreWarnings(ignore, addresses, locate) {
     });
   });
 }
+function unmatchedAllowedWarnings(settings, unmatched, locate) {
+  return unmatched.map((i) => {
+    const entry = settings.allowUnmanaged[i];
+    const where = entry.service === void 0 ? "no transfer user and no automation administrator" : entry.service === "transfer" ? "no transfer user" : "no automation administrator";
+    return createPlanWarning("MF420", locate?.(i), `privilegedAccounts.allowUnmanaged names \`${entry.name}\`, which is ${where} of this environment`, {
+      hint: "it allows nothing: correct the name or remove the entry"
+    });
+  });
+}
 function separateMissingFolders(manifests, all, cwd) {
   const missingFolders = [];
   const diagnostics = [];
@@ -65983,6 +67410,10 @@ var init_detect_drift = __esm({
     init_removed_content();
     init_evaluate();
     init_run_policy_checks();
+    init_model();
+    init_privileged_accounts();
+    init_read_accounts2();
+    init_with_defined();
   }
 });
 
@@ -66068,10 +67499,14 @@ function accessJsonView(report) {
       via: c.via.map((v) => ({ type: v.type, name: v.name })),
       removed: c.removed,
       flagged: [...c.flagged],
+      ...withDefined({ memberships: c.memberships === void 0 ? void 0 : [...c.memberships] }),
       text: describeAccessChange(c, (t) => t)
     })),
     membersUnknown: [...report.membersUnknown],
-    ...report.userGroupsUnknown !== void 0 ? { userGroupsUnknown: [...report.userGroupsUnknown] } : {}
+    ...withDefined({
+      userGroupsUnknown: report.userGroupsUnknown === void 0 ? void 0 : [...report.userGroupsUnknown],
+      membershipScope: report.membershipScope === void 0 ? void 0 : { ...report.membershipScope, groups: [...report.membershipScope.groups], text: membershipScopeSentence(report.membershipScope, (t) => t) }
+    })
   };
 }
 function transferChecksView(checks) {
@@ -66102,8 +67537,8 @@ function serversView(servers) {
   return out;
 }
 function reasonView(reason) {
-  const { code: code5, ...parameters2 } = reason;
-  return { code: code5, ...parameters2, text: describeReason(reason) };
+  const { code: code6, ...parameters2 } = reason;
+  return { code: code6, ...parameters2, text: describeReason(reason) };
 }
 function permissionsView(p) {
   return { permissions: [...p.permissions], sharePermissions: [...p.sharePermissions] };
@@ -66119,6 +67554,7 @@ var init_plan_json = __esm({
     init_plan_common();
     init_access();
     init_json_output();
+    init_with_defined();
   }
 });
 
@@ -66137,6 +67573,7 @@ function renderDriftJson(report) {
     audit: report.audit,
     ...report.access !== void 0 ? { access: accessJsonView(report.access) } : {},
     ...report.policy !== void 0 ? { policy: report.policy } : {},
+    ...report.accounts !== void 0 ? { accounts: report.accounts } : {},
     plan: planJsonView(report.plan)
   };
   return `${JSON.stringify(ordered2, null, 2)}
@@ -66174,6 +67611,7 @@ async function driftEnvironment(options, ctx) {
       progress: progressEvents(ctx),
       cwd: ctx.cwd,
       locateIgnore: (i) => config.sourceMap.locate(["environments", env.name, "drift", "ignore", i, "address"]),
+      locateAllowed: (i) => config.sourceMap.locate(["environments", env.name, "privilegedAccounts", "allowUnmanaged", i]),
       ...ctx.now ? { now: ctx.now } : {}
     });
   } finally {
@@ -66188,9 +67626,9 @@ async function driftEnvironment(options, ctx) {
   }
   return { status: "reported", report: result.report, diagnostics, ...reportFile !== void 0 ? { reportFile } : {} };
 }
-function writeReportFile(path, text2) {
+function writeReportFile(path, text3) {
   try {
-    writeFileAtomicSync(path, text2, { mode: 438 });
+    writeFileAtomicSync(path, text3, { mode: 438 });
   } catch (err) {
     throw systemError(`cannot write the drift report to ${path}`, err);
   }
@@ -66202,7 +67640,7 @@ var init_drift = __esm({
     init_errors();
     init_clients();
     init_environment();
-    init_plan4();
+    init_plan6();
     init_detect_drift();
     init_diagnostics2();
     init_drift_json();
@@ -66213,7 +67651,7 @@ var init_drift = __esm({
 var CRASH_REVOKE_TIMEOUT_MS = 3e3;
 function installCrashGuard(opts) {
   const target = opts.target ?? process;
-  const exit = opts.exit ?? ((code5) => process.exit(code5));
+  const exit = opts.exit ?? ((code6) => process.exit(code6));
   const release = opts.release ?? releaseAfterCrash;
   let crashed = false;
   const onCrash = (err) => {
@@ -66249,7 +67687,7 @@ init_defaults();
 init_load_config();
 init_errors();
 init_log();
-init_model2();
+init_model3();
 init_plan_file();
 import { randomBytes as randomBytes4 } from "node:crypto";
 import { existsSync as existsSync7, rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
@@ -66257,9 +67695,9 @@ import { tmpdir } from "node:os";
 import { isAbsolute as isAbsolute8, join as join9, relative as relative8, resolve as resolve12 } from "node:path";
 
 // src/render/apply-summary.ts
-init_model4();
+init_model5();
 init_registry();
-init_model2();
+init_model3();
 init_json_output();
 init_policy();
 init_text();
@@ -66272,7 +67710,7 @@ function renderApplySummaryText(report, options = { policyShown: true }) {
       break;
     case "refused":
       lines2.push("Apply refused; nothing was written:");
-      for (const p of report.problems) lines2.push(`  - ${text(p)}`);
+      for (const p of report.problems) lines2.push(`  - ${text2(p)}`);
       break;
     case "stale": {
       const names2 = report.movedNames ?? [];
@@ -66281,14 +67719,14 @@ function renderApplySummaryText(report, options = { policyShown: true }) {
         ...names2.length > 0 ? [count(names2.length, "name")] : []
       ];
       lines2.push(`The plan is stale; nothing was written: ${moved.join(" and ")} moved on the servers since the plan was made.`);
-      for (const s of report.stale) lines2.push(`  ${staleSymbol(s)} ${text(s.address)}: ${staleWords(s)}`);
-      for (const m of names2) lines2.push(`  plan is stale: ${text(describeMovedName(m))}`);
+      for (const s of report.stale) lines2.push(`  ${staleSymbol(s)} ${text2(s.address)}: ${staleWords(s)}`);
+      for (const m of names2) lines2.push(`  plan is stale: ${text2(describeMovedName(m))}`);
       lines2.push("Make a new plan (mftops plan --out FILE), review it, and apply that one.");
       break;
     }
     case "no-snapshot":
       lines2.push("Apply stopped before the first write: no verified snapshot.");
-      for (const p of report.problems) lines2.push(`  - ${text(p)}`);
+      for (const p of report.problems) lines2.push(`  - ${text2(p)}`);
       break;
     case "applied":
     case "interrupted":
@@ -66305,8 +67743,8 @@ function renderApplySummaryText(report, options = { policyShown: true }) {
 function pushRun(lines2, report) {
   const c = countResults(report.results);
   const head = report.outcome === "interrupted" ? "Apply interrupted" : applyExitCode(report) === 0 ? "Apply complete" : "Apply finished with errors";
-  lines2.push(`${head} for environment "${text(report.environment)}": ${c.ok} applied, ${c.failed} failed, ${c.skipped} skipped.`);
-  if (report.outcome === "interrupted" && report.results.length === 0) for (const p of report.problems) lines2.push(`  ${text(p)}`);
+  lines2.push(`${head} for environment "${text2(report.environment)}": ${c.ok} applied, ${c.failed} failed, ${c.skipped} skipped.`);
+  if (report.outcome === "interrupted" && report.results.length === 0) for (const p of report.problems) lines2.push(`  ${text2(p)}`);
   for (const kind of EVERY_KIND) {
     const of = report.results.filter((r) => r.kind === kind);
     if (of.length === 0) continue;
@@ -66317,7 +67755,7 @@ function pushRun(lines2, report) {
   const failed = report.results.filter((r) => r.status === "failed");
   if (failed.length > 0) {
     lines2.push("Failed:");
-    for (const r of failed) lines2.push(`  x ${text(r.address)} (${r.action}): ${text(r.error ?? "failed")}`);
+    for (const r of failed) lines2.push(`  x ${text2(r.address)} (${r.action}): ${text2(r.error ?? "failed")}`);
   }
   pushSkipped(lines2, report.results);
   const s = report.stats;
@@ -66326,8 +67764,8 @@ function pushRun(lines2, report) {
       `Unknown outcomes: ${s.unknownOutcomes} write(s) got no clear answer; re-reading showed ${s.confirmedByReread} had taken effect, ${s.retriedAfterReread} were sent again.`
     );
   }
-  if (report.snapshot) lines2.push(`Snapshot: ${text(report.snapshot.path)}`);
-  if (report.ledger) lines2.push(`Ledger:   ${text(report.ledger)}`);
+  if (report.snapshot) lines2.push(`Snapshot: ${text2(report.snapshot.path)}`);
+  if (report.ledger) lines2.push(`Ledger:   ${text2(report.ledger)}`);
   if (report.verification) pushVerification(lines2, report.verification, c.ok);
 }
 function pushSkipped(lines2, results) {
@@ -66336,7 +67774,7 @@ function pushSkipped(lines2, results) {
   const blocked = skipped.filter((r) => r.action === "blocked");
   if (blocked.length > 0) {
     lines2.push(`Blocked (${blocked.length}), a person must make these changes:`);
-    for (const r of blocked) lines2.push(`  ! ${text(r.address)}: ${text((r.error ?? "").replace(/^blocked: /, ""))}`);
+    for (const r of blocked) lines2.push(`  ! ${text2(r.address)}: ${text2((r.error ?? "").replace(/^blocked: /, ""))}`);
   }
   const interrupted = skipped.filter((r) => r.action !== "blocked" && r.error === INTERRUPTED_BEFORE_START);
   if (interrupted.length > 0) {
@@ -66347,21 +67785,21 @@ function pushSkipped(lines2, results) {
   const other = skipped.filter((r) => r.action !== "blocked" && r.error !== INTERRUPTED_BEFORE_START);
   if (other.length > 0) {
     lines2.push(`Not started (${other.length}):`);
-    for (const r of other) lines2.push(`  - ${text(r.address)} (${r.action}): ${text(r.error ?? "skipped")}`);
+    for (const r of other) lines2.push(`  - ${text2(r.address)} (${r.action}): ${text2(r.error ?? "skipped")}`);
   }
 }
 function pushVerification(lines2, v, applied) {
   if (v.error !== void 0) {
-    lines2.push(`Not verified: ${text(v.error)}`);
+    lines2.push(`Not verified: ${text2(v.error)}`);
     return;
   }
   switch (v.mode) {
     case "skipped":
-      lines2.push(`Not verified: ${text(v.note ?? "skipped")}`);
+      lines2.push(`Not verified: ${text2(v.note ?? "skipped")}`);
       return;
     case "replan":
     case "payloads": {
-      if (v.note !== void 0) lines2.push(`Note: ${text(v.note)}`);
+      if (v.note !== void 0) lines2.push(`Note: ${text2(v.note)}`);
       const how = v.mode === "replan" ? "re-planned from the manifests" : "read back and compared with what was sent";
       if (v.unconverged.length === 0) {
         lines2.push(`Verified: ${count(applied, "applied change")} ${how}, all in sync.`);
@@ -66370,7 +67808,7 @@ function pushVerification(lines2, v, applied) {
       lines2.push(`Not in sync after apply (${v.unconverged.length} of ${applied}, ${how}):`);
       for (const u of v.unconverged)
         lines2.push(
-          `  ${text(u.address)}: ${u.action === "missing" ? "missing" : `still to ${u.action}`}${u.reason !== void 0 ? ` (${text(u.reason)})` : ""}`
+          `  ${text2(u.address)}: ${u.action === "missing" ? "missing" : `still to ${u.action}`}${u.reason !== void 0 ? ` (${text2(u.reason)})` : ""}`
         );
       return;
     }
@@ -66421,12 +67859,12 @@ function staleSymbol(s) {
 }
 function staleWords(s) {
   const words = describeStale(s.how);
-  return s.detail !== void 0 ? `${words} (${text(s.detail)})` : words;
+  return s.detail !== void 0 ? `${words} (${text2(s.detail)})` : words;
 }
 function count(n, noun) {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
-function text(s) {
+function text2(s) {
   return escapeControl(s);
 }
 function renderApplyPhase(phase, writes, parallelism) {
@@ -66620,7 +68058,7 @@ function entryCovered(e, reviewed) {
 }
 
 // src/render/plan-markdown.ts
-init_model2();
+init_model3();
 init_transfer_checks();
 init_plan_common();
 init_reasons();
@@ -66660,13 +68098,14 @@ function renderPlanMarkdown(plan, options = {}) {
     ...destructive.map((c) => `- ${inlineChange(c)}${c.reason === void 0 ? "" : `: ${escapeMd(describeReason(c.reason))}`}`),
     ...plan.access === void 0 ? [] : accessAlertItems(plan.access)
   ];
+  const accessAlerts = plan.access === void 0 ? 0 : accessAlertCount(plan.access);
   const warningCallout = memo(
-    (shown) => warningItems.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary, warningItems.length - destructive.length), warningItems, shown, hint)]
+    (shown) => warningItems.length === 0 ? [] : [callout("WARNING", destructiveHeadline(summary, accessAlerts), warningItems, shown, hint)]
   );
   const cautionCallout = memo(
     (shown) => blockedItems.length === 0 ? [] : [callout("CAUTION", blockedHeadline(blockedObjects, blockedEntries), blockedItems, shown, hint)]
   );
-  const accessItems = plan.access === void 0 ? [] : accessGroupItems(plan.access);
+  const accessItems = plan.access === void 0 ? [] : accessGroupItems(plan.access, hint);
   const accessSection = memo((shown) => plan.access === void 0 ? [] : [accessBlock(plan.access, accessItems, shown, hint)]);
   const checkItems = transferCheckItems(plan.transferChecks);
   const checkBlock = memo((shown) => transferChecksMarkdown(plan.transferChecks, checkItems, shown, hint));
@@ -66729,10 +68168,10 @@ function renderPlanMarkdown(plan, options = {}) {
     const minimal = { ...full, refusalShown: 0, warningShown: 0, cautionShown: 0, accessShown: 0, checkShown: 0, named: 0, kept: 0, footer: false };
     throw new RangeError(`maxLength ${formatCount(maxLength)} is too small for the plan summary, which needs ${formatCount(lengthOf(minimal))} characters`);
   }
-  const text2 = `${assemble(layout).join("\n\n")}
+  const text3 = `${assemble(layout).join("\n\n")}
 `;
-  if (text2.length > maxLength) throw new Error(`bug: markdown plan is ${text2.length} characters, over the ${maxLength} it was fitted to`);
-  return text2;
+  if (text3.length > maxLength) throw new Error(`bug: markdown plan is ${text3.length} characters, over the ${maxLength} it was fitted to`);
+  return text3;
 }
 function chooseLayout(full, fits) {
   if (fits(full)) return full;
@@ -66912,8 +68351,9 @@ function transferChecksMarkdown(checks, items, shown, hint) {
 }
 function accessBlock(report, items, shown, hint) {
   const open4 = items.length <= ACCESS_OPEN_MAX ? " open" : "";
+  const principals = accessPrincipalCount(report);
   const lines2 = [
-    `<details${open4}><summary><b>Access changes:</b> ${escapeMd(accessCountPhrase(report))} (${formatCount(items.length)} ${items.length === 1 ? "principal" : "principals"})</summary>`,
+    `<details${open4}><summary><b>Access changes:</b> ${escapeMd(accessCountPhrase(report))} (${formatCount(principals)} ${principals === 1 ? "principal" : "principals"})</summary>`,
     ""
   ];
   const unknown = unknownMembersMarkdown(report);
@@ -67035,15 +68475,15 @@ function permissionMatrix(entries) {
 function principalMd(entry) {
   return `${entry.principal.type.toLowerCase()} ${code(entry.principal.name)}`;
 }
-function code(text2) {
-  return `<code>${escapeMd(text2)}</code>`;
+function code(text3) {
+  return `<code>${escapeMd(text3)}</code>`;
 }
-function clip(text2, max) {
-  return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
+function clip(text3, max) {
+  return text3.length > max ? `${text3.slice(0, max)}\u2026` : text3;
 }
 
 // src/action/job-summary.ts
-init_model2();
+init_model3();
 init_plan_common();
 init_policy();
 function renderPlanForSummary(plan, maxBytes, artifactHint, diagnostics = []) {
@@ -67067,13 +68507,13 @@ function fitOrUndefined(plan, maxLength, artifactHint, diagnostics) {
 }
 function planTooLargeForSummary(plan, maxBytes, artifactHint) {
   const counts = hasChanges(plan) ? planSentence(summarize(plan.changes)) : NO_CHANGES;
-  const text2 = `## mftops plan: ${escapeMd(plan.environment.slice(0, 80))}
+  const text3 = `## mftops plan: ${escapeMd(plan.environment.slice(0, 80))}
 
 ${counts}
 
 The job summary has no room left for this plan: it is in ${artifactHint} and the log.
 `;
-  return Buffer.byteLength(text2, "utf8") <= maxBytes ? text2 : Buffer.from(text2, "utf8").subarray(0, Math.max(0, maxBytes)).toString("utf8").replace(/\uFFFD$/, "");
+  return Buffer.byteLength(text3, "utf8") <= maxBytes ? text3 : Buffer.from(text3, "utf8").subarray(0, Math.max(0, maxBytes)).toString("utf8").replace(/\uFFFD$/, "");
 }
 function renderValidateSummary(ok, line) {
   return `### mftops validate
@@ -67083,12 +68523,12 @@ ${ok ? "\u2705" : "\u274C"} ${escapeMd(line)}${ok ? "" : " (see the annotations 
 }
 function renderFailureSummary(title, problems) {
   const shown = problems.slice(0, 50).map((p) => `- ${escapeMd(p)}`);
-  const more = problems.length > shown.length ? [`- \u2026and ${problems.length - shown.length} more in the log`] : [];
-  return [`### ${escapeMd(title)}`, "", "> [!CAUTION]", `> ${escapeMd(title)} failed.`, "", ...shown, ...more, ""].join("\n");
+  const more2 = problems.length > shown.length ? [`- \u2026and ${problems.length - shown.length} more in the log`] : [];
+  return [`### ${escapeMd(title)}`, "", "> [!CAUTION]", `> ${escapeMd(title)} failed.`, "", ...shown, ...more2, ""].join("\n");
 }
 function renderMismatchSummary(environment, differences) {
   const shown = differences.slice(0, 200).map((d) => `- ${escapeMd(d.detail)}`);
-  const more = differences.length > shown.length ? [`- \u2026and ${differences.length - shown.length} more in the log`] : [];
+  const more2 = differences.length > shown.length ? [`- \u2026and ${differences.length - shown.length} more in the log`] : [];
   return [
     `### mftops apply: ${escapeMd(environment)}`,
     "",
@@ -67097,7 +68537,7 @@ function renderMismatchSummary(environment, differences) {
     "> Plan the change again on a pull request, review it, and merge that.",
     "",
     ...shown,
-    ...more,
+    ...more2,
     ""
   ].join("\n");
 }
@@ -67122,12 +68562,12 @@ function renderPolicyRefusalSummary(environment, policy) {
     ...policySummaryMarkdown(policy).flatMap((section) => [section, ""])
   ].join("\n");
 }
-function fence2(text2) {
+function fence2(text3) {
   let longest = 0;
-  for (const run of text2.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  for (const run of text3.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
   const marks = "`".repeat(Math.max(3, longest + 1));
   return `${marks}text
-${text2}
+${text3}
 ${marks}`;
 }
 
@@ -67154,7 +68594,7 @@ ${footer(origin2)}
 }
 function renderPlanFailureComment(environment, problems, origin2) {
   const shown = problems.slice(0, 20).map((p) => `> - ${escapeMd(clip2(p.replace(/\s+/g, " "), 500))}`);
-  const more = problems.length > shown.length ? [`> - \u2026and ${problems.length - shown.length} more in the run's log.`] : [];
+  const more2 = problems.length > shown.length ? [`> - \u2026and ${problems.length - shown.length} more in the run's log.`] : [];
   const where = origin2.runUrl === void 0 ? "the log of this workflow run" : `the log of [this workflow run](${origin2.runUrl})`;
   return [
     planMarker(environment),
@@ -67162,7 +68602,7 @@ function renderPlanFailureComment(environment, problems, origin2) {
     "",
     "> [!CAUTION]",
     `> **The plan failed**; there is no plan to review for this commit. Details are in ${where}.`,
-    ...shown.length > 0 ? [">", ...shown, ...more] : [],
+    ...shown.length > 0 ? [">", ...shown, ...more2] : [],
     "",
     "---",
     footer(origin2),
@@ -67176,8 +68616,8 @@ function footer(origin2) {
   parts.push(". This comment is replaced on every run.</sub>");
   return parts.join("");
 }
-function clip2(text2, max) {
-  return text2.length > max ? `${text2.slice(0, max)}\u2026` : text2;
+function clip2(text3, max) {
+  return text3.length > max ? `${text3.slice(0, max)}\u2026` : text3;
 }
 async function upsertStickyComment(api, issueNumber, marker2, body) {
   if (!body.includes(marker2)) throw new Error("bug: a sticky comment body must carry its marker");
@@ -67249,7 +68689,7 @@ async function postApplyResult(api, result, origin2) {
 }
 
 // src/action/run-action.ts
-init_model4();
+init_model5();
 
 // src/action/context.ts
 init_errors();
@@ -67287,14 +68727,14 @@ function readGithubContext(env, cwd) {
   };
 }
 function readEvent(path) {
-  let text2;
+  let text3;
   try {
-    text2 = readFileSync6(path, "utf8");
+    text3 = readFileSync6(path, "utf8");
   } catch (err) {
     throw new MftopsError(`cannot read the event payload GITHUB_EVENT_PATH=${path} (${err.code ?? "error"})`);
   }
   try {
-    return JSON.parse(text2);
+    return JSON.parse(text3);
   } catch {
     throw new MftopsError(`the event payload GITHUB_EVENT_PATH=${path} is not JSON`);
   }
@@ -67356,13 +68796,13 @@ function createGithubApi(options) {
         if (method === "GET" && attempt === 1) continue;
         throw new GithubApiError(`GitHub API ${what} failed: ${err instanceof Error ? err.message : String(err)}`, void 0);
       }
-      const text2 = await res.text();
+      const text3 = await res.text();
       if (res.status >= 500 && method === "GET" && attempt === 1) continue;
-      if (!res.ok) throw new GithubApiError(`GitHub API ${what} returned ${res.status}: ${messageOf(text2)}${hintFor(res.status, method)}`, res.status);
+      if (!res.ok) throw new GithubApiError(`GitHub API ${what} returned ${res.status}: ${messageOf(text3)}${hintFor(res.status, method)}`, res.status);
       let data = void 0;
-      if (text2 !== "") {
+      if (text3 !== "") {
         try {
-          data = JSON.parse(text2);
+          data = JSON.parse(text3);
         } catch {
           throw new GithubApiError(`GitHub API ${what} returned ${res.status} with a body that is not JSON`, res.status);
         }
@@ -67422,13 +68862,13 @@ function nextLink(header) {
   }
   return void 0;
 }
-function messageOf(text2) {
+function messageOf(text3) {
   try {
-    const data = JSON.parse(text2);
+    const data = JSON.parse(text3);
     if (isRecord(data) && typeof data["message"] === "string") return data["message"];
   } catch {
   }
-  const line = text2.trim().split("\n")[0] ?? "";
+  const line = text3.trim().split("\n")[0] ?? "";
   return line === "" ? "(no message)" : line.slice(0, 200);
 }
 function hintFor(status, method) {
@@ -67500,6 +68940,7 @@ function readInputs(env, eventName, workspace) {
     allowDelete: readBoolean(env, "allow-delete", false),
     allowReplace: readBoolean(env, "allow-replace", false),
     maxDeletes: readWholeNumber(env, "max-deletes", MAX_DELETES_RANGE) ?? DEFAULTS.maxDeletes,
+    rotatePasswords: readBoolean(env, "rotate-passwords", false),
     ...withDefined({
       parallelism,
       prune
@@ -67579,7 +69020,7 @@ async function syncDriftIssue(api, finding, origin2, now = /* @__PURE__ */ new D
 }
 
 // src/render/plan-text.ts
-init_model2();
+init_model3();
 init_transfer_checks();
 init_plan_common();
 init_reasons();
@@ -67709,40 +69150,40 @@ function renderField(view, paint) {
     }
   }
 }
-function quote(text2) {
-  return escapeControl(JSON.stringify(text2));
+function quote(text3) {
+  return escapeControl(JSON.stringify(text3));
 }
 function plural2(n, one, many = `${one}s`) {
   return n === 1 ? one : many;
 }
 function painter(on) {
-  const wrap = (code5, text2) => on ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
+  const wrap = (code6, text3) => on ? `\x1B[${code6}m${text3}\x1B[0m` : text3;
   const GREEN = "32";
   const YELLOW = "33";
   const RED = "31";
   const MAGENTA = "35";
   return {
-    action(action, text2) {
+    action(action, text3) {
       switch (action) {
         case "create":
-          return wrap(GREEN, text2);
+          return wrap(GREEN, text3);
         case "update":
-          return wrap(YELLOW, text2);
+          return wrap(YELLOW, text3);
         case "delete":
-          return wrap(RED, text2);
+          return wrap(RED, text3);
         case "replace":
         case "blocked":
-          return wrap(MAGENTA, text2);
+          return wrap(MAGENTA, text3);
         case "no-op":
-          return text2;
+          return text3;
         default: {
           const never = action;
           throw new Error(`unknown action ${String(never)}`);
         }
       }
     },
-    sign(sign, text2) {
-      return wrap(sign === "+" ? GREEN : sign === "-" ? RED : YELLOW, text2);
+    sign(sign, text3) {
+      return wrap(sign === "+" ? GREEN : sign === "-" ? RED : YELLOW, text3);
     },
     diffLine(line) {
       if (line.startsWith("+")) return wrap(GREEN, line);
@@ -67750,20 +69191,157 @@ function painter(on) {
       if (line.startsWith("@@")) return wrap("36", line);
       return line;
     },
-    bold(text2) {
-      return wrap("1", text2);
+    bold(text3) {
+      return wrap("1", text3);
     }
   };
 }
 
 // src/action/run-action.ts
-init_model5();
+init_model6();
 
 // src/render/drift-common.ts
 init_reasons();
 init_registry();
 init_text();
 init_values();
+
+// src/render/drift-accounts.ts
+init_text();
+var MARKDOWN_ACCOUNT_ROWS = 50;
+function privilegedHeadline(a) {
+  return `unmanaged privileged account: ${escapeControl(a.username)} (${roleText(a.service, a.role)})`;
+}
+function roleText(service, role) {
+  switch (service) {
+    case "transfer":
+      return escapeControl(role);
+    case "automation":
+      return "automation administrator";
+    default: {
+      const never = service;
+      throw new Error(`unknown service ${String(never)}`);
+    }
+  }
+}
+function creatorText(creator) {
+  switch (creator.why) {
+    case "no-audit-record":
+      return "creator unknown: the transfer API shows no audit record";
+    case "not-asked":
+      return "creator unknown: the automation audit report does not say how it records user-group changes";
+    default: {
+      const never = creator.why;
+      throw new Error(`unknown creator ${String(never)}`);
+    }
+  }
+}
+function serviceWhere(a) {
+  return a.service === "transfer" ? `transfer user, ${escapeControl(a.role)}` : `automation, user group ${escapeControl(a.role)}`;
+}
+function allowedText(a) {
+  const why = a.by === "sign-in" ? "mftops signs in with it" : `allowed at ${escapeControl(a.where ?? "mftops.yaml")}${a.reason !== void 0 ? ` \u2014 ${escapeControl(a.reason)}` : ""}`;
+  return `${escapeControl(a.username)} (${serviceWhere(a)}): ${why}`;
+}
+function accountCheckNotes(accounts) {
+  const notes = [];
+  if (accounts.omitted === "partial-manifests") {
+    notes.push("privileged accounts are not judged: only part of the manifests was given, and a User manifest among the others may declare them.");
+  }
+  const say = (what, check2) => {
+    if (check2?.state === "not-checked") notes.push(`${what} not checked: ${escapeControl(check2.message)}.`);
+  };
+  say("privileged transfer accounts and sign-on dates", accounts.checks.transfer);
+  say("automation administrators", accounts.checks.automation);
+  if (accounts.signOn !== void 0 && !accounts.signOn.available) notes.push("sign-on report: the transfer server sends no last sign-on (lastLoginStamp).");
+  return notes;
+}
+function privilegedCountText(accounts) {
+  const n = accounts?.privileged.length ?? 0;
+  return n === 0 ? void 0 : `${formatCount(n)} unmanaged privileged ${n === 1 ? "account" : "accounts"}`;
+}
+function signOnLine(a) {
+  const facts = [a.permission, a.status].filter((x) => x !== void 0).map(escapeControl);
+  const last = a.lastSignOn !== void 0 ? `last ${a.lastSignOn.slice(0, 10)}, ${formatCount(a.days ?? 0)} days ago` : void 0;
+  const stamp = a.stamp !== void 0 ? `lastLoginStamp ${escapeControl(JSON.stringify(a.stamp))}` : void 0;
+  const all = [...facts, ...last ? [last] : [], ...stamp ? [stamp] : []];
+  return `${escapeControl(a.username)}${all.length > 0 ? ` (${all.join(", ")})` : ""}`;
+}
+function signOnLists(s) {
+  return [
+    { title: "Never signed on", accounts: s.never },
+    ...s.staleSignOnDays > 0 ? [{ title: `No sign-on for more than ${formatCount(s.staleSignOnDays)} days`, accounts: s.stale }] : [],
+    { title: "Last sign-on not readable", accounts: s.unknown }
+  ].filter((l) => l.accounts.length > 0);
+}
+function privilegedAccountsText(accounts, paint) {
+  if (accounts === void 0) return [];
+  const lines2 = [];
+  if (accounts.privileged.length > 0) {
+    lines2.push("", paint("1", "Privileged accounts no manifest declares and mftops.yaml does not allow (privilegedAccounts.allowUnmanaged):"));
+    for (const a of accounts.privileged) lines2.push(`  ${paint("31", "!")} ${privilegedHeadline(a)}`, `      ${creatorText(a.creator)}`);
+  }
+  if (accounts.allowed.length > 0) {
+    lines2.push("", "Privileged accounts allowed unmanaged:");
+    for (const a of accounts.allowed) lines2.push(`  ${allowedText(a)}`);
+  }
+  return lines2;
+}
+function signOnText(accounts, paint) {
+  const lists = accounts?.signOn ? signOnLists(accounts.signOn) : [];
+  if (lists.length === 0) return [];
+  const lines2 = ["", paint("1", "Sign-on report (transfer accounts; a report, not drift):")];
+  for (const list of lists) {
+    lines2.push(`  ${list.title} (${formatCount(list.accounts.length)}):`);
+    for (const a of list.accounts) lines2.push(`    ${signOnLine(a)}`);
+  }
+  return lines2;
+}
+function privilegedAccountsMarkdown(accounts) {
+  if (accounts === void 0 || accounts.privileged.length === 0 && accounts.allowed.length === 0) return void 0;
+  const lines2 = [];
+  if (accounts.privileged.length > 0) {
+    lines2.push(
+      "### \u26A0\uFE0F Unmanaged privileged accounts",
+      "",
+      "Administrators no `User` manifest declares and `privilegedAccounts.allowUnmanaged` in mftops.yaml does not allow: declare them, allow them, or remove them.",
+      "",
+      "| Account | Service | Permission | Created by |",
+      "|:--|:--|:--|:--|"
+    );
+    for (const a of accounts.privileged.slice(0, MARKDOWN_ACCOUNT_ROWS)) {
+      const role = a.service === "transfer" ? code2(a.role) : `administrator (user group ${code2(a.role)})`;
+      lines2.push(`| ${code2(a.username)} | ${a.service} | ${role} | ${escapeMd(creatorText(a.creator))} |`);
+    }
+    lines2.push(...more(accounts.privileged.length));
+  }
+  if (accounts.allowed.length > 0) {
+    if (lines2.length > 0) lines2.push("");
+    lines2.push("<details><summary>Privileged accounts allowed unmanaged (" + formatCount(accounts.allowed.length) + ")</summary>", "");
+    for (const a of accounts.allowed.slice(0, MARKDOWN_ACCOUNT_ROWS)) lines2.push(`- ${escapeMd(allowedText(a))}`);
+    lines2.push(...more(accounts.allowed.length), "", "</details>");
+  }
+  return lines2.join("\n");
+}
+function signOnMarkdown(accounts) {
+  const lists = accounts?.signOn ? signOnLists(accounts.signOn) : [];
+  if (lists.length === 0) return void 0;
+  const lines2 = ["### Sign-on report", "", "Transfer accounts by last sign-on, for review: a report, not drift."];
+  for (const list of lists) {
+    lines2.push("", `<details><summary>${list.title} (${formatCount(list.accounts.length)})</summary>`, "");
+    for (const a of list.accounts.slice(0, MARKDOWN_ACCOUNT_ROWS)) lines2.push(`- ${escapeMd(signOnLine(a))}`);
+    lines2.push(...more(list.accounts.length), "", "</details>");
+  }
+  return lines2.join("\n");
+}
+function more(total) {
+  return total > MARKDOWN_ACCOUNT_ROWS ? ["", `\u2026and ${formatCount(total - MARKDOWN_ACCOUNT_ROWS)} more in the JSON report.`] : [];
+}
+function code2(text3) {
+  return `<code>${escapeMd(text3)}</code>`;
+}
+
+// src/render/drift-common.ts
 function driftedWhy(d) {
   return d.reason !== void 0 ? describeReason(d.reason) : d.problem;
 }
@@ -67856,6 +69434,7 @@ function attributionNotes(report) {
   if ([...report.drifted, ...report.unmanaged].some((o) => o.kind === "FolderPermissions")) {
     notes.push("the transfer service has no audit report; who changed folder permissions is not shown.");
   }
+  if (report.accounts !== void 0) notes.push(...accountCheckNotes(report.accounts));
   return notes;
 }
 function auditNote(audit) {
@@ -67877,6 +69456,8 @@ function driftSentence(report) {
     return `In sync: the servers match the manifests${s.acknowledged > 0 ? ` (${formatCount(s.acknowledged)} acknowledged ${plural3(s.acknowledged, "difference")})` : ""}.`;
   }
   const parts = [`${formatCount(s.drifted)} ${plural3(s.drifted, "object")} ${s.drifted === 1 ? "differs" : "differ"}`, `${formatCount(s.unmanaged)} unmanaged`];
+  const privileged = privilegedCountText(report.accounts);
+  if (privileged !== void 0) parts.push(privileged);
   const denied = new Set(report.policy?.violations.filter((v) => v.severity === "deny").map((v) => v.address)).size;
   if (denied > 0) parts.push(`${formatCount(denied)} ${plural3(denied, "object breaks", "objects break")} a deny policy`);
   if (s.acknowledged > 0) parts.push(`${formatCount(s.acknowledged)} acknowledged`);
@@ -67916,6 +69497,8 @@ function renderDriftMarkdown(report, options = {}) {
   const hint = options.reportHint ?? DEFAULT_REPORT_HINT;
   const head = renderHead(report);
   const blocks = [...policyMarkdown(report.policy, "drift")];
+  const privileged = privilegedAccountsMarkdown(report.accounts);
+  if (privileged !== void 0) blocks.push(privileged);
   if (report.access !== void 0) blocks.push([accessMarkdownHead(report.access, DRIFT_ACCESS_HEADING), "", ...accessMarkdownItems(report.access)].join("\n"));
   if (report.drifted.length > 0) {
     blocks.push(`### Drifted objects
@@ -67927,6 +69510,8 @@ Values read **git \u2192 server**: the manifest's value, then what the server ha
   blocks.push(...transferChecksMarkdown(report.plan.transferChecks, checkItems, checkItems.length, hint));
   if (report.unmanaged.length > 0) blocks.push(renderUnmanaged(report.unmanaged));
   if (report.acknowledged.length > 0) blocks.push(renderAcknowledged(report.acknowledged));
+  const signOn = signOnMarkdown(report.accounts);
+  if (signOn !== void 0) blocks.push(signOn);
   const out = [head];
   let length = head.length;
   let cut = 0;
@@ -67956,10 +69541,11 @@ function renderHead(report) {
     ["Differ from their manifest", s.drifted],
     ["Unmanaged (in scope, in no manifest)", s.unmanaged],
     ["Acknowledged differences", s.acknowledged],
-    ...s.expired > 0 ? [["Expired acknowledgements", s.expired]] : []
+    ...s.expired > 0 ? [["Expired acknowledgements", s.expired]] : [],
+    ...(report.accounts?.privileged.length ?? 0) > 0 ? [["Unmanaged privileged accounts", report.accounts.privileged.length]] : []
   ];
   const lines2 = [
-    `## mftops drift: ${code2(report.environment)} \u2014 ${verdict}`,
+    `## mftops drift: ${code3(report.environment)} \u2014 ${verdict}`,
     "",
     driftSentence(report).replace(/[<>&]/g, (c) => `&#${c.charCodeAt(0)};`),
     "",
@@ -67975,10 +69561,10 @@ function renderHead(report) {
   return lines2.join("\n");
 }
 function renderDrifted(d) {
-  const lines2 = [`#### ${code2(d.address)} ${driftPhrase(d.drift)}`];
+  const lines2 = [`#### ${code3(d.address)} ${driftPhrase(d.drift)}`];
   const facts = [];
   if (d.lastChange) facts.push(`Last change: ${escapeMd(attributionText(d.lastChange))}`);
-  if (d.source) facts.push(`Declared in ${code2(`${d.source.file}:${d.source.line}`)}`);
+  if (d.source) facts.push(`Declared in ${code3(`${d.source.file}:${d.source.line}`)}`);
   if (facts.length > 0) lines2.push("", facts.join(" \xB7 "));
   const why = driftedWhy(d);
   if (why !== void 0 && d.drift !== "changed") lines2.push("", `> ${escapeMd(why)}`);
@@ -67989,7 +69575,7 @@ function renderDrifted(d) {
     for (const f of d.fields) {
       const notes = [f.forcesReplace ? "needs a replace" : void 0, f.expired ? expiredText(f.expired) : void 0].filter((x) => x !== void 0);
       const note = notes.length > 0 ? `<br><sub>${escapeMd(notes.join("; "))}</sub>` : "";
-      lines2.push(`| ${code2(f.path)}${note} | ${valueMd(f.expected, sideWords(f, "expected"))} | ${valueMd(f.actual, sideWords(f, "actual"))} |`);
+      lines2.push(`| ${code3(f.path)}${note} | ${valueMd(f.expected, sideWords(f, "expected"))} | ${valueMd(f.actual, sideWords(f, "actual"))} |`);
     }
   }
   if (d.entries.length > 0) {
@@ -67997,7 +69583,7 @@ function renderDrifted(d) {
     for (const e of d.entries) {
       const note = e.expired ? `<br><sub>${escapeMd(expiredText(e.expired))}</sub>` : "";
       lines2.push(
-        `| ${e.principal.type.toLowerCase()} ${code2(e.principal.name)}${note} | ${entryPhrase(e)} | ${escapeMd(grantText(e.expected))} | ${escapeMd(grantText(e.actual))} |`
+        `| ${e.principal.type.toLowerCase()} ${code3(e.principal.name)}${note} | ${entryPhrase(e)} | ${escapeMd(grantText(e.expected))} | ${escapeMd(grantText(e.actual))} |`
       );
     }
   }
@@ -68017,7 +69603,7 @@ function renderUnmanaged(list) {
       (x) => x !== void 0
     );
     const note = notes.length > 0 ? `<br><sub>${notes.join("; ")}</sub>` : "";
-    lines2.push(`| ${code2(u.address)}${note} | ${escapeMd(unmanagedText(u))} | ${u.lastChange ? escapeMd(attributionText(u.lastChange)) : "\u2014"} |`);
+    lines2.push(`| ${code3(u.address)}${note} | ${escapeMd(unmanagedText(u))} | ${u.lastChange ? escapeMd(attributionText(u.lastChange)) : "\u2014"} |`);
   }
   return lines2.join("\n");
 }
@@ -68033,18 +69619,18 @@ function renderAcknowledged(list) {
   for (const a of list) {
     const values2 = a.expected !== void 0 || a.actual !== void 0 ? `${valueMd(a.expected)} \u2192 ${valueMd(a.actual)}` : "\u2014";
     lines2.push(
-      `| ${code2(a.address)} | ${code2(a.what)} | ${values2} | ${a.rule.until === void 0 ? "no end" : escapeMd(a.rule.until)} | ${a.rule.reason === void 0 ? "\u2014" : escapeMd(a.rule.reason)} <sub>(${escapeMd(a.rule.where)})</sub> |`
+      `| ${code3(a.address)} | ${code3(a.what)} | ${values2} | ${a.rule.until === void 0 ? "no end" : escapeMd(a.rule.until)} | ${a.rule.reason === void 0 ? "\u2014" : escapeMd(a.rule.reason)} <sub>(${escapeMd(a.rule.where)})</sub> |`
     );
   }
   return lines2.join("\n");
 }
 function valueMd(value, words) {
   if (value === void 0) return "<em>not set</em>";
-  const text2 = valueText(value, words);
-  return code2(text2.length > 300 ? `${text2.slice(0, 300)}\u2026` : text2);
+  const text3 = valueText(value, words);
+  return code3(text3.length > 300 ? `${text3.slice(0, 300)}\u2026` : text3);
 }
-function code2(text2) {
-  return `<code>${escapeMd(text2)}</code>`;
+function code3(text3) {
+  return `<code>${escapeMd(text3)}</code>`;
 }
 
 // src/render/drift-text.ts
@@ -68052,10 +69638,11 @@ init_text();
 init_access();
 init_policy();
 function renderDriftText(report, options) {
-  const paint = (code5, text2) => options.color ? `\x1B[${code5}m${text2}\x1B[0m` : text2;
+  const paint = (code6, text3) => options.color ? `\x1B[${code6}m${text3}\x1B[0m` : text3;
   const lines2 = [`mftops drift for environment ${quote2(report.environment)}: ${comparedSentence(report)}`];
   if (report.unmanagedOmitted !== void 0) lines2.push(unmanagedOmittedSentence(report.unmanagedOmitted));
   lines2.push(...policyText(report.policy, "drift"));
+  lines2.push(...privilegedAccountsText(report.accounts, paint));
   if (report.access !== void 0) lines2.push("", ...renderAccessText(report.access, DRIFT_ACCESS_HEADING));
   if (report.drifted.length > 0) {
     lines2.push("", paint("1", "Drifted (values read git \u2192 server):"));
@@ -68080,6 +69667,7 @@ function renderDriftText(report, options) {
     }
   }
   lines2.push(...transferChecksText(report.plan.transferChecks));
+  lines2.push(...signOnText(report.accounts, paint));
   for (const note of attributionNotes(report)) lines2.push("", `Note: ${note}`);
   lines2.push("", paint("1", driftSentence(report)));
   return `${lines2.join("\n")}
@@ -68106,8 +69694,8 @@ function renderDrifted2(d, paint) {
   }
   return lines2;
 }
-function quote2(text2) {
-  return escapeControl(JSON.stringify(text2));
+function quote2(text3) {
+  return escapeControl(JSON.stringify(text3));
 }
 
 // src/action/run-action.ts
@@ -68232,11 +69820,18 @@ function annotatePolicy(s, plan) {
 `);
 }
 async function makePlan(s, out) {
-  const { planEnvironment: planEnvironment2 } = await Promise.resolve().then(() => (init_plan4(), plan_exports));
+  const { planEnvironment: planEnvironment2 } = await Promise.resolve().then(() => (init_plan6(), plan_exports));
   let result;
   try {
     result = await planEnvironment2(
-      { ...s.choice, paths: s.inputs.paths, out, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s) },
+      {
+        ...s.choice,
+        paths: s.inputs.paths,
+        out,
+        parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism,
+        ...pruneOption(s),
+        ...s.inputs.rotatePasswords ? { rotatePasswords: true } : {}
+      },
       s.ctx
     );
   } catch (err) {
@@ -68389,14 +69984,14 @@ async function applyPlanFile(s, environment, planFile, plan) {
   if (result.status === "invalid") {
     annotate(s, result.diagnostics);
     const problems = errorLines(result.diagnostics, s.cwd);
-    const code6 = fail2(
+    const code7 = fail2(
       s.a.runner,
       problems.length > 0 ? [] : ["mftops apply: the manifests do not load (see the log)"],
       `mftops apply: ${environment}`,
       problems
     );
     return {
-      code: code6,
+      code: code7,
       result: {
         environment,
         status: "refused",
@@ -68409,7 +70004,7 @@ async function applyPlanFile(s, environment, planFile, plan) {
   if (result.status !== "finished") throw new Error(`bug: applying a plan file gave ${result.status}`);
   const report = result.report;
   annotatePolicy(s, report);
-  const code5 = applyExitCode(report);
+  const code6 = applyExitCode(report);
   const reportFile = resolve12(s.inputs.workingDirectory, `mftops-apply-${fileSafe(environment)}.json`);
   try {
     writeFileSync3(reportFile, renderApplySummaryJson(report));
@@ -68419,23 +70014,23 @@ async function applyPlanFile(s, environment, planFile, plan) {
   const reportText = renderApplySummaryText(report);
   s.a.runner.log(reportText);
   for (const failure of failedChangeAnnotations(report, plan, s.cwd)) s.a.runner.annotate("error", failure.message, failure.place);
-  if (code5 !== 0) s.a.runner.annotate("error", `mftops apply: ${reportText.trimEnd()}`);
+  if (code6 !== 0) s.a.runner.annotate("error", `mftops apply: ${reportText.trimEnd()}`);
   setOutputs(s.a.runner, {
-    exitcode: code5,
+    exitcode: code6,
     "has-changes": hasChanges(plan),
     "plan-file": planFile,
     "report-file": reportFile,
     summary: reportText.split("\n")[0] ?? ""
   });
-  appendSummary(s, renderApplySummary(environment, code5 === 0, reportText, report.policy));
+  appendSummary(s, renderApplySummary(environment, code6 === 0, reportText, report.policy));
   const [headline = "", ...rest] = reportText.trimEnd().split("\n");
   const verification = report.verification;
   const verified = verification !== void 0 && verification.mode !== "skipped" && verification.error === void 0 && verification.unconverged.length === 0;
   return {
-    code: code5,
+    code: code6,
     result: {
       environment,
-      status: applyResultStatus(report.outcome, code5),
+      status: applyResultStatus(report.outcome, code6),
       headline,
       details: rest,
       ...withDefined({ snapshotId: report.snapshot?.id }),
@@ -68444,12 +70039,12 @@ async function applyPlanFile(s, environment, planFile, plan) {
     }
   };
 }
-function applyResultStatus(outcome, code5) {
+function applyResultStatus(outcome, code6) {
   switch (outcome) {
     case "nothing":
-      return code5 === 0 ? "nothing" : "failed";
+      return code6 === 0 ? "nothing" : "failed";
     case "applied":
-      return code5 === 0 ? "applied" : "failed";
+      return code6 === 0 ? "applied" : "failed";
     case "interrupted":
       return "failed";
     case "refused":
@@ -68493,7 +70088,7 @@ async function driftStep(s) {
     return fail2(s.a.runner, problems.length > 0 ? [] : ["mftops drift failed (see the log)"], `mftops drift: ${environment}`, problems);
   }
   const report = result.report;
-  const code5 = driftExitCode(report);
+  const code6 = driftExitCode(report);
   const sentence = driftSentence(report);
   await s.a.runner.group(`Drift report for ${report.environment}: ${sentence}`, async () => s.a.runner.log(renderDriftText(report, { color: false })));
   const reportHint = s.context.runUrl === void 0 ? "the JSON report of this run" : `the JSON report of [this workflow run](${s.context.runUrl})`;
@@ -68506,7 +70101,7 @@ async function driftStep(s) {
     renderReport: (maxLength) => renderDriftMarkdown(report, { maxLength, reportHint })
   };
   const issueWritten = s.inputs.comment ? await updateDriftIssue(s, finding) : true;
-  const exitcode = issueWritten ? code5 : 1;
+  const exitcode = issueWritten ? code6 : 1;
   setOutputs(s.a.runner, { exitcode, "has-changes": hasChanges(report.plan), "report-file": reportFile, summary: sentence });
   return exitcode;
 }
@@ -68642,7 +70237,7 @@ function createFileRunner(env, stdout) {
   const summaryFile = nonEmpty3(env["GITHUB_STEP_SUMMARY"]);
   let summaryBytes = summaryFile === void 0 ? 0 : sizeOf(summaryFile);
   const runner2 = {
-    log: (text2) => stdout(text2.endsWith("\n") ? text2 : `${text2}
+    log: (text3) => stdout(text3.endsWith("\n") ? text3 : `${text3}
 `),
     annotate: (level, message, place2) => stdout(formatAnnotation(level, message, place2)),
     setOutput: (name, value) => {
@@ -68683,7 +70278,7 @@ function sizeOf(file) {
 }
 
 // src/action/main.ts
-var write = (text2) => void process.stdout.write(text2);
+var write = (text3) => void process.stdout.write(text3);
 var files = createFileRunner(process.env, write);
 var annotated = /* @__PURE__ */ new Set();
 var runner = {
@@ -68694,8 +70289,8 @@ var runner = {
   }
 };
 installCrashGuard({ report: (err) => failOnCrash(runner, err, annotated) });
-var code4 = await runAction({ env: process.env, cwd: process.cwd(), runner, log: write });
-process.exitCode = code4 === 1 ? 1 : 0;
+var code5 = await runAction({ env: process.env, cwd: process.cwd(), runner, log: write });
+process.exitCode = code5 === 1 ? 1 : 0;
 /*! Bundled license information:
 
 undici/lib/web/fetch/body.js:
