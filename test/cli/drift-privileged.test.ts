@@ -125,4 +125,19 @@ describe('mftops drift: privileged accounts', () => {
     expect(hasStackTrace(r.stderr)).toBe(false);
     expect(emulator.requestLog()).toEqual([]);
   });
+
+  it('reports, without drift, accounts that never signed on or not for staleSignOnDays, from the server\'s lastLoginStamp', async () => {
+    await inSync();
+    addTransferUser(emulator, { id: userIdFor('nina'), username: 'nina', password: 'n-Pa55!word', lastLoginStamp: '' });
+    addTransferUser(emulator, { id: userIdFor('olga'), username: 'olga', password: 'o-Pa55!word', lastLoginStamp: '2025-01-02T03:04:05Z' });
+    setPrivilegedAccounts({ staleSignOnDays: 30 });
+    const r = await drift();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('In sync: the servers match the manifests.');
+    expect(r.stdout).toMatch(/Never signed on[^]*\n\s+nina \(User\)/);
+    expect(r.stdout).toMatch(/No sign-on for more than 30 days[^]*\n\s+olga \(User, last 2025-01-02, \d+ days ago\)/);
+    // The seeded accounts signed on when the server started: neither list names them.
+    expect(r.stdout).not.toMatch(/^\s+(alice|bob|carol) \(/m);
+    expect(listWrites(emulator)).toEqual([]);
+  });
 });
