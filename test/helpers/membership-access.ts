@@ -9,9 +9,9 @@ import type { Change, Plan } from '../../src/plan/model.js';
 import { FOLDER_PERMISSIONS } from '../../src/vocabulary.js';
 
 /**
- * Hand-built membership changes for the access review (issue 26): the Group kind lives on another
- * branch, so its plan's output, a `membership` AccessBasis keyed by the group change's address,
- * is made here, next to folder changes and the live folders the plan read.
+ * Hand-built membership changes for the access review (issue 26): a Group plan's output, a
+ * `membership` AccessBasis keyed by the group change's address, made by hand next to folder
+ * changes and the live folders the plan read, so that the renderers' cases stay small and exact.
  */
 
 /** One ACL entry of a live folder: `['Group', 'Partners', ['readFiles', 'listFiles']]`. */
@@ -110,9 +110,9 @@ export function largeMembershipCase(folders = 200, users = 30): { changes: Chang
 }
 
 /**
- * A plan of these changes with their access report, for the renderers. The changes listed are
- * the folder changes only: the Group kind, and so its change's own rendering, is not on this
- * branch (its address still names the access changes it brings).
+ * A plan of these changes with their access report, for the renderers: each folder change with
+ * its group entry removed, and each Group change with the members its basis adds and removes, as
+ * the Group kind words them (`+ members: "bob"`, `- members: "carol"`).
  */
 export function membershipPlan(input: { changes: Change[]; bases: Map<string, AccessBasis>; transfer: TransferAccess }): Plan {
   const access = planAccessChanges(input.changes, input.bases, input.transfer);
@@ -123,17 +123,29 @@ export function membershipPlan(input: { changes: Change[]; bases: Map<string, Ac
     servers: { transfer: { url: 'https://transfer.example.com/api/v1', username: 'admin' } },
     manifestDigest: `sha256:${'ab'.repeat(32)}`,
   };
-  const listed = input.changes
-    .filter((c) => c.kind === 'FolderPermissions')
-    .map((c) => ({
+  const listed = input.changes.map((c): Change => {
+    if (c.kind === 'FolderPermissions')
+      return {
+        ...c,
+        entries: [
+          {
+            principal: { type: 'Group' as const, name: 'Partners' },
+            action: 'delete' as const,
+            before: { permissions: ['readFiles', 'listFiles'], sharePermissions: [] },
+          },
+        ],
+      };
+    const basis = input.bases.get(c.address);
+    if (basis?.kind !== 'membership') return c;
+    const had = new Set(basis.before.map((u) => u.toLowerCase()));
+    const has = new Set(basis.after.map((u) => u.toLowerCase()));
+    return {
       ...c,
-      entries: [
-        {
-          principal: { type: 'Group' as const, name: 'Partners' },
-          action: 'delete' as const,
-          before: { permissions: ['readFiles', 'listFiles'], sharePermissions: [] },
-        },
+      fields: [
+        ...basis.after.filter((u) => !had.has(u.toLowerCase())).map((u) => ({ path: 'members', after: u })),
+        ...basis.before.filter((u) => !has.has(u.toLowerCase())).map((u) => ({ path: 'members', before: u })),
       ],
-    }));
+    };
+  });
   return assemblePlan(header, listed, false, access);
 }
