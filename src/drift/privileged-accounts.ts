@@ -3,6 +3,7 @@ import type { AccountsLiveState, AccountsRead } from '../live/model.js';
 import type { Manifest } from '../manifest/types.js';
 import { compareText } from '../order.js';
 import type { TransferUser } from '../services/transfer/types.js';
+import { USER_PERMISSIONS } from '../vocabulary.js';
 import { withDefined } from '../with-defined.js';
 import type {
   AccountCheck,
@@ -21,9 +22,13 @@ export const PRIVILEGED_PERMISSIONS: readonly string[] = ['SysAdmin', 'Admin', '
 
 const DAY_MS = 86_400_000;
 
-/** The lower-cased usernames the manifests declare: the `metadata.name` of every `User` manifest. */
+/**
+ * The lower-cased usernames whose permission git manages: the `User` manifests that set
+ * `spec.permission` (the plan compares only the fields a manifest sets, so a manifest without
+ * one would let a promotion to SysAdmin pass unseen by both the plan and the guard).
+ */
 export function declaredUsernames(manifests: readonly Manifest[]): ReadonlySet<string> {
-  return new Set(manifests.filter((m) => m.kind === 'User').map((m) => m.name.toLowerCase()));
+  return new Set(manifests.filter((m) => m.kind === 'User' && m.spec.permission !== undefined).map((m) => m.name.toLowerCase()));
 }
 
 export interface AssessAccountsInput {
@@ -76,7 +81,10 @@ export function assessAccounts(input: AssessAccountsInput): AssessedAccounts {
     compareText(b.service, a.service) || compareText(a.username.toLowerCase(), b.username.toLowerCase());
   privileged.sort(byAccount);
   allowed.sort(byAccount);
-  const checks = withDefined({ transfer: checkOf(read.transfer, (users) => users.length), automation: checkOf(read.automation, (g) => g.members.length) });
+  const checks = withDefined({
+    transfer: unjudgedPermissions(read) ?? checkOf(read.transfer, (users) => users.length),
+    automation: checkOf(read.automation, (g) => g.members.length),
+  });
   const users = read.transfer?.state === 'read' ? read.transfer.value : undefined;
   const report: AccountsReport = {
     privileged,
@@ -122,6 +130,24 @@ function privilegedCandidates(read: AccountsLiveState): Candidate[] {
   }
   return out;
 }
+
+/**
+ * The transfer check when some user's permission is none the references name (a number, another
+ * word, none): those accounts cannot be judged, so the check says so instead of counting them as
+ * unprivileged. The others are still judged.
+ */
+function unjudgedPermissions(read: AccountsLiveState): AccountCheck | undefined {
+  if (read.transfer?.state !== 'read') return undefined;
+  const odd = read.transfer.value.filter((u) => u.username !== '' && !KNOWN_PERMISSIONS.has(String(u.permission ?? '').toLowerCase()));
+  if (odd.length === 0) return undefined;
+  const shown = odd.slice(0, 3).map((u) => `${u.username}: ${u.permission === undefined ? 'none' : JSON.stringify(u.permission)}`);
+  return {
+    state: 'not-checked',
+    message: `${odd.length} of ${read.transfer.value.length} accounts have a permission the transfer references do not name (${shown.join(', ')}${odd.length > 3 ? ', …' : ''}), so whether they are privileged is not judged`,
+  };
+}
+
+const KNOWN_PERMISSIONS = new Set(['Anonymous', ...USER_PERMISSIONS].map((p) => p.toLowerCase()));
 
 /** The user's permission when it is privileged, in its canonical spelling. */
 function privilegedPermission(u: TransferUser): string | undefined {

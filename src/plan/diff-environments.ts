@@ -180,7 +180,8 @@ function flatten(m: Manifest): Map<string, JsonValue> {
  * (reference text or not) become `{"$sensitive": true}`.
  */
 function flattenValue(path: string, value: JsonValue, out: Map<string, JsonValue>, entries = false): void {
-  if (PASSWORD_FIELD.test(path.slice(path.lastIndexOf('.') + 1))) {
+  // `forceChangePassword` (a boolean, no secret) matches the name and is compared.
+  if (PASSWORD_FIELD.test(path.slice(path.lastIndexOf('.') + 1)) && typeof value !== 'boolean') {
     out.set(path, sensitiveValue());
     return;
   }

@@ -41,8 +41,9 @@ export interface AccountRestorePlan {
 
 /**
  * The writes that make `live` the `saved` accounts (pure). Users and groups are matched by name
- * (case-insensitively): the API cannot rename either, and a user deleted and re-created under
- * the same name is still the one the snapshot's memberships mean (a warning says so). Nothing is
+ * (case-insensitively): the API cannot rename either. A user deleted and re-created under the
+ * same name (another id) may be another person: it is given neither the saved account's fields
+ * (its permission) nor its groups, and is listed as not restorable instead. Nothing is
  * created or deleted: a deleted user cannot be re-created with its password, a deleted group not
  * with its id, and this API release cannot update or delete a group; those are listed instead.
  */
@@ -56,6 +57,7 @@ export function planAccountRestore(saved: SavedAccounts, live: SavedAccounts): A
   const notRestorable: string[] = [];
   const leftAlone: string[] = [];
   const warnings: string[] = [];
+  const recreated = new Set<string>();
 
   for (const user of saved.users) {
     const now = liveUsers.get(accountKey(user.username));
@@ -63,8 +65,13 @@ export function planAccountRestore(saved: SavedAccounts, live: SavedAccounts): A
       notRestorable.push(`user ${user.username} no longer exists: passwords cannot be restored: re-create ${user.username} by hand or through a User manifest`);
       continue;
     }
-    if (now.id !== user.id)
-      warnings.push(`user ${user.username} was deleted and re-created since the snapshot (id ${user.id}, now ${now.id}): matched by name`);
+    if (now.id !== user.id) {
+      recreated.add(accountKey(user.username));
+      notRestorable.push(
+        `user ${user.username} was deleted and re-created since the snapshot (id ${user.id}, now ${now.id}): another account may have the name, so it gets neither the saved fields nor the saved groups; set them by hand or through a User manifest`,
+      );
+      continue;
+    }
     const body: Partial<Record<RestorableUserField, string>> = {};
     for (const f of RESTORABLE_USER_FIELDS) {
       const value = user[f];
@@ -100,7 +107,9 @@ export function planAccountRestore(saved: SavedAccounts, live: SavedAccounts): A
     for (const member of group.members) {
       if (liveMembers.has(accountKey(member.username))) continue;
       const user = liveUsers.get(accountKey(member.username));
-      if (user) add.push({ id: user.id, username: user.username });
+      if (user && recreated.has(accountKey(member.username)))
+        notRestorable.push(`${member.username} not put back in group ${group.name}: the user was re-created since the snapshot`);
+      else if (user) add.push({ id: user.id, username: user.username });
       else notRestorable.push(`${member.username} not put back in group ${group.name}: the user no longer exists`);
     }
     const remove = now.members.filter((m) => !savedMembers.has(accountKey(m.username)));

@@ -126,7 +126,7 @@ describe('mftops drift: privileged accounts', () => {
     expect(emulator.requestLog()).toEqual([]);
   });
 
-  it('reports, without drift, accounts that never signed on or not for staleSignOnDays, from the server\'s lastLoginStamp', async () => {
+  it("reports, without drift, accounts that never signed on or not for staleSignOnDays, from the server's lastLoginStamp", async () => {
     await inSync();
     addTransferUser(emulator, { id: userIdFor('nina'), username: 'nina', password: 'n-Pa55!word', lastLoginStamp: '' });
     addTransferUser(emulator, { id: userIdFor('olga'), username: 'olga', password: 'o-Pa55!word', lastLoginStamp: '2025-01-02T03:04:05Z' });

@@ -33,6 +33,40 @@ function assess(state: AccountsLiveState, over: Partial<Parameters<typeof assess
 const SERVER = [user('admin', 'SysAdmin'), user('eve', 'Admin'), user('fred', 'FileAdmin'), user('alice', 'User'), user('svc-backup', 'Admin')];
 
 describe('the guard on privileged accounts', () => {
+  it('still names a declared account whose manifest leaves its permission unmanaged (a promotion would pass the plan unseen)', () => {
+    const declared = declaredUsernames([
+      { kind: 'User', name: 'eve', spec: { email: 'eve@example.com' } } as unknown as Manifest,
+      { kind: 'User', name: 'fred', spec: { permission: 'FileAdmin' } } as unknown as Manifest,
+    ]);
+    expect([...declared]).toEqual(['fred']);
+    expect(assess(read(SERVER), { declared }).report.privileged.map((a) => a.username)).toEqual(['eve', 'svc-backup']);
+  });
+
+  it('says it cannot judge accounts whose permission the references do not name (a number, another word, none), and does not crash on odd types', () => {
+    const odd = [...SERVER, user('mallory', 30 as unknown as string, { status: 1 }), readUser({ id: 'id-x', username: 'x' }), user('sam', 'sysadmin')];
+    const { report } = assess(read(odd));
+    // sam's permission is SysAdmin whatever its case; mallory's and x's cannot be judged, and the check says so.
+    expect(report.privileged.map((a) => `${a.username} (${a.role})`)).toEqual(['eve (Admin)', 'fred (FileAdmin)', 'sam (SysAdmin)', 'svc-backup (Admin)']);
+    expect(report.checks.transfer).toEqual({
+      state: 'not-checked',
+      message: '2 of 8 accounts have a permission the transfer references do not name (mallory: "30", x: none), so whether they are privileged is not judged',
+    });
+    expect(() => signOnReport(odd, 90, NOW)).not.toThrow();
+  });
+
+  it('drops every field named like a password from a user record, but keeps forceChangePassword and passwordChangeStamp', () => {
+    const u = readUser({
+      id: 1,
+      username: 'bob',
+      Password: 'p1',
+      passwordHash: 'h',
+      currentPassword: 'c',
+      forceChangePassword: true,
+      passwordChangeStamp: 's',
+    });
+    expect(u).toEqual({ id: '1', username: 'bob', forceChangePassword: true, passwordChangeStamp: 's' });
+  });
+
   it('names every Admin, SysAdmin and FileAdmin no manifest declares, but not the account mftops signs in with, nor plain users', () => {
     const { report } = assess(read(SERVER));
     expect(report.privileged.map((a) => `${a.username} (${a.role})`)).toEqual(['eve (Admin)', 'fred (FileAdmin)', 'svc-backup (Admin)']);
@@ -48,7 +82,10 @@ describe('the guard on privileged accounts', () => {
   });
 
   it('leaves out accounts a User manifest declares and those allowUnmanaged lists, whatever their case', () => {
-    const declared = declaredUsernames([{ kind: 'User', name: 'EVE' } as unknown as Manifest, { kind: 'Task', name: 'fred' } as unknown as Manifest]);
+    const declared = declaredUsernames([
+      { kind: 'User', name: 'EVE', spec: { permission: 'Admin' } } as unknown as Manifest,
+      { kind: 'Task', name: 'fred' } as unknown as Manifest,
+    ]);
     const allowUnmanaged = [{ name: 'SVC-Backup', reason: 'backup agent', where: 'mftops.yaml:9:11' }];
     const { report, unmatchedAllowed } = assess(read(SERVER), { declared, settings: settings({ allowUnmanaged }) });
     expect(report.privileged.map((a) => a.username)).toEqual(['fred']);

@@ -67,6 +67,22 @@ describe.each(['fullName', 'realname'] as const)('transfer users, full name as %
     expect(await USER_IO.confirmStep(patch, ctx)).toMatchObject({ kind: 'fail' });
   });
 
+  it('finishes a create whose outcome was unknown: the account found gets the fields the server left out, by its id; a name differing only in case is no match', async () => {
+    const ctx = { clients: { transfer: client }, created: new CreatedIds() };
+    const address = 'User/finn';
+    const create = { op: 'user-create', address, username: 'finn', body: { username: 'finn', fullName: 'Finn Example', password: 'finn-Pa55-value' } } as const;
+    // The POST took effect but its answer was lost, and the server kept another full name.
+    await client.createUser({ username: 'finn', fullName: 'finn example', password: 'finn-Pa55-value' });
+    const confirmed = await USER_IO.confirmStep(create, ctx);
+    // The full name is text: "finn example" is not "Finn Example".
+    expect(confirmed).toMatchObject({ kind: 'resend', step: { op: 'user-patch', address, body: { fullName: 'Finn Example' } } });
+    if (confirmed.kind !== 'resend') throw new Error('expected a resend');
+    // No id was recorded by hand: the confirmation recorded the one it found.
+    const ids = await USER_IO.sendStep(confirmed.step, ctx);
+    expect((await client.findUser('finn'))?.fullName).toBe('Finn Example');
+    expect(await USER_IO.confirmStep(confirmed.step, ctx)).toEqual({ kind: 'done', ids });
+  });
+
   it('gives plan and drift no way to write a user: the read-only client has only getUser', () => {
     const readonly = toReadonlyTransferClient(client) as unknown as Record<string, unknown>;
     expect(typeof readonly.getUser).toBe('function');

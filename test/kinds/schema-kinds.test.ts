@@ -13,7 +13,8 @@ function kindEnums(): { file: string; path: string; values: readonly string[] }[
       if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${path}/${i}`));
       else if (node !== null && typeof node === 'object') {
         for (const [key, value] of Object.entries(node)) {
-          if (key === 'enum' && Array.isArray(value) && value.includes('Task') && value.includes('FolderPermissions')) found.push({ file, path, values: value as string[] });
+          if (key === 'enum' && Array.isArray(value) && value.includes('Task') && value.includes('FolderPermissions'))
+            found.push({ file, path, values: value as string[] });
           else walk(value, `${path}/${key}`);
         }
       }

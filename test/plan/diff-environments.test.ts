@@ -113,6 +113,18 @@ spec:
     expect(JSON.stringify(diff)).not.toMatch(/KEY_ONE|KEY_TWO|PASSWORD/);
   });
 
+  it("compares a user's forceChangePassword (no secret, though named like one) and never its password", async () => {
+    const user = (force: boolean, env: string) =>
+      `apiVersion: mftops/v1\nkind: User\nmetadata: { name: dave }\nspec:\n  forceChangePassword: ${force}\n  password: \${env:${env}}\n`;
+    const diff = compareEnvironments(
+      { name: 'a', manifests: await manifestsOf(user(true, 'A_PW')) },
+      { name: 'b', manifests: await manifestsOf(user(false, 'B_PW')) },
+    );
+    expect(diff.objects).toEqual([
+      expect.objectContaining({ address: 'User/dave', presence: 'differ', fields: [{ path: 'forceChangePassword', a: true, b: false }] }),
+    ]);
+  });
+
   it('with both plans: each side says whether its server is in sync with its own manifests, and an object declared alike is listed only when a server is not', async () => {
     const manifests = await manifestsOf([task('Payroll', '[Monday]'), task('Statements', '[Monday]')].join('---\n'));
     const change = (name: string, action: Change['action'], fields: string[] = []): Change =>

@@ -4,7 +4,7 @@ import type { JsonObject, JsonValue } from '../../resources/model.js';
 import type { NewUser, TransferUser, TransferUserDetails } from '../../services/transfer/types.js';
 import { describeNeededChange, liveIdOf, needReader, planBug, readOrNull, StepError, transferWriter } from '../kind-io.js';
 import type { KindIo, StepContext } from '../kind-io.js';
-import { fingerprintUser } from './plan.js';
+import { fingerprintUser, isTextField } from './plan.js';
 
 /**
  * The requests of a user change. `address` is the change's: a patch takes the user's id from the
@@ -90,9 +90,10 @@ export const USER_IO: KindIo<'User'> = {
         // Created (with its password): never a second create; what differs is patched.
         const details = await transferWriter(ctx).getUser(found.id);
         const differs = differingFields(step.body, details);
-        return differs === undefined
-          ? { kind: 'done', ids: { user: found.id } }
-          : { kind: 'resend', step: { op: 'user-patch', address: step.address, username: step.username, body: differs } };
+        if (differs === undefined) return { kind: 'done', ids: { user: found.id } };
+        // The create took effect: the follow-up patch writes to the account it made, by its id.
+        ctx.created.record(step.address, found.id);
+        return { kind: 'resend', step: { op: 'user-patch', address: step.address, username: step.username, body: differs } };
       }
       case 'user-patch': {
         const id = userId(ctx, step);
@@ -175,7 +176,8 @@ function differingFields(body: JsonObject, details: TransferUserDetails): JsonOb
   const out: Record<string, JsonValue> = {};
   for (const [k, sent] of Object.entries(withoutWriteOnly(body))) {
     const read = (details as Record<string, unknown>)[k];
-    const same = read === sent || (typeof read === 'string' && typeof sent === 'string' && read.toLowerCase() === sent.toLowerCase() && k !== 'notes');
+    // As the plan compares: the enumerated words without case, texts (fullName, email, notes) exactly.
+    const same = read === sent || (typeof read === 'string' && typeof sent === 'string' && !isTextField(k) && read.toLowerCase() === sent.toLowerCase());
     if (!same) out[k] = sent;
   }
   return Object.keys(out).length > 0 ? out : undefined;

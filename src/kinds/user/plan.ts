@@ -35,8 +35,13 @@ export type UserField = (typeof USER_FIELDS)[number];
 /** The fields AddUserModel takes besides the username (and `homeFolderPath`, `password`); the others are PATCHed after the create. */
 const CREATE_FIELDS: readonly UserField[] = ['fullName', 'email', 'permission', 'forceChangePassword', 'notes'];
 
-/** A user's fields the server reads as empty when absent (so an empty manifest value is no difference). */
+/** A user's fields the server reads as empty when absent (so an empty manifest value is no difference); compared with case. */
 const TEXT_FIELDS: readonly UserField[] = ['fullName', 'email', 'notes'];
+
+/** Whether `field` is a free text (compared with case), not one of the enumerated words. */
+export function isTextField(field: string): boolean {
+  return (TEXT_FIELDS as readonly string[]).includes(field);
+}
 
 /** The live user: its list record, and its details when they were read (managed users). */
 export interface LiveUser {
@@ -53,7 +58,7 @@ export interface UserOutcome {
 
 /** Whether a permission level administers the server or every file on it. */
 export function isPrivileged(permission: string | undefined): boolean {
-  return permission !== undefined && (PRIVILEGED_USER_PERMISSIONS as readonly string[]).includes(permission);
+  return permission !== undefined && PRIVILEGED_USER_PERMISSIONS.some((p) => p.toLowerCase() === permission.toLowerCase());
 }
 
 /** The live value of a managed field: details first, then the list record; a text field the server leaves out is ''. */

@@ -1,4 +1,4 @@
-import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS } from '../../vocabulary.js';
+import { FOLDER_PERMISSIONS, SHARE_PERMISSIONS, USER_PERMISSIONS, USER_STATUSES } from '../../vocabulary.js';
 import { isRecord } from '../../is-record.js';
 import type { Folder, FolderAclEntry, FolderPermissions, TransferGroup, TransferUser, TransferUserDetails } from './types.js';
 
@@ -21,16 +21,41 @@ function str(x: unknown): string {
   return typeof x === 'string' ? x : '';
 }
 
+/** Fields about a password that are no secret (the rest of `/password/i` is dropped from user records). */
+const PASSWORD_FACTS = new Set(['forcechangepassword', 'passwordchangestamp', 'sendpasswordchangenotification']);
+
+/** Every permission a user record may carry (`Anonymous` besides the settable ones). */
+const PERMISSION_WORDS: readonly string[] = ['Anonymous', ...USER_PERMISSIONS];
+
 /**
  * A user record (SimpleUserModel or UserDetailsModel): `fullName` from `realname`/`realName` on an
- * older release; a `password` field is dropped (no read should return one; if one did, it must
- * reach neither the live state nor a snapshot).
+ * older release; `permission` and `status` in their documented spelling whatever the case (a
+ * number as its text: the guard on privileged accounts says it cannot judge it, rather than
+ * taking it for an unprivileged one); any field named like a password (`password`, `Password`,
+ * `passwordHash`…) dropped: no read should return one, and if one did it must reach neither the
+ * live state nor a snapshot.
  */
 export function readUser(u: Record<string, unknown>): TransferUser {
   const fullName = [u.fullName, u.realname, u.realName].find((n): n is string => typeof n === 'string' && n !== '');
-  const { password: _password, currentPassword: _current, ...rest } = u;
-  const user = { ...rest, id: idString(u.id), username: str(u.username), ...(fullName !== undefined ? { fullName } : {}) };
+  const rest = Object.fromEntries(Object.entries(u).filter(([key]) => !/password/i.test(key) || PASSWORD_FACTS.has(key.toLowerCase())));
+  delete rest.permission;
+  delete rest.status;
+  const user = {
+    ...rest,
+    id: idString(u.id),
+    username: str(u.username),
+    ...(fullName !== undefined ? { fullName } : {}),
+    ...withWord('permission', u.permission, PERMISSION_WORDS),
+    ...withWord('status', u.status, USER_STATUSES),
+  };
   return 'lastLoginStamp' in u ? { ...user, lastLoginStamp: readSignOnStamp(u.lastLoginStamp) } : user;
+}
+
+/** `{[key]: word}` in its documented spelling (case aside), a number as its text, an unknown text as sent; nothing for other values. */
+function withWord(key: string, raw: unknown, words: readonly string[]): Record<string, string> {
+  if (typeof raw === 'number') return { [key]: String(raw) };
+  if (typeof raw !== 'string') return {};
+  return { [key]: words.find((w) => w.toLowerCase() === raw.toLowerCase()) ?? raw };
 }
 
 /** UserDetailsModel: a user record with `folderQuota` as a number and `forceChangePassword` as a boolean when the server wrote them otherwise. */

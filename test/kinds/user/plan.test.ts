@@ -5,7 +5,7 @@ import type { Plan } from '../../../src/plan/model.js';
 import { renderPlanMarkdown } from '../../../src/render/plan-markdown.js';
 import { renderPlanText } from '../../../src/render/plan-text.js';
 import { USER_IO } from '../../../src/kinds/user/io.js';
-import { fingerprintUser } from '../../../src/kinds/user/plan.js';
+import { fingerprintUser, isPrivileged } from '../../../src/kinds/user/plan.js';
 import type { TransferUser, TransferUserDetails } from '../../../src/services/transfer/types.js';
 import { manifestsFrom, planFrom } from '../../resources/fixtures.js';
 
@@ -178,5 +178,10 @@ describe('User drift words', () => {
       'user, permission Admin, last sign-on 2026-10-01T00:00:00Z',
     );
     expect(USER.describeUnmanaged({ kind: 'User', permission: 'User', status: 'Suspended' }, words)).toBe('user, permission User, Suspended, never signed on');
+  });
+
+  it('takes a privileged permission in any case (the server may spell it sysadmin), and nothing else for one', () => {
+    expect(['SysAdmin', 'sysadmin', 'ADMIN', 'fileadmin'].map(isPrivileged)).toEqual([true, true, true, true]);
+    expect(['User', 'AuditUser', 'TemporaryUser', undefined].map(isPrivileged)).toEqual([false, false, false, false]);
   });
 });
