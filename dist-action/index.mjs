@@ -19144,8 +19144,11 @@ var init_glob = __esm({
 });
 
 // src/kinds/user/plan.ts
+function isTextField(field) {
+  return TEXT_FIELDS.includes(field);
+}
 function isPrivileged(permission) {
-  return permission !== void 0 && PRIVILEGED_USER_PERMISSIONS.includes(permission);
+  return permission !== void 0 && PRIVILEGED_USER_PERMISSIONS.some((p) => p.toLowerCase() === permission.toLowerCase());
 }
 function liveValue(live, field) {
   const record = { ...live.user, ...live.details };
@@ -29424,7 +29427,7 @@ function differingFields2(body, details) {
   const out = {};
   for (const [k, sent] of Object.entries(withoutWriteOnly(body))) {
     const read = details[k];
-    const same = read === sent || typeof read === "string" && typeof sent === "string" && read.toLowerCase() === sent.toLowerCase() && k !== "notes";
+    const same = read === sent || typeof read === "string" && typeof sent === "string" && !isTextField(k) && read.toLowerCase() === sent.toLowerCase();
     if (!same) out[k] = sent;
   }
   return Object.keys(out).length > 0 ? out : void 0;
@@ -29494,7 +29497,9 @@ var init_io4 = __esm({
             if (!found) return { kind: "resend", step: step2 };
             const details = await transferWriter(ctx).getUser(found.id);
             const differs = differingFields2(step2.body, details);
-            return differs === void 0 ? { kind: "done", ids: { user: found.id } } : { kind: "resend", step: { op: "user-patch", address: step2.address, username: step2.username, body: differs } };
+            if (differs === void 0) return { kind: "done", ids: { user: found.id } };
+            ctx.created.record(step2.address, found.id);
+            return { kind: "resend", step: { op: "user-patch", address: step2.address, username: step2.username, body: differs } };
           }
           case "user-patch": {
             const id = userId(ctx, step2);
@@ -58058,9 +58063,23 @@ function str(x) {
 }
 function readUser(u) {
   const fullName = [u.fullName, u.realname, u.realName].find((n) => typeof n === "string" && n !== "");
-  const { password: _password, currentPassword: _current, ...rest } = u;
-  const user = { ...rest, id: idString2(u.id), username: str(u.username), ...fullName !== void 0 ? { fullName } : {} };
+  const rest = Object.fromEntries(Object.entries(u).filter(([key]) => !/password/i.test(key) || PASSWORD_FACTS.has(key.toLowerCase())));
+  delete rest.permission;
+  delete rest.status;
+  const user = {
+    ...rest,
+    id: idString2(u.id),
+    username: str(u.username),
+    ...fullName !== void 0 ? { fullName } : {},
+    ...withWord("permission", u.permission, PERMISSION_WORDS),
+    ...withWord("status", u.status, USER_STATUSES)
+  };
   return "lastLoginStamp" in u ? { ...user, lastLoginStamp: readSignOnStamp(u.lastLoginStamp) } : user;
+}
+function withWord(key, raw, words) {
+  if (typeof raw === "number") return { [key]: String(raw) };
+  if (typeof raw !== "string") return {};
+  return { [key]: words.find((w) => w.toLowerCase() === raw.toLowerCase()) ?? raw };
 }
 function readUserDetails(u) {
   const out = { ...readUser(u) };
@@ -58174,12 +58193,14 @@ function readMemberIds2(items, users) {
   }
   return out;
 }
-var STAMP;
+var PASSWORD_FACTS, PERMISSION_WORDS, STAMP;
 var init_normalize3 = __esm({
   "src/services/transfer/normalize.ts"() {
     "use strict";
     init_vocabulary();
     init_is_record();
+    PASSWORD_FACTS = /* @__PURE__ */ new Set(["forcechangepassword", "passwordchangestamp", "sendpasswordchangenotification"]);
+    PERMISSION_WORDS = ["Anonymous", ...USER_PERMISSIONS];
     STAMP = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
   }
 });
@@ -67124,7 +67145,7 @@ var init_assemble_drift = __esm({
 
 // src/drift/privileged-accounts.ts
 function declaredUsernames(manifests) {
-  return new Set(manifests.filter((m) => m.kind === "User").map((m) => m.name.toLowerCase()));
+  return new Set(manifests.filter((m) => m.kind === "User" && m.spec.permission !== void 0).map((m) => m.name.toLowerCase()));
 }
 function assessAccounts(input) {
   const { read, settings } = input;
@@ -67152,7 +67173,10 @@ function assessAccounts(input) {
   const byAccount = (a, b) => compareText2(b.service, a.service) || compareText2(a.username.toLowerCase(), b.username.toLowerCase());
   privileged.sort(byAccount);
   allowed.sort(byAccount);
-  const checks = withDefined({ transfer: checkOf(read.transfer, (users2) => users2.length), automation: checkOf(read.automation, (g) => g.members.length) });
+  const checks = withDefined({
+    transfer: unjudgedPermissions(read) ?? checkOf(read.transfer, (users2) => users2.length),
+    automation: checkOf(read.automation, (g) => g.members.length)
+  });
   const users = read.transfer?.state === "read" ? read.transfer.value : void 0;
   const report = {
     privileged,
@@ -67186,6 +67210,16 @@ function privilegedCandidates(read) {
     }
   }
   return out;
+}
+function unjudgedPermissions(read) {
+  if (read.transfer?.state !== "read") return void 0;
+  const odd = read.transfer.value.filter((u) => u.username !== "" && !KNOWN_PERMISSIONS.has(String(u.permission ?? "").toLowerCase()));
+  if (odd.length === 0) return void 0;
+  const shown = odd.slice(0, 3).map((u) => `${u.username}: ${u.permission === void 0 ? "none" : JSON.stringify(u.permission)}`);
+  return {
+    state: "not-checked",
+    message: `${odd.length} of ${read.transfer.value.length} accounts have a permission the transfer references do not name (${shown.join(", ")}${odd.length > 3 ? ", \u2026" : ""}), so whether they are privileged is not judged`
+  };
 }
 function privilegedPermission(u) {
   const permission = typeof u.permission === "string" ? u.permission.toLowerCase() : void 0;
@@ -67244,14 +67278,16 @@ function canonicalTime(stamp) {
 function sameName(a, b) {
   return a.toLowerCase() === b.toLowerCase();
 }
-var PRIVILEGED_PERMISSIONS, DAY_MS;
+var PRIVILEGED_PERMISSIONS, DAY_MS, KNOWN_PERMISSIONS;
 var init_privileged_accounts = __esm({
   "src/drift/privileged-accounts.ts"() {
     "use strict";
     init_order();
+    init_vocabulary();
     init_with_defined();
     PRIVILEGED_PERMISSIONS = ["SysAdmin", "Admin", "FileAdmin"];
     DAY_MS = 864e5;
+    KNOWN_PERMISSIONS = new Set(["Anonymous", ...USER_PERMISSIONS].map((p) => p.toLowerCase()));
   }
 });
 
