@@ -493,14 +493,16 @@ async function runRate(rate: number, opts: ChaosOptions, deadline: number): Prom
       let runs = 0;
       let converged = false;
       const pendingKills: KillRecord[] = [];
+      let killedInRound = false;
       while (!converged && runs < MAX_RUNS_PER_ROUND && Date.now() < deadline + 60_000) {
         runs++;
         counts.runs++;
         const before = new Set(ledgersIn(dir));
-        // The first run of every round is killed at a random point; later ones with killRate, at
+        // The first run of every round is killed at a random point (the next one again if it ended
+        // first: a loaded machine, or a clear error before the time); later ones with killRate, at
         // most two kills in a row, so each round keeps moving.
         // Odd rounds kill at a random time (often while planning), even rounds among the writes.
-        const killNow = runs === 1 || (random() < opts.killRate && pendingKills.length < 2);
+        const killNow = !killedInRound || (random() < opts.killRate && pendingKills.length < 2);
         const kill: KillPlan | undefined = !killNow
           ? undefined
           : r % 2 === 1
@@ -510,6 +512,7 @@ async function runRate(rate: number, opts: ChaosOptions, deadline: number): Prom
         tallyStackTraces(stacks, `round ${r} apply ${runs}${run.signal === 'SIGKILL' ? ' (killed)' : ''}`, run);
         if (/took over a stale apply lock/.test(run.stderr)) counts.takeovers++;
         if (run.signal === 'SIGKILL' && !run.timedOut) {
+          killedInRound = true;
           counts.killed++;
           const fresh = ledgersIn(dir).filter((p) => !before.has(p));
           const rec = inspectKill(emulator, r, kill?.afterMs ?? 0, fresh, kill?.inWrites !== undefined);

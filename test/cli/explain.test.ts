@@ -18,8 +18,8 @@ describe('mftops explain', () => {
   it('MF102 names every kind validate accepts, Policy and Patch included, as its message does', async () => {
     const r = await runCli(['explain', 'MF102']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('a manifest is a `Task`, a `ResourceGroupAcl`, a `FolderPermissions`, a `Group`, a `Policy` or a `Patch`.');
-    expect(r.stdout).toContain('Fix: Write one of the 6 kinds');
+    expect(r.stdout).toContain('a manifest is a `Task`, a `ResourceGroupAcl`, a `FolderPermissions`, a `User`, a `Group`, a `Policy` or a `Patch`.');
+    expect(r.stdout).toContain('Fix: Write one of the 7 kinds');
     // The same list validate's message gives.
     const dir = testdir({ 'm.yaml': 'apiVersion: mftops/v1\nmetadata: { name: x }\nspec: {}\n' });
     const v = await runCli(['validate', 'm.yaml'], { cwd: dir });
