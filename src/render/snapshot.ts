@@ -160,7 +160,7 @@ export function renderAccountPreviewLines(p: AccountRestorePreview): string[] {
   return [
     p.writable
       ? `Users and groups: ${writes}.`
-      : `Users and groups: ${writes}; compared only: restore of users and groups needs a newer client, nothing is written to them.`,
+      : `Users and groups: ${writes}; compared only: this restore was given no writer of users and groups, so nothing is written to them.`,
     ...notesLines(p),
   ];
 }
@@ -175,7 +175,7 @@ export function renderAccountRestoreLines(r: AccountsRestore): string[] {
       case 'unchanged':
         return 'Users and groups: user fields and members already as saved.';
       case 'notWritten':
-        return `Users and groups: NOT written (restore of users and groups needs a newer client); the restore would have: ${counts}.`;
+        return `Users and groups: NOT written (this restore was given no writer of users and groups); the restore would have: ${counts}.`;
       case 'failed':
         return `Users and groups: ${counts}; NOT all restored:`;
       default: {

@@ -424,7 +424,7 @@ export interface AccountRestorePreview {
   readonly notRestorable: readonly string[];
   readonly leftAlone: readonly string[];
   readonly warnings: readonly string[];
-  /** False: this mftops cannot write users and groups yet: they are compared and reported, not written. */
+  /** False: the restore was given no writer of users and groups (`accounts`): they are compared and reported, not written. */
   readonly writable: boolean;
 }
 
@@ -432,7 +432,7 @@ export interface AccountRestorePreview {
  * What a restore did to the transfer users and groups (live → snapshot):
  * - `restored`: fields patched and members added/removed (see `errors` for any that failed: then `failed`);
  * - `unchanged`: nothing a restore can write differed;
- * - `notWritten`: compared and reported only: this mftops cannot write users and groups yet;
+ * - `notWritten`: compared and reported only: the restore was given no writer of users and groups;
  * - `failed`: a write was refused (`errors`).
  */
 export interface AccountsRestore {
