@@ -266,7 +266,7 @@ function listUsers(c: Ctx): ApiResponse {
     | undefined;
   if (!permissionKey)
     errors.push({ field: 'permission', rejected: permissionRaw, message: `permission must be one of ${Object.keys(USER_PERMISSION_FILTERS).join(', ')}` });
-  const statusRaw = q.get('status') ?? 'AllUsers';
+  const statusRaw = q.get('status') ?? (c.v['transfer.userFilters'] === 'active' ? 'ActiveUsers' : 'AllUsers');
   const status = USER_STATUS_FILTERS.find((s) => s.toLowerCase() === statusRaw.toLowerCase());
   if (!status) errors.push({ field: 'status', rejected: statusRaw, message: `status must be one of ${USER_STATUS_FILTERS.join(', ')}` });
   const orgRaw = q.get('orgId');

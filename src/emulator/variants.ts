@@ -173,6 +173,12 @@ export const VARIANT_SWITCHES = {
     description:
       "group ids (GET /groups, POST /groups, user records' groupIds) are JSON numbers (strings where transfer.ids=string), or strings whatever transfer.ids says (folder ids stay numbers)",
   },
+  'transfer.userFilters': {
+    register: 'T-17',
+    values: ['all', 'active'],
+    description:
+      'GET /users without permission or status lists every user, or (a server whose defaults are the admin UI\'s) only the active ones: a suspended or template account is then left out unless status=AllUsers is asked for',
+  },
   'transfer.envelope': {
     register: 'B-1',
     values: ['paging', 'flat'],

@@ -24,8 +24,8 @@ afterEach(async () => {
 });
 
 /** A fresh emulator with the example estate, and a working folder in sync with it. */
-async function inSync(): Promise<void> {
-  emulator = await startSeededEmulator();
+async function inSync(options: Parameters<typeof startSeededEmulator>[0] = {}): Promise<void> {
+  emulator = await startSeededEmulator(options);
   closers.push(() => emulator.close());
   dir = testdir({ 'mftops.yaml': configYaml({ url: emulator.url }) });
   for (const kind of ['Task,ResourceGroupAcl', 'FolderPermissions']) {
@@ -90,6 +90,24 @@ describe('mftops drift: privileged accounts', () => {
     expect(json.status).toBe('drift');
     expect(json.accounts.privileged.map((a: { username: string }) => a.username)).toEqual(['eve', 'mallory']);
     expect(json.accounts.checks).toEqual({ transfer: { state: 'checked', accounts: 9 }, automation: { state: 'checked', accounts: 2 } });
+  });
+
+  it('names a suspended Admin on a server whose user list shows only active users unless asked for all (T-17)', async () => {
+    await inSync({ variants: { 'transfer.userFilters': 'active' } });
+    addTransferUser(emulator, {
+      id: userIdFor('sam'),
+      username: 'sam',
+      password: 'sam-Pa55!word',
+      fullName: 'Sam',
+      email: 'sam@example.com',
+      permission: 'Admin',
+      status: 'Suspended',
+      orgID: 0,
+      homeFolderID: 0,
+    });
+    const r = await drift();
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toContain('! unmanaged privileged account: sam (Admin)');
   });
 
   it('exits 0 once mftops.yaml allows them (names in any case), listing them as allowed', async () => {

@@ -156,7 +156,7 @@ export function replyDirectory(
 ): void {
   const page = (items: readonly unknown[]) => ({ items, paging: { page: 1, perPage: 1000, totalItems: items.length, totalPages: 1 } });
   pool
-    .intercept({ path: '/api/v1/users', query: { page: 1, perPage: 1000 } })
+    .intercept({ path: '/api/v1/users', query: { permission: 'AllUsers', status: 'AllUsers', page: 1, perPage: 1000 } })
     .reply(status.users ?? 200, status.users && status.users !== 200 ? { title: 'Forbidden', detail: 'no' } : page(users), { headers: JSON_HEADERS });
   pool
     .intercept({ path: '/api/v1/groups', query: { page: 1, perPage: 1000 } })

@@ -117,6 +117,12 @@ export type ReadonlyTransferClient = Pick<TransferClient, TransferReadMethod | '
 
 /** The reference's default page is 25; ask for big pages and follow totalPages. */
 const LIST: PagingPlan = { mode: 'paged', perPage: 1000 };
+/**
+ * The user list's filters, always sent: the references name the values but not the defaults, and
+ * a server whose defaults list only active users would hide a suspended admin from the guard and
+ * make a suspended account's manifest look like a create (register T-17).
+ */
+const EVERY_USER = { permission: 'AllUsers', status: 'AllUsers' } as const;
 
 const API_PATH = /\/api\/v1$/;
 
@@ -161,14 +167,14 @@ class HttpTransferClient implements TransferClient {
   }
 
   async findUser(username: string): Promise<TransferUser | null> {
-    const users = (await this.#c.list('/users', LIST, { username, isExactMatch: true })).filter(isRecord).map(readUser);
+    const users = (await this.#c.list('/users', LIST, { ...EVERY_USER, username, isExactMatch: true })).filter(isRecord).map(readUser);
     return users.find((u) => u.username === username) ?? users.find((u) => u.username.toLowerCase() === username.toLowerCase()) ?? null;
   }
 
   listUsers(options: ListOptions = {}): Promise<TransferUser[]> {
     if (options.fresh === true) this.#users = undefined;
     return (this.#users ??= forgetOnFailure(
-      this.#list('/users').then((items) => items.map(readUser)),
+      this.#list('/users', EVERY_USER).then((items) => items.map(readUser)),
       () => (this.#users = undefined),
     ));
   }
@@ -265,7 +271,7 @@ class HttpTransferClient implements TransferClient {
       case 'members':
         return readMemberIds(await this.#c.list(`/groups/${seg(group.id)}/members`, LIST), users);
       case 'usersFilter': {
-        const ids = readMemberIds(await this.#c.list('/users', LIST, { groupId: group.id }), users);
+        const ids = readMemberIds(await this.#c.list('/users', LIST, { ...EVERY_USER, groupId: group.id }), users);
         // A server that ignores the filter answers every user: trust the answer only when the
         // group's count agrees, or, without a count, when it is not everyone.
         const count = group.membersCount;
