@@ -177,7 +177,7 @@ export const VARIANT_SWITCHES = {
     register: 'T-17',
     values: ['all', 'active'],
     description:
-      'GET /users without permission or status lists every user, or (a server whose defaults are the admin UI\'s) only the active ones: a suspended or template account is then left out unless status=AllUsers is asked for',
+      "GET /users without permission or status lists every user, or (a server whose defaults are the admin UI's) only the active ones: a suspended or template account is then left out unless status=AllUsers is asked for",
   },
   'transfer.envelope': {
     register: 'B-1',

@@ -273,12 +273,18 @@ describe('users and groups', () => {
     const { agent, pool, calls } = createMock();
     const t = pool(TRANSFER);
     replyToken(t, { access: 'tok' });
-    t.intercept({ path: '/api/v1/users', query: { permission: 'AllUsers', status: 'AllUsers', username: 'alice', isExactMatch: true, page: 1, perPage: 1000 } }).reply(
+    t.intercept({
+      path: '/api/v1/users',
+      query: { permission: 'AllUsers', status: 'AllUsers', username: 'alice', isExactMatch: true, page: 1, perPage: 1000 },
+    }).reply(
       200,
       { items: [{ id: 'u1', username: 'alice', fullName: 'Alice' }], currentPage: 1, totalItems: 1, itemsPerPage: 1000 },
       { headers: JSON_HEADERS },
     );
-    t.intercept({ path: '/api/v1/users', query: { permission: 'AllUsers', status: 'AllUsers', username: 'bob', isExactMatch: true, page: 1, perPage: 1000 } }).reply(200, page([]), {
+    t.intercept({
+      path: '/api/v1/users',
+      query: { permission: 'AllUsers', status: 'AllUsers', username: 'bob', isExactMatch: true, page: 1, perPage: 1000 },
+    }).reply(200, page([]), {
       headers: JSON_HEADERS,
     });
     const client = transferClient(agent);
@@ -357,9 +363,13 @@ describe('users and groups', () => {
       { id: 'u2', username: 'carol' },
     ]);
     t.intercept({ path: '/api/v1/groups', query: { page: 1, perPage: 1000 } }).reply(200, page([{ id: 4, name: 'Acme Partners' }]), { headers: JSON_HEADERS });
-    t.intercept({ path: '/api/v1/users', query: { permission: 'AllUsers', status: 'AllUsers', page: 1, perPage: 1000 } }).reply(200, everyone, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/users', query: { permission: 'AllUsers', status: 'AllUsers', page: 1, perPage: 1000 } }).reply(200, everyone, {
+      headers: JSON_HEADERS,
+    });
     t.intercept({ path: '/api/v1/groups/4/members', query: { page: 1, perPage: 1000 } }).reply(405, { title: 'Method Not Allowed' }, { headers: JSON_HEADERS });
-    t.intercept({ path: '/api/v1/users', query: { permission: 'AllUsers', status: 'AllUsers', groupId: '4', page: 1, perPage: 1000 } }).reply(200, everyone, { headers: JSON_HEADERS });
+    t.intercept({ path: '/api/v1/users', query: { permission: 'AllUsers', status: 'AllUsers', groupId: '4', page: 1, perPage: 1000 } }).reply(200, everyone, {
+      headers: JSON_HEADERS,
+    });
     const membership = await transferClient(agent).listGroupMembers(['4']);
     expect(membership.form).toBe('none');
     expect(membership.members.size).toBe(0);
