@@ -1,9 +1,11 @@
+import { relative } from 'node:path';
 import { DEFAULT_CONFIG_FILE, loadConfig, resolveEnvironmentServices, selectEnvironment } from '../config/load-config.js';
 import type { EnvironmentSettings, MftopsConfig, ResolvedService, ServiceName } from '../config/model.js';
 import { ConfigError } from '../errors.js';
 import { folderKey, uniqueFolderPaths } from '../folder-path.js';
 import type { LiveFolder } from '../live/model.js';
 import type { FolderPermissionsManifest } from '../manifest/types.js';
+import type { ObservedGroups } from '../snapshot/restore-accounts.js';
 import { compareText } from '../order.js';
 import type { ReadonlyTransferClient } from '../services/index.js';
 import {
@@ -238,6 +240,7 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
   );
   try {
     const { automation: automationClient, transfer: transferClient } = opened.full;
+    const observedGroups = accounts ? await observedGroupsOf(config, env, ctx) : undefined;
     const restore = {
       dir: config.snapshots.dir,
       env: env.name,
@@ -245,7 +248,7 @@ export async function restoreEnvironmentSnapshot(options: SnapshotRestoreOptions
       services,
       ...(automationClient && automation ? { automation: automationClient, automationUrl: automation.url } : {}),
       // The same client puts users' fields and groups' members back.
-      ...withDefined({ transfer: transferClient, accounts: transferClient, transferUrl: transfer?.url }),
+      ...withDefined({ transfer: transferClient, accounts: transferClient, observedGroups, transferUrl: transfer?.url }),
       keep: config.snapshots.keep,
       ...withDefined({ now: ctx.now?.() }),
       processEnv: ctx.env,
@@ -279,6 +282,29 @@ async function managedFolders(config: MftopsConfig, env: EnvironmentSettings, ct
     });
   }
   return manifests.manifests.filter((m): m is FolderPermissionsManifest => m.kind === 'FolderPermissions');
+}
+
+/**
+ * The groups the environment's Group manifests only observe (`spec.manage: observe`), whose
+ * members a restore leaves alone. Manifests with errors leave it unknown, and then no group's
+ * members are written: the restore cannot tell which ones another system owns.
+ */
+async function observedGroupsOf(config: MftopsConfig, env: EnvironmentSettings, ctx: AppContext): Promise<ObservedGroups> {
+  if (env.manifests.length === 0) return { byName: new Map() };
+  const { ok, manifests } = await loadEnvironmentManifests(env.manifests, ctx, manifestEnvironmentOf(config, env));
+  if (!ok) {
+    return {
+      unknown: `the manifests of environment "${env.name}" have errors (see mftops validate), so which groups git only observes is not known`,
+    };
+  }
+  const byName = new Map<string, string>();
+  for (const m of manifests.manifests) {
+    if (m.kind === 'Group' && m.spec.manage === 'observe') {
+      const at = m.sourceMap.locate(['spec', 'manage']);
+      byName.set(m.name.toLowerCase(), `${relative(ctx.cwd, at.file) || at.file}:${at.line}`);
+    }
+  }
+  return { byName };
 }
 
 /**

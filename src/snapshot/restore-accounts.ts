@@ -29,6 +29,17 @@ export interface MembershipWork {
   readonly remove: readonly SavedMember[];
 }
 
+/**
+ * The groups whose members git only observes (`spec.manage: observe`: another system, a
+ * directory sync or HR, owns them), so a restore must not put their members back: lower-cased
+ * group name → where its manifest says so (`FILE:LINE`). `unknown`: the environment's manifests
+ * could not be read, so which groups are observed is not known and no group's members are written.
+ */
+export type ObservedGroups = { readonly byName: ReadonlyMap<string, string> } | { readonly unknown: string };
+
+/** No group observed: an environment without Group manifests. */
+export const NO_OBSERVED_GROUPS: ObservedGroups = { byName: new Map() };
+
 /** What a restore writes to make the live accounts the saved ones, and what it cannot. */
 export interface AccountRestorePlan {
   readonly patches: readonly UserPatch[];
@@ -46,8 +57,9 @@ export interface AccountRestorePlan {
  * (its permission) nor its groups, and is listed as not restorable instead. Nothing is
  * created or deleted: a deleted user cannot be re-created with its password, a deleted group not
  * with its id, and this API release cannot update or delete a group; those are listed instead.
+ * The members of an `observed` group are left alone.
  */
-export function planAccountRestore(saved: SavedAccounts, live: SavedAccounts): AccountRestorePlan {
+export function planAccountRestore(saved: SavedAccounts, live: SavedAccounts, observed: ObservedGroups = NO_OBSERVED_GROUPS): AccountRestorePlan {
   const liveUsers = new Map(live.users.map((u) => [accountKey(u.username), u]));
   const savedUsers = new Set(saved.users.map((u) => accountKey(u.username)));
   const liveGroups = new Map(live.groups.map((g) => [accountKey(g.name), g]));
@@ -96,6 +108,13 @@ export function planAccountRestore(saved: SavedAccounts, live: SavedAccounts): A
       notRestorable.push(
         `group ${group.name}: description ${JSON.stringify(group.description ?? '')} cannot be put back (now ${JSON.stringify(now.description ?? '')}): this API release cannot update a group`,
       );
+    }
+    const observedAt = 'unknown' in observed ? undefined : observed.byName.get(accountKey(group.name));
+    if ('unknown' in observed || observedAt !== undefined) {
+      leftAlone.push(
+        `group ${group.name}: members left alone: ${'unknown' in observed ? observed.unknown : `git only observes them (spec.manage: observe at ${observedAt})`}`,
+      );
+      continue;
     }
     if (group.members === null || now.members === null) {
       leftAlone.push(`group ${group.name}: members ${group.members === null ? 'were not read when the snapshot was taken' : 'cannot be read now'}: left alone`);

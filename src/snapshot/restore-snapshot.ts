@@ -26,7 +26,14 @@ import { canonicalJson } from '../resources/common.js';
 import type { ServiceName } from '../vocabulary.js';
 import { withDefined } from '../with-defined.js';
 import { readLiveAccounts, type AccountsSource } from './read-accounts.js';
-import { accountMismatches, countAccountWork, planAccountRestore, writeAccountRestore, type AccountRestoreTarget } from './restore-accounts.js';
+import {
+  accountMismatches,
+  countAccountWork,
+  planAccountRestore,
+  writeAccountRestore,
+  type AccountRestoreTarget,
+  type ObservedGroups,
+} from './restore-accounts.js';
 
 export type RestoreAutomationTarget = Pick<AutomationClient, 'exportConfig' | 'importConfig'>;
 /** What a restore reads before it writes (the diff): read-only clients do. */
@@ -52,6 +59,8 @@ export interface RestoreSnapshotOptions {
    * (`notWritten`), never written.
    */
   readonly accounts?: AccountRestoreTarget;
+  /** Groups whose members are not put back (their manifests observe them); default none. */
+  readonly observedGroups?: ObservedGroups;
   readonly transferUrl?: string;
   /** Retention for the pre-restore snapshot (the restored one is never deleted by it). */
   readonly keep: number;
@@ -117,7 +126,7 @@ export async function prepareRestore(
     () => `the automation configuration is not restored`,
     () => (liveAccounts && 'notRead' in liveAccounts ? liveAccounts.notRead : undefined),
   );
-  const plan = parts.accounts && live.accounts ? planAccountRestore(parts.accounts, live.accounts) : undefined;
+  const plan = parts.accounts && live.accounts ? planAccountRestore(parts.accounts, live.accounts, opts.observedGroups) : undefined;
   const accounts: AccountRestorePreview | undefined = plan && {
     ...countAccountWork(plan),
     notRestorable: plan.notRestorable,
@@ -168,7 +177,8 @@ export async function applyRestore(prepared: PreparedRestore, opts: RestoreSnaps
   for (const saved of folders) restored.push(await restoreFolder(saved, opts.transfer!));
   const accounts = savedAccounts ? await restoreAccounts(savedAccounts, opts) : undefined;
   const mismatches = await verifyRestore(automationXml, folders, restored, opts);
-  if (savedAccounts && accounts && accounts.outcome !== 'notWritten') mismatches.push(...(await verifyAccounts(savedAccounts, opts.transfer!)));
+  if (savedAccounts && accounts && accounts.outcome !== 'notWritten')
+    mismatches.push(...(await verifyAccounts(savedAccounts, opts.transfer!, opts.observedGroups)));
   return {
     restored: loaded.info,
     services: loaded.info.services.filter((s) => services.includes(s)),
@@ -222,14 +232,14 @@ async function restoreAccounts(saved: SavedAccounts, opts: RestoreSnapshotOption
     if (!isMftopsError(err)) throw err;
     return unread(err.message);
   }
-  return 'notRead' in live ? unread(live.notRead) : writeAccountRestore(planAccountRestore(saved, live), opts.accounts);
+  return 'notRead' in live ? unread(live.notRead) : writeAccountRestore(planAccountRestore(saved, live, opts.observedGroups), opts.accounts);
 }
 
 /** What, read back, still differs from the saved users and members. */
-async function verifyAccounts(saved: SavedAccounts, transfer: AccountsSource): Promise<string[]> {
+async function verifyAccounts(saved: SavedAccounts, transfer: AccountsSource, observed: ObservedGroups | undefined): Promise<string[]> {
   try {
     const live = await readLiveAccounts(transfer, { fresh: true });
-    return 'notRead' in live ? [`the users and groups could not be read back: ${live.notRead}`] : accountMismatches(planAccountRestore(saved, live));
+    return 'notRead' in live ? [`the users and groups could not be read back: ${live.notRead}`] : accountMismatches(planAccountRestore(saved, live, observed));
   } catch (err) {
     if (!isMftopsError(err)) throw err;
     return [`the users and groups could not be read back: ${err.message}`];

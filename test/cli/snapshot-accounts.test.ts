@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { loadSeedFile } from '../../src/emulator/index.js';
-import { addTransferUser, readTransferGroups, readTransferUser, readTransferUsers } from '../helpers/emulator-test-api.js';
+import {
+  addTransferUser,
+  editTransferGroupByHand,
+  readTransferGroup,
+  readTransferGroups,
+  readTransferUser,
+  readTransferUsers,
+} from '../helpers/emulator-test-api.js';
 import { runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
 import { SEED_LOGINS, SEED_PATH, startSeededEmulator } from '../integration/helpers.js';
@@ -70,6 +77,31 @@ describe('mftops snapshot with transfer users and groups, through the CLI', () =
 
     for (const text of outputs) {
       for (const secret of [...SEEDED_PASSWORDS, 'Mallory-Pa55']) expect(text).not.toContain(secret);
+    }
+  });
+
+  it("restore leaves the members of a group git only observes (spec.manage: observe) as they are now, and puts back another group's", async () => {
+    const fresh = await startSeededEmulator();
+    try {
+      const dir = testdir({
+        'mftops.yaml': `${emulatorConfigYaml({ ...fresh, environment: 'lab', manifests: ['manifests'] })}snapshots: { dir: snaps, keep: 5 }\n`,
+        'manifests/groups.yaml':
+          'apiVersion: mftops/v1\nkind: Group\nmetadata:\n  name: Finance Team\nspec:\n  mode: exact\n  manage: observe\n  members: [alice, carol]\n',
+      });
+      expect((await runCli(['snapshot', 'save'], { cwd: dir, env: ENV })).code).toBe(0);
+      const [saved] = readdirSync(join(dir, 'snaps', 'lab'));
+      // Since the snapshot, carol left Finance Team (the directory sync that owns it removed her) and bob left Acme Partners.
+      const idOf = (name: string) => readTransferUser(fresh, name)!.id;
+      editTransferGroupByHand(fresh, 'Finance Team', (g) => (g.members = g.members.filter((id) => id !== idOf('carol'))));
+      editTransferGroupByHand(fresh, 'Acme Partners', (g) => (g.members = g.members.filter((id) => id !== idOf('bob'))));
+
+      const r = await runCli(['snapshot', 'restore', saved!, '--service', 'transfer', '--auto-approve'], { cwd: dir, env: ENV });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('group Finance Team: members left alone: git only observes them (spec.manage: observe at manifests/groups.yaml:7)');
+      expect(readTransferGroup(fresh, 'Finance Team')!.members).not.toContain(idOf('carol'));
+      expect(readTransferGroup(fresh, 'Acme Partners')!.members).toContain(idOf('bob'));
+    } finally {
+      await fresh.close();
     }
   });
 });

@@ -291,6 +291,16 @@ export function editFolderByHand(emulator: RunningEmulator, path: string, edit: 
   );
 }
 
+/** Edits the stored transfer group of this name in place (its members are user ids), bypassing the REST API. */
+export function editTransferGroupByHand(emulator: RunningEmulator, name: string, edit: (group: TransferGroup) => void): void {
+  edit(
+    found(
+      emulator.state.transfer.groups.find((g) => g.name === name),
+      `group ${name}`,
+    ),
+  );
+}
+
 /** Adds an entry to the ACL of the folder at this path, bypassing the REST API's checks. */
 export function addFolderEntryByHand(emulator: RunningEmulator, path: string, entry: FolderAclEntry): void {
   editFolderByHand(emulator, path, (folder) => folder.acl.push(copy(entry)));

@@ -14,6 +14,7 @@ import {
   type SavedGroup,
   type SavedUser,
 } from '../../src/snapshot/index.js';
+import { accountMismatches } from '../../src/snapshot/restore-accounts.js';
 import { prepareRestore } from '../../src/snapshot/restore-snapshot.js';
 import { addTransferUser, readTransferUser } from '../helpers/emulator-test-api.js';
 import { testdir } from '../helpers/testdir.js';
@@ -151,6 +152,32 @@ describe('planAccountRestore and writeAccountRestore with a recording writer', (
     expect(plan.memberships).toEqual([{ groupId: '11', group: 'Finance', add: [{ id: '2', username: 'bob' }], remove: [] }]);
     expect(plan.leftAlone).toEqual(['group Partners: members cannot be read now: left alone']);
     expect(target.calls).toEqual([]);
+  });
+
+  it('leaves the members of a group git only observes alone, and every group when that is not known; users are still patched', async () => {
+    // Someone left Finance (bob removed) and joined Partners (bob added) since the snapshot.
+    const live = accounts([{ ...alice, status: 'Suspended' }, bob, carol], [group('10', 'Partners', [alice, bob, carol]), group('11', 'Finance', [])]);
+    const observed = planAccountRestore(saved, live, { byName: new Map([['finance', 'manifests/groups.yaml:3']]) });
+    const target = recordingTarget();
+    await writeAccountRestore(observed, target);
+    expect(target.calls).toEqual(['PATCH /users/1 {"status":"Active"}', 'DELETE /groups/10/members/2']);
+    expect(observed.leftAlone).toEqual(['group Finance: members left alone: git only observes them (spec.manage: observe at manifests/groups.yaml:3)']);
+    // Nor does the check after the restore call an observed group's members a mismatch.
+    expect(
+      accountMismatches(
+        planAccountRestore(saved, accounts([alice, bob, carol], [group('10', 'Partners', [alice, carol]), group('11', 'Finance', [])]), {
+          byName: new Map([['finance', 'manifests/groups.yaml:3']]),
+        }),
+      ),
+    ).toEqual([]);
+
+    const unknown = planAccountRestore(saved, live, { unknown: 'the manifests have errors' });
+    expect(unknown.memberships).toEqual([]);
+    expect(unknown.patches).toHaveLength(1);
+    expect(unknown.leftAlone).toEqual([
+      'group Partners: members left alone: the manifests have errors',
+      'group Finance: members left alone: the manifests have errors',
+    ]);
   });
 
   it('without a writer, reports what it would write and writes nothing', async () => {
