@@ -17,8 +17,18 @@ import type { DesiredUser, UserManifest, UserPayload, UserUnmanagedDetail } from
  */
 export interface KindTypes {
   readonly Task: { manifest: TaskManifest; desired: DesiredTask; payload: TaskPayload; unmanaged: TaskUnmanagedDetail };
-  readonly ResourceGroupAcl: { manifest: ResourceGroupAclManifest; desired: DesiredAcl; payload: ResourceGroupAclPayload; unmanaged: ResourceGroupAclUnmanagedDetail };
-  readonly FolderPermissions: { manifest: FolderPermissionsManifest; desired: DesiredFolder; payload: FolderPermissionsPayload; unmanaged: FolderPermissionsUnmanagedDetail };
+  readonly ResourceGroupAcl: {
+    manifest: ResourceGroupAclManifest;
+    desired: DesiredAcl;
+    payload: ResourceGroupAclPayload;
+    unmanaged: ResourceGroupAclUnmanagedDetail;
+  };
+  readonly FolderPermissions: {
+    manifest: FolderPermissionsManifest;
+    desired: DesiredFolder;
+    payload: FolderPermissionsPayload;
+    unmanaged: FolderPermissionsUnmanagedDetail;
+  };
   readonly User: { manifest: UserManifest; desired: DesiredUser; payload: UserPayload; unmanaged: UserUnmanagedDetail };
   readonly Group: { manifest: GroupManifest; desired: DesiredGroup; payload: GroupPayload; unmanaged: GroupUnmanagedDetail };
 }

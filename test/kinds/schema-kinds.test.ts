@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import { KIND_IO } from '../../src/kinds/io-registry.js';
 import { EVERY_KIND, KINDS, PRUNABLE_KINDS } from '../../src/kinds/registry.js';
 import { getAjv, KINDS_SCHEMA_FILE, SCHEMA_BASE_URL, schemaFileOf, SCHEMA_FILES, readSchema } from '../../src/manifest/schemas.js';
 import { DOCUMENT_KINDS } from '../../src/vocabulary.js';
@@ -33,7 +34,7 @@ function walkSchemas(visit: (node: Record<string, unknown>, at: Found) => void):
 /** The values of `candidates` the definition `name` of kinds.schema.json accepts (ajv decides: refs and `anyOf` included). */
 function accepted(name: string, candidates: readonly string[]): string[] {
   const validate = getAjv().getSchema(`${SCHEMA_BASE_URL}${KINDS_SCHEMA_FILE}#/$defs/${name}`)!;
-  return candidates.filter((value) => validate(value));
+  return candidates.filter((value) => validate(value) === true);
 }
 
 const CANDIDATES = [...DOCUMENT_KINDS, 'Config', 'task', 'Host', ''];
@@ -66,7 +67,8 @@ describe('the kinds in the JSON schemas', () => {
   it('every list of kinds refers to kinds.schema.json, and each of those refers to a definition it has', () => {
     const refs: string[] = [];
     walkSchemas((node, { file, path }) => {
-      if (typeof node.$ref === 'string' && node.$ref.startsWith(`${KINDS_SCHEMA_FILE}#`)) refs.push(`${file}${path} → ${node.$ref.slice(KINDS_SCHEMA_FILE.length)}`);
+      if (typeof node.$ref === 'string' && node.$ref.startsWith(`${KINDS_SCHEMA_FILE}#`))
+        refs.push(`${file}${path} → ${node.$ref.slice(KINDS_SCHEMA_FILE.length)}`);
     });
     const kind = '#/$defs/kind';
     expect(refs).toEqual(
@@ -90,14 +92,23 @@ describe('the kinds in the JSON schemas', () => {
     expect(refs.filter((r) => !defs.includes(r.slice(r.lastIndexOf('/') + 1)))).toEqual([]);
   });
 
-  it('an apply report counts the results of every kind (perKind once lacked Group)', () => {
+  describe('an apply report', () => {
     const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
     addFormats.default(ajv);
     for (const file of [KINDS_SCHEMA_FILE, 'plan.schema.json', 'output-apply.schema.json']) ajv.addSchema(readSchema(file));
-    const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-apply.schema.json#/properties/perKind`)!;
-    const counts = { ok: 1, failed: 0, skipped: 0 };
-    expect(validate(Object.fromEntries(EVERY_KIND.map((kind) => [kind, counts]))), JSON.stringify(validate.errors)).toBe(true);
-    expect(validate({ Host: counts })).toBe(false);
+    const at = (pointer: string) => ajv.getSchema(`${SCHEMA_BASE_URL}output-apply.schema.json#${pointer}`)!;
+
+    it('counts the results of every kind (perKind once lacked Group)', () => {
+      const validate = at('/properties/perKind');
+      const counts = { ok: 1, failed: 0, skipped: 0 };
+      expect(validate(Object.fromEntries(EVERY_KIND.map((kind) => [kind, counts]))), JSON.stringify(validate.errors)).toBe(true);
+      expect(validate({ Host: counts })).toBe(false);
+    });
+
+    it("takes the ids every kind's writes return (a User's once broke the schema)", () => {
+      const validate = at('/properties/results/items/properties/ids');
+      for (const kind of EVERY_KIND) expect([kind, validate(KIND_IO[kind].idsOf('4711')), validate.errors]).toEqual([kind, true, null]);
+    });
   });
 
   it("a kind's manifest schema is its name in kebab case, and holds that kind (the registry names the same file)", () => {
