@@ -111,6 +111,21 @@ describe('the kinds in the JSON schemas', () => {
     });
   });
 
+  it('each kind has its branch where a schema gives every kind its own shape: the editor union, the payloads, the unmanaged details', () => {
+    type Branch = {
+      readonly if?: { properties?: { kind?: { const?: string } } };
+      readonly then?: { $ref?: string };
+      readonly properties?: { kind?: { const?: string } };
+    };
+    const defs = (file: string) => readSchema(file).$defs as Record<string, { oneOf?: Branch[]; properties?: Record<string, { oneOf?: Branch[] }> }>;
+    const dispatch = (readSchema('manifest.schema.json').allOf as Branch[]).map((b) => [b.if?.properties?.kind?.const, b.then?.$ref]);
+    expect(dispatch).toEqual(expect.arrayContaining(EVERY_KIND.map((kind) => [kind, SCHEMA_FILES[kind]])));
+    const payloads = defs('plan.schema.json').payload!.oneOf!.map((b) => b.properties?.kind?.const);
+    expect(payloads.sort()).toEqual([...EVERY_KIND].sort());
+    const details = defs('output-drift.schema.json').unmanaged!.properties!.detail!.oneOf!.map((b) => b.properties?.kind?.const);
+    expect(details.sort()).toEqual([...EVERY_KIND].sort());
+  });
+
   it("a kind's manifest schema is its name in kebab case, and holds that kind (the registry names the same file)", () => {
     expect(schemaFileOf('ResourceGroupAcl')).toBe('resource-group-acl.schema.json');
     for (const kind of EVERY_KIND) {
