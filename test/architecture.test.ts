@@ -42,12 +42,16 @@ const EDGES: readonly Edge[] = sourceFiles(SRC).flatMap((file) => {
 });
 
 /**
- * The top folder of a path under src/, except that the kinds are two areas: their I/O half
+ * The top folder of a path under src/, except that the kinds are three areas: their I/O half
  * (`kinds/io-registry.ts`, `kinds/kind-io.ts`, `kinds/<kind>/io.ts`, `kinds/<kind>/io-*.ts`) is
- * `kinds-io`, the rest of `kinds/` the pure half, `kinds`.
+ * `kinds-io`; their types (`kinds/<kind>/model.ts`, the map of them `kinds/kind-types.ts` and what
+ * they share, `kinds/model-base.ts`) are `kinds-model`, data at the bottom that the manifest
+ * loader and the resources read too; the rest of `kinds/` is the pure half, `kinds`.
  */
 const KINDS_IO = /^kinds\/(io-registry\.ts|kind-io\.ts|[^/]+\/io(-[^/]*)?\.ts)$/;
-const area = (path: string): string => (KINDS_IO.test(path) ? 'kinds-io' : path.includes('/') ? path.slice(0, path.indexOf('/')) : path);
+const KINDS_MODEL = /^kinds\/(kind-types\.ts|model-base\.ts|[^/]+\/model\.ts)$/;
+const area = (path: string): string =>
+  KINDS_IO.test(path) ? 'kinds-io' : KINDS_MODEL.test(path) ? 'kinds-model' : path.includes('/') ? path.slice(0, path.indexOf('/')) : path;
 const show = (e: Edge): string => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`;
 
 /** Packages and modules that do I/O: the pure core may not load them. */
@@ -108,9 +112,20 @@ describe('the layers of docs/architecture.md', () => {
       'kinds-io',
     ]);
     expect(['kinds/created-ids.ts', 'kinds/task/definition.ts'].map(area)).toEqual(['kinds', 'kinds']);
+    expect(['kinds/task/model.ts', 'kinds/kind-types.ts', 'kinds/model-base.ts', 'kinds/kind.ts'].map(area)).toEqual([
+      'kinds-model',
+      'kinds-model',
+      'kinds-model',
+      'kinds',
+    ]);
   });
 
-  it.each(['plan', 'render', 'resources', 'access', 'kinds'])('src/%s loads no I/O, directly or through what it imports', (layer) => {
+  it("the kinds' types are data at the bottom: they import only the leaves and each other (type-only imports count)", () => {
+    expect(EDGES.filter((e) => area(e.from) === 'kinds-model' && e.to.includes('/') && area(e.to) !== 'kinds-model').map(show)).toEqual([]);
+    expect(EDGES.filter((e) => area(e.from) === 'kinds-model' && !e.to.endsWith('.ts')).map(show)).toEqual([]);
+  });
+
+  it.each(['plan', 'render', 'resources', 'access', 'kinds', 'kinds-model'])('src/%s loads no I/O, directly or through what it imports', (layer) => {
     const offending = EDGES.filter((e) => area(e.from) === layer)
       .map((e) => e.from)
       .filter((f, i, all) => all.indexOf(f) === i)
@@ -120,13 +135,13 @@ describe('the layers of docs/architecture.md', () => {
     expect(offending).toEqual([]);
   });
 
-  it.each(['plan', 'render', 'resources', 'access', 'kinds'])('src/%s reads the I/O areas only through their data modules', (layer) => {
+  it.each(['plan', 'render', 'resources', 'access', 'kinds', 'kinds-model'])('src/%s reads the I/O areas only through their data modules', (layer) => {
     const io = new Set(['services', 'live', 'apply', 'snapshot', 'drift', 'import', 'app', 'cli', 'action', 'emulator', 'kinds-io']);
     expect(EDGES.filter((e) => area(e.from) === layer && io.has(area(e.to)) && !DATA_MODULES.has(e.to)).map(show)).toEqual([]);
   });
 
   it('pure code imports only the pure halves of the kinds (type-only imports count)', () => {
-    const pure = new Set(['plan', 'render', 'resources', 'access', 'policy', 'kinds']);
+    const pure = new Set(['plan', 'render', 'resources', 'access', 'policy', 'kinds', 'kinds-model']);
     const pureFiles = (e: Edge) => pure.has(area(e.from)) || e.from === 'drift/assemble-drift.ts' || e.from === 'drift/acknowledge.ts';
     expect(EDGES.filter((e) => pureFiles(e) && area(e.to) === 'kinds-io').map(show)).toEqual([]);
   });

@@ -3,10 +3,15 @@ export type { VarValue } from '../manifest/types.js';
 import type { Secret, SecretRef } from '../secret.js';
 
 export type { ServiceName } from '../vocabulary.js';
-import type { ServiceName } from '../vocabulary.js';
+import type { ManifestKind, ServiceName } from '../vocabulary.js';
 
-/** Kinds that `prune` may name (DESIGN.md §3). */
-export type PrunableKind = 'Task' | 'ResourceGroupAcl' | 'FolderPermissions' | 'User' | 'Group';
+/**
+ * Kinds that `prune` may name (DESIGN.md §3): every resource kind is prunable (`KindDefinition.prunable`).
+ * The configuration is checked against `prunableKind` of schemas/kinds.schema.json, which
+ * test/kinds/schema-kinds.test.ts holds to the registry's `PRUNABLE_KINDS`; a kind that could not be
+ * pruned would change both.
+ */
+export type PrunableKind = ManifestKind;
 
 /**
  * A service as written in `mftops.yaml`, references unresolved. Loading a configuration never reads

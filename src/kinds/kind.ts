@@ -2,7 +2,8 @@ import type { LiveState } from '../live/model.js';
 import type { Scope } from '../config/model.js';
 import type { Manifest, ManifestKind } from '../manifest/types.js';
 import type { ValueVocabulary } from '../manifest/value-words.js';
-import type { Change, DesiredAcl, DesiredFolder, DesiredGroup, DesiredTask, DesiredUser, EntryPermissions, NameKind, Principal } from '../resources/model.js';
+import type { Change, EntryPermissions, NameKind } from '../resources/model.js';
+import type { DesiredByKind, UnmanagedDetail } from './kind-types.js';
 import type { ServiceName } from '../vocabulary.js';
 import type { EntryView } from './folder-permissions/plan.js';
 import type { PlanDiagnostic } from './diagnostics.js';
@@ -13,14 +14,9 @@ export type ResourceKind = ManifestKind;
 /** The manifest of kind `K`. */
 export type ManifestOf<K extends ResourceKind> = Extract<Manifest, { readonly kind: K }>;
 
-/** The desired object of each kind: its manifest with its references resolved to server ids. */
-export interface DesiredByKind {
-  readonly Task: DesiredTask;
-  readonly ResourceGroupAcl: DesiredAcl;
-  readonly FolderPermissions: DesiredFolder;
-  readonly User: DesiredUser;
-  readonly Group: DesiredGroup;
-}
+// Each kind's types live in its folder (src/kinds/<kind>/model.ts); `KindTypes` lists them and
+// derives these. Re-exported here under their old names.
+export type { DesiredByKind, KindTypes, UnmanagedDetail } from './kind-types.js';
 
 /** The desired object of kind `K`. */
 export type DesiredOf<K extends ResourceKind> = DesiredByKind[K];
@@ -36,14 +32,6 @@ export type AccessBasis =
   | { readonly kind: 'acl'; readonly userGroup: string; readonly resourceGroup: string; readonly before: readonly string[]; readonly after: readonly string[] }
   | { readonly kind: 'account'; readonly user: string; readonly before: string | undefined; readonly after: string | undefined }
   | { readonly kind: 'membership'; readonly group: string; readonly before: readonly string[]; readonly after: readonly string[] };
-
-/** What an unmanaged object is, in a line: enough to decide whether to import or delete it (the drift report's). */
-export type UnmanagedDetail =
-  | { readonly kind: 'Task'; readonly groups: readonly string[] }
-  | { readonly kind: 'ResourceGroupAcl'; readonly resourceGroup: string; readonly userGroup: string; readonly permissions: readonly string[] }
-  | { readonly kind: 'FolderPermissions'; readonly entries: readonly { readonly principal: Principal; readonly grant: EntryPermissions }[] }
-  | { readonly kind: 'User'; readonly permission?: string; readonly status?: string; readonly lastLoginStamp?: string }
-  | { readonly kind: 'Group'; readonly members?: number };
 
 /** The unmanaged detail of kind `K`. */
 export type UnmanagedDetailOf<K extends ResourceKind> = Extract<UnmanagedDetail, { readonly kind: K }>;

@@ -4,18 +4,31 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { AnySchemaObject, ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { MANIFEST_KINDS } from '../vocabulary.js';
 import type { ManifestKind } from './types.js';
 import { MEANINGS_KEYWORD, readValueVocabulary, resolveRef } from './value-words.js';
 import type { ValueVocabulary } from './value-words.js';
 
-/** The schema file of each kind, in `schemas/` at the package root. */
-export const SCHEMA_FILES: Readonly<Record<ManifestKind, string>> = {
-  Task: 'task.schema.json',
-  ResourceGroupAcl: 'resource-group-acl.schema.json',
-  FolderPermissions: 'folder-permissions.schema.json',
-  User: 'user.schema.json',
-  Group: 'group.schema.json',
-};
+/**
+ * The schema file of a kind, in `schemas/` at the package root: its name in kebab case
+ * (`ResourceGroupAcl` → `resource-group-acl.schema.json`), so a new kind adds no line here
+ * (`KindDefinition.schema` names the same file: test/kinds/registry.test.ts holds both).
+ */
+export function schemaFileOf(kind: ManifestKind): string {
+  return `${kind.replace(/(?<=[a-z0-9])(?=[A-Z])/g, '-').toLowerCase()}.schema.json`;
+}
+
+/** The schema file of each kind (`schemaFileOf`). */
+export const SCHEMA_FILES: Readonly<Record<ManifestKind, string>> = Object.fromEntries(MANIFEST_KINDS.map((kind) => [kind, schemaFileOf(kind)])) as Record<
+  ManifestKind,
+  string
+>;
+
+/**
+ * The one list of resource kinds the other schemas refer to (`kinds.schema.json#/$defs/kind`):
+ * added to every ajv instance before a schema that refers to it.
+ */
+export const KINDS_SCHEMA_FILE = 'kinds.schema.json';
 
 /** The schema of `kind: Policy` (policies are not resources: see DOCUMENT_KINDS). */
 export const POLICY_SCHEMA_FILE = 'policy.schema.json';
@@ -92,7 +105,7 @@ export function getAjv(): Ajv2020 {
   });
   addFormats.default(instance);
   instance.addVocabulary(ANNOTATION_KEYWORDS);
-  for (const file of [...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE]) instance.addSchema(readSchema(file), file);
+  for (const file of [KINDS_SCHEMA_FILE, ...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE]) instance.addSchema(readSchema(file), file);
   ajv = instance;
   return instance;
 }

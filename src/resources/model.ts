@@ -2,16 +2,20 @@ import type { FieldWords, InnerWords } from '../manifest/value-words.js';
 export type { FieldWords, InnerWords } from '../manifest/value-words.js';
 import type { ServiceName } from '../vocabulary.js';
 import type { ManifestKind } from '../vocabulary.js';
-import type {
-  AclPermission,
-  FolderPermission,
-  FolderPermissionsManifest,
-  GroupManifest,
-  ResourceGroupAclManifest,
-  SharePermission,
-  TaskManifest,
-  UserManifest,
-} from '../manifest/types.js';
+import type { JsonObject, JsonValue, ResolvedName } from '../kinds/model-base.js';
+import type { EntryPermissions, Principal } from '../kinds/folder-permissions/model.js';
+import type { Payload } from '../kinds/kind-types.js';
+import type { RefKind } from '../kinds/task/model.js';
+
+// Each kind's desired object and payload live in its folder (src/kinds/<kind>/model.ts) and
+// `KindTypes` lists them; the `Payload` union is derived there. Re-exported here under their old names.
+export type { JsonObject, JsonValue, NameKind, ResolvedName } from '../kinds/model-base.js';
+export type { Payload } from '../kinds/kind-types.js';
+export type { DesiredTask, RefKind, RefNames, TaskPayload } from '../kinds/task/model.js';
+export type { DesiredAcl, ResourceGroupAclPayload } from '../kinds/resource-group-acl/model.js';
+export type { DesiredEntry, DesiredFolder, EntryPermissions, FolderPermissionsPayload, Principal } from '../kinds/folder-permissions/model.js';
+export type { DesiredUser, UserPayload } from '../kinds/user/model.js';
+export type { DesiredGroup, GroupMemberRef, GroupPayload } from '../kinds/group/model.js';
 
 /**
  * The data each resource kind works on and produces: the desired object after references were
@@ -126,12 +130,6 @@ export interface FieldChange {
   readonly origin?: { readonly file: string; readonly line: number; readonly col: number };
 }
 
-/** Folder ACL entry principal: a user or a group, by name. */
-export interface Principal {
-  readonly type: 'User' | 'Group';
-  readonly name: string;
-}
-
 /**
  * One folder ACL entry's fate. Permission lists hold the names granted (false ones omitted), so a
  * renderer can draw the matrix and apply can build the request.
@@ -144,131 +142,6 @@ export interface EntryChange {
   readonly after?: EntryPermissions;
   /** Where a `kind: Patch` wrote the manifest's entry (its final origin); absent: the manifest's own document. */
   readonly origin?: { readonly file: string; readonly line: number; readonly col: number };
-}
-
-export interface EntryPermissions {
-  readonly permissions: readonly string[];
-  readonly sharePermissions: readonly string[];
-}
-
-/**
- * The kinds of names a plan resolves to server objects (issue 23), by where they are written:
- * - `user`, `group`: the principals of folder entries, transfer users and groups (ids);
- * - `host`, `script`, `dateList`: the references of task steps and schedules (ids);
- * - `resourceGroup`: task `Group`s and ACL resource groups, which have no id: the name is the
- *   identity, so only that one still has it can be checked.
- * User groups are not here: they have no id and no list (each is looked up by name).
- */
-export type NameKind = 'user' | 'group' | 'host' | 'script' | 'dateList' | 'resourceGroup';
-
-/**
- * One name a change resolved at plan time, and what it resolved to. Apply re-reads the lists and
- * refuses the plan, before any write, when the name now resolves to another id or to nothing: a
- * write by id would otherwise reach whoever holds the id now (a renamed user gets another's grant).
- */
-export interface ResolvedName {
-  readonly kind: NameKind;
-  /** As the manifest writes it; looked up case-insensitively, as the plan looked it up. */
-  readonly name: string;
-  /** The server id the name resolved to; absent for `resourceGroup` (no id). */
-  readonly id?: string;
-}
-
-/** The request bodies apply will send, per kind. Ids resolved at plan time. */
-export type Payload = TaskPayload | ResourceGroupAclPayload | FolderPermissionsPayload | UserPayload | GroupPayload;
-
-export interface TaskPayload {
-  readonly kind: 'Task';
-  /**
-   * The complete task body to POST (create) or PUT (update): the live task with the manifest's
-   * fields applied, so fields the manifest does not set keep their live values.
-   */
-  readonly body: JsonObject;
-  /**
-   * The names of the host, script and date-list ids in `body`, by kind and id, where the live state
-   * names them: readers describe the body in names (a schedule line says `Bank Holidays 2026`,
-   * not `303001`). Apply does not read it. Absent in plans of older versions.
-   */
-  readonly refNames?: RefNames;
-}
-
-/** Names by id, per kind of reference (see `TaskPayload.refNames`). */
-export type RefNames = { readonly [K in RefKind]?: Readonly<Record<string, string>> };
-
-export interface ResourceGroupAclPayload {
-  readonly kind: 'ResourceGroupAcl';
-  readonly resourceGroup: string;
-  readonly userGroup: string;
-  /** All eight permissions, 0 or 1. */
-  readonly permissions: Readonly<Record<string, 0 | 1>>;
-}
-
-export interface FolderPermissionsPayload {
-  readonly kind: 'FolderPermissions';
-  readonly path: string;
-  /** Set when the folder must be created first under `parentPath`. */
-  readonly create?: { readonly parentPath: string; readonly name: string; readonly inheritPermissions: 'None' | 'CopyOnly' | 'Always' };
-  /**
-   * Set when the folder is renamed in place first (PATCH /folders/{id} `{name}`): `from` is its
-   * live path, `name` the last segment of `path`. Absent for a folder that only moves along with a
-   * renamed parent (its `previousName` is set, no request renames it).
-   */
-  readonly rename?: { readonly from: string; readonly name: string };
-  /** Entries to PUT (create or update), ids resolved. */
-  readonly set: readonly {
-    readonly type: 'User' | 'Group';
-    readonly id: string;
-    readonly name: string;
-    readonly permissions: Readonly<Record<string, boolean | Readonly<Record<string, boolean>>>>;
-  }[];
-  /** Entries to DELETE. */
-  readonly remove: readonly { readonly type: 'User' | 'Group'; readonly id: string; readonly name: string }[];
-}
-
-/**
- * A transfer user's requests. `create`: the AddUserModel body (POST /users), then `patch` on the
- * created user for the fields AddUserModel lacks (status, authMethod, ...); an update: `patch` only,
- * with the fields that differ (UserPatchModel, PATCH /users/{id}). A password is its `${env:}` /
- * `${file:}` reference text, resolved only by apply; nothing else in the payload is.
- */
-export interface UserPayload {
-  readonly kind: 'User';
-  readonly username: string;
-  readonly create?: JsonObject;
-  readonly patch?: JsonObject;
-}
-
-/**
- * A transfer group's requests: create it first (POST /groups, `create`), then add members (one
- * POST /groups/{id}/members with every id to add), then remove members (`mode: exact` only, one
- * DELETE /groups/{id}/members/{userId} each). The group's id is the plan's `liveId` or the one
- * its create returned.
- */
-export interface GroupPayload {
-  readonly kind: 'Group';
-  /** The group's name as the manifest writes it (`metadata.name`). */
-  readonly name: string;
-  /** Set when the group must be created first. */
-  readonly create?: { readonly description?: string };
-  /** Members to add, in manifest order. */
-  readonly add: readonly GroupMemberRef[];
-  /** Members to remove (live users: each has its id). */
-  readonly remove: readonly GroupMemberRef[];
-}
-
-/**
- * One member of a group change: a live user's id, or (`createdBy`) the address of the User change
- * of the same plan that creates it, whose id apply takes from the table of the apply's ids.
- */
-export interface GroupMemberRef {
-  readonly username: string;
-  readonly id?: string;
-  readonly createdBy?: string;
-}
-
-export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
-export interface JsonObject {
-  readonly [key: string]: JsonValue;
 }
 
 /**
@@ -289,9 +162,6 @@ export type ValueMarker =
   | { readonly kind: 'ref'; readonly ref: RefKind; readonly id: string }
   | { readonly kind: 'data'; readonly data: JsonObject };
 
-/** What a `$ref` marker points at. */
-export type RefKind = 'host' | 'script' | 'dateList';
-
 const REF_KINDS: readonly string[] = ['host', 'script', 'dateList'] satisfies readonly RefKind[];
 
 /** The marker `value` is (see `ValueMarker`), or undefined for plain data (and for a `$` object this version does not know). */
@@ -305,74 +175,6 @@ export function readMarker(value: JsonValue): ValueMarker | undefined {
   const data = value.$data;
   if (keys.length === 1 && data !== null && typeof data === 'object' && !Array.isArray(data)) return { kind: 'data', data };
   return undefined;
-}
-
-export interface DesiredTask {
-  readonly manifest: TaskManifest;
-  /**
-   * The manifest's spec as an API task body, only the fields the manifest sets, in its order:
-   * `Name` first; `Host` → `HostID` + `Type` (the host's wire type, e.g. `siLock`); `Script` →
-   * `ScriptID`; `DateListRef` names → `[{DateListID}]`; `Group` names as the server spells them;
-   * parameters `{name: {value}}` (a secret: its `${env:}` reference text and
-   * `DisplayValue: "(suppressed)"`); passwords as reference text. Step and schedule indexes are
-   * those of the manifest.
-   */
-  readonly body: JsonObject;
-  /** The names resolved to server objects on the way (each once), for apply to check again. */
-  readonly resolved: readonly ResolvedName[];
-}
-
-export interface DesiredAcl {
-  readonly manifest: ResourceGroupAclManifest;
-  /** The server's spelling of the resource group. */
-  readonly resourceGroup: string;
-  /** The server's spelling of the user group when known, else as written. */
-  readonly userGroup: string;
-  readonly permissions: readonly AclPermission[];
-  /** The names resolved to server objects on the way (each once), for apply to check again. */
-  readonly resolved: readonly ResolvedName[];
-}
-
-export interface DesiredFolder {
-  readonly manifest: FolderPermissionsManifest;
-  /** The folder path as written (`metadata.name`). */
-  readonly path: string;
-  readonly entries: readonly DesiredEntry[];
-  /** The names resolved to server objects on the way (each once), for apply to check again. */
-  readonly resolved: readonly ResolvedName[];
-}
-
-/** A transfer user as the manifest declares it (it names no other object: nothing to resolve). */
-export interface DesiredUser {
-  readonly manifest: UserManifest;
-  /** The username as written (`metadata.name`). */
-  readonly username: string;
-  /** Always empty: a user refers to nothing by name. */
-  readonly resolved: readonly ResolvedName[];
-}
-
-/** A Group manifest with its members resolved to transfer-server user ids. */
-export interface DesiredGroup {
-  readonly manifest: GroupManifest;
-  /** The group's name as written (`metadata.name`). */
-  readonly name: string;
-  /** Its members in manifest order, each once (case aside). */
-  readonly members: readonly GroupMemberRef[];
-  /** The names resolved to server objects on the way (each once), for apply to check again. */
-  readonly resolved: readonly ResolvedName[];
-}
-
-/** One folder entry with its principal resolved to a transfer-server id. */
-export interface DesiredEntry {
-  readonly type: 'User' | 'Group';
-  /** As written in the manifest. */
-  readonly name: string;
-  readonly id: string;
-  readonly permissions: readonly FolderPermission[];
-  /** Empty when the manifest lists none. */
-  readonly sharePermissions: readonly SharePermission[];
-  /** Position in `spec.entries`, for source positions. */
-  readonly index: number;
 }
 
 /** One object of a plan: what happens to it and why (src/plan/model.ts: `Plan.changes`). */

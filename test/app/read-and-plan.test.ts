@@ -97,6 +97,7 @@ describe('readAndPlan against the emulator (examples/manifests and the example s
     const { plan } = await planPaths(h, [EXAMPLE_MANIFESTS]);
     const ajv = new Ajv2020({ allErrors: true, strict: false });
     addFormats.default(ajv);
+    ajv.addSchema((await import('../../schemas/kinds.schema.json', { with: { type: 'json' } })).default);
     const schema = (await import('../../schemas/plan.schema.json', { with: { type: 'json' } })).default;
     const validate = ajv.compile(schema);
     const ok = validate({ formatVersion: 3, plan, checksum: `sha256:${'0'.repeat(64)}` });

@@ -60,7 +60,7 @@ function workdir(emulator: RunningEmulator, base = emulator.url): string {
 function applySchemaErrors(doc: unknown): unknown {
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
   addFormats.default(ajv);
-  for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-apply.schema.json'])
+  for (const file of ['kinds.schema.json', 'plan.schema.json', 'output-common.schema.json', 'output-apply.schema.json'])
     ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
   const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-apply.schema.json`)!;
   return validate(doc) ? [] : validate.errors;

@@ -82,7 +82,7 @@ describe('policies in mftops plan and validate', () => {
     // The plan document, violations included, is what its published schema describes.
     const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
     addFormats.default(ajv);
-    for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json'])
+    for (const file of ['kinds.schema.json', 'plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json'])
       ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
     const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-plan.schema.json`)!;
     expect(validate(JSON.parse(json.stdout)) ? [] : validate.errors).toEqual([]);
@@ -198,7 +198,7 @@ describe('policies in mftops plan and validate', () => {
     expect(report.policy).toEqual(oneDenyViolation('statements-kept', 'the bank statements are never deleted at the bank', 'Task/Bank statements in', 27));
     const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
     addFormats.default(ajv);
-    for (const file of ['plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json', 'output-drift.schema.json'])
+    for (const file of ['kinds.schema.json', 'plan.schema.json', 'output-common.schema.json', 'output-plan.schema.json', 'output-drift.schema.json'])
       ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
     const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-drift.schema.json`)!;
     expect(validate(report) ? [] : validate.errors).toEqual([]);

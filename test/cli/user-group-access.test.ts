@@ -54,7 +54,7 @@ function workdir(e: RunningEmulator, permissions: readonly string[], account = '
 function checkedPlanView(stdout: string): Record<string, unknown> {
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
   addFormats.default(ajv);
-  for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-') || f === 'plan.schema.json'))
+  for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-') || f === 'plan.schema.json' || f === 'kinds.schema.json'))
     ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
   const doc = JSON.parse(stdout) as Record<string, unknown>;
   const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-plan.schema.json`)!;

@@ -79,7 +79,8 @@ describe('access across membership changes, rendered', () => {
     expect(access.membershipScope).toMatchObject({ groups: ['Partners'], foldersRead: 4 });
     const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
     addFormats.default(ajv);
-    for (const file of ['plan.schema.json', 'output-plan.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+    for (const file of ['kinds.schema.json', 'plan.schema.json', 'output-plan.schema.json'])
+      ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
     const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-plan.schema.json`)!;
     expect(validate(planJsonView(small)), JSON.stringify(validate.errors)).toBe(true);
   });

@@ -67,7 +67,7 @@ describe('the privileged accounts and the sign-on report of a drift report', () 
     expectGolden(json, 'drift-accounts.json');
     const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
     addFormats.default(ajv);
-    for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-') || f === 'plan.schema.json'))
+    for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-') || f === 'plan.schema.json' || f === 'kinds.schema.json'))
       ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
     const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-drift.schema.json`)!;
     expect(validate(JSON.parse(json)) ? [] : validate.errors).toEqual([]);

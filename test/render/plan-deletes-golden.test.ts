@@ -50,7 +50,8 @@ describe('golden renderings of test/fixtures/plans/deletes.json', () => {
     expectGolden(json, 'deletes.view.json');
     const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
     addFormats.default(ajv);
-    for (const file of ['plan.schema.json', 'output-plan.schema.json']) ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+    for (const file of ['kinds.schema.json', 'plan.schema.json', 'output-plan.schema.json'])
+      ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
     const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-plan.schema.json`)!;
     expect(validate(planJsonView(plan)), JSON.stringify(validate.errors)).toBe(true);
     const view = planJsonView(plan);
