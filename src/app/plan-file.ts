@@ -3,6 +3,8 @@ import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { writeFileAtomicSync } from '../atomic-file.js';
 import { getValidatorByFile } from '../manifest/schemas.js';
 import { MftopsError, systemError } from '../errors.js';
+import type { KeyOrder } from '../kinds/kind.js';
+import { kindOf } from '../kinds/registry.js';
 import type { Change, EntryChange, FieldChange, Payload, Plan } from '../plan/model.js';
 import { checkPlan, ERRORED_PLAN } from '../plan/plan-check.js';
 
@@ -229,18 +231,6 @@ const ENTRY_PERMISSION_KEYS = ['permissions', 'sharePermissions'];
 const SOURCE_KEYS = ['file', 'line', 'col'];
 const RESOLVED_KEYS = ['kind', 'name', 'id'];
 const SUMMARY_KEYS = ['create', 'update', 'replace', 'delete', 'no-op', 'blocked'];
-const TASK_PAYLOAD_KEYS = ['kind', 'body', 'refNames'];
-const REF_NAMES_KEYS = ['host', 'script', 'dateList'];
-const ACL_PAYLOAD_KEYS = ['kind', 'resourceGroup', 'userGroup', 'permissions'];
-const USER_PAYLOAD_KEYS = ['kind', 'username', 'create', 'patch'];
-const FOLDER_PAYLOAD_KEYS = ['kind', 'path', 'create', 'rename', 'set', 'remove'];
-const FOLDER_CREATE_KEYS = ['parentPath', 'name', 'inheritPermissions'];
-const FOLDER_RENAME_KEYS = ['from', 'name'];
-const FOLDER_SET_KEYS = ['type', 'id', 'name', 'permissions'];
-const FOLDER_REMOVE_KEYS = ['type', 'id', 'name'];
-const GROUP_PAYLOAD_KEYS = ['kind', 'name', 'create', 'add', 'remove'];
-const GROUP_CREATE_KEYS = ['description'];
-const GROUP_MEMBER_KEYS = ['username', 'id', 'createdBy'];
 
 /**
  * A copy of the plan with its keys in the order the model declares them, whatever order the
@@ -311,32 +301,16 @@ function orderEntry(entry: EntryChange): Obj {
   });
 }
 
+/** A payload in its kind's key order (`KindDefinition.payloadKeys`). */
 function orderPayload(payload: Payload): Obj {
-  switch (payload.kind) {
-    case 'Task':
-      return ordered(payload, TASK_PAYLOAD_KEYS, { refNames: (n) => ordered(n as Obj, REF_NAMES_KEYS) });
-    case 'ResourceGroupAcl':
-      return ordered(payload, ACL_PAYLOAD_KEYS);
-    case 'FolderPermissions':
-      return ordered(payload, FOLDER_PAYLOAD_KEYS, {
-        create: (c) => ordered(c as Obj, FOLDER_CREATE_KEYS),
-        rename: (r) => ordered(r as Obj, FOLDER_RENAME_KEYS),
-        set: (s) => (s as readonly Obj[]).map((e) => ordered(e, FOLDER_SET_KEYS)),
-        remove: (r) => (r as readonly Obj[]).map((e) => ordered(e, FOLDER_REMOVE_KEYS)),
-      });
-    case 'User':
-      return ordered(payload, USER_PAYLOAD_KEYS);
-    case 'Group':
-      return ordered(payload, GROUP_PAYLOAD_KEYS, {
-        create: (c) => ordered(c as Obj, GROUP_CREATE_KEYS),
-        add: (a) => (a as readonly Obj[]).map((m) => ordered(m, GROUP_MEMBER_KEYS)),
-        remove: (r) => (r as readonly Obj[]).map((m) => ordered(m, GROUP_MEMBER_KEYS)),
-      });
-    default: {
-      const never: never = payload;
-      return never;
-    }
-  }
+  return orderedBy(payload, kindOf(payload.kind).payloadKeys);
+}
+
+/** `data` (an object, or a list of them) ordered by `order`, its inner values too. */
+function orderedBy(data: unknown, order: KeyOrder): Obj {
+  if (Array.isArray(data)) return data.map((item: unknown) => orderedBy(item, order)) as unknown as Obj;
+  const inner = Object.fromEntries(Object.entries(order.inner ?? {}).map(([key, keys]) => [key, (v: unknown) => orderedBy(v, keys)]));
+  return ordered(data as object, order.keys, inner);
 }
 
 /** `value` with `keys` first, in that order, then any others; undefined members dropped as JSON does. */

@@ -3,8 +3,8 @@ import type { LiveState } from '../live/model.js';
 import { MANIFEST_KINDS } from '../manifest/types.js';
 import { assemblePlan } from '../plan/assemble-plan.js';
 import { FLAGGED_ACL_GRANTS, FLAGGED_GRANTS } from '../plan/access-changes.js';
-import { kindOf } from '../kinds/registry.js';
-import { isUnmanagedGroup } from '../kinds/group/plan.js';
+import { EVERY_KIND, kindOf } from '../kinds/registry.js';
+import type { KindAudit } from '../kinds/kind.js';
 import { formatAddress } from '../plan/model.js';
 import type { AccessReport, Change, EntryChange, FieldChange, Plan, PolicyReport, SourceRef } from '../plan/model.js';
 import type { AuditRecord } from '../services/automation/types.js';
@@ -71,7 +71,7 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
   const kept: Change[] = [];
 
   for (const change of input.plan.changes) {
-    if (change.action === 'delete' || isUnmanagedGroup(change)) {
+    if (isUnmanaged(change)) {
       const pruned = input.prune.includes(change.kind);
       if (pruned) kept.push(change);
       const addresses = [change.address];
@@ -125,7 +125,7 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
     keptAccess,
     kept.filter((c) => driftedAddresses.has(c.address)),
   );
-  const managed = kept.filter((c) => c.action !== 'delete' && !isUnmanagedGroup(c)).length + (input.missingFolders?.length ?? 0);
+  const managed = kept.filter((c) => !isUnmanaged(c)).length + (input.missingFolders?.length ?? 0);
   unmanaged.sort((a, b) => kindRank(a) - kindRank(b) || compareText(a.address.toLowerCase(), b.address.toLowerCase()));
   const expired =
     drifted.reduce((n, d) => n + (d.expired ? 1 : 0) + d.fields.filter((f) => f.expired).length + d.entries.filter((e) => e.expired).length, 0) +
@@ -265,9 +265,12 @@ export function driftAddresses(plan: Plan, missingFolders: readonly MissingFolde
 }
 
 function addressesOf(change: Change): string[] {
-  const out = [change.address];
-  if (change.payload?.kind === 'ResourceGroupAcl') out.push(formatAddress('ResourceGroupAcl', `${change.payload.resourceGroup}/${change.payload.userGroup}`));
-  return out;
+  return [change.address, ...kindOf(change.kind).aliasesOf(change)];
+}
+
+/** A change that stands for an object no manifest manages: a prune's delete, or a prune its kind's API cannot carry out. */
+function isUnmanaged(change: Change): boolean {
+  return change.action === 'delete' || kindOf(change.kind).isBlockedPrune(change);
 }
 
 /** A plan field (server `before`, git `after`) as drift (git `expected`, server `actual`). */
@@ -345,9 +348,12 @@ export const AUDIT_MAX_COUNT = 500;
 /** Audit actions that run a task rather than change it. */
 const NOT_A_CHANGE = new Set(['run', 'start', 'stop']);
 
-/** The audit report's `TargetType` of each audited kind (SPEC rule 69). */
-const AUDIT_TARGET_TYPES: Readonly<Record<AuditedKind, string>> = { Task: 'Task', ResourceGroupAcl: 'ACL' };
-const AUDITED_KINDS: readonly AuditedKind[] = ['Task', 'ResourceGroupAcl'];
+/** The kinds whose definition says how to ask the audit report (`KindDefinition.audit`; its `TargetType`: SPEC rule 69), in manifest order. */
+const AUDITED_KINDS: readonly AuditedKind[] = EVERY_KIND.filter((kind): kind is AuditedKind => kindOf(kind).audit !== undefined);
+
+function auditOf(kind: AuditedKind): KindAudit {
+  return kindOf(kind).audit!;
+}
 
 /** One audit query and the records it answered. */
 export interface AuditAnswer {
@@ -367,7 +373,7 @@ export function auditQueriesFor(report: DriftReport): AuditQueryUsed[] {
     const subjects = auditSubjects(report, kind);
     if (subjects.length === 0) continue;
     const only = subjects.length === 1 ? subjects[0]!.liveId : undefined;
-    const type = `TargetType=="${AUDIT_TARGET_TYPES[kind]}"`;
+    const type = `TargetType=="${auditOf(kind).targetType}"`;
     const predicate = only !== undefined ? `${type};TargetID=="${only.replace(/["\\]/g, '')}"` : type;
     queries.push({ for: kind, predicate, orderBy: '!LogTime', maxCount: AUDIT_MAX_COUNT });
   }
@@ -375,7 +381,8 @@ export function auditQueriesFor(report: DriftReport): AuditQueryUsed[] {
 }
 
 function auditSubjects(report: DriftReport, kind: AuditedKind): { name: string; liveId?: string }[] {
-  return [...report.drifted, ...report.unmanaged].filter((o) => o.kind === kind && (kind === 'Task' || o.liveId !== undefined));
+  const byName = auditOf(kind).nameField !== undefined;
+  return [...report.drifted, ...report.unmanaged].filter((o) => o.kind === kind && (byName || o.liveId !== undefined));
 }
 
 /** The report with each drifted or unmanaged task's and ACL's latest change from the answers (pure). */
@@ -392,7 +399,8 @@ export function attributeAuditRecords(report: DriftReport, answers: readonly Aud
 
 /** Finds the latest change of one object of `kind` among `records`. */
 function latestChangeOf(kind: AuditedKind, records: readonly AuditRecord[]): (o: { name: string; liveId?: string }) => AuditAttribution | undefined {
-  const type = AUDIT_TARGET_TYPES[kind].toLowerCase();
+  const { targetType, nameField } = auditOf(kind);
+  const type = targetType.toLowerCase();
   const changes = records
     .filter((r) => typeof r.Username === 'string' && typeof r.LogTime === 'string' && !NOT_A_CHANGE.has(String(r.Action ?? '').toLowerCase()))
     .filter((r) => r.TargetType === undefined || String(r.TargetType).toLowerCase() === type)
@@ -401,20 +409,11 @@ function latestChangeOf(kind: AuditedKind, records: readonly AuditRecord[]): (o:
     .sort((a, b) => (Number.isFinite(b.t) && Number.isFinite(a.t) ? b.t - a.t : 0) || a.i - b.i)
     .map((x) => x.r);
   const idOf = (r: AuditRecord) => (r.TargetID === undefined || String(r.TargetID) === '' ? undefined : String(r.TargetID));
+  // By id when both have one, else by the name field of a kind whose records name the object.
   const matches = (o: { name: string; liveId?: string }, r: AuditRecord): boolean => {
-    switch (kind) {
-      case 'Task': {
-        const id = idOf(r);
-        return o.liveId !== undefined && id !== undefined ? id === o.liveId : String(r.TaskName ?? '').toLowerCase() === o.name.toLowerCase();
-      }
-      case 'ResourceGroupAcl':
-        // An ACL's records name nothing but its id.
-        return o.liveId !== undefined && idOf(r) === o.liveId;
-      default: {
-        const never: never = kind;
-        throw new Error(`unknown audited kind ${String(never)}`);
-      }
-    }
+    const id = idOf(r);
+    if (o.liveId !== undefined && id !== undefined) return id === o.liveId;
+    return nameField !== undefined && String(r[nameField] ?? '').toLowerCase() === o.name.toLowerCase();
   };
   return (o) => {
     const hit = changes.find((r) => matches(o, r));

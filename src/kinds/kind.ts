@@ -2,7 +2,8 @@ import type { LiveState } from '../live/model.js';
 import type { Scope } from '../config/model.js';
 import type { Manifest, ManifestKind } from '../manifest/types.js';
 import type { ValueVocabulary } from '../manifest/value-words.js';
-import type { Change, EntryPermissions, NameKind } from '../resources/model.js';
+import type { Change, EntryPermissions, NameKind, Principal } from '../resources/model.js';
+import type { AuditRecord } from '../services/automation/types.js';
 import type { DesiredByKind, UnmanagedDetail } from './kind-types.js';
 import type { ServiceName } from '../vocabulary.js';
 import type { EntryView } from './folder-permissions/plan.js';
@@ -85,6 +86,25 @@ export interface PlanContext<K extends ResourceKind> {
 }
 
 /**
+ * The order of an object's keys in a plan file: `keys` first, in that order, then any others;
+ * `inner` orders the value of a key the same way (each item of a list).
+ */
+export interface KeyOrder {
+  readonly keys: readonly string[];
+  readonly inner?: Readonly<Record<string, KeyOrder>>;
+}
+
+/**
+ * How drift asks the automation server's audit report who last changed an object of a kind: its
+ * records' `TargetType`, and the record field that names the object when no id matches (`TaskName`:
+ * a task deleted on the server is still found by name); without it, only by id.
+ */
+export interface KindAudit {
+  readonly targetType: string;
+  readonly nameField?: keyof AuditRecord;
+}
+
+/**
  * One resource kind, as the pure code sees it: everything the plan, the drift report, import
  * selection, `diff-env` and the renderers need to know of a kind that is not the same for all.
  * `src/kinds/registry.ts` holds one per kind in a mapped type over `ResourceKind`, so a new kind
@@ -131,4 +151,30 @@ export interface KindDefinition<K extends ResourceKind> {
   readonly unmanagedDetail: (change: Change, live: LiveState) => UnmanagedDetailOf<K>;
   /** That detail in a line of words: `task in Finance`, `Operators on Finance: TaskRun`. */
   readonly describeUnmanaged: (detail: UnmanagedDetailOf<K>, words: KindWords) => string;
+  /** The order of its payload's keys in a plan file (`src/app/plan-file.ts` writes every kind's by it). */
+  readonly payloadKeys: KeyOrder;
+  /**
+   * The addresses its change answers to besides its own, for `--target` and `drift.ignore`: an
+   * ACL's `ResourceGroupAcl/<resourceGroup>/<userGroup>`, whatever its label.
+   */
+  readonly aliasesOf: (change: Change) => readonly string[];
+  /**
+   * The addresses of the creates of the same plan whose ids its change sends (a group's members
+   * the plan creates), in the order it sends them: the change runs in a wave after the creates
+   * and waits for the first (`needs`). Empty for a change that refers to nothing created.
+   */
+  readonly createsNeeded: (change: Change) => readonly string[];
+  /**
+   * Whether its change is a prune the API cannot carry out, planned as blocked rather than as a
+   * delete (a group: the API deletes none). Drift lists it as unmanaged, as it does a delete.
+   */
+  readonly isBlockedPrune: (change: Change) => boolean;
+  /** The manifest's spec as `diff-env` compares it: a list that is a set (a group's members) in one order. */
+  readonly comparedSpec: (manifest: ManifestOf<K>) => unknown;
+  /** Spec keys whose list items `diff-env` names by their principal (`entries[user:alice]`) rather than by position. */
+  readonly principalLists: readonly string[];
+  /** How drift asks the audit report who changed an object of the kind; undefined: its server keeps no audit report to ask. */
+  readonly audit: KindAudit | undefined;
+  /** A note under a drift report that lists an object of the kind, on why it does not say who changed it; undefined: none. */
+  readonly unauditedNote: string | undefined;
 }

@@ -47,49 +47,46 @@ export type Rule = (documents: readonly CheckedDocument[]) => Diagnostic[];
 
 // ---------------------------------------------------------------------------- identities (MF301)
 
-/** What makes two documents the same server object, or undefined when the document has no usable identity. */
-function identityKey(doc: CheckedDocument): string | undefined {
-  if (doc.name === undefined) return undefined;
-  switch (doc.kind) {
-    case 'Task':
-    case 'FolderPermissions':
-    case 'User':
-    case 'Group':
-      return doc.name.toLowerCase();
-    case 'ResourceGroupAcl': {
-      const spec = asRecord(doc.spec);
-      const rg = spec?.resourceGroup;
-      const ug = spec?.userGroup;
-      if (typeof rg !== 'string' || typeof ug !== 'string') return undefined;
-      return `${rg.toLowerCase()}\u0000${ug.toLowerCase()}`;
-    }
-    default: {
-      const never: never = doc.kind;
-      throw new Error(`unknown kind ${String(never)}`);
-    }
-  }
+/**
+ * What makes a document of a kind the same server object as another (MF301): the values at
+ * `paths`, case folded (the first is where the diagnostic points), and that object in words.
+ * `label`: the kind's name is only a label, unique all the same (addresses are made of it), and
+ * this is the hint when two documents share one. A table over the kinds rather than a field of
+ * `KindDefinition`: the rules see raw documents and sit below src/kinds.
+ */
+interface DocumentIdentity {
+  readonly paths: readonly [JsonPath, ...JsonPath[]];
+  readonly describe: (values: readonly string[]) => string;
+  readonly label?: string;
 }
 
-/** The object a document with an identity defines, in words (only for a diagnostic). */
-function describeIdentity(doc: CheckedDocument): string {
-  switch (doc.kind) {
-    case 'Task':
-      return `Task \`${doc.name}\``;
-    case 'FolderPermissions':
-      return `FolderPermissions for \`${doc.name}\``;
-    case 'User':
-      return `User \`${doc.name}\``;
-    case 'Group':
-      return `Group \`${doc.name}\``;
-    case 'ResourceGroupAcl': {
-      const spec = asRecord(doc.spec);
-      return `a ResourceGroupAcl for resource group \`${String(spec?.resourceGroup)}\` and user group \`${String(spec?.userGroup)}\``;
-    }
-    default: {
-      const never: never = doc.kind;
-      throw new Error(`unknown kind ${String(never)}`);
-    }
+const NAME_PATH: JsonPath = ['metadata', 'name'];
+
+const IDENTITIES: { readonly [K in ManifestKind]: DocumentIdentity } = {
+  Task: { paths: [NAME_PATH], describe: ([name]) => `Task \`${name}\`` },
+  ResourceGroupAcl: {
+    paths: [
+      ['spec', 'resourceGroup'],
+      ['spec', 'userGroup'],
+    ],
+    describe: ([resourceGroup, userGroup]) => `a ResourceGroupAcl for resource group \`${resourceGroup}\` and user group \`${userGroup}\``,
+    label: 'names address ACLs in plans (ResourceGroupAcl/<name>): give each its own',
+  },
+  FolderPermissions: { paths: [NAME_PATH], describe: ([path]) => `FolderPermissions for \`${path}\`` },
+  User: { paths: [NAME_PATH], describe: ([name]) => `User \`${name}\`` },
+  Group: { paths: [NAME_PATH], describe: ([name]) => `Group \`${name}\`` },
+};
+
+/** The values that make the document's identity, or undefined when it has no usable one (no valid name, a value not text). */
+function identityValues(doc: CheckedDocument): string[] | undefined {
+  if (doc.name === undefined) return undefined;
+  const values: string[] = [];
+  for (const path of IDENTITIES[doc.kind].paths) {
+    const value = path === NAME_PATH ? doc.name : path[0] === 'spec' && path.length === 2 ? asRecord(doc.spec)?.[path[1]!] : undefined;
+    if (typeof value !== 'string') return undefined;
+    values.push(value);
   }
+  return values;
 }
 
 /** Two documents for one server object: the task name (case-insensitive), ACL pair, folder path. */
@@ -109,29 +106,30 @@ export const checkDuplicateIdentities: Rule = (docs) => {
   };
   for (let d = 0; d < docs.length; d++) {
     const doc = docs[d]!;
-    const id = identityKey(doc);
-    if (id !== undefined) {
-      const key = `${doc.kind}\u0000${id}`;
+    const identity = IDENTITIES[doc.kind];
+    const values = identityValues(doc);
+    if (values !== undefined) {
+      const key = `${doc.kind}\u0000${values.map((v) => v.toLowerCase()).join('\u0000')}`;
       const first = clash(seen, key, doc);
       if (first) {
-        const at = doc.kind === 'ResourceGroupAcl' ? doc.sourceMap.locate(['spec', 'resourceGroup']) : doc.sourceMap.locate(['metadata', 'name']);
+        const at = identity.paths[0];
         out.push(
-          createDiagnostic('error', 'MF301', at, `${describeIdentity(doc)} is defined twice`, {
+          createDiagnostic('error', 'MF301', doc.sourceMap.locate(at), `${identity.describe(values)} is defined twice`, {
             hint: 'one object, one document: merge the two or rename one',
-            related: related('first defined', first.sourceMap.locate(doc.kind === 'ResourceGroupAcl' ? ['spec', 'resourceGroup'] : ['metadata', 'name'])),
+            related: related('first defined', first.sourceMap.locate(at)),
           }),
         );
         continue;
       }
     }
-    // An ACL's name is only a label, but addresses (`ResourceGroupAcl/<name>`) must stay unique.
-    if (doc.kind === 'ResourceGroupAcl' && doc.name !== undefined) {
+    // A name that is only a label (an ACL's) must stay unique all the same: addresses are made of it.
+    if (identity.label !== undefined && doc.name !== undefined) {
       const first = clash(seenNames, doc.name.toLowerCase(), doc);
       if (first) {
         out.push(
-          createDiagnostic('error', 'MF301', doc.sourceMap.locate(['metadata', 'name']), `two ResourceGroupAcl documents are named \`${doc.name}\``, {
-            hint: 'names address ACLs in plans (ResourceGroupAcl/<name>): give each its own',
-            related: related('first defined', first.sourceMap.locate(['metadata', 'name'])),
+          createDiagnostic('error', 'MF301', doc.sourceMap.locate(NAME_PATH), `two ${doc.kind} documents are named \`${doc.name}\``, {
+            hint: identity.label,
+            related: related('first defined', first.sourceMap.locate(NAME_PATH)),
           }),
         );
       }

@@ -6,7 +6,7 @@ import { compareText } from '../order.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import type { ValueVocabulary } from '../manifest/value-words.js';
 import type { AccessBasis, KindDefinition, PlanContext, ResourceKind } from '../kinds/kind.js';
-import { forEachKind } from '../kinds/registry.js';
+import { forEachKind, kindOf } from '../kinds/registry.js';
 import { withDefined } from '../with-defined.js';
 import type { DesiredState } from './desired.js';
 import { createPlanDiagnostic, createPlanWarning, didYouMean } from './diagnostics.js';
@@ -154,8 +154,7 @@ function orderChanges(items: readonly Ordered[]): Change[] {
  */
 function selectTargets(items: readonly Ordered[], targets: readonly string[], desired: DesiredState, diagnostics: PlanDiagnostic[]): Ordered[] {
   const aliases = (c: Change): string[] => {
-    const list = [c.address];
-    if (c.payload?.kind === 'ResourceGroupAcl') list.push(formatAddress('ResourceGroupAcl', `${c.payload.resourceGroup}/${c.payload.userGroup}`));
+    const list = [c.address, ...kindOf(c.kind).aliasesOf(c)];
     return list.map((a) => a.toLowerCase());
   };
   const known = new Set<string>();

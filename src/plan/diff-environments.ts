@@ -164,14 +164,13 @@ function byIdentity(manifests: readonly Manifest[]): Map<string, Manifest> {
   return out;
 }
 
-/** The manifest's name and spec as leaf paths and values. */
-function flatten(m: Manifest): Map<string, JsonValue> {
+/** The manifest's name and spec (as its kind compares it: `comparedSpec`, `principalLists`) as leaf paths and values. */
+function flatten<K extends ResourceKind>(m: ManifestOf<K>): Map<string, JsonValue> {
   const out = new Map<string, JsonValue>();
   out.set('metadata.name', m.name);
-  // A group's members are a set: compared in one order, whatever order each manifest lists them in.
-  const spec = toJson(m.kind === 'Group' ? { ...m.spec, members: [...m.spec.members].sort((a, b) => compareText(a.toLowerCase(), b.toLowerCase())) } : m.spec);
-  if (isRecord(spec))
-    for (const [key, value] of Object.entries(spec)) flattenValue(key, value as JsonValue, out, m.kind === 'FolderPermissions' && key === 'entries');
+  const definition = kindOf<K>(m.kind);
+  const spec = toJson(definition.comparedSpec(m));
+  if (isRecord(spec)) for (const [key, value] of Object.entries(spec)) flattenValue(key, value as JsonValue, out, definition.principalLists.includes(key));
   return out;
 }
 

@@ -1,6 +1,6 @@
 import { folderDepth, folderKey, parentPath } from '../folder-path.js';
 import { isPathNamed } from '../kinds/address.js';
-import { kindsInRank } from '../kinds/registry.js';
+import { kindOf, kindsInRank } from '../kinds/registry.js';
 import { withDefined } from '../with-defined.js';
 import { establishesFolderPath, isWriteAction } from './model.js';
 import type { Change } from './model.js';
@@ -43,14 +43,13 @@ export function scheduleChanges(changes: readonly Change[]): Change[] {
 }
 
 /**
- * The addresses of the User changes that create members a group change adds (`createdBy`), in
- * the order it adds them. The group waits for the first (`needs`) in a later wave, so that every
- * create has run when its members are added; a member whose create failed is then refused by
- * its id (`CreatedIds.require`), never sent.
+ * The addresses of the creates whose ids `c` sends (a group's members the plan creates, its kind
+ * says: `KindDefinition.createsNeeded`), in the order it sends them. The change waits for the
+ * first (`needs`) in a later wave, so that every create has run when it sends their ids; an id
+ * whose create failed is then refused (`CreatedIds.require`), never sent.
  */
-function createdMembers(c: Change): string[] {
-  if (c.kind !== 'Group' || c.payload?.kind !== 'Group') return [];
-  return c.payload.add.flatMap((m) => (m.createdBy !== undefined ? [m.createdBy] : []));
+function createdMembers(c: Change): readonly string[] {
+  return kindOf(c.kind).createsNeeded(c);
 }
 
 /**
@@ -119,7 +118,7 @@ function folderMakers(writes: readonly Change[]): Map<string, string> {
 
 /** The address of the nearest folder above `c`'s that a change makes, for a folder create or update. */
 function neededMaker(c: Change, makers: ReadonlyMap<string, string>): string | undefined {
-  if (c.kind !== 'FolderPermissions' || c.action === 'delete') return undefined;
+  if (!isPathNamed(c.kind) || c.action === 'delete') return undefined;
   for (let p = parentPath(c.name); p !== undefined; p = parentPath(p)) {
     const maker = makers.get(folderKey(p));
     if (maker !== undefined) return maker;

@@ -3,6 +3,7 @@ import type { PolicySeverity, VarValue } from '../manifest/types.js';
 import type { Action, Change, Principal, SourceRef } from '../resources/model.js';
 export type { ResourceKind } from '../kinds/kind.js';
 export { formatAddress, parseAddress } from '../kinds/address.js';
+import { isPathNamed } from '../kinds/address.js';
 export type {
   Action,
   Change,
@@ -284,7 +285,7 @@ export interface PlanSummary {
  * folder below that path must wait for it.
  */
 export function establishesFolderPath(change: Change): boolean {
-  return change.kind === 'FolderPermissions' && (change.action === 'create' || (change.action === 'update' && change.previousName !== undefined));
+  return isPathNamed(change.kind) && (change.action === 'create' || (change.action === 'update' && change.previousName !== undefined));
 }
 
 /** The actions apply sends requests for; `no-op` and `blocked` never reach the executor. */

@@ -14,7 +14,7 @@ import type {
 import type { FieldWords, InnerWords, JsonValue } from '../plan/model.js';
 import { describeReason } from '../resources/reasons.js';
 import type { ResourceKind, UnmanagedDetailOf } from '../kinds/kind.js';
-import { kindOf } from '../kinds/registry.js';
+import { EVERY_KIND, kindOf } from '../kinds/registry.js';
 import { escapeControl, formatCount, formatInline } from './text.js';
 import { displayValue, withInnerWords, withWords } from './values.js';
 import { accountCheckNotes, privilegedCountText } from './drift-accounts.js';
@@ -137,14 +137,17 @@ function describeUnmanaged<K extends ResourceKind>(detail: UnmanagedDetailOf<K>)
 
 /**
  * The notes on who changed what, each said once: the audit report could not be read (for tasks
- * and ACLs alike), and folders drifted (the transfer service keeps no audit report to ask).
+ * and ACLs alike), and a kind without one listed (its `unauditedNote`: folders, the transfer
+ * service keeps no audit report to ask).
  */
 export function attributionNotes(report: DriftReport): string[] {
   const notes: string[] = [];
   const audit = auditNote(report.audit);
   if (audit !== undefined) notes.push(audit);
-  if ([...report.drifted, ...report.unmanaged].some((o) => o.kind === 'FolderPermissions')) {
-    notes.push('the transfer service has no audit report; who changed folder permissions is not shown.');
+  const listed = new Set([...report.drifted, ...report.unmanaged].map((o) => o.kind));
+  for (const kind of EVERY_KIND) {
+    const note = kindOf(kind).unauditedNote;
+    if (note !== undefined && listed.has(kind)) notes.push(note);
   }
   if (report.accounts !== undefined) notes.push(...accountCheckNotes(report.accounts));
   return notes;

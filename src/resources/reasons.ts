@@ -18,7 +18,7 @@ export function describeReason(reason: ChangeReason | EntryReason): string {
       return `\`Group\` cannot change after creation: the task is deleted and created again${tail}`;
     }
     case 'pruned': {
-      const [what, kinds] = reason.kind === 'Task' ? ['task', 'Tasks'] : ['ACL', 'ResourceGroupAcls'];
+      const [what, kinds] = PRUNED_WORDS[reason.kind];
       return `no manifest manages this ${what} in scope (${reason.scope.join(', ')}), and ${kinds} are pruned`;
     }
     case 'folder-pruned':
@@ -51,6 +51,15 @@ export function describeReason(reason: ChangeReason | EntryReason): string {
     }
   }
 }
+
+/**
+ * The words of a `pruned` reason's kind: what one object is called, and the kind as `prune` lists
+ * it. Here, not in the kind's definition: src/resources sits below src/kinds.
+ */
+const PRUNED_WORDS: { readonly [K in Extract<ChangeReason, { code: 'pruned' }>['kind']]: readonly [string, string] } = {
+  Task: ['task', 'Tasks'],
+  ResourceGroupAcl: ['ACL', 'ResourceGroupAcls'],
+};
 
 /** `user alice`, `group Acme Partners`. */
 function principalWords(p: Principal): string {

@@ -37,4 +37,22 @@ export const FOLDER_PERMISSIONS: KindDefinition<'FolderPermissions'> = {
       : detail.entries.map((e) => `${e.principal.type.toLowerCase()} ${words.escape(e.principal.name)} (${words.grant(e.grant)})`).join('; '),
   plan: planFolders,
   prune: pruneFolders,
+
+  payloadKeys: {
+    keys: ['kind', 'path', 'create', 'rename', 'set', 'remove'],
+    inner: {
+      create: { keys: ['parentPath', 'name', 'inheritPermissions'] },
+      rename: { keys: ['from', 'name'] },
+      set: { keys: ['type', 'id', 'name', 'permissions'] },
+      remove: { keys: ['type', 'id', 'name'] },
+    },
+  },
+  aliasesOf: () => [],
+  createsNeeded: () => [],
+  isBlockedPrune: () => false,
+  comparedSpec: (m) => m.spec,
+  principalLists: ['entries'],
+  // The transfer service keeps no audit report.
+  audit: undefined,
+  unauditedNote: 'the transfer service has no audit report; who changed folder permissions is not shown.',
 };

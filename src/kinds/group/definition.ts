@@ -1,6 +1,7 @@
 import { withDefined } from '../../with-defined.js';
 import type { KindDefinition } from '../kind.js';
-import { planGroups, pruneGroups } from './plan.js';
+import { compareText } from '../../order.js';
+import { isUnmanagedGroup, planGroups, pruneGroups } from './plan.js';
 import { resolveGroup } from './resolve.js';
 
 /**
@@ -29,4 +30,17 @@ export const GROUP: KindDefinition<'Group'> = {
     detail.members === undefined ? 'group, members unknown' : `group, ${detail.members} ${detail.members === 1 ? 'member' : 'members'}`,
   plan: planGroups,
   prune: pruneGroups,
+
+  payloadKeys: {
+    keys: ['kind', 'name', 'create', 'add', 'remove'],
+    inner: { create: { keys: ['description'] }, add: { keys: ['username', 'id', 'createdBy'] }, remove: { keys: ['username', 'id', 'createdBy'] } },
+  },
+  aliasesOf: () => [],
+  createsNeeded: (change) => (change.payload?.kind === 'Group' ? change.payload.add.flatMap((m) => (m.createdBy !== undefined ? [m.createdBy] : [])) : []),
+  isBlockedPrune: isUnmanagedGroup,
+  // Members are a set: compared in one order, whatever order each manifest lists them in.
+  comparedSpec: (m) => ({ ...m.spec, members: [...m.spec.members].sort((a, b) => compareText(a.toLowerCase(), b.toLowerCase())) }),
+  principalLists: [],
+  audit: undefined,
+  unauditedNote: undefined,
 };

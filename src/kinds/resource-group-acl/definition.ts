@@ -93,4 +93,15 @@ export const RESOURCE_GROUP_ACL: KindDefinition<'ResourceGroupAcl'> = {
       });
     }
   },
+
+  payloadKeys: { keys: ['kind', 'resourceGroup', 'userGroup', 'permissions'] },
+  aliasesOf: (change) =>
+    change.payload?.kind === 'ResourceGroupAcl' ? [formatAddress('ResourceGroupAcl', `${change.payload.resourceGroup}/${change.payload.userGroup}`)] : [],
+  createsNeeded: () => [],
+  isBlockedPrune: () => false,
+  comparedSpec: (m) => m.spec,
+  principalLists: [],
+  // An ACL's records name nothing but its id.
+  audit: { targetType: 'ACL' },
+  unauditedNote: undefined,
 };

@@ -80,4 +80,14 @@ export const TASK: KindDefinition<'Task'> = {
       });
     }
   },
+
+  payloadKeys: { keys: ['kind', 'body', 'refNames'], inner: { refNames: { keys: ['host', 'script', 'dateList'] } } },
+  aliasesOf: () => [],
+  createsNeeded: () => [],
+  isBlockedPrune: () => false,
+  comparedSpec: (m) => m.spec,
+  principalLists: [],
+  // A task deleted on the server is still found by its name.
+  audit: { targetType: 'Task', nameField: 'TaskName' },
+  unauditedNote: undefined,
 };

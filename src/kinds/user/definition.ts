@@ -93,6 +93,15 @@ export const USER: KindDefinition<'User'> = {
       });
     }
   },
+
+  payloadKeys: { keys: ['kind', 'username', 'create', 'patch'] },
+  aliasesOf: () => [],
+  createsNeeded: () => [],
+  isBlockedPrune: () => false,
+  comparedSpec: (m) => m.spec,
+  principalLists: [],
+  audit: undefined,
+  unauditedNote: undefined,
 };
 
 /** A permission change that grants or takes away a privileged level: the access report shows it, flagged when granted. */
