@@ -6,6 +6,12 @@ import type { Change, DesiredAcl, DesiredFolder, DesiredGroup, DesiredTask, Desi
 import type { ServiceName } from '../vocabulary.js';
 import type { EntryView } from './folder-permissions/plan.js';
 import type { PlanDiagnostic } from './diagnostics.js';
+import type { KindImport } from './kind-import.js';
+import type { TaskImportPart } from './task/to-manifest.js';
+import type { AclImportPart } from './resource-group-acl/import.js';
+import type { FolderImportPart } from './folder-permissions/import.js';
+import type { UserImportPart } from './user/import.js';
+import type { GroupImportPart } from './group/import.js';
 
 /** Resource kinds a plan manages: the manifest kinds. */
 export type ResourceKind = ManifestKind;
@@ -24,6 +30,15 @@ export interface DesiredByKind {
 
 /** The desired object of kind `K`. */
 export type DesiredOf<K extends ResourceKind> = DesiredByKind[K];
+
+/** Each kind's part of an `ImportSource` (src/kinds/kind-import.ts): the live objects `mftops import` reads for it. */
+export interface ImportPartByKind {
+  readonly Task: TaskImportPart;
+  readonly ResourceGroupAcl: AclImportPart;
+  readonly FolderPermissions: FolderImportPart;
+  readonly User: UserImportPart;
+  readonly Group: GroupImportPart;
+}
 
 /**
  * What each permission change starts from and ends with (src/plan/access-changes.ts computes who
@@ -143,4 +158,6 @@ export interface KindDefinition<K extends ResourceKind> {
   readonly unmanagedDetail: (change: Change, live: LiveState) => UnmanagedDetailOf<K>;
   /** That detail in a line of words: `task in Finance`, `Operators on Finance: TaskRun`. */
   readonly describeUnmanaged: (detail: UnmanagedDetailOf<K>, words: KindWords) => string;
+  /** What `mftops import` takes of the kind and makes of its live objects, and what a delete of one removes (src/kinds/kind-import.ts). */
+  readonly importer: KindImport<K>;
 }

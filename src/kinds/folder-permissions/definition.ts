@@ -3,6 +3,7 @@ import type { KindDefinition } from '../kind.js';
 import { viewEntries } from './plan.js';
 import { planFolders, pruneFolders } from './plan-folders.js';
 import { resolveFolder } from './resolve.js';
+import { FOLDER_PERMISSIONS_IMPORT } from './import.js';
 
 /**
  * Folder permissions of the transfer service: a folder's user and group entries, the folder named
@@ -37,4 +38,5 @@ export const FOLDER_PERMISSIONS: KindDefinition<'FolderPermissions'> = {
       : detail.entries.map((e) => `${e.principal.type.toLowerCase()} ${words.escape(e.principal.name)} (${words.grant(e.grant)})`).join('; '),
   plan: planFolders,
   prune: pruneFolders,
+  importer: FOLDER_PERMISSIONS_IMPORT,
 };

@@ -2,6 +2,7 @@ import { withDefined } from '../../with-defined.js';
 import type { KindDefinition } from '../kind.js';
 import { planGroups, pruneGroups } from './plan.js';
 import { resolveGroup } from './resolve.js';
+import { GROUP_IMPORT } from './import.js';
 
 /**
  * Groups of the transfer service and their members, a group named by its name (case aside).
@@ -29,4 +30,5 @@ export const GROUP: KindDefinition<'Group'> = {
     detail.members === undefined ? 'group, members unknown' : `group, ${detail.members} ${detail.members === 1 ? 'member' : 'members'}`,
   plan: planGroups,
   prune: pruneGroups,
+  importer: GROUP_IMPORT,
 };

@@ -5,6 +5,7 @@ import type { KindDefinition } from '../kind.js';
 import { fingerprintOf, sourceRef, withOrigins } from '../source.js';
 import { createTaskCatalog, fingerprintTask, planTask, taskId } from './plan.js';
 import { resolveTask } from './resolve.js';
+import { TASK_IMPORT } from './import.js';
 
 /** Tasks of the automation service: named (case aside), planned last, deleted first. */
 export const TASK: KindDefinition<'Task'> = {
@@ -80,4 +81,5 @@ export const TASK: KindDefinition<'Task'> = {
       });
     }
   },
+  importer: TASK_IMPORT,
 };
