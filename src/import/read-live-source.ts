@@ -33,7 +33,12 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
     selection,
     parallelism: input.parallelism,
     readLive: (scope, prune) =>
-      readLiveState({ manifests: [], ...withDefined({ automation: input.automation, transfer: input.transfer, parallelism: input.parallelism, progress: input.progress }), scope, prune }),
+      readLiveState({
+        manifests: [],
+        ...withDefined({ automation: input.automation, transfer: input.transfer, parallelism: input.parallelism, progress: input.progress }),
+        scope,
+        prune,
+      }),
   };
   const parts = await Promise.all(
     EVERY_KIND.map((kind) => (selection.kinds.includes(kind) ? KIND_IO[kind].readForImport(context) : KINDS[kind].importer.nothingRead)),

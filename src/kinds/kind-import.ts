@@ -42,7 +42,10 @@ export interface KindImport<K extends ResourceKind> {
    * (`noneSaved`: the warning when it saved none at all, which then stands for every unmatched
    * scope entry of the kind), or nowhere (an import from a snapshot finds none).
    */
-  readonly inSnapshot: { readonly where: 'export' } | { readonly where: 'saved'; readonly noneSaved: (source: ImportSource) => string | undefined } | { readonly where: 'none' };
+  readonly inSnapshot:
+    | { readonly where: 'export' }
+    | { readonly where: 'saved'; readonly noneSaved: (source: ImportSource) => string | undefined }
+    | { readonly where: 'none' };
   /**
    * A reader of the live objects changes act on, made once per plan from the live state the plan
    * was made from: the object's draft, or undefined for a create or an object not read. Secrets

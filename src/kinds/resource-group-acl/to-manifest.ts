@@ -17,5 +17,12 @@ export function aclLabel(acl: Pick<ResourceGroupAcl, 'ResourceGroupName' | 'User
 /** A live resource-group ACL as its minimal manifest (pure): the pair and the granted permissions, labelled `label`. */
 export function aclManifestOf(acl: ResourceGroupAcl, label: string = aclLabel(acl)): ManifestDraft {
   const spec = { resourceGroup: acl.ResourceGroupName, userGroup: acl.UserGroupName, permissions: grantedPermissions(acl) };
-  return { kind: 'ResourceGroupAcl', name: `${acl.ResourceGroupName}/${acl.UserGroupName}`, address: formatAddress('ResourceGroupAcl', label), metadataName: label, spec, notes: [] };
+  return {
+    kind: 'ResourceGroupAcl',
+    name: `${acl.ResourceGroupName}/${acl.UserGroupName}`,
+    address: formatAddress('ResourceGroupAcl', label),
+    metadataName: label,
+    spec,
+    notes: [],
+  };
 }

@@ -15,7 +15,10 @@ export const TASK_IMPORT: KindImport<'Task'> = {
   nothingRead: { tasks: [], hosts: [], scripts: [], dateLists: [] },
   draft(source, selection, secrets) {
     const catalog = createImportCatalog(source);
-    return { drafts: sortByName(selectTasks(source, selection), (t) => String(t.Name ?? '')).map((task) => taskManifestOf(task, catalog, secrets)), skipped: [] };
+    return {
+      drafts: sortByName(selectTasks(source, selection), (t) => String(t.Name ?? '')).map((task) => taskManifestOf(task, catalog, secrets)),
+      skipped: [],
+    };
   },
   unmatched: (entry, source) => {
     const group = entry.toLowerCase();

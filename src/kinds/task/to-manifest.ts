@@ -189,4 +189,3 @@ function withoutIds(x: unknown): unknown {
   for (const [k, v] of Object.entries(x)) if (k !== 'ID' && v !== undefined && v !== null) out[k] = withoutIds(v);
   return out;
 }
-

@@ -55,5 +55,12 @@ export function userSpecOf(user: TransferUser, details?: TransferUserDetails): R
 
 /** A user by its username: the fields that differ from a new account's (`userSpecOf`); never a password. */
 export function userManifestOf(user: TransferUser, details?: TransferUserDetails): ManifestDraft {
-  return { kind: 'User', name: user.username, address: formatAddress('User', user.username), metadataName: user.username, spec: userSpecOf(user, details), notes: [] };
+  return {
+    kind: 'User',
+    name: user.username,
+    address: formatAddress('User', user.username),
+    metadataName: user.username,
+    spec: userSpecOf(user, details),
+    notes: [],
+  };
 }
