@@ -41,7 +41,7 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
       }),
   };
   const parts = await Promise.all(
-    EVERY_KIND.map((kind) => (selection.kinds.includes(kind) ? KIND_IO[kind].readForImport(context) : KINDS[kind].importer.nothingRead)),
+    EVERY_KIND.map((kind) => (selection.kinds.includes(kind) ? KIND_IO[kind].readForImport(context) : Promise.resolve(KINDS[kind].importer.nothingRead))),
   );
   return Object.assign({ origin: input.origin }, ...parts) as ImportSource;
 }
