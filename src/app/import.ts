@@ -5,6 +5,7 @@ import { resolveEnvironmentServices } from '../config/load-config.js';
 import { ConfigError } from '../errors.js';
 import type { ImportKind, ImportSelection, ImportSource, SecretPlaceholder } from '../import/model.js';
 import { isPathNamed } from '../kinds/address.js';
+import type { KindDefinition, ResourceKind } from '../kinds/kind.js';
 import { EVERY_KIND, KINDS } from '../kinds/registry.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
@@ -79,11 +80,15 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
   if (name === '') throw new ConfigError('--name must not be empty');
   const all = options.all ?? false;
   const kinds = options.kinds !== undefined ? [...options.kinds] : defaultKinds(env, name, all, ctx);
-  if (name !== undefined && kinds.includes('FolderPermissions') && kinds.length > 1) {
-    throw new ConfigError('--name means a name mask for tasks and ACLs but a path for folders: import FolderPermissions on its own with --name');
+  const pathNamed = kinds.filter(isPathNamed);
+  if (name !== undefined && pathNamed.length > 0 && kinds.length > 1) {
+    const masked = kinds.filter((kind) => !isPathNamed(kind));
+    throw new ConfigError(
+      `--name means a name mask for ${pluralsOf(masked)} but a path for ${pluralsOf(pathNamed)}: import ${pathNamed.join(' and ')} on its own with --name`,
+    );
   }
-  if (name !== undefined && kinds.includes('FolderPermissions') && !name.startsWith('/'))
-    throw new ConfigError(`--name for FolderPermissions is a folder path starting with /, not "${name}"`);
+  for (const kind of pathNamed)
+    if (name !== undefined && !name.startsWith('/')) throw new ConfigError(`--name for ${kind} is a folder path starting with /, not "${name}"`);
   const selection: ImportSelection = { kinds, ...(name !== undefined ? { name } : {}), all, scope: env.scope };
   checkSelection(selection, env.name);
   // Before any request: a folder to write into, or why there is none.
@@ -93,15 +98,16 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
     options.fromSnapshot !== undefined
       ? await readSnapshot(config.snapshots.dir, options.fromSnapshot, env.name, kinds, ctx)
       : await readServers(config, env, selection, options.parallelism ?? DEFAULTS.readParallelism, ctx);
-  const noSavedFolders = options.fromSnapshot !== undefined && kinds.includes('FolderPermissions') && source.folders.length === 0;
-  if (noSavedFolders) {
-    ctx.emit({
-      kind: 'warning',
-      message: 'the snapshot holds no folder permissions (a snapshot keeps only the folders an apply touched, or those snapshot save was given or found)',
-    });
+  // A snapshot that saved none of a kind at all: one line says it for every scope entry of the kind.
+  const noneSaved = new Set<string>();
+  for (const kind of options.fromSnapshot !== undefined ? kinds : []) {
+    const { inSnapshot } = KINDS[kind].importer;
+    const message = inSnapshot.where === 'saved' ? inSnapshot.noneSaved(source) : undefined;
+    if (message === undefined) continue;
+    ctx.emit({ kind: 'warning', message });
+    noneSaved.add(KINDS[kind].scopeKey);
   }
-  // With no folder saved at all, the line above says it for every scope folder.
-  for (const u of findUnmatchedScope(source, selection).filter((x) => !(noSavedFolders && x.key === 'folders'))) {
+  for (const u of findUnmatchedScope(source, selection).filter((x) => !noneSaved.has(x.key))) {
     const at = config.sourceMap.locate(['environments', env.name, 'scope', u.key, u.index]);
     ctx.emit({ kind: 'warning', message: `${shownPath(config.file, ctx.cwd)}:${at.line}:${at.col}: scope.${u.key} ${JSON.stringify(u.entry)} ${u.why}` });
   }
@@ -161,7 +167,7 @@ function shownPath(path: string, cwd: string): string {
 function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: boolean, ctx: Pick<AppContext, 'emit'>): ImportKind[] {
   // A kind whose part of `scope` the environment does not set at all (`scope.users`) is imported only when --kind names it.
   const named = name === undefined ? EVERY_KIND : EVERY_KIND.filter((kind) => isPathNamed(kind) === name.startsWith('/'));
-  const wanted: readonly ImportKind[] = named.filter((kind) => !ASKED_FOR_ONLY.includes(kind) && env.scope[KINDS[kind].scopeKey] !== undefined);
+  const wanted: readonly ImportKind[] = named.filter((kind) => !KINDS[kind].importer.askedForOnly && env.scope[KINDS[kind].scopeKey] !== undefined);
   const notes: string[] = [];
   let kinds = [...wanted];
   for (const { service, served, scopeKey } of SERVED_KINDS) {
@@ -182,13 +188,6 @@ function defaultKinds(env: EnvironmentSettings, name: string | undefined, all: b
   return kinds;
 }
 
-/**
- * Kinds an import takes only when `--kind` names them: groups are not bound by the scope, and an
- * environment with Group manifests looks for unmanaged groups (drift, prune), so adopting them is
- * a choice of its own rather than a side effect of importing the scope.
- */
-const ASKED_FOR_ONLY: readonly ImportKind[] = ['Group'];
-
 /** Which service holds each kind, and the part of `scope` that selects it. */
 const SERVED_KINDS: readonly { readonly service: ServiceName; readonly served: readonly ImportKind[]; readonly scopeKey: keyof Scope }[] = (
   ['automation', 'transfer'] as const
@@ -207,10 +206,11 @@ async function readSnapshot(dir: string, id: string, env: string, kinds: readonl
   const loaded = loadSnapshot(dir, ref, ctx.env);
   const origin = `snapshot ${ref.env}/${ref.id}`;
   if (loaded.automationXml === undefined) {
-    const automationKinds = kinds.filter((k) => KINDS[k].service === 'automation');
-    if (automationKinds.length > 0) {
+    const exported = kinds.filter((k) => KINDS[k].importer.inSnapshot.where === 'export');
+    if (exported.length > 0) {
+      const saved = EVERY_KIND.filter((k) => KINDS[k].importer.inSnapshot.where === 'saved');
       throw new ConfigError(
-        `${origin} holds no automation export (it was taken without the automation service), so it has no ${automationKinds.join(' or ')} to import: import FolderPermissions from it, or use a snapshot with the export`,
+        `${origin} holds no automation export (it was taken without the automation service), so it has no ${exported.join(' or ')} to import: import ${saved.join(' or ')} from it, or use a snapshot with the export`,
       );
     }
     return decodeSavedFolders(origin, loaded.folders);
@@ -232,7 +232,7 @@ async function readServers(
   for (const which of needed) {
     if (env[which] === undefined)
       throw new ConfigError(
-        `environment "${env.name}" has no ${which} service in ${config.file}, and ${which === 'automation' ? 'tasks and ACLs live' : 'folders, users and groups live'} there`,
+        `environment "${env.name}" has no ${which} service in ${config.file}, and ${pluralsOf(EVERY_KIND.filter((k) => KINDS[k].service === which))} live there`,
       );
   }
   // Both services' credentials at once: every missing variable is named.
@@ -252,8 +252,18 @@ async function readServers(
   }
 }
 
+/** The parts of `scope` an import names in words: the task groups and folders always, any other only when a selected kind reads it. */
+const SCOPE_WORDS: Readonly<Record<KindDefinition<ResourceKind>['scopeKey'], string>> = { taskGroups: 'task groups', folders: 'folders', users: 'users' };
+
 function describeSelection(s: ImportSelection): string {
   if (s.name !== undefined) return `--name ${JSON.stringify(s.name)}`;
   if (s.all) return '--all';
-  return `the scope (task groups: ${s.scope.taskGroups.join(', ') || 'none'}; folders: ${s.scope.folders.join(', ') || 'none'}${s.kinds.includes('User') ? `; users: ${(s.scope.users ?? []).join(', ') || 'none'}` : ''})`;
+  const keys = new Set<KindDefinition<ResourceKind>['scopeKey']>(['taskGroups', 'folders', ...s.kinds.map((kind) => KINDS[kind].scopeKey)]);
+  return `the scope (${[...keys].map((key) => `${SCOPE_WORDS[key]}: ${(s.scope[key] ?? []).join(', ') || 'none'}`).join('; ')})`;
+}
+
+/** The kinds' objects in words: `tasks and ACLs`, `folders, users and groups`. */
+function pluralsOf(kinds: readonly ImportKind[]): string {
+  const words = kinds.map((kind) => KINDS[kind].importer.plural);
+  return words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)!}`;
 }

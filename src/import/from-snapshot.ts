@@ -8,6 +8,7 @@ import type { FolderAclEntry } from '../services/transfer/types.js';
 import type { XmlElement } from '../snapshot/config-xml.js';
 import type { SavedFolder } from '../snapshot/model.js';
 import type { ImportSource } from './model.js';
+import { emptyImportSource } from './select.js';
 
 /**
  * A saved automation export (`GET /config`, the product's XML dialect: items as elements,
@@ -49,7 +50,7 @@ export function decodeConfigExport(root: XmlElement, origin: string, folders: re
  * folders, and no automation object at all.
  */
 export function decodeSavedFolders(origin: string, folders: readonly SavedFolder[]): ImportSource {
-  return { origin, tasks: [], hosts: [], scripts: [], dateLists: [], acls: [], folders: folders.filter((f) => f.id !== null).map(savedFolder) };
+  return { ...emptyImportSource(origin), folders: folders.filter((f) => f.id !== null).map(savedFolder) };
 }
 
 /** Members whose single child element is still a list (the dialect repeats list items). */

@@ -1,18 +1,20 @@
-import { folderKey } from '../folder-path.js';
+import type { ManifestDraft } from '../kinds/kind-import.js';
+import type { ResourceKind } from '../kinds/kind.js';
+import { KINDS } from '../kinds/registry.js';
 import type { LiveState } from '../live/model.js';
 import type { Change, JsonObject, Plan } from '../plan/model.js';
 import { asFieldValue, sensitiveValue } from '../resources/common.js';
-import { aclToManifest, createImportCatalog, createSecretRedactor, folderToManifest, taskToManifest, userToManifest, groupToManifest } from './to-manifest.js';
+import { createSecretRedactor, finishManifest } from './to-manifest.js';
 
 /**
  * What each delete (and the delete of each replace) of `plan` removes, as Terraform shows what it
  * destroys: the live object's `spec` as `mftops import` would write it (the same converter),
- * secrets as `$sensitive` markers. Tasks and resource-group ACLs only: a folder's delete already
- * lists every entry it removes, with its permissions. Pure; the live state is the one the plan
- * was made from.
+ * secrets as `$sensitive` markers. Only kinds whose delete does not already say it
+ * (`importer.showsRemoved`): a folder's delete lists every entry it removes, with its
+ * permissions. Pure; the live state is the one the plan was made from.
  */
 export function withRemovedContent(plan: Plan, live: LiveState): Plan {
-  const removing = (c: Change) => (c.action === 'delete' || c.action === 'replace') && c.kind !== 'FolderPermissions';
+  const removing = (c: Change) => (c.action === 'delete' || c.action === 'replace') && KINDS[c.kind].importer.showsRemoved;
   if (!plan.changes.some(removing)) return plan;
   const specs = liveSpecs(plan.changes.filter(removing), live);
   return {
@@ -31,47 +33,22 @@ export function withRemovedContent(plan: Plan, live: LiveState): Plan {
  * `object` too on the live state (drift). Pure.
  */
 export function liveSpecs(changes: readonly Change[], live: LiveState): Map<string, JsonObject> {
-  const catalog = createImportCatalog({
-    hosts: live.automation?.hosts?.items ?? [],
-    scripts: live.automation?.scripts?.items ?? [],
-    dateLists: live.automation?.dateLists?.items ?? [],
-  });
   const secrets = createSecretRedactor(sensitiveValue);
-  const aclsById = new Map([...(live.automation?.acls?.values() ?? [])].map((a) => [a.ACLID, a]));
-  const specOfChange = (change: Change): JsonObject | undefined => {
-    if (change.action === 'create') return undefined;
-    switch (change.kind) {
-      case 'Task': {
-        const task = change.liveId === undefined ? undefined : live.automation?.tasks?.byId.get(change.liveId);
-        return task === undefined ? undefined : specOf(taskToManifest(task, catalog, secrets).document);
-      }
-      case 'ResourceGroupAcl': {
-        const acl = change.liveId === undefined ? undefined : aclsById.get(change.liveId);
-        return acl === undefined ? undefined : specOf(aclToManifest(acl).document);
-      }
-      case 'FolderPermissions': {
-        const folder = live.transfer?.folders.get(folderKey(change.previousName ?? change.name));
-        return folder === undefined || folder === null ? undefined : specOf(folderToManifest(folder).document);
-      }
-      case 'User': {
-        const user = change.liveId === undefined ? undefined : live.transfer?.users?.byId.get(change.liveId);
-        return user === undefined ? undefined : specOf(userToManifest(user, live.transfer?.userDetails?.get(user.id)).document);
-      }
-      case 'Group': {
-        const group = change.liveId === undefined ? undefined : live.transfer?.groups?.byId.get(change.liveId);
-        const members = group === undefined ? undefined : live.transfer?.groupMembers?.members.get(group.name.toLowerCase());
-        return group === undefined ? undefined : specOf(groupToManifest({ group, members }).document);
-      }
-      default: {
-        const never: never = change.kind;
-        throw new Error(`unknown kind ${String(never)}`);
-      }
+  // Each kind's reader is made once (its catalogs, its index by id), and only for a kind a change has.
+  const readers = new Map<ResourceKind, (change: Change) => ManifestDraft | undefined>();
+  const draftOf = (change: Change): ManifestDraft | undefined => {
+    let read = readers.get(change.kind);
+    if (read === undefined) {
+      read = KINDS[change.kind].importer.liveDrafts(live, secrets);
+      readers.set(change.kind, read);
     }
+    return read(change);
   };
   const out = new Map<string, JsonObject>();
   for (const c of changes) {
-    const spec = specOfChange(c);
-    if (spec !== undefined) out.set(c.address, spec);
+    if (c.action === 'create') continue;
+    const draft = draftOf(c);
+    if (draft !== undefined) out.set(c.address, specOf(finishManifest(draft).document));
   }
   return out;
 }

@@ -5,16 +5,15 @@ import { Document } from 'yaml';
 import { MftopsError, systemError } from '../errors.js';
 import { canonicalizeQuoting, TO_STRING_OPTIONS } from '../manifest/canonical-form.js';
 import { SCHEMA_BASE_URL, SCHEMA_FILES } from '../manifest/schemas.js';
+import { isPathNamed } from '../kinds/address.js';
+import { EVERY_KIND, KINDS } from '../kinds/registry.js';
 import type { ImportedManifest, ImportKind, PlannedFile } from './model.js';
 
-/** The folder of each kind under the output folder, as in `examples/manifests`. */
-export const KIND_FOLDERS: Readonly<Record<ImportKind, string>> = {
-  Task: 'tasks',
-  ResourceGroupAcl: 'access',
-  FolderPermissions: 'folders',
-  User: 'users',
-  Group: 'groups',
-};
+/** The folder of each kind under the output folder, as in `examples/manifests` (`importer.folder`). */
+export const KIND_FOLDERS: Readonly<Record<ImportKind, string>> = Object.fromEntries(EVERY_KIND.map((kind) => [kind, KINDS[kind].importer.folder])) as Record<
+  ImportKind,
+  string
+>;
 
 const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 const MAX_SLUG = 80;
@@ -49,7 +48,7 @@ export function planImportFiles(manifests: readonly ImportedManifest[], outDir: 
   const taken = new Set<string>();
   return manifests.map((m) => {
     const folder = KIND_FOLDERS[m.kind];
-    const stem = safeFileStem(m.kind === 'FolderPermissions' ? m.name.replace(/^\/+/, '') || 'root' : m.name, m.kind);
+    const stem = safeFileStem(isPathNamed(m.kind) ? m.name.replace(/^\/+/, '') || 'root' : m.name, m.kind);
     let relPath = `${folder}/${stem}.yaml`;
     for (let n = 2; taken.has(relPath); n++) relPath = `${folder}/${stem}-${n}.yaml`;
     taken.add(relPath);

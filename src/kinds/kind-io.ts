@@ -12,6 +12,7 @@ import type { AclStep, AclTouched } from './resource-group-acl/io.js';
 import type { TaskStep, TaskTouched } from './task/io.js';
 import type { UserStep, UserTouched } from './user/io.js';
 import type { GroupStep, GroupTouched } from './group/io.js';
+import type { ImportPartOf, ImportSelection, ReadLiveForImport } from './kind-import.js';
 
 /**
  * The I/O half of a resource kind (its pure half is `KindDefinition`): what apply sends for a
@@ -55,6 +56,25 @@ export interface KindIo<K extends ResourceKind> {
   describeNeeded(needed: Change): string;
   /** The payload with each string `walk` maps (secret references replaced by values); a kind whose payload holds none returns it as it is. */
   mapPayloadStrings(payload: Payload, walk: (value: JsonValue) => JsonValue): Payload;
+  /**
+   * What `mftops import` reads for the kind when it is selected, with the fewest requests: its
+   * part of the `ImportSource` (read-only clients; the service's client is there).
+   */
+  readForImport(context: ImportReadContext): Promise<ImportPartOf<K>>;
+}
+
+/** What a kind's import read reads with: read-only clients of the services the selection needs. */
+export interface ImportReadContext {
+  readonly automation?: Pick<
+    ReadonlyAutomationClient,
+    'listTasks' | 'listHosts' | 'listCustomScripts' | 'listStandardScripts' | 'listDateLists' | 'listResourceGroupAcls'
+  >;
+  readonly transfer?: Pick<ReadonlyTransferClient, 'listUsers' | 'getUser' | 'listGroups' | 'listGroupMembers' | 'findFolderByPath' | 'listFolderAcls'>;
+  readonly selection: ImportSelection;
+  /** Per-object reads in flight per server (absent: the reader's default). */
+  readonly parallelism: number | undefined;
+  /** The planner's read of the live state (a walk of a kind's scope roots). */
+  readonly readLive: ReadLiveForImport;
 }
 
 /**
@@ -230,6 +250,12 @@ export function transferWriter(ctx: StepContext): TransferWriter {
 /** The stale check's reader of a service the changes need. */
 export function needReader<T>(reader: T | undefined, service: string): T {
   if (reader === undefined) throw new MftopsError(`the plan changes ${service} objects, but no ${service} service is configured`);
+  return reader;
+}
+
+/** The read-only client an import of `what` reads with; its service's client is always given for a selected kind. */
+export function importReader<T>(reader: T | undefined, what: string, service: string): T {
+  if (reader === undefined) throw new Error(`bug: ${what} to import but no ${service} client`);
   return reader;
 }
 

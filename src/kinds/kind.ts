@@ -8,6 +8,12 @@ import type { DesiredByKind, UnmanagedDetail } from './kind-types.js';
 import type { ServiceName } from '../vocabulary.js';
 import type { EntryView } from './folder-permissions/plan.js';
 import type { PlanDiagnostic } from './diagnostics.js';
+import type { KindImport } from './kind-import.js';
+import type { TaskImportPart } from './task/to-manifest.js';
+import type { AclImportPart } from './resource-group-acl/import.js';
+import type { FolderImportPart } from './folder-permissions/import.js';
+import type { UserImportPart } from './user/import.js';
+import type { GroupImportPart } from './group/import.js';
 
 /** Resource kinds a plan manages: the manifest kinds. */
 export type ResourceKind = ManifestKind;
@@ -21,6 +27,15 @@ export type { DesiredByKind, KindTypes, UnmanagedDetail } from './kind-types.js'
 
 /** The desired object of kind `K`. */
 export type DesiredOf<K extends ResourceKind> = DesiredByKind[K];
+
+/** Each kind's part of an `ImportSource` (src/kinds/kind-import.ts): the live objects `mftops import` reads for it. */
+export interface ImportPartByKind {
+  readonly Task: TaskImportPart;
+  readonly ResourceGroupAcl: AclImportPart;
+  readonly FolderPermissions: FolderImportPart;
+  readonly User: UserImportPart;
+  readonly Group: GroupImportPart;
+}
 
 /**
  * What each permission change starts from and ends with (src/plan/access-changes.ts computes who
@@ -177,4 +192,6 @@ export interface KindDefinition<K extends ResourceKind> {
   readonly audit: KindAudit | undefined;
   /** A note under a drift report that lists an object of the kind, on why it does not say who changed it; undefined: none. */
   readonly unauditedNote: string | undefined;
+  /** What `mftops import` takes of the kind and makes of its live objects, and what a delete of one removes (src/kinds/kind-import.ts). */
+  readonly importer: KindImport<K>;
 }

@@ -3,6 +3,7 @@ import type { KindDefinition } from '../kind.js';
 import { viewEntries } from './plan.js';
 import { planFolders, pruneFolders } from './plan-folders.js';
 import { resolveFolder } from './resolve.js';
+import { FOLDER_PERMISSIONS_IMPORT } from './import.js';
 
 /**
  * Folder permissions of the transfer service: a folder's user and group entries, the folder named
@@ -55,4 +56,5 @@ export const FOLDER_PERMISSIONS: KindDefinition<'FolderPermissions'> = {
   // The transfer service keeps no audit report.
   audit: undefined,
   unauditedNote: 'the transfer service has no audit report; who changed folder permissions is not shown.',
+  importer: FOLDER_PERMISSIONS_IMPORT,
 };

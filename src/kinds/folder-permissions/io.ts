@@ -8,6 +8,7 @@ import type { FolderPermissionsPayload } from '../../resources/model.js';
 import type { Folder, FolderAclEntry, FolderPermissions } from '../../services/transfer/types.js';
 import { needReader, planBug, StepError, transferWriter } from '../kind-io.js';
 import type { KindIo, StepContext } from '../kind-io.js';
+import { readFoldersForImport } from './io-import.js';
 
 export type EntrySet = FolderPermissionsPayload['set'][number];
 export type EntryRef = FolderPermissionsPayload['remove'][number];
@@ -213,6 +214,7 @@ export const FOLDER_PERMISSIONS_IO: KindIo<'FolderPermissions'> = {
 
   // Permission flags and principal ids: nothing in them can be a reference.
   mapPayloadStrings: (payload) => payload,
+  readForImport: readFoldersForImport,
 };
 
 /** The folder a planned folder create goes under: the payload's, else the path's parent. */

@@ -3,6 +3,7 @@ import type { KindDefinition } from '../kind.js';
 import { compareText } from '../../order.js';
 import { isUnmanagedGroup, planGroups, pruneGroups } from './plan.js';
 import { resolveGroup } from './resolve.js';
+import { GROUP_IMPORT } from './import.js';
 
 /**
  * Groups of the transfer service and their members, a group named by its name (case aside).
@@ -43,4 +44,5 @@ export const GROUP: KindDefinition<'Group'> = {
   principalLists: [],
   audit: undefined,
   unauditedNote: undefined,
+  importer: GROUP_IMPORT,
 };

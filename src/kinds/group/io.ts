@@ -5,6 +5,7 @@ import { describeNeededChange, needReader, planBug, StepError, transferWriter } 
 import type { KindIo, StepContext, TransferWriter } from '../kind-io.js';
 import { fingerprintGroup } from './plan.js';
 import type { LiveGroupView } from './plan.js';
+import { readGroupsForImport } from './io-import.js';
 
 /**
  * The requests of a group change, in order: create the group, add the members it lacks (one
@@ -139,6 +140,7 @@ export const GROUP_IO: KindIo<'Group'> = {
 
   // Usernames and ids: nothing in them can be a reference.
   mapPayloadStrings: (payload) => payload,
+  readForImport: readGroupsForImport,
 };
 
 /** The id this apply knows for the step's group (from the plan, or its create). */

@@ -5,6 +5,7 @@ import type { KindDefinition } from '../kind.js';
 import { fingerprintOf, sourceRef, withOrigins } from '../source.js';
 import { canonicalPermissions, fingerprintAcl, grantedPermissions, planAcl } from './plan.js';
 import { resolveAcl } from './resolve.js';
+import { RESOURCE_GROUP_ACL_IMPORT } from './import.js';
 
 /**
  * Resource-group ACLs of the automation service: a user group's permissions on a resource group,
@@ -104,4 +105,5 @@ export const RESOURCE_GROUP_ACL: KindDefinition<'ResourceGroupAcl'> = {
   // An ACL's records name nothing but its id.
   audit: { targetType: 'ACL' },
   unauditedNote: undefined,
+  importer: RESOURCE_GROUP_ACL_IMPORT,
 };

@@ -5,6 +5,7 @@ import type { ResourceGroupAclManifest } from '../../manifest/types.js';
 import type { ResourceGroupAcl } from '../../services/automation/types.js';
 import { automationWriter, describeNeededChange, liveIdOf, needReader, planBug, readOrNull } from '../kind-io.js';
 import type { KindIo, StepContext } from '../kind-io.js';
+import { readAclsForImport } from './io-import.js';
 
 /** The requests of a resource-group ACL change. */
 export type AclStep =
@@ -125,6 +126,7 @@ export const RESOURCE_GROUP_ACL_IO: KindIo<'ResourceGroupAcl'> = {
 
   // Permission flags and a pair of names: nothing in them can be a reference.
   mapPayloadStrings: (payload) => payload,
+  readForImport: readAclsForImport,
 };
 
 async function findAcl(ctx: StepContext, resourceGroup: string, userGroup: string): Promise<ResourceGroupAcl | undefined> {

@@ -5,6 +5,7 @@ import type { KindDefinition } from '../kind.js';
 import { fingerprintOf, sourceRef, withOrigins } from '../source.js';
 import { createTaskCatalog, fingerprintTask, planTask, taskId } from './plan.js';
 import { resolveTask } from './resolve.js';
+import { TASK_IMPORT } from './import.js';
 
 /** Tasks of the automation service: named (case aside), planned last, deleted first. */
 export const TASK: KindDefinition<'Task'> = {
@@ -90,4 +91,5 @@ export const TASK: KindDefinition<'Task'> = {
   // A task deleted on the server is still found by its name.
   audit: { targetType: 'Task', nameField: 'TaskName' },
   unauditedNote: undefined,
+  importer: TASK_IMPORT,
 };

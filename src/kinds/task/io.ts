@@ -5,6 +5,7 @@ import type { Task } from '../../services/automation/types.js';
 import { automationWriter, describeNeededChange, liveIdOf, needReader, planBug, readOrNull } from '../kind-io.js';
 import type { KindIo, StaleFinding, StepContext } from '../kind-io.js';
 import { holdsSent } from './io-match.js';
+import { readTasksForImport } from './io-import.js';
 
 /** The requests of a task change. */
 export type TaskStep =
@@ -132,6 +133,7 @@ export const TASK_IO: KindIo<'Task'> = {
   mapPayloadStrings(payload, walk) {
     return payload.kind === 'Task' ? { kind: 'Task', body: walk(payload.body) as JsonObject } : payload;
   },
+  readForImport: readTasksForImport,
 };
 
 function renameCollision(c: Change, now: TaskTouched): StaleFinding[] {

@@ -8,6 +8,7 @@ import { fingerprintOf, sourceRef, withOrigins } from '../source.js';
 import { fingerprintUser, isPrivileged, permissionBasis, planUser } from './plan.js';
 import type { LiveUser } from './plan.js';
 import { resolveUser } from './resolve.js';
+import { USER_IMPORT } from './import.js';
 
 /**
  * Users of the transfer service, named by username (case aside). Ranked before every other kind
@@ -102,6 +103,7 @@ export const USER: KindDefinition<'User'> = {
   principalLists: [],
   audit: undefined,
   unauditedNote: undefined,
+  importer: USER_IMPORT,
 };
 
 /** A permission change that grants or takes away a privileged level: the access report shows it, flagged when granted. */

@@ -5,6 +5,7 @@ import type { NewUser, TransferUser, TransferUserDetails } from '../../services/
 import { describeNeededChange, liveIdOf, needReader, planBug, readOrNull, StepError, transferWriter } from '../kind-io.js';
 import type { KindIo, StepContext } from '../kind-io.js';
 import { fingerprintUser, isTextField } from './plan.js';
+import { readUsersForImport } from './io-import.js';
 
 /**
  * The requests of a user change. `address` is the change's: a patch takes the user's id from the
@@ -158,6 +159,7 @@ export const USER_IO: KindIo<'User'> = {
     const patch = mapped(payload.patch);
     return { kind: 'User', username: payload.username, ...(create ? { create } : {}), ...(patch ? { patch } : {}) };
   },
+  readForImport: readUsersForImport,
 };
 
 /** The id this apply knows for the user of the step's change (the plan's, or its create's). */

@@ -1,5 +1,7 @@
 import type { TransferUser, TransferUserDetails } from '../../services/transfer/types.js';
 import { USER_AUTH_METHODS, USER_EMAIL_FORMATS, USER_NOTIFICATIONS, USER_PERMISSIONS, USER_STATUSES } from '../../vocabulary.js';
+import { formatAddress } from '../address.js';
+import type { ManifestDraft } from '../kind-import.js';
 import { USER_FIELDS } from './plan.js';
 import type { UserField } from './plan.js';
 
@@ -49,4 +51,16 @@ export function userSpecOf(user: TransferUser, details?: TransferUserDetails): R
     }
   }
   return spec;
+}
+
+/** A user by its username: the fields that differ from a new account's (`userSpecOf`); never a password. */
+export function userManifestOf(user: TransferUser, details?: TransferUserDetails): ManifestDraft {
+  return {
+    kind: 'User',
+    name: user.username,
+    address: formatAddress('User', user.username),
+    metadataName: user.username,
+    spec: userSpecOf(user, details),
+    notes: [],
+  };
 }
