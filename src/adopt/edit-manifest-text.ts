@@ -83,12 +83,12 @@ interface Chunk {
   readonly text: string;
 }
 
-const MARKER = /^(---|\.\.\.)(?=[ \t\r\n]|$)/;
+const MARKER = /^(---|\.\.\.)(?=[ \t]|$)/;
 
 /**
  * The documents of a file, as `parseAllDocuments` counts them, cut by lines: a document starts
- * at each `---` line and at the first content line after a `...` line (or at the top of the
- * file); comment-only stretches start none. A `---`/`...` at the start of a line always ends a
+ * at each `---` line, at the first content line after a `...` line (or at the top of the file)
+ * and at a `...` line with no document open (an empty one); comment-only stretches start none. A `---`/`...` at the start of a line always ends a
  * document in YAML, inside quotes and block scalars too, so no parse is needed to find them.
  */
 function splitDocuments(text: string): Chunk[] {
@@ -98,12 +98,14 @@ function splitDocuments(text: string): Chunk[] {
   for (let offset = 0; offset < text.length; ) {
     const nl = text.indexOf('\n', offset);
     const end = nl === -1 ? text.length : nl + 1;
-    const line = offset === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1, end) : text.slice(offset, end);
+    const line = text.slice(offset === 0 && text.charCodeAt(0) === 0xfeff ? 1 : offset, end).replace(/\r?\n$/, '');
     const marker = MARKER.exec(line)?.[1];
     if (marker === '---') {
       starts.push(starts.length === 0 ? 0 : offset);
       open = true;
     } else if (marker === '...') {
+      // A `...` with no document open ends an empty one.
+      if (!open) starts.push(starts.length === 0 ? 0 : pending);
       open = false;
       pending = end;
     } else if (!open && !/^\s*(#.*)?$/.test(line) && !line.startsWith('%')) {
@@ -144,7 +146,8 @@ function applyEdits(text: string, edits: readonly ManifestEdit[], options: EditO
     if (!isDeepStrictEqual(got, meant)) refuse(`document ${index}: the edited text would not read back as the edits mean (a form the editor does not handle)`);
     out[index] = chunk;
   }
-  let result = joinRemaining(out, removed);
+  // A file of comments only has no document to hold them.
+  let result = chunks.length === 0 ? text : joinRemaining(out, removed);
   for (const value of added) result = appendDocument(result, value, eol, options);
   return result;
 }
