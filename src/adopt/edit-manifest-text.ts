@@ -83,37 +83,46 @@ interface Chunk {
   readonly text: string;
 }
 
-const MARKER = /^(---|\.\.\.)(?=[ \t]|$)/;
+const MARKERS = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
+/** A line that is neither blank, nor a comment, nor a directive. */
+const CONTENT = /^(?:[ \t]+[^\s#]|[^\s#%])/m;
 
 /**
  * The documents of a file, as `parseAllDocuments` counts them, cut by lines: a document starts
  * at each `---` line, at the first content line after a `...` line (or at the top of the file)
- * and at a `...` line with no document open (an empty one); comment-only stretches start none. A `---`/`...` at the start of a line always ends a
- * document in YAML, inside quotes and block scalars too, so no parse is needed to find them.
+ * and at a `...` line with no document open (an empty one); comment-only stretches start none.
+ * A `---`/`...` at the start of a line always ends a document in YAML, inside quotes and block
+ * scalars too, so no parse is needed to find them.
  */
 function splitDocuments(text: string): Chunk[] {
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const markers: number[] = [];
+  if (bom === 1 && /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/.test(text.slice(1, 5))) markers.push(0);
+  for (const m of text.matchAll(MARKERS)) markers.push(m.index);
   const starts: number[] = [];
+  const begin = (at: number): void => {
+    starts.push(starts.length === 0 ? 0 : at);
+  };
+  const hasContent = (from: number, to: number): boolean => CONTENT.test(text.slice(Math.max(from, bom), to));
   let open = false; // inside a document
   let pending = 0; // where the next implicit document would start
-  for (let offset = 0; offset < text.length; ) {
-    const nl = text.indexOf('\n', offset);
-    const end = nl === -1 ? text.length : nl + 1;
-    const line = text.slice(offset === 0 && text.charCodeAt(0) === 0xfeff ? 1 : offset, end).replace(/\r?\n$/, '');
-    const marker = MARKER.exec(line)?.[1];
-    if (marker === '---') {
-      starts.push(starts.length === 0 ? 0 : offset);
-      open = true;
-    } else if (marker === '...') {
-      // A `...` with no document open ends an empty one.
-      if (!open) starts.push(starts.length === 0 ? 0 : pending);
-      open = false;
-      pending = end;
-    } else if (!open && !/^\s*(#.*)?$/.test(line) && !line.startsWith('%')) {
-      starts.push(starts.length === 0 ? 0 : pending);
+  for (const at of markers) {
+    if (!open && hasContent(pending, at)) {
+      begin(pending);
       open = true;
     }
-    offset = end;
+    if (text.startsWith('---', at + (at === 0 ? bom : 0))) {
+      begin(at);
+      open = true;
+    } else {
+      // A `...` with no document open ends an empty one.
+      if (!open) begin(pending);
+      open = false;
+      const nl = text.indexOf('\n', at);
+      pending = nl === -1 ? text.length : nl + 1;
+    }
   }
+  if (!open && hasContent(pending, text.length)) begin(pending);
   return starts.map((start, i) => ({ start, text: text.slice(start, i + 1 < starts.length ? starts[i + 1] : text.length) }));
 }
 
