@@ -443,13 +443,19 @@ function deleteAt(src: Source, trail: readonly Step[], path: JsonPath): string {
       return splice(src.text, start, (next.key as Scalar).range![0], '');
     }
     const end = endOfEntry(src.text, valueEnd(last.node ?? null, keyEnd(key)), col);
-    return splice(src.text, commentsAbove(src.text, lineStart(src.text, start), col), end, '');
+    return removeLines(src.text, commentsAbove(src.text, lineStart(src.text, start), col), end);
   }
   const dash = dashOf(src, last.node ?? null, parent);
   if (!firstOnLine(src.text, dash)) refuse(`${src.where}: a list item that is not first on its line`);
   const col = column(src.text, dash);
   const end = endOfEntry(src.text, valueEnd(last.node ?? null, dash + 1), col);
-  return splice(src.text, commentsAbove(src.text, lineStart(src.text, dash), col), end, '');
+  return removeLines(src.text, commentsAbove(src.text, lineStart(src.text, dash), col), end);
+}
+
+/** Whole lines removed; when they were the last of a text with no final line break, the line before loses its own. */
+function removeLines(text: string, start: number, end: number): string {
+  if (end < text.length || text.endsWith('\n') || start === 0) return splice(text, start, end, '');
+  return splice(text, text[start - 2] === '\r' ? start - 2 : start - 1, end, '');
 }
 
 // --- the splices

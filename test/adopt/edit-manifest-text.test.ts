@@ -4,7 +4,7 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { documentIndexAt, editManifestText } from '../../src/adopt/edit-manifest-text.js';
 import type { ManifestEdit } from '../../src/adopt/edit-manifest-text.js';
-import { schemaKeyOrder } from '../../src/manifest/canonical-form.js';
+import { formatManifestText, schemaKeyOrder } from '../../src/manifest/canonical-form.js';
 import type { JsonPath } from '../../src/manifest/types.js';
 import type { JsonValue } from '../../src/resources/model.js';
 
@@ -295,6 +295,83 @@ describe('editManifestText writes what it is given (property)', () => {
         was.forEach((t, i) => {
           if (i !== document) expect(now[i]).toBe(t);
         });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('several edits of one document at once, in any order, with CRLF, a BOM or no final newline', () => {
+    const isPrefix = (a: JsonPath, b: JsonPath): boolean => a.length <= b.length && a.every((seg, i) => seg === b[i]);
+    const variant = fc.constantFrom((t: string) => t, (t: string) => t.replaceAll('\n', '\r\n'), (t: string) => `\ufeff${t}`, (t: string) => t.trimEnd());
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), fc.array(fc.tuple(fc.nat(), fc.constantFrom('set', 'append', 'delete'), value), { minLength: 1, maxLength: 5 }), variant, (f, d, picks, encode) => {
+        const text = encode(files[f % files.length]!);
+        const docs = data(text) as JsonValue[];
+        const document = d % docs.length;
+        const paths = pathsOf(docs[document]).filter((path) => path.length > 1);
+        const chosen: ManifestEdit[] = [];
+        for (const [p, op, v] of picks) {
+          const path = paths[p % paths.length]!;
+          if (chosen.some((e) => 'path' in e && (isPrefix(e.path, path) || isPrefix(path, e.path)))) continue;
+          const old = path.reduce<any>((x, seg) => x[seg], docs[document]);
+          if (hasReference(old)) continue;
+          if (op === 'append' && !Array.isArray(old)) continue;
+          chosen.push(op === 'delete' ? { op, document, path } : { op, document, path, value: v });
+        }
+        const out = editManifestText(text, chosen, { keyOrder: schemaKeyOrder });
+        if (!out.ok) throw new Error(out.problem);
+        // The meaning: writes in the order given, then deletes from the last path to the first.
+        const meant = structuredClone(docs) as any[];
+        const deletes = chosen.filter((e) => e.op === 'delete').sort((a, b) => comparePaths(b.path, a.path));
+        for (const e of [...chosen.filter((x) => x.op !== 'delete'), ...deletes]) {
+          if (!('path' in e)) continue;
+          const parent = e.path.slice(0, -1).reduce<any>((x, seg) => x[seg], meant[document]);
+          const last = e.path.at(-1)!;
+          if (e.op === 'delete') Array.isArray(parent) ? parent.splice(last as number, 1) : delete parent[last];
+          else if (e.op === 'append') parent[last].push(e.value);
+          else if (e.op === 'set') Object.defineProperty(parent, last, { value: e.value, enumerable: true, writable: true, configurable: true });
+        }
+        expect(data(out.text)).toEqual(meant);
+        if (text.includes('\r\n')) expect(out.text.replaceAll('\r\n', '')).not.toContain('\n');
+        if (text.startsWith('\ufeff')) expect(out.text.startsWith('\ufeff')).toBe(true);
+        if (!text.endsWith('\n')) expect(out.text.endsWith('\n')).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  function comparePaths(a: JsonPath, b: JsonPath): number {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const [x, y] = [a[i]!, b[i]!];
+      if (x !== y) return typeof x === 'number' && typeof y === 'number' ? x - y : String(x) < String(y) ? -1 : 1;
+    }
+    return a.length - b.length;
+  }
+
+  it('what it writes is in the canonical form: a canonical file stays canonical after any edit', () => {
+    const canonical = files.map(formatManifestText);
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), fc.nat(), fc.constantFrom('set', 'append', 'delete', 'new-key'), value, key, (f, d, p, op, v, k) => {
+        const text = canonical[f % canonical.length]!;
+        const docs = data(text) as JsonValue[];
+        const document = d % docs.length;
+        const paths = pathsOf(docs[document]).filter((path) => path.length > 1);
+        const path = paths[p % paths.length]!;
+        const old = path.reduce<any>((x, seg) => x[seg], docs[document]);
+        if (hasReference(old)) return;
+        const edit: ManifestEdit | undefined =
+          op === 'delete'
+            ? { op, document, path }
+            : op === 'append'
+              ? Array.isArray(old) ? { op, document, path, value: v } : undefined
+              : op === 'set'
+                ? { op, document, path, value: v }
+                : old !== null && typeof old === 'object' && !Array.isArray(old) && !Object.hasOwn(old, k)
+                  ? { op: 'set', document, path: [...path, k], value: v }
+                  : undefined;
+        if (edit === undefined) return;
+        const out = edited(text, [edit, { op: 'add-document', value: v }]);
+        expect(formatManifestText(out)).toBe(out);
       }),
       { numRuns: 300 },
     );
