@@ -493,9 +493,17 @@ function replaceValue(src: Source, step: Step, path: JsonPath, value: JsonValue)
   if (end < lineEnd) end = lineEnd;
   const comment = lineComment(text, indicator + 1, oldInline ? lineEnd : Math.min(oldStart, lineEnd), oldInline ? oldEnd : undefined);
   const [first, ...more] = rendered;
-  const head = first! + (comment === undefined ? '' : ` ${comment}`);
-  const body = indentLines(more, col, src.eol);
-  return splice(text, indicator + 1, end, head + (body === '' ? '' : src.eol + body.replace(/\r?\n$/, '')));
+  // Where `fmt` puts the comment of the line: after a block scalar's header; above a block
+  // collection, at its indentation; above the dash of an item that becomes a compact mapping.
+  const header = /^ [|>]/.test(first!) || more.length === 0;
+  const above = comment !== undefined && !header && first !== '' ? comment : undefined;
+  const lines = comment !== undefined && !header && first === '' ? [`${/^ */.exec(more[0]!)![0]}${comment}`, ...more] : more;
+  const head = first! + (comment !== undefined && header ? ` ${comment}` : '');
+  const body = indentLines(lines, col, src.eol);
+  const out = splice(text, indicator + 1, end, head + (body === '' ? '' : src.eol + body.replace(/\r?\n$/, '')));
+  if (above === undefined) return out;
+  const at = lineStart(text, indicator);
+  return splice(out, at, at, `${' '.repeat(col)}${above}${src.eol}`);
 }
 
 /** Nothing but blanks and comments between an indicator and its value (a tag or anchor is not ours to drop). */
@@ -527,7 +535,8 @@ function insertPair(src: Source, map: YAMLMap, mapPath: JsonPath, key: string, v
   if (after === -1) {
     const anchorKey = map.items[before]!.key as Scalar;
     const start = anchorKey.range![0];
-    if (!firstOnLine(src.text, start)) refuse(`${src.where}: a key that is not first on its line`);
+    // `- user: x` gets a key before `user`: the new key takes the dash's line, `user` goes under it.
+    if (!firstOnLine(src.text, start)) return splice(src.text, start, start, lines.slice(col) + ' '.repeat(col));
     // Above the comment of the key it goes before (that comment is about that key), except at the top of the document.
     const line = lineStart(src.text, start);
     return insertLines(src, map === src.doc.contents ? line : commentsAbove(src.text, line, col), lines);
