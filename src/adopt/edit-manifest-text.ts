@@ -368,7 +368,8 @@ function createAt(src: Source, trail: readonly Step[], path: JsonPath, value: Js
   // The deepest existing node: the last step's node when it was found, else the step's parent.
   const depth = last === undefined ? 0 : last.node === undefined ? trail.length - 1 : trail.length;
   const rest = path.slice(depth);
-  if (rest.some((seg) => typeof seg !== 'string')) refuse(`${src.where}: list item ${showPath(path.slice(0, depth + rest.findIndex((s) => typeof s !== 'string') + 1))} is not there`);
+  if (rest.some((seg) => typeof seg !== 'string'))
+    refuse(`${src.where}: list item ${showPath(path.slice(0, depth + rest.findIndex((s) => typeof s !== 'string') + 1))} is not there`);
   if (last !== undefined && last.node !== undefined) {
     // Found, but not a collection to go into: only an empty value is replaced by the new mapping.
     if (!isEmptyValue(last.node)) refuse(`${src.where}: ${showPath(path.slice(0, depth))} is not a mapping`);
@@ -770,5 +771,10 @@ function isObject(value: JsonValue): value is JsonObject {
 }
 
 function showPath(path: JsonPath): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '') || '(document)';
+  return (
+    path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
+      .join('')
+      .replace(/^\./, '') || '(document)'
+  );
 }

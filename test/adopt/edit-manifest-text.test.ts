@@ -83,7 +83,12 @@ describe('editManifestText on realistic manifests (golden before/after)', () => 
       { op: 'set', document: 1, path: ['spec', 'permissions'], value: ['TaskRun'] },
       {
         op: 'add-document',
-        value: { spec: { permissions: ['TaskRun'], userGroup: 'On call', resourceGroup: 'yes' }, metadata: { name: 'on-call' }, kind: 'ResourceGroupAcl', apiVersion: 'mftops/v1' },
+        value: {
+          spec: { permissions: ['TaskRun'], userGroup: 'On call', resourceGroup: 'yes' },
+          metadata: { name: 'on-call' },
+          kind: 'ResourceGroupAcl',
+          apiVersion: 'mftops/v1',
+        },
       },
     ]);
     expectGolden('multi-document', out);
@@ -99,12 +104,14 @@ describe('editManifestText on realistic manifests (golden before/after)', () => 
 });
 
 describe('editManifestText keeps every byte it does not edit', () => {
-  const text = '# head\napiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: a\nspec:\n  Active: true # was false\n  Info: { Description: "x" }\n\n  steps:\n  - Process: { Script: S }\n';
+  const text =
+    '# head\napiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: a\nspec:\n  Active: true # was false\n  Info: { Description: "x" }\n\n  steps:\n  - Process: { Script: S }\n';
   const edits: ManifestEdit[] = [
     { op: 'set', document: 0, path: ['spec', 'Active'], value: false },
     { op: 'append', document: 0, path: ['spec', 'steps'], value: { Process: { Script: 'T' } } },
   ];
-  const lf = '# head\napiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: a\nspec:\n  Active: false # was false\n  Info: { Description: "x" }\n\n  steps:\n  - Process: { Script: S }\n  - Process:\n      Script: T\n';
+  const lf =
+    '# head\napiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: a\nspec:\n  Active: false # was false\n  Info: { Description: "x" }\n\n  steps:\n  - Process: { Script: S }\n  - Process:\n      Script: T\n';
 
   it('the line comment of a scalar it sets, quoting, blank lines and a zero-indented list', () => {
     expect(edited(text, edits)).toBe(lf);
@@ -262,6 +269,18 @@ describe('editManifestText writes what it is given (property)', () => {
 
   const hasReference = (v: unknown): boolean => JSON.stringify(v ?? null).includes('${');
 
+  /** What an edit means for the data of its document (the test's own model of it). */
+  function applyToData(root: any, edit: ManifestEdit): void {
+    if (!('path' in edit)) return;
+    const parent = edit.path.slice(0, -1).reduce<any>((x, seg) => x[seg], root);
+    const last = edit.path.at(-1)!;
+    if (edit.op === 'delete') {
+      if (Array.isArray(parent)) parent.splice(last as number, 1);
+      else delete parent[last];
+    } else if (edit.op === 'append') parent[last].push(edit.value);
+    else Object.defineProperty(parent, last, { value: edit.value, enumerable: true, writable: true, configurable: true });
+  }
+
   it('set, append and delete at random places: the file reads back as meant, other documents unchanged', () => {
     fc.assert(
       fc.property(fc.nat(), fc.nat(), fc.nat(), fc.constantFrom('set', 'append', 'delete', 'new-key'), value, key, (f, d, p, op, v, k) => {
@@ -285,11 +304,7 @@ describe('editManifestText writes what it is given (property)', () => {
         const out = editManifestText(text, [edit], { keyOrder: schemaKeyOrder });
         if (!out.ok) throw new Error(out.problem);
         const meant = structuredClone(docs) as any[];
-        const parent = edit.path.slice(0, -1).reduce<any>((x, seg) => x[seg], meant[document]);
-        const last = edit.path.at(-1)!;
-        if (edit.op === 'delete') Array.isArray(parent) ? parent.splice(last as number, 1) : delete parent[last];
-        else if (edit.op === 'append') parent[last].push(v);
-        else Object.defineProperty(parent, last, { value: v, enumerable: true, writable: true, configurable: true });
+        applyToData(meant[document], edit);
         expect(data(out.text)).toEqual(meant);
         const [was, now] = [textsOf(text), textsOf(out.text)];
         was.forEach((t, i) => {
@@ -302,40 +317,47 @@ describe('editManifestText writes what it is given (property)', () => {
 
   it('several edits of one document at once, in any order, with CRLF, a BOM or no final newline', () => {
     const isPrefix = (a: JsonPath, b: JsonPath): boolean => a.length <= b.length && a.every((seg, i) => seg === b[i]);
-    const variant = fc.constantFrom((t: string) => t, (t: string) => t.replaceAll('\n', '\r\n'), (t: string) => `\ufeff${t}`, (t: string) => t.trimEnd());
+    const variant = fc.constantFrom(
+      (t: string) => t,
+      (t: string) => t.replaceAll('\n', '\r\n'),
+      (t: string) => `\ufeff${t}`,
+      (t: string) => t.trimEnd(),
+    );
     fc.assert(
-      fc.property(fc.nat(), fc.nat(), fc.array(fc.tuple(fc.nat(), fc.constantFrom('set', 'append', 'delete'), value), { minLength: 1, maxLength: 5 }), variant, (f, d, picks, encode) => {
-        const text = encode(files[f % files.length]!);
-        const docs = data(text) as JsonValue[];
-        const document = d % docs.length;
-        const paths = pathsOf(docs[document]).filter((path) => path.length > 1);
-        const chosen: ManifestEdit[] = [];
-        for (const [p, op, v] of picks) {
-          const path = paths[p % paths.length]!;
-          if (chosen.some((e) => 'path' in e && (isPrefix(e.path, path) || isPrefix(path, e.path)))) continue;
-          const old = path.reduce<any>((x, seg) => x[seg], docs[document]);
-          if (hasReference(old)) continue;
-          if (op === 'append' && !Array.isArray(old)) continue;
-          chosen.push(op === 'delete' ? { op, document, path } : { op, document, path, value: v });
-        }
-        const out = editManifestText(text, chosen, { keyOrder: schemaKeyOrder });
-        if (!out.ok) throw new Error(out.problem);
-        // The meaning: writes in the order given, then deletes from the last path to the first.
-        const meant = structuredClone(docs) as any[];
-        const deletes = chosen.filter((e) => e.op === 'delete').sort((a, b) => comparePaths(b.path, a.path));
-        for (const e of [...chosen.filter((x) => x.op !== 'delete'), ...deletes]) {
-          if (!('path' in e)) continue;
-          const parent = e.path.slice(0, -1).reduce<any>((x, seg) => x[seg], meant[document]);
-          const last = e.path.at(-1)!;
-          if (e.op === 'delete') Array.isArray(parent) ? parent.splice(last as number, 1) : delete parent[last];
-          else if (e.op === 'append') parent[last].push(e.value);
-          else if (e.op === 'set') Object.defineProperty(parent, last, { value: e.value, enumerable: true, writable: true, configurable: true });
-        }
-        expect(data(out.text)).toEqual(meant);
-        if (text.includes('\r\n')) expect(out.text.replaceAll('\r\n', '')).not.toContain('\n');
-        if (text.startsWith('\ufeff')) expect(out.text.startsWith('\ufeff')).toBe(true);
-        if (!text.endsWith('\n')) expect(out.text.endsWith('\n')).toBe(false);
-      }),
+      fc.property(
+        fc.nat(),
+        fc.nat(),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom('set', 'append', 'delete'), value), { minLength: 1, maxLength: 5 }),
+        variant,
+        (f, d, picks, encode) => {
+          const text = encode(files[f % files.length]!);
+          const docs = data(text) as JsonValue[];
+          const document = d % docs.length;
+          const paths = pathsOf(docs[document]).filter((path) => path.length > 1);
+          const chosen: ManifestEdit[] = [];
+          for (const [p, op, v] of picks) {
+            const path = paths[p % paths.length]!;
+            if (chosen.some((e) => 'path' in e && (isPrefix(e.path, path) || isPrefix(path, e.path)))) continue;
+            const old = path.reduce<any>((x, seg) => x[seg], docs[document]);
+            if (hasReference(old)) continue;
+            if (op === 'append' && !Array.isArray(old)) continue;
+            chosen.push(op === 'delete' ? { op, document, path } : { op, document, path, value: v });
+          }
+          const out = editManifestText(text, chosen, { keyOrder: schemaKeyOrder });
+          if (!out.ok) throw new Error(out.problem);
+          // The meaning: writes in the order given, then deletes from the last path to the first.
+          const meant = structuredClone(docs) as any[];
+          const deletes = chosen.filter((e) => e.op === 'delete').sort((a, b) => comparePaths(b.path, a.path));
+          for (const e of [...chosen.filter((x) => x.op !== 'delete'), ...deletes]) {
+            if (!('path' in e)) continue;
+            applyToData(meant[document], e);
+          }
+          expect(data(out.text)).toEqual(meant);
+          if (text.includes('\r\n')) expect(out.text.replaceAll('\r\n', '')).not.toContain('\n');
+          if (text.startsWith('\ufeff')) expect(out.text.startsWith('\ufeff')).toBe(true);
+          if (!text.endsWith('\n')) expect(out.text.endsWith('\n')).toBe(false);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -363,7 +385,9 @@ describe('editManifestText writes what it is given (property)', () => {
           op === 'delete'
             ? { op, document, path }
             : op === 'append'
-              ? Array.isArray(old) ? { op, document, path, value: v } : undefined
+              ? Array.isArray(old)
+                ? { op, document, path, value: v }
+                : undefined
               : op === 'set'
                 ? { op, document, path, value: v }
                 : old !== null && typeof old === 'object' && !Array.isArray(old) && !Object.hasOwn(old, k)
