@@ -147,8 +147,12 @@ function applyEdits(text: string, edits: readonly ManifestEdit[], options: EditO
     if (removed.has(index)) continue;
     const ordered = orderEdits(docEdits);
     let chunk = out[index]!;
-    const before = parseOne(chunk, index).toJS({ maxAliasCount: 100 }) as unknown;
-    for (const edit of ordered) chunk = applyEdit(chunk, index, edit, eol, options);
+    let parsed: Document.Parsed | undefined = parseOne(chunk, index);
+    const before = parsed.toJS({ maxAliasCount: 100 }) as unknown;
+    for (const edit of ordered) {
+      chunk = applyEdit(chunk, parsed ?? parseOne(chunk, index), index, edit, eol, options);
+      parsed = undefined;
+    }
     // The text must say what the edits mean, and nothing else: a difference is a bug, never written.
     const meant = ordered.reduce((data, edit) => editData(data, edit), before);
     const got = parseOne(chunk, index).toJS({ maxAliasCount: 100 }) as unknown;
@@ -157,7 +161,8 @@ function applyEdits(text: string, edits: readonly ManifestEdit[], options: EditO
   }
   // A file of comments only has no document to hold them.
   let result = chunks.length === 0 ? text : joinRemaining(out, removed);
-  for (const value of added) result = appendDocument(result, value, eol, options);
+  let documents = chunks.length - removed.size;
+  for (const value of added) result = appendDocument(result, documents++ > 0, value, eol, options);
   return result;
 }
 
@@ -183,7 +188,7 @@ function comparePaths(a: JsonPath, b: JsonPath): number {
   return a.length - b.length;
 }
 
-/** The documents not removed, joined; when the first goes, the file's BOM and `$schema` line stay. */
+/** The documents not removed, joined; when the first goes, the comments at the top of the file stay. */
 function joinRemaining(chunks: readonly string[], removed: ReadonlySet<number>): string {
   const kept = chunks.flatMap((c, i) => (removed.has(i) ? [] : [c]));
   if (!removed.has(0)) return kept.join('');
@@ -193,21 +198,19 @@ function joinRemaining(chunks: readonly string[], removed: ReadonlySet<number>):
   return fileHeader(chunks[0]!) + (bare === null ? (first ?? '') : first!.slice(bare[0].length)) + rest.join('');
 }
 
-/** The BOM and `# yaml-language-server:` lines at the top of a file: they are the file's, not its first document's. */
+/**
+ * The comment lines at the top of a file, before its first document's `---` or first key (with
+ * the BOM): they say what the file is (its `$schema` line, what it holds), not what its first
+ * document is, so they stay when that document goes.
+ */
 function fileHeader(chunk: string): string {
-  let header = chunk.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
-  const lines = chunk.slice(header.length).split(/(?<=\n)/);
-  for (const line of lines) {
-    if (!/^#\s*yaml-language-server:/.test(line)) break;
-    header += line;
-  }
-  return header;
+  const m = /^\ufeff?(?:[ \t]*(?:#[^\n]*)?\n)*/.exec(chunk);
+  return m === null ? '' : m[0];
 }
 
-function appendDocument(text: string, value: JsonValue, eol: string, options: EditOptions): string {
+function appendDocument(text: string, hasDocuments: boolean, value: JsonValue, eol: string, options: EditOptions): string {
   const kind = isObject(value) && typeof value.kind === 'string' ? value.kind : undefined;
   const body = renderBlock(sortValue(value, kind, [], options), eol);
-  const hasDocuments = splitDocuments(text).length > 0;
   const sep = text.length === 0 || text.endsWith('\n') ? '' : eol;
   return `${text}${sep}${hasDocuments ? `---${eol}` : ''}${body}`;
 }
@@ -256,9 +259,9 @@ function editData(data: unknown, edit: PathEdit): unknown {
   return update(data, 0);
 }
 
-function applyEdit(chunk: string, index: number, edit: PathEdit, eol: string, options: EditOptions): string {
+/** One edit of a document: `doc` is `chunk` parsed. */
+function applyEdit(chunk: string, doc: Document.Parsed, index: number, edit: PathEdit, eol: string, options: EditOptions): string {
   const where = `document ${index}, ${showPath(edit.path)}`;
-  const doc = parseOne(chunk, index);
   const kindValue = isMap(doc.contents) ? doc.contents.get('kind') : undefined;
   const src: Source = { text: chunk, doc, kind: typeof kindValue === 'string' ? kindValue : undefined, eol, options, where };
   if (edit.path.length === 0) refuse(`${where}: an edit of a whole document (remove it and add one)`);
