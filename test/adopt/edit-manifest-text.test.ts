@@ -153,6 +153,22 @@ describe('editManifestText keeps every byte it does not edit', () => {
     expect(edited('a: []\n', [{ op: 'append', document: 0, path: ['a'], value: 'c' }])).toBe('a: [c]\n');
   });
 
+  it.each<[string, string, ManifestEdit, string]>([
+    ['a flow item removed from the middle', 'l: [a, b, c] # c\n', { op: 'delete', document: 0, path: ['l', 1] }, 'l: [a, c] # c\n'],
+    ['the last flow item removed', 'l: [a, b, c]\n', { op: 'delete', document: 0, path: ['l', 2] }, 'l: [a, b]\n'],
+    ['a flow key removed', 'm: { a: 1, b: 2 }\n', { op: 'delete', document: 0, path: ['m', 'a'] }, 'm: { b: 2 }\n'],
+    ['a flow key added', 'm: { a: 1 }\n', { op: 'set', document: 0, path: ['m', 'b'], value: 'x, y' }, 'm: { a: 1, b: "x, y" }\n'],
+    ['a flow item appended', 'l: [a]\n', { op: 'append', document: 0, path: ['l'], value: { k: 'v' } }, 'l: [a, { k: v }]\n'],
+    ['a nested flow value set', 'm: { x: [1, 2] }\n', { op: 'set', document: 0, path: ['m', 'x', 1], value: 'a b' }, 'm: { x: [1, a b] }\n'],
+    ['a multi-line string in flow', 'm: { a: 1 }\n', { op: 'set', document: 0, path: ['m', 'a'], value: 'one\ntwo' }, 'm: { a: "one\\ntwo" }\n'],
+    ['a flow list replaced, flow kept', 'l: [a] # c\n', { op: 'set', document: 0, path: ['l'], value: ['b', 'yes'] }, 'l: [b, "yes"] # c\n'],
+    ['a key with its comment removed', 'a: 1\n# about b\n# more\nb: 2\nc: 3\n', { op: 'delete', document: 0, path: ['b'] }, 'a: 1\nc: 3\n'],
+    ['comments under a removed item stay with it', 'l:\n  - a\n    # on a\n  - b\n', { op: 'delete', document: 0, path: ['l', 0] }, 'l:\n  - b\n'],
+    ['a key added after a block list and its comments', 'm:\n  l:\n    - a\n    # on a\n  # on z\n  z: 1\n', { op: 'set', document: 0, path: ['m', 'k'], value: 2 }, 'm:\n  l:\n    - a\n    # on a\n  # on z\n  z: 1\n  k: 2\n'],
+  ])('%s', (_name, text, edit, out) => {
+    expect(edited(text, [edit])).toBe(out);
+  });
+
   it('deletes of one list given in any order name the list as given', () => {
     const list = 'l:\n  - a\n  - b\n  - c\n  - d\n';
     expect(
