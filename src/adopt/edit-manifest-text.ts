@@ -174,7 +174,8 @@ function applyEdits(text: string, edits: readonly ManifestEdit[], options: EditO
 function orderEdits<E extends ManifestEdit & { path: JsonPath }>(edits: readonly E[]): E[] {
   const writes = edits.filter((e) => e.op !== 'delete');
   const deletes = edits.filter((e) => e.op === 'delete').sort((a, b) => comparePaths(b.path, a.path));
-  return [...writes, ...deletes];
+  // The same item named twice is removed once: a second delete at its index would remove the next item.
+  return [...writes, ...deletes.filter((e, i) => i === 0 || comparePaths(e.path, deletes[i - 1]!.path) !== 0)];
 }
 
 function comparePaths(a: JsonPath, b: JsonPath): number {

@@ -178,6 +178,9 @@ describe('editManifestText keeps every byte it does not edit', () => {
         { op: 'delete', document: 0, path: ['l', 2] },
       ]),
     ).toBe('l:\n  - a\n  - D\n');
+    // The same item named twice is removed once, never the item after it.
+    const twice: ManifestEdit = { op: 'delete', document: 0, path: ['l', 1] };
+    expect(edited(list, [twice, twice])).toBe('l:\n  - a\n  - c\n  - d\n');
   });
 
   it('a key that goes before the first of a compact mapping in a list item takes the dash', () => {
