@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Document as YamlDocument, isAlias, isCollection, isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
 import type { Document, Node as YamlNode, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { JsonPath } from '../manifest/types.js';
-import { canonicalizeQuoting, isAmbiguousScalar, TO_STRING_OPTIONS } from '../manifest/yaml-scalars.js';
+import { canonicalizeQuoting, TO_STRING_OPTIONS } from '../manifest/yaml-scalars.js';
 import type { JsonObject, JsonValue } from '../resources/model.js';
 
 /**
@@ -746,11 +746,12 @@ function renderFlowKey(key: string): string {
 
 function renderFlowScalar(value: string | number | boolean | null): string {
   if (typeof value !== 'string') return printCanonical(value)[0]!;
-  // Line breaks and control characters: JSON's double-quoted form, which YAML reads the same.
-  if (isAmbiguousScalar(value) || /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/.test(value)) return JSON.stringify(value);
+  // Line breaks and control characters double-quoted (escaped), as `fmt` writes them in flow.
+  const quote = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/.test(value);
   const seq = new YamlDocument([value]);
   (seq.contents as YAMLSeq).flow = true;
   canonicalizeQuoting(seq);
+  if (quote) ((seq.contents as YAMLSeq).items[0] as Scalar).type = 'QUOTE_DOUBLE';
   const printed = seq.toString({ ...TO_STRING_OPTIONS, flowCollectionPadding: false }).trimEnd();
   return printed.startsWith('[') && printed.endsWith(']') && !printed.includes('\n') ? printed.slice(1, -1) : JSON.stringify(value);
 }
