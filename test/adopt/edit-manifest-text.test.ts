@@ -98,7 +98,9 @@ describe('editManifestText on realistic manifests (golden before/after)', () => 
 
   it('removing the first document keeps the comments at the top of the file (its $schema line, what it holds)', () => {
     const out = edited(before('multi-document'), [{ op: 'remove-document', document: 0 }]);
-    expect(out).toMatch(/^# yaml-language-server: \$schema=\.\.\/\.\.\/\.\.\/schemas\/manifest\.schema\.json\n# Who may do what in each resource group of the automation server\.\napiVersion: mftops\/v1\n/);
+    expect(out).toMatch(
+      /^# yaml-language-server: \$schema=\.\.\/\.\.\/\.\.\/schemas\/manifest\.schema\.json\n# Who may do what in each resource group of the automation server\.\napiVersion: mftops\/v1\n/,
+    );
     expect((data(out) as any[]).map((d) => d.metadata.name)).toEqual(['partner-managers', 'operations-auditors', 'finance-auditors']);
   });
 });
@@ -164,7 +166,12 @@ describe('editManifestText keeps every byte it does not edit', () => {
     ['a flow list replaced, flow kept', 'l: [a] # c\n', { op: 'set', document: 0, path: ['l'], value: ['b', 'yes'] }, 'l: [b, "yes"] # c\n'],
     ['a key with its comment removed', 'a: 1\n# about b\n# more\nb: 2\nc: 3\n', { op: 'delete', document: 0, path: ['b'] }, 'a: 1\nc: 3\n'],
     ['comments under a removed item stay with it', 'l:\n  - a\n    # on a\n  - b\n', { op: 'delete', document: 0, path: ['l', 0] }, 'l:\n  - b\n'],
-    ['a key added after a block list and its comments', 'm:\n  l:\n    - a\n    # on a\n  # on z\n  z: 1\n', { op: 'set', document: 0, path: ['m', 'k'], value: 2 }, 'm:\n  l:\n    - a\n    # on a\n  # on z\n  z: 1\n  k: 2\n'],
+    [
+      'a key added after a block list and its comments',
+      'm:\n  l:\n    - a\n    # on a\n  # on z\n  z: 1\n',
+      { op: 'set', document: 0, path: ['m', 'k'], value: 2 },
+      'm:\n  l:\n    - a\n    # on a\n  # on z\n  z: 1\n  k: 2\n',
+    ],
   ])('%s', (_name, text, edit, out) => {
     expect(edited(text, [edit])).toBe(out);
   });
@@ -184,7 +191,8 @@ describe('editManifestText keeps every byte it does not edit', () => {
   });
 
   it('a key that goes before the first of a compact mapping in a list item takes the dash', () => {
-    const fp = 'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /x }\nspec:\n  entries:\n    - user: bob # the auditor\n      permissions: [listFiles]\n';
+    const fp =
+      'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /x }\nspec:\n  entries:\n    - user: bob # the auditor\n      permissions: [listFiles]\n';
     const out = editManifestText(fp, [{ op: 'set', document: 0, path: ['spec', 'entries', 0, 'group'], value: 'Auditors' }], {
       keyOrder: (_kind, path) => (path.at(-2) === 'entries' ? ['group', 'user', 'permissions'] : undefined),
     });
