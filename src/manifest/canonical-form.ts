@@ -181,3 +181,23 @@ function assertSameData(before: Document.Parsed[], after: string): void {
     docs.every((d, i) => d.errors.length === 0 && isDeepStrictEqual(d.toJS({ maxAliasCount: -1 }), before[i]!.toJS({ maxAliasCount: -1 })));
   if (!same) throw new Error('formatManifestText: the canonical form does not read back as the same data');
 }
+
+/**
+ * The keys of the mapping at `path` in a document of `kind`, in the order the canonical form puts
+ * them (the schema's `properties`), or undefined where the schema names none: the `keyOrder` that
+ * `editManifestText` (src/adopt/edit-manifest-text.ts) takes, so an adopted key lands where
+ * `mftops fmt` would put it.
+ */
+export function schemaKeyOrder(kind: string | undefined, path: readonly (string | number)[]): readonly string[] | undefined {
+  const root = kind === undefined ? undefined : documentSchema(kind);
+  if (root === undefined) return undefined;
+  let schema: AnySchemaObject | undefined = root;
+  for (const seg of path) {
+    const s = resolveSchemaRef(schema, root);
+    const props = schemaProperties(s);
+    schema = typeof seg === 'number' ? schemaItems(s) : props && Object.hasOwn(props, seg) ? props[seg] : schemaExtraProperties(s);
+    if (schema === undefined) return undefined;
+  }
+  const props = schemaProperties(resolveSchemaRef(schema, root));
+  return props === undefined ? undefined : Object.keys(props);
+}
