@@ -29,6 +29,8 @@ export interface AdoptionInput {
   readonly addresses?: readonly string[];
   /** The working folder: files in reasons are shown relative to it. */
   readonly cwd: string;
+  /** Objects not to adopt after all, by address, with the reason (what a check of the edited manifests found). */
+  readonly exclude?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -48,6 +50,11 @@ export function planAdoption(input: AdoptionInput): AdoptionOutcome {
 
   const byFile = new Map<string, { objects: { object: AdoptedObject; edits: ManifestEdit[] }[]; docs: DocumentTexts }>();
   for (const object of drifted) {
+    const excluded = input.exclude?.get(object.address);
+    if (excluded !== undefined) {
+      refused.push({ address: object.address, why: 'unsafe', reason: excluded });
+      continue;
+    }
     const manifest = findManifest(input.manifests, object);
     const text = manifest === undefined ? undefined : input.texts.get(manifest.source.file);
     if (manifest === undefined || text === undefined) {
@@ -202,7 +209,41 @@ function planObject(object: DriftedObject, manifest: Manifest, document: number,
   }
   for (const field of object.fields) planField(object, manifest, document, raw, field, out, refuse, show);
   for (const entry of object.entries) planEntry(manifest, document, raw, entry, out, refuse, show);
-  return out;
+  return { ...out, edits: collapseEmptied(out.edits, raw, document) };
+}
+
+/**
+ * Deletes that empty a list or map (the last criterion of `Criteria.comp`, every item of
+ * `Interval`) become the delete of that list or map, upward to the spec's own keys: a manifest may
+ * not hold an empty `comp`, and the server has none of it either.
+ */
+function collapseEmptied(edits: readonly ManifestEdit[], raw: unknown, document: number): ManifestEdit[] {
+  const key = (path: JsonPath) => JSON.stringify(path);
+  const deleted = new Map<string, JsonPath>();
+  for (const e of edits) if (e.op === 'delete') deleted.set(key(e.path), e.path);
+  if (deleted.size === 0) return [...edits];
+  const kept = new Set<string>();
+  for (const e of edits)
+    if (e.op === 'set' || e.op === 'append') for (let n = 1; n <= e.path.length; n++) kept.add(key(e.path.slice(0, n)));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const path of [...deleted.values()]) {
+      const parent = path.slice(0, -1);
+      if (parent.length < 2 || kept.has(key(parent)) || deleted.has(key(parent))) continue;
+      const container = rawAt(raw, parent).value;
+      const children: JsonPath[] = Array.isArray(container)
+        ? container.map((_, i) => [...parent, i])
+        : isRecord(container)
+          ? Object.keys(container).map((k) => [...parent, k])
+          : [];
+      if (children.length === 0 || !children.every((c) => deleted.has(key(c)))) continue;
+      for (const c of children) deleted.delete(key(c));
+      deleted.set(key(parent), parent);
+      changed = true;
+    }
+  }
+  const deletes = [...deleted.values()].map((path): ManifestEdit => ({ op: 'delete', document, path }));
+  return [...edits.filter((e) => e.op !== 'delete'), ...deletes];
 }
 
 type Refuse = (why: AdoptionRefusal['why'], reason: string, path?: string) => void;

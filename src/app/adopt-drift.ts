@@ -2,7 +2,17 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
+import { parseAllDocuments } from 'yaml';
+import { documentIndexAt } from '../adopt/edit-manifest-text.js';
 import { planAdoption } from '../adopt/plan-adoption.js';
+import type { AdoptionInput } from '../adopt/plan-adoption.js';
+import type { AdoptionOutcome } from '../adopt/model.js';
+import { isRecord } from '../is-record.js';
+import { formatAddress } from '../kinds/address.js';
+import { MANIFEST_KINDS } from '../manifest/types.js';
+import { parseManifestFile } from '../manifest/parse.js';
+import { validateParsedFiles } from '../manifest/validate.js';
+import type { ResourceKind } from '../plan/model.js';
 import type { AdoptionFileResult, AdoptionReport } from '../adopt/model.js';
 import { MftopsError, systemError } from '../errors.js';
 import { planImportFiles, writeImportFiles } from '../import/write-files.js';
@@ -10,6 +20,8 @@ import type { FileToWrite } from '../import/write-files.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import type { AppContext } from './context.js';
 import { detectEnvironmentDrift } from './drift.js';
+import { manifestEnvironmentOf } from './environment.js';
+import type { ReadPrelude } from './environment.js';
 import type { DriftOptions } from './drift.js';
 import { firstManifestsFolder } from './import.js';
 
@@ -42,7 +54,8 @@ export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): P
   const manifests = prelude.manifests.manifests;
   const texts = new Map<string, string>();
   for (const file of new Set(manifests.map((m) => m.source.file))) texts.set(file, readUnchanged(file, prelude.manifests.fileHashes.get(file), ctx.cwd));
-  const outcome = planAdoption({ report, manifests, texts, live, addresses: options.addresses, cwd: ctx.cwd });
+  const input = { report, manifests, texts, live, addresses: options.addresses, cwd: ctx.cwd };
+  const outcome = checkedAdoption(input, prelude, ctx);
 
   const show = (file: string) => shownPath(file, ctx.cwd);
   const files: AdoptionFileResult[] = outcome.files.map((f) => ({
@@ -75,6 +88,51 @@ export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): P
     },
     diagnostics,
   };
+}
+
+/**
+ * The adoption, its edited manifests loaded as plan will load them (schema, rules, variables,
+ * patches): an object whose edited document is not valid is not adopted (the diagnostic says
+ * why) and the rest computed again, so what is written always loads.
+ */
+function checkedAdoption(
+  input: AdoptionInput,
+  prelude: Extract<ReadPrelude, { status: 'ready' }>,
+  ctx: AppContext,
+): AdoptionOutcome {
+  const exclude = new Map<string, string>();
+  for (;;) {
+    const outcome = planAdoption({ ...input, exclude });
+    const edited = new Map(outcome.files.map((f) => [f.file, f]));
+    const parsed = prelude.manifests.files
+      .filter((file) => edited.get(file)?.after !== undefined || !edited.has(file))
+      .map((file) => parseManifestFile(file, edited.get(file)?.after ?? input.texts.get(file) ?? readFileSync(file)));
+    const checked = validateParsedFiles(parsed, undefined, manifestEnvironmentOf(prelude.config, prelude.env));
+    const errors = checked.diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length === 0) return outcome;
+    const before = exclude.size;
+    for (const d of errors) {
+      const file = d.file === undefined ? undefined : edited.get(d.file);
+      if (file === undefined || file.after === undefined) continue;
+      const culprit = objectAt(file.after, d.line, file.objects.map((o) => o.address));
+      const reason = `the edited manifest would not load: ${d.code} ${d.summary} (${shownPath(file.file, ctx.cwd)}${d.line !== undefined ? `:${d.line}` : ''})`;
+      for (const address of culprit === undefined ? file.objects.map((o) => o.address) : [culprit]) if (!exclude.has(address)) exclude.set(address, reason);
+    }
+    // Errors that no adopted object explains were there before adoption: not adoption's to judge.
+    if (exclude.size === before) return outcome;
+  }
+}
+
+/** The adopted object declared by the document at `line` of `text`, if one of `addresses`. */
+function objectAt(text: string, line: number | undefined, addresses: readonly string[]): string | undefined {
+  if (line === undefined) return undefined;
+  const index = documentIndexAt(text, line);
+  const doc = index === undefined ? undefined : parseAllDocuments(text)[index];
+  const value: unknown = doc !== undefined && 'toJS' in doc ? doc.toJS() : undefined;
+  if (!isRecord(value) || typeof value.kind !== 'string' || !isRecord(value.metadata) || typeof value.metadata.name !== 'string') return undefined;
+  const kind = value.kind;
+  const address = (MANIFEST_KINDS as readonly string[]).includes(kind) ? formatAddress(kind as ResourceKind, value.metadata.name) : undefined;
+  return addresses.find((a) => a === address);
 }
 
 /** The file's text, refused when it changed since the manifests were read (someone is editing it). */

@@ -1,4 +1,6 @@
 import { driftEnvironment } from '../../app/drift.js';
+import { adoptDrift } from '../../app/adopt-drift.js';
+import { renderAdoptionText } from '../../render/adoption-text.js';
 import { DEFAULTS, PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';
 import { driftExitCode, type DriftReport } from '../../drift/model.js';
@@ -64,8 +66,6 @@ export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: 
 async function runAdopt(g: GlobalOptions, opts: DriftCommandOptions, parallelism: number, io: CommandIo, deps: DriftDependencies): Promise<number> {
   if (g.format !== 'text') throw new ConfigError(`drift --adopt prints text only, not --format ${g.format}`);
   if (opts.report !== undefined) throw new ConfigError('--report goes with drift, not drift --adopt');
-  const { adoptDrift } = await import('../../app/adopt-drift.js');
-  const { renderAdoptionText } = await import('../../render/adoption-text.js');
   const ctx = { ...cliContext(g, io), ...withDefined({ now: deps.now }) };
   let result: Awaited<ReturnType<typeof adoptDrift>>;
   try {
