@@ -193,10 +193,12 @@ function writeAll(edited: readonly { file: string; after?: string }[], created: 
   for (const f of edited) if (f.after === undefined) rmSync(f.file, { force: true });
 }
 
+/** A git-style unified diff (without the `Index:`/`===` lines the `diff` package starts with). */
 function unifiedDiff(path: string, before: string, after: string): string {
-  return createTwoFilesPatch(before === '' ? '/dev/null' : `a/${path}`, after === '' ? '/dev/null' : `b/${path}`, before, after, undefined, undefined, {
+  const patch = createTwoFilesPatch(before === '' ? '/dev/null' : `a/${path}`, after === '' ? '/dev/null' : `b/${path}`, before, after, undefined, undefined, {
     context: 3,
   });
+  return patch.replace(/^(Index: [^\n]*\n)?=+\n/, '');
 }
 
 function shownPath(path: string, cwd: string): string {
