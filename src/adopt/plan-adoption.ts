@@ -13,6 +13,7 @@ import { compareText } from '../order.js';
 import { parseFieldPath } from '../resources/common.js';
 import { withDefined } from '../with-defined.js';
 import { documentIndexAt, editManifestText } from './edit-manifest-text.js';
+import { schemaKeyOrder } from '../manifest/canonical-form.js';
 import type { ManifestEdit } from './edit-manifest-text.js';
 import type { AdoptedNewManifest, AdoptedObject, AdoptionOutcome, AdoptionRefusal, EditedFile } from './model.js';
 
@@ -111,6 +112,9 @@ export function planAdoption(input: AdoptionInput): AdoptionOutcome {
   return { files, created, refused, inSync, secrets: namer.list() };
 }
 
+/** Keys adoption adds land where `mftops fmt` puts them. */
+const EDIT_OPTIONS = { keyOrder: schemaKeyOrder };
+
 /**
  * The file with every object's edits applied at once (the editor reads document indexes and list
  * indexes in the original text); when the editor refuses, each object is tried on top of those it
@@ -124,14 +128,14 @@ function editFile(
 ): { after?: string; objects: AdoptedObject[]; refused: { object: AdoptedObject; problem: string }[] } {
   const all = objects.flatMap((o) => o.edits);
   if (all.filter((e) => e.op === 'remove-document').length === documents) return { objects: objects.map((o) => o.object), refused: [] };
-  const whole = editManifestText(before, all);
+  const whole = editManifestText(before, all, EDIT_OPTIONS);
   if (whole.ok) return { after: whole.text, objects: objects.map((o) => o.object), refused: [] };
   const accepted: ManifestEdit[] = [];
   const kept: AdoptedObject[] = [];
   const refused: { object: AdoptedObject; problem: string }[] = [];
   let after: string | undefined;
   for (const o of objects) {
-    const tried = editManifestText(before, [...accepted, ...o.edits]);
+    const tried = editManifestText(before, [...accepted, ...o.edits], EDIT_OPTIONS);
     if (!tried.ok) {
       refused.push({ object: o.object, problem: tried.problem });
       continue;
