@@ -176,8 +176,8 @@ function renderAcknowledged(list: readonly AcknowledgedItem[]): string {
 
 /** The two ways out of a drifted object, as commands to copy. */
 function waysOutMd(ways: { readonly adopt: string; readonly revert?: string }): string {
-  const keep = `Keep the server's: ${code(ways.adopt)}`;
-  return ways.revert === undefined ? `${keep} (apply cannot put it back)` : `${keep} · restore git's: ${code(ways.revert)}`;
+  const keep = `- Keep the server's: ${code(ways.adopt)}`;
+  return ways.revert === undefined ? `${keep} (apply cannot put it back)` : `${keep}\n- Restore git's: ${code(ways.revert)}`;
 }
 
 function valueMd(value: JsonValue | undefined, words?: ValueWords): string {
