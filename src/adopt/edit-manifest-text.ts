@@ -83,37 +83,46 @@ interface Chunk {
   readonly text: string;
 }
 
-const MARKER = /^(---|\.\.\.)(?=[ \t]|$)/;
+const MARKERS = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
+/** A line that is neither blank, nor a comment, nor a directive. */
+const CONTENT = /^(?:[ \t]+[^\s#]|[^\s#%])/m;
 
 /**
  * The documents of a file, as `parseAllDocuments` counts them, cut by lines: a document starts
  * at each `---` line, at the first content line after a `...` line (or at the top of the file)
- * and at a `...` line with no document open (an empty one); comment-only stretches start none. A `---`/`...` at the start of a line always ends a
- * document in YAML, inside quotes and block scalars too, so no parse is needed to find them.
+ * and at a `...` line with no document open (an empty one); comment-only stretches start none.
+ * A `---`/`...` at the start of a line always ends a document in YAML, inside quotes and block
+ * scalars too, so no parse is needed to find them.
  */
 function splitDocuments(text: string): Chunk[] {
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const markers: number[] = [];
+  if (bom === 1 && /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/.test(text.slice(1, 5))) markers.push(0);
+  for (const m of text.matchAll(MARKERS)) markers.push(m.index);
   const starts: number[] = [];
+  const begin = (at: number): void => {
+    starts.push(starts.length === 0 ? 0 : at);
+  };
+  const hasContent = (from: number, to: number): boolean => CONTENT.test(text.slice(Math.max(from, bom), to));
   let open = false; // inside a document
   let pending = 0; // where the next implicit document would start
-  for (let offset = 0; offset < text.length; ) {
-    const nl = text.indexOf('\n', offset);
-    const end = nl === -1 ? text.length : nl + 1;
-    const line = text.slice(offset === 0 && text.charCodeAt(0) === 0xfeff ? 1 : offset, end).replace(/\r?\n$/, '');
-    const marker = MARKER.exec(line)?.[1];
-    if (marker === '---') {
-      starts.push(starts.length === 0 ? 0 : offset);
-      open = true;
-    } else if (marker === '...') {
-      // A `...` with no document open ends an empty one.
-      if (!open) starts.push(starts.length === 0 ? 0 : pending);
-      open = false;
-      pending = end;
-    } else if (!open && !/^\s*(#.*)?$/.test(line) && !line.startsWith('%')) {
-      starts.push(starts.length === 0 ? 0 : pending);
+  for (const at of markers) {
+    if (!open && hasContent(pending, at)) {
+      begin(pending);
       open = true;
     }
-    offset = end;
+    if (text.startsWith('---', at + (at === 0 ? bom : 0))) {
+      begin(at);
+      open = true;
+    } else {
+      // A `...` with no document open ends an empty one.
+      if (!open) begin(pending);
+      open = false;
+      const nl = text.indexOf('\n', at);
+      pending = nl === -1 ? text.length : nl + 1;
+    }
   }
+  if (!open && hasContent(pending, text.length)) begin(pending);
   return starts.map((start, i) => ({ start, text: text.slice(start, i + 1 < starts.length ? starts[i + 1] : text.length) }));
 }
 
@@ -138,8 +147,12 @@ function applyEdits(text: string, edits: readonly ManifestEdit[], options: EditO
     if (removed.has(index)) continue;
     const ordered = orderEdits(docEdits);
     let chunk = out[index]!;
-    const before = parseOne(chunk, index).toJS({ maxAliasCount: 100 }) as unknown;
-    for (const edit of ordered) chunk = applyEdit(chunk, index, edit, eol, options);
+    let parsed: Document.Parsed | undefined = parseOne(chunk, index);
+    const before = parsed.toJS({ maxAliasCount: 100 }) as unknown;
+    for (const edit of ordered) {
+      chunk = applyEdit(chunk, parsed ?? parseOne(chunk, index), index, edit, eol, options);
+      parsed = undefined;
+    }
     // The text must say what the edits mean, and nothing else: a difference is a bug, never written.
     const meant = ordered.reduce((data, edit) => editData(data, edit), before);
     const got = parseOne(chunk, index).toJS({ maxAliasCount: 100 }) as unknown;
@@ -148,7 +161,8 @@ function applyEdits(text: string, edits: readonly ManifestEdit[], options: EditO
   }
   // A file of comments only has no document to hold them.
   let result = chunks.length === 0 ? text : joinRemaining(out, removed);
-  for (const value of added) result = appendDocument(result, value, eol, options);
+  let documents = chunks.length - removed.size;
+  for (const value of added) result = appendDocument(result, documents++ > 0, value, eol, options);
   return result;
 }
 
@@ -174,7 +188,7 @@ function comparePaths(a: JsonPath, b: JsonPath): number {
   return a.length - b.length;
 }
 
-/** The documents not removed, joined; when the first goes, the file's BOM and `$schema` line stay. */
+/** The documents not removed, joined; when the first goes, the comments at the top of the file stay. */
 function joinRemaining(chunks: readonly string[], removed: ReadonlySet<number>): string {
   const kept = chunks.flatMap((c, i) => (removed.has(i) ? [] : [c]));
   if (!removed.has(0)) return kept.join('');
@@ -184,21 +198,19 @@ function joinRemaining(chunks: readonly string[], removed: ReadonlySet<number>):
   return fileHeader(chunks[0]!) + (bare === null ? (first ?? '') : first!.slice(bare[0].length)) + rest.join('');
 }
 
-/** The BOM and `# yaml-language-server:` lines at the top of a file: they are the file's, not its first document's. */
+/**
+ * The comment lines at the top of a file, before its first document's `---` or first key (with
+ * the BOM): they say what the file is (its `$schema` line, what it holds), not what its first
+ * document is, so they stay when that document goes.
+ */
 function fileHeader(chunk: string): string {
-  let header = chunk.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
-  const lines = chunk.slice(header.length).split(/(?<=\n)/);
-  for (const line of lines) {
-    if (!/^#\s*yaml-language-server:/.test(line)) break;
-    header += line;
-  }
-  return header;
+  const m = /^\ufeff?(?:[ \t]*(?:#[^\n]*)?\n)*/.exec(chunk);
+  return m === null ? '' : m[0];
 }
 
-function appendDocument(text: string, value: JsonValue, eol: string, options: EditOptions): string {
+function appendDocument(text: string, hasDocuments: boolean, value: JsonValue, eol: string, options: EditOptions): string {
   const kind = isObject(value) && typeof value.kind === 'string' ? value.kind : undefined;
   const body = renderBlock(sortValue(value, kind, [], options), eol);
-  const hasDocuments = splitDocuments(text).length > 0;
   const sep = text.length === 0 || text.endsWith('\n') ? '' : eol;
   return `${text}${sep}${hasDocuments ? `---${eol}` : ''}${body}`;
 }
@@ -247,9 +259,9 @@ function editData(data: unknown, edit: PathEdit): unknown {
   return update(data, 0);
 }
 
-function applyEdit(chunk: string, index: number, edit: PathEdit, eol: string, options: EditOptions): string {
+/** One edit of a document: `doc` is `chunk` parsed. */
+function applyEdit(chunk: string, doc: Document.Parsed, index: number, edit: PathEdit, eol: string, options: EditOptions): string {
   const where = `document ${index}, ${showPath(edit.path)}`;
-  const doc = parseOne(chunk, index);
   const kindValue = isMap(doc.contents) ? doc.contents.get('kind') : undefined;
   const src: Source = { text: chunk, doc, kind: typeof kindValue === 'string' ? kindValue : undefined, eol, options, where };
   if (edit.path.length === 0) refuse(`${where}: an edit of a whole document (remove it and add one)`);
@@ -359,7 +371,8 @@ function createAt(src: Source, trail: readonly Step[], path: JsonPath, value: Js
   // The deepest existing node: the last step's node when it was found, else the step's parent.
   const depth = last === undefined ? 0 : last.node === undefined ? trail.length - 1 : trail.length;
   const rest = path.slice(depth);
-  if (rest.some((seg) => typeof seg !== 'string')) refuse(`${src.where}: list item ${showPath(path.slice(0, depth + rest.findIndex((s) => typeof s !== 'string') + 1))} is not there`);
+  if (rest.some((seg) => typeof seg !== 'string'))
+    refuse(`${src.where}: list item ${showPath(path.slice(0, depth + rest.findIndex((s) => typeof s !== 'string') + 1))} is not there`);
   if (last !== undefined && last.node !== undefined) {
     // Found, but not a collection to go into: only an empty value is replaced by the new mapping.
     if (!isEmptyValue(last.node)) refuse(`${src.where}: ${showPath(path.slice(0, depth))} is not a mapping`);
@@ -434,13 +447,19 @@ function deleteAt(src: Source, trail: readonly Step[], path: JsonPath): string {
       return splice(src.text, start, (next.key as Scalar).range![0], '');
     }
     const end = endOfEntry(src.text, valueEnd(last.node ?? null, keyEnd(key)), col);
-    return splice(src.text, commentsAbove(src.text, lineStart(src.text, start), col), end, '');
+    return removeLines(src.text, commentsAbove(src.text, lineStart(src.text, start), col), end);
   }
   const dash = dashOf(src, last.node ?? null, parent);
   if (!firstOnLine(src.text, dash)) refuse(`${src.where}: a list item that is not first on its line`);
   const col = column(src.text, dash);
   const end = endOfEntry(src.text, valueEnd(last.node ?? null, dash + 1), col);
-  return splice(src.text, commentsAbove(src.text, lineStart(src.text, dash), col), end, '');
+  return removeLines(src.text, commentsAbove(src.text, lineStart(src.text, dash), col), end);
+}
+
+/** Whole lines removed; when they were the last of a text with no final line break, the line before loses its own. */
+function removeLines(text: string, start: number, end: number): string {
+  if (end < text.length || text.endsWith('\n') || start === 0) return splice(text, start, end, '');
+  return splice(text, text[start - 2] === '\r' ? start - 2 : start - 1, end, '');
 }
 
 // --- the splices
@@ -478,9 +497,17 @@ function replaceValue(src: Source, step: Step, path: JsonPath, value: JsonValue)
   if (end < lineEnd) end = lineEnd;
   const comment = lineComment(text, indicator + 1, oldInline ? lineEnd : Math.min(oldStart, lineEnd), oldInline ? oldEnd : undefined);
   const [first, ...more] = rendered;
-  const head = first! + (comment === undefined ? '' : ` ${comment}`);
-  const body = indentLines(more, col, src.eol);
-  return splice(text, indicator + 1, end, head + (body === '' ? '' : src.eol + body.replace(/\r?\n$/, '')));
+  // Where `fmt` puts the comment of the line: after a block scalar's header; above a block
+  // collection, at its indentation; above the dash of an item that becomes a compact mapping.
+  const header = /^ [|>]/.test(first!) || more.length === 0;
+  const above = comment !== undefined && !header && first !== '' ? comment : undefined;
+  const lines = comment !== undefined && !header && first === '' ? [`${/^ */.exec(more[0]!)![0]}${comment}`, ...more] : more;
+  const head = first! + (comment !== undefined && header ? ` ${comment}` : '');
+  const body = indentLines(lines, col, src.eol);
+  const out = splice(text, indicator + 1, end, head + (body === '' ? '' : src.eol + body.replace(/\r?\n$/, '')));
+  if (above === undefined) return out;
+  const at = lineStart(text, indicator);
+  return splice(out, at, at, `${' '.repeat(col)}${above}${src.eol}`);
 }
 
 /** Nothing but blanks and comments between an indicator and its value (a tag or anchor is not ours to drop). */
@@ -512,7 +539,8 @@ function insertPair(src: Source, map: YAMLMap, mapPath: JsonPath, key: string, v
   if (after === -1) {
     const anchorKey = map.items[before]!.key as Scalar;
     const start = anchorKey.range![0];
-    if (!firstOnLine(src.text, start)) refuse(`${src.where}: a key that is not first on its line`);
+    // `- user: x` gets a key before `user`: the new key takes the dash's line, `user` goes under it.
+    if (!firstOnLine(src.text, start)) return splice(src.text, start, start, lines.slice(col) + ' '.repeat(col));
     // Above the comment of the key it goes before (that comment is about that key), except at the top of the document.
     const line = lineStart(src.text, start);
     return insertLines(src, map === src.doc.contents ? line : commentsAbove(src.text, line, col), lines);
@@ -746,5 +774,10 @@ function isObject(value: JsonValue): value is JsonObject {
 }
 
 function showPath(path: JsonPath): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '') || '(document)';
+  return (
+    path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
+      .join('')
+      .replace(/^\./, '') || '(document)'
+  );
 }

@@ -4,7 +4,7 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { documentIndexAt, editManifestText } from '../../src/adopt/edit-manifest-text.js';
 import type { ManifestEdit } from '../../src/adopt/edit-manifest-text.js';
-import { schemaKeyOrder } from '../../src/manifest/canonical-form.js';
+import { formatManifestText, schemaKeyOrder } from '../../src/manifest/canonical-form.js';
 import type { JsonPath } from '../../src/manifest/types.js';
 import type { JsonValue } from '../../src/resources/model.js';
 
@@ -83,7 +83,12 @@ describe('editManifestText on realistic manifests (golden before/after)', () => 
       { op: 'set', document: 1, path: ['spec', 'permissions'], value: ['TaskRun'] },
       {
         op: 'add-document',
-        value: { spec: { permissions: ['TaskRun'], userGroup: 'On call', resourceGroup: 'yes' }, metadata: { name: 'on-call' }, kind: 'ResourceGroupAcl', apiVersion: 'mftops/v1' },
+        value: {
+          spec: { permissions: ['TaskRun'], userGroup: 'On call', resourceGroup: 'yes' },
+          metadata: { name: 'on-call' },
+          kind: 'ResourceGroupAcl',
+          apiVersion: 'mftops/v1',
+        },
       },
     ]);
     expectGolden('multi-document', out);
@@ -91,20 +96,22 @@ describe('editManifestText on realistic manifests (golden before/after)', () => 
     expect(data(out)).toHaveLength(4);
   });
 
-  it('removing the first document keeps the $schema line of the file', () => {
+  it('removing the first document keeps the comments at the top of the file (its $schema line, what it holds)', () => {
     const out = edited(before('multi-document'), [{ op: 'remove-document', document: 0 }]);
-    expect(out.startsWith('# yaml-language-server: $schema=../../../schemas/manifest.schema.json\napiVersion: mftops/v1\n')).toBe(true);
+    expect(out).toMatch(/^# yaml-language-server: \$schema=\.\.\/\.\.\/\.\.\/schemas\/manifest\.schema\.json\n# Who may do what in each resource group of the automation server\.\napiVersion: mftops\/v1\n/);
     expect((data(out) as any[]).map((d) => d.metadata.name)).toEqual(['partner-managers', 'operations-auditors', 'finance-auditors']);
   });
 });
 
 describe('editManifestText keeps every byte it does not edit', () => {
-  const text = '# head\napiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: a\nspec:\n  Active: true # was false\n  Info: { Description: "x" }\n\n  steps:\n  - Process: { Script: S }\n';
+  const text =
+    '# head\napiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: a\nspec:\n  Active: true # was false\n  Info: { Description: "x" }\n\n  steps:\n  - Process: { Script: S }\n';
   const edits: ManifestEdit[] = [
     { op: 'set', document: 0, path: ['spec', 'Active'], value: false },
     { op: 'append', document: 0, path: ['spec', 'steps'], value: { Process: { Script: 'T' } } },
   ];
-  const lf = '# head\napiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: a\nspec:\n  Active: false # was false\n  Info: { Description: "x" }\n\n  steps:\n  - Process: { Script: S }\n  - Process:\n      Script: T\n';
+  const lf =
+    '# head\napiVersion: mftops/v1\nkind: Task\nmetadata:\n  name: a\nspec:\n  Active: false # was false\n  Info: { Description: "x" }\n\n  steps:\n  - Process: { Script: S }\n  - Process:\n      Script: T\n';
 
   it('the line comment of a scalar it sets, quoting, blank lines and a zero-indented list', () => {
     expect(edited(text, edits)).toBe(lf);
@@ -155,6 +162,14 @@ describe('editManifestText keeps every byte it does not edit', () => {
         { op: 'delete', document: 0, path: ['l', 2] },
       ]),
     ).toBe('l:\n  - a\n  - D\n');
+  });
+
+  it('a key that goes before the first of a compact mapping in a list item takes the dash', () => {
+    const fp = 'apiVersion: mftops/v1\nkind: FolderPermissions\nmetadata: { name: /x }\nspec:\n  entries:\n    - user: bob # the auditor\n      permissions: [listFiles]\n';
+    const out = editManifestText(fp, [{ op: 'set', document: 0, path: ['spec', 'entries', 0, 'group'], value: 'Auditors' }], {
+      keyOrder: (_kind, path) => (path.at(-2) === 'entries' ? ['group', 'user', 'permissions'] : undefined),
+    });
+    expect(out.ok && out.text).toBe(fp.replace('    - user: bob', '    - group: Auditors\n      user: bob'));
   });
 
   it('a key of a compact mapping in a list item: the next key moves up to the dash', () => {
@@ -262,6 +277,18 @@ describe('editManifestText writes what it is given (property)', () => {
 
   const hasReference = (v: unknown): boolean => JSON.stringify(v ?? null).includes('${');
 
+  /** What an edit means for the data of its document (the test's own model of it). */
+  function applyToData(root: any, edit: ManifestEdit): void {
+    if (!('path' in edit)) return;
+    const parent = edit.path.slice(0, -1).reduce<any>((x, seg) => x[seg], root);
+    const last = edit.path.at(-1)!;
+    if (edit.op === 'delete') {
+      if (Array.isArray(parent)) parent.splice(last as number, 1);
+      else delete parent[last];
+    } else if (edit.op === 'append') parent[last].push(edit.value);
+    else Object.defineProperty(parent, last, { value: edit.value, enumerable: true, writable: true, configurable: true });
+  }
+
   it('set, append and delete at random places: the file reads back as meant, other documents unchanged', () => {
     fc.assert(
       fc.property(fc.nat(), fc.nat(), fc.nat(), fc.constantFrom('set', 'append', 'delete', 'new-key'), value, key, (f, d, p, op, v, k) => {
@@ -285,16 +312,98 @@ describe('editManifestText writes what it is given (property)', () => {
         const out = editManifestText(text, [edit], { keyOrder: schemaKeyOrder });
         if (!out.ok) throw new Error(out.problem);
         const meant = structuredClone(docs) as any[];
-        const parent = edit.path.slice(0, -1).reduce<any>((x, seg) => x[seg], meant[document]);
-        const last = edit.path.at(-1)!;
-        if (edit.op === 'delete') Array.isArray(parent) ? parent.splice(last as number, 1) : delete parent[last];
-        else if (edit.op === 'append') parent[last].push(v);
-        else Object.defineProperty(parent, last, { value: v, enumerable: true, writable: true, configurable: true });
+        applyToData(meant[document], edit);
         expect(data(out.text)).toEqual(meant);
         const [was, now] = [textsOf(text), textsOf(out.text)];
         was.forEach((t, i) => {
           if (i !== document) expect(now[i]).toBe(t);
         });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('several edits of one document at once, in any order, with CRLF, a BOM or no final newline', () => {
+    const isPrefix = (a: JsonPath, b: JsonPath): boolean => a.length <= b.length && a.every((seg, i) => seg === b[i]);
+    const variant = fc.constantFrom(
+      (t: string) => t,
+      (t: string) => t.replaceAll('\n', '\r\n'),
+      (t: string) => `\ufeff${t}`,
+      (t: string) => t.trimEnd(),
+    );
+    fc.assert(
+      fc.property(
+        fc.nat(),
+        fc.nat(),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom('set', 'append', 'delete'), value), { minLength: 1, maxLength: 5 }),
+        variant,
+        (f, d, picks, encode) => {
+          const text = encode(files[f % files.length]!);
+          const docs = data(text) as JsonValue[];
+          const document = d % docs.length;
+          const paths = pathsOf(docs[document]).filter((path) => path.length > 1);
+          const chosen: ManifestEdit[] = [];
+          for (const [p, op, v] of picks) {
+            const path = paths[p % paths.length]!;
+            if (chosen.some((e) => 'path' in e && (isPrefix(e.path, path) || isPrefix(path, e.path)))) continue;
+            const old = path.reduce<any>((x, seg) => x[seg], docs[document]);
+            if (hasReference(old)) continue;
+            if (op === 'append' && !Array.isArray(old)) continue;
+            chosen.push(op === 'delete' ? { op, document, path } : { op, document, path, value: v });
+          }
+          const out = editManifestText(text, chosen, { keyOrder: schemaKeyOrder });
+          if (!out.ok) throw new Error(out.problem);
+          // The meaning: writes in the order given, then deletes from the last path to the first.
+          const meant = structuredClone(docs) as any[];
+          const deletes = chosen.filter((e) => e.op === 'delete').sort((a, b) => comparePaths(b.path, a.path));
+          for (const e of [...chosen.filter((x) => x.op !== 'delete'), ...deletes]) {
+            if (!('path' in e)) continue;
+            applyToData(meant[document], e);
+          }
+          expect(data(out.text)).toEqual(meant);
+          if (text.includes('\r\n')) expect(out.text.replaceAll('\r\n', '')).not.toContain('\n');
+          if (text.startsWith('\ufeff')) expect(out.text.startsWith('\ufeff')).toBe(true);
+          if (!text.endsWith('\n')) expect(out.text.endsWith('\n')).toBe(false);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  function comparePaths(a: JsonPath, b: JsonPath): number {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const [x, y] = [a[i]!, b[i]!];
+      if (x !== y) return typeof x === 'number' && typeof y === 'number' ? x - y : String(x) < String(y) ? -1 : 1;
+    }
+    return a.length - b.length;
+  }
+
+  it('what it writes is in the canonical form: a canonical file stays canonical after any edit', () => {
+    const canonical = files.map(formatManifestText);
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), fc.nat(), fc.constantFrom('set', 'append', 'delete', 'new-key'), value, key, (f, d, p, op, v, k) => {
+        const text = canonical[f % canonical.length]!;
+        const docs = data(text) as JsonValue[];
+        const document = d % docs.length;
+        const paths = pathsOf(docs[document]).filter((path) => path.length > 1);
+        const path = paths[p % paths.length]!;
+        const old = path.reduce<any>((x, seg) => x[seg], docs[document]);
+        if (hasReference(old)) return;
+        const edit: ManifestEdit | undefined =
+          op === 'delete'
+            ? { op, document, path }
+            : op === 'append'
+              ? Array.isArray(old)
+                ? { op, document, path, value: v }
+                : undefined
+              : op === 'set'
+                ? { op, document, path, value: v }
+                : old !== null && typeof old === 'object' && !Array.isArray(old) && !Object.hasOwn(old, k)
+                  ? { op: 'set', document, path: [...path, k], value: v }
+                  : undefined;
+        if (edit === undefined) return;
+        const out = edited(text, [edit, { op: 'add-document', value: v }]);
+        expect(formatManifestText(out)).toBe(out);
       }),
       { numRuns: 300 },
     );
