@@ -22,8 +22,6 @@ export interface AdoptionOutcome {
   readonly refused: readonly AdoptionRefusal[];
   /** Addresses asked for that are managed and in sync: nothing to adopt (not a refusal). */
   readonly inSync: readonly string[];
-  /** `${env:NAME}` placeholders the new manifests hold in place of a server secret: set them before `plan`. */
-  readonly secrets: readonly SecretPlaceholder[];
 }
 
 /** An existing manifest file with its edits applied; `after` absent: every document in it is removed, so the file is deleted. */

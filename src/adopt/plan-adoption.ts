@@ -3,8 +3,6 @@ import { parseAllDocuments } from 'yaml';
 import type { DriftedEntry, DriftedField, DriftedObject, DriftReport, UnmanagedObject } from '../drift/model.js';
 import { folderKey } from '../folder-path.js';
 import type { ImportedManifest } from '../import/model.js';
-import { aclToManifest, createImportCatalog, createSecretNamer, folderToManifest, groupToManifest, taskToManifest, userToManifest } from '../import/to-manifest.js';
-import type { SecretNamer } from '../import/to-manifest.js';
 import { isRecord } from '../is-record.js';
 import type { LiveState } from '../live/model.js';
 import type { JsonPath, Manifest } from '../manifest/types.js';
@@ -13,8 +11,7 @@ import { compareText } from '../order.js';
 import { parseFieldPath } from '../resources/common.js';
 import { withDefined } from '../with-defined.js';
 import { documentIndexAt, editManifestText } from './edit-manifest-text.js';
-import { schemaKeyOrder } from '../manifest/canonical-form.js';
-import type { ManifestEdit } from './edit-manifest-text.js';
+import type { EditOptions, ManifestEdit } from './edit-manifest-text.js';
 import type { AdoptedNewManifest, AdoptedObject, AdoptionOutcome, AdoptionRefusal, EditedFile } from './model.js';
 
 export interface AdoptionInput {
@@ -32,6 +29,14 @@ export interface AdoptionInput {
   readonly cwd: string;
   /** Objects not to adopt after all, by address, with the reason (what a check of the edited manifests found). */
   readonly exclude?: ReadonlyMap<string, string>;
+  /**
+   * An object created on the server as its new manifest, as `mftops import` makes it (the import
+   * converters, which read the kinds' schemas: the caller passes them so that this stays pure);
+   * undefined when the live state does not hold it.
+   */
+  readonly newManifest: (object: UnmanagedObject) => ImportedManifest | undefined;
+  /** Where a key adoption adds goes among its siblings (`schemaKeyOrder`: where `mftops fmt` puts it). */
+  readonly keyOrder?: EditOptions['keyOrder'];
 }
 
 /**
@@ -92,16 +97,15 @@ export function planAdoption(input: AdoptionInput): AdoptionOutcome {
   const files: EditedFile[] = [];
   for (const [file, { objects, docs }] of [...byFile].sort((a, b) => compareText(a[0], b[0]))) {
     const before = input.texts.get(file)!;
-    const edited = editFile(before, objects, docs.values.length);
+    const edited = editFile(before, objects, docs.values.length, withDefined({ keyOrder: input.keyOrder }));
     for (const { object, problem } of edited.refused)
       refused.push({ address: object.address, why: 'unsafe', reason: `${show(file)} cannot be edited in place: ${problem}` });
     if (edited.objects.length > 0) files.push({ file, before, ...withDefined({ after: edited.after }), objects: edited.objects });
   }
 
-  const namer = createSecretNamer();
   const created: AdoptedNewManifest[] = [];
   for (const object of unmanaged) {
-    const manifest = liveManifestOf(object, input.live, namer);
+    const manifest = input.newManifest(object);
     if (manifest === undefined) {
       refused.push({ address: object.address, why: 'unsafe', reason: 'the object was not found in what was read from the server' });
       continue;
@@ -109,11 +113,8 @@ export function planAdoption(input: AdoptionInput): AdoptionOutcome {
     created.push({ address: object.address, manifest, ...withDefined({ lastChange: object.lastChange }) });
   }
   refused.sort((a, b) => compareText(a.address, b.address) || compareText(a.path ?? '', b.path ?? ''));
-  return { files, created, refused, inSync, secrets: namer.list() };
+  return { files, created, refused, inSync };
 }
-
-/** Keys adoption adds land where `mftops fmt` puts them. */
-const EDIT_OPTIONS = { keyOrder: schemaKeyOrder };
 
 /**
  * The file with every object's edits applied at once (the editor reads document indexes and list
@@ -125,17 +126,18 @@ function editFile(
   before: string,
   objects: readonly { object: AdoptedObject; edits: ManifestEdit[] }[],
   documents: number,
+  options: EditOptions,
 ): { after?: string; objects: AdoptedObject[]; refused: { object: AdoptedObject; problem: string }[] } {
   const all = objects.flatMap((o) => o.edits);
   if (all.filter((e) => e.op === 'remove-document').length === documents) return { objects: objects.map((o) => o.object), refused: [] };
-  const whole = editManifestText(before, all, EDIT_OPTIONS);
+  const whole = editManifestText(before, all, options);
   if (whole.ok) return { after: whole.text, objects: objects.map((o) => o.object), refused: [] };
   const accepted: ManifestEdit[] = [];
   const kept: AdoptedObject[] = [];
   const refused: { object: AdoptedObject; problem: string }[] = [];
   let after: string | undefined;
   for (const o of objects) {
-    const tried = editManifestText(before, [...accepted, ...o.edits], EDIT_OPTIONS);
+    const tried = editManifestText(before, [...accepted, ...o.edits], options);
     if (!tried.ok) {
       refused.push({ object: o.object, problem: tried.problem });
       continue;
@@ -449,45 +451,6 @@ function stringsIn(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(stringsIn);
   if (isRecord(value)) return Object.values(value).flatMap(stringsIn);
   return [];
-}
-
-// ------------------------------------------------------------------------- created on the server
-
-/** An unmanaged object as `mftops import` writes it (secrets as `${env:}` placeholders `namer` lists). */
-function liveManifestOf(object: UnmanagedObject, live: LiveState, namer: SecretNamer): ImportedManifest | undefined {
-  switch (object.kind) {
-    case 'Task': {
-      const task = object.liveId === undefined ? undefined : live.automation?.tasks?.byId.get(object.liveId);
-      if (task === undefined) return undefined;
-      const catalog = createImportCatalog({
-        hosts: live.automation?.hosts?.items ?? [],
-        scripts: live.automation?.scripts?.items ?? [],
-        dateLists: live.automation?.dateLists?.items ?? [],
-      });
-      return taskToManifest(task, catalog, namer);
-    }
-    case 'ResourceGroupAcl': {
-      const acl = [...(live.automation?.acls?.values() ?? [])].find((a) => a.ACLID === object.liveId);
-      return acl === undefined ? undefined : aclToManifest(acl);
-    }
-    case 'FolderPermissions': {
-      const folder = live.transfer?.folders.get(folderKey(object.name));
-      return folder === undefined || folder === null ? undefined : folderToManifest(folder);
-    }
-    case 'User': {
-      const user = object.liveId === undefined ? undefined : live.transfer?.users?.byId.get(object.liveId);
-      return user === undefined ? undefined : userToManifest(user, live.transfer?.userDetails?.get(user.id));
-    }
-    case 'Group': {
-      const group = object.liveId === undefined ? undefined : live.transfer?.groups?.byId.get(object.liveId);
-      if (group === undefined) return undefined;
-      return groupToManifest({ group, members: live.transfer?.groupMembers?.members.get(group.name.toLowerCase()) });
-    }
-    default: {
-      const never: never = object.kind;
-      throw new Error(`unknown kind ${String(never)}`);
-    }
-  }
 }
 
 function shownFile(file: string, cwd: string): string {

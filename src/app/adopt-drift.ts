@@ -8,6 +8,13 @@ import { planAdoption } from '../adopt/plan-adoption.js';
 import type { AdoptionInput } from '../adopt/plan-adoption.js';
 import type { AdoptionOutcome } from '../adopt/model.js';
 import { isRecord } from '../is-record.js';
+import type { UnmanagedObject } from '../drift/model.js';
+import { folderKey } from '../folder-path.js';
+import type { ImportedManifest } from '../import/model.js';
+import { aclToManifest, createImportCatalog, createSecretNamer, folderToManifest, groupToManifest, taskToManifest, userToManifest } from '../import/to-manifest.js';
+import type { SecretNamer } from '../import/to-manifest.js';
+import type { LiveState } from '../live/model.js';
+import { schemaKeyOrder } from '../manifest/canonical-form.js';
 import { formatAddress } from '../kinds/address.js';
 import { MANIFEST_KINDS } from '../manifest/types.js';
 import { parseManifestFile } from '../manifest/parse.js';
@@ -54,7 +61,21 @@ export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): P
   const manifests = prelude.manifests.manifests;
   const texts = new Map<string, string>();
   for (const file of new Set(manifests.map((m) => m.source.file))) texts.set(file, readUnchanged(file, prelude.manifests.fileHashes.get(file), ctx.cwd));
-  const input = { report, manifests, texts, live, addresses: options.addresses, cwd: ctx.cwd };
+  const namer = createSecretNamer();
+  const converted = new Map<string, ImportedManifest | undefined>();
+  const input: AdoptionInput = {
+    report,
+    manifests,
+    texts,
+    live,
+    addresses: options.addresses,
+    cwd: ctx.cwd,
+    newManifest: (object) => {
+      if (!converted.has(object.address)) converted.set(object.address, liveManifestOf(object, live, namer));
+      return converted.get(object.address);
+    },
+    keyOrder: schemaKeyOrder,
+  };
   const outcome = checkedAdoption(input, prelude, ctx);
 
   const show = (file: string) => shownPath(file, ctx.cwd);
@@ -83,7 +104,7 @@ export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): P
       files,
       refused: outcome.refused,
       inSync: outcome.inSync,
-      secrets: outcome.secrets,
+      secrets: namer.list(),
       audit: report.audit,
     },
     diagnostics,
@@ -133,6 +154,46 @@ function objectAt(text: string, line: number | undefined, addresses: readonly st
   const kind = value.kind;
   const address = (MANIFEST_KINDS as readonly string[]).includes(kind) ? formatAddress(kind as ResourceKind, value.metadata.name) : undefined;
   return addresses.find((a) => a === address);
+}
+
+/**
+ * An object created on the server as `mftops import` writes it (secrets as `${env:}` placeholders
+ * `namer` lists; the caller converts each object once, so a placeholder is named once).
+ */
+function liveManifestOf(object: UnmanagedObject, live: LiveState, namer: SecretNamer): ImportedManifest | undefined {
+  switch (object.kind) {
+    case 'Task': {
+      const task = object.liveId === undefined ? undefined : live.automation?.tasks?.byId.get(object.liveId);
+      if (task === undefined) return undefined;
+      const catalog = createImportCatalog({
+        hosts: live.automation?.hosts?.items ?? [],
+        scripts: live.automation?.scripts?.items ?? [],
+        dateLists: live.automation?.dateLists?.items ?? [],
+      });
+      return taskToManifest(task, catalog, namer);
+    }
+    case 'ResourceGroupAcl': {
+      const acl = [...(live.automation?.acls?.values() ?? [])].find((a) => a.ACLID === object.liveId);
+      return acl === undefined ? undefined : aclToManifest(acl);
+    }
+    case 'FolderPermissions': {
+      const folder = live.transfer?.folders.get(folderKey(object.name));
+      return folder === undefined || folder === null ? undefined : folderToManifest(folder);
+    }
+    case 'User': {
+      const user = object.liveId === undefined ? undefined : live.transfer?.users?.byId.get(object.liveId);
+      return user === undefined ? undefined : userToManifest(user, live.transfer?.userDetails?.get(user.id));
+    }
+    case 'Group': {
+      const group = object.liveId === undefined ? undefined : live.transfer?.groups?.byId.get(object.liveId);
+      if (group === undefined) return undefined;
+      return groupToManifest({ group, members: live.transfer?.groupMembers?.members.get(group.name.toLowerCase()) });
+    }
+    default: {
+      const never: never = object.kind;
+      throw new Error(`unknown kind ${String(never)}`);
+    }
+  }
 }
 
 /** The file's text, refused when it changed since the manifests were read (someone is editing it). */

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { planAdoption } from '../../src/adopt/plan-adoption.js';
 import type { AdoptionInput } from '../../src/adopt/plan-adoption.js';
 import { assembleDrift } from '../../src/drift/assemble-drift.js';
+import { aclToManifest } from '../../src/import/to-manifest.js';
+import { schemaKeyOrder } from '../../src/manifest/canonical-form.js';
 import type { LiveState } from '../../src/live/model.js';
 import { parseManifestFile } from '../../src/manifest/parse.js';
 import { validateParsedFiles } from '../../src/manifest/validate.js';
@@ -92,7 +94,16 @@ function adopt(changes: Change[], extra: Partial<AdoptionInput> = {}) {
   const plan = assemblePlan({ toolVersion: 't', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: 'sha256:0' }, changes, false);
   const live: LiveState = extra.live ?? {};
   const report = assembleDrift({ plan, live, prune: [], ignore: [], now: NOW });
-  return planAdoption({ report, manifests: loaded(), texts: new Map(Object.entries(FILES)), live, cwd: CWD, ...extra });
+  return planAdoption({
+    report,
+    manifests: loaded(),
+    texts: new Map(Object.entries(FILES)),
+    live,
+    cwd: CWD,
+    newManifest: () => undefined,
+    keyOrder: schemaKeyOrder,
+    ...extra,
+  });
 }
 
 describe('planAdoption', () => {
@@ -237,7 +248,7 @@ describe('planAdoption', () => {
       fields: [],
       payload: { kind: 'ResourceGroupAcl', resourceGroup: 'Finance', userGroup: 'Auditors', permissions: [] } as never,
     };
-    const out = adopt([unmanaged], { live });
+    const out = adopt([unmanaged], { live, newManifest: (o) => (o.liveId === acl.ACLID ? aclToManifest(acl as never) : undefined) });
     expect(out.refused).toEqual([]);
     expect(out.created.map((c) => [c.address, c.manifest.address, c.manifest.document])).toEqual([
       [
