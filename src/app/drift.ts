@@ -6,6 +6,8 @@ import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { prepareRead, serverIdentities } from './environment.js';
+import type { ReadPrelude } from './environment.js';
+import type { LiveState } from '../live/model.js';
 import { reportOf } from './plan.js';
 import { detectDrift } from './detect-drift.js';
 import { hasErrors } from '../manifest/diagnostics.js';
@@ -37,6 +39,30 @@ export type DriftResult =
  * read-only clients, with who changed what from the audit report.
  */
 export async function driftEnvironment(options: DriftOptions, ctx: AppContext): Promise<DriftResult> {
+  const detected = await detectEnvironmentDrift(options, ctx);
+  if (detected.status === 'invalid') return detected;
+  const { report, diagnostics } = detected;
+  let reportFile: string | undefined;
+  if (options.reportFile !== undefined) {
+    reportFile = resolve(ctx.cwd, options.reportFile);
+    writeReportFile(reportFile, renderDriftJson(report));
+  }
+  return { status: 'reported', report, diagnostics, ...(reportFile !== undefined ? { reportFile } : {}) };
+}
+
+/** What `drift` and `drift --adopt` both start from: the report, the live state it was made from, the environment read. */
+export type DetectedDrift =
+  | { readonly status: 'invalid'; readonly diagnostics: DiagnosticsReport }
+  | {
+      readonly status: 'detected';
+      readonly report: DriftReport;
+      readonly live: LiveState;
+      readonly diagnostics: DiagnosticsReport;
+      readonly prelude: Extract<ReadPrelude, { status: 'ready' }>;
+    };
+
+/** The drift of an environment through read-only clients (closed before it returns). */
+export async function detectEnvironmentDrift(options: Omit<DriftOptions, 'reportFile'>, ctx: AppContext): Promise<DetectedDrift> {
   const prelude = await prepareRead(options, ctx);
   if (prelude.status === 'invalid') return prelude;
   const { config, env, services, parallelism, manifests, prune } = prelude;
@@ -61,13 +87,8 @@ export async function driftEnvironment(options: DriftOptions, ctx: AppContext): 
     await clients.close();
   }
   const diagnostics = reportOf(manifests, result.diagnostics);
-  if (result.report === undefined || hasErrors(result.diagnostics)) return { status: 'invalid', diagnostics };
-  let reportFile: string | undefined;
-  if (options.reportFile !== undefined) {
-    reportFile = resolve(ctx.cwd, options.reportFile);
-    writeReportFile(reportFile, renderDriftJson(result.report));
-  }
-  return { status: 'reported', report: result.report, diagnostics, ...(reportFile !== undefined ? { reportFile } : {}) };
+  if (result.report === undefined || result.live === undefined || hasErrors(result.diagnostics)) return { status: 'invalid', diagnostics };
+  return { status: 'detected', report: result.report, live: result.live, diagnostics, prelude };
 }
 
 /** Written beside the target and renamed into place: a reader never sees half a report. */

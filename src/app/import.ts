@@ -140,7 +140,7 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
  * (or not there yet: it is created), so that plan reads what import wrote. A manifest file is
  * skipped; an environment with no folder among its manifests needs `--out`.
  */
-function firstManifestsFolder(config: MftopsConfig, env: EnvironmentSettings): string {
+export function firstManifestsFolder(config: MftopsConfig, env: EnvironmentSettings): string {
   const folder = env.manifests.find((m) => !existsSync(m) || statSync(m).isDirectory());
   if (folder !== undefined) return folder;
   const what = env.manifests.length === 0 ? 'lists no manifests' : 'lists only manifest files';

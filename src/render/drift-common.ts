@@ -209,3 +209,41 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 export function driftedHeadline(d: DriftedObject): string {
   return `${escapeControl(d.address)} ${driftPhrase(d.drift)}`;
 }
+
+/**
+ * The two ways out of one drifted object: take the server's state into git (`drift --adopt`) or
+ * put git's back on the server (`apply --target`, absent when apply cannot: a blocked difference,
+ * a folder the plan cannot create). `--env` is written so that the line runs as printed.
+ */
+export function waysOut(environment: string, d: Pick<DriftedObject, 'address' | 'action'>): { readonly adopt: string; readonly revert?: string } {
+  const env = `--env ${shellWord(environment)}`;
+  const target = shellWord(d.address);
+  const adopt = `mftops drift ${env} --adopt ${target}`;
+  switch (d.action) {
+    case 'blocked':
+    case 'no-op':
+    case 'delete':
+      return { adopt };
+    case 'replace':
+      return { adopt, revert: `mftops apply ${env} --target ${target} --allow-replace` };
+    case 'create':
+    case 'update':
+      return { adopt, revert: `mftops apply ${env} --target ${target}` };
+    default: {
+      const never: never = d.action;
+      throw new Error(`unknown action ${String(never)}`);
+    }
+  }
+}
+
+/** The ways out of an unmanaged object: write its manifest (`drift --adopt`), or delete it when its kind is pruned. */
+export function unmanagedWaysOut(environment: string, u: Pick<UnmanagedObject, 'address' | 'pruned'>): { readonly adopt: string; readonly revert?: string } {
+  const env = `--env ${shellWord(environment)}`;
+  const target = shellWord(u.address);
+  return { adopt: `mftops drift ${env} --adopt ${target}`, ...(u.pruned ? { revert: `mftops apply ${env} --target ${target} --allow-delete` } : {}) };
+}
+
+/** A word a POSIX shell reads back as `text`: bare when safe, else single-quoted. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}

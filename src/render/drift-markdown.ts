@@ -12,7 +12,9 @@ import {
   sideWords,
   unmanagedOmittedSentence,
   unmanagedText,
+  unmanagedWaysOut,
   valueText,
+  waysOut,
 } from './drift-common.js';
 import type { ValueWords } from './drift-common.js';
 import { formatCount } from './text.js';
@@ -48,11 +50,11 @@ export function renderDriftMarkdown(report: DriftReport, options: DriftMarkdownO
   if (report.access !== undefined) blocks.push([accessMarkdownHead(report.access, DRIFT_ACCESS_HEADING), '', ...accessMarkdownItems(report.access)].join('\n'));
   if (report.drifted.length > 0) {
     blocks.push(`### Drifted objects\n\nValues read **git → server**: the manifest's value, then what the server has now.`);
-    for (const d of report.drifted) blocks.push(renderDrifted(d));
+    for (const d of report.drifted) blocks.push(renderDrifted(d, waysOut(report.environment, d)));
   }
   const checkItems = transferCheckItems(report.plan.transferChecks);
   blocks.push(...transferChecksMarkdown(report.plan.transferChecks, checkItems, checkItems.length, hint));
-  if (report.unmanaged.length > 0) blocks.push(renderUnmanaged(report.unmanaged));
+  if (report.unmanaged.length > 0) blocks.push(renderUnmanaged(report.unmanaged, report.environment));
   if (report.acknowledged.length > 0) blocks.push(renderAcknowledged(report.acknowledged));
   const signOn = signOnMarkdown(report.accounts);
   if (signOn !== undefined) blocks.push(signOn);
@@ -104,7 +106,7 @@ function renderHead(report: DriftReport): string {
   return lines.join('\n');
 }
 
-function renderDrifted(d: DriftedObject): string {
+function renderDrifted(d: DriftedObject, ways: { readonly adopt: string; readonly revert?: string }): string {
   const lines = [`#### ${code(d.address)} ${driftPhrase(d.drift)}`];
   const facts: string[] = [];
   if (d.lastChange) facts.push(`Last change: ${escapeMd(attributionText(d.lastChange))}`);
@@ -130,10 +132,11 @@ function renderDrifted(d: DriftedObject): string {
       );
     }
   }
+  lines.push('', waysOutMd(ways));
   return lines.join('\n');
 }
 
-function renderUnmanaged(list: readonly UnmanagedObject[]): string {
+function renderUnmanaged(list: readonly UnmanagedObject[], environment: string): string {
   const lines = [
     '### Unmanaged objects',
     '',
@@ -147,7 +150,8 @@ function renderUnmanaged(list: readonly UnmanagedObject[]): string {
       (x) => x !== undefined,
     );
     const note = notes.length > 0 ? `<br><sub>${notes.join('; ')}</sub>` : '';
-    lines.push(`| ${code(u.address)}${note} | ${escapeMd(unmanagedText(u))} | ${u.lastChange ? escapeMd(attributionText(u.lastChange)) : '—'} |`);
+    const adopt = `<br><sub>keep it: ${code(unmanagedWaysOut(environment, u).adopt)}</sub>`;
+    lines.push(`| ${code(u.address)}${note}${adopt} | ${escapeMd(unmanagedText(u))} | ${u.lastChange ? escapeMd(attributionText(u.lastChange)) : '—'} |`);
   }
   return lines.join('\n');
 }
@@ -168,6 +172,12 @@ function renderAcknowledged(list: readonly AcknowledgedItem[]): string {
     );
   }
   return lines.join('\n');
+}
+
+/** The two ways out of a drifted object, as commands to copy. */
+function waysOutMd(ways: { readonly adopt: string; readonly revert?: string }): string {
+  const keep = `- Keep the server's: ${code(ways.adopt)}`;
+  return ways.revert === undefined ? `${keep} (apply cannot put it back)` : `${keep}\n- Restore git's: ${code(ways.revert)}`;
 }
 
 function valueMd(value: JsonValue | undefined, words?: ValueWords): string {

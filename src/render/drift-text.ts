@@ -13,7 +13,9 @@ import {
   sideWords,
   unmanagedOmittedSentence,
   unmanagedText,
+  unmanagedWaysOut,
   valueText,
+  waysOut,
 } from './drift-common.js';
 import { escapeControl } from './text.js';
 import { transferChecksText } from './plan-text.js';
@@ -40,7 +42,7 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
   if (report.access !== undefined) lines.push('', ...renderAccessText(report.access, DRIFT_ACCESS_HEADING));
   if (report.drifted.length > 0) {
     lines.push('', paint('1', 'Drifted (values read git → server):'));
-    for (const d of report.drifted) lines.push('', ...renderDrifted(d, paint));
+    for (const d of report.drifted) lines.push('', ...renderDrifted(d, paint), ...waysOutText(waysOut(report.environment, d)));
   }
   if (report.unmanaged.length > 0) {
     lines.push('', paint('1', 'Unmanaged (in scope, named by no manifest):'));
@@ -49,6 +51,7 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
       lines.push(`  ${paint('35', '?')} ${escapeControl(u.address)}: ${unmanagedText(u)}${pruned}`);
       if (u.lastChange) lines.push(`      last change: ${attributionText(u.lastChange)}`);
       if (u.expired) lines.push(`      # ${expiredText(u.expired)}`);
+      lines.push(...waysOutText(unmanagedWaysOut(report.environment, u), '      '));
     }
   }
   if (report.acknowledged.length > 0) {
@@ -92,6 +95,14 @@ function renderDrifted(d: DriftedObject, paint: (code: string, text: string) => 
     if (e.expired) lines.push(`${indent}  # ${expiredText(e.expired)}`);
   }
   return lines;
+}
+
+/** The two ways out of a drifted object, one command a line. */
+function waysOutText(ways: { readonly adopt: string; readonly revert?: string }, indent = '    '): string[] {
+  return [
+    `${indent}keep the server's: ${escapeControl(ways.adopt)}`,
+    ...(ways.revert === undefined ? [] : [`${indent}restore git's:     ${escapeControl(ways.revert)}`]),
+  ];
 }
 
 function quote(text: string): string {

@@ -1,0 +1,268 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import { parseAllDocuments } from 'yaml';
+import { documentIndexAt } from '../adopt/edit-manifest-text.js';
+import { planAdoption } from '../adopt/plan-adoption.js';
+import type { AdoptionInput } from '../adopt/plan-adoption.js';
+import type { AdoptionOutcome } from '../adopt/model.js';
+import { isRecord } from '../is-record.js';
+import type { UnmanagedObject } from '../drift/model.js';
+import { folderKey } from '../folder-path.js';
+import type { ImportedManifest } from '../import/model.js';
+import { aclToManifest, createImportCatalog, createSecretNamer, folderToManifest, groupToManifest, taskToManifest, userToManifest } from '../import/to-manifest.js';
+import type { SecretNamer } from '../import/to-manifest.js';
+import type { LiveState } from '../live/model.js';
+import { schemaKeyOrder } from '../manifest/canonical-form.js';
+import { formatAddress } from '../kinds/address.js';
+import { MANIFEST_KINDS } from '../manifest/types.js';
+import { parseManifestFile } from '../manifest/parse.js';
+import { validateParsedFiles } from '../manifest/validate.js';
+import type { ResourceKind } from '../plan/model.js';
+import type { AdoptionFileResult, AdoptionReport } from '../adopt/model.js';
+import { MftopsError, systemError } from '../errors.js';
+import { planImportFiles, writeImportFiles } from '../import/write-files.js';
+import type { FileToWrite } from '../import/write-files.js';
+import type { DiagnosticsReport } from '../render/diagnostics.js';
+import type { AppContext } from './context.js';
+import { detectEnvironmentDrift } from './drift.js';
+import { manifestEnvironmentOf } from './environment.js';
+import type { ReadPrelude } from './environment.js';
+import type { DriftOptions } from './drift.js';
+import { firstManifestsFolder } from './import.js';
+
+export interface AdoptDriftOptions extends Omit<DriftOptions, 'reportFile'> {
+  /** The drifted or unmanaged objects to adopt (`Kind/name`); empty: every one the report lists. */
+  readonly addresses: readonly string[];
+  /** Compute and show the changes (a unified diff per file), write nothing. */
+  readonly dryRun: boolean;
+}
+
+/**
+ * - `invalid`: the manifests (or names the servers do not know) have errors: nothing adopted.
+ * - `adopted`: what was (or, `dryRun`, would be) written, file by file, and what was refused.
+ */
+export type AdoptDriftResult =
+  | { readonly status: 'invalid'; readonly diagnostics: DiagnosticsReport }
+  | { readonly status: 'adopted'; readonly report: AdoptionReport; readonly diagnostics: DiagnosticsReport };
+
+/**
+ * `mftops drift --adopt`: the drift of the environment (read-only clients, as `drift`), then the
+ * manifests rewritten to say what the servers have for the objects asked for. Every edit of every
+ * file is computed (and checked by the editor) before the first file is written; each file is then
+ * staged beside its target and renamed into place, keeping its mode, so a failure leaves every file
+ * as it was. Only manifest files are written, never a server.
+ */
+export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): Promise<AdoptDriftResult> {
+  const detected = await detectEnvironmentDrift(options, ctx);
+  if (detected.status === 'invalid') return detected;
+  const { report, live, diagnostics, prelude } = detected;
+  const manifests = prelude.manifests.manifests;
+  const texts = new Map<string, string>();
+  for (const file of new Set(manifests.map((m) => m.source.file))) texts.set(file, readUnchanged(file, prelude.manifests.fileHashes.get(file), ctx.cwd));
+  const namer = createSecretNamer();
+  const converted = new Map<string, ImportedManifest | undefined>();
+  const input: AdoptionInput = {
+    report,
+    manifests,
+    texts,
+    live,
+    addresses: options.addresses,
+    cwd: ctx.cwd,
+    newManifest: (object) => {
+      if (!converted.has(object.address)) converted.set(object.address, liveManifestOf(object, live, namer));
+      return converted.get(object.address);
+    },
+    keyOrder: schemaKeyOrder,
+  };
+  const outcome = checkedAdoption(input, prelude, ctx);
+
+  const show = (file: string) => shownPath(file, ctx.cwd);
+  const files: AdoptionFileResult[] = outcome.files.map((f) => ({
+    path: show(f.file),
+    action: f.after === undefined ? 'deleted' : 'edited',
+    objects: f.objects.map((o) => ({ address: o.address, outcome: o.outcome, paths: o.paths, ...(o.lastChange ? { lastChange: o.lastChange } : {}) })),
+    diff: unifiedDiff(show(f.file), f.before, f.after ?? ''),
+  }));
+  const newFiles = outcome.created.length === 0 ? [] : freeNames(planImportFiles(outcome.created.map((c) => c.manifest), firstManifestsFolder(prelude.config, prelude.env)));
+  newFiles.forEach((f, i) => {
+    const c = outcome.created[i]!;
+    files.push({
+      path: show(f.path),
+      action: 'created',
+      objects: [{ address: c.address, outcome: 'created', paths: [], ...(c.lastChange ? { lastChange: c.lastChange } : {}) }],
+      diff: unifiedDiff(show(f.path), '', f.text),
+    });
+  });
+  if (!options.dryRun) writeAll(outcome.files, newFiles);
+  return {
+    status: 'adopted',
+    report: {
+      environment: prelude.env.name,
+      dryRun: options.dryRun,
+      files,
+      refused: outcome.refused,
+      inSync: outcome.inSync,
+      secrets: namer.list(),
+      audit: report.audit,
+    },
+    diagnostics,
+  };
+}
+
+/**
+ * The adoption, its edited manifests loaded as plan will load them (schema, rules, variables,
+ * patches): an object whose edited document is not valid is not adopted (the diagnostic says
+ * why) and the rest computed again, so what is written always loads.
+ */
+function checkedAdoption(
+  input: AdoptionInput,
+  prelude: Extract<ReadPrelude, { status: 'ready' }>,
+  ctx: AppContext,
+): AdoptionOutcome {
+  const exclude = new Map<string, string>();
+  for (;;) {
+    const outcome = planAdoption({ ...input, exclude });
+    const edited = new Map(outcome.files.map((f) => [f.file, f]));
+    const parsed = prelude.manifests.files
+      .filter((file) => edited.get(file)?.after !== undefined || !edited.has(file))
+      .map((file) => parseManifestFile(file, edited.get(file)?.after ?? input.texts.get(file) ?? readFileSync(file)));
+    const checked = validateParsedFiles(parsed, undefined, manifestEnvironmentOf(prelude.config, prelude.env));
+    const errors = checked.diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length === 0) return outcome;
+    const before = exclude.size;
+    for (const d of errors) {
+      const file = d.file === undefined ? undefined : edited.get(d.file);
+      if (file === undefined || file.after === undefined) continue;
+      const culprit = objectAt(file.after, d.line, file.objects.map((o) => o.address));
+      const reason = `the edited manifest would not load: ${d.code} ${d.summary} (${shownPath(file.file, ctx.cwd)}${d.line !== undefined ? `:${d.line}` : ''})`;
+      for (const address of culprit === undefined ? file.objects.map((o) => o.address) : [culprit]) if (!exclude.has(address)) exclude.set(address, reason);
+    }
+    // Errors that no adopted object explains were there before adoption: not adoption's to judge.
+    if (exclude.size === before) return outcome;
+  }
+}
+
+/** The adopted object declared by the document at `line` of `text`, if one of `addresses`. */
+function objectAt(text: string, line: number | undefined, addresses: readonly string[]): string | undefined {
+  if (line === undefined) return undefined;
+  const index = documentIndexAt(text, line);
+  const doc = index === undefined ? undefined : parseAllDocuments(text)[index];
+  const value: unknown = doc !== undefined && 'toJS' in doc ? doc.toJS() : undefined;
+  if (!isRecord(value) || typeof value.kind !== 'string' || !isRecord(value.metadata) || typeof value.metadata.name !== 'string') return undefined;
+  const kind = value.kind;
+  const address = (MANIFEST_KINDS as readonly string[]).includes(kind) ? formatAddress(kind as ResourceKind, value.metadata.name) : undefined;
+  return addresses.find((a) => a === address);
+}
+
+/**
+ * An object created on the server as `mftops import` writes it (secrets as `${env:}` placeholders
+ * `namer` lists; the caller converts each object once, so a placeholder is named once).
+ */
+function liveManifestOf(object: UnmanagedObject, live: LiveState, namer: SecretNamer): ImportedManifest | undefined {
+  switch (object.kind) {
+    case 'Task': {
+      const task = object.liveId === undefined ? undefined : live.automation?.tasks?.byId.get(object.liveId);
+      if (task === undefined) return undefined;
+      const catalog = createImportCatalog({
+        hosts: live.automation?.hosts?.items ?? [],
+        scripts: live.automation?.scripts?.items ?? [],
+        dateLists: live.automation?.dateLists?.items ?? [],
+      });
+      return taskToManifest(task, catalog, namer);
+    }
+    case 'ResourceGroupAcl': {
+      const acl = [...(live.automation?.acls?.values() ?? [])].find((a) => a.ACLID === object.liveId);
+      return acl === undefined ? undefined : aclToManifest(acl);
+    }
+    case 'FolderPermissions': {
+      const folder = live.transfer?.folders.get(folderKey(object.name));
+      return folder === undefined || folder === null ? undefined : folderToManifest(folder);
+    }
+    case 'User': {
+      const user = object.liveId === undefined ? undefined : live.transfer?.users?.byId.get(object.liveId);
+      return user === undefined ? undefined : userToManifest(user, live.transfer?.userDetails?.get(user.id));
+    }
+    case 'Group': {
+      const group = object.liveId === undefined ? undefined : live.transfer?.groups?.byId.get(object.liveId);
+      if (group === undefined) return undefined;
+      return groupToManifest({ group, members: live.transfer?.groupMembers?.members.get(group.name.toLowerCase()) });
+    }
+    default: {
+      const never: never = object.kind;
+      throw new Error(`unknown kind ${String(never)}`);
+    }
+  }
+}
+
+/** The file's text, refused when it changed since the manifests were read (someone is editing it). */
+function readUnchanged(file: string, hash: string | undefined, cwd: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (err) {
+    throw systemError(`cannot read ${shownPath(file, cwd)}`, err);
+  }
+  if (hash !== undefined && `sha256:${createHash('sha256').update(bytes).digest('hex')}` !== hash)
+    throw new MftopsError(`${shownPath(file, cwd)} changed while drift was read; nothing was written: run drift --adopt again`);
+  return bytes.toString('utf8');
+}
+
+/** New files never replace one: a name taken gets `-2`, `-3`… as import numbers its own. */
+function freeNames<F extends FileToWrite>(files: readonly F[]): F[] {
+  const taken = new Set<string>();
+  return files.map((f) => {
+    let path = f.path;
+    let relPath = f.relPath;
+    for (let n = 2; existsSync(path) || taken.has(path); n++) {
+      path = f.path.replace(/\.yaml$/, `-${n}.yaml`);
+      relPath = f.relPath.replace(/\.yaml$/, `-${n}.yaml`);
+    }
+    taken.add(path);
+    return { ...f, path, relPath };
+  });
+}
+
+/**
+ * Every edited file staged beside its target (its mode kept), then the new files written (all or
+ * none), then the staged files renamed into place and the emptied ones removed. A failure while
+ * staging or writing leaves every file as it was.
+ */
+function writeAll(edited: readonly { file: string; after?: string }[], created: readonly FileToWrite[]): void {
+  const staged: { readonly tmp: string; readonly file: string }[] = [];
+  try {
+    for (const f of edited) {
+      if (f.after === undefined) continue;
+      const tmp = join(dirname(f.file), `.${basename(f.file)}.${randomBytes(6).toString('hex')}.tmp`);
+      staged.push({ tmp, file: f.file });
+      const fd = openSync(tmp, 'wx', statSync(f.file).mode & 0o7777);
+      try {
+        writeFileSync(fd, f.after);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    writeImportFiles(created, { force: false });
+  } catch (err) {
+    for (const { tmp } of staged) rmSync(tmp, { force: true });
+    if (err instanceof MftopsError) throw err;
+    throw systemError('cannot write the adopted manifests; nothing was written', err);
+  }
+  for (const { tmp, file } of staged) renameSync(tmp, file);
+  for (const f of edited) if (f.after === undefined) rmSync(f.file, { force: true });
+}
+
+/** A git-style unified diff (without the `Index:`/`===` lines the `diff` package starts with). */
+function unifiedDiff(path: string, before: string, after: string): string {
+  const patch = createTwoFilesPatch(before === '' ? '/dev/null' : `a/${path}`, after === '' ? '/dev/null' : `b/${path}`, before, after, undefined, undefined, {
+    context: 3,
+  });
+  return patch.replace(/^(Index: [^\n]*\n)?=+\n/, '');
+}
+
+function shownPath(path: string, cwd: string): string {
+  const rel = relative(cwd, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : path;
+}

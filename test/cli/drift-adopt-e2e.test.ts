@@ -1,0 +1,220 @@
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { JsonObject } from '../../src/emulator/json.js';
+import { SEED_LOGINS, automationClientFor } from '../integration/helpers.js';
+import {
+  addFolderEntryByHand,
+  deleteTaskByHand,
+  editAclByHand,
+  editTaskByHand,
+  readTask,
+  readTransferUser,
+  startSeededEmulator,
+} from '../helpers/emulator-test-api.js';
+import type { FolderAclEntry } from '../../src/emulator/state.js';
+import { runCli } from '../helpers/run-cli.js';
+import { testdir } from '../helpers/testdir.js';
+
+/*
+ * `mftops drift --adopt` end to end, on a copy of the repository's examples (hand-written
+ * manifests with comments and flow maps): the examples are first adopted as the seed has them
+ * (so plan starts with no change), then people change the servers behind mftops' back, and
+ * adoption writes their changes into the manifests. The edited manifests are golden files: what is
+ * not adopted keeps its text, comments included.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const GOLDEN = join(ROOT, 'test/fixtures/adopt');
+const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: 'demo' };
+const PROD = ['--config', 'examples/mftops.yaml', '--env', 'production'];
+
+let emulator: RunningEmulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+/** A copy of the examples pointed at a fresh emulator, adopted once so that plan starts with no change. */
+async function adoptedExamples(profile: 'current' | 'divergent', edit?: (dir: string) => void): Promise<string> {
+  emulator = await startSeededEmulator({ profile });
+  const dir = testdir({});
+  cpSync(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
+  const config = join(dir, 'examples/mftops.yaml');
+  writeFileSync(
+    config,
+    readFileSync(config, 'utf8')
+      .replaceAll('http://127.0.0.1:8080/automation', emulator.automationUrl)
+      .replaceAll('http://127.0.0.1:8080/transfer', emulator.transferUrl),
+  );
+  mkdirSync(join(dir, 'examples/manifests/tasks/secrets'), { recursive: true });
+  writeFileSync(join(dir, 'examples/manifests/tasks/secrets/finance-share-audit.txt'), 'stand-in\n');
+  edit?.(dir);
+  const first = await runCli(['drift', ...PROD, '--adopt'], { cwd: dir, env: ENV });
+  expect(first.code, first.stdout + first.stderr).toBe(0);
+  const plan = await runCli(['plan', ...PROD, '--detailed-exitcode'], { cwd: dir, env: ENV });
+  expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  return dir;
+}
+
+/** Every file under `dir/examples`, by relative path. */
+function filesOf(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out.set(relative(dir, path).split('\\').join('/'), readFileSync(path, 'utf8'));
+    }
+  };
+  walk(join(dir, 'examples'));
+  return out;
+}
+
+function expectGolden(actual: string, file: string): void {
+  const path = join(GOLDEN, file);
+  if (process.env.UPDATE_GOLDEN === '1') {
+    mkdirSync(GOLDEN, { recursive: true });
+    writeFileSync(path, actual);
+  }
+  expect(existsSync(path), `golden file ${file} is missing: run UPDATE_GOLDEN=1 npx vitest run test/cli/drift-adopt-e2e.test.ts`).toBe(true);
+  expect(actual, `${file} differs; if the change is intended, run UPDATE_GOLDEN=1 npx vitest run test/cli/drift-adopt-e2e.test.ts`).toBe(
+    readFileSync(path, 'utf8'),
+  );
+}
+
+/** Audit times and ports vary from run to run. */
+function stable(text: string): string {
+  return text.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z?/g, '<time>');
+}
+
+function entry(id: string, granted: readonly string[]): FolderAclEntry {
+  const all = ['readFiles', 'writeFiles', 'deleteFiles', 'listFiles', 'admin', 'addDeleteSubfolders', 'notify'];
+  return {
+    type: 'User',
+    id,
+    permissions: { ...Object.fromEntries(all.map((p) => [p, granted.includes(p)])), sharePermissions: {} } as FolderAclEntry['permissions'],
+    isEditable: true,
+    isDeletable: true,
+  };
+}
+
+for (const profile of ['current', 'divergent'] as const) {
+  describe(`mftops drift --adopt against the emulator (${profile} profile)`, () => {
+    it('writes a task field, a folder entry, an ACL permission, a task created and one deleted by hand into the manifests; plan then has no change', async () => {
+      const dir = await adoptedExamples(profile);
+      const emu = emulator!;
+      // The operator fixes a task in the admin UI (through the API: the audit report records it).
+      const operator = automationClientFor(emu, SEED_LOGINS.automationOperator);
+      const payroll = (await operator.listTasks({ name: 'Payroll to bank' }))[0]!;
+      await operator.updateTask(payroll.ID!, { ...payroll, Info: { ...payroll.Info, Description: 'Nightly payroll, fixed at 2 a.m.' } });
+      await operator.close();
+      const admin = automationClientFor(emu);
+      await admin.createTask({
+        Name: 'Globex archive',
+        Group: ['Partners'],
+        steps: [{ Source: { HostID: '201004', Path: '/out' } }, { Destination: { HostID: '201007', Path: '/archive' } }],
+      });
+      await admin.close();
+      // By hand on the servers: carol gets into Acme's outbound folder, partner managers lose a permission, a task goes.
+      addFolderEntryByHand(emu, '/Distribution/Acme/Outbound', entry(String(readTransferUser(emu, 'carol')!.id), ['listFiles', 'readFiles']));
+      editAclByHand(emu, 'Partners', 'Partner Managers', (acl) => {
+        acl.Permissions.TaskAddEditDelete = 0;
+      });
+      deleteTaskByHand(emu, 'Acme inbound');
+
+      const before = filesOf(dir);
+      const dry = await runCli(['drift', ...PROD, '--adopt', '--dry-run'], { cwd: dir, env: ENV });
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(filesOf(dir)).toEqual(before);
+      expectGolden(stable(dry.stdout), 'adopt-dry-run.txt');
+
+      const adopted = await runCli(['drift', ...PROD, '--adopt'], { cwd: dir, env: ENV });
+      expect(adopted.code, adopted.stdout + adopted.stderr).toBe(0);
+      expect(adopted.stdout).toMatch(/~ Task\/Payroll to bank: Info\.Description as on the server\n\s+last change: operator, /);
+      expect(adopted.stdout).toContain('+ Task/Globex archive: created on the server');
+      expect(adopted.stdout).toContain('- Task/Acme inbound: deleted on the server, its document removed');
+
+      const plan = await runCli(['plan', ...PROD, '--detailed-exitcode'], { cwd: dir, env: ENV });
+      expect(plan.stdout).toContain('No changes.');
+      expect(plan.code).toBe(0);
+      const after = filesOf(dir);
+      const changed = [...after].filter(([path, text]) => before.get(path) !== text).map(([path]) => path);
+      expect(changed).toEqual([
+        'examples/manifests/access/resource-group-acls.yaml',
+        'examples/manifests/folders/partner-folders.yaml',
+        'examples/manifests/tasks/finance.yaml',
+        'examples/manifests/tasks/globex-archive.yaml',
+        'examples/manifests/tasks/partners.yaml',
+      ]);
+      for (const path of changed) expectGolden(after.get(path)!, `adopted-${path.split('/').slice(-2).join('-')}`);
+    });
+  });
+}
+
+describe('mftops drift --adopt refuses what it must not write', () => {
+  it('a ${var:} field and a Patch field are refused by name, a secret is not adoptable and appears nowhere; the rest is adopted', async () => {
+    const dir = await adoptedExamples('current', (d) => {
+      const config = join(d, 'examples/mftops.yaml');
+      writeFileSync(config, readFileSync(config, 'utf8').replace('    prune: []\n', '    prune: []\n    vars: { ACME_MASK: "*" }\n'));
+      const partners = join(d, 'examples/manifests/tasks/partners.yaml');
+      const text = readFileSync(partners, 'utf8');
+      writeFileSync(partners, text.replace('- Source: { Host: xfer, Path: /Distribution/Acme/Outbound, FileMask: "*"', '- Source: { Host: xfer, Path: /Distribution/Acme/Outbound, FileMask: "${var:ACME_MASK}"'));
+      writeFileSync(
+        join(d, 'examples/manifests/tasks/production-patches.yaml'),
+        [
+          'apiVersion: mftops/v1',
+          'kind: Patch',
+          'metadata: { name: globex words, environments: [production] }',
+          'spec:',
+          '  target: { kind: Task, name: Globex outbound }',
+          '  patch:',
+          '    Info: { Description: "Push Globex\'s outbound folder to their FTPS server" }',
+          '',
+        ].join('\n'),
+      );
+    });
+    const emu = emulator!;
+    const hostId = String(((readTask(emu, { name: 'Payroll to bank' })!.steps as JsonObject[])[2]!.Destination as JsonObject).HostID);
+    editTaskByHand(emu, { name: 'Acme outbound' }, (t) => {
+      ((t.steps as JsonObject[])[0]!.Source as JsonObject).FileMask = '*.zip';
+      (t.Info as JsonObject).Description = 'Acme adopted by hand';
+    });
+    editTaskByHand(emu, { name: 'Globex outbound' }, (t) => {
+      (t.Info as JsonObject).Description = 'Changed on the server';
+    });
+    editTaskByHand(emu, { name: 'Payroll to bank' }, (t) => {
+      (t.steps as JsonObject[]).push({ Destination: { HostID: hostId, Path: '/copy', UseDefUser: 0, Username: 'copier', Password: 'hunter2-SECRET-value' } });
+    });
+    const before = filesOf(dir);
+
+    const r = await runCli(['drift', ...PROD, '--adopt'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('~ Task/Acme outbound: Info.Description as on the server');
+    expect(r.stdout).toContain('! Task/Acme outbound steps[0].Source.FileMask: written as ${var:ACME_MASK}: change the variable in mftops.yaml or write the value in the manifest by hand');
+    expect(r.stdout).toMatch(/! Task\/Globex outbound Info\.Description: the kind: Patch at examples\/manifests\/tasks\/production-patches\.yaml:7 gives this value/);
+    expect(r.stdout).toContain('! Task/Payroll to bank steps[3]: holds a secret: changed on the server, not adoptable');
+    const after = filesOf(dir);
+    for (const text of [r.stdout, r.stderr, ...after.values()]) expect(text).not.toContain('hunter2-SECRET-value');
+    expect(after.get('examples/mftops.yaml')).toBe(before.get('examples/mftops.yaml'));
+    expect(after.get('examples/manifests/tasks/production-patches.yaml')).toBe(before.get('examples/manifests/tasks/production-patches.yaml'));
+    expect(after.get('examples/manifests/tasks/finance.yaml')).toBe(before.get('examples/manifests/tasks/finance.yaml'));
+    expect(after.get('examples/manifests/tasks/partners.yaml')).toContain('FileMask: "${var:ACME_MASK}"');
+    expect(after.get('examples/manifests/tasks/partners.yaml')).toContain('Description: Acme adopted by hand');
+
+    // Only what was refused is left: the plan would put back the mask, the description and remove the step.
+    const plan = await runCli(['plan', ...PROD], { cwd: dir, env: ENV });
+    expect(plan.stdout).toMatch(/3 to update/);
+  });
+
+  it('an address that names nothing is refused with exit 1 and writes nothing', async () => {
+    const dir = await adoptedExamples('current');
+    const before = filesOf(dir);
+    const r = await runCli(['drift', ...PROD, '--adopt', 'Task/No such task'], { cwd: dir, env: ENV });
+    expect(r.stdout).toContain('! Task/No such task: names no drifted, unmanaged or managed object of this environment');
+    expect(r.code).toBe(1);
+    expect(filesOf(dir)).toEqual(before);
+  });
+});
